@@ -1,0 +1,70 @@
+// Package builtintools is the entry point a harness links: the catalog of
+// every tool this module ships and a constructor for a run with the usual
+// resources attached. The pieces live in their own packages — registry (runs,
+// peers, the call path), tiers, pathguard, files, askuser — and a harness
+// that wants finer control can use them directly.
+package builtintools
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/builtin-tools/builtin-tools/askuser"
+	"github.com/builtin-tools/builtin-tools/files"
+	"github.com/builtin-tools/builtin-tools/registry"
+)
+
+// Version is reported to MCP clients.
+const Version = "0.1.0"
+
+// Catalog returns the descriptor of every tool this module ships. Adding a
+// tool is a descriptor in its package and a line here.
+func Catalog() []registry.Descriptor {
+	var out []registry.Descriptor
+	out = append(out, files.Tools()...)
+	out = append(out, askuser.Tool)
+	return out
+}
+
+// Options configure NewRun.
+type Options struct {
+	// Root is the folder the run works in; paths are confined to it.
+	Root string
+	// ConversationID identifies the conversation (needed by debug).
+	ConversationID string
+	// Policy gates write and exec tools; nil allows them.
+	Policy registry.Policy
+	// Ask is the port questions and approval prompts go through; nil means
+	// no human is attached, so ask_user is not registered and approvals
+	// that ask are refused.
+	Ask askuser.Port
+	// AskTimeout bounds one question (default askuser.DefaultTimeout).
+	AskTimeout time.Duration
+	// Without lists resources not to attach even when available.
+	Without []registry.ResourceKind
+}
+
+// NewRun makes a run over opts.Root with the module's catalog and attaches
+// the resources opts allow. Close the run to stop everything it started.
+func NewRun(opts Options) (*registry.Run, error) {
+	run, err := registry.NewRun(registry.Config{
+		Root:           opts.Root,
+		ConversationID: opts.ConversationID,
+		Tools:          Catalog(),
+		Policy:         opts.Policy,
+		Approver:       askuser.Approver{},
+		Name:           "builtin-tools",
+		Version:        Version,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if opts.Ask != nil && !slices.Contains(opts.Without, registry.AskPort) {
+		if err := run.Attach(registry.AskPort, &askuser.Asker{Port: opts.Ask, Timeout: opts.AskTimeout}); err != nil {
+			run.Close()
+			return nil, fmt.Errorf("attaching the ask port: %w", err)
+		}
+	}
+	return run, nil
+}

@@ -1,0 +1,155 @@
+// Command builtin-tools serves one agent run's built-in tools over stdio,
+// lists what a mode sees, or runs one call from a shell. It never listens on
+// a network (CLI-2).
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	builtintools "github.com/builtin-tools/builtin-tools"
+	"github.com/builtin-tools/builtin-tools/askuser"
+	"github.com/builtin-tools/builtin-tools/registry"
+	"github.com/builtin-tools/builtin-tools/tiers"
+	"golang.org/x/term"
+)
+
+const usage = `builtin-tools — an agent run's built-in tools, over MCP, for one client only.
+
+Usage:
+  builtin-tools serve [flags]              serve one run over stdin/stdout (MCP)
+  builtin-tools tools [flags]              list the tools a mode sees
+  builtin-tools call [flags] TOOL [JSON]   run one call in a fresh run and print the result
+  builtin-tools version
+
+Run 'builtin-tools COMMAND --help' for a command's flags.
+`
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// run is main without os.Exit, for tests: 0 success, 1 a failed call or
+// serve error, 2 bad usage.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	switch args[0] {
+	case "serve":
+		return cmdServe(args[1:], stdin, stdout, stderr)
+	case "tools":
+		return cmdTools(args[1:], stdout, stderr)
+	case "call":
+		return cmdCall(args[1:], stdin, stdout, stderr)
+	case "version", "--version":
+		fmt.Fprintln(stdout, "builtin-tools", builtintools.Version)
+		return 0
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	}
+	fmt.Fprintf(stderr, "builtin-tools: unknown command %q\n\n%s", args[0], usage)
+	return 2
+}
+
+// common holds the flags every command shares.
+type common struct {
+	root, mode, approve, ask, conversation, without string
+	askTimeout                                      time.Duration
+}
+
+func (c *common) register(fs *flag.FlagSet, defaultAsk string) {
+	fs.StringVar(&c.root, "root", ".", "the run's root folder; every path is confined to it")
+	fs.StringVar(&c.mode, "mode", "normal", "normal (all tools), plan or readonly (read tools only)")
+	fs.StringVar(&c.approve, "approve", "", "approval policy for write and exec tools, e.g. write=ask,exec=deny (default: allow)")
+	fs.StringVar(&c.ask, "ask", defaultAsk, "where questions go: elicit (the MCP client), terminal, or none")
+	fs.DurationVar(&c.askTimeout, "ask-timeout", askuser.DefaultTimeout, "how long a question waits for an answer")
+	fs.StringVar(&c.conversation, "conversation", "", "conversation id (default: one made for this process)")
+	fs.StringVar(&c.without, "without", "", "resources not to attach, comma-separated (e.g. ask)")
+}
+
+// newRun builds the run the flags describe. stdio says whether stdin and
+// stdout carry MCP, so a terminal port must use the controlling terminal.
+func (c *common) newRun(stdin io.Reader, stdout io.Writer, stdio bool) (*registry.Run, tiers.Mode, error) {
+	mode, err := tiers.ParseMode(c.mode)
+	if err != nil {
+		return nil, "", err
+	}
+	policy, err := registry.ParsePolicy(c.approve)
+	if err != nil {
+		return nil, "", err
+	}
+	var port askuser.Port
+	switch c.ask {
+	case "elicit":
+		port = askuser.Elicitation{}
+	case "terminal":
+		port = terminalPort(stdin, stdout, stdio)
+	case "none", "":
+	default:
+		return nil, "", fmt.Errorf("--ask %q: use elicit, terminal or none", c.ask)
+	}
+	var without []registry.ResourceKind
+	for _, w := range strings.Split(c.without, ",") {
+		if w = strings.TrimSpace(w); w != "" {
+			without = append(without, registry.ResourceKind(w))
+		}
+	}
+	conv := c.conversation
+	if conv == "" {
+		conv = fmt.Sprintf("cli-%d-%d", os.Getpid(), time.Now().Unix())
+	}
+	r, err := builtintools.NewRun(builtintools.Options{
+		Root: c.root, ConversationID: conv, Policy: policy,
+		Ask: port, AskTimeout: c.askTimeout, Without: without,
+	})
+	return r, mode, err
+}
+
+// terminalPort asks on stdin/stdout when they are a terminal and not the MCP
+// pipe, else on the controlling terminal; with neither there is no port.
+func terminalPort(stdin io.Reader, stdout io.Writer, stdio bool) askuser.Port {
+	if f, ok := stdin.(*os.File); ok && !stdio && term.IsTerminal(int(f.Fd())) {
+		return askuser.NewTerminal(stdin, stdout)
+	}
+	t, err := askuser.OpenTTY()
+	if err != nil {
+		return nil
+	}
+	return t
+}
+
+func flagSet(name, synopsis string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: builtin-tools %s\n\nFlags:\n", synopsis)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parse parses flags, returning the exit code to use when it should stop.
+func parse(fs *flag.FlagSet, args []string) (int, bool) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0, false
+		}
+		return 2, false
+	}
+	return 0, true
+}
+
+func signalContext() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+}

@@ -1,0 +1,396 @@
+// Package conformance is a suite a harness runs against its own peer of a
+// builtin-tools run, and that this module runs against itself over the
+// in-process pipe and over stdio (CONF-1). It checks, per mode, the exact
+// tools listed; that hidden tools are refused by name; that annotations
+// agree with tiers; that every input schema is a valid JSON Schema object
+// with described properties and real required fields; that resource-bound
+// tools appear only when their resource is attached; and that tools which
+// must explain themselves (lsp, debug) do so when nothing can run.
+//
+// What is expected is data (a txtar file, see testdata/tools.txtar): each
+// tool's tier and needed resources, the golden list per mode, and calls that
+// must succeed. Adding a tool to the module adds lines there.
+package conformance
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/builtin-tools/builtin-tools/registry"
+	"github.com/builtin-tools/builtin-tools/tiers"
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/rogpeppe/go-internal/txtar"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// ToolSpec is what the data says of one tool.
+type ToolSpec struct {
+	Name  string
+	Tier  tiers.Tier
+	Needs []registry.ResourceKind
+}
+
+// Explain is a call that must succeed even when nothing behind the tool can
+// run, and whose text must contain Want.
+type Explain struct {
+	Tool string
+	Args map[string]any
+	Want string
+}
+
+// Expectations is the parsed data file.
+type Expectations struct {
+	Tools   map[string]ToolSpec
+	Golden  map[tiers.Mode][]string
+	Explain []Explain
+	path    string
+	archive *txtar.Archive
+}
+
+// Load reads expectations from a txtar file with sections "catalog" (lines
+// "name tier needs", needs "-" or comma-separated), one golden section per
+// mode ("normal", "plan", "readonly": tool names, one a line) and an
+// optional "explain" section (lines "tool {json args} => wanted text").
+func Load(path string) (*Expectations, error) {
+	a, err := txtar.ParseFile(path)
+	if err != nil {
+		return nil, err
+	}
+	e := &Expectations{Tools: map[string]ToolSpec{}, Golden: map[tiers.Mode][]string{}, path: path, archive: a}
+	for _, f := range a.Files {
+		lines := dataLines(f.Data)
+		switch f.Name {
+		case "catalog":
+			for _, l := range lines {
+				fields := strings.Fields(l)
+				if len(fields) != 3 {
+					return nil, fmt.Errorf("%s: catalog line %q: want 'name tier needs'", path, l)
+				}
+				tier, err := tiers.ParseTier(fields[1])
+				if err != nil {
+					return nil, fmt.Errorf("%s: %v", path, err)
+				}
+				spec := ToolSpec{Name: fields[0], Tier: tier}
+				if fields[2] != "-" {
+					for _, n := range strings.Split(fields[2], ",") {
+						spec.Needs = append(spec.Needs, registry.ResourceKind(n))
+					}
+				}
+				e.Tools[spec.Name] = spec
+			}
+		case "explain":
+			for _, l := range lines {
+				tool, rest, _ := strings.Cut(l, " ")
+				args, want, ok := strings.Cut(rest, "=>")
+				if !ok {
+					return nil, fmt.Errorf("%s: explain line %q: want 'tool {args} => text'", path, l)
+				}
+				var m map[string]any
+				if err := json.Unmarshal([]byte(strings.TrimSpace(args)), &m); err != nil {
+					return nil, fmt.Errorf("%s: explain line %q: %v", path, l, err)
+				}
+				e.Explain = append(e.Explain, Explain{Tool: tool, Args: m, Want: strings.TrimSpace(want)})
+			}
+		default:
+			mode, err := tiers.ParseMode(f.Name)
+			if err != nil {
+				return nil, fmt.Errorf("%s: unknown section %q", path, f.Name)
+			}
+			e.Golden[mode] = lines
+		}
+	}
+	return e, nil
+}
+
+func dataLines(b []byte) []string {
+	var out []string
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		l := strings.TrimSpace(sc.Text())
+		if l != "" && !strings.HasPrefix(l, "#") {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// Resources lists every resource kind some catalog tool needs, sorted.
+func (e *Expectations) Resources() []registry.ResourceKind {
+	seen := map[registry.ResourceKind]bool{}
+	for _, s := range e.Tools {
+		for _, n := range s.Needs {
+			seen[n] = true
+		}
+	}
+	var out []registry.ResourceKind
+	for k := range seen {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Peer is what the suite drives: an MCP client connected to one run.
+type Peer interface {
+	ListTools(ctx context.Context) ([]mcp.Tool, error)
+	// CallTool returns a protocol error as err and a tool error as a result
+	// with IsError.
+	CallTool(ctx context.Context, name string, args map[string]any) (*mcp.CallToolResult, error)
+	Close() error
+}
+
+// Target says how to reach a harness's peer.
+type Target struct {
+	Name string
+	// Connect opens a peer in mode over a fresh run that has every resource
+	// attached except those listed in without.
+	Connect func(t *testing.T, mode tiers.Mode, without []registry.ResourceKind) Peer
+}
+
+// ClientPeer adapts an initialized mcp-go client.
+func ClientPeer(c client.MCPClient) Peer { return clientPeer{c} }
+
+type clientPeer struct{ c client.MCPClient }
+
+func (p clientPeer) ListTools(ctx context.Context) ([]mcp.Tool, error) {
+	var all []mcp.Tool
+	req := mcp.ListToolsRequest{}
+	for {
+		res, err := p.c.ListTools(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, res.Tools...)
+		if res.NextCursor == "" {
+			return all, nil
+		}
+		req.Params.Cursor = res.NextCursor
+	}
+}
+
+func (p clientPeer) CallTool(ctx context.Context, name string, args map[string]any) (*mcp.CallToolResult, error) {
+	req := mcp.CallToolRequest{}
+	req.Params.Name = name
+	req.Params.Arguments = args
+	return p.c.CallTool(ctx, req)
+}
+
+func (p clientPeer) Close() error { return p.c.Close() }
+
+// Update, when true, makes Run rewrite the golden sections of the data file
+// from what the target lists instead of comparing.
+var Update = false
+
+// Run checks target against e.
+func Run(t *testing.T, target Target, e *Expectations) {
+	t.Helper()
+	listed := map[tiers.Mode][]mcp.Tool{}
+	for _, mode := range tiers.Modes {
+		t.Run(target.Name+"/"+string(mode), func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			p := target.Connect(t, mode, nil)
+			defer p.Close()
+			tools, err := p.ListTools(ctx)
+			if err != nil {
+				t.Fatalf("tools/list: %v", err)
+			}
+			listed[mode] = tools
+			checkListed(t, e, mode, tools)
+			for _, tool := range tools {
+				checkAnnotations(t, e, tool)
+				checkSchema(t, tool)
+			}
+			checkHiddenRefused(ctx, t, e, mode, p, tools)
+		})
+	}
+	if Update {
+		if err := e.writeGolden(listed); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, kind := range e.Resources() {
+		t.Run(target.Name+"/without-"+string(kind), func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			p := target.Connect(t, tiers.Normal, []registry.ResourceKind{kind})
+			defer p.Close()
+			tools, err := p.ListTools(ctx)
+			if err != nil {
+				t.Fatalf("tools/list: %v", err)
+			}
+			names := toolNames(tools)
+			for _, want := range e.Golden[tiers.Normal] {
+				needs := slices.Contains(e.Tools[want].Needs, kind)
+				has := slices.Contains(names, want)
+				if needs && has {
+					t.Errorf("%s is listed although its resource %s is not attached (REG-2)", want, kind)
+				}
+				if !needs && !has {
+					t.Errorf("%s is missing when only %s is detached; it does not need it", want, kind)
+				}
+			}
+		})
+	}
+	if len(e.Explain) > 0 {
+		t.Run(target.Name+"/explain", func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			p := target.Connect(t, tiers.Normal, nil)
+			defer p.Close()
+			for _, x := range e.Explain {
+				res, err := p.CallTool(ctx, x.Tool, x.Args)
+				if err != nil {
+					t.Errorf("%s %v: %v", x.Tool, x.Args, err)
+					continue
+				}
+				text := registry.ResultText(res)
+				if res.IsError || !strings.Contains(text, x.Want) {
+					t.Errorf("%s %v should explain itself with %q, got (error=%v) %q", x.Tool, x.Args, x.Want, res.IsError, text)
+				}
+			}
+		})
+	}
+}
+
+func toolNames(tools []mcp.Tool) []string {
+	var names []string
+	for _, t := range tools {
+		names = append(names, t.Name)
+	}
+	sort.Strings(names)
+	return names
+}
+
+func checkListed(t *testing.T, e *Expectations, mode tiers.Mode, tools []mcp.Tool) {
+	t.Helper()
+	got := toolNames(tools)
+	if Update {
+		return
+	}
+	want := slices.Clone(e.Golden[mode])
+	sort.Strings(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("%s mode lists %v, golden says %v (run with -update to accept)", mode, got, want)
+	}
+	for _, name := range got {
+		spec, ok := e.Tools[name]
+		if !ok {
+			t.Errorf("%s is listed but not in the catalog section of %s", name, e.path)
+			continue
+		}
+		if !mode.Sees(spec.Tier) {
+			t.Errorf("%s (tier %s) is listed in %s mode, which must not see it (REG-5)", name, spec.Tier, mode)
+		}
+	}
+}
+
+func checkAnnotations(t *testing.T, e *Expectations, tool mcp.Tool) {
+	t.Helper()
+	spec, ok := e.Tools[tool.Name]
+	if !ok {
+		return
+	}
+	if err := spec.Tier.Agrees(tool.Annotations); err != nil {
+		t.Errorf("%s: annotations disagree with tier %s: %v (REG-6)", tool.Name, spec.Tier, err)
+	}
+	if tool.Meta != nil {
+		if tier, ok := tool.Meta.AdditionalFields[registry.MetaTier]; ok && tier != string(spec.Tier) {
+			t.Errorf("%s: _meta tier %v, catalog says %s", tool.Name, tier, spec.Tier)
+		}
+	}
+	if strings.TrimSpace(tool.Description) == "" {
+		t.Errorf("%s has no description", tool.Name)
+	}
+}
+
+func checkSchema(t *testing.T, tool mcp.Tool) {
+	t.Helper()
+	raw, err := json.Marshal(tool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wire struct {
+		InputSchema map[string]any `json:"inputSchema"`
+	}
+	if err := json.Unmarshal(raw, &wire); err != nil {
+		t.Fatal(err)
+	}
+	s := wire.InputSchema
+	if s["type"] != "object" {
+		t.Errorf("%s: input schema type is %v, want object (REG-6)", tool.Name, s["type"])
+		return
+	}
+	b, _ := json.Marshal(s)
+	doc, _ := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource("schema.json", doc); err != nil {
+		t.Errorf("%s: %v", tool.Name, err)
+		return
+	}
+	if _, err := c.Compile("schema.json"); err != nil {
+		t.Errorf("%s: input schema is not a valid JSON Schema: %v", tool.Name, err)
+	}
+	props, _ := s["properties"].(map[string]any)
+	for name, p := range props {
+		pm, _ := p.(map[string]any)
+		if d, _ := pm["description"].(string); strings.TrimSpace(d) == "" {
+			t.Errorf("%s: argument %q has no description", tool.Name, name)
+		}
+	}
+	if req, ok := s["required"].([]any); ok {
+		for _, r := range req {
+			if _, ok := props[fmt.Sprint(r)]; !ok {
+				t.Errorf("%s: required argument %v is not a property", tool.Name, r)
+			}
+		}
+	}
+}
+
+// checkHiddenRefused calls, by name, every catalog tool of a tier the mode
+// does not see; each call must be refused with a message naming the mode.
+func checkHiddenRefused(ctx context.Context, t *testing.T, e *Expectations, mode tiers.Mode, p Peer, tools []mcp.Tool) {
+	t.Helper()
+	listed := toolNames(tools)
+	for _, spec := range e.Tools {
+		if mode.Sees(spec.Tier) || slices.Contains(listed, spec.Name) {
+			continue
+		}
+		res, err := p.CallTool(ctx, spec.Name, map[string]any{})
+		var text string
+		switch {
+		case err != nil:
+			text = err.Error()
+		case res.IsError:
+			text = registry.ResultText(res)
+		default:
+			t.Errorf("%s mode ran hidden tool %s: %s (REG-5)", mode, spec.Name, registry.ResultText(res))
+			continue
+		}
+		if !strings.Contains(text, string(mode)+" mode") {
+			t.Errorf("%s mode refused %s without saying why: %q", mode, spec.Name, text)
+		}
+	}
+}
+
+// writeGolden rewrites the mode sections of the data file from listed.
+func (e *Expectations) writeGolden(listed map[tiers.Mode][]mcp.Tool) error {
+	for i, f := range e.archive.Files {
+		if mode, err := tiers.ParseMode(f.Name); err == nil {
+			if tools, ok := listed[mode]; ok {
+				e.archive.Files[i].Data = []byte(strings.Join(toolNames(tools), "\n") + "\n")
+			}
+		}
+	}
+	return os.WriteFile(e.path, txtar.Format(e.archive), 0o644)
+}

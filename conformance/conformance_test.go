@@ -1,0 +1,92 @@
+package conformance_test
+
+import (
+	"context"
+	"flag"
+	"os"
+	"strings"
+	"testing"
+
+	builtintools "github.com/builtin-tools/builtin-tools"
+	"github.com/builtin-tools/builtin-tools/askuser"
+	"github.com/builtin-tools/builtin-tools/conformance"
+	"github.com/builtin-tools/builtin-tools/internal/testenv"
+	"github.com/builtin-tools/builtin-tools/registry"
+	"github.com/builtin-tools/builtin-tools/tiers"
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden mode sections of testdata/tools.txtar")
+
+func expectations(t *testing.T) *conformance.Expectations {
+	t.Helper()
+	conformance.Update = *update
+	e, err := conformance.Load("testdata/tools.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// inProcess reaches the run through mcp-go's in-process client, as a
+// harness linking the library does.
+var inProcess = conformance.Target{
+	Name: "inprocess",
+	Connect: func(t *testing.T, mode tiers.Mode, without []registry.ResourceKind) conformance.Peer {
+		t.Helper()
+		run, err := builtintools.NewRun(builtintools.Options{
+			Root: t.TempDir(), ConversationID: "conformance",
+			Ask:     askuser.Func(func(ctx context.Context, q askuser.Question) (askuser.Answer, error) { return askuser.Answer{Outcome: askuser.Declined}, nil }),
+			Without: without,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { run.Close() })
+		c, err := run.Client(context.Background(), mode)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return conformance.ClientPeer(c)
+	},
+}
+
+// stdio reaches the run through the real command, `builtin-tools serve`.
+var stdio = conformance.Target{
+	Name: "stdio",
+	Connect: func(t *testing.T, mode tiers.Mode, without []registry.ResourceKind) conformance.Peer {
+		t.Helper()
+		bin := testenv.Command(t)
+		var w []string
+		for _, k := range without {
+			w = append(w, string(k))
+		}
+		c, err := client.NewStdioMCPClient(bin, os.Environ(), "serve", "--root", t.TempDir(),
+			"--mode", string(mode), "--without", strings.Join(w, ","))
+		if err != nil {
+			t.Fatal(err)
+		}
+		init := mcp.InitializeRequest{}
+		init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+		init.Params.ClientInfo = mcp.Implementation{Name: "conformance", Version: "1"}
+		if _, err := c.Initialize(context.Background(), init); err != nil {
+			c.Close()
+			t.Fatal(err)
+		}
+		return conformance.ClientPeer(c)
+	},
+}
+
+// CONF-1 over the in-process pipe.
+func TestConformanceInProcess(t *testing.T) {
+	conformance.Run(t, inProcess, expectations(t))
+}
+
+// CONF-1 over stdio, against the real command.
+func TestConformanceStdio(t *testing.T) {
+	if *update {
+		t.Skip("golden files are rewritten from the in-process run")
+	}
+	conformance.Run(t, stdio, expectations(t))
+}

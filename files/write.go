@@ -1,0 +1,49 @@
+package files
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/builtin-tools/builtin-tools/internal/atomicfile"
+	"github.com/builtin-tools/builtin-tools/registry"
+	"github.com/builtin-tools/builtin-tools/tiers"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+type writeParams struct {
+	Path    string `json:"path" jsonschema:"file to create or replace, relative to the root"`
+	Content string `json:"content" jsonschema:"the whole new content of the file"`
+}
+
+// Write creates or replaces a file atomically.
+var Write = registry.Tool("write", tiers.Write,
+	"Create a file or replace its whole content. Missing parent folders are created. The write is atomic "+
+		"(a reader sees the old or the new file, never half of it) and an existing file keeps its permissions. "+
+		"To change part of a file, use edit or apply_patch.",
+	nil, writeFile)
+
+func writeFile(ctx context.Context, c *registry.Call, p writeParams) (*mcp.CallToolResult, error) {
+	abs, err := c.Path(p.Path)
+	if err != nil {
+		return registry.Errorf("%v", err)
+	}
+	rel := c.Rel(abs)
+	verb := "created"
+	if info, err := os.Stat(abs); err == nil {
+		if info.IsDir() {
+			return registry.Errorf("%s is a folder; give a file path", rel)
+		}
+		verb = "replaced"
+	}
+	if err := atomicfile.Write(abs, []byte(p.Content), 0o644, true); err != nil {
+		return registry.Errorf("%s", writeError(rel, err))
+	}
+	c.Wrote(abs)
+	lines := strings.Count(p.Content, "\n")
+	if p.Content != "" && !strings.HasSuffix(p.Content, "\n") {
+		lines++
+	}
+	return registry.Text(fmt.Sprintf("%s %s (%d lines, %d bytes)", verb, rel, lines, len(p.Content)))
+}

@@ -1,0 +1,150 @@
+// Package testenv lets tests find the real programs they drive (gopls, delve,
+// pyright, the MCP Inspector, grammar libraries) in the folder the install
+// script fills, and decides whether a missing one skips or fails the test.
+//
+// scripts/install.sh puts binaries in .tools/bin, npm packages in
+// .tools/node_modules and grammar libraries in .tools/grammars at the module
+// root. With BUILTIN_TOOLS_REQUIRE=all (as in CI) a missing program fails the
+// test; on a developer's laptop it skips with a message naming the install
+// step.
+package testenv
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+var (
+	rootOnce sync.Once
+	rootDir  string
+)
+
+// ModuleRoot returns the folder holding this module's go.mod.
+func ModuleRoot() string {
+	rootOnce.Do(func() {
+		dir, err := os.Getwd()
+		if err != nil {
+			return
+		}
+		for {
+			if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+				rootDir = dir
+				return
+			}
+			parent := filepath.Dir(dir)
+			if parent == dir {
+				return
+			}
+			dir = parent
+		}
+	})
+	return rootDir
+}
+
+// ToolsDir is where scripts/install.sh installs what tests need.
+func ToolsDir() string {
+	if d := os.Getenv("BUILTIN_TOOLS_TOOLS_DIR"); d != "" {
+		return d
+	}
+	return filepath.Join(ModuleRoot(), ".tools")
+}
+
+var pathOnce sync.Once
+
+// SetupPath puts the install folder's bin directories first on PATH, once per
+// test binary, so that code under test resolves the installed servers the way
+// it would resolve a user's own.
+func SetupPath() {
+	pathOnce.Do(func() {
+		tools := ToolsDir()
+		dirs := []string{
+			filepath.Join(tools, "bin"),
+			filepath.Join(tools, "node_modules", ".bin"),
+		}
+		os.Setenv("PATH", strings.Join(dirs, string(os.PathListSeparator))+string(os.PathListSeparator)+os.Getenv("PATH"))
+	})
+}
+
+// Required reports whether a missing component must fail the test rather
+// than skip it: BUILTIN_TOOLS_REQUIRE is "all" or a comma list naming it.
+func Required(name string) bool {
+	v := os.Getenv("BUILTIN_TOOLS_REQUIRE")
+	if v == "all" {
+		return true
+	}
+	for _, part := range strings.Split(v, ",") {
+		if strings.TrimSpace(part) == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Missing fails or skips t because name is not installed. how says what
+// installs it.
+func Missing(t testing.TB, name, how string) {
+	t.Helper()
+	msg := name + " is not installed (" + how + "; scripts/install.sh installs it)"
+	if Required(name) {
+		t.Fatalf("%s, and BUILTIN_TOOLS_REQUIRE=%s demands it", msg, os.Getenv("BUILTIN_TOOLS_REQUIRE"))
+	}
+	t.Skipf("%s; set BUILTIN_TOOLS_REQUIRE=all to make this a failure", msg)
+}
+
+// LookPath resolves a program after SetupPath, failing or skipping t when it
+// is absent.
+func LookPath(t testing.TB, program string) string {
+	t.Helper()
+	SetupPath()
+	p, err := exec.LookPath(program)
+	if err != nil {
+		Missing(t, program, "not on PATH or in "+filepath.Join(ToolsDir(), "bin"))
+	}
+	return p
+}
+
+// File returns a path under the install folder, failing or skipping t when
+// it does not exist.
+func File(t testing.TB, name, rel string) string {
+	t.Helper()
+	p := filepath.Join(ToolsDir(), rel)
+	if _, err := os.Stat(p); err != nil {
+		Missing(t, name, p+" does not exist")
+	}
+	return p
+}
+
+var (
+	binOnce sync.Once
+	binPath string
+	binErr  error
+)
+
+// Command builds cmd/builtin-tools once per test binary and returns its
+// path, for tests that drive the real command (over stdio, under the MCP
+// Inspector).
+func Command(t testing.TB) string {
+	t.Helper()
+	binOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "builtin-tools-bin-")
+		if err != nil {
+			binErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "builtin-tools")
+		cmd := exec.Command("go", "build", "-o", binPath, "./cmd/builtin-tools")
+		cmd.Dir = ModuleRoot()
+		if out, err := cmd.CombinedOutput(); err != nil {
+			binErr = fmt.Errorf("go build ./cmd/builtin-tools: %v\n%s", err, out)
+		}
+	})
+	if binErr != nil {
+		t.Fatal(binErr)
+	}
+	return binPath
+}
