@@ -10,6 +10,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/builtin-tools/builtin-tools/registry"
@@ -64,9 +65,10 @@ func readFile(ctx context.Context, c *registry.Call, p readParams) (*mcp.CallToo
 	}
 	defer f.Close()
 
-	head := make([]byte, sniffLen)
-	n, _ := io.ReadFull(f, head)
-	head = head[:n]
+	hb := headPool.Get().(*[sniffLen]byte)
+	defer headPool.Put(hb)
+	n, _ := io.ReadFull(f, hb[:])
+	head := hb[:n]
 	if kind := http.DetectContentType(head); strings.HasPrefix(kind, "image/") && kind != "image/svg+xml" {
 		return readImage(f, rel, kind, info.Size())
 	}
@@ -79,13 +81,22 @@ func readFile(ctx context.Context, c *registry.Call, p readParams) (*mcp.CallToo
 	return readText(f, rel, p)
 }
 
+// Buffers are pooled: a read is a hot, small call and should not allocate
+// tens of kilobytes each time.
+var (
+	headPool   = sync.Pool{New: func() any { return new([sniffLen]byte) }}
+	readerPool = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64<<10) }}
+)
+
 func readText(f io.Reader, rel string, p readParams) (*mcp.CallToolResult, error) {
 	start := max(p.Offset, 1)
 	limit := p.Limit
 	if limit == 0 {
 		limit = defaultReadLines
 	}
-	br := bufio.NewReaderSize(f, 64<<10)
+	br := readerPool.Get().(*bufio.Reader)
+	br.Reset(f)
+	defer func() { br.Reset(nil); readerPool.Put(br) }()
 	var out strings.Builder
 	line, shown, total := 0, 0, 0
 	truncatedLines, invalidLine := 0, 0

@@ -69,7 +69,7 @@ func (g *Guard) Resolve(p string) (string, error) {
 			return "", g.refuse(p, abs)
 		}
 	}
-	real, err := resolveExisting(abs)
+	real, err := g.resolveExisting(abs)
 	if err != nil {
 		return "", fmt.Errorf("path %q: %w", p, err)
 	}
@@ -101,44 +101,58 @@ func (g *Guard) refuse(arg, where string) error {
 }
 
 // resolveExisting follows symlinks in the longest existing prefix of abs and
-// appends the rest unchanged.
-func resolveExisting(abs string) (string, error) {
-	rest := ""
-	cur := abs
-	for {
-		real, err := filepath.EvalSymlinks(cur)
-		if err == nil {
-			if rest == "" {
-				return real, nil
-			}
-			return filepath.Join(real, rest), nil
+// appends the rest unchanged. Below the root it walks one component at a
+// time from the already-resolved root, so a path costs one lstat per
+// component under the root rather than per component from "/".
+func (g *Guard) resolveExisting(abs string) (string, error) {
+	return g.walk(abs, 0)
+}
+
+const maxLinks = 40 // as Linux's ELOOP limit
+
+func (g *Guard) walk(abs string, links int) (string, error) {
+	cur, rest := "/", abs
+	if g.inside(abs) {
+		cur = g.root
+		rest = strings.TrimPrefix(abs[len(g.root):], string(filepath.Separator))
+	}
+	for rest != "" {
+		comp, tail, _ := strings.Cut(rest, string(filepath.Separator))
+		rest = tail
+		if comp == "" || comp == "." {
+			continue
 		}
-		if !errors.Is(err, fs.ErrNotExist) {
-			// A dangling link: resolve it by hand so its target is judged.
-			if target, lerr := os.Readlink(cur); lerr == nil {
-				if !filepath.IsAbs(target) {
-					target = filepath.Join(filepath.Dir(cur), target)
-				}
-				return resolveExisting(filepath.Join(target, rest))
-			}
+		if comp == ".." {
+			cur = filepath.Dir(cur)
+			continue
+		}
+		next := filepath.Join(cur, comp)
+		info, err := os.Lstat(next)
+		if errors.Is(err, fs.ErrNotExist) {
+			return filepath.Join(next, rest), nil
+		}
+		if err != nil {
 			return "", err
 		}
-		if target, lerr := os.Readlink(cur); lerr == nil {
-			// cur is a dangling symlink: follow it, it decides where a write lands.
-			if !filepath.IsAbs(target) {
-				target = filepath.Join(filepath.Dir(cur), target)
-			}
-			return resolveExisting(filepath.Join(filepath.Clean(target), rest))
+		if info.Mode()&fs.ModeSymlink == 0 {
+			cur = next
+			continue
 		}
-		parent := filepath.Dir(cur)
-		if parent == cur {
-			return abs, nil
+		if links++; links > maxLinks {
+			return "", fmt.Errorf("too many levels of symbolic links at %s", next)
 		}
-		if rest == "" {
-			rest = filepath.Base(cur)
-		} else {
-			rest = filepath.Join(filepath.Base(cur), rest)
+		target, err := os.Readlink(next)
+		if err != nil {
+			return "", err
 		}
-		cur = parent
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(cur, target)
+		}
+		resolved, err := g.walk(filepath.Clean(target), links)
+		if err != nil {
+			return "", err
+		}
+		cur = resolved
 	}
+	return cur, nil
 }

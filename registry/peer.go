@@ -101,12 +101,14 @@ func (r *Run) filter(mode tiers.Mode) server.ToolFilterFunc {
 
 // refuseHidden answers a tools/call for a tool the mode does not see, or one
 // that does not exist, with a message that says why, before mcp-go's filter
-// would answer a bare "not found".
+// would answer a bare "not found". It parses the request only when the
+// tool's name might be hidden or unknown: the common call costs a few byte
+// searches.
 func (r *Run) refuseHidden(mode tiers.Mode) server.OnRequestInitializationFunc {
 	marker := []byte(`"tools/call"`)
 	return func(ctx context.Context, id any, message any) error {
 		raw, ok := message.(json.RawMessage)
-		if !ok || !bytes.Contains(raw, marker) {
+		if !ok || !bytes.Contains(raw, marker) || !r.mightRefuse(mode, raw) {
 			return nil
 		}
 		var req struct {
@@ -130,6 +132,24 @@ func (r *Run) refuseHidden(mode tiers.Mode) server.OnRequestInitializationFunc {
 		}
 		return nil
 	}
+}
+
+// mightRefuse reports whether raw could name a tool mode must refuse: it
+// mentions a hidden or unregistered tool's quoted name, or no visible one.
+func (r *Run) mightRefuse(mode tiers.Mode, raw []byte) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	sawVisible := false
+	for name, e := range r.tools {
+		if !bytes.Contains(raw, []byte(`"`+name+`"`)) {
+			continue
+		}
+		if !mode.Sees(e.d.Tier) || len(r.missingLocked(e)) > 0 {
+			return true
+		}
+		sawVisible = true
+	}
+	return !sawVisible
 }
 
 // Client connects an in-process MCP client to the run's server for mode and

@@ -1,0 +1,87 @@
+package registry_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/builtin-tools/builtin-tools/files"
+	"github.com/builtin-tools/builtin-tools/internal/testenv"
+	"github.com/builtin-tools/builtin-tools/registry"
+	"github.com/builtin-tools/builtin-tools/tiers"
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// The same trivial read call, in process and over stdio, in one benchmark
+// run: go test -run XXX -bench 'Call(InProcess|Stdio)' -benchtime 3000x ./registry/
+func benchRoot(b *testing.B) string {
+	root := b.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "small.txt"), []byte("one\ntwo\nthree\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	return root
+}
+
+func readRequest() mcp.CallToolRequest {
+	req := mcp.CallToolRequest{}
+	req.Params.Name = "read"
+	req.Params.Arguments = map[string]any{"path": "small.txt"}
+	return req
+}
+
+// runCalls times every call and reports the median alongside ns/op.
+func runCalls(b *testing.B, c client.MCPClient) {
+	ctx := context.Background()
+	req := readRequest()
+	if res, err := c.CallTool(ctx, req); err != nil || res.IsError {
+		b.Fatalf("warm-up call: %v %v", err, registry.ResultText(res))
+	}
+	times := make([]time.Duration, 0, b.N)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		start := time.Now()
+		res, err := c.CallTool(ctx, req)
+		times = append(times, time.Since(start))
+		if err != nil || res.IsError {
+			b.Fatalf("call: %v", err)
+		}
+	}
+	b.StopTimer()
+	slices.Sort(times)
+	b.ReportMetric(float64(times[len(times)/2].Microseconds()), "p50-µs")
+	b.ReportMetric(float64(times[len(times)*99/100].Microseconds()), "p99-µs")
+}
+
+func BenchmarkCallInProcess(b *testing.B) {
+	r, err := registry.NewRun(registry.Config{Root: benchRoot(b), Tools: files.Tools()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close()
+	c, err := r.Client(context.Background(), tiers.Normal)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	runCalls(b, c)
+}
+
+func BenchmarkCallStdio(b *testing.B) {
+	bin := testenv.Command(b)
+	c, err := client.NewStdioMCPClient(bin, os.Environ(), "serve", "--root", benchRoot(b), "--ask", "none")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	if _, err := c.Initialize(context.Background(), init); err != nil {
+		b.Fatal(err)
+	}
+	runCalls(b, c)
+}
