@@ -37,7 +37,9 @@ var inProcess = conformance.Target{
 		t.Helper()
 		run, err := builtintools.NewRun(builtintools.Options{
 			Root: t.TempDir(), ConversationID: "conformance",
-			Ask:     askuser.Func(func(ctx context.Context, q askuser.Question) (askuser.Answer, error) { return askuser.Answer{Outcome: askuser.Declined}, nil }),
+			Ask: askuser.Func(func(ctx context.Context, q askuser.Question) (askuser.Answer, error) {
+				return askuser.Answer{Outcome: askuser.Declined}, nil
+			}),
 			Without: without,
 		})
 		if err != nil {

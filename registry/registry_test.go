@@ -60,9 +60,13 @@ func (c closer) Close() error {
 // peer already serving learns of it (tools/list_changed).
 func TestRegisteredWhenResourceAttached(t *testing.T) {
 	lspTool := registry.Tool("lsp", tiers.Read, "language server", []registry.ResourceKind{registry.LSP},
-		func(ctx context.Context, c *registry.Call, p noParams) (*mcp.CallToolResult, error) { return registry.Text("status") })
+		func(ctx context.Context, c *registry.Call, p noParams) (*mcp.CallToolResult, error) {
+			return registry.Text("status")
+		})
 	debugTool := registry.Tool("debug", tiers.Exec, "debugger", []registry.ResourceKind{registry.Debugger, registry.Conversation},
-		func(ctx context.Context, c *registry.Call, p noParams) (*mcp.CallToolResult, error) { return registry.Text("ok") })
+		func(ctx context.Context, c *registry.Call, p noParams) (*mcp.CallToolResult, error) {
+			return registry.Text("ok")
+		})
 	r := newRun(t, registry.Config{Tools: append(files.Tools(), lspTool, debugTool)})
 	ctx := context.Background()
 	c, err := r.Client(ctx, tiers.Normal)
@@ -339,7 +343,9 @@ func TestCloseStopsEverything(t *testing.T) {
 }
 
 func TestCatalogChecks(t *testing.T) {
-	h := func(ctx context.Context, c *registry.Call, p noParams) (*mcp.CallToolResult, error) { return registry.Text("") }
+	h := func(ctx context.Context, c *registry.Call, p noParams) (*mcp.CallToolResult, error) {
+		return registry.Text("")
+	}
 	dup := []registry.Descriptor{registry.Tool("a", tiers.Read, "a", nil, h), registry.Tool("a", tiers.Read, "a", nil, h)}
 	if _, err := registry.NewRun(registry.Config{Root: t.TempDir(), Tools: dup}); err == nil || !strings.Contains(err.Error(), "twice") {
 		t.Fatalf("duplicate tool: %v", err)
