@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"unicode/utf8"
 
 	"github.com/builtin-tools/builtin-tools/registry"
 )
@@ -49,8 +50,8 @@ func summarize(args json.RawMessage) string {
 		return string(args)
 	}
 	for k, v := range m {
-		if s, ok := v.(string); ok && len(s) > 300 {
-			m[k] = fmt.Sprintf("%s… (%d characters)", s[:300], len(s))
+		if s, ok := v.(string); ok && utf8.RuneCountInString(s) > 300 {
+			m[k] = fmt.Sprintf("%s… (%d characters)", string([]rune(s)[:300]), utf8.RuneCountInString(s))
 		}
 	}
 	b, _ := json.MarshalIndent(m, "", "  ")

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -268,7 +269,12 @@ func collect(ve *jsonschema.ValidationError, out *[]string, params []string) {
 			*out = append(*out, msg)
 		}
 	case *kind.Type:
-		*out = append(*out, fmt.Sprintf("argument %q must be %s, not %s", where, strings.Join(k.Want, " or "), k.Got))
+		// Slices are nullable in generated schemas; null is no advice.
+		want := slices.DeleteFunc(slices.Clone(k.Want), func(s string) bool { return s == "null" })
+		if len(want) == 0 {
+			want = k.Want
+		}
+		*out = append(*out, fmt.Sprintf("argument %q must be %s, not %s", where, strings.Join(want, " or "), k.Got))
 	case *kind.Group, *kind.Schema, *kind.Reference:
 		// containers without a leaf of their own
 	default:
