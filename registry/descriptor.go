@@ -60,6 +60,7 @@ func Tool[P any](name string, tier tiers.Tier, description string, needs []Resou
 	if err != nil {
 		panic(fmt.Sprintf("registry: schema for tool %s: %v", name, err))
 	}
+	dropNullTypes(schema)
 	raw, err := json.Marshal(schema)
 	if err != nil {
 		panic(fmt.Sprintf("registry: schema for tool %s: %v", name, err))
@@ -80,6 +81,25 @@ func Tool[P any](name string, tier tiers.Tier, description string, needs []Resou
 			return h(ctx, c, p)
 		},
 	}
+}
+
+// dropNullTypes turns the ["null", T] types generated for slices, maps and
+// pointers into T: an omitted argument already means "none", and a single
+// type is what every client's schema dialect accepts.
+func dropNullTypes(s *jsonschema.Schema) {
+	if s == nil {
+		return
+	}
+	if len(s.Types) == 2 && s.Types[0] == "null" {
+		s.Type, s.Types = s.Types[1], nil
+	} else if len(s.Types) == 2 && s.Types[1] == "null" {
+		s.Type, s.Types = s.Types[0], nil
+	}
+	for _, p := range s.Properties {
+		dropNullTypes(p)
+	}
+	dropNullTypes(s.Items)
+	dropNullTypes(s.AdditionalProperties)
 }
 
 // MCPTool renders the descriptor as the MCP tool a peer lists.

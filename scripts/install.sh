@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Installs everything the test suite needs, into .tools/ at the repository
+# root: the MCP Inspector here, and through scripts/install-*.sh the language
+# servers (gopls, pyright, typescript-language-server, clangd) and the
+# structural-search references (ast-grep, the Dart grammar). npm packages go
+# into .tools/node_modules, never globally; Debian packages come from apt-get.
+# Idempotent: a second run only checks versions.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+INSPECTOR_VERSION=2.12.0
+
+for cmd in go node npm gcc; do
+	command -v "$cmd" >/dev/null || { echo "install.sh: $cmd is required" >&2; exit 2; }
+done
+mkdir -p .tools/bin
+[ -f .tools/package.json ] || echo '{"private": true}' >.tools/package.json
+
+have_npm() { # package version
+	local f=".tools/node_modules/$1/package.json"
+	[ -f "$f" ] && node -e "process.exit(require(process.argv[1]).version === process.argv[2] ? 0 : 1)" "$PWD/$f" "$2"
+}
+
+if have_npm @modelcontextprotocol/inspector "$INSPECTOR_VERSION"; then
+	echo "MCP Inspector $INSPECTOR_VERSION: already installed"
+else
+	echo "MCP Inspector $INSPECTOR_VERSION: installing"
+	# Its postinstall only matters in a source checkout; the published CLI is built.
+	INSPECTOR_SKIP_CLIENT_INSTALL=1 npm install --prefix .tools --no-audit --no-fund --save-exact --loglevel=error \
+		"@modelcontextprotocol/inspector@$INSPECTOR_VERSION"
+fi
+.tools/node_modules/.bin/mcp-inspector --cli --version >/dev/null
+
+for script in scripts/install-*.sh; do
+	echo "== $script"
+	bash "$script"
+done
+echo "install.sh: done; tools are in $PWD/.tools"
