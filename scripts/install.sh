@@ -31,6 +31,7 @@ else
 fi
 .tools/node_modules/.bin/mcp-inspector --cli --version >/dev/null
 
+shopt -s nullglob
 for script in scripts/install-*.sh; do
 	echo "== $script"
 	bash "$script"
