@@ -17,7 +17,8 @@ import (
 )
 
 // The same trivial read call, in process and over stdio, in one benchmark
-// run: go test -run XXX -bench 'Call(InProcess|Stdio)' -benchtime 3000x ./registry/
+// run, both on the same MCP revision:
+// go test -run XXX -bench 'Call(InProcess|Stdio)' -benchtime 5000x -count 5 ./registry/
 func benchRoot(b *testing.B) string {
 	root := b.TempDir()
 	if err := os.WriteFile(filepath.Join(root, "small.txt"), []byte("one\ntwo\nthree\n"), 0o644); err != nil {
@@ -58,7 +59,16 @@ func runCalls(b *testing.B, c client.MCPClient) {
 }
 
 func BenchmarkCallInProcess(b *testing.B) {
-	r, err := registry.NewRun(registry.Config{Root: benchRoot(b), Tools: files.Tools()})
+	benchInProcess(b, mcp.ProtocolVersion20251125)
+}
+
+// BenchmarkCallInProcessModern measures the 2026-07-28 revision's cost.
+func BenchmarkCallInProcessModern(b *testing.B) {
+	benchInProcess(b, mcp.ProtocolVersion20260728)
+}
+
+func benchInProcess(b *testing.B, version string) {
+	r, err := registry.NewRun(registry.Config{Root: benchRoot(b), Tools: files.Tools(), ClientProtocol: version})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -79,7 +89,7 @@ func BenchmarkCallStdio(b *testing.B) {
 	}
 	defer c.Close()
 	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	init.Params.ProtocolVersion = mcp.ProtocolVersion20251125
 	if _, err := c.Initialize(context.Background(), init); err != nil {
 		b.Fatal(err)
 	}

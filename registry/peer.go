@@ -153,7 +153,7 @@ func (r *Run) mightRefuse(mode tiers.Mode, raw []byte) bool {
 }
 
 // Client connects an in-process MCP client to the run's server for mode and
-// initializes it. Pass client options such as client.WithElicitationHandler
+// initializes it with Config.ClientProtocol. Pass client options such as client.WithElicitationHandler
 // to answer ask_user through the harness's own UI.
 func (r *Run) Client(ctx context.Context, mode tiers.Mode, opts ...client.ClientOption) (*client.Client, error) {
 	s, err := r.Server(mode)
@@ -168,7 +168,7 @@ func (r *Run) Client(ctx context.Context, mode tiers.Mode, opts ...client.Client
 		return nil, err
 	}
 	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	init.Params.ProtocolVersion = r.cfg.ClientProtocol
 	init.Params.ClientInfo = mcp.Implementation{Name: "builtin-tools-harness", Version: r.cfg.Version}
 	if _, err := c.Initialize(ctx, init); err != nil {
 		c.Close()

@@ -82,6 +82,11 @@ type Config struct {
 	Approver Approver
 	// Name and Version identify the run's MCP server to clients.
 	Name, Version string
+	// ClientProtocol is the MCP revision Run.Client negotiates. The default,
+	// 2025-11-25, is the newest without 2026-07-28's per-request envelope,
+	// which exists for HTTP gateways and costs an in-process call about
+	// 30 µs (BENCHMARKS.md); both revisions work in process.
+	ClientProtocol string
 }
 
 // Run is one agent run: a root, a conversation, attached resources and the
@@ -120,6 +125,9 @@ func NewRun(cfg Config) (*Run, error) {
 	}
 	if cfg.Version == "" {
 		cfg.Version = "dev"
+	}
+	if cfg.ClientProtocol == "" {
+		cfg.ClientProtocol = mcp.ProtocolVersion20251125
 	}
 	r := &Run{
 		cfg:       cfg,
