@@ -1,0 +1,249 @@
+package lsp
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/builtin-tools/builtin-tools/framing"
+)
+
+// TestMain lets the test binary double as a fake language server, used only
+// for servers that never answer (no real server can be made to hang).
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && strings.HasPrefix(os.Args[1], "-fake-lsp=") {
+		fakeServer(strings.TrimPrefix(os.Args[1], "-fake-lsp="))
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// fakeServer reads frames and never answers ("silent"), or answers only
+// initialize ("mute").
+func fakeServer(mode string) {
+	r, w := framing.NewReader(os.Stdin), framing.NewWriter(os.Stdout)
+	for {
+		body, err := r.Read()
+		if err != nil {
+			return
+		}
+		var msg struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if json.Unmarshal(body, &msg) == nil && mode == "mute" && msg.Method == "initialize" {
+			_ = w.Write(fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"result":{"capabilities":{}}}`, msg.ID))
+		}
+	}
+}
+
+func fakeSpec(t *testing.T, mode string) ServerSpec {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ServerSpec{
+		ID: "fake-" + mode, Language: "Fake", Command: []string{exe, "-fake-lsp=" + mode},
+		Install: "it is built by the test", RootMarkers: []string{"fake.toml"},
+		Extensions: map[string]string{".fake": "fake"},
+	}
+}
+
+func fakeRoot(t *testing.T) string {
+	root := t.TempDir()
+	for name, text := range map[string]string{"fake.toml": "", "a.fake": "hello world\n"} {
+		if err := os.WriteFile(filepath.Join(root, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+func TestServerNeverAnswersInitialize(t *testing.T) {
+	t.Parallel()
+	root := fakeRoot(t)
+	sup := NewSupervisor(root, Config{Servers: []ServerSpec{fakeSpec(t, "silent")}, StartTimeout: time.Second})
+	defer sup.Close()
+	_, err := sup.Hover(t.Context(), filepath.Join(root, "a.fake"), 1, "world")
+	expectErr(t, "hover", err, ErrServerTimeout, "starting fake-silent for .", "did not finish starting (initialize) within 1s")
+	if n := len(sup.running()); n != 0 {
+		t.Fatalf("a server that never started is listed as running (%d)", n)
+	}
+}
+
+func TestServerNeverAnswersRequests(t *testing.T) {
+	t.Parallel()
+	root := fakeRoot(t)
+	sup := NewSupervisor(root, Config{Servers: []ServerSpec{fakeSpec(t, "mute")}, RequestTimeout: time.Second, DiagnosticsWait: time.Second})
+	_, err := sup.Hover(t.Context(), filepath.Join(root, "a.fake"), 1, "world")
+	expectErr(t, "hover", err, ErrServerTimeout, "fake-mute (root .) did not answer on textDocument/hover: no answer within 1s", "reload")
+	// Diagnostics are bounded too.
+	_, err = sup.AfterWrite(t.Context(), filepath.Join(root, "a.fake"))
+	expectErr(t, "after write", err, ErrDiagnosticsTimeout, "fake-mute published no diagnostics for", "within 1s")
+	pgids := runningGroups(sup)
+	sup.Close()
+	expectNoProcesses(t, pgids)
+}
+
+func TestBadArguments(t *testing.T) {
+	t.Parallel()
+	s := newSession(t, "go", "", Config{})
+	main := s.path("main.go")
+	ctx := s.ctx
+
+	_, err := s.sup.Definition(ctx, "/etc/hostname", 1, "x")
+	expectErr(t, "outside root", err, ErrBadFile, "/etc/hostname is outside the root", s.root)
+	_, err = s.sup.Definition(ctx, filepath.Join(s.root, "..", "x.go"), 1, "x")
+	expectErr(t, "dot-dot", err, ErrBadFile, "outside the root")
+	if err := os.Symlink("/etc/hostname", s.path("link.go")); err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.sup.Definition(ctx, s.path("link.go"), 1, "x")
+	expectErr(t, "symlink out", err, ErrBadFile, "resolves to /etc/hostname, outside the root")
+	_, err = s.sup.Hover(ctx, s.path("missing.go"), 1, "x")
+	expectErr(t, "missing", err, ErrBadFile, "missing.go does not exist")
+	_, err = s.sup.References(ctx, s.path("shapes"), 1, "x")
+	expectErr(t, "folder", err, ErrBadFile, "shapes is a folder")
+	_, err = s.sup.Diagnostics(ctx, s.path("missing.go"))
+	expectErr(t, "diagnostics missing", err, ErrBadFile, "does not exist")
+
+	var pe *PositionError
+	_, err = s.sup.Definition(ctx, main, 99, "Total")
+	expectErr(t, "line out of range", err, nil, "line 99 is out of range: main.go has 13 lines (lines are 1-based)")
+	if !errors.As(err, &pe) {
+		t.Errorf("want a *PositionError, got %T", err)
+	}
+	_, err = s.sup.Definition(ctx, main, 0, "Total")
+	expectErr(t, "line 0", err, nil, "line 0 is out of range")
+	_, err = s.sup.Definition(ctx, main, 12, "Totally")
+	expectErr(t, "symbol absent", err, nil, `"Totally" is not on main.go:12, which reads "\tfmt.Println(\"größe 🚀\", shapes.Total(all))"`)
+	_, err = s.sup.Hover(ctx, main, 12, "")
+	expectErr(t, "no symbol", err, nil, "symbol is required", "the column is never guessed", `shapes.Total(all)`)
+	_, err = s.sup.Rename(ctx, main, 12, "Total", " ")
+	expectErr(t, "rename without name", err, ErrBadArgument, "new_name is required")
+	_, err = s.sup.Symbols(ctx, "", "")
+	expectErr(t, "symbols without query or file", err, ErrBadArgument, "query", "file")
+
+	s.write("README.md", "# fixture\n")
+	_, err = s.sup.Hover(ctx, s.path("README.md"), 1, "fixture")
+	expectErr(t, "not owned", err, ErrNotOwned, `no server in the table handles ".md" files`)
+	diags, err := s.sup.AfterWrite(ctx, s.path("README.md"))
+	if diags != nil || err != nil {
+		t.Errorf("AfterWrite on a file no server owns: want nil, nil; got %v, %v", diags, err)
+	}
+
+	if n := len(s.sup.running()); n != 0 {
+		t.Errorf("bad input started %d servers", n)
+	}
+}
+
+func TestBinaryMissing(t *testing.T) {
+	t.Parallel()
+	specs := DefaultServers()
+	specs[0].Command = []string{"gopls-not-installed-here"}
+	s := newSession(t, "go", "", Config{Servers: specs[:1]})
+	main := s.path("main.go")
+
+	st := s.sup.Status(s.ctx)
+	expectContains(t, "status", st, "Go (gopls, .go): NOT available: marker found in ., but gopls-not-installed-here is not installed; install it: go install golang.org/x/tools/gopls@latest")
+	_, err := s.sup.Definition(s.ctx, main, 12, "Total")
+	var ue *UnavailableError
+	expectErr(t, "definition", err, ErrUnavailable, "gopls found go.mod but gopls-not-installed-here is not installed: go install golang.org/x/tools/gopls@latest")
+	if !errors.As(err, &ue) || ue.File != "main.go" {
+		t.Errorf("want an *UnavailableError for main.go, got %#v", err)
+	}
+	t0 := time.Now()
+	diags, err := s.sup.AfterWrite(s.ctx, main)
+	if diags != nil || err != nil {
+		t.Errorf("AfterWrite without a server: want nil, nil; got %v, %v (after %s)", diags, err, time.Since(t0))
+	}
+}
+
+func TestMarkerMissing(t *testing.T) {
+	t.Parallel()
+	s := newSession(t, "go", "", Config{})
+	s.write("tool.py", "print('hi')\n")
+	_, err := s.sup.Hover(s.ctx, s.path("tool.py"), 1, "print")
+	expectErr(t, "hover", err, ErrUnavailable, "no root marker (pyrightconfig.json, pyproject.toml, setup.py, setup.cfg, requirements.txt)")
+	st := s.sup.Status(s.ctx)
+	expectContains(t, "status", st, "Python (pyright, .py .pyi): not used here:")
+}
+
+func TestServerKilledMidRequest(t *testing.T) {
+	t.Parallel()
+	s := newSession(t, "go", "gopls", Config{})
+	var once sync.Once
+	killed := 0
+	s.sup.hooks = &testHooks{requestSent: func(srv *server, method string) {
+		if method == "textDocument/references" {
+			once.Do(func() {
+				killed = srv.pid()
+				_ = syscall.Kill(srv.pid(), syscall.SIGKILL)
+			})
+		}
+	}}
+	shapes := s.path("shapes/shapes.go")
+	_, err := s.sup.References(s.ctx, shapes, 28, "Total")
+	expectErr(t, "references", err, ErrServerExited, "gopls (root .) exited on textDocument/references", "signal: killed", "the next call starts a fresh server")
+	if killed == 0 {
+		t.Fatal("the hook never ran")
+	}
+
+	out := must(t)(s.sup.References(s.ctx, shapes, 28, "Total"))
+	expectContains(t, "references after crash", out, "2 references")
+	run := s.sup.running()
+	if len(run) != 1 || run[0].pid() == killed {
+		t.Fatalf("want one fresh server, got %v (killed pid %d)", run, killed)
+	}
+	expectContains(t, "status", s.sup.Status(s.ctx), "last crash: .: gopls (root .) exited")
+}
+
+func TestThousandsOfReferences(t *testing.T) {
+	t.Parallel()
+	s := newSession(t, "go", "gopls", Config{})
+	var b strings.Builder
+	b.WriteString("package big\n\nvar Counter int\n\nfunc Bump() {\n")
+	for range 3000 {
+		b.WriteString("\tCounter++\n")
+	}
+	b.WriteString("}\n")
+	if err := os.MkdirAll(s.path("big"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s.write("big/big.go", b.String())
+	out, err := s.sup.References(s.ctx, s.path("big/big.go"), 3, "Counter")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(out, "\n")
+	if len(lines) != 1+maxReferences+1 {
+		t.Errorf("want a header, %d locations and a count line; got %d lines", maxReferences, len(lines))
+	}
+	expectContains(t, "references", out, `3001 references to "Counter" at big/big.go:3:`, "big/big.go:3:5: var Counter int",
+		"... and 2951 more (50 shown of 3001)")
+}
+
+func TestIdleServersAreReaped(t *testing.T) {
+	t.Parallel()
+	s := newSession(t, "go", "gopls", Config{IdleTimeout: 300 * time.Millisecond})
+	must(t)(s.sup.Hover(s.ctx, s.path("main.go"), 12, "Total"))
+	pgids := runningGroups(s.sup)
+	deadline := time.Now().Add(30 * time.Second)
+	// Reaping shuts the server down in the background: wait for its
+	// processes to be gone.
+	for len(s.sup.running()) > 0 || groupAlive(pgids[0]) {
+		if time.Now().After(deadline) {
+			t.Fatal("idle server was not reaped within 30s")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	// The next call starts it again.
+	must(t)(s.sup.Hover(s.ctx, s.path("main.go"), 12, "Total"))
+}

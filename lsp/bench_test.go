@@ -1,0 +1,149 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+)
+
+// benchServer is one real server and the edits that break and fix a file.
+type benchServer struct {
+	name, fixture, program string
+	file                   string
+	// broken returns the file's text with a new error naming id, and the
+	// substring its diagnostic message holds.
+	broken func(orig string, id int) (string, string)
+	// a definition query for cold start
+	defLine   int
+	defSymbol string
+}
+
+var benchServers = []benchServer{
+	{"gopls", "go", "gopls", "main.go", func(orig string, id int) (string, string) {
+		name := fmt.Sprintf("undefined%d", id)
+		return orig + fmt.Sprintf("\nfunc broken() { %s() }\n", name), name
+	}, 12, "Total"},
+	{"pyright", "python", "pyright-langserver", "main.py", func(orig string, id int) (string, string) {
+		name := fmt.Sprintf("undefined%d", id)
+		return orig + fmt.Sprintf("print(%s)\n", name), name
+	}, 4, "total"},
+	{"typescript", "ts", "typescript-language-server", "src/main.ts", func(orig string, id int) (string, string) {
+		name := fmt.Sprintf("undefined%d", id)
+		return orig + fmt.Sprintf("console.log(%s);\n", name), name
+	}, 4, "total"},
+	{"clangd", "c", "clangd", "main.c", func(orig string, id int) (string, string) {
+		name := fmt.Sprintf("undefined%d", id)
+		return orig + fmt.Sprintf("int broken(void) { return %s; }\n", name), name
+	}, 6, "area"},
+}
+
+// reportLatencies adds median and p90 in milliseconds.
+func reportLatencies(b *testing.B, ds []time.Duration) {
+	if len(ds) == 0 {
+		return
+	}
+	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	b.ReportMetric(ms(ds[len(ds)/2]), "median-ms")
+	b.ReportMetric(ms(ds[len(ds)*9/10]), "p90-ms")
+}
+
+// BenchmarkDiagnosticsOnWrite measures, with a warm server, the time from
+// writing a file that introduces an error to AfterWrite returning that
+// error's diagnostic.
+func BenchmarkDiagnosticsOnWrite(b *testing.B) {
+	for _, bs := range benchServers {
+		b.Run(bs.name, func(b *testing.B) {
+			s := newSession(b, bs.fixture, bs.program, Config{})
+			path := s.path(bs.file)
+			orig := s.read(bs.file)
+			if _, err := s.sup.AfterWrite(s.ctx, path); err != nil { // warm up
+				b.Fatal(err)
+			}
+			var lat []time.Duration
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				text, want := bs.broken(orig, i)
+				t0 := time.Now()
+				s.write(bs.file, text)
+				diags, err := s.sup.AfterWrite(s.ctx, path)
+				lat = append(lat, time.Since(t0))
+				if err != nil {
+					b.Fatal(err)
+				}
+				if !strings.Contains(FormatDiagnostics(s.root, diags), want) {
+					b.Fatalf("write %d: diagnostics lack %q: %+v", i, want, diags)
+				}
+			}
+			b.StopTimer()
+			reportLatencies(b, lat)
+		})
+	}
+}
+
+// BenchmarkReferences compares `lsp references` through the Supervisor
+// (validation, re-sync check, request, formatting) with the same request
+// sent straight over the same gopls connection.
+func BenchmarkReferences(b *testing.B) {
+	s := newSession(b, "go", "gopls", Config{})
+	shapes := s.path("shapes/shapes.go")
+	if _, err := s.sup.References(s.ctx, shapes, 28, "Total"); err != nil {
+		b.Fatal(err)
+	}
+	r, err := s.sup.at(s.ctx, shapes, 28, "Total")
+	if err != nil {
+		b.Fatal(err)
+	}
+	r.srv.release()
+	p := referenceParams{textDocumentPositionParams: r.params()}
+	p.Context.IncludeDeclaration = true
+
+	b.Run("supervisor", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			out, err := s.sup.References(s.ctx, shapes, 28, "Total")
+			if err != nil || !strings.HasPrefix(out, "2 references") {
+				b.Fatalf("%v: %s", err, out)
+			}
+		}
+	})
+	b.Run("direct", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			var raw json.RawMessage
+			if err := r.srv.conn.Call(context.Background(), "textDocument/references", p, &raw); err != nil {
+				b.Fatal(err)
+			}
+			if len(decodeLocations(raw)) != 2 {
+				b.Fatalf("direct: %s", raw)
+			}
+		}
+	})
+}
+
+// BenchmarkColdStart measures a first call on a fresh checkout: server
+// start, initialize, indexing wait, didOpen and one definition.
+func BenchmarkColdStart(b *testing.B) {
+	for _, bs := range benchServers {
+		b.Run(bs.name, func(b *testing.B) {
+			var lat []time.Duration
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				s := newSession(b, bs.fixture, bs.program, Config{})
+				b.StartTimer()
+				t0 := time.Now()
+				if _, err := s.sup.Definition(s.ctx, s.path(bs.file), bs.defLine, bs.defSymbol); err != nil {
+					b.Fatal(err)
+				}
+				lat = append(lat, time.Since(t0))
+				b.StopTimer()
+				s.sup.Close()
+				b.StartTimer()
+			}
+			b.StopTimer()
+			reportLatencies(b, lat)
+		})
+	}
+}

@@ -1,0 +1,564 @@
+package lsp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/builtin-tools/builtin-tools/framing"
+	"github.com/sourcegraph/jsonrpc2"
+)
+
+// server is one running language-server process for one root.
+type server struct {
+	spec    *ServerSpec
+	root    string // folder holding the marker (absolute)
+	relRoot string // root relative to the supervisor root, for messages
+	cfg     *Config
+	hooks   *testHooks
+
+	cmd      *exec.Cmd
+	conn     *jsonrpc2.Conn
+	stderr   *tailBuffer
+	exited   chan struct{} // closed once the process is reaped
+	started  time.Time
+	encoding string
+	name     string // serverInfo name and version, when sent
+
+	nextID   atomic.Uint64
+	inflight atomic.Int32 // requests under way; the reaper skips busy servers
+
+	syncMu sync.Mutex // orders document notifications with their versions
+
+	mu       sync.Mutex
+	exitErr  error // set when the process exited
+	closing  bool  // shut down on purpose
+	lastUsed time.Time
+	docs     map[string]*openDoc // by absolute path
+	diags    map[string]*diagState
+	diagSeq  uint64
+	pull     bool // textDocument/diagnostic is offered
+	progress map[string]bool
+	changed  chan struct{} // closed and replaced on every diagnostics or progress event
+}
+
+type openDoc struct {
+	path       string
+	uri        string
+	languageID string
+	version    int
+	text       string
+	modTime    time.Time
+	size       int64
+	// syncSeq is the diagnostics sequence number when this version was
+	// sent: an unversioned publish after it belongs to this version.
+	syncSeq uint64
+}
+
+type diagState struct {
+	version *int
+	items   []lspDiagnostic
+	seq     uint64
+	at      time.Time
+}
+
+// testHooks lets tests act at exact points of a request (kill the server
+// while a request is in flight). Nil in production.
+type testHooks struct {
+	requestSent func(s *server, method string)
+}
+
+// pipeRWC joins the server's stdout (read) and stdin (write).
+type pipeRWC struct {
+	r *os.File
+	w *os.File
+}
+
+func (p pipeRWC) Read(b []byte) (int, error)  { return p.r.Read(b) }
+func (p pipeRWC) Write(b []byte) (int, error) { return p.w.Write(b) }
+func (p pipeRWC) Close() error {
+	return errors.Join(p.w.Close(), p.r.Close())
+}
+
+// startServer launches bin for spec in root and completes initialize (and
+// the indexing wait for servers that index) before ctx ends.
+func startServer(ctx context.Context, spec *ServerSpec, bin, root, relRoot string, cfg *Config, hooks *testHooks) (*server, error) {
+	s := &server{
+		spec: spec, root: root, relRoot: relRoot, cfg: cfg, hooks: hooks,
+		stderr:   &tailBuffer{max: 4 << 10},
+		exited:   make(chan struct{}),
+		started:  time.Now(),
+		lastUsed: time.Now(),
+		docs:     map[string]*openDoc{},
+		diags:    map[string]*diagState{},
+		progress: map[string]bool{},
+		changed:  make(chan struct{}),
+		encoding: encUTF16,
+	}
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, err
+	}
+	cmd := exec.Command(bin, spec.Command[1:]...)
+	cmd.Dir = root
+	cmd.Stdin = inR
+	cmd.Stdout = outW
+	cmd.Stderr = s.stderr
+	// Own process group, so Close can kill helpers the server spawned
+	// (tsserver, node workers) and leave no orphans.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.WaitDelay = 2 * time.Second
+	if err := cmd.Start(); err != nil {
+		for _, f := range []*os.File{inR, inW, outR, outW} {
+			f.Close()
+		}
+		return nil, fmt.Errorf("start %s: %w", bin, err)
+	}
+	inR.Close()
+	outW.Close()
+	s.cmd = cmd
+
+	s.conn = jsonrpc2.NewConn(context.Background(),
+		framing.NewObjectStream(pipeRWC{r: outR, w: inW}),
+		jsonrpc2.HandlerWithError(s.handle),
+		jsonrpc2.SetLogger(log.New(io.Discard, "", 0)))
+
+	go func() {
+		err := cmd.Wait()
+		if err == nil {
+			err = errors.New("exit status 0")
+		}
+		s.mu.Lock()
+		s.exitErr = err
+		s.mu.Unlock()
+		close(s.exited)
+		s.conn.Close()
+		s.killGroup()
+	}()
+
+	if err := s.initialize(ctx); err != nil {
+		s.kill()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *server) initialize(ctx context.Context) error {
+	rootURI := fileURI(s.root)
+	params := map[string]any{
+		"processId":  os.Getpid(),
+		"clientInfo": map[string]any{"name": "builtin-tools"},
+		"rootUri":    rootURI,
+		"rootPath":   s.root,
+		"workspaceFolders": []map[string]any{
+			{"uri": rootURI, "name": filepath.Base(s.root)},
+		},
+		"capabilities": clientCapabilities(),
+	}
+	if s.spec.InitializationOptions != nil {
+		params["initializationOptions"] = s.spec.InitializationOptions
+	}
+	var res initializeResult
+	if err := s.call(ctx, "initialize", params, &res); err != nil {
+		return err
+	}
+	switch enc := res.Capabilities.PositionEncoding; {
+	case enc != "":
+		s.encoding = enc
+	case res.OffsetEncoding != "":
+		s.encoding = res.OffsetEncoding
+	}
+	if res.ServerInfo != nil {
+		s.name = res.ServerInfo.Name
+		if res.ServerInfo.Version != "" {
+			s.name += " " + res.ServerInfo.Version
+		}
+	}
+	s.mu.Lock()
+	s.pull = providerOn(res.Capabilities.DiagnosticProvider)
+	s.mu.Unlock()
+	if err := s.notify(ctx, "initialized", struct{}{}); err != nil {
+		return err
+	}
+	if len(s.spec.Settings) > 0 {
+		settings := s.spec.Settings[""]
+		if settings == nil {
+			settings = s.spec.Settings
+		}
+		if err := s.notify(ctx, "workspace/didChangeConfiguration", map[string]any{"settings": settings}); err != nil {
+			return err
+		}
+	}
+	if s.spec.Indexes {
+		s.waitIndexed(ctx)
+	}
+	return nil
+}
+
+// providerOn reads a capability that is a bool or an options object.
+func providerOn(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) > 0 && !bytes.Equal(raw, []byte("false")) && !bytes.Equal(raw, []byte("null"))
+}
+
+// waitIndexed waits until no work-done progress is active, bounded by ctx.
+// Work a server announces only after the call started is not waited for;
+// settle covers that case for a document just sent.
+func (s *server) waitIndexed(ctx context.Context) {
+	for {
+		s.mu.Lock()
+		ready := len(s.progress) == 0
+		ch := s.changed
+		s.mu.Unlock()
+		if ready {
+			return
+		}
+		select {
+		case <-ch:
+		case <-s.exited:
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// handle answers the server's requests and records its notifications. It
+// runs on the connection's read loop, so it never blocks.
+func (s *server) handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) (any, error) {
+	var params json.RawMessage
+	if req.Params != nil {
+		params = *req.Params
+	}
+	switch req.Method {
+	case "textDocument/publishDiagnostics":
+		var p publishDiagnosticsParams
+		if json.Unmarshal(params, &p) == nil {
+			s.mu.Lock()
+			s.diagSeq++
+			s.diags[p.URI] = &diagState{version: p.Version, items: p.Diagnostics, seq: s.diagSeq, at: time.Now()}
+			s.signalLocked()
+			s.mu.Unlock()
+		}
+		return nil, nil
+	case "$/progress":
+		var p progressParams
+		if json.Unmarshal(params, &p) == nil {
+			tok := string(p.Token)
+			s.mu.Lock()
+			switch p.Value.Kind {
+			case "begin":
+				s.progress[tok] = true
+			case "end":
+				delete(s.progress, tok)
+			}
+			s.signalLocked()
+			s.mu.Unlock()
+		}
+		return nil, nil
+	case "workspace/configuration":
+		var p configurationParams
+		_ = json.Unmarshal(params, &p)
+		out := make([]any, len(p.Items))
+		for i, it := range p.Items {
+			out[i] = s.spec.Settings[it.Section]
+		}
+		return out, nil
+	case "client/registerCapability":
+		var p registrationParams
+		if json.Unmarshal(params, &p) == nil {
+			for _, r := range p.Registrations {
+				if r.Method == "textDocument/diagnostic" {
+					// Servers that register pull diagnostics stop
+					// publishing; wake waiters so they switch to pulling.
+					s.mu.Lock()
+					s.pull = true
+					s.signalLocked()
+					s.mu.Unlock()
+				}
+			}
+		}
+		return nil, nil
+	case "workspace/workspaceFolders":
+		return []map[string]any{{"uri": fileURI(s.root), "name": filepath.Base(s.root)}}, nil
+	case "workspace/applyEdit":
+		// Queries never change files; only lsp_rename does, by itself.
+		return map[string]any{"applied": false, "failureReason": "this client applies edits only through lsp_rename"}, nil
+	case "window/workDoneProgress/create", "client/unregisterCapability", "window/showMessageRequest",
+		"workspace/diagnostic/refresh", "workspace/semanticTokens/refresh", "workspace/inlayHint/refresh",
+		"workspace/codeLens/refresh", "workspace/inlineValue/refresh", "window/showDocument":
+		return nil, nil
+	}
+	if req.Notif {
+		return nil, nil // logMessage, showMessage, telemetry: nothing to do
+	}
+	return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeMethodNotFound, Message: "not supported by this client: " + req.Method}
+}
+
+func (s *server) signalLocked() {
+	close(s.changed)
+	s.changed = make(chan struct{})
+}
+
+// call sends one request, bounded by RequestTimeout, and maps failures to
+// a *ServerError. A request given up on is cancelled at the server.
+func (s *server) call(ctx context.Context, method string, params, result any) error {
+	if err := s.exitError(method); err != nil {
+		return err
+	}
+	s.inflight.Add(1)
+	s.touch()
+	defer func() {
+		s.touch()
+		s.inflight.Add(-1)
+	}()
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.RequestTimeout)
+	defer cancel()
+	id := jsonrpc2.ID{Num: s.nextID.Add(1)}
+	w, err := s.conn.DispatchCall(ctx, method, params, jsonrpc2.PickID(id))
+	if err != nil {
+		return s.failure(ctx, method, err)
+	}
+	if s.hooks != nil && s.hooks.requestSent != nil {
+		s.hooks.requestSent(s, method)
+	}
+	err = w.Wait(ctx, result)
+	if err == nil {
+		return nil
+	}
+	if ctx.Err() != nil {
+		// Best effort: the server may stop working on it.
+		_ = s.conn.Notify(context.Background(), "$/cancelRequest", map[string]any{"id": id.Num})
+	}
+	return s.failure(ctx, method, err)
+}
+
+// failure turns a transport error into what the caller should see.
+func (s *server) failure(ctx context.Context, method string, err error) error {
+	var rpcErr *jsonrpc2.Error
+	switch {
+	case errors.As(err, &rpcErr):
+		return &ServerError{Server: s.spec.ID, Root: s.relRoot, Method: method, Kind: ErrServerFailed, Detail: rpcErr.Message}
+	case errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil:
+		if exitErr := s.exitError(method); exitErr != nil {
+			return exitErr
+		}
+		return &ServerError{Server: s.spec.ID, Root: s.relRoot, Method: method, Kind: ErrServerTimeout,
+			Detail: fmt.Sprintf("no answer within %s", s.cfg.RequestTimeout)}
+	case errors.Is(err, context.Canceled):
+		return err
+	}
+	// The connection closed: give the process a moment to be reaped so
+	// the error can say how it ended.
+	select {
+	case <-s.exited:
+	case <-time.After(2 * time.Second):
+	}
+	if exitErr := s.exitError(method); exitErr != nil {
+		return exitErr
+	}
+	return &ServerError{Server: s.spec.ID, Root: s.relRoot, Method: method, Kind: ErrServerExited, Detail: err.Error()}
+}
+
+// exitError is non-nil once the process has exited.
+func (s *server) exitError(method string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.exitErr == nil {
+		return nil
+	}
+	detail := s.exitErr.Error()
+	if s.closing {
+		detail = "it was stopped (reload, idle timeout or Close) while the call was under way"
+	} else if tail := s.stderr.String(); tail != "" {
+		detail += "; its last output: " + tail
+	}
+	return &ServerError{Server: s.spec.ID, Root: s.relRoot, Method: method, Kind: ErrServerExited, Detail: detail}
+}
+
+func (s *server) alive() bool {
+	select {
+	case <-s.exited:
+		return false
+	default:
+		return true
+	}
+}
+
+// notify sends a notification. A server that stops reading its input would
+// block the write forever, so the send is bounded and such a server killed.
+func (s *server) notify(ctx context.Context, method string, params any) error {
+	if err := s.exitError(method); err != nil {
+		return err
+	}
+	done := make(chan error, 1)
+	go func() { done <- s.conn.Notify(context.Background(), method, params) }()
+	timer := time.NewTimer(s.cfg.RequestTimeout)
+	defer timer.Stop()
+	select {
+	case err := <-done:
+		if err != nil {
+			return s.failure(ctx, method, err)
+		}
+		return nil
+	case <-timer.C:
+		s.kill()
+		return &ServerError{Server: s.spec.ID, Root: s.relRoot, Method: method, Kind: ErrServerTimeout,
+			Detail: "it stopped reading its input, so it was stopped"}
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// shutdown asks the server to exit (shutdown, exit) and kills its process
+// group if it has not exited by the time ctx ends.
+func (s *server) shutdown(ctx context.Context) {
+	s.mu.Lock()
+	s.closing = true
+	s.mu.Unlock()
+	if s.alive() {
+		sctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		if s.conn.Call(sctx, "shutdown", nil, nil) == nil {
+			_ = s.conn.Notify(sctx, "exit", nil)
+		}
+		cancel()
+		select {
+		case <-s.exited:
+		case <-ctx.Done():
+		case <-time.After(2 * time.Second):
+		}
+	}
+	s.kill()
+}
+
+// kill ends the process group and waits (bounded) until the process is
+// reaped and no other member of its group is left running.
+func (s *server) kill() {
+	s.killGroup()
+	s.conn.Close()
+	deadline := time.After(5 * time.Second)
+	select {
+	case <-s.exited:
+	case <-deadline:
+		return
+	}
+	for pgid := s.pid(); pgid > 0 && groupAlive(pgid); {
+		s.killGroup()
+		select {
+		case <-deadline:
+			return
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+// groupAlive reports whether any process of group pgid is still running
+// (zombies waiting to be reaped by someone else do not count).
+func groupAlive(pgid int) bool {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return syscall.Kill(-pgid, 0) == nil
+	}
+	for _, e := range entries {
+		if e.Name()[0] < '0' || e.Name()[0] > '9' {
+			continue
+		}
+		data, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid pgrp ...; comm may hold spaces.
+		rest := string(data)
+		if i := strings.LastIndexByte(rest, ')'); i >= 0 {
+			rest = rest[i+1:]
+		}
+		f := strings.Fields(rest)
+		if len(f) >= 3 && f[2] == strconv.Itoa(pgid) && f[0] != "Z" && f[0] != "X" {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *server) killGroup() {
+	if s.cmd != nil && s.cmd.Process != nil {
+		_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+	}
+}
+
+func (s *server) pid() int {
+	if s.cmd == nil || s.cmd.Process == nil {
+		return 0
+	}
+	return s.cmd.Process.Pid
+}
+
+func (s *server) touch() {
+	s.mu.Lock()
+	s.lastUsed = time.Now()
+	s.mu.Unlock()
+}
+
+// tailBuffer keeps the last max bytes written (the server's stderr), for
+// error messages.
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	buf []byte
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if over := len(t.buf) - t.max; over > 0 {
+		t.buf = append(t.buf[:0], t.buf[over:]...)
+	}
+	return len(p), nil
+}
+
+// String returns the last few lines, trimmed to 600 bytes.
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	b := bytes.TrimSpace(t.buf)
+	if len(b) > 600 {
+		b = b[len(b)-600:]
+	}
+	return string(bytes.ToValidUTF8(b, []byte("?")))
+}
+
+// fileURI turns an absolute path into a file:// URI.
+func fileURI(path string) string {
+	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(path)}).String()
+}
+
+// uriPath turns a file:// URI back into a path; ok is false for other
+// schemes.
+func uriPath(uri string) (string, bool) {
+	u, err := url.Parse(uri)
+	if err != nil || u.Scheme != "file" {
+		return "", false
+	}
+	return filepath.FromSlash(u.Path), true
+}

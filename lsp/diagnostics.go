@@ -1,0 +1,293 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode/utf8"
+)
+
+// Severity is an LSP diagnostic severity.
+type Severity int
+
+// Severities, as numbered by the protocol.
+const (
+	SeverityError       Severity = 1
+	SeverityWarning     Severity = 2
+	SeverityInformation Severity = 3
+	SeverityHint        Severity = 4
+)
+
+func (s Severity) String() string {
+	switch s {
+	case SeverityError:
+		return "error"
+	case SeverityWarning:
+		return "warning"
+	case SeverityInformation:
+		return "info"
+	case SeverityHint:
+		return "hint"
+	}
+	return "error"
+}
+
+// Diagnostic is one problem a server reported, in agent terms.
+type Diagnostic struct {
+	File     string // absolute path
+	Line     int    // 1-based
+	Column   int    // 1-based, in characters
+	Severity Severity
+	Code     string // "" when the server gave none
+	Source   string // "compiler", "Pyright", "ts", "clang" ...
+	Message  string
+	LineText string // the source line the diagnostic starts on
+}
+
+// convertDiagnostics maps a server's diagnostics on doc to Diagnostics.
+// A missing severity counts as an error, as clients usually show it.
+func convertDiagnostics(items []lspDiagnostic, path, text, enc string) []Diagnostic {
+	d := newDocument(text)
+	out := make([]Diagnostic, 0, len(items))
+	for _, it := range items {
+		line := d.line(it.Range.Start.Line)
+		col := utf8.RuneCountInString(line[:byteColumn(line, it.Range.Start.Character, enc)]) + 1
+		sev := Severity(it.Severity)
+		if sev < SeverityError || sev > SeverityHint {
+			sev = SeverityError
+		}
+		out = append(out, Diagnostic{
+			File: path, Line: it.Range.Start.Line + 1, Column: col, Severity: sev,
+			Code: codeString(it.Code), Source: it.Source, Message: it.Message, LineText: line,
+		})
+	}
+	sortDiagnostics(out)
+	return out
+}
+
+// codeString reads a diagnostic code sent as a number or a string.
+func codeString(raw json.RawMessage) string {
+	if len(raw) == 0 || string(raw) == "null" {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var n json.Number
+	if json.Unmarshal(raw, &n) == nil {
+		return n.String()
+	}
+	return string(raw)
+}
+
+func sortDiagnostics(ds []Diagnostic) {
+	sort.SliceStable(ds, func(i, j int) bool {
+		a, b := ds[i], ds[j]
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.Column < b.Column
+	})
+}
+
+// maxDiagnosticsShown caps FormatDiagnostics output.
+const maxDiagnosticsShown = 100
+
+// FormatDiagnostics renders diagnostics one a line as
+// "path:line:col: severity: message [code] (source)" with the source line
+// quoted under it, paths relative to root. It returns "" for none.
+func FormatDiagnostics(root string, diags []Diagnostic) string {
+	if len(diags) == 0 {
+		return ""
+	}
+	ds := append([]Diagnostic(nil), diags...)
+	sortDiagnostics(ds)
+	var b strings.Builder
+	for i, d := range ds {
+		if i == maxDiagnosticsShown {
+			fmt.Fprintf(&b, "... and %d more diagnostics\n", len(ds)-i)
+			break
+		}
+		rel := d.File
+		if r, err := filepath.Rel(root, d.File); err == nil && !strings.HasPrefix(r, "..") {
+			rel = filepath.ToSlash(r)
+		}
+		fmt.Fprintf(&b, "%s:%d:%d: %s: %s", rel, d.Line, d.Column, d.Severity, oneLine(d.Message))
+		if d.Code != "" {
+			fmt.Fprintf(&b, " [%s]", d.Code)
+		}
+		if d.Source != "" {
+			fmt.Fprintf(&b, " (%s)", d.Source)
+		}
+		b.WriteByte('\n')
+		if t := strings.TrimSpace(d.LineText); t != "" {
+			fmt.Fprintf(&b, "    %s\n", clip(t, 200))
+		}
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// oneLine keeps a multi-line message on one line.
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ⏎ ")), " ")
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// Ledger remembers, for one run, which diagnostics were already reported,
+// so the write wrapper appends only new ones (WRT-2). The key is file,
+// severity, code and message, deliberately not the position: an error that
+// merely moved is not new. The ledger holds what the file showed the last
+// time it was checked, so an error that went away and came back is new
+// again. Safe for concurrent use.
+type Ledger struct {
+	mu   sync.Mutex
+	seen map[string]map[ledgerKey]bool // by file
+}
+
+type ledgerKey struct {
+	severity Severity
+	code     string
+	message  string
+}
+
+// NewLedger returns an empty ledger.
+func NewLedger() *Ledger {
+	return &Ledger{seen: map[string]map[ledgerKey]bool{}}
+}
+
+// Fresh records diags as the current diagnostics of file and returns those
+// not present the previous time file was recorded. Errors and warnings
+// count; information and hints only when includeInfo is true (otherwise
+// they are neither returned nor remembered).
+func (l *Ledger) Fresh(file string, diags []Diagnostic, includeInfo bool) []Diagnostic {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	prev := l.seen[file]
+	now := map[ledgerKey]bool{}
+	var fresh []Diagnostic
+	for _, d := range diags {
+		if !includeInfo && d.Severity > SeverityWarning {
+			continue
+		}
+		k := ledgerKey{d.Severity, d.Code, d.Message}
+		if !prev[k] && !now[k] {
+			fresh = append(fresh, d)
+		}
+		now[k] = true
+	}
+	l.seen[file] = now
+	return fresh
+}
+
+// AfterWrite syncs a file that was just written to the server that owns it
+// (didOpen or didChange with the full text and the next version, then
+// didSave) and returns the diagnostics for that version: pulled when the
+// server offers it, otherwise the published ones once they settle, bounded
+// by DiagnosticsWait. It is the hook behind diagnostics on write (WRT-1).
+//
+// When no server owns the file (no row for its kind, no root marker, or the
+// binary is missing) it returns nil, nil at once, so the write goes on with
+// no delay and no noise (WRT-3). On timeout it returns the diagnostics it
+// has and an error wrapping ErrDiagnosticsTimeout.
+func (s *Supervisor) AfterWrite(ctx context.Context, absPath string) ([]Diagnostic, error) {
+	path := filepath.Clean(absPath)
+	if !s.inRoot(path) {
+		return nil, fmt.Errorf("%w: %s is outside the root %s", ErrBadFile, absPath, s.root)
+	}
+	c, err := s.choose(path)
+	if err != nil {
+		return nil, nil
+	}
+	srv, err := s.serverFor(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	defer srv.release()
+	doc, _, err := srv.syncFile(ctx, path, c.languageID)
+	if err != nil || doc == nil {
+		return nil, err // a deleted file was closed: nothing to report
+	}
+	items, err := srv.diagnosticsFor(ctx, doc)
+	return convertDiagnostics(items, path, doc.text, srv.encoding), err
+}
+
+// Diagnostics returns the errors and warnings (and information) the owning
+// server reports for file, or, for file "*", runs each project checker of
+// the checkout (go vet, pyright, tsc --noEmit, ...) and returns its output.
+func (s *Supervisor) Diagnostics(ctx context.Context, file string) (string, error) {
+	if file == "*" {
+		return s.runCheckers(ctx)
+	}
+	path, err := s.checkFile(file)
+	if err != nil {
+		return "", err
+	}
+	c, err := s.choose(path)
+	if err != nil {
+		return "", err
+	}
+	srv, err := s.serverFor(ctx, c)
+	if err != nil {
+		return "", err
+	}
+	defer srv.release()
+	if err := srv.resyncOpen(ctx); err != nil {
+		return "", err
+	}
+	doc, _, err := srv.syncFile(ctx, path, c.languageID)
+	if err != nil {
+		return "", err
+	}
+	items, err := srv.diagnosticsFor(ctx, doc)
+	note := ""
+	if err != nil {
+		if !errors.Is(err, ErrDiagnosticsTimeout) {
+			return "", err
+		}
+		note = fmt.Sprintf("\n(note: %s had not finished within %s; these may be incomplete — ask again)", srv.spec.ID, s.cfg.DiagnosticsWait)
+	}
+	diags := convertDiagnostics(items, path, doc.text, srv.encoding)
+	rel := s.rel(path)
+	if len(diags) == 0 {
+		return fmt.Sprintf("no problems reported in %s (%s)%s", rel, srv.spec.ID, note), nil
+	}
+	counts := map[Severity]int{}
+	for _, d := range diags {
+		counts[d.Severity]++
+	}
+	var parts []string
+	for _, sev := range []Severity{SeverityError, SeverityWarning, SeverityInformation, SeverityHint} {
+		if n := counts[sev]; n > 0 {
+			parts = append(parts, strconv.Itoa(n)+" "+plural(n, sev.String()))
+		}
+	}
+	return fmt.Sprintf("%s in %s (%s):\n%s%s", strings.Join(parts, ", "), rel, srv.spec.ID, FormatDiagnostics(s.root, diags), note), nil
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
+}

@@ -1,0 +1,70 @@
+// Package lsp drives real language servers (gopls, pyright,
+// typescript-language-server, clangd, rust-analyzer, the Dart analyzer) for
+// one agent run: it is the library behind the `lsp` and `lsp_rename` tools
+// and behind diagnostics on write. It is not an MCP tool itself (the
+// registry's descriptors call it) and not a general LSP client library.
+//
+// A [Supervisor] owns the servers of one checkout. It starts nothing when
+// created (LSP-1); the first call that needs a server starts it, for the
+// nearest folder holding one of the server's root markers, so a monorepo
+// gets one server per module. A server is used only when its root marker is
+// present and its binary resolves (LSP-2); [Supervisor.Status] says which
+// half is missing. Idle servers are reaped, a crashed one is reported on the
+// failing call and replaced on the next, and [Supervisor.Close] shuts them
+// all down (shutdown, exit, then a kill of the process group, so helper
+// processes such as tsserver do not outlive the run).
+//
+// Servers are data: [DefaultServers] is a table of [ServerSpec] rows, and
+// adding a language is adding a row.
+//
+// # Operations
+//
+// Every query takes a file, a 1-based line and a symbol — a substring of
+// that line — never a column (LSP-3): the column is where the substring
+// stands, converted to the position encoding the server negotiated (utf-8
+// is offered through general.positionEncodings and clangd's offsetEncoding;
+// UTF-16 code units otherwise). Results are text for an agent: paths
+// relative to the root, 1-based lines, the source line quoted, one location
+// a line, long lists capped with a count of the rest (LSP-4, LSP-5). Errors
+// are typed (see the Err* sentinels, [PositionError], [UnavailableError],
+// [ServerError]) and their text says what to do.
+//
+// Before each query the files the server has open are re-synced from disk
+// when their size or modification time changed and their text differs, so
+// no answer is computed on stale text. Documents are synced with full text
+// (didOpen, then didChange with increasing versions, then didSave).
+//
+// # Diagnostics on write
+//
+// [Supervisor.AfterWrite] is the hook the write wrapper calls after write,
+// edit or apply_patch (WRT-1): it syncs the file and awaits the diagnostics
+// for that exact version — pulled (textDocument/diagnostic) when the server
+// offers it, otherwise published ones, once a publish for the version has
+// arrived and no further publish followed within a short settle window,
+// bounded by [Config.DiagnosticsWait]. There is no fixed sleep. A [Ledger]
+// per run keeps only new diagnostics (WRT-2), and a file no server owns
+// costs nothing (WRT-3).
+//
+// # Rename
+//
+// [Supervisor.Rename] applies the server's WorkspaceEdit — `changes` and
+// `documentChanges`, including file create, rename and delete — in memory
+// first, then writes every file through internal/atomicfile all or nothing,
+// and re-syncs the server.
+//
+// # Why the LSP types are hand-written
+//
+// The protocol structs in protocol.go are a minimal subset written here
+// rather than imported. go.lsp.dev/protocol (v0.12.0, the newest) predates
+// LSP 3.17: it has no positionEncodings and no pull diagnostics, and its
+// WorkspaceEdit.DocumentChanges holds only text edits, so the file renames
+// lsp_rename must apply cannot even be decoded; it would also bring zap, a
+// second JSON-RPC library and a JSON encoder. gopls's generated types are
+// internal to gopls. The subset covers only the fields this client sends or
+// reads, with the specification's JSON names; result shapes that vary by
+// server are decoded where they are used.
+//
+// JSON-RPC is github.com/sourcegraph/jsonrpc2, over the project's framing
+// package (framing.NewObjectStream), which is the only code that knows the
+// Content-Length header.
+package lsp

@@ -1,0 +1,244 @@
+package lsp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"time"
+)
+
+// maxFileBytes bounds what is read into memory and sent to a server.
+const maxFileBytes = 16 << 20
+
+// readText reads a file for syncing or quoting, refusing huge files.
+func readText(path string) (string, os.FileInfo, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return "", nil, err
+	}
+	if info.IsDir() {
+		return "", nil, fmt.Errorf("%s is a folder, not a file", path)
+	}
+	if info.Size() > maxFileBytes {
+		return "", nil, fmt.Errorf("%s is %d bytes, over the %d-byte limit for language-server files", path, info.Size(), maxFileBytes)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", nil, err
+	}
+	return string(data), info, nil
+}
+
+// syncFile makes the server's copy of path match the disk: didOpen on first
+// touch, didChange with the full text and the next version when it
+// changed. It returns the document and whether a notification went out.
+func (s *server) syncFile(ctx context.Context, path, languageID string) (*openDoc, bool, error) {
+	s.syncMu.Lock()
+	defer s.syncMu.Unlock()
+	s.mu.Lock()
+	doc := s.docs[path]
+	s.mu.Unlock()
+
+	info, err := os.Stat(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) && doc != nil {
+			return nil, false, s.closeDocLocked(ctx, doc)
+		}
+		return nil, false, err
+	}
+	if doc != nil && info.ModTime().Equal(doc.modTime) && info.Size() == doc.size {
+		return doc, false, nil
+	}
+	text, info, err := readText(path)
+	if err != nil {
+		return nil, false, err
+	}
+	if doc != nil && text == doc.text {
+		s.mu.Lock()
+		doc.modTime, doc.size = info.ModTime(), info.Size()
+		s.mu.Unlock()
+		return doc, false, nil
+	}
+
+	s.mu.Lock()
+	seq := s.diagSeq
+	s.mu.Unlock()
+	next := &openDoc{path: path, uri: fileURI(path), languageID: languageID, version: 1,
+		text: text, modTime: info.ModTime(), size: info.Size(), syncSeq: seq}
+	if doc == nil {
+		err = s.notify(ctx, "textDocument/didOpen", didOpenParams{TextDocument: textDocumentItem{
+			URI: next.uri, LanguageID: languageID, Version: 1, Text: text}})
+	} else {
+		next.languageID = doc.languageID
+		next.version = doc.version + 1
+		p := didChangeParams{TextDocument: versionedTextDocumentIdentifier{URI: next.uri, Version: &next.version}}
+		p.ContentChanges = append(p.ContentChanges, struct {
+			Text string `json:"text"`
+		}{text})
+		err = s.notify(ctx, "textDocument/didChange", p)
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	if err := s.notify(ctx, "textDocument/didSave", didSaveParams{TextDocument: textDocumentIdentifier{URI: next.uri}}); err != nil {
+		return nil, false, err
+	}
+	s.mu.Lock()
+	s.docs[path] = next
+	s.mu.Unlock()
+	return next, true, nil
+}
+
+func (s *server) closeDocLocked(ctx context.Context, doc *openDoc) error {
+	s.mu.Lock()
+	delete(s.docs, doc.path)
+	delete(s.diags, doc.uri)
+	s.mu.Unlock()
+	return s.notify(ctx, "textDocument/didClose", didCloseParams{TextDocument: textDocumentIdentifier{URI: doc.uri}})
+}
+
+// resyncOpen re-syncs every open document that changed on disk since it
+// was sent (by another tool, or the user), so no answer is computed on
+// stale text.
+func (s *server) resyncOpen(ctx context.Context) error {
+	s.mu.Lock()
+	docs := make([]*openDoc, 0, len(s.docs))
+	for _, d := range s.docs {
+		docs = append(docs, d)
+	}
+	s.mu.Unlock()
+	for _, d := range docs {
+		info, err := os.Stat(d.path)
+		if err == nil && info.ModTime().Equal(d.modTime) && info.Size() == d.size {
+			continue
+		}
+		if _, _, err := s.syncFile(ctx, d.path, d.languageID); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
+}
+
+// notifyWatched tells the server about files changed on disk that it may
+// not have open (after a rename touched them).
+func (s *server) notifyWatched(ctx context.Context, events []fileEvent) error {
+	if len(events) == 0 {
+		return nil
+	}
+	return s.notify(ctx, "workspace/didChangeWatchedFiles", didChangeWatchedFilesParams{Changes: events})
+}
+
+// diagnosticsFor returns the server's diagnostics for doc's version: pulled
+// when the server offers textDocument/diagnostic, otherwise the published
+// ones, once a publish for this version arrived and no further publish came
+// for DiagnosticsSettle. The wait is bounded by DiagnosticsWait; on timeout
+// the last known diagnostics are returned with ErrDiagnosticsTimeout.
+func (s *server) diagnosticsFor(ctx context.Context, doc *openDoc) ([]lspDiagnostic, error) {
+	return s.diagnosticsForSince(ctx, doc, time.Now())
+}
+
+func (s *server) diagnosticsForSince(ctx context.Context, doc *openDoc, start time.Time) ([]lspDiagnostic, error) {
+	s.mu.Lock()
+	pull := s.pull
+	s.mu.Unlock()
+	if pull {
+		var rep documentDiagnosticReport
+		err := s.call(ctx, "textDocument/diagnostic", documentDiagnosticParams{TextDocument: textDocumentIdentifier{URI: doc.uri}}, &rep)
+		if err == nil && rep.Kind == "full" {
+			return rep.Items, nil
+		}
+		var se *ServerError
+		if err != nil && !(errors.As(err, &se) && se.Kind == ErrServerFailed) {
+			return nil, err
+		}
+		// The server refused the pull: fall back to what it publishes.
+	}
+
+	deadline := time.NewTimer(s.cfg.DiagnosticsWait - time.Since(start))
+	defer deadline.Stop()
+	var settle *time.Timer
+	defer func() {
+		if settle != nil {
+			settle.Stop()
+		}
+	}()
+	for {
+		s.mu.Lock()
+		st := s.diags[doc.uri]
+		ch := s.changed
+		pull := s.pull
+		s.mu.Unlock()
+		if pull {
+			// Pull diagnostics were registered while waiting.
+			return s.diagnosticsForSince(ctx, doc, start)
+		}
+		got := false
+		if st != nil {
+			if st.version != nil {
+				got = *st.version >= doc.version
+			} else {
+				got = st.seq > doc.syncSeq
+			}
+		}
+		var settleC <-chan time.Time
+		if got {
+			quiet := time.Since(st.at)
+			if quiet >= s.cfg.DiagnosticsSettle {
+				return st.items, nil
+			}
+			if settle == nil {
+				settle = time.NewTimer(s.cfg.DiagnosticsSettle - quiet)
+			} else {
+				settle.Reset(s.cfg.DiagnosticsSettle - quiet)
+			}
+			settleC = settle.C
+		}
+		select {
+		case <-ch:
+		case <-settleC:
+		case <-deadline.C:
+			var items []lspDiagnostic
+			if st != nil {
+				items = st.items
+			}
+			if err := s.exitError("textDocument/publishDiagnostics"); err != nil {
+				return items, err
+			}
+			return items, fmt.Errorf("%w: %s published no diagnostics for %s version %d within %s",
+				ErrDiagnosticsTimeout, s.spec.ID, doc.path, doc.version, s.cfg.DiagnosticsWait)
+		case <-s.exited:
+			return nil, s.exitError("textDocument/publishDiagnostics")
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// storedDiagnostics returns the last diagnostics the server gave for uri.
+func (s *server) storedDiagnostics(uri string) []lspDiagnostic {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if st := s.diags[uri]; st != nil {
+		return st.items
+	}
+	return nil
+}
+
+// settle lets a server that indexes catch up after doc was (re)sent: it
+// waits for the document's diagnostics — by then the server has loaded the
+// file and its project, and announced any indexing that follows — and then
+// for that indexing to end. Both waits are bounded; failures are left to
+// the query that follows.
+func (s *server) settle(ctx context.Context, doc *openDoc, changed bool) {
+	if !s.spec.Indexes {
+		return
+	}
+	if changed {
+		_, _ = s.diagnosticsFor(ctx, doc)
+	}
+	wctx, cancel := context.WithTimeout(ctx, s.cfg.StartTimeout)
+	s.waitIndexed(wctx)
+	cancel()
+}

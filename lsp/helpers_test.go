@@ -1,0 +1,147 @@
+package lsp
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/builtin-tools/builtin-tools/internal/testenv"
+)
+
+// fixture copies testdata/<name> to a fresh folder (tests edit files) and
+// returns its path, symlinks resolved.
+func fixture(t testing.TB, name string) string {
+	t.Helper()
+	dst := t.TempDir()
+	if resolved, err := filepath.EvalSymlinks(dst); err == nil {
+		dst = resolved
+	}
+	src := filepath.Join("testdata", name)
+	err := filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if strings.HasSuffix(target, ".in") {
+			target = strings.TrimSuffix(target, ".in")
+			data = []byte(strings.ReplaceAll(string(data), "@DIR@", filepath.Dir(target)))
+		}
+		return os.WriteFile(target, data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// session is one Supervisor on one fixture copy, with Expect helpers.
+type session struct {
+	t    testing.TB
+	root string
+	sup  *Supervisor
+	ctx  context.Context
+}
+
+// newSession requires program (failing or skipping per BUILTIN_TOOLS_REQUIRE)
+// and opens a Supervisor on a copy of fixture name.
+func newSession(t testing.TB, name string, program string, cfg Config) *session {
+	t.Helper()
+	if program != "" {
+		testenv.LookPath(t, program)
+	}
+	testenv.SetupPath()
+	root := fixture(t, name)
+	sup := NewSupervisor(root, cfg)
+	t.Cleanup(func() { sup.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	t.Cleanup(cancel)
+	return &session{t: t, root: root, sup: sup, ctx: ctx}
+}
+
+func (s *session) path(rel string) string { return filepath.Join(s.root, filepath.FromSlash(rel)) }
+
+func (s *session) write(rel, text string) {
+	s.t.Helper()
+	if err := os.WriteFile(s.path(rel), []byte(text), 0o644); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+func (s *session) read(rel string) string {
+	s.t.Helper()
+	data, err := os.ReadFile(s.path(rel))
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return string(data)
+}
+
+// must returns a func that fails t on an error and returns the result;
+// call it as must(t)(s.sup.Definition(...)).
+func must(t testing.TB) func(string, error) string {
+	return func(out string, err error) string {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("unexpected error: %v", err)
+		}
+		t.Logf("result:\n%s", out)
+		return out
+	}
+}
+
+// expectContains fails unless out contains every want.
+func expectContains(t testing.TB, what, out string, wants ...string) {
+	t.Helper()
+	for _, w := range wants {
+		if !strings.Contains(out, w) {
+			t.Errorf("%s: want %q in:\n%s", what, w, out)
+		}
+	}
+}
+
+// expectErr fails unless err wraps target and its text has every want.
+func expectErr(t testing.TB, what string, err, target error, wants ...string) {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("%s: want an error (%v), got none", what, target)
+	}
+	if target != nil && !errors.Is(err, target) {
+		t.Errorf("%s: want errors.Is(err, %v); err = %v", what, target, err)
+	}
+	expectContains(t, what+" error", err.Error(), wants...)
+}
+
+// runningGroups returns the process groups of the supervisor's servers.
+func runningGroups(sup *Supervisor) []int {
+	var out []int
+	for _, srv := range sup.running() {
+		out = append(out, srv.pid())
+	}
+	return out
+}
+
+// expectNoProcesses fails if any process of the groups is still running.
+func expectNoProcesses(t testing.TB, pgids []int) {
+	t.Helper()
+	if len(pgids) == 0 {
+		t.Fatal("no server was running; nothing to check")
+	}
+	for _, g := range pgids {
+		if groupAlive(g) {
+			t.Errorf("process group %d still has running processes after Close", g)
+		}
+	}
+}

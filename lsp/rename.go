@@ -1,0 +1,393 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/builtin-tools/builtin-tools/internal/atomicfile"
+)
+
+// RenameResult reports what lsp_rename changed.
+type RenameResult struct {
+	Symbol  string
+	NewName string
+	Server  string
+	Files   []FileEdit // sorted by path
+	Edits   int        // text edits over all files
+}
+
+// FileEdit is one file's share of a rename.
+type FileEdit struct {
+	Path        string // relative to the root
+	Edits       int
+	RenamedFrom string // relative path the file had before, when moved
+	Created     bool
+	Deleted     bool
+}
+
+// String renders the result for the agent: totals, then one file a line.
+func (r *RenameResult) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "renamed %q to %q (%s): %d %s in %d %s\n", r.Symbol, r.NewName, r.Server,
+		r.Edits, plural(r.Edits, "edit"), len(r.Files), plural(len(r.Files), "file"))
+	for _, f := range r.Files {
+		var notes []string
+		if f.Edits > 0 {
+			notes = append(notes, fmt.Sprintf("%d %s", f.Edits, plural(f.Edits, "edit")))
+		}
+		if f.RenamedFrom != "" {
+			notes = append(notes, "renamed from "+f.RenamedFrom)
+		}
+		if f.Created {
+			notes = append(notes, "created")
+		}
+		if f.Deleted {
+			notes = append(notes, "deleted")
+		}
+		fmt.Fprintf(&b, "  %s: %s\n", f.Path, strings.Join(notes, ", "))
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// Rename renames the symbol at line/symbol of file to newName across the
+// workspace: it asks the server for a WorkspaceEdit and applies it (both
+// `changes` and `documentChanges`, file creates, renames and deletes
+// included) to every file, all or nothing, then re-syncs the server.
+func (s *Supervisor) Rename(ctx context.Context, file string, line int, symbol, newName string) (*RenameResult, error) {
+	if strings.TrimSpace(newName) == "" {
+		return nil, fmt.Errorf("%w: new_name is required", ErrBadArgument)
+	}
+	r, err := s.at(ctx, file, line, symbol)
+	if err != nil {
+		return nil, err
+	}
+	defer r.srv.release()
+	var we *workspaceEdit
+	p := renameParams{textDocumentPositionParams: r.params(), NewName: newName}
+	if err := r.srv.call(ctx, "textDocument/rename", p, &we); err != nil {
+		return nil, err
+	}
+	if we == nil || (len(we.Changes) == 0 && len(we.DocumentChanges) == 0) {
+		return nil, fmt.Errorf("%s found nothing to rename for %s; point at the symbol's name", r.srv.spec.ID, r.where())
+	}
+	plan, err := s.planEdit(we, r.srv)
+	if err != nil {
+		return nil, fmt.Errorf("rename not applied, no file changed: %w", err)
+	}
+	if err := plan.commit(); err != nil {
+		return nil, fmt.Errorf("rename not applied: %w", err)
+	}
+	if err := s.resyncAfterEdit(ctx, r.srv, plan); err != nil {
+		return nil, fmt.Errorf("rename applied, but re-syncing %s failed (use reload): %w", r.srv.spec.ID, err)
+	}
+	res := &RenameResult{Symbol: r.symbol, NewName: newName, Server: r.srv.spec.ID}
+	for _, f := range plan.files {
+		if !f.touched {
+			continue
+		}
+		fe := FileEdit{Path: s.rel(f.path), Edits: f.edits}
+		switch {
+		case !f.exists && f.existedOnDisk:
+			fe.Deleted = true
+		case f.from != "":
+			fe.RenamedFrom = s.rel(f.from)
+		case f.exists && !f.existedOnDisk:
+			fe.Created = true
+		}
+		if !f.exists && !f.existedOnDisk {
+			continue // created and removed again, or a rename's source
+		}
+		if f.movedAway {
+			continue // reported at its new path
+		}
+		res.Files = append(res.Files, fe)
+		res.Edits += f.edits
+	}
+	sort.Slice(res.Files, func(i, j int) bool { return res.Files[i].Path < res.Files[j].Path })
+	return res, nil
+}
+
+// editPlan is a WorkspaceEdit worked out in memory, ready to be written.
+type editPlan struct {
+	files map[string]*plannedFile
+	order []string
+}
+
+type plannedFile struct {
+	path          string
+	content       string
+	exists        bool
+	existedOnDisk bool
+	diskText      string
+	touched       bool
+	edits         int
+	from          string // path this file was renamed from
+	movedAway     bool   // renamed to another path
+}
+
+// planEdit applies we to in-memory copies of the files. Every path must be
+// inside the root; text edits must not overlap; a versioned text edit must
+// match the version the server was given.
+func (s *Supervisor) planEdit(we *workspaceEdit, srv *server) (*editPlan, error) {
+	p := &editPlan{files: map[string]*plannedFile{}}
+	get := func(uri string) (*plannedFile, error) {
+		path, ok := uriPath(uri)
+		if !ok {
+			return nil, fmt.Errorf("the server sent an edit for %s, which is not a file", uri)
+		}
+		path = s.canonical(path)
+		if !s.inRoot(path) {
+			return nil, fmt.Errorf("the edit would change %s, outside the root %s", path, s.root)
+		}
+		if f := p.files[path]; f != nil {
+			return f, nil
+		}
+		f := &plannedFile{path: path}
+		text, _, err := readText(path)
+		switch {
+		case err == nil:
+			f.content, f.exists, f.existedOnDisk, f.diskText = text, true, true, text
+		case errors.Is(err, fs.ErrNotExist):
+		default:
+			return nil, err
+		}
+		p.files[path] = f
+		p.order = append(p.order, path)
+		return f, nil
+	}
+	edit := func(uri string, edits []textEdit, version *int) error {
+		f, err := get(uri)
+		if err != nil {
+			return err
+		}
+		if !f.exists {
+			return fmt.Errorf("the edit changes %s, which does not exist", s.rel(f.path))
+		}
+		if version != nil && srv != nil {
+			srv.mu.Lock()
+			doc := srv.docs[f.path]
+			srv.mu.Unlock()
+			if doc != nil && doc.version != *version {
+				return fmt.Errorf("the edit is for version %d of %s but the server has version %d; run the rename again", *version, s.rel(f.path), doc.version)
+			}
+		}
+		enc := encUTF16
+		if srv != nil {
+			enc = srv.encoding
+		}
+		out, err := applyTextEdits(f.content, edits, enc)
+		if err != nil {
+			return fmt.Errorf("%s: %w", s.rel(f.path), err)
+		}
+		f.content = out
+		f.touched = true
+		f.edits += len(edits)
+		return nil
+	}
+
+	uris := make([]string, 0, len(we.Changes))
+	for uri := range we.Changes {
+		uris = append(uris, uri)
+	}
+	sort.Strings(uris)
+	for _, uri := range uris {
+		if err := edit(uri, we.Changes[uri], nil); err != nil {
+			return nil, err
+		}
+	}
+	for _, raw := range we.DocumentChanges {
+		var dc documentChange
+		if err := json.Unmarshal(raw, &dc); err != nil {
+			return nil, fmt.Errorf("the server sent a documentChanges entry this client cannot read: %v", err)
+		}
+		overwrite, ignoreExists, ignoreMissing := false, false, false
+		if dc.Options != nil {
+			overwrite, ignoreExists, ignoreMissing = dc.Options.Overwrite, dc.Options.IgnoreIfExists, dc.Options.IgnoreIfNotExists
+		}
+		switch dc.Kind {
+		case "":
+			if dc.TextDocument == nil {
+				return nil, fmt.Errorf("the server sent a documentChanges entry with no kind and no textDocument")
+			}
+			if err := edit(dc.TextDocument.URI, dc.Edits, dc.TextDocument.Version); err != nil {
+				return nil, err
+			}
+		case "create":
+			f, err := get(dc.URI)
+			if err != nil {
+				return nil, err
+			}
+			if f.exists && !overwrite {
+				if ignoreExists {
+					continue
+				}
+				return nil, fmt.Errorf("the edit creates %s, which already exists", s.rel(f.path))
+			}
+			f.content, f.exists, f.touched = "", true, true
+		case "rename":
+			from, err := get(dc.OldURI)
+			if err != nil {
+				return nil, err
+			}
+			to, err := get(dc.NewURI)
+			if err != nil {
+				return nil, err
+			}
+			if !from.exists {
+				if ignoreMissing {
+					continue
+				}
+				return nil, fmt.Errorf("the edit renames %s, which does not exist (folders cannot be renamed by this client)", s.rel(from.path))
+			}
+			if to.exists && !overwrite {
+				if ignoreExists {
+					continue
+				}
+				return nil, fmt.Errorf("the edit renames %s to %s, which already exists", s.rel(from.path), s.rel(to.path))
+			}
+			to.content, to.exists, to.touched, to.edits = from.content, true, true, from.edits
+			to.from = from.path
+			if from.from != "" {
+				to.from = from.from
+			}
+			from.content, from.exists, from.touched, from.movedAway = "", false, true, true
+		case "delete":
+			f, err := get(dc.URI)
+			if err != nil {
+				return nil, err
+			}
+			if !f.exists {
+				if ignoreMissing {
+					continue
+				}
+				return nil, fmt.Errorf("the edit deletes %s, which does not exist (folders cannot be deleted by this client)", s.rel(f.path))
+			}
+			f.content, f.exists, f.touched = "", false, true
+		default:
+			return nil, fmt.Errorf("the server sent a documentChanges entry of unknown kind %q", dc.Kind)
+		}
+	}
+	return p, nil
+}
+
+// commit writes every planned file all or nothing (atomicfile.WriteAll),
+// then removes files renamed away or deleted. Files are first checked
+// against the text read when planning, so concurrent edits are not lost.
+func (p *editPlan) commit() error {
+	var changes []atomicfile.Change
+	var removes []string
+	for _, path := range p.order {
+		f := p.files[path]
+		if !f.touched {
+			continue
+		}
+		if f.existedOnDisk {
+			now, err := os.ReadFile(path)
+			if err != nil || string(now) != f.diskText {
+				return fmt.Errorf("%s changed on disk while the rename was being worked out; no file was changed, run it again", path)
+			}
+		}
+		switch {
+		case f.exists:
+			changes = append(changes, atomicfile.Change{Path: path, Data: []byte(f.content), Perm: 0o644})
+		case f.existedOnDisk:
+			removes = append(removes, path)
+		}
+	}
+	if err := atomicfile.WriteAll(changes); err != nil {
+		return err
+	}
+	var errs []error
+	for _, path := range removes {
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("the files were written, but removing the old ones failed: %w", errors.Join(errs...))
+	}
+	return nil
+}
+
+// resyncAfterEdit tells the server about every file the plan changed: open
+// ones through didChange/didClose, the rest as watched-file events.
+func (s *Supervisor) resyncAfterEdit(ctx context.Context, srv *server, p *editPlan) error {
+	var events []fileEvent
+	for _, path := range p.order {
+		f := p.files[path]
+		if !f.touched {
+			continue
+		}
+		srv.mu.Lock()
+		doc := srv.docs[path]
+		srv.mu.Unlock()
+		if doc != nil {
+			if _, _, err := srv.syncFile(ctx, path, doc.languageID); err != nil {
+				return err
+			}
+		}
+		typ := fileChanged
+		switch {
+		case !f.exists:
+			typ = fileDeleted
+		case !f.existedOnDisk:
+			typ = fileCreated
+		}
+		events = append(events, fileEvent{URI: fileURI(path), Type: typ})
+	}
+	return srv.notifyWatched(ctx, events)
+}
+
+// applyTextEdits applies LSP text edits (all relative to text) and returns
+// the new text. Overlapping edits are an error; edits at the same position
+// apply in the order given.
+func applyTextEdits(text string, edits []textEdit, enc string) (string, error) {
+	d := newDocument(text)
+	type span struct {
+		start, end, idx int
+		text            string
+	}
+	spans := make([]span, 0, len(edits))
+	for i, e := range edits {
+		start, err := d.offset(e.Range.Start, enc)
+		if err != nil {
+			return "", err
+		}
+		end, err := d.offset(e.Range.End, enc)
+		if err != nil {
+			return "", err
+		}
+		if end < start {
+			return "", fmt.Errorf("edit %d ends (%d:%d) before it starts (%d:%d)", i, e.Range.End.Line+1, e.Range.End.Character, e.Range.Start.Line+1, e.Range.Start.Character)
+		}
+		spans = append(spans, span{start, end, i, e.NewText})
+	}
+	sort.SliceStable(spans, func(i, j int) bool {
+		if spans[i].start != spans[j].start {
+			return spans[i].start < spans[j].start
+		}
+		return spans[i].idx < spans[j].idx
+	})
+	var b strings.Builder
+	b.Grow(len(text))
+	pos := 0
+	for i, sp := range spans {
+		if sp.start < pos {
+			return "", fmt.Errorf("the server sent overlapping edits (edit %d overlaps the one before it)", sp.idx)
+		}
+		if i > 0 && sp.start == spans[i-1].start && spans[i-1].end > spans[i-1].start && sp.end > sp.start {
+			return "", fmt.Errorf("the server sent overlapping edits at the same place")
+		}
+		b.WriteString(text[pos:sp.start])
+		b.WriteString(sp.text)
+		pos = sp.end
+	}
+	b.WriteString(text[pos:])
+	return b.String(), nil
+}

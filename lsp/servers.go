@@ -1,0 +1,193 @@
+package lsp
+
+import (
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// ServerSpec describes one language server as data (LSP-6): adding a
+// language is adding a row to [DefaultServers], not a code path.
+type ServerSpec struct {
+	// ID names the server in status output and errors ("gopls").
+	ID string
+	// Language is the human name ("Go", "Python").
+	Language string
+	// Command is the program and its arguments; Command[0] is resolved on
+	// PATH (and in LocalBinDirs) at call time.
+	Command []string
+	// Install says how to get Command[0] when it is missing.
+	Install string
+	// RootMarkers are file or folder names whose nearest containing folder
+	// is the server's root (LSP-2). A file is owned only when one of them
+	// exists between the file and the supervisor's root.
+	RootMarkers []string
+	// Extensions are the file name endings the server owns (".go"), mapped
+	// to the LSP language id sent in didOpen.
+	Extensions map[string]string
+	// LocalBinDirs are folders, relative to the server's root, searched
+	// before PATH for Command[0] and Checker[0] (node_modules/.bin, .venv/bin).
+	LocalBinDirs []string
+	// Checker is the project checker `diagnostics "*"` runs in the root, or
+	// nil when the language has none; CheckerNote then says what to do.
+	Checker     []string
+	CheckerNote string
+	// Indexes says the server reports its initial indexing as $/progress;
+	// queries wait (bounded by StartTimeout) for that work to end.
+	Indexes bool
+	// InitializationOptions is sent in initialize.
+	InitializationOptions any
+	// Settings answers workspace/configuration, by section ("" is the whole
+	// object). Sections not listed get null.
+	Settings map[string]any
+}
+
+// owns reports whether the server handles path, and the language id.
+func (s *ServerSpec) owns(path string) (string, bool) {
+	ext := strings.ToLower(filepath.Ext(path))
+	id, ok := s.Extensions[ext]
+	return id, ok
+}
+
+// DefaultServers returns the built-in table. Callers may append rows or
+// replace the table in [Config.Servers]. Where two rows own the same
+// extension (pyright, pylsp), the first one whose binary resolves is used.
+func DefaultServers() []ServerSpec {
+	return []ServerSpec{
+		{
+			ID:          "gopls",
+			Language:    "Go",
+			Command:     []string{"gopls"},
+			Install:     "go install golang.org/x/tools/gopls@latest (scripts/install-lsp.sh installs it into .tools/bin)",
+			RootMarkers: []string{"go.work", "go.mod"},
+			Extensions:  map[string]string{".go": "go"},
+			Checker:     []string{"go", "vet", "./..."},
+			Indexes:     true,
+			Settings: map[string]any{
+				// Deep (analysis) diagnostics follow an edit after this
+				// delay; the default 1s would make writes wait or miss them.
+				"gopls": map[string]any{"diagnosticsDelay": "50ms", "symbolScope": "workspace"},
+			},
+		},
+		{
+			ID:           "pyright",
+			Language:     "Python",
+			Command:      []string{"pyright-langserver", "--stdio"},
+			Install:      "npm install pyright (scripts/install-lsp.sh installs it into .tools/node_modules)",
+			RootMarkers:  []string{"pyrightconfig.json", "pyproject.toml", "setup.py", "setup.cfg", "requirements.txt"},
+			Extensions:   map[string]string{".py": "python", ".pyi": "python"},
+			LocalBinDirs: []string{"node_modules/.bin", ".venv/bin", "venv/bin"},
+			Checker:      []string{"pyright"},
+			Settings: map[string]any{
+				"python":          map[string]any{},
+				"python.analysis": map[string]any{"diagnosticMode": "openFilesOnly"},
+			},
+		},
+		{
+			ID:           "pylsp",
+			Language:     "Python",
+			Command:      []string{"pylsp"},
+			Install:      "apt-get install python3-pylsp",
+			RootMarkers:  []string{"pyproject.toml", "setup.py", "setup.cfg", "requirements.txt"},
+			Extensions:   map[string]string{".py": "python"},
+			LocalBinDirs: []string{".venv/bin", "venv/bin"},
+			CheckerNote:  "pylsp has no project checker; install pyright for diagnostics \"*\"",
+		},
+		{
+			ID:          "typescript-language-server",
+			Language:    "TypeScript/JavaScript",
+			Command:     []string{"typescript-language-server", "--stdio"},
+			Install:     "npm install typescript-language-server typescript (scripts/install-lsp.sh installs them into .tools/node_modules)",
+			RootMarkers: []string{"tsconfig.json", "jsconfig.json", "package.json"},
+			Extensions: map[string]string{
+				".ts": "typescript", ".tsx": "typescriptreact", ".mts": "typescript", ".cts": "typescript",
+				".js": "javascript", ".jsx": "javascriptreact", ".mjs": "javascript", ".cjs": "javascript",
+			},
+			LocalBinDirs: []string{"node_modules/.bin"},
+			Checker:      []string{"tsc", "--noEmit", "--pretty", "false"},
+			Indexes:      true,
+		},
+		{
+			ID:          "clangd",
+			Language:    "C/C++",
+			Command:     []string{"clangd", "--background-index", "--log=error"},
+			Install:     "apt-get install clangd",
+			RootMarkers: []string{"compile_commands.json", "compile_flags.txt", "CMakeLists.txt", ".clangd"},
+			Extensions: map[string]string{
+				".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp",
+				".hpp": "cpp", ".hh": "cpp", ".hxx": "cpp",
+			},
+			CheckerNote: "C/C++ has no project checker here; run your build (cmake --build, make) or ask diagnostics for each file",
+			Indexes:     true,
+		},
+		{
+			ID:          "rust-analyzer",
+			Language:    "Rust",
+			Command:     []string{"rust-analyzer"},
+			Install:     "rustup component add rust-analyzer",
+			RootMarkers: []string{"Cargo.toml"},
+			Extensions:  map[string]string{".rs": "rust"},
+			Checker:     []string{"cargo", "check", "--message-format=short"},
+			Indexes:     true,
+		},
+		{
+			ID:          "dart",
+			Language:    "Dart",
+			Command:     []string{"dart", "language-server", "--protocol=lsp"},
+			Install:     "install the Dart SDK (https://dart.dev/get-dart)",
+			RootMarkers: []string{"pubspec.yaml"},
+			Extensions:  map[string]string{".dart": "dart"},
+			Checker:     []string{"dart", "analyze"},
+			Indexes:     true,
+		},
+	}
+}
+
+// Defaults used when a Config duration is zero.
+const (
+	DefaultIdleTimeout       = 10 * time.Minute
+	DefaultStartTimeout      = 60 * time.Second
+	DefaultRequestTimeout    = 30 * time.Second
+	DefaultDiagnosticsWait   = 5 * time.Second
+	DefaultDiagnosticsSettle = 150 * time.Millisecond
+	DefaultCheckerTimeout    = 3 * time.Minute
+)
+
+// Config configures a [Supervisor]. Zero durations take the defaults above;
+// a negative IdleTimeout turns reaping off.
+type Config struct {
+	// Servers is the server table; nil means DefaultServers().
+	Servers []ServerSpec
+	// IdleTimeout: a server unused this long is shut down.
+	IdleTimeout time.Duration
+	// StartTimeout bounds initialize plus the wait for initial indexing.
+	StartTimeout time.Duration
+	// RequestTimeout bounds one request to a server.
+	RequestTimeout time.Duration
+	// DiagnosticsWait bounds the wait for a document version's diagnostics.
+	DiagnosticsWait time.Duration
+	// DiagnosticsSettle is how long no new diagnostics for a document must
+	// arrive, after the first ones for its version, before they count as
+	// complete (servers publish in stages: syntax, types, analyses).
+	DiagnosticsSettle time.Duration
+	// CheckerTimeout bounds a project checker run (diagnostics "*").
+	CheckerTimeout time.Duration
+}
+
+func (c Config) withDefaults() Config {
+	if c.Servers == nil {
+		c.Servers = DefaultServers()
+	}
+	def := func(d *time.Duration, v time.Duration) {
+		if *d == 0 {
+			*d = v
+		}
+	}
+	def(&c.IdleTimeout, DefaultIdleTimeout)
+	def(&c.StartTimeout, DefaultStartTimeout)
+	def(&c.RequestTimeout, DefaultRequestTimeout)
+	def(&c.DiagnosticsWait, DefaultDiagnosticsWait)
+	def(&c.DiagnosticsSettle, DefaultDiagnosticsSettle)
+	def(&c.CheckerTimeout, DefaultCheckerTimeout)
+	return c
+}

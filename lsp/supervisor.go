@@ -1,0 +1,599 @@
+package lsp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Supervisor owns the language servers of one run: it starts them on
+// demand, one per (server, root marker folder), reaps idle ones, restarts
+// crashed ones on the next call, and stops them all on Close. Its methods
+// are safe for concurrent use.
+type Supervisor struct {
+	root  string // absolute, symlinks resolved
+	roots []string
+	cfg   Config
+	hooks *testHooks
+
+	mu      sync.Mutex
+	closed  bool
+	servers map[serverKey]*serverEntry
+	crashes map[serverKey]string // last unexpected exit, for Status
+	reaping bool
+	stop    chan struct{}
+	wg      sync.WaitGroup // starts and the reaper
+}
+
+type serverKey struct {
+	id   string
+	root string
+}
+
+// serverEntry is a server being started or running; ready is closed when
+// the start finished (srv or err set).
+type serverEntry struct {
+	ready chan struct{}
+	srv   *server
+	err   error
+}
+
+// NewSupervisor returns a Supervisor for the checkout at root. It starts
+// nothing (LSP-1): servers start on the first call that needs them.
+func NewSupervisor(root string, cfg Config) *Supervisor {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		abs = filepath.Clean(root)
+	}
+	roots := []string{abs}
+	if resolved, err := filepath.EvalSymlinks(abs); err == nil && resolved != abs {
+		roots = []string{resolved, abs}
+	}
+	return &Supervisor{
+		root:    roots[0],
+		roots:   roots,
+		cfg:     cfg.withDefaults(),
+		servers: map[serverKey]*serverEntry{},
+		crashes: map[serverKey]string{},
+		stop:    make(chan struct{}),
+	}
+}
+
+// Root returns the checkout root the supervisor works in.
+func (s *Supervisor) Root() string { return s.root }
+
+// Close shuts every server down (shutdown and exit, then kill of its
+// process group) and waits for them. Calls after Close fail with ErrClosed.
+func (s *Supervisor) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	close(s.stop)
+	entries := make([]*serverEntry, 0, len(s.servers))
+	for _, e := range s.servers {
+		entries = append(entries, e)
+	}
+	s.servers = map[serverKey]*serverEntry{}
+	s.mu.Unlock()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var wg sync.WaitGroup
+	for _, e := range entries {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-e.ready // starts are bounded by StartTimeout and end on stop
+			if e.srv != nil {
+				e.srv.shutdown(ctx)
+			}
+		}()
+	}
+	wg.Wait()
+	s.wg.Wait()
+	return nil
+}
+
+// rel returns path relative to the root for messages, or path itself when
+// it lies outside.
+func (s *Supervisor) rel(path string) string {
+	for _, r := range s.roots {
+		if rel, err := filepath.Rel(r, path); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return filepath.ToSlash(rel)
+		}
+	}
+	return path
+}
+
+// inRoot reports whether path is the root or below it.
+func (s *Supervisor) inRoot(path string) bool {
+	return s.rel(path) != path || path == s.root
+}
+
+// checkFile validates a file argument: absolute or root-relative, inside
+// the root (after resolving symlinks), an existing regular file.
+func (s *Supervisor) checkFile(file string) (string, error) {
+	s.mu.Lock()
+	closed := s.closed
+	s.mu.Unlock()
+	if closed {
+		return "", ErrClosed
+	}
+	if file == "" {
+		return "", fmt.Errorf("%w: file is required", ErrBadFile)
+	}
+	path := file
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(s.root, path)
+	}
+	path = filepath.Clean(path)
+	if !s.inRoot(path) {
+		return "", fmt.Errorf("%w: %s is outside the root %s; give a path inside it", ErrBadFile, file, s.root)
+	}
+	resolved, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", fmt.Errorf("%w: %s does not exist (paths are relative to %s)", ErrBadFile, s.rel(path), s.root)
+		}
+		return "", fmt.Errorf("%w: %v", ErrBadFile, err)
+	}
+	if !s.inRoot(resolved) {
+		return "", fmt.Errorf("%w: %s resolves to %s, outside the root %s", ErrBadFile, file, resolved, s.root)
+	}
+	info, err := os.Stat(resolved)
+	if err != nil {
+		return "", fmt.Errorf("%w: %v", ErrBadFile, err)
+	}
+	if info.IsDir() {
+		return "", fmt.Errorf("%w: %s is a folder; give a file", ErrBadFile, s.rel(resolved))
+	}
+	return s.canonical(resolved), nil
+}
+
+// canonical maps a resolved path to the root spelling used everywhere.
+func (s *Supervisor) canonical(path string) string {
+	for _, r := range s.roots {
+		if rel, err := filepath.Rel(r, path); err == nil && !strings.HasPrefix(rel, "..") {
+			return filepath.Join(s.root, rel)
+		}
+	}
+	return path
+}
+
+// choice is the server that owns a file: its spec, root folder and binary.
+type choice struct {
+	spec       *ServerSpec
+	root       string
+	bin        string
+	languageID string
+}
+
+// choose finds the server for path by the intersection rule (LSP-2): the
+// first row that owns the extension, has a root marker between the file
+// and the supervisor root, and whose binary resolves.
+func (s *Supervisor) choose(path string) (*choice, error) {
+	var reasons []string
+	owned := false
+	for i := range s.cfg.Servers {
+		spec := &s.cfg.Servers[i]
+		langID, ok := spec.owns(path)
+		if !ok {
+			continue
+		}
+		owned = true
+		root, marker := s.nearestMarker(filepath.Dir(path), spec.RootMarkers)
+		bin, binErr := s.lookBin(spec.Command[0], spec.LocalBinDirs, root)
+		switch {
+		case root == "" && binErr != nil:
+			reasons = append(reasons, fmt.Sprintf("%s needs a root marker (%s) in %s or a folder above it inside the root, and %s is not installed (%s)",
+				spec.ID, strings.Join(spec.RootMarkers, ", "), s.rel(filepath.Dir(path)), spec.Command[0], spec.Install))
+		case root == "":
+			reasons = append(reasons, fmt.Sprintf("%s is installed (%s) but no root marker (%s) was found in %s or a folder above it inside the root",
+				spec.ID, bin, strings.Join(spec.RootMarkers, ", "), s.rel(filepath.Dir(path))))
+		case binErr != nil:
+			reasons = append(reasons, fmt.Sprintf("%s found %s but %s is not installed: %s",
+				spec.ID, s.rel(filepath.Join(root, marker)), spec.Command[0], spec.Install))
+		default:
+			return &choice{spec: spec, root: root, bin: bin, languageID: langID}, nil
+		}
+	}
+	if !owned {
+		return nil, fmt.Errorf("%w: no server in the table handles %q files (%s); use read or grep for it",
+			ErrNotOwned, filepath.Ext(path), s.rel(path))
+	}
+	return nil, &UnavailableError{File: s.rel(path), Reasons: reasons}
+}
+
+// nearestMarker walks from dir up to the supervisor root and returns the
+// first folder holding one of markers, and the marker found.
+func (s *Supervisor) nearestMarker(dir string, markers []string) (string, string) {
+	for {
+		for _, m := range markers {
+			if _, err := os.Stat(filepath.Join(dir, m)); err == nil {
+				return dir, m
+			}
+		}
+		if dir == s.root || !s.inRoot(dir) {
+			return "", ""
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", ""
+		}
+		dir = parent
+	}
+}
+
+// lookBin resolves a program: first in the server root's local bin folders
+// (node_modules/.bin, .venv/bin), then in the supervisor root's, then PATH.
+func (s *Supervisor) lookBin(program string, localDirs []string, root string) (string, error) {
+	if filepath.IsAbs(program) {
+		return exec.LookPath(program)
+	}
+	for _, base := range []string{root, s.root} {
+		if base == "" {
+			continue
+		}
+		for _, d := range localDirs {
+			p := filepath.Join(base, d, program)
+			if info, err := os.Stat(p); err == nil && !info.IsDir() && info.Mode()&0o111 != 0 {
+				return p, nil
+			}
+		}
+	}
+	return exec.LookPath(program)
+}
+
+// serverFor returns the running server for c, starting one (and waiting,
+// bounded by StartTimeout) when there is none or the last one died. The
+// server counts as in use (never reaped) until the caller calls release.
+func (s *Supervisor) serverFor(ctx context.Context, c *choice) (*server, error) {
+	key := serverKey{c.spec.ID, c.root}
+	for {
+		s.mu.Lock()
+		if s.closed {
+			s.mu.Unlock()
+			return nil, ErrClosed
+		}
+		e := s.servers[key]
+		if e == nil {
+			e = &serverEntry{ready: make(chan struct{})}
+			s.servers[key] = e
+			s.wg.Add(1)
+			go s.start(key, c, e)
+			s.startReaperLocked()
+		}
+		s.mu.Unlock()
+
+		select {
+		case <-e.ready:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		if e.err != nil {
+			s.drop(key, e)
+			return nil, e.err
+		}
+		if !e.srv.alive() {
+			// Crashed since the last call: note it and start afresh.
+			s.mu.Lock()
+			if !e.srv.closing {
+				s.crashes[key] = fmt.Sprintf("%v at %s", e.srv.exitError(""), time.Now().Format(time.TimeOnly))
+			}
+			s.mu.Unlock()
+			s.drop(key, e)
+			continue
+		}
+		e.srv.inflight.Add(1)
+		e.srv.touch()
+		return e.srv, nil
+	}
+}
+
+// release ends a use begun by serverFor.
+func (srv *server) release() {
+	srv.touch()
+	srv.inflight.Add(-1)
+}
+
+func (s *Supervisor) start(key serverKey, c *choice, e *serverEntry) {
+	defer s.wg.Done()
+	defer close(e.ready)
+	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.StartTimeout)
+	defer cancel()
+	go func() {
+		select {
+		case <-s.stop:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	relRoot := s.rel(c.root)
+	if relRoot == "" {
+		relRoot = "."
+	}
+	srv, err := startServer(ctx, c.spec, c.bin, c.root, relRoot, &s.cfg, s.hooks)
+	if err != nil {
+		var se *ServerError
+		if errors.As(err, &se) && se.Kind == ErrServerTimeout {
+			se.Detail = fmt.Sprintf("it did not finish starting (initialize) within %s", s.cfg.StartTimeout)
+		}
+		e.err = fmt.Errorf("starting %s for %s: %w", c.spec.ID, relRoot, err)
+		return
+	}
+	srv.touch() // idle time counts from ready, not from launch
+	e.srv = srv
+}
+
+// drop forgets e if it is still the entry for key.
+func (s *Supervisor) drop(key serverKey, e *serverEntry) {
+	s.mu.Lock()
+	if s.servers[key] == e {
+		delete(s.servers, key)
+	}
+	s.mu.Unlock()
+}
+
+// startReaperLocked starts the idle reaper once a server exists.
+func (s *Supervisor) startReaperLocked() {
+	if s.reaping || s.cfg.IdleTimeout < 0 {
+		return
+	}
+	s.reaping = true
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		tick := time.NewTicker(max(s.cfg.IdleTimeout/4, 10*time.Millisecond))
+		defer tick.Stop()
+		for {
+			select {
+			case <-s.stop:
+				return
+			case <-tick.C:
+				s.reapIdle()
+			}
+		}
+	}()
+}
+
+// reapIdle shuts down servers unused for IdleTimeout.
+func (s *Supervisor) reapIdle() {
+	var idle []*server
+	s.mu.Lock()
+	for key, e := range s.servers {
+		select {
+		case <-e.ready:
+		default:
+			continue
+		}
+		if e.srv == nil || e.srv.inflight.Load() > 0 {
+			continue
+		}
+		e.srv.mu.Lock()
+		unused := time.Since(e.srv.lastUsed)
+		e.srv.mu.Unlock()
+		if unused >= s.cfg.IdleTimeout {
+			delete(s.servers, key)
+			idle = append(idle, e.srv)
+		}
+	}
+	s.mu.Unlock()
+	for _, srv := range idle {
+		srv.shutdown(context.Background())
+	}
+}
+
+// running returns the live servers, sorted by id and root.
+func (s *Supervisor) running() []*server {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []*server
+	for _, e := range s.servers {
+		select {
+		case <-e.ready:
+			if e.srv != nil && e.srv.alive() {
+				out = append(out, e.srv)
+			}
+		default:
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].spec.ID != out[j].spec.ID {
+			return out[i].spec.ID < out[j].spec.ID
+		}
+		return out[i].root < out[j].root
+	})
+	return out
+}
+
+// Reload restarts the server that owns file (file "" restarts every
+// running server) and returns what it did.
+func (s *Supervisor) Reload(ctx context.Context, file string) (string, error) {
+	if file == "" {
+		srvs := s.running()
+		if len(srvs) == 0 {
+			return "no language server is running; nothing to reload (servers start on the first call that needs them)", nil
+		}
+		var b strings.Builder
+		for _, srv := range srvs {
+			key := serverKey{srv.spec.ID, srv.root}
+			s.stopKey(ctx, key)
+			fmt.Fprintf(&b, "stopped %s for %s; ", srv.spec.ID, srv.relRoot)
+			c := &choice{spec: srv.spec, root: srv.root, bin: srv.cmd.Path}
+			srv, err := s.serverFor(ctx, c)
+			if err != nil {
+				return b.String(), err
+			}
+			srv.release()
+			fmt.Fprintf(&b, "started it again\n")
+		}
+		return strings.TrimSpace(b.String()), nil
+	}
+	path, err := s.checkFile(file)
+	if err != nil {
+		return "", err
+	}
+	c, err := s.choose(path)
+	if err != nil {
+		return "", err
+	}
+	key := serverKey{c.spec.ID, c.root}
+	was := s.stopKey(ctx, key)
+	t0 := time.Now()
+	srv, err := s.serverFor(ctx, c)
+	if err != nil {
+		return "", err
+	}
+	srv.release()
+	verb := "started"
+	if was {
+		verb = "restarted"
+	}
+	return fmt.Sprintf("%s %s for %s (pid %d, ready in %s)", verb, c.spec.ID, srv.relRoot, srv.pid(), time.Since(t0).Round(time.Millisecond)), nil
+}
+
+// stopKey shuts down the server for key, reporting whether one ran.
+func (s *Supervisor) stopKey(ctx context.Context, key serverKey) bool {
+	s.mu.Lock()
+	e := s.servers[key]
+	delete(s.servers, key)
+	s.mu.Unlock()
+	if e == nil {
+		return false
+	}
+	select {
+	case <-e.ready:
+	case <-ctx.Done():
+		return true
+	}
+	if e.srv != nil {
+		e.srv.shutdown(ctx)
+	}
+	return true
+}
+
+// Status says, per language in the table, whether its root marker is in the
+// checkout and its binary resolves, and which servers run for which roots.
+// It starts nothing.
+func (s *Supervisor) Status(ctx context.Context) string {
+	markers := s.scanMarkers(ctx)
+	running := s.running()
+	var b strings.Builder
+	fmt.Fprintf(&b, "language servers for %s:\n", s.root)
+	for i := range s.cfg.Servers {
+		spec := &s.cfg.Servers[i]
+		dirs := markers[spec.ID]
+		bin, binErr := s.lookBin(spec.Command[0], spec.LocalBinDirs, s.root)
+		if binErr != nil && len(dirs) > 0 {
+			bin, binErr = s.lookBin(spec.Command[0], spec.LocalBinDirs, filepath.Join(s.root, dirs[0]))
+		}
+		fmt.Fprintf(&b, "- %s (%s, %s): ", spec.Language, spec.ID, strings.Join(sortedKeys(spec.Extensions), " "))
+		var runs []string
+		for _, srv := range running {
+			if srv.spec == spec {
+				srv.mu.Lock()
+				n := len(srv.docs)
+				srv.mu.Unlock()
+				runs = append(runs, fmt.Sprintf("%s (pid %d, up %s, %d open files, positions in %s)",
+					srv.relRoot, srv.pid(), time.Since(srv.started).Round(time.Second), n, srv.encoding))
+			}
+		}
+		switch {
+		case len(runs) > 0:
+			fmt.Fprintf(&b, "running for %s", strings.Join(runs, ", "))
+		case len(dirs) > 0 && binErr == nil:
+			fmt.Fprintf(&b, "available (marker in %s; %s), not started: it starts on the first call for one of its files", strings.Join(dirs, ", "), bin)
+		case len(dirs) > 0:
+			fmt.Fprintf(&b, "NOT available: marker found in %s, but %s is not installed; install it: %s", strings.Join(dirs, ", "), spec.Command[0], spec.Install)
+		case binErr == nil:
+			fmt.Fprintf(&b, "not used here: %s is installed (%s) but no root marker (%s) is in this checkout", spec.Command[0], bin, strings.Join(spec.RootMarkers, ", "))
+		default:
+			fmt.Fprintf(&b, "not used here: no root marker (%s) in this checkout, and %s is not installed (%s)", strings.Join(spec.RootMarkers, ", "), spec.Command[0], spec.Install)
+		}
+		s.mu.Lock()
+		var crashes []string
+		for key, why := range s.crashes {
+			if key.id == spec.ID {
+				crashes = append(crashes, fmt.Sprintf("%s: %s", s.rel(key.root), why))
+			}
+		}
+		s.mu.Unlock()
+		if len(crashes) > 0 {
+			sort.Strings(crashes)
+			fmt.Fprintf(&b, "; last crash: %s", strings.Join(crashes, "; "))
+		}
+		b.WriteByte('\n')
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// scanMarkers walks the checkout (bounded in depth and size, skipping
+// dependency and hidden folders) and returns, per server id, the folders
+// (relative to the root) holding one of its markers.
+func (s *Supervisor) scanMarkers(ctx context.Context) map[string][]string {
+	const maxDepth, maxEntries = 4, 20000
+	byMarker := map[string][]string{}
+	for i := range s.cfg.Servers {
+		for _, m := range s.cfg.Servers[i].RootMarkers {
+			byMarker[m] = append(byMarker[m], s.cfg.Servers[i].ID)
+		}
+	}
+	found := map[string][]string{}
+	seen := map[string]map[string]bool{}
+	entries := 0
+	_ = filepath.WalkDir(s.root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || ctx.Err() != nil {
+			return nil
+		}
+		entries++
+		if entries > maxEntries {
+			return filepath.SkipAll
+		}
+		if path == s.root {
+			return nil
+		}
+		rel := s.rel(path)
+		for _, id := range byMarker[d.Name()] {
+			dir := filepath.ToSlash(filepath.Dir(rel))
+			if seen[id] == nil {
+				seen[id] = map[string]bool{}
+			}
+			if !seen[id][dir] {
+				seen[id][dir] = true
+				found[id] = append(found[id], dir)
+			}
+		}
+		if d.IsDir() {
+			name := d.Name()
+			if strings.HasPrefix(name, ".") || name == "node_modules" || name == "vendor" || name == "target" || name == "build" ||
+				strings.Count(rel, "/") >= maxDepth {
+				return filepath.SkipDir
+			}
+		}
+		return nil
+	})
+	for id := range found {
+		sort.Strings(found[id])
+	}
+	return found
+}
+
+func sortedKeys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

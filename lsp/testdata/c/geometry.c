@@ -1,0 +1,6 @@
+#include "geometry.h"
+
+double area(const struct square *s)
+{
+	return s->side * s->side;
+}

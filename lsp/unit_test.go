@@ -1,0 +1,304 @@
+package lsp
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestFindSymbol(t *testing.T) {
+	d := newDocument("package p\n\nfunc max(x int) int { return x }\r\nvar größe = \"🚀\" + name\n")
+	cases := []struct {
+		line   int
+		symbol string
+		col    int    // byte column wanted
+		err    string // or the error text wanted
+	}{
+		{3, "max", 5, ""},
+		{3, "x", 9, ""}, // the whole word, not the x inside "max"
+		{3, "return x", 22, ""},
+		{4, "name", 23, ""},
+		{4, "größe", 4, ""},
+		{4, "nome", 0, `"nome" is not on f.go:4, which reads "var größe = \"🚀\" + name"`},
+		{4, "", 0, "symbol is required"},
+		{5, "x", 0, "line 5 is out of range: f.go has 4 lines"},
+		{0, "x", 0, "line 0 is out of range"},
+	}
+	for _, c := range cases {
+		line0, col, err := findSymbol(d, "f.go", c.line, c.symbol)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("line %d %q: want error %q, got %v", c.line, c.symbol, c.err, err)
+			}
+			continue
+		}
+		if err != nil || line0 != c.line-1 || col != c.col {
+			t.Errorf("line %d %q: got line0 %d col %d err %v; want col %d", c.line, c.symbol, line0, col, err, c.col)
+		}
+	}
+	if d.line(2) != "func max(x int) int { return x }" {
+		t.Errorf("CRLF line kept its CR: %q", d.line(2))
+	}
+	if _, _, err := findSymbol(newDocument(""), "e.go", 1, "x"); err == nil || !strings.Contains(err.Error(), "e.go is empty") {
+		t.Errorf("empty file: %v", err)
+	}
+}
+
+func TestColumns(t *testing.T) {
+	line := "größe 🚀 x"
+	b := strings.Index(line, "x") // 5 letters (7 bytes), space, rocket (4 bytes), space
+	want := map[string]int{encUTF8: 13, encUTF16: 9, encUTF32: 8}
+	for enc, col := range want {
+		if got := encodedColumn(line, b, enc); got != col {
+			t.Errorf("%s: encodedColumn = %d, want %d", enc, got, col)
+		}
+		if got := byteColumn(line, col, enc); got != b {
+			t.Errorf("%s: byteColumn(%d) = %d, want %d", enc, col, got, b)
+		}
+	}
+	if got := byteColumn(line, 999, encUTF16); got != len(line) {
+		t.Errorf("past the end: %d, want the line length %d", got, len(line))
+	}
+}
+
+func FuzzColumns(f *testing.F) {
+	f.Add("größe 🚀 x", 3)
+	f.Add("\xff\xfeab", 1)
+	f.Fuzz(func(t *testing.T, line string, at int) {
+		if at < 0 || at > len(line) {
+			return
+		}
+		for at > 0 && at < len(line) && !utf8.RuneStart(line[at]) {
+			at--
+		}
+		for _, enc := range []string{encUTF8, encUTF16, encUTF32} {
+			col := encodedColumn(line, at, enc)
+			if back := byteColumn(line, col, enc); back != at && utf8.ValidString(line) {
+				t.Fatalf("%s: byte %d -> column %d -> byte %d in %q", enc, at, col, back, line)
+			}
+		}
+	})
+}
+
+func edit(l1, c1, l2, c2 int, text string) textEdit {
+	return textEdit{Range: lspRange{Start: position{l1, c1}, End: position{l2, c2}}, NewText: text}
+}
+
+func TestApplyTextEdits(t *testing.T) {
+	text := "a := 1\r\nb := größe + 🚀x\n"
+	cases := []struct {
+		name  string
+		enc   string
+		edits []textEdit
+		want  string
+		err   string
+	}{
+		{"replace and insert, any order", encUTF16, []textEdit{edit(1, 0, 1, 1, "B"), edit(0, 0, 0, 1, "A")}, "A := 1\r\nB := größe + 🚀x\n", ""},
+		// x stands after the rocket: column 15 in UTF-16 units, 14 in runes.
+		{"utf-16 column after a surrogate pair", encUTF16, []textEdit{edit(1, 15, 1, 16, "y")}, "a := 1\r\nb := größe + 🚀y\n", ""},
+		{"utf-32 column", encUTF32, []textEdit{edit(1, 14, 1, 15, "y")}, "a := 1\r\nb := größe + 🚀y\n", ""},
+		{"inserts at one place keep their order", encUTF8, []textEdit{edit(0, 0, 0, 0, "1"), edit(0, 0, 0, 0, "2")}, "12a := 1\r\nb := größe + 🚀x\n", ""},
+		{"past the end clamps", encUTF8, []textEdit{edit(9, 0, 9, 0, "// end\n")}, text + "// end\n", ""},
+		{"overlap", encUTF8, []textEdit{edit(0, 0, 0, 3, "x"), edit(0, 2, 0, 4, "y")}, "", "overlapping"},
+		{"backwards", encUTF8, []textEdit{edit(0, 3, 0, 1, "x")}, "", "ends"},
+	}
+	for _, c := range cases {
+		got, err := applyTextEdits(text, c.edits, c.enc)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%s: want error %q, got %v (%q)", c.name, c.err, err, got)
+			}
+			continue
+		}
+		if err != nil || got != c.want {
+			t.Errorf("%s: got %q, %v; want %q", c.name, got, err, c.want)
+		}
+	}
+}
+
+func FuzzApplyTextEdits(f *testing.F) {
+	f.Add("a\nbc\n", 0, 1, 1, 0, "x", 1, 0, 1, 2, "y")
+	f.Add("🚀\r\n", 0, 1, 0, 2, "", 5, 5, 6, 6, "z")
+	f.Fuzz(func(t *testing.T, text string, a, b, c, d int, s1 string, e, g, h, i int, s2 string) {
+		edits := []textEdit{edit(a, b, c, d, s1), edit(e, g, h, i, s2)}
+		for _, enc := range []string{encUTF8, encUTF16, encUTF32} {
+			out, err := applyTextEdits(text, edits, enc)
+			if err != nil {
+				continue
+			}
+			if len(out) > len(text)+len(s1)+len(s2) {
+				t.Fatalf("%s: output longer than text plus inserts: %q", enc, out)
+			}
+		}
+	})
+}
+
+func TestPlanAndCommitFileOperations(t *testing.T) {
+	root := t.TempDir()
+	write := func(name, text string) {
+		if err := os.WriteFile(filepath.Join(root, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read := func(name string) (string, bool) {
+		data, err := os.ReadFile(filepath.Join(root, name))
+		return string(data), err == nil
+	}
+	write("a.txt", "alpha old\n")
+	write("d.txt", "doomed\n")
+	write("e.txt", "edited via changes\n")
+	sup := NewSupervisor(root, Config{})
+	defer sup.Close()
+	uri := func(name string) string { return fileURI(filepath.Join(root, name)) }
+	raw := func(v any) json.RawMessage {
+		b, _ := json.Marshal(v)
+		return b
+	}
+	we := &workspaceEdit{
+		Changes: map[string][]textEdit{uri("e.txt"): {edit(0, 0, 0, 6, "changed")}},
+		DocumentChanges: []json.RawMessage{
+			raw(map[string]any{"textDocument": map[string]any{"uri": uri("a.txt"), "version": nil}, "edits": []textEdit{edit(0, 6, 0, 9, "new")}}),
+			raw(map[string]any{"kind": "rename", "oldUri": uri("a.txt"), "newUri": uri("b.txt")}),
+			raw(map[string]any{"kind": "create", "uri": uri("sub/c.txt")}),
+			raw(map[string]any{"textDocument": map[string]any{"uri": uri("sub/c.txt"), "version": nil}, "edits": []textEdit{edit(0, 0, 0, 0, "made\n")}}),
+			raw(map[string]any{"kind": "delete", "uri": uri("d.txt")}),
+		},
+	}
+	plan, err := sup.planEdit(we, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := plan.commit(); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{"b.txt": "alpha new\n", "sub/c.txt": "made\n", "e.txt": "changed via changes\n"} {
+		if got, ok := read(name); !ok || got != want {
+			t.Errorf("%s = %q (exists %v), want %q", name, got, ok, want)
+		}
+	}
+	for _, gone := range []string{"a.txt", "d.txt"} {
+		if _, ok := read(gone); ok {
+			t.Errorf("%s still exists", gone)
+		}
+	}
+
+	// An edit reaching outside the root refuses the whole edit.
+	outside := filepath.Join(t.TempDir(), "x.txt")
+	write("keep.txt", "keep\n")
+	we = &workspaceEdit{Changes: map[string][]textEdit{
+		uri("keep.txt"):  {edit(0, 0, 0, 4, "lost")},
+		fileURI(outside): {edit(0, 0, 0, 0, "x")},
+	}}
+	if _, err := sup.planEdit(we, nil); err == nil || !strings.Contains(err.Error(), "outside the root") {
+		t.Fatalf("edit outside the root: %v", err)
+	}
+	// Overlapping edits in one file refuse the whole edit too.
+	we = &workspaceEdit{Changes: map[string][]textEdit{
+		uri("b.txt"):    {edit(0, 0, 0, 0, "ok ")},
+		uri("keep.txt"): {edit(0, 0, 0, 3, "x"), edit(0, 1, 0, 2, "y")},
+	}}
+	if _, err := sup.planEdit(we, nil); err == nil || !strings.Contains(err.Error(), "overlapping") {
+		t.Fatalf("overlapping edits: %v", err)
+	}
+	// A file changed on disk between planning and commit: nothing written.
+	we = &workspaceEdit{Changes: map[string][]textEdit{
+		uri("b.txt"):    {edit(0, 0, 0, 0, "ok ")},
+		uri("keep.txt"): {edit(0, 0, 0, 4, "lost")},
+	}}
+	plan, err = sup.planEdit(we, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write("keep.txt", "someone else\n")
+	if err := plan.commit(); err == nil || !strings.Contains(err.Error(), "changed on disk") {
+		t.Fatalf("concurrent change: %v", err)
+	}
+	if got, _ := read("b.txt"); got != "alpha new\n" {
+		t.Errorf("b.txt was written although the edit was refused: %q", got)
+	}
+}
+
+func TestLedger(t *testing.T) {
+	l := NewLedger()
+	e1 := Diagnostic{File: "f", Line: 3, Severity: SeverityError, Code: "X", Message: "boom"}
+	w1 := Diagnostic{File: "f", Line: 4, Severity: SeverityWarning, Message: "careful"}
+	h1 := Diagnostic{File: "f", Line: 5, Severity: SeverityHint, Message: "style"}
+	if got := l.Fresh("f", []Diagnostic{e1, w1, h1}, false); len(got) != 2 {
+		t.Fatalf("first: want error and warning, got %+v", got)
+	}
+	moved := e1
+	moved.Line = 7
+	if got := l.Fresh("f", []Diagnostic{moved, w1}, false); len(got) != 0 {
+		t.Fatalf("moved: want nothing new, got %+v", got)
+	}
+	other := e1
+	other.Message = "boom again"
+	if got := l.Fresh("f", []Diagnostic{moved, other}, false); len(got) != 1 || got[0].Message != "boom again" {
+		t.Fatalf("new message: %+v", got)
+	}
+	l.Fresh("f", nil, false) // all fixed
+	if got := l.Fresh("f", []Diagnostic{e1}, false); len(got) != 1 {
+		t.Fatalf("came back: want it again, got %+v", got)
+	}
+	if got := l.Fresh("g", []Diagnostic{e1}, false); len(got) != 1 {
+		t.Fatalf("other file: %+v", got)
+	}
+	if got := l.Fresh("h", []Diagnostic{h1}, true); len(got) != 1 {
+		t.Fatalf("hint on request: %+v", got)
+	}
+}
+
+func TestFormatDiagnostics(t *testing.T) {
+	root := "/r"
+	got := FormatDiagnostics(root, []Diagnostic{
+		{File: "/r/b.go", Line: 2, Column: 1, Severity: SeverityWarning, Message: "w\nsecond line", Source: "vet"},
+		{File: "/r/a.go", Line: 9, Column: 4, Severity: SeverityError, Code: "E1", Message: "e", LineText: "\tx := 1"},
+	})
+	want := "a.go:9:4: error: e [E1]\n    x := 1\nb.go:2:1: warning: w ⏎ second line (vet)"
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	if FormatDiagnostics(root, nil) != "" {
+		t.Error("no diagnostics should format as empty")
+	}
+}
+
+func TestDecodeLocationsAndHover(t *testing.T) {
+	for _, c := range []struct {
+		raw  string
+		want int
+	}{
+		{`null`, 0},
+		{`{"uri":"file:///a","range":{"start":{"line":1,"character":2},"end":{"line":1,"character":3}}}`, 1},
+		{`[{"uri":"file:///a","range":{"start":{"line":1,"character":2},"end":{"line":1,"character":3}}},{"targetUri":"file:///b","targetRange":{"start":{"line":0,"character":0},"end":{"line":5,"character":0}},"targetSelectionRange":{"start":{"line":2,"character":4},"end":{"line":2,"character":5}}}]`, 2},
+	} {
+		locs := decodeLocations(json.RawMessage(c.raw))
+		if len(locs) != c.want {
+			t.Errorf("%s: got %d locations", c.raw, len(locs))
+		}
+		if c.want == 2 && (locs[1].URI != "file:///b" || locs[1].Range.Start.Line != 2) {
+			t.Errorf("link: want the selection range of the target, got %+v", locs[1])
+		}
+	}
+	for raw, want := range map[string]string{
+		`{"kind":"markdown","value":"**x**"}`: "**x**",
+		`"plain"`:                             "plain",
+		`[{"language":"go","value":"func f()"},"doc"]`: "```go\nfunc f()\n```\n\ndoc",
+	} {
+		if got := hoverText(json.RawMessage(raw)); got != want {
+			t.Errorf("hover %s: got %q want %q", raw, got, want)
+		}
+	}
+}
+
+func TestURIRoundTrip(t *testing.T) {
+	for _, p := range []string{"/tmp/a b/c#d.go", "/tmp/größe/x.go", "/tmp/%41.go"} {
+		got, ok := uriPath(fileURI(p))
+		if !ok || got != p {
+			t.Errorf("%s -> %s -> %s", p, fileURI(p), got)
+		}
+	}
+}
