@@ -12,6 +12,8 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/askuser"
 	"github.com/builtin-tools/builtin-tools/files"
+	"github.com/builtin-tools/builtin-tools/lsp"
+	"github.com/builtin-tools/builtin-tools/lsp/lsptool"
 	"github.com/builtin-tools/builtin-tools/registry"
 )
 
@@ -24,6 +26,7 @@ func Catalog() []registry.Descriptor {
 	var out []registry.Descriptor
 	out = append(out, files.Tools()...)
 	out = append(out, askuser.Tool)
+	out = append(out, lsptool.Tools()...)
 	return out
 }
 
@@ -43,6 +46,8 @@ type Options struct {
 	AskTimeout time.Duration
 	// Without lists resources not to attach even when available.
 	Without []registry.ResourceKind
+	// LSP configures the language-server supervisor (zero value: defaults).
+	LSP lsp.Config
 }
 
 // NewRun makes a run over opts.Root with the module's catalog and attaches
@@ -65,6 +70,16 @@ func NewRun(opts Options) (*registry.Run, error) {
 			run.Close()
 			return nil, fmt.Errorf("attaching the ask port: %w", err)
 		}
+	}
+	if !slices.Contains(opts.Without, registry.LSP) {
+		// Starts nothing: servers start on the first call that needs one.
+		sup := lsp.NewSupervisor(run.Root(), opts.LSP)
+		if err := run.Attach(registry.LSP, sup); err != nil {
+			sup.Close()
+			run.Close()
+			return nil, fmt.Errorf("attaching the language-server supervisor: %w", err)
+		}
+		run.Use(lsptool.DiagnosticsOnWrite(sup))
 	}
 	return run, nil
 }

@@ -9,8 +9,23 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/builtin-tools/builtin-tools/conformance"
 	"github.com/builtin-tools/builtin-tools/internal/testenv"
 )
+
+// golden is what each mode must list, from the conformance data.
+func golden(t *testing.T) map[string][]string {
+	t.Helper()
+	e, err := conformance.Load(filepath.Join(testenv.ModuleRoot(), "conformance", "testdata", "tools.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]string{}
+	for mode, names := range e.Golden {
+		out[string(mode)] = slices.Sorted(slices.Values(names))
+	}
+	return out
+}
 
 // The real MCP Inspector, in CLI mode, drives `builtin-tools serve` over
 // stdio (CLI-1, REG-5, REG-6).
@@ -35,12 +50,7 @@ func inspector(t *testing.T, args ...string) (string, string, int) {
 
 func TestInspectorListsEachMode(t *testing.T) {
 	root := fixture(t)
-	want := map[string][]string{
-		"normal":   {"apply_patch", "ask_user", "edit", "read", "write"},
-		"plan":     {"ask_user", "read"},
-		"readonly": {"ask_user", "read"},
-	}
-	for mode, names := range want {
+	for mode, names := range golden(t) {
 		out, errs, code := inspector(t, "--root", root, "--mode", mode, "--method", "tools/list", "--strict", "--format", "json")
 		if code != 0 {
 			t.Fatalf("%s: exit %d: %s %s", mode, code, out, errs)

@@ -1,0 +1,138 @@
+package lsptool_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	builtintools "github.com/builtin-tools/builtin-tools"
+	"github.com/builtin-tools/builtin-tools/internal/testenv"
+	"github.com/builtin-tools/builtin-tools/registry"
+	"github.com/builtin-tools/builtin-tools/tiers"
+)
+
+const goMod = "module example.com/shop\n\ngo 1.22\n"
+
+const cartGo = `package shop
+
+// Cart holds items.
+type Cart struct{ Items []string }
+
+// Total counts the items.
+func (c *Cart) Total() int { return len(c.Items) }
+
+func use() int {
+	c := &Cart{}
+	return c.Total() + c.Total()
+}
+`
+
+func goRun(t *testing.T) *registry.Run {
+	t.Helper()
+	testenv.LookPath(t, "gopls")
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "go.mod"), []byte(goMod), 0o644)
+	os.WriteFile(filepath.Join(root, "cart.go"), []byte(cartGo), 0o644)
+	r, err := builtintools.NewRun(builtintools.Options{Root: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r
+}
+
+func call(t *testing.T, r *registry.Run, mode tiers.Mode, tool string, args map[string]any) (string, bool) {
+	t.Helper()
+	b, _ := json.Marshal(args)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res, err := r.Call(ctx, mode, tool, b)
+	if err != nil {
+		t.Fatalf("%s: %v", tool, err)
+	}
+	return registry.ResultText(res), res.IsError
+}
+
+// LSP-3..5 through the registry: positions are line + symbol, results are
+// root-relative with the line quoted.
+func TestLSPToolOnGopls(t *testing.T) {
+	r := goRun(t)
+	text, isErr := call(t, r, tiers.Plan, "lsp", map[string]any{"operation": "references", "file": "cart.go", "line": 7, "symbol": "Total"})
+	if isErr || !strings.Contains(text, "cart.go:11") || !strings.Contains(text, "c.Total() + c.Total()") {
+		t.Fatalf("references: %q", text)
+	}
+	text, isErr = call(t, r, tiers.Plan, "lsp", map[string]any{"operation": "definition", "file": "cart.go", "line": 10, "symbol": "Cart"})
+	if isErr || !strings.Contains(text, "cart.go:4") {
+		t.Fatalf("definition: %q", text)
+	}
+	text, isErr = call(t, r, tiers.Plan, "lsp", map[string]any{"operation": "hover", "file": "cart.go", "line": 7})
+	if !isErr || !strings.Contains(text, "needs line (1-based) and symbol") {
+		t.Fatalf("hover without symbol: %q", text)
+	}
+	text, isErr = call(t, r, tiers.Plan, "lsp", map[string]any{"operation": "hover", "file": "cart.go", "line": 7, "symbol": "Nope"})
+	if !isErr || !strings.Contains(text, "func (c *Cart) Total() int") {
+		t.Fatalf("symbol not on the line should quote the line: %q", text)
+	}
+	text, isErr = call(t, r, tiers.Plan, "lsp", map[string]any{"operation": "definition", "file": "../x.go", "line": 1, "symbol": "x"})
+	if !isErr || !strings.Contains(text, "outside the root") {
+		t.Fatalf("escape: %q", text)
+	}
+	text, isErr = call(t, r, tiers.Plan, "lsp", map[string]any{"operation": "teleport"})
+	if !isErr || !strings.Contains(text, "use one of diagnostics") {
+		t.Fatalf("unknown operation: %q", text)
+	}
+	text, _ = call(t, r, tiers.Plan, "lsp", map[string]any{"operation": "status"})
+	if !strings.Contains(text, "gopls") || !strings.Contains(text, "running") {
+		t.Fatalf("status after use: %q", text)
+	}
+}
+
+// WRT-1..3: a write that breaks the build says so at once; a diagnostic
+// that only moved is not repeated; one that went away and came back is new;
+// a file no server owns is written without noise.
+func TestDiagnosticsOnWrite(t *testing.T) {
+	r := goRun(t)
+	broken := strings.Replace(cartGo, "return len(c.Items)", "return len(c.Itemz)", 1)
+	text, isErr := call(t, r, tiers.Normal, "write", map[string]any{"path": "cart.go", "content": broken})
+	if isErr || !strings.Contains(text, "New diagnostics after this write") || !strings.Contains(text, "Itemz") || !strings.Contains(text, "cart.go:7") {
+		t.Fatalf("first broken write: %q", text)
+	}
+	moved := strings.Replace(broken, "// Cart holds items.\n", "// Cart holds items.\n//\n//\n//\n//\n", 1)
+	text, isErr = call(t, r, tiers.Normal, "write", map[string]any{"path": "cart.go", "content": moved})
+	if isErr || strings.Contains(text, "New diagnostics") {
+		t.Fatalf("a diagnostic that only moved was reported again: %q", text)
+	}
+	text, _ = call(t, r, tiers.Normal, "edit", map[string]any{"path": "cart.go", "old_string": "c.Itemz", "new_string": "c.Items"})
+	if strings.Contains(text, "New diagnostics") {
+		t.Fatalf("the fix reported diagnostics: %q", text)
+	}
+	text, _ = call(t, r, tiers.Normal, "edit", map[string]any{"path": "cart.go", "old_string": "return len(c.Items)", "new_string": "return len(c.Itemz)"})
+	if !strings.Contains(text, "New diagnostics") || !strings.Contains(text, "Itemz") {
+		t.Fatalf("a diagnostic that came back was not reported: %q", text)
+	}
+	text, _ = call(t, r, tiers.Normal, "write", map[string]any{"path": "notes.txt", "content": "no server owns me\n"})
+	if text != "created notes.txt (1 lines, 18 bytes)" {
+		t.Fatalf("unowned file: %q", text)
+	}
+}
+
+// REN-1 through the registry, and its tier: plan mode does not see it.
+func TestRenameTool(t *testing.T) {
+	r := goRun(t)
+	text, isErr := call(t, r, tiers.Plan, "lsp_rename", map[string]any{"file": "cart.go", "line": 7, "symbol": "Total", "new_name": "Count"})
+	if !isErr || !strings.Contains(text, "not available in plan mode") {
+		t.Fatalf("plan-mode rename: %q", text)
+	}
+	text, isErr = call(t, r, tiers.Normal, "lsp_rename", map[string]any{"file": "cart.go", "line": 7, "symbol": "Total", "new_name": "Count"})
+	if isErr || !strings.Contains(text, "cart.go") {
+		t.Fatalf("rename: %q", text)
+	}
+	data, _ := os.ReadFile(filepath.Join(r.Root(), "cart.go"))
+	if strings.Contains(string(data), "Total") || strings.Count(string(data), "Count()") != 3 {
+		t.Fatalf("after rename:\n%s", data)
+	}
+}
