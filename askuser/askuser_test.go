@@ -210,8 +210,8 @@ func TestAskUserRejectsUnanswerableQuestions(t *testing.T) {
 		return askuser.Answer{}, nil
 	})})
 	cases := map[string]string{
-		`{"question": "Pick?"}`:                                                  "allow_free_text",
-		`{"question": "   "}`:                                                    "question is empty",
+		`{"question": "Pick?"}`: "allow_free_text",
+		`{"question": "   "}`:   "question is empty",
 		`{"question": "Pick?", "options": [{"label": "a"}, {"label": "a"}]}`:     "offered twice",
 		`{"question": "Pick?", "allow_free_text": true, "multi_select": true}`:   "multi_select needs options",
 		`{"question": "Pick?", "options": [{"label": ""}]}`:                      "needs a label",
