@@ -44,7 +44,9 @@ func editFile(ctx context.Context, c *registry.Call, p editParams) (*mcp.CallToo
 	}
 	content := string(data)
 	oldS, newS := p.OldString, p.NewString
-	if strings.Contains(content, "\r\n") && !strings.Contains(oldS, "\r\n") && strings.Contains(oldS, "\n") {
+	// A one-line old_string needs no change, but a multi-line new_string
+	// still gets CRLF ends.
+	if strings.Contains(content, "\r\n") && !strings.Contains(oldS, "\r\n") {
 		oldS = strings.ReplaceAll(oldS, "\n", "\r\n")
 		newS = strings.ReplaceAll(strings.ReplaceAll(newS, "\r\n", "\n"), "\n", "\r\n")
 	}
@@ -95,7 +97,7 @@ func lineOf(s string, off int) int { return strings.Count(s[:off], "\n") + 1 }
 
 // snippet shows lines from..to with two lines of context, numbered.
 func snippet(content string, from, to int) string {
-	lines := strings.Split(content, "\n")
+	lines := strings.Split(strings.TrimSuffix(content, "\n"), "\n") // no phantom line after the last newline
 	lo, hi := max(from-2, 1), min(to+2, len(lines))
 	if hi-lo > 30 {
 		hi = lo + 30

@@ -64,6 +64,10 @@ func readTextFile(abs, rel, tool string) ([]byte, os.FileInfo, error) {
 	if info.IsDir() {
 		return nil, nil, fmt.Errorf("%s is a folder; %s works on one file", rel, tool)
 	}
+	if !info.Mode().IsRegular() {
+		// reading a named pipe or a device would block or never end
+		return nil, nil, fmt.Errorf("%s is not a regular file (%s); %s works on regular files", rel, info.Mode().Type(), tool)
+	}
 	data, err := os.ReadFile(abs)
 	if err != nil {
 		return nil, nil, fmt.Errorf("cannot read %s: %v", rel, err)

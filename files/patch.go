@@ -35,7 +35,7 @@ func applyPatch(ctx context.Context, c *registry.Call, p patchParams) (*mcp.Call
 	if !strings.HasSuffix(text, "\n") {
 		text += "\n"
 	}
-	parsed, _, err := gitdiff.Parse(strings.NewReader(text))
+	parsed, gitHeader, err := parsePatch(text)
 	if err != nil {
 		return registry.Errorf("the patch could not be parsed: %v; give a unified diff with ---/+++ headers and @@ hunks", err)
 	}
@@ -46,8 +46,11 @@ func applyPatch(ctx context.Context, c *registry.Call, p patchParams) (*mcp.Call
 	perms := map[string]fs.FileMode{}
 	var order []string
 	var report []string
-	for _, f := range parsed {
-		oldName, newName := stripPrefixes(f)
+	for fi, f := range parsed {
+		oldName, newName := f.OldName, f.NewName
+		if !gitHeader[fi] { // gitdiff drops a/ and b/ itself only for git headers
+			oldName, newName = stripPrefixes(oldName), stripPrefixes(newName)
+		}
 		if f.IsBinary {
 			return registry.Errorf("the patch changes binary file %s; apply_patch handles text only (nothing was written)", firstNonEmpty(newName, oldName))
 		}
@@ -74,8 +77,9 @@ func applyPatch(ctx context.Context, c *registry.Call, p patchParams) (*mcp.Call
 		}
 		out := src
 		offsets := 0
+		shift := 0 // lines added so far by earlier hunks, whose positions are in the old file
 		for i, frag := range f.TextFragments {
-			res, off, err := applyFragment(out, frag)
+			res, off, err := applyFragment(out, frag, shift)
 			if err != nil {
 				name := firstNonEmpty(oldName, newName)
 				return registry.Errorf("hunk %d of %d for %s (@@ -%d,%d +%d,%d @@) does not apply, so no file was changed: %v",
@@ -84,6 +88,7 @@ func applyPatch(ctx context.Context, c *registry.Call, p patchParams) (*mcp.Call
 			if off != 0 {
 				offsets++
 			}
+			shift += int(frag.NewLines - frag.OldLines)
 			out = res
 		}
 		switch {
@@ -96,22 +101,28 @@ func applyPatch(ctx context.Context, c *registry.Call, p patchParams) (*mcp.Call
 			report = append(report, "deleted "+c.Rel(srcAbs))
 		default:
 			dstAbs := srcAbs
-			if f.IsNew || (f.IsRename && newName != oldName) {
+			moved := (f.IsRename || f.IsCopy) && newName != oldName
+			if f.IsNew || moved {
 				abs, err := c.Path(newName)
 				if err != nil {
 					return registry.Errorf("%v (nothing was written)", err)
 				}
 				dstAbs = abs
-				if _, err := os.Stat(abs); err == nil && f.IsNew {
-					if content, seen := planned[abs]; !seen || content != nil {
-						return registry.Errorf("the patch creates %s, which already exists (nothing was written); use a diff against its current content", newName)
+				content, seen := planned[abs]
+				if _, err := os.Lstat(abs); (err == nil && !seen) || (seen && content != nil) {
+					what := "creates"
+					if moved {
+						what = "renames or copies a file onto"
 					}
+					return registry.Errorf("the patch %s %s, which already exists (nothing was written); use a diff against its current content", what, newName)
 				}
+			}
+			if moved {
+				perms[dstAbs] = perms[srcAbs]
 			}
 			if f.IsRename && srcAbs != dstAbs {
 				planned[srcAbs] = nil
 				order = appendOnce(order, srcAbs)
-				perms[dstAbs] = perms[srcAbs]
 			}
 			planned[dstAbs] = []byte(out)
 			order = appendOnce(order, dstAbs)
@@ -121,6 +132,8 @@ func applyPatch(ctx context.Context, c *registry.Call, p patchParams) (*mcp.Call
 				verb = "created"
 			case f.IsRename && srcAbs != dstAbs:
 				verb = "renamed " + c.Rel(srcAbs) + " to"
+			case f.IsCopy && srcAbs != dstAbs:
+				verb = "copied " + c.Rel(srcAbs) + " to"
 			}
 			line := fmt.Sprintf("%s %s (%d hunks", verb, c.Rel(dstAbs), len(f.TextFragments))
 			if offsets > 0 {
@@ -151,17 +164,51 @@ func applyPatch(ctx context.Context, c *registry.Call, p patchParams) (*mcp.Call
 	return registry.Text(fmt.Sprintf("applied the patch to %d files:\n%s", len(report), strings.Join(report, "\n")))
 }
 
-// stripPrefixes drops the a/ and b/ of a traditional diff's names, which
-// gitdiff keeps (it drops them only for git headers).
-func stripPrefixes(f *gitdiff.File) (string, string) {
-	oldName, newName := f.OldName, f.NewName
-	hasA := oldName == "" || strings.HasPrefix(oldName, "a/")
-	hasB := newName == "" || strings.HasPrefix(newName, "b/")
-	if hasA && hasB && (oldName != "" || newName != "") {
-		oldName = strings.TrimPrefix(oldName, "a/")
-		newName = strings.TrimPrefix(newName, "b/")
+// parsePatch parses a patch and reports which files had a git header. A
+// "diff --git" line never occurs inside a hunk (hunk lines start with ' ',
+// '+', '-' or '\\'), so the patch is cut at those lines: in each piece the
+// first file is a git one and any after it are traditional.
+func parsePatch(text string) ([]*gitdiff.File, []bool, error) {
+	var files []*gitdiff.File
+	var gitHeader []bool
+	start, startLine, line := 0, 1, 1
+	for i := 0; i <= len(text); {
+		end := len(text)
+		if j := strings.IndexByte(text[i:], '\n'); j >= 0 {
+			end = i + j + 1
+		}
+		if i == len(text) || (i > start && strings.HasPrefix(text[i:], "diff --git ")) {
+			piece := text[start:i]
+			parsed, _, err := gitdiff.Parse(strings.NewReader(piece))
+			if err != nil {
+				if startLine > 1 {
+					return nil, nil, fmt.Errorf("%v (line numbers counted from line %d of the patch)", err, startLine)
+				}
+				return nil, nil, err
+			}
+			for k, f := range parsed {
+				files = append(files, f)
+				gitHeader = append(gitHeader, k == 0 && strings.HasPrefix(piece, "diff --git "))
+			}
+			start, startLine = i, line
+		}
+		if i == len(text) {
+			break
+		}
+		i = end
+		line++
 	}
-	return oldName, newName
+	return files, gitHeader, nil
+}
+
+// stripPrefixes drops the a/ or b/ of a traditional diff's name, which
+// gitdiff keeps. For a change to one file gitdiff gives the +++ name (b/...)
+// as both names, so either prefix may be on either name.
+func stripPrefixes(name string) string {
+	if strings.HasPrefix(name, "a/") || strings.HasPrefix(name, "b/") {
+		return name[2:]
+	}
+	return name
 }
 
 func firstNonEmpty(a, b string) string {
@@ -181,9 +228,10 @@ func appendOnce(s []string, v string) []string {
 }
 
 // applyFragment replaces the fragment's old lines with its new ones. The old
-// lines are looked for at the stated position first, then at growing
-// distances either side; it returns the offset used.
-func applyFragment(src string, frag *gitdiff.TextFragment) (string, int, error) {
+// lines are looked for at the stated position (moved by shift, the lines
+// earlier hunks added) first, then at growing distances either side; it
+// returns the offset used.
+func applyFragment(src string, frag *gitdiff.TextFragment, shift int) (string, int, error) {
 	lines := splitKeep(src)
 	crlf := len(lines) > 0 && strings.HasSuffix(lines[0], "\r\n")
 	var old, repl []string
@@ -199,10 +247,10 @@ func applyFragment(src string, frag *gitdiff.TextFragment) (string, int, error) 
 			repl = append(repl, line)
 		}
 	}
-	want := int(frag.OldPosition) - 1
+	want := int(frag.OldPosition) - 1 + shift
 	if frag.OldLines == 0 {
 		// pure insertion after line OldPosition
-		want = int(frag.OldPosition)
+		want = int(frag.OldPosition) + shift
 	}
 	want = max(0, min(want, len(lines)))
 	if len(old) == 0 {

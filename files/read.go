@@ -59,6 +59,10 @@ func readFile(ctx context.Context, c *registry.Call, p readParams) (*mcp.CallToo
 	if info.IsDir() {
 		return listDir(abs, rel)
 	}
+	if !info.Mode().IsRegular() {
+		// opening a named pipe blocks until a writer comes; a device may never end
+		return registry.Errorf("%s is not a regular file (%s); read shows files and folders", rel, info.Mode().Type())
+	}
 	f, err := os.Open(abs)
 	if err != nil {
 		return registry.Errorf("cannot open %s: %v", rel, err)

@@ -98,10 +98,14 @@ func WriteAll(changes []Change) error {
 		case errors.Is(err, fs.ErrNotExist):
 			backups = append(backups, backup{c.Path, nil, 0, false})
 		default:
-			return err
+			return fmt.Errorf("reading %s before writing: %w (no file was changed)", c.Path, err)
 		}
 	}
+	newDirs := make([]string, len(changes)) // topmost folder each write created, or ""
 	for i, c := range changes {
+		if !c.Delete {
+			newDirs[i] = firstMissing(filepath.Dir(c.Path))
+		}
 		perm := c.Perm
 		if perm == 0 {
 			perm = 0o644
@@ -125,6 +129,9 @@ func WriteAll(changes []Change) error {
 					restoreErrs = append(restoreErrs, rerr)
 				}
 			}
+			for j := i; j >= 0; j-- {
+				removeEmptyDirs(filepath.Dir(changes[j].Path), newDirs[j])
+			}
 			if len(restoreErrs) > 0 {
 				return fmt.Errorf("writing %s: %w (and restoring earlier files failed: %v)", c.Path, err, errors.Join(restoreErrs...))
 			}
@@ -132,4 +139,39 @@ func WriteAll(changes []Change) error {
 		}
 	}
 	return nil
+}
+
+// firstMissing returns the topmost missing folder on the way to dir, or ""
+// when dir exists.
+func firstMissing(dir string) string {
+	missing := ""
+	for {
+		if _, err := os.Lstat(dir); !errors.Is(err, fs.ErrNotExist) {
+			return missing
+		}
+		missing = dir
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return missing
+		}
+		dir = parent
+	}
+}
+
+// removeEmptyDirs removes dir and its parents up to top, as long as they are
+// empty: the folders a rolled-back write created.
+func removeEmptyDirs(dir, top string) {
+	if top == "" {
+		return
+	}
+	for {
+		if os.Remove(dir) != nil || dir == top {
+			return
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return
+		}
+		dir = parent
+	}
 }
