@@ -60,5 +60,4 @@ func Example_harness() {
 	// operator sees: Allow edit (a write tool) to run?
 	// edited notes.txt: replaced 1 occurrence (first at line 1)
 	//      1	buy oat milk
-	//      2
 }
