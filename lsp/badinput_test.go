@@ -179,16 +179,25 @@ func TestMarkerMissing(t *testing.T) {
 func TestServerKilledMidRequest(t *testing.T) {
 	t.Parallel()
 	s := newSession(t, "go", "gopls", Config{})
-	var once sync.Once
+	// The server is stopped before the request is written and killed after,
+	// so it dies with the request in flight and cannot answer first.
+	var stopOnce, killOnce sync.Once
 	killed := 0
-	s.sup.hooks = &testHooks{requestSent: func(srv *server, method string) {
-		if method == "textDocument/references" {
-			once.Do(func() {
-				killed = srv.pid()
-				_ = syscall.Kill(srv.pid(), syscall.SIGKILL)
-			})
-		}
-	}}
+	s.sup.hooks = &testHooks{
+		beforeSend: func(srv *server, method string) {
+			if method == "textDocument/references" {
+				stopOnce.Do(func() { _ = syscall.Kill(srv.pid(), syscall.SIGSTOP) })
+			}
+		},
+		requestSent: func(srv *server, method string) {
+			if method == "textDocument/references" {
+				killOnce.Do(func() {
+					killed = srv.pid()
+					_ = syscall.Kill(srv.pid(), syscall.SIGKILL)
+				})
+			}
+		},
+	}
 	shapes := s.path("shapes/shapes.go")
 	_, err := s.sup.References(s.ctx, shapes, 28, "Total")
 	expectErr(t, "references", err, ErrServerExited, "gopls (root .) exited on textDocument/references", "signal: killed", "the next call starts a fresh server")

@@ -79,6 +79,7 @@ type diagState struct {
 // testHooks lets tests act at exact points of a request (kill the server
 // while a request is in flight). Nil in production.
 type testHooks struct {
+	beforeSend  func(s *server, method string)
 	requestSent func(s *server, method string)
 }
 
@@ -335,6 +336,9 @@ func (s *server) call(ctx context.Context, method string, params, result any) er
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.RequestTimeout)
 	defer cancel()
 	id := jsonrpc2.ID{Num: s.nextID.Add(1)}
+	if s.hooks != nil && s.hooks.beforeSend != nil {
+		s.hooks.beforeSend(s, method)
+	}
 	w, err := s.conn.DispatchCall(ctx, method, params, jsonrpc2.PickID(id))
 	if err != nil {
 		return s.failure(ctx, method, err)
