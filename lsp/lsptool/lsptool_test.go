@@ -31,7 +31,7 @@ func use() int {
 }
 `
 
-func goRun(t *testing.T) *registry.Run {
+func goRun(t testing.TB) *registry.Run {
 	t.Helper()
 	testenv.LookPath(t, "gopls")
 	root := t.TempDir()
@@ -45,7 +45,7 @@ func goRun(t *testing.T) *registry.Run {
 	return r
 }
 
-func call(t *testing.T, r *registry.Run, mode tiers.Mode, tool string, args map[string]any) (string, bool) {
+func call(t testing.TB, r *registry.Run, mode tiers.Mode, tool string, args map[string]any) (string, bool) {
 	t.Helper()
 	b, _ := json.Marshal(args)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
