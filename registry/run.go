@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -210,11 +211,12 @@ func (r *Run) Attach(kind ResourceKind, resource any) error {
 		return fmt.Errorf("registry: attach %s: nil resource", kind)
 	}
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	if r.closed {
+		r.mu.Unlock()
 		return ErrClosed
 	}
 	if _, dup := r.resources[kind]; dup {
+		r.mu.Unlock()
 		return fmt.Errorf("registry: a %s resource is already attached to this run", kind)
 	}
 	before := r.registeredLocked()
@@ -226,7 +228,11 @@ func (r *Run) Attach(kind ResourceKind, resource any) error {
 			added = append(added, r.serverTool(e))
 		}
 	}
-	for mode, s := range r.servers {
+	servers := maps.Clone(r.servers)
+	r.mu.Unlock()
+	// Outside the lock: adding tools notifies clients (tools/list_changed),
+	// whose handlers may call back into the run.
+	for mode, s := range servers {
 		if len(added) > 0 {
 			s.AddTools(r.bindAll(mode, added)...)
 		}
