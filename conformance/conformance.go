@@ -16,6 +16,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	_ "embed"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -50,11 +51,21 @@ type Explain struct {
 
 // Expectations is the parsed data file.
 type Expectations struct {
-	Tools   map[string]ToolSpec
-	Golden  map[tiers.Mode][]string
-	Explain []Explain
-	path    string
-	archive *txtar.Archive
+	Tools    map[string]ToolSpec
+	Golden   map[tiers.Mode][]string
+	Explain  []Explain
+	path     string
+	archive  *txtar.Archive
+	writable bool
+}
+
+//go:embed testdata/tools.txtar
+var builtinData []byte
+
+// Builtin returns the expectations for this module's own catalog, for a
+// harness that links builtintools and runs the suite against its own peer.
+func Builtin() (*Expectations, error) {
+	return parse("conformance/testdata/tools.txtar (embedded)", txtar.Parse(builtinData))
 }
 
 // Load reads expectations from a txtar file with sections "catalog" (lines
@@ -66,6 +77,15 @@ func Load(path string) (*Expectations, error) {
 	if err != nil {
 		return nil, err
 	}
+	e, err := parse(path, a)
+	if err != nil {
+		return nil, err
+	}
+	e.writable = true
+	return e, nil
+}
+
+func parse(path string, a *txtar.Archive) (*Expectations, error) {
 	e := &Expectations{Tools: map[string]ToolSpec{}, Golden: map[tiers.Mode][]string{}, path: path, archive: a}
 	for _, f := range a.Files {
 		lines := dataLines(f.Data)
@@ -385,6 +405,9 @@ func checkHiddenRefused(ctx context.Context, t *testing.T, e *Expectations, mode
 
 // writeGolden rewrites the mode sections of the data file from listed.
 func (e *Expectations) writeGolden(listed map[tiers.Mode][]mcp.Tool) error {
+	if !e.writable {
+		return fmt.Errorf("conformance: %s is embedded; load the file with Load to update it", e.path)
+	}
 	for i, f := range e.archive.Files {
 		if mode, err := tiers.ParseMode(f.Name); err == nil {
 			if tools, ok := listed[mode]; ok {

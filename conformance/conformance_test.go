@@ -92,3 +92,17 @@ func TestConformanceStdio(t *testing.T) {
 	}
 	conformance.Run(t, stdio, expectations(t))
 }
+
+// A harness outside this module uses the embedded data; it must match the
+// file the module's own tests load.
+func TestBuiltinMatchesFile(t *testing.T) {
+	b, err := conformance.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := expectations(t)
+	if len(b.Tools) != len(f.Tools) || len(b.Golden) != len(f.Golden) || len(b.Explain) != len(f.Explain) {
+		t.Fatalf("embedded data differs from testdata/tools.txtar")
+	}
+	conformance.Run(t, inProcess, b)
+}
