@@ -1,0 +1,414 @@
+// Package astedit stages structural rewrites and applies them on request:
+// the engine behind the ast_edit and resolve tools. Stage finds a
+// pattern's matches with an astgrep.Engine, renders the rewrite template
+// for each, and keeps the result in memory with the exact bytes it was
+// computed from; nothing touches the disk until Resolve accepts it, and
+// then every file is checked against those bytes and written all or
+// nothing (internal/atomicfile). It does not describe MCP tools or confine
+// paths; the caller does.
+//
+// # Templates
+//
+// A rewrite is text in which `$NAME` and `$$$NAME` stand for what the
+// pattern's metavariables captured (names as in astgrep: upper-case
+// letters, digits, `_`). Using a name the pattern does not capture, or
+// `$_`, is an error. Indentation is kept sensible: every template line
+// after the first gets the indentation of the line the match starts on,
+// and every line after the first of a multi-line capture is re-indented
+// from the indentation of the line it started on to that of the line it is
+// inserted into. (Lines inside a multi-line string literal are re-indented
+// too; a rewrite that moves such strings should be checked in the diff.)
+//
+// # Overlaps
+//
+// Matches nested in (or overlapping) an earlier, longer match are left
+// out: the outermost wins, deterministically, and the proposal lists what
+// was left out so the agent can run the edit again.
+//
+// # Safety
+//
+// Staging refuses a rewrite after which a file would have more ERROR or
+// MISSING nodes than before, naming the file and lines. Resolve with
+// accept compares every file with the bytes captured at staging; any
+// difference rejects the whole edit and writes nothing. Writes are atomic
+// per file (temp file + rename, mode kept) and all or nothing across
+// files: if one fails, the files already written are restored.
+package astedit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/aymanbagabas/go-udiff"
+	"github.com/builtin-tools/builtin-tools/astgrep"
+	"github.com/builtin-tools/builtin-tools/internal/atomicfile"
+)
+
+// ErrNoMatches is returned by Stage when the pattern matched nothing, so
+// there is nothing to stage.
+var ErrNoMatches = errors.New("the pattern matched nothing, so nothing was staged; check it with ast_grep first")
+
+// ErrUnknownEdit is returned by Resolve for an id that was never staged in
+// this run.
+var ErrUnknownEdit = errors.New("unknown edit_id")
+
+// ErrAlreadyResolved is returned by Resolve for an id that was already
+// accepted, discarded or rejected.
+var ErrAlreadyResolved = errors.New("edit already resolved")
+
+// StaleError rejects an accept because files changed after staging.
+// Nothing was written.
+type StaleError struct {
+	ID    string
+	Files []string // relative paths that differ from the staged bytes
+}
+
+// Error implements error.
+func (e *StaleError) Error() string {
+	return fmt.Sprintf("%s was rejected and nothing was written: %s changed since the edit was staged. A half-applied structural rewrite leaves code that compiles in neither shape; run ast_edit again to stage it against the current files",
+		e.ID, strings.Join(e.Files, ", "))
+}
+
+// ParseBreakError refuses to stage a rewrite that would leave files with
+// new syntax errors.
+type ParseBreakError struct {
+	Files []BrokenFile
+}
+
+// BrokenFile is one file a rewrite would break.
+type BrokenFile struct {
+	File          string
+	Before, After int   // ERROR/MISSING nodes before and after the rewrite
+	Lines         []int // 1-based lines with errors in the rewritten file (first few)
+}
+
+// Error implements error.
+func (e *ParseBreakError) Error() string {
+	var parts []string
+	for _, f := range e.Files {
+		parts = append(parts, fmt.Sprintf("%s (syntax errors at line %s of the rewritten file)", f.File, joinInts(f.Lines)))
+	}
+	return "nothing was staged: the rewrite would leave code that no longer parses in " + strings.Join(parts, "; ") + ". Fix the rewrite template (balanced brackets, separators) and try again"
+}
+
+// TemplateError reports a rewrite template that uses something the
+// pattern does not capture.
+type TemplateError struct {
+	Name     string
+	Captured []string
+}
+
+// Error implements error.
+func (e *TemplateError) Error() string {
+	if e.Name == "$_" || strings.HasPrefix(e.Name, "$_") || strings.HasPrefix(e.Name, "$$$_") || e.Name == "$$$" {
+		return fmt.Sprintf("the rewrite uses %s, which binds nothing; name the metavariable in the pattern and the rewrite", e.Name)
+	}
+	caps := "no metavariables"
+	if len(e.Captured) > 0 {
+		caps = strings.Join(e.Captured, ", ")
+	}
+	return fmt.Sprintf("the rewrite uses %s, which the pattern does not capture (it captures %s)", e.Name, caps)
+}
+
+// Replacement is one match and what it becomes.
+type Replacement struct {
+	File               string // relative, slash-separated
+	StartLine, EndLine int
+	StartByte, EndByte int
+	Old, New           string
+}
+
+// FileChange is one file a proposal rewrites.
+type FileChange struct {
+	File         string // relative, slash-separated
+	Path         string // absolute
+	Replacements int
+	Lines        []int // start line of each replacement
+	Diff         string
+
+	before, after []byte
+}
+
+// Proposal is a staged edit.
+type Proposal struct {
+	ID       string
+	Pattern  string
+	Rewrite  string
+	Language string
+	Context  string // how the pattern was read
+	// Replacements are applied in file then position order.
+	Replacements []Replacement
+	Files        []FileChange
+	// Dropped are matches nested in or overlapping a match that was kept.
+	Dropped []Replacement
+	// Skipped are files the search left out (binary, too large).
+	Skipped []astgrep.SkippedFile
+	// Diff is the unified diff of every file.
+	Diff string
+}
+
+// Outcome is what Resolve did.
+type Outcome struct {
+	ID           string
+	Accepted     bool
+	Files        []string
+	Replacements int
+}
+
+// Stager holds one run's staged edits. Staged edits die with it. It is safe
+// for concurrent use.
+type Stager struct {
+	e        *astgrep.Engine
+	mu       sync.Mutex
+	next     int
+	pending  map[string]*Proposal
+	resolved map[string]string // id -> how it ended
+}
+
+// NewStager makes a Stager that searches with e.
+func NewStager(e *astgrep.Engine) *Stager {
+	return &Stager{e: e, pending: map[string]*Proposal{}, resolved: map[string]string{}}
+}
+
+// Pending lists the ids of staged, unresolved edits, in staging order.
+func (s *Stager) Pending() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.pendingLocked()
+}
+
+func (s *Stager) pendingLocked() []string {
+	ids := make([]string, 0, len(s.pending))
+	for id := range s.pending {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return editNumber(ids[i]) < editNumber(ids[j]) })
+	return ids
+}
+
+func editNumber(id string) int {
+	var n int
+	fmt.Sscanf(id, "edit_%d", &n)
+	return n
+}
+
+// Stage computes the rewrite of every match of q and stages it under a new
+// id. It writes nothing. q.MaxResults is ignored: every match is staged.
+func (s *Stager) Stage(ctx context.Context, q astgrep.Query, rewrite string) (*Proposal, error) {
+	tmpl, err := parseTemplate(rewrite)
+	if err != nil {
+		return nil, err
+	}
+	res, files, err := s.e.SearchFiles(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range tmpl.names() {
+		if !contains(res.Metavariables, name) {
+			return nil, &TemplateError{Name: name, Captured: res.Metavariables}
+		}
+	}
+	if res.Total == 0 {
+		return nil, ErrNoMatches
+	}
+	p := &Proposal{Pattern: q.Pattern, Rewrite: rewrite, Language: res.Language, Context: res.Context, Skipped: res.Skipped}
+	var broken []BrokenFile
+	for _, fm := range files {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		fc, reps, dropped := rewriteFile(fm, tmpl)
+		p.Dropped = append(p.Dropped, dropped...)
+		before, err := s.e.ParseErrorLines(fm.Language, fc.before)
+		if err != nil {
+			return nil, err
+		}
+		after, err := s.e.ParseErrorLines(fm.Language, fc.after)
+		if err != nil {
+			return nil, err
+		}
+		if len(after) > len(before) {
+			lines := uniqueInts(after)
+			if len(lines) > 5 {
+				lines = lines[:5]
+			}
+			broken = append(broken, BrokenFile{File: fm.File, Before: len(before), After: len(after), Lines: lines})
+			continue
+		}
+		fc.Diff = udiff.Unified("a/"+fm.File, "b/"+fm.File, string(fc.before), string(fc.after))
+		p.Files = append(p.Files, fc)
+		p.Replacements = append(p.Replacements, reps...)
+	}
+	if len(broken) > 0 {
+		return nil, &ParseBreakError{Files: broken}
+	}
+	var diff strings.Builder
+	for _, f := range p.Files {
+		diff.WriteString(f.Diff)
+	}
+	p.Diff = diff.String()
+
+	s.mu.Lock()
+	s.next++
+	p.ID = fmt.Sprintf("edit_%d", s.next)
+	s.pending[p.ID] = p
+	s.mu.Unlock()
+	return p, nil
+}
+
+// Resolve accepts or discards a staged edit. Accept writes every file or
+// none; see the package doc. A write failure leaves the edit staged (the
+// files were restored), so it can be accepted again or discarded.
+func (s *Stager) Resolve(id string, accept bool) (*Outcome, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, ok := s.pending[id]
+	if !ok {
+		if how, done := s.resolved[id]; done {
+			return nil, fmt.Errorf("%w: %s was already %s", ErrAlreadyResolved, id, how)
+		}
+		pend := "none are pending"
+		if ids := s.pendingLocked(); len(ids) > 0 {
+			pend = "pending: " + strings.Join(ids, ", ")
+		}
+		return nil, fmt.Errorf("%w %q (%s); edit ids come from ast_edit's (proposed) result", ErrUnknownEdit, id, pend)
+	}
+	out := &Outcome{ID: id, Accepted: accept, Replacements: len(p.Replacements)}
+	for _, f := range p.Files {
+		out.Files = append(out.Files, f.File)
+	}
+	if !accept {
+		delete(s.pending, id)
+		s.resolved[id] = "discarded"
+		return out, nil
+	}
+	var stale []string
+	for _, f := range p.Files {
+		cur, err := os.ReadFile(f.Path)
+		if err != nil || string(cur) != string(f.before) {
+			stale = append(stale, f.File)
+		}
+	}
+	if len(stale) > 0 {
+		delete(s.pending, id)
+		s.resolved[id] = "rejected because files changed after staging"
+		return nil, &StaleError{ID: id, Files: stale}
+	}
+	changes := make([]atomicfile.Change, len(p.Files))
+	for i, f := range p.Files {
+		changes[i] = atomicfile.Change{Path: f.Path, Data: f.after, Perm: 0o644}
+	}
+	if err := atomicfile.WriteAll(changes); err != nil {
+		return nil, fmt.Errorf("accepting %s failed and it is still staged (accept again or discard it): %w", id, err)
+	}
+	delete(s.pending, id)
+	s.resolved[id] = "accepted"
+	return out, nil
+}
+
+// Summary renders the proposal for an agent: the count, the call to make,
+// the files and locations, what was left out, and the diff (capped).
+func (p *Proposal) Summary() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "(proposed) %s in %s. Nothing is written yet: call resolve with edit_id %q and action \"accept\" to apply it, or \"discard\".\n",
+		plural(len(p.Replacements), "replacement"), plural(len(p.Files), "file"), p.ID)
+	fmt.Fprintf(&b, "pattern %q -> rewrite %q (%s, read as %s)\n", p.Pattern, p.Rewrite, p.Language, p.Context)
+	b.WriteString("files:\n")
+	const maxFiles = 50
+	for i, f := range p.Files {
+		if i == maxFiles {
+			fmt.Fprintf(&b, "  … %d more files\n", len(p.Files)-maxFiles)
+			break
+		}
+		word := "line"
+		if len(f.Lines) > 1 {
+			word = "lines"
+		}
+		more := ""
+		if len(f.Lines) > 20 {
+			more = ", …"
+		}
+		fmt.Fprintf(&b, "  %s: %s at %s %s%s\n", f.File, plural(f.Replacements, "replacement"), word, joinInts(capInts(f.Lines, 20)), more)
+	}
+	if len(p.Dropped) > 0 {
+		var locs []string
+		for i, d := range p.Dropped {
+			if i == 20 {
+				locs = append(locs, fmt.Sprintf("… %d more", len(p.Dropped)-20))
+				break
+			}
+			locs = append(locs, fmt.Sprintf("%s:%d", d.File, d.StartLine))
+		}
+		fmt.Fprintf(&b, "left out %s nested in or overlapping another match (the outermost wins; run ast_edit again after this one to rewrite them): %s\n",
+			plural(len(p.Dropped), "match"), strings.Join(locs, ", "))
+	}
+	if len(p.Skipped) > 0 {
+		var names []string
+		for _, s := range p.Skipped {
+			names = append(names, s.File+" ("+s.Reason+")")
+		}
+		fmt.Fprintf(&b, "not searched: %s\n", strings.Join(names, ", "))
+	}
+	b.WriteString("diff:\n")
+	const maxDiffLines = 400
+	lines := strings.SplitAfter(p.Diff, "\n")
+	if len(lines) > maxDiffLines {
+		b.WriteString(strings.Join(lines[:maxDiffLines], ""))
+		fmt.Fprintf(&b, "… diff cut at %d of %d lines\n", maxDiffLines, len(lines))
+	} else {
+		b.WriteString(p.Diff)
+	}
+	return b.String()
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	if strings.HasSuffix(word, "ch") {
+		return fmt.Sprintf("%d %ses", n, word)
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+func joinInts(xs []int) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = fmt.Sprint(x)
+	}
+	return strings.Join(s, ", ")
+}
+
+func uniqueInts(xs []int) []int {
+	var out []int
+	seen := map[int]bool{}
+	for _, x := range xs {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	sort.Ints(out)
+	return out
+}
+
+func capInts(xs []int, n int) []int {
+	if len(xs) > n {
+		return xs[:n]
+	}
+	return xs
+}
+
+func contains(xs []string, s string) bool {
+	for _, x := range xs {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

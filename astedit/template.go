@@ -1,0 +1,208 @@
+package astedit
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/builtin-tools/builtin-tools/astgrep"
+)
+
+// template is a parsed rewrite: literal text and metavariable references.
+type template struct {
+	parts []tpart
+}
+
+type tpart struct {
+	lit  string
+	name string // "$X" or "$$$X"; empty for literal text
+}
+
+func isNameStart(c byte) bool { return c >= 'A' && c <= 'Z' || c == '_' }
+func isNameChar(c byte) bool  { return isNameStart(c) || c >= '0' && c <= '9' }
+
+// parseTemplate splits a rewrite with the pattern language's metavariable
+// rules: `$NAME` and `$$$NAME`, names upper case; anything else is text.
+func parseTemplate(src string) (*template, error) {
+	t := &template{}
+	var lit strings.Builder
+	flush := func() {
+		if lit.Len() > 0 {
+			t.parts = append(t.parts, tpart{lit: lit.String()})
+			lit.Reset()
+		}
+	}
+	for i := 0; i < len(src); {
+		if src[i] != '$' {
+			lit.WriteByte(src[i])
+			i++
+			continue
+		}
+		k := 0
+		for i+k < len(src) && src[i+k] == '$' {
+			k++
+		}
+		if k >= 3 {
+			lit.WriteString(strings.Repeat("$", k-3))
+			j := i + k
+			for j < len(src) && isNameChar(src[j]) {
+				j++
+			}
+			name := src[i+k : j]
+			if name == "" || name[0] == '_' {
+				return nil, &TemplateError{Name: "$$$" + name}
+			}
+			flush()
+			t.parts = append(t.parts, tpart{name: "$$$" + name})
+			i = j
+			continue
+		}
+		if k == 1 && i+1 < len(src) && isNameStart(src[i+1]) {
+			j := i + 1
+			for j < len(src) && isNameChar(src[j]) {
+				j++
+			}
+			if j < len(src) && src[j] >= 'a' && src[j] <= 'z' {
+				lit.WriteString(src[i:j])
+				i = j
+				continue
+			}
+			name := src[i+1 : j]
+			if name[0] == '_' {
+				return nil, &TemplateError{Name: "$" + name}
+			}
+			flush()
+			t.parts = append(t.parts, tpart{name: "$" + name})
+			i = j
+			continue
+		}
+		lit.WriteString(src[i : i+k])
+		i += k
+	}
+	flush()
+	return t, nil
+}
+
+// names lists the metavariables the template uses, without repeats.
+func (t *template) names() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, p := range t.parts {
+		if p.name != "" && !seen[p.name] {
+			seen[p.name] = true
+			out = append(out, p.name)
+		}
+	}
+	return out
+}
+
+// indentAt returns the blanks that start the line holding offset off.
+func indentAt(src []byte, off int) string {
+	start := off
+	for start > 0 && src[start-1] != '\n' {
+		start--
+	}
+	end := start
+	for end < len(src) && (src[end] == ' ' || src[end] == '\t') {
+		end++
+	}
+	return string(src[start:end])
+}
+
+// currentIndent returns the blanks that start the last line of s.
+func currentIndent(s string) string {
+	line := s[strings.LastIndexByte(s, '\n')+1:]
+	return line[:len(line)-len(strings.TrimLeft(line, " \t"))]
+}
+
+// render fills the template for one match of src.
+func (t *template) render(src []byte, m astgrep.Match) string {
+	base := indentAt(src, m.StartByte)
+	lineStart := m.StartByte
+	for lineStart > 0 && src[lineStart-1] != '\n' {
+		lineStart--
+	}
+	// The code before the match on its line, for the indentation of a
+	// capture that starts the template.
+	prefix := string(src[lineStart:m.StartByte])
+	var b strings.Builder
+	for _, p := range t.parts {
+		if p.name == "" {
+			// Template lines after the first sit at the match's indentation.
+			lines := strings.Split(p.lit, "\n")
+			for i, l := range lines {
+				if i > 0 {
+					b.WriteByte('\n')
+					if l != "" {
+						b.WriteString(base)
+					}
+				}
+				b.WriteString(l)
+			}
+			continue
+		}
+		name := strings.TrimLeft(p.name, "$")
+		c := m.Captures[name]
+		text := string(src[c.StartByte:c.EndByte])
+		if strings.Contains(text, "\n") {
+			from := indentAt(src, c.StartByte)
+			to := currentIndent(prefix + b.String())
+			text = reindent(text, from, to)
+		}
+		b.WriteString(text)
+	}
+	return b.String()
+}
+
+// reindent moves every line after the first from indentation from to
+// indentation to. Lines that do not start with from (less indented, or
+// blank) keep what they have beyond the common part.
+func reindent(text, from, to string) string {
+	if from == to {
+		return text
+	}
+	lines := strings.Split(text, "\n")
+	for i := 1; i < len(lines); i++ {
+		l := lines[i]
+		switch {
+		case strings.TrimSpace(l) == "":
+			lines[i] = strings.TrimLeft(l, " \t")
+		case strings.HasPrefix(l, from):
+			lines[i] = to + l[len(from):]
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// rewriteFile applies the template to one file's matches, outermost first;
+// matches inside or overlapping a kept one are returned as dropped.
+func rewriteFile(fm astgrep.FileMatches, t *template) (FileChange, []Replacement, []Replacement) {
+	ms := append([]astgrep.Match(nil), fm.Matches...)
+	sort.SliceStable(ms, func(i, j int) bool {
+		if ms[i].StartByte != ms[j].StartByte {
+			return ms[i].StartByte < ms[j].StartByte
+		}
+		return ms[i].EndByte > ms[j].EndByte
+	})
+	var kept, dropped []Replacement
+	var out strings.Builder
+	pos := 0
+	fc := FileChange{File: fm.File, Path: fm.Path, before: fm.Source}
+	for _, m := range ms {
+		r := Replacement{File: fm.File, StartLine: m.StartLine, EndLine: m.EndLine, StartByte: m.StartByte, EndByte: m.EndByte,
+			Old: string(fm.Source[m.StartByte:m.EndByte])}
+		if m.StartByte < pos {
+			dropped = append(dropped, r)
+			continue
+		}
+		r.New = t.render(fm.Source, m)
+		out.Write(fm.Source[pos:m.StartByte])
+		out.WriteString(r.New)
+		pos = m.EndByte
+		kept = append(kept, r)
+		fc.Lines = append(fc.Lines, m.StartLine)
+	}
+	out.Write(fm.Source[pos:])
+	fc.after = []byte(out.String())
+	fc.Replacements = len(kept)
+	return fc, kept, dropped
+}

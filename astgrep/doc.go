@@ -1,0 +1,113 @@
+// Package astgrep finds code by shape: structural search over tree-sitter
+// syntax trees, the engine behind the ast_grep tool (and, through
+// SearchFiles, behind astedit's staged rewrites). It does not rewrite
+// files, confine paths (the caller passes a Root it already confined) or
+// describe MCP tools.
+//
+// # Use
+//
+//	e := astgrep.NewEngine(astgrep.Options{GrammarDirs: []string{".tools/grammars"}})
+//	defer e.Close()
+//	res, err := e.Search(ctx, astgrep.Query{Root: root, Pattern: "defer $X.Close()", Language: "go"})
+//
+// One Engine serves one agent run: it holds a pool of parsers, the grammars
+// it loaded, compiled patterns and a parse cache (keyed by path, language,
+// size and modification time, bounded by Options.CacheBytes), so a second
+// query in the same run reuses the first one's parses. It is safe for
+// concurrent use.
+//
+// # Patterns
+//
+// A pattern is a code fragment in the file's language. `$NAME` (upper-case
+// letters, digits, `_`) matches any one named node; `$$$NAME` matches a run
+// of zero or more sibling nodes; `$_`, `$$$` and names starting with `_`
+// match without binding. A named metavariable used twice must capture the
+// same text both times: `if ($X != null) $X.dispose()` matches a guard that
+// disposes what it checked and nothing else.
+//
+// Before parsing, each metavariable is replaced by a placeholder identifier
+// the grammar accepts (zmv0z, ZMV0Z, $zmv0z or "zmv0z", whichever the
+// context parses), and the outermost node whose text is exactly a
+// placeholder becomes the metavariable. The fragment is read inside
+// scaffold contexts listed per language in the language table (statement
+// in a function body, top-level declaration, expression, class or struct
+// member, ...), first to last; the first context whose parse has no ERROR
+// or MISSING node wins, and the pattern is the deepest node covering the
+// whole fragment. Some readings are known traps and rejected: in Go a bare
+// `fmt.Println(x)` parses as a type conversion (ast-grep issue #646), so
+// statements are read inside a function body; in Dart a bare `dispose(x)`
+// is a function signature, so again a body comes first; in JavaScript
+// `a: 123` is read as an object member, not a labelled statement. A
+// fragment that only parses with a metavariable standing where the grammar
+// wants something else (an item list, a parameter list) is accepted as a
+// last resort. If no context accepts the fragment, Search returns an
+// *UnparsablePatternError naming the contexts tried; it never searches a
+// misread pattern to a silent empty result. A fragment that is a run of
+// siblings inside a larger node (Dart's call: an identifier followed by an
+// argument selector) becomes a sequence pattern that matches any run of
+// siblings in any node.
+//
+// # Matching
+//
+// Candidates are compared node by node: kinds must agree, named leaves
+// must have the same text, unnamed tokens the same kind. Comments and
+// other extras are ignored on both sides, and so is whitespace, so wrapping
+// and spacing do not matter; text inside strings and comments never
+// matches code. Text a grammar hides from the tree (Go's string contents)
+// is compared too. A node matches when its children begin with the
+// pattern's children (trailing children are allowed, as with ast-grep's
+// default strictness), and unnamed tokens the pattern does not mention may
+// be stepped over.
+//
+// $$$ runs take the shortest extent that lets the rest match, and may be
+// empty. A `,` or `;` next to a $$$ run is optional, so `f($$$A)` matches
+// `f()`, `f(a)` and `f(a, b)`; `f($$$A, b)` matches `f(b)` and `f(a, b)`;
+// and `f(a, $$$B)` matches `f(a)`. A run's capture spans from its first
+// node to its last, separators included. Matches nested in other matches
+// are all reported, outer first.
+//
+// # Walking
+//
+// A folder is walked the way a developer expects: .gitignore files apply
+// (nested ones too, each to its own folder; a deeper file cannot re-include
+// what a shallower one ignored), hidden entries, symlinks and vendored
+// folders (vendor, node_modules, bower_components, __pycache__,
+// site-packages) are left out, and files larger than Options.MaxFileSize or
+// binary (a NUL byte in the first 8000 bytes) are skipped and counted in
+// Result.Skipped. A file is parsed only if it contains every literal leaf
+// token of the pattern (keywords, identifiers, operators): leaves are
+// compared by exact text, so this prefilter never drops a match. Files are
+// searched in parallel, one parser per goroutine; trees are flattened into
+// plain Go arrays right after parsing, so cached trees are immutable and
+// shared by concurrent queries without touching go-tree-sitter's per-tree
+// node cache.
+//
+// The package parses through go-tree-sitter's C runtime directly. At init
+// it installs tree-sitter's allocator hooks (ts_set_allocator): while one
+// of its own parses runs on a thread, tree-sitter allocates from that
+// worker's memory pool, and the whole tree is dropped at once afterwards
+// instead of node by node; at every other time, and for every other user
+// of go-tree-sitter in the process, the hooks call malloc and free.
+//
+// # Languages
+//
+// Language is a grammar id or alias (go, python, javascript, typescript,
+// tsx, rust, c, cpp, java, ruby, bash, csharp, kotlin, php, scala, swift,
+// lua, css, elixir, hcl, html, toml, yaml, and dart or anything else found
+// in a grammar folder). With a single file it is inferred from the name.
+// With a folder and no language, the pattern is compiled for every
+// language present; exactly one must accept it, else Search returns an
+// *AmbiguousLanguageError. Grammars missing from go-tree-sitter are loaded
+// at run time: a folder in Options.GrammarDirs holding
+// libtree-sitter-<id>.so that exports tree_sitter_<id>() (tree-sitter ABI
+// 13 or 14) adds language <id>; scripts/install-astgrep.sh builds the Dart
+// one. A library that fails to load or has another ABI gives a
+// *GrammarLoadError for that language only.
+//
+// # Errors
+//
+// ErrEmptyPattern, ErrOnlyMetavariable (a pattern that is only `$A` or
+// `$$$A`), ErrOutsideRoot, *UnparsablePatternError, *UnknownLanguageError
+// (lists the known ids and how to add a grammar), *GrammarLoadError and
+// *AmbiguousLanguageError; test them with errors.Is and errors.As.
+package astgrep

@@ -1,0 +1,869 @@
+package astgrep
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+)
+
+// Options configure an Engine. Zero values pick the defaults.
+type Options struct {
+	// GrammarDirs are folders holding grammar shared libraries named
+	// libtree-sitter-<id>.so (exporting tree_sitter_<id>), loaded on first
+	// use. The first folder holding an id wins; bundled grammars win over
+	// all of them.
+	GrammarDirs []string
+	// MaxFileSize skips larger files (counted in Result.Skipped). Default
+	// 2 MiB.
+	MaxFileSize int64
+	// CacheBytes bounds the parse cache. Default 64 MiB; negative turns the
+	// cache off.
+	CacheBytes int64
+	// Workers is how many files are read, parsed and matched at once.
+	// Default GOMAXPROCS.
+	Workers int
+}
+
+// Defaults applied by NewEngine.
+const (
+	DefaultMaxFileSize = 2 << 20
+	DefaultCacheBytes  = 64 << 20
+	DefaultMaxResults  = 50
+	maxSkippedListed   = 50
+	binarySniffBytes   = 8000
+)
+
+// Engine runs structural searches for one agent run. It owns the parsers,
+// the loaded grammars, the compiled-pattern cache and the parse cache, so
+// a second query in the same run reuses the first one's work. An Engine is
+// safe for concurrent use; Close frees it.
+type Engine struct {
+	opts  Options
+	langs *languageSet
+
+	mu     sync.RWMutex // held for reading by every call; Close takes it for writing
+	closed bool
+
+	pool chan *parser
+	all  []*parser
+	pmu  sync.Mutex
+
+	cache *parseCache
+	gen   atomic.Uint64 // query counter, for the cache's admission
+
+	patMu    sync.Mutex
+	patterns map[string]patternResult
+
+	noPrefilter bool // tests: parse every file, to check the prefilter is sound
+}
+
+type patternResult struct {
+	p   *pattern
+	err error
+}
+
+// NewEngine makes an Engine. Grammar libraries are only opened when a
+// search first needs them, so a broken one surfaces as a GrammarLoadError
+// for its own language and nothing else.
+func NewEngine(opts Options) *Engine {
+	if opts.MaxFileSize <= 0 {
+		opts.MaxFileSize = DefaultMaxFileSize
+	}
+	if opts.CacheBytes == 0 {
+		opts.CacheBytes = DefaultCacheBytes
+	}
+	if opts.Workers <= 0 {
+		opts.Workers = runtime.GOMAXPROCS(0)
+	}
+	return &Engine{
+		opts:     opts,
+		langs:    newLanguageSet(opts.GrammarDirs),
+		pool:     make(chan *parser, opts.Workers+1),
+		cache:    newParseCache(opts.CacheBytes),
+		patterns: map[string]patternResult{},
+	}
+}
+
+// Close frees the parsers and drops the caches. It waits for running
+// searches to finish.
+func (e *Engine) Close() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return nil
+	}
+	e.closed = true
+	e.pmu.Lock()
+	for _, p := range e.all {
+		p.close()
+	}
+	e.all = nil
+	e.pmu.Unlock()
+	e.cache.clear()
+	return nil
+}
+
+// Languages lists the grammar ids this Engine knows, sorted: the bundled
+// ones and those found in the grammar folders (whether or not they load).
+func (e *Engine) Languages() []string {
+	ids := make([]string, 0, len(e.langs.byID))
+	for id := range e.langs.byID {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// LanguageForFile names the language a file would be searched as, or ""
+// when its name says nothing.
+func (e *Engine) LanguageForFile(path string) string {
+	if l := e.langs.forFile(path); l != nil {
+		return l.id
+	}
+	return ""
+}
+
+func (e *Engine) getParser() *parser {
+	select {
+	case p := <-e.pool:
+		return p
+	default:
+	}
+	p := newParser()
+	e.pmu.Lock()
+	e.all = append(e.all, p)
+	e.pmu.Unlock()
+	return p
+}
+
+func (e *Engine) putParser(p *parser) {
+	select {
+	case e.pool <- p:
+	default:
+		e.pmu.Lock()
+		for i, q := range e.all {
+			if q == p {
+				e.all = append(e.all[:i], e.all[i+1:]...)
+				break
+			}
+		}
+		e.pmu.Unlock()
+		p.close()
+	}
+}
+
+func (e *Engine) parseWith(p *parser, l *language, src []byte) (*tree, error) {
+	nodes, err := p.parse(l.g, src, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &tree{src: src, nodes: nodes}, nil
+}
+
+// compile returns l's compiled pattern, from the cache when it was seen.
+func (e *Engine) compile(l *language, src string) (*pattern, error) {
+	key := l.id + "\x00" + src
+	e.patMu.Lock()
+	r, ok := e.patterns[key]
+	e.patMu.Unlock()
+	if ok {
+		return r.p, r.err
+	}
+	if err := l.load(); err != nil {
+		return nil, err
+	}
+	p := e.getParser()
+	pat, err := compilePattern(l, src, func(b []byte) (*tree, error) { return e.parseWith(p, l, b) })
+	e.putParser(p)
+	e.patMu.Lock()
+	if len(e.patterns) > 256 {
+		e.patterns = map[string]patternResult{}
+	}
+	e.patterns[key] = patternResult{pat, err}
+	e.patMu.Unlock()
+	return pat, err
+}
+
+// Query is one structural search.
+type Query struct {
+	// Root is the absolute folder results are relative to; the caller has
+	// already confined it.
+	Root string
+	// Path is an absolute file or folder inside Root; empty means Root.
+	Path string
+	// Pattern is a code fragment with metavariables.
+	Pattern string
+	// Language is a grammar id or alias; optional when Path is a file or
+	// the folder's files are of one language the pattern parses in.
+	Language string
+	// MaxResults caps Result.Matches; default 50. Total still counts all.
+	MaxResults int
+	// Progress, when set, is called now and then during a long search and
+	// once at the end, always from the goroutine that called Search.
+	Progress func(filesDone, filesTotal int)
+}
+
+// Result is what a search found.
+type Result struct {
+	// Language is the grammar the pattern was read with.
+	Language string
+	// Context names the scaffold the pattern was read in ("statement in a
+	// function body", ...).
+	Context string
+	// Metavariables are the pattern's named metavariables as written
+	// ("$X", "$$$ARGS"), in order of first appearance.
+	Metavariables []string
+	// Matches holds at most MaxResults matches, sorted by file then
+	// position (outer before inner).
+	Matches []Match
+	// Total counts every match, shown or not.
+	Total int
+	// FilesScanned counts files of the language looked at; FilesParsed
+	// those that passed the literal prefilter and were parsed (or taken
+	// from the parse cache); FilesSkipped those left out as binary, too
+	// large or unreadable; FilesCached those whose tree came from the
+	// cache.
+	FilesScanned, FilesParsed, FilesSkipped, FilesCached int
+	// Skipped names skipped files with the reason (at most 50).
+	Skipped []SkippedFile
+}
+
+// SkippedFile is a file a search left out, and why.
+type SkippedFile struct {
+	File   string
+	Reason string
+}
+
+// Match is one place the pattern matched.
+type Match struct {
+	// File is relative to Query.Root, slash-separated.
+	File string
+	// StartLine and EndLine are 1-based; StartByte and EndByte are byte
+	// offsets into the file (end exclusive).
+	StartLine, EndLine int
+	StartByte, EndByte int
+	// Text is the matched code, trimmed to a few lines.
+	Text string
+	// Captures are the named metavariables' captures.
+	Captures map[string]Capture
+}
+
+// Capture is what one metavariable matched.
+type Capture struct {
+	// Text is the captured code, trimmed to a few lines. For $$$NAME it
+	// runs from the first captured node to the last, separators included.
+	Text               string
+	StartLine, EndLine int
+	StartByte, EndByte int
+	// Multi is true for a $$$NAME capture; Nodes counts its nodes.
+	Multi bool
+	Nodes int
+}
+
+// FileMatches is every match in one file together with the exact bytes
+// they were found in, for callers that rewrite (astedit).
+type FileMatches struct {
+	File     string // relative, slash-separated
+	Path     string // absolute
+	Language string
+	Source   []byte
+	Matches  []Match
+}
+
+// Search runs q. Bad input (empty or unparsable pattern, unknown language,
+// a path outside the root) is a typed error; see the package doc.
+func (e *Engine) Search(ctx context.Context, q Query) (*Result, error) {
+	res, _, err := e.run(ctx, q, false)
+	return res, err
+}
+
+// SearchFiles is Search that also returns, for every file with matches,
+// all its matches (not capped by MaxResults) and the bytes they were
+// found in.
+func (e *Engine) SearchFiles(ctx context.Context, q Query) (*Result, []FileMatches, error) {
+	return e.run(ctx, q, true)
+}
+
+// ParseErrorLines parses src as language and returns the 1-based line of
+// each of its ERROR and MISSING nodes, one entry per node (empty when it
+// parses cleanly).
+func (e *Engine) ParseErrorLines(language string, src []byte) ([]int, error) {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	if e.closed {
+		return nil, ErrClosed
+	}
+	l := e.langs.lookup(language)
+	if l == nil {
+		return nil, e.unknown(language, "")
+	}
+	if err := l.load(); err != nil {
+		return nil, err
+	}
+	p := e.getParser()
+	defer e.putParser(p)
+	t, err := e.parseWith(p, l, src)
+	if err != nil {
+		return nil, err
+	}
+	return t.errorLines(), nil
+}
+
+func (e *Engine) unknown(language, file string) error {
+	return &UnknownLanguageError{Language: language, File: file, Known: e.Languages(), GrammarDirs: e.opts.GrammarDirs}
+}
+
+// fileOutcome is what one worker learned about one file.
+type fileOutcome struct {
+	scanned, parsed, cached bool
+	skip                    string
+	count                   int
+	matches                 []Match // nil when none can be among the first MaxResults
+	src                     []byte
+}
+
+// frontier decides, as files finish out of order, whether a file's matches
+// can still be among the first max in file order; the rest are only
+// counted, so an unselective search does not hold every match in memory.
+type frontier struct {
+	mu     sync.Mutex
+	max    int
+	counts []int // -1 until the file is done
+	lo     int   // files before lo are done
+	sum    int   // matches in files before lo
+}
+
+func newFrontier(n, max int) *frontier {
+	f := &frontier{max: max, counts: make([]int, n)}
+	for i := range f.counts {
+		f.counts[i] = -1
+	}
+	return f
+}
+
+func (f *frontier) needed(i int) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for f.lo < len(f.counts) && f.counts[f.lo] >= 0 {
+		f.sum += f.counts[f.lo]
+		f.lo++
+	}
+	before := f.sum
+	for j := f.lo; j < i && before < f.max; j++ {
+		if f.counts[j] > 0 {
+			before += f.counts[j]
+		}
+	}
+	return before < f.max
+}
+
+func (f *frontier) done(i, n int) {
+	f.mu.Lock()
+	f.counts[i] = n
+	f.mu.Unlock()
+}
+
+func (e *Engine) run(ctx context.Context, q Query, keep bool) (*Result, []FileMatches, error) {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	if e.closed {
+		return nil, nil, ErrClosed
+	}
+	if strings.TrimSpace(q.Pattern) == "" {
+		return nil, nil, ErrEmptyPattern
+	}
+	if lx, err := lexPattern(q.Pattern); err != nil {
+		return nil, nil, err
+	} else if lx.onlyMetavariable() {
+		return nil, nil, ErrOnlyMetavariable
+	}
+	if !filepath.IsAbs(q.Root) {
+		return nil, nil, fmt.Errorf("root %q is not an absolute path", q.Root)
+	}
+	root := filepath.Clean(q.Root)
+	path := root
+	if q.Path != "" {
+		path = q.Path
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(root, path)
+		}
+		path = filepath.Clean(path)
+	}
+	if rel, err := filepath.Rel(root, path); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return nil, nil, fmt.Errorf("%w: %s is not inside %s; give a path inside the root", ErrOutsideRoot, path, root)
+	}
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("cannot search %s: %w", path, err)
+	}
+	var want *language
+	if q.Language != "" {
+		if want = e.langs.lookup(q.Language); want == nil {
+			return nil, nil, e.unknown(q.Language, "")
+		}
+	}
+
+	var files []candidate
+	if info.IsDir() {
+		files, err = walkTree(ctx, root, path, e.langs, want)
+		if err != nil {
+			return nil, nil, err
+		}
+	} else {
+		l := want
+		if l == nil {
+			if l = e.langs.forFile(path); l == nil {
+				return nil, nil, e.unknown("", path)
+			}
+		}
+		rel, _ := filepath.Rel(root, path)
+		files = []candidate{{rel: filepath.ToSlash(rel), abs: path, size: info.Size(), mtime: info.ModTime(), lang: l}}
+	}
+
+	lang, pat, err := e.choose(q, want, files, path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if want == nil {
+		kept := files[:0]
+		for _, f := range files {
+			if f.lang == lang {
+				kept = append(kept, f)
+			}
+		}
+		files = kept
+	}
+
+	max := q.MaxResults
+	if max <= 0 {
+		max = DefaultMaxResults
+	}
+	order := processingOrder(files)
+	gen := e.gen.Add(1)
+	outcomes := make([]fileOutcome, len(files))
+	fr := newFrontier(len(files), max)
+	var done atomic.Int64
+	var next atomic.Int64
+	workers := e.opts.Workers
+	if workers > len(files) {
+		workers = len(files)
+	}
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			// One OS thread per worker keeps tree-sitter's allocations in one
+			// malloc arena per worker, instead of spreading (and keeping)
+			// them across every thread the Go scheduler happens to use.
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			p := e.getParser()
+			defer e.putParser(p)
+			w := &worker{p: p, m: &matcher{p: pat}, gen: gen}
+			for {
+				k := int(next.Add(1) - 1)
+				if k >= len(files) || ctx.Err() != nil {
+					return
+				}
+				i := order[k]
+				outcomes[i] = e.searchFile(w, lang, pat, files[i], keep, func() bool { return keep || fr.needed(i) })
+				fr.done(i, outcomes[i].count)
+				done.Add(1)
+			}
+		}()
+	}
+	finished := make(chan struct{})
+	go func() { wg.Wait(); close(finished) }()
+	if q.Progress != nil {
+		tick := time.NewTicker(250 * time.Millisecond)
+	wait:
+		for {
+			select {
+			case <-finished:
+				break wait
+			case <-tick.C:
+				q.Progress(int(done.Load()), len(files))
+			}
+		}
+		tick.Stop()
+		q.Progress(int(done.Load()), len(files))
+	} else {
+		<-finished
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+
+	res := &Result{Language: lang.id, Context: pat.context}
+	for i, name := range pat.vars {
+		if name == "" {
+			continue
+		}
+		if pat.multi[i] {
+			res.Metavariables = append(res.Metavariables, "$$$"+name)
+		} else {
+			res.Metavariables = append(res.Metavariables, "$"+name)
+		}
+	}
+	var fms []FileMatches
+	for i, o := range outcomes {
+		if o.scanned {
+			res.FilesScanned++
+		}
+		if o.parsed {
+			res.FilesParsed++
+		}
+		if o.cached {
+			res.FilesCached++
+		}
+		if o.skip != "" {
+			res.FilesSkipped++
+			if len(res.Skipped) < maxSkippedListed {
+				res.Skipped = append(res.Skipped, SkippedFile{File: files[i].rel, Reason: o.skip})
+			}
+		}
+		res.Total += o.count
+		for _, m := range o.matches {
+			if len(res.Matches) >= max {
+				break
+			}
+			res.Matches = append(res.Matches, trimMatch(m))
+		}
+		if keep && len(o.matches) > 0 {
+			fms = append(fms, FileMatches{File: files[i].rel, Path: files[i].abs, Language: lang.id, Source: o.src, Matches: o.matches})
+		}
+	}
+	return res, fms, nil
+}
+
+// bigFile is the size from which files are searched first: a large file
+// started last would leave the other workers idle at the end.
+const bigFile = 128 << 10
+
+// processingOrder lists file indexes big files first (largest first), then
+// the rest in path order, which keeps completion close to path order for
+// the frontier.
+func processingOrder(files []candidate) []int {
+	order := make([]int, 0, len(files))
+	for i, f := range files {
+		if f.size >= bigFile {
+			order = append(order, i)
+		}
+	}
+	sort.Slice(order, func(a, b int) bool { return files[order[a]].size > files[order[b]].size })
+	for i, f := range files {
+		if f.size < bigFile {
+			order = append(order, i)
+		}
+	}
+	return order
+}
+
+// choose settles the language and compiles the pattern for it.
+func (e *Engine) choose(q Query, want *language, files []candidate, path string) (*language, *pattern, error) {
+	if want != nil {
+		if err := want.load(); err != nil {
+			return nil, nil, err
+		}
+		pat, err := e.compile(want, q.Pattern)
+		return want, pat, err
+	}
+	counts := map[*language]int{}
+	for _, f := range files {
+		counts[f.lang]++
+	}
+	if len(counts) == 0 {
+		return nil, nil, fmt.Errorf("no source files of a known language under %s; pass language, or search another path (known: %s)", path, strings.Join(e.Languages(), ", "))
+	}
+	langs := make([]*language, 0, len(counts))
+	for l := range counts {
+		langs = append(langs, l)
+	}
+	sort.Slice(langs, func(i, j int) bool {
+		if counts[langs[i]] != counts[langs[j]] {
+			return counts[langs[i]] > counts[langs[j]]
+		}
+		return langs[i].id < langs[j].id
+	})
+	var (
+		okLangs  []*language
+		okPats   []*pattern
+		firstErr error
+	)
+	for _, l := range langs {
+		if err := l.load(); err != nil {
+			if firstErr == nil {
+				firstErr = err
+			}
+			continue
+		}
+		pat, err := e.compile(l, q.Pattern)
+		if err != nil {
+			if firstErr == nil {
+				firstErr = err
+			}
+			continue
+		}
+		okLangs = append(okLangs, l)
+		okPats = append(okPats, pat)
+	}
+	switch len(okLangs) {
+	case 0:
+		return nil, nil, firstErr
+	case 1:
+		return okLangs[0], okPats[0], nil
+	}
+	var names []string
+	for _, l := range okLangs {
+		names = append(names, fmt.Sprintf("%s (%d files)", l.id, counts[l]))
+	}
+	return nil, nil, &AmbiguousLanguageError{Languages: names}
+}
+
+// worker is one search goroutine's parser, matcher and scratch buffers.
+type worker struct {
+	p     *parser
+	m     *matcher
+	gen   uint64
+	src   []byte
+	nodes []node
+}
+
+// searchFile reads (or takes from the cache), prefilters, parses and
+// matches one file. Trees the cache does not admit live in the worker's
+// buffers until the next file.
+func (e *Engine) searchFile(w *worker, l *language, pat *pattern, f candidate, keep bool, needed func() bool) fileOutcome {
+	var o fileOutcome
+	o.scanned = true
+	t := e.cache.get(f.abs, l.id, f.size, f.mtime, w.gen)
+	if t != nil {
+		o.cached = true
+	} else {
+		if f.size > e.opts.MaxFileSize {
+			o.skip = fmt.Sprintf("too large (%d bytes; the limit is %d)", f.size, e.opts.MaxFileSize)
+			return o
+		}
+		src, err := readInto(w.src[:0], f.abs, f.size, e.opts.MaxFileSize)
+		w.src = src[:0]
+		if err != nil {
+			o.skip = "unreadable: " + err.Error()
+			return o
+		}
+		if isBinary(src) {
+			o.skip = "binary"
+			return o
+		}
+		if !e.noPrefilter && !pat.mayMatch(src) {
+			return o
+		}
+		// Trees the cache admits are flattened straight into their own
+		// memory; the rest reuse the worker's buffer.
+		var cost int64
+		admitted := false
+		nodes, err := w.p.parse(l.g, src, w.nodes, func(count int) []node {
+			cost = treeCost(len(src), count)
+			if admitted = e.cache.admit(cost, w.gen); admitted {
+				return make([]node, count)
+			}
+			return nil
+		})
+		if err != nil {
+			if admitted {
+				e.cache.unreserve(cost)
+			}
+			o.skip = "parse failed: " + err.Error()
+			return o
+		}
+		t = &tree{src: src, nodes: nodes}
+		switch {
+		case admitted:
+			t.src = append([]byte(nil), src...)
+			e.cache.put(f.abs, l.id, f.size, f.mtime, t, cost, w.gen)
+		case keep:
+			w.nodes = nodes[:0]
+			t.src = append([]byte(nil), src...)
+		default:
+			w.nodes = nodes[:0]
+		}
+	}
+	if !e.noPrefilter && !pat.mayMatch(t.src) {
+		return o
+	}
+	o.parsed = true
+	w.m.t = t
+	raw := w.m.findAll()
+	w.m.t = nil
+	o.count = len(raw)
+	if len(raw) == 0 || !needed() {
+		return o
+	}
+	if keep {
+		o.src = t.src
+	}
+	starts := lineStarts(t.src)
+	o.matches = make([]Match, len(raw))
+	for i, r := range raw {
+		o.matches[i] = e.toMatch(t, pat, f.rel, starts, r)
+	}
+	return o
+}
+
+// readInto reads a file into buf, refusing one that grew past limit.
+func readInto(buf []byte, path string, size, limit int64) ([]byte, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return buf, err
+	}
+	defer fh.Close()
+	if int64(cap(buf)) < size+1 {
+		buf = make([]byte, 0, size+size/4+512)
+	}
+	for {
+		if len(buf) == cap(buf) {
+			if int64(len(buf)) > limit {
+				return buf[:0], fmt.Errorf("grew past the size limit while being read")
+			}
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := fh.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return buf[:0], err
+		}
+	}
+	if int64(len(buf)) > limit {
+		return buf[:0], fmt.Errorf("grew past the size limit while being read")
+	}
+	return buf, nil
+}
+
+func isBinary(src []byte) bool {
+	head := src
+	if len(head) > binarySniffBytes {
+		head = head[:binarySniffBytes]
+	}
+	return bytes.IndexByte(head, 0) >= 0
+}
+
+// trimRange narrows [start, end) past surrounding whitespace; some grammars
+// give nodes spans that include the blanks before them.
+func trimRange(src []byte, start, end int) (int, int) {
+	for start < end && isSpace(src[start]) {
+		start++
+	}
+	for end > start && isSpace(src[end-1]) {
+		end--
+	}
+	return start, end
+}
+
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
+}
+
+func (e *Engine) toMatch(t *tree, pat *pattern, file string, starts []int, r rawMatch) Match {
+	r.start, r.end = trimRange(t.src, r.start, r.end)
+	m := Match{
+		File:      file,
+		StartByte: r.start,
+		EndByte:   r.end,
+		StartLine: lineOf(starts, r.start),
+		EndLine:   lineOf(starts, endOffset(r.start, r.end)),
+		Text:      string(t.src[r.start:r.end]),
+	}
+	for _, b := range r.env {
+		name := pat.vars[b.mv]
+		if name == "" {
+			continue
+		}
+		var c Capture
+		if pat.multi[b.mv] {
+			c.Multi = true
+			c.Nodes = len(b.nodes)
+			if len(b.nodes) == 0 {
+				pos := b.pos
+				if pos < 0 {
+					pos = r.start
+				}
+				c.StartByte, c.EndByte = pos, pos
+			} else {
+				c.StartByte = int(t.nodes[b.nodes[0]].start)
+				c.EndByte = int(t.nodes[b.nodes[len(b.nodes)-1]].end)
+			}
+		} else {
+			c.Nodes = 1
+			c.StartByte, c.EndByte = int(t.nodes[b.node].start), int(t.nodes[b.node].end)
+		}
+		c.StartByte, c.EndByte = trimRange(t.src, c.StartByte, c.EndByte)
+		c.Text = string(t.src[c.StartByte:c.EndByte])
+		c.StartLine = lineOf(starts, c.StartByte)
+		c.EndLine = lineOf(starts, endOffset(c.StartByte, c.EndByte))
+		if m.Captures == nil {
+			m.Captures = map[string]Capture{}
+		}
+		m.Captures[name] = c
+	}
+	return m
+}
+
+// endOffset is the offset of the last byte of a non-empty range.
+func endOffset(start, end int) int {
+	if end > start {
+		return end - 1
+	}
+	return start
+}
+
+// Text trimming for results shown to an agent.
+const (
+	maxShownLines = 6
+	maxShownBytes = 600
+)
+
+func trimMatch(m Match) Match {
+	m.Text = trimText(m.Text)
+	if len(m.Captures) > 0 {
+		caps := make(map[string]Capture, len(m.Captures))
+		for k, c := range m.Captures {
+			c.Text = trimText(c.Text)
+			caps[k] = c
+		}
+		m.Captures = caps
+	}
+	return m
+}
+
+func trimText(s string) string {
+	lines := strings.Split(s, "\n")
+	cut := false
+	if len(lines) > maxShownLines {
+		lines = lines[:maxShownLines]
+		cut = true
+	}
+	out := strings.Join(lines, "\n")
+	if len(out) > maxShownBytes {
+		out = out[:maxShownBytes]
+		for !utf8.ValidString(out) {
+			out = out[:len(out)-1]
+		}
+		cut = true
+	}
+	if cut {
+		out += fmt.Sprintf(" …(%d more lines)", strings.Count(s, "\n")-strings.Count(out, "\n"))
+	}
+	return out
+}

@@ -1,0 +1,536 @@
+package astgrep
+
+/*
+#cgo LDFLAGS: -ldl
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <stdbool.h>
+#include <string.h>
+#include <stdio.h>
+
+// The few tree-sitter runtime declarations we need. The runtime itself is
+// compiled into github.com/smacker/go-tree-sitter, which this package imports,
+// so these symbols resolve at link time. Layouts follow tree-sitter's api.h
+// (ABI 14), the version that module vendors.
+typedef uint16_t TSSymbol;
+typedef struct TSLanguage TSLanguage;
+typedef struct TSParser TSParser;
+typedef struct TSTree TSTree;
+typedef struct { uint32_t context[4]; const void *id; const TSTree *tree; } TSNode;
+typedef struct { const void *tree; const void *id; uint32_t context[3]; } TSTreeCursor;
+
+extern TSParser *ts_parser_new(void);
+extern void ts_parser_delete(TSParser *);
+extern bool ts_parser_set_language(TSParser *, const TSLanguage *);
+extern TSTree *ts_parser_parse_string(TSParser *, const TSTree *, const char *, uint32_t);
+extern void ts_parser_set_timeout_micros(TSParser *, uint64_t);
+extern TSNode ts_tree_root_node(const TSTree *);
+extern uint32_t ts_node_descendant_count(TSNode);
+extern TSSymbol ts_node_symbol(TSNode);
+extern uint32_t ts_node_start_byte(TSNode);
+extern uint32_t ts_node_end_byte(TSNode);
+extern bool ts_node_is_named(TSNode);
+extern bool ts_node_is_extra(TSNode);
+extern bool ts_node_is_missing(TSNode);
+extern bool ts_node_has_error(TSNode);
+extern TSTreeCursor ts_tree_cursor_new(TSNode);
+extern void ts_tree_cursor_delete(TSTreeCursor *);
+extern TSNode ts_tree_cursor_current_node(const TSTreeCursor *);
+extern bool ts_tree_cursor_goto_first_child(TSTreeCursor *);
+extern bool ts_tree_cursor_goto_next_sibling(TSTreeCursor *);
+extern bool ts_tree_cursor_goto_parent(TSTreeCursor *);
+extern uint32_t ts_language_version(const TSLanguage *);
+extern uint32_t ts_language_symbol_count(const TSLanguage *);
+extern const char *ts_language_symbol_name(const TSLanguage *, TSSymbol);
+extern int ts_language_symbol_type(const TSLanguage *, TSSymbol);
+
+// Grammars bundled by go-tree-sitter's subpackages (imported in languages.go).
+extern const TSLanguage *tree_sitter_bash(void);
+extern const TSLanguage *tree_sitter_c(void);
+extern const TSLanguage *tree_sitter_cpp(void);
+extern const TSLanguage *tree_sitter_c_sharp(void);
+extern const TSLanguage *tree_sitter_css(void);
+extern const TSLanguage *tree_sitter_elixir(void);
+extern const TSLanguage *tree_sitter_go(void);
+extern const TSLanguage *tree_sitter_hcl(void);
+extern const TSLanguage *tree_sitter_html(void);
+extern const TSLanguage *tree_sitter_java(void);
+extern const TSLanguage *tree_sitter_javascript(void);
+extern const TSLanguage *tree_sitter_kotlin(void);
+extern const TSLanguage *tree_sitter_lua(void);
+extern const TSLanguage *tree_sitter_php(void);
+extern const TSLanguage *tree_sitter_python(void);
+extern const TSLanguage *tree_sitter_ruby(void);
+extern const TSLanguage *tree_sitter_rust(void);
+extern const TSLanguage *tree_sitter_scala(void);
+extern const TSLanguage *tree_sitter_swift(void);
+extern const TSLanguage *tree_sitter_toml(void);
+extern const TSLanguage *tree_sitter_tsx(void);
+extern const TSLanguage *tree_sitter_typescript(void);
+extern const TSLanguage *tree_sitter_yaml(void);
+
+// One record per node, in preorder. A node's children are the records
+// from i+1 up to (not including) last, visited by jumping from one child's
+// last to the next. No pointers, so Go memory can be handed to C.
+typedef struct {
+	uint32_t start;
+	uint32_t end;
+	uint32_t last;
+	uint16_t sym;
+	uint8_t flags;
+	uint8_t pad;
+} bt_node;
+
+enum { BT_NAMED = 1, BT_EXTRA = 2, BT_ERROR = 4, BT_MISSING = 8 };
+
+extern void ts_set_allocator(void *(*)(size_t), void *(*)(size_t, size_t), void *(*)(void *, size_t), void (*)(void *));
+
+// ---- A memory pool per parse ----
+//
+// tree-sitter allocates and frees every node of a tree one by one. During
+// one of our parses, its allocations come from the worker's pool instead
+// (bump allocation, with free lists for small sizes), and the whole tree,
+// parser included, is dropped at once afterwards by resetting the pool.
+// Outside a pool window (any other tree-sitter use in the process) the
+// allocator hooks fall through to malloc and free.
+
+#define BT_SMALL 1024 // blocks up to this size are recycled through free lists
+#define BT_CLASSES (BT_SMALL / 16 + 1)
+
+typedef struct bt_chunk {
+	struct bt_chunk *next;
+	size_t used, cap;
+	char *base;
+} bt_chunk;
+
+typedef struct {
+	size_t size; // usable bytes
+	size_t pad;
+} bt_hdr;
+
+typedef struct bt_pool {
+	bt_chunk *chunks; // newest first
+	size_t chunk_size;
+	void *free_lists[BT_CLASSES];
+} bt_pool;
+
+static __thread bt_pool *bt_cur;
+
+static void bt_oom(size_t n) {
+	fprintf(stderr, "astgrep: out of memory allocating %zu bytes\n", n);
+	abort();
+}
+
+static int bt_owns(bt_pool *p, void *ptr) {
+	for (bt_chunk *c = p->chunks; c; c = c->next) {
+		if ((char *)ptr > c->base && (char *)ptr < c->base + c->used) return 1;
+	}
+	return 0;
+}
+
+static void *bt_pool_alloc(bt_pool *p, size_t size) {
+	size_t usable = (size + 15) & ~(size_t)15;
+	if (usable == 0) usable = 16;
+	if (usable <= BT_SMALL) {
+		size_t cls = usable / 16;
+		void *b = p->free_lists[cls];
+		if (b) {
+			p->free_lists[cls] = *(void **)b;
+			return b;
+		}
+	}
+	size_t need = usable + sizeof(bt_hdr);
+	bt_chunk *c = p->chunks;
+	if (c == NULL || c->cap - c->used < need) {
+		size_t cap = p->chunk_size;
+		if (cap < need) cap = need;
+		c = malloc(sizeof(bt_chunk) + cap);
+		if (c == NULL) bt_oom(cap);
+		c->base = (char *)(c + 1);
+		c->used = 0;
+		c->cap = cap;
+		c->next = p->chunks;
+		p->chunks = c;
+	}
+	bt_hdr *h = (bt_hdr *)(c->base + c->used);
+	c->used += need;
+	h->size = usable;
+	return h + 1;
+}
+
+static void bt_pool_free(bt_pool *p, void *ptr) {
+	bt_hdr *h = (bt_hdr *)ptr - 1;
+	if (h->size <= BT_SMALL) {
+		size_t cls = h->size / 16;
+		*(void **)ptr = p->free_lists[cls];
+		p->free_lists[cls] = ptr;
+	}
+}
+
+static void *bt_malloc(size_t size) {
+	if (bt_cur) return bt_pool_alloc(bt_cur, size);
+	void *r = malloc(size);
+	if (size > 0 && r == NULL) bt_oom(size);
+	return r;
+}
+
+static void *bt_calloc(size_t n, size_t size) {
+	if (bt_cur) {
+		void *r = bt_pool_alloc(bt_cur, n * size);
+		memset(r, 0, n * size);
+		return r;
+	}
+	void *r = calloc(n, size);
+	if (n > 0 && size > 0 && r == NULL) bt_oom(n * size);
+	return r;
+}
+
+static void bt_free(void *ptr) {
+	if (ptr == NULL) return;
+	if (bt_cur && bt_owns(bt_cur, ptr)) {
+		bt_pool_free(bt_cur, ptr);
+		return;
+	}
+	free(ptr);
+}
+
+static void *bt_realloc(void *ptr, size_t size) {
+	if (ptr == NULL) return bt_malloc(size);
+	if (bt_cur && bt_owns(bt_cur, ptr)) {
+		bt_hdr *h = (bt_hdr *)ptr - 1;
+		if (size <= h->size) return ptr;
+		void *r = bt_pool_alloc(bt_cur, size);
+		memcpy(r, ptr, h->size);
+		bt_pool_free(bt_cur, ptr);
+		return r;
+	}
+	void *r = realloc(ptr, size);
+	if (size > 0 && r == NULL) bt_oom(size);
+	return r;
+}
+
+static void bt_install_allocator(void) {
+	ts_set_allocator(bt_malloc, bt_calloc, bt_realloc, bt_free);
+}
+
+static bt_pool *bt_pool_new(void) {
+	bt_pool *p = calloc(1, sizeof(bt_pool));
+	if (p == NULL) bt_oom(sizeof(bt_pool));
+	return p;
+}
+
+// bt_pool_reset drops everything allocated from the pool, keeping one
+// ordinary-sized chunk for the next parse.
+static void bt_pool_reset(bt_pool *p, size_t keep) {
+	bt_chunk *kept = NULL;
+	bt_chunk *c = p->chunks;
+	while (c) {
+		bt_chunk *next = c->next;
+		if (kept == NULL && c->cap == keep) {
+			kept = c;
+			kept->used = 0;
+			kept->next = NULL;
+		} else {
+			free(c);
+		}
+		c = next;
+	}
+	p->chunks = kept;
+	memset(p->free_lists, 0, sizeof(p->free_lists));
+}
+
+static void bt_pool_delete(bt_pool *p) {
+	bt_pool_reset(p, 0);
+	free(p->chunks);
+	free(p);
+}
+
+#define BT_CHUNK_MIN (1u << 20)
+#define BT_CHUNK_MAX (64u << 20)
+
+// bt_parse parses src with a parser made for this parse inside pool. The
+// tree and parser live in the pool until bt_release.
+static TSTree *bt_parse(bt_pool *pool, const TSLanguage *lang, const char *src, uint32_t len, uint64_t timeout, uint32_t *count, TSParser **pp) {
+	size_t cs = (size_t)len * 8;
+	if (cs < BT_CHUNK_MIN) cs = BT_CHUNK_MIN;
+	if (cs > BT_CHUNK_MAX) cs = BT_CHUNK_MAX;
+	pool->chunk_size = cs;
+	bt_cur = pool;
+	TSParser *p = ts_parser_new();
+	ts_parser_set_timeout_micros(p, timeout);
+	TSTree *t = NULL;
+	if (ts_parser_set_language(p, lang)) {
+		t = ts_parser_parse_string(p, NULL, src, len);
+	}
+	if (t) *count = ts_node_descendant_count(ts_tree_root_node(t));
+	bt_cur = NULL;
+	*pp = p;
+	return t;
+}
+
+// bt_release deletes the parser (which frees an external scanner's own
+// memory) and drops the pool's contents, tree included.
+static void bt_release(bt_pool *pool, TSParser *p) {
+	bt_cur = pool;
+	ts_parser_delete(p);
+	bt_cur = NULL;
+	bt_pool_reset(pool, BT_CHUNK_MIN);
+}
+
+// bt_flatten writes the tree into out (cap records). While a
+// node is open, its last field holds its parent's index, so no stack is
+// needed.
+// named[sym] says whether a symbol is named; looking it up beats asking
+// the node.
+static uint32_t bt_flatten(TSTree *t, const uint8_t *named, uint32_t nsyms, bt_node *out, uint32_t cap) {
+	TSNode root = ts_tree_root_node(t);
+	// MISSING and ERROR nodes only exist in a tree with errors.
+	bool errors = ts_node_has_error(root);
+	TSTreeCursor c = ts_tree_cursor_new(root);
+	uint32_t n = 0;
+	uint32_t cur = UINT32_MAX;
+	for (;;) {
+		if (n >= cap) break;
+		TSNode node = ts_tree_cursor_current_node(&c);
+		bt_node *r = &out[n];
+		r->start = ts_node_start_byte(node);
+		r->end = ts_node_end_byte(node);
+		TSSymbol sym = ts_node_symbol(node);
+		r->sym = sym;
+		uint8_t f = 0;
+		if (sym < nsyms ? named[sym] : ts_node_is_named(node)) f |= BT_NAMED;
+		if (ts_node_is_extra(node)) f |= BT_EXTRA;
+		if (errors) {
+			if (sym == (TSSymbol)-1) f |= BT_ERROR | BT_NAMED;
+			if (ts_node_is_missing(node)) f |= BT_MISSING;
+		}
+		r->flags = f;
+		r->pad = 0;
+		r->last = cur; // parent, until closed
+		cur = n++;
+		if (ts_tree_cursor_goto_first_child(&c)) continue;
+		// Close finished nodes until one has a next sibling.
+		for (;;) {
+			uint32_t parent = out[cur].last;
+			out[cur].last = n;
+			if (ts_tree_cursor_goto_next_sibling(&c)) {
+				cur = parent;
+				break;
+			}
+			if (!ts_tree_cursor_goto_parent(&c)) {
+				cur = UINT32_MAX;
+				break;
+			}
+			cur = parent;
+		}
+		if (cur == UINT32_MAX) break;
+	}
+	// Close anything left open if cap was too small (should not happen).
+	while (cur != UINT32_MAX) {
+		uint32_t parent = out[cur].last;
+		out[cur].last = n;
+		cur = parent;
+	}
+	ts_tree_cursor_delete(&c);
+	return n;
+}
+
+static const TSLanguage *bt_call_lang(void *fn) {
+	return ((const TSLanguage *(*)(void))fn)();
+}
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"unsafe"
+)
+
+// nodeFlags are bits of node.flags.
+const (
+	flagNamed   = C.BT_NAMED
+	flagExtra   = C.BT_EXTRA
+	flagError   = C.BT_ERROR
+	flagMissing = C.BT_MISSING
+)
+
+// node mirrors bt_node: one syntax node of a flattened tree.
+type node struct {
+	start, end uint32
+	last       uint32 // index one past this node's subtree
+	sym        uint16
+	flags      uint8
+	_          uint8
+}
+
+const nodeSize = int64(unsafe.Sizeof(node{}))
+
+func init() {
+	if unsafe.Sizeof(node{}) != unsafe.Sizeof(C.bt_node{}) {
+		panic("astgrep: node and bt_node differ in size")
+	}
+}
+
+// tsLanguage is a grammar as tree-sitter's runtime sees it.
+type tsLanguage = *C.TSLanguage
+
+// grammar is a loaded language with the per-symbol facts flattening needs.
+type grammar struct {
+	ts    tsLanguage
+	named []uint8 // 1 when the symbol is a named node
+}
+
+func newGrammar(ts tsLanguage) *grammar {
+	n := symbolCount(ts)
+	g := &grammar{ts: ts, named: make([]uint8, n+1)}
+	for i := 0; i < n; i++ {
+		if C.ts_language_symbol_type(ts, C.TSSymbol(i)) == 0 {
+			g.named[i] = 1
+		}
+	}
+	return g
+}
+
+func init() { C.bt_install_allocator() }
+
+// parser is one worker's parsing state: the memory pool its parses
+// allocate from. It is used by one goroutine at a time.
+type parser struct {
+	pool *C.bt_pool
+}
+
+// parseTimeout stops a grammar that loops on some input from hanging a
+// search.
+const parseTimeout = 20_000_000 // microseconds
+
+func newParser() *parser {
+	return &parser{pool: C.bt_pool_new()}
+}
+
+func (p *parser) close() {
+	if p.pool != nil {
+		C.bt_pool_delete(p.pool)
+		p.pool = nil
+	}
+}
+
+var errParseFailed = errors.New("tree-sitter could not parse the file (timed out or the grammar was rejected)")
+
+// parse parses src with lang and returns the flattened tree. The nodes go
+// into buf (grown when too small), unless keep, given the node count,
+// returns a slice of exactly that length to fill instead. The C tree is
+// dropped before returning: flat trees are plain Go memory, immutable once
+// built and safe to read from any goroutine.
+func (p *parser) parse(lang *grammar, src []byte, buf []node, keep func(count int) []node) ([]node, error) {
+	if len(src) >= 1<<31 {
+		return nil, fmt.Errorf("file too large to parse (%d bytes)", len(src))
+	}
+	var count C.uint32_t
+	ptr := (*C.char)(unsafe.Pointer(&emptySource[0]))
+	if len(src) > 0 {
+		ptr = (*C.char)(unsafe.Pointer(&src[0]))
+	}
+	var tp *C.TSParser
+	t := C.bt_parse(p.pool, lang.ts, ptr, C.uint32_t(len(src)), parseTimeout, &count, &tp)
+	defer C.bt_release(p.pool, tp)
+	if t == nil {
+		return nil, errParseFailed
+	}
+	var out []node
+	if keep != nil {
+		out = keep(int(count))
+	}
+	if out == nil {
+		if cap(buf) < int(count) {
+			buf = make([]node, int(count)+int(count)/4)
+		}
+		out = buf[:int(count)]
+	}
+	n := C.bt_flatten(t, (*C.uint8_t)(unsafe.Pointer(&lang.named[0])), C.uint32_t(len(lang.named)), (*C.bt_node)(unsafe.Pointer(&out[0])), count)
+	return out[:int(n)], nil
+}
+
+var emptySource = []byte{0}
+
+func languageVersion(l tsLanguage) int { return int(C.ts_language_version(l)) }
+
+func symbolCount(l tsLanguage) int { return int(C.ts_language_symbol_count(l)) }
+
+func symbolName(l tsLanguage, sym uint16) string {
+	if sym == 0xFFFF {
+		return "ERROR"
+	}
+	s := C.ts_language_symbol_name(l, C.TSSymbol(sym))
+	if s == nil {
+		return ""
+	}
+	return C.GoString(s)
+}
+
+// symbolAnonymous reports whether sym is an unnamed token (a keyword or
+// punctuation spelled literally in the grammar).
+func symbolAnonymous(l tsLanguage, sym uint16) bool {
+	return C.ts_language_symbol_type(l, C.TSSymbol(sym)) == 1
+}
+
+// ABI range tree-sitter's runtime accepts.
+const (
+	minABI = 13
+	maxABI = 14
+)
+
+// loadSharedGrammar opens a grammar shared library and returns its language.
+func loadSharedGrammar(path, symbol string) (tsLanguage, error) {
+	cpath := C.CString(path)
+	defer C.free(unsafe.Pointer(cpath))
+	h := C.dlopen(cpath, C.RTLD_NOW|C.RTLD_LOCAL)
+	if h == nil {
+		return nil, fmt.Errorf("dlopen: %s", C.GoString(C.dlerror()))
+	}
+	csym := C.CString(symbol)
+	defer C.free(unsafe.Pointer(csym))
+	fn := C.dlsym(h, csym)
+	if fn == nil {
+		C.dlclose(h)
+		return nil, fmt.Errorf("the library does not export %s()", symbol)
+	}
+	// The handle stays open for the life of the process: the language
+	// table lives inside the library.
+	lang := C.bt_call_lang(fn)
+	if lang == nil {
+		return nil, fmt.Errorf("%s() returned NULL", symbol)
+	}
+	if v := languageVersion(lang); v < minABI || v > maxABI {
+		return nil, fmt.Errorf("grammar ABI version %d; this build of tree-sitter accepts %d..%d (regenerate the parser with a matching tree-sitter CLI)", v, minABI, maxABI)
+	}
+	return lang, nil
+}
+
+// Bundled grammar constructors, by the symbol suffix go-tree-sitter uses.
+var bundledLanguage = map[string]func() tsLanguage{
+	"bash":       func() tsLanguage { return C.tree_sitter_bash() },
+	"c":          func() tsLanguage { return C.tree_sitter_c() },
+	"cpp":        func() tsLanguage { return C.tree_sitter_cpp() },
+	"csharp":     func() tsLanguage { return C.tree_sitter_c_sharp() },
+	"css":        func() tsLanguage { return C.tree_sitter_css() },
+	"elixir":     func() tsLanguage { return C.tree_sitter_elixir() },
+	"go":         func() tsLanguage { return C.tree_sitter_go() },
+	"hcl":        func() tsLanguage { return C.tree_sitter_hcl() },
+	"html":       func() tsLanguage { return C.tree_sitter_html() },
+	"java":       func() tsLanguage { return C.tree_sitter_java() },
+	"javascript": func() tsLanguage { return C.tree_sitter_javascript() },
+	"kotlin":     func() tsLanguage { return C.tree_sitter_kotlin() },
+	"lua":        func() tsLanguage { return C.tree_sitter_lua() },
+	"php":        func() tsLanguage { return C.tree_sitter_php() },
+	"python":     func() tsLanguage { return C.tree_sitter_python() },
+	"ruby":       func() tsLanguage { return C.tree_sitter_ruby() },
+	"rust":       func() tsLanguage { return C.tree_sitter_rust() },
+	"scala":      func() tsLanguage { return C.tree_sitter_scala() },
+	"swift":      func() tsLanguage { return C.tree_sitter_swift() },
+	"toml":       func() tsLanguage { return C.tree_sitter_toml() },
+	"tsx":        func() tsLanguage { return C.tree_sitter_tsx() },
+	"typescript": func() tsLanguage { return C.tree_sitter_typescript() },
+	"yaml":       func() tsLanguage { return C.tree_sitter_yaml() },
+}

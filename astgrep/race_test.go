@@ -1,0 +1,5 @@
+//go:build race
+
+package astgrep
+
+func init() { raceEnabled = true }
