@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/askuser"
+	"github.com/builtin-tools/builtin-tools/astgrep"
+	"github.com/builtin-tools/builtin-tools/astgrep/astgreptool"
 	"github.com/builtin-tools/builtin-tools/files"
 	"github.com/builtin-tools/builtin-tools/lsp"
 	"github.com/builtin-tools/builtin-tools/lsp/lsptool"
@@ -27,6 +29,7 @@ func Catalog() []registry.Descriptor {
 	out = append(out, files.Tools()...)
 	out = append(out, askuser.Tool)
 	out = append(out, lsptool.Tools()...)
+	out = append(out, astgreptool.Tools()...)
 	return out
 }
 
@@ -48,6 +51,10 @@ type Options struct {
 	Without []registry.ResourceKind
 	// LSP configures the language-server supervisor (zero value: defaults).
 	LSP lsp.Config
+	// Structural configures the tree-sitter engine behind ast_grep,
+	// ast_edit and resolve; GrammarDirs are folders of grammar libraries
+	// loaded at run time (libtree-sitter-<id>.so).
+	Structural astgrep.Options
 }
 
 // NewRun makes a run over opts.Root with the module's catalog and attaches
@@ -80,6 +87,12 @@ func NewRun(opts Options) (*registry.Run, error) {
 			return nil, fmt.Errorf("attaching the language-server supervisor: %w", err)
 		}
 		run.Use(lsptool.DiagnosticsOnWrite(sup))
+	}
+	if !slices.Contains(opts.Without, registry.TreeSitter) {
+		if err := run.Attach(registry.TreeSitter, astgreptool.New(opts.Structural)); err != nil {
+			run.Close()
+			return nil, fmt.Errorf("attaching the tree-sitter engine: %w", err)
+		}
 	}
 	return run, nil
 }

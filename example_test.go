@@ -55,6 +55,7 @@ func Example_harness() {
 	fmt.Println(registry.ResultText(res))
 	// Output:
 	// plan mode sees: ask_user
+	// plan mode sees: ast_grep
 	// plan mode sees: lsp
 	// plan mode sees: read
 	// operator sees: Allow edit (a write tool) to run?

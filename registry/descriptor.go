@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
+	"strings"
 
 	"github.com/builtin-tools/builtin-tools/tiers"
 	"github.com/google/jsonschema-go/jsonschema"
@@ -61,6 +63,7 @@ func Tool[P any](name string, tier tiers.Tier, description string, needs []Resou
 		panic(fmt.Sprintf("registry: schema for tool %s: %v", name, err))
 	}
 	dropNullTypes(schema)
+	addEnums(reflect.TypeFor[P](), schema)
 	raw, err := json.Marshal(schema)
 	if err != nil {
 		panic(fmt.Sprintf("registry: schema for tool %s: %v", name, err))
@@ -100,6 +103,30 @@ func dropNullTypes(s *jsonschema.Schema) {
 	}
 	dropNullTypes(s.Items)
 	dropNullTypes(s.AdditionalProperties)
+}
+
+// addEnums copies `enum:"a,b"` tags of a params struct's fields into the
+// schema, so clients offer the choices and validation names them.
+func addEnums(t reflect.Type, s *jsonschema.Schema) {
+	if t.Kind() != reflect.Struct || s == nil {
+		return
+	}
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		values, ok := f.Tag.Lookup("enum")
+		if !ok {
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "" {
+			name = f.Name
+		}
+		if p := s.Properties[name]; p != nil {
+			for _, v := range strings.Split(values, ",") {
+				p.Enum = append(p.Enum, v)
+			}
+		}
+	}
 }
 
 // MCPTool renders the descriptor as the MCP tool a peer lists.

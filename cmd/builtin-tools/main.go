@@ -11,12 +11,14 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
 
 	builtintools "github.com/builtin-tools/builtin-tools"
 	"github.com/builtin-tools/builtin-tools/askuser"
+	"github.com/builtin-tools/builtin-tools/astgrep"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
 	"golang.org/x/term"
@@ -64,8 +66,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 // common holds the flags every command shares.
 type common struct {
-	root, mode, approve, ask, conversation, without string
-	askTimeout                                      time.Duration
+	root, mode, approve, ask, conversation, without, grammars string
+	askTimeout                                                time.Duration
 }
 
 func (c *common) register(fs *flag.FlagSet, defaultAsk string) {
@@ -75,7 +77,27 @@ func (c *common) register(fs *flag.FlagSet, defaultAsk string) {
 	fs.StringVar(&c.ask, "ask", defaultAsk, "where questions go: elicit (the MCP client), terminal, or none")
 	fs.DurationVar(&c.askTimeout, "ask-timeout", askuser.DefaultTimeout, "how long a question waits for an answer")
 	fs.StringVar(&c.conversation, "conversation", "", "conversation id (default: one made for this process)")
-	fs.StringVar(&c.without, "without", "", "resources not to attach, comma-separated (e.g. ask)")
+	fs.StringVar(&c.without, "without", "", "resources not to attach, comma-separated: ask, lsp, treesitter")
+	fs.StringVar(&c.grammars, "grammars", defaultGrammars(), "folders of tree-sitter grammar libraries (libtree-sitter-<id>.so) loaded at run time, separated by "+string(os.PathListSeparator))
+}
+
+// defaultGrammars is $BUILTIN_TOOLS_GRAMMARS, else the per-user grammar
+// folder when it exists.
+func defaultGrammars() string {
+	if v := os.Getenv("BUILTIN_TOOLS_GRAMMARS"); v != "" {
+		return v
+	}
+	data := os.Getenv("XDG_DATA_HOME")
+	if data == "" {
+		if home, err := os.UserHomeDir(); err == nil {
+			data = filepath.Join(home, ".local", "share")
+		}
+	}
+	dir := filepath.Join(data, "builtin-tools", "grammars")
+	if info, err := os.Stat(dir); err == nil && info.IsDir() {
+		return dir
+	}
+	return ""
 }
 
 // newRun builds the run the flags describe. stdio says whether stdin and
@@ -109,9 +131,14 @@ func (c *common) newRun(stdin io.Reader, stdout io.Writer, stdio bool) (*registr
 	if conv == "" {
 		conv = fmt.Sprintf("cli-%d-%d", os.Getpid(), time.Now().Unix())
 	}
+	var grammarDirs []string
+	if c.grammars != "" {
+		grammarDirs = filepath.SplitList(c.grammars)
+	}
 	r, err := builtintools.NewRun(builtintools.Options{
 		Root: c.root, ConversationID: conv, Policy: policy,
 		Ask: port, AskTimeout: c.askTimeout, Without: without,
+		Structural: astgrep.Options{GrammarDirs: grammarDirs},
 	})
 	return r, mode, err
 }

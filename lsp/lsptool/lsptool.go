@@ -20,7 +20,7 @@ import (
 func Tools() []registry.Descriptor { return []registry.Descriptor{Tool, Rename} }
 
 type lspParams struct {
-	Operation string `json:"operation" jsonschema:"one of diagnostics, definition, type_definition, implementation, references, hover, symbols, code_actions, status, reload"`
+	Operation string `json:"operation" jsonschema:"what to ask: diagnostics, definition, type_definition, implementation, references, hover, symbols, code_actions, status or reload" enum:"diagnostics,definition,type_definition,implementation,references,hover,symbols,code_actions,status,reload"`
 	File      string `json:"file,omitempty" jsonschema:"file the operation is about, relative to the root; for diagnostics \"*\" runs the project's checker (go vet, pyright, tsc --noEmit ...) instead"`
 	Line      int    `json:"line,omitempty" jsonschema:"1-based line of the symbol, for navigation operations"`
 	Symbol    string `json:"symbol,omitempty" jsonschema:"text of the symbol as it appears on that line; its position on the line is the column, so no column is ever needed"`

@@ -82,7 +82,7 @@ func TestLSPToolOnGopls(t *testing.T) {
 		t.Fatalf("escape: %q", text)
 	}
 	text, isErr = call(t, r, tiers.Plan, "lsp", map[string]any{"operation": "teleport"})
-	if !isErr || !strings.Contains(text, "use one of diagnostics") {
+	if !isErr || !strings.Contains(text, "value must be one of 'diagnostics'") {
 		t.Fatalf("unknown operation: %q", text)
 	}
 	text, _ = call(t, r, tiers.Plan, "lsp", map[string]any{"operation": "status"})
