@@ -14,6 +14,11 @@ for cmd in go node npm gcc; do
 	command -v "$cmd" >/dev/null || { echo "install.sh: $cmd is required" >&2; exit 2; }
 done
 mkdir -p .tools/bin
+# GNU time measures peak memory in bench/astgrep.sh.
+if [ ! -x /usr/bin/time ]; then
+	echo "GNU time: installing from Debian"
+	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq time
+fi
 [ -f .tools/package.json ] || echo '{"private": true}' >.tools/package.json
 
 have_npm() { # package version
