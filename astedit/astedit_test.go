@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/builtin-tools/builtin-tools/astgrep"
@@ -297,23 +298,35 @@ func TestFileChangedAfterStagingRejectsAll(t *testing.T) {
 // ("."+name+".tmp-NNN") exceeds the file-name limit, which stops even
 // root.
 func TestWriteFailureRestoresEverything(t *testing.T) {
-	long := strings.Repeat("m", 247) + ".go"
-	root := writeTree(t, map[string]string{"a.go": goSrc, long: goSrc, "z.go": goSrc})
+	// The middle file's rewrite is over the file size limit set around
+	// Resolve, so its write fails after the first file was written.
+	big := goSrc + "\n// " + strings.Repeat("x", 1536<<10) + "\n"
+	root := writeTree(t, map[string]string{"a.go": goSrc, "m.go": big, "z.go": goSrc})
 	st := NewStager(newEngine(t))
 	p, err := st.Stage(context.Background(), astgrep.Query{Root: root, Pattern: "defer $X.Close()", Language: "go"}, "defer mustClose($X)")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(p.Files) != 3 || p.Files[1].File != long {
-		t.Fatalf("files %v: the long name should be written second", p.Files)
+	if len(p.Files) != 3 || p.Files[1].File != "m.go" {
+		t.Fatalf("files %v: m.go should be written second", p.Files)
+	}
+	var old syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_FSIZE, &old); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: 1 << 20, Max: old.Max}); err != nil {
+		t.Fatal(err)
 	}
 	_, err = st.Resolve(p.ID, true)
+	if rerr := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &old); rerr != nil {
+		t.Fatal(rerr)
+	}
 	if err == nil || !strings.Contains(err.Error(), "still staged") {
 		t.Fatalf("got %v, want a write failure", err)
 	}
-	for _, f := range []string{"a.go", long, "z.go"} {
-		if got := readFile(t, root, f); got != goSrc {
-			t.Errorf("%.20s… was left changed:\n%s", f, got)
+	for f, want := range map[string]string{"a.go": goSrc, "m.go": big, "z.go": goSrc} {
+		if got := readFile(t, root, f); got != want {
+			t.Errorf("%s was left changed", f)
 		}
 	}
 	entries, _ := os.ReadDir(root)

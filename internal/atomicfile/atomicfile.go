@@ -34,7 +34,13 @@ func Write(path string, data []byte, perm fs.FileMode, mkdirs bool) error {
 			return err
 		}
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	// The temporary name carries the target's for whoever finds one left
+	// by a crash, unless that would exceed the 255-byte name limit.
+	prefix := "." + filepath.Base(path) + ".tmp-"
+	if len(prefix) > 200 {
+		prefix = ".atomicfile.tmp-"
+	}
+	tmp, err := os.CreateTemp(dir, prefix+"*")
 	if err != nil {
 		return err
 	}
