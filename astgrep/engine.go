@@ -26,7 +26,8 @@ type Options struct {
 	// MaxFileSize skips larger files (counted in Result.Skipped). Default
 	// 2 MiB.
 	MaxFileSize int64
-	// CacheBytes bounds the parse cache. Default 64 MiB; negative turns the
+	// CacheBytes bounds the parse cache. Default 512 MiB, room for the trees
+	// of about 110 MB of source (a tree takes ~4.5× its file); negative turns the
 	// cache off.
 	CacheBytes int64
 	// Workers is how many files are read, parsed and matched at once.
@@ -37,7 +38,7 @@ type Options struct {
 // Defaults applied by NewEngine.
 const (
 	DefaultMaxFileSize = 2 << 20
-	DefaultCacheBytes  = 64 << 20
+	DefaultCacheBytes  = 512 << 20
 	DefaultMaxResults  = 50
 	maxSkippedListed   = 50
 	binarySniffBytes   = 8000
