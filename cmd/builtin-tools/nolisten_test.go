@@ -72,4 +72,3 @@ func TestServeOpensNoSocket(t *testing.T) {
 		}
 	}
 }
-
