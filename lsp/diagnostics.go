@@ -243,22 +243,11 @@ func (s *Supervisor) Diagnostics(ctx context.Context, file string) (string, erro
 	if err != nil {
 		return "", err
 	}
-	c, err := s.choose(path)
-	if err != nil {
-		return "", err
-	}
-	srv, err := s.serverFor(ctx, c)
+	srv, doc, _, err := s.sync(ctx, path)
 	if err != nil {
 		return "", err
 	}
 	defer srv.release()
-	if err := srv.resyncOpen(ctx); err != nil {
-		return "", err
-	}
-	doc, _, err := srv.syncFile(ctx, path, c.languageID)
-	if err != nil {
-		return "", err
-	}
 	items, err := srv.diagnosticsFor(ctx, doc)
 	note := ""
 	if err != nil {

@@ -50,11 +50,7 @@ func (s *Supervisor) at(ctx context.Context, file string, line int, symbol strin
 	if _, _, err := findSymbol(newDocument(text), rel, line, symbol); err != nil {
 		return nil, err
 	}
-	c, err := s.choose(path)
-	if err != nil {
-		return nil, err
-	}
-	srv, err := s.serverFor(ctx, c)
+	srv, doc, changed, err := s.sync(ctx, path)
 	if err != nil {
 		return nil, err
 	}
@@ -64,13 +60,6 @@ func (s *Supervisor) at(ctx context.Context, file string, line int, symbol strin
 			srv.release()
 		}
 	}()
-	if err := srv.resyncOpen(ctx); err != nil {
-		return nil, err
-	}
-	doc, changed, err := srv.syncFile(ctx, path, c.languageID)
-	if err != nil {
-		return nil, err
-	}
 	srv.settle(ctx, doc, changed)
 	// The synced text is what the server sees; locate the symbol there.
 	d := newDocument(doc.text)
@@ -83,6 +72,30 @@ func (s *Supervisor) at(ctx context.Context, file string, line int, symbol strin
 		srv: srv, path: path, rel: rel, line: line, symbol: symbol, byteAt: col, doc: doc,
 		pos: position{Line: line0, Character: encodedColumn(d.line(line0), col, srv.encoding)},
 	}, nil
+}
+
+// sync finds or starts the server for path, re-syncs the files it has open
+// that changed on disk, and syncs path itself, reporting whether its text
+// changed. The caller must call srv.release() when done.
+func (s *Supervisor) sync(ctx context.Context, path string) (*server, *openDoc, bool, error) {
+	c, err := s.choose(path)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	srv, err := s.serverFor(ctx, c)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	if err := srv.resyncOpen(ctx); err != nil {
+		srv.release()
+		return nil, nil, false, err
+	}
+	doc, changed, err := srv.syncFile(ctx, path, c.languageID)
+	if err != nil {
+		srv.release()
+		return nil, nil, false, err
+	}
+	return srv, doc, changed, nil
 }
 
 func (r *request) params() textDocumentPositionParams {
@@ -339,22 +352,11 @@ func (s *Supervisor) documentSymbols(ctx context.Context, query, file string) (s
 	if err != nil {
 		return "", err
 	}
-	c, err := s.choose(path)
-	if err != nil {
-		return "", err
-	}
-	srv, err := s.serverFor(ctx, c)
+	srv, doc, changed, err := s.sync(ctx, path)
 	if err != nil {
 		return "", err
 	}
 	defer srv.release()
-	if err := srv.resyncOpen(ctx); err != nil {
-		return "", err
-	}
-	doc, changed, err := srv.syncFile(ctx, path, c.languageID)
-	if err != nil {
-		return "", err
-	}
 	srv.settle(ctx, doc, changed)
 	var entries []symbolEntry
 	if err := srv.call(ctx, "textDocument/documentSymbol", documentSymbolParams{TextDocument: textDocumentIdentifier{URI: doc.uri}}, &entries); err != nil {
