@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/builtin-tools/builtin-tools/internal/testenv"
 )
 
 // REG-8: a git diff over several files is applied, and every written file
@@ -415,9 +417,7 @@ func TestApplyPatchFromRealDiffTools(t *testing.T) {
 	}
 	for _, tool := range []string{"git", "diff"} {
 		t.Run(tool, func(t *testing.T) {
-			if _, err := exec.LookPath(tool); err != nil {
-				t.Skipf("%s not installed", tool)
-			}
+			testenv.LookPath(t, tool)
 			work := t.TempDir()
 			writeTree(t, filepath.Join(work, "a"), before)
 			writeTree(t, filepath.Join(work, "b"), after)
