@@ -17,68 +17,27 @@ type tpart struct {
 	name string // "$X" or "$$$X"; empty for literal text
 }
 
-func isNameStart(c byte) bool { return c >= 'A' && c <= 'Z' || c == '_' }
-func isNameChar(c byte) bool  { return isNameStart(c) || c >= '0' && c <= '9' }
-
 // parseTemplate splits a rewrite with the pattern language's metavariable
-// rules: `$NAME` and `$$$NAME`, names upper case; anything else is text.
+// rules (astgrep.ScanMetavariables): `$NAME` and `$$$NAME`, names upper
+// case; anything else is text. Anonymous names cannot be substituted.
 func parseTemplate(src string) (*template, error) {
 	t := &template{}
-	var lit strings.Builder
-	flush := func() {
-		if lit.Len() > 0 {
-			t.parts = append(t.parts, tpart{lit: lit.String()})
-			lit.Reset()
+	for _, tok := range astgrep.ScanMetavariables(src) {
+		switch {
+		case !tok.Var:
+			t.parts = append(t.parts, tpart{lit: tok.Text})
+		case tok.Multi:
+			if tok.Name == "" || tok.Name[0] == '_' {
+				return nil, &TemplateError{Name: "$$$" + tok.Name}
+			}
+			t.parts = append(t.parts, tpart{name: "$$$" + tok.Name})
+		default:
+			if tok.Name[0] == '_' {
+				return nil, &TemplateError{Name: "$" + tok.Name}
+			}
+			t.parts = append(t.parts, tpart{name: "$" + tok.Name})
 		}
 	}
-	for i := 0; i < len(src); {
-		if src[i] != '$' {
-			lit.WriteByte(src[i])
-			i++
-			continue
-		}
-		k := 0
-		for i+k < len(src) && src[i+k] == '$' {
-			k++
-		}
-		if k >= 3 {
-			lit.WriteString(strings.Repeat("$", k-3))
-			j := i + k
-			for j < len(src) && isNameChar(src[j]) {
-				j++
-			}
-			name := src[i+k : j]
-			if name == "" || name[0] == '_' {
-				return nil, &TemplateError{Name: "$$$" + name}
-			}
-			flush()
-			t.parts = append(t.parts, tpart{name: "$$$" + name})
-			i = j
-			continue
-		}
-		if k == 1 && i+1 < len(src) && isNameStart(src[i+1]) {
-			j := i + 1
-			for j < len(src) && isNameChar(src[j]) {
-				j++
-			}
-			if j < len(src) && src[j] >= 'a' && src[j] <= 'z' {
-				lit.WriteString(src[i:j])
-				i = j
-				continue
-			}
-			name := src[i+1 : j]
-			if name[0] == '_' {
-				return nil, &TemplateError{Name: "$" + name}
-			}
-			flush()
-			t.parts = append(t.parts, tpart{name: "$" + name})
-			i = j
-			continue
-		}
-		lit.WriteString(src[i : i+k])
-		i += k
-	}
-	flush()
 	return t, nil
 }
 

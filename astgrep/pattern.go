@@ -69,17 +69,26 @@ type lexed struct {
 func isNameStart(c byte) bool { return c >= 'A' && c <= 'Z' || c == '_' }
 func isNameChar(c byte) bool  { return isNameStart(c) || c >= '0' && c <= '9' }
 
-// lexPattern splits a pattern into literal text and metavariables.
-// `$NAME` (upper case, digits, _) is one node, `$$$NAME` or `$$$` a run;
-// names starting with `_` bind nothing.
-func lexPattern(src string) (*lexed, error) {
-	lx := &lexed{}
-	index := map[string]int{}
-	kinds := map[string]bool{}
+// Token is a piece of pattern or rewrite text: literal text, or a
+// metavariable reference (Name without the dollars; Multi for $$$).
+type Token struct {
+	Text  string // literal text; empty for a metavariable
+	Name  string
+	Multi bool
+	Var   bool
+}
+
+// ScanMetavariables splits src into literal text and metavariable
+// references by the pattern language's rules: `$NAME` (upper case, digits,
+// _) is one node, `$$$NAME` or `$$$` a run; `$Foo` (a lower-case letter
+// after the name) and other dollars are text. Rewrite templates use the
+// same rules, so astedit scans them with this too.
+func ScanMetavariables(src string) []Token {
+	var out []Token
 	var lit strings.Builder
 	flush := func() {
 		if lit.Len() > 0 {
-			lx.parts = append(lx.parts, lit.String())
+			out = append(out, Token{Text: lit.String()})
 			lit.Reset()
 		}
 	}
@@ -94,21 +103,13 @@ func lexPattern(src string) (*lexed, error) {
 			k++
 		}
 		if k >= 3 {
-			for j := 0; j < k-3; j++ {
-				lit.WriteByte('$')
-			}
+			lit.WriteString(strings.Repeat("$", k-3))
 			j := i + k
 			for j < len(src) && isNameChar(src[j]) {
 				j++
 			}
-			name := src[i+k : j]
-			if name != "" && !isNameStart(name[0]) {
-				return nil, fmt.Errorf("metavariable $$$%s: a name starts with an upper-case letter or _", name)
-			}
 			flush()
-			if err := lx.add(name, true, index, kinds); err != nil {
-				return nil, err
-			}
+			out = append(out, Token{Name: src[i+k : j], Multi: true, Var: true})
 			i = j
 			continue
 		}
@@ -124,9 +125,7 @@ func lexPattern(src string) (*lexed, error) {
 				continue
 			}
 			flush()
-			if err := lx.add(src[i+1:j], false, index, kinds); err != nil {
-				return nil, err
-			}
+			out = append(out, Token{Name: src[i+1 : j], Var: true})
 			i = j
 			continue
 		}
@@ -134,6 +133,27 @@ func lexPattern(src string) (*lexed, error) {
 		i += k
 	}
 	flush()
+	return out
+}
+
+// lexPattern splits a pattern into literal text and metavariables; names
+// starting with `_` bind nothing.
+func lexPattern(src string) (*lexed, error) {
+	lx := &lexed{}
+	index := map[string]int{}
+	kinds := map[string]bool{}
+	for _, tok := range ScanMetavariables(src) {
+		if !tok.Var {
+			lx.parts = append(lx.parts, tok.Text)
+			continue
+		}
+		if tok.Multi && tok.Name != "" && !isNameStart(tok.Name[0]) {
+			return nil, fmt.Errorf("metavariable $$$%s: a name starts with an upper-case letter or _", tok.Name)
+		}
+		if err := lx.add(tok.Name, tok.Multi, index, kinds); err != nil {
+			return nil, err
+		}
+	}
 	return lx, nil
 }
 
