@@ -14,6 +14,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/builtin-tools/builtin-tools/internal/testenv"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -287,7 +288,7 @@ func TestReadRefusesPathsOutsideRoot(t *testing.T) {
 func TestReadRefusesNamedPipe(t *testing.T) {
 	h := newHarness(t)
 	if err := syscall.Mkfifo(h.abs("pipe"), 0o644); err != nil {
-		t.Skipf("mkfifo: %v", err)
+		testenv.Unavailable(t, "mkfifo", err)
 	}
 	msg := h.fail("read", map[string]any{"path": "pipe"})
 	wantAll(t, msg, "pipe is not a regular file")

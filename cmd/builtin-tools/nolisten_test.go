@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"github.com/builtin-tools/builtin-tools/internal/testenv"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,15 +11,13 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/builtin-tools/builtin-tools/internal/testenv"
 )
 
 // CLI-2: serve talks over its stdin and stdout only — after it has served
 // calls, the process holds no socket at all, so it cannot be listening.
 func TestServeOpensNoSocket(t *testing.T) {
 	if _, err := os.Stat("/proc/self/fd"); err != nil {
-		t.Skip("needs /proc")
+		testenv.Unavailable(t, "/proc", err)
 	}
 	bin := testenv.Command(t)
 	root := fixture(t)

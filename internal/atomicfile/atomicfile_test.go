@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/builtin-tools/builtin-tools/internal/atomicfile"
+	"github.com/builtin-tools/builtin-tools/internal/testenv"
 )
 
 func put(t *testing.T, path, content string, mode fs.FileMode) {
@@ -209,7 +210,7 @@ func TestWriteFailingMidwayRemovesTemp(t *testing.T) {
 	put(t, p, "old", 0o644)
 	var old syscall.Rlimit
 	if err := syscall.Getrlimit(syscall.RLIMIT_FSIZE, &old); err != nil {
-		t.Skipf("getrlimit: %v", err)
+		testenv.Unavailable(t, "getrlimit", err)
 	}
 	limited := syscall.Rlimit{Cur: 1 << 20, Max: old.Max}
 	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &limited); err != nil {

@@ -148,3 +148,15 @@ func Command(t testing.TB) string {
 	}
 	return binPath
 }
+
+// Unavailable fails or skips t because something the test needs from the
+// machine (a /proc file system, FIFOs, switching users, resource limits) is
+// not there; under BUILTIN_TOOLS_REQUIRE=all it fails, as a missing server
+// does, so CI never passes by skipping.
+func Unavailable(t testing.TB, what string, err error) {
+	t.Helper()
+	if Required(what) {
+		t.Fatalf("%s is not available here (%v), and BUILTIN_TOOLS_REQUIRE=%s demands it", what, err, os.Getenv("BUILTIN_TOOLS_REQUIRE"))
+	}
+	t.Skipf("%s is not available here (%v); set BUILTIN_TOOLS_REQUIRE=all to make this a failure", what, err)
+}
