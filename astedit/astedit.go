@@ -150,6 +150,8 @@ type Proposal struct {
 	Skipped []astgrep.SkippedFile
 	// Diff is the unified diff of every file.
 	Diff string
+
+	accepting bool // a Resolve is writing it; guarded by the Stager's mu
 }
 
 // Outcome is what Resolve did.
@@ -263,12 +265,15 @@ func (s *Stager) Stage(ctx context.Context, q astgrep.Query, rewrite string) (*P
 
 // Resolve accepts or discards a staged edit. Accept writes every file or
 // none; see the package doc. A write failure leaves the edit staged (the
-// files were restored), so it can be accepted again or discarded.
-func (s *Stager) Resolve(id string, accept bool) (*Outcome, error) {
+// files were restored), so it can be accepted again or discarded. The
+// files are locked (atomicfile.Lock) from the staleness check to the last
+// write, so an edit by another tool lands before (and rejects this one) or
+// after, never in between.
+func (s *Stager) Resolve(ctx context.Context, id string, accept bool) (*Outcome, error) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	p, ok := s.pending[id]
 	if !ok {
+		defer s.mu.Unlock()
 		if how, done := s.resolved[id]; done {
 			return nil, fmt.Errorf("%w: %s was already %s", ErrAlreadyResolved, id, how)
 		}
@@ -278,15 +283,56 @@ func (s *Stager) Resolve(id string, accept bool) (*Outcome, error) {
 		}
 		return nil, fmt.Errorf("%w %q (%s); edit ids come from ast_edit's (proposed) result", ErrUnknownEdit, id, pend)
 	}
+	if p.accepting {
+		s.mu.Unlock()
+		return nil, fmt.Errorf("%s is being accepted by another call; wait for its result", id)
+	}
 	out := &Outcome{ID: id, Accepted: accept, Replacements: len(p.Replacements)}
 	for _, f := range p.Files {
 		out.Files = append(out.Files, f.File)
 	}
 	if !accept {
-		delete(s.pending, id)
-		s.resolved[id] = "discarded"
+		s.finishLocked(id, "discarded")
+		s.mu.Unlock()
 		return out, nil
 	}
+	p.accepting = true
+	s.mu.Unlock()
+	// The disk work runs without the stager's lock, so other edits can be
+	// staged or resolved meanwhile.
+	if err := s.accept(ctx, p); err != nil {
+		var stale *StaleError
+		s.mu.Lock()
+		p.accepting = false
+		if errors.As(err, &stale) {
+			s.finishLocked(id, "rejected because files changed after staging")
+		}
+		s.mu.Unlock()
+		return nil, err
+	}
+	s.mu.Lock()
+	s.finishLocked(id, "accepted")
+	s.mu.Unlock()
+	return out, nil
+}
+
+func (s *Stager) finishLocked(id, how string) {
+	delete(s.pending, id)
+	s.resolved[id] = how
+}
+
+// accept checks every file of p against its staged bytes and writes them
+// all, holding the files' locks throughout.
+func (s *Stager) accept(ctx context.Context, p *Proposal) error {
+	paths := make([]string, len(p.Files))
+	for i, f := range p.Files {
+		paths[i] = f.Path
+	}
+	unlock, err := atomicfile.Lock(ctx, paths...)
+	if err != nil {
+		return fmt.Errorf("%s is still staged: %w", p.ID, err)
+	}
+	defer unlock()
 	var stale []string
 	for _, f := range p.Files {
 		cur, err := os.ReadFile(f.Path)
@@ -295,20 +341,16 @@ func (s *Stager) Resolve(id string, accept bool) (*Outcome, error) {
 		}
 	}
 	if len(stale) > 0 {
-		delete(s.pending, id)
-		s.resolved[id] = "rejected because files changed after staging"
-		return nil, &StaleError{ID: id, Files: stale}
+		return &StaleError{ID: p.ID, Files: stale}
 	}
 	changes := make([]atomicfile.Change, len(p.Files))
 	for i, f := range p.Files {
 		changes[i] = atomicfile.Change{Path: f.Path, Data: f.after, Perm: 0o644}
 	}
 	if err := atomicfile.WriteAll(changes); err != nil {
-		return nil, fmt.Errorf("accepting %s failed and it is still staged (accept again or discard it): %w", id, err)
+		return fmt.Errorf("accepting %s failed and it is still staged (accept again or discard it): %w", p.ID, err)
 	}
-	delete(s.pending, id)
-	s.resolved[id] = "accepted"
-	return out, nil
+	return nil
 }
 
 // Summary renders the proposal for an agent: the count, the call to make,

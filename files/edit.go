@@ -38,6 +38,11 @@ func editFile(ctx context.Context, c *registry.Call, p editParams) (*mcp.CallToo
 	if p.OldString == p.NewString {
 		return registry.Errorf("old_string and new_string are the same; nothing to change")
 	}
+	unlock, err := atomicfile.Lock(ctx, abs)
+	if err != nil {
+		return registry.Errorf("%v; %s was not changed", err, rel)
+	}
+	defer unlock()
 	data, info, err := readTextFile(abs, rel, "edit")
 	if err != nil {
 		return registry.Errorf("%v", err)

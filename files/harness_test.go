@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/builtin-tools/builtin-tools/files"
@@ -22,6 +23,7 @@ type harness struct {
 	t       *testing.T
 	run     *registry.Run
 	root    string // the run's root, symlinks resolved
+	mu      sync.Mutex
 	written []string
 }
 
@@ -49,7 +51,9 @@ func newHarnessAt(t *testing.T, root string) *harness {
 		Wrap: func(next registry.HandlerFunc) registry.HandlerFunc {
 			return func(ctx context.Context, c *registry.Call) (*mcp.CallToolResult, error) {
 				res, err := next(ctx, c)
+				h.mu.Lock()
 				h.written = c.Written()
+				h.mu.Unlock()
 				return res, err
 			}
 		},
@@ -81,6 +85,25 @@ func (h *harness) call(tool string, args any) *mcp.CallToolResult {
 		h.t.Fatalf("%s %s: nil result", tool, raw)
 	}
 	return res
+}
+
+// callQuiet calls a tool from any goroutine and returns "" on success, else
+// the error text; it does not touch the harness's record of written files.
+func (h *harness) callQuiet(tool string, args any) string {
+	raw, err := json.Marshal(args)
+	if err != nil {
+		return err.Error()
+	}
+	res, err := h.run.Call(context.Background(), tiers.Normal, tool, raw)
+	switch {
+	case err != nil:
+		return "Go error: " + err.Error()
+	case res == nil:
+		return "nil result"
+	case res.IsError:
+		return registry.ResultText(res)
+	}
+	return ""
 }
 
 // ok calls a tool that must succeed and returns its text.

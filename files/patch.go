@@ -42,15 +42,31 @@ func applyPatch(ctx context.Context, c *registry.Call, p patchParams) (*mcp.Call
 	if len(parsed) == 0 {
 		return registry.Errorf("the patch names no files: a unified diff needs '--- a/FILE' and '+++ b/FILE' lines followed by '@@ -l,n +l,n @@' hunks")
 	}
+	// Every file the patch names is locked before the first is read, so a
+	// parallel edit of one of them lands before or after, never in between.
+	var touched []string
+	for fi, f := range parsed {
+		oldName, newName := patchNames(f, gitHeader[fi])
+		for _, name := range []string{oldName, newName} {
+			if name == "" {
+				continue
+			}
+			if abs, err := c.Path(name); err == nil {
+				touched = append(touched, abs)
+			}
+		}
+	}
+	unlock, err := atomicfile.Lock(ctx, touched...)
+	if err != nil {
+		return registry.Errorf("%v (nothing was written)", err)
+	}
+	defer unlock()
 	planned := map[string][]byte{} // abs path -> content so far, nil = deleted
 	perms := map[string]fs.FileMode{}
 	var order []string
 	var report []string
 	for fi, f := range parsed {
-		oldName, newName := f.OldName, f.NewName
-		if !gitHeader[fi] { // gitdiff drops a/ and b/ itself only for git headers
-			oldName, newName = stripPrefixes(oldName), stripPrefixes(newName)
-		}
+		oldName, newName := patchNames(f, gitHeader[fi])
 		if f.IsBinary {
 			return registry.Errorf("the patch changes binary file %s; apply_patch handles text only (nothing was written)", firstNonEmpty(newName, oldName))
 		}
@@ -199,6 +215,14 @@ func parsePatch(text string) ([]*gitdiff.File, []bool, error) {
 		line++
 	}
 	return files, gitHeader, nil
+}
+
+// patchNames returns the old and new names of one file of a patch.
+func patchNames(f *gitdiff.File, gitHeader bool) (string, string) {
+	if gitHeader { // gitdiff drops a/ and b/ itself only for git headers
+		return f.OldName, f.NewName
+	}
+	return stripPrefixes(f.OldName), stripPrefixes(f.NewName)
 }
 
 // stripPrefixes drops the a/ or b/ of a traditional diff's name, which

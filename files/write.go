@@ -30,6 +30,11 @@ func writeFile(ctx context.Context, c *registry.Call, p writeParams) (*mcp.CallT
 		return registry.Errorf("%v", err)
 	}
 	rel := c.Rel(abs)
+	unlock, err := atomicfile.Lock(ctx, abs)
+	if err != nil {
+		return registry.Errorf("%v; %s was not changed", err, rel)
+	}
+	defer unlock()
 	verb := "created"
 	if info, err := os.Stat(abs); err == nil {
 		if info.IsDir() {

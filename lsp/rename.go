@@ -80,7 +80,7 @@ func (s *Supervisor) Rename(ctx context.Context, file string, line int, symbol, 
 	if err != nil {
 		return nil, fmt.Errorf("rename not applied, no file changed: %w", err)
 	}
-	if err := plan.commit(); err != nil {
+	if err := plan.commit(ctx); err != nil {
 		return nil, fmt.Errorf("rename not applied: %w", err)
 	}
 	if err := s.resyncAfterEdit(ctx, r.srv, plan); err != nil {
@@ -279,7 +279,20 @@ func (s *Supervisor) planEdit(we *workspaceEdit, srv *server) (*editPlan, error)
 // commit writes every planned file all or nothing (atomicfile.WriteAll),
 // then removes files renamed away or deleted. Files are first checked
 // against the text read when planning, so concurrent edits are not lost.
-func (p *editPlan) commit() error {
+func (p *editPlan) commit(ctx context.Context) error {
+	var touched []string
+	for _, path := range p.order {
+		if p.files[path].touched {
+			touched = append(touched, path)
+		}
+	}
+	// Locked from the check to the last write, so a parallel edit of one of
+	// these files is either seen by the check or lands after the rename.
+	unlock, err := atomicfile.Lock(ctx, touched...)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	var changes []atomicfile.Change
 	var removes []string
 	for _, path := range p.order {

@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -171,7 +172,7 @@ func TestPlanAndCommitFileOperations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := plan.commit(); err != nil {
+	if err := plan.commit(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	for name, want := range map[string]string{"b.txt": "alpha new\n", "sub/c.txt": "made\n", "e.txt": "changed via changes\n"} {
@@ -213,7 +214,7 @@ func TestPlanAndCommitFileOperations(t *testing.T) {
 		t.Fatal(err)
 	}
 	write("keep.txt", "someone else\n")
-	if err := plan.commit(); err == nil || !strings.Contains(err.Error(), "changed on disk") {
+	if err := plan.commit(context.Background()); err == nil || !strings.Contains(err.Error(), "changed on disk") {
 		t.Fatalf("concurrent change: %v", err)
 	}
 	if got, _ := read("b.txt"); got != "alpha new\n" {

@@ -225,7 +225,7 @@ func resolve(ctx context.Context, c *registry.Call, p resolveParams) (*mcp.CallT
 	default:
 		return registry.Errorf("action must be accept or discard, not %q", p.Action)
 	}
-	out, err := s.Stager.Resolve(p.EditID, accept)
+	out, err := s.Stager.Resolve(ctx, p.EditID, accept)
 	if err != nil {
 		return registry.Errorf("%v", err)
 	}
