@@ -47,6 +47,12 @@ type Options struct {
 	Ask askuser.Port
 	// AskTimeout bounds one question (default askuser.DefaultTimeout).
 	AskTimeout time.Duration
+	// TrustCheckout says the harness trusts the checkout: tools may run
+	// programs inside it (node_modules/.bin, .venv/bin, venv/bin before PATH)
+	// and checkers that execute its code (cargo check runs build.rs). Off
+	// by default, so a read tool runs no code from the checkout; `lsp
+	// status` says which programs were passed over.
+	TrustCheckout bool
 	// Without lists resources not to attach even when available.
 	Without []registry.ResourceKind
 	// LSP configures the language-server supervisor (zero value: defaults).
@@ -80,7 +86,9 @@ func NewRun(opts Options) (*registry.Run, error) {
 	}
 	if !slices.Contains(opts.Without, registry.LSP) {
 		// Starts nothing: servers start on the first call that needs one.
-		sup := lsp.NewSupervisor(run.Root(), opts.LSP)
+		cfg := opts.LSP
+		cfg.Trusted = cfg.Trusted || opts.TrustCheckout
+		sup := lsp.NewSupervisor(run.Root(), cfg)
 		if err := run.Attach(registry.LSP, sup); err != nil {
 			sup.Close()
 			run.Close()

@@ -33,6 +33,11 @@ func (s *Supervisor) runCheckers(ctx context.Context) (string, error) {
 			fmt.Fprintf(&b, "%s (%s): %s\n\n", spec.Language, strings.Join(dirs, ", "), spec.CheckerNote)
 			continue
 		}
+		if spec.CheckerRunsCode != "" && !s.cfg.Trusted {
+			fmt.Fprintf(&b, "%s (%s): %s was not run: %s, and %s\n\n", spec.Language, strings.Join(dirs, ", "),
+				strings.Join(spec.Checker, " "), spec.CheckerRunsCode, untrustedNote)
+			continue
+		}
 		for _, dir := range dirs {
 			abs := filepath.Join(s.root, filepath.FromSlash(dir))
 			bin, err := s.lookBin(spec.Checker[0], spec.LocalBinDirs, abs)

@@ -39,6 +39,9 @@ type server struct {
 	encoding string
 	name     string // serverInfo name and version, when sent
 
+	stateDir    string // private folder for caches and indexes, removed on exit
+	initOptions any    // sent in initialize, as Prepare left them
+
 	nextID   atomic.Uint64
 	inflight atomic.Int32 // requests under way; the reaper skips busy servers
 
@@ -110,8 +113,23 @@ func startServer(ctx context.Context, spec *ServerSpec, bin, root, relRoot strin
 		changed:  make(chan struct{}),
 		encoding: encUTF16,
 	}
+	stateDir, err := os.MkdirTemp("", "builtin-tools-"+spec.ID+"-")
+	if err != nil {
+		return nil, fmt.Errorf("making %s's private folder: %w", spec.ID, err)
+	}
+	s.stateDir = stateDir
+	l := &Launch{Bin: bin, Args: append([]string(nil), spec.Command[1:]...), Root: root, Trusted: cfg.Trusted,
+		StateDir: stateDir, InitializationOptions: spec.InitializationOptions}
+	if spec.Prepare != nil {
+		if err := spec.Prepare(l); err != nil {
+			os.RemoveAll(stateDir)
+			return nil, err
+		}
+	}
+	s.initOptions = l.InitializationOptions
 	inR, inW, err := os.Pipe()
 	if err != nil {
+		os.RemoveAll(stateDir)
 		return nil, err
 	}
 	outR, outW, err := os.Pipe()
@@ -120,7 +138,7 @@ func startServer(ctx context.Context, spec *ServerSpec, bin, root, relRoot strin
 		inW.Close()
 		return nil, err
 	}
-	cmd := exec.Command(bin, spec.Command[1:]...)
+	cmd := exec.Command(bin, l.Args...)
 	cmd.Dir = root
 	cmd.Stdin = inR
 	cmd.Stdout = outW
@@ -133,6 +151,7 @@ func startServer(ctx context.Context, spec *ServerSpec, bin, root, relRoot strin
 		for _, f := range []*os.File{inR, inW, outR, outW} {
 			f.Close()
 		}
+		os.RemoveAll(stateDir)
 		return nil, fmt.Errorf("start %s: %w", bin, err)
 	}
 	inR.Close()
@@ -155,6 +174,7 @@ func startServer(ctx context.Context, spec *ServerSpec, bin, root, relRoot strin
 		close(s.exited)
 		s.conn.Close()
 		s.killGroup()
+		os.RemoveAll(stateDir)
 	}()
 
 	if err := s.initialize(ctx); err != nil {
@@ -176,8 +196,8 @@ func (s *server) initialize(ctx context.Context) error {
 		},
 		"capabilities": clientCapabilities(),
 	}
-	if s.spec.InitializationOptions != nil {
-		params["initializationOptions"] = s.spec.InitializationOptions
+	if s.initOptions != nil {
+		params["initializationOptions"] = s.initOptions
 	}
 	var res initializeResult
 	if err := s.call(ctx, "initialize", params, &res); err != nil {

@@ -17,6 +17,17 @@
 // Servers are data: [DefaultServers] is a table of [ServerSpec] rows, and
 // adding a language is adding a row.
 //
+// # Trust
+//
+// `lsp` is a read tool, and a read runs no code from the checkout. Unless
+// [Config.Trusted] is set, programs are resolved on PATH only (never in the
+// checkout's node_modules/.bin or .venv/bin), a checker that executes the
+// project's code (cargo check runs build.rs) is skipped with the reason,
+// typescript-language-server is pointed at the TypeScript installed beside
+// it rather than the checkout's, and rust-analyzer runs no build script or
+// procedural macro. Whatever the trust, servers keep caches and indexes in
+// a private folder outside the root (clangd's background index included).
+//
 // # Operations
 //
 // Every query takes a file, a 1-based line and a symbol — a substring of

@@ -26,12 +26,22 @@ type ServerSpec struct {
 	// to the LSP language id sent in didOpen.
 	Extensions map[string]string
 	// LocalBinDirs are folders, relative to the server's root, searched
-	// before PATH for Command[0] and Checker[0] (node_modules/.bin, .venv/bin).
+	// before PATH for Command[0] and Checker[0] (node_modules/.bin,
+	// .venv/bin) — only when the checkout is trusted ([Config.Trusted]):
+	// a program inside the checkout is the checkout's code.
 	LocalBinDirs []string
 	// Checker is the project checker `diagnostics "*"` runs in the root, or
 	// nil when the language has none; CheckerNote then says what to do.
 	Checker     []string
 	CheckerNote string
+	// CheckerRunsCode, when set, says how the checker runs code from the
+	// checkout (cargo check runs build scripts); such a checker runs only
+	// in a trusted checkout, and the result quotes this reason.
+	CheckerRunsCode string
+	// Prepare, when set, adjusts a start to the checkout (see [Launch]):
+	// clangd keeps its index outside the root, typescript-language-server
+	// loads its own TypeScript rather than the checkout's.
+	Prepare func(l *Launch) error
 	// Indexes says the server reports its initial indexing as $/progress;
 	// queries wait (bounded by StartTimeout) for that work to end.
 	Indexes bool
@@ -40,6 +50,24 @@ type ServerSpec struct {
 	// Settings answers workspace/configuration, by section ("" is the whole
 	// object). Sections not listed get null.
 	Settings map[string]any
+}
+
+// Launch is one server start as [ServerSpec.Prepare] may adjust it.
+type Launch struct {
+	// Bin is the resolved program; Args are its arguments (Command[1:]).
+	Bin  string
+	Args []string
+	// Root is the folder holding the server's marker.
+	Root string
+	// Trusted is [Config.Trusted]: programs and code inside the checkout
+	// may run.
+	Trusted bool
+	// StateDir is a private folder (0700, outside the root) that lives as
+	// long as the server, for its caches and indexes.
+	StateDir string
+	// InitializationOptions starts as the spec's and is sent in
+	// initialize.
+	InitializationOptions any
 }
 
 // owns reports whether the server handles path, and the language id.
@@ -106,11 +134,13 @@ func DefaultServers() []ServerSpec {
 			LocalBinDirs: []string{"node_modules/.bin"},
 			Checker:      []string{"tsc", "--noEmit", "--pretty", "false"},
 			Indexes:      true,
+			Prepare:      prepareTypeScript,
 		},
 		{
 			ID:          "clangd",
 			Language:    "C/C++",
 			Command:     []string{"clangd", "--background-index", "--log=error"},
+			Prepare:     prepareClangd,
 			Install:     "apt-get install clangd",
 			RootMarkers: []string{"compile_commands.json", "compile_flags.txt", "CMakeLists.txt", ".clangd"},
 			Extensions: map[string]string{
@@ -128,17 +158,21 @@ func DefaultServers() []ServerSpec {
 			RootMarkers: []string{"Cargo.toml"},
 			Extensions:  map[string]string{".rs": "rust"},
 			Checker:     []string{"cargo", "check", "--message-format=short"},
-			Indexes:     true,
+			CheckerRunsCode: "cargo check compiles and runs the crate's build scripts (build.rs) and procedural macros, " +
+				"and writes target/ and Cargo.lock into the checkout",
+			Indexes: true,
+			Prepare: prepareRustAnalyzer,
 		},
 		{
-			ID:          "dart",
-			Language:    "Dart",
-			Command:     []string{"dart", "language-server", "--protocol=lsp"},
-			Install:     "install the Dart SDK (https://dart.dev/get-dart)",
-			RootMarkers: []string{"pubspec.yaml"},
-			Extensions:  map[string]string{".dart": "dart"},
-			Checker:     []string{"dart", "analyze"},
-			Indexes:     true,
+			ID:              "dart",
+			Language:        "Dart",
+			Command:         []string{"dart", "language-server", "--protocol=lsp"},
+			Install:         "install the Dart SDK (https://dart.dev/get-dart)",
+			RootMarkers:     []string{"pubspec.yaml"},
+			Extensions:      map[string]string{".dart": "dart"},
+			Checker:         []string{"dart", "analyze"},
+			CheckerRunsCode: "dart analyze runs the analyzer plugins analysis_options.yaml names, which are packages of the project",
+			Indexes:         true,
 		},
 	}
 }
@@ -172,6 +206,13 @@ type Config struct {
 	DiagnosticsSettle time.Duration
 	// CheckerTimeout bounds a project checker run (diagnostics "*").
 	CheckerTimeout time.Duration
+	// Trusted marks the checkout as trusted by the harness: programs inside
+	// it (LocalBinDirs such as node_modules/.bin and .venv/bin) may be run,
+	// and so may checkers and server features that execute its code (cargo
+	// check, rust-analyzer's build scripts, the checkout's own TypeScript).
+	// Off by default: `lsp` is a read tool, and a read runs no code from
+	// the checkout. PATH is the user's choice and is used either way.
+	Trusted bool
 }
 
 func (c Config) withDefaults() Config {

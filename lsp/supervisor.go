@@ -235,10 +235,11 @@ func (s *Supervisor) nearestMarker(dir string, markers []string) (string, string
 	}
 }
 
-// lookBin resolves a program: first in the server root's local bin folders
-// (node_modules/.bin, .venv/bin), then in the supervisor root's, then PATH.
+// lookBin resolves a program: in a trusted checkout first in the server
+// root's local bin folders (node_modules/.bin, .venv/bin), then in the
+// supervisor root's; then PATH.
 func (s *Supervisor) lookBin(program string, localDirs []string, root string) (string, error) {
-	if filepath.IsAbs(program) {
+	if filepath.IsAbs(program) || !s.cfg.Trusted {
 		return exec.LookPath(program)
 	}
 	for _, base := range []string{root, s.root} {
@@ -491,6 +492,11 @@ func (s *Supervisor) Status(ctx context.Context) string {
 	running := s.running()
 	var b strings.Builder
 	fmt.Fprintf(&b, "language servers for %s:\n", s.root)
+	if s.cfg.Trusted {
+		b.WriteString("this checkout is trusted: programs inside it (node_modules/.bin, .venv/bin, venv/bin) are preferred to PATH, and checkers that run its code run\n")
+	} else {
+		b.WriteString(untrustedNote + "\n")
+	}
 	for i := range s.cfg.Servers {
 		spec := &s.cfg.Servers[i]
 		dirs := markers[spec.ID]
@@ -532,6 +538,21 @@ func (s *Supervisor) Status(ctx context.Context) string {
 		if len(crashes) > 0 {
 			sort.Strings(crashes)
 			fmt.Fprintf(&b, "; last crash: %s", strings.Join(crashes, "; "))
+		}
+		if !s.cfg.Trusted {
+			var roots []string
+			for _, d := range dirs {
+				roots = append(roots, filepath.Join(s.root, filepath.FromSlash(d)))
+			}
+			if ignored := localBinsIgnored(spec, spec.Command[0], append(roots, s.root)...); len(ignored) > 0 {
+				for i := range ignored {
+					ignored[i] = s.rel(ignored[i])
+				}
+				fmt.Fprintf(&b, "; not run because the checkout is not trusted: %s", strings.Join(ignored, ", "))
+			}
+			if spec.CheckerRunsCode != "" && len(dirs) > 0 {
+				fmt.Fprintf(&b, "; diagnostics \"*\" skips %s: %s", strings.Join(spec.Checker, " "), spec.CheckerRunsCode)
+			}
 		}
 		b.WriteByte('\n')
 	}

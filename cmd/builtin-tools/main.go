@@ -68,6 +68,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 type common struct {
 	root, mode, approve, ask, conversation, without, grammars string
 	askTimeout                                                time.Duration
+	trust                                                     bool
 }
 
 func (c *common) register(fs *flag.FlagSet, defaultAsk string) {
@@ -78,6 +79,7 @@ func (c *common) register(fs *flag.FlagSet, defaultAsk string) {
 	fs.DurationVar(&c.askTimeout, "ask-timeout", askuser.DefaultTimeout, "how long a question waits for an answer")
 	fs.StringVar(&c.conversation, "conversation", "", "conversation id (default: one made for this process)")
 	fs.StringVar(&c.without, "without", "", "resources not to attach, comma-separated: ask, lsp, treesitter")
+	fs.BoolVar(&c.trust, "trust-checkout", false, "trust the checkout: run programs inside it (node_modules/.bin, .venv/bin) and checkers that execute its code (cargo check); off, a read tool runs no code from the checkout")
 	fs.StringVar(&c.grammars, "grammars", defaultGrammars(), "folders of tree-sitter grammar libraries (libtree-sitter-<id>.so) loaded at run time, separated by "+string(os.PathListSeparator))
 }
 
@@ -137,7 +139,7 @@ func (c *common) newRun(stdin io.Reader, stdout io.Writer, stdio bool) (*registr
 	}
 	r, err := builtintools.NewRun(builtintools.Options{
 		Root: c.root, ConversationID: conv, Policy: policy,
-		Ask: port, AskTimeout: c.askTimeout, Without: without,
+		Ask: port, AskTimeout: c.askTimeout, Without: without, TrustCheckout: c.trust,
 		Structural: astgrep.Options{GrammarDirs: grammarDirs},
 	})
 	return r, mode, err

@@ -1,0 +1,163 @@
+package lsp
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/builtin-tools/builtin-tools/internal/testenv"
+)
+
+// D2: a read-tier call runs no program from the checkout and no code of it
+// unless the harness trusts the checkout.
+
+// plant writes files under root; a name ending in "*" is an executable
+// script that appends its own path to marker.
+func plant(t *testing.T, root, marker string, files map[string]string) {
+	t.Helper()
+	for name, text := range files {
+		mode := fs.FileMode(0o644)
+		if strings.HasSuffix(name, "*") {
+			name, mode = strings.TrimSuffix(name, "*"), 0o755
+			text = "#!/bin/sh\necho \"$0\" >> " + marker + "\nexit 1\n"
+		}
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func readMarker(marker string) string {
+	data, _ := os.ReadFile(marker)
+	return strings.TrimSpace(string(data))
+}
+
+func TestUntrustedCheckoutRunsNoProgramOfIt(t *testing.T) {
+	t.Parallel()
+	testenv.LookPath(t, "pyright-langserver")
+	testenv.LookPath(t, "typescript-language-server")
+	root := t.TempDir()
+	marker := filepath.Join(t.TempDir(), "ran")
+	plant(t, root, marker, map[string]string{
+		"pyproject.toml":                        "[project]\nname = \"x\"\n",
+		"m.py":                                  "def f():\n    return 1\n",
+		"package.json":                          `{"name": "x"}`,
+		"tsconfig.json":                         `{"compilerOptions": {"strict": true}}`,
+		"a.ts":                                  "export function g(): number { return 1; }\n",
+		".venv/bin/pyright-langserver*":         "",
+		".venv/bin/pyright*":                    "",
+		"venv/bin/pyright-langserver*":          "",
+		"node_modules/.bin/pyright-langserver*": "",
+		"node_modules/.bin/typescript-language-server*": "",
+		"node_modules/.bin/tsc*":                        "",
+		"node_modules/.bin/pyright*":                    "",
+		// typescript-language-server prefers the checkout's TypeScript.
+		"node_modules/typescript/package.json":    `{"name": "typescript", "version": "5.9.3"}`,
+		"node_modules/typescript/lib/tsserver.js": "require('fs').appendFileSync(" + jsString(marker) + ", 'tsserver.js\\n'); process.exit(1);\n",
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	sup := NewSupervisor(root, Config{})
+	defer sup.Close()
+	if _, err := sup.Hover(ctx, filepath.Join(root, "m.py"), 1, "f"); err != nil {
+		t.Logf("hover m.py: %v", err)
+	}
+	if _, err := sup.Hover(ctx, filepath.Join(root, "a.ts"), 1, "g"); err != nil {
+		t.Logf("hover a.ts: %v", err)
+	}
+	out, err := sup.Diagnostics(ctx, "*")
+	t.Logf("diagnostics *: %v\n%s", err, out)
+	status := sup.Status(ctx)
+	t.Logf("status:\n%s", status)
+	sup.Close()
+	if got := readMarker(marker); got != "" {
+		t.Fatalf("an untrusted checkout's programs ran:\n%s", got)
+	}
+	expectContains(t, "status", status, "not trusted", "TrustCheckout",
+		"not run because the checkout is not trusted: node_modules/.bin/typescript-language-server")
+
+	// Trusted, the checkout's own tsc is the checker, as a developer's
+	// shell would pick it.
+	trusted := NewSupervisor(root, Config{Trusted: true})
+	defer trusted.Close()
+	out, err = trusted.Diagnostics(ctx, "*")
+	t.Logf("trusted diagnostics *: %v\n%s", err, out)
+	if got := readMarker(marker); !strings.Contains(got, filepath.Join("node_modules", ".bin", "tsc")) {
+		t.Fatalf("a trusted checkout's tsc did not run; ran: %q", got)
+	}
+}
+
+func jsString(s string) string { return "'" + strings.ReplaceAll(s, "'", "\\'") + "'" }
+
+// cargo check runs build.rs: in an untrusted checkout diagnostics "*" says
+// so and runs nothing, and the checkout is left as it was.
+func TestUntrustedCargoCheckIsNotRun(t *testing.T) {
+	t.Parallel()
+	testenv.LookPath(t, "cargo")
+	root := t.TempDir()
+	marker := filepath.Join(t.TempDir(), "build-rs-ran")
+	plant(t, root, marker, map[string]string{
+		"Cargo.toml":  "[package]\nname = \"x\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+		"build.rs":    "fn main() { std::fs::write(" + rustString(marker) + ", \"ran\").unwrap(); }\n",
+		"src/main.rs": "fn main() {}\n",
+	})
+	before := listTree(t, root)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	sup := NewSupervisor(root, Config{})
+	defer sup.Close()
+	out, err := sup.Diagnostics(ctx, "*")
+	t.Logf("diagnostics *: %v\n%s", err, out)
+	expectContains(t, "untrusted diagnostics *", out, "cargo check --message-format=short was not run", "build scripts (build.rs)", "TrustCheckout")
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("build.rs ran in an untrusted checkout")
+	}
+	if after := listTree(t, root); after != before {
+		t.Fatalf("the checkout changed:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+
+	trusted := NewSupervisor(root, Config{Trusted: true})
+	defer trusted.Close()
+	out, err = trusted.Diagnostics(ctx, "*")
+	t.Logf("trusted diagnostics *: %v\n%s", err, out)
+	if _, err := os.Stat(marker); err != nil {
+		t.Fatalf("build.rs did not run in a trusted checkout: %v\n%s", err, out)
+	}
+}
+
+func rustString(s string) string { return "\"" + strings.ReplaceAll(s, "\"", "\\\"") + "\"" }
+
+// clangd's background index stays in the server's private folder.
+func TestClangdKeepsItsIndexOutsideTheRoot(t *testing.T) {
+	t.Parallel()
+	s := newSession(t, "c", "clangd", Config{})
+	before := listTree(t, s.root)
+	out := must(t)(s.sup.References(s.ctx, s.path("geometry.h"), 10, "area"))
+	expectContains(t, "references", out, "3 references")
+	s.sup.Close()
+	if after := listTree(t, s.root); after != before {
+		t.Fatalf("clangd wrote into the root:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+}
+
+// listTree names every entry under root, one a line.
+func listTree(t *testing.T, root string) string {
+	t.Helper()
+	var b strings.Builder
+	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err == nil {
+			rel, _ := filepath.Rel(root, p)
+			b.WriteString(rel + "\n")
+		}
+		return nil
+	})
+	return b.String()
+}
