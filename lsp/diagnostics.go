@@ -212,7 +212,7 @@ func (l *Ledger) Fresh(file string, diags []Diagnostic, includeInfo bool) []Diag
 // has and an error wrapping ErrDiagnosticsTimeout.
 func (s *Supervisor) AfterWrite(ctx context.Context, absPath string) ([]Diagnostic, error) {
 	path := filepath.Clean(absPath)
-	if !s.inRoot(path) {
+	if _, err := s.confine(path); !s.inRoot(path) || err != nil {
 		return nil, fmt.Errorf("%w: %s is outside the root %s", ErrBadFile, absPath, s.root)
 	}
 	c, err := s.choose(path)

@@ -265,6 +265,11 @@ func (q *quoter) format(l location) string {
 	}
 	path = q.s.canonical(path)
 	rel := q.s.rel(path)
+	if _, err := q.s.confine(path); err != nil {
+		// Shown, never read: a file outside the root (a dependency, the
+		// standard library, or a link out of the checkout) is not quoted.
+		return fmt.Sprintf("%s:%d:%d (outside the root, not quoted)", rel, l.Range.Start.Line+1, l.Range.Start.Character+1)
+	}
 	d := q.document(path)
 	if d == nil {
 		return fmt.Sprintf("%s:%d", rel, l.Range.Start.Line+1)

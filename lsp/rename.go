@@ -120,7 +120,8 @@ type editPlan struct {
 }
 
 type plannedFile struct {
-	path          string
+	path          string // as the server names it, in the root's spelling
+	real          string // the file it is, symlinks resolved, inside the root
 	content       string
 	exists        bool
 	existedOnDisk bool
@@ -148,8 +149,12 @@ func (s *Supervisor) planEdit(we *workspaceEdit, srv *server) (*editPlan, error)
 		if f := p.files[path]; f != nil {
 			return f, nil
 		}
-		f := &plannedFile{path: path}
-		text, _, err := readText(path)
+		real, err := s.confine(path)
+		if err != nil {
+			return nil, fmt.Errorf("the edit would change %s, which resolves outside the root %s (through a symbolic link)", s.rel(path), s.root)
+		}
+		f := &plannedFile{path: path, real: real}
+		text, _, err := readText(real)
 		switch {
 		case err == nil:
 			f.content, f.exists, f.existedOnDisk, f.diskText = text, true, true, text
@@ -282,8 +287,8 @@ func (s *Supervisor) planEdit(we *workspaceEdit, srv *server) (*editPlan, error)
 func (p *editPlan) commit(ctx context.Context) error {
 	var touched []string
 	for _, path := range p.order {
-		if p.files[path].touched {
-			touched = append(touched, path)
+		if f := p.files[path]; f.touched {
+			touched = append(touched, f.real)
 		}
 	}
 	// Locked from the check to the last write, so a parallel edit of one of
@@ -301,16 +306,16 @@ func (p *editPlan) commit(ctx context.Context) error {
 			continue
 		}
 		if f.existedOnDisk {
-			now, err := os.ReadFile(path)
+			now, err := os.ReadFile(f.real)
 			if err != nil || string(now) != f.diskText {
 				return fmt.Errorf("%s changed on disk while the rename was being worked out; no file was changed, run it again", path)
 			}
 		}
 		switch {
 		case f.exists:
-			changes = append(changes, atomicfile.Change{Path: path, Data: []byte(f.content), Perm: 0o644})
+			changes = append(changes, atomicfile.Change{Path: f.real, Data: []byte(f.content), Perm: 0o644})
 		case f.existedOnDisk:
-			removes = append(removes, path)
+			removes = append(removes, f.real)
 		}
 	}
 	if err := atomicfile.WriteAll(changes); err != nil {

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
 // Supervisor owns the language servers of one run: it starts them on
@@ -21,6 +23,9 @@ import (
 type Supervisor struct {
 	root  string // absolute, symlinks resolved
 	roots []string
+	// guard confines every path a server sends back before it is read,
+	// quoted or written (D3); nil when the root cannot be opened.
+	guard *pathguard.Guard
 	cfg   Config
 	hooks *testHooks
 
@@ -57,9 +62,11 @@ func NewSupervisor(root string, cfg Config) *Supervisor {
 	if resolved, err := filepath.EvalSymlinks(abs); err == nil && resolved != abs {
 		roots = []string{resolved, abs}
 	}
+	guard, _ := pathguard.New(roots[0])
 	return &Supervisor{
 		root:    roots[0],
 		roots:   roots,
+		guard:   guard,
 		cfg:     cfg.withDefaults(),
 		servers: map[serverKey]*serverEntry{},
 		crashes: map[serverKey]string{},
@@ -159,6 +166,17 @@ func (s *Supervisor) checkFile(file string) (string, error) {
 		return "", fmt.Errorf("%w: %s is a folder; give a file", ErrBadFile, s.rel(resolved))
 	}
 	return s.canonical(resolved), nil
+}
+
+// confine resolves a path a server sent (or a caller gave) through the
+// run's path guard: the real file inside the root, or an error saying it
+// lies outside. Lexical checks are not enough: root/ext may be a symlink
+// to a folder outside the root.
+func (s *Supervisor) confine(path string) (string, error) {
+	if s.guard == nil {
+		return "", fmt.Errorf("the root %s cannot be opened", s.root)
+	}
+	return s.guard.Resolve(s.canonical(path))
 }
 
 // canonical maps a resolved path to the root spelling used everywhere.

@@ -1,0 +1,67 @@
+package lsp
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/builtin-tools/builtin-tools/internal/testenv"
+)
+
+// D3: every path a server sends back goes through the path guard. Here a
+// package folder of the module is a symlink to a folder outside the root:
+// gopls reports its files under the root's spelling, but they are outside.
+func TestServerPathsThroughSymlinksStayOutside(t *testing.T) {
+	t.Parallel()
+	testenv.LookPath(t, "gopls")
+	parent := t.TempDir()
+	root, outside := filepath.Join(parent, "root"), filepath.Join(parent, "outside", "ext")
+	const ext = "package ext\n\n// Helper is outside the root.\nfunc Helper() int { return 1 }\n"
+	for path, text := range map[string]string{
+		filepath.Join(root, "go.mod"):  "module example.com/t\n\ngo 1.22\n",
+		filepath.Join(root, "main.go"): "package main\n\nimport \"example.com/t/ext\"\n\nfunc main() {\n\tprintln(ext.Helper())\n}\n",
+		filepath.Join(outside, "e.go"): ext,
+	} {
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("../outside/ext", filepath.Join(root, "ext")); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	sup := NewSupervisor(root, Config{})
+	defer sup.Close()
+	main := filepath.Join(root, "main.go")
+
+	out, err := sup.Definition(ctx, main, 6, "Helper")
+	t.Logf("definition: %v\n%s", err, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out, "return 1") || !strings.Contains(out, "outside the root, not quoted") {
+		t.Fatalf("definition quoted a file outside the root, or did not say why it did not:\n%s", out)
+	}
+	out, err = sup.References(ctx, main, 6, "Helper")
+	t.Logf("references: %v\n%s", err, out)
+	if strings.Contains(out, "return 1") {
+		t.Fatalf("references quoted a file outside the root:\n%s", out)
+	}
+
+	res, err := sup.Rename(ctx, main, 6, "Helper", "Pwned")
+	t.Logf("rename: %v %v", res, err)
+	if err == nil || !strings.Contains(err.Error(), "outside the root") {
+		t.Fatalf("rename through a symlinked folder: %v, want a refusal", err)
+	}
+	if data, _ := os.ReadFile(filepath.Join(outside, "e.go")); string(data) != ext {
+		t.Fatalf("the file outside the root was rewritten:\n%s", data)
+	}
+	if data, _ := os.ReadFile(main); strings.Contains(string(data), "Pwned") {
+		t.Fatalf("a refused rename changed main.go:\n%s", data)
+	}
+}
