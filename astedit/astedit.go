@@ -39,14 +39,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/aymanbagabas/go-udiff"
 	"github.com/builtin-tools/builtin-tools/astgrep"
 	"github.com/builtin-tools/builtin-tools/internal/atomicfile"
+	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
 // ErrNoMatches is returned by Stage when the pattern matched nothing, so
@@ -132,6 +134,7 @@ type FileChange struct {
 	Diff         string
 
 	before, after []byte
+	dev, ino      uint64 // the file staged, so a swapped-in file is refused
 }
 
 // Proposal is a staged edit.
@@ -151,7 +154,10 @@ type Proposal struct {
 	// Diff is the unified diff of every file.
 	Diff string
 
-	accepting bool // a Resolve is writing it; guarded by the Stager's mu
+	notes     []string
+	accepting bool             // a Resolve is writing it; guarded by the Stager's mu
+	guard     *pathguard.Guard // the root its files are read and written through
+	ownGuard  bool             // opened by Stage, closed when the edit ends
 }
 
 // Outcome is what Resolve did.
@@ -160,6 +166,8 @@ type Outcome struct {
 	Accepted     bool
 	Files        []string
 	Replacements int
+	// Notes say what the write could not keep (see atomicfile.Report).
+	Notes []string
 }
 
 // Stager holds one run's staged edits. Staged edits die with it. It is safe
@@ -206,6 +214,19 @@ func (s *Stager) Stage(ctx context.Context, q astgrep.Query, rewrite string) (*P
 	if err != nil {
 		return nil, err
 	}
+	ownGuard := q.Guard == nil
+	if ownGuard {
+		if q.Guard, err = pathguard.New(q.Root); err != nil {
+			return nil, err
+		}
+		q.Root = q.Guard.Root()
+	}
+	staged := false
+	defer func() {
+		if ownGuard && !staged {
+			q.Guard.Close()
+		}
+	}()
 	res, files, err := s.e.SearchFiles(ctx, q)
 	if err != nil {
 		return nil, err
@@ -218,7 +239,8 @@ func (s *Stager) Stage(ctx context.Context, q astgrep.Query, rewrite string) (*P
 	if res.Total == 0 {
 		return nil, ErrNoMatches
 	}
-	p := &Proposal{Pattern: q.Pattern, Rewrite: rewrite, Language: res.Language, Context: res.Context, Skipped: res.Skipped}
+	p := &Proposal{Pattern: q.Pattern, Rewrite: rewrite, Language: res.Language, Context: res.Context, Skipped: res.Skipped,
+		guard: q.Guard, ownGuard: ownGuard}
 	var broken []BrokenFile
 	for _, fm := range files {
 		if err := ctx.Err(); err != nil {
@@ -242,6 +264,9 @@ func (s *Stager) Stage(ctx context.Context, q astgrep.Query, rewrite string) (*P
 			broken = append(broken, BrokenFile{File: fm.File, Before: len(before), After: len(after), Lines: lines})
 			continue
 		}
+		if info, err := q.Guard.Stat(fc.Path); err == nil {
+			fc.dev, fc.ino = fileID(info)
+		}
 		fc.Diff = udiff.Unified("a/"+fm.File, "b/"+fm.File, string(fc.before), string(fc.after))
 		p.Files = append(p.Files, fc)
 		p.Replacements = append(p.Replacements, reps...)
@@ -260,6 +285,7 @@ func (s *Stager) Stage(ctx context.Context, q astgrep.Query, rewrite string) (*P
 	p.ID = fmt.Sprintf("edit_%d", s.next)
 	s.pending[p.ID] = p
 	s.mu.Unlock()
+	staged = true
 	return p, nil
 }
 
@@ -269,7 +295,7 @@ func (s *Stager) Stage(ctx context.Context, q astgrep.Query, rewrite string) (*P
 // files are locked (atomicfile.Lock) from the staleness check to the last
 // write, so an edit by another tool lands before (and rejects this one) or
 // after, never in between.
-func (s *Stager) Resolve(ctx context.Context, id string, accept bool) (*Outcome, error) {
+func (s *Stager) Resolve(ctx context.Context, id string, accept bool, opts atomicfile.Options) (*Outcome, error) {
 	s.mu.Lock()
 	p, ok := s.pending[id]
 	if !ok {
@@ -300,7 +326,7 @@ func (s *Stager) Resolve(ctx context.Context, id string, accept bool) (*Outcome,
 	s.mu.Unlock()
 	// The disk work runs without the stager's lock, so other edits can be
 	// staged or resolved meanwhile.
-	if err := s.accept(ctx, p); err != nil {
+	if err := s.accept(ctx, p, opts); err != nil {
 		var stale *StaleError
 		s.mu.Lock()
 		p.accepting = false
@@ -313,17 +339,21 @@ func (s *Stager) Resolve(ctx context.Context, id string, accept bool) (*Outcome,
 	s.mu.Lock()
 	s.finishLocked(id, "accepted")
 	s.mu.Unlock()
+	out.Notes = p.notes
 	return out, nil
 }
 
 func (s *Stager) finishLocked(id, how string) {
+	if p := s.pending[id]; p != nil && p.ownGuard {
+		p.guard.Close()
+	}
 	delete(s.pending, id)
 	s.resolved[id] = how
 }
 
 // accept checks every file of p against its staged bytes and writes them
 // all, holding the files' locks throughout.
-func (s *Stager) accept(ctx context.Context, p *Proposal) error {
+func (s *Stager) accept(ctx context.Context, p *Proposal, opts atomicfile.Options) error {
 	paths := make([]string, len(p.Files))
 	for i, f := range p.Files {
 		paths[i] = f.Path
@@ -333,11 +363,24 @@ func (s *Stager) accept(ctx context.Context, p *Proposal) error {
 		return fmt.Errorf("%s is still staged: %w", p.ID, err)
 	}
 	defer unlock()
+	// Each file must still be the one staged: the same path through the
+	// guard (a folder replaced by a link no longer is), the same device
+	// and inode, the same bytes.
+	g := p.guard
 	var stale []string
 	for _, f := range p.Files {
-		cur, err := os.ReadFile(f.Path)
+		real, err := g.Resolve(f.Path)
+		if err != nil || real != f.Path {
+			stale = append(stale, f.File+" (its path now leads elsewhere)")
+			continue
+		}
+		cur, info, err := g.ReadFile(f.Path, 0)
 		if err != nil || string(cur) != string(f.before) {
 			stale = append(stale, f.File)
+			continue
+		}
+		if dev, ino := fileID(info); f.ino != 0 && (dev != f.dev || ino != f.ino) {
+			stale = append(stale, f.File+" (another file took its place)")
 		}
 	}
 	if len(stale) > 0 {
@@ -345,12 +388,22 @@ func (s *Stager) accept(ctx context.Context, p *Proposal) error {
 	}
 	changes := make([]atomicfile.Change, len(p.Files))
 	for i, f := range p.Files {
-		changes[i] = atomicfile.Change{Path: f.Path, Data: f.after, Perm: 0o644}
+		changes[i] = atomicfile.Change{Path: f.Path, Data: f.after, Expect: f.before, Expected: true}
 	}
-	if err := atomicfile.WriteAll(changes); err != nil {
+	rep, err := atomicfile.WriteAll(g, changes, opts)
+	if err != nil {
 		return fmt.Errorf("accepting %s failed and it is still staged (accept again or discard it): %w", p.ID, err)
 	}
+	p.notes = rep.Notes
 	return nil
+}
+
+// fileID is a file's device and inode.
+func fileID(info fs.FileInfo) (uint64, uint64) {
+	if st, ok := info.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Dev), uint64(st.Ino)
+	}
+	return 0, 0
 }
 
 // Summary renders the proposal for an agent: the count, the call to make,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"github.com/builtin-tools/builtin-tools/internal/atomicfile"
 	"os"
 	"path/filepath"
 	"strings"
@@ -133,7 +134,7 @@ func runRewriteCase(t *testing.T, e *astgrep.Engine, file string) {
 	if !strings.HasPrefix(p.Summary(), "(proposed) ") || !strings.Contains(p.Summary(), `call resolve with edit_id "edit_1"`) {
 		t.Fatalf("summary:\n%s", p.Summary())
 	}
-	if _, err := st.Resolve(context.Background(), p.ID, true); err != nil {
+	if _, err := st.Resolve(context.Background(), p.ID, true, atomicfile.Options{}); err != nil {
 		t.Fatalf("accept: %v", err)
 	}
 	if *update {
@@ -209,7 +210,7 @@ func TestAcceptWritesAndKeepsMode(t *testing.T) {
 	if got := st.Pending(); len(got) != 1 || got[0] != "edit_1" {
 		t.Fatalf("pending %v", got)
 	}
-	out, err := st.Resolve(context.Background(), "edit_1", true)
+	out, err := st.Resolve(context.Background(), "edit_1", true, atomicfile.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,7 +226,7 @@ func TestAcceptWritesAndKeepsMode(t *testing.T) {
 	if err != nil || info.Mode().Perm() != 0o755 {
 		t.Fatalf("mode after accept: %v %v", info.Mode(), err)
 	}
-	if _, err := st.Resolve(context.Background(), "edit_1", true); !errors.Is(err, ErrAlreadyResolved) || !strings.Contains(err.Error(), "accepted") {
+	if _, err := st.Resolve(context.Background(), "edit_1", true, atomicfile.Options{}); !errors.Is(err, ErrAlreadyResolved) || !strings.Contains(err.Error(), "accepted") {
 		t.Fatalf("second accept: %v", err)
 	}
 	// The next staged edit gets the next id.
@@ -242,17 +243,17 @@ func TestDiscardWritesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := st.Resolve(context.Background(), p.ID, false)
+	out, err := st.Resolve(context.Background(), p.ID, false, atomicfile.Options{})
 	if err != nil || out.Accepted {
 		t.Fatalf("discard: %v %+v", err, out)
 	}
 	if got := readFile(t, root, "a.go"); got != goSrc {
 		t.Fatalf("discard changed the file:\n%s", got)
 	}
-	if _, err := st.Resolve(context.Background(), p.ID, true); !errors.Is(err, ErrAlreadyResolved) || !strings.Contains(err.Error(), "discarded") {
+	if _, err := st.Resolve(context.Background(), p.ID, true, atomicfile.Options{}); !errors.Is(err, ErrAlreadyResolved) || !strings.Contains(err.Error(), "discarded") {
 		t.Fatalf("accept after discard: %v", err)
 	}
-	if _, err := st.Resolve(context.Background(), "edit_99", true); !errors.Is(err, ErrUnknownEdit) || !strings.Contains(err.Error(), "none are pending") {
+	if _, err := st.Resolve(context.Background(), "edit_99", true, atomicfile.Options{}); !errors.Is(err, ErrUnknownEdit) || !strings.Contains(err.Error(), "none are pending") {
 		t.Fatalf("unknown id: %v", err)
 	}
 }
@@ -268,7 +269,7 @@ func TestFileChangedAfterStagingRejectsAll(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "b.go"), []byte(edited), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err = st.Resolve(context.Background(), p.ID, true)
+	_, err = st.Resolve(context.Background(), p.ID, true, atomicfile.Options{})
 	var stale *StaleError
 	if !errors.As(err, &stale) || len(stale.Files) != 1 || stale.Files[0] != "b.go" {
 		t.Fatalf("got %v, want a StaleError naming b.go", err)
@@ -285,7 +286,7 @@ func TestFileChangedAfterStagingRejectsAll(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.Remove(filepath.Join(root, "a.go"))
-	if _, err := st.Resolve(context.Background(), p2.ID, true); !errors.As(err, &stale) {
+	if _, err := st.Resolve(context.Background(), p2.ID, true, atomicfile.Options{}); !errors.As(err, &stale) {
 		t.Fatalf("after delete: %v", err)
 	}
 	if got := readFile(t, root, "b.go"); got != edited {
@@ -317,7 +318,7 @@ func TestWriteFailureRestoresEverything(t *testing.T) {
 	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: 1 << 20, Max: old.Max}); err != nil {
 		t.Fatal(err)
 	}
-	_, err = st.Resolve(context.Background(), p.ID, true)
+	_, err = st.Resolve(context.Background(), p.ID, true, atomicfile.Options{})
 	if rerr := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &old); rerr != nil {
 		t.Fatal(rerr)
 	}
@@ -336,7 +337,7 @@ func TestWriteFailureRestoresEverything(t *testing.T) {
 		}
 	}
 	// Still staged: it can be discarded.
-	if _, err := st.Resolve(context.Background(), p.ID, false); err != nil {
+	if _, err := st.Resolve(context.Background(), p.ID, false, atomicfile.Options{}); err != nil {
 		t.Fatalf("discard after failed accept: %v", err)
 	}
 }
@@ -377,7 +378,7 @@ func TestOverlapsOutermostWins(t *testing.T) {
 	if !strings.Contains(p.Summary(), "left out 1 match nested in or overlapping another match") || !strings.Contains(p.Summary(), "a.go:5") {
 		t.Fatalf("summary does not report the overlap:\n%s", p.Summary())
 	}
-	if _, err := st.Resolve(context.Background(), p.ID, true); err != nil {
+	if _, err := st.Resolve(context.Background(), p.ID, true, atomicfile.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	want := "package p\n\nfunc f() {\n\tvar g = func() {\n\t\tx := 1\n\t\t_ = x\n\t}\n\tvar y = 2\n\t_, _ = g, y\n}\n"

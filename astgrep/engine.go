@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -14,6 +13,8 @@ import (
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
+
+	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
 // Options configure an Engine. Zero values pick the defaults.
@@ -200,6 +201,11 @@ type Query struct {
 	// Root is the absolute folder results are relative to; the caller has
 	// already confined it.
 	Root string
+	// Guard, when set, is the run's path guard for Root: every folder and
+	// file is read through it, so nothing outside the root is read even if
+	// a folder is swapped for a link mid-search. When nil, the search
+	// opens one for Root.
+	Guard *pathguard.Guard
 	// Path is an absolute file or folder inside Root; empty means Root.
 	Path string
 	// Pattern is a code fragment with metavariables.
@@ -403,9 +409,26 @@ func (e *Engine) run(ctx context.Context, q Query, keep bool) (*Result, []FileMa
 	if rel, err := filepath.Rel(root, path); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return nil, nil, fmt.Errorf("%w: %s is not inside %s; give a path inside the root", ErrOutsideRoot, path, root)
 	}
-	info, err := os.Stat(path)
+	g := q.Guard
+	if g == nil {
+		var err error
+		if g, err = pathguard.New(root); err != nil {
+			return nil, nil, err
+		}
+		defer g.Close()
+		if real := g.Root(); real != root { // root reached through a link
+			path = real + strings.TrimPrefix(path, root)
+			root = real
+		}
+	}
+	info, err := g.Stat(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("cannot search %s: %w", path, err)
+	}
+	if !info.IsDir() && !info.Mode().IsRegular() {
+		// Opening a named pipe would block; a device may never end.
+		rel, _ := filepath.Rel(root, path)
+		return nil, nil, fmt.Errorf("%w: %s is not a regular file (%s); search a source file or a folder", ErrNotRegular, filepath.ToSlash(rel), info.Mode().Type())
 	}
 	var want *language
 	if q.Language != "" {
@@ -416,7 +439,7 @@ func (e *Engine) run(ctx context.Context, q Query, keep bool) (*Result, []FileMa
 
 	var files []candidate
 	if info.IsDir() {
-		files, err = walkTree(ctx, root, path, e.langs, want)
+		files, err = walkTree(ctx, g, root, path, e.langs, want)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -478,7 +501,7 @@ func (e *Engine) run(ctx context.Context, q Query, keep bool) (*Result, []FileMa
 					return
 				}
 				i := order[k]
-				outcomes[i] = e.searchFile(w, lang, pat, files[i], keep, func() bool { return keep || fr.needed(i) })
+				outcomes[i] = e.searchFile(w, g, lang, pat, files[i], keep, func() bool { return keep || fr.needed(i) })
 				fr.done(i, outcomes[i].count)
 				done.Add(1)
 			}
@@ -644,7 +667,7 @@ type worker struct {
 // searchFile reads (or takes from the cache), prefilters, parses and
 // matches one file. Trees the cache does not admit live in the worker's
 // buffers until the next file.
-func (e *Engine) searchFile(w *worker, l *language, pat *pattern, f candidate, keep bool, needed func() bool) fileOutcome {
+func (e *Engine) searchFile(w *worker, g *pathguard.Guard, l *language, pat *pattern, f candidate, keep bool, needed func() bool) fileOutcome {
 	var o fileOutcome
 	o.scanned = true
 	t := e.cache.get(f.abs, l.id, f.size, f.mtime, w.gen)
@@ -655,7 +678,7 @@ func (e *Engine) searchFile(w *worker, l *language, pat *pattern, f candidate, k
 			o.skip = fmt.Sprintf("too large (%d bytes; the limit is %d)", f.size, e.opts.MaxFileSize)
 			return o
 		}
-		src, err := readInto(w.src[:0], f.abs, f.size, e.opts.MaxFileSize)
+		src, err := readInto(w.src[:0], g, f.abs, f.size, e.opts.MaxFileSize)
 		w.src = src[:0]
 		if err != nil {
 			o.skip = "unreadable: " + err.Error()
@@ -721,8 +744,8 @@ func (e *Engine) searchFile(w *worker, l *language, pat *pattern, f candidate, k
 }
 
 // readInto reads a file into buf, refusing one that grew past limit.
-func readInto(buf []byte, path string, size, limit int64) ([]byte, error) {
-	fh, err := os.Open(path)
+func readInto(buf []byte, g *pathguard.Guard, path string, size, limit int64) ([]byte, error) {
+	fh, _, err := g.Open(path)
 	if err != nil {
 		return buf, err
 	}

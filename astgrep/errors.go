@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
 // ErrEmptyPattern is returned for a pattern that is empty or only
@@ -16,6 +18,10 @@ var ErrOnlyMetavariable = errors.New("the pattern is only a metavariable, which 
 
 // ErrOutsideRoot is returned when Query.Path is not inside Query.Root.
 var ErrOutsideRoot = errors.New("path is outside the root")
+
+// ErrNotRegular is returned for a Path that is a named pipe, a device or a
+// socket: reading one can block forever.
+var ErrNotRegular = pathguard.ErrNotRegular
 
 // ErrClosed is returned by an Engine after Close.
 var ErrClosed = errors.New("astgrep: engine is closed")

@@ -3,12 +3,12 @@ package astgrep
 import (
 	"context"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/builtin-tools/builtin-tools/pathguard"
 	ignore "github.com/sabhiram/go-gitignore"
 )
 
@@ -39,6 +39,7 @@ type ignoreLayer struct {
 }
 
 type walker struct {
+	g       *pathguard.Guard
 	root    string
 	langs   *languageSet
 	want    *language // nil: every known language
@@ -50,8 +51,8 @@ type walker struct {
 // walkTree lists the files under dir (inside root) a developer would
 // expect a search to see: .gitignore'd paths (nested files too), hidden
 // entries, vendored folders and symlinks are left out.
-func walkTree(ctx context.Context, root, dir string, langs *languageSet, want *language) ([]candidate, error) {
-	w := &walker{root: root, langs: langs, want: want}
+func walkTree(ctx context.Context, g *pathguard.Guard, root, dir string, langs *languageSet, want *language) ([]candidate, error) {
+	w := &walker{g: g, root: root, langs: langs, want: want}
 	// .gitignore files of the folders between root and dir apply too.
 	if rel, err := filepath.Rel(root, dir); err == nil && rel != "." {
 		cur := root
@@ -74,11 +75,15 @@ func walkTree(ctx context.Context, root, dir string, langs *languageSet, want *l
 	return w.out, nil
 }
 
+// maxIgnoreBytes bounds a .gitignore read into memory.
+const maxIgnoreBytes = 1 << 20
+
 func (w *walker) pushIgnore(dir string) bool {
-	gi, err := ignore.CompileIgnoreFile(filepath.Join(dir, ".gitignore"))
+	data, _, err := w.g.ReadFile(filepath.Join(dir, ".gitignore"), maxIgnoreBytes)
 	if err != nil {
 		return false
 	}
+	gi := ignore.CompileIgnoreLines(strings.Split(string(data), "\n")...)
 	w.layers = append(w.layers, ignoreLayer{dir: dir, gi: gi})
 	return true
 }
@@ -104,7 +109,7 @@ func (w *walker) walk(ctx context.Context, dir string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	entries, err := os.ReadDir(dir)
+	entries, err := w.g.ReadDir(dir)
 	if err != nil {
 		// An unreadable folder is left out, like grep -r does.
 		return nil

@@ -17,6 +17,7 @@ type editParams struct {
 	OldString  string `json:"old_string" jsonschema:"exact text to replace, including indentation; it must occur exactly once unless replace_all is true"`
 	NewString  string `json:"new_string" jsonschema:"text to put in its place"`
 	ReplaceAll bool   `json:"replace_all,omitempty" jsonschema:"replace every occurrence instead of requiring exactly one"`
+	Force      bool   `json:"force,omitempty" jsonschema:"change the file even if it is read-only, has other hard links (they keep the old content) or its owner cannot be kept; the result says what was lost"`
 }
 
 // Edit replaces exact text in a file.
@@ -43,7 +44,7 @@ func editFile(ctx context.Context, c *registry.Call, p editParams) (*mcp.CallToo
 		return registry.Errorf("%v; %s was not changed", err, rel)
 	}
 	defer unlock()
-	data, info, err := readTextFile(abs, rel, "edit")
+	data, err := readTextFile(c.Run.Guard(), abs, rel, "edit")
 	if err != nil {
 		return registry.Errorf("%v", err)
 	}
@@ -71,7 +72,9 @@ func editFile(ctx context.Context, c *registry.Call, p editParams) (*mcp.CallToo
 	}
 	b.WriteString(content[prev:])
 	updated := b.String()
-	if err := atomicfile.Write(abs, []byte(updated), info.Mode().Perm(), false); err != nil {
+	rep, err := atomicfile.Write(c.Run.Guard(), atomicfile.Change{Path: abs, Data: []byte(updated), Expect: data, Expected: true},
+		atomicfile.Options{Force: p.Force})
+	if err != nil {
 		return registry.Errorf("%s", writeError(rel, err))
 	}
 	c.Wrote(abs)
@@ -82,8 +85,8 @@ func editFile(ctx context.Context, c *registry.Call, p editParams) (*mcp.CallToo
 	if len(offsets) > 1 {
 		what = fmt.Sprintf("%d occurrences", len(offsets))
 	}
-	return registry.Text(fmt.Sprintf("edited %s: replaced %s (first at line %d)\n%s",
-		rel, what, firstLine, snippet(updated, firstLine, firstLine+newLines)))
+	return registry.Text(fmt.Sprintf("edited %s: replaced %s (first at line %d)\n%s%s",
+		rel, what, firstLine, snippet(updated, firstLine, firstLine+newLines), notes(rep)))
 }
 
 func allIndexes(s, sub string) []int {

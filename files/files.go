@@ -8,10 +8,14 @@ package files
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
-	"os"
+	"io/fs"
+	"strings"
 	"unicode/utf8"
 
+	"github.com/builtin-tools/builtin-tools/internal/atomicfile"
+	"github.com/builtin-tools/builtin-tools/pathguard"
 	"github.com/builtin-tools/builtin-tools/registry"
 )
 
@@ -51,39 +55,54 @@ func firstInvalidUTF8(data []byte) int {
 	return 0
 }
 
+// maxTextBytes is the largest file edit and apply_patch change: they hold
+// the file, the result and the diff in memory, and an edit of a bigger file
+// is better done by a program.
+const maxTextBytes = 16 << 20
+
 // readTextFile loads a file a text tool will change, refusing folders,
-// missing files and binary content with messages that say what to do.
-func readTextFile(abs, rel, tool string) ([]byte, os.FileInfo, error) {
-	info, err := os.Stat(abs)
-	if err != nil {
-		if os.IsNotExist(err) {
-			return nil, nil, fmt.Errorf("%s does not exist; use write to create it", rel)
-		}
-		return nil, nil, fmt.Errorf("cannot open %s: %v", rel, err)
-	}
-	if info.IsDir() {
-		return nil, nil, fmt.Errorf("%s is a folder; %s works on one file", rel, tool)
-	}
-	if !info.Mode().IsRegular() {
-		// reading a named pipe or a device would block or never end
-		return nil, nil, fmt.Errorf("%s is not a regular file (%s); %s works on regular files", rel, info.Mode().Type(), tool)
-	}
-	data, err := os.ReadFile(abs)
-	if err != nil {
-		return nil, nil, fmt.Errorf("cannot read %s: %v", rel, err)
+// missing files, pipes and devices, huge files and binary content with
+// messages that say what to do. It reads through the run's path guard.
+func readTextFile(g *pathguard.Guard, abs, rel, tool string) ([]byte, error) {
+	data, info, err := g.ReadFile(abs, maxTextBytes)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("%s does not exist; use write to create it", rel)
+	case info != nil && info.IsDir():
+		return nil, fmt.Errorf("%s is a folder; %s works on one file", rel, tool)
+	case errors.Is(err, pathguard.ErrNotRegular):
+		return nil, fmt.Errorf("%s is not a regular file (%v); %s works on regular files", rel, err, tool)
+	case errors.Is(err, pathguard.ErrTooLarge):
+		return nil, fmt.Errorf("%s is too large for %s (%v; the limit is %d MiB): change it with a program, or use write to replace it whole", rel, tool, err, maxTextBytes>>20)
+	case err != nil:
+		return nil, fmt.Errorf("cannot read %s: %v", rel, err)
 	}
 	if isBinary(data) {
-		return nil, nil, fmt.Errorf("%s is a binary file (%d bytes); %s changes text files only", rel, len(data), tool)
+		return nil, fmt.Errorf("%s is a binary file (%d bytes); %s changes text files only", rel, len(data), tool)
 	}
-	return data, info, nil
+	return data, nil
 }
 
 // writeError explains a failed write; the old content is untouched because
 // writes go through a temporary file.
 func writeError(rel string, err error) string {
 	msg := fmt.Sprintf("could not write %s: %v", rel, err)
-	if os.IsPermission(err) {
+	if errors.Is(err, fs.ErrPermission) {
 		msg += " (the file or its folder is not writable)"
 	}
+	if errors.Is(err, atomicfile.ErrChanged) {
+		msg += "; another program changed it meanwhile, so read it again"
+	}
+	if strings.Contains(msg, "no file was changed") || strings.Contains(msg, "the file was not changed") {
+		return msg
+	}
 	return msg + "; the file was not changed"
+}
+
+// notes renders what a commit could not keep, for the result.
+func notes(rep *atomicfile.Report) string {
+	if rep == nil || len(rep.Notes) == 0 {
+		return ""
+	}
+	return "\nnote: " + strings.Join(rep.Notes, "\nnote: ")
 }

@@ -2,10 +2,8 @@ package files
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"strings"
 
 	"github.com/bluekeyes/go-gitdiff/gitdiff"
@@ -17,6 +15,7 @@ import (
 
 type patchParams struct {
 	Patch string `json:"patch" jsonschema:"a unified diff (git diff or diff -u output) over one or more files; paths relative to the root, a/ and b/ prefixes allowed; /dev/null creates or deletes a file"`
+	Force bool   `json:"force,omitempty" jsonschema:"change files even if they are read-only, have other hard links (they keep the old content) or their owner cannot be kept; the result says what was lost"`
 }
 
 // ApplyPatch applies a unified diff to one or more files, all or nothing.
@@ -62,7 +61,8 @@ func applyPatch(ctx context.Context, c *registry.Call, p patchParams) (*mcp.Call
 	}
 	defer unlock()
 	planned := map[string][]byte{} // abs path -> content so far, nil = deleted
-	perms := map[string]fs.FileMode{}
+	read := map[string][]byte{}      // abs path -> content on disk, for the commit's check
+	modes := map[string]fs.FileMode{} // abs path -> mode, so a moved file keeps its own
 	var order []string
 	var report []string
 	for fi, f := range parsed {
@@ -80,12 +80,15 @@ func applyPatch(ctx context.Context, c *registry.Call, p patchParams) (*mcp.Call
 			srcAbs = abs
 			content, seen := planned[abs]
 			if !seen {
-				data, info, err := readTextFile(abs, c.Rel(abs), "apply_patch")
+				data, err := readTextFile(c.Run.Guard(), abs, c.Rel(abs), "apply_patch")
 				if err != nil {
 					return registry.Errorf("%v (nothing was written)", err)
 				}
 				content = data
-				perms[abs] = info.Mode().Perm()
+				read[abs] = data
+				if info, err := c.Run.Guard().Stat(abs); err == nil {
+					modes[abs] = info.Mode().Perm()
+				}
 			} else if content == nil {
 				return registry.Errorf("the patch changes %s after deleting it (nothing was written)", oldName)
 			}
@@ -125,7 +128,7 @@ func applyPatch(ctx context.Context, c *registry.Call, p patchParams) (*mcp.Call
 				}
 				dstAbs = abs
 				content, seen := planned[abs]
-				if _, err := os.Lstat(abs); (err == nil && !seen) || (seen && content != nil) {
+				if _, err := c.Run.Guard().Lstat(abs); (err == nil && !seen) || (seen && content != nil) {
 					what := "creates"
 					if moved {
 						what = "renames or copies a file onto"
@@ -134,7 +137,7 @@ func applyPatch(ctx context.Context, c *registry.Call, p patchParams) (*mcp.Call
 				}
 			}
 			if moved {
-				perms[dstAbs] = perms[srcAbs]
+				modes[dstAbs] = modes[srcAbs]
 			}
 			if f.IsRename && srcAbs != dstAbs {
 				planned[srcAbs] = nil
@@ -161,23 +164,28 @@ func applyPatch(ctx context.Context, c *registry.Call, p patchParams) (*mcp.Call
 	changes := make([]atomicfile.Change, 0, len(order))
 	for _, abs := range order {
 		content := planned[abs]
-		ch := atomicfile.Change{Path: abs, Data: content, Perm: perms[abs], Delete: content == nil}
-		if ch.Delete {
-			if _, err := os.Lstat(abs); errors.Is(err, fs.ErrNotExist) {
-				continue
-			}
+		old, existed := read[abs]
+		if content == nil && !existed {
+			continue // created and deleted again by the patch
+		}
+		// Every file is checked against what was read (or for absence) just
+		// before the rename; a moved file takes its source's mode.
+		ch := atomicfile.Change{Path: abs, Data: content, Delete: content == nil, Expect: old, Expected: true}
+		if !existed {
+			ch.Perm = modes[abs]
 		}
 		changes = append(changes, ch)
 	}
-	if err := atomicfile.WriteAll(changes); err != nil {
-		return registry.Errorf("could not apply the patch: %v", err)
+	rep, err := atomicfile.WriteAll(c.Run.Guard(), changes, atomicfile.Options{Force: p.Force})
+	if err != nil {
+		return registry.Errorf("could not apply the patch: %s", writeError("its files", err))
 	}
 	for _, ch := range changes {
 		if !ch.Delete {
 			c.Wrote(ch.Path)
 		}
 	}
-	return registry.Text(fmt.Sprintf("applied the patch to %d files:\n%s", len(report), strings.Join(report, "\n")))
+	return registry.Text(fmt.Sprintf("applied the patch to %d files:\n%s%s", len(report), strings.Join(report, "\n"), notes(rep)))
 }
 
 // parsePatch parses a patch and reports which files had a git header. A

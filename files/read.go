@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"os"
 	"sort"
@@ -13,6 +15,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/builtin-tools/builtin-tools/pathguard"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -49,21 +52,23 @@ func readFile(ctx context.Context, c *registry.Call, p readParams) (*mcp.CallToo
 	if p.Offset < 0 || p.Limit < 0 {
 		return registry.Errorf("offset and limit must be positive (offset is a 1-based line number)")
 	}
-	info, err := os.Stat(abs)
+	g := c.Run.Guard()
+	info, err := g.Stat(abs)
 	if err != nil {
-		if os.IsNotExist(err) {
+		if errors.Is(err, fs.ErrNotExist) {
 			return registry.Errorf("%s does not exist (paths are relative to the root %s)", rel, c.Run.Root())
 		}
 		return registry.Errorf("cannot open %s: %v", rel, err)
 	}
 	if info.IsDir() {
-		return listDir(abs, rel)
+		return listDir(g, abs, rel)
 	}
-	if !info.Mode().IsRegular() {
-		// opening a named pipe blocks until a writer comes; a device may never end
+	// Checked before opening and again on the descriptor: opening a named
+	// pipe blocks until a writer comes, and a device may never end.
+	f, info, err := g.Open(abs)
+	if errors.Is(err, pathguard.ErrNotRegular) {
 		return registry.Errorf("%s is not a regular file (%s); read shows files and folders", rel, info.Mode().Type())
 	}
-	f, err := os.Open(abs)
 	if err != nil {
 		return registry.Errorf("cannot open %s: %v", rel, err)
 	}
@@ -105,24 +110,49 @@ func readText(f io.Reader, rel string, p readParams) (*mcp.CallToolResult, error
 	line, shown, total := 0, 0, 0
 	truncatedLines, invalidLine := 0, 0
 	capped := false
+	// Lines are read in slices of the reader's fixed buffer: a line is kept
+	// only up to the cut, so memory does not grow with the longest line,
+	// and lines past the page are only counted.
+	var kept []byte
+	lineLen, eol := 0, 0
 	for {
-		text, err := br.ReadString('\n')
-		if text == "" && err != nil {
+		chunk, err := br.ReadSlice('\n')
+		if n := len(chunk); n > 0 {
+			switch {
+			case chunk[n-1] != '\n':
+				eol = 0
+			case n > 1 && chunk[n-2] == '\r':
+				eol = 2
+			default:
+				eol = 1
+			}
+			if line+1 >= start && shown < limit && !capped && len(kept) < maxLineBytes+utf8.UTFMax {
+				kept = append(kept, chunk[:min(len(chunk), maxLineBytes+utf8.UTFMax-len(kept))]...)
+			}
+			lineLen += len(chunk)
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if lineLen == 0 {
 			break
 		}
 		line++
 		total = line
 		if line >= start && shown < limit && !capped {
-			text = strings.TrimRight(text, "\r\n")
+			text := strings.TrimRight(string(kept), "\r\n")
+			full := lineLen - eol
 			if !utf8.ValidString(text) {
 				if invalidLine == 0 {
 					invalidLine = line
 				}
-				text = strings.ToValidUTF8(text, "\uFFFD")
 			}
-			if len(text) > maxLineBytes {
-				text = truncateUTF8(text, maxLineBytes) + fmt.Sprintf("… [line cut: %d bytes]", len(text))
+			if full > maxLineBytes {
+				text = truncateUTF8(text, maxLineBytes) + fmt.Sprintf("… [line cut: %d bytes]", full)
 				truncatedLines++
+			}
+			if !utf8.ValidString(text) {
+				text = strings.ToValidUTF8(text, "\uFFFD")
 			}
 			entry := fmt.Sprintf("%6d\t%s\n", line, text)
 			if out.Len()+len(entry) > maxReadBytes {
@@ -132,6 +162,7 @@ func readText(f io.Reader, rel string, p readParams) (*mcp.CallToolResult, error
 				shown++
 			}
 		}
+		kept, lineLen, eol = kept[:0], 0, 0
 		if err != nil {
 			break
 		}
@@ -188,8 +219,8 @@ func readImage(f *os.File, rel, kind string, size int64) (*mcp.CallToolResult, e
 	}}, nil
 }
 
-func listDir(abs, rel string) (*mcp.CallToolResult, error) {
-	entries, err := os.ReadDir(abs)
+func listDir(g *pathguard.Guard, abs, rel string) (*mcp.CallToolResult, error) {
+	entries, err := g.ReadDir(abs)
 	if err != nil {
 		return registry.Errorf("cannot list %s: %v", rel, err)
 	}

@@ -3,7 +3,6 @@ package files
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/builtin-tools/builtin-tools/internal/atomicfile"
@@ -15,6 +14,7 @@ import (
 type writeParams struct {
 	Path    string `json:"path" jsonschema:"file to create or replace, relative to the root"`
 	Content string `json:"content" jsonschema:"the whole new content of the file"`
+	Force   bool   `json:"force,omitempty" jsonschema:"replace the file even if it is read-only, has other hard links (they keep the old content) or its owner cannot be kept; the result says what was lost"`
 }
 
 // Write creates or replaces a file atomically.
@@ -36,13 +36,16 @@ func writeFile(ctx context.Context, c *registry.Call, p writeParams) (*mcp.CallT
 	}
 	defer unlock()
 	verb := "created"
-	if info, err := os.Stat(abs); err == nil {
-		if info.IsDir() {
-			return registry.Errorf("%s is a folder; give a file path", rel)
-		}
+	switch info, err := c.Run.Guard().Lstat(abs); {
+	case err == nil && info.IsDir():
+		return registry.Errorf("%s is a folder; give a file path", rel)
+	case err == nil && !info.Mode().IsRegular():
+		return registry.Errorf("%s is not a regular file (%s); write replaces regular files only", rel, info.Mode().Type())
+	case err == nil:
 		verb = "replaced"
 	}
-	if err := atomicfile.Write(abs, []byte(p.Content), 0o644, true); err != nil {
+	rep, err := atomicfile.Write(c.Run.Guard(), atomicfile.Change{Path: abs, Data: []byte(p.Content)}, atomicfile.Options{Force: p.Force})
+	if err != nil {
 		return registry.Errorf("%s", writeError(rel, err))
 	}
 	c.Wrote(abs)
@@ -50,5 +53,5 @@ func writeFile(ctx context.Context, c *registry.Call, p writeParams) (*mcp.CallT
 	if p.Content != "" && !strings.HasSuffix(p.Content, "\n") {
 		lines++
 	}
-	return registry.Text(fmt.Sprintf("%s %s (%d lines, %d bytes)", verb, rel, lines, len(p.Content)))
+	return registry.Text(fmt.Sprintf("%s %s (%d lines, %d bytes)%s", verb, rel, lines, len(p.Content), notes(rep)))
 }

@@ -126,7 +126,7 @@ func TestBadArguments(t *testing.T) {
 	expectErr(t, "symbol absent", err, nil, `"Totally" is not on main.go:12, which reads "\tfmt.Println(\"größe 🚀\", shapes.Total(all))"`)
 	_, err = s.sup.Hover(ctx, main, 12, "")
 	expectErr(t, "no symbol", err, nil, "symbol is required", "the column is never guessed", `shapes.Total(all)`)
-	_, err = s.sup.Rename(ctx, main, 12, "Total", " ")
+	_, err = s.sup.Rename(ctx, main, 12, "Total", " ", false)
 	expectErr(t, "rename without name", err, ErrBadArgument, "new_name is required")
 	_, err = s.sup.Symbols(ctx, "", "")
 	expectErr(t, "symbols without query or file", err, ErrBadArgument, "query", "file")

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/framing"
+	"github.com/builtin-tools/builtin-tools/pathguard"
 	"github.com/sourcegraph/jsonrpc2"
 )
 
@@ -39,8 +40,9 @@ type server struct {
 	encoding string
 	name     string // serverInfo name and version, when sent
 
-	stateDir    string // private folder for caches and indexes, removed on exit
-	initOptions any    // sent in initialize, as Prepare left them
+	guard       *pathguard.Guard // every file read for the server goes through it
+	stateDir    string           // private folder for caches and indexes, removed on exit
+	initOptions any              // sent in initialize, as Prepare left them
 
 	nextID   atomic.Uint64
 	inflight atomic.Int32 // requests under way; the reaper skips busy servers
@@ -100,9 +102,10 @@ func (p pipeRWC) Close() error {
 
 // startServer launches bin for spec in root and completes initialize (and
 // the indexing wait for servers that index) before ctx ends.
-func startServer(ctx context.Context, spec *ServerSpec, bin, root, relRoot string, cfg *Config, hooks *testHooks) (*server, error) {
+func startServer(ctx context.Context, spec *ServerSpec, bin, root, relRoot string, cfg *Config, guard *pathguard.Guard, hooks *testHooks) (*server, error) {
 	s := &server{
-		spec: spec, root: root, relRoot: relRoot, cfg: cfg, hooks: hooks,
+		guard: guard,
+		spec:  spec, root: root, relRoot: relRoot, cfg: cfg, hooks: hooks,
 		stderr:   &tailBuffer{max: 4 << 10},
 		exited:   make(chan struct{}),
 		started:  time.Now(),

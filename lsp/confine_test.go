@@ -53,7 +53,7 @@ func TestServerPathsThroughSymlinksStayOutside(t *testing.T) {
 		t.Fatalf("references quoted a file outside the root:\n%s", out)
 	}
 
-	res, err := sup.Rename(ctx, main, 6, "Helper", "Pwned")
+	res, err := sup.Rename(ctx, main, 6, "Helper", "Pwned", false)
 	t.Logf("rename: %v %v", res, err)
 	if err == nil || !strings.Contains(err.Error(), "outside the root") {
 		t.Fatalf("rename through a symlinked folder: %v, want a refusal", err)

@@ -7,25 +7,27 @@ import (
 	"io/fs"
 	"os"
 	"time"
+
+	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
 // maxFileBytes bounds what is read into memory and sent to a server.
 const maxFileBytes = 16 << 20
 
-// readText reads a file for syncing or quoting, refusing huge files.
-func readText(path string) (string, os.FileInfo, error) {
-	info, err := os.Stat(path)
-	if err != nil {
-		return "", nil, err
+// readText reads a file for syncing or quoting through the path guard:
+// only a regular file inside the root, opened without blocking, at most
+// maxFileBytes.
+func readText(g *pathguard.Guard, path string) (string, os.FileInfo, error) {
+	if g == nil {
+		return "", nil, fmt.Errorf("%s: the root cannot be opened", path)
 	}
-	if info.IsDir() {
+	data, info, err := g.ReadFile(path, maxFileBytes)
+	switch {
+	case info != nil && info.IsDir():
 		return "", nil, fmt.Errorf("%s is a folder, not a file", path)
-	}
-	if info.Size() > maxFileBytes {
+	case errors.Is(err, pathguard.ErrTooLarge):
 		return "", nil, fmt.Errorf("%s is %d bytes, over the %d-byte limit for language-server files", path, info.Size(), maxFileBytes)
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
+	case err != nil:
 		return "", nil, err
 	}
 	return string(data), info, nil
@@ -41,7 +43,7 @@ func (s *server) syncFile(ctx context.Context, path, languageID string) (*openDo
 	doc := s.docs[path]
 	s.mu.Unlock()
 
-	info, err := os.Stat(path)
+	info, err := s.guard.Stat(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) && doc != nil {
 			return nil, false, s.closeDocLocked(ctx, doc)
@@ -51,7 +53,7 @@ func (s *server) syncFile(ctx context.Context, path, languageID string) (*openDo
 	if doc != nil && info.ModTime().Equal(doc.modTime) && info.Size() == doc.size {
 		return doc, false, nil
 	}
-	text, info, err := readText(path)
+	text, info, err := readText(s.guard, path)
 	if err != nil {
 		return nil, false, err
 	}
@@ -110,7 +112,7 @@ func (s *server) resyncOpen(ctx context.Context) error {
 	}
 	s.mu.Unlock()
 	for _, d := range docs {
-		info, err := os.Stat(d.path)
+		info, err := s.guard.Stat(d.path)
 		if err == nil && info.ModTime().Equal(d.modTime) && info.Size() == d.size {
 			continue
 		}

@@ -136,7 +136,7 @@ func TestGopls(t *testing.T) {
 	})
 
 	t.Run("rename", func(t *testing.T) {
-		res, err := s.sup.Rename(s.ctx, shapes, 28, "Total", "Sum")
+		res, err := s.sup.Rename(s.ctx, shapes, 28, "Total", "Sum", false)
 		if err != nil {
 			t.Fatal(err)
 		}

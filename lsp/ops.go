@@ -43,7 +43,7 @@ func (s *Supervisor) at(ctx context.Context, file string, line int, symbol strin
 		return nil, err
 	}
 	rel := s.rel(path)
-	text, _, err := readText(path)
+	text, _, err := readText(s.guard, path)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrBadFile, err)
 	}
@@ -251,7 +251,7 @@ func (q *quoter) document(path string) *document {
 	q.srv.mu.Unlock()
 	if od != nil {
 		d = newDocument(od.text)
-	} else if text, _, err := readText(path); err == nil {
+	} else if text, _, err := readText(q.s.guard, path); err == nil {
 		d = newDocument(text)
 	}
 	q.cache[path] = d

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"sort"
 	"strings"
 
@@ -20,6 +19,7 @@ type RenameResult struct {
 	Server  string
 	Files   []FileEdit // sorted by path
 	Edits   int        // text edits over all files
+	Notes   []string   // what the writes could not keep (see atomicfile.Report)
 }
 
 // FileEdit is one file's share of a rename.
@@ -52,6 +52,9 @@ func (r *RenameResult) String() string {
 		}
 		fmt.Fprintf(&b, "  %s: %s\n", f.Path, strings.Join(notes, ", "))
 	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(&b, "note: %s\n", n)
+	}
 	return strings.TrimRight(b.String(), "\n")
 }
 
@@ -59,7 +62,7 @@ func (r *RenameResult) String() string {
 // workspace: it asks the server for a WorkspaceEdit and applies it (both
 // `changes` and `documentChanges`, file creates, renames and deletes
 // included) to every file, all or nothing, then re-syncs the server.
-func (s *Supervisor) Rename(ctx context.Context, file string, line int, symbol, newName string) (*RenameResult, error) {
+func (s *Supervisor) Rename(ctx context.Context, file string, line int, symbol, newName string, force bool) (*RenameResult, error) {
 	if strings.TrimSpace(newName) == "" {
 		return nil, fmt.Errorf("%w: new_name is required", ErrBadArgument)
 	}
@@ -80,13 +83,14 @@ func (s *Supervisor) Rename(ctx context.Context, file string, line int, symbol, 
 	if err != nil {
 		return nil, fmt.Errorf("rename not applied, no file changed: %w", err)
 	}
-	if err := plan.commit(ctx); err != nil {
+	notes, err := s.commit(ctx, plan, force)
+	if err != nil {
 		return nil, fmt.Errorf("rename not applied: %w", err)
 	}
 	if err := s.resyncAfterEdit(ctx, r.srv, plan); err != nil {
 		return nil, fmt.Errorf("rename applied, but re-syncing %s failed (use reload): %w", r.srv.spec.ID, err)
 	}
-	res := &RenameResult{Symbol: r.symbol, NewName: newName, Server: r.srv.spec.ID}
+	res := &RenameResult{Symbol: r.symbol, NewName: newName, Server: r.srv.spec.ID, Notes: notes}
 	for _, f := range plan.files {
 		if !f.touched {
 			continue
@@ -154,7 +158,7 @@ func (s *Supervisor) planEdit(we *workspaceEdit, srv *server) (*editPlan, error)
 			return nil, fmt.Errorf("the edit would change %s, which resolves outside the root %s (through a symbolic link)", s.rel(path), s.root)
 		}
 		f := &plannedFile{path: path, real: real}
-		text, _, err := readText(real)
+		text, _, err := readText(s.guard, real)
 		switch {
 		case err == nil:
 			f.content, f.exists, f.existedOnDisk, f.diskText = text, true, true, text
@@ -284,7 +288,7 @@ func (s *Supervisor) planEdit(we *workspaceEdit, srv *server) (*editPlan, error)
 // commit writes every planned file all or nothing (atomicfile.WriteAll),
 // then removes files renamed away or deleted. Files are first checked
 // against the text read when planning, so concurrent edits are not lost.
-func (p *editPlan) commit(ctx context.Context) error {
+func (s *Supervisor) commit(ctx context.Context, p *editPlan, force bool) ([]string, error) {
 	var touched []string
 	for _, path := range p.order {
 		if f := p.files[path]; f.touched {
@@ -295,42 +299,36 @@ func (p *editPlan) commit(ctx context.Context) error {
 	// these files is either seen by the check or lands after the rename.
 	unlock, err := atomicfile.Lock(ctx, touched...)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer unlock()
 	var changes []atomicfile.Change
-	var removes []string
 	for _, path := range p.order {
 		f := p.files[path]
 		if !f.touched {
 			continue
 		}
+		var expect []byte
 		if f.existedOnDisk {
-			now, err := os.ReadFile(f.real)
+			now, _, err := s.guard.ReadFile(f.real, maxFileBytes)
 			if err != nil || string(now) != f.diskText {
-				return fmt.Errorf("%s changed on disk while the rename was being worked out; no file was changed, run it again", path)
+				return nil, fmt.Errorf("%s changed on disk while the rename was being worked out; no file was changed, run it again", s.rel(path))
 			}
+			expect = now
 		}
 		switch {
 		case f.exists:
-			changes = append(changes, atomicfile.Change{Path: f.real, Data: []byte(f.content), Perm: 0o644})
+			changes = append(changes, atomicfile.Change{Path: f.real, Data: []byte(f.content), Expect: expect, Expected: true})
 		case f.existedOnDisk:
-			removes = append(removes, f.real)
+			changes = append(changes, atomicfile.Change{Path: f.real, Delete: true, Expect: expect, Expected: true})
 		}
 	}
-	if err := atomicfile.WriteAll(changes); err != nil {
-		return err
+	// Writes, creations and removals all or nothing.
+	rep, err := atomicfile.WriteAll(s.guard, changes, atomicfile.Options{Force: force})
+	if err != nil {
+		return nil, err
 	}
-	var errs []error
-	for _, path := range removes {
-		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			errs = append(errs, err)
-		}
-	}
-	if len(errs) > 0 {
-		return fmt.Errorf("the files were written, but removing the old ones failed: %w", errors.Join(errs...))
-	}
-	return nil
+	return rep.Notes, nil
 }
 
 // resyncAfterEdit tells the server about every file the plan changed: open

@@ -98,7 +98,7 @@ func runServerCase(t *testing.T, c serverCase) {
 		}
 	})
 	t.Run("rename", func(t *testing.T) {
-		res, err := s.sup.Rename(s.ctx, s.path(c.renameFile), c.renameLine, c.renameSymbol, c.newName)
+		res, err := s.sup.Rename(s.ctx, s.path(c.renameFile), c.renameLine, c.renameSymbol, c.newName, false)
 		if err != nil {
 			t.Fatal(err)
 		}

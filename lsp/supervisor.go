@@ -109,6 +109,9 @@ func (s *Supervisor) Close() error {
 	}
 	wg.Wait()
 	s.wg.Wait()
+	if s.guard != nil {
+		s.guard.Close()
+	}
 	return nil
 }
 
@@ -158,12 +161,19 @@ func (s *Supervisor) checkFile(file string) (string, error) {
 	if !s.inRoot(resolved) {
 		return "", fmt.Errorf("%w: %s resolves to %s, outside the root %s", ErrBadFile, file, resolved, s.root)
 	}
-	info, err := os.Stat(resolved)
+	if _, err := s.confine(resolved); err != nil {
+		return "", fmt.Errorf("%w: %v", ErrBadFile, err)
+	}
+	info, err := s.guard.Stat(s.canonical(resolved))
 	if err != nil {
 		return "", fmt.Errorf("%w: %v", ErrBadFile, err)
 	}
 	if info.IsDir() {
 		return "", fmt.Errorf("%w: %s is a folder; give a file", ErrBadFile, s.rel(resolved))
+	}
+	if !info.Mode().IsRegular() {
+		// A named pipe would block the open, here and in the server.
+		return "", fmt.Errorf("%w: %s is not a regular file (%s); language servers read source files", ErrBadFile, s.rel(resolved), info.Mode().Type())
 	}
 	return s.canonical(resolved), nil
 }
@@ -342,7 +352,7 @@ func (s *Supervisor) start(key serverKey, c *choice, e *serverEntry) {
 	if relRoot == "" {
 		relRoot = "."
 	}
-	srv, err := startServer(ctx, c.spec, c.bin, c.root, relRoot, &s.cfg, s.hooks)
+	srv, err := startServer(ctx, c.spec, c.bin, c.root, relRoot, &s.cfg, s.guard, s.hooks)
 	if err != nil {
 		var se *ServerError
 		if errors.As(err, &se) && se.Kind == ErrServerTimeout {

@@ -1,8 +1,17 @@
-// Package pathguard confines every path argument a tool receives to the run's
-// root (REG-9). A path is resolved against the root, cleaned, and its
-// symlinks are followed as far as they exist; anything that lands outside the
-// root — through "..", an absolute path, or a link — is refused with an error
-// that names the root.
+// Package pathguard confines every path a tool touches to the run's root
+// (REG-9), and is the one way tools do file I/O there (D4). A path is
+// resolved against the root and its symlinks followed as far as they exist,
+// with ".." taken after the link before it, as the kernel does; anything
+// that lands outside the root — through "..", an absolute path, or a link —
+// is refused with an error that names the root.
+//
+// Resolving is a check; the I/O methods (Open, ReadFile, Stat, ReadDir,
+// OpenDir) are the use, and they cannot be raced: they go through an
+// os.Root opened on the root, which resolves every component beneath it
+// (openat with O_NOFOLLOW, one component at a time), so a folder swapped
+// for a link out of the root between the check and the use is refused
+// rather than followed. Files are opened without blocking and only regular
+// ones are accepted, so a named pipe or a device never hangs a tool.
 package pathguard
 
 import (
@@ -11,15 +20,19 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // ErrOutside is wrapped by every refusal, for callers that test for it.
 var ErrOutside = errors.New("path is outside the run's root")
 
-// Guard resolves paths inside one root. It is safe for concurrent use.
+// Guard resolves paths inside one root and does I/O beneath it. It is safe
+// for concurrent use.
 type Guard struct {
-	root string // absolute, symlinks resolved
+	root string   // absolute, symlinks resolved
+	fsys *os.Root // the root folder, opened once
 }
 
 // New makes a guard for root, which must be an existing folder.
@@ -39,11 +52,21 @@ func New(root string) (*Guard, error) {
 	if !info.IsDir() {
 		return nil, fmt.Errorf("root %s is not a folder", root)
 	}
-	return &Guard{root: real}, nil
+	fsys, err := os.OpenRoot(real)
+	if err != nil {
+		return nil, fmt.Errorf("root %s: %w", root, err)
+	}
+	return &Guard{root: real, fsys: fsys}, nil
 }
+
+// Close releases the root folder's descriptor; I/O after Close fails.
+func (g *Guard) Close() error { return g.fsys.Close() }
 
 // Root returns the absolute root with its symlinks resolved.
 func (g *Guard) Root() string { return g.root }
+
+// MaxPathBytes is the longest path argument accepted (Linux's PATH_MAX).
+const MaxPathBytes = 4096
 
 // Resolve turns a path argument (relative to the root, or absolute) into an
 // absolute path inside the root. The target need not exist, but the part of
@@ -53,30 +76,49 @@ func (g *Guard) Resolve(p string) (string, error) {
 	if p == "" {
 		return "", fmt.Errorf("empty path: give a path relative to the root %s", g.root)
 	}
+	if len(p) > MaxPathBytes {
+		return "", fmt.Errorf("path %s is %d bytes, longer than the %d-byte limit for a path; give a path relative to the root %s", Clip(p), len(p), MaxPathBytes, g.root)
+	}
 	if strings.ContainsRune(p, 0) {
-		return "", fmt.Errorf("path %q contains a NUL byte", p)
+		return "", fmt.Errorf("path %s contains a NUL byte", Clip(p))
 	}
-	var abs string
+	// Components are walked as given, not cleaned first: "link/.." is the
+	// folder above the link's target, as for the kernel and os.Root.
+	start, rest := g.root, p
 	if filepath.IsAbs(p) {
-		abs = filepath.Clean(p)
-	} else {
-		abs = filepath.Join(g.root, p)
-	}
-	if !g.inside(abs) {
-		// An absolute path may name the root through a symlinked prefix
-		// (say /tmp -> /private/tmp); judge it after resolving.
-		if !filepath.IsAbs(p) {
-			return "", g.refuse(p, abs)
+		start = string(filepath.Separator)
+		if strings.HasPrefix(p, g.root+string(filepath.Separator)) {
+			start, rest = g.root, p[len(g.root)+1:]
 		}
 	}
-	real, err := g.resolveExisting(abs)
+	real, err := g.walk(start, rest, 0)
 	if err != nil {
-		return "", fmt.Errorf("path %q: %w", p, err)
+		return "", fmt.Errorf("path %s: %w", Clip(p), err)
 	}
 	if !g.inside(real) {
 		return "", g.refuse(p, real)
 	}
+	if strings.ContainsRune(p, utf8.RuneError) {
+		if _, err := os.Lstat(real); errors.Is(err, fs.ErrNotExist) {
+			return "", fmt.Errorf("path %s does not exist, and it contains U+FFFD, the character that replaces bytes that are not UTF-8: "+
+				"JSON carries only UTF-8, so a file whose name is not UTF-8 cannot be named here; list the folder to find its name, or rename the file", Clip(p))
+		}
+	}
 	return real, nil
+}
+
+// Clip quotes s for a message, cut to its first 200 bytes (on a character
+// boundary) with the length of the rest, so a huge argument is never echoed.
+func Clip(s string) string {
+	const n = 200
+	if len(s) <= n {
+		return strconv.Quote(s)
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (%d bytes in all)", strconv.Quote(s[:cut]), len(s))
 }
 
 // Rel returns abs relative to the root with forward slashes, for messages.
@@ -95,27 +137,18 @@ func (g *Guard) inside(abs string) bool {
 
 func (g *Guard) refuse(arg, where string) error {
 	if where != arg && where != filepath.Join(g.root, arg) {
-		return fmt.Errorf("%w: %q resolves to %s, outside the root %s; use a path inside the root", ErrOutside, arg, where, g.root)
+		return fmt.Errorf("%w: %s resolves to %s, outside the root %s; use a path inside the root", ErrOutside, Clip(arg), where, g.root)
 	}
-	return fmt.Errorf("%w: %q is outside the root %s; use a path inside the root", ErrOutside, arg, g.root)
-}
-
-// resolveExisting follows symlinks in the longest existing prefix of abs and
-// appends the rest unchanged. Below the root it walks one component at a
-// time from the already-resolved root, so a path costs one lstat per
-// component under the root rather than per component from "/".
-func (g *Guard) resolveExisting(abs string) (string, error) {
-	return g.walk(abs, 0)
+	return fmt.Errorf("%w: %s is outside the root %s; use a path inside the root", ErrOutside, Clip(arg), g.root)
 }
 
 const maxLinks = 40 // as Linux's ELOOP limit
 
-func (g *Guard) walk(abs string, links int) (string, error) {
-	cur, rest := "/", abs
-	if g.inside(abs) {
-		cur = g.root
-		rest = strings.TrimPrefix(abs[len(g.root):], string(filepath.Separator))
-	}
+// walk resolves rest from the real folder cur one component at a time,
+// following symlinks (their targets walked from the link's folder) and
+// taking ".." from the resolved folder; the first missing component ends
+// the walk, the rest appended as it is.
+func (g *Guard) walk(cur, rest string, links int) (string, error) {
 	for rest != "" {
 		comp, tail, _ := strings.Cut(rest, string(filepath.Separator))
 		rest = tail
@@ -145,10 +178,11 @@ func (g *Guard) walk(abs string, links int) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		if !filepath.IsAbs(target) {
-			target = filepath.Join(cur, target)
+		from := cur
+		if filepath.IsAbs(target) {
+			from = string(filepath.Separator)
 		}
-		resolved, err := g.walk(filepath.Clean(target), links)
+		resolved, err := g.walk(from, target, links)
 		if err != nil {
 			return "", err
 		}

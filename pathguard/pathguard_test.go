@@ -5,7 +5,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+
+	"github.com/builtin-tools/builtin-tools/internal/testenv"
 )
 
 func setup(t *testing.T) (*Guard, string, string) {
@@ -47,6 +50,10 @@ func TestResolveRefuses(t *testing.T) {
 		"escape/secret",
 		"escape/new-file",
 		"dangling",
+		// D15: ".." after a link is taken from the link's target, as the
+		// kernel does: escape/.. is the folder above outside/.
+		"escape/../secret",
+		"escape/../outside/secret",
 	} {
 		_, err := g.Resolve(p)
 		if err == nil {
@@ -66,6 +73,7 @@ func TestResolveAccepts(t *testing.T) {
 		"./sub/../sub/a.txt":             filepath.Join(root, "sub", "a.txt"),
 		filepath.Join(root, "sub/a.txt"): filepath.Join(root, "sub", "a.txt"),
 		"inlink/a.txt":                   filepath.Join(root, "sub", "a.txt"),
+		"inlink/../sub/a.txt":            filepath.Join(root, "sub", "a.txt"),
 		"new/folder/file.go":             filepath.Join(root, "new", "folder", "file.go"),
 		".":                              root,
 	}
@@ -86,9 +94,18 @@ func TestResolveAccepts(t *testing.T) {
 
 func TestResolveBadInput(t *testing.T) {
 	g, _, _ := setup(t)
-	for _, p := range []string{"", "a\x00b"} {
-		if _, err := g.Resolve(p); err == nil {
+	for _, p := range []string{"", "a\x00b", "missing-\uFFFD.txt", strings.Repeat("d/", 3000)} {
+		_, err := g.Resolve(p)
+		if err == nil {
 			t.Errorf("Resolve(%q) accepted", p)
+			continue
+		}
+		// D10: a huge path is never echoed back whole.
+		if len(err.Error()) > 1000 {
+			t.Errorf("Resolve of a %d-byte path: a %d-byte error", len(p), len(err.Error()))
+		}
+		if strings.Contains(p, "\uFFFD") && !strings.Contains(err.Error(), "not UTF-8") {
+			t.Errorf("Resolve(%q): %v, want the U+FFFD explained", p, err)
 		}
 	}
 	if _, err := New(filepath.Join(t.TempDir(), "missing")); err == nil {
@@ -117,4 +134,33 @@ func FuzzResolve(f *testing.F) {
 			t.Fatalf("Resolve(%q) = %s escapes %s", p, got, g.Root())
 		}
 	})
+}
+
+// D6: a named pipe is refused without blocking, whatever reads it.
+func TestOpenRefusesPipesWithoutBlocking(t *testing.T) {
+	g, root, _ := setup(t)
+	fifo := filepath.Join(root, "p.go")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		testenv.Unavailable(t, "FIFOs", err)
+	}
+	if _, _, err := g.Open(fifo); !errors.Is(err, ErrNotRegular) || !strings.Contains(err.Error(), "named pipe") {
+		t.Errorf("Open of a FIFO: %v", err)
+	}
+	if _, _, err := g.ReadFile(fifo, 0); !errors.Is(err, ErrNotRegular) {
+		t.Errorf("ReadFile of a FIFO: %v", err)
+	}
+	if _, _, err := g.Open(filepath.Join(root, "escape", "secret")); err == nil {
+		t.Error("Open followed a link out of the root")
+	}
+	data, _, err := g.ReadFile(filepath.Join(root, "sub", "a.txt"), 0)
+	if err != nil || string(data) != "a" {
+		t.Errorf("ReadFile: %q %v", data, err)
+	}
+	if _, _, err := g.ReadFile(filepath.Join(root, "sub", "a.txt"), 0); err != nil {
+		t.Error(err)
+	}
+	os.WriteFile(filepath.Join(root, "big"), make([]byte, 100), 0o644)
+	if _, _, err := g.ReadFile(filepath.Join(root, "big"), 10); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("ReadFile over the limit: %v", err)
+	}
 }

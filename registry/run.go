@@ -284,6 +284,7 @@ func (r *Run) Close() error {
 			errs = append(errs, err)
 		}
 	}
+	r.guard.Close()
 	return errors.Join(errs...)
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/astedit"
 	"github.com/builtin-tools/builtin-tools/astgrep"
+	"github.com/builtin-tools/builtin-tools/internal/atomicfile"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -89,7 +90,7 @@ func query(c *registry.Call, pattern, path, language string) (*Structural, astgr
 	if err != nil {
 		return nil, astgrep.Query{}, mcp.NewToolResultError(err.Error())
 	}
-	return s, astgrep.Query{Root: c.Run.Root(), Path: abs, Pattern: pattern, Language: language}, nil
+	return s, astgrep.Query{Root: c.Run.Root(), Guard: c.Run.Guard(), Path: abs, Pattern: pattern, Language: language}, nil
 }
 
 func failure(ctx context.Context, err error) (*mcp.CallToolResult, error) {
@@ -200,6 +201,7 @@ func edit(ctx context.Context, c *registry.Call, p editParams) (*mcp.CallToolRes
 type resolveParams struct {
 	EditID string `json:"edit_id" jsonschema:"the id from ast_edit's (proposed) result, such as edit_1"`
 	Action string `json:"action" jsonschema:"accept (write every file, or none if any changed since staging) or discard" enum:"accept,discard"`
+	Force  bool   `json:"force,omitempty" jsonschema:"on accept, write files even if they are read-only, have other hard links (they keep the old content) or their owner cannot be kept; the result says what was lost"`
 }
 
 // Resolve is the resolve tool (AE-2, AE-3).
@@ -225,7 +227,7 @@ func resolve(ctx context.Context, c *registry.Call, p resolveParams) (*mcp.CallT
 	default:
 		return registry.Errorf("action must be accept or discard, not %q", p.Action)
 	}
-	out, err := s.Stager.Resolve(ctx, p.EditID, accept)
+	out, err := s.Stager.Resolve(ctx, p.EditID, accept, atomicfile.Options{Force: p.Force})
 	if err != nil {
 		return registry.Errorf("%v", err)
 	}
@@ -237,6 +239,10 @@ func resolve(ctx context.Context, c *registry.Call, p resolveParams) (*mcp.CallT
 			c.Wrote(abs)
 		}
 	}
-	return registry.Text(fmt.Sprintf("accepted %s: %s in %s written: %s", out.ID,
-		plural(out.Replacements, "replacement", "replacements"), plural(len(out.Files), "file", "files"), strings.Join(out.Files, ", ")))
+	text := fmt.Sprintf("accepted %s: %s in %s written: %s", out.ID,
+		plural(out.Replacements, "replacement", "replacements"), plural(len(out.Files), "file", "files"), strings.Join(out.Files, ", "))
+	for _, n := range out.Notes {
+		text += "\nnote: " + n
+	}
+	return registry.Text(text)
 }

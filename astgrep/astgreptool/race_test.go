@@ -70,3 +70,44 @@ func callAny(r *registry.Run, tool string, args map[string]any) (string, bool) {
 	}
 	return registry.ResultText(res), res.IsError
 }
+
+// D4: a staged edit whose folder is replaced by a link before accept is
+// refused, whether the link leads out of the root (to a copy of the
+// folder) or to another folder inside it; nothing is written anywhere.
+func TestResolveRefusesAFolderSwappedForALink(t *testing.T) {
+	for _, target := range []string{"../outside/pkg", "pkg2"} {
+		t.Run(target, func(t *testing.T) {
+			files := map[string]string{"pkg/a.go": "package pkg\n\nfunc f() { foo(1) }\n", "pkg/b.go": "package pkg\n\nfunc g() { foo(2) }\n"}
+			r := newRun(t, files, builtintools.Options{})
+			root := r.Root()
+			text, isErr := call(t, r, tiers.Normal, "ast_edit", map[string]any{"pattern": "foo($A)", "rewrite": "bar($A)", "language": "go"})
+			if isErr {
+				t.Fatal(text)
+			}
+			copyTo := filepath.Join(root, filepath.FromSlash(target))
+			if err := os.MkdirAll(copyTo, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			for name, content := range files {
+				if err := os.WriteFile(filepath.Join(copyTo, filepath.Base(name)), []byte(content), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := os.RemoveAll(filepath.Join(root, "pkg")); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(target, filepath.Join(root, "pkg")); err != nil {
+				t.Fatal(err)
+			}
+			text, isErr = call(t, r, tiers.Normal, "resolve", map[string]any{"edit_id": "edit_1", "action": "accept"})
+			if !isErr || !strings.Contains(text, "nothing was written") {
+				t.Fatalf("resolve after the swap: %s", text)
+			}
+			for name, content := range files {
+				if data, _ := os.ReadFile(filepath.Join(copyTo, filepath.Base(name))); string(data) != content {
+					t.Errorf("%s was written through the link:\n%s", name, data)
+				}
+			}
+		})
+	}
+}

@@ -1,183 +1,512 @@
-// Package atomicfile writes files so that a reader sees either the old bytes
-// or the new ones, never a half-written file: data goes to a temporary file in
-// the same folder, is synced, takes the old file's mode, and is renamed over
-// the target. It also applies a set of such writes all or nothing.
+// Package atomicfile is the one commit plan every tool that writes files
+// uses: a set of changes under a run's root, applied all or nothing, each
+// file replaced so that a reader sees the old bytes or the new ones, never
+// half a file.
+//
+// Every change goes through the folder's descriptor, opened beneath the
+// root by the path guard (pathguard.Guard.OpenDir): the temporary file is
+// created in that folder, filled, given the old file's owner, group, mode
+// (setuid, setgid and sticky bits included) and extended attributes,
+// synced, checked against what the caller read (compare and swap), and
+// renamed over the target with renameat in the same folder. A folder
+// swapped for a link out of the root cannot redirect any of it (D4).
+//
+// A file that cannot be replaced without losing something is refused
+// unless the caller forces it: a read-only file, one with other hard links
+// (they would keep the old content), one whose owner cannot be kept. What
+// could not be kept under force is reported, not hidden (D11). Temporary
+// files left by a process that died are swept from a folder the first time
+// the process writes there (D13).
+//
+// Callers hold the files' locks (Lock) from before they read to after the
+// commit, so parallel tools never lose an update (D1).
 package atomicfile
 
 import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
+
+	"github.com/builtin-tools/builtin-tools/pathguard"
+	"golang.org/x/sys/unix"
 )
 
-// Write replaces path with data atomically. An existing file keeps its mode
-// (perm is used for a new file); missing parent folders are created when
-// mkdirs is true. A symlink at path is written through to its target so the
-// link survives.
-func Write(path string, data []byte, perm fs.FileMode, mkdirs bool) error {
-	if resolved, err := filepath.EvalSymlinks(path); err == nil {
-		path = resolved
-	}
-	if info, err := os.Stat(path); err == nil {
-		if info.IsDir() {
-			return fmt.Errorf("%s is a folder, not a file", path)
-		}
-		perm = info.Mode().Perm()
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return err
-	}
-	dir := filepath.Dir(path)
-	if mkdirs {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return err
-		}
-	}
-	// The temporary name carries the target's for whoever finds one left
-	// by a crash, unless that would exceed the 255-byte name limit.
-	prefix := "." + filepath.Base(path) + ".tmp-"
-	if len(prefix) > 200 {
-		prefix = ".atomicfile.tmp-"
-	}
-	tmp, err := os.CreateTemp(dir, prefix+"*")
-	if err != nil {
-		return err
-	}
-	name := tmp.Name()
-	ok := false
-	defer func() {
-		if !ok {
-			tmp.Close()
-			os.Remove(name)
-		}
-	}()
-	if _, err := tmp.Write(data); err != nil {
-		return err
-	}
-	if err := tmp.Chmod(perm); err != nil {
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(name, path); err != nil {
-		return err
-	}
-	ok = true
-	return nil
-}
+// Errors a change can fail with, before anything is written.
+var (
+	ErrReadOnly  = errors.New("the file is read-only")
+	ErrHardLinks = errors.New("the file has other hard links")
+	ErrOwner     = errors.New("the file's owner cannot be kept")
+	ErrChanged   = errors.New("the file changed since it was read")
+	ErrExists    = errors.New("the file already exists")
+)
 
-// Change is one file's new content in WriteAll, or its removal.
+// Change is one file's new content, or its removal.
 type Change struct {
+	// Path is absolute and inside the guard's root, as Guard.Resolve
+	// returned it.
 	Path string
 	Data []byte
-	// Perm is used when the file does not exist yet.
-	Perm fs.FileMode
 	// Delete removes the file instead of writing it.
 	Delete bool
+	// Perm is a new file's permission before the umask (0 means 0o666, as
+	// for any program that creates a file).
+	Perm fs.FileMode
+	// Chmod, when non-zero, sets the permission bits of the file (a
+	// patch's mode change); otherwise an existing file keeps its mode.
+	Chmod fs.FileMode
+	// Expect, when Expected is set, is what the caller read: the change
+	// fails with ErrChanged if the file holds anything else, and with
+	// ErrExists if Expect is nil and the file exists.
+	Expect   []byte
+	Expected bool
 }
 
-// WriteAll applies every change or none: if any write fails, the files
-// already written are put back as they were (or removed, if they were new),
-// and the first error is returned.
-func WriteAll(changes []Change) error {
-	type backup struct {
-		path    string
-		data    []byte
-		perm    fs.FileMode
-		existed bool
+// Options tune a commit.
+type Options struct {
+	// Force replaces a read-only file, one with other hard links, and one
+	// whose owner cannot be kept; the report says what was lost.
+	Force bool
+}
+
+// Report says what a commit could not keep, one note a line, naming the
+// file relative to the root.
+type Report struct {
+	Notes []string
+}
+
+func (r *Report) note(format string, args ...any) {
+	r.Notes = append(r.Notes, fmt.Sprintf(format, args...))
+}
+
+// Write applies one change.
+func Write(g *pathguard.Guard, c Change, opts Options) (*Report, error) {
+	return WriteAll(g, []Change{c}, opts)
+}
+
+// WriteAll applies every change or none. Every file is checked and its
+// temporary file written before the first rename; if a rename fails, the
+// files already replaced are put back as they were (or removed, if they
+// were new) and the folders the commit created are removed.
+func WriteAll(g *pathguard.Guard, changes []Change, opts Options) (*Report, error) {
+	rep := &Report{}
+	unchanged := "no file was changed"
+	if len(changes) == 1 {
+		unchanged = "the file was not changed"
 	}
-	backups := make([]backup, 0, len(changes))
+	plans := make([]*plan, 0, len(changes))
+	cleanup := func() {
+		for i := len(plans) - 1; i >= 0; i-- {
+			plans[i].discard()
+		}
+	}
 	for _, c := range changes {
-		data, err := os.ReadFile(c.Path)
-		switch {
-		case err == nil:
-			perm := fs.FileMode(0o644)
-			if info, serr := os.Stat(c.Path); serr == nil {
-				perm = info.Mode().Perm()
-			}
-			backups = append(backups, backup{c.Path, data, perm, true})
-		case errors.Is(err, fs.ErrNotExist):
-			backups = append(backups, backup{c.Path, nil, 0, false})
-		default:
-			return fmt.Errorf("reading %s before writing: %w (no file was changed)", c.Path, err)
-		}
-	}
-	newDirs := make([]string, len(changes)) // topmost folder each write created, or ""
-	for i, c := range changes {
-		if !c.Delete {
-			newDirs[i] = firstMissing(filepath.Dir(c.Path))
-		}
-		perm := c.Perm
-		if perm == 0 {
-			perm = 0o644
-		}
-		var err error
-		if c.Delete {
-			err = os.Remove(c.Path)
-		} else {
-			err = Write(c.Path, c.Data, perm, true)
+		p, err := prepare(g, c, opts, rep)
+		if p != nil {
+			plans = append(plans, p)
 		}
 		if err != nil {
+			cleanup()
+			return nil, fmt.Errorf("%s: %w (%s)", g.Rel(c.Path), err, unchanged)
+		}
+	}
+	for i, p := range plans {
+		if BeforeCommitForTest != nil {
+			BeforeCommitForTest(i)
+		}
+		if err := p.commit(); err != nil {
 			var restoreErrs []error
-			for _, b := range backups[:i] {
-				var rerr error
-				if b.existed {
-					rerr = Write(b.path, b.data, b.perm, true)
-				} else if _, serr := os.Lstat(b.path); serr == nil {
-					rerr = os.Remove(b.path)
-				}
-				if rerr != nil {
+			for j := i - 1; j >= 0; j-- {
+				if rerr := plans[j].rollback(); rerr != nil {
 					restoreErrs = append(restoreErrs, rerr)
 				}
 			}
-			for j := i; j >= 0; j-- {
-				removeEmptyDirs(filepath.Dir(changes[j].Path), newDirs[j])
-			}
+			cleanup()
 			if len(restoreErrs) > 0 {
-				return fmt.Errorf("writing %s: %w (and restoring earlier files failed: %v)", c.Path, err, errors.Join(restoreErrs...))
+				return nil, fmt.Errorf("%s: %w (and restoring the files written before it failed: %v)", p.rel, err, errors.Join(restoreErrs...))
 			}
-			return fmt.Errorf("writing %s: %w (no file was changed)", c.Path, err)
+			return nil, fmt.Errorf("%s: %w (%s)", p.rel, err, unchanged)
+		}
+	}
+	for _, p := range plans {
+		p.finish()
+	}
+	return rep, nil
+}
+
+// BeforeCommitForTest, when set by a test, runs before the i-th rename.
+var BeforeCommitForTest func(i int)
+
+// plan is one change, prepared: its folder open, its old state read, its
+// temporary file written.
+type plan struct {
+	g      *pathguard.Guard
+	c      Change
+	rel    string
+	dir    *os.File
+	dfd    int
+	base   string
+	newDir string // topmost folder prepare created, "" if none
+
+	existed bool
+	old     []byte
+	st      unix.Stat_t // of the old file
+	xattrs  map[string][]byte
+
+	tmp       string // temporary name in dir, "" once renamed or removed
+	committed bool
+}
+
+func prepare(g *pathguard.Guard, c Change, opts Options, rep *Report) (*plan, error) {
+	p := &plan{g: g, c: c, rel: g.Rel(c.Path), base: filepath.Base(c.Path)}
+	if _, err := g.Name(c.Path); err != nil || c.Path == g.Root() {
+		return nil, fmt.Errorf("not a file inside the root")
+	}
+	dirAbs := filepath.Dir(c.Path)
+	if !c.Delete {
+		top, err := makeParents(g, dirAbs)
+		if err != nil {
+			return nil, err
+		}
+		p.newDir = top
+	}
+	dir, err := g.OpenDir(dirAbs)
+	if err != nil {
+		p.removeNewDirs()
+		return nil, err
+	}
+	p.dir, p.dfd = dir, int(dir.Fd())
+	if err := unix.Faccessat(p.dfd, ".", unix.W_OK|unix.X_OK, unix.AT_EACCESS); err != nil {
+		return p, &fs.PathError{Op: "write in", Path: g.Rel(dirAbs) + "/", Err: err}
+	}
+	sweepOnce(p.dir, p.dfd, dirAbs)
+
+	if err := p.readOld(); err != nil {
+		return p, err
+	}
+	if c.Expected {
+		switch {
+		case c.Expect == nil && p.existed:
+			return p, ErrExists
+		case c.Expect != nil && !p.existed:
+			return p, fmt.Errorf("%w: it no longer exists", ErrChanged)
+		case c.Expect != nil && !bytes.Equal(c.Expect, p.old):
+			return p, ErrChanged
+		}
+	}
+	if p.existed {
+		if err := p.checkReplaceable(opts, rep, c.Delete); err != nil {
+			return p, err
+		}
+	}
+	if c.Delete {
+		if !p.existed {
+			return p, fmt.Errorf("cannot delete it: %w", fs.ErrNotExist)
+		}
+		return p, nil
+	}
+	return p, p.writeTemp(c.Data, opts, rep)
+}
+
+// makeParents creates the missing folders above a new file (with the
+// umask's say over their mode) and returns the topmost one it made.
+func makeParents(g *pathguard.Guard, dir string) (string, error) {
+	top := ""
+	for d := dir; d != g.Root(); d = filepath.Dir(d) {
+		if _, err := g.Lstat(d); !errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		top = d
+	}
+	if top == "" {
+		return "", nil
+	}
+	name, err := g.Name(dir)
+	if err != nil {
+		return "", err
+	}
+	if err := g.FS().MkdirAll(name, 0o777); err != nil {
+		return "", err
+	}
+	return top, nil
+}
+
+// readOld opens the current file without following a link or blocking and
+// keeps its bytes, status and extended attributes.
+func (p *plan) readOld() error {
+	fd, err := unix.Openat(p.dfd, p.base, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
+	switch {
+	case errors.Is(err, unix.ENOENT):
+		return nil
+	case errors.Is(err, unix.ELOOP):
+		return fmt.Errorf("it is now a symbolic link (the folder changed while it was being written)")
+	case err != nil:
+		return err
+	}
+	f := os.NewFile(uintptr(fd), p.base)
+	defer f.Close()
+	if err := unix.Fstat(fd, &p.st); err != nil {
+		return err
+	}
+	if p.st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return fmt.Errorf("%w: it is %s", pathguard.ErrNotRegular, kindOf(p.st.Mode))
+	}
+	data := make([]byte, 0, p.st.Size+1)
+	for {
+		n, err := f.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if err != nil || n == 0 {
+			break
+		}
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
+	}
+	p.existed, p.old = true, data
+	p.xattrs = listXattrs(fd)
+	return nil
+}
+
+func kindOf(mode uint32) string {
+	switch mode & unix.S_IFMT {
+	case unix.S_IFIFO:
+		return "a named pipe"
+	case unix.S_IFCHR, unix.S_IFBLK:
+		return "a device"
+	case unix.S_IFSOCK:
+		return "a socket"
+	case unix.S_IFDIR:
+		return "a folder"
+	}
+	return "not a regular file"
+}
+
+// checkReplaceable refuses, unless forced, a replacement that would lose
+// something the user did not ask to lose.
+func (p *plan) checkReplaceable(opts Options, rep *Report, deleting bool) error {
+	perm := fs.FileMode(p.st.Mode & 0o777)
+	if p.st.Nlink > 1 && !deleting {
+		if !opts.Force {
+			return fmt.Errorf("%w (%d names share it); replacing it would leave the other names with the old content. "+
+				"Set force to replace it anyway", ErrHardLinks, p.st.Nlink)
+		}
+		rep.note("%s had %d hard links; the other names keep the old content", p.rel, p.st.Nlink)
+	}
+	readOnly := perm&0o222 == 0
+	notMine := unix.Faccessat(p.dfd, p.base, unix.W_OK, unix.AT_EACCESS) != nil
+	if readOnly || notMine {
+		why := fmt.Sprintf("mode %04o", perm)
+		if !readOnly {
+			why = "you may not write it"
+		}
+		if !opts.Force {
+			return fmt.Errorf("%w (%s); set force to replace it anyway (its mode is kept)", ErrReadOnly, why)
+		}
+		rep.note("%s was read-only (%s) and was replaced as asked", p.rel, why)
+	}
+	return nil
+}
+
+// writeTemp writes data to a new temporary file in the folder with the
+// old file's metadata.
+func (p *plan) writeTemp(data []byte, opts Options, rep *Report) error {
+	perm := uint32(0o666)
+	if p.c.Perm != 0 {
+		perm = uint32(p.c.Perm.Perm())
+	}
+	if p.existed {
+		perm = 0o600 // until the old mode is set below
+	}
+	name := tempName(p.base)
+	fd, err := unix.Openat(p.dfd, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, perm)
+	if err != nil {
+		return err
+	}
+	p.tmp = name
+	f := os.NewFile(uintptr(fd), name)
+	defer f.Close()
+	if _, err := f.Write(data); err != nil {
+		return err
+	}
+	if p.existed {
+		if err := p.copyMetadata(fd, opts, rep); err != nil {
+			return err
+		}
+	}
+	if p.c.Chmod != 0 {
+		var st unix.Stat_t
+		if err := unix.Fstat(fd, &st); err != nil {
+			return err
+		}
+		if err := unix.Fchmod(fd, st.Mode&^0o777|uint32(p.c.Chmod.Perm())); err != nil {
+			return err
+		}
+	}
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+// copyMetadata gives the temporary file the old file's owner and group,
+// then its mode (a chown clears setuid and setgid, so the mode comes
+// after), then its extended attributes.
+func (p *plan) copyMetadata(fd int, opts Options, rep *Report) error {
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return err
+	}
+	if st.Uid != p.st.Uid || st.Gid != p.st.Gid {
+		if err := unix.Fchown(fd, int(p.st.Uid), int(p.st.Gid)); err != nil {
+			if !opts.Force {
+				return fmt.Errorf("%w: it belongs to uid %d, gid %d, and a replacement written by uid %d would not (%v); set force to replace it anyway",
+					ErrOwner, p.st.Uid, p.st.Gid, os.Geteuid(), err)
+			}
+			rep.note("%s now belongs to uid %d (it belonged to uid %d, gid %d, which could not be kept)", p.rel, st.Uid, p.st.Uid, p.st.Gid)
+		}
+	}
+	if err := unix.Fchmod(fd, p.st.Mode&0o7777); err != nil {
+		return err
+	}
+	for name, value := range p.xattrs {
+		if err := setXattr(fd, name, value); err != nil {
+			rep.note("%s: extended attribute %s could not be kept (%v)", p.rel, name, err)
 		}
 	}
 	return nil
 }
 
-// firstMissing returns the topmost missing folder on the way to dir, or ""
-// when dir exists.
-func firstMissing(dir string) string {
-	missing := ""
-	for {
-		if _, err := os.Lstat(dir); !errors.Is(err, fs.ErrNotExist) {
-			return missing
+// commit renames the temporary file over the target (or removes the
+// target), after checking the target is still the file that was read.
+func (p *plan) commit() error {
+	var st unix.Stat_t
+	err := unix.Fstatat(p.dfd, p.base, &st, unix.AT_SYMLINK_NOFOLLOW)
+	switch {
+	case p.existed && err != nil:
+		return fmt.Errorf("%w: it was removed while being written", ErrChanged)
+	case p.existed && (st.Dev != p.st.Dev || st.Ino != p.st.Ino || st.Size != p.st.Size || st.Mtim != p.st.Mtim):
+		return fmt.Errorf("%w while being written (by another program)", ErrChanged)
+	case !p.existed && err == nil:
+		return fmt.Errorf("%w: it was created while being written (by another program)", ErrExists)
+	}
+	if p.c.Delete {
+		if err := unix.Unlinkat(p.dfd, p.base, 0); err != nil {
+			return err
 		}
-		missing = dir
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return missing
+	} else {
+		if err := unix.Renameat(p.dfd, p.tmp, p.dfd, p.base); err != nil {
+			return err
 		}
-		dir = parent
+		p.tmp = ""
+	}
+	p.committed = true
+	return nil
+}
+
+// rollback undoes a commit: the old file back with its metadata, or a new
+// file removed.
+func (p *plan) rollback() error {
+	if !p.committed {
+		return nil
+	}
+	if !p.existed {
+		return unix.Unlinkat(p.dfd, p.base, 0)
+	}
+	name := tempName(p.base)
+	fd, err := unix.Openat(p.dfd, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+	if err != nil {
+		return err
+	}
+	f := os.NewFile(uintptr(fd), name)
+	_, err = f.Write(p.old)
+	if err == nil {
+		err = p.copyMetadata(fd, Options{Force: true}, &Report{})
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	f.Close()
+	if err == nil {
+		err = unix.Renameat(p.dfd, name, p.dfd, p.base)
+	}
+	if err != nil {
+		unix.Unlinkat(p.dfd, name, 0)
+		return fmt.Errorf("restoring %s: %w", p.rel, err)
+	}
+	return nil
+}
+
+// discard removes what prepare left: the temporary file, new folders, the
+// folder's descriptor.
+func (p *plan) discard() {
+	if p.tmp != "" {
+		unix.Unlinkat(p.dfd, p.tmp, 0)
+		p.tmp = ""
+	}
+	if p.dir != nil {
+		p.dir.Close()
+		p.dir = nil
+	}
+	p.removeNewDirs()
+}
+
+func (p *plan) finish() {
+	if p.dir != nil {
+		p.dir.Close()
+		p.dir = nil
 	}
 }
 
-// removeEmptyDirs removes dir and its parents up to top, as long as they are
-// empty: the folders a rolled-back write created.
-func removeEmptyDirs(dir, top string) {
-	if top == "" {
+// removeNewDirs removes the folders prepare created, innermost first, as
+// long as they are empty.
+func (p *plan) removeNewDirs() {
+	if p.newDir == "" {
 		return
 	}
-	for {
-		if os.Remove(dir) != nil || dir == top {
-			return
+	for d := filepath.Dir(p.c.Path); ; d = filepath.Dir(d) {
+		name, err := p.g.Name(d)
+		if err != nil || p.g.FS().Remove(name) != nil || d == p.newDir {
+			break
 		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return
-		}
-		dir = parent
 	}
+	p.newDir = ""
+}
+
+// tempName is a fresh name beside base, carrying base and this process's
+// id so whoever finds one left by a crash knows whose it is.
+func tempName(base string) string {
+	var b [6]byte
+	rand.Read(b[:])
+	prefix := "." + base
+	if len(prefix) > 200 {
+		prefix = ".atomicfile"
+	}
+	return fmt.Sprintf("%s.tmp-%d-%s", prefix, os.Getpid(), hex.EncodeToString(b[:]))
+}
+
+// IsTemp reports whether name is a temporary file of this package.
+func IsTemp(name string) bool {
+	_, ok := tempOwner(name)
+	return ok
+}
+
+func tempOwner(name string) (int, bool) {
+	i := strings.LastIndex(name, ".tmp-")
+	if !strings.HasPrefix(name, ".") || i < 0 {
+		return 0, false
+	}
+	var pid int
+	var suffix string
+	if n, _ := fmt.Sscanf(name[i+len(".tmp-"):], "%d-%s", &pid, &suffix); n != 2 || len(suffix) != 12 {
+		return 0, false
+	}
+	if _, err := hex.DecodeString(suffix); err != nil {
+		return 0, false
+	}
+	return pid, true
 }

@@ -2,18 +2,39 @@ package atomicfile_test
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/atomicfile"
 	"github.com/builtin-tools/builtin-tools/internal/testenv"
+	"github.com/builtin-tools/builtin-tools/pathguard"
+	"golang.org/x/sys/unix"
 )
+
+// guarded returns a fresh root folder and its guard.
+func guarded(t *testing.T) (string, *pathguard.Guard) {
+	t.Helper()
+	g, err := pathguard.New(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { g.Close() })
+	return g.Root(), g
+}
+
+func write(g *pathguard.Guard, path, data string) error {
+	_, err := atomicfile.Write(g, atomicfile.Change{Path: path, Data: []byte(data)}, atomicfile.Options{})
+	return err
+}
 
 func put(t *testing.T, path, content string, mode fs.FileMode) {
 	t.Helper()
@@ -84,30 +105,40 @@ func tree(t *testing.T, dir string) []string {
 func noTemps(t *testing.T, dir string) {
 	t.Helper()
 	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && strings.Contains(d.Name(), ".tmp-") {
+		if err == nil && atomicfile.IsTemp(d.Name()) {
 			t.Errorf("temporary file left behind: %s", p)
 		}
 		return nil
 	})
 }
 
-func TestWriteNewFileUsesPerm(t *testing.T) {
-	dir := t.TempDir()
+func TestWriteNewFileUsesPermAndUmask(t *testing.T) {
+	dir, g := guarded(t)
 	p := filepath.Join(dir, "new.txt")
-	if err := atomicfile.Write(p, []byte("hello\n"), 0o600, false); err != nil {
+	if _, err := atomicfile.Write(g, atomicfile.Change{Path: p, Data: []byte("hello\n"), Perm: 0o600}, atomicfile.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if get(t, p) != "hello\n" || mode(t, p) != 0o600 {
 		t.Errorf("content %q mode %v, want hello and 0600", get(t, p), mode(t, p))
 	}
+	// D11: a new file's mode is the umask's to decide.
+	old := syscall.Umask(0o077)
+	err := write(g, filepath.Join(dir, "private.txt"), "x")
+	syscall.Umask(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := mode(t, filepath.Join(dir, "private.txt")); m != 0o600 {
+		t.Errorf("new file under umask 077 has mode %v, want 0600", m)
+	}
 	noTemps(t, dir)
 }
 
 func TestWriteKeepsExistingMode(t *testing.T) {
-	dir := t.TempDir()
+	dir, g := guarded(t)
 	p := filepath.Join(dir, "tool.sh")
 	put(t, p, "#!/bin/sh\n", 0o755)
-	if err := atomicfile.Write(p, []byte("#!/bin/sh\nexit 0\n"), 0o644, false); err != nil {
+	if _, err := atomicfile.Write(g, atomicfile.Change{Path: p, Data: []byte("#!/bin/sh\nexit 0\n"), Perm: 0o644}, atomicfile.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if mode(t, p) != 0o755 {
@@ -119,10 +150,146 @@ func TestWriteKeepsExistingMode(t *testing.T) {
 	noTemps(t, dir)
 }
 
+// D11: setuid, setgid and sticky bits, the owner and group, and extended
+// attributes survive a replacement.
+func TestWriteKeepsMetadata(t *testing.T) {
+	dir, g := guarded(t)
+	suid, sgid := filepath.Join(dir, "suid.sh"), filepath.Join(dir, "sgid.sh")
+	put(t, suid, "a", 0o755)
+	put(t, sgid, "a", 0o775)
+	if err := os.Chmod(suid, 0o755|fs.ModeSetuid); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(sgid, 0o775|fs.ModeSetgid); err != nil {
+		t.Fatal(err)
+	}
+	owned := filepath.Join(dir, "owned.txt")
+	put(t, owned, "a", 0o640)
+	chowned := os.Chown(owned, 65534, 65534) == nil
+	tagged := filepath.Join(dir, "tagged.txt")
+	put(t, tagged, "a", 0o644)
+	if err := unix.Setxattr(tagged, "user.tag", []byte("kept"), 0); err != nil {
+		testenv.Unavailable(t, "user extended attributes", err)
+	}
+	for _, p := range []string{suid, sgid, owned, tagged} {
+		if err := write(g, p, "b"); err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+	}
+	if info, _ := os.Stat(suid); info.Mode()&fs.ModeSetuid == 0 || info.Mode().Perm() != 0o755 {
+		t.Errorf("setuid file now %v", info.Mode())
+	}
+	if info, _ := os.Stat(sgid); info.Mode()&fs.ModeSetgid == 0 || info.Mode().Perm() != 0o775 {
+		t.Errorf("setgid file now %v", info.Mode())
+	}
+	if chowned {
+		var st unix.Stat_t
+		unix.Stat(owned, &st)
+		if st.Uid != 65534 || st.Gid != 65534 {
+			t.Errorf("owner now %d:%d, want 65534:65534 kept", st.Uid, st.Gid)
+		}
+	} else if os.Geteuid() == 0 {
+		t.Error("root could not chown the fixture")
+	}
+	buf := make([]byte, 16)
+	if n, err := unix.Getxattr(tagged, "user.tag", buf); err != nil || string(buf[:n]) != "kept" {
+		t.Errorf("user.tag after the write: %q, %v", buf[:n], err)
+	}
+	noTemps(t, dir)
+}
+
+// D11: a hard-linked or read-only file is refused unless forced, and the
+// forced write says what it did.
+func TestWriteRefusesHardLinksAndReadOnly(t *testing.T) {
+	dir, g := guarded(t)
+	hard, other := filepath.Join(dir, "hard.txt"), filepath.Join(dir, "other-name.txt")
+	put(t, hard, "old", 0o644)
+	if err := os.Link(hard, other); err != nil {
+		t.Fatal(err)
+	}
+	ro := filepath.Join(dir, "ro.txt")
+	put(t, ro, "old", 0o444)
+	for _, c := range []struct {
+		path string
+		want error
+		note string
+	}{{hard, atomicfile.ErrHardLinks, "hard links"}, {ro, atomicfile.ErrReadOnly, "read-only"}} {
+		err := write(g, c.path, "new")
+		if !errors.Is(err, c.want) || !strings.Contains(err.Error(), "force") {
+			t.Errorf("%s: %v, want %v naming force", c.path, err, c.want)
+		}
+		if get(t, c.path) != "old" {
+			t.Errorf("%s changed though refused", c.path)
+		}
+		rep, err := atomicfile.Write(g, atomicfile.Change{Path: c.path, Data: []byte("new")}, atomicfile.Options{Force: true})
+		if err != nil {
+			t.Fatalf("%s forced: %v", c.path, err)
+		}
+		if get(t, c.path) != "new" || len(rep.Notes) == 0 || !strings.Contains(rep.Notes[0], c.note) {
+			t.Errorf("%s forced: content %q, notes %q", c.path, get(t, c.path), rep.Notes)
+		}
+	}
+	if mode(t, ro) != 0o444 {
+		t.Errorf("forced read-only file lost its mode: %v", mode(t, ro))
+	}
+	if get(t, other) != "old" {
+		t.Errorf("the other hard link changed; it should keep the old content as the note says")
+	}
+}
+
+// Compare and swap: a file that holds something other than what the caller
+// read is not replaced.
+func TestWriteExpect(t *testing.T) {
+	dir, g := guarded(t)
+	p := filepath.Join(dir, "f.txt")
+	put(t, p, "now", 0o644)
+	_, err := atomicfile.Write(g, atomicfile.Change{Path: p, Data: []byte("x"), Expect: []byte("then"), Expected: true}, atomicfile.Options{})
+	if !errors.Is(err, atomicfile.ErrChanged) || get(t, p) != "now" {
+		t.Errorf("stale expectation: %v, content %q", err, get(t, p))
+	}
+	_, err = atomicfile.Write(g, atomicfile.Change{Path: p, Data: []byte("x"), Expected: true}, atomicfile.Options{})
+	if !errors.Is(err, atomicfile.ErrExists) {
+		t.Errorf("expected missing, file exists: %v", err)
+	}
+	if _, err := atomicfile.Write(g, atomicfile.Change{Path: p, Data: []byte("x"), Expect: []byte("now"), Expected: true}, atomicfile.Options{}); err != nil || get(t, p) != "x" {
+		t.Errorf("matching expectation: %v, content %q", err, get(t, p))
+	}
+}
+
+// D13: a temporary file a dead process left is swept the first time this
+// process writes in its folder; a live process's is left alone.
+func TestStaleTempFilesAreSwept(t *testing.T) {
+	dir, g := guarded(t)
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	dead := cmd.Process.Pid
+	stale := filepath.Join(dir, fmt.Sprintf(".big.txt.tmp-%d-0123456789ab", dead))
+	live := filepath.Join(dir, fmt.Sprintf(".big.txt.tmp-%d-0123456789ab", os.Getppid()))
+	user := filepath.Join(dir, ".notes.tmp-draft")
+	for _, p := range []string{stale, live, user} {
+		put(t, p, "partial", 0o600)
+		old := time.Now().Add(-time.Hour)
+		os.Chtimes(p, old, old)
+	}
+	if err := write(g, filepath.Join(dir, "a.txt"), "a"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stale); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a dead process's temporary file was not swept")
+	}
+	for _, p := range []string{live, user} {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("%s was removed: %v", p, err)
+		}
+	}
+}
+
 // A reader holding the old file sees the old bytes: the new content arrives
 // by rename, never by rewriting in place.
 func TestWriteReplacesByRename(t *testing.T) {
-	dir := t.TempDir()
+	dir, g := guarded(t)
 	p := filepath.Join(dir, "f")
 	put(t, p, "old", 0o644)
 	f, err := os.Open(p)
@@ -130,7 +297,7 @@ func TestWriteReplacesByRename(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if err := atomicfile.Write(p, []byte("new"), 0o644, false); err != nil {
+	if err := write(g, p, "new"); err != nil {
 		t.Fatal(err)
 	}
 	if old, _ := io.ReadAll(f); string(old) != "old" {
@@ -141,15 +308,24 @@ func TestWriteReplacesByRename(t *testing.T) {
 	}
 }
 
+// A link inside the root is written through once resolved; an unresolved
+// link (the folder changed under the caller) is refused, never followed.
 func TestWriteThroughSymlink(t *testing.T) {
-	dir := t.TempDir()
+	dir, g := guarded(t)
 	target := filepath.Join(dir, "real", "target.txt")
 	put(t, target, "old\n", 0o640)
 	link := filepath.Join(dir, "link.txt")
 	if err := os.Symlink("real/target.txt", link); err != nil {
 		t.Fatal(err)
 	}
-	if err := atomicfile.Write(link, []byte("new\n"), 0o644, false); err != nil {
+	if err := write(g, link, "new\n"); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+		t.Errorf("writing an unresolved link: %v", err)
+	}
+	resolved, err := g.Resolve("link.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := write(g, resolved, "new\n"); err != nil {
 		t.Fatal(err)
 	}
 	if fi, err := os.Lstat(link); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
@@ -161,16 +337,10 @@ func TestWriteThroughSymlink(t *testing.T) {
 	noTemps(t, dir)
 }
 
-func TestWriteMkdirs(t *testing.T) {
-	dir := t.TempDir()
+func TestWriteMakesParents(t *testing.T) {
+	dir, g := guarded(t)
 	p := filepath.Join(dir, "a", "b", "c.txt")
-	if err := atomicfile.Write(p, []byte("x"), 0o644, false); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("without mkdirs, a missing folder should fail with ErrNotExist, got %v", err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "a")); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("folders created without mkdirs")
-	}
-	if err := atomicfile.Write(p, []byte("x"), 0o644, true); err != nil {
+	if err := write(g, p, "x"); err != nil {
 		t.Fatal(err)
 	}
 	if get(t, p) != "x" {
@@ -179,23 +349,26 @@ func TestWriteMkdirs(t *testing.T) {
 }
 
 func TestWriteFailuresLeaveNothing(t *testing.T) {
-	dir := t.TempDir()
+	dir, g := guarded(t)
 	put(t, filepath.Join(dir, "file"), "f", 0o644)
 	if err := os.Mkdir(filepath.Join(dir, "folder"), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "pipe"), 0o644); err != nil {
+		testenv.Unavailable(t, "FIFOs", err)
+	}
 	before := tree(t, dir)
 	for _, p := range []string{
-		filepath.Join(dir, "folder"),               // a folder
-		filepath.Join(dir, "file", "under", "x"),   // parent is a file
-		filepath.Join(dir, "missing", "deep", "x"), // mkdirs off
+		filepath.Join(dir, "folder"),             // a folder
+		filepath.Join(dir, "file", "under", "x"), // parent is a file
+		filepath.Join(dir, "file", "x"),
+		filepath.Join(dir, "pipe"), // D14: a named pipe is not replaced
+		dir,                        // the root itself
+		filepath.Join(filepath.Dir(dir), "outside.txt"),
 	} {
-		if err := atomicfile.Write(p, []byte("x"), 0o644, false); err == nil {
+		if err := write(g, p, "x"); err == nil {
 			t.Errorf("Write(%s) succeeded", p)
 		}
-	}
-	if err := atomicfile.Write(filepath.Join(dir, "file", "x"), []byte("x"), 0o644, true); err == nil {
-		t.Errorf("Write under a regular file succeeded")
 	}
 	if got := tree(t, dir); strings.Join(got, "\n") != strings.Join(before, "\n") {
 		t.Errorf("failed writes changed the folder:\n%v\nwant\n%v", got, before)
@@ -205,7 +378,7 @@ func TestWriteFailuresLeaveNothing(t *testing.T) {
 // A failure after the temporary file exists (here: the data is over the
 // process's file size limit) removes it and keeps the old content.
 func TestWriteFailingMidwayRemovesTemp(t *testing.T) {
-	dir := t.TempDir()
+	dir, g := guarded(t)
 	p := filepath.Join(dir, "data.bin")
 	put(t, p, "old", 0o644)
 	var old syscall.Rlimit
@@ -214,9 +387,9 @@ func TestWriteFailingMidwayRemovesTemp(t *testing.T) {
 	}
 	limited := syscall.Rlimit{Cur: 1 << 20, Max: old.Max}
 	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &limited); err != nil {
-		t.Skipf("setrlimit: %v", err)
+		testenv.Unavailable(t, "setrlimit", err)
 	}
-	err := atomicfile.Write(p, make([]byte, 2<<20), 0o644, false)
+	err := write(g, p, string(make([]byte, 2<<20)))
 	if rerr := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &old); rerr != nil {
 		t.Fatalf("restoring the file size limit: %v", rerr)
 	}
@@ -230,16 +403,16 @@ func TestWriteFailingMidwayRemovesTemp(t *testing.T) {
 }
 
 func TestWriteAllAppliesEverything(t *testing.T) {
-	dir := t.TempDir()
+	dir, g := guarded(t)
 	a, gone := filepath.Join(dir, "a.txt"), filepath.Join(dir, "gone.txt")
 	put(t, a, "a", 0o600)
 	put(t, gone, "g", 0o644)
 	created := filepath.Join(dir, "new", "sub", "n.txt")
-	err := atomicfile.WriteAll([]atomicfile.Change{
+	_, err := atomicfile.WriteAll(g, []atomicfile.Change{
 		{Path: a, Data: []byte("A")},
 		{Path: created, Data: []byte("N"), Perm: 0o640},
 		{Path: gone, Delete: true},
-	})
+	}, atomicfile.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,22 +428,11 @@ func TestWriteAllAppliesEverything(t *testing.T) {
 	noTemps(t, dir)
 }
 
-func TestWriteAllDefaultPerm(t *testing.T) {
-	dir := t.TempDir()
-	p := filepath.Join(dir, "d.txt")
-	if err := atomicfile.WriteAll([]atomicfile.Change{{Path: p, Data: []byte("d")}}); err != nil {
-		t.Fatal(err)
-	}
-	if mode(t, p) != 0o644 {
-		t.Errorf("mode %v, want 0644 when Perm is 0", mode(t, p))
-	}
-}
-
 // When a later change fails, earlier files are restored byte for byte (and
 // mode), deleted files come back, new files and the folders made for them
 // go away.
 func TestWriteAllAllOrNothing(t *testing.T) {
-	dir := t.TempDir()
+	dir, g := guarded(t)
 	a := filepath.Join(dir, "a.txt")
 	b := filepath.Join(dir, "sub", "b.sh")
 	del := filepath.Join(dir, "del.txt")
@@ -282,55 +444,60 @@ func TestWriteAllAllOrNothing(t *testing.T) {
 	}
 	before := tree(t, dir)
 
-	err := atomicfile.WriteAll([]atomicfile.Change{
+	_, err := atomicfile.WriteAll(g, []atomicfile.Change{
 		{Path: a, Data: []byte("changed")},
 		{Path: filepath.Join(dir, "fresh", "deep", "new.txt"), Data: []byte("new")},
 		{Path: b, Data: []byte("#!/bin/sh\nrm -rf /\n")},
 		{Path: del, Delete: true},
-		{Path: filepath.Join(dir, "alias"), Data: []byte("through the link")},
 		{Path: filepath.Join(dir, "blocker"), Data: []byte("a regular file")},
 		{Path: filepath.Join(dir, "blocker", "x.txt"), Data: []byte("cannot")}, // parent is now a file
 		{Path: filepath.Join(dir, "never.txt"), Data: []byte("n")},
-	})
+	}, atomicfile.Options{})
 	if err == nil {
 		t.Fatal("WriteAll succeeded with a change under a regular file")
 	}
-	if !strings.Contains(err.Error(), "writing "+filepath.Join(dir, "blocker", "x.txt")) || !strings.Contains(err.Error(), "no file was changed") {
+	if !strings.Contains(err.Error(), "blocker") || !strings.Contains(err.Error(), "no file was changed") {
 		t.Errorf("error %q should name the failing path and say nothing changed", err)
 	}
 	if got := tree(t, dir); strings.Join(got, "\n") != strings.Join(before, "\n") {
 		t.Errorf("after a failed WriteAll:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(before, "\n"))
 	}
+	noTemps(t, dir)
 }
 
-// A change that cannot even be read beforehand fails before anything is
-// written.
-func TestWriteAllUnreadableTargetFailsFirst(t *testing.T) {
-	dir := t.TempDir()
-	a := filepath.Join(dir, "a.txt")
-	put(t, a, "a", 0o644)
-	put(t, filepath.Join(dir, "blocker"), "b", 0o644)
-	before := tree(t, dir)
-	err := atomicfile.WriteAll([]atomicfile.Change{
-		{Path: a, Data: []byte("A")},
-		{Path: filepath.Join(dir, "blocker", "x.txt"), Data: []byte("x")},
-	})
-	if err == nil || !strings.Contains(err.Error(), "no file was changed") {
-		t.Errorf("error %v should say no file was changed", err)
+// A rename that fails after earlier ones succeeded puts them back. Here the
+// second target is replaced by a folder between prepare and commit, as a
+// racing program might.
+func TestWriteAllRollsBackAfterAFailedRename(t *testing.T) {
+	dir, g := guarded(t)
+	a, b := filepath.Join(dir, "a.txt"), filepath.Join(dir, "b.txt")
+	put(t, a, "a", 0o640)
+	put(t, b, "b", 0o644)
+	atomicfile.BeforeCommitForTest = func(i int) {
+		if i == 1 {
+			os.Remove(b)
+			os.Mkdir(b, 0o755)
+		}
 	}
-	if got := tree(t, dir); strings.Join(got, "\n") != strings.Join(before, "\n") {
-		t.Errorf("files changed: %v", got)
+	defer func() { atomicfile.BeforeCommitForTest = nil }()
+	_, err := atomicfile.WriteAll(g, []atomicfile.Change{{Path: a, Data: []byte("A")}, {Path: b, Data: []byte("B")}}, atomicfile.Options{})
+	if !errors.Is(err, atomicfile.ErrChanged) {
+		t.Fatalf("WriteAll: %v, want ErrChanged", err)
 	}
+	if get(t, a) != "a" || mode(t, a) != 0o640 {
+		t.Errorf("a.txt not restored: %q %v", get(t, a), mode(t, a))
+	}
+	noTemps(t, dir)
 }
 
 func TestWriteAllDeleteMissingFails(t *testing.T) {
-	dir := t.TempDir()
+	dir, g := guarded(t)
 	a := filepath.Join(dir, "a.txt")
 	put(t, a, "a", 0o644)
-	err := atomicfile.WriteAll([]atomicfile.Change{
+	_, err := atomicfile.WriteAll(g, []atomicfile.Change{
 		{Path: a, Data: []byte("A")},
 		{Path: filepath.Join(dir, "missing.txt"), Delete: true},
-	})
+	}, atomicfile.Options{})
 	if !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("deleting a missing file: %v, want ErrNotExist", err)
 	}
@@ -340,7 +507,8 @@ func TestWriteAllDeleteMissingFails(t *testing.T) {
 }
 
 func TestWriteAllEmpty(t *testing.T) {
-	if err := atomicfile.WriteAll(nil); err != nil {
+	_, g := guarded(t)
+	if _, err := atomicfile.WriteAll(g, nil, atomicfile.Options{}); err != nil {
 		t.Errorf("WriteAll(nil) = %v", err)
 	}
 }

@@ -109,6 +109,7 @@ type renameParams struct {
 	Line    int    `json:"line" jsonschema:"1-based line of the symbol"`
 	Symbol  string `json:"symbol" jsonschema:"the symbol's text on that line"`
 	NewName string `json:"new_name" jsonschema:"the new name"`
+	Force   bool   `json:"force,omitempty" jsonschema:"change files even if they are read-only, have other hard links (they keep the old content) or their owner cannot be kept; the result says what was lost"`
 }
 
 // Rename is the `lsp_rename` tool (REN-1).
@@ -133,7 +134,7 @@ func rename(ctx context.Context, c *registry.Call, p renameParams) (*mcp.CallToo
 	if p.Line <= 0 || strings.TrimSpace(p.Symbol) == "" || strings.TrimSpace(p.NewName) == "" {
 		return registry.Errorf("lsp_rename needs file, line (1-based), symbol (its text on that line) and new_name")
 	}
-	res, err := sup.Rename(ctx, abs, p.Line, p.Symbol, p.NewName)
+	res, err := sup.Rename(ctx, abs, p.Line, p.Symbol, p.NewName, p.Force)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()

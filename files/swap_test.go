@@ -1,0 +1,89 @@
+package files_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/builtin-tools/builtin-tools/internal/testenv"
+	"golang.org/x/sys/unix"
+)
+
+// D4: a folder swapped for a symlink out of the root between the check and
+// the use must never let a tool read or write outside. The swap is atomic
+// (renameat2 RENAME_EXCHANGE of root/sub and root/sublink, a link to
+// ../outside/dir), as fast as the kernel allows, for the whole test.
+
+const secret = "OUTSIDE SECRET\n"
+
+func swapLoop(t *testing.T, h *harness) (stop func()) {
+	t.Helper()
+	out := filepath.Join(h.outside(), "dir")
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(out, "a.txt"), []byte(secret), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h.put("sub/a.txt", "inside\n")
+	if err := os.Symlink("../outside/dir", h.abs("sublink")); err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Renameat2(unix.AT_FDCWD, h.abs("sub"), unix.AT_FDCWD, h.abs("sublink"), unix.RENAME_EXCHANGE); err != nil {
+		testenv.Unavailable(t, "renameat2 RENAME_EXCHANGE", err)
+	}
+	unix.Renameat2(unix.AT_FDCWD, h.abs("sub"), unix.AT_FDCWD, h.abs("sublink"), unix.RENAME_EXCHANGE)
+	var done atomic.Bool
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for !done.Load() {
+			unix.Renameat2(unix.AT_FDCWD, h.abs("sub"), unix.AT_FDCWD, h.abs("sublink"), unix.RENAME_EXCHANGE)
+		}
+	}()
+	return func() { done.Store(true); wg.Wait() }
+}
+
+func TestSwappedFolderNeverLeadsOutside(t *testing.T) {
+	const n = 300
+	for _, tool := range []string{"read", "write", "edit", "apply_patch"} {
+		t.Run(tool, func(t *testing.T) {
+			h := newHarness(t)
+			stop := swapLoop(t, h)
+			outsideBefore := snapshot(t, filepath.Join(filepath.Dir(h.root), "outside"))
+			leaks := 0
+			for i := 0; i < n; i++ {
+				var args map[string]any
+				switch tool {
+				case "read":
+					args = map[string]any{"path": "sub/a.txt"}
+				case "write":
+					args = map[string]any{"path": fmt.Sprintf("sub/w%d.txt", i), "content": "PWNED\n"}
+				case "edit":
+					args = map[string]any{"path": "sub/a.txt", "old_string": "\n", "new_string": "!\n"}
+				case "apply_patch":
+					args = map[string]any{"patch": fmt.Sprintf("--- /dev/null\n+++ b/sub/p%d.txt\n@@ -0,0 +1 @@\n+PWNED\n", i)}
+				}
+				res := h.call(tool, args)
+				if strings.Contains(fmt.Sprint(res.Content), "OUTSIDE SECRET") {
+					leaks++
+				}
+			}
+			stop()
+			if leaks > 0 {
+				t.Errorf("%d of %d %s results showed the outside file", leaks, n, tool)
+			}
+			if d := diffSnapshots(outsideBefore, snapshot(t, filepath.Join(filepath.Dir(h.root), "outside"))); d != "" {
+				t.Errorf("%s changed the folder outside the root: %s", tool, d)
+			}
+			if left := tempLeftovers(t, filepath.Dir(h.root)); len(left) > 0 {
+				t.Errorf("temporary files left behind: %v", left)
+			}
+		})
+	}
+}

@@ -1,0 +1,164 @@
+package pathguard
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+)
+
+// ErrNotRegular is wrapped when a file to read or change is a named pipe,
+// a device or a socket: opening one can block forever or never end.
+var ErrNotRegular = errors.New("not a regular file")
+
+// ErrTooLarge is wrapped by ReadFile when a file is over its limit.
+var ErrTooLarge = errors.New("file is over the size limit")
+
+// Name returns abs (a path Resolve returned) as a name relative to the
+// root, for the os.Root from FS: "." for the root itself. A path outside
+// the root is refused.
+func (g *Guard) Name(abs string) (string, error) {
+	if abs == g.root {
+		return ".", nil
+	}
+	if !g.inside(abs) {
+		return "", g.refuse(abs, abs)
+	}
+	return abs[len(g.root)+1:], nil
+}
+
+// FS returns the os.Root every method here goes through, for packages that
+// walk or open files themselves; its names are relative to Root.
+func (g *Guard) FS() *os.Root { return g.fsys }
+
+// Stat describes abs, following links that stay inside the root.
+func (g *Guard) Stat(abs string) (fs.FileInfo, error) {
+	name, err := g.Name(abs)
+	if err != nil {
+		return nil, err
+	}
+	return g.fsys.Stat(name)
+}
+
+// Lstat describes abs itself, a link not followed.
+func (g *Guard) Lstat(abs string) (fs.FileInfo, error) {
+	name, err := g.Name(abs)
+	if err != nil {
+		return nil, err
+	}
+	return g.fsys.Lstat(name)
+}
+
+// Open opens abs for reading if it is a regular file. The file is checked
+// before it is opened and again, on the descriptor, after a non-blocking
+// open, so neither a pipe in place of the file nor one swapped in between
+// can block the call.
+func (g *Guard) Open(abs string) (*os.File, fs.FileInfo, error) {
+	name, err := g.Name(abs)
+	if err != nil {
+		return nil, nil, err
+	}
+	return OpenRegular(g.fsys, name)
+}
+
+// OpenRegular opens name beneath root for reading if it is a regular
+// file, as Guard.Open does.
+func OpenRegular(root *os.Root, name string) (*os.File, fs.FileInfo, error) {
+	info, err := root.Stat(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !info.Mode().IsRegular() {
+		return nil, info, notRegular(info)
+	}
+	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	info, err = f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	if !info.Mode().IsRegular() {
+		f.Close()
+		return nil, info, notRegular(info)
+	}
+	return f, info, nil
+}
+
+func notRegular(info fs.FileInfo) error {
+	what := "a folder"
+	switch t := info.Mode().Type(); {
+	case t&fs.ModeNamedPipe != 0:
+		what = "a named pipe"
+	case t&fs.ModeSocket != 0:
+		what = "a socket"
+	case t&fs.ModeDevice != 0:
+		what = "a device"
+	case !info.IsDir():
+		what = "of type " + t.String()
+	}
+	return fmt.Errorf("%w: it is %s", ErrNotRegular, what)
+}
+
+// ReadFile reads abs, a regular file of at most limit bytes (0: no limit).
+func (g *Guard) ReadFile(abs string, limit int64) ([]byte, fs.FileInfo, error) {
+	f, info, err := g.Open(abs)
+	if err != nil {
+		return nil, info, err
+	}
+	defer f.Close()
+	if limit > 0 && info.Size() > limit {
+		return nil, info, fmt.Errorf("%w: %d bytes, over the %d-byte limit", ErrTooLarge, info.Size(), limit)
+	}
+	r := io.Reader(f)
+	if limit > 0 {
+		r = io.LimitReader(f, limit+1)
+	}
+	data := make([]byte, 0, info.Size()+1)
+	for {
+		n, err := r.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, info, err
+		}
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
+	}
+	if limit > 0 && int64(len(data)) > limit {
+		return nil, info, fmt.Errorf("%w: it grew past %d bytes while being read", ErrTooLarge, limit)
+	}
+	return data, info, nil
+}
+
+// ReadDir lists the folder abs.
+func (g *Guard) ReadDir(abs string) ([]fs.DirEntry, error) {
+	d, err := g.OpenDir(abs)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	return d.ReadDir(-1)
+}
+
+// OpenDir opens the folder abs; its descriptor is a stable handle for
+// *at system calls (atomic writes create and rename within it).
+func (g *Guard) OpenDir(abs string) (*os.File, error) {
+	name, err := g.Name(abs)
+	if err != nil {
+		return nil, err
+	}
+	f, err := g.fsys.OpenFile(name, os.O_RDONLY|syscall.O_DIRECTORY, 0)
+	if errors.Is(err, syscall.ENOTDIR) {
+		return nil, fmt.Errorf("%s is not a folder: %w", filepath.Base(abs), err)
+	}
+	return f, err
+}
