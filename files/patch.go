@@ -60,8 +60,8 @@ func applyPatch(ctx context.Context, c *registry.Call, p patchParams) (*mcp.Call
 		return registry.Errorf("%v (nothing was written)", err)
 	}
 	defer unlock()
-	planned := map[string][]byte{} // abs path -> content so far, nil = deleted
-	read := map[string][]byte{}      // abs path -> content on disk, for the commit's check
+	planned := map[string][]byte{}    // abs path -> content so far, nil = deleted
+	read := map[string][]byte{}       // abs path -> content on disk, for the commit's check
 	modes := map[string]fs.FileMode{} // abs path -> mode, so a moved file keeps its own
 	var order []string
 	var report []string
