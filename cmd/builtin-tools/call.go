@@ -3,22 +3,25 @@ package main
 import (
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"mime"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
 func cmdCall(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var c common
-	outDir := "."
+	outDir := ""
 	fs := flagSet("call", "call [flags] TOOL [JSON]\n\nRuns one call in a fresh run and prints the result's text. JSON is the argument object\n(default {}; - reads it from stdin). Images in the result are written to files named on stdout.\nExit status: 0 success, 1 the result is an error or the call was refused, 2 bad usage.", stderr)
 	c.register(fs, "terminal")
-	fs.StringVar(&outDir, "out", ".", "folder for images in the result")
+	fs.StringVar(&outDir, "out", "", "folder for images in the result (default: a fresh private folder under $TMPDIR); an existing file is never overwritten")
 	if code, ok := parse(fs, args); !ok {
 		return code
 	}
@@ -74,6 +77,14 @@ func cmdCall(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stdout, v.Text)
 		case mcp.ImageContent:
 			images++
+			if outDir == "" {
+				// Never the current folder: it may be the checkout, and a
+				// link planted there would take the bytes anywhere.
+				if outDir, err = os.MkdirTemp("", "builtin-tools-images-"); err != nil {
+					fmt.Fprintf(stderr, "builtin-tools call: making a folder for images: %v\n", err)
+					return 1
+				}
+			}
 			path, err := writeImage(outDir, tool, images, v)
 			if err != nil {
 				fmt.Fprintf(stderr, "builtin-tools call: writing image: %v\n", err)
@@ -113,6 +124,27 @@ func writeImage(dir, tool string, n int, img mcp.ImageContent) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
-	name := filepath.Join(dir, fmt.Sprintf("%s-%d%s", strings.ReplaceAll(tool, "/", "_"), n, ext))
-	return name, os.WriteFile(name, data, 0o644)
+	// Created exclusively and never through a link: an existing name (or a
+	// link planted under it) gets the next free name instead.
+	base := fmt.Sprintf("%s-%d", strings.ReplaceAll(tool, "/", "_"), n)
+	for i := 0; i < 100; i++ {
+		name := filepath.Join(dir, base+ext)
+		if i > 0 {
+			name = filepath.Join(dir, fmt.Sprintf("%s-%d%s", base, i, ext))
+		}
+		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o644)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		if _, err := f.Write(data); err != nil {
+			f.Close()
+			os.Remove(name)
+			return "", err
+		}
+		return name, f.Close()
+	}
+	return "", fmt.Errorf("no free name for %s%s in %s", base, ext, dir)
 }
