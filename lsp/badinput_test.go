@@ -22,6 +22,9 @@ func TestMain(m *testing.M) {
 		fakeServer(strings.TrimPrefix(os.Args[1], "-fake-lsp="))
 		os.Exit(0)
 	}
+	if dir := os.Getenv(orphanChildEnv); dir != "" {
+		orphanChild(dir)
+	}
 	os.Exit(m.Run())
 }
 

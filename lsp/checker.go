@@ -8,8 +8,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
+
+	"github.com/builtin-tools/builtin-tools/internal/proc"
 )
 
 // maxCheckerLines caps one checker's output in the result.
@@ -66,14 +67,18 @@ func (s *Supervisor) runChecker(ctx context.Context, spec *ServerSpec, bin, abs,
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, spec.Checker[1:]...)
 	cmd.Dir = abs
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.Cancel = func() error { proc.KillGroup(cmd.Process.Pid); return nil }
 	cmd.WaitDelay = 2 * time.Second
 	var out bytes.Buffer
 	cmd.Stdout = &out
 	cmd.Stderr = &out
 	t0 := time.Now()
-	err := cmd.Run()
+	err := proc.Start(cmd) // own group, gone with this process (D12)
+	if err == nil {
+		err = cmd.Wait()
+		proc.KillGroup(cmd.Process.Pid) // helpers it left behind
+		proc.Done(cmd.Process.Pid)
+	}
 	label := strings.Join(spec.Checker, " ")
 	var status string
 	var exitErr *exec.ExitError

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/framing"
+	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 	"github.com/sourcegraph/jsonrpc2"
 )
@@ -146,11 +147,11 @@ func startServer(ctx context.Context, spec *ServerSpec, bin, root, relRoot strin
 	cmd.Stdin = inR
 	cmd.Stdout = outW
 	cmd.Stderr = s.stderr
-	// Own process group, so Close can kill helpers the server spawned
-	// (tsserver, node workers) and leave no orphans.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// proc.Start gives it its own process group, so Close can kill helpers
+	// the server spawned (tsserver, node workers), and makes sure neither
+	// outlives this process even if it is killed (D12).
 	cmd.WaitDelay = 2 * time.Second
-	if err := cmd.Start(); err != nil {
+	if err := proc.Start(cmd); err != nil {
 		for _, f := range []*os.File{inR, inW, outR, outW} {
 			f.Close()
 		}
@@ -178,6 +179,7 @@ func startServer(ctx context.Context, spec *ServerSpec, bin, root, relRoot strin
 		s.conn.Close()
 		s.killGroup()
 		os.RemoveAll(stateDir)
+		proc.Done(cmd.Process.Pid)
 	}()
 
 	if err := s.initialize(ctx); err != nil {
