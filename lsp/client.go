@@ -419,8 +419,11 @@ func (s *server) exitError(method string) error {
 	detail := s.exitErr.Error()
 	if s.closing {
 		detail = "it was stopped (reload, idle timeout or Close) while the call was under way"
-	} else if tail := s.stderr.String(); tail != "" {
-		detail += "; its last output: " + tail
+	} else if why, more := s.stderr.explain(); why != "" {
+		detail += ": " + why
+		if tail := s.stderr.String(); more && !strings.Contains(tail, why) {
+			detail += " (last output: " + clip(lastLines(tail, 3), 300) + ")"
+		}
 	}
 	return &ServerError{Server: s.spec.ID, Root: s.relRoot, Method: method, Kind: ErrServerExited, Detail: detail}
 }
@@ -551,19 +554,39 @@ func (s *server) touch() {
 // tailBuffer keeps the last max bytes written (the server's stderr), for
 // error messages.
 type tailBuffer struct {
-	mu  sync.Mutex
-	max int
-	buf []byte
+	mu   sync.Mutex
+	max  int
+	buf  []byte
+	head []byte // the first bytes, where a failing program says why
+	seen int
 }
+
+const headBytes = 2 << 10
 
 func (t *tailBuffer) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if len(t.head) < headBytes {
+		t.head = append(t.head, p[:min(len(p), headBytes-len(t.head))]...)
+	}
+	t.seen += len(p)
 	t.buf = append(t.buf, p...)
 	if over := len(t.buf) - t.max; over > 0 {
 		t.buf = append(t.buf[:0], t.buf[over:]...)
 	}
 	return len(p), nil
+}
+
+// lastLines returns the last n lines of s, joined by " | ".
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	for i := range lines {
+		lines[i] = strings.TrimSpace(lines[i])
+	}
+	return strings.Join(lines, " | ")
 }
 
 // String returns the last few lines, trimmed to 600 bytes.
@@ -575,6 +598,16 @@ func (t *tailBuffer) String() string {
 		b = b[len(b)-600:]
 	}
 	return string(bytes.ToValidUTF8(b, []byte("?")))
+}
+
+// explain returns the line of the output that says why the program
+// failed (see explainingLine), and whether more output followed it.
+func (t *tailBuffer) explain() (string, bool) {
+	t.mu.Lock()
+	head, seen := string(t.head), t.seen
+	t.mu.Unlock()
+	line := explainingLine(head)
+	return line, line != "" && seen > len(strings.TrimSpace(line))+2
 }
 
 // fileURI turns an absolute path into a file:// URI.

@@ -217,9 +217,25 @@ func (s *Supervisor) AfterWrite(ctx context.Context, absPath string) ([]Diagnost
 	}
 	c, err := s.choose(path)
 	if err != nil {
+		// A server that is installed but does not run is said once; a file
+		// no server owns costs nothing (WRT-3).
+		var ue *UnavailableError
+		if errors.As(err, &ue) && len(ue.Broken) > 0 {
+			s.mu.Lock()
+			first := !s.told[ue.Broken[0]]
+			s.told[ue.Broken[0]] = true
+			s.mu.Unlock()
+			if first {
+				return nil, err
+			}
+		}
 		return nil, nil
 	}
 	srv, err := s.serverFor(ctx, c)
+	var backoff *BackoffError
+	if errors.As(err, &backoff) {
+		return nil, nil // reported when it failed; not retried on every write
+	}
 	if err != nil {
 		return nil, err
 	}

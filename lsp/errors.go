@@ -36,6 +36,8 @@ var (
 type UnavailableError struct {
 	File    string   // relative to the root
 	Reasons []string // one per candidate server
+	// Broken lists the servers whose binary resolves but does not run.
+	Broken []string
 }
 
 func (e *UnavailableError) Error() string {

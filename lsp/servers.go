@@ -18,6 +18,10 @@ type ServerSpec struct {
 	Command []string
 	// Install says how to get Command[0] when it is missing.
 	Install string
+	// Probe, when set, are arguments that make Command[0] print its
+	// version and exit; a binary whose probe fails counts as not installed,
+	// and status quotes the line of its output that says why.
+	Probe []string
 	// RootMarkers are file or folder names whose nearest containing folder
 	// is the server's root (LSP-2). A file is owned only when one of them
 	// exists between the file and the supervisor's root.
@@ -86,6 +90,7 @@ func DefaultServers() []ServerSpec {
 			ID:          "gopls",
 			Language:    "Go",
 			Command:     []string{"gopls"},
+			Probe:       []string{"version"},
 			Install:     "go install golang.org/x/tools/gopls@latest (scripts/install-lsp.sh installs it into .tools/bin)",
 			RootMarkers: []string{"go.work", "go.mod"},
 			Extensions:  map[string]string{".go": "go"},
@@ -115,6 +120,7 @@ func DefaultServers() []ServerSpec {
 			ID:           "pylsp",
 			Language:     "Python",
 			Command:      []string{"pylsp"},
+			Probe:        []string{"--version"},
 			Install:      "apt-get install python3-pylsp",
 			RootMarkers:  []string{"pyproject.toml", "setup.py", "setup.cfg", "requirements.txt"},
 			Extensions:   map[string]string{".py": "python"},
@@ -125,6 +131,7 @@ func DefaultServers() []ServerSpec {
 			ID:          "typescript-language-server",
 			Language:    "TypeScript/JavaScript",
 			Command:     []string{"typescript-language-server", "--stdio"},
+			Probe:       []string{"--version"},
 			Install:     "npm install typescript-language-server typescript (scripts/install-lsp.sh installs them into .tools/node_modules)",
 			RootMarkers: []string{"tsconfig.json", "jsconfig.json", "package.json"},
 			Extensions: map[string]string{
@@ -140,6 +147,7 @@ func DefaultServers() []ServerSpec {
 			ID:          "clangd",
 			Language:    "C/C++",
 			Command:     []string{"clangd", "--background-index", "--log=error"},
+			Probe:       []string{"--version"},
 			Prepare:     prepareClangd,
 			Install:     "apt-get install clangd",
 			RootMarkers: []string{"compile_commands.json", "compile_flags.txt", "CMakeLists.txt", ".clangd"},
@@ -154,6 +162,7 @@ func DefaultServers() []ServerSpec {
 			ID:          "rust-analyzer",
 			Language:    "Rust",
 			Command:     []string{"rust-analyzer"},
+			Probe:       []string{"--version"},
 			Install:     "rustup component add rust-analyzer",
 			RootMarkers: []string{"Cargo.toml"},
 			Extensions:  map[string]string{".rs": "rust"},
@@ -167,6 +176,7 @@ func DefaultServers() []ServerSpec {
 			ID:              "dart",
 			Language:        "Dart",
 			Command:         []string{"dart", "language-server", "--protocol=lsp"},
+			Probe:           []string{"--version"},
 			Install:         "install the Dart SDK (https://dart.dev/get-dart)",
 			RootMarkers:     []string{"pubspec.yaml"},
 			Extensions:      map[string]string{".dart": "dart"},

@@ -33,9 +33,13 @@ type Supervisor struct {
 	closed  bool
 	servers map[serverKey]*serverEntry
 	crashes map[serverKey]string // last unexpected exit, for Status
-	reaping bool
-	stop    chan struct{}
-	wg      sync.WaitGroup // starts and the reaper
+	// failures are servers that failed to start, not started again until
+	// their backoff ends (or reload).
+	failures map[serverKey]*startFailure
+	told     map[string]bool // servers that do not run, already reported on a write
+	reaping  bool
+	stop     chan struct{}
+	wg       sync.WaitGroup // starts and the reaper
 }
 
 type serverKey struct {
@@ -64,13 +68,15 @@ func NewSupervisor(root string, cfg Config) *Supervisor {
 	}
 	guard, _ := pathguard.New(roots[0])
 	return &Supervisor{
-		root:    roots[0],
-		roots:   roots,
-		guard:   guard,
-		cfg:     cfg.withDefaults(),
-		servers: map[serverKey]*serverEntry{},
-		crashes: map[serverKey]string{},
-		stop:    make(chan struct{}),
+		root:     roots[0],
+		roots:    roots,
+		guard:    guard,
+		cfg:      cfg.withDefaults(),
+		servers:  map[serverKey]*serverEntry{},
+		crashes:  map[serverKey]string{},
+		failures: map[serverKey]*startFailure{},
+		told:     map[string]bool{},
+		stop:     make(chan struct{}),
 	}
 }
 
@@ -211,7 +217,7 @@ type choice struct {
 // first row that owns the extension, has a root marker between the file
 // and the supervisor root, and whose binary resolves.
 func (s *Supervisor) choose(path string) (*choice, error) {
-	var reasons []string
+	var reasons, broken []string
 	owned := false
 	for i := range s.cfg.Servers {
 		spec := &s.cfg.Servers[i]
@@ -233,6 +239,12 @@ func (s *Supervisor) choose(path string) (*choice, error) {
 			reasons = append(reasons, fmt.Sprintf("%s found %s but %s is not installed: %s",
 				spec.ID, s.rel(filepath.Join(root, marker)), spec.Command[0], spec.Install))
 		default:
+			if err := probe(spec, bin); err != nil {
+				reasons = append(reasons, fmt.Sprintf("%s found %s, and %s is installed but does not run: %v; install it: %s",
+					spec.ID, s.rel(filepath.Join(root, marker)), bin, err, spec.Install))
+				broken = append(broken, spec.ID)
+				continue
+			}
 			return &choice{spec: spec, root: root, bin: bin, languageID: langID}, nil
 		}
 	}
@@ -240,7 +252,7 @@ func (s *Supervisor) choose(path string) (*choice, error) {
 		return nil, fmt.Errorf("%w: no server in the table handles %q files (%s); use read or grep for it",
 			ErrNotOwned, filepath.Ext(path), s.rel(path))
 	}
-	return nil, &UnavailableError{File: s.rel(path), Reasons: reasons}
+	return nil, &UnavailableError{File: s.rel(path), Reasons: reasons, Broken: broken}
 }
 
 // nearestMarker walks from dir up to the supervisor root and returns the
@@ -296,6 +308,10 @@ func (s *Supervisor) serverFor(ctx context.Context, c *choice) (*server, error) 
 			return nil, ErrClosed
 		}
 		e := s.servers[key]
+		if f := s.failures[key]; e == nil && f != nil && time.Now().Before(f.until) {
+			s.mu.Unlock()
+			return nil, &BackoffError{Err: f.err, Until: f.until}
+		}
 		if e == nil {
 			e = &serverEntry{ready: make(chan struct{})}
 			s.servers[key] = e
@@ -312,8 +328,12 @@ func (s *Supervisor) serverFor(ctx context.Context, c *choice) (*server, error) 
 		}
 		if e.err != nil {
 			s.drop(key, e)
+			s.failed(key, e.err)
 			return nil, e.err
 		}
+		s.mu.Lock()
+		delete(s.failures, key)
+		s.mu.Unlock()
 		if !e.srv.alive() {
 			// Crashed since the last call: note it and start afresh.
 			s.mu.Lock()
@@ -328,6 +348,24 @@ func (s *Supervisor) serverFor(ctx context.Context, c *choice) (*server, error) 
 		e.srv.touch()
 		return e.srv, nil
 	}
+}
+
+// failed records a start failure and its backoff, doubled each time it
+// fails again.
+func (s *Supervisor) failed(key serverKey, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return
+	}
+	f := s.failures[key]
+	if f == nil {
+		f = &startFailure{backoff: firstBackoff}
+		s.failures[key] = f
+	} else {
+		f.backoff = min(2*f.backoff, maxBackoff)
+	}
+	f.err, f.until = err, time.Now().Add(f.backoff)
 }
 
 // release ends a use begun by serverFor.
@@ -497,6 +535,7 @@ func (s *Supervisor) stopKey(ctx context.Context, key serverKey) bool {
 	s.mu.Lock()
 	e := s.servers[key]
 	delete(s.servers, key)
+	delete(s.failures, key) // reload retries at once
 	s.mu.Unlock()
 	if e == nil {
 		return false
@@ -546,6 +585,9 @@ func (s *Supervisor) Status(ctx context.Context) string {
 		switch {
 		case len(runs) > 0:
 			fmt.Fprintf(&b, "running for %s", strings.Join(runs, ", "))
+		case len(dirs) > 0 && binErr == nil && probe(spec, bin) != nil:
+			fmt.Fprintf(&b, "NOT available: marker found in %s, and %s is installed but does not run: %v; install it: %s",
+				strings.Join(dirs, ", "), bin, probe(spec, bin), spec.Install)
 		case len(dirs) > 0 && binErr == nil:
 			fmt.Fprintf(&b, "available (marker in %s; %s), not started: it starts on the first call for one of its files", strings.Join(dirs, ", "), bin)
 		case len(dirs) > 0:
@@ -567,6 +609,13 @@ func (s *Supervisor) Status(ctx context.Context) string {
 			sort.Strings(crashes)
 			fmt.Fprintf(&b, "; last crash: %s", strings.Join(crashes, "; "))
 		}
+		s.mu.Lock()
+		for key, f := range s.failures {
+			if key.id == spec.ID {
+				fmt.Fprintf(&b, "; failed to start for %s: %v (not retried until %s; lsp reload retries now)", s.rel(key.root), f.err, f.until.Format(time.TimeOnly))
+			}
+		}
+		s.mu.Unlock()
 		if !s.cfg.Trusted {
 			var roots []string
 			for _, d := range dirs {
