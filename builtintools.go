@@ -53,6 +53,9 @@ type Options struct {
 	// by default, so a read tool runs no code from the checkout; `lsp
 	// status` says which programs were passed over.
 	TrustCheckout bool
+	// MaxFrameBytes bounds one message ServeStdio reads (default
+	// registry.DefaultMaxFrameBytes).
+	MaxFrameBytes int
 	// Without lists resources not to attach even when available.
 	Without []registry.ResourceKind
 	// LSP configures the language-server supervisor (zero value: defaults).
@@ -72,6 +75,7 @@ func NewRun(opts Options) (*registry.Run, error) {
 		Tools:          Catalog(),
 		Policy:         opts.Policy,
 		Approver:       askuser.Approver{},
+		MaxFrameBytes:  opts.MaxFrameBytes,
 		Name:           "builtin-tools",
 		Version:        Version,
 	})

@@ -1,12 +1,8 @@
 package registry
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
-	"io"
-	"log"
 
 	"github.com/builtin-tools/builtin-tools/tiers"
 	"github.com/mark3labs/mcp-go/client"
@@ -29,11 +25,17 @@ func (r *Run) Server(mode tiers.Mode) (*server.MCPServer, error) {
 	if s, ok := r.servers[mode]; ok {
 		return s, nil
 	}
+	// tools/list shows only what the mode sees. A hidden tool stays
+	// callable by name only to be refused by the call path with a tool
+	// error that says why, in the same form Run.Call gives (D15); an
+	// unknown name is mcp-go's -32602, as the MCP specification says.
 	hooks := &server.Hooks{}
-	hooks.AddOnRequestInitialization(r.refuseHidden(mode))
+	keep := r.filter(mode)
+	hooks.AddAfterListTools(func(ctx context.Context, id any, _ *mcp.ListToolsRequest, res *mcp.ListToolsResult) {
+		res.Tools = keep(ctx, res.Tools)
+	})
 	s := server.NewMCPServer(r.cfg.Name, r.cfg.Version,
 		server.WithToolCapabilities(true),
-		server.WithToolFilter(r.filter(mode)),
 		server.WithHooks(hooks),
 		// ask_user and approvals block on the client's answer; mcp-go
 		// otherwise refuses that on 2026-07-28 clients over stdio.
@@ -99,59 +101,6 @@ func (r *Run) filter(mode tiers.Mode) server.ToolFilterFunc {
 	}
 }
 
-// refuseHidden answers a tools/call for a tool the mode does not see, or one
-// that does not exist, with a message that says why, before mcp-go's filter
-// would answer a bare "not found". It parses the request only when the
-// tool's name might be hidden or unknown: the common call costs a few byte
-// searches.
-func (r *Run) refuseHidden(mode tiers.Mode) server.OnRequestInitializationFunc {
-	marker := []byte(`"tools/call"`)
-	return func(ctx context.Context, id any, message any) error {
-		raw, ok := message.(json.RawMessage)
-		if !ok || !bytes.Contains(raw, marker) || !r.mightRefuse(mode, raw) {
-			return nil
-		}
-		var req struct {
-			Method string `json:"method"`
-			Params struct {
-				Name string `json:"name"`
-			} `json:"params"`
-		}
-		if json.Unmarshal(raw, &req) != nil || req.Method != string(mcp.MethodToolsCall) {
-			return nil
-		}
-		r.mu.Lock()
-		e, known := r.tools[req.Params.Name]
-		registered := known && len(r.missingLocked(e)) == 0
-		r.mu.Unlock()
-		if !registered {
-			return errors.New(r.unknownTool(mode, req.Params.Name))
-		}
-		if !mode.Sees(e.d.Tier) {
-			return errors.New(mode.Refusal(req.Params.Name, e.d.Tier))
-		}
-		return nil
-	}
-}
-
-// mightRefuse reports whether raw could name a tool mode must refuse: it
-// mentions a hidden or unregistered tool's quoted name, or no visible one.
-func (r *Run) mightRefuse(mode tiers.Mode, raw []byte) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	sawVisible := false
-	for name, e := range r.tools {
-		if !bytes.Contains(raw, []byte(`"`+name+`"`)) {
-			continue
-		}
-		if !mode.Sees(e.d.Tier) || len(r.missingLocked(e)) > 0 {
-			return true
-		}
-		sawVisible = true
-	}
-	return !sawVisible
-}
-
 // Client connects an in-process MCP client to the run's server for mode and
 // initializes it with Config.ClientProtocol. Pass client options such as client.WithElicitationHandler
 // to answer ask_user through the harness's own UI.
@@ -175,20 +124,4 @@ func (r *Run) Client(ctx context.Context, mode tiers.Mode, opts ...client.Client
 		return nil, err
 	}
 	return c, nil
-}
-
-// ServeStdio serves the run's peer for mode over in and out until in ends or
-// ctx is cancelled. The client on the other end is the only peer.
-func (r *Run) ServeStdio(ctx context.Context, mode tiers.Mode, in io.Reader, out io.Writer) error {
-	s, err := r.Server(mode)
-	if err != nil {
-		return err
-	}
-	ss := server.NewStdioServer(s)
-	ss.SetErrorLogger(log.New(stderr, "builtin-tools: ", 0))
-	err = ss.Listen(ctx, in, out)
-	if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
-		return nil
-	}
-	return err
 }

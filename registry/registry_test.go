@@ -141,9 +141,10 @@ func TestPlanModeRefusesWriteByName(t *testing.T) {
 	req := mcp.CallToolRequest{}
 	req.Params.Name = "write"
 	req.Params.Arguments = map[string]any{"path": "x.txt", "content": "no"}
-	_, err = c.CallTool(ctx, req)
-	if err == nil || !strings.Contains(err.Error(), "not available in plan mode") {
-		t.Fatalf("plan-mode write: err = %v", err)
+	// D15: refused as a tool error, in the same form as Run.Call gives.
+	refused, err := c.CallTool(ctx, req)
+	if err != nil || !refused.IsError || !strings.Contains(registry.ResultText(refused), "not available in plan mode") {
+		t.Fatalf("plan-mode write: %v %v", refused, err)
 	}
 	if _, err := os.Stat(filepath.Join(r.Root(), "x.txt")); !errors.Is(err, os.ErrNotExist) {
 		t.Fatal("plan-mode write changed the disk")
@@ -152,8 +153,10 @@ func TestPlanModeRefusesWriteByName(t *testing.T) {
 	if !isErr || !strings.Contains(text, "not available in readonly mode") {
 		t.Fatalf("direct call path let readonly edit: %q", text)
 	}
+	// An unknown tool is a protocol error (-32602), as the MCP specification
+	// says.
 	req.Params.Name = "nope"
-	if _, err := c.CallTool(ctx, req); err == nil || !strings.Contains(err.Error(), `unknown tool "nope"`) || !strings.Contains(err.Error(), "read") {
+	if _, err := c.CallTool(ctx, req); err == nil || !strings.Contains(err.Error(), "nope") || !strings.Contains(err.Error(), "not found") {
 		t.Fatalf("unknown tool: %v", err)
 	}
 }

@@ -83,6 +83,9 @@ type Config struct {
 	Approver Approver
 	// Name and Version identify the run's MCP server to clients.
 	Name, Version string
+	// MaxFrameBytes bounds one message ServeStdio reads (default
+	// DefaultMaxFrameBytes); a longer one is answered with an error.
+	MaxFrameBytes int
 	// ClientProtocol is the MCP revision Run.Client negotiates. The default,
 	// 2025-11-25, is the newest without 2026-07-28's per-request envelope,
 	// which exists for HTTP gateways and costs an in-process call about

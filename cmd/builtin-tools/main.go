@@ -69,6 +69,7 @@ type common struct {
 	root, mode, approve, ask, conversation, without, grammars string
 	askTimeout                                                time.Duration
 	trust                                                     bool
+	maxFrame                                                  int
 }
 
 func (c *common) register(fs *flag.FlagSet, defaultAsk string) {
@@ -140,7 +141,8 @@ func (c *common) newRun(stdin io.Reader, stdout io.Writer, stdio bool) (*registr
 	r, err := builtintools.NewRun(builtintools.Options{
 		Root: c.root, ConversationID: conv, Policy: policy,
 		Ask: port, AskTimeout: c.askTimeout, Without: without, TrustCheckout: c.trust,
-		Structural: astgrep.Options{GrammarDirs: grammarDirs},
+		Structural:    astgrep.Options{GrammarDirs: grammarDirs},
+		MaxFrameBytes: c.maxFrame,
 	})
 	return r, mode, err
 }

@@ -60,7 +60,7 @@ func TestCall(t *testing.T) {
 		t.Fatalf("read: code %d, %q", code, out)
 	}
 	code, out, errs := runCmd(t, "", "call", "--root", root, "--mode", "plan", "write", `{"path":"new.txt","content":"x"}`)
-	if code != 1 || !strings.Contains(errs, "not available in plan mode") {
+	if code != 1 || !strings.Contains(out, "not available in plan mode") {
 		t.Fatalf("plan write: code %d, out %q, err %q", code, out, errs)
 	}
 	if _, err := os.Stat(filepath.Join(root, "new.txt")); err == nil {

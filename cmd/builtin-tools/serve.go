@@ -3,12 +3,16 @@ package main
 import (
 	"fmt"
 	"io"
+	"time"
+
+	"github.com/builtin-tools/builtin-tools/registry"
 )
 
 func cmdServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var c common
 	fs := flagSet("serve", "serve [flags]\n\nServes one run over stdin/stdout to the MCP client that started this process.", stderr)
 	c.register(fs, "elicit")
+	fs.IntVar(&c.maxFrame, "max-frame", registry.DefaultMaxFrameBytes, "largest message read from the client, in bytes; a longer one is answered with an error")
 	if code, ok := parse(fs, args); !ok {
 		return code
 	}
@@ -21,7 +25,9 @@ func cmdServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "builtin-tools serve: %v\n", err)
 		return 2
 	}
-	defer r.Close()
+	// Closing is bounded too: exit does not wait on a resource that hangs
+	// (children are killed by internal/proc even then).
+	defer closeWithin(r, 10*time.Second)
 	ctx, cancel := signalContext()
 	defer cancel()
 	if err := r.ServeStdio(ctx, mode, stdin, stdout); err != nil {
@@ -29,4 +35,13 @@ func cmdServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+func closeWithin(r *registry.Run, d time.Duration) {
+	done := make(chan struct{})
+	go func() { r.Close(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(d):
+	}
 }

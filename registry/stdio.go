@@ -1,0 +1,254 @@
+package registry
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/builtin-tools/builtin-tools/tiers"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// DefaultMaxFrameBytes bounds one JSON-RPC message read by ServeStdio.
+const DefaultMaxFrameBytes = 16 << 20
+
+// drainTimeout is how long ServeStdio waits, once its input ended, for
+// calls still running; a call blocked for good does not keep the process.
+const drainTimeout = 3 * time.Second
+
+// ServeStdio serves the run's peer for mode over in and out until in ends or
+// ctx is cancelled. The client on the other end is the only peer.
+//
+// Every line of input passes a filter before mcp-go sees it (D10, D15): a
+// line over Config.MaxFrameBytes is answered with an error and skipped
+// with bounded memory; a line that is not UTF-8, or whose id is not a
+// string, a number or null, is answered with an error; a request other
+// than initialize and ping before initialize is refused. When the input
+// ends, calls still running get drainTimeout to finish, then serve returns
+// anyway (D6).
+func (r *Run) ServeStdio(ctx context.Context, mode tiers.Mode, in io.Reader, out io.Writer) error {
+	s, err := r.Server(mode)
+	if err != nil {
+		return err
+	}
+	lw := &lockedWriter{w: out}
+	ss := server.NewStdioServer(s)
+	ss.SetErrorLogger(log.New(stderr, "builtin-tools: ", 0))
+
+	pr, pw := io.Pipe()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	inputDone := make(chan struct{})
+	go func() {
+		defer close(inputDone)
+		f := &frameFilter{max: r.cfg.MaxFrameBytes, reply: lw.reply}
+		err := f.run(ctx, in, pw)
+		pw.CloseWithError(err) // EOF for mcp-go when err is nil
+	}()
+	done := make(chan error, 1)
+	go func() { done <- ss.Listen(ctx, pr, lw) }()
+
+	select {
+	case err = <-done:
+	case <-inputDone:
+		select {
+		case err = <-done:
+		case <-time.After(drainTimeout):
+			cancel()
+			select {
+			case err = <-done:
+			case <-time.After(time.Second):
+				err = nil // a call blocked beyond cancellation; leave it behind
+			}
+		}
+	case <-ctx.Done():
+		select {
+		case err = <-done:
+		case <-time.After(drainTimeout):
+			err = nil
+		}
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrClosedPipe) {
+		return nil
+	}
+	return err
+}
+
+// lockedWriter writes whole frames, one at a time, for mcp-go's responses,
+// its requests to the client, and the filter's own errors.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// reply writes a JSON-RPC error response with id (raw JSON, "null" when
+// unknown).
+func (l *lockedWriter) reply(id json.RawMessage, code int, msg string) {
+	if len(id) == 0 {
+		id = json.RawMessage("null")
+	}
+	m, _ := json.Marshal(msg)
+	l.Write(fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":%s}}`+"\n", id, code, m))
+}
+
+// JSON-RPC error codes the filter answers with.
+const (
+	codeParseError     = -32700
+	codeInvalidRequest = -32600
+	codeNotInitialized = -32002 // as LSP's ServerNotInitialized
+)
+
+// frameFilter passes lines of at most max bytes on and answers the rest.
+type frameFilter struct {
+	max         int
+	reply       func(id json.RawMessage, code int, msg string)
+	initialized bool // an initialize request went through
+}
+
+func (f *frameFilter) run(ctx context.Context, in io.Reader, pass io.Writer) error {
+	max := f.max
+	if max <= 0 {
+		max = DefaultMaxFrameBytes
+	}
+	br := bufio.NewReaderSize(in, 64<<10)
+	var line []byte
+	for {
+		if ctx.Err() != nil {
+			return nil
+		}
+		line = line[:0]
+		size, over := 0, false
+		var head []byte // the start of an over-long line, to find its id
+		for {
+			chunk, err := br.ReadSlice('\n')
+			size += len(chunk)
+			switch {
+			case over:
+			case size > max:
+				over = true
+				head = append(head[:0], line[:min(len(line), 4<<10)]...)
+				if len(head) < 4<<10 {
+					head = append(head, chunk[:min(len(chunk), 4<<10-len(head))]...)
+				}
+				line = line[:0]
+			default:
+				line = append(line, chunk...)
+			}
+			if err == bufio.ErrBufferFull {
+				continue
+			}
+			if err != nil && size == 0 {
+				if err == io.EOF {
+					return nil
+				}
+				return err
+			}
+			break
+		}
+		if over {
+			f.reply(leadingID(head), codeInvalidRequest, fmt.Sprintf(
+				"the message is %d bytes, over this server's limit of %d bytes (--max-frame), so it was not read; nothing was done. "+
+					"Send less in one call: split a large write, or send a patch instead of a whole file", size, max))
+			continue
+		}
+		if !f.check(line) {
+			continue
+		}
+		if _, err := pass.Write(line); err != nil {
+			return nil // mcp-go stopped reading
+		}
+		if len(line) > 0 && line[len(line)-1] != '\n' {
+			if _, err := pass.Write([]byte{'\n'}); err != nil {
+				return nil
+			}
+		}
+	}
+}
+
+// check answers a frame mcp-go would mishandle and reports whether to pass
+// it on. Malformed JSON is passed on: mcp-go answers it with -32700.
+func (f *frameFilter) check(line []byte) bool {
+	trimmed := bytes.TrimSpace(line)
+	if len(trimmed) == 0 {
+		return false
+	}
+	if !utf8.Valid(trimmed) {
+		at := 0
+		for at < len(trimmed) {
+			r, n := utf8.DecodeRune(trimmed[at:])
+			if r == utf8.RuneError && n == 1 {
+				break
+			}
+			at += n
+		}
+		f.reply(leadingID(trimmed), codeParseError, fmt.Sprintf(
+			"the message is not UTF-8 (byte %d); JSON must be UTF-8, so a file whose name is not UTF-8 cannot be named: list its folder with read to see it", at))
+		return false
+	}
+	var msg struct {
+		ID     json.RawMessage `json:"id"`
+		Method *string         `json:"method"`
+	}
+	if trimmed[0] != '{' || json.Unmarshal(trimmed, &msg) != nil {
+		return true
+	}
+	if id := bytes.TrimSpace(msg.ID); len(id) > 0 {
+		switch id[0] {
+		case '{', '[', 't', 'f':
+			f.reply(nil, codeInvalidRequest, "invalid request: the id must be a string, a number or null")
+			return false
+		}
+	}
+	if msg.Method == nil || len(msg.ID) == 0 || string(msg.ID) == "null" {
+		return true // a response or a notification
+	}
+	switch *msg.Method {
+	case "initialize":
+		f.initialized = true
+	case "ping":
+	default:
+		if !f.initialized {
+			f.reply(msg.ID, codeNotInitialized, fmt.Sprintf("%s before initialize: the session is not initialized; send initialize first", *msg.Method))
+			return false
+		}
+	}
+	return true
+}
+
+// leadingID finds the id of a message from its first bytes, when the id
+// comes before any params (as clients write it); otherwise null.
+func leadingID(head []byte) json.RawMessage {
+	i := bytes.Index(head, []byte(`"id"`))
+	if i < 0 || bytes.Contains(head[:i], []byte(`"params"`)) {
+		return nil
+	}
+	rest := bytes.TrimLeft(head[i+4:], " \t\r\n")
+	if len(rest) == 0 || rest[0] != ':' {
+		return nil
+	}
+	rest = bytes.TrimLeft(rest[1:], " \t\r\n")
+	dec := json.NewDecoder(bytes.NewReader(rest))
+	var v json.RawMessage
+	if dec.Decode(&v) != nil || len(v) == 0 {
+		return nil
+	}
+	switch v[0] {
+	case '"', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		return v
+	}
+	return nil
+}
