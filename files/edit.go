@@ -1,10 +1,13 @@
 package files
 
 import (
+	"bytes"
 	"context"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/builtin-tools/builtin-tools/internal/atomicfile"
 	"github.com/builtin-tools/builtin-tools/registry"
@@ -24,7 +27,8 @@ type editParams struct {
 var Edit = registry.Tool("edit", tiers.Write,
 	"Replace exact text in a file. old_string must match the file byte for byte (whitespace included) and occur exactly once, "+
 		"unless replace_all is true. If it matches nothing or several places, nothing is written and the error shows the candidate lines. "+
-		"Files with CRLF line ends are matched with LF in old_string.",
+		"old_string is matched byte for byte first; in a file with CRLF line ends, LF in old_string also matches CRLF. "+
+		"new_string takes the line ends of the text it replaces.",
 	nil, editFile)
 
 func editFile(ctx context.Context, c *registry.Call, p editParams) (*mcp.CallToolResult, error) {
@@ -49,14 +53,16 @@ func editFile(ctx context.Context, c *registry.Call, p editParams) (*mcp.CallToo
 		return registry.Errorf("%v", err)
 	}
 	content := string(data)
-	oldS, newS := p.OldString, p.NewString
-	// A one-line old_string needs no change, but a multi-line new_string
-	// still gets CRLF ends.
-	if strings.Contains(content, "\r\n") && !strings.Contains(oldS, "\r\n") {
-		oldS = strings.ReplaceAll(oldS, "\n", "\r\n")
-		newS = strings.ReplaceAll(strings.ReplaceAll(newS, "\r\n", "\n"), "\n", "\r\n")
-	}
+	oldS := p.OldString
 	offsets := allIndexes(content, oldS)
+	if len(offsets) == 0 && strings.Contains(content, "\r\n") && strings.Contains(oldS, "\n") {
+		// LF stands for the file's CRLF only when nothing matches byte for
+		// byte, so the LF lines of a mixed file can still be matched.
+		if crlf := toCRLF(oldS); crlf != oldS {
+			oldS = crlf
+			offsets = allIndexes(content, oldS)
+		}
+	}
 	switch {
 	case len(offsets) == 0:
 		return registry.Errorf("%s", noMatch(rel, content, p.OldString))
@@ -67,7 +73,7 @@ func editFile(ctx context.Context, c *registry.Call, p editParams) (*mcp.CallToo
 	prev := 0
 	for _, off := range offsets {
 		b.WriteString(content[prev:off])
-		b.WriteString(newS)
+		b.WriteString(replacement(content, off, off+len(oldS), p.NewString))
 		prev = off + len(oldS)
 	}
 	b.WriteString(content[prev:])
@@ -80,7 +86,7 @@ func editFile(ctx context.Context, c *registry.Call, p editParams) (*mcp.CallToo
 	c.Wrote(abs)
 
 	firstLine := lineOf(content, offsets[0])
-	newLines := strings.Count(newS, "\n")
+	newLines := strings.Count(strings.TrimSuffix(p.NewString, "\n"), "\n") // a final line end starts no new line
 	what := "1 occurrence"
 	if len(offsets) > 1 {
 		what = fmt.Sprintf("%d occurrences", len(offsets))
@@ -103,43 +109,106 @@ func allIndexes(s, sub string) []int {
 
 func lineOf(s string, off int) int { return strings.Count(s[:off], "\n") + 1 }
 
-// snippet shows lines from..to with two lines of context, numbered.
+func toCRLF(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\n", "\r\n")
+}
+
+// replacement is new_string with the line ends of the text it replaces at
+// content[start:end]: CRLF if that text's lines end in CRLF (for a match
+// inside one line, if that line does), else as given.
+func replacement(content string, start, end int, newS string) string {
+	if !strings.Contains(newS, "\n") {
+		return newS
+	}
+	region := content[start:end]
+	crlf := false
+	if n := strings.Count(region, "\n"); n > 0 {
+		pairs := strings.Count(region, "\r\n")
+		if region[0] == '\n' && start > 0 && content[start-1] == '\r' {
+			pairs++
+		}
+		crlf = pairs == n
+	} else if i := strings.IndexByte(content[end:], '\n'); i >= 0 {
+		crlf = end+i > 0 && content[end+i-1] == '\r'
+	}
+	if crlf {
+		return toCRLF(newS)
+	}
+	return newS
+}
+
+// snippet shows lines from..to with two lines of context, numbered and
+// cut as read cuts them; lines of the change that do not fit (past 30
+// lines or the result budget) are named with the read call that shows them.
 func snippet(content string, from, to int) string {
-	lines := strings.Split(strings.TrimSuffix(content, "\n"), "\n") // no phantom line after the last newline
-	lo, hi := max(from-2, 1), min(to+2, len(lines))
+	lo, hi := max(from-2, 1), to+2
 	if hi-lo > 30 {
 		hi = lo + 30
 	}
-	var b strings.Builder
-	for i := lo; i <= hi; i++ {
-		fmt.Fprintf(&b, "%6d\t%s\n", i, strings.TrimRight(lines[i-1], "\r"))
+	ls := lineRange(content, lo, hi)
+	if last := lo + len(ls) - 1; last < hi {
+		to = min(to, last) // the file ends here
 	}
-	return strings.TrimRight(b.String(), "\n")
+	q := quoter{budget: quoteBudget}
+	shown := lo - 1
+	for i, l := range ls {
+		if !q.add(lo+i, l) {
+			break
+		}
+		shown = lo + i
+	}
+	out := q.String()
+	if shown < to {
+		out += fmt.Sprintf("\n[lines %d-%d are not shown (a result shows at most 30 lines and %d KiB); call read with offset %d to see them]", shown+1, to, maxResultBytes>>10, shown+1)
+	}
+	return out
+}
+
+// lineAt returns the line holding content[off], with its line end.
+func lineAt(content string, off int) string {
+	start := strings.LastIndexByte(content[:off], '\n') + 1
+	end := len(content)
+	if j := strings.IndexByte(content[off:], '\n'); j >= 0 {
+		end = off + j + 1
+	}
+	return content[start:end]
 }
 
 func manyMatches(rel, content string, offsets []int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "old_string occurs %d times in %s, so nothing was changed. Add surrounding lines to old_string to pick one, or set replace_all to change them all. Matches start at:\n", len(offsets), rel)
-	lines := strings.Split(content, "\n")
-	for i, off := range offsets {
-		if i == 10 {
-			fmt.Fprintf(&b, "… and %d more\n", len(offsets)-10)
+	q := quoter{budget: quoteBudget}
+	line, pos, shown := 1, 0, 0
+	for _, off := range offsets[:min(len(offsets), 10)] {
+		line += strings.Count(content[pos:off], "\n")
+		pos = off
+		if !q.add(line, lineAt(content, off)) {
 			break
 		}
-		n := lineOf(content, off)
-		fmt.Fprintf(&b, "%6d\t%s\n", n, strings.TrimRight(lines[n-1], "\r"))
+		shown++
 	}
-	return strings.TrimRight(b.String(), "\n")
+	b.WriteString(q.String())
+	if rest := len(offsets) - shown; rest > 0 {
+		fmt.Fprintf(&b, "\n… and %d more", rest)
+	}
+	return b.String()
 }
 
 // noMatch explains a failed match: a whitespace-only difference is named as
 // such; otherwise the lines most like old_string's first line are shown.
+// It walks the file line by line, holding no copy of it.
 func noMatch(rel, content, old string) string {
-	lines := strings.Split(content, "\n")
-	if at := matchIgnoringSpace(lines, old); at > 0 {
-		n := strings.Count(strings.TrimRight(old, "\n"), "\n") + 1
-		return fmt.Sprintf("old_string was not found in %s as written, but it matches at line %d if whitespace is ignored: "+
-			"copy the indentation and spacing exactly. The file has:\n%s", rel, at, numbered(lines, at, at+n-1))
+	if at, n := matchIgnoringSpace(content, old); at > 0 {
+		q := quoter{budget: quoteBudget}
+		for i, l := range lineRange(content, at, at+n-1) {
+			q.add(at+i, l)
+		}
+		msg := fmt.Sprintf("old_string was not found in %s as written, but it matches at line %d if whitespace is ignored: "+
+			"copy the indentation and spacing exactly. The file has:\n%s", rel, at, q.String())
+		if q.left > 0 {
+			msg += fmt.Sprintf("\n[%d more lines not shown (%d KiB result cap); call read with offset %d to see them]", q.left, maxResultBytes>>10, q.first)
+		}
+		return msg
 	}
 	key := ""
 	for _, l := range strings.Split(old, "\n") {
@@ -148,63 +217,103 @@ func noMatch(rel, content, old string) string {
 			break
 		}
 	}
-	type cand struct{ line, score int }
-	var cands []cand
-	for i, l := range lines {
-		if s := similarity(key, strings.TrimSpace(l)); s > 0 {
-			cands = append(cands, cand{i + 1, s})
+	type cand struct {
+		line, score int
+		text        string
+	}
+	var best []cand // the five best, best first; equal scores keep file order
+	n := 0
+	for l := range strings.Lines(content) {
+		n++
+		s := similarity(key, strings.TrimSpace(l))
+		if s == 0 {
+			continue
+		}
+		i := len(best)
+		for i > 0 && best[i-1].score < s {
+			i--
+		}
+		if i < 5 {
+			best = slices.Insert(best, i, cand{n, s, l})
+			best = best[:min(len(best), 5)]
 		}
 	}
-	sort.SliceStable(cands, func(i, j int) bool { return cands[i].score > cands[j].score })
 	msg := fmt.Sprintf("old_string was not found in %s, so nothing was changed. Read the file again and copy the text exactly.", rel)
-	if len(cands) == 0 {
+	if len(best) == 0 {
 		return msg + " No line resembles its first line."
 	}
-	var b strings.Builder
-	b.WriteString(msg + " Lines most like its first line:\n")
-	for i, cd := range cands {
-		if i == 5 {
-			break
-		}
-		fmt.Fprintf(&b, "%6d\t%s\n", cd.line, strings.TrimRight(lines[cd.line-1], "\r"))
+	q := quoter{budget: quoteBudget}
+	for _, cd := range best {
+		q.add(cd.line, cd.text)
 	}
-	return strings.TrimRight(b.String(), "\n")
+	return msg + " Lines most like its first line:\n" + q.String()
 }
 
-func numbered(lines []string, from, to int) string {
-	var b strings.Builder
-	for i := from; i <= to && i <= len(lines); i++ {
-		fmt.Fprintf(&b, "%6d\t%s\n", i, strings.TrimRight(lines[i-1], "\r"))
+// matchIgnoringSpace finds old in content comparing each line with its
+// whitespace collapsed, returning the 1-based first line and the number of
+// lines, or 0.
+func matchIgnoringSpace(content, old string) (int, int) {
+	var want [][]byte
+	for _, l := range strings.Split(strings.TrimRight(old, "\n"), "\n") {
+		want = append(want, collapse(nil, l))
 	}
-	return strings.TrimRight(b.String(), "\n")
-}
-
-// matchIgnoringSpace finds old in lines comparing each line with its
-// whitespace collapsed, returning the 1-based first line or 0.
-func matchIgnoringSpace(lines []string, old string) int {
-	want := strings.Split(strings.TrimRight(old, "\n"), "\n")
-	for i := range want {
-		want[i] = strings.Join(strings.Fields(want[i]), " ")
+	if len(want) == 1 && len(want[0]) == 0 {
+		return 0, 0
 	}
-	if len(want) == 0 || (len(want) == 1 && want[0] == "") {
-		return 0
-	}
-outer:
-	for i := 0; i+len(want) <= len(lines); i++ {
+	var buf []byte
+	n := 0
+	for pos := 0; pos < len(content); n++ {
+		rest := content[pos:]
+		ok := true
 		for j, w := range want {
-			got := strings.Join(strings.Fields(lines[i+j]), " ")
+			if rest == "" {
+				ok = false
+				break
+			}
+			line, next, _ := strings.Cut(rest, "\n")
+			buf = collapse(buf, line)
 			if j == 0 || j == len(want)-1 {
 				// first and last lines of old_string may be partial lines
-				if !strings.Contains(got, w) {
-					continue outer
-				}
-			} else if got != w {
-				continue outer
+				ok = bytes.Contains(buf, w)
+			} else {
+				ok = bytes.Equal(buf, w)
 			}
+			if !ok {
+				break
+			}
+			rest = next
 		}
-		return i + 1
+		if ok {
+			return n + 1, len(want)
+		}
+		if i := strings.IndexByte(content[pos:], '\n'); i >= 0 {
+			pos += i + 1
+		} else {
+			pos = len(content)
+		}
 	}
-	return 0
+	return 0, 0
+}
+
+// collapse appends s to buf[:0] with each run of white space made one
+// space and none at either end.
+func collapse(buf []byte, s string) []byte {
+	buf = buf[:0]
+	space := false
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if unicode.IsSpace(r) {
+			space = len(buf) > 0
+		} else {
+			if space {
+				buf = append(buf, ' ')
+				space = false
+			}
+			buf = append(buf, s[i:i+size]...)
+		}
+		i += size
+	}
+	return buf
 }
 
 // similarity scores how alike two lines are by shared words, so that the

@@ -99,6 +99,73 @@ func writeError(rel string, err error) string {
 	return msg + "; the file was not changed"
 }
 
+// maxResultBytes bounds every result and message that quotes file lines,
+// so that a file of huge lines cannot flood the agent's context or the
+// server's memory (D7). quoteBudget leaves room for the text around the
+// quoted lines.
+const (
+	maxResultBytes = 64 << 10
+	quoteBudget    = maxResultBytes - 4<<10
+)
+
+// quoteLine renders one file line for a message as read shows it: without
+// its line end, cut at maxLineBytes on a character boundary.
+func quoteLine(line string) string {
+	line = strings.TrimSuffix(line, "\n")
+	line = strings.TrimSuffix(line, "\r")
+	if len(line) <= maxLineBytes {
+		return line
+	}
+	return truncateUTF8(line, maxLineBytes) + fmt.Sprintf("… [line cut: %d bytes]", len(line))
+}
+
+// quoter collects quoted lines for a message until its budget is spent,
+// then counts the lines it leaves out, so the message can say so.
+type quoter struct {
+	b      strings.Builder
+	budget int
+	left   int // lines left out
+	first  int // number of the first line left out
+}
+
+// add quotes line n (numbered like read; 0 for a line that is not the
+// file's, such as a hunk's) and reports whether it fitted.
+func (q *quoter) add(n int, line string) bool {
+	entry := "\t" + quoteLine(line) + "\n"
+	if n > 0 {
+		entry = fmt.Sprintf("%6d", n) + entry
+	}
+	if q.left > 0 || q.b.Len()+len(entry) > q.budget {
+		if q.left == 0 {
+			q.first = n
+		}
+		q.left++
+		return false
+	}
+	q.b.WriteString(entry)
+	return true
+}
+
+// String returns the quoted lines, without the last line end.
+func (q *quoter) String() string { return strings.TrimSuffix(q.b.String(), "\n") }
+
+// lineRange returns lines from..to (1-based, inclusive) of s with their line
+// ends, without splitting the whole file.
+func lineRange(s string, from, to int) []string {
+	var out []string
+	n := 0
+	for line := range strings.Lines(s) {
+		n++
+		if n > to {
+			break
+		}
+		if n >= from {
+			out = append(out, line)
+		}
+	}
+	return out
+}
+
 // notes renders what a commit could not keep, for the result.
 func notes(rep *atomicfile.Report) string {
 	if rep == nil || len(rep.Notes) == 0 {

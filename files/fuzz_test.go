@@ -42,6 +42,9 @@ func FuzzApplyPatch(f *testing.F) {
 		"--- /dev/null\n+++ b/door/planted.txt\n@@ -0,0 +1 @@\n+planted\n",
 		"--- a/bin.dat\n+++ b/bin.dat\n@@ -1 +1 @@\n-x\n+y\n",
 		"--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,4 @@\n alpha\n+inserted\n beta\n gamma\n--- /dev/null\n+++ b/a.txt/under.txt\n@@ -0,0 +1 @@\n+x\n",
+		"diff --git a/a.txt b/a.txt\nold mode 100644\nnew mode 100755\n",
+		"diff --git a/l b/l\nnew file mode 120000\n--- /dev/null\n+++ b/l\n@@ -0,0 +1 @@\n+a.txt\n",
+		"--- b/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-alpha\n+ALPHA\n",
 		"@@ -1 +1 @@\n-a\n+b\n",
 		"",
 	} {
@@ -121,6 +124,9 @@ func checkReport(t *testing.T, root, report string, before, after map[string]str
 			exists[name(l[len("patched "):])] = true
 		case strings.HasPrefix(l, "created "):
 			exists[name(l[len("created "):])] = true
+		case strings.HasPrefix(l, "changed mode of "):
+			rest := l[len("changed mode of "):]
+			exists[rest[:strings.LastIndex(rest, " to ")]] = true
 		case strings.HasPrefix(l, "deleted "):
 			exists[name(l[len("deleted "):])] = false
 		case strings.HasPrefix(l, "renamed "), strings.HasPrefix(l, "copied "):

@@ -252,7 +252,7 @@ func TestApplyPatchHunksAfterGrowingHunkAreNotOffset(t *testing.T) {
 		"@@ -2,3 +2,6 @@\n l2\n+new a\n+new b\n+new c\n l3\n l4\n" +
 		"@@ -15,3 +18,3 @@\n l15\n-l16\n+L16\n l17\n"
 	got := h.ok("apply_patch", map[string]any{"patch": patch})
-	if got != "applied the patch to 1 files:\npatched n.txt (2 hunks)" {
+	if got != "applied the patch to 1 file:\npatched n.txt (2 hunks)" {
 		t.Errorf("result %q: no hunk was misplaced", got)
 	}
 	c := h.get("n.txt")
