@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/builtin-tools/builtin-tools/tiers"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -141,7 +142,59 @@ func (r *Run) call(ctx context.Context, mode tiers.Mode, name string, args json.
 	if err == nil && res == nil {
 		return Errorf("%s returned no result (this is a bug in builtin-tools)", name)
 	}
+	if res != nil {
+		capResult(res, r.maxResultBytes())
+	}
 	return res, err
+}
+
+// DefaultMaxResultBytes is the run's backstop on the text of one result.
+// Tools keep well inside it with their own, smaller caps and say what they
+// left out; this catches a tool that did not (D7).
+const DefaultMaxResultBytes = 512 << 10
+
+func (r *Run) maxResultBytes() int {
+	if r.cfg.MaxResultBytes > 0 {
+		return r.cfg.MaxResultBytes
+	}
+	return DefaultMaxResultBytes
+}
+
+// capResult cuts the text blocks of res to max bytes in all, on a UTF-8
+// boundary, and says how much was cut.
+func capResult(res *mcp.CallToolResult, max int) {
+	total := 0
+	for _, c := range res.Content {
+		if t, ok := c.(mcp.TextContent); ok {
+			total += len(t.Text)
+		}
+	}
+	if total <= max {
+		return
+	}
+	left := max
+	out := res.Content[:0]
+	for _, c := range res.Content {
+		t, ok := c.(mcp.TextContent)
+		if !ok {
+			out = append(out, c)
+			continue
+		}
+		if left <= 0 {
+			continue
+		}
+		if len(t.Text) > left {
+			cut := left
+			for cut > 0 && !utf8.RuneStart(t.Text[cut]) {
+				cut--
+			}
+			t.Text = t.Text[:cut]
+		}
+		left -= len(t.Text)
+		out = append(out, t)
+	}
+	res.Content = append(out, mcp.NewTextContent(fmt.Sprintf(
+		"[result cut at %d KiB of %d KiB by the run's output budget; ask for less: a narrower path, a smaller range, a more selective pattern]", max>>10, total>>10)))
 }
 
 func (r *Run) unknownTool(mode tiers.Mode, name string) string {

@@ -83,6 +83,9 @@ type Config struct {
 	Approver Approver
 	// Name and Version identify the run's MCP server to clients.
 	Name, Version string
+	// MaxResultBytes bounds the text of one result (default
+	// DefaultMaxResultBytes); more is cut with a note.
+	MaxResultBytes int
 	// MaxFrameBytes bounds one message ServeStdio reads (default
 	// DefaultMaxFrameBytes); a longer one is answered with an error.
 	MaxFrameBytes int

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/builtin-tools/builtin-tools/files"
 	"github.com/builtin-tools/builtin-tools/registry"
@@ -188,5 +189,18 @@ func TestStdioReturnsDespiteABlockedCall(t *testing.T) {
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("serve did not return after its input ended")
+	}
+}
+
+// D7: a result over the run's output budget is cut on a character
+// boundary, with a note of how much was left out.
+func TestResultBudget(t *testing.T) {
+	big := registry.Tool("big", tiers.Read, "says too much", nil, func(ctx context.Context, c *registry.Call, p struct{}) (*mcp.CallToolResult, error) {
+		return registry.Text(strings.Repeat("é", 600))
+	})
+	r := newRun(t, registry.Config{Tools: []registry.Descriptor{big}, MaxResultBytes: 1001})
+	text, isErr := call(t, r, tiers.Normal, "big", `{}`)
+	if isErr || !strings.Contains(text, "result cut at") || !utf8.ValidString(text) || len(text) > 1001+200 {
+		t.Fatalf("%d bytes, valid %v: %q", len(text), utf8.ValidString(text), text[len(text)-150:])
 	}
 }
