@@ -101,7 +101,7 @@ func writeError(rel string, err error) string {
 
 // maxResultBytes bounds every result and message that quotes file lines,
 // so that a file of huge lines cannot flood the agent's context or the
-// server's memory (D7). quoteBudget leaves room for the text around the
+// server's memory. quoteBudget leaves room for the text around the
 // quoted lines.
 const (
 	maxResultBytes = 64 << 10

@@ -149,7 +149,7 @@ func startServer(ctx context.Context, spec *ServerSpec, bin, root, relRoot strin
 	cmd.Stderr = s.stderr
 	// proc.Start gives it its own process group, so Close can kill helpers
 	// the server spawned (tsserver, node workers), and makes sure neither
-	// outlives this process even if it is killed (D12).
+	// outlives this process even if it is killed.
 	cmd.WaitDelay = 2 * time.Second
 	if err := proc.Start(cmd); err != nil {
 		for _, f := range []*os.File{inR, inW, outR, outW} {

@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 )
 
-// A read tool has no side effects and runs no code from the checkout (D2).
+// A read tool has no side effects and runs no code from the checkout.
 // These Prepare functions keep three servers to that: clangd's index goes
 // to the server's private folder, typescript-language-server loads the
 // TypeScript installed beside it, and rust-analyzer runs no build script.

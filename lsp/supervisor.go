@@ -24,7 +24,7 @@ type Supervisor struct {
 	root  string // absolute, symlinks resolved
 	roots []string
 	// guard confines every path a server sends back before it is read,
-	// quoted or written (D3); nil when the root cannot be opened.
+	// quoted or written; nil when the root cannot be opened.
 	guard *pathguard.Guard
 	cfg   Config
 	hooks *testHooks

@@ -1,5 +1,5 @@
 // Package pathguard confines every path a tool touches to the run's root
-// (REG-9), and is the one way tools do file I/O there (D4). A path is
+// (REG-9), and is the one way tools do file I/O there. A path is
 // resolved against the root and its symlinks followed as far as they exist,
 // with ".." taken after the link before it, as the kernel does; anything
 // that lands outside the root — through "..", an absolute path, or a link —

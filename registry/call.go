@@ -150,7 +150,7 @@ func (r *Run) call(ctx context.Context, mode tiers.Mode, name string, args json.
 
 // DefaultMaxResultBytes is the run's backstop on the text of one result.
 // Tools keep well inside it with their own, smaller caps and say what they
-// left out; this catches a tool that did not (D7).
+// left out; this catches a tool that did not.
 const DefaultMaxResultBytes = 512 << 10
 
 func (r *Run) maxResultBytes() int {

@@ -27,7 +27,7 @@ func (r *Run) Server(mode tiers.Mode) (*server.MCPServer, error) {
 	}
 	// tools/list shows only what the mode sees. A hidden tool stays
 	// callable by name only to be refused by the call path with a tool
-	// error that says why, in the same form Run.Call gives (D15); an
+	// error that says why, in the same form Run.Call gives; an
 	// unknown name is mcp-go's -32602, as the MCP specification says.
 	hooks := &server.Hooks{}
 	keep := r.filter(mode)

@@ -27,13 +27,13 @@ const drainTimeout = 3 * time.Second
 // ServeStdio serves the run's peer for mode over in and out until in ends or
 // ctx is cancelled. The client on the other end is the only peer.
 //
-// Every line of input passes a filter before mcp-go sees it (D10, D15): a
+// Every line of input passes a filter before mcp-go sees it: a
 // line over Config.MaxFrameBytes is answered with an error and skipped
 // with bounded memory; a line that is not UTF-8, or whose id is not a
 // string, a number or null, is answered with an error; a request other
 // than initialize and ping before initialize is refused. When the input
 // ends, calls still running get drainTimeout to finish, then serve returns
-// anyway (D6).
+// anyway.
 func (r *Run) ServeStdio(ctx context.Context, mode tiers.Mode, in io.Reader, out io.Writer) error {
 	s, err := r.Server(mode)
 	if err != nil {

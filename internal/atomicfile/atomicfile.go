@@ -9,17 +9,17 @@
 // (setuid, setgid and sticky bits included) and extended attributes,
 // synced, checked against what the caller read (compare and swap), and
 // renamed over the target with renameat in the same folder. A folder
-// swapped for a link out of the root cannot redirect any of it (D4).
+// swapped for a link out of the root cannot redirect any of it.
 //
 // A file that cannot be replaced without losing something is refused
 // unless the caller forces it: a read-only file, one with other hard links
 // (they would keep the old content), one whose owner cannot be kept. What
-// could not be kept under force is reported, not hidden (D11). Temporary
+// could not be kept under force is reported, not hidden. Temporary
 // files left by a process that died are swept from a folder the first time
-// the process writes there (D13).
+// the process writes there.
 //
 // Callers hold the files' locks (Lock) from before they read to after the
-// commit, so parallel tools never lose an update (D1).
+// commit, so parallel tools never lose an update.
 package atomicfile
 
 import (

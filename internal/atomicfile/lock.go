@@ -9,8 +9,8 @@ import (
 
 // Every read-modify-write of a file — edit, apply_patch, resolve,
 // lsp_rename, write — holds that file's lock from before it reads until
-// after it renames, so two tools changing one file in parallel both land
-// (D1). The table is per process: two runs over one root share it.
+// after it renames, so two tools changing one file in parallel both land.
+// The table is per process: two runs over one root share it.
 var locks = struct {
 	mu sync.Mutex
 	m  map[string]*fileLock

@@ -1,7 +1,7 @@
 // Package proc starts the processes a run owns — language servers,
 // project checkers, and later debug adapters, kernels and workers — so
 // that none outlives the run, even when the run's own process is killed
-// with SIGKILL and gets no chance to clean up (D12).
+// with SIGKILL and gets no chance to clean up.
 //
 // Every child gets its own process group, so its helpers can be killed
 // with it. Two mechanisms cover the death of this process:
