@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -63,5 +64,28 @@ func TestServerPathsThroughSymlinksStayOutside(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(main); strings.Contains(string(data), "Pwned") {
 		t.Fatalf("a refused rename changed main.go:\n%s", data)
+	}
+}
+
+// D6: a named pipe named like source code is refused before any server
+// or read touches it, so nothing blocks.
+func TestPipeIsRefused(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "go.mod"), []byte("module example.com/p\n"), 0o644)
+	pipe := filepath.Join(root, "pipe.go")
+	if err := syscall.Mkfifo(pipe, 0o644); err != nil {
+		testenv.Unavailable(t, "FIFOs", err)
+	}
+	sup := NewSupervisor(root, Config{})
+	defer sup.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, err := sup.Diagnostics(ctx, pipe)
+	expectErr(t, "diagnostics of a pipe", err, ErrBadFile, "pipe.go is not a regular file")
+	_, err = sup.Hover(ctx, pipe, 1, "x")
+	expectErr(t, "hover of a pipe", err, ErrBadFile, "not a regular file")
+	if _, err := sup.AfterWrite(ctx, pipe); err != nil {
+		t.Logf("after write of a pipe: %v", err)
 	}
 }
