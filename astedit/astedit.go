@@ -63,6 +63,14 @@ var ErrUnknownEdit = errors.New("unknown edit_id")
 // accepted, discarded or rejected.
 var ErrAlreadyResolved = errors.New("edit already resolved")
 
+// ErrDropped is wrapped by Resolve's error for an edit that was dropped
+// unresolved to make room for newer ones (see Limits).
+var ErrDropped = errors.New("staged edit dropped")
+
+// ErrTooLargeToStage is wrapped by Stage's error for an edit that alone
+// would hold more than Limits.MaxBytes.
+var ErrTooLargeToStage = errors.New("edit too large to stage")
+
 // StaleError rejects an accept because files changed after staging.
 // Nothing was written.
 type StaleError struct {
@@ -153,7 +161,11 @@ type Proposal struct {
 	Skipped []astgrep.SkippedFile
 	// Diff is the unified diff of every file.
 	Diff string
+	// Evicted are older pending edits dropped to make room for this one,
+	// with the reason ("edit_1 (more than 16 edits were pending)").
+	Evicted []string
 
+	size      int64 // bytes held: see Limits.MaxBytes
 	notes     []string
 	accepting bool             // a Resolve is writing it; guarded by the Stager's mu
 	guard     *pathguard.Guard // the root its files are read and written through
@@ -170,19 +182,56 @@ type Outcome struct {
 	Notes []string
 }
 
+// Limits bound the edits a Stager holds unresolved, each of which keeps
+// every file it rewrites in memory twice (before and after) plus its diff.
+// When staging a new edit would pass either limit, the oldest pending
+// edits are dropped; resolving one of those later fails with ErrDropped.
+// Zero values pick the defaults.
+type Limits struct {
+	// MaxPending is how many edits may be pending at once. Default 16:
+	// an agent resolves an edit soon after staging it, so older ones are
+	// almost always forgotten.
+	MaxPending int
+	// MaxBytes bounds the bytes all pending edits hold together: the
+	// files before and after, the diffs and the replaced texts. Default
+	// 256 MiB: a rewrite of every `if err != nil` block in Go's standard
+	// library (1,935 files) holds about 67 MB. An edit larger than this
+	// alone is refused.
+	MaxBytes int64
+}
+
+// Default limits.
+const (
+	DefaultMaxPending      = 16
+	DefaultMaxPendingBytes = 256 << 20
+)
+
 // Stager holds one run's staged edits. Staged edits die with it. It is safe
 // for concurrent use.
 type Stager struct {
 	e        *astgrep.Engine
+	limits   Limits
 	mu       sync.Mutex
 	next     int
 	pending  map[string]*Proposal
+	held     int64             // size of every pending edit
 	resolved map[string]string // id -> how it ended
+	dropped  map[string]string // id -> why it was dropped
 }
 
-// NewStager makes a Stager that searches with e.
-func NewStager(e *astgrep.Engine) *Stager {
-	return &Stager{e: e, pending: map[string]*Proposal{}, resolved: map[string]string{}}
+// NewStager makes a Stager that searches with e, with the default limits.
+func NewStager(e *astgrep.Engine) *Stager { return NewStagerWithLimits(e, Limits{}) }
+
+// NewStagerWithLimits makes a Stager that searches with e and holds at most
+// what l allows.
+func NewStagerWithLimits(e *astgrep.Engine, l Limits) *Stager {
+	if l.MaxPending <= 0 {
+		l.MaxPending = DefaultMaxPending
+	}
+	if l.MaxBytes <= 0 {
+		l.MaxBytes = DefaultMaxPendingBytes
+	}
+	return &Stager{e: e, limits: l, pending: map[string]*Proposal{}, resolved: map[string]string{}, dropped: map[string]string{}}
 }
 
 // Pending lists the ids of staged, unresolved edits, in staging order.
@@ -279,14 +328,72 @@ func (s *Stager) Stage(ctx context.Context, q astgrep.Query, rewrite string) (*P
 		diff.WriteString(f.Diff)
 	}
 	p.Diff = diff.String()
+	p.size = proposalSize(p)
+	if p.size > s.limits.MaxBytes {
+		return nil, fmt.Errorf("%w: nothing was staged: this edit would hold %s in memory until resolved (%s rewritten, before and after, with the diff), over the limit of %s for staged edits; narrow path to fewer files and stage it in parts",
+			ErrTooLargeToStage, formatBytes(p.size), plural(len(p.Files), "file"), formatBytes(s.limits.MaxBytes))
+	}
 
 	s.mu.Lock()
 	s.next++
 	p.ID = fmt.Sprintf("edit_%d", s.next)
+	p.Evicted = s.makeRoomLocked(p.size)
 	s.pending[p.ID] = p
+	s.held += p.size
 	s.mu.Unlock()
 	staged = true
 	return p, nil
+}
+
+// makeRoomLocked drops the oldest pending edits until one more of size
+// bytes fits the limits, and says which it dropped and why. An edit being
+// accepted is never dropped; while it finishes, the limits may be passed.
+func (s *Stager) makeRoomLocked(size int64) []string {
+	var out []string
+	for _, id := range s.pendingLocked() {
+		var why string
+		switch {
+		case len(s.pending)+1 > s.limits.MaxPending:
+			why = fmt.Sprintf("more than %d edits were pending", s.limits.MaxPending)
+		case s.held+size > s.limits.MaxBytes:
+			why = fmt.Sprintf("staged edits held more than %s", formatBytes(s.limits.MaxBytes))
+		default:
+			return out
+		}
+		if s.pending[id].accepting {
+			continue
+		}
+		s.finishLocked(id, "")
+		s.dropped[id] = why
+		out = append(out, fmt.Sprintf("%s (%s)", id, why))
+	}
+	return out
+}
+
+// proposalSize is what p holds in memory: every file before and after,
+// the diffs (each file's and the whole) and the replaced texts.
+func proposalSize(p *Proposal) int64 {
+	n := int64(len(p.Diff))
+	for _, f := range p.Files {
+		n += int64(len(f.before) + len(f.after) + len(f.Diff))
+	}
+	for _, r := range p.Replacements {
+		n += int64(len(r.Old) + len(r.New))
+	}
+	return n
+}
+
+// formatBytes renders n for a message: "256 MiB", "1.5 MiB", "300 KiB".
+func formatBytes(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%d KiB", (n+512)>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 // Resolve accepts or discards a staged edit. Accept writes every file or
@@ -300,6 +407,10 @@ func (s *Stager) Resolve(ctx context.Context, id string, accept bool, opts atomi
 	p, ok := s.pending[id]
 	if !ok {
 		defer s.mu.Unlock()
+		if why, gone := s.dropped[id]; gone {
+			return nil, fmt.Errorf("%w: %s was dropped because %s; nothing was written: run ast_edit again to stage it against the current files (and resolve each edit before staging many more)",
+				ErrDropped, id, why)
+		}
 		if how, done := s.resolved[id]; done {
 			return nil, fmt.Errorf("%w: %s was already %s", ErrAlreadyResolved, id, how)
 		}
@@ -343,12 +454,19 @@ func (s *Stager) Resolve(ctx context.Context, id string, accept bool, opts atomi
 	return out, nil
 }
 
+// finishLocked ends a pending edit; how ("accepted", ...) is what a later
+// Resolve of it reports, none when empty.
 func (s *Stager) finishLocked(id, how string) {
-	if p := s.pending[id]; p != nil && p.ownGuard {
-		p.guard.Close()
+	if p := s.pending[id]; p != nil {
+		if p.ownGuard {
+			p.guard.Close()
+		}
+		s.held -= p.size
 	}
 	delete(s.pending, id)
-	s.resolved[id] = how
+	if how != "" {
+		s.resolved[id] = how
+	}
 }
 
 // accept checks every file of p against its staged bytes and writes them
@@ -441,6 +559,9 @@ func (p *Proposal) Summary() string {
 		}
 		fmt.Fprintf(&b, "left out %s nested in or overlapping another match (the outermost wins; run ast_edit again after this one to rewrite them): %s\n",
 			plural(len(p.Dropped), "match"), strings.Join(locs, ", "))
+	}
+	if len(p.Evicted) > 0 {
+		fmt.Fprintf(&b, "dropped older unresolved edits to make room (resolving them now fails; stage them again if still wanted): %s\n", strings.Join(p.Evicted, ", "))
 	}
 	if len(p.Skipped) > 0 {
 		var names []string

@@ -1,6 +1,7 @@
 package astedit
 
 import (
+	"bytes"
 	"sort"
 	"strings"
 
@@ -73,9 +74,29 @@ func currentIndent(s string) string {
 	return line[:len(line)-len(strings.TrimLeft(line, " \t"))]
 }
 
-// render fills the template for one match of src.
+// lineEndAt returns the line end ("\r\n" or "\n") of the line holding
+// offset off, or of the line before it when that line has none (the last
+// line of a file without a final newline); "\n" when the file has no line
+// end at all.
+func lineEndAt(src []byte, off int) string {
+	if i := bytes.IndexByte(src[off:], '\n'); i >= 0 {
+		if j := off + i; j > 0 && src[j-1] == '\r' {
+			return "\r\n"
+		}
+		return "\n"
+	}
+	if i := bytes.LastIndexByte(src[:off], '\n'); i > 0 && src[i-1] == '\r' {
+		return "\r\n"
+	}
+	return "\n"
+}
+
+// render fills the template for one match of src. The template's line
+// breaks take the line end of the line the match starts on, so a CRLF
+// file stays CRLF (and a mixed file keeps each line's own ending).
 func (t *template) render(src []byte, m astgrep.Match) string {
 	base := indentAt(src, m.StartByte)
+	eol := lineEndAt(src, m.StartByte)
 	lineStart := m.StartByte
 	for lineStart > 0 && src[lineStart-1] != '\n' {
 		lineStart--
@@ -87,10 +108,10 @@ func (t *template) render(src []byte, m astgrep.Match) string {
 	for _, p := range t.parts {
 		if p.name == "" {
 			// Template lines after the first sit at the match's indentation.
-			lines := strings.Split(p.lit, "\n")
+			lines := strings.Split(strings.ReplaceAll(p.lit, "\r\n", "\n"), "\n")
 			for i, l := range lines {
 				if i > 0 {
-					b.WriteByte('\n')
+					b.WriteString(eol)
 					if l != "" {
 						b.WriteString(base)
 					}

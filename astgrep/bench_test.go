@@ -30,7 +30,7 @@ func BenchmarkParse(b *testing.B) {
 	var buf []node
 	b.SetBytes(int64(len(src)))
 	for b.Loop() {
-		nodes, err := p.parse(l.g, src, buf, nil)
+		nodes, err := p.parse(context.Background(), l.g, src, buf, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -46,12 +46,12 @@ func BenchmarkMatch(b *testing.B) {
 	defer e.Close()
 	l := e.langs.lookup("go")
 	l.load()
-	pat, err := e.compile(l, "$X := $Y")
+	pat, err := e.compile(context.Background(), l, "$X := $Y")
 	if err != nil {
 		b.Fatal(err)
 	}
 	p := e.getParser()
-	t, err := e.parseWith(p, l, src)
+	t, err := e.parseWith(context.Background(), p, l, src)
 	e.putParser(p)
 	if err != nil {
 		b.Fatal(err)

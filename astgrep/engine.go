@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"io/fs"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -164,8 +165,8 @@ func (e *Engine) putParser(p *parser) {
 	}
 }
 
-func (e *Engine) parseWith(p *parser, l *language, src []byte) (*tree, error) {
-	nodes, err := p.parse(l.g, src, nil, nil)
+func (e *Engine) parseWith(ctx context.Context, p *parser, l *language, src []byte) (*tree, error) {
+	nodes, err := p.parse(ctx, l.g, src, nil, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -173,7 +174,8 @@ func (e *Engine) parseWith(p *parser, l *language, src []byte) (*tree, error) {
 }
 
 // compile returns l's compiled pattern, from the cache when it was seen.
-func (e *Engine) compile(l *language, src string) (*pattern, error) {
+// A compile that ctx stopped is not cached.
+func (e *Engine) compile(ctx context.Context, l *language, src string) (*pattern, error) {
 	key := l.id + "\x00" + src
 	e.patMu.Lock()
 	r, ok := e.patterns[key]
@@ -185,8 +187,11 @@ func (e *Engine) compile(l *language, src string) (*pattern, error) {
 		return nil, err
 	}
 	p := e.getParser()
-	pat, err := compilePattern(l, src, func(b []byte) (*tree, error) { return e.parseWith(p, l, b) })
+	pat, err := compilePattern(ctx, l, src, func(b []byte) (*tree, error) { return e.parseWith(ctx, p, l, b) })
 	e.putParser(p)
+	if ctx.Err() != nil && err != nil {
+		return nil, err
+	}
 	e.patMu.Lock()
 	if len(e.patterns) > 256 {
 		e.patterns = map[string]patternResult{}
@@ -319,7 +324,7 @@ func (e *Engine) ParseErrorLines(language string, src []byte) ([]int, error) {
 	}
 	p := e.getParser()
 	defer e.putParser(p)
-	t, err := e.parseWith(p, l, src)
+	t, err := e.parseWith(context.Background(), p, l, src)
 	if err != nil {
 		return nil, err
 	}
@@ -428,7 +433,7 @@ func (e *Engine) run(ctx context.Context, q Query, keep bool) (*Result, []FileMa
 	if !info.IsDir() && !info.Mode().IsRegular() {
 		// Opening a named pipe would block; a device may never end.
 		rel, _ := filepath.Rel(root, path)
-		return nil, nil, fmt.Errorf("%w: %s is not a regular file (%s); search a source file or a folder", ErrNotRegular, filepath.ToSlash(rel), info.Mode().Type())
+		return nil, nil, fmt.Errorf("%w: %s is %s, which is never searched (opening it could block); give a source file or a folder", ErrNotRegular, filepath.ToSlash(rel), fileKind(info.Mode()))
 	}
 	var want *language
 	if q.Language != "" {
@@ -454,7 +459,7 @@ func (e *Engine) run(ctx context.Context, q Query, keep bool) (*Result, []FileMa
 		files = []candidate{{rel: filepath.ToSlash(rel), abs: path, size: info.Size(), mtime: info.ModTime(), lang: l}}
 	}
 
-	lang, pat, err := e.choose(q, want, files, path)
+	lang, pat, err := e.choose(ctx, q, want, files, path)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -501,7 +506,7 @@ func (e *Engine) run(ctx context.Context, q Query, keep bool) (*Result, []FileMa
 					return
 				}
 				i := order[k]
-				outcomes[i] = e.searchFile(w, g, lang, pat, files[i], keep, func() bool { return keep || fr.needed(i) })
+				outcomes[i] = e.searchFile(ctx, w, g, lang, pat, files[i], keep, func() bool { return keep || fr.needed(i) })
 				fr.done(i, outcomes[i].count)
 				done.Add(1)
 			}
@@ -571,6 +576,22 @@ func (e *Engine) run(ctx context.Context, q Query, keep bool) (*Result, []FileMa
 	return res, fms, nil
 }
 
+// fileKind names a file type that is neither a folder nor a regular file.
+func fileKind(m fs.FileMode) string {
+	switch t := m.Type(); {
+	case t&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case t&fs.ModeSocket != 0:
+		return "a socket"
+	case t&fs.ModeCharDevice != 0:
+		return "a character device"
+	case t&fs.ModeDevice != 0:
+		return "a block device"
+	default:
+		return "a special file (" + t.String() + ")"
+	}
+}
+
 // bigFile is the size from which files are searched first: a large file
 // started last would leave the other workers idle at the end.
 const bigFile = 128 << 10
@@ -595,12 +616,12 @@ func processingOrder(files []candidate) []int {
 }
 
 // choose settles the language and compiles the pattern for it.
-func (e *Engine) choose(q Query, want *language, files []candidate, path string) (*language, *pattern, error) {
+func (e *Engine) choose(ctx context.Context, q Query, want *language, files []candidate, path string) (*language, *pattern, error) {
 	if want != nil {
 		if err := want.load(); err != nil {
 			return nil, nil, err
 		}
-		pat, err := e.compile(want, q.Pattern)
+		pat, err := e.compile(ctx, want, q.Pattern)
 		return want, pat, err
 	}
 	counts := map[*language]int{}
@@ -632,8 +653,11 @@ func (e *Engine) choose(q Query, want *language, files []candidate, path string)
 			}
 			continue
 		}
-		pat, err := e.compile(l, q.Pattern)
+		pat, err := e.compile(ctx, l, q.Pattern)
 		if err != nil {
+			if ctx.Err() != nil {
+				return nil, nil, err
+			}
 			if firstErr == nil {
 				firstErr = err
 			}
@@ -667,7 +691,7 @@ type worker struct {
 // searchFile reads (or takes from the cache), prefilters, parses and
 // matches one file. Trees the cache does not admit live in the worker's
 // buffers until the next file.
-func (e *Engine) searchFile(w *worker, g *pathguard.Guard, l *language, pat *pattern, f candidate, keep bool, needed func() bool) fileOutcome {
+func (e *Engine) searchFile(ctx context.Context, w *worker, g *pathguard.Guard, l *language, pat *pattern, f candidate, keep bool, needed func() bool) fileOutcome {
 	var o fileOutcome
 	o.scanned = true
 	t := e.cache.get(f.abs, l.id, f.size, f.mtime, w.gen)
@@ -695,7 +719,7 @@ func (e *Engine) searchFile(w *worker, g *pathguard.Guard, l *language, pat *pat
 		// memory; the rest reuse the worker's buffer.
 		var cost int64
 		admitted := false
-		nodes, err := w.p.parse(l.g, src, w.nodes, func(count int) []node {
+		nodes, err := w.p.parse(ctx, l.g, src, w.nodes, func(count int) []node {
 			cost = treeCost(len(src), count)
 			if admitted = e.cache.admit(cost, w.gen); admitted {
 				return make([]node, count)

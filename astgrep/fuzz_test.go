@@ -1,9 +1,12 @@
 package astgrep
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 )
 
 var fuzzSources = map[string]string{
@@ -12,15 +15,29 @@ var fuzzSources = map[string]string{
 	"javascript": "const o = { a: 123, f(x) { return x ?? 1; } };\nasync function g(...xs) { await Promise.all(xs.map((x) => x * 2)); }\n",
 }
 
+// metavariableRun is D8's pattern: n metavariables in a row, which no
+// grammar reads.
+func metavariableRun(n int) string {
+	parts := make([]string, n)
+	for i := range parts {
+		parts[i] = fmt.Sprintf("$A%d", i)
+	}
+	return strings.Join(parts, " ")
+}
+
 // FuzzCompilePattern feeds arbitrary patterns to the compiler and, when one
-// compiles, runs it over a small file. Neither may panic or hang, and a
-// failure must be one of the documented errors.
+// compiles, runs it over a small file. Neither may panic or hang, a
+// failure must be one of the documented errors, a pattern over the limits
+// is refused before any parse, and no pattern is parsed more than once per
+// scaffold context and placeholder style.
 func FuzzCompilePattern(f *testing.F) {
 	seeds := []string{
 		"fmt.Println($$$A)", "$X := $Y", "if $X != nil { return $X }", "f($$$A, b, $$$C)",
 		"def $F($$$P): $$$B", "a: 123", "$_", "$$$", "", "   ", "$A $B $C", "func (", "\"$X\"",
 		"$$$$A", "$A.$B($$$C)", "{ $$$ }", "x = $X; $X", "// $X", "f(\x00)", "é$X", "$X\n\n$Y",
 		"for $I := range $$$X {}", "[$$$A]", "lambda: $X",
+		metavariableRun(MaxPatternMetavariables), metavariableRun(MaxPatternMetavariables + 1),
+		strings.Repeat("x", MaxPatternBytes+1), "$A" + strings.Repeat(" ", MaxPatternBytes),
 	}
 	for _, s := range seeds {
 		for _, lang := range []string{"go", "python", "javascript"} {
@@ -31,7 +48,7 @@ func FuzzCompilePattern(f *testing.F) {
 	f.Cleanup(func() { e.Close() })
 	f.Fuzz(func(t *testing.T, lang, pattern string) {
 		l := e.langs.lookup(lang)
-		if l == nil || fuzzSources[l.id] == "" || len(pattern) > 2000 {
+		if l == nil || fuzzSources[l.id] == "" {
 			return
 		}
 		if err := l.load(); err != nil {
@@ -39,11 +56,32 @@ func FuzzCompilePattern(f *testing.F) {
 		}
 		p := e.getParser()
 		defer e.putParser(p)
-		pat, err := compilePattern(l, pattern, func(b []byte) (*tree, error) { return e.parseWith(p, l, b) })
+		// Not a time limit on reading, a hang detector: the worst pattern
+		// under the limits reads in a few seconds.
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		parses := 0
+		pat, err := compilePattern(ctx, l, pattern, func(b []byte) (*tree, error) {
+			parses++
+			return e.parseWith(ctx, p, l, b)
+		})
+		if max := len(l.spec.contexts) * len(l.styles()); parses > max {
+			t.Fatalf("pattern %q: %d parses, more than the %d scaffold readings", pattern, parses, max)
+		}
+		over := len(pattern) > MaxPatternBytes || countVars(pattern) > MaxPatternMetavariables
+		if strings.TrimSpace(pattern) != "" && errors.Is(err, ErrPatternTooLarge) != over {
+			t.Fatalf("pattern of %d bytes and %d metavariables: %v", len(pattern), countVars(pattern), err)
+		}
+		if errors.Is(err, ErrPatternTooLarge) && parses > 0 {
+			t.Fatalf("pattern over the limits was parsed %d times before being refused", parses)
+		}
 		if err != nil {
+			if ctx.Err() != nil {
+				t.Fatalf("pattern %q: still reading after a minute: %v", pattern, err)
+			}
 			var upe *UnparsablePatternError
 			var ve errVarNotNode
-			if errors.Is(err, ErrEmptyPattern) || errors.Is(err, ErrOnlyMetavariable) || errors.As(err, &upe) || errors.As(err, &ve) ||
+			if errors.Is(err, ErrEmptyPattern) || errors.Is(err, ErrOnlyMetavariable) || errors.Is(err, ErrPatternTooLarge) || errors.As(err, &upe) || errors.As(err, &ve) ||
 				strings.Contains(err.Error(), "metavariable") || strings.Contains(err.Error(), "UTF-8") {
 				return
 			}
@@ -53,7 +91,7 @@ func FuzzCompilePattern(f *testing.F) {
 			t.Fatalf("pattern %q compiled to nothing", pattern)
 		}
 		src := []byte(fuzzSources[l.id])
-		tr, err := e.parseWith(p, l, src)
+		tr, err := e.parseWith(context.Background(), p, l, src)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -64,4 +102,14 @@ func FuzzCompilePattern(f *testing.F) {
 			}
 		}
 	})
+}
+
+func countVars(src string) int {
+	n := 0
+	for _, tok := range ScanMetavariables(src) {
+		if tok.Var {
+			n++
+		}
+	}
+	return n
 }

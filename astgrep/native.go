@@ -25,6 +25,7 @@ extern void ts_parser_delete(TSParser *);
 extern bool ts_parser_set_language(TSParser *, const TSLanguage *);
 extern TSTree *ts_parser_parse_string(TSParser *, const TSTree *, const char *, uint32_t);
 extern void ts_parser_set_timeout_micros(TSParser *, uint64_t);
+extern void ts_parser_set_cancellation_flag(TSParser *, const size_t *);
 extern TSNode ts_tree_root_node(const TSTree *);
 extern uint32_t ts_node_descendant_count(TSNode);
 extern TSSymbol ts_node_symbol(TSNode);
@@ -95,8 +96,13 @@ extern void ts_set_allocator(void *(*)(size_t), void *(*)(size_t, size_t), void 
 // Outside a pool window (any other tree-sitter use in the process) the
 // allocator hooks fall through to malloc and free.
 
-#define BT_SMALL 1024 // blocks up to this size are recycled through free lists
+#define BT_SMALL 1024 // blocks up to this size come in 16-byte classes
 #define BT_CLASSES (BT_SMALL / 16 + 1)
+// Larger blocks are rounded up to a power of two and recycled too:
+// tree-sitter's error recovery copies a growing child array on every
+// skipped token, and without reuse a parse kept every copy (hundreds of MB
+// for a few thousand tokens in one ERROR node).
+#define BT_LARGE_CLASSES 48
 
 typedef struct bt_chunk {
 	struct bt_chunk *next;
@@ -113,6 +119,7 @@ typedef struct bt_pool {
 	bt_chunk *chunks; // newest first
 	size_t chunk_size;
 	void *free_lists[BT_CLASSES];
+	void *large_lists[BT_LARGE_CLASSES]; // by log2 of the block size
 } bt_pool;
 
 static __thread bt_pool *bt_cur;
@@ -129,6 +136,14 @@ static int bt_owns(bt_pool *p, void *ptr) {
 	return 0;
 }
 
+// bt_large_class returns the log2 of the power of two that holds size
+// (> BT_SMALL), or -1 when there is none below 2^BT_LARGE_CLASSES.
+static int bt_large_class(size_t size) {
+	int k = 11; // 2048 > BT_SMALL
+	while (k < BT_LARGE_CLASSES && ((size_t)1 << k) < size) k++;
+	return k < BT_LARGE_CLASSES ? k : -1;
+}
+
 static void *bt_pool_alloc(bt_pool *p, size_t size) {
 	size_t usable = (size + 15) & ~(size_t)15;
 	if (usable == 0) usable = 16;
@@ -138,6 +153,16 @@ static void *bt_pool_alloc(bt_pool *p, size_t size) {
 		if (b) {
 			p->free_lists[cls] = *(void **)b;
 			return b;
+		}
+	} else {
+		int k = bt_large_class(usable);
+		if (k >= 0) {
+			usable = (size_t)1 << k;
+			void *b = p->large_lists[k];
+			if (b) {
+				p->large_lists[k] = *(void **)b;
+				return b;
+			}
 		}
 	}
 	size_t need = usable + sizeof(bt_hdr);
@@ -165,6 +190,12 @@ static void bt_pool_free(bt_pool *p, void *ptr) {
 		size_t cls = h->size / 16;
 		*(void **)ptr = p->free_lists[cls];
 		p->free_lists[cls] = ptr;
+		return;
+	}
+	int k = bt_large_class(h->size);
+	if (k >= 0 && ((size_t)1 << k) == h->size) {
+		*(void **)ptr = p->large_lists[k];
+		p->large_lists[k] = ptr;
 	}
 }
 
@@ -238,6 +269,7 @@ static void bt_pool_reset(bt_pool *p, size_t keep) {
 	}
 	p->chunks = kept;
 	memset(p->free_lists, 0, sizeof(p->free_lists));
+	memset(p->large_lists, 0, sizeof(p->large_lists));
 }
 
 static void bt_pool_delete(bt_pool *p) {
@@ -250,8 +282,9 @@ static void bt_pool_delete(bt_pool *p) {
 #define BT_CHUNK_MAX (64u << 20)
 
 // bt_parse parses src with a parser made for this parse inside pool. The
-// tree and parser live in the pool until bt_release.
-static TSTree *bt_parse(bt_pool *pool, const TSLanguage *lang, const char *src, uint32_t len, uint64_t timeout, uint32_t *count, TSParser **pp) {
+// tree and parser live in the pool until bt_release. tree-sitter polls
+// cancel every hundred parse actions and gives up when it is non-zero.
+static TSTree *bt_parse(bt_pool *pool, const TSLanguage *lang, const char *src, uint32_t len, uint64_t timeout, const size_t *cancel, uint32_t *count, TSParser **pp) {
 	size_t cs = (size_t)len * 8;
 	if (cs < BT_CHUNK_MIN) cs = BT_CHUNK_MIN;
 	if (cs > BT_CHUNK_MAX) cs = BT_CHUNK_MAX;
@@ -259,6 +292,7 @@ static TSTree *bt_parse(bt_pool *pool, const TSLanguage *lang, const char *src, 
 	bt_cur = pool;
 	TSParser *p = ts_parser_new();
 	ts_parser_set_timeout_micros(p, timeout);
+	ts_parser_set_cancellation_flag(p, cancel);
 	TSTree *t = NULL;
 	if (ts_parser_set_language(p, lang)) {
 		t = ts_parser_parse_string(p, NULL, src, len);
@@ -336,6 +370,16 @@ static uint32_t bt_flatten(TSTree *t, const uint8_t *named, uint32_t nsyms, bt_n
 	return n;
 }
 
+static void bt_flag_store(size_t *flag, size_t v) {
+	__atomic_store_n(flag, v, __ATOMIC_SEQ_CST);
+}
+
+static size_t *bt_flag_new(void) {
+	size_t *f = calloc(1, sizeof(size_t));
+	if (f == NULL) bt_oom(sizeof(size_t));
+	return f;
+}
+
 static const TSLanguage *bt_call_lang(void *fn) {
 	return ((const TSLanguage *(*)(void))fn)();
 }
@@ -343,6 +387,7 @@ static const TSLanguage *bt_call_lang(void *fn) {
 import "C"
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"unsafe"
@@ -396,9 +441,11 @@ func newGrammar(ts tsLanguage) *grammar {
 func init() { C.bt_install_allocator() }
 
 // parser is one worker's parsing state: the memory pool its parses
-// allocate from. It is used by one goroutine at a time.
+// allocate from, and the flag that cancels a parse in progress. It is used
+// by one goroutine at a time.
 type parser struct {
-	pool *C.bt_pool
+	pool   *C.bt_pool
+	cancel *C.size_t // C memory: tree-sitter reads it during the parse
 }
 
 // parseTimeout stops a grammar that loops on some input from hanging a
@@ -406,13 +453,15 @@ type parser struct {
 const parseTimeout = 20_000_000 // microseconds
 
 func newParser() *parser {
-	return &parser{pool: C.bt_pool_new()}
+	return &parser{pool: C.bt_pool_new(), cancel: C.bt_flag_new()}
 }
 
 func (p *parser) close() {
 	if p.pool != nil {
 		C.bt_pool_delete(p.pool)
 		p.pool = nil
+		C.free(unsafe.Pointer(p.cancel))
+		p.cancel = nil
 	}
 }
 
@@ -422,8 +471,9 @@ var errParseFailed = errors.New("tree-sitter could not parse the file (timed out
 // into buf (grown when too small), unless keep, given the node count,
 // returns a slice of exactly that length to fill instead. The C tree is
 // dropped before returning: flat trees are plain Go memory, immutable once
-// built and safe to read from any goroutine.
-func (p *parser) parse(lang *grammar, src []byte, buf []node, keep func(count int) []node) ([]node, error) {
+// built and safe to read from any goroutine. When ctx ends mid-parse, the
+// parse stops within a hundred parse actions and returns ctx's error.
+func (p *parser) parse(ctx context.Context, lang *grammar, src []byte, buf []node, keep func(count int) []node) ([]node, error) {
 	if len(src) >= 1<<31 {
 		return nil, fmt.Errorf("file too large to parse (%d bytes)", len(src))
 	}
@@ -432,10 +482,32 @@ func (p *parser) parse(lang *grammar, src []byte, buf []node, keep func(count in
 	if len(src) > 0 {
 		ptr = (*C.char)(unsafe.Pointer(&src[0]))
 	}
+	// An ended ctx sets the flag before the parse (so a large input stops
+	// at tree-sitter's first check); one that ends later sets it from
+	// AfterFunc's goroutine.
+	C.bt_flag_store(p.cancel, 0)
+	if ctx.Err() != nil {
+		C.bt_flag_store(p.cancel, 1)
+	} else if ctx.Done() != nil {
+		fired := make(chan struct{})
+		stop := context.AfterFunc(ctx, func() {
+			C.bt_flag_store(p.cancel, 1)
+			close(fired)
+		})
+		defer func() {
+			// A store still to come would cancel the next parse.
+			if !stop() {
+				<-fired
+			}
+		}()
+	}
 	var tp *C.TSParser
-	t := C.bt_parse(p.pool, lang.ts, ptr, C.uint32_t(len(src)), parseTimeout, &count, &tp)
+	t := C.bt_parse(p.pool, lang.ts, ptr, C.uint32_t(len(src)), parseTimeout, p.cancel, &count, &tp)
 	defer C.bt_release(p.pool, tp)
 	if t == nil {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		return nil, errParseFailed
 	}
 	var out []node

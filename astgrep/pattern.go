@@ -2,6 +2,7 @@ package astgrep
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"sort"
@@ -136,13 +137,43 @@ func ScanMetavariables(src string) []Token {
 	return out
 }
 
+// Limits on a pattern. Real patterns are a statement or a few, well under
+// 1 KiB with a handful of metavariables. Every pattern is parsed in each
+// scaffold context and placeholder style, and tree-sitter's error recovery
+// takes time quadratic in the tokens of one syntax error, so an invalid
+// pattern at these limits still takes up to about a second to read (one of
+// 4,000 metavariables took 7.6 s; 100,000 did not finish).
+const (
+	MaxPatternBytes         = 8 << 10
+	MaxPatternMetavariables = 200
+)
+
+// ErrPatternTooLarge is wrapped by the error for a pattern over
+// MaxPatternBytes or with more than MaxPatternMetavariables metavariables.
+var ErrPatternTooLarge = errors.New("the pattern is too large")
+
 // lexPattern splits a pattern into literal text and metavariables; names
-// starting with `_` bind nothing.
+// starting with `_` bind nothing. A pattern over the limits is refused.
 func lexPattern(src string) (*lexed, error) {
+	if len(src) > MaxPatternBytes {
+		return nil, fmt.Errorf("%w: %d bytes, over the limit of %d bytes; search for a smaller fragment (one statement or expression) and narrow the search with path instead",
+			ErrPatternTooLarge, len(src), MaxPatternBytes)
+	}
 	lx := &lexed{}
 	index := map[string]int{}
 	kinds := map[string]bool{}
-	for _, tok := range ScanMetavariables(src) {
+	toks := ScanMetavariables(src)
+	n := 0
+	for _, tok := range toks {
+		if tok.Var {
+			n++
+		}
+	}
+	if n > MaxPatternMetavariables {
+		return nil, fmt.Errorf("%w: %d metavariables, over the limit of %d; use $$$NAME for a run of nodes rather than one $NAME per node, or search for a smaller fragment",
+			ErrPatternTooLarge, n, MaxPatternMetavariables)
+	}
+	for _, tok := range toks {
 		if !tok.Var {
 			lx.parts = append(lx.parts, tok.Text)
 			continue
@@ -228,17 +259,18 @@ func (e errVarNotNode) Error() string {
 // the language in order, in each placeholder style, and keeps the first
 // reading with no ERROR or MISSING node that the context does not reject;
 // failing that, the first reading whose only errors are placeholders; and
-// failing that, the first rejected reading.
-func compilePattern(l *language, src string, parse parseFunc) (*pattern, error) {
+// failing that, the first rejected reading. It stops with ctx's error when
+// ctx ends (parse is expected to stop too).
+func compilePattern(ctx context.Context, l *language, src string, parse parseFunc) (*pattern, error) {
 	if strings.TrimSpace(src) == "" {
 		return nil, ErrEmptyPattern
-	}
-	if !utf8.ValidString(src) {
-		return nil, errors.New("the pattern is not valid UTF-8")
 	}
 	lx, err := lexPattern(src)
 	if err != nil {
 		return nil, err
+	}
+	if !utf8.ValidString(src) {
+		return nil, errors.New("the pattern is not valid UTF-8")
 	}
 	if lx.onlyMetavariable() {
 		return nil, ErrOnlyMetavariable
@@ -254,11 +286,25 @@ func compilePattern(l *language, src string, parse parseFunc) (*pattern, error) 
 		fallback *pattern
 		varErr   error
 	)
-	for _, ctx := range l.spec.contexts {
-		tried = append(tried, ctx.name)
+	for _, sc := range l.spec.contexts {
+		tried = append(tried, sc.name)
+		var frags []string
 		for _, style := range l.styles() {
 			frag, ph := lx.render(style)
-			p, rejected, err := readInContext(l, ctx, frag, ph, lx, parse)
+			// Styles differ only in placeholders: without metavariables
+			// every style reads the same text, and the same text reads the
+			// same way.
+			if contains(frags, frag) {
+				continue
+			}
+			frags = append(frags, frag)
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			p, rejected, err := readInContext(l, sc, frag, ph, lx, parse)
+			if cerr := ctx.Err(); cerr != nil {
+				return nil, cerr
+			}
 			if err != nil {
 				var ve errVarNotNode
 				if errors.As(err, &ve) {
@@ -633,4 +679,13 @@ func (p *pattern) mayMatch(src []byte) bool {
 		}
 	}
 	return true
+}
+
+func contains(xs []string, s string) bool {
+	for _, x := range xs {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }

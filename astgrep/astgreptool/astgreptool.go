@@ -177,7 +177,8 @@ var Edit = func() registry.Descriptor {
 	d := registry.Tool("ast_edit", tiers.Write,
 		"Stage a structural rewrite: every match of pattern becomes rewrite, with $NAME and $$$NAME substituted. Nothing is written: "+
 			"the result is the count, the files and lines, a unified diff and an edit_id; call resolve with that edit_id to accept or discard. "+
-			"A rewrite that would leave a file unparsable is refused here.",
+			"A rewrite that would leave a file unparsable is refused here. "+
+			fmt.Sprintf("Resolve each edit before staging many: at most %d stay pending, and older ones are dropped.", astedit.DefaultMaxPending),
 		needs, edit)
 	d.Title = "stage structural rewrite"
 	return d
