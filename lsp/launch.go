@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 )
 
 // A read tool has no side effects and runs no code from the checkout.
@@ -138,19 +139,10 @@ func localBinsIgnored(spec *ServerSpec, program string, roots ...string) []strin
 		}
 		for _, d := range spec.LocalBinDirs {
 			p := filepath.Join(base, d, program)
-			if info, err := os.Stat(p); err == nil && !info.IsDir() && info.Mode()&0o111 != 0 && !containsString(out, p) {
+			if info, err := os.Stat(p); err == nil && !info.IsDir() && info.Mode()&0o111 != 0 && !slices.Contains(out, p) {
 				out = append(out, p)
 			}
 		}
 	}
 	return out
-}
-
-func containsString(xs []string, s string) bool {
-	for _, x := range xs {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

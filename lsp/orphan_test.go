@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -12,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/builtin-tools/builtin-tools/internal/testenv"
 )
 
 const orphanChildEnv = "BUILTIN_TOOLS_LSP_ORPHAN_CHILD"
@@ -74,7 +75,7 @@ func TestSigkillLeavesNoOrphans(t *testing.T) {
 	for deadline := time.Now().Add(10 * time.Second); ; {
 		var left []int
 		for _, p := range pids {
-			if running(p) {
+			if testenv.ProcessRunning(p) {
 				left = append(left, p)
 			}
 		}
@@ -86,16 +87,4 @@ func TestSigkillLeavesNoOrphans(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-}
-
-func running(pid int) bool {
-	if errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) {
-		return false
-	}
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	i := strings.LastIndexByte(string(stat), ')')
-	return i < 0 || i+2 >= len(stat) || stat[i+2] != 'Z'
 }

@@ -1,7 +1,6 @@
 package proc
 
 import (
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/builtin-tools/builtin-tools/internal/testenv"
 )
 
 const childEnv = "BUILTIN_TOOLS_PROC_TEST_CHILD"
@@ -49,14 +50,14 @@ func TestNothingOutlivesAKilledParent(t *testing.T) {
 		server, helper = readPid(filepath.Join(dir, "server")), readPid(filepath.Join(dir, "helper"))
 		time.Sleep(10 * time.Millisecond)
 	}
-	if !alive(server) || !alive(helper) {
+	if !testenv.ProcessRunning(server) || !testenv.ProcessRunning(helper) {
 		t.Fatal("server or helper not running before the kill")
 	}
 	parent.Process.Signal(syscall.SIGKILL)
 	parent.Wait()
-	for deadline := time.Now().Add(10 * time.Second); alive(server) || alive(helper); {
+	for deadline := time.Now().Add(10 * time.Second); testenv.ProcessRunning(server) || testenv.ProcessRunning(helper); {
 		if time.Now().After(deadline) {
-			t.Fatalf("after SIGKILL of their parent: server (pid %d) alive %v, helper (pid %d) alive %v", server, alive(server), helper, alive(helper))
+			t.Fatalf("after SIGKILL of their parent: server (pid %d) alive %v, helper (pid %d) alive %v", server, testenv.ProcessRunning(server), helper, testenv.ProcessRunning(helper))
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -66,22 +67,6 @@ func readPid(path string) int {
 	data, _ := os.ReadFile(path)
 	n, _ := strconv.Atoi(strings.TrimSpace(string(data)))
 	return n
-}
-
-// alive reports a process that exists and is not a zombie.
-func alive(pid int) bool {
-	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
-		return false
-	}
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	s := string(stat)
-	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
-		return s[i+2] != 'Z'
-	}
-	return true
 }
 
 // The reaper kills the groups still recorded when its input ends, and only
@@ -103,13 +88,13 @@ func TestReaperKillsOnlyRecordedGroups(t *testing.T) {
 	if out, err := script.CombinedOutput(); err != nil {
 		t.Fatalf("reaper: %v\n%s", err, out)
 	}
-	for deadline := time.Now().Add(5 * time.Second); alive(killed.Process.Pid); {
+	for deadline := time.Now().Add(5 * time.Second); testenv.ProcessRunning(killed.Process.Pid); {
 		if time.Now().After(deadline) {
 			t.Fatal("a recorded group survived the end of the reaper's input")
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	if !alive(kept.Process.Pid) {
+	if !testenv.ProcessRunning(kept.Process.Pid) {
 		t.Fatal("a group removed from the record was killed")
 	}
 }

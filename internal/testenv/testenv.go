@@ -10,12 +10,16 @@
 package testenv
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 )
 
@@ -159,4 +163,18 @@ func Unavailable(t testing.TB, what string, err error) {
 		t.Fatalf("%s is not available here (%v), and BUILTIN_TOOLS_REQUIRE=%s demands it", what, err, os.Getenv("BUILTIN_TOOLS_REQUIRE"))
 	}
 	t.Skipf("%s is not available here (%v); set BUILTIN_TOOLS_REQUIRE=all to make this a failure", what, err)
+}
+
+// ProcessRunning reports whether pid is a live process, a zombie waiting
+// to be reaped not counting, for tests that check nothing outlives a kill.
+func ProcessRunning(pid int) bool {
+	if errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) {
+		return false
+	}
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	i := bytes.LastIndexByte(stat, ')')
+	return i < 0 || i+2 >= len(stat) || stat[i+2] != 'Z'
 }
