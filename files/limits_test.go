@@ -120,7 +120,7 @@ func TestTextToolsRefuseFileOverSizeLimit(t *testing.T) {
 }
 
 // D7: read with limit 1 of a 2 GiB file whose second line is the rest of
-// the file shows line 1 and the line count without holding the huge line.
+// the file shows line 1 without holding the huge line or reading it all.
 func TestReadLimitOneOfHugeSparseFile(t *testing.T) {
 	h := newHarness(t)
 	p := h.put("huge.txt", "first\n"+strings.Repeat("x", 9000)) // text past the binary sniff
@@ -137,7 +137,9 @@ func TestReadLimitOneOfHugeSparseFile(t *testing.T) {
 	runtime.ReadMemStats(&m0)
 	got := h.ok("read", map[string]any{"path": "huge.txt", "limit": 1})
 	runtime.ReadMemStats(&m1)
-	if want := "     1\tfirst\n[showing lines 1-1 of 2 (limit); call read with offset 2 to continue]"; got != want {
+	// Lines past the page are counted for 64 MiB only, so the call takes
+	// the same time whatever the file's size.
+	if want := "     1\tfirst\n[showing lines 1-1 of at least 1 (lines past the first 64 MiB were not counted) (limit); call read with offset 2 to continue]"; got != want {
 		t.Errorf("read = %q, want %q", got, want)
 	}
 	if grew := m1.TotalAlloc - m0.TotalAlloc; grew > 64<<20 {

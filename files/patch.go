@@ -74,6 +74,8 @@ func applyPatch(ctx context.Context, c *registry.Call, p patchParams) (*mcp.Call
 	files := map[string]bool{}         // the files the report names, each once
 	var order []string
 	var report []string
+	type patchedLine struct{ idx, hunks, offsets int }
+	patchedAt := map[string]*patchedLine{} // plain "patched" lines, to merge a file's sections
 	for _, s := range secs {
 		f, oldName, newName := s.f, s.oldName, s.newName
 		if f.IsBinary {
@@ -198,6 +200,20 @@ func applyPatch(ctx context.Context, c *registry.Call, p patchParams) (*mcp.Call
 				}
 			default:
 				line += ")"
+				// Two sections for one file are one file in the report.
+				if at, ok := patchedAt[dstAbs]; ok && verb == "patched" {
+					at.hunks += len(f.TextFragments)
+					at.offsets += offsets
+					report[at.idx] = fmt.Sprintf("patched %s (%d hunks", c.Rel(dstAbs), at.hunks)
+					if at.offsets > 0 {
+						report[at.idx] += fmt.Sprintf(", %d placed by context at other line numbers", at.offsets)
+					}
+					report[at.idx] += ")"
+					continue
+				}
+				if verb == "patched" {
+					patchedAt[dstAbs] = &patchedLine{idx: len(report), hunks: len(f.TextFragments), offsets: offsets}
+				}
 			}
 			report = append(report, line)
 		}

@@ -28,6 +28,8 @@ const (
 	maxReadBytes     = 256 << 10
 	maxImageBytes    = 5 << 20
 	maxDirEntries    = 500
+	// maxCountBytes bounds how far past the page read counts lines.
+	maxCountBytes = 64 << 20
 )
 
 type readParams struct {
@@ -115,6 +117,8 @@ func readText(f io.Reader, rel string, p readParams) (*mcp.CallToolResult, error
 	// and lines past the page are only counted.
 	var kept []byte
 	lineLen, eol := 0, 0
+	var scanned int64
+	countFrom, uncounted := int64(-1), false
 	for {
 		chunk, err := br.ReadSlice('\n')
 		if n := len(chunk); n > 0 {
@@ -130,6 +134,11 @@ func readText(f io.Reader, rel string, p readParams) (*mcp.CallToolResult, error
 				kept = append(kept, chunk[:min(len(chunk), maxLineBytes+utf8.UTFMax-len(kept))]...)
 			}
 			lineLen += len(chunk)
+			scanned += int64(len(chunk))
+			if countFrom >= 0 && scanned-countFrom > maxCountBytes {
+				uncounted = true
+				break
+			}
 		}
 		if err == bufio.ErrBufferFull {
 			continue
@@ -166,6 +175,11 @@ func readText(f io.Reader, rel string, p readParams) (*mcp.CallToolResult, error
 		if err != nil {
 			break
 		}
+		if (shown >= limit || capped) && countFrom < 0 {
+			// Past the page, lines are only counted, and only so far: the
+			// time of a call must not grow with the file.
+			countFrom = scanned
+		}
 	}
 	if total == 0 {
 		return registry.Text(fmt.Sprintf("%s is empty (0 lines)", rel))
@@ -175,12 +189,16 @@ func readText(f io.Reader, rel string, p readParams) (*mcp.CallToolResult, error
 	}
 	last := start + shown - 1
 	var notes []string
-	if last < total {
+	if last < total || uncounted {
 		why := "limit"
 		if capped {
 			why = fmt.Sprintf("%d KiB output cap", maxReadBytes>>10)
 		}
-		notes = append(notes, fmt.Sprintf("showing lines %d-%d of %d (%s); call read with offset %d to continue", start, last, total, why, last+1))
+		of := fmt.Sprint(total)
+		if uncounted {
+			of = fmt.Sprintf("at least %d (lines past the first %d MiB were not counted)", total, scanned>>20)
+		}
+		notes = append(notes, fmt.Sprintf("showing lines %d-%d of %s (%s); call read with offset %d to continue", start, last, of, why, last+1))
 	}
 	if truncatedLines > 0 {
 		notes = append(notes, fmt.Sprintf("%d long lines were cut at %d bytes", truncatedLines, maxLineBytes))

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log"
 	"net/url"
 	"os"
@@ -41,9 +42,14 @@ type server struct {
 	encoding string
 	name     string // serverInfo name and version, when sent
 
-	guard       *pathguard.Guard // every file read for the server goes through it
-	stateDir    string           // private folder for caches and indexes, removed on exit
-	initOptions any              // sent in initialize, as Prepare left them
+	guard        *pathguard.Guard // every file read for the server goes through it
+	loadTimedOut bool             // its initial loading outlasted StartTimeout
+
+	specialOnce sync.Once
+	special     string // what specialFilesNote found
+
+	stateDir    string // private folder for caches and indexes, removed on exit
+	initOptions any    // sent in initialize, as Prepare left them
 
 	nextID   atomic.Uint64
 	inflight atomic.Int32 // requests under way; the reaper skips busy servers
@@ -264,6 +270,9 @@ func (s *server) waitIndexed(ctx context.Context) {
 		case <-s.exited:
 			return
 		case <-ctx.Done():
+			s.mu.Lock()
+			s.loadTimedOut = true
+			s.mu.Unlock()
 			return
 		}
 	}
@@ -392,8 +401,15 @@ func (s *server) failure(ctx context.Context, method string, err error) error {
 		if exitErr := s.exitError(method); exitErr != nil {
 			return exitErr
 		}
-		return &ServerError{Server: s.spec.ID, Root: s.relRoot, Method: method, Kind: ErrServerTimeout,
-			Detail: fmt.Sprintf("no answer within %s", s.cfg.RequestTimeout)}
+		detail := fmt.Sprintf("no answer within %s", s.cfg.RequestTimeout)
+		s.mu.Lock()
+		loading := s.loadTimedOut
+		s.mu.Unlock()
+		if loading {
+			detail += fmt.Sprintf(", after it had not finished loading the workspace within %s either", s.cfg.StartTimeout)
+		}
+		detail += s.specialFilesNote()
+		return &ServerError{Server: s.spec.ID, Root: s.relRoot, Method: method, Kind: ErrServerTimeout, Detail: detail}
 	case errors.Is(err, context.Canceled):
 		return err
 	}
@@ -407,6 +423,45 @@ func (s *server) failure(ctx context.Context, method string, err error) error {
 		return exitErr
 	}
 	return &ServerError{Server: s.spec.ID, Root: s.relRoot, Method: method, Kind: ErrServerExited, Detail: err.Error()}
+}
+
+// specialFilesNote names named pipes, devices and sockets under the
+// server's root that carry one of its extensions: the server's own tools
+// (gopls's go list) open such a file and block on it, which is the usual
+// reason a healthy server stops answering. Found once per server, with a
+// bounded walk.
+func (s *server) specialFilesNote() string {
+	s.specialOnce.Do(func() {
+		var found []string
+		entries := 0
+		filepath.WalkDir(s.root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return nil
+			}
+			if entries++; entries > 20000 || len(found) == 3 {
+				return filepath.SkipAll
+			}
+			name := d.Name()
+			if d.IsDir() {
+				if p != s.root && (strings.HasPrefix(name, ".") || name == "node_modules" || name == "vendor") {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if t := d.Type(); t&(fs.ModeNamedPipe|fs.ModeDevice|fs.ModeSocket) != 0 {
+				if _, ok := s.spec.owns(name); ok {
+					rel, _ := filepath.Rel(s.root, p)
+					found = append(found, filepath.ToSlash(rel))
+				}
+			}
+			return nil
+		})
+		if len(found) > 0 {
+			s.special = fmt.Sprintf("; %s is not a regular file (a named pipe or a device), and the server's tools may be blocked opening it: remove it, then reload",
+				strings.Join(found, ", "))
+		}
+	})
+	return s.special
 }
 
 // exitError is non-nil once the process has exited.

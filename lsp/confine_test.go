@@ -89,3 +89,17 @@ func TestPipeIsRefused(t *testing.T) {
 		t.Logf("after write of a pipe: %v", err)
 	}
 }
+
+// A server that stops answering because its own tools block on a named
+// pipe in the checkout (gopls's go list does): the timeout names the pipe.
+func TestTimeoutNamesAPipeInTheRoot(t *testing.T) {
+	t.Parallel()
+	root := fakeRoot(t)
+	if err := syscall.Mkfifo(filepath.Join(root, "p.fake"), 0o644); err != nil {
+		testenv.Unavailable(t, "FIFOs", err)
+	}
+	sup := NewSupervisor(root, Config{Servers: []ServerSpec{fakeSpec(t, "mute")}, RequestTimeout: time.Second})
+	defer sup.Close()
+	_, err := sup.Hover(t.Context(), filepath.Join(root, "a.fake"), 1, "world")
+	expectErr(t, "hover", err, ErrServerTimeout, "no answer within 1s", "p.fake is not a regular file", "remove it, then reload")
+}
