@@ -49,7 +49,16 @@ func (r *Run) ServeStdio(ctx context.Context, mode tiers.Mode, in io.Reader, out
 	inputDone := make(chan struct{})
 	go func() {
 		defer close(inputDone)
-		f := &frameFilter{max: r.cfg.MaxFrameBytes, reply: lw.reply}
+		f := &frameFilter{max: r.cfg.MaxFrameBytes, reply: lw.reply, unknown: func(name string) string {
+			r.mu.Lock()
+			e, known := r.tools[name]
+			registered := known && len(r.missingLocked(e)) == 0
+			r.mu.Unlock()
+			if registered {
+				return ""
+			}
+			return r.unknownTool(mode, name)
+		}}
 		err := f.run(ctx, in, pw)
 		pw.CloseWithError(err) // EOF for mcp-go when err is nil
 	}()
@@ -109,6 +118,7 @@ func (l *lockedWriter) reply(id json.RawMessage, code int, msg string) {
 const (
 	codeParseError     = -32700
 	codeInvalidRequest = -32600
+	codeInvalidParams  = -32602
 	codeNotInitialized = -32002 // as LSP's ServerNotInitialized
 )
 
@@ -117,6 +127,10 @@ type frameFilter struct {
 	max         int
 	reply       func(id json.RawMessage, code int, msg string)
 	initialized bool // an initialize request went through
+	// unknown, when set, explains a tools/call of a tool the run does not
+	// have ("" if it has it); such a call is answered -32602 with it, a
+	// more useful text than mcp-go's "tool not found".
+	unknown func(name string) string
 }
 
 func (f *frameFilter) run(ctx context.Context, in io.Reader, pass io.Writer) error {
@@ -202,6 +216,9 @@ func (f *frameFilter) check(line []byte) bool {
 	var msg struct {
 		ID     json.RawMessage `json:"id"`
 		Method *string         `json:"method"`
+		Params struct {
+			Name any `json:"name"`
+		} `json:"params"`
 	}
 	if trimmed[0] != '{' || json.Unmarshal(trimmed, &msg) != nil {
 		return true
@@ -223,6 +240,12 @@ func (f *frameFilter) check(line []byte) bool {
 	default:
 		if !f.initialized {
 			f.reply(msg.ID, codeNotInitialized, fmt.Sprintf("%s before initialize: the session is not initialized; send initialize first", *msg.Method))
+			return false
+		}
+	}
+	if name, ok := msg.Params.Name.(string); ok && *msg.Method == "tools/call" && f.unknown != nil {
+		if why := f.unknown(name); why != "" {
+			f.reply(msg.ID, codeInvalidParams, why)
 			return false
 		}
 	}

@@ -125,6 +125,12 @@ func TestStdioProtocolChecks(t *testing.T) {
 			t.Errorf("%.40q: %v, want -32700 with a null id", bad, a)
 		}
 	}
+	// An unknown tool: -32602, as the MCP specification says, naming the
+	// tools there are.
+	p.send(`{"jsonrpc":"2.0","id":14,"method":"tools/call","params":{"name":"debug","arguments":{}}}`)
+	if code, msg := errorOf(p.answer()); code != -32602 || !strings.Contains(msg, `unknown tool "debug"`) || !strings.Contains(msg, "apply_patch") {
+		t.Errorf("unknown tool: %v %q", code, msg)
+	}
 	p.send(`{"jsonrpc":"2.0","id":10,"method":"ping"}`)
 	if a := p.answer(); a["id"] != float64(10) || a["result"] == nil {
 		t.Fatalf("the server did not stay up: %v", a)
