@@ -1,0 +1,50 @@
+package main
+
+import (
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// D9: 20 staged ast_edit proposals over a copy of GOROOT/src, none resolved.
+func caseD9(c *cx) {
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	check(err)
+	src := filepath.Join(strings.TrimSpace(string(out)), "src")
+	root := c.root
+	t0 := time.Now()
+	check(copyTree(src, root))
+	c.logf("copied %s in %s", src, time.Since(t0))
+
+	s := c.serve(root, "--without", "lsp")
+	defer s.close()
+	var ids []string
+	var h1, h5 int64
+	var total time.Duration
+	var last toolResult
+	for i := 1; i <= 20; i++ {
+		r := s.tool("ast_edit", map[string]any{"pattern": "if err != nil { $$$B }", "rewrite": "if err != nil { panic(err) }", "language": "go"})
+		total += r.dur
+		last = r
+		if id := editID.FindString(r.text); id != "" && r.ok() {
+			ids = append(ids, id)
+		} else {
+			ids = append(ids, "("+r.summary(60)+")")
+		}
+		switch i {
+		case 1:
+			h1 = s.hwm()
+		case 5:
+			h5 = s.hwm()
+			c.line("VmHWM after 5 stagings of `if err != nil { $$$B }` over GOROOT/src", fmt.Sprintf("%s (after 1: %s)", mib(h5), mib(h1)), "975 MB (72 MB before staging)")
+		}
+	}
+	h20 := s.hwm()
+	first, _, _ := strings.Cut(last.text, "\n")
+	c.line("VmHWM after 20 stagings", fmt.Sprintf("%s (%s per staging on average; ids %s … %s; the 20th said %q)",
+		mib(h20), secs(total/20), ids[0], ids[len(ids)-1], excerpt(first, 100)), "2.27 GB")
+	r := s.tool("resolve", map[string]any{"edit_id": "edit_1", "action": "accept"})
+	c.line("resolve edit_1 accept after the 20 stagings", r.summary(240), "n/a (all 20 kept; none expired)")
+}
