@@ -116,7 +116,13 @@ func quoteLine(line string) string {
 	if len(line) <= maxLineBytes {
 		return line
 	}
-	return truncateUTF8(line, maxLineBytes) + fmt.Sprintf("… [line cut: %d bytes]", len(line))
+	return cutLine(line, len(line))
+}
+
+// cutLine cuts a line of full bytes (line holds at least its first
+// maxLineBytes) as read and the messages show it.
+func cutLine(line string, full int) string {
+	return truncateUTF8(line, maxLineBytes) + fmt.Sprintf("… [line cut: %d bytes]", full)
 }
 
 // quoter collects quoted lines for a message until its budget is spent,

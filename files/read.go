@@ -157,7 +157,7 @@ func readText(f io.Reader, rel string, p readParams) (*mcp.CallToolResult, error
 				}
 			}
 			if full > maxLineBytes {
-				text = truncateUTF8(text, maxLineBytes) + fmt.Sprintf("… [line cut: %d bytes]", full)
+				text = cutLine(text, full)
 				truncatedLines++
 			}
 			if !utf8.ValidString(text) {

@@ -131,13 +131,15 @@ func fileExists(p string) bool {
 const untrustedNote = "this checkout is not trusted: programs inside it (node_modules/.bin, .venv/bin, venv/bin) are not run " +
 	"and checkers that execute its code are skipped; a harness that trusts it sets TrustCheckout (builtin-tools --trust-checkout)"
 
-func localBinsIgnored(spec *ServerSpec, program string, roots ...string) []string {
+// localBins lists, in search order, the executables named program in the
+// local bin folders of each root.
+func localBins(program string, dirs []string, roots ...string) []string {
 	var out []string
 	for _, base := range roots {
 		if base == "" {
 			continue
 		}
-		for _, d := range spec.LocalBinDirs {
+		for _, d := range dirs {
 			p := filepath.Join(base, d, program)
 			if info, err := os.Stat(p); err == nil && !info.IsDir() && info.Mode()&0o111 != 0 && !slices.Contains(out, p) {
 				out = append(out, p)

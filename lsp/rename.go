@@ -308,13 +308,11 @@ func (s *Supervisor) commit(ctx context.Context, p *editPlan, force bool) ([]str
 		if !f.touched {
 			continue
 		}
+		// Each file is checked, under its lock, against the text the plan
+		// was computed from (or for absence).
 		var expect []byte
 		if f.existedOnDisk {
-			now, _, err := s.guard.ReadFile(f.real, maxFileBytes)
-			if err != nil || string(now) != f.diskText {
-				return nil, fmt.Errorf("%s changed on disk while the rename was being worked out; no file was changed, run it again", s.rel(path))
-			}
-			expect = now
+			expect = []byte(f.diskText)
 		}
 		switch {
 		case f.exists:
@@ -325,6 +323,9 @@ func (s *Supervisor) commit(ctx context.Context, p *editPlan, force bool) ([]str
 	}
 	// Writes, creations and removals all or nothing.
 	rep, err := atomicfile.WriteAll(s.guard, changes, atomicfile.Options{Force: force})
+	if errors.Is(err, atomicfile.ErrChanged) || errors.Is(err, atomicfile.ErrExists) {
+		return nil, fmt.Errorf("%w; it changed on disk while the rename was being worked out: run it again", err)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -157,31 +157,23 @@ func (s *Supervisor) checkFile(file string) (string, error) {
 	if !s.inRoot(path) {
 		return "", fmt.Errorf("%w: %s is outside the root %s; give a path inside it", ErrBadFile, file, s.root)
 	}
-	resolved, err := filepath.EvalSymlinks(path)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return "", fmt.Errorf("%w: %s does not exist (paths are relative to %s)", ErrBadFile, s.rel(path), s.root)
-		}
-		return "", fmt.Errorf("%w: %v", ErrBadFile, err)
-	}
-	if !s.inRoot(resolved) {
-		return "", fmt.Errorf("%w: %s resolves to %s, outside the root %s", ErrBadFile, file, resolved, s.root)
-	}
-	if _, err := s.confine(resolved); err != nil {
-		return "", fmt.Errorf("%w: %v", ErrBadFile, err)
-	}
-	info, err := s.guard.Stat(s.canonical(resolved))
+	resolved, err := s.confine(path)
 	if err != nil {
 		return "", fmt.Errorf("%w: %v", ErrBadFile, err)
 	}
-	if info.IsDir() {
+	info, err := s.guard.Stat(resolved)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "", fmt.Errorf("%w: %s does not exist (paths are relative to %s)", ErrBadFile, s.rel(path), s.root)
+	case err != nil:
+		return "", fmt.Errorf("%w: %v", ErrBadFile, err)
+	case info.IsDir():
 		return "", fmt.Errorf("%w: %s is a folder; give a file", ErrBadFile, s.rel(resolved))
-	}
-	if !info.Mode().IsRegular() {
+	case !info.Mode().IsRegular():
 		// A named pipe would block the open, here and in the server.
 		return "", fmt.Errorf("%w: %s is not a regular file (%s); language servers read source files", ErrBadFile, s.rel(resolved), info.Mode().Type())
 	}
-	return s.canonical(resolved), nil
+	return resolved, nil
 }
 
 // confine resolves a path a server sent (or a caller gave) through the
@@ -282,16 +274,8 @@ func (s *Supervisor) lookBin(program string, localDirs []string, root string) (s
 	if filepath.IsAbs(program) || !s.cfg.Trusted {
 		return exec.LookPath(program)
 	}
-	for _, base := range []string{root, s.root} {
-		if base == "" {
-			continue
-		}
-		for _, d := range localDirs {
-			p := filepath.Join(base, d, program)
-			if info, err := os.Stat(p); err == nil && !info.IsDir() && info.Mode()&0o111 != 0 {
-				return p, nil
-			}
-		}
+	if found := localBins(program, localDirs, root, s.root); len(found) > 0 {
+		return found[0], nil
 	}
 	return exec.LookPath(program)
 }
@@ -571,6 +555,10 @@ func (s *Supervisor) Status(ctx context.Context) string {
 		if binErr != nil && len(dirs) > 0 {
 			bin, binErr = s.lookBin(spec.Command[0], spec.LocalBinDirs, filepath.Join(s.root, dirs[0]))
 		}
+		var runErr error
+		if len(dirs) > 0 && binErr == nil {
+			runErr = probe(spec, bin)
+		}
 		fmt.Fprintf(&b, "- %s (%s, %s): ", spec.Language, spec.ID, strings.Join(sortedKeys(spec.Extensions), " "))
 		var runs []string
 		for _, srv := range running {
@@ -585,9 +573,9 @@ func (s *Supervisor) Status(ctx context.Context) string {
 		switch {
 		case len(runs) > 0:
 			fmt.Fprintf(&b, "running for %s", strings.Join(runs, ", "))
-		case len(dirs) > 0 && binErr == nil && probe(spec, bin) != nil:
+		case len(dirs) > 0 && binErr == nil && runErr != nil:
 			fmt.Fprintf(&b, "NOT available: marker found in %s, and %s is installed but does not run: %v; install it: %s",
-				strings.Join(dirs, ", "), bin, probe(spec, bin), spec.Install)
+				strings.Join(dirs, ", "), bin, runErr, spec.Install)
 		case len(dirs) > 0 && binErr == nil:
 			fmt.Fprintf(&b, "available (marker in %s; %s), not started: it starts on the first call for one of its files", strings.Join(dirs, ", "), bin)
 		case len(dirs) > 0:
@@ -621,7 +609,7 @@ func (s *Supervisor) Status(ctx context.Context) string {
 			for _, d := range dirs {
 				roots = append(roots, filepath.Join(s.root, filepath.FromSlash(d)))
 			}
-			if ignored := localBinsIgnored(spec, spec.Command[0], append(roots, s.root)...); len(ignored) > 0 {
+			if ignored := localBins(spec.Command[0], spec.LocalBinDirs, append(roots, s.root)...); len(ignored) > 0 {
 				for i := range ignored {
 					ignored[i] = s.rel(ignored[i])
 				}

@@ -1,6 +1,7 @@
 package pathguard
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -119,20 +120,12 @@ func (g *Guard) ReadFile(abs string, limit int64) ([]byte, fs.FileInfo, error) {
 	if limit > 0 {
 		r = io.LimitReader(f, limit+1)
 	}
-	data := make([]byte, 0, info.Size()+1)
-	for {
-		n, err := r.Read(data[len(data):cap(data)])
-		data = data[:len(data)+n]
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, info, err
-		}
-		if len(data) == cap(data) {
-			data = append(data, 0)[:len(data)]
-		}
+	var buf bytes.Buffer
+	buf.Grow(int(info.Size()) + bytes.MinRead) // one allocation: ReadFrom wants MinRead free to see EOF
+	if _, err := buf.ReadFrom(r); err != nil {
+		return nil, info, err
 	}
+	data := buf.Bytes()
 	if limit > 0 && int64(len(data)) > limit {
 		return nil, info, fmt.Errorf("%w: it grew past %d bytes while being read", ErrTooLarge, limit)
 	}

@@ -106,7 +106,8 @@ func WriteAll(g *pathguard.Guard, changes []Change, opts Options) (*Report, erro
 		}
 	}
 	for _, c := range changes {
-		p, err := prepare(g, c, opts, rep)
+		// The old bytes are kept only to check them or to put them back.
+		p, err := prepare(g, c, opts, rep, c.Expected || len(changes) > 1)
 		if p != nil {
 			plans = append(plans, p)
 		}
@@ -162,7 +163,7 @@ type plan struct {
 	committed bool
 }
 
-func prepare(g *pathguard.Guard, c Change, opts Options, rep *Report) (*plan, error) {
+func prepare(g *pathguard.Guard, c Change, opts Options, rep *Report, keepOld bool) (*plan, error) {
 	p := &plan{g: g, c: c, rel: g.Rel(c.Path), base: filepath.Base(c.Path)}
 	if _, err := g.Name(c.Path); err != nil || c.Path == g.Root() {
 		return nil, fmt.Errorf("not a file inside the root")
@@ -186,7 +187,7 @@ func prepare(g *pathguard.Guard, c Change, opts Options, rep *Report) (*plan, er
 	}
 	sweepOnce(p.dir, p.dfd, dirAbs)
 
-	if err := p.readOld(); err != nil {
+	if err := p.readOld(keepOld); err != nil {
 		return p, err
 	}
 	if c.Expected {
@@ -237,8 +238,8 @@ func makeParents(g *pathguard.Guard, dir string) (string, error) {
 }
 
 // readOld opens the current file without following a link or blocking and
-// keeps its bytes, status and extended attributes.
-func (p *plan) readOld() error {
+// keeps its status, extended attributes and, with keep, its bytes.
+func (p *plan) readOld(keep bool) error {
 	fd, err := unix.Openat(p.dfd, p.base, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
 	switch {
 	case errors.Is(err, unix.ENOENT):
@@ -256,19 +257,17 @@ func (p *plan) readOld() error {
 	if p.st.Mode&unix.S_IFMT != unix.S_IFREG {
 		return fmt.Errorf("%w: it is %s", pathguard.ErrNotRegular, kindOf(p.st.Mode))
 	}
-	data := make([]byte, 0, p.st.Size+1)
-	for {
-		n, err := f.Read(data[len(data):cap(data)])
-		data = data[:len(data)+n]
-		if err != nil || n == 0 {
-			break
-		}
-		if len(data) == cap(data) {
-			data = append(data, 0)[:len(data)]
-		}
-	}
-	p.existed, p.old = true, data
+	p.existed = true
 	p.xattrs = listXattrs(fd)
+	if !keep {
+		return nil
+	}
+	var buf bytes.Buffer
+	buf.Grow(int(p.st.Size) + bytes.MinRead) // ReadFrom wants MinRead free to read EOF
+	if _, err := buf.ReadFrom(f); err != nil {
+		return err // a partial read must not pass for the old content
+	}
+	p.old = buf.Bytes()
 	return nil
 }
 
