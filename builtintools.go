@@ -1,35 +1,42 @@
-// Package builtintools is the entry point a harness links: the catalog of
-// every tool this module ships and a constructor for a run with the usual
-// resources attached. The pieces live in their own packages — registry (runs,
-// peers, the call path), tiers, pathguard, files, askuser — and a harness
-// that wants finer control can use them directly.
+// Package builtintools is the entry point a harness links: the families of
+// tools this module ships and a constructor for a run with them opened. The
+// pieces live in their own packages — registry (runs, peers, the call path),
+// tiers, pathguard, and one package per family — and a harness that wants
+// finer control can use them directly.
 package builtintools
 
 import (
-	"fmt"
-	"slices"
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/askuser"
 	"github.com/builtin-tools/builtin-tools/astgrep"
-	"github.com/builtin-tools/builtin-tools/astgrep/astgreptool"
 	"github.com/builtin-tools/builtin-tools/files"
 	"github.com/builtin-tools/builtin-tools/lsp"
 	"github.com/builtin-tools/builtin-tools/lsp/lsptool"
 	"github.com/builtin-tools/builtin-tools/registry"
+	"github.com/builtin-tools/builtin-tools/structural"
 )
 
 // Version is reported to MCP clients.
 const Version = "0.1.0"
 
-// Catalog returns the descriptor of every tool this module ships. Adding a
-// tool is a descriptor in its package and a line here.
+// Families lists the tool families this module ships, in the order they
+// open. Adding a family is its package and one line here.
+func Families() []registry.Extension {
+	return []registry.Extension{
+		files.Family,
+		askuser.Family,
+		lsptool.Family,
+		structural.Family,
+	}
+}
+
+// Catalog returns the descriptor of every tool this module ships.
 func Catalog() []registry.Descriptor {
 	var out []registry.Descriptor
-	out = append(out, files.Tools()...)
-	out = append(out, askuser.Tool)
-	out = append(out, lsptool.Tools()...)
-	out = append(out, astgreptool.Tools()...)
+	for _, f := range Families() {
+		out = append(out, f.Descriptors()...)
+	}
 	return out
 }
 
@@ -53,11 +60,24 @@ type Options struct {
 	// by default, so a read tool runs no code from the checkout; `lsp
 	// status` says which programs were passed over.
 	TrustCheckout bool
+	// OutputBudget bounds one result's text in characters (default
+	// registry.DefaultOutputBudget).
+	OutputBudget int
 	// MaxFrameBytes bounds one message ServeStdio reads (default
 	// registry.DefaultMaxFrameBytes).
 	MaxFrameBytes int
-	// Without lists resources not to attach even when available.
-	Without []registry.ResourceKind
+	// Without names families not to open (see Families); an unknown name
+	// is an error that lists the valid ones.
+	Without []string
+	// Families are the harness's own tool families, opened after the
+	// module's; their tools pass the same call path (REG-8) and their
+	// wrappers apply to every tool.
+	Families []registry.Extension
+	// Settings configure the harness's own families, by family name.
+	Settings map[string]any
+	// ClientProtocol is the MCP revision Run.Client negotiates (see
+	// registry.Config).
+	ClientProtocol string
 	// LSP configures the language-server supervisor (zero value: defaults).
 	LSP lsp.Config
 	// Structural configures the tree-sitter engine behind ast_grep,
@@ -66,45 +86,30 @@ type Options struct {
 	Structural astgrep.Options
 }
 
-// NewRun makes a run over opts.Root with the module's catalog and attaches
-// the resources opts allow. Close the run to stop everything it started.
+// NewRun makes a run over opts.Root with the module's families opened as
+// opts allow. Close the run to stop everything it started.
 func NewRun(opts Options) (*registry.Run, error) {
-	run, err := registry.NewRun(registry.Config{
+	settings := map[string]any{
+		askuser.Key.Name():    askuser.Config{Port: opts.Ask, Timeout: opts.AskTimeout},
+		lsptool.Key.Name():    opts.LSP,
+		structural.Key.Name(): opts.Structural,
+	}
+	for k, v := range opts.Settings {
+		settings[k] = v
+	}
+	return registry.NewRun(registry.Config{
 		Root:           opts.Root,
 		ConversationID: opts.ConversationID,
-		Tools:          Catalog(),
+		Families:       append(Families(), opts.Families...),
+		Without:        opts.Without,
+		Trusted:        opts.TrustCheckout,
+		Settings:       settings,
+		ClientProtocol: opts.ClientProtocol,
 		Policy:         opts.Policy,
 		Approver:       askuser.Approver{},
+		OutputBudget:   opts.OutputBudget,
 		MaxFrameBytes:  opts.MaxFrameBytes,
 		Name:           "builtin-tools",
 		Version:        Version,
 	})
-	if err != nil {
-		return nil, err
-	}
-	if opts.Ask != nil && !slices.Contains(opts.Without, registry.AskPort) {
-		if err := run.Attach(registry.AskPort, &askuser.Asker{Port: opts.Ask, Timeout: opts.AskTimeout}); err != nil {
-			run.Close()
-			return nil, fmt.Errorf("attaching the ask port: %w", err)
-		}
-	}
-	if !slices.Contains(opts.Without, registry.LSP) {
-		// Starts nothing: servers start on the first call that needs one.
-		cfg := opts.LSP
-		cfg.Trusted = cfg.Trusted || opts.TrustCheckout
-		sup := lsp.NewSupervisor(run.Root(), cfg)
-		if err := run.Attach(registry.LSP, sup); err != nil {
-			sup.Close()
-			run.Close()
-			return nil, fmt.Errorf("attaching the language-server supervisor: %w", err)
-		}
-		run.Use(lsptool.DiagnosticsOnWrite(sup))
-	}
-	if !slices.Contains(opts.Without, registry.TreeSitter) {
-		if err := run.Attach(registry.TreeSitter, astgreptool.New(opts.Structural)); err != nil {
-			run.Close()
-			return nil, fmt.Errorf("attaching the tree-sitter engine: %w", err)
-		}
-	}
-	return run, nil
 }

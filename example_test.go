@@ -58,7 +58,7 @@ func Example_harness() {
 	// plan mode sees: ast_grep
 	// plan mode sees: lsp
 	// plan mode sees: read
-	// operator sees: Allow edit (a write tool) to run?
+	// operator sees: Allow edit notes.txt? (a write tool)
 	// edited notes.txt: replaced 1 occurrence (first at line 1)
 	//      1	buy oat milk
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"unicode/utf8"
 
+	"github.com/builtin-tools/builtin-tools/internal/textcut"
 	"github.com/builtin-tools/builtin-tools/registry"
 )
 
@@ -16,12 +17,12 @@ type Approver struct{}
 
 // Approve asks the operator whether c may run.
 func (Approver) Approve(ctx context.Context, c *registry.Call) (bool, string, error) {
-	asker, ok := registry.Resource[*Asker](c.Run, registry.AskPort)
+	asker, ok := Key.Of(c.Run)
 	if !ok {
 		return false, "", fmt.Errorf("%w: this run has no ask port", ErrNoHuman)
 	}
 	ans, err := asker.Ask(ctx, Question{
-		Question: fmt.Sprintf("Allow %s (a %s tool) to run?", c.Tool.Name, c.Tool.Tier),
+		Question: approvalQuestion(c),
 		Context:  "Arguments:\n" + summarize(c.Args),
 		Options: []Option{
 			{Label: "Allow", Description: "run this call"},
@@ -41,6 +42,39 @@ func (Approver) Approve(ctx context.Context, c *registry.Call) (bool, string, er
 		return true, "", nil
 	}
 	return false, "the operator denied it", nil
+}
+
+// approvalQuestion names the tool, its main argument, where a child call
+// came from, and the tier: "Allow write lib/auth.dart, called from an eval
+// cell? (a write tool)".
+func approvalQuestion(c *registry.Call) string {
+	what := c.Tool.Name + " to run"
+	if target := mainArgument(c.Args); target != "" {
+		what = c.Tool.Name + " " + target
+	}
+	if c.Parent != nil {
+		origin := c.Origin
+		if origin == "" {
+			origin = "inside " + c.Parent.Tool.Name
+		}
+		what += ", called from " + origin
+	}
+	return fmt.Sprintf("Allow %s? (a %s tool)", what, c.Tool.Tier)
+}
+
+// mainArgument is the argument a human recognises a call by: its file or
+// path.
+func mainArgument(args json.RawMessage) string {
+	var m map[string]any
+	if json.Unmarshal(args, &m) != nil {
+		return ""
+	}
+	for _, k := range []string{"file", "path", "paths"} {
+		if s, ok := m[k].(string); ok && s != "" {
+			return textcut.Ellipsis(s, 120)
+		}
+	}
+	return ""
 }
 
 // summarize shows arguments for a human, long values cut.

@@ -93,8 +93,17 @@ func with(m map[string]any, k string, v any) map[string]any {
 	return out
 }
 
-// ASK-1, ASK-2, ASK-4: ask_user through the in-process client's elicitation.
+// ASK-1, ASK-2, ASK-4: ask_user through the in-process client's
+// elicitation, on the protocol before multi round-trip requests (mcp-go
+// sends elicitation/create for the run) and on 2026-07-28 (the client
+// answers the input_required result and retries).
 func TestAskUserThroughElicitation(t *testing.T) {
+	for _, version := range []string{mcp.ProtocolVersion20251125, mcp.ProtocolVersion20260728} {
+		t.Run(version, func(t *testing.T) { askThroughElicitation(t, version) })
+	}
+}
+
+func askThroughElicitation(t *testing.T, version string) {
 	cases := []struct {
 		name    string
 		args    map[string]any
@@ -112,7 +121,7 @@ func TestAskUserThroughElicitation(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			el := &elicitor{answers: []mcp.ElicitationResult{tc.answer}}
-			r := newRun(t, builtintools.Options{Ask: askuser.Elicitation{}})
+			r := newRun(t, builtintools.Options{Ask: askuser.Elicitation{}, ClientProtocol: version})
 			c, err := r.Client(context.Background(), tiers.Plan, client.WithElicitationHandler(el))
 			if err != nil {
 				t.Fatal(err)
@@ -151,15 +160,27 @@ func TestElicitationWithoutCapabilityFailsClosed(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	done := make(chan struct{})
+	// The call runs on another goroutine, so it must not use t.Fatal.
+	type result struct {
+		res *mcp.CallToolResult
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		req := mcp.CallToolRequest{}
+		req.Params.Name = "ask_user"
+		req.Params.Arguments = colour
+		res, err := c.CallTool(context.Background(), req)
+		done <- result{res, err}
+	}()
 	var text string
 	var isErr bool
-	go func() {
-		defer close(done)
-		text, isErr = callTool(t, c, "ask_user", colour)
-	}()
 	select {
-	case <-done:
+	case r := <-done:
+		if r.err != nil {
+			t.Fatal(r.err)
+		}
+		text, isErr = registry.ResultText(r.res), r.res.IsError
 	case <-time.After(30 * time.Second):
 		t.Fatal("ask_user blocked although the client cannot answer")
 	}
@@ -298,7 +319,7 @@ func TestApprovalThroughElicitation(t *testing.T) {
 		if (statErr == nil) != tc.allowed {
 			t.Fatalf("file written=%v, allowed=%v", statErr == nil, tc.allowed)
 		}
-		if len(el.seen) != 1 || !strings.Contains(el.seen[0].Params.Message, "Allow write (a write tool) to run?") ||
+		if len(el.seen) != 1 || !strings.Contains(el.seen[0].Params.Message, "Allow write notes.txt? (a write tool)") ||
 			!strings.Contains(el.seen[0].Params.Message, `"path": "notes.txt"`) {
 			t.Fatalf("approval card: %+v", el.seen)
 		}

@@ -2,47 +2,41 @@ package askuser
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
+	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
 )
 
 // Elicitation is the Port that asks through the MCP client of the current
-// call (elicitation/create). It works only inside a call that arrived through
-// a run's MCP server, from a client that declared the elicitation
-// capability; otherwise it fails at once with ErrNoHuman.
+// call, as an elicitation form. The registry carries the question to the
+// client as a multi round-trip input request (or, for clients of the
+// earlier protocol era, as elicitation/create) and resumes the call with the
+// answer. It works only inside a call that came from an MCP client that
+// declared the elicitation capability; otherwise it fails at once with
+// ErrNoHuman.
 type Elicitation struct{}
 
 // Ask sends q as a form elicitation and maps the response.
 func (Elicitation) Ask(ctx context.Context, q Question) (Answer, error) {
-	srv := server.ServerFromContext(ctx)
-	session := server.ClientSessionFromContext(ctx)
-	if srv == nil || session == nil {
-		return Answer{}, fmt.Errorf("%w: this call did not come from an MCP client that could show the question", ErrNoHuman)
+	c := registry.CallOf(ctx)
+	if c == nil {
+		return Answer{}, fmt.Errorf("%w: the question was not asked from inside a tool call", ErrNoHuman)
 	}
-	info, ok := session.(server.SessionWithClientInfo)
-	if !ok || info.GetClientCapabilities().Elicitation == nil {
-		name := "the MCP client"
-		if ok && info.GetClientInfo().Name != "" {
-			name = "the MCP client " + info.GetClientInfo().Name
-		}
-		return Answer{}, fmt.Errorf("%w: %s did not declare the elicitation capability, so it cannot show questions", ErrNoHuman, name)
-	}
-	res, err := srv.RequestElicitation(ctx, mcp.ElicitationRequest{
-		Request: mcp.Request{Method: string(mcp.MethodElicitationCreate)},
-		Params: mcp.ElicitationParams{
-			Mode:            mcp.ElicitationModeForm,
-			Message:         cardText(q),
-			RequestedSchema: formSchema(q),
-		},
+	res, err := c.Elicit(ctx, mcp.ElicitationParams{
+		Mode:            mcp.ElicitationModeForm,
+		Message:         cardText(q),
+		RequestedSchema: formSchema(q),
 	})
-	if err != nil {
-		if ctx.Err() != nil {
-			return Answer{}, ctx.Err()
-		}
-		return Answer{}, fmt.Errorf("%w: the MCP client could not show the question: %v", ErrNoHuman, err)
+	switch {
+	case errors.Is(err, registry.ErrNoPeer):
+		return Answer{}, fmt.Errorf("%w: %v, so it cannot show questions", ErrNoHuman, err)
+	case errors.Is(err, registry.ErrNoAnswer):
+		return Answer{}, fmt.Errorf("%w: %v", ErrNoHuman, err)
+	case err != nil:
+		return Answer{}, err
 	}
 	switch res.Action {
 	case mcp.ElicitationResponseActionDecline:

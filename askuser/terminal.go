@@ -20,19 +20,41 @@ type Terminal struct {
 	mu    sync.Mutex // one question at a time
 	lines chan string
 	eof   chan struct{}
+
+	closeOnce sync.Once
+	done      chan struct{}
+	file      *os.File // the tty OpenTTY opened, closed by Close
 }
 
 // NewTerminal makes a port reading answers from in and writing cards to out.
+// Close ends its reader.
 func NewTerminal(in io.Reader, out io.Writer) *Terminal {
-	t := &Terminal{out: out, lines: make(chan string), eof: make(chan struct{})}
+	t := &Terminal{out: out, lines: make(chan string), eof: make(chan struct{}), done: make(chan struct{})}
 	go func() {
+		defer close(t.eof)
 		sc := bufio.NewScanner(in)
 		for sc.Scan() {
-			t.lines <- sc.Text()
+			select {
+			case t.lines <- sc.Text():
+			case <-t.done:
+				return
+			}
 		}
-		close(t.eof)
 	}()
 	return t
+}
+
+// Close stops reading answers and closes the terminal OpenTTY opened. A
+// reader blocked on some other input ends when that input does.
+func (t *Terminal) Close() error {
+	var err error
+	t.closeOnce.Do(func() {
+		close(t.done)
+		if t.file != nil {
+			err = t.file.Close()
+		}
+	})
+	return err
 }
 
 // OpenTTY opens the controlling terminal, for a process whose stdin and
@@ -43,7 +65,9 @@ func OpenTTY() (*Terminal, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: no terminal to ask on (%v)", ErrNoHuman, err)
 	}
-	return NewTerminal(f, f), nil
+	t := NewTerminal(f, f)
+	t.file = f
+	return t, nil
 }
 
 // Ask prints the card and waits for a valid answer.
@@ -53,6 +77,8 @@ func (t *Terminal) Ask(ctx context.Context, q Question) (Answer, error) {
 	select {
 	case <-t.eof:
 		return Answer{}, fmt.Errorf("%w: the terminal's input has ended", ErrNoHuman)
+	case <-t.done:
+		return Answer{}, fmt.Errorf("%w: the terminal was closed", ErrNoHuman)
 	default:
 	}
 	fmt.Fprintf(t.out, "\n── question ──\n%s\n\n", cardText(q))

@@ -48,6 +48,7 @@ import (
 	"github.com/aymanbagabas/go-udiff"
 	"github.com/builtin-tools/builtin-tools/astgrep"
 	"github.com/builtin-tools/builtin-tools/internal/atomicfile"
+	"github.com/builtin-tools/builtin-tools/internal/textcut"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
@@ -331,7 +332,7 @@ func (s *Stager) Stage(ctx context.Context, q astgrep.Query, rewrite string) (*P
 	p.size = proposalSize(p)
 	if p.size > s.limits.MaxBytes {
 		return nil, fmt.Errorf("%w: nothing was staged: this edit would hold %s in memory until resolved (%s rewritten, before and after, with the diff), over the limit of %s for staged edits; narrow path to fewer files and stage it in parts",
-			ErrTooLargeToStage, formatBytes(p.size), plural(len(p.Files), "file"), formatBytes(s.limits.MaxBytes))
+			ErrTooLargeToStage, formatBytes(p.size), textcut.Count(len(p.Files), "file", "files"), formatBytes(s.limits.MaxBytes))
 	}
 
 	s.mu.Lock()
@@ -524,74 +525,6 @@ func fileID(info fs.FileInfo) (uint64, uint64) {
 	return 0, 0
 }
 
-// Summary renders the proposal for an agent: the count, the call to make,
-// the files and locations, what was left out, and the diff (capped).
-func (p *Proposal) Summary() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "(proposed) %s in %s. Nothing is written yet: call resolve with edit_id %q and action \"accept\" to apply it, or \"discard\".\n",
-		plural(len(p.Replacements), "replacement"), plural(len(p.Files), "file"), p.ID)
-	fmt.Fprintf(&b, "pattern %q -> rewrite %q (%s, read as %s)\n", p.Pattern, p.Rewrite, p.Language, p.Context)
-	b.WriteString("files:\n")
-	const maxFiles = 50
-	for i, f := range p.Files {
-		if i == maxFiles {
-			fmt.Fprintf(&b, "  … %d more files\n", len(p.Files)-maxFiles)
-			break
-		}
-		word := "line"
-		if len(f.Lines) > 1 {
-			word = "lines"
-		}
-		more := ""
-		if len(f.Lines) > 20 {
-			more = ", …"
-		}
-		fmt.Fprintf(&b, "  %s: %s at %s %s%s\n", f.File, plural(f.Replacements, "replacement"), word, joinInts(capInts(f.Lines, 20)), more)
-	}
-	if len(p.Dropped) > 0 {
-		var locs []string
-		for i, d := range p.Dropped {
-			if i == 20 {
-				locs = append(locs, fmt.Sprintf("… %d more", len(p.Dropped)-20))
-				break
-			}
-			locs = append(locs, fmt.Sprintf("%s:%d", d.File, d.StartLine))
-		}
-		fmt.Fprintf(&b, "left out %s nested in or overlapping another match (the outermost wins; run ast_edit again after this one to rewrite them): %s\n",
-			plural(len(p.Dropped), "match"), strings.Join(locs, ", "))
-	}
-	if len(p.Evicted) > 0 {
-		fmt.Fprintf(&b, "dropped older unresolved edits to make room (resolving them now fails; stage them again if still wanted): %s\n", strings.Join(p.Evicted, ", "))
-	}
-	if len(p.Skipped) > 0 {
-		var names []string
-		for _, s := range p.Skipped {
-			names = append(names, s.File+" ("+s.Reason+")")
-		}
-		fmt.Fprintf(&b, "not searched: %s\n", strings.Join(names, ", "))
-	}
-	b.WriteString("diff:\n")
-	const maxDiffLines = 400
-	lines := strings.SplitAfter(p.Diff, "\n")
-	if len(lines) > maxDiffLines {
-		b.WriteString(strings.Join(lines[:maxDiffLines], ""))
-		fmt.Fprintf(&b, "… diff cut at %d of %d lines\n", maxDiffLines, len(lines))
-	} else {
-		b.WriteString(p.Diff)
-	}
-	return b.String()
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	if strings.HasSuffix(word, "ch") {
-		return fmt.Sprintf("%d %ses", n, word)
-	}
-	return fmt.Sprintf("%d %ss", n, word)
-}
-
 func joinInts(xs []int) string {
 	s := make([]string, len(xs))
 	for i, x := range xs {
@@ -611,13 +544,6 @@ func uniqueInts(xs []int) []int {
 	}
 	sort.Ints(out)
 	return out
-}
-
-func capInts(xs []int, n int) []int {
-	if len(xs) > n {
-		return xs[:n]
-	}
-	return xs
 }
 
 func contains(xs []string, s string) bool {

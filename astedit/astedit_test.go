@@ -7,6 +7,7 @@ import (
 	"github.com/builtin-tools/builtin-tools/internal/atomicfile"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -131,8 +132,8 @@ func runRewriteCase(t *testing.T, e *astgrep.Engine, file string) {
 			t.Fatalf("%s changed at staging", name)
 		}
 	}
-	if !strings.HasPrefix(p.Summary(), "(proposed) ") || !strings.Contains(p.Summary(), `call resolve with edit_id "edit_1"`) {
-		t.Fatalf("summary:\n%s", p.Summary())
+	if p.ID != "edit_1" || len(p.Files) == 0 {
+		t.Fatalf("proposal %s with %d files", p.ID, len(p.Files))
 	}
 	if _, err := st.Resolve(context.Background(), p.ID, true, atomicfile.Options{}); err != nil {
 		t.Fatalf("accept: %v", err)
@@ -195,16 +196,12 @@ func TestAcceptWritesAndKeepsMode(t *testing.T) {
 	if p.ID != "edit_1" || len(p.Replacements) != 4 || len(p.Files) != 2 {
 		t.Fatalf("proposal %s: %d replacements in %d files", p.ID, len(p.Replacements), len(p.Files))
 	}
-	sum := p.Summary()
-	for _, want := range []string{
-		`(proposed) 4 replacements in 2 files.`,
-		`call resolve with edit_id "edit_1"`,
-		"a.go: 2 replacements at lines 4, 5",
-		"b/b.go: 2 replacements",
-		"--- a/a.go", "+++ b/a.go", "-\tdefer a.Close()", "+\tdefer mustClose(a)",
-	} {
-		if !strings.Contains(sum, want) {
-			t.Errorf("summary lacks %q:\n%s", want, sum)
+	if f := p.Files[0]; f.File != "a.go" || f.Replacements != 2 || !slices.Equal(f.Lines, []int{4, 5}) {
+		t.Errorf("first file %s: %d replacements at %v", f.File, f.Replacements, f.Lines)
+	}
+	for _, want := range []string{"--- a/a.go", "+++ b/a.go", "-\tdefer a.Close()", "+\tdefer mustClose(a)"} {
+		if !strings.Contains(p.Diff, want) {
+			t.Errorf("diff lacks %q:\n%s", want, p.Diff)
 		}
 	}
 	if got := st.Pending(); len(got) != 1 || got[0] != "edit_1" {
@@ -374,9 +371,6 @@ func TestOverlapsOutermostWins(t *testing.T) {
 	}
 	if len(p.Replacements) != 2 || len(p.Dropped) != 1 || p.Dropped[0].StartLine != 5 {
 		t.Fatalf("replacements %d dropped %+v", len(p.Replacements), p.Dropped)
-	}
-	if !strings.Contains(p.Summary(), "left out 1 match nested in or overlapping another match") || !strings.Contains(p.Summary(), "a.go:5") {
-		t.Fatalf("summary does not report the overlap:\n%s", p.Summary())
 	}
 	if _, err := st.Resolve(context.Background(), p.ID, true, atomicfile.Options{}); err != nil {
 		t.Fatal(err)

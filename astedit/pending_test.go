@@ -48,9 +48,6 @@ func TestPendingEditsAreBoundedByCount(t *testing.T) {
 			if len(p.Evicted) != 1 || p.Evicted[0] != "edit_1 (more than 16 edits were pending)" {
 				t.Errorf("edit_17 evicted %q", p.Evicted)
 			}
-			if sum := p.Summary(); !strings.Contains(sum, "dropped older unresolved edits to make room") || !strings.Contains(sum, "edit_1 (more than 16 edits were pending)") {
-				t.Errorf("summary of edit_17 does not name what it dropped:\n%s", sum)
-			}
 		}
 	}
 	pending := st.Pending()

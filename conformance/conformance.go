@@ -7,9 +7,11 @@
 // tools appear only when their resource is attached; and that tools which
 // must explain themselves (lsp, debug) do so when nothing can run.
 //
-// What is expected is data (a txtar file, see testdata/tools.txtar): each
-// tool's tier and needed resources, the golden list per mode, and calls that
-// must succeed. Adding a tool to the module adds lines there.
+// What each tool is (tier, needed resource) comes from the families'
+// descriptors; what is expected is data (a txtar file, see
+// testdata/tools.txtar): the golden list per mode, and calls that must
+// succeed. Adding a tool changes the golden lists, which -update rewrites for
+// review.
 package conformance
 
 import (
@@ -19,6 +21,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"sort"
@@ -34,11 +37,12 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
-// ToolSpec is what the data says of one tool.
+// ToolSpec is what a descriptor says of one tool.
 type ToolSpec struct {
-	Name  string
-	Tier  tiers.Tier
-	Needs []registry.ResourceKind
+	Name string
+	Tier tiers.Tier
+	// Needs is the resource (and family) the tool needs, "" for none.
+	Needs string
 }
 
 // Explain is a call that must succeed even when nothing behind the tool can
@@ -49,7 +53,7 @@ type Explain struct {
 	Want string
 }
 
-// Expectations is the parsed data file.
+// Expectations are the catalog and the parsed data file.
 type Expectations struct {
 	Tools    map[string]ToolSpec
 	Golden   map[tiers.Mode][]string
@@ -62,22 +66,23 @@ type Expectations struct {
 //go:embed testdata/tools.txtar
 var builtinData []byte
 
-// Builtin returns the expectations for this module's own catalog, for a
-// harness that links builtintools and runs the suite against its own peer.
-func Builtin() (*Expectations, error) {
-	return parse("conformance/testdata/tools.txtar (embedded)", txtar.Parse(builtinData))
+// Builtin returns the expectations for this module's own families (pass
+// builtintools.Families()), for a harness that links builtintools and runs
+// the suite against its own peer.
+func Builtin(families []registry.Extension) (*Expectations, error) {
+	return parse("conformance/testdata/tools.txtar (embedded)", txtar.Parse(builtinData), families)
 }
 
-// Load reads expectations from a txtar file with sections "catalog" (lines
-// "name tier needs", needs "-" or comma-separated), one golden section per
-// mode ("normal", "plan", "readonly": tool names, one a line) and an
-// optional "explain" section (lines "tool {json args} => wanted text").
-func Load(path string) (*Expectations, error) {
+// Load reads expectations for families from a txtar file with one golden
+// section per mode ("normal", "plan", "readonly": tool names, one a line)
+// and an optional "explain" section (lines "tool {json args} => wanted
+// text").
+func Load(path string, families []registry.Extension) (*Expectations, error) {
 	a, err := txtar.ParseFile(path)
 	if err != nil {
 		return nil, err
 	}
-	e, err := parse(path, a)
+	e, err := parse(path, a, families)
 	if err != nil {
 		return nil, err
 	}
@@ -85,29 +90,16 @@ func Load(path string) (*Expectations, error) {
 	return e, nil
 }
 
-func parse(path string, a *txtar.Archive) (*Expectations, error) {
+func parse(path string, a *txtar.Archive, families []registry.Extension) (*Expectations, error) {
 	e := &Expectations{Tools: map[string]ToolSpec{}, Golden: map[tiers.Mode][]string{}, path: path, archive: a}
+	for _, f := range families {
+		for _, d := range f.Descriptors() {
+			e.Tools[d.Name] = ToolSpec{Name: d.Name, Tier: d.Tier, Needs: d.Needs()}
+		}
+	}
 	for _, f := range a.Files {
 		lines := dataLines(f.Data)
 		switch f.Name {
-		case "catalog":
-			for _, l := range lines {
-				fields := strings.Fields(l)
-				if len(fields) != 3 {
-					return nil, fmt.Errorf("%s: catalog line %q: want 'name tier needs'", path, l)
-				}
-				tier, err := tiers.ParseTier(fields[1])
-				if err != nil {
-					return nil, fmt.Errorf("%s: %v", path, err)
-				}
-				spec := ToolSpec{Name: fields[0], Tier: tier}
-				if fields[2] != "-" {
-					for _, n := range strings.Split(fields[2], ",") {
-						spec.Needs = append(spec.Needs, registry.ResourceKind(n))
-					}
-				}
-				e.Tools[spec.Name] = spec
-			}
 		case "explain":
 			for _, l := range lines {
 				tool, rest, _ := strings.Cut(l, " ")
@@ -144,20 +136,15 @@ func dataLines(b []byte) []string {
 	return out
 }
 
-// Resources lists every resource kind some catalog tool needs, sorted.
-func (e *Expectations) Resources() []registry.ResourceKind {
-	seen := map[registry.ResourceKind]bool{}
+// Resources lists every resource (family) some catalog tool needs, sorted.
+func (e *Expectations) Resources() []string {
+	seen := map[string]bool{}
 	for _, s := range e.Tools {
-		for _, n := range s.Needs {
-			seen[n] = true
+		if s.Needs != "" {
+			seen[s.Needs] = true
 		}
 	}
-	var out []registry.ResourceKind
-	for k := range seen {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
+	return slices.Sorted(maps.Keys(seen))
 }
 
 // Peer is what the suite drives: an MCP client connected to one run.
@@ -172,9 +159,12 @@ type Peer interface {
 // Target says how to reach a harness's peer.
 type Target struct {
 	Name string
-	// Connect opens a peer in mode over a fresh run that has every resource
-	// attached except those listed in without.
-	Connect func(t *testing.T, mode tiers.Mode, without []registry.ResourceKind) Peer
+	// Connect opens a peer in mode over a fresh run that has every family
+	// opened except those listed in without.
+	Connect func(t *testing.T, mode tiers.Mode, without []string) Peer
+	// Update makes Run rewrite the golden sections of the data file from
+	// what the target lists instead of comparing.
+	Update bool
 }
 
 // ClientPeer adapts an initialized mcp-go client.
@@ -207,10 +197,6 @@ func (p clientPeer) CallTool(ctx context.Context, name string, args map[string]a
 
 func (p clientPeer) Close() error { return p.c.Close() }
 
-// Update, when true, makes Run rewrite the golden sections of the data file
-// from what the target lists instead of comparing.
-var Update = false
-
 // Run checks target against e.
 func Run(t *testing.T, target Target, e *Expectations) {
 	t.Helper()
@@ -226,7 +212,7 @@ func Run(t *testing.T, target Target, e *Expectations) {
 				t.Fatalf("tools/list: %v", err)
 			}
 			listed[mode] = tools
-			checkListed(t, e, mode, tools)
+			checkListed(t, e, mode, tools, target.Update)
 			for _, tool := range tools {
 				checkAnnotations(t, e, tool)
 				checkSchema(t, tool)
@@ -234,16 +220,16 @@ func Run(t *testing.T, target Target, e *Expectations) {
 			checkHiddenRefused(ctx, t, e, mode, p, tools)
 		})
 	}
-	if Update {
+	if target.Update {
 		if err := e.writeGolden(listed); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for _, kind := range e.Resources() {
-		t.Run(target.Name+"/without-"+string(kind), func(t *testing.T) {
+		t.Run(target.Name+"/without-"+kind, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
-			p := target.Connect(t, tiers.Normal, []registry.ResourceKind{kind})
+			p := target.Connect(t, tiers.Normal, []string{kind})
 			defer p.Close()
 			tools, err := p.ListTools(ctx)
 			if err != nil {
@@ -251,7 +237,7 @@ func Run(t *testing.T, target Target, e *Expectations) {
 			}
 			names := toolNames(tools)
 			for _, want := range e.Golden[tiers.Normal] {
-				needs := slices.Contains(e.Tools[want].Needs, kind)
+				needs := e.Tools[want].Needs == kind
 				has := slices.Contains(names, want)
 				if needs && has {
 					t.Errorf("%s is listed although its resource %s is not attached (REG-2)", want, kind)
@@ -292,10 +278,10 @@ func toolNames(tools []mcp.Tool) []string {
 	return names
 }
 
-func checkListed(t *testing.T, e *Expectations, mode tiers.Mode, tools []mcp.Tool) {
+func checkListed(t *testing.T, e *Expectations, mode tiers.Mode, tools []mcp.Tool, update bool) {
 	t.Helper()
 	got := toolNames(tools)
-	if Update {
+	if update {
 		return
 	}
 	want := slices.Clone(e.Golden[mode])
@@ -306,7 +292,7 @@ func checkListed(t *testing.T, e *Expectations, mode tiers.Mode, tools []mcp.Too
 	for _, name := range got {
 		spec, ok := e.Tools[name]
 		if !ok {
-			t.Errorf("%s is listed but not in the catalog section of %s", name, e.path)
+			t.Errorf("%s is listed but no family of the run declares it", name)
 			continue
 		}
 		if !mode.Sees(spec.Tier) {
@@ -341,10 +327,15 @@ func checkSchema(t *testing.T, tool mcp.Tool) {
 		t.Fatal(err)
 	}
 	var wire struct {
-		InputSchema map[string]any `json:"inputSchema"`
+		InputSchema  map[string]any `json:"inputSchema"`
+		OutputSchema map[string]any `json:"outputSchema"`
 	}
 	if err := json.Unmarshal(raw, &wire); err != nil {
 		t.Fatal(err)
+	}
+	// REG-12: every tool says the shape of its structuredContent.
+	if wire.OutputSchema["type"] != "object" {
+		t.Errorf("%s: output schema is %v, want an object schema (REG-12)", tool.Name, wire.OutputSchema)
 	}
 	s := wire.InputSchema
 	if s["type"] != "object" {

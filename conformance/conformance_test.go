@@ -11,7 +11,6 @@ import (
 	"github.com/builtin-tools/builtin-tools/askuser"
 	"github.com/builtin-tools/builtin-tools/conformance"
 	"github.com/builtin-tools/builtin-tools/internal/testenv"
-	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -21,8 +20,7 @@ var update = flag.Bool("update", false, "rewrite the golden mode sections of tes
 
 func expectations(t *testing.T) *conformance.Expectations {
 	t.Helper()
-	conformance.Update = *update
-	e, err := conformance.Load("testdata/tools.txtar")
+	e, err := conformance.Load("testdata/tools.txtar", builtintools.Families())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +31,7 @@ func expectations(t *testing.T) *conformance.Expectations {
 // harness linking the library does.
 var inProcess = conformance.Target{
 	Name: "inprocess",
-	Connect: func(t *testing.T, mode tiers.Mode, without []registry.ResourceKind) conformance.Peer {
+	Connect: func(t *testing.T, mode tiers.Mode, without []string) conformance.Peer {
 		t.Helper()
 		run, err := builtintools.NewRun(builtintools.Options{
 			Root: t.TempDir(), ConversationID: "conformance",
@@ -57,15 +55,11 @@ var inProcess = conformance.Target{
 // stdio reaches the run through the real command, `builtin-tools serve`.
 var stdio = conformance.Target{
 	Name: "stdio",
-	Connect: func(t *testing.T, mode tiers.Mode, without []registry.ResourceKind) conformance.Peer {
+	Connect: func(t *testing.T, mode tiers.Mode, without []string) conformance.Peer {
 		t.Helper()
 		bin := testenv.Command(t)
-		var w []string
-		for _, k := range without {
-			w = append(w, string(k))
-		}
 		c, err := client.NewStdioMCPClient(bin, os.Environ(), "serve", "--root", t.TempDir(),
-			"--mode", string(mode), "--without", strings.Join(w, ","))
+			"--mode", string(mode), "--without", strings.Join(without, ","))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -82,31 +76,24 @@ var stdio = conformance.Target{
 
 // CONF-1 over the in-process pipe.
 func TestConformanceInProcess(t *testing.T) {
-	conformance.Run(t, inProcess, expectations(t))
+	target := inProcess
+	target.Update = *update
+	conformance.Run(t, target, expectations(t))
 }
 
-// CONF-1 over stdio, against the real command.
+// CONF-1 over stdio, against the real command. Under -update the
+// in-process run above rewrote the golden lists; stdio is checked against
+// them rather than writing them again.
 func TestConformanceStdio(t *testing.T) {
-	// Under -update the in-process run above rewrote the golden lists;
-	// stdio is checked against them rather than writing them again.
-	e := expectations(t)
-	conformance.Update = false
-	defer func() { conformance.Update = *update }()
-	conformance.Run(t, stdio, e)
+	conformance.Run(t, stdio, expectations(t))
 }
 
-// A harness outside this module uses the embedded data; it must match the
-// file the module's own tests load.
-func TestBuiltinMatchesFile(t *testing.T) {
-	b, err := conformance.Builtin()
+// The embedded data a harness outside this module uses parses against the
+// module's families and passes over the in-process pipe.
+func TestBuiltinData(t *testing.T) {
+	b, err := conformance.Builtin(builtintools.Families())
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := expectations(t)
-	if len(b.Tools) != len(f.Tools) || len(b.Golden) != len(f.Golden) || len(b.Explain) != len(f.Explain) {
-		t.Fatalf("embedded data differs from testdata/tools.txtar")
-	}
-	conformance.Update = false // the embedded copy is checked, never written
-	defer func() { conformance.Update = *update }()
 	conformance.Run(t, inProcess, b)
 }

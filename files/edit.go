@@ -3,6 +3,7 @@ package files
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -12,7 +13,6 @@ import (
 	"github.com/builtin-tools/builtin-tools/internal/atomicfile"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
-	"github.com/mark3labs/mcp-go/mcp"
 )
 
 type editParams struct {
@@ -24,33 +24,56 @@ type editParams struct {
 }
 
 // Edit replaces exact text in a file.
-var Edit = registry.Tool("edit", tiers.Write,
-	"Replace exact text in a file. old_string must match the file byte for byte (whitespace included) and occur exactly once, "+
-		"unless replace_all is true. If it matches nothing or several places, nothing is written and the error shows the candidate lines. "+
-		"old_string is matched byte for byte first; in a file with CRLF line ends, LF in old_string also matches CRLF. "+
+var EditTool = registry.Descriptor{
+	Name:  "edit",
+	Title: "edit file",
+	Tier:  tiers.Write,
+	Description: "Replace exact text in a file. old_string must match the file byte for byte (whitespace included) and occur exactly once, " +
+		"unless replace_all is true. If it matches nothing or several places, nothing is written and the error shows the candidate lines. " +
+		"old_string is matched byte for byte first; in a file with CRLF line ends, LF in old_string also matches CRLF. " +
 		"new_string takes the line ends of the text it replaces.",
-	nil, editFile)
+	Writes:  true,
+	Handler: registry.Func(editFile),
+}
 
-func editFile(ctx context.Context, c *registry.Call, p editParams) (*mcp.CallToolResult, error) {
+// EditResult is what edit changed.
+type EditResult struct {
+	Path         string   `json:"path" jsonschema:"the file, relative to the root"`
+	Replacements int      `json:"replacements" jsonschema:"how many occurrences were replaced"`
+	FirstLine    int      `json:"first_line" jsonschema:"1-based line of the first replacement"`
+	Snippet      string   `json:"snippet" jsonschema:"the changed lines as they are now, numbered"`
+	Notes        []string `json:"notes,omitempty"`
+}
+
+// Text is what the agent reads.
+func (r EditResult) Text() string {
+	what := "1 occurrence"
+	if r.Replacements > 1 {
+		what = fmt.Sprintf("%d occurrences", r.Replacements)
+	}
+	return fmt.Sprintf("edited %s: replaced %s (first at line %d)\n%s%s", r.Path, what, r.FirstLine, r.Snippet, noteText(r.Notes))
+}
+
+func editFile(ctx context.Context, c *registry.Call, p editParams) (EditResult, error) {
 	abs, err := c.Path(p.Path)
 	if err != nil {
-		return registry.Errorf("%v", err)
+		return EditResult{}, err
 	}
 	rel := c.Rel(abs)
 	if p.OldString == "" {
-		return registry.Errorf("old_string is empty; to create a file or replace all of it, use write")
+		return EditResult{}, fmt.Errorf("old_string is empty; to create a file or replace all of it, use write")
 	}
 	if p.OldString == p.NewString {
-		return registry.Errorf("old_string and new_string are the same; nothing to change")
+		return EditResult{}, fmt.Errorf("old_string and new_string are the same; nothing to change")
 	}
 	unlock, err := atomicfile.Lock(ctx, abs)
 	if err != nil {
-		return registry.Errorf("%v; %s was not changed", err, rel)
+		return EditResult{}, fmt.Errorf("%v; %s was not changed", err, rel)
 	}
 	defer unlock()
 	data, err := readTextFile(c.Run.Guard(), abs, rel, "edit")
 	if err != nil {
-		return registry.Errorf("%v", err)
+		return EditResult{}, err
 	}
 	content := string(data)
 	oldS := p.OldString
@@ -65,9 +88,9 @@ func editFile(ctx context.Context, c *registry.Call, p editParams) (*mcp.CallToo
 	}
 	switch {
 	case len(offsets) == 0:
-		return registry.Errorf("%s", noMatch(rel, content, p.OldString))
+		return EditResult{}, errors.New(noMatch(rel, content, p.OldString, quoteBudget(c)))
 	case len(offsets) > 1 && !p.ReplaceAll:
-		return registry.Errorf("%s", manyMatches(rel, content, offsets))
+		return EditResult{}, errors.New(manyMatches(rel, content, offsets, quoteBudget(c)))
 	}
 	var b strings.Builder
 	prev := 0
@@ -81,18 +104,14 @@ func editFile(ctx context.Context, c *registry.Call, p editParams) (*mcp.CallToo
 	rep, err := atomicfile.Write(c.Run.Guard(), atomicfile.Change{Path: abs, Data: []byte(updated), Expect: data, Expected: true},
 		atomicfile.Options{Force: p.Force})
 	if err != nil {
-		return registry.Errorf("%s", writeError(rel, err))
+		return EditResult{}, errors.New(writeError(rel, err))
 	}
 	c.Wrote(abs)
 
 	firstLine := lineOf(content, offsets[0])
 	newLines := strings.Count(strings.TrimSuffix(p.NewString, "\n"), "\n") // a final line end starts no new line
-	what := "1 occurrence"
-	if len(offsets) > 1 {
-		what = fmt.Sprintf("%d occurrences", len(offsets))
-	}
-	return registry.Text(fmt.Sprintf("edited %s: replaced %s (first at line %d)\n%s%s",
-		rel, what, firstLine, snippet(updated, firstLine, firstLine+newLines), notes(rep)))
+	return EditResult{Path: rel, Replacements: len(offsets), FirstLine: firstLine,
+		Snippet: snippet(updated, firstLine, firstLine+newLines, quoteBudget(c)), Notes: reportNotes(rep)}, nil
 }
 
 func allIndexes(s, sub string) []int {
@@ -140,7 +159,7 @@ func replacement(content string, start, end int, newS string) string {
 // snippet shows lines from..to with two lines of context, numbered and
 // cut as read cuts them; lines of the change that do not fit (past 30
 // lines or the result budget) are named with the read call that shows them.
-func snippet(content string, from, to int) string {
+func snippet(content string, from, to, budget int) string {
 	lo, hi := max(from-2, 1), to+2
 	if hi-lo > 30 {
 		hi = lo + 30
@@ -149,7 +168,7 @@ func snippet(content string, from, to int) string {
 	if last := lo + len(ls) - 1; last < hi {
 		to = min(to, last) // the file ends here
 	}
-	q := quoter{budget: quoteBudget}
+	q := quoter{budget: budget}
 	shown := lo - 1
 	for i, l := range ls {
 		if !q.add(lo+i, l) {
@@ -159,7 +178,7 @@ func snippet(content string, from, to int) string {
 	}
 	out := q.String()
 	if shown < to {
-		out += fmt.Sprintf("\n[lines %d-%d are not shown (a result shows at most 30 lines and %d KiB); call read with offset %d to see them]", shown+1, to, maxResultBytes>>10, shown+1)
+		out += fmt.Sprintf("\n[lines %d-%d are not shown (a result shows at most 30 lines and one output budget); call read with offset %d to see them]", shown+1, to, shown+1)
 	}
 	return out
 }
@@ -174,10 +193,10 @@ func lineAt(content string, off int) string {
 	return content[start:end]
 }
 
-func manyMatches(rel, content string, offsets []int) string {
+func manyMatches(rel, content string, offsets []int, budget int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "old_string occurs %d times in %s, so nothing was changed. Add surrounding lines to old_string to pick one, or set replace_all to change them all. Matches start at:\n", len(offsets), rel)
-	q := quoter{budget: quoteBudget}
+	q := quoter{budget: budget}
 	line, pos, shown := 1, 0, 0
 	for _, off := range offsets[:min(len(offsets), 10)] {
 		line += strings.Count(content[pos:off], "\n")
@@ -197,16 +216,16 @@ func manyMatches(rel, content string, offsets []int) string {
 // noMatch explains a failed match: a whitespace-only difference is named as
 // such; otherwise the lines most like old_string's first line are shown.
 // It walks the file line by line, holding no copy of it.
-func noMatch(rel, content, old string) string {
+func noMatch(rel, content, old string, budget int) string {
 	if at, n := matchIgnoringSpace(content, old); at > 0 {
-		q := quoter{budget: quoteBudget}
+		q := quoter{budget: budget}
 		for i, l := range lineRange(content, at, at+n-1) {
 			q.add(at+i, l)
 		}
 		msg := fmt.Sprintf("old_string was not found in %s as written, but it matches at line %d if whitespace is ignored: "+
 			"copy the indentation and spacing exactly. The file has:\n%s", rel, at, q.String())
 		if q.left > 0 {
-			msg += fmt.Sprintf("\n[%d more lines not shown (%d KiB result cap); call read with offset %d to see them]", q.left, maxResultBytes>>10, q.first)
+			msg += fmt.Sprintf("\n[%d more lines not shown (output budget); call read with offset %d to see them]", q.left, q.first)
 		}
 		return msg
 	}
@@ -242,7 +261,7 @@ func noMatch(rel, content, old string) string {
 	if len(best) == 0 {
 		return msg + " No line resembles its first line."
 	}
-	q := quoter{budget: quoteBudget}
+	q := quoter{budget: budget}
 	for _, cd := range best {
 		q.add(cd.line, cd.text)
 	}

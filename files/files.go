@@ -12,16 +12,19 @@ import (
 	"fmt"
 	"io/fs"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/builtin-tools/builtin-tools/internal/atomicfile"
+	"github.com/builtin-tools/builtin-tools/internal/textcut"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 	"github.com/builtin-tools/builtin-tools/registry"
 )
 
-// Tools returns the file tools' descriptors.
-func Tools() []registry.Descriptor {
-	return []registry.Descriptor{Read, Write, Edit, ApplyPatch}
+// Family is the harness's file tools. They need no resource: only the
+// run's root and path guard.
+var Family = registry.Family[registry.None]{
+	Key:   registry.NewKey[registry.None]("files"),
+	Doc:   "read, write, edit and apply_patch: the harness's own file tools",
+	Tools: []registry.Descriptor{ReadTool, WriteTool, EditTool, ApplyPatchTool},
 }
 
 // sniffLen is how much of a file decides whether it is binary, as git does.
@@ -33,26 +36,6 @@ func isBinary(data []byte) bool {
 		data = data[:sniffLen]
 	}
 	return bytes.IndexByte(data, 0) >= 0
-}
-
-// firstInvalidUTF8 returns the 1-based line of the first byte that is not
-// UTF-8, or 0.
-func firstInvalidUTF8(data []byte) int {
-	if utf8.Valid(data) {
-		return 0
-	}
-	line := 1
-	for i := 0; i < len(data); {
-		r, size := utf8.DecodeRune(data[i:])
-		if r == utf8.RuneError && size == 1 {
-			return line
-		}
-		if data[i] == '\n' {
-			line++
-		}
-		i += size
-	}
-	return 0
 }
 
 // maxTextBytes is the largest file edit and apply_patch change: they hold
@@ -99,14 +82,11 @@ func writeError(rel string, err error) string {
 	return msg + "; the file was not changed"
 }
 
-// maxResultBytes bounds every result and message that quotes file lines,
-// so that a file of huge lines cannot flood the agent's context or the
-// server's memory. quoteBudget leaves room for the text around the
-// quoted lines.
-const (
-	maxResultBytes = 64 << 10
-	quoteBudget    = maxResultBytes - 4<<10
-)
+// quoteBudget is how much of a call's output budget quoted file lines may
+// take, leaving room for the sentences around them.
+func quoteBudget(c *registry.Call) int {
+	return max(c.Budget()-1000, 500)
+}
 
 // quoteLine renders one file line for a message as read shows it: without
 // its line end, cut at maxLineBytes on a character boundary.
@@ -122,7 +102,7 @@ func quoteLine(line string) string {
 // cutLine cuts a line of full bytes (line holds at least its first
 // maxLineBytes) as read and the messages show it.
 func cutLine(line string, full int) string {
-	return truncateUTF8(line, maxLineBytes) + fmt.Sprintf("… [line cut: %d bytes]", full)
+	return textcut.Bytes(line, maxLineBytes) + fmt.Sprintf("… [line cut: %d bytes]", full)
 }
 
 // quoter collects quoted lines for a message until its budget is spent,
@@ -172,10 +152,18 @@ func lineRange(s string, from, to int) []string {
 	return out
 }
 
-// notes renders what a commit could not keep, for the result.
-func notes(rep *atomicfile.Report) string {
-	if rep == nil || len(rep.Notes) == 0 {
+// reportNotes returns what a commit could not keep.
+func reportNotes(rep *atomicfile.Report) []string {
+	if rep == nil {
+		return nil
+	}
+	return rep.Notes
+}
+
+// noteText renders notes for the result's text.
+func noteText(notes []string) string {
+	if len(notes) == 0 {
 		return ""
 	}
-	return "\nnote: " + strings.Join(rep.Notes, "\nnote: ")
+	return "\nnote: " + strings.Join(notes, "\nnote: ")
 }

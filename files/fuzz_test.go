@@ -65,7 +65,7 @@ func FuzzApplyPatch(f *testing.F) {
 		os.Symlink("../outside", filepath.Join(root, "door"))
 		os.Symlink("a.txt", filepath.Join(root, "inlink.txt"))
 
-		run, err := registry.NewRun(registry.Config{Root: root, Tools: files.Tools()})
+		run, err := registry.NewRun(registry.Config{Root: root, Families: []registry.Extension{files.Family}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -35,29 +35,43 @@ func newHarness(t *testing.T) *harness {
 	return newHarnessAt(t, filepath.Join(parent, "root"))
 }
 
+// newHarnessWithBudget makes a harness whose run has the given output
+// budget.
+func newHarnessWithBudget(t *testing.T, budget int) *harness {
+	t.Helper()
+	return newHarnessFull(t, filepath.Join(t.TempDir(), "root"), budget)
+}
+
 func newHarnessAt(t *testing.T, root string) *harness {
+	t.Helper()
+	return newHarnessFull(t, root, 0)
+}
+
+func newHarnessFull(t *testing.T, root string, budget int) *harness {
 	t.Helper()
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	run, err := registry.NewRun(registry.Config{Root: root, Tools: files.Tools()})
+	h := &harness{t: t}
+	recorder := registry.Family[registry.None]{Key: registry.NewKey[registry.None]("recorder"),
+		Wrappers: []registry.Wrapper{{
+			Name: "record-written",
+			Wrap: func(next registry.HandlerFunc) registry.HandlerFunc {
+				return func(ctx context.Context, c *registry.Call) (*mcp.CallToolResult, error) {
+					res, err := next(ctx, c)
+					h.mu.Lock()
+					h.written = c.Written()
+					h.mu.Unlock()
+					return res, err
+				}
+			},
+		}}}
+	run, err := registry.NewRun(registry.Config{Root: root, Families: []registry.Extension{files.Family, recorder}, OutputBudget: budget})
 	if err != nil {
 		t.Fatalf("NewRun: %v", err)
 	}
 	t.Cleanup(func() { run.Close() })
-	h := &harness{t: t, run: run, root: run.Root()}
-	run.Use(registry.Wrapper{
-		Name: "record-written",
-		Wrap: func(next registry.HandlerFunc) registry.HandlerFunc {
-			return func(ctx context.Context, c *registry.Call) (*mcp.CallToolResult, error) {
-				res, err := next(ctx, c)
-				h.mu.Lock()
-				h.written = c.Written()
-				h.mu.Unlock()
-				return res, err
-			}
-		},
-	})
+	h.run, h.root = run, run.Root()
 	return h
 }
 

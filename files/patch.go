@@ -13,7 +13,6 @@ import (
 	"github.com/builtin-tools/builtin-tools/internal/atomicfile"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
-	"github.com/mark3labs/mcp-go/mcp"
 )
 
 type patchParams struct {
@@ -22,17 +21,40 @@ type patchParams struct {
 }
 
 // ApplyPatch applies a unified diff to one or more files, all or nothing.
-var ApplyPatch = registry.Tool("apply_patch", tiers.Write,
-	"Apply a unified diff to one or more files. Every hunk of every file is checked before anything is written; "+
-		"if one does not apply, no file changes and the error shows what the hunk expected and what the file has. "+
-		"Hunks whose line numbers are off are placed by their context lines (the nearest match wins). "+
-		"Supports new files, deletions, git renames and git mode changes (100644/100755); symbolic links and submodules are refused. "+
+var ApplyPatchTool = registry.Descriptor{
+	Name:  "apply_patch",
+	Title: "apply patch",
+	Tier:  tiers.Write,
+	Description: "Apply a unified diff to one or more files. Every hunk of every file is checked before anything is written; " +
+		"if one does not apply, no file changes and the error shows what the hunk expected and what the file has. " +
+		"Hunks whose line numbers are off are placed by their context lines (the nearest match wins). " +
+		"Supports new files, deletions, git renames and git mode changes (100644/100755); symbolic links and submodules are refused. " +
 		"Without \"diff --git\" lines, a/ and b/ are read as prefixes unless only the name with them exists.",
-	nil, applyPatch)
+	Writes:  true,
+	Handler: registry.Func(applyPatch),
+}
 
-func applyPatch(ctx context.Context, c *registry.Call, p patchParams) (*mcp.CallToolResult, error) {
+// PatchResult is what apply_patch changed.
+type PatchResult struct {
+	Files   int      `json:"files" jsonschema:"how many files the patch names"`
+	Changed []string `json:"changed" jsonschema:"files written, relative to the root"`
+	Deleted []string `json:"deleted,omitempty" jsonschema:"files removed"`
+	Report  []string `json:"report" jsonschema:"one line per file of the patch: what was done to it"`
+	Notes   []string `json:"notes,omitempty"`
+}
+
+// Text is what the agent reads.
+func (r PatchResult) Text() string {
+	noun := "files"
+	if r.Files == 1 {
+		noun = "file"
+	}
+	return fmt.Sprintf("applied the patch to %d %s:\n%s%s", r.Files, noun, strings.Join(r.Report, "\n"), noteText(r.Notes))
+}
+
+func applyPatch(ctx context.Context, c *registry.Call, p patchParams) (PatchResult, error) {
 	if strings.TrimSpace(p.Patch) == "" {
-		return registry.Errorf("patch is empty; give a unified diff with ---/+++ headers and @@ hunks")
+		return PatchResult{}, fmt.Errorf("patch is empty; give a unified diff with ---/+++ headers and @@ hunks")
 	}
 	text := p.Patch
 	if !strings.HasSuffix(text, "\n") {
@@ -40,14 +62,14 @@ func applyPatch(ctx context.Context, c *registry.Call, p patchParams) (*mcp.Call
 	}
 	parsed, gitHeader, raw, err := parsePatch(text)
 	if err != nil {
-		return registry.Errorf("the patch could not be parsed: %v; give a unified diff with ---/+++ headers and @@ hunks", err)
+		return PatchResult{}, fmt.Errorf("the patch could not be parsed: %v; give a unified diff with ---/+++ headers and @@ hunks", err)
 	}
 	if len(parsed) == 0 {
-		return registry.Errorf("the patch names no files: a unified diff needs '--- a/FILE' and '+++ b/FILE' lines followed by '@@ -l,n +l,n @@' hunks")
+		return PatchResult{}, fmt.Errorf("the patch names no files: a unified diff needs '--- a/FILE' and '+++ b/FILE' lines followed by '@@ -l,n +l,n @@' hunks")
 	}
 	secs, err := resolveSections(c, parsed, gitHeader, raw)
 	if err != nil {
-		return registry.Errorf("%v", err)
+		return PatchResult{}, err
 	}
 	// Every file the patch names is locked before the first is read, so a
 	// parallel edit of one of them lands before or after, never in between.
@@ -64,7 +86,7 @@ func applyPatch(ctx context.Context, c *registry.Call, p patchParams) (*mcp.Call
 	}
 	unlock, err := atomicfile.Lock(ctx, touched...)
 	if err != nil {
-		return registry.Errorf("%v (nothing was written)", err)
+		return PatchResult{}, fmt.Errorf("%v (nothing was written)", err)
 	}
 	defer unlock()
 	planned := map[string][]byte{}     // abs path -> content so far, nil = deleted
@@ -79,21 +101,21 @@ func applyPatch(ctx context.Context, c *registry.Call, p patchParams) (*mcp.Call
 	for _, s := range secs {
 		f, oldName, newName := s.f, s.oldName, s.newName
 		if f.IsBinary {
-			return registry.Errorf("the patch changes binary file %s; apply_patch handles text only (nothing was written)", firstNonEmpty(newName, oldName))
+			return PatchResult{}, fmt.Errorf("the patch changes binary file %s; apply_patch handles text only (nothing was written)", firstNonEmpty(newName, oldName))
 		}
 		src := ""
 		var srcAbs string
 		if !f.IsNew {
 			abs, err := c.Path(oldName)
 			if err != nil {
-				return registry.Errorf("%v (nothing was written)", err)
+				return PatchResult{}, fmt.Errorf("%v (nothing was written)", err)
 			}
 			srcAbs = abs
 			content, seen := planned[abs]
 			if !seen {
 				data, err := readTextFile(c.Run.Guard(), abs, c.Rel(abs), "apply_patch")
 				if err != nil {
-					return registry.Errorf("%v (nothing was written)", err)
+					return PatchResult{}, fmt.Errorf("%v (nothing was written)", err)
 				}
 				content = data
 				read[abs] = data
@@ -101,7 +123,7 @@ func applyPatch(ctx context.Context, c *registry.Call, p patchParams) (*mcp.Call
 					modes[abs] = info.Mode().Perm()
 				}
 			} else if content == nil {
-				return registry.Errorf("the patch changes %s after deleting it (nothing was written)", oldName)
+				return PatchResult{}, fmt.Errorf("the patch changes %s after deleting it (nothing was written)", oldName)
 			}
 			src = string(content)
 		}
@@ -109,10 +131,10 @@ func applyPatch(ctx context.Context, c *registry.Call, p patchParams) (*mcp.Call
 		offsets := 0
 		shift := 0 // lines added so far by earlier hunks, whose positions are in the old file
 		for i, frag := range f.TextFragments {
-			res, off, err := applyFragment(lines, frag, shift)
+			res, off, err := applyFragment(lines, frag, shift, quoteBudget(c))
 			if err != nil {
 				name := firstNonEmpty(oldName, newName)
-				return registry.Errorf("hunk %d of %d for %s (@@ -%d,%d +%d,%d @@) does not apply, so no file was changed: %v",
+				return PatchResult{}, fmt.Errorf("hunk %d of %d for %s (@@ -%d,%d +%d,%d @@) does not apply, so no file was changed: %v",
 					i+1, len(f.TextFragments), name, frag.OldPosition, frag.OldLines, frag.NewPosition, frag.NewLines, err)
 			}
 			if off != 0 {
@@ -125,7 +147,7 @@ func applyPatch(ctx context.Context, c *registry.Call, p patchParams) (*mcp.Call
 		switch {
 		case f.IsDelete:
 			if strings.TrimSpace(out) != "" {
-				return registry.Errorf("the patch deletes %s but its hunks do not remove all of its content (nothing was written)", oldName)
+				return PatchResult{}, fmt.Errorf("the patch deletes %s but its hunks do not remove all of its content (nothing was written)", oldName)
 			}
 			planned[srcAbs] = nil
 			order = appendOnce(order, srcAbs)
@@ -137,7 +159,7 @@ func applyPatch(ctx context.Context, c *registry.Call, p patchParams) (*mcp.Call
 			if f.IsNew || moved {
 				abs, err := c.Path(newName)
 				if err != nil {
-					return registry.Errorf("%v (nothing was written)", err)
+					return PatchResult{}, fmt.Errorf("%v (nothing was written)", err)
 				}
 				dstAbs = abs
 				content, seen := planned[abs]
@@ -146,7 +168,7 @@ func applyPatch(ctx context.Context, c *registry.Call, p patchParams) (*mcp.Call
 					if moved {
 						what = "renames or copies a file onto"
 					}
-					return registry.Errorf("the patch %s %s, which already exists (nothing was written); use a diff against its current content", what, newName)
+					return PatchResult{}, fmt.Errorf("the patch %s %s, which already exists (nothing was written); use a diff against its current content", what, newName)
 				}
 			}
 			if moved {
@@ -243,18 +265,18 @@ func applyPatch(ctx context.Context, c *registry.Call, p patchParams) (*mcp.Call
 	}
 	rep, err := atomicfile.WriteAll(c.Run.Guard(), changes, atomicfile.Options{Force: p.Force})
 	if err != nil {
-		return registry.Errorf("could not apply the patch: %s", writeError("its files", err))
+		return PatchResult{}, fmt.Errorf("could not apply the patch: %s", writeError("its files", err))
 	}
+	res := PatchResult{Files: len(files), Changed: []string{}, Report: report, Notes: reportNotes(rep)}
 	for _, ch := range changes {
-		if !ch.Delete {
+		if ch.Delete {
+			res.Deleted = append(res.Deleted, c.Rel(ch.Path))
+		} else {
 			c.Wrote(ch.Path)
+			res.Changed = append(res.Changed, c.Rel(ch.Path))
 		}
 	}
-	noun := "files"
-	if len(files) == 1 {
-		noun = "file"
-	}
-	return registry.Text(fmt.Sprintf("applied the patch to %d %s:\n%s%s", len(files), noun, strings.Join(report, "\n"), notes(rep)))
+	return res, nil
 }
 
 // section is one file of a patch with the names it is applied under.
@@ -541,7 +563,7 @@ func appendOnce(s []string, v string) []string {
 // used. The old lines are looked for at the stated position (moved by
 // shift, the lines earlier hunks added) first, then at growing distances
 // either side.
-func applyFragment(lines []string, frag *gitdiff.TextFragment, shift int) ([]string, int, error) {
+func applyFragment(lines []string, frag *gitdiff.TextFragment, shift, budget int) ([]string, int, error) {
 	var old []string
 	for _, l := range frag.Lines {
 		if l.Old() {
@@ -571,7 +593,7 @@ func applyFragment(lines []string, frag *gitdiff.TextFragment, shift int) ([]str
 			}
 		}
 		if at < 0 {
-			return nil, 0, fmt.Errorf("%s", explainMismatch(lines, old, want))
+			return nil, 0, fmt.Errorf("%s", explainMismatch(lines, old, want, budget))
 		}
 	}
 	return slices.Replace(lines, at, at+len(old), newLines(lines, at, frag)...), at - want, nil
@@ -680,10 +702,10 @@ func trimEOL(s string) string { return strings.TrimRight(s, "\r\n") }
 
 // explainMismatch shows what the hunk expected and what the file has, each
 // line cut and each side within half the result budget.
-func explainMismatch(lines, old []string, want int) string {
+func explainMismatch(lines, old []string, want, budget int) string {
 	var b strings.Builder
 	b.WriteString("its context and removed lines are not in the file. The hunk expects:\n")
-	hq := quoter{budget: quoteBudget / 2}
+	hq := quoter{budget: budget / 2}
 	for _, o := range old {
 		hq.add(0, o)
 	}
@@ -693,13 +715,13 @@ func explainMismatch(lines, old []string, want int) string {
 	}
 	if want < len(lines) {
 		fmt.Fprintf(&b, "but at line %d the file has:\n", want+1)
-		fq := quoter{budget: quoteBudget / 2}
+		fq := quoter{budget: budget / 2}
 		for i := want; i < len(lines) && i < want+len(old); i++ {
 			fq.add(i+1, lines[i])
 		}
 		b.WriteString(fq.String() + "\n")
 		if fq.left > 0 {
-			fmt.Fprintf(&b, "[%d more lines not shown (%d KiB result cap); call read with offset %d to see them]\n", fq.left, maxResultBytes>>10, fq.first)
+			fmt.Fprintf(&b, "[%d more lines not shown (output budget); call read with offset %d to see them]\n", fq.left, fq.first)
 		}
 	} else {
 		fmt.Fprintf(&b, "but the file has only %d lines\n", len(lines))

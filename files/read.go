@@ -10,7 +10,7 @@ import (
 	"io/fs"
 	"net/http"
 	"os"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -40,39 +40,74 @@ type readParams struct {
 
 // Read shows a text file with numbered lines, an image as an image, or a
 // folder's entries.
-var Read = registry.Tool("read", tiers.Read,
-	"Read a file inside the root. Text comes back with 1-based line numbers (cat -n style); use offset and limit to page through long files. "+
+var ReadTool = registry.Descriptor{
+	Name:  "read",
+	Title: "read file",
+	Tier:  tiers.Read,
+	Description: "Read a file inside the root. Text comes back with 1-based line numbers (cat -n style); use offset and limit to page through long files " +
+		"(a page is at most one output budget, about 8,000 characters, and says where to continue). " +
 		"PNG, JPEG, GIF and WebP images come back as images. A folder lists its entries. Binary files are refused.",
-	nil, readFile)
+	Handler: registry.Func(readFile),
+}
 
-func readFile(ctx context.Context, c *registry.Call, p readParams) (*mcp.CallToolResult, error) {
+// ReadResult is what read shows.
+type ReadResult struct {
+	Path string `json:"path" jsonschema:"relative to the root"`
+	// Kind is text, empty, image or folder.
+	Kind       string   `json:"kind" jsonschema:"text, empty, image or folder"`
+	FirstLine  int      `json:"first_line,omitempty" jsonschema:"first line shown, 1-based"`
+	LastLine   int      `json:"last_line,omitempty" jsonschema:"last line shown"`
+	TotalLines int      `json:"total_lines,omitempty" jsonschema:"lines in the file (a lower bound when counted is false)"`
+	Counted    bool     `json:"counted,omitempty" jsonschema:"whether total_lines counts the whole file"`
+	Content    string   `json:"content,omitempty" jsonschema:"the lines shown, as in the file (long lines cut)"`
+	Entries    []string `json:"entries,omitempty" jsonschema:"a folder's entries; folders end in /, symbolic links in @"`
+	MimeType   string   `json:"mime_type,omitempty"`
+	Bytes      int64    `json:"bytes,omitempty"`
+	Notes      []string `json:"notes,omitempty" jsonschema:"what was left out and how to get it"`
+
+	text  string
+	image *mcp.ImageContent
+}
+
+// Text is what the agent reads.
+func (r ReadResult) Text() string { return r.text }
+
+// MoreContent returns the image, for an image file.
+func (r ReadResult) MoreContent() []mcp.Content {
+	if r.image == nil {
+		return nil
+	}
+	return []mcp.Content{*r.image}
+}
+
+func readFile(ctx context.Context, c *registry.Call, p readParams) (ReadResult, error) {
 	abs, err := c.Path(p.Path)
 	if err != nil {
-		return registry.Errorf("%v", err)
+		return ReadResult{}, err
 	}
 	rel := c.Rel(abs)
 	if p.Offset < 0 || p.Limit < 0 {
-		return registry.Errorf("offset and limit must be positive (offset is a 1-based line number)")
+		return ReadResult{}, fmt.Errorf("offset and limit must be positive (offset is a 1-based line number)")
 	}
 	g := c.Run.Guard()
 	info, err := g.Stat(abs)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return registry.Errorf("%s does not exist (paths are relative to the root %s)", rel, c.Run.Root())
+			return ReadResult{}, fmt.Errorf("%s does not exist (paths are relative to the root %s)", rel, c.Run.Root())
 		}
-		return registry.Errorf("cannot open %s: %v", rel, err)
+		return ReadResult{}, fmt.Errorf("cannot open %s: %v", rel, err)
 	}
 	if info.IsDir() {
-		return listDir(g, abs, rel)
+		return listDir(g, abs, rel, c.Budget())
 	}
 	// Checked before opening and again on the descriptor: opening a named
 	// pipe blocks until a writer comes, and a device may never end.
 	f, info, err := g.Open(abs)
 	if errors.Is(err, pathguard.ErrNotRegular) {
-		return registry.Errorf("%s is not a regular file (%s); read shows files and folders", rel, info.Mode().Type())
+		return ReadResult{}, fmt.Errorf("%s is not a regular file (%s); read shows files and folders", rel, info.Mode().Type())
 	}
 	if err != nil {
-		return registry.Errorf("cannot open %s: %v", rel, err)
+		return ReadResult{}, fmt.Errorf("cannot open %s: %v", rel, err)
 	}
 	defer f.Close()
 
@@ -84,12 +119,12 @@ func readFile(ctx context.Context, c *registry.Call, p readParams) (*mcp.CallToo
 		return readImage(f, rel, kind, info.Size())
 	}
 	if isBinary(head) {
-		return registry.Errorf("%s is a binary file (%d bytes, detected as %s); read shows text files only", rel, info.Size(), http.DetectContentType(head))
+		return ReadResult{}, fmt.Errorf("%s is a binary file (%d bytes, detected as %s); read shows text files only", rel, info.Size(), http.DetectContentType(head))
 	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return registry.Errorf("cannot read %s: %v", rel, err)
+		return ReadResult{}, fmt.Errorf("cannot read %s: %v", rel, err)
 	}
-	return readText(f, rel, p)
+	return readText(f, rel, p, c.Budget())
 }
 
 // Buffers are pooled: a read is a hot, small call and should not allocate
@@ -99,7 +134,7 @@ var (
 	readerPool = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64<<10) }}
 )
 
-func readText(f io.Reader, rel string, p readParams) (*mcp.CallToolResult, error) {
+func readText(f io.Reader, rel string, p readParams, budget int) (ReadResult, error) {
 	start := max(p.Offset, 1)
 	limit := p.Limit
 	if limit == 0 {
@@ -108,7 +143,10 @@ func readText(f io.Reader, rel string, p readParams) (*mcp.CallToolResult, error
 	br := readerPool.Get().(*bufio.Reader)
 	br.Reset(f)
 	defer func() { br.Reset(nil); readerPool.Put(br) }()
-	var out strings.Builder
+	// The page fits the output budget with room for the notes.
+	pageBudget := max(budget-400, 200)
+	var out, raw strings.Builder
+	used := 0
 	line, shown, total := 0, 0, 0
 	truncatedLines, invalidLine := 0, 0
 	capped := false
@@ -164,10 +202,12 @@ func readText(f io.Reader, rel string, p readParams) (*mcp.CallToolResult, error
 				text = strings.ToValidUTF8(text, "\uFFFD")
 			}
 			entry := fmt.Sprintf("%6d\t%s\n", line, text)
-			if out.Len()+len(entry) > maxReadBytes {
+			if n := utf8.RuneCountInString(entry); used+n > pageBudget || out.Len()+len(entry) > maxReadBytes {
 				capped = true
 			} else {
+				used += n
 				out.WriteString(entry)
+				raw.WriteString(text + "\n")
 				shown++
 			}
 		}
@@ -182,17 +222,17 @@ func readText(f io.Reader, rel string, p readParams) (*mcp.CallToolResult, error
 		}
 	}
 	if total == 0 {
-		return registry.Text(fmt.Sprintf("%s is empty (0 lines)", rel))
+		return ReadResult{Path: rel, Kind: "empty", Counted: true, text: fmt.Sprintf("%s is empty (0 lines)", rel)}, nil
 	}
 	if start > total {
-		return registry.Errorf("offset %d is past the end of %s, which has %d lines", start, rel, total)
+		return ReadResult{}, fmt.Errorf("offset %d is past the end of %s, which has %d lines", start, rel, total)
 	}
 	last := start + shown - 1
 	var notes []string
 	if last < total || uncounted {
 		why := "limit"
 		if capped {
-			why = fmt.Sprintf("%d KiB output cap", maxReadBytes>>10)
+			why = fmt.Sprintf("output budget of %d characters", budget)
 		}
 		of := fmt.Sprint(total)
 		if uncounted {
@@ -210,44 +250,40 @@ func readText(f io.Reader, rel string, p readParams) (*mcp.CallToolResult, error
 	if len(notes) > 0 {
 		s += "[" + strings.Join(notes, "; ") + "]"
 	}
-	return registry.Text(s)
+	return ReadResult{Path: rel, Kind: "text", FirstLine: start, LastLine: last, TotalLines: total, Counted: !uncounted,
+		Content: raw.String(), Notes: notes, text: s}, nil
 }
 
-func truncateUTF8(s string, n int) string {
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
-}
-
-func readImage(f *os.File, rel, kind string, size int64) (*mcp.CallToolResult, error) {
+func readImage(f *os.File, rel, kind string, size int64) (ReadResult, error) {
 	if size > maxImageBytes {
-		return registry.Errorf("%s is a %s image of %d bytes, over the %d MiB limit for images", rel, kind, size, maxImageBytes>>20)
+		return ReadResult{}, fmt.Errorf("%s is a %s image of %d bytes, over the %d MiB limit for images", rel, kind, size, maxImageBytes>>20)
 	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return registry.Errorf("cannot read %s: %v", rel, err)
+		return ReadResult{}, fmt.Errorf("cannot read %s: %v", rel, err)
 	}
 	data, err := io.ReadAll(f)
 	if err != nil {
-		return registry.Errorf("cannot read %s: %v", rel, err)
+		return ReadResult{}, fmt.Errorf("cannot read %s: %v", rel, err)
 	}
-	return &mcp.CallToolResult{Content: []mcp.Content{
-		mcp.NewTextContent(fmt.Sprintf("%s (%s, %d bytes)", rel, kind, len(data))),
-		mcp.NewImageContent(base64.StdEncoding.EncodeToString(data), kind),
-	}}, nil
+	img := mcp.NewImageContent(base64.StdEncoding.EncodeToString(data), kind)
+	return ReadResult{Path: rel, Kind: "image", MimeType: kind, Bytes: int64(len(data)),
+		text: fmt.Sprintf("%s (%s, %d bytes)", rel, kind, len(data)), image: &img}, nil
 }
 
-func listDir(g *pathguard.Guard, abs, rel string) (*mcp.CallToolResult, error) {
+func listDir(g *pathguard.Guard, abs, rel string, budget int) (ReadResult, error) {
 	entries, err := g.ReadDir(abs)
 	if err != nil {
-		return registry.Errorf("cannot list %s: %v", rel, err)
+		return ReadResult{}, fmt.Errorf("cannot list %s: %v", rel, err)
 	}
-	sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
+	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	res := ReadResult{Path: rel, Kind: "folder", Entries: []string{}}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s is a folder with %d entries:\n", rel, len(entries))
 	for i, e := range entries {
-		if i == maxDirEntries {
-			fmt.Fprintf(&b, "… and %d more\n", len(entries)-maxDirEntries)
+		if i == maxDirEntries || b.Len() > budget-200 {
+			more := fmt.Sprintf("… and %d more (read a subfolder, or use ast_grep/lsp to find files)", len(entries)-i)
+			res.Notes = append(res.Notes, more)
+			b.WriteString(more + "\n")
 			break
 		}
 		name := e.Name()
@@ -257,6 +293,8 @@ func listDir(g *pathguard.Guard, abs, rel string) (*mcp.CallToolResult, error) {
 			name += "@"
 		}
 		b.WriteString(name + "\n")
+		res.Entries = append(res.Entries, name)
 	}
-	return registry.Text(strings.TrimRight(b.String(), "\n"))
+	res.text = strings.TrimRight(b.String(), "\n")
+	return res, nil
 }

@@ -69,8 +69,9 @@ func TestReadOffsetLimitPaging(t *testing.T) {
 	}
 }
 
+// With a budget that allows it, a page is at most 2000 lines.
 func TestReadDefaultLimitIs2000Lines(t *testing.T) {
-	h := newHarness(t)
+	h := newHarnessWithBudget(t, 1<<20)
 	var b strings.Builder
 	for i := 1; i <= 2500; i++ {
 		fmt.Fprintf(&b, "%d\n", i)
@@ -106,8 +107,9 @@ func TestReadCutsLongLines(t *testing.T) {
 	wantAll(t, got, "[2 long lines were cut at 2000 bytes]")
 }
 
-// REG-8: output is capped so a huge file cannot flood the context; the note
-// says where to continue, and continuing picks up exactly there.
+// REG-12: a page fits the output budget so a huge file cannot flood the
+// context; the note says where to continue, and continuing picks up exactly
+// there.
 func TestReadCapsOutput(t *testing.T) {
 	h := newHarness(t)
 	var b strings.Builder
@@ -116,15 +118,15 @@ func TestReadCapsOutput(t *testing.T) {
 	}
 	h.put("big.txt", b.String())
 	got := h.ok("read", map[string]any{"path": "big.txt"})
-	if len(got) > 256<<10+200 {
-		t.Errorf("read returned %d bytes, over the 256 KiB cap", len(got))
+	if n := utf8.RuneCountInString(got); n > 8000 {
+		t.Errorf("read returned %d characters, over the output budget of 8000", n)
 	}
 	var last, next int
 	note := got[strings.LastIndex(got, "["):]
-	if _, err := fmt.Sscanf(note, "[showing lines 1-%d of 400 (256 KiB output cap); call read with offset %d to continue]", &last, &next); err != nil {
+	if _, err := fmt.Sscanf(note, "[showing lines 1-%d of 400 (output budget of 8000 characters); call read with offset %d to continue]", &last, &next); err != nil {
 		t.Fatalf("no cap note (%v) in %q", err, note)
 	}
-	if next != last+1 || last < 100 || last >= 400 {
+	if next != last+1 || last < 4 || last >= 400 {
 		t.Errorf("cap note says lines 1-%d, continue at %d", last, next)
 	}
 	if !strings.Contains(got, fmt.Sprintf("%6d\t%04d", last, last)) || strings.Contains(got, fmt.Sprintf("%6d\t", next)) {

@@ -2,13 +2,13 @@ package files
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/builtin-tools/builtin-tools/internal/atomicfile"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
-	"github.com/mark3labs/mcp-go/mcp"
 )
 
 type writeParams struct {
@@ -18,40 +18,63 @@ type writeParams struct {
 }
 
 // Write creates or replaces a file atomically.
-var Write = registry.Tool("write", tiers.Write,
-	"Create a file or replace its whole content. Missing parent folders are created. The write is atomic "+
-		"(a reader sees the old or the new file, never half of it) and an existing file keeps its permissions. "+
+var WriteTool = registry.Descriptor{
+	Name:  "write",
+	Title: "write file",
+	Tier:  tiers.Write,
+	Description: "Create a file or replace its whole content. Missing parent folders are created. The write is atomic " +
+		"(a reader sees the old or the new file, never half of it) and an existing file keeps its permissions. " +
 		"To change part of a file, use edit or apply_patch.",
-	nil, writeFile)
+	Writes:  true,
+	Handler: registry.Func(writeFile),
+}
 
-func writeFile(ctx context.Context, c *registry.Call, p writeParams) (*mcp.CallToolResult, error) {
+// WriteResult is what write did.
+type WriteResult struct {
+	Path    string   `json:"path" jsonschema:"the file, relative to the root"`
+	Created bool     `json:"created" jsonschema:"true when the file did not exist before"`
+	Lines   int      `json:"lines"`
+	Bytes   int      `json:"bytes"`
+	Notes   []string `json:"notes,omitempty" jsonschema:"what the write could not keep (owner, hard links) or had to change"`
+}
+
+// Text is what the agent reads.
+func (r WriteResult) Text() string {
+	verb := "replaced"
+	if r.Created {
+		verb = "created"
+	}
+	return fmt.Sprintf("%s %s (%d lines, %d bytes)%s", verb, r.Path, r.Lines, r.Bytes, noteText(r.Notes))
+}
+
+func writeFile(ctx context.Context, c *registry.Call, p writeParams) (WriteResult, error) {
 	abs, err := c.Path(p.Path)
 	if err != nil {
-		return registry.Errorf("%v", err)
+		return WriteResult{}, err
 	}
 	rel := c.Rel(abs)
 	unlock, err := atomicfile.Lock(ctx, abs)
 	if err != nil {
-		return registry.Errorf("%v; %s was not changed", err, rel)
+		return WriteResult{}, fmt.Errorf("%v; %s was not changed", err, rel)
 	}
 	defer unlock()
 	verb := "created"
 	switch info, err := c.Run.Guard().Lstat(abs); {
 	case err == nil && info.IsDir():
-		return registry.Errorf("%s is a folder; give a file path", rel)
+		return WriteResult{}, fmt.Errorf("%s is a folder; give a file path", rel)
 	case err == nil && !info.Mode().IsRegular():
-		return registry.Errorf("%s is not a regular file (%s); write replaces regular files only", rel, info.Mode().Type())
+		return WriteResult{}, fmt.Errorf("%s is not a regular file (%s); write replaces regular files only", rel, info.Mode().Type())
 	case err == nil:
 		verb = "replaced"
 	}
 	rep, err := atomicfile.Write(c.Run.Guard(), atomicfile.Change{Path: abs, Data: []byte(p.Content)}, atomicfile.Options{Force: p.Force})
 	if err != nil {
-		return registry.Errorf("%s", writeError(rel, err))
+		return WriteResult{}, errors.New(writeError(rel, err))
 	}
 	c.Wrote(abs)
 	lines := strings.Count(p.Content, "\n")
 	if p.Content != "" && !strings.HasSuffix(p.Content, "\n") {
 		lines++
 	}
-	return registry.Text(fmt.Sprintf("%s %s (%d lines, %d bytes)%s", verb, rel, lines, len(p.Content), notes(rep)))
+	return WriteResult{Path: rel, Created: verb == "created", Lines: lines, Bytes: len(p.Content), Notes: reportNotes(rep)}, nil
 }

@@ -2,6 +2,7 @@ package registry_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,7 +19,7 @@ import (
 
 // The same trivial read call, in process and over stdio, in one benchmark
 // run, both on the same MCP revision:
-// go test -run XXX -bench 'Call(InProcess|Stdio)' -benchtime 5000x -count 5 ./registry/
+// go test -run XXX -bench 'Call(Direct|InProcess|Stdio)$' -benchtime 5000x -count 5 ./registry/
 func benchRoot(b *testing.B) string {
 	root := b.TempDir()
 	if err := os.WriteFile(filepath.Join(root, "small.txt"), []byte("one\ntwo\nthree\n"), 0o644); err != nil {
@@ -58,6 +59,36 @@ func runCalls(b *testing.B, c client.MCPClient) {
 	b.ReportMetric(float64(times[len(times)*99/100].Microseconds()), "p99-µs")
 }
 
+// BenchmarkCallDirect measures Run.Call, the path an interpreter's tool()
+// bridge and a linking harness use: no JSON-RPC round trip.
+func BenchmarkCallDirect(b *testing.B) {
+	r, err := registry.NewRun(registry.Config{Root: benchRoot(b), Families: []registry.Extension{files.Family}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close()
+	args := json.RawMessage(`{"path":"small.txt"}`)
+	ctx := context.Background()
+	if res, err := r.Call(ctx, tiers.Normal, "read", args); err != nil || res.IsError {
+		b.Fatalf("%v %v", err, registry.ResultText(res))
+	}
+	times := make([]time.Duration, 0, b.N)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		res, err := r.Call(ctx, tiers.Normal, "read", args)
+		times = append(times, time.Since(t0))
+		if err != nil || res.IsError {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	slices.Sort(times)
+	b.ReportMetric(float64(times[len(times)/2].Nanoseconds())/1000, "p50-µs")
+	b.ReportMetric(float64(times[len(times)*99/100].Nanoseconds())/1000, "p99-µs")
+}
+
 func BenchmarkCallInProcess(b *testing.B) {
 	benchInProcess(b, mcp.ProtocolVersion20251125)
 }
@@ -68,7 +99,7 @@ func BenchmarkCallInProcessModern(b *testing.B) {
 }
 
 func benchInProcess(b *testing.B, version string) {
-	r, err := registry.NewRun(registry.Config{Root: benchRoot(b), Tools: files.Tools(), ClientProtocol: version})
+	r, err := registry.NewRun(registry.Config{Root: benchRoot(b), Families: []registry.Extension{files.Family}, ClientProtocol: version})
 	if err != nil {
 		b.Fatal(err)
 	}

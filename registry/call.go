@@ -7,14 +7,13 @@ import (
 	"fmt"
 	"runtime/debug"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"unicode/utf8"
 
+	"github.com/builtin-tools/builtin-tools/internal/textcut"
 	"github.com/builtin-tools/builtin-tools/tiers"
 	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
@@ -22,20 +21,35 @@ import (
 )
 
 // Call is one tool call in flight: the run, the mode of the caller, the tool
-// and its raw arguments. Handlers use it to confine paths, report progress
-// and record the files they wrote (which wrappers read afterwards).
+// and its raw arguments. Handlers use it to confine paths, report progress,
+// record the files they wrote (which wrappers read afterwards) and call
+// other tools as children of their own call.
 type Call struct {
 	Run  *Run
 	Mode tiers.Mode
 	Tool *Descriptor
 	// Args is the JSON object of arguments, already validated.
 	Args json.RawMessage
+	// Parent is the call this one was made from (Call.Call), nil for a call
+	// from a peer or a harness.
+	Parent *Call
+	// Origin says, for a child call, where it came from in its parent's
+	// terms ("an eval cell"); approval prompts show it.
+	Origin string
 
-	progressToken mcp.ProgressToken
+	entry *entry
+	peer  *Peer // the peer the root call came from; nil on the direct path
 
 	mu      sync.Mutex
 	written []string
-	notes   []string
+}
+
+type callKey struct{}
+
+// CallOf returns the call whose handler ctx belongs to, or nil.
+func CallOf(ctx context.Context) *Call {
+	c, _ := ctx.Value(callKey{}).(*Call)
+	return c
 }
 
 // Path confines a path argument to the run's root (REG-9).
@@ -44,135 +58,174 @@ func (c *Call) Path(p string) (string, error) { return c.Run.guard.Resolve(p) }
 // Rel shows an absolute path relative to the root.
 func (c *Call) Rel(abs string) string { return c.Run.guard.Rel(abs) }
 
+// Budget is the output budget of this call's result in characters
+// (REG-12): a tool sizes what it shows by it and says what it left out.
+func (c *Call) Budget() int { return c.Run.budget() }
+
 // Wrote records files the call changed, so wrappers (diagnostics after a
-// write) know what to look at.
+// write) know what to look at. A child's files reach its parents too.
 func (c *Call) Wrote(abs ...string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.written = append(c.written, abs...)
+	for x := c; x != nil; x = x.Parent {
+		x.mu.Lock()
+		x.written = append(x.written, abs...)
+		x.mu.Unlock()
+	}
 }
 
-// Written returns the files the call recorded with Wrote.
+// Written returns the files the call and its children recorded with Wrote.
 func (c *Call) Written() []string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return append([]string(nil), c.written...)
+	return slices.Compact(slices.Sorted(slices.Values(c.written)))
 }
 
-// Progress reports progress to an MCP client that asked for it with a
-// progress token; otherwise it does nothing.
+// Peer returns the MCP peer the call came from (through its parents), nil
+// for a call on the direct path. It stays usable after the call returns,
+// for notifications about work the call started.
+func (c *Call) Peer() *Peer { return c.peer }
+
+// Progress reports progress to the peer of the call if it asked for it
+// with a progress token; otherwise it does nothing. A child reports to its
+// parent's token.
 func (c *Call) Progress(ctx context.Context, done, total float64, msg string) {
-	if c.progressToken == nil {
-		return
-	}
-	s := server.ServerFromContext(ctx)
-	if s == nil {
-		return
-	}
-	params := map[string]any{"progressToken": c.progressToken, "progress": done}
-	if total > 0 {
-		params["total"] = total
-	}
-	if msg != "" {
-		params["message"] = msg
-	}
-	_ = s.SendNotificationToClient(ctx, "notifications/progress", params)
+	c.peer.Progress(done, total, msg)
 }
 
-// Call runs tool name for a caller in mode with JSON arguments. It is the one
-// call path (REG-8): the MCP peers call it, and so will an interpreter's
-// tool() bridge. Refusals and failures come back as tool error results.
+// Call runs tool name as a child of c (REG-11): in c's mode, through the
+// same tier check, validation, approval and wrappers; its written files
+// reach c, its progress goes to c's token, and an approval prompt names
+// origin. A serial tool already running in c's chain is refused at once
+// instead of waiting on itself.
+func (c *Call) Call(ctx context.Context, origin, name string, args json.RawMessage) *mcp.CallToolResult {
+	res, err := c.Run.call(ctx, c.Mode, name, args, c, origin, c.peer)
+	if err != nil {
+		return Fail(err)
+	}
+	return res
+}
+
+// Chain describes where a call came from, outermost first ("eval (an eval
+// cell) → write"), for prompts and messages.
+func (c *Call) Chain() string {
+	var parts []string
+	for x := c; x != nil; x = x.Parent {
+		s := x.Tool.Name
+		if x.Origin != "" {
+			s = x.Origin + ": " + s
+		}
+		parts = append(parts, s)
+	}
+	slices.Reverse(parts)
+	return strings.Join(parts, " → ")
+}
+
+// Call runs tool name for a caller in mode with JSON arguments. It is the
+// direct path of the one call path (REG-8): no JSON-RPC round trip, the same
+// checks as the peers. Refusals and failures come back as tool error
+// results; the error is non-nil only for a handler's protocol fault.
 func (r *Run) Call(ctx context.Context, mode tiers.Mode, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
-	return r.call(ctx, mode, name, args, nil)
+	return r.call(ctx, mode, name, args, nil, "", nil)
 }
 
-func (r *Run) call(ctx context.Context, mode tiers.Mode, name string, args json.RawMessage, token mcp.ProgressToken) (res *mcp.CallToolResult, err error) {
+func (r *Run) call(ctx context.Context, mode tiers.Mode, name string, args json.RawMessage, parent *Call, origin string, peer *Peer) (res *mcp.CallToolResult, err error) {
 	r.mu.Lock()
 	closed := r.closed
 	e, known := r.tools[name]
-	var missing []ResourceKind
-	if known {
-		missing = r.missingLocked(e)
+	registered := known && r.registeredLocked(e)
+	var h HandlerFunc
+	if registered {
+		h = r.chainLocked(e)
 	}
-	var wrappers []Wrapper
-	if known {
-		for _, w := range r.wrappers {
-			if w.Applies == nil || w.Applies(&e.d) {
-				wrappers = append(wrappers, w)
-			}
-		}
+	if !closed {
+		r.calls.Add(1)
+		defer r.calls.Done()
 	}
 	r.mu.Unlock()
 
 	if closed {
-		return Errorf("%s: the run is closed; start a new run", name)
+		return Failf("%s: the run is closed; start a new run", name), nil
 	}
-	if !known || len(missing) > 0 {
-		return Errorf("%s", r.unknownTool(mode, name))
-	}
-	if !mode.Sees(e.d.Tier) {
-		return Errorf("%s", mode.Refusal(name, e.d.Tier))
+	if !registered || !mode.Sees(e.d.Tier) {
+		return Failf("%s", r.refusal(mode, name)), nil
 	}
 	args, msg := r.validate(e, args)
 	if msg != "" {
-		return Errorf("%s", msg)
+		return Failf("%s", msg), nil
 	}
-	c := &Call{Run: r, Mode: mode, Tool: &e.d, Args: args, progressToken: token}
+	c := &Call{Run: r, Mode: mode, Tool: &e.d, Args: args, Parent: parent, Origin: origin, entry: e, peer: peer}
+	if e.serial != nil {
+		for p := parent; p != nil; p = p.Parent {
+			if p.entry == e {
+				return Failf("%s cannot be called from inside its own call (%s): its calls run one at a time, so it would wait on itself. Call it after this call returns.", name, c.Chain()), nil
+			}
+		}
+	}
+	// The call ends with the caller's context or the run's, whichever first.
+	ctx, cancel := context.WithCancelCause(context.WithValue(ctx, callKey{}, c))
+	defer cancel(nil)
+	stop := context.AfterFunc(r.ctx, func() { cancel(ErrClosed) })
+	defer stop()
 
 	if refused := r.approve(ctx, c); refused != nil {
 		return refused, nil
 	}
 	if e.serial != nil {
 		if err := e.serial.lock(ctx); err != nil {
-			return Errorf("%s: gave up waiting for the previous call to this tool to finish: %v", name, err)
+			return Failf("%s: gave up waiting for the previous call to this tool to finish: %v", name, context.Cause(ctx)), nil
 		}
 		defer e.serial.unlock()
 	}
-	h := e.d.Handler
-	for i := len(wrappers) - 1; i >= 0; i-- {
-		h = wrappers[i].Wrap(h)
-	}
 	defer func() {
 		if p := recover(); p != nil {
-			res, err = Errorf("internal error in %s: %v (this is a bug in builtin-tools; the stack is on the server's stderr)", name, p)
+			res, err = Failf("internal error in %s: %v (this is a bug in builtin-tools; the stack is on the server's stderr)", name, p), nil
 			fmt.Fprintf(stderr, "builtin-tools: panic in %s: %v\n%s", name, p, debug.Stack())
 		}
 	}()
 	res, err = h(ctx, c)
 	if err == nil && res == nil {
-		return Errorf("%s returned no result (this is a bug in builtin-tools)", name)
+		return Failf("%s returned no result (this is a bug in builtin-tools)", name), nil
+	}
+	if ctx.Err() != nil && (err != nil || res.IsError) {
+		// Cancellation is a result on every path, saying why.
+		return Failf("%s was cancelled: %v", name, context.Cause(ctx)), nil
 	}
 	if res != nil {
-		capResult(res, r.maxResultBytes())
+		capResult(res, r.budget())
 	}
 	return res, err
 }
 
-// DefaultMaxResultBytes is the run's backstop on the text of one result.
-// Tools keep well inside it with their own, smaller caps and say what they
-// left out; this catches a tool that did not.
-const DefaultMaxResultBytes = 512 << 10
-
-func (r *Run) maxResultBytes() int {
-	if r.cfg.MaxResultBytes > 0 {
-		return r.cfg.MaxResultBytes
+func (r *Run) budget() int {
+	if r.cfg.OutputBudget > 0 {
+		return r.cfg.OutputBudget
 	}
-	return DefaultMaxResultBytes
+	return DefaultOutputBudget
 }
 
-// capResult cuts the text blocks of res to max bytes in all, on a UTF-8
-// boundary, and says how much was cut.
-func capResult(res *mcp.CallToolResult, max int) {
+// maxStructuredBytes bounds the JSON of one result's structuredContent. A
+// tool keeps its data within its own limits (50 references, 100 matches);
+// past this the data is dropped, with a note, rather than sent.
+const maxStructuredBytes = 1 << 20
+
+// capResult cuts the text blocks of res to budget characters in all, on a
+// character boundary, and says how much was cut (REG-12).
+func capResult(res *mcp.CallToolResult, budget int) {
+	if res.StructuredContent != nil {
+		if b, err := json.Marshal(res.StructuredContent); err != nil || len(b) > maxStructuredBytes {
+			res.StructuredContent = nil
+			res.Content = append(res.Content, mcp.NewTextContent("[the structured form of this result was left out: it is over 1 MiB]"))
+		}
+	}
 	total := 0
 	for _, c := range res.Content {
 		if t, ok := c.(mcp.TextContent); ok {
-			total += len(t.Text)
+			total += utf8.RuneCountInString(t.Text)
 		}
 	}
-	if total <= max {
+	if total <= budget {
 		return
 	}
-	left := max
+	left := budget
 	out := res.Content[:0]
 	for _, c := range res.Content {
 		t, ok := c.(mcp.TextContent)
@@ -183,41 +236,41 @@ func capResult(res *mcp.CallToolResult, max int) {
 		if left <= 0 {
 			continue
 		}
-		if len(t.Text) > left {
-			cut := left
-			for cut > 0 && !utf8.RuneStart(t.Text[cut]) {
-				cut--
-			}
-			t.Text = t.Text[:cut]
+		if n := utf8.RuneCountInString(t.Text); n > left {
+			t.Text = textcut.Runes(t.Text, left)
 		}
-		left -= len(t.Text)
+		left -= utf8.RuneCountInString(t.Text)
 		out = append(out, t)
 	}
 	res.Content = append(out, mcp.NewTextContent(fmt.Sprintf(
-		"[result cut at %d KiB of %d KiB by the run's output budget; ask for less: a narrower path, a smaller range, a more selective pattern]", max>>10, total>>10)))
+		"[cut: this result has %d characters and the run's output budget is %d; ask for less: a narrower path, a smaller range, a more selective pattern]", total, budget)))
 }
 
-func (r *Run) unknownTool(mode tiers.Mode, name string) string {
+// refusal says why name cannot be called in mode: not in the catalog, not
+// registered in this run, or outside the mode. It is the one refusal of a
+// tool the caller cannot see, on every path.
+func (r *Run) refusal(mode tiers.Mode, name string) string {
 	var names []string
 	for _, t := range r.Visible(mode) {
 		names = append(names, t.Name)
 	}
+	list := strings.Join(names, ", ")
 	r.mu.Lock()
 	e, known := r.tools[name]
-	var missing []ResourceKind
-	if known {
-		missing = r.missingLocked(e)
-	}
+	registered := known && r.registeredLocked(e)
 	r.mu.Unlock()
-	if known && len(missing) > 0 {
-		var ks []string
-		for _, k := range missing {
-			ks = append(ks, string(k))
-		}
-		return fmt.Sprintf("tool %q is not registered in this run: it needs %s, which the run does not have; tools available in %s mode: %s",
-			name, strings.Join(ks, " and "), mode, strings.Join(names, ", "))
+	switch {
+	case known && !registered:
+		return fmt.Sprintf("tool %q is not registered in this run: it needs the %s resource, which the run does not have; tools available in %s mode: %s",
+			name, e.d.Needs(), mode, list)
+	case known:
+		return mode.Refusal(name, e.d.Tier)
 	}
-	return fmt.Sprintf("unknown tool %q; tools available in %s mode: %s", name, mode, strings.Join(names, ", "))
+	msg := fmt.Sprintf("unknown tool %q", name)
+	if s := closest(name, r.names); s != "" {
+		msg += fmt.Sprintf(" (did you mean %q?)", s)
+	}
+	return msg + fmt.Sprintf("; tools available in %s mode: %s", mode, list)
 }
 
 var printer = message.NewPrinter(language.English)
@@ -233,9 +286,13 @@ func (r *Run) validate(e *entry, args json.RawMessage) (json.RawMessage, string)
 		return nil, fmt.Sprintf("arguments for %s are not valid JSON: %v", e.d.Name, err)
 	}
 	if _, ok := inst.(map[string]any); !ok {
-		return nil, fmt.Sprintf("arguments for %s must be a JSON object such as {\"%s\": ...}", e.d.Name, first(e.params))
+		return nil, fmt.Sprintf("arguments for %s must be a JSON object such as {\"%s\": ...}", e.d.Name, first(e.d.Handler.h.params))
 	}
-	err = e.schema.Validate(inst)
+	schema, err := e.d.Handler.h.validator(e.d.Name)
+	if err != nil {
+		return nil, err.Error()
+	}
+	err = schema.Validate(inst)
 	if err == nil {
 		return args, ""
 	}
@@ -244,15 +301,15 @@ func (r *Run) validate(e *entry, args json.RawMessage) (json.RawMessage, string)
 		return nil, fmt.Sprintf("arguments for %s: %v", e.d.Name, err)
 	}
 	var problems []string
-	collect(ve, &problems, e.params)
-	sort.Strings(problems)
-	problems = dedupe(problems)
+	collect(ve, &problems, e.d.Handler.h.params)
+	slices.Sort(problems)
+	problems = slices.Compact(problems)
 	return nil, fmt.Sprintf("bad arguments for %s: %s. It takes: %s", e.d.Name, strings.Join(problems, "; "), r.describeParams(e))
 }
 
 func (r *Run) describeParams(e *entry) string {
 	var doc map[string]any
-	_ = json.Unmarshal(e.d.Schema, &doc)
+	_ = json.Unmarshal(e.d.InputSchema(), &doc)
 	req := map[string]bool{}
 	if l, ok := doc["required"].([]any); ok {
 		for _, v := range l {
@@ -263,7 +320,7 @@ func (r *Run) describeParams(e *entry) string {
 	}
 	props, _ := doc["properties"].(map[string]any)
 	var parts []string
-	for _, p := range e.params {
+	for _, p := range e.d.Handler.h.params {
 		typ := ""
 		if m, ok := props[p].(map[string]any); ok {
 			typ = typeName(m["type"])
@@ -368,16 +425,6 @@ func editDistance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
-}
-
-func dedupe(s []string) []string {
-	out := s[:0]
-	for i, v := range s {
-		if i == 0 || v != s[i-1] {
-			out = append(out, v)
-		}
-	}
-	return out
 }
 
 func first(s []string) string {

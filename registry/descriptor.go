@@ -5,85 +5,208 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/builtin-tools/builtin-tools/tiers"
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/mark3labs/mcp-go/mcp"
+	validator "github.com/santhosh-tekuri/jsonschema/v6"
 )
 
-// ResourceKind names a live resource a tool needs before it is registered.
-type ResourceKind string
-
-// The resources of the design (REG-2). Conversation is satisfied by a
-// non-empty Config.ConversationID rather than by Attach.
-const (
-	LSP          ResourceKind = "lsp"          // a language-server supervisor
-	TreeSitter   ResourceKind = "treesitter"   // a tree-sitter engine
-	Debugger     ResourceKind = "debug"        // a debug-session supervisor
-	Kernels      ResourceKind = "kernel"       // an interpreter kernel factory
-	AskPort      ResourceKind = "ask"          // a channel to a human
-	Workers      ResourceKind = "vibe"         // a background worker roster
-	Conversation ResourceKind = "conversation" // a conversation id
-)
-
-// HandlerFunc runs one call. Return a result (use Errorf for failures the
-// agent can act on); a non-nil error is a protocol fault.
+// HandlerFunc is a tool's handler as wrappers see it: the call in, an MCP
+// result out. A Go error is a protocol fault; tool failures are results.
 type HandlerFunc func(ctx context.Context, c *Call) (*mcp.CallToolResult, error)
 
-// Descriptor declares a tool. Build one with Tool.
+// Descriptor declares a tool, as a struct literal:
+//
+//	var ReadTool = registry.Descriptor{
+//		Name: "read", Title: "read file", Tier: tiers.Read,
+//		Description: "…",
+//		Handler: registry.Func(read),
+//	}
 type Descriptor struct {
 	Name        string
 	Title       string
 	Description string
 	Tier        tiers.Tier
-	// Needs lists the resources that must be attached for the tool to be
-	// registered at all.
-	Needs []ResourceKind
 	// Serial marks a tool whose state accumulates across calls (a debug
 	// session, an interpreter): the run serializes its calls in arrival
-	// order (REG-10).
+	// order (REG-10), and tools/list says so in _meta.
 	Serial bool
 	// OpenWorld marks a tool that reaches beyond the run's root.
 	OpenWorld bool
-	// Schema is the JSON Schema of the arguments, an object.
-	Schema json.RawMessage
-	// Handler runs the call with arguments already validated.
-	Handler HandlerFunc
+	// Writes marks a tool that writes files and records each with
+	// Call.Wrote; wrappers such as diagnostics-on-write select on it.
+	Writes bool
+	// Handler is the typed body, built with Func or With.
+	Handler Handler
 }
 
-// Tool builds a descriptor whose schema is derived from the params struct P
-// (json tags name the arguments; a field without omitempty is required; the
-// jsonschema tag is the argument's description) and whose handler receives
-// the decoded arguments.
-func Tool[P any](name string, tier tiers.Tier, description string, needs []ResourceKind,
-	h func(ctx context.Context, c *Call, p P) (*mcp.CallToolResult, error)) Descriptor {
+// Output is what a typed handler returns: data, published as the result's
+// structuredContent under the tool's outputSchema, that also says itself as
+// the text the agent reads.
+type Output interface {
+	Text() string
+}
+
+// Contenter is an Output with content blocks besides its text (an image).
+type Contenter interface {
+	MoreContent() []mcp.Content
+}
+
+// Handler is a tool's typed body: its input and output schemas and the
+// resource it needs come from its type parameters.
+type Handler struct{ h *handler }
+
+type handler struct {
+	need    string // resource key name, "" for none
+	in, out json.RawMessage
+	params  []string // argument names, sorted, for messages
+	call    func(ctx context.Context, c *Call) (*mcp.CallToolResult, error)
+
+	once     sync.Once
+	compiled *validator.Schema
+	err      error
+}
+
+// Func builds a handler that needs no resource. P is the params struct:
+// json tags name the arguments, a field without omitempty is required, the
+// jsonschema tag describes it and an enum:"a,b" tag lists its choices. R is
+// the result; its JSON form is the outputSchema.
+func Func[P any, R Output](fn func(ctx context.Context, c *Call, p P) (R, error)) Handler {
+	return newHandler[P, R]("", func(ctx context.Context, c *Call, p P) (R, error) { return fn(ctx, c, p) })
+}
+
+// With builds a handler that needs the resource under k and receives it
+// typed. The tool is registered only while that resource is attached.
+func With[T any, P any, R Output](k Key[T], fn func(ctx context.Context, c *Call, res T, p P) (R, error)) Handler {
+	return newHandler[P, R](k.name, func(ctx context.Context, c *Call, p P) (R, error) {
+		res, ok := k.Of(c.Run)
+		if !ok {
+			var zero R
+			return zero, fmt.Errorf("%s needs the run's %s resource, which is not attached (it may be closing)", c.Tool.Name, k.name)
+		}
+		return fn(ctx, c, res, p)
+	})
+}
+
+func newHandler[P any, R Output](need string, fn func(ctx context.Context, c *Call, p P) (R, error)) Handler {
+	in, params, err := inputSchema[P]()
+	if err != nil {
+		panic(fmt.Sprintf("registry: input schema of %v: %v", reflect.TypeFor[P](), err))
+	}
+	out, err := outputSchema[R]()
+	if err != nil {
+		panic(fmt.Sprintf("registry: output schema of %v: %v", reflect.TypeFor[R](), err))
+	}
+	h := &handler{need: need, in: in, out: out, params: params}
+	h.call = func(ctx context.Context, c *Call) (*mcp.CallToolResult, error) {
+		var p P
+		if len(c.Args) > 0 {
+			if err := json.Unmarshal(c.Args, &p); err != nil {
+				return Failf("arguments for %s do not fit its schema: %v", c.Tool.Name, err), nil
+			}
+		}
+		r, err := fn(ctx, c, p)
+		if err != nil {
+			return Fail(err), nil
+		}
+		return Result(r), nil
+	}
+	return Handler{h}
+}
+
+// Raw builds a handler from an input schema and an MCP handler, for tools
+// whose arguments a struct cannot describe. Its result has no outputSchema.
+func Raw(inputSchema json.RawMessage, fn HandlerFunc) Handler {
+	h := &handler{in: inputSchema, call: fn}
+	var doc map[string]any
+	if json.Unmarshal(inputSchema, &doc) == nil {
+		if props, ok := doc["properties"].(map[string]any); ok {
+			for k := range props {
+				h.params = append(h.params, k)
+			}
+		}
+	}
+	slices.Sort(h.params)
+	return Handler{h}
+}
+
+// Needs names the resource the tool needs, "" for none.
+func (d *Descriptor) Needs() string {
+	if d.Handler.h == nil {
+		return ""
+	}
+	return d.Handler.h.need
+}
+
+// InputSchema is the JSON Schema of the tool's arguments.
+func (d *Descriptor) InputSchema() json.RawMessage { return d.Handler.h.in }
+
+// OutputSchema is the JSON Schema of the tool's structuredContent, nil for
+// a Raw handler.
+func (d *Descriptor) OutputSchema() json.RawMessage { return d.Handler.h.out }
+
+// validator compiles the input schema once per process.
+func (h *handler) validator(name string) (*validator.Schema, error) {
+	h.once.Do(func() { h.compiled, h.err = compileSchema(name, h.in) })
+	return h.compiled, h.err
+}
+
+// Result renders a typed output as an MCP result: its text, its extra
+// content, and its JSON as structuredContent.
+func Result(r Output) *mcp.CallToolResult {
+	if isNil(r) {
+		return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent("")}}
+	}
+	res := &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(r.Text())}}
+	if c, ok := r.(Contenter); ok {
+		res.Content = append(res.Content, c.MoreContent()...)
+	}
+	res.StructuredContent = r
+	return res
+}
+
+func isNil(v any) bool {
+	if v == nil {
+		return true
+	}
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Interface:
+		return rv.IsNil()
+	}
+	return false
+}
+
+func inputSchema[P any]() (json.RawMessage, []string, error) {
 	schema, err := jsonschema.For[P](&jsonschema.ForOptions{})
 	if err != nil {
-		panic(fmt.Sprintf("registry: schema for tool %s: %v", name, err))
+		return nil, nil, err
 	}
 	dropNullTypes(schema)
 	addEnums(reflect.TypeFor[P](), schema)
+	var params []string
+	for k := range schema.Properties {
+		params = append(params, k)
+	}
+	slices.Sort(params)
 	raw, err := json.Marshal(schema)
+	return raw, params, err
+}
+
+func outputSchema[R any]() (json.RawMessage, error) {
+	schema, err := jsonschema.For[R](&jsonschema.ForOptions{})
 	if err != nil {
-		panic(fmt.Sprintf("registry: schema for tool %s: %v", name, err))
+		return nil, err
 	}
-	return Descriptor{
-		Name:        name,
-		Description: description,
-		Tier:        tier,
-		Needs:       needs,
-		Schema:      raw,
-		Handler: func(ctx context.Context, c *Call) (*mcp.CallToolResult, error) {
-			var p P
-			if len(c.Args) > 0 {
-				if err := json.Unmarshal(c.Args, &p); err != nil {
-					return Errorf("arguments for %s do not fit its schema: %v", name, err)
-				}
-			}
-			return h(ctx, c, p)
-		},
+	dropNullTypes(schema)
+	if schema.Type != "object" {
+		return nil, fmt.Errorf("a result must be a struct (MCP's outputSchema is an object); got %s", schema.Type)
 	}
+	return json.Marshal(schema)
 }
 
 // dropNullTypes turns the ["null", T] types generated for slices, maps and
@@ -103,6 +226,9 @@ func dropNullTypes(s *jsonschema.Schema) {
 	}
 	dropNullTypes(s.Items)
 	dropNullTypes(s.AdditionalProperties)
+	for _, d := range s.Defs {
+		dropNullTypes(d)
+	}
 }
 
 // addEnums copies `enum:"a,b"` tags of a params struct's fields into the
@@ -136,34 +262,38 @@ func (d *Descriptor) MCPTool() mcp.Tool {
 		title = d.Name
 	}
 	t := mcp.Tool{
-		Name:           d.Name,
-		Title:          title,
-		Description:    d.Description,
-		RawInputSchema: d.Schema,
-		Annotations:    d.Tier.Annotations(title, d.OpenWorld),
+		Name:            d.Name,
+		Title:           title,
+		Description:     d.Description,
+		RawInputSchema:  d.InputSchema(),
+		RawOutputSchema: d.OutputSchema(),
+		Annotations:     d.Tier.Annotations(title, d.OpenWorld),
 	}
 	t.Meta = &mcp.Meta{AdditionalFields: map[string]any{
-		MetaTier:     string(d.Tier),
-		MetaParallel: !d.Serial,
+		MetaTier:   string(d.Tier),
+		MetaSerial: d.Serial,
 	}}
 	return t
 }
 
 // Keys of the tool _meta a harness can schedule by.
 const (
-	MetaTier     = "builtin-tools/tier"
-	MetaParallel = "builtin-tools/parallelSafe"
+	MetaTier = "builtin-tools/tier"
+	// MetaSerial true: the run serializes this tool's calls; run them one
+	// at a time.
+	MetaSerial = "builtin-tools/serial"
 )
 
-// Errorf returns a tool error result: a failure the agent can read and act
-// on. Say what went wrong and what to do instead.
-func Errorf(format string, args ...any) (*mcp.CallToolResult, error) {
-	return mcp.NewToolResultError(fmt.Sprintf(format, args...)), nil
+// Fail returns a tool error result holding err's text: a failure the agent
+// can read and act on.
+func Fail(err error) *mcp.CallToolResult {
+	return mcp.NewToolResultError(err.Error())
 }
 
-// Text returns a successful result holding s.
-func Text(s string) (*mcp.CallToolResult, error) {
-	return mcp.NewToolResultText(s), nil
+// Failf returns a tool error result with a formatted text. Say what went
+// wrong and what to do instead.
+func Failf(format string, args ...any) *mcp.CallToolResult {
+	return mcp.NewToolResultError(fmt.Sprintf(format, args...))
 }
 
 // ResultText joins the text blocks of a result, for callers and tests that
@@ -172,14 +302,48 @@ func ResultText(r *mcp.CallToolResult) string {
 	if r == nil {
 		return ""
 	}
-	out := ""
+	var b strings.Builder
 	for _, c := range r.Content {
 		if tc, ok := c.(mcp.TextContent); ok {
-			if out != "" {
-				out += "\n"
+			if b.Len() > 0 {
+				b.WriteString("\n")
 			}
-			out += tc.Text
+			b.WriteString(tc.Text)
 		}
 	}
-	return out
+	return b.String()
 }
+
+// WithEnum sets the choices of argument arg in the handler's input schema,
+// for choices a table builds at init rather than a struct tag.
+func (h Handler) WithEnum(arg string, values []string) Handler {
+	var doc map[string]any
+	if err := json.Unmarshal(h.h.in, &doc); err != nil {
+		panic(fmt.Sprintf("registry: WithEnum: %v", err))
+	}
+	props, _ := doc["properties"].(map[string]any)
+	p, ok := props[arg].(map[string]any)
+	if !ok {
+		panic(fmt.Sprintf("registry: WithEnum: no argument %q", arg))
+	}
+	p["enum"] = values
+	if d, ok := p["description"].(string); ok {
+		p["description"] = d + ": " + strings.Join(values, ", ")
+	}
+	raw, err := json.Marshal(doc)
+	if err != nil {
+		panic(fmt.Sprintf("registry: WithEnum: %v", err))
+	}
+	return Handler{&handler{need: h.h.need, in: raw, out: h.h.out, params: h.h.params, call: h.h.call}}
+}
+
+// Messagef returns an error whose text is a message for the agent, written
+// as whole sentences (a capital, a full stop) rather than as a Go error
+// fragment. A typed handler returns it like any error.
+func Messagef(format string, args ...any) error {
+	return &agentMessage{fmt.Sprintf(format, args...)}
+}
+
+type agentMessage struct{ text string }
+
+func (m *agentMessage) Error() string { return m.text }

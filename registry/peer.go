@@ -3,6 +3,7 @@ package registry
 import (
 	"context"
 	"encoding/json"
+	"sync"
 
 	"github.com/builtin-tools/builtin-tools/tiers"
 	"github.com/mark3labs/mcp-go/client"
@@ -10,9 +11,11 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 )
 
-// Server returns the run's MCP server for mode, made on first use. It lists
-// every registered tool the mode sees; its tool filter hides the others and
-// refuses calls to them by name (REG-5).
+// Server returns the run's MCP server for mode, made on first use. Every
+// tool of the catalog is on it, so that a call to one the caller cannot see
+// reaches the call path and is refused there, in the same words as on the
+// direct path; tools/list shows only the tools registered in this run that
+// the mode sees (REG-5).
 func (r *Run) Server(mode tiers.Mode) (*server.MCPServer, error) {
 	if _, err := tiers.ParseMode(string(mode)); err != nil {
 		return nil, err
@@ -25,85 +28,171 @@ func (r *Run) Server(mode tiers.Mode) (*server.MCPServer, error) {
 	if s, ok := r.servers[mode]; ok {
 		return s, nil
 	}
-	// tools/list shows only what the mode sees. A hidden tool stays
-	// callable by name only to be refused by the call path with a tool
-	// error that says why, in the same form Run.Call gives; an
-	// unknown name is mcp-go's -32602, as the MCP specification says.
 	hooks := &server.Hooks{}
-	keep := r.filter(mode)
 	hooks.AddAfterListTools(func(ctx context.Context, id any, _ *mcp.ListToolsRequest, res *mcp.ListToolsResult) {
-		res.Tools = keep(ctx, res.Tools)
+		visible := r.Visible(mode)
+		res.Tools = visible
 	})
+	sessions := &sessionSet{m: map[string]server.ClientSession{}}
+	hooks.AddOnRegisterSession(func(ctx context.Context, s server.ClientSession) { sessions.add(s) })
+	hooks.AddOnUnregisterSession(func(ctx context.Context, s server.ClientSession) { sessions.remove(s) })
 	s := server.NewMCPServer(r.cfg.Name, r.cfg.Version,
 		server.WithToolCapabilities(true),
+		server.WithLogging(),
 		server.WithHooks(hooks),
-		// ask_user and approvals block on the client's answer; mcp-go
-		// otherwise refuses that on 2026-07-28 clients over stdio.
-		server.WithLegacyServerInitiatedRequests(),
 		server.WithInstructions("Tools bound to this run's root "+r.guard.Root()+". Paths are relative to it."),
 	)
-	var tools []server.ServerTool
-	for _, e := range r.registeredLocked() {
-		tools = append(tools, r.serverTool(e))
+	tools := make([]server.ServerTool, 0, len(r.names))
+	for _, n := range r.names {
+		tools = append(tools, server.ServerTool{Tool: r.tools[n].tool, Handler: r.peerHandler(mode, n, s)})
 	}
-	if len(tools) > 0 {
-		s.AddTools(r.bindAll(mode, tools)...)
-	}
+	s.AddTools(tools...)
 	r.servers[mode] = s
+	r.sessions = append(r.sessions, peerServer{s, sessions})
 	return s, nil
 }
 
-func (r *Run) serverTool(e *entry) server.ServerTool {
-	return server.ServerTool{Tool: e.tool}
+type peerServer struct {
+	s        *server.MCPServer
+	sessions *sessionSet
 }
 
-// bindAll gives each tool the handler that enters the run's call path in
-// mode.
-func (r *Run) bindAll(mode tiers.Mode, tools []server.ServerTool) []server.ServerTool {
-	out := make([]server.ServerTool, len(tools))
-	for i, t := range tools {
-		name := t.Tool.Name
-		t.Handler = func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			var args json.RawMessage
-			switch a := req.Params.Arguments.(type) {
-			case nil:
-			case json.RawMessage:
-				args = a
-			default:
-				b, err := json.Marshal(a)
-				if err != nil {
-					return Errorf("arguments for %s could not be read: %v", name, err)
-				}
-				args = b
-			}
-			var token mcp.ProgressToken
-			if req.Params.Meta != nil {
-				token = req.Params.Meta.ProgressToken
-			}
-			return r.call(ctx, mode, name, args, token)
-		}
-		out[i] = t
+type sessionSet struct {
+	mu sync.Mutex
+	m  map[string]server.ClientSession
+}
+
+func (ss *sessionSet) add(s server.ClientSession) {
+	ss.mu.Lock()
+	ss.m[s.SessionID()] = s
+	ss.mu.Unlock()
+}
+
+func (ss *sessionSet) remove(s server.ClientSession) {
+	ss.mu.Lock()
+	delete(ss.m, s.SessionID())
+	ss.mu.Unlock()
+}
+
+func (ss *sessionSet) ids() []string {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	out := make([]string, 0, len(ss.m))
+	for id := range ss.m {
+		out = append(out, id)
 	}
 	return out
 }
 
-// filter keeps the tools mode sees. mcp-go applies it to tools/list and to
-// tools/call alike.
-func (r *Run) filter(mode tiers.Mode) server.ToolFilterFunc {
-	return func(ctx context.Context, tools []mcp.Tool) []mcp.Tool {
-		out := tools[:0:0]
-		for _, t := range tools {
-			if e, ok := r.tools[t.Name]; ok && mode.Sees(e.d.Tier) {
-				out = append(out, t)
-			}
+// peerHandler enters the run's call path for a tools/call from a peer in
+// mode. A call that asks its human something returns MCP's input_required
+// and resumes when the peer retries with the answer (ask.go).
+func (r *Run) peerHandler(mode tiers.Mode, name string, s *server.MCPServer) server.ToolHandlerFunc {
+	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if req.Params.RequestState != "" {
+			return r.resume(ctx, req)
 		}
-		return out
+		var args json.RawMessage
+		switch a := req.Params.Arguments.(type) {
+		case nil:
+		case json.RawMessage:
+			args = a
+		default:
+			b, err := json.Marshal(a)
+			if err != nil {
+				return Failf("arguments for %s could not be read: %v", name, err), nil
+			}
+			args = b
+		}
+		p := &Peer{srv: s}
+		if cs := server.ClientSessionFromContext(ctx); cs != nil {
+			p.session = cs
+		}
+		if req.Params.Meta != nil {
+			p.token = req.Params.Meta.ProgressToken
+		}
+		return r.converse(ctx, p, func(callCtx context.Context) (*mcp.CallToolResult, error) {
+			return r.call(callCtx, mode, name, args, nil, "", p)
+		})
 	}
 }
 
+// Peer is the MCP client a call came from. It outlives the call, so work
+// the call started can still report to it; every method is a no-op on a
+// nil Peer (the direct path).
+type Peer struct {
+	srv     *server.MCPServer
+	session server.ClientSession
+	token   mcp.ProgressToken
+	ex      *exchange // the call's conversation with its client, while it runs
+}
+
+// Progress sends a progress notification for the peer's progress token,
+// if the peer gave one.
+func (p *Peer) Progress(done, total float64, msg string) {
+	if p == nil || p.token == nil || p.session == nil {
+		return
+	}
+	params := map[string]any{"progressToken": p.token, "progress": done}
+	if total > 0 {
+		params["total"] = total
+	}
+	if msg != "" {
+		params["message"] = msg
+	}
+	_ = p.srv.SendNotificationToSpecificClient(p.session.SessionID(), string(mcp.MethodNotificationProgress), params)
+}
+
+// Notify sends a notification to this peer.
+func (p *Peer) Notify(method string, params map[string]any) error {
+	if p == nil || p.session == nil {
+		return nil
+	}
+	return p.srv.SendNotificationToSpecificClient(p.session.SessionID(), method, params)
+}
+
+// ClientName is the name the peer gave at initialize, "" if unknown.
+func (p *Peer) ClientName() string {
+	if p == nil {
+		return ""
+	}
+	if info, ok := p.session.(server.SessionWithClientInfo); ok {
+		return info.GetClientInfo().Name
+	}
+	return ""
+}
+
+// Notify sends a notification to every peer of the run, outside any call
+// (REG-13): the end of background work, a debugger's stop.
+func (r *Run) Notify(method string, params map[string]any) {
+	for _, ps := range r.peerServers() {
+		for _, id := range ps.sessions.ids() {
+			_ = ps.s.SendNotificationToSpecificClient(id, method, params)
+		}
+	}
+}
+
+// Log sends a log message to every peer that asked for messages of this
+// level with logging/setLevel.
+func (r *Run) Log(level mcp.LoggingLevel, logger string, data any) {
+	n := mcp.NewLoggingMessageNotification(level, logger, data)
+	for _, ps := range r.peerServers() {
+		for _, id := range ps.sessions.ids() {
+			_ = ps.s.SendLogMessageToSpecificClient(id, n)
+		}
+	}
+}
+
+func (r *Run) peerServers() []peerServer {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]peerServer(nil), r.sessions...)
+}
+
 // Client connects an in-process MCP client to the run's server for mode and
-// initializes it with Config.ClientProtocol. Pass client options such as client.WithElicitationHandler
-// to answer ask_user through the harness's own UI.
+// initializes it with Config.ClientProtocol. Pass client options such as
+// client.WithElicitationHandler to answer ask_user through the harness's own
+// UI.
 func (r *Run) Client(ctx context.Context, mode tiers.Mode, opts ...client.ClientOption) (*client.Client, error) {
 	s, err := r.Server(mode)
 	if err != nil {

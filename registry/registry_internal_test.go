@@ -2,78 +2,29 @@ package registry
 
 import (
 	"context"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/tiers"
-	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
 )
 
-type noParams struct{}
+type out struct {
+	Msg string `json:"msg"`
+}
+
+func (o out) Text() string { return o.Msg }
 
 func toyRun(t *testing.T, tools ...Descriptor) *Run {
 	t.Helper()
-	r, err := NewRun(Config{Root: t.TempDir(), Tools: tools})
+	f := Family[None]{Key: NewKey[None]("toys"), Tools: tools}
+	r, err := NewRun(Config{Root: t.TempDir(), Families: []Extension{f}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { r.Close() })
 	return r
-}
-
-// REG-5: mcp-go's WithToolFilter is enforced on tools/call, not only on
-// tools/list. This test uses the run's filter alone, without the hook that
-// adds the explanation, so it proves the filter is a gate by itself.
-func TestToolFilterRefusesCallsByName(t *testing.T) {
-	var ran atomic.Int32
-	h := func(ctx context.Context, c *Call, p noParams) (*mcp.CallToolResult, error) {
-		ran.Add(1)
-		return Text("ran")
-	}
-	r := toyRun(t, Tool("look", tiers.Read, "reads", nil, h), Tool("change", tiers.Write, "writes", nil, h))
-	s := server.NewMCPServer("bare", "1", server.WithToolCapabilities(true), server.WithToolFilter(r.filter(tiers.Plan)))
-	var tools []server.ServerTool
-	for _, e := range r.registeredLocked() {
-		tools = append(tools, r.serverTool(e))
-	}
-	s.AddTools(r.bindAll(tiers.Plan, tools)...)
-	c, err := client.NewInProcessClient(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	if err := c.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
-	if _, err := c.Initialize(ctx, init); err != nil {
-		t.Fatal(err)
-	}
-	list, err := c.ListTools(ctx, mcp.ListToolsRequest{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(list.Tools) != 1 || list.Tools[0].Name != "look" {
-		t.Fatalf("plan filter listed %v, want only look", list.Tools)
-	}
-	req := mcp.CallToolRequest{}
-	req.Params.Name = "change"
-	if _, err := c.CallTool(ctx, req); err == nil || !strings.Contains(err.Error(), "not found") {
-		t.Fatalf("calling a filtered-out tool by name: err = %v, want mcp-go's not-found refusal", err)
-	}
-	if ran.Load() != 0 {
-		t.Fatal("the filtered-out tool's handler ran")
-	}
-	req.Params.Name = "look"
-	if _, err := c.CallTool(ctx, req); err != nil || ran.Load() != 1 {
-		t.Fatalf("visible tool: err %v, ran %d", err, ran.Load())
-	}
 }
 
 // REG-10: calls to a serial tool run one at a time, in arrival order.
@@ -88,7 +39,7 @@ func TestSerialToolRunsInArrivalOrder(t *testing.T) {
 	type p struct {
 		N int `json:"n" jsonschema:"call number"`
 	}
-	d := Tool("step", tiers.Exec, "serial", nil, func(ctx context.Context, c *Call, p p) (*mcp.CallToolResult, error) {
+	d := Descriptor{Name: "step", Tier: tiers.Exec, Description: "serial", Serial: true, Handler: Func(func(ctx context.Context, c *Call, p p) (out, error) {
 		if running.Add(1) > 1 {
 			overlap.Store(true)
 		}
@@ -99,9 +50,8 @@ func TestSerialToolRunsInArrivalOrder(t *testing.T) {
 		mu.Lock()
 		order = append(order, p.N)
 		mu.Unlock()
-		return Text("ok")
-	})
-	d.Serial = true
+		return out{"ok"}, nil
+	})}
 	r := toyRun(t, d)
 	e := r.tools["step"]
 	ctx := context.Background()
@@ -138,8 +88,8 @@ func TestSerialToolRunsInArrivalOrder(t *testing.T) {
 	if overlap.Load() {
 		t.Fatal("two calls to a serial tool ran at once")
 	}
-	if got := e.tool.Meta.AdditionalFields[MetaParallel]; got != false {
-		t.Fatalf("serial tool's _meta %s = %v, want false", MetaParallel, got)
+	if got := e.tool.Meta.AdditionalFields[MetaSerial]; got != true {
+		t.Fatalf("serial tool's _meta %s = %v, want true", MetaSerial, got)
 	}
 }
 

@@ -2,7 +2,6 @@ package registry_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -12,62 +11,25 @@ import (
 	"testing"
 	"time"
 
-	"github.com/builtin-tools/builtin-tools/files"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
-type noParams struct{}
+type fakeDebugger struct{}
 
-func newRun(t *testing.T, cfg registry.Config) *registry.Run {
-	t.Helper()
-	if cfg.Root == "" {
-		cfg.Root = t.TempDir()
-	}
-	r, err := registry.NewRun(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { r.Close() })
-	return r
-}
-
-func call(t *testing.T, r *registry.Run, mode tiers.Mode, name, args string) (string, bool) {
-	t.Helper()
-	res, err := r.Call(context.Background(), mode, name, json.RawMessage(args))
-	if err != nil {
-		t.Fatalf("%s: protocol error %v", name, err)
-	}
-	return registry.ResultText(res), res.IsError
-}
-
-// fake resource that records when it is closed.
-type closer struct {
-	name string
-	log  *[]string
-	mu   *sync.Mutex
-}
-
-func (c closer) Close() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	*c.log = append(*c.log, c.name)
-	return nil
-}
+var debugKey = registry.NewKey[*fakeDebugger]("dbg")
 
 // REG-2: a tool is registered only once its resource is attached, and a
 // peer already serving learns of it (tools/list_changed).
 func TestRegisteredWhenResourceAttached(t *testing.T) {
-	lspTool := registry.Tool("lsp", tiers.Read, "language server", []registry.ResourceKind{registry.LSP},
-		func(ctx context.Context, c *registry.Call, p noParams) (*mcp.CallToolResult, error) {
-			return registry.Text("status")
-		})
-	debugTool := registry.Tool("debug", tiers.Exec, "debugger", []registry.ResourceKind{registry.Debugger, registry.Conversation},
-		func(ctx context.Context, c *registry.Call, p noParams) (*mcp.CallToolResult, error) {
-			return registry.Text("ok")
-		})
-	r := newRun(t, registry.Config{Tools: append(files.Tools(), lspTool, debugTool)})
+	debugTool := registry.Descriptor{Name: "debug", Tier: tiers.Exec, Description: "debugger",
+		Handler: registry.With(debugKey, func(ctx context.Context, c *registry.Call, d *fakeDebugger, p noParams) (msg, error) {
+			return msg{"ok"}, nil
+		})}
+	dbg := registry.Family[*fakeDebugger]{Key: debugKey, Tools: []registry.Descriptor{debugTool},
+		Open: func(env *registry.Env) (*fakeDebugger, error) { return nil, registry.ErrSkip }}
+	r := newRun(t, registry.Config{Families: []registry.Extension{toyFiles, dbg}})
 	ctx := context.Background()
 	c, err := r.Client(ctx, tiers.Normal)
 	if err != nil {
@@ -91,14 +53,20 @@ func TestRegisteredWhenResourceAttached(t *testing.T) {
 		}
 		return out
 	}
-	if got := names(); slices.Contains(got, "lsp") || slices.Contains(got, "debug") {
-		t.Fatalf("tools listed before their resources: %v", got)
+	if got := names(); slices.Contains(got, "debug") {
+		t.Fatalf("tool listed before its resource: %v", got)
 	}
-	text, isErr := call(t, r, tiers.Normal, "lsp", `{}`)
-	if !isErr || !strings.Contains(text, "needs lsp") {
+	text, isErr := call(t, r, tiers.Normal, "debug", `{}`)
+	if !isErr || !strings.Contains(text, "needs the dbg resource") {
 		t.Fatalf("calling an unregistered tool: %q", text)
 	}
-	if err := r.Attach(registry.LSP, struct{}{}); err != nil {
+	// Through the peer the refusal is the same tool error.
+	req := mcp.CallToolRequest{}
+	req.Params.Name = "debug"
+	if res, err := c.CallTool(ctx, req); err != nil || !res.IsError || registry.ResultText(res) != text {
+		t.Fatalf("peer refusal differs from the direct one: %v %q", err, registry.ResultText(res))
+	}
+	if err := registry.Attach(r, debugKey, &fakeDebugger{}); err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -106,25 +74,21 @@ func TestRegisteredWhenResourceAttached(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("no tools/list_changed after attaching a resource")
 	}
-	if got := names(); !slices.Contains(got, "lsp") {
-		t.Fatalf("lsp not listed after attaching its resource: %v", got)
+	if got := names(); !slices.Contains(got, "debug") {
+		t.Fatalf("debug not listed after attaching its resource: %v", got)
 	}
-	// debug needs a conversation id too, which this run lacks.
-	if err := r.Attach(registry.Debugger, struct{}{}); err != nil {
-		t.Fatal(err)
+	if text, isErr := call(t, r, tiers.Normal, "debug", `{}`); isErr || text != "ok" {
+		t.Fatalf("debug after attach: %q", text)
 	}
-	if got := names(); slices.Contains(got, "debug") {
-		t.Fatalf("debug listed without a conversation id: %v", got)
-	}
-	if err := r.Attach(registry.LSP, struct{}{}); err == nil {
-		t.Fatal("a second lsp resource was accepted")
+	if err := registry.Attach(r, debugKey, &fakeDebugger{}); err == nil {
+		t.Fatal("a second dbg resource was accepted")
 	}
 }
 
 // REG-5: plan mode lists read tools only and refuses the others by name,
-// saying why — through the MCP peer and through the direct call path.
+// saying why, in one form through the MCP peer and the direct call path.
 func TestPlanModeRefusesWriteByName(t *testing.T) {
-	r := newRun(t, registry.Config{Tools: files.Tools()})
+	r := newRun(t, registry.Config{})
 	ctx := context.Background()
 	c, err := r.Client(ctx, tiers.Plan)
 	if err != nil {
@@ -135,13 +99,12 @@ func TestPlanModeRefusesWriteByName(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Tools) != 1 || res.Tools[0].Name != "read" {
+	if len(res.Tools) != 1 || res.Tools[0].Name != "look" {
 		t.Fatalf("plan mode lists %v", res.Tools)
 	}
 	req := mcp.CallToolRequest{}
-	req.Params.Name = "write"
+	req.Params.Name = "put"
 	req.Params.Arguments = map[string]any{"path": "x.txt", "content": "no"}
-	// D15: refused as a tool error, in the same form as Run.Call gives.
 	refused, err := c.CallTool(ctx, req)
 	if err != nil || !refused.IsError || !strings.Contains(registry.ResultText(refused), "not available in plan mode") {
 		t.Fatalf("plan-mode write: %v %v", refused, err)
@@ -149,41 +112,52 @@ func TestPlanModeRefusesWriteByName(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(r.Root(), "x.txt")); !errors.Is(err, os.ErrNotExist) {
 		t.Fatal("plan-mode write changed the disk")
 	}
-	text, isErr := call(t, r, tiers.ReadOnly, "edit", `{"path":"x","old_string":"a","new_string":"b"}`)
-	if !isErr || !strings.Contains(text, "not available in readonly mode") {
-		t.Fatalf("direct call path let readonly edit: %q", text)
+	text, isErr := call(t, r, tiers.Plan, "put", `{"path":"x","content":"b"}`)
+	if !isErr || text != registry.ResultText(refused) {
+		t.Fatalf("direct refusal %q differs from the peer's %q", text, registry.ResultText(refused))
 	}
-	// An unknown tool is a protocol error (-32602), as the MCP specification
-	// says.
-	req.Params.Name = "nope"
-	if _, err := c.CallTool(ctx, req); err == nil || !strings.Contains(err.Error(), "nope") || !strings.Contains(err.Error(), "not found") {
+	// An unknown tool is a protocol error (-32602) through a peer, as the
+	// MCP specification says, and a tool error with a suggestion directly.
+	req.Params.Name = "pot"
+	if _, err := c.CallTool(ctx, req); err == nil || !strings.Contains(err.Error(), "pot") || !strings.Contains(err.Error(), "not found") {
 		t.Fatalf("unknown tool: %v", err)
+	}
+	if text, isErr := call(t, r, tiers.Normal, "pot", `{}`); !isErr || !contains(text, `unknown tool "pot"`, `did you mean "put"`) {
+		t.Fatalf("unknown tool, direct: %q", text)
 	}
 }
 
-// REG-8: a wrapper applies the same way to a call from the MCP peer and to
-// one from the direct path (an interpreter's tool() bridge), and sees the
-// files the call wrote.
+var recordKey = registry.NewKey[*[]string]("record")
+
+// REG-8: a family's wrapper applies the same way to a call from the MCP peer
+// and to one from the direct path (an interpreter's tool() bridge), selects
+// tools by what they declare (Writes), sees the files the call wrote, and
+// applies only while its family's resource is attached.
 func TestOneCallPathForEveryCaller(t *testing.T) {
-	r := newRun(t, registry.Config{Tools: files.Tools()})
 	var mu sync.Mutex
-	var seen []string
-	r.Use(registry.Wrapper{
-		Name:    "record",
-		Applies: func(d *registry.Descriptor) bool { return d.Tier == tiers.Write },
-		Wrap: func(next registry.HandlerFunc) registry.HandlerFunc {
-			return func(ctx context.Context, c *registry.Call) (*mcp.CallToolResult, error) {
-				res, err := next(ctx, c)
-				mu.Lock()
-				for _, w := range c.Written() {
-					seen = append(seen, c.Rel(w))
+	record := registry.Family[*[]string]{Key: recordKey,
+		Open: func(env *registry.Env) (*[]string, error) { return &[]string{}, nil },
+		Wrappers: []registry.Wrapper{{
+			Name:    "record",
+			Applies: registry.WritesFiles,
+			Wrap: func(next registry.HandlerFunc) registry.HandlerFunc {
+				return func(ctx context.Context, c *registry.Call) (*mcp.CallToolResult, error) {
+					res, err := next(ctx, c)
+					seen, _ := recordKey.Of(c.Run)
+					mu.Lock()
+					for _, w := range c.Written() {
+						*seen = append(*seen, c.Rel(w))
+					}
+					mu.Unlock()
+					res.Content = append(res.Content, mcp.NewTextContent("[wrapped]"))
+					return res, err
 				}
-				mu.Unlock()
-				res.Content = append(res.Content, mcp.NewTextContent("[wrapped]"))
-				return res, err
-			}
-		},
-	})
+			},
+		}},
+	}
+	// A write-tier tool that writes nothing is not wrapped.
+	stage := toolOf("stage", tiers.Write, func(ctx context.Context, c *registry.Call) (string, error) { return "staged", nil })
+	r := newRun(t, registry.Config{Families: []registry.Extension{toyFiles, family("more", stage), record}})
 	ctx := context.Background()
 	c, err := r.Client(ctx, tiers.Normal)
 	if err != nil {
@@ -191,22 +165,30 @@ func TestOneCallPathForEveryCaller(t *testing.T) {
 	}
 	defer c.Close()
 	req := mcp.CallToolRequest{}
-	req.Params.Name = "write"
+	req.Params.Name = "put"
 	req.Params.Arguments = map[string]any{"path": "a.txt", "content": "one\n"}
 	res, err := c.CallTool(ctx, req)
 	if err != nil || !strings.Contains(registry.ResultText(res), "[wrapped]") {
 		t.Fatalf("peer call not wrapped: %v %q", err, registry.ResultText(res))
 	}
-	text, _ := call(t, r, tiers.Normal, "write", `{"path":"b/b.txt","content":"two\n"}`)
+	text, _ := call(t, r, tiers.Normal, "put", `{"path":"b/b.txt","content":"two\n"}`)
 	if !strings.Contains(text, "[wrapped]") {
 		t.Fatalf("direct call not wrapped: %q", text)
 	}
-	text, _ = call(t, r, tiers.Normal, "read", `{"path":"a.txt"}`)
-	if strings.Contains(text, "[wrapped]") {
-		t.Fatal("wrapper applied to a read tool it does not apply to")
+	for _, name := range []string{"look", "stage"} {
+		text, _ = call(t, r, tiers.Normal, name, `{"path":"a.txt"}`)
+		if strings.Contains(text, "[wrapped]") {
+			t.Fatalf("wrapper applied to %s, which writes no files", name)
+		}
 	}
-	if !slices.Equal(seen, []string{"a.txt", "b/b.txt"}) {
-		t.Fatalf("wrapper saw writes %v", seen)
+	seen, _ := recordKey.Of(r)
+	if !slices.Equal(*seen, []string{"a.txt", "b/b.txt"}) {
+		t.Fatalf("wrapper saw writes %v", *seen)
+	}
+	// Without its family the wrapper is gone too.
+	r2 := newRun(t, registry.Config{Families: []registry.Extension{toyFiles, record}, Without: []string{"record"}})
+	if text, _ := call(t, r2, tiers.Normal, "put", `{"path":"c.txt","content":"x"}`); strings.Contains(text, "[wrapped]") {
+		t.Fatalf("wrapper of a family left out still applied: %q", text)
 	}
 }
 
@@ -249,8 +231,8 @@ func TestApprovalGate(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			asked = 0
-			r := newRun(t, registry.Config{Tools: files.Tools(), Policy: tc.policy, Approver: tc.approver})
-			text, isErr := call(t, r, tiers.Normal, "write", write)
+			r := newRun(t, registry.Config{Policy: tc.policy, Approver: tc.approver})
+			text, isErr := call(t, r, tiers.Normal, "put", write)
 			if isErr == tc.allowed || !strings.Contains(text, tc.want) {
 				t.Fatalf("got (error=%v) %q, want allowed=%v with %q", isErr, text, tc.allowed, tc.want)
 			}
@@ -262,7 +244,7 @@ func TestApprovalGate(t *testing.T) {
 				t.Fatalf("approver asked %d times, want %d", asked, tc.asks)
 			}
 			// Reads are never gated.
-			if text, isErr := call(t, r, tiers.Normal, "read", `{"path":"."}`); isErr {
+			if text, isErr := call(t, r, tiers.Normal, "look", `{"path":"f.txt"}`); isErr && tc.allowed {
 				t.Fatalf("read gated: %q", text)
 			}
 			if asked != tc.asks {
@@ -287,7 +269,7 @@ func TestParsePolicy(t *testing.T) {
 // Missing, mistyped and unknown arguments get a tool error that names the
 // argument and lists what the tool takes.
 func TestArgumentErrors(t *testing.T) {
-	r := newRun(t, registry.Config{Tools: files.Tools()})
+	r := newRun(t, registry.Config{})
 	cases := map[string][]string{
 		`{}`:                          {`missing required argument "path"`, "path (string) required"},
 		`{"path": 7}`:                 {`argument "path" must be string, not number`},
@@ -297,7 +279,7 @@ func TestArgumentErrors(t *testing.T) {
 		`{"path": `:                   {"not valid JSON"},
 	}
 	for args, wants := range cases {
-		text, isErr := call(t, r, tiers.Normal, "read", args)
+		text, isErr := call(t, r, tiers.Normal, "look", args)
 		if !isErr {
 			t.Errorf("%s accepted: %q", args, text)
 			continue
@@ -309,7 +291,7 @@ func TestArgumentErrors(t *testing.T) {
 		}
 	}
 	// null and empty arguments mean {}.
-	text, isErr := call(t, r, tiers.Normal, "read", `null`)
+	text, isErr := call(t, r, tiers.Normal, "look", `null`)
 	if !isErr || !strings.Contains(text, `missing required argument "path"`) {
 		t.Errorf("null arguments: %q", text)
 	}
@@ -318,14 +300,16 @@ func TestArgumentErrors(t *testing.T) {
 // REG-1: closing a run closes its resources, newest first, and later calls
 // fail with a clear message.
 func TestCloseStopsEverything(t *testing.T) {
-	r, err := registry.NewRun(registry.Config{Root: t.TempDir(), Tools: files.Tools()})
+	var log []string
+	var mu sync.Mutex
+	opener := func(name string) registry.Extension {
+		return registry.Family[*closer]{Key: registry.NewKey[*closer](name),
+			Open: func(env *registry.Env) (*closer, error) { return &closer{name, &log, &mu}, nil }}
+	}
+	r, err := registry.NewRun(registry.Config{Root: t.TempDir(), Families: []registry.Extension{toyFiles, opener("lsp"), opener("kernel")}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var log []string
-	var mu sync.Mutex
-	r.Attach(registry.LSP, closer{"lsp", &log, &mu})
-	r.Attach(registry.Kernels, closer{"kernel", &log, &mu})
 	r.OnClose(func() error { mu.Lock(); log = append(log, "staged edits"); mu.Unlock(); return nil })
 	if err := r.Close(); err != nil {
 		t.Fatal(err)
@@ -336,40 +320,94 @@ func TestCloseStopsEverything(t *testing.T) {
 	if err := r.Close(); err != nil || len(log) != 3 {
 		t.Fatal("a second Close did work again")
 	}
-	text, isErr := call(t, r, tiers.Normal, "read", `{"path":"."}`)
+	text, isErr := call(t, r, tiers.Normal, "look", `{"path":"."}`)
 	if !isErr || !strings.Contains(text, "closed") {
 		t.Fatalf("call after close: %q", text)
 	}
-	if err := r.Attach(registry.AskPort, struct{}{}); !errors.Is(err, registry.ErrClosed) {
+	if err := registry.Attach(r, debugKey, &fakeDebugger{}); !errors.Is(err, registry.ErrClosed) {
 		t.Fatalf("attach after close: %v", err)
 	}
 }
 
-func TestCatalogChecks(t *testing.T) {
-	h := func(ctx context.Context, c *registry.Call, p noParams) (*mcp.CallToolResult, error) {
-		return registry.Text("")
+// REG-13: Close cancels a call in flight and waits for it before it closes
+// the resources under it; the call's result says the run closed.
+func TestCloseCancelsCallsInFlight(t *testing.T) {
+	var log []string
+	var mu sync.Mutex
+	started := make(chan struct{})
+	block := toolOf("block", tiers.Read, func(ctx context.Context, c *registry.Call) (string, error) {
+		close(started)
+		<-ctx.Done()
+		time.Sleep(50 * time.Millisecond) // cleanup that Close must wait for
+		mu.Lock()
+		log = append(log, "call ended")
+		mu.Unlock()
+		return "", ctx.Err()
+	})
+	res := registry.Family[*closer]{Key: registry.NewKey[*closer]("res"), Tools: []registry.Descriptor{block},
+		Open: func(env *registry.Env) (*closer, error) { return &closer{"resource closed", &log, &mu}, nil }}
+	r, err := registry.NewRun(registry.Config{Root: t.TempDir(), Families: []registry.Extension{res}})
+	if err != nil {
+		t.Fatal(err)
 	}
-	dup := []registry.Descriptor{registry.Tool("a", tiers.Read, "a", nil, h), registry.Tool("a", tiers.Read, "a", nil, h)}
-	if _, err := registry.NewRun(registry.Config{Root: t.TempDir(), Tools: dup}); err == nil || !strings.Contains(err.Error(), "twice") {
+	if r.Context().Err() != nil {
+		t.Fatal("a new run's context is done")
+	}
+	out := make(chan string, 1)
+	go func() { text, _ := call(t, r, tiers.Normal, "block", `{}`); out <- text }()
+	<-started
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(log, []string{"call ended", "resource closed"}) {
+		t.Fatalf("order %v: the resource closed under a running call", log)
+	}
+	if text := <-out; !contains(text, "block was cancelled", "the run is closed") {
+		t.Fatalf("cancelled call said %q", text)
+	}
+	if r.Context().Err() == nil {
+		t.Fatal("the run's context survived Close")
+	}
+}
+
+func TestFamilyChecks(t *testing.T) {
+	dup := family("a", lookTool, lookTool)
+	if _, err := registry.NewRun(registry.Config{Root: t.TempDir(), Families: []registry.Extension{dup}}); err == nil || !strings.Contains(err.Error(), "twice") {
 		t.Fatalf("duplicate tool: %v", err)
 	}
-	bad := registry.Tool("b", "root", "b", nil, h)
-	if _, err := registry.NewRun(registry.Config{Root: t.TempDir(), Tools: []registry.Descriptor{bad}}); err == nil {
+	bad := lookTool
+	bad.Tier = "root"
+	if _, err := registry.NewRun(registry.Config{Root: t.TempDir(), Families: []registry.Extension{family("b", bad)}}); err == nil {
 		t.Fatal("unknown tier accepted")
 	}
 	if _, err := registry.NewRun(registry.Config{Root: filepath.Join(t.TempDir(), "missing")}); err == nil {
 		t.Fatal("missing root accepted")
 	}
+	_, err := registry.NewRun(registry.Config{Root: t.TempDir(), Families: []registry.Extension{toyFiles}, Without: []string{"toyfile"}})
+	if err == nil || !contains(err.Error(), `unknown family "toyfile"`, "toyfiles") {
+		t.Fatalf("a misspelt without: %v", err)
+	}
+	_, err = registry.NewRun(registry.Config{Root: t.TempDir(), Families: []registry.Extension{toyFiles}, Settings: map[string]any{"lps": 1}})
+	if err == nil || !strings.Contains(err.Error(), `family "lps"`) {
+		t.Fatalf("a setting for no family: %v", err)
+	}
+	typed := registry.Family[*closer]{Key: registry.NewKey[*closer]("typed"),
+		Open: func(env *registry.Env) (*closer, error) {
+			_, err := registry.Setting[time.Duration](env, "typed")
+			return nil, err
+		}}
+	_, err = registry.NewRun(registry.Config{Root: t.TempDir(), Families: []registry.Extension{typed}, Settings: map[string]any{"typed": "1s"}})
+	if err == nil || !strings.Contains(err.Error(), "time.Duration") {
+		t.Fatalf("a setting of the wrong type: %v", err)
+	}
 }
 
 // A panicking handler becomes a tool error, not a crashed server.
 func TestPanicIsToolError(t *testing.T) {
-	boom := registry.Tool("boom", tiers.Read, "panics", nil, func(ctx context.Context, c *registry.Call, p noParams) (*mcp.CallToolResult, error) {
-		var m map[string]int
-		m["x"] = 1
-		return nil, nil
+	boom := toolOf("boom", tiers.Read, func(ctx context.Context, c *registry.Call) (string, error) {
+		panic("boom")
 	})
-	r := newRun(t, registry.Config{Tools: []registry.Descriptor{boom}})
+	r := newRun(t, registry.Config{Families: []registry.Extension{family("b", boom)}})
 	text, isErr := call(t, r, tiers.Normal, "boom", `{}`)
 	if !isErr || !strings.Contains(text, "internal error in boom") {
 		t.Fatalf("%q", text)

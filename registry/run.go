@@ -8,9 +8,9 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/builtin-tools/builtin-tools/pathguard"
 	"github.com/builtin-tools/builtin-tools/tiers"
@@ -73,9 +73,17 @@ type Config struct {
 	Root string
 	// ConversationID identifies the conversation the run belongs to.
 	ConversationID string
-	// Tools is the catalog; only tools whose needs are attached are
-	// registered.
-	Tools []Descriptor
+	// Families are the tool families of the run; each opens its resource
+	// from the run's options, and its tools are registered while that
+	// resource is attached.
+	Families []Extension
+	// Without names families not to open; an unknown name is an error.
+	Without []string
+	// Settings holds each family's configuration, by family name; the
+	// family's Open reads it with Setting.
+	Settings map[string]any
+	// Trusted says the harness trusts the checkout (see Env.Trusted).
+	Trusted bool
 	// Policy gates write and exec calls; nil allows them.
 	Policy Policy
 	// Approver answers calls the policy marks Ask; without one such calls
@@ -83,9 +91,10 @@ type Config struct {
 	Approver Approver
 	// Name and Version identify the run's MCP server to clients.
 	Name, Version string
-	// MaxResultBytes bounds the text of one result (default
-	// DefaultMaxResultBytes); more is cut with a note.
-	MaxResultBytes int
+	// OutputBudget bounds the text of one result in characters (default
+	// DefaultOutputBudget, REG-12). Tools size their output by it and say
+	// what they left out; the call path cuts whatever exceeds it.
+	OutputBudget int
 	// MaxFrameBytes bounds one message ServeStdio reads (default
 	// DefaultMaxFrameBytes); a longer one is answered with an error.
 	MaxFrameBytes int
@@ -94,34 +103,52 @@ type Config struct {
 	// which exists for HTTP gateways and costs an in-process call about
 	// 30 µs (BENCHMARKS.md); both revisions work in process.
 	ClientProtocol string
+	// CloseTimeout bounds how long Close waits for calls in flight after
+	// cancelling them (default 5 s).
+	CloseTimeout time.Duration
+	// QuestionTimeout bounds how long a call waits for a peer to come back
+	// with the answer to a question it asked (default 10 minutes).
+	QuestionTimeout time.Duration
 }
+
+// DefaultOutputBudget is the default size of one result, in characters.
+const DefaultOutputBudget = 8000
 
 // Run is one agent run: a root, a conversation, attached resources and the
 // tools they enable. It is safe for concurrent use.
 type Run struct {
-	cfg   Config
-	guard *pathguard.Guard
-	tools map[string]*entry // the whole catalog, by name
+	cfg      Config
+	guard    *pathguard.Guard
+	tools    map[string]*entry // the whole catalog, by name
+	names    []string          // catalog names, sorted
+	families []Extension
+	wrappers []Wrapper
+
+	ctx      context.Context
+	cancel   context.CancelCauseFunc
+	calls    sync.WaitGroup // calls in flight
+	parked   parking
+	sessions []peerServer // guarded by mu
 
 	mu        sync.Mutex
-	resources map[ResourceKind]any
-	attached  []ResourceKind // attach order, for Close
+	resources map[string]any
+	attached  []string // attach order, for Close
 	onClose   []func() error
-	wrappers  []Wrapper
 	servers   map[tiers.Mode]*server.MCPServer
 	closed    bool
+	chains    map[*entry]HandlerFunc // wrapped handlers, reset on Attach
 }
 
 type entry struct {
-	d      Descriptor
-	tool   mcp.Tool
-	schema *jsonschema.Schema
+	d    Descriptor
+	tool mcp.Tool
+	// serial admits one call at a time, in arrival order (REG-10).
 	serial *fifo
-	params []string // argument names, for messages
 }
 
-// NewRun checks the catalog (unique names, known tiers, object schemas that
-// compile) and makes a run over root. It starts nothing.
+// NewRun checks the families' tools (unique names, known tiers, object
+// schemas), makes a run over root and opens each family's resource.
+// Servers and kernels start later, on first use.
 func NewRun(cfg Config) (*Run, error) {
 	g, err := pathguard.New(cfg.Root)
 	if err != nil {
@@ -136,62 +163,122 @@ func NewRun(cfg Config) (*Run, error) {
 	if cfg.ClientProtocol == "" {
 		cfg.ClientProtocol = mcp.ProtocolVersion20251125
 	}
+	ctx, cancel := context.WithCancelCause(context.Background())
 	r := &Run{
 		cfg:       cfg,
 		guard:     g,
 		tools:     map[string]*entry{},
-		resources: map[ResourceKind]any{},
+		ctx:       ctx,
+		cancel:    cancel,
+		resources: map[string]any{},
 		servers:   map[tiers.Mode]*server.MCPServer{},
+		chains:    map[*entry]HandlerFunc{},
 	}
-	for i := range cfg.Tools {
-		d := cfg.Tools[i]
-		if d.Name == "" || d.Handler == nil {
-			return nil, fmt.Errorf("registry: tool %q has no name or no handler", d.Name)
+	fail := func(err error) (*Run, error) {
+		r.Close()
+		return nil, err
+	}
+	families, err := selectFamilies(cfg.Families, cfg.Without)
+	if err != nil {
+		return fail(err)
+	}
+	for _, f := range families {
+		for _, d := range f.Descriptors() {
+			if err := r.add(d); err != nil {
+				return fail(err)
+			}
 		}
-		if _, dup := r.tools[d.Name]; dup {
-			return nil, fmt.Errorf("registry: tool %q is declared twice", d.Name)
+		r.wrappers = append(r.wrappers, f.wrappers()...)
+	}
+	r.names = slices.Sorted(maps.Keys(r.tools))
+	r.families = families
+	env := &Env{Run: r, Root: g.Root(), Guard: g, ConversationID: cfg.ConversationID, Trusted: cfg.Trusted, settings: cfg.Settings}
+	for name := range cfg.Settings {
+		if !slices.ContainsFunc(cfg.Families, func(f Extension) bool { return f.Name() == name }) {
+			return fail(fmt.Errorf("registry: a setting for family %q, which the run does not have; families: %s", name, familyNames(cfg.Families)))
 		}
-		if _, err := tiers.ParseTier(string(d.Tier)); err != nil {
-			return nil, fmt.Errorf("registry: tool %s: %w", d.Name, err)
+	}
+	for _, f := range families {
+		if err := f.open(r, env); err != nil {
+			return fail(err)
 		}
-		e := &entry{d: d, tool: d.MCPTool()}
-		if e.schema, e.params, err = compileSchema(d.Name, d.Schema); err != nil {
-			return nil, err
-		}
-		if d.Serial {
-			e.serial = newFIFO()
-		}
-		r.tools[d.Name] = e
 	}
 	return r, nil
 }
 
-func compileSchema(name string, raw json.RawMessage) (*jsonschema.Schema, []string, error) {
+func selectFamilies(all []Extension, without []string) ([]Extension, error) {
+	seen := map[string]bool{}
+	for _, f := range all {
+		if f.Name() == "" {
+			return nil, fmt.Errorf("registry: a family without a name")
+		}
+		if seen[f.Name()] {
+			return nil, fmt.Errorf("registry: family %q is listed twice", f.Name())
+		}
+		seen[f.Name()] = true
+	}
+	for _, w := range without {
+		if !seen[w] {
+			return nil, fmt.Errorf("unknown family %q in without; the families are: %s", w, familyNames(all))
+		}
+	}
+	var out []Extension
+	for _, f := range all {
+		if !slices.Contains(without, f.Name()) {
+			out = append(out, f)
+		}
+	}
+	return out, nil
+}
+
+func familyNames(fs []Extension) string {
+	var names []string
+	for _, f := range fs {
+		names = append(names, f.Name())
+	}
+	return strings.Join(names, ", ")
+}
+
+func (r *Run) add(d Descriptor) error {
+	if d.Name == "" || d.Handler.h == nil {
+		return fmt.Errorf("registry: tool %q has no name or no handler", d.Name)
+	}
+	if _, dup := r.tools[d.Name]; dup {
+		return fmt.Errorf("registry: tool %q is declared twice", d.Name)
+	}
+	if _, err := tiers.ParseTier(string(d.Tier)); err != nil {
+		return fmt.Errorf("registry: tool %s: %w", d.Name, err)
+	}
+	if _, err := d.Handler.h.validator(d.Name); err != nil {
+		return err
+	}
+	e := &entry{d: d, tool: d.MCPTool()}
+	if d.Serial {
+		e.serial = newFIFO()
+	}
+	r.tools[d.Name] = e
+	return nil
+}
+
+func compileSchema(name string, raw json.RawMessage) (*jsonschema.Schema, error) {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
-		return nil, nil, fmt.Errorf("registry: tool %s: schema is not JSON: %w", name, err)
+		return nil, fmt.Errorf("registry: tool %s: schema is not JSON: %w", name, err)
 	}
 	obj, ok := doc.(map[string]any)
 	if !ok || obj["type"] != "object" {
-		return nil, nil, fmt.Errorf("registry: tool %s: input schema must be an object schema", name)
+		return nil, fmt.Errorf("registry: tool %s: input schema must be an object schema", name)
 	}
-	var params []string
-	if props, ok := obj["properties"].(map[string]any); ok {
-		for k := range props {
-			params = append(params, k)
-		}
-	}
-	sort.Strings(params)
 	c := jsonschema.NewCompiler()
 	url := "tool:" + name
 	if err := c.AddResource(url, doc); err != nil {
-		return nil, nil, fmt.Errorf("registry: tool %s: %w", name, err)
+		return nil, fmt.Errorf("registry: tool %s: %w", name, err)
 	}
 	s, err := c.Compile(url)
 	if err != nil {
-		return nil, nil, fmt.Errorf("registry: tool %s: invalid input schema: %w", name, err)
+		return nil, fmt.Errorf("registry: tool %s: invalid input schema: %w", name, err)
 	}
-	return s, params, nil
+	return s, nil
 }
 
 // Root returns the run's root, absolute with symlinks resolved.
@@ -203,56 +290,37 @@ func (r *Run) Guard() *pathguard.Guard { return r.guard }
 // ConversationID returns the conversation the run belongs to.
 func (r *Run) ConversationID() string { return r.cfg.ConversationID }
 
+// Context is the run's lifetime: Close cancels it. Background work a tool
+// starts (readers, notifications) derives from it.
+func (r *Run) Context() context.Context { return r.ctx }
+
+// Families lists the run's families after Without, in order.
+func (r *Run) Families() []Extension { return slices.Clone(r.families) }
+
 // ErrClosed is returned by operations on a closed run.
 var ErrClosed = errors.New("the run is closed")
 
-// Attach gives the run a resource; tools that needed it are registered now,
-// on every peer already serving. A resource with a Close() error method is
-// closed with the run.
-func (r *Run) Attach(kind ResourceKind, resource any) error {
-	if kind == Conversation {
-		return fmt.Errorf("registry: the conversation is set by Config.ConversationID, not attached")
-	}
-	if resource == nil {
-		return fmt.Errorf("registry: attach %s: nil resource", kind)
-	}
+func (r *Run) attach(name string, resource any) error {
 	r.mu.Lock()
 	if r.closed {
 		r.mu.Unlock()
 		return ErrClosed
 	}
-	if _, dup := r.resources[kind]; dup {
+	if _, dup := r.resources[name]; dup {
 		r.mu.Unlock()
-		return fmt.Errorf("registry: a %s resource is already attached to this run", kind)
+		return fmt.Errorf("registry: a %s resource is already attached to this run", name)
 	}
-	before := r.registeredLocked()
-	r.resources[kind] = resource
-	r.attached = append(r.attached, kind)
-	var added []server.ServerTool
-	for _, e := range r.registeredLocked() {
-		if !slices.Contains(before, e) {
-			added = append(added, r.serverTool(e))
-		}
-	}
-	servers := maps.Clone(r.servers)
+	r.resources[name] = resource
+	r.attached = append(r.attached, name)
+	clear(r.chains)
+	servers := slices.Collect(maps.Values(r.servers))
 	r.mu.Unlock()
-	// Outside the lock: adding tools notifies clients (tools/list_changed),
-	// whose handlers may call back into the run.
-	for mode, s := range servers {
-		if len(added) > 0 {
-			s.AddTools(r.bindAll(mode, added)...)
-		}
+	// Outside the lock: the notification may reach a client whose handler
+	// calls back into the run.
+	for _, s := range servers {
+		s.SendNotificationToAllClients(mcp.MethodNotificationToolsListChanged, nil)
 	}
 	return nil
-}
-
-// Resource returns the attached resource of a kind as T.
-func Resource[T any](r *Run, kind ResourceKind) (T, bool) {
-	r.mu.Lock()
-	v, ok := r.resources[kind]
-	r.mu.Unlock()
-	t, ok2 := v.(T)
-	return t, ok && ok2
 }
 
 // OnClose registers fn to run when the run closes (after resources close),
@@ -263,8 +331,10 @@ func (r *Run) OnClose(fn func() error) {
 	r.onClose = append(r.onClose, fn)
 }
 
-// Close stops everything the run started: resources are closed in reverse
-// attach order, then OnClose functions run. Calls after Close fail.
+// Close ends the run (REG-13): it cancels the run's context and every call
+// in flight, waits for those calls (at most CloseTimeout), then closes the
+// resources in reverse attach order and runs OnClose functions. Calls after
+// Close are refused.
 func (r *Run) Close() error {
 	r.mu.Lock()
 	if r.closed {
@@ -272,16 +342,20 @@ func (r *Run) Close() error {
 		return nil
 	}
 	r.closed = true
-	kinds := slices.Clone(r.attached)
+	names := slices.Clone(r.attached)
 	res := r.resources
 	fns := slices.Clone(r.onClose)
 	r.mu.Unlock()
 
+	r.cancel(ErrClosed)
 	var errs []error
-	for i := len(kinds) - 1; i >= 0; i-- {
-		if c, ok := res[kinds[i]].(interface{ Close() error }); ok {
+	if !waitTimeout(&r.calls, r.closeTimeout()) {
+		errs = append(errs, fmt.Errorf("registry: calls still running %s after the run was cancelled; closing their resources under them", r.closeTimeout()))
+	}
+	for i := len(names) - 1; i >= 0; i-- {
+		if c, ok := res[names[i]].(interface{ Close() error }); ok {
 			if err := c.Close(); err != nil {
-				errs = append(errs, fmt.Errorf("closing %s: %w", kinds[i], err))
+				errs = append(errs, fmt.Errorf("closing %s: %w", names[i], err))
 			}
 		}
 	}
@@ -294,34 +368,35 @@ func (r *Run) Close() error {
 	return errors.Join(errs...)
 }
 
-func (r *Run) has(kind ResourceKind) bool {
-	if kind == Conversation {
-		return r.cfg.ConversationID != ""
+func (r *Run) closeTimeout() time.Duration {
+	if r.cfg.CloseTimeout > 0 {
+		return r.cfg.CloseTimeout
 	}
-	_, ok := r.resources[kind]
+	return 5 * time.Second
+}
+
+// waitTimeout waits for wg, at most d; false if it gave up.
+func waitTimeout(wg *sync.WaitGroup, d time.Duration) bool {
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-done:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
+// registeredLocked reports whether e's need is attached.
+func (r *Run) registeredLocked(e *entry) bool {
+	need := e.d.Needs()
+	if need == "" {
+		return true
+	}
+	_, ok := r.resources[need]
 	return ok
-}
-
-// missingLocked lists the needs of e that are not attached.
-func (r *Run) missingLocked(e *entry) []ResourceKind {
-	var out []ResourceKind
-	for _, k := range e.d.Needs {
-		if !r.has(k) {
-			out = append(out, k)
-		}
-	}
-	return out
-}
-
-func (r *Run) registeredLocked() []*entry {
-	var out []*entry
-	for _, e := range r.tools {
-		if len(r.missingLocked(e)) == 0 {
-			out = append(out, e)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].d.Name < out[j].d.Name })
-	return out
 }
 
 // Registered lists the tools registered in this run (needs attached),
@@ -330,8 +405,10 @@ func (r *Run) Registered() []Descriptor {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var out []Descriptor
-	for _, e := range r.registeredLocked() {
-		out = append(out, e.d)
+	for _, n := range r.names {
+		if e := r.tools[n]; r.registeredLocked(e) {
+			out = append(out, e.d)
+		}
 	}
 	return out
 }
@@ -341,25 +418,32 @@ func (r *Run) Visible(mode tiers.Mode) []mcp.Tool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var out []mcp.Tool
-	for _, e := range r.registeredLocked() {
-		if mode.Sees(e.d.Tier) {
+	for _, n := range r.names {
+		if e := r.tools[n]; r.registeredLocked(e) && mode.Sees(e.d.Tier) {
 			out = append(out, e.tool)
 		}
 	}
 	return out
 }
 
-// Wrapper wraps the handlers of the tools it applies to, inside the tier
-// check, validation, approval and serialization of the call path.
-type Wrapper struct {
-	Name    string
-	Applies func(d *Descriptor) bool
-	Wrap    func(next HandlerFunc) HandlerFunc
-}
-
-// Use adds a wrapper; wrappers added first are outermost.
-func (r *Run) Use(w Wrapper) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.wrappers = append(r.wrappers, w)
+// chain returns e's handler inside the wrappers that apply to it, built
+// once per attach state.
+func (r *Run) chainLocked(e *entry) HandlerFunc {
+	if h, ok := r.chains[e]; ok {
+		return h
+	}
+	h := e.d.Handler.h.call
+	for i := len(r.wrappers) - 1; i >= 0; i-- {
+		w := r.wrappers[i]
+		if w.family != "" {
+			if _, ok := r.resources[w.family]; !ok {
+				continue
+			}
+		}
+		if w.Applies == nil || w.Applies(&e.d) {
+			h = w.Wrap(h)
+		}
+	}
+	r.chains[e] = h
+	return h
 }

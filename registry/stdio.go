@@ -50,14 +50,10 @@ func (r *Run) ServeStdio(ctx context.Context, mode tiers.Mode, in io.Reader, out
 	go func() {
 		defer close(inputDone)
 		f := &frameFilter{max: r.cfg.MaxFrameBytes, reply: lw.reply, unknown: func(name string) string {
-			r.mu.Lock()
-			e, known := r.tools[name]
-			registered := known && len(r.missingLocked(e)) == 0
-			r.mu.Unlock()
-			if registered {
-				return ""
+			if _, inCatalog := r.tools[name]; inCatalog {
+				return "" // the call path refuses it if the caller cannot see it
 			}
-			return r.unknownTool(mode, name)
+			return r.refusal(mode, name)
 		}}
 		err := f.run(ctx, in, pw)
 		pw.CloseWithError(err) // EOF for mcp-go when err is nil

@@ -12,10 +12,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/builtin-tools/builtin-tools/files"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
-	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // stdioPeer serves a run over pipes and reads its answers.
@@ -28,7 +26,7 @@ type stdioPeer struct {
 
 func serveStdio(t *testing.T, cfg registry.Config, tools ...registry.Descriptor) *stdioPeer {
 	t.Helper()
-	cfg.Tools = append(files.Tools(), tools...)
+	cfg.Families = []registry.Extension{toyFiles, family("extra", tools...)}
 	r := newRun(t, cfg)
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
@@ -128,7 +126,7 @@ func TestStdioProtocolChecks(t *testing.T) {
 	// An unknown tool: -32602, as the MCP specification says, naming the
 	// tools there are.
 	p.send(`{"jsonrpc":"2.0","id":14,"method":"tools/call","params":{"name":"debug","arguments":{}}}`)
-	if code, msg := errorOf(p.answer()); code != -32602 || !strings.Contains(msg, `unknown tool "debug"`) || !strings.Contains(msg, "apply_patch") {
+	if code, msg := errorOf(p.answer()); code != -32602 || !strings.Contains(msg, `unknown tool "debug"`) || !strings.Contains(msg, "put") {
 		t.Errorf("unknown tool: %v %q", code, msg)
 	}
 	p.send(`{"jsonrpc":"2.0","id":10,"method":"ping"}`)
@@ -179,9 +177,9 @@ func TestStdioFrameLimit(t *testing.T) {
 func TestStdioReturnsDespiteABlockedCall(t *testing.T) {
 	release := make(chan struct{})
 	defer close(release)
-	stuck := registry.Tool("stuck", tiers.Read, "never returns", nil, func(ctx context.Context, c *registry.Call, p struct{}) (*mcp.CallToolResult, error) {
+	stuck := toolOf("stuck", tiers.Read, func(ctx context.Context, c *registry.Call) (string, error) {
 		<-release // ignores ctx, as a call blocked in a system call would
-		return registry.Text("late")
+		return "late", nil
 	})
 	p := serveStdio(t, registry.Config{}, stuck)
 	p.initialize()
@@ -201,12 +199,12 @@ func TestStdioReturnsDespiteABlockedCall(t *testing.T) {
 // D7: a result over the run's output budget is cut on a character
 // boundary, with a note of how much was left out.
 func TestResultBudget(t *testing.T) {
-	big := registry.Tool("big", tiers.Read, "says too much", nil, func(ctx context.Context, c *registry.Call, p struct{}) (*mcp.CallToolResult, error) {
-		return registry.Text(strings.Repeat("é", 600))
+	big := toolOf("big", tiers.Read, func(ctx context.Context, c *registry.Call) (string, error) {
+		return strings.Repeat("é", 600), nil
 	})
-	r := newRun(t, registry.Config{Tools: []registry.Descriptor{big}, MaxResultBytes: 1001})
+	r := newRun(t, registry.Config{Families: []registry.Extension{family("b", big)}, OutputBudget: 501})
 	text, isErr := call(t, r, tiers.Normal, "big", `{}`)
-	if isErr || !strings.Contains(text, "result cut at") || !utf8.ValidString(text) || len(text) > 1001+200 {
-		t.Fatalf("%d bytes, valid %v: %q", len(text), utf8.ValidString(text), text[len(text)-150:])
+	if isErr || !contains(text, "600 characters", "output budget is 501") || !utf8.ValidString(text) || utf8.RuneCountInString(text) > 501+200 {
+		t.Fatalf("%d characters, valid %v: %q", utf8.RuneCountInString(text), utf8.ValidString(text), text)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	builtintools "github.com/builtin-tools/builtin-tools"
 	"github.com/builtin-tools/builtin-tools/conformance"
 	"github.com/builtin-tools/builtin-tools/internal/testenv"
 )
@@ -16,7 +17,7 @@ import (
 // golden is what each mode must list, from the conformance data.
 func golden(t *testing.T) map[string][]string {
 	t.Helper()
-	e, err := conformance.Load(filepath.Join(testenv.ModuleRoot(), "conformance", "testdata", "tools.txtar"))
+	e, err := conformance.Load(filepath.Join(testenv.ModuleRoot(), "conformance", "testdata", "tools.txtar"), builtintools.Families())
 	if err != nil {
 		t.Fatal(err)
 	}

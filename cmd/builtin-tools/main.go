@@ -79,7 +79,7 @@ func (c *common) register(fs *flag.FlagSet, defaultAsk string) {
 	fs.StringVar(&c.ask, "ask", defaultAsk, "where questions go: elicit (the MCP client), terminal, or none")
 	fs.DurationVar(&c.askTimeout, "ask-timeout", askuser.DefaultTimeout, "how long a question waits for an answer")
 	fs.StringVar(&c.conversation, "conversation", "", "conversation id (default: one made for this process)")
-	fs.StringVar(&c.without, "without", "", "resources not to attach, comma-separated: ask, lsp, treesitter")
+	fs.StringVar(&c.without, "without", "", "tool families not to open, comma-separated: "+familyNames())
 	fs.BoolVar(&c.trust, "trust-checkout", false, "trust the checkout: run programs inside it (node_modules/.bin, .venv/bin) and checkers that execute its code (cargo check); off, a read tool runs no code from the checkout")
 	fs.StringVar(&c.grammars, "grammars", defaultGrammars(), "folders of tree-sitter grammar libraries (libtree-sitter-<id>.so) loaded at run time, separated by "+string(os.PathListSeparator))
 }
@@ -124,10 +124,10 @@ func (c *common) newRun(stdin io.Reader, stdout io.Writer, stdio bool) (*registr
 	default:
 		return nil, "", fmt.Errorf("--ask %q: use elicit, terminal or none", c.ask)
 	}
-	var without []registry.ResourceKind
+	var without []string
 	for _, w := range strings.Split(c.without, ",") {
 		if w = strings.TrimSpace(w); w != "" {
-			without = append(without, registry.ResourceKind(w))
+			without = append(without, w)
 		}
 	}
 	conv := c.conversation
@@ -144,7 +144,23 @@ func (c *common) newRun(stdin io.Reader, stdout io.Writer, stdio bool) (*registr
 		Structural:    astgrep.Options{GrammarDirs: grammarDirs},
 		MaxFrameBytes: c.maxFrame,
 	})
+	if t, ok := port.(*askuser.Terminal); ok {
+		if err != nil {
+			t.Close()
+		} else {
+			r.OnClose(t.Close)
+		}
+	}
 	return r, mode, err
+}
+
+// familyNames lists the families --without takes.
+func familyNames() string {
+	var names []string
+	for _, f := range builtintools.Families() {
+		names = append(names, f.Name())
+	}
+	return strings.Join(names, ", ")
 }
 
 // terminalPort asks on stdin/stdout when they are a terminal and not the MCP
@@ -155,7 +171,7 @@ func terminalPort(stdin io.Reader, stdout io.Writer, stdio bool) askuser.Port {
 	}
 	t, err := askuser.OpenTTY()
 	if err != nil {
-		return nil
+		return nil // a nil *Terminal in the interface would look like a port
 	}
 	return t
 }

@@ -40,7 +40,7 @@ func TestToolsPerMode(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "write\twrite\n") || !strings.Contains(out, "apply_patch\twrite\n") {
 		t.Fatalf("normal: code %d, %q", code, out)
 	}
-	code, out, _ = runCmd(t, "", "tools", "--root", root, "--json", "--mode", "readonly", "--without", "ask,lsp,treesitter")
+	code, out, _ = runCmd(t, "", "tools", "--root", root, "--json", "--mode", "readonly", "--without", "ask,lsp,structural")
 	var list struct {
 		Tools []struct {
 			Name        string         `json:"name"`
@@ -49,6 +49,11 @@ func TestToolsPerMode(t *testing.T) {
 	}
 	if code != 0 || json.Unmarshal([]byte(out), &list) != nil || len(list.Tools) != 1 || list.Tools[0].Name != "read" {
 		t.Fatalf("json: code %d, %q", code, out)
+	}
+	// A misspelt family is an error naming the valid ones, not ignored.
+	code, _, errOut := runCmd(t, "", "tools", "--root", root, "--without", "lps")
+	if code == 0 || !strings.Contains(errOut, `unknown family "lps"`) || !strings.Contains(errOut, "files, ask, lsp, structural") {
+		t.Fatalf("--without lps: code %d, %q", code, errOut)
 	}
 }
 

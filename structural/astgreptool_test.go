@@ -1,4 +1,4 @@
-package astgreptool_test
+package structural_test
 
 import (
 	"context"
@@ -59,7 +59,7 @@ func newRun(t *testing.T, files map[string]string, opts builtintools.Options) *r
 		}
 	}
 	opts.Root = root
-	opts.Without = append(opts.Without, registry.LSP)
+	opts.Without = append(opts.Without, "lsp")
 	r, err := builtintools.NewRun(opts)
 	if err != nil {
 		t.Fatal(err)
@@ -133,18 +133,19 @@ func TestDartFromGrammarFolder(t *testing.T) {
 // records what it wrote for the write wrappers, and refuses stale or
 // unknown edits; plan mode sees neither.
 func TestEditAndResolveTools(t *testing.T) {
-	r := newRun(t, map[string]string{"shop/shop.go": shopGo}, builtintools.Options{})
 	var wrote []string
-	r.Use(registry.Wrapper{Applies: func(d *registry.Descriptor) bool { return d.Name == "resolve" },
-		Wrap: func(next registry.HandlerFunc) registry.HandlerFunc {
-			return func(ctx context.Context, c *registry.Call) (*mcp.CallToolResult, error) {
-				res, err := next(ctx, c)
-				for _, w := range c.Written() {
-					wrote = append(wrote, c.Rel(w))
+	recorder := registry.Family[registry.None]{Key: registry.NewKey[registry.None]("recorder"),
+		Wrappers: []registry.Wrapper{{Applies: func(d *registry.Descriptor) bool { return d.Name == "resolve" },
+			Wrap: func(next registry.HandlerFunc) registry.HandlerFunc {
+				return func(ctx context.Context, c *registry.Call) (*mcp.CallToolResult, error) {
+					res, err := next(ctx, c)
+					for _, w := range c.Written() {
+						wrote = append(wrote, c.Rel(w))
+					}
+					return res, err
 				}
-				return res, err
-			}
-		}})
+			}}}}
+	r := newRun(t, map[string]string{"shop/shop.go": shopGo}, builtintools.Options{Families: []registry.Extension{recorder}})
 	path := filepath.Join(r.Root(), "shop", "shop.go")
 	text, isErr := call(t, r, tiers.Plan, "ast_edit", map[string]any{"pattern": "fmt.Println($$$A)", "rewrite": "log.Println($$$A)"})
 	if !isErr || !strings.Contains(text, "not available in plan mode") {

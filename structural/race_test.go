@@ -1,4 +1,4 @@
-package astgreptool_test
+package structural_test
 
 import (
 	"context"

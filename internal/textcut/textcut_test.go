@@ -1,0 +1,24 @@
+package textcut
+
+import (
+	"testing"
+	"unicode/utf8"
+)
+
+func TestCutsOnCharacters(t *testing.T) {
+	s := "héllo, 世界"
+	for n := 0; n <= len(s)+1; n++ {
+		if b := Bytes(s, n); !utf8.ValidString(b) || len(b) > n {
+			t.Errorf("Bytes(%d) = %q", n, b)
+		}
+		if r := Runes(s, n); !utf8.ValidString(r) || utf8.RuneCountInString(r) != min(n, utf8.RuneCountInString(s)) {
+			t.Errorf("Runes(%d) = %q", n, r)
+		}
+	}
+	if got := Ellipsis("世界世界", 3); got != "世界…" {
+		t.Errorf("Ellipsis = %q", got)
+	}
+	if got := Ellipsis("ab", 3); got != "ab" {
+		t.Errorf("Ellipsis short = %q", got)
+	}
+}

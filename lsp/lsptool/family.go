@@ -1,0 +1,45 @@
+// Package lsptool puts the lsp package on a run's tool surface: the `lsp`
+// tool (read), `lsp_rename` (write — a separate tool because the tier
+// decides who sees it), and the wrapper that reports new diagnostics after
+// every write (WRT-1..3). The language-server work itself is package lsp.
+package lsptool
+
+import (
+	"github.com/builtin-tools/builtin-tools/lsp"
+	"github.com/builtin-tools/builtin-tools/registry"
+)
+
+// Servers is the run's language-server resource: the supervisor and the
+// ledger of diagnostics already reported after writes.
+type Servers struct {
+	Sup    *lsp.Supervisor
+	ledger *lsp.Ledger
+}
+
+// NewServers makes the resource over root; it starts nothing.
+func NewServers(root string, cfg lsp.Config) *Servers {
+	return &Servers{Sup: lsp.NewSupervisor(root, cfg), ledger: lsp.NewLedger()}
+}
+
+// Close stops every server.
+func (s *Servers) Close() error { return s.Sup.Close() }
+
+// Key is the language-server resource's key.
+var Key = registry.NewKey[*Servers]("lsp")
+
+// Family is lsp, lsp_rename and diagnostics after every write. Its setting
+// is an lsp.Config; the run's trust of the checkout is added to it.
+var Family = registry.Family[*Servers]{
+	Key: Key,
+	Doc: "lsp, lsp_rename: language servers (gopls, pyright, typescript-language-server, clangd, …) and diagnostics after every write",
+	Open: func(env *registry.Env) (*Servers, error) {
+		cfg, err := registry.Setting[lsp.Config](env, Key.Name())
+		if err != nil {
+			return nil, err
+		}
+		cfg.Trusted = cfg.Trusted || env.Trusted
+		return NewServers(env.Root, cfg), nil
+	},
+	Tools:    []registry.Descriptor{LSPTool, RenameTool},
+	Wrappers: []registry.Wrapper{DiagnosticsOnWrite},
+}

@@ -1,0 +1,168 @@
+package registry_test
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/builtin-tools/builtin-tools/registry"
+	"github.com/builtin-tools/builtin-tools/tiers"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+type cellParams struct {
+	Tool string `json:"tool" jsonschema:"the tool a cell calls"`
+	Args string `json:"args,omitempty" jsonschema:"its arguments, JSON"`
+}
+
+// cellTool stands in for eval: a serial exec tool whose handler calls other
+// tools as children, as a cell's tool() bridge will.
+var cellTool = registry.Descriptor{Name: "cell", Tier: tiers.Exec, Description: "runs a cell", Serial: true,
+	Handler: registry.Func(func(ctx context.Context, c *registry.Call, p cellParams) (msg, error) {
+		res := c.Call(ctx, "an eval cell", p.Tool, json.RawMessage(p.Args))
+		written := make([]string, 0)
+		for _, w := range c.Written() {
+			written = append(written, c.Rel(w))
+		}
+		prefix := "ok"
+		if res.IsError {
+			prefix = "child failed"
+		}
+		return msg{prefix + ": " + registry.ResultText(res) + " | parent saw " + strings.Join(written, ",")}, nil
+	})}
+
+// REG-11: a child call runs in its parent's mode, its written files reach
+// the parent, its approval prompt names where it came from, and a serial
+// tool calling itself is refused at once instead of waiting on itself.
+func TestNestedCalls(t *testing.T) {
+	var mu sync.Mutex
+	var prompts []string
+	approver := approverFunc(func(ctx context.Context, c *registry.Call) (bool, string, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		prompts = append(prompts, c.Chain())
+		return true, "", nil
+	})
+	r := newRun(t, registry.Config{Families: []registry.Extension{toyFiles, family("eval", cellTool)},
+		Policy: registry.Policy{tiers.Write: registry.Ask}, Approver: approver})
+
+	text, isErr := call(t, r, tiers.Normal, "cell", `{"tool":"put","args":"{\"path\":\"lib/auth.dart\",\"content\":\"x\"}"}`)
+	if isErr || !contains(text, "ok: created lib/auth.dart", "parent saw lib/auth.dart") {
+		t.Fatalf("child write: %q", text)
+	}
+	if !slices.Equal(prompts, []string{"cell → an eval cell: put"}) {
+		t.Fatalf("approval prompts %q", prompts)
+	}
+
+	done := make(chan string, 1)
+	go func() {
+		text, _ := call(t, r, tiers.Normal, "cell", `{"tool":"cell","args":"{\"tool\":\"look\",\"args\":\"{}\"}"}`)
+		done <- text
+	}()
+	select {
+	case text := <-done:
+		if !contains(text, "child failed", "cell cannot be called from inside its own call", "cell → an eval cell: cell") {
+			t.Fatalf("reentrant call: %q", text)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a serial tool called from its own call waited on itself")
+	}
+
+	// A child inherits its parent's mode: a read tool's child cannot write
+	// in plan mode.
+	bridge := registry.Descriptor{Name: "bridge", Tier: tiers.Read, Description: "calls put",
+		Handler: registry.Func(func(ctx context.Context, c *registry.Call, p noParams) (msg, error) {
+			return msg{registry.ResultText(c.Call(ctx, "a test", "put", json.RawMessage(`{"path":"p","content":"x"}`)))}, nil
+		})}
+	r2 := newRun(t, registry.Config{Families: []registry.Extension{toyFiles, family("b", bridge)}})
+	if text, _ := call(t, r2, tiers.Plan, "bridge", `{}`); !strings.Contains(text, "not available in plan mode") {
+		t.Fatalf("child escaped its parent's mode: %q", text)
+	}
+}
+
+// REG-13: a run notifies its peers outside any call, and sends log
+// messages only to peers that asked for that level.
+func TestNotifyOutsideCalls(t *testing.T) {
+	r := newRun(t, registry.Config{})
+	ctx := context.Background()
+	c, err := r.Client(ctx, tiers.Normal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	got := make(chan mcp.JSONRPCNotification, 8)
+	c.OnNotification(func(n mcp.JSONRPCNotification) { got <- n })
+	r.Notify("notifications/builtin-tools/worker", map[string]any{"id": "w1", "status": "succeeded"})
+	select {
+	case n := <-got:
+		if n.Method != "notifications/builtin-tools/worker" || n.Params.AdditionalFields["id"] != "w1" {
+			t.Fatalf("notification %+v", n)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no notification outside a call")
+	}
+	// The in-process session starts at level error: an info message is not
+	// sent until the peer asks for it.
+	r.Log(mcp.LoggingLevelInfo, "debug", "stopped at main.go:3")
+	//lint:ignore SA1019 the run still serves clients of revisions with logging
+	if err := c.SetLevel(ctx, mcp.SetLevelRequest{Params: mcp.SetLevelParams{Level: mcp.LoggingLevelInfo}}); err != nil {
+		t.Fatal(err)
+	}
+	r.Log(mcp.LoggingLevelInfo, "debug", "stopped at main.go:4")
+	select {
+	case n := <-got:
+		if n.Method != "notifications/message" || !strings.Contains(n.Params.AdditionalFields["data"].(string), "main.go:4") {
+			t.Fatalf("log message %+v (the one before setLevel must not be sent)", n)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no log message after setLevel")
+	}
+}
+
+// REG-12: every tool lists an outputSchema and returns structuredContent
+// that matches it, through a peer and on the direct path.
+func TestStructuredContent(t *testing.T) {
+	r := newRun(t, registry.Config{})
+	ctx := context.Background()
+	c, err := r.Client(ctx, tiers.Normal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	list, err := c.ListTools(ctx, mcp.ListToolsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range list.Tools {
+		b, _ := json.Marshal(tool)
+		var wire struct {
+			OutputSchema struct {
+				Type       string         `json:"type"`
+				Properties map[string]any `json:"properties"`
+			} `json:"outputSchema"`
+		}
+		json.Unmarshal(b, &wire)
+		if wire.OutputSchema.Type != "object" || wire.OutputSchema.Properties["msg"] == nil {
+			t.Errorf("%s lists output schema %s", tool.Name, b)
+		}
+	}
+	req := mcp.CallToolRequest{}
+	req.Params.Name = "put"
+	req.Params.Arguments = map[string]any{"path": "a.txt", "content": "x"}
+	res, err := c.CallTool(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	if string(b) != `{"msg":"created a.txt"}` {
+		t.Fatalf("structuredContent through the peer: %s", b)
+	}
+	direct, _ := r.Call(ctx, tiers.Normal, "look", json.RawMessage(`{"path":"a.txt"}`))
+	if m, ok := direct.StructuredContent.(msg); !ok || m.Msg != "x" {
+		t.Fatalf("structuredContent on the direct path: %#v", direct.StructuredContent)
+	}
+}

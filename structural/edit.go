@@ -1,0 +1,83 @@
+package structural
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/builtin-tools/builtin-tools/astedit"
+	"github.com/builtin-tools/builtin-tools/registry"
+	"github.com/builtin-tools/builtin-tools/tiers"
+)
+
+type editParams struct {
+	Pattern  string `json:"pattern" jsonschema:"what to match, as for ast_grep"`
+	Rewrite  string `json:"rewrite" jsonschema:"what each match becomes; $NAME and $$$NAME are replaced by what they captured"`
+	Path     string `json:"path,omitempty" jsonschema:"file or folder to rewrite in, relative to the root (default: the whole root)"`
+	Language string `json:"language,omitempty" jsonschema:"grammar id, as for ast_grep"`
+}
+
+// EditTool is the ast_edit tool (AE-1, AE-4): it stages and writes nothing,
+// so it does not declare Writes.
+var EditTool = registry.Descriptor{
+	Name:  "ast_edit",
+	Title: "stage structural rewrite",
+	Tier:  tiers.Write,
+	Description: "Stage a structural rewrite: every match of pattern becomes rewrite, with $NAME and $$$NAME substituted. Nothing is written: " +
+		"the result is the count, the files and lines, a unified diff and an edit_id; call resolve with that edit_id to accept or discard. " +
+		"A rewrite that would leave a file unparsable is refused here. " +
+		fmt.Sprintf("Resolve each edit before staging many: at most %d stay pending, and older ones are dropped.", astedit.DefaultMaxPending),
+	Handler: registry.With(Key, edit),
+}
+
+// EditResult is the staged proposal.
+type EditResult struct {
+	EditID       string        `json:"edit_id" jsonschema:"give it to resolve"`
+	Replacements int           `json:"replacements"`
+	Files        []StagedFile  `json:"files"`
+	Dropped      []StagedMatch `json:"dropped,omitempty" jsonschema:"matches nested in or overlapping a kept match, left for another ast_edit"`
+	Evicted      []string      `json:"evicted,omitempty" jsonschema:"older pending edits dropped to make room"`
+	Diff         string        `json:"diff" jsonschema:"unified diff of every file"`
+	text         string
+}
+
+// StagedFile is one file a staged edit rewrites.
+type StagedFile struct {
+	File         string `json:"file" jsonschema:"relative to the root"`
+	Replacements int    `json:"replacements"`
+	Lines        []int  `json:"lines" jsonschema:"start line of each replacement"`
+}
+
+// StagedMatch is a match the edit left out.
+type StagedMatch struct {
+	File string `json:"file"`
+	Line int    `json:"line"`
+}
+
+func editResult(p *astedit.Proposal, text string) EditResult {
+	out := EditResult{EditID: p.ID, Replacements: len(p.Replacements), Files: []StagedFile{}, Evicted: p.Evicted, Diff: p.Diff, text: text}
+	for _, f := range p.Files {
+		out.Files = append(out.Files, StagedFile{File: f.File, Replacements: f.Replacements, Lines: f.Lines})
+	}
+	for _, d := range p.Dropped {
+		out.Dropped = append(out.Dropped, StagedMatch{File: d.File, Line: d.StartLine})
+	}
+	return out
+}
+
+// Text is what the agent reads.
+func (r EditResult) Text() string { return r.text }
+
+func edit(ctx context.Context, c *registry.Call, s *Structural, p editParams) (EditResult, error) {
+	q, err := query(c, p.Pattern, p.Path, p.Language)
+	if err != nil {
+		return EditResult{}, err
+	}
+	q.Progress = func(done, total int) {
+		c.Progress(ctx, float64(done), float64(total), "files searched")
+	}
+	prop, err := s.Stager.Stage(ctx, q, p.Rewrite)
+	if err != nil {
+		return EditResult{}, err
+	}
+	return editResult(prop, formatProposal(prop, c.Budget())), nil
+}

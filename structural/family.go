@@ -1,0 +1,56 @@
+// Package structural puts structural search and staged rewrites on a run's
+// tool surface: ast_grep (read), ast_edit and resolve (write). The engines
+// are packages astgrep and astedit; this package keeps one Structural
+// resource per run and turns the engines' results into text for an agent.
+package structural
+
+import (
+	"github.com/builtin-tools/builtin-tools/astedit"
+	"github.com/builtin-tools/builtin-tools/astgrep"
+	"github.com/builtin-tools/builtin-tools/registry"
+)
+
+// Structural is the run's tree-sitter resource: the engine with its parse
+// cache, and the edits staged by ast_edit, which die with the run.
+type Structural struct {
+	Engine *astgrep.Engine
+	Stager *astedit.Stager
+}
+
+// New makes the resource.
+func New(opts astgrep.Options) *Structural {
+	e := astgrep.NewEngine(opts)
+	return &Structural{Engine: e, Stager: astedit.NewStager(e)}
+}
+
+// Close frees the engine; staged edits are dropped unwritten.
+func (s *Structural) Close() error { return s.Engine.Close() }
+
+// Key is the tree-sitter resource's key.
+var Key = registry.NewKey[*Structural]("structural")
+
+// Family is ast_grep, ast_edit and resolve. Its setting is an
+// astgrep.Options.
+var Family = registry.Family[*Structural]{
+	Key: Key,
+	Doc: "ast_grep, ast_edit, resolve: search code by its shape and stage rewrites (tree-sitter)",
+	Open: func(env *registry.Env) (*Structural, error) {
+		opts, err := registry.Setting[astgrep.Options](env, Key.Name())
+		if err != nil {
+			return nil, err
+		}
+		return New(opts), nil
+	},
+	Tools: []registry.Descriptor{GrepTool, EditTool, ResolveTool},
+}
+
+func query(c *registry.Call, pattern, path, language string) (astgrep.Query, error) {
+	if path == "" {
+		path = "."
+	}
+	abs, err := c.Path(path)
+	if err != nil {
+		return astgrep.Query{}, err
+	}
+	return astgrep.Query{Root: c.Run.Root(), Guard: c.Run.Guard(), Path: abs, Pattern: pattern, Language: language}, nil
+}
