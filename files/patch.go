@@ -11,6 +11,7 @@ import (
 
 	"github.com/bluekeyes/go-gitdiff/gitdiff"
 	"github.com/builtin-tools/builtin-tools/internal/atomicfile"
+	"github.com/builtin-tools/builtin-tools/internal/textcut"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
 )
@@ -191,7 +192,7 @@ func applyPatch(ctx context.Context, c *registry.Call, p patchParams) (PatchResu
 			case f.IsCopy && srcAbs != dstAbs:
 				verb = "copied " + c.Rel(srcAbs) + " to"
 			}
-			line := fmt.Sprintf("%s %s (%d hunks", verb, c.Rel(dstAbs), len(f.TextFragments))
+			line := fmt.Sprintf("%s %s (%s", verb, c.Rel(dstAbs), textcut.Count(len(f.TextFragments), "hunk", "hunks"))
 			if offsets > 0 {
 				line += fmt.Sprintf(", %d placed by context at other line numbers", offsets)
 			}
@@ -226,7 +227,7 @@ func applyPatch(ctx context.Context, c *registry.Call, p patchParams) (PatchResu
 				if at, ok := patchedAt[dstAbs]; ok && verb == "patched" {
 					at.hunks += len(f.TextFragments)
 					at.offsets += offsets
-					report[at.idx] = fmt.Sprintf("patched %s (%d hunks", c.Rel(dstAbs), at.hunks)
+					report[at.idx] = fmt.Sprintf("patched %s (%s", c.Rel(dstAbs), textcut.Count(at.hunks, "hunk", "hunks"))
 					if at.offsets > 0 {
 						report[at.idx] += fmt.Sprintf(", %d placed by context at other line numbers", at.offsets)
 					}

@@ -36,7 +36,7 @@ index 1111111..2222222 100755
 +echo c
 `
 	got := h.ok("apply_patch", map[string]any{"patch": patch})
-	if want := "applied the patch to 2 files:\npatched a.txt (1 hunks)\npatched pkg/b.sh (1 hunks)"; got != want {
+	if want := "applied the patch to 2 files:\npatched a.txt (1 hunk)\npatched pkg/b.sh (1 hunk)"; got != want {
 		t.Errorf("result:\n%s\nwant\n%s", got, want)
 	}
 	if c := h.get("a.txt"); c != "one\nTWO\nthree\n" {
@@ -59,7 +59,7 @@ func TestApplyPatchTraditionalDiffU(t *testing.T) {
 		"+++ b/src/x.c\t2024-05-01 10:05:00.000000000 +0200\n" +
 		"@@ -1,3 +1,3 @@\n int main() {\n-  return 0;\n+  return 1;\n }\n"
 	got := h.ok("apply_patch", map[string]any{"patch": patch})
-	wantAll(t, got, "patched src/x.c (1 hunks)")
+	wantAll(t, got, "patched src/x.c (1 hunk)")
 	if c := h.get("src/x.c"); c != "int main() {\n  return 1;\n}\n" {
 		t.Errorf("x.c = %q", c)
 	}
@@ -95,7 +95,7 @@ index 1234567..0000000
 -now
 `
 	got := h.ok("apply_patch", map[string]any{"patch": patch})
-	wantAll(t, got, "applied the patch to 2 files:", "created docs/new.md (1 hunks)", "deleted old.txt")
+	wantAll(t, got, "applied the patch to 2 files:", "created docs/new.md (1 hunk)", "deleted old.txt")
 	if c := h.get("docs/new.md"); c != "# New\nhello\n" {
 		t.Errorf("new.md = %q", c)
 	}
@@ -166,7 +166,7 @@ rename from plain.txt
 rename to moved.txt
 `
 	got := h.ok("apply_patch", map[string]any{"patch": patch})
-	wantAll(t, got, "renamed old/name.sh to new/name.sh (1 hunks)", "renamed plain.txt to moved.txt (0 hunks)")
+	wantAll(t, got, "renamed old/name.sh to new/name.sh (1 hunk)", "renamed plain.txt to moved.txt (0 hunks)")
 	if c := h.get("new/name.sh"); c != "#!/bin/sh\necho 2\n" {
 		t.Errorf("new/name.sh = %q", c)
 	}
@@ -233,7 +233,7 @@ func TestApplyPatchOffsetHunk(t *testing.T) {
 	// The diff was made before the five header lines were added.
 	patch := "--- a/f.go\n+++ b/f.go\n@@ -1,3 +1,3 @@\n func a() {\n-\treturn 1\n+\treturn 2\n }\n"
 	got := h.ok("apply_patch", map[string]any{"patch": patch})
-	wantAll(t, got, "patched f.go (1 hunks, 1 placed by context at other line numbers)")
+	wantAll(t, got, "patched f.go (1 hunk, 1 placed by context at other line numbers)")
 	if c := h.get("f.go"); !strings.HasSuffix(c, "func a() {\n\treturn 2\n}\n") || !strings.HasPrefix(c, "header 1\n") {
 		t.Errorf("f.go = %q", c)
 	}

@@ -77,7 +77,7 @@ func TestApplyPatchGitModes(t *testing.T) {
 		"diff --git a/new.sh b/new.sh\nnew file mode 100755\nindex 0000000..3333333\n--- /dev/null\n+++ b/new.sh\n@@ -0,0 +1 @@\n+echo new\n"
 	got := h.ok("apply_patch", map[string]any{"patch": patch})
 	wantAll(t, got, "applied the patch to 4 files:", "changed mode of run.sh to 755",
-		"patched tool.sh (1 hunks) and changed its mode to 644", "changed mode of private.sh to 700", "created new.sh (1 hunks, executable)")
+		"patched tool.sh (1 hunk) and changed its mode to 644", "changed mode of private.sh to 700", "created new.sh (1 hunk, executable)")
 	for name, want := range map[string]os.FileMode{"run.sh": 0o755, "tool.sh": 0o644, "private.sh": 0o700, "new.sh": 0o755} {
 		if info, err := os.Stat(h.abs(name)); err != nil || info.Mode().Perm() != want {
 			t.Errorf("%s: mode %v (%v), want %v", name, info.Mode().Perm(), err, want)

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/builtin-tools/builtin-tools/internal/textcut"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
@@ -278,7 +279,7 @@ func listDir(g *pathguard.Guard, abs, rel string, budget int) (ReadResult, error
 	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
 	res := ReadResult{Path: rel, Kind: "folder", Entries: []string{}}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s is a folder with %d entries:\n", rel, len(entries))
+	fmt.Fprintf(&b, "%s is a folder with %s:\n", rel, textcut.Count(len(entries), "entry", "entries"))
 	for i, e := range entries {
 		if i == maxDirEntries || b.Len() > budget-200 {
 			more := fmt.Sprintf("… and %d more (read a subfolder, or use ast_grep/lsp to find files)", len(entries)-i)

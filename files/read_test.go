@@ -170,7 +170,7 @@ func TestReadFolderListsEntries(t *testing.T) {
 		t.Errorf("read folder:\n%s\nwant\n%s", got, want)
 	}
 	got = h.ok("read", map[string]any{"path": "."})
-	wantAll(t, got, "with 1 entries:\nsrc/")
+	wantAll(t, got, "with 1 entry:\nsrc/")
 }
 
 // REG-8: images come back as image content, not as text.

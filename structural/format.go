@@ -20,7 +20,7 @@ func formatResult(pattern string, r *astgrep.Result, budget int) string {
 	default:
 		fmt.Fprintf(&b, "%s for %q", textcut.Count(r.Total, "match", "matches"), pattern)
 	}
-	fmt.Fprintf(&b, " [%s, pattern read as %s; %d files scanned, %d parsed]\n", r.Language, r.Context, r.FilesScanned, r.FilesParsed)
+	fmt.Fprintf(&b, " [%s, pattern read as %s; %s scanned, %d parsed]\n", r.Language, r.Context, textcut.Count(r.FilesScanned, "file", "files"), r.FilesParsed)
 	var tail strings.Builder
 	if len(r.Skipped) > 0 || r.FilesSkipped > 0 {
 		var names []string
