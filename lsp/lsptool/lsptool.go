@@ -63,23 +63,36 @@ func query(ctx context.Context, c *registry.Call, p lspParams) (*mcp.CallToolRes
 	var err error
 	switch p.Operation {
 	case "status":
-		out = sup.Status(ctx)
+		out = FormatStatus(sup.Status(ctx))
 	case "reload":
-		out, err = sup.Reload(ctx, file)
+		var res *lsp.ReloadResult
+		if res, err = sup.Reload(ctx, file); err == nil {
+			out = FormatReload(res)
+		}
 	case "diagnostics":
 		switch {
 		case p.File == "*":
-			out, err = sup.Diagnostics(ctx, "*")
+			var res *lsp.CheckReport
+			res, err = sup.Check(ctx)
+			if res != nil {
+				out = FormatCheck(res)
+			}
 		case file == "":
 			return needFile()
 		default:
-			out, err = sup.Diagnostics(ctx, file)
+			var res *lsp.FileDiagnostics
+			if res, err = sup.Diagnostics(ctx, file); err == nil {
+				out = FormatFileDiagnostics(sup.Root(), res)
+			}
 		}
 	case "symbols":
 		if p.Query == "" && file == "" {
 			return registry.Errorf("symbols needs query (a name to find in the workspace) or file (for its outline)")
 		}
-		out, err = sup.Symbols(ctx, p.Query, file)
+		var res *lsp.Symbols
+		if res, err = sup.Symbols(ctx, p.Query, file); err == nil {
+			out = FormatSymbols(res)
+		}
 	case "definition", "type_definition", "implementation", "references", "hover", "code_actions":
 		if file == "" {
 			return needFile()
@@ -87,11 +100,7 @@ func query(ctx context.Context, c *registry.Call, p lspParams) (*mcp.CallToolRes
 		if p.Line <= 0 || strings.TrimSpace(p.Symbol) == "" {
 			return registry.Errorf("%s needs line (1-based) and symbol (the symbol's text on that line); there is no column to guess from", p.Operation)
 		}
-		op := map[string]func(context.Context, string, int, string) (string, error){
-			"definition": sup.Definition, "type_definition": sup.TypeDefinition, "implementation": sup.Implementation,
-			"references": sup.References, "hover": sup.Hover, "code_actions": sup.CodeActions,
-		}[p.Operation]
-		out, err = op(ctx, file, p.Line, p.Symbol)
+		out, err = position(ctx, sup, p.Operation, file, p.Line, p.Symbol)
 	default:
 		return registry.Errorf("unknown operation %q; use one of %s", p.Operation, strings.Join(operations, ", "))
 	}
@@ -102,6 +111,33 @@ func query(ctx context.Context, c *registry.Call, p lspParams) (*mcp.CallToolRes
 		return registry.Errorf("%v", err)
 	}
 	return registry.Text(out)
+}
+
+// position runs an operation at a line and symbol and formats its answer.
+func position(ctx context.Context, sup *lsp.Supervisor, op, file string, line int, symbol string) (string, error) {
+	switch op {
+	case "hover":
+		res, err := sup.Hover(ctx, file, line, symbol)
+		if err != nil {
+			return "", err
+		}
+		return FormatHover(res), nil
+	case "code_actions":
+		res, err := sup.CodeActions(ctx, file, line, symbol)
+		if err != nil {
+			return "", err
+		}
+		return FormatCodeActions(res), nil
+	}
+	locate := map[string]func(context.Context, string, int, string) (*lsp.Locations, error){
+		"definition": sup.Definition, "type_definition": sup.TypeDefinition, "implementation": sup.Implementation,
+		"references": sup.References,
+	}[op]
+	res, err := locate(ctx, file, line, symbol)
+	if err != nil {
+		return "", err
+	}
+	return FormatLocations(res), nil
 }
 
 type renameParams struct {
@@ -146,7 +182,7 @@ func rename(ctx context.Context, c *registry.Call, p renameParams) (*mcp.CallToo
 			c.Wrote(abs)
 		}
 	}
-	return registry.Text(res.String())
+	return registry.Text(FormatRename(res))
 }
 
 // DiagnosticsOnWrite wraps every write-tier tool: after a successful call,
@@ -205,7 +241,7 @@ func afterWrite(ctx context.Context, sup *lsp.Supervisor, ledger *lsp.Ledger, c 
 	var b strings.Builder
 	if len(fresh) > 0 {
 		b.WriteString("New diagnostics after this write:\n")
-		b.WriteString(lsp.FormatDiagnostics(c.Run.Root(), fresh))
+		b.WriteString(FormatDiagnostics(c.Run.Root(), fresh))
 	}
 	if len(notes) > 0 {
 		if b.Len() > 0 {

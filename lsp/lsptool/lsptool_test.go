@@ -9,8 +9,10 @@ import (
 	"testing"
 	"time"
 
-	builtintools "github.com/builtin-tools/builtin-tools"
+	"github.com/builtin-tools/builtin-tools/files"
 	"github.com/builtin-tools/builtin-tools/internal/testenv"
+	"github.com/builtin-tools/builtin-tools/lsp"
+	"github.com/builtin-tools/builtin-tools/lsp/lsptool"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
 )
@@ -37,11 +39,19 @@ func goRun(t testing.TB) *registry.Run {
 	root := t.TempDir()
 	os.WriteFile(filepath.Join(root, "go.mod"), []byte(goMod), 0o644)
 	os.WriteFile(filepath.Join(root, "cart.go"), []byte(cartGo), 0o644)
-	r, err := builtintools.NewRun(builtintools.Options{Root: root})
+	// Wired as builtintools.NewRun wires it, without the tree-sitter tools
+	// that package brings (cgo), so these tests build everywhere lsp does.
+	r, err := registry.NewRun(registry.Config{Root: root, Tools: append(files.Tools(), lsptool.Tools()...)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { r.Close() })
+	sup := lsp.NewSupervisor(r.Root(), lsp.Config{})
+	if err := r.Attach(registry.LSP, sup); err != nil {
+		sup.Close()
+		t.Fatal(err)
+	}
+	r.Use(lsptool.DiagnosticsOnWrite(sup))
 	return r
 }
 
