@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -28,8 +30,9 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// fakeServer reads frames and never answers ("silent"), or answers only
-// initialize ("mute").
+// fakeServer reads frames and never answers ("silent"), answers only
+// initialize ("mute"), or answers initialize and then stops reading its
+// input ("deaf").
 func fakeServer(mode string) {
 	r, w := framing.NewReader(os.Stdin), framing.NewWriter(os.Stdout)
 	for {
@@ -41,8 +44,11 @@ func fakeServer(mode string) {
 			ID     json.RawMessage `json:"id"`
 			Method string          `json:"method"`
 		}
-		if json.Unmarshal(body, &msg) == nil && mode == "mute" && msg.Method == "initialize" {
+		if json.Unmarshal(body, &msg) == nil && mode != "silent" && msg.Method == "initialize" {
 			_ = w.Write(fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"result":{"capabilities":{}}}`, msg.ID))
+			if mode == "deaf" {
+				select {}
+			}
 		}
 	}
 }
@@ -91,6 +97,36 @@ func TestServerNeverAnswersRequests(t *testing.T) {
 	_, err = sup.AfterWrite(t.Context(), filepath.Join(root, "a.fake"))
 	expectErr(t, "after write", err, ErrDiagnosticsTimeout, "fake-mute published no diagnostics for", "within 1s")
 	pgids := runningGroups(sup)
+	sup.Close()
+	expectNoProcesses(t, pgids)
+}
+
+// A server that stops reading its input blocks the write of a document
+// larger than the pipe holds: the write is bounded, the server stopped,
+// and nothing of it is left running.
+func TestServerStopsReading(t *testing.T) {
+	t.Parallel()
+	root := fakeRoot(t)
+	big := "hello world\n" + strings.Repeat(strings.Repeat("x", 99)+"\n", 20000) // 2 MB, far over a pipe's buffer
+	if err := os.WriteFile(filepath.Join(root, "big.fake"), []byte(big), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sup := NewSupervisor(root, Config{Servers: []ServerSpec{fakeSpec(t, "deaf")}, RequestTimeout: time.Second})
+	defer sup.Close()
+	t0 := time.Now()
+	_, err := sup.Hover(t.Context(), filepath.Join(root, "big.fake"), 1, "world")
+	expectErr(t, "hover", err, ErrServerTimeout, "fake-deaf (root .) did not answer on textDocument/didOpen", "it stopped reading its input, so it was stopped")
+	if d := time.Since(t0); d > 15*time.Second {
+		t.Errorf("the blocked write took %s to end", d)
+	}
+	var pgids []int
+	sup.mu.Lock()
+	for _, e := range sup.servers {
+		if e.srv != nil {
+			pgids = append(pgids, e.srv.pid())
+		}
+	}
+	sup.mu.Unlock()
 	sup.Close()
 	expectNoProcesses(t, pgids)
 }
@@ -154,8 +190,11 @@ func TestBinaryMissing(t *testing.T) {
 	s := newSession(t, "go", "", Config{Servers: specs[:1]})
 	main := s.path("main.go")
 
-	st := s.sup.Status(s.ctx)
-	expectContains(t, "status", st, "Go (gopls, .go): NOT available: marker found in ., but gopls-not-installed-here is not installed; install it: go install golang.org/x/tools/gopls@latest")
+	row := statusRow(t, s.sup.Status(s.ctx), "gopls")
+	if row.State != StateNoBinary || strings.Join(row.MarkerDirs, ",") != "." || row.Program != "gopls-not-installed-here" || row.Binary != "" {
+		t.Errorf("status: want the marker found in . and gopls-not-installed-here missing, got %+v", row)
+	}
+	expectContains(t, "status install", row.Install, "go install golang.org/x/tools/gopls@latest")
 	_, err := s.sup.Definition(s.ctx, main, 12, "Total")
 	var ue *UnavailableError
 	expectErr(t, "definition", err, ErrUnavailable, "gopls found go.mod but gopls-not-installed-here is not installed: go install golang.org/x/tools/gopls@latest")
@@ -169,14 +208,52 @@ func TestBinaryMissing(t *testing.T) {
 	}
 }
 
+// A Python file in a checkout with no Python root marker: the error and
+// status name the missing marker, and, when pyright is not installed
+// either, the missing binary too. The second table makes sure both halves
+// are checked on every machine, whatever is installed.
 func TestMarkerMissing(t *testing.T) {
 	t.Parallel()
-	s := newSession(t, "go", "", Config{})
-	s.write("tool.py", "print('hi')\n")
-	_, err := s.sup.Hover(s.ctx, s.path("tool.py"), 1, "print")
-	expectErr(t, "hover", err, ErrUnavailable, "no root marker (pyrightconfig.json, pyproject.toml, setup.py, setup.cfg, requirements.txt)")
-	st := s.sup.Status(s.ctx)
-	expectContains(t, "status", st, "Python (pyright, .py .pyi): not used here:")
+	const markers = "(pyrightconfig.json, pyproject.toml, setup.py, setup.cfg, requirements.txt)"
+	noPyright := DefaultServers()
+	for i := range noPyright {
+		if noPyright[i].ID == "pyright" {
+			noPyright[i].Command = []string{"pyright-not-installed-here", "--stdio"}
+		}
+	}
+	for _, c := range []struct {
+		name  string
+		table []ServerSpec
+	}{{"installed table", nil}, {"pyright missing", noPyright}} {
+		t.Run(c.name, func(t *testing.T) {
+			s := newSession(t, "go", "", Config{Servers: c.table})
+			s.write("tool.py", "print('hi')\n")
+			table := c.table
+			if table == nil {
+				table = DefaultServers()
+			}
+			i := slices.IndexFunc(table, func(sp ServerSpec) bool { return sp.ID == "pyright" })
+			program := table[i].Command[0]
+			_, lookErr := exec.LookPath(program)
+			_, err := s.sup.Hover(s.ctx, s.path("tool.py"), 1, "print")
+			row := statusRow(t, s.sup.Status(s.ctx), "pyright")
+			if len(row.MarkerDirs) != 0 || strings.Join(row.RootMarkers, ", ") != strings.Trim(markers, "()") {
+				t.Errorf("status: want no marker found and the markers named, got %+v", row)
+			}
+			if lookErr == nil {
+				expectErr(t, "hover", err, ErrUnavailable, "pyright is installed", "but no root marker "+markers)
+				if row.State != StateNoMarker || row.Binary == "" {
+					t.Errorf("status: want %s with the binary named, got %+v", StateNoMarker, row)
+				}
+				return
+			}
+			expectErr(t, "hover", err, ErrUnavailable, "pyright needs a root marker "+markers,
+				"and "+program+" is not installed (npm install pyright")
+			if row.State != StateNoMarkerNoBinary || row.Program != program || row.Binary != "" {
+				t.Errorf("status: want %s naming %s, got %+v", StateNoMarkerNoBinary, program, row)
+			}
+		})
+	}
 }
 
 func TestServerKilledMidRequest(t *testing.T) {
@@ -208,13 +285,18 @@ func TestServerKilledMidRequest(t *testing.T) {
 		t.Fatal("the hook never ran")
 	}
 
-	out := must(t)(s.sup.References(s.ctx, shapes, 28, "Total"))
-	expectContains(t, "references after crash", out, "2 references")
+	if refs := must(s.sup.References(s.ctx, shapes, 28, "Total"))(t); refs.Total != 2 {
+		t.Errorf("references after crash: want 2, got %d", refs.Total)
+	}
 	run := s.sup.running()
 	if len(run) != 1 || run[0].pid() == killed {
 		t.Fatalf("want one fresh server, got %v (killed pid %d)", run, killed)
 	}
-	expectContains(t, "status", s.sup.Status(s.ctx), "last crash: .: gopls (root .) exited")
+	row := statusRow(t, s.sup.Status(s.ctx), "gopls")
+	if len(row.Crashes) != 1 || row.Crashes[0].Root != "." || row.Crashes[0].At.IsZero() {
+		t.Fatalf("status: want the crash of the server for ., got %+v", row.Crashes)
+	}
+	expectContains(t, "crash", row.Crashes[0].Error, "gopls (root .) exited", "signal: killed")
 }
 
 func TestThousandsOfReferences(t *testing.T) {
@@ -230,22 +312,25 @@ func TestThousandsOfReferences(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.write("big/big.go", b.String())
-	out, err := s.sup.References(s.ctx, s.path("big/big.go"), 3, "Counter")
+	refs, err := s.sup.References(s.ctx, s.path("big/big.go"), 3, "Counter")
 	if err != nil {
 		t.Fatal(err)
 	}
-	lines := strings.Split(out, "\n")
-	if len(lines) != 1+maxReferences+1 {
-		t.Errorf("want a header, %d locations and a count line; got %d lines", maxReferences, len(lines))
+	if refs.Total != 3001 || len(refs.Locations) != MaxReferences {
+		t.Errorf("want %d of 3001 references, got %d of %d", MaxReferences, len(refs.Locations), refs.Total)
 	}
-	expectContains(t, "references", out, `3001 references to "Counter" at big/big.go:3:`, "big/big.go:3:5: var Counter int",
-		"... and 2951 more (50 shown of 3001)")
+	if refs.Operation != OpReferences || refs.Symbol != "Counter" || refs.File != "big/big.go" || refs.Line != 3 {
+		t.Errorf("the result does not say what was asked: %+v", refs)
+	}
+	if got := locKey(refs.Locations[0]); got != "big/big.go:3:5: var Counter int" {
+		t.Errorf("first reference: %q", got)
+	}
 }
 
 func TestIdleServersAreReaped(t *testing.T) {
 	t.Parallel()
 	s := newSession(t, "go", "gopls", Config{IdleTimeout: 300 * time.Millisecond})
-	must(t)(s.sup.Hover(s.ctx, s.path("main.go"), 12, "Total"))
+	must(s.sup.Hover(s.ctx, s.path("main.go"), 12, "Total"))(t)
 	pgids := runningGroups(s.sup)
 	deadline := time.Now().Add(30 * time.Second)
 	// Reaping shuts the server down in the background: wait for its
@@ -257,5 +342,5 @@ func TestIdleServersAreReaped(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	// The next call starts it again.
-	must(t)(s.sup.Hover(s.ctx, s.path("main.go"), 12, "Total"))
+	must(s.sup.Hover(s.ctx, s.path("main.go"), 12, "Total"))(t)
 }

@@ -55,11 +55,14 @@ func TestInstalledButBrokenServer(t *testing.T) {
 	sup := NewSupervisor(root, Config{Servers: []ServerSpec{spec}})
 	defer sup.Close()
 	ctx := context.Background()
-	status := sup.Status(ctx)
-	t.Logf("status:\n%s", status)
-	expectContains(t, "status", status, "NOT available", "does not run: error: Unknown binary 'rust-analyzer'", "rustup component add rust-analyzer")
-	if strings.Contains(status, "backtrace") || strings.Contains(status, "frame_") {
-		t.Errorf("status quotes the backtrace:\n%s", status)
+	row := statusRow(t, sup.Status(ctx), "rust-analyzer")
+	t.Logf("status: %+v", row)
+	if row.State != StateBroken || row.Install != "rustup component add rust-analyzer" {
+		t.Errorf("status: want rust-analyzer broken, with how to install it; got %+v", row)
+	}
+	expectContains(t, "status", row.RunError, "error: Unknown binary 'rust-analyzer'")
+	if strings.Contains(row.RunError, "backtrace") || strings.Contains(row.RunError, "frame_") {
+		t.Errorf("status quotes the backtrace: %s", row.RunError)
 	}
 	main := filepath.Join(root, "src", "main.rs")
 	_, err := sup.AfterWrite(ctx, main)
@@ -102,7 +105,12 @@ func TestStartFailureBacksOff(t *testing.T) {
 	if n := runs(count); n != 1 {
 		t.Errorf("started %d times during the backoff, want once", n)
 	}
-	expectContains(t, "status", sup.Status(ctx), "failed to start", "not retried until", "reload")
+	fails := statusRow(t, sup.Status(ctx), "dies").StartFailures
+	if len(fails) != 1 || fails[0].Root != "." || !fails[0].RetryAt.After(time.Now()) {
+		t.Errorf("status: want one start failure for ., retried later; got %+v", fails)
+	} else {
+		expectContains(t, "start failure", fails[0].Error, "fatal: the index is corrupt")
+	}
 	if _, err := sup.Reload(ctx, main); err == nil {
 		t.Fatal("reload of a server that cannot start succeeded")
 	}
@@ -121,10 +129,12 @@ func TestRustupProxyWithoutComponent(t *testing.T) {
 	}
 	sup := NewSupervisor(rustRoot(t), Config{})
 	defer sup.Close()
-	status := sup.Status(context.Background())
-	t.Logf("status:\n%s", status)
-	expectContains(t, "status", status, "does not run", "rustup component add rust-analyzer")
-	if strings.Contains(status, "Stack backtrace") {
-		t.Errorf("status quotes the backtrace:\n%s", status)
+	row := statusRow(t, sup.Status(context.Background()), "rust-analyzer")
+	t.Logf("status: %+v", row)
+	if row.State != StateBroken || row.RunError == "" || !strings.Contains(row.Install, "rustup component add rust-analyzer") {
+		t.Errorf("status: want rust-analyzer broken, with how to install it; got %+v", row)
+	}
+	if strings.Contains(row.RunError, "Stack backtrace") {
+		t.Errorf("status quotes the backtrace: %s", row.RunError)
 	}
 }

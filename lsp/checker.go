@@ -16,11 +16,12 @@ import (
 // maxCheckerLines caps one checker's output in the result.
 const maxCheckerLines = 200
 
-// runCheckers runs the project checker of every language whose root marker
-// is in the checkout (diagnostics "*"), one run per marker folder.
-func (s *Supervisor) runCheckers(ctx context.Context) (string, error) {
+// Check runs the project checker of every language whose root marker is in
+// the checkout (diagnostics "*"), one run per marker folder, and says why
+// a language with a marker had none.
+func (s *Supervisor) Check(ctx context.Context) (*CheckReport, error) {
 	markers := s.scanMarkers(ctx)
-	var b strings.Builder
+	rep := &CheckReport{Runs: []CheckRun{}}
 	ran := false
 	covered := map[string]bool{} // language → handled by an earlier row
 	for i := range s.cfg.Servers {
@@ -31,38 +32,37 @@ func (s *Supervisor) runCheckers(ctx context.Context) (string, error) {
 		}
 		covered[spec.Language] = true
 		if len(spec.Checker) == 0 {
-			fmt.Fprintf(&b, "%s (%s): %s\n\n", spec.Language, strings.Join(dirs, ", "), spec.CheckerNote)
+			rep.Runs = append(rep.Runs, CheckRun{Language: spec.Language, Dirs: dirs, Skipped: SkipNoChecker, Reason: spec.CheckerNote})
 			continue
 		}
 		if spec.CheckerRunsCode != "" && !s.cfg.Trusted {
-			fmt.Fprintf(&b, "%s (%s): %s was not run: %s, and %s\n\n", spec.Language, strings.Join(dirs, ", "),
-				strings.Join(spec.Checker, " "), spec.CheckerRunsCode, untrustedNote)
+			rep.Runs = append(rep.Runs, CheckRun{Language: spec.Language, Dirs: dirs, Command: spec.Checker,
+				Skipped: SkipRunsCode, Reason: spec.CheckerRunsCode})
 			continue
 		}
 		for _, dir := range dirs {
 			abs := filepath.Join(s.root, filepath.FromSlash(dir))
 			bin, err := s.lookBin(spec.Checker[0], spec.LocalBinDirs, abs)
 			if err != nil {
-				fmt.Fprintf(&b, "%s in %s: %s is not installed, so the project check cannot run (%s)\n\n", spec.Language, dir, spec.Checker[0], spec.Install)
+				rep.Runs = append(rep.Runs, CheckRun{Language: spec.Language, Dirs: []string{dir}, Command: spec.Checker,
+					Skipped: SkipNotInstalled, Reason: spec.Install})
 				continue
 			}
 			ran = true
-			b.WriteString(s.runChecker(ctx, spec, bin, abs, dir))
-			b.WriteString("\n\n")
+			rep.Runs = append(rep.Runs, s.runChecker(ctx, spec, bin, abs, dir))
 		}
 	}
-	if b.Len() == 0 {
-		return "", fmt.Errorf("%w: no language with a project checker was found in %s (no root marker of any known language); ask diagnostics for one file instead", ErrUnavailable, s.root)
+	if len(rep.Runs) == 0 {
+		return nil, fmt.Errorf("%w: no language with a project checker was found in %s (no root marker of any known language); ask diagnostics for one file instead", ErrUnavailable, s.root)
 	}
-	out := strings.TrimRight(b.String(), "\n")
 	if !ran {
-		return out, nil
+		return rep, nil
 	}
-	return out, ctx.Err()
+	return rep, ctx.Err()
 }
 
 // runChecker runs one checker in dir and reports its exit and output.
-func (s *Supervisor) runChecker(ctx context.Context, spec *ServerSpec, bin, abs, dir string) string {
+func (s *Supervisor) runChecker(ctx context.Context, spec *ServerSpec, bin, abs, dir string) CheckRun {
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.CheckerTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, spec.Checker[1:]...)
@@ -79,33 +79,32 @@ func (s *Supervisor) runChecker(ctx context.Context, spec *ServerSpec, bin, abs,
 		proc.KillGroup(cmd.Process.Pid) // helpers it left behind
 		proc.Done(cmd.Process.Pid)
 	}
-	label := strings.Join(spec.Checker, " ")
-	var status string
+	run := CheckRun{Language: spec.Language, Dirs: []string{dir}, Command: spec.Checker,
+		DurationMS: time.Since(t0).Round(time.Millisecond).Milliseconds()}
 	var exitErr *exec.ExitError
 	switch {
-	case ctx.Err() == context.DeadlineExceeded:
-		status = fmt.Sprintf("stopped after %s (CheckerTimeout)", s.cfg.CheckerTimeout)
 	case err == nil:
-		status = "exit 0"
+		run.ExitCode = new(int)
 	case errors.As(err, &exitErr):
-		status = fmt.Sprintf("exit %d", exitErr.ExitCode())
+		code := exitErr.ExitCode()
+		run.ExitCode = &code
 	default:
-		status = err.Error()
+		run.Error = err.Error()
+	}
+	if ctx.Err() == context.DeadlineExceeded {
+		run.TimedOut, run.TimeoutMS = true, s.cfg.CheckerTimeout.Milliseconds()
 	}
 	text := strings.TrimRight(out.String(), "\n")
+	if strings.TrimSpace(text) == "" {
+		return run
+	}
 	lines := strings.Split(text, "\n")
 	if len(lines) > maxCheckerLines {
-		lines = append(lines[:maxCheckerLines], fmt.Sprintf("... and %d more lines", len(lines)-maxCheckerLines))
+		lines, run.MoreLines = lines[:maxCheckerLines], len(lines)-maxCheckerLines
 	}
 	for i, l := range lines {
 		lines[i] = clip(l, 400)
 	}
-	head := fmt.Sprintf("$ %s   (%s, in %s, %s, %s)", label, spec.Language, dir, status, time.Since(t0).Round(time.Millisecond))
-	if strings.TrimSpace(text) == "" {
-		if err == nil {
-			return head + "\nno problems found"
-		}
-		return head + "\n(no output)"
-	}
-	return head + "\n" + strings.Join(lines, "\n")
+	run.Output = lines
+	return run
 }

@@ -13,11 +13,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/framing"
@@ -54,11 +52,16 @@ type server struct {
 	nextID   atomic.Uint64
 	inflight atomic.Int32 // requests under way; the reaper skips busy servers
 
+	// outbox holds notifications for writeLoop, the one goroutine that
+	// writes them, in order, until the process exits.
+	outbox chan *outgoing
+
 	syncMu sync.Mutex // orders document notifications with their versions
 
 	mu       sync.Mutex
 	exitErr  error // set when the process exited
 	closing  bool  // shut down on purpose
+	stalled  bool  // it stopped reading its input and was killed
 	lastUsed time.Time
 	docs     map[string]*openDoc // by absolute path
 	diags    map[string]*diagState
@@ -122,6 +125,7 @@ func startServer(ctx context.Context, spec *ServerSpec, bin, root, relRoot strin
 		progress: map[string]bool{},
 		changed:  make(chan struct{}),
 		encoding: encUTF16,
+		outbox:   make(chan *outgoing, outboxSize),
 	}
 	stateDir, err := os.MkdirTemp("", "builtin-tools-"+spec.ID+"-")
 	if err != nil {
@@ -187,6 +191,7 @@ func startServer(ctx context.Context, spec *ServerSpec, bin, root, relRoot strin
 		os.RemoveAll(stateDir)
 		proc.Done(cmd.Process.Pid)
 	}()
+	go s.writeLoop()
 
 	if err := s.initialize(ctx); err != nil {
 		s.kill()
@@ -385,8 +390,8 @@ func (s *server) call(ctx context.Context, method string, params, result any) er
 		return nil
 	}
 	if ctx.Err() != nil {
-		// Best effort: the server may stop working on it.
-		_ = s.conn.Notify(context.Background(), "$/cancelRequest", map[string]any{"id": id.Num})
+		// Best effort, not waited for: the server may stop working on it.
+		s.post("$/cancelRequest", map[string]any{"id": id.Num})
 	}
 	return s.failure(ctx, method, err)
 }
@@ -415,9 +420,12 @@ func (s *server) failure(ctx context.Context, method string, err error) error {
 	}
 	// The connection closed: give the process a moment to be reaped so
 	// the error can say how it ended.
+	wait := time.NewTimer(2 * time.Second)
+	defer wait.Stop()
 	select {
 	case <-s.exited:
-	case <-time.After(2 * time.Second):
+	case <-wait.C:
+	case <-ctx.Done():
 	}
 	if exitErr := s.exitError(method); exitErr != nil {
 		return exitErr
@@ -492,28 +500,98 @@ func (s *server) alive() bool {
 	}
 }
 
-// notify sends a notification. A server that stops reading its input would
-// block the write forever, so the send is bounded and such a server killed.
+// outboxSize bounds the notifications waiting to be written; a caller
+// waits for room, so a full queue only delays it until writeLoop's
+// watchdog has dealt with a server that stopped reading.
+const outboxSize = 32
+
+// outgoing is one notification for writeLoop.
+type outgoing struct {
+	method    string
+	params    any
+	done      chan error // buffered: writeLoop never waits for the caller
+	abandoned atomic.Bool
+}
+
+// writeLoop writes the queued notifications in order until the process
+// exits. A write the server does not take within RequestTimeout means it
+// stopped reading its input: it is killed, which also ends the write.
+func (s *server) writeLoop() {
+	for {
+		select {
+		case m := <-s.outbox:
+			if m.abandoned.Load() {
+				continue // its caller gave up before it was sent
+			}
+			watchdog := time.AfterFunc(s.cfg.RequestTimeout, func() {
+				s.mu.Lock()
+				s.stalled = true
+				s.mu.Unlock()
+				s.kill()
+			})
+			// jsonrpc2 does not watch a context while it writes; the
+			// watchdog is what bounds the write.
+			err := s.conn.Notify(context.Background(), m.method, m.params)
+			watchdog.Stop()
+			m.done <- err
+		case <-s.exited:
+			return
+		}
+	}
+}
+
+// notify sends a notification through writeLoop and waits until it is
+// written, so that a request sent afterwards follows it. It returns when
+// ctx ends (a notification not yet written is then dropped), or when the
+// server exits, killed for not reading it or otherwise.
 func (s *server) notify(ctx context.Context, method string, params any) error {
 	if err := s.exitError(method); err != nil {
 		return err
 	}
-	done := make(chan error, 1)
-	go func() { done <- s.conn.Notify(context.Background(), method, params) }()
-	timer := time.NewTimer(s.cfg.RequestTimeout)
-	defer timer.Stop()
+	m := &outgoing{method: method, params: params, done: make(chan error, 1)}
 	select {
-	case err := <-done:
-		if err != nil {
-			return s.failure(ctx, method, err)
-		}
-		return nil
-	case <-timer.C:
-		s.kill()
-		return &ServerError{Server: s.spec.ID, Root: s.relRoot, Method: method, Kind: ErrServerTimeout,
-			Detail: "it stopped reading its input, so it was stopped"}
+	case s.outbox <- m:
+	case <-s.exited:
+		return s.notifyFailure(ctx, method, nil)
 	case <-ctx.Done():
 		return ctx.Err()
+	}
+	select {
+	case err := <-m.done:
+		if err != nil {
+			return s.notifyFailure(ctx, method, err)
+		}
+		return nil
+	case <-s.exited:
+		return s.notifyFailure(ctx, method, nil)
+	case <-ctx.Done():
+		m.abandoned.Store(true)
+		return ctx.Err()
+	}
+}
+
+// notifyFailure says why a notification was not sent: the server stopped
+// reading and was killed, the write failed, or the server exited.
+func (s *server) notifyFailure(ctx context.Context, method string, err error) error {
+	s.mu.Lock()
+	stalled := s.stalled
+	s.mu.Unlock()
+	switch {
+	case stalled:
+		return &ServerError{Server: s.spec.ID, Root: s.relRoot, Method: method, Kind: ErrServerTimeout,
+			Detail: "it stopped reading its input, so it was stopped"}
+	case err != nil:
+		return s.failure(ctx, method, err)
+	}
+	return s.exitError(method)
+}
+
+// post queues a notification nobody waits for; when the queue is full the
+// server is not reading, and it is dropped.
+func (s *server) post(method string, params any) {
+	select {
+	case s.outbox <- &outgoing{method: method, params: params, done: make(chan error, 1)}:
+	default:
 	}
 }
 
@@ -525,9 +603,13 @@ func (s *server) shutdown(ctx context.Context) {
 	s.mu.Unlock()
 	if s.alive() {
 		sctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		// The writes do not watch sctx: a server that stopped reading would
+		// block them, so the connection is closed when sctx ends.
+		unblock := context.AfterFunc(sctx, func() { s.conn.Close() })
 		if s.conn.Call(sctx, "shutdown", nil, nil) == nil {
 			_ = s.conn.Notify(sctx, "exit", nil)
 		}
+		unblock()
 		cancel()
 		select {
 		case <-s.exited:
@@ -559,37 +641,9 @@ func (s *server) kill() {
 	}
 }
 
-// groupAlive reports whether any process of group pgid is still running
-// (zombies waiting to be reaped by someone else do not count).
-func groupAlive(pgid int) bool {
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return syscall.Kill(-pgid, 0) == nil
-	}
-	for _, e := range entries {
-		if e.Name()[0] < '0' || e.Name()[0] > '9' {
-			continue
-		}
-		data, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid pgrp ...; comm may hold spaces.
-		rest := string(data)
-		if i := strings.LastIndexByte(rest, ')'); i >= 0 {
-			rest = rest[i+1:]
-		}
-		f := strings.Fields(rest)
-		if len(f) >= 3 && f[2] == strconv.Itoa(pgid) && f[0] != "Z" && f[0] != "X" {
-			return true
-		}
-	}
-	return false
-}
-
 func (s *server) killGroup() {
 	if s.cmd != nil && s.cmd.Process != nil {
-		_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+		proc.KillGroup(s.cmd.Process.Pid)
 	}
 }
 

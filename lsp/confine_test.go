@@ -41,17 +41,19 @@ func TestServerPathsThroughSymlinksStayOutside(t *testing.T) {
 	main := filepath.Join(root, "main.go")
 
 	out, err := sup.Definition(ctx, main, 6, "Helper")
-	t.Logf("definition: %v\n%s", err, out)
+	t.Logf("definition: %v\n%+v", err, out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(out, "return 1") || !strings.Contains(out, "outside the root, not quoted") {
-		t.Fatalf("definition quoted a file outside the root, or did not say why it did not:\n%s", out)
+	if len(out.Locations) != 1 || !out.Locations[0].Outside || out.Locations[0].Text != "" {
+		t.Fatalf("definition quoted a file outside the root, or did not say it is outside: %+v", out.Locations)
 	}
 	out, err = sup.References(ctx, main, 6, "Helper")
-	t.Logf("references: %v\n%s", err, out)
-	if strings.Contains(out, "return 1") {
-		t.Fatalf("references quoted a file outside the root:\n%s", out)
+	t.Logf("references: %v\n%+v", err, out)
+	for _, l := range out.Locations {
+		if strings.Contains(l.Text, "return 1") {
+			t.Fatalf("references quoted a file outside the root: %+v", l)
+		}
 	}
 
 	res, err := sup.Rename(ctx, main, 6, "Helper", "Pwned", false)

@@ -1,13 +1,13 @@
 package lsp
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
-	"sort"
-	"strconv"
+	"slices"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -40,14 +40,15 @@ func (s Severity) String() string {
 
 // Diagnostic is one problem a server reported, in agent terms.
 type Diagnostic struct {
-	File     string // absolute path
-	Line     int    // 1-based
-	Column   int    // 1-based, in characters
-	Severity Severity
-	Code     string // "" when the server gave none
-	Source   string // "compiler", "Pyright", "ts", "clang" ...
-	Message  string
-	LineText string // the source line the diagnostic starts on
+	// File is absolute: the ledger and the write wrapper key on it.
+	File     string   `json:"file" jsonschema:"absolute path of the file"`
+	Line     int      `json:"line" jsonschema:"1-based line"`
+	Column   int      `json:"column" jsonschema:"1-based column, in characters"`
+	Severity Severity `json:"severity" jsonschema:"1 error, 2 warning, 3 information, 4 hint"`
+	Code     string   `json:"code,omitempty" jsonschema:"the server's code for the problem"`
+	Source   string   `json:"source,omitempty" jsonschema:"compiler, Pyright, ts, clang ..."`
+	Message  string   `json:"message"`
+	LineText string   `json:"line_text,omitempty" jsonschema:"the source line the diagnostic starts on"`
 }
 
 // convertDiagnostics maps a server's diagnostics on doc to Diagnostics.
@@ -88,61 +89,12 @@ func codeString(raw json.RawMessage) string {
 }
 
 func sortDiagnostics(ds []Diagnostic) {
-	sort.SliceStable(ds, func(i, j int) bool {
-		a, b := ds[i], ds[j]
-		if a.File != b.File {
-			return a.File < b.File
-		}
-		if a.Line != b.Line {
-			return a.Line < b.Line
-		}
-		return a.Column < b.Column
+	slices.SortStableFunc(ds, func(a, b Diagnostic) int {
+		return cmp.Or(strings.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column))
 	})
 }
 
-// maxDiagnosticsShown caps FormatDiagnostics output.
-const maxDiagnosticsShown = 100
-
-// FormatDiagnostics renders diagnostics one a line as
-// "path:line:col: severity: message [code] (source)" with the source line
-// quoted under it, paths relative to root. It returns "" for none.
-func FormatDiagnostics(root string, diags []Diagnostic) string {
-	if len(diags) == 0 {
-		return ""
-	}
-	ds := append([]Diagnostic(nil), diags...)
-	sortDiagnostics(ds)
-	var b strings.Builder
-	for i, d := range ds {
-		if i == maxDiagnosticsShown {
-			fmt.Fprintf(&b, "... and %d more diagnostics\n", len(ds)-i)
-			break
-		}
-		rel := d.File
-		if r, err := filepath.Rel(root, d.File); err == nil && !strings.HasPrefix(r, "..") {
-			rel = filepath.ToSlash(r)
-		}
-		fmt.Fprintf(&b, "%s:%d:%d: %s: %s", rel, d.Line, d.Column, d.Severity, oneLine(d.Message))
-		if d.Code != "" {
-			fmt.Fprintf(&b, " [%s]", d.Code)
-		}
-		if d.Source != "" {
-			fmt.Fprintf(&b, " (%s)", d.Source)
-		}
-		b.WriteByte('\n')
-		if t := strings.TrimSpace(d.LineText); t != "" {
-			fmt.Fprintf(&b, "    %s\n", clip(t, 200))
-		}
-	}
-	return strings.TrimRight(b.String(), "\n")
-}
-
-// oneLine keeps a multi-line message on one line.
-func oneLine(s string) string {
-	s = strings.TrimSpace(s)
-	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ⏎ ")), " ")
-}
-
+// clip cuts s to at most n bytes (and an ellipsis) on a rune boundary.
 func clip(s string, n int) string {
 	if len(s) <= n {
 		return s
@@ -249,50 +201,29 @@ func (s *Supervisor) AfterWrite(ctx context.Context, absPath string) ([]Diagnost
 }
 
 // Diagnostics returns the errors and warnings (and information) the owning
-// server reports for file, or, for file "*", runs each project checker of
-// the checkout (go vet, pyright, tsc --noEmit, ...) and returns its output.
-func (s *Supervisor) Diagnostics(ctx context.Context, file string) (string, error) {
+// server reports for file. The project checkers (diagnostics "*") are
+// [Supervisor.Check].
+func (s *Supervisor) Diagnostics(ctx context.Context, file string) (*FileDiagnostics, error) {
 	if file == "*" {
-		return s.runCheckers(ctx)
+		return nil, fmt.Errorf("%w: \"*\" is not a file; the project checkers run through Check", ErrBadArgument)
 	}
 	path, err := s.checkFile(file)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	srv, doc, _, err := s.sync(ctx, path)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	defer srv.release()
 	items, err := srv.diagnosticsFor(ctx, doc)
-	note := ""
+	res := &FileDiagnostics{File: s.rel(path), Server: srv.spec.ID}
 	if err != nil {
 		if !errors.Is(err, ErrDiagnosticsTimeout) {
-			return "", err
+			return nil, err
 		}
-		note = fmt.Sprintf("\n(note: %s had not finished within %s; these may be incomplete — ask again)", srv.spec.ID, s.cfg.DiagnosticsWait)
+		res.Incomplete, res.WaitMS = true, s.cfg.DiagnosticsWait.Milliseconds()
 	}
-	diags := convertDiagnostics(items, path, doc.text, srv.encoding)
-	rel := s.rel(path)
-	if len(diags) == 0 {
-		return fmt.Sprintf("no problems reported in %s (%s)%s", rel, srv.spec.ID, note), nil
-	}
-	counts := map[Severity]int{}
-	for _, d := range diags {
-		counts[d.Severity]++
-	}
-	var parts []string
-	for _, sev := range []Severity{SeverityError, SeverityWarning, SeverityInformation, SeverityHint} {
-		if n := counts[sev]; n > 0 {
-			parts = append(parts, strconv.Itoa(n)+" "+plural(n, sev.String()))
-		}
-	}
-	return fmt.Sprintf("%s in %s (%s):\n%s%s", strings.Join(parts, ", "), rel, srv.spec.ID, FormatDiagnostics(s.root, diags), note), nil
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return word
-	}
-	return word + "s"
+	res.Diagnostics = convertDiagnostics(items, path, doc.text, srv.encoding)
+	return res, nil
 }

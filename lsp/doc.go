@@ -34,11 +34,12 @@
 // that line — never a column (LSP-3): the column is where the substring
 // stands, converted to the position encoding the server negotiated (utf-8
 // is offered through general.positionEncodings and clangd's offsetEncoding;
-// UTF-16 code units otherwise). Results are text for an agent: paths
-// relative to the root, 1-based lines, the source line quoted, one location
-// a line, long lists capped with a count of the rest (LSP-4, LSP-5). Errors
-// are typed (see the Err* sentinels, [PositionError], [UnavailableError],
-// [ServerError]) and their text says what to do.
+// UTF-16 code units otherwise). Results are data with JSON names, not
+// prose ([Locations], [Hover], [Symbols], [Status] ...): paths relative to
+// the root, 1-based lines, the source line quoted, long lists capped with
+// the total (LSP-4, LSP-5); package lsptool renders them for the agent.
+// Errors are typed (see the Err* sentinels, [PositionError],
+// [UnavailableError], [ServerError]) and their text says what to do.
 //
 // Before each query the files the server has open are re-synced from disk
 // when their size or modification time changed and their text differs, so

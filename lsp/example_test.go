@@ -10,7 +10,8 @@ import (
 
 // A harness creates one Supervisor and one Ledger per run, answers `lsp`
 // calls with its methods, and after each write appends only the new
-// diagnostics to the write tool's result.
+// diagnostics to the write tool's result. Results are data; package
+// lsptool renders them as the agent reads them.
 func Example() {
 	ctx := context.Background()
 	root, _ := os.Getwd()
@@ -19,7 +20,9 @@ func Example() {
 	ledger := lsp.NewLedger()
 
 	// lsp status
-	fmt.Println(sup.Status(ctx))
+	for _, s := range sup.Status(ctx).Servers {
+		fmt.Println(s.ID, s.State)
+	}
 
 	// After the harness's write tool wrote main.go:
 	path := root + "/main.go"
@@ -27,15 +30,17 @@ func Example() {
 	if err != nil {
 		fmt.Println("(diagnostics unavailable:", err, ")")
 	}
-	if text := lsp.FormatDiagnostics(root, ledger.Fresh(path, diags, false)); text != "" {
-		fmt.Println("New diagnostics:\n" + text)
+	for _, d := range ledger.Fresh(path, diags, false) {
+		fmt.Printf("new: %d:%d: %s: %s\n", d.Line, d.Column, d.Severity, d.Message)
 	}
 
 	// lsp definition
-	out, err := sup.Definition(ctx, path, 12, "Total")
+	defs, err := sup.Definition(ctx, path, 12, "Total")
 	if err != nil {
 		fmt.Println(err) // readable: says what to do
 		return
 	}
-	fmt.Println(out)
+	for _, l := range defs.Locations {
+		fmt.Printf("%s:%d: %s\n", l.Path, l.Line, l.Text)
+	}
 }

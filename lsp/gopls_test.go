@@ -2,6 +2,8 @@ package lsp
 
 import (
 	"errors"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -14,8 +16,10 @@ func TestGopls(t *testing.T) {
 	main, shapes := s.path("main.go"), s.path("shapes/shapes.go")
 
 	t.Run("status before any call starts nothing", func(t *testing.T) {
-		st := s.sup.Status(s.ctx)
-		expectContains(t, "status", st, "Go (gopls, .go): available (marker in .;", "not started")
+		row := statusRow(t, s.sup.Status(s.ctx), "gopls")
+		if row.State != StateAvailable || strings.Join(row.MarkerDirs, ",") != "." || row.Binary == "" || len(row.Running) != 0 {
+			t.Errorf("status: want gopls available for ., not started; got %+v", row)
+		}
 		if len(s.sup.running()) != 0 {
 			t.Fatal("a server is running before any call")
 		}
@@ -24,43 +28,62 @@ func TestGopls(t *testing.T) {
 	t.Run("definition after non-ASCII text on the line", func(t *testing.T) {
 		// Line 12 has "größe 🚀" before Total: the column must be counted in
 		// the server's encoding (UTF-16 for gopls, which offers no other).
-		out := must(t)(s.sup.Definition(s.ctx, main, 12, "Total"))
-		expectContains(t, "definition", out, "shapes/shapes.go:28:6: func Total(shapes []Shape) float64 {")
+		out := must(s.sup.Definition(s.ctx, main, 12, "Total"))(t)
+		if out.Total != 1 || out.Operation != OpDefinition || out.Server != "gopls" || out.File != "main.go" || out.Line != 12 || out.Symbol != "Total" {
+			t.Errorf("definition: %+v", out)
+		}
+		expectContains(t, "definition", locKeys(out), "shapes/shapes.go:28:6: func Total(shapes []Shape) float64 {")
 	})
 
 	t.Run("type_definition", func(t *testing.T) {
-		out := must(t)(s.sup.TypeDefinition(s.ctx, main, 10, "sq"))
-		expectContains(t, "type_definition", out, "shapes/shapes.go:12:6: type Square struct {")
+		out := must(s.sup.TypeDefinition(s.ctx, main, 10, "sq"))(t)
+		expectContains(t, "type_definition", locKeys(out), "shapes/shapes.go:12:6: type Square struct {")
 	})
 
 	t.Run("implementation", func(t *testing.T) {
-		out := must(t)(s.sup.Implementation(s.ctx, shapes, 8, "Area"))
-		expectContains(t, "implementation", out, "2 implementations",
+		out := must(s.sup.Implementation(s.ctx, shapes, 8, "Area"))(t)
+		if out.Total != 2 {
+			t.Errorf("implementation: want 2, got %d", out.Total)
+		}
+		expectContains(t, "implementation", locKeys(out),
 			"shapes/shapes.go:17:17: func (s Square) Area() float64",
 			"shapes/shapes.go:25:17: func (c Circle) Area() float64")
 	})
 
 	t.Run("references", func(t *testing.T) {
-		out := must(t)(s.sup.References(s.ctx, shapes, 28, "Total"))
-		expectContains(t, "references", out, "2 references to \"Total\" at shapes/shapes.go:28:",
-			"main.go:12:", "shapes/shapes.go:28:6: func Total")
+		out := must(s.sup.References(s.ctx, shapes, 28, "Total"))(t)
+		if out.Total != 2 || out.File != "shapes/shapes.go" || out.Line != 28 {
+			t.Errorf("references: %+v", out)
+		}
+		keys := locKeys(out)
+		expectContains(t, "references", keys, "main.go:12:", "shapes/shapes.go:28:6: func Total")
+		if !strings.HasPrefix(keys, "main.go:") {
+			t.Errorf("references are not sorted by path:\n%s", keys)
+		}
 	})
 
 	t.Run("hover", func(t *testing.T) {
-		out := must(t)(s.sup.Hover(s.ctx, main, 12, "Total"))
-		expectContains(t, "hover", out, "func shapes.Total(shapes []shapes.Shape) float64", "Total adds the areas of shapes.")
+		out := must(s.sup.Hover(s.ctx, main, 12, "Total"))(t)
+		if out.Truncated || out.Server != "gopls" {
+			t.Errorf("hover: %+v", out)
+		}
+		expectContains(t, "hover", out.Contents, "func shapes.Total(shapes []shapes.Shape) float64", "Total adds the areas of shapes.")
 	})
 
 	t.Run("symbols in a file", func(t *testing.T) {
-		out := must(t)(s.sup.Symbols(s.ctx, "", shapes))
-		expectContains(t, "symbols", out, "shapes/shapes.go: 9 symbols", "7: interface Shape", "  8: method Area", "28: function Total")
+		out := must(s.sup.Symbols(s.ctx, "", shapes))(t)
+		if out.File != "shapes/shapes.go" || out.Total != 9 || len(out.Symbols) != 9 {
+			t.Errorf("symbols: want 9 in shapes/shapes.go, got %d of %d in %q", len(out.Symbols), out.Total, out.File)
+		}
+		expectContains(t, "symbols", symKeys(out), "7: interface Shape", "  8: method Area", "28: function Total")
 	})
 
 	t.Run("symbols in the workspace", func(t *testing.T) {
-		out := must(t)(s.sup.Symbols(s.ctx, "Circle", ""))
-		expectContains(t, "symbols", out, "shapes/shapes.go:20:6: type Circle struct {")
-		if strings.Contains(out, "/usr/local/go") {
-			t.Errorf("workspace search reached into the standard library:\n%s", out)
+		out := must(s.sup.Symbols(s.ctx, "Circle", ""))(t)
+		keys := symKeys(out)
+		expectContains(t, "symbols", keys, "Circle — shapes/shapes.go:20:6: type Circle struct {")
+		if strings.Contains(keys, "/usr/local/go") {
+			t.Errorf("workspace search reached into the standard library:\n%s", keys)
 		}
 	})
 
@@ -74,11 +97,11 @@ func TestGopls(t *testing.T) {
 			t.Fatal(err)
 		}
 		fresh := ledger.Fresh(main, diags, false)
-		if len(fresh) != 1 || fresh[0].Message != "undefined: undefinedThing" || fresh[0].Line != 15 {
-			t.Fatalf("first write: want one new error at line 15, got %+v", fresh)
+		want := Diagnostic{File: main, Line: 15, Column: 17, Severity: SeverityError, Code: "UndeclaredName", Source: "compiler",
+			Message: "undefined: undefinedThing", LineText: "func broken() { undefinedThing() }"}
+		if len(fresh) != 1 || fresh[0] != want {
+			t.Fatalf("first write: want %+v, got %+v", want, fresh)
 		}
-		expectContains(t, "format", FormatDiagnostics(s.root, fresh),
-			"main.go:15:17: error: undefined: undefinedThing [UndeclaredName] (compiler)", "    func broken() { undefinedThing() }")
 
 		// The same error four lines lower is not news.
 		s.write("main.go", orig+"\n\n\n\n\nfunc broken() { undefinedThing() }\n")
@@ -109,14 +132,23 @@ func TestGopls(t *testing.T) {
 			t.Fatalf("error that came back: want it reported again, got %+v", fresh)
 		}
 
-		out := must(t)(s.sup.Diagnostics(s.ctx, main))
-		expectContains(t, "diagnostics", out, "1 error in main.go (gopls):", "main.go:15:17: error: undefined: undefinedThing")
+		fd := must(s.sup.Diagnostics(s.ctx, main))(t)
+		if fd.File != "main.go" || fd.Server != "gopls" || fd.Incomplete || len(fd.Diagnostics) != 1 || fd.Diagnostics[0] != want {
+			t.Errorf("diagnostics: want %+v in main.go, got %+v", want, fd)
+		}
 
-		out = must(t)(s.sup.CodeActions(s.ctx, main, 15, "undefinedThing"))
-		expectContains(t, "code_actions", out, "Create function undefinedThing (quickfix")
+		actions := must(s.sup.CodeActions(s.ctx, main, 15, "undefinedThing"))(t)
+		if !slices.ContainsFunc(actions.Actions, func(a CodeAction) bool {
+			return strings.HasPrefix(a.Title, "Create function undefinedThing") && strings.HasPrefix(a.Kind, "quickfix")
+		}) {
+			t.Errorf("code_actions: no quickfix creating undefinedThing in %+v", actions.Actions)
+		}
 
-		out = must(t)(s.sup.Diagnostics(s.ctx, "*"))
-		expectContains(t, "diagnostics *", out, "$ go vet ./...", "exit 1", "main.go:15:17: undefined: undefinedThing")
+		vet := checkRun(t, must(s.sup.Check(s.ctx))(t), "Go")
+		if strings.Join(vet.Command, " ") != "go vet ./..." || vet.ExitCode == nil || *vet.ExitCode != 1 || vet.TimedOut || vet.Skipped != "" {
+			t.Errorf("go vet: want it run, exit 1; got %+v", vet)
+		}
+		expectContains(t, "go vet output", strings.Join(vet.Output, "\n"), "main.go:15:17: undefined: undefinedThing")
 
 		s.write("main.go", orig)
 		if diags, err := s.sup.AfterWrite(s.ctx, main); err != nil || len(diags) != 0 {
@@ -128,10 +160,10 @@ func TestGopls(t *testing.T) {
 		orig := s.read("main.go")
 		// Two lines pushed in above main's body: Total moves to line 14.
 		s.write("main.go", strings.Replace(orig, "func main() {\n", "func main() {\n\t// a\n\t// b\n", 1))
-		out := must(t)(s.sup.Definition(s.ctx, main, 14, "Total"))
-		expectContains(t, "definition", out, "shapes/shapes.go:28:6")
-		refs := must(t)(s.sup.References(s.ctx, shapes, 28, "Total"))
-		expectContains(t, "references", refs, "main.go:14:")
+		out := must(s.sup.Definition(s.ctx, main, 14, "Total"))(t)
+		expectContains(t, "definition", locKeys(out), "shapes/shapes.go:28:6")
+		refs := must(s.sup.References(s.ctx, shapes, 28, "Total"))(t)
+		expectContains(t, "references", locKeys(refs), "main.go:14:")
 		s.write("main.go", orig)
 	})
 
@@ -140,16 +172,17 @@ func TestGopls(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Log(res)
-		if res.Edits != 3 || len(res.Files) != 2 || res.Files[0].Path != "main.go" || res.Files[1].Path != "shapes/shapes.go" {
-			t.Fatalf("rename result: %+v", res)
+		want := RenameResult{Symbol: "Total", NewName: "Sum", Server: "gopls", Edits: 3,
+			Files: []FileEdit{{Path: "main.go", Edits: 1}, {Path: "shapes/shapes.go", Edits: 2}}}
+		if got := *res; len(got.Notes) != 0 || !reflect.DeepEqual(got.Files, want.Files) ||
+			got.Symbol != want.Symbol || got.NewName != want.NewName || got.Server != want.Server || got.Edits != want.Edits {
+			t.Fatalf("rename result: want %+v, got %+v", want, res)
 		}
-		expectContains(t, "result", res.String(), `renamed "Total" to "Sum" (gopls): 3 edits in 2 files`, "main.go: 1 edit", "shapes/shapes.go: 2 edits")
 		expectContains(t, "main.go", s.read("main.go"), "shapes.Sum(all)")
 		expectContains(t, "shapes.go", s.read("shapes/shapes.go"), "// Sum adds", "func Sum(shapes []Shape)")
 		// The server saw the new text: the new name resolves, no errors.
-		out := must(t)(s.sup.Definition(s.ctx, main, 12, "Sum"))
-		expectContains(t, "definition", out, "shapes/shapes.go:28:6: func Sum(")
+		out := must(s.sup.Definition(s.ctx, main, 12, "Sum"))(t)
+		expectContains(t, "definition", locKeys(out), "shapes/shapes.go:28:6: func Sum(")
 		if diags, err := s.sup.AfterWrite(s.ctx, main); err != nil || len(diags) != 0 {
 			t.Fatalf("after rename: %+v, %v", diags, err)
 		}
@@ -157,16 +190,20 @@ func TestGopls(t *testing.T) {
 
 	t.Run("reload restarts the server", func(t *testing.T) {
 		before := s.sup.running()
-		out := must(t)(s.sup.Reload(s.ctx, main))
-		expectContains(t, "reload", out, "restarted gopls for .")
+		res := must(s.sup.Reload(s.ctx, main))(t)
 		after := s.sup.running()
 		if len(before) != 1 || len(after) != 1 || before[0].pid() == after[0].pid() {
 			t.Fatalf("reload: want a new process, before %v after %v", before, after)
 		}
-		out = must(t)(s.sup.Definition(s.ctx, main, 12, "Sum"))
-		expectContains(t, "definition", out, "shapes/shapes.go:28:6")
-		st := s.sup.Status(s.ctx)
-		expectContains(t, "status", st, "Go (gopls, .go): running for . (pid")
+		if res.All || len(res.Servers) != 1 || res.Servers[0] != (Reloaded{Server: "gopls", Root: ".", WasRunning: true, PID: after[0].pid(), ReadyMS: res.Servers[0].ReadyMS}) {
+			t.Errorf("reload: want gopls for . restarted as pid %d, got %+v", after[0].pid(), res)
+		}
+		out := must(s.sup.Definition(s.ctx, main, 12, "Sum"))(t)
+		expectContains(t, "definition", locKeys(out), "shapes/shapes.go:28:6")
+		row := statusRow(t, s.sup.Status(s.ctx), "gopls")
+		if row.State != StateRunning || len(row.Running) != 1 || row.Running[0].Root != "." || row.Running[0].PID != after[0].pid() {
+			t.Errorf("status: want gopls running for . as pid %d, got %+v", after[0].pid(), row)
+		}
 	})
 
 	t.Run("close leaves no process behind", func(t *testing.T) {

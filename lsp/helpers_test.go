@@ -2,7 +2,9 @@ package lsp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -89,17 +91,92 @@ func (s *session) read(rel string) string {
 	return string(data)
 }
 
-// must returns a func that fails t on an error and returns the result;
-// call it as must(t)(s.sup.Definition(...)).
-func must(t testing.TB) func(string, error) string {
-	return func(out string, err error) string {
+// must fails t on an error and returns the result; call it as
+// must(s.sup.Definition(...))(t).
+func must[T any](v T, err error) func(testing.TB) T {
+	return func(t testing.TB) T {
 		t.Helper()
 		if err != nil {
 			t.Fatalf("unexpected error: %v", err)
 		}
-		t.Logf("result:\n%s", out)
-		return out
+		data, _ := json.MarshalIndent(v, "", "  ")
+		t.Logf("result:\n%s", data)
+		return v
 	}
+}
+
+// locKey is a location's fields as "path:line:col: text", so tests can
+// ask for a location, or its prefix, in one string.
+func locKey(l Location) string {
+	return fmt.Sprintf("%s:%d:%d: %s", l.Path, l.Line, l.Column, l.Text)
+}
+
+// locKeys is every location of r, one a line.
+func locKeys(r *Locations) string {
+	var keys []string
+	for _, l := range r.Locations {
+		keys = append(keys, locKey(l))
+	}
+	return strings.Join(keys, "\n")
+}
+
+// symKeys is every symbol of r, one a line: "line: kind name" indented by
+// depth for an outline, "kind name — location" for a workspace search.
+func symKeys(r *Symbols) string {
+	var keys []string
+	for _, s := range r.Symbols {
+		if r.File != "" {
+			keys = append(keys, fmt.Sprintf("%s%d: %s %s", strings.Repeat("  ", s.Depth), s.Location.Line, s.Kind, s.Name))
+		} else {
+			keys = append(keys, fmt.Sprintf("%s %s — %s", s.Kind, s.Name, locKey(s.Location)))
+		}
+	}
+	return strings.Join(keys, "\n")
+}
+
+// diagKeys is every diagnostic as "rel:line:col: severity: message".
+func diagKeys(root string, ds []Diagnostic) string {
+	var keys []string
+	for _, d := range ds {
+		rel, _ := filepath.Rel(root, d.File)
+		keys = append(keys, fmt.Sprintf("%s:%d:%d: %s: %s", filepath.ToSlash(rel), d.Line, d.Column, d.Severity, d.Message))
+	}
+	return strings.Join(keys, "\n")
+}
+
+// checkKeys is every checker run of r: "language (dirs): reason" for one
+// that did not run, then the output lines of those that did.
+func checkKeys(r *CheckReport) string {
+	var keys []string
+	for _, run := range r.Runs {
+		keys = append(keys, fmt.Sprintf("%s (%s): %s", run.Language, strings.Join(run.Dirs, ", "), run.Reason))
+		keys = append(keys, run.Output...)
+	}
+	return strings.Join(keys, "\n")
+}
+
+// checkRun returns the run of r for language.
+func checkRun(t testing.TB, r *CheckReport, language string) CheckRun {
+	t.Helper()
+	for _, run := range r.Runs {
+		if run.Language == language {
+			return run
+		}
+	}
+	t.Fatalf("no checker run for %s in %+v", language, r.Runs)
+	return CheckRun{}
+}
+
+// statusRow returns the row of st for server id.
+func statusRow(t testing.TB, st *Status, id string) ServerStatus {
+	t.Helper()
+	for _, row := range st.Servers {
+		if row.ID == id {
+			return row
+		}
+	}
+	t.Fatalf("no status row for %s", id)
+	return ServerStatus{}
 }
 
 // expectContains fails unless out contains every want.

@@ -127,10 +127,6 @@ func fileExists(p string) bool {
 	return err == nil && info.Mode().IsRegular()
 }
 
-// untrustedNote is what status and skipped checkers say about trust.
-const untrustedNote = "this checkout is not trusted: programs inside it (node_modules/.bin, .venv/bin, venv/bin) are not run " +
-	"and checkers that execute its code are skipped; a harness that trusts it sets TrustCheckout (builtin-tools --trust-checkout)"
-
 // localBins lists, in search order, the executables named program in the
 // local bin folders of each root.
 func localBins(program string, dirs []string, roots ...string) []string {

@@ -2,22 +2,14 @@ package lsp
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"unicode/utf8"
-)
-
-// Result caps (LSP-4).
-const (
-	maxReferences       = 50
-	maxLocations        = 50
-	maxWorkspaceSymbols = 100
-	maxDocumentSymbols  = 200
-	maxHoverBytes       = 4000
 )
 
 // request is a validated position: the file, its server, and the place
@@ -107,84 +99,54 @@ func (r *request) where() string {
 }
 
 // Definition returns where the symbol at line/symbol of file is declared.
-func (s *Supervisor) Definition(ctx context.Context, file string, line int, symbol string) (string, error) {
-	return s.locations(ctx, "textDocument/definition", "definition", file, line, symbol)
+func (s *Supervisor) Definition(ctx context.Context, file string, line int, symbol string) (*Locations, error) {
+	return s.locations(ctx, "textDocument/definition", OpDefinition, file, line, symbol)
 }
 
 // TypeDefinition returns where the type of the symbol is declared.
-func (s *Supervisor) TypeDefinition(ctx context.Context, file string, line int, symbol string) (string, error) {
-	return s.locations(ctx, "textDocument/typeDefinition", "type definition", file, line, symbol)
+func (s *Supervisor) TypeDefinition(ctx context.Context, file string, line int, symbol string) (*Locations, error) {
+	return s.locations(ctx, "textDocument/typeDefinition", OpTypeDefinition, file, line, symbol)
 }
 
 // Implementation returns the concrete implementations of an interface or
 // abstract method (or the interfaces a type implements, per server).
-func (s *Supervisor) Implementation(ctx context.Context, file string, line int, symbol string) (string, error) {
-	return s.locations(ctx, "textDocument/implementation", "implementation", file, line, symbol)
+func (s *Supervisor) Implementation(ctx context.Context, file string, line int, symbol string) (*Locations, error) {
+	return s.locations(ctx, "textDocument/implementation", OpImplementation, file, line, symbol)
 }
 
 // References returns every use of the symbol, declaration included, at most
-// 50 shown with a count of the rest.
-func (s *Supervisor) References(ctx context.Context, file string, line int, symbol string) (string, error) {
-	r, err := s.at(ctx, file, line, symbol)
-	if err != nil {
-		return "", err
-	}
-	defer r.srv.release()
-	p := referenceParams{textDocumentPositionParams: r.params()}
-	p.Context.IncludeDeclaration = true
-	var raw json.RawMessage
-	if err := r.srv.call(ctx, "textDocument/references", p, &raw); err != nil {
-		return "", err
-	}
-	locs := decodeLocations(raw)
-	if len(locs) == 0 {
-		return fmt.Sprintf("no references found for %s (%s)", r.where(), r.srv.spec.ID), nil
-	}
-	q := s.newQuoter(r.srv)
-	sortLocations(locs)
-	var b strings.Builder
-	fmt.Fprintf(&b, "%d %s to %s:\n", len(locs), plural(len(locs), "reference"), r.where())
-	for i, l := range locs {
-		if i == maxReferences {
-			fmt.Fprintf(&b, "... and %d more (%d shown of %d)\n", len(locs)-i, maxReferences, len(locs))
-			break
-		}
-		b.WriteString(q.format(l))
-		b.WriteByte('\n')
-	}
-	return strings.TrimRight(b.String(), "\n"), nil
+// MaxReferences of them with the total.
+func (s *Supervisor) References(ctx context.Context, file string, line int, symbol string) (*Locations, error) {
+	return s.locations(ctx, "textDocument/references", OpReferences, file, line, symbol)
 }
 
-// locations serves the definition-like requests.
-func (s *Supervisor) locations(ctx context.Context, method, what, file string, line int, symbol string) (string, error) {
+// locations serves the definition-like requests and references.
+func (s *Supervisor) locations(ctx context.Context, method, op, file string, line int, symbol string) (*Locations, error) {
 	r, err := s.at(ctx, file, line, symbol)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	defer r.srv.release()
+	var params any = r.params()
+	limit := MaxLocations
+	if op == OpReferences {
+		p := referenceParams{textDocumentPositionParams: r.params()}
+		p.Context.IncludeDeclaration = true
+		params, limit = p, MaxReferences
+	}
 	var raw json.RawMessage
-	if err := r.srv.call(ctx, method, r.params(), &raw); err != nil {
-		return "", err
+	if err := r.srv.call(ctx, method, params, &raw); err != nil {
+		return nil, err
 	}
 	locs := decodeLocations(raw)
-	if len(locs) == 0 {
-		return fmt.Sprintf("no %s found for %s (%s)", what, r.where(), r.srv.spec.ID), nil
-	}
+	sortLocations(locs)
+	res := &Locations{Operation: op, Symbol: r.symbol, File: r.rel, Line: r.line, Server: r.srv.spec.ID,
+		Locations: make([]Location, 0, min(len(locs), limit)), Total: len(locs)}
 	q := s.newQuoter(r.srv)
-	var b strings.Builder
-	if len(locs) > 1 {
-		fmt.Fprintf(&b, "%d %ss of %s:\n", len(locs), what, r.where())
-		sortLocations(locs)
+	for _, l := range locs[:min(len(locs), limit)] {
+		res.Locations = append(res.Locations, q.location(l))
 	}
-	for i, l := range locs {
-		if i == maxLocations {
-			fmt.Fprintf(&b, "... and %d more\n", len(locs)-i)
-			break
-		}
-		b.WriteString(q.format(l))
-		b.WriteByte('\n')
-	}
-	return strings.TrimRight(b.String(), "\n"), nil
+	return res, nil
 }
 
 // decodeLocations reads Location, Location[], LocationLink[] or null.
@@ -217,20 +179,15 @@ func decodeLocations(raw json.RawMessage) []location {
 }
 
 func sortLocations(locs []location) {
-	sort.SliceStable(locs, func(i, j int) bool {
-		a, b := locs[i], locs[j]
-		if a.URI != b.URI {
-			return a.URI < b.URI
-		}
-		if a.Range.Start.Line != b.Range.Start.Line {
-			return a.Range.Start.Line < b.Range.Start.Line
-		}
-		return a.Range.Start.Character < b.Range.Start.Character
+	slices.SortStableFunc(locs, func(a, b location) int {
+		return cmp.Or(strings.Compare(a.URI, b.URI),
+			cmp.Compare(a.Range.Start.Line, b.Range.Start.Line),
+			cmp.Compare(a.Range.Start.Character, b.Range.Start.Character))
 	})
 }
 
-// quoter renders locations as "path:line:col: source line", reading each
-// file once (the server's open copy when there is one).
+// quoter turns server locations into Locations with the source line
+// quoted, reading each file once (the server's open copy when there is one).
 type quoter struct {
 	s     *Supervisor
 	srv   *server
@@ -258,49 +215,51 @@ func (q *quoter) document(path string) *document {
 	return d
 }
 
-func (q *quoter) format(l location) string {
+func (q *quoter) location(l location) Location {
+	out := Location{Line: l.Range.Start.Line + 1, EndLine: l.Range.End.Line + 1}
 	path, ok := uriPath(l.URI)
 	if !ok {
-		return fmt.Sprintf("%s:%d", l.URI, l.Range.Start.Line+1)
+		out.Path = l.URI
+		return out
 	}
 	path = q.s.canonical(path)
-	rel := q.s.rel(path)
+	out.Path = q.s.rel(path)
 	if _, err := q.s.confine(path); err != nil {
 		// Shown, never read: a file outside the root (a dependency, the
 		// standard library, or a link out of the checkout) is not quoted.
-		return fmt.Sprintf("%s:%d:%d (outside the root, not quoted)", rel, l.Range.Start.Line+1, l.Range.Start.Character+1)
+		out.Column, out.Outside = l.Range.Start.Character+1, true
+		return out
 	}
 	d := q.document(path)
 	if d == nil {
-		return fmt.Sprintf("%s:%d", rel, l.Range.Start.Line+1)
+		return out
 	}
 	line := d.line(l.Range.Start.Line)
-	col := utf8.RuneCountInString(line[:byteColumn(line, l.Range.Start.Character, q.srv.encoding)]) + 1
-	return fmt.Sprintf("%s:%d:%d: %s", rel, l.Range.Start.Line+1, col, clip(strings.TrimSpace(line), 200))
+	out.Column = utf8.RuneCountInString(line[:byteColumn(line, l.Range.Start.Character, q.srv.encoding)]) + 1
+	out.Text = clip(strings.TrimSpace(line), 200)
+	return out
 }
 
-// Hover returns the server's signature and documentation for the symbol.
-func (s *Supervisor) Hover(ctx context.Context, file string, line int, symbol string) (string, error) {
+// Hover returns the server's signature and documentation for the symbol;
+// Contents is "" when it has none.
+func (s *Supervisor) Hover(ctx context.Context, file string, line int, symbol string) (*Hover, error) {
 	r, err := s.at(ctx, file, line, symbol)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	defer r.srv.release()
 	var res *hoverResult
 	if err := r.srv.call(ctx, "textDocument/hover", r.params(), &res); err != nil {
-		return "", err
+		return nil, err
 	}
-	text := ""
+	h := &Hover{Symbol: r.symbol, File: r.rel, Line: r.line, Server: r.srv.spec.ID}
 	if res != nil {
-		text = strings.TrimSpace(hoverText(res.Contents))
+		h.Contents = strings.TrimSpace(hoverText(res.Contents))
 	}
-	if text == "" {
-		return fmt.Sprintf("no hover information for %s (%s)", r.where(), r.srv.spec.ID), nil
+	if len(h.Contents) > MaxHoverBytes {
+		h.Contents, h.Truncated = clip(h.Contents, MaxHoverBytes), true
 	}
-	if len(text) > maxHoverBytes {
-		text = clip(text, maxHoverBytes) + "\n(cut at 4000 bytes)"
-	}
-	return text, nil
+	return h, nil
 }
 
 // hoverText flattens MarkupContent, MarkedString and MarkedString[].
@@ -339,41 +298,35 @@ func hoverText(raw json.RawMessage) string {
 	return ""
 }
 
-// Symbols searches the workspace for query (at most 100), or, when file is
-// given, outlines that file's symbols (at most 200; query, if also given,
-// filters the outline by name).
-func (s *Supervisor) Symbols(ctx context.Context, query, file string) (string, error) {
+// Symbols searches the workspace for query (at most MaxWorkspaceSymbols),
+// or, when file is given, outlines that file's symbols (at most
+// MaxDocumentSymbols; query, if also given, filters the outline by name).
+func (s *Supervisor) Symbols(ctx context.Context, query, file string) (*Symbols, error) {
 	if file != "" {
 		return s.documentSymbols(ctx, query, file)
 	}
 	if strings.TrimSpace(query) == "" {
-		return "", fmt.Errorf("%w: symbols needs a query (workspace search) or a file (its outline)", ErrBadArgument)
+		return nil, fmt.Errorf("%w: symbols needs a query (workspace search) or a file (its outline)", ErrBadArgument)
 	}
 	return s.workspaceSymbols(ctx, query)
 }
 
-func (s *Supervisor) documentSymbols(ctx context.Context, query, file string) (string, error) {
+func (s *Supervisor) documentSymbols(ctx context.Context, query, file string) (*Symbols, error) {
 	path, err := s.checkFile(file)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	srv, doc, changed, err := s.sync(ctx, path)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	defer srv.release()
 	srv.settle(ctx, doc, changed)
 	var entries []symbolEntry
 	if err := srv.call(ctx, "textDocument/documentSymbol", documentSymbolParams{TextDocument: textDocumentIdentifier{URI: doc.uri}}, &entries); err != nil {
-		return "", err
+		return nil, err
 	}
-	rel := s.rel(path)
-	type row struct {
-		depth int
-		e     *symbolEntry
-		line  int
-	}
-	var rows []row
+	res := &Symbols{Query: query, File: s.rel(path), Server: srv.spec.ID, Symbols: []Symbol{}}
 	var walk func(es []symbolEntry, depth int)
 	walk = func(es []symbolEntry, depth int) {
 		for i := range es {
@@ -385,37 +338,21 @@ func (s *Supervisor) documentSymbols(ctx context.Context, query, file string) (s
 				line = locs[0].Range.Start.Line + 1
 			}
 			if query == "" || strings.Contains(strings.ToLower(e.Name), strings.ToLower(query)) {
-				rows = append(rows, row{depth, e, line})
+				if res.Total++; res.Total <= MaxDocumentSymbols {
+					res.Symbols = append(res.Symbols, Symbol{Name: e.Name, Kind: symbolKindName(e.Kind), Detail: e.Detail, Depth: depth,
+						Location: Location{Path: res.File, Line: line}})
+				}
 			}
 			walk(e.Children, depth+1)
 		}
 	}
 	walk(entries, 0)
-	if len(rows) == 0 {
-		if query != "" {
-			return fmt.Sprintf("no symbol in %s matches %q (%s)", rel, query, srv.spec.ID), nil
-		}
-		return fmt.Sprintf("%s declares no symbols (%s)", rel, srv.spec.ID), nil
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %d %s\n", rel, len(rows), plural(len(rows), "symbol"))
-	for i, r := range rows {
-		if i == maxDocumentSymbols {
-			fmt.Fprintf(&b, "... and %d more symbols\n", len(rows)-i)
-			break
-		}
-		detail := ""
-		if d := oneLine(r.e.Detail); d != "" {
-			detail = "  " + clip(d, 120)
-		}
-		fmt.Fprintf(&b, "%s%d: %s %s%s\n", strings.Repeat("  ", r.depth), r.line, symbolKindName(r.e.Kind), r.e.Name, detail)
-	}
-	return strings.TrimRight(b.String(), "\n"), nil
+	return res, nil
 }
 
 // workspaceSymbols asks every running server, or, when none runs, every
 // server whose marker and binary are present in the checkout.
-func (s *Supervisor) workspaceSymbols(ctx context.Context, query string) (string, error) {
+func (s *Supervisor) workspaceSymbols(ctx context.Context, query string) (*Symbols, error) {
 	srvs := s.running()
 	if len(srvs) == 0 {
 		markers := s.scanMarkers(ctx)
@@ -441,16 +378,11 @@ func (s *Supervisor) workspaceSymbols(ctx context.Context, query string) (string
 			if len(reasons) == 0 {
 				reasons = append(reasons, "no root marker of a known language is in the checkout")
 			}
-			return "", &UnavailableError{File: ".", Reasons: reasons}
+			return nil, &UnavailableError{File: ".", Reasons: reasons}
 		}
 	}
-	type hit struct {
-		e   symbolEntry
-		loc location
-		srv *server
-	}
-	var hits []hit
-	var errs []string
+	res := &Symbols{Query: query, Symbols: []Symbol{}}
+	quoters := map[*server]*quoter{}
 	for _, srv := range srvs {
 		if srv.spec.Indexes {
 			wctx, cancel := context.WithTimeout(ctx, s.cfg.StartTimeout)
@@ -459,7 +391,7 @@ func (s *Supervisor) workspaceSymbols(ctx context.Context, query string) (string
 		}
 		var entries []symbolEntry
 		if err := srv.call(ctx, "workspace/symbol", workspaceSymbolParams{Query: query}, &entries); err != nil {
-			errs = append(errs, err.Error())
+			res.Failures = append(res.Failures, err.Error())
 			continue
 		}
 		for _, e := range entries {
@@ -467,47 +399,31 @@ func (s *Supervisor) workspaceSymbols(ctx context.Context, query string) (string
 			if len(locs) == 0 {
 				continue
 			}
-			hits = append(hits, hit{e, locs[0], srv})
+			if res.Total++; res.Total > MaxWorkspaceSymbols {
+				continue
+			}
+			q := quoters[srv]
+			if q == nil {
+				q = s.newQuoter(srv)
+				quoters[srv] = q
+			}
+			res.Symbols = append(res.Symbols, Symbol{Name: e.Name, Kind: symbolKindName(e.Kind), Container: e.ContainerName,
+				Location: q.location(locs[0])})
 		}
 	}
-	if len(hits) == 0 {
-		if len(errs) > 0 {
-			return "", fmt.Errorf("workspace symbol search failed: %s", strings.Join(errs, "; "))
-		}
-		return fmt.Sprintf("no symbol matches %q in the workspace", query), nil
+	if res.Total == 0 && len(res.Failures) > 0 {
+		return nil, fmt.Errorf("workspace symbol search failed: %s", strings.Join(res.Failures, "; "))
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "%d %s match %q:\n", len(hits), plural(len(hits), "symbol"), query)
-	quoters := map[*server]*quoter{}
-	for i, h := range hits {
-		if i == maxWorkspaceSymbols {
-			fmt.Fprintf(&b, "... and %d more; narrow the query\n", len(hits)-i)
-			break
-		}
-		q := quoters[h.srv]
-		if q == nil {
-			q = s.newQuoter(h.srv)
-			quoters[h.srv] = q
-		}
-		container := ""
-		if h.e.ContainerName != "" {
-			container = " in " + h.e.ContainerName
-		}
-		fmt.Fprintf(&b, "%s %s%s — %s\n", symbolKindName(h.e.Kind), h.e.Name, container, q.format(h.loc))
-	}
-	for _, e := range errs {
-		fmt.Fprintf(&b, "(one server failed: %s)\n", e)
-	}
-	return strings.TrimRight(b.String(), "\n"), nil
+	return res, nil
 }
 
 // CodeActions lists the fixes and refactorings the server offers at the
 // symbol (quick fixes for the diagnostics on that line included). It
 // applies nothing.
-func (s *Supervisor) CodeActions(ctx context.Context, file string, line int, symbol string) (string, error) {
+func (s *Supervisor) CodeActions(ctx context.Context, file string, line int, symbol string) (*CodeActions, error) {
 	r, err := s.at(ctx, file, line, symbol)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	defer r.srv.release()
 	// Quick fixes hang off the line's diagnostics: have the current ones.
@@ -533,38 +449,22 @@ func (s *Supervisor) CodeActions(ctx context.Context, file string, line int, sym
 	}
 	var actions []codeActionOrCommand
 	if err := r.srv.call(ctx, "textDocument/codeAction", p, &actions); err != nil {
-		return "", err
+		return nil, err
 	}
-	if len(actions) == 0 {
-		return fmt.Sprintf("no code actions offered for %s (%s)", r.where(), r.srv.spec.ID), nil
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "%d code %s for %s:\n", len(actions), plural(len(actions), "action"), r.where())
-	for i, a := range actions {
-		var notes []string
-		if a.Kind != "" {
-			notes = append(notes, a.Kind)
-		}
-		if a.IsPreferred {
-			notes = append(notes, "preferred")
-		}
+	res := &CodeActions{Symbol: r.symbol, File: r.rel, Line: r.line, Server: r.srv.spec.ID, Actions: make([]CodeAction, 0, len(actions))}
+	for _, a := range actions {
+		ca := CodeAction{Title: a.Title, Kind: a.Kind, Preferred: a.IsPreferred, Disabled: a.Disabled != nil}
 		if a.Disabled != nil {
-			notes = append(notes, "disabled: "+a.Disabled.Reason)
+			ca.DisabledReason = a.Disabled.Reason
 		}
 		if a.Edit != nil {
-			if files := editFiles(s, a.Edit); len(files) > 0 {
-				notes = append(notes, "edits "+strings.Join(files, ", "))
-			}
-		} else if len(a.Command) > 0 && string(a.Command) != "null" {
-			notes = append(notes, "runs a server command")
+			ca.Files = editFiles(s, a.Edit)
+		} else {
+			ca.RunsCommand = len(a.Command) > 0 && string(a.Command) != "null"
 		}
-		fmt.Fprintf(&b, "%d. %s", i+1, oneLine(a.Title))
-		if len(notes) > 0 {
-			fmt.Fprintf(&b, " (%s)", strings.Join(notes, "; "))
-		}
-		b.WriteByte('\n')
+		res.Actions = append(res.Actions, ca)
 	}
-	return strings.TrimRight(b.String(), "\n"), nil
+	return res, nil
 }
 
 // editFiles lists the files a WorkspaceEdit touches, relative to the root.
@@ -597,6 +497,6 @@ func editFiles(s *Supervisor, we *workspaceEdit) []string {
 			}
 		}
 	}
-	sort.Strings(out)
+	slices.Sort(out)
 	return out
 }

@@ -36,7 +36,7 @@ func orphanChild(dir string) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(3)
 	}
-	go sup.Diagnostics(context.Background(), "*")
+	go sup.Check(context.Background())
 	select {}
 }
 

@@ -1,12 +1,14 @@
 package lsp
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/builtin-tools/builtin-tools/internal/atomicfile"
@@ -14,48 +16,22 @@ import (
 
 // RenameResult reports what lsp_rename changed.
 type RenameResult struct {
-	Symbol  string
-	NewName string
-	Server  string
-	Files   []FileEdit // sorted by path
-	Edits   int        // text edits over all files
-	Notes   []string   // what the writes could not keep (see atomicfile.Report)
+	Symbol  string     `json:"symbol"`
+	NewName string     `json:"new_name"`
+	Server  string     `json:"server"`
+	Files   []FileEdit `json:"files" jsonschema:"the files changed, sorted by path"`
+	Edits   int        `json:"edits" jsonschema:"text edits over all files"`
+	// Notes say what the writes could not keep (see atomicfile.Report).
+	Notes []string `json:"notes,omitempty" jsonschema:"what the writes could not keep (owner, links ...)"`
 }
 
 // FileEdit is one file's share of a rename.
 type FileEdit struct {
-	Path        string // relative to the root
-	Edits       int
-	RenamedFrom string // relative path the file had before, when moved
-	Created     bool
-	Deleted     bool
-}
-
-// String renders the result for the agent: totals, then one file a line.
-func (r *RenameResult) String() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "renamed %q to %q (%s): %d %s in %d %s\n", r.Symbol, r.NewName, r.Server,
-		r.Edits, plural(r.Edits, "edit"), len(r.Files), plural(len(r.Files), "file"))
-	for _, f := range r.Files {
-		var notes []string
-		if f.Edits > 0 {
-			notes = append(notes, fmt.Sprintf("%d %s", f.Edits, plural(f.Edits, "edit")))
-		}
-		if f.RenamedFrom != "" {
-			notes = append(notes, "renamed from "+f.RenamedFrom)
-		}
-		if f.Created {
-			notes = append(notes, "created")
-		}
-		if f.Deleted {
-			notes = append(notes, "deleted")
-		}
-		fmt.Fprintf(&b, "  %s: %s\n", f.Path, strings.Join(notes, ", "))
-	}
-	for _, n := range r.Notes {
-		fmt.Fprintf(&b, "note: %s\n", n)
-	}
-	return strings.TrimRight(b.String(), "\n")
+	Path        string `json:"path" jsonschema:"relative to the root"`
+	Edits       int    `json:"edits"`
+	RenamedFrom string `json:"renamed_from,omitempty" jsonschema:"the path it had before, when moved"`
+	Created     bool   `json:"created,omitempty"`
+	Deleted     bool   `json:"deleted,omitempty"`
 }
 
 // Rename renames the symbol at line/symbol of file to newName across the
@@ -90,7 +66,7 @@ func (s *Supervisor) Rename(ctx context.Context, file string, line int, symbol, 
 	if err := s.resyncAfterEdit(ctx, r.srv, plan); err != nil {
 		return nil, fmt.Errorf("rename applied, but re-syncing %s failed (use reload): %w", r.srv.spec.ID, err)
 	}
-	res := &RenameResult{Symbol: r.symbol, NewName: newName, Server: r.srv.spec.ID, Notes: notes}
+	res := &RenameResult{Symbol: r.symbol, NewName: newName, Server: r.srv.spec.ID, Files: []FileEdit{}, Notes: notes}
 	for _, f := range plan.files {
 		if !f.touched {
 			continue
@@ -113,7 +89,7 @@ func (s *Supervisor) Rename(ctx context.Context, file string, line int, symbol, 
 		res.Files = append(res.Files, fe)
 		res.Edits += f.edits
 	}
-	sort.Slice(res.Files, func(i, j int) bool { return res.Files[i].Path < res.Files[j].Path })
+	slices.SortFunc(res.Files, func(a, b FileEdit) int { return strings.Compare(a.Path, b.Path) })
 	return res, nil
 }
 
@@ -200,12 +176,7 @@ func (s *Supervisor) planEdit(we *workspaceEdit, srv *server) (*editPlan, error)
 		return nil
 	}
 
-	uris := make([]string, 0, len(we.Changes))
-	for uri := range we.Changes {
-		uris = append(uris, uri)
-	}
-	sort.Strings(uris)
-	for _, uri := range uris {
+	for _, uri := range slices.Sorted(maps.Keys(we.Changes)) {
 		if err := edit(uri, we.Changes[uri], nil); err != nil {
 			return nil, err
 		}
@@ -385,11 +356,8 @@ func applyTextEdits(text string, edits []textEdit, enc string) (string, error) {
 		}
 		spans = append(spans, span{start, end, i, e.NewText})
 	}
-	sort.SliceStable(spans, func(i, j int) bool {
-		if spans[i].start != spans[j].start {
-			return spans[i].start < spans[j].start
-		}
-		return spans[i].idx < spans[j].idx
+	slices.SortStableFunc(spans, func(a, b span) int {
+		return cmp.Or(cmp.Compare(a.start, b.start), cmp.Compare(a.idx, b.idx))
 	})
 	var b strings.Builder
 	b.Grow(len(text))

@@ -22,6 +22,7 @@ type serverCase struct {
 	refFile   string
 	refLine   int
 	refSymbol string
+	refTotal  int
 	refWant   []string
 
 	hoverWant []string
@@ -32,11 +33,12 @@ type serverCase struct {
 	queryWant   []string
 
 	// brokenFile gets brokenText appended; the diagnostics must hold
-	// brokenWant.
+	// brokenWant (as "path:line:col: severity: message").
 	brokenFile string
 	brokenText string
 	brokenWant string
-	// checkerWant is in the output of diagnostics "*" while broken.
+	// checkerWant is in the output of diagnostics "*" while broken (or
+	// its "language (dirs): reason" when none runs).
 	checkerWant string
 
 	// rename renameSymbol on renameLine of renameFile to newName.
@@ -53,22 +55,25 @@ func runServerCase(t *testing.T, c serverCase) {
 	def := s.path(c.defFile)
 
 	t.Run("definition", func(t *testing.T) {
-		out := must(t)(s.sup.Definition(s.ctx, def, c.defLine, c.defSymbol))
-		expectContains(t, "definition", out, c.defWant...)
+		out := must(s.sup.Definition(s.ctx, def, c.defLine, c.defSymbol))(t)
+		expectContains(t, "definition", locKeys(out), c.defWant...)
 	})
 	t.Run("references", func(t *testing.T) {
-		out := must(t)(s.sup.References(s.ctx, s.path(c.refFile), c.refLine, c.refSymbol))
-		expectContains(t, "references", out, c.refWant...)
+		out := must(s.sup.References(s.ctx, s.path(c.refFile), c.refLine, c.refSymbol))(t)
+		if out.Total != c.refTotal || len(out.Locations) != c.refTotal {
+			t.Errorf("references: want %d, got %d of %d", c.refTotal, len(out.Locations), out.Total)
+		}
+		expectContains(t, "references", locKeys(out), c.refWant...)
 	})
 	t.Run("hover", func(t *testing.T) {
-		out := must(t)(s.sup.Hover(s.ctx, def, c.defLine, c.defSymbol))
-		expectContains(t, "hover", out, c.hoverWant...)
+		out := must(s.sup.Hover(s.ctx, def, c.defLine, c.defSymbol))(t)
+		expectContains(t, "hover", out.Contents, c.hoverWant...)
 	})
 	t.Run("symbols", func(t *testing.T) {
-		out := must(t)(s.sup.Symbols(s.ctx, "", s.path(c.outlineFile)))
-		expectContains(t, "outline", out, c.outlineWant...)
-		out = must(t)(s.sup.Symbols(s.ctx, c.query, ""))
-		expectContains(t, "workspace symbols", out, c.queryWant...)
+		out := must(s.sup.Symbols(s.ctx, "", s.path(c.outlineFile)))(t)
+		expectContains(t, "outline", symKeys(out), c.outlineWant...)
+		out = must(s.sup.Symbols(s.ctx, c.query, ""))(t)
+		expectContains(t, "workspace symbols", symKeys(out), c.queryWant...)
 	})
 	t.Run("diagnostics", func(t *testing.T) {
 		path := s.path(c.brokenFile)
@@ -79,22 +84,20 @@ func runServerCase(t *testing.T, c serverCase) {
 			t.Fatal(err)
 		}
 		fresh := NewLedger().Fresh(path, diags, false)
-		text := FormatDiagnostics(s.root, fresh)
+		text := diagKeys(s.root, fresh)
 		t.Logf("after write:\n%s", text)
 		expectContains(t, "after write", text, c.brokenWant)
-		out := must(t)(s.sup.Diagnostics(s.ctx, path))
-		expectContains(t, "diagnostics", out, c.brokenWant)
-		out = must(t)(s.sup.Diagnostics(s.ctx, "*"))
-		expectContains(t, "diagnostics *", out, c.checkerWant)
+		out := must(s.sup.Diagnostics(s.ctx, path))(t)
+		expectContains(t, "diagnostics", diagKeys(s.root, out.Diagnostics), c.brokenWant)
+		check := must(s.sup.Check(s.ctx))(t)
+		expectContains(t, "diagnostics *", checkKeys(check), c.checkerWant)
 		s.write(c.brokenFile, orig)
 		diags, err = s.sup.AfterWrite(s.ctx, path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, d := range diags {
-			if strings.Contains(FormatDiagnostics(s.root, []Diagnostic{d}), c.brokenWant) {
-				t.Errorf("restored file still reports %q", c.brokenWant)
-			}
+		if strings.Contains(diagKeys(s.root, diags), c.brokenWant) {
+			t.Errorf("restored file still reports %q", c.brokenWant)
 		}
 	})
 	t.Run("rename", func(t *testing.T) {
@@ -102,7 +105,7 @@ func runServerCase(t *testing.T, c serverCase) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Log(res)
+		t.Logf("%+v", res)
 		var got []string
 		for _, f := range res.Files {
 			got = append(got, f.Path)
@@ -131,7 +134,8 @@ func TestPyright(t *testing.T) {
 		defFile: "main.py", defLine: 4, defSymbol: "total",
 		defWant: []string{"geometry.py:15:5: def total(squares: list[Square]) -> float:"},
 		refFile: "geometry.py", refLine: 10, refSymbol: "area",
-		refWant:     []string{"2 references", "geometry.py:10:9: def area(self) -> float:", "geometry.py:17:18: return sum(s.area() for s in squares)"},
+		refTotal:    2,
+		refWant:     []string{"geometry.py:10:9: def area(self) -> float:", "geometry.py:17:18: return sum(s.area() for s in squares)"},
 		hoverWant:   []string{"def total(", "Add the areas of squares."},
 		outlineFile: "geometry.py", outlineWant: []string{"class Square", "method area", "function total"},
 		query: "Square", queryWant: []string{"class Square", "geometry.py:4:7: class Square:"},
@@ -153,7 +157,8 @@ func TestTypeScript(t *testing.T) {
 		defFile: "src/geometry.ts", defLine: 13, defSymbol: "area",
 		defWant: []string{"src/geometry.ts:6:3: area(): number {"},
 		refFile: "src/geometry.ts", refLine: 6, refSymbol: "area",
-		refWant:     []string{"2 references", "src/geometry.ts:6:3: area(): number {", "src/geometry.ts:13:"},
+		refTotal:    2,
+		refWant:     []string{"src/geometry.ts:6:3: area(): number {", "src/geometry.ts:13:"},
 		hoverWant:   []string{"(method) Square.area(): number", "Returns the area of the square."},
 		outlineFile: "src/geometry.ts", outlineWant: []string{"class Square", "method area", "function total"},
 		query: "Square", queryWant: []string{"class Square — src/geometry.ts:2:1: export class Square {"},
@@ -175,7 +180,8 @@ func TestClangd(t *testing.T) {
 		defFile: "main.c", defLine: 6, defSymbol: "area",
 		defWant: []string{"geometry.c:3:8: double area(const struct square *s)"},
 		refFile: "geometry.h", refLine: 10, refSymbol: "area",
-		refWant:     []string{"3 references", "geometry.h:10:8:", "geometry.c:3:8:", "main.c:6:"},
+		refTotal:    3,
+		refWant:     []string{"geometry.h:10:8:", "geometry.c:3:8:", "main.c:6:"},
 		hoverWant:   []string{"double area(const struct square *s)", "Returns the area of the square."},
 		outlineFile: "geometry.h", outlineWant: []string{"struct square", "field side", "function area"},
 		query: "square", queryWant: []string{"struct square", "geometry.h:5:8: struct square {"},

@@ -1,14 +1,16 @@
 package lsp
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -32,7 +34,7 @@ type Supervisor struct {
 	mu      sync.Mutex
 	closed  bool
 	servers map[serverKey]*serverEntry
-	crashes map[serverKey]string // last unexpected exit, for Status
+	crashes map[serverKey]Crash // last unexpected exit, for Status
 	// failures are servers that failed to start, not started again until
 	// their backoff ends (or reload).
 	failures map[serverKey]*startFailure
@@ -73,7 +75,7 @@ func NewSupervisor(root string, cfg Config) *Supervisor {
 		guard:    guard,
 		cfg:      cfg.withDefaults(),
 		servers:  map[serverKey]*serverEntry{},
-		crashes:  map[serverKey]string{},
+		crashes:  map[serverKey]Crash{},
 		failures: map[serverKey]*startFailure{},
 		told:     map[string]bool{},
 		stop:     make(chan struct{}),
@@ -107,7 +109,9 @@ func (s *Supervisor) Close() error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			<-e.ready // starts are bounded by StartTimeout and end on stop
+			// Bounded: a start runs under StartTimeout, and close(s.stop)
+			// above cancels it at once.
+			<-e.ready
 			if e.srv != nil {
 				e.srv.shutdown(ctx)
 			}
@@ -322,7 +326,7 @@ func (s *Supervisor) serverFor(ctx context.Context, c *choice) (*server, error) 
 			// Crashed since the last call: note it and start afresh.
 			s.mu.Lock()
 			if !e.srv.closing {
-				s.crashes[key] = fmt.Sprintf("%v at %s", e.srv.exitError(""), time.Now().Format(time.TimeOnly))
+				s.crashes[key] = Crash{Root: s.rel(key.root), Error: e.srv.exitError("").Error(), At: time.Now()}
 			}
 			s.mu.Unlock()
 			s.drop(key, e)
@@ -459,59 +463,51 @@ func (s *Supervisor) running() []*server {
 		default:
 		}
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].spec.ID != out[j].spec.ID {
-			return out[i].spec.ID < out[j].spec.ID
-		}
-		return out[i].root < out[j].root
+	slices.SortFunc(out, func(a, b *server) int {
+		return cmp.Or(strings.Compare(a.spec.ID, b.spec.ID), strings.Compare(a.root, b.root))
 	})
 	return out
 }
 
 // Reload restarts the server that owns file (file "" restarts every
-// running server) and returns what it did.
-func (s *Supervisor) Reload(ctx context.Context, file string) (string, error) {
+// running server) and returns what it did. On an error it returns what
+// was reloaded before it.
+func (s *Supervisor) Reload(ctx context.Context, file string) (*ReloadResult, error) {
 	if file == "" {
-		srvs := s.running()
-		if len(srvs) == 0 {
-			return "no language server is running; nothing to reload (servers start on the first call that needs them)", nil
-		}
-		var b strings.Builder
-		for _, srv := range srvs {
+		res := &ReloadResult{All: true, Servers: []Reloaded{}}
+		for _, srv := range s.running() {
 			key := serverKey{srv.spec.ID, srv.root}
 			s.stopKey(ctx, key)
-			fmt.Fprintf(&b, "stopped %s for %s; ", srv.spec.ID, srv.relRoot)
+			t0 := time.Now()
 			c := &choice{spec: srv.spec, root: srv.root, bin: srv.cmd.Path}
-			srv, err := s.serverFor(ctx, c)
+			started, err := s.serverFor(ctx, c)
 			if err != nil {
-				return b.String(), err
+				return res, err
 			}
-			srv.release()
-			fmt.Fprintf(&b, "started it again\n")
+			started.release()
+			res.Servers = append(res.Servers, Reloaded{Server: srv.spec.ID, Root: started.relRoot, WasRunning: true,
+				PID: started.pid(), ReadyMS: time.Since(t0).Round(time.Millisecond).Milliseconds()})
 		}
-		return strings.TrimSpace(b.String()), nil
+		return res, nil
 	}
 	path, err := s.checkFile(file)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	c, err := s.choose(path)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	key := serverKey{c.spec.ID, c.root}
 	was := s.stopKey(ctx, key)
 	t0 := time.Now()
 	srv, err := s.serverFor(ctx, c)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	srv.release()
-	verb := "started"
-	if was {
-		verb = "restarted"
-	}
-	return fmt.Sprintf("%s %s for %s (pid %d, ready in %s)", verb, c.spec.ID, srv.relRoot, srv.pid(), time.Since(t0).Round(time.Millisecond)), nil
+	return &ReloadResult{Servers: []Reloaded{{Server: c.spec.ID, Root: srv.relRoot, WasRunning: was,
+		PID: srv.pid(), ReadyMS: time.Since(t0).Round(time.Millisecond).Milliseconds()}}}, nil
 }
 
 // stopKey shuts down the server for key, reporting whether one ran.
@@ -538,16 +534,10 @@ func (s *Supervisor) stopKey(ctx context.Context, key serverKey) bool {
 // Status says, per language in the table, whether its root marker is in the
 // checkout and its binary resolves, and which servers run for which roots.
 // It starts nothing.
-func (s *Supervisor) Status(ctx context.Context) string {
+func (s *Supervisor) Status(ctx context.Context) *Status {
 	markers := s.scanMarkers(ctx)
 	running := s.running()
-	var b strings.Builder
-	fmt.Fprintf(&b, "language servers for %s:\n", s.root)
-	if s.cfg.Trusted {
-		b.WriteString("this checkout is trusted: programs inside it (node_modules/.bin, .venv/bin, venv/bin) are preferred to PATH, and checkers that run its code run\n")
-	} else {
-		b.WriteString(untrustedNote + "\n")
-	}
+	st := &Status{Root: s.root, Trusted: s.cfg.Trusted, Servers: make([]ServerStatus, 0, len(s.cfg.Servers))}
 	for i := range s.cfg.Servers {
 		spec := &s.cfg.Servers[i]
 		dirs := markers[spec.ID]
@@ -555,73 +545,67 @@ func (s *Supervisor) Status(ctx context.Context) string {
 		if binErr != nil && len(dirs) > 0 {
 			bin, binErr = s.lookBin(spec.Command[0], spec.LocalBinDirs, filepath.Join(s.root, dirs[0]))
 		}
-		var runErr error
-		if len(dirs) > 0 && binErr == nil {
-			runErr = probe(spec, bin)
+		row := ServerStatus{ID: spec.ID, Language: spec.Language, Extensions: slices.Sorted(maps.Keys(spec.Extensions)),
+			RootMarkers: spec.RootMarkers, MarkerDirs: dirs, Program: spec.Command[0], Install: spec.Install}
+		if binErr == nil {
+			row.Binary = bin
 		}
-		fmt.Fprintf(&b, "- %s (%s, %s): ", spec.Language, spec.ID, strings.Join(sortedKeys(spec.Extensions), " "))
-		var runs []string
 		for _, srv := range running {
 			if srv.spec == spec {
 				srv.mu.Lock()
 				n := len(srv.docs)
 				srv.mu.Unlock()
-				runs = append(runs, fmt.Sprintf("%s (pid %d, up %s, %d open files, positions in %s)",
-					srv.relRoot, srv.pid(), time.Since(srv.started).Round(time.Second), n, srv.encoding))
+				row.Running = append(row.Running, RunningServer{Root: srv.relRoot, PID: srv.pid(),
+					UptimeSeconds: int64(time.Since(srv.started).Round(time.Second) / time.Second), OpenFiles: n, Encoding: srv.encoding})
 			}
 		}
 		switch {
-		case len(runs) > 0:
-			fmt.Fprintf(&b, "running for %s", strings.Join(runs, ", "))
-		case len(dirs) > 0 && binErr == nil && runErr != nil:
-			fmt.Fprintf(&b, "NOT available: marker found in %s, and %s is installed but does not run: %v; install it: %s",
-				strings.Join(dirs, ", "), bin, runErr, spec.Install)
+		case len(row.Running) > 0:
+			row.State = StateRunning
 		case len(dirs) > 0 && binErr == nil:
-			fmt.Fprintf(&b, "available (marker in %s; %s), not started: it starts on the first call for one of its files", strings.Join(dirs, ", "), bin)
+			if err := probe(spec, bin); err != nil {
+				row.State, row.RunError = StateBroken, err.Error()
+			} else {
+				row.State = StateAvailable
+			}
 		case len(dirs) > 0:
-			fmt.Fprintf(&b, "NOT available: marker found in %s, but %s is not installed; install it: %s", strings.Join(dirs, ", "), spec.Command[0], spec.Install)
+			row.State = StateNoBinary
 		case binErr == nil:
-			fmt.Fprintf(&b, "not used here: %s is installed (%s) but no root marker (%s) is in this checkout", spec.Command[0], bin, strings.Join(spec.RootMarkers, ", "))
+			row.State = StateNoMarker
 		default:
-			fmt.Fprintf(&b, "not used here: no root marker (%s) in this checkout, and %s is not installed (%s)", strings.Join(spec.RootMarkers, ", "), spec.Command[0], spec.Install)
+			row.State = StateNoMarkerNoBinary
 		}
 		s.mu.Lock()
-		var crashes []string
-		for key, why := range s.crashes {
+		for key, c := range s.crashes {
 			if key.id == spec.ID {
-				crashes = append(crashes, fmt.Sprintf("%s: %s", s.rel(key.root), why))
+				row.Crashes = append(row.Crashes, c)
 			}
 		}
-		s.mu.Unlock()
-		if len(crashes) > 0 {
-			sort.Strings(crashes)
-			fmt.Fprintf(&b, "; last crash: %s", strings.Join(crashes, "; "))
-		}
-		s.mu.Lock()
 		for key, f := range s.failures {
 			if key.id == spec.ID {
-				fmt.Fprintf(&b, "; failed to start for %s: %v (not retried until %s; lsp reload retries now)", s.rel(key.root), f.err, f.until.Format(time.TimeOnly))
+				row.StartFailures = append(row.StartFailures, StartFailure{Root: s.rel(key.root), Error: f.err.Error(), RetryAt: f.until})
 			}
 		}
 		s.mu.Unlock()
+		slices.SortFunc(row.Crashes, func(a, b Crash) int {
+			return cmp.Or(strings.Compare(a.Root, b.Root), strings.Compare(a.Error, b.Error))
+		})
+		slices.SortFunc(row.StartFailures, func(a, b StartFailure) int { return strings.Compare(a.Root, b.Root) })
 		if !s.cfg.Trusted {
 			var roots []string
 			for _, d := range dirs {
 				roots = append(roots, filepath.Join(s.root, filepath.FromSlash(d)))
 			}
-			if ignored := localBins(spec.Command[0], spec.LocalBinDirs, append(roots, s.root)...); len(ignored) > 0 {
-				for i := range ignored {
-					ignored[i] = s.rel(ignored[i])
-				}
-				fmt.Fprintf(&b, "; not run because the checkout is not trusted: %s", strings.Join(ignored, ", "))
+			for _, p := range localBins(spec.Command[0], spec.LocalBinDirs, append(roots, s.root)...) {
+				row.PassedOver = append(row.PassedOver, s.rel(p))
 			}
 			if spec.CheckerRunsCode != "" && len(dirs) > 0 {
-				fmt.Fprintf(&b, "; diagnostics \"*\" skips %s: %s", strings.Join(spec.Checker, " "), spec.CheckerRunsCode)
+				row.Checker, row.CheckerSkipped = spec.Checker, spec.CheckerRunsCode
 			}
 		}
-		b.WriteByte('\n')
+		st.Servers = append(st.Servers, row)
 	}
-	return strings.TrimRight(b.String(), "\n")
+	return st
 }
 
 // scanMarkers walks the checkout (bounded in depth and size, skipping
@@ -670,16 +654,7 @@ func (s *Supervisor) scanMarkers(ctx context.Context) map[string][]string {
 		return nil
 	})
 	for id := range found {
-		sort.Strings(found[id])
+		slices.Sort(found[id])
 	}
 	return found
-}
-
-func sortedKeys(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

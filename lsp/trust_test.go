@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -73,23 +74,27 @@ func TestUntrustedCheckoutRunsNoProgramOfIt(t *testing.T) {
 	if _, err := sup.Hover(ctx, filepath.Join(root, "a.ts"), 1, "g"); err != nil {
 		t.Logf("hover a.ts: %v", err)
 	}
-	out, err := sup.Diagnostics(ctx, "*")
-	t.Logf("diagnostics *: %v\n%s", err, out)
+	out, err := sup.Check(ctx)
+	t.Logf("diagnostics *: %v\n%+v", err, out)
 	status := sup.Status(ctx)
-	t.Logf("status:\n%s", status)
+	t.Logf("status:\n%+v", status)
 	sup.Close()
 	if got := readMarker(marker); got != "" {
 		t.Fatalf("an untrusted checkout's programs ran:\n%s", got)
 	}
-	expectContains(t, "status", status, "not trusted", "TrustCheckout",
-		"not run because the checkout is not trusted: node_modules/.bin/typescript-language-server")
+	if status.Trusted {
+		t.Error("status: the checkout counts as trusted")
+	}
+	if row := statusRow(t, status, "typescript-language-server"); !slices.Contains(row.PassedOver, "node_modules/.bin/typescript-language-server") {
+		t.Errorf("status: the checkout's typescript-language-server is not named as passed over: %+v", row.PassedOver)
+	}
 
 	// Trusted, the checkout's own tsc is the checker, as a developer's
 	// shell would pick it.
 	trusted := NewSupervisor(root, Config{Trusted: true})
 	defer trusted.Close()
-	out, err = trusted.Diagnostics(ctx, "*")
-	t.Logf("trusted diagnostics *: %v\n%s", err, out)
+	out, err = trusted.Check(ctx)
+	t.Logf("trusted diagnostics *: %v\n%+v", err, out)
 	if got := readMarker(marker); !strings.Contains(got, filepath.Join("node_modules", ".bin", "tsc")) {
 		t.Fatalf("a trusted checkout's tsc did not run; ran: %q", got)
 	}
@@ -114,9 +119,16 @@ func TestUntrustedCargoCheckIsNotRun(t *testing.T) {
 	defer cancel()
 	sup := NewSupervisor(root, Config{})
 	defer sup.Close()
-	out, err := sup.Diagnostics(ctx, "*")
-	t.Logf("diagnostics *: %v\n%s", err, out)
-	expectContains(t, "untrusted diagnostics *", out, "cargo check --message-format=short was not run", "build scripts (build.rs)", "TrustCheckout")
+	out, err := sup.Check(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("diagnostics *: %+v", out)
+	cargo := checkRun(t, out, "Rust")
+	if cargo.Skipped != SkipRunsCode || strings.Join(cargo.Command, " ") != "cargo check --message-format=short" || cargo.ExitCode != nil {
+		t.Errorf("untrusted diagnostics *: want cargo check skipped as running code, got %+v", cargo)
+	}
+	expectContains(t, "untrusted diagnostics * reason", cargo.Reason, "build scripts (build.rs)")
 	if _, err := os.Stat(marker); err == nil {
 		t.Fatal("build.rs ran in an untrusted checkout")
 	}
@@ -126,10 +138,10 @@ func TestUntrustedCargoCheckIsNotRun(t *testing.T) {
 
 	trusted := NewSupervisor(root, Config{Trusted: true})
 	defer trusted.Close()
-	out, err = trusted.Diagnostics(ctx, "*")
-	t.Logf("trusted diagnostics *: %v\n%s", err, out)
+	out, err = trusted.Check(ctx)
+	t.Logf("trusted diagnostics *: %v\n%+v", err, out)
 	if _, err := os.Stat(marker); err != nil {
-		t.Fatalf("build.rs did not run in a trusted checkout: %v\n%s", err, out)
+		t.Fatalf("build.rs did not run in a trusted checkout: %v\n%+v", err, out)
 	}
 }
 
@@ -140,8 +152,9 @@ func TestClangdKeepsItsIndexOutsideTheRoot(t *testing.T) {
 	t.Parallel()
 	s := newSession(t, "c", "clangd", Config{})
 	before := listTree(t, s.root)
-	out := must(t)(s.sup.References(s.ctx, s.path("geometry.h"), 10, "area"))
-	expectContains(t, "references", out, "3 references")
+	if out := must(s.sup.References(s.ctx, s.path("geometry.h"), 10, "area"))(t); out.Total != 3 {
+		t.Errorf("references: want 3, got %d", out.Total)
+	}
 	s.sup.Close()
 	if after := listTree(t, s.root); after != before {
 		t.Fatalf("clangd wrote into the root:\nbefore:\n%s\nafter:\n%s", before, after)

@@ -252,21 +252,6 @@ func TestLedger(t *testing.T) {
 	}
 }
 
-func TestFormatDiagnostics(t *testing.T) {
-	root := "/r"
-	got := FormatDiagnostics(root, []Diagnostic{
-		{File: "/r/b.go", Line: 2, Column: 1, Severity: SeverityWarning, Message: "w\nsecond line", Source: "vet"},
-		{File: "/r/a.go", Line: 9, Column: 4, Severity: SeverityError, Code: "E1", Message: "e", LineText: "\tx := 1"},
-	})
-	want := "a.go:9:4: error: e [E1]\n    x := 1\nb.go:2:1: warning: w ⏎ second line (vet)"
-	if got != want {
-		t.Errorf("got\n%s\nwant\n%s", got, want)
-	}
-	if FormatDiagnostics(root, nil) != "" {
-		t.Error("no diagnostics should format as empty")
-	}
-}
-
 func TestDecodeLocationsAndHover(t *testing.T) {
 	for _, c := range []struct {
 		raw  string

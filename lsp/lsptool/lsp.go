@@ -27,60 +27,120 @@ type operation struct {
 	// (file, line and symbol), "query-or-file".
 	args string
 	doc  string
-	run  func(ctx context.Context, sup *lsp.Supervisor, q opQuery) (string, error)
+	// run asks the engine and puts its typed answer and text in out.
+	run func(ctx context.Context, c *registry.Call, sup *lsp.Supervisor, q opQuery, out *LSPResult) error
 }
 
 // opQuery is a call's arguments with the file confined.
 type opQuery struct {
+	op     string
 	file   string // absolute, "" when not given; "*" for the project's checker
 	line   int
 	symbol string
 	query  string
 }
 
-func position(op func(*lsp.Supervisor) func(context.Context, string, int, string) (string, error)) func(context.Context, *lsp.Supervisor, opQuery) (string, error) {
-	return func(ctx context.Context, sup *lsp.Supervisor, q opQuery) (string, error) {
-		return op(sup)(ctx, q.file, q.line, q.symbol)
+// locate runs a navigation operation that answers with locations.
+func locate(find func(*lsp.Supervisor) func(context.Context, string, int, string) (*lsp.Locations, error)) func(context.Context, *registry.Call, *lsp.Supervisor, opQuery, *LSPResult) error {
+	return func(ctx context.Context, c *registry.Call, sup *lsp.Supervisor, q opQuery, out *LSPResult) error {
+		res, err := find(sup)(ctx, q.file, q.line, q.symbol)
+		if err != nil {
+			return err
+		}
+		out.Locations, out.text = res, FormatLocations(res)
+		return nil
 	}
 }
 
 var operations = []operation{
 	{"diagnostics", "file", `diagnostics (file, or "*" for the project's checker)`,
-		func(ctx context.Context, sup *lsp.Supervisor, q opQuery) (string, error) {
-			return sup.Diagnostics(ctx, q.file)
+		func(ctx context.Context, c *registry.Call, sup *lsp.Supervisor, q opQuery, out *LSPResult) error {
+			if q.file == "*" {
+				res, err := sup.Check(ctx)
+				if res != nil {
+					out.Check, out.text = res, FormatCheck(res)
+				}
+				return err
+			}
+			res, err := sup.Diagnostics(ctx, q.file)
+			if err != nil {
+				return err
+			}
+			out.text = FormatFileDiagnostics(sup.Root(), res)
+			rel := *res
+			rel.Diagnostics = relDiagnostics(c, res.Diagnostics)
+			out.Diagnostics = &rel
+			return nil
 		}},
 	{"definition", "position", "definition",
-		position(func(s *lsp.Supervisor) func(context.Context, string, int, string) (string, error) {
+		locate(func(s *lsp.Supervisor) func(context.Context, string, int, string) (*lsp.Locations, error) {
 			return s.Definition
 		})},
 	{"type_definition", "position", "type_definition",
-		position(func(s *lsp.Supervisor) func(context.Context, string, int, string) (string, error) {
+		locate(func(s *lsp.Supervisor) func(context.Context, string, int, string) (*lsp.Locations, error) {
 			return s.TypeDefinition
 		})},
 	{"implementation", "position", "implementation",
-		position(func(s *lsp.Supervisor) func(context.Context, string, int, string) (string, error) {
+		locate(func(s *lsp.Supervisor) func(context.Context, string, int, string) (*lsp.Locations, error) {
 			return s.Implementation
 		})},
-	{"references", "position", "references (at most 50)",
-		position(func(s *lsp.Supervisor) func(context.Context, string, int, string) (string, error) {
+	{"references", "position", fmt.Sprintf("references (at most %d)", lsp.MaxReferences),
+		locate(func(s *lsp.Supervisor) func(context.Context, string, int, string) (*lsp.Locations, error) {
 			return s.References
 		})},
 	{"hover", "position", "hover",
-		position(func(s *lsp.Supervisor) func(context.Context, string, int, string) (string, error) { return s.Hover })},
+		func(ctx context.Context, c *registry.Call, sup *lsp.Supervisor, q opQuery, out *LSPResult) error {
+			res, err := sup.Hover(ctx, q.file, q.line, q.symbol)
+			if err != nil {
+				return err
+			}
+			out.Hover, out.text = res, FormatHover(res)
+			return nil
+		}},
 	{"code_actions", "position", "code_actions (file, line, symbol)",
-		position(func(s *lsp.Supervisor) func(context.Context, string, int, string) (string, error) {
-			return s.CodeActions
-		})},
+		func(ctx context.Context, c *registry.Call, sup *lsp.Supervisor, q opQuery, out *LSPResult) error {
+			res, err := sup.CodeActions(ctx, q.file, q.line, q.symbol)
+			if err != nil {
+				return err
+			}
+			out.CodeActions, out.text = res, FormatCodeActions(res)
+			return nil
+		}},
 	{"symbols", "query-or-file", "symbols (query for the workspace, or file for its outline)",
-		func(ctx context.Context, sup *lsp.Supervisor, q opQuery) (string, error) {
-			return sup.Symbols(ctx, q.query, q.file)
+		func(ctx context.Context, c *registry.Call, sup *lsp.Supervisor, q opQuery, out *LSPResult) error {
+			res, err := sup.Symbols(ctx, q.query, q.file)
+			if err != nil {
+				return err
+			}
+			out.Symbols, out.text = res, FormatSymbols(res)
+			return nil
 		}},
 	{"status", "", "status (which servers run here, and why others do not)",
-		func(ctx context.Context, sup *lsp.Supervisor, q opQuery) (string, error) { return sup.Status(ctx), nil }},
-	{"reload", "", "reload (restart the server for file)",
-		func(ctx context.Context, sup *lsp.Supervisor, q opQuery) (string, error) {
-			return sup.Reload(ctx, q.file)
+		func(ctx context.Context, c *registry.Call, sup *lsp.Supervisor, q opQuery, out *LSPResult) error {
+			res := sup.Status(ctx)
+			out.Status, out.text = res, FormatStatus(res)
+			return nil
 		}},
+	{"reload", "", "reload (restart the server for file)",
+		func(ctx context.Context, c *registry.Call, sup *lsp.Supervisor, q opQuery, out *LSPResult) error {
+			res, err := sup.Reload(ctx, q.file)
+			if err != nil {
+				return err
+			}
+			out.Reload, out.text = res, FormatReload(res)
+			return nil
+		}},
+}
+
+// relDiagnostics copies diagnostics with their files relative to the root,
+// as results show paths.
+func relDiagnostics(c *registry.Call, diags []lsp.Diagnostic) []lsp.Diagnostic {
+	out := make([]lsp.Diagnostic, len(diags))
+	for i, d := range diags {
+		d.File = c.Rel(d.File)
+		out[i] = d
+	}
+	return out
 }
 
 func operationNames() []string {
@@ -112,10 +172,19 @@ var LSPTool = registry.Descriptor{
 	Handler: registry.With(Key, query).WithEnum("operation", operationNames()),
 }
 
-// LSPResult is the answer to one operation.
+// LSPResult is the answer to one operation: the operation and the one
+// field it fills.
 type LSPResult struct {
-	Operation string `json:"operation"`
-	text      string
+	Operation   string               `json:"operation"`
+	Locations   *lsp.Locations       `json:"locations,omitempty" jsonschema:"definition, type_definition, implementation, references"`
+	Hover       *lsp.Hover           `json:"hover,omitempty"`
+	Symbols     *lsp.Symbols         `json:"symbols,omitempty"`
+	CodeActions *lsp.CodeActions     `json:"code_actions,omitempty"`
+	Diagnostics *lsp.FileDiagnostics `json:"diagnostics,omitempty" jsonschema:"diagnostics of one file"`
+	Check       *lsp.CheckReport     `json:"check,omitempty" jsonschema:"diagnostics \"*\": the project's checkers"`
+	Status      *lsp.Status          `json:"status,omitempty"`
+	Reload      *lsp.ReloadResult    `json:"reload,omitempty"`
+	text        string
 }
 
 // Text is what the agent reads.
@@ -131,7 +200,7 @@ func query(ctx context.Context, c *registry.Call, s *Servers, p lspParams) (LSPR
 	if op == nil {
 		return LSPResult{}, fmt.Errorf("unknown operation %q; use one of %s", p.Operation, strings.Join(operationNames(), ", "))
 	}
-	q := opQuery{line: p.Line, symbol: p.Symbol, query: p.Query}
+	q := opQuery{op: op.name, line: p.Line, symbol: p.Symbol, query: p.Query}
 	switch {
 	case p.File == "*" && op.name == "diagnostics":
 		q.file = "*"
@@ -159,9 +228,9 @@ func query(ctx context.Context, c *registry.Call, s *Servers, p lspParams) (LSPR
 			return LSPResult{}, fmt.Errorf("symbols needs query (a name to find in the workspace) or file (for its outline)")
 		}
 	}
-	out, err := op.run(ctx, s.Sup, q)
-	if err != nil {
+	out := LSPResult{Operation: op.name}
+	if err := op.run(ctx, c, s.Sup, q, &out); err != nil {
 		return LSPResult{}, err
 	}
-	return LSPResult{Operation: op.name, text: out}, nil
+	return out, nil
 }

@@ -9,8 +9,9 @@ import (
 	"testing"
 	"time"
 
-	builtintools "github.com/builtin-tools/builtin-tools"
+	"github.com/builtin-tools/builtin-tools/files"
 	"github.com/builtin-tools/builtin-tools/internal/testenv"
+	"github.com/builtin-tools/builtin-tools/lsp/lsptool"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
 )
@@ -37,7 +38,9 @@ func goRun(t testing.TB) *registry.Run {
 	root := t.TempDir()
 	os.WriteFile(filepath.Join(root, "go.mod"), []byte(goMod), 0o644)
 	os.WriteFile(filepath.Join(root, "cart.go"), []byte(cartGo), 0o644)
-	r, err := builtintools.NewRun(builtintools.Options{Root: root})
+	// The two families, without the tree-sitter tools builtintools brings
+	// (cgo), so these tests build everywhere lsp does.
+	r, err := registry.NewRun(registry.Config{Root: root, Families: []registry.Extension{files.Family, lsptool.Family}})
 	if err != nil {
 		t.Fatal(err)
 	}

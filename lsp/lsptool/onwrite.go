@@ -68,7 +68,7 @@ func afterWrite(ctx context.Context, sup *lsp.Supervisor, ledger *lsp.Ledger, c 
 	var b strings.Builder
 	if len(fresh) > 0 {
 		b.WriteString("New diagnostics after this write:\n")
-		b.WriteString(lsp.FormatDiagnostics(c.Run.Root(), fresh))
+		b.WriteString(FormatDiagnostics(c.Run.Root(), fresh))
 	}
 	if len(notes) > 0 {
 		if b.Len() > 0 {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/builtin-tools/builtin-tools/lsp"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
 )
@@ -30,8 +31,8 @@ var RenameTool = registry.Descriptor{
 
 // RenameResult is what lsp_rename changed.
 type RenameResult struct {
-	Files []string `json:"files" jsonschema:"files changed, relative to the root"`
-	text  string
+	*lsp.RenameResult
+	text string
 }
 
 // Text is what the agent reads.
@@ -49,12 +50,10 @@ func rename(ctx context.Context, c *registry.Call, s *Servers, p renameParams) (
 	if err != nil {
 		return RenameResult{}, err
 	}
-	out := RenameResult{Files: []string{}, text: res.String()}
 	for _, f := range res.Files {
 		if abs, err := c.Path(f.Path); err == nil {
 			c.Wrote(abs)
-			out.Files = append(out.Files, c.Rel(abs))
 		}
 	}
-	return out, nil
+	return RenameResult{RenameResult: res, text: FormatRename(res)}, nil
 }

@@ -1,0 +1,397 @@
+package lsptool
+
+import (
+	"cmp"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/builtin-tools/builtin-tools/lsp"
+)
+
+// The engine returns data; these render it as the agent reads it: paths
+// relative to the root, 1-based lines, the source line quoted, one
+// location a line, long lists cut with a count of the rest (LSP-4, LSP-5).
+
+// untrustedNote is what status and skipped checkers say about trust.
+const untrustedNote = "this checkout is not trusted: programs inside it (node_modules/.bin, .venv/bin, venv/bin) are not run " +
+	"and checkers that execute its code are skipped; a harness that trusts it sets TrustCheckout (builtin-tools --trust-checkout)"
+
+// maxDiagnosticsShown caps FormatDiagnostics output.
+const maxDiagnosticsShown = 100
+
+// where names the position a query was about.
+func where(symbol, file string, line int) string {
+	return fmt.Sprintf("%q at %s:%d", symbol, file, line)
+}
+
+// FormatLocation renders one location as "path:line:col: source line".
+func FormatLocation(l lsp.Location) string {
+	switch {
+	case l.Outside:
+		return fmt.Sprintf("%s:%d:%d (outside the root, not quoted)", l.Path, l.Line, l.Column)
+	case l.Column == 0:
+		return fmt.Sprintf("%s:%d", l.Path, l.Line)
+	}
+	return fmt.Sprintf("%s:%d:%d: %s", l.Path, l.Line, l.Column, l.Text)
+}
+
+// FormatLocations renders a definition, type_definition, implementation or
+// references answer: a header when there are several, one location a line,
+// and how many more when the list was cut.
+func FormatLocations(r *lsp.Locations) string {
+	at := where(r.Symbol, r.File, r.Line)
+	refs := r.Operation == lsp.OpReferences
+	what := strings.ReplaceAll(r.Operation, "_", " ")
+	if r.Total == 0 {
+		return fmt.Sprintf("no %s found for %s (%s)", what, at, r.Server)
+	}
+	var b strings.Builder
+	switch {
+	case refs:
+		fmt.Fprintf(&b, "%d %s to %s:\n", r.Total, plural(r.Total, "reference"), at)
+	case r.Total > 1:
+		fmt.Fprintf(&b, "%d %ss of %s:\n", r.Total, what, at)
+	}
+	for _, l := range r.Locations {
+		b.WriteString(FormatLocation(l))
+		b.WriteByte('\n')
+	}
+	if more := r.Total - len(r.Locations); more > 0 {
+		if refs {
+			fmt.Fprintf(&b, "... and %d more (%d shown of %d)\n", more, len(r.Locations), r.Total)
+		} else {
+			fmt.Fprintf(&b, "... and %d more\n", more)
+		}
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// FormatHover renders a hover answer.
+func FormatHover(h *lsp.Hover) string {
+	if h.Contents == "" {
+		return fmt.Sprintf("no hover information for %s (%s)", where(h.Symbol, h.File, h.Line), h.Server)
+	}
+	if h.Truncated {
+		return h.Contents + fmt.Sprintf("\n(cut at %d bytes)", lsp.MaxHoverBytes)
+	}
+	return h.Contents
+}
+
+// FormatSymbols renders an outline (indented by nesting, line first) or a
+// workspace search (each match with its location quoted).
+func FormatSymbols(r *lsp.Symbols) string {
+	var b strings.Builder
+	if r.File != "" {
+		if r.Total == 0 {
+			if r.Query != "" {
+				return fmt.Sprintf("no symbol in %s matches %q (%s)", r.File, r.Query, r.Server)
+			}
+			return fmt.Sprintf("%s declares no symbols (%s)", r.File, r.Server)
+		}
+		fmt.Fprintf(&b, "%s: %d %s\n", r.File, r.Total, plural(r.Total, "symbol"))
+		for _, s := range r.Symbols {
+			detail := ""
+			if d := oneLine(s.Detail); d != "" {
+				detail = "  " + clip(d, 120)
+			}
+			fmt.Fprintf(&b, "%s%d: %s %s%s\n", strings.Repeat("  ", s.Depth), s.Location.Line, s.Kind, s.Name, detail)
+		}
+		if more := r.Total - len(r.Symbols); more > 0 {
+			fmt.Fprintf(&b, "... and %d more symbols\n", more)
+		}
+		return strings.TrimRight(b.String(), "\n")
+	}
+	if r.Total == 0 {
+		return fmt.Sprintf("no symbol matches %q in the workspace", r.Query)
+	}
+	fmt.Fprintf(&b, "%d %s match %q:\n", r.Total, plural(r.Total, "symbol"), r.Query)
+	for _, s := range r.Symbols {
+		container := ""
+		if s.Container != "" {
+			container = " in " + s.Container
+		}
+		fmt.Fprintf(&b, "%s %s%s — %s\n", s.Kind, s.Name, container, FormatLocation(s.Location))
+	}
+	if more := r.Total - len(r.Symbols); more > 0 {
+		fmt.Fprintf(&b, "... and %d more; narrow the query\n", more)
+	}
+	for _, f := range r.Failures {
+		fmt.Fprintf(&b, "(one server failed: %s)\n", f)
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// FormatCodeActions renders the offered actions, numbered, with what each
+// would do.
+func FormatCodeActions(r *lsp.CodeActions) string {
+	at := where(r.Symbol, r.File, r.Line)
+	if len(r.Actions) == 0 {
+		return fmt.Sprintf("no code actions offered for %s (%s)", at, r.Server)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d code %s for %s:\n", len(r.Actions), plural(len(r.Actions), "action"), at)
+	for i, a := range r.Actions {
+		var notes []string
+		if a.Kind != "" {
+			notes = append(notes, a.Kind)
+		}
+		if a.Preferred {
+			notes = append(notes, "preferred")
+		}
+		if a.Disabled {
+			notes = append(notes, "disabled: "+a.DisabledReason)
+		}
+		if len(a.Files) > 0 {
+			notes = append(notes, "edits "+strings.Join(a.Files, ", "))
+		} else if a.RunsCommand {
+			notes = append(notes, "runs a server command")
+		}
+		fmt.Fprintf(&b, "%d. %s", i+1, oneLine(a.Title))
+		if len(notes) > 0 {
+			fmt.Fprintf(&b, " (%s)", strings.Join(notes, "; "))
+		}
+		b.WriteByte('\n')
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// FormatFileDiagnostics renders one file's diagnostics under a count by
+// severity; root is the supervisor root the diagnostics' paths are under.
+func FormatFileDiagnostics(root string, r *lsp.FileDiagnostics) string {
+	note := ""
+	if r.Incomplete {
+		note = fmt.Sprintf("\n(note: %s had not finished within %s; these may be incomplete — ask again)",
+			r.Server, time.Duration(r.WaitMS)*time.Millisecond)
+	}
+	if len(r.Diagnostics) == 0 {
+		return fmt.Sprintf("no problems reported in %s (%s)%s", r.File, r.Server, note)
+	}
+	counts := map[lsp.Severity]int{}
+	for _, d := range r.Diagnostics {
+		counts[d.Severity]++
+	}
+	var parts []string
+	for _, sev := range []lsp.Severity{lsp.SeverityError, lsp.SeverityWarning, lsp.SeverityInformation, lsp.SeverityHint} {
+		if n := counts[sev]; n > 0 {
+			parts = append(parts, strconv.Itoa(n)+" "+plural(n, sev.String()))
+		}
+	}
+	return fmt.Sprintf("%s in %s (%s):\n%s%s", strings.Join(parts, ", "), r.File, r.Server, FormatDiagnostics(root, r.Diagnostics), note)
+}
+
+// FormatDiagnostics renders diagnostics one a line as
+// "path:line:col: severity: message [code] (source)" with the source line
+// quoted under it, paths relative to root, at most 100. It returns "" for
+// none.
+func FormatDiagnostics(root string, diags []lsp.Diagnostic) string {
+	if len(diags) == 0 {
+		return ""
+	}
+	ds := slices.Clone(diags)
+	slices.SortStableFunc(ds, func(a, b lsp.Diagnostic) int {
+		return cmp.Or(strings.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column))
+	})
+	var b strings.Builder
+	for i, d := range ds {
+		if i == maxDiagnosticsShown {
+			fmt.Fprintf(&b, "... and %d more diagnostics\n", len(ds)-i)
+			break
+		}
+		rel := d.File
+		if r, err := filepath.Rel(root, d.File); err == nil && !strings.HasPrefix(r, "..") {
+			rel = filepath.ToSlash(r)
+		}
+		fmt.Fprintf(&b, "%s:%d:%d: %s: %s", rel, d.Line, d.Column, d.Severity, oneLine(d.Message))
+		if d.Code != "" {
+			fmt.Fprintf(&b, " [%s]", d.Code)
+		}
+		if d.Source != "" {
+			fmt.Fprintf(&b, " (%s)", d.Source)
+		}
+		b.WriteByte('\n')
+		if t := strings.TrimSpace(d.LineText); t != "" {
+			fmt.Fprintf(&b, "    %s\n", clip(t, 200))
+		}
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// FormatCheck renders diagnostics "*": each checker's command, exit and
+// output, or why it did not run, separated by blank lines.
+func FormatCheck(r *lsp.CheckReport) string {
+	var b strings.Builder
+	for _, run := range r.Runs {
+		dirs := strings.Join(run.Dirs, ", ")
+		switch run.Skipped {
+		case lsp.SkipNoChecker:
+			fmt.Fprintf(&b, "%s (%s): %s", run.Language, dirs, run.Reason)
+		case lsp.SkipRunsCode:
+			fmt.Fprintf(&b, "%s (%s): %s was not run: %s, and %s", run.Language, dirs, strings.Join(run.Command, " "), run.Reason, untrustedNote)
+		case lsp.SkipNotInstalled:
+			fmt.Fprintf(&b, "%s in %s: %s is not installed, so the project check cannot run (%s)", run.Language, dirs, run.Command[0], run.Reason)
+		default:
+			b.WriteString(formatCheckRun(run))
+		}
+		b.WriteString("\n\n")
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func formatCheckRun(run lsp.CheckRun) string {
+	var status string
+	switch {
+	case run.TimedOut:
+		status = fmt.Sprintf("stopped after %s (CheckerTimeout)", time.Duration(run.TimeoutMS)*time.Millisecond)
+	case run.ExitCode != nil:
+		status = fmt.Sprintf("exit %d", *run.ExitCode)
+	default:
+		status = run.Error
+	}
+	head := fmt.Sprintf("$ %s   (%s, in %s, %s, %s)", strings.Join(run.Command, " "), run.Language, strings.Join(run.Dirs, ", "),
+		status, time.Duration(run.DurationMS)*time.Millisecond)
+	if len(run.Output) == 0 {
+		if run.ExitCode != nil && *run.ExitCode == 0 && run.Error == "" {
+			return head + "\nno problems found"
+		}
+		return head + "\n(no output)"
+	}
+	out := head + "\n" + strings.Join(run.Output, "\n")
+	if run.MoreLines > 0 {
+		out += fmt.Sprintf("\n... and %d more lines", run.MoreLines)
+	}
+	return out
+}
+
+// FormatStatus renders one line per server: whether it runs, can run, or
+// which half of marker and binary is missing, with what to do.
+func FormatStatus(st *lsp.Status) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "language servers for %s:\n", st.Root)
+	if st.Trusted {
+		b.WriteString("this checkout is trusted: programs inside it (node_modules/.bin, .venv/bin, venv/bin) are preferred to PATH, and checkers that run its code run\n")
+	} else {
+		b.WriteString(untrustedNote + "\n")
+	}
+	for _, s := range st.Servers {
+		dirs := strings.Join(s.MarkerDirs, ", ")
+		fmt.Fprintf(&b, "- %s (%s, %s): ", s.Language, s.ID, strings.Join(s.Extensions, " "))
+		switch s.State {
+		case lsp.StateRunning:
+			runs := make([]string, 0, len(s.Running))
+			for _, r := range s.Running {
+				runs = append(runs, fmt.Sprintf("%s (pid %d, up %s, %d open files, positions in %s)",
+					r.Root, r.PID, time.Duration(r.UptimeSeconds)*time.Second, r.OpenFiles, r.Encoding))
+			}
+			fmt.Fprintf(&b, "running for %s", strings.Join(runs, ", "))
+		case lsp.StateBroken:
+			fmt.Fprintf(&b, "NOT available: marker found in %s, and %s is installed but does not run: %s; install it: %s",
+				dirs, s.Binary, s.RunError, s.Install)
+		case lsp.StateAvailable:
+			fmt.Fprintf(&b, "available (marker in %s; %s), not started: it starts on the first call for one of its files", dirs, s.Binary)
+		case lsp.StateNoBinary:
+			fmt.Fprintf(&b, "NOT available: marker found in %s, but %s is not installed; install it: %s", dirs, s.Program, s.Install)
+		case lsp.StateNoMarker:
+			fmt.Fprintf(&b, "not used here: %s is installed (%s) but no root marker (%s) is in this checkout", s.Program, s.Binary, strings.Join(s.RootMarkers, ", "))
+		default:
+			fmt.Fprintf(&b, "not used here: no root marker (%s) in this checkout, and %s is not installed (%s)", strings.Join(s.RootMarkers, ", "), s.Program, s.Install)
+		}
+		if len(s.Crashes) > 0 {
+			crashes := make([]string, 0, len(s.Crashes))
+			for _, c := range s.Crashes {
+				crashes = append(crashes, fmt.Sprintf("%s: %s at %s", c.Root, c.Error, c.At.Format(time.TimeOnly)))
+			}
+			fmt.Fprintf(&b, "; last crash: %s", strings.Join(crashes, "; "))
+		}
+		for _, f := range s.StartFailures {
+			fmt.Fprintf(&b, "; failed to start for %s: %s (not retried until %s; lsp reload retries now)", f.Root, f.Error, f.RetryAt.Format(time.TimeOnly))
+		}
+		if len(s.PassedOver) > 0 {
+			fmt.Fprintf(&b, "; not run because the checkout is not trusted: %s", strings.Join(s.PassedOver, ", "))
+		}
+		if s.CheckerSkipped != "" {
+			fmt.Fprintf(&b, "; diagnostics \"*\" skips %s: %s", strings.Join(s.Checker, " "), s.CheckerSkipped)
+		}
+		b.WriteByte('\n')
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// FormatReload says which servers were restarted.
+func FormatReload(r *lsp.ReloadResult) string {
+	if r.All {
+		if len(r.Servers) == 0 {
+			return "no language server is running; nothing to reload (servers start on the first call that needs them)"
+		}
+		lines := make([]string, 0, len(r.Servers))
+		for _, s := range r.Servers {
+			lines = append(lines, fmt.Sprintf("stopped %s for %s; started it again", s.Server, s.Root))
+		}
+		return strings.Join(lines, "\n")
+	}
+	lines := make([]string, 0, len(r.Servers))
+	for _, s := range r.Servers {
+		verb := "started"
+		if s.WasRunning {
+			verb = "restarted"
+		}
+		lines = append(lines, fmt.Sprintf("%s %s for %s (pid %d, ready in %s)", verb, s.Server, s.Root, s.PID, time.Duration(s.ReadyMS)*time.Millisecond))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// FormatRename renders a rename: totals, then one file a line.
+func FormatRename(r *lsp.RenameResult) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "renamed %q to %q (%s): %d %s in %d %s\n", r.Symbol, r.NewName, r.Server,
+		r.Edits, plural(r.Edits, "edit"), len(r.Files), plural(len(r.Files), "file"))
+	for _, f := range r.Files {
+		var notes []string
+		if f.Edits > 0 {
+			notes = append(notes, fmt.Sprintf("%d %s", f.Edits, plural(f.Edits, "edit")))
+		}
+		if f.RenamedFrom != "" {
+			notes = append(notes, "renamed from "+f.RenamedFrom)
+		}
+		if f.Created {
+			notes = append(notes, "created")
+		}
+		if f.Deleted {
+			notes = append(notes, "deleted")
+		}
+		fmt.Fprintf(&b, "  %s: %s\n", f.Path, strings.Join(notes, ", "))
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(&b, "note: %s\n", n)
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
+}
+
+// oneLine keeps a multi-line message on one line.
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ⏎ ")), " ")
+}
+
+// clip cuts s to at most n bytes (and an ellipsis) on a rune boundary.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}

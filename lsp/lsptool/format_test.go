@@ -1,0 +1,218 @@
+package lsptool_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/builtin-tools/builtin-tools/lsp"
+	"github.com/builtin-tools/builtin-tools/lsp/lsptool"
+)
+
+func expectText(t *testing.T, what, got, want string) {
+	t.Helper()
+	if got != want {
+		t.Errorf("%s:\ngot\n%s\nwant\n%s", what, got, want)
+	}
+}
+
+func expectHas(t *testing.T, what, got string, wants ...string) {
+	t.Helper()
+	for _, w := range wants {
+		if !strings.Contains(got, w) {
+			t.Errorf("%s: want %q in:\n%s", what, w, got)
+		}
+	}
+}
+
+func TestFormatLocations(t *testing.T) {
+	def := &lsp.Locations{Operation: lsp.OpDefinition, Symbol: "Total", File: "main.go", Line: 12, Server: "gopls", Total: 1,
+		Locations: []lsp.Location{{Path: "shapes/shapes.go", Line: 28, Column: 6, EndLine: 28, Text: "func Total(shapes []Shape) float64 {"}}}
+	expectText(t, "one definition", lsptool.FormatLocations(def), "shapes/shapes.go:28:6: func Total(shapes []Shape) float64 {")
+
+	impl := &lsp.Locations{Operation: lsp.OpImplementation, Symbol: "Area", File: "shapes/shapes.go", Line: 8, Server: "gopls", Total: 3,
+		Locations: []lsp.Location{
+			{Path: "shapes/shapes.go", Line: 17, Column: 17, Text: "func (s Square) Area() float64"},
+			{Path: "/usr/lib/go/x.go", Line: 4, Column: 6, Outside: true},
+		}}
+	expectText(t, "implementations, cut", lsptool.FormatLocations(impl), `3 implementations of "Area" at shapes/shapes.go:8:
+shapes/shapes.go:17:17: func (s Square) Area() float64
+/usr/lib/go/x.go:4:6 (outside the root, not quoted)
+... and 1 more`)
+
+	none := &lsp.Locations{Operation: lsp.OpTypeDefinition, Symbol: "x", File: "a.go", Line: 1, Server: "gopls", Locations: []lsp.Location{}}
+	expectText(t, "none", lsptool.FormatLocations(none), `no type definition found for "x" at a.go:1 (gopls)`)
+	none.Operation = lsp.OpReferences
+	expectText(t, "no references", lsptool.FormatLocations(none), `no references found for "x" at a.go:1 (gopls)`)
+
+	refs := &lsp.Locations{Operation: lsp.OpReferences, Symbol: "Counter", File: "big/big.go", Line: 3, Server: "gopls", Total: 3001}
+	for i := range lsp.MaxReferences {
+		refs.Locations = append(refs.Locations, lsp.Location{Path: "big/big.go", Line: 3 + i, Column: 5, Text: "var Counter int"})
+	}
+	out := lsptool.FormatLocations(refs)
+	if lines := strings.Split(out, "\n"); len(lines) != 1+lsp.MaxReferences+1 {
+		t.Errorf("want a header, %d locations and a count line; got %d lines", lsp.MaxReferences, len(lines))
+	}
+	expectHas(t, "references", out, "3001 references to \"Counter\" at big/big.go:3:\nbig/big.go:3:5: var Counter int\n",
+		"\n... and 2951 more (50 shown of 3001)")
+
+	expectText(t, "not a file", lsptool.FormatLocation(lsp.Location{Path: "jdt://contents/x", Line: 3}), "jdt://contents/x:3")
+}
+
+func TestFormatHover(t *testing.T) {
+	expectText(t, "hover", lsptool.FormatHover(&lsp.Hover{Contents: "func f()"}), "func f()")
+	expectText(t, "cut", lsptool.FormatHover(&lsp.Hover{Contents: "long…", Truncated: true}), "long…\n(cut at 4000 bytes)")
+	expectText(t, "none", lsptool.FormatHover(&lsp.Hover{Symbol: "x", File: "a.py", Line: 2, Server: "pyright"}),
+		`no hover information for "x" at a.py:2 (pyright)`)
+}
+
+func TestFormatSymbols(t *testing.T) {
+	outline := &lsp.Symbols{File: "shapes/shapes.go", Server: "gopls", Total: 4, Symbols: []lsp.Symbol{
+		{Name: "Shape", Kind: "interface", Location: lsp.Location{Path: "shapes/shapes.go", Line: 7}},
+		{Name: "Area", Kind: "method", Detail: "func() float64\n", Depth: 1, Location: lsp.Location{Path: "shapes/shapes.go", Line: 8}},
+		{Name: "Total", Kind: "function", Location: lsp.Location{Path: "shapes/shapes.go", Line: 28}},
+	}}
+	expectText(t, "outline", lsptool.FormatSymbols(outline), `shapes/shapes.go: 4 symbols
+7: interface Shape
+  8: method Area  func() float64
+28: function Total
+... and 1 more symbols`)
+	expectText(t, "empty outline", lsptool.FormatSymbols(&lsp.Symbols{File: "a.go", Server: "gopls"}), "a.go declares no symbols (gopls)")
+	expectText(t, "no match in outline", lsptool.FormatSymbols(&lsp.Symbols{File: "a.go", Query: "zz", Server: "gopls"}),
+		`no symbol in a.go matches "zz" (gopls)`)
+
+	ws := &lsp.Symbols{Query: "Square", Total: 2, Failures: []string{"pyright (root .) did not answer"}, Symbols: []lsp.Symbol{
+		{Name: "Square", Kind: "class", Container: "geometry", Location: lsp.Location{Path: "src/geometry.ts", Line: 2, Column: 1, Text: "export class Square {"}},
+	}}
+	expectText(t, "workspace", lsptool.FormatSymbols(ws), `2 symbols match "Square":
+class Square in geometry — src/geometry.ts:2:1: export class Square {
+... and 1 more; narrow the query
+(one server failed: pyright (root .) did not answer)`)
+	expectText(t, "no workspace match", lsptool.FormatSymbols(&lsp.Symbols{Query: "zz"}), `no symbol matches "zz" in the workspace`)
+}
+
+func TestFormatCodeActions(t *testing.T) {
+	r := &lsp.CodeActions{Symbol: "undefinedThing", File: "main.go", Line: 15, Server: "gopls", Actions: []lsp.CodeAction{
+		{Title: "Create function undefinedThing", Kind: "quickfix", Preferred: true, Files: []string{"main.go"}},
+		{Title: "Organize\nimports", Kind: "source.organizeImports", Disabled: true, DisabledReason: "nothing to do", RunsCommand: true},
+		{Title: "Plain"},
+	}}
+	expectText(t, "actions", lsptool.FormatCodeActions(r), `3 code actions for "undefinedThing" at main.go:15:
+1. Create function undefinedThing (quickfix; preferred; edits main.go)
+2. Organize ⏎ imports (source.organizeImports; disabled: nothing to do; runs a server command)
+3. Plain`)
+	r.Actions = nil
+	expectText(t, "none", lsptool.FormatCodeActions(r), `no code actions offered for "undefinedThing" at main.go:15 (gopls)`)
+}
+
+func TestFormatDiagnostics(t *testing.T) {
+	root := "/r"
+	got := lsptool.FormatDiagnostics(root, []lsp.Diagnostic{
+		{File: "/r/b.go", Line: 2, Column: 1, Severity: lsp.SeverityWarning, Message: "w\nsecond line", Source: "vet"},
+		{File: "/r/a.go", Line: 9, Column: 4, Severity: lsp.SeverityError, Code: "E1", Message: "e", LineText: "\tx := 1"},
+	})
+	expectText(t, "diagnostics", got, "a.go:9:4: error: e [E1]\n    x := 1\nb.go:2:1: warning: w ⏎ second line (vet)")
+	if lsptool.FormatDiagnostics(root, nil) != "" {
+		t.Error("no diagnostics should format as empty")
+	}
+
+	fd := &lsp.FileDiagnostics{File: "main.go", Server: "gopls", Diagnostics: []lsp.Diagnostic{
+		{File: "/r/main.go", Line: 15, Column: 17, Severity: lsp.SeverityError, Code: "UndeclaredName", Source: "compiler",
+			Message: "undefined: undefinedThing", LineText: "func broken() { undefinedThing() }"},
+		{File: "/r/main.go", Line: 16, Column: 1, Severity: lsp.SeverityHint, Message: "h"},
+		{File: "/r/main.go", Line: 17, Column: 1, Severity: lsp.SeverityHint, Message: "h2"},
+	}}
+	expectText(t, "file", lsptool.FormatFileDiagnostics(root, fd), `1 error, 2 hints in main.go (gopls):
+main.go:15:17: error: undefined: undefinedThing [UndeclaredName] (compiler)
+    func broken() { undefinedThing() }
+main.go:16:1: hint: h
+main.go:17:1: hint: h2`)
+	expectText(t, "none, incomplete", lsptool.FormatFileDiagnostics(root, &lsp.FileDiagnostics{File: "a.py", Server: "pyright", Incomplete: true, WaitMS: 5000}),
+		"no problems reported in a.py (pyright)\n(note: pyright had not finished within 5s; these may be incomplete — ask again)")
+}
+
+func TestFormatCheck(t *testing.T) {
+	one, zero := 1, 0
+	r := &lsp.CheckReport{Runs: []lsp.CheckRun{
+		{Language: "Go", Dirs: []string{"."}, Command: []string{"go", "vet", "./..."}, ExitCode: &one, DurationMS: 1234,
+			Output: []string{"# example.com/x", "main.go:15:17: undefined: undefinedThing"}, MoreLines: 3},
+		{Language: "Python", Dirs: []string{"py"}, Command: []string{"pyright"}, ExitCode: &zero, DurationMS: 20},
+		{Language: "TypeScript/JavaScript", Dirs: []string{"web"}, Command: []string{"tsc"}, ExitCode: &one, TimedOut: true, TimeoutMS: 180000, DurationMS: 180000},
+		{Language: "Dart", Dirs: []string{"app"}, Command: []string{"dart", "analyze"}, Error: "fork/exec dart: permission denied"},
+		{Language: "C/C++", Dirs: []string{".", "lib"}, Skipped: lsp.SkipNoChecker, Reason: "C/C++ has no project checker here"},
+		{Language: "Rust", Dirs: []string{"."}, Command: []string{"cargo", "check"}, Skipped: lsp.SkipRunsCode, Reason: "cargo check runs build scripts (build.rs)"},
+		{Language: "Python", Dirs: []string{"tools"}, Command: []string{"pyright"}, Skipped: lsp.SkipNotInstalled, Reason: "npm install pyright"},
+	}}
+	expectText(t, "check", lsptool.FormatCheck(r), `$ go vet ./...   (Go, in ., exit 1, 1.234s)
+# example.com/x
+main.go:15:17: undefined: undefinedThing
+... and 3 more lines
+
+$ pyright   (Python, in py, exit 0, 20ms)
+no problems found
+
+$ tsc   (TypeScript/JavaScript, in web, stopped after 3m0s (CheckerTimeout), 3m0s)
+(no output)
+
+$ dart analyze   (Dart, in app, fork/exec dart: permission denied, 0s)
+(no output)
+
+C/C++ (., lib): C/C++ has no project checker here
+
+Rust (.): cargo check was not run: cargo check runs build scripts (build.rs), and this checkout is not trusted: programs inside it (node_modules/.bin, .venv/bin, venv/bin) are not run and checkers that execute its code are skipped; a harness that trusts it sets TrustCheckout (builtin-tools --trust-checkout)
+
+Python in tools: pyright is not installed, so the project check cannot run (npm install pyright)`)
+}
+
+func TestFormatStatus(t *testing.T) {
+	at := time.Date(2025, 1, 2, 15, 4, 5, 0, time.Local)
+	st := &lsp.Status{Root: "/work/x", Servers: []lsp.ServerStatus{
+		{ID: "gopls", Language: "Go", Extensions: []string{".go"}, State: lsp.StateRunning, MarkerDirs: []string{"."},
+			Running: []lsp.RunningServer{{Root: ".", PID: 42, UptimeSeconds: 75, OpenFiles: 2, Encoding: "utf-16"}},
+			Crashes: []lsp.Crash{{Root: ".", Error: "gopls (root .) exited: signal: killed", At: at}}},
+		{ID: "pyright", Language: "Python", Extensions: []string{".py", ".pyi"}, State: lsp.StateNoMarker, Program: "pyright-langserver",
+			Binary: "/bin/pyright-langserver", RootMarkers: []string{"pyproject.toml", "setup.py"}},
+		{ID: "pylsp", Language: "Python", Extensions: []string{".py"}, State: lsp.StateNoMarkerNoBinary, Program: "pylsp",
+			RootMarkers: []string{"pyproject.toml"}, Install: "apt-get install python3-pylsp"},
+		{ID: "typescript-language-server", Language: "TypeScript/JavaScript", Extensions: []string{".js", ".ts"}, State: lsp.StateAvailable,
+			MarkerDirs: []string{"web"}, Binary: "/bin/typescript-language-server", PassedOver: []string{"web/node_modules/.bin/typescript-language-server"}},
+		{ID: "clangd", Language: "C/C++", Extensions: []string{".c"}, State: lsp.StateNoBinary, MarkerDirs: []string{".", "lib"},
+			Program: "clangd", Install: "apt-get install clangd",
+			StartFailures: []lsp.StartFailure{{Root: "lib", Error: "starting clangd for lib: boom", RetryAt: at}}},
+		{ID: "rust-analyzer", Language: "Rust", Extensions: []string{".rs"}, State: lsp.StateBroken, MarkerDirs: []string{"."},
+			Binary: "/bin/rust-analyzer", RunError: "error: Unknown binary 'rust-analyzer'", Install: "rustup component add rust-analyzer",
+			Checker: []string{"cargo", "check"}, CheckerSkipped: "cargo check runs build scripts"},
+	}}
+	expectText(t, "status", lsptool.FormatStatus(st), `language servers for /work/x:
+this checkout is not trusted: programs inside it (node_modules/.bin, .venv/bin, venv/bin) are not run and checkers that execute its code are skipped; a harness that trusts it sets TrustCheckout (builtin-tools --trust-checkout)
+- Go (gopls, .go): running for . (pid 42, up 1m15s, 2 open files, positions in utf-16); last crash: .: gopls (root .) exited: signal: killed at 15:04:05
+- Python (pyright, .py .pyi): not used here: pyright-langserver is installed (/bin/pyright-langserver) but no root marker (pyproject.toml, setup.py) is in this checkout
+- Python (pylsp, .py): not used here: no root marker (pyproject.toml) in this checkout, and pylsp is not installed (apt-get install python3-pylsp)
+- TypeScript/JavaScript (typescript-language-server, .js .ts): available (marker in web; /bin/typescript-language-server), not started: it starts on the first call for one of its files; not run because the checkout is not trusted: web/node_modules/.bin/typescript-language-server
+- C/C++ (clangd, .c): NOT available: marker found in ., lib, but clangd is not installed; install it: apt-get install clangd; failed to start for lib: starting clangd for lib: boom (not retried until 15:04:05; lsp reload retries now)
+- Rust (rust-analyzer, .rs): NOT available: marker found in ., and /bin/rust-analyzer is installed but does not run: error: Unknown binary 'rust-analyzer'; install it: rustup component add rust-analyzer; diagnostics "*" skips cargo check: cargo check runs build scripts`)
+	st.Trusted, st.Servers = true, nil
+	expectText(t, "trusted", lsptool.FormatStatus(st), "language servers for /work/x:\nthis checkout is trusted: programs inside it (node_modules/.bin, .venv/bin, venv/bin) are preferred to PATH, and checkers that run its code run")
+}
+
+func TestFormatReloadAndRename(t *testing.T) {
+	expectText(t, "nothing to reload", lsptool.FormatReload(&lsp.ReloadResult{All: true}),
+		"no language server is running; nothing to reload (servers start on the first call that needs them)")
+	expectText(t, "reload all", lsptool.FormatReload(&lsp.ReloadResult{All: true, Servers: []lsp.Reloaded{
+		{Server: "gopls", Root: ".", WasRunning: true, PID: 1}, {Server: "clangd", Root: "lib", WasRunning: true, PID: 2}}}),
+		"stopped gopls for .; started it again\nstopped clangd for lib; started it again")
+	expectText(t, "reload one", lsptool.FormatReload(&lsp.ReloadResult{Servers: []lsp.Reloaded{{Server: "gopls", Root: ".", WasRunning: true, PID: 7, ReadyMS: 1500}}}),
+		"restarted gopls for . (pid 7, ready in 1.5s)")
+	expectText(t, "start one", lsptool.FormatReload(&lsp.ReloadResult{Servers: []lsp.Reloaded{{Server: "gopls", Root: ".", PID: 7, ReadyMS: 20}}}),
+		"started gopls for . (pid 7, ready in 20ms)")
+
+	r := &lsp.RenameResult{Symbol: "Total", NewName: "Sum", Server: "gopls", Edits: 3, Notes: []string{"b.go: owner not kept"}, Files: []lsp.FileEdit{
+		{Path: "main.go", Edits: 1}, {Path: "shapes/sum.go", Edits: 2, RenamedFrom: "shapes/total.go"}, {Path: "x.go", Created: true}, {Path: "y.go", Deleted: true}}}
+	expectText(t, "rename", lsptool.FormatRename(r), fmt.Sprintf(`renamed "Total" to "Sum" (gopls): 3 edits in 4 files
+  main.go: 1 edit
+  shapes/sum.go: 2 edits, renamed from shapes/total.go
+  x.go: created
+  y.go: deleted
+note: %s`, "b.go: owner not kept"))
+}

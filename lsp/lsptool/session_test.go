@@ -1,0 +1,26 @@
+//go:build cgo
+
+package lsptool_test
+
+import (
+	"flag"
+	"testing"
+
+	builtintools "github.com/builtin-tools/builtin-tools"
+	"github.com/builtin-tools/builtin-tools/internal/sessiontest"
+	"github.com/builtin-tools/builtin-tools/internal/testenv"
+)
+
+var update = flag.Bool("update", false, "rewrite the outputs of testdata/sessions from an in-process replay")
+
+// lsp and lsp_rename on real gopls, as transcripts replayed in process and
+// over stdio (testdata/sessions). Built with cgo: the replay goes through
+// builtintools, which brings the tree-sitter tools.
+func TestSessions(t *testing.T) {
+	testenv.LookPath(t, "gopls")
+	sessiontest.Run(t, "testdata/sessions", sessiontest.Options{
+		Run:    builtintools.Options{Without: []string{"structural"}},
+		Args:   []string{"--without", "structural", "--ask", "none"},
+		Update: *update,
+	})
+}
