@@ -255,7 +255,7 @@ func (p *plan) readOld(keep bool) error {
 		return err
 	}
 	if p.st.Mode&unix.S_IFMT != unix.S_IFREG {
-		return fmt.Errorf("%w: it is %s", pathguard.ErrNotRegular, kindOf(p.st.Mode))
+		return fmt.Errorf("%w: it is %s", pathguard.ErrNotRegular, kindOf(uint32(p.st.Mode)))
 	}
 	p.existed = true
 	p.xattrs = listXattrs(fd)
@@ -342,7 +342,7 @@ func (p *plan) writeTemp(data []byte, opts Options, rep *Report) error {
 		if err := unix.Fstat(fd, &st); err != nil {
 			return err
 		}
-		if err := unix.Fchmod(fd, st.Mode&^0o777|uint32(p.c.Chmod.Perm())); err != nil {
+		if err := unix.Fchmod(fd, uint32(st.Mode)&^0o777|uint32(p.c.Chmod.Perm())); err != nil {
 			return err
 		}
 	}
@@ -369,7 +369,7 @@ func (p *plan) copyMetadata(fd int, opts Options, rep *Report) error {
 			rep.note("%s now belongs to uid %d (it belonged to uid %d, gid %d, which could not be kept)", p.rel, st.Uid, p.st.Uid, p.st.Gid)
 		}
 	}
-	if err := unix.Fchmod(fd, p.st.Mode&0o7777); err != nil {
+	if err := unix.Fchmod(fd, uint32(p.st.Mode)&0o7777); err != nil {
 		return err
 	}
 	for name, value := range p.xattrs {
