@@ -365,3 +365,22 @@ func mustJSON(v any) json.RawMessage {
 	}
 	return b
 }
+
+// The terminal port's Close ends its reader and makes later questions fail
+// at once, so a run's close leaves no goroutine or descriptor behind.
+func TestTerminalClose(t *testing.T) {
+	in, w := io.Pipe()
+	defer w.Close()
+	term := askuser.NewTerminal(in, io.Discard)
+	w.Write([]byte("1\n")) // a line the reader holds until someone asks
+	if err := term.Close(); err != nil {
+		t.Fatal(err)
+	}
+	_, err := term.Ask(context.Background(), askuser.Question{Question: "Go on?", Options: []askuser.Option{{Label: "yes"}}})
+	if !errors.Is(err, askuser.ErrNoHuman) || !strings.Contains(err.Error(), "closed") {
+		t.Fatalf("ask after Close: %v", err)
+	}
+	if err := term.Close(); err != nil {
+		t.Fatalf("a second Close: %v", err)
+	}
+}

@@ -75,10 +75,13 @@ func (t *Terminal) Ask(ctx context.Context, q Question) (Answer, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	select {
-	case <-t.eof:
-		return Answer{}, fmt.Errorf("%w: the terminal's input has ended", ErrNoHuman)
 	case <-t.done:
 		return Answer{}, fmt.Errorf("%w: the terminal was closed", ErrNoHuman)
+	default:
+	}
+	select {
+	case <-t.eof:
+		return Answer{}, fmt.Errorf("%w: the terminal's input has ended", ErrNoHuman)
 	default:
 	}
 	fmt.Fprintf(t.out, "\n── question ──\n%s\n\n", cardText(q))

@@ -11,6 +11,7 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
+	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -164,5 +165,82 @@ func TestStructuredContent(t *testing.T) {
 	direct, _ := r.Call(ctx, tiers.Normal, "look", json.RawMessage(`{"path":"a.txt"}`))
 	if m, ok := direct.StructuredContent.(msg); !ok || m.Msg != "x" {
 		t.Fatalf("structuredContent on the direct path: %#v", direct.StructuredContent)
+	}
+}
+
+// elicitApprover asks through the call's MCP client, as askuser's
+// elicitation port does.
+type elicitApprover struct{}
+
+func (elicitApprover) Approve(ctx context.Context, c *registry.Call) (bool, string, error) {
+	res, err := c.Elicit(ctx, mcp.ElicitationParams{Mode: mcp.ElicitationModeForm, Message: "Allow " + c.Chain() + "?",
+		RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{"ok": map[string]any{"type": "boolean"}}}})
+	if err != nil {
+		return false, "", err
+	}
+	ok, _ := res.Content.(map[string]any)["ok"].(bool)
+	return ok, "the operator said no", nil
+}
+
+type elicitor struct {
+	mu   sync.Mutex
+	seen []string
+	ok   bool
+}
+
+func (e *elicitor) Elicit(ctx context.Context, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
+	e.mu.Lock()
+	e.seen = append(e.seen, req.Params.Message)
+	e.mu.Unlock()
+	return &mcp.ElicitationResult{ElicitationResponse: mcp.ElicitationResponse{
+		Action: mcp.ElicitationResponseActionAccept, Content: map[string]any{"ok": e.ok}}}, nil
+}
+
+// A question asked deep in a nested call reaches the root call's client as
+// a multi round-trip input request, on both protocol eras, and the parked
+// call resumes with the answer.
+func TestQuestionFromANestedCall(t *testing.T) {
+	for _, version := range []string{mcp.ProtocolVersion20251125, mcp.ProtocolVersion20260728} {
+		t.Run(version, func(t *testing.T) {
+			for _, ok := range []bool{true, false} {
+				r := newRun(t, registry.Config{Families: []registry.Extension{toyFiles, family("eval", cellTool)},
+					Policy: registry.Policy{tiers.Write: registry.Ask}, Approver: elicitApprover{}, ClientProtocol: version})
+				el := &elicitor{ok: ok}
+				c, err := r.Client(context.Background(), tiers.Normal, client.WithElicitationHandler(el))
+				if err != nil {
+					t.Fatal(err)
+				}
+				req := mcp.CallToolRequest{}
+				req.Params.Name = "cell"
+				req.Params.Arguments = map[string]any{"tool": "put", "args": `{"path":"a.txt","content":"x"}`}
+				res, err := c.CallTool(context.Background(), req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				text := registry.ResultText(res)
+				want := "ok: created a.txt"
+				if !ok {
+					want = "child failed: put is refused: the operator said no"
+				}
+				if !strings.Contains(text, want) || len(el.seen) != 1 || el.seen[0] != "Allow cell → an eval cell: put?" {
+					t.Fatalf("approved=%v: %q, asked %q", ok, text, el.seen)
+				}
+				c.Close()
+			}
+		})
+	}
+}
+
+// A retry carrying a request state the run does not hold (an old one, or
+// another session's) is refused with what to do.
+func TestForeignRequestState(t *testing.T) {
+	p := serveStdio(t, registry.Config{})
+	p.initialize()
+	p.send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"look","arguments":{"path":"x"},"requestState":"0123456789abcdef","inputResponses":{}}}`)
+	a := p.answer()
+	res, _ := a["result"].(map[string]any)
+	b, _ := json.Marshal(res)
+	if res["isError"] != true || !strings.Contains(string(b), "no longer waits for") {
+		t.Fatalf("foreign request state: %v", a)
 	}
 }
