@@ -47,7 +47,11 @@ func fakeServer(mode string) {
 		if json.Unmarshal(body, &msg) == nil && mode != "silent" && msg.Method == "initialize" {
 			_ = w.Write(fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"result":{"capabilities":{}}}`, msg.ID))
 			if mode == "deaf" {
-				select {}
+				// Sleep rather than select{}: without -race the runtime
+				// would call a lone blocked goroutine a deadlock and exit.
+				for {
+					time.Sleep(time.Hour)
+				}
 			}
 		}
 	}
