@@ -10,7 +10,6 @@ require (
 	github.com/google/jsonschema-go v0.4.2
 	github.com/mark3labs/mcp-go v1.2.1
 	github.com/rogpeppe/go-internal v1.16.0
-	github.com/sabhiram/go-gitignore v0.0.0-20210923224102-525f6e181f06
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/smacker/go-tree-sitter v0.0.0-20240827094217-dd81d9e9be82
 	github.com/sourcegraph/jsonrpc2 v0.2.3

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/testenv"
 )
@@ -239,29 +238,6 @@ func TestCacheServesSecondQueryAndNoticesEdits(t *testing.T) {
 	}
 }
 
-func TestCacheAdmissionKeepsFirstEntriesOfAScan(t *testing.T) {
-	c := newParseCache(1000)
-	mt := time.Unix(1, 0)
-	mk := func() *tree { return &tree{src: make([]byte, 100)} }
-	for i := 0; i < 20; i++ {
-		cost := treeCost(100, 0)
-		if c.admit(cost, 1) {
-			c.put(fmt.Sprint(i), "go", 100, mt, mk(), cost, 1)
-		}
-	}
-	if c.used > c.limit {
-		t.Fatalf("used %d over limit %d", c.used, c.limit)
-	}
-	if c.get("0", "go", 100, mt, 2) == nil {
-		t.Fatal("the first entry of a scan was evicted by the same scan")
-	}
-	// A later query may evict entries it has not used.
-	cost := treeCost(100, 0)
-	if !c.admit(cost, 2) {
-		t.Fatal("a new query could not evict an old query's entries")
-	}
-}
-
 func TestCancellation(t *testing.T) {
 	files := map[string]string{}
 	for i := 0; i < 200; i++ {
@@ -374,7 +350,7 @@ func TestPrefilterNeverDropsAMatch(t *testing.T) {
 			t.Fatalf("%s: %v", file, err)
 		}
 		e.noPrefilter = true
-		e.cache.clear()
+		procCache.clear()
 		without, err := e.Search(context.Background(), q)
 		e.noPrefilter = false
 		if err != nil {
