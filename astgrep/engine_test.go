@@ -421,3 +421,39 @@ func TestTrimText(t *testing.T) {
 		t.Fatalf("wide trim: %d bytes", len(got))
 	}
 }
+
+// The walk follows git: a deeper .gitignore's !pattern re-includes a file
+// a shallower one ignored (nothing in an ignored folder can be), and the
+// .gitignore files above Path apply.
+func TestWalkFollowsGitPrecedence(t *testing.T) {
+	root := writeTree(t, map[string]string{
+		".gitignore":        "*_gen.go\nout/\n",
+		"a_gen.go":          "package p\n\nfunc f() { panic(1) }\n",
+		"sub/.gitignore":    "!keep_gen.go\n!out/\n",
+		"sub/keep_gen.go":   "package p\n\nfunc f() { panic(2) }\n",
+		"sub/drop_gen.go":   "package p\n\nfunc f() { panic(3) }\n",
+		"sub/out/o.go":      "package p\n\nfunc f() { panic(4) }\n",
+		"out/x/keep_gen.go": "package p\n\nfunc f() { panic(5) }\n",
+	})
+	e := NewEngine(Options{})
+	defer e.Close()
+	for _, c := range []struct {
+		path string
+		want []string
+	}{
+		{"", []string{"sub/keep_gen.go", "sub/out/o.go"}},
+		{"sub", []string{"sub/keep_gen.go", "sub/out/o.go"}},
+	} {
+		res, err := e.Search(context.Background(), Query{Root: root, Path: filepath.Join(root, c.path), Pattern: "panic($X)"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, m := range res.Matches {
+			got = append(got, m.File)
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("path %q: matches in %v, want %v", c.path, got, c.want)
+		}
+	}
+}
