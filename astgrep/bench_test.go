@@ -2,10 +2,16 @@ package astgrep
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/metrics"
+	"sync"
 	"testing"
+	"time"
+
+	"github.com/builtin-tools/builtin-tools/internal/testenv"
 )
 
 // goFile is a large, ordinary Go file from the local toolchain.
@@ -25,8 +31,8 @@ func BenchmarkParse(b *testing.B) {
 	defer e.Close()
 	l := e.langs.lookup("go")
 	l.load()
-	p := e.getParser()
-	defer e.putParser(p)
+	p := getParser()
+	defer putParser(p)
 	var buf []node
 	b.SetBytes(int64(len(src)))
 	for b.Loop() {
@@ -50,9 +56,9 @@ func BenchmarkMatch(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	p := e.getParser()
+	p := getParser()
 	t, err := e.parseWith(context.Background(), p, l, src)
-	e.putParser(p)
+	putParser(p)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -96,4 +102,146 @@ func BenchmarkSearchNetHTTP(b *testing.B) {
 			}
 		})
 	}
+}
+
+// memNow is the memory searches hold right now: live and not yet swept Go
+// heap objects, plus the C memory of every parser's pool (trees are
+// flattened into Go memory, so the pools hold only parses in progress and
+// one kept chunk per parser).
+func memNow(s []metrics.Sample) int64 {
+	metrics.Read(s)
+	return int64(s[0].Value.Uint64()) + cMemoryBytes()
+}
+
+// peakDuring samples memNow every millisecond while f runs and returns
+// the highest sample above the level before f, after a full collection.
+func peakDuring(f func()) int64 {
+	runtime.GC()
+	runtime.GC()
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	base := memNow(s)
+	done := make(chan struct{})
+	peak := make(chan int64)
+	go func() {
+		s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+		tick := time.NewTicker(time.Millisecond)
+		defer tick.Stop()
+		high := base
+		for {
+			if m := memNow(s); m > high {
+				high = m
+			}
+			select {
+			case <-done:
+				peak <- high
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	f()
+	close(done)
+	return <-peak - base
+}
+
+// BenchmarkManyEngines measures what runs searching at once cost, against
+// one run alone: the peak memory (above the idle level; Go heap objects
+// plus C pool memory) while one engine, then ten engines at once, each
+// new and with the process cache empty, search this module for the
+// unselective `$X := $Y`. It also reports NewEngine's time and what an
+// idle engine holds. Run it with
+//
+//	go test -run '^$' -bench ManyEngines -benchtime 1x ./astgrep/
+func BenchmarkManyEngines(b *testing.B) {
+	root := testenv.ModuleRoot()
+	if root == "" {
+		b.Skip("no module root")
+	}
+	grammars := []string{filepath.Join(testenv.ToolsDir(), "grammars")}
+	q := Query{Root: root, Pattern: "$X := $Y", Language: "go", MaxResults: 50}
+	var (
+		total int
+		mu    sync.Mutex
+	)
+	search := func(n int) (time.Duration, error) {
+		procCache.clear()
+		start := time.Now()
+		errs := make(chan error, n)
+		go1 := make(chan struct{})
+		var wg sync.WaitGroup
+		for i := 0; i < n; i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				e := NewEngine(Options{GrammarDirs: grammars})
+				defer e.Close()
+				<-go1
+				res, err := e.Search(context.Background(), q)
+				mu.Lock()
+				if err == nil && (res.Total == 0 || total != 0 && res.Total != total) {
+					err = fmt.Errorf("total %d, want %d", res.Total, total)
+				}
+				if err == nil {
+					total = res.Total
+				}
+				mu.Unlock()
+				errs <- err
+			}()
+		}
+		close(go1)
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			if err != nil {
+				return 0, err
+			}
+		}
+		return time.Since(start), nil
+	}
+	if _, err := search(1); err != nil { // warm the grammar and the page cache
+		b.Fatal(err)
+	}
+	var one, ten int64
+	var tOne, tTen time.Duration
+	for b.Loop() {
+		var err error
+		one += peakDuring(func() { tOne, err = search(1) })
+		if err != nil {
+			b.Fatal(err)
+		}
+		ten += peakDuring(func() { tTen, err = search(10) })
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	n := int64(b.N)
+	b.ReportMetric(float64(one/n)/(1<<20), "peak-1-MiB")
+	b.ReportMetric(float64(ten/n)/(1<<20), "peak-10-MiB")
+	b.ReportMetric(float64(ten)/float64(one), "peak-ratio")
+	b.ReportMetric(tOne.Seconds(), "search-1-s")
+	b.ReportMetric(tTen.Seconds(), "search-10-s")
+
+	// NewEngine's time, and the memory an idle engine holds.
+	const engines = 200
+	start := time.Now()
+	for i := 0; i < engines; i++ {
+		NewEngine(Options{GrammarDirs: grammars}).Close()
+	}
+	b.ReportMetric(float64(time.Since(start).Nanoseconds())/engines, "newengine-ns")
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	cBefore := cMemoryBytes()
+	idle := make([]*Engine, engines)
+	for i := range idle {
+		idle[i] = NewEngine(Options{GrammarDirs: grammars})
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	held := int64(after.HeapAlloc) - int64(before.HeapAlloc) + cMemoryBytes() - cBefore
+	b.ReportMetric(float64(held)/engines, "idle-engine-B")
+	for _, e := range idle {
+		e.Close()
+	}
+	b.Logf("%d matches; one engine %.1f MiB in %v, ten engines %.1f MiB in %v", total, float64(one/n)/(1<<20), tOne, float64(ten/n)/(1<<20), tTen)
 }

@@ -1,63 +1,176 @@
 package astgrep
 
 import (
+	"bytes"
 	"container/list"
+	"io"
 	"sync"
+	"sync/atomic"
 	"time"
+
+	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
-// parseCache keeps parsed files of one Engine, keyed by path and language
-// and validated by size and modification time, evicting the least recently
-// used past a byte budget. A second query in the same run then skips both
-// the read and the parse of files it already saw.
-type parseCache struct {
-	mu     sync.Mutex
-	limit  int64
-	used   int64
-	lru    *list.List // of *cacheEntry, front = most recent
-	byKey  map[string]*list.Element
-	hits   int64
-	misses int64
+// The parse cache is one per process: every Engine (every agent run) uses
+// the same one, under one byte budget, so ten runs searching one checkout
+// hold its trees once, and a file one run is parsing is waited for, not
+// parsed again, by the others.
+//
+// An entry is keyed by absolute path, language id and grammar (the loaded
+// TSLanguage, since two engines may load one id from different grammar
+// folders) and is served only while the file's stamp — device, inode,
+// size, modification time and change time — is the one it had when it was
+// read. The change time moves on every write and cannot be set back by
+// utimes, and an atomic rename gives a new inode, so an edited file is
+// never served stale. A file written within racyWindow of being read
+// could change again within the same timestamp tick without its stamp
+// moving (git's "racily clean" entries), so such an entry is checked
+// against the file's bytes when it is next used, until it is old enough.
+//
+// Trees are plain Go memory, immutable once built: a search holding one
+// keeps it alive after eviction, so evicting never frees a tree in use.
+// Each entry records the open engines that used it; Close drops the
+// engine from its entries and evicts those no other open engine used.
+
+// cacheKey names what a tree was parsed from.
+type cacheKey struct {
+	path    string
+	lang    string
+	grammar uintptr // the TSLanguage's address; grammars stay loaded for the life of the process
+}
+
+// fileStamp is what says a file has not changed.
+type fileStamp struct {
+	dev, ino     uint64
+	size         int64
+	mtime, ctime int64 // Unix nanoseconds
+}
+
+// racyWindow covers the coarsest timestamp tick of a file system this
+// runs on: a file whose change time is this close to the moment it was
+// read may change again without its stamp changing.
+const racyWindow = int64(2 * time.Second)
+
+func racy(st fileStamp, readStart time.Time) bool {
+	return st.ctime >= readStart.UnixNano()-racyWindow
 }
 
 type cacheEntry struct {
-	key   string
-	size  int64
-	mtime time.Time
-	t     *tree
+	key   cacheKey
+	stamp fileStamp
+	t     *tree // nil while pending
 	cost  int64
 	gen   uint64 // the last query that used it
+	racy  bool   // check the bytes before serving
+	el    *list.Element
+	ready chan struct{} // closed once a pending entry is filled or abandoned
+	users []*cacheUser  // open engines that used it
+}
+
+type parseCache struct {
+	mu    sync.Mutex
+	limit int64
+	fixed bool // SetProcessCacheBytes set the limit
+	asked bool // an Engine's Options.CacheBytes set it
+	used  int64
+	lru   *list.List // of filled *cacheEntry, front = most recent
+	byKey map[cacheKey]*cacheEntry
 }
 
 func newParseCache(limit int64) *parseCache {
-	return &parseCache{limit: limit, lru: list.New(), byKey: map[string]*list.Element{}}
+	return &parseCache{limit: limit, lru: list.New(), byKey: map[cacheKey]*cacheEntry{}}
 }
 
-func cacheKey(path, lang string) string { return lang + "\x00" + path }
+// procCache is the process's parse cache.
+var procCache = newParseCache(DefaultCacheBytes)
 
-// get returns the cached tree when size and mtime still agree, marking it
-// used by query gen.
-func (c *parseCache) get(path, lang string, size int64, mtime time.Time, gen uint64) *tree {
-	if c == nil || c.limit <= 0 {
-		return nil
+// queryGen numbers queries across the process, for the cache's admission.
+var queryGen atomic.Uint64
+
+// SetProcessCacheBytes sets the byte budget of the parse cache all Engines
+// in the process share (DefaultCacheBytes until set; 0 restores it,
+// negative turns caching off for every engine). Lowering it evicts at
+// once. Once it is called, Options.CacheBytes no longer sets the budget.
+func SetProcessCacheBytes(n int64) {
+	if n == 0 {
+		n = DefaultCacheBytes
 	}
+	c := procCache
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	el, ok := c.byKey[cacheKey(path, lang)]
-	if !ok {
-		c.misses++
-		return nil
+	c.limit = n
+	c.fixed = true
+	c.shrink()
+}
+
+// ask sets the budget from the first Engine that names one, unless
+// SetProcessCacheBytes has.
+func (c *parseCache) ask(n int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.fixed && !c.asked {
+		c.asked = true
+		c.limit = n
+		c.shrink()
 	}
-	e := el.Value.(*cacheEntry)
-	if e.size != size || !e.mtime.Equal(mtime) {
-		c.remove(el)
-		c.misses++
-		return nil
+}
+
+// shrink evicts least recently used entries until the cache is within its
+// budget (reservations in flight stay).
+func (c *parseCache) shrink() {
+	for c.used > c.limit || c.limit <= 0 {
+		back := c.lru.Back()
+		if back == nil {
+			return
+		}
+		c.remove(back.Value.(*cacheEntry))
 	}
-	c.lru.MoveToFront(el)
-	e.gen = gen
-	c.hits++
-	return e.t
+}
+
+// cacheUser is one Engine's handle on the process cache.
+type cacheUser struct {
+	c       *parseCache
+	entries map[*cacheEntry]struct{} // guarded by c.mu
+}
+
+func (c *parseCache) user() *cacheUser { return &cacheUser{c: c} }
+
+// lookupResult is one of: a tree (check its bytes first when racy), a
+// claim the caller must fill or abandon, a channel to wait
+// on before looking again, or nothing (parse without caching).
+type lookupResult struct {
+	t     *tree
+	racy  bool
+	entry *cacheEntry
+	claim *cacheEntry
+	wait  <-chan struct{}
+}
+
+func (u *cacheUser) lookup(key cacheKey, st fileStamp, gen uint64) lookupResult {
+	c := u.c
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.limit <= 0 {
+		return lookupResult{}
+	}
+	if e := c.byKey[key]; e != nil {
+		switch {
+		case e.t == nil && e.stamp == st:
+			return lookupResult{wait: e.ready}
+		case e.t == nil:
+			// Another search is reading another version of the file.
+			return lookupResult{}
+		case e.stamp == st:
+			c.lru.MoveToFront(e.el)
+			e.gen = gen
+			c.addUser(e, u)
+			return lookupResult{t: e.t, racy: e.racy, entry: e}
+		}
+		c.remove(e)
+	}
+	e := &cacheEntry{key: key, stamp: st, ready: make(chan struct{})}
+	c.byKey[key] = e
+	return lookupResult{claim: e}
 }
 
 // treeCost is what a tree holds in memory.
@@ -70,52 +183,157 @@ func treeCost(srcLen, nodes int) int64 {
 // the budget keeps what it cached first instead of evicting its own
 // entries in a loop (which would leave nothing for the next query).
 func (c *parseCache) admit(cost int64, gen uint64) bool {
-	if c == nil || c.limit <= 0 || cost > c.limit/4 {
-		return false
-	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.limit <= 0 || cost > c.limit/4 {
+		return false
+	}
 	for c.used+cost > c.limit {
 		back := c.lru.Back()
 		if back == nil || back.Value.(*cacheEntry).gen == gen {
 			return false
 		}
-		c.remove(back)
+		c.remove(back.Value.(*cacheEntry))
 	}
-	c.used += cost // reserved; put takes it over
+	c.used += cost // reserved; fill takes it over
 	return true
 }
 
-// unreserve gives back room admit reserved for a tree that was not put.
+// unreserve gives back room admit reserved for a tree that was not filled.
 func (c *parseCache) unreserve(cost int64) {
 	c.mu.Lock()
 	c.used -= cost
 	c.mu.Unlock()
 }
 
-// put stores a tree admitted with admit.
-func (c *parseCache) put(path, lang string, size int64, mtime time.Time, t *tree, cost int64, gen uint64) {
+// fill stores the tree of a claim, with room admit reserved, and wakes
+// whoever waits for it.
+func (u *cacheUser) fill(claim *cacheEntry, t *tree, cost int64, gen uint64, isRacy bool) {
+	c := u.c
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	key := cacheKey(path, lang)
-	if el, ok := c.byKey[key]; ok {
-		c.remove(el)
+	defer close(claim.ready)
+	if c.byKey[claim.key] != claim || c.limit <= 0 {
+		c.used -= cost
+		if c.byKey[claim.key] == claim {
+			delete(c.byKey, claim.key)
+		}
+		return
 	}
-	el := c.lru.PushFront(&cacheEntry{key: key, size: size, mtime: mtime, t: t, cost: cost, gen: gen})
-	c.byKey[key] = el
+	claim.t, claim.cost, claim.gen, claim.racy = t, cost, gen, isRacy
+	claim.el = c.lru.PushFront(claim)
+	c.addUser(claim, u)
 }
 
-func (c *parseCache) remove(el *list.Element) {
-	e := el.Value.(*cacheEntry)
-	c.lru.Remove(el)
-	delete(c.byKey, e.key)
+// abandon gives up a claim: whoever waits for it looks again.
+func (c *parseCache) abandon(claim *cacheEntry) {
+	c.mu.Lock()
+	if c.byKey[claim.key] == claim {
+		delete(c.byKey, claim.key)
+	}
+	c.mu.Unlock()
+	close(claim.ready)
+}
+
+// drop evicts an entry whose bytes turned out to differ from the file's.
+func (c *parseCache) drop(e *cacheEntry) {
+	c.mu.Lock()
+	if c.byKey[e.key] == e && e.t != nil {
+		c.remove(e)
+	}
+	c.mu.Unlock()
+}
+
+// settle marks an entry checked at a time its stamp can be trusted.
+func (c *parseCache) settle(e *cacheEntry) {
+	c.mu.Lock()
+	e.racy = false
+	c.mu.Unlock()
+}
+
+func (c *parseCache) addUser(e *cacheEntry, u *cacheUser) {
+	if _, ok := u.entries[e]; ok {
+		return
+	}
+	if u.entries == nil {
+		u.entries = map[*cacheEntry]struct{}{}
+	}
+	u.entries[e] = struct{}{}
+	e.users = append(e.users, u)
+}
+
+// remove evicts a filled entry.
+func (c *parseCache) remove(e *cacheEntry) {
+	c.lru.Remove(e.el)
+	if c.byKey[e.key] == e {
+		delete(c.byKey, e.key)
+	}
 	c.used -= e.cost
+	for _, u := range e.users {
+		delete(u.entries, e)
+	}
+	e.users = nil
 }
 
+// release is Close's part: u's entries that no other open engine used
+// are evicted.
+func (u *cacheUser) release() {
+	c := u.c
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for e := range u.entries {
+		for i, x := range e.users {
+			if x == u {
+				last := len(e.users) - 1
+				e.users[i] = e.users[last]
+				e.users[last] = nil
+				e.users = e.users[:last]
+				break
+			}
+		}
+		if len(e.users) == 0 {
+			c.remove(e)
+		}
+	}
+	u.entries = nil
+}
+
+// clear evicts every filled entry (pending ones finish on their own).
 func (c *parseCache) clear() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.lru.Init()
-	c.byKey = map[string]*list.Element{}
-	c.used = 0
+	for c.lru.Len() > 0 {
+		c.remove(c.lru.Back().Value.(*cacheEntry))
+	}
 }
+
+// sameBytes reports whether the file at abs still has stamp st and holds
+// exactly src, reading it in small pieces.
+func sameBytes(g *pathguard.Guard, abs string, st fileStamp, src []byte) bool {
+	f, info, err := g.Open(abs)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if now, ok := stampOf(info); !ok || now != st {
+		return false
+	}
+	bp := cmpBufs.Get().(*[]byte)
+	defer cmpBufs.Put(bp)
+	buf := *bp
+	for {
+		n, err := f.Read(buf)
+		if n > len(src) || !bytes.Equal(buf[:n], src[:n]) {
+			return false
+		}
+		src = src[n:]
+		if err == io.EOF {
+			return len(src) == 0
+		}
+		if err != nil {
+			return false
+		}
+	}
+}
+
+var cmpBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}

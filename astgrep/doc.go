@@ -10,11 +10,20 @@
 //	defer e.Close()
 //	res, err := e.Search(ctx, astgrep.Query{Root: root, Pattern: "defer $X.Close()", Language: "go"})
 //
-// One Engine serves one agent run: it holds a pool of parsers, the grammars
-// it loaded, compiled patterns and a parse cache (keyed by path, language,
-// size and modification time, bounded by Options.CacheBytes), so a second
-// query in the same run reuses the first one's parses. It is safe for
-// concurrent use.
+// One Engine serves one agent run: it holds the grammars it loaded from its
+// grammar folders and its compiled patterns, and allocates nothing big
+// until its first search. It is safe for concurrent use.
+//
+// What costs memory is shared by the whole process. The parse cache is one
+// per process (budget DefaultCacheBytes, set with SetProcessCacheBytes;
+// Options.CacheBytes < 0 keeps an engine out of it): trees are keyed by
+// absolute path, language and grammar and served only while the file's
+// device, inode, size, modification time and change time are unchanged,
+// so a second query, in the same run or another, reuses the first one's
+// parses, and a search that meets a file another search is parsing waits
+// for that parse. Closing an Engine evicts the trees no other open engine
+// used. Reading and parsing run in GOMAXPROCS work slots per process, so
+// many runs searching at once hold as much parse memory as one.
 //
 // # Patterns
 //
@@ -68,25 +77,28 @@
 //
 // # Walking
 //
-// A folder is walked the way a developer expects: .gitignore files apply
-// (nested ones too, each to its own folder; a deeper file cannot re-include
-// what a shallower one ignored), hidden entries, symlinks and vendored
-// folders (vendor, node_modules, bower_components, __pycache__,
-// site-packages) are left out, and files larger than Options.MaxFileSize or
-// binary (a NUL byte in the first 8000 bytes) are skipped and counted in
+// A folder is walked by the module's one walk policy (package
+// internal/walk): .gitignore files apply with git's semantics (nested ones
+// too, and those of the folders between Root and Path; a deeper file or a
+// later line wins, so a nested `!name` re-includes a file, but nothing in
+// an ignored folder), hidden entries, symlinks and vendored folders
+// (vendor, node_modules, bower_components, __pycache__, site-packages) are
+// left out, and files larger than Options.MaxFileSize or binary (a NUL
+// byte in the first 8000 bytes) are skipped and counted in
 // Result.Skipped. A file is parsed only if it contains every literal leaf
 // token of the pattern (keywords, identifiers, operators): leaves are
 // compared by exact text, so this prefilter never drops a match. Files are
-// searched in parallel, one parser per goroutine; trees are flattened into
+// searched in parallel, one parser per work slot; trees are flattened into
 // plain Go arrays right after parsing, so cached trees are immutable and
-// shared by concurrent queries without touching go-tree-sitter's per-tree
-// node cache.
+// shared by concurrent queries (and engines) without touching
+// go-tree-sitter's per-tree node cache.
 //
 // The package parses through go-tree-sitter's C runtime directly. At init
 // it installs tree-sitter's allocator hooks (ts_set_allocator): while one
 // of its own parses runs on a thread, tree-sitter allocates from that
-// worker's memory pool, and the whole tree is dropped at once afterwards
-// instead of node by node; at every other time, and for every other user
+// work slot's memory pool (chunks mapped from the system, not taken from
+// malloc's per-thread arenas), and the whole tree is dropped at once
+// afterwards instead of node by node; at every other time, and for every other user
 // of go-tree-sitter in the process, the hooks call malloc and free.
 //
 // # Languages

@@ -28,16 +28,22 @@ type Options struct {
 	// MaxFileSize skips larger files (counted in Result.Skipped). Default
 	// 2 MiB.
 	MaxFileSize int64
-	// CacheBytes bounds the parse cache. Default 512 MiB, room for the trees
-	// of about 110 MB of source (a tree takes ~4.5× its file); negative turns the
-	// cache off.
+	// CacheBytes < 0 keeps this engine out of the parse cache. The cache
+	// is one per process, shared by every Engine under one budget (512 MiB
+	// by default, room for the trees of about 110 MB of source: a tree
+	// takes ~4.5× its file), set with SetProcessCacheBytes; a positive
+	// CacheBytes sets that budget if it is the first engine to name one
+	// and SetProcessCacheBytes was not called, for programs that make a
+	// single engine, and is otherwise ignored.
 	CacheBytes int64
-	// Workers is how many files are read, parsed and matched at once.
-	// Default GOMAXPROCS.
+	// Workers is how many files one search works on at once. Default
+	// GOMAXPROCS. Reading and parsing are further bounded per process:
+	// GOMAXPROCS files at a time across all engines.
 	Workers int
 }
 
-// Defaults applied by NewEngine.
+// Defaults applied by NewEngine and Search; DefaultCacheBytes is the
+// process parse cache's budget until SetProcessCacheBytes changes it.
 const (
 	DefaultMaxFileSize = 2 << 20
 	DefaultCacheBytes  = 512 << 20
@@ -46,10 +52,12 @@ const (
 	binarySniffBytes   = 8000
 )
 
-// Engine runs structural searches for one agent run. It owns the parsers,
-// the loaded grammars, the compiled-pattern cache and the parse cache, so
-// a second query in the same run reuses the first one's work. An Engine is
-// safe for concurrent use; Close frees it.
+// Engine runs structural searches for one agent run. It holds the
+// grammars it loaded from its grammar folders and its compiled patterns,
+// and uses the process's parse cache and parsers (shared by all engines),
+// so a second query in the same run, or in another run over the same
+// files, reuses the first one's work. An idle Engine holds next to
+// nothing. An Engine is safe for concurrent use; Close frees it.
 type Engine struct {
 	opts  Options
 	langs *languageSet
@@ -57,12 +65,7 @@ type Engine struct {
 	mu     sync.RWMutex // held for reading by every call; Close takes it for writing
 	closed bool
 
-	pool chan *parser
-	all  []*parser
-	pmu  sync.Mutex
-
-	cache *parseCache
-	gen   atomic.Uint64 // query counter, for the cache's admission
+	cache *cacheUser // nil: Options.CacheBytes < 0
 
 	patMu    sync.Mutex
 	patterns map[string]patternResult
@@ -82,23 +85,22 @@ func NewEngine(opts Options) *Engine {
 	if opts.MaxFileSize <= 0 {
 		opts.MaxFileSize = DefaultMaxFileSize
 	}
-	if opts.CacheBytes == 0 {
-		opts.CacheBytes = DefaultCacheBytes
-	}
 	if opts.Workers <= 0 {
 		opts.Workers = runtime.GOMAXPROCS(0)
 	}
-	return &Engine{
-		opts:     opts,
-		langs:    newLanguageSet(opts.GrammarDirs),
-		pool:     make(chan *parser, opts.Workers+1),
-		cache:    newParseCache(opts.CacheBytes),
-		patterns: map[string]patternResult{},
+	e := &Engine{opts: opts, langs: newLanguageSet(opts.GrammarDirs)}
+	if opts.CacheBytes >= 0 {
+		if opts.CacheBytes > 0 {
+			procCache.ask(opts.CacheBytes)
+		}
+		e.cache = procCache.user()
 	}
+	return e
 }
 
-// Close frees the parsers and drops the caches. It waits for running
-// searches to finish.
+// Close drops the compiled patterns and the cached trees no other open
+// Engine used (trees another engine uses stay cached for it). It waits for
+// running searches to finish.
 func (e *Engine) Close() error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -106,13 +108,12 @@ func (e *Engine) Close() error {
 		return nil
 	}
 	e.closed = true
-	e.pmu.Lock()
-	for _, p := range e.all {
-		p.close()
+	if e.cache != nil {
+		e.cache.release()
 	}
-	e.all = nil
-	e.pmu.Unlock()
-	e.cache.clear()
+	e.patMu.Lock()
+	e.patterns = nil
+	e.patMu.Unlock()
 	return nil
 }
 
@@ -136,35 +137,6 @@ func (e *Engine) LanguageForFile(path string) string {
 	return ""
 }
 
-func (e *Engine) getParser() *parser {
-	select {
-	case p := <-e.pool:
-		return p
-	default:
-	}
-	p := newParser()
-	e.pmu.Lock()
-	e.all = append(e.all, p)
-	e.pmu.Unlock()
-	return p
-}
-
-func (e *Engine) putParser(p *parser) {
-	select {
-	case e.pool <- p:
-	default:
-		e.pmu.Lock()
-		for i, q := range e.all {
-			if q == p {
-				e.all = append(e.all[:i], e.all[i+1:]...)
-				break
-			}
-		}
-		e.pmu.Unlock()
-		p.close()
-	}
-}
-
 func (e *Engine) parseWith(ctx context.Context, p *parser, l *language, src []byte) (*tree, error) {
 	nodes, err := p.parse(ctx, l.g, src, nil, nil)
 	if err != nil {
@@ -186,14 +158,14 @@ func (e *Engine) compile(ctx context.Context, l *language, src string) (*pattern
 	if err := l.load(); err != nil {
 		return nil, err
 	}
-	p := e.getParser()
+	p := getParser()
 	pat, err := compilePattern(ctx, l, src, func(b []byte) (*tree, error) { return e.parseWith(ctx, p, l, b) })
-	e.putParser(p)
+	putParser(p)
 	if ctx.Err() != nil && err != nil {
 		return nil, err
 	}
 	e.patMu.Lock()
-	if len(e.patterns) > 256 {
+	if e.patterns == nil || len(e.patterns) > 256 {
 		e.patterns = map[string]patternResult{}
 	}
 	e.patterns[key] = patternResult{pat, err}
@@ -322,9 +294,12 @@ func (e *Engine) ParseErrorLines(language string, src []byte) ([]int, error) {
 	if err := l.load(); err != nil {
 		return nil, err
 	}
-	p := e.getParser()
-	defer e.putParser(p)
-	t, err := e.parseWith(context.Background(), p, l, src)
+	s, err := acquireSlot(context.Background())
+	if err != nil {
+		return nil, err
+	}
+	defer releaseSlot(s)
+	t, err := e.parseWith(context.Background(), s.p, l, src)
 	if err != nil {
 		return nil, err
 	}
@@ -355,8 +330,8 @@ type frontier struct {
 	sum    int   // matches in files before lo
 }
 
-func newFrontier(n, max int) *frontier {
-	f := &frontier{max: max, counts: make([]int, n)}
+func newFrontier(n, limit int) *frontier {
+	f := &frontier{max: limit, counts: make([]int, n)}
 	for i := range f.counts {
 		f.counts[i] = -1
 	}
@@ -444,9 +419,12 @@ func (e *Engine) run(ctx context.Context, q Query, keep bool) (*Result, []FileMa
 
 	var files []candidate
 	if info.IsDir() {
-		files, err = walkTree(ctx, g, root, path, e.langs, want)
+		files, err = walkTree(ctx, g, root, path, e.langs, want, e.opts.MaxFileSize)
 		if err != nil {
-			return nil, nil, err
+			if ctx.Err() != nil {
+				return nil, nil, err
+			}
+			return nil, nil, fmt.Errorf("cannot search %s: %w", path, err)
 		}
 	} else {
 		l := want
@@ -456,7 +434,7 @@ func (e *Engine) run(ctx context.Context, q Query, keep bool) (*Result, []FileMa
 			}
 		}
 		rel, _ := filepath.Rel(root, path)
-		files = []candidate{{rel: filepath.ToSlash(rel), abs: path, size: info.Size(), mtime: info.ModTime(), lang: l}}
+		files = []candidate{newCandidate(filepath.ToSlash(rel), path, info, e.opts.MaxFileSize, l)}
 	}
 
 	lang, pat, err := e.choose(ctx, q, want, files, path)
@@ -473,14 +451,14 @@ func (e *Engine) run(ctx context.Context, q Query, keep bool) (*Result, []FileMa
 		files = kept
 	}
 
-	max := q.MaxResults
-	if max <= 0 {
-		max = DefaultMaxResults
+	maxResults := q.MaxResults
+	if maxResults <= 0 {
+		maxResults = DefaultMaxResults
 	}
 	order := processingOrder(files)
-	gen := e.gen.Add(1)
+	gen := queryGen.Add(1)
 	outcomes := make([]fileOutcome, len(files))
-	fr := newFrontier(len(files), max)
+	fr := newFrontier(len(files), maxResults)
 	var done atomic.Int64
 	var next atomic.Int64
 	workers := e.opts.Workers
@@ -492,14 +470,7 @@ func (e *Engine) run(ctx context.Context, q Query, keep bool) (*Result, []FileMa
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			// One OS thread per worker keeps tree-sitter's allocations in one
-			// malloc arena per worker, instead of spreading (and keeping)
-			// them across every thread the Go scheduler happens to use.
-			runtime.LockOSThread()
-			defer runtime.UnlockOSThread()
-			p := e.getParser()
-			defer e.putParser(p)
-			w := &worker{p: p, m: &matcher{p: pat}, gen: gen}
+			w := &worker{m: &matcher{p: pat}, gen: gen}
 			for {
 				k := int(next.Add(1) - 1)
 				if k >= len(files) || ctx.Err() != nil {
@@ -564,7 +535,7 @@ func (e *Engine) run(ctx context.Context, q Query, keep bool) (*Result, []FileMa
 		}
 		res.Total += o.count
 		for _, m := range o.matches {
-			if len(res.Matches) >= max {
+			if len(res.Matches) >= maxResults {
 				break
 			}
 			res.Matches = append(res.Matches, trimMatch(m))
@@ -679,70 +650,67 @@ func (e *Engine) choose(ctx context.Context, q Query, want *language, files []ca
 	return nil, nil, &AmbiguousLanguageError{Languages: names}
 }
 
-// worker is one search goroutine's parser, matcher and scratch buffers.
+// worker is one search goroutine's matcher.
 type worker struct {
-	p     *parser
-	m     *matcher
-	gen   uint64
-	src   []byte
-	nodes []node
+	m   *matcher
+	gen uint64
 }
 
-// searchFile reads (or takes from the cache), prefilters, parses and
-// matches one file. Trees the cache does not admit live in the worker's
-// buffers until the next file.
+// searchFile takes one file's tree from the parse cache (waiting when
+// another search is parsing it), or reads, prefilters and parses it in a
+// work slot, then matches it. Trees the cache does not admit live in the
+// slot's buffers until the slot's next file.
 func (e *Engine) searchFile(ctx context.Context, w *worker, g *pathguard.Guard, l *language, pat *pattern, f candidate, keep bool, needed func() bool) fileOutcome {
 	var o fileOutcome
 	o.scanned = true
-	t := e.cache.get(f.abs, l.id, f.size, f.mtime, w.gen)
-	if t != nil {
-		o.cached = true
-	} else {
-		if f.size > e.opts.MaxFileSize {
-			o.skip = fmt.Sprintf("too large (%d bytes; the limit is %d)", f.size, e.opts.MaxFileSize)
-			return o
-		}
-		src, err := readInto(w.src[:0], g, f.abs, f.size, e.opts.MaxFileSize)
-		w.src = src[:0]
-		if err != nil {
-			o.skip = "unreadable: " + err.Error()
-			return o
-		}
-		if isBinary(src) {
-			o.skip = "binary"
-			return o
-		}
-		if !e.noPrefilter && !pat.mayMatch(src) {
-			return o
-		}
-		// Trees the cache admits are flattened straight into their own
-		// memory; the rest reuse the worker's buffer.
-		var cost int64
-		admitted := false
-		nodes, err := w.p.parse(ctx, l.g, src, w.nodes, func(count int) []node {
-			cost = treeCost(len(src), count)
-			if admitted = e.cache.admit(cost, w.gen); admitted {
-				return make([]node, count)
+	if f.tooLarge {
+		o.skip = fmt.Sprintf("too large (%d bytes; the limit is %d)", f.size, e.opts.MaxFileSize)
+		return o
+	}
+	var (
+		t     *tree
+		claim *cacheEntry
+	)
+	if e.cache != nil && f.stampOK {
+		key := cacheKey{path: f.abs, lang: l.id, grammar: grammarAddr(l.ts)}
+		for t == nil && claim == nil {
+			r := e.cache.lookup(key, f.stamp, w.gen)
+			switch {
+			case r.wait != nil:
+				select {
+				case <-r.wait:
+					continue
+				case <-ctx.Done():
+					return o
+				}
+			case r.t != nil && r.racy:
+				start := time.Now()
+				if !sameBytes(g, f.abs, f.stamp, r.t.src) {
+					e.cache.c.drop(r.entry)
+					continue
+				}
+				if !racy(f.stamp, start) {
+					e.cache.c.settle(r.entry)
+				}
 			}
-			return nil
-		})
-		if err != nil {
-			if admitted {
-				e.cache.unreserve(cost)
+			t, claim = r.t, r.claim
+			if t == nil && claim == nil {
+				break // parse without caching
 			}
-			o.skip = "parse failed: " + err.Error()
+		}
+		o.cached = t != nil
+	}
+	if t == nil {
+		s, err := acquireSlot(ctx)
+		if err != nil {
+			if claim != nil {
+				e.cache.c.abandon(claim)
+			}
 			return o
 		}
-		t = &tree{src: src, nodes: nodes}
-		switch {
-		case admitted:
-			t.src = append([]byte(nil), src...)
-			e.cache.put(f.abs, l.id, f.size, f.mtime, t, cost, w.gen)
-		case keep:
-			w.nodes = nodes[:0]
-			t.src = append([]byte(nil), src...)
-		default:
-			w.nodes = nodes[:0]
+		defer releaseSlot(s)
+		if t, o.skip = e.parseFile(ctx, s, w.gen, g, l, pat, f, keep, claim); t == nil {
+			return o
 		}
 	}
 	if !e.noPrefilter && !pat.mayMatch(t.src) {
@@ -750,8 +718,14 @@ func (e *Engine) searchFile(ctx context.Context, w *worker, g *pathguard.Guard, 
 	}
 	o.parsed = true
 	w.m.t = t
+	defer func() { w.m.t = nil }()
+	// needed only turns false as files finish: a file it rules out now is
+	// only counted.
+	if !needed() {
+		o.count = w.m.countAll()
+		return o
+	}
 	raw := w.m.findAll()
-	w.m.t = nil
 	o.count = len(raw)
 	if len(raw) == 0 || !needed() {
 		return o
@@ -767,11 +741,77 @@ func (e *Engine) searchFile(ctx context.Context, w *worker, g *pathguard.Guard, 
 	return o
 }
 
-// readInto reads a file into buf, refusing one that grew past limit.
-func readInto(buf []byte, g *pathguard.Guard, path string, size, limit int64) ([]byte, error) {
-	fh, _, err := g.Open(path)
+// parseFile reads, prefilters and parses f in slot s, filling claim (when
+// set) if the cache admits the tree and abandoning it otherwise. It
+// returns nil and the reason to list the file as skipped (or "" when the
+// prefilter rules it out) when there is no tree to match.
+func (e *Engine) parseFile(ctx context.Context, s *slot, gen uint64, g *pathguard.Guard, l *language, pat *pattern, f candidate, keep bool, claim *cacheEntry) (t *tree, skip string) {
+	defer func() {
+		if claim != nil {
+			e.cache.c.abandon(claim)
+		}
+	}()
+	readStart := time.Now()
+	src, info, err := readInto(s.src[:0], g, f.abs, f.size, e.opts.MaxFileSize)
+	s.src = src[:0]
 	if err != nil {
-		return buf, err
+		return nil, "unreadable: " + err.Error()
+	}
+	if claim != nil {
+		// The bytes read are of the stamp the walk saw, or the file changed
+		// since and they are not cached under it.
+		if st, ok := stampOf(info); !ok || st != f.stamp {
+			e.cache.c.abandon(claim)
+			claim = nil
+		}
+	}
+	if isBinary(src) {
+		return nil, "binary"
+	}
+	if !e.noPrefilter && !pat.mayMatch(src) {
+		return nil, ""
+	}
+	// Trees the cache admits are flattened straight into their own memory;
+	// the rest reuse the slot's buffer.
+	var cost int64
+	admitted := false
+	nodes, err := s.p.parse(ctx, l.g, src, s.nodes, func(count int) []node {
+		if claim == nil {
+			return nil
+		}
+		cost = treeCost(len(src), count)
+		if admitted = e.cache.c.admit(cost, gen); admitted {
+			return make([]node, count)
+		}
+		return nil
+	})
+	if err != nil {
+		if admitted {
+			e.cache.c.unreserve(cost)
+		}
+		return nil, "parse failed: " + err.Error()
+	}
+	t = &tree{src: src, nodes: nodes}
+	switch {
+	case admitted:
+		t.src = append([]byte(nil), src...)
+		e.cache.fill(claim, t, cost, gen, racy(f.stamp, readStart))
+		claim = nil
+	case keep:
+		s.nodes = nodes[:0]
+		t.src = append([]byte(nil), src...)
+	default:
+		s.nodes = nodes[:0]
+	}
+	return t, ""
+}
+
+// readInto reads a file into buf, refusing one that grew past limit, and
+// returns what the open descriptor said about the file before the read.
+func readInto(buf []byte, g *pathguard.Guard, path string, size, limit int64) ([]byte, fs.FileInfo, error) {
+	fh, info, err := g.Open(path)
+	if err != nil {
+		return buf, nil, err
 	}
 	defer fh.Close()
 	if int64(cap(buf)) < size+1 {
@@ -780,7 +820,7 @@ func readInto(buf []byte, g *pathguard.Guard, path string, size, limit int64) ([
 	for {
 		if len(buf) == cap(buf) {
 			if int64(len(buf)) > limit {
-				return buf[:0], fmt.Errorf("grew past the size limit while being read")
+				return buf[:0], nil, fmt.Errorf("grew past the size limit while being read")
 			}
 			buf = append(buf, 0)[:len(buf)]
 		}
@@ -790,13 +830,13 @@ func readInto(buf []byte, g *pathguard.Guard, path string, size, limit int64) ([
 			break
 		}
 		if err != nil {
-			return buf[:0], err
+			return buf[:0], nil, err
 		}
 	}
 	if int64(len(buf)) > limit {
-		return buf[:0], fmt.Errorf("grew past the size limit while being read")
+		return buf[:0], nil, fmt.Errorf("grew past the size limit while being read")
 	}
-	return buf, nil
+	return buf, info, nil
 }
 
 func isBinary(src []byte) bool {

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/testenv"
 )
@@ -239,29 +238,6 @@ func TestCacheServesSecondQueryAndNoticesEdits(t *testing.T) {
 	}
 }
 
-func TestCacheAdmissionKeepsFirstEntriesOfAScan(t *testing.T) {
-	c := newParseCache(1000)
-	mt := time.Unix(1, 0)
-	mk := func() *tree { return &tree{src: make([]byte, 100)} }
-	for i := 0; i < 20; i++ {
-		cost := treeCost(100, 0)
-		if c.admit(cost, 1) {
-			c.put(fmt.Sprint(i), "go", 100, mt, mk(), cost, 1)
-		}
-	}
-	if c.used > c.limit {
-		t.Fatalf("used %d over limit %d", c.used, c.limit)
-	}
-	if c.get("0", "go", 100, mt, 2) == nil {
-		t.Fatal("the first entry of a scan was evicted by the same scan")
-	}
-	// A later query may evict entries it has not used.
-	cost := treeCost(100, 0)
-	if !c.admit(cost, 2) {
-		t.Fatal("a new query could not evict an old query's entries")
-	}
-}
-
 func TestCancellation(t *testing.T) {
 	files := map[string]string{}
 	for i := 0; i < 200; i++ {
@@ -374,7 +350,7 @@ func TestPrefilterNeverDropsAMatch(t *testing.T) {
 			t.Fatalf("%s: %v", file, err)
 		}
 		e.noPrefilter = true
-		e.cache.clear()
+		procCache.clear()
 		without, err := e.Search(context.Background(), q)
 		e.noPrefilter = false
 		if err != nil {
@@ -443,5 +419,41 @@ func TestTrimText(t *testing.T) {
 	wide := strings.Repeat("é", 1000)
 	if got := trimText(wide); len(got) > maxShownBytes+40 || !bytes.HasSuffix([]byte(got), []byte("more lines)")) {
 		t.Fatalf("wide trim: %d bytes", len(got))
+	}
+}
+
+// The walk follows git: a deeper .gitignore's !pattern re-includes a file
+// a shallower one ignored (nothing in an ignored folder can be), and the
+// .gitignore files above Path apply.
+func TestWalkFollowsGitPrecedence(t *testing.T) {
+	root := writeTree(t, map[string]string{
+		".gitignore":        "*_gen.go\nout/\n",
+		"a_gen.go":          "package p\n\nfunc f() { panic(1) }\n",
+		"sub/.gitignore":    "!keep_gen.go\n!out/\n",
+		"sub/keep_gen.go":   "package p\n\nfunc f() { panic(2) }\n",
+		"sub/drop_gen.go":   "package p\n\nfunc f() { panic(3) }\n",
+		"sub/out/o.go":      "package p\n\nfunc f() { panic(4) }\n",
+		"out/x/keep_gen.go": "package p\n\nfunc f() { panic(5) }\n",
+	})
+	e := NewEngine(Options{})
+	defer e.Close()
+	for _, c := range []struct {
+		path string
+		want []string
+	}{
+		{"", []string{"sub/keep_gen.go", "sub/out/o.go"}},
+		{"sub", []string{"sub/keep_gen.go", "sub/out/o.go"}},
+	} {
+		res, err := e.Search(context.Background(), Query{Root: root, Path: filepath.Join(root, c.path), Pattern: "panic($X)"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, m := range res.Matches {
+			got = append(got, m.File)
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("path %q: matches in %v, want %v", c.path, got, c.want)
+		}
 	}
 }

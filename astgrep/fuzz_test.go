@@ -54,8 +54,8 @@ func FuzzCompilePattern(f *testing.F) {
 		if err := l.load(); err != nil {
 			t.Fatal(err)
 		}
-		p := e.getParser()
-		defer e.putParser(p)
+		p := getParser()
+		defer putParser(p)
 		// Not a time limit on reading, a hang detector: the worst pattern
 		// under the limits reads in a few seconds.
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

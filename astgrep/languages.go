@@ -2,6 +2,7 @@ package astgrep
 
 import (
 	"fmt"
+	"maps"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -307,20 +308,39 @@ type languageSet struct {
 	byName map[string]*language
 }
 
-func newLanguageSet(grammarDirs []string) *languageSet {
+// bundledSet holds the bundled grammars, shared by every Engine: a
+// language is immutable once loaded, so engines need not load, name or
+// hold it each on their own.
+var bundledSet = sync.OnceValue(func() *languageSet {
 	s := &languageSet{
 		byID:   map[string]*language{},
 		alias:  map[string]*language{},
 		byExt:  map[string]*language{},
 		byName: map[string]*language{},
 	}
-	specs := map[string]langSpec{}
 	for _, sp := range langTable {
-		specs[sp.id] = sp
 		if sp.bundled != "" {
 			s.add(&language{spec: sp, id: sp.id})
 		}
 	}
+	return s
+})
+
+// newLanguageSet returns the bundled grammars plus those in grammarDirs.
+// Without grammar folders it is the shared bundled set, which nothing
+// changes.
+func newLanguageSet(grammarDirs []string) *languageSet {
+	base := bundledSet()
+	if len(grammarDirs) == 0 {
+		return base
+	}
+	s := &languageSet{
+		byID:   maps.Clone(base.byID),
+		alias:  maps.Clone(base.alias),
+		byExt:  maps.Clone(base.byExt),
+		byName: maps.Clone(base.byName),
+	}
+	var specs map[string]langSpec
 	// Shared libraries: the first folder that holds a grammar wins.
 	for _, dir := range grammarDirs {
 		entries, err := filepath.Glob(filepath.Join(dir, "libtree-sitter-*"+sharedLibExt))
@@ -331,6 +351,12 @@ func newLanguageSet(grammarDirs []string) *languageSet {
 			id := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(p), "libtree-sitter-"), sharedLibExt)
 			if id == "" || s.byID[id] != nil {
 				continue
+			}
+			if specs == nil {
+				specs = map[string]langSpec{}
+				for _, sp := range langTable {
+					specs[sp.id] = sp
+				}
 			}
 			sp, ok := specs[id]
 			if !ok || sp.bundled != "" {

@@ -29,8 +29,8 @@ func countingParse(t *testing.T, e *Engine, ctx context.Context, l *language, n 
 	if err := l.load(); err != nil {
 		t.Fatal(err)
 	}
-	p := e.getParser()
-	t.Cleanup(func() { e.putParser(p) })
+	p := getParser()
+	t.Cleanup(func() { putParser(p) })
 	return func(b []byte) (*tree, error) {
 		*n++
 		if before != nil {
@@ -141,8 +141,8 @@ func TestPatternCompileStopsWhenCancelled(t *testing.T) {
 
 	// tree-sitter itself stops: a parse of a large input under an ended
 	// context returns no tree.
-	p := e.getParser()
-	defer e.putParser(p)
+	p := getParser()
+	defer putParser(p)
 	src := []byte("package p\nfunc _() {\n" + distinctNames(20_000) + "\n}\n")
 	if _, err := p.parse(ctx, l.g, src, nil, nil); !errors.Is(err, context.Canceled) {
 		t.Errorf("parse under a cancelled context: %v, want context.Canceled", err)

@@ -50,7 +50,27 @@ func (m *matcher) kids(i int) []int {
 
 // findAll returns every match in the tree, outer before inner.
 func (m *matcher) findAll() []rawMatch {
+	out, _ := m.scan(false)
+	sort.SliceStable(out, func(a, b int) bool {
+		if out[a].start != out[b].start {
+			return out[a].start < out[b].start
+		}
+		return out[a].end > out[b].end
+	})
+	return out
+}
+
+// countAll counts the matches findAll would return without keeping them:
+// a file whose matches cannot be shown is only counted.
+func (m *matcher) countAll() int {
+	_, n := m.scan(true)
+	return n
+}
+
+// scan finds every match, keeping them unless countOnly, and counts them.
+func (m *matcher) scan(countOnly bool) ([]rawMatch, int) {
 	var out []rawMatch
+	n := 0
 	nodes := m.t.nodes
 	if root := m.p.root; root != nil {
 		want := root.sym
@@ -60,10 +80,13 @@ func (m *matcher) findAll() []rawMatch {
 			}
 			m.env, m.steps, m.arena = m.env[:0], 0, m.arena[:0]
 			if m.matchNode(root, i) {
-				out = append(out, rawMatch{start: int(nodes[i].start), end: int(nodes[i].end), env: append([]binding(nil), m.env...)})
+				n++
+				if !countOnly {
+					out = append(out, rawMatch{start: int(nodes[i].start), end: int(nodes[i].end), env: append([]binding(nil), m.env...)})
+				}
 			}
 		}
-		return out
+		return out, n
 	}
 	seq := m.p.seq
 	first := seq[0]
@@ -80,17 +103,14 @@ func (m *matcher) findAll() []rawMatch {
 			m.env, m.steps = m.env[:0], 0
 			ok, end := m.matchSeq(seq, 0, cands, s)
 			if ok && end > s {
-				out = append(out, rawMatch{start: int(nodes[cands[s]].start), end: int(nodes[cands[end-1]].end), env: append([]binding(nil), m.env...)})
+				n++
+				if !countOnly {
+					out = append(out, rawMatch{start: int(nodes[cands[s]].start), end: int(nodes[cands[end-1]].end), env: append([]binding(nil), m.env...)})
+				}
 			}
 		}
 	}
-	sort.SliceStable(out, func(a, b int) bool {
-		if out[a].start != out[b].start {
-			return out[a].start < out[b].start
-		}
-		return out[a].end > out[b].end
-	})
-	return out
+	return out, n
 }
 
 func (m *matcher) matchNode(p *pnode, ti int) bool {

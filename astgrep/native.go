@@ -8,6 +8,7 @@ package astgrep
 #include <stdbool.h>
 #include <string.h>
 #include <stdio.h>
+#include <sys/mman.h>
 
 // The few tree-sitter runtime declarations we need. The runtime itself is
 // compiled into github.com/smacker/go-tree-sitter, which this package imports,
@@ -90,7 +91,7 @@ extern void ts_set_allocator(void *(*)(size_t), void *(*)(size_t, size_t), void 
 // ---- A memory pool per parse ----
 //
 // tree-sitter allocates and frees every node of a tree one by one. During
-// one of our parses, its allocations come from the worker's pool instead
+// one of our parses, its allocations come from the work slot's pool instead
 // (bump allocation, with free lists for small sizes), and the whole tree,
 // parser included, is dropped at once afterwards by resetting the pool.
 // Outside a pool window (any other tree-sitter use in the process) the
@@ -107,6 +108,7 @@ extern void ts_set_allocator(void *(*)(size_t), void *(*)(size_t, size_t), void 
 typedef struct bt_chunk {
 	struct bt_chunk *next;
 	size_t used, cap;
+	size_t maplen;
 	char *base;
 } bt_chunk;
 
@@ -117,6 +119,7 @@ typedef struct {
 
 typedef struct bt_pool {
 	bt_chunk *chunks; // newest first
+	bt_chunk *spare;  // empty chunks kept for the next parses
 	size_t chunk_size;
 	void *free_lists[BT_CLASSES];
 	void *large_lists[BT_LARGE_CLASSES]; // by log2 of the block size
@@ -124,9 +127,49 @@ typedef struct bt_pool {
 
 static __thread bt_pool *bt_cur;
 
+// bt_mapped counts the bytes of pool chunks mapped by every pool: all the
+// C memory this package's parses hold.
+static size_t bt_mapped;
+
+static size_t bt_mapped_bytes(void) { return __atomic_load_n(&bt_mapped, __ATOMIC_RELAXED); }
+
+#define BT_CHUNK_MIN (1u << 20)
+#define BT_CHUNK_MAX (64u << 20)
+
+// A pool keeps one empty chunk of at most BT_RETAIN_CHUNK bytes after a
+// parse, and more while all pools together keep less than BT_RETAIN_MAX,
+// so a parse that needs a few MiB does not fault fresh pages in every
+// time; the rest goes back to the system at once.
+#define BT_RETAIN_CHUNK (4u << 20)
+#define BT_RETAIN_MAX (16u << 20)
+static size_t bt_retained;
+
 static void bt_oom(size_t n) {
 	fprintf(stderr, "astgrep: out of memory allocating %zu bytes\n", n);
 	abort();
+}
+
+// Chunks are mapped and unmapped directly rather than taken from malloc:
+// parses run on whichever thread the Go scheduler picks, and malloc would
+// keep the freed chunks of each thread's arena instead of handing them
+// back to the system.
+static bt_chunk *bt_chunk_new(size_t cap) {
+	size_t len = (sizeof(bt_chunk) + cap + 4095) & ~(size_t)4095;
+	void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED) bt_oom(len);
+	bt_chunk *c = m;
+	c->base = (char *)(c + 1);
+	c->used = 0;
+	c->cap = cap;
+	c->maplen = len;
+	c->next = NULL;
+	__atomic_add_fetch(&bt_mapped, len, __ATOMIC_RELAXED);
+	return c;
+}
+
+static void bt_chunk_free(bt_chunk *c) {
+	__atomic_sub_fetch(&bt_mapped, c->maplen, __ATOMIC_RELAXED);
+	munmap(c, c->maplen);
 }
 
 static int bt_owns(bt_pool *p, void *ptr) {
@@ -168,13 +211,17 @@ static void *bt_pool_alloc(bt_pool *p, size_t size) {
 	size_t need = usable + sizeof(bt_hdr);
 	bt_chunk *c = p->chunks;
 	if (c == NULL || c->cap - c->used < need) {
-		size_t cap = p->chunk_size;
-		if (cap < need) cap = need;
-		c = malloc(sizeof(bt_chunk) + cap);
-		if (c == NULL) bt_oom(cap);
-		c->base = (char *)(c + 1);
-		c->used = 0;
-		c->cap = cap;
+		bt_chunk **sp = &p->spare;
+		while (*sp && (*sp)->cap < need) sp = &(*sp)->next;
+		if (*sp) {
+			c = *sp;
+			*sp = c->next;
+			__atomic_sub_fetch(&bt_retained, c->maplen, __ATOMIC_RELAXED);
+		} else {
+			size_t cap = p->chunk_size;
+			if (cap < need) cap = need;
+			c = bt_chunk_new(cap);
+		}
 		c->next = p->chunks;
 		p->chunks = c;
 	}
@@ -251,43 +298,48 @@ static bt_pool *bt_pool_new(void) {
 	return p;
 }
 
-// bt_pool_reset drops everything allocated from the pool, keeping one
-// ordinary-sized chunk for the next parse.
-static void bt_pool_reset(bt_pool *p, size_t keep) {
-	bt_chunk *kept = NULL;
+// bt_pool_reset drops everything allocated from the pool, keeping empty
+// chunks of up to BT_RETAIN_CHUNK bytes for the next parses (see
+// BT_RETAIN_MAX).
+static void bt_pool_reset(bt_pool *p) {
 	bt_chunk *c = p->chunks;
 	while (c) {
 		bt_chunk *next = c->next;
-		if (kept == NULL && c->cap == keep) {
-			kept = c;
-			kept->used = 0;
-			kept->next = NULL;
+		if (c->cap <= BT_RETAIN_CHUNK &&
+		    (p->spare == NULL || __atomic_load_n(&bt_retained, __ATOMIC_RELAXED) + c->maplen <= BT_RETAIN_MAX)) {
+			c->used = 0;
+			c->next = p->spare;
+			p->spare = c;
+			__atomic_add_fetch(&bt_retained, c->maplen, __ATOMIC_RELAXED);
 		} else {
-			free(c);
+			bt_chunk_free(c);
 		}
 		c = next;
 	}
-	p->chunks = kept;
+	p->chunks = NULL;
 	memset(p->free_lists, 0, sizeof(p->free_lists));
 	memset(p->large_lists, 0, sizeof(p->large_lists));
 }
 
 static void bt_pool_delete(bt_pool *p) {
-	bt_pool_reset(p, 0);
-	free(p->chunks);
+	bt_pool_reset(p);
+	while (p->spare) {
+		bt_chunk *c = p->spare;
+		p->spare = c->next;
+		__atomic_sub_fetch(&bt_retained, c->maplen, __ATOMIC_RELAXED);
+		bt_chunk_free(c);
+	}
 	free(p);
 }
-
-#define BT_CHUNK_MIN (1u << 20)
-#define BT_CHUNK_MAX (64u << 20)
 
 // bt_parse parses src with a parser made for this parse inside pool. The
 // tree and parser live in the pool until bt_release. tree-sitter polls
 // cancel every hundred parse actions and gives up when it is non-zero.
 static TSTree *bt_parse(bt_pool *pool, const TSLanguage *lang, const char *src, uint32_t len, uint64_t timeout, const size_t *cancel, uint32_t *count, TSParser **pp) {
-	size_t cs = (size_t)len * 8;
-	if (cs < BT_CHUNK_MIN) cs = BT_CHUNK_MIN;
-	if (cs > BT_CHUNK_MAX) cs = BT_CHUNK_MAX;
+	// Chunk sizes are powers of two, so chunks kept from one parse fit the
+	// next.
+	size_t cs = BT_CHUNK_MIN;
+	while (cs < (size_t)len * 8 && cs < BT_CHUNK_MAX) cs *= 2;
 	pool->chunk_size = cs;
 	bt_cur = pool;
 	TSParser *p = ts_parser_new();
@@ -309,7 +361,7 @@ static void bt_release(bt_pool *pool, TSParser *p) {
 	bt_cur = pool;
 	ts_parser_delete(p);
 	bt_cur = NULL;
-	bt_pool_reset(pool, BT_CHUNK_MIN);
+	bt_pool_reset(pool);
 }
 
 // bt_flatten writes the tree into out (cap records). While a
@@ -440,9 +492,9 @@ func newGrammar(ts tsLanguage) *grammar {
 
 func init() { C.bt_install_allocator() }
 
-// parser is one worker's parsing state: the memory pool its parses
-// allocate from, and the flag that cancels a parse in progress. It is used
-// by one goroutine at a time.
+// parser is one work slot's (or one pattern reading's) parsing state: the
+// memory pool its parses allocate from, and the flag that cancels a parse
+// in progress. It is used by one goroutine at a time.
 type parser struct {
 	pool   *C.bt_pool
 	cancel *C.size_t // C memory: tree-sitter reads it during the parse
@@ -525,6 +577,12 @@ func (p *parser) parse(ctx context.Context, lang *grammar, src []byte, buf []nod
 }
 
 var emptySource = []byte{0}
+
+// cMemoryBytes is the C memory every parser's pool holds right now.
+func cMemoryBytes() int64 { return int64(C.bt_mapped_bytes()) }
+
+// grammarAddr identifies a loaded grammar for the parse cache.
+func grammarAddr(l tsLanguage) uintptr { return uintptr(unsafe.Pointer(l)) }
 
 func languageVersion(l tsLanguage) int { return int(C.ts_language_version(l)) }
 

@@ -1,9 +1,6 @@
 package astgrep
 
-import (
-	"sort"
-	"strings"
-)
+import "sort"
 
 // tree is a parsed file: its bytes and its flattened syntax nodes in
 // preorder. It is immutable once built, so any number of goroutines may read
@@ -68,31 +65,4 @@ func lineStarts(src []byte) []int {
 // lineOf returns the 1-based line holding byte offset off.
 func lineOf(starts []int, off int) int {
 	return sort.Search(len(starts), func(i int) bool { return starts[i] > off })
-}
-
-// sexp renders the subtree at i for debugging and error messages.
-func (t *tree) sexp(l *language, i int) string {
-	var b strings.Builder
-	var rec func(i, depth int)
-	rec = func(i, depth int) {
-		b.WriteString(strings.Repeat("  ", depth))
-		n := t.nodes[i]
-		name := l.symbolName(n.sym)
-		if n.flags&flagNamed == 0 {
-			name = "\"" + name + "\""
-		}
-		if n.flags&flagMissing != 0 {
-			name = "MISSING " + name
-		}
-		b.WriteString(name)
-		if t.leaf(i) {
-			b.WriteString(" " + strings.ReplaceAll(string(t.text(i)), "\n", `\n`))
-		}
-		b.WriteString("\n")
-		for _, c := range t.children(i, nil) {
-			rec(c, depth+1)
-		}
-	}
-	rec(i, 0)
-	return b.String()
 }
