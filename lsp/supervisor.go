@@ -9,12 +9,14 @@ import (
 	"maps"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/builtin-tools/builtin-tools/internal/walk"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
@@ -620,35 +622,27 @@ func (s *Supervisor) scanMarkers(ctx context.Context) map[string][]string {
 		}
 	}
 	found := map[string][]string{}
+	if s.guard == nil {
+		return found
+	}
 	seen := map[string]map[string]bool{}
 	entries := 0
-	_ = filepath.WalkDir(s.root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || ctx.Err() != nil {
-			return nil
-		}
+	// The run's one walk policy (.gitignore, hidden and vendored folders),
+	// plus build output, down to maxDepth.
+	opts := walk.Options{Dirs: true, MaxDepth: maxDepth, HiddenFiles: true, SkipDirs: []string{"target", "build"}}
+	_ = walk.Walk(ctx, s.guard, s.root, opts, func(e walk.Entry) error {
 		entries++
 		if entries > maxEntries {
-			return filepath.SkipAll
+			return walk.SkipAll
 		}
-		if path == s.root {
-			return nil
-		}
-		rel := s.rel(path)
-		for _, id := range byMarker[d.Name()] {
-			dir := filepath.ToSlash(filepath.Dir(rel))
+		for _, id := range byMarker[path.Base(e.Rel)] {
+			dir := path.Dir(e.Rel)
 			if seen[id] == nil {
 				seen[id] = map[string]bool{}
 			}
 			if !seen[id][dir] {
 				seen[id][dir] = true
 				found[id] = append(found[id], dir)
-			}
-		}
-		if d.IsDir() {
-			name := d.Name()
-			if strings.HasPrefix(name, ".") || name == "node_modules" || name == "vendor" || name == "target" || name == "build" ||
-				strings.Count(rel, "/") >= maxDepth {
-				return filepath.SkipDir
 			}
 		}
 		return nil

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -286,5 +287,32 @@ func TestURIRoundTrip(t *testing.T) {
 		if !ok || got != p {
 			t.Errorf("%s -> %s -> %s", p, fileURI(p), got)
 		}
+	}
+}
+
+// The marker scan walks as every tool does: a root marker inside a folder
+// .gitignore leaves out, or in vendored code, names no server root.
+func TestMarkerScanUsesTheWalkPolicy(t *testing.T) {
+	root := t.TempDir()
+	for name, text := range map[string]string{
+		".gitignore":          "generated/\n",
+		"app/go.mod":          "module app\n",
+		"generated/x/go.mod":  "module x\n",
+		"vendor/dep/go.mod":   "module dep\n",
+		"tools/deep/a/go.mod": "module a\n",
+	} {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sup := NewSupervisor(root, Config{})
+	defer sup.Close()
+	got := sup.scanMarkers(context.Background())["gopls"]
+	if !slices.Equal(got, []string{"app", "tools/deep/a"}) {
+		t.Fatalf("gopls marker folders %v, want app and tools/deep/a", got)
 	}
 }
