@@ -27,6 +27,7 @@ var AskTool = registry.Descriptor{
 	Description: "Ask the human operator a question and wait for the answer. This is the only way to ask: a question written as a chat message ends your turn. " +
 		"Offer options when you can, with allow_free_text for anything else. If the human skips the question, proceed under an explicitly stated " +
 		"assumption and do not ask again.",
+	Asks:    true,
 	Handler: registry.With(Key, ask),
 }
 

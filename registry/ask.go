@@ -150,14 +150,24 @@ func (r *Run) resume(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToo
 	return r.relay(ctx, p, pk.ex)
 }
 
+func (c *Call) root() *Call {
+	for c.Parent != nil {
+		c = c.Parent
+	}
+	return c
+}
+
 // Elicit asks the human at the call's MCP client (REG-7, ASK-1) and waits
 // for the answer, at most Config.QuestionTimeout. A child call asks through
 // its root's peer. Without a client that can show it, it fails at once with
 // ErrNoPeer.
 func (c *Call) Elicit(ctx context.Context, params mcp.ElicitationParams) (*mcp.ElicitationResult, error) {
 	p := c.peer
-	if p == nil || p.ex == nil {
+	if p == nil {
 		return nil, fmt.Errorf("%w: this call did not come from an MCP client", ErrNoPeer)
+	}
+	if p.ex == nil {
+		return nil, fmt.Errorf("%w: %s does not declare that it asks (Descriptor.Asks), so its call cannot pause for an answer", ErrNoPeer, c.root().Tool.Name)
 	}
 	info, ok := p.session.(server.SessionWithClientInfo)
 	if !ok || info.GetClientCapabilities().Elicitation == nil {

@@ -202,20 +202,11 @@ func (r *Run) budget() int {
 	return DefaultOutputBudget
 }
 
-// maxStructuredBytes bounds the JSON of one result's structuredContent. A
-// tool keeps its data within its own limits (50 references, 100 matches);
-// past this the data is dropped, with a note, rather than sent.
-const maxStructuredBytes = 1 << 20
-
 // capResult cuts the text blocks of res to budget characters in all, on a
-// character boundary, and says how much was cut (REG-12).
+// character boundary, and says how much was cut (REG-12). Structured
+// content is bounded by each tool's own limits (matches, references, diff
+// size), not here.
 func capResult(res *mcp.CallToolResult, budget int) {
-	if res.StructuredContent != nil {
-		if b, err := json.Marshal(res.StructuredContent); err != nil || len(b) > maxStructuredBytes {
-			res.StructuredContent = nil
-			res.Content = append(res.Content, mcp.NewTextContent("[the structured form of this result was left out: it is over 1 MiB]"))
-		}
-	}
 	total := 0
 	for _, c := range res.Content {
 		if t, ok := c.(mcp.TextContent); ok {

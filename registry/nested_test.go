@@ -22,7 +22,7 @@ type cellParams struct {
 
 // cellTool stands in for eval: a serial exec tool whose handler calls other
 // tools as children, as a cell's tool() bridge will.
-var cellTool = registry.Descriptor{Name: "cell", Tier: tiers.Exec, Description: "runs a cell", Serial: true,
+var cellTool = registry.Descriptor{Name: "cell", Tier: tiers.Exec, Description: "runs a cell", Serial: true, Asks: true,
 	Handler: registry.Func(func(ctx context.Context, c *registry.Call, p cellParams) (msg, error) {
 		res := c.Call(ctx, "an eval cell", p.Tool, json.RawMessage(p.Args))
 		written := make([]string, 0)

@@ -111,10 +111,23 @@ func (r *Run) peerHandler(mode tiers.Mode, name string, s *server.MCPServer) ser
 		if req.Params.Meta != nil {
 			p.token = req.Params.Meta.ProgressToken
 		}
+		if !r.mayAsk(name) {
+			return r.call(ctx, mode, name, args, nil, "", p)
+		}
 		return r.converse(ctx, p, func(callCtx context.Context) (*mcp.CallToolResult, error) {
 			return r.call(callCtx, mode, name, args, nil, "", p)
 		})
 	}
+}
+
+// mayAsk reports whether a call of name may pause for a human: the tool
+// declares Asks, or the approval policy asks for its tier.
+func (r *Run) mayAsk(name string) bool {
+	e, ok := r.tools[name]
+	if !ok {
+		return false
+	}
+	return e.d.Asks || r.cfg.Policy[e.d.Tier] == Ask
 }
 
 // Peer is the MCP client a call came from. It outlives the call, so work

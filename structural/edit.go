@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/builtin-tools/builtin-tools/astedit"
+	"github.com/builtin-tools/builtin-tools/internal/textcut"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
 )
@@ -37,8 +38,12 @@ type EditResult struct {
 	Dropped      []StagedMatch `json:"dropped,omitempty" jsonschema:"matches nested in or overlapping a kept match, left for another ast_edit"`
 	Evicted      []string      `json:"evicted,omitempty" jsonschema:"older pending edits dropped to make room"`
 	Diff         string        `json:"diff" jsonschema:"unified diff of every file"`
+	DiffCut      bool          `json:"diff_cut,omitempty" jsonschema:"the diff is longer than 256 KiB and was cut"`
 	text         string
 }
+
+// maxDiffBytes bounds the diff a result carries as data.
+const maxDiffBytes = 256 << 10
 
 // StagedFile is one file a staged edit rewrites.
 type StagedFile struct {
@@ -54,7 +59,8 @@ type StagedMatch struct {
 }
 
 func editResult(p *astedit.Proposal, text string) EditResult {
-	out := EditResult{EditID: p.ID, Replacements: len(p.Replacements), Files: []StagedFile{}, Evicted: p.Evicted, Diff: p.Diff, text: text}
+	out := EditResult{EditID: p.ID, Replacements: len(p.Replacements), Files: []StagedFile{}, Evicted: p.Evicted,
+		Diff: textcut.Bytes(p.Diff, maxDiffBytes), DiffCut: len(p.Diff) > maxDiffBytes, text: text}
 	for _, f := range p.Files {
 		out.Files = append(out.Files, StagedFile{File: f.File, Replacements: f.Replacements, Lines: f.Lines})
 	}

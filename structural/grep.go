@@ -2,7 +2,7 @@ package structural
 
 import (
 	"context"
-	"errors"
+	"fmt"
 
 	"github.com/builtin-tools/builtin-tools/astgrep"
 	"github.com/builtin-tools/builtin-tools/registry"
@@ -15,6 +15,9 @@ type grepParams struct {
 	Language   string `json:"language,omitempty" jsonschema:"grammar id (go, python, javascript, typescript, tsx, rust, c, cpp, java, ruby, dart ...); inferred from a file's name, or from the folder's files when the pattern parses in only one of their languages"`
 	MaxResults int    `json:"max_results,omitempty" jsonschema:"most matches to show (default 50); the total is always counted"`
 }
+
+// maxMatches bounds max_results, so a result's data stays bounded too.
+const maxMatches = 1000
 
 // GrepTool is the ast_grep tool (AG-1..5).
 var GrepTool = registry.Descriptor{
@@ -86,8 +89,8 @@ func grep(ctx context.Context, c *registry.Call, s *Structural, p grepParams) (G
 	if err != nil {
 		return GrepResult{}, err
 	}
-	if p.MaxResults < 0 {
-		return GrepResult{}, errors.New("max_results must be positive")
+	if p.MaxResults < 0 || p.MaxResults > maxMatches {
+		return GrepResult{}, fmt.Errorf("max_results must be between 1 and %d; to see more, search a narrower path (the total is always counted)", maxMatches)
 	}
 	q.MaxResults = p.MaxResults
 	q.Progress = func(done, total int) {
