@@ -1,22 +1,28 @@
-// Package registry holds one agent run's tools: which are registered (only
-// those whose backing resource is attached, REG-2), which each mode sees
-// (REG-5), and the one call path every caller goes through — the run's MCP
-// peer today, an interpreter cell's tool() bridge later (REG-8).
+// Package registry holds one agent run's tools and the one call path every
+// caller goes through: the run's MCP peers (in process and over stdio), the
+// direct Run.Call of a harness that links the library, and a handler's own
+// child calls (an interpreter's tool() bridge).
 //
-// A tool is a Descriptor: name, tier, the resources it needs, an input schema
-// derived from a params struct, and a handler. Tool packages export
-// descriptors; a harness lists them in Config.Tools. The call path applies,
-// in order: the mode's tier check, argument validation against the schema,
-// the approval gate for write and exec tools (REG-7), serialization for tools
-// that are not parallel-safe (REG-10), the run's wrappers (for example
-// diagnostics after a write), and finally the handler.
+// Tools come in families (Family): a package declares a typed resource key,
+// how its resource opens from the run's options, its tools and its
+// wrappers. A tool is a Descriptor, a struct literal whose Handler is built
+// by Func or With; the input schema comes from the params struct and the
+// output schema from the result type, whose text the agent reads and whose
+// JSON is the result's structured content. A tool is registered only while
+// the resource it needs is attached (REG-2).
 //
-// Each mode gets its own mcp-go server bound to the run. Its tool filter hides
-// tools outside the mode from tools/list and also refuses tools/call to them
-// by name; a request hook turns that refusal into a message that says why.
-// Peers are reached in process (mcp-go's in-process client) or over stdio
-// (ServeStdio). Nothing here listens on a network.
+// The call path applies, in order: the run is open and the tool registered
+// and visible in the caller's mode (REG-5); argument validation; refusal of
+// a serial tool re-entered from its own call chain (REG-11); the approval
+// gate for write and exec tools (REG-7); serialization of serial tools
+// (REG-10); the wrappers that apply; the handler; the output budget
+// (REG-12). A run has a lifetime: Close cancels calls in flight and waits
+// for them before closing resources (REG-13).
 //
-// Tool failures are tool error results (IsError) whose text says what went
-// wrong and what to do; a handler's Go error is reserved for protocol faults.
+// A handler that asks its human something blocks in Call.Elicit; on a peer
+// call that becomes MCP's multi round-trip input request (ask.go). Nothing
+// here listens on a network.
+//
+// Tool failures are tool error results whose text says what went wrong and
+// what to do; a Go error from a HandlerFunc is reserved for protocol faults.
 package registry
