@@ -40,6 +40,11 @@ type Descriptor struct {
 	// Writes marks a tool that writes files and records each with
 	// Call.Wrote; wrappers such as diagnostics-on-write select on it.
 	Writes bool
+	// Asks marks a tool whose handler may ask the human mid-call (ask_user;
+	// a bridge whose child calls may need approval). Its peer calls run so
+	// that they can pause for the answer; others run on the request's own
+	// goroutine.
+	Asks bool
 	// Handler is the typed body, built with Func or With.
 	Handler Handler
 }
