@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/builtin-tools/builtin-tools/internal/textcut"
 )
 
 // Severity is an LSP diagnostic severity.
@@ -95,16 +97,7 @@ func sortDiagnostics(ds []Diagnostic) {
 }
 
 // clip cuts s to at most n bytes (and an ellipsis) on a rune boundary.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
-}
+func clip(s string, n int) string { return textcut.BytesEllipsis(s, n) }
 
 // Ledger remembers, for one run, which diagnostics were already reported,
 // so the write wrapper appends only new ones (WRT-2). The key is file,

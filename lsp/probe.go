@@ -108,7 +108,6 @@ type startFailure struct {
 	err     error
 	until   time.Time
 	backoff time.Duration
-	told    bool // a write already reported it
 }
 
 // BackoffError repeats a start failure during its backoff.

@@ -90,11 +90,7 @@ func TestNestedCalls(t *testing.T) {
 func TestNotifyOutsideCalls(t *testing.T) {
 	r := newRun(t, registry.Config{})
 	ctx := context.Background()
-	c, err := r.Client(ctx, tiers.Normal)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := peerOf(t, r, tiers.Normal)
 	got := make(chan mcp.JSONRPCNotification, 8)
 	c.OnNotification(func(n mcp.JSONRPCNotification) { got <- n })
 	r.Notify("notifications/builtin-tools/worker", map[string]any{"id": "w1", "status": "succeeded"})
@@ -129,11 +125,7 @@ func TestNotifyOutsideCalls(t *testing.T) {
 func TestStructuredContent(t *testing.T) {
 	r := newRun(t, registry.Config{})
 	ctx := context.Background()
-	c, err := r.Client(ctx, tiers.Normal)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := peerOf(t, r, tiers.Normal)
 	list, err := c.ListTools(ctx, mcp.ListToolsRequest{})
 	if err != nil {
 		t.Fatal(err)

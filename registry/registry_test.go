@@ -31,11 +31,7 @@ func TestRegisteredWhenResourceAttached(t *testing.T) {
 		Open: func(env *registry.Env) (*fakeDebugger, error) { return nil, registry.ErrSkip }}
 	r := newRun(t, registry.Config{Families: []registry.Extension{toyFiles, dbg}})
 	ctx := context.Background()
-	c, err := r.Client(ctx, tiers.Normal)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := peerOf(t, r, tiers.Normal)
 	changed := make(chan struct{}, 4)
 	c.OnNotification(func(n mcp.JSONRPCNotification) {
 		if n.Method == string(mcp.MethodNotificationToolsListChanged) {
@@ -90,11 +86,7 @@ func TestRegisteredWhenResourceAttached(t *testing.T) {
 func TestPlanModeRefusesWriteByName(t *testing.T) {
 	r := newRun(t, registry.Config{})
 	ctx := context.Background()
-	c, err := r.Client(ctx, tiers.Plan)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := peerOf(t, r, tiers.Plan)
 	res, err := c.ListTools(ctx, mcp.ListToolsRequest{})
 	if err != nil {
 		t.Fatal(err)
@@ -159,11 +151,7 @@ func TestOneCallPathForEveryCaller(t *testing.T) {
 	stage := toolOf("stage", tiers.Write, func(ctx context.Context, c *registry.Call) (string, error) { return "staged", nil })
 	r := newRun(t, registry.Config{Families: []registry.Extension{toyFiles, family("more", stage), record}})
 	ctx := context.Background()
-	c, err := r.Client(ctx, tiers.Normal)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := peerOf(t, r, tiers.Normal)
 	req := mcp.CallToolRequest{}
 	req.Params.Name = "put"
 	req.Params.Arguments = map[string]any{"path": "a.txt", "content": "one\n"}

@@ -53,3 +53,12 @@ func Count(n int, one, many string) string {
 	}
 	return strconv.Itoa(n) + " " + many
 }
+
+// BytesEllipsis returns s cut to at most n bytes on a character boundary,
+// with "…" appended when it was cut.
+func BytesEllipsis(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return Bytes(s, n) + "…"
+}
