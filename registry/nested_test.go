@@ -236,3 +236,35 @@ func TestForeignRequestState(t *testing.T) {
 		t.Fatalf("foreign request state: %v", a)
 	}
 }
+
+// A child's progress goes to the token of the peer call it came from.
+func TestChildProgressReachesTheParentToken(t *testing.T) {
+	tick := toolOf("tick", tiers.Read, func(ctx context.Context, c *registry.Call) (string, error) {
+		c.Progress(ctx, 1, 2, "half way")
+		return "ticked", nil
+	})
+	parent := registry.Descriptor{Name: "parent", Tier: tiers.Read, Description: "calls tick",
+		Handler: registry.Func(func(ctx context.Context, c *registry.Call, p noParams) (msg, error) {
+			return msg{registry.ResultText(c.Call(ctx, "a test", "tick", nil))}, nil
+		})}
+	r := newRun(t, registry.Config{Families: []registry.Extension{family("p", tick, parent)}})
+	c := peerOf(t, r, tiers.Normal)
+	got := make(chan mcp.JSONRPCNotification, 4)
+	c.OnNotification(func(n mcp.JSONRPCNotification) { got <- n })
+	req := mcp.CallToolRequest{}
+	req.Params.Name = "parent"
+	req.Params.Meta = &mcp.Meta{ProgressToken: "tok-1"}
+	res, err := c.CallTool(context.Background(), req)
+	if err != nil || registry.ResultText(res) != "ticked" {
+		t.Fatalf("%v %q", err, registry.ResultText(res))
+	}
+	select {
+	case n := <-got:
+		f := n.Params.AdditionalFields
+		if n.Method != "notifications/progress" || f["progressToken"] != "tok-1" || f["message"] != "half way" {
+			t.Fatalf("progress %+v", n)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the child's progress did not reach the parent's token")
+	}
+}

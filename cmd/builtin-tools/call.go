@@ -19,8 +19,10 @@ import (
 func cmdCall(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var c common
 	outDir := ""
-	fs := flagSet("call", "call [flags] TOOL [JSON]\n\nRuns one call in a fresh run and prints the result's text. JSON is the argument object\n(default {}; - reads it from stdin). Images in the result are written to files named on stdout.\nExit status: 0 success, 1 the result is an error or the call was refused, 2 bad usage.", stderr)
+	asJSON := false
+	fs := flagSet("call", "call [flags] TOOL [JSON]\n\nRuns one call in a fresh run and prints the result's text (with --json, its structured content). JSON is the argument object\n(default {}; - reads it from stdin). Images in the result are written to files named on stdout.\nExit status: 0 success, 1 the result is an error or the call was refused, 2 bad usage.", stderr)
 	c.register(fs, "terminal")
+	fs.BoolVar(&asJSON, "json", false, "print the result's structuredContent (the data under the tool's outputSchema) as indented JSON instead of its text; an error still prints its text")
 	fs.StringVar(&outDir, "out", "", "folder for images in the result (default: a fresh private folder under $TMPDIR); an existing file is never overwritten")
 	if code, ok := parse(fs, args); !ok {
 		return code
@@ -69,6 +71,15 @@ func cmdCall(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "builtin-tools call: %v\n", err)
 		return 1
+	}
+	if asJSON && !res.IsError && res.StructuredContent != nil {
+		b, err := json.MarshalIndent(res.StructuredContent, "", "  ")
+		if err != nil {
+			fmt.Fprintf(stderr, "builtin-tools call: %v\n", err)
+			return 1
+		}
+		fmt.Fprintln(stdout, string(b))
+		return 0
 	}
 	images := 0
 	for _, content := range res.Content {

@@ -60,7 +60,16 @@ func TestToolsPerMode(t *testing.T) {
 // CLI-1: call runs one call; plan mode refuses write by name (exit 1).
 func TestCall(t *testing.T) {
 	root := fixture(t)
-	code, out, _ := runCmd(t, "", "call", "--root", root, "read", `{"path":"hello.txt"}`)
+	code, out, _ := runCmd(t, "", "call", "--json", "--root", root, "read", `{"path":"hello.txt"}`)
+	var data struct {
+		Path       string `json:"path"`
+		TotalLines int    `json:"total_lines"`
+		Content    string `json:"content"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &data) != nil || data.Path != "hello.txt" || data.TotalLines != 2 || data.Content != "hello\nworld\n" {
+		t.Fatalf("call --json: code %d, %q", code, out)
+	}
+	code, out, _ = runCmd(t, "", "call", "--root", root, "read", `{"path":"hello.txt"}`)
 	if code != 0 || !strings.Contains(out, "     1\thello\n     2\tworld") {
 		t.Fatalf("read: code %d, %q", code, out)
 	}
