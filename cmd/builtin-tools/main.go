@@ -69,7 +69,7 @@ type common struct {
 	root, mode, approve, ask, conversation, without, grammars string
 	askTimeout                                                time.Duration
 	trust                                                     bool
-	maxFrame                                                  int
+	maxFrame, budget                                          int
 }
 
 func (c *common) register(fs *flag.FlagSet, defaultAsk string) {
@@ -81,6 +81,7 @@ func (c *common) register(fs *flag.FlagSet, defaultAsk string) {
 	fs.StringVar(&c.conversation, "conversation", "", "conversation id (default: one made for this process)")
 	fs.StringVar(&c.without, "without", "", "tool families not to open, comma-separated: "+familyNames())
 	fs.BoolVar(&c.trust, "trust-checkout", false, "trust the checkout: run programs inside it (node_modules/.bin, .venv/bin) and checkers that execute its code (cargo check); off, a read tool runs no code from the checkout")
+	fs.IntVar(&c.budget, "output-budget", registry.DefaultOutputBudget, "characters of text one result may hold; a longer one says what it left out and how to get it")
 	fs.StringVar(&c.grammars, "grammars", defaultGrammars(), "folders of tree-sitter grammar libraries (libtree-sitter-<id>.so) loaded at run time, separated by "+string(os.PathListSeparator))
 }
 
@@ -143,6 +144,7 @@ func (c *common) newRun(stdin io.Reader, stdout io.Writer, stdio bool) (*registr
 		Ask: port, AskTimeout: c.askTimeout, Without: without, TrustCheckout: c.trust,
 		Structural:    astgrep.Options{GrammarDirs: grammarDirs},
 		MaxFrameBytes: c.maxFrame,
+		OutputBudget:  c.budget,
 	})
 	if t, ok := port.(*askuser.Terminal); ok {
 		if err != nil {
