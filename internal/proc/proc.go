@@ -74,6 +74,15 @@ func KillGroup(pid int) {
 	}
 }
 
+// Track records a process group this process did not start but must not
+// leave behind (a debuggee that its adapter put in a group of its own), so
+// the reaper kills it if this process dies first. Forget it with Done.
+func Track(pgid int) {
+	if pgid > 1 {
+		reap.add(pgid)
+	}
+}
+
 // Done forgets the group led by pid: it has ended and nothing of it may
 // be killed later by mistake.
 func Done(pid int) { reap.remove(pid) }

@@ -1,0 +1,259 @@
+package dap
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/builtin-tools/builtin-tools/internal/walk"
+	"github.com/builtin-tools/builtin-tools/pathguard"
+)
+
+// Transport is how the client reaches an adapter.
+type Transport string
+
+// Transports.
+const (
+	// Stdio: the adapter speaks DAP on its stdin and stdout.
+	Stdio Transport = "stdio"
+	// UnixClient: we listen on a unix socket in a private folder and the
+	// adapter dials it (dlv dap --client-addr unix:…); never TCP.
+	UnixClient Transport = "unix-client"
+)
+
+// AdapterSpec is one debug adapter, as data (DBG-4). Adding an adapter is a
+// row in Adapters.
+type AdapterSpec struct {
+	ID       string
+	Language string
+	// Markers are files whose presence in the checkout says the adapter
+	// fits it (the same intersection as language servers: marker and
+	// binary).
+	Markers []string
+	// Extensions of a program file this adapter debugs.
+	Extensions []string
+	// Commands are the ways to start the adapter, tried in order; the
+	// first whose program resolves on PATH wins. {addr} is replaced by the
+	// socket address for UnixClient.
+	Commands  [][]string
+	Transport Transport
+	// Probe, when set, are arguments for a command's program that must exit
+	// 0 for that command to count (python3 -c "import debugpy": the first
+	// python that has debugpy wins).
+	Probe   []string
+	Install string
+	// Exceptions are the exception filters set at launch when the adapter
+	// offers them: a panic or an uncaught exception stops the program.
+	Exceptions []string
+	// ExprContext is the evaluate context for expressions.
+	ExprContext string
+}
+
+// Adapters is the table of debug adapters.
+var Adapters = []AdapterSpec{
+	{
+		ID: "delve", Language: "Go", Markers: []string{"go.mod"}, Extensions: []string{".go"},
+		Commands:    [][]string{{"dlv", "dap", "--client-addr", "{addr}"}},
+		Transport:   UnixClient,
+		Install:     "go install github.com/go-delve/delve/cmd/dlv@latest",
+		Exceptions:  []string{"unrecovered-panic", "runtime-fatal-throw"},
+		ExprContext: "repl",
+	},
+	{
+		ID: "debugpy", Language: "Python", Markers: []string{"pyproject.toml", "setup.py", "requirements.txt"}, Extensions: []string{".py"},
+		// Debian's debugpy is for /usr/bin/python3, which may not be the
+		// python3 first on PATH.
+		Commands:    [][]string{{"python3", "-m", "debugpy.adapter"}, {"/usr/bin/python3", "-m", "debugpy.adapter"}},
+		Transport:   Stdio,
+		Probe:       []string{"-c", "import debugpy"},
+		Install:     "apt-get install python3-debugpy (or pip install debugpy)",
+		Exceptions:  []string{"uncaught"},
+		ExprContext: "repl",
+	},
+	{
+		ID: "lldb", Language: "C, C++, Rust", Markers: []string{"Cargo.toml", "CMakeLists.txt", "Makefile", "compile_commands.json"},
+		Commands:    [][]string{{"lldb-dap"}, {"lldb-dap-19"}, {"lldb-dap-18"}, {"lldb-vscode"}},
+		Transport:   Stdio,
+		Install:     "apt-get install lldb-19 (gives lldb-dap-19)",
+		Exceptions:  []string{"cpp_throw"},
+		ExprContext: "watch",
+	},
+	{
+		ID: "dart", Language: "Dart", Markers: []string{"pubspec.yaml"}, Extensions: []string{".dart"},
+		Commands:    [][]string{{"dart", "debug_adapter"}},
+		Transport:   Stdio,
+		Install:     "install the Dart SDK (https://dart.dev/get-dart)",
+		ExprContext: "repl",
+	},
+}
+
+// Spec returns the adapter with id.
+func Spec(id string) (AdapterSpec, bool) {
+	for _, a := range Adapters {
+		if a.ID == id {
+			return a, true
+		}
+	}
+	return AdapterSpec{}, false
+}
+
+// AdapterIDs lists the table's ids.
+func AdapterIDs() []string {
+	ids := make([]string, len(Adapters))
+	for i, a := range Adapters {
+		ids[i] = a.ID
+	}
+	return ids
+}
+
+// command resolves the first of a's commands whose program is on PATH (and
+// passes the probe), with its absolute path in place; nil and why if none
+// does.
+func (a AdapterSpec) command() ([]string, string) {
+	why := ""
+	for _, c := range a.Commands {
+		p, err := exec.LookPath(c[0])
+		if err != nil {
+			continue
+		}
+		if len(a.Probe) > 0 {
+			if out, err := exec.Command(p, a.Probe...).CombinedOutput(); err != nil {
+				why = p + ": " + lastLine(string(out))
+				continue
+			}
+		}
+		return append([]string{p}, c[1:]...), ""
+	}
+	return nil, why
+}
+
+// AdapterStatus is one row of `adapters`: whether the adapter works for
+// this checkout, and which half is missing when it does not.
+type AdapterStatus struct {
+	ID       string   `json:"id"`
+	Language string   `json:"language"`
+	Markers  []string `json:"markers" jsonschema:"the files that make it fit a checkout"`
+	// MarkerDirs are folders of the checkout holding one, relative, "."
+	// for the root.
+	MarkerDirs []string `json:"marker_dirs,omitempty"`
+	Binary     string   `json:"binary,omitempty" jsonschema:"the adapter program found"`
+	// State is available, no_marker, no_binary or no_marker_no_binary.
+	State   string `json:"state"`
+	Install string `json:"install,omitempty" jsonschema:"how to install it, when missing"`
+	Why     string `json:"why,omitempty" jsonschema:"why the probe failed, when it did"`
+}
+
+// Adapter states.
+const (
+	StateAvailable       = "available"
+	StateNoMarker        = "no_marker"
+	StateNoBinary        = "no_binary"
+	StateNoMarkerNoBinry = "no_marker_no_binary"
+)
+
+// Statuses checks every adapter against the checkout at call time (REG-3).
+func Statuses(ctx context.Context, g *pathguard.Guard) []AdapterStatus {
+	dirs := markerDirs(ctx, g)
+	out := make([]AdapterStatus, 0, len(Adapters))
+	for _, a := range Adapters {
+		st := AdapterStatus{ID: a.ID, Language: a.Language, Markers: a.Markers}
+		for _, m := range a.Markers {
+			for _, d := range dirs[m] {
+				if !slices.Contains(st.MarkerDirs, d) {
+					st.MarkerDirs = append(st.MarkerDirs, d)
+				}
+			}
+		}
+		slices.Sort(st.MarkerDirs)
+		cmd, why := a.command()
+		st.Why = why
+		if cmd != nil {
+			st.Binary = cmd[0]
+		}
+		switch {
+		case cmd != nil && len(st.MarkerDirs) > 0:
+			st.State = StateAvailable
+		case cmd != nil:
+			st.State = StateNoMarker
+		case len(st.MarkerDirs) > 0:
+			st.State = StateNoBinary
+		default:
+			st.State = StateNoMarkerNoBinry
+		}
+		if cmd == nil {
+			st.Install = a.Install
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
+}
+
+// markerDirs finds every adapter marker in the checkout with the run's one
+// walk policy, down to four levels.
+func markerDirs(ctx context.Context, g *pathguard.Guard) map[string][]string {
+	want := map[string]bool{}
+	for _, a := range Adapters {
+		for _, m := range a.Markers {
+			want[m] = true
+		}
+	}
+	found := map[string][]string{}
+	entries := 0
+	opts := walk.Options{MaxDepth: 4, SkipDirs: []string{"target", "build"}, Want: func(name string) bool { return want[name] }}
+	_ = walk.Walk(ctx, g, g.Root(), opts, func(e walk.Entry) error {
+		if entries++; entries > 20000 {
+			return walk.SkipAll
+		}
+		name := path.Base(e.Rel)
+		found[name] = append(found[name], path.Dir(e.Rel))
+		return nil
+	})
+	return found
+}
+
+// chooseAdapter picks the adapter for a program: the one named, else by the
+// program's extension, else by what it is (a folder with Go files is a Go
+// package; an executable is native code).
+func chooseAdapter(id, program, module string, abs string) (AdapterSpec, error) {
+	if id != "" {
+		a, ok := Spec(id)
+		if !ok {
+			return AdapterSpec{}, badArg("unknown adapter %q; the adapters are %s", id, strings.Join(AdapterIDs(), ", "))
+		}
+		return a, nil
+	}
+	if module != "" {
+		a, _ := Spec("debugpy")
+		return a, nil
+	}
+	ext := strings.ToLower(filepath.Ext(program))
+	for _, a := range Adapters {
+		if slices.Contains(a.Extensions, ext) {
+			return a, nil
+		}
+	}
+	info, err := os.Stat(abs)
+	switch {
+	case err != nil:
+		return AdapterSpec{}, badArg("program %s does not exist", program)
+	case info.IsDir():
+		if m, _ := filepath.Glob(filepath.Join(abs, "*.go")); len(m) > 0 {
+			a, _ := Spec("delve")
+			return a, nil
+		}
+		return AdapterSpec{}, badArg("program %s is a folder without Go files; give a file, a Go package folder, or adapter", program)
+	case info.Mode()&0o111 != 0:
+		a, _ := Spec("lldb")
+		return a, nil
+	}
+	return AdapterSpec{}, badArg("cannot tell which adapter debugs %s; pass adapter (%s)", program, strings.Join(AdapterIDs(), ", "))
+}

@@ -1,0 +1,110 @@
+package dap
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/builtin-tools/builtin-tools/internal/testenv"
+)
+
+const goProgram = `package main
+
+import "fmt"
+
+func total(xs []int) int {
+	sum := 0
+	for _, x := range xs {
+		sum += x
+	}
+	return sum
+}
+
+func main() {
+	xs := []int{1, 2, 3}
+	n := total(xs)
+	fmt.Println("total", n)
+	if n > 100 {
+		fmt.Println("big")
+	}
+}
+`
+
+// A Go session with real delve: breakpoint, launch, stop with the source
+// line and locals, evaluate, step over, continue to exit with the output
+// and the never-hit report, nothing left running.
+func TestDelveSession(t *testing.T) {
+	testenv.LookPath(t, "dlv")
+	root := writeTree(t, map[string]string{"go.mod": "module example.com/p\n\ngo 1.22\n", "main.go": goProgram})
+	s := newSupervisor(t, root, Config{})
+	ctx := testCtx(t)
+	bps, err := s.SetBreakpoints(ctx, "main.go", []LineSpec{{Line: 8}, {Line: 18}}, nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bps.Pending || len(bps.Breakpoints) != 2 {
+		t.Fatalf("breakpoints before launch: %+v", bps)
+	}
+	res, err := s.Launch(ctx, LaunchSpec{Program: root}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantStop(t, res, "breakpoint", 8, "sum += x")
+	if res.BuildMS <= 0 {
+		t.Errorf("build time not reported: %+v", res)
+	}
+	if v := localNamed(res.Locals, "sum"); v == nil || v.Value != "0" {
+		t.Fatalf("locals %+v", res.Locals)
+	}
+	if len(res.Stop.Breakpoints) != 1 || res.Stop.Breakpoints[0] != "b1" {
+		t.Fatalf("breakpoints hit %v", res.Stop.Breakpoints)
+	}
+	ev, err := s.Evaluate(ctx, "x * 10", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev.Value == nil || ev.Value.Value != "10" {
+		t.Fatalf("evaluate %+v", ev)
+	}
+	ev, err = s.Evaluate(ctx, "nosuchvar", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev.Error == "" {
+		t.Fatalf("evaluating an unknown name: %+v", ev)
+	}
+	frame := res.Frame.ID
+	step, err := s.Resume(ctx, "step_over", 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if step.Outcome != "stopped" || step.Stop.Reason != "step" {
+		t.Fatalf("step: %+v", step)
+	}
+	if _, err := s.Scopes(ctx, frame); err == nil || !strings.Contains(err.Error(), "is from stop 1; the program is now at stop 2") {
+		t.Fatalf("a stale frame: %v", err)
+	}
+	s.SetBreakpoints(ctx, "main.go", nil, []int{8}, false)
+	done, err := s.Resume(ctx, "continue", 0, 30*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if done.Outcome != "exited" || done.ExitCode == nil || *done.ExitCode != 0 {
+		t.Fatalf("continue to the end: %+v", done)
+	}
+	if !strings.Contains(done.Output, "total 6") {
+		t.Fatalf("output %q", done.Output)
+	}
+	if len(done.NeverHit) != 1 || done.NeverHit[0].Line != 18 {
+		t.Fatalf("never hit %+v", done.NeverHit)
+	}
+	s.mu.Lock()
+	sess := s.sess
+	s.mu.Unlock()
+	adapter, prog := sess.AdapterPID(), sess.PID()
+	if _, err := s.Terminate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, "dlv", adapter)
+	waitGone(t, "the program", prog)
+}

@@ -1,0 +1,107 @@
+package dap
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/builtin-tools/builtin-tools/pathguard"
+)
+
+// writeTree writes files under a fresh root and returns it, symlinks
+// resolved.
+func writeTree(t *testing.T, files map[string]string) string {
+	t.Helper()
+	root := t.TempDir()
+	for name, text := range files {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	real, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return real
+}
+
+func newSupervisor(t *testing.T, root string, cfg Config) *Supervisor {
+	t.Helper()
+	g, err := pathguard.New(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewSupervisor(g, cfg)
+	t.Cleanup(func() { s.Close(); g.Close() })
+	return s
+}
+
+func testCtx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func wantStop(t *testing.T, res *StopResult, reason string, line int, src string) {
+	t.Helper()
+	if res.Outcome != "stopped" || res.Stop == nil || res.Stop.Reason != reason || res.Frame == nil || res.Frame.Line != line {
+		t.Fatalf("want a %s stop at line %d, got %+v (frame %+v)", reason, line, res, res.Frame)
+	}
+	found := false
+	for _, l := range res.Frame.Source {
+		if l.Current && strings.Contains(l.Text, src) {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatalf("the stop does not quote %q: %+v", src, res.Frame.Source)
+	}
+}
+
+func localNamed(vars []Var, name string) *Var {
+	for i := range vars {
+		if vars[i].Name == name {
+			return &vars[i]
+		}
+	}
+	return nil
+}
+
+// alive reports whether pid still runs (a zombie counts as gone).
+func alive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	if err := syscall.Kill(pid, 0); err != nil {
+		return false
+	}
+	data, err := os.ReadFile(filepath.Join("/proc", itoa(pid), "stat"))
+	if err != nil {
+		return false
+	}
+	f := strings.Fields(string(data))
+	return len(f) > 2 && f[2] != "Z"
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+
+func waitGone(t *testing.T, what string, pid int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for alive(pid) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s (pid %d) still runs", what, pid)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

@@ -1,0 +1,84 @@
+package dap
+
+import (
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/builtin-tools/builtin-tools/internal/testenv"
+)
+
+const cProgram = `#include <stdio.h>
+
+int total(int *xs, int n) {
+	int sum = 0;
+	for (int i = 0; i < n; i++) {
+		sum += xs[i];
+	}
+	return sum;
+}
+
+int main(void) {
+	int xs[3] = {1, 2, 3};
+	int n = total(xs, 3);
+	printf("total %d\n", n);
+	if (n > 100) {
+		printf("big\n");
+	}
+	return 0;
+}
+`
+
+// buildC compiles the C fixture with debug information.
+func buildC(t *testing.T, root string) string {
+	t.Helper()
+	gcc := testenv.LookPath(t, "gcc")
+	bin := filepath.Join(root, "prog")
+	if out, err := exec.Command(gcc, "-g", "-O0", "-o", bin, filepath.Join(root, "main.c")).CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// A C session with real lldb-dap, the same script as delve's.
+func TestLLDBSession(t *testing.T) {
+	if _, err := exec.LookPath("lldb-dap-19"); err != nil {
+		testenv.LookPath(t, "lldb-dap")
+	}
+	root := writeTree(t, map[string]string{"Makefile": "prog: main.c\n\tgcc -g -o prog main.c\n", "main.c": cProgram})
+	bin := buildC(t, root)
+	s := newSupervisor(t, root, Config{})
+	ctx := testCtx(t)
+	if _, err := s.SetBreakpoints(ctx, "main.c", []LineSpec{{Line: 6}, {Line: 16}}, nil, false); err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Launch(ctx, LaunchSpec{Program: bin}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantStop(t, res, "breakpoint", 6, "sum += xs[i]")
+	if v := localNamed(res.Locals, "sum"); v == nil || v.Value != "0" {
+		t.Fatalf("locals %+v", res.Locals)
+	}
+	ev, err := s.Evaluate(ctx, "xs[1] * 10", "")
+	if err != nil || ev.Value == nil || ev.Value.Value != "20" {
+		t.Fatalf("evaluate %+v %v", ev, err)
+	}
+	step, err := s.Resume(ctx, "step_over", 0, 0)
+	if err != nil || step.Outcome != "stopped" || step.Stop.Reason != "step" {
+		t.Fatalf("step: %+v %v", step, err)
+	}
+	s.SetBreakpoints(ctx, "main.c", nil, []int{6}, false)
+	done, err := s.Resume(ctx, "continue", 0, 30*time.Second)
+	if err != nil || done.Outcome != "exited" || done.ExitCode == nil || *done.ExitCode != 0 {
+		t.Fatalf("continue to the end: %+v %v", done, err)
+	}
+	if !strings.Contains(done.Output, "total 6") {
+		t.Fatalf("output %q", done.Output)
+	}
+	if len(done.NeverHit) != 1 || done.NeverHit[0].Line != 16 {
+		t.Fatalf("never hit %+v", done.NeverHit)
+	}
+}

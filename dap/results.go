@@ -1,0 +1,160 @@
+package dap
+
+// The engine's answers, as data; package debugtool formats them.
+
+// SessionInfo is where a session stands, in every result.
+type SessionInfo struct {
+	Adapter string `json:"adapter"`
+	Program string `json:"program"`
+	// State is starting, running, stopped, exited or ended.
+	State            string `json:"state"`
+	AgeSeconds       int    `json:"age_s"`
+	RemainingSeconds int    `json:"remaining_s" jsonschema:"seconds until the session's time limit stops it"`
+	PID              int    `json:"pid,omitempty" jsonschema:"the program's process id"`
+	Stop             int    `json:"stop,omitempty" jsonschema:"the current stop's number"`
+}
+
+// SourceLine is a line of source quoted in a result.
+type SourceLine struct {
+	Line    int    `json:"line"`
+	Text    string `json:"text"`
+	Current bool   `json:"current,omitempty"`
+}
+
+// Frame is a stack frame with its source.
+type Frame struct {
+	ID   string `json:"id" jsonschema:"frame_id for scopes and evaluate, tied to this stop"`
+	Name string `json:"name"`
+	// File is relative to the root; a file outside it is named but never
+	// read.
+	File    string       `json:"file,omitempty"`
+	Line    int          `json:"line,omitempty"`
+	Outside bool         `json:"outside,omitempty" jsonschema:"the file is outside the root, so it is not quoted"`
+	Source  []SourceLine `json:"source,omitempty"`
+	Newer   bool         `json:"source_newer,omitempty" jsonschema:"the source file changed after the program was built"`
+}
+
+// Var is a variable or an evaluation's value.
+type Var struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+	Type  string `json:"type,omitempty"`
+	// Ref expands it with variables, tied to this stop; "" when it has no
+	// children.
+	Ref      string `json:"ref,omitempty"`
+	Children int    `json:"children,omitempty"`
+	Cut      bool   `json:"cut,omitempty" jsonschema:"the value was longer than 400 characters and was cut"`
+}
+
+// StopResult is what a launch or a resume ended in.
+type StopResult struct {
+	Session SessionInfo `json:"session"`
+	// Outcome is stopped, exited, running (still, after the wait) or
+	// ended.
+	Outcome string `json:"outcome"`
+	Stop    *Stop  `json:"stop,omitempty"`
+	Frame   *Frame `json:"frame,omitempty" jsonschema:"the stop's frame: the top one, or for a panic or exception the top frame in the checkout"`
+	Locals  []Var  `json:"locals,omitempty" jsonschema:"that frame's locals, capped"`
+	// LocalsMore counts locals left out.
+	LocalsMore int    `json:"locals_more,omitempty"`
+	Exception  string `json:"exception,omitempty" jsonschema:"the exception's type and message, when it stopped on one"`
+	ExitCode   *int   `json:"exit_code,omitempty"`
+	// NeverHit lists, when the program ended, the breakpoints that were
+	// verified but never hit.
+	NeverHit []Breakpoint `json:"never_hit,omitempty"`
+	// Earlier says the stop happened before this call: it is reported
+	// first, and the program was not resumed.
+	Earlier bool   `json:"earlier,omitempty"`
+	Output  string `json:"output,omitempty" jsonschema:"program output since the last call (the newest part)"`
+	// OutputMore counts characters of new output not shown (ask output).
+	OutputMore int    `json:"output_more,omitempty"`
+	BuildMS    int64  `json:"build_ms,omitempty" jsonschema:"delve: time spent building the program"`
+	StartMS    int64  `json:"start_ms,omitempty" jsonschema:"time from configured to running, without the build"`
+	Note       string `json:"note,omitempty"`
+	Ended      string `json:"ended,omitempty" jsonschema:"why the session ended, when it did"`
+}
+
+// StackResult is a thread's stack.
+type StackResult struct {
+	Session  SessionInfo `json:"session"`
+	ThreadID int         `json:"thread_id"`
+	Frames   []Frame     `json:"frames"`
+	Total    int         `json:"total,omitempty" jsonschema:"frames in the whole stack, when more than shown"`
+}
+
+// Scope is one scope of a frame.
+type Scope struct {
+	Name      string `json:"name"`
+	Ref       string `json:"ref" jsonschema:"give it to variables"`
+	Count     int    `json:"count,omitempty"`
+	Expensive bool   `json:"expensive,omitempty"`
+}
+
+// ScopesResult lists a frame's scopes.
+type ScopesResult struct {
+	Session SessionInfo `json:"session"`
+	Frame   string      `json:"frame"`
+	Scopes  []Scope     `json:"scopes"`
+}
+
+// VariablesResult lists a reference's children.
+type VariablesResult struct {
+	Session   SessionInfo `json:"session"`
+	Ref       string      `json:"ref"`
+	Variables []Var       `json:"variables"`
+	// More counts children left out (at most 50 are shown).
+	More int `json:"more,omitempty"`
+}
+
+// EvalResult is an expression's value, or the error it raised.
+type EvalResult struct {
+	Session    SessionInfo `json:"session"`
+	Expression string      `json:"expression"`
+	Value      *Var        `json:"value,omitempty"`
+	Error      string      `json:"error,omitempty" jsonschema:"what evaluating it said, when it failed"`
+}
+
+// ThreadGroup is threads (goroutines) that share a top function.
+type ThreadGroup struct {
+	Name  string `json:"name"`
+	IDs   []int  `json:"ids"`
+	Count int    `json:"count"`
+}
+
+// ThreadsResult lists the program's threads.
+type ThreadsResult struct {
+	Session SessionInfo   `json:"session"`
+	Groups  []ThreadGroup `json:"groups"`
+	Total   int           `json:"total"`
+}
+
+// OutputResult is the program's output since the last call.
+type OutputResult struct {
+	Session SessionInfo `json:"session"`
+	Output  string      `json:"output"`
+	Skipped int64       `json:"skipped,omitempty" jsonschema:"bytes dropped before it for room"`
+	More    int         `json:"more,omitempty" jsonschema:"bytes left for the next call"`
+}
+
+// BreakpointsResult is the run's breakpoints after a change.
+type BreakpointsResult struct {
+	Session     *SessionInfo `json:"session,omitempty"`
+	Breakpoints []Breakpoint `json:"breakpoints"`
+	Pending     bool         `json:"pending,omitempty" jsonschema:"no session runs: they are sent at the next launch"`
+}
+
+// StatusResult says whether a session lives and where it stands.
+type StatusResult struct {
+	Session     *SessionInfo `json:"session,omitempty"`
+	LastStop    *Stop        `json:"last_stop,omitempty"`
+	Breakpoints []Breakpoint `json:"breakpoints,omitempty"`
+	Previous    string       `json:"previous,omitempty" jsonschema:"how the previous session ended"`
+}
+
+// TerminateResult says what terminate stopped.
+type TerminateResult struct {
+	Program  string       `json:"program"`
+	ExitCode *int         `json:"exit_code,omitempty"`
+	NeverHit []Breakpoint `json:"never_hit,omitempty"`
+	Output   string       `json:"output,omitempty"`
+}

@@ -1,0 +1,609 @@
+package dap
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	godap "github.com/google/go-dap"
+
+	"github.com/builtin-tools/builtin-tools/internal/proc"
+)
+
+// LaunchSpec says what to debug.
+type LaunchSpec struct {
+	Adapter string
+	// Program is absolute: a file, a Go package folder, or an executable.
+	Program string
+	// Module is a Python module to run instead of a program (pytest).
+	Module string
+	Args   []string
+	Cwd    string // absolute; default the root
+	Env    map[string]string
+	// Test names Go tests to run under delve's test mode (-test.run).
+	Test string
+	// Python is the interpreter debugpy runs the program with (the
+	// project's .venv python, else python3).
+	Python string
+	// Attach: connect to a running program instead (debugpy: Port; lldb:
+	// PID).
+	Attach bool
+	Port   int
+	PID    int
+}
+
+// Session is one live debug session: an adapter process, its connection,
+// and what the program did. Safe for concurrent use; actions that resume
+// the program wait without a lock, so pause and terminate can interrupt.
+type Session struct {
+	Spec      AdapterSpec
+	Program   string // as the agent named it
+	Started   time.Time
+	Deadline  time.Time
+	BuildTime time.Duration // delve builds inside launch
+	StartTime time.Duration // launch to configured, less the build
+
+	root      string
+	abs       string // the program's absolute path, for staleness
+	attach    bool
+	cmd       *exec.Cmd
+	waited    chan struct{}
+	tmp       string
+	client    *Client
+	caps      capabilities
+	stderr    *tail
+	onEnd     func(reason string)
+	endOnce   sync.Once
+	stopTimer func() bool
+
+	mu         sync.Mutex
+	stops      []*Stop
+	running    bool
+	resumed    int // stops before the last resume; a later stopped event is a new stop
+	reported   int // the last stop a result showed
+	exitCode   *int
+	terminated bool
+	ended      string // why the session ended, "" while it lives
+	pid        int    // the debuggee's, from the process event
+	pgid       int    // its process group, killed at the end
+	out        outBuf
+	bps        *Breakpoints
+	changed    chan struct{}
+}
+
+type capabilities struct {
+	SupportsConfigurationDoneRequest  bool                               `json:"supportsConfigurationDoneRequest"`
+	SupportsConditionalBreakpoints    bool                               `json:"supportsConditionalBreakpoints"`
+	SupportsHitConditionalBreakpoints bool                               `json:"supportsHitConditionalBreakpoints"`
+	SupportsLogPoints                 bool                               `json:"supportsLogPoints"`
+	SupportsExceptionInfoRequest      bool                               `json:"supportsExceptionInfoRequest"`
+	SupportsTerminateRequest          bool                               `json:"supportsTerminateRequest"`
+	ExceptionBreakpointFilters        []godap.ExceptionBreakpointsFilter `json:"exceptionBreakpointFilters"`
+}
+
+// Stop is one time the program stopped, numbered from 1 for the session.
+type Stop struct {
+	N           int       `json:"n" jsonschema:"the stop's number; references from other stops are refused"`
+	Reason      string    `json:"reason" jsonschema:"breakpoint, step, pause, exception, entry, ..."`
+	Description string    `json:"description,omitempty"`
+	Text        string    `json:"text,omitempty" jsonschema:"the panic or exception message, when there is one"`
+	ThreadID    int       `json:"thread_id"`
+	Breakpoints []string  `json:"breakpoints,omitempty" jsonschema:"ids of the breakpoints hit"`
+	At          time.Time `json:"-"`
+	adapterBPs  []int
+}
+
+// outBuf keeps the debuggee's output, the newest maxOutput bytes, with a
+// cursor for "what is new since the last call".
+type outBuf struct {
+	data    []byte
+	dropped int64 // bytes dropped from the front
+	read    int64 // absolute offset the agent has read to
+}
+
+const maxOutput = 1 << 20
+
+func (o *outBuf) add(s string) {
+	o.data = append(o.data, s...)
+	if over := len(o.data) - maxOutput; over > 0 {
+		o.data = append(o.data[:0:0], o.data[over:]...)
+		o.dropped += int64(over)
+	}
+}
+
+// tail keeps the last bytes written to it (an adapter's stderr).
+type tail struct {
+	mu sync.Mutex
+	b  []byte
+}
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, p...)
+	if len(t.b) > 8<<10 {
+		t.b = append(t.b[:0:0], t.b[len(t.b)-4<<10:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return strings.TrimSpace(string(t.b))
+}
+
+// Options bound a session.
+type Options struct {
+	TTL           time.Duration
+	LaunchTimeout time.Duration // build and start
+	Breakpoints   *Breakpoints
+	OnEnd         func(reason string)
+}
+
+// start runs the adapter and connects to it.
+func start(ctx context.Context, spec AdapterSpec, root string, opts Options) (*Session, error) {
+	cmdline, why := spec.command()
+	if cmdline == nil {
+		if why != "" {
+			why = " (" + why + ")"
+		}
+		return nil, fmt.Errorf("%s is not installed: none of %s works here%s; %s", spec.ID, commandNames(spec), why, spec.Install)
+	}
+	tmp, err := os.MkdirTemp("", "builtin-tools-dap-")
+	if err != nil {
+		return nil, err
+	}
+	s := &Session{Spec: spec, root: root, tmp: tmp, stderr: &tail{}, waited: make(chan struct{}),
+		changed: make(chan struct{}), bps: opts.Breakpoints, onEnd: opts.OnEnd}
+	fail := func(err error) (*Session, error) {
+		s.kill()
+		os.RemoveAll(tmp)
+		return nil, err
+	}
+	var ln net.Listener
+	if spec.Transport == UnixClient {
+		sock := filepath.Join(tmp, "s")
+		if ln, err = net.Listen("unix", sock); err != nil {
+			return fail(err)
+		}
+		for i := range cmdline {
+			cmdline[i] = strings.ReplaceAll(cmdline[i], "{addr}", "unix:"+sock)
+		}
+	}
+	cmd := exec.Command(cmdline[0], cmdline[1:]...)
+	cmd.Dir = root
+	cmd.Stderr = s.stderr
+	cmd.Env = append(os.Environ(), "PYTHONUNBUFFERED=1")
+	var rw io.ReadWriteCloser
+	if spec.Transport == Stdio {
+		in, err := cmd.StdinPipe()
+		if err != nil {
+			return fail(err)
+		}
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			return fail(err)
+		}
+		rw = pipeRW{out, in}
+	} else {
+		cmd.Stdout = s.stderr // dlv's own chatter; the program's output comes as events
+	}
+	if err := proc.Start(cmd); err != nil {
+		if ln != nil {
+			ln.Close()
+		}
+		return fail(fmt.Errorf("starting %s: %v", spec.ID, err))
+	}
+	s.cmd = cmd
+	go func() { cmd.Wait(); proc.Done(cmd.Process.Pid); close(s.waited) }()
+	if ln != nil {
+		conn, err := accept(ctx, ln, s.waited, 10*time.Second)
+		ln.Close()
+		if err != nil {
+			return fail(fmt.Errorf("%s did not connect: %v%s", spec.ID, err, s.stderrNote()))
+		}
+		rw = conn
+	}
+	s.client = NewClient(rw)
+	s.client.OnEvent = s.event
+	s.client.Start()
+	go s.watch()
+
+	var caps capabilities
+	init := map[string]any{
+		"clientID": "builtin-tools", "clientName": "builtin-tools", "adapterID": spec.ID, "locale": "en",
+		"pathFormat": "path", "linesStartAt1": true, "columnsStartAt1": true,
+		"supportsVariableType": true, "supportsRunInTerminalRequest": false,
+	}
+	ictx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	if err := s.client.Call(ictx, "initialize", init, &caps); err != nil {
+		return fail(fmt.Errorf("%s failed to initialize: %v%s", spec.ID, err, s.stderrNote()))
+	}
+	s.caps = caps
+	ttl := opts.TTL
+	if ttl <= 0 {
+		ttl = DefaultTTL
+	}
+	s.Started = time.Now()
+	s.Deadline = s.Started.Add(ttl)
+	return s, nil
+}
+
+func commandNames(a AdapterSpec) string {
+	var names []string
+	for _, c := range a.Commands {
+		names = append(names, c[0])
+	}
+	return strings.Join(names, ", ")
+}
+
+func (s *Session) stderrNote() string {
+	if t := s.stderr.String(); t != "" {
+		return "; it said: " + lastLines(t, 5)
+	}
+	return ""
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(s, "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, " / ")
+}
+
+func accept(ctx context.Context, ln net.Listener, exited <-chan struct{}, d time.Duration) (net.Conn, error) {
+	type res struct {
+		c   net.Conn
+		err error
+	}
+	ch := make(chan res, 1)
+	go func() { c, err := ln.Accept(); ch <- res{c, err} }()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case r := <-ch:
+		return r.c, r.err
+	case <-exited:
+		return nil, errors.New("it exited")
+	case <-t.C:
+		return nil, fmt.Errorf("no connection within %s", d)
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	}
+}
+
+type pipeRW struct {
+	io.ReadCloser
+	w io.WriteCloser
+}
+
+func (p pipeRW) Write(b []byte) (int, error) { return p.w.Write(b) }
+func (p pipeRW) Close() error {
+	p.w.Close()
+	return p.ReadCloser.Close()
+}
+
+// watch ends the session when the adapter goes away on its own.
+func (s *Session) watch() {
+	select {
+	case <-s.client.Done():
+	case <-s.waited:
+	}
+	s.end(fmt.Sprintf("the %s adapter exited unexpectedly%s", s.Spec.ID, s.stderrNote()))
+}
+
+// DefaultTTL is a session's hard time limit.
+const DefaultTTL = 30 * time.Minute
+
+// event updates the session's state; it runs on the client's reader.
+func (s *Session) event(e Event) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch e.Name {
+	case "stopped":
+		var b godap.StoppedEventBody
+		json.Unmarshal(e.Body, &b)
+		st := &Stop{Reason: b.Reason, Description: b.Description, Text: b.Text, ThreadID: b.ThreadId, At: e.At, adapterBPs: b.HitBreakpointIds}
+		if !s.running && len(s.stops) > s.resumed {
+			// A burst: lldb-dap sends one stopped event per thread. Keep one
+			// stop, focused on the thread with the most telling reason.
+			cur := s.stops[len(s.stops)-1]
+			if rank(st.Reason) > rank(cur.Reason) {
+				st.N = cur.N
+				s.stops[len(s.stops)-1] = st
+			}
+			break
+		}
+		st.N = len(s.stops) + 1
+		s.stops = append(s.stops, st)
+		s.running = false
+	case "continued":
+		s.running = true
+		s.resumed = len(s.stops)
+	case "exited":
+		var b godap.ExitedEventBody
+		json.Unmarshal(e.Body, &b)
+		code := b.ExitCode
+		s.exitCode = &code
+		s.running = false
+	case "terminated":
+		s.terminated = true
+		s.running = false
+	case "output":
+		var b godap.OutputEventBody
+		json.Unmarshal(e.Body, &b)
+		if b.Category != "telemetry" {
+			s.out.add(b.Output)
+		}
+	case "process":
+		var b godap.ProcessEventBody
+		json.Unmarshal(e.Body, &b)
+		if b.SystemProcessId > 0 && !s.attach {
+			s.pid = b.SystemProcessId
+			if pg, err := syscall.Getpgid(b.SystemProcessId); err == nil && pg != syscall.Getpgrp() && pg > 1 {
+				s.pgid = pg
+				proc.Track(pg) // killed even if this process dies first
+			}
+		}
+	case "breakpoint":
+		var b godap.BreakpointEventBody
+		json.Unmarshal(e.Body, &b)
+		if s.bps != nil {
+			s.bps.update(b.Breakpoint)
+		}
+	}
+	close(s.changed)
+	s.changed = make(chan struct{})
+}
+
+// rank orders stop reasons by how much they say, for merging bursts.
+func rank(reason string) int {
+	switch reason {
+	case "exception", "panic":
+		return 4
+	case "breakpoint", "function breakpoint", "data breakpoint", "instruction breakpoint":
+		return 3
+	case "step", "goto":
+		return 2
+	case "entry":
+		return 1
+	}
+	return 0
+}
+
+// launch runs the handshake that works for every adapter order: launch
+// sent without waiting; initialized awaited (before or after the launch
+// response); breakpoints and exception filters; configurationDone; then
+// the launch response.
+func (s *Session) launch(ctx context.Context, l LaunchSpec, args map[string]any, command string, timeout time.Duration) error {
+	if timeout <= 0 {
+		timeout = 2 * time.Minute
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	after := s.client.Seq()
+	t0 := time.Now()
+	p, err := s.client.Send(command, args)
+	if err != nil {
+		return err
+	}
+	resp := make(chan error, 1)
+	go func() { resp <- p.Wait(ctx, nil) }()
+	initialized := make(chan error, 1)
+	go func() { _, err := s.client.WaitEvent(ctx, after, "initialized"); initialized <- err }()
+	var respErr error
+	gotResp := false
+	select {
+	case err := <-initialized:
+		if err != nil {
+			return s.launchError(command, err)
+		}
+	case respErr = <-resp:
+		gotResp = true
+		if respErr != nil {
+			return s.launchError(command, respErr)
+		}
+		if err := <-initialized; err != nil {
+			return s.launchError(command, err)
+		}
+	}
+	tInit := time.Now()
+	if s.Spec.ID == "delve" && command == "launch" {
+		s.BuildTime = tInit.Sub(t0)
+	}
+	if s.bps != nil {
+		for _, file := range s.bps.files() {
+			if err := s.setBreakpoints(ctx, file); err != nil {
+				return err
+			}
+		}
+	}
+	if err := s.setExceptions(ctx); err != nil {
+		return err
+	}
+	if err := s.client.Call(ctx, "configurationDone", nil, nil); err != nil {
+		return s.launchError(command, err)
+	}
+	if !gotResp {
+		if err := <-resp; err != nil {
+			return s.launchError(command, err)
+		}
+	}
+	s.StartTime = time.Since(tInit)
+	return nil
+}
+
+func (s *Session) launchError(command string, err error) error {
+	var re *ResponseError
+	if errors.As(err, &re) {
+		return fmt.Errorf("%s refused the %s: %s", s.Spec.ID, command, strings.TrimSpace(re.Message+"\n"+re.Detail))
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("%s did not finish the %s in time%s", s.Spec.ID, command, s.stderrNote())
+	}
+	return fmt.Errorf("%s: %v%s", command, err, s.stderrNote())
+}
+
+func (s *Session) setExceptions(ctx context.Context) error {
+	var filters []string
+	for _, f := range s.caps.ExceptionBreakpointFilters {
+		for _, want := range s.Spec.Exceptions {
+			if f.Filter == want {
+				filters = append(filters, want)
+			}
+		}
+	}
+	if len(s.caps.ExceptionBreakpointFilters) == 0 {
+		return nil
+	}
+	if filters == nil {
+		filters = []string{}
+	}
+	return s.client.Call(ctx, "setExceptionBreakpoints", map[string]any{"filters": filters}, nil)
+}
+
+// setBreakpoints sends the whole, merged list of one file's breakpoints:
+// DAP's request replaces the file's list, so it always carries all of them.
+func (s *Session) setBreakpoints(ctx context.Context, file string) error {
+	bps := s.bps.inFile(file)
+	list := make([]map[string]any, 0, len(bps))
+	for _, b := range bps {
+		m := map[string]any{"line": b.Line}
+		if b.Condition != "" && s.caps.SupportsConditionalBreakpoints {
+			m["condition"] = b.Condition
+		}
+		if b.HitCondition != "" && s.caps.SupportsHitConditionalBreakpoints {
+			m["hitCondition"] = b.HitCondition
+		}
+		if b.LogMessage != "" && s.caps.SupportsLogPoints {
+			m["logMessage"] = b.LogMessage
+		}
+		list = append(list, m)
+	}
+	var body godap.SetBreakpointsResponseBody
+	err := s.client.Call(ctx, "setBreakpoints", map[string]any{
+		"source":      map[string]any{"path": filepath.Join(s.root, filepath.FromSlash(file)), "name": filepath.Base(file)},
+		"breakpoints": list, "lines": linesOf(bps),
+	}, &body)
+	if err != nil {
+		return fmt.Errorf("setting breakpoints in %s: %v", file, err)
+	}
+	s.bps.bound(file, body.Breakpoints, s.caps)
+	return nil
+}
+
+func linesOf(bps []*Breakpoint) []int {
+	out := make([]int, len(bps))
+	for i, b := range bps {
+		out[i] = b.Line
+	}
+	return out
+}
+
+// changedCh returns a channel closed at the next change of state.
+func (s *Session) changedCh() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.changed
+}
+
+// Ended reports why the session ended, "" while it lives.
+func (s *Session) Ended() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ended
+}
+
+// end tears the session down once, whatever ended it: disconnect with
+// terminateDebuggee, then the adapter's process group, then the program's
+// (from the process event), then the session's folder (delve's build
+// output, the socket).
+func (s *Session) end(reason string) {
+	s.endOnce.Do(func() {
+		s.mu.Lock()
+		s.ended = reason
+		s.running = false
+		pgid := s.pgid
+		close(s.changed)
+		s.changed = make(chan struct{})
+		s.mu.Unlock()
+		if s.client != nil && s.client.Err() == nil {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			s.client.Call(ctx, "disconnect", map[string]any{"terminateDebuggee": !s.attach, "restart": false}, nil)
+			cancel()
+			s.client.Close()
+		}
+		s.kill()
+		if pgid > 0 {
+			proc.KillGroup(pgid)
+			proc.Done(pgid)
+		}
+		os.RemoveAll(s.tmp)
+		if s.stopTimer != nil {
+			s.stopTimer()
+		}
+		if s.onEnd != nil {
+			s.onEnd(reason)
+		}
+	})
+}
+
+// kill stops the adapter's process group and waits for it, bounded.
+func (s *Session) kill() {
+	if s.cmd == nil || s.cmd.Process == nil {
+		return
+	}
+	proc.KillGroup(s.cmd.Process.Pid)
+	select {
+	case <-s.waited:
+	case <-time.After(5 * time.Second):
+	}
+}
+
+// PID is the debuggee's process id, 0 before the process event.
+func (s *Session) PID() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.pid
+}
+
+// AdapterPID is the adapter's process id.
+func (s *Session) AdapterPID() int {
+	if s.cmd == nil || s.cmd.Process == nil {
+		return 0
+	}
+	return s.cmd.Process.Pid
+}
+
+// newOutput returns the program's output since the last call, and how many
+// bytes before it were dropped for room.
+func (s *Session) newOutput(limit int) (text string, skipped int64, more int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	start := s.out.read - s.out.dropped
+	if start < 0 {
+		skipped = -start
+		start = 0
+	}
+	data := s.out.data[start:]
+	if len(data) > limit {
+		more = len(data) - limit
+		data = data[:limit]
+	}
+	s.out.read = s.out.dropped + start + int64(len(data))
+	return string(bytes.ToValidUTF8(data, []byte("\uFFFD"))), skipped, more
+}

@@ -1,0 +1,854 @@
+package dap
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	godap "github.com/google/go-dap"
+
+	"github.com/builtin-tools/builtin-tools/pathguard"
+)
+
+// Config bounds a run's debugging.
+type Config struct {
+	// TTL is a session's hard time limit (default 30 minutes).
+	TTL time.Duration
+	// ResumeWait is how long a resume waits for the program to stop when
+	// the call gives no timeout (default 10 s); MaxResumeWait caps what a
+	// call may ask (default 5 minutes).
+	ResumeWait, MaxResumeWait time.Duration
+	// LaunchTimeout bounds a launch, build included (default 2 minutes).
+	LaunchTimeout time.Duration
+}
+
+// Supervisor is a run's debugger: at most one session, for the run's
+// conversation (DBG-2), and the breakpoints, which outlive sessions. Safe
+// for concurrent use.
+type Supervisor struct {
+	g   *pathguard.Guard
+	cfg Config
+	bps *Breakpoints
+
+	mu       sync.Mutex
+	sess     *Session
+	previous string // how the last session ended
+	closed   bool
+}
+
+// NewSupervisor makes a supervisor over the run's root; it starts nothing.
+func NewSupervisor(g *pathguard.Guard, cfg Config) *Supervisor {
+	if cfg.ResumeWait <= 0 {
+		cfg.ResumeWait = 10 * time.Second
+	}
+	if cfg.MaxResumeWait <= 0 {
+		cfg.MaxResumeWait = 5 * time.Minute
+	}
+	return &Supervisor{g: g, cfg: cfg, bps: NewBreakpoints()}
+}
+
+// Close ends the session, if any.
+func (s *Supervisor) Close() error {
+	s.mu.Lock()
+	s.closed = true
+	sess := s.sess
+	s.mu.Unlock()
+	if sess != nil {
+		sess.end("the run closed")
+	}
+	return nil
+}
+
+// Adapters checks every adapter against the checkout.
+func (s *Supervisor) Adapters(ctx context.Context) []AdapterStatus { return Statuses(ctx, s.g) }
+
+// live returns the session, or an error saying there is none and how to
+// start one (and how the last one ended).
+func (s *Supervisor) live() (*Session, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.sess != nil && s.sess.Ended() == "" {
+		return s.sess, nil
+	}
+	msg := "there is no debug session; start one with action launch (program, args)"
+	if s.previous != "" {
+		msg = "the debug session ended: " + s.previous + "; start a new one with action launch"
+	}
+	return nil, fmt.Errorf("%w: %s", ErrNoSession, msg)
+}
+
+// Info says where the session stands.
+func (sess *Session) Info() SessionInfo {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	return sess.infoLocked()
+}
+
+func (sess *Session) infoLocked() SessionInfo {
+	info := SessionInfo{Adapter: sess.Spec.ID, Program: sess.Program, PID: sess.pid,
+		AgeSeconds: int(time.Since(sess.Started).Seconds()), RemainingSeconds: max(int(time.Until(sess.Deadline).Seconds()), 0)}
+	switch {
+	case sess.ended != "":
+		info.State = "ended"
+	case sess.exitCode != nil || sess.terminated:
+		info.State = "exited"
+	case sess.running:
+		info.State = "running"
+	case len(sess.stops) > 0:
+		info.State = "stopped"
+		info.Stop = len(sess.stops)
+	default:
+		info.State = "running"
+	}
+	return info
+}
+
+// Launch starts a session: the adapter, the handshake, the program; then it
+// waits (bounded) for the first stop. A second launch while one lives is
+// refused.
+func (s *Supervisor) Launch(ctx context.Context, l LaunchSpec, wait time.Duration) (*StopResult, error) {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil, errors.New("the run is closed")
+	}
+	if cur := s.sess; cur != nil && cur.Ended() == "" {
+		info := cur.Info()
+		s.mu.Unlock()
+		return nil, badArg("a debug session is already running %s (%s, state %s, %ds old, %ds left); call terminate first, or keep using it",
+			info.Program, info.Adapter, info.State, info.AgeSeconds, info.RemainingSeconds)
+	}
+	s.mu.Unlock()
+
+	spec, err := chooseAdapter(l.Adapter, relOr(s.g, l.Program), l.Module, l.Program)
+	if err != nil {
+		return nil, err
+	}
+	args, command, err := launchArgs(spec, l, s.g.Root())
+	if err != nil {
+		return nil, err
+	}
+	s.bps.resetHits()
+	sess, err := start(ctx, spec, s.g.Root(), Options{TTL: s.cfg.TTL, Breakpoints: s.bps, OnEnd: func(reason string) {
+		s.mu.Lock()
+		s.previous = reason
+		s.mu.Unlock()
+	}})
+	if err != nil {
+		return nil, err
+	}
+	sess.Program = describeProgram(s.g, l)
+	sess.abs = l.Program
+	sess.attach = l.Attach
+	s.mu.Lock()
+	s.sess = sess
+	s.mu.Unlock()
+	if _, ok := args["output"]; ok {
+		args["output"] = filepath.Join(sess.tmp, "__debug_bin") // removed with the session
+	}
+	ttl := sess.Deadline.Sub(sess.Started)
+	expire := time.AfterFunc(ttl, func() {
+		sess.end(fmt.Sprintf("it reached its time limit of %s, so the adapter and the program were stopped", ttl))
+	})
+	sess.stopTimer = expire.Stop
+	if err := sess.launch(ctx, l, args, command, s.cfg.LaunchTimeout); err != nil {
+		sess.end("its launch failed")
+		return nil, err
+	}
+	res, err := s.waitStop(ctx, sess, 0, s.waitFor(wait))
+	if res != nil {
+		res.BuildMS = sess.BuildTime.Milliseconds()
+		res.StartMS = sess.StartTime.Milliseconds()
+	}
+	return res, err
+}
+
+func relOr(g *pathguard.Guard, abs string) string {
+	if abs == "" {
+		return ""
+	}
+	return g.Rel(abs)
+}
+
+func describeProgram(g *pathguard.Guard, l LaunchSpec) string {
+	switch {
+	case l.Attach && l.Port > 0:
+		return fmt.Sprintf("port %d", l.Port)
+	case l.Attach:
+		return fmt.Sprintf("pid %d", l.PID)
+	case l.Module != "":
+		return strings.TrimSpace("-m " + l.Module + " " + strings.Join(l.Args, " "))
+	}
+	p := g.Rel(l.Program)
+	if l.Test != "" {
+		p += " (tests " + l.Test + ")"
+	}
+	return p
+}
+
+func (s *Supervisor) waitFor(d time.Duration) time.Duration {
+	if d <= 0 {
+		return s.cfg.ResumeWait
+	}
+	return min(d, s.cfg.MaxResumeWait)
+}
+
+// launchArgs builds the adapter's launch or attach arguments.
+func launchArgs(spec AdapterSpec, l LaunchSpec, root string) (map[string]any, string, error) {
+	cwd := l.Cwd
+	if cwd == "" {
+		cwd = root
+	}
+	args := l.Args
+	if args == nil {
+		args = []string{}
+	}
+	if l.Attach {
+		switch spec.ID {
+		case "debugpy":
+			if l.Port <= 0 {
+				return nil, "", badArg("attach with debugpy needs port (the program runs debugpy.listen(port))")
+			}
+			return map[string]any{"connect": map[string]any{"host": "127.0.0.1", "port": l.Port}, "justMyCode": true, "redirectOutput": true}, "attach", nil
+		case "lldb", "delve":
+			if l.PID <= 0 {
+				return nil, "", badArg("attach with %s needs pid", spec.ID)
+			}
+			if spec.ID == "delve" {
+				return map[string]any{"mode": "local", "processId": l.PID}, "attach", nil
+			}
+			return map[string]any{"pid": l.PID}, "attach", nil
+		}
+		return nil, "", badArg("%s cannot attach here", spec.ID)
+	}
+	switch spec.ID {
+	case "delve":
+		mode := "debug"
+		if l.Test != "" {
+			mode = "test"
+			args = append([]string{"-test.run", l.Test}, args...)
+		} else if info, err := os.Stat(l.Program); err == nil && !info.IsDir() && info.Mode()&0o111 != 0 && filepath.Ext(l.Program) != ".go" {
+			mode = "exec"
+		}
+		m := map[string]any{"mode": mode, "program": l.Program, "args": args, "cwd": cwd, "outputMode": "remote",
+			"stopOnEntry": false, "hideSystemGoroutines": true}
+		if mode != "exec" {
+			m["output"] = "" // set by the session: its own folder
+		}
+		if len(l.Env) > 0 {
+			m["env"] = l.Env
+		}
+		return m, "launch", nil
+	case "debugpy":
+		m := map[string]any{"console": "internalConsole", "redirectOutput": true, "justMyCode": true, "subProcess": false,
+			"cwd": cwd, "args": args, "stopOnEntry": false}
+		if l.Module != "" {
+			m["module"] = l.Module
+		} else {
+			m["program"] = l.Program
+		}
+		if l.Python != "" {
+			m["python"] = []string{l.Python}
+		}
+		if len(l.Env) > 0 {
+			m["env"] = l.Env
+		}
+		return m, "launch", nil
+	case "lldb":
+		m := map[string]any{"program": l.Program, "args": args, "cwd": cwd, "stopOnEntry": false}
+		if len(l.Env) > 0 {
+			var env []string
+			for k, v := range l.Env {
+				env = append(env, k+"="+v)
+			}
+			slices.Sort(env)
+			m["env"] = env
+		}
+		return m, "launch", nil
+	}
+	return map[string]any{"program": l.Program, "args": args, "cwd": cwd}, "launch", nil
+}
+
+// SetBreakpoints changes file's breakpoints (merging: lines are added or
+// updated, remove drops lines, clear drops them all) and, with a session,
+// sends the file's whole list.
+func (s *Supervisor) SetBreakpoints(ctx context.Context, file string, lines []LineSpec, remove []int, clear bool) (*BreakpointsResult, error) {
+	file = cleanFile(file)
+	for _, l := range lines {
+		if l.Line <= 0 {
+			return nil, badArg("line %d: lines are 1-based", l.Line)
+		}
+	}
+	s.bps.Set(file, lines, remove, clear)
+	res := &BreakpointsResult{}
+	s.mu.Lock()
+	sess := s.sess
+	s.mu.Unlock()
+	if sess != nil && sess.Ended() == "" {
+		if err := sess.setBreakpoints(ctx, file); err != nil {
+			return nil, err
+		}
+		info := sess.Info()
+		res.Session = &info
+	} else {
+		res.Pending = true
+	}
+	res.Breakpoints = s.bps.All()
+	return res, nil
+}
+
+// Resume continues, steps or pauses and waits (bounded) for the next stop.
+// A stop that happened since the last call is reported first, without
+// resuming.
+func (s *Supervisor) Resume(ctx context.Context, action string, thread int, wait time.Duration) (*StopResult, error) {
+	sess, err := s.live()
+	if err != nil {
+		return nil, err
+	}
+	command := map[string]string{"continue": "continue", "step_over": "next", "step_in": "stepIn", "step_out": "stepOut", "pause": "pause"}[action]
+	if command == "" {
+		return nil, badArg("unknown resume %q", action)
+	}
+	sess.mu.Lock()
+	exited := sess.exitCode != nil || sess.terminated
+	stopped := !sess.running && len(sess.stops) > 0
+	before := len(sess.stops)
+	unreported := stopped && sess.stops[before-1].N > sess.reportedN()
+	var cur *Stop
+	if stopped {
+		cur = sess.stops[before-1]
+	}
+	sess.mu.Unlock()
+	if exited {
+		return s.waitStop(ctx, sess, before, 0)
+	}
+	if unreported && action != "pause" {
+		res, err := s.stopResult(ctx, sess, cur)
+		if res != nil {
+			res.Earlier = true
+			res.Note = "the program stopped here after your last call returned; it was not resumed — call " + action + " again to go on"
+		}
+		return res, err
+	}
+	if action == "pause" && stopped {
+		// Delve answers a pause of a stopped program with no event.
+		res, err := s.stopResult(ctx, sess, cur)
+		if res != nil {
+			res.Note = "the program was already stopped"
+		}
+		return res, err
+	}
+	if thread == 0 && cur != nil {
+		thread = cur.ThreadID
+	}
+	if thread == 0 {
+		thread = 1
+	}
+	if action != "pause" {
+		sess.mu.Lock()
+		sess.running = true
+		sess.resumed = before
+		sess.mu.Unlock()
+	}
+	if err := sess.client.Call(ctx, command, map[string]any{"threadId": thread}, nil); err != nil {
+		if action != "pause" {
+			sess.mu.Lock()
+			if len(sess.stops) == before {
+				sess.running = false
+			}
+			sess.mu.Unlock()
+		}
+		return nil, fmt.Errorf("%s: %v", action, err)
+	}
+	return s.waitStop(ctx, sess, before, s.waitFor(wait))
+}
+
+// reportedN is the number of the last stop a result showed.
+func (sess *Session) reportedN() int { return sess.reported }
+
+// waitStop waits up to d for a stop after the first n, the program's end,
+// or the session's end, then describes what happened.
+func (s *Supervisor) waitStop(ctx context.Context, sess *Session, n int, d time.Duration) (*StopResult, error) {
+	var timer <-chan time.Time
+	if d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		timer = t.C
+	}
+	for {
+		sess.mu.Lock()
+		newStop := len(sess.stops) > n && !sess.running
+		done := sess.exitCode != nil || sess.terminated || sess.ended != ""
+		var st *Stop
+		if newStop {
+			st = sess.stops[len(sess.stops)-1]
+		}
+		changed := sess.changed
+		sess.mu.Unlock()
+		switch {
+		case newStop:
+			return s.stopResult(ctx, sess, st)
+		case done:
+			return s.endResult(sess), nil
+		}
+		select {
+		case <-changed:
+		case <-timer:
+			res := &StopResult{Session: sess.Info(), Outcome: "running",
+				Note: fmt.Sprintf("still running after %s (last stop %d); call continue again to wait longer, or pause to stop it", d.Round(time.Millisecond), n)}
+			res.Output, res.OutputMore = sess.recentOutput()
+			return res, nil
+		case <-ctx.Done():
+			return nil, context.Cause(ctx)
+		}
+	}
+}
+
+func (s *Supervisor) endResult(sess *Session) *StopResult {
+	sess.mu.Lock()
+	res := &StopResult{Session: sess.infoLocked(), Outcome: "exited", ExitCode: sess.exitCode, Ended: sess.ended}
+	if sess.ended != "" && sess.exitCode == nil && !sess.terminated {
+		res.Outcome = "ended"
+	}
+	sess.mu.Unlock()
+	for _, b := range s.bps.All() {
+		if b.Verified && b.Hits == 0 && b.LogMessage == "" {
+			res.NeverHit = append(res.NeverHit, b)
+		}
+	}
+	res.Output, res.OutputMore = sess.recentOutput()
+	return res
+}
+
+// recentOutput is the new output, cut to its last 2,000 bytes for a stop
+// result; output gives all of it.
+func (sess *Session) recentOutput() (string, int) {
+	text, _, more := sess.newOutput(1 << 20)
+	const keep = 2000
+	if len(text) > keep {
+		cut := len(text) - keep
+		for cut < len(text) && text[cut]&0xC0 == 0x80 {
+			cut++
+		}
+		return text[cut:], more + cut
+	}
+	return text, more
+}
+
+// stopResult describes a stop: where (the frame with its source), why,
+// the breakpoints hit, the frame's locals, and new output.
+func (s *Supervisor) stopResult(ctx context.Context, sess *Session, st *Stop) (*StopResult, error) {
+	res := &StopResult{Session: sess.Info(), Outcome: "stopped", Stop: st}
+	frames, _, err := sess.frames(ctx, st, st.ThreadID, 30)
+	if err == nil && len(frames) > 0 {
+		pick := 0
+		if st.Reason == "exception" || st.Reason == "panic" {
+			for i, f := range frames {
+				if f.File != "" && !f.Outside {
+					pick = i
+					break
+				}
+			}
+		}
+		f := frames[pick]
+		res.Frame = &f
+		if first := s.firstReport(sess, st); first {
+			st.Breakpoints = s.bps.hit(st.adapterBPs, f.File, f.Line)
+		}
+		if st.Reason == "breakpoint" && len(st.Breakpoints) == 0 && frames[0].Line > 0 {
+			st.Breakpoints = s.bps.idsAt(frames[0].File, frames[0].Line)
+		}
+		if locals, more, err := sess.locals(ctx, st, f.ID); err == nil {
+			res.Locals, res.LocalsMore = locals, more
+		}
+	} else if err != nil {
+		res.Note = "the stack could not be read: " + err.Error()
+	}
+	if (st.Reason == "exception" || st.Reason == "panic") && sess.caps.SupportsExceptionInfoRequest {
+		var info godap.ExceptionInfoResponseBody
+		if sess.client.Call(ctx, "exceptionInfo", map[string]any{"threadId": st.ThreadID}, &info) == nil {
+			res.Exception = strings.TrimSpace(info.ExceptionId + ": " + info.Description)
+		}
+	}
+	if res.Exception == "" && st.Text != "" && (st.Reason == "exception" || st.Reason == "panic") {
+		res.Exception = st.Text
+	}
+	res.Output, res.OutputMore = sess.recentOutput()
+	return res, nil
+}
+
+// firstReport marks st reported and says whether it was its first time.
+func (s *Supervisor) firstReport(sess *Session, st *Stop) bool {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	if st.N > sess.reported {
+		sess.reported = st.N
+		return true
+	}
+	return false
+}
+
+// ref is an id tied to the stop it came from: "1000@3".
+func ref(id, stop int) string { return strconv.Itoa(id) + "@" + strconv.Itoa(stop) }
+
+// parseRef checks a reference against the current stop.
+func (sess *Session) parseRef(what, r string) (int, error) {
+	id, at, ok := strings.Cut(r, "@")
+	n, err1 := strconv.Atoi(id)
+	stop, err2 := strconv.Atoi(at)
+	if !ok || err1 != nil || err2 != nil {
+		return 0, badArg("%s %q is not one this tool gave: they look like 1000@3 (an id and the stop it came from)", what, r)
+	}
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	if sess.running || len(sess.stops) == 0 {
+		return 0, badArg("%s %s is from stop %d, and the program is running now; pause it, then call stack again", what, r, stop)
+	}
+	if cur := len(sess.stops); stop != cur {
+		return 0, badArg("%s %s is from stop %d; the program is now at stop %d — call stack again", what, r, stop, cur)
+	}
+	return n, nil
+}
+
+// currentStop is the stop the program is at, nil while it runs.
+func (sess *Session) currentStop() (*Stop, error) {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	if sess.exitCode != nil || sess.terminated {
+		return nil, badArg("the program has exited; launch it again")
+	}
+	if sess.running || len(sess.stops) == 0 {
+		return nil, badArg("the program is running; pause it (or wait for a breakpoint with continue) first")
+	}
+	return sess.stops[len(sess.stops)-1], nil
+}
+
+// frames reads a thread's stack and quotes each frame's source.
+func (sess *Session) frames(ctx context.Context, st *Stop, thread, levels int) ([]Frame, int, error) {
+	var body godap.StackTraceResponseBody
+	if err := sess.client.Call(ctx, "stackTrace", map[string]any{"threadId": thread, "startFrame": 0, "levels": levels}, &body); err != nil {
+		return nil, 0, err
+	}
+	var progTime time.Time
+	if info, err := os.Stat(sess.abs); err == nil && !info.IsDir() && sess.Spec.ID == "lldb" {
+		progTime = info.ModTime()
+	}
+	out := make([]Frame, 0, len(body.StackFrames))
+	for i, f := range body.StackFrames {
+		fr := Frame{ID: ref(f.Id, st.N), Name: f.Name, Line: f.Line}
+		if f.Source != nil && f.Source.Path != "" {
+			fr.File, fr.Outside = sess.relPath(f.Source.Path)
+			if !fr.Outside && i < 30 {
+				ctxLines := 0
+				if i == 0 || len(out) == 0 {
+					ctxLines = 2
+				}
+				fr.Source, fr.Newer = sess.quote(f.Source.Path, f.Line, ctxLines, progTime)
+			}
+		}
+		out = append(out, fr)
+	}
+	return out, body.TotalFrames, nil
+}
+
+// relPath shows a path the adapter sent relative to the root, or says it
+// is outside (and then it is never read).
+func (sess *Session) relPath(p string) (string, bool) {
+	abs := p
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(sess.root, p)
+	}
+	rel, err := filepath.Rel(sess.root, abs)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return p, true
+	}
+	return filepath.ToSlash(rel), false
+}
+
+// quote reads lines around line of a file inside the root, through the
+// path guard.
+func (sess *Session) quote(p string, line, around int, progTime time.Time) ([]SourceLine, bool) {
+	if line <= 0 {
+		return nil, false
+	}
+	g, err := pathguard.New(sess.root)
+	if err != nil {
+		return nil, false
+	}
+	defer g.Close()
+	abs, err := g.Resolve(p)
+	if err != nil {
+		return nil, false
+	}
+	data, info, err := g.ReadFile(abs, 8<<20)
+	if err != nil {
+		return nil, false
+	}
+	newer := !progTime.IsZero() && info.ModTime().After(progTime)
+	lines := strings.Split(string(data), "\n")
+	var out []SourceLine
+	for n := max(line-around, 1); n <= min(line+around, len(lines)); n++ {
+		text := strings.TrimRight(lines[n-1], "\r")
+		if len(text) > 300 {
+			text = text[:300] + "…"
+		}
+		out = append(out, SourceLine{Line: n, Text: text, Current: n == line})
+	}
+	return out, newer
+}
+
+// locals reads a frame's first scope, capped.
+func (sess *Session) locals(ctx context.Context, st *Stop, frameRef string) ([]Var, int, error) {
+	id, _, _ := strings.Cut(frameRef, "@")
+	fid, _ := strconv.Atoi(id)
+	var scopes godap.ScopesResponseBody
+	if err := sess.client.Call(ctx, "scopes", map[string]any{"frameId": fid}, &scopes); err != nil {
+		return nil, 0, err
+	}
+	for _, sc := range scopes.Scopes {
+		if sc.Expensive || sc.VariablesReference == 0 {
+			continue
+		}
+		return sess.children(ctx, st, sc.VariablesReference, 20)
+	}
+	return nil, 0, nil
+}
+
+// children reads a reference's variables, at most max, values cut at 400
+// characters.
+func (sess *Session) children(ctx context.Context, st *Stop, vref, max int) ([]Var, int, error) {
+	var body godap.VariablesResponseBody
+	if err := sess.client.Call(ctx, "variables", map[string]any{"variablesReference": vref, "start": 0, "count": max + 1}, &body); err != nil {
+		return nil, 0, err
+	}
+	more := 0
+	if len(body.Variables) > max {
+		more = len(body.Variables) - max
+		body.Variables = body.Variables[:max]
+	}
+	out := make([]Var, 0, len(body.Variables))
+	for _, v := range body.Variables {
+		out = append(out, makeVar(v.Name, v.Value, v.Type, v.VariablesReference, v.NamedVariables+v.IndexedVariables, st.N))
+	}
+	return out, more, nil
+}
+
+func makeVar(name, value, typ string, vref, children, stop int) Var {
+	v := Var{Name: name, Value: value, Type: typ, Children: children}
+	if len([]rune(value)) > 400 {
+		v.Value, v.Cut = string([]rune(value)[:400])+"…", true
+	}
+	if vref > 0 {
+		v.Ref = ref(vref, stop)
+	}
+	return v
+}
+
+// Stack returns a thread's stack, at most levels (30) frames.
+func (s *Supervisor) Stack(ctx context.Context, thread int) (*StackResult, error) {
+	sess, err := s.live()
+	if err != nil {
+		return nil, err
+	}
+	st, err := sess.currentStop()
+	if err != nil {
+		return nil, err
+	}
+	if thread == 0 {
+		thread = st.ThreadID
+	}
+	frames, total, err := sess.frames(context.WithoutCancel(ctx), st, thread, 30)
+	if err != nil {
+		return nil, fmt.Errorf("stack of thread %d: %v", thread, err)
+	}
+	res := &StackResult{Session: sess.Info(), ThreadID: thread, Frames: frames}
+	if total > len(frames) {
+		res.Total = total
+	}
+	return res, nil
+}
+
+// Scopes lists a frame's scopes.
+func (s *Supervisor) Scopes(ctx context.Context, frame string) (*ScopesResult, error) {
+	sess, err := s.live()
+	if err != nil {
+		return nil, err
+	}
+	fid, err := sess.parseRef("frame_id", frame)
+	if err != nil {
+		return nil, err
+	}
+	st, _ := sess.currentStop()
+	var body godap.ScopesResponseBody
+	if err := sess.client.Call(ctx, "scopes", map[string]any{"frameId": fid}, &body); err != nil {
+		return nil, fmt.Errorf("scopes: %v", err)
+	}
+	res := &ScopesResult{Session: sess.Info(), Frame: frame}
+	for _, sc := range body.Scopes {
+		res.Scopes = append(res.Scopes, Scope{Name: sc.Name, Ref: ref(sc.VariablesReference, st.N), Count: sc.NamedVariables + sc.IndexedVariables, Expensive: sc.Expensive})
+	}
+	return res, nil
+}
+
+// Variables lists a reference's children: at most 50.
+func (s *Supervisor) Variables(ctx context.Context, r string) (*VariablesResult, error) {
+	sess, err := s.live()
+	if err != nil {
+		return nil, err
+	}
+	vref, err := sess.parseRef("reference", r)
+	if err != nil {
+		return nil, err
+	}
+	st, _ := sess.currentStop()
+	vars, more, err := sess.children(ctx, st, vref, 50)
+	if err != nil {
+		return nil, fmt.Errorf("variables: %v", err)
+	}
+	return &VariablesResult{Session: sess.Info(), Ref: r, Variables: vars, More: more}, nil
+}
+
+// Evaluate evaluates an expression in a frame (default the stop's top
+// frame). An expression that fails is a result that says so.
+func (s *Supervisor) Evaluate(ctx context.Context, expr, frame string) (*EvalResult, error) {
+	sess, err := s.live()
+	if err != nil {
+		return nil, err
+	}
+	st, err := sess.currentStop()
+	if err != nil {
+		return nil, err
+	}
+	args := map[string]any{"expression": expr, "context": sess.Spec.ExprContext}
+	if frame != "" {
+		fid, err := sess.parseRef("frame_id", frame)
+		if err != nil {
+			return nil, err
+		}
+		args["frameId"] = fid
+	} else if frames, _, err := sess.frames(ctx, st, st.ThreadID, 1); err == nil && len(frames) > 0 {
+		id, _, _ := strings.Cut(frames[0].ID, "@")
+		fid, _ := strconv.Atoi(id)
+		args["frameId"] = fid
+	}
+	res := &EvalResult{Session: sess.Info(), Expression: expr}
+	var body godap.EvaluateResponseBody
+	if err := sess.client.Call(ctx, "evaluate", args, &body); err != nil {
+		var re *ResponseError
+		if errors.As(err, &re) {
+			res.Error = strings.TrimPrefix(re.Error(), "evaluate: ")
+			return res, nil
+		}
+		return nil, err
+	}
+	v := makeVar(expr, body.Result, body.Type, body.VariablesReference, body.NamedVariables+body.IndexedVariables, st.N)
+	res.Value = &v
+	return res, nil
+}
+
+// Threads lists threads (goroutines), grouped by name with the id left out.
+func (s *Supervisor) Threads(ctx context.Context) (*ThreadsResult, error) {
+	sess, err := s.live()
+	if err != nil {
+		return nil, err
+	}
+	var body godap.ThreadsResponseBody
+	if err := sess.client.Call(ctx, "threads", nil, &body); err != nil {
+		return nil, fmt.Errorf("threads: %v", err)
+	}
+	res := &ThreadsResult{Session: sess.Info(), Total: len(body.Threads)}
+	index := map[string]int{}
+	for _, t := range body.Threads {
+		name := groupName(t.Name)
+		i, ok := index[name]
+		if !ok {
+			i = len(res.Groups)
+			index[name] = i
+			res.Groups = append(res.Groups, ThreadGroup{Name: name})
+		}
+		res.Groups[i].IDs = append(res.Groups[i].IDs, t.Id)
+		res.Groups[i].Count++
+	}
+	slices.SortStableFunc(res.Groups, func(a, b ThreadGroup) int { return b.Count - a.Count })
+	return res, nil
+}
+
+// groupName drops the thread's own id from its name ("* [Go 7] main.work
+// (…)" → "main.work (…)") so goroutines in one place group together.
+func groupName(name string) string {
+	name = strings.TrimPrefix(strings.TrimSpace(name), "* ")
+	if strings.HasPrefix(name, "[Go ") {
+		if i := strings.Index(name, "] "); i > 0 {
+			name = name[i+2:]
+		}
+	}
+	return name
+}
+
+// Output returns the program's output since the last call, at most limit
+// bytes.
+func (s *Supervisor) Output(limit int) (*OutputResult, error) {
+	s.mu.Lock()
+	sess := s.sess
+	s.mu.Unlock()
+	if sess == nil {
+		return nil, fmt.Errorf("%w: there has been no debug session; start one with action launch", ErrNoSession)
+	}
+	text, skipped, more := sess.newOutput(limit)
+	return &OutputResult{Session: sess.Info(), Output: text, Skipped: skipped, More: more}, nil
+}
+
+// Status says whether a session lives, where it stands, and the
+// breakpoints.
+func (s *Supervisor) Status() *StatusResult {
+	s.mu.Lock()
+	sess, prev := s.sess, s.previous
+	s.mu.Unlock()
+	res := &StatusResult{Breakpoints: s.bps.All(), Previous: prev}
+	if sess != nil && sess.Ended() == "" {
+		info := sess.Info()
+		res.Session = &info
+		res.Previous = ""
+		sess.mu.Lock()
+		if n := len(sess.stops); n > 0 {
+			res.LastStop = sess.stops[n-1]
+		}
+		sess.mu.Unlock()
+	}
+	return res
+}
+
+// Terminate ends the session: the program, the adapter and their files.
+func (s *Supervisor) Terminate(ctx context.Context) (*TerminateResult, error) {
+	sess, err := s.live()
+	if err != nil {
+		return nil, err
+	}
+	end := s.endResult(sess)
+	sess.end("it was terminated")
+	return &TerminateResult{Program: sess.Program, ExitCode: end.ExitCode, NeverHit: end.NeverHit, Output: end.Output}, nil
+}
+
+// idsAt lists breakpoints bound at file:line.
+func (b *Breakpoints) idsAt(file string, line int) []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var ids []string
+	for _, bp := range b.byFile[file] {
+		l := bp.Line
+		if bp.BoundLine > 0 {
+			l = bp.BoundLine
+		}
+		if l == line {
+			ids = append(ids, bp.ID)
+		}
+	}
+	return ids
+}
