@@ -94,7 +94,6 @@ func alive(pid int) bool {
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
-
 func waitGone(t *testing.T, what string, pid int) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
