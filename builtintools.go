@@ -10,6 +10,8 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/askuser"
 	"github.com/builtin-tools/builtin-tools/astgrep"
+	"github.com/builtin-tools/builtin-tools/dap"
+	"github.com/builtin-tools/builtin-tools/dap/debugtool"
 	"github.com/builtin-tools/builtin-tools/files"
 	"github.com/builtin-tools/builtin-tools/lsp"
 	"github.com/builtin-tools/builtin-tools/lsp/lsptool"
@@ -28,6 +30,7 @@ func Families() []registry.Extension {
 		askuser.Family,
 		lsptool.Family,
 		structural.Family,
+		debugtool.Family,
 	}
 }
 
@@ -80,6 +83,9 @@ type Options struct {
 	ClientProtocol string
 	// LSP configures the language-server supervisor (zero value: defaults).
 	LSP lsp.Config
+	// Debug bounds debugging: a session's time limit, how long resumes
+	// wait (zero value: defaults).
+	Debug dap.Config
 	// Structural configures the tree-sitter engine behind ast_grep,
 	// ast_edit and resolve; GrammarDirs are folders of grammar libraries
 	// loaded at run time (libtree-sitter-<id>.so).
@@ -93,6 +99,7 @@ func NewRun(opts Options) (*registry.Run, error) {
 		askuser.Key.Name():    askuser.Config{Port: opts.Ask, Timeout: opts.AskTimeout},
 		lsptool.Key.Name():    opts.LSP,
 		structural.Key.Name(): opts.Structural,
+		debugtool.Key.Name():  opts.Debug,
 	}
 	for k, v := range opts.Settings {
 		settings[k] = v

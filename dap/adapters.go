@@ -51,6 +51,9 @@ type AdapterSpec struct {
 	Exceptions []string
 	// ExprContext is the evaluate context for expressions.
 	ExprContext string
+	// Banners are console messages of the adapter's own, not the
+	// program's output.
+	Banners []string
 }
 
 // Adapters is the table of debug adapters.
@@ -62,6 +65,7 @@ var Adapters = []AdapterSpec{
 		Install:     "go install github.com/go-delve/delve/cmd/dlv@latest",
 		Exceptions:  []string{"unrecovered-panic", "runtime-fatal-throw"},
 		ExprContext: "repl",
+		Banners:     []string{"Type 'dlv help' for list of commands.\n"},
 	},
 	{
 		ID: "debugpy", Language: "Python", Markers: []string{"pyproject.toml", "setup.py", "requirements.txt"}, Extensions: []string{".py"},

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -70,8 +71,9 @@ type Session struct {
 	mu         sync.Mutex
 	stops      []*Stop
 	running    bool
-	resumed    int // stops before the last resume; a later stopped event is a new stop
-	reported   int // the last stop a result showed
+	resumed    int  // stops before the last resume; a later stopped event is a new stop
+	reported   int  // the last stop a result showed
+	configured bool // the launch handshake is done
 	exitCode   *int
 	terminated bool
 	ended      string // why the session ended, "" while it lives
@@ -346,7 +348,12 @@ func (s *Session) event(e Event) {
 	case "output":
 		var b godap.OutputEventBody
 		json.Unmarshal(e.Body, &b)
-		if b.Category != "telemetry" {
+		switch {
+		case b.Category == "telemetry":
+		case !s.configured, b.Category == "console" && slices.Contains(s.Spec.Banners, b.Output):
+			// Before configurationDone the program has not run: this is
+			// the adapter talking ("Building …"), as are its banners.
+		default:
 			s.out.add(b.Output)
 		}
 	case "process":
@@ -435,6 +442,9 @@ func (s *Session) launch(ctx context.Context, l LaunchSpec, args map[string]any,
 	if err := s.setExceptions(ctx); err != nil {
 		return err
 	}
+	s.mu.Lock()
+	s.configured = true
+	s.mu.Unlock()
 	if err := s.client.Call(ctx, "configurationDone", nil, nil); err != nil {
 		return s.launchError(command, err)
 	}

@@ -122,8 +122,8 @@ func (s *Supervisor) Launch(ctx context.Context, l LaunchSpec, wait time.Duratio
 	if cur := s.sess; cur != nil && cur.Ended() == "" {
 		info := cur.Info()
 		s.mu.Unlock()
-		return nil, badArg("a debug session is already running %s (%s, state %s, %ds old, %ds left); call terminate first, or keep using it",
-			info.Program, info.Adapter, info.State, info.AgeSeconds, info.RemainingSeconds)
+		return nil, badArg("a debug session is already running %s (%s, state %s, %s old, %s left); call terminate first, or keep using it",
+			info.Program, info.Adapter, info.State, time.Duration(info.AgeSeconds)*time.Second, time.Duration(info.RemainingSeconds)*time.Second)
 	}
 	s.mu.Unlock()
 

@@ -169,7 +169,7 @@ func (r *Run) call(ctx context.Context, mode tiers.Mode, name string, args json.
 	if refused := r.approve(ctx, c); refused != nil {
 		return refused, nil
 	}
-	if e.serial != nil {
+	if e.serial != nil && (e.d.Interrupts == nil || !e.d.Interrupts(args)) {
 		if err := e.serial.lock(ctx); err != nil {
 			return Failf("%s: gave up waiting for the previous call to this tool to finish: %v", name, context.Cause(ctx)), nil
 		}

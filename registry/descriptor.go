@@ -35,6 +35,11 @@ type Descriptor struct {
 	// session, an interpreter): the run serializes its calls in arrival
 	// order (REG-10), and tools/list says so in _meta.
 	Serial bool
+	// Interrupts, for a serial tool, picks the calls that do not queue
+	// behind a running call of the tool (a debugger's pause and terminate,
+	// which must reach a resume that is waiting); the tool keeps them
+	// consistent itself.
+	Interrupts func(args json.RawMessage) bool
 	// OpenWorld marks a tool that reaches beyond the run's root.
 	OpenWorld bool
 	// Writes marks a tool that writes files and records each with

@@ -27,6 +27,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -49,6 +50,9 @@ type Options struct {
 	Args []string
 	// Update rewrites the outputs from the in-process replay.
 	Update bool
+	// Scrub replaces what changes from run to run (a time left, a
+	// duration) before outputs are compared: pattern → replacement.
+	Scrub map[string]string
 }
 
 type step struct {
@@ -111,7 +115,7 @@ func replay(t *testing.T, path string, opts Options) {
 					p = d.connect(t, root, s.mode)
 					peers[s.mode] = p
 				}
-				got = append(got, render(t, p, root, s))
+				got = append(got, scrub(render(t, p, root, s), opts.Scrub))
 			}
 			if opts.Update && i == 0 {
 				write(t, path, ar, steps, got)
@@ -225,6 +229,13 @@ func render(t *testing.T, p peer, root string, s step) string {
 		}
 	}
 	return strings.TrimRight(strings.ReplaceAll(out, root, "$ROOT"), "\n")
+}
+
+func scrub(s string, patterns map[string]string) string {
+	for pat, repl := range patterns {
+		s = regexp.MustCompile(pat).ReplaceAllString(s, repl)
+	}
+	return s
 }
 
 func write(t *testing.T, path string, ar *txtar.Archive, steps []step, got []string) {

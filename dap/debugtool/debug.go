@@ -1,0 +1,303 @@
+package debugtool
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/builtin-tools/builtin-tools/dap"
+	"github.com/builtin-tools/builtin-tools/registry"
+	"github.com/builtin-tools/builtin-tools/tiers"
+)
+
+type debugParams struct {
+	Action     string            `json:"action" jsonschema:"what to do"`
+	Adapter    string            `json:"adapter,omitempty" jsonschema:"launch/attach: delve, debugpy, lldb or dart; chosen from the program when omitted"`
+	Program    string            `json:"program,omitempty" jsonschema:"launch: the program, relative to the root: a .py file, a Go package folder or .go file, or an executable"`
+	Module     string            `json:"module,omitempty" jsonschema:"launch: a Python module to run instead of a program, such as pytest (with args like -k name)"`
+	Args       []string          `json:"args,omitempty" jsonschema:"launch: the program's arguments"`
+	Cwd        string            `json:"cwd,omitempty" jsonschema:"launch: working folder, relative to the root (default the root)"`
+	Env        map[string]string `json:"env,omitempty" jsonschema:"launch: extra environment variables"`
+	Test       string            `json:"test,omitempty" jsonschema:"launch (Go): debug the package's tests matching this -test.run pattern"`
+	Port       int               `json:"port,omitempty" jsonschema:"attach (debugpy): the port the program listens on"`
+	PID        int               `json:"pid,omitempty" jsonschema:"attach (delve, lldb): the process id"`
+	File       string            `json:"file,omitempty" jsonschema:"breakpoints: the file, relative to the root"`
+	Lines      []int             `json:"lines,omitempty" jsonschema:"breakpoints: 1-based lines to break at (added to the file's others); an empty list clears the file"`
+	Remove     []int             `json:"remove,omitempty" jsonschema:"breakpoints: lines whose breakpoints to remove"`
+	Condition  string            `json:"condition,omitempty" jsonschema:"breakpoints: stop only when this expression is true"`
+	HitCond    string            `json:"hit_condition,omitempty" jsonschema:"breakpoints: stop only on these hits, such as >= 3"`
+	LogMessage string            `json:"log_message,omitempty" jsonschema:"breakpoints: a logpoint: print this (with {expressions}) instead of stopping"`
+	ThreadID   int               `json:"thread_id,omitempty" jsonschema:"resumes and stack: the thread (goroutine); default the stopped one"`
+	FrameID    string            `json:"frame_id,omitempty" jsonschema:"scopes and evaluate: a frame id from this stop, such as 1000@3"`
+	Reference  string            `json:"reference,omitempty" jsonschema:"variables: a reference from this stop, such as 1001@3"`
+	Expression string            `json:"expression,omitempty" jsonschema:"evaluate: the expression, in the program's language"`
+	Timeout    int               `json:"timeout_seconds,omitempty" jsonschema:"launch and resumes: how long to wait for the program to stop (default 10, at most 300)"`
+}
+
+// An action of the debug tool; the table is the one place actions are
+// declared: the schema's enum, the description and the dispatch.
+type action struct {
+	name string
+	doc  string
+	run  func(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugParams, out *DebugResult) error
+}
+
+func resume(name string) func(context.Context, *registry.Call, *dap.Supervisor, debugParams, *DebugResult) error {
+	return func(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugParams, out *DebugResult) error {
+		res, err := sup.Resume(ctx, name, p.ThreadID, seconds(p.Timeout))
+		if err != nil {
+			return err
+		}
+		out.Stop, out.text = res, formatStop(res)
+		return nil
+	}
+}
+
+var actions = []action{
+	{"adapters", "adapters (which debuggers work here, and why others do not)", func(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugParams, out *DebugResult) error {
+		out.Adapters = sup.Adapters(ctx)
+		out.text = formatAdapters(out.Adapters)
+		return nil
+	}},
+	{"status", "status", func(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugParams, out *DebugResult) error {
+		out.Status = sup.Status()
+		out.text = formatStatus(out.Status)
+		return nil
+	}},
+	{"breakpoints", "breakpoints (file, lines[], remove[], condition, hit_condition, log_message; kept per file, may be set before launch)", setBreakpoints},
+	{"launch", "launch (program or module, args[], cwd, env, test; stops at your breakpoints)", launch},
+	{"attach", "attach (port for debugpy, pid for delve and lldb)", launch},
+	{"continue", "continue", resume("continue")},
+	{"pause", "pause", resume("pause")},
+	{"step_over", "step_over", resume("step_over")},
+	{"step_in", "step_in", resume("step_in")},
+	{"step_out", "step_out (thread_id optional; resumes wait up to timeout_seconds for the next stop)", resume("step_out")},
+	{"threads", "threads (goroutines grouped by where they are)", func(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugParams, out *DebugResult) error {
+		res, err := sup.Threads(ctx)
+		if err != nil {
+			return err
+		}
+		out.Threads, out.text = res, formatThreads(res)
+		return nil
+	}},
+	{"stack", "stack (thread_id; at most 30 frames)", func(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugParams, out *DebugResult) error {
+		res, err := sup.Stack(ctx, p.ThreadID)
+		if err != nil {
+			return err
+		}
+		out.Stack, out.text = res, formatStack(res)
+		return nil
+	}},
+	{"scopes", "scopes (frame_id)", func(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugParams, out *DebugResult) error {
+		if p.FrameID == "" {
+			return errors.New("scopes needs frame_id, from a stop or from stack")
+		}
+		res, err := sup.Scopes(ctx, p.FrameID)
+		if err != nil {
+			return err
+		}
+		out.Scopes, out.text = res, formatScopes(res)
+		return nil
+	}},
+	{"variables", "variables (reference; at most 50 children)", func(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugParams, out *DebugResult) error {
+		if p.Reference == "" {
+			return errors.New("variables needs reference, from scopes or from a variable with children")
+		}
+		res, err := sup.Variables(ctx, p.Reference)
+		if err != nil {
+			return err
+		}
+		out.Variables, out.text = res, formatVariables(res)
+		return nil
+	}},
+	{"evaluate", "evaluate (expression, frame_id optional)", func(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugParams, out *DebugResult) error {
+		if strings.TrimSpace(p.Expression) == "" {
+			return errors.New("evaluate needs expression")
+		}
+		res, err := sup.Evaluate(ctx, p.Expression, p.FrameID)
+		if err != nil {
+			return err
+		}
+		out.Eval, out.text = res, formatEval(res)
+		return nil
+	}},
+	{"output", "output (the program's output since the last call)", func(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugParams, out *DebugResult) error {
+		res, err := sup.Output(max(c.Budget()-500, 500))
+		if err != nil {
+			return err
+		}
+		out.Output, out.text = res, formatOutput(res)
+		return nil
+	}},
+	{"terminate", "terminate", func(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugParams, out *DebugResult) error {
+		res, err := sup.Terminate(ctx)
+		if err != nil {
+			return err
+		}
+		out.Terminated, out.text = res, formatTerminate(res)
+		return nil
+	}},
+}
+
+func actionNames() []string {
+	names := make([]string, len(actions))
+	for i, a := range actions {
+		names[i] = a.name
+	}
+	return names
+}
+
+func describeActions() string {
+	docs := make([]string, len(actions))
+	for i, a := range actions {
+		docs[i] = a.doc
+	}
+	return strings.Join(docs, ", ")
+}
+
+// DebugTool is the `debug` tool (DBG-1..5).
+var DebugTool = registry.Descriptor{
+	Name:  "debug",
+	Title: "debugger",
+	Tier:  tiers.Exec,
+	Description: "Drive a debugger (delve for Go, debugpy for Python, lldb-dap for C, C++ and Rust): one session per conversation, with a time limit. " +
+		"Set breakpoints, launch, then continue or step: each waits for the next stop and says where and why, quoting the source line with the frame's locals. " +
+		"frame_id and reference values belong to one stop; after the program moves, call stack again. Actions: " + describeActions() + ".",
+	Serial: true,
+	// pause and terminate must reach a resume that is waiting.
+	Interrupts: func(args json.RawMessage) bool {
+		var p struct {
+			Action string `json:"action"`
+		}
+		json.Unmarshal(args, &p)
+		return p.Action == "pause" || p.Action == "terminate"
+	},
+	Handler: registry.With(Key, debug).WithEnum("action", actionNames()),
+}
+
+// DebugResult is the answer to one action: the action and the one field it
+// fills.
+type DebugResult struct {
+	Action      string                 `json:"action"`
+	Adapters    []dap.AdapterStatus    `json:"adapters,omitempty"`
+	Status      *dap.StatusResult      `json:"status,omitempty"`
+	Breakpoints *dap.BreakpointsResult `json:"breakpoints,omitempty"`
+	Stop        *dap.StopResult        `json:"stop,omitempty" jsonschema:"launch and resumes: where the program stopped, or that it exited or still runs"`
+	Threads     *dap.ThreadsResult     `json:"threads,omitempty"`
+	Stack       *dap.StackResult       `json:"stack,omitempty"`
+	Scopes      *dap.ScopesResult      `json:"scopes,omitempty"`
+	Variables   *dap.VariablesResult   `json:"variables,omitempty"`
+	Eval        *dap.EvalResult        `json:"eval,omitempty"`
+	Output      *dap.OutputResult      `json:"output,omitempty"`
+	Terminated  *dap.TerminateResult   `json:"terminated,omitempty"`
+	text        string
+}
+
+// Text is what the agent reads.
+func (r DebugResult) Text() string { return r.text }
+
+func debug(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugParams) (DebugResult, error) {
+	for _, a := range actions {
+		if a.name == p.Action {
+			out := DebugResult{Action: a.name}
+			if err := a.run(ctx, c, sup, p, &out); err != nil {
+				return DebugResult{}, explain(err)
+			}
+			return out, nil
+		}
+	}
+	return DebugResult{}, fmt.Errorf("unknown action %q; use one of %s", p.Action, strings.Join(actionNames(), ", "))
+}
+
+// explain drops the engine's error class prefix the agent does not need.
+func explain(err error) error {
+	msg := err.Error()
+	for _, prefix := range []string{dap.ErrBadArgument.Error() + ": ", dap.ErrNoSession.Error() + ": "} {
+		msg = strings.TrimPrefix(msg, prefix)
+	}
+	return errors.New(msg)
+}
+
+func seconds(n int) time.Duration {
+	if n <= 0 {
+		return 0
+	}
+	return time.Duration(min(n, 300)) * time.Second
+}
+
+func setBreakpoints(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugParams, out *DebugResult) error {
+	if p.File == "" {
+		return errors.New("breakpoints needs file (relative to the root) and lines; lines: [] clears the file")
+	}
+	abs, err := c.Path(p.File)
+	if err != nil {
+		return err
+	}
+	info, err := os.Stat(abs)
+	if err != nil {
+		return fmt.Errorf("%s does not exist", c.Rel(abs))
+	}
+	if info.IsDir() {
+		return fmt.Errorf("%s is a folder; breakpoints go in a file", c.Rel(abs))
+	}
+	var lines []dap.LineSpec
+	for _, l := range p.Lines {
+		lines = append(lines, dap.LineSpec{Line: l, Condition: p.Condition, HitCondition: p.HitCond, LogMessage: p.LogMessage})
+	}
+	clear := p.Lines != nil && len(p.Lines) == 0 && len(p.Remove) == 0
+	res, err := sup.SetBreakpoints(ctx, c.Rel(abs), lines, p.Remove, clear)
+	if err != nil {
+		return err
+	}
+	out.Breakpoints, out.text = res, formatBreakpoints(res)
+	return nil
+}
+
+func launch(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugParams, out *DebugResult) error {
+	l := dap.LaunchSpec{Adapter: p.Adapter, Module: p.Module, Args: p.Args, Env: p.Env, Test: p.Test,
+		Attach: p.Action == "attach", Port: p.Port, PID: p.PID}
+	if !l.Attach && p.Program == "" && p.Module == "" {
+		return errors.New("launch needs program (relative to the root) or module (Python)")
+	}
+	if p.Program != "" {
+		abs, err := c.Path(p.Program)
+		if err != nil {
+			return err
+		}
+		if _, err := os.Stat(abs); err != nil {
+			return fmt.Errorf("program %s does not exist (paths are relative to the root)", c.Rel(abs))
+		}
+		l.Program = abs
+	}
+	if p.Cwd != "" {
+		abs, err := c.Path(p.Cwd)
+		if err != nil {
+			return err
+		}
+		l.Cwd = abs
+	}
+	// debug is exec tier and behind approvals, so it may run the
+	// checkout's own interpreter, as a developer's shell would.
+	for _, venv := range []string{".venv/bin/python", "venv/bin/python"} {
+		if py := filepath.Join(c.Run.Root(), venv); isExecutable(py) {
+			l.Python = py
+			break
+		}
+	}
+	res, err := sup.Launch(ctx, l, seconds(p.Timeout))
+	if err != nil {
+		return err
+	}
+	out.Stop, out.text = res, formatStop(res)
+	return nil
+}
+
+func isExecutable(p string) bool {
+	info, err := os.Stat(p)
+	return err == nil && !info.IsDir() && info.Mode()&0o111 != 0
+}

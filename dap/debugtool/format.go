@@ -1,0 +1,355 @@
+package debugtool
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/builtin-tools/builtin-tools/dap"
+	"github.com/builtin-tools/builtin-tools/internal/textcut"
+)
+
+// sessionLine is the header of every result that has a session.
+func sessionLine(s dap.SessionInfo) string {
+	state := s.State
+	if s.State == "stopped" && s.Stop > 0 {
+		state = fmt.Sprintf("stopped (stop %d)", s.Stop)
+	}
+	return fmt.Sprintf("[%s · %s · %s · %s left]", s.Adapter, s.Program, state, (time.Duration(s.RemainingSeconds) * time.Second).String())
+}
+
+func formatFrameSource(f *dap.Frame) string {
+	var b strings.Builder
+	for _, l := range f.Source {
+		mark := "  "
+		if l.Current {
+			mark = "→ "
+		}
+		fmt.Fprintf(&b, "  %s%5d │ %s\n", mark, l.Line, l.Text)
+	}
+	return b.String()
+}
+
+func where(f *dap.Frame) string {
+	switch {
+	case f == nil:
+		return "an unknown place"
+	case f.File == "":
+		return f.Name
+	case f.Outside:
+		return fmt.Sprintf("%s:%d in %s (outside the root, not quoted)", f.File, f.Line, f.Name)
+	}
+	return fmt.Sprintf("%s:%d in %s", f.File, f.Line, f.Name)
+}
+
+func formatVars(vars []dap.Var, more int) string {
+	var parts []string
+	for _, v := range vars {
+		s := v.Name + " = " + textcut.Ellipsis(strings.ReplaceAll(v.Value, "\n", " "), 120)
+		if v.Type != "" {
+			s += " (" + v.Type + ")"
+		}
+		if v.Ref != "" {
+			s += " [ref " + v.Ref + "]"
+		}
+		parts = append(parts, s)
+	}
+	out := strings.Join(parts, "; ")
+	if more > 0 {
+		out += fmt.Sprintf("; … %d more (call scopes with the frame_id)", more)
+	}
+	return out
+}
+
+func neverHit(bps []dap.Breakpoint) string {
+	var parts []string
+	for _, b := range bps {
+		parts = append(parts, fmt.Sprintf("%s %s:%d", b.ID, b.File, b.Line))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func formatStop(r *dap.StopResult) string {
+	var b strings.Builder
+	b.WriteString(sessionLine(r.Session) + "\n")
+	switch r.Outcome {
+	case "stopped":
+		st := r.Stop
+		why := st.Reason
+		if len(st.Breakpoints) > 0 {
+			why += " " + strings.Join(st.Breakpoints, ", ")
+		}
+		if st.Description != "" && st.Description != st.Reason && !strings.EqualFold(st.Description, st.Reason) {
+			why += ": " + st.Description
+		}
+		fmt.Fprintf(&b, "Stopped at %s (%s; stop %d, thread %d).\n", where(r.Frame), why, st.N, st.ThreadID)
+		if r.Exception != "" {
+			fmt.Fprintf(&b, "Exception: %s\n", textcut.Ellipsis(r.Exception, 1500))
+		}
+		if r.Frame != nil {
+			b.WriteString(formatFrameSource(r.Frame))
+			if r.Frame.Newer {
+				b.WriteString("note: the source file changed after the program was built; the lines may not match\n")
+			}
+			if len(r.Locals) > 0 {
+				b.WriteString("locals: " + formatVars(r.Locals, r.LocalsMore) + "\n")
+			}
+			fmt.Fprintf(&b, "frame_id %s\n", r.Frame.ID)
+		}
+	case "running":
+		b.WriteString("The program is still running.\n")
+	case "exited":
+		if r.ExitCode != nil {
+			fmt.Fprintf(&b, "The program exited with code %d.\n", *r.ExitCode)
+		} else {
+			b.WriteString("The program ended.\n")
+		}
+	case "ended":
+		fmt.Fprintf(&b, "The session ended: %s.\n", r.Ended)
+	}
+	if len(r.NeverHit) > 0 {
+		b.WriteString("Breakpoints verified but never hit: " + neverHit(r.NeverHit) + "\n")
+	}
+	if r.BuildMS > 0 {
+		fmt.Fprintf(&b, "Built in %s, started in %s.\n", time.Duration(r.BuildMS)*time.Millisecond, time.Duration(r.StartMS)*time.Millisecond)
+	}
+	if r.Note != "" {
+		b.WriteString("note: " + r.Note + "\n")
+	}
+	if r.Output != "" {
+		b.WriteString("output:\n" + strings.TrimRight(r.Output, "\n") + "\n")
+		if r.OutputMore > 0 {
+			fmt.Fprintf(&b, "[%d earlier bytes of output not shown; call output]\n", r.OutputMore)
+		}
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func formatAdapters(rows []dap.AdapterStatus) string {
+	var b strings.Builder
+	b.WriteString("Debug adapters for this checkout (a marker file and the adapter's program are both needed):\n")
+	for _, a := range rows {
+		var state string
+		switch a.State {
+		case dap.StateAvailable:
+			state = fmt.Sprintf("available: %s; markers in %s", a.Binary, strings.Join(a.MarkerDirs, ", "))
+		case dap.StateNoMarker:
+			state = fmt.Sprintf("installed (%s), but no %s in the checkout; it still debugs a program you name", a.Binary, strings.Join(a.Markers, " or "))
+		case dap.StateNoBinary:
+			state = fmt.Sprintf("markers in %s, but the adapter is not installed: %s", strings.Join(a.MarkerDirs, ", "), a.Install)
+		default:
+			state = fmt.Sprintf("not installed (%s) and no %s here", a.Install, strings.Join(a.Markers, " or "))
+		}
+		if a.Why != "" {
+			state += " (" + a.Why + ")"
+		}
+		fmt.Fprintf(&b, "  %s (%s): %s\n", a.ID, a.Language, state)
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func formatBreakpointList(bps []dap.Breakpoint) string {
+	if len(bps) == 0 {
+		return "no breakpoints"
+	}
+	var b strings.Builder
+	for _, bp := range bps {
+		fmt.Fprintf(&b, "  %s %s:%d", bp.ID, bp.File, bp.Line)
+		var notes []string
+		if bp.BoundLine > 0 {
+			notes = append(notes, fmt.Sprintf("bound at line %d", bp.BoundLine))
+		}
+		if bp.Condition != "" {
+			notes = append(notes, "if "+bp.Condition)
+		}
+		if bp.HitCondition != "" {
+			notes = append(notes, "hits "+bp.HitCondition)
+		}
+		if bp.LogMessage != "" {
+			notes = append(notes, fmt.Sprintf("logs %q", bp.LogMessage))
+		}
+		if bp.Unsupported != "" {
+			notes = append(notes, "the adapter does not support "+bp.Unsupported+", so it was left out")
+		}
+		if bp.Hits > 0 {
+			notes = append(notes, textcut.Count(bp.Hits, "hit", "hits"))
+		}
+		if len(notes) > 0 {
+			b.WriteString(" (" + strings.Join(notes, "; ") + ")")
+		}
+		b.WriteString("\n")
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func formatBreakpoints(r *dap.BreakpointsResult) string {
+	var b strings.Builder
+	if r.Session != nil {
+		b.WriteString(sessionLine(*r.Session) + "\n")
+	}
+	b.WriteString("Breakpoints:\n")
+	for _, bp := range r.Breakpoints {
+		line := formatBreakpointList([]dap.Breakpoint{bp})
+		switch {
+		case r.Pending:
+			line += " — sent at the next launch"
+		case !bp.Verified:
+			msg := bp.Message
+			if msg == "" {
+				msg = "the adapter could not place it yet"
+			}
+			line += " — not verified: " + msg
+		}
+		b.WriteString(line + "\n")
+	}
+	if len(r.Breakpoints) == 0 {
+		b.WriteString("  none\n")
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func formatStatus(r *dap.StatusResult) string {
+	var b strings.Builder
+	if r.Session == nil {
+		b.WriteString("No debug session runs.")
+		if r.Previous != "" {
+			b.WriteString(" The previous one ended: " + r.Previous + ".")
+		}
+		b.WriteString(" Start one with action launch.\n")
+	} else {
+		b.WriteString(sessionLine(*r.Session) + "\n")
+		if r.LastStop != nil && r.Session.State == "stopped" {
+			fmt.Fprintf(&b, "Stopped (%s, stop %d, thread %d).\n", r.LastStop.Reason, r.LastStop.N, r.LastStop.ThreadID)
+		}
+	}
+	b.WriteString("Breakpoints:\n" + formatBreakpointList(r.Breakpoints))
+	return b.String()
+}
+
+func formatThreads(r *dap.ThreadsResult) string {
+	var b strings.Builder
+	b.WriteString(sessionLine(r.Session) + "\n")
+	fmt.Fprintf(&b, "%s:\n", textcut.Count(r.Total, "thread", "threads"))
+	for i, g := range r.Groups {
+		if i == 50 {
+			fmt.Fprintf(&b, "  … %d more groups\n", len(r.Groups)-50)
+			break
+		}
+		ids := make([]string, 0, min(len(g.IDs), 10))
+		for j, id := range g.IDs {
+			if j == 10 {
+				ids = append(ids, "…")
+				break
+			}
+			ids = append(ids, fmt.Sprint(id))
+		}
+		fmt.Fprintf(&b, "  %d × %s (ids %s)\n", g.Count, g.Name, strings.Join(ids, ", "))
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func formatStack(r *dap.StackResult) string {
+	var b strings.Builder
+	b.WriteString(sessionLine(r.Session) + "\n")
+	fmt.Fprintf(&b, "Stack of thread %d:\n", r.ThreadID)
+	for _, f := range r.Frames {
+		fmt.Fprintf(&b, "  %s  [frame_id %s]\n", where(&f), f.ID)
+		for _, l := range f.Source {
+			if l.Current {
+				fmt.Fprintf(&b, "        %5d │ %s\n", l.Line, l.Text)
+			}
+		}
+	}
+	if r.Total > len(r.Frames) {
+		fmt.Fprintf(&b, "  … %d more frames\n", r.Total-len(r.Frames))
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func formatScopes(r *dap.ScopesResult) string {
+	var b strings.Builder
+	b.WriteString(sessionLine(r.Session) + "\n")
+	fmt.Fprintf(&b, "Scopes of frame %s:\n", r.Frame)
+	for _, s := range r.Scopes {
+		fmt.Fprintf(&b, "  %s [reference %s]", s.Name, s.Ref)
+		if s.Count > 0 {
+			fmt.Fprintf(&b, " %s", textcut.Count(s.Count, "variable", "variables"))
+		}
+		if s.Expensive {
+			b.WriteString(" (expensive)")
+		}
+		b.WriteString("\n")
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func formatVariables(r *dap.VariablesResult) string {
+	var b strings.Builder
+	b.WriteString(sessionLine(r.Session) + "\n")
+	fmt.Fprintf(&b, "Variables of %s:\n", r.Ref)
+	for _, v := range r.Variables {
+		fmt.Fprintf(&b, "  %s = %s", v.Name, v.Value)
+		if v.Type != "" {
+			fmt.Fprintf(&b, " (%s)", v.Type)
+		}
+		if v.Ref != "" {
+			fmt.Fprintf(&b, " [reference %s, %s]", v.Ref, textcut.Count(v.Children, "child", "children"))
+		}
+		if v.Cut {
+			b.WriteString(" [value cut at 400 characters]")
+		}
+		b.WriteString("\n")
+	}
+	if r.More > 0 {
+		fmt.Fprintf(&b, "  … more children not shown (at most 50 are listed); evaluate an index or a field to see one\n")
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func formatEval(r *dap.EvalResult) string {
+	head := sessionLine(r.Session) + "\n"
+	if r.Error != "" {
+		return head + fmt.Sprintf("%s raised an error: %s", r.Expression, r.Error)
+	}
+	v := r.Value
+	s := fmt.Sprintf("%s = %s", r.Expression, v.Value)
+	if v.Type != "" {
+		s += " (" + v.Type + ")"
+	}
+	if v.Ref != "" {
+		s += fmt.Sprintf(" [reference %s, %s]", v.Ref, textcut.Count(v.Children, "child", "children"))
+	}
+	if v.Cut {
+		s += " [value cut at 400 characters]"
+	}
+	return head + s
+}
+
+func formatOutput(r *dap.OutputResult) string {
+	head := sessionLine(r.Session) + "\n"
+	if r.Output == "" {
+		return head + "No new output."
+	}
+	s := head + "Output since the last call:\n" + strings.TrimRight(r.Output, "\n")
+	if r.Skipped > 0 {
+		s += fmt.Sprintf("\n[%d bytes before this were dropped: only the newest 1 MiB is kept]", r.Skipped)
+	}
+	if r.More > 0 {
+		s += fmt.Sprintf("\n[%d more bytes; call output again]", r.More)
+	}
+	return s
+}
+
+func formatTerminate(r *dap.TerminateResult) string {
+	s := "Terminated " + r.Program + ": the program, the adapter and their files are gone."
+	if r.ExitCode != nil {
+		s += fmt.Sprintf(" It had exited with code %d.", *r.ExitCode)
+	}
+	if len(r.NeverHit) > 0 {
+		s += "\nBreakpoints verified but never hit: " + neverHit(r.NeverHit)
+	}
+	if r.Output != "" {
+		s += "\noutput:\n" + strings.TrimRight(r.Output, "\n")
+	}
+	return s
+}
