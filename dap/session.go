@@ -71,9 +71,10 @@ type Session struct {
 	mu         sync.Mutex
 	stops      []*Stop
 	running    bool
-	resumed    int  // stops before the last resume; a later stopped event is a new stop
-	reported   int  // the last stop a result showed
-	configured bool // the launch handshake is done
+	resumed    int    // stops before the last resume; a later stopped event is a new stop
+	reported   int    // the last stop a result showed
+	configured bool   // configurationDone was sent
+	launchOut  string // what the adapter said before that
 	exitCode   *int
 	terminated bool
 	ended      string // why the session ended, "" while it lives
@@ -350,9 +351,14 @@ func (s *Session) event(e Event) {
 		json.Unmarshal(e.Body, &b)
 		switch {
 		case b.Category == "telemetry":
-		case !s.configured, b.Category == "console" && slices.Contains(s.Spec.Banners, b.Output):
+		case !s.configured:
 			// Before configurationDone the program has not run: this is
-			// the adapter talking ("Building …"), as are its banners.
+			// the adapter talking ("Building …", a compiler's errors),
+			// kept for a launch that fails.
+			if len(s.launchOut) < 16<<10 {
+				s.launchOut += b.Output
+			}
+		case b.Category == "console" && slices.Contains(s.Spec.Banners, b.Output):
 		default:
 			s.out.add(b.Output)
 		}
@@ -460,7 +466,17 @@ func (s *Session) launch(ctx context.Context, l LaunchSpec, args map[string]any,
 func (s *Session) launchError(command string, err error) error {
 	var re *ResponseError
 	if errors.As(err, &re) {
-		return fmt.Errorf("%s refused the %s: %s", s.Spec.ID, command, strings.TrimSpace(re.Message+"\n"+re.Detail))
+		msg := re.Detail
+		if msg == "" {
+			msg = re.Message
+		}
+		s.mu.Lock()
+		said := strings.TrimSpace(s.launchOut)
+		s.mu.Unlock()
+		if said != "" {
+			msg += "\n" + said
+		}
+		return fmt.Errorf("%s refused the %s: %s", s.Spec.ID, command, msg)
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Errorf("%s did not finish the %s in time%s", s.Spec.ID, command, s.stderrNote())

@@ -329,6 +329,13 @@ func (s *Supervisor) Resume(ctx context.Context, action string, thread int, wait
 	if exited {
 		return s.waitStop(ctx, sess, before, 0)
 	}
+	if !stopped && action == "continue" {
+		// Already running: continue means wait for the next stop.
+		return s.waitStop(ctx, sess, before, s.waitFor(wait))
+	}
+	if !stopped && action != "pause" {
+		return nil, badArg("the program is running, so it cannot %s; pause it first, or continue to wait for a stop", strings.ReplaceAll(action, "_", " "))
+	}
 	if unreported && action != "pause" {
 		res, err := s.stopResult(ctx, sess, cur)
 		if res != nil {

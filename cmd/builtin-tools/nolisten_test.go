@@ -3,71 +3,215 @@ package main
 import (
 	"bufio"
 	"encoding/json"
-	"github.com/builtin-tools/builtin-tools/internal/testenv"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/builtin-tools/builtin-tools/internal/testenv"
 )
 
-// CLI-2: serve talks over its stdin and stdout only — after it has served
-// calls, the process holds no socket at all, so it cannot be listening.
-func TestServeOpensNoSocket(t *testing.T) {
-	if _, err := os.Stat("/proc/self/fd"); err != nil {
-		testenv.Unavailable(t, "/proc", err)
-	}
-	bin := testenv.Command(t)
-	root := fixture(t)
-	cmd := exec.Command(bin, "serve", "--root", root)
+// servePeer is `builtin-tools serve` driven line by line.
+type servePeer struct {
+	t     *testing.T
+	cmd   *exec.Cmd
+	stdin interface{ Write([]byte) (int, error) }
+	lines *bufio.Scanner
+	id    int
+}
+
+func startServe(t *testing.T, root string) *servePeer {
+	t.Helper()
+	cmd := exec.Command(testenv.Command(t), "serve", "--root", root)
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer func() { stdin.Close(); cmd.Wait() }()
-	lines := bufio.NewScanner(stdout)
-	lines.Buffer(make([]byte, 1<<20), 1<<20)
-	send := func(msg string) {
-		if _, err := stdin.Write([]byte(msg + "\n")); err != nil {
-			t.Fatal(err)
+	t.Cleanup(func() { stdin.Close(); cmd.Process.Kill(); cmd.Wait() })
+	p := &servePeer{t: t, cmd: cmd, stdin: stdin, lines: bufio.NewScanner(stdout)}
+	p.lines.Buffer(make([]byte, 1<<20), 1<<20)
+	p.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	p.recv()
+	p.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	return p
+}
+
+func (p *servePeer) send(msg string) {
+	if _, err := p.stdin.Write([]byte(msg + "\n")); err != nil {
+		p.t.Fatal(err)
+	}
+}
+
+func (p *servePeer) recv() map[string]any {
+	done := make(chan bool, 1)
+	var m map[string]any
+	go func() { done <- p.lines.Scan() }()
+	select {
+	case ok := <-done:
+		if !ok || json.Unmarshal(p.lines.Bytes(), &m) != nil {
+			p.t.Fatalf("bad reply %q", p.lines.Text())
 		}
+	case <-time.After(2 * time.Minute):
+		p.t.Fatal("no reply")
 	}
-	recv := func() map[string]any {
-		done := make(chan bool, 1)
-		var m map[string]any
-		go func() { done <- lines.Scan() }()
-		select {
-		case ok := <-done:
-			if !ok || json.Unmarshal(lines.Bytes(), &m) != nil {
-				t.Fatalf("bad reply %q", lines.Text())
-			}
-		case <-time.After(30 * time.Second):
-			t.Fatal("no reply")
-		}
-		return m
+	return m
+}
+
+// call runs a tool and returns its result object.
+func (p *servePeer) call(tool string, args map[string]any) map[string]any {
+	p.t.Helper()
+	p.id++
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": p.id, "method": "tools/call", "params": map[string]any{"name": tool, "arguments": args}})
+	p.send(string(b))
+	reply := p.recv()
+	res, _ := reply["result"].(map[string]any)
+	if res == nil {
+		p.t.Fatalf("%s: %v", tool, reply)
 	}
-	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
-	recv()
-	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"ast_grep","arguments":{"pattern":"fmt.Println($A)","language":"go"}}}`)
-	if reply := recv(); reply["result"] == nil {
-		t.Fatalf("ast_grep: %v", reply)
+	return res
+}
+
+const busyMain = `package main
+
+import "time"
+
+func main() {
+	for {
+		time.Sleep(time.Millisecond)
 	}
-	send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"read","arguments":{"path":"hello.txt"}}}`)
-	if reply := recv(); reply["result"] == nil {
-		t.Fatalf("read: %v", reply)
+}
+`
+
+// debugRoot is a fixture with a Go program that runs until killed.
+func debugRoot(t *testing.T) string {
+	root := fixture(t)
+	os.WriteFile(filepath.Join(root, "go.mod"), []byte("module example.com/busy\n\ngo 1.22\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "main.go"), []byte(busyMain), 0o644)
+	return root
+}
+
+// launchBusy starts a debug session of the busy program and returns the
+// program's pid.
+func launchBusy(t *testing.T, p *servePeer) int {
+	t.Helper()
+	res := p.call("debug", map[string]any{"action": "launch", "program": ".", "timeout_seconds": 1})
+	sc, _ := res["structuredContent"].(map[string]any)
+	stop, _ := sc["stop"].(map[string]any)
+	session, _ := stop["session"].(map[string]any)
+	pid, _ := session["pid"].(float64)
+	if res["isError"] == true || pid == 0 {
+		t.Fatalf("launch: %v", res)
 	}
-	fds, err := os.ReadDir(filepath.Join("/proc", strconv.Itoa(cmd.Process.Pid), "fd"))
+	return int(pid)
+}
+
+// CLI-2: serve talks over its stdin and stdout only — after it has served
+// calls, a debug session included, it holds no network socket and no
+// listening socket of any kind, so it cannot be listening.
+func TestServeOpensNoSocket(t *testing.T) {
+	if _, err := os.Stat("/proc/self/fd"); err != nil {
+		testenv.Unavailable(t, "/proc", err)
+	}
+	testenv.LookPath(t, "dlv")
+	root := debugRoot(t)
+	p := startServe(t, root)
+	if res := p.call("ast_grep", map[string]any{"pattern": "time.Sleep($A)", "language": "go"}); res["isError"] == true {
+		t.Fatalf("ast_grep: %v", res)
+	}
+	if res := p.call("read", map[string]any{"path": "hello.txt"}); res["isError"] == true {
+		t.Fatalf("read: %v", res)
+	}
+	launchBusy(t, p)
+	pid := strconv.Itoa(p.cmd.Process.Pid)
+	network := socketInodes(t, "tcp", "tcp6", "udp", "udp6")
+	listening := unixListeners(t)
+	fds, err := os.ReadDir(filepath.Join("/proc", pid, "fd"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, fd := range fds {
-		target, _ := os.Readlink(filepath.Join("/proc", strconv.Itoa(cmd.Process.Pid), "fd", fd.Name()))
-		if strings.HasPrefix(target, "socket:") {
-			t.Errorf("serve holds a socket on fd %s (%s)", fd.Name(), target)
+		target, _ := os.Readlink(filepath.Join("/proc", pid, "fd", fd.Name()))
+		inode, ok := strings.CutPrefix(target, "socket:[")
+		if !ok {
+			continue
+		}
+		inode = strings.TrimSuffix(inode, "]")
+		if network[inode] {
+			t.Errorf("serve holds a network socket on fd %s (%s)", fd.Name(), target)
+		}
+		if listening[inode] {
+			t.Errorf("serve holds a listening unix socket on fd %s (%s)", fd.Name(), target)
 		}
 	}
+	p.call("debug", map[string]any{"action": "terminate"})
+}
+
+// socketInodes lists the inodes of the machine's sockets of the kinds.
+func socketInodes(t *testing.T, kinds ...string) map[string]bool {
+	out := map[string]bool{}
+	for _, k := range kinds {
+		data, err := os.ReadFile("/proc/net/" + k)
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(data), "\n")[1:] {
+			if f := strings.Fields(line); len(f) > 9 {
+				out[f[9]] = true
+			}
+		}
+	}
+	return out
+}
+
+// unixListeners lists the inodes of unix sockets that accept connections.
+func unixListeners(t *testing.T) map[string]bool {
+	out := map[string]bool{}
+	data, err := os.ReadFile("/proc/net/unix")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(data), "\n")[1:] {
+		f := strings.Fields(line)
+		// Flags 00010000 is __SO_ACCEPTCON: a listening socket.
+		if len(f) > 6 && f[3] == "00010000" {
+			out[f[6]] = true
+		}
+	}
+	return out
+}
+
+// A debug session survives nothing: serve killed with SIGKILL (no chance
+// to clean up) takes delve and the program with it — the parent-death
+// signal stops delve, the reaper kills the program's own process group.
+func TestServeKilledLeavesNoDebuggee(t *testing.T) {
+	testenv.LookPath(t, "dlv")
+	p := startServe(t, debugRoot(t))
+	prog := launchBusy(t, p)
+	if err := syscall.Kill(prog, 0); err != nil {
+		t.Fatalf("the program is not running: %v", err)
+	}
+	p.cmd.Process.Signal(syscall.SIGKILL)
+	p.cmd.Wait()
+	deadline := time.Now().Add(15 * time.Second)
+	for running(prog) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the debugged program (pid %d) outlived serve's SIGKILL", prog)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func running(pid int) bool {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	f := strings.Fields(string(data))
+	return len(f) > 2 && f[2] != "Z"
 }
