@@ -153,10 +153,17 @@ type Options struct {
 	LaunchTimeout time.Duration // build and start
 	Breakpoints   *Breakpoints
 	OnEnd         func(reason string)
+	// Dial, when set, connects to an adapter already listening there
+	// (the one debugpy.listen starts inside a program) instead of
+	// starting one.
+	Dial string
 }
 
 // start runs the adapter and connects to it.
 func start(ctx context.Context, spec AdapterSpec, root string, opts Options) (*Session, error) {
+	if opts.Dial != "" {
+		return dial(ctx, spec, root, opts)
+	}
 	cmdline, why := spec.command()
 	if cmdline == nil {
 		if why != "" {
@@ -218,6 +225,39 @@ func start(ctx context.Context, spec AdapterSpec, root string, opts Options) (*S
 			return fail(fmt.Errorf("%s did not connect: %v%s", spec.ID, err, s.stderrNote()))
 		}
 		rw = conn
+	}
+	return s.connect(ctx, rw, opts)
+}
+
+// dial connects to a listening adapter (debugpy.listen in the program).
+func dial(ctx context.Context, spec AdapterSpec, root string, opts Options) (*Session, error) {
+	tmp, err := os.MkdirTemp("", "builtin-tools-dap-")
+	if err != nil {
+		return nil, err
+	}
+	s := &Session{Spec: spec, root: root, tmp: tmp, stderr: &tail{}, waited: make(chan struct{}),
+		changed: make(chan struct{}), bps: opts.Breakpoints, onEnd: opts.OnEnd, attach: true}
+	var d net.Dialer
+	dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	conn, err := d.DialContext(dctx, "tcp", opts.Dial)
+	if err != nil {
+		os.RemoveAll(tmp)
+		return nil, fmt.Errorf("nothing answers on %s: %v (the program must call debugpy.listen on that port)", opts.Dial, err)
+	}
+	return s.connect(ctx, conn, opts)
+}
+
+// connect starts the client on rw and initializes the adapter.
+func (s *Session) connect(ctx context.Context, rw io.ReadWriteCloser, opts Options) (*Session, error) {
+	spec := s.Spec
+	fail := func(err error) (*Session, error) {
+		if s.client != nil {
+			s.client.Close()
+		}
+		s.kill()
+		os.RemoveAll(s.tmp)
+		return nil, err
 	}
 	s.client = NewClient(rw)
 	s.client.OnEvent = s.event
@@ -302,9 +342,13 @@ func (p pipeRW) Close() error {
 
 // watch ends the session when the adapter goes away on its own.
 func (s *Session) watch() {
+	waited := s.waited
+	if s.cmd == nil {
+		waited = nil // a dialled adapter: only its connection tells
+	}
 	select {
 	case <-s.client.Done():
-	case <-s.waited:
+	case <-waited:
 	}
 	s.end(fmt.Sprintf("the %s adapter exited unexpectedly%s", s.Spec.ID, s.stderrNote()))
 }

@@ -136,11 +136,16 @@ func (s *Supervisor) Launch(ctx context.Context, l LaunchSpec, wait time.Duratio
 		return nil, err
 	}
 	s.bps.resetHits()
-	sess, err := start(ctx, spec, s.g.Root(), Options{TTL: s.cfg.TTL, Breakpoints: s.bps, OnEnd: func(reason string) {
+	opts := Options{TTL: s.cfg.TTL, Breakpoints: s.bps, OnEnd: func(reason string) {
 		s.mu.Lock()
 		s.previous = reason
 		s.mu.Unlock()
-	}})
+	}}
+	if l.Attach && spec.ID == "debugpy" {
+		// The program's debugpy.listen runs its own adapter on the port.
+		opts.Dial = fmt.Sprintf("127.0.0.1:%d", l.Port)
+	}
+	sess, err := start(ctx, spec, s.g.Root(), opts)
 	if err != nil {
 		return nil, err
 	}
@@ -795,6 +800,10 @@ func groupName(name string) string {
 		if i := strings.Index(name, "] "); i > 0 {
 			name = name[i+2:]
 		}
+	}
+	// and the OS thread it happens to run on
+	if i := strings.LastIndex(name, " (Thread "); i > 0 && strings.HasSuffix(name, ")") {
+		name = name[:i]
 	}
 	return name
 }
