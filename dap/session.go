@@ -584,13 +584,6 @@ func linesOf(bps []*Breakpoint) []int {
 	return out
 }
 
-// changedCh returns a channel closed at the next change of state.
-func (s *Session) changedCh() <-chan struct{} {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.changed
-}
-
 // Ended reports why the session ended, "" while it lives.
 func (s *Session) Ended() string {
 	s.mu.Lock()
