@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -276,5 +277,28 @@ func TestDebugpyAttach(t *testing.T) {
 	time.Sleep(200 * time.Millisecond)
 	if !alive(prog.Process.Pid) {
 		t.Fatal("terminate of an attach session killed a program it did not start")
+	}
+}
+
+// adapters says, per adapter, which half of marker-and-binary is missing;
+// no Dart SDK installs here, so dart's binary is reported missing.
+func TestAdapterStatuses(t *testing.T) {
+	testenv.LookPath(t, "dlv")
+	root := writeTree(t, map[string]string{"go.mod": "module m\n", "tools/pubspec.yaml": "name: x\n", "vendor/x/Cargo.toml": ""})
+	s := newSupervisor(t, root, Config{})
+	byID := map[string]AdapterStatus{}
+	for _, st := range s.Adapters(testCtx(t)) {
+		byID[st.ID] = st
+	}
+	if d := byID["delve"]; d.State != StateAvailable || d.Binary == "" || !slices.Equal(d.MarkerDirs, []string{"."}) {
+		t.Errorf("delve: %+v", d)
+	}
+	if _, err := exec.LookPath("dart"); err != nil {
+		if d := byID["dart"]; d.State != StateNoBinary || d.Install == "" || !slices.Equal(d.MarkerDirs, []string{"tools"}) {
+			t.Errorf("dart without its SDK: %+v", d)
+		}
+	}
+	if l := byID["lldb"]; len(l.MarkerDirs) != 0 {
+		t.Errorf("a marker in vendored code counted for lldb: %+v", l)
 	}
 }
