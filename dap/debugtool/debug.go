@@ -112,7 +112,7 @@ var actions = []action{
 		if err != nil {
 			return err
 		}
-		out.Variables, out.text = res, formatVariables(res)
+		out.Variables, out.text = res, formatVariables(res, c.Budget())
 		return nil
 	}},
 	{"evaluate", "evaluate (expression, frame_id optional)", func(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugParams, out *DebugResult) error {

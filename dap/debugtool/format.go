@@ -283,12 +283,27 @@ func formatScopes(r *dap.ScopesResult) string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
-func formatVariables(r *dap.VariablesResult) string {
+func formatVariables(r *dap.VariablesResult, budget int) string {
+	// Values share the output budget: when all of them whole would not fit,
+	// each is cut to its share, and the result says so.
+	share := 400
+	total := 0
+	for _, v := range r.Variables {
+		total += len(v.Name) + len(v.Value) + len(v.Type) + 40
+	}
+	shortened := false
+	if total > budget-500 && len(r.Variables) > 0 {
+		share = max((budget-500)/len(r.Variables)-60, 40)
+	}
 	var b strings.Builder
 	b.WriteString(sessionLine(r.Session) + "\n")
 	fmt.Fprintf(&b, "Variables of %s:\n", r.Ref)
 	for _, v := range r.Variables {
-		fmt.Fprintf(&b, "  %s = %s", v.Name, v.Value)
+		value := v.Value
+		if len([]rune(value)) > share {
+			value, shortened = textcut.Ellipsis(value, share), true
+		}
+		fmt.Fprintf(&b, "  %s = %s", v.Name, value)
 		if v.Type != "" {
 			fmt.Fprintf(&b, " (%s)", v.Type)
 		}
@@ -302,6 +317,9 @@ func formatVariables(r *dap.VariablesResult) string {
 	}
 	if r.More > 0 {
 		fmt.Fprintf(&b, "  … more children not shown (at most 50 are listed); evaluate an index or a field to see one\n")
+	}
+	if shortened {
+		fmt.Fprintf(&b, "[values cut to %d characters each to fit the output budget; evaluate one to see it whole]\n", share)
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
