@@ -12,6 +12,8 @@ import (
 	"github.com/builtin-tools/builtin-tools/astgrep"
 	"github.com/builtin-tools/builtin-tools/dap"
 	"github.com/builtin-tools/builtin-tools/dap/debugtool"
+	"github.com/builtin-tools/builtin-tools/eval"
+	"github.com/builtin-tools/builtin-tools/eval/evaltool"
 	"github.com/builtin-tools/builtin-tools/files"
 	"github.com/builtin-tools/builtin-tools/lsp"
 	"github.com/builtin-tools/builtin-tools/lsp/lsptool"
@@ -31,6 +33,7 @@ func Families() []registry.Extension {
 		lsptool.Family,
 		structural.Family,
 		debugtool.Family,
+		evaltool.Family,
 	}
 }
 
@@ -86,6 +89,8 @@ type Options struct {
 	// Debug bounds debugging: a session's time limit, how long resumes
 	// wait (zero value: defaults).
 	Debug dap.Config
+	// Eval configures the interpreter kernels (zero value: defaults).
+	Eval eval.Config
 	// Structural configures the tree-sitter engine behind ast_grep,
 	// ast_edit and resolve; GrammarDirs are folders of grammar libraries
 	// loaded at run time (libtree-sitter-<id>.so).
@@ -100,6 +105,7 @@ func NewRun(opts Options) (*registry.Run, error) {
 		lsptool.Key.Name():    opts.LSP,
 		structural.Key.Name(): opts.Structural,
 		debugtool.Key.Name():  opts.Debug,
+		evaltool.Key.Name():   opts.Eval,
 	}
 	for k, v := range opts.Settings {
 		settings[k] = v

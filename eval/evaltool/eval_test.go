@@ -1,0 +1,221 @@
+package evaltool_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	builtintools "github.com/builtin-tools/builtin-tools"
+	"github.com/builtin-tools/builtin-tools/askuser"
+	"github.com/builtin-tools/builtin-tools/eval"
+	"github.com/builtin-tools/builtin-tools/internal/testenv"
+	"github.com/builtin-tools/builtin-tools/registry"
+	"github.com/builtin-tools/builtin-tools/tiers"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+const python = "/usr/bin/python3"
+
+type msg struct {
+	Msg string `json:"msg"`
+}
+
+func (m msg) Text() string { return m.Msg }
+
+type noParams struct{}
+
+// slow is a tool that takes a while, standing in for a worker a cell waits
+// on.
+var slow = registry.Family[registry.None]{Key: registry.NewKey[registry.None]("slow"), Tools: []registry.Descriptor{{
+	Name: "slow", Tier: tiers.Read, Description: "sleeps a second",
+	Handler: registry.Func(func(ctx context.Context, c *registry.Call, p noParams) (msg, error) {
+		time.Sleep(time.Second)
+		return msg{"done"}, nil
+	}),
+}}}
+
+func newRun(t *testing.T, cfg eval.Config) *registry.Run {
+	t.Helper()
+	if _, err := os.Stat(python); err != nil {
+		testenv.Missing(t, python, "not installed")
+	}
+	cfg.Python = python
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "notes.txt"), []byte("buy milk\n"), 0o644)
+	r, err := builtintools.NewRun(builtintools.Options{Root: root, Without: []string{"lsp", "structural"},
+		Eval: cfg, Families: []registry.Extension{slow}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r
+}
+
+func cell(t *testing.T, r *registry.Run, mode tiers.Mode, code string) (*mcp.CallToolResult, string) {
+	t.Helper()
+	args, _ := json.Marshal(map[string]any{"code": code, "description": "a step of the test at hand"})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res, err := r.Call(ctx, mode, "eval", args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, registry.ResultText(res)
+}
+
+func want(t *testing.T, text string, subs ...string) {
+	t.Helper()
+	for _, s := range subs {
+		if !strings.Contains(text, s) {
+			t.Fatalf("missing %q in:\n%s", s, text)
+		}
+	}
+}
+
+// EV-1, EV-2: state persists; the last expression is echoed (None is not);
+// prints come in order; an exception is a short traceback with the cell's
+// own line numbers; a syntax error names its line.
+func TestCells(t *testing.T) {
+	r := newRun(t, eval.Config{})
+	_, text := cell(t, r, tiers.Normal, "x = 40\nprint('one')\nprint('two')\nx + 2")
+	want(t, text, "kernel state: preserved", "one\ntwo\n42")
+	_, text = cell(t, r, tiers.Normal, "x")
+	want(t, text, "40")
+	_, text = cell(t, r, tiers.Normal, "print('side')\nNone")
+	if strings.Contains(text, "None") {
+		t.Fatalf("None echoed: %s", text)
+	}
+	_, text = cell(t, r, tiers.Normal, "def f(n):\n    return 1 / n\n\nf(0)")
+	want(t, text, "cell line 4, in <module>", "cell line 2, in f", "ZeroDivisionError")
+	if strings.Contains(text, "kernel.py") {
+		t.Fatalf("the driver's frames leak into the traceback: %s", text)
+	}
+	_, text = cell(t, r, tiers.Normal, "a = 1\nb = (2\n")
+	want(t, text, "SyntaxError", "cell line")
+	args, _ := json.Marshal(map[string]any{"code": "1", "description": "too short"})
+	res, _ := r.Call(context.Background(), tiers.Normal, "eval", args)
+	if !res.IsError || !strings.Contains(registry.ResultText(res), "5 to 10") {
+		t.Fatalf("a two-word description: %s", registry.ResultText(res))
+	}
+}
+
+// A DataFrame is a compact table; a figure is PNG image content within a
+// megapixel, never base64 text; an identical re-display is not repeated.
+func TestDataFrameAndFigures(t *testing.T) {
+	r := newRun(t, eval.Config{})
+	_, text := cell(t, r, tiers.Normal, "import pandas as pd\nimport numpy as np\ndf = pd.DataFrame(np.arange(1600).reshape(200, 8), columns=list('abcdefgh'))\ndf")
+	want(t, text, "200 rows × 8 columns", "| 199 |", "dtypes: a: int64")
+	if n := len([]rune(text)); n > 1500+200 {
+		t.Fatalf("a 200×8 frame took %d characters:\n%s", n, text)
+	}
+	res, text := cell(t, r, tiers.Normal, "import matplotlib.pyplot as plt\nfig = plt.figure(figsize=(20, 20))\nplt.plot([1, 2, 3])\ndisplay(fig)\ndisplay(fig)")
+	want(t, text, "1 figure returned as images")
+	var images []mcp.ImageContent
+	for _, c := range res.Content {
+		if im, ok := c.(mcp.ImageContent); ok {
+			images = append(images, im)
+		}
+		if tc, ok := c.(mcp.TextContent); ok && strings.Contains(tc.Text, "iVBOR") {
+			t.Fatal("a figure came back as base64 text")
+		}
+	}
+	if len(images) != 1 || images[0].MIMEType != "image/png" {
+		t.Fatalf("images %d", len(images))
+	}
+	data, _ := decode(images[0].Data)
+	img, err := png.Decode(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := img.Bounds(); b.Dx()*b.Dy() > 1_050_000 {
+		t.Fatalf("a %dx%d image, over a megapixel", b.Dx(), b.Dy())
+	}
+}
+
+// EV-4: tool() runs the run's tools as children of the eval call: a read
+// returns data, a write in plan mode is refused as an exception, eval
+// calling eval is a clear error, and the result lists the calls.
+func TestToolBridge(t *testing.T) {
+	r := newRun(t, eval.Config{})
+	_, text := cell(t, r, tiers.Normal, "r = tool('read', {'path': 'notes.txt'})\nr['content']")
+	want(t, text, "'buy milk\\n'", "tool calls: read")
+	_, text = cell(t, r, tiers.Normal, "try:\n    tool('nosuch', {})\nexcept ToolError as e:\n    print('refused:', e)")
+	want(t, text, "refused: unknown tool \"nosuch\"")
+	_, text = cell(t, r, tiers.Normal, "tool('eval', {'code': '1', 'description': 'a step of the test at hand'})")
+	want(t, text, "ToolError", "cannot be called from inside its own call")
+}
+
+// A !cmd-style child cannot use the protocol's fds.
+func TestChildrenCannotUseTheChannel(t *testing.T) {
+	r := newRun(t, eval.Config{})
+	_, text := cell(t, r, tiers.Normal, "import subprocess\nprint(subprocess.run(['sh', '-c', 'echo hi >&4 && echo wrote; cat <&3 && echo read'], capture_output=True, text=True).stderr.strip())")
+	want(t, text, "Bad file descriptor")
+	if strings.Contains(text, "wrote") {
+		t.Fatalf("a child wrote to the protocol: %s", text)
+	}
+}
+
+// EV-5: an infinite loop is interrupted by the inactivity budget with the
+// state preserved; output keeps a busy cell alive past it; a bridge call
+// longer than it does not count; the hard cap fires anyway; a kernel that
+// dies is replaced and the next cell says state was lost.
+func TestClocks(t *testing.T) {
+	r := newRun(t, eval.Config{Inactivity: 700 * time.Millisecond, HardCap: 5 * time.Second})
+	cell(t, r, tiers.Normal, "kept = 7")
+	_, text := cell(t, r, tiers.Normal, "while True:\n    pass")
+	want(t, text, "KeyboardInterrupt", "Interrupted: no output for 700ms", "kernel state: preserved")
+	_, text = cell(t, r, tiers.Normal, "import time\nfor i in range(6):\n    print('tick', i)\n    time.sleep(0.3)\nkept")
+	want(t, text, "tick 5", "7")
+	_, text = cell(t, r, tiers.Normal, "tool('slow', {})\ntool('slow', {})\n'after'")
+	want(t, text, "'after'", "slow")
+	_, text = cell(t, r, tiers.Normal, "import time\nwhile True:\n    print('.', end='', flush=True)\n    time.sleep(0.1)")
+	want(t, text, "Interrupted: the cell ran for 5s (the hard cap)")
+	_, text = cell(t, r, tiers.Normal, "import os\nos._exit(3)")
+	want(t, text, "the kernel died (exit status 3)")
+	_, text = cell(t, r, tiers.Normal, "'kept' in dir()")
+	want(t, text, "kernel state: lost", "False")
+}
+
+func decode(s string) ([]byte, error) { return base64Decode(s) }
+var base64Decode = base64.StdEncoding.DecodeString
+
+// A plan-mode cell cannot write through tool(): the child call has the
+// parent's mode. (eval itself is exec tier, so plan mode cannot run it
+// either; a normal-mode cell under an approval policy asks, and the card
+// says the call comes from an eval cell.)
+func TestBridgeKeepsTheRules(t *testing.T) {
+	if _, err := os.Stat(python); err != nil {
+		testenv.Missing(t, python, "not installed")
+	}
+	root := t.TempDir()
+	var asked []string
+	r, err := builtintools.NewRun(builtintools.Options{Root: root, Without: []string{"lsp", "structural"},
+		Eval: eval.Config{Python: python}, Policy: registry.Policy{tiers.Write: registry.Ask, tiers.Exec: registry.Allow},
+		Ask: askuser.Func(func(ctx context.Context, q askuser.Question) (askuser.Answer, error) {
+			asked = append(asked, q.Question)
+			return askuser.Answer{Outcome: askuser.Answered, Choices: []string{"Deny"}}, nil
+		})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	_, text := cell(t, r, tiers.Normal, "try:\n    tool('write', {'path': 'x.txt', 'content': 'no'})\nexcept ToolError as e:\n    print('refused:', e)")
+	want(t, text, "refused: write is refused: the operator denied it")
+	if len(asked) != 1 || !strings.Contains(asked[0], "called from an eval cell") {
+		t.Fatalf("approval cards %q", asked)
+	}
+	if _, err := os.Stat(filepath.Join(root, "x.txt")); err == nil {
+		t.Fatal("a denied write happened")
+	}
+	res, _ := cell(t, r, tiers.Plan, "1")
+	if !res.IsError || !strings.Contains(registry.ResultText(res), "not available in plan mode") {
+		t.Fatalf("eval in plan mode: %s", registry.ResultText(res))
+	}
+}

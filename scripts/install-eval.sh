@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs what the eval kernels are tested with, from Debian, for
+# /usr/bin/python3: pandas and matplotlib (DataFrame tables, figures as
+# images). Node comes with the machine. Run from the repository root;
+# scripts/install.sh calls it. Idempotent.
+set -euo pipefail
+
+need=()
+/usr/bin/python3 -c 'import pandas' 2>/dev/null || need+=(python3-pandas)
+/usr/bin/python3 -c 'import matplotlib' 2>/dev/null || need+=(python3-matplotlib)
+if [ ${#need[@]} -gt 0 ]; then
+	echo "Debian packages: installing ${need[*]}"
+	apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+/usr/bin/python3 -c 'import pandas, matplotlib; print("pandas", pandas.__version__, "and matplotlib", matplotlib.__version__, ": installed")'
