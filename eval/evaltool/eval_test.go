@@ -184,6 +184,7 @@ func TestClocks(t *testing.T) {
 }
 
 func decode(s string) ([]byte, error) { return base64Decode(s) }
+
 var base64Decode = base64.StdEncoding.DecodeString
 
 // A plan-mode cell cannot write through tool(): the child call has the
