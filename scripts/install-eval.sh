@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Installs what the eval kernels are tested with, from Debian, for
 # /usr/bin/python3: pandas and matplotlib (DataFrame tables, figures as
-# images). Node comes with the machine. Run from the repository root;
+# images), and ipykernel with jupyter_client, the anchor eval's benchmark
+# measures beside itself. Node comes with the machine. Run from the repository root;
 # scripts/install.sh calls it. Idempotent.
 set -euo pipefail
 
 need=()
 /usr/bin/python3 -c 'import pandas' 2>/dev/null || need+=(python3-pandas)
 /usr/bin/python3 -c 'import matplotlib' 2>/dev/null || need+=(python3-matplotlib)
+# The benchmark's anchor: Jupyter's kernel driven by jupyter_client.
+/usr/bin/python3 -c 'import ipykernel, jupyter_client' 2>/dev/null || need+=(python3-ipykernel python3-jupyter-client)
 if [ ${#need[@]} -gt 0 ]; then
 	echo "Debian packages: installing ${need[*]}"
 	apt-get update -qq

@@ -220,3 +220,9 @@ func TestBridgeKeepsTheRules(t *testing.T) {
 		t.Fatalf("eval in plan mode: %s", registry.ResultText(res))
 	}
 }
+
+type registryRun = registry.Run
+
+func newRunAt(root string) (*registry.Run, error) {
+	return builtintools.NewRun(builtintools.Options{Root: root, Without: []string{"lsp", "structural"}, Eval: eval.Config{Python: python}})
+}

@@ -1,0 +1,112 @@
+package evaltool_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/builtin-tools/builtin-tools/eval"
+	"github.com/builtin-tools/builtin-tools/tiers"
+)
+
+// The Python kernel beside Jupyter's ipykernel driven by jupyter_client, in
+// one run:
+//
+//	go test -run XXX -bench 'Kernel' -benchtime 200x -count 3 ./eval/evaltool/
+//
+// ready: from start to the first answer; 1+1: a cell's round trip through
+// Run.Call; bridge: a cell whose tool('read') is the only work, minus a
+// plain cell.
+
+func p50(d []time.Duration) time.Duration {
+	slices.Sort(d)
+	return d[len(d)/2]
+}
+
+func BenchmarkKernelOurs(b *testing.B) {
+	if _, err := os.Stat(python); err != nil {
+		b.Skip("no " + python)
+	}
+	root := b.TempDir()
+	os.WriteFile(root+"/f.txt", []byte("x\n"), 0o644)
+	var ready []time.Duration
+	for i := 0; i < 5; i++ {
+		h := eval.NewHost(root, eval.Config{Python: python})
+		t0 := time.Now()
+		if _, err := h.Run(context.Background(), "1+1", false, 8000, nil); err != nil {
+			b.Fatal(err)
+		}
+		ready = append(ready, time.Since(t0))
+		h.Close()
+	}
+	r := newRunB(b, root)
+	run := func(code string) time.Duration {
+		args, _ := json.Marshal(map[string]any{"code": code, "description": "a step of the benchmark at hand"})
+		t0 := time.Now()
+		res, err := r.Call(context.Background(), tiers.Normal, "eval", args)
+		d := time.Since(t0)
+		if err != nil || res.IsError {
+			b.Fatal(err)
+		}
+		return d
+	}
+	run("1+1")
+	var plain, bridge []time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		plain = append(plain, run("1+1"))
+		bridge = append(bridge, run("tool('read', {'path': 'f.txt'})['kind']"))
+	}
+	b.ReportMetric(float64(p50(ready).Microseconds())/1000, "ready-ms")
+	b.ReportMetric(float64(p50(plain).Microseconds())/1000, "1+1-p50-ms")
+	b.ReportMetric(float64((p50(bridge)-p50(plain)).Microseconds())/1000, "bridge-p50-ms")
+}
+
+const jupyterBench = `
+import sys, time
+from jupyter_client.manager import KernelManager
+t0 = time.time()
+km = KernelManager(kernel_name="python3")
+km.start_kernel()
+kc = km.client()
+kc.start_channels()
+kc.wait_for_ready(timeout=60)
+kc.execute_interactive("1+1", timeout=60)
+ready = time.time() - t0
+times = []
+for _ in range(int(sys.argv[1])):
+    t = time.time()
+    kc.execute_interactive("1+1", timeout=60, output_hook=lambda m: None)
+    times.append(time.time() - t)
+times.sort()
+print(ready * 1000, times[len(times) // 2] * 1000)
+kc.stop_channels()
+km.shutdown_kernel(now=True)
+`
+
+func BenchmarkKernelIPyKernel(b *testing.B) {
+	out, err := exec.Command(python, "-c", jupyterBench, strconv.Itoa(max(b.N, 20))).Output()
+	if err != nil {
+		b.Skipf("ipykernel with jupyter_client is not installed here (scripts/install-eval.sh): %v", err)
+	}
+	f := strings.Fields(string(out))
+	ready, _ := strconv.ParseFloat(f[0], 64)
+	one, _ := strconv.ParseFloat(f[1], 64)
+	b.ReportMetric(ready, "ready-ms")
+	b.ReportMetric(one, "1+1-p50-ms")
+}
+
+func newRunB(b *testing.B, root string) *registryRun {
+	r, err := newRunAt(root)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { r.Close() })
+	return r
+}
