@@ -20,6 +20,7 @@ import (
 	godap "github.com/google/go-dap"
 
 	"github.com/builtin-tools/builtin-tools/internal/proc"
+	"github.com/builtin-tools/builtin-tools/internal/textcut"
 )
 
 // LaunchSpec says what to debug.
@@ -63,7 +64,7 @@ type Session struct {
 	tmp       string
 	client    *Client
 	caps      capabilities
-	stderr    *tail
+	stderr    *textcut.Tail
 	onEnd     func(reason string)
 	endOnce   sync.Once
 	stopTimer func() bool
@@ -125,28 +126,6 @@ func (o *outBuf) add(s string) {
 	}
 }
 
-// tail keeps the last bytes written to it (an adapter's stderr).
-type tail struct {
-	mu sync.Mutex
-	b  []byte
-}
-
-func (t *tail) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.b = append(t.b, p...)
-	if len(t.b) > 8<<10 {
-		t.b = append(t.b[:0:0], t.b[len(t.b)-4<<10:]...)
-	}
-	return len(p), nil
-}
-
-func (t *tail) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return strings.TrimSpace(string(t.b))
-}
-
 // Options bound a session.
 type Options struct {
 	TTL           time.Duration
@@ -175,7 +154,7 @@ func start(ctx context.Context, spec AdapterSpec, root string, opts Options) (*S
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{Spec: spec, root: root, tmp: tmp, stderr: &tail{}, waited: make(chan struct{}),
+	s := &Session{Spec: spec, root: root, tmp: tmp, stderr: &textcut.Tail{}, waited: make(chan struct{}),
 		changed: make(chan struct{}), bps: opts.Breakpoints, onEnd: opts.OnEnd}
 	fail := func(err error) (*Session, error) {
 		s.kill()
@@ -235,7 +214,7 @@ func dial(ctx context.Context, spec AdapterSpec, root string, opts Options) (*Se
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{Spec: spec, root: root, tmp: tmp, stderr: &tail{}, waited: make(chan struct{}),
+	s := &Session{Spec: spec, root: root, tmp: tmp, stderr: &textcut.Tail{}, waited: make(chan struct{}),
 		changed: make(chan struct{}), bps: opts.Breakpoints, onEnd: opts.OnEnd, attach: true}
 	var d net.Dialer
 	dctx, cancel := context.WithTimeout(ctx, 10*time.Second)

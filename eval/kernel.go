@@ -31,6 +31,7 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/framing"
 	"github.com/builtin-tools/builtin-tools/internal/proc"
+	"github.com/builtin-tools/builtin-tools/internal/textcut"
 )
 
 //go:embed kernels/python.py
@@ -106,28 +107,7 @@ type kernel struct {
 	msgs   chan message
 	extra  chan message // what children write to the kernel's own stdout/stderr
 	exited chan struct{}
-	stderr *tailBuf
-}
-
-type tailBuf struct {
-	mu sync.Mutex
-	b  []byte
-}
-
-func (t *tailBuf) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.b = append(t.b, p...)
-	if len(t.b) > 8<<10 {
-		t.b = t.b[len(t.b)-4<<10:]
-	}
-	return len(p), nil
-}
-
-func (t *tailBuf) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return strings.TrimSpace(string(t.b))
+	stderr *textcut.Tail
 }
 
 func (h *Host) python() string {
@@ -177,7 +157,7 @@ func (h *Host) start(ctx context.Context) (*kernel, error) {
 	cmd.Env = append(os.Environ(), "MPLBACKEND=Agg", "PYTHONUNBUFFERED=1")
 	cmd.ExtraFiles = []*os.File{inR, outW}
 	k := &kernel{cmd: cmd, w: framing.NewWriter(inW), toK: inW, msgs: make(chan message, 64),
-		extra: make(chan message, 64), exited: make(chan struct{}), stderr: &tailBuf{}}
+		extra: make(chan message, 64), exited: make(chan struct{}), stderr: &textcut.Tail{}}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, err
