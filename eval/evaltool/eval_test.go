@@ -226,3 +226,53 @@ type registryRun = registry.Run
 func newRunAt(root string) (*registry.Run, error) {
 	return builtintools.NewRun(builtintools.Options{Root: root, Without: []string{"lsp", "structural"}, Eval: eval.Config{Python: python}})
 }
+
+// EV-3: IPython habits are rewritten on tokens: a string or a comment that
+// looks like a magic is untouched; !cmd expands $var and {expr};
+// %%bash raises on a non-zero exit; an unknown magic lists the known ones.
+func TestIPythonHabits(t *testing.T) {
+	r := newRun(t, eval.Config{})
+	_, text := cell(t, r, tiers.Normal, "name = 'world'\n!echo hello $name {1+2}\nfiles = !printf 'a\\nb\\n'\nfiles")
+	want(t, text, "hello world 3", "['a', 'b']")
+	_, text = cell(t, r, tiers.Normal, "s = '''\n%cd /nowhere\n!rm -rf /\n'''\n# %pip install nothing\nlen(s.splitlines())")
+	want(t, text, "3")
+	_, text = cell(t, r, tiers.Normal, "import os\n%cd /tmp\n%cd -\n%env GREETING=hi\nos.environ['GREETING']")
+	want(t, text, "/tmp", "env: GREETING=hi", "'hi'")
+	_, text = cell(t, r, tiers.Normal, "%%bash\necho from bash\nexit 3")
+	want(t, text, "from bash", "CalledProcessError")
+	_, text = cell(t, r, tiers.Normal, "%timeit -n 10 -r 2 sum(range(100))")
+	want(t, text, "per loop (best of 2 runs, 10 loops each)")
+	_, text = cell(t, r, tiers.Normal, "%%timeit -n 5 -r 1 xs = list(range(50))\nsorted(xs)")
+	want(t, text, "per loop (best of 1 runs, 5 loops each)")
+	_, text = cell(t, r, tiers.Normal, "x = %time 6 * 7\nx")
+	want(t, text, "Wall time", "42")
+	_, text = cell(t, r, tiers.Normal, "%matplotlib inline")
+	want(t, text, "unknown magic %matplotlib", "%pip")
+}
+
+// %pip installs a local package for the kernel's own interpreter; a
+// reinstall of a changed version is seen by the next import.
+func TestPipInstallReload(t *testing.T) {
+	r := newRun(t, eval.Config{})
+	if _, text := cell(t, r, tiers.Normal, "import subprocess, sys\nsubprocess.run([sys.executable, '-m', 'pip', '--version']).returncode"); !strings.Contains(text, "0") {
+		testenv.Missing(t, "pip for "+python, text)
+	}
+	pkg := filepath.Join(t.TempDir(), "greetpkg")
+	os.MkdirAll(filepath.Join(pkg, "greet_mod"), 0o755)
+	write := func(v string) {
+		os.WriteFile(filepath.Join(pkg, "pyproject.toml"), []byte("[build-system]\nrequires = [\"setuptools\"]\nbuild-backend = \"setuptools.build_meta\"\n\n[project]\nname = \"greet-dist\"\nversion = \""+v+"\"\n\n[tool.setuptools]\npackages = [\"greet_mod\"]\n"), 0o644)
+		os.WriteFile(filepath.Join(pkg, "greet_mod", "__init__.py"), []byte("VERSION = '"+v+"'\n"), 0o644)
+	}
+	target := t.TempDir()
+	write("1.0")
+	_, text := cell(t, r, tiers.Normal, "import sys\nsys.path.insert(0, "+strconvQuote(target)+")\n%pip install --no-build-isolation --no-deps --target "+target+" "+pkg+"\nimport greet_mod\ngreet_mod.VERSION")
+	if strings.Contains(text, "No module named pip") || strings.Contains(text, "setuptools") && strings.Contains(text, "error") {
+		testenv.Missing(t, "pip with setuptools for "+python, text)
+	}
+	want(t, text, "'1.0'")
+	write("2.0")
+	_, text = cell(t, r, tiers.Normal, "%pip install --no-build-isolation --no-deps --upgrade --target "+target+" "+pkg+"\nimport greet_mod\ngreet_mod.VERSION")
+	want(t, text, "'2.0'")
+}
+
+func strconvQuote(s string) string { b, _ := json.Marshal(s); return string(b) }

@@ -50,7 +50,7 @@ var EvalTool = registry.Descriptor{
 	Tier:  tiers.Exec,
 	Description: "Run a Python cell in a persistent interpreter: variables, imports and loaded data stay for the next cell (reset discards them). " +
 		"The last expression is shown as in a notebook; display(obj) shows one mid-cell; pandas DataFrames come back as compact tables and " +
-		"matplotlib figures as images. tool(name, args) calls this run's tools (tool(\"read\", {\"path\": \"go.mod\"})) under the same " +
+		"matplotlib figures as images. IPython habits work: !cmd, x = !cmd, %cd, %env, %time, %timeit, %%timeit, %%bash, %pip install. tool(name, args) calls this run's tools (tool(\"read\", {\"path\": \"go.mod\"})) under the same " +
 		"rules as your own calls, and raises ToolError when one fails. A cell is interrupted after 5 minutes without output " +
 		"(tool calls do not count) or 60 minutes in all; the result says whether the interpreter's state survived.",
 	Serial:  true,

@@ -122,6 +122,217 @@ def tool(name, args=None):
 
 _ns = {"__name__": "__main__", "display": display, "tool": tool, "ToolError": ToolError}
 
+# IPython habits, rewritten to plain code before a cell runs. As IPython's
+# inputtransformer2 does, the rewriting works on tokens: a magic is a % or
+# ! that starts a logical line (or follows "name ="), so text inside a
+# string or a comment is never touched; %% works on a cell's first line.
+import io as _io, re as _re, shlex as _shlex, subprocess as _subprocess, time as _time, timeit as _timeit, tokenize as _tokenize
+
+_LINE_MAGICS = ("cd", "env", "pip", "time", "timeit")
+_CELL_MAGICS = ("bash", "timeit")
+_prev_dir = [None]
+
+
+class MagicError(Exception):
+    pass
+
+
+def _expand(s):
+    """$var and {expr} as IPython expands them in shell commands; $$ is $."""
+    s = _re.sub(r"\$\$", "\0", s)
+    s = _re.sub(r"\$([A-Za-z_][A-Za-z0-9_]*)", lambda m: str(_ns.get(m.group(1), m.group(0))), s)
+    s = _re.sub(r"\{([^{}]+)\}", lambda m: str(eval(m.group(1), _ns)), s)
+    return s.replace("\0", "$")
+
+
+def _magic_sh(cmd, capture=False):
+    p = _subprocess.run(["bash", "-c", _expand(cmd)], capture_output=True, text=True)
+    if capture:
+        return (p.stdout + p.stderr).splitlines()
+    if p.stdout:
+        sys.stdout.write(p.stdout)
+    if p.stderr:
+        sys.stderr.write(p.stderr)
+    return None
+
+
+def _magic_bash(body):
+    p = _subprocess.run(["bash", "-c", body], capture_output=True, text=True)
+    sys.stdout.write(p.stdout)
+    sys.stderr.write(p.stderr)
+    if p.returncode != 0:
+        raise _subprocess.CalledProcessError(p.returncode, "bash")
+
+
+def _magic_cd(arg):
+    arg = _expand(arg.strip()) or os.path.expanduser("~")
+    if arg == "-":
+        if _prev_dir[0] is None:
+            raise MagicError("%cd -: there is no previous folder")
+        arg = _prev_dir[0]
+    prev = os.getcwd()
+    os.chdir(os.path.expanduser(arg))
+    _prev_dir[0] = prev
+    print(os.getcwd())
+
+
+def _magic_env(arg):
+    arg = arg.strip()
+    if not arg:
+        return dict(os.environ)
+    if "=" in arg:
+        k, v = arg.split("=", 1)
+        os.environ[k.strip()] = _expand(v.strip())
+        print("env: %s=%s" % (k.strip(), os.environ[k.strip()]))
+        return None
+    return os.environ.get(arg)
+
+
+def _magic_time(stmt):
+    t0 = _time.perf_counter()
+    try:
+        tree = ast.parse(stmt, "<%time>", "eval")
+        value = eval(compile(tree, "<%time>", "eval"), _ns)
+    except SyntaxError:
+        exec(compile(stmt, "<%time>", "exec"), _ns)
+        value = None
+    print("Wall time: %.3g s" % (_time.perf_counter() - t0))
+    return value
+
+
+def _timeit_args(arg):
+    words = _shlex.split(arg)
+    n, r = None, 7
+    while words and words[0] in ("-n", "-r"):
+        flag, val = words[0], int(words[1])
+        words = words[2:]
+        if flag == "-n":
+            n = val
+        else:
+            r = val
+    return n, r, " ".join(words)
+
+
+def _magic_timeit(arg, body=None):
+    n, r, rest = _timeit_args(arg)
+    setup, stmt = ("pass", rest) if body is None else (rest or "pass", body)
+    t = _timeit.Timer(stmt, setup, globals=_ns)
+    if n is None:
+        n, _ = t.autorange()
+    best = min(t.repeat(repeat=r, number=n)) / n
+    unit = [(1e-9, "ns"), (1e-6, "µs"), (1e-3, "ms"), (1, "s")]
+    scale, name = [u for u in unit if best >= u[0]][-1] if best >= 1e-9 else unit[0]
+    print("%.3g %s per loop (best of %d runs, %d loops each)" % (best / scale, name, r, n))
+
+
+def _import_names(dist):
+    """The modules a distribution installs (Pillow → PIL), from its metadata."""
+    import importlib.metadata as md
+    try:
+        d = md.distribution(dist)
+    except md.PackageNotFoundError:
+        return set()
+    top = d.read_text("top_level.txt")
+    if top:
+        return {l.strip() for l in top.splitlines() if l.strip()}
+    names = set()
+    for f in d.files or []:
+        parts = f.parts
+        if parts and not parts[0].endswith((".dist-info", ".egg-info")) and parts[0] != "..":
+            names.add(parts[0][:-3] if parts[0].endswith(".py") else parts[0])
+    return names
+
+
+def _magic_pip(arg):
+    import importlib
+    words = _shlex.split(_expand(arg))
+    p = _subprocess.run([sys.executable, "-m", "pip"] + words, capture_output=True, text=True)
+    sys.stdout.write(p.stdout)
+    sys.stderr.write(p.stderr)
+    if p.returncode != 0:
+        raise MagicError("pip exited with status %d" % p.returncode)
+    if not words or words[0] not in ("install", "uninstall"):
+        return
+    importlib.invalidate_caches()
+    # What pip says it installed names the distributions, whatever the
+    # arguments were (a folder, a wheel, a requirement with a version).
+    dists = []
+    for line in p.stdout.splitlines():
+        if line.startswith("Successfully installed ") or line.startswith("Successfully uninstalled "):
+            dists += [w.rsplit("-", 1)[0] for w in line.split()[2:]]
+    if words[0] == "uninstall":
+        dists += [w for w in words[1:] if not w.startswith("-")]
+    names = set()
+    for d in dists:
+        names |= _import_names(d) | {d.replace("-", "_").lower()}
+    stale = []
+    for mod in list(sys.modules):
+        top = mod.split(".")[0]
+        if top not in names:
+            continue
+        f = getattr(sys.modules[mod], "__file__", "") or ""
+        if f.endswith((".so", ".pyd")):
+            stale.append(mod)
+        else:
+            del sys.modules[mod]
+    if stale:
+        print("note: %s are compiled extensions already imported; they cannot be reloaded — use reset to load the new version" % ", ".join(sorted(stale)))
+
+
+def _rewrite(code):
+    lines = code.split("\n")
+    first = lines[0].lstrip()
+    if first.startswith("%%"):
+        name, _, arg = first[2:].partition(" ")
+        body = "\n".join(lines[1:])
+        if name == "bash":
+            return "_magic_bash(%r)" % body
+        if name == "timeit":
+            return "_magic_timeit(%r, %r)" % (arg, body)
+        raise MagicError("unknown cell magic %%%%%s; the supported ones are %s" % (name, ", ".join("%%" + m for m in _CELL_MAGICS)))
+    starts = {}  # line number → column where a magic starts, and the target
+    try:
+        toks = list(_tokenize.generate_tokens(_io.StringIO(code).readline))
+    except (_tokenize.TokenError, SyntaxError, IndentationError):
+        return code
+    line_start = True
+    prev = []
+    for tok in toks:
+        if tok.type in (_tokenize.NEWLINE, _tokenize.NL):
+            line_start, prev = True, []
+            continue
+        if tok.type in (_tokenize.INDENT, _tokenize.DEDENT, _tokenize.COMMENT):
+            continue
+        if tok.type == _tokenize.ERRORTOKEN and tok.string.isspace():
+            continue
+        if tok.string in ("%", "!") and (line_start or (len(prev) == 2 and prev[0].type == _tokenize.NAME and prev[1].string == "=")):
+            target = prev[0].string if prev else None
+            starts[tok.start[0]] = (tok.start[1], tok.string, target)
+        line_start = False
+        prev.append(tok)
+    out = []
+    for n, line in enumerate(lines, 1):
+        if n not in starts:
+            out.append(line)
+            continue
+        col, kind, target = starts[n]
+        indent = line[: len(line) - len(line.lstrip())]
+        rest = line[col + 1 :]
+        assign = target + " = " if target else ""
+        if kind == "!":
+            out.append("%s%s_magic_sh(%r%s)" % (indent, assign, rest, ", capture=True" if target else ""))
+            continue
+        name, _, arg = rest.partition(" ")
+        if name not in _LINE_MAGICS:
+            raise MagicError("unknown magic %%%s; the supported ones are %s, and the cell magics %s" % (
+                name, ", ".join("%" + m for m in _LINE_MAGICS), ", ".join("%%" + m for m in _CELL_MAGICS)))
+        out.append("%s%s_magic_%s(%r)" % (indent, assign, name, arg))
+    return "\n".join(out)
+
+
+for _name in ("sh", "bash", "cd", "env", "time", "timeit", "pip"):
+    _ns["_magic_" + _name] = globals()["_magic_" + _name]
+
 
 def _flush_figures():
     plt = sys.modules.get("matplotlib.pyplot")
@@ -134,6 +345,7 @@ def _flush_figures():
 
 def _run(code, cell):
     name = "<cell %d>" % cell
+    code = _rewrite(code)
     tree = ast.parse(code, name, "exec")
     last = None
     if tree.body and isinstance(tree.body[-1], ast.Expr):
