@@ -191,6 +191,9 @@ func (h *Host) start(ctx context.Context) (*kernel, error) {
 		}
 		outR.Close()
 		cmd.Wait()
+		// Children of cells go with the kernel, before the reaper forgets
+		// the group.
+		proc.KillGroup(cmd.Process.Pid)
 		proc.Done(cmd.Process.Pid)
 		close(k.exited)
 		close(k.msgs)
@@ -423,6 +426,9 @@ func resetTimer(t *time.Timer, d time.Duration) {
 
 func (h *Host) died(k *kernel, res *CellResult) {
 	<-k.exited
+	// What the cell started dies with the kernel: the group outlives its
+	// leader while members remain.
+	proc.KillGroup(k.cmd.Process.Pid)
 	why := "the kernel died (" + k.exitStatus() + ")"
 	if tail := k.stderr.String(); tail != "" {
 		why += ": " + lastLine(tail)

@@ -8,6 +8,7 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +16,7 @@ import (
 	builtintools "github.com/builtin-tools/builtin-tools"
 	"github.com/builtin-tools/builtin-tools/askuser"
 	"github.com/builtin-tools/builtin-tools/eval"
+	"github.com/builtin-tools/builtin-tools/eval/evaltool"
 	"github.com/builtin-tools/builtin-tools/internal/testenv"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
@@ -276,3 +278,51 @@ func TestPipInstallReload(t *testing.T) {
 }
 
 func strconvQuote(s string) string { b, _ := json.Marshal(s); return string(b) }
+
+// Bad input: an output flood is cut and spilled to a file the result
+// names; binary junk on the real stdout comes back as text; a cell that
+// closes its stdout does not break the next; one that closes the protocol's
+// fd loses the kernel, which is said and replaced; a child that outlives its
+// cell ends at reset.
+func TestBadCells(t *testing.T) {
+	r := newRun(t, eval.Config{})
+	res, text := cell(t, r, tiers.Normal, "for i in range(20000):\n    print('line', i)")
+	want(t, text, "characters cut; the whole output is in ", "line 0\n", "line 19999")
+	spilled := res.StructuredContent.(evaltool.EvalResult).Spilled
+	if data, err := os.ReadFile(spilled); err != nil || !strings.Contains(string(data), "line 10000\n") {
+		t.Fatalf("the spill file %s: %v", spilled, err)
+	}
+	if n := len([]rune(text)); n > 8000 {
+		t.Fatalf("a flood took %d characters", n)
+	}
+	_, text = cell(t, r, tiers.Normal, "import os, time\nos.write(1, b'\\xff\\xfe junk\\n')\ntime.sleep(0.2)")
+	want(t, text, "junk")
+	cell(t, r, tiers.Normal, "import sys\nsys.stdout.close()")
+	_, text = cell(t, r, tiers.Normal, "print('still printing')")
+	want(t, text, "still printing")
+	_, text = cell(t, r, tiers.Normal, "import subprocess\np = subprocess.Popen(['sleep', '300'])\np.pid")
+	pid, _ := strconv.Atoi(strings.TrimSpace(text[strings.LastIndex(text, "\n")+1:]))
+	if pid == 0 || !alive(pid) {
+		t.Fatalf("no child: %q", text)
+	}
+	_, text = cell(t, r, tiers.Normal, "import os\nos.close(4)\nprint('gone')")
+	want(t, text, "the kernel died")
+	deadline := time.Now().Add(10 * time.Second)
+	for alive(pid) {
+		if time.Now().After(deadline) {
+			t.Fatal("the cell's child outlived its kernel")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	_, text = cell(t, r, tiers.Normal, "1 + 1")
+	want(t, text, "kernel state: lost", "2")
+}
+
+func alive(pid int) bool {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	f := strings.Fields(string(data))
+	return len(f) > 2 && f[2] != "Z"
+}

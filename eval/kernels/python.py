@@ -384,6 +384,8 @@ while True:
     if msg.get("type") != "execute":
         continue
     _shown.clear()
+    # A cell may have closed or replaced them; every cell starts with ours.
+    sys.stdout, sys.stderr = _Stream("stdout"), _Stream("stderr")
     result, error = None, None
     try:
         result = _run(msg["code"], msg["cell"])
