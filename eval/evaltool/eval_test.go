@@ -262,6 +262,9 @@ func TestPipInstallReload(t *testing.T) {
 	pkg := filepath.Join(t.TempDir(), "greetpkg")
 	os.MkdirAll(filepath.Join(pkg, "greet_mod"), 0o755)
 	write := func(v string) {
+		// setuptools copies into build/ only files newer than its copy; a
+		// rewrite in the same second would be packed stale.
+		os.RemoveAll(filepath.Join(pkg, "build"))
 		os.WriteFile(filepath.Join(pkg, "pyproject.toml"), []byte("[build-system]\nrequires = [\"setuptools\"]\nbuild-backend = \"setuptools.build_meta\"\n\n[project]\nname = \"greet-dist\"\nversion = \""+v+"\"\n\n[tool.setuptools]\npackages = [\"greet_mod\"]\n"), 0o644)
 		os.WriteFile(filepath.Join(pkg, "greet_mod", "__init__.py"), []byte("VERSION = '"+v+"'\n"), 0o644)
 	}
