@@ -9,6 +9,9 @@ set -euo pipefail
 need=()
 /usr/bin/python3 -c 'import pandas' 2>/dev/null || need+=(python3-pandas)
 /usr/bin/python3 -c 'import matplotlib' 2>/dev/null || need+=(python3-matplotlib)
+# %pip's test installs a local package with the kernel's own pip.
+/usr/bin/python3 -m pip --version >/dev/null 2>&1 || need+=(python3-pip)
+/usr/bin/python3 -c 'import setuptools' 2>/dev/null || need+=(python3-setuptools)
 # The benchmark's anchor: Jupyter's kernel driven by jupyter_client.
 /usr/bin/python3 -c 'import ipykernel, jupyter_client' 2>/dev/null || need+=(python3-ipykernel python3-jupyter-client)
 if [ ${#need[@]} -gt 0 ]; then
