@@ -46,6 +46,18 @@ type Config struct {
 	// not counted (default 5 minutes); HardCap bounds a cell however busy
 	// (default 60 minutes).
 	Inactivity, HardCap time.Duration
+	// Environment, when the harness gives one, is where kernels run (EV-6);
+	// without one they run on the host. eval never creates one.
+	Environment Environment
+}
+
+// Environment is an isolated place a harness runs kernels in: a container,
+// a sandbox. Prepare rewrites the kernel's command so that it starts there;
+// it must keep cmd.ExtraFiles (the kernel's channel, fds 3 and 4) and the
+// process group the command gets, so that ending the kernel ends what runs
+// inside.
+type Environment interface {
+	Prepare(cmd *exec.Cmd) error
 }
 
 // Host is a run's kernels. Calls run one at a time (the eval tool is
@@ -156,6 +168,15 @@ func (h *Host) start(ctx context.Context) (*kernel, error) {
 	cmd.Dir = h.root
 	cmd.Env = append(os.Environ(), "MPLBACKEND=Agg", "PYTHONUNBUFFERED=1")
 	cmd.ExtraFiles = []*os.File{inR, outW}
+	if env := h.cfg.Environment; env != nil {
+		if err := env.Prepare(cmd); err != nil {
+			inR.Close()
+			inW.Close()
+			outR.Close()
+			outW.Close()
+			return nil, fmt.Errorf("the isolated environment could not take the kernel: %v", err)
+		}
+	}
 	k := &kernel{cmd: cmd, w: framing.NewWriter(inW), toK: inW, msgs: make(chan message, 64),
 		extra: make(chan message, 64), exited: make(chan struct{}), stderr: &textcut.Tail{}}
 	stdout, err := cmd.StdoutPipe()

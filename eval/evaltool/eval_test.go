@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"image/png"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -328,4 +329,20 @@ func alive(pid int) bool {
 	}
 	f := strings.Fields(string(data))
 	return len(f) > 2 && f[2] != "Z"
+}
+
+// envWrap is an Environment that runs the kernel under env(1), marking it.
+type envWrap struct{}
+
+func (envWrap) Prepare(cmd *exec.Cmd) error {
+	cmd.Args = append([]string{"env", "ISOLATED=yes", cmd.Path}, cmd.Args[1:]...)
+	cmd.Path = "/usr/bin/env"
+	return nil
+}
+
+// EV-6: a harness's environment starts the kernel; the channel still works.
+func TestEnvironment(t *testing.T) {
+	r := newRun(t, eval.Config{Environment: envWrap{}})
+	_, text := cell(t, r, tiers.Normal, "import os\nos.environ.get('ISOLATED')")
+	want(t, text, "'yes'")
 }
