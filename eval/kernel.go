@@ -37,11 +37,18 @@ import (
 //go:embed kernels/python.py
 var pythonDriver []byte
 
+//go:embed kernels/node.js
+var nodeDriver []byte
+
+// Languages eval runs.
+var Languages = []string{"python", "javascript"}
+
 // Config configures the kernels of a run.
 type Config struct {
 	// Python is the interpreter; default the checkout's .venv/bin/python or
-	// venv/bin/python, else python3 on PATH.
-	Python string
+	// venv/bin/python, else python3 on PATH. Node is node's (default node
+	// on PATH).
+	Python, Node string
 	// Inactivity is how long a cell may go without output, bridge calls
 	// not counted (default 5 minutes); HardCap bounds a cell however busy
 	// (default 60 minutes).
@@ -67,11 +74,11 @@ type Host struct {
 	cfg  Config
 	tmp  string
 
-	mu     sync.Mutex
-	py     *kernel
-	cells  int
-	lost   string // why the last kernel's state was lost, for the next result
-	closed bool
+	mu      sync.Mutex
+	kernels map[string]*kernel // by language
+	cells   int
+	lost    map[string]string // why a language's last kernel lost its state, for the next result
+	closed  bool
 }
 
 // NewHost makes a host over root; it starts nothing.
@@ -82,7 +89,7 @@ func NewHost(root string, cfg Config) *Host {
 	if cfg.HardCap <= 0 {
 		cfg.HardCap = 60 * time.Minute
 	}
-	return &Host{root: root, cfg: cfg}
+	return &Host{root: root, cfg: cfg, kernels: map[string]*kernel{}, lost: map[string]string{}}
 }
 
 // Close ends the kernels.
@@ -90,9 +97,9 @@ func (h *Host) Close() error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.closed = true
-	if h.py != nil {
-		h.py.kill()
-		h.py = nil
+	for lang, k := range h.kernels {
+		k.kill()
+		delete(h.kernels, lang)
 	}
 	if h.tmp != "" {
 		os.RemoveAll(h.tmp)
@@ -139,8 +146,8 @@ func isExecutable(p string) bool {
 	return err == nil && !info.IsDir() && info.Mode()&0o111 != 0
 }
 
-// start runs a fresh Python kernel and waits for it to be ready.
-func (h *Host) start(ctx context.Context) (*kernel, error) {
+// start runs a fresh kernel for lang and waits for it to be ready.
+func (h *Host) start(ctx context.Context, lang string) (*kernel, error) {
 	if h.tmp == "" {
 		tmp, err := os.MkdirTemp("", "builtin-tools-eval-")
 		if err != nil {
@@ -148,8 +155,12 @@ func (h *Host) start(ctx context.Context) (*kernel, error) {
 		}
 		h.tmp = tmp
 	}
-	driver := filepath.Join(h.tmp, "kernel.py")
-	if err := os.WriteFile(driver, pythonDriver, 0o600); err != nil {
+	name, src := "kernel.py", pythonDriver
+	if lang == "javascript" {
+		name, src = "kernel.js", nodeDriver
+	}
+	driver := filepath.Join(h.tmp, name)
+	if err := os.WriteFile(driver, src, 0o600); err != nil {
 		return nil, err
 	}
 	// fd 3: the kernel reads requests; fd 4: it writes messages.
@@ -165,6 +176,13 @@ func (h *Host) start(ctx context.Context) (*kernel, error) {
 	}
 	py := h.python()
 	cmd := exec.Command(py, "-u", driver)
+	if lang == "javascript" {
+		py = h.cfg.Node
+		if py == "" {
+			py = "node"
+		}
+		cmd = exec.Command(py, driver)
+	}
 	cmd.Dir = h.root
 	cmd.Env = append(os.Environ(), "MPLBACKEND=Agg", "PYTHONUNBUFFERED=1")
 	cmd.ExtraFiles = []*os.File{inR, outW}
@@ -192,7 +210,7 @@ func (h *Host) start(ctx context.Context) (*kernel, error) {
 		inW.Close()
 		outR.Close()
 		outW.Close()
-		return nil, fmt.Errorf("starting the Python kernel (%s): %v", py, err)
+		return nil, fmt.Errorf("starting the %s kernel (%s): %v", lang, py, err)
 	}
 	inR.Close()
 	outW.Close()
@@ -227,10 +245,10 @@ func (h *Host) start(ctx context.Context) (*kernel, error) {
 			return k, nil
 		}
 		k.kill()
-		return nil, fmt.Errorf("the Python kernel (%s) did not start: %s", py, k.stderr.String())
+		return nil, fmt.Errorf("the %s kernel (%s) did not start: %s", lang, py, k.stderr.String())
 	case <-t.C:
 		k.kill()
-		return nil, fmt.Errorf("the Python kernel (%s) was not ready within 30 s: %s", py, k.stderr.String())
+		return nil, fmt.Errorf("the %s kernel (%s) was not ready within 30 s: %s", lang, py, k.stderr.String())
 	case <-ctx.Done():
 		k.kill()
 		return nil, context.Cause(ctx)
@@ -318,36 +336,41 @@ type CellResult struct {
 	DurationMS  int64  `json:"duration_ms"`
 }
 
-// Run runs one cell. reset discards the kernel first.
-func (h *Host) Run(ctx context.Context, code string, reset bool, budget int, bridge Bridge) (*CellResult, error) {
+// Run runs one cell in lang's kernel ("" is python). reset discards the
+// kernel first.
+func (h *Host) Run(ctx context.Context, lang, code string, reset bool, budget int, bridge Bridge) (*CellResult, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
 		return nil, errors.New("the run is closed")
 	}
-	state := "preserved"
-	if h.lost != "" {
-		state, h.lost = "lost: "+h.lost, ""
+	if lang == "" {
+		lang = "python"
 	}
-	if reset && h.py != nil {
-		h.py.kill()
-		h.py = nil
+	state := "preserved"
+	if why := h.lost[lang]; why != "" {
+		state = "lost: " + why
+		delete(h.lost, lang)
+	}
+	if k := h.kernels[lang]; reset && k != nil {
+		k.kill()
+		delete(h.kernels, lang)
 		state = "reset: a fresh kernel, as asked"
 	}
-	if h.py == nil {
-		k, err := h.start(ctx)
-		if err != nil {
+	k := h.kernels[lang]
+	if k == nil {
+		var err error
+		if k, err = h.start(ctx, lang); err != nil {
 			return nil, err
 		}
-		h.py = k
+		h.kernels[lang] = k
 	}
-	k := h.py
 	h.cells++
 	res := &CellResult{Cell: h.cells, State: state}
 	t0 := time.Now()
 	defer func() { res.DurationMS = time.Since(t0).Milliseconds() }()
 	if err := k.send(map[string]any{"type": "execute", "code": code, "cell": h.cells}); err != nil {
-		h.died(k, res)
+		h.died(lang, k, res)
 		return res, nil
 	}
 	var out strings.Builder
@@ -373,7 +396,7 @@ func (h *Host) Run(ctx context.Context, code string, reset bool, budget int, bri
 		case m, ok := <-k.msgs:
 			if !ok {
 				res.Output = out.String()
-				h.died(k, res)
+				h.died(lang, k, res)
 				return res, nil
 			}
 			switch m.Type {
@@ -425,10 +448,10 @@ func (h *Host) Run(ctx context.Context, code string, reset bool, budget int, bri
 		case <-grace:
 			// SIGINT was ignored: the kernel goes, and its state with it.
 			k.kill()
-			h.py = nil
+			delete(h.kernels, lang)
 			res.Output = out.String()
 			res.State = "lost: the kernel ignored the interrupt and was stopped; the next cell starts a fresh one"
-			h.lost = "the previous kernel was stopped after an interrupt it ignored"
+			h.lost[lang] = "the previous kernel was stopped after an interrupt it ignored"
 			return res, nil
 		case <-ctx.Done():
 			interrupt("the call was cancelled")
@@ -445,7 +468,7 @@ func resetTimer(t *time.Timer, d time.Duration) {
 	t.Reset(d)
 }
 
-func (h *Host) died(k *kernel, res *CellResult) {
+func (h *Host) died(lang string, k *kernel, res *CellResult) {
 	<-k.exited
 	// What the cell started dies with the kernel: the group outlives its
 	// leader while members remain.
@@ -456,8 +479,8 @@ func (h *Host) died(k *kernel, res *CellResult) {
 	}
 	res.Error = strings.TrimSpace(res.Error + "\n" + why)
 	res.State = "lost: " + why + "; the next cell starts a fresh kernel"
-	h.lost = why
-	h.py = nil
+	h.lost[lang] = why
+	delete(h.kernels, lang)
 }
 
 func lastLine(s string) string {

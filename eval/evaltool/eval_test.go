@@ -346,3 +346,56 @@ func TestEnvironment(t *testing.T) {
 	_, text := cell(t, r, tiers.Normal, "import os\nos.environ.get('ISOLATED')")
 	want(t, text, "'yes'")
 }
+
+func jsCell(t *testing.T, r *registry.Run, code string) string {
+	t.Helper()
+	args, _ := json.Marshal(map[string]any{"code": code, "description": "a step of the test at hand", "language": "javascript"})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	res, err := r.Call(ctx, tiers.Normal, "eval", args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return registry.ResultText(res)
+}
+
+// JavaScript: one persistent context; let, const, class and function
+// persist and can be declared again; the last expression is echoed with
+// util.inspect; top-level await; static imports; console in order; an
+// error's line is the cell's; tool() from JS; the channel closed to
+// children.
+func TestJavaScript(t *testing.T) {
+	testenv.LookPath(t, "node")
+	r := newRun(t, eval.Config{})
+	os.WriteFile(filepath.Join(r.Root(), "lib.mjs"), []byte("export default 40;\nexport const two = 2;\n"), 0o644)
+	text := jsCell(t, r, "let a = 1\nconst b = {x: [1, 2]}\nclass P { hi() { return 'hi' } }\nfunction f(n) { return n * 2 }\nconsole.log('one')\nconsole.log('two')\nb")
+	want(t, text, "one\ntwo\n{ x: [ 1, 2 ] }")
+	text = jsCell(t, r, "let a = 5\nconst b = 'again'\nnew P().hi() + ' ' + f(a) + ' ' + b")
+	want(t, text, "'hi 10 again'")
+	text = jsCell(t, r, "const v = await Promise.resolve(41)\nv + 1")
+	want(t, text, "42")
+	text = jsCell(t, r, "v")
+	want(t, text, "41")
+	text = jsCell(t, r, "import forty, { two as deux } from './lib.mjs'\nforty + deux")
+	want(t, text, "42")
+	text = jsCell(t, r, "const s = 'let x = 1; // not a comment'\nconst re = /a\\/b/\ns.length")
+	want(t, text, "27")
+	text = jsCell(t, r, "\n\nnull.boom")
+	want(t, text, "TypeError", "cell line 3")
+	text = jsCell(t, r, "const got = await tool('read', {path: 'notes.txt'})\ngot.content")
+	want(t, text, "'buy milk\\n'", "tool calls: read")
+	text = jsCell(t, r, "require('child_process').execSync('echo hi >&4 2>&1; echo rc=$?', {shell: '/bin/bash'}).toString()")
+	want(t, text, "rc=1") // the write to fd 4 failed: it is not open in the child
+}
+
+// A JavaScript infinite loop is interrupted by the inactivity budget and
+// the context survives.
+func TestJavaScriptInterrupt(t *testing.T) {
+	testenv.LookPath(t, "node")
+	r := newRun(t, eval.Config{Inactivity: 500 * time.Millisecond})
+	jsCell(t, r, "let kept = 7")
+	text := jsCell(t, r, "for (;;) {}")
+	want(t, text, "Interrupted: no output for 500ms", "kernel state: preserved")
+	text = jsCell(t, r, "kept")
+	want(t, text, "kernel state: preserved", "7")
+}

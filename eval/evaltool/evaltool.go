@@ -39,7 +39,7 @@ var Family = registry.Family[*eval.Host]{
 type evalParams struct {
 	Code        string `json:"code" jsonschema:"the cell: Python statements; the last expression's value is shown"`
 	Description string `json:"description" jsonschema:"what the cell does, 5 to 10 words, for the transcript"`
-	Language    string `json:"language,omitempty" jsonschema:"python (the default)" enum:"python"`
+	Language    string `json:"language,omitempty" jsonschema:"python (the default) or javascript (node, one persistent context; top-level await; static imports work)" enum:"python,javascript"`
 	Reset       bool   `json:"reset,omitempty" jsonschema:"discard the interpreter's state first"`
 }
 
@@ -48,7 +48,7 @@ var EvalTool = registry.Descriptor{
 	Name:  "eval",
 	Title: "run code",
 	Tier:  tiers.Exec,
-	Description: "Run a Python cell in a persistent interpreter: variables, imports and loaded data stay for the next cell (reset discards them). " +
+	Description: "Run a Python (or, with language javascript, a Node) cell in a persistent interpreter: variables, imports and loaded data stay for the next cell (reset discards them). " +
 		"The last expression is shown as in a notebook; display(obj) shows one mid-cell; pandas DataFrames come back as compact tables and " +
 		"matplotlib figures as images. IPython habits work: !cmd, x = !cmd, %cd, %env, %time, %timeit, %%timeit, %%bash, %pip install. tool(name, args) calls this run's tools (tool(\"read\", {\"path\": \"go.mod\"})) under the same " +
 		"rules as your own calls, and raises ToolError when one fails. A cell is interrupted after 5 minutes without output " +
@@ -84,8 +84,8 @@ func run(ctx context.Context, c *registry.Call, host *eval.Host, p evalParams) (
 	if n := len(strings.Fields(p.Description)); n < 5 || n > 10 {
 		return EvalResult{}, fmt.Errorf("description has %d words; give 5 to 10 saying what the cell does (it labels the cell in the transcript)", n)
 	}
-	if p.Language != "" && p.Language != "python" {
-		return EvalResult{}, fmt.Errorf("language %q is not available; eval runs python (JavaScript is not built yet)", p.Language)
+	if p.Language != "" && p.Language != "python" && p.Language != "javascript" {
+		return EvalResult{}, fmt.Errorf("language %q is not available; eval runs python or javascript", p.Language)
 	}
 	if strings.TrimSpace(p.Code) == "" {
 		return EvalResult{}, errors.New("code is empty")
@@ -100,7 +100,7 @@ func run(ctx context.Context, c *registry.Call, host *eval.Host, p evalParams) (
 		}
 		return registry.ResultText(res), nil
 	}
-	res, err := host.Run(ctx, p.Code, p.Reset, c.Budget(), bridge)
+	res, err := host.Run(ctx, p.Language, p.Code, p.Reset, c.Budget(), bridge)
 	if err != nil {
 		return EvalResult{}, err
 	}
