@@ -12,6 +12,8 @@ need=()
 # %pip's test installs a local package with the kernel's own pip.
 /usr/bin/python3 -m pip --version >/dev/null 2>&1 || need+=(python3-pip)
 /usr/bin/python3 -c 'import setuptools' 2>/dev/null || need+=(python3-setuptools)
+# The magic rewriting is checked against IPython itself (tests only).
+/usr/bin/python3 -c 'import IPython' 2>/dev/null || need+=(python3-ipython)
 # The benchmark's anchor: Jupyter's kernel driven by jupyter_client.
 /usr/bin/python3 -c 'import ipykernel, jupyter_client' 2>/dev/null || need+=(python3-ipykernel python3-jupyter-client)
 if [ ${#need[@]} -gt 0 ]; then

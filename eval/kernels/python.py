@@ -138,11 +138,12 @@ class MagicError(Exception):
 
 
 def _expand(s):
-    """$var and {expr} as IPython expands them in shell commands; $$ is $."""
+    """$var and {expr} as IPython expands them in shell commands ($$var is
+    left for the shell, as IPython leaves it)."""
     s = _re.sub(r"\$\$", "\0", s)
     s = _re.sub(r"\$([A-Za-z_][A-Za-z0-9_]*)", lambda m: str(_ns.get(m.group(1), m.group(0))), s)
     s = _re.sub(r"\{([^{}]+)\}", lambda m: str(eval(m.group(1), _ns)), s)
-    return s.replace("\0", "$")
+    return s.replace("\0", "$$")
 
 
 def _magic_sh(cmd, capture=False):
