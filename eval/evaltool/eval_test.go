@@ -399,3 +399,24 @@ func TestJavaScriptInterrupt(t *testing.T) {
 	text = jsCell(t, r, "kept")
 	want(t, text, "kernel state: preserved", "7")
 }
+
+// Run.Close ends the kernels and what their cells started; tool() with bad
+// arguments raises with the tool's message.
+func TestCloseEndsKernels(t *testing.T) {
+	r := newRun(t, eval.Config{})
+	_, text := cell(t, r, tiers.Normal, "try:\n    tool('read', {})\nexcept ToolError as e:\n    print('refused:', e)")
+	want(t, text, `refused: bad arguments for read: missing required argument "path"`)
+	_, text = cell(t, r, tiers.Normal, "import subprocess\nsubprocess.Popen(['sleep', '300']).pid")
+	pid, _ := strconv.Atoi(strings.TrimSpace(text[strings.LastIndex(text, "\n")+1:]))
+	if pid == 0 || !alive(pid) {
+		t.Fatalf("no child: %q", text)
+	}
+	r.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	for alive(pid) {
+		if time.Now().After(deadline) {
+			t.Fatal("a cell's child outlived Run.Close")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
