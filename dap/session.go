@@ -21,6 +21,7 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
+	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
 // LaunchSpec says what to debug.
@@ -57,7 +58,8 @@ type Session struct {
 	StartTime time.Duration // launch to configured, less the build
 
 	root      string
-	abs       string // the program's absolute path, for staleness
+	guard     *pathguard.Guard // confines every path the adapter sends back
+	abs       string           // the program's absolute path, for staleness
 	attach    bool
 	cmd       *exec.Cmd
 	waited    chan struct{}
@@ -128,10 +130,11 @@ func (o *outBuf) add(s string) {
 
 // Options bound a session.
 type Options struct {
-	TTL           time.Duration
-	LaunchTimeout time.Duration // build and start
-	Breakpoints   *Breakpoints
-	OnEnd         func(reason string)
+	TTL time.Duration
+	// Guard confines every path the adapter sends back before it is read.
+	Guard       *pathguard.Guard
+	Breakpoints *Breakpoints
+	OnEnd       func(reason string)
 	// Dial, when set, connects to an adapter already listening there
 	// (the one debugpy.listen starts inside a program) instead of
 	// starting one.
@@ -154,7 +157,7 @@ func start(ctx context.Context, spec AdapterSpec, root string, opts Options) (*S
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{Spec: spec, root: root, tmp: tmp, stderr: &textcut.Tail{}, waited: make(chan struct{}),
+	s := &Session{Spec: spec, root: root, guard: opts.Guard, tmp: tmp, stderr: &textcut.Tail{}, waited: make(chan struct{}),
 		changed: make(chan struct{}), bps: opts.Breakpoints, onEnd: opts.OnEnd}
 	fail := func(err error) (*Session, error) {
 		s.kill()
@@ -214,7 +217,7 @@ func dial(ctx context.Context, spec AdapterSpec, root string, opts Options) (*Se
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{Spec: spec, root: root, tmp: tmp, stderr: &textcut.Tail{}, waited: make(chan struct{}),
+	s := &Session{Spec: spec, root: root, guard: opts.Guard, tmp: tmp, stderr: &textcut.Tail{}, waited: make(chan struct{}),
 		changed: make(chan struct{}), bps: opts.Breakpoints, onEnd: opts.OnEnd, attach: true}
 	var d net.Dialer
 	dctx, cancel := context.WithTimeout(ctx, 10*time.Second)

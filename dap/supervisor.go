@@ -14,6 +14,7 @@ import (
 
 	godap "github.com/google/go-dap"
 
+	"github.com/builtin-tools/builtin-tools/internal/textcut"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
@@ -136,7 +137,7 @@ func (s *Supervisor) Launch(ctx context.Context, l LaunchSpec, wait time.Duratio
 		return nil, err
 	}
 	s.bps.resetHits()
-	opts := Options{TTL: s.cfg.TTL, Breakpoints: s.bps, OnEnd: func(reason string) {
+	opts := Options{TTL: s.cfg.TTL, Guard: s.g, Breakpoints: s.bps, OnEnd: func(reason string) {
 		s.mu.Lock()
 		s.previous = reason
 		s.mu.Unlock()
@@ -325,7 +326,7 @@ func (s *Supervisor) Resume(ctx context.Context, action string, thread int, wait
 	exited := sess.exitCode != nil || sess.terminated
 	stopped := !sess.running && len(sess.stops) > 0
 	before := len(sess.stops)
-	unreported := stopped && sess.stops[before-1].N > sess.reportedN()
+	unreported := stopped && sess.stops[before-1].N > sess.reported
 	var cur *Stop
 	if stopped {
 		cur = sess.stops[before-1]
@@ -381,9 +382,6 @@ func (s *Supervisor) Resume(ctx context.Context, action string, thread int, wait
 	}
 	return s.waitStop(ctx, sess, before, s.waitFor(wait))
 }
-
-// reportedN is the number of the last stop a result showed.
-func (sess *Session) reportedN() int { return sess.reported }
 
 // waitStop waits up to d for a stop after the first n, the program's end,
 // or the session's end, then describes what happened.
@@ -542,7 +540,8 @@ func (sess *Session) currentStop() (*Stop, error) {
 	return sess.stops[len(sess.stops)-1], nil
 }
 
-// frames reads a thread's stack and quotes each frame's source.
+// frames reads a thread's stack and quotes each frame's source; a file is
+// read once however many frames are in it.
 func (sess *Session) frames(ctx context.Context, st *Stop, thread, levels int) ([]Frame, int, error) {
 	var body godap.StackTraceResponseBody
 	if err := sess.client.Call(ctx, "stackTrace", map[string]any{"threadId": thread, "startFrame": 0, "levels": levels}, &body); err != nil {
@@ -552,17 +551,28 @@ func (sess *Session) frames(ctx context.Context, st *Stop, thread, levels int) (
 	if info, err := os.Stat(sess.abs); err == nil && !info.IsDir() && sess.Spec.ID == "lldb" {
 		progTime = info.ModTime()
 	}
+	sources := map[string]*source{}
 	out := make([]Frame, 0, len(body.StackFrames))
 	for i, f := range body.StackFrames {
 		fr := Frame{ID: ref(f.Id, st.N), Name: f.Name, Line: f.Line}
 		if f.Source != nil && f.Source.Path != "" {
-			fr.File, fr.Outside = sess.relPath(f.Source.Path)
-			if !fr.Outside && i < 30 {
-				ctxLines := 0
-				if i == 0 || len(out) == 0 {
-					ctxLines = 2
+			abs, err := sess.guard.Resolve(f.Source.Path)
+			if err != nil {
+				// Outside the root (the standard library, a symlink out):
+				// named, never read.
+				fr.File, fr.Outside = f.Source.Path, true
+			} else {
+				fr.File = sess.guard.Rel(abs)
+				src, ok := sources[abs]
+				if !ok {
+					src = sess.read(abs, progTime)
+					sources[abs] = src
 				}
-				fr.Source, fr.Newer = sess.quote(f.Source.Path, f.Line, ctxLines, progTime)
+				around := 0
+				if i == 0 {
+					around = 2
+				}
+				fr.Source, fr.Newer = src.quote(f.Line, around), src.newer
 			}
 		}
 		out = append(out, fr)
@@ -570,50 +580,31 @@ func (sess *Session) frames(ctx context.Context, st *Stop, thread, levels int) (
 	return out, body.TotalFrames, nil
 }
 
-// relPath shows a path the adapter sent relative to the root, or says it
-// is outside (and then it is never read).
-func (sess *Session) relPath(p string) (string, bool) {
-	abs := p
-	if !filepath.IsAbs(abs) {
-		abs = filepath.Join(sess.root, p)
-	}
-	rel, err := filepath.Rel(sess.root, abs)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return p, true
-	}
-	return filepath.ToSlash(rel), false
+// source is a file's lines, read through the run's path guard.
+type source struct {
+	lines []string
+	newer bool // changed after the program was built
 }
 
-// quote reads lines around line of a file inside the root, through the
-// path guard.
-func (sess *Session) quote(p string, line, around int, progTime time.Time) ([]SourceLine, bool) {
+func (sess *Session) read(abs string, progTime time.Time) *source {
+	data, info, err := sess.guard.ReadFile(abs, 8<<20)
+	if err != nil {
+		return &source{}
+	}
+	return &source{lines: strings.Split(string(data), "\n"), newer: !progTime.IsZero() && info.ModTime().After(progTime)}
+}
+
+// quote returns line and around lines on each side.
+func (src *source) quote(line, around int) []SourceLine {
 	if line <= 0 {
-		return nil, false
+		return nil
 	}
-	g, err := pathguard.New(sess.root)
-	if err != nil {
-		return nil, false
-	}
-	defer g.Close()
-	abs, err := g.Resolve(p)
-	if err != nil {
-		return nil, false
-	}
-	data, info, err := g.ReadFile(abs, 8<<20)
-	if err != nil {
-		return nil, false
-	}
-	newer := !progTime.IsZero() && info.ModTime().After(progTime)
-	lines := strings.Split(string(data), "\n")
 	var out []SourceLine
-	for n := max(line-around, 1); n <= min(line+around, len(lines)); n++ {
-		text := strings.TrimRight(lines[n-1], "\r")
-		if len(text) > 300 {
-			text = text[:300] + "…"
-		}
+	for n := max(line-around, 1); n <= min(line+around, len(src.lines)); n++ {
+		text := textcut.Ellipsis(strings.TrimRight(src.lines[n-1], "\r"), 300)
 		out = append(out, SourceLine{Line: n, Text: text, Current: n == line})
 	}
-	return out, newer
+	return out
 }
 
 // locals reads a frame's first scope, capped.
