@@ -128,22 +128,6 @@ func newHandler[P any, R Output](need string, fn func(ctx context.Context, c *Ca
 	return Handler{h}
 }
 
-// Raw builds a handler from an input schema and an MCP handler, for tools
-// whose arguments a struct cannot describe. Its result has no outputSchema.
-func Raw(inputSchema json.RawMessage, fn HandlerFunc) Handler {
-	h := &handler{in: inputSchema, call: fn}
-	var doc map[string]any
-	if json.Unmarshal(inputSchema, &doc) == nil {
-		if props, ok := doc["properties"].(map[string]any); ok {
-			for k := range props {
-				h.params = append(h.params, k)
-			}
-		}
-	}
-	slices.Sort(h.params)
-	return Handler{h}
-}
-
 // Needs names the resource the tool needs, "" for none.
 func (d *Descriptor) Needs() string {
 	if d.Handler.h == nil {
@@ -155,8 +139,7 @@ func (d *Descriptor) Needs() string {
 // InputSchema is the JSON Schema of the tool's arguments.
 func (d *Descriptor) InputSchema() json.RawMessage { return d.Handler.h.in }
 
-// OutputSchema is the JSON Schema of the tool's structuredContent, nil for
-// a Raw handler.
+// OutputSchema is the JSON Schema of the tool's structuredContent.
 func (d *Descriptor) OutputSchema() json.RawMessage { return d.Handler.h.out }
 
 // validator compiles the input schema once per process.

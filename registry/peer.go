@@ -164,17 +164,6 @@ func (p *Peer) Notify(method string, params map[string]any) error {
 	return p.srv.SendNotificationToSpecificClient(p.session.SessionID(), method, params)
 }
 
-// ClientName is the name the peer gave at initialize, "" if unknown.
-func (p *Peer) ClientName() string {
-	if p == nil {
-		return ""
-	}
-	if info, ok := p.session.(server.SessionWithClientInfo); ok {
-		return info.GetClientInfo().Name
-	}
-	return ""
-}
-
 // Notify sends a notification to every peer of the run, outside any call
 // (REG-13): the end of background work, a debugger's stop.
 func (r *Run) Notify(method string, params map[string]any) {

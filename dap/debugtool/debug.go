@@ -144,21 +144,8 @@ var actions = []action{
 	}},
 }
 
-func actionNames() []string {
-	names := make([]string, len(actions))
-	for i, a := range actions {
-		names[i] = a.name
-	}
-	return names
-}
-
-func describeActions() string {
-	docs := make([]string, len(actions))
-	for i, a := range actions {
-		docs[i] = a.doc
-	}
-	return strings.Join(docs, ", ")
-}
+func (a action) ChoiceName() string { return a.name }
+func (a action) ChoiceDoc() string  { return a.doc }
 
 // DebugTool is the `debug` tool (DBG-1..5).
 var DebugTool = registry.Descriptor{
@@ -167,7 +154,7 @@ var DebugTool = registry.Descriptor{
 	Tier:  tiers.Exec,
 	Description: "Drive a debugger (delve for Go, debugpy for Python, lldb-dap for C, C++ and Rust): one session per conversation, with a time limit. " +
 		"Set breakpoints, launch, then continue or step: each waits for the next stop and says where and why, quoting the source line with the frame's locals. " +
-		"frame_id and reference values belong to one stop; after the program moves, call stack again. Actions: " + describeActions() + ".",
+		"frame_id and reference values belong to one stop; after the program moves, call stack again. Actions: " + registry.ChoiceDocs(actions) + ".",
 	Serial: true,
 	// pause and terminate must reach a resume that is waiting.
 	Interrupts: func(args json.RawMessage) bool {
@@ -177,7 +164,7 @@ var DebugTool = registry.Descriptor{
 		json.Unmarshal(args, &p)
 		return p.Action == "pause" || p.Action == "terminate"
 	},
-	Handler: registry.With(Key, debug).WithEnum("action", actionNames()),
+	Handler: registry.With(Key, debug).WithEnum("action", registry.ChoiceNames(actions)),
 }
 
 // DebugResult is the answer to one action: the action and the one field it
@@ -202,16 +189,14 @@ type DebugResult struct {
 func (r DebugResult) Text() string { return r.text }
 
 func debug(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugParams) (DebugResult, error) {
-	for _, a := range actions {
-		if a.name == p.Action {
-			out := DebugResult{Action: a.name}
-			if err := a.run(ctx, c, sup, p, &out); err != nil {
-				return DebugResult{}, explain(err)
-			}
-			return out, nil
+	if a, ok := registry.FindChoice(actions, p.Action); ok {
+		out := DebugResult{Action: a.name}
+		if err := a.run(ctx, c, sup, p, &out); err != nil {
+			return DebugResult{}, explain(err)
 		}
+		return out, nil
 	}
-	return DebugResult{}, fmt.Errorf("unknown action %q; use one of %s", p.Action, strings.Join(actionNames(), ", "))
+	return DebugResult{}, fmt.Errorf("unknown action %q; use one of %s", p.Action, strings.Join(registry.ChoiceNames(actions), ", "))
 }
 
 // explain drops the engine's error class prefix the agent does not need.

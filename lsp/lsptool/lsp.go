@@ -143,21 +143,8 @@ func relDiagnostics(c *registry.Call, diags []lsp.Diagnostic) []lsp.Diagnostic {
 	return out
 }
 
-func operationNames() []string {
-	names := make([]string, len(operations))
-	for i, op := range operations {
-		names[i] = op.name
-	}
-	return names
-}
-
-func describeOperations() string {
-	docs := make([]string, len(operations))
-	for i, op := range operations {
-		docs[i] = op.doc
-	}
-	return strings.Join(docs, ", ")
-}
+func (o operation) ChoiceName() string { return o.name }
+func (o operation) ChoiceDoc() string  { return o.doc }
 
 // LSPTool is the `lsp` tool (LSP-1..5). It stays registered whenever the
 // run has a supervisor, even when no server can run, so that status can say
@@ -168,8 +155,8 @@ var LSPTool = registry.Descriptor{
 	Tier:  tiers.Read,
 	Description: "Ask the language servers of this checkout (gopls, pyright, typescript-language-server, clangd, rust-analyzer, dart). " +
 		"Positions are a 1-based line plus a symbol: the text of the symbol on that line — never a column. " +
-		"Operations: " + describeOperations() + ". Servers start on first use.",
-	Handler: registry.With(Key, query).WithEnum("operation", operationNames()),
+		"Operations: " + registry.ChoiceDocs(operations) + ". Servers start on first use.",
+	Handler: registry.With(Key, query).WithEnum("operation", registry.ChoiceNames(operations)),
 }
 
 // LSPResult is the answer to one operation: the operation and the one
@@ -191,14 +178,9 @@ type LSPResult struct {
 func (r LSPResult) Text() string { return r.text }
 
 func query(ctx context.Context, c *registry.Call, s *Servers, p lspParams) (LSPResult, error) {
-	var op *operation
-	for i := range operations {
-		if operations[i].name == p.Operation {
-			op = &operations[i]
-		}
-	}
-	if op == nil {
-		return LSPResult{}, fmt.Errorf("unknown operation %q; use one of %s", p.Operation, strings.Join(operationNames(), ", "))
+	op, ok := registry.FindChoice(operations, p.Operation)
+	if !ok {
+		return LSPResult{}, fmt.Errorf("unknown operation %q; use one of %s", p.Operation, strings.Join(registry.ChoiceNames(operations), ", "))
 	}
 	q := opQuery{op: op.name, line: p.Line, symbol: p.Symbol, query: p.Query}
 	switch {
