@@ -31,6 +31,7 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/framing"
 	"github.com/builtin-tools/builtin-tools/internal/proc"
+	"github.com/builtin-tools/builtin-tools/internal/pyenv"
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
 )
 
@@ -133,17 +134,10 @@ func (h *Host) python() string {
 	if h.cfg.Python != "" {
 		return h.cfg.Python
 	}
-	for _, v := range []string{".venv/bin/python", "venv/bin/python"} {
-		if p := filepath.Join(h.root, v); isExecutable(p) {
-			return p
-		}
+	if p := pyenv.Interpreter(h.root); p != "" {
+		return p
 	}
 	return "python3"
-}
-
-func isExecutable(p string) bool {
-	info, err := os.Stat(p)
-	return err == nil && !info.IsDir() && info.Mode()&0o111 != 0
 }
 
 // start runs a fresh kernel for lang and waits for it to be ready.

@@ -6,11 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/dap"
+	"github.com/builtin-tools/builtin-tools/internal/pyenv"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
 )
@@ -268,21 +268,11 @@ func launch(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugP
 	}
 	// debug is exec tier and behind approvals, so it may run the
 	// checkout's own interpreter, as a developer's shell would.
-	for _, venv := range []string{".venv/bin/python", "venv/bin/python"} {
-		if py := filepath.Join(c.Run.Root(), venv); isExecutable(py) {
-			l.Python = py
-			break
-		}
-	}
+	l.Python = pyenv.Interpreter(c.Run.Root())
 	res, err := sup.Launch(ctx, l, seconds(p.Timeout))
 	if err != nil {
 		return err
 	}
 	out.Stop, out.text = res, formatStop(res)
 	return nil
-}
-
-func isExecutable(p string) bool {
-	info, err := os.Stat(p)
-	return err == nil && !info.IsDir() && info.Mode()&0o111 != 0
 }
