@@ -332,7 +332,7 @@ type CellResult struct {
 
 // Run runs one cell in lang's kernel ("" is python). reset discards the
 // kernel first.
-func (h *Host) Run(ctx context.Context, lang, code string, reset bool, budget int, bridge Bridge) (*CellResult, error) {
+func (h *Host) Run(ctx context.Context, lang, code string, reset bool, bridge Bridge) (*CellResult, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {

@@ -39,7 +39,7 @@ func BenchmarkKernelOurs(b *testing.B) {
 	for i := 0; i < 5; i++ {
 		h := eval.NewHost(root, eval.Config{Python: python})
 		t0 := time.Now()
-		if _, err := h.Run(context.Background(), "python", "1+1", false, 8000, nil); err != nil {
+		if _, err := h.Run(context.Background(), "python", "1+1", false, nil); err != nil {
 			b.Fatal(err)
 		}
 		ready = append(ready, time.Since(t0))
@@ -79,7 +79,7 @@ func BenchmarkKernelNode(b *testing.B) {
 	for i := 0; i < 5; i++ {
 		h := eval.NewHost(root, eval.Config{})
 		t0 := time.Now()
-		if _, err := h.Run(context.Background(), "javascript", "1+1", false, 8000, nil); err != nil {
+		if _, err := h.Run(context.Background(), "javascript", "1+1", false, nil); err != nil {
 			b.Fatal(err)
 		}
 		ready = append(ready, time.Since(t0))
@@ -87,11 +87,11 @@ func BenchmarkKernelNode(b *testing.B) {
 	}
 	h := eval.NewHost(root, eval.Config{})
 	defer h.Close()
-	h.Run(context.Background(), "javascript", "1+1", false, 8000, nil)
+	h.Run(context.Background(), "javascript", "1+1", false, nil)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		t0 := time.Now()
-		if _, err := h.Run(context.Background(), "javascript", "1+1", false, 8000, nil); err != nil {
+		if _, err := h.Run(context.Background(), "javascript", "1+1", false, nil); err != nil {
 			b.Fatal(err)
 		}
 		one = append(one, time.Since(t0))

@@ -100,7 +100,7 @@ func run(ctx context.Context, c *registry.Call, host *eval.Host, p evalParams) (
 		}
 		return registry.ResultText(res), nil
 	}
-	res, err := host.Run(ctx, p.Language, p.Code, p.Reset, c.Budget(), bridge)
+	res, err := host.Run(ctx, p.Language, p.Code, p.Reset, bridge)
 	if err != nil {
 		return EvalResult{}, err
 	}

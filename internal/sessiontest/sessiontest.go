@@ -88,6 +88,7 @@ func replay(t *testing.T, path string, opts Options) {
 			script = f.Data
 		}
 	}
+	scrubbers := compileScrub(opts.Scrub)
 	steps, err := parse(script)
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
@@ -115,7 +116,7 @@ func replay(t *testing.T, path string, opts Options) {
 					p = d.connect(t, root, s.mode)
 					peers[s.mode] = p
 				}
-				got = append(got, scrub(render(t, p, root, s), opts.Scrub))
+				got = append(got, scrub(render(t, p, root, s), scrubbers))
 			}
 			if opts.Update && i == 0 {
 				write(t, path, ar, steps, got)
@@ -231,9 +232,22 @@ func render(t *testing.T, p peer, root string, s step) string {
 	return strings.TrimRight(strings.ReplaceAll(out, root, "$ROOT"), "\n")
 }
 
-func scrub(s string, patterns map[string]string) string {
+type scrubber struct {
+	re   *regexp.Regexp
+	repl string
+}
+
+func compileScrub(patterns map[string]string) []scrubber {
+	var out []scrubber
 	for pat, repl := range patterns {
-		s = regexp.MustCompile(pat).ReplaceAllString(s, repl)
+		out = append(out, scrubber{regexp.MustCompile(pat), repl})
+	}
+	return out
+}
+
+func scrub(s string, scrubbers []scrubber) string {
+	for _, sc := range scrubbers {
+		s = sc.re.ReplaceAllString(s, sc.repl)
 	}
 	return s
 }
