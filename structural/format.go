@@ -31,6 +31,7 @@ func formatResult(pattern string, r *astgrep.Result, budget int) string {
 	}
 	// Matches fill the output budget, leaving room for the last lines.
 	room := budget - utf8.RuneCountInString(tail.String()) - 200
+	used := utf8.RuneCountInString(b.String())
 	for i, m := range r.Matches {
 		var e strings.Builder
 		if m.StartLine == m.EndLine {
@@ -43,10 +44,12 @@ func formatResult(pattern string, r *astgrep.Result, budget int) string {
 		if caps := captures(r.Metavariables, m.Captures); caps != "" {
 			e.WriteString("    " + caps + "\n")
 		}
-		if utf8.RuneCountInString(b.String())+utf8.RuneCountInString(e.String()) > room && i > 0 {
+		n := utf8.RuneCountInString(e.String())
+		if used+n > room && i > 0 {
 			fmt.Fprintf(&b, "[%d more of the matches found are left out by the output budget (%d characters); search a narrower path or a more selective pattern, or page with max_results]\n", len(r.Matches)-i, budget)
 			break
 		}
+		used += n
 		b.WriteString(e.String())
 	}
 	b.WriteString(tail.String())
