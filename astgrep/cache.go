@@ -337,3 +337,26 @@ func sameBytes(g *pathguard.Guard, abs string, st fileStamp, src []byte) bool {
 }
 
 var cmpBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
+
+// peek returns the cached tree of key if it is there for stamp st (its
+// bytes checked when the stamp was racy), without claiming a miss: a
+// reader that does not fill the cache.
+func (u *cacheUser) peek(key cacheKey, st fileStamp, gen uint64, g *pathguard.Guard) *tree {
+	c := u.c
+	c.mu.Lock()
+	e := c.byKey[key]
+	if e == nil || e.t == nil || e.stamp != st {
+		c.mu.Unlock()
+		return nil
+	}
+	c.lru.MoveToFront(e.el)
+	e.gen = gen
+	c.addUser(e, u)
+	t, isRacy := e.t, e.racy
+	c.mu.Unlock()
+	if isRacy && !sameBytes(g, key.path, st, t.src) {
+		c.drop(e)
+		return nil
+	}
+	return t
+}

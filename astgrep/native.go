@@ -39,6 +39,9 @@ extern bool ts_node_has_error(TSNode);
 extern TSTreeCursor ts_tree_cursor_new(TSNode);
 extern void ts_tree_cursor_delete(TSTreeCursor *);
 extern TSNode ts_tree_cursor_current_node(const TSTreeCursor *);
+extern uint16_t ts_tree_cursor_current_field_id(const TSTreeCursor *);
+extern uint32_t ts_language_field_count(const TSLanguage *);
+extern const char *ts_language_field_name_for_id(const TSLanguage *, uint16_t);
 extern bool ts_tree_cursor_goto_first_child(TSTreeCursor *);
 extern bool ts_tree_cursor_goto_next_sibling(TSTreeCursor *);
 extern bool ts_tree_cursor_goto_parent(TSTreeCursor *);
@@ -81,7 +84,7 @@ typedef struct {
 	uint32_t last;
 	uint16_t sym;
 	uint8_t flags;
-	uint8_t pad;
+	uint8_t field; // the field the node is its parent's child by; 0 none, 255 one past 254
 } bt_node;
 
 enum { BT_NAMED = 1, BT_EXTRA = 2, BT_ERROR = 4, BT_MISSING = 8 };
@@ -392,7 +395,8 @@ static uint32_t bt_flatten(TSTree *t, const uint8_t *named, uint32_t nsyms, bt_n
 			if (ts_node_is_missing(node)) f |= BT_MISSING;
 		}
 		r->flags = f;
-		r->pad = 0;
+		uint16_t fid = ts_tree_cursor_current_field_id(&c);
+		r->field = fid < 255 ? (uint8_t)fid : 255;
 		r->last = cur; // parent, until closed
 		cur = n++;
 		if (ts_tree_cursor_goto_first_child(&c)) continue;
@@ -459,7 +463,7 @@ type node struct {
 	last       uint32 // index one past this node's subtree
 	sym        uint16
 	flags      uint8
-	_          uint8
+	field      uint8 // field id by which it is its parent's child (0 none, 255 too large)
 }
 
 const nodeSize = int64(unsafe.Sizeof(node{}))
@@ -475,8 +479,9 @@ type tsLanguage = *C.TSLanguage
 
 // grammar is a loaded language with the per-symbol facts flattening needs.
 type grammar struct {
-	ts    tsLanguage
-	named []uint8 // 1 when the symbol is a named node
+	ts     tsLanguage
+	named  []uint8          // 1 when the symbol is a named node
+	fields map[string]uint8 // field ids by name (ids past 254 are left out)
 }
 
 func newGrammar(ts tsLanguage) *grammar {
@@ -485,6 +490,13 @@ func newGrammar(ts tsLanguage) *grammar {
 	for i := 0; i < n; i++ {
 		if C.ts_language_symbol_type(ts, C.TSSymbol(i)) == 0 {
 			g.named[i] = 1
+		}
+	}
+	g.fields = map[string]uint8{}
+	nf := int(C.ts_language_field_count(ts))
+	for i := 1; i <= nf && i < 255; i++ {
+		if name := C.ts_language_field_name_for_id(ts, C.uint16_t(i)); name != nil {
+			g.fields[C.GoString(name)] = uint8(i)
 		}
 	}
 	return g
@@ -534,25 +546,7 @@ func (p *parser) parse(ctx context.Context, lang *grammar, src []byte, buf []nod
 	if len(src) > 0 {
 		ptr = (*C.char)(unsafe.Pointer(&src[0]))
 	}
-	// An ended ctx sets the flag before the parse (so a large input stops
-	// at tree-sitter's first check); one that ends later sets it from
-	// AfterFunc's goroutine.
-	C.bt_flag_store(p.cancel, 0)
-	if ctx.Err() != nil {
-		C.bt_flag_store(p.cancel, 1)
-	} else if ctx.Done() != nil {
-		fired := make(chan struct{})
-		stop := context.AfterFunc(ctx, func() {
-			C.bt_flag_store(p.cancel, 1)
-			close(fired)
-		})
-		defer func() {
-			// A store still to come would cancel the next parse.
-			if !stop() {
-				<-fired
-			}
-		}()
-	}
+	defer p.arm(ctx)()
 	var tp *C.TSParser
 	t := C.bt_parse(p.pool, lang.ts, ptr, C.uint32_t(len(src)), parseTimeout, p.cancel, &count, &tp)
 	defer C.bt_release(p.pool, tp)
@@ -577,6 +571,32 @@ func (p *parser) parse(ctx context.Context, lang *grammar, src []byte, buf []nod
 }
 
 var emptySource = []byte{0}
+
+// arm makes ctx's end cancel the parse about to run on p, and returns what
+// disarms it. An ended ctx sets the flag before the parse (so a large input
+// stops at tree-sitter's first check); one that ends later sets it from
+// AfterFunc's goroutine.
+func (p *parser) arm(ctx context.Context) func() {
+	C.bt_flag_store(p.cancel, 0)
+	if ctx.Err() != nil {
+		C.bt_flag_store(p.cancel, 1)
+		return func() {}
+	}
+	if ctx.Done() == nil {
+		return func() {}
+	}
+	fired := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() {
+		C.bt_flag_store(p.cancel, 1)
+		close(fired)
+	})
+	return func() {
+		// A store still to come would cancel the next parse.
+		if !stop() {
+			<-fired
+		}
+	}
+}
 
 // cMemoryBytes is the C memory every parser's pool holds right now.
 func cMemoryBytes() int64 { return int64(C.bt_mapped_bytes()) }

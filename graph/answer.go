@@ -1,0 +1,707 @@
+package graph
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Answer is one query's result: data for a program and text for a model.
+type Answer struct {
+	Op          string     `json:"op"`
+	Symbol      *Symbol    `json:"symbol,omitempty" jsonschema:"the definition the question was about"`
+	Candidates  []Symbol   `json:"candidates,omitempty" jsonschema:"when the symbol was ambiguous: the definitions it may mean, ranked; ask again with file and line"`
+	Definitions []Symbol   `json:"definitions,omitempty"`
+	Sites       []Site     `json:"sites,omitempty" jsonschema:"callers: call sites; callees: calls made"`
+	Values      []Site     `json:"values,omitempty" jsonschema:"places the symbol is passed or stored as a value: calls through them are not seen"`
+	Counts      Counts     `json:"counts"`
+	Depths      []Depth    `json:"depths,omitempty"`
+	LowerBound  bool       `json:"lower_bound,omitempty" jsonschema:"the true answer may hold more: the walk met value uses, candidates it did not follow, or an index still building"`
+	Index       IndexState `json:"index"`
+	Notes       []string   `json:"notes,omitempty"`
+	Status      *Status    `json:"status,omitempty"`
+	text        string
+}
+
+// Counts split an answer's edges by how they were resolved.
+type Counts struct {
+	Exact      int `json:"exact"`
+	Import     int `json:"import"`
+	Candidate  int `json:"candidate"`
+	Unresolved int `json:"unresolved"`
+	Values     int `json:"values,omitempty"`
+	Elsewhere  int `json:"elsewhere,omitempty" jsonschema:"references with this name that resolve to other definitions"`
+	Shown      int `json:"shown"`
+}
+
+func (c *Counts) add(class string) {
+	switch class {
+	case Exact:
+		c.Exact++
+	case ViaImport:
+		c.Import++
+	case Candidate:
+		c.Candidate++
+	default:
+		c.Unresolved++
+	}
+}
+
+func (c Counts) total() int { return c.Exact + c.Import + c.Candidate + c.Unresolved }
+
+// IndexState says how complete the index was when the answer was made.
+type IndexState struct {
+	Ready   bool `json:"ready"`
+	Files   int  `json:"files" jsonschema:"files indexed"`
+	Found   int  `json:"found" jsonschema:"files the build found"`
+	Synced  int  `json:"synced,omitempty" jsonschema:"files re-read before answering because they changed"`
+	Partial bool `json:"partial,omitempty"`
+}
+
+// Text is the answer for a model.
+func (a *Answer) Text() string { return a.text }
+
+func (x *Index) state(synced int) IndexState {
+	st := IndexState{Ready: x.Ready(), Files: len(x.files), Found: x.total, Synced: synced}
+	st.Partial = !st.Ready
+	return st
+}
+
+// writer builds an answer's text within a budget of characters.
+type writer struct {
+	b      strings.Builder
+	budget int
+	cut    int // lines left out
+}
+
+func (w *writer) line(format string, args ...any) bool {
+	s := fmt.Sprintf(format, args...)
+	if w.budget > 0 && w.b.Len()+len(s)+1 > w.budget {
+		w.cut++
+		return false
+	}
+	w.b.WriteString(s)
+	w.b.WriteByte('\n')
+	return true
+}
+
+// head writes a line outside the budget (summaries that must show).
+func (w *writer) head(format string, args ...any) {
+	fmt.Fprintf(&w.b, format, args...)
+	w.b.WriteByte('\n')
+}
+
+func (w *writer) String(more string) string {
+	s := strings.TrimRight(w.b.String(), "\n")
+	if w.cut > 0 {
+		s += fmt.Sprintf("\n(%d more lines not shown: the output budget was reached; %s)", w.cut, more)
+	}
+	return s
+}
+
+// lines reads files' lines for quoting, once per answer.
+type lines struct {
+	x     *Index
+	files map[string][][]byte
+}
+
+func (x *Index) lineOf(rel string, n int) string {
+	l := lines{x: x}
+	return l.get(rel, n)
+}
+
+func (l *lines) get(rel string, n int) string {
+	if l.files == nil {
+		l.files = map[string][][]byte{}
+	}
+	ls, ok := l.files[rel]
+	if !ok {
+		data, _, err := l.x.guard.ReadFile(filepath.Join(l.x.root, filepath.FromSlash(rel)), l.x.opts.MaxFileSize)
+		if err == nil {
+			ls = bytes.Split(data, []byte("\n"))
+		}
+		l.files[rel] = ls
+	}
+	if n < 1 || n > len(ls) {
+		return ""
+	}
+	s := strings.TrimSpace(string(ls[n-1]))
+	if len(s) > 160 {
+		s = s[:157] + "..."
+	}
+	return s
+}
+
+func quoteLine(s string) string {
+	if s == "" {
+		return "(empty)"
+	}
+	return "`" + s + "`"
+}
+
+func (x *Index) partialNote(w *writer, st IndexState) {
+	if st.Partial {
+		w.head("(index still building: %d of %d files indexed so far; this answer covers only those)", st.Files, st.Found)
+	}
+}
+
+func describe(s Symbol) string {
+	return fmt.Sprintf("%s %s (%s:%d)", s.Kind, s.Qualified, s.File, s.Line)
+}
+
+// ambiguous answers a spec that names several definitions.
+func (x *Index) ambiguous(op string, spec Spec, ts []Target, budget int, st IndexState) *Answer {
+	a := &Answer{Op: op, Index: st}
+	w := &writer{budget: budget}
+	name := spec.Symbol
+	w.head("%q names %d definitions; which one? Ask again with file and line (or a qualified name such as Type.Method or pkg.Func):", name, len(ts))
+	l := lines{x: x}
+	for i, t := range ts {
+		s := symbolOf(t)
+		a.Candidates = append(a.Candidates, s)
+		if !w.line("%d. %s  %s", i+1, describe(s), quoteLine(l.get(s.File, s.Line))) {
+			continue
+		}
+	}
+	x.partialNote(w, st)
+	a.text = w.String("qualify the name to narrow the list")
+	return a
+}
+
+// Outline lists a file's definitions as a tree.
+func (x *Index) Outline(file string, budget int, synced int) (*Answer, error) {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	file = strings.TrimPrefix(filepath.ToSlash(file), "./")
+	f := x.files[file]
+	if f == nil {
+		return nil, x.fileProblem(file)
+	}
+	st := x.state(synced)
+	a := &Answer{Op: "outline", Index: st}
+	w := &writer{budget: budget}
+	w.head("%s (%s): %d definitions", f.Rel, f.Lang.ID, len(f.Defs))
+	if f.Errors > 0 {
+		w.head("(%d syntax errors, first at line %v: indexed as far as it parses)", f.Errors, f.ErrorAt[0])
+	}
+	// Nesting by range; Go methods sit under their type when it is here.
+	depth := make([]int, len(f.Defs))
+	var stack []int
+	for i := range f.Defs {
+		d := &f.Defs[i]
+		for len(stack) > 0 && f.Defs[stack[len(stack)-1]].end <= d.start {
+			stack = stack[:len(stack)-1]
+		}
+		depth[i] = len(stack)
+		stack = append(stack, i)
+	}
+	order := make([]int, len(f.Defs))
+	for i := range order {
+		order[i] = i
+	}
+	typeAt := map[string]int{}
+	for i := range f.Defs {
+		if classLike[f.Defs[i].Kind] && depth[i] == 0 {
+			typeAt[f.Defs[i].Name] = i
+		}
+	}
+	under := map[int][]int{}
+	var top []int
+	for _, i := range order {
+		d := &f.Defs[i]
+		if j, ok := typeAt[d.Container]; ok && depth[i] == 0 && d.Container != "" {
+			under[j] = append(under[j], i)
+			continue
+		}
+		top = append(top, i)
+	}
+	l := lines{x: x}
+	var emit func(i, indent int)
+	emit = func(i, indent int) {
+		d := &f.Defs[i]
+		s := symbolOf(Target{f, int32(i)})
+		a.Definitions = append(a.Definitions, s)
+		span := fmt.Sprintf("%d", d.Line)
+		if d.EndLine > d.Line {
+			span = fmt.Sprintf("%d-%d", d.Line, d.EndLine)
+		}
+		w.line("%s%s %s [%s]  %s", strings.Repeat("  ", indent), d.Kind, d.Qualified(), span, quoteLine(l.get(f.Rel, int(d.Line))))
+		for _, j := range under[i] {
+			emit(j, indent+1)
+		}
+	}
+	for _, i := range top {
+		emit(i, depth[i])
+	}
+	x.partialNote(w, st)
+	a.text = w.String("ask find or callers about one definition")
+	return a, nil
+}
+
+// Find ranks definitions whose names match query (exact, prefix,
+// substring, then letters in order), optionally of one kind.
+func (x *Index) Find(query, kind string, limit, budget, synced int) (*Answer, error) {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	q := strings.TrimSpace(query)
+	if q == "" {
+		return nil, &LookupError{"find needs a query: part of a name, or Type.Method"}
+	}
+	if limit <= 0 {
+		limit = 20
+	}
+	name, qual := q, ""
+	if i := strings.LastIndex(q, "."); i > 0 {
+		name, qual = q[i+1:], q[:i]
+	}
+	low := strings.ToLower(name)
+	type hit struct {
+		t     Target
+		score int
+	}
+	var hits []hit
+	for _, f := range x.files {
+		for i := range f.Defs {
+			d := &f.Defs[i]
+			if kind != "" && d.Kind != kind {
+				continue
+			}
+			s := nameScore(d.Name, name, low)
+			if s == 0 {
+				continue
+			}
+			t := Target{f, int32(i)}
+			if qual != "" {
+				if !qualifies(t, qual) {
+					continue
+				}
+				s += 5
+			}
+			hits = append(hits, hit{t, s})
+		}
+	}
+	sort.SliceStable(hits, func(i, j int) bool {
+		if hits[i].score != hits[j].score {
+			return hits[i].score > hits[j].score
+		}
+		ni, nj := hits[i].t.D().Name, hits[j].t.D().Name
+		if len(ni) != len(nj) {
+			return len(ni) < len(nj)
+		}
+		if hits[i].t.File.Rel != hits[j].t.File.Rel {
+			return hits[i].t.File.Rel < hits[j].t.File.Rel
+		}
+		return hits[i].t.Def < hits[j].t.Def
+	})
+	st := x.state(synced)
+	a := &Answer{Op: "find", Index: st}
+	w := &writer{budget: budget}
+	if len(hits) == 0 {
+		return nil, &LookupError{fmt.Sprintf("no definition matches %q%s", q, x.nearNames(name))}
+	}
+	shown := min(limit, len(hits))
+	w.head("%d definitions match %q; best %d:", len(hits), q, shown)
+	l := lines{x: x}
+	for _, h := range hits[:shown] {
+		s := symbolOf(h.t)
+		a.Definitions = append(a.Definitions, s)
+		w.line("%s  %s", describe(s), quoteLine(l.get(s.File, s.Line)))
+	}
+	a.Counts.Shown = shown
+	if len(hits) > shown {
+		w.head("(%d more: raise limit, give a kind, or qualify the name)", len(hits)-shown)
+	}
+	x.partialNote(w, st)
+	a.text = w.String("raise the budget or narrow the query")
+	return a, nil
+}
+
+func nameScore(n, q, low string) int {
+	switch {
+	case n == q:
+		return 100
+	case strings.EqualFold(n, q):
+		return 90
+	case strings.HasPrefix(n, q):
+		return 70
+	}
+	ln := strings.ToLower(n)
+	switch {
+	case strings.HasPrefix(ln, low):
+		return 60
+	case strings.Contains(n, q):
+		return 50
+	case strings.Contains(ln, low):
+		return 40
+	case len(low) >= 3 && subsequence(ln, low):
+		return 20
+	}
+	return 0
+}
+
+func subsequence(s, sub string) bool {
+	j := 0
+	for i := 0; i < len(s) && j < len(sub); i++ {
+		if s[i] == sub[j] {
+			j++
+		}
+	}
+	return j == len(sub)
+}
+
+// Callers answers who calls the symbol.
+func (x *Index) Callers(spec Spec, budget, synced int) (*Answer, error) {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	ts, err := x.locate(spec)
+	if err != nil {
+		return nil, err
+	}
+	st := x.state(synced)
+	if len(ts) > 1 {
+		return x.ambiguous("callers", spec, ts, budget, st), nil
+	}
+	t := ts[0]
+	sym := symbolOf(t)
+	calls, values, elsewhere := x.callers(t)
+	a := &Answer{Op: "callers", Symbol: &sym, Index: st, Sites: []Site{}}
+	for _, s := range calls {
+		a.Counts.add(s.Class)
+	}
+	a.Counts.Values, a.Counts.Elsewhere = len(values), elsewhere
+	w := &writer{budget: budget}
+	w.head("callers of %s: %d call sites (%d exact, %d import, %d candidate)", describe(sym), len(calls), a.Counts.Exact, a.Counts.Import, a.Counts.Candidate)
+	if len(calls) == 0 {
+		w.head("no call site in the index leads here")
+	}
+	l := lines{x: x}
+	for _, s := range calls {
+		s.Code = l.get(s.File, s.Line)
+		if w.line("%s:%d  in %s  [%s]  %s", s.File, s.Line, s.In, classNote(s), quoteLine(s.Code)) {
+			a.Sites = append(a.Sites, s)
+		}
+	}
+	a.Counts.Shown = len(a.Sites)
+	if len(values) > 0 {
+		a.LowerBound = true
+		w.line("passed or stored as a value at %d places (calls through those are not seen):", len(values))
+		for _, s := range values {
+			s.Code = l.get(s.File, s.Line)
+			if w.line("%s:%d  in %s  %s", s.File, s.Line, s.In, quoteLine(s.Code)) {
+				a.Values = append(a.Values, s)
+			}
+		}
+	}
+	if elsewhere > 0 {
+		w.head("%d other references named %s lead to other definitions", elsewhere, sym.Name)
+	}
+	if t.D().Container != "" && t.File.Lang.Scope == "directory" && a.Counts.Candidate > 0 {
+		w.head("candidate sites call a method of this name on a receiver whose type the index does not know (an interface, a field, a variable)")
+	}
+	x.partialNote(w, st)
+	a.LowerBound = a.LowerBound || st.Partial
+	a.text = w.String("ask about one file with file and line, or raise the budget")
+	return a, nil
+}
+
+func classNote(s Site) string {
+	if s.Class == Candidate {
+		return fmt.Sprintf("candidate %d of %d: %s", s.Rank, s.Of, s.Reason)
+	}
+	return s.Class
+}
+
+// Callees answers what the symbol calls.
+func (x *Index) Callees(spec Spec, budget, synced int) (*Answer, error) {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	ts, err := x.locate(spec)
+	if err != nil {
+		return nil, err
+	}
+	st := x.state(synced)
+	if len(ts) > 1 {
+		return x.ambiguous("callees", spec, ts, budget, st), nil
+	}
+	t := ts[0]
+	sym := symbolOf(t)
+	sites := x.callees(t)
+	a := &Answer{Op: "callees", Symbol: &sym, Index: st, Sites: []Site{}}
+	for _, s := range sites {
+		a.Counts.add(s.Class)
+	}
+	w := &writer{budget: budget}
+	w.head("calls made by %s: %d (%d exact, %d import, %d candidate, %d unresolved)", describe(sym), len(sites), a.Counts.Exact, a.Counts.Import, a.Counts.Candidate, a.Counts.Unresolved)
+	l := lines{x: x}
+	for _, s := range sites {
+		s.Code = l.get(s.File, s.Line)
+		var to string
+		switch s.Class {
+		case Unresolved:
+			to = "unresolved: " + s.Why
+		case Candidate:
+			var names []string
+			for i, c := range s.Targets {
+				if i == 3 {
+					names = append(names, fmt.Sprintf("+%d more", len(s.Targets)-3))
+					break
+				}
+				names = append(names, fmt.Sprintf("%s (%s:%d; %s)", c.Qualified, c.File, c.Line, c.Reason))
+			}
+			to = fmt.Sprintf("candidates: %s", strings.Join(names, ", "))
+		default:
+			c := s.Targets[0]
+			to = fmt.Sprintf("%s: %s (%s:%d)", s.Class, c.Qualified, c.File, c.Line)
+		}
+		if w.line("%d  %s -> %s  %s", s.Line, s.Call, to, quoteLine(s.Code)) {
+			a.Sites = append(a.Sites, s)
+		}
+	}
+	a.Counts.Shown = len(a.Sites)
+	x.partialNote(w, st)
+	a.text = w.String("raise the budget")
+	return a, nil
+}
+
+// Depth is one ring of an impact walk.
+type Depth struct {
+	Depth      int          `json:"depth"`
+	Counts     Counts       `json:"counts"`
+	Dependents []Dependent  `json:"dependents"`
+	Truncated  int          `json:"truncated,omitempty" jsonschema:"dependents at this depth not listed"`
+	seen       []depNodeKey `json:"-"`
+}
+
+type depNodeKey struct {
+	f *File
+	d int32
+}
+
+// Dependent is one definition (or a file's top level) that depends on
+// the walk's previous ring, with the call that connects them.
+type Dependent struct {
+	Symbol Symbol `json:"symbol"`
+	Via    Site   `json:"via"`
+	On     string `json:"on" jsonschema:"the definition it calls"`
+}
+
+// Impact walks callers outward from a symbol, or from every definition in
+// a file, to depth.
+func (x *Index) Impact(spec Spec, depth, perDepth, budget, synced int) (*Answer, error) {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	if depth <= 0 {
+		depth = 3
+	}
+	if perDepth <= 0 {
+		perDepth = 30
+	}
+	st := x.state(synced)
+	var start []Target
+	var what string
+	if spec.Symbol == "" && spec.Line == 0 && spec.File != "" {
+		file := strings.TrimPrefix(filepath.ToSlash(spec.File), "./")
+		f := x.files[file]
+		if f == nil {
+			return nil, x.fileProblem(file)
+		}
+		for i := range f.Defs {
+			start = append(start, Target{f, int32(i)})
+		}
+		what = fmt.Sprintf("file %s (%d definitions)", f.Rel, len(f.Defs))
+	} else {
+		ts, err := x.locate(spec)
+		if err != nil {
+			return nil, err
+		}
+		if len(ts) > 1 {
+			return x.ambiguous("impact", spec, ts, budget, st), nil
+		}
+		start = ts
+		s := symbolOf(ts[0])
+		what = describe(s)
+	}
+	a := &Answer{Op: "impact", Index: st}
+	if len(start) == 1 {
+		s := symbolOf(start[0])
+		a.Symbol = &s
+	}
+	visited := map[depNodeKey]bool{}
+	inStart := map[*File]bool{}
+	for _, t := range start {
+		visited[depNodeKey{t.File, t.Def}] = true
+		if len(start) > 1 {
+			inStart[t.File] = true
+		}
+	}
+	frontier := start
+	notFollowed := 0
+	l := lines{x: x}
+	for dep := 1; dep <= depth && len(frontier) > 0; dep++ {
+		ring := Depth{Depth: dep, Dependents: []Dependent{}}
+		var next []Target
+		for _, t := range frontier {
+			calls, values, _ := x.callers(t)
+			ring.Counts.Values += len(values)
+			for _, s := range calls {
+				if inStart[s.fileRef] {
+					continue // a file's impact is on other files
+				}
+				key := depNodeKey{s.fileRef, -1}
+				var dsym Symbol
+				if s.hasEncl {
+					key.d = s.encl.Def
+					dsym = symbolOf(s.encl)
+				} else {
+					dsym = Symbol{Name: "(top level)", Qualified: s.File + " (top level)", Kind: "file", File: s.File, Line: s.Line, EndLine: s.Line, Language: s.fileRef.Lang.ID}
+				}
+				if visited[key] {
+					continue
+				}
+				visited[key] = true
+				ring.Counts.add(s.Class)
+				if len(ring.Dependents) < perDepth {
+					s.Code = l.get(s.File, s.Line)
+					ring.Dependents = append(ring.Dependents, Dependent{Symbol: dsym, Via: s, On: qualified(t)})
+				} else {
+					ring.Truncated++
+				}
+				if s.Class == Exact || s.Class == ViaImport {
+					if s.hasEncl {
+						next = append(next, s.encl)
+					}
+				} else {
+					notFollowed++
+				}
+			}
+		}
+		ring.Counts.Shown = len(ring.Dependents)
+		a.Counts.Exact += ring.Counts.Exact
+		a.Counts.Import += ring.Counts.Import
+		a.Counts.Candidate += ring.Counts.Candidate
+		a.Counts.Values += ring.Counts.Values
+		a.Depths = append(a.Depths, ring)
+		frontier = next
+	}
+	a.LowerBound = a.Counts.Values > 0 || notFollowed > 0 || st.Partial
+	w := &writer{budget: budget}
+	total := a.Counts.total()
+	bound := "exact count"
+	if a.LowerBound {
+		bound = "lower bound"
+	}
+	w.head("impact of %s, to depth %d: %d dependents (%d exact, %d import, %d candidate) — %s", what, depth, total, a.Counts.Exact, a.Counts.Import, a.Counts.Candidate, bound)
+	for _, ring := range a.Depths {
+		w.head("depth %d: %d (%d exact, %d import, %d candidate; %d value uses not followed)", ring.Depth, ring.Counts.total(), ring.Counts.Exact, ring.Counts.Import, ring.Counts.Candidate, ring.Counts.Values)
+		for _, d := range ring.Dependents {
+			w.line("  %s  via %s:%d %s [%s]  %s", d.Symbol.Qualified, d.Via.File, d.Via.Line, d.Via.Call, classNote(d.Via), quoteLine(d.Via.Code))
+		}
+		if ring.Truncated > 0 {
+			w.head("  (+%d more at depth %d; raise per_depth to list them)", ring.Truncated, ring.Depth)
+		}
+	}
+	if notFollowed > 0 {
+		w.head("%d candidate dependents (name-only matches) were listed but not followed further", notFollowed)
+	}
+	if a.Counts.Values > 0 {
+		w.head("%d value uses (callbacks, stored functions) may call into this from places not counted", a.Counts.Values)
+	}
+	x.partialNote(w, st)
+	a.text = w.String("lower depth or per_depth, or ask callers about one symbol")
+	return a, nil
+}
+
+// Status describes the index.
+type Status struct {
+	Root       string           `json:"root"`
+	Ready      bool             `json:"ready"`
+	Files      int              `json:"files"`
+	Found      int              `json:"found"`
+	Languages  map[string]int   `json:"languages" jsonschema:"files indexed per language"`
+	Defs       int              `json:"definitions"`
+	Refs       int              `json:"references"`
+	Skipped    map[string]int   `json:"skipped,omitempty" jsonschema:"files left out, counted by reason"`
+	SkipList   []string         `json:"skipped_files,omitempty"`
+	ParseFail  []string         `json:"syntax_errors,omitempty" jsonschema:"files with syntax errors, indexed as far as they parse"`
+	BuildTime  string           `json:"build_time,omitempty"`
+	Refreshed  int              `json:"refreshed" jsonschema:"files re-read after writes or outside changes since the build"`
+	MemoryMiB  float64          `json:"memory_mib" jsonschema:"estimated size of the index's records"`
+	Supported  []string         `json:"supported"`
+	Unresolved map[string]int   `json:"-"`
+	Extra      map[string]any   `json:"-"`
+	Generation uint64           `json:"generation"`
+	Took       time.Duration    `json:"-"`
+	ByLanguage map[string][]int `json:"-"`
+}
+
+// StatusAnswer describes what is indexed.
+func (x *Index) StatusAnswer(budget, synced int) *Answer {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	s := &Status{Root: x.root, Ready: x.Ready(), Files: len(x.files), Found: x.total, Languages: map[string]int{}, Skipped: map[string]int{},
+		Refreshed: x.refreshed, MemoryMiB: float64(x.bytes) / (1 << 20), Supported: x.langs.IDs(), Generation: x.gen}
+	var errs []string
+	for _, f := range x.files {
+		s.Languages[f.Lang.ID]++
+		s.Defs += len(f.Defs)
+		s.Refs += len(f.Refs)
+		if f.Errors > 0 {
+			errs = append(errs, fmt.Sprintf("%s (%d errors, first at line %d)", f.Rel, f.Errors, f.ErrorAt[0]))
+		}
+	}
+	sort.Strings(errs)
+	s.ParseFail = errs
+	var skips []string
+	for rel, why := range x.skipped {
+		key := why
+		if i := strings.Index(key, ":"); i > 0 && !strings.HasPrefix(key, "not indexed") {
+			key = key[:i]
+		}
+		s.Skipped[key]++
+		skips = append(skips, rel+": "+why)
+	}
+	sort.Strings(skips)
+	s.SkipList = skips
+	if s.Ready {
+		s.BuildTime = x.took.Round(time.Millisecond).String()
+	}
+	a := &Answer{Op: "status", Index: x.state(synced), Status: s}
+	w := &writer{budget: budget}
+	state := "ready"
+	if !s.Ready {
+		state = fmt.Sprintf("building: %d of %d files so far", s.Files, s.Found)
+	}
+	w.head("code graph of %s: %s", x.root, state)
+	if s.Ready {
+		w.head("built in %s; %d files re-read since after writes or outside changes", s.BuildTime, s.Refreshed)
+	}
+	var langs []string
+	for id, n := range s.Languages {
+		langs = append(langs, fmt.Sprintf("%s %d", id, n))
+	}
+	sort.Strings(langs)
+	w.head("files indexed: %d (%s); %d definitions, %d references; about %.1f MiB", s.Files, strings.Join(langs, ", "), s.Defs, s.Refs, s.MemoryMiB)
+	w.head("languages read: %s", strings.Join(s.Supported, ", "))
+	if len(skips) > 0 {
+		var reasons []string
+		for r, n := range s.Skipped {
+			reasons = append(reasons, fmt.Sprintf("%d %s", n, r))
+		}
+		sort.Strings(reasons)
+		w.head("skipped: %d files (%s)", len(skips), strings.Join(reasons, "; "))
+		for _, sk := range skips {
+			w.line("  %s", sk)
+		}
+	}
+	if len(errs) > 0 {
+		w.head("syntax errors in %d files (indexed as far as they parse):", len(errs))
+		for _, e := range errs {
+			w.line("  %s", e)
+		}
+	}
+	a.text = w.String("the lists are in the structured result")
+	return a
+}

@@ -1,0 +1,65 @@
+package graph
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+var refKindNames = [...]string{RefCall: "call", RefType: "type", RefValue: "value"}
+
+// Dump writes everything the index knows, one line per definition,
+// import and reference with its resolution, sorted by file and position:
+// the form fixture tests compare against their golden files.
+func (x *Index) Dump() string {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	rels := make([]string, 0, len(x.files))
+	for r := range x.files {
+		rels = append(rels, r)
+	}
+	sort.Strings(rels)
+	var b strings.Builder
+	for _, rel := range rels {
+		f := x.files[rel]
+		fmt.Fprintf(&b, "file %s %s package=%q errors=%d\n", rel, f.Lang.ID, f.Package, f.Errors)
+		for _, im := range f.Imports {
+			fmt.Fprintf(&b, "import %s:%d %q name=%q local=%q\n", rel, im.Line, im.Module, im.Name, im.Local)
+		}
+		for i := range f.Defs {
+			d := &f.Defs[i]
+			fmt.Fprintf(&b, "def %s:%d-%d %s %s\n", rel, d.Line, d.EndLine, d.Kind, qualified(Target{f, int32(i)}))
+		}
+		for i := range f.Refs {
+			r := &f.Refs[i]
+			in := "(top level)"
+			if r.Encl >= 0 {
+				in = qualified(Target{f, r.Encl})
+			}
+			call := r.Name
+			if r.Receiver != "" {
+				call = r.Receiver + "." + r.Name
+			}
+			res := x.resolve(f, r)
+			if r.Kind == RefValue && res.Class == Unresolved {
+				continue // a variable, not a function passed on
+			}
+			fmt.Fprintf(&b, "%s %s:%d %s in %s -> %s\n", refKindNames[r.Kind], rel, r.Line, call, in, resolutionText(res))
+		}
+	}
+	return b.String()
+}
+
+func resolutionText(res Resolution) string {
+	if res.Class == Unresolved {
+		return "unresolved (" + res.Why + ")"
+	}
+	var ts []string
+	for _, t := range res.Targets {
+		ts = append(ts, fmt.Sprintf("%s (%s:%d)", qualified(t), t.File.Rel, t.D().Line))
+	}
+	if res.Class == Candidate {
+		return fmt.Sprintf("candidate[%d] %s", len(ts), strings.Join(ts, ", "))
+	}
+	return res.Class + " " + strings.Join(ts, ", ")
+}

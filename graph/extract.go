@@ -1,0 +1,333 @@
+package graph
+
+import (
+	"crypto/sha256"
+	"path"
+	"slices"
+	"sort"
+	"strings"
+	"unique"
+
+	"github.com/builtin-tools/builtin-tools/astgrep"
+)
+
+// Def is one definition.
+type Def struct {
+	Name      string
+	Kind      string // function, method, class, interface, struct, type, enum, constant, variable, macro, module, ...
+	Container string // receiver type or enclosing class; "" at top level
+	Self      string // the receiver's name inside a method (Go), if captured
+	Line      int32  // 1-based
+	EndLine   int32
+	Col       int32 // 1-based, in bytes, of the name
+	start     int32 // byte range of the whole definition
+	end       int32
+	nameAt    int32
+}
+
+// Qualified is Container.Name, or Name.
+func (d *Def) Qualified() string {
+	if d.Container != "" {
+		return d.Container + "." + d.Name
+	}
+	return d.Name
+}
+
+// Reference kinds.
+const (
+	RefCall  uint8 = iota // a call site
+	RefType               // a type used by name
+	RefValue              // a function passed or stored as a value
+)
+
+var refKinds = map[string]uint8{"call": RefCall, "type": RefType, "value": RefValue}
+
+// Ref is one reference by name.
+type Ref struct {
+	Name     string
+	Receiver string // the text before the name (pkg in pkg.F(), x.y in x.y.M())
+	Kind     uint8
+	Line     int32
+	Col      int32
+	Encl     int32 // index in the file's Defs of the definition it is in, or -1
+	at       int32
+}
+
+// Import is one name an import binds in its file: a module (Name "") or
+// one name from a module.
+type Import struct {
+	Module string
+	Name   string
+	Local  string // the name the file uses
+	Line   int32
+}
+
+// File is what the index knows of one file.
+type File struct {
+	Rel      string // slash-separated, relative to the root
+	Dir      string // path.Dir(Rel)
+	Lang     *Language
+	Size     int64
+	ModTime  int64 // Unix nanoseconds
+	Inode    uint64
+	Hash     [32]byte
+	Package  string
+	Defs     []Def
+	Refs     []Ref
+	Imports  []Import
+	Errors   int   // ERROR and MISSING nodes
+	ErrorAt  []int // their first lines (1-based)
+	defOrder []int32
+	refOrder []int32
+}
+
+// cost estimates the bytes f holds in memory.
+func (f *File) cost() int64 {
+	return 200 + int64(len(f.Rel)) + int64(len(f.Defs))*96 + int64(len(f.Refs))*64 + int64(len(f.Imports))*72 + int64(len(f.defOrder)+len(f.refOrder))*4
+}
+
+func intern(s string) string { return unique.Make(s).Value() }
+
+// extract turns one file's query matches into a File.
+func extract(rel string, l *Language, src []byte, r *astgrep.CaptureResult) *File {
+	f := &File{Rel: rel, Dir: path.Dir(rel), Lang: l, Size: int64(len(src)), Hash: sha256.Sum256(src), Errors: r.Errors}
+	for _, row := range r.ErrorRows {
+		f.ErrorAt = append(f.ErrorAt, row+1)
+	}
+	type defAt struct {
+		d       Def
+		pattern int
+	}
+	var defs []defAt
+	type refAt struct {
+		r       Ref
+		pattern int
+		end     int32
+	}
+	var refs []refAt
+	for _, m := range r.Matches {
+		var rl *role
+		var name, recv, cont, self, mod, iname, alias *astgrep.QueryCapture
+		for i := range m.Captures {
+			c := &m.Captures[i]
+			switch c.Index {
+			case l.capName:
+				name = c
+			case l.capRecv:
+				recv = c
+			case l.capCont:
+				cont = c
+			case l.capSelf:
+				self = c
+			case l.capMod:
+				mod = c
+			case l.capINm:
+				iname = c
+			case l.capAlias:
+				alias = c
+			}
+			if ro := &l.roles[c.Index]; ro.capture >= 0 && rl == nil {
+				rl = ro
+			}
+		}
+		if rl == nil {
+			continue
+		}
+		var whole *astgrep.QueryCapture
+		for i := range m.Captures {
+			if m.Captures[i].Index == rl.capture {
+				whole = &m.Captures[i]
+			}
+		}
+		switch rl.what {
+		case "package":
+			if name != nil {
+				f.Package = intern(name.Text(src))
+			}
+		case "import":
+			if mod == nil {
+				continue
+			}
+			im := Import{Module: intern(unquote(mod.Text(src))), Line: int32(mod.StartRow + 1)}
+			if iname != nil {
+				im.Name = intern(iname.Text(src))
+				im.Local = im.Name
+			}
+			if alias != nil {
+				im.Local = intern(alias.Text(src))
+			}
+			f.Imports = append(f.Imports, im)
+		case "definition":
+			if name == nil {
+				continue
+			}
+			d := Def{Name: intern(name.Text(src)), Kind: intern(rl.kind),
+				Line: int32(whole.StartRow + 1), EndLine: int32(whole.EndRow + 1), Col: int32(name.StartCol + 1),
+				start: int32(whole.Start), end: int32(whole.End), nameAt: int32(name.Start)}
+			if cont != nil {
+				d.Container = intern(cont.Text(src))
+			}
+			if self != nil {
+				d.Self = intern(self.Text(src))
+			}
+			defs = append(defs, defAt{d, m.Pattern})
+		case "reference":
+			if name == nil {
+				continue
+			}
+			k, ok := refKinds[rl.kind]
+			if !ok {
+				continue
+			}
+			rf := Ref{Name: intern(name.Text(src)), Kind: k, Line: int32(name.StartRow + 1), Col: int32(name.StartCol + 1), at: int32(name.Start), Encl: -1}
+			if recv != nil {
+				rf.Receiver = intern(strings.Join(strings.Fields(recv.Text(src)), ""))
+			}
+			refs = append(refs, refAt{rf, m.Pattern, int32(name.End)})
+		}
+	}
+	// One definition per name node: the first pattern that matched it wins,
+	// so a specific pattern listed before a general one decides the kind.
+	sort.SliceStable(defs, func(i, j int) bool {
+		if defs[i].d.nameAt != defs[j].d.nameAt {
+			return defs[i].d.nameAt < defs[j].d.nameAt
+		}
+		return defs[i].pattern < defs[j].pattern
+	})
+	names := map[int32]bool{}
+	for _, d := range defs {
+		if names[d.d.nameAt] {
+			continue
+		}
+		names[d.d.nameAt] = true
+		f.Defs = append(f.Defs, d.d)
+	}
+	// Definitions by start, outer first, for nesting.
+	sort.SliceStable(f.Defs, func(i, j int) bool {
+		if f.Defs[i].start != f.Defs[j].start {
+			return f.Defs[i].start < f.Defs[j].start
+		}
+		return f.Defs[i].end > f.Defs[j].end
+	})
+	nest(f.Defs)
+	// One reference per name node, and none on a definition's own name.
+	sort.SliceStable(refs, func(i, j int) bool {
+		if refs[i].r.at != refs[j].r.at {
+			return refs[i].r.at < refs[j].r.at
+		}
+		return refs[i].pattern < refs[j].pattern
+	})
+	last := int32(-1)
+	for _, r := range refs {
+		if r.r.at == last || names[r.r.at] {
+			continue
+		}
+		last = r.r.at
+		f.Refs = append(f.Refs, r.r)
+	}
+	enclose(f.Defs, f.Refs)
+	f.defOrder = order(len(f.Defs), func(i int) string { return f.Defs[i].Name })
+	f.refOrder = order(len(f.Refs), func(i int) string { return f.Refs[i].Name })
+	return f
+}
+
+// classLike kinds contain methods.
+var classLike = map[string]bool{"class": true, "interface": true, "struct": true, "trait": true, "enum": true, "impl": true, "type": true, "union": true, "namespace": true, "module": true}
+
+// functionLike kinds enclose call sites.
+var functionLike = map[string]bool{"function": true, "method": true, "constructor": true, "macro": true}
+
+// nest sets the container of definitions nested in a class-like one, and
+// makes functions inside classes methods. defs is sorted by start, outer
+// first.
+func nest(defs []Def) {
+	var stack []int
+	for i := range defs {
+		d := &defs[i]
+		for len(stack) > 0 && defs[stack[len(stack)-1]].end <= d.start {
+			stack = stack[:len(stack)-1]
+		}
+		if d.Container == "" && len(stack) > 0 {
+			if p := &defs[stack[len(stack)-1]]; classLike[p.Kind] {
+				d.Container = p.Name
+			}
+		}
+		if d.Kind == "function" && d.Container != "" {
+			d.Kind = "method"
+		}
+		stack = append(stack, i)
+	}
+}
+
+// enclose sets each reference's enclosing definition: the innermost
+// function-like one around it, else the innermost of any kind. refs is
+// sorted by position.
+func enclose(defs []Def, refs []Ref) {
+	var stack []int
+	next := 0
+	for ri := range refs {
+		r := &refs[ri]
+		for len(stack) > 0 && defs[stack[len(stack)-1]].end <= r.at {
+			stack = stack[:len(stack)-1]
+		}
+		for next < len(defs) && defs[next].start <= r.at {
+			for len(stack) > 0 && defs[stack[len(stack)-1]].end <= defs[next].start {
+				stack = stack[:len(stack)-1]
+			}
+			if defs[next].end > r.at {
+				stack = append(stack, next)
+			}
+			next++
+		}
+		for len(stack) > 0 && defs[stack[len(stack)-1]].end <= r.at {
+			stack = stack[:len(stack)-1]
+		}
+		r.Encl = -1
+		for k := len(stack) - 1; k >= 0; k-- {
+			if functionLike[defs[stack[k]].Kind] {
+				r.Encl = int32(stack[k])
+				break
+			}
+		}
+		if r.Encl < 0 && len(stack) > 0 {
+			r.Encl = int32(stack[len(stack)-1])
+		}
+	}
+}
+
+// order returns the indexes 0..n-1 sorted by key.
+func order(n int, key func(int) string) []int32 {
+	o := make([]int32, n)
+	for i := range o {
+		o[i] = int32(i)
+	}
+	slices.SortStableFunc(o, func(a, b int32) int { return strings.Compare(key(int(a)), key(int(b))) })
+	return o
+}
+
+// defsNamed returns the indexes of f's definitions called name.
+func (f *File) defsNamed(name string) []int32 {
+	return lookup(f.defOrder, name, func(i int32) string { return f.Defs[i].Name })
+}
+
+// refsNamed returns the indexes of f's references to name.
+func (f *File) refsNamed(name string) []int32 {
+	return lookup(f.refOrder, name, func(i int32) string { return f.Refs[i].Name })
+}
+
+func lookup(o []int32, name string, key func(int32) string) []int32 {
+	lo := sort.Search(len(o), func(i int) bool { return key(o[i]) >= name })
+	hi := lo
+	for hi < len(o) && key(o[hi]) == name {
+		hi++
+	}
+	return o[lo:hi]
+}
+
+func unquote(s string) string {
+	s = strings.TrimSpace(s)
+	if len(s) >= 2 && strings.ContainsRune("\"'`<", rune(s[0])) {
+		return s[1 : len(s)-1]
+	}
+	return s
+}

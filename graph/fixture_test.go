@@ -1,0 +1,184 @@
+package graph
+
+import (
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/builtin-tools/builtin-tools/astgrep"
+	"github.com/builtin-tools/builtin-tools/pathguard"
+	"github.com/rogpeppe/go-internal/txtar"
+)
+
+var update = flag.Bool("update", false, "rewrite the fixtures' golden files")
+
+// buildFixture writes a txtar archive's files (all but "expect") under a
+// new root and indexes it.
+func buildFixture(t *testing.T, ar *txtar.Archive) *Index {
+	t.Helper()
+	root := t.TempDir()
+	for _, f := range ar.Files {
+		if f.Name == "expect" {
+			continue
+		}
+		p := filepath.Join(root, filepath.FromSlash(f.Name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return buildRoot(t, root)
+}
+
+func buildRoot(t testing.TB, root string) *Index {
+	t.Helper()
+	g, err := pathguard.New(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { g.Close() })
+	e := astgrep.NewEngine(astgrep.Options{})
+	t.Cleanup(func() { e.Close() })
+	x, err := New(root, g, e, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(x.Close)
+	x.Start(nil)
+	if !x.Wait(context.Background(), time.Minute) {
+		t.Fatal("index not built in a minute")
+	}
+	return x
+}
+
+// TestFixtures checks each language's fixture project: the hand-written
+// edges under "expect" must be in the index with the class given, and the
+// whole dump must equal the golden file (go test -run TestFixtures -update
+// rewrites it; review the diff).
+func TestFixtures(t *testing.T) {
+	paths, err := filepath.Glob("testdata/fixtures/*.txtar")
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no fixtures: %v", err)
+	}
+	for _, p := range paths {
+		name := strings.TrimSuffix(filepath.Base(p), ".txtar")
+		t.Run(name, func(t *testing.T) {
+			ar, err := txtar.ParseFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			x := buildFixture(t, ar)
+			dump := x.Dump()
+			for _, f := range ar.Files {
+				if f.Name == "expect" {
+					checkExpect(t, dump, string(f.Data))
+				}
+			}
+			golden := strings.TrimSuffix(p, ".txtar") + ".golden"
+			if *update {
+				if err := os.WriteFile(golden, []byte(dump), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run with -update to write it)", err)
+			}
+			if string(want) != dump {
+				t.Errorf("dump differs from %s (run with -update and review the diff):\n%s", golden, diffLines(string(want), dump))
+			}
+		})
+	}
+}
+
+// checkExpect checks lines of the form
+//
+//	CALLER -> CALLEE CLASS
+//
+// (CLASS exact, import, candidate, unresolved; CALLEE is a qualified name,
+// or for unresolved the call's text), and "def KIND QUALIFIED".
+func checkExpect(t *testing.T, dump, expect string) {
+	t.Helper()
+	lines := strings.Split(dump, "\n")
+	for _, e := range strings.Split(expect, "\n") {
+		e = strings.TrimSpace(e)
+		if e == "" || strings.HasPrefix(e, "#") {
+			continue
+		}
+		if rest, ok := strings.CutPrefix(e, "def "); ok {
+			kind, q, _ := strings.Cut(rest, " ")
+			found := false
+			for _, l := range lines {
+				if strings.HasPrefix(l, "def ") && strings.HasSuffix(l, " "+kind+" "+q) {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("expected definition %s %s; not in the index", kind, q)
+			}
+			continue
+		}
+		caller, rest, ok := strings.Cut(e, " -> ")
+		f := strings.Fields(rest)
+		if !ok || len(f) != 2 {
+			t.Errorf("bad expect line %q", e)
+			continue
+		}
+		callee, class := f[0], f[1]
+		found := false
+		var near []string
+		for _, l := range lines {
+			if !strings.HasPrefix(l, "call ") && !strings.HasPrefix(l, "value ") && !strings.HasPrefix(l, "type ") {
+				continue
+			}
+			if !strings.Contains(l, " in "+caller+" -> ") {
+				continue
+			}
+			near = append(near, l)
+			_, res, _ := strings.Cut(l, " -> ")
+			switch class {
+			case "unresolved":
+				call := strings.Fields(l)[2]
+				found = found || strings.HasPrefix(res, "unresolved") && call == callee
+			case "candidate":
+				found = found || strings.HasPrefix(res, "candidate[") && strings.Contains(res, " "+callee+" (")
+			default:
+				found = found || strings.HasPrefix(res, class+" "+callee+" (")
+			}
+		}
+		if !found {
+			t.Errorf("expected %s -> %s (%s); the index has:\n  %s", caller, callee, class, strings.Join(near, "\n  "))
+		}
+	}
+}
+
+func diffLines(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	inW := map[string]bool{}
+	for _, l := range w {
+		inW[l] = true
+	}
+	inG := map[string]bool{}
+	for _, l := range g {
+		inG[l] = true
+	}
+	var b strings.Builder
+	for _, l := range w {
+		if !inG[l] {
+			b.WriteString("- " + l + "\n")
+		}
+	}
+	for _, l := range g {
+		if !inW[l] {
+			b.WriteString("+ " + l + "\n")
+		}
+	}
+	return b.String()
+}

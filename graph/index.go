@@ -1,0 +1,527 @@
+package graph
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/builtin-tools/builtin-tools/astgrep"
+	"github.com/builtin-tools/builtin-tools/internal/walk"
+	"github.com/builtin-tools/builtin-tools/pathguard"
+)
+
+// Options configure an index.
+type Options struct {
+	// MaxBytes bounds the memory the index's records take (estimated);
+	// files past it are named as not indexed. Default 400 MiB.
+	MaxBytes int64
+	// MaxFileSize skips larger files. Default astgrep's (2 MiB).
+	MaxFileSize int64
+	// QueryDirs are folders of extra language folders (language.json and
+	// tags.scm), read after the bundled ones.
+	QueryDirs []string
+}
+
+// DefaultMaxBytes is the index's memory bound unless Options say otherwise.
+const DefaultMaxBytes = 400 << 20
+
+// Index is the code graph of one root: every file in a supported language,
+// its definitions, references and imports. It is safe for concurrent use;
+// queries read it while the build and refreshes write it file by file.
+type Index struct {
+	root  string
+	guard *pathguard.Guard
+	eng   *astgrep.Engine
+	langs *LangSet
+	opts  Options
+
+	mu      sync.RWMutex
+	files   map[string]*File // by Rel
+	dirs    map[string]int64 // folders walked, with their mtime
+	skipped map[string]string
+	bytes   int64
+	gen     uint64
+	langIx  map[*Language]*langIndex
+	goMods  []goModule
+
+	buildOnce sync.Once
+	ready     chan struct{}
+	total     int // files the build found
+	done      int // files the build finished
+	started   time.Time
+	took      time.Duration
+	buildErr  error
+	cancel    context.CancelFunc
+	ctx       context.Context
+	progress  func(done, total int)
+	refreshed int // files re-read by freshness checks since the build
+}
+
+// langIndex maps names to the files that define or reference them.
+type langIndex struct {
+	defs    map[string][]*File
+	refs    map[string][]*File
+	dirs    map[string][]*File
+	modules map[string][]*File // dotted module paths (dotted imports)
+}
+
+type goModule struct{ path, dir string }
+
+// New makes an index over root. Nothing is read until Build.
+func New(root string, g *pathguard.Guard, eng *astgrep.Engine, opts Options) (*Index, error) {
+	if opts.MaxBytes <= 0 {
+		opts.MaxBytes = DefaultMaxBytes
+	}
+	if opts.MaxFileSize <= 0 {
+		opts.MaxFileSize = astgrep.DefaultMaxFileSize
+	}
+	langs, err := LoadLanguages(eng, opts.QueryDirs...)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Index{root: root, guard: g, eng: eng, langs: langs, opts: opts,
+		files: map[string]*File{}, dirs: map[string]int64{}, skipped: map[string]string{},
+		langIx: map[*Language]*langIndex{}, ready: make(chan struct{}), ctx: ctx, cancel: cancel}, nil
+}
+
+// Close stops a build in progress.
+func (x *Index) Close() {
+	x.cancel()
+	x.buildOnce.Do(func() { close(x.ready) })
+	<-x.ready
+}
+
+// Languages returns the languages the index knows.
+func (x *Index) Languages() *LangSet { return x.langs }
+
+// Root returns the folder indexed.
+func (x *Index) Root() string { return x.root }
+
+// Start begins the build in the background, once; progress (may be nil)
+// is told how far it got.
+func (x *Index) Start(progress func(done, total int)) {
+	x.buildOnce.Do(func() {
+		x.mu.Lock()
+		x.started = time.Now()
+		x.progress = progress
+		x.mu.Unlock()
+		go func() {
+			defer close(x.ready)
+			err := x.build(x.ctx)
+			x.mu.Lock()
+			x.buildErr = err
+			x.took = time.Since(x.started)
+			x.mu.Unlock()
+		}()
+	})
+}
+
+// Wait waits up to d for the build to finish and says whether it did.
+func (x *Index) Wait(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-x.ready:
+		return true
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	return false
+}
+
+// Ready says whether the build has finished.
+func (x *Index) Ready() bool {
+	select {
+	case <-x.ready:
+		return true
+	default:
+		return false
+	}
+}
+
+func (x *Index) walkOpts() walk.Options {
+	return walk.Options{
+		MaxFileSize: x.opts.MaxFileSize,
+		Dirs:        true,
+		Want: func(name string) bool {
+			return x.langs.ForFile(name) != nil || name == "go.mod"
+		},
+	}
+}
+
+func (x *Index) build(ctx context.Context) error {
+	var found []walk.Entry
+	err := walk.Walk(ctx, x.guard, x.root, x.walkOpts(), func(e walk.Entry) error {
+		found = append(found, e)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	files := x.admit(found)
+	x.mu.Lock()
+	x.total = len(files)
+	x.mu.Unlock()
+	return x.capture(ctx, files, true)
+}
+
+// admit records the folders and go.mod files of a walk and returns the
+// files to (re)index.
+func (x *Index) admit(found []walk.Entry) []walk.Entry {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	var files []walk.Entry
+	for _, e := range found {
+		switch {
+		case e.Dir:
+			x.dirs[e.Rel] = dirMtime(e.Abs)
+		case path.Base(e.Rel) == "go.mod":
+			x.readGoMod(e)
+		case e.TooLarge:
+			x.skipped[e.Rel] = fmt.Sprintf("larger than %d bytes", x.opts.MaxFileSize)
+		default:
+			files = append(files, e)
+		}
+	}
+	x.dirs["."] = dirMtime(x.root)
+	return files
+}
+
+func dirMtime(abs string) int64 {
+	st, err := os.Lstat(abs)
+	if err != nil {
+		return 0
+	}
+	return st.ModTime().UnixNano()
+}
+
+func (x *Index) readGoMod(e walk.Entry) {
+	data, err := os.ReadFile(e.Abs)
+	if err != nil {
+		return
+	}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), "module "); ok {
+			mod := strings.Trim(strings.TrimSpace(rest), `"`)
+			dir := path.Dir(e.Rel)
+			x.goMods = append(x.goMods, goModule{path: mod, dir: dir})
+			// Longest module path first: nested modules win.
+			sort.Slice(x.goMods, func(i, j int) bool { return len(x.goMods[i].path) > len(x.goMods[j].path) })
+			return
+		}
+	}
+}
+
+// capture reads and extracts files and puts them in the index.
+func (x *Index) capture(ctx context.Context, entries []walk.Entry, counting bool) error {
+	cf := make([]astgrep.CaptureFile, 0, len(entries))
+	rels := make(map[string]string, len(entries))
+	for _, e := range entries {
+		l := x.langs.ForFile(e.Rel)
+		if l == nil {
+			continue
+		}
+		cf = append(cf, astgrep.CaptureFile{Path: e.Abs, Query: l.query, Info: e.Info})
+		rels[e.Abs] = e.Rel
+	}
+	lastNote := time.Now()
+	return x.eng.Capture(ctx, x.guard, cf, func(r *astgrep.CaptureResult) {
+		rel := rels[r.File.Path]
+		l := x.langs.ForFile(rel)
+		var f *File
+		if r.Err == nil {
+			f = extract(rel, l, r.Src, r)
+			if r.Info != nil {
+				f.ModTime = r.Info.ModTime().UnixNano()
+				f.Inode = inode(r.Info)
+			}
+		}
+		x.mu.Lock()
+		if f != nil {
+			x.put(rel, f)
+		} else {
+			x.remove(rel)
+			x.skipped[rel] = r.Err.Error()
+		}
+		var note func(int, int)
+		if counting {
+			x.done++
+			if x.progress != nil && (time.Since(lastNote) > 250*time.Millisecond || x.done == x.total) {
+				lastNote = time.Now()
+				note = x.progress
+			}
+		}
+		done, total := x.done, x.total
+		x.mu.Unlock()
+		if note != nil {
+			note(done, total)
+		}
+	})
+}
+
+func inode(info fs.FileInfo) uint64 {
+	if st, ok := info.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Ino)
+	}
+	return 0
+}
+
+func (x *Index) li(l *Language) *langIndex {
+	ix := x.langIx[l]
+	if ix == nil {
+		ix = &langIndex{defs: map[string][]*File{}, refs: map[string][]*File{}, dirs: map[string][]*File{}, modules: map[string][]*File{}}
+		x.langIx[l] = ix
+	}
+	return ix
+}
+
+// put replaces rel's record with f, within the memory bound. x.mu is held.
+func (x *Index) put(rel string, f *File) {
+	x.remove(rel)
+	if x.bytes+f.cost() > x.opts.MaxBytes {
+		x.skipped[rel] = fmt.Sprintf("not indexed: the index reached its memory bound (%d MiB)", x.opts.MaxBytes>>20)
+		return
+	}
+	delete(x.skipped, rel)
+	x.files[rel] = f
+	x.bytes += f.cost()
+	x.gen++
+	ix := x.li(f.Lang)
+	eachName(f.Defs, func(n string) { ix.defs[n] = append(ix.defs[n], f) }, func(i int) string { return f.Defs[i].Name })
+	eachName(f.Refs, func(n string) { ix.refs[n] = append(ix.refs[n], f) }, func(i int) string { return f.Refs[i].Name })
+	ix.dirs[f.Dir] = append(ix.dirs[f.Dir], f)
+	if f.Lang.Imports == "dotted" {
+		for _, m := range dottedNames(f.Rel) {
+			ix.modules[m] = append(ix.modules[m], f)
+		}
+	}
+}
+
+// remove drops rel's record. x.mu is held.
+func (x *Index) remove(rel string) {
+	f := x.files[rel]
+	if f == nil {
+		return
+	}
+	delete(x.files, rel)
+	x.bytes -= f.cost()
+	x.gen++
+	ix := x.li(f.Lang)
+	eachName(f.Defs, func(n string) { ix.defs[n] = without(ix.defs[n], f, ix.defs, n) }, func(i int) string { return f.Defs[i].Name })
+	eachName(f.Refs, func(n string) { ix.refs[n] = without(ix.refs[n], f, ix.refs, n) }, func(i int) string { return f.Refs[i].Name })
+	ix.dirs[f.Dir] = without(ix.dirs[f.Dir], f, ix.dirs, f.Dir)
+	if f.Lang.Imports == "dotted" {
+		for _, m := range dottedNames(f.Rel) {
+			ix.modules[m] = without(ix.modules[m], f, ix.modules, m)
+		}
+	}
+}
+
+// eachName calls fn once per distinct name among n items.
+func eachName[T any](items []T, fn func(string), name func(int) string) {
+	seen := make(map[string]bool, len(items))
+	for i := range items {
+		n := name(i)
+		if !seen[n] {
+			seen[n] = true
+			fn(n)
+		}
+	}
+}
+
+func without(list []*File, f *File, m map[string][]*File, key string) []*File {
+	for i, g := range list {
+		if g == f {
+			list = append(list[:i:i], list[i+1:]...)
+			break
+		}
+	}
+	if len(list) == 0 {
+		delete(m, key)
+		return nil
+	}
+	return list
+}
+
+// dottedNames are the module paths a file answers to: a/b/c.py is a.b.c,
+// a/b/__init__.py is a.b (and, for src layouts, every shorter suffix).
+func dottedNames(rel string) []string {
+	p := strings.TrimSuffix(rel, path.Ext(rel))
+	p = strings.TrimSuffix(p, "/__init__")
+	parts := strings.Split(p, "/")
+	var out []string
+	for i := range parts {
+		out = append(out, strings.Join(parts[i:], "."))
+	}
+	return out
+}
+
+// Refresh re-reads files (absolute paths) now: the registry calls it after
+// a write, so the next query sees the write. Files outside the root or in
+// no supported language are ignored; deleted ones are dropped.
+func (x *Index) Refresh(ctx context.Context, abs ...string) error {
+	var entries []walk.Entry
+	for _, a := range abs {
+		rel, err := filepath.Rel(x.root, a)
+		if err != nil || strings.HasPrefix(rel, "..") {
+			continue
+		}
+		rel = filepath.ToSlash(rel)
+		if x.langs.ForFile(rel) == nil {
+			continue
+		}
+		info, err := os.Lstat(a)
+		if err != nil || !info.Mode().IsRegular() || walk.Excluded(x.guard, a, false, x.walkOpts()) {
+			x.mu.Lock()
+			x.remove(rel)
+			delete(x.skipped, rel)
+			x.mu.Unlock()
+			continue
+		}
+		if info.Size() > x.opts.MaxFileSize {
+			x.mu.Lock()
+			x.remove(rel)
+			x.skipped[rel] = fmt.Sprintf("larger than %d bytes", x.opts.MaxFileSize)
+			x.mu.Unlock()
+			continue
+		}
+		entries = append(entries, walk.Entry{Abs: a, Rel: rel, Info: info})
+	}
+	if len(entries) == 0 {
+		return nil
+	}
+	x.mu.Lock()
+	x.refreshed += len(entries)
+	x.mu.Unlock()
+	return x.capture(ctx, entries, false)
+}
+
+// Sync notices files changed on disk by anything else since they were
+// indexed (by size, modification time and inode), and folders whose
+// entries changed, and re-reads what changed. It returns how many files it
+// re-read or dropped.
+func (x *Index) Sync(ctx context.Context) (int, error) {
+	if !x.Ready() {
+		return 0, nil
+	}
+	type stamp struct {
+		rel   string
+		size  int64
+		mtime int64
+		ino   uint64
+	}
+	x.mu.RLock()
+	stamps := make([]stamp, 0, len(x.files))
+	for rel, f := range x.files {
+		stamps = append(stamps, stamp{rel, f.Size, f.ModTime, f.Inode})
+	}
+	dirs := make(map[string]int64, len(x.dirs))
+	for d, m := range x.dirs {
+		dirs[d] = m
+	}
+	x.mu.RUnlock()
+	var changed []string
+	for _, s := range stamps {
+		abs := filepath.Join(x.root, filepath.FromSlash(s.rel))
+		st, err := os.Lstat(abs)
+		if err != nil || st.Size() != s.size || st.ModTime().UnixNano() != s.mtime || inode(st) != s.ino {
+			changed = append(changed, abs)
+		}
+	}
+	var rewalk []string
+	for d, m := range dirs {
+		abs := filepath.Join(x.root, filepath.FromSlash(d))
+		if dirMtime(abs) != m {
+			rewalk = append(rewalk, abs)
+		}
+	}
+	n := len(changed)
+	if err := x.Refresh(ctx, changed...); err != nil {
+		return n, err
+	}
+	for _, d := range rewalk {
+		added, err := x.rewalk(ctx, d)
+		n += added
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// rewalk lists one folder again (its new subfolders in full) and indexes
+// the files it did not know.
+func (x *Index) rewalk(ctx context.Context, abs string) (int, error) {
+	opts := x.walkOpts()
+	opts.MaxDepth = 1
+	var found []walk.Entry
+	err := walk.Walk(ctx, x.guard, abs, opts, func(e walk.Entry) error {
+		found = append(found, e)
+		return nil
+	})
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return 0, err
+	}
+	rel, _ := filepath.Rel(x.root, abs)
+	rel = filepath.ToSlash(rel)
+	x.mu.Lock()
+	x.dirs[rel] = dirMtime(abs)
+	var fresh []walk.Entry
+	for _, e := range found {
+		if e.Dir {
+			if _, ok := x.dirs[e.Rel]; !ok && e.Rel != rel {
+				fresh = append(fresh, e)
+			}
+		}
+	}
+	x.mu.Unlock()
+	for _, d := range fresh {
+		sub := x.walkOpts()
+		err := walk.Walk(ctx, x.guard, d.Abs, sub, func(e walk.Entry) error {
+			found = append(found, e)
+			return nil
+		})
+		if err != nil {
+			return 0, err
+		}
+	}
+	files := x.admit(found)
+	var todo []walk.Entry
+	x.mu.RLock()
+	for _, e := range files {
+		if _, ok := x.files[e.Rel]; !ok {
+			todo = append(todo, e)
+		}
+	}
+	// Files gone from the folder are dropped.
+	var gone []string
+	for r, f := range x.files {
+		if f.Dir == rel {
+			if _, err := os.Lstat(filepath.Join(x.root, filepath.FromSlash(r))); err != nil {
+				gone = append(gone, r)
+			}
+		}
+	}
+	x.mu.RUnlock()
+	if len(gone) > 0 {
+		x.mu.Lock()
+		for _, r := range gone {
+			x.remove(r)
+		}
+		x.mu.Unlock()
+	}
+	return len(todo) + len(gone), x.capture(ctx, todo, false)
+}

@@ -1,0 +1,206 @@
+package graph
+
+import (
+	"embed"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/builtin-tools/builtin-tools/astgrep"
+)
+
+//go:embed languages
+var bundled embed.FS
+
+// Language is one folder of languages/: its settings (language.json) and
+// its compiled query (tags.scm).
+type Language struct {
+	// ID is the folder's name.
+	ID string
+	// Grammar is the astgrep language id the query is written for.
+	Grammar string
+	// Scope is where a bare name is looked up after the file itself:
+	// "directory" (Go, Java, C: the files beside it) or "file" (Python,
+	// JavaScript, Rust: only its own definitions and imports).
+	Scope string
+	// Imports names how import paths map to files: go, dotted, relative,
+	// rust, include or none.
+	Imports string
+	// Self lists receiver names that mean the enclosing class (self,
+	// this); a captured @self adds the method's own receiver name.
+	Self []string
+	// Builtins are names the language defines itself: calls to them are
+	// counted as builtin, not as unresolved.
+	Builtins []string
+	// Extensions, if set, replace the grammar's file extensions.
+	Extensions []string
+	// Resolve lists the suffixes tried after a relative import path
+	// (".ts", "/index.js"), for Imports "relative" and "include".
+	Resolve []string
+	// ModuleFiles are file names whose folder is a module root (go.mod,
+	// Cargo.toml); for "go" their module line maps import paths.
+	ModuleFiles []string `json:"moduleFiles"`
+
+	query    *astgrep.CaptureQuery
+	roles    []role // by capture index; capture -1 for captures that name no role
+	capName  int
+	capRecv  int
+	capCont  int
+	capSelf  int
+	capMod   int
+	capINm   int
+	capAlias int
+	builtins map[string]bool
+	self     map[string]bool
+}
+
+// role is what a pattern's match is: the capture that names it.
+type role struct {
+	capture int
+	what    string // definition, reference, import, package
+	kind    string // function, call, ...
+}
+
+type langConfig struct {
+	Grammar     string   `json:"grammar"`
+	Scope       string   `json:"scope"`
+	Imports     string   `json:"imports"`
+	Self        []string `json:"self"`
+	Builtins    []string `json:"builtins"`
+	Extensions  []string `json:"extensions"`
+	Resolve     []string `json:"resolve"`
+	ModuleFiles []string `json:"moduleFiles"`
+}
+
+var (
+	scopes  = []string{"directory", "file"}
+	imports = []string{"go", "dotted", "relative", "rust", "include", "none"}
+)
+
+// LangSet is the languages the graph indexes, by id and by file name.
+type LangSet struct {
+	byID  map[string]*Language
+	byExt map[string]*Language
+	ids   []string
+}
+
+// LoadLanguages reads the bundled languages/ folders and then each of
+// dirs (folders holding one folder per language), later ones replacing
+// earlier ones with the same id, and compiles their queries with e.
+func LoadLanguages(e *astgrep.Engine, dirs ...string) (*LangSet, error) {
+	s := &LangSet{byID: map[string]*Language{}, byExt: map[string]*Language{}}
+	sub, _ := fs.Sub(bundled, "languages")
+	fss := []fs.FS{sub}
+	for _, d := range dirs {
+		fss = append(fss, os.DirFS(d))
+	}
+	for _, fsys := range fss {
+		entries, err := fs.ReadDir(fsys, ".")
+		if err != nil {
+			return nil, err
+		}
+		for _, ent := range entries {
+			if !ent.IsDir() {
+				continue
+			}
+			l, err := loadLanguage(e, fsys, ent.Name())
+			if err != nil {
+				return nil, err
+			}
+			s.byID[l.ID] = l
+		}
+	}
+	for id, l := range s.byID {
+		s.ids = append(s.ids, id)
+		exts := l.Extensions
+		if len(exts) == 0 {
+			exts = e.Extensions(l.Grammar)
+		}
+		for _, x := range exts {
+			s.byExt[strings.ToLower(x)] = l
+		}
+	}
+	sort.Strings(s.ids)
+	return s, nil
+}
+
+func loadLanguage(e *astgrep.Engine, fsys fs.FS, id string) (*Language, error) {
+	raw, err := fs.ReadFile(fsys, path.Join(id, "language.json"))
+	if err != nil {
+		return nil, fmt.Errorf("language %s: %w", id, err)
+	}
+	var c langConfig
+	if err := json.Unmarshal(raw, &c); err != nil {
+		return nil, fmt.Errorf("language %s: language.json: %w", id, err)
+	}
+	if c.Grammar == "" {
+		c.Grammar = id
+	}
+	if c.Scope == "" {
+		c.Scope = "file"
+	}
+	if c.Imports == "" {
+		c.Imports = "none"
+	}
+	if !slices.Contains(scopes, c.Scope) {
+		return nil, fmt.Errorf("language %s: scope %q is not one of %s", id, c.Scope, strings.Join(scopes, ", "))
+	}
+	if !slices.Contains(imports, c.Imports) {
+		return nil, fmt.Errorf("language %s: imports %q is not one of %s", id, c.Imports, strings.Join(imports, ", "))
+	}
+	src, err := fs.ReadFile(fsys, path.Join(id, "tags.scm"))
+	if err != nil {
+		return nil, fmt.Errorf("language %s: %w", id, err)
+	}
+	q, err := e.CompileCaptureQuery(c.Grammar, string(src))
+	if err != nil {
+		return nil, fmt.Errorf("language %s: tags.scm: %w", id, err)
+	}
+	l := &Language{ID: id, Grammar: c.Grammar, Scope: c.Scope, Imports: c.Imports, Self: c.Self, Builtins: c.Builtins,
+		Extensions: c.Extensions, Resolve: c.Resolve, ModuleFiles: c.ModuleFiles, query: q,
+		builtins: map[string]bool{}, self: map[string]bool{}}
+	for _, b := range c.Builtins {
+		l.builtins[b] = true
+	}
+	for _, b := range c.Self {
+		l.self[b] = true
+	}
+	l.capName = q.Capture("name")
+	l.capRecv = q.Capture("receiver")
+	l.capCont = q.Capture("container")
+	l.capSelf = q.Capture("self")
+	l.capMod = q.Capture("import.module")
+	l.capINm = q.Capture("import.name")
+	l.capAlias = q.Capture("import.alias")
+	// A match's role is the capture of the node its pattern describes.
+	l.roles = make([]role, len(q.Names))
+	for ci, n := range q.Names {
+		l.roles[ci].capture = -1
+		what, kind, _ := strings.Cut(n, ".")
+		switch {
+		case what == "definition" || what == "reference":
+		case (what == "import" || what == "package") && kind == "":
+		default:
+			continue
+		}
+		l.roles[ci] = role{capture: ci, what: what, kind: kind}
+	}
+	return l, nil
+}
+
+// IDs lists the language ids, sorted.
+func (s *LangSet) IDs() []string { return s.ids }
+
+// ForFile returns the language of a file name, or nil.
+func (s *LangSet) ForFile(name string) *Language {
+	return s.byExt[strings.ToLower(filepath.Ext(name))]
+}
+
+// Lookup returns a language by id, or nil.
+func (s *LangSet) Lookup(id string) *Language { return s.byID[id] }

@@ -1,0 +1,52 @@
+; Go: what the code graph extracts (see package graph for the captures).
+
+(package_clause (package_identifier) @name) @package
+
+(import_spec
+  name: (_)? @import.alias
+  path: (interpreted_string_literal) @import.module) @import
+
+(function_declaration name: (identifier) @name) @definition.function
+
+; A method's container is its receiver's type; @self is the receiver's
+; name, so calls on it resolve inside the type.
+(method_declaration
+  receiver: (parameter_list
+    (parameter_declaration
+      name: (identifier)? @self
+      type: [
+        (type_identifier) @container
+        (pointer_type (type_identifier) @container)
+        (generic_type type: (type_identifier) @container)
+        (pointer_type (generic_type type: (type_identifier) @container))
+      ]))
+  name: (field_identifier) @name) @definition.method
+
+(type_spec name: (type_identifier) @name type: (interface_type)) @definition.interface
+(type_spec name: (type_identifier) @name type: (struct_type)) @definition.struct
+(type_spec name: (type_identifier) @name) @definition.type
+(type_alias name: (type_identifier) @name) @definition.type
+
+(interface_type (method_elem name: (field_identifier) @name) @definition.method)
+
+(source_file (const_declaration (const_spec name: (identifier) @name) @definition.constant))
+(source_file (var_declaration (var_spec name: (identifier) @name) @definition.variable))
+
+; Calls: f(), pkg.F(), x.M(), F[T]() (read as a conversion by the grammar).
+(call_expression function: (identifier) @name) @reference.call
+(call_expression
+  function: (selector_expression operand: (_) @receiver field: (field_identifier) @name)) @reference.call
+(call_expression function: (index_expression operand: (identifier) @name)) @reference.call
+(call_expression
+  function: (index_expression
+    operand: (selector_expression operand: (_) @receiver field: (field_identifier) @name))) @reference.call
+(type_conversion_expression type: (generic_type type: (type_identifier) @name)) @reference.call
+
+; A function passed or stored as a value may be called from anywhere.
+(argument_list (identifier) @name) @reference.value
+(argument_list (selector_expression operand: (identifier) @receiver field: (field_identifier) @name)) @reference.value
+(keyed_element (literal_element (identifier) @name) .) @reference.value
+
+; Type uses.
+(qualified_type package: (package_identifier) @receiver name: (type_identifier) @name) @reference.type
+(type_identifier) @name @reference.type

@@ -1,0 +1,457 @@
+package graph
+
+import (
+	"fmt"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"unicode"
+)
+
+// Spec names a symbol: a name, a qualified name (Type.Method, pkg.Func,
+// dir/file.go:Func), or a file with a line and/or a name on it.
+type Spec struct {
+	Symbol string
+	File   string // relative to the root
+	Line   int
+}
+
+// LookupError is a symbol that could not be found; its message says what
+// to try instead.
+type LookupError struct{ Msg string }
+
+func (e *LookupError) Error() string { return e.Msg }
+
+// Symbol is a definition as results show it.
+type Symbol struct {
+	Name      string `json:"name"`
+	Qualified string `json:"qualified"`
+	Kind      string `json:"kind"`
+	File      string `json:"file"`
+	Line      int    `json:"line"`
+	EndLine   int    `json:"end_line"`
+	Language  string `json:"language"`
+	Reason    string `json:"reason,omitempty" jsonschema:"why a candidate is ranked where it is"`
+}
+
+func symbolOf(t Target) Symbol {
+	d := t.D()
+	return Symbol{Name: d.Name, Qualified: qualified(t), Kind: d.Kind, File: t.File.Rel, Line: int(d.Line), EndLine: int(d.EndLine), Language: t.File.Lang.ID}
+}
+
+// qualified names a definition for a reader: pkg.Type.Method in Go,
+// Class.method elsewhere.
+func qualified(t Target) string {
+	d := t.D()
+	q := d.Qualified()
+	if t.File.Package != "" {
+		q = t.File.Package + "." + q
+	}
+	return q
+}
+
+// locate finds the definitions a spec names. More than one means the spec
+// is ambiguous; the caller answers with them as candidates.
+func (x *Index) locate(s Spec) ([]Target, error) {
+	sym := strings.TrimSpace(s.Symbol)
+	file := strings.TrimPrefix(filepath.ToSlash(strings.TrimSpace(s.File)), "./")
+	if file == "" {
+		if i := strings.LastIndex(sym, ":"); i > 0 && !strings.Contains(sym[:i], ":") && x.langs.ForFile(sym[:i]) != nil {
+			file, sym = sym[:i], sym[i+1:]
+		}
+	}
+	if file != "" {
+		f := x.files[file]
+		if f == nil {
+			return nil, x.fileProblem(file)
+		}
+		return x.locateInFile(f, sym, s.Line)
+	}
+	if sym == "" {
+		return nil, &LookupError{"name a symbol (a name, Type.Method or pkg.Func), or a file and line"}
+	}
+	name, qual := sym, ""
+	for _, sep := range []string{"::", "."} {
+		if i := strings.LastIndex(sym, sep); i > 0 {
+			name, qual = sym[i+len(sep):], sym[:i]
+			break
+		}
+	}
+	var out []Target
+	for _, ix := range x.langIx {
+		for _, g := range ix.defs[name] {
+			for _, i := range g.defsNamed(name) {
+				t := Target{g, i}
+				if qual == "" || qualifies(t, qual) {
+					out = append(out, t)
+				}
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil, &LookupError{fmt.Sprintf("no definition named %q in the index%s", sym, x.nearNames(name))}
+	}
+	sortTargets(out)
+	return out, nil
+}
+
+// qualifies says whether qual (Type, pkg, pkg.Type, a folder) names t's
+// container or package.
+func qualifies(t Target, qual string) bool {
+	d := t.D()
+	parts := strings.Split(strings.ReplaceAll(qual, "::", "."), ".")
+	last := parts[len(parts)-1]
+	pkgOK := func(p string) bool {
+		return p == t.File.Package || p == path.Base(t.File.Dir) || p == t.File.Dir || strings.HasSuffix(t.File.Dir, "/"+p) ||
+			p == strings.TrimSuffix(path.Base(t.File.Rel), path.Ext(t.File.Rel))
+	}
+	if d.Container != "" {
+		if last != d.Container {
+			return false
+		}
+		if len(parts) == 1 {
+			return true
+		}
+		return pkgOK(strings.Join(parts[:len(parts)-1], "."))
+	}
+	return pkgOK(qual) || pkgOK(strings.Join(parts, "/"))
+}
+
+func (x *Index) locateInFile(f *File, sym string, line int) ([]Target, error) {
+	if line > 0 {
+		var onLine []Target
+		for i := range f.Defs {
+			d := &f.Defs[i]
+			if int(d.Line) == line && (sym == "" || strings.Contains(d.Name, sym) || strings.Contains(d.Qualified(), sym)) {
+				onLine = append(onLine, Target{f, int32(i)})
+			}
+		}
+		if len(onLine) > 0 {
+			return onLine, nil
+		}
+		if sym != "" {
+			// A reference on the line: the symbol it leads to.
+			for i := range f.Refs {
+				r := &f.Refs[i]
+				if int(r.Line) == line && strings.Contains(r.Name, sym) {
+					res := x.resolve(f, r)
+					if len(res.Targets) > 0 {
+						return res.Targets, nil
+					}
+					return nil, &LookupError{fmt.Sprintf("%s:%d calls %s, which has no definition in the index (%s)", f.Rel, line, r.Name, res.Why)}
+				}
+			}
+			return nil, &LookupError{fmt.Sprintf("%q is not on line %d of %s; that line reads: %s%s", sym, line, f.Rel, quoteLine(x.lineOf(f.Rel, line)), x.nearDefs(f, line))}
+		}
+		// No name: the innermost definition around the line.
+		best := -1
+		for i := range f.Defs {
+			d := &f.Defs[i]
+			if int(d.Line) <= line && line <= int(d.EndLine) && (best < 0 || d.Line >= f.Defs[best].Line) {
+				best = i
+			}
+		}
+		if best < 0 {
+			return nil, &LookupError{fmt.Sprintf("line %d of %s is in no definition; it reads: %s%s", line, f.Rel, quoteLine(x.lineOf(f.Rel, line)), x.nearDefs(f, line))}
+		}
+		return []Target{{f, int32(best)}}, nil
+	}
+	if sym == "" {
+		return nil, &LookupError{"with a file, give a line or a symbol name"}
+	}
+	var exact, partial []Target
+	for i := range f.Defs {
+		d := &f.Defs[i]
+		switch {
+		case d.Name == sym || d.Qualified() == sym:
+			exact = append(exact, Target{f, int32(i)})
+		case strings.Contains(d.Qualified(), sym):
+			partial = append(partial, Target{f, int32(i)})
+		}
+	}
+	if len(exact) > 0 {
+		return exact, nil
+	}
+	if len(partial) > 0 {
+		return partial, nil
+	}
+	return nil, &LookupError{fmt.Sprintf("%s defines nothing named %q%s", f.Rel, sym, x.nearInFile(f, sym))}
+}
+
+func (x *Index) fileProblem(file string) error {
+	if x.langs.ForFile(file) == nil {
+		return &LookupError{fmt.Sprintf("%s is not in a language the code graph reads; supported: %s", file, strings.Join(x.langs.IDs(), ", "))}
+	}
+	if why, ok := x.skipped[file]; ok {
+		return &LookupError{fmt.Sprintf("%s is not indexed: %s", file, why)}
+	}
+	return &LookupError{fmt.Sprintf("%s is not in the index (no such file, or left out by .gitignore, hidden or vendored folders)", file)}
+}
+
+func (x *Index) nearDefs(f *File, line int) string {
+	var near []string
+	for i := range f.Defs {
+		d := &f.Defs[i]
+		if abs(int(d.Line)-line) <= 30 {
+			near = append(near, fmt.Sprintf("%s (line %d)", d.Qualified(), d.Line))
+		}
+		if len(near) == 8 {
+			break
+		}
+	}
+	if len(near) == 0 {
+		return ""
+	}
+	return "; definitions near it: " + strings.Join(near, ", ")
+}
+
+func (x *Index) nearInFile(f *File, sym string) string {
+	var near []string
+	low := strings.ToLower(sym)
+	for i := range f.Defs {
+		d := &f.Defs[i]
+		if strings.Contains(strings.ToLower(d.Name), low) || editDistance(strings.ToLower(d.Name), low) <= 2 {
+			near = append(near, fmt.Sprintf("%s (line %d)", d.Qualified(), d.Line))
+		}
+	}
+	if len(near) == 0 {
+		return ""
+	}
+	if len(near) > 8 {
+		near = near[:8]
+	}
+	return "; similar: " + strings.Join(near, ", ")
+}
+
+// nearNames suggests definitions whose names look like name.
+func (x *Index) nearNames(name string) string {
+	type cand struct {
+		name  string
+		score int
+	}
+	low := strings.ToLower(name)
+	best := map[string]int{}
+	for _, ix := range x.langIx {
+		for n := range ix.defs {
+			ln := strings.ToLower(n)
+			s := 0
+			switch {
+			case ln == low:
+				s = 100
+			case strings.HasPrefix(ln, low) || strings.HasPrefix(low, ln) && len(ln) >= 3:
+				s = 60
+			case strings.Contains(ln, low):
+				s = 40
+			case len(low) >= 4 && editDistance(ln, low) <= 2:
+				s = 50 - editDistance(ln, low)
+			}
+			if s > best[n] {
+				best[n] = s
+			}
+		}
+	}
+	var cs []cand
+	for n, s := range best {
+		if s > 0 {
+			cs = append(cs, cand{n, s})
+		}
+	}
+	sort.Slice(cs, func(i, j int) bool {
+		if cs[i].score != cs[j].score {
+			return cs[i].score > cs[j].score
+		}
+		return cs[i].name < cs[j].name
+	})
+	if len(cs) == 0 {
+		return "; nothing with a similar name either (code_graph status shows what is indexed)"
+	}
+	var names []string
+	for i := 0; i < len(cs) && i < 8; i++ {
+		names = append(names, cs[i].name)
+	}
+	return "; similar names: " + strings.Join(names, ", ")
+}
+
+func editDistance(a, b string) int {
+	if abs(len(a)-len(b)) > 3 {
+		return 99
+	}
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			c := 1
+			if a[i-1] == b[j-1] {
+				c = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
+
+// sortTargets orders definitions for a reader: functions, methods and
+// types before variables, exported before not, then by path and line.
+func sortTargets(ts []Target) {
+	rank := func(t Target) int {
+		d := t.D()
+		r := 0
+		if !functionLike[d.Kind] && !classLike[d.Kind] {
+			r += 2
+		}
+		if d.Name != "" && !unicode.IsUpper(rune(d.Name[0])) {
+			r++
+		}
+		return r
+	}
+	sort.SliceStable(ts, func(i, j int) bool {
+		ri, rj := rank(ts[i]), rank(ts[j])
+		if ri != rj {
+			return ri < rj
+		}
+		if ts[i].File.Rel != ts[j].File.Rel {
+			return ts[i].File.Rel < ts[j].File.Rel
+		}
+		return ts[i].Def < ts[j].Def
+	})
+}
+
+// Site is one reference as results show it.
+type Site struct {
+	File     string   `json:"file"`
+	Line     int      `json:"line"`
+	Column   int      `json:"column"`
+	Code     string   `json:"code" jsonschema:"the source line"`
+	Call     string   `json:"call" jsonschema:"what is called (receiver.name)"`
+	In       string   `json:"in" jsonschema:"the enclosing definition, or (top level)"`
+	Class    string   `json:"class" jsonschema:"exact, import, candidate or unresolved"`
+	Rank     int      `json:"rank,omitempty" jsonschema:"for a candidate: its place among the definitions of that name"`
+	Of       int      `json:"of,omitempty"`
+	Reason   string   `json:"reason,omitempty"`
+	Targets  []Symbol `json:"targets,omitempty" jsonschema:"for callees: where the call leads (ranked candidates when unsure)"`
+	Why      string   `json:"why,omitempty" jsonschema:"for unresolved: builtin, external module, no definition"`
+	encl     Target
+	hasEncl  bool
+	fileRef  *File
+	refIndex int32
+}
+
+func (x *Index) site(f *File, ri int32) Site {
+	r := &f.Refs[ri]
+	s := Site{File: f.Rel, Line: int(r.Line), Column: int(r.Col), Call: r.Name, In: "(top level)", fileRef: f, refIndex: ri}
+	if r.Receiver != "" {
+		s.Call = r.Receiver + "." + r.Name
+	}
+	if r.Encl >= 0 {
+		s.encl = Target{f, r.Encl}
+		s.hasEncl = true
+		s.In = qualified(s.encl)
+	}
+	return s
+}
+
+func (s *Site) setClass(res Resolution, t Target) {
+	s.Class = res.Class
+	for i, u := range res.Targets {
+		if u == t {
+			if res.Class == Candidate {
+				s.Rank, s.Of = i+1, len(res.Targets)
+				s.Reason = res.Reasons[i]
+			}
+		}
+	}
+}
+
+var classOrder = map[string]int{Exact: 0, ViaImport: 1, Candidate: 2, Unresolved: 3}
+
+func sortSites(ss []Site) {
+	sort.SliceStable(ss, func(i, j int) bool {
+		if classOrder[ss[i].Class] != classOrder[ss[j].Class] {
+			return classOrder[ss[i].Class] < classOrder[ss[j].Class]
+		}
+		if ss[i].File != ss[j].File {
+			return ss[i].File < ss[j].File
+		}
+		return ss[i].Line < ss[j].Line
+	})
+}
+
+// callers lists the references that may lead to t: calls (and type uses
+// of a type) with their resolution, value uses apart, and how many
+// references of that name lead elsewhere.
+func (x *Index) callers(t Target) (calls, values []Site, elsewhere int) {
+	d := t.D()
+	ix := x.langIx[t.File.Lang]
+	for _, g := range ix.refs[d.Name] {
+		for _, ri := range g.refsNamed(d.Name) {
+			r := &g.Refs[ri]
+			if r.Kind == RefType && !classLike[d.Kind] {
+				continue
+			}
+			res := x.resolve(g, r)
+			found := false
+			for _, u := range res.Targets {
+				if u == t {
+					found = true
+				}
+			}
+			if !found {
+				if r.Kind != RefType {
+					elsewhere++
+				}
+				continue
+			}
+			s := x.site(g, ri)
+			s.setClass(res, t)
+			if r.Kind == RefValue {
+				values = append(values, s)
+			} else {
+				calls = append(calls, s)
+			}
+		}
+	}
+	sortSites(calls)
+	sortSites(values)
+	return calls, values, elsewhere
+}
+
+// callees lists the calls made inside t's definition, each resolved.
+func (x *Index) callees(t Target) []Site {
+	f := t.File
+	d := t.D()
+	var out []Site
+	for ri := range f.Refs {
+		r := &f.Refs[ri]
+		if r.Kind != RefCall || r.at < d.start || r.at >= d.end {
+			continue
+		}
+		s := x.site(f, int32(ri))
+		res := x.resolve(f, r)
+		s.Class, s.Why = res.Class, res.Why
+		for i, u := range res.Targets {
+			sym := symbolOf(u)
+			if res.Class == Candidate {
+				sym.Reason = res.Reasons[i]
+			}
+			s.Targets = append(s.Targets, sym)
+		}
+		if res.Class == Candidate {
+			s.Of = len(res.Targets)
+		}
+		out = append(out, s)
+	}
+	return out
+}

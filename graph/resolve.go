@@ -1,0 +1,527 @@
+package graph
+
+import (
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Resolution classes: how sure an edge is.
+const (
+	Exact      = "exact"      // one definition in scope: same file, same package or class, a qualified import
+	ViaImport  = "import"     // bound by one of the file's imports
+	Candidate  = "candidate"  // by name only: one of a ranked list
+	Unresolved = "unresolved" // no definition in the index
+)
+
+// Target is one definition: a file's record and the index in its Defs.
+type Target struct {
+	File *File
+	Def  int32
+}
+
+// D returns the definition.
+func (t Target) D() *Def { return &t.File.Defs[t.Def] }
+
+// Resolution is where a reference leads and how that was decided.
+type Resolution struct {
+	Class   string
+	Targets []Target // exact and import: the definition (or overloads); candidate: ranked, best first
+	Reasons []string // for candidates: why each is ranked where it is
+	Why     string   // for unresolved: builtin, external module, no definition
+}
+
+// resolve decides one reference. x.mu is held for reading.
+func (x *Index) resolve(f *File, r *Ref) Resolution {
+	l := f.Lang
+	ix := x.langIx[l]
+	if ix == nil {
+		return Resolution{Class: Unresolved, Why: "no definition named " + r.Name}
+	}
+	want := func(d *Def) bool {
+		switch r.Kind {
+		case RefType:
+			return classLike[d.Kind]
+		case RefValue:
+			return functionLike[d.Kind]
+		}
+		return true
+	}
+	var encl *Def
+	if r.Encl >= 0 {
+		encl = &f.Defs[r.Encl]
+	}
+	if r.Receiver == "" {
+		// The file's own top-level definitions, then nested ones.
+		if ts := pick(f, r.Name, func(d *Def) bool { return want(d) && d.Container == "" }); len(ts) > 0 {
+			return settle(Exact, ts, "same file")
+		}
+		if encl != nil && encl.Container != "" && len(l.self) > 0 {
+			// An implicit this: a method of the enclosing class.
+			if ts := x.inScope(f, r.Name, func(d *Def) bool { return want(d) && d.Container == encl.Container }); len(ts) > 0 {
+				return settle(Exact, ts, "same class")
+			}
+		}
+		if ts := pick(f, r.Name, want); len(ts) > 0 {
+			return settle(Exact, ts, "same file")
+		}
+		if res, ok := x.viaNameImport(f, r.Name, want); ok {
+			return res
+		}
+		if l.Scope == "directory" {
+			if ts := x.inScope(f, r.Name, func(d *Def) bool { return want(d) && d.Container == "" }); len(ts) > 0 {
+				return settle(Exact, ts, "same package")
+			}
+		}
+		if res, ok := x.viaIncludes(f, r.Name, want); ok {
+			return res
+		}
+		if l.builtins[r.Name] {
+			return Resolution{Class: Unresolved, Why: "builtin"}
+		}
+		return x.byName(f, r, func(d *Def) bool { return want(d) && d.Container == "" })
+	}
+	recv := r.Receiver
+	// self.m(), this.m(), or a Go method's own receiver.
+	if encl != nil && encl.Container != "" && (l.self[recv] || (encl.Self != "" && recv == encl.Self)) {
+		if ts := x.inScope(f, r.Name, func(d *Def) bool { return want(d) && d.Container == encl.Container }); len(ts) > 0 {
+			return settle(Exact, ts, "same class")
+		}
+	}
+	// pkg.F() through an import of a module.
+	if files, module, bound := x.moduleBinding(f, recv); bound {
+		if files == nil {
+			return Resolution{Class: Unresolved, Why: "external: " + module}
+		}
+		ts := defsIn(files, r.Name, func(d *Def) bool { return want(d) && d.Container == "" })
+		if len(ts) == 0 {
+			ts = defsIn(files, r.Name, want)
+		}
+		if len(ts) > 0 {
+			return settle(Exact, ts, "qualified import")
+		}
+		return Resolution{Class: Unresolved, Why: "no " + r.Name + " in " + module}
+	}
+	// Type.M(): a class named by the receiver.
+	if ts := x.typeMembers(f, recv, r.Name, want); len(ts) > 0 {
+		return settle(Exact, ts, "member of "+recv)
+	}
+	return x.byName(f, r, func(d *Def) bool { return want(d) && d.Container != "" })
+}
+
+// settle returns an exact (or import) resolution, or candidates when there
+// are several definitions (overloads, duplicates).
+func settle(class string, ts []Target, reason string) Resolution {
+	if len(ts) == 1 {
+		return Resolution{Class: class, Targets: ts}
+	}
+	reasons := make([]string, len(ts))
+	for i := range reasons {
+		reasons[i] = reason + ", one of " + itoa(len(ts)) + " with this name"
+	}
+	return Resolution{Class: Candidate, Targets: ts, Reasons: reasons}
+}
+
+func pick(f *File, name string, ok func(*Def) bool) []Target {
+	var out []Target
+	for _, i := range f.defsNamed(name) {
+		if ok(&f.Defs[i]) {
+			out = append(out, Target{f, i})
+		}
+	}
+	return out
+}
+
+func defsIn(files []*File, name string, ok func(*Def) bool) []Target {
+	var out []Target
+	for _, g := range files {
+		out = append(out, pick(g, name, ok)...)
+	}
+	return out
+}
+
+// inScope looks name up in the files that share f's scope: f alone, or
+// its folder (and package, when the language names one).
+func (x *Index) inScope(f *File, name string, ok func(*Def) bool) []Target {
+	if f.Lang.Scope != "directory" {
+		return pick(f, name, ok)
+	}
+	var out []Target
+	for _, g := range x.langIx[f.Lang].defs[name] {
+		if g.Dir == f.Dir && g.Package == f.Package {
+			out = append(out, pick(g, name, ok)...)
+		}
+	}
+	return out
+}
+
+// viaNameImport resolves a bare name bound by a `from m import name`-style
+// import.
+func (x *Index) viaNameImport(f *File, name string, ok func(*Def) bool) (Resolution, bool) {
+	for _, im := range f.Imports {
+		if im.Name == "" || im.Local != name {
+			continue
+		}
+		files, known := x.moduleFiles(f, im.Module)
+		if !known {
+			return Resolution{Class: Unresolved, Why: "external: " + im.Module}, true
+		}
+		if ts := defsIn(files, im.Name, ok); len(ts) > 0 {
+			return settle(ViaImport, ts, "imported"), true
+		}
+		return Resolution{Class: Unresolved, Why: "imported from " + im.Module + ", not defined there in the index"}, true
+	}
+	return Resolution{}, false
+}
+
+// viaIncludes resolves a bare name through included headers (C, C++): the
+// header itself and the sources beside it with its base name.
+func (x *Index) viaIncludes(f *File, name string, ok func(*Def) bool) (Resolution, bool) {
+	if f.Lang.Imports != "include" {
+		return Resolution{}, false
+	}
+	var files []*File
+	for _, im := range f.Imports {
+		hs, known := x.moduleFiles(f, im.Module)
+		if !known {
+			continue
+		}
+		for _, h := range hs {
+			files = append(files, h)
+			stem := strings.TrimSuffix(h.Rel, path.Ext(h.Rel))
+			for _, g := range x.langIx[f.Lang].dirs[h.Dir] {
+				if g != h && strings.TrimSuffix(g.Rel, path.Ext(g.Rel)) == stem {
+					files = append(files, g)
+				}
+			}
+		}
+	}
+	if ts := defsIn(files, name, ok); len(ts) > 0 {
+		return settle(ViaImport, ts, "in an included file"), true
+	}
+	return Resolution{}, false
+}
+
+// moduleBinding says whether recv names a module the file imports, and the
+// module's files (nil when it is outside the index).
+func (x *Index) moduleBinding(f *File, recv string) ([]*File, string, bool) {
+	for _, im := range f.Imports {
+		if im.Name != "" {
+			// from m import sub: sub may be a module itself.
+			if im.Local != recv {
+				continue
+			}
+			sep := moduleSep(f.Lang)
+			if files, ok := x.moduleFiles(f, im.Module+sep+im.Name); ok {
+				return files, im.Module + sep + im.Name, true
+			}
+			continue
+		}
+		local := im.Local
+		files, known := x.moduleFiles(f, im.Module)
+		if local == "" {
+			local = x.defaultLocal(f.Lang, im.Module, files)
+		}
+		if local != recv || local == "_" || local == "." {
+			continue
+		}
+		if !known {
+			return nil, im.Module, true
+		}
+		return files, im.Module, true
+	}
+	// A path written out in full: crate::a::b::f(), a.b.f().
+	if sep := moduleSep(f.Lang); sep != "" && strings.Contains(recv, sep) {
+		if files, ok := x.moduleFiles(f, recv); ok {
+			return files, recv, true
+		}
+	}
+	return nil, "", false
+}
+
+func moduleSep(l *Language) string {
+	switch l.Imports {
+	case "dotted":
+		return "."
+	case "rust":
+		return "::"
+	}
+	return ""
+}
+
+// defaultLocal is the name an import without an alias binds: the
+// package's declared name (Go), else the module path's last element.
+func (x *Index) defaultLocal(l *Language, module string, files []*File) string {
+	switch l.Imports {
+	case "go":
+		for _, g := range files {
+			if g.Package != "" && !strings.HasSuffix(g.Package, "_test") {
+				return g.Package
+			}
+		}
+		base := path.Base(module)
+		if len(base) > 1 && base[0] == 'v' && strings.Trim(base[1:], "0123456789") == "" {
+			base = path.Base(path.Dir(module))
+		}
+		return base
+	case "dotted":
+		return module
+	case "rust":
+		return module[strings.LastIndex(module, "::")+2:]
+	}
+	return ""
+}
+
+// moduleFiles maps an import path to the files it names, by the
+// language's import rule; known is false when it names nothing in the
+// index (a standard or third-party module).
+func (x *Index) moduleFiles(f *File, module string) ([]*File, bool) {
+	ix := x.langIx[f.Lang]
+	switch f.Lang.Imports {
+	case "go":
+		for _, m := range x.goMods {
+			if module == m.path || strings.HasPrefix(module, m.path+"/") {
+				return nonEmpty(ix.dirs[path.Join(m.dir, strings.TrimPrefix(module, m.path))])
+			}
+			if m.path == "std" {
+				// The standard library's import paths carry no module prefix.
+				if fs, ok := nonEmpty(ix.dirs[path.Join(m.dir, module)]); ok {
+					return fs, ok
+				}
+			}
+		}
+		return nonEmpty(ix.dirs[module])
+	case "dotted":
+		if strings.HasPrefix(module, ".") {
+			dots := len(module) - len(strings.TrimLeft(module, "."))
+			base := f.Dir
+			for i := 1; i < dots; i++ {
+				base = path.Dir(base)
+			}
+			rest := strings.ReplaceAll(module[dots:], ".", "/")
+			p := path.Join(base, rest)
+			if rest == "" {
+				return nonEmpty(ix.modules[strings.ReplaceAll(path.Join(base, "__init__"), "/", ".")])
+			}
+			for _, ext := range []string{".py", "/__init__.py"} {
+				if g := x.files[p+ext]; g != nil {
+					return []*File{g}, true
+				}
+			}
+			return nil, false
+		}
+		if fs := ix.modules[module]; len(fs) > 0 {
+			return narrow(fs, module), true
+		}
+		dir := strings.ReplaceAll(module, ".", "/")
+		var out []*File
+		for d, fs := range ix.dirs {
+			if d == dir || strings.HasSuffix(d, "/"+dir) {
+				out = append(out, fs...)
+			}
+		}
+		return nonEmpty(out)
+	case "relative":
+		if !strings.HasPrefix(module, ".") {
+			return nil, false
+		}
+		p := path.Join(f.Dir, module)
+		if g := x.files[p]; g != nil {
+			return []*File{g}, true
+		}
+		for _, ext := range f.Lang.Resolve {
+			if g := x.files[p+ext]; g != nil {
+				return []*File{g}, true
+			}
+		}
+		return nil, false
+	case "rust":
+		segs := strings.Split(module, "::")
+		base := ""
+		switch segs[0] {
+		case "crate":
+			segs = segs[1:]
+		case "self":
+			base, segs = f.Dir, segs[1:]
+		case "super":
+			base = path.Dir(f.Dir)
+			for segs = segs[1:]; len(segs) > 0 && segs[0] == "super"; segs = segs[1:] {
+				base = path.Dir(base)
+			}
+		}
+		if len(segs) == 0 {
+			return nil, false
+		}
+		tail := strings.Join(segs, "/")
+		var out []*File
+		for rel, g := range x.files {
+			if g.Lang != f.Lang {
+				continue
+			}
+			stem := strings.TrimSuffix(rel, ".rs")
+			stem = strings.TrimSuffix(stem, "/mod")
+			if (stem == tail || strings.HasSuffix(stem, "/"+tail)) && (base == "" || strings.HasPrefix(rel, base+"/") || base == ".") {
+				out = append(out, g)
+			}
+		}
+		return nonEmpty(out)
+	case "include":
+		if g := x.files[path.Join(f.Dir, module)]; g != nil {
+			return []*File{g}, true
+		}
+		var out []*File
+		for rel, g := range x.files {
+			if g.Lang == f.Lang && (rel == module || strings.HasSuffix(rel, "/"+module)) {
+				out = append(out, g)
+			}
+		}
+		return nonEmpty(out)
+	}
+	return nil, false
+}
+
+// narrow prefers the file whose whole path is the module (a.b.c is
+// a/b/c.py) over those it is only a suffix of.
+func narrow(fs []*File, module string) []*File {
+	for _, g := range fs {
+		if dottedNames(g.Rel)[0] == module {
+			return []*File{g}
+		}
+	}
+	return fs
+}
+
+func nonEmpty(fs []*File) ([]*File, bool) { return fs, len(fs) > 0 }
+
+// typeMembers finds members called name of the class-like definition recv
+// names, when recv is a type in scope or imported.
+func (x *Index) typeMembers(f *File, recv, name string, ok func(*Def) bool) []Target {
+	if strings.ContainsAny(recv, ".()[]:") {
+		return nil
+	}
+	isType := func(d *Def) bool { return classLike[d.Kind] }
+	types := x.inScope(f, recv, isType)
+	if len(types) == 0 {
+		types = pick(f, recv, isType)
+	}
+	if len(types) == 0 {
+		for _, im := range f.Imports {
+			if im.Local == recv && im.Name != "" {
+				if files, known := x.moduleFiles(f, im.Module); known {
+					types = defsIn(files, im.Name, isType)
+				}
+			}
+		}
+	}
+	var out []Target
+	seen := map[*File]bool{}
+	for _, t := range types {
+		// Members live in the type's file, or (Go) beside it.
+		files := []*File{t.File}
+		if f.Lang.Scope == "directory" {
+			files = x.langIx[f.Lang].dirs[t.File.Dir]
+		}
+		for _, g := range files {
+			if seen[g] {
+				continue
+			}
+			seen[g] = true
+			out = append(out, pick(g, name, func(d *Def) bool { return ok(d) && d.Container == t.D().Name })...)
+		}
+	}
+	return out
+}
+
+// maxCandidates bounds the candidates one reference carries.
+const maxCandidates = 8
+
+// byName ranks every definition called r.Name in the language.
+func (x *Index) byName(f *File, r *Ref, ok func(*Def) bool) Resolution {
+	ix := x.langIx[f.Lang]
+	type scored struct {
+		t      Target
+		score  int
+		reason string
+	}
+	imported := map[string]bool{}
+	for _, im := range f.Imports {
+		if fs, known := x.moduleFiles(f, im.Module); known {
+			for _, g := range fs {
+				imported[g.Rel] = true
+			}
+		}
+	}
+	var all []scored
+	for _, g := range ix.defs[r.Name] {
+		for _, i := range g.defsNamed(r.Name) {
+			d := &g.Defs[i]
+			if !ok(d) {
+				continue
+			}
+			s := scored{t: Target{g, i}}
+			switch {
+			case g == f:
+				s.score, s.reason = 600, "same file"
+			case g.Dir == f.Dir:
+				s.score, s.reason = 500, "same directory"
+			case imported[g.Rel]:
+				s.score, s.reason = 400, "in a module this file imports"
+			default:
+				s.score, s.reason = 0, "name only"
+			}
+			s.score += 10 * sharedDirs(f.Dir, g.Dir)
+			if r.Receiver != "" && d.Container != "" && resembles(r.Receiver, d.Container) {
+				s.score += 50
+				s.reason += "; receiver looks like " + d.Container
+			}
+			all = append(all, s)
+		}
+	}
+	if len(all) == 0 {
+		if f.Lang.builtins[r.Name] {
+			return Resolution{Class: Unresolved, Why: "builtin"}
+		}
+		return Resolution{Class: Unresolved, Why: "no definition named " + r.Name + " in the index"}
+	}
+	sort.SliceStable(all, func(i, j int) bool {
+		if all[i].score != all[j].score {
+			return all[i].score > all[j].score
+		}
+		return all[i].t.File.Rel < all[j].t.File.Rel
+	})
+	res := Resolution{Class: Candidate}
+	for i, s := range all {
+		if i == maxCandidates {
+			res.Reasons[len(res.Reasons)-1] += "; " + itoa(len(all)-maxCandidates) + " more by name"
+			break
+		}
+		res.Targets = append(res.Targets, s.t)
+		res.Reasons = append(res.Reasons, s.reason)
+	}
+	return res
+}
+
+func sharedDirs(a, b string) int {
+	as, bs := strings.Split(a, "/"), strings.Split(b, "/")
+	n := 0
+	for n < len(as) && n < len(bs) && as[n] == bs[n] {
+		n++
+	}
+	return n
+}
+
+// resembles says whether a receiver expression's last word looks like a
+// type name (srv and Server, conn and Conn).
+func resembles(recv, typ string) bool {
+	if i := strings.LastIndexAny(recv, ".:"); i >= 0 {
+		recv = recv[i+1:]
+	}
+	r, t := strings.ToLower(recv), strings.ToLower(typ)
+	if len(r) < 2 {
+		return false
+	}
+	return strings.Contains(t, r) || strings.Contains(r, t)
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
