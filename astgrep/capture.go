@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"io/fs"
 	"regexp"
-	"sort"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 
