@@ -15,6 +15,7 @@ import (
 	"github.com/builtin-tools/builtin-tools/eval"
 	"github.com/builtin-tools/builtin-tools/eval/evaltool"
 	"github.com/builtin-tools/builtin-tools/files"
+	"github.com/builtin-tools/builtin-tools/graph/graphtool"
 	"github.com/builtin-tools/builtin-tools/lsp"
 	"github.com/builtin-tools/builtin-tools/lsp/lsptool"
 	"github.com/builtin-tools/builtin-tools/registry"
@@ -32,6 +33,7 @@ func Families() []registry.Extension {
 		askuser.Family,
 		lsptool.Family,
 		structural.Family,
+		graphtool.Family,
 		debugtool.Family,
 		evaltool.Family,
 	}
@@ -95,6 +97,9 @@ type Options struct {
 	// ast_edit and resolve; GrammarDirs are folders of grammar libraries
 	// loaded at run time (libtree-sitter-<id>.so).
 	Structural astgrep.Options
+	// Graph configures the code graph: its memory bound, extra language
+	// folders, and how long a query waits for the index to build.
+	Graph graphtool.Config
 }
 
 // NewRun makes a run over opts.Root with the module's families opened as
@@ -104,6 +109,7 @@ func NewRun(opts Options) (*registry.Run, error) {
 		askuser.Key.Name():    askuser.Config{Port: opts.Ask, Timeout: opts.AskTimeout},
 		lsptool.Key.Name():    opts.LSP,
 		structural.Key.Name(): opts.Structural,
+		graphtool.Key.Name():  opts.Graph,
 		debugtool.Key.Name():  opts.Debug,
 		evaltool.Key.Name():   opts.Eval,
 	}

@@ -366,7 +366,7 @@ func (x *Index) Callers(spec Spec, budget, synced int) (*Answer, error) {
 	}
 	t := ts[0]
 	sym := symbolOf(t)
-	calls, values, elsewhere := x.callers(t)
+	calls, values, elsewhere, nowhere := x.callers(t)
 	a := &Answer{Op: "callers", Symbol: &sym, Index: st, Sites: []Site{}}
 	for _, s := range calls {
 		a.Counts.add(s.Class)
@@ -397,6 +397,10 @@ func (x *Index) Callers(spec Spec, budget, synced int) (*Answer, error) {
 	}
 	if elsewhere > 0 {
 		w.head("%d other references named %s lead to other definitions", elsewhere, sym.Name)
+	}
+	if len(nowhere) > 0 {
+		s := nowhere[0]
+		w.head("%d calls named %s lead to no definition in the index (external, or a receiver it cannot place), first %s:%d %s", len(nowhere), sym.Name, s.File, s.Line, quoteLine(l.get(s.File, s.Line)))
 	}
 	if t.D().Container != "" && t.File.Lang.Scope == "directory" && a.Counts.Candidate > 0 {
 		w.head("candidate sites call a method of this name on a receiver whose type the index does not know (an interface, a field, a variable)")
@@ -544,7 +548,7 @@ func (x *Index) Impact(spec Spec, depth, perDepth, budget, synced int) (*Answer,
 		ring := Depth{Depth: dep, Dependents: []Dependent{}}
 		var next []Target
 		for _, t := range frontier {
-			calls, values, _ := x.callers(t)
+			calls, values, _, _ := x.callers(t)
 			ring.Counts.Values += len(values)
 			for _, s := range calls {
 				if inStart[s.fileRef] {
@@ -616,25 +620,21 @@ func (x *Index) Impact(spec Spec, depth, perDepth, budget, synced int) (*Answer,
 
 // Status describes the index.
 type Status struct {
-	Root       string           `json:"root"`
-	Ready      bool             `json:"ready"`
-	Files      int              `json:"files"`
-	Found      int              `json:"found"`
-	Languages  map[string]int   `json:"languages" jsonschema:"files indexed per language"`
-	Defs       int              `json:"definitions"`
-	Refs       int              `json:"references"`
-	Skipped    map[string]int   `json:"skipped,omitempty" jsonschema:"files left out, counted by reason"`
-	SkipList   []string         `json:"skipped_files,omitempty"`
-	ParseFail  []string         `json:"syntax_errors,omitempty" jsonschema:"files with syntax errors, indexed as far as they parse"`
-	BuildTime  string           `json:"build_time,omitempty"`
-	Refreshed  int              `json:"refreshed" jsonschema:"files re-read after writes or outside changes since the build"`
-	MemoryMiB  float64          `json:"memory_mib" jsonschema:"estimated size of the index's records"`
-	Supported  []string         `json:"supported"`
-	Unresolved map[string]int   `json:"-"`
-	Extra      map[string]any   `json:"-"`
-	Generation uint64           `json:"generation"`
-	Took       time.Duration    `json:"-"`
-	ByLanguage map[string][]int `json:"-"`
+	Root       string         `json:"root"`
+	Ready      bool           `json:"ready"`
+	Files      int            `json:"files"`
+	Found      int            `json:"found"`
+	Languages  map[string]int `json:"languages" jsonschema:"files indexed per language"`
+	Defs       int            `json:"definitions"`
+	Refs       int            `json:"references"`
+	Skipped    map[string]int `json:"skipped,omitempty" jsonschema:"files left out, counted by reason"`
+	SkipList   []string       `json:"skipped_files,omitempty"`
+	ParseFail  []string       `json:"syntax_errors,omitempty" jsonschema:"files with syntax errors, indexed as far as they parse"`
+	BuildTime  string         `json:"build_time,omitempty"`
+	Refreshed  int            `json:"refreshed" jsonschema:"files re-read after writes or outside changes since the build"`
+	MemoryMiB  float64        `json:"memory_mib" jsonschema:"estimated size of the index's records"`
+	Supported  []string       `json:"supported"`
+	Generation uint64         `json:"generation"`
 }
 
 // StatusAnswer describes what is indexed.
@@ -676,7 +676,7 @@ func (x *Index) StatusAnswer(budget, synced int) *Answer {
 	}
 	w.head("code graph of %s: %s", x.root, state)
 	if s.Ready {
-		w.head("built in %s; %d files re-read since after writes or outside changes", s.BuildTime, s.Refreshed)
+		w.head("built in %s; %d files re-read since, after writes or outside changes", s.BuildTime, s.Refreshed)
 	}
 	var langs []string
 	for id, n := range s.Languages {

@@ -38,6 +38,11 @@ func buildFixture(t *testing.T, ar *txtar.Archive) *Index {
 
 func buildRoot(t testing.TB, root string) *Index {
 	t.Helper()
+	return buildRootOpts(t, root, Options{})
+}
+
+func buildRootOpts(t testing.TB, root string, opts Options) *Index {
+	t.Helper()
 	g, err := pathguard.New(root)
 	if err != nil {
 		t.Fatal(err)
@@ -45,7 +50,7 @@ func buildRoot(t testing.TB, root string) *Index {
 	t.Cleanup(func() { g.Close() })
 	e := astgrep.NewEngine(astgrep.Options{})
 	t.Cleanup(func() { e.Close() })
-	x, err := New(root, g, e, Options{})
+	x, err := New(root, g, e, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

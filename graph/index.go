@@ -31,6 +31,8 @@ type Options struct {
 	// QueryDirs are folders of extra language folders (language.json and
 	// tags.scm), read after the bundled ones.
 	QueryDirs []string
+	// GrammarDirs are astgrep's folders of run-time grammar libraries.
+	GrammarDirs []string
 }
 
 // DefaultMaxBytes is the index's memory bound unless Options say otherwise.
@@ -250,9 +252,13 @@ func (x *Index) capture(ctx context.Context, entries []walk.Entry, counting bool
 			}
 		}
 		x.mu.Lock()
-		if f != nil {
+		switch {
+		case counting && x.files[rel] != nil:
+			// A refresh after a write put a newer reading while the build
+			// was on its way to this file.
+		case f != nil:
 			x.put(rel, f)
-		} else {
+		default:
 			x.remove(rel)
 			x.skipped[rel] = r.Err.Error()
 		}
@@ -524,4 +530,18 @@ func (x *Index) rewalk(ctx context.Context, abs string) (int, error) {
 		x.mu.Unlock()
 	}
 	return len(todo) + len(gone), x.capture(ctx, todo, false)
+}
+
+// Started says whether Start was called.
+func (x *Index) Started() bool {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return !x.started.IsZero()
+}
+
+// Progress says how many files the build has finished of those it found.
+func (x *Index) Progress() (done, total int) {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return x.done, x.total
 }

@@ -392,7 +392,7 @@ func sortSites(ss []Site) {
 // callers lists the references that may lead to t: calls (and type uses
 // of a type) with their resolution, value uses apart, and how many
 // references of that name lead elsewhere.
-func (x *Index) callers(t Target) (calls, values []Site, elsewhere int) {
+func (x *Index) callers(t Target) (calls, values []Site, elsewhere int, nowhere []Site) {
 	d := t.D()
 	ix := x.langIx[t.File.Lang]
 	for _, g := range ix.refs[d.Name] {
@@ -409,7 +409,11 @@ func (x *Index) callers(t Target) (calls, values []Site, elsewhere int) {
 				}
 			}
 			if !found {
-				if r.Kind != RefType {
+				switch {
+				case r.Kind == RefType:
+				case res.Class == Unresolved && r.Kind == RefCall:
+					nowhere = append(nowhere, x.site(g, ri))
+				case res.Class != Unresolved:
 					elsewhere++
 				}
 				continue
@@ -425,7 +429,8 @@ func (x *Index) callers(t Target) (calls, values []Site, elsewhere int) {
 	}
 	sortSites(calls)
 	sortSites(values)
-	return calls, values, elsewhere
+	sortSites(nowhere)
+	return calls, values, elsewhere, nowhere
 }
 
 // callees lists the calls made inside t's definition, each resolved.

@@ -40,7 +40,7 @@ func TestToolsPerMode(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "write\twrite\n") || !strings.Contains(out, "apply_patch\twrite\n") {
 		t.Fatalf("normal: code %d, %q", code, out)
 	}
-	code, out, _ = runCmd(t, "", "tools", "--root", root, "--json", "--mode", "readonly", "--without", "ask,lsp,structural")
+	code, out, _ = runCmd(t, "", "tools", "--root", root, "--json", "--mode", "readonly", "--without", "ask,lsp,structural,code_graph")
 	var list struct {
 		Tools []struct {
 			Name        string         `json:"name"`

@@ -34,6 +34,11 @@
 
 ; Calls: f(), pkg.F(), x.M(), F[T]() (read as a conversion by the grammar).
 (call_expression function: (identifier) @name) @reference.call
+; T{}.M(): the receiver is the type itself.
+(call_expression
+  function: (selector_expression
+    operand: (composite_literal type: (type_identifier) @receiver)
+    field: (field_identifier) @name)) @reference.call
 (call_expression
   function: (selector_expression operand: (_) @receiver field: (field_identifier) @name)) @reference.call
 (call_expression function: (index_expression operand: (identifier) @name)) @reference.call

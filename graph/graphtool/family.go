@@ -1,0 +1,82 @@
+// Package graphtool puts the code graph (package graph) on a run's tool
+// surface: the read-tier code_graph tool, and the wrapper that re-reads
+// every file a write tool changed before the next query sees the index
+// (GRAPH-2's read-your-writes).
+package graphtool
+
+import (
+	"context"
+	"time"
+
+	"github.com/builtin-tools/builtin-tools/graph"
+	"github.com/builtin-tools/builtin-tools/registry"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// Graph is the run's reference to the process's index of its root.
+type Graph struct {
+	H *graph.Handle
+	// Wait bounds how long a query waits for a build in progress before it
+	// answers from what is indexed so far.
+	Wait time.Duration
+}
+
+// Close gives the run's reference back.
+func (g *Graph) Close() error {
+	g.H.Release()
+	return nil
+}
+
+// Config configures the family: the index's options, and how long a query
+// waits for a build (default 5 s).
+type Config struct {
+	graph.Options
+	Wait time.Duration
+}
+
+// Key is the code graph's resource key.
+var Key = registry.NewKey[*Graph]("code_graph")
+
+// Family is code_graph and the re-index after writes.
+var Family = registry.Family[*Graph]{
+	Key: Key,
+	Doc: "code_graph: a tree-sitter index of definitions, references and call edges, each edge saying how it was resolved",
+	Open: func(env *registry.Env) (*Graph, error) {
+		cfg, err := registry.Setting[Config](env, Key.Name())
+		if err != nil {
+			return nil, err
+		}
+		h, err := graph.Acquire(env.Root, cfg.Options)
+		if err != nil {
+			return nil, err
+		}
+		if cfg.Wait <= 0 {
+			cfg.Wait = 5 * time.Second
+		}
+		return &Graph{H: h, Wait: cfg.Wait}, nil
+	},
+	Tools:    []registry.Descriptor{Tool},
+	Wrappers: []registry.Wrapper{ReindexOnWrite},
+}
+
+// ReindexOnWrite re-reads the files a write tool changed, before its
+// result returns, so the next code_graph query answers from them.
+var ReindexOnWrite = registry.Wrapper{
+	Name:    "code-graph-on-write",
+	Applies: registry.WritesFiles,
+	Wrap: func(next registry.HandlerFunc) registry.HandlerFunc {
+		return func(ctx context.Context, c *registry.Call) (*mcp.CallToolResult, error) {
+			res, err := next(ctx, c)
+			g, ok := Key.Of(c.Run)
+			if !ok || !g.H.Started() {
+				return res, err
+			}
+			if written := c.Written(); len(written) > 0 {
+				if rerr := g.H.Refresh(ctx, written...); rerr != nil && res != nil && !res.IsError {
+					res.Content = append(res.Content, mcp.NewTextContent("code graph: re-reading the written files failed: "+rerr.Error()))
+				}
+			}
+			return res, err
+		}
+	},
+}

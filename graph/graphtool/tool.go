@@ -1,0 +1,113 @@
+package graphtool
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/builtin-tools/builtin-tools/graph"
+	"github.com/builtin-tools/builtin-tools/registry"
+	"github.com/builtin-tools/builtin-tools/tiers"
+)
+
+type params struct {
+	Op     string `json:"op" jsonschema:"what to ask"`
+	Symbol string `json:"symbol,omitempty" jsonschema:"a name, Type.Method, pkg.Func or path/file.go:Func; with file and line, the text of the symbol on that line (a definition there, or a call whose target is meant); for find, the query"`
+	File   string `json:"file,omitempty" jsonschema:"file relative to the root: outline's file, or where the symbol is"`
+	Line   int    `json:"line,omitempty" jsonschema:"1-based line of the symbol in file"`
+	Kind   string `json:"kind,omitempty" jsonschema:"for find: only definitions of this kind (function, method, class, struct, interface, type, constant, variable, ...)"`
+	Depth  int    `json:"depth,omitempty" jsonschema:"for impact: how many rings of callers to walk (default 3, at most 6)"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"for find: most results (default 20); for impact: dependents listed per depth (default 30)"`
+}
+
+// op is one operation of code_graph: the table the enum, the description
+// and the dispatch come from.
+type op struct {
+	name string
+	doc  string
+	wait bool // waits (bounded) for a build in progress
+	run  func(x *graph.Index, p params, budget, synced int) (*graph.Answer, error)
+}
+
+func (o op) ChoiceName() string { return o.name }
+func (o op) ChoiceDoc() string  { return o.doc }
+
+func spec(p params) graph.Spec { return graph.Spec{Symbol: p.Symbol, File: p.File, Line: p.Line} }
+
+var ops = []op{
+	{"outline", "outline (file: its definitions as a tree)", true, func(x *graph.Index, p params, b, s int) (*graph.Answer, error) {
+		if p.File == "" {
+			return nil, fmt.Errorf("outline needs file (a path relative to the root)")
+		}
+		return x.Outline(p.File, b, s)
+	}},
+	{"find", "find (symbol: a name or part of one, ranked; kind narrows)", true, func(x *graph.Index, p params, b, s int) (*graph.Answer, error) {
+		return x.Find(p.Symbol, p.Kind, p.Limit, b, s)
+	}},
+	{"callers", "callers (of symbol, or file+line: every call site, each marked exact / import / candidate)", true, func(x *graph.Index, p params, b, s int) (*graph.Answer, error) {
+		return x.Callers(spec(p), b, s)
+	}},
+	{"callees", "callees (what symbol calls, each resolved)", true, func(x *graph.Index, p params, b, s int) (*graph.Answer, error) {
+		return x.Callees(spec(p), b, s)
+	}},
+	{"impact", "impact (of symbol or of a whole file: what depends on it, by depth, with counts per class and whether the count is a lower bound)", true, func(x *graph.Index, p params, b, s int) (*graph.Answer, error) {
+		if p.Depth > 6 {
+			p.Depth = 6
+		}
+		return x.Impact(spec(p), p.Depth, p.Limit, b, s)
+	}},
+	{"status", "status (files indexed, skipped and why, syntax errors, languages, build time)", false, func(x *graph.Index, p params, b, s int) (*graph.Answer, error) {
+		return x.StatusAnswer(b, s), nil
+	}},
+}
+
+// Tool is code_graph (GRAPH-1, GRAPH-2).
+var Tool = registry.Descriptor{
+	Name:  "code_graph",
+	Title: "code graph",
+	Tier:  tiers.Read,
+	Description: "Ask the code graph of this checkout: a tree-sitter index of definitions, call sites, type uses and imports " +
+		"(Go, Python, JavaScript, TypeScript, Rust, C, C++, Java). No types: every edge says how it was resolved — exact (one " +
+		"definition in scope), import, or candidate (by name only, ranked, with the reason) — and an unknown or ambiguous name is " +
+		"answered with candidates, never guessed. Fresh after every write. For type-accurate answers use lsp. Operations: " +
+		registry.ChoiceDocs(ops) + ".",
+	Handler: registry.With(Key, query).WithEnum("op", registry.ChoiceNames(ops)),
+}
+
+func query(ctx context.Context, c *registry.Call, g *Graph, p params) (*graph.Answer, error) {
+	o, ok := registry.FindChoice(ops, p.Op)
+	if !ok {
+		return nil, fmt.Errorf("unknown op %q; use one of %s", p.Op, strings.Join(registry.ChoiceNames(ops), ", "))
+	}
+	if p.File != "" {
+		abs, err := c.Path(p.File)
+		if err != nil {
+			return nil, err
+		}
+		p.File = c.Rel(abs)
+	}
+	x := g.H.Index
+	x.Start(nil)
+	if o.wait {
+		// Wait for a build in progress, bounded, telling the client how far
+		// it got; past the bound the answer says it is partial.
+		deadline := time.Now().Add(g.Wait)
+		for !x.Wait(ctx, min(250*time.Millisecond, time.Until(deadline))) && ctx.Err() == nil && time.Now().Before(deadline) {
+			done, total := x.Progress()
+			c.Progress(ctx, float64(done), float64(total), fmt.Sprintf("code graph: %d of %d files indexed", done, total))
+		}
+	}
+	synced, err := x.Sync(ctx)
+	if err != nil {
+		return nil, err
+	}
+	a, err := o.run(x, p, c.Budget(), synced)
+	if err != nil {
+		if le, ok := err.(*graph.LookupError); ok {
+			return nil, registry.Messagef("%s", le.Msg)
+		}
+		return nil, err
+	}
+	return a, nil
+}

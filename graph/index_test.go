@@ -1,0 +1,182 @@
+package graph
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func writeTree(t testing.TB, root string, files map[string]string) {
+	t.Helper()
+	for name, body := range files {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func callersText(t *testing.T, x *Index, sym string) string {
+	t.Helper()
+	if _, err := x.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	a, err := x.Callers(Spec{Symbol: sym}, 0, 0)
+	if err != nil {
+		t.Fatalf("callers %s: %v", sym, err)
+	}
+	return a.Text()
+}
+
+// Files changed on disk by something other than the registry are noticed
+// at query time: an edited file, a new file in a new folder, a deleted one.
+func TestSyncSeesOutsideChanges(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{
+		"go.mod": "module m\n",
+		"a.go":   "package m\n\nfunc Target() {}\n",
+		"b.go":   "package m\n\nfunc B() { Target() }\n",
+	})
+	x := buildRoot(t, root)
+	if got := callersText(t, x, "Target"); !strings.Contains(got, "1 call sites") {
+		t.Fatalf("before: %s", got)
+	}
+	// Same size, so only the modification time tells.
+	time.Sleep(10 * time.Millisecond)
+	writeTree(t, root, map[string]string{"b.go": "package m\n\nfunc C() { Target() }\n"})
+	if got := callersText(t, x, "Target"); !strings.Contains(got, "in m.C ") {
+		t.Fatalf("an edit outside the registry was not seen: %s", got)
+	}
+	writeTree(t, root, map[string]string{"sub/deep/c.go": "package deep\n\nimport \"m\"\n\nfunc D() { m.Target() }\n"})
+	if got := callersText(t, x, "Target"); !strings.Contains(got, "sub/deep/c.go:5") {
+		t.Fatalf("a new file in a new folder was not seen: %s", got)
+	}
+	if err := os.Remove(filepath.Join(root, "b.go")); err != nil {
+		t.Fatal(err)
+	}
+	if got := callersText(t, x, "Target"); strings.Contains(got, "b.go") || !strings.Contains(got, "1 call sites") {
+		t.Fatalf("a deleted file is still answered from: %s", got)
+	}
+}
+
+// Refresh (what the registry calls after a write) makes the next query
+// read the new text without a full re-index.
+func TestRefreshAfterWrite(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{
+		"a.go": "package m\n\nfunc target() {}\n",
+		"b.go": "package m\n\nfunc b() {\n\ttarget()\n}\n",
+	})
+	x := buildRoot(t, root)
+	before := x.gen
+	writeTree(t, root, map[string]string{"b.go": "package m\n\nfunc b() {\n\ttarget()\n\ttarget()\n}\n"})
+	if err := x.Refresh(context.Background(), filepath.Join(root, "b.go")); err != nil {
+		t.Fatal(err)
+	}
+	a, err := x.Callers(Spec{Symbol: "target"}, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Counts.total() != 2 {
+		t.Fatalf("after the write: %s", a.Text())
+	}
+	// One file was replaced: two generations (out, in), not a rebuild.
+	if x.gen-before != 2 {
+		t.Errorf("a one-file refresh moved the generation by %d", x.gen-before)
+	}
+}
+
+// A tree larger than the memory bound is indexed as far as the bound
+// allows, and the rest is named in status.
+func TestMemoryBound(t *testing.T) {
+	root := t.TempDir()
+	files := map[string]string{}
+	for i := 0; i < 40; i++ {
+		files[filepath.Join("p", string(rune('a'+i%26))+strings.Repeat("x", i/26)+".go")] = "package p\n\nfunc F" + strings.Repeat("x", i) + "() { g(); g(); g() }\n"
+	}
+	writeTree(t, root, files)
+	x := buildRootOpts(t, root, Options{MaxBytes: 8000})
+	st := x.StatusAnswer(0, 0)
+	if st.Status.Files == 0 || st.Status.Files >= 40 {
+		t.Fatalf("indexed %d of 40 files under an 8000-byte bound", st.Status.Files)
+	}
+	if !strings.Contains(st.Text(), "memory bound") || len(st.Status.SkipList) != 40-st.Status.Files {
+		t.Fatalf("status does not name the files left out: %s", st.Text())
+	}
+}
+
+// Runs in one process over one root share one index; the last release
+// closes it.
+func TestSharedAcrossRuns(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{"a.go": "package a\n\nfunc A() {}\n"})
+	h1, err := Acquire(root, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h2, err := Acquire(root, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h1.Index != h2.Index {
+		t.Fatal("two runs over one root got two indexes")
+	}
+	h1.Start(nil)
+	h1.Release()
+	if !h2.Wait(context.Background(), time.Minute) || len(h2.files) != 1 {
+		t.Fatal("the second run's index stopped when the first run released it")
+	}
+	h2.Release()
+	h3, err := Acquire(root, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h3.Release()
+	if h3.Index == h1.Index {
+		t.Fatal("an index outlived its last run")
+	}
+}
+
+// Queries, refreshes and syncs at once (run with -race).
+func TestConcurrentQueriesAndWrites(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{
+		"go.mod": "module m\n",
+		"a.go":   "package m\n\nfunc T() {}\n",
+		"b.go":   "package m\n\nfunc B() { T() }\n",
+	})
+	x := buildRoot(t, root)
+	var wg sync.WaitGroup
+	for w := 0; w < 4; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := 0; i < 30; i++ {
+				switch (w + i) % 3 {
+				case 0:
+					x.Callers(Spec{Symbol: "T"}, 0, 0)
+					x.Impact(Spec{Symbol: "T"}, 3, 0, 0, 0)
+				case 1:
+					body := "package m\n\nfunc B() { T(); T() }\n"
+					if i%2 == 0 {
+						body = "package m\n\nfunc B() { T() }\n"
+					}
+					p := filepath.Join(root, "b.go")
+					os.WriteFile(p, []byte(body), 0o644)
+					x.Refresh(context.Background(), p)
+				default:
+					x.Sync(context.Background())
+					x.StatusAnswer(0, 0)
+				}
+			}
+		}(w)
+	}
+	wg.Wait()
+}

@@ -1,0 +1,91 @@
+package graph
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/builtin-tools/builtin-tools/astgrep"
+	"github.com/builtin-tools/builtin-tools/pathguard"
+)
+
+// Runs in one process over the same root share one index: the first
+// Acquire makes it (with its own path guard and engine, so it outlives the
+// run that made it), later ones take a reference, and the last Release
+// stops its build and drops it.
+
+var shared struct {
+	mu sync.Mutex
+	m  map[string]*sharedIndex
+}
+
+type sharedIndex struct {
+	x    *Index
+	refs int
+	g    *pathguard.Guard
+	e    *astgrep.Engine
+}
+
+// Handle is one run's reference to a shared index.
+type Handle struct {
+	*Index
+	key  string
+	once sync.Once
+}
+
+func sharedKey(root string, opts Options) string {
+	return fmt.Sprintf("%s\x00%d\x00%d\x00%s\x00%s", root, opts.MaxBytes, opts.MaxFileSize,
+		strings.Join(opts.QueryDirs, "\x00"), strings.Join(opts.GrammarDirs, "\x00"))
+}
+
+// Acquire returns the process's index of root (absolute, symlinks
+// resolved) for opts, making it if no run holds one. Nothing is read until
+// its Start.
+func Acquire(root string, opts Options) (*Handle, error) {
+	root = filepath.Clean(root)
+	opts.QueryDirs = slices.Clone(opts.QueryDirs)
+	key := sharedKey(root, opts)
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
+	if s := shared.m[key]; s != nil {
+		s.refs++
+		return &Handle{Index: s.x, key: key}, nil
+	}
+	g, err := pathguard.New(root)
+	if err != nil {
+		return nil, err
+	}
+	e := astgrep.NewEngine(astgrep.Options{GrammarDirs: opts.GrammarDirs, MaxFileSize: opts.MaxFileSize})
+	x, err := New(root, g, e, opts)
+	if err != nil {
+		e.Close()
+		g.Close()
+		return nil, err
+	}
+	if shared.m == nil {
+		shared.m = map[string]*sharedIndex{}
+	}
+	shared.m[key] = &sharedIndex{x: x, refs: 1, g: g, e: e}
+	return &Handle{Index: x, key: key}, nil
+}
+
+// Release gives the reference back; the last one closes the index.
+func (h *Handle) Release() {
+	h.once.Do(func() {
+		shared.mu.Lock()
+		s := shared.m[h.key]
+		s.refs--
+		last := s.refs == 0
+		if last {
+			delete(shared.m, h.key)
+		}
+		shared.mu.Unlock()
+		if last {
+			s.x.Close()
+			s.e.Close()
+			s.g.Close()
+		}
+	})
+}
