@@ -547,8 +547,10 @@ func (x *Index) Impact(spec Spec, depth, perDepth, budget, synced int) (*Answer,
 	for dep := 1; dep <= depth && len(frontier) > 0; dep++ {
 		ring := Depth{Depth: dep, Dependents: []Dependent{}}
 		var next []Target
+		sets := x.callersOf(frontier)
 		for _, t := range frontier {
-			calls, values, _, _ := x.callers(t)
+			cs := sets[t]
+			calls, values := cs.calls, cs.values
 			ring.Counts.Values += len(values)
 			for _, s := range calls {
 				if inStart[s.fileRef] {

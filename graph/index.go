@@ -57,6 +57,15 @@ type Index struct {
 	langIx  map[*Language]*langIndex
 	goMods  []goModule
 
+	impMu sync.Mutex
+	imp   map[*File]*fileScope // scope's cache
+
+	goModAt   map[string]string // go.mod folder → module path
+	watch     *watcher          // nil: every Sync checks every stamp
+	watchNote string            // why there is no watcher
+	swept     bool              // a full stamp check ran after the build
+	syncMu    sync.Mutex        // one Sync at a time
+
 	buildOnce sync.Once
 	ready     chan struct{}
 	total     int // files the build found
@@ -93,9 +102,30 @@ func New(root string, g *pathguard.Guard, eng *astgrep.Engine, opts Options) (*I
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Index{root: root, guard: g, eng: eng, langs: langs, opts: opts,
+	x := &Index{root: root, guard: g, eng: eng, langs: langs, opts: opts,
 		files: map[string]*File{}, dirs: map[string]int64{}, skipped: map[string]string{},
-		langIx: map[*Language]*langIndex{}, ready: make(chan struct{}), ctx: ctx, cancel: cancel}, nil
+		langIx: map[*Language]*langIndex{}, ready: make(chan struct{}), ctx: ctx, cancel: cancel,
+		goModAt: map[string]string{}}
+	if w, err := newWatcher(); err == nil {
+		x.watch = w
+	} else {
+		x.watchNote = err.Error()
+	}
+	return x, nil
+}
+
+// watchDir adds a folder to the watcher; past the system's limit the
+// watcher is dropped and every query checks every file instead. x.mu is
+// held.
+func (x *Index) watchDir(rel, abs string) {
+	if x.watch == nil {
+		return
+	}
+	if err := x.watch.add(rel, abs); err != nil {
+		x.watch.close()
+		x.watch = nil
+		x.watchNote = "inotify: " + err.Error() + " (raise fs.inotify.max_user_watches)"
+	}
 }
 
 // Close stops a build in progress.
@@ -103,6 +133,11 @@ func (x *Index) Close() {
 	x.cancel()
 	x.buildOnce.Do(func() { close(x.ready) })
 	<-x.ready
+	x.mu.Lock()
+	if x.watch != nil {
+		x.watch.close()
+	}
+	x.mu.Unlock()
 }
 
 // Languages returns the languages the index knows.
@@ -188,6 +223,9 @@ func (x *Index) admit(found []walk.Entry) []walk.Entry {
 	for _, e := range found {
 		switch {
 		case e.Dir:
+			if _, known := x.dirs[e.Rel]; !known {
+				x.watchDir(e.Rel, e.Abs)
+			}
 			x.dirs[e.Rel] = dirMtime(e.Abs)
 		case path.Base(e.Rel) == "go.mod":
 			x.readGoMod(e)
@@ -196,6 +234,9 @@ func (x *Index) admit(found []walk.Entry) []walk.Entry {
 		default:
 			files = append(files, e)
 		}
+	}
+	if _, known := x.dirs["."]; !known {
+		x.watchDir(".", x.root)
 	}
 	x.dirs["."] = dirMtime(x.root)
 	return files
@@ -210,21 +251,29 @@ func dirMtime(abs string) int64 {
 }
 
 func (x *Index) readGoMod(e walk.Entry) {
-	data, err := os.ReadFile(e.Abs)
-	if err != nil {
-		return
-	}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), "module "); ok {
-			mod := strings.Trim(strings.TrimSpace(rest), `"`)
-			dir := path.Dir(e.Rel)
-			x.goMods = append(x.goMods, goModule{path: mod, dir: dir})
-			// Longest module path first: nested modules win.
-			sort.Slice(x.goMods, func(i, j int) bool { return len(x.goMods[i].path) > len(x.goMods[j].path) })
-			return
+	dir := path.Dir(e.Rel)
+	delete(x.goModAt, dir)
+	if data, err := os.ReadFile(e.Abs); err == nil {
+		sc := bufio.NewScanner(bytes.NewReader(data))
+		for sc.Scan() {
+			if rest, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), "module "); ok {
+				x.goModAt[dir] = strings.Trim(strings.TrimSpace(rest), `"`)
+				break
+			}
 		}
 	}
+	x.goMods = x.goMods[:0]
+	for d, m := range x.goModAt {
+		x.goMods = append(x.goMods, goModule{path: m, dir: d})
+	}
+	// Longest module path first: nested modules win.
+	sort.Slice(x.goMods, func(i, j int) bool {
+		if len(x.goMods[i].path) != len(x.goMods[j].path) {
+			return len(x.goMods[i].path) > len(x.goMods[j].path)
+		}
+		return x.goMods[i].dir < x.goMods[j].dir
+	})
+	x.gen++
 }
 
 // capture reads and extracts files and puts them in the index.
@@ -423,6 +472,66 @@ func (x *Index) Sync(ctx context.Context) (int, error) {
 	if !x.Ready() {
 		return 0, nil
 	}
+	x.syncMu.Lock()
+	defer x.syncMu.Unlock()
+	x.mu.RLock()
+	w, swept := x.watch, x.swept
+	x.mu.RUnlock()
+	if w != nil && swept {
+		files, dirs, lost := w.drain()
+		if !lost {
+			return x.syncEvents(ctx, files, dirs)
+		}
+	} else if w != nil {
+		w.drain() // the full check below covers what is queued
+	}
+	n, err := x.sweep(ctx)
+	if err == nil {
+		x.mu.Lock()
+		x.swept = true
+		x.mu.Unlock()
+	}
+	return n, err
+}
+
+// syncEvents re-reads the files the watcher named whose stamps changed,
+// and lists the folders it named again.
+func (x *Index) syncEvents(ctx context.Context, files, dirs []string) (int, error) {
+	var changed []string
+	for _, rel := range files {
+		abs := filepath.Join(x.root, filepath.FromSlash(rel))
+		if path.Base(rel) == "go.mod" {
+			dirs = append(dirs, path.Dir(rel))
+			continue
+		}
+		if x.langs.ForFile(rel) == nil {
+			continue
+		}
+		x.mu.RLock()
+		f := x.files[rel]
+		x.mu.RUnlock()
+		st, err := os.Lstat(abs)
+		if f != nil && err == nil && st.Size() == f.Size && st.ModTime().UnixNano() == f.ModTime && inode(st) == f.Inode {
+			continue // already read (a write through the registry)
+		}
+		changed = append(changed, abs)
+	}
+	n := len(changed)
+	if err := x.Refresh(ctx, changed...); err != nil {
+		return n, err
+	}
+	for _, d := range dirs {
+		added, err := x.rewalk(ctx, filepath.Join(x.root, filepath.FromSlash(d)))
+		n += added
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// sweep checks every file's stamp and every folder's modification time.
+func (x *Index) sweep(ctx context.Context) (int, error) {
 	type stamp struct {
 		rel   string
 		size  int64
@@ -468,35 +577,34 @@ func (x *Index) Sync(ctx context.Context) (int, error) {
 	return n, nil
 }
 
-// rewalk lists one folder again (its new subfolders in full) and indexes
-// the files it did not know.
+// rewalk lists one folder again (its new subfolders in full), indexes the
+// files it did not know, and drops those gone from it or from its gone
+// subfolders.
 func (x *Index) rewalk(ctx context.Context, abs string) (int, error) {
-	opts := x.walkOpts()
-	opts.MaxDepth = 1
-	var found []walk.Entry
-	err := walk.Walk(ctx, x.guard, abs, opts, func(e walk.Entry) error {
-		found = append(found, e)
-		return nil
-	})
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return 0, err
-	}
 	rel, _ := filepath.Rel(x.root, abs)
 	rel = filepath.ToSlash(rel)
-	x.mu.Lock()
-	x.dirs[rel] = dirMtime(abs)
-	var fresh []walk.Entry
-	for _, e := range found {
-		if e.Dir {
-			if _, ok := x.dirs[e.Rel]; !ok && e.Rel != rel {
-				fresh = append(fresh, e)
-			}
+	var found []walk.Entry
+	if _, err := os.Lstat(abs); err == nil {
+		opts := x.walkOpts()
+		opts.MaxDepth = 1
+		err := walk.Walk(ctx, x.guard, abs, opts, func(e walk.Entry) error {
+			found = append(found, e)
+			return nil
+		})
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return 0, err
 		}
 	}
-	x.mu.Unlock()
+	x.mu.RLock()
+	var fresh []walk.Entry
+	for _, e := range found {
+		if _, known := x.dirs[e.Rel]; e.Dir && !known && e.Rel != rel {
+			fresh = append(fresh, e)
+		}
+	}
+	x.mu.RUnlock()
 	for _, d := range fresh {
-		sub := x.walkOpts()
-		err := walk.Walk(ctx, x.guard, d.Abs, sub, func(e walk.Entry) error {
+		err := walk.Walk(ctx, x.guard, d.Abs, x.walkOpts(), func(e walk.Entry) error {
 			found = append(found, e)
 			return nil
 		})
@@ -505,30 +613,33 @@ func (x *Index) rewalk(ctx context.Context, abs string) (int, error) {
 		}
 	}
 	files := x.admit(found)
+	under := func(p string) bool { return rel == "." || p == rel || strings.HasPrefix(p, rel+"/") }
 	var todo []walk.Entry
-	x.mu.RLock()
+	var gone []string
+	x.mu.Lock()
 	for _, e := range files {
 		if _, ok := x.files[e.Rel]; !ok {
 			todo = append(todo, e)
 		}
 	}
-	// Files gone from the folder are dropped.
-	var gone []string
 	for r, f := range x.files {
-		if f.Dir == rel {
+		if under(f.Dir) {
 			if _, err := os.Lstat(filepath.Join(x.root, filepath.FromSlash(r))); err != nil {
 				gone = append(gone, r)
 			}
 		}
 	}
-	x.mu.RUnlock()
-	if len(gone) > 0 {
-		x.mu.Lock()
-		for _, r := range gone {
-			x.remove(r)
-		}
-		x.mu.Unlock()
+	for _, r := range gone {
+		x.remove(r)
 	}
+	for d := range x.dirs {
+		if under(d) && d != "." {
+			if _, err := os.Lstat(filepath.Join(x.root, filepath.FromSlash(d))); err != nil {
+				delete(x.dirs, d)
+			}
+		}
+	}
+	x.mu.Unlock()
 	return len(todo) + len(gone), x.capture(ctx, todo, false)
 }
 

@@ -389,48 +389,116 @@ func sortSites(ss []Site) {
 	})
 }
 
+// callerSet is what leads to one definition.
+type callerSet struct {
+	calls, values []Site
+	elsewhere     int
+	nowhere       []Site
+}
+
 // callers lists the references that may lead to t: calls (and type uses
 // of a type) with their resolution, value uses apart, and how many
 // references of that name lead elsewhere.
 func (x *Index) callers(t Target) (calls, values []Site, elsewhere int, nowhere []Site) {
-	d := t.D()
-	ix := x.langIx[t.File.Lang]
-	for _, g := range ix.refs[d.Name] {
-		for _, ri := range g.refsNamed(d.Name) {
-			r := &g.Refs[ri]
-			if r.Kind == RefType && !classLike[d.Kind] {
-				continue
-			}
-			res := x.resolve(g, r)
-			found := false
-			for _, u := range res.Targets {
-				if u == t {
-					found = true
+	cs := x.callersOf([]Target{t})[t]
+	return cs.calls, cs.values, cs.elsewhere, cs.nowhere
+}
+
+// callersOf answers callers for many definitions at once, reading the
+// references of each name once.
+func (x *Index) callersOf(ts []Target) map[Target]*callerSet {
+	out := make(map[Target]*callerSet, len(ts))
+	type group struct {
+		l    *Language
+		name string
+	}
+	byName := map[group][]Target{}
+	for _, t := range ts {
+		if out[t] != nil {
+			continue
+		}
+		out[t] = &callerSet{}
+		k := group{t.File.Lang, t.D().Name}
+		byName[k] = append(byName[k], t)
+	}
+	for k, group := range byName {
+		ix := x.langIx[k.l]
+		if ix == nil {
+			continue
+		}
+		anyType := false
+		for _, t := range group {
+			anyType = anyType || classLike[t.D().Kind]
+		}
+		for _, g := range ix.refs[k.name] {
+			for _, ri := range g.refsNamed(k.name) {
+				r := &g.Refs[ri]
+				if r.Kind == RefType && !anyType {
+					continue
 				}
-			}
-			if !found {
-				switch {
-				case r.Kind == RefType:
-				case res.Class == Unresolved && r.Kind == RefCall:
-					nowhere = append(nowhere, x.site(g, ri))
-				case res.Class != Unresolved:
-					elsewhere++
+				res := x.resolveAt(g, r, true)
+				var cands []scored // a pending resolution's candidates, scored once
+				for _, t := range group {
+					cs := out[t]
+					if r.Kind == RefType && !classLike[t.D().Kind] {
+						continue
+					}
+					found := false
+					rank, of, reason := 0, 0, ""
+					if res.pending != nil {
+						if res.pending.ok(t.D()) {
+							if cands == nil {
+								cands = x.scores(res.pending, false)
+							}
+							rank, of, reason = x.rankOf(res.pending, t, cands)
+							found = rank > 0
+						}
+					} else {
+						for _, u := range res.Targets {
+							if u == t {
+								found = true
+								break
+							}
+						}
+					}
+					if !found {
+						unresolved := res.Class == Unresolved
+						if res.pending != nil {
+							if cands == nil {
+								cands = x.scores(res.pending, false)
+							}
+							unresolved = len(cands) == 0
+						}
+						switch {
+						case r.Kind == RefType:
+						case unresolved && r.Kind == RefCall:
+							cs.nowhere = append(cs.nowhere, x.site(g, ri))
+						case !unresolved:
+							cs.elsewhere++
+						}
+						continue
+					}
+					s := x.site(g, ri)
+					if res.pending != nil {
+						s.Class, s.Rank, s.Of, s.Reason = Candidate, rank, of, reason
+					} else {
+						s.setClass(res, t)
+					}
+					if r.Kind == RefValue {
+						cs.values = append(cs.values, s)
+					} else {
+						cs.calls = append(cs.calls, s)
+					}
 				}
-				continue
-			}
-			s := x.site(g, ri)
-			s.setClass(res, t)
-			if r.Kind == RefValue {
-				values = append(values, s)
-			} else {
-				calls = append(calls, s)
 			}
 		}
 	}
-	sortSites(calls)
-	sortSites(values)
-	sortSites(nowhere)
-	return calls, values, elsewhere, nowhere
+	for _, cs := range out {
+		sortSites(cs.calls)
+		sortSites(cs.values)
+		sortSites(cs.nowhere)
+	}
+	return out
 }
 
 // callees lists the calls made inside t's definition, each resolved.

@@ -30,10 +30,15 @@ type Resolution struct {
 	Targets []Target // exact and import: the definition (or overloads); candidate: ranked, best first
 	Reasons []string // for candidates: why each is ranked where it is
 	Why     string   // for unresolved: builtin, external module, no definition
+	pending *pending // a name-only resolution not ranked yet (callers)
 }
 
 // resolve decides one reference. x.mu is held for reading.
-func (x *Index) resolve(f *File, r *Ref) Resolution {
+func (x *Index) resolve(f *File, r *Ref) Resolution { return x.resolveAt(f, r, false) }
+
+// resolveAt decides one reference; lazy leaves a name-only resolution's
+// candidates unranked (Resolution.pending).
+func (x *Index) resolveAt(f *File, r *Ref, lazy bool) Resolution {
 	l := f.Lang
 	ix := x.langIx[l]
 	if ix == nil {
@@ -80,7 +85,7 @@ func (x *Index) resolve(f *File, r *Ref) Resolution {
 		if l.builtins[r.Name] {
 			return Resolution{Class: Unresolved, Why: "builtin"}
 		}
-		return x.byName(f, r, func(d *Def) bool { return want(d) && d.Container == "" })
+		return x.byName(lazy, f, r, func(d *Def) bool { return want(d) && d.Container == "" })
 	}
 	recv := r.Receiver
 	// self.m(), this.m(), or a Go method's own receiver.
@@ -107,7 +112,7 @@ func (x *Index) resolve(f *File, r *Ref) Resolution {
 	if ts := x.typeMembers(f, recv, r.Name, want); len(ts) > 0 {
 		return settle(Exact, ts, "member of "+recv)
 	}
-	return x.byName(f, r, func(d *Def) bool { return want(d) && d.Container != "" })
+	return x.byName(lazy, f, r, func(d *Def) bool { return want(d) && d.Container != "" })
 }
 
 // settle returns an exact (or import) resolution, or candidates when there
@@ -206,30 +211,8 @@ func (x *Index) viaIncludes(f *File, name string, ok func(*Def) bool) (Resolutio
 // moduleBinding says whether recv names a module the file imports, and the
 // module's files (nil when it is outside the index).
 func (x *Index) moduleBinding(f *File, recv string) ([]*File, string, bool) {
-	for _, im := range f.Imports {
-		if im.Name != "" {
-			// from m import sub: sub may be a module itself.
-			if im.Local != recv {
-				continue
-			}
-			sep := moduleSep(f.Lang)
-			if files, ok := x.moduleFiles(f, im.Module+sep+im.Name); ok {
-				return files, im.Module + sep + im.Name, true
-			}
-			continue
-		}
-		local := im.Local
-		files, known := x.moduleFiles(f, im.Module)
-		if local == "" {
-			local = x.defaultLocal(f.Lang, im.Module, files)
-		}
-		if local != recv || local == "_" || local == "." {
-			continue
-		}
-		if !known {
-			return nil, im.Module, true
-		}
-		return files, im.Module, true
+	if b, ok := x.scope(f).bindings[recv]; ok {
+		return b.files, b.module, true
 	}
 	// A path written out in full: crate::a::b::f(), a.b.f().
 	if sep := moduleSep(f.Lang); sep != "" && strings.Contains(recv, sep) {
@@ -238,6 +221,48 @@ func (x *Index) moduleBinding(f *File, recv string) ([]*File, string, bool) {
 		}
 	}
 	return nil, "", false
+}
+
+// binding is a module an import binds to a local name; files is nil when
+// the module is outside the index.
+type binding struct {
+	files  []*File
+	module string
+}
+
+// bindings lists the module names f's imports bind (the first import of
+// a name wins).
+func (x *Index) bindings(f *File) map[string]binding {
+	out := map[string]binding{}
+	for _, im := range f.Imports {
+		if im.Name != "" {
+			// from m import sub: sub may be a module itself.
+			sep := moduleSep(f.Lang)
+			if _, seen := out[im.Local]; seen {
+				continue
+			}
+			if files, ok := x.moduleFiles(f, im.Module+sep+im.Name); ok {
+				out[im.Local] = binding{files, im.Module + sep + im.Name}
+			}
+			continue
+		}
+		local := im.Local
+		files, known := x.moduleFiles(f, im.Module)
+		if local == "" {
+			local = x.defaultLocal(f.Lang, im.Module, files)
+		}
+		if local == "_" || local == "." || local == "" {
+			continue
+		}
+		if _, seen := out[local]; seen {
+			continue
+		}
+		if !known {
+			files = nil
+		}
+		out[local] = binding{files, im.Module}
+	}
+	return out
 }
 
 func moduleSep(l *Language) string {
@@ -434,29 +459,51 @@ func (x *Index) typeMembers(f *File, recv, name string, ok func(*Def) bool) []Ta
 }
 
 // maxCandidates bounds the candidates one reference carries.
-const maxCandidates = 8
+const maxCandidates = 64
+
+// pending is a name-only resolution whose candidates are ranked only when
+// asked (callers needs one candidate's rank, not the whole list).
+type pending struct {
+	f  *File
+	r  *Ref
+	ok func(*Def) bool
+}
+
+type scored struct {
+	t      Target
+	score  int
+	reason string
+}
 
 // byName ranks every definition called r.Name in the language.
-func (x *Index) byName(f *File, r *Ref, ok func(*Def) bool) Resolution {
-	ix := x.langIx[f.Lang]
-	type scored struct {
-		t      Target
-		score  int
-		reason string
-	}
-	imported := map[string]bool{}
-	for _, im := range f.Imports {
-		if fs, known := x.moduleFiles(f, im.Module); known {
-			for _, g := range fs {
-				imported[g.Rel] = true
-			}
+func (x *Index) byName(lazy bool, f *File, r *Ref, ok func(*Def) bool) Resolution {
+	p := &pending{f, r, ok}
+	if lazy {
+		if len(x.langIx[f.Lang].defs[r.Name]) == 0 {
+			return unresolvedName(f, r)
 		}
+		return Resolution{Class: Candidate, pending: p}
 	}
+	return x.rankAll(p)
+}
+
+func unresolvedName(f *File, r *Ref) Resolution {
+	if f.Lang.builtins[r.Name] {
+		return Resolution{Class: Unresolved, Why: "builtin"}
+	}
+	return Resolution{Class: Unresolved, Why: "no definition named " + r.Name + " in the index"}
+}
+
+// scores lists p's candidates with their scores, unsorted.
+func (x *Index) scores(p *pending, withReasons bool) []scored {
+	f, r := p.f, p.r
+	ix := x.langIx[f.Lang]
+	imported := x.scope(f).imported
 	var all []scored
 	for _, g := range ix.defs[r.Name] {
 		for _, i := range g.defsNamed(r.Name) {
 			d := &g.Defs[i]
-			if !ok(d) {
+			if !p.ok(d) {
 				continue
 			}
 			s := scored{t: Target{g, i}}
@@ -473,23 +520,33 @@ func (x *Index) byName(f *File, r *Ref, ok func(*Def) bool) Resolution {
 			s.score += 10 * sharedDirs(f.Dir, g.Dir)
 			if r.Receiver != "" && d.Container != "" && resembles(r.Receiver, d.Container) {
 				s.score += 50
-				s.reason += "; receiver looks like " + d.Container
+				if withReasons {
+					s.reason += "; receiver looks like " + d.Container
+				}
 			}
 			all = append(all, s)
 		}
 	}
-	if len(all) == 0 {
-		if f.Lang.builtins[r.Name] {
-			return Resolution{Class: Unresolved, Why: "builtin"}
-		}
-		return Resolution{Class: Unresolved, Why: "no definition named " + r.Name + " in the index"}
+	return all
+}
+
+func before(a, b scored) bool {
+	if a.score != b.score {
+		return a.score > b.score
 	}
-	sort.SliceStable(all, func(i, j int) bool {
-		if all[i].score != all[j].score {
-			return all[i].score > all[j].score
-		}
-		return all[i].t.File.Rel < all[j].t.File.Rel
-	})
+	if a.t.File.Rel != b.t.File.Rel {
+		return a.t.File.Rel < b.t.File.Rel
+	}
+	return a.t.Def < b.t.Def
+}
+
+// rankAll resolves a pending name-only reference in full.
+func (x *Index) rankAll(p *pending) Resolution {
+	all := x.scores(p, true)
+	if len(all) == 0 {
+		return unresolvedName(p.f, p.r)
+	}
+	sort.Slice(all, func(i, j int) bool { return before(all[i], all[j]) })
 	res := Resolution{Class: Candidate}
 	for i, s := range all {
 		if i == maxCandidates {
@@ -502,13 +559,55 @@ func (x *Index) byName(f *File, r *Ref, ok func(*Def) bool) Resolution {
 	return res
 }
 
-func sharedDirs(a, b string) int {
-	as, bs := strings.Split(a, "/"), strings.Split(b, "/")
-	n := 0
-	for n < len(as) && n < len(bs) && as[n] == bs[n] {
-		n++
+// rankOf returns t's place (1-based) among p's candidates, their number
+// and t's reason; 0 when t is not among them or ranks past maxCandidates.
+func (x *Index) rankOf(p *pending, t Target, all []scored) (int, int, string) {
+	var mine *scored
+	for i := range all {
+		if all[i].t == t {
+			mine = &all[i]
+		}
 	}
-	return n
+	if mine == nil {
+		return 0, len(all), ""
+	}
+	rank := 1
+	for i := range all {
+		if all[i].t != t && before(all[i], *mine) {
+			rank++
+		}
+	}
+	if rank > maxCandidates {
+		return 0, len(all), ""
+	}
+	reason := mine.reason
+	if p.r.Receiver != "" && mine.t.D().Container != "" && resembles(p.r.Receiver, mine.t.D().Container) {
+		reason += "; receiver looks like " + mine.t.D().Container
+	}
+	return rank, len(all), reason
+}
+
+// sharedDirs counts the leading folders two slash paths share.
+func sharedDirs(a, b string) int {
+	n := 0
+	for {
+		ia, ib := strings.IndexByte(a, '/'), strings.IndexByte(b, '/')
+		ea, eb := a, b
+		if ia >= 0 {
+			ea = a[:ia]
+		}
+		if ib >= 0 {
+			eb = b[:ib]
+		}
+		if ea != eb {
+			return n
+		}
+		n++
+		if ia < 0 || ib < 0 {
+			return n
+		}
+		a, b = a[ia+1:], b[ib+1:]
+	}
 }
 
 // resembles says whether a receiver expression's last word looks like a
@@ -517,11 +616,54 @@ func resembles(recv, typ string) bool {
 	if i := strings.LastIndexAny(recv, ".:"); i >= 0 {
 		recv = recv[i+1:]
 	}
-	r, t := strings.ToLower(recv), strings.ToLower(typ)
-	if len(r) < 2 {
+	if len(recv) < 2 {
 		return false
 	}
-	return strings.Contains(t, r) || strings.Contains(r, t)
+	return containsFold(typ, recv) || containsFold(recv, typ)
+}
+
+// containsFold is strings.Contains ignoring ASCII case, without
+// allocating.
+func containsFold(s, sub string) bool {
+	n := len(sub)
+	for i := 0; i+n <= len(s); i++ {
+		if strings.EqualFold(s[i:i+n], sub) {
+			return true
+		}
+	}
+	return false
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// fileScope is what a file's imports make visible, computed once per
+// index generation.
+type fileScope struct {
+	gen      uint64
+	imported map[string]bool // files its imports name
+	bindings map[string]binding
+}
+
+func (x *Index) scope(f *File) *fileScope {
+	x.impMu.Lock()
+	e := x.imp[f]
+	x.impMu.Unlock()
+	if e != nil && e.gen == x.gen {
+		return e
+	}
+	e = &fileScope{gen: x.gen, imported: map[string]bool{}, bindings: x.bindings(f)}
+	for _, im := range f.Imports {
+		if fs, known := x.moduleFiles(f, im.Module); known {
+			for _, g := range fs {
+				e.imported[g.Rel] = true
+			}
+		}
+	}
+	x.impMu.Lock()
+	if x.imp == nil || len(x.imp) > 50000 {
+		x.imp = map[*File]*fileScope{}
+	}
+	x.imp[f] = e
+	x.impMu.Unlock()
+	return e
+}
