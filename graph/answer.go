@@ -634,6 +634,8 @@ type Status struct {
 	ParseFail  []string       `json:"syntax_errors,omitempty" jsonschema:"files with syntax errors, indexed as far as they parse"`
 	BuildTime  string         `json:"build_time,omitempty"`
 	Refreshed  int            `json:"refreshed" jsonschema:"files re-read after writes or outside changes since the build"`
+	Snapshot   int            `json:"from_snapshot,omitempty" jsonschema:"files the build took unchanged from the on-disk snapshot"`
+	Freshness  string         `json:"freshness" jsonschema:"how changes made outside the tools are noticed"`
 	MemoryMiB  float64        `json:"memory_mib" jsonschema:"estimated size of the index's records"`
 	Supported  []string       `json:"supported"`
 	Generation uint64         `json:"generation"`
@@ -644,7 +646,7 @@ func (x *Index) StatusAnswer(budget, synced int) *Answer {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	s := &Status{Root: x.root, Ready: x.Ready(), Files: len(x.files), Found: x.total, Languages: map[string]int{}, Skipped: map[string]int{},
-		Refreshed: x.refreshed, MemoryMiB: float64(x.bytes) / (1 << 20), Supported: x.langs.IDs(), Generation: x.gen}
+		Refreshed: x.refreshed, Snapshot: x.fromSnapshot, MemoryMiB: float64(x.bytes) / (1 << 20), Supported: x.langs.IDs(), Generation: x.gen}
 	var errs []string
 	for _, f := range x.files {
 		s.Languages[f.Lang.ID]++
@@ -677,9 +679,20 @@ func (x *Index) StatusAnswer(budget, synced int) *Answer {
 		state = fmt.Sprintf("building: %d of %d files so far", s.Files, s.Found)
 	}
 	w.head("code graph of %s: %s", x.root, state)
+	s.Freshness = "file events (inotify), checked before every answer"
+	if x.watch == nil {
+		s.Freshness = "every file's size and modification time, checked before every answer (" + x.watchNote + ")"
+	}
 	if s.Ready {
 		w.head("built in %s; %d files re-read since, after writes or outside changes", s.BuildTime, s.Refreshed)
+		if s.Snapshot > 0 {
+			w.head("%d files taken unchanged from the snapshot in the cache folder", s.Snapshot)
+		}
+		if x.saveErr != nil {
+			w.head("the snapshot could not be written: %v", x.saveErr)
+		}
 	}
+	w.head("changes outside the tools are noticed by %s", s.Freshness)
 	var langs []string
 	for id, n := range s.Languages {
 		langs = append(langs, fmt.Sprintf("%s %d", id, n))

@@ -194,7 +194,8 @@ func extract(rel string, l *Language, src []byte, r *astgrep.CaptureResult) *Fil
 		}
 		return defs[i].pattern < defs[j].pattern
 	})
-	names := map[int32]bool{}
+	names := make(map[int32]bool, len(defs))
+	f.Defs = make([]Def, 0, len(defs))
 	for _, d := range defs {
 		if names[d.d.nameAt] {
 			continue
@@ -218,12 +219,16 @@ func extract(rel string, l *Language, src []byte, r *astgrep.CaptureResult) *Fil
 		return refs[i].pattern < refs[j].pattern
 	})
 	last := int32(-1)
+	f.Refs = make([]Ref, 0, len(refs))
 	for _, r := range refs {
 		if r.r.at == last || names[r.r.at] {
 			continue
 		}
 		last = r.r.at
 		f.Refs = append(f.Refs, r.r)
+	}
+	if cap(f.Refs)-len(f.Refs) > 16 {
+		f.Refs = slices.Clone(f.Refs)
 	}
 	enclose(f.Defs, f.Refs)
 	f.defOrder = order(len(f.Defs), func(i int) string { return f.Defs[i].Name })

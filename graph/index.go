@@ -33,6 +33,10 @@ type Options struct {
 	QueryDirs []string
 	// GrammarDirs are astgrep's folders of run-time grammar libraries.
 	GrammarDirs []string
+	// CacheDir, when set, keeps a snapshot of the index there, so a new
+	// process over the same tree starts from it and reads only the files
+	// that changed.
+	CacheDir string
 }
 
 // DefaultMaxBytes is the index's memory bound unless Options say otherwise.
@@ -77,6 +81,11 @@ type Index struct {
 	ctx       context.Context
 	progress  func(done, total int)
 	refreshed int // files re-read by freshness checks since the build
+
+	fromSnapshot int           // files the build took from the snapshot
+	saveErr      error         // why the snapshot could not be written
+	needSave     bool          // the build read files the snapshot did not have
+	saved        chan struct{} // closed when the build's goroutine is done
 }
 
 // langIndex maps names to the files that define or reference them.
@@ -104,7 +113,7 @@ func New(root string, g *pathguard.Guard, eng *astgrep.Engine, opts Options) (*I
 	ctx, cancel := context.WithCancel(context.Background())
 	x := &Index{root: root, guard: g, eng: eng, langs: langs, opts: opts,
 		files: map[string]*File{}, dirs: map[string]int64{}, skipped: map[string]string{},
-		langIx: map[*Language]*langIndex{}, ready: make(chan struct{}), ctx: ctx, cancel: cancel,
+		langIx: map[*Language]*langIndex{}, ready: make(chan struct{}), saved: make(chan struct{}), ctx: ctx, cancel: cancel,
 		goModAt: map[string]string{}}
 	if w, err := newWatcher(); err == nil {
 		x.watch = w
@@ -131,8 +140,11 @@ func (x *Index) watchDir(rel, abs string) {
 // Close stops a build in progress.
 func (x *Index) Close() {
 	x.cancel()
-	x.buildOnce.Do(func() { close(x.ready) })
-	<-x.ready
+	x.buildOnce.Do(func() {
+		close(x.ready)
+		close(x.saved)
+	})
+	<-x.saved
 	x.mu.Lock()
 	if x.watch != nil {
 		x.watch.close()
@@ -155,12 +167,22 @@ func (x *Index) Start(progress func(done, total int)) {
 		x.progress = progress
 		x.mu.Unlock()
 		go func() {
-			defer close(x.ready)
+			defer close(x.saved)
 			err := x.build(x.ctx)
 			x.mu.Lock()
 			x.buildErr = err
 			x.took = time.Since(x.started)
 			x.mu.Unlock()
+			close(x.ready)
+			// The snapshot is written after the index is ready: queries do
+			// not wait for it.
+			if err == nil && x.needSave {
+				if err := x.save(); err != nil {
+					x.mu.Lock()
+					x.saveErr = err
+					x.mu.Unlock()
+				}
+			}
 		}()
 	})
 }
@@ -211,7 +233,28 @@ func (x *Index) build(ctx context.Context) error {
 	x.mu.Lock()
 	x.total = len(files)
 	x.mu.Unlock()
-	return x.capture(ctx, files, true)
+	if snap := x.load(); snap != nil {
+		// Files unchanged since the snapshot are taken from it.
+		todo := files[:0:0]
+		x.mu.Lock()
+		for _, e := range files {
+			f := snap[e.Rel]
+			if f != nil && e.Info != nil && f.Size == e.Info.Size() && f.ModTime == e.Info.ModTime().UnixNano() && f.Inode == inode(e.Info) && f.Lang == x.langs.ForFile(e.Rel) {
+				x.put(e.Rel, f)
+				x.done++
+				x.fromSnapshot++
+				continue
+			}
+			todo = append(todo, e)
+		}
+		x.mu.Unlock()
+		files = todo
+	}
+	if err := x.capture(ctx, files, true); err != nil {
+		return err
+	}
+	x.needSave = len(files) > 0 || x.fromSnapshot == 0
+	return nil
 }
 
 // admit records the folders and go.mod files of a walk and returns the
@@ -655,4 +698,12 @@ func (x *Index) Progress() (done, total int) {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	return x.done, x.total
+}
+
+// Flush waits until the build, and the snapshot it writes, are done.
+func (x *Index) Flush(ctx context.Context) {
+	select {
+	case <-x.saved:
+	case <-ctx.Done():
+	}
 }

@@ -195,3 +195,50 @@ func TestConcurrentQueriesAndWrites(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// A snapshot in the cache folder makes a new index over the same tree
+// start from it: unchanged files are not parsed, changed ones are, and the
+// answers are the same as a cold build's.
+func TestSnapshotWarmStart(t *testing.T) {
+	root, cache := t.TempDir(), t.TempDir()
+	writeTree(t, root, map[string]string{
+		"go.mod":      "module m\n",
+		"a.go":        "package m\n\nfunc T() {}\n",
+		"b/b.go":      "package b\n\nimport \"m\"\n\nfunc B() { m.T() }\n",
+		"c/c.go":      "package c\n\nfunc C() { broken( }\n",
+		"d/x.go":      "package d\n\ntype X struct{}\n\nfunc (x *X) M() { x.N() }\n\nfunc (x *X) N() {}\n",
+		"d/y_test.go": "package d\n\nfunc TestY() { new(X).M() }\n",
+	})
+	cold := buildRootOpts(t, root, Options{CacheDir: cache})
+	want := cold.Dump()
+	cold.Flush(context.Background())
+	warm := buildRootOpts(t, root, Options{CacheDir: cache})
+	warm.Flush(context.Background())
+	if warm.fromSnapshot != 5 {
+		t.Fatalf("warm start took %d of 5 files from the snapshot", warm.fromSnapshot)
+	}
+	if got := warm.Dump(); got != want {
+		t.Fatalf("a warm start answers differently:\n%s", diffLines(want, got))
+	}
+	time.Sleep(10 * time.Millisecond)
+	writeTree(t, root, map[string]string{"a.go": "package m\n\nfunc T() {}\n\nfunc U() { T() }\n"})
+	third := buildRootOpts(t, root, Options{CacheDir: cache})
+	third.Flush(context.Background())
+	if third.fromSnapshot != 4 {
+		t.Fatalf("after one edit, %d files came from the snapshot, want 4", third.fromSnapshot)
+	}
+	if !strings.Contains(third.Dump(), "call a.go:5 T in m.U -> exact m.T") {
+		t.Fatalf("the edited file was not read again:\n%s", third.Dump())
+	}
+	// A damaged snapshot is ignored, not trusted.
+	paths, _ := filepath.Glob(filepath.Join(cache, "*.graph"))
+	if len(paths) != 1 {
+		t.Fatalf("cache holds %v", paths)
+	}
+	data, _ := os.ReadFile(paths[0])
+	os.WriteFile(paths[0], data[:len(data)/2], 0o600)
+	fourth := buildRootOpts(t, root, Options{CacheDir: cache})
+	if fourth.fromSnapshot != 0 || len(fourth.files) != 5 {
+		t.Fatalf("a cut snapshot gave %d files (%d indexed)", fourth.fromSnapshot, len(fourth.files))
+	}
+}

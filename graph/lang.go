@@ -1,7 +1,9 @@
 package graph
 
 import (
+	"crypto/sha256"
 	"embed"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -43,11 +45,9 @@ type Language struct {
 	// Resolve lists the suffixes tried after a relative import path
 	// (".ts", "/index.js"), for Imports "relative" and "include".
 	Resolve []string
-	// ModuleFiles are file names whose folder is a module root (go.mod,
-	// Cargo.toml); for "go" their module line maps import paths.
-	ModuleFiles []string `json:"moduleFiles"`
 
 	query    *astgrep.CaptureQuery
+	source   string // language.json and tags.scm, for the snapshot key
 	roles    []role // by capture index; capture -1 for captures that name no role
 	capName  int
 	capRecv  int
@@ -75,7 +75,6 @@ type langConfig struct {
 	Builtins    []string `json:"builtins"`
 	Extensions  []string `json:"extensions"`
 	Resolve     []string `json:"resolve"`
-	ModuleFiles []string `json:"moduleFiles"`
 }
 
 var (
@@ -88,6 +87,7 @@ type LangSet struct {
 	byID  map[string]*Language
 	byExt map[string]*Language
 	ids   []string
+	hash  string // of every language's files: snapshots made with other queries are not used
 }
 
 // LoadLanguages reads the bundled languages/ folders and then each of
@@ -116,6 +116,8 @@ func LoadLanguages(e *astgrep.Engine, dirs ...string) (*LangSet, error) {
 			s.byID[l.ID] = l
 		}
 	}
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\n", snapshotMagic)
 	for id, l := range s.byID {
 		s.ids = append(s.ids, id)
 		exts := l.Extensions
@@ -127,6 +129,10 @@ func LoadLanguages(e *astgrep.Engine, dirs ...string) (*LangSet, error) {
 		}
 	}
 	sort.Strings(s.ids)
+	for _, id := range s.ids {
+		fmt.Fprintf(h, "%s\x00%s\x00", id, s.byID[id].source)
+	}
+	s.hash = hex.EncodeToString(h.Sum(nil))
 	return s, nil
 }
 
@@ -163,7 +169,7 @@ func loadLanguage(e *astgrep.Engine, fsys fs.FS, id string) (*Language, error) {
 		return nil, fmt.Errorf("language %s: tags.scm: %w", id, err)
 	}
 	l := &Language{ID: id, Grammar: c.Grammar, Scope: c.Scope, Imports: c.Imports, Self: c.Self, Builtins: c.Builtins,
-		Extensions: c.Extensions, Resolve: c.Resolve, ModuleFiles: c.ModuleFiles, query: q,
+		Extensions: c.Extensions, Resolve: c.Resolve, query: q, source: string(raw) + "\x00" + string(src),
 		builtins: map[string]bool{}, self: map[string]bool{}}
 	for _, b := range c.Builtins {
 		l.builtins[b] = true

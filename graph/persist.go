@@ -1,0 +1,297 @@
+package graph
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+)
+
+// A snapshot keeps an index's records on disk (Options.CacheDir), one file
+// per root and set of query files, so a new process over the same tree
+// reads what did not change instead of parsing it: a file whose size,
+// modification time and inode match its record is taken from the
+// snapshot; any other is read and parsed again. The format is a string
+// table and varint records, written whole to a temporary file and renamed.
+
+const snapshotMagic = "btgraph2"
+
+func (x *Index) snapshotPath() string {
+	if x.opts.CacheDir == "" {
+		return ""
+	}
+	h := sha256.Sum256([]byte(x.root + "\x00" + x.langs.hash))
+	return filepath.Join(x.opts.CacheDir, hex.EncodeToString(h[:12])+".graph")
+}
+
+type snapWriter struct {
+	w    *bufio.Writer
+	strs map[string]uint64
+	buf  []byte
+	err  error
+}
+
+func (s *snapWriter) uv(v uint64) {
+	s.buf = binary.AppendUvarint(s.buf[:0], v)
+	if _, err := s.w.Write(s.buf); err != nil && s.err == nil {
+		s.err = err
+	}
+}
+func (s *snapWriter) iv(v int64)      { s.uv(uint64(v<<1) ^ uint64(v>>63)) }
+func (s *snapWriter) str(v string)    { s.uv(s.strs[v]) }
+func (s *snapWriter) raw(b []byte)    { s.w.Write(b) }
+func (s *snapWriter) add(v string)    { s.strs[v] = 0 }
+func (s *snapWriter) addRef(r *Ref)   { s.add(r.Name); s.add(r.Receiver) }
+func (s *snapWriter) addImp(i Import) { s.add(i.Module); s.add(i.Name); s.add(i.Local) }
+
+// save writes the index's records to its snapshot.
+func (x *Index) save() error {
+	p := x.snapshotPath()
+	if p == "" {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		return err
+	}
+	x.mu.RLock()
+	files := make([]*File, 0, len(x.files))
+	for _, f := range x.files {
+		files = append(files, f)
+	}
+	x.mu.RUnlock()
+	sort.Slice(files, func(i, j int) bool { return files[i].Rel < files[j].Rel })
+	tmp, err := os.CreateTemp(filepath.Dir(p), ".graph-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	s := &snapWriter{w: bufio.NewWriterSize(tmp, 1<<20), strs: map[string]uint64{"": 0}}
+	// Files are immutable once in the index, so reading them without the
+	// lock is safe.
+	for _, f := range files {
+		s.add(f.Rel)
+		s.add(f.Lang.ID)
+		s.add(f.Package)
+		for i := range f.Defs {
+			d := &f.Defs[i]
+			s.add(d.Name)
+			s.add(d.Kind)
+			s.add(d.Container)
+			s.add(d.Self)
+		}
+		for i := range f.Refs {
+			s.addRef(&f.Refs[i])
+		}
+		for _, im := range f.Imports {
+			s.addImp(im)
+		}
+	}
+	table := make([]string, 0, len(s.strs))
+	for str := range s.strs {
+		table = append(table, str)
+	}
+	sort.Strings(table)
+	for i, str := range table {
+		s.strs[str] = uint64(i)
+	}
+	s.raw([]byte(snapshotMagic))
+	s.uv(uint64(len(table)))
+	for _, str := range table {
+		s.uv(uint64(len(str)))
+		s.w.WriteString(str)
+	}
+	s.uv(uint64(len(files)))
+	for _, f := range files {
+		s.str(f.Rel)
+		s.str(f.Lang.ID)
+		s.iv(f.Size)
+		s.iv(f.ModTime)
+		s.uv(f.Inode)
+		s.raw(f.Hash[:])
+		s.str(f.Package)
+		s.uv(uint64(f.Errors))
+		s.uv(uint64(len(f.ErrorAt)))
+		for _, e := range f.ErrorAt {
+			s.uv(uint64(e))
+		}
+		s.uv(uint64(len(f.Defs)))
+		for i := range f.Defs {
+			d := &f.Defs[i]
+			s.str(d.Name)
+			s.str(d.Kind)
+			s.str(d.Container)
+			s.str(d.Self)
+			for _, v := range []int32{d.Line, d.EndLine, d.Col, d.start, d.end, d.nameAt} {
+				s.iv(int64(v))
+			}
+		}
+		s.uv(uint64(len(f.Refs)))
+		for i := range f.Refs {
+			r := &f.Refs[i]
+			s.str(r.Name)
+			s.str(r.Receiver)
+			s.uv(uint64(r.Kind))
+			for _, v := range []int32{r.Line, r.Col, r.Encl, r.at} {
+				s.iv(int64(v))
+			}
+		}
+		s.uv(uint64(len(f.Imports)))
+		for _, im := range f.Imports {
+			s.str(im.Module)
+			s.str(im.Name)
+			s.str(im.Local)
+			s.iv(int64(im.Line))
+		}
+	}
+	if err := s.w.Flush(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if s.err != nil {
+		tmp.Close()
+		return s.err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), p)
+}
+
+type snapReader struct {
+	r    *bufio.Reader
+	strs []string
+	err  error
+}
+
+func (s *snapReader) uv() uint64 {
+	v, err := binary.ReadUvarint(s.r)
+	if err != nil && s.err == nil {
+		s.err = err
+	}
+	return v
+}
+
+func (s *snapReader) iv() int64 {
+	u := s.uv()
+	return int64(u>>1) ^ -int64(u&1)
+}
+
+func (s *snapReader) str() string {
+	i := s.uv()
+	if i >= uint64(len(s.strs)) {
+		if s.err == nil {
+			s.err = errors.New("string index out of range")
+		}
+		return ""
+	}
+	return s.strs[i]
+}
+
+// count reads a length, refusing one larger than the snapshot could hold.
+func (s *snapReader) count() int {
+	n := s.uv()
+	if n > 1<<26 {
+		if s.err == nil {
+			s.err = fmt.Errorf("count %d too large", n)
+		}
+		return 0
+	}
+	return int(n)
+}
+
+// load reads the snapshot's records, by Rel; a missing, stale or damaged
+// snapshot gives none (the build then parses everything).
+func (x *Index) load() map[string]*File {
+	p := x.snapshotPath()
+	if p == "" {
+		return nil
+	}
+	fh, err := os.Open(p)
+	if err != nil {
+		return nil
+	}
+	defer fh.Close()
+	s := &snapReader{r: bufio.NewReaderSize(fh, 1<<20)}
+	magic := make([]byte, len(snapshotMagic))
+	if _, err := io.ReadFull(s.r, magic); err != nil || string(magic) != snapshotMagic {
+		return nil
+	}
+	n := s.count()
+	s.strs = make([]string, n)
+	for i := range s.strs {
+		l := s.count()
+		b := make([]byte, l)
+		if _, err := io.ReadFull(s.r, b); err != nil {
+			return nil
+		}
+		s.strs[i] = intern(string(b))
+	}
+	nf := s.count()
+	out := make(map[string]*File, nf)
+	for i := 0; i < nf && s.err == nil; i++ {
+		f := &File{}
+		f.Rel = s.str()
+		f.Dir = pathDir(f.Rel)
+		f.Lang = x.langs.Lookup(s.str())
+		f.Size = s.iv()
+		f.ModTime = s.iv()
+		f.Inode = s.uv()
+		if _, err := io.ReadFull(s.r, f.Hash[:]); err != nil {
+			return nil
+		}
+		f.Package = s.str()
+		f.Errors = int(s.uv())
+		f.ErrorAt = make([]int, s.count())
+		for j := range f.ErrorAt {
+			f.ErrorAt[j] = int(s.uv())
+		}
+		f.Defs = make([]Def, s.count())
+		for j := range f.Defs {
+			d := &f.Defs[j]
+			d.Name, d.Kind, d.Container, d.Self = s.str(), s.str(), s.str(), s.str()
+			d.Line, d.EndLine, d.Col = int32(s.iv()), int32(s.iv()), int32(s.iv())
+			d.start, d.end, d.nameAt = int32(s.iv()), int32(s.iv()), int32(s.iv())
+		}
+		f.Refs = make([]Ref, s.count())
+		for j := range f.Refs {
+			r := &f.Refs[j]
+			r.Name, r.Receiver = s.str(), s.str()
+			r.Kind = uint8(s.uv())
+			r.Line, r.Col, r.Encl, r.at = int32(s.iv()), int32(s.iv()), int32(s.iv()), int32(s.iv())
+			if r.Encl >= int32(len(f.Defs)) {
+				s.err = errors.New("reference enclosed by a missing definition")
+			}
+		}
+		f.Imports = make([]Import, s.count())
+		for j := range f.Imports {
+			im := &f.Imports[j]
+			im.Module, im.Name, im.Local = s.str(), s.str(), s.str()
+			im.Line = int32(s.iv())
+		}
+		if f.Lang == nil {
+			continue
+		}
+		f.defOrder = order(len(f.Defs), func(i int) string { return f.Defs[i].Name })
+		f.refOrder = order(len(f.Refs), func(i int) string { return f.Refs[i].Name })
+		out[f.Rel] = f
+	}
+	if s.err != nil {
+		return nil
+	}
+	return out
+}
+
+func pathDir(rel string) string {
+	for i := len(rel) - 1; i >= 0; i-- {
+		if rel[i] == '/' {
+			return rel[:i]
+		}
+	}
+	return "."
+}
