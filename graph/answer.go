@@ -720,3 +720,23 @@ func (x *Index) StatusAnswer(budget, synced int) *Answer {
 	a.text = w.String("the lists are in the structured result")
 	return a
 }
+
+// Definitions lists every definition in the index, sorted by file and
+// line (for measurement programs).
+func (x *Index) Definitions() []Symbol {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	var out []Symbol
+	for _, f := range x.files {
+		for i := range f.Defs {
+			out = append(out, symbolOf(Target{f, int32(i)}))
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].File != out[j].File {
+			return out[i].File < out[j].File
+		}
+		return out[i].Line < out[j].Line
+	})
+	return out
+}

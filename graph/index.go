@@ -57,7 +57,8 @@ type Index struct {
 	dirs    map[string]int64 // folders walked, with their mtime
 	skipped map[string]string
 	bytes   int64
-	gen     uint64
+	gen     uint64 // moves on every change
+	modGen  uint64 // moves when the files a module path or package names may change
 	langIx  map[*Language]*langIndex
 	goMods  []goModule
 
@@ -317,6 +318,7 @@ func (x *Index) readGoMod(e walk.Entry) {
 		return x.goMods[i].dir < x.goMods[j].dir
 	})
 	x.gen++
+	x.modGen++
 }
 
 // capture reads and extracts files and puts them in the index.
@@ -388,7 +390,10 @@ func (x *Index) li(l *Language) *langIndex {
 
 // put replaces rel's record with f, within the memory bound. x.mu is held.
 func (x *Index) put(rel string, f *File) {
-	x.remove(rel)
+	if old := x.files[rel]; old == nil || old.Package != f.Package || old.Lang != f.Lang {
+		x.modGen++ // what import paths and packages name changes
+	}
+	x.drop(rel)
 	if x.bytes+f.cost() > x.opts.MaxBytes {
 		x.skipped[rel] = fmt.Sprintf("not indexed: the index reached its memory bound (%d MiB)", x.opts.MaxBytes>>20)
 		return
@@ -410,6 +415,13 @@ func (x *Index) put(rel string, f *File) {
 
 // remove drops rel's record. x.mu is held.
 func (x *Index) remove(rel string) {
+	if x.files[rel] != nil {
+		x.modGen++
+	}
+	x.drop(rel)
+}
+
+func (x *Index) drop(rel string) {
 	f := x.files[rel]
 	if f == nil {
 		return

@@ -211,8 +211,12 @@ func (x *Index) viaIncludes(f *File, name string, ok func(*Def) bool) (Resolutio
 // moduleBinding says whether recv names a module the file imports, and the
 // module's files (nil when it is outside the index).
 func (x *Index) moduleBinding(f *File, recv string) ([]*File, string, bool) {
-	if b, ok := x.scope(f).bindings[recv]; ok {
-		return b.files, b.module, true
+	if module, ok := x.scope(f).bindings[recv]; ok {
+		files, known := x.moduleFiles(f, module)
+		if !known {
+			files = nil
+		}
+		return files, module, true
 	}
 	// A path written out in full: crate::a::b::f(), a.b.f().
 	if sep := moduleSep(f.Lang); sep != "" && strings.Contains(recv, sep) {
@@ -223,17 +227,10 @@ func (x *Index) moduleBinding(f *File, recv string) ([]*File, string, bool) {
 	return nil, "", false
 }
 
-// binding is a module an import binds to a local name; files is nil when
-// the module is outside the index.
-type binding struct {
-	files  []*File
-	module string
-}
-
-// bindings lists the module names f's imports bind (the first import of
-// a name wins).
-func (x *Index) bindings(f *File) map[string]binding {
-	out := map[string]binding{}
+// bindings maps the local names f's imports bind to the modules they
+// name (the first import of a name wins).
+func (x *Index) bindings(f *File) map[string]string {
+	out := map[string]string{}
 	for _, im := range f.Imports {
 		if im.Name != "" {
 			// from m import sub: sub may be a module itself.
@@ -241,26 +238,22 @@ func (x *Index) bindings(f *File) map[string]binding {
 			if _, seen := out[im.Local]; seen {
 				continue
 			}
-			if files, ok := x.moduleFiles(f, im.Module+sep+im.Name); ok {
-				out[im.Local] = binding{files, im.Module + sep + im.Name}
+			if _, ok := x.moduleFiles(f, im.Module+sep+im.Name); ok {
+				out[im.Local] = im.Module + sep + im.Name
 			}
 			continue
 		}
 		local := im.Local
-		files, known := x.moduleFiles(f, im.Module)
 		if local == "" {
+			files, _ := x.moduleFiles(f, im.Module)
 			local = x.defaultLocal(f.Lang, im.Module, files)
 		}
 		if local == "_" || local == "." || local == "" {
 			continue
 		}
-		if _, seen := out[local]; seen {
-			continue
+		if _, seen := out[local]; !seen {
+			out[local] = im.Module
 		}
-		if !known {
-			files = nil
-		}
-		out[local] = binding{files, im.Module}
 	}
 	return out
 }
@@ -636,22 +629,23 @@ func containsFold(s, sub string) bool {
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
-// fileScope is what a file's imports make visible, computed once per
-// index generation.
+// fileScope is what a file's imports make visible. It holds names, not
+// file records (a refresh replaces records), and stays valid until the
+// set of files or packages changes (Index.modGen).
 type fileScope struct {
-	gen      uint64
-	imported map[string]bool // files its imports name
-	bindings map[string]binding
+	modGen   uint64
+	imported map[string]bool   // files its imports name, by Rel
+	bindings map[string]string // local name → module
 }
 
 func (x *Index) scope(f *File) *fileScope {
 	x.impMu.Lock()
 	e := x.imp[f]
 	x.impMu.Unlock()
-	if e != nil && e.gen == x.gen {
+	if e != nil && e.modGen == x.modGen {
 		return e
 	}
-	e = &fileScope{gen: x.gen, imported: map[string]bool{}, bindings: x.bindings(f)}
+	e = &fileScope{modGen: x.modGen, imported: map[string]bool{}, bindings: x.bindings(f)}
 	for _, im := range f.Imports {
 		if fs, known := x.moduleFiles(f, im.Module); known {
 			for _, g := range fs {

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Benchmarks the code graph (package graph) on a Go tree (default
+# $(go env GOROOT)/src) beside ast-grep 0.51.1, as BENCHMARKS.md reports:
+#
+#   bench/graph.sh [ROOT] [ROUNDS]
+#
+# Run from the repository root after scripts/install-astgrep.sh; needs GNU
+# time at /usr/bin/time. Alternating, ROUNDS times:
+#   ast-grep run -p 'defer $X.Close()' -l go --globs '!**/vendor/**' ROOT
+#                                   (one scan of the tree with one pattern)
+#   graphbench -mode build          (cold: a new process, no snapshot)
+#   graphbench -mode build -cache D (warm: a new process, D's snapshot)
+# then once, on a scratch copy of ROOT, graphbench -mode queries: callers,
+# callees and impact (depth 3) of 50 functions and methods chosen by seed,
+# and the re-index after a one-file edit of each target's file.
+set -euo pipefail
+
+root=${1:-$(go env GOROOT)/src}
+rounds=${2:-3}
+ag=${AST_GREP:-.tools/bin/ast-grep}
+gnutime=/usr/bin/time
+
+[[ -x "$ag" ]] || { echo "bench/graph.sh: $ag missing; run scripts/install-astgrep.sh" >&2; exit 2; }
+"$gnutime" -f %M true >/dev/null 2>&1 || { echo "bench/graph.sh: GNU time missing at $gnutime (apt-get install time)" >&2; exit 2; }
+[[ -d "$root" ]] || { echo "bench/graph.sh: no folder $root" >&2; exit 2; }
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+go build -o "$tmp/graphbench" ./bench/graphbench
+bench="$tmp/graphbench"
+median() { sort -g | awk '{a[NR]=$1} END {if (NR%2) {print a[(NR+1)/2]} else {print (a[NR/2]+a[NR/2+1])/2}}'; }
+mib() { awk -v k="$1" 'BEGIN {printf "%.0f", k/1024}'; }
+
+echo "# $(date -u +%Y-%m-%dT%H:%MZ) on $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# root $root; $("$ag" --version); $(go version | cut -d' ' -f3); rounds $rounds"
+mkdir "$tmp/cache"
+for ((r = 1; r <= rounds; r++)); do
+	"$gnutime" -o "$tmp/t" -f '%e %M' "$ag" run -p 'defer $X.Close()' -l go --globs '!**/vendor/**' "$root" >/dev/null
+	read -r s m <"$tmp/t"; echo "$s" >>"$tmp/ag.s"; echo "$m" >>"$tmp/ag.m"
+	"$gnutime" -o "$tmp/t" -f '%e %M' "$bench" -root "$root" -mode build >"$tmp/cold.out"
+	read -r s m <"$tmp/t"; echo "$s" >>"$tmp/cold.s"; echo "$m" >>"$tmp/cold.m"
+	rm -rf "$tmp/cache"/*
+	"$bench" -root "$root" -mode build -cache "$tmp/cache" >/dev/null # writes the snapshot
+	"$gnutime" -o "$tmp/t" -f '%e %M' "$bench" -root "$root" -mode build -cache "$tmp/cache" >"$tmp/warm.out"
+	read -r s m <"$tmp/t"; echo "$s" >>"$tmp/warm.s"; echo "$m" >>"$tmp/warm.m"
+done
+cat "$tmp/cold.out" "$tmp/warm.out"
+printf '%-34s %10s %10s\n' run seconds peak_MiB
+printf '%-34s %10s %10s\n' "ast-grep, one pattern" "$(median <"$tmp/ag.s")" "$(mib "$(median <"$tmp/ag.m")")"
+printf '%-34s %10s %10s\n' "graph, cold index (process)" "$(median <"$tmp/cold.s")" "$(mib "$(median <"$tmp/cold.m")")"
+printf '%-34s %10s %10s\n' "graph, warm from snapshot (process)" "$(median <"$tmp/warm.s")" "$(mib "$(median <"$tmp/warm.m")")"
+awk -v a="$(median <"$tmp/ag.s")" -v c="$(median <"$tmp/cold.s")" 'BEGIN {printf "cold index / ast-grep scan: %.2f\n", c/a}'
+cp -r "$root" "$tmp/scratch"
+"$bench" -root "$tmp/scratch" -mode queries -scratch "$tmp/scratch" -n 50

@@ -1,0 +1,189 @@
+// Command graphbench measures the code graph (package graph) on a tree:
+// a cold or warm build in one process (-mode build), or, after a build,
+// the latency of queries and of re-indexing after one-file edits (-mode
+// queries). bench/graph.sh runs it beside ast-grep and writes the figures
+// BENCHMARKS.md quotes.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/builtin-tools/builtin-tools/astgrep"
+	"github.com/builtin-tools/builtin-tools/graph"
+	"github.com/builtin-tools/builtin-tools/pathguard"
+)
+
+func main() {
+	root := flag.String("root", "", "tree to index")
+	mode := flag.String("mode", "build", "build (one build, timed) or queries (build, then time queries and edits)")
+	cache := flag.String("cache", "", "snapshot folder (graph.Options.CacheDir)")
+	n := flag.Int("n", 50, "query targets and edits (queries mode)")
+	seed := flag.Uint64("seed", 1, "target choice")
+	scratch := flag.String("scratch", "", "queries mode: a copy of the tree the edits may change (required)")
+	flag.Parse()
+	if *root == "" {
+		fail("-root is required")
+	}
+	switch *mode {
+	case "build":
+		x := open(*root, *cache)
+		t0 := time.Now()
+		x.Start(nil)
+		x.Wait(context.Background(), time.Hour)
+		took := time.Since(t0)
+		x.Flush(context.Background())
+		st := x.StatusAnswer(0, 0).Status
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		fmt.Printf("build seconds=%.3f files=%d definitions=%d references=%d from_snapshot=%d index_mib=%.1f heap_sys_mib=%d\n",
+			took.Seconds(), st.Files, st.Defs, st.Refs, st.Snapshot, st.MemoryMiB, ms.HeapSys>>20)
+	case "queries":
+		if *scratch == "" {
+			fail("-scratch is required: the edits write to it")
+		}
+		queries(*scratch, *n, *seed)
+	default:
+		fail("unknown -mode " + *mode)
+	}
+}
+
+func fail(msg string) {
+	fmt.Fprintln(os.Stderr, "graphbench:", msg)
+	os.Exit(2)
+}
+
+func open(root, cache string) *graph.Index {
+	g, err := pathguard.New(root)
+	if err != nil {
+		fail(err.Error())
+	}
+	e := astgrep.NewEngine(astgrep.Options{})
+	x, err := graph.New(g.Root(), g, e, graph.Options{CacheDir: cache})
+	if err != nil {
+		fail(err.Error())
+	}
+	return x
+}
+
+// targets picks n functions and methods outside tests, at most two per
+// folder, by seed.
+func targets(x *graph.Index, n int, seed uint64) []graph.Symbol {
+	all := x.Definitions()
+	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	r.Shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
+	perDir := map[string]int{}
+	var out []graph.Symbol
+	for _, s := range all {
+		if s.Kind != "function" && s.Kind != "method" || strings.HasSuffix(s.File, "_test.go") || strings.Contains(s.File, "testdata/") {
+			continue
+		}
+		d := filepath.Dir(s.File)
+		if perDir[d] == 2 {
+			continue
+		}
+		perDir[d]++
+		out = append(out, s)
+		if len(out) == n {
+			break
+		}
+	}
+	return out
+}
+
+func pct(ds []time.Duration, p float64) time.Duration {
+	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+	if len(ds) == 0 {
+		return 0
+	}
+	i := int(float64(len(ds)-1) * p)
+	return ds[i]
+}
+
+func queries(root string, n int, seed uint64) {
+	x := open(root, "")
+	x.Start(nil)
+	x.Wait(context.Background(), time.Hour)
+	ts := targets(x, n, seed)
+	var callers, callees, impact []time.Duration
+	sites := 0
+	for _, t := range ts {
+		spec := graph.Spec{File: t.File, Line: t.Line, Symbol: t.Name}
+		for round := 0; round < 3; round++ {
+			t0 := time.Now()
+			x.Sync(context.Background())
+			a, err := x.Callers(spec, 8000, 0)
+			d := time.Since(t0)
+			if err != nil {
+				fail(fmt.Sprintf("callers %s: %v", t.Qualified, err))
+			}
+			if round == 2 {
+				callers = append(callers, d)
+				sites += a.Counts.Exact + a.Counts.Import + a.Counts.Candidate
+			}
+			t0 = time.Now()
+			x.Sync(context.Background())
+			x.Callees(spec, 8000, 0)
+			if round == 2 {
+				callees = append(callees, time.Since(t0))
+			}
+			t0 = time.Now()
+			x.Sync(context.Background())
+			x.Impact(spec, 3, 30, 8000, 0)
+			if round == 2 {
+				impact = append(impact, time.Since(t0))
+			}
+		}
+	}
+	fmt.Printf("queries targets=%d call_sites=%d callers_p50_ms=%.3f callers_p95_ms=%.3f callees_p50_ms=%.3f callees_p95_ms=%.3f impact3_p50_ms=%.3f impact3_p95_ms=%.3f impact3_max_ms=%.3f\n",
+		len(ts), sites, ms(pct(callers, .5)), ms(pct(callers, .95)), ms(pct(callees, .5)), ms(pct(callees, .95)),
+		ms(pct(impact, .5)), ms(pct(impact, .95)), ms(pct(impact, 1)))
+	// Edits: add a function calling the target at the end of its file,
+	// through the path a write tool takes (Refresh), then ask what the new
+	// function calls: the answer must lead to the target.
+	var edits, small []time.Duration
+	var biggest int64
+	for i, t := range ts {
+		p := filepath.Join(root, filepath.FromSlash(t.File))
+		old, err := os.ReadFile(p)
+		if err != nil {
+			fail(err.Error())
+		}
+		name := fmt.Sprintf("graphbenchEdit%d", i)
+		body := append(append([]byte{}, old...), []byte(fmt.Sprintf("\nfunc %s() { %s() }\n", name, t.Name))...)
+		t0 := time.Now()
+		if err := os.WriteFile(p, body, 0o644); err != nil {
+			fail(err.Error())
+		}
+		if err := x.Refresh(context.Background(), p); err != nil {
+			fail(err.Error())
+		}
+		a, err := x.Callees(graph.Spec{File: t.File, Symbol: name}, 0, 0)
+		d := time.Since(t0)
+		if err != nil {
+			fail(fmt.Sprintf("after the edit of %s: %v", t.File, err))
+		}
+		if t.Kind == "function" && (len(a.Sites) != 1 || len(a.Sites[0].Targets) == 0 || a.Sites[0].Targets[0].Line != t.Line) {
+			fail(fmt.Sprintf("after the edit of %s the new call does not lead to %s: %s", t.File, t.Qualified, a.Text()))
+		}
+		edits = append(edits, d)
+		if len(old) < 100<<10 {
+			small = append(small, d)
+		}
+		biggest = max(biggest, int64(len(old)))
+		os.WriteFile(p, old, 0o644)
+		x.Refresh(context.Background(), p)
+	}
+	fmt.Printf("edits n=%d reindex_p50_ms=%.3f reindex_p95_ms=%.3f reindex_max_ms=%.3f largest_file_kib=%d under_100kib_n=%d under_100kib_p95_ms=%.3f\n",
+		len(edits), ms(pct(edits, .5)), ms(pct(edits, .95)), ms(pct(edits, 1)), biggest>>10, len(small), ms(pct(small, .95)))
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
