@@ -79,11 +79,20 @@ func (x *Index) locate(s Spec) ([]Target, error) {
 		}
 	}
 	var out []Target
+	best := 0
 	for _, ix := range x.langIx {
 		for _, g := range ix.defs[name] {
 			for _, i := range g.defsNamed(name) {
 				t := Target{g, i}
-				if qual == "" || qualifies(t, qual) {
+				level := 2
+				if qual != "" {
+					level = qualifyLevel(t, qual)
+				}
+				switch {
+				case level == 0 || level < best:
+				case level > best:
+					best, out = level, []Target{t}
+				default:
 					out = append(out, t)
 				}
 			}
@@ -96,26 +105,36 @@ func (x *Index) locate(s Spec) ([]Target, error) {
 	return out, nil
 }
 
-// qualifies says whether qual (Type, pkg, pkg.Type, a folder) names t's
-// container or package.
-func qualifies(t Target, qual string) bool {
+// qualifies says whether qual (Type, pkg, pkg.Type, a folder, a module
+// file) names t's container or package.
+func qualifies(t Target, qual string) bool { return qualifyLevel(t, qual) > 0 }
+
+// qualifyLevel says how well qual names t's place: 2 by its package,
+// folder or container, 1 only by its file's name (a Python module), 0 not
+// at all.
+func qualifyLevel(t Target, qual string) int {
 	d := t.D()
 	parts := strings.Split(strings.ReplaceAll(qual, "::", "."), ".")
 	last := parts[len(parts)-1]
-	pkgOK := func(p string) bool {
-		return p == t.File.Package || p == path.Base(t.File.Dir) || p == t.File.Dir || strings.HasSuffix(t.File.Dir, "/"+p) ||
-			p == strings.TrimSuffix(path.Base(t.File.Rel), path.Ext(t.File.Rel))
+	pkgLevel := func(p string) int {
+		switch {
+		case p == t.File.Package || p == path.Base(t.File.Dir) || p == t.File.Dir || strings.HasSuffix(t.File.Dir, "/"+p):
+			return 2
+		case p == strings.TrimSuffix(path.Base(t.File.Rel), path.Ext(t.File.Rel)):
+			return 1
+		}
+		return 0
 	}
 	if d.Container != "" {
 		if last != d.Container {
-			return false
+			return 0
 		}
 		if len(parts) == 1 {
-			return true
+			return 2
 		}
-		return pkgOK(strings.Join(parts[:len(parts)-1], "."))
+		return pkgLevel(strings.Join(parts[:len(parts)-1], "."))
 	}
-	return pkgOK(qual) || pkgOK(strings.Join(parts, "/"))
+	return max(pkgLevel(qual), pkgLevel(strings.Join(parts, "/")))
 }
 
 func (x *Index) locateInFile(f *File, sym string, line int) ([]Target, error) {

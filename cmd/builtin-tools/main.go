@@ -19,6 +19,8 @@ import (
 	builtintools "github.com/builtin-tools/builtin-tools"
 	"github.com/builtin-tools/builtin-tools/askuser"
 	"github.com/builtin-tools/builtin-tools/astgrep"
+	"github.com/builtin-tools/builtin-tools/graph"
+	"github.com/builtin-tools/builtin-tools/graph/graphtool"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
 	"golang.org/x/term"
@@ -67,7 +69,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // common holds the flags every command shares.
 type common struct {
 	root, mode, approve, ask, conversation, without, grammars string
-	askTimeout                                                time.Duration
+	graphCache                                                string
+	askTimeout, graphWait                                     time.Duration
 	trust                                                     bool
 	maxFrame, budget                                          int
 }
@@ -83,6 +86,21 @@ func (c *common) register(fs *flag.FlagSet, defaultAsk string) {
 	fs.BoolVar(&c.trust, "trust-checkout", false, "trust the checkout: run programs inside it (node_modules/.bin, .venv/bin) and checkers that execute its code (cargo check); off, a read tool runs no code from the checkout")
 	fs.IntVar(&c.budget, "output-budget", registry.DefaultOutputBudget, "characters of text one result may hold; a longer one says what it left out and how to get it")
 	fs.StringVar(&c.grammars, "grammars", defaultGrammars(), "folders of tree-sitter grammar libraries (libtree-sitter-<id>.so) loaded at run time, separated by "+string(os.PathListSeparator))
+	fs.StringVar(&c.graphCache, "graph-cache", defaultGraphCache(), "folder for code_graph's snapshots, so the next process over the same tree starts warm (\"\" keeps none)")
+	wait := 5 * time.Second
+	if fs.Name() == "call" {
+		wait = 2 * time.Minute // one call per process: wait for the whole index
+	}
+	fs.DurationVar(&c.graphWait, "graph-wait", wait, "how long a code_graph query waits for the index to be built before answering from what is indexed")
+}
+
+// defaultGraphCache is the per-user cache folder for code graph snapshots.
+func defaultGraphCache() string {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(dir, "builtin-tools", "graph")
 }
 
 // defaultGrammars is $BUILTIN_TOOLS_GRAMMARS, else the per-user grammar
@@ -143,6 +161,7 @@ func (c *common) newRun(stdin io.Reader, stdout io.Writer, stdio bool) (*registr
 		Root: c.root, ConversationID: conv, Policy: policy,
 		Ask: port, AskTimeout: c.askTimeout, Without: without, TrustCheckout: c.trust,
 		Structural:    astgrep.Options{GrammarDirs: grammarDirs},
+		Graph:         graphtool.Config{Options: graph.Options{CacheDir: c.graphCache, GrammarDirs: grammarDirs}, Wait: c.graphWait},
 		MaxFrameBytes: c.maxFrame,
 		OutputBudget:  c.budget,
 	})

@@ -1,0 +1,50 @@
+// Package graph is the code graph: one tree-sitter index per root of the
+// definitions, references and imports of every file in a supported
+// language, and the queries on it (outline, find, callers, callees,
+// impact, status) behind the code_graph tool. It has no types — that is
+// the language server's job — so every edge says how it was resolved:
+//
+//   - exact: one definition in scope (the same file, the same package or
+//     class, a method on the receiver's own type, a qualified import);
+//   - import: a name bound by one of the file's imports;
+//   - candidate: by name only, a ranked list with the reason for each
+//     place (same file, same folder, a module the file imports, name
+//     only; "the receiver looks like T");
+//   - unresolved: builtin, an external module, or no definition.
+//
+// An unknown or ambiguous symbol is answered with near names or ranked
+// candidates, never with a substitute; references that resolve elsewhere
+// or nowhere are counted in the answer, and functions passed as values are
+// listed apart (calls through them are not seen), so an impact walk that
+// meets one says its count is a lower bound.
+//
+// # Languages are data
+//
+// Each folder of languages/ is one language: language.json (the grammar,
+// the scope rule, the import rule, self names, builtins) and tags.scm, a
+// tree-sitter query run by astgrep over the same grammars, parsers and
+// parse cache as ast_grep. A pattern's role is its capture on the node it
+// describes — @definition.KIND, @reference.call, @reference.type,
+// @reference.value, @import, @package — with @name inside it and, as the
+// language has them, @receiver (the text before a called name),
+// @container (a definition's explicit container, as Go's receiver type),
+// @self (a method's receiver name), @import.module, @import.name and
+// @import.alias. Containers also come from nesting, and each reference's
+// enclosing definition from byte ranges. When two patterns capture the
+// same name, the first listed wins. Options.QueryDirs adds or replaces
+// languages without Go code; testdata/fixtures holds one project per
+// language with its known call graph.
+//
+// # Fresh
+//
+// Index.Refresh re-reads files now (the code_graph family calls it after
+// every write tool). Before each answer Sync drains an inotify watch of
+// the indexed folders (or, where there is none, checks every file's size,
+// modification time and inode), so changes made by anything else are
+// seen too. Both re-read only the files that changed; a one-file edit
+// costs that file's parse. Options.CacheDir keeps a snapshot of the
+// records on disk, so a new process starts from it and parses only the
+// files whose stamp changed. Runs in one process over the same root share
+// one index (Acquire); it is bounded by Options.MaxBytes, past which files
+// are named as not indexed.
+package graph
