@@ -68,13 +68,13 @@ type role struct {
 }
 
 type langConfig struct {
-	Grammar     string   `json:"grammar"`
-	Scope       string   `json:"scope"`
-	Imports     string   `json:"imports"`
-	Self        []string `json:"self"`
-	Builtins    []string `json:"builtins"`
-	Extensions  []string `json:"extensions"`
-	Resolve     []string `json:"resolve"`
+	Grammar    string   `json:"grammar"`
+	Scope      string   `json:"scope"`
+	Imports    string   `json:"imports"`
+	Self       []string `json:"self"`
+	Builtins   []string `json:"builtins"`
+	Extensions []string `json:"extensions"`
+	Resolve    []string `json:"resolve"`
 }
 
 var (
