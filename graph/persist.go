@@ -164,9 +164,10 @@ func (x *Index) save() error {
 }
 
 type snapReader struct {
-	r    *bufio.Reader
-	strs []string
-	err  error
+	r     *bufio.Reader
+	strs  []string
+	err   error
+	limit uint64 // the snapshot's size: no count can exceed it
 }
 
 func (s *snapReader) uv() uint64 {
@@ -196,7 +197,7 @@ func (s *snapReader) str() string {
 // count reads a length, refusing one larger than the snapshot could hold.
 func (s *snapReader) count() int {
 	n := s.uv()
-	if n > 1<<26 {
+	if n > s.limit {
 		if s.err == nil {
 			s.err = fmt.Errorf("count %d too large", n)
 		}
@@ -217,7 +218,11 @@ func (x *Index) load() map[string]*File {
 		return nil
 	}
 	defer fh.Close()
-	s := &snapReader{r: bufio.NewReaderSize(fh, 1<<20)}
+	st, err := fh.Stat()
+	if err != nil {
+		return nil
+	}
+	s := &snapReader{r: bufio.NewReaderSize(fh, 1<<20), limit: uint64(st.Size())}
 	magic := make([]byte, len(snapshotMagic))
 	if _, err := io.ReadFull(s.r, magic); err != nil || string(magic) != snapshotMagic {
 		return nil
