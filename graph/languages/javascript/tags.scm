@@ -1,0 +1,101 @@
+; JavaScript (and JSX): what the code graph extracts (see package graph
+; for the captures).
+
+; import D, {f, g as h} from './m'; import * as m from './m'. A default
+; import binds the module's definition of the same name (the usual
+; `export default class D`); the index has no default-export record.
+(import_statement
+  (import_clause (named_imports (import_specifier name: (_) @import.name alias: (_)? @import.alias)))
+  source: (string) @import.module) @import
+(import_statement
+  (import_clause (namespace_import (identifier) @import.alias))
+  source: (string) @import.module) @import
+(import_statement
+  (import_clause (identifier) @import.name)
+  source: (string) @import.module
+  (#match? @import.module "^.[.]")) @import
+; A default import of a package binds the package, like import * as.
+(import_statement
+  (import_clause (identifier) @import.alias)
+  source: (string) @import.module
+  (#not-match? @import.module "^.[.]")) @import
+
+; const m = require('./m'); const {f} = require('./m').
+(variable_declarator
+  name: (identifier) @import.alias
+  value: (call_expression function: (identifier) @_req arguments: (arguments . (string) @import.module))
+  (#eq? @_req "require")) @import
+(variable_declarator
+  name: (object_pattern (shorthand_property_identifier_pattern) @import.name)
+  value: (call_expression function: (identifier) @_req arguments: (arguments . (string) @import.module))
+  (#eq? @_req "require")) @import
+
+; Definitions. A method of a class body gets the class as container.
+(class_declaration name: (identifier) @name) @definition.class
+(class name: (identifier) @name) @definition.class
+(function_declaration name: (identifier) @name) @definition.function
+(generator_function_declaration name: (identifier) @name) @definition.function
+(class_body
+  (method_definition name: (property_identifier) @name (#eq? @name "constructor")) @definition.constructor)
+(class_body (method_definition name: [(property_identifier) (private_property_identifier)] @name) @definition.method)
+(class_body
+  (field_definition
+    property: [(property_identifier) (private_property_identifier)] @name
+    value: [(arrow_function) (function_expression)]) @definition.method)
+
+; const f = () => ..., const f = function () {...}: functions by name.
+(variable_declarator
+  name: (identifier) @name
+  value: [(arrow_function) (function_expression) (generator_function)]) @definition.function
+
+; Methods of object literals are functions with no container.
+(object (method_definition name: (property_identifier) @name) @definition.function)
+(object
+  (pair key: (property_identifier) @name value: [(arrow_function) (function_expression)]) @definition.function)
+
+; Top-level const bindings of plain values are constants.
+(program
+  (lexical_declaration "const"
+    (variable_declarator name: (identifier) @name
+      value: [(number) (string) (template_string) (true) (false) (null) (array) (object)
+              (regex) (binary_expression) (unary_expression) (new_expression) (member_expression)]) @definition.constant))
+(program
+  (export_statement declaration: (lexical_declaration "const"
+    (variable_declarator name: (identifier) @name
+      value: [(number) (string) (template_string) (true) (false) (null) (array) (object)
+              (regex) (binary_expression) (unary_expression) (new_expression) (member_expression)]) @definition.constant)))
+
+; A base class is a type use.
+(class_heritage (identifier) @name) @reference.type
+(class_heritage (member_expression object: (_) @receiver property: (property_identifier) @name)) @reference.type
+
+; Calls: f(), obj.m(), a.b.m(); new C() is a call to the class.
+(call_expression function: (identifier) @name) @reference.call
+; A method of a global object (console.log, Math.max) is a call into the
+; builtin named by the object, not to a same-named method of the project.
+(call_expression
+  function: (member_expression object: (identifier) @name property: (property_identifier))
+  (#any-of? @name "console" "Math" "JSON" "Object" "Array" "Number" "String" "Promise" "Reflect" "Date" "Symbol" "Intl" "process" "window" "document" "globalThis")) @reference.call
+(call_expression
+  function: (member_expression object: (_) @receiver property: [(property_identifier) (private_property_identifier)] @name)
+  (#not-any-of? @receiver "console" "Math" "JSON" "Object" "Array" "Number" "String" "Promise" "Reflect" "Date" "Symbol" "Intl" "process" "window" "document" "globalThis")) @reference.call
+(new_expression constructor: (identifier) @name) @reference.call
+(new_expression
+  constructor: (member_expression object: (_) @receiver property: (property_identifier) @name)) @reference.call
+
+; JSX components (capitalized) are calls to them; a function given as
+; a prop is passed as a value.
+(jsx_opening_element name: (identifier) @name (#match? @name "^[A-Z]")) @reference.call
+(jsx_self_closing_element name: (identifier) @name (#match? @name "^[A-Z]")) @reference.call
+(jsx_opening_element
+  name: (member_expression object: (_) @receiver property: (property_identifier) @name)) @reference.call
+(jsx_self_closing_element
+  name: (member_expression object: (_) @receiver property: (property_identifier) @name)) @reference.call
+(jsx_attribute (jsx_expression (identifier) @name)) @reference.value
+(jsx_attribute
+  (jsx_expression (member_expression object: [(identifier) (this)] @receiver property: (property_identifier) @name))) @reference.value
+
+; A function passed as an argument: f, obj.f, this.f.
+(arguments (identifier) @name) @reference.value
+(arguments
+  (member_expression object: [(identifier) (this)] @receiver property: (property_identifier) @name)) @reference.value

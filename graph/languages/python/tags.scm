@@ -1,0 +1,49 @@
+; Python: what the code graph extracts (see package graph for the captures).
+
+; Imports. `import a.b` binds a.b; `import a.b as c` binds c.
+(import_statement name: (dotted_name) @import.module) @import
+(import_statement
+  name: (aliased_import name: (dotted_name) @import.module alias: (identifier) @import.alias)) @import
+
+; `from m import f` and `from .m import f as g`; the module text keeps
+; its leading dots, which mark it relative.
+(import_from_statement
+  module_name: [(dotted_name) (relative_import)] @import.module
+  name: (dotted_name) @import.name) @import
+(import_from_statement
+  module_name: [(dotted_name) (relative_import)] @import.module
+  name: (aliased_import name: (dotted_name) @import.name alias: (identifier) @import.alias)) @import
+
+; Definitions; a def inside a class becomes its method.
+(class_definition name: (identifier) @name) @definition.class
+(function_definition name: (identifier) @name) @definition.function
+
+; Module-level assignments: ALL_CAPS names are constants, others variables.
+(module
+  (expression_statement
+    (assignment left: (identifier) @name) @definition.constant)
+  (#match? @name "^[A-Z][A-Z0-9_]*$"))
+(module (expression_statement (assignment left: (identifier) @name) @definition.variable))
+
+; Base classes are type uses, listed before the value pattern below
+; (both see an identifier in an argument_list).
+(class_definition
+  superclasses: (argument_list (identifier) @name)) @reference.type
+(class_definition
+  superclasses: (argument_list (attribute object: (_) @receiver attribute: (identifier) @name))) @reference.type
+
+; Calls: f(), Cls() (a constructor is a call to the class), obj.m(),
+; mod.f(), a.b.f().
+(call function: (identifier) @name) @reference.call
+(call function: (attribute object: (_) @receiver attribute: (identifier) @name)) @reference.call
+
+; A function passed as an argument, positionally or by keyword.
+(argument_list (identifier) @name) @reference.value
+(argument_list (attribute object: (identifier) @receiver attribute: (identifier) @name)) @reference.value
+(keyword_argument value: (identifier) @name) @reference.value
+
+; Annotations.
+(type (identifier) @name) @reference.type
+(type (attribute object: (_) @receiver attribute: (identifier) @name)) @reference.type
+(type (generic_type (identifier) @name)) @reference.type
+(type (subscript value: (identifier) @name)) @reference.type

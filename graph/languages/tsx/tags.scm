@@ -1,0 +1,111 @@
+; TSX: TypeScript with JSX; the patterns of the typescript folder plus
+; JSX components (see package graph for the captures).
+
+; import {f, g as h} from './m'; import * as m from './m'; a default
+; import of a relative module binds its definition of the same name (the
+; usual `export default class D`), of a package the package itself.
+(import_statement
+  (import_clause (named_imports (import_specifier name: (_) @import.name alias: (_)? @import.alias)))
+  source: (string) @import.module) @import
+(import_statement
+  (import_clause (namespace_import (identifier) @import.alias))
+  source: (string) @import.module) @import
+(import_statement
+  (import_clause (identifier) @import.name)
+  source: (string) @import.module
+  (#match? @import.module "^.[.]")) @import
+(import_statement
+  (import_clause (identifier) @import.alias)
+  source: (string) @import.module
+  (#not-match? @import.module "^.[.]")) @import
+; import m = require('./m').
+(import_statement
+  (import_require_clause (identifier) @import.alias source: (string) @import.module)) @import
+
+; Definitions. Members of a class, interface, enum or namespace get it
+; as container.
+(class_declaration name: (type_identifier) @name) @definition.class
+(abstract_class_declaration name: (type_identifier) @name) @definition.class
+(class name: (type_identifier) @name) @definition.class
+(interface_declaration name: (type_identifier) @name) @definition.interface
+(enum_declaration name: (identifier) @name) @definition.enum
+(type_alias_declaration name: (type_identifier) @name) @definition.type
+(internal_module name: (identifier) @name) @definition.namespace
+(module name: (identifier) @name) @definition.module
+(function_declaration name: (identifier) @name) @definition.function
+(generator_function_declaration name: (identifier) @name) @definition.function
+; `declare function f(): T;`. Overload signatures are not definitions:
+; with the implementation they would make every call a candidate.
+(ambient_declaration (function_signature name: (identifier) @name) @definition.function)
+
+(class_body
+  (method_definition name: (property_identifier) @name (#eq? @name "constructor")) @definition.constructor)
+(class_body (method_definition name: [(property_identifier) (private_property_identifier)] @name) @definition.method)
+(class_body (abstract_method_signature name: (property_identifier) @name) @definition.method)
+(class_body
+  (public_field_definition
+    name: [(property_identifier) (private_property_identifier)] @name
+    value: [(arrow_function) (function_expression)]) @definition.method)
+(interface_body (method_signature name: (property_identifier) @name) @definition.method)
+
+; const f = () => ..., const f = function () {...}: functions by name.
+(variable_declarator
+  name: (identifier) @name
+  value: [(arrow_function) (function_expression) (generator_function)]) @definition.function
+
+; Methods of object literals are functions with no container.
+(object (method_definition name: (property_identifier) @name) @definition.function)
+(object
+  (pair key: (property_identifier) @name value: [(arrow_function) (function_expression)]) @definition.function)
+
+; Top-level const bindings of plain values are constants.
+(program
+  (lexical_declaration "const"
+    (variable_declarator name: (identifier) @name
+      value: [(number) (string) (template_string) (true) (false) (null) (array) (object)
+              (regex) (binary_expression) (unary_expression) (new_expression) (member_expression)
+              (as_expression) (satisfies_expression)]) @definition.constant))
+(program
+  (export_statement declaration: (lexical_declaration "const"
+    (variable_declarator name: (identifier) @name
+      value: [(number) (string) (template_string) (true) (false) (null) (array) (object)
+              (regex) (binary_expression) (unary_expression) (new_expression) (member_expression)
+              (as_expression) (satisfies_expression)]) @definition.constant)))
+
+; Calls: f(), f<T>(), obj.m(), a.b.m(); new C() is a call to the class.
+(call_expression function: (identifier) @name) @reference.call
+; A method of a global object (console.log, Math.max) is a call into the
+; builtin named by the object, not to a same-named method of the project.
+(call_expression
+  function: (member_expression object: (identifier) @name property: (property_identifier))
+  (#any-of? @name "console" "Math" "JSON" "Object" "Array" "Number" "String" "Promise" "Reflect" "Date" "Symbol" "Intl" "process" "window" "document" "globalThis")) @reference.call
+(call_expression
+  function: (member_expression object: (_) @receiver property: [(property_identifier) (private_property_identifier)] @name)
+  (#not-any-of? @receiver "console" "Math" "JSON" "Object" "Array" "Number" "String" "Promise" "Reflect" "Date" "Symbol" "Intl" "process" "window" "document" "globalThis")) @reference.call
+(new_expression constructor: (identifier) @name) @reference.call
+(new_expression
+  constructor: (member_expression object: (_) @receiver property: (property_identifier) @name)) @reference.call
+
+; JSX components (capitalized) are calls to them; a function given as
+; a prop is passed as a value.
+(jsx_opening_element name: (identifier) @name (#match? @name "^[A-Z]")) @reference.call
+(jsx_self_closing_element name: (identifier) @name (#match? @name "^[A-Z]")) @reference.call
+(jsx_opening_element
+  name: (member_expression object: (_) @receiver property: (property_identifier) @name)) @reference.call
+(jsx_self_closing_element
+  name: (member_expression object: (_) @receiver property: (property_identifier) @name)) @reference.call
+(jsx_attribute (jsx_expression (identifier) @name)) @reference.value
+(jsx_attribute
+  (jsx_expression (member_expression object: [(identifier) (this)] @receiver property: (property_identifier) @name))) @reference.value
+
+; A function passed as an argument: f, obj.f, this.f.
+(arguments (identifier) @name) @reference.value
+(arguments
+  (member_expression object: [(identifier) (this)] @receiver property: (property_identifier) @name)) @reference.value
+
+; Type uses: annotations, generics, extends and implements. A class
+; extends a value (an identifier), not a type.
+(extends_clause value: (identifier) @name) @reference.type
+(extends_clause value: (member_expression object: (_) @receiver property: (property_identifier) @name)) @reference.type
+(nested_type_identifier module: (_) @receiver name: (type_identifier) @name) @reference.type
+(type_identifier) @name @reference.type
