@@ -16,6 +16,7 @@ type Def struct {
 	Name      string
 	Kind      string // function, method, class, interface, struct, type, enum, constant, variable, macro, module, ...
 	Container string // receiver type or enclosing class; "" at top level
+	Scope     string // enclosing namespaces or modules (C++, TypeScript, Rust mod), dotted
 	Self      string // the receiver's name inside a method (Go), if captured
 	Line      int32  // 1-based
 	EndLine   int32
@@ -25,12 +26,16 @@ type Def struct {
 	nameAt    int32
 }
 
-// Qualified is Container.Name, or Name.
+// Qualified is Scope.Container.Name, leaving out what is empty.
 func (d *Def) Qualified() string {
+	q := d.Name
 	if d.Container != "" {
-		return d.Container + "." + d.Name
+		q = d.Container + "." + q
 	}
-	return d.Name
+	if d.Scope != "" {
+		q = d.Scope + "." + q
+	}
+	return q
 }
 
 // Reference kinds.
@@ -236,8 +241,12 @@ func extract(rel string, l *Language, src []byte, r *astgrep.CaptureResult) *Fil
 	return f
 }
 
-// classLike kinds contain methods.
-var classLike = map[string]bool{"class": true, "interface": true, "struct": true, "trait": true, "enum": true, "impl": true, "type": true, "union": true, "namespace": true, "module": true}
+// classLike kinds contain methods; namespaceLike ones contain free
+// definitions (a function in a namespace stays a function).
+var (
+	classLike     = map[string]bool{"class": true, "interface": true, "struct": true, "trait": true, "enum": true, "impl": true, "type": true, "union": true}
+	namespaceLike = map[string]bool{"namespace": true, "module": true}
+)
 
 // functionLike kinds enclose call sites.
 var functionLike = map[string]bool{"function": true, "method": true, "constructor": true, "macro": true}
@@ -252,9 +261,19 @@ func nest(defs []Def) {
 		for len(stack) > 0 && defs[stack[len(stack)-1]].end <= d.start {
 			stack = stack[:len(stack)-1]
 		}
-		if d.Container == "" && len(stack) > 0 {
-			if p := &defs[stack[len(stack)-1]]; classLike[p.Kind] {
+		if len(stack) > 0 {
+			p := &defs[stack[len(stack)-1]]
+			switch {
+			case d.Container == "" && classLike[p.Kind]:
 				d.Container = p.Name
+				d.Scope = p.Scope
+			case namespaceLike[p.Kind]:
+				d.Scope = p.Name
+				if p.Scope != "" {
+					d.Scope = p.Scope + "." + p.Name
+				}
+			default:
+				d.Scope = p.Scope
 			}
 		}
 		if d.Kind == "function" && d.Container != "" {

@@ -95,6 +95,7 @@ type langIndex struct {
 	refs    map[string][]*File
 	dirs    map[string][]*File
 	modules map[string][]*File // dotted module paths (dotted imports)
+	base    map[string][]*File // by file name (include and suffix lookups)
 }
 
 type goModule struct{ path, dir string }
@@ -382,7 +383,7 @@ func inode(info fs.FileInfo) uint64 {
 func (x *Index) li(l *Language) *langIndex {
 	ix := x.langIx[l]
 	if ix == nil {
-		ix = &langIndex{defs: map[string][]*File{}, refs: map[string][]*File{}, dirs: map[string][]*File{}, modules: map[string][]*File{}}
+		ix = &langIndex{defs: map[string][]*File{}, refs: map[string][]*File{}, dirs: map[string][]*File{}, modules: map[string][]*File{}, base: map[string][]*File{}}
 		x.langIx[l] = ix
 	}
 	return ix
@@ -406,6 +407,7 @@ func (x *Index) put(rel string, f *File) {
 	eachName(f.Defs, func(n string) { ix.defs[n] = append(ix.defs[n], f) }, func(i int) string { return f.Defs[i].Name })
 	eachName(f.Refs, func(n string) { ix.refs[n] = append(ix.refs[n], f) }, func(i int) string { return f.Refs[i].Name })
 	ix.dirs[f.Dir] = append(ix.dirs[f.Dir], f)
+	ix.base[path.Base(f.Rel)] = append(ix.base[path.Base(f.Rel)], f)
 	if f.Lang.Imports == "dotted" {
 		for _, m := range dottedNames(f.Rel) {
 			ix.modules[m] = append(ix.modules[m], f)
@@ -433,6 +435,7 @@ func (x *Index) drop(rel string) {
 	eachName(f.Defs, func(n string) { ix.defs[n] = without(ix.defs[n], f, ix.defs, n) }, func(i int) string { return f.Defs[i].Name })
 	eachName(f.Refs, func(n string) { ix.refs[n] = without(ix.refs[n], f, ix.refs, n) }, func(i int) string { return f.Refs[i].Name })
 	ix.dirs[f.Dir] = without(ix.dirs[f.Dir], f, ix.dirs, f.Dir)
+	ix.base[path.Base(f.Rel)] = without(ix.base[path.Base(f.Rel)], f, ix.base, path.Base(f.Rel))
 	if f.Lang.Imports == "dotted" {
 		for _, m := range dottedNames(f.Rel) {
 			ix.modules[m] = without(ix.modules[m], f, ix.modules, m)

@@ -20,7 +20,7 @@ import (
 // snapshot; any other is read and parsed again. The format is a string
 // table and varint records, written whole to a temporary file and renamed.
 
-const snapshotMagic = "btgraph2"
+const snapshotMagic = "btgraph3"
 
 func (x *Index) snapshotPath() string {
 	if x.opts.CacheDir == "" {
@@ -84,6 +84,7 @@ func (x *Index) save() error {
 			s.add(d.Kind)
 			s.add(d.Container)
 			s.add(d.Self)
+			s.add(d.Scope)
 		}
 		for i := range f.Refs {
 			s.addRef(&f.Refs[i])
@@ -127,6 +128,7 @@ func (x *Index) save() error {
 			s.str(d.Kind)
 			s.str(d.Container)
 			s.str(d.Self)
+			s.str(d.Scope)
 			for _, v := range []int32{d.Line, d.EndLine, d.Col, d.start, d.end, d.nameAt} {
 				s.iv(int64(v))
 			}
@@ -259,7 +261,7 @@ func (x *Index) load() map[string]*File {
 		f.Defs = make([]Def, s.count())
 		for j := range f.Defs {
 			d := &f.Defs[j]
-			d.Name, d.Kind, d.Container, d.Self = s.str(), s.str(), s.str(), s.str()
+			d.Name, d.Kind, d.Container, d.Self, d.Scope = s.str(), s.str(), s.str(), s.str(), s.str()
 			d.Line, d.EndLine, d.Col = int32(s.iv()), int32(s.iv()), int32(s.iv())
 			d.start, d.end, d.nameAt = int32(s.iv()), int32(s.iv()), int32(s.iv())
 		}

@@ -108,11 +108,61 @@ func (x *Index) resolveAt(f *File, r *Ref, lazy bool) Resolution {
 		}
 		return Resolution{Class: Unresolved, Why: "no " + r.Name + " in " + module}
 	}
+	// ns::f(), Geo.area(): a namespace or module named by the receiver.
+	if res, ok := x.namespaceMember(f, recv, r.Name, want); ok {
+		return res
+	}
 	// Type.M(): a class named by the receiver.
 	if ts := x.typeMembers(f, recv, r.Name, want); len(ts) > 0 {
 		return settle(Exact, ts, "member of "+recv)
 	}
+	// console.log(), Math.max(), Vec::new(): an object the language
+	// defines, unless the file defines that name itself.
+	if first := firstSegment(recv); l.builtins[first] && len(pick(f, first, func(*Def) bool { return true })) == 0 {
+		return Resolution{Class: Unresolved, Why: "builtin"}
+	}
 	return x.byName(lazy, f, r, func(d *Def) bool { return want(d) && d.Container != "" })
+}
+
+// namespaceMember resolves ns::name when the receiver is a namespace (or
+// inline module) some definition lives in: top-level definitions first
+// (a class, not its constructor), the file's own before others.
+func (x *Index) namespaceMember(f *File, recv, name string, ok func(*Def) bool) (Resolution, bool) {
+	scope := strings.ReplaceAll(recv, "::", ".")
+	if strings.ContainsAny(scope, "()[]{}") {
+		return Resolution{}, false
+	}
+	var all []Target
+	for _, g := range x.langIx[f.Lang].defs[name] {
+		for _, i := range g.defsNamed(name) {
+			d := &g.Defs[i]
+			if ok(d) && (d.Scope == scope || strings.HasSuffix(d.Scope, "."+scope)) {
+				all = append(all, Target{g, i})
+			}
+		}
+	}
+	if len(all) == 0 {
+		return Resolution{}, false
+	}
+	top := all[:0:0]
+	for _, t := range all {
+		if t.D().Container == "" {
+			top = append(top, t)
+		}
+	}
+	if len(top) > 0 {
+		all = top
+	}
+	return settle(Exact, all, "in "+recv), true
+}
+
+// firstSegment is the receiver's first name: console in console.log, std
+// in std::mem.
+func firstSegment(recv string) string {
+	if i := strings.IndexAny(recv, ".:([{"); i >= 0 {
+		return recv[:i]
+	}
+	return recv
 }
 
 // settle returns an exact (or import) resolution, or candidates when there
@@ -172,7 +222,11 @@ func (x *Index) viaNameImport(f *File, name string, ok func(*Def) bool) (Resolut
 		if !known {
 			return Resolution{Class: Unresolved, Why: "external: " + im.Module}, true
 		}
-		if ts := defsIn(files, im.Name, ok); len(ts) > 0 {
+		ts := defsIn(files, im.Name, func(d *Def) bool { return ok(d) && d.Container == "" })
+		if len(ts) == 0 {
+			ts = defsIn(files, im.Name, ok)
+		}
+		if len(ts) > 0 {
 			return settle(ViaImport, ts, "imported"), true
 		}
 		return Resolution{Class: Unresolved, Why: "imported from " + im.Module + ", not defined there in the index"}, true
@@ -202,7 +256,11 @@ func (x *Index) viaIncludes(f *File, name string, ok func(*Def) bool) (Resolutio
 			}
 		}
 	}
-	if ts := defsIn(files, name, ok); len(ts) > 0 {
+	ts := defsIn(files, name, func(d *Def) bool { return ok(d) && d.Container == "" })
+	if len(ts) == 0 {
+		ts = defsIn(files, name, ok)
+	}
+	if len(ts) > 0 {
 		return settle(ViaImport, ts, "in an included file"), true
 	}
 	return Resolution{}, false
@@ -233,13 +291,17 @@ func (x *Index) bindings(f *File) map[string]string {
 	out := map[string]string{}
 	for _, im := range f.Imports {
 		if im.Name != "" {
-			// from m import sub: sub may be a module itself.
-			sep := moduleSep(f.Lang)
+			// from m import sub: sub may be a module itself; a name from a
+			// module outside the index is outside it too (from os import
+			// path; use serde::Serialize).
 			if _, seen := out[im.Local]; seen {
 				continue
 			}
-			if _, ok := x.moduleFiles(f, im.Module+sep+im.Name); ok {
-				out[im.Local] = im.Module + sep + im.Name
+			joined := joinModule(f.Lang, im.Module, im.Name)
+			if _, ok := x.moduleFiles(f, joined); ok {
+				out[im.Local] = joined
+			} else if _, known := x.moduleFiles(f, im.Module); !known {
+				out[im.Local] = joined
 			}
 			continue
 		}
@@ -256,6 +318,15 @@ func (x *Index) bindings(f *File) map[string]string {
 		}
 	}
 	return out
+}
+
+// joinModule names a module inside another: a.b + c is a.b.c, but the
+// relative module "." + c is .c and ".." + c is ..c.
+func joinModule(l *Language, module, name string) string {
+	if strings.Trim(module, ".") == "" {
+		return module + name
+	}
+	return module + moduleSep(l) + name
 }
 
 func moduleSep(l *Language) string {
@@ -286,7 +357,10 @@ func (x *Index) defaultLocal(l *Language, module string, files []*File) string {
 	case "dotted":
 		return module
 	case "rust":
-		return module[strings.LastIndex(module, "::")+2:]
+		if i := strings.LastIndex(module, "::"); i >= 0 {
+			return module[i+2:]
+		}
+		return module
 	}
 	return ""
 }
@@ -348,49 +422,51 @@ func (x *Index) moduleFiles(f *File, module string) ([]*File, bool) {
 		if g := x.files[p]; g != nil {
 			return []*File{g}, true
 		}
-		for _, ext := range f.Lang.Resolve {
-			if g := x.files[p+ext]; g != nil {
-				return []*File{g}, true
+		// TypeScript names its outputs: ./b.js may be b.ts.
+		stems := []string{p}
+		if ext := path.Ext(p); ext == ".js" || ext == ".jsx" || ext == ".mjs" || ext == ".cjs" {
+			stems = append(stems, strings.TrimSuffix(p, ext))
+		}
+		for _, stem := range stems {
+			for _, ext := range f.Lang.Resolve {
+				if g := x.files[stem+ext]; g != nil {
+					return []*File{g}, true
+				}
 			}
 		}
 		return nil, false
 	case "rust":
 		segs := strings.Split(module, "::")
-		base := ""
+		crate, here := rustModule(f.Rel)
 		switch segs[0] {
 		case "crate":
 			segs = segs[1:]
 		case "self":
-			base, segs = f.Dir, segs[1:]
+			segs = append(here, segs[1:]...)
 		case "super":
-			base = path.Dir(f.Dir)
-			for segs = segs[1:]; len(segs) > 0 && segs[0] == "super"; segs = segs[1:] {
-				base = path.Dir(base)
+			up := here
+			for len(segs) > 0 && segs[0] == "super" {
+				if len(up) > 0 {
+					up = up[:len(up)-1]
+				}
+				segs = segs[1:]
+			}
+			segs = append(append([]string{}, up...), segs...)
+		default:
+			// A bare path: a module of this crate named from its root
+			// (2015 style) or a module declared here.
+			if fs, ok := x.rustFiles(ix, crate, append(append([]string{}, here...), segs...)); ok {
+				return fs, ok
 			}
 		}
-		if len(segs) == 0 {
-			return nil, false
-		}
-		tail := strings.Join(segs, "/")
-		var out []*File
-		for rel, g := range x.files {
-			if g.Lang != f.Lang {
-				continue
-			}
-			stem := strings.TrimSuffix(rel, ".rs")
-			stem = strings.TrimSuffix(stem, "/mod")
-			if (stem == tail || strings.HasSuffix(stem, "/"+tail)) && (base == "" || strings.HasPrefix(rel, base+"/") || base == ".") {
-				out = append(out, g)
-			}
-		}
-		return nonEmpty(out)
-	case "include":
+		return x.rustFiles(ix, crate, segs)
+		case "include":
 		if g := x.files[path.Join(f.Dir, module)]; g != nil {
 			return []*File{g}, true
 		}
 		var out []*File
-		for rel, g := range x.files {
-			if g.Lang == f.Lang && (rel == module || strings.HasSuffix(rel, "/"+module)) {
+		for _, g := range ix.base[path.Base(module)] {
+			if g.Rel == module || strings.HasSuffix(g.Rel, "/"+module) {
 				out = append(out, g)
 			}
 		}
@@ -411,6 +487,54 @@ func narrow(fs []*File, module string) []*File {
 }
 
 func nonEmpty(fs []*File) ([]*File, bool) { return fs, len(fs) > 0 }
+
+// rustModule splits a Rust file's path into its crate's source folder and
+// its module path there: src/a/b.rs is (src, [a b]); src/a/mod.rs,
+// src/lib.rs and src/main.rs name their folder.
+func rustModule(rel string) (string, []string) {
+	stem := strings.TrimSuffix(rel, ".rs")
+	crate := ""
+	rest := stem
+	if i := strings.LastIndex("/"+stem, "/src/"); i >= 0 {
+		crate = strings.TrimSuffix(("/" + stem)[:i+4], "/")
+		crate = strings.TrimPrefix(crate, "/")
+		rest = strings.TrimPrefix(stem[len(crate):], "/")
+	}
+	segs := strings.Split(rest, "/")
+	switch segs[len(segs)-1] {
+	case "mod", "lib", "main":
+		segs = segs[:len(segs)-1]
+	}
+	if len(segs) == 1 && segs[0] == "" {
+		segs = nil
+	}
+	return crate, segs
+}
+
+// rustFiles finds the file of module segs in crate: crate/a/b.rs or
+// crate/a/b/mod.rs; the crate root for no segments.
+func (x *Index) rustFiles(ix *langIndex, crate string, segs []string) ([]*File, bool) {
+	join := func(parts ...string) string {
+		p := path.Join(parts...)
+		return strings.TrimPrefix(p, "/")
+	}
+	if len(segs) == 0 {
+		for _, n := range []string{"lib.rs", "main.rs"} {
+			if g := x.files[join(crate, n)]; g != nil {
+				return []*File{g}, true
+			}
+		}
+		return nil, false
+	}
+	p := join(append([]string{crate}, segs...)...)
+	for _, c := range []string{p + ".rs", p + "/mod.rs"} {
+		if g := x.files[c]; g != nil {
+			return []*File{g}, true
+		}
+	}
+	// An item's path (crate::a::b::Item): the module is one shorter.
+	return nil, false
+}
 
 // typeMembers finds members called name of the class-like definition recv
 // names, when recv is a type in scope or imported.
