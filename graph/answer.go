@@ -144,7 +144,7 @@ func quoteLine(s string) string {
 
 func (x *Index) partialNote(w *writer, st IndexState) {
 	if st.Partial {
-		w.head("(index still building: %d of %d files indexed so far; this answer covers only those)", st.Files, st.Found)
+		w.head("(index still building: %s; this answer covers only those)", x.progressText())
 	}
 }
 
@@ -676,7 +676,7 @@ func (x *Index) StatusAnswer(budget, synced int) *Answer {
 	w := &writer{budget: budget}
 	state := "ready"
 	if !s.Ready {
-		state = fmt.Sprintf("building: %d of %d files so far", s.Files, s.Found)
+		state = "building: " + x.progressText()
 	}
 	w.head("code graph of %s: %s", x.root, state)
 	s.Freshness = "file events (inotify), checked before every answer"

@@ -722,3 +722,19 @@ func (x *Index) Flush(ctx context.Context) {
 	case <-ctx.Done():
 	}
 }
+
+// ProgressText says how far the build is, for a reader.
+func (x *Index) ProgressText() string {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return x.progressText()
+}
+
+// progressText is ProgressText with x.mu held.
+func (x *Index) progressText() string {
+	done, total := x.done, x.total
+	if total == 0 {
+		return "still listing the files"
+	}
+	return fmt.Sprintf("%d of %d files indexed so far", done, total)
+}

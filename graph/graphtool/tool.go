@@ -95,7 +95,7 @@ func query(ctx context.Context, c *registry.Call, g *Graph, p params) (*graph.An
 		deadline := time.Now().Add(g.Wait)
 		for !x.Wait(ctx, min(250*time.Millisecond, time.Until(deadline))) && ctx.Err() == nil && time.Now().Before(deadline) {
 			done, total := x.Progress()
-			c.Progress(ctx, float64(done), float64(total), fmt.Sprintf("code graph: %d of %d files indexed", done, total))
+			c.Progress(ctx, float64(done), float64(total), "code graph: "+x.ProgressText())
 		}
 	}
 	synced, err := x.Sync(ctx)
@@ -105,7 +105,11 @@ func query(ctx context.Context, c *registry.Call, g *Graph, p params) (*graph.An
 	a, err := o.run(x, p, c.Budget(), synced)
 	if err != nil {
 		if le, ok := err.(*graph.LookupError); ok {
-			return nil, registry.Messagef("%s", le.Msg)
+			msg := le.Msg
+			if !x.Ready() {
+				msg += " — but the index is still building (" + x.ProgressText() + "); ask again when status says ready"
+			}
+			return nil, registry.Messagef("%s", msg)
 		}
 		return nil, err
 	}

@@ -1,0 +1,91 @@
+package graphtool_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	builtintools "github.com/builtin-tools/builtin-tools"
+	"github.com/builtin-tools/builtin-tools/graph/graphtool"
+	"github.com/builtin-tools/builtin-tools/tiers"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+func call(t *testing.T, r interface {
+	Call(context.Context, tiers.Mode, string, json.RawMessage) (*mcp.CallToolResult, error)
+}, args map[string]any) string {
+	t.Helper()
+	b, _ := json.Marshal(args)
+	res, err := r.Call(context.Background(), tiers.Normal, "code_graph", b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, c := range res.Content {
+		if tc, ok := c.(mcp.TextContent); ok {
+			out = append(out, tc.Text)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// A query made before the index is built answers from what is indexed
+// and says how much that is; once built, the same query is complete.
+func TestQueryBeforeReady(t *testing.T) {
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "go.mod"), []byte("module m\n"), 0o644)
+	for i := 0; i < 3000; i++ {
+		dir := filepath.Join(root, fmt.Sprintf("p%03d", i/20))
+		os.MkdirAll(dir, 0o755)
+		body := fmt.Sprintf("package p%03d\n\nimport \"m/p000\"\n\nfunc F%d() { p000.Target() }\n", i/20, i)
+		if i == 0 {
+			body = "package p000\n\nfunc Target() {}\n"
+		}
+		os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%d.go", i)), []byte(body), 0o644)
+	}
+	r, err := builtintools.NewRun(builtintools.Options{Root: root, Without: []string{"lsp"},
+		Graph: graphtool.Config{Wait: time.Nanosecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	first := call(t, r, map[string]any{"op": "status"})
+	if !strings.Contains(first, "building:") {
+		t.Fatalf("status right after the first use: %s", first)
+	}
+	g, _ := graphtool.Key.Of(r)
+	if !g.H.Wait(context.Background(), time.Minute) {
+		t.Fatal("not built in a minute")
+	}
+	done := call(t, r, map[string]any{"op": "callers", "symbol": "Target"})
+	if !strings.Contains(done, "2999 call sites (2999 exact") || strings.Contains(done, "still building") {
+		t.Fatalf("after the build: %s", done)
+	}
+}
+
+// A partial answer names itself as one.
+func TestPartialAnswerSaysSo(t *testing.T) {
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "go.mod"), []byte("module m\n"), 0o644)
+	for i := 0; i < 3000; i++ {
+		os.WriteFile(filepath.Join(root, fmt.Sprintf("f%d.go", i)), []byte(fmt.Sprintf("package m\n\nfunc F%d() { Target() }\n\nfunc Target%d() {}\n", i, i)), 0o644)
+	}
+	os.WriteFile(filepath.Join(root, "a.go"), []byte("package m\n\nfunc Target() {}\n"), 0o644)
+	r, err := builtintools.NewRun(builtintools.Options{Root: root, Without: []string{"lsp"},
+		Graph: graphtool.Config{Wait: time.Nanosecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	// The build walks 3,000 files; the first query comes before it has
+	// indexed them.
+	got := call(t, r, map[string]any{"op": "find", "symbol": "F1"})
+	if !strings.Contains(got, "still building") {
+		t.Fatalf("a query during the build did not say it was partial: %s", got)
+	}
+}
