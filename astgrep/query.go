@@ -389,13 +389,7 @@ type capPair struct {
 
 // qmatcher runs a compiled query over one tree.
 type qmatcher struct {
-	t     *tree
-	kids  [][]int // scratch: children lists by depth
-	out   []capPair
-	emit  func(pattern int, caps []capPair)
-	pat   int
-	first bool // only the first solution is wanted
-	found bool
+	t *tree
 }
 
 func (m *qmatcher) children(i int) []int {

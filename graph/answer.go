@@ -472,11 +472,10 @@ func (x *Index) Callees(spec Spec, budget, synced int) (*Answer, error) {
 
 // Depth is one ring of an impact walk.
 type Depth struct {
-	Depth      int          `json:"depth"`
-	Counts     Counts       `json:"counts"`
-	Dependents []Dependent  `json:"dependents"`
-	Truncated  int          `json:"truncated,omitempty" jsonschema:"dependents at this depth not listed"`
-	seen       []depNodeKey `json:"-"`
+	Depth      int         `json:"depth"`
+	Counts     Counts      `json:"counts"`
+	Dependents []Dependent `json:"dependents"`
+	Truncated  int         `json:"truncated,omitempty" jsonschema:"dependents at this depth not listed"`
 }
 
 type depNodeKey struct {
