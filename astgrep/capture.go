@@ -32,7 +32,7 @@ type CaptureQuery struct {
 
 	lang    *language
 	pats    []qpattern
-	bySym   map[uint16][]int
+	bySym   [][]int
 	anyRoot []int
 }
 
@@ -96,7 +96,7 @@ func (e *Engine) CompileCaptureQuery(language, source string) (*CaptureQuery, er
 		return nil, &QueryError{Language: l.id, Line: line, Column: col, Problem: qe.msg, Near: near}
 	}
 	cq := &CaptureQuery{Language: l.id, Names: names, Patterns: len(pats), lang: l, pats: pats}
-	cq.bySym, cq.anyRoot = rootSyms(pats)
+	cq.bySym, cq.anyRoot = rootSyms(pats, symbolCount(l.ts)+1)
 	return cq, nil
 }
 

@@ -584,14 +584,23 @@ func (m *qmatcher) assign(q *qnode, kids []int, ci, j, last int, caps []capPair,
 	}
 }
 
-// run matches every pattern at every node, in tree order.
-func runPatterns(t *tree, pats []qpattern, bySym map[uint16][]int, anyRoot []int, emit func(pattern int, caps []capPair)) {
+// runPatterns matches every pattern at every node, in tree order.
+// bySym lists, by symbol, the patterns whose root can be that symbol;
+// anyRoot those whose root can be anything.
+func runPatterns(t *tree, pats []qpattern, bySym [][]int, anyRoot []int, emit func(pattern int, caps []capPair)) {
 	m := &qmatcher{t: t}
 	var cands []int
 	for i := range t.nodes {
-		cands = append(cands[:0], bySym[t.nodes[i].sym]...)
-		cands = append(cands, anyRoot...)
-		if len(cands) > 1 {
+		var byRoot []int
+		if s := int(t.nodes[i].sym); s < len(bySym) {
+			byRoot = bySym[s]
+		}
+		if len(byRoot) == 0 && len(anyRoot) == 0 {
+			continue
+		}
+		cands = byRoot
+		if len(anyRoot) > 0 {
+			cands = append(append(cands[:0:0], byRoot...), anyRoot...)
 			sort.Ints(cands)
 		}
 		for _, pi := range cands {
@@ -604,8 +613,8 @@ func runPatterns(t *tree, pats []qpattern, bySym map[uint16][]int, anyRoot []int
 
 // rootSyms indexes patterns by the symbols their root can be; patterns
 // whose root can be anything go to anyRoot.
-func rootSyms(pats []qpattern) (map[uint16][]int, []int) {
-	by := map[uint16][]int{}
+func rootSyms(pats []qpattern, nsyms int) ([][]int, []int) {
+	by := make([][]int, nsyms)
 	var any []int
 	for pi, p := range pats {
 		syms, ok := rootSet(p.root)
@@ -613,10 +622,8 @@ func rootSyms(pats []qpattern) (map[uint16][]int, []int) {
 			any = append(any, pi)
 			continue
 		}
-		seen := map[uint16]bool{}
 		for _, s := range syms {
-			if !seen[s] {
-				seen[s] = true
+			if int(s) < nsyms && (len(by[s]) == 0 || by[s][len(by[s])-1] != pi) {
 				by[s] = append(by[s], pi)
 			}
 		}
