@@ -8,6 +8,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/builtin-tools/builtin-tools/astgrep"
+	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
 func writeTree(t testing.TB, root string, files map[string]string) {
@@ -240,5 +243,33 @@ func TestSnapshotWarmStart(t *testing.T) {
 	fourth := buildRootOpts(t, root, Options{CacheDir: cache})
 	if fourth.fromSnapshot != 0 || len(fourth.files) != 5 {
 		t.Fatalf("a cut snapshot gave %d files (%d indexed)", fourth.fromSnapshot, len(fourth.files))
+	}
+}
+
+// A language is added with a folder of data (Options.QueryDirs), no Go
+// code: Lua here, which the bundled set does not index.
+func TestQueryDirsAddALanguage(t *testing.T) {
+	qd := t.TempDir()
+	writeTree(t, qd, map[string]string{
+		"lua/language.json": `{"grammar": "lua", "scope": "file", "builtins": ["print"]}`,
+		"lua/tags.scm": `(function_statement name: (function_name (identifier) @name)) @definition.function
+(function_call prefix: (identifier) @name) @reference.call
+`,
+	})
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{"m.lua": "function helper() end\nfunction main() helper() print(1) end\n"})
+	x := buildRootOpts(t, root, Options{QueryDirs: []string{qd}})
+	dump := x.Dump()
+	for _, want := range []string{"def m.lua:1-1 function helper", "call m.lua:2 helper in main -> exact helper (m.lua:1)", "call m.lua:2 print in main -> unresolved (builtin)"} {
+		if !strings.Contains(dump, want) {
+			t.Errorf("no %q in:\n%s", want, dump)
+		}
+	}
+	// A broken query file is an error that names the file and line.
+	writeTree(t, qd, map[string]string{"lua/tags.scm": "(function_statement nam: (identifier) @name) @definition.function\n"})
+	g, _ := pathguard.New(root)
+	defer g.Close()
+	if _, err := New(root, g, astgrep.NewEngine(astgrep.Options{}), Options{QueryDirs: []string{qd}}); err == nil || !strings.Contains(err.Error(), "tags.scm") || !strings.Contains(err.Error(), "line 1") {
+		t.Fatalf("a bad query file: %v", err)
 	}
 }

@@ -68,6 +68,13 @@ type role struct {
 }
 
 type langConfig struct {
+	// Extends names a language (in the same folder set) whose settings
+	// are this one's defaults: tsx extends typescript.
+	Extends string `json:"extends"`
+	// Queries are the query files read, in order, as one query; paths are
+	// relative to the language's folder and may name another language's
+	// (../javascript/jsx.scm). Default: tags.scm.
+	Queries    []string `json:"queries"`
 	Grammar    string   `json:"grammar"`
 	Scope      string   `json:"scope"`
 	Imports    string   `json:"imports"`
@@ -136,14 +143,67 @@ func LoadLanguages(e *astgrep.Engine, dirs ...string) (*LangSet, error) {
 	return s, nil
 }
 
-func loadLanguage(e *astgrep.Engine, fsys fs.FS, id string) (*Language, error) {
+// readConfig reads a language's settings, filling what it leaves unset
+// from the language it extends.
+func readConfig(fsys fs.FS, id string, depth int) (langConfig, []byte, error) {
+	var c langConfig
 	raw, err := fs.ReadFile(fsys, path.Join(id, "language.json"))
 	if err != nil {
-		return nil, fmt.Errorf("language %s: %w", id, err)
+		return c, nil, fmt.Errorf("language %s: %w", id, err)
 	}
-	var c langConfig
 	if err := json.Unmarshal(raw, &c); err != nil {
-		return nil, fmt.Errorf("language %s: language.json: %w", id, err)
+		return c, nil, fmt.Errorf("language %s: language.json: %w", id, err)
+	}
+	if c.Extends == "" {
+		return c, raw, nil
+	}
+	if depth > 4 {
+		return c, nil, fmt.Errorf("language %s: extends goes more than 4 deep (a cycle?)", id)
+	}
+	base, baseRaw, err := readConfig(fsys, c.Extends, depth+1)
+	if err != nil {
+		return c, nil, fmt.Errorf("language %s extends %s: %w", id, c.Extends, err)
+	}
+	if len(c.Queries) == 0 {
+		for _, q := range defaultQueries(base.Queries) {
+			c.Queries = append(c.Queries, path.Join("..", c.Extends, q))
+		}
+	}
+	if c.Grammar == "" {
+		c.Grammar = base.Grammar
+	}
+	if c.Scope == "" {
+		c.Scope = base.Scope
+	}
+	if c.Imports == "" {
+		c.Imports = base.Imports
+	}
+	if c.Self == nil {
+		c.Self = base.Self
+	}
+	if c.Builtins == nil {
+		c.Builtins = base.Builtins
+	}
+	if c.Extensions == nil && c.Grammar == base.Grammar {
+		c.Extensions = base.Extensions
+	}
+	if c.Resolve == nil {
+		c.Resolve = base.Resolve
+	}
+	return c, append(append(raw, 0), baseRaw...), nil
+}
+
+func defaultQueries(q []string) []string {
+	if len(q) == 0 {
+		return []string{"tags.scm"}
+	}
+	return q
+}
+
+func loadLanguage(e *astgrep.Engine, fsys fs.FS, id string) (*Language, error) {
+	c, raw, err := readConfig(fsys, id, 0)
+	if err != nil {
+		return nil, err
 	}
 	if c.Grammar == "" {
 		c.Grammar = id
@@ -160,13 +220,21 @@ func loadLanguage(e *astgrep.Engine, fsys fs.FS, id string) (*Language, error) {
 	if !slices.Contains(imports, c.Imports) {
 		return nil, fmt.Errorf("language %s: imports %q is not one of %s", id, c.Imports, strings.Join(imports, ", "))
 	}
-	src, err := fs.ReadFile(fsys, path.Join(id, "tags.scm"))
-	if err != nil {
-		return nil, fmt.Errorf("language %s: %w", id, err)
+	var src []byte
+	for _, name := range defaultQueries(c.Queries) {
+		part, err := fs.ReadFile(fsys, path.Join(id, name))
+		if err != nil {
+			return nil, fmt.Errorf("language %s: %w", id, err)
+		}
+		// Each file compiles alone first, so an error names its file and line.
+		if _, err := e.CompileCaptureQuery(c.Grammar, string(part)); err != nil {
+			return nil, fmt.Errorf("language %s: %s: %w", id, name, err)
+		}
+		src = append(append(src, part...), '\n')
 	}
 	q, err := e.CompileCaptureQuery(c.Grammar, string(src))
 	if err != nil {
-		return nil, fmt.Errorf("language %s: tags.scm: %w", id, err)
+		return nil, fmt.Errorf("language %s: %w", id, err)
 	}
 	l := &Language{ID: id, Grammar: c.Grammar, Scope: c.Scope, Imports: c.Imports, Self: c.Self, Builtins: c.Builtins,
 		Extensions: c.Extensions, Resolve: c.Resolve, query: q, source: string(raw) + "\x00" + string(src),

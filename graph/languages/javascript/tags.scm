@@ -83,18 +83,6 @@
 (new_expression
   constructor: (member_expression object: (_) @receiver property: (property_identifier) @name)) @reference.call
 
-; JSX components (capitalized) are calls to them; a function given as
-; a prop is passed as a value.
-(jsx_opening_element name: (identifier) @name (#match? @name "^[A-Z]")) @reference.call
-(jsx_self_closing_element name: (identifier) @name (#match? @name "^[A-Z]")) @reference.call
-(jsx_opening_element
-  name: (member_expression object: (_) @receiver property: (property_identifier) @name)) @reference.call
-(jsx_self_closing_element
-  name: (member_expression object: (_) @receiver property: (property_identifier) @name)) @reference.call
-(jsx_attribute (jsx_expression (identifier) @name)) @reference.value
-(jsx_attribute
-  (jsx_expression (member_expression object: [(identifier) (this)] @receiver property: (property_identifier) @name))) @reference.value
-
 ; A function passed as an argument: f, obj.f, this.f.
 (arguments (identifier) @name) @reference.value
 (arguments
