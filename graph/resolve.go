@@ -460,7 +460,7 @@ func (x *Index) moduleFiles(f *File, module string) ([]*File, bool) {
 			}
 		}
 		return x.rustFiles(ix, crate, segs)
-		case "include":
+	case "include":
 		if g := x.files[path.Join(f.Dir, module)]; g != nil {
 			return []*File{g}, true
 		}

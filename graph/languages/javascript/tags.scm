@@ -68,22 +68,3 @@
 ; A base class is a type use.
 (class_heritage (identifier) @name) @reference.type
 (class_heritage (member_expression object: (_) @receiver property: (property_identifier) @name)) @reference.type
-
-; Calls: f(), obj.m(), a.b.m(); new C() is a call to the class.
-(call_expression function: (identifier) @name) @reference.call
-; A method of a global object (console.log, Math.max) is a call into the
-; builtin named by the object, not to a same-named method of the project.
-(call_expression
-  function: (member_expression object: (identifier) @name property: (property_identifier))
-  (#any-of? @name "console" "Math" "JSON" "Object" "Array" "Number" "String" "Promise" "Reflect" "Date" "Symbol" "Intl" "process" "window" "document" "globalThis")) @reference.call
-(call_expression
-  function: (member_expression object: (_) @receiver property: [(property_identifier) (private_property_identifier)] @name)
-  (#not-any-of? @receiver "console" "Math" "JSON" "Object" "Array" "Number" "String" "Promise" "Reflect" "Date" "Symbol" "Intl" "process" "window" "document" "globalThis")) @reference.call
-(new_expression constructor: (identifier) @name) @reference.call
-(new_expression
-  constructor: (member_expression object: (_) @receiver property: (property_identifier) @name)) @reference.call
-
-; A function passed as an argument: f, obj.f, this.f.
-(arguments (identifier) @name) @reference.value
-(arguments
-  (member_expression object: [(identifier) (this)] @receiver property: (property_identifier) @name)) @reference.value

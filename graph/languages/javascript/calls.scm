@@ -1,0 +1,14 @@
+; Calls: f(), obj.m(), a.b.m(); new C() is a call to the class. A method
+; of a global object (console.log, Math.max) resolves as a builtin, by the
+; receiver's name in language.json.
+(call_expression function: (identifier) @name) @reference.call
+(call_expression
+  function: (member_expression object: (_) @receiver property: [(property_identifier) (private_property_identifier)] @name)) @reference.call
+(new_expression constructor: (identifier) @name) @reference.call
+(new_expression
+  constructor: (member_expression object: (_) @receiver property: (property_identifier) @name)) @reference.call
+
+; A function passed as an argument: f, obj.f, this.f.
+(arguments (identifier) @name) @reference.value
+(arguments
+  (member_expression object: [(identifier) (this)] @receiver property: (property_identifier) @name)) @reference.value
