@@ -171,6 +171,20 @@ func (x *Index) ambiguous(op string, spec Spec, ts []Target, budget int, st Inde
 	return a
 }
 
+// one locates the single definition a spec names; when it names several,
+// the answer is the ranked list (ambiguous). x.mu is held.
+func (x *Index) one(op string, spec Spec, budget, synced int) (Target, IndexState, *Answer, error) {
+	st := x.state(synced)
+	ts, err := x.locate(spec)
+	if err != nil {
+		return Target{}, st, nil, err
+	}
+	if len(ts) > 1 {
+		return Target{}, st, x.ambiguous(op, spec, ts, budget, st), nil
+	}
+	return ts[0], st, nil, nil
+}
+
 // Outline lists a file's definitions as a tree.
 func (x *Index) Outline(file string, budget int, synced int) (*Answer, error) {
 	x.mu.RLock()
@@ -356,15 +370,10 @@ func subsequence(s, sub string) bool {
 func (x *Index) Callers(spec Spec, budget, synced int) (*Answer, error) {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	ts, err := x.locate(spec)
-	if err != nil {
-		return nil, err
+	t, st, amb, err := x.one("callers", spec, budget, synced)
+	if amb != nil || err != nil {
+		return amb, err
 	}
-	st := x.state(synced)
-	if len(ts) > 1 {
-		return x.ambiguous("callers", spec, ts, budget, st), nil
-	}
-	t := ts[0]
 	sym := symbolOf(t)
 	calls, values, elsewhere, nowhere := x.callers(t)
 	a := &Answer{Op: "callers", Symbol: &sym, Index: st, Sites: []Site{}}
@@ -422,15 +431,10 @@ func classNote(s Site) string {
 func (x *Index) Callees(spec Spec, budget, synced int) (*Answer, error) {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	ts, err := x.locate(spec)
-	if err != nil {
-		return nil, err
+	t, st, amb, err := x.one("callees", spec, budget, synced)
+	if amb != nil || err != nil {
+		return amb, err
 	}
-	st := x.state(synced)
-	if len(ts) > 1 {
-		return x.ambiguous("callees", spec, ts, budget, st), nil
-	}
-	t := ts[0]
 	sym := symbolOf(t)
 	sites := x.callees(t)
 	a := &Answer{Op: "callees", Symbol: &sym, Index: st, Sites: []Site{}}
@@ -516,16 +520,12 @@ func (x *Index) Impact(spec Spec, depth, perDepth, budget, synced int) (*Answer,
 		}
 		what = fmt.Sprintf("file %s (%d definitions)", f.Rel, len(f.Defs))
 	} else {
-		ts, err := x.locate(spec)
-		if err != nil {
-			return nil, err
+		t, _, amb, err := x.one("impact", spec, budget, synced)
+		if amb != nil || err != nil {
+			return amb, err
 		}
-		if len(ts) > 1 {
-			return x.ambiguous("impact", spec, ts, budget, st), nil
-		}
-		start = ts
-		s := symbolOf(ts[0])
-		what = describe(s)
+		start = []Target{t}
+		what = describe(symbolOf(t))
 	}
 	a := &Answer{Op: "impact", Index: st}
 	if len(start) == 1 {

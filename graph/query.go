@@ -2,6 +2,7 @@ package graph
 
 import (
 	"fmt"
+	"github.com/builtin-tools/builtin-tools/internal/similar"
 	"path"
 	"path/filepath"
 	"sort"
@@ -292,27 +293,13 @@ func (x *Index) nearNames(name string) string {
 	return "; similar names: " + strings.Join(names, ", ")
 }
 
+// editDistance is similar.Distance, skipped (99) for lengths too far
+// apart to be a misspelling.
 func editDistance(a, b string) int {
 	if abs(len(a)-len(b)) > 3 {
 		return 99
 	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			c := 1
-			if a[i-1] == b[j-1] {
-				c = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	return similar.Distance(a, b)
 }
 
 func abs(n int) int {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/builtin-tools/builtin-tools/internal/similar"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -391,31 +392,11 @@ func collect(ve *jsonschema.ValidationError, out *[]string, params []string) {
 func closest(s string, known []string) string {
 	best, bestD := "", 3
 	for _, k := range known {
-		if d := editDistance(strings.ToLower(s), strings.ToLower(k)); d < bestD {
+		if d := similar.Distance(strings.ToLower(s), strings.ToLower(k)); d < bestD {
 			best, bestD = k, d
 		}
 	}
 	return best
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 func first(s []string) string {
