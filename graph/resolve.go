@@ -575,7 +575,7 @@ func (x *Index) typeMembers(f *File, recv, name string, ok func(*Def) bool) []Ta
 	return out
 }
 
-// maxCandidates bounds the candidates one reference carries.
+// maxCandidates bounds the candidates a resolution lists (callees, dumps).
 const maxCandidates = 64
 
 // pending is a name-only resolution whose candidates are ranked only when
@@ -677,7 +677,10 @@ func (x *Index) rankAll(p *pending) Resolution {
 }
 
 // rankOf returns t's place (1-based) among p's candidates, their number
-// and t's reason; 0 when t is not among them or ranks past maxCandidates.
+// and t's reason; 0 when t is not among them. Callers counts every place,
+// however far down: a method called on an interface is a candidate of
+// every method of that name, and dropping the low ranks would drop those
+// call sites.
 func (x *Index) rankOf(p *pending, t Target, all []scored) (int, int, string) {
 	var mine *scored
 	for i := range all {
@@ -693,9 +696,6 @@ func (x *Index) rankOf(p *pending, t Target, all []scored) (int, int, string) {
 		if all[i].t != t && before(all[i], *mine) {
 			rank++
 		}
-	}
-	if rank > maxCandidates {
-		return 0, len(all), ""
 	}
 	reason := mine.reason
 	if p.r.Receiver != "" && mine.t.D().Container != "" && resembles(p.r.Receiver, mine.t.D().Container) {
