@@ -1,0 +1,372 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/builtin-tools/builtin-tools/graph"
+)
+
+// skey is a site: a file and a line.
+type skey struct {
+	Rel  string
+	Line int
+}
+
+func (k skey) String() string { return fmt.Sprintf("%s:%d", k.Rel, k.Line) }
+
+func sortKeys[V any](m map[skey]V) []skey {
+	out := make([]skey, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Rel != out[j].Rel {
+			return out[i].Rel < out[j].Rel
+		}
+		return out[i].Line < out[j].Line
+	})
+	return out
+}
+
+// truthSite is one place the server reports.
+type truthSite struct {
+	key    skey
+	char   int    // UTF-16 column of the reference
+	from   string // the server's name for the enclosing function
+	shape  string // call or value, by the text
+	via    string // "" when the reference is to the target itself; else where the server's definition leads (a corresponding method); "?" when not asked
+	inside bool   // inside the root
+}
+
+// miss is a truth site we do not report.
+type miss struct {
+	site  *truthSite
+	cat   string // a, b, c, d
+	cause string
+	dump  []dumpRef
+}
+
+// falsePos is an exact or import site the server does not report.
+type falsePos struct {
+	site  graph.Site
+	goes  string // where the server's definition at the site leads
+	cause string
+}
+
+type result struct {
+	t         *target
+	item      *callItem
+	itemNote  string
+	serverErr string
+	graphErr  string
+	ambiguous []graph.Symbol
+	counts    graph.Counts
+
+	truth     map[skey]*truthSite
+	ours      map[string]map[skey]graph.Site // class -> sites
+	values    map[skey]graph.Site
+	invisible map[skey]string // our sites the server cannot see, and why
+
+	misses    []miss
+	fps       []falsePos
+	candFP    []skey
+	defAsked  int
+	defCapped int
+
+	graphDur, prepDur, incDur, defDur time.Duration
+}
+
+var classes = []string{graph.Exact, graph.ViaImport, graph.Candidate}
+
+func (r *result) inOurs(k skey, cls ...string) bool {
+	for _, c := range cls {
+		if _, ok := r.ours[c][k]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// visibleOurs are our sites of a class the server can see (or reports).
+func (r *result) visibleOurs(cls string) []skey {
+	var out []skey
+	for _, k := range sortKeys(r.ours[cls]) {
+		if _, ok := r.truth[k]; ok {
+			out = append(out, k)
+			continue
+		}
+		if _, hidden := r.invisible[k]; !hidden {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+func measureTarget(ctx context.Context, c config, x *graph.Index, s *server, d *dump, sc *scope, src *sources, t *target) *result {
+	r := &result{t: t, truth: map[skey]*truthSite{}, ours: map[string]map[skey]graph.Site{}, values: map[skey]graph.Site{}, invisible: map[skey]string{}}
+	for _, cls := range classes {
+		r.ours[cls] = map[skey]graph.Site{}
+	}
+	abs := filepath.Join(c.root, filepath.FromSlash(t.Rel))
+
+	// The graph.
+	t0 := time.Now()
+	a, err := x.Callers(graph.Spec{File: t.Rel, Line: t.Line, Symbol: t.Name}, 0, 0)
+	r.graphDur = time.Since(t0)
+	switch {
+	case err != nil:
+		r.graphErr = err.Error()
+	case len(a.Candidates) > 0:
+		r.ambiguous = a.Candidates
+	default:
+		r.counts = a.Counts
+		for _, site := range a.Sites {
+			k := skey{site.File, site.Line}
+			if r.ours[site.Class] == nil {
+				r.ours[site.Class] = map[skey]graph.Site{}
+			}
+			if _, ok := r.ours[site.Class][k]; !ok {
+				r.ours[site.Class][k] = site
+			}
+			if ok, why := sc.visible(site.File, t.Module); !ok {
+				r.invisible[k] = why
+			}
+		}
+		for _, site := range a.Values {
+			k := skey{site.File, site.Line}
+			if _, ok := r.values[k]; !ok {
+				r.values[k] = site
+			}
+		}
+	}
+
+	// The server.
+	if c.open {
+		_ = s.open(ctx, abs)
+	}
+	t0 = time.Now()
+	items, err := s.prepare(ctx, c.queryTimeout, abs, position{t.Line - 1, t.Col16})
+	r.prepDur = time.Since(t0)
+	if err != nil {
+		r.serverErr = "prepareCallHierarchy: " + err.Error()
+		return r
+	}
+	if len(items) == 0 {
+		r.serverErr = "prepareCallHierarchy named no item"
+		return r
+	}
+	r.item = &items[0]
+	itemRel := relOf(c.root, r.item.URI)
+	nameLine := r.item.SelectionRange.Start.Line + 1
+	if r.item.Name != t.Name || itemRel != t.Rel || nameLine != t.Line {
+		r.itemNote = fmt.Sprintf("the server's item is %s at %s:%d, not %s at %s:%d", r.item.Name, itemRel, nameLine, t.Name, t.Rel, t.Line)
+	}
+	t0 = time.Now()
+	for _, it := range items {
+		calls, err := s.incoming(ctx, c.queryTimeout, it)
+		if err != nil {
+			r.serverErr = "incomingCalls: " + err.Error()
+			break
+		}
+		for _, call := range calls {
+			rel := relOf(c.root, call.From.URI)
+			for _, rg := range call.FromRanges {
+				k := skey{rel, rg.Start.Line + 1}
+				if _, ok := r.truth[k]; ok {
+					continue
+				}
+				ts := &truthSite{key: k, char: rg.Start.Character, from: call.From.Name, inside: !strings.HasPrefix(rel, "/")}
+				line := src.line(rel, k.Line)
+				ts.shape = shape(line, byteCol(line, ts.char), t.Name)
+				r.truth[k] = ts
+			}
+		}
+	}
+	r.incDur = time.Since(t0)
+
+	// Which references are to the target itself, and which to a method
+	// corresponding to it (the server widens a method's references across
+	// interface satisfaction)?
+	t0 = time.Now()
+	for _, k := range sortKeys(r.truth) {
+		ts := r.truth[k]
+		if t.Kind != "method" {
+			continue // functions have no corresponding methods
+		}
+		if !c.classify || r.defAsked >= c.defMax || !ts.inside {
+			ts.via = "?"
+			r.defCapped++
+			continue
+		}
+		r.defAsked++
+		siteAbs := filepath.Join(c.root, filepath.FromSlash(k.Rel))
+		if c.open {
+			_ = s.open(ctx, siteAbs)
+		}
+		locs, err := s.definition(ctx, c.queryTimeout, siteAbs, position{k.Line - 1, ts.char})
+		if err != nil || len(locs) == 0 {
+			ts.via = "?"
+			continue
+		}
+		for _, l := range locs {
+			if relOf(c.root, l.URI) == itemRel && l.Range.Start.Line+1 == nameLine {
+				ts.via = ""
+				break
+			}
+			ts.via = fmt.Sprintf("%s:%d", relOf(c.root, l.URI), l.Range.Start.Line+1)
+		}
+	}
+
+	// Misses.
+	for _, k := range sortKeys(r.truth) {
+		ts := r.truth[k]
+		if r.inOurs(k, classes...) {
+			continue
+		}
+		m := miss{site: ts}
+		switch {
+		case d.files[k.Rel] == "":
+			m.cat, m.cause = "d", "file not in the graph's index"
+			if !ts.inside {
+				m.cause = "file outside the root"
+			}
+		case r.values[k].File != "":
+			m.cat, m.cause = "c", "a value use only (Answer.Values)"
+		default:
+			m.dump = d.named(k.Rel, k.Line, t.Name)
+			if len(m.dump) > 0 {
+				m.cat, m.cause = "a", "a reference resolved "+resolutionCause(m.dump, t)
+			} else {
+				m.cat, m.cause = "b", "no reference named "+t.Name+" on the line"
+			}
+		}
+		r.misses = append(r.misses, m)
+	}
+
+	// False positives: our exact and import sites the server does not
+	// report, and where the server's definition at them leads.
+	for _, cls := range []string{graph.Exact, graph.ViaImport} {
+		for _, k := range r.visibleOurs(cls) {
+			if _, ok := r.truth[k]; ok {
+				continue
+			}
+			site := r.ours[cls][k]
+			fp := falsePos{site: site}
+			if c.classify && r.defAsked < c.defMax {
+				r.defAsked++
+				siteAbs := filepath.Join(c.root, filepath.FromSlash(k.Rel))
+				if c.open {
+					_ = s.open(ctx, siteAbs)
+				}
+				line := src.line(k.Rel, k.Line)
+				col := max(site.Column-1, 0)
+				if col > len(line) {
+					col = len(line)
+				}
+				locs, err := s.definition(ctx, c.queryTimeout, siteAbs, position{k.Line - 1, utf16Len(line[:col])})
+				switch {
+				case err != nil:
+					fp.goes = "error: " + err.Error()
+				case len(locs) == 0:
+					fp.goes = "nowhere (no definition)"
+				default:
+					l := locs[0]
+					lrel := relOf(c.root, l.URI)
+					fp.goes = fmt.Sprintf("%s:%d `%s`", lrel, l.Range.Start.Line+1, clip(strings.TrimSpace(src.line(lrel, l.Range.Start.Line+1)), 100))
+					if lrel == itemRel && l.Range.Start.Line+1 == nameLine {
+						fp.goes = "the target itself (yet incomingCalls left it out)"
+					}
+				}
+			}
+			fp.cause = cls + ": " + fpCause(fp.goes)
+			r.fps = append(r.fps, fp)
+		}
+	}
+	for _, k := range r.visibleOurs(graph.Candidate) {
+		if _, ok := r.truth[k]; !ok {
+			r.candFP = append(r.candFP, k)
+		}
+	}
+	r.defDur = time.Since(t0)
+	return r
+}
+
+func relOf(root, uri string) string {
+	p := uriPath(uri)
+	rel, err := filepath.Rel(root, p)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return p
+	}
+	return filepath.ToSlash(rel)
+}
+
+// resolutionCause sums up what the index said of the references at a
+// missed site, in words that group alike misses.
+func resolutionCause(refs []dumpRef, t *target) string {
+	var parts []string
+	seen := map[string]bool{}
+	for _, r := range refs {
+		_, res, _ := strings.Cut(r.Line, " -> ")
+		var p string
+		switch {
+		case strings.HasPrefix(res, "unresolved ("):
+			why := strings.TrimSuffix(strings.TrimPrefix(res, "unresolved ("), ")")
+			switch {
+			case strings.HasPrefix(why, "external: "):
+				why = "external module"
+			case strings.HasPrefix(why, "no definition named"):
+				why = "no definition of that name (no candidates)"
+			case strings.HasPrefix(why, "no "):
+				why = "name not found in the imported package"
+			case strings.HasPrefix(why, "imported from"):
+				why = "imported name not defined there"
+			}
+			p = "as unresolved: " + why
+		case strings.HasPrefix(res, "candidate["):
+			n := strings.TrimSuffix(strings.TrimPrefix(res[:strings.IndexByte(res, ']')+1], "candidate["), "]")
+			p = "as candidates without the target (" + n + " listed"
+			if n == "8" {
+				p += ", the list's limit"
+			}
+			p += ")"
+		case strings.HasPrefix(res, "exact "):
+			p = "exact to another definition"
+		case strings.HasPrefix(res, "import "):
+			p = "via import to another definition"
+		default:
+			p = res
+		}
+		p = r.Kind + " " + p
+		if !seen[p] {
+			seen[p] = true
+			parts = append(parts, p)
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+func fpCause(goes string) string {
+	switch {
+	case goes == "":
+		return "not checked"
+	case strings.HasPrefix(goes, "the target itself"):
+		return "the server's definition is the target, but incomingCalls left it out"
+	case strings.HasPrefix(goes, "nowhere"):
+		return "the server finds no definition there"
+	case strings.HasPrefix(goes, "error"):
+		return "the server's definition request failed"
+	}
+	return "the server's definition leads to another definition"
+}
+
+func clip(s string, n int) string {
+	if len(s) > n {
+		return s[:n-3] + "..."
+	}
+	return s
+}
