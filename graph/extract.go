@@ -58,6 +58,15 @@ type Ref struct {
 	at       int32
 }
 
+// Local is a name bound inside a definition (a parameter, a variable):
+// a receiver or call with that name after it is not a package or a
+// type.
+type Local struct {
+	Name string
+	Encl int32 // the enclosing definition's index in Defs
+	at   int32
+}
+
 // Import is one name an import binds in its file: a module (Name "") or
 // one name from a module.
 type Import struct {
@@ -80,7 +89,8 @@ type File struct {
 	Defs     []Def
 	Refs     []Ref
 	Imports  []Import
-	Errors   int   // ERROR and MISSING nodes
+	Locals   []Local // sorted by name, then position
+	Errors   int     // ERROR and MISSING nodes
 	ErrorAt  []int // their first lines (1-based)
 	defOrder []int32
 	refOrder []int32
@@ -88,7 +98,7 @@ type File struct {
 
 // cost estimates the bytes f holds in memory.
 func (f *File) cost() int64 {
-	return 200 + int64(len(f.Rel)) + int64(len(f.Defs))*96 + int64(len(f.Refs))*64 + int64(len(f.Imports))*72 + int64(len(f.defOrder)+len(f.refOrder))*4
+	return 200 + int64(len(f.Rel)) + int64(len(f.Defs))*96 + int64(len(f.Refs))*64 + int64(len(f.Imports))*72 + int64(len(f.Locals))*24 + int64(len(f.defOrder)+len(f.refOrder))*4
 }
 
 func intern(s string) string { return unique.Make(s).Value() }
@@ -110,6 +120,7 @@ func extract(rel string, l *Language, src []byte, r *astgrep.CaptureResult) *Fil
 		end     int32
 	}
 	var refs []refAt
+	var locals []Local
 	for _, m := range r.Matches {
 		var rl *role
 		var name, recv, cont, self, mod, iname, alias *astgrep.QueryCapture
@@ -176,6 +187,10 @@ func extract(rel string, l *Language, src []byte, r *astgrep.CaptureResult) *Fil
 				d.Self = intern(self.Text(src))
 			}
 			defs = append(defs, defAt{d, m.Pattern})
+		case "local":
+			if name != nil {
+				locals = append(locals, Local{Name: intern(name.Text(src)), at: int32(name.Start), Encl: -1})
+			}
 		case "reference":
 			if name == nil {
 				continue
@@ -236,6 +251,7 @@ func extract(rel string, l *Language, src []byte, r *astgrep.CaptureResult) *Fil
 		f.Refs = slices.Clone(f.Refs)
 	}
 	enclose(f.Defs, f.Refs)
+	f.Locals = localsIn(f.Defs, locals, names)
 	f.defOrder = order(len(f.Defs), func(i int) string { return f.Defs[i].Name })
 	f.refOrder = order(len(f.Refs), func(i int) string { return f.Refs[i].Name })
 	return f
@@ -317,6 +333,47 @@ func enclose(defs []Def, refs []Ref) {
 			r.Encl = int32(stack[len(stack)-1])
 		}
 	}
+}
+
+// localsIn keeps the locals inside a function-like definition (a
+// top-level binding is a definition, not a local), with their enclosing
+// definition, sorted by name and position.
+func localsIn(defs []Def, locals []Local, defNames map[int32]bool) []Local {
+	if len(locals) == 0 {
+		return nil
+	}
+	sort.Slice(locals, func(i, j int) bool { return locals[i].at < locals[j].at })
+	refs := make([]Ref, len(locals))
+	for i, l := range locals {
+		refs[i] = Ref{at: l.at}
+	}
+	enclose(defs, refs)
+	out := make([]Local, 0, len(locals))
+	for i, l := range locals {
+		e := refs[i].Encl
+		if e < 0 || defNames[l.at] || !functionLike[defs[e].Kind] {
+			continue
+		}
+		l.Encl = e
+		out = append(out, l)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return slices.Clip(out)
+}
+
+// bound says whether name is a local of definition encl bound before
+// byte offset at.
+func (f *File) bound(name string, encl, at int32) bool {
+	if encl < 0 {
+		return false
+	}
+	i := sort.Search(len(f.Locals), func(i int) bool { return f.Locals[i].Name >= name })
+	for ; i < len(f.Locals) && f.Locals[i].Name == name; i++ {
+		if l := &f.Locals[i]; l.Encl == encl && l.at <= at {
+			return true
+		}
+	}
+	return false
 }
 
 // order returns the indexes 0..n-1 sorted by key.

@@ -20,7 +20,7 @@ import (
 // snapshot; any other is read and parsed again. The format is a string
 // table and varint records, written whole to a temporary file and renamed.
 
-const snapshotMagic = "btgraph3"
+const snapshotMagic = "btgraph4"
 
 func (x *Index) snapshotPath() string {
 	if x.opts.CacheDir == "" {
@@ -92,6 +92,9 @@ func (x *Index) save() error {
 		for _, im := range f.Imports {
 			s.addImp(im)
 		}
+		for _, l := range f.Locals {
+			s.add(l.Name)
+		}
 	}
 	table := make([]string, 0, len(s.strs))
 	for str := range s.strs {
@@ -149,6 +152,12 @@ func (x *Index) save() error {
 			s.str(im.Name)
 			s.str(im.Local)
 			s.iv(int64(im.Line))
+		}
+		s.uv(uint64(len(f.Locals)))
+		for _, l := range f.Locals {
+			s.str(l.Name)
+			s.iv(int64(l.Encl))
+			s.iv(int64(l.at))
 		}
 	}
 	if err := s.w.Flush(); err != nil {
@@ -280,6 +289,16 @@ func (x *Index) load() map[string]*File {
 			im := &f.Imports[j]
 			im.Module, im.Name, im.Local = s.str(), s.str(), s.str()
 			im.Line = int32(s.iv())
+		}
+		if n := s.count(); n > 0 {
+			f.Locals = make([]Local, n)
+			for j := range f.Locals {
+				l := &f.Locals[j]
+				l.Name, l.Encl, l.at = s.str(), int32(s.iv()), int32(s.iv())
+				if l.Encl >= int32(len(f.Defs)) {
+					s.err = errors.New("a local in a missing definition")
+				}
+			}
 		}
 		if f.Lang == nil {
 			continue

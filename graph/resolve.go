@@ -58,6 +58,10 @@ func (x *Index) resolveAt(f *File, r *Ref, lazy bool) Resolution {
 		encl = &f.Defs[r.Encl]
 	}
 	if r.Receiver == "" {
+		// A local of the enclosing function hides every other definition.
+		if f.bound(r.Name, r.Encl, r.at) {
+			return Resolution{Class: Unresolved, Why: "a local variable or parameter (a function value)"}
+		}
 		// The file's own top-level definitions, then nested ones.
 		if ts := pick(f, r.Name, func(d *Def) bool { return want(d) && d.Container == "" }); len(ts) > 0 {
 			return settle(Exact, ts, "same file")
@@ -67,9 +71,6 @@ func (x *Index) resolveAt(f *File, r *Ref, lazy bool) Resolution {
 			if ts := x.inScope(f, r.Name, func(d *Def) bool { return want(d) && d.Container == encl.Container }); len(ts) > 0 {
 				return settle(Exact, ts, "same class")
 			}
-		}
-		if ts := pick(f, r.Name, want); len(ts) > 0 {
-			return settle(Exact, ts, "same file")
 		}
 		if res, ok := x.viaNameImport(f, r.Name, want); ok {
 			return res
@@ -93,6 +94,12 @@ func (x *Index) resolveAt(f *File, r *Ref, lazy bool) Resolution {
 		if ts := x.inScope(f, r.Name, func(d *Def) bool { return want(d) && d.Container == encl.Container }); len(ts) > 0 {
 			return settle(Exact, ts, "same class")
 		}
+	}
+	// A receiver that is a local variable or parameter names a value whose
+	// type the index does not know, whatever package or type shares its
+	// name.
+	if f.bound(firstSegment(recv), r.Encl, r.at) {
+		return x.byName(lazy, f, r, func(d *Def) bool { return want(d) && d.Container != "" })
 	}
 	// pkg.F() through an import of a module.
 	if files, module, bound := x.moduleBinding(f, recv); bound {

@@ -55,3 +55,28 @@
 ; Type uses.
 (qualified_type package: (package_identifier) @receiver name: (type_identifier) @name) @reference.type
 (type_identifier) @name @reference.type
+
+; Locals: a parameter or variable of a function hides a package or type of
+; the same name (sha1 := sha1.New(); sha1.Sum(nil) calls a method of a
+; value, not the package's Sum).
+(parameter_declaration name: (identifier) @name) @local
+(variadic_parameter_declaration name: (identifier) @name) @local
+(short_var_declaration left: (expression_list (identifier) @name)) @local
+(var_spec name: (identifier) @name) @local
+(range_clause left: (expression_list (identifier) @name)) @local
+(type_switch_statement alias: (expression_list (identifier) @name)) @local
+(receive_statement left: (expression_list (identifier) @name)) @local
+(const_spec name: (identifier) @name) @local
+
+; More places a function is used as a value: assigned, returned, stored in
+; a literal, or a method value (x.m without a call).
+(var_spec value: (expression_list (identifier) @name)) @reference.value
+(assignment_statement right: (expression_list (identifier) @name)) @reference.value
+(short_var_declaration right: (expression_list (identifier) @name)) @reference.value
+(return_statement (expression_list (identifier) @name)) @reference.value
+(literal_element (identifier) @name) @reference.value
+(var_spec value: (expression_list (selector_expression operand: (identifier) @receiver field: (field_identifier) @name))) @reference.value
+(assignment_statement right: (expression_list (selector_expression operand: (identifier) @receiver field: (field_identifier) @name))) @reference.value
+(short_var_declaration right: (expression_list (selector_expression operand: (identifier) @receiver field: (field_identifier) @name))) @reference.value
+(return_statement (expression_list (selector_expression operand: (identifier) @receiver field: (field_identifier) @name))) @reference.value
+(literal_element (selector_expression operand: (identifier) @receiver field: (field_identifier) @name)) @reference.value

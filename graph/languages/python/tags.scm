@@ -47,3 +47,17 @@
 (type (attribute object: (_) @receiver attribute: (identifier) @name)) @reference.type
 (type (generic_type (identifier) @name)) @reference.type
 (type (subscript value: (identifier) @name)) @reference.type
+
+; Locals: a parameter or variable of a function hides a module, class or
+; function of the same name (def f(os): os.getcwd() calls a method of the
+; value).
+(parameters (identifier) @name) @local
+(default_parameter name: (identifier) @name) @local
+(typed_parameter (identifier) @name) @local
+(typed_default_parameter name: (identifier) @name) @local
+(list_splat_pattern (identifier) @name) @local
+(dictionary_splat_pattern (identifier) @name) @local
+(assignment left: (identifier) @name) @local
+(for_statement left: (identifier) @name) @local
+(pattern_list (identifier) @name) @local
+(as_pattern_target (identifier) @name) @local
