@@ -273,3 +273,31 @@ func TestQueryDirsAddALanguage(t *testing.T) {
 		t.Fatalf("a bad query file: %v", err)
 	}
 }
+
+// A call from x_linux.go reaches the definition of x_linux.go, not the
+// ones built for other systems; from a file for any system it is a
+// candidate among them.
+func TestBuildVariants(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{
+		"go.mod":           "module m\n",
+		"sys_linux.go":     "package m\n\nfunc open() {}\n",
+		"sys_windows.go":   "package m\n\nfunc open() {}\n",
+		"sys_darwin.go":    "package m\n\nfunc open() {}\n",
+		"use_linux.go":     "package m\n\nfunc L() { open() }\n",
+		"use.go":           "package m\n\nfunc A() { open() }\n",
+		"x_linux_arm64.go": "package m\n\nfunc arch() {}\n",
+		"x_linux_amd64.go": "package m\n\nfunc arch() {}\n",
+		"y_arm64.go":       "package m\n\nfunc Y() { arch() }\n",
+	})
+	dump := buildRoot(t, root).Dump()
+	for _, want := range []string{
+		"call use_linux.go:3 open in m.L -> exact m.open (sys_linux.go:3)",
+		"call use.go:3 open in m.A -> candidate[3]",
+		"call y_arm64.go:3 arch in m.Y -> exact m.arch (x_linux_arm64.go:3)",
+	} {
+		if !strings.Contains(dump, want) {
+			t.Errorf("no %q in:\n%s", want, dump)
+		}
+	}
+}

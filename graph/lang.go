@@ -42,6 +42,9 @@ type Language struct {
 	Builtins []string
 	// Extensions, if set, replace the grammar's file extensions.
 	Extensions []string
+	// Variants names a rule for files built only for some systems: "go"
+	// (x_linux.go, x_amd64.go).
+	Variants string
 	// Resolve lists the suffixes tried after a relative import path
 	// (".ts", "/index.js"), for Imports "relative" and "include".
 	Resolve []string
@@ -82,6 +85,7 @@ type langConfig struct {
 	Builtins   []string `json:"builtins"`
 	Extensions []string `json:"extensions"`
 	Resolve    []string `json:"resolve"`
+	Variants   string   `json:"variants"`
 }
 
 var (
@@ -190,6 +194,9 @@ func readConfig(fsys fs.FS, id string, depth int) (langConfig, []byte, error) {
 	if c.Resolve == nil {
 		c.Resolve = base.Resolve
 	}
+	if c.Variants == "" {
+		c.Variants = base.Variants
+	}
 	return c, append(append(raw, 0), baseRaw...), nil
 }
 
@@ -217,6 +224,9 @@ func loadLanguage(e *astgrep.Engine, fsys fs.FS, id string) (*Language, error) {
 	if !slices.Contains(scopes, c.Scope) {
 		return nil, fmt.Errorf("language %s: scope %q is not one of %s", id, c.Scope, strings.Join(scopes, ", "))
 	}
+	if c.Variants != "" && c.Variants != "go" {
+		return nil, fmt.Errorf("language %s: variants %q is not one of: go", id, c.Variants)
+	}
 	if !slices.Contains(imports, c.Imports) {
 		return nil, fmt.Errorf("language %s: imports %q is not one of %s", id, c.Imports, strings.Join(imports, ", "))
 	}
@@ -237,7 +247,7 @@ func loadLanguage(e *astgrep.Engine, fsys fs.FS, id string) (*Language, error) {
 		return nil, fmt.Errorf("language %s: %w", id, err)
 	}
 	l := &Language{ID: id, Grammar: c.Grammar, Scope: c.Scope, Imports: c.Imports, Self: c.Self, Builtins: c.Builtins,
-		Extensions: c.Extensions, Resolve: c.Resolve, query: q, source: string(raw) + "\x00" + string(src),
+		Extensions: c.Extensions, Resolve: c.Resolve, Variants: c.Variants, query: q, source: string(raw) + "\x00" + string(src),
 		builtins: map[string]bool{}, self: map[string]bool{}}
 	for _, b := range c.Builtins {
 		l.builtins[b] = true

@@ -64,20 +64,23 @@ func (x *Index) resolveAt(f *File, r *Ref, lazy bool) Resolution {
 		}
 		// The file's own top-level definitions, then nested ones.
 		if ts := pick(f, r.Name, func(d *Def) bool { return want(d) && d.Container == "" }); len(ts) > 0 {
-			return settle(Exact, ts, "same file")
+			return settle(f, Exact, ts, "same file")
 		}
 		if encl != nil && encl.Container != "" && len(l.self) > 0 {
 			// An implicit this: a method of the enclosing class.
 			if ts := x.inScope(f, r.Name, func(d *Def) bool { return want(d) && d.Container == encl.Container }); len(ts) > 0 {
-				return settle(Exact, ts, "same class")
+				return settle(f, Exact, ts, "same class")
 			}
 		}
 		if res, ok := x.viaNameImport(f, r.Name, want); ok {
 			return res
 		}
+		if res, ok := x.viaStarImport(f, r.Name, want); ok {
+			return res
+		}
 		if l.Scope == "directory" {
 			if ts := x.inScope(f, r.Name, func(d *Def) bool { return want(d) && d.Container == "" }); len(ts) > 0 {
-				return settle(Exact, ts, "same package")
+				return settle(f, Exact, ts, "same package")
 			}
 		}
 		if res, ok := x.viaIncludes(f, r.Name, want); ok {
@@ -92,7 +95,7 @@ func (x *Index) resolveAt(f *File, r *Ref, lazy bool) Resolution {
 	// self.m(), this.m(), or a Go method's own receiver.
 	if encl != nil && encl.Container != "" && (l.self[recv] || (encl.Self != "" && recv == encl.Self)) {
 		if ts := x.inScope(f, r.Name, func(d *Def) bool { return want(d) && d.Container == encl.Container }); len(ts) > 0 {
-			return settle(Exact, ts, "same class")
+			return settle(f, Exact, ts, "same class")
 		}
 	}
 	// A receiver that is a local variable or parameter names a value whose
@@ -111,7 +114,7 @@ func (x *Index) resolveAt(f *File, r *Ref, lazy bool) Resolution {
 			ts = defsIn(files, r.Name, want)
 		}
 		if len(ts) > 0 {
-			return settle(Exact, ts, "qualified import")
+			return settle(f, Exact, ts, "qualified import")
 		}
 		return Resolution{Class: Unresolved, Why: "no " + r.Name + " in " + module}
 	}
@@ -121,7 +124,7 @@ func (x *Index) resolveAt(f *File, r *Ref, lazy bool) Resolution {
 	}
 	// Type.M(): a class named by the receiver.
 	if ts := x.typeMembers(f, recv, r.Name, want); len(ts) > 0 {
-		return settle(Exact, ts, "member of "+recv)
+		return settle(f, Exact, ts, "member of "+recv)
 	}
 	// console.log(), Math.max(), Vec::new(): an object the language
 	// defines, unless the file defines that name itself.
@@ -160,7 +163,7 @@ func (x *Index) namespaceMember(f *File, recv, name string, ok func(*Def) bool) 
 	if len(top) > 0 {
 		all = top
 	}
-	return settle(Exact, all, "in "+recv), true
+	return settle(f, Exact, all, "in "+recv), true
 }
 
 // firstSegment is the receiver's first name: console in console.log, std
@@ -174,7 +177,11 @@ func firstSegment(recv string) string {
 
 // settle returns an exact (or import) resolution, or candidates when there
 // are several definitions (overloads, duplicates).
-func settle(class string, ts []Target, reason string) Resolution {
+//
+// Definitions built only for other variants than f's (x_windows.go from
+// x_linux.go) are left out first.
+func settle(f *File, class string, ts []Target, reason string) Resolution {
+	ts = inVariant(f, ts)
 	if len(ts) == 1 {
 		return Resolution{Class: class, Targets: ts}
 	}
@@ -234,9 +241,27 @@ func (x *Index) viaNameImport(f *File, name string, ok func(*Def) bool) (Resolut
 			ts = defsIn(files, im.Name, ok)
 		}
 		if len(ts) > 0 {
-			return settle(ViaImport, ts, "imported"), true
+			return settle(f, ViaImport, ts, "imported"), true
 		}
 		return Resolution{Class: Unresolved, Why: "imported from " + im.Module + ", not defined there in the index"}, true
+	}
+	return Resolution{}, false
+}
+
+// viaStarImport resolves a bare name through imports of every name of a
+// module: Go's import . "m", Python's from m import *, Java's a.b.*.
+func (x *Index) viaStarImport(f *File, name string, ok func(*Def) bool) (Resolution, bool) {
+	var files []*File
+	for _, im := range f.Imports {
+		if im.Local != "." && im.Local != "*" {
+			continue
+		}
+		if fs, known := x.moduleFiles(f, im.Module); known {
+			files = append(files, fs...)
+		}
+	}
+	if ts := defsIn(files, name, func(d *Def) bool { return ok(d) && d.Container == "" }); len(ts) > 0 {
+		return settle(f, ViaImport, ts, "imported with all of its module"), true
 	}
 	return Resolution{}, false
 }
@@ -268,7 +293,7 @@ func (x *Index) viaIncludes(f *File, name string, ok func(*Def) bool) (Resolutio
 		ts = defsIn(files, name, ok)
 	}
 	if len(ts) > 0 {
-		return settle(ViaImport, ts, "in an included file"), true
+		return settle(f, ViaImport, ts, "in an included file"), true
 	}
 	return Resolution{}, false
 }
@@ -317,7 +342,7 @@ func (x *Index) bindings(f *File) map[string]string {
 			files, _ := x.moduleFiles(f, im.Module)
 			local = x.defaultLocal(f.Lang, im.Module, files)
 		}
-		if local == "_" || local == "." || local == "" {
+		if local == "_" || local == "." || local == "*" || local == "" {
 			continue
 		}
 		if _, seen := out[local]; !seen {
@@ -556,10 +581,18 @@ func (x *Index) typeMembers(f *File, recv, name string, ok func(*Def) bool) []Ta
 	}
 	if len(types) == 0 {
 		for _, im := range f.Imports {
-			if im.Local == recv && im.Name != "" {
-				if files, known := x.moduleFiles(f, im.Module); known {
-					types = defsIn(files, im.Name, isType)
-				}
+			star := im.Local == "*" || im.Local == "."
+			if im.Local != recv && !star || !star && im.Name == "" {
+				continue
+			}
+			files, known := x.moduleFiles(f, im.Module)
+			if !known {
+				continue
+			}
+			if star {
+				types = append(types, defsIn(files, recv, isType)...)
+			} else {
+				types = append(types, defsIn(files, im.Name, isType)...)
 			}
 		}
 	}
@@ -642,6 +675,16 @@ func (x *Index) scores(p *pending, withReasons bool) []scored {
 				s.score, s.reason = 0, "name only"
 			}
 			s.score += 10 * sharedDirs(f.Dir, g.Dir)
+			if f.Lang.Variants != "" {
+				mine, theirs := f.Lang.variant(f.Rel), g.Lang.variant(g.Rel)
+				switch {
+				case !mine.compatible(theirs):
+					s.score -= 300
+					s.reason += "; built for another system"
+				case !theirs.any() && theirs.compatible(host):
+					s.score += 5
+				}
+			}
 			if r.Receiver != "" && d.Container != "" && resembles(r.Receiver, d.Container) {
 				s.score += 50
 				if withReasons {

@@ -3,9 +3,10 @@
 (package_declaration [(scoped_identifier) (identifier)] @name) @package
 
 ; import a.b.C; import static a.b.C.m; bind C (or m) from module a.b
-; (or a.b.C). import a.b.*; binds the module a.b.
+; (or a.b.C). import a.b.*; makes every name of a.b visible (@import.alias
+; "*").
 (import_declaration (scoped_identifier scope: (_) @import.module name: (identifier) @import.name) .) @import
-(import_declaration (scoped_identifier) @import.module (asterisk)) @import
+(import_declaration (scoped_identifier) @import.module (asterisk) @import.alias) @import
 
 ; Types; members nested in them get them as container.
 (class_declaration name: (identifier) @name) @definition.class

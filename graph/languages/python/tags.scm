@@ -10,6 +10,10 @@
 (import_from_statement
   module_name: [(dotted_name) (relative_import)] @import.module
   name: (dotted_name) @import.name) @import
+; from m import * makes every name of m visible.
+(import_from_statement
+  module_name: [(dotted_name) (relative_import)] @import.module
+  (wildcard_import) @import.alias) @import
 (import_from_statement
   module_name: [(dotted_name) (relative_import)] @import.module
   name: (aliased_import name: (dotted_name) @import.name alias: (identifier) @import.alias)) @import

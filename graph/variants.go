@@ -1,0 +1,85 @@
+package graph
+
+import (
+	"path"
+	"runtime"
+	"strings"
+)
+
+// Build variants: Go compiles a file named x_linux.go, x_amd64.go or
+// x_linux_amd64.go only for that system or architecture, so a package may
+// define one name once per variant. A call from a file of one variant can
+// only reach the definition of the same variant (or of none); the others
+// are not in scope. Languages turn this on with "variants": "go".
+
+var (
+	goOS   = setOf("aix android darwin dragonfly freebsd hurd illumos ios js linux nacl netbsd openbsd plan9 solaris wasip1 windows zos")
+	goArch = setOf("386 amd64 amd64p32 arm arm64 arm64be armbe loong64 mips mipsle mips64 mips64le mips64p32 mips64p32le ppc ppc64 ppc64le riscv riscv64 s390 s390x sparc sparc64 wasm")
+)
+
+func setOf(s string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(s) {
+		m[w] = true
+	}
+	return m
+}
+
+// variant is a file's system and architecture from its name ("" for any).
+type variant struct{ os, arch string }
+
+func goVariant(rel string) variant {
+	stem := strings.TrimSuffix(path.Base(rel), ".go")
+	stem = strings.TrimSuffix(stem, "_test")
+	parts := strings.Split(stem, "_")
+	n := len(parts)
+	if n < 2 {
+		return variant{}
+	}
+	last := parts[n-1]
+	switch {
+	case goArch[last] && n >= 3 && goOS[parts[n-2]]:
+		return variant{os: parts[n-2], arch: last}
+	case goArch[last]:
+		return variant{arch: last}
+	case goOS[last]:
+		return variant{os: last}
+	}
+	return variant{}
+}
+
+// compatible says whether two variants can be built together.
+func (a variant) compatible(b variant) bool {
+	return (a.os == "" || b.os == "" || a.os == b.os) && (a.arch == "" || b.arch == "" || a.arch == b.arch)
+}
+
+func (v variant) any() bool { return v.os == "" && v.arch == "" }
+
+// host is the variant this process runs as.
+var host = variant{os: runtime.GOOS, arch: runtime.GOARCH}
+
+func (l *Language) variant(rel string) variant {
+	if l.Variants == "go" {
+		return goVariant(rel)
+	}
+	return variant{}
+}
+
+// inVariant keeps the definitions a file of f's variant can reach, when
+// there are several and some are built for other variants.
+func inVariant(f *File, ts []Target) []Target {
+	if len(ts) < 2 || f.Lang.Variants == "" {
+		return ts
+	}
+	mine := f.Lang.variant(f.Rel)
+	out := ts[:0:0]
+	for _, t := range ts {
+		if mine.compatible(t.File.Lang.variant(t.File.Rel)) {
+			out = append(out, t)
+		}
+	}
+	if len(out) == 0 {
+		return ts
+	}
+	return out
+}
