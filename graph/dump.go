@@ -36,9 +36,9 @@ func (x *Index) Dump() string {
 			if r.Encl >= 0 {
 				in = qualified(Target{f, r.Encl})
 			}
-			call := r.Name
-			if r.Receiver != "" {
-				call = r.Receiver + "." + r.Name
+			call := f.RefName(r)
+			if r.recv != 0 {
+				call = f.RefReceiver(r) + "." + call
 			}
 			res := x.resolve(f, r)
 			if r.Kind == RefValue && res.Class == Unresolved {

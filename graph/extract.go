@@ -47,11 +47,12 @@ const (
 
 var refKinds = map[string]uint8{"call": RefCall, "type": RefType, "value": RefValue}
 
-// Ref is one reference by name.
+// Ref is one reference by name. Its strings are indexes into its file's
+// table (File.Str), so a file's references hold no pointers.
 type Ref struct {
-	Name     string
-	Receiver string // the text before the name (pkg in pkg.F(), x.y in x.y.M())
-	Kind     uint8
+	name uint32
+	recv uint32 // the text before the name (pkg in pkg.F(), x.y in x.y.M())
+	Kind uint8
 	Line     int32
 	Col      int32
 	Encl     int32 // index in the file's Defs of the definition it is in, or -1
@@ -62,8 +63,8 @@ type Ref struct {
 // a receiver or call with that name after it is not a package or a
 // type.
 type Local struct {
-	Name string
-	Encl int32 // the enclosing definition's index in Defs
+	name uint32 // in the file's table
+	Encl int32  // the enclosing definition's index in Defs
 	at   int32
 }
 
@@ -90,6 +91,7 @@ type File struct {
 	Refs     []Ref
 	Imports  []Import
 	Locals   []Local // sorted by name, then position
+	strs     []string // the strings of Refs and Locals; 0 is ""
 	Errors   int     // ERROR and MISSING nodes
 	ErrorAt  []int // their first lines (1-based)
 	defOrder []int32
@@ -98,10 +100,36 @@ type File struct {
 
 // cost estimates the bytes f holds in memory.
 func (f *File) cost() int64 {
-	return 200 + int64(len(f.Rel)) + int64(len(f.Defs))*96 + int64(len(f.Refs))*64 + int64(len(f.Imports))*72 + int64(len(f.Locals))*24 + int64(len(f.defOrder)+len(f.refOrder))*4
+	return 200 + int64(len(f.Rel)) + int64(len(f.Defs))*96 + int64(len(f.Refs))*28 + int64(len(f.Imports))*72 + int64(len(f.Locals))*12 + int64(len(f.strs))*16 + int64(len(f.defOrder)+len(f.refOrder))*4
 }
 
 func intern(s string) string { return unique.Make(s).Value() }
+
+// Str returns a string of the file's table.
+func (f *File) Str(i uint32) string { return f.strs[i] }
+
+// RefName and RefReceiver are a reference's name and receiver text.
+func (f *File) RefName(r *Ref) string     { return f.strs[r.name] }
+func (f *File) RefReceiver(r *Ref) string { return f.strs[r.recv] }
+
+// table builds a file's string table.
+type table struct {
+	ids  map[string]uint32
+	strs []string
+}
+
+func (t *table) id(s string) uint32 {
+	if s == "" {
+		return 0
+	}
+	if i, ok := t.ids[s]; ok {
+		return i
+	}
+	i := uint32(len(t.strs))
+	t.ids[s] = i
+	t.strs = append(t.strs, intern(s))
+	return i
+}
 
 // extract turns one file's query matches into a File.
 func extract(rel string, l *Language, src []byte, r *astgrep.CaptureResult) *File {
@@ -121,6 +149,7 @@ func extract(rel string, l *Language, src []byte, r *astgrep.CaptureResult) *Fil
 	}
 	var refs []refAt
 	var locals []Local
+	tab := &table{ids: map[string]uint32{}, strs: []string{""}}
 	for _, m := range r.Matches {
 		var rl *role
 		var name, recv, cont, self, mod, iname, alias *astgrep.QueryCapture
@@ -189,7 +218,7 @@ func extract(rel string, l *Language, src []byte, r *astgrep.CaptureResult) *Fil
 			defs = append(defs, defAt{d, m.Pattern})
 		case "local":
 			if name != nil {
-				locals = append(locals, Local{Name: intern(name.Text(src)), at: int32(name.Start), Encl: -1})
+				locals = append(locals, Local{name: tab.id(name.Text(src)), at: int32(name.Start), Encl: -1})
 			}
 		case "reference":
 			if name == nil {
@@ -199,9 +228,9 @@ func extract(rel string, l *Language, src []byte, r *astgrep.CaptureResult) *Fil
 			if !ok {
 				continue
 			}
-			rf := Ref{Name: intern(name.Text(src)), Kind: k, Line: int32(name.StartRow + 1), Col: int32(name.StartCol + 1), at: int32(name.Start), Encl: -1}
+			rf := Ref{name: tab.id(name.Text(src)), Kind: k, Line: int32(name.StartRow + 1), Col: int32(name.StartCol + 1), at: int32(name.Start), Encl: -1}
 			if recv != nil {
-				rf.Receiver = intern(strings.Join(strings.Fields(recv.Text(src)), ""))
+				rf.recv = tab.id(strings.Join(strings.Fields(recv.Text(src)), ""))
 			}
 			refs = append(refs, refAt{rf, m.Pattern, int32(name.End)})
 		}
@@ -251,9 +280,22 @@ func extract(rel string, l *Language, src []byte, r *astgrep.CaptureResult) *Fil
 		f.Refs = slices.Clone(f.Refs)
 	}
 	enclose(f.Defs, f.Refs)
-	f.Locals = localsIn(f.Defs, locals, names)
+	f.strs = slices.Clip(tab.strs)
+	f.Locals = f.localsIn(locals, names)
+	// A value use of a local or a builtin (err, nil) passes no function of
+	// the index on: keeping it would only cost memory.
+	kept := f.Refs[:0]
+	for _, r := range f.Refs {
+		if r.Kind == RefValue && r.recv == 0 && (l.builtins[f.strs[r.name]] || f.bound(f.strs[r.name], r.Encl, r.at)) {
+			continue
+		}
+		kept = append(kept, r)
+	}
+	if len(kept) < len(f.Refs) {
+		f.Refs = slices.Clone(kept)
+	}
 	f.defOrder = order(len(f.Defs), func(i int) string { return f.Defs[i].Name })
-	f.refOrder = order(len(f.Refs), func(i int) string { return f.Refs[i].Name })
+	f.refOrder = order(len(f.Refs), func(i int) string { return f.strs[f.Refs[i].name] })
 	return f
 }
 
@@ -338,7 +380,8 @@ func enclose(defs []Def, refs []Ref) {
 // localsIn keeps the locals inside a function-like definition (a
 // top-level binding is a definition, not a local), with their enclosing
 // definition, sorted by name and position.
-func localsIn(defs []Def, locals []Local, defNames map[int32]bool) []Local {
+func (f *File) localsIn(locals []Local, defNames map[int32]bool) []Local {
+	defs := f.Defs
 	if len(locals) == 0 {
 		return nil
 	}
@@ -357,7 +400,7 @@ func localsIn(defs []Def, locals []Local, defNames map[int32]bool) []Local {
 		l.Encl = e
 		out = append(out, l)
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	sort.SliceStable(out, func(i, j int) bool { return f.strs[out[i].name] < f.strs[out[j].name] })
 	return slices.Clip(out)
 }
 
@@ -367,8 +410,8 @@ func (f *File) bound(name string, encl, at int32) bool {
 	if encl < 0 {
 		return false
 	}
-	i := sort.Search(len(f.Locals), func(i int) bool { return f.Locals[i].Name >= name })
-	for ; i < len(f.Locals) && f.Locals[i].Name == name; i++ {
+	i := sort.Search(len(f.Locals), func(i int) bool { return f.strs[f.Locals[i].name] >= name })
+	for ; i < len(f.Locals) && f.strs[f.Locals[i].name] == name; i++ {
 		if l := &f.Locals[i]; l.Encl == encl && l.at <= at {
 			return true
 		}
@@ -393,7 +436,7 @@ func (f *File) defsNamed(name string) []int32 {
 
 // refsNamed returns the indexes of f's references to name.
 func (f *File) refsNamed(name string) []int32 {
-	return lookup(f.refOrder, name, func(i int32) string { return f.Refs[i].Name })
+	return lookup(f.refOrder, name, func(i int32) string { return f.strs[f.Refs[i].name] })
 }
 
 func lookup(o []int32, name string, key func(int32) string) []int32 {

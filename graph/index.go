@@ -405,7 +405,7 @@ func (x *Index) put(rel string, f *File) {
 	x.gen++
 	ix := x.li(f.Lang)
 	eachName(f.Defs, func(n string) { ix.defs[n] = append(ix.defs[n], f) }, func(i int) string { return f.Defs[i].Name })
-	eachName(f.Refs, func(n string) { ix.refs[n] = append(ix.refs[n], f) }, func(i int) string { return f.Refs[i].Name })
+	eachName(f.Refs, func(n string) { ix.refs[n] = append(ix.refs[n], f) }, func(i int) string { return f.strs[f.Refs[i].name] })
 	ix.dirs[f.Dir] = append(ix.dirs[f.Dir], f)
 	ix.base[path.Base(f.Rel)] = append(ix.base[path.Base(f.Rel)], f)
 	if f.Lang.Imports == "dotted" {
@@ -433,7 +433,7 @@ func (x *Index) drop(rel string) {
 	x.gen++
 	ix := x.li(f.Lang)
 	eachName(f.Defs, func(n string) { ix.defs[n] = without(ix.defs[n], f, ix.defs, n) }, func(i int) string { return f.Defs[i].Name })
-	eachName(f.Refs, func(n string) { ix.refs[n] = without(ix.refs[n], f, ix.refs, n) }, func(i int) string { return f.Refs[i].Name })
+	eachName(f.Refs, func(n string) { ix.refs[n] = without(ix.refs[n], f, ix.refs, n) }, func(i int) string { return f.strs[f.Refs[i].name] })
 	ix.dirs[f.Dir] = without(ix.dirs[f.Dir], f, ix.dirs, f.Dir)
 	ix.base[path.Base(f.Rel)] = without(ix.base[path.Base(f.Rel)], f, ix.base, path.Base(f.Rel))
 	if f.Lang.Imports == "dotted" {

@@ -20,7 +20,7 @@ import (
 // snapshot; any other is read and parsed again. The format is a string
 // table and varint records, written whole to a temporary file and renamed.
 
-const snapshotMagic = "btgraph4"
+const snapshotMagic = "btgraph5"
 
 func (x *Index) snapshotPath() string {
 	if x.opts.CacheDir == "" {
@@ -47,7 +47,6 @@ func (s *snapWriter) iv(v int64)      { s.uv(uint64(v<<1) ^ uint64(v>>63)) }
 func (s *snapWriter) str(v string)    { s.uv(s.strs[v]) }
 func (s *snapWriter) raw(b []byte)    { s.w.Write(b) }
 func (s *snapWriter) add(v string)    { s.strs[v] = 0 }
-func (s *snapWriter) addRef(r *Ref)   { s.add(r.Name); s.add(r.Receiver) }
 func (s *snapWriter) addImp(i Import) { s.add(i.Module); s.add(i.Name); s.add(i.Local) }
 
 // save writes the index's records to its snapshot.
@@ -86,14 +85,11 @@ func (x *Index) save() error {
 			s.add(d.Self)
 			s.add(d.Scope)
 		}
-		for i := range f.Refs {
-			s.addRef(&f.Refs[i])
+		for _, str := range f.strs {
+			s.add(str)
 		}
 		for _, im := range f.Imports {
 			s.addImp(im)
-		}
-		for _, l := range f.Locals {
-			s.add(l.Name)
 		}
 	}
 	table := make([]string, 0, len(s.strs))
@@ -136,11 +132,15 @@ func (x *Index) save() error {
 				s.iv(int64(v))
 			}
 		}
+		s.uv(uint64(len(f.strs)))
+		for _, str := range f.strs {
+			s.str(str)
+		}
 		s.uv(uint64(len(f.Refs)))
 		for i := range f.Refs {
 			r := &f.Refs[i]
-			s.str(r.Name)
-			s.str(r.Receiver)
+			s.uv(uint64(r.name))
+			s.uv(uint64(r.recv))
 			s.uv(uint64(r.Kind))
 			for _, v := range []int32{r.Line, r.Col, r.Encl, r.at} {
 				s.iv(int64(v))
@@ -155,7 +155,7 @@ func (x *Index) save() error {
 		}
 		s.uv(uint64(len(f.Locals)))
 		for _, l := range f.Locals {
-			s.str(l.Name)
+			s.uv(uint64(l.name))
 			s.iv(int64(l.Encl))
 			s.iv(int64(l.at))
 		}
@@ -274,10 +274,26 @@ func (x *Index) load() map[string]*File {
 			d.Line, d.EndLine, d.Col = int32(s.iv()), int32(s.iv()), int32(s.iv())
 			d.start, d.end, d.nameAt = int32(s.iv()), int32(s.iv()), int32(s.iv())
 		}
+		f.strs = make([]string, s.count())
+		for j := range f.strs {
+			f.strs[j] = s.str()
+		}
+		if len(f.strs) == 0 || f.strs[0] != "" {
+			s.err = errors.New("a file's string table does not start empty")
+			break
+		}
+		id := func() uint32 {
+			v := s.uv()
+			if v >= uint64(len(f.strs)) {
+				s.err = errors.New("a string id past its file's table")
+				return 0
+			}
+			return uint32(v)
+		}
 		f.Refs = make([]Ref, s.count())
 		for j := range f.Refs {
 			r := &f.Refs[j]
-			r.Name, r.Receiver = s.str(), s.str()
+			r.name, r.recv = id(), id()
 			r.Kind = uint8(s.uv())
 			r.Line, r.Col, r.Encl, r.at = int32(s.iv()), int32(s.iv()), int32(s.iv()), int32(s.iv())
 			if r.Encl >= int32(len(f.Defs)) {
@@ -294,7 +310,7 @@ func (x *Index) load() map[string]*File {
 			f.Locals = make([]Local, n)
 			for j := range f.Locals {
 				l := &f.Locals[j]
-				l.Name, l.Encl, l.at = s.str(), int32(s.iv()), int32(s.iv())
+				l.name, l.Encl, l.at = id(), int32(s.iv()), int32(s.iv())
 				if l.Encl >= int32(len(f.Defs)) {
 					s.err = errors.New("a local in a missing definition")
 				}
@@ -304,7 +320,7 @@ func (x *Index) load() map[string]*File {
 			continue
 		}
 		f.defOrder = order(len(f.Defs), func(i int) string { return f.Defs[i].Name })
-		f.refOrder = order(len(f.Refs), func(i int) string { return f.Refs[i].Name })
+		f.refOrder = order(len(f.Refs), func(i int) string { return f.strs[f.Refs[i].name] })
 		out[f.Rel] = f
 	}
 	if s.err != nil {

@@ -154,12 +154,12 @@ func (x *Index) locateInFile(f *File, sym string, line int) ([]Target, error) {
 			// A reference on the line: the symbol it leads to.
 			for i := range f.Refs {
 				r := &f.Refs[i]
-				if int(r.Line) == line && strings.Contains(r.Name, sym) {
+				if int(r.Line) == line && strings.Contains(f.RefName(r), sym) {
 					res := x.resolve(f, r)
 					if len(res.Targets) > 0 {
 						return res.Targets, nil
 					}
-					return nil, &LookupError{fmt.Sprintf("%s:%d calls %s, which has no definition in the index (%s)", f.Rel, line, r.Name, res.Why)}
+					return nil, &LookupError{fmt.Sprintf("%s:%d calls %s, which has no definition in the index (%s)", f.Rel, line, f.RefName(r), res.Why)}
 				}
 			}
 			return nil, &LookupError{fmt.Sprintf("%q is not on line %d of %s; that line reads: %s%s", sym, line, f.Rel, quoteLine(x.lineOf(f.Rel, line)), x.nearDefs(f, line))}
@@ -357,9 +357,9 @@ type Site struct {
 
 func (x *Index) site(f *File, ri int32) Site {
 	r := &f.Refs[ri]
-	s := Site{File: f.Rel, Line: int(r.Line), Column: int(r.Col), Call: r.Name, In: "(top level)", fileRef: f, refIndex: ri}
-	if r.Receiver != "" {
-		s.Call = r.Receiver + "." + r.Name
+	s := Site{File: f.Rel, Line: int(r.Line), Column: int(r.Col), Call: f.RefName(r), In: "(top level)", fileRef: f, refIndex: ri}
+	if r.recv != 0 {
+		s.Call = f.RefReceiver(r) + "." + s.Call
 	}
 	if r.Encl >= 0 {
 		s.encl = Target{f, r.Encl}

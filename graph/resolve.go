@@ -39,10 +39,11 @@ func (x *Index) resolve(f *File, r *Ref) Resolution { return x.resolveAt(f, r, f
 // resolveAt decides one reference; lazy leaves a name-only resolution's
 // candidates unranked (Resolution.pending).
 func (x *Index) resolveAt(f *File, r *Ref, lazy bool) Resolution {
+	name := f.RefName(r)
 	l := f.Lang
 	ix := x.langIx[l]
 	if ix == nil {
-		return Resolution{Class: Unresolved, Why: "no definition named " + r.Name}
+		return Resolution{Class: Unresolved, Why: "no definition named " + name}
 	}
 	want := func(d *Def) bool {
 		switch r.Kind {
@@ -57,44 +58,44 @@ func (x *Index) resolveAt(f *File, r *Ref, lazy bool) Resolution {
 	if r.Encl >= 0 {
 		encl = &f.Defs[r.Encl]
 	}
-	if r.Receiver == "" {
+	if r.recv == 0 {
 		// A local of the enclosing function hides every other definition.
-		if f.bound(r.Name, r.Encl, r.at) {
+		if f.bound(name, r.Encl, r.at) {
 			return Resolution{Class: Unresolved, Why: "a local variable or parameter (a function value)"}
 		}
 		// The file's own top-level definitions, then nested ones.
-		if ts := pick(f, r.Name, func(d *Def) bool { return want(d) && d.Container == "" }); len(ts) > 0 {
+		if ts := pick(f, name, func(d *Def) bool { return want(d) && d.Container == "" }); len(ts) > 0 {
 			return settle(f, Exact, ts, "same file")
 		}
 		if encl != nil && encl.Container != "" && len(l.self) > 0 {
 			// An implicit this: a method of the enclosing class.
-			if ts := x.inScope(f, r.Name, func(d *Def) bool { return want(d) && d.Container == encl.Container }); len(ts) > 0 {
+			if ts := x.inScope(f, name, func(d *Def) bool { return want(d) && d.Container == encl.Container }); len(ts) > 0 {
 				return settle(f, Exact, ts, "same class")
 			}
 		}
-		if res, ok := x.viaNameImport(f, r.Name, want); ok {
+		if res, ok := x.viaNameImport(f, name, want); ok {
 			return res
 		}
-		if res, ok := x.viaStarImport(f, r.Name, want); ok {
+		if res, ok := x.viaStarImport(f, name, want); ok {
 			return res
 		}
 		if l.Scope == "directory" {
-			if ts := x.inScope(f, r.Name, func(d *Def) bool { return want(d) && d.Container == "" }); len(ts) > 0 {
+			if ts := x.inScope(f, name, func(d *Def) bool { return want(d) && d.Container == "" }); len(ts) > 0 {
 				return settle(f, Exact, ts, "same package")
 			}
 		}
-		if res, ok := x.viaIncludes(f, r.Name, want); ok {
+		if res, ok := x.viaIncludes(f, name, want); ok {
 			return res
 		}
-		if l.builtins[r.Name] {
+		if l.builtins[name] {
 			return Resolution{Class: Unresolved, Why: "builtin"}
 		}
 		return x.byName(lazy, f, r, func(d *Def) bool { return want(d) && d.Container == "" })
 	}
-	recv := r.Receiver
+	recv := f.RefReceiver(r)
 	// self.m(), this.m(), or a Go method's own receiver.
 	if encl != nil && encl.Container != "" && (l.self[recv] || (encl.Self != "" && recv == encl.Self)) {
-		if ts := x.inScope(f, r.Name, func(d *Def) bool { return want(d) && d.Container == encl.Container }); len(ts) > 0 {
+		if ts := x.inScope(f, name, func(d *Def) bool { return want(d) && d.Container == encl.Container }); len(ts) > 0 {
 			return settle(f, Exact, ts, "same class")
 		}
 	}
@@ -109,21 +110,21 @@ func (x *Index) resolveAt(f *File, r *Ref, lazy bool) Resolution {
 		if files == nil {
 			return Resolution{Class: Unresolved, Why: "external: " + module}
 		}
-		ts := defsIn(files, r.Name, func(d *Def) bool { return want(d) && d.Container == "" })
+		ts := defsIn(files, name, func(d *Def) bool { return want(d) && d.Container == "" })
 		if len(ts) == 0 {
-			ts = defsIn(files, r.Name, want)
+			ts = defsIn(files, name, want)
 		}
 		if len(ts) > 0 {
 			return settle(f, Exact, ts, "qualified import")
 		}
-		return Resolution{Class: Unresolved, Why: "no " + r.Name + " in " + module}
+		return Resolution{Class: Unresolved, Why: "no " + name + " in " + module}
 	}
 	// ns::f(), Geo.area(): a namespace or module named by the receiver.
-	if res, ok := x.namespaceMember(f, recv, r.Name, want); ok {
+	if res, ok := x.namespaceMember(f, recv, name, want); ok {
 		return res
 	}
 	// Type.M(): a class named by the receiver.
-	if ts := x.typeMembers(f, recv, r.Name, want); len(ts) > 0 {
+	if ts := x.typeMembers(f, recv, name, want); len(ts) > 0 {
 		return settle(f, Exact, ts, "member of "+recv)
 	}
 	// console.log(), Math.max(), Vec::new(): an object the language
@@ -632,11 +633,11 @@ type scored struct {
 	reason string
 }
 
-// byName ranks every definition called r.Name in the language.
+// byName ranks every definition with the reference's name in the language.
 func (x *Index) byName(lazy bool, f *File, r *Ref, ok func(*Def) bool) Resolution {
 	p := &pending{f, r, ok}
 	if lazy {
-		if len(x.langIx[f.Lang].defs[r.Name]) == 0 {
+		if len(x.langIx[f.Lang].defs[f.RefName(r)]) == 0 {
 			return unresolvedName(f, r)
 		}
 		return Resolution{Class: Candidate, pending: p}
@@ -645,10 +646,11 @@ func (x *Index) byName(lazy bool, f *File, r *Ref, ok func(*Def) bool) Resolutio
 }
 
 func unresolvedName(f *File, r *Ref) Resolution {
-	if f.Lang.builtins[r.Name] {
+	name := f.RefName(r)
+	if f.Lang.builtins[name] {
 		return Resolution{Class: Unresolved, Why: "builtin"}
 	}
-	return Resolution{Class: Unresolved, Why: "no definition named " + r.Name + " in the index"}
+	return Resolution{Class: Unresolved, Why: "no definition named " + name + " in the index"}
 }
 
 // scores lists p's candidates with their scores, unsorted.
@@ -657,8 +659,9 @@ func (x *Index) scores(p *pending, withReasons bool) []scored {
 	ix := x.langIx[f.Lang]
 	imported := x.scope(f).imported
 	var all []scored
-	for _, g := range ix.defs[r.Name] {
-		for _, i := range g.defsNamed(r.Name) {
+	name, recv := f.RefName(r), f.RefReceiver(r)
+	for _, g := range ix.defs[name] {
+		for _, i := range g.defsNamed(name) {
 			d := &g.Defs[i]
 			if !p.ok(d) {
 				continue
@@ -685,7 +688,7 @@ func (x *Index) scores(p *pending, withReasons bool) []scored {
 					s.score += 5
 				}
 			}
-			if r.Receiver != "" && d.Container != "" && resembles(r.Receiver, d.Container) {
+			if recv != "" && d.Container != "" && resembles(recv, d.Container) {
 				s.score += 50
 				if withReasons {
 					s.reason += "; receiver looks like " + d.Container
@@ -748,7 +751,7 @@ func (x *Index) rankOf(p *pending, t Target, all []scored) (int, int, string) {
 		}
 	}
 	reason := mine.reason
-	if p.r.Receiver != "" && mine.t.D().Container != "" && resembles(p.r.Receiver, mine.t.D().Container) {
+	if recv := p.f.RefReceiver(p.r); recv != "" && mine.t.D().Container != "" && resembles(recv, mine.t.D().Container) {
 		reason += "; receiver looks like " + mine.t.D().Container
 	}
 	return rank, len(all), reason
