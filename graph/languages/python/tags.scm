@@ -45,6 +45,14 @@
 (argument_list (identifier) @name) @reference.value
 (argument_list (attribute object: (identifier) @receiver attribute: (identifier) @name)) @reference.value
 (keyword_argument value: (identifier) @name) @reference.value
+(keyword_argument value: (attribute object: (_) @receiver attribute: (identifier) @name)) @reference.value
+; Stored or returned: handler = obj.method, return f.
+(assignment right: (identifier) @name) @reference.value
+(assignment right: (attribute object: (_) @receiver attribute: (identifier) @name)) @reference.value
+(return_statement (identifier) @name) @reference.value
+(return_statement (attribute object: (_) @receiver attribute: (identifier) @name)) @reference.value
+(pair value: (identifier) @name) @reference.value
+(pair value: (attribute object: (_) @receiver attribute: (identifier) @name)) @reference.value
 
 ; Annotations.
 (type (identifier) @name) @reference.type
