@@ -33,12 +33,17 @@ mib() { awk -v k="$1" 'BEGIN {printf "%.0f", k/1024}'; }
 
 echo "# $(date -u +%Y-%m-%dT%H:%MZ) on $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# root $root; $("$ag" --version); $(go version | cut -d' ' -f3); rounds $rounds"
-mkdir "$tmp/cache"
+mkdir "$tmp/cache" "$tmp/parse-only" "$tmp/parse-only/go"
+# The parse alone: the same build with a one-pattern query for Go.
+cp graph/languages/go/language.json "$tmp/parse-only/go/"
+echo '(package_clause (package_identifier) @name) @package' >"$tmp/parse-only/go/tags.scm"
 for ((r = 1; r <= rounds; r++)); do
 	"$gnutime" -o "$tmp/t" -f '%e %M' "$ag" run -p 'defer $X.Close()' -l go --globs '!**/vendor/**' "$root" >/dev/null
 	read -r s m <"$tmp/t"; echo "$s" >>"$tmp/ag.s"; echo "$m" >>"$tmp/ag.m"
 	"$gnutime" -o "$tmp/t" -f '%e %M' "$bench" -root "$root" -mode build >"$tmp/cold.out"
 	read -r s m <"$tmp/t"; echo "$s" >>"$tmp/cold.s"; echo "$m" >>"$tmp/cold.m"
+	"$gnutime" -o "$tmp/t" -f '%e %M' "$bench" -root "$root" -mode build -query-dirs "$tmp/parse-only" >/dev/null
+	read -r s m <"$tmp/t"; echo "$s" >>"$tmp/parse.s"
 	rm -rf "$tmp/cache"/*
 	"$bench" -root "$root" -mode build -cache "$tmp/cache" >/dev/null # writes the snapshot
 	"$gnutime" -o "$tmp/t" -f '%e %M' "$bench" -root "$root" -mode build -cache "$tmp/cache" >"$tmp/warm.out"
@@ -48,6 +53,7 @@ cat "$tmp/cold.out" "$tmp/warm.out"
 printf '%-34s %10s %10s\n' run seconds peak_MiB
 printf '%-34s %10s %10s\n' "ast-grep, one pattern" "$(median <"$tmp/ag.s")" "$(mib "$(median <"$tmp/ag.m")")"
 printf '%-34s %10s %10s\n' "graph, cold index (process)" "$(median <"$tmp/cold.s")" "$(mib "$(median <"$tmp/cold.m")")"
+printf '%-34s %10s\n' "graph, parse only (one pattern)" "$(median <"$tmp/parse.s")"
 printf '%-34s %10s %10s\n' "graph, warm from snapshot (process)" "$(median <"$tmp/warm.s")" "$(mib "$(median <"$tmp/warm.m")")"
 awk -v a="$(median <"$tmp/ag.s")" -v c="$(median <"$tmp/cold.s")" 'BEGIN {printf "cold index / ast-grep scan: %.2f\n", c/a}'
 cp -r "$root" "$tmp/scratch"

@@ -29,13 +29,14 @@ func main() {
 	n := flag.Int("n", 50, "query targets and edits (queries mode)")
 	seed := flag.Uint64("seed", 1, "target choice")
 	scratch := flag.String("scratch", "", "queries mode: a copy of the tree the edits may change (required)")
+	queryDirs := flag.String("query-dirs", "", "extra language folders (graph.Options.QueryDirs); a go folder with a one-pattern query measures the parse alone")
 	flag.Parse()
 	if *root == "" {
 		fail("-root is required")
 	}
 	switch *mode {
 	case "build":
-		x := open(*root, *cache)
+		x := open(*root, *cache, *queryDirs)
 		t0 := time.Now()
 		x.Start(nil)
 		x.Wait(context.Background(), time.Hour)
@@ -61,21 +62,25 @@ func fail(msg string) {
 	os.Exit(2)
 }
 
-func open(root, cache string) *graph.Index {
+func open(root, cache, queryDirs string) *graph.Index {
 	g, err := pathguard.New(root)
 	if err != nil {
 		fail(err.Error())
 	}
 	e := astgrep.NewEngine(astgrep.Options{})
-	x, err := graph.New(g.Root(), g, e, graph.Options{CacheDir: cache})
+	opts := graph.Options{CacheDir: cache}
+	if queryDirs != "" {
+		opts.QueryDirs = filepath.SplitList(queryDirs)
+	}
+	x, err := graph.New(g.Root(), g, e, opts)
 	if err != nil {
 		fail(err.Error())
 	}
 	return x
 }
 
-// targets picks n functions and methods outside tests, at most two per
-// folder, by seed.
+// targets picks n Go functions and methods outside tests, at most two
+// per folder, by seed.
 func targets(x *graph.Index, n int, seed uint64) []graph.Symbol {
 	all := x.Definitions()
 	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
@@ -83,7 +88,7 @@ func targets(x *graph.Index, n int, seed uint64) []graph.Symbol {
 	perDir := map[string]int{}
 	var out []graph.Symbol
 	for _, s := range all {
-		if s.Kind != "function" && s.Kind != "method" || strings.HasSuffix(s.File, "_test.go") || strings.Contains(s.File, "testdata/") {
+		if s.Language != "go" || s.Kind != "function" && s.Kind != "method" || strings.HasSuffix(s.File, "_test.go") || strings.Contains(s.File, "testdata/") {
 			continue
 		}
 		d := filepath.Dir(s.File)
@@ -109,7 +114,7 @@ func pct(ds []time.Duration, p float64) time.Duration {
 }
 
 func queries(root string, n int, seed uint64) {
-	x := open(root, "")
+	x := open(root, "", "")
 	x.Start(nil)
 	x.Wait(context.Background(), time.Hour)
 	ts := targets(x, n, seed)
