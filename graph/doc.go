@@ -29,11 +29,18 @@
 // language has them, @receiver (the text before a called name),
 // @container (a definition's explicit container, as Go's receiver type),
 // @self (a method's receiver name), @import.module, @import.name and
-// @import.alias. Containers also come from nesting, and each reference's
-// enclosing definition from byte ranges. When two patterns capture the
-// same name, the first listed wins. Options.QueryDirs adds or replaces
-// languages without Go code; testdata/fixtures holds one project per
-// language with its known call graph.
+// @import.alias (the alias "*" or "." imports every name of the module).
+// @local marks a parameter or variable: inside its function it hides a
+// package, type or function of the same name. Containers also come from
+// nesting (a namespace or module gives a scope instead), and each
+// reference's enclosing definition from byte ranges. When two patterns
+// capture the same name, the first listed wins. language.json may extend
+// another language and list several query files (tsx is typescript's
+// patterns plus the JSX ones javascript also reads), and "variants": "go"
+// keeps a call from x_linux.go to definitions built for Linux.
+// Options.QueryDirs adds or replaces languages without Go code;
+// testdata/fixtures holds one project per language with its known call
+// graph.
 //
 // # Fresh
 //
