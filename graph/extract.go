@@ -53,10 +53,10 @@ type Ref struct {
 	name uint32
 	recv uint32 // the text before the name (pkg in pkg.F(), x.y in x.y.M())
 	Kind uint8
-	Line     int32
-	Col      int32
-	Encl     int32 // index in the file's Defs of the definition it is in, or -1
-	at       int32
+	Line int32
+	Col  int32
+	Encl int32 // index in the file's Defs of the definition it is in, or -1
+	at   int32
 }
 
 // Local is a name bound inside a definition (a parameter, a variable):
@@ -90,10 +90,10 @@ type File struct {
 	Defs     []Def
 	Refs     []Ref
 	Imports  []Import
-	Locals   []Local // sorted by name, then position
+	Locals   []Local  // sorted by name, then position
 	strs     []string // the strings of Refs and Locals; 0 is ""
-	Errors   int     // ERROR and MISSING nodes
-	ErrorAt  []int // their first lines (1-based)
+	Errors   int      // ERROR and MISSING nodes
+	ErrorAt  []int    // their first lines (1-based)
 	defOrder []int32
 	refOrder []int32
 }
