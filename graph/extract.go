@@ -66,6 +66,7 @@ type Local struct {
 	name uint32 // in the file's table
 	Encl int32  // the enclosing definition's index in Defs
 	at   int32
+	end  int32 // the end of the innermost @local.scope around it (a block, a closure), or -1: the whole definition
 }
 
 // Import is one name an import binds in its file: a module (Name "") or
@@ -149,6 +150,7 @@ func extract(rel string, l *Language, src []byte, r *astgrep.CaptureResult) *Fil
 	}
 	var refs []refAt
 	var locals []Local
+	var scopes [][2]int32
 	tab := &table{ids: map[string]uint32{}, strs: []string{""}}
 	for _, m := range r.Matches {
 		var rl *role
@@ -217,8 +219,10 @@ func extract(rel string, l *Language, src []byte, r *astgrep.CaptureResult) *Fil
 			}
 			defs = append(defs, defAt{d, m.Pattern})
 		case "local":
-			if name != nil {
-				locals = append(locals, Local{name: tab.id(name.Text(src)), at: int32(name.Start), Encl: -1})
+			if kind := rl.kind; kind == "scope" {
+				scopes = append(scopes, [2]int32{int32(whole.Start), int32(whole.End)})
+			} else if name != nil {
+				locals = append(locals, Local{name: tab.id(name.Text(src)), at: int32(name.Start), Encl: -1, end: -1})
 			}
 		case "reference":
 			if name == nil {
@@ -281,7 +285,7 @@ func extract(rel string, l *Language, src []byte, r *astgrep.CaptureResult) *Fil
 	}
 	enclose(f.Defs, f.Refs)
 	f.strs = slices.Clip(tab.strs)
-	f.Locals = f.localsIn(locals, names)
+	f.Locals = f.localsIn(locals, scopes, names)
 	// A value use of a local or a builtin (err, nil) passes no function of
 	// the index on: keeping it would only cost memory.
 	kept := f.Refs[:0]
@@ -380,12 +384,40 @@ func enclose(defs []Def, refs []Ref) {
 // localsIn keeps the locals inside a function-like definition (a
 // top-level binding is a definition, not a local), with their enclosing
 // definition, sorted by name and position.
-func (f *File) localsIn(locals []Local, defNames map[int32]bool) []Local {
+func (f *File) localsIn(locals []Local, scopes [][2]int32, defNames map[int32]bool) []Local {
 	defs := f.Defs
 	if len(locals) == 0 {
 		return nil
 	}
 	sort.Slice(locals, func(i, j int) bool { return locals[i].at < locals[j].at })
+	// Each local's innermost scope, by a sweep over scopes sorted by start
+	// (outer first).
+	sort.Slice(scopes, func(i, j int) bool {
+		if scopes[i][0] != scopes[j][0] {
+			return scopes[i][0] < scopes[j][0]
+		}
+		return scopes[i][1] > scopes[j][1]
+	})
+	var open [][2]int32
+	next := 0
+	for i := range locals {
+		at := locals[i].at
+		for next < len(scopes) && scopes[next][0] <= at {
+			for len(open) > 0 && open[len(open)-1][1] <= scopes[next][0] {
+				open = open[:len(open)-1]
+			}
+			if scopes[next][1] > at {
+				open = append(open, scopes[next])
+			}
+			next++
+		}
+		for len(open) > 0 && open[len(open)-1][1] <= at {
+			open = open[:len(open)-1]
+		}
+		if len(open) > 0 {
+			locals[i].end = open[len(open)-1][1]
+		}
+	}
 	refs := make([]Ref, len(locals))
 	for i, l := range locals {
 		refs[i] = Ref{at: l.at}
@@ -412,7 +444,20 @@ func (f *File) bound(name string, encl, at int32) bool {
 	}
 	i := sort.Search(len(f.Locals), func(i int) bool { return f.strs[f.Locals[i].name] >= name })
 	for ; i < len(f.Locals) && f.strs[f.Locals[i].name] == name; i++ {
-		if l := &f.Locals[i]; l.Encl == encl && l.at <= at {
+		if l := &f.Locals[i]; l.Encl == encl && l.at <= at && (l.end < 0 || at < l.end) {
+			return true
+		}
+	}
+	return false
+}
+
+// rebound says whether name is bound again inside a block or closure of
+// definition encl around at: a Go method's receiver shadowed by
+// switch v := v.(type).
+func (f *File) rebound(name string, encl, at int32) bool {
+	i := sort.Search(len(f.Locals), func(i int) bool { return f.strs[f.Locals[i].name] >= name })
+	for ; i < len(f.Locals) && f.strs[f.Locals[i].name] == name; i++ {
+		if l := &f.Locals[i]; l.Encl == encl && l.end >= 0 && l.at <= at && at < l.end {
 			return true
 		}
 	}

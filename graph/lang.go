@@ -269,7 +269,7 @@ func loadLanguage(e *astgrep.Engine, fsys fs.FS, id string) (*Language, error) {
 		what, kind, _ := strings.Cut(n, ".")
 		switch {
 		case what == "definition" || what == "reference":
-		case (what == "import" || what == "package" || what == "local") && kind == "":
+		case (what == "import" || what == "package") && kind == "", what == "local" && (kind == "" || kind == "scope"):
 		default:
 			continue
 		}

@@ -20,7 +20,7 @@ import (
 // snapshot; any other is read and parsed again. The format is a string
 // table and varint records, written whole to a temporary file and renamed.
 
-const snapshotMagic = "btgraph5"
+const snapshotMagic = "btgraph6"
 
 func (x *Index) snapshotPath() string {
 	if x.opts.CacheDir == "" {
@@ -158,6 +158,7 @@ func (x *Index) save() error {
 			s.uv(uint64(l.name))
 			s.iv(int64(l.Encl))
 			s.iv(int64(l.at))
+			s.iv(int64(l.end))
 		}
 	}
 	if err := s.w.Flush(); err != nil {
@@ -310,7 +311,7 @@ func (x *Index) load() map[string]*File {
 			f.Locals = make([]Local, n)
 			for j := range f.Locals {
 				l := &f.Locals[j]
-				l.name, l.Encl, l.at = id(), int32(s.iv()), int32(s.iv())
+				l.name, l.Encl, l.at, l.end = id(), int32(s.iv()), int32(s.iv()), int32(s.iv())
 				if l.Encl >= int32(len(f.Defs)) {
 					s.err = errors.New("a local in a missing definition")
 				}

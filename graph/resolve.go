@@ -94,7 +94,7 @@ func (x *Index) resolveAt(f *File, r *Ref, lazy bool) Resolution {
 	}
 	recv := f.RefReceiver(r)
 	// self.m(), this.m(), or a Go method's own receiver.
-	if encl != nil && encl.Container != "" && (l.self[recv] || (encl.Self != "" && recv == encl.Self)) {
+	if encl != nil && encl.Container != "" && (l.self[recv] || (encl.Self != "" && recv == encl.Self)) && !f.rebound(recv, r.Encl, r.at) {
 		if ts := x.inScope(f, name, func(d *Def) bool { return want(d) && d.Container == encl.Container }); len(ts) > 0 {
 			return settle(f, Exact, ts, "same class")
 		}

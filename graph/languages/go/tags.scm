@@ -80,3 +80,12 @@
 (short_var_declaration right: (expression_list (selector_expression operand: (identifier) @receiver field: (field_identifier) @name))) @reference.value
 (return_statement (expression_list (selector_expression operand: (identifier) @receiver field: (field_identifier) @name))) @reference.value
 (literal_element (selector_expression operand: (identifier) @receiver field: (field_identifier) @name)) @reference.value
+
+; Scopes: a local is visible to the end of the block or closure it is
+; declared in (a closure's parameters only inside it).
+(block) @local.scope
+(func_literal) @local.scope
+(if_statement) @local.scope
+(for_statement) @local.scope
+(expression_switch_statement) @local.scope
+(type_switch_statement) @local.scope

@@ -73,3 +73,6 @@
 (for_statement left: (identifier) @name) @local
 (pattern_list (identifier) @name) @local
 (as_pattern_target (identifier) @name) @local
+
+; A lambda's parameters are its own.
+(lambda) @local.scope
