@@ -56,6 +56,7 @@ func Example_harness() {
 	// Output:
 	// plan mode sees: ask_user
 	// plan mode sees: ast_grep
+	// plan mode sees: code_graph
 	// plan mode sees: lsp
 	// plan mode sees: read
 	// operator sees: Allow edit notes.txt? (a write tool)
