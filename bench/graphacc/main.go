@@ -182,8 +182,8 @@ func findBinary(name string) (string, error) {
 
 // timings are what the report says of how long things took.
 type timings struct {
-	build, dump, start, init, firstItem, load, settle time.Duration
-	warm                                              []string
+	build, dump, init, firstItem, load, settle time.Duration
+	warm                                       []string
 }
 
 func logf(format string, args ...any) {

@@ -395,20 +395,7 @@ func (rep *report) missGroups() string {
 			addGroup(m, key, ex)
 		}
 	}
-	var b strings.Builder
-	b.WriteString("### Missed sites by cause\n\n")
-	if len(m) == 0 {
-		b.WriteString("none\n\n")
-		return b.String()
-	}
-	for _, g := range sortedGroups(m) {
-		fmt.Fprintf(&b, "- **%d** %s\n", g.n, g.key)
-		for _, e := range g.examples {
-			fmt.Fprintf(&b, "  - %s\n", e)
-		}
-	}
-	b.WriteString("\n")
-	return b.String()
+	return writeGroups("### Missed sites by cause", m)
 }
 
 var digits = regexp.MustCompile(`[0-9]+`)
@@ -435,20 +422,7 @@ func (rep *report) candidateGroups() string {
 			addGroup(m, key, ex)
 		}
 	}
-	var b strings.Builder
-	b.WriteString("### Right edges graph gives only as candidates, by graph's reason\n\n")
-	if len(m) == 0 {
-		b.WriteString("none\n\n")
-		return b.String()
-	}
-	for _, g := range sortedGroups(m) {
-		fmt.Fprintf(&b, "- **%d** %s\n", g.n, g.key)
-		for _, e := range g.examples {
-			fmt.Fprintf(&b, "  - %s\n", e)
-		}
-	}
-	b.WriteString("\n")
-	return b.String()
+	return writeGroups("### Right edges graph gives only as candidates, by graph's reason", m)
 }
 
 // hiddenGroups counts our sites left out of precision, by why the server
@@ -499,20 +473,7 @@ func (rep *report) fpGroups() string {
 			addGroup(m, fp.cause, ex)
 		}
 	}
-	var b strings.Builder
-	b.WriteString("### Exact and import sites the server does not report, by cause\n\n")
-	if len(m) == 0 {
-		b.WriteString("none\n\n")
-		return b.String()
-	}
-	for _, g := range sortedGroups(m) {
-		fmt.Fprintf(&b, "- **%d** %s\n", g.n, g.key)
-		for _, e := range g.examples {
-			fmt.Fprintf(&b, "  - %s\n", e)
-		}
-	}
-	b.WriteString("\n")
-	return b.String()
+	return writeGroups("### Exact and import sites the server does not report, by cause", m)
 }
 
 func (rep *report) details(w *strings.Builder) {
@@ -612,4 +573,23 @@ func (rep *report) details(w *strings.Builder) {
 		}
 		w.WriteString("\n")
 	}
+}
+
+// writeGroups writes a report section: each group's count, cause and
+// examples, largest first.
+func writeGroups(title string, m map[string]*group) string {
+	var b strings.Builder
+	b.WriteString(title + "\n\n")
+	if len(m) == 0 {
+		b.WriteString("none\n\n")
+		return b.String()
+	}
+	for _, g := range sortedGroups(m) {
+		fmt.Fprintf(&b, "- **%d** %s\n", g.n, g.key)
+		for _, e := range g.examples {
+			fmt.Fprintf(&b, "  - %s\n", e)
+		}
+	}
+	b.WriteString("\n")
+	return b.String()
 }
