@@ -456,7 +456,7 @@ func (m *qmatcher) match(i int, q *qnode, caps []capPair, k func([]capPair)) {
 		}
 		return
 	}
-	if !m.kindOK(i, q) {
+	if !m.kindOK(i, q) || m.cannot(i, q) {
 		return
 	}
 	if len(q.negFields) > 0 || len(q.children) > 0 {
@@ -489,6 +489,42 @@ func withCaps(caps []capPair, ids []int, node int) []capPair {
 		out = append(out, capPair{id, node})
 	}
 	return out
+}
+
+// cannot says, without allocating, that node i lacks a child some
+// required child pattern of q needs (one of the right field and kind):
+// most candidate patterns fail this way, before any matching work.
+func (m *qmatcher) cannot(i int, q *qnode) bool {
+	end := int(m.t.nodes[i].last)
+	for _, ch := range q.children {
+		if ch.quant == '?' || ch.quant == '*' {
+			continue
+		}
+		found := false
+		for c := i + 1; c < end && !found; c = int(m.t.nodes[c].last) {
+			if ch.field != 0 && m.t.nodes[c].field != ch.field {
+				continue
+			}
+			found = m.eligible(c, ch.n) && m.shallowOK(c, ch.n)
+		}
+		if !found {
+			return true
+		}
+	}
+	return false
+}
+
+// shallowOK is kindOK looking into alternations.
+func (m *qmatcher) shallowOK(c int, q *qnode) bool {
+	if q.kind != qAlt {
+		return m.kindOK(c, q)
+	}
+	for _, a := range q.alts {
+		if m.shallowOK(c, a) {
+			return true
+		}
+	}
+	return false
 }
 
 // nextNamed returns the position of the first named child at or after j.
