@@ -1,0 +1,299 @@
+package vibe
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func newRoster(t *testing.T, max int) *Roster {
+	t.Helper()
+	script, err := filepath.Abs("testdata/worker.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := New(Config{StateDir: t.TempDir(), Dir: t.TempDir(), MaxRunning: max, ResultChars: 500,
+		Backends: map[string]Backend{"fast": Command{Line: script, Grace: 500 * time.Millisecond}, "good": Command{Line: script + " good"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r
+}
+
+func spawn(t *testing.T, r *Roster, brief string) Info {
+	t.Helper()
+	in, err := r.Spawn(SpawnRequest{Brief: brief, Label: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return in
+}
+
+func wait(t *testing.T, r *Roster, all bool, timeout time.Duration, ids ...string) ([]Info, []string) {
+	t.Helper()
+	done, pending, err := r.Wait(context.Background(), WaitRequest{IDs: ids, All: all, Timeout: timeout})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return done, pending
+}
+
+func TestSpawnAndWait(t *testing.T) {
+	r := newRoster(t, 4)
+	a := spawn(t, r, "add a test")
+	if a.ID != "w1" || a.Status.Finished() {
+		t.Fatalf("spawn answered %+v", a)
+	}
+	done, pending := wait(t, r, true, time.Minute, a.ID)
+	if len(done) != 1 || len(pending) != 0 {
+		t.Fatalf("done %v pending %v", done, pending)
+	}
+	d := done[0]
+	if d.Status != Succeeded || !strings.Contains(d.Result, "done (w1 t fast): add a test") || d.ExitCode == nil || *d.ExitCode != 0 {
+		t.Fatalf("result %+v", d)
+	}
+	if body, err := os.ReadFile(d.ResultFile); err != nil || !strings.Contains(string(body), "add a test") {
+		t.Fatalf("result file %q: %v", d.ResultFile, err)
+	}
+}
+
+// A result that arrived while nobody waited is listed as unread and read
+// by a later wait; the journal records it.
+func TestResultNobodyWaitedFor(t *testing.T) {
+	r := newRoster(t, 4)
+	a := spawn(t, r, "quick")
+	for i := 0; i < 200 && len(r.Unread()) == 0; i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if u := r.Unread(); len(u) != 1 || u[0] != a.ID {
+		t.Fatalf("unread %v", u)
+	}
+	if l := r.List(); l[0].Status != Succeeded || !strings.Contains(l[0].Result, "quick") {
+		t.Fatalf("list %+v", l)
+	}
+	done, _ := wait(t, r, false, time.Second, a.ID)
+	if len(done) != 1 || len(r.Unread()) != 0 {
+		t.Fatalf("after the wait: done %v, unread %v", done, r.Unread())
+	}
+	journal, _ := os.ReadFile(filepath.Join(r.cfg.StateDir, "events.jsonl"))
+	if !strings.Contains(string(journal), `"event":"ended"`) || !strings.Contains(string(journal), "result_file") {
+		t.Fatalf("journal: %s", journal)
+	}
+}
+
+func TestWaitAnyAllAndTimeout(t *testing.T) {
+	r := newRoster(t, 4)
+	fast := spawn(t, r, "now")
+	slow := spawn(t, r, "sleep 1.5")
+	done, pending := wait(t, r, false, time.Minute, fast.ID, slow.ID)
+	if len(done) != 1 || done[0].ID != fast.ID || len(pending) != 1 {
+		t.Fatalf("any: done %v pending %v", done, pending)
+	}
+	done, pending = wait(t, r, true, 100*time.Millisecond, fast.ID, slow.ID)
+	if len(pending) != 1 || pending[0] != slow.ID {
+		t.Fatalf("all with a short timeout: done %v pending %v", done, pending)
+	}
+	if st := r.List()[1].Status; st != Running {
+		t.Fatalf("a wait's timeout changed the worker: %s", st)
+	}
+	done, pending = wait(t, r, true, time.Minute, fast.ID, slow.ID)
+	if len(done) != 2 || len(pending) != 0 {
+		t.Fatalf("all: done %v pending %v", done, pending)
+	}
+}
+
+func TestFailureEmptyJSONAndFlood(t *testing.T) {
+	r := newRoster(t, 4)
+	fail := spawn(t, r, "fail please")
+	empty := spawn(t, r, "empty")
+	js := spawn(t, r, "json")
+	flood := spawn(t, r, "flood")
+	done, _ := wait(t, r, true, time.Minute, fail.ID, empty.ID, js.ID, flood.ID)
+	by := map[string]Info{}
+	for _, d := range done {
+		by[d.ID] = d
+	}
+	if f := by[fail.ID]; f.Status != Failed || f.ExitCode == nil || *f.ExitCode != 3 || !strings.Contains(f.Stderr, "something broke") {
+		t.Errorf("failing worker: %+v", f)
+	}
+	if e := by[empty.ID]; e.Status != Failed || !strings.Contains(e.Why, "without a final result") {
+		t.Errorf("a worker with no result: %+v", e)
+	}
+	if j := by[js.ID]; j.Status != Succeeded || j.Result != "all green" || j.Usage == nil || j.Usage.OutputTokens != 34 || j.Usage.CostUSD != 0.25 {
+		t.Errorf("JSON lines: %+v (usage %+v)", j, j.Usage)
+	}
+	if fl := by[flood.ID]; fl.Status != Succeeded || !fl.Truncated || len([]rune(fl.Result)) != 500 {
+		t.Errorf("flood: truncated=%v len=%d", fl.Truncated, len(fl.Result))
+	} else if body, _ := os.ReadFile(fl.ResultFile); !strings.Contains(string(body), "line 2999") {
+		t.Errorf("the full result is not in %s", fl.ResultFile)
+	}
+}
+
+func TestTimeoutKeepsPartialOutput(t *testing.T) {
+	r := newRoster(t, 4)
+	in, err := r.Spawn(SpawnRequest{Brief: "sleep 30", Timeout: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done, _ := wait(t, r, true, time.Minute, in.ID)
+	if d := done[0]; d.Status != TimedOut || !strings.Contains(d.Result, "working") {
+		t.Fatalf("timeout: %+v", d)
+	}
+}
+
+func alive(pid int) bool { return syscall.Kill(pid, 0) == nil }
+
+// kill ends the worker's whole process group: no child is left behind.
+func TestKillLeavesNoOrphan(t *testing.T) {
+	r := newRoster(t, 4)
+	pidFile := filepath.Join(t.TempDir(), "child")
+	t.Setenv("VIBE_TEST_CHILD_PID", pidFile)
+	in := spawn(t, r, "child")
+	var pid int
+	for i := 0; i < 300 && pid == 0; i++ {
+		time.Sleep(10 * time.Millisecond)
+		b, _ := os.ReadFile(pidFile)
+		pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+	}
+	if pid == 0 {
+		t.Fatal("the worker's child never started")
+	}
+	k, err := r.Kill(in.ID)
+	if err != nil || k.Status != Killed || !strings.Contains(k.Result, "started a child") {
+		t.Fatalf("kill: %+v %v", k, err)
+	}
+	for i := 0; i < 100 && alive(pid); i++ {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if alive(pid) {
+		syscall.Kill(pid, syscall.SIGKILL)
+		t.Fatalf("the worker's child %d outlived the kill", pid)
+	}
+	if again, err := r.Kill(in.ID); err != nil || again.Status != Killed {
+		t.Fatalf("a second kill: %+v %v", again, err)
+	}
+}
+
+func TestSendRestartsWithTheAppendedBrief(t *testing.T) {
+	r := newRoster(t, 4)
+	in := spawn(t, r, "sleep 30")
+	time.Sleep(100 * time.Millisecond)
+	got, restarted, err := r.Send(in.ID, "stop sleeping, just answer")
+	if err != nil || !restarted || got.Runs != 2 {
+		t.Fatalf("send: %+v restarted=%v %v", got, restarted, err)
+	}
+	// The appended brief still says "sleep 30": the worker sleeps again;
+	// a send to a finished worker just runs it again.
+	k, _ := r.Kill(in.ID)
+	if !strings.Contains(k.Brief, "stop sleeping") {
+		t.Fatalf("brief after send: %q", k.Brief)
+	}
+	q := spawn(t, r, "first")
+	wait(t, r, true, time.Minute, q.ID)
+	got, restarted, err = r.Send(q.ID, "second")
+	if err != nil || restarted {
+		t.Fatalf("send to a finished worker: %v %v", restarted, err)
+	}
+	done, _ := wait(t, r, true, time.Minute, q.ID)
+	if !strings.Contains(done[0].Result, "first  second") || done[0].Runs != 2 {
+		t.Fatalf("second run: %+v", done[0])
+	}
+}
+
+func TestConcurrencyLimit(t *testing.T) {
+	r := newRoster(t, 2)
+	a := spawn(t, r, "sleep 0.6")
+	b := spawn(t, r, "sleep 0.6")
+	c := spawn(t, r, "now")
+	time.Sleep(150 * time.Millisecond)
+	if st := r.List()[2].Status; st != Queued {
+		t.Fatalf("a third worker over a limit of 2 is %s", st)
+	}
+	done, _ := wait(t, r, true, time.Minute, a.ID, b.ID, c.ID)
+	if len(done) != 3 {
+		t.Fatalf("done %v", done)
+	}
+	if !done[2].Started.After(done[0].Ended.Add(-50*time.Millisecond)) && !done[2].Started.After(done[1].Ended.Add(-50*time.Millisecond)) {
+		t.Fatalf("the queued worker started at %v, before a slot was freed (%v, %v)", done[2].Started, done[0].Ended, done[1].Ended)
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	r := newRoster(t, 2)
+	if _, err := r.Spawn(SpawnRequest{Brief: "  "}); err == nil || !strings.Contains(err.Error(), "brief is empty") {
+		t.Errorf("empty brief: %v", err)
+	}
+	if _, err := r.Spawn(SpawnRequest{Brief: "x", Tier: "turbo"}); err == nil || !strings.Contains(err.Error(), "fast, good") {
+		t.Errorf("unknown tier: %v", err)
+	}
+	if _, err := r.Kill("w9"); err == nil || !strings.Contains(err.Error(), "no workers yet") {
+		t.Errorf("unknown id, none spawned: %v", err)
+	}
+	spawn(t, r, "now")
+	if _, _, err := r.Send("w7", "hi"); err == nil || !strings.Contains(err.Error(), "the workers are w1") {
+		t.Errorf("unknown id: %v", err)
+	}
+	bad, err := New(Config{StateDir: t.TempDir(), Backends: map[string]Backend{"fast": Command{Line: "no-such-agent-cli --print"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bad.Close()
+	if _, err := bad.Spawn(SpawnRequest{Brief: "x"}); err == nil || !strings.Contains(err.Error(), "no-such-agent-cli") {
+		t.Errorf("a missing program: %v", err)
+	}
+}
+
+// Close stops running and queued workers and waits for them.
+func TestCloseWithWorkersRunning(t *testing.T) {
+	r := newRoster(t, 1)
+	spawn(t, r, "sleep 30")
+	spawn(t, r, "sleep 30")
+	time.Sleep(100 * time.Millisecond)
+	start := time.Now()
+	r.Close()
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("Close took %v", d)
+	}
+	for _, w := range r.List() {
+		if w.Status != Killed {
+			t.Errorf("%s is %s after Close", w.ID, w.Status)
+		}
+	}
+}
+
+func TestManyWorkersAtOnce(t *testing.T) {
+	r := newRoster(t, 4)
+	var wg sync.WaitGroup
+	ids := make([]string, 40)
+	for i := range ids {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			in, err := r.Spawn(SpawnRequest{Brief: "job " + strconv.Itoa(i)})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			ids[i] = in.ID
+			r.List()
+			r.Unread()
+		}(i)
+	}
+	wg.Wait()
+	done, pending := wait(t, r, true, time.Minute, ids...)
+	if len(done) != 40 || len(pending) != 0 {
+		t.Fatalf("done %d pending %v", len(done), pending)
+	}
+	for _, d := range done {
+		if d.Status != Succeeded {
+			t.Errorf("%s: %s %s", d.ID, d.Status, d.Why)
+		}
+	}
+}

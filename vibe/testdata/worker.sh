@@ -1,0 +1,37 @@
+#!/bin/sh
+# A worker for the tests: what it does is spelled in its brief.
+brief=$(cat)
+case "$brief" in
+*"child"*)
+	sleep 300 &
+	echo "$!" > "$VIBE_TEST_CHILD_PID"
+	echo "started a child"
+	sleep 300
+	;;
+esac
+case "$brief" in
+*"sleep "*)
+	n=$(printf '%s\n' "$brief" | sed -n 's/.*sleep \([0-9.]*\).*/\1/p' | head -1)
+	echo "working"
+	sleep "$n"
+	;;
+esac
+case "$brief" in
+*"fail"*)
+	echo "something broke" >&2
+	exit 3
+	;;
+*"flood"*)
+	i=0
+	while [ $i -lt 3000 ]; do echo "line $i of a long report"; i=$((i+1)); done
+	;;
+*"json"*)
+	echo '{"type":"system","model":"m-1"}'
+	echo '{"type":"result","result":"all green","usage":{"input_tokens":12,"output_tokens":34},"total_cost_usd":0.25}'
+	;;
+*"empty"*)
+	;;
+*)
+	printf 'done (%s %s %s): %s\n' "$VIBE_WORKER_ID" "$VIBE_WORKER_LABEL" "$VIBE_WORKER_TIER" "$(printf '%s' "$brief" | tr '\n' ' ')"
+	;;
+esac
