@@ -74,6 +74,11 @@ type Info struct {
 	ResultFile   string    `json:"result_file,omitempty" jsonschema:"the full result"`
 	Stderr       string    `json:"stderr,omitempty" jsonschema:"the last of its error output, for a failed run"`
 	Usage        *Usage    `json:"usage,omitempty"`
+	Branch       string    `json:"branch,omitempty" jsonschema:"isolation worktree: the worker's branch"`
+	Worktree     string    `json:"worktree,omitempty" jsonschema:"isolation worktree: its folder while it holds commits or changes"`
+	Commits      int       `json:"commits,omitempty"`
+	FilesChanged []string  `json:"files_changed,omitempty"`
+	Diffstat     string    `json:"diffstat,omitempty"`
 	Why          string    `json:"why,omitempty" jsonschema:"why it failed, timed out or was lost"`
 }
 
@@ -85,6 +90,8 @@ type worker struct {
 	done    chan struct{}
 	unread  bool
 	run     func()
+	iso     *isolation // nil: the worker runs in the root
+	wantIso bool
 }
 
 // Roster is a run's workers.
@@ -148,6 +155,8 @@ type SpawnRequest struct {
 	Brief, Label, Tier string
 	Timeout            time.Duration
 	Dir                string // default Config.Dir
+	// Worktree runs the worker in a git worktree of its own.
+	Worktree bool
 }
 
 // Spawn starts a worker (or queues it when MaxRunning are running) and
@@ -172,6 +181,11 @@ func (r *Roster) Spawn(req SpawnRequest) (Info, error) {
 	if req.Dir == "" {
 		req.Dir = r.cfg.Dir
 	}
+	if req.Worktree {
+		if _, _, _, err := repoOf(req.Dir); err != nil {
+			return Info{}, err
+		}
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
@@ -182,7 +196,7 @@ func (r *Roster) Spawn(req SpawnRequest) (Info, error) {
 	if req.Label == "" {
 		req.Label = id
 	}
-	w := &worker{info: Info{ID: id, Label: req.Label, Tier: req.Tier, Backend: b.Describe(), Brief: req.Brief, Status: Queued}, timeout: req.Timeout}
+	w := &worker{info: Info{ID: id, Label: req.Label, Tier: req.Tier, Backend: b.Describe(), Brief: req.Brief, Status: Queued}, timeout: req.Timeout, wantIso: req.Worktree}
 	r.ws[id] = w
 	r.order = append(r.order, id)
 	r.startLocked(w, b, req.Dir)
@@ -206,6 +220,7 @@ func (r *Roster) startLocked(w *worker, b Backend, dir string) {
 	w.info.Status, w.info.Runs = Queued, w.info.Runs+1
 	w.info.Result, w.info.Truncated, w.info.ResultFile, w.info.Stderr, w.info.ExitCode, w.info.Usage, w.info.Why = "", false, "", "", nil, nil, ""
 	w.info.Started, w.info.Ended = time.Time{}, time.Time{}
+	w.info.Commits, w.info.FilesChanged, w.info.Diffstat = 0, nil, ""
 	w.unread = false
 	w.run = func() { r.run(ctx, cancel, w, b, dir) }
 	r.logLocked(w, "queued")
@@ -250,7 +265,23 @@ func (r *Roster) run(ctx context.Context, cancel context.CancelFunc, w *worker, 
 	r.mu.Lock()
 	done := w.done
 	job := Job{ID: w.info.ID, Label: w.info.Label, Tier: w.info.Tier, Brief: w.info.Brief, Dir: dir}
+	iso, wantIso := w.iso, w.wantIso
 	r.mu.Unlock()
+	if wantIso && iso == nil {
+		var err error
+		if iso, err = addWorktree(r.cfg.StateDir, dir, w.info.Label, w.info.ID); err != nil {
+			r.finish(w, Outcome{}, fmt.Errorf("making its worktree: %w", err))
+			r.release(done)
+			return
+		}
+		r.mu.Lock()
+		w.iso = iso
+		w.info.Branch, w.info.Worktree = iso.branch, iso.dir
+		r.mu.Unlock()
+	}
+	if iso != nil {
+		job.Dir = iso.cwd()
+	}
 	job.Activity = func() {
 		r.mu.Lock()
 		w.info.LastActivity = time.Now()
@@ -264,7 +295,22 @@ func (r *Roster) run(ctx context.Context, cancel context.CancelFunc, w *worker, 
 		r.mu.Unlock()
 	}
 	tcancel()
+	if iso != nil {
+		commits, files, stat := iso.report()
+		kept := iso.cleanup()
+		r.mu.Lock()
+		w.info.Commits, w.info.FilesChanged, w.info.Diffstat = commits, files, stat
+		if !kept {
+			w.iso, w.info.Worktree, w.info.Branch = nil, "", ""
+		}
+		r.mu.Unlock()
+	}
 	r.finish(w, out, err)
+	r.release(done)
+}
+
+// release frees a run's slot and starts the next queued run.
+func (r *Roster) release(done chan struct{}) {
 	r.mu.Lock()
 	r.running--
 	r.dispatchLocked()

@@ -31,6 +31,14 @@ case "$brief" in
 	;;
 *"empty"*)
 	;;
+*"commit"*)
+	echo "made in a worktree" > made.txt
+	git add made.txt && git -c user.name=w -c user.email=w@x commit -qm "worker's change" && echo "committed made.txt"
+	;;
+*"write"*)
+	echo "changed" >> README
+	echo "wrote README in $(pwd)"
+	;;
 *)
 	printf 'done (%s %s %s): %s\n' "$VIBE_WORKER_ID" "$VIBE_WORKER_LABEL" "$VIBE_WORKER_TIER" "$(printf '%s' "$brief" | tr '\n' ' ')"
 	;;
