@@ -20,6 +20,7 @@ import (
 	"github.com/builtin-tools/builtin-tools/lsp/lsptool"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/structural"
+	"github.com/builtin-tools/builtin-tools/vibe/vibetool"
 )
 
 // Version is reported to MCP clients.
@@ -36,6 +37,7 @@ func Families() []registry.Extension {
 		graphtool.Family,
 		debugtool.Family,
 		evaltool.Family,
+		vibetool.Family,
 	}
 }
 
@@ -100,6 +102,9 @@ type Options struct {
 	// Graph configures the code graph: its memory bound, extra language
 	// folders, and how long a query waits for the index to build.
 	Graph graphtool.Config
+	// Vibe turns vibe mode on (the vibe_* background workers) and says
+	// what runs a worker of each tier.
+	Vibe vibetool.Config
 }
 
 // NewRun makes a run over opts.Root with the module's families opened as
@@ -110,6 +115,7 @@ func NewRun(opts Options) (*registry.Run, error) {
 		lsptool.Key.Name():    opts.LSP,
 		structural.Key.Name(): opts.Structural,
 		graphtool.Key.Name():  opts.Graph,
+		vibetool.Key.Name():   opts.Vibe,
 		debugtool.Key.Name():  opts.Debug,
 		evaltool.Key.Name():   opts.Eval,
 	}

@@ -340,7 +340,7 @@ func (r *Roster) finish(w *worker, out Outcome, err error) {
 	default:
 		w.info.Status = Succeeded
 	}
-	if err == nil && w.info.Runs > 0 && !w.info.Started.IsZero() {
+	if err == nil && code >= 0 && !w.info.Started.IsZero() {
 		w.info.ExitCode = &code
 	}
 	w.info.Usage = out.Usage

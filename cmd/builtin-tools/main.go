@@ -21,6 +21,7 @@ import (
 	"github.com/builtin-tools/builtin-tools/astgrep"
 	"github.com/builtin-tools/builtin-tools/graph"
 	"github.com/builtin-tools/builtin-tools/graph/graphtool"
+	"github.com/builtin-tools/builtin-tools/vibe/vibetool"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
 	"golang.org/x/term"
@@ -71,7 +72,8 @@ type common struct {
 	root, mode, approve, ask, conversation, without, grammars string
 	graphCache                                                string
 	askTimeout, graphWait                                     time.Duration
-	trust                                                     bool
+	trust, vibe                                               bool
+	workers                                                   tierCommands
 	maxFrame, budget                                          int
 }
 
@@ -92,6 +94,31 @@ func (c *common) register(fs *flag.FlagSet, defaultAsk string) {
 		wait = 2 * time.Minute // one call per process: wait for the whole index
 	}
 	fs.DurationVar(&c.graphWait, "graph-wait", wait, "how long a code_graph query waits for the index to be built before answering from what is indexed")
+	fs.BoolVar(&c.vibe, "vibe", false, "vibe mode: the vibe_* background-worker tools (needs --worker-command)")
+	fs.Var(&c.workers, "worker-command", "with --vibe, what runs a worker of a tier, as TIER=CMD (fast='claude -p' good='codex exec -'); repeat for each tier")
+}
+
+// tierCommands collects --worker-command TIER=CMD flags.
+type tierCommands map[string]string
+
+func (t *tierCommands) String() string {
+	var parts []string
+	for k, v := range *t {
+		parts = append(parts, k+"="+v)
+	}
+	return strings.Join(parts, " ")
+}
+
+func (t *tierCommands) Set(v string) error {
+	tier, line, ok := strings.Cut(v, "=")
+	if !ok || strings.TrimSpace(tier) == "" || strings.TrimSpace(line) == "" {
+		return fmt.Errorf("want TIER=CMD (fast='CMD' or good='CMD'), got %q", v)
+	}
+	if *t == nil {
+		*t = tierCommands{}
+	}
+	(*t)[strings.TrimSpace(tier)] = line
+	return nil
 }
 
 // defaultGraphCache is the per-user cache folder for code graph snapshots.
@@ -162,6 +189,7 @@ func (c *common) newRun(stdin io.Reader, stdout io.Writer, stdio bool) (*registr
 		Ask: port, AskTimeout: c.askTimeout, Without: without, TrustCheckout: c.trust,
 		Structural:    astgrep.Options{GrammarDirs: grammarDirs},
 		Graph:         graphtool.Config{Options: graph.Options{CacheDir: c.graphCache, GrammarDirs: grammarDirs}, Wait: c.graphWait},
+		Vibe:          vibetool.Config{On: c.vibe, Commands: c.workers},
 		MaxFrameBytes: c.maxFrame,
 		OutputBudget:  c.budget,
 	})

@@ -1,0 +1,160 @@
+package vibetool
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/builtin-tools/builtin-tools/registry"
+	"github.com/builtin-tools/builtin-tools/tiers"
+	"github.com/builtin-tools/builtin-tools/vibe"
+)
+
+type spawnParams struct {
+	Brief          string `json:"brief" jsonschema:"the whole task: the worker sees nothing else"`
+	Label          string `json:"label" jsonschema:"a short name for the worker (used in its branch name)"`
+	Tier           string `json:"tier,omitempty" jsonschema:"fast (well-specified mechanical work, the default) or good (design, judgement, reviewing a fast worker)" enum:"fast,good"`
+	TimeoutSeconds int    `json:"timeout_seconds,omitempty" jsonschema:"its time limit (default 30 minutes); at the limit it ends as timed_out with its output so far"`
+	Isolation      string `json:"isolation,omitempty" jsonschema:"worktree: run in a git worktree of its own on a branch vibe/<label>-<id>; none (the default): in the root" enum:"none,worktree"`
+}
+
+// SpawnTool is vibe_spawn (VB-1).
+var SpawnTool = registry.Descriptor{
+	Name:  "vibe_spawn",
+	Title: "start a background worker",
+	Tier:  tiers.Read,
+	Description: "Start a background worker on a task and return at once with its id (w1, w2, …). At most a few run at once; more wait queued. " +
+		"Its result is kept for the run whether or not anyone waits: vibe_wait blocks until it ends (never poll), and every vibe_* answer lists unread results.",
+	Handler: registry.With(Key, spawn),
+}
+
+func spawn(ctx context.Context, c *registry.Call, r *Roster, p spawnParams) (Result, error) {
+	if p.Isolation != "" && p.Isolation != "none" && p.Isolation != "worktree" {
+		return Result{}, fmt.Errorf("isolation %q: use worktree or none", p.Isolation)
+	}
+	in, err := r.Spawn(vibe.SpawnRequest{Brief: p.Brief, Label: p.Label, Tier: p.Tier, Timeout: time.Duration(p.TimeoutSeconds) * time.Second, Worktree: p.Isolation == "worktree"})
+	if err != nil {
+		return Result{}, registry.Messagef("%s", err.Error())
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "started %s %q [%s] (%s); backend: %s\nvibe_wait with worker_ids [%q] returns its result when it ends.\n", in.ID, in.Label, in.Tier, in.Status, in.Backend, in.ID)
+	return r.finish(Result{Op: "spawn", Worker: &in}, &b), nil
+}
+
+type sendParams struct {
+	WorkerID string `json:"worker_id"`
+	Message  string `json:"message" jsonschema:"added to the worker's brief; the worker runs again with it"`
+}
+
+// SendTool is vibe_send.
+var SendTool = registry.Descriptor{
+	Name:        "vibe_send",
+	Title:       "send a worker more instructions",
+	Tier:        tiers.Read,
+	Description: "Add a message to a worker's brief and run it again with the whole brief. A running worker is stopped first, and the answer says so.",
+	Handler:     registry.With(Key, send),
+}
+
+func send(ctx context.Context, c *registry.Call, r *Roster, p sendParams) (Result, error) {
+	in, restarted, err := r.Send(p.WorkerID, p.Message)
+	if err != nil {
+		return Result{}, registry.Messagef("%s", err.Error())
+	}
+	var b strings.Builder
+	if restarted {
+		fmt.Fprintf(&b, "%s was running: it was stopped and started again with the message added (run %d).\n", in.ID, in.Runs)
+	} else {
+		fmt.Fprintf(&b, "%s started again with the message added (run %d).\n", in.ID, in.Runs)
+	}
+	return r.finish(Result{Op: "send", Worker: &in, Restarted: restarted}, &b), nil
+}
+
+type waitParams struct {
+	WorkerIDs      []string `json:"worker_ids,omitempty" jsonschema:"the workers to wait for (default: every worker, or those of label)"`
+	Label          string   `json:"label,omitempty"`
+	Mode           string   `json:"mode,omitempty" jsonschema:"any (the default): return when one has ended; all: when every one has" enum:"any,all"`
+	TimeoutSeconds int      `json:"timeout_seconds,omitempty" jsonschema:"how long to wait (default 600, at most 3600); the workers keep running past it"`
+}
+
+// WaitTool is vibe_wait.
+var WaitTool = registry.Descriptor{
+	Name:  "vibe_wait",
+	Title: "wait for workers",
+	Tier:  tiers.Read,
+	Description: "Block until any (or all) of the named workers have ended, and return their results; on timeout, the ones finished and the ids still pending. " +
+		"It never stops a worker. This is the way to wait: do not poll vibe_list.",
+	Handler: registry.With(Key, waitFor),
+}
+
+func waitFor(ctx context.Context, c *registry.Call, r *Roster, p waitParams) (Result, error) {
+	timeout := time.Duration(p.TimeoutSeconds) * time.Second
+	if timeout <= 0 {
+		timeout = 10 * time.Minute
+	}
+	timeout = min(timeout, time.Hour)
+	if p.Mode != "" && p.Mode != "any" && p.Mode != "all" {
+		return Result{}, fmt.Errorf("mode %q: use any or all", p.Mode)
+	}
+	done, pending, err := r.Wait(ctx, vibe.WaitRequest{IDs: p.WorkerIDs, Label: p.Label, All: p.Mode == "all", Timeout: timeout,
+		Progress: func(finished, total int) {
+			c.Progress(ctx, float64(finished), float64(total), fmt.Sprintf("vibe: %d of %d workers ended", finished, total))
+		}})
+	if err != nil && len(done) == 0 {
+		return Result{}, registry.Messagef("%s", err.Error())
+	}
+	var b strings.Builder
+	if len(pending) > 0 && (p.Mode == "all" || len(done) == 0) {
+		fmt.Fprintf(&b, "waited %s: still running or queued: %s (they go on; wait again)\n", timeout, strings.Join(pending, ", "))
+	}
+	for _, in := range done {
+		describe(&b, in, true)
+	}
+	return r.finish(Result{Op: "wait", Workers: done, Pending: pending}, &b), nil
+}
+
+type killParams struct {
+	WorkerID string `json:"worker_id"`
+}
+
+// KillTool is vibe_kill.
+var KillTool = registry.Descriptor{
+	Name:        "vibe_kill",
+	Title:       "stop a worker",
+	Tier:        tiers.Read,
+	Description: "Stop a worker (and every process it started) and return its output so far. Stopping an ended worker changes nothing.",
+	Handler:     registry.With(Key, kill),
+}
+
+func kill(ctx context.Context, c *registry.Call, r *Roster, p killParams) (Result, error) {
+	in, err := r.Kill(p.WorkerID)
+	if err != nil {
+		return Result{}, registry.Messagef("%s", err.Error())
+	}
+	var b strings.Builder
+	describe(&b, in, true)
+	return r.finish(Result{Op: "kill", Worker: &in}, &b), nil
+}
+
+type listParams struct{}
+
+// ListTool is vibe_list.
+var ListTool = registry.Descriptor{
+	Name:        "vibe_list",
+	Title:       "list workers",
+	Tier:        tiers.Read,
+	Description: "Every worker: tier, status, elapsed time, last activity, backend and the start of its last result.",
+	Handler:     registry.With(Key, list),
+}
+
+func list(ctx context.Context, c *registry.Call, r *Roster, p listParams) (Result, error) {
+	ws := r.List()
+	var b strings.Builder
+	if len(ws) == 0 {
+		b.WriteString("no workers yet (vibe_spawn starts one)\n")
+	}
+	for _, in := range ws {
+		describe(&b, in, false)
+	}
+	return r.finish(Result{Op: "list", Workers: ws}, &b), nil
+}
