@@ -21,9 +21,9 @@ import (
 	"github.com/builtin-tools/builtin-tools/astgrep"
 	"github.com/builtin-tools/builtin-tools/graph"
 	"github.com/builtin-tools/builtin-tools/graph/graphtool"
-	"github.com/builtin-tools/builtin-tools/vibe/vibetool"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
+	"github.com/builtin-tools/builtin-tools/vibe/vibetool"
 	"golang.org/x/term"
 )
 
