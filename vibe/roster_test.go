@@ -297,3 +297,40 @@ func TestManyWorkersAtOnce(t *testing.T) {
 		}
 	}
 }
+
+// A worker whose process dies of a signal nobody here sent is lost, not
+// failed or succeeded.
+func TestLostWorker(t *testing.T) {
+	r := newRoster(t, 4)
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	in, err := r.Spawn(SpawnRequest{Brief: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wait(t, r, true, time.Minute, in.ID)
+	// A command that records its own pid and then sleeps.
+	lost, err := New(Config{StateDir: t.TempDir(), Dir: t.TempDir(),
+		Backends: map[string]Backend{"fast": Command{Line: "echo $$ > " + pidFile + "; exec sleep 30"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lost.Close()
+	w, err := lost.Spawn(SpawnRequest{Brief: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pid int
+	for i := 0; i < 300 && pid == 0; i++ {
+		time.Sleep(10 * time.Millisecond)
+		b, _ := os.ReadFile(pidFile)
+		pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+	}
+	if pid == 0 {
+		t.Fatal("the worker never started")
+	}
+	syscall.Kill(pid, syscall.SIGKILL)
+	done, _ := wait(t, lost, true, time.Minute, w.ID)
+	if done[0].Status != Lost || !strings.Contains(done[0].Why, "signal") {
+		t.Fatalf("a worker killed from outside: %+v", done[0])
+	}
+}

@@ -3,8 +3,11 @@ package vibetool_test
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -112,5 +115,36 @@ func TestBadInputAndVibeOff(t *testing.T) {
 	out, _, isErr = call(t, bad, "vibe_spawn", map[string]any{"brief": "x", "label": "x"})
 	if !isErr || !strings.Contains(out, "no-such-agent-cli") {
 		t.Fatalf("a missing worker program: %s", out)
+	}
+}
+
+// Closing the run stops a running worker and every process it started.
+func TestRunCloseStopsWorkers(t *testing.T) {
+	pidFile := filepath.Join(t.TempDir(), "child")
+	t.Setenv("VIBE_TEST_CHILD_PID", pidFile)
+	r := newRun(t, true)
+	call(t, r, "vibe_spawn", map[string]any{"brief": "child", "label": "long"})
+	var pid int
+	for i := 0; i < 300 && pid == 0; i++ {
+		time.Sleep(10 * time.Millisecond)
+		b, _ := os.ReadFile(pidFile)
+		pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+	}
+	if pid == 0 {
+		t.Fatal("the worker's child never started")
+	}
+	start := time.Now()
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Fatalf("Close took %v", d)
+	}
+	for i := 0; i < 100 && syscall.Kill(pid, 0) == nil; i++ {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if syscall.Kill(pid, 0) == nil {
+		syscall.Kill(pid, syscall.SIGKILL)
+		t.Fatalf("the worker's child %d outlived the run", pid)
 	}
 }
