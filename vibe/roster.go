@@ -377,16 +377,18 @@ func (r *Roster) lookupLocked(id string) (*worker, error) {
 	return nil, fmt.Errorf("no worker %q; the workers are %s", id, strings.Join(r.order, ", "))
 }
 
-// Kill stops a worker and returns it with its partial output; killing a
-// finished worker changes nothing.
-func (r *Roster) Kill(id string) (Info, error) {
+// halt ends a worker's run, if one is going, and waits for it; it
+// returns the worker (r.mu held again) and whether a run was stopped.
+func (r *Roster) halt(id string) (*worker, bool, error) {
 	r.mu.Lock()
 	w, err := r.lookupLocked(id)
 	if err != nil {
 		r.mu.Unlock()
-		return Info{}, err
+		return nil, false, err
 	}
+	stopped := false
 	if !w.info.Status.Finished() {
+		stopped = true
 		w.reason = Killed
 		w.cancel()
 	}
@@ -394,6 +396,16 @@ func (r *Roster) Kill(id string) (Info, error) {
 	r.mu.Unlock()
 	<-done
 	r.mu.Lock()
+	return w, stopped, nil
+}
+
+// Kill stops a worker and returns it with its partial output; killing a
+// finished worker changes nothing.
+func (r *Roster) Kill(id string) (Info, error) {
+	w, _, err := r.halt(id)
+	if err != nil {
+		return Info{}, err
+	}
 	defer r.mu.Unlock()
 	w.unread = false
 	return w.info, nil
@@ -405,21 +417,10 @@ func (r *Roster) Send(id, message string) (info Info, restarted bool, err error)
 	if strings.TrimSpace(message) == "" {
 		return Info{}, false, errors.New("the message is empty")
 	}
-	r.mu.Lock()
-	w, err := r.lookupLocked(id)
+	w, restarted, err := r.halt(id)
 	if err != nil {
-		r.mu.Unlock()
 		return Info{}, false, err
 	}
-	if !w.info.Status.Finished() {
-		restarted = true
-		w.reason = Killed
-		w.cancel()
-	}
-	done := w.done
-	r.mu.Unlock()
-	<-done
-	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
 		return Info{}, restarted, errors.New("the run is closing: no new runs")

@@ -150,21 +150,27 @@ func TestTimeoutKeepsPartialOutput(t *testing.T) {
 
 func alive(pid int) bool { return syscall.Kill(pid, 0) == nil }
 
+// pidIn waits for a worker to write a pid to file.
+func pidIn(t *testing.T, file string) int {
+	t.Helper()
+	for i := 0; i < 300; i++ {
+		b, _ := os.ReadFile(file)
+		if pid, _ := strconv.Atoi(strings.TrimSpace(string(b))); pid > 0 {
+			return pid
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("the worker never wrote its pid")
+	return 0
+}
+
 // kill ends the worker's whole process group: no child is left behind.
 func TestKillLeavesNoOrphan(t *testing.T) {
 	r := newRoster(t, 4)
 	pidFile := filepath.Join(t.TempDir(), "child")
 	t.Setenv("VIBE_TEST_CHILD_PID", pidFile)
 	in := spawn(t, r, "child")
-	var pid int
-	for i := 0; i < 300 && pid == 0; i++ {
-		time.Sleep(10 * time.Millisecond)
-		b, _ := os.ReadFile(pidFile)
-		pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
-	}
-	if pid == 0 {
-		t.Fatal("the worker's child never started")
-	}
+	pid := pidIn(t, pidFile)
 	k, err := r.Kill(in.ID)
 	if err != nil || k.Status != Killed || !strings.Contains(k.Result, "started a child") {
 		t.Fatalf("kill: %+v %v", k, err)
@@ -319,16 +325,7 @@ func TestLostWorker(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var pid int
-	for i := 0; i < 300 && pid == 0; i++ {
-		time.Sleep(10 * time.Millisecond)
-		b, _ := os.ReadFile(pidFile)
-		pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
-	}
-	if pid == 0 {
-		t.Fatal("the worker never started")
-	}
-	syscall.Kill(pid, syscall.SIGKILL)
+	syscall.Kill(pidIn(t, pidFile), syscall.SIGKILL)
 	done, _ := wait(t, lost, true, time.Minute, w.ID)
 	if done[0].Status != Lost || !strings.Contains(done[0].Why, "signal") {
 		t.Fatalf("a worker killed from outside: %+v", done[0])

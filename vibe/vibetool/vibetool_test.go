@@ -67,8 +67,8 @@ func TestToolsEndToEnd(t *testing.T) {
 	if !strings.Contains(out, "done (w1 tidy fast): tidy the imports") || !strings.Contains(out, "done (w2 review good)") || len(sc["unread"].([]any)) != 0 {
 		t.Fatalf("wait: %s", out)
 	}
-	out, _, _ = call(t, r, "vibe_spawn", map[string]any{"brief": "sleep 30", "label": "slow"})
-	out, sc, _ = call(t, r, "vibe_wait", map[string]any{"worker_ids": []string{"w3"}, "timeout_seconds": 1})
+	call(t, r, "vibe_spawn", map[string]any{"brief": "sleep 30", "label": "slow"})
+	out, _, _ = call(t, r, "vibe_wait", map[string]any{"worker_ids": []string{"w3"}, "timeout_seconds": 1})
 	if !strings.Contains(out, "still running or queued: w3") {
 		t.Fatalf("wait with a timeout: %s", out)
 	}
