@@ -282,17 +282,17 @@ func (e *Engine) captureOne(ctx context.Context, g *pathguard.Guard, gen uint64,
 		t = &tree{src: src, nodes: nodes}
 	}
 	res.Src = t.src
+	var starts []int
 	for i := range t.nodes {
-		if t.nodes[i].flags&(flagError|flagMissing) != 0 {
-			res.Errors++
+		if t.nodes[i].flags&(flagError|flagMissing) == 0 {
+			continue
 		}
-	}
-	if res.Errors > 0 {
-		starts := lineStarts(t.src)
-		for i := range t.nodes {
-			if t.nodes[i].flags&(flagError|flagMissing) != 0 && len(res.ErrorRows) < 20 {
-				res.ErrorRows = append(res.ErrorRows, lineOf(starts, int(t.nodes[i].start))-1)
+		res.Errors++
+		if len(res.ErrorRows) < 20 {
+			if starts == nil {
+				starts = lineStarts(t.src)
 			}
+			res.ErrorRows = append(res.ErrorRows, lineOf(starts, int(t.nodes[i].start))-1)
 		}
 	}
 	res.Matches = q.run(t)

@@ -93,15 +93,16 @@ func (p *qparser) peek() byte {
 	return p.src[p.pos]
 }
 
+// isIdent says whether c may be in a capture name (definition.function)
+// or a bare predicate argument.
 func isIdent(c byte) bool {
-	return c == '_' || c == '-' || c == '.' || c == '?' || c == '!' || c == '#' ||
-		'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+	return c == '_' || c == '-' || c == '.' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
 }
 
 func (p *qparser) ident() string {
 	p.skip()
 	start := p.pos
-	for p.pos < len(p.src) && isIdent(p.src[p.pos]) && !(p.src[p.pos] == '?' && p.pos > start) {
+	for p.pos < len(p.src) && isIdent(p.src[p.pos]) {
 		p.pos++
 	}
 	if start == p.pos {

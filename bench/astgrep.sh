@@ -19,21 +19,11 @@
 # raised so both tools see the same files.
 set -euo pipefail
 
-root=${1:-$(go env GOROOT)/src}
-rounds=${2:-3}
-ag=${AST_GREP:-.tools/bin/ast-grep}
-gnutime=/usr/bin/time
-
-[[ -x "$ag" ]] || { echo "bench/astgrep.sh: $ag missing; run scripts/install-astgrep.sh" >&2; exit 2; }
-"$gnutime" -f %M true >/dev/null 2>&1 || { echo "bench/astgrep.sh: GNU time missing at $gnutime (apt-get install time)" >&2; exit 2; }
-[[ -d "$root" ]] || { echo "bench/astgrep.sh: no folder $root" >&2; exit 2; }
-
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+name=bench/astgrep.sh
+. "$(dirname "$0")/lib.sh"
 go build -o "$tmp/astgrepbench" ./bench/astgrepbench
 bench="$tmp/astgrepbench"
 
-median() { sort -g | awk '{a[NR]=$1} END {if (NR==0) {print "nan"} else if (NR%2) {print a[(NR+1)/2]} else {print (a[NR/2]+a[NR/2+1])/2}}'; }
 
 echo "# $(date -u +%Y-%m-%dT%H:%MZ) on $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# root $root; $("$ag" --version); $(go version | cut -d' ' -f3); rounds $rounds"
@@ -75,8 +65,7 @@ for pattern in 'defer $X.Close()' '$X := $Y'; do
 	cm=$(median <"$tmp/cold.m")
 	ws=$(median <"$tmp/warm.s")
 	wm=$(median <"$tmp/warm.m")
-	mib() { awk -v k="$1" 'BEGIN {printf "%.0f", k/1024}'; }
-	printf '%-20s %-12s %10s %10s %10s\n' "$pattern" ast-grep "$ags" "$(mib "$agm")" "$agcount"
+		printf '%-20s %-12s %10s %10s %10s\n' "$pattern" ast-grep "$ags" "$(mib "$agm")" "$agcount"
 	printf '%-20s %-12s %10s %10s %10s\n' "$pattern" ours-cold "$cs" "$(mib "$cm")" "$ourcount"
 	printf '%-20s %-12s %10s %10s %10s\n' "$pattern" ours-warm "$ws" "$(mib "$wm")" "$ourcount (cached: $(cat "$tmp/warm.cached") parsed files)"
 	bs=$(median <"$tmp/big.s")

@@ -15,21 +15,10 @@
 # and the re-index after a one-file edit of each target's file.
 set -euo pipefail
 
-root=${1:-$(go env GOROOT)/src}
-rounds=${2:-3}
-ag=${AST_GREP:-.tools/bin/ast-grep}
-gnutime=/usr/bin/time
-
-[[ -x "$ag" ]] || { echo "bench/graph.sh: $ag missing; run scripts/install-astgrep.sh" >&2; exit 2; }
-"$gnutime" -f %M true >/dev/null 2>&1 || { echo "bench/graph.sh: GNU time missing at $gnutime (apt-get install time)" >&2; exit 2; }
-[[ -d "$root" ]] || { echo "bench/graph.sh: no folder $root" >&2; exit 2; }
-
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+name=bench/graph.sh
+. "$(dirname "$0")/lib.sh"
 go build -o "$tmp/graphbench" ./bench/graphbench
 bench="$tmp/graphbench"
-median() { sort -g | awk '{a[NR]=$1} END {if (NR%2) {print a[(NR+1)/2]} else {print (a[NR/2]+a[NR/2+1])/2}}'; }
-mib() { awk -v k="$1" 'BEGIN {printf "%.0f", k/1024}'; }
 
 echo "# $(date -u +%Y-%m-%dT%H:%MZ) on $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# root $root; $("$ag" --version); $(go version | cut -d' ' -f3); rounds $rounds"

@@ -21,7 +21,6 @@ type Answer struct {
 	Depths      []Depth    `json:"depths,omitempty"`
 	LowerBound  bool       `json:"lower_bound,omitempty" jsonschema:"the true answer may hold more: the walk met value uses, candidates it did not follow, or an index still building"`
 	Index       IndexState `json:"index"`
-	Notes       []string   `json:"notes,omitempty"`
 	Status      *Status    `json:"status,omitempty"`
 	text        string
 }
@@ -54,20 +53,17 @@ func (c Counts) total() int { return c.Exact + c.Import + c.Candidate + c.Unreso
 
 // IndexState says how complete the index was when the answer was made.
 type IndexState struct {
-	Ready   bool `json:"ready"`
-	Files   int  `json:"files" jsonschema:"files indexed"`
-	Found   int  `json:"found" jsonschema:"files the build found"`
-	Synced  int  `json:"synced,omitempty" jsonschema:"files re-read before answering because they changed"`
-	Partial bool `json:"partial,omitempty"`
+	Ready  bool `json:"ready"`
+	Files  int  `json:"files" jsonschema:"files indexed"`
+	Found  int  `json:"found" jsonschema:"files the build found"`
+	Synced int  `json:"synced,omitempty" jsonschema:"files re-read before answering because they changed"`
 }
 
 // Text is the answer for a model.
 func (a *Answer) Text() string { return a.text }
 
 func (x *Index) state(synced int) IndexState {
-	st := IndexState{Ready: x.Ready(), Files: len(x.files), Found: x.total, Synced: synced}
-	st.Partial = !st.Ready
-	return st
+	return IndexState{Ready: x.Ready(), Files: len(x.files), Found: x.total, Synced: synced}
 }
 
 // writer builds an answer's text within a budget of characters.
@@ -143,7 +139,7 @@ func quoteLine(s string) string {
 }
 
 func (x *Index) partialNote(w *writer, st IndexState) {
-	if st.Partial {
+	if !st.Ready {
 		w.head("(index still building: %s; this answer covers only those)", x.progressText())
 	}
 }
@@ -415,7 +411,7 @@ func (x *Index) Callers(spec Spec, budget, synced int) (*Answer, error) {
 		w.head("candidate sites call a method of this name on a receiver whose type the index does not know (an interface, a field, a variable)")
 	}
 	x.partialNote(w, st)
-	a.LowerBound = a.LowerBound || st.Partial
+	a.LowerBound = a.LowerBound || !st.Ready
 	a.text = w.String("ask about one file with file and line, or raise the budget")
 	return a, nil
 }
@@ -591,7 +587,7 @@ func (x *Index) Impact(spec Spec, depth, perDepth, budget, synced int) (*Answer,
 		a.Depths = append(a.Depths, ring)
 		frontier = next
 	}
-	a.LowerBound = a.Counts.Values > 0 || notFollowed > 0 || st.Partial
+	a.LowerBound = a.Counts.Values > 0 || notFollowed > 0 || !st.Ready
 	w := &writer{budget: budget}
 	total := a.Counts.total()
 	bound := "exact count"

@@ -324,20 +324,23 @@ func (x *Index) readGoMod(e walk.Entry) {
 
 // capture reads and extracts files and puts them in the index.
 func (x *Index) capture(ctx context.Context, entries []walk.Entry, counting bool) error {
+	type entry struct {
+		rel string
+		l   *Language
+	}
 	cf := make([]astgrep.CaptureFile, 0, len(entries))
-	rels := make(map[string]string, len(entries))
+	of := make(map[string]entry, len(entries))
 	for _, e := range entries {
 		l := x.langs.ForFile(e.Rel)
 		if l == nil {
 			continue
 		}
 		cf = append(cf, astgrep.CaptureFile{Path: e.Abs, Query: l.query, Info: e.Info})
-		rels[e.Abs] = e.Rel
+		of[e.Abs] = entry{e.Rel, l}
 	}
 	lastNote := time.Now()
 	return x.eng.Capture(ctx, x.guard, cf, func(r *astgrep.CaptureResult) {
-		rel := rels[r.File.Path]
-		l := x.langs.ForFile(rel)
+		rel, l := of[r.File.Path].rel, of[r.File.Path].l
 		var f *File
 		if r.Err == nil {
 			f = extract(rel, l, r.Src, r)

@@ -337,27 +337,26 @@ func sortTargets(ts []Target) {
 
 // Site is one reference as results show it.
 type Site struct {
-	File     string   `json:"file"`
-	Line     int      `json:"line"`
-	Column   int      `json:"column"`
-	Code     string   `json:"code" jsonschema:"the source line"`
-	Call     string   `json:"call" jsonschema:"what is called (receiver.name)"`
-	In       string   `json:"in" jsonschema:"the enclosing definition, or (top level)"`
-	Class    string   `json:"class" jsonschema:"exact, import, candidate or unresolved"`
-	Rank     int      `json:"rank,omitempty" jsonschema:"for a candidate: its place among the definitions of that name"`
-	Of       int      `json:"of,omitempty"`
-	Reason   string   `json:"reason,omitempty"`
-	Targets  []Symbol `json:"targets,omitempty" jsonschema:"for callees: where the call leads (ranked candidates when unsure)"`
-	Why      string   `json:"why,omitempty" jsonschema:"for unresolved: builtin, external module, no definition"`
-	encl     Target
-	hasEncl  bool
-	fileRef  *File
-	refIndex int32
+	File    string   `json:"file"`
+	Line    int      `json:"line"`
+	Column  int      `json:"column"`
+	Code    string   `json:"code" jsonschema:"the source line"`
+	Call    string   `json:"call" jsonschema:"what is called (receiver.name)"`
+	In      string   `json:"in" jsonschema:"the enclosing definition, or (top level)"`
+	Class   string   `json:"class" jsonschema:"exact, import, candidate or unresolved"`
+	Rank    int      `json:"rank,omitempty" jsonschema:"for a candidate: its place among the definitions of that name"`
+	Of      int      `json:"of,omitempty"`
+	Reason  string   `json:"reason,omitempty"`
+	Targets []Symbol `json:"targets,omitempty" jsonschema:"for callees: where the call leads (ranked candidates when unsure)"`
+	Why     string   `json:"why,omitempty" jsonschema:"for unresolved: builtin, external module, no definition"`
+	encl    Target
+	hasEncl bool
+	fileRef *File
 }
 
 func (x *Index) site(f *File, ri int32) Site {
 	r := &f.Refs[ri]
-	s := Site{File: f.Rel, Line: int(r.Line), Column: int(r.Col), Call: f.RefName(r), In: "(top level)", fileRef: f, refIndex: ri}
+	s := Site{File: f.Rel, Line: int(r.Line), Column: int(r.Col), Call: f.RefName(r), In: "(top level)", fileRef: f}
 	if r.recv != 0 {
 		s.Call = f.RefReceiver(r) + "." + s.Call
 	}
