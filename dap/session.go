@@ -204,7 +204,7 @@ func start(ctx context.Context, spec AdapterSpec, root string, opts Options) (*S
 		conn, err := accept(ctx, ln, s.waited, 10*time.Second)
 		ln.Close()
 		if err != nil {
-			return fail(fmt.Errorf("%s did not connect: %v%s", spec.ID, err, s.stderrNote()))
+			return fail(fmt.Errorf("%s did not connect: %v%s", spec.ID, err, s.exitNote()))
 		}
 		rw = conn
 	}
@@ -255,7 +255,7 @@ func (s *Session) connect(ctx context.Context, rw io.ReadWriteCloser, opts Optio
 	ictx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
 	if err := s.client.Call(ictx, "initialize", init, &caps); err != nil {
-		return fail(fmt.Errorf("%s failed to initialize: %v%s", spec.ID, err, s.stderrNote()))
+		return fail(fmt.Errorf("%s failed to initialize: %v%s", spec.ID, err, s.exitNote()))
 	}
 	s.caps = caps
 	ttl := opts.TTL
@@ -273,6 +273,17 @@ func commandNames(a AdapterSpec) string {
 		names = append(names, c[0])
 	}
 	return strings.Join(names, ", ")
+}
+
+// exitNote is stderrNote for an adapter that failed to start: its error
+// output is complete only once it has exited (the connection can close
+// first), so it waits for that, briefly.
+func (s *Session) exitNote() string {
+	select {
+	case <-s.waited:
+	case <-time.After(time.Second):
+	}
+	return s.stderrNote()
 }
 
 func (s *Session) stderrNote() string {

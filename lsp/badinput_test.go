@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -260,6 +261,36 @@ func TestMarkerMissing(t *testing.T) {
 	}
 }
 
+// stopAll stops a process and waits until every one of its threads is
+// stopped: kill returns before a thread running on another core has taken
+// the signal, and a multithreaded server can answer in that window.
+func stopAll(t *testing.T, pid int) {
+	t.Helper()
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatalf("SIGSTOP %d: %v", pid, err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		stats, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/stat", pid))
+		running := 0
+		for _, st := range stats {
+			b, err := os.ReadFile(st)
+			if err != nil {
+				continue
+			}
+			// The state follows the command's closing parenthesis.
+			if i := bytes.LastIndexByte(b, ')'); i >= 0 && i+2 < len(b) && b[i+2] != 'T' && b[i+2] != 't' {
+				running++
+			}
+		}
+		if len(stats) > 0 && running == 0 {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+	t.Fatalf("process %d did not stop within 5 s", pid)
+}
+
 func TestServerKilledMidRequest(t *testing.T) {
 	t.Parallel()
 	s := newSession(t, "go", "gopls", Config{})
@@ -270,7 +301,7 @@ func TestServerKilledMidRequest(t *testing.T) {
 	s.sup.hooks = &testHooks{
 		beforeSend: func(srv *server, method string) {
 			if method == "textDocument/references" {
-				stopOnce.Do(func() { _ = syscall.Kill(srv.pid(), syscall.SIGSTOP) })
+				stopOnce.Do(func() { stopAll(t, srv.pid()) })
 			}
 		},
 		requestSent: func(srv *server, method string) {
