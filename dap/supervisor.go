@@ -79,8 +79,14 @@ func (s *Supervisor) live() (*Session, error) {
 		return s.sess, nil
 	}
 	msg := "there is no debug session; start one with action launch (program, args)"
-	if s.previous != "" {
-		msg = "the debug session ended: " + s.previous + "; start a new one with action launch"
+	prev := s.previous
+	if s.sess != nil && prev == "" {
+		// The session is still tearing down: its reason is set before
+		// OnEnd reports it.
+		prev = s.sess.Ended()
+	}
+	if prev != "" {
+		msg = "the debug session ended: " + prev + "; start a new one with action launch"
 	}
 	return nil, fmt.Errorf("%w: %s", ErrNoSession, msg)
 }
@@ -818,6 +824,9 @@ func (s *Supervisor) Status() *StatusResult {
 	s.mu.Lock()
 	sess, prev := s.sess, s.previous
 	s.mu.Unlock()
+	if sess != nil && prev == "" {
+		prev = sess.Ended()
+	}
 	res := &StatusResult{Breakpoints: s.bps.All(), Previous: prev}
 	if sess != nil && sess.Ended() == "" {
 		info := sess.Info()
