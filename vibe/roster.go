@@ -320,6 +320,18 @@ func (r *Roster) release(done chan struct{}) {
 
 // finish records a run's end.
 func (r *Roster) finish(w *worker, out Outcome, err error) {
+	// The result file is written before the lock is taken: a run's number
+	// changes only after its done channel closes, which is after this.
+	r.mu.Lock()
+	run := w.info.Runs
+	r.mu.Unlock()
+	resultFile := ""
+	if out.Result != "" {
+		p := filepath.Join(r.cfg.StateDir, fmt.Sprintf("%s-run%d.result.txt", w.info.ID, run))
+		if writeWhole(p, []byte(out.Result)) == nil {
+			resultFile = p
+		}
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	code := out.ExitCode
@@ -348,14 +360,10 @@ func (r *Roster) finish(w *worker, out Outcome, err error) {
 		w.info.Stderr = out.Stderr
 	}
 	w.info.Result = out.Result
-	if out.Result != "" {
-		p := filepath.Join(r.cfg.StateDir, fmt.Sprintf("%s-run%d.result.txt", w.info.ID, w.info.Runs))
-		if werr := os.WriteFile(p, []byte(out.Result), 0o600); werr == nil {
-			w.info.ResultFile = p
-		}
-		if rs := []rune(out.Result); len(rs) > r.cfg.ResultChars {
-			w.info.Result, w.info.Truncated = string(rs[:r.cfg.ResultChars]), true
-		}
+	w.info.ResultFile = resultFile
+	// Cut only a result whose whole text is on disk.
+	if rs := []rune(out.Result); resultFile != "" && len(rs) > r.cfg.ResultChars {
+		w.info.Result, w.info.Truncated = string(rs[:r.cfg.ResultChars]), true
 	}
 	w.unread = true
 	r.logLocked(w, "ended")
@@ -559,4 +567,24 @@ func (r *Roster) Close() error {
 	r.stop()
 	r.wg.Wait()
 	return r.journal.Close()
+}
+
+// writeWhole writes a file by a temporary file and a rename, so a reader
+// never sees part of it.
+func writeWhole(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-*")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
 }

@@ -331,3 +331,21 @@ func TestLostWorker(t *testing.T) {
 		t.Fatalf("a worker killed from outside: %+v", done[0])
 	}
 }
+
+// A result whose file cannot be written is kept whole, not cut.
+func TestResultKeptWhenItsFileFails(t *testing.T) {
+	r := newRoster(t, 1)
+	// The state folder becomes a plain file: the journal stays open, the
+	// result file cannot be made.
+	if err := os.RemoveAll(r.cfg.StateDir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(r.cfg.StateDir, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fl := spawn(t, r, "flood")
+	done, _ := wait(t, r, true, time.Minute, fl.ID)
+	if len(done) != 1 || done[0].Truncated || done[0].ResultFile != "" || !strings.Contains(done[0].Result, "line 2999") {
+		t.Fatalf("result without its file: %+v", done)
+	}
+}
