@@ -6,6 +6,8 @@ package graphtool
 
 import (
 	"context"
+	"fmt"
+	"sync"
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/graph"
@@ -19,6 +21,27 @@ type Graph struct {
 	// Wait bounds how long a query waits for a build in progress before it
 	// answers from what is indexed so far.
 	Wait time.Duration
+
+	announce sync.Once
+}
+
+// announceWhenReady tells the run's peers, once, when a build that has
+// given partial answers finishes, so a client can ask again. The wait ends
+// with the run.
+func (g *Graph) announceWhenReady(run *registry.Run) {
+	g.announce.Do(func() {
+		x := g.H.Index
+		go func() {
+			ctx := run.Context()
+			for !x.Wait(ctx, time.Hour) {
+				if ctx.Err() != nil {
+					return
+				}
+			}
+			_, total := x.Progress()
+			run.Log(mcp.LoggingLevelInfo, "code_graph", fmt.Sprintf("code graph ready: %d files indexed; answers given while it was building were partial, ask again for complete ones", total))
+		}()
+	})
 }
 
 // Close gives the run's reference back.

@@ -89,3 +89,60 @@ func TestPartialAnswerSaysSo(t *testing.T) {
 		t.Fatalf("a query during the build did not say it was partial: %s", got)
 	}
 }
+
+// A run whose queries got partial answers is told, by a log message, when
+// the build finishes.
+func TestReadyIsAnnounced(t *testing.T) {
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "go.mod"), []byte("module m\n"), 0o644)
+	for i := 0; i < 3000; i++ {
+		os.WriteFile(filepath.Join(root, fmt.Sprintf("f%d.go", i)), []byte(fmt.Sprintf("package m\n\nfunc F%d() { Target() }\n", i)), 0o644)
+	}
+	r, err := builtintools.NewRun(builtintools.Options{Root: root, Without: []string{"lsp"},
+		Graph: graphtool.Config{Wait: time.Nanosecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	ctx := context.Background()
+	c, err := r.Client(ctx, tiers.Normal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan string, 8)
+	c.OnNotification(func(n mcp.JSONRPCNotification) {
+		if n.Method == "notifications/message" {
+			if s, ok := n.Params.AdditionalFields["data"].(string); ok {
+				got <- s
+			}
+		}
+	})
+	//lint:ignore SA1019 the run still serves clients of revisions with logging
+	if err := c.SetLevel(ctx, mcp.SetLevelRequest{Params: mcp.SetLevelParams{Level: mcp.LoggingLevelInfo}}); err != nil {
+		t.Fatal(err)
+	}
+	req := mcp.CallToolRequest{}
+	req.Params.Name = "code_graph"
+	req.Params.Arguments = map[string]any{"op": "find", "symbol": "F1"}
+	res, err := c.CallTool(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := res.Content[0].(mcp.TextContent).Text; !strings.Contains(text, "still building") {
+		// The build won the race: a complete answer is not announced.
+		select {
+		case msg := <-got:
+			t.Fatalf("a complete answer (%s) was followed by %q", text, msg)
+		case <-time.After(200 * time.Millisecond):
+		}
+		return
+	}
+	select {
+	case msg := <-got:
+		if !strings.Contains(msg, "code graph ready: 3000 files indexed") {
+			t.Fatalf("log message %q", msg)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("no log message when the build finished")
+	}
+}

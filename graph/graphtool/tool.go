@@ -98,6 +98,9 @@ func query(ctx context.Context, c *registry.Call, g *Graph, p params) (*graph.An
 			c.Progress(ctx, float64(done), float64(total), "code graph: "+x.ProgressText())
 		}
 	}
+	if !x.Ready() {
+		g.announceWhenReady(c.Run)
+	}
 	synced, err := x.Sync(ctx)
 	if err != nil {
 		return nil, err
