@@ -3,11 +3,15 @@
 # server's call hierarchy: precision per resolution class, recall, and
 # every miss and false positive with its cause.
 #
-#   bench/graphacc.sh [go|python] [extra graphacc flags...]
+#   bench/graphacc.sh [go|python|typescript] [extra graphacc flags...]
 #
 # Run from the repository root. go: gopls (PATH or .tools/bin) on
 # $(go env GOROOT)/src, 50 targets; python: pyright-langserver (PATH or
-# .tools/node_modules/.bin) on /usr/lib/python3.11, 30 targets. The
+# .tools/node_modules/.bin) on /usr/lib/python3.11, 30 targets;
+# typescript: typescript-language-server (.tools/node_modules/.bin) on a
+# copy of the TypeScript sources of ajv (lib/) and zod (src/) that
+# scripts/install.sh put in .tools/node_modules, with a tsconfig.json that
+# makes them one project, 30 targets. The
 # summary goes to stdout, the full report to bench/graphacc/out/LANG.md and
 # the server's stderr to bench/graphacc/out/LANG.server.log.
 set -euo pipefail
@@ -20,15 +24,37 @@ mkdir -p "$out"
 case "$lang" in
 go) server=${GOPLS:-$(command -v gopls || echo .tools/bin/gopls)} ;;
 python) server=${PYRIGHT:-$(command -v pyright-langserver || echo .tools/node_modules/.bin/pyright-langserver)} ;;
-*) echo "bench/graphacc.sh: language must be go or python" >&2; exit 2 ;;
+typescript) server=${TSLS:-$(command -v typescript-language-server || echo .tools/node_modules/.bin/typescript-language-server)} ;;
+*) echo "bench/graphacc.sh: language must be go, python or typescript" >&2; exit 2 ;;
 esac
 [[ -x "$server" ]] || { echo "bench/graphacc.sh: $server missing" >&2; exit 2; }
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 go build -o "$tmp/graphacc" ./bench/graphacc
+rootflag=()
+if [[ "$lang" == typescript ]]; then
+	nm=.tools/node_modules
+	for d in "$nm/ajv/lib" "$nm/zod/src"; do
+		[[ -d "$d" ]] || { echo "bench/graphacc.sh: $d missing; run scripts/install.sh" >&2; exit 2; }
+	done
+	mkdir -p "$tmp/ts"
+	cp -r "$nm/ajv/lib" "$tmp/ts/ajv"
+	cp -r "$nm/zod/src" "$tmp/ts/zod"
+	# tsserver resolves ajv's JSON imports and zod's .js specifiers itself.
+	cat >"$tmp/ts/tsconfig.json" <<'JSON'
+{"compilerOptions": {"target": "es2022", "module": "nodenext", "moduleResolution": "nodenext", "resolveJsonModule": true, "strict": true, "noEmit": true, "skipLibCheck": true},
+ "include": ["**/*.ts"]}
+JSON
+	rootflag=(-root "$tmp/ts")
+	PATH="$PWD/.tools/node_modules/.bin:$PATH"
+fi
 
 version=
 [[ "$lang" == go ]] && version="; $("$server" version | head -1)"
+if [[ "$lang" == typescript ]]; then
+	v() { node -p "require('./$1/package.json').version"; }
+	version="; typescript-language-server $("$server" --version), typescript $(v "$nm/typescript"), ajv $(v "$nm/ajv"), zod $(v "$nm/zod")"
+fi
 echo "# $(date -u +%Y-%m-%dT%H:%MZ) on $(nproc) cores; load $(cut -d' ' -f1-3 /proc/loadavg); $(go version | cut -d' ' -f3)$version"
-"$tmp/graphacc" -lang "$lang" -server "$server" -out "$out/$lang.md" -server-log "$out/$lang.server.log" "$@"
+"$tmp/graphacc" -lang "$lang" "${rootflag[@]}" -server "$server" -out "$out/$lang.md" -server-log "$out/$lang.server.log" "$@"

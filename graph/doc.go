@@ -36,8 +36,13 @@
 // reference's enclosing definition from byte ranges. When two patterns
 // capture the same name, the first listed wins. language.json may extend
 // another language and list several query files (tsx is typescript's
-// patterns plus the JSX ones javascript also reads), and "variants": "go"
-// keeps a call from x_linux.go to definitions built for Linux.
+// patterns plus the JSX ones javascript also reads), "variants": "go"
+// keeps a call from x_linux.go to definitions built for Linux, and
+// "reexports": true follows a name a module does not define through that
+// module's own imports (a package's __init__.py, export * from, pub use);
+// callers also read the names imports give a definition (import {f as g}).
+// A definition inside a function, a block or a value (@local.scope) is not
+// a name of its module: an import never resolves to it.
 // Options.QueryDirs adds or replaces languages without Go code;
 // testdata/fixtures holds one project per language with its known call
 // graph.

@@ -24,6 +24,9 @@ type Def struct {
 	start     int32 // byte range of the whole definition
 	end       int32
 	nameAt    int32
+	// local: inside a function, a block or a value, so not a name of its
+	// module (a def in a def, an object literal's method in a callback).
+	local bool
 }
 
 // Qualified is Scope.Container.Name, leaving out what is empty.
@@ -285,6 +288,7 @@ func extract(rel string, l *Language, src []byte, r *astgrep.CaptureResult) *Fil
 	}
 	enclose(f.Defs, f.Refs)
 	f.strs = slices.Clip(tab.strs)
+	markLocal(f.Defs, scopes)
 	f.Locals = f.localsIn(locals, scopes, names)
 	// A value use of a local or a builtin (err, nil) passes no function of
 	// the index on: keeping it would only cost memory.
@@ -342,6 +346,74 @@ func nest(defs []Def) {
 			d.Kind = "method"
 		}
 		stack = append(stack, i)
+	}
+}
+
+// markLocal sets Def.local. defs is sorted by start, outer first. A
+// definition is local when the innermost definition around it is neither
+// a class nor a namespace, or when its name lies in a scope (a block, an
+// arrow function) other than its own node and a namespace's body.
+func markLocal(defs []Def, scopes [][2]int32) {
+	parent := make([]int, len(defs))
+	var stack []int
+	for i := range defs {
+		d := &defs[i]
+		for len(stack) > 0 && defs[stack[len(stack)-1]].end <= d.start {
+			stack = stack[:len(stack)-1]
+		}
+		parent[i] = -1
+		if len(stack) > 0 {
+			parent[i] = stack[len(stack)-1]
+			if p := &defs[parent[i]]; !classLike[p.Kind] && !namespaceLike[p.Kind] {
+				d.local = true
+			}
+		}
+		stack = append(stack, i)
+	}
+	if len(scopes) == 0 {
+		return
+	}
+	sc := slices.Clone(scopes)
+	sort.Slice(sc, func(i, j int) bool {
+		if sc[i][0] != sc[j][0] {
+			return sc[i][0] < sc[j][0]
+		}
+		return sc[i][1] > sc[j][1]
+	})
+	order := make([]int, len(defs))
+	for i := range order {
+		order[i] = i
+	}
+	sort.Slice(order, func(a, b int) bool { return defs[order[a]].nameAt < defs[order[b]].nameAt })
+	var open [][2]int32
+	next := 0
+	for _, i := range order {
+		d := &defs[i]
+		at := d.nameAt
+		for next < len(sc) && sc[next][0] <= at {
+			for len(open) > 0 && open[len(open)-1][1] <= sc[next][0] {
+				open = open[:len(open)-1]
+			}
+			if sc[next][1] > at {
+				open = append(open, sc[next])
+			}
+			next++
+		}
+		for len(open) > 0 && open[len(open)-1][1] <= at {
+			open = open[:len(open)-1]
+		}
+		k := len(open) - 1
+		if k >= 0 && open[k] == [2]int32{d.start, d.end} {
+			k--
+		}
+		if d.local || k < 0 {
+			continue
+		}
+		s := open[k]
+		if p := parent[i]; p >= 0 && namespaceLike[defs[p].Kind] && defs[p].start <= s[0] && s[1] <= defs[p].end {
+			continue // the namespace's own body
+		}
+		d.local = true
 	}
 }
 

@@ -301,3 +301,47 @@ func TestBuildVariants(t *testing.T) {
 		}
 	}
 }
+
+// A name a module re-exports (a package's __init__.py, an index.ts of
+// export-from lines, under its own name or another) resolves to where it
+// is defined, and callers of the definition find the calls through every
+// name it is imported by. A cycle of re-exports ends.
+func TestReexports(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{
+		"pkg/__init__.py":  "from .impl import work\nfrom .impl import *\nfrom .impl import work as labour\n",
+		"pkg/impl.py":      "def work():\n    pass\n\ndef other():\n    pass\n",
+		"main.py":          "from pkg import work, other, labour\nimport pkg\n\ndef main():\n    work()\n    other()\n    pkg.work()\n    labour()\n",
+		"ts/core/parse.ts": "export function decode(x: number): number {\n  return x;\n}\n",
+		"ts/core/mid.ts":   "export * from \"./parse.js\";\n",
+		"ts/core/kit.ts":   "export function make() {\n  return {\n    decode(s: string) {\n      return s;\n    },\n  };\n}\n",
+		"ts/core/lazy.ts":  "export const Lazy = build((inst: any) => {\n  Object.assign(inst, {\n    decode(s: string) {\n      return s;\n    },\n  });\n});\n",
+		"ts/core/index.ts": "export * from \"./kit.js\";\nexport * from \"./lazy.js\";\nexport * from \"./mid.js\";\nexport { decode as unpack } from \"./parse.js\";\n",
+		"ts/use.ts":        "import * as core from \"./core/index.js\";\nimport { decode, unpack as u } from \"./core/index.js\";\n\nexport function run() {\n  core.decode(1);\n  decode(2);\n  u(3);\n}\n",
+		"js/a.js":          "export * from './b.js';\n",
+		"js/b.js":          "export * from './a.js';\n",
+		"js/use.js":        "import { missing } from './a.js';\n\nexport function go() {\n  missing();\n}\n",
+	})
+	x := buildRoot(t, root)
+	dump := x.Dump()
+	for _, want := range []string{
+		"call main.py:5 work in main -> import work (pkg/impl.py:1)",
+		"call main.py:6 other in main -> import other (pkg/impl.py:4)",
+		"call main.py:7 pkg.work in main -> exact work (pkg/impl.py:1)",
+		"call main.py:8 labour in main -> import work (pkg/impl.py:1)",
+		"call ts/use.ts:5 core.decode in run -> exact decode (ts/core/parse.ts:1)",
+		"call ts/use.ts:6 decode in run -> import decode (ts/core/parse.ts:1)",
+		"call ts/use.ts:7 u in run -> import decode (ts/core/parse.ts:1)",
+		"call js/use.js:4 missing in go -> unresolved",
+	} {
+		if !strings.Contains(dump, want) {
+			t.Errorf("no %q in:\n%s", want, dump)
+		}
+	}
+	if got := callersText(t, x, "pkg/impl.py:work"); !strings.Contains(got, "3 call sites (1 exact, 2 import") || !strings.Contains(got, "labour()") {
+		t.Errorf("callers of work:\n%s", got)
+	}
+	if got := callersText(t, x, "ts/core/parse.ts:decode"); !strings.Contains(got, "3 call sites (1 exact, 2 import") || !strings.Contains(got, "u(3)") {
+		t.Errorf("callers of decode:\n%s", got)
+	}
+}

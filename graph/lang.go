@@ -48,6 +48,11 @@ type Language struct {
 	// Resolve lists the suffixes tried after a relative import path
 	// (".ts", "/index.js"), for Imports "relative" and "include".
 	Resolve []string
+	// Reexports says a module's imports are names of the module too, so a
+	// name looked up in a module and not defined there is followed through
+	// that module's own imports: Python's __init__.py, JavaScript's
+	// export-from, Rust's pub use.
+	Reexports bool
 
 	query    *astgrep.CaptureQuery
 	source   string // language.json and tags.scm, for the snapshot key
@@ -86,6 +91,7 @@ type langConfig struct {
 	Extensions []string `json:"extensions"`
 	Resolve    []string `json:"resolve"`
 	Variants   string   `json:"variants"`
+	Reexports  *bool    `json:"reexports"`
 }
 
 var (
@@ -197,6 +203,9 @@ func readConfig(fsys fs.FS, id string, depth int) (langConfig, []byte, error) {
 	if c.Variants == "" {
 		c.Variants = base.Variants
 	}
+	if c.Reexports == nil {
+		c.Reexports = base.Reexports
+	}
 	return c, append(append(raw, 0), baseRaw...), nil
 }
 
@@ -247,7 +256,7 @@ func loadLanguage(e *astgrep.Engine, fsys fs.FS, id string) (*Language, error) {
 		return nil, fmt.Errorf("language %s: %w", id, err)
 	}
 	l := &Language{ID: id, Grammar: c.Grammar, Scope: c.Scope, Imports: c.Imports, Self: c.Self, Builtins: c.Builtins,
-		Extensions: c.Extensions, Resolve: c.Resolve, Variants: c.Variants, query: q, source: string(raw) + "\x00" + string(src),
+		Extensions: c.Extensions, Resolve: c.Resolve, Variants: c.Variants, Reexports: c.Reexports != nil && *c.Reexports, query: q, source: string(raw) + "\x00" + string(src),
 		builtins: map[string]bool{}, self: map[string]bool{}}
 	for _, b := range c.Builtins {
 		l.builtins[b] = true

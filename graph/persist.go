@@ -20,7 +20,7 @@ import (
 // snapshot; any other is read and parsed again. The format is a string
 // table and varint records, written whole to a temporary file and renamed.
 
-const snapshotMagic = "btgraph6"
+const snapshotMagic = "btgraph7"
 
 func (x *Index) snapshotPath() string {
 	if x.opts.CacheDir == "" {
@@ -130,6 +130,11 @@ func (x *Index) save() error {
 			s.str(d.Scope)
 			for _, v := range []int32{d.Line, d.EndLine, d.Col, d.start, d.end, d.nameAt} {
 				s.iv(int64(v))
+			}
+			if d.local {
+				s.uv(1)
+			} else {
+				s.uv(0)
 			}
 		}
 		s.uv(uint64(len(f.strs)))
@@ -274,6 +279,7 @@ func (x *Index) load() map[string]*File {
 			d.Name, d.Kind, d.Container, d.Self, d.Scope = s.str(), s.str(), s.str(), s.str(), s.str()
 			d.Line, d.EndLine, d.Col = int32(s.iv()), int32(s.iv()), int32(s.iv())
 			d.start, d.end, d.nameAt = int32(s.iv()), int32(s.iv()), int32(s.iv())
+			d.local = s.uv() == 1
 		}
 		f.strs = make([]string, s.count())
 		for j := range f.strs {

@@ -426,6 +426,19 @@ func (x *Index) callersOf(ts []Target) map[Target]*callerSet {
 		k := group{t.File.Lang, t.D().Name}
 		byName[k] = append(byName[k], t)
 	}
+	// A definition is also called by the names imports give it (import
+	// {f as g}; export {f as g} from): those references are read too, and
+	// each is kept only if it resolves to the definition.
+	keys := make([]group, 0, len(byName))
+	for k := range byName {
+		keys = append(keys, k)
+	}
+	for _, k := range keys {
+		for _, a := range x.aliasesOf(k.l, k.name) {
+			ak := group{k.l, a}
+			byName[ak] = append(byName[ak], byName[k]...)
+		}
+	}
 	for k, group := range byName {
 		ix := x.langIx[k.l]
 		if ix == nil {
@@ -502,6 +515,37 @@ func (x *Index) callersOf(ts []Target) map[Target]*callerSet {
 		sortSites(cs.calls)
 		sortSites(cs.values)
 		sortSites(cs.nowhere)
+	}
+	return out
+}
+
+// aliasesOf lists the other names imports bind name to, through chains
+// of them (a re-export under a new name, imported under another), in
+// languages whose imports name definitions. Where an import came from is
+// not checked here: the caller keeps only references that resolve.
+func (x *Index) aliasesOf(l *Language, name string) []string {
+	ix := x.langIx[l]
+	if ix == nil || l.Imports == "go" || l.Imports == "none" || l.Imports == "include" {
+		return nil
+	}
+	names := map[string]bool{name: true}
+	var out []string
+	for round := 0; round < maxReexport; round++ {
+		added := false
+		for _, fs := range ix.dirs {
+			for _, g := range fs {
+				for _, im := range g.Imports {
+					if im.Name != "" && im.Local != "" && im.Local != "*" && im.Local != "." && names[im.Name] && !names[im.Local] {
+						names[im.Local] = true
+						out = append(out, im.Local)
+						added = true
+					}
+				}
+			}
+		}
+		if !added {
+			break
+		}
 	}
 	return out
 }

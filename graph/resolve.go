@@ -110,11 +110,7 @@ func (x *Index) resolveAt(f *File, r *Ref, lazy bool) Resolution {
 		if files == nil {
 			return Resolution{Class: Unresolved, Why: "external: " + module}
 		}
-		ts := defsIn(files, name, func(d *Def) bool { return want(d) && d.Container == "" })
-		if len(ts) == 0 {
-			ts = defsIn(files, name, want)
-		}
-		if len(ts) > 0 {
+		if ts := x.exportedBy(files, name, want); len(ts) > 0 {
 			return settle(f, Exact, ts, "qualified import")
 		}
 		return Resolution{Class: Unresolved, Why: "no " + name + " in " + module}
@@ -237,11 +233,7 @@ func (x *Index) viaNameImport(f *File, name string, ok func(*Def) bool) (Resolut
 		if !known {
 			return Resolution{Class: Unresolved, Why: "external: " + im.Module}, true
 		}
-		ts := defsIn(files, im.Name, func(d *Def) bool { return ok(d) && d.Container == "" })
-		if len(ts) == 0 {
-			ts = defsIn(files, im.Name, ok)
-		}
-		if len(ts) > 0 {
+		if ts := x.exportedBy(files, im.Name, ok); len(ts) > 0 {
 			return settle(f, ViaImport, ts, "imported"), true
 		}
 		return Resolution{Class: Unresolved, Why: "imported from " + im.Module + ", not defined there in the index"}, true
@@ -261,10 +253,101 @@ func (x *Index) viaStarImport(f *File, name string, ok func(*Def) bool) (Resolut
 			files = append(files, fs...)
 		}
 	}
-	if ts := defsIn(files, name, func(d *Def) bool { return ok(d) && d.Container == "" }); len(ts) > 0 {
+	if ts := moduleDefsIn(files, name, func(d *Def) bool { return ok(d) && d.Container == "" }); len(ts) > 0 {
+		return settle(f, ViaImport, ts, "imported with all of its module"), true
+	}
+	if ts := x.reexported(files, name, func(d *Def) bool { return ok(d) && d.Container == "" }, 0, map[reexportKey]bool{}); len(ts) > 0 {
 		return settle(f, ViaImport, ts, "imported with all of its module"), true
 	}
 	return Resolution{}, false
+}
+
+// exportedBy finds name in a module's files: its top-level definitions;
+// for a language whose modules re-export what they import, through the
+// files' own imports; then members of that name. A definition inside a
+// function's body (a method of an object literal) is not the module's.
+func (x *Index) exportedBy(files []*File, name string, ok func(*Def) bool) []Target {
+	top := func(d *Def) bool { return ok(d) && d.Container == "" }
+	ts := moduleDefsIn(files, name, top)
+	if len(ts) == 0 {
+		ts = x.reexported(files, name, top, 0, map[reexportKey]bool{})
+	}
+	if len(ts) == 0 {
+		ts = moduleDefsIn(files, name, ok)
+	}
+	return ts
+}
+
+// moduleDefsIn is defsIn without the definitions nested in a function or
+// a value.
+func moduleDefsIn(files []*File, name string, ok func(*Def) bool) []Target {
+	var out []Target
+	for _, g := range files {
+		for _, i := range g.defsNamed(name) {
+			if ok(&g.Defs[i]) && !g.Defs[i].local {
+				out = append(out, Target{g, i})
+			}
+		}
+	}
+	return out
+}
+
+type reexportKey struct {
+	f    *File
+	name string
+}
+
+// maxReexport bounds a chain of re-exports (index.ts re-exporting a
+// folder's index.ts ...); seen ends cycles.
+const maxReexport = 8
+
+// reexported follows name through the imports of files that bind it: a
+// named import (from .impl import f; export {f} from './impl') or an
+// import of every name (from .impl import *; export * from './impl').
+func (x *Index) reexported(files []*File, name string, ok func(*Def) bool, depth int, seen map[reexportKey]bool) []Target {
+	var out []Target
+	for _, g := range files {
+		if !g.Lang.Reexports || seen[reexportKey{g, name}] {
+			continue
+		}
+		seen[reexportKey{g, name}] = true
+		for _, im := range g.Imports {
+			next := ""
+			switch {
+			case im.Name != "" && im.Local == name:
+				next = im.Name
+			case im.Local == "*":
+				next = name
+			default:
+				continue
+			}
+			fs, known := x.moduleFiles(g, im.Module)
+			if !known {
+				continue
+			}
+			if ts := moduleDefsIn(fs, next, ok); len(ts) > 0 {
+				out = append(out, ts...)
+			} else if depth+1 < maxReexport {
+				out = append(out, x.reexported(fs, next, ok, depth+1, seen)...)
+			}
+		}
+	}
+	return dedupeTargets(out)
+}
+
+func dedupeTargets(ts []Target) []Target {
+	if len(ts) < 2 {
+		return ts
+	}
+	seen := map[Target]bool{}
+	out := ts[:0]
+	for _, t := range ts {
+		if !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // viaIncludes resolves a bare name through included headers (C, C++): the

@@ -167,6 +167,16 @@ var langs = map[string]*lang{
 			return !strings.HasPrefix(base, "test_") && !strings.HasSuffix(base, "_test.py") &&
 				!hasDir(rel, "test") && !hasDir(rel, "tests") && !hasDir(rel, "testdata") && !hasDir(rel, "idle_test")
 		}},
+	// typescript-language-server over tsserver: a project is what a
+	// tsconfig.json includes, so bench/graphacc.sh copies the tree and
+	// writes one that includes every .ts file.
+	"typescript": {id: "typescript", server: "typescript-language-server", args: []string{"--stdio"}, open: true, n: 30,
+		defaultDir: func() string { return "" },
+		target: func(rel string) bool {
+			base := path.Base(rel)
+			return !strings.HasSuffix(base, ".d.ts") && !strings.Contains(base, ".test.") && !strings.Contains(base, ".spec.") &&
+				!hasDir(rel, "test") && !hasDir(rel, "tests") && !hasDir(rel, "__tests__") && !hasDir(rel, "benchmarks")
+		}},
 }
 
 func hasDir(rel, name string) bool {
@@ -391,6 +401,13 @@ func nameColumn(lang, line, name string) int {
 	switch lang {
 	case "go":
 		kw = "func"
+	case "typescript":
+		for _, w := range []string{"export ", "default ", "async "} {
+			if strings.HasPrefix(line[i:], w) {
+				i += len(w)
+			}
+		}
+		kw = "function"
 	case "python":
 		if strings.HasPrefix(line[i:], "async ") {
 			i += len("async ")
