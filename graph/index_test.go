@@ -318,6 +318,9 @@ func TestReexports(t *testing.T) {
 		"ts/core/lazy.ts":  "export const Lazy = build((inst: any) => {\n  Object.assign(inst, {\n    decode(s: string) {\n      return s;\n    },\n  });\n});\n",
 		"ts/core/index.ts": "export * from \"./kit.js\";\nexport * from \"./lazy.js\";\nexport * from \"./mid.js\";\nexport { decode as unpack } from \"./parse.js\";\n",
 		"ts/use.ts":        "import * as core from \"./core/index.js\";\nimport { decode, unpack as u } from \"./core/index.js\";\n\nexport function run() {\n  core.decode(1);\n  decode(2);\n  u(3);\n}\n",
+		"rs/src/lib.rs":    "mod inner;\npub use inner::work;\n",
+		"rs/src/inner.rs":  "pub fn work() {}\n",
+		"rs/src/user.rs":   "use crate::work;\n\npub fn run() {\n    work();\n    crate::work();\n}\n",
 		"js/a.js":          "export * from './b.js';\n",
 		"js/b.js":          "export * from './a.js';\n",
 		"js/use.js":        "import { missing } from './a.js';\n\nexport function go() {\n  missing();\n}\n",
@@ -333,6 +336,8 @@ func TestReexports(t *testing.T) {
 		"call ts/use.ts:6 decode in run -> import decode (ts/core/parse.ts:1)",
 		"call ts/use.ts:7 u in run -> import decode (ts/core/parse.ts:1)",
 		"call js/use.js:4 missing in go -> unresolved",
+		"call rs/src/user.rs:4 work in run -> import work (rs/src/inner.rs:1)",
+		"call rs/src/user.rs:5 crate.work in run -> exact work (rs/src/inner.rs:1)",
 	} {
 		if !strings.Contains(dump, want) {
 			t.Errorf("no %q in:\n%s", want, dump)

@@ -392,8 +392,8 @@ func (x *Index) moduleBinding(f *File, recv string) ([]*File, string, bool) {
 		}
 		return files, module, true
 	}
-	// A path written out in full: crate::a::b::f(), a.b.f().
-	if sep := moduleSep(f.Lang); sep != "" && strings.Contains(recv, sep) {
+	// A path written out in full: crate::a::b::f(), a.b.f(); crate::f().
+	if sep := moduleSep(f.Lang); sep != "" && (strings.Contains(recv, sep) || f.Lang.Imports == "rust" && (recv == "crate" || recv == "self" || recv == "super")) {
 		if files, ok := x.moduleFiles(f, recv); ok {
 			return files, recv, true
 		}
