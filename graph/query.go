@@ -433,8 +433,12 @@ func (x *Index) callersOf(ts []Target) map[Target]*callerSet {
 	for k := range byName {
 		keys = append(keys, k)
 	}
+	renames := map[*Language]map[string][]string{}
 	for _, k := range keys {
-		for _, a := range x.aliasesOf(k.l, k.name) {
+		if _, ok := renames[k.l]; !ok {
+			renames[k.l] = x.renames(k.l)
+		}
+		for _, a := range aliasesOf(renames[k.l], k.name) {
 			ak := group{k.l, a}
 			byName[ak] = append(byName[ak], byName[k]...)
 		}
@@ -519,33 +523,50 @@ func (x *Index) callersOf(ts []Target) map[Target]*callerSet {
 	return out
 }
 
-// aliasesOf lists the other names imports bind name to, through chains
-// of them (a re-export under a new name, imported under another), in
-// languages whose imports name definitions. Where an import came from is
-// not checked here: the caller keeps only references that resolve.
-func (x *Index) aliasesOf(l *Language, name string) []string {
+// renames maps each name an import renames to the local names it gets
+// (import {f as g}; export {f as g} from; from m import f as g), in
+// languages whose imports name definitions: one pass over the imports.
+func (x *Index) renames(l *Language) map[string][]string {
 	ix := x.langIx[l]
 	if ix == nil || l.Imports == "go" || l.Imports == "none" || l.Imports == "include" {
 		return nil
 	}
-	names := map[string]bool{name: true}
-	var out []string
-	for round := 0; round < maxReexport; round++ {
-		added := false
-		for _, fs := range ix.dirs {
-			for _, g := range fs {
-				for _, im := range g.Imports {
-					if im.Name != "" && im.Local != "" && im.Local != "*" && im.Local != "." && names[im.Name] && !names[im.Local] {
-						names[im.Local] = true
-						out = append(out, im.Local)
-						added = true
-					}
+	out := map[string][]string{}
+	for _, fs := range ix.dirs {
+		for _, g := range fs {
+			for _, im := range g.Imports {
+				if im.Name != "" && im.Local != "" && im.Local != im.Name && im.Local != "*" && im.Local != "." {
+					out[im.Name] = append(out[im.Name], im.Local)
 				}
 			}
 		}
-		if !added {
-			break
+	}
+	return out
+}
+
+// aliasesOf lists the other names imports give name, through chains of
+// renames (a re-export under a new name, imported under another). Where
+// an import came from is not checked here: the caller keeps only the
+// references that resolve to the definition.
+func aliasesOf(renames map[string][]string, name string) []string {
+	if len(renames) == 0 {
+		return nil
+	}
+	seen := map[string]bool{name: true}
+	var out []string
+	todo := []string{name}
+	for depth := 0; len(todo) > 0 && depth < maxReexport; depth++ {
+		var next []string
+		for _, n := range todo {
+			for _, a := range renames[n] {
+				if !seen[a] {
+					seen[a] = true
+					out = append(out, a)
+					next = append(next, a)
+				}
+			}
 		}
+		todo = next
 	}
 	return out
 }
