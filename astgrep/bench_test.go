@@ -17,7 +17,7 @@ import (
 // goFile is a large, ordinary Go file from the local toolchain.
 func goFile(b *testing.B) []byte {
 	b.Helper()
-	src, err := os.ReadFile(filepath.Join(runtime.GOROOT(), "src", "net", "http", "server.go"))
+	src, err := os.ReadFile(filepath.Join(goroot(), "src", "net", "http", "server.go"))
 	if err != nil {
 		b.Skipf("no Go source tree: %v", err)
 	}
@@ -74,7 +74,7 @@ func BenchmarkMatch(b *testing.B) {
 // BenchmarkSearchNetHTTP searches GOROOT/src/net/http, cold (new engine)
 // and warm (same engine).
 func BenchmarkSearchNetHTTP(b *testing.B) {
-	root := filepath.Join(runtime.GOROOT(), "src", "net", "http")
+	root := filepath.Join(goroot(), "src", "net", "http")
 	if _, err := os.Stat(root); err != nil {
 		b.Skip(err)
 	}

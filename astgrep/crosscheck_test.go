@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
 	"testing"
@@ -269,9 +268,18 @@ func firstFew(xs []string) []string {
 	return xs
 }
 
+// goroot is the Go tree of the go command on PATH (the tests' toolchain).
+func goroot() string {
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
 // goCorpus is GOROOT/src, or a few packages of it under -short.
 func goCorpus(t *testing.T) []string {
-	src := filepath.Join(runtime.GOROOT(), "src")
+	src := filepath.Join(goroot(), "src")
 	if _, err := os.Stat(src); err != nil {
 		testenv.Missing(t, "the Go source tree", src+" is missing; it comes with the Go distribution")
 	}
