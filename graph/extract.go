@@ -373,35 +373,16 @@ func markLocal(defs []Def, scopes [][2]int32) {
 	if len(scopes) == 0 {
 		return
 	}
-	sc := slices.Clone(scopes)
-	sort.Slice(sc, func(i, j int) bool {
-		if sc[i][0] != sc[j][0] {
-			return sc[i][0] < sc[j][0]
-		}
-		return sc[i][1] > sc[j][1]
-	})
+	sortScopes(scopes)
 	order := make([]int, len(defs))
 	for i := range order {
 		order[i] = i
 	}
 	sort.Slice(order, func(a, b int) bool { return defs[order[a]].nameAt < defs[order[b]].nameAt })
-	var open [][2]int32
-	next := 0
+	sw := scopeSweep{scopes: scopes}
 	for _, i := range order {
 		d := &defs[i]
-		at := d.nameAt
-		for next < len(sc) && sc[next][0] <= at {
-			for len(open) > 0 && open[len(open)-1][1] <= sc[next][0] {
-				open = open[:len(open)-1]
-			}
-			if sc[next][1] > at {
-				open = append(open, sc[next])
-			}
-			next++
-		}
-		for len(open) > 0 && open[len(open)-1][1] <= at {
-			open = open[:len(open)-1]
-		}
+		open := sw.at(d.nameAt)
 		k := len(open) - 1
 		if k >= 0 && open[k] == [2]int32{d.start, d.end} {
 			k--
@@ -453,6 +434,39 @@ func enclose(defs []Def, refs []Ref) {
 	}
 }
 
+// sortScopes sorts byte ranges by start, outer first.
+func sortScopes(scopes [][2]int32) {
+	sort.Slice(scopes, func(i, j int) bool {
+		if scopes[i][0] != scopes[j][0] {
+			return scopes[i][0] < scopes[j][0]
+		}
+		return scopes[i][1] > scopes[j][1]
+	})
+}
+
+// scopeSweep gives, for positions asked in increasing order, the scopes
+// open there, innermost last; scopes are sorted by sortScopes.
+type scopeSweep struct {
+	scopes, open [][2]int32
+	next         int
+}
+
+func (w *scopeSweep) at(pos int32) [][2]int32 {
+	for w.next < len(w.scopes) && w.scopes[w.next][0] <= pos {
+		for len(w.open) > 0 && w.open[len(w.open)-1][1] <= w.scopes[w.next][0] {
+			w.open = w.open[:len(w.open)-1]
+		}
+		if w.scopes[w.next][1] > pos {
+			w.open = append(w.open, w.scopes[w.next])
+		}
+		w.next++
+	}
+	for len(w.open) > 0 && w.open[len(w.open)-1][1] <= pos {
+		w.open = w.open[:len(w.open)-1]
+	}
+	return w.open
+}
+
 // localsIn keeps the locals inside a function-like definition (a
 // top-level binding is a definition, not a local), with their enclosing
 // definition, sorted by name and position.
@@ -462,31 +476,11 @@ func (f *File) localsIn(locals []Local, scopes [][2]int32, defNames map[int32]bo
 		return nil
 	}
 	sort.Slice(locals, func(i, j int) bool { return locals[i].at < locals[j].at })
-	// Each local's innermost scope, by a sweep over scopes sorted by start
-	// (outer first).
-	sort.Slice(scopes, func(i, j int) bool {
-		if scopes[i][0] != scopes[j][0] {
-			return scopes[i][0] < scopes[j][0]
-		}
-		return scopes[i][1] > scopes[j][1]
-	})
-	var open [][2]int32
-	next := 0
+	// Each local's innermost scope.
+	sortScopes(scopes)
+	sw := scopeSweep{scopes: scopes}
 	for i := range locals {
-		at := locals[i].at
-		for next < len(scopes) && scopes[next][0] <= at {
-			for len(open) > 0 && open[len(open)-1][1] <= scopes[next][0] {
-				open = open[:len(open)-1]
-			}
-			if scopes[next][1] > at {
-				open = append(open, scopes[next])
-			}
-			next++
-		}
-		for len(open) > 0 && open[len(open)-1][1] <= at {
-			open = open[:len(open)-1]
-		}
-		if len(open) > 0 {
+		if open := sw.at(locals[i].at); len(open) > 0 {
 			locals[i].end = open[len(open)-1][1]
 		}
 	}

@@ -30,13 +30,6 @@
   value: (call_expression function: (identifier) @_req arguments: (arguments . (string) @import.module))
   (#eq? @_req "require")) @import
 
-; Re-exports, as imports the module's users see through it (language.json
-; "reexports"): export * from './m'; export {f, g as h} from './m'.
-(export_statement "*" @import.alias source: (string) @import.module) @import
-(export_statement
-  (export_clause (export_specifier name: (_) @import.name alias: (_)? @import.alias))
-  source: (string) @import.module) @import
-
 ; Definitions. A method of a class body gets the class as container.
 (class_declaration name: (identifier) @name) @definition.class
 (class name: (identifier) @name) @definition.class
@@ -59,20 +52,6 @@
 (object (method_definition name: (property_identifier) @name) @definition.function)
 (object
   (pair key: (property_identifier) @name value: [(arrow_function) (function_expression)]) @definition.function)
-
-; Top-level consts made by a call are constants too (export const parse =
-; makeParse(...), a factory's function): calls by their name lead there.
-; require() is an import, not a definition.
-(program
-  (lexical_declaration "const"
-    (variable_declarator name: (identifier) @name
-      value: (call_expression function: (_) @_fn)) @definition.constant)
-  (#not-eq? @_fn "require"))
-(program
-  (export_statement declaration: (lexical_declaration "const"
-    (variable_declarator name: (identifier) @name
-      value: (call_expression function: (_) @_fn)) @definition.constant))
-  (#not-eq? @_fn "require"))
 
 ; Top-level const bindings of plain values are constants.
 (program

@@ -22,13 +22,6 @@
 (import_statement
   (import_require_clause (identifier) @import.alias source: (string) @import.module)) @import
 
-; Re-exports, as imports the module's users see through it (language.json
-; "reexports"): export * from './m'; export {f, g as h} from './m'.
-(export_statement "*" @import.alias source: (string) @import.module) @import
-(export_statement
-  (export_clause (export_specifier name: (_) @import.name alias: (_)? @import.alias))
-  source: (string) @import.module) @import
-
 ; Definitions. Members of a class, interface, enum or namespace get it
 ; as container.
 (class_declaration name: (type_identifier) @name) @definition.class
@@ -64,20 +57,6 @@
 (object (method_definition name: (property_identifier) @name) @definition.function)
 (object
   (pair key: (property_identifier) @name value: [(arrow_function) (function_expression)]) @definition.function)
-
-; Top-level consts made by a call are constants too (export const parse =
-; makeParse(...), a factory's function): calls by their name lead there.
-; require() is an import, not a definition.
-(program
-  (lexical_declaration "const"
-    (variable_declarator name: (identifier) @name
-      value: (call_expression function: (_) @_fn)) @definition.constant)
-  (#not-eq? @_fn "require"))
-(program
-  (export_statement declaration: (lexical_declaration "const"
-    (variable_declarator name: (identifier) @name
-      value: (call_expression function: (_) @_fn)) @definition.constant))
-  (#not-eq? @_fn "require"))
 
 ; Top-level const bindings of plain values are constants.
 (program
