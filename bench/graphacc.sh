@@ -3,7 +3,7 @@
 # server's call hierarchy: precision per resolution class, recall, and
 # every miss and false positive with its cause.
 #
-#   bench/graphacc.sh [go|python|typescript] [extra graphacc flags...]
+#   bench/graphacc.sh [go|python|typescript|c] [extra graphacc flags...]
 #
 # Run from the repository root. go: gopls (PATH or .tools/bin) on
 # $(go env GOROOT)/src, 50 targets; python: pyright-langserver (PATH or
@@ -11,7 +11,10 @@
 # typescript: typescript-language-server (.tools/node_modules/.bin) on a
 # copy of the TypeScript sources of ajv (lib/) and zod (src/) that
 # scripts/install.sh put in .tools/node_modules, with a tsconfig.json that
-# makes them one project, 30 targets. The
+# makes them one project, 30 targets; c: clangd (PATH) with its background
+# index on a copy of the tree-sitter runtime that go-tree-sitter vendors
+# (its .c and .h files, from the Go module cache), with a
+# compile_commands.json, 30 targets. The
 # summary goes to stdout, the full report to bench/graphacc/out/LANG.md and
 # the server's stderr to bench/graphacc/out/LANG.server.log.
 set -euo pipefail
@@ -25,7 +28,8 @@ case "$lang" in
 go) server=${GOPLS:-$(command -v gopls || echo .tools/bin/gopls)} ;;
 python) server=${PYRIGHT:-$(command -v pyright-langserver || echo .tools/node_modules/.bin/pyright-langserver)} ;;
 typescript) server=${TSLS:-$(command -v typescript-language-server || echo .tools/node_modules/.bin/typescript-language-server)} ;;
-*) echo "bench/graphacc.sh: language must be go, python or typescript" >&2; exit 2 ;;
+c) server=${CLANGD:-$(command -v clangd || echo clangd)} ;;
+*) echo "bench/graphacc.sh: language must be go, python, typescript or c" >&2; exit 2 ;;
 esac
 [[ -x "$server" ]] || { echo "bench/graphacc.sh: $server missing" >&2; exit 2; }
 
@@ -49,6 +53,14 @@ JSON
 	rootflag=(-root "$tmp/ts")
 	PATH="$PWD/.tools/node_modules/.bin:$PATH"
 fi
+if [[ "$lang" == c ]]; then
+	mod=$(go list -m -f '{{.Dir}}' github.com/smacker/go-tree-sitter)
+	mkdir -p "$tmp/c"
+	cp "$mod"/*.c "$mod"/*.h "$tmp/c/"
+	chmod -R u+w "$tmp/c"
+	(cd "$tmp/c" && for f in *.c; do printf '{"directory": "%s", "file": "%s", "arguments": ["cc", "-std=c11", "-I.", "-c", "%s"]}\n' "$PWD" "$f" "$f"; done | paste -sd, | sed 's/^/[/; s/$/]/') >"$tmp/c/compile_commands.json"
+	rootflag=(-root "$tmp/c" -per-dir 1000) # one folder
+fi
 
 version=
 [[ "$lang" == go ]] && version="; $("$server" version | head -1)"
@@ -56,5 +68,6 @@ if [[ "$lang" == typescript ]]; then
 	v() { node -p "require('./$1/package.json').version"; }
 	version="; typescript-language-server $("$server" --version), typescript $(v "$nm/typescript"), ajv $(v "$nm/ajv"), zod $(v "$nm/zod")"
 fi
+[[ "$lang" == c ]] && version="; $("$server" --version | head -1); tree-sitter runtime from $(basename "$mod")"
 echo "# $(date -u +%Y-%m-%dT%H:%MZ) on $(nproc) cores; load $(cut -d' ' -f1-3 /proc/loadavg); $(go version | cut -d' ' -f3)$version"
 "$tmp/graphacc" -lang "$lang" "${rootflag[@]}" -server "$server" -out "$out/$lang.md" -server-log "$out/$lang.server.log" "$@"

@@ -167,6 +167,11 @@ var langs = map[string]*lang{
 			return !strings.HasPrefix(base, "test_") && !strings.HasSuffix(base, "_test.py") &&
 				!hasDir(rel, "test") && !hasDir(rel, "tests") && !hasDir(rel, "testdata") && !hasDir(rel, "idle_test")
 		}},
+	// clangd with its background index (cross-file callers come from it),
+	// on a tree bench/graphacc.sh gives a compile_commands.json.
+	"c": {id: "c", server: "clangd", args: []string{"--background-index", "--log=error"}, open: true, n: 30,
+		defaultDir: func() string { return "" },
+		target: func(rel string) bool { return !hasDir(rel, "test") && !hasDir(rel, "tests") }},
 	// typescript-language-server over tsserver: a project is what a
 	// tsconfig.json includes, so bench/graphacc.sh copies the tree and
 	// writes one that includes every .ts file.
