@@ -350,3 +350,31 @@ func TestReexports(t *testing.T) {
 		t.Errorf("callers of decode:\n%s", got)
 	}
 }
+
+// A bare name inside a method is a member of its class only where the
+// language says so (Java, C++); in Python, JavaScript and Rust it is the
+// module's name or an import's. Python's super().m() is a parent's m (by
+// name), not a builtin.
+func TestImplicitSelf(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{
+		"spawner.py":   "def spawn(cmd):\n    pass\n",
+		"compiler.py":  "from spawner import spawn\n\nclass CCompiler:\n    def spawn(self, cmd):\n        spawn(cmd)\n",
+		"js/h.js":      "export function render() {}\n",
+		"js/view.js":   "import { render } from './h.js';\n\nclass View {\n  render() {\n    render();\n  }\n}\n",
+		"j/Shape.java": "class Shape {\n  int area() { return 0; }\n  int twice() { return area() * 2; }\n}\n",
+		"loops.py":     "class Base:\n    def __init__(self):\n        pass\n\nclass Loop(Base):\n    def __init__(self):\n        super().__init__()\n        str(self).join([])\n",
+	})
+	dump := buildRoot(t, root).Dump()
+	for _, want := range []string{
+		"call compiler.py:5 spawn in CCompiler.spawn -> import spawn (spawner.py:1)",
+		"call js/view.js:5 render in View.render -> import render (js/h.js:1)",
+		"call j/Shape.java:3 area in Shape.twice -> exact Shape.area (j/Shape.java:2)",
+		"call loops.py:7 super().__init__ in Loop.__init__ -> candidate",
+		"call loops.py:8 str(self).join in Loop.__init__ -> unresolved (builtin)",
+	} {
+		if !strings.Contains(dump, want) {
+			t.Errorf("no %q in:\n%s", want, dump)
+		}
+	}
+}

@@ -48,6 +48,9 @@ type Language struct {
 	// Resolve lists the suffixes tried after a relative import path
 	// (".ts", "/index.js"), for Imports "relative" and "include".
 	Resolve []string
+	// ImplicitSelf says a bare name inside a method may be a member of its
+	// class (Java, C++); elsewhere members need self. or this.
+	ImplicitSelf bool
 	// Reexports says a module's imports are names of the module too, so a
 	// name looked up in a module and not defined there is followed through
 	// that module's own imports: Python's __init__.py, JavaScript's
@@ -92,6 +95,7 @@ type langConfig struct {
 	Resolve    []string `json:"resolve"`
 	Variants   string   `json:"variants"`
 	Reexports  *bool    `json:"reexports"`
+	Implicit   *bool    `json:"implicit_self"`
 }
 
 var (
@@ -206,6 +210,9 @@ func readConfig(fsys fs.FS, id string, depth int) (langConfig, []byte, error) {
 	if c.Reexports == nil {
 		c.Reexports = base.Reexports
 	}
+	if c.Implicit == nil {
+		c.Implicit = base.Implicit
+	}
 	return c, append(append(raw, 0), baseRaw...), nil
 }
 
@@ -256,7 +263,7 @@ func loadLanguage(e *astgrep.Engine, fsys fs.FS, id string) (*Language, error) {
 		return nil, fmt.Errorf("language %s: %w", id, err)
 	}
 	l := &Language{ID: id, Grammar: c.Grammar, Scope: c.Scope, Imports: c.Imports, Self: c.Self, Builtins: c.Builtins,
-		Extensions: c.Extensions, Resolve: c.Resolve, Variants: c.Variants, Reexports: c.Reexports != nil && *c.Reexports, query: q, source: string(raw) + "\x00" + string(src),
+		Extensions: c.Extensions, Resolve: c.Resolve, Variants: c.Variants, Reexports: c.Reexports != nil && *c.Reexports, ImplicitSelf: c.Implicit != nil && *c.Implicit, query: q, source: string(raw) + "\x00" + string(src),
 		builtins: map[string]bool{}, self: map[string]bool{}}
 	for _, b := range c.Builtins {
 		l.builtins[b] = true

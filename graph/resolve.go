@@ -67,7 +67,7 @@ func (x *Index) resolveAt(f *File, r *Ref, lazy bool) Resolution {
 		if ts := pick(f, name, func(d *Def) bool { return want(d) && d.Container == "" }); len(ts) > 0 {
 			return settle(f, Exact, ts, "same file")
 		}
-		if encl != nil && encl.Container != "" && len(l.self) > 0 {
+		if encl != nil && encl.Container != "" && l.ImplicitSelf {
 			// An implicit this: a method of the enclosing class.
 			if ts := x.inScope(f, name, func(d *Def) bool { return want(d) && d.Container == encl.Container }); len(ts) > 0 {
 				return settle(f, Exact, ts, "same class")
@@ -125,7 +125,9 @@ func (x *Index) resolveAt(f *File, r *Ref, lazy bool) Resolution {
 	}
 	// console.log(), Math.max(), Vec::new(): an object the language
 	// defines, unless the file defines that name itself.
-	if first := firstSegment(recv); l.builtins[first] && len(pick(f, first, func(*Def) bool { return true })) == 0 {
+	// super().m() (Python's super is a builtin) is a parent class's m: by
+	// name, below.
+	if first := firstSegment(recv); l.builtins[first] && !strings.HasPrefix(recv, "super(") && len(pick(f, first, func(*Def) bool { return true })) == 0 {
 		return Resolution{Class: Unresolved, Why: "builtin"}
 	}
 	return x.byName(lazy, f, r, func(d *Def) bool { return want(d) && d.Container != "" })
