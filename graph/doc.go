@@ -37,8 +37,9 @@
 // capture the same name, the first listed wins. language.json may extend
 // another language and list several query files (tsx is typescript's
 // patterns plus the JSX ones javascript also reads), "variants": "go"
-// keeps a call from x_linux.go to definitions built for Linux, and
-// "reexports": true follows a name a module does not define through that
+// keeps a call from x_linux.go to definitions built for Linux,
+// "implicit_self": true lets a bare name in a method be a member of its
+// class (Java, C++), and "reexports": true follows a name a module does not define through that
 // module's own imports (a package's __init__.py, export * from, pub use);
 // callers also read the names imports give a definition (import {f as g}).
 // A definition inside a function, a block or a value (@local.scope) is not
