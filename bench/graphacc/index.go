@@ -171,7 +171,7 @@ var langs = map[string]*lang{
 	// on a tree bench/graphacc.sh gives a compile_commands.json.
 	"c": {id: "c", server: "clangd", args: []string{"--background-index", "--log=error"}, open: true, n: 30,
 		defaultDir: func() string { return "" },
-		target: func(rel string) bool { return !hasDir(rel, "test") && !hasDir(rel, "tests") }},
+		target:     func(rel string) bool { return !hasDir(rel, "test") && !hasDir(rel, "tests") }},
 	// typescript-language-server over tsserver: a project is what a
 	// tsconfig.json includes, so bench/graphacc.sh copies the tree and
 	// writes one that includes every .ts file.
