@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"sort"
 	"strings"
 	"time"
@@ -30,6 +31,7 @@ func main() {
 	seed := flag.Uint64("seed", 1, "target choice")
 	scratch := flag.String("scratch", "", "queries mode: a copy of the tree the edits may change (required)")
 	queryDirs := flag.String("query-dirs", "", "extra language folders (graph.Options.QueryDirs); a go folder with a one-pattern query measures the parse alone")
+	cpuProfile := flag.String("cpuprofile", "", "build mode: write a CPU profile of the build to this file")
 	flag.Parse()
 	if *root == "" {
 		fail("-root is required")
@@ -37,10 +39,20 @@ func main() {
 	switch *mode {
 	case "build":
 		x := open(*root, *cache, *queryDirs)
+		if *cpuProfile != "" {
+			f, err := os.Create(*cpuProfile)
+			if err != nil {
+				fail(err.Error())
+			}
+			pprof.StartCPUProfile(f)
+		}
 		t0 := time.Now()
 		x.Start(nil)
 		x.Wait(context.Background(), time.Hour)
 		took := time.Since(t0)
+		if *cpuProfile != "" {
+			pprof.StopCPUProfile()
+		}
 		x.Flush(context.Background())
 		st := x.StatusAnswer(0, 0).Status
 		var ms runtime.MemStats
