@@ -29,6 +29,11 @@ type Def struct {
 	local bool
 }
 
+// member says d is reached through an object: a method of a class, or of
+// an object literal (kind method with no container), never by its bare
+// name.
+func (d *Def) member() bool { return d.Container != "" || d.Kind == "method" }
+
 // Qualified is Scope.Container.Name, leaving out what is empty.
 func (d *Def) Qualified() string {
 	q := d.Name

@@ -378,3 +378,23 @@ func TestImplicitSelf(t *testing.T) {
 		}
 	}
 }
+
+// A method of an object literal is reached through the object: a call on
+// a receiver has it among its candidates, a bare call of its name never
+// leads to it.
+func TestObjectLiteralMethods(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{
+		"num.js": "export const Num = build((inst) => {\n  Object.assign(inst, {\n    gt(v) {\n      return v;\n    },\n  });\n});\n\nexport function use(n) {\n  n.gt(1);\n  gt(2);\n}\n",
+	})
+	dump := buildRoot(t, root).Dump()
+	for _, want := range []string{
+		"def num.js:3-5 method gt",
+		"call num.js:10 n.gt in use -> candidate[1] gt (num.js:3)",
+		"call num.js:11 gt in use -> unresolved",
+	} {
+		if !strings.Contains(dump, want) {
+			t.Errorf("no %q in:\n%s", want, dump)
+		}
+	}
+}

@@ -64,7 +64,7 @@ func (x *Index) resolveAt(f *File, r *Ref, lazy bool) Resolution {
 			return Resolution{Class: Unresolved, Why: "a local variable or parameter (a function value)"}
 		}
 		// The file's own top-level definitions, then nested ones.
-		if ts := pick(f, name, func(d *Def) bool { return want(d) && d.Container == "" }); len(ts) > 0 {
+		if ts := pick(f, name, func(d *Def) bool { return want(d) && !d.member() }); len(ts) > 0 {
 			return settle(f, Exact, ts, "same file")
 		}
 		if encl != nil && encl.Container != "" && l.ImplicitSelf {
@@ -80,7 +80,7 @@ func (x *Index) resolveAt(f *File, r *Ref, lazy bool) Resolution {
 			return res
 		}
 		if l.Scope == "directory" {
-			if ts := x.inScope(f, name, func(d *Def) bool { return want(d) && d.Container == "" }); len(ts) > 0 {
+			if ts := x.inScope(f, name, func(d *Def) bool { return want(d) && !d.member() }); len(ts) > 0 {
 				return settle(f, Exact, ts, "same package")
 			}
 		}
@@ -90,7 +90,7 @@ func (x *Index) resolveAt(f *File, r *Ref, lazy bool) Resolution {
 		if l.builtins[name] {
 			return Resolution{Class: Unresolved, Why: "builtin"}
 		}
-		return x.byName(lazy, f, r, func(d *Def) bool { return want(d) && d.Container == "" })
+		return x.byName(lazy, f, r, func(d *Def) bool { return want(d) && !d.member() })
 	}
 	recv := f.RefReceiver(r)
 	// self.m(), this.m(), or a Go method's own receiver.
@@ -103,7 +103,7 @@ func (x *Index) resolveAt(f *File, r *Ref, lazy bool) Resolution {
 	// type the index does not know, whatever package or type shares its
 	// name.
 	if f.bound(firstSegment(recv), r.Encl, r.at) {
-		return x.byName(lazy, f, r, func(d *Def) bool { return want(d) && d.Container != "" })
+		return x.byName(lazy, f, r, func(d *Def) bool { return want(d) && d.member() })
 	}
 	// pkg.F() through an import of a module.
 	if files, module, bound := x.moduleBinding(f, recv); bound {
@@ -130,7 +130,7 @@ func (x *Index) resolveAt(f *File, r *Ref, lazy bool) Resolution {
 	if first := firstSegment(recv); l.builtins[first] && !strings.HasPrefix(recv, "super(") && len(pick(f, first, func(*Def) bool { return true })) == 0 {
 		return Resolution{Class: Unresolved, Why: "builtin"}
 	}
-	return x.byName(lazy, f, r, func(d *Def) bool { return want(d) && d.Container != "" })
+	return x.byName(lazy, f, r, func(d *Def) bool { return want(d) && d.member() })
 }
 
 // namespaceMember resolves ns::name when the receiver is a namespace (or
@@ -155,7 +155,7 @@ func (x *Index) namespaceMember(f *File, recv, name string, ok func(*Def) bool) 
 	}
 	top := all[:0:0]
 	for _, t := range all {
-		if t.D().Container == "" {
+		if !t.D().member() {
 			top = append(top, t)
 		}
 	}
@@ -255,10 +255,10 @@ func (x *Index) viaStarImport(f *File, name string, ok func(*Def) bool) (Resolut
 			files = append(files, fs...)
 		}
 	}
-	if ts := moduleDefsIn(files, name, func(d *Def) bool { return ok(d) && d.Container == "" }); len(ts) > 0 {
+	if ts := moduleDefsIn(files, name, func(d *Def) bool { return ok(d) && !d.member() }); len(ts) > 0 {
 		return settle(f, ViaImport, ts, "imported with all of its module"), true
 	}
-	if ts := x.reexported(files, name, func(d *Def) bool { return ok(d) && d.Container == "" }, 0, map[reexportKey]bool{}); len(ts) > 0 {
+	if ts := x.reexported(files, name, func(d *Def) bool { return ok(d) && !d.member() }, 0, map[reexportKey]bool{}); len(ts) > 0 {
 		return settle(f, ViaImport, ts, "imported with all of its module"), true
 	}
 	return Resolution{}, false
@@ -269,7 +269,7 @@ func (x *Index) viaStarImport(f *File, name string, ok func(*Def) bool) (Resolut
 // files' own imports; then members of that name. A definition inside a
 // function's body (a method of an object literal) is not the module's.
 func (x *Index) exportedBy(files []*File, name string, ok func(*Def) bool) []Target {
-	top := func(d *Def) bool { return ok(d) && d.Container == "" }
+	top := func(d *Def) bool { return ok(d) && !d.member() }
 	ts := moduleDefsIn(files, name, top)
 	if len(ts) == 0 {
 		ts = x.reexported(files, name, top, 0, map[reexportKey]bool{})
@@ -374,7 +374,7 @@ func (x *Index) viaIncludes(f *File, name string, ok func(*Def) bool) (Resolutio
 			}
 		}
 	}
-	ts := defsIn(files, name, func(d *Def) bool { return ok(d) && d.Container == "" })
+	ts := defsIn(files, name, func(d *Def) bool { return ok(d) && !d.member() })
 	if len(ts) == 0 {
 		ts = defsIn(files, name, ok)
 	}

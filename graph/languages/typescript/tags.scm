@@ -53,10 +53,11 @@
   name: (identifier) @name
   value: [(arrow_function) (function_expression) (generator_function)]) @definition.function
 
-; Methods of object literals are functions with no container.
-(object (method_definition name: (property_identifier) @name) @definition.function)
+; Methods of object literals are methods with no container: reached only
+; through the object (a receiver), never by a bare name.
+(object (method_definition name: (property_identifier) @name) @definition.method)
 (object
-  (pair key: (property_identifier) @name value: [(arrow_function) (function_expression)]) @definition.function)
+  (pair key: (property_identifier) @name value: [(arrow_function) (function_expression)]) @definition.method)
 
 ; Top-level const bindings of plain values are constants.
 (program
