@@ -352,9 +352,9 @@ func TestReexports(t *testing.T) {
 }
 
 // A bare name inside a method is a member of its class only where the
-// language says so (Java, C++); in Python, JavaScript and Rust it is the
-// module's name or an import's. Python's super().m() is a parent's m (by
-// name), not a builtin.
+// language says so (Java, C++), and there it hides the file's names; in
+// Python, JavaScript and Rust it is the module's name or an import's.
+// Python's super().m() is a parent's m (by name), not a builtin.
 func TestImplicitSelf(t *testing.T) {
 	root := t.TempDir()
 	writeTree(t, root, map[string]string{
@@ -363,6 +363,7 @@ func TestImplicitSelf(t *testing.T) {
 		"js/h.js":      "export function render() {}\n",
 		"js/view.js":   "import { render } from './h.js';\n\nclass View {\n  render() {\n    render();\n  }\n}\n",
 		"j/Shape.java": "class Shape {\n  int area() { return 0; }\n  int twice() { return area() * 2; }\n}\n",
+		"c/shape.cpp":  "int area() { return 1; }\n\nclass Shape {\npublic:\n  int area();\n  int twice();\n};\n\nint Shape::area() { return 0; }\nint Shape::twice() { return area() * 2; }\nint free_user() { return area(); }\n",
 		"loops.py":     "class Base:\n    def __init__(self):\n        pass\n\nclass Loop(Base):\n    def __init__(self):\n        super().__init__()\n        str(self).join([])\n",
 	})
 	dump := buildRoot(t, root).Dump()
@@ -370,6 +371,8 @@ func TestImplicitSelf(t *testing.T) {
 		"call compiler.py:5 spawn in CCompiler.spawn -> import spawn (spawner.py:1)",
 		"call js/view.js:5 render in View.render -> import render (js/h.js:1)",
 		"call j/Shape.java:3 area in Shape.twice -> exact Shape.area (j/Shape.java:2)",
+		"call c/shape.cpp:10 area in Shape.twice -> exact Shape.area (c/shape.cpp:9)",
+		"call c/shape.cpp:11 area in free_user -> exact area (c/shape.cpp:1)",
 		"call loops.py:7 super().__init__ in Loop.__init__ -> candidate",
 		"call loops.py:8 str(self).join in Loop.__init__ -> unresolved (builtin)",
 	} {

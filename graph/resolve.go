@@ -63,15 +63,17 @@ func (x *Index) resolveAt(f *File, r *Ref, lazy bool) Resolution {
 		if f.bound(name, r.Encl, r.at) {
 			return Resolution{Class: Unresolved, Why: "a local variable or parameter (a function value)"}
 		}
-		// The file's own top-level definitions, then nested ones.
-		if ts := pick(f, name, func(d *Def) bool { return want(d) && !d.member() }); len(ts) > 0 {
-			return settle(f, Exact, ts, "same file")
-		}
+		// An implicit this: a member of the enclosing class hides the
+		// file's names (C++'s class scope comes before its namespace's).
 		if encl != nil && encl.Container != "" && l.ImplicitSelf {
-			// An implicit this: a method of the enclosing class.
-			if ts := x.inScope(f, name, func(d *Def) bool { return want(d) && d.Container == encl.Container }); len(ts) > 0 {
+			// (new C() names the class, not its constructor.)
+			if ts := x.inScope(f, name, func(d *Def) bool { return want(d) && d.Container == encl.Container && d.Kind != "constructor" }); len(ts) > 0 {
 				return settle(f, Exact, ts, "same class")
 			}
+		}
+		// The file's own top-level definitions.
+		if ts := pick(f, name, func(d *Def) bool { return want(d) && !d.member() }); len(ts) > 0 {
+			return settle(f, Exact, ts, "same file")
 		}
 		if res, ok := x.viaNameImport(f, name, want); ok {
 			return res
