@@ -3,7 +3,7 @@
 # server's call hierarchy: precision per resolution class, recall, and
 # every miss and false positive with its cause.
 #
-#   bench/graphacc.sh [go|python|typescript|c] [extra graphacc flags...]
+#   bench/graphacc.sh [go|python|typescript|javascript|c] [extra graphacc flags...]
 #
 # Run from the repository root. go: gopls (PATH or .tools/bin) on
 # $(go env GOROOT)/src, 50 targets; python: pyright-langserver (PATH or
@@ -11,7 +11,8 @@
 # typescript: typescript-language-server (.tools/node_modules/.bin) on a
 # copy of the TypeScript sources of ajv (lib/) and zod (src/) that
 # scripts/install.sh put in .tools/node_modules, with a tsconfig.json that
-# makes them one project, 30 targets; c: clangd (PATH) with its background
+# makes them one project, 30 targets; javascript: the same server on a copy
+# of pino, ws and commander (CommonJS) with a jsconfig.json, 30 targets; c: clangd (PATH) with its background
 # index on a copy of the tree-sitter runtime that go-tree-sitter vendors
 # (its .c and .h files, from the Go module cache), with a
 # compile_commands.json, 30 targets. The
@@ -27,9 +28,9 @@ mkdir -p "$out"
 case "$lang" in
 go) server=${GOPLS:-$(command -v gopls || echo .tools/bin/gopls)} ;;
 python) server=${PYRIGHT:-$(command -v pyright-langserver || echo .tools/node_modules/.bin/pyright-langserver)} ;;
-typescript) server=${TSLS:-$(command -v typescript-language-server || echo .tools/node_modules/.bin/typescript-language-server)} ;;
+typescript | javascript) server=${TSLS:-$(command -v typescript-language-server || echo .tools/node_modules/.bin/typescript-language-server)} ;;
 c) server=${CLANGD:-$(command -v clangd || echo clangd)} ;;
-*) echo "bench/graphacc.sh: language must be go, python, typescript or c" >&2; exit 2 ;;
+*) echo "bench/graphacc.sh: language must be go, python, typescript, javascript or c" >&2; exit 2 ;;
 esac
 [[ -x "$server" ]] || { echo "bench/graphacc.sh: $server missing" >&2; exit 2; }
 
@@ -53,6 +54,20 @@ JSON
 	rootflag=(-root "$tmp/ts")
 	PATH="$PWD/.tools/node_modules/.bin:$PATH"
 fi
+if [[ "$lang" == javascript ]]; then
+	nm=.tools/node_modules
+	mkdir -p "$tmp/js"
+	for p in pino ws commander; do
+		[[ -d "$nm/$p" ]] || { echo "bench/graphacc.sh: $nm/$p missing; run scripts/install.sh" >&2; exit 2; }
+		(cd "$nm" && find "$p" -name '*.js' -not -path '*/node_modules/*' -not -name '*.min.js' -exec cp --parents {} "$tmp/js/" \;)
+	done
+	cat >"$tmp/js/jsconfig.json" <<'JSON'
+{"compilerOptions": {"target": "es2022", "module": "commonjs", "allowJs": true, "checkJs": false, "noEmit": true},
+ "include": ["**/*.js"]}
+JSON
+	rootflag=(-root "$tmp/js" -per-dir 6) # few folders
+	PATH="$PWD/.tools/node_modules/.bin:$PATH"
+fi
 if [[ "$lang" == c ]]; then
 	mod=$(go list -m -f '{{.Dir}}' github.com/smacker/go-tree-sitter)
 	mkdir -p "$tmp/c"
@@ -64,9 +79,10 @@ fi
 
 version=
 [[ "$lang" == go ]] && version="; $("$server" version | head -1)"
-if [[ "$lang" == typescript ]]; then
+if [[ "$lang" == typescript || "$lang" == javascript ]]; then
 	v() { node -p "require('./$1/package.json').version"; }
-	version="; typescript-language-server $("$server" --version), typescript $(v "$nm/typescript"), ajv $(v "$nm/ajv"), zod $(v "$nm/zod")"
+	version="; typescript-language-server $("$server" --version), typescript $(v "$nm/typescript")"
+	if [[ "$lang" == typescript ]]; then version="$version, ajv $(v "$nm/ajv"), zod $(v "$nm/zod")"; else version="$version, pino $(v "$nm/pino"), ws $(v "$nm/ws"), commander $(v "$nm/commander")"; fi
 fi
 [[ "$lang" == c ]] && version="; $("$server" --version | head -1); tree-sitter runtime from $(basename "$mod")"
 echo "# $(date -u +%Y-%m-%dT%H:%MZ) on $(nproc) cores; load $(cut -d' ' -f1-3 /proc/loadavg); $(go version | cut -d' ' -f3)$version"

@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-var refKindNames = [...]string{RefCall: "call", RefType: "type", RefValue: "value"}
+var refKindNames = [...]string{RefCall: "call", RefType: "type", RefValue: "value", RefRead: "read"}
 
 // Dump writes everything the index knows, one line per definition,
 // import and reference with its resolution, sorted by file and position:
@@ -41,8 +41,8 @@ func (x *Index) Dump() string {
 				call = f.RefReceiver(r) + "." + call
 			}
 			res := x.resolve(f, r)
-			if r.Kind == RefValue && res.Class == Unresolved {
-				continue // a variable, not a function passed on
+			if (r.Kind == RefValue || r.Kind == RefRead) && res.Class == Unresolved {
+				continue // a variable, not a function passed on; not a getter's read
 			}
 			fmt.Fprintf(&b, "%s %s:%d %s in %s -> %s\n", refKindNames[r.Kind], rel, r.Line, call, in, resolutionText(res))
 		}

@@ -32,7 +32,7 @@ type Def struct {
 // member says d is reached through an object: a method of a class, or of
 // an object literal (kind method with no container), never by its bare
 // name.
-func (d *Def) member() bool { return d.Container != "" || d.Kind == "method" }
+func (d *Def) member() bool { return d.Container != "" || d.Kind == "method" || d.Kind == "getter" }
 
 // Qualified is Scope.Container.Name, leaving out what is empty.
 func (d *Def) Qualified() string {
@@ -51,9 +51,10 @@ const (
 	RefCall  uint8 = iota // a call site
 	RefType               // a type used by name
 	RefValue              // a function passed or stored as a value
+	RefRead               // a property read (obj.x), which runs x if x is a getter
 )
 
-var refKinds = map[string]uint8{"call": RefCall, "type": RefType, "value": RefValue}
+var refKinds = map[string]uint8{"call": RefCall, "type": RefType, "value": RefValue, "read": RefRead}
 
 // Ref is one reference by name. Its strings are indexes into its file's
 // table (File.Str), so a file's references hold no pointers.
@@ -320,7 +321,7 @@ var (
 )
 
 // functionLike kinds enclose call sites.
-var functionLike = map[string]bool{"function": true, "method": true, "constructor": true, "macro": true}
+var functionLike = map[string]bool{"function": true, "method": true, "constructor": true, "macro": true, "getter": true}
 
 // nest sets the container of definitions nested in a class-like one, and
 // makes functions inside classes methods. defs is sorted by start, outer

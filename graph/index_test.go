@@ -401,3 +401,61 @@ func TestObjectLiteralMethods(t *testing.T) {
 		}
 	}
 }
+
+// CommonJS modules: exports.f = function, module.exports.f = arrow, and
+// module.exports = {...}, reached through require() by a binding or by
+// destructuring.
+func TestCommonJS(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{
+		"m.js":   "exports.foo = function () {};\nmodule.exports.bar = () => 1;\nfunction baz() {}\nmodule.exports = { baz, qux() {} };\n",
+		"use.js": "const m = require('./m');\nconst { foo, baz } = require('./m');\nm.foo();\nm.bar();\nfoo();\nbaz();\nm.qux();\n",
+	})
+	dump := buildRoot(t, root).Dump()
+	for _, want := range []string{
+		"call use.js:3 m.foo in (top level) -> exact foo (m.js:1)",
+		"call use.js:4 m.bar in (top level) -> exact bar (m.js:2)",
+		"call use.js:5 foo in (top level) -> import foo (m.js:1)",
+		"call use.js:6 baz in (top level) -> import baz (m.js:3)",
+		"call use.js:7 m.qux in (top level) -> exact qux (m.js:4)",
+	} {
+		if !strings.Contains(dump, want) {
+			t.Errorf("no %q in:\n%s", want, dump)
+		}
+	}
+}
+
+// A getter (get x() {}, @property) runs where it is read: its callers
+// list the reads; a read of a name no getter has is in no answer.
+func TestGetters(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{
+		"deflate.js": "class PerMessageDeflate {\n  static get extensionName() {\n    return 'x';\n  }\n  get names() {\n    return this.plain;\n  }\n  use() {\n    return this.names;\n  }\n}\nmodule.exports = PerMessageDeflate;\n",
+		"user.js":    "const PerMessageDeflate = require('./deflate');\n\nfunction pick(ext) {\n  return ext[PerMessageDeflate.extensionName] || ext.names;\n}\n",
+		"meta.py":    "class Meta:\n    @property\n    def name(self):\n        return self._name\n\n    def show(self):\n        return self.name\n\ndef outside(m):\n    value = m.name\n    return value\n",
+	})
+	x := buildRoot(t, root)
+	dump := x.Dump()
+	for _, want := range []string{
+		"def deflate.js:2-4 getter PerMessageDeflate.extensionName",
+		"read deflate.js:9 this.names in PerMessageDeflate.use -> exact PerMessageDeflate.names (deflate.js:5)",
+		"def meta.py:3-4 getter Meta.name",
+		"value meta.py:7 self.name in Meta.show -> exact Meta.name (meta.py:3)",
+	} {
+		if !strings.Contains(dump, want) {
+			t.Errorf("no %q in:\n%s", want, dump)
+		}
+	}
+	if strings.Contains(dump, "plain") {
+		t.Errorf("a read of a name no getter has is in the dump:\n%s", dump)
+	}
+	if got := callersText(t, x, "extensionName"); !strings.Contains(got, "1 call sites") || !strings.Contains(got, "user.js:4") {
+		t.Errorf("callers of the static getter:\n%s", got)
+	}
+	if got := callersText(t, x, "names"); !strings.Contains(got, "2 call sites") {
+		t.Errorf("callers of names:\n%s", got)
+	}
+	if got := callersText(t, x, "Meta.name"); !strings.Contains(got, "2 call sites") || !strings.Contains(got, "meta.py:10") {
+		t.Errorf("callers of the property:\n%s", got)
+	}
+}

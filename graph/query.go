@@ -448,14 +448,15 @@ func (x *Index) callersOf(ts []Target) map[Target]*callerSet {
 		if ix == nil {
 			continue
 		}
-		anyType := false
+		anyType, anyGetter := false, false
 		for _, t := range group {
 			anyType = anyType || classLike[t.D().Kind]
+			anyGetter = anyGetter || t.D().Kind == "getter"
 		}
 		for _, g := range ix.refs[k.name] {
 			for _, ri := range g.refsNamed(k.name) {
 				r := &g.Refs[ri]
-				if r.Kind == RefType && !anyType {
+				if r.Kind == RefType && !anyType || r.Kind == RefRead && !anyGetter {
 					continue
 				}
 				res := x.resolveAt(g, r, true)
@@ -492,7 +493,7 @@ func (x *Index) callersOf(ts []Target) map[Target]*callerSet {
 							unresolved = len(cands) == 0
 						}
 						switch {
-						case r.Kind == RefType:
+						case r.Kind == RefType, r.Kind == RefRead:
 						case unresolved && r.Kind == RefCall:
 							cs.nowhere = append(cs.nowhere, x.site(g, ri))
 						case !unresolved:
@@ -506,7 +507,8 @@ func (x *Index) callersOf(ts []Target) map[Target]*callerSet {
 					} else {
 						s.setClass(res, t)
 					}
-					if r.Kind == RefValue {
+					// A getter runs where it is read.
+					if r.Kind == RefValue && t.D().Kind != "getter" {
 						cs.values = append(cs.values, s)
 					} else {
 						cs.calls = append(cs.calls, s)

@@ -51,6 +51,8 @@ func (x *Index) resolveAt(f *File, r *Ref, lazy bool) Resolution {
 			return classLike[d.Kind]
 		case RefValue:
 			return functionLike[d.Kind]
+		case RefRead:
+			return d.Kind == "getter"
 		}
 		return true
 	}

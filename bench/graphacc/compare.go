@@ -195,7 +195,7 @@ func measureTarget(ctx context.Context, c config, x *graph.Index, s *server, d *
 	t0 = time.Now()
 	for _, k := range sortKeys(r.truth) {
 		ts := r.truth[k]
-		if t.Kind != "method" {
+		if t.Kind != "method" && t.Kind != "getter" {
 			continue // functions have no corresponding methods
 		}
 		if !c.classify || r.defAsked >= c.defMax || !ts.inside {

@@ -84,7 +84,7 @@ func parseDump(text string) *dump {
 			q := f[2]
 			parts := strings.Split(q, ".")
 			df := def{Rel: rel, Line: ln, EndLine: end, Kind: f[1], Qualified: q, Name: parts[len(parts)-1]}
-			if df.Kind == "method" && len(parts) >= 2 {
+			if (df.Kind == "method" || df.Kind == "getter") && len(parts) >= 2 {
 				df.Container = parts[len(parts)-2]
 			}
 			d.defs = append(d.defs, df)
@@ -172,6 +172,14 @@ var langs = map[string]*lang{
 	"c": {id: "c", server: "clangd", args: []string{"--background-index", "--log=error"}, open: true, n: 30,
 		defaultDir: func() string { return "" },
 		target:     func(rel string) bool { return !hasDir(rel, "test") && !hasDir(rel, "tests") }},
+	// JavaScript through the same server, with a jsconfig.json.
+	"javascript": {id: "javascript", server: "typescript-language-server", args: []string{"--stdio"}, open: true, n: 30,
+		defaultDir: func() string { return "" },
+		target: func(rel string) bool {
+			base := path.Base(rel)
+			return !strings.Contains(base, ".test.") && !strings.Contains(base, ".spec.") && !strings.HasSuffix(base, ".min.js") &&
+				!hasDir(rel, "test") && !hasDir(rel, "tests") && !hasDir(rel, "__tests__") && !hasDir(rel, "benchmarks") && !hasDir(rel, "examples")
+		}},
 	// typescript-language-server over tsserver: a project is what a
 	// tsconfig.json includes, so bench/graphacc.sh copies the tree and
 	// writes one that includes every .ts file.
@@ -319,7 +327,7 @@ func (t *target) kindLabel() string {
 	switch {
 	case t.Iface:
 		return "iface method"
-	case t.Kind == "method":
+	case t.Kind == "method", t.Kind == "getter":
 		return "method"
 	}
 	return "func"
@@ -335,7 +343,7 @@ func pick(d *dump, l *lang, sc *scope, src *sources, n, perDir int, seed uint64,
 	}
 	var pool []def
 	for _, df := range d.defs {
-		if df.Kind != "function" && df.Kind != "method" || d.files[df.Rel] != l.id {
+		if df.Kind != "function" && df.Kind != "method" && df.Kind != "getter" || d.files[df.Rel] != l.id {
 			continue
 		}
 		if len(only) > 0 {
@@ -406,7 +414,7 @@ func nameColumn(lang, line, name string) int {
 	switch lang {
 	case "go":
 		kw = "func"
-	case "typescript":
+	case "typescript", "javascript":
 		for _, w := range []string{"export ", "default ", "async "} {
 			if strings.HasPrefix(line[i:], w) {
 				i += len(w)

@@ -68,8 +68,8 @@ func main() {
 var running atomic.Pointer[server]
 
 func run() int {
-	langID := flag.String("lang", "go", "language: go, python, typescript or c")
-	root := flag.String("root", "", "folder to index (default: $(go env GOROOT)/src for go, /usr/lib/python3.11 for python; required for typescript and c)")
+	langID := flag.String("lang", "go", "language: go, python, typescript, javascript or c")
+	root := flag.String("root", "", "folder to index (default: $(go env GOROOT)/src for go, /usr/lib/python3.11 for python; required for typescript, javascript and c)")
 	n := flag.Int("n", 0, "definitions to measure (default 50 for go, 30 for python)")
 	seed := flag.Uint64("seed", 1, "seed of the choice of definitions")
 	perDir := flag.Int("per-dir", 2, "at most this many definitions from one folder")
@@ -90,7 +90,7 @@ func run() int {
 
 	l := langs[*langID]
 	if l == nil {
-		fmt.Fprintf(os.Stderr, "graphacc: unknown -lang %q (go, python, typescript, c)\n", *langID)
+		fmt.Fprintf(os.Stderr, "graphacc: unknown -lang %q (go, python, typescript, javascript, c)\n", *langID)
 		return 2
 	}
 	c := config{lang: l, root: *root, n: *n, perDir: *perDir, seed: *seed, server: *srv, out: *out, serverLog: *srvLog,

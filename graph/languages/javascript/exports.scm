@@ -21,3 +21,20 @@
     (variable_declarator name: (identifier) @name
       value: (call_expression function: (_) @_fn)) @definition.constant))
   (#not-eq? @_fn "require"))
+
+; CommonJS: exports.f = function () {}; module.exports.f = () => ...
+(program
+  (expression_statement
+    (assignment_expression
+      left: (member_expression object: (identifier) @_e property: (property_identifier) @name)
+      right: [(function_expression) (arrow_function)]) @definition.function)
+  (#eq? @_e "exports"))
+(program
+  (expression_statement
+    (assignment_expression
+      left: (member_expression
+        object: (member_expression object: (identifier) @_m property: (property_identifier) @_e)
+        property: (property_identifier) @name)
+      right: [(function_expression) (arrow_function)]) @definition.function)
+  (#eq? @_m "module")
+  (#eq? @_e "exports"))

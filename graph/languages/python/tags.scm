@@ -20,6 +20,11 @@
 
 ; Definitions; a def inside a class becomes its method.
 (class_definition name: (identifier) @name) @definition.class
+; @property (and cached_property): a getter, which runs where it is read.
+(decorated_definition
+  (decorator [(identifier) @_d (attribute attribute: (identifier) @_d)])
+  definition: (function_definition name: (identifier) @name) @definition.getter
+  (#any-of? @_d "property" "cached_property"))
 (function_definition name: (identifier) @name) @definition.function
 
 ; Module-level assignments: ALL_CAPS names are constants, others variables.
@@ -76,3 +81,7 @@
 
 ; A lambda's parameters are its own.
 (lambda) @local.scope
+
+; Attribute reads, last so a call or a value use of the same name wins: a
+; read that leads to no getter is dropped from answers.
+(attribute object: (_) @receiver attribute: (identifier) @name) @reference.read

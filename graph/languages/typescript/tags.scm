@@ -40,6 +40,8 @@
 
 (class_body
   (method_definition name: (property_identifier) @name (#eq? @name "constructor")) @definition.constructor)
+; get x() {...}: a getter, which runs where x is read (reads.scm).
+(class_body (method_definition "get" name: [(property_identifier) (private_property_identifier)] @name) @definition.getter)
 (class_body (method_definition name: [(property_identifier) (private_property_identifier)] @name) @definition.method)
 (class_body (abstract_method_signature name: (property_identifier) @name) @definition.method)
 (class_body
@@ -55,6 +57,7 @@
 
 ; Methods of object literals are methods with no container: reached only
 ; through the object (a receiver), never by a bare name.
+(object (method_definition "get" name: (property_identifier) @name) @definition.getter)
 (object (method_definition name: (property_identifier) @name) @definition.method)
 (object
   (pair key: (property_identifier) @name value: [(arrow_function) (function_expression)]) @definition.method)
