@@ -25,7 +25,9 @@
 // tree-sitter query run by astgrep over the same grammars, parsers and
 // parse cache as ast_grep. A pattern's role is its capture on the node it
 // describes — @definition.KIND, @reference.call, @reference.type,
-// @reference.value, @import, @package — with @name inside it and, as the
+// @reference.value, @reference.read (a property read: it leads only to a
+// @definition.getter, which runs where it is read), @import, @package —
+// with @name inside it and, as the
 // language has them, @receiver (the text before a called name),
 // @container (a definition's explicit container, as Go's receiver type),
 // @self (a method's receiver name), @import.module, @import.name and
