@@ -278,8 +278,7 @@ func TestQueryDirsAddALanguage(t *testing.T) {
 // ones built for other systems; from a file for any system it is a
 // candidate among them.
 func TestBuildVariants(t *testing.T) {
-	root := t.TempDir()
-	writeTree(t, root, map[string]string{
+	dumpHas(t, map[string]string{
 		"go.mod":           "module m\n",
 		"sys_linux.go":     "package m\n\nfunc open() {}\n",
 		"sys_windows.go":   "package m\n\nfunc open() {}\n",
@@ -289,17 +288,11 @@ func TestBuildVariants(t *testing.T) {
 		"x_linux_arm64.go": "package m\n\nfunc arch() {}\n",
 		"x_linux_amd64.go": "package m\n\nfunc arch() {}\n",
 		"y_arm64.go":       "package m\n\nfunc Y() { arch() }\n",
-	})
-	dump := buildRoot(t, root).Dump()
-	for _, want := range []string{
+	}, []string{
 		"call use_linux.go:3 open in m.L -> exact m.open (sys_linux.go:3)",
 		"call use.go:3 open in m.A -> candidate[3]",
 		"call y_arm64.go:3 arch in m.Y -> exact m.arch (x_linux_arm64.go:3)",
-	} {
-		if !strings.Contains(dump, want) {
-			t.Errorf("no %q in:\n%s", want, dump)
-		}
-	}
+	})
 }
 
 // A name a module re-exports (a package's __init__.py, an index.ts of
@@ -307,8 +300,7 @@ func TestBuildVariants(t *testing.T) {
 // is defined, and callers of the definition find the calls through every
 // name it is imported by. A cycle of re-exports ends.
 func TestReexports(t *testing.T) {
-	root := t.TempDir()
-	writeTree(t, root, map[string]string{
+	x, _ := dumpHas(t, map[string]string{
 		"pkg/__init__.py":  "from .impl import work\nfrom .impl import *\nfrom .impl import work as labour\n",
 		"pkg/impl.py":      "def work():\n    pass\n\ndef other():\n    pass\n",
 		"main.py":          "from pkg import work, other, labour\nimport pkg\n\ndef main():\n    work()\n    other()\n    pkg.work()\n    labour()\n",
@@ -324,10 +316,7 @@ func TestReexports(t *testing.T) {
 		"js/a.js":          "export * from './b.js';\n",
 		"js/b.js":          "export * from './a.js';\n",
 		"js/use.js":        "import { missing } from './a.js';\n\nexport function go() {\n  missing();\n}\n",
-	})
-	x := buildRoot(t, root)
-	dump := x.Dump()
-	for _, want := range []string{
+	}, []string{
 		"call main.py:5 work in main -> import work (pkg/impl.py:1)",
 		"call main.py:6 other in main -> import other (pkg/impl.py:4)",
 		"call main.py:7 pkg.work in main -> exact work (pkg/impl.py:1)",
@@ -338,11 +327,7 @@ func TestReexports(t *testing.T) {
 		"call js/use.js:4 missing in go -> unresolved",
 		"call rs/src/user.rs:4 work in run -> import work (rs/src/inner.rs:1)",
 		"call rs/src/user.rs:5 crate.work in run -> exact work (rs/src/inner.rs:1)",
-	} {
-		if !strings.Contains(dump, want) {
-			t.Errorf("no %q in:\n%s", want, dump)
-		}
-	}
+	})
 	if got := callersText(t, x, "pkg/impl.py:work"); !strings.Contains(got, "3 call sites (1 exact, 2 import") || !strings.Contains(got, "labour()") {
 		t.Errorf("callers of work:\n%s", got)
 	}
@@ -356,8 +341,7 @@ func TestReexports(t *testing.T) {
 // Python, JavaScript and Rust it is the module's name or an import's.
 // Python's super().m() is a parent's m (by name), not a builtin.
 func TestImplicitSelf(t *testing.T) {
-	root := t.TempDir()
-	writeTree(t, root, map[string]string{
+	dumpHas(t, map[string]string{
 		"spawner.py":   "def spawn(cmd):\n    pass\n",
 		"compiler.py":  "from spawner import spawn\n\nclass CCompiler:\n    def spawn(self, cmd):\n        spawn(cmd)\n",
 		"js/h.js":      "export function render() {}\n",
@@ -365,9 +349,7 @@ func TestImplicitSelf(t *testing.T) {
 		"j/Shape.java": "class Shape {\n  int area() { return 0; }\n  int twice() { return area() * 2; }\n}\n",
 		"c/shape.cpp":  "int area() { return 1; }\n\nclass Shape {\npublic:\n  int area();\n  int twice();\n};\n\nint Shape::area() { return 0; }\nint Shape::twice() { return area() * 2; }\nint free_user() { return area(); }\n",
 		"loops.py":     "class Base:\n    def __init__(self):\n        pass\n\nclass Loop(Base):\n    def __init__(self):\n        super().__init__()\n        str(self).join([])\n",
-	})
-	dump := buildRoot(t, root).Dump()
-	for _, want := range []string{
+	}, []string{
 		"call compiler.py:5 spawn in CCompiler.spawn -> import spawn (spawner.py:1)",
 		"call js/view.js:5 render in View.render -> import render (js/h.js:1)",
 		"call j/Shape.java:3 area in Shape.twice -> exact Shape.area (j/Shape.java:2)",
@@ -375,77 +357,51 @@ func TestImplicitSelf(t *testing.T) {
 		"call c/shape.cpp:11 area in free_user -> exact area (c/shape.cpp:1)",
 		"call loops.py:7 super().__init__ in Loop.__init__ -> candidate",
 		"call loops.py:8 str(self).join in Loop.__init__ -> unresolved (builtin)",
-	} {
-		if !strings.Contains(dump, want) {
-			t.Errorf("no %q in:\n%s", want, dump)
-		}
-	}
+	})
 }
 
 // A method of an object literal is reached through the object: a call on
 // a receiver has it among its candidates, a bare call of its name never
 // leads to it.
 func TestObjectLiteralMethods(t *testing.T) {
-	root := t.TempDir()
-	writeTree(t, root, map[string]string{
+	dumpHas(t, map[string]string{
 		"num.js": "export const Num = build((inst) => {\n  Object.assign(inst, {\n    gt(v) {\n      return v;\n    },\n  });\n});\n\nexport function use(n) {\n  n.gt(1);\n  gt(2);\n}\n",
-	})
-	dump := buildRoot(t, root).Dump()
-	for _, want := range []string{
+	}, []string{
 		"def num.js:3-5 method gt",
 		"call num.js:10 n.gt in use -> candidate[1] gt (num.js:3)",
 		"call num.js:11 gt in use -> unresolved",
-	} {
-		if !strings.Contains(dump, want) {
-			t.Errorf("no %q in:\n%s", want, dump)
-		}
-	}
+	})
 }
 
 // CommonJS modules: exports.f = function, module.exports.f = arrow, and
 // module.exports = {...}, reached through require() by a binding or by
 // destructuring.
 func TestCommonJS(t *testing.T) {
-	root := t.TempDir()
-	writeTree(t, root, map[string]string{
+	dumpHas(t, map[string]string{
 		"m.js":   "exports.foo = function () {};\nmodule.exports.bar = () => 1;\nfunction baz() {}\nmodule.exports = { baz, qux() {} };\n",
 		"use.js": "const m = require('./m');\nconst { foo, baz } = require('./m');\nm.foo();\nm.bar();\nfoo();\nbaz();\nm.qux();\n",
-	})
-	dump := buildRoot(t, root).Dump()
-	for _, want := range []string{
+	}, []string{
 		"call use.js:3 m.foo in (top level) -> exact foo (m.js:1)",
 		"call use.js:4 m.bar in (top level) -> exact bar (m.js:2)",
 		"call use.js:5 foo in (top level) -> import foo (m.js:1)",
 		"call use.js:6 baz in (top level) -> import baz (m.js:3)",
 		"call use.js:7 m.qux in (top level) -> exact qux (m.js:4)",
-	} {
-		if !strings.Contains(dump, want) {
-			t.Errorf("no %q in:\n%s", want, dump)
-		}
-	}
+	})
 }
 
 // A getter (get x() {}, @property) runs where it is read: its callers
 // list the reads; a read of a name no getter has is in no answer.
 func TestGetters(t *testing.T) {
-	root := t.TempDir()
-	writeTree(t, root, map[string]string{
+	x, dump := dumpHas(t, map[string]string{
 		"deflate.js": "class PerMessageDeflate {\n  static get extensionName() {\n    return 'x';\n  }\n  get names() {\n    return this.plain;\n  }\n  use() {\n    return this.names;\n  }\n}\nmodule.exports = PerMessageDeflate;\n",
 		"user.js":    "const PerMessageDeflate = require('./deflate');\n\nfunction pick(ext) {\n  return ext[PerMessageDeflate.extensionName] || ext.names;\n}\n",
 		"meta.py":    "class Meta:\n    @property\n    def name(self):\n        return self._name\n\n    def show(self):\n        return self.name\n\ndef outside(m):\n    value = m.name\n    return value\n",
-	})
-	x := buildRoot(t, root)
-	dump := x.Dump()
-	for _, want := range []string{
+	}, []string{
 		"def deflate.js:2-4 getter PerMessageDeflate.extensionName",
 		"read deflate.js:9 this.names in PerMessageDeflate.use -> exact PerMessageDeflate.names (deflate.js:5)",
 		"def meta.py:3-4 getter Meta.name",
 		"value meta.py:7 self.name in Meta.show -> exact Meta.name (meta.py:3)",
-	} {
-		if !strings.Contains(dump, want) {
-			t.Errorf("no %q in:\n%s", want, dump)
-		}
-	}
+	})
 	if strings.Contains(dump, "plain") {
 		t.Errorf("a read of a name no getter has is in the dump:\n%s", dump)
 	}
@@ -458,4 +414,20 @@ func TestGetters(t *testing.T) {
 	if got := callersText(t, x, "Meta.name"); !strings.Contains(got, "2 call sites") || !strings.Contains(got, "meta.py:10") {
 		t.Errorf("callers of the property:\n%s", got)
 	}
+}
+
+// dumpHas builds files into a new root and checks that its dump holds
+// every line of want; it returns the index and the dump.
+func dumpHas(t *testing.T, files map[string]string, want []string) (*Index, string) {
+	t.Helper()
+	root := t.TempDir()
+	writeTree(t, root, files)
+	x := buildRoot(t, root)
+	dump := x.Dump()
+	for _, w := range want {
+		if !strings.Contains(dump, w) {
+			t.Errorf("no %q in:\n%s", w, dump)
+		}
+	}
+	return x, dump
 }
