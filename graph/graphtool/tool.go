@@ -16,7 +16,7 @@ type params struct {
 	Symbol string `json:"symbol,omitempty" jsonschema:"a name, Type.Method, pkg.Func or path/file.go:Func; with file and line, the text of the symbol on that line (a definition there, or a call whose target is meant); for find, the query"`
 	File   string `json:"file,omitempty" jsonschema:"file relative to the root: outline's file, or where the symbol is"`
 	Line   int    `json:"line,omitempty" jsonschema:"1-based line of the symbol in file"`
-	Kind   string `json:"kind,omitempty" jsonschema:"for find: only definitions of this kind (function, method, class, struct, interface, type, constant, variable, ...)"`
+	Kind   string `json:"kind,omitempty" jsonschema:"for find: only definitions of this kind (function, method, getter, class, struct, interface, type, constant, variable, ...)"`
 	Depth  int    `json:"depth,omitempty" jsonschema:"for impact: how many rings of callers to walk (default 3, at most 6)"`
 	Limit  int    `json:"limit,omitempty" jsonschema:"for find: most results (default 20); for impact: dependents listed per depth (default 30)"`
 }
