@@ -67,7 +67,6 @@ type Session struct {
 	client    *Client
 	caps      capabilities
 	stderr    *textcut.Tail
-	onEnd     func(reason string)
 	endOnce   sync.Once
 	stopTimer func() bool
 
@@ -134,7 +133,6 @@ type Options struct {
 	// Guard confines every path the adapter sends back before it is read.
 	Guard       *pathguard.Guard
 	Breakpoints *Breakpoints
-	OnEnd       func(reason string)
 	// Dial, when set, connects to an adapter already listening there
 	// (the one debugpy.listen starts inside a program) instead of
 	// starting one.
@@ -158,7 +156,7 @@ func start(ctx context.Context, spec AdapterSpec, root string, opts Options) (*S
 		return nil, err
 	}
 	s := &Session{Spec: spec, root: root, guard: opts.Guard, tmp: tmp, stderr: &textcut.Tail{}, waited: make(chan struct{}),
-		changed: make(chan struct{}), bps: opts.Breakpoints, onEnd: opts.OnEnd}
+		changed: make(chan struct{}), bps: opts.Breakpoints}
 	fail := func(err error) (*Session, error) {
 		s.kill()
 		os.RemoveAll(tmp)
@@ -218,7 +216,7 @@ func dial(ctx context.Context, spec AdapterSpec, root string, opts Options) (*Se
 		return nil, err
 	}
 	s := &Session{Spec: spec, root: root, guard: opts.Guard, tmp: tmp, stderr: &textcut.Tail{}, waited: make(chan struct{}),
-		changed: make(chan struct{}), bps: opts.Breakpoints, onEnd: opts.OnEnd, attach: true}
+		changed: make(chan struct{}), bps: opts.Breakpoints, attach: true}
 	var d net.Dialer
 	dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
@@ -611,9 +609,6 @@ func (s *Session) end(reason string) {
 		os.RemoveAll(s.tmp)
 		if s.stopTimer != nil {
 			s.stopTimer()
-		}
-		if s.onEnd != nil {
-			s.onEnd(reason)
 		}
 	})
 }

@@ -38,10 +38,9 @@ type Supervisor struct {
 	cfg Config
 	bps *Breakpoints
 
-	mu       sync.Mutex
-	sess     *Session
-	previous string // how the last session ended
-	closed   bool
+	mu     sync.Mutex
+	sess   *Session
+	closed bool
 }
 
 // NewSupervisor makes a supervisor over the run's root; it starts nothing.
@@ -79,14 +78,10 @@ func (s *Supervisor) live() (*Session, error) {
 		return s.sess, nil
 	}
 	msg := "there is no debug session; start one with action launch (program, args)"
-	prev := s.previous
-	if s.sess != nil && prev == "" {
-		// The session is still tearing down: its reason is set before
-		// OnEnd reports it.
-		prev = s.sess.Ended()
-	}
-	if prev != "" {
-		msg = "the debug session ended: " + prev + "; start a new one with action launch"
+	// The last session stays in s.sess once it has ended: its reason is
+	// set the moment it ends, before the teardown.
+	if s.sess != nil && s.sess.Ended() != "" {
+		msg = "the debug session ended: " + s.sess.Ended() + "; start a new one with action launch"
 	}
 	return nil, fmt.Errorf("%w: %s", ErrNoSession, msg)
 }
@@ -143,11 +138,7 @@ func (s *Supervisor) Launch(ctx context.Context, l LaunchSpec, wait time.Duratio
 		return nil, err
 	}
 	s.bps.resetHits()
-	opts := Options{TTL: s.cfg.TTL, Guard: s.g, Breakpoints: s.bps, OnEnd: func(reason string) {
-		s.mu.Lock()
-		s.previous = reason
-		s.mu.Unlock()
-	}}
+	opts := Options{TTL: s.cfg.TTL, Guard: s.g, Breakpoints: s.bps}
 	if l.Attach && spec.ID == "debugpy" {
 		// The program's debugpy.listen runs its own adapter on the port.
 		opts.Dial = fmt.Sprintf("127.0.0.1:%d", l.Port)
@@ -822,16 +813,15 @@ func (s *Supervisor) Output(limit int) (*OutputResult, error) {
 // breakpoints.
 func (s *Supervisor) Status() *StatusResult {
 	s.mu.Lock()
-	sess, prev := s.sess, s.previous
+	sess := s.sess
 	s.mu.Unlock()
-	if sess != nil && prev == "" {
-		prev = sess.Ended()
+	res := &StatusResult{Breakpoints: s.bps.All()}
+	if sess == nil {
+		return res
 	}
-	res := &StatusResult{Breakpoints: s.bps.All(), Previous: prev}
-	if sess != nil && sess.Ended() == "" {
+	if res.Previous = sess.Ended(); res.Previous == "" {
 		info := sess.Info()
 		res.Session = &info
-		res.Previous = ""
 		sess.mu.Lock()
 		if n := len(sess.stops); n > 0 {
 			res.LastStop = sess.stops[n-1]

@@ -272,7 +272,7 @@ func extract(rel string, l *Language, src []byte, r *astgrep.CaptureResult) *Fil
 		}
 		return f.Defs[i].end > f.Defs[j].end
 	})
-	nest(f.Defs)
+	parent := nest(f.Defs)
 	// One reference per name node, and none on a definition's own name.
 	sort.SliceStable(refs, func(i, j int) bool {
 		if refs[i].r.at != refs[j].r.at {
@@ -294,7 +294,7 @@ func extract(rel string, l *Language, src []byte, r *astgrep.CaptureResult) *Fil
 	}
 	enclose(f.Defs, f.Refs)
 	f.strs = slices.Clip(tab.strs)
-	markLocal(f.Defs, scopes)
+	markLocal(f.Defs, parent, scopes)
 	f.Locals = f.localsIn(locals, scopes, names)
 	// A value use of a local or a builtin (err, nil) passes no function of
 	// the index on: keeping it would only cost memory.
@@ -323,18 +323,24 @@ var (
 // functionLike kinds enclose call sites.
 var functionLike = map[string]bool{"function": true, "method": true, "constructor": true, "macro": true, "getter": true}
 
-// nest sets the container of definitions nested in a class-like one, and
-// makes functions inside classes methods. defs is sorted by start, outer
-// first.
-func nest(defs []Def) {
+// nest sets the container of definitions nested in a class-like one,
+// makes functions inside classes methods, and marks local those whose
+// innermost enclosing definition is neither a class nor a namespace. It
+// returns each definition's innermost enclosing one (-1 for none). defs
+// is sorted by start, outer first.
+func nest(defs []Def) []int {
+	parent := make([]int, len(defs))
 	var stack []int
 	for i := range defs {
 		d := &defs[i]
 		for len(stack) > 0 && defs[stack[len(stack)-1]].end <= d.start {
 			stack = stack[:len(stack)-1]
 		}
+		parent[i] = -1
 		if len(stack) > 0 {
-			p := &defs[stack[len(stack)-1]]
+			parent[i] = stack[len(stack)-1]
+			p := &defs[parent[i]]
+			d.local = !classLike[p.Kind] && !namespaceLike[p.Kind]
 			switch {
 			case d.Container == "" && classLike[p.Kind]:
 				d.Container = p.Name
@@ -353,29 +359,13 @@ func nest(defs []Def) {
 		}
 		stack = append(stack, i)
 	}
+	return parent
 }
 
-// markLocal sets Def.local. defs is sorted by start, outer first. A
-// definition is local when the innermost definition around it is neither
-// a class nor a namespace, or when its name lies in a scope (a block, an
-// arrow function) other than its own node and a namespace's body.
-func markLocal(defs []Def, scopes [][2]int32) {
-	parent := make([]int, len(defs))
-	var stack []int
-	for i := range defs {
-		d := &defs[i]
-		for len(stack) > 0 && defs[stack[len(stack)-1]].end <= d.start {
-			stack = stack[:len(stack)-1]
-		}
-		parent[i] = -1
-		if len(stack) > 0 {
-			parent[i] = stack[len(stack)-1]
-			if p := &defs[parent[i]]; !classLike[p.Kind] && !namespaceLike[p.Kind] {
-				d.local = true
-			}
-		}
-		stack = append(stack, i)
-	}
+// markLocal also marks local the definitions whose name lies in a scope
+// (a block, an arrow function) other than their own node and a
+// namespace's body. parent is what nest returned.
+func markLocal(defs []Def, parent []int, scopes [][2]int32) {
 	if len(scopes) == 0 {
 		return
 	}

@@ -85,17 +85,17 @@ type langConfig struct {
 	// Queries are the query files read, in order, as one query; paths are
 	// relative to the language's folder and may name another language's
 	// (../javascript/jsx.scm). Default: tags.scm.
-	Queries    []string `json:"queries"`
-	Grammar    string   `json:"grammar"`
-	Scope      string   `json:"scope"`
-	Imports    string   `json:"imports"`
-	Self       []string `json:"self"`
-	Builtins   []string `json:"builtins"`
-	Extensions []string `json:"extensions"`
-	Resolve    []string `json:"resolve"`
-	Variants   string   `json:"variants"`
-	Reexports  *bool    `json:"reexports"`
-	Implicit   *bool    `json:"implicit_self"`
+	Queries      []string `json:"queries"`
+	Grammar      string   `json:"grammar"`
+	Scope        string   `json:"scope"`
+	Imports      string   `json:"imports"`
+	Self         []string `json:"self"`
+	Builtins     []string `json:"builtins"`
+	Extensions   []string `json:"extensions"`
+	Resolve      []string `json:"resolve"`
+	Variants     string   `json:"variants"`
+	Reexports    *bool    `json:"reexports"`
+	ImplicitSelf *bool    `json:"implicit_self"`
 }
 
 var (
@@ -210,8 +210,8 @@ func readConfig(fsys fs.FS, id string, depth int) (langConfig, []byte, error) {
 	if c.Reexports == nil {
 		c.Reexports = base.Reexports
 	}
-	if c.Implicit == nil {
-		c.Implicit = base.Implicit
+	if c.ImplicitSelf == nil {
+		c.ImplicitSelf = base.ImplicitSelf
 	}
 	return c, append(append(raw, 0), baseRaw...), nil
 }
@@ -263,7 +263,7 @@ func loadLanguage(e *astgrep.Engine, fsys fs.FS, id string) (*Language, error) {
 		return nil, fmt.Errorf("language %s: %w", id, err)
 	}
 	l := &Language{ID: id, Grammar: c.Grammar, Scope: c.Scope, Imports: c.Imports, Self: c.Self, Builtins: c.Builtins,
-		Extensions: c.Extensions, Resolve: c.Resolve, Variants: c.Variants, Reexports: c.Reexports != nil && *c.Reexports, ImplicitSelf: c.Implicit != nil && *c.Implicit, query: q, source: string(raw) + "\x00" + string(src),
+		Extensions: c.Extensions, Resolve: c.Resolve, Variants: c.Variants, Reexports: c.Reexports != nil && *c.Reexports, ImplicitSelf: c.ImplicitSelf != nil && *c.ImplicitSelf, query: q, source: string(raw) + "\x00" + string(src),
 		builtins: map[string]bool{}, self: map[string]bool{}}
 	for _, b := range c.Builtins {
 		l.builtins[b] = true

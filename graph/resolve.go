@@ -259,29 +259,31 @@ func (x *Index) viaStarImport(f *File, name string, ok func(*Def) bool) (Resolut
 			files = append(files, fs...)
 		}
 	}
-	if ts := moduleDefsIn(files, name, func(d *Def) bool { return ok(d) && !d.member() }); len(ts) > 0 {
-		return settle(f, ViaImport, ts, "imported with all of its module"), true
-	}
-	if ts := x.reexported(files, name, func(d *Def) bool { return ok(d) && !d.member() }, 0, map[reexportKey]bool{}); len(ts) > 0 {
+	if ts := x.topLevelOf(files, name, ok); len(ts) > 0 {
 		return settle(f, ViaImport, ts, "imported with all of its module"), true
 	}
 	return Resolution{}, false
 }
 
-// exportedBy finds name in a module's files: its top-level definitions;
-// for a language whose modules re-export what they import, through the
-// files' own imports; then members of that name. A definition inside a
-// function's body (a method of an object literal) is not the module's.
+// exportedBy finds name in a module's files: topLevelOf, then members of
+// that name.
 func (x *Index) exportedBy(files []*File, name string, ok func(*Def) bool) []Target {
+	if ts := x.topLevelOf(files, name, ok); len(ts) > 0 {
+		return ts
+	}
+	return moduleDefsIn(files, name, ok)
+}
+
+// topLevelOf finds name among a module's own names: its top-level
+// definitions, then, for a language whose modules re-export what they
+// import, through the files' own imports. A definition inside a function
+// or a value (a method of an object literal) is not the module's.
+func (x *Index) topLevelOf(files []*File, name string, ok func(*Def) bool) []Target {
 	top := func(d *Def) bool { return ok(d) && !d.member() }
-	ts := moduleDefsIn(files, name, top)
-	if len(ts) == 0 {
-		ts = x.reexported(files, name, top, 0, map[reexportKey]bool{})
+	if ts := moduleDefsIn(files, name, top); len(ts) > 0 {
+		return ts
 	}
-	if len(ts) == 0 {
-		ts = moduleDefsIn(files, name, ok)
-	}
-	return ts
+	return x.reexported(files, name, top, 0, map[reexportKey]bool{})
 }
 
 // moduleDefsIn is defsIn without the definitions nested in a function or

@@ -36,26 +36,9 @@
 (function_declaration name: (identifier) @name) @definition.function
 (generator_function_declaration name: (identifier) @name) @definition.function
 (class_body
-  (method_definition name: (property_identifier) @name (#eq? @name "constructor")) @definition.constructor)
-; get x() {...}: a getter, which runs where x is read (reads.scm).
-(class_body (method_definition "get" name: [(property_identifier) (private_property_identifier)] @name) @definition.getter)
-(class_body (method_definition name: [(property_identifier) (private_property_identifier)] @name) @definition.method)
-(class_body
   (field_definition
     property: [(property_identifier) (private_property_identifier)] @name
     value: [(arrow_function) (function_expression)]) @definition.method)
-
-; const f = () => ..., const f = function () {...}: functions by name.
-(variable_declarator
-  name: (identifier) @name
-  value: [(arrow_function) (function_expression) (generator_function)]) @definition.function
-
-; Methods of object literals are methods with no container: reached only
-; through the object (a receiver), never by a bare name.
-(object (method_definition "get" name: (property_identifier) @name) @definition.getter)
-(object (method_definition name: (property_identifier) @name) @definition.method)
-(object
-  (pair key: (property_identifier) @name value: [(arrow_function) (function_expression)]) @definition.method)
 
 ; Top-level const bindings of plain values are constants.
 (program

@@ -38,29 +38,12 @@
 ; with the implementation they would make every call a candidate.
 (ambient_declaration (function_signature name: (identifier) @name) @definition.function)
 
-(class_body
-  (method_definition name: (property_identifier) @name (#eq? @name "constructor")) @definition.constructor)
-; get x() {...}: a getter, which runs where x is read (reads.scm).
-(class_body (method_definition "get" name: [(property_identifier) (private_property_identifier)] @name) @definition.getter)
-(class_body (method_definition name: [(property_identifier) (private_property_identifier)] @name) @definition.method)
 (class_body (abstract_method_signature name: (property_identifier) @name) @definition.method)
 (class_body
   (public_field_definition
     name: [(property_identifier) (private_property_identifier)] @name
     value: [(arrow_function) (function_expression)]) @definition.method)
 (interface_body (method_signature name: (property_identifier) @name) @definition.method)
-
-; const f = () => ..., const f = function () {...}: functions by name.
-(variable_declarator
-  name: (identifier) @name
-  value: [(arrow_function) (function_expression) (generator_function)]) @definition.function
-
-; Methods of object literals are methods with no container: reached only
-; through the object (a receiver), never by a bare name.
-(object (method_definition "get" name: (property_identifier) @name) @definition.getter)
-(object (method_definition name: (property_identifier) @name) @definition.method)
-(object
-  (pair key: (property_identifier) @name value: [(arrow_function) (function_expression)]) @definition.method)
 
 ; Top-level const bindings of plain values are constants.
 (program

@@ -1,5 +1,24 @@
-; What JavaScript and TypeScript (and TSX) share beyond calls and scopes:
-; the same node names in all three grammars.
+; What JavaScript and TypeScript (and TSX) share beyond calls, scopes and
+; reads: the same node names in all three grammars.
+
+; Methods of a class body get the class as container (from nesting).
+(class_body
+  (method_definition name: (property_identifier) @name (#eq? @name "constructor")) @definition.constructor)
+; get x() {...}: a getter, which runs where x is read (reads.scm).
+(class_body (method_definition "get" name: [(property_identifier) (private_property_identifier)] @name) @definition.getter)
+(class_body (method_definition name: [(property_identifier) (private_property_identifier)] @name) @definition.method)
+
+; const f = () => ..., const f = function () {...}: functions by name.
+(variable_declarator
+  name: (identifier) @name
+  value: [(arrow_function) (function_expression) (generator_function)]) @definition.function
+
+; Methods of object literals are methods with no container: reached only
+; through the object (a receiver), never by a bare name.
+(object (method_definition "get" name: (property_identifier) @name) @definition.getter)
+(object (method_definition name: (property_identifier) @name) @definition.method)
+(object
+  (pair key: (property_identifier) @name value: [(arrow_function) (function_expression)]) @definition.method)
 
 ; Re-exports, as imports the module's users see through it (language.json
 ; "reexports"): export * from './m'; export {f, g as h} from './m'.
