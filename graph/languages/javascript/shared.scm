@@ -1,6 +1,25 @@
 ; What JavaScript and TypeScript (and TSX) share beyond calls, scopes and
 ; reads: the same node names in all three grammars.
 
+; import D, {f, g as h} from './m'; import * as m from './m'. A default
+; import of a relative module binds its definition of the same name (the
+; usual `export default class D`; the index has no default-export record).
+(import_statement
+  (import_clause (named_imports (import_specifier name: (_) @import.name alias: (_)? @import.alias)))
+  source: (string) @import.module) @import
+(import_statement
+  (import_clause (namespace_import (identifier) @import.alias))
+  source: (string) @import.module) @import
+(import_statement
+  (import_clause (identifier) @import.name)
+  source: (string) @import.module
+  (#match? @import.module "^.[.]")) @import
+; A default import of a package binds the package, like import * as.
+(import_statement
+  (import_clause (identifier) @import.alias)
+  source: (string) @import.module
+  (#not-match? @import.module "^.[.]")) @import
+
 ; Methods of a class body get the class as container (from nesting).
 (class_body
   (method_definition name: (property_identifier) @name (#eq? @name "constructor")) @definition.constructor)

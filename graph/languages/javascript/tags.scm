@@ -1,24 +1,7 @@
 ; JavaScript (and JSX): what the code graph extracts (see package graph
 ; for the captures).
 
-; import D, {f, g as h} from './m'; import * as m from './m'. A default
-; import binds the module's definition of the same name (the usual
-; `export default class D`); the index has no default-export record.
-(import_statement
-  (import_clause (named_imports (import_specifier name: (_) @import.name alias: (_)? @import.alias)))
-  source: (string) @import.module) @import
-(import_statement
-  (import_clause (namespace_import (identifier) @import.alias))
-  source: (string) @import.module) @import
-(import_statement
-  (import_clause (identifier) @import.name)
-  source: (string) @import.module
-  (#match? @import.module "^.[.]")) @import
-; A default import of a package binds the package, like import * as.
-(import_statement
-  (import_clause (identifier) @import.alias)
-  source: (string) @import.module
-  (#not-match? @import.module "^.[.]")) @import
+; ES imports are in shared.scm.
 
 ; const m = require('./m'); const {f} = require('./m').
 (variable_declarator

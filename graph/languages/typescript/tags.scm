@@ -1,23 +1,7 @@
 ; TypeScript: what the code graph extracts (see package graph for the
 ; captures). The tsx folder holds the same patterns plus JSX.
 
-; import {f, g as h} from './m'; import * as m from './m'; a default
-; import of a relative module binds its definition of the same name (the
-; usual `export default class D`), of a package the package itself.
-(import_statement
-  (import_clause (named_imports (import_specifier name: (_) @import.name alias: (_)? @import.alias)))
-  source: (string) @import.module) @import
-(import_statement
-  (import_clause (namespace_import (identifier) @import.alias))
-  source: (string) @import.module) @import
-(import_statement
-  (import_clause (identifier) @import.name)
-  source: (string) @import.module
-  (#match? @import.module "^.[.]")) @import
-(import_statement
-  (import_clause (identifier) @import.alias)
-  source: (string) @import.module
-  (#not-match? @import.module "^.[.]")) @import
+; ES imports are in ../javascript/shared.scm.
 ; import m = require('./m').
 (import_statement
   (import_require_clause (identifier) @import.alias source: (string) @import.module)) @import
