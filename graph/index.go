@@ -63,7 +63,8 @@ type Index struct {
 	goMods  []goModule
 
 	impMu sync.Mutex
-	imp   map[*File]*fileScope // scope's cache
+	imp   map[*File]*fileScope    // scope's cache
+	ren   map[*Language]renamesAt // renames' cache, by x.gen
 
 	goModAt   map[string]string // go.mod folder → module path
 	watch     *watcher          // nil: every Sync checks every stamp

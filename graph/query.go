@@ -433,12 +433,8 @@ func (x *Index) callersOf(ts []Target) map[Target]*callerSet {
 	for k := range byName {
 		keys = append(keys, k)
 	}
-	renames := map[*Language]map[string][]string{}
 	for _, k := range keys {
-		if _, ok := renames[k.l]; !ok {
-			renames[k.l] = x.renames(k.l)
-		}
-		for _, a := range aliasesOf(renames[k.l], k.name) {
+		for _, a := range aliasesOf(x.renames(k.l), k.name) {
 			ak := group{k.l, a}
 			byName[ak] = append(byName[ak], byName[k]...)
 		}
@@ -525,13 +521,25 @@ func (x *Index) callersOf(ts []Target) map[Target]*callerSet {
 	return out
 }
 
+type renamesAt struct {
+	gen uint64
+	m   map[string][]string
+}
+
 // renames maps each name an import renames to the local names it gets
 // (import {f as g}; export {f as g} from; from m import f as g), in
-// languages whose imports name definitions: one pass over the imports.
+// languages whose imports name definitions: one pass over the imports,
+// kept until the index changes.
 func (x *Index) renames(l *Language) map[string][]string {
 	ix := x.langIx[l]
 	if ix == nil || l.Imports == "go" || l.Imports == "none" || l.Imports == "include" {
 		return nil
+	}
+	x.impMu.Lock()
+	e, ok := x.ren[l]
+	x.impMu.Unlock()
+	if ok && e.gen == x.gen {
+		return e.m
 	}
 	out := map[string][]string{}
 	for _, fs := range ix.dirs {
@@ -543,6 +551,12 @@ func (x *Index) renames(l *Language) map[string][]string {
 			}
 		}
 	}
+	x.impMu.Lock()
+	if x.ren == nil {
+		x.ren = map[*Language]renamesAt{}
+	}
+	x.ren[l] = renamesAt{x.gen, out}
+	x.impMu.Unlock()
 	return out
 }
 
