@@ -190,7 +190,7 @@ func start(ctx context.Context, spec AdapterSpec, root string, opts Options) (*S
 	} else {
 		cmd.Stdout = s.stderr // dlv's own chatter; the program's output comes as events
 	}
-	if err := proc.Start(cmd); err != nil {
+	if err := proc.StartOld(cmd); err != nil {
 		if ln != nil {
 			ln.Close()
 		}

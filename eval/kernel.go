@@ -199,7 +199,7 @@ func (h *Host) start(ctx context.Context, lang string) (*kernel, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := proc.Start(cmd); err != nil {
+	if err := proc.StartOld(cmd); err != nil {
 		inR.Close()
 		inW.Close()
 		outR.Close()

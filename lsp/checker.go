@@ -73,7 +73,7 @@ func (s *Supervisor) runChecker(ctx context.Context, spec *ServerSpec, bin, abs,
 	cmd.Stdout = &out
 	cmd.Stderr = &out
 	t0 := time.Now()
-	err := proc.Start(cmd) // own group, gone with this process
+	err := proc.StartOld(cmd) // own group, gone with this process
 	if err == nil {
 		err = cmd.Wait()
 		proc.KillGroup(cmd.Process.Pid) // helpers it left behind

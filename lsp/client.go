@@ -161,7 +161,7 @@ func startServer(ctx context.Context, spec *ServerSpec, bin, root, relRoot strin
 	// the server spawned (tsserver, node workers), and makes sure neither
 	// outlives this process even if it is killed.
 	cmd.WaitDelay = 2 * time.Second
-	if err := proc.Start(cmd); err != nil {
+	if err := proc.StartOld(cmd); err != nil {
 		for _, f := range []*os.File{inR, inW, outR, outW} {
 			f.Close()
 		}

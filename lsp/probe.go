@@ -52,7 +52,7 @@ func probe(spec *ServerSpec, bin string) error {
 	cmd.WaitDelay = time.Second
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	err = proc.Start(cmd)
+	err = proc.StartOld(cmd)
 	if err == nil {
 		err = cmd.Wait()
 		proc.KillGroup(cmd.Process.Pid)

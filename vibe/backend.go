@@ -104,7 +104,7 @@ func (c Command) Run(ctx context.Context, j Job) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
-	if err := proc.Start(cmd); err != nil {
+	if err := proc.StartOld(cmd); err != nil {
 		return Outcome{}, fmt.Errorf("starting %q: %w", c.Line, err)
 	}
 	pid := cmd.Process.Pid

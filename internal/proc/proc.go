@@ -1,18 +1,27 @@
-// Package proc starts the processes a run owns — language servers,
-// project checkers, and later debug adapters, kernels and workers — so
-// that none outlives the run, even when the run's own process is killed
-// with SIGKILL and gets no chance to clean up.
+// Package proc is the only way this module runs a child process: language
+// servers and checkers, debug adapters, kernels, workers, git and the
+// probes that check a program runs. [Start] returns a [Process] that owns
+// the child's pipes, waits for it, stops it, keeps its stderr's tail and
+// makes sure nothing it started outlives it or this process.
 //
-// Every child gets its own process group, so its helpers can be killed
-// with it. Two mechanisms cover the death of this process:
+// Every child gets its own process group and an environment tag
+// (BUILTIN_TOOLS_PROC), inherited by everything it starts. Three mechanisms
+// cover its end and the end of this process:
 //
+//   - When a child exits or is stopped, its group is killed, and so is every
+//     process still carrying its tag (a helper that called setsid left the
+//     group but not the environment).
 //   - On Linux the child gets a parent-death signal (SIGKILL). The kernel
 //     sends it when the thread that forked the child exits, so children are
 //     forked from one goroutine locked to an OS thread that never exits.
-//   - That kills only the child, not its helpers. A small reaper (a POSIX
-//     shell reading a pipe from this process) records each process group;
-//     when the pipe ends — this process exited, however it died — it kills
-//     every group still recorded.
+//   - A small reaper (a POSIX shell reading a pipe from this process)
+//     records each group; when the pipe ends — this process exited, however
+//     it died — it kills every group still recorded and every process
+//     tagged by this process, and removes this process's temporary folder
+//     ([TempDir]).
+//
+// A command (not a library) may also call [AdoptOrphans] so that orphans
+// which dropped the tag are reparented to it and ended at [Shutdown].
 package proc
 
 import (
@@ -44,11 +53,9 @@ func spawner() {
 	}
 }
 
-// Start starts cmd in a process group of its own, with a parent-death
+// spawn starts cmd in a process group of its own, with a parent-death
 // signal where the system has one, and records the group with the reaper.
-// Call Done with the process once it has been waited for and its group
-// killed.
-func Start(cmd *exec.Cmd) error {
+func spawn(cmd *exec.Cmd) error {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
@@ -67,8 +74,8 @@ func Start(cmd *exec.Cmd) error {
 	return nil
 }
 
-// KillGroup sends SIGKILL to the process group led by pid.
-func KillGroup(pid int) {
+// killGroup sends SIGKILL to the process group led by pid.
+func killGroup(pid int) {
 	if pid > 0 {
 		_ = syscall.Kill(-pid, syscall.SIGKILL)
 	}
@@ -76,16 +83,20 @@ func KillGroup(pid int) {
 
 // Track records a process group this process did not start but must not
 // leave behind (a debuggee that its adapter put in a group of its own), so
-// the reaper kills it if this process dies first. Forget it with Done.
+// the reaper kills it if this process dies first. End it with [Untrack].
 func Track(pgid int) {
 	if pgid > 1 {
 		reap.add(pgid)
 	}
 }
 
-// Done forgets the group led by pid: it has ended and nothing of it may
-// be killed later by mistake.
-func Done(pid int) { reap.remove(pid) }
+// Untrack kills the group Track recorded and forgets it.
+func Untrack(pgid int) {
+	if pgid > 1 {
+		killGroup(pgid)
+		reap.remove(pgid)
+	}
+}
 
 // reaper is the shell that kills recorded groups when this process ends.
 type reaper struct {
@@ -97,27 +108,39 @@ type reaper struct {
 
 var reap reaper
 
-// The reaper keeps a list of group ids, updated by "+ID" and "-ID" lines,
-// and kills them all at end of input. It ignores the signals a terminal or
-// a supervisor sends to this process's group, so it outlives this process
-// long enough to act.
+// The reaper keeps a list of group ids, updated by "+ ID" and "- ID" lines,
+// and kills them all at end of input; then every process whose environment
+// carries this process's tag prefix ($1), and this process's temporary
+// folder (a "d PATH" line) goes. It ignores the signals a terminal or a supervisor sends
+// to this process's group, so it outlives this process long enough to act.
 const reaperScript = `trap '' INT TERM HUP QUIT
 g=" "
 while read -r op id; do
 	case $op in
 	+) g="$g$id " ;;
 	-) case "$g" in *" $id "*) g="${g%% $id *} ${g#* $id }" ;; esac ;;
+	d) dir=$id ;;
 	esac
 done
 for id in $g; do kill -KILL "-$id" 2>/dev/null; done
+if [ -n "$1" ] && [ -d /proc/self ]; then
+	for e in /proc/[0-9]*/environ; do
+		if tr '\0' '\n' <"$e" 2>/dev/null | grep -q "^BUILTIN_TOOLS_PROC=$1"; then
+			p=${e#/proc/}
+			kill -KILL "${p%/environ}" 2>/dev/null
+		fi
+	done
+fi
+if [ -n "$dir" ]; then rm -rf "$dir"; fi
 `
 
 func (r *reaper) start() bool {
 	if r.w != nil || r.failed {
 		return r.w != nil
 	}
-	cmd := exec.Command("/bin/sh", "-c", reaperScript)
+	cmd := exec.Command("/bin/sh", "-c", reaperScript, "reaper", tagPrefix())
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Env = withoutTag(os.Environ())
 	w, err := cmd.StdinPipe()
 	if err == nil {
 		err = cmd.Start()
@@ -129,6 +152,7 @@ func (r *reaper) start() bool {
 		r.failed = true
 		return false
 	}
+	known.add(cmd.Process.Pid, "")
 	go cmd.Wait() // ends only when this process does, or the pipe closes
 	r.w, r.cmd = w, cmd
 	return true
@@ -148,4 +172,23 @@ func (r *reaper) remove(pid int) {
 	if r.w != nil {
 		fmt.Fprintf(r.w, "- %d\n", pid)
 	}
+}
+
+// folder tells the reaper to remove dir when this process ends.
+func (r *reaper) folder(dir string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.start() {
+		fmt.Fprintf(r.w, "d %s\n", dir)
+	}
+}
+
+// ReaperPID is the reaper's process id, 0 when none runs.
+func ReaperPID() int {
+	reap.mu.Lock()
+	defer reap.mu.Unlock()
+	if reap.cmd == nil || reap.cmd.Process == nil {
+		return 0
+	}
+	return reap.cmd.Process.Pid
 }

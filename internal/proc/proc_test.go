@@ -1,6 +1,10 @@
 package proc
 
 import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,27 +13,73 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/builtin-tools/builtin-tools/internal/testenv"
 )
 
 const childEnv = "BUILTIN_TOOLS_PROC_TEST_CHILD"
 
-// TestMain lets the test binary be the process that gets killed.
+// TestMain lets the test binary be the process that gets killed (or that
+// adopts orphans).
 func TestMain(m *testing.M) {
-	if dir := os.Getenv(childEnv); dir != "" {
-		cmd := exec.Command("/bin/sh", "-c", `sleep 301 & echo $! > "$1/helper"; exec sleep 302`, "sh", dir)
-		if err := Start(cmd); err != nil {
+	switch dir := os.Getenv(childEnv); {
+	case dir == "":
+	case strings.HasPrefix(dir, "adopt:"):
+		adoptChild(strings.TrimPrefix(dir, "adopt:"))
+	default:
+		cmd := exec.Command("/bin/sh", "-c", `sleep 301 & echo $! > "$1/helper"; setsid sleep 303 & echo $! > "$1/setsid"; exec sleep 302`, "sh", dir)
+		p, err := Start(cmd, Options{})
+		if err != nil {
 			os.Exit(3)
 		}
-		os.WriteFile(filepath.Join(dir, "server"), []byte(strconv.Itoa(cmd.Process.Pid)), 0o644)
+		if _, err := TempDir("test-"); err != nil {
+			os.Exit(4)
+		}
+		os.WriteFile(filepath.Join(dir, "server"), []byte(strconv.Itoa(p.Pid())), 0o644)
+		os.WriteFile(filepath.Join(dir, "tmp"), []byte(processDir()), 0o644)
 		select {} // until killed
 	}
 	os.Exit(m.Run())
 }
 
-// D12: SIGKILL of the process that started a server leaves neither the
-// server nor the helper it forked into its group.
+// adoptChild starts a grandchild that leaves both the group and the
+// environment tag, so only adoption can find it; it writes its pid, then
+// waits for a line on stdin and calls Shutdown.
+func adoptChild(dir string) {
+	if err := AdoptOrphans(); err != nil {
+		os.Exit(5)
+	}
+	cmd := exec.Command("/bin/sh", "-c", `setsid env -i /bin/sleep 304 & echo $! > "$1/orphan"; sleep 0.5`, "sh", dir)
+	p, err := Start(cmd, Options{})
+	if err != nil {
+		os.Exit(3)
+	}
+	p.Wait()
+	io.ReadAll(os.Stdin)
+	Shutdown()
+	os.Exit(0)
+}
+
+func waitFor(t *testing.T, what string, d time.Duration, ok func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(d); !ok(); {
+		if time.Now().After(deadline) {
+			t.Fatal(what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func readPid(path string) int {
+	data, _ := os.ReadFile(path)
+	n, _ := strconv.Atoi(strings.TrimSpace(string(data)))
+	return n
+}
+
+// D12, N7, N19: SIGKILL of the process that started a server leaves
+// neither the server, nor the helper it forked into its group, nor one that
+// called setsid, nor the process's temporary folder.
 func TestNothingOutlivesAKilledParent(t *testing.T) {
 	dir := t.TempDir()
 	self, err := os.Executable()
@@ -42,31 +92,72 @@ func TestNothingOutlivesAKilledParent(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer parent.Process.Kill()
-	var server, helper int
-	for deadline := time.Now().Add(20 * time.Second); server == 0 || helper == 0; {
-		if time.Now().After(deadline) {
-			t.Fatal("the child never started its server")
+	pids := map[string]int{}
+	waitFor(t, "the child never started its server", 20*time.Second, func() bool {
+		for _, n := range []string{"server", "helper", "setsid"} {
+			pids[n] = readPid(filepath.Join(dir, n))
 		}
-		server, helper = readPid(filepath.Join(dir, "server")), readPid(filepath.Join(dir, "helper"))
-		time.Sleep(10 * time.Millisecond)
+		_, err := os.Stat(filepath.Join(dir, "tmp"))
+		return pids["server"] != 0 && pids["helper"] != 0 && pids["setsid"] != 0 && err == nil
+	})
+	tmp, _ := os.ReadFile(filepath.Join(dir, "tmp"))
+	for n, pid := range pids {
+		if !testenv.ProcessRunning(pid) {
+			t.Fatalf("%s (pid %d) not running before the kill", n, pid)
+		}
 	}
-	if !testenv.ProcessRunning(server) || !testenv.ProcessRunning(helper) {
-		t.Fatal("server or helper not running before the kill")
+	if _, err := os.Stat(string(tmp)); err != nil {
+		t.Fatalf("the child's temporary folder: %v", err)
 	}
 	parent.Process.Signal(syscall.SIGKILL)
 	parent.Wait()
-	for deadline := time.Now().Add(10 * time.Second); testenv.ProcessRunning(server) || testenv.ProcessRunning(helper); {
-		if time.Now().After(deadline) {
-			t.Fatalf("after SIGKILL of their parent: server (pid %d) alive %v, helper (pid %d) alive %v", server, testenv.ProcessRunning(server), helper, testenv.ProcessRunning(helper))
+	waitFor(t, "a process survived SIGKILL of its parent", 10*time.Second, func() bool {
+		for _, pid := range pids {
+			if testenv.ProcessRunning(pid) {
+				return false
+			}
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return true
+	})
+	waitFor(t, "the killed process's temporary folder is still there", 5*time.Second, func() bool {
+		_, err := os.Stat(string(tmp))
+		return errors.Is(err, os.ErrNotExist)
+	})
 }
 
-func readPid(path string) int {
-	data, _ := os.ReadFile(path)
-	n, _ := strconv.Atoi(strings.TrimSpace(string(data)))
-	return n
+// N18: a grandchild that left the group and cleared its environment is
+// reparented to a process that adopts orphans, and ended at Shutdown.
+func TestAdoptedOrphanEndsAtShutdown(t *testing.T) {
+	dir := t.TempDir()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	parent := exec.Command(self, "-test.run=^$")
+	parent.Env = append(os.Environ(), childEnv+"=adopt:"+dir)
+	in, err := parent.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := parent.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer parent.Process.Kill()
+	var orphan int
+	waitFor(t, "the orphan never started", 20*time.Second, func() bool {
+		orphan = readPid(filepath.Join(dir, "orphan"))
+		return orphan != 0
+	})
+	t.Cleanup(func() { syscall.Kill(orphan, syscall.SIGKILL) })
+	waitFor(t, "the orphan was not reparented to the subreaper", 5*time.Second, func() bool {
+		ppid, _, _ := statOf(orphan)
+		return ppid == parent.Process.Pid
+	})
+	in.Close()
+	if err := parent.Wait(); err != nil {
+		t.Fatalf("the adopting process: %v", err)
+	}
+	waitFor(t, "the adopted orphan outlived Shutdown", 5*time.Second, func() bool { return !testenv.ProcessRunning(orphan) })
 }
 
 // The reaper kills the groups still recorded when its input ends, and only
@@ -83,18 +174,217 @@ func TestReaperKillsOnlyRecordedGroups(t *testing.T) {
 		return c
 	}
 	kept, killed := start(), start()
-	script := exec.Command("/bin/sh", "-c", reaperScript)
+	script := exec.Command("/bin/sh", "-c", reaperScript, "reaper", "")
 	script.Stdin = strings.NewReader("+ " + strconv.Itoa(kept.Process.Pid) + "\n+ " + strconv.Itoa(killed.Process.Pid) + "\n- " + strconv.Itoa(kept.Process.Pid) + "\n")
 	if out, err := script.CombinedOutput(); err != nil {
 		t.Fatalf("reaper: %v\n%s", err, out)
 	}
-	for deadline := time.Now().Add(5 * time.Second); testenv.ProcessRunning(killed.Process.Pid); {
-		if time.Now().After(deadline) {
-			t.Fatal("a recorded group survived the end of the reaper's input")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitFor(t, "a recorded group survived the end of the reaper's input", 5*time.Second, func() bool { return !testenv.ProcessRunning(killed.Process.Pid) })
 	if !testenv.ProcessRunning(kept.Process.Pid) {
 		t.Fatal("a group removed from the record was killed")
+	}
+}
+
+// The os/exec defect the supervisor removes: a child that writes its last
+// words and exits at once loses none of them, whether the caller reads the
+// pipe itself or has it copied.
+func TestLastOutputKept(t *testing.T) {
+	const script = `i=0; while [ $i -lt 2000 ]; do echo "line $i of the output"; i=$((i+1)); done; echo LAST >&2; echo LAST`
+	for round := 0; round < 20; round++ {
+		p, err := Start(exec.Command("/bin/sh", "-c", script), Options{PipeStdout: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		<-p.Exited() // the reader starts late, after the exit: nothing is lost
+		out, _ := io.ReadAll(p.Stdout())
+		if !bytes.HasSuffix(out, []byte("line 1999 of the output\nLAST\n")) {
+			t.Fatalf("round %d: piped output lost its end (%d bytes): %q", round, len(out), out[max(0, len(out)-60):])
+		}
+		if err := p.Wait(); err != nil {
+			t.Fatal(err)
+		}
+		if p.Tail().String() != "LAST" {
+			t.Fatalf("stderr tail %q", p.Tail().String())
+		}
+		var buf bytes.Buffer
+		p, err = Start(exec.Command("/bin/sh", "-c", script), Options{Stdout: &buf})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Wait()
+		if !bytes.HasSuffix(buf.Bytes(), []byte("LAST\n")) || strings.Count(buf.String(), "\n") != 2001 {
+			t.Fatalf("round %d: copied output lost lines: %d", round, strings.Count(buf.String(), "\n"))
+		}
+	}
+}
+
+// N6: a background grandchild that keeps the output pipe open does not keep
+// the process "running": it ends with its parent, in its group or out of it.
+func TestGrandchildHoldingOutput(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ name, line string }{
+		{"background", `sleep 40 & echo $! > "$1"; echo result`},
+		{"setsid", `setsid sleep 40 & echo $! > "$1"; echo result`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			pidFile := filepath.Join(dir, c.name)
+			var buf bytes.Buffer
+			t0 := time.Now()
+			p, err := Start(exec.Command("/bin/sh", "-c", c.line, "sh", pidFile), Options{Stdout: &buf})
+			if err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case <-p.Done():
+			case <-time.After(10 * time.Second):
+				t.Fatal("the process stays running while its grandchild holds its output")
+			}
+			if buf.String() != "result\n" || p.Wait() != nil {
+				t.Fatalf("output %q, wait %v", buf.String(), p.Wait())
+			}
+			if d := time.Since(t0); d > 5*time.Second {
+				t.Errorf("took %s", d)
+			}
+			child := readPid(pidFile)
+			waitFor(t, "the grandchild outlived its parent", 5*time.Second, func() bool { return child != 0 && !testenv.ProcessRunning(child) })
+		})
+	}
+}
+
+// Stop signals, waits the grace, then kills; the result says it was us.
+func TestStopEscalates(t *testing.T) {
+	p, err := Start(exec.Command("/bin/sh", "-c", `trap '' TERM; echo ready; while :; do sleep 1; done`), Options{PipeStdout: true, Grace: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := make([]byte, 6)
+	if _, err := io.ReadFull(p.Stdout(), line); err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Now()
+	if err := p.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(t0); d < 200*time.Millisecond {
+		t.Errorf("stopped in %s, before its grace", d)
+	}
+	if sig, ok := p.Signaled(); !ok || sig != syscall.SIGKILL || !p.StoppedByUs() {
+		t.Fatalf("signaled %v %v, by us %v", sig, ok, p.StoppedByUs())
+	}
+	if p.ExitStatus() != "killed by signal killed" {
+		t.Fatalf("exit status %q", p.ExitStatus())
+	}
+}
+
+// A probe that hangs ends at its context's deadline, with the time said.
+func TestProbeThatHangs(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	t0 := time.Now()
+	out, err := Probe(ctx, "/bin/sh", "-c", "echo started; exec sleep 100")
+	var te *TimeoutError
+	if !errors.As(err, &te) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err %v", err)
+	}
+	if d := time.Since(t0); d > 5*time.Second {
+		t.Fatalf("the probe took %s", d)
+	}
+	if string(out) != "started\n" {
+		t.Fatalf("output %q", out)
+	}
+	if !strings.Contains(err.Error(), "did not finish within") {
+		t.Fatalf("message %q", err)
+	}
+	// It ran outside any checkout.
+	out, err = Probe(context.Background(), "/bin/pwd")
+	if err != nil || strings.TrimSpace(string(out)) != NeutralDir {
+		t.Fatalf("probe ran in %q (%v)", out, err)
+	}
+	// A failing program's exit is an *exec.ExitError with its output.
+	out, err = Probe(context.Background(), "/bin/sh", "-c", "echo boom >&2; exit 3")
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 3 || string(out) != "boom\n" {
+		t.Fatalf("%q %v", out, err)
+	}
+}
+
+// Children carry the tag; the tag of an inherited builtin-tools is replaced.
+func TestTagged(t *testing.T) {
+	cmd := exec.Command("/bin/sh", "-c", `echo "$`+tagVar+`"`)
+	cmd.Env = append(os.Environ(), tagVar+"=someone_else_1")
+	out, err := Output(context.Background(), cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.TrimSpace(string(out)); !strings.HasPrefix(got, tagPrefix()) {
+		t.Fatalf("tag %q, want prefix %q", got, tagPrefix())
+	}
+}
+
+func TestTail(t *testing.T) {
+	tl := NewTail(16)
+	tl.Write([]byte(strings.Repeat("é", 20))) // 40 bytes
+	if s := tl.String(); !utf8.ValidString(s) || strings.ContainsRune(s, utf8.RuneError) || len(s) > 16 {
+		t.Fatalf("tail %q", s)
+	}
+	for i := 0; i < 100; i++ {
+		tl.Write([]byte("ab"))
+	}
+	if tl.Seen() != 240 || tl.String() != strings.Repeat("ab", 8) {
+		t.Fatalf("seen %d tail %q", tl.Seen(), tl.String())
+	}
+	if !strings.HasPrefix(tl.Head(), "éé") {
+		t.Fatalf("head %q", tl.Head())
+	}
+	h := NewTail(0)
+	h.Write([]byte("a" + strings.Repeat("€", headBytes))) // the head ends inside a character
+	if s := h.Head(); !utf8.ValidString(s) || strings.ContainsRune(s, utf8.RuneError) {
+		t.Fatalf("head cut a character: %q", s[len(s)-4:])
+	}
+}
+
+// N19: the folders of dead processes of this instance are swept; those of
+// live ones and of other instances are not.
+func TestSweepDirs(t *testing.T) {
+	base := t.TempDir()
+	dead := exec.Command("true")
+	dead.Run()
+	deadOwner := instance() + "-" + strconv.Itoa(dead.Process.Pid)
+	names := map[string]bool{ // name -> swept
+		dirPrefix + deadOwner:             true,
+		dirPrefix + deadOwner + "-123456": true,
+		dirPrefix + Owner():               false,
+		dirPrefix + "other-4026531836-" + strconv.Itoa(dead.Process.Pid): false,
+		dirPrefix + "gopls-12345": false,
+	}
+	for n := range names {
+		if err := os.Mkdir(filepath.Join(base, n), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sweepDirs(base)
+	for n, swept := range names {
+		_, err := os.Stat(filepath.Join(base, n))
+		if gone := errors.Is(err, os.ErrNotExist); gone != swept {
+			t.Errorf("%s: gone %v, want %v", n, gone, swept)
+		}
+	}
+}
+
+// The scan a child's end costs (every process's environment read once).
+func BenchmarkEndTagged(b *testing.B) {
+	for b.Loop() {
+		endTagged("none")
+	}
+}
+
+// Start to Done of a child that exits at once, tag scan included.
+func BenchmarkStartWait(b *testing.B) {
+	for b.Loop() {
+		p, err := Start(exec.Command("/bin/true"), Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		p.Wait()
 	}
 }

@@ -1,0 +1,15 @@
+//go:build !linux
+
+package proc
+
+import "errors"
+
+// Without /proc there is no environment to scan: a helper that left its
+// group is stopped only by the parent-death signal where there is one.
+func endTagged(tag string) {}
+
+// AdoptOrphans is not available here.
+func AdoptOrphans() error { return errors.New("child subreapers are a Linux feature") }
+
+// Shutdown has nothing to end here beyond what the reaper ends.
+func Shutdown() {}
