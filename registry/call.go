@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/builtin-tools/builtin-tools/internal/similar"
+	"maps"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -62,6 +63,10 @@ func (c *Call) Rel(abs string) string { return c.Run.guard.Rel(abs) }
 // Budget is the output budget of this call's result in characters
 // (REG-12): a tool sizes what it shows by it and says what it left out.
 func (c *Call) Budget() int { return c.Run.budget() }
+
+// Policy is the run's approval policy (a copy): what a tool that hands
+// work to another agent passes on, so the gate holds there too.
+func (c *Call) Policy() Policy { return maps.Clone(c.Run.cfg.Policy) }
 
 // Wrote records files the call changed, so wrappers (diagnostics after a
 // write) know what to look at. A child's files reach its parents too.

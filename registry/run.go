@@ -60,6 +60,20 @@ func ParsePolicy(s string) (Policy, error) {
 	return p, nil
 }
 
+// String writes the policy as ParsePolicy reads it, every gated tier
+// named ("write=allow,exec=deny"), so a worker given it needs no defaults.
+func (p Policy) String() string {
+	parts := make([]string, 0, 2)
+	for _, t := range []tiers.Tier{tiers.Write, tiers.Exec} {
+		d := p[t]
+		if d == "" {
+			d = Allow
+		}
+		parts = append(parts, string(t)+"="+string(d))
+	}
+	return strings.Join(parts, ",")
+}
+
 // Approver decides calls whose tier the policy marks Ask.
 type Approver interface {
 	// Approve asks whether c may run. ok false refuses it with reason; an
