@@ -401,3 +401,18 @@ func TestPanicIsToolError(t *testing.T) {
 		t.Fatalf("%q", text)
 	}
 }
+
+func TestPolicyString(t *testing.T) {
+	for in, want := range map[string]string{"": "write=allow,exec=allow", "exec=deny": "write=allow,exec=deny", "write=ask,exec=deny": "write=ask,exec=deny"} {
+		p, err := registry.ParsePolicy(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.String() != want {
+			t.Errorf("%q: %q, want %q", in, p.String(), want)
+		}
+		if back, err := registry.ParsePolicy(p.String()); err != nil || back.String() != want {
+			t.Errorf("%q does not read back: %v", p.String(), err)
+		}
+	}
+}
