@@ -216,7 +216,16 @@ func (f *frameFilter) check(line []byte) bool {
 			Name any `json:"name"`
 		} `json:"params"`
 	}
-	if trimmed[0] != '{' || json.Unmarshal(trimmed, &msg) != nil {
+	if trimmed[0] != '{' {
+		return true
+	}
+	if err := json.Unmarshal(trimmed, &msg); err != nil {
+		// mcp-go would answer with id null, which no client can match to
+		// its request (N24: valid JSON nested too deep for the decoder).
+		if id := topLevelID(trimmed); id != nil {
+			f.reply(id, codeParseError, fmt.Sprintf("the message could not be read (%v); nothing was done", err))
+			return false
+		}
 		return true
 	}
 	if id := bytes.TrimSpace(msg.ID); len(id) > 0 {
@@ -270,4 +279,72 @@ func leadingID(head []byte) json.RawMessage {
 		return v
 	}
 	return nil
+}
+
+// topLevelID finds the "id" member of the top-level object in a message
+// the JSON decoder refused (nested too deep, or cut short), by scanning
+// strings and brackets without building anything; nil when there is none
+// or it is not a string or a number.
+func topLevelID(msg []byte) json.RawMessage {
+	depth := 0
+	for i := 0; i < len(msg); i++ {
+		switch c := msg[i]; c {
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+			if depth <= 0 {
+				return nil
+			}
+		case '"':
+			end := stringEnd(msg, i)
+			if end < 0 {
+				return nil
+			}
+			if depth == 1 && string(msg[i:end]) == `"id"` {
+				rest := bytes.TrimLeft(msg[end:], " \t\r\n")
+				if len(rest) > 0 && rest[0] == ':' {
+					return leadingValue(bytes.TrimLeft(rest[1:], " \t\r\n"))
+				}
+			}
+			i = end - 1
+		}
+	}
+	return nil
+}
+
+// stringEnd returns the index just past the JSON string starting at
+// msg[i], or -1 if it does not end.
+func stringEnd(msg []byte, i int) int {
+	for j := i + 1; j < len(msg); j++ {
+		switch msg[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
+		}
+	}
+	return -1
+}
+
+// leadingValue decodes the string or number at the start of b.
+func leadingValue(b []byte) json.RawMessage {
+	if len(b) == 0 {
+		return nil
+	}
+	end := 0
+	switch c := b[0]; {
+	case c == '"':
+		end = stringEnd(b, 0)
+	case c == '-' || c >= '0' && c <= '9':
+		end = bytes.IndexAny(b, ", \t\r\n}")
+	}
+	if end <= 0 {
+		return nil
+	}
+	v := b[:end]
+	if !json.Valid(v) {
+		return nil
+	}
+	return json.RawMessage(bytes.Clone(v))
 }

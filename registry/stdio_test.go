@@ -114,13 +114,27 @@ func TestStdioProtocolChecks(t *testing.T) {
 		t.Fatalf("invalid UTF-8: %v %q", code, msg)
 	}
 	deep := strings.Repeat("[", 10001) + strings.Repeat("]", 10001)
-	for _, bad := range []string{"garbage", `{"jsonrpc":"2.0","id":4,"method":"ping"`, `[{"jsonrpc":"2.0","id":5,"method":"ping"}]`, `[]`, `42`,
-		"\xef\xbb\xbf" + `{"jsonrpc":"2.0","id":6,"method":"ping"}`, `{"jsonrpc":"2.0","id":7,"method":"ping"}{"jsonrpc":"2.0","id":8,"method":"ping"}`,
-		`{"jsonrpc":"2.0","id":9,"method":"ping","params":{"x":` + deep + `}}`} {
+	for _, bad := range []string{"garbage", `[{"jsonrpc":"2.0","id":5,"method":"ping"}]`, `[]`, `42`,
+		"\xef\xbb\xbf" + `{"jsonrpc":"2.0","id":6,"method":"ping"}`} {
 		p.send(bad)
 		a := p.answer()
 		if code, _ := errorOf(a); code != -32700 || a["id"] != nil {
 			t.Errorf("%.40q: %v, want -32700 with a null id", bad, a)
+		}
+	}
+	// N24: where the top-level id can be read, the answer carries it, so
+	// the client is not left waiting: valid JSON nested deeper than the
+	// decoder goes, a message cut short, two objects on a line.
+	for id, bad := range map[float64]string{
+		9:  `{"jsonrpc":"2.0","id":9,"method":"ping","params":{"x":` + deep + `}}`,
+		11: `{"jsonrpc":"2.0","method":"ping","params":{"x":` + deep + `, "s": "}\"{"}, "id": 11}`,
+		4:  `{"jsonrpc":"2.0","id":4,"method":"ping"`,
+		7:  `{"jsonrpc":"2.0","id":7,"method":"ping"}{"jsonrpc":"2.0","id":8,"method":"ping"}`,
+	} {
+		p.send(bad)
+		a := p.answer()
+		if code, _ := errorOf(a); code != -32700 || a["id"] != id {
+			t.Errorf("%.40q: %v, want -32700 with id %v", bad, a, id)
 		}
 	}
 	// An unknown tool: -32602, as the MCP specification says, naming the
