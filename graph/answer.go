@@ -74,6 +74,12 @@ type writer struct {
 }
 
 func (w *writer) line(format string, args ...any) bool {
+	if w.cut > 0 {
+		// Past the budget every later line is left out too, uncounted in
+		// bytes: formatting them would cost what the budget saves.
+		w.cut++
+		return false
+	}
 	s := fmt.Sprintf(format, args...)
 	if w.budget > 0 && w.b.Len()+len(s)+1 > w.budget {
 		w.cut++
@@ -232,13 +238,14 @@ func (x *Index) Outline(file string, budget int, synced int) (*Answer, error) {
 	var emit func(i, indent int)
 	emit = func(i, indent int) {
 		d := &f.Defs[i]
-		s := symbolOf(Target{f, int32(i)})
-		a.Definitions = append(a.Definitions, s)
 		span := fmt.Sprintf("%d", d.Line)
 		if d.EndLine > d.Line {
 			span = fmt.Sprintf("%d-%d", d.Line, d.EndLine)
 		}
-		w.line("%s%s %s [%s]  %s", strings.Repeat("  ", indent), d.Kind, d.Qualified(), span, quoteLine(l.get(f.Rel, int(d.Line))))
+		// The structured list holds what the text shows (REG-12).
+		if w.line("%s%s %s [%s]  %s", indentOf(indent), d.Kind, d.Qualified(), span, quoteLine(l.get(f.Rel, int(d.Line)))) {
+			a.Definitions = append(a.Definitions, symbolOf(Target{f, int32(i)}))
+		}
 		for _, j := range under[i] {
 			emit(j, indent+1)
 		}
@@ -246,9 +253,22 @@ func (x *Index) Outline(file string, budget int, synced int) (*Answer, error) {
 	for _, i := range top {
 		emit(i, depth[i])
 	}
+	a.Counts.Shown = len(a.Definitions)
 	x.partialNote(w, st)
 	a.text = w.String("ask find or callers about one definition")
 	return a, nil
+}
+
+// maxIndent is the deepest nesting drawn as indentation; deeper levels are
+// numbered, so a line's length does not grow with the depth (N20: 40,000
+// nested functions made the outline quadratic).
+const maxIndent = 24
+
+func indentOf(depth int) string {
+	if depth <= maxIndent {
+		return strings.Repeat("  ", depth)
+	}
+	return strings.Repeat("  ", maxIndent) + fmt.Sprintf("(depth %d) ", depth)
 }
 
 // Find ranks definitions whose names match query (exact, prefix,
