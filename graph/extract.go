@@ -95,6 +95,10 @@ type File struct {
 	Size     int64
 	ModTime  int64 // Unix nanoseconds
 	Inode    uint64
+	// CTime is the inode's change time, which no program can set back: a
+	// rewrite in place that restores the size and mtime still changes it
+	// (N21).
+	CTime int64
 	Hash     [32]byte
 	Package  string
 	Defs     []Def

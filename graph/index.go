@@ -242,7 +242,7 @@ func (x *Index) build(ctx context.Context) error {
 		x.mu.Lock()
 		for _, e := range files {
 			f := snap[e.Rel]
-			if f != nil && e.Info != nil && f.Size == e.Info.Size() && f.ModTime == e.Info.ModTime().UnixNano() && f.Inode == inode(e.Info) && f.Lang == x.langs.ForFile(e.Rel) {
+			if f != nil && e.Info != nil && f.unchanged(e.Info) && f.Lang == x.langs.ForFile(e.Rel) {
 				x.put(e.Rel, f)
 				x.done++
 				x.fromSnapshot++
@@ -346,8 +346,7 @@ func (x *Index) capture(ctx context.Context, entries []walk.Entry, counting bool
 		if r.Err == nil {
 			f = extract(rel, l, r.Src, r)
 			if r.Info != nil {
-				f.ModTime = r.Info.ModTime().UnixNano()
-				f.Inode = inode(r.Info)
+				f.stamp(r.Info)
 			}
 		}
 		x.mu.Lock()
@@ -377,11 +376,24 @@ func (x *Index) capture(ctx context.Context, entries []walk.Entry, counting bool
 	})
 }
 
-func inode(info fs.FileInfo) uint64 {
+// stamp records what tells a later reading whether the file changed.
+func (f *File) stamp(info fs.FileInfo) {
+	f.ModTime = info.ModTime().UnixNano()
+	f.Inode, f.CTime = inodeCTime(info)
+}
+
+// unchanged reports whether info shows the file as it was read: size,
+// modification time, inode and change time.
+func (f *File) unchanged(info fs.FileInfo) bool {
+	ino, ct := inodeCTime(info)
+	return info.Size() == f.Size && info.ModTime().UnixNano() == f.ModTime && ino == f.Inode && ct == f.CTime
+}
+
+func inodeCTime(info fs.FileInfo) (uint64, int64) {
 	if st, ok := info.Sys().(*syscall.Stat_t); ok {
-		return uint64(st.Ino)
+		return uint64(st.Ino), ctimeOf(st)
 	}
-	return 0
+	return 0, 0
 }
 
 func (x *Index) li(l *Language) *langIndex {
@@ -573,7 +585,7 @@ func (x *Index) syncEvents(ctx context.Context, files, dirs []string) (int, erro
 		f := x.files[rel]
 		x.mu.RUnlock()
 		st, err := os.Lstat(abs)
-		if f != nil && err == nil && st.Size() == f.Size && st.ModTime().UnixNano() == f.ModTime && inode(st) == f.Inode {
+		if f != nil && err == nil && f.unchanged(st) {
 			continue // already read (a write through the registry)
 		}
 		changed = append(changed, abs)
@@ -594,16 +606,10 @@ func (x *Index) syncEvents(ctx context.Context, files, dirs []string) (int, erro
 
 // sweep checks every file's stamp and every folder's modification time.
 func (x *Index) sweep(ctx context.Context) (int, error) {
-	type stamp struct {
-		rel   string
-		size  int64
-		mtime int64
-		ino   uint64
-	}
 	x.mu.RLock()
-	stamps := make([]stamp, 0, len(x.files))
+	files := make(map[string]*File, len(x.files)) // records are immutable
 	for rel, f := range x.files {
-		stamps = append(stamps, stamp{rel, f.Size, f.ModTime, f.Inode})
+		files[rel] = f
 	}
 	dirs := make(map[string]int64, len(x.dirs))
 	for d, m := range x.dirs {
@@ -611,10 +617,10 @@ func (x *Index) sweep(ctx context.Context) (int, error) {
 	}
 	x.mu.RUnlock()
 	var changed []string
-	for _, s := range stamps {
-		abs := filepath.Join(x.root, filepath.FromSlash(s.rel))
+	for rel, f := range files {
+		abs := filepath.Join(x.root, filepath.FromSlash(rel))
 		st, err := os.Lstat(abs)
-		if err != nil || st.Size() != s.size || st.ModTime().UnixNano() != s.mtime || inode(st) != s.ino {
+		if err != nil || !f.unchanged(st) {
 			changed = append(changed, abs)
 		}
 	}

@@ -479,3 +479,40 @@ func BenchmarkOutlineDeepNesting(b *testing.B) {
 		}
 	}
 }
+
+// N21: a file rewritten in place with its size and modification time
+// restored is read again, by a warm start from the snapshot and by a
+// stamp sweep: its change time moved.
+func TestRewriteKeepingMtime(t *testing.T) {
+	root, cache := t.TempDir(), t.TempDir()
+	writeTree(t, root, map[string]string{"go.mod": "module p\n", "a.go": "package p\n\nfunc Alpha() {}\n"})
+	cold := buildRootOpts(t, root, Options{CacheDir: cache})
+	cold.Flush(context.Background())
+	abs := filepath.Join(root, "a.go")
+	before, err := os.Stat(abs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(20 * time.Millisecond) // a change time the clock can tell apart
+	f, err := os.OpenFile(abs, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteAt([]byte("package p\n\nfunc Omega() {}\n"), 0) // same size
+	f.Close()
+	if err := os.Chtimes(abs, before.ModTime(), before.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	warm := buildRootOpts(t, root, Options{CacheDir: cache})
+	warm.Flush(context.Background())
+	if d := warm.Dump(); !strings.Contains(d, "Omega") || strings.Contains(d, "Alpha") {
+		t.Fatalf("a warm start served the snapshot's stale record:\n%s", d)
+	}
+	// The first index, checking stamps (no watcher), sees it too.
+	if _, err := cold.sweep(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if d := cold.Dump(); !strings.Contains(d, "Omega") {
+		t.Fatalf("a stamp sweep missed the rewrite:\n%s", d)
+	}
+}

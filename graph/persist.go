@@ -20,7 +20,7 @@ import (
 // snapshot; any other is read and parsed again. The format is a string
 // table and varint records, written whole to a temporary file and renamed.
 
-const snapshotMagic = "btgraph7"
+const snapshotMagic = "btgraph8"
 
 func (x *Index) snapshotPath() string {
 	if x.opts.CacheDir == "" {
@@ -113,6 +113,7 @@ func (x *Index) save() error {
 		s.iv(f.Size)
 		s.iv(f.ModTime)
 		s.uv(f.Inode)
+		s.iv(f.CTime)
 		s.raw(f.Hash[:])
 		s.str(f.Package)
 		s.uv(uint64(f.Errors))
@@ -264,6 +265,7 @@ func (x *Index) load() map[string]*File {
 		f.Size = s.iv()
 		f.ModTime = s.iv()
 		f.Inode = s.uv()
+		f.CTime = s.iv()
 		if _, err := io.ReadFull(s.r, f.Hash[:]); err != nil {
 			return nil
 		}
