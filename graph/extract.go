@@ -89,16 +89,16 @@ type Import struct {
 
 // File is what the index knows of one file.
 type File struct {
-	Rel      string // slash-separated, relative to the root
-	Dir      string // path.Dir(Rel)
-	Lang     *Language
-	Size     int64
-	ModTime  int64 // Unix nanoseconds
-	Inode    uint64
+	Rel     string // slash-separated, relative to the root
+	Dir     string // path.Dir(Rel)
+	Lang    *Language
+	Size    int64
+	ModTime int64 // Unix nanoseconds
+	Inode   uint64
 	// CTime is the inode's change time, which no program can set back: a
 	// rewrite in place that restores the size and mtime still changes it
 	// (N21).
-	CTime int64
+	CTime    int64
 	Hash     [32]byte
 	Package  string
 	Defs     []Def
