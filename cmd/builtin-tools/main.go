@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"time"
@@ -21,6 +22,7 @@ import (
 	"github.com/builtin-tools/builtin-tools/astgrep"
 	"github.com/builtin-tools/builtin-tools/graph"
 	"github.com/builtin-tools/builtin-tools/graph/graphtool"
+	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
 	"github.com/builtin-tools/builtin-tools/vibe/vibetool"
@@ -39,7 +41,15 @@ Run 'builtin-tools COMMAND --help' for a command's flags.
 `
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	// The command starts every child through internal/proc, so it may be
+	// the subreaper of what they leave behind (N18); tests call run and
+	// are not.
+	if err := proc.AdoptOrphans(); err != nil && runtime.GOOS == "linux" {
+		fmt.Fprintf(os.Stderr, "builtin-tools: orphans of children are not adopted: %v\n", err)
+	}
+	code := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	proc.Shutdown()
+	os.Exit(code)
 }
 
 // run is main without os.Exit, for tests: 0 success, 1 a failed call or
