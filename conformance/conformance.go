@@ -307,7 +307,7 @@ func checkAnnotations(t *testing.T, e *Expectations, tool mcp.Tool) {
 	if !ok {
 		return
 	}
-	if err := spec.Tier.Agrees(tool.Annotations); err != nil {
+	if err := registry.CheckAnnotations(spec.Tier, tool.Annotations); err != nil {
 		t.Errorf("%s: annotations disagree with tier %s: %v (REG-6)", tool.Name, spec.Tier, err)
 	}
 	if tool.Meta != nil {

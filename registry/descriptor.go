@@ -260,7 +260,7 @@ func (d *Descriptor) MCPTool() mcp.Tool {
 		Description:     d.Description,
 		RawInputSchema:  d.InputSchema(),
 		RawOutputSchema: d.OutputSchema(),
-		Annotations:     d.Tier.Annotations(title, d.OpenWorld),
+		Annotations:     Annotations(d.Tier, title, d.OpenWorld),
 	}
 	t.Meta = &mcp.Meta{AdditionalFields: map[string]any{
 		MetaTier:   string(d.Tier),

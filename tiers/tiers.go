@@ -1,6 +1,6 @@
 // Package tiers names what a tool may do (read, write, exec), the modes an
-// agent runs in (normal, plan, readonly), which tiers each mode sees, and the
-// MCP annotations a tier implies.
+// agent runs in (normal, plan, readonly) and which tiers each mode sees. It
+// knows nothing of MCP: the registry turns a tier into MCP's annotations.
 //
 // A tier decides visibility, not only prompting: plan mode and read-only
 // subagents see read tools only, so write and exec tools are absent from
@@ -10,8 +10,6 @@ package tiers
 import (
 	"fmt"
 	"strings"
-
-	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // Tier is what a tool may do to the world.
@@ -96,41 +94,4 @@ func (m Mode) Refusal(tool string, t Tier) string {
 	return fmt.Sprintf("tool %q (tier %s) is not available in %s mode, which sees %s tools only; "+
 		"do the work with those, or hand the change to a run in normal mode",
 		tool, t, m, strings.Join(names, " and "))
-}
-
-// Annotations returns the MCP hints tier t implies, every hint set
-// explicitly (mcp-go's NewTool otherwise leaves a tool looking destructive
-// and not read-only). openWorld says whether the tool reaches beyond the
-// run's root, e.g. an interpreter or a debuggee.
-func (t Tier) Annotations(title string, openWorld bool) mcp.ToolAnnotation {
-	yes, no := true, false
-	a := mcp.ToolAnnotation{Title: title, IdempotentHint: &no, OpenWorldHint: &no}
-	switch t {
-	case Read:
-		a.ReadOnlyHint, a.DestructiveHint = &yes, &no
-	case Write:
-		a.ReadOnlyHint, a.DestructiveHint = &no, &yes
-	case Exec:
-		a.ReadOnlyHint, a.DestructiveHint = &no, &yes
-	}
-	if openWorld {
-		a.OpenWorldHint = &yes
-	}
-	return a
-}
-
-// Agrees reports whether annotations a fit tier t: every hint present, and
-// read-only and destructive as the tier says.
-func (t Tier) Agrees(a mcp.ToolAnnotation) error {
-	if a.ReadOnlyHint == nil || a.DestructiveHint == nil || a.IdempotentHint == nil || a.OpenWorldHint == nil {
-		return fmt.Errorf("annotations must set readOnlyHint, destructiveHint, idempotentHint and openWorldHint explicitly")
-	}
-	wantRO := t == Read
-	if *a.ReadOnlyHint != wantRO {
-		return fmt.Errorf("tier %s needs readOnlyHint %v, has %v", t, wantRO, *a.ReadOnlyHint)
-	}
-	if *a.DestructiveHint == wantRO {
-		return fmt.Errorf("tier %s needs destructiveHint %v, has %v", t, !wantRO, *a.DestructiveHint)
-	}
-	return nil
 }

@@ -24,25 +24,6 @@ func TestModeSees(t *testing.T) {
 	}
 }
 
-// REG-6: annotations agree with tiers, and every hint is explicit.
-func TestAnnotations(t *testing.T) {
-	for _, tier := range All {
-		a := tier.Annotations("x", tier == Exec)
-		if err := tier.Agrees(a); err != nil {
-			t.Errorf("%s: %v", tier, err)
-		}
-		if *a.ReadOnlyHint != (tier == Read) || *a.DestructiveHint != (tier != Read) {
-			t.Errorf("%s: readOnly=%v destructive=%v", tier, *a.ReadOnlyHint, *a.DestructiveHint)
-		}
-	}
-	if err := Write.Agrees(Read.Annotations("x", false)); err == nil {
-		t.Error("read annotations must not agree with the write tier")
-	}
-	if err := Read.Agrees(Read.Annotations("x", false)); err != nil {
-		t.Error(err)
-	}
-}
-
 func TestParse(t *testing.T) {
 	if _, err := ParseMode("plan"); err != nil {
 		t.Fatal(err)
