@@ -384,3 +384,69 @@ func TestTerminalClose(t *testing.T) {
 		t.Fatalf("a second Close: %v", err)
 	}
 }
+
+// slowElicitor answers after delay, or never (delay 0: it waits for its
+// request to be cancelled).
+type slowElicitor struct {
+	delay time.Duration
+	calls chan struct{}
+}
+
+func (e *slowElicitor) Elicit(ctx context.Context, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
+	e.calls <- struct{}{}
+	if e.delay == 0 {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	select {
+	case <-time.After(e.delay):
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	a := accept(map[string]any{"choice": "red"})
+	return &a, nil
+}
+
+// The ask timeout fires through elicitation on both protocol eras: a client
+// of the earlier era that never answers gets the timeout (with the seed's
+// instruction) at the configured time, not when it gives up; a client of
+// the multi round-trip era that answers after the timeout gets the
+// timeout, not a stale acceptance.
+func TestAskTimeoutThroughElicitation(t *testing.T) {
+	const timeout = 300 * time.Millisecond
+	for _, c := range []struct {
+		version string
+		delay   time.Duration
+	}{{mcp.ProtocolVersion20251125, 0}, {mcp.ProtocolVersion20260728, 3 * timeout}} {
+		t.Run(c.version, func(t *testing.T) {
+			el := &slowElicitor{delay: c.delay, calls: make(chan struct{}, 4)}
+			r := newRun(t, builtintools.Options{Ask: askuser.Elicitation{}, AskTimeout: timeout, ClientProtocol: c.version})
+			cl, err := r.Client(context.Background(), tiers.Plan, client.WithElicitationHandler(el))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cl.Close()
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			req := mcp.CallToolRequest{}
+			req.Params.Name = "ask_user"
+			req.Params.Arguments = colour
+			t0 := time.Now()
+			res, err := cl.CallTool(ctx, req)
+			if err != nil {
+				t.Fatalf("after %s: %v", time.Since(t0), err)
+			}
+			text := registry.ResultText(res)
+			if !res.IsError || !strings.Contains(text, "timed out") || !strings.Contains(text, "explicitly stated assumption") {
+				t.Fatalf("after %s: %q", time.Since(t0), text)
+			}
+			if len(el.calls) != 1 {
+				t.Fatalf("the client was asked %d times", len(el.calls))
+			}
+			// Generous: the bound is the ask timeout, not the client's.
+			if d := time.Since(t0); d > 20*time.Second {
+				t.Fatalf("the call took %s with a %s timeout", d, timeout)
+			}
+		})
+	}
+}

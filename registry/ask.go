@@ -34,11 +34,40 @@ const DefaultQuestionTimeout = 10 * time.Minute
 
 // exchange is one peer call's conversation with its client: the events the
 // call produces (a question, or its end) and the answers that come back.
+//
+// Concurrency: the call's handler is the only sender on events, one event at
+// a time (questions are asked under mu); relays receive. attached counts the
+// relays that are reading events or are about to (a retry that carries an
+// answer attaches before handing it over, so the handler's next question is
+// seen); a question asked while nothing is attached would never be shown,
+// so it fails at once.
 type exchange struct {
 	events chan event
 	cancel context.CancelCauseFunc
-	mu     sync.Mutex // one question at a time
+	done   <-chan struct{} // the run's end: nothing will read events after it
+	mu     sync.Mutex      // one question at a time
 	next   int
+
+	amu      sync.Mutex
+	attached int
+}
+
+func (ex *exchange) attach() {
+	ex.amu.Lock()
+	ex.attached++
+	ex.amu.Unlock()
+}
+
+func (ex *exchange) detach() {
+	ex.amu.Lock()
+	ex.attached--
+	ex.amu.Unlock()
+}
+
+func (ex *exchange) isAttached() bool {
+	ex.amu.Lock()
+	defer ex.amu.Unlock()
+	return ex.attached > 0
 }
 
 type event struct {
@@ -50,20 +79,52 @@ type event struct {
 type question struct {
 	id     string
 	params mcp.ElicitationParams
-	answer chan *mcp.ElicitationResult
+	answer chan *mcp.ElicitationResult // buffered: an answer never blocks its giver
+	done   chan struct{}               // closed when Elicit returns
+
+	errMu sync.Mutex
+	err   error // why a nil answer came
 }
 
-// parking holds calls waiting for a peer's answer, by request state.
+// failed hands the asker no answer, and why.
+func (q *question) failed(err error) {
+	q.errMu.Lock()
+	q.err = err
+	q.errMu.Unlock()
+	select {
+	case q.answer <- nil:
+	default:
+	}
+}
+
+func (q *question) failure() error {
+	q.errMu.Lock()
+	defer q.errMu.Unlock()
+	if q.err != nil {
+		return q.err
+	}
+	return fmt.Errorf("%w: its retry carried no answer to the question", ErrNoAnswer)
+}
+
+// parking holds calls waiting for a peer's answer, by request state. A
+// question that ended unanswered (timed out, cancelled) stays as a
+// tombstone for a while: a client that comes back late gets the call's own
+// outcome (the timeout, and what to do about it) instead of "unknown".
 type parking struct {
-	mu sync.Mutex
-	m  map[string]parked
+	mu      sync.Mutex
+	m       map[string]parked
+	expired []string // tombstones, oldest first
 }
 
 type parked struct {
 	ex      *exchange
 	q       *question
 	session string
+	expired bool
 }
+
+// maxTombstones bounds the unanswered questions remembered for late clients.
+const maxTombstones = 64
 
 func (p *parking) put(pk parked) string {
 	var b [16]byte
@@ -89,13 +150,20 @@ func (p *parking) take(state, session string) (parked, bool) {
 	return pk, true
 }
 
-func (p *parking) drop(q *question) {
+// expire turns q's entry into a tombstone.
+func (p *parking) expire(q *question) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for k, v := range p.m {
-		if v.q == q {
-			delete(p.m, k)
+		if v.q == q && !v.expired {
+			v.expired = true
+			p.m[k] = v
+			p.expired = append(p.expired, k)
 		}
+	}
+	for len(p.expired) > maxTombstones {
+		delete(p.m, p.expired[0])
+		p.expired = p.expired[1:]
 	}
 }
 
@@ -104,38 +172,91 @@ func (p *parking) drop(q *question) {
 // relays its events to the peer.
 func (r *Run) converse(ctx context.Context, p *Peer, run func(context.Context) (*mcp.CallToolResult, error)) (*mcp.CallToolResult, error) {
 	callCtx, cancel := context.WithCancelCause(r.ctx)
-	ex := &exchange{events: make(chan event, 1), cancel: cancel}
+	ex := &exchange{events: make(chan event, 1), cancel: cancel, done: r.ctx.Done()}
 	p.ex = ex
+	ex.attach()
 	go func() {
 		defer cancel(nil)
 		res, err := run(callCtx)
-		ex.events <- event{res: res, err: err}
+		select {
+		case ex.events <- event{res: res, err: err}:
+		case <-ex.done:
+		}
 	}()
 	return r.relay(ctx, p, ex)
 }
 
-// relay waits for the call's next event: a question is handed to the peer
-// as input_required, the end as the result. If the peer gives up on the
-// request, the call is cancelled.
+// relay waits for the call's next event and detaches when it returns. A
+// question goes to a client of the multi round-trip era as input_required
+// (its retry resumes the call); a client of the earlier era is asked here
+// with elicitation/create, bounded by the question's own end, so a client
+// that never answers cannot hold the call past its timeout (mcp-go would
+// wait for it without bound). The end goes back as the result. If the peer
+// gives up on the request, the call is cancelled.
 func (r *Run) relay(ctx context.Context, p *Peer, ex *exchange) (*mcp.CallToolResult, error) {
-	select {
-	case ev := <-ex.events:
-		if ev.q == nil {
-			return ev.res, ev.err
+	defer ex.detach()
+	for {
+		select {
+		case ev := <-ex.events:
+			if ev.q == nil {
+				return ev.res, ev.err
+			}
+			if !mcp.IsModernProtocol(server.RequestProtocolVersion(ctx)) && p.srv != nil {
+				r.askEarlierEra(ctx, p, ev.q)
+				continue
+			}
+			session := ""
+			if p.session != nil {
+				session = p.session.SessionID()
+			}
+			state := r.parked.put(parked{ex: ex, q: ev.q, session: session})
+			return server.NewInputRequestBuilder(state).Elicit(ev.q.id, ev.q.params).ToolResult(), nil
+		case <-ctx.Done():
+			ex.cancel(fmt.Errorf("the MCP client gave up on the call: %w", context.Cause(ctx)))
+			return nil, ctx.Err()
 		}
-		session := ""
-		if p.session != nil {
-			session = p.session.SessionID()
-		}
-		state := r.parked.put(parked{ex: ex, q: ev.q, session: session})
-		return server.NewInputRequestBuilder(state).Elicit(ev.q.id, ev.q.params).ToolResult(), nil
-	case <-ctx.Done():
-		ex.cancel(fmt.Errorf("the MCP client gave up on the call: %w", context.Cause(ctx)))
-		return nil, ctx.Err()
 	}
 }
 
-// resume hands a peer's answer to the parked call it belongs to.
+// askEarlierEra sends q as elicitation/create on the request's session and
+// hands the answer over; it gives up when q ends (answered elsewhere, timed
+// out, cancelled).
+func (r *Run) askEarlierEra(ctx context.Context, p *Peer, q *question) {
+	qctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-q.done:
+			cancel()
+		case <-qctx.Done():
+		}
+	}()
+	res, err := p.srv.RequestElicitation(qctx, mcp.ElicitationRequest{
+		Request: mcp.Request{Method: string(mcp.MethodElicitationCreate)},
+		Params:  q.params,
+	})
+	if err != nil || res == nil {
+		select {
+		case <-q.done:
+			return // it ended first: the handler has its reason
+		default:
+		}
+		if err == nil {
+			err = errors.New("the client sent no result")
+		}
+		// The handler learns the client could not answer and goes on.
+		q.failed(fmt.Errorf("%w: elicitation/create failed: %v", ErrNoAnswer, err))
+		return
+	}
+	select {
+	case q.answer <- res:
+	default:
+	}
+}
+
+// resume hands a peer's answer to the parked call it belongs to. A retry
+// for a question that ended unanswered carries no answer: it relays the
+// call's outcome since.
 func (r *Run) resume(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	session := ""
 	if cs := server.ClientSessionFromContext(ctx); cs != nil {
@@ -143,9 +264,15 @@ func (r *Run) resume(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToo
 	}
 	pk, ok := r.parked.take(req.Params.RequestState, session)
 	if !ok {
-		return Failf("%s: this answer is for a question the run no longer waits for (it timed out, was answered already, or came from another session); call the tool again", req.Params.Name), nil
+		return Failf("%s: this answer is for a question this run does not know (answered already, from another session, or forgotten long ago); call the tool again", req.Params.Name), nil
 	}
-	pk.q.answer <- server.ElicitationResponse(req.Params.InputResponses, pk.q.id)
+	pk.ex.attach()
+	if !pk.expired {
+		select {
+		case pk.q.answer <- server.ElicitationResponse(req.Params.InputResponses, pk.q.id):
+		default:
+		}
+	}
 	p := &Peer{srv: server.ServerFromContext(ctx), session: server.ClientSessionFromContext(ctx), ex: pk.ex}
 	return r.relay(ctx, p, pk.ex)
 }
@@ -158,9 +285,10 @@ func (c *Call) root() *Call {
 }
 
 // Elicit asks the human at the call's MCP client (REG-7, ASK-1) and waits
-// for the answer, at most Config.QuestionTimeout. A child call asks through
-// its root's peer. Without a client that can show it, it fails at once with
-// ErrNoPeer.
+// for the answer, at most Config.QuestionTimeout or until ctx ends. A child
+// call asks through its root's peer. Without a client that can show it —
+// none, one without the capability, or one that did not come back for the
+// call's previous question — it fails at once with ErrNoPeer.
 func (c *Call) Elicit(ctx context.Context, params mcp.ElicitationParams) (*mcp.ElicitationResult, error) {
 	p := c.peer
 	if p == nil {
@@ -180,8 +308,13 @@ func (c *Call) Elicit(ctx context.Context, params mcp.ElicitationParams) (*mcp.E
 	ex := p.ex
 	ex.mu.Lock()
 	defer ex.mu.Unlock()
+	if !ex.isAttached() {
+		return nil, fmt.Errorf("%w: the MCP client did not come back for this call's previous question, so it would not see this one", ErrNoPeer)
+	}
 	ex.next++
-	q := &question{id: fmt.Sprintf("q%d", ex.next), params: params, answer: make(chan *mcp.ElicitationResult, 1)}
+	q := &question{id: fmt.Sprintf("q%d", ex.next), params: params,
+		answer: make(chan *mcp.ElicitationResult, 1), done: make(chan struct{})}
+	defer close(q.done)
 	select {
 	case ex.events <- event{q: q}:
 	case <-ctx.Done():
@@ -193,17 +326,28 @@ func (c *Call) Elicit(ctx context.Context, params mcp.ElicitationParams) (*mcp.E
 	}
 	t := time.NewTimer(timeout)
 	defer t.Stop()
+	unanswered := func(err error) (*mcp.ElicitationResult, error) {
+		c.Run.parked.expire(q)
+		// Not read by any relay: take it back, so the call's end is not
+		// stuck behind it.
+		select {
+		case ev := <-ex.events:
+			if ev.q != q {
+				ex.events <- ev
+			}
+		default:
+		}
+		return nil, err
+	}
 	select {
 	case a := <-q.answer:
 		if a == nil {
-			return nil, fmt.Errorf("%w: its retry carried no answer to the question", ErrNoAnswer)
+			return unanswered(q.failure())
 		}
 		return a, nil
 	case <-ctx.Done():
-		c.Run.parked.drop(q)
-		return nil, context.Cause(ctx)
+		return unanswered(context.Cause(ctx))
 	case <-t.C:
-		c.Run.parked.drop(q)
-		return nil, fmt.Errorf("%w within %s", ErrNoAnswer, timeout)
+		return unanswered(fmt.Errorf("%w within %s", ErrNoAnswer, timeout))
 	}
 }

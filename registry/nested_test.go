@@ -3,6 +3,9 @@ package registry_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -232,7 +235,7 @@ func TestForeignRequestState(t *testing.T) {
 	a := p.answer()
 	res, _ := a["result"].(map[string]any)
 	b, _ := json.Marshal(res)
-	if res["isError"] != true || !strings.Contains(string(b), "no longer waits for") {
+	if res["isError"] != true || !strings.Contains(string(b), "call the tool again") {
 		t.Fatalf("foreign request state: %v", a)
 	}
 }
@@ -266,5 +269,54 @@ func TestChildProgressReachesTheParentToken(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("the child's progress did not reach the parent's token")
+	}
+}
+
+// A question asked while no relay listens fails at once, and the call's
+// end does not block the goroutine that ran it: here the client never
+// comes back for the first question, and the handler asks a second.
+func TestQuestionWithNoRelay(t *testing.T) {
+	errs := make(chan error, 2)
+	twice := registry.Descriptor{Name: "twice", Tier: tiers.Read, Description: "asks twice", Asks: true,
+		Handler: registry.Func(func(ctx context.Context, c *registry.Call, p struct{}) (msg, error) {
+			for range 2 {
+				t0 := time.Now()
+				_, err := c.Elicit(ctx, mcp.ElicitationParams{Mode: mcp.ElicitationModeForm, Message: "ok?",
+					RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{"ok": map[string]any{"type": "boolean"}}}})
+				errs <- fmt.Errorf("after %s: %w", time.Since(t0).Round(time.Millisecond), err)
+			}
+			return msg{"done"}, nil
+		})}
+	p := serveStdio(t, registry.Config{QuestionTimeout: 200 * time.Millisecond}, twice)
+	p.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"t","version":"1"}}}`)
+	if a := p.answer(); a["result"] == nil {
+		t.Fatalf("initialize: %v", a)
+	}
+	p.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	// A request of the multi round-trip era: its question comes back as
+	// input_required, which this client never answers.
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"twice","arguments":{},"_meta":{` +
+		`"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}},` +
+		`"io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"}}}}`)
+	a := p.answer()
+	if b, _ := json.Marshal(a); !strings.Contains(string(b), "inputRequests") {
+		t.Fatalf("want input_required, got %s", b)
+	}
+	first, second := <-errs, <-errs
+	if !errors.Is(first, registry.ErrNoAnswer) {
+		t.Fatalf("first question: %v", first)
+	}
+	if !errors.Is(second, registry.ErrNoPeer) || !strings.Contains(second.Error(), "after 0s") {
+		t.Fatalf("second question, with no relay: %v", second)
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		buf := make([]byte, 1<<20)
+		if !strings.Contains(string(buf[:runtime.Stack(buf, true)]), "(*Run).converse.func1") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the goroutine that ran the call is still blocked")
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
