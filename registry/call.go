@@ -44,6 +44,7 @@ type Call struct {
 
 	mu      sync.Mutex
 	written []string
+	reports []Report
 }
 
 type callKey struct{}
@@ -76,6 +77,59 @@ func (c *Call) Wrote(abs ...string) {
 		x.written = append(x.written, abs...)
 		x.mu.Unlock()
 	}
+}
+
+// Report is what a wrapper adds to a call's result — diagnostics after a
+// write, a re-index that failed — as text for the agent and data for a
+// program. The registry appends the text to the result's content and the
+// report to its structured content's "reports" (many tools already have a
+// "notes" of their own).
+type Report struct {
+	Kind string `json:"kind" jsonschema:"what added it: diagnostics, code_graph"`
+	Text string `json:"text" jsonschema:"what the agent reads"`
+	Data any    `json:"data,omitempty" jsonschema:"the same as data, when there is any"`
+}
+
+// Report adds a report to the call's result (wrappers call it after the
+// handler). A child's reports go to the child's own result, which its
+// caller receives whole.
+func (c *Call) Report(kind, text string, data any) {
+	if text == "" && data == nil {
+		return
+	}
+	c.mu.Lock()
+	c.reports = append(c.reports, Report{Kind: kind, Text: text, Data: data})
+	c.mu.Unlock()
+}
+
+// mergeReports puts the call's reports into res: each text as a block of
+// its own, and the reports in the structured content.
+func (c *Call) mergeReports(res *mcp.CallToolResult) {
+	c.mu.Lock()
+	reports := slices.Clone(c.reports)
+	c.mu.Unlock()
+	if len(reports) == 0 || res == nil {
+		return
+	}
+	for _, r := range reports {
+		if r.Text != "" {
+			res.Content = append(res.Content, mcp.NewTextContent(r.Text))
+		}
+	}
+	if res.StructuredContent == nil {
+		if res.IsError {
+			return
+		}
+		res.StructuredContent = map[string]any{"reports": reports}
+		return
+	}
+	b, err := json.Marshal(res.StructuredContent)
+	var m map[string]any
+	if err != nil || json.Unmarshal(b, &m) != nil || m == nil {
+		return
+	}
+	m["reports"] = reports
+	res.StructuredContent = m
 }
 
 // Written returns the files the call and its children recorded with Wrote.
@@ -191,6 +245,7 @@ func (r *Run) call(ctx context.Context, mode tiers.Mode, name string, args json.
 	if err == nil && res == nil {
 		return Failf("%s returned no result (this is a bug in builtin-tools)", name), nil
 	}
+	c.mergeReports(res)
 	if ctx.Err() != nil && (err != nil || res.IsError) {
 		// Cancellation is a result on every path, saying why.
 		return Failf("%s was cancelled: %v", name, context.Cause(ctx)), nil

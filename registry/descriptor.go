@@ -199,6 +199,19 @@ func outputSchema[R any]() (json.RawMessage, error) {
 	if schema.Type != "object" {
 		return nil, fmt.Errorf("a result must be a struct (MCP's outputSchema is an object); got %s", schema.Type)
 	}
+	if _, taken := schema.Properties["reports"]; taken {
+		return nil, fmt.Errorf("a result may not have a field named reports: the registry puts wrappers' reports there")
+	}
+	reports, err := jsonschema.For[[]Report](&jsonschema.ForOptions{})
+	if err != nil {
+		return nil, err
+	}
+	dropNullTypes(reports)
+	reports.Description = "what ran after the tool added (diagnostics after a write, a code graph re-index that failed)"
+	if schema.Properties == nil {
+		schema.Properties = map[string]*jsonschema.Schema{}
+	}
+	schema.Properties["reports"] = reports
 	return json.Marshal(schema)
 }
 

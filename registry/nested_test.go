@@ -1,6 +1,7 @@
 package registry_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,6 +17,7 @@ import (
 	"github.com/builtin-tools/builtin-tools/tiers"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 type cellParams struct {
@@ -319,4 +321,64 @@ func TestQuestionWithNoRelay(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// A wrapper's report reaches the text and the structured result, on a
+// direct call and on a child call (an eval cell's tool() gets the child's
+// structured result), and the structured result still fits the tool's
+// output schema.
+func TestReportsReachStructuredContent(t *testing.T) {
+	checker := registry.Family[registry.None]{Key: registry.NewKey[registry.None]("checker"),
+		Wrappers: []registry.Wrapper{{Name: "checker", Applies: registry.WritesFiles,
+			Wrap: func(next registry.HandlerFunc) registry.HandlerFunc {
+				return func(ctx context.Context, c *registry.Call) (*mcp.CallToolResult, error) {
+					res, err := next(ctx, c)
+					c.Report("diagnostics", "1 new error in "+c.Rel(c.Written()[0]), map[string]any{"errors": 1})
+					return res, err
+				}
+			}}}}
+	r := newRun(t, registry.Config{Families: []registry.Extension{toyFiles, checker, family("cells", cellTool)}})
+	res, err := r.Call(context.Background(), tiers.Normal, "put", json.RawMessage(`{"path":"a.go","content":"x"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := registry.ResultText(res); !strings.Contains(text, "created a.go") || !strings.Contains(text, "1 new error in a.go") {
+		t.Fatalf("text: %q", text)
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	if !strings.Contains(string(b), `"msg":"created a.go"`) || !strings.Contains(string(b), `"reports":[{"kind":"diagnostics","text":"1 new error in a.go","data":{"errors":1}}]`) {
+		t.Fatalf("structured: %s", b)
+	}
+	for _, d := range r.Registered() {
+		if d.Name == "put" {
+			if err := fitsSchema(d.OutputSchema(), res.StructuredContent); err != nil {
+				t.Fatalf("the structured result does not fit the output schema: %v", err)
+			}
+		}
+	}
+	out, _ := call(t, r, tiers.Normal, "cell", `{"tool":"put","args":"{\"path\":\"b.go\",\"content\":\"y\"}"}`)
+	if !strings.Contains(out, "1 new error in b.go") {
+		t.Fatalf("child call: %q", out)
+	}
+}
+
+func fitsSchema(schema json.RawMessage, v any) error {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
+	if err != nil {
+		return err
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource("out.json", doc); err != nil {
+		return err
+	}
+	sch, err := c.Compile("out.json")
+	if err != nil {
+		return err
+	}
+	b, _ := json.Marshal(v)
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+	if err != nil {
+		return err
+	}
+	return sch.Validate(inst)
 }

@@ -96,7 +96,7 @@ var ReindexOnWrite = registry.Wrapper{
 			}
 			if written := c.Written(); len(written) > 0 {
 				if rerr := g.H.Refresh(ctx, written...); rerr != nil && res != nil && !res.IsError {
-					res.Content = append(res.Content, mcp.NewTextContent("code graph: re-reading the written files failed: "+rerr.Error()))
+					c.Report("code_graph", "code graph: re-reading the written files failed: "+rerr.Error(), map[string]any{"error": rerr.Error()})
 				}
 			}
 			return res, err
