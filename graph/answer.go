@@ -11,7 +11,7 @@ import (
 
 // Answer is one query's result: data for a program and text for a model.
 type Answer struct {
-	Op          string     `json:"op"`
+	Op          string     `json:"operation"`
 	Symbol      *Symbol    `json:"symbol,omitempty" jsonschema:"the definition the question was about"`
 	Candidates  []Symbol   `json:"candidates,omitempty" jsonschema:"when the symbol was ambiguous: the definitions it may mean, ranked; ask again with file and line"`
 	Definitions []Symbol   `json:"definitions,omitempty"`
@@ -621,7 +621,7 @@ func (x *Index) Impact(spec Spec, depth, perDepth, budget, synced int) (*Answer,
 			w.line("  %s  via %s:%d %s [%s]  %s", d.Symbol.Qualified, d.Via.File, d.Via.Line, d.Via.Call, classNote(d.Via), quoteLine(d.Via.Code))
 		}
 		if ring.Truncated > 0 {
-			w.head("  (+%d more at depth %d; raise per_depth to list them)", ring.Truncated, ring.Depth)
+			w.head("  (+%d more at depth %d; raise limit to list them)", ring.Truncated, ring.Depth)
 		}
 	}
 	if notFollowed > 0 {
@@ -631,7 +631,7 @@ func (x *Index) Impact(spec Spec, depth, perDepth, budget, synced int) (*Answer,
 		w.head("%d value uses (callbacks, stored functions) may call into this from places not counted", a.Counts.Values)
 	}
 	x.partialNote(w, st)
-	a.text = w.String("lower depth or per_depth, or ask callers about one symbol")
+	a.text = w.String("lower depth or limit, or ask callers about one symbol")
 	return a, nil
 }
 

@@ -295,7 +295,7 @@ func capResult(res *mcp.CallToolResult, budget int) {
 		out = append(out, t)
 	}
 	res.Content = append(out, mcp.NewTextContent(fmt.Sprintf(
-		"[cut: this result has %d characters and the run's output budget is %d; ask for less: a narrower path, a smaller range, a more selective pattern]", total, budget)))
+		"[cut: this result has %d characters and the run's output budget is %d; ask for less of it]", total, budget)))
 }
 
 // refusal says why name cannot be called in mode: not in the catalog, not
@@ -353,7 +353,7 @@ func (r *Run) validate(e *entry, args json.RawMessage) (json.RawMessage, string)
 		return nil, fmt.Sprintf("arguments for %s: %v", e.d.Name, err)
 	}
 	var problems []string
-	collect(ve, &problems, e.d.Handler.h.params)
+	collect(ve, &problems, e.d.Handler.h.params, e.d.Renamed)
 	slices.Sort(problems)
 	problems = slices.Compact(problems)
 	return nil, fmt.Sprintf("bad arguments for %s: %s. It takes: %s", e.d.Name, strings.Join(problems, "; "), r.describeParams(e))
@@ -405,10 +405,10 @@ func typeName(v any) string {
 	return ""
 }
 
-func collect(ve *jsonschema.ValidationError, out *[]string, params []string) {
+func collect(ve *jsonschema.ValidationError, out *[]string, params []string, renamed map[string]string) {
 	if len(ve.Causes) > 0 {
 		for _, c := range ve.Causes {
-			collect(c, out, params)
+			collect(c, out, params, renamed)
 		}
 		return
 	}
@@ -425,7 +425,9 @@ func collect(ve *jsonschema.ValidationError, out *[]string, params []string) {
 	case *kind.AdditionalProperties:
 		for _, p := range k.Properties {
 			msg := fmt.Sprintf("unknown argument %q", p)
-			if s := closest(p, params); s != "" && where == "" {
+			if now, ok := renamed[p]; ok && where == "" {
+				msg += fmt.Sprintf(" (it is called %q now)", now)
+			} else if s := closest(p, params); s != "" && where == "" {
 				msg += fmt.Sprintf(" (did you mean %q?)", s)
 			}
 			*out = append(*out, msg)

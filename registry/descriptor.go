@@ -50,6 +50,10 @@ type Descriptor struct {
 	// that they can pause for the answer; others run on the request's own
 	// goroutine.
 	Asks bool
+	// Renamed maps argument names the tool once took to their names now,
+	// so a caller using an old one is told the new one (not in the schema:
+	// no aliases).
+	Renamed map[string]string
 	// Handler is the typed body, built with Func or With.
 	Handler Handler
 }

@@ -54,7 +54,7 @@ func TestQueryBeforeReady(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	first := call(t, r, map[string]any{"op": "status"})
+	first := call(t, r, map[string]any{"operation": "status"})
 	if !strings.Contains(first, "building:") {
 		t.Fatalf("status right after the first use: %s", first)
 	}
@@ -62,7 +62,7 @@ func TestQueryBeforeReady(t *testing.T) {
 	if !g.H.Wait(context.Background(), time.Minute) {
 		t.Fatal("not built in a minute")
 	}
-	done := call(t, r, map[string]any{"op": "callers", "symbol": "Target"})
+	done := call(t, r, map[string]any{"operation": "callers", "symbol": "Target"})
 	if !strings.Contains(done, "2999 call sites (2999 exact") || strings.Contains(done, "still building") {
 		t.Fatalf("after the build: %s", done)
 	}
@@ -84,7 +84,7 @@ func TestPartialAnswerSaysSo(t *testing.T) {
 	defer r.Close()
 	// The build walks 3,000 files; the first query comes before it has
 	// indexed them.
-	got := call(t, r, map[string]any{"op": "find", "symbol": "F1"})
+	got := call(t, r, map[string]any{"operation": "find", "symbol": "F1"})
 	if !strings.Contains(got, "still building") {
 		t.Fatalf("a query during the build did not say it was partial: %s", got)
 	}
@@ -123,7 +123,7 @@ func TestReadyIsAnnounced(t *testing.T) {
 	}
 	req := mcp.CallToolRequest{}
 	req.Params.Name = "code_graph"
-	req.Params.Arguments = map[string]any{"op": "find", "symbol": "F1"}
+	req.Params.Arguments = map[string]any{"operation": "find", "symbol": "F1"}
 	res, err := c.CallTool(ctx, req)
 	if err != nil {
 		t.Fatal(err)

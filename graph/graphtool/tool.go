@@ -12,7 +12,7 @@ import (
 )
 
 type params struct {
-	Op     string `json:"op" jsonschema:"what to ask"`
+	Op     string `json:"operation" jsonschema:"what to ask"`
 	Symbol string `json:"symbol,omitempty" jsonschema:"a name, Type.Method, pkg.Func or path/file.go:Func; with file and line, the text of the symbol on that line (a definition there, or a call whose target is meant); for find, the query"`
 	File   string `json:"file,omitempty" jsonschema:"file relative to the root: outline's file, or where the symbol is"`
 	Line   int    `json:"line,omitempty" jsonschema:"1-based line of the symbol in file"`
@@ -72,13 +72,14 @@ var Tool = registry.Descriptor{
 		"definition in scope), import, or candidate (by name only, ranked, with the reason) — and an unknown or ambiguous name is " +
 		"answered with candidates, never guessed. Fresh after every write. For type-accurate answers use lsp. Operations: " +
 		registry.ChoiceDocs(ops) + ".",
-	Handler: registry.With(Key, query).WithEnum("op", registry.ChoiceNames(ops)),
+	Renamed: map[string]string{"op": "operation"},
+	Handler: registry.With(Key, query).WithEnum("operation", registry.ChoiceNames(ops)),
 }
 
 func query(ctx context.Context, c *registry.Call, g *Graph, p params) (*graph.Answer, error) {
 	o, ok := registry.FindChoice(ops, p.Op)
 	if !ok {
-		return nil, fmt.Errorf("unknown op %q; use one of %s", p.Op, strings.Join(registry.ChoiceNames(ops), ", "))
+		return nil, fmt.Errorf("unknown operation %q; use one of %s", p.Op, strings.Join(registry.ChoiceNames(ops), ", "))
 	}
 	if p.File != "" {
 		abs, err := c.Path(p.File)
