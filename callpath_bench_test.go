@@ -1,4 +1,4 @@
-package registry_test
+package builtintools_test
 
 import (
 	"context"
@@ -19,7 +19,7 @@ import (
 
 // The same trivial read call, in process and over stdio, in one benchmark
 // run, both on the same MCP revision:
-// go test -run XXX -bench 'Call(Direct|InProcess|Stdio)$' -benchtime 5000x -count 5 ./registry/
+// go test -run XXX -bench 'Call(Direct|InProcess|Stdio)$' -benchtime 5000x -count 5 .
 func benchRoot(b *testing.B) string {
 	root := b.TempDir()
 	if err := os.WriteFile(filepath.Join(root, "small.txt"), []byte("one\ntwo\nthree\n"), 0o644); err != nil {
