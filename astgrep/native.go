@@ -446,6 +446,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"unsafe"
 )
 
@@ -683,4 +684,13 @@ var bundledLanguage = map[string]func() tsLanguage{
 	"tsx":        func() tsLanguage { return C.tree_sitter_tsx() },
 	"typescript": func() tsLanguage { return C.tree_sitter_typescript() },
 	"yaml":       func() tsLanguage { return C.tree_sitter_yaml() },
+}
+
+// cLayout describes the tree-sitter structs this package declares itself,
+// for the test that holds them against the runtime's own declarations.
+func cLayout() map[string]reflect.Type {
+	return map[string]reflect.Type{
+		"TSNode":       reflect.TypeFor[C.TSNode](),
+		"TSTreeCursor": reflect.TypeFor[C.TSTreeCursor](),
+	}
 }
