@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -294,7 +295,7 @@ func compilePattern(ctx context.Context, l *language, src string, parse parseFun
 			// Styles differ only in placeholders: without metavariables
 			// every style reads the same text, and the same text reads the
 			// same way.
-			if contains(frags, frag) {
+			if slices.Contains(frags, frag) {
 				continue
 			}
 			frags = append(frags, frag)
@@ -682,13 +683,4 @@ func (p *pattern) mayMatch(src []byte) bool {
 		}
 	}
 	return true
-}
-
-func contains(xs []string, s string) bool {
-	for _, x := range xs {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

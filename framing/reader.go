@@ -321,8 +321,8 @@ func trimSpace(b []byte) []byte {
 }
 
 // parseLength parses a Content-Length value. It never overflows: once the
-// value passes max it only checks that the rest are digits.
-func parseLength(v []byte, max int) (int, error) {
+// value passes limit it only checks that the rest are digits.
+func parseLength(v []byte, limit int) (int, error) {
 	v = trimSpace(v)
 	if len(v) == 0 {
 		return 0, ErrBadLength
@@ -340,7 +340,7 @@ func parseLength(v []byte, max int) (int, error) {
 			return 0, ErrBadLength
 		}
 		d := int(c - '0')
-		if !over && (n > max/10 || n*10 > max-d) {
+		if !over && (n > limit/10 || n*10 > limit-d) {
 			over = true
 		}
 		if !over {

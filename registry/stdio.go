@@ -130,9 +130,9 @@ type frameFilter struct {
 }
 
 func (f *frameFilter) run(ctx context.Context, in io.Reader, pass io.Writer) error {
-	max := f.max
-	if max <= 0 {
-		max = DefaultMaxFrameBytes
+	limit := f.max
+	if limit <= 0 {
+		limit = DefaultMaxFrameBytes
 	}
 	br := bufio.NewReaderSize(in, 64<<10)
 	var line []byte
@@ -148,7 +148,7 @@ func (f *frameFilter) run(ctx context.Context, in io.Reader, pass io.Writer) err
 			size += len(chunk)
 			switch {
 			case over:
-			case size > max:
+			case size > limit:
 				over = true
 				head = append(head[:0], line[:min(len(line), 4<<10)]...)
 				if len(head) < 4<<10 {
@@ -171,8 +171,8 @@ func (f *frameFilter) run(ctx context.Context, in io.Reader, pass io.Writer) err
 		}
 		if over {
 			f.reply(leadingID(head), codeInvalidRequest, fmt.Sprintf(
-				"the message is %d bytes, over this server's limit of %d bytes (--max-frame), so it was not read; nothing was done. "+
-					"Send less in one call: split a large write, or send a patch instead of a whole file", size, max))
+				"the message is %d bytes, over this server's limit of %d bytes (--limit-frame), so it was not read; nothing was done. "+
+					"Send less in one call: split a large write, or send a patch instead of a whole file", size, limit))
 			continue
 		}
 		if !f.check(line) {
