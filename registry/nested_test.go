@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/registry"
@@ -381,4 +382,46 @@ func fitsSchema(schema json.RawMessage, v any) error {
 		return err
 	}
 	return sch.Validate(inst)
+}
+
+// The question timeout fires at its time, on a fake clock: a client of the
+// earlier era that never answers an elicitation/create cannot hold the
+// call past Config.QuestionTimeout.
+func TestQuestionTimeoutFiresAtItsTime(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ask := registry.Descriptor{Name: "ask", Tier: tiers.Read, Description: "asks once", Asks: true,
+			Handler: registry.Func(func(ctx context.Context, c *registry.Call, p struct{}) (msg, error) {
+				_, err := c.Elicit(ctx, mcp.ElicitationParams{Mode: mcp.ElicitationModeForm, Message: "ok?",
+					RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{"ok": map[string]any{"type": "boolean"}}}})
+				return msg{}, err
+			})}
+		r := newRun(t, registry.Config{QuestionTimeout: 7 * time.Minute, ClientProtocol: mcp.ProtocolVersion20251125,
+			Families: []registry.Extension{toyFiles, family("ask", ask)}})
+		c, err := r.Client(context.Background(), tiers.Normal, client.WithElicitationHandler(silent{}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		t0 := time.Now()
+		req := mcp.CallToolRequest{}
+		req.Params.Name = "ask"
+		res, err := c.CallTool(context.Background(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := time.Since(t0); d != 7*time.Minute {
+			t.Fatalf("the call returned after %s, want the question timeout 7m0s", d)
+		}
+		if text := registry.ResultText(res); !res.IsError || !strings.Contains(text, "did not answer within 7m0s") {
+			t.Fatalf("%q", text)
+		}
+	})
+}
+
+// silent is a client that never answers a question.
+type silent struct{}
+
+func (silent) Elicit(ctx context.Context, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
+	<-ctx.Done()
+	return nil, ctx.Err()
 }

@@ -5,7 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
+	"testing/synctest"
 
 	"github.com/builtin-tools/builtin-tools/tiers"
 )
@@ -29,6 +29,10 @@ func toyRun(t *testing.T, tools ...Descriptor) *Run {
 
 // REG-10: calls to a serial tool run one at a time, in arrival order.
 func TestSerialToolRunsInArrivalOrder(t *testing.T) {
+	synctest.Test(t, testSerialToolRunsInArrivalOrder)
+}
+
+func testSerialToolRunsInArrivalOrder(t *testing.T) {
 	var (
 		mu      sync.Mutex
 		order   []int
@@ -66,16 +70,14 @@ func TestSerialToolRunsInArrivalOrder(t *testing.T) {
 				t.Errorf("call %d: %v %v", i, err, ResultText(res))
 			}
 		}(i)
-		// Wait until call i holds the lock (i == 0) or is queued, so
-		// arrival order is known.
-		for {
-			e.serial.mu.Lock()
-			ready := e.serial.held && len(e.serial.waiters) == i
-			e.serial.mu.Unlock()
-			if ready {
-				break
-			}
-			time.Sleep(time.Millisecond)
+		// Call i holds the lock (i == 0) or is queued once every goroutine
+		// is blocked, so arrival order is known.
+		synctest.Wait()
+		e.serial.mu.Lock()
+		ready := e.serial.held && len(e.serial.waiters) == i
+		e.serial.mu.Unlock()
+		if !ready {
+			t.Fatalf("call %d is neither running nor queued", i)
 		}
 	}
 	close(release)
@@ -95,29 +97,29 @@ func TestSerialToolRunsInArrivalOrder(t *testing.T) {
 
 // A waiter that gives up leaves the queue without blocking those behind it.
 func TestFIFOWaiterGivesUp(t *testing.T) {
-	f := newFIFO()
-	if err := f.lock(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	errc := make(chan error)
-	go func() { errc <- f.lock(ctx) }()
-	for {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFIFO()
+		if err := f.lock(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		errc := make(chan error)
+		go func() { errc <- f.lock(ctx) }()
+		synctest.Wait()
 		f.mu.Lock()
 		n := len(f.waiters)
 		f.mu.Unlock()
-		if n == 1 {
-			break
+		if n != 1 {
+			t.Fatalf("%d waiters, want 1", n)
 		}
-		time.Sleep(time.Millisecond)
-	}
-	cancel()
-	if err := <-errc; err == nil {
-		t.Fatal("cancelled waiter got the lock")
-	}
-	f.unlock()
-	if err := f.lock(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	f.unlock()
+		cancel()
+		if err := <-errc; err == nil {
+			t.Fatal("cancelled waiter got the lock")
+		}
+		f.unlock()
+		if err := f.lock(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		f.unlock()
+	})
 }
