@@ -1,3 +1,5 @@
+//go:build unix
+
 // Package proc is the only way this module runs a child process: language
 // servers and checkers, debug adapters, kernels, workers, git and the
 // probes that check a program runs. [Start] returns a [Process] that owns

@@ -1,0 +1,47 @@
+package proc
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/builtin-tools/builtin-tools/internal/testenv"
+)
+
+// N18: a grandchild that left the group and cleared its environment is
+// reparented to a process that adopts orphans, and ended at Shutdown.
+func TestAdoptedOrphanEndsAtShutdown(t *testing.T) {
+	dir := t.TempDir()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	parent := exec.Command(self, "-test.run=^$")
+	parent.Env = append(os.Environ(), childEnv+"=adopt:"+dir)
+	in, err := parent.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := parent.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer parent.Process.Kill()
+	var orphan int
+	waitFor(t, "the orphan never started", 20*time.Second, func() bool {
+		orphan = readPid(filepath.Join(dir, "orphan"))
+		return orphan != 0
+	})
+	t.Cleanup(func() { syscall.Kill(orphan, syscall.SIGKILL) })
+	waitFor(t, "the orphan was not reparented to the subreaper", 5*time.Second, func() bool {
+		ppid, _, _ := statOf(orphan)
+		return ppid == parent.Process.Pid
+	})
+	in.Close()
+	if err := parent.Wait(); err != nil {
+		t.Fatalf("the adopting process: %v", err)
+	}
+	waitFor(t, "the adopted orphan outlived Shutdown", 5*time.Second, func() bool { return !testenv.ProcessRunning(orphan) })
+}
