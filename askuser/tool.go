@@ -67,11 +67,11 @@ func ask(ctx context.Context, c *registry.Call, asker *Asker, p askParams) (AskR
 	ans, err := asker.Ask(ctx, q)
 	switch {
 	case errors.Is(err, ErrTimeout):
-		return AskResult{}, registry.Messagef("The question timed out (%v): nobody answered. Proceed under an explicitly stated assumption — say which one — and do not ask this question again.", err)
+		return AskResult{}, fmt.Errorf("The question timed out (%v): nobody answered. Proceed under an explicitly stated assumption — say which one — and do not ask this question again.", err)
 	case errors.Is(err, ErrNoHuman):
-		return AskResult{}, registry.Messagef("The question could not be asked: %v. Do not wait for an answer and do not ask again: proceed under an explicitly stated assumption and say which one.", err)
+		return AskResult{}, fmt.Errorf("The question could not be asked: %v. Do not wait for an answer and do not ask again: proceed under an explicitly stated assumption and say which one.", err)
 	case err != nil:
-		return AskResult{}, registry.Messagef("The question could not be asked: %v", err)
+		return AskResult{}, fmt.Errorf("The question could not be asked: %v", err)
 	}
 	return AskResult{Outcome: ans.Outcome.String(), Choices: ans.Choices, Answer: ans.Text}, nil
 }

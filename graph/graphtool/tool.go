@@ -2,6 +2,7 @@ package graphtool
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -108,12 +109,8 @@ func query(ctx context.Context, c *registry.Call, g *Graph, p params) (*graph.An
 	}
 	a, err := o.run(x, p, c.Budget(), synced)
 	if err != nil {
-		if le, ok := err.(*graph.LookupError); ok {
-			msg := le.Msg
-			if !x.Ready() {
-				msg += " — but the index is still building (" + x.ProgressText() + "); ask again when status says ready"
-			}
-			return nil, registry.Messagef("%s", msg)
+		if le := (*graph.LookupError)(nil); errors.As(err, &le) && !x.Ready() {
+			return nil, fmt.Errorf("%w — but the index is still building (%s); ask again when status says ready", le, x.ProgressText())
 		}
 		return nil, err
 	}
