@@ -144,13 +144,13 @@ func TestSharedAcrossRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if h1.Index != h2.Index {
+	if h1.Index() != h2.Index() {
 		t.Fatal("two runs over one root got two indexes")
 	}
-	h1.Start(nil)
-	h1.Release()
-	if !h2.Wait(context.Background(), time.Minute) || len(h2.files) != 1 {
-		t.Fatal("the second run's index stopped when the first run released it")
+	h1.Index().Start(nil)
+	h1.Close() // a run closing its handle releases it; the index lives on
+	if !h2.Index().Wait(context.Background(), time.Minute) || len(h2.Index().files) != 1 {
+		t.Fatal("the second run's index stopped when the first run closed its handle")
 	}
 	h2.Release()
 	h3, err := Acquire(root, Options{})
@@ -158,7 +158,7 @@ func TestSharedAcrossRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer h3.Release()
-	if h3.Index == h1.Index {
+	if h3.Index() == h1.Index() {
 		t.Fatal("an index outlived its last run")
 	}
 }

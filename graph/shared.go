@@ -28,11 +28,23 @@ type sharedIndex struct {
 	e    *astgrep.Engine
 }
 
-// Handle is one run's reference to a shared index.
+// Handle is one run's reference to a shared index. It does not embed the
+// index: closing one run's handle must not stop the index the other runs of
+// the process share.
 type Handle struct {
-	*Index
+	x    *Index
 	key  string
 	once sync.Once
+}
+
+// Index is the shared index, for queries. Never close it: Release (or
+// Close) the handle.
+func (h *Handle) Index() *Index { return h.x }
+
+// Close releases the handle, as Release does.
+func (h *Handle) Close() error {
+	h.Release()
+	return nil
 }
 
 func sharedKey(root string, opts Options) string {
@@ -51,7 +63,7 @@ func Acquire(root string, opts Options) (*Handle, error) {
 	defer shared.mu.Unlock()
 	if s := shared.m[key]; s != nil {
 		s.refs++
-		return &Handle{Index: s.x, key: key}, nil
+		return &Handle{x: s.x, key: key}, nil
 	}
 	g, err := pathguard.New(root)
 	if err != nil {
@@ -68,7 +80,7 @@ func Acquire(root string, opts Options) (*Handle, error) {
 		shared.m = map[string]*sharedIndex{}
 	}
 	shared.m[key] = &sharedIndex{x: x, refs: 1, g: g, e: e}
-	return &Handle{Index: x, key: key}, nil
+	return &Handle{x: x, key: key}, nil
 }
 
 // Release gives the reference back; the last one closes the index.

@@ -30,7 +30,7 @@ type Graph struct {
 // with the run.
 func (g *Graph) announceWhenReady(run *registry.Run) {
 	g.announce.Do(func() {
-		x := g.H.Index
+		x := g.H.Index()
 		go func() {
 			ctx := run.Context()
 			for !x.Wait(ctx, time.Hour) {
@@ -91,11 +91,11 @@ var ReindexOnWrite = registry.Wrapper{
 		return func(ctx context.Context, c *registry.Call) (*mcp.CallToolResult, error) {
 			res, err := next(ctx, c)
 			g, ok := Key.Of(c.Run)
-			if !ok || !g.H.Started() {
+			if !ok || !g.H.Index().Started() {
 				return res, err
 			}
 			if written := c.Written(); len(written) > 0 {
-				if rerr := g.H.Refresh(ctx, written...); rerr != nil && res != nil && !res.IsError {
+				if rerr := g.H.Index().Refresh(ctx, written...); rerr != nil && res != nil && !res.IsError {
 					c.Report("code_graph", "code graph: re-reading the written files failed: "+rerr.Error(), map[string]any{"error": rerr.Error()})
 				}
 			}

@@ -59,7 +59,7 @@ func TestQueryBeforeReady(t *testing.T) {
 		t.Fatalf("status right after the first use: %s", first)
 	}
 	g, _ := graphtool.Key.Of(r)
-	if !g.H.Wait(context.Background(), time.Minute) {
+	if !g.H.Index().Wait(context.Background(), time.Minute) {
 		t.Fatal("not built in a minute")
 	}
 	done := call(t, r, map[string]any{"operation": "callers", "symbol": "Target"})

@@ -89,7 +89,7 @@ func query(ctx context.Context, c *registry.Call, g *Graph, p params) (*graph.An
 		}
 		p.File = c.Rel(abs)
 	}
-	x := g.H.Index
+	x := g.H.Index()
 	x.Start(nil)
 	if o.wait {
 		// Wait for a build in progress, bounded, telling the client how far
