@@ -293,14 +293,18 @@ func (x *Index) Find(query, kind string, limit, budget, synced int) (*Answer, er
 		score int
 	}
 	var hits []hit
+	otherKinds := map[string]int{} // matches left out by kind
 	for _, f := range x.files {
 		for i := range f.Defs {
 			d := &f.Defs[i]
-			if kind != "" && d.Kind != kind {
-				continue
-			}
 			s := nameScore(d.Name, name, low)
 			if s == 0 {
+				continue
+			}
+			if kind != "" && d.Kind != kind {
+				if qual == "" || qualifies(Target{f, int32(i)}, qual) {
+					otherKinds[d.Kind]++
+				}
 				continue
 			}
 			t := Target{f, int32(i)}
@@ -329,6 +333,15 @@ func (x *Index) Find(query, kind string, limit, budget, synced int) (*Answer, er
 	st := x.state(synced)
 	a := &Answer{Op: "find", Index: st}
 	w := &writer{budget: budget}
+	if len(hits) == 0 && len(otherKinds) > 0 {
+		kinds := make([]string, 0, len(otherKinds))
+		for k, n := range otherKinds {
+			kinds = append(kinds, fmt.Sprintf("%s (%d)", k, n))
+		}
+		sort.Strings(kinds)
+		return nil, &LookupError{fmt.Sprintf("no %s matches %q; definitions of other kinds do: %s (ask again with one of those kinds, or without kind)",
+			kind, q, strings.Join(kinds, ", "))}
+	}
 	if len(hits) == 0 {
 		return nil, &LookupError{fmt.Sprintf("no definition matches %q%s", q, x.nearNames(name))}
 	}
