@@ -85,15 +85,15 @@ func (c *Call) Wrote(abs ...string) {
 // report to its structured content's "reports" (many tools already have a
 // "notes" of their own).
 type Report struct {
-	Kind string `json:"kind" jsonschema:"what added it: diagnostics, code_graph"`
-	Text string `json:"text" jsonschema:"what the agent reads"`
-	Data any    `json:"data,omitempty" jsonschema:"the same as data, when there is any"`
+	Kind string         `json:"kind" jsonschema:"what added it: diagnostics, code_graph"`
+	Text string         `json:"text" jsonschema:"what the agent reads"`
+	Data map[string]any `json:"data,omitempty" jsonschema:"the same as data, when there is any"`
 }
 
 // Report adds a report to the call's result (wrappers call it after the
 // handler). A child's reports go to the child's own result, which its
 // caller receives whole.
-func (c *Call) Report(kind, text string, data any) {
+func (c *Call) Report(kind, text string, data map[string]any) {
 	if text == "" && data == nil {
 		return
 	}

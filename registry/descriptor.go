@@ -211,6 +211,8 @@ func outputSchema[R any]() (json.RawMessage, error) {
 		return nil, err
 	}
 	dropNullTypes(reports)
+	// A free-form object, said as one: an empty schema reads as "anything".
+	reports.Items.Properties["data"] = &jsonschema.Schema{Type: "object", Description: "the same as data, when there is any"}
 	reports.Description = "what ran after the tool added (diagnostics after a write, a code graph re-index that failed)"
 	if schema.Properties == nil {
 		schema.Properties = map[string]*jsonschema.Schema{}

@@ -1,7 +1,11 @@
 package main
 
 import (
+	"bufio"
+	"context"
 	"encoding/json"
+	"errors"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,8 +14,11 @@ import (
 	"testing"
 
 	builtintools "github.com/builtin-tools/builtin-tools"
+	"github.com/builtin-tools/builtin-tools/askuser"
 	"github.com/builtin-tools/builtin-tools/conformance"
 	"github.com/builtin-tools/builtin-tools/internal/testenv"
+	"github.com/builtin-tools/builtin-tools/registry"
+	"github.com/builtin-tools/builtin-tools/tiers"
 )
 
 // golden is what each mode must list, from the conformance data.
@@ -115,5 +122,98 @@ func TestInspectorRefusedCalls(t *testing.T) {
 		"--tool-args-json", `{"question":"Proceed?","allow_free_text":true}`, "--format", "json")
 	if code == 0 || !strings.Contains(out, "did not declare the elicitation capability") {
 		t.Fatalf("ask_user: exit %d: %s %s", code, out, errs)
+	}
+}
+
+// The design card's third user: a developer inspects a harness's live run
+// with the real Inspector, through Run.ServeDebug's socket and `attach`.
+func TestInspectorAttachesToLiveRun(t *testing.T) {
+	root := fixture(t)
+	r, err := builtintools.NewRun(builtintools.Options{Root: root, Ask: askuser.Elicitation{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	sock, err := r.ServeDebug(context.Background(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(filepath.Dir(sock)); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Fatalf("the socket's folder: %v %v", fi.Mode(), err)
+	}
+	insp := testenv.LookPath(t, "mcp-inspector")
+	bin := testenv.Command(t)
+	// inspect runs the Inspector's CLI through attach; a failed call is a
+	// non-zero exit with its error on stderr, returned after stdout.
+	inspect := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command(insp, append([]string{"--cli", bin, "attach", sock}, args...)...)
+		cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "NO_COLOR=1")
+		var errb strings.Builder
+		cmd.Stderr = &errb
+		out, err := cmd.Output()
+		if _, exited := err.(*exec.ExitError); err != nil && !exited {
+			t.Fatalf("inspector %v: %v\n%s%s", args, err, out, errb.String())
+		}
+		if err != nil {
+			return string(out) + errb.String()
+		}
+		return string(out)
+	}
+	out := inspect("--method", "tools/list", "--format", "json")
+	var list struct {
+		Result struct {
+			Tools []struct {
+				Name string `json:"name"`
+			} `json:"tools"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(out), &list); err != nil {
+		t.Fatalf("%v in %q", err, out)
+	}
+	var got []string
+	for _, tool := range list.Result.Tools {
+		got = append(got, tool.Name)
+	}
+	slices.Sort(got)
+	if want := golden(t)["readonly"]; !slices.Equal(got, want) {
+		t.Fatalf("read-only by default: the Inspector sees %v, want %v", got, want)
+	}
+	// The harness writes through its own run; the Inspector reads it live.
+	if res, err := r.Call(context.Background(), tiers.Normal, "write", json.RawMessage(`{"path":"live.txt","content":"from the harness\n"}`)); err != nil || res.IsError {
+		t.Fatalf("harness write: %v %v", err, registry.ResultText(res))
+	}
+	out = inspect("--method", "tools/call", "--tool-name", "read", "--tool-args-json", `{"path":"live.txt"}`, "--format", "json")
+	if !strings.Contains(out, "from the harness") {
+		t.Fatalf("read through the socket: %s", out)
+	}
+	out = inspect("--method", "tools/call", "--tool-name", "write", "--tool-args-json", `{"path":"x.txt","content":"y"}`, "--format", "json")
+	if !strings.Contains(out, "not found") {
+		t.Fatalf("a write through a read-only socket: %s", out)
+	}
+	// One client at a time: a second is told so while the first is on.
+	first, err := net.Dial("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Close()
+	first.Write([]byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n"))
+	if line, err := bufio.NewReader(first).ReadString('\n'); err != nil || !strings.Contains(line, `"result"`) {
+		t.Fatalf("first client: %q %v", line, err)
+	}
+	second, err := net.Dial("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	line, _ := bufio.NewReader(second).ReadString('\n')
+	second.Close()
+	if !strings.Contains(line, "another client is attached") {
+		t.Fatalf("second client: %q", line)
+	}
+	first.Close()
+	// The socket goes with the run.
+	r.Close()
+	if _, err := os.Stat(sock); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the socket outlived its run: %v", err)
 	}
 }

@@ -35,6 +35,7 @@ Usage:
   builtin-tools serve [flags]              serve one run over stdin/stdout (MCP)
   builtin-tools tools [flags]              list the tools a mode sees
   builtin-tools call [flags] TOOL [JSON]   run one call in a fresh run and print the result
+  builtin-tools attach SOCKET              bridge stdin/stdout to a live run's debug socket (Run.ServeDebug)
   builtin-tools version
 
 Run 'builtin-tools COMMAND --help' for a command's flags.
@@ -66,6 +67,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return cmdTools(args[1:], stdout, stderr)
 	case "call":
 		return cmdCall(args[1:], stdin, stdout, stderr)
+	case "attach":
+		return cmdAttach(args[1:], stdin, stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "builtin-tools", builtintools.Version)
 		return 0

@@ -1,0 +1,32 @@
+package registry
+
+import (
+	"fmt"
+	"net"
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// sameUser refuses a socket client of another user (the folder's mode
+// already keeps them out; this holds if it is ever loosened).
+func sameUser(conn net.Conn) error {
+	uc, ok := conn.(*net.UnixConn)
+	if !ok {
+		return nil
+	}
+	raw, err := uc.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var cred *unix.Ucred
+	var cerr error
+	raw.Control(func(fd uintptr) { cred, cerr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED) })
+	if cerr != nil {
+		return cerr
+	}
+	if int(cred.Uid) != os.Getuid() {
+		return fmt.Errorf("the debug socket serves its own user only (uid %d), not uid %d", os.Getuid(), cred.Uid)
+	}
+	return nil
+}
