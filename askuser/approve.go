@@ -21,9 +21,13 @@ func (Approver) Approve(ctx context.Context, c *registry.Call) (bool, string, er
 	if !ok {
 		return false, "", fmt.Errorf("%w: this run has no ask port", ErrNoHuman)
 	}
+	about := "Arguments:\n" + summarize(c.Args)
+	if s := c.ApprovalSummary(); s != "" {
+		about = s + "\n\n" + about
+	}
 	ans, err := asker.Ask(ctx, Question{
 		Question: approvalQuestion(c),
-		Context:  "Arguments:\n" + summarize(c.Args),
+		Context:  about,
 		Options: []Option{
 			{Label: "Allow", Description: "run this call"},
 			{Label: "Deny", Description: "refuse it; the agent is told not to retry"},

@@ -45,7 +45,13 @@ type Call struct {
 	mu      sync.Mutex
 	written []string
 	reports []Report
+
+	approvalSummary string
 }
+
+// ApprovalSummary is what the tool says of this call for an approval card
+// (Descriptor.Approval), "" when it says nothing beyond its arguments.
+func (c *Call) ApprovalSummary() string { return c.approvalSummary }
 
 type callKey struct{}
 
@@ -478,6 +484,17 @@ func (r *Run) approve(ctx context.Context, c *Call) *mcp.CallToolResult {
 	switch d {
 	case "", Allow:
 		return nil
+	case Ask:
+		if c.Tool.Stages {
+			return nil // the call that applies what it stages is asked
+		}
+		if c.Tool.Approval != nil {
+			needed, summary := c.Tool.Approval(ctx, c)
+			if !needed {
+				return nil
+			}
+			c.approvalSummary = summary
+		}
 	case Deny:
 		return mcp.NewToolResultError(fmt.Sprintf("%s is refused: this run's approval policy denies %s tools (%s=deny). Do not retry; tell the user what you would have done.", c.Tool.Name, t, t))
 	}

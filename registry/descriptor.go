@@ -50,6 +50,15 @@ type Descriptor struct {
 	// that they can pause for the answer; others run on the request's own
 	// goroutine.
 	Asks bool
+	// Stages marks a write tool that writes nothing itself: it stages a
+	// change that a later call applies (ast_edit, then resolve). Under
+	// write=ask it is not asked about — the applying call is, once; under
+	// write=deny it is refused like any write.
+	Stages bool
+	// Approval, when set, tells the approval gate whether this call needs
+	// approval at all (resolve's discard writes nothing) and what the card
+	// shows of it besides the arguments (the staged diff's summary).
+	Approval func(ctx context.Context, c *Call) (needed bool, summary string)
 	// Renamed maps argument names the tool once took to their names now,
 	// so a caller using an old one is told the new one (not in the schema:
 	// no aliases).

@@ -2,6 +2,7 @@ package registry_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -414,5 +415,46 @@ func TestPolicyString(t *testing.T) {
 		if back, err := registry.ParsePolicy(p.String()); err != nil || back.String() != want {
 			t.Errorf("%q does not read back: %v", p.String(), err)
 		}
+	}
+}
+
+// Under write=ask a staging tool is not asked about — the call that applies
+// what it staged is, once, with the tool's summary for the card; a call
+// that writes nothing (Approval says so) is not asked either.
+func TestApprovalAskedOnceForStagedWrites(t *testing.T) {
+	var asked []string
+	approver := approverFunc(func(ctx context.Context, c *registry.Call) (bool, string, error) {
+		asked = append(asked, c.Tool.Name+": "+c.ApprovalSummary())
+		return true, "", nil
+	})
+	stage := registry.Descriptor{Name: "stage", Tier: tiers.Write, Description: "stages", Stages: true,
+		Handler: registry.Func(func(ctx context.Context, c *registry.Call, p noParams) (msg, error) { return msg{"staged e1"}, nil })}
+	type applyParams struct {
+		Action string `json:"action" jsonschema:"accept or discard"`
+	}
+	apply := registry.Descriptor{Name: "apply", Tier: tiers.Write, Description: "applies", Writes: true,
+		Approval: func(ctx context.Context, c *registry.Call) (bool, string) {
+			var p applyParams
+			json.Unmarshal(c.Args, &p)
+			return p.Action == "accept", "e1: 2 files, +3 -1 lines"
+		},
+		Handler: registry.Func(func(ctx context.Context, c *registry.Call, p applyParams) (msg, error) {
+			return msg{p.Action + "ed"}, nil
+		})}
+	r := newRun(t, registry.Config{Policy: registry.Policy{tiers.Write: registry.Ask}, Approver: approver,
+		Families: []registry.Extension{toyFiles, family("staging", stage, apply)}})
+	for _, c := range []struct{ tool, args, want string }{{"stage", `{}`, "staged e1"}, {"apply", `{"action":"discard"}`, "discarded"}, {"apply", `{"action":"accept"}`, "accepted"}} {
+		if out, isErr := call(t, r, tiers.Normal, c.tool, c.args); isErr || out != c.want {
+			t.Fatalf("%s %s: %q", c.tool, c.args, out)
+		}
+	}
+	if len(asked) != 1 || asked[0] != "apply: e1: 2 files, +3 -1 lines" {
+		t.Fatalf("asked %q, want once, for the accept, with its summary", asked)
+	}
+	// Deny still refuses a staging tool: what it stages could never be applied.
+	r = newRun(t, registry.Config{Policy: registry.Policy{tiers.Write: registry.Deny},
+		Families: []registry.Extension{toyFiles, family("staging", stage, apply)}})
+	if out, isErr := call(t, r, tiers.Normal, "stage", `{}`); !isErr || !strings.Contains(out, "write=deny") {
+		t.Fatalf("stage under deny: %q", out)
 	}
 }
