@@ -104,3 +104,16 @@ if ! nm -D --defined-only "$so" 2>/dev/null | grep -q ' T tree_sitter_dart$'; th
 	fi
 fi
 echo "install-astgrep.sh: Dart grammar at $so"
+
+# The command looks for run-time grammars in the per-user grammar folder
+# (see defaultGrammars in cmd/builtin-tools), so the grammar goes there too:
+# `builtin-tools call ast_grep '{"language": "dart", ...}'` then works with no
+# flag. BUILTIN_TOOLS_GRAMMARS, when set, names that folder instead.
+user_grammars="${BUILTIN_TOOLS_GRAMMARS:-${XDG_DATA_HOME:-$HOME/.local/share}/builtin-tools/grammars}"
+user_grammars="${user_grammars%%:*}"
+mkdir -p "$user_grammars"
+if ! cmp -s "$so" "$user_grammars/libtree-sitter-dart.so"; then
+	cp -f "$so" "$user_grammars/libtree-sitter-dart.so.tmp.$$"
+	mv -f "$user_grammars/libtree-sitter-dart.so.tmp.$$" "$user_grammars/libtree-sitter-dart.so"
+fi
+echo "install-astgrep.sh: Dart grammar also in $user_grammars, where the command looks by default"

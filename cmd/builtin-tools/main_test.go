@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/builtin-tools/builtin-tools/internal/testenv"
 )
 
 // runCmd runs the command in process and returns exit code, stdout, stderr.
@@ -139,5 +141,21 @@ func TestUsageErrors(t *testing.T) {
 	}
 	if code, out, _ := runCmd(t, "", "version"); code != 0 || !strings.HasPrefix(out, "builtin-tools ") {
 		t.Errorf("version: %d %q", code, out)
+	}
+}
+
+// After the README's install step the seed's Dart example needs no flag:
+// the per-user grammar folder is the default, and the install puts the
+// Dart grammar there.
+func TestDartGrammarByDefault(t *testing.T) {
+	dir := defaultGrammars()
+	if _, err := os.Stat(filepath.Join(dir, "libtree-sitter-dart.so")); dir == "" || err != nil {
+		testenv.Missing(t, "the Dart grammar in the per-user grammar folder", "scripts/install-astgrep.sh puts it there")
+	}
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "main.dart"), []byte("void main() {\n  print('hello');\n}\n"), 0o644)
+	code, out, errs := runCmd(t, "", "call", "--root", root, "ast_grep", `{"pattern": "print($A)", "language": "dart"}`)
+	if code != 0 || !strings.Contains(out, "main.dart:2") {
+		t.Fatalf("exit %d: %s %s", code, out, errs)
 	}
 }
