@@ -49,13 +49,19 @@ func (r *Run) ServeStdio(ctx context.Context, mode tiers.Mode, in io.Reader, out
 	inputDone := make(chan struct{})
 	go func() {
 		defer close(inputDone)
-		f := &frameFilter{max: r.cfg.MaxFrameBytes, reply: lw.reply, unknown: func(name string) string {
+		f := &frameFilter{max: r.cfg.MaxFrameBytes, reply: lw.reply, asked: lw.asked, unknown: func(name string) string {
 			if _, inCatalog := r.tools[name]; inCatalog {
 				return "" // the call path refuses it if the caller cannot see it
 			}
 			return r.refusal(mode, name)
 		}}
 		err := f.run(ctx, in, pw)
+		if err == nil {
+			// mcp-go cancels every call in flight the moment its input
+			// ends: it sees the end only once the requests already read
+			// are answered, or drainTimeout has passed.
+			lw.drained(ctx, drainTimeout)
+		}
 		pw.CloseWithError(err) // EOF for mcp-go when err is nil
 	}()
 	done := make(chan error, 1)
@@ -88,16 +94,60 @@ func (r *Run) ServeStdio(ctx context.Context, mode tiers.Mode, in io.Reader, out
 }
 
 // lockedWriter writes whole frames, one at a time, for mcp-go's responses,
-// its requests to the client, and the filter's own errors.
+// its requests to the client, and the filter's own errors. It counts the
+// requests passed to mcp-go that are not answered yet.
 type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
+	mu      sync.Mutex
+	w       io.Writer
+	pending int
+	idle    chan struct{} // closed when pending drops to 0, while someone waits
 }
 
 func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if isResponse(p) && l.pending > 0 {
+		l.pending--
+		if l.pending == 0 && l.idle != nil {
+			close(l.idle)
+			l.idle = nil
+		}
+	}
 	return l.w.Write(p)
+}
+
+// asked counts a request passed on to mcp-go.
+func (l *lockedWriter) asked() {
+	l.mu.Lock()
+	l.pending++
+	l.mu.Unlock()
+}
+
+// drained waits until every request passed on was answered, at most d.
+func (l *lockedWriter) drained(ctx context.Context, d time.Duration) {
+	l.mu.Lock()
+	if l.pending == 0 {
+		l.mu.Unlock()
+		return
+	}
+	if l.idle == nil {
+		l.idle = make(chan struct{})
+	}
+	idle := l.idle
+	l.mu.Unlock()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-idle:
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
+
+// isResponse reports whether a frame mcp-go writes answers a request (an
+// id and no method) rather than asking the client something or notifying.
+func isResponse(p []byte) bool {
+	return topLevelID(p) != nil && !hasTopLevelKey(p, "method")
 }
 
 // reply writes a JSON-RPC error response with id (raw JSON, "null" when
@@ -107,7 +157,10 @@ func (l *lockedWriter) reply(id json.RawMessage, code int, msg string) {
 		id = json.RawMessage("null")
 	}
 	m, _ := json.Marshal(msg)
-	l.Write(fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":%s}}`+"\n", id, code, m))
+	// Not through Write: these answer requests mcp-go never saw.
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.w.Write(fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":%s}}`+"\n", id, code, m))
 }
 
 // JSON-RPC error codes the filter answers with.
@@ -123,6 +176,8 @@ type frameFilter struct {
 	max         int
 	reply       func(id json.RawMessage, code int, msg string)
 	initialized bool // an initialize request went through
+	// asked, when set, is told of every request passed on.
+	asked func()
 	// unknown, when set, explains a tools/call of a tool the run does not
 	// have ("" if it has it); such a call is answered -32602 with it, a
 	// more useful text than mcp-go's "tool not found".
@@ -254,6 +309,9 @@ func (f *frameFilter) check(line []byte) bool {
 			return false
 		}
 	}
+	if f.asked != nil {
+		f.asked()
+	}
 	return true
 }
 
@@ -311,6 +369,36 @@ func topLevelID(msg []byte) json.RawMessage {
 		}
 	}
 	return nil
+}
+
+// hasTopLevelKey reports whether the top-level object of msg has key.
+func hasTopLevelKey(msg []byte, key string) bool {
+	want := `"` + key + `"`
+	depth := 0
+	for i := 0; i < len(msg); i++ {
+		switch msg[i] {
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+			if depth <= 0 {
+				return false
+			}
+		case '"':
+			end := stringEnd(msg, i)
+			if end < 0 {
+				return false
+			}
+			if depth == 1 && string(msg[i:end]) == want {
+				rest := bytes.TrimLeft(msg[end:], " \t\r\n")
+				if len(rest) > 0 && rest[0] == ':' {
+					return true
+				}
+			}
+			i = end - 1
+		}
+	}
+	return false
 }
 
 // stringEnd returns the index just past the JSON string starting at

@@ -222,3 +222,28 @@ func TestResultBudget(t *testing.T) {
 		t.Fatalf("%d characters, valid %v: %q", utf8.RuneCountInString(text), utf8.ValidString(text), text)
 	}
 }
+
+// A request followed at once by the end of input is answered, not
+// cancelled: mcp-go cancels calls in flight when its input ends, so it is
+// told of the end only once what was asked is answered (bounded).
+func TestRequestBeforeEndOfInputIsAnswered(t *testing.T) {
+	slow := toolOf("slow", tiers.Read, func(ctx context.Context, c *registry.Call) (string, error) {
+		select {
+		case <-time.After(300 * time.Millisecond):
+			return "finished", nil
+		case <-ctx.Done():
+			return "", context.Cause(ctx)
+		}
+	})
+	for range 5 {
+		p := serveStdio(t, registry.Config{}, slow)
+		p.initialize()
+		p.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{}}}`)
+		p.in.Close()
+		a := p.answer()
+		res, _ := a["result"].(map[string]any)
+		if b, _ := json.Marshal(res); res == nil || res["isError"] == true || !strings.Contains(string(b), "finished") {
+			t.Fatalf("answer: %v", a)
+		}
+	}
+}
