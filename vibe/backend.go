@@ -118,9 +118,9 @@ func (c Command) Check() error {
 // from closed sets; anything else is refused rather than put in a shell
 // line.
 func (c Command) line(j Job) (string, error) {
-	for _, v := range []string{j.Mode, j.Approve} {
-		if strings.Trim(v, "abcdefghijklmnopqrstuvwxyz=,") != "" {
-			return "", fmt.Errorf("the mode or policy %q cannot be put in a command line", v)
+	for k, v := range map[string]string{"{mode}": j.Mode, "{approve}": j.Approve} {
+		if strings.Contains(c.Line, k) && strings.Trim(v, "abcdefghijklmnopqrstuvwxyz=,") != "" {
+			return "", fmt.Errorf("the worker command has %s, and %q cannot be put in a command line", k, v)
 		}
 	}
 	return strings.NewReplacer("{mode}", j.Mode, "{approve}", j.Approve).Replace(c.Line), nil
@@ -263,6 +263,9 @@ func readStdout(r io.Reader, out io.Writer, activity func()) stdoutResult {
 				} else {
 					emit(pending)
 				}
+			}
+			if cap(pending) > 1<<20 {
+				pending = nil // a long record's buffer is not kept
 			}
 			pending, text = pending[:0], false
 		}

@@ -226,15 +226,17 @@ func (r *Roster) backendFor(tier, mode string) (Backend, error) {
 	if b, ok := r.cfg.Backends[BackendKey(tier, mode)]; ok {
 		return b, nil
 	}
-	if mode != ModeNormal {
-		if _, ok := r.cfg.Backends[tier]; ok || slices.Contains(Tiers, tier) {
-			return nil, fmt.Errorf("tier %s has no worker command for %s mode, so this %s-mode call cannot start a worker: "+
-				"the vibe tools are read tier, and the gate is the worker's own, so a worker started from %s mode must run its tools in %s mode. "+
-				"Configure one with --worker-command %s='CMD' (it gets VIBE_MODE=%s and VIBE_APPROVE in its environment, and {mode} and {approve} in its line)",
-				tier, mode, mode, mode, mode, BackendKey(tier, mode), mode)
-		}
+	known := r.tiers()
+	if !slices.Contains(known, tier) && !slices.Contains(Tiers, tier) {
+		return nil, fmt.Errorf("unknown tier %q; use one of %s", tier, strings.Join(known, ", "))
 	}
-	return nil, fmt.Errorf("unknown tier %q; use one of %s", tier, strings.Join(r.tiers(), ", "))
+	if mode == ModeNormal {
+		return nil, fmt.Errorf("tier %s has no worker command for normal mode; configure one with --worker-command %s='CMD'", tier, tier)
+	}
+	return nil, fmt.Errorf("tier %s has no worker command for %s mode, so this %s-mode call cannot start a worker: "+
+		"the vibe tools are read tier, and the gate is the worker's own, so a worker started from %s mode must run its tools in %s mode. "+
+		"Configure one with --worker-command %s='CMD' (it gets VIBE_MODE=%s and VIBE_APPROVE in its environment, and {mode} and {approve} in its line)",
+		tier, mode, mode, mode, mode, BackendKey(tier, mode), mode)
 }
 
 // describeAs says what runs a worker of b started with gate g.
@@ -279,7 +281,9 @@ func (r *Roster) Spawn(req SpawnRequest) (Info, error) {
 	}
 	var co *checkout
 	if req.Worktree {
-		if co, err = inspect(req.Dir, req.CarryChanges); err != nil {
+		if co, err = inspect(req.Dir, req.CarryChanges); err != nil && mode != ModeNormal {
+			return Info{}, fmt.Errorf("a worker started from %s mode runs in a git worktree of its own, never in the root, and here it cannot: %w", mode, err)
+		} else if err != nil {
 			return Info{}, err
 		}
 	}
@@ -341,10 +345,12 @@ func (r *Roster) newID() string {
 
 func (r *Roster) workerDir(id string) string { return filepath.Join(r.cfg.StateDir, "workers", id) }
 
+// tiers are the tiers some backend is configured for, in any mode.
 func (r *Roster) tiers() []string {
 	var out []string
-	for t := range r.cfg.Backends {
-		if !strings.Contains(t, "@") {
+	for key := range r.cfg.Backends {
+		t, _, _ := strings.Cut(key, "@")
+		if !slices.Contains(out, t) {
 			out = append(out, t)
 		}
 	}

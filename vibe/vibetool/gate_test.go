@@ -203,3 +203,17 @@ func TestRunCloseEndsSetsidChild(t *testing.T) {
 		t.Fatalf("the worker's setsid child %d outlived the run", pid)
 	}
 }
+
+// H1: outside a git repository a plan-mode spawn is refused, saying why a
+// worktree is needed.
+func TestPlanModeSpawnOutsideGit(t *testing.T) {
+	r := gatedRun(t, t.TempDir(), "", map[string]string{"fast@plan": "sh"})
+	out, isErr := callAs(t, r, tiers.Plan, "vibe_spawn", map[string]any{"brief": "echo hi", "label": "x"})
+	if !isErr || !strings.Contains(out, "plan mode runs in a git worktree") || !strings.Contains(out, "git repository") {
+		t.Fatalf("plan spawn outside git: error=%v %s", isErr, out)
+	}
+	out, isErr = callAs(t, r, tiers.Normal, "vibe_spawn", map[string]any{"brief": "echo hi", "label": "x"})
+	if !isErr || !strings.Contains(out, "no worker command for normal mode") {
+		t.Fatalf("normal spawn with a plan command only: error=%v %s", isErr, out)
+	}
+}
