@@ -103,7 +103,9 @@ type Options struct {
 	// folders, and how long a query waits for the index to build.
 	Graph graphtool.Config
 	// Vibe turns vibe mode on (the vibe_* background workers) and says
-	// what runs a worker of each tier.
+	// what runs a worker of each tier, per mode (a plan or readonly call
+	// starts only a worker configured for its mode), and where workers'
+	// state is kept across processes.
 	Vibe vibetool.Config
 }
 

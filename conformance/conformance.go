@@ -4,8 +4,11 @@
 // tools listed; that hidden tools are refused by name; that annotations
 // agree with tiers; that every input schema is a valid JSON Schema object
 // with described properties and real required fields; that resource-bound
-// tools appear only when their resource is attached; and that tools which
-// must explain themselves (lsp, debug) do so when nothing can run.
+// tools appear only when their resource is attached; that tools which
+// must explain themselves (lsp, debug) do so when nothing can run; and,
+// for a target that can turn vibe mode on, that a worker started from a
+// plan or readonly call runs in that mode (the vibe tools are read tier,
+// so the gate is the worker's).
 //
 // What each tool is (tier, needed resource) comes from the families'
 // descriptors; what is expected is data (a txtar file, see
@@ -23,6 +26,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"os/exec"
 	"slices"
 	"sort"
 	"strings"
@@ -165,6 +169,15 @@ type Target struct {
 	// Update makes Run rewrite the golden sections of the data file from
 	// what the target lists instead of comparing.
 	Update bool
+	// Vibe, when set, opens a peer in mode over a fresh run over root with
+	// vibe mode on, whose worker commands are commands (keyed as
+	// vibetool.Config.Commands: "fast" for normal mode, "fast@plan",
+	// "fast@readonly"). The vibe tools are read tier, so plan and readonly
+	// see them and the gate is the worker's: the suite checks that a worker
+	// started from each mode runs in that mode (VIBE_MODE) under the run's
+	// policy (VIBE_APPROVE), and that a plan or readonly spawn whose tier
+	// has no command for its mode is refused.
+	Vibe func(t *testing.T, mode tiers.Mode, root string, commands map[string]string) Peer
 }
 
 // ClientPeer adapts an initialized mcp-go client.
@@ -247,6 +260,9 @@ func Run(t *testing.T, target Target, e *Expectations) {
 				}
 			}
 		})
+	}
+	if target.Vibe != nil {
+		t.Run(target.Name+"/vibe-modes", func(t *testing.T) { checkVibeModes(t, target) })
 	}
 	if len(e.Explain) > 0 {
 		t.Run(target.Name+"/explain", func(t *testing.T) {
@@ -407,4 +423,81 @@ func (e *Expectations) writeGolden(listed map[tiers.Mode][]mcp.Tool) error {
 		}
 	}
 	return os.WriteFile(e.path, txtar.Format(e.archive), 0o644)
+}
+
+// vibeReport is a worker command that reports the mode and policy it was
+// started with as its result.
+const vibeReport = `printf '{"result":"mode=%s approve=%s"}\n' "$VIBE_MODE" "$VIBE_APPROVE"`
+
+// checkVibeModes starts a worker from each mode and reads the mode it ran
+// in; then, with a command for normal mode only, a spawn from plan and
+// readonly must be refused.
+func checkVibeModes(t *testing.T, target Target) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Fatalf("the vibe rule needs git (a plan or readonly worker runs in a worktree): %v", err)
+	}
+	root := t.TempDir()
+	for _, args := range [][]string{{"init", "-q"}, {"-c", "user.name=conformance", "-c", "user.email=conformance@localhost", "commit", "-q", "--allow-empty", "-m", "start"}} {
+		if out, err := exec.Command("git", append([]string{"-C", root}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+	every := map[string]string{"fast": vibeReport, "fast@plan": vibeReport, "fast@readonly": vibeReport}
+	for _, mode := range tiers.Modes {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		p := target.Vibe(t, mode, root, every)
+		res, err := p.CallTool(ctx, "vibe_spawn", map[string]any{"brief": "report the mode you run in", "label": "mode"})
+		id := ""
+		if err == nil && !res.IsError {
+			id = workerID(res)
+		}
+		if id == "" {
+			t.Errorf("%s mode: vibe_spawn with a command for every mode failed: %v %s", mode, err, resultText(res))
+			p.Close()
+			cancel()
+			continue
+		}
+		res, err = p.CallTool(ctx, "vibe_wait", map[string]any{"worker_ids": []string{id}, "timeout_seconds": 60})
+		text := resultText(res)
+		if err != nil || !strings.Contains(text, "mode="+string(mode)+" approve=write=") {
+			t.Errorf("a worker started from %s mode did not run in it (VIBE_MODE, VIBE_APPROVE): %v %s", mode, err, text)
+		}
+		p.Close()
+		cancel()
+	}
+	for _, mode := range []tiers.Mode{tiers.Plan, tiers.ReadOnly} {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		p := target.Vibe(t, mode, root, map[string]string{"fast": vibeReport})
+		res, err := p.CallTool(ctx, "vibe_spawn", map[string]any{"brief": "report the mode you run in", "label": "mode"})
+		if err == nil && !res.IsError {
+			t.Errorf("%s mode started a worker whose command is for normal mode only: %s", mode, resultText(res))
+		} else if err == nil && !strings.Contains(resultText(res), "fast@"+string(mode)) {
+			t.Errorf("%s mode refused a spawn without saying how to configure a command for it: %s", mode, resultText(res))
+		}
+		p.Close()
+		cancel()
+	}
+}
+
+func resultText(res *mcp.CallToolResult) string {
+	if res == nil {
+		return ""
+	}
+	return registry.ResultText(res)
+}
+
+// workerID reads the spawned worker's id from a vibe_spawn result.
+func workerID(res *mcp.CallToolResult) string {
+	raw, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		return ""
+	}
+	var sc struct {
+		Worker struct {
+			ID string `json:"id"`
+		} `json:"worker"`
+	}
+	json.Unmarshal(raw, &sc)
+	return sc.Worker.ID
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/builtin-tools/builtin-tools/conformance"
 	"github.com/builtin-tools/builtin-tools/internal/testenv"
 	"github.com/builtin-tools/builtin-tools/tiers"
+	"github.com/builtin-tools/builtin-tools/vibe/vibetool"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -50,6 +51,49 @@ var inProcess = conformance.Target{
 		}
 		return conformance.ClientPeer(c)
 	},
+}
+
+func init() {
+	inProcess.Vibe = func(t *testing.T, mode tiers.Mode, root string, commands map[string]string) conformance.Peer {
+		t.Helper()
+		run, err := builtintools.NewRun(builtintools.Options{Root: root, ConversationID: "conformance",
+			Without: []string{"lsp", "code_graph"},
+			Vibe:    vibetool.Config{On: true, Commands: commands, StateDir: t.TempDir()}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { run.Close() })
+		c, err := run.Client(context.Background(), mode)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return conformance.ClientPeer(c)
+	}
+	stdio.Vibe = func(t *testing.T, mode tiers.Mode, root string, commands map[string]string) conformance.Peer {
+		t.Helper()
+		args := []string{"serve", "--root", root, "--mode", string(mode), "--without", "lsp,code_graph", "--vibe", "--vibe-state", t.TempDir()}
+		for k, v := range commands {
+			args = append(args, "--worker-command", k+"="+v)
+		}
+		return stdioPeer(t, args...)
+	}
+}
+
+// stdioPeer starts `builtin-tools ARGS` and initializes an MCP client on it.
+func stdioPeer(t *testing.T, args ...string) conformance.Peer {
+	t.Helper()
+	c, err := client.NewStdioMCPClient(testenv.Command(t), os.Environ(), args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	init.Params.ClientInfo = mcp.Implementation{Name: "conformance", Version: "1"}
+	if _, err := c.Initialize(context.Background(), init); err != nil {
+		c.Close()
+		t.Fatal(err)
+	}
+	return conformance.ClientPeer(c)
 }
 
 // stdio reaches the run through the real command, `builtin-tools serve`.

@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -23,19 +22,34 @@ type Job struct {
 	ID, Label, Tier string
 	Brief           string
 	Dir             string // the folder the worker works in
+	// Mode is the mode of the call that started this run (normal, plan,
+	// readonly) and Approve the run's approval policy as ParsePolicy reads
+	// it ("write=allow,exec=deny"). The vibe tools are read tier, so the
+	// gate is the worker's: its own tools must run in this mode under this
+	// policy.
+	Mode, Approve string
+	// Output, when set, receives the worker's output as it arrives (the
+	// roster streams it to the result file). A backend writes there rather
+	// than returning the output in Outcome.Result.
+	Output io.Writer
 	// Activity is called whenever the worker shows a sign of life (output).
 	Activity func()
 }
 
 // Outcome is what a run gave.
 type Outcome struct {
-	Result   string // the final result; for a run cut short, the output so far
-	Final    bool   // the backend saw a final result (not just output)
+	// Result is the final result; a backend that does not write
+	// Job.Output puts there the output of a run cut short.
+	Result   string
+	Final    bool // the backend saw a final result (not just output)
 	ExitCode int
 	Stderr   string // its last lines, bounded
 	Usage    *Usage
 	// Vanished is set when the process died of a signal nobody here sent.
 	Vanished bool
+	// Notes say what of the output was not read as it was meant (a JSON
+	// record too long to parse) or not kept.
+	Notes []string
 }
 
 // Usage is what a run cost, when the backend says.
@@ -46,10 +60,12 @@ type Usage struct {
 	Model        string  `json:"model,omitempty"`
 }
 
-// Backend runs workers of one tier. Run blocks until the run ends; when
-// ctx ends it stops the run and returns what it had.
+// Backend runs workers of one tier in one mode. Run blocks until the run
+// ends; when ctx ends it stops the run and returns what it had.
 type Backend interface {
-	// Describe says what runs a worker (the resolved command line).
+	// Describe says what runs a worker (the command line). A backend
+	// whose line depends on the caller's gate may also have a method
+	// DescribeAs(Gate) string, which answers then show.
 	Describe() string
 	// Check says whether the backend can run at all (a missing program).
 	Check() error
@@ -59,8 +75,10 @@ type Backend interface {
 // Command runs a worker as a shell command line in the worker's folder:
 // the brief on stdin, the result on stdout (plain text, or JSON lines
 // whose "result" field is the result and whose usage fields are kept),
-// stderr kept as a bounded log. The environment names the worker:
-// VIBE_WORKER_ID, VIBE_WORKER_LABEL, VIBE_WORKER_TIER.
+// stderr kept as a bounded log. The environment names the worker and the
+// gate its tools must keep: VIBE_WORKER_ID, VIBE_WORKER_LABEL,
+// VIBE_WORKER_TIER, VIBE_MODE and VIBE_APPROVE; {mode} and {approve} in
+// the line are replaced by the same values.
 type Command struct {
 	Line string
 	// Grace is how long a stopped worker has between SIGTERM and SIGKILL
@@ -70,6 +88,14 @@ type Command struct {
 
 // Describe returns the command line.
 func (c Command) Describe() string { return c.Line }
+
+// DescribeAs returns the command line a run with gate g runs.
+func (c Command) DescribeAs(g Gate) string {
+	if l, err := c.line(Job{Mode: g.mode(), Approve: g.Approve}); err == nil {
+		return l
+	}
+	return c.Line
+}
 
 // Check resolves the command's program on PATH.
 func (c Command) Check() error {
@@ -88,129 +114,202 @@ func (c Command) Check() error {
 	return nil
 }
 
-const stderrKeep = 4096
+// line is the command line with {mode} and {approve} replaced. They come
+// from closed sets; anything else is refused rather than put in a shell
+// line.
+func (c Command) line(j Job) (string, error) {
+	for k, v := range map[string]string{"{mode}": j.Mode, "{approve}": j.Approve} {
+		if strings.Contains(c.Line, k) && strings.Trim(v, "abcdefghijklmnopqrstuvwxyz=,") != "" {
+			return "", fmt.Errorf("the worker command has %s, and %q cannot be put in a command line", k, v)
+		}
+	}
+	return strings.NewReplacer("{mode}", j.Mode, "{approve}", j.Approve).Replace(c.Line), nil
+}
 
-// Run starts the command and waits for it.
+// recordMax bounds a stdout line read as a JSON record; a longer line is
+// output, kept as text.
+const recordMax = 16 << 20
+
+// memoryMax bounds the output kept in memory when a job has no Output.
+const memoryMax = 16 << 20
+
+// Run starts the command and waits for it: for the shell, not for its
+// output. When the shell exits its process group and every process that
+// carries its environment tag (a helper that called setsid) are killed,
+// and its output is read for at most proc's drain time after that, so a
+// background child that holds stdout neither keeps the worker running nor
+// blocks a stop.
 func (c Command) Run(ctx context.Context, j Job) (Outcome, error) {
-	cmd := exec.Command("/bin/sh", "-c", c.Line)
+	mode := j.Mode
+	if mode == "" {
+		mode = ModeNormal
+	}
+	j.Mode = mode
+	line, err := c.line(j)
+	if err != nil {
+		return Outcome{}, err
+	}
+	cmd := exec.Command("/bin/sh", "-c", line)
 	cmd.Dir = j.Dir
-	cmd.Env = append(os.Environ(), "VIBE_WORKER_ID="+j.ID, "VIBE_WORKER_LABEL="+j.Label, "VIBE_WORKER_TIER="+j.Tier)
-	cmd.Stdin = strings.NewReader(j.Brief)
-	stdout, err := cmd.StdoutPipe()
+	cmd.Env = append(os.Environ(), "VIBE_WORKER_ID="+j.ID, "VIBE_WORKER_LABEL="+j.Label, "VIBE_WORKER_TIER="+j.Tier,
+		"VIBE_MODE="+mode, "VIBE_APPROVE="+j.Approve)
+	grace := c.Grace
+	if grace <= 0 {
+		grace = 2 * time.Second
+	}
+	var mem *memOutput
+	out := j.Output
+	if out == nil {
+		mem = &memOutput{}
+		out = mem
+	}
+	p, err := proc.Start(cmd, proc.Options{
+		Stdin:      strings.NewReader(j.Brief),
+		PipeStdout: true,
+		Stderr:     activityWriter(j.Activity),
+		Signal:     syscall.SIGTERM,
+		Grace:      grace,
+	})
 	if err != nil {
-		return Outcome{}, err
+		return Outcome{}, fmt.Errorf("starting %q: %w", line, err)
 	}
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		return Outcome{}, err
+	read := make(chan stdoutResult, 1)
+	go func() { read <- readStdout(p.Stdout(), out, j.Activity) }()
+	select {
+	case <-p.Exited():
+	case <-ctx.Done():
+		p.Stop(context.Background())
 	}
-	if err := proc.StartOld(cmd); err != nil {
-		return Outcome{}, fmt.Errorf("starting %q: %w", c.Line, err)
+	res := <-read // proc closes stdout a drain time after the exit
+	werr := p.Wait()
+	o := Outcome{Stderr: p.Tail().String(), Usage: res.usage, Notes: res.notes, ExitCode: -1}
+	if st := p.State(); st != nil {
+		o.ExitCode = st.ExitCode()
 	}
-	pid := cmd.Process.Pid
-	var (
-		mu      sync.Mutex
-		text    strings.Builder
-		final   string
-		isFinal bool
-		usage   *Usage
-		tail    []byte
-	)
-	var wg sync.WaitGroup
-	wg.Add(2)
-	go func() {
-		defer wg.Done()
-		sc := bufio.NewScanner(stdout)
-		sc.Buffer(make([]byte, 64<<10), 16<<20)
-		for sc.Scan() {
-			line := sc.Text()
-			if j.Activity != nil {
-				j.Activity()
-			}
-			mu.Lock()
-			if r, u, ok := jsonResult(line); ok {
-				if r != nil {
-					final, isFinal = *r, true
-				}
-				if u != nil {
-					usage = u
-				}
-			} else if text.Len() < 16<<20 {
-				text.WriteString(line)
-				text.WriteByte('\n')
-			}
-			mu.Unlock()
-		}
-		io.Copy(io.Discard, stdout)
-	}()
-	go func() {
-		defer wg.Done()
-		buf := make([]byte, 8192)
-		for {
-			n, err := stderr.Read(buf)
-			if n > 0 {
-				if j.Activity != nil {
-					j.Activity()
-				}
-				mu.Lock()
-				tail = append(tail, buf[:n]...)
-				if len(tail) > stderrKeep {
-					tail = tail[len(tail)-stderrKeep:]
-				}
-				mu.Unlock()
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
-	stopped := make(chan struct{})
-	var stoppedByUs bool
-	go func() {
-		select {
-		case <-ctx.Done():
-			mu.Lock()
-			stoppedByUs = true
-			mu.Unlock()
-			syscall.Kill(-pid, syscall.SIGTERM)
-			grace := c.Grace
-			if grace <= 0 {
-				grace = 2 * time.Second
-			}
-			select {
-			case <-stopped:
-			case <-time.After(grace):
-				proc.KillGroup(pid)
-			}
-		case <-stopped:
-		}
-	}()
-	wg.Wait()
-	werr := cmd.Wait()
-	close(stopped)
-	// Helpers the worker left in its group go with it.
-	proc.KillGroup(pid)
-	proc.Done(pid)
-	mu.Lock()
-	defer mu.Unlock()
-	out := Outcome{Stderr: string(tail), Usage: usage, ExitCode: cmd.ProcessState.ExitCode()}
-	if isFinal {
-		out.Result, out.Final = final, true
+	if res.final != nil {
+		o.Result, o.Final = *res.final, true
 	} else {
-		out.Result = strings.TrimRight(text.String(), "\n")
-		out.Final = werr == nil && strings.TrimSpace(out.Result) != ""
+		o.Final = werr == nil && res.text
+		if mem != nil {
+			o.Result = strings.TrimRight(mem.b.String(), "\n")
+			if mem.dropped > 0 {
+				o.Notes = append(o.Notes, fmt.Sprintf("%d bytes of output past the first %d MiB were not kept", mem.dropped, memoryMax>>20))
+			}
+		}
 	}
-	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() && !stoppedByUs {
-		out.Vanished = true
+	if _, sig := p.Signaled(); sig && !p.StoppedByUs() {
+		o.Vanished = true
 	}
-	return out, nil
+	return o, nil
+}
+
+type stdoutResult struct {
+	final *string
+	usage *Usage
+	text  bool // some output that is not a record, other than blanks
+	notes []string
+}
+
+// readStdout reads a worker's stdout to its end: lines that are JSON
+// records give the result and usage, every other byte goes to out as it
+// arrives. No line is ever held whole beyond recordMax: a longer one is
+// output, and reading goes on after it.
+func readStdout(r io.Reader, out io.Writer, activity func()) stdoutResult {
+	var res stdoutResult
+	br := bufio.NewReaderSize(r, 64<<10)
+	var (
+		pending  []byte // a line that may be a record
+		text     bool   // the line being read is output
+		overlong int
+	)
+	emit := func(b []byte) {
+		if len(bytes.TrimSpace(b)) > 0 {
+			res.text = true
+		}
+		out.Write(b)
+	}
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if len(chunk) > 0 && activity != nil {
+			activity()
+		}
+		complete := err == nil
+		if len(chunk) > 0 {
+			if !text && len(pending) == 0 {
+				if t := bytes.TrimLeft(chunk, " \t\r"); len(t) > 0 && t[0] != '{' && t[0] != '\n' {
+					text = true
+				}
+			}
+			if text {
+				emit(chunk)
+			} else {
+				pending = append(pending, chunk...)
+				if len(pending) > recordMax {
+					overlong++
+					emit(pending)
+					pending, text = nil, true
+				}
+			}
+		}
+		if complete || (err != nil && err != bufio.ErrBufferFull) {
+			if len(pending) > 0 {
+				if r, u, ok := jsonResult(pending); ok {
+					if r != nil {
+						res.final = r
+					}
+					if u != nil {
+						res.usage = u
+					}
+				} else {
+					emit(pending)
+				}
+			}
+			if cap(pending) > 1<<20 {
+				pending = nil // a long record's buffer is not kept
+			}
+			pending, text = pending[:0], false
+		}
+		if err != nil && err != bufio.ErrBufferFull {
+			break
+		}
+	}
+	if overlong > 0 {
+		res.notes = append(res.notes, fmt.Sprintf("%d output lines that began like a JSON record were over %d MiB; they are kept as text, not read as records", overlong, recordMax>>20))
+	}
+	return res
+}
+
+// memOutput keeps a run's output in memory, up to memoryMax.
+type memOutput struct {
+	b       bytes.Buffer
+	dropped int64
+}
+
+func (m *memOutput) Write(p []byte) (int, error) {
+	room := memoryMax - m.b.Len()
+	if room < len(p) {
+		m.dropped += int64(len(p) - max(room, 0))
+		p = p[:max(room, 0)]
+	}
+	m.b.Write(p)
+	return len(p), nil
+}
+
+// activityWriter calls f for every write (stderr output is a sign of life).
+type activityWriter func()
+
+func (f activityWriter) Write(p []byte) (int, error) {
+	if f != nil && len(p) > 0 {
+		f()
+	}
+	return len(p), nil
 }
 
 // jsonResult reads a JSON line: its "result" (when it is a string) and
 // usage ("usage": {input_tokens, output_tokens}, "total_cost_usd" or
 // "cost_usd", "model").
-func jsonResult(line string) (*string, *Usage, bool) {
-	t := bytes.TrimSpace([]byte(line))
+func jsonResult(line []byte) (*string, *Usage, bool) {
+	t := bytes.TrimSpace(line)
 	if len(t) == 0 || t[0] != '{' {
 		return nil, nil, false
 	}

@@ -1,9 +1,16 @@
 // Package vibe is the roster of background workers behind the vibe_*
-// tools (VB-1..3): workers started by a backend per tier (a command line,
-// or a harness's own agent loop), at most a few running at once, each in
-// its own process group with a time limit, and a journal on disk so that
-// no finished worker's result is ever lost, whether or not anyone was
-// waiting when it arrived.
+// tools (VB-1..3): workers started by a backend per tier and per mode (a
+// command line, or a harness's own agent loop), at most a few running at
+// once, each a child owned by internal/proc with a time limit, and a
+// journal in a state folder meant to outlive the process, so that no
+// finished worker's result is ever lost: not when nobody was waiting, and
+// not when the process that ran it died (the next roster over the folder
+// takes its workers over).
+//
+// The vibe tools are read tier, so the gate is the worker's: a run gets
+// the mode of the call that started it and the run's approval policy, a
+// call outside normal mode starts only a backend meant for its mode, and
+// such a worker runs in a git worktree of its own.
 //
 // Status is one of a closed set: queued, running, succeeded, failed,
 // timed_out, killed, lost. A run that gives no final result is failed,

@@ -2,7 +2,8 @@ package vibe
 
 import (
 	"context"
-	"encoding/json"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -25,17 +26,31 @@ const (
 	Failed    Status = "failed"
 	TimedOut  Status = "timed_out"
 	Killed    Status = "killed"
-	Lost      Status = "lost" // its process vanished
+	Lost      Status = "lost" // its process vanished, or the process that ran it did
 )
 
 // Finished says whether the status is final.
 func (s Status) Finished() bool { return s != Queued && s != Running }
 
+// Modes a worker may be started from.
+const (
+	ModeNormal   = "normal"
+	ModePlan     = "plan"
+	ModeReadOnly = "readonly"
+)
+
 // Config configures a roster.
 type Config struct {
-	// StateDir holds the journal (events.jsonl) and the full results.
+	// StateDir is the root's state folder: the workers' records, their
+	// results and worktrees. It is meant to outlive the process (a cache
+	// folder per root), so the next roster over it finds what this one
+	// left: workers of a process that no longer runs are taken over, and
+	// ids go on from the highest one there.
 	StateDir string
-	// Backends by tier: "fast" and "good".
+	// Backends by tier ("fast", "good") for calls in normal mode, and by
+	// BackendKey(tier, mode) ("fast@plan") for plan and readonly: a call
+	// outside normal mode starts only a worker whose backend is meant for
+	// that mode.
 	Backends map[string]Backend
 	// Dir is the folder workers run in.
 	Dir string
@@ -46,7 +61,7 @@ type Config struct {
 	// (default 30 minutes).
 	Timeout time.Duration
 	// ResultChars bounds the result an answer carries (default 8000); the
-	// full text is in the journal's folder.
+	// full text is in the state folder.
 	ResultChars int
 	// Finished, if set, is told about every worker that ends (for
 	// notifications).
@@ -56,12 +71,35 @@ type Config struct {
 // Tiers are the tiers a spawn may name.
 var Tiers = []string{"fast", "good"}
 
+// BackendKey is the Backends key of a tier's backend for calls in mode.
+func BackendKey(tier, mode string) string {
+	if mode == "" || mode == ModeNormal {
+		return tier
+	}
+	return tier + "@" + mode
+}
+
+// Gate is what the caller may do, passed on to the worker it starts: the
+// mode of the call (normal, plan, readonly; "" is normal) and the run's
+// approval policy ("write=allow,exec=deny").
+type Gate struct {
+	Mode, Approve string
+}
+
+func (g Gate) mode() string {
+	if g.Mode == "" {
+		return ModeNormal
+	}
+	return g.Mode
+}
+
 // Info is a worker as answers show it.
 type Info struct {
 	ID           string    `json:"id"`
 	Label        string    `json:"label"`
 	Tier         string    `json:"tier"`
-	Backend      string    `json:"backend" jsonschema:"what runs it (the resolved command line)"`
+	Mode         string    `json:"mode" jsonschema:"the mode of the call that started its last run; its own tools run in that mode"`
+	Backend      string    `json:"backend" jsonschema:"what runs it (the command line)"`
 	Brief        string    `json:"brief"`
 	Status       Status    `json:"status"`
 	Runs         int       `json:"runs" jsonschema:"how many times it was started (vibe_send starts it again)"`
@@ -72,47 +110,69 @@ type Info struct {
 	Result       string    `json:"result,omitempty" jsonschema:"the last run's result, or its output so far when it was cut short"`
 	Truncated    bool      `json:"truncated,omitempty"`
 	ResultFile   string    `json:"result_file,omitempty" jsonschema:"the full result"`
+	ResultBytes  int64     `json:"result_bytes,omitempty" jsonschema:"the size of the full result"`
+	Notes        []string  `json:"notes,omitempty" jsonschema:"what of its output was not kept, or not read as it was meant"`
 	Stderr       string    `json:"stderr,omitempty" jsonschema:"the last of its error output, for a failed run"`
 	Usage        *Usage    `json:"usage,omitempty"`
 	Branch       string    `json:"branch,omitempty" jsonschema:"isolation worktree: the worker's branch"`
 	Worktree     string    `json:"worktree,omitempty" jsonschema:"isolation worktree: its folder while it holds commits or changes"`
+	BaseCommit   string    `json:"base_commit,omitempty" jsonschema:"isolation worktree: the commit its worktree starts from (the root's HEAD at spawn)"`
+	Uncommitted  []string  `json:"uncommitted,omitempty" jsonschema:"isolation worktree: the checkout's tracked files with uncommitted changes at spawn (at most 100 named); not in the worktree unless carried"`
+	Untracked    []string  `json:"untracked,omitempty" jsonschema:"isolation worktree: the checkout's untracked files at spawn (at most 100 named); never in the worktree"`
+	Carried      bool      `json:"carried,omitempty" jsonschema:"the uncommitted changes of tracked files were carried into the worktree"`
 	Commits      int       `json:"commits,omitempty"`
 	FilesChanged []string  `json:"files_changed,omitempty"`
 	Diffstat     string    `json:"diffstat,omitempty"`
 	Why          string    `json:"why,omitempty" jsonschema:"why it failed, timed out or was lost"`
+	From         string    `json:"from,omitempty" jsonschema:"set when an earlier process ran it: which one (this process took its record over)"`
 }
 
 type worker struct {
 	info    Info
 	timeout time.Duration
+	gate    Gate
 	cancel  context.CancelFunc
 	reason  Status // what stopped it: Killed, TimedOut, or "" (it ended)
 	done    chan struct{}
 	unread  bool
 	run     func()
-	iso     *isolation // nil: the worker runs in the root
+	dir     string     // where it runs without isolation
+	iso     *isolation // nil: the worker runs in dir
 	wantIso bool
+	co      *checkout // what its worktree starts from; nil: read at its start
 }
 
 // Roster is a run's workers.
 type Roster struct {
 	cfg     Config
+	owner   string // proc.Owner(): the process whose records these are
+	suffix  string // this roster's part of branch names
 	mu      sync.Mutex
 	ws      map[string]*worker
 	order   []string
-	next    int
 	queue   []*worker // waiting for a slot, in spawn order
 	running int
 	// changed is closed and replaced on every change, waking waiters.
 	changed chan struct{}
-	journal *os.File
 	closed  bool
 	ctx     context.Context
 	stop    context.CancelFunc
 	wg      sync.WaitGroup
+
+	idMu sync.Mutex
+	next int // the highest id number taken; idMu
+
+	// dirty are the workers whose records must be written again; jerr is
+	// why the last write failed. r.mu.
+	dirty    map[string]bool
+	jerr     error
+	flushMu  sync.Mutex
+	released bool     // Close released the records: written with no owner
+	notices  []string // said once, by the next Problems
 }
 
-// New makes a roster; its journal is created in cfg.StateDir.
+// New makes a roster over cfg.StateDir, taking over the workers left there
+// by processes that no longer run.
 func New(cfg Config) (*Roster, error) {
 	if cfg.MaxRunning <= 0 {
 		cfg.MaxRunning = 4
@@ -123,31 +183,26 @@ func New(cfg Config) (*Roster, error) {
 	if cfg.ResultChars <= 0 {
 		cfg.ResultChars = 8000
 	}
-	if err := os.MkdirAll(cfg.StateDir, 0o700); err != nil {
-		return nil, err
-	}
-	j, err := os.OpenFile(filepath.Join(cfg.StateDir, "events.jsonl"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
-	if err != nil {
+	if err := os.MkdirAll(filepath.Join(cfg.StateDir, "workers"), 0o700); err != nil {
 		return nil, err
 	}
 	ctx, stop := context.WithCancel(context.Background())
-	return &Roster{cfg: cfg, ws: map[string]*worker{}, changed: make(chan struct{}), journal: j, ctx: ctx, stop: stop}, nil
+	var sfx [3]byte
+	rand.Read(sfx[:])
+	r := &Roster{cfg: cfg, owner: ownerName(), suffix: hex.EncodeToString(sfx[:]), ws: map[string]*worker{},
+		changed: make(chan struct{}), ctx: ctx, stop: stop, dirty: map[string]bool{}}
+	if err := r.adopt(); err != nil {
+		stop()
+		return nil, err
+	}
+	r.flush()
+	return r, nil
 }
 
 // changedLocked wakes waiters. r.mu is held.
 func (r *Roster) changedLocked() {
 	close(r.changed)
 	r.changed = make(chan struct{})
-}
-
-// logLocked appends an event to the journal. r.mu is held.
-func (r *Roster) logLocked(w *worker, event string) {
-	rec := map[string]any{"time": time.Now().UTC().Format(time.RFC3339Nano), "id": w.info.ID, "event": event, "status": w.info.Status, "run": w.info.Runs}
-	if w.info.ResultFile != "" && w.info.Status.Finished() {
-		rec["result_file"] = w.info.ResultFile
-	}
-	b, _ := json.Marshal(rec)
-	r.journal.Write(append(b, '\n'))
 }
 
 // SpawnRequest is what vibe_spawn asks for.
@@ -157,7 +212,43 @@ type SpawnRequest struct {
 	Dir                string // default Config.Dir
 	// Worktree runs the worker in a git worktree of its own.
 	Worktree bool
+	// CarryChanges brings the checkout's uncommitted changes of tracked
+	// files into the worktree.
+	CarryChanges bool
+	// Gate is the caller's mode and policy. Outside normal mode the tier
+	// needs a backend for that mode, and the worker runs in a worktree.
+	Gate Gate
 }
+
+// backendFor returns the tier's backend for calls in mode, or an error
+// that says how to configure one.
+func (r *Roster) backendFor(tier, mode string) (Backend, error) {
+	if b, ok := r.cfg.Backends[BackendKey(tier, mode)]; ok {
+		return b, nil
+	}
+	known := r.tiers()
+	if !slices.Contains(known, tier) && !slices.Contains(Tiers, tier) {
+		return nil, fmt.Errorf("unknown tier %q; use one of %s", tier, strings.Join(known, ", "))
+	}
+	if mode == ModeNormal {
+		return nil, fmt.Errorf("tier %s has no worker command for normal mode; configure one with --worker-command %s='CMD'", tier, tier)
+	}
+	return nil, fmt.Errorf("tier %s has no worker command for %s mode, so this %s-mode call cannot start a worker: "+
+		"the vibe tools are read tier, and the gate is the worker's own, so a worker started from %s mode must run its tools in %s mode. "+
+		"Configure one with --worker-command %s='CMD' (it gets VIBE_MODE=%s and VIBE_APPROVE in its environment, and {mode} and {approve} in its line)",
+		tier, mode, mode, mode, mode, BackendKey(tier, mode), mode)
+}
+
+// describeAs says what runs a worker of b started with gate g.
+func describeAs(b Backend, g Gate) string {
+	if d, ok := b.(interface{ DescribeAs(Gate) string }); ok {
+		return d.DescribeAs(g)
+	}
+	return b.Describe()
+}
+
+// listMax bounds the file names a spawn answer records.
+const listMax = 100
 
 // Spawn starts a worker (or queues it when MaxRunning are running) and
 // returns at once.
@@ -168,9 +259,16 @@ func (r *Roster) Spawn(req SpawnRequest) (Info, error) {
 	if req.Tier == "" {
 		req.Tier = "fast"
 	}
-	b, ok := r.cfg.Backends[req.Tier]
-	if !ok {
-		return Info{}, fmt.Errorf("unknown tier %q; use one of %s", req.Tier, strings.Join(r.tiers(), ", "))
+	mode := req.Gate.mode()
+	b, err := r.backendFor(req.Tier, mode)
+	if err != nil {
+		return Info{}, err
+	}
+	if mode != ModeNormal && !req.Worktree {
+		return Info{}, fmt.Errorf("a worker started from %s mode runs in a git worktree of its own, never in the root: spawn it with isolation worktree", mode)
+	}
+	if req.CarryChanges && !req.Worktree {
+		return Info{}, errors.New("carry_changes brings uncommitted changes into a worktree: it needs isolation worktree")
 	}
 	if err := b.Check(); err != nil {
 		return Info{}, fmt.Errorf("tier %s cannot start workers: %w", req.Tier, err)
@@ -181,32 +279,80 @@ func (r *Roster) Spawn(req SpawnRequest) (Info, error) {
 	if req.Dir == "" {
 		req.Dir = r.cfg.Dir
 	}
+	var co *checkout
 	if req.Worktree {
-		if _, _, _, err := repoOf(req.Dir); err != nil {
+		if co, err = inspect(req.Dir, req.CarryChanges); err != nil && mode != ModeNormal {
+			return Info{}, fmt.Errorf("a worker started from %s mode runs in a git worktree of its own, never in the root, and here it cannot: %w", mode, err)
+		} else if err != nil {
 			return Info{}, err
 		}
 	}
+	id := r.newID()
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	if r.closed {
+		r.mu.Unlock()
+		os.Remove(r.workerDir(id))
 		return Info{}, errors.New("the run is closing: no new workers")
 	}
-	r.next++
-	id := "w" + strconv.Itoa(r.next)
 	if req.Label == "" {
 		req.Label = id
 	}
-	w := &worker{info: Info{ID: id, Label: req.Label, Tier: req.Tier, Backend: b.Describe(), Brief: req.Brief, Status: Queued}, timeout: req.Timeout, wantIso: req.Worktree}
+	w := &worker{info: Info{ID: id, Label: req.Label, Tier: req.Tier, Brief: req.Brief, Status: Queued},
+		timeout: req.Timeout, wantIso: req.Worktree, co: co, dir: req.Dir}
+	if co != nil {
+		w.info.BaseCommit = co.head
+		w.info.Uncommitted = co.uncommitted[:min(len(co.uncommitted), listMax)]
+		w.info.Untracked = co.untracked[:min(len(co.untracked), listMax)]
+		w.info.Carried = co.stash != ""
+	}
 	r.ws[id] = w
 	r.order = append(r.order, id)
-	r.startLocked(w, b, req.Dir)
-	return w.info, nil
+	r.startLocked(w, b, req.Gate)
+	info := w.info
+	r.mu.Unlock()
+	r.flush()
+	return info, nil
 }
 
+// UncommittedCounts says how many tracked files with changes and how many
+// untracked files the checkout had when worker id was spawned.
+func (r *Roster) UncommittedCounts(id string) (changed, untracked int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if w := r.ws[id]; w != nil && w.co != nil {
+		return len(w.co.uncommitted), len(w.co.untracked)
+	}
+	return 0, 0
+}
+
+// newID takes the next free id: its folder is made with O_EXCL semantics
+// (mkdir), so rosters of two processes over one state folder never take
+// the same one.
+func (r *Roster) newID() string {
+	r.idMu.Lock()
+	defer r.idMu.Unlock()
+	for tries := 0; ; tries++ {
+		r.next++
+		id := "w" + strconv.Itoa(r.next)
+		err := os.Mkdir(r.workerDir(id), 0o700)
+		if err == nil || !errors.Is(err, os.ErrExist) || tries > 10000 {
+			// A state folder that cannot be written still gets workers;
+			// the journal's error says their records are only in memory.
+			return id
+		}
+	}
+}
+
+func (r *Roster) workerDir(id string) string { return filepath.Join(r.cfg.StateDir, "workers", id) }
+
+// tiers are the tiers some backend is configured for, in any mode.
 func (r *Roster) tiers() []string {
 	var out []string
-	for t := range r.cfg.Backends {
-		out = append(out, t)
+	for key := range r.cfg.Backends {
+		t, _, _ := strings.Cut(key, "@")
+		if !slices.Contains(out, t) {
+			out = append(out, t)
+		}
 	}
 	sort.Strings(out)
 	return out
@@ -214,16 +360,17 @@ func (r *Roster) tiers() []string {
 
 // startLocked queues a run of w; runs start in spawn order as slots free.
 // r.mu is held.
-func (r *Roster) startLocked(w *worker, b Backend, dir string) {
+func (r *Roster) startLocked(w *worker, b Backend, g Gate) {
 	ctx, cancel := context.WithCancel(r.ctx)
-	w.cancel, w.reason, w.done = cancel, "", make(chan struct{})
-	w.info.Status, w.info.Runs = Queued, w.info.Runs+1
-	w.info.Result, w.info.Truncated, w.info.ResultFile, w.info.Stderr, w.info.ExitCode, w.info.Usage, w.info.Why = "", false, "", "", nil, nil, ""
+	w.cancel, w.reason, w.done, w.gate = cancel, "", make(chan struct{}), g
+	w.info.Status, w.info.Runs, w.info.Mode, w.info.Backend = Queued, w.info.Runs+1, g.mode(), describeAs(b, g)
+	w.info.Result, w.info.Truncated, w.info.ResultFile, w.info.ResultBytes, w.info.Notes = "", false, "", 0, nil
+	w.info.Stderr, w.info.ExitCode, w.info.Usage, w.info.Why, w.info.From = "", nil, nil, "", ""
 	w.info.Started, w.info.Ended = time.Time{}, time.Time{}
 	w.info.Commits, w.info.FilesChanged, w.info.Diffstat = 0, nil, ""
 	w.unread = false
-	w.run = func() { r.run(ctx, cancel, w, b, dir) }
-	r.logLocked(w, "queued")
+	w.run = func() { r.run(ctx, cancel, w, b) }
+	r.markLocked(w)
 	r.queue = append(r.queue, w)
 	r.changedLocked()
 	r.dispatchLocked()
@@ -240,7 +387,7 @@ func (r *Roster) startLocked(w *worker, b Backend, dir string) {
 		}
 		r.queue = slices.Delete(r.queue, i, i+1)
 		r.mu.Unlock()
-		r.finish(w, Outcome{}, nil)
+		r.finish(w, Outcome{}, nil, nil)
 		close(w.done)
 	}()
 }
@@ -252,32 +399,47 @@ func (r *Roster) dispatchLocked() {
 		r.queue = r.queue[1:]
 		r.running++
 		w.info.Status, w.info.Started, w.info.LastActivity = Running, time.Now(), time.Now()
-		r.logLocked(w, "running")
+		r.markLocked(w)
 		r.changedLocked()
 		r.wg.Add(1)
 		go w.run()
 	}
 }
 
-func (r *Roster) run(ctx context.Context, cancel context.CancelFunc, w *worker, b Backend, dir string) {
+// headBytes is how much of a run's output stays in memory for answers.
+func (r *Roster) headBytes() int { return max(64<<10, 4*r.cfg.ResultChars+8) }
+
+func (r *Roster) run(ctx context.Context, cancel context.CancelFunc, w *worker, b Backend) {
 	defer r.wg.Done()
 	defer cancel()
+	r.flush()
 	r.mu.Lock()
 	done := w.done
-	job := Job{ID: w.info.ID, Label: w.info.Label, Tier: w.info.Tier, Brief: w.info.Brief, Dir: dir}
-	iso, wantIso := w.iso, w.wantIso
+	job := Job{ID: w.info.ID, Label: w.info.Label, Tier: w.info.Tier, Brief: w.info.Brief, Dir: w.dir, Mode: w.gate.mode(), Approve: w.gate.Approve}
+	iso, wantIso, co, run := w.iso, w.wantIso, w.co, w.info.Runs
 	r.mu.Unlock()
+	if iso != nil && !iso.exists() {
+		iso = nil
+	}
 	if wantIso && iso == nil {
 		var err error
-		if iso, err = addWorktree(r.cfg.StateDir, dir, w.info.Label, w.info.ID); err != nil {
-			r.finish(w, Outcome{}, fmt.Errorf("making its worktree: %w", err))
+		if co == nil {
+			co, err = inspect(w.dir, false)
+		}
+		if err == nil {
+			iso, err = addWorktree(r.cfg.StateDir, co, w.info.Label, w.info.ID, r.suffix)
+		}
+		if err != nil {
+			r.finish(w, Outcome{}, fmt.Errorf("making its worktree: %w", err), nil)
 			r.release(done)
 			return
 		}
 		r.mu.Lock()
 		w.iso = iso
-		w.info.Branch, w.info.Worktree = iso.branch, iso.dir
+		w.info.Branch, w.info.Worktree = iso.Branch, iso.Dir
+		r.markLocked(w)
 		r.mu.Unlock()
+		r.flush()
 	}
 	if iso != nil {
 		job.Dir = iso.cwd()
@@ -287,6 +449,8 @@ func (r *Roster) run(ctx context.Context, cancel context.CancelFunc, w *worker, 
 		w.info.LastActivity = time.Now()
 		r.mu.Unlock()
 	}
+	s := newSink(r.partPath(w.info.ID, run), r.headBytes())
+	job.Output = s
 	tctx, tcancel := context.WithTimeout(ctx, w.timeout)
 	out, err := b.Run(tctx, job)
 	if tctx.Err() == context.DeadlineExceeded && ctx.Err() == nil {
@@ -305,8 +469,16 @@ func (r *Roster) run(ctx context.Context, cancel context.CancelFunc, w *worker, 
 		}
 		r.mu.Unlock()
 	}
-	r.finish(w, out, err)
+	r.finish(w, out, err, s)
 	r.release(done)
+}
+
+func (r *Roster) partPath(id string, run int) string {
+	return filepath.Join(r.workerDir(id), fmt.Sprintf("run%d.output.part", run))
+}
+
+func (r *Roster) resultPath(id string, run int) string {
+	return filepath.Join(r.workerDir(id), fmt.Sprintf("run%d.result.txt", run))
 }
 
 // release frees a run's slot and starts the next queued run.
@@ -316,24 +488,40 @@ func (r *Roster) release(done chan struct{}) {
 	r.dispatchLocked()
 	r.mu.Unlock()
 	close(done)
+	r.flush()
 }
 
-// finish records a run's end.
-func (r *Roster) finish(w *worker, out Outcome, err error) {
+// finish records a run's end. s is the sink its output went to (nil when
+// it never started).
+func (r *Roster) finish(w *worker, out Outcome, err error, s *sink) {
 	// The result file is written before the lock is taken: a run's number
 	// changes only after its done channel closes, which is after this.
 	r.mu.Lock()
 	run := w.info.Runs
 	r.mu.Unlock()
-	resultFile := ""
-	if out.Result != "" {
-		p := filepath.Join(r.cfg.StateDir, fmt.Sprintf("%s-run%d.result.txt", w.info.ID, run))
-		if writeWhole(p, []byte(out.Result)) == nil {
-			resultFile = p
+	path := r.resultPath(w.info.ID, run)
+	var res output
+	// A backend's own result wins; else the result is the output it wrote.
+	if s == nil || out.Result != "" || s.empty() {
+		res = output{head: out.Result, whole: true, bytes: int64(len(out.Result))}
+		if out.Result != "" && writeWhole(path, []byte(out.Result)) == nil {
+			res.file = path
 		}
+		if s != nil && !s.empty() {
+			// Output besides the result (progress, an over-long line) is
+			// kept too, and named.
+			other := s.close(strings.TrimSuffix(path, ".result.txt") + ".output.txt")
+			res.notes = append(res.notes, other.notes...)
+			if other.file != "" {
+				res.notes = append(res.notes, fmt.Sprintf("besides its result it wrote %d bytes of other output, kept in %s", other.bytes, other.file))
+			}
+		} else if s != nil {
+			s.discard()
+		}
+	} else {
+		res = s.close(path)
 	}
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	code := out.ExitCode
 	w.info.Ended = time.Now()
 	switch {
@@ -359,18 +547,34 @@ func (r *Roster) finish(w *worker, out Outcome, err error) {
 	if w.info.Status == Failed || w.info.Status == Lost || w.info.Status == TimedOut {
 		w.info.Stderr = out.Stderr
 	}
-	w.info.Result = out.Result
-	w.info.ResultFile = resultFile
-	// Cut only a result whose whole text is on disk.
-	if rs := []rune(out.Result); resultFile != "" && len(rs) > r.cfg.ResultChars {
-		w.info.Result, w.info.Truncated = string(rs[:r.cfg.ResultChars]), true
-	}
+	w.info.Notes = append(slices.Clone(out.Notes), res.notes...)
+	r.setResultLocked(w, res)
 	w.unread = true
-	r.logLocked(w, "ended")
+	r.markLocked(w)
 	r.changedLocked()
 	if r.cfg.Finished != nil {
 		info := w.info
 		go r.cfg.Finished(info)
+	}
+	r.mu.Unlock()
+	r.flush()
+}
+
+// setResultLocked puts a run's output in w's answer: all of it when it is
+// short or no file holds it, else its start. r.mu is held.
+func (r *Roster) setResultLocked(w *worker, res output) {
+	text := res.head
+	if res.whole {
+		text = strings.TrimRight(text, "\n")
+	}
+	w.info.ResultFile, w.info.ResultBytes = res.file, res.bytes
+	w.info.Result, w.info.Truncated = text, !res.whole
+	// Cut only a result whose whole text is on disk.
+	if rs := []rune(text); res.file != "" && len(rs) > r.cfg.ResultChars {
+		w.info.Result, w.info.Truncated = string(rs[:r.cfg.ResultChars]), true
+	}
+	if res.file == "" && !res.whole {
+		w.info.Truncated = true
 	}
 }
 
@@ -387,9 +591,13 @@ func (r *Roster) lookupLocked(id string) (*worker, error) {
 
 // halt ends a worker's run, if one is going, and waits for it; it
 // returns the worker (r.mu held again) and whether a run was stopped.
-func (r *Roster) halt(id string) (*worker, bool, error) {
+// check, if set, may refuse before anything is stopped (r.mu held).
+func (r *Roster) halt(id string, check func(*worker) error) (*worker, bool, error) {
 	r.mu.Lock()
 	w, err := r.lookupLocked(id)
+	if err == nil && check != nil {
+		err = check(w)
+	}
 	if err != nil {
 		r.mu.Unlock()
 		return nil, false, err
@@ -410,32 +618,58 @@ func (r *Roster) halt(id string) (*worker, bool, error) {
 // Kill stops a worker and returns it with its partial output; killing a
 // finished worker changes nothing.
 func (r *Roster) Kill(id string) (Info, error) {
-	w, _, err := r.halt(id)
+	w, _, err := r.halt(id, nil)
 	if err != nil {
 		return Info{}, err
 	}
-	defer r.mu.Unlock()
-	w.unread = false
-	return w.info, nil
+	if w.unread {
+		w.unread = false
+		r.markLocked(w)
+	}
+	info := w.info
+	r.mu.Unlock()
+	r.flush()
+	return info, nil
 }
 
-// Send appends message to the worker's brief and runs it again, stopping
-// a running one first (restarted says so).
+// Send appends message to the worker's brief and runs it again in normal
+// mode, stopping a running one first (restarted says so).
 func (r *Roster) Send(id, message string) (info Info, restarted bool, err error) {
+	return r.SendAs(Gate{}, id, message)
+}
+
+// SendAs is Send from a call with gate g: the new run gets the backend of
+// g's mode and g's policy. Outside normal mode a worker without a worktree
+// is refused before anything is stopped.
+func (r *Roster) SendAs(g Gate, id, message string) (info Info, restarted bool, err error) {
 	if strings.TrimSpace(message) == "" {
 		return Info{}, false, errors.New("the message is empty")
 	}
-	w, restarted, err := r.halt(id)
+	mode := g.mode()
+	var b Backend
+	w, restarted, err := r.halt(id, func(w *worker) error {
+		var err error
+		if b, err = r.backendFor(w.info.Tier, mode); err != nil {
+			return err
+		}
+		if mode != ModeNormal && !w.wantIso {
+			return fmt.Errorf("%s runs in the root (isolation none); from %s mode only a worker in a worktree of its own can be run again", w.info.ID, mode)
+		}
+		return nil
+	})
 	if err != nil {
 		return Info{}, false, err
 	}
-	defer r.mu.Unlock()
 	if r.closed {
+		r.mu.Unlock()
 		return Info{}, restarted, errors.New("the run is closing: no new runs")
 	}
 	w.info.Brief += "\n\n" + message
-	r.startLocked(w, r.cfg.Backends[w.info.Tier], r.cfg.Dir)
-	return w.info, restarted, nil
+	r.startLocked(w, b, g)
+	info = w.info
+	r.mu.Unlock()
+	r.flush()
+	return info, restarted, nil
 }
 
 // WaitRequest is what vibe_wait asks for.
@@ -494,12 +728,10 @@ func (r *Roster) Wait(ctx context.Context, req WaitRequest) (done []Info, pendin
 		}
 		ok := len(done) == len(ids) || !req.All && len(done) > 0
 		changed := r.changed
-		if ok {
-			for _, d := range done {
-				r.ws[d.ID].unread = false
-			}
-		}
 		r.mu.Unlock()
+		if ok {
+			r.markRead(done)
+		}
 		if req.Progress != nil && len(done) != last {
 			last = len(done)
 			req.Progress(len(done), len(ids))
@@ -520,10 +752,14 @@ func (r *Roster) Wait(ctx context.Context, req WaitRequest) (done []Info, pendin
 
 func (r *Roster) markRead(infos []Info) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	for _, d := range infos {
-		r.ws[d.ID].unread = false
+		if w := r.ws[d.ID]; w.unread {
+			w.unread = false
+			r.markLocked(w)
+		}
 	}
+	r.mu.Unlock()
+	r.flush()
 }
 
 // List returns every worker, in spawn order.
@@ -550,7 +786,9 @@ func (r *Roster) Unread() []string {
 	return out
 }
 
-// Close stops every worker and waits for them.
+// Close stops every worker and waits for them. The records of workers
+// whose results were read and that hold no worktree are removed; the
+// others stay in the state folder, released for the next roster to take.
 func (r *Roster) Close() error {
 	r.mu.Lock()
 	if r.closed {
@@ -566,7 +804,7 @@ func (r *Roster) Close() error {
 	r.mu.Unlock()
 	r.stop()
 	r.wg.Wait()
-	return r.journal.Close()
+	return r.closeRecords()
 }
 
 // writeWhole writes a file by a temporary file and a rename, so a reader

@@ -82,8 +82,8 @@ func TestResultNobodyWaitedFor(t *testing.T) {
 	if len(done) != 1 || len(r.Unread()) != 0 {
 		t.Fatalf("after the wait: done %v, unread %v", done, r.Unread())
 	}
-	journal, _ := os.ReadFile(filepath.Join(r.cfg.StateDir, "events.jsonl"))
-	if !strings.Contains(string(journal), `"event":"ended"`) || !strings.Contains(string(journal), "result_file") {
+	journal, _ := os.ReadFile(filepath.Join(r.cfg.StateDir, "workers", a.ID, "worker.json"))
+	if !strings.Contains(string(journal), `"status": "succeeded"`) || !strings.Contains(string(journal), "result_file") || !strings.Contains(string(journal), `"unread": false`) {
 		t.Fatalf("journal: %s", journal)
 	}
 }

@@ -13,52 +13,116 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/builtin-tools/builtin-tools/internal/proc"
 )
 
 // Worktree isolation: a worker that asks for it runs in its own git
-// worktree, on a branch vibe/<label>-<id> from the root's HEAD, kept
-// outside the root (in the state folder) so the checkout is never touched.
-// Creation is serialized (git locks its config while adding a worktree).
-// After a run the worktree stays while it holds commits or changes and is
-// removed, with its branch, otherwise.
+// worktree, on a branch vibe/<label>-<id>-<suffix> from the root's HEAD at
+// spawn, kept outside the root (in the state folder) so the checkout is
+// never touched. The suffix is the roster's own, so a branch left by an
+// earlier process never collides with a new one. Uncommitted changes of the
+// checkout are not in the worktree; the spawn answer names them, and
+// carry_changes brings those of tracked files over (a `git stash create`
+// commit applied in the worktree: the user's working tree and stash list
+// are not touched). Creation is serialized (git locks its config while
+// adding a worktree). After a run the worktree stays while it holds commits
+// or changes and is removed, with its branch, otherwise.
 
 var worktreeMu sync.Mutex
 
+// isolation is a worker's worktree; it is kept in the worker's record.
 type isolation struct {
-	repo   string // the repository's top folder
-	sub    string // the root's path inside it
-	base   string // the commit the branch started from
-	branch string
-	dir    string // the worktree
+	Repo string `json:"repo"` // the repository's top folder
+	Sub  string `json:"sub"`  // the root's path inside it
+	Base string `json:"base"` // the commit the branch started from
+	// DiffBase is what the worker's changes are measured against: the
+	// carried changes' stash commit, else Base.
+	DiffBase string `json:"diff_base,omitempty"`
+	Branch   string `json:"branch"`
+	Dir      string `json:"dir"` // the worktree
 }
 
+// gitOutputLimit bounds what one git command's output may hold.
+const gitOutputLimit = 8 << 20
+
+// git runs git in dir. Nothing the repository configures to run is run:
+// hooks (worktree add runs post-checkout), an fsmonitor, external diff
+// drivers and text conversions — a spawn from plan mode makes a worktree,
+// and that must not run code from the checkout. Standard output is kept
+// apart from error output, which only the error message quotes.
 func git(ctx context.Context, dir string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
-	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "LC_ALL=C")
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		msg := strings.TrimSpace(errb.String())
+	out, err := gitRaw(ctx, dir, args...)
+	return strings.TrimSpace(out), err
+}
+
+// gitRaw is git with its output as printed.
+func gitRaw(ctx context.Context, dir string, args ...string) (string, error) {
+	full := append([]string{"-C", dir, "-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false"}, args...)
+	cmd := exec.Command("git", full...)
+	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "LC_ALL=C", "GIT_OPTIONAL_LOCKS=0")
+	cmd.Dir = proc.NeutralDir
+	var out capped
+	out.max = gitOutputLimit
+	p, err := proc.Start(cmd, proc.Options{Stdout: &out, Grace: 500 * time.Millisecond, Drain: time.Second})
+	if err != nil {
+		return "", fmt.Errorf("git %s: %w", strings.Join(args, " "), err)
+	}
+	select {
+	case <-p.Done():
+	case <-ctx.Done():
+		p.Kill()
+		<-p.Done()
+		return "", fmt.Errorf("git %s did not finish in time", strings.Join(args, " "))
+	}
+	if err := p.Wait(); err != nil {
+		msg := p.Tail().String()
 		if msg == "" {
 			msg = err.Error()
 		}
 		return "", fmt.Errorf("git %s: %s", strings.Join(args, " "), msg)
 	}
-	return strings.TrimSpace(out.String()), nil
+	return out.b.String(), nil
+}
+
+// capped keeps the first max bytes written to it.
+type capped struct {
+	mu  sync.Mutex
+	b   bytes.Buffer
+	max int
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if room := c.max - c.b.Len(); room > 0 {
+		c.b.Write(p[:min(len(p), room)])
+	}
+	return len(p), nil
 }
 
 var branchUnsafe = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
+// checkout is the root's repository as a worktree spawn finds it.
+type checkout struct {
+	repo, sub, head string
+	// uncommitted are the tracked files with changes not committed (staged
+	// or not), untracked the files git does not track; both relative to
+	// the repository's top folder.
+	uncommitted, untracked []string
+	// stash is the commit `git stash create` made of the uncommitted
+	// changes, when they are carried.
+	stash string
+}
+
 // repoOf says whether root is inside a git repository with a commit.
-func repoOf(root string) (repo, sub, head string, err error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
+func repoOf(ctx context.Context, root string) (repo, sub, head string, err error) {
 	if _, lerr := exec.LookPath("git"); lerr != nil {
 		return "", "", "", errors.New("isolation \"worktree\" needs git, which is not on PATH")
 	}
 	repo, err = git(ctx, root, "rev-parse", "--show-toplevel")
 	if err != nil {
-		return "", "", "", fmt.Errorf("isolation \"worktree\" needs the root to be in a git repository, and %s is not (%v); spawn without isolation", root, err)
+		return "", "", "", fmt.Errorf("isolation \"worktree\" needs the root to be in a git repository, and %s is not (%v)", root, err)
 	}
 	head, err = git(ctx, root, "rev-parse", "HEAD")
 	if err != nil {
@@ -70,12 +134,66 @@ func repoOf(root string) (repo, sub, head string, err error) {
 	return repo, sub, head, nil
 }
 
-// addWorktree makes the worktree of worker id.
-func addWorktree(stateDir, root, label, id string) (*isolation, error) {
-	repo, sub, head, err := repoOf(root)
+// inspect reads the checkout a worktree worker starts from: its HEAD and
+// its uncommitted files; with carry, it records the uncommitted changes of
+// tracked files as a stash commit (which changes no ref, no index and no
+// file).
+func inspect(root string, carry bool) (*checkout, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	repo, sub, head, err := repoOf(ctx, root)
 	if err != nil {
 		return nil, err
 	}
+	co := &checkout{repo: repo, sub: sub, head: head}
+	st, err := gitRaw(ctx, repo, "status", "--porcelain=v1", "-z", "--untracked-files=normal")
+	if err != nil {
+		return nil, fmt.Errorf("reading the checkout's uncommitted changes: %w", err)
+	}
+	co.uncommitted, co.untracked = parseStatus(st)
+	if carry && len(co.uncommitted) > 0 {
+		sha, err := git(ctx, repo, "stash", "create", "vibe: the checkout's uncommitted changes")
+		if err != nil {
+			return nil, fmt.Errorf("recording the uncommitted changes to carry: %w", err)
+		}
+		if sha != "" {
+			// The stash's first parent is the HEAD it was made on, which a
+			// commit since the rev-parse above may have moved.
+			if base, err := git(ctx, repo, "rev-parse", sha+"^1"); err == nil {
+				co.head = base
+			}
+			co.stash = sha
+		}
+	}
+	return co, nil
+}
+
+// parseStatus splits `git status --porcelain=v1 -z` into tracked files
+// with changes and untracked files.
+func parseStatus(s string) (changed, untracked []string) {
+	fields := strings.Split(s, "\x00")
+	for i := 0; i < len(fields); i++ {
+		f := fields[i]
+		if len(f) < 4 {
+			continue
+		}
+		xy, name := f[:2], f[3:]
+		switch {
+		case xy == "??":
+			untracked = append(untracked, name)
+		case xy == "!!":
+		default:
+			changed = append(changed, name)
+			if xy[0] == 'R' || xy[0] == 'C' {
+				i++ // the rename's source follows
+			}
+		}
+	}
+	return changed, untracked
+}
+
+// addWorktree makes the worktree of worker id from co.
+func addWorktree(stateDir string, co *checkout, label, id, suffix string) (*isolation, error) {
 	worktreeMu.Lock()
 	defer worktreeMu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -84,34 +202,47 @@ func addWorktree(stateDir, root, label, id string) (*isolation, error) {
 	if name == "" {
 		name = "worker"
 	}
-	iso := &isolation{repo: repo, sub: sub, base: head, branch: "vibe/" + name + "-" + id, dir: filepath.Join(stateDir, "worktrees", id)}
-	if err := os.MkdirAll(filepath.Dir(iso.dir), 0o700); err != nil {
+	iso := &isolation{Repo: co.repo, Sub: co.sub, Base: co.head, DiffBase: co.head,
+		Branch: "vibe/" + name + "-" + id + "-" + suffix, Dir: filepath.Join(stateDir, "worktrees", id)}
+	if err := os.MkdirAll(filepath.Dir(iso.Dir), 0o700); err != nil {
 		return nil, err
 	}
-	if _, err := git(ctx, repo, "worktree", "add", "-b", iso.branch, iso.dir, head); err != nil {
+	if _, err := git(ctx, co.repo, "worktree", "add", "-b", iso.Branch, iso.Dir, co.head); err != nil {
 		return nil, err
+	}
+	if co.stash != "" {
+		if _, err := git(ctx, iso.Dir, "stash", "apply", "--quiet", co.stash); err != nil {
+			iso.remove(ctx)
+			return nil, fmt.Errorf("carrying the uncommitted changes into the worktree: %w", err)
+		}
+		iso.DiffBase = co.stash
 	}
 	return iso, nil
 }
 
 // cwd is where the worker runs: the root's place in the worktree.
-func (iso *isolation) cwd() string { return filepath.Join(iso.dir, iso.sub) }
+func (iso *isolation) cwd() string { return filepath.Join(iso.Dir, iso.Sub) }
 
 // report says what the worker did in its worktree: its commits since the
-// base, the files changed (committed or not) and a diffstat.
+// base, the files changed (committed or not, carried changes excluded) and
+// a diffstat.
 func (iso *isolation) report() (commits int, files []string, stat string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if n, err := git(ctx, iso.dir, "rev-list", "--count", iso.base+"..HEAD"); err == nil {
+	if n, err := git(ctx, iso.Dir, "rev-list", "--count", iso.Base+"..HEAD"); err == nil {
 		commits, _ = strconv.Atoi(n)
 	}
 	// Untracked files count as changes: add them to the index's view
 	// without staging their content (intent to add).
-	git(ctx, iso.dir, "add", "-A", "-N")
-	if names, err := git(ctx, iso.dir, "diff", "--name-only", iso.base); err == nil && names != "" {
+	git(ctx, iso.Dir, "add", "-A", "-N")
+	base := iso.DiffBase
+	if base == "" {
+		base = iso.Base
+	}
+	if names, err := git(ctx, iso.Dir, "diff", "--no-ext-diff", "--no-textconv", "--name-only", base); err == nil && names != "" {
 		files = strings.Split(names, "\n")
 	}
-	stat, _ = git(ctx, iso.dir, "diff", "--stat", iso.base)
+	stat, _ = git(ctx, iso.Dir, "diff", "--no-ext-diff", "--no-textconv", "--stat", base)
 	return commits, files, stat
 }
 
@@ -126,9 +257,23 @@ func (iso *isolation) cleanup() bool {
 	defer worktreeMu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if _, err := git(ctx, iso.repo, "worktree", "remove", "--force", iso.dir); err != nil {
-		return true
+	return !iso.remove(ctx)
+}
+
+// remove deletes the worktree and its branch; worktreeMu is held.
+func (iso *isolation) remove(ctx context.Context) bool {
+	if _, err := git(ctx, iso.Repo, "worktree", "remove", "--force", iso.Dir); err != nil {
+		if _, serr := os.Stat(iso.Dir); serr == nil {
+			return false
+		}
+		git(ctx, iso.Repo, "worktree", "prune")
 	}
-	git(ctx, iso.repo, "branch", "-D", iso.branch)
-	return false
+	git(ctx, iso.Repo, "branch", "-D", iso.Branch)
+	return true
+}
+
+// exists says whether the worktree's folder is still there.
+func (iso *isolation) exists() bool {
+	fi, err := os.Stat(iso.Dir)
+	return err == nil && fi.IsDir()
 }

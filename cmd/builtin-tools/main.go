@@ -83,7 +83,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // common holds the flags every command shares.
 type common struct {
 	root, mode, approve, ask, conversation, without, grammars string
-	graphCache                                                string
+	graphCache, vibeState                                     string
 	askTimeout, graphWait                                     time.Duration
 	trust, vibe                                               bool
 	workers                                                   tierCommands
@@ -108,10 +108,11 @@ func (c *common) register(fs *flag.FlagSet, defaultAsk string) {
 	}
 	fs.DurationVar(&c.graphWait, "graph-wait", wait, "how long a code_graph query waits for the index to be built before answering from what is indexed")
 	fs.BoolVar(&c.vibe, "vibe", false, "vibe mode: the vibe_* background-worker tools (needs --worker-command)")
-	fs.Var(&c.workers, "worker-command", "with --vibe, what runs a worker of a tier, as TIER=CMD (fast='claude -p' good='codex exec -'); repeat for each tier")
+	fs.Var(&c.workers, "worker-command", "with --vibe, what runs a worker of a tier, as TIER=CMD (fast='claude -p' good='codex exec -') for calls in normal mode and TIER@MODE=CMD (fast@plan='CMD') for plan or readonly, whose workers must run their tools in that mode (the command gets VIBE_MODE and VIBE_APPROVE, and {mode} and {approve} in its line); a call in a mode with no command is refused; repeat for each")
+	fs.StringVar(&c.vibeState, "vibe-state", vibetool.DefaultStateDir(), "with --vibe, the folder where workers' records, results and worktrees are kept per root, so the next process over the same root finds them")
 }
 
-// tierCommands collects --worker-command TIER=CMD flags.
+// tierCommands collects --worker-command TIER=CMD and TIER@MODE=CMD flags.
 type tierCommands map[string]string
 
 func (t *tierCommands) String() string {
@@ -125,7 +126,7 @@ func (t *tierCommands) String() string {
 func (t *tierCommands) Set(v string) error {
 	tier, line, ok := strings.Cut(v, "=")
 	if !ok || strings.TrimSpace(tier) == "" || strings.TrimSpace(line) == "" {
-		return fmt.Errorf("want TIER=CMD (fast='CMD' or good='CMD'), got %q", v)
+		return fmt.Errorf("want TIER=CMD or TIER@MODE=CMD (fast='CMD', good='CMD', fast@plan='CMD'), got %q", v)
 	}
 	if *t == nil {
 		*t = tierCommands{}
@@ -202,7 +203,7 @@ func (c *common) newRun(stdin io.Reader, stdout io.Writer, stdio bool) (*registr
 		Ask: port, AskTimeout: c.askTimeout, Without: without, TrustCheckout: c.trust,
 		Structural:    astgrep.Options{GrammarDirs: grammarDirs},
 		Graph:         graphtool.Config{Options: graph.Options{CacheDir: c.graphCache, GrammarDirs: grammarDirs}, Wait: c.graphWait},
-		Vibe:          vibetool.Config{On: c.vibe, Commands: c.workers},
+		Vibe:          vibetool.Config{On: c.vibe, Commands: c.workers, StateDir: c.vibeState},
 		MaxFrameBytes: c.maxFrame,
 		OutputBudget:  c.budget,
 	})

@@ -31,6 +31,11 @@ case "$brief" in
 	;;
 *"empty"*)
 	;;
+*"hold"*)
+	echo "held in a worktree" > held.txt
+	git add held.txt && git -c user.name=w -c user.email=w@x commit -qm "worker's held change" && echo "committed held.txt"
+	sleep 300
+	;;
 *"commit"*)
 	echo "made in a worktree" > made.txt
 	git add made.txt && git -c user.name=w -c user.email=w@x commit -qm "worker's change" && echo "committed made.txt"

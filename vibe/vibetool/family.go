@@ -1,18 +1,27 @@
 // Package vibetool puts the worker roster (package vibe) on a run's tool
 // surface: vibe_spawn, vibe_send, vibe_wait, vibe_kill and vibe_list, all
-// read tier (the gate belongs on the workers' own tools). They exist only
-// while vibe mode is on: with no backend configured the family attaches
-// nothing, so the five tools are absent and refused by name.
+// read tier. The gate belongs on the workers' own tools, so a worker gets
+// the mode of the call that started it and the run's approval policy
+// (VIBE_MODE, VIBE_APPROVE), a call outside normal mode starts only a
+// worker whose command is configured for that mode, and such a worker
+// runs in a worktree, never in the root. The tools exist only while vibe
+// mode is on: with no backend configured the family attaches nothing, so
+// the five tools are absent and refused by name.
 package vibetool
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
+	"github.com/builtin-tools/builtin-tools/internal/proc"
+	"github.com/builtin-tools/builtin-tools/internal/textcut"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/vibe"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -22,38 +31,62 @@ import (
 type Config struct {
 	// On turns vibe mode on (serve --vibe).
 	On bool
-	// Commands are the command backend's lines per tier (fast, good):
-	// --worker-command fast='CMD'.
+	// Commands are the command backend's lines by tier (fast, good) for
+	// calls in normal mode, and by tier@mode (fast@plan, good@readonly)
+	// for calls in plan and readonly mode: --worker-command fast='CMD'
+	// fast@plan='CMD'. A call outside normal mode whose tier has no line
+	// for its mode is refused.
 	Commands map[string]string
-	// Backends are a harness's own backends per tier; they win over
-	// Commands.
+	// Backends are a harness's own backends, keyed the same way; they win
+	// over Commands.
 	Backends map[string]vibe.Backend
 	// MaxRunning bounds the workers running at once (default 4).
 	MaxRunning int
 	// Timeout is a worker's time limit unless vibe_spawn gives one
 	// (default 30 minutes).
 	Timeout time.Duration
+	// StateDir is where each root's workers are kept across processes (a
+	// folder per root inside it): their records, results and worktrees.
+	// Default: the user's cache folder, builtin-tools/vibe.
+	StateDir string
+}
+
+// DefaultStateDir is the per-user folder of workers' state,
+// ~/.cache/builtin-tools/vibe; "" when the system names no cache folder.
+func DefaultStateDir() string {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(dir, "builtin-tools", "vibe")
+}
+
+// stateFolder is the root's own folder inside base: the same root always
+// gets the same folder, so a new process finds what an earlier one left.
+// Without a base it is a temporary folder this process's end removes.
+func stateFolder(base, root string) (string, error) {
+	if base == "" {
+		base = DefaultStateDir()
+	}
+	if base == "" {
+		return proc.TempDir("vibe-")
+	}
+	h := sha256.Sum256([]byte(root))
+	dir := filepath.Join(base, hex.EncodeToString(h[:12]))
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("vibe: making the state folder: %w", err)
+	}
+	// For a person looking at the folder: which root it belongs to.
+	if b, err := os.ReadFile(filepath.Join(dir, "root")); err != nil || string(b) != root+"\n" {
+		os.WriteFile(filepath.Join(dir, "root"), []byte(root+"\n"), 0o600)
+	}
+	return dir, nil
 }
 
 // Roster is the run's roster and its state folder.
 type Roster struct {
 	*vibe.Roster
 	state string
-}
-
-// Close stops every worker, then drops the journal; worktrees that hold
-// work are kept.
-func (r *Roster) Close() error {
-	err := r.Roster.Close()
-	os.Remove(filepath.Join(r.state, "events.jsonl"))
-	if names, _ := filepath.Glob(filepath.Join(r.state, "*.result.txt")); len(names) > 0 {
-		for _, n := range names {
-			os.Remove(n)
-		}
-	}
-	os.Remove(filepath.Join(r.state, "worktrees")) // only when empty
-	os.Remove(r.state)
-	return err
 }
 
 // Key is the roster's resource key.
@@ -72,21 +105,24 @@ var Family = registry.Family[*Roster]{
 			return nil, registry.ErrSkip
 		}
 		backends := map[string]vibe.Backend{}
-		for tier, line := range cfg.Commands {
-			backends[tier] = vibe.Command{Line: line}
-		}
-		for tier, b := range cfg.Backends {
-			backends[tier] = b
-		}
-		for tier := range backends {
-			if !isTier(tier) {
-				return nil, fmt.Errorf("vibe: unknown tier %q; the tiers are %s", tier, strings.Join(vibe.Tiers, ", "))
+		for key, line := range cfg.Commands {
+			k, err := backendKey(key)
+			if err != nil {
+				return nil, err
 			}
+			backends[k] = vibe.Command{Line: line}
+		}
+		for key, b := range cfg.Backends {
+			k, err := backendKey(key)
+			if err != nil {
+				return nil, err
+			}
+			backends[k] = b
 		}
 		if len(backends) == 0 {
-			return nil, fmt.Errorf("vibe mode is on but no tier has a worker command: give --worker-command fast='CMD' (and good='CMD')")
+			return nil, fmt.Errorf("vibe mode is on but no tier has a worker command: give --worker-command fast='CMD' (and good='CMD', and fast@plan='CMD' for plan mode)")
 		}
-		state, err := os.MkdirTemp("", "builtin-tools-vibe-")
+		state, err := stateFolder(cfg.StateDir, env.Root)
 		if err != nil {
 			return nil, err
 		}
@@ -96,12 +132,28 @@ var Family = registry.Family[*Roster]{
 				run.Log(mcp.LoggingLevelInfo, "vibe", fmt.Sprintf("worker %s (%s) ended: %s; vibe_wait or vibe_list has its result", in.ID, in.Label, in.Status))
 			}})
 		if err != nil {
-			os.RemoveAll(state)
 			return nil, err
 		}
 		return &Roster{Roster: r, state: state}, nil
 	},
 	Tools: []registry.Descriptor{SpawnTool, SendTool, WaitTool, KillTool, ListTool},
+}
+
+// backendKey checks a Commands or Backends key, TIER or TIER@MODE, and
+// returns it as the roster takes it.
+func backendKey(key string) (string, error) {
+	tier, mode, hasMode := strings.Cut(strings.TrimSpace(key), "@")
+	if !isTier(tier) {
+		return "", fmt.Errorf("vibe: unknown tier %q in %q; the tiers are %s", tier, key, strings.Join(vibe.Tiers, ", "))
+	}
+	if !hasMode {
+		return tier, nil
+	}
+	switch mode {
+	case vibe.ModeNormal, vibe.ModePlan, vibe.ModeReadOnly:
+		return vibe.BackendKey(tier, mode), nil
+	}
+	return "", fmt.Errorf("vibe: unknown mode %q in %q; a worker command is for normal, plan or readonly mode (fast@plan='CMD')", mode, key)
 }
 
 func isTier(t string) bool {
@@ -145,9 +197,10 @@ func elapsed(in vibe.Info) string {
 	return in.Ended.Sub(in.Started).Round(100 * time.Millisecond).String()
 }
 
-// describe writes one worker; full says whether its whole result is
-// shown (else its first line).
-func describe(b *strings.Builder, in vibe.Info, full bool) {
+// describe writes one worker; full says whether its result is shown
+// (else its first line), in at most room characters: a longer one is cut,
+// and the line before it says where the whole result is.
+func describe(b *strings.Builder, in vibe.Info, full bool, room int) {
 	fmt.Fprintf(b, "%s %q [%s] %s, %s", in.ID, in.Label, in.Tier, in.Status, elapsed(in))
 	if in.Status == vibe.Running {
 		fmt.Fprintf(b, ", last activity %s", ago(in.LastActivity))
@@ -158,7 +211,13 @@ func describe(b *strings.Builder, in vibe.Info, full bool) {
 	if in.Runs > 1 {
 		fmt.Fprintf(b, ", run %d", in.Runs)
 	}
+	if in.Mode != "" && in.Mode != vibe.ModeNormal {
+		fmt.Fprintf(b, ", started from %s mode", in.Mode)
+	}
 	fmt.Fprintf(b, "\n  backend: %s\n", in.Backend)
+	if in.From != "" {
+		fmt.Fprintf(b, "  from an earlier process: %s\n", in.From)
+	}
 	if in.Why != "" {
 		fmt.Fprintf(b, "  why: %s\n", in.Why)
 	}
@@ -173,43 +232,78 @@ func describe(b *strings.Builder, in vibe.Info, full bool) {
 		b.WriteString("\n")
 	}
 	if in.Branch != "" {
-		fmt.Fprintf(b, "  branch %s (worktree %s): %d commits, %d files changed\n", in.Branch, in.Worktree, in.Commits, len(in.FilesChanged))
+		where := "worktree " + in.Worktree
+		if in.Worktree == "" {
+			where = "its worktree is gone"
+		}
+		fmt.Fprintf(b, "  branch %s (%s): %d commits, %d files changed\n", in.Branch, where, in.Commits, len(in.FilesChanged))
 		if in.Diffstat != "" && full {
-			for _, l := range strings.Split(in.Diffstat, "\n") {
+			for _, l := range strings.Split(textcut.BytesEllipsis(in.Diffstat, 1500), "\n") {
 				b.WriteString("    " + l + "\n")
 			}
 		}
 	}
-	if in.Result != "" {
-		res := in.Result
-		if !full {
-			if i := strings.IndexByte(res, '\n'); i >= 0 {
-				res = res[:i] + " …"
-			}
-			if len(res) > 200 {
-				res = res[:200] + " …"
-			}
-			fmt.Fprintf(b, "  result: %s\n", res)
-		} else {
-			b.WriteString("  result:\n")
-			for _, l := range strings.Split(res, "\n") {
-				b.WriteString("    " + l + "\n")
-			}
-			if in.Truncated {
-				fmt.Fprintf(b, "  (cut; the whole result is in %s)\n", in.ResultFile)
-			}
-		}
+	for _, n := range in.Notes {
+		fmt.Fprintf(b, "  note: %s\n", n)
 	}
 	if in.Stderr != "" && full {
 		tail := strings.TrimSpace(in.Stderr)
 		if len(tail) > 1000 {
-			tail = "…" + tail[len(tail)-1000:]
+			cut := len(tail) - 1000
+			for cut < len(tail) && !utf8.RuneStart(tail[cut]) {
+				cut++
+			}
+			tail = "…" + tail[cut:]
 		}
 		fmt.Fprintf(b, "  stderr (last lines):\n    %s\n", strings.ReplaceAll(tail, "\n", "\n    "))
 	}
+	if in.Result == "" {
+		return
+	}
+	res := in.Result
+	if !full {
+		if i := strings.IndexByte(res, '\n'); i >= 0 {
+			res = res[:i] + " …"
+		}
+		fmt.Fprintf(b, "  result: %s\n", textcut.Ellipsis(res, 200))
+		return
+	}
+	cut := utf8.RuneCountInString(res) > room
+	if cut {
+		res = textcut.Runes(res, max(room, 0))
+	}
+	switch {
+	case (cut || in.Truncated) && in.ResultFile != "":
+		fmt.Fprintf(b, "  result (its start; the whole result, %d bytes, is in %s):\n", in.ResultBytes, in.ResultFile)
+	case in.Truncated:
+		b.WriteString("  result (its start; no file holds the rest, see the notes):\n")
+	case cut:
+		b.WriteString("  result (its start; the structured content's result field has all of it):\n")
+	default:
+		b.WriteString("  result:\n")
+	}
+	for _, l := range strings.Split(res, "\n") {
+		b.WriteString("    " + l + "\n")
+	}
+}
+
+// resultRoom is how many characters of result each of n workers' answers
+// may show within the call's output budget, after what else they say.
+func resultRoom(c *registry.Call, n int) int {
+	n = max(n, 1)
+	return max((c.Budget()-400)/n-1500, 200)
+}
+
+// gate is what a call passes on to the worker it starts: its mode and the
+// run's approval policy.
+func gate(c *registry.Call) vibe.Gate {
+	return vibe.Gate{Mode: string(c.Mode), Approve: c.Policy().String()}
 }
 
 func (r *Roster) finish(res Result, b *strings.Builder) Result {
+	for _, p := range r.Problems() {
+		fmt.Fprintf(b, "state folder: %s\n", p)
+	}
 	res.Unread = r.Unread()
 	if res.Unread == nil {
 		res.Unread = []string{}

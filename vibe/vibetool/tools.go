@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/builtin-tools/builtin-tools/internal/textcut"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
 	"github.com/builtin-tools/builtin-tools/vibe"
@@ -16,7 +17,8 @@ type spawnParams struct {
 	Label          string `json:"label" jsonschema:"a short name for the worker (used in its branch name)"`
 	Tier           string `json:"tier,omitempty" jsonschema:"fast (well-specified mechanical work, the default) or good (design, judgement, reviewing a fast worker)" enum:"fast,good"`
 	TimeoutSeconds int    `json:"timeout_seconds,omitempty" jsonschema:"its time limit (default 30 minutes); at the limit it ends as timed_out with its output so far"`
-	Isolation      string `json:"isolation,omitempty" jsonschema:"worktree: run in a git worktree of its own on a branch vibe/<label>-<id>; none (the default): in the root" enum:"none,worktree"`
+	Isolation      string `json:"isolation,omitempty" jsonschema:"worktree: run in a git worktree of its own, at the root's HEAD, on a branch vibe/<label>-<id>-<suffix>; none: in the root. Default none in normal mode; from plan and readonly mode a worker always runs in a worktree" enum:"none,worktree"`
+	CarryChanges   bool   `json:"carry_changes,omitempty" jsonschema:"isolation worktree: bring the checkout's uncommitted changes of tracked files into the worktree (untracked files are never carried); without it the worktree has only what is committed"`
 }
 
 // SpawnTool is vibe_spawn (VB-1).
@@ -25,21 +27,62 @@ var SpawnTool = registry.Descriptor{
 	Title: "start a background worker",
 	Tier:  tiers.Read,
 	Description: "Start a background worker on a task and return at once with its id (w1, w2, …). At most a few run at once; more wait queued. " +
-		"Its result is kept for the run whether or not anyone waits: vibe_wait blocks until it ends (never poll), and every vibe_* answer lists unread results.",
+		"Its result is kept whether or not anyone waits, even past a restart of this server: vibe_wait blocks until it ends (never poll), and every vibe_* answer lists unread results. " +
+		"The worker runs in the mode of this call under the run's approval policy: from plan or readonly mode only a worker command configured for that mode starts, in a worktree of its own.",
 	Handler: registry.With(Key, spawn),
 }
 
 func spawn(ctx context.Context, c *registry.Call, r *Roster, p spawnParams) (Result, error) {
-	if p.Isolation != "" && p.Isolation != "none" && p.Isolation != "worktree" {
+	g := gate(c)
+	worktree := false
+	switch p.Isolation {
+	case "worktree":
+		worktree = true
+	case "":
+		worktree = c.Mode != tiers.Normal
+	case "none":
+	default:
 		return Result{}, fmt.Errorf("isolation %q: use worktree or none", p.Isolation)
 	}
-	in, err := r.Spawn(vibe.SpawnRequest{Brief: p.Brief, Label: p.Label, Tier: p.Tier, Timeout: time.Duration(p.TimeoutSeconds) * time.Second, Worktree: p.Isolation == "worktree"})
+	in, err := r.Spawn(vibe.SpawnRequest{Brief: p.Brief, Label: p.Label, Tier: p.Tier, Timeout: time.Duration(p.TimeoutSeconds) * time.Second,
+		Worktree: worktree, CarryChanges: p.CarryChanges, Gate: g})
 	if err != nil {
 		return Result{}, registry.Messagef("%s", err.Error())
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "started %s %q [%s] (%s); backend: %s\nvibe_wait with worker_ids [%q] returns its result when it ends.\n", in.ID, in.Label, in.Tier, in.Status, in.Backend, in.ID)
+	fmt.Fprintf(&b, "started %s %q [%s] (%s", in.ID, in.Label, in.Tier, in.Status)
+	if in.Mode != vibe.ModeNormal {
+		fmt.Fprintf(&b, ", in %s mode", in.Mode)
+	}
+	fmt.Fprintf(&b, "); backend: %s\n", in.Backend)
+	if worktree {
+		changed, untracked := r.UncommittedCounts(in.ID)
+		fmt.Fprintf(&b, "It works in a git worktree of its own at the root's HEAD (%s), not in the root.", short(in.BaseCommit))
+		switch {
+		case in.Carried:
+			fmt.Fprintf(&b, " Carried into it: the uncommitted changes of %s (%s).", textcut.Count(changed, "file", "files"), names(in.Uncommitted, changed))
+		case changed > 0:
+			fmt.Fprintf(&b, " Not in it: the uncommitted changes of %s of the checkout (%s); carry_changes: true brings them.", textcut.Count(changed, "file", "files"), names(in.Uncommitted, changed))
+		}
+		if untracked > 0 {
+			fmt.Fprintf(&b, " Not in it either: %s untracked in the checkout (%s).", textcut.Count(untracked, "path", "paths"), names(in.Untracked, untracked))
+		}
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(&b, "vibe_wait with worker_ids [%q] returns its result when it ends.\n", in.ID)
 	return r.finish(Result{Op: "spawn", Worker: &in}, &b), nil
+}
+
+func short(commit string) string { return commit[:min(len(commit), 12)] }
+
+// names lists up to 10 file names, saying how many more there are.
+func names(list []string, total int) string {
+	shown := list[:min(len(list), 10)]
+	out := strings.Join(shown, ", ")
+	if total > len(shown) {
+		out += fmt.Sprintf(" and %d more", total-len(shown))
+	}
+	return out
 }
 
 type sendParams struct {
@@ -52,12 +95,12 @@ var SendTool = registry.Descriptor{
 	Name:        "vibe_send",
 	Title:       "send a worker more instructions",
 	Tier:        tiers.Read,
-	Description: "Add a message to a worker's brief and run it again with the whole brief. A running worker is stopped first, and the answer says so.",
+	Description: "Add a message to a worker's brief and run it again with the whole brief, in the mode of this call. A running worker is stopped first, and the answer says so.",
 	Handler:     registry.With(Key, send),
 }
 
 func send(ctx context.Context, c *registry.Call, r *Roster, p sendParams) (Result, error) {
-	in, restarted, err := r.Send(p.WorkerID, p.Message)
+	in, restarted, err := r.SendAs(gate(c), p.WorkerID, p.Message)
 	if err != nil {
 		return Result{}, registry.Messagef("%s", err.Error())
 	}
@@ -108,7 +151,7 @@ func waitFor(ctx context.Context, c *registry.Call, r *Roster, p waitParams) (Re
 		fmt.Fprintf(&b, "waited %s: still running or queued: %s (they go on; wait again)\n", timeout, strings.Join(pending, ", "))
 	}
 	for _, in := range done {
-		describe(&b, in, true)
+		describe(&b, in, true, resultRoom(c, len(done)))
 	}
 	return r.finish(Result{Op: "wait", Workers: done, Pending: pending}, &b), nil
 }
@@ -132,7 +175,7 @@ func kill(ctx context.Context, c *registry.Call, r *Roster, p killParams) (Resul
 		return Result{}, registry.Messagef("%s", err.Error())
 	}
 	var b strings.Builder
-	describe(&b, in, true)
+	describe(&b, in, true, resultRoom(c, 1))
 	return r.finish(Result{Op: "kill", Worker: &in}, &b), nil
 }
 
@@ -154,7 +197,7 @@ func list(ctx context.Context, c *registry.Call, r *Roster, p listParams) (Resul
 		b.WriteString("no workers yet (vibe_spawn starts one)\n")
 	}
 	for _, in := range ws {
-		describe(&b, in, false)
+		describe(&b, in, false, 0)
 	}
 	return r.finish(Result{Op: "list", Workers: ws}, &b), nil
 }

@@ -1,0 +1,303 @@
+package vibe
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/builtin-tools/builtin-tools/internal/proc"
+)
+
+// The journal is one record per worker, workers/<id>/worker.json in the
+// state folder, written whole (a temporary file and a rename) whenever the
+// worker's status changes and when its result is read. A record names the
+// process whose roster keeps the worker (proc.Owner()); Close releases the
+// records it keeps (owner ""). New takes over, under a lock on the state
+// folder, the released records and those of processes that no longer run:
+// a worker that was queued or running there is lost, its output so far is
+// its result, and its worktree is reported (or removed when it holds
+// nothing). Records are written outside the roster's lock; a write that
+// fails is tried again with the next change and the next answer, and
+// Problems says why until it succeeds.
+
+type record struct {
+	Owner        string        `json:"owner"`
+	Info         Info          `json:"info"`
+	Unread       bool          `json:"unread"`
+	Timeout      time.Duration `json:"timeout"`
+	Dir          string        `json:"dir"`
+	Gate         Gate          `json:"gate"`
+	WantWorktree bool          `json:"want_worktree,omitempty"`
+	Worktree     *isolation    `json:"worktree,omitempty"`
+	Written      time.Time     `json:"written"`
+}
+
+const recordName = "worker.json"
+
+func ownerName() string { return proc.Owner() }
+
+// pidOf is the process id in an owner string.
+func pidOf(owner string) string {
+	if i := strings.LastIndexByte(owner, '-'); i >= 0 {
+		return owner[i+1:]
+	}
+	return owner
+}
+
+// markLocked notes that w's record must be written. r.mu is held.
+func (r *Roster) markLocked(w *worker) { r.dirty[w.info.ID] = true }
+
+func (r *Roster) recordLocked(w *worker) record {
+	owner := r.owner
+	if r.released {
+		owner = ""
+	}
+	return record{Owner: owner, Info: w.info, Unread: w.unread, Timeout: w.timeout, Dir: w.dir, Gate: w.gate,
+		WantWorktree: w.wantIso, Worktree: w.iso, Written: time.Now().UTC()}
+}
+
+// flush writes the records that changed, outside r.mu; the ones that
+// fail stay marked for the next flush.
+func (r *Roster) flush() error {
+	r.flushMu.Lock()
+	defer r.flushMu.Unlock()
+	r.mu.Lock()
+	recs := make([]record, 0, len(r.dirty))
+	for id := range r.dirty {
+		recs = append(recs, r.recordLocked(r.ws[id]))
+	}
+	clear(r.dirty)
+	r.mu.Unlock()
+	var failed []string
+	var ferr error
+	for _, rec := range recs {
+		b, err := json.MarshalIndent(rec, "", "\t")
+		if err == nil {
+			err = r.writeRecord(rec.Info.ID, b)
+		}
+		if err != nil {
+			failed, ferr = append(failed, rec.Info.ID), err
+		}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, id := range failed {
+		r.dirty[id] = true
+	}
+	switch {
+	case len(r.dirty) == 0:
+		r.jerr = nil
+	case ferr != nil:
+		r.jerr = ferr
+	}
+	return r.jerr
+}
+
+func (r *Roster) writeRecord(id string, b []byte) error {
+	path := filepath.Join(r.workerDir(id), recordName)
+	err := writeWhole(path, b)
+	if err != nil && errors.Is(err, os.ErrNotExist) {
+		if os.MkdirAll(filepath.Dir(path), 0o700) == nil {
+			err = writeWhole(path, b)
+		}
+	}
+	return err
+}
+
+// Flush writes the records that changed (again, for those that failed)
+// and returns why the journal could not be written, nil when it is whole.
+func (r *Roster) Flush() error { return r.flush() }
+
+// Problems says what an answer must report about the state folder: a
+// journal that cannot be written (until it can), and once each, anything
+// that kept this roster from taking over earlier workers.
+func (r *Roster) Problems() []string {
+	var out []string
+	if err := r.flush(); err != nil {
+		n := 0
+		r.mu.Lock()
+		n = len(r.dirty)
+		r.mu.Unlock()
+		out = append(out, fmt.Sprintf("the records of %d workers could not be written to %s (%v); they are kept in memory and written again with every answer, but a restart of this process would lose them", n, r.cfg.StateDir, err))
+	}
+	r.mu.Lock()
+	out = append(out, r.notices...)
+	r.notices = nil
+	r.mu.Unlock()
+	return out
+}
+
+// closeRecords removes the records of workers whose results were read and
+// that hold no worktree, and releases the others for the next roster.
+func (r *Roster) closeRecords() error {
+	r.mu.Lock()
+	r.released = true
+	var gone []string
+	for id, w := range r.ws {
+		if w.info.Status.Finished() && !w.unread && (w.iso == nil || !w.iso.exists()) {
+			gone = append(gone, id)
+			delete(r.dirty, id)
+		} else {
+			r.dirty[id] = true
+		}
+	}
+	r.mu.Unlock()
+	for _, id := range gone {
+		os.RemoveAll(r.workerDir(id))
+	}
+	return r.flush()
+}
+
+// lockFolder takes an exclusive lock on the state folder, waiting at most
+// wait; release it with the returned function.
+func lockFolder(dir string, wait time.Duration) (func(), error) {
+	f, err := os.OpenFile(filepath.Join(dir, "lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	deadline := time.Now().Add(wait)
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			return func() { f.Close() }, nil
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) || time.Now().After(deadline) {
+			f.Close()
+			return nil, err
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// idNumber is N for a worker id "wN", 0 for anything else.
+func idNumber(id string) int {
+	if !strings.HasPrefix(id, "w") {
+		return 0
+	}
+	n, err := strconv.Atoi(id[1:])
+	if err != nil || n <= 0 {
+		return 0
+	}
+	return n
+}
+
+// adopt reads the state folder: ids go on after the highest there, and
+// the workers of released records and of processes that no longer run
+// become this roster's.
+func (r *Roster) adopt() error {
+	dir := filepath.Join(r.cfg.StateDir, "workers")
+	unlock, lerr := lockFolder(r.cfg.StateDir, 10*time.Second)
+	if lerr != nil {
+		r.notices = append(r.notices, fmt.Sprintf("workers left in %s by earlier processes were not taken over: its lock could not be taken (%v)", r.cfg.StateDir, lerr))
+	} else {
+		defer unlock()
+	}
+	ents, _ := os.ReadDir(dir)
+	var taken []*worker
+	for _, e := range ents {
+		n := idNumber(e.Name())
+		if n == 0 || !e.IsDir() {
+			continue
+		}
+		r.next = max(r.next, n)
+		if lerr != nil {
+			continue
+		}
+		b, rerr := os.ReadFile(filepath.Join(dir, e.Name(), recordName))
+		if rerr != nil {
+			continue // a spawn in flight elsewhere, or a folder never written
+		}
+		var rec record
+		if json.Unmarshal(b, &rec) != nil || rec.Info.ID != e.Name() {
+			r.notices = append(r.notices, fmt.Sprintf("the record of %s in %s cannot be read; it is left as it is", e.Name(), r.cfg.StateDir))
+			continue
+		}
+		if rec.Owner != "" && !proc.OwnerGone(rec.Owner) {
+			continue // its process runs: its roster keeps it
+		}
+		taken = append(taken, r.takeOver(rec))
+	}
+	sort.Slice(taken, func(i, j int) bool { return idNumber(taken[i].info.ID) < idNumber(taken[j].info.ID) })
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, w := range taken {
+		r.ws[w.info.ID] = w
+		r.order = append(r.order, w.info.ID)
+		r.markLocked(w)
+	}
+	return nil
+}
+
+// takeOver makes a worker of an earlier process's record: finished as it
+// was, or lost with its output so far when it was still queued or running.
+func (r *Roster) takeOver(rec record) *worker {
+	w := &worker{info: rec.Info, timeout: rec.Timeout, gate: rec.Gate, dir: rec.Dir, wantIso: rec.WantWorktree, iso: rec.Worktree, unread: rec.Unread}
+	done := make(chan struct{})
+	close(done)
+	w.done, w.cancel = done, func() {}
+	if w.dir == "" {
+		w.dir = r.cfg.Dir
+	}
+	if w.timeout <= 0 {
+		w.timeout = r.cfg.Timeout
+	}
+	id := w.info.ID
+	if rec.Owner != "" {
+		w.info.From = "process " + pidOf(rec.Owner) + ", which no longer runs"
+	} else {
+		w.info.From = "an earlier run, which closed"
+	}
+	if !w.info.Status.Finished() {
+		started := w.info.Status == Running
+		w.info.Status, w.info.Ended, w.unread = Lost, rec.Written, true
+		who := "the run that started it"
+		if rec.Owner != "" {
+			who = "the process that ran it (pid " + pidOf(rec.Owner) + ")"
+		}
+		if started {
+			w.info.Why = who + " ended before it did; the result is its output so far"
+		} else {
+			w.info.Why = who + " ended before it started"
+		}
+		part, final := r.partPath(id, w.info.Runs), r.resultPath(id, w.info.Runs)
+		// Its last output is the last sign of life anyone saw.
+		if fi, err := os.Stat(part); err == nil && fi.ModTime().After(w.info.Ended) {
+			w.info.Ended = fi.ModTime()
+		}
+		if w.info.Ended.After(w.info.LastActivity) {
+			w.info.LastActivity = w.info.Ended
+		}
+		if head, size, err := readHead(part, r.headBytes()); err == nil {
+			res := output{head: validPrefix(head), whole: size <= int64(len(head)), bytes: size}
+			if size == 0 {
+				os.Remove(part)
+			} else if os.Rename(part, final) == nil {
+				res.file = final
+			}
+			r.setResultLocked(w, res)
+		}
+		if w.iso != nil && w.iso.exists() {
+			w.info.Commits, w.info.FilesChanged, w.info.Diffstat = w.iso.report()
+			if !w.iso.cleanup() {
+				w.iso, w.info.Worktree, w.info.Branch = nil, "", ""
+			}
+		}
+	}
+	if w.iso != nil && !w.iso.exists() {
+		w.iso, w.info.Worktree = nil, ""
+	}
+	// Temporary files of a write the dead process never finished.
+	if names, _ := filepath.Glob(filepath.Join(r.workerDir(id), ".tmp-*")); len(names) > 0 {
+		for _, n := range names {
+			os.Remove(n)
+		}
+	}
+	return w
+}
