@@ -24,14 +24,11 @@ package atomicfile
 
 import (
 	"bytes"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/builtin-tools/builtin-tools/pathguard"
 	"golang.org/x/sys/unix"
@@ -474,38 +471,4 @@ func (p *plan) removeNewDirs() {
 		}
 	}
 	p.newDir = ""
-}
-
-// tempName is a fresh name beside base, carrying base and this process's
-// id so whoever finds one left by a crash knows whose it is.
-func tempName(base string) string {
-	var b [6]byte
-	rand.Read(b[:])
-	prefix := "." + base
-	if len(prefix) > 200 {
-		prefix = ".atomicfile"
-	}
-	return fmt.Sprintf("%s.tmp-%d-%s", prefix, os.Getpid(), hex.EncodeToString(b[:]))
-}
-
-// IsTemp reports whether name is a temporary file of this package.
-func IsTemp(name string) bool {
-	_, ok := tempOwner(name)
-	return ok
-}
-
-func tempOwner(name string) (int, bool) {
-	i := strings.LastIndex(name, ".tmp-")
-	if !strings.HasPrefix(name, ".") || i < 0 {
-		return 0, false
-	}
-	var pid int
-	var suffix string
-	if n, _ := fmt.Sscanf(name[i+len(".tmp-"):], "%d-%s", &pid, &suffix); n != 2 || len(suffix) != 12 {
-		return 0, false
-	}
-	if _, err := hex.DecodeString(suffix); err != nil {
-		return 0, false
-	}
-	return pid, true
 }
