@@ -66,8 +66,10 @@ func readTextFile(g *pathguard.Guard, abs, rel, tool string) ([]byte, error) {
 	return data, nil
 }
 
-// writeError explains a failed write; the old content is untouched because
-// writes go through a temporary file.
+// writeError explains a failed write. A commit's own error (an
+// *atomicfile.Error) already says whether the files were left as they
+// were; any other failure happened before the commit, so nothing was
+// written.
 func writeError(rel string, err error) string {
 	msg := fmt.Sprintf("could not write %s: %v", rel, err)
 	if errors.Is(err, fs.ErrPermission) {
@@ -76,7 +78,7 @@ func writeError(rel string, err error) string {
 	if errors.Is(err, atomicfile.ErrChanged) {
 		msg += "; another program changed it meanwhile, so read it again"
 	}
-	if strings.Contains(msg, "no file was changed") || strings.Contains(msg, "the file was not changed") {
+	if _, ok := errors.AsType[*atomicfile.Error](err); ok {
 		return msg
 	}
 	return msg + "; the file was not changed"

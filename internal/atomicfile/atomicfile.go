@@ -34,14 +34,69 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Errors a change can fail with, before anything is written.
+// The kinds of failure a commit reports; errors.Is matches them on an
+// *Error.
 var (
 	ErrReadOnly  = errors.New("the file is read-only")
 	ErrHardLinks = errors.New("the file has other hard links")
 	ErrOwner     = errors.New("the file's owner cannot be kept")
 	ErrChanged   = errors.New("the file changed since it was read")
 	ErrExists    = errors.New("the file already exists")
+	// ErrUnchanged is matched by every *Error after which the files are
+	// as they were: nothing was written, or what was written was put back.
+	ErrUnchanged = errors.New("no file was changed")
 )
+
+// kinds are the failures an *Error names as its Kind.
+var kinds = []error{ErrReadOnly, ErrHardLinks, ErrOwner, ErrChanged, ErrExists}
+
+// Error is why a commit failed, naming the file. Its text is a sentence for
+// the agent; errors.Is matches its Kind, ErrUnchanged when the files are as
+// they were, and anything in the error it wraps.
+type Error struct {
+	// Kind is one of ErrReadOnly, ErrHardLinks, ErrOwner, ErrChanged and
+	// ErrExists, or nil for another failure (a full disk, a permission).
+	Kind error
+	// Path is the file that failed, relative to the root.
+	Path string
+	// Err is what failed.
+	Err error
+	// Restore is why putting back the files already replaced failed; when
+	// it is set, some files may hold the new content.
+	Restore error
+	files   int // changes in the commit
+}
+
+// Error implements error.
+func (e *Error) Error() string {
+	if e.Restore != nil {
+		return fmt.Sprintf("%s: %v (and restoring the files written before it failed: %v)", e.Path, e.Err, e.Restore)
+	}
+	unchanged := "no file was changed"
+	if e.files == 1 {
+		unchanged = "the file was not changed"
+	}
+	return fmt.Sprintf("%s: %v (%s)", e.Path, e.Err, unchanged)
+}
+
+// Unwrap returns what failed.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Is matches the error's kind, and ErrUnchanged when nothing is left changed.
+func (e *Error) Is(target error) bool {
+	return target != nil && target == e.Kind || target == ErrUnchanged && e.Restore == nil
+}
+
+func newError(rel string, err, restore error, files int) *Error {
+	e := &Error{Path: rel, Err: err, Restore: restore, files: files}
+	for _, k := range kinds {
+		if errors.Is(err, k) {
+			e.Kind = k
+			break
+		}
+	}
+	return e
+}
 
 // Change is one file's new content, or its removal.
 type Change struct {
@@ -89,13 +144,10 @@ func Write(g *pathguard.Guard, c Change, opts Options) (*Report, error) {
 // WriteAll applies every change or none. Every file is checked and its
 // temporary file written before the first rename; if a rename fails, the
 // files already replaced are put back as they were (or removed, if they
-// were new) and the folders the commit created are removed.
+// were new) and the folders the commit created are removed. A failure is
+// an *Error.
 func WriteAll(g *pathguard.Guard, changes []Change, opts Options) (*Report, error) {
 	rep := &Report{}
-	unchanged := "no file was changed"
-	if len(changes) == 1 {
-		unchanged = "the file was not changed"
-	}
 	plans := make([]*plan, 0, len(changes))
 	cleanup := func() {
 		for i := len(plans) - 1; i >= 0; i-- {
@@ -110,7 +162,7 @@ func WriteAll(g *pathguard.Guard, changes []Change, opts Options) (*Report, erro
 		}
 		if err != nil {
 			cleanup()
-			return nil, fmt.Errorf("%s: %w (%s)", g.Rel(c.Path), err, unchanged)
+			return nil, newError(g.Rel(c.Path), err, nil, len(changes))
 		}
 	}
 	for i, p := range plans {
@@ -125,10 +177,7 @@ func WriteAll(g *pathguard.Guard, changes []Change, opts Options) (*Report, erro
 				}
 			}
 			cleanup()
-			if len(restoreErrs) > 0 {
-				return nil, fmt.Errorf("%s: %w (and restoring the files written before it failed: %v)", p.rel, err, errors.Join(restoreErrs...))
-			}
-			return nil, fmt.Errorf("%s: %w (%s)", p.rel, err, unchanged)
+			return nil, newError(p.rel, err, errors.Join(restoreErrs...), len(changes))
 		}
 	}
 	for _, p := range plans {
