@@ -189,6 +189,10 @@ func WriteAll(g *pathguard.Guard, changes []Change, opts Options) (*Report, erro
 // BeforeCommitForTest, when set by a test, runs before the i-th rename.
 var BeforeCommitForTest func(i int)
 
+// afterCheckForTest, when set by a test, runs between a commit's last check
+// of the target and its rename, where only another program can interfere.
+var afterCheckForTest func(base string)
+
 // plan is one change, prepared: its folder open, its old state read, its
 // temporary file written.
 type plan struct {
@@ -428,29 +432,110 @@ func (p *plan) copyMetadata(fd int, opts Options, rep *Report) error {
 
 // commit renames the temporary file over the target (or removes the
 // target), after checking the target is still the file that was read.
+// Every builtin-tools process holds the folder's lock (Lock) from the read
+// to here; another program does not, so the rename's victim itself is
+// compared with what was read: the files are exchanged (renameat2
+// RENAME_EXCHANGE) and, if the one taken out is not the file read, put back.
+// A new file is put in place only if none has appeared (RENAME_NOREPLACE).
 func (p *plan) commit() error {
 	var st unix.Stat_t
 	err := unix.Fstatat(p.dfd, p.base, &st, unix.AT_SYMLINK_NOFOLLOW)
 	switch {
 	case p.existed && err != nil:
 		return fmt.Errorf("%w: it was removed while being written", ErrChanged)
-	case p.existed && (st.Dev != p.st.Dev || st.Ino != p.st.Ino || st.Size != p.st.Size || st.Mtim != p.st.Mtim):
+	case p.existed && (!p.same(&st) || st.Ctim != p.st.Ctim):
 		return fmt.Errorf("%w while being written (by another program)", ErrChanged)
 	case !p.existed && err == nil:
 		return fmt.Errorf("%w: it was created while being written (by another program)", ErrExists)
 	}
-	if p.c.Delete {
-		if err := unix.Unlinkat(p.dfd, p.base, 0); err != nil {
+	if afterCheckForTest != nil {
+		afterCheckForTest(p.base)
+	}
+	switch {
+	case p.c.Delete:
+		if err := p.remove(); err != nil {
 			return err
 		}
-	} else {
-		if err := unix.Renameat(p.dfd, p.tmp, p.dfd, p.base); err != nil {
+	case p.existed:
+		if err := p.exchange(); err != nil {
+			return err
+		}
+	default:
+		err := unix.Renameat2(p.dfd, p.tmp, p.dfd, p.base, unix.RENAME_NOREPLACE)
+		if noRenameat2(err) {
+			err = unix.Renameat(p.dfd, p.tmp, p.dfd, p.base)
+		}
+		if errors.Is(err, unix.EEXIST) {
+			return fmt.Errorf("%w: it was created while being written (by another program)", ErrExists)
+		}
+		if err != nil {
 			return err
 		}
 		p.tmp = ""
 	}
 	p.committed = true
 	return nil
+}
+
+// same reports whether st describes the file that was read: the same
+// inode, size and modification time. (A rename changes the change time, so
+// only the check before the rename compares it.)
+func (p *plan) same(st *unix.Stat_t) bool {
+	return st.Dev == p.st.Dev && st.Ino == p.st.Ino && st.Size == p.st.Size && st.Mtim == p.st.Mtim
+}
+
+// noRenameat2 reports a file system or kernel without renameat2's flags.
+func noRenameat2(err error) bool {
+	return errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EOPNOTSUPP)
+}
+
+// exchange swaps the temporary file and the target, then checks the file
+// now under the temporary name: the file read is removed, anything else
+// (another program replaced the target since the check) is put back.
+func (p *plan) exchange() error {
+	err := unix.Renameat2(p.dfd, p.tmp, p.dfd, p.base, unix.RENAME_EXCHANGE)
+	if noRenameat2(err) {
+		if err := unix.Renameat(p.dfd, p.tmp, p.dfd, p.base); err != nil {
+			return err
+		}
+		p.tmp = ""
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var st unix.Stat_t
+	if err := unix.Fstatat(p.dfd, p.tmp, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil || !p.same(&st) {
+		if unix.Renameat2(p.dfd, p.tmp, p.dfd, p.base, unix.RENAME_EXCHANGE) != nil {
+			// The other program's file stays under the temporary name, so
+			// it is not removed with it.
+			p.tmp = ""
+			return fmt.Errorf("%w while being written (by another program), whose version could not be put back", ErrChanged)
+		}
+		return fmt.Errorf("%w while being written (by another program)", ErrChanged)
+	}
+	unix.Unlinkat(p.dfd, p.tmp, 0)
+	p.tmp = ""
+	return nil
+}
+
+// remove deletes the target, first moving it aside to check that it is the
+// file that was read.
+func (p *plan) remove() error {
+	aside := tempName(p.base)
+	err := unix.Renameat2(p.dfd, p.base, p.dfd, aside, unix.RENAME_NOREPLACE)
+	if noRenameat2(err) {
+		return unix.Unlinkat(p.dfd, p.base, 0)
+	}
+	if err != nil {
+		return err
+	}
+	var st unix.Stat_t
+	if err := unix.Fstatat(p.dfd, aside, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil || !p.same(&st) {
+		unix.Renameat2(p.dfd, aside, p.dfd, p.base, unix.RENAME_NOREPLACE)
+		return fmt.Errorf("%w while being written (by another program)", ErrChanged)
+	}
+	return unix.Unlinkat(p.dfd, aside, 0)
 }
 
 // rollback undoes a commit: the old file back with its metadata, or a new
