@@ -442,8 +442,13 @@ func (s *Stager) Resolve(ctx context.Context, id string, accept bool, opts atomi
 		var stale *StaleError
 		s.mu.Lock()
 		p.accepting = false
-		if errors.As(err, &stale) {
+		switch {
+		case errors.As(err, &stale):
 			s.finishLocked(id, "rejected because files changed after staging")
+		case errors.Is(err, atomicfile.ErrGitMetadata) || errors.Is(err, atomicfile.ErrGitExec):
+			// Accepting again would be refused again.
+			s.finishLocked(id, "rejected because it changes a repository's metadata")
+			err = fmt.Errorf("%s was rejected and nothing was written: %w", id, errors.Unwrap(err))
 		}
 		s.mu.Unlock()
 		return nil, err

@@ -102,7 +102,7 @@ func editFile(ctx context.Context, c *registry.Call, p editParams) (EditResult, 
 	b.WriteString(content[prev:])
 	updated := b.String()
 	rep, err := atomicfile.Write(c.Run.Guard(), atomicfile.Change{Path: abs, Data: []byte(updated), Expect: data, Expected: true},
-		atomicfile.Options{Force: p.Force})
+		commitOptions(ctx, c, p.Force))
 	if err != nil {
 		return EditResult{}, errors.New(writeError(rel, err))
 	}

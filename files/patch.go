@@ -264,7 +264,7 @@ func applyPatch(ctx context.Context, c *registry.Call, p patchParams) (PatchResu
 		}
 		changes = append(changes, ch)
 	}
-	rep, err := atomicfile.WriteAll(c.Run.Guard(), changes, atomicfile.Options{Force: p.Force})
+	rep, err := atomicfile.WriteAll(c.Run.Guard(), changes, commitOptions(ctx, c, p.Force))
 	if err != nil {
 		return PatchResult{}, fmt.Errorf("could not apply the patch: %s", writeError("its files", err))
 	}

@@ -67,7 +67,7 @@ func writeFile(ctx context.Context, c *registry.Call, p writeParams) (WriteResul
 	case err == nil:
 		verb = "replaced"
 	}
-	rep, err := atomicfile.Write(c.Run.Guard(), atomicfile.Change{Path: abs, Data: []byte(p.Content)}, atomicfile.Options{Force: p.Force})
+	rep, err := atomicfile.Write(c.Run.Guard(), atomicfile.Change{Path: abs, Data: []byte(p.Content)}, commitOptions(ctx, c, p.Force))
 	if err != nil {
 		return WriteResult{}, errors.New(writeError(rel, err))
 	}

@@ -15,6 +15,11 @@ import (
 // a device or a socket: opening one can block forever or never end.
 var ErrNotRegular = errors.New("not a regular file")
 
+// ErrPathChanged is returned when a path changed while it was being opened
+// (a link or folder swapped between the check and the use): the call is
+// refused rather than followed, and trying again sees the new state.
+var ErrPathChanged = errors.New("the path changed while it was opened (a link or folder was replaced); try again")
+
 // ErrTooLarge is wrapped by ReadFile when a file is over its limit.
 var ErrTooLarge = errors.New("file is over the size limit")
 

@@ -22,6 +22,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"unicode/utf8"
 )
 
@@ -33,6 +34,8 @@ var ErrOutside = errors.New("path is outside the run's root")
 type Guard struct {
 	root string   // absolute, symlinks resolved
 	fsys *os.Root // the root folder, opened once
+
+	gitWrites atomic.Bool // see AllowGitWrites
 }
 
 // New makes a guard for root, which must be an existing folder.
@@ -61,6 +64,15 @@ func New(root string) (*Guard, error) {
 
 // Close releases the root folder's descriptor; I/O after Close fails.
 func (g *Guard) Close() error { return g.fsys.Close() }
+
+// AllowGitWrites lets write tools change a repository's metadata (.git/
+// and the like) under this root, which the commit plan
+// (internal/atomicfile) otherwise refuses; what git executes still needs
+// exec approval. A run option: set it before the first call.
+func (g *Guard) AllowGitWrites() { g.gitWrites.Store(true) }
+
+// GitWritesAllowed reports whether AllowGitWrites was called.
+func (g *Guard) GitWritesAllowed() bool { return g.gitWrites.Load() }
 
 // Root returns the absolute root with its symlinks resolved.
 func (g *Guard) Root() string { return g.root }

@@ -48,14 +48,15 @@ var (
 )
 
 // kinds are the failures an *Error names as its Kind.
-var kinds = []error{ErrReadOnly, ErrHardLinks, ErrOwner, ErrChanged, ErrExists}
+var kinds = []error{ErrReadOnly, ErrHardLinks, ErrOwner, ErrChanged, ErrExists, ErrGitMetadata, ErrGitExec}
 
 // Error is why a commit failed, naming the file. Its text is a sentence for
 // the agent; errors.Is matches its Kind, ErrUnchanged when the files are as
 // they were, and anything in the error it wraps.
 type Error struct {
-	// Kind is one of ErrReadOnly, ErrHardLinks, ErrOwner, ErrChanged and
-	// ErrExists, or nil for another failure (a full disk, a permission).
+	// Kind is one of ErrReadOnly, ErrHardLinks, ErrOwner, ErrChanged,
+	// ErrExists, ErrGitMetadata and ErrGitExec, or nil for another failure
+	// (a full disk, a permission).
 	Kind error
 	// Path is the file that failed, relative to the root.
 	Path string
@@ -124,6 +125,12 @@ type Options struct {
 	// Force replaces a read-only file, one with other hard links, and one
 	// whose owner cannot be kept; the report says what was lost.
 	Force bool
+	// ApproveExec, when the guard allows changes to repositories' metadata
+	// (pathguard.Guard.AllowGitWrites), is asked once, with the files
+	// (relative to the root), for the changes that alter what git executes
+	// (a repository's config, hooks, info/): a nil error approves them. A
+	// caller that cannot ask (nil) has them refused.
+	ApproveExec func(paths []string) error
 }
 
 // Report says what a commit could not keep, one note a line, naming the
@@ -148,6 +155,9 @@ func Write(g *pathguard.Guard, c Change, opts Options) (*Report, error) {
 // an *Error.
 func WriteAll(g *pathguard.Guard, changes []Change, opts Options) (*Report, error) {
 	rep := &Report{}
+	if err := checkGitMetadata(g, changes, opts.ApproveExec); err != nil {
+		return nil, err
+	}
 	plans := make([]*plan, 0, len(changes))
 	cleanup := func() {
 		for i := len(plans) - 1; i >= 0; i-- {
@@ -232,6 +242,12 @@ func prepare(g *pathguard.Guard, c Change, opts Options, rep *Report, keepOld bo
 		return nil, err
 	}
 	p.dir, p.dfd = dir, int(dir.Fd())
+	// The folder opened must be the one checked (for repository metadata,
+	// among others): a folder swapped for a link inside the root between
+	// the two would otherwise be followed.
+	if at, err := os.Readlink(fmt.Sprintf("/proc/self/fd/%d", p.dfd)); err == nil && at != dirAbs {
+		return p, pathguard.ErrPathChanged
+	}
 	if err := unix.Faccessat(p.dfd, ".", unix.W_OK|unix.X_OK, unix.AT_EACCESS); err != nil {
 		return p, &fs.PathError{Op: "write in", Path: g.Rel(dirAbs) + "/", Err: err}
 	}
