@@ -99,6 +99,7 @@ func applyPatch(ctx context.Context, c *registry.Call, p patchParams) (PatchResu
 	var report []string
 	type patchedLine struct{ idx, hunks, offsets int }
 	patchedAt := map[string]*patchedLine{} // plain "patched" lines, to merge a file's sections
+	held := int64(0)                       // bytes read and planned so far (N5)
 	for _, s := range secs {
 		f, oldName, newName := s.f, s.oldName, s.newName
 		if f.IsBinary {
@@ -120,6 +121,9 @@ func applyPatch(ctx context.Context, c *registry.Call, p patchParams) (PatchResu
 				}
 				content = data
 				read[abs] = data
+				if held += int64(len(data)); held > maxPatchBytes {
+					return PatchResult{}, patchTooLarge(held)
+				}
 				if info, err := c.Run.Guard().Stat(abs); err == nil {
 					modes[abs] = info.Mode().Perm()
 				}
@@ -143,6 +147,18 @@ func applyPatch(ctx context.Context, c *registry.Call, p patchParams) (PatchResu
 			}
 			shift += int(frag.NewLines - frag.OldLines)
 			lines = res
+		}
+		// The result's size is known before it is built (N5).
+		size := int64(0)
+		for _, l := range lines {
+			size += int64(len(l)) + 2 // a line end joinLines may add
+		}
+		if size > maxTextBytes {
+			return PatchResult{}, fmt.Errorf("the patch would make %s about %d bytes, over the %d MiB limit for a file apply_patch changes, so nothing was written; split the file, or make it with a program",
+				firstNonEmpty(newName, oldName), size, maxTextBytes>>20)
+		}
+		if held += size; held > maxPatchBytes {
+			return PatchResult{}, patchTooLarge(held)
 		}
 		out := joinLines(lines)
 		switch {
@@ -278,6 +294,15 @@ func applyPatch(ctx context.Context, c *registry.Call, p patchParams) (PatchResu
 		}
 	}
 	return res, nil
+}
+
+// maxPatchBytes bounds what one patch holds in memory: the files it reads
+// and their new contents.
+const maxPatchBytes = 256 << 20
+
+func patchTooLarge(held int64) error {
+	return fmt.Errorf("the files the patch reads and writes come to %d bytes so far, over the %d MiB limit for one patch, so nothing was written; apply it in parts of fewer or smaller files",
+		held, maxPatchBytes>>20)
 }
 
 // section is one file of a patch with the names it is applied under.
