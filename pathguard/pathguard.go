@@ -23,6 +23,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"unicode/utf8"
 )
 
@@ -104,6 +105,9 @@ func (g *Guard) Resolve(p string) (string, error) {
 		}
 	}
 	real, err := g.walk(start, rest, 0)
+	if errors.Is(err, errLeadsOut) {
+		return "", g.refuse(p, "")
+	}
 	if err != nil {
 		return "", fmt.Errorf("path %s: %w", Clip(p), err)
 	}
@@ -147,11 +151,38 @@ func (g *Guard) inside(abs string) bool {
 	return abs == g.root || strings.HasPrefix(abs, g.root+string(filepath.Separator))
 }
 
+// refuse explains why arg, which resolved to where, is refused. A path
+// that got out through a link is said to lead outside, without naming
+// where: the layout outside the root is none of the agent's business (N9).
 func (g *Guard) refuse(arg, where string) error {
 	if where != arg && where != filepath.Join(g.root, arg) {
-		return fmt.Errorf("%w: %s resolves to %s, outside the root %s; use a path inside the root", ErrOutside, Clip(arg), where, g.root)
+		return fmt.Errorf("%w: %s leads outside the root %s (through a symbolic link); use a path inside the root", ErrOutside, Clip(arg), g.root)
 	}
 	return fmt.Errorf("%w: %s is outside the root %s; use a path inside the root", ErrOutside, Clip(arg), g.root)
+}
+
+// errLeadsOut ends a walk that failed outside the root; Resolve refuses
+// the path as outside.
+var errLeadsOut = errors.New("leads outside the root")
+
+// walkError explains a failed lookup of next (a component in folder cur)
+// without naming anything outside the root: a link that stopped being one
+// between lstat and readlink is a race, a file where a folder should be
+// is named as such.
+func (g *Guard) walkError(cur, next string, err error) error {
+	switch {
+	case !g.inside(cur):
+		return errLeadsOut
+	case errors.Is(err, syscall.EINVAL):
+		return ErrPathChanged
+	case errors.Is(err, syscall.ENOTDIR):
+		return fmt.Errorf("%s is not a folder", g.Rel(cur))
+	}
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		return fmt.Errorf("cannot look up %s: %w", g.Rel(next), errno)
+	}
+	return err
 }
 
 const maxLinks = 40 // as Linux's ELOOP limit
@@ -177,18 +208,21 @@ func (g *Guard) walk(cur, rest string, links int) (string, error) {
 			return filepath.Join(next, rest), nil
 		}
 		if err != nil {
-			return "", err
+			return "", g.walkError(cur, next, err)
 		}
 		if info.Mode()&fs.ModeSymlink == 0 {
 			cur = next
 			continue
 		}
 		if links++; links > maxLinks {
-			return "", fmt.Errorf("too many levels of symbolic links at %s", next)
+			if !g.inside(next) {
+				return "", errLeadsOut
+			}
+			return "", fmt.Errorf("too many levels of symbolic links at %s", g.Rel(next))
 		}
 		target, err := os.Readlink(next)
 		if err != nil {
-			return "", err
+			return "", g.walkError(cur, next, err)
 		}
 		from := cur
 		if filepath.IsAbs(target) {

@@ -311,7 +311,7 @@ func (p *plan) readOld(keep bool) error {
 	case errors.Is(err, unix.ENOENT):
 		return nil
 	case errors.Is(err, unix.ELOOP):
-		return fmt.Errorf("it is now a symbolic link (the folder changed while it was being written)")
+		return pathguard.ErrPathChanged // it was resolved, so a link here was swapped in
 	case err != nil:
 		return err
 	}
