@@ -3,8 +3,10 @@ package files
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -12,6 +14,7 @@ import (
 	"github.com/bluekeyes/go-gitdiff/gitdiff"
 	"github.com/builtin-tools/builtin-tools/internal/atomicfile"
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
+	"github.com/builtin-tools/builtin-tools/pathguard"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
 )
@@ -108,9 +111,9 @@ func applyPatch(ctx context.Context, c *registry.Call, p patchParams) (PatchResu
 		src := ""
 		var srcAbs string
 		if !f.IsNew {
-			abs, err := c.Path(oldName)
+			abs, err := patchPath(c, oldName)
 			if err != nil {
-				return PatchResult{}, fmt.Errorf("%v (nothing was written)", err)
+				return PatchResult{}, err
 			}
 			srcAbs = abs
 			content, seen := planned[abs]
@@ -174,9 +177,9 @@ func applyPatch(ctx context.Context, c *registry.Call, p patchParams) (PatchResu
 			dstAbs := srcAbs
 			moved := (f.IsRename || f.IsCopy) && newName != oldName
 			if f.IsNew || moved {
-				abs, err := c.Path(newName)
+				abs, err := patchPath(c, newName)
 				if err != nil {
-					return PatchResult{}, fmt.Errorf("%v (nothing was written)", err)
+					return PatchResult{}, err
 				}
 				dstAbs = abs
 				content, seen := planned[abs]
@@ -352,6 +355,15 @@ func resolveSections(c *registry.Call, parsed []*gitdiff.File, gitHeader []bool,
 				s.oldName, s.newName = name, name
 			}
 		}
+		// A prefix and an absolute path ("a//tmp/f.go"): the parser drops
+		// the path's leading slash, which is put back so the name reads as
+		// the absolute path it is.
+		if s.oldName != "" && absoluteHeader(raw[i][0]) {
+			s.oldName = "/" + strings.TrimLeft(s.oldName, "/")
+		}
+		if s.newName != "" && absoluteHeader(raw[i][1]) {
+			s.newName = "/" + strings.TrimLeft(s.newName, "/")
+		}
 		if err := checkModes(f, firstNonEmpty(s.newName, s.oldName)); err != nil {
 			return nil, err
 		}
@@ -396,6 +408,27 @@ func pickName(name string, raw [2]string, creating bool, exists func(string) boo
 		return name, nil
 	}
 	return bare, nil
+}
+
+// absoluteHeader reports whether a ---/+++ name as written is a diff
+// prefix followed by an absolute path.
+func absoluteHeader(raw string) bool {
+	raw = strings.TrimPrefix(raw, `"`)
+	return strings.HasPrefix(raw, "a//") || strings.HasPrefix(raw, "b//")
+}
+
+// patchPath confines a name the patch gives; an absolute one outside the
+// root is refused as such, so the refusal does not read as a missing file.
+func patchPath(c *registry.Call, name string) (string, error) {
+	abs, err := c.Path(name)
+	if err != nil && filepath.IsAbs(name) && errors.Is(err, pathguard.ErrOutside) {
+		return "", fmt.Errorf("the patch names an absolute path, %s, which is outside the root %s; name files relative to the root (nothing was written)",
+			pathguard.Clip(name), c.Run.Root())
+	}
+	if err != nil {
+		return "", fmt.Errorf("%v (nothing was written)", err)
+	}
+	return abs, nil
 }
 
 // prefixed reports whether a header name has the prefix the usual form
@@ -481,10 +514,14 @@ func parsePatch(text string) ([]*gitdiff.File, []bool, [][2]string, error) {
 			isGit := strings.HasPrefix(piece, "diff --git ")
 			heads := traditionalHeaders(piece)
 			traditional := len(parsed)
+			var gitNames [2]string // the git file's names as written
 			if isGit && len(parsed) > 0 {
 				traditional--
 				if len(heads) == traditional+1 {
-					heads = heads[1:] // the git file's own ---/+++ lines
+					gitNames = heads[0] // the git file's own ---/+++ lines
+					heads = heads[1:]
+				} else if line, _, _ := strings.Cut(piece, "\n"); strings.HasPrefix(line, "diff --git a//") || strings.Contains(line, " b//") {
+					gitNames = [2]string{"a//", "b//"} // only whether they are absolute matters
 				}
 			}
 			if len(heads) != traditional {
@@ -495,7 +532,10 @@ func parsePatch(text string) ([]*gitdiff.File, []bool, [][2]string, error) {
 				files = append(files, f)
 				gitHeader = append(gitHeader, git)
 				var names [2]string
-				if !git && heads != nil {
+				switch {
+				case git:
+					names = gitNames
+				case heads != nil:
 					names = heads[k-(len(parsed)-traditional)]
 				}
 				raw = append(raw, names)
