@@ -40,6 +40,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -304,7 +305,7 @@ func (s *Stager) Stage(ctx context.Context, q astgrep.Query, rewrite string) (*P
 		return nil, err
 	}
 	for _, name := range tmpl.names() {
-		if !contains(res.Metavariables, name) {
+		if !slices.Contains(res.Metavariables, name) {
 			return nil, &TemplateError{Name: name, Captured: res.Metavariables}
 		}
 	}
@@ -337,7 +338,7 @@ func (s *Stager) Stage(ctx context.Context, q astgrep.Query, rewrite string) (*P
 			return nil, err
 		}
 		if len(after) > len(before) {
-			lines := uniqueInts(after)
+			lines := slices.Compact(slices.Sorted(slices.Values(after)))
 			if len(lines) > 5 {
 				lines = lines[:5]
 			}
@@ -566,26 +567,4 @@ func joinInts(xs []int) string {
 		s[i] = fmt.Sprint(x)
 	}
 	return strings.Join(s, ", ")
-}
-
-func uniqueInts(xs []int) []int {
-	var out []int
-	seen := map[int]bool{}
-	for _, x := range xs {
-		if !seen[x] {
-			seen[x] = true
-			out = append(out, x)
-		}
-	}
-	sort.Ints(out)
-	return out
-}
-
-func contains(xs []string, s string) bool {
-	for _, x := range xs {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

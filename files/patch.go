@@ -98,7 +98,12 @@ func applyPatch(ctx context.Context, c *registry.Call, p patchParams) (PatchResu
 	modes := map[string]fs.FileMode{}  // abs path -> permission, so a moved file keeps its own
 	chmods := map[string]fs.FileMode{} // abs path -> permission a mode change sets on an existing file
 	files := map[string]bool{}         // the files the report names, each once
-	var order []string
+	var order []string                 // the files to commit, each once, in the patch's order
+	addOrder := func(abs string) {
+		if !slices.Contains(order, abs) {
+			order = append(order, abs)
+		}
+	}
 	var report []string
 	type patchedLine struct{ idx, hunks, offsets int }
 	patchedAt := map[string]*patchedLine{} // plain "patched" lines, to merge a file's sections
@@ -170,7 +175,7 @@ func applyPatch(ctx context.Context, c *registry.Call, p patchParams) (PatchResu
 				return PatchResult{}, fmt.Errorf("the patch deletes %s but its hunks do not remove all of its content (nothing was written)", oldName)
 			}
 			planned[srcAbs] = nil
-			order = appendOnce(order, srcAbs)
+			addOrder(srcAbs)
 			files[srcAbs] = true
 			report = append(report, "deleted "+c.Rel(srcAbs))
 		default:
@@ -196,11 +201,11 @@ func applyPatch(ctx context.Context, c *registry.Call, p patchParams) (PatchResu
 			}
 			if f.IsRename && srcAbs != dstAbs {
 				planned[srcAbs] = nil
-				order = appendOnce(order, srcAbs)
+				addOrder(srcAbs)
 				delete(files, srcAbs)
 			}
 			planned[dstAbs] = []byte(out)
-			order = appendOnce(order, dstAbs)
+			addOrder(dstAbs)
 			files[dstAbs] = true
 			verb := "patched"
 			switch {
@@ -613,15 +618,6 @@ func firstNonEmpty(a, b string) string {
 		return a
 	}
 	return b
-}
-
-func appendOnce(s []string, v string) []string {
-	for _, x := range s {
-		if x == v {
-			return s
-		}
-	}
-	return append(s, v)
 }
 
 // applyFragment replaces the fragment's old lines with its new ones in
