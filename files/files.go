@@ -3,7 +3,8 @@
 // command is complete on its own and so the diagnostics-on-write wrapper has
 // writes to wrap. Every path goes through the run's path guard; every write
 // is atomic (temporary file and rename, mode kept), and a multi-file patch is
-// all or nothing.
+// all or nothing. A repository's metadata (.git/) is not written unless the
+// run allows it, and then what git executes needs exec approval.
 package files
 
 import (

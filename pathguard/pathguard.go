@@ -11,7 +11,12 @@
 // (openat with O_NOFOLLOW, one component at a time), so a folder swapped
 // for a link out of the root between the check and the use is refused
 // rather than followed. Files are opened without blocking and only regular
-// ones are accepted, so a named pipe or a device never hangs a tool.
+// ones are accepted, so a named pipe or a device never hangs a tool. A path
+// that changed between the check and the use is refused with one sentence
+// (ErrPathChanged), and a refusal never names where a link outside points.
+//
+// The guard also carries the run's choice to let write tools change a
+// repository's metadata (AllowGitWrites), which the commit plan enforces.
 package pathguard
 
 import (

@@ -16,10 +16,20 @@
 // (they would keep the old content), one whose owner cannot be kept. What
 // could not be kept under force is reported, not hidden. Temporary
 // files left by a process that died are swept from a folder the first time
-// the process writes there.
+// the process writes there; a temporary file's name says which process
+// (boot, PID namespace, pid) made it.
 //
 // Callers hold the files' locks (Lock) from before they read to after the
-// commit, so parallel tools never lose an update.
+// commit, so parallel tools never lose an update, in one process or
+// several: Lock also takes an advisory lock on each file's folder, and the
+// rename's victim is compared with what was read, for programs that take
+// no lock.
+//
+// A repository's metadata (.git/ and the like, see gitMetadata) is
+// refused: git runs commands named there and a change there never shows in
+// review. A guard that allows it (pathguard.Guard.AllowGitWrites) still has
+// changes to what git executes approved at the exec tier
+// (Options.ApproveExec).
 package atomicfile
 
 import (
