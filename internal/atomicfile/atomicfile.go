@@ -487,7 +487,7 @@ func (p *plan) commit() error {
 			return err
 		}
 	default:
-		err := unix.Renameat2(p.dfd, p.tmp, p.dfd, p.base, unix.RENAME_NOREPLACE)
+		err := renameNoReplace(p.dfd, p.tmp, p.base)
 		if noRenameat2(err) {
 			err = unix.Renameat(p.dfd, p.tmp, p.dfd, p.base)
 		}
@@ -519,7 +519,7 @@ func noRenameat2(err error) bool {
 // now under the temporary name: the file read is removed, anything else
 // (another program replaced the target since the check) is put back.
 func (p *plan) exchange() error {
-	err := unix.Renameat2(p.dfd, p.tmp, p.dfd, p.base, unix.RENAME_EXCHANGE)
+	err := renameExchange(p.dfd, p.tmp, p.base)
 	if noRenameat2(err) {
 		if err := unix.Renameat(p.dfd, p.tmp, p.dfd, p.base); err != nil {
 			return err
@@ -532,7 +532,7 @@ func (p *plan) exchange() error {
 	}
 	var st unix.Stat_t
 	if err := unix.Fstatat(p.dfd, p.tmp, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil || !p.same(&st) {
-		if unix.Renameat2(p.dfd, p.tmp, p.dfd, p.base, unix.RENAME_EXCHANGE) != nil {
+		if renameExchange(p.dfd, p.tmp, p.base) != nil {
 			// The other program's file stays under the temporary name, so
 			// it is not removed with it.
 			p.tmp = ""
@@ -549,7 +549,7 @@ func (p *plan) exchange() error {
 // file that was read.
 func (p *plan) remove() error {
 	aside := tempName(p.base)
-	err := unix.Renameat2(p.dfd, p.base, p.dfd, aside, unix.RENAME_NOREPLACE)
+	err := renameNoReplace(p.dfd, p.base, aside)
 	if noRenameat2(err) {
 		return unix.Unlinkat(p.dfd, p.base, 0)
 	}
@@ -558,7 +558,7 @@ func (p *plan) remove() error {
 	}
 	var st unix.Stat_t
 	if err := unix.Fstatat(p.dfd, aside, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil || !p.same(&st) {
-		unix.Renameat2(p.dfd, aside, p.dfd, p.base, unix.RENAME_NOREPLACE)
+		renameNoReplace(p.dfd, aside, p.base)
 		return fmt.Errorf("%w while being written (by another program)", ErrChanged)
 	}
 	return unix.Unlinkat(p.dfd, aside, 0)
