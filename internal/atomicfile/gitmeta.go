@@ -52,8 +52,9 @@ type gitMeta struct {
 func checkGitMetadata(g *pathguard.Guard, changes []Change, approve func(paths []string) error) error {
 	var execRels []string
 	var first *Error
+	fixed := fixedGitDirs(g)
 	for _, c := range changes {
-		m, ok := gitMetadata(g, c.Path)
+		m, ok := gitMetadata(g, c.Path, fixed)
 		if !ok {
 			continue
 		}
@@ -97,7 +98,9 @@ func checkGitMetadata(g *pathguard.Guard, changes []Change, approve func(paths [
 //   - the folder a gitdir: file names (a .git file in the root, in a
 //     folder above the root or above abs), and that folder's common dir;
 //   - $GIT_DIR and $GIT_COMMON_DIR.
-func gitMetadata(g *pathguard.Guard, abs string) (gitMeta, bool) {
+//
+// fixed are the folders that do not depend on abs (fixedGitDirs).
+func gitMetadata(g *pathguard.Guard, abs string, fixed []string) (gitMeta, bool) {
 	name, err := g.Name(abs)
 	if err != nil || name == "." {
 		return gitMeta{}, false
@@ -135,29 +138,35 @@ func gitMetadata(g *pathguard.Guard, abs string) (gitMeta, bool) {
 			add(dir, inner)
 		}
 	}
-	for _, v := range []string{"GIT_DIR", "GIT_COMMON_DIR"} {
-		if d := os.Getenv(v); d != "" {
-			within(realPath(d))
-		}
+	for _, d := range fixed {
+		within(d)
 	}
-	// The folders whose .git file may name a git folder: the root's
-	// ancestors, the root, and the folders between it and abs.
-	var holders []string
-	for d := filepath.Dir(root); ; d = filepath.Dir(d) {
-		holders = append(holders, d)
-		if d == filepath.Dir(d) {
-			break
-		}
-	}
+	// The folders between the root and abs may hold a .git file too.
 	for k := range comps {
-		holders = append(holders, filepath.Join(root, filepath.Join(comps[:k]...)))
-	}
-	for _, h := range holders {
-		for _, d := range gitdirTargets(g, h) {
+		for _, d := range gitdirTargets(g, filepath.Join(root, filepath.Join(comps[:k]...))) {
 			within(d)
 		}
 	}
 	return m, found
+}
+
+// fixedGitDirs are the git folders named from outside the tree below the
+// root: $GIT_DIR, $GIT_COMMON_DIR, and what a .git file in a folder above
+// the root names.
+func fixedGitDirs(g *pathguard.Guard) []string {
+	var out []string
+	for _, v := range []string{"GIT_DIR", "GIT_COMMON_DIR"} {
+		if d := os.Getenv(v); d != "" {
+			out = append(out, realPath(d))
+		}
+	}
+	for d := filepath.Dir(g.Root()); ; d = filepath.Dir(d) {
+		out = append(out, gitdirTargets(g, d)...)
+		if d == filepath.Dir(d) {
+			break
+		}
+	}
+	return out
 }
 
 // isGitDir applies git's test for a git folder to dir (HEAD, and objects

@@ -76,7 +76,7 @@ func TestGitMetadata(t *testing.T) {
 		{"half/commondir", true, true},
 		{"envgit/hooks/x", true, true},
 	} {
-		m, ok := gitMetadata(g, filepath.Join(root, tc.rel))
+		m, ok := gitMetadata(g, filepath.Join(root, tc.rel), fixedGitDirs(g))
 		if ok != tc.meta || m.exec != tc.exec {
 			t.Errorf("%s: metadata %v (in %s), exec %v; want %v, %v", tc.rel, ok, m.dir, m.exec, tc.meta, tc.exec)
 		}
