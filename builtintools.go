@@ -70,6 +70,12 @@ type Options struct {
 	// by default, so a read tool runs no code from the checkout; `lsp
 	// status` says which programs were passed over.
 	TrustCheckout bool
+	// AllowGitWrites lets write tools change repositories' metadata (.git/,
+	// a gitdir: file's folder, $GIT_DIR), which they otherwise refuse: git
+	// runs commands set there, and changes there never show in git status.
+	// Even then a change to what git executes (config, hooks/, info/) needs
+	// exec approval (pathguard.Guard.AllowGitWrites).
+	AllowGitWrites bool
 	// OutputBudget bounds one result's text in characters (default
 	// registry.DefaultOutputBudget).
 	OutputBudget int
@@ -124,7 +130,7 @@ func NewRun(opts Options) (*registry.Run, error) {
 	for k, v := range opts.Settings {
 		settings[k] = v
 	}
-	return registry.NewRun(registry.Config{
+	r, err := registry.NewRun(registry.Config{
 		Root:           opts.Root,
 		ConversationID: opts.ConversationID,
 		Families:       append(Families(), opts.Families...),
@@ -139,4 +145,8 @@ func NewRun(opts Options) (*registry.Run, error) {
 		Name:           "builtin-tools",
 		Version:        Version,
 	})
+	if err == nil && opts.AllowGitWrites {
+		r.Guard().AllowGitWrites()
+	}
+	return r, err
 }

@@ -40,6 +40,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -71,6 +72,28 @@ var ErrDropped = errors.New("staged edit dropped")
 // ErrTooLargeToStage is wrapped by Stage's error for an edit that alone
 // would hold more than Limits.MaxBytes.
 var ErrTooLargeToStage = errors.New("edit too large to stage")
+
+// ErrRewriteTooLarge is wrapped by Stage's error for a rewrite template
+// over the pattern's limits (astgrep.MaxPatternBytes,
+// astgrep.MaxPatternMetavariables).
+var ErrRewriteTooLarge = errors.New("the rewrite is too large")
+
+// MaxResultBytes is the largest file a rewrite may produce, the limit of
+// the file tools (edit, apply_patch).
+const MaxResultBytes = 16 << 20
+
+// ResultTooLargeError refuses to stage a rewrite after which a file would
+// pass MaxResultBytes; the result is not built.
+type ResultTooLargeError struct {
+	File  string
+	Limit int
+}
+
+// Error implements error.
+func (e *ResultTooLargeError) Error() string {
+	return fmt.Sprintf("nothing was staged: the rewrite would make %s larger than %s, the limit for one rewritten file; the template's captures repeat too much text. Use fewer metavariables in the rewrite, or narrow path",
+		e.File, formatBytes(int64(e.Limit)))
+}
 
 // StaleError rejects an accept because files changed after staging.
 // Nothing was written.
@@ -282,7 +305,7 @@ func (s *Stager) Stage(ctx context.Context, q astgrep.Query, rewrite string) (*P
 		return nil, err
 	}
 	for _, name := range tmpl.names() {
-		if !contains(res.Metavariables, name) {
+		if !slices.Contains(res.Metavariables, name) {
 			return nil, &TemplateError{Name: name, Captured: res.Metavariables}
 		}
 	}
@@ -292,11 +315,19 @@ func (s *Stager) Stage(ctx context.Context, q astgrep.Query, rewrite string) (*P
 	p := &Proposal{Pattern: q.Pattern, Rewrite: rewrite, Language: res.Language, Context: res.Context, Skipped: res.Skipped,
 		guard: q.Guard, ownGuard: ownGuard}
 	var broken []BrokenFile
+	held := int64(0) // before and after of the files so far, checked as they come (N5)
 	for _, fm := range files {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		fc, reps, dropped := rewriteFile(fm, tmpl)
+		fc, reps, dropped, err := rewriteFile(fm, tmpl, MaxResultBytes)
+		if err != nil {
+			return nil, err
+		}
+		if held += int64(len(fc.before) + len(fc.after)); held > s.limits.MaxBytes {
+			return nil, fmt.Errorf("%w: nothing was staged: this edit would hold more than %s in memory until resolved (the files rewritten so far, before and after), the limit for staged edits; narrow path to fewer files and stage it in parts",
+				ErrTooLargeToStage, formatBytes(s.limits.MaxBytes))
+		}
 		p.Dropped = append(p.Dropped, dropped...)
 		before, err := s.e.ParseErrorLines(fm.Language, fc.before)
 		if err != nil {
@@ -307,7 +338,7 @@ func (s *Stager) Stage(ctx context.Context, q astgrep.Query, rewrite string) (*P
 			return nil, err
 		}
 		if len(after) > len(before) {
-			lines := uniqueInts(after)
+			lines := slices.Compact(slices.Sorted(slices.Values(after)))
 			if len(lines) > 5 {
 				lines = lines[:5]
 			}
@@ -442,8 +473,13 @@ func (s *Stager) Resolve(ctx context.Context, id string, accept bool, opts atomi
 		var stale *StaleError
 		s.mu.Lock()
 		p.accepting = false
-		if errors.As(err, &stale) {
+		switch {
+		case errors.As(err, &stale):
 			s.finishLocked(id, "rejected because files changed after staging")
+		case errors.Is(err, atomicfile.ErrGitMetadata) || errors.Is(err, atomicfile.ErrGitExec):
+			// Accepting again would be refused again.
+			s.finishLocked(id, "rejected because it changes a repository's metadata")
+			err = fmt.Errorf("%s was rejected and nothing was written: %w", id, errors.Unwrap(err))
 		}
 		s.mu.Unlock()
 		return nil, err
@@ -531,26 +567,4 @@ func joinInts(xs []int) string {
 		s[i] = fmt.Sprint(x)
 	}
 	return strings.Join(s, ", ")
-}
-
-func uniqueInts(xs []int) []int {
-	var out []int
-	seen := map[int]bool{}
-	for _, x := range xs {
-		if !seen[x] {
-			seen[x] = true
-			out = append(out, x)
-		}
-	}
-	sort.Ints(out)
-	return out
-}
-
-func contains(xs []string, s string) bool {
-	for _, x := range xs {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -2,6 +2,7 @@ package astedit
 
 import (
 	"bytes"
+	"fmt"
 	"sort"
 	"strings"
 
@@ -22,8 +23,23 @@ type tpart struct {
 // rules (astgrep.ScanMetavariables): `$NAME` and `$$$NAME`, names upper
 // case; anything else is text. Anonymous names cannot be substituted.
 func parseTemplate(src string) (*template, error) {
+	if len(src) > astgrep.MaxPatternBytes {
+		return nil, fmt.Errorf("%w: %d bytes, over the limit of %d bytes (as for a pattern); rewrite a smaller fragment, or make a large change with write",
+			ErrRewriteTooLarge, len(src), astgrep.MaxPatternBytes)
+	}
 	t := &template{}
-	for _, tok := range astgrep.ScanMetavariables(src) {
+	toks := astgrep.ScanMetavariables(src)
+	refs := 0
+	for _, tok := range toks {
+		if tok.Var {
+			refs++
+		}
+	}
+	if refs > astgrep.MaxPatternMetavariables {
+		return nil, fmt.Errorf("%w: it uses metavariables %d times, over the limit of %d (as for a pattern)",
+			ErrRewriteTooLarge, refs, astgrep.MaxPatternMetavariables)
+	}
+	for _, tok := range toks {
 		switch {
 		case !tok.Var:
 			t.parts = append(t.parts, tpart{lit: tok.Text})
@@ -93,8 +109,9 @@ func lineEndAt(src []byte, off int) string {
 
 // render fills the template for one match of src. The template's line
 // breaks take the line end of the line the match starts on, so a CRLF
-// file stays CRLF (and a mixed file keeps each line's own ending).
-func (t *template) render(src []byte, m astgrep.Match) string {
+// file stays CRLF (and a mixed file keeps each line's own ending). A
+// result that would pass limit bytes is not built: ok is false.
+func (t *template) render(src []byte, m astgrep.Match, limit int) (string, bool) {
 	base := indentAt(src, m.StartByte)
 	eol := lineEndAt(src, m.StartByte)
 	lineStart := m.StartByte
@@ -106,6 +123,9 @@ func (t *template) render(src []byte, m astgrep.Match) string {
 	prefix := string(src[lineStart:m.StartByte])
 	var b strings.Builder
 	for _, p := range t.parts {
+		if b.Len() > limit {
+			return "", false
+		}
 		if p.name == "" {
 			// Template lines after the first sit at the match's indentation.
 			lines := strings.Split(strings.ReplaceAll(p.lit, "\r\n", "\n"), "\n")
@@ -122,6 +142,9 @@ func (t *template) render(src []byte, m astgrep.Match) string {
 		}
 		name := strings.TrimLeft(p.name, "$")
 		c := m.Captures[name]
+		if b.Len()+c.EndByte-c.StartByte > limit {
+			return "", false
+		}
 		text := string(src[c.StartByte:c.EndByte])
 		if strings.Contains(text, "\n") {
 			from := indentAt(src, c.StartByte)
@@ -130,7 +153,10 @@ func (t *template) render(src []byte, m astgrep.Match) string {
 		}
 		b.WriteString(text)
 	}
-	return b.String()
+	if b.Len() > limit {
+		return "", false
+	}
+	return b.String(), true
 }
 
 // reindent moves every line after the first from indentation from to
@@ -154,8 +180,9 @@ func reindent(text, from, to string) string {
 }
 
 // rewriteFile applies the template to one file's matches, outermost first;
-// matches inside or overlapping a kept one are returned as dropped.
-func rewriteFile(fm astgrep.FileMatches, t *template) (FileChange, []Replacement, []Replacement) {
+// matches inside or overlapping a kept one are returned as dropped. A
+// result that would pass limit bytes is refused before it is built.
+func rewriteFile(fm astgrep.FileMatches, t *template, limit int) (FileChange, []Replacement, []Replacement, error) {
 	ms := append([]astgrep.Match(nil), fm.Matches...)
 	sort.SliceStable(ms, func(i, j int) bool {
 		if ms[i].StartByte != ms[j].StartByte {
@@ -174,15 +201,22 @@ func rewriteFile(fm astgrep.FileMatches, t *template) (FileChange, []Replacement
 			dropped = append(dropped, r)
 			continue
 		}
-		r.New = t.render(fm.Source, m)
+		room := limit - out.Len() - (m.StartByte - pos)
+		var ok bool
+		if r.New, ok = t.render(fm.Source, m, room); !ok {
+			return FileChange{}, nil, nil, &ResultTooLargeError{File: fm.File, Limit: limit}
+		}
 		out.Write(fm.Source[pos:m.StartByte])
 		out.WriteString(r.New)
 		pos = m.EndByte
 		kept = append(kept, r)
 		fc.Lines = append(fc.Lines, m.StartLine)
 	}
+	if out.Len()+len(fm.Source)-pos > limit {
+		return FileChange{}, nil, nil, &ResultTooLargeError{File: fm.File, Limit: limit}
+	}
 	out.Write(fm.Source[pos:])
 	fc.after = []byte(out.String())
 	fc.Replacements = len(kept)
-	return fc, kept, dropped
+	return fc, kept, dropped, nil
 }

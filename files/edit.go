@@ -92,17 +92,45 @@ func editFile(ctx context.Context, c *registry.Call, p editParams) (EditResult, 
 	case len(offsets) > 1 && !p.ReplaceAll:
 		return EditResult{}, errors.New(manyMatches(rel, content, offsets, quoteBudget(c)))
 	}
+	// The result's size is known before it is built (N5): each match
+	// takes new_string with LF or CRLF line ends.
+	newLF, newCRLF := p.NewString, p.NewString
+	if strings.Contains(p.NewString, "\n") {
+		newCRLF = toCRLF(p.NewString)
+	}
+	crlfs := make([]bool, len(offsets))
+	size := int64(len(content))
+	for i, off := range offsets {
+		crlfs[i] = crlfAt(content, off, off+len(oldS))
+		size += int64(len(newLF) - len(oldS))
+		if crlfs[i] {
+			size += int64(len(newCRLF) - len(newLF))
+		}
+	}
+	if size > maxTextBytes {
+		what := "1 occurrence"
+		if len(offsets) > 1 {
+			what = fmt.Sprintf("%d occurrences", len(offsets))
+		}
+		return EditResult{}, fmt.Errorf("replacing %s of old_string (%d bytes) with new_string (%d bytes) would make %s %d bytes, over the %d MiB limit for a file edit changes, so nothing was written; replace fewer occurrences, or make the file with a program",
+			what, len(oldS), len(p.NewString), rel, size, maxTextBytes>>20)
+	}
 	var b strings.Builder
+	b.Grow(int(size))
 	prev := 0
-	for _, off := range offsets {
+	for i, off := range offsets {
 		b.WriteString(content[prev:off])
-		b.WriteString(replacement(content, off, off+len(oldS), p.NewString))
+		if crlfs[i] {
+			b.WriteString(newCRLF)
+		} else {
+			b.WriteString(newLF)
+		}
 		prev = off + len(oldS)
 	}
 	b.WriteString(content[prev:])
 	updated := b.String()
 	rep, err := atomicfile.Write(c.Run.Guard(), atomicfile.Change{Path: abs, Data: []byte(updated), Expect: data, Expected: true},
-		atomicfile.Options{Force: p.Force})
+		commitOptions(ctx, c, p.Force))
 	if err != nil {
 		return EditResult{}, errors.New(writeError(rel, err))
 	}
@@ -132,28 +160,22 @@ func toCRLF(s string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\n", "\r\n")
 }
 
-// replacement is new_string with the line ends of the text it replaces at
-// content[start:end]: CRLF if that text's lines end in CRLF (for a match
-// inside one line, if that line does), else as given.
-func replacement(content string, start, end int, newS string) string {
-	if !strings.Contains(newS, "\n") {
-		return newS
-	}
+// crlfAt reports whether new_string, put in place of content[start:end],
+// takes CRLF line ends: when that text's lines end in CRLF (for a match
+// inside one line, when that line does).
+func crlfAt(content string, start, end int) bool {
 	region := content[start:end]
-	crlf := false
 	if n := strings.Count(region, "\n"); n > 0 {
 		pairs := strings.Count(region, "\r\n")
 		if region[0] == '\n' && start > 0 && content[start-1] == '\r' {
 			pairs++
 		}
-		crlf = pairs == n
-	} else if i := strings.IndexByte(content[end:], '\n'); i >= 0 {
-		crlf = end+i > 0 && content[end+i-1] == '\r'
+		return pairs == n
 	}
-	if crlf {
-		return toCRLF(newS)
+	if i := strings.IndexByte(content[end:], '\n'); i >= 0 {
+		return end+i > 0 && content[end+i-1] == '\r'
 	}
-	return newS
+	return false
 }
 
 // snippet shows lines from..to with two lines of context, numbered and

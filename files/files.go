@@ -3,11 +3,13 @@
 // command is complete on its own and so the diagnostics-on-write wrapper has
 // writes to wrap. Every path goes through the run's path guard; every write
 // is atomic (temporary file and rename, mode kept), and a multi-file patch is
-// all or nothing.
+// all or nothing. A repository's metadata (.git/) is not written unless the
+// run allows it, and then what git executes needs exec approval.
 package files
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -17,6 +19,7 @@ import (
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 	"github.com/builtin-tools/builtin-tools/registry"
+	"github.com/builtin-tools/builtin-tools/tiers"
 )
 
 // Family is the harness's file tools. They need no resource: only the
@@ -66,20 +69,36 @@ func readTextFile(g *pathguard.Guard, abs, rel, tool string) ([]byte, error) {
 	return data, nil
 }
 
-// writeError explains a failed write; the old content is untouched because
-// writes go through a temporary file.
+// writeError explains a failed write. A commit's own error (an
+// *atomicfile.Error) already says whether the files were left as they
+// were; any other failure happened before the commit, so nothing was
+// written.
 func writeError(rel string, err error) string {
-	msg := fmt.Sprintf("could not write %s: %v", rel, err)
+	text := err.Error()
+	ae, commit := errors.AsType[*atomicfile.Error](err)
+	if commit && ae.Path == rel {
+		text = strings.TrimPrefix(text, rel+": ")
+	}
+	msg := fmt.Sprintf("could not write %s: %s", rel, text)
 	if errors.Is(err, fs.ErrPermission) {
 		msg += " (the file or its folder is not writable)"
 	}
 	if errors.Is(err, atomicfile.ErrChanged) {
 		msg += "; another program changed it meanwhile, so read it again"
 	}
-	if strings.Contains(msg, "no file was changed") || strings.Contains(msg, "the file was not changed") {
+	if commit {
 		return msg
 	}
 	return msg + "; the file was not changed"
+}
+
+// commitOptions are the commit plan's options for a call: force as asked,
+// and exec approval, asked of this call's approver, for changes to what
+// git executes (N3).
+func commitOptions(ctx context.Context, c *registry.Call, force bool) atomicfile.Options {
+	return atomicfile.Options{Force: force, ApproveExec: func(paths []string) error {
+		return c.Escalate(ctx, tiers.Exec, strings.Join(paths, ", "))
+	}}
 }
 
 // quoteBudget is how much of a call's output budget quoted file lines may

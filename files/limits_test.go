@@ -165,3 +165,55 @@ func clip(s string) string {
 	}
 	return b.String()
 }
+
+// allocated returns how many bytes fn allocated in all.
+func allocated(fn func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	fn()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// N5: nothing bounded a result before it was built: edit with replace_all
+// of a 1 MiB new_string over 50,000 matches asked for 50 GB and serve died
+// of "out of memory". The result's size is computed first and a result
+// over the 16 MiB file limit refused, without building it. Likewise a patch
+// whose result would pass the limit: one file grown past it, or many
+// copies of a big file.
+func TestResultOverSizeLimitRefusedBeforeItIsBuilt(t *testing.T) {
+	h := newHarness(t)
+	h.put("many.txt", strings.Repeat("x\n", 50_000))
+	huge := strings.Repeat("y", 1<<20)
+	var msg string
+	n := allocated(func() {
+		msg = h.fail("edit", map[string]any{"path": "many.txt", "old_string": "x", "new_string": huge, "replace_all": true})
+	})
+	wantAll(t, msg, "50000 occurrences", "over the 16 MiB limit", "nothing was written")
+	if n > 256<<20 {
+		t.Errorf("the refused edit allocated %d MiB", n>>20)
+	}
+	// Just under the limit is done.
+	h.put("few.txt", strings.Repeat("x\n", 15))
+	h.ok("edit", map[string]any{"path": "few.txt", "old_string": "x", "new_string": huge, "replace_all": true})
+
+	// apply_patch: a hunk that makes a 12 MiB file larger than 16 MiB, and
+	// 200 copies of it (2.4 GiB of results).
+	big := h.put("big.txt", strings.Repeat("z", 12<<20)+"\n")
+	_ = big
+	grow := "--- a/big.txt\n+++ b/big.txt\n@@ -1 +1,2 @@\n " + strings.Repeat("z", 12<<20) + "\n+" + strings.Repeat("w", 5<<20) + "\n"
+	msg = h.fail("apply_patch", map[string]any{"patch": grow})
+	wantAll(t, msg, "big.txt", "over the 16 MiB limit", "nothing was written")
+	var copies strings.Builder
+	for i := 0; i < 200; i++ {
+		fmt.Fprintf(&copies, "diff --git a/big.txt b/copy%d.txt\nsimilarity index 100%%\ncopy from big.txt\ncopy to copy%d.txt\n", i, i)
+	}
+	n = allocated(func() { msg = h.fail("apply_patch", map[string]any{"patch": copies.String()}) })
+	wantAll(t, msg, "over the", "limit", "nothing was written")
+	if n > 1<<30 {
+		t.Errorf("the refused patch allocated %d MiB", n>>20)
+	}
+	if left := tempLeftovers(t, h.root); len(left) > 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+}

@@ -3,8 +3,10 @@ package files
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -12,6 +14,7 @@ import (
 	"github.com/bluekeyes/go-gitdiff/gitdiff"
 	"github.com/builtin-tools/builtin-tools/internal/atomicfile"
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
+	"github.com/builtin-tools/builtin-tools/pathguard"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
 )
@@ -95,10 +98,16 @@ func applyPatch(ctx context.Context, c *registry.Call, p patchParams) (PatchResu
 	modes := map[string]fs.FileMode{}  // abs path -> permission, so a moved file keeps its own
 	chmods := map[string]fs.FileMode{} // abs path -> permission a mode change sets on an existing file
 	files := map[string]bool{}         // the files the report names, each once
-	var order []string
+	var order []string                 // the files to commit, each once, in the patch's order
+	addOrder := func(abs string) {
+		if !slices.Contains(order, abs) {
+			order = append(order, abs)
+		}
+	}
 	var report []string
 	type patchedLine struct{ idx, hunks, offsets int }
 	patchedAt := map[string]*patchedLine{} // plain "patched" lines, to merge a file's sections
+	held := int64(0)                       // bytes read and planned so far (N5)
 	for _, s := range secs {
 		f, oldName, newName := s.f, s.oldName, s.newName
 		if f.IsBinary {
@@ -107,9 +116,9 @@ func applyPatch(ctx context.Context, c *registry.Call, p patchParams) (PatchResu
 		src := ""
 		var srcAbs string
 		if !f.IsNew {
-			abs, err := c.Path(oldName)
+			abs, err := patchPath(c, oldName)
 			if err != nil {
-				return PatchResult{}, fmt.Errorf("%v (nothing was written)", err)
+				return PatchResult{}, err
 			}
 			srcAbs = abs
 			content, seen := planned[abs]
@@ -120,6 +129,9 @@ func applyPatch(ctx context.Context, c *registry.Call, p patchParams) (PatchResu
 				}
 				content = data
 				read[abs] = data
+				if held += int64(len(data)); held > maxPatchBytes {
+					return PatchResult{}, patchTooLarge(held)
+				}
 				if info, err := c.Run.Guard().Stat(abs); err == nil {
 					modes[abs] = info.Mode().Perm()
 				}
@@ -144,6 +156,18 @@ func applyPatch(ctx context.Context, c *registry.Call, p patchParams) (PatchResu
 			shift += int(frag.NewLines - frag.OldLines)
 			lines = res
 		}
+		// The result's size is known before it is built (N5).
+		size := int64(0)
+		for _, l := range lines {
+			size += int64(len(l)) + 2 // a line end joinLines may add
+		}
+		if size > maxTextBytes {
+			return PatchResult{}, fmt.Errorf("the patch would make %s about %d bytes, over the %d MiB limit for a file apply_patch changes, so nothing was written; split the file, or make it with a program",
+				firstNonEmpty(newName, oldName), size, maxTextBytes>>20)
+		}
+		if held += size; held > maxPatchBytes {
+			return PatchResult{}, patchTooLarge(held)
+		}
 		out := joinLines(lines)
 		switch {
 		case f.IsDelete:
@@ -151,16 +175,16 @@ func applyPatch(ctx context.Context, c *registry.Call, p patchParams) (PatchResu
 				return PatchResult{}, fmt.Errorf("the patch deletes %s but its hunks do not remove all of its content (nothing was written)", oldName)
 			}
 			planned[srcAbs] = nil
-			order = appendOnce(order, srcAbs)
+			addOrder(srcAbs)
 			files[srcAbs] = true
 			report = append(report, "deleted "+c.Rel(srcAbs))
 		default:
 			dstAbs := srcAbs
 			moved := (f.IsRename || f.IsCopy) && newName != oldName
 			if f.IsNew || moved {
-				abs, err := c.Path(newName)
+				abs, err := patchPath(c, newName)
 				if err != nil {
-					return PatchResult{}, fmt.Errorf("%v (nothing was written)", err)
+					return PatchResult{}, err
 				}
 				dstAbs = abs
 				content, seen := planned[abs]
@@ -177,11 +201,11 @@ func applyPatch(ctx context.Context, c *registry.Call, p patchParams) (PatchResu
 			}
 			if f.IsRename && srcAbs != dstAbs {
 				planned[srcAbs] = nil
-				order = appendOnce(order, srcAbs)
+				addOrder(srcAbs)
 				delete(files, srcAbs)
 			}
 			planned[dstAbs] = []byte(out)
-			order = appendOnce(order, dstAbs)
+			addOrder(dstAbs)
 			files[dstAbs] = true
 			verb := "patched"
 			switch {
@@ -264,7 +288,7 @@ func applyPatch(ctx context.Context, c *registry.Call, p patchParams) (PatchResu
 		}
 		changes = append(changes, ch)
 	}
-	rep, err := atomicfile.WriteAll(c.Run.Guard(), changes, atomicfile.Options{Force: p.Force})
+	rep, err := atomicfile.WriteAll(c.Run.Guard(), changes, commitOptions(ctx, c, p.Force))
 	if err != nil {
 		return PatchResult{}, fmt.Errorf("could not apply the patch: %s", writeError("its files", err))
 	}
@@ -278,6 +302,15 @@ func applyPatch(ctx context.Context, c *registry.Call, p patchParams) (PatchResu
 		}
 	}
 	return res, nil
+}
+
+// maxPatchBytes bounds what one patch holds in memory: the files it reads
+// and their new contents.
+const maxPatchBytes = 256 << 20
+
+func patchTooLarge(held int64) error {
+	return fmt.Errorf("the files the patch reads and writes come to %d bytes so far, over the %d MiB limit for one patch, so nothing was written; apply it in parts of fewer or smaller files",
+		held, maxPatchBytes>>20)
 }
 
 // section is one file of a patch with the names it is applied under.
@@ -327,6 +360,15 @@ func resolveSections(c *registry.Call, parsed []*gitdiff.File, gitHeader []bool,
 				s.oldName, s.newName = name, name
 			}
 		}
+		// A prefix and an absolute path ("a//tmp/f.go"): the parser drops
+		// the path's leading slash, which is put back so the name reads as
+		// the absolute path it is.
+		if s.oldName != "" && absoluteHeader(raw[i][0]) {
+			s.oldName = "/" + strings.TrimLeft(s.oldName, "/")
+		}
+		if s.newName != "" && absoluteHeader(raw[i][1]) {
+			s.newName = "/" + strings.TrimLeft(s.newName, "/")
+		}
 		if err := checkModes(f, firstNonEmpty(s.newName, s.oldName)); err != nil {
 			return nil, err
 		}
@@ -371,6 +413,27 @@ func pickName(name string, raw [2]string, creating bool, exists func(string) boo
 		return name, nil
 	}
 	return bare, nil
+}
+
+// absoluteHeader reports whether a ---/+++ name as written is a diff
+// prefix followed by an absolute path.
+func absoluteHeader(raw string) bool {
+	raw = strings.TrimPrefix(raw, `"`)
+	return strings.HasPrefix(raw, "a//") || strings.HasPrefix(raw, "b//")
+}
+
+// patchPath confines a name the patch gives; an absolute one outside the
+// root is refused as such, so the refusal does not read as a missing file.
+func patchPath(c *registry.Call, name string) (string, error) {
+	abs, err := c.Path(name)
+	if err != nil && filepath.IsAbs(name) && errors.Is(err, pathguard.ErrOutside) {
+		return "", fmt.Errorf("the patch names an absolute path, %s, which is outside the root %s; name files relative to the root (nothing was written)",
+			pathguard.Clip(name), c.Run.Root())
+	}
+	if err != nil {
+		return "", fmt.Errorf("%v (nothing was written)", err)
+	}
+	return abs, nil
 }
 
 // prefixed reports whether a header name has the prefix the usual form
@@ -456,10 +519,14 @@ func parsePatch(text string) ([]*gitdiff.File, []bool, [][2]string, error) {
 			isGit := strings.HasPrefix(piece, "diff --git ")
 			heads := traditionalHeaders(piece)
 			traditional := len(parsed)
+			var gitNames [2]string // the git file's names as written
 			if isGit && len(parsed) > 0 {
 				traditional--
 				if len(heads) == traditional+1 {
-					heads = heads[1:] // the git file's own ---/+++ lines
+					gitNames = heads[0] // the git file's own ---/+++ lines
+					heads = heads[1:]
+				} else if line, _, _ := strings.Cut(piece, "\n"); strings.HasPrefix(line, "diff --git a//") || strings.Contains(line, " b//") {
+					gitNames = [2]string{"a//", "b//"} // only whether they are absolute matters
 				}
 			}
 			if len(heads) != traditional {
@@ -470,7 +537,10 @@ func parsePatch(text string) ([]*gitdiff.File, []bool, [][2]string, error) {
 				files = append(files, f)
 				gitHeader = append(gitHeader, git)
 				var names [2]string
-				if !git && heads != nil {
+				switch {
+				case git:
+					names = gitNames
+				case heads != nil:
 					names = heads[k-(len(parsed)-traditional)]
 				}
 				raw = append(raw, names)
@@ -548,15 +618,6 @@ func firstNonEmpty(a, b string) string {
 		return a
 	}
 	return b
-}
-
-func appendOnce(s []string, v string) []string {
-	for _, x := range s {
-		if x == v {
-			return s
-		}
-	}
-	return append(s, v)
 }
 
 // applyFragment replaces the fragment's old lines with its new ones in

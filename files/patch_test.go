@@ -334,6 +334,40 @@ func TestApplyPatchOutsideRootRefused(t *testing.T) {
 	}
 }
 
+// A header naming an absolute path after a prefix ("--- a//tmp/…/f.go")
+// lost its leading slash and was refused as "tmp/…/f.go does not exist".
+// It reads as the absolute path it is: applied inside the root, refused
+// as an absolute path outside it.
+func TestApplyPatchAbsoluteHeader(t *testing.T) {
+	h := newHarness(t)
+	h.put("f.go", "package f\n")
+	abs := h.abs("f.go")
+	hunk := "@@ -1 +1 @@\n-package f\n+package g\n"
+	for _, p := range []string{
+		"--- a/" + abs + "\n+++ b/" + abs + "\n" + hunk,
+		"diff --git a/" + abs + " b/" + abs + "\n--- a/" + abs + "\n+++ b/" + abs + "\n" + hunk,
+	} {
+		h.ok("apply_patch", map[string]any{"patch": p})
+		if got := h.get("f.go"); got != "package g\n" {
+			t.Errorf("after the patch: %q", got)
+		}
+		h.put("f.go", "package f\n")
+	}
+	out := filepath.Join(h.outside(), "o.go")
+	os.WriteFile(out, []byte("package f\n"), 0o644)
+	for _, p := range []string{
+		"--- a/" + out + "\n+++ b/" + out + "\n" + hunk,
+		"diff --git a/" + out + " b/" + out + "\n--- a/" + out + "\n+++ b/" + out + "\n" + hunk,
+		"--- /dev/null\n+++ b/" + out + ".new\n@@ -0,0 +1 @@\n+x\n",
+	} {
+		msg := h.fail("apply_patch", map[string]any{"patch": p})
+		wantAll(t, msg, "the patch names an absolute path", "which is outside the root "+h.root, "nothing was written")
+	}
+	if data, _ := os.ReadFile(out); string(data) != "package f\n" {
+		t.Errorf("the outside file changed: %q", data)
+	}
+}
+
 func TestApplyPatchBadInput(t *testing.T) {
 	h := newHarness(t)
 	h.put("a.txt", "a\n")

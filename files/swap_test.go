@@ -87,3 +87,56 @@ func TestSwappedFolderNeverLeadsOutside(t *testing.T) {
 		})
 	}
 }
+
+// N9: refusals under these races read raw ("readlink …: invalid
+// argument", "statat sub/a.txt: path escapes from parent", "not a regular
+// file (L---------)") and named where the outside link points ("resolves
+// to /tmp/…/outside/dir/a.txt"). Each is now one of two sentences, naming
+// only the path given: the path changed while it was opened, or it leads
+// outside the root.
+func TestRaceRefusalsReadPlainly(t *testing.T) {
+	const n = 300
+	for _, tool := range []string{"read", "write", "edit", "apply_patch"} {
+		t.Run(tool, func(t *testing.T) {
+			h := newHarness(t)
+			stop := swapLoop(t, h)
+			defer stop()
+			outside := filepath.Join(filepath.Dir(h.root), "outside")
+			seen := map[string]int{}
+			for i := 0; i < n; i++ {
+				var args map[string]any
+				switch tool {
+				case "read":
+					args = map[string]any{"path": "sub/a.txt"}
+				case "write":
+					args = map[string]any{"path": "sub/w.txt", "content": "x\n"}
+				case "edit":
+					args = map[string]any{"path": "sub/a.txt", "old_string": "\n", "new_string": "!\n"}
+				case "apply_patch":
+					args = map[string]any{"patch": fmt.Sprintf("--- /dev/null\n+++ b/sub/p%d.txt\n@@ -0,0 +1 @@\n+x\n", i)}
+				}
+				msg := h.callQuiet(tool, args)
+				if msg == "" {
+					continue
+				}
+				bad := strings.Contains(msg, outside)
+				for _, raw := range []string{"readlink", "lstat", "statat", "openat", "escapes from parent", "invalid argument", "L---------", "not a directory"} {
+					bad = bad || strings.Contains(msg, raw)
+				}
+				if !strings.Contains(msg, "the path changed while it was opened (a link or folder was replaced); try again") &&
+					!strings.Contains(msg, "leads outside the root") {
+					bad = true
+				}
+				if os.Getenv("N9_SHOW") != "" {
+					t.Log(msg)
+				}
+				if bad {
+					seen[msg]++
+				}
+			}
+			for msg, k := range seen {
+				t.Errorf("%d× %s", k, msg)
+			}
+		})
+	}
+}

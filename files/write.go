@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
 
 	"github.com/builtin-tools/builtin-tools/internal/atomicfile"
+	"github.com/builtin-tools/builtin-tools/pathguard"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
 )
@@ -62,12 +64,16 @@ func writeFile(ctx context.Context, c *registry.Call, p writeParams) (WriteResul
 	switch info, err := c.Run.Guard().Lstat(abs); {
 	case err == nil && info.IsDir():
 		return WriteResult{}, fmt.Errorf("%s is a folder; give a file path", rel)
+	case err == nil && info.Mode()&fs.ModeSymlink != 0:
+		// The path was resolved through its links, so a link here was
+		// swapped in since.
+		return WriteResult{}, fmt.Errorf("cannot write %s: %v", rel, pathguard.ErrPathChanged)
 	case err == nil && !info.Mode().IsRegular():
 		return WriteResult{}, fmt.Errorf("%s is not a regular file (%s); write replaces regular files only", rel, info.Mode().Type())
 	case err == nil:
 		verb = "replaced"
 	}
-	rep, err := atomicfile.Write(c.Run.Guard(), atomicfile.Change{Path: abs, Data: []byte(p.Content)}, atomicfile.Options{Force: p.Force})
+	rep, err := atomicfile.Write(c.Run.Guard(), atomicfile.Change{Path: abs, Data: []byte(p.Content)}, commitOptions(ctx, c, p.Force))
 	if err != nil {
 		return WriteResult{}, errors.New(writeError(rel, err))
 	}

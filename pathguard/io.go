@@ -7,13 +7,48 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
+	"sync"
 	"syscall"
 )
 
 // ErrNotRegular is wrapped when a file to read or change is a named pipe,
 // a device or a socket: opening one can block forever or never end.
 var ErrNotRegular = errors.New("not a regular file")
+
+// ErrPathChanged is returned when a path changed while it was being opened
+// (a link or folder swapped between the check and the use): the call is
+// refused rather than followed, and trying again sees the new state.
+var ErrPathChanged = errors.New("the path changed while it was opened (a link or folder was replaced); try again")
+
+// rootEscape is the error os.Root gives for a name that leads out of it
+// (unexported in package os), taken from a lookup that must fail so.
+var rootEscape = sync.OnceValue(func() error {
+	r, err := os.OpenRoot("/")
+	if err != nil {
+		return nil
+	}
+	defer r.Close()
+	_, err = r.Lstat("..")
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return nil
+})
+
+// raced turns what a path swapped between Resolve and the use gives —
+// os.Root refusing a link that now leads out, a folder that is now a link
+// or a file — into ErrPathChanged. Paths reach the I/O methods resolved,
+// so these cannot come from the path as it was checked.
+func raced(err error) error {
+	if err == nil {
+		return nil
+	}
+	if esc := rootEscape(); esc != nil && errors.Is(err, esc) || errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.ELOOP) {
+		return ErrPathChanged
+	}
+	return err
+}
 
 // ErrTooLarge is wrapped by ReadFile when a file is over its limit.
 var ErrTooLarge = errors.New("file is over the size limit")
@@ -41,7 +76,8 @@ func (g *Guard) Stat(abs string) (fs.FileInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	return g.fsys.Stat(name)
+	info, err := g.fsys.Stat(name)
+	return info, raced(err)
 }
 
 // Lstat describes abs itself, a link not followed.
@@ -50,7 +86,8 @@ func (g *Guard) Lstat(abs string) (fs.FileInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	return g.fsys.Lstat(name)
+	info, err := g.fsys.Lstat(name)
+	return info, raced(err)
 }
 
 // Open opens abs for reading if it is a regular file. The file is checked
@@ -70,14 +107,14 @@ func (g *Guard) Open(abs string) (*os.File, fs.FileInfo, error) {
 func OpenRegular(root *os.Root, name string) (*os.File, fs.FileInfo, error) {
 	info, err := root.Stat(name)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, raced(err)
 	}
 	if !info.Mode().IsRegular() {
 		return nil, info, notRegular(info)
 	}
 	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, raced(err)
 	}
 	info, err = f.Stat()
 	if err != nil {
@@ -92,6 +129,9 @@ func OpenRegular(root *os.Root, name string) (*os.File, fs.FileInfo, error) {
 }
 
 func notRegular(info fs.FileInfo) error {
+	if info.Mode()&fs.ModeSymlink != 0 {
+		return ErrPathChanged // links are followed, so one seen here was swapped in
+	}
 	what := "a folder"
 	switch t := info.Mode().Type(); {
 	case t&fs.ModeNamedPipe != 0:
@@ -150,8 +190,5 @@ func (g *Guard) OpenDir(abs string) (*os.File, error) {
 		return nil, err
 	}
 	f, err := g.fsys.OpenFile(name, os.O_RDONLY|syscall.O_DIRECTORY, 0)
-	if errors.Is(err, syscall.ENOTDIR) {
-		return nil, fmt.Errorf("%s is not a folder: %w", filepath.Base(abs), err)
-	}
-	return f, err
+	return f, raced(err)
 }

@@ -11,7 +11,12 @@
 // (openat with O_NOFOLLOW, one component at a time), so a folder swapped
 // for a link out of the root between the check and the use is refused
 // rather than followed. Files are opened without blocking and only regular
-// ones are accepted, so a named pipe or a device never hangs a tool.
+// ones are accepted, so a named pipe or a device never hangs a tool. A path
+// that changed between the check and the use is refused with one sentence
+// (ErrPathChanged), and a refusal never names where a link outside points.
+//
+// The guard also carries the run's choice to let write tools change a
+// repository's metadata (AllowGitWrites), which the commit plan enforces.
 package pathguard
 
 import (
@@ -22,6 +27,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"unicode/utf8"
 )
 
@@ -33,6 +40,8 @@ var ErrOutside = errors.New("path is outside the run's root")
 type Guard struct {
 	root string   // absolute, symlinks resolved
 	fsys *os.Root // the root folder, opened once
+
+	gitWrites atomic.Bool // see AllowGitWrites
 }
 
 // New makes a guard for root, which must be an existing folder.
@@ -61,6 +70,15 @@ func New(root string) (*Guard, error) {
 
 // Close releases the root folder's descriptor; I/O after Close fails.
 func (g *Guard) Close() error { return g.fsys.Close() }
+
+// AllowGitWrites lets write tools change a repository's metadata (.git/
+// and the like) under this root, which the commit plan
+// (internal/atomicfile) otherwise refuses; what git executes still needs
+// exec approval. A run option: set it before the first call.
+func (g *Guard) AllowGitWrites() { g.gitWrites.Store(true) }
+
+// GitWritesAllowed reports whether AllowGitWrites was called.
+func (g *Guard) GitWritesAllowed() bool { return g.gitWrites.Load() }
 
 // Root returns the absolute root with its symlinks resolved.
 func (g *Guard) Root() string { return g.root }
@@ -92,6 +110,9 @@ func (g *Guard) Resolve(p string) (string, error) {
 		}
 	}
 	real, err := g.walk(start, rest, 0)
+	if errors.Is(err, errLeadsOut) {
+		return "", g.refuse(p, "")
+	}
 	if err != nil {
 		return "", fmt.Errorf("path %s: %w", Clip(p), err)
 	}
@@ -135,11 +156,38 @@ func (g *Guard) inside(abs string) bool {
 	return abs == g.root || strings.HasPrefix(abs, g.root+string(filepath.Separator))
 }
 
+// refuse explains why arg, which resolved to where, is refused. A path
+// that got out through a link is said to lead outside, without naming
+// where: the layout outside the root is none of the agent's business (N9).
 func (g *Guard) refuse(arg, where string) error {
 	if where != arg && where != filepath.Join(g.root, arg) {
-		return fmt.Errorf("%w: %s resolves to %s, outside the root %s; use a path inside the root", ErrOutside, Clip(arg), where, g.root)
+		return fmt.Errorf("%w: %s leads outside the root %s (through a symbolic link); use a path inside the root", ErrOutside, Clip(arg), g.root)
 	}
 	return fmt.Errorf("%w: %s is outside the root %s; use a path inside the root", ErrOutside, Clip(arg), g.root)
+}
+
+// errLeadsOut ends a walk that failed outside the root; Resolve refuses
+// the path as outside.
+var errLeadsOut = errors.New("leads outside the root")
+
+// walkError explains a failed lookup of next (a component in folder cur)
+// without naming anything outside the root: a link that stopped being one
+// between lstat and readlink is a race, a file where a folder should be
+// is named as such.
+func (g *Guard) walkError(cur, next string, err error) error {
+	switch {
+	case !g.inside(cur):
+		return errLeadsOut
+	case errors.Is(err, syscall.EINVAL):
+		return ErrPathChanged
+	case errors.Is(err, syscall.ENOTDIR):
+		return fmt.Errorf("%s is not a folder", g.Rel(cur))
+	}
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		return fmt.Errorf("cannot look up %s: %w", g.Rel(next), errno)
+	}
+	return err
 }
 
 const maxLinks = 40 // as Linux's ELOOP limit
@@ -165,18 +213,21 @@ func (g *Guard) walk(cur, rest string, links int) (string, error) {
 			return filepath.Join(next, rest), nil
 		}
 		if err != nil {
-			return "", err
+			return "", g.walkError(cur, next, err)
 		}
 		if info.Mode()&fs.ModeSymlink == 0 {
 			cur = next
 			continue
 		}
 		if links++; links > maxLinks {
-			return "", fmt.Errorf("too many levels of symbolic links at %s", next)
+			if !g.inside(next) {
+				return "", errLeadsOut
+			}
+			return "", fmt.Errorf("too many levels of symbolic links at %s", g.Rel(next))
 		}
 		target, err := os.Readlink(next)
 		if err != nil {
-			return "", err
+			return "", g.walkError(cur, next, err)
 		}
 		from := cur
 		if filepath.IsAbs(target) {

@@ -63,6 +63,18 @@ func TestResolveRefuses(t *testing.T) {
 		if !errors.Is(err, ErrOutside) || !strings.Contains(err.Error(), root) {
 			t.Errorf("Resolve(%q) error %q should wrap ErrOutside and name the root %s", p, err, root)
 		}
+		// N9: a link out is said to lead outside; where it points is not
+		// named.
+		if rest := strings.Replace(err.Error(), Clip(p), "", 1); strings.Contains(rest, "outside/") || strings.Contains(rest, "nothing-yet") {
+			t.Errorf("Resolve(%q) error %q names the outside target", p, err)
+		}
+	}
+	if _, err := g.Resolve("escape/secret"); err == nil || !strings.Contains(err.Error(), `"escape/secret" leads outside the root`) {
+		t.Errorf("link out: %v", err)
+	}
+	// N9: a file where a folder should be is named, in the root's terms.
+	if _, err := g.Resolve("sub/a.txt/x"); err == nil || err.Error() != `path "sub/a.txt/x": sub/a.txt is not a folder` {
+		t.Errorf("file as a folder: %v", err)
 	}
 }
 

@@ -59,7 +59,9 @@ func resolve(ctx context.Context, c *registry.Call, s *Structural, p resolvePara
 	default:
 		return ResolveResult{}, fmt.Errorf("action must be accept or discard, not %q", p.Action)
 	}
-	out, err := s.Stager.Resolve(ctx, p.EditID, accept, atomicfile.Options{Force: p.Force})
+	out, err := s.Stager.Resolve(ctx, p.EditID, accept, atomicfile.Options{Force: p.Force, ApproveExec: func(paths []string) error {
+		return c.Escalate(ctx, tiers.Exec, strings.Join(paths, ", "))
+	}})
 	if err != nil {
 		return ResolveResult{}, err
 	}

@@ -85,7 +85,7 @@ type common struct {
 	root, mode, approve, ask, conversation, without, grammars string
 	graphCache, vibeState                                     string
 	askTimeout, graphWait                                     time.Duration
-	trust, vibe                                               bool
+	trust, vibe, gitWrites                                    bool
 	workers                                                   tierCommands
 	maxFrame, budget                                          int
 }
@@ -99,6 +99,7 @@ func (c *common) register(fs *flag.FlagSet, defaultAsk string) {
 	fs.StringVar(&c.conversation, "conversation", "", "conversation id (default: one made for this process)")
 	fs.StringVar(&c.without, "without", "", "tool families not to open, comma-separated: "+familyNames())
 	fs.BoolVar(&c.trust, "trust-checkout", false, "trust the checkout: run programs inside it (node_modules/.bin, .venv/bin) and checkers that execute its code (cargo check); off, a read tool runs no code from the checkout")
+	fs.BoolVar(&c.gitWrites, "allow-git-writes", false, "let write tools change repository metadata (.git/); changes to what git executes (config, hooks, info/) still need exec approval")
 	fs.IntVar(&c.budget, "output-budget", registry.DefaultOutputBudget, "characters of text one result may hold; a longer one says what it left out and how to get it")
 	fs.StringVar(&c.grammars, "grammars", defaultGrammars(), "folders of tree-sitter grammar libraries (libtree-sitter-<id>.so) loaded at run time, separated by "+string(os.PathListSeparator))
 	fs.StringVar(&c.graphCache, "graph-cache", defaultGraphCache(), "folder for code_graph's snapshots, so the next process over the same tree starts warm (\"\" keeps none)")
@@ -200,7 +201,7 @@ func (c *common) newRun(stdin io.Reader, stdout io.Writer, stdio bool) (*registr
 	}
 	r, err := builtintools.NewRun(builtintools.Options{
 		Root: c.root, ConversationID: conv, Policy: policy,
-		Ask: port, AskTimeout: c.askTimeout, Without: without, TrustCheckout: c.trust,
+		Ask: port, AskTimeout: c.askTimeout, Without: without, TrustCheckout: c.trust, AllowGitWrites: c.gitWrites,
 		Structural:    astgrep.Options{GrammarDirs: grammarDirs},
 		Graph:         graphtool.Config{Options: graph.Options{CacheDir: c.graphCache, GrammarDirs: grammarDirs}, Wait: c.graphWait},
 		Vibe:          vibetool.Config{On: c.vibe, Commands: c.workers, StateDir: c.vibeState},

@@ -159,3 +159,22 @@ func TestDartGrammarByDefault(t *testing.T) {
 		t.Fatalf("exit %d: %s %s", code, out, errs)
 	}
 }
+
+// N3: write tools refuse .git/ unless --allow-git-writes, and with it a
+// hook still needs exec approval.
+func TestCallAllowGitWrites(t *testing.T) {
+	root := fixture(t)
+	hook := `{"path":".git/hooks/pre-commit","content":"#!/bin/sh\n"}`
+	code, out, _ := runCmd(t, "", "call", "--root", root, "write", hook)
+	if code != 1 || !strings.Contains(out, "--allow-git-writes") {
+		t.Fatalf("without the flag: code %d, %q", code, out)
+	}
+	code, out, _ = runCmd(t, "", "call", "--root", root, "--allow-git-writes", "--approve", "exec=deny", "write", hook)
+	if code != 1 || !strings.Contains(out, "exec=deny") {
+		t.Fatalf("with the flag, exec=deny: code %d, %q", code, out)
+	}
+	code, out, _ = runCmd(t, "", "call", "--root", root, "--allow-git-writes", "write", hook)
+	if code != 0 || !strings.Contains(out, "created .git/hooks/pre-commit") {
+		t.Fatalf("with the flag: code %d, %q", code, out)
+	}
+}

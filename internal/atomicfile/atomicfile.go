@@ -16,35 +16,98 @@
 // (they would keep the old content), one whose owner cannot be kept. What
 // could not be kept under force is reported, not hidden. Temporary
 // files left by a process that died are swept from a folder the first time
-// the process writes there.
+// the process writes there; a temporary file's name says which process
+// (boot, PID namespace, pid) made it.
 //
 // Callers hold the files' locks (Lock) from before they read to after the
-// commit, so parallel tools never lose an update.
+// commit, so parallel tools never lose an update, in one process or
+// several: Lock also takes an advisory lock on each file's folder, and the
+// rename's victim is compared with what was read, for programs that take
+// no lock.
+//
+// A repository's metadata (.git/ and the like, see gitMetadata) is
+// refused: git runs commands named there and a change there never shows in
+// review. A guard that allows it (pathguard.Guard.AllowGitWrites) still has
+// changes to what git executes approved at the exec tier
+// (Options.ApproveExec).
 package atomicfile
 
 import (
 	"bytes"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/builtin-tools/builtin-tools/pathguard"
 	"golang.org/x/sys/unix"
 )
 
-// Errors a change can fail with, before anything is written.
+// The kinds of failure a commit reports; errors.Is matches them on an
+// *Error.
 var (
 	ErrReadOnly  = errors.New("the file is read-only")
 	ErrHardLinks = errors.New("the file has other hard links")
 	ErrOwner     = errors.New("the file's owner cannot be kept")
 	ErrChanged   = errors.New("the file changed since it was read")
 	ErrExists    = errors.New("the file already exists")
+	// ErrUnchanged is matched by every *Error after which the files are
+	// as they were: nothing was written, or what was written was put back.
+	ErrUnchanged = errors.New("no file was changed")
 )
+
+// kinds are the failures an *Error names as its Kind.
+var kinds = []error{ErrReadOnly, ErrHardLinks, ErrOwner, ErrChanged, ErrExists, ErrGitMetadata, ErrGitExec}
+
+// Error is why a commit failed, naming the file. Its text is a sentence for
+// the agent; errors.Is matches its Kind, ErrUnchanged when the files are as
+// they were, and anything in the error it wraps.
+type Error struct {
+	// Kind is one of ErrReadOnly, ErrHardLinks, ErrOwner, ErrChanged,
+	// ErrExists, ErrGitMetadata and ErrGitExec, or nil for another failure
+	// (a full disk, a permission).
+	Kind error
+	// Path is the file that failed, relative to the root.
+	Path string
+	// Err is what failed.
+	Err error
+	// Restore is why putting back the files already replaced failed; when
+	// it is set, some files may hold the new content.
+	Restore error
+	files   int // changes in the commit
+}
+
+// Error implements error.
+func (e *Error) Error() string {
+	if e.Restore != nil {
+		return fmt.Sprintf("%s: %v (and restoring the files written before it failed: %v)", e.Path, e.Err, e.Restore)
+	}
+	unchanged := "no file was changed"
+	if e.files == 1 {
+		unchanged = "the file was not changed"
+	}
+	return fmt.Sprintf("%s: %v (%s)", e.Path, e.Err, unchanged)
+}
+
+// Unwrap returns what failed.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Is matches the error's kind, and ErrUnchanged when nothing is left changed.
+func (e *Error) Is(target error) bool {
+	return target != nil && target == e.Kind || target == ErrUnchanged && e.Restore == nil
+}
+
+func newError(rel string, err, restore error, files int) *Error {
+	e := &Error{Path: rel, Err: err, Restore: restore, files: files}
+	for _, k := range kinds {
+		if errors.Is(err, k) {
+			e.Kind = k
+			break
+		}
+	}
+	return e
+}
 
 // Change is one file's new content, or its removal.
 type Change struct {
@@ -72,6 +135,12 @@ type Options struct {
 	// Force replaces a read-only file, one with other hard links, and one
 	// whose owner cannot be kept; the report says what was lost.
 	Force bool
+	// ApproveExec, when the guard allows changes to repositories' metadata
+	// (pathguard.Guard.AllowGitWrites), is asked once, with the files
+	// (relative to the root), for the changes that alter what git executes
+	// (a repository's config, hooks, info/): a nil error approves them. A
+	// caller that cannot ask (nil) has them refused.
+	ApproveExec func(paths []string) error
 }
 
 // Report says what a commit could not keep, one note a line, naming the
@@ -92,12 +161,12 @@ func Write(g *pathguard.Guard, c Change, opts Options) (*Report, error) {
 // WriteAll applies every change or none. Every file is checked and its
 // temporary file written before the first rename; if a rename fails, the
 // files already replaced are put back as they were (or removed, if they
-// were new) and the folders the commit created are removed.
+// were new) and the folders the commit created are removed. A failure is
+// an *Error.
 func WriteAll(g *pathguard.Guard, changes []Change, opts Options) (*Report, error) {
 	rep := &Report{}
-	unchanged := "no file was changed"
-	if len(changes) == 1 {
-		unchanged = "the file was not changed"
+	if err := checkGitMetadata(g, changes, opts.ApproveExec); err != nil {
+		return nil, err
 	}
 	plans := make([]*plan, 0, len(changes))
 	cleanup := func() {
@@ -113,7 +182,7 @@ func WriteAll(g *pathguard.Guard, changes []Change, opts Options) (*Report, erro
 		}
 		if err != nil {
 			cleanup()
-			return nil, fmt.Errorf("%s: %w (%s)", g.Rel(c.Path), err, unchanged)
+			return nil, newError(g.Rel(c.Path), err, nil, len(changes))
 		}
 	}
 	for i, p := range plans {
@@ -128,10 +197,7 @@ func WriteAll(g *pathguard.Guard, changes []Change, opts Options) (*Report, erro
 				}
 			}
 			cleanup()
-			if len(restoreErrs) > 0 {
-				return nil, fmt.Errorf("%s: %w (and restoring the files written before it failed: %v)", p.rel, err, errors.Join(restoreErrs...))
-			}
-			return nil, fmt.Errorf("%s: %w (%s)", p.rel, err, unchanged)
+			return nil, newError(p.rel, err, errors.Join(restoreErrs...), len(changes))
 		}
 	}
 	for _, p := range plans {
@@ -142,6 +208,10 @@ func WriteAll(g *pathguard.Guard, changes []Change, opts Options) (*Report, erro
 
 // BeforeCommitForTest, when set by a test, runs before the i-th rename.
 var BeforeCommitForTest func(i int)
+
+// afterCheckForTest, when set by a test, runs between a commit's last check
+// of the target and its rename, where only another program can interfere.
+var afterCheckForTest func(base string)
 
 // plan is one change, prepared: its folder open, its old state read, its
 // temporary file written.
@@ -182,6 +252,12 @@ func prepare(g *pathguard.Guard, c Change, opts Options, rep *Report, keepOld bo
 		return nil, err
 	}
 	p.dir, p.dfd = dir, int(dir.Fd())
+	// The folder opened must be the one checked (for repository metadata,
+	// among others): a folder swapped for a link inside the root between
+	// the two would otherwise be followed.
+	if at, err := os.Readlink(fmt.Sprintf("/proc/self/fd/%d", p.dfd)); err == nil && at != dirAbs {
+		return p, pathguard.ErrPathChanged
+	}
 	if err := unix.Faccessat(p.dfd, ".", unix.W_OK|unix.X_OK, unix.AT_EACCESS); err != nil {
 		return p, &fs.PathError{Op: "write in", Path: g.Rel(dirAbs) + "/", Err: err}
 	}
@@ -245,7 +321,7 @@ func (p *plan) readOld(keep bool) error {
 	case errors.Is(err, unix.ENOENT):
 		return nil
 	case errors.Is(err, unix.ELOOP):
-		return fmt.Errorf("it is now a symbolic link (the folder changed while it was being written)")
+		return pathguard.ErrPathChanged // it was resolved, so a link here was swapped in
 	case err != nil:
 		return err
 	}
@@ -382,29 +458,110 @@ func (p *plan) copyMetadata(fd int, opts Options, rep *Report) error {
 
 // commit renames the temporary file over the target (or removes the
 // target), after checking the target is still the file that was read.
+// Every builtin-tools process holds the folder's lock (Lock) from the read
+// to here; another program does not, so the rename's victim itself is
+// compared with what was read: the files are exchanged (renameat2
+// RENAME_EXCHANGE) and, if the one taken out is not the file read, put back.
+// A new file is put in place only if none has appeared (RENAME_NOREPLACE).
 func (p *plan) commit() error {
 	var st unix.Stat_t
 	err := unix.Fstatat(p.dfd, p.base, &st, unix.AT_SYMLINK_NOFOLLOW)
 	switch {
 	case p.existed && err != nil:
 		return fmt.Errorf("%w: it was removed while being written", ErrChanged)
-	case p.existed && (st.Dev != p.st.Dev || st.Ino != p.st.Ino || st.Size != p.st.Size || st.Mtim != p.st.Mtim):
+	case p.existed && (!p.same(&st) || st.Ctim != p.st.Ctim):
 		return fmt.Errorf("%w while being written (by another program)", ErrChanged)
 	case !p.existed && err == nil:
 		return fmt.Errorf("%w: it was created while being written (by another program)", ErrExists)
 	}
-	if p.c.Delete {
-		if err := unix.Unlinkat(p.dfd, p.base, 0); err != nil {
+	if afterCheckForTest != nil {
+		afterCheckForTest(p.base)
+	}
+	switch {
+	case p.c.Delete:
+		if err := p.remove(); err != nil {
 			return err
 		}
-	} else {
-		if err := unix.Renameat(p.dfd, p.tmp, p.dfd, p.base); err != nil {
+	case p.existed:
+		if err := p.exchange(); err != nil {
+			return err
+		}
+	default:
+		err := renameNoReplace(p.dfd, p.tmp, p.base)
+		if noRenameat2(err) {
+			err = unix.Renameat(p.dfd, p.tmp, p.dfd, p.base)
+		}
+		if errors.Is(err, unix.EEXIST) {
+			return fmt.Errorf("%w: it was created while being written (by another program)", ErrExists)
+		}
+		if err != nil {
 			return err
 		}
 		p.tmp = ""
 	}
 	p.committed = true
 	return nil
+}
+
+// same reports whether st describes the file that was read: the same
+// inode, size and modification time. (A rename changes the change time, so
+// only the check before the rename compares it.)
+func (p *plan) same(st *unix.Stat_t) bool {
+	return st.Dev == p.st.Dev && st.Ino == p.st.Ino && st.Size == p.st.Size && st.Mtim == p.st.Mtim
+}
+
+// noRenameat2 reports a file system or kernel without renameat2's flags.
+func noRenameat2(err error) bool {
+	return errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EOPNOTSUPP)
+}
+
+// exchange swaps the temporary file and the target, then checks the file
+// now under the temporary name: the file read is removed, anything else
+// (another program replaced the target since the check) is put back.
+func (p *plan) exchange() error {
+	err := renameExchange(p.dfd, p.tmp, p.base)
+	if noRenameat2(err) {
+		if err := unix.Renameat(p.dfd, p.tmp, p.dfd, p.base); err != nil {
+			return err
+		}
+		p.tmp = ""
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var st unix.Stat_t
+	if err := unix.Fstatat(p.dfd, p.tmp, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil || !p.same(&st) {
+		if renameExchange(p.dfd, p.tmp, p.base) != nil {
+			// The other program's file stays under the temporary name, so
+			// it is not removed with it.
+			p.tmp = ""
+			return fmt.Errorf("%w while being written (by another program), whose version could not be put back", ErrChanged)
+		}
+		return fmt.Errorf("%w while being written (by another program)", ErrChanged)
+	}
+	unix.Unlinkat(p.dfd, p.tmp, 0)
+	p.tmp = ""
+	return nil
+}
+
+// remove deletes the target, first moving it aside to check that it is the
+// file that was read.
+func (p *plan) remove() error {
+	aside := tempName(p.base)
+	err := renameNoReplace(p.dfd, p.base, aside)
+	if noRenameat2(err) {
+		return unix.Unlinkat(p.dfd, p.base, 0)
+	}
+	if err != nil {
+		return err
+	}
+	var st unix.Stat_t
+	if err := unix.Fstatat(p.dfd, aside, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil || !p.same(&st) {
+		renameNoReplace(p.dfd, aside, p.base)
+		return fmt.Errorf("%w while being written (by another program)", ErrChanged)
+	}
+	return unix.Unlinkat(p.dfd, aside, 0)
 }
 
 // rollback undoes a commit: the old file back with its metadata, or a new
@@ -474,38 +631,4 @@ func (p *plan) removeNewDirs() {
 		}
 	}
 	p.newDir = ""
-}
-
-// tempName is a fresh name beside base, carrying base and this process's
-// id so whoever finds one left by a crash knows whose it is.
-func tempName(base string) string {
-	var b [6]byte
-	rand.Read(b[:])
-	prefix := "." + base
-	if len(prefix) > 200 {
-		prefix = ".atomicfile"
-	}
-	return fmt.Sprintf("%s.tmp-%d-%s", prefix, os.Getpid(), hex.EncodeToString(b[:]))
-}
-
-// IsTemp reports whether name is a temporary file of this package.
-func IsTemp(name string) bool {
-	_, ok := tempOwner(name)
-	return ok
-}
-
-func tempOwner(name string) (int, bool) {
-	i := strings.LastIndex(name, ".tmp-")
-	if !strings.HasPrefix(name, ".") || i < 0 {
-		return 0, false
-	}
-	var pid int
-	var suffix string
-	if n, _ := fmt.Sscanf(name[i+len(".tmp-"):], "%d-%s", &pid, &suffix); n != 2 || len(suffix) != 12 {
-		return 0, false
-	}
-	if _, err := hex.DecodeString(suffix); err != nil {
-		return 0, false
-	}
-	return pid, true
 }

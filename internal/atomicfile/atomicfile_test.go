@@ -9,12 +9,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/atomicfile"
+	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/internal/testenv"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 	"golang.org/x/sys/unix"
@@ -257,7 +259,11 @@ func TestWriteExpect(t *testing.T) {
 }
 
 // D13: a temporary file a dead process left is swept the first time this
-// process writes in its folder; a live process's is left alone.
+// process writes in its folder; a live process's is left alone. Item 26:
+// a name carries its owner's boot and PID namespace (proc.Owner), and only
+// files whose owner proc.OwnerGone says is gone are swept, so another
+// namespace's live file (its pid not running here) is kept; a file named
+// the old way (pid only) is kept unless it is a day old.
 func TestStaleTempFilesAreSwept(t *testing.T) {
 	dir, g := guarded(t)
 	cmd := exec.Command("true")
@@ -265,23 +271,35 @@ func TestStaleTempFilesAreSwept(t *testing.T) {
 		t.Fatal(err)
 	}
 	dead := cmd.Process.Pid
-	stale := filepath.Join(dir, fmt.Sprintf(".big.txt.tmp-%d-0123456789ab", dead))
-	live := filepath.Join(dir, fmt.Sprintf(".big.txt.tmp-%d-0123456789ab", os.Getppid()))
+	here := strings.TrimSuffix(proc.Owner(), "-"+strconv.Itoa(os.Getpid())) // boot-namespace
+	stale := filepath.Join(dir, fmt.Sprintf(".big.txt.tmp-%s-%d-0123456789ab", here, dead))
+	live := filepath.Join(dir, fmt.Sprintf(".big.txt.tmp-%s-%d-0123456789ab", here, os.Getppid()))
+	otherNS := filepath.Join(dir, fmt.Sprintf(".big.txt.tmp-%s-%d-0123456789ab", here+"1", dead))
+	oldName := filepath.Join(dir, fmt.Sprintf(".big.txt.tmp-%d-0123456789ab", dead))
+	oldNameDayOld := filepath.Join(dir, fmt.Sprintf(".old.txt.tmp-%d-0123456789ab", dead))
 	user := filepath.Join(dir, ".notes.tmp-draft")
-	for _, p := range []string{stale, live, user} {
+	for _, p := range []string{stale, live, otherNS, oldName, oldNameDayOld, user} {
 		put(t, p, "partial", 0o600)
 		old := time.Now().Add(-time.Hour)
+		if p == oldNameDayOld {
+			old = time.Now().Add(-25 * time.Hour)
+		}
 		os.Chtimes(p, old, old)
+		if p != user && !atomicfile.IsTemp(filepath.Base(p)) {
+			t.Errorf("%s is not recognised as a temporary file", filepath.Base(p))
+		}
 	}
 	if err := write(g, filepath.Join(dir, "a.txt"), "a"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(stale); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("a dead process's temporary file was not swept")
+	for _, p := range []string{stale, oldNameDayOld} {
+		if _, err := os.Stat(p); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s: a dead process's temporary file was not swept", filepath.Base(p))
+		}
 	}
-	for _, p := range []string{live, user} {
+	for _, p := range []string{live, otherNS, oldName, user} {
 		if _, err := os.Stat(p); err != nil {
-			t.Errorf("%s was removed: %v", p, err)
+			t.Errorf("%s was removed: %v", filepath.Base(p), err)
 		}
 	}
 }
@@ -318,7 +336,7 @@ func TestWriteThroughSymlink(t *testing.T) {
 	if err := os.Symlink("real/target.txt", link); err != nil {
 		t.Fatal(err)
 	}
-	if err := write(g, link, "new\n"); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+	if err := write(g, link, "new\n"); !errors.Is(err, pathguard.ErrPathChanged) {
 		t.Errorf("writing an unresolved link: %v", err)
 	}
 	resolved, err := g.Resolve("link.txt")

@@ -3,9 +3,12 @@ package atomicfile
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 func TestLockSerializesAndForgets(t *testing.T) {
@@ -34,5 +37,45 @@ func TestLockSerializesAndForgets(t *testing.T) {
 	locks.mu.Unlock()
 	if n != 0 {
 		t.Fatalf("%d lock entries left after every holder released", n)
+	}
+}
+
+// N2: the lock other processes see is an flock on the file's folder (on
+// the nearest folder that exists, for a file in folders yet to be made),
+// held until release.
+func TestLockHoldsFolderFlock(t *testing.T) {
+	dir := t.TempDir()
+	for _, target := range []string{filepath.Join(dir, "f.txt"), filepath.Join(dir, "new", "sub", "f.txt")} {
+		unlock, err := Lock(context.Background(), target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB); !errors.Is(err, unix.EWOULDBLOCK) {
+			t.Errorf("%s: another open of the folder could lock it while Lock held it: %v", target, err)
+		}
+		unlock()
+		if err := unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB); err != nil {
+			t.Errorf("%s: the folder is still locked after release: %v", target, err)
+		}
+		unix.Close(fd)
+	}
+	// A lock that waits on another holder gives up when its context ends.
+	fd, _ := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY, 0)
+	defer unix.Close(fd)
+	unix.Flock(fd, unix.LOCK_EX)
+	short, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if _, err := Lock(short, filepath.Join(dir, "f.txt")); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Lock while another holds the folder: %v, want a deadline error", err)
+	}
+	locks.mu.Lock()
+	n := len(locks.m)
+	locks.mu.Unlock()
+	if n != 0 {
+		t.Fatalf("%d lock entries left after a lock gave up", n)
 	}
 }
