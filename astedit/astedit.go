@@ -258,6 +258,33 @@ func NewStagerWithLimits(e *astgrep.Engine, l Limits) *Stager {
 	return &Stager{e: e, limits: l, pending: map[string]*Proposal{}, resolved: map[string]string{}, dropped: map[string]string{}}
 }
 
+// Summary describes a pending edit for a human deciding on it: what it
+// replaces, where, and the start of its diff; false when id is not
+// pending.
+func (s *Stager) Summary(id string) (string, bool) {
+	s.mu.Lock()
+	p := s.pending[id]
+	s.mu.Unlock()
+	if p == nil {
+		return "", false
+	}
+	files := make([]string, 0, len(p.Files))
+	for _, f := range p.Files {
+		files = append(files, f.File)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %d replacements of `%s` by `%s` in %d files (%s)", p.ID, len(p.Replacements),
+		textcut.Ellipsis(p.Pattern, 200), textcut.Ellipsis(p.Rewrite, 200), len(files), textcut.Ellipsis(strings.Join(files, ", "), 400))
+	if diff := strings.Split(strings.TrimRight(p.Diff, "\n"), "\n"); len(diff) > 0 && p.Diff != "" {
+		const show = 40
+		b.WriteString("\n\n" + strings.Join(diff[:min(show, len(diff))], "\n"))
+		if len(diff) > show {
+			fmt.Fprintf(&b, "\n… (%d more diff lines)", len(diff)-show)
+		}
+	}
+	return b.String(), true
+}
+
 // Pending lists the ids of staged, unresolved edits, in staging order.
 func (s *Stager) Pending() []string {
 	s.mu.Lock()

@@ -27,6 +27,7 @@ var EditTool = registry.Descriptor{
 		"the result is the count, the files and lines, a unified diff and an edit_id; call resolve with that edit_id to accept or discard. " +
 		"A rewrite that would leave a file unparsable is refused here. " +
 		fmt.Sprintf("Resolve each edit before staging many: at most %d stay pending, and older ones are dropped.", astedit.DefaultMaxPending),
+	Stages:  true,
 	Handler: registry.With(Key, edit),
 }
 

@@ -2,6 +2,7 @@ package structural
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -24,7 +25,22 @@ var ResolveTool = registry.Descriptor{
 	Tier:  tiers.Write,
 	Description: "Accept or discard an edit staged by ast_edit. Accept first checks every file against what was staged: if any changed, " +
 		"nothing is written and the edit is dropped. Otherwise every file is written atomically, all or nothing.",
-	Writes:  true,
+	Writes: true,
+	// Asked once, here, on accept: ast_edit only stages (Stages); a
+	// discard writes nothing.
+	Approval: func(ctx context.Context, c *registry.Call) (bool, string) {
+		var p resolveParams
+		json.Unmarshal(c.Args, &p)
+		if p.Action != "accept" {
+			return false, ""
+		}
+		s, ok := Key.Of(c.Run)
+		if !ok {
+			return true, ""
+		}
+		summary, _ := s.Stager.Summary(p.EditID)
+		return true, summary
+	},
 	Handler: registry.With(Key, resolve),
 }
 
