@@ -358,13 +358,3 @@ func (h Handler) WithEnum(arg string, values []string) Handler {
 	return Handler{&handler{need: h.h.need, in: raw, out: h.h.out, params: h.h.params, call: h.h.call}}
 }
 
-// Messagef returns an error whose text is a message for the agent, written
-// as whole sentences (a capital, a full stop) rather than as a Go error
-// fragment. A typed handler returns it like any error.
-func Messagef(format string, args ...any) error {
-	return &agentMessage{fmt.Sprintf(format, args...)}
-}
-
-type agentMessage struct{ text string }
-
-func (m *agentMessage) Error() string { return m.text }

@@ -699,12 +699,23 @@ func (r *Roster) Wait(ctx context.Context, req WaitRequest) (done []Info, pendin
 			return nil, nil, fmt.Errorf("no worker is labelled %q", req.Label)
 		}
 	}
-	if len(ids) == 0 {
-		ids = slices.Clone(r.order)
-	}
-	if len(ids) == 0 {
+	if len(ids) == 0 && len(r.order) == 0 {
 		r.mu.Unlock()
 		return nil, nil, errors.New("there are no workers to wait for (vibe_spawn starts one)")
+	}
+	if len(ids) == 0 {
+		// No ids: what has not been answered yet — workers still running or
+		// queued, and finished ones whose result no answer carried. A result
+		// already read is never the answer again.
+		for _, id := range r.order {
+			if w := r.ws[id]; !w.info.Status.Finished() || w.unread {
+				ids = append(ids, id)
+			}
+		}
+		if len(ids) == 0 {
+			r.mu.Unlock()
+			return nil, nil, fmt.Errorf("every worker has ended and its result was read already (%d workers; vibe_list shows them); nothing is left to wait for", len(r.order))
+		}
 	}
 	for _, id := range ids {
 		if _, err := r.lookupLocked(id); err != nil {

@@ -349,3 +349,23 @@ func TestResultKeptWhenItsFileFails(t *testing.T) {
 		t.Fatalf("result without its file: %+v", done)
 	}
 }
+
+// A wait with no ids waits for what has not been answered: a result that
+// was read is never the answer again, so an orchestrator's loop blocks
+// until the next worker ends instead of spinning; with nothing left, it
+// says so.
+func TestWaitWithNoIDsSkipsReadResults(t *testing.T) {
+	r := newRoster(t, 4)
+	fast := spawn(t, r, "now")
+	if done, _ := wait(t, r, false, time.Minute); len(done) != 1 || done[0].ID != fast.ID {
+		t.Fatalf("first wait: %v", done)
+	}
+	slow := spawn(t, r, "sleep 0.5")
+	done, pending := wait(t, r, false, time.Minute)
+	if len(done) != 1 || done[0].ID != slow.ID || len(pending) != 0 {
+		t.Fatalf("second wait returned %v (pending %v), want only %s", done, pending, slow.ID)
+	}
+	if _, _, err := r.Wait(context.Background(), WaitRequest{Timeout: time.Second}); err == nil || !strings.Contains(err.Error(), "read already") {
+		t.Fatalf("with every result read: %v", err)
+	}
+}

@@ -3,6 +3,7 @@ package vibetool
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -47,7 +48,7 @@ func spawn(ctx context.Context, c *registry.Call, r *Roster, p spawnParams) (Res
 	in, err := r.Spawn(vibe.SpawnRequest{Brief: p.Brief, Label: p.Label, Tier: p.Tier, Timeout: time.Duration(p.TimeoutSeconds) * time.Second,
 		Worktree: worktree, CarryChanges: p.CarryChanges, Gate: g})
 	if err != nil {
-		return Result{}, registry.Messagef("%s", err.Error())
+		return Result{}, err
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "started %s %q [%s] (%s", in.ID, in.Label, in.Tier, in.Status)
@@ -102,7 +103,7 @@ var SendTool = registry.Descriptor{
 func send(ctx context.Context, c *registry.Call, r *Roster, p sendParams) (Result, error) {
 	in, restarted, err := r.SendAs(gate(c), p.WorkerID, p.Message)
 	if err != nil {
-		return Result{}, registry.Messagef("%s", err.Error())
+		return Result{}, err
 	}
 	var b strings.Builder
 	if restarted {
@@ -114,7 +115,8 @@ func send(ctx context.Context, c *registry.Call, r *Roster, p sendParams) (Resul
 }
 
 type waitParams struct {
-	WorkerIDs      []string `json:"worker_ids,omitempty" jsonschema:"the workers to wait for (default: every worker, or those of label)"`
+	WorkerIDs      []string `json:"worker_ids,omitempty" jsonschema:"the workers to wait for (default: every worker still running or queued, and finished ones whose result was not read yet; or those of label)"`
+	WorkerID       string   `json:"worker_id,omitempty" jsonschema:"one worker to wait for (the same as worker_ids with one id)"`
 	Label          string   `json:"label,omitempty"`
 	Mode           string   `json:"mode,omitempty" jsonschema:"any (the default): return when one has ended; all: when every one has" enum:"any,all"`
 	TimeoutSeconds int      `json:"timeout_seconds,omitempty" jsonschema:"how long to wait (default 600, at most 3600); the workers keep running past it"`
@@ -126,6 +128,7 @@ var WaitTool = registry.Descriptor{
 	Title: "wait for workers",
 	Tier:  tiers.Read,
 	Description: "Block until any (or all) of the named workers have ended, and return their results; on timeout, the ones finished and the ids still pending. " +
+		"With no ids it waits for what has not been answered yet: a result already read is never returned again. " +
 		"It never stops a worker. This is the way to wait: do not poll vibe_list.",
 	Handler: registry.With(Key, waitFor),
 }
@@ -139,12 +142,16 @@ func waitFor(ctx context.Context, c *registry.Call, r *Roster, p waitParams) (Re
 	if p.Mode != "" && p.Mode != "any" && p.Mode != "all" {
 		return Result{}, fmt.Errorf("mode %q: use any or all", p.Mode)
 	}
-	done, pending, err := r.Wait(ctx, vibe.WaitRequest{IDs: p.WorkerIDs, Label: p.Label, All: p.Mode == "all", Timeout: timeout,
+	ids := p.WorkerIDs
+	if p.WorkerID != "" && !slices.Contains(ids, p.WorkerID) {
+		ids = append(ids, p.WorkerID)
+	}
+	done, pending, err := r.Wait(ctx, vibe.WaitRequest{IDs: ids, Label: p.Label, All: p.Mode == "all", Timeout: timeout,
 		Progress: func(finished, total int) {
 			c.Progress(ctx, float64(finished), float64(total), fmt.Sprintf("vibe: %d of %d workers ended", finished, total))
 		}})
 	if err != nil && len(done) == 0 {
-		return Result{}, registry.Messagef("%s", err.Error())
+		return Result{}, err
 	}
 	var b strings.Builder
 	if len(pending) > 0 && (p.Mode == "all" || len(done) == 0) {
@@ -172,7 +179,7 @@ var KillTool = registry.Descriptor{
 func kill(ctx context.Context, c *registry.Call, r *Roster, p killParams) (Result, error) {
 	in, err := r.Kill(p.WorkerID)
 	if err != nil {
-		return Result{}, registry.Messagef("%s", err.Error())
+		return Result{}, err
 	}
 	var b strings.Builder
 	describe(&b, in, true, resultRoom(c, 1))
