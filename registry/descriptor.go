@@ -357,4 +357,3 @@ func (h Handler) WithEnum(arg string, values []string) Handler {
 	}
 	return Handler{&handler{need: h.h.need, in: raw, out: h.h.out, params: h.h.params, call: h.h.call}}
 }
-
