@@ -1,6 +1,7 @@
 package dap
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -367,7 +368,7 @@ func (s *Supervisor) Resume(ctx context.Context, action string, thread int, wait
 		sess.resumed = before
 		sess.mu.Unlock()
 	}
-	if err := sess.client.Call(ctx, command, map[string]any{"threadId": thread}, nil); err != nil {
+	if err := sess.call(ctx, command, map[string]any{"threadId": thread}, nil); err != nil {
 		if action != "pause" {
 			sess.mu.Lock()
 			if len(sess.stops) == before {
@@ -401,6 +402,12 @@ func (s *Supervisor) waitStop(ctx context.Context, sess *Session, n int, d time.
 		sess.mu.Unlock()
 		switch {
 		case newStop:
+			if sess.Spec.StopBursts {
+				sess.settle()
+				sess.mu.Lock()
+				st = sess.stops[len(sess.stops)-1]
+				sess.mu.Unlock()
+			}
 			return s.stopResult(ctx, sess, st)
 		case done:
 			return s.endResult(sess), nil
@@ -434,19 +441,23 @@ func (s *Supervisor) endResult(sess *Session) *StopResult {
 	return res
 }
 
-// recentOutput is the new output, cut to its last 2,000 bytes for a stop
-// result; output gives all of it.
+// recentOutput is the output since the last result, cut to its last
+// 2,000 bytes for a stop result, and how many bytes before those it left
+// out; output, which has its own cursor, gives all of it.
 func (sess *Session) recentOutput() (string, int) {
-	text, _, more := sess.newOutput(1 << 20)
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	o := &sess.out
+	end := o.dropped + int64(len(o.data))
+	from := max(o.shown, o.read, o.dropped)
 	const keep = 2000
-	if len(text) > keep {
-		cut := len(text) - keep
-		for cut < len(text) && text[cut]&0xC0 == 0x80 {
-			cut++
-		}
-		return text[cut:], more + cut
+	start := max(from, end-keep)
+	data := o.data[start-o.dropped:]
+	for len(data) > 0 && start < end && data[0]&0xC0 == 0x80 {
+		data, start = data[1:], start+1 // start at a character
 	}
-	return text, more
+	o.shown = end
+	return string(bytes.ToValidUTF8(data, []byte("\uFFFD"))), int(start - from)
 }
 
 // stopResult describes a stop: where (the frame with its source), why,
@@ -480,7 +491,7 @@ func (s *Supervisor) stopResult(ctx context.Context, sess *Session, st *Stop) (*
 	}
 	if (st.Reason == "exception" || st.Reason == "panic") && sess.caps.SupportsExceptionInfoRequest {
 		var info godap.ExceptionInfoResponseBody
-		if sess.client.Call(ctx, "exceptionInfo", map[string]any{"threadId": st.ThreadID}, &info) == nil {
+		if sess.call(ctx, "exceptionInfo", map[string]any{"threadId": st.ThreadID}, &info) == nil {
 			res.Exception = strings.TrimSpace(info.ExceptionId + ": " + info.Description)
 		}
 	}
@@ -541,7 +552,7 @@ func (sess *Session) currentStop() (*Stop, error) {
 // read once however many frames are in it.
 func (sess *Session) frames(ctx context.Context, st *Stop, thread, levels int) ([]Frame, int, error) {
 	var body godap.StackTraceResponseBody
-	if err := sess.client.Call(ctx, "stackTrace", map[string]any{"threadId": thread, "startFrame": 0, "levels": levels}, &body); err != nil {
+	if err := sess.call(ctx, "stackTrace", map[string]any{"threadId": thread, "startFrame": 0, "levels": levels}, &body); err != nil {
 		return nil, 0, err
 	}
 	var progTime time.Time
@@ -609,7 +620,7 @@ func (sess *Session) locals(ctx context.Context, st *Stop, frameRef string) ([]V
 	id, _, _ := strings.Cut(frameRef, "@")
 	fid, _ := strconv.Atoi(id)
 	var scopes godap.ScopesResponseBody
-	if err := sess.client.Call(ctx, "scopes", map[string]any{"frameId": fid}, &scopes); err != nil {
+	if err := sess.call(ctx, "scopes", map[string]any{"frameId": fid}, &scopes); err != nil {
 		return nil, 0, err
 	}
 	for _, sc := range scopes.Scopes {
@@ -625,7 +636,7 @@ func (sess *Session) locals(ctx context.Context, st *Stop, frameRef string) ([]V
 // characters.
 func (sess *Session) children(ctx context.Context, st *Stop, vref, max int) ([]Var, int, error) {
 	var body godap.VariablesResponseBody
-	if err := sess.client.Call(ctx, "variables", map[string]any{"variablesReference": vref, "start": 0, "count": max + 1}, &body); err != nil {
+	if err := sess.call(ctx, "variables", map[string]any{"variablesReference": vref, "start": 0, "count": max + 1}, &body); err != nil {
 		return nil, 0, err
 	}
 	more := 0
@@ -687,7 +698,7 @@ func (s *Supervisor) Scopes(ctx context.Context, frame string) (*ScopesResult, e
 	}
 	st, _ := sess.currentStop()
 	var body godap.ScopesResponseBody
-	if err := sess.client.Call(ctx, "scopes", map[string]any{"frameId": fid}, &body); err != nil {
+	if err := sess.call(ctx, "scopes", map[string]any{"frameId": fid}, &body); err != nil {
 		return nil, fmt.Errorf("scopes: %v", err)
 	}
 	res := &ScopesResult{Session: sess.Info(), Frame: frame}
@@ -740,7 +751,7 @@ func (s *Supervisor) Evaluate(ctx context.Context, expr, frame string) (*EvalRes
 	}
 	res := &EvalResult{Session: sess.Info(), Expression: expr}
 	var body godap.EvaluateResponseBody
-	if err := sess.client.Call(ctx, "evaluate", args, &body); err != nil {
+	if err := sess.call(ctx, "evaluate", args, &body); err != nil {
 		var re *ResponseError
 		if errors.As(err, &re) {
 			res.Error = strings.TrimPrefix(re.Error(), "evaluate: ")
@@ -760,7 +771,7 @@ func (s *Supervisor) Threads(ctx context.Context) (*ThreadsResult, error) {
 		return nil, err
 	}
 	var body godap.ThreadsResponseBody
-	if err := sess.client.Call(ctx, "threads", nil, &body); err != nil {
+	if err := sess.call(ctx, "threads", nil, &body); err != nil {
 		return nil, fmt.Errorf("threads: %v", err)
 	}
 	res := &ThreadsResult{Session: sess.Info(), Total: len(body.Threads)}
