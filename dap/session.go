@@ -109,8 +109,8 @@ type Stop struct {
 	adapterBPs  []int
 }
 
-// outBuf keeps the debuggee's output, the newest maxOutput bytes, with a
-// cursor for "what is new since the last call".
+// outBuf keeps the debuggee's output, at least the newest maxOutput bytes,
+// with a cursor for "what is new since the last call".
 type outBuf struct {
 	data    []byte
 	dropped int64 // bytes dropped from the front
@@ -120,12 +120,25 @@ type outBuf struct {
 
 const maxOutput = 1 << 20
 
+// add appends s. The buffer grows to twice maxOutput before its oldest
+// half goes, in one copy: each byte is copied at most once more however
+// the output comes, where trimming at every event copied the whole
+// buffer each time (M4).
 func (o *outBuf) add(s string) {
-	o.data = append(o.data, s...)
-	if over := len(o.data) - maxOutput; over > 0 {
-		o.data = append(o.data[:0:0], o.data[over:]...)
+	if len(s) >= maxOutput {
+		o.dropped += int64(len(o.data) + len(s) - maxOutput)
+		o.data = append(o.data[:0], s[len(s)-maxOutput:]...)
+		return
+	}
+	if len(o.data)+len(s) > 2*maxOutput {
+		over := len(o.data) - maxOutput
+		o.data = append(o.data[:0], o.data[over:]...)
 		o.dropped += int64(over)
 	}
+	if o.data == nil {
+		o.data = make([]byte, 0, 2*maxOutput)
+	}
+	o.data = append(o.data, s...)
 }
 
 // Options bound a session.
@@ -425,6 +438,7 @@ func (s *Session) event(e Event) {
 		default:
 			s.out.add(b.Output)
 		}
+		return // output changes no state a waiter looks at
 	case "process":
 		var b godap.ProcessEventBody
 		json.Unmarshal(e.Body, &b)
