@@ -130,6 +130,12 @@ func (s *Supervisor) Launch(ctx context.Context, l LaunchSpec, wait time.Duratio
 	}
 	s.mu.Unlock()
 
+	if l.Attach && l.PID > 0 {
+		// Refused before any adapter starts: once attached, it is too late.
+		if err := refuseAttach(l.PID); err != nil {
+			return nil, err
+		}
+	}
 	spec, err := chooseAdapter(l.Adapter, relOr(s.g, l.Program), l.Module, l.Program)
 	if err != nil {
 		return nil, err
@@ -152,6 +158,19 @@ func (s *Supervisor) Launch(ctx context.Context, l LaunchSpec, wait time.Duratio
 	sess.abs = l.Program
 	sess.attach = l.Attach
 	s.mu.Lock()
+	if s.closed {
+		// Close ran while the adapter started, and saw no session to end.
+		s.mu.Unlock()
+		sess.end("the run closed")
+		return nil, errors.New("the run is closed")
+	}
+	if cur := s.sess; cur != nil && cur.Ended() == "" {
+		// Another launch won the race (the registry serializes debug, a
+		// program linking this package need not).
+		s.mu.Unlock()
+		sess.end("another session started first")
+		return nil, badArg("a debug session is already running %s; call terminate first, or keep using it", cur.Program)
+	}
 	s.sess = sess
 	s.mu.Unlock()
 	if _, ok := args["output"]; ok {
