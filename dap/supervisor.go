@@ -304,12 +304,17 @@ func launchArgs(spec AdapterSpec, l LaunchSpec, root string) (map[string]any, st
 // sends the file's whole list.
 func (s *Supervisor) SetBreakpoints(ctx context.Context, file string, lines []LineSpec, remove []int, clear bool) (*BreakpointsResult, error) {
 	file = cleanFile(file)
+	if len(lines) > MaxBreakpointLines {
+		return nil, badArg("%d lines in one call; at most %d breakpoints are set per call and kept per file", len(lines), MaxBreakpointLines)
+	}
 	for _, l := range lines {
 		if l.Line <= 0 {
 			return nil, badArg("line %d: lines are 1-based", l.Line)
 		}
 	}
-	s.bps.Set(file, lines, remove, clear)
+	if err := s.bps.Set(file, lines, remove, clear); err != nil {
+		return nil, err
+	}
 	res := &BreakpointsResult{}
 	s.mu.Lock()
 	sess := s.sess
