@@ -86,7 +86,7 @@ func TestHandshakeAdapterDiesMidRequest(t *testing.T) {
 		t.Fatal(err)
 	}
 	t0 := time.Now()
-	_, err := s.Evaluate(ctx, "n", "")
+	_, err := s.Evaluate(ctx, "n", "", 0)
 	if err == nil || !strings.Contains(err.Error(), "assertion failed in evaluate") {
 		t.Fatalf("evaluate on an adapter that dies: %v", err)
 	}

@@ -62,7 +62,7 @@ func TestLLDBSession(t *testing.T) {
 	if v := localNamed(res.Locals, "sum"); v == nil || v.Value != "0" {
 		t.Fatalf("locals %+v", res.Locals)
 	}
-	ev, err := s.Evaluate(ctx, "xs[1] * 10", "")
+	ev, err := s.Evaluate(ctx, "xs[1] * 10", "", 0)
 	if err != nil || ev.Value == nil || ev.Value.Value != "20" {
 		t.Fatalf("evaluate %+v %v", ev, err)
 	}

@@ -85,6 +85,10 @@ type Session struct {
 	// lastStopped is when the last stopped event came, for adapters whose
 	// stops come in bursts.
 	lastStopped time.Time
+	// evalExpr is an evaluate that ran out of time and still runs, since
+	// evalSince.
+	evalExpr  string
+	evalSince time.Time
 }
 
 type capabilities struct {
@@ -488,6 +492,30 @@ func (s *Session) closedError() error {
 			return fmt.Errorf("%w%s", ErrClosed, s.stderrNote())
 		}
 	}
+}
+
+// evaluateRunning records an evaluate that ran out of time, until the
+// adapter answers it.
+func (s *Session) evaluateRunning(expr string, p *Pending) {
+	s.mu.Lock()
+	s.evalExpr, s.evalSince = expr, time.Now()
+	s.mu.Unlock()
+	go func() {
+		p.Wait(context.Background(), nil) // the answer, or the connection's end
+		s.mu.Lock()
+		s.evalExpr = ""
+		s.mu.Unlock()
+	}()
+}
+
+// evaluating says which evaluate still runs, "" when none.
+func (s *Session) evaluating() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.evalExpr == "" {
+		return ""
+	}
+	return fmt.Sprintf("an earlier evaluate (%s) still runs inside the program, for %s now", s.evalExpr, time.Since(s.evalSince).Round(time.Second))
 }
 
 // settle waits, for an adapter that sends one stopped event per thread,

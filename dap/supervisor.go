@@ -751,8 +751,12 @@ func (s *Supervisor) Variables(ctx context.Context, r string) (*VariablesResult,
 }
 
 // Evaluate evaluates an expression in a frame (default the stop's top
-// frame). An expression that fails is a result that says so.
-func (s *Supervisor) Evaluate(ctx context.Context, expr, frame string) (*EvalResult, error) {
+// frame), waiting at most wait (the resume wait when 0, capped like a
+// resume). An expression that fails is a result that says so; one that
+// runs out of time is a result that says what was done about it: pause is
+// sent, and an evaluate still running in the program makes the next one
+// wait for it (L7).
+func (s *Supervisor) Evaluate(ctx context.Context, expr, frame string, wait time.Duration) (*EvalResult, error) {
 	sess, err := s.live()
 	if err != nil {
 		return nil, err
@@ -760,6 +764,9 @@ func (s *Supervisor) Evaluate(ctx context.Context, expr, frame string) (*EvalRes
 	st, err := sess.currentStop()
 	if err != nil {
 		return nil, err
+	}
+	if busy := sess.evaluating(); busy != "" {
+		return nil, badArg("%s; a new one would wait behind it: wait and call evaluate again, or terminate the session", busy)
 	}
 	args := map[string]any{"expression": expr, "context": sess.Spec.ExprContext}
 	if frame != "" {
@@ -775,11 +782,42 @@ func (s *Supervisor) Evaluate(ctx context.Context, expr, frame string) (*EvalRes
 	}
 	res := &EvalResult{Session: sess.Info(), Expression: expr}
 	var body godap.EvaluateResponseBody
-	if err := sess.call(ctx, "evaluate", args, &body); err != nil {
+	p, err := sess.client.Send("evaluate", args)
+	if err != nil {
+		return nil, sess.closedError()
+	}
+	d := s.waitFor(wait)
+	ectx, cancel := context.WithTimeout(ctx, d)
+	err = p.Wait(ectx, &body)
+	cancel()
+	if err != nil && ectx.Err() != nil && ctx.Err() == nil {
+		// Out of time: ask the program to stop, and give it a moment.
+		pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		perr := sess.call(pctx, "pause", map[string]any{"threadId": st.ThreadID}, nil)
+		if perr == nil {
+			err = p.Wait(pctx, &body)
+		}
+		cancel()
+		if err != nil && pctx.Err() != nil && ctx.Err() == nil {
+			sess.evaluateRunning(expr, p)
+			res.TimedOut = true
+			res.Note = fmt.Sprintf("%s did not finish within %s; pause was sent and it still runs inside the program, so the next evaluate would wait behind it (a timeout_seconds up to %s waits longer); terminate ends the session and the program",
+				expr, d.Round(time.Millisecond), s.cfg.MaxResumeWait)
+			res.Session = sess.Info()
+			return res, nil
+		}
+		if err == nil || errors.As(err, new(*ResponseError)) {
+			res.Note = fmt.Sprintf("it ran past the %s bound; pause was sent and then it ended", d.Round(time.Millisecond))
+		}
+	}
+	if err != nil {
 		var re *ResponseError
 		if errors.As(err, &re) {
 			res.Error = strings.TrimPrefix(re.Error(), "evaluate: ")
 			return res, nil
+		}
+		if errors.Is(err, ErrClosed) {
+			return nil, sess.closedError()
 		}
 		return nil, err
 	}

@@ -36,7 +36,7 @@ type debugParams struct {
 	FrameID    string            `json:"frame_id,omitempty" jsonschema:"scopes and evaluate: a frame id from this stop, such as 1000@3"`
 	Reference  string            `json:"reference,omitempty" jsonschema:"variables: a reference from this stop, such as 1001@3"`
 	Expression string            `json:"expression,omitempty" jsonschema:"evaluate: the expression, in the program's language"`
-	Timeout    int               `json:"timeout_seconds,omitempty" jsonschema:"launch and resumes: how long to wait for the program to stop (default 10, at most 300)"`
+	Timeout    int               `json:"timeout_seconds,omitempty" jsonschema:"launch and resumes: how long to wait for the program to stop; evaluate: how long to wait for the value (default 10, at most 300)"`
 }
 
 // An action of the debug tool; the table is the one place actions are
@@ -119,7 +119,7 @@ var actions = []action{
 		if strings.TrimSpace(p.Expression) == "" {
 			return errors.New("evaluate needs expression")
 		}
-		res, err := sup.Evaluate(ctx, p.Expression, p.FrameID)
+		res, err := sup.Evaluate(ctx, p.Expression, p.FrameID, seconds(p.Timeout))
 		if err != nil {
 			return err
 		}
