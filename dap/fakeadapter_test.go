@@ -19,6 +19,10 @@ import (
 const fakeEnv = "BUILTIN_TOOLS_DAP_FAKE"
 
 func TestMain(m *testing.M) {
+	if arg := os.Getenv(killedEnv); arg != "" {
+		debugUntilKilled(arg)
+		os.Exit(0)
+	}
 	if adapter := os.Getenv(attachSelfEnv); adapter != "" {
 		attachSelf(adapter)
 		os.Exit(0)
