@@ -789,16 +789,18 @@ func (s *Supervisor) Evaluate(ctx context.Context, expr, frame string, wait time
 	d := s.waitFor(wait)
 	ectx, cancel := context.WithTimeout(ctx, d)
 	err = p.Wait(ectx, &body)
+	late := err != nil && ectx.Err() != nil && ctx.Err() == nil
 	cancel()
-	if err != nil && ectx.Err() != nil && ctx.Err() == nil {
+	if late {
 		// Out of time: ask the program to stop, and give it a moment.
 		pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		perr := sess.call(pctx, "pause", map[string]any{"threadId": st.ThreadID}, nil)
 		if perr == nil {
 			err = p.Wait(pctx, &body)
 		}
+		still := err != nil && pctx.Err() != nil && ctx.Err() == nil
 		cancel()
-		if err != nil && pctx.Err() != nil && ctx.Err() == nil {
+		if still {
 			sess.evaluateRunning(expr, p)
 			res.TimedOut = true
 			res.Note = fmt.Sprintf("%s did not finish within %s; pause was sent and it still runs inside the program, so the next evaluate would wait behind it (a timeout_seconds up to %s waits longer); terminate ends the session and the program",
