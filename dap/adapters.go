@@ -245,7 +245,7 @@ func markerDirs(ctx context.Context, g *pathguard.Guard) map[string][]string {
 // chooseAdapter picks the adapter for a program: the one named, else by the
 // program's extension, else by what it is (a folder with Go files is a Go
 // package; an executable is native code).
-func chooseAdapter(id, program, module string, abs string) (AdapterSpec, error) {
+func chooseAdapter(g *pathguard.Guard, id, program, module string, abs string) (AdapterSpec, error) {
 	if id != "" {
 		a, ok := Spec(id)
 		if !ok {
@@ -263,12 +263,12 @@ func chooseAdapter(id, program, module string, abs string) (AdapterSpec, error) 
 			return a, nil
 		}
 	}
-	info, err := os.Stat(abs)
+	info, err := g.Stat(abs)
 	switch {
 	case err != nil:
 		return AdapterSpec{}, badArg("program %s does not exist", program)
 	case info.IsDir():
-		if m, _ := filepath.Glob(filepath.Join(abs, "*.go")); len(m) > 0 {
+		if hasGoFiles(g, abs) {
 			a, _ := Spec("delve")
 			return a, nil
 		}
@@ -278,4 +278,13 @@ func chooseAdapter(id, program, module string, abs string) (AdapterSpec, error) 
 		return a, nil
 	}
 	return AdapterSpec{}, badArg("cannot tell which adapter debugs %s; pass adapter (%s)", program, strings.Join(AdapterIDs(), ", "))
+}
+
+// hasGoFiles reports whether the folder abs holds a .go file.
+func hasGoFiles(g *pathguard.Guard, abs string) bool {
+	entries, err := g.ReadDir(abs)
+	if err != nil {
+		return false
+	}
+	return slices.ContainsFunc(entries, func(e os.DirEntry) bool { return !e.IsDir() && strings.HasSuffix(e.Name(), ".go") })
 }

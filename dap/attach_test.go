@@ -41,18 +41,6 @@ func attachSelf(adapter string) {
 	fmt.Println("attached")
 }
 
-// needAdapter skips (or, under BUILTIN_TOOLS_REQUIRE, fails) a test whose
-// adapter is not installed, naming the install step.
-func needAdapter(t *testing.T, id string) AdapterSpec {
-	t.Helper()
-	testenv.SetupPath()
-	spec, _ := Spec(id)
-	if cmd, _ := spec.command(context.Background()); cmd == nil {
-		testenv.Missing(t, spec.Commands[0][0], spec.Install)
-	}
-	return spec
-}
-
 // H2: attach to this very process froze it for good (stopped by the
 // debugger, deaf to SIGTERM and EOF). The process is a child here, so a
 // freeze shows as a child that never answers.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/framing"
 	"github.com/builtin-tools/builtin-tools/internal/testenv"
+	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
 // BenchmarkOutputFlood (M4) times a program that prints a lot, three
@@ -135,7 +136,12 @@ func timeOurs(b *testing.B, root string, l LaunchSpec) time.Duration {
 func timeAdapterAlone(b *testing.B, root string, l LaunchSpec) time.Duration {
 	spec, _ := Spec(l.Adapter)
 	cmdline := adapterCommand(spec)
-	args, command, err := launchArgs(spec, l, root)
+	g, err := pathguard.New(root)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer g.Close()
+	args, command, err := launchArgs(g, spec, l)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -44,9 +44,7 @@ func buildC(t *testing.T, root string) string {
 
 // A C session with real lldb-dap, the same script as delve's.
 func TestLLDBSession(t *testing.T) {
-	if _, err := exec.LookPath("lldb-dap-19"); err != nil {
-		testenv.LookPath(t, "lldb-dap")
-	}
+	needAdapter(t, "lldb")
 	root := writeTree(t, map[string]string{"Makefile": "prog: main.c\n\tgcc -g -o prog main.c\n", "main.c": cProgram})
 	bin := buildC(t, root)
 	s := newSupervisor(t, root, Config{})

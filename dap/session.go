@@ -484,7 +484,7 @@ func (s *Session) closedError() error {
 		ended, changed := s.ended, s.changed
 		s.mu.Unlock()
 		if ended != "" {
-			return fmt.Errorf("%w: the debug session ended: %s", ErrNoSession, ended)
+			return noSession("the debug session ended: %s", ended)
 		}
 		select {
 		case <-changed:

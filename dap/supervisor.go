@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -84,7 +83,7 @@ func (s *Supervisor) live() (*Session, error) {
 	if s.sess != nil && s.sess.Ended() != "" {
 		msg = "the debug session ended: " + s.sess.Ended() + "; start a new one with action launch"
 	}
-	return nil, fmt.Errorf("%w: %s", ErrNoSession, msg)
+	return nil, noSession("%s", msg)
 }
 
 // Info says where the session stands.
@@ -136,11 +135,11 @@ func (s *Supervisor) Launch(ctx context.Context, l LaunchSpec, wait time.Duratio
 			return nil, err
 		}
 	}
-	spec, err := chooseAdapter(l.Adapter, relOr(s.g, l.Program), l.Module, l.Program)
+	spec, err := chooseAdapter(s.g, l.Adapter, relOr(s.g, l.Program), l.Module, l.Program)
 	if err != nil {
 		return nil, err
 	}
-	args, command, err := launchArgs(spec, l, s.g.Root())
+	args, command, err := launchArgs(s.g, spec, l)
 	if err != nil {
 		return nil, err
 	}
@@ -224,10 +223,10 @@ func (s *Supervisor) waitFor(d time.Duration) time.Duration {
 }
 
 // launchArgs builds the adapter's launch or attach arguments.
-func launchArgs(spec AdapterSpec, l LaunchSpec, root string) (map[string]any, string, error) {
+func launchArgs(g *pathguard.Guard, spec AdapterSpec, l LaunchSpec) (map[string]any, string, error) {
 	cwd := l.Cwd
 	if cwd == "" {
-		cwd = root
+		cwd = g.Root()
 	}
 	args := l.Args
 	if args == nil {
@@ -257,7 +256,7 @@ func launchArgs(spec AdapterSpec, l LaunchSpec, root string) (map[string]any, st
 		if l.Test != "" {
 			mode = "test"
 			args = append([]string{"-test.run", l.Test}, args...)
-		} else if info, err := os.Stat(l.Program); err == nil && !info.IsDir() && info.Mode()&0o111 != 0 && filepath.Ext(l.Program) != ".go" {
+		} else if info, err := g.Stat(l.Program); err == nil && !info.IsDir() && info.Mode()&0o111 != 0 && filepath.Ext(l.Program) != ".go" {
 			mode = "exec"
 		}
 		m := map[string]any{"mode": mode, "program": l.Program, "args": args, "cwd": cwd, "outputMode": "remote",
@@ -580,7 +579,7 @@ func (sess *Session) frames(ctx context.Context, st *Stop, thread, levels int) (
 		return nil, 0, err
 	}
 	var progTime time.Time
-	if info, err := os.Stat(sess.abs); err == nil && !info.IsDir() && sess.Spec.ID == "lldb" {
+	if info, err := sess.guard.Stat(sess.abs); err == nil && !info.IsDir() && sess.Spec.ID == "lldb" {
 		progTime = info.ModTime()
 	}
 	sources := map[string]*source{}
@@ -878,7 +877,7 @@ func (s *Supervisor) Output(limit int) (*OutputResult, error) {
 	sess := s.sess
 	s.mu.Unlock()
 	if sess == nil {
-		return nil, fmt.Errorf("%w: there has been no debug session; start one with action launch", ErrNoSession)
+		return nil, noSession("there has been no debug session; start one with action launch")
 	}
 	text, skipped, more := sess.newOutput(limit)
 	return &OutputResult{Session: sess.Info(), Output: text, Skipped: skipped, More: more}, nil
