@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	godap "github.com/google/go-dap"
 )
@@ -50,6 +51,7 @@ type script struct {
 	atOnce      bool // after its last event the adapter exits, not waiting for disconnect
 	flood       int  // lines of 1,000 bytes the program prints right before it ends
 	hangEval    bool // an evaluate is never answered
+	slowInit    bool // initialize is answered after a second
 }
 
 var scripts = map[string]script{
@@ -60,6 +62,7 @@ var scripts = map[string]script{
 	"dies":       {stops: 1, dieOn: "evaluate"},
 	"last-words": {exitCode: 7, atOnce: true, flood: 2000},
 	"hang-eval":  {stops: 1, hangEval: true},
+	"slow-init":  {stops: 1, slowInit: true},
 }
 
 // fakeSource is the file the fake's frames are in, in the root.
@@ -150,6 +153,9 @@ func (f *fake) serve() {
 		}
 		switch m := m.(type) {
 		case *godap.InitializeRequest:
+			if f.sc.slowInit {
+				time.Sleep(time.Second)
+			}
 			if f.sc.early {
 				f.event("initialized", nil)
 			}

@@ -2,6 +2,9 @@ package dap
 
 import (
 	"path/filepath"
+	"slices"
+
+	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"strings"
 	"testing"
 	"time"
@@ -131,4 +134,38 @@ func TestHandshakeLastEventBeforeExit(t *testing.T) {
 	if lost > 0 {
 		t.Fatalf("%d of %d rounds lost the adapter's last events", lost, rounds)
 	}
+}
+
+// A run closed while an adapter starts: Close saw no session to end, so
+// the launch ends the one it made instead of storing it (its adapter would
+// have run until the time limit).
+func TestLaunchDuringClose(t *testing.T) {
+	fakeAdapter(t, "slow-init")
+	root := fakeRoot(t)
+	s := newSupervisor(t, root, Config{})
+	before := len(children())
+	errc := make(chan error, 1)
+	go func() {
+		_, err := s.Launch(testCtx(t), LaunchSpec{Adapter: "fake", Program: filepath.Join(root, fakeSource)}, 20*time.Second)
+		errc <- err
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for len(children()) == before && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond) // until the adapter runs
+	}
+	s.Close()
+	if err := <-errc; err == nil || !strings.Contains(err.Error(), "the run is closed") {
+		t.Fatalf("a launch during Close: %v", err)
+	}
+	for len(children()) > before {
+		if time.Now().After(deadline) {
+			t.Fatalf("the adapter outlived the closed run: %v", children())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// children are the processes proc started here, the reaper left out.
+func children() []int {
+	return slices.DeleteFunc(proc.Children(), func(pid int) bool { return pid == proc.ReaperPID() })
 }
