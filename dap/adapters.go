@@ -2,13 +2,16 @@ package dap
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path"
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
+	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/internal/walk"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
@@ -54,6 +57,9 @@ type AdapterSpec struct {
 	// Banners are console messages of the adapter's own, not the
 	// program's output.
 	Banners []string
+	// StopBursts: a stop comes as one stopped event per thread that has a
+	// reason (lldb-dap), so a stop is described once the burst is over.
+	StopBursts bool
 }
 
 // Adapters is the table of debug adapters.
@@ -85,6 +91,7 @@ var Adapters = []AdapterSpec{
 		Install:     "apt-get install lldb-19 (gives lldb-dap-19)",
 		Exceptions:  []string{"cpp_throw"},
 		ExprContext: "watch",
+		StopBursts:  true,
 	},
 	{
 		ID: "dart", Language: "Dart", Markers: []string{"pubspec.yaml"}, Extensions: []string{".dart"},
@@ -114,10 +121,13 @@ func AdapterIDs() []string {
 	return ids
 }
 
+// probeTimeout bounds one probe of an adapter's program.
+const probeTimeout = 15 * time.Second
+
 // command resolves the first of a's commands whose program is on PATH (and
-// passes the probe), with its absolute path in place; nil and why if none
-// does.
-func (a AdapterSpec) command() ([]string, string) {
+// passes the probe, run in a neutral folder and bounded), with its absolute
+// path in place; nil and why if none does.
+func (a AdapterSpec) command(ctx context.Context) ([]string, string) {
 	why := ""
 	for _, c := range a.Commands {
 		p, err := exec.LookPath(c[0])
@@ -125,8 +135,16 @@ func (a AdapterSpec) command() ([]string, string) {
 			continue
 		}
 		if len(a.Probe) > 0 {
-			if out, err := exec.Command(p, a.Probe...).CombinedOutput(); err != nil {
-				why = p + ": " + lastLine(string(out))
+			pctx, cancel := context.WithTimeout(ctx, probeTimeout)
+			out, err := proc.Probe(pctx, p, a.Probe...)
+			cancel()
+			if err != nil {
+				var te *proc.TimeoutError
+				if errors.As(err, &te) {
+					why = te.Error()
+				} else {
+					why = p + ": " + lastLine(string(out))
+				}
 				continue
 			}
 		}
@@ -173,7 +191,7 @@ func Statuses(ctx context.Context, g *pathguard.Guard) []AdapterStatus {
 			}
 		}
 		slices.Sort(st.MarkerDirs)
-		cmd, why := a.command()
+		cmd, why := a.command(ctx)
 		st.Why = why
 		if cmd != nil {
 			st.Binary = cmd[0]
@@ -227,7 +245,7 @@ func markerDirs(ctx context.Context, g *pathguard.Guard) map[string][]string {
 // chooseAdapter picks the adapter for a program: the one named, else by the
 // program's extension, else by what it is (a folder with Go files is a Go
 // package; an executable is native code).
-func chooseAdapter(id, program, module string, abs string) (AdapterSpec, error) {
+func chooseAdapter(g *pathguard.Guard, id, program, module string, abs string) (AdapterSpec, error) {
 	if id != "" {
 		a, ok := Spec(id)
 		if !ok {
@@ -245,12 +263,12 @@ func chooseAdapter(id, program, module string, abs string) (AdapterSpec, error) 
 			return a, nil
 		}
 	}
-	info, err := os.Stat(abs)
+	info, err := g.Stat(abs)
 	switch {
 	case err != nil:
 		return AdapterSpec{}, badArg("program %s does not exist", program)
 	case info.IsDir():
-		if m, _ := filepath.Glob(filepath.Join(abs, "*.go")); len(m) > 0 {
+		if hasGoFiles(g, abs) {
 			a, _ := Spec("delve")
 			return a, nil
 		}
@@ -260,4 +278,13 @@ func chooseAdapter(id, program, module string, abs string) (AdapterSpec, error) 
 		return a, nil
 	}
 	return AdapterSpec{}, badArg("cannot tell which adapter debugs %s; pass adapter (%s)", program, strings.Join(AdapterIDs(), ", "))
+}
+
+// hasGoFiles reports whether the folder abs holds a .go file.
+func hasGoFiles(g *pathguard.Guard, abs string) bool {
+	entries, err := g.ReadDir(abs)
+	if err != nil {
+		return false
+	}
+	return slices.ContainsFunc(entries, func(e os.DirEntry) bool { return !e.IsDir() && strings.HasSuffix(e.Name(), ".go") })
 }

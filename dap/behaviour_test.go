@@ -309,6 +309,7 @@ int main(void) {
 
 // A debuggee that crashes stops with the signal, at its line.
 func TestNativeCrash(t *testing.T) {
+	needAdapter(t, "lldb")
 	root := writeTree(t, map[string]string{"main.c": crashC})
 	bin := buildC(t, root)
 	s := newSupervisor(t, root, Config{})

@@ -47,33 +47,59 @@ type LineSpec struct {
 	Condition, HitCondition, LogMessage string
 }
 
+// MaxBreakpointLines caps the lines one call may set and the breakpoints
+// one file may hold: every one is sent to the adapter at each change of the
+// file and at every launch.
+const MaxBreakpointLines = 1000
+
 // Set adds lines to file's breakpoints, updating those already on a line
-// (which keep their id and hits); no line given clears the file. remove
-// drops lines.
-func (b *Breakpoints) Set(file string, lines []LineSpec, remove []int, clear bool) {
+// (which keep their id and hits); clear drops the file's. remove drops
+// lines. A file that would hold more than MaxBreakpointLines is refused,
+// unchanged.
+func (b *Breakpoints) Set(file string, lines []LineSpec, remove []int, clear bool) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if clear {
 		delete(b.byFile, file)
-		return
+		return nil
 	}
-	cur := b.byFile[file]
-	cur = slices.DeleteFunc(cur, func(bp *Breakpoint) bool { return slices.Contains(remove, bp.Line) })
+	byLine := make(map[int]*Breakpoint, len(b.byFile[file])+len(lines))
+	for _, bp := range b.byFile[file] {
+		byLine[bp.Line] = bp
+	}
+	for _, l := range remove {
+		delete(byLine, l)
+	}
+	var added []*Breakpoint
 	for _, l := range lines {
-		i := slices.IndexFunc(cur, func(bp *Breakpoint) bool { return bp.Line == l.Line })
-		if i < 0 {
-			b.next++
-			cur = append(cur, &Breakpoint{ID: fmt.Sprintf("b%d", b.next), File: file, Line: l.Line})
-			i = len(cur) - 1
+		if _, ok := byLine[l.Line]; !ok {
+			bp := &Breakpoint{File: file, Line: l.Line}
+			byLine[l.Line] = bp
+			added = append(added, bp)
 		}
-		cur[i].Condition, cur[i].HitCondition, cur[i].LogMessage = l.Condition, l.HitCondition, l.LogMessage
+	}
+	if len(byLine) > MaxBreakpointLines {
+		return badArg("%s would hold %d breakpoints; at most %d per file are kept (each is sent to the adapter at every change and launch): remove some, or break on fewer lines", file, len(byLine), MaxBreakpointLines)
+	}
+	for _, bp := range added {
+		b.next++
+		bp.ID = fmt.Sprintf("b%d", b.next)
+	}
+	for _, l := range lines {
+		bp := byLine[l.Line]
+		bp.Condition, bp.HitCondition, bp.LogMessage = l.Condition, l.HitCondition, l.LogMessage
+	}
+	if len(byLine) == 0 {
+		delete(b.byFile, file)
+		return nil
+	}
+	cur := make([]*Breakpoint, 0, len(byLine))
+	for _, bp := range byLine {
+		cur = append(cur, bp)
 	}
 	slices.SortFunc(cur, func(x, y *Breakpoint) int { return x.Line - y.Line })
-	if len(cur) == 0 {
-		delete(b.byFile, file)
-	} else {
-		b.byFile[file] = cur
-	}
+	b.byFile[file] = cur
+	return nil
 }
 
 func (b *Breakpoints) files() []string {

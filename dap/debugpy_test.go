@@ -43,11 +43,11 @@ func TestDebugpySession(t *testing.T) {
 	if v := localNamed(res.Locals, "s"); v == nil || v.Value != "0" {
 		t.Fatalf("locals %+v", res.Locals)
 	}
-	ev, err := s.Evaluate(ctx, "x * 10", "")
+	ev, err := s.Evaluate(ctx, "x * 10", "", 0)
 	if err != nil || ev.Value == nil || ev.Value.Value != "10" {
 		t.Fatalf("evaluate %+v %v", ev, err)
 	}
-	ev, err = s.Evaluate(ctx, "1/0", "")
+	ev, err = s.Evaluate(ctx, "1/0", "", 0)
 	if err != nil || ev.Error == "" || !strings.Contains(ev.Error, "ZeroDivisionError") {
 		t.Fatalf("evaluate that raises: %+v %v", ev, err)
 	}

@@ -59,14 +59,14 @@ func TestDelveSession(t *testing.T) {
 	if len(res.Stop.Breakpoints) != 1 || res.Stop.Breakpoints[0] != "b1" {
 		t.Fatalf("breakpoints hit %v", res.Stop.Breakpoints)
 	}
-	ev, err := s.Evaluate(ctx, "x * 10", "")
+	ev, err := s.Evaluate(ctx, "x * 10", "", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if ev.Value == nil || ev.Value.Value != "10" {
 		t.Fatalf("evaluate %+v", ev)
 	}
-	ev, err = s.Evaluate(ctx, "nosuchvar", "")
+	ev, err = s.Evaluate(ctx, "nosuchvar", "", 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,9 +6,14 @@
 // The Client sits on framing: one reader goroutine, responses matched to
 // requests by request_seq, every event in a numbered log. A Session runs
 // the handshake every adapter accepts — launch sent without waiting,
-// initialized awaited, breakpoints and exception filters, configurationDone,
-// then the launch response — and keeps what the program did: numbered
-// stops (a burst of per-thread stops is one stop), its exit, its output.
+// initialized awaited (it may come before the launch, or after its
+// response), breakpoints and exception filters, configurationDone, then
+// the launch response — and keeps what the program did: numbered stops (a
+// burst of per-thread stops is one stop, described once the burst is
+// over), its exit, its output (at least the newest 1 MiB, each byte copied
+// at most once more). The adapter runs under internal/proc, and a session
+// ends only once its connection has been read to the end, so the events an
+// adapter sends right before it exits count.
 // The Supervisor holds at most one session for the run's conversation, with
 // a hard time limit, and the breakpoints, which outlive sessions.
 //
@@ -18,13 +23,19 @@
 // before anything is resumed. Frame, variable and scope references carry
 // the stop they came from ("1000@3") and one from another stop is refused,
 // never sent to the adapter. Every frame inside the root quotes its source;
-// files outside the root are named and never read.
+// files outside the root are named and never read. An evaluate is bounded
+// like a resume. Attaching to this process, its ancestors or a process it
+// started is refused before any adapter starts: the debugger would stop
+// the tools themselves.
 //
 // Teardown, whatever ends a session: disconnect with terminateDebuggee, the
-// adapter's process group, the program's own process group (adapters put
-// the program in a group of its own; its id comes from the process event
-// and is recorded with internal/proc so it dies with this process too),
-// then the session's folder with delve's build output and the socket.
+// adapter's process group and every process carrying its environment tag
+// (the debuggee inherits it under delve, debugpy and lldb-dap, and so do
+// its children, a setsid'd one included), the program's own process group
+// (adapters put the program in a group of its own; its id comes from the
+// process event and is tracked with internal/proc so it dies with this
+// process too), then the session's folder (proc.TempDir) with delve's build
+// output and the socket.
 //
 // The engine returns data (results.go); package dap/debugtool formats it.
 package dap

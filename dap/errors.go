@@ -12,6 +12,23 @@ var ErrBadArgument = errors.New("bad argument")
 // ErrNoSession means there is no debug session to act on.
 var ErrNoSession = errors.New("no debug session")
 
+// Error is an error an agent can act on: its text is the sentence the
+// agent reads, and Kind (ErrBadArgument, ErrNoSession) is what errors.Is
+// matches, so no caller reads the kind from the text.
+type Error struct {
+	Kind error
+	Msg  string
+}
+
+func (e *Error) Error() string { return e.Msg }
+
+// Unwrap gives Kind, for errors.Is.
+func (e *Error) Unwrap() error { return e.Kind }
+
 func badArg(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", ErrBadArgument, fmt.Sprintf(format, args...))
+	return &Error{Kind: ErrBadArgument, Msg: fmt.Sprintf(format, args...)}
+}
+
+func noSession(format string, args ...any) error {
+	return &Error{Kind: ErrNoSession, Msg: fmt.Sprintf(format, args...)}
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/builtin-tools/builtin-tools/internal/testenv"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
@@ -103,4 +104,16 @@ func waitGone(t *testing.T, what string, pid int) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// needAdapter skips (or, under BUILTIN_TOOLS_REQUIRE, fails) a test whose
+// adapter is not installed, naming the install step.
+func needAdapter(t testing.TB, id string) AdapterSpec {
+	t.Helper()
+	testenv.SetupPath()
+	spec, _ := Spec(id)
+	if cmd, _ := spec.command(context.Background()); cmd == nil {
+		testenv.Missing(t, spec.Commands[0][0], spec.Install)
+	}
+	return spec
 }

@@ -44,9 +44,7 @@ func buildC(t *testing.T, root string) string {
 
 // A C session with real lldb-dap, the same script as delve's.
 func TestLLDBSession(t *testing.T) {
-	if _, err := exec.LookPath("lldb-dap-19"); err != nil {
-		testenv.LookPath(t, "lldb-dap")
-	}
+	needAdapter(t, "lldb")
 	root := writeTree(t, map[string]string{"Makefile": "prog: main.c\n\tgcc -g -o prog main.c\n", "main.c": cProgram})
 	bin := buildC(t, root)
 	s := newSupervisor(t, root, Config{})
@@ -62,7 +60,7 @@ func TestLLDBSession(t *testing.T) {
 	if v := localNamed(res.Locals, "sum"); v == nil || v.Value != "0" {
 		t.Fatalf("locals %+v", res.Locals)
 	}
-	ev, err := s.Evaluate(ctx, "xs[1] * 10", "")
+	ev, err := s.Evaluate(ctx, "xs[1] * 10", "", 0)
 	if err != nil || ev.Value == nil || ev.Value.Value != "20" {
 		t.Fatalf("evaluate %+v %v", ev, err)
 	}

@@ -134,6 +134,7 @@ int main(void) {
 // next continue really continues. The source changed after the build is
 // said.
 func TestLLDBThreadBurstAndStaleSource(t *testing.T) {
+	needAdapter(t, "lldb")
 	root := writeTree(t, map[string]string{"main.c": threadsC})
 	gcc := testenv.LookPath(t, "gcc")
 	bin := filepath.Join(root, "prog")
@@ -188,6 +189,7 @@ fn main() {
 // A Rust program built offline with cargo, debugged with lldb-dap.
 func TestLLDBRust(t *testing.T) {
 	cargo := testenv.LookPath(t, "cargo")
+	needAdapter(t, "lldb")
 	root := writeTree(t, map[string]string{"Cargo.toml": "[package]\nname = \"sum\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n", "src/main.rs": rustMain})
 	build := exec.Command(cargo, "build", "--offline", "--quiet")
 	build.Dir = root

@@ -112,6 +112,9 @@ type EvalResult struct {
 	Expression string      `json:"expression"`
 	Value      *Var        `json:"value,omitempty"`
 	Error      string      `json:"error,omitempty" jsonschema:"what evaluating it said, when it failed"`
+	// TimedOut says it did not finish in time and still runs.
+	TimedOut bool   `json:"timed_out,omitempty" jsonschema:"it did not finish in time and still runs inside the program"`
+	Note     string `json:"note,omitempty"`
 }
 
 // ThreadGroup is threads (goroutines) that share a top function.

@@ -20,7 +20,6 @@ import (
 	godap "github.com/google/go-dap"
 
 	"github.com/builtin-tools/builtin-tools/internal/proc"
-	"github.com/builtin-tools/builtin-tools/internal/textcut"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
@@ -61,12 +60,10 @@ type Session struct {
 	guard     *pathguard.Guard // confines every path the adapter sends back
 	abs       string           // the program's absolute path, for staleness
 	attach    bool
-	cmd       *exec.Cmd
-	waited    chan struct{}
-	tmp       string
+	p         *proc.Process // the adapter; nil for one we dialled
+	tmp       string        // the session's folder: delve's build, the socket
 	client    *Client
 	caps      capabilities
-	stderr    *textcut.Tail
 	endOnce   sync.Once
 	stopTimer func() bool
 
@@ -85,6 +82,13 @@ type Session struct {
 	out        outBuf
 	bps        *Breakpoints
 	changed    chan struct{}
+	// lastStopped is when the last stopped event came, for adapters whose
+	// stops come in bursts.
+	lastStopped time.Time
+	// evalExpr is an evaluate that ran out of time and still runs, since
+	// evalSince.
+	evalExpr  string
+	evalSince time.Time
 }
 
 type capabilities struct {
@@ -109,22 +113,36 @@ type Stop struct {
 	adapterBPs  []int
 }
 
-// outBuf keeps the debuggee's output, the newest maxOutput bytes, with a
-// cursor for "what is new since the last call".
+// outBuf keeps the debuggee's output, at least the newest maxOutput bytes,
+// with a cursor for "what is new since the last call".
 type outBuf struct {
 	data    []byte
 	dropped int64 // bytes dropped from the front
-	read    int64 // absolute offset the agent has read to
+	read    int64 // absolute offset the output action has read to
+	shown   int64 // absolute offset stop results have shown to
 }
 
 const maxOutput = 1 << 20
 
+// add appends s. The buffer grows to twice maxOutput before its oldest
+// half goes, in one copy: each byte is copied at most once more however
+// the output comes, where trimming at every event copied the whole
+// buffer each time (M4).
 func (o *outBuf) add(s string) {
-	o.data = append(o.data, s...)
-	if over := len(o.data) - maxOutput; over > 0 {
-		o.data = append(o.data[:0:0], o.data[over:]...)
+	if len(s) >= maxOutput {
+		o.dropped += int64(len(o.data) + len(s) - maxOutput)
+		o.data = append(o.data[:0], s[len(s)-maxOutput:]...)
+		return
+	}
+	if len(o.data)+len(s) > 2*maxOutput {
+		over := len(o.data) - maxOutput
+		o.data = append(o.data[:0], o.data[over:]...)
 		o.dropped += int64(over)
 	}
+	if o.data == nil {
+		o.data = make([]byte, 0, 2*maxOutput)
+	}
+	o.data = append(o.data, s...)
 }
 
 // Options bound a session.
@@ -144,19 +162,18 @@ func start(ctx context.Context, spec AdapterSpec, root string, opts Options) (*S
 	if opts.Dial != "" {
 		return dial(ctx, spec, root, opts)
 	}
-	cmdline, why := spec.command()
+	cmdline, why := spec.command(ctx)
 	if cmdline == nil {
 		if why != "" {
 			why = " (" + why + ")"
 		}
 		return nil, fmt.Errorf("%s is not installed: none of %s works here%s; %s", spec.ID, commandNames(spec), why, spec.Install)
 	}
-	tmp, err := os.MkdirTemp("", "builtin-tools-dap-")
+	tmp, err := proc.TempDir("dap-")
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{Spec: spec, root: root, guard: opts.Guard, tmp: tmp, stderr: &textcut.Tail{}, waited: make(chan struct{}),
-		changed: make(chan struct{}), bps: opts.Breakpoints}
+	s := &Session{Spec: spec, root: root, guard: opts.Guard, tmp: tmp, changed: make(chan struct{}), bps: opts.Breakpoints}
 	fail := func(err error) (*Session, error) {
 		s.kill()
 		os.RemoveAll(tmp)
@@ -174,32 +191,29 @@ func start(ctx context.Context, spec AdapterSpec, root string, opts Options) (*S
 	}
 	cmd := exec.Command(cmdline[0], cmdline[1:]...)
 	cmd.Dir = root
-	cmd.Stderr = s.stderr
 	cmd.Env = append(os.Environ(), "PYTHONUNBUFFERED=1")
-	var rw io.ReadWriteCloser
+	popts := proc.Options{TailBytes: 8 << 10}
 	if spec.Transport == Stdio {
-		in, err := cmd.StdinPipe()
-		if err != nil {
-			return fail(err)
-		}
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			return fail(err)
-		}
-		rw = pipeRW{out, in}
+		// DAP on stdin and stdout: our end of stdout is read to EOF, which
+		// comes after the adapter's last message even when it exits at once.
+		popts.PipeStdin, popts.PipeStdout = true, true
 	} else {
-		cmd.Stdout = s.stderr // dlv's own chatter; the program's output comes as events
+		popts.TailStdout = true // dlv's own chatter; the program's output comes as events
 	}
-	if err := proc.StartOld(cmd); err != nil {
+	p, err := proc.Start(cmd, popts)
+	if err != nil {
 		if ln != nil {
 			ln.Close()
 		}
 		return fail(fmt.Errorf("starting %s: %v", spec.ID, err))
 	}
-	s.cmd = cmd
-	go func() { cmd.Wait(); proc.Done(cmd.Process.Pid); close(s.waited) }()
+	s.p = p
+	var rw io.ReadWriteCloser
+	if spec.Transport == Stdio {
+		rw = pipeRW{p.Stdout(), p.Stdin()}
+	}
 	if ln != nil {
-		conn, err := accept(ctx, ln, s.waited, 10*time.Second)
+		conn, err := accept(ctx, ln, p.Exited(), 10*time.Second)
 		ln.Close()
 		if err != nil {
 			return fail(fmt.Errorf("%s did not connect: %v%s", spec.ID, err, s.exitNote()))
@@ -211,18 +225,12 @@ func start(ctx context.Context, spec AdapterSpec, root string, opts Options) (*S
 
 // dial connects to a listening adapter (debugpy.listen in the program).
 func dial(ctx context.Context, spec AdapterSpec, root string, opts Options) (*Session, error) {
-	tmp, err := os.MkdirTemp("", "builtin-tools-dap-")
-	if err != nil {
-		return nil, err
-	}
-	s := &Session{Spec: spec, root: root, guard: opts.Guard, tmp: tmp, stderr: &textcut.Tail{}, waited: make(chan struct{}),
-		changed: make(chan struct{}), bps: opts.Breakpoints, attach: true}
+	s := &Session{Spec: spec, root: root, guard: opts.Guard, changed: make(chan struct{}), bps: opts.Breakpoints, attach: true}
 	var d net.Dialer
 	dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	conn, err := d.DialContext(dctx, "tcp", opts.Dial)
 	if err != nil {
-		os.RemoveAll(tmp)
 		return nil, fmt.Errorf("nothing answers on %s: %v (the program must call debugpy.listen on that port)", opts.Dial, err)
 	}
 	return s.connect(ctx, conn, opts)
@@ -236,7 +244,9 @@ func (s *Session) connect(ctx context.Context, rw io.ReadWriteCloser, opts Optio
 			s.client.Close()
 		}
 		s.kill()
-		os.RemoveAll(s.tmp)
+		if s.tmp != "" {
+			os.RemoveAll(s.tmp)
+		}
 		return nil, err
 	}
 	s.client = NewClient(rw)
@@ -277,18 +287,29 @@ func commandNames(a AdapterSpec) string {
 // output is complete only once it has exited (the connection can close
 // first), so it waits for that, briefly.
 func (s *Session) exitNote() string {
-	select {
-	case <-s.waited:
-	case <-time.After(time.Second):
+	if s.p != nil {
+		select {
+		case <-s.p.Done():
+		case <-time.After(time.Second):
+		}
 	}
 	return s.stderrNote()
 }
 
+// stderrNote is how the adapter ended, when it did, and the end of what it
+// wrote to stderr.
 func (s *Session) stderrNote() string {
-	if t := s.stderr.String(); t != "" {
-		return "; it said: " + lastLines(t, 5)
+	if s.p == nil {
+		return ""
 	}
-	return ""
+	note := ""
+	if st := s.p.ExitStatus(); st != "" && !s.p.StoppedByUs() {
+		note = " (" + st + ")"
+	}
+	if t := s.p.Tail().String(); t != "" {
+		note += "; it said: " + lastLines(t, 5)
+	}
+	return note
 }
 
 func lastLines(s string, n int) string {
@@ -331,15 +352,38 @@ func (p pipeRW) Close() error {
 	return p.ReadCloser.Close()
 }
 
-// watch ends the session when the adapter goes away on its own.
+// watch ends the session when the adapter goes away on its own: once its
+// connection has been read to the end, so that the events it sent last
+// (the program's exit) count.
 func (s *Session) watch() {
-	waited := s.waited
-	if s.cmd == nil {
-		waited = nil // a dialled adapter: only its connection tells
+	var exited <-chan struct{} // a dialled adapter: only its connection tells
+	if s.p != nil {
+		exited = s.p.Exited()
 	}
 	select {
 	case <-s.client.Done():
-	case <-waited:
+	case <-exited:
+		// What it wrote is still in the pipe or the socket; the pipe ends
+		// (proc closes it after Drain) even if a process it left holds it.
+		t := time.NewTimer(3 * time.Second)
+		select {
+		case <-s.client.Done():
+		case <-t.C:
+		}
+		t.Stop()
+	}
+	if s.p != nil {
+		select {
+		case <-s.p.Done(): // its stderr, complete
+		case <-time.After(time.Second):
+		}
+	}
+	s.mu.Lock()
+	over := s.exitCode != nil || s.terminated
+	s.mu.Unlock()
+	if over {
+		s.end(fmt.Sprintf("the program ended and the %s adapter exited", s.Spec.ID))
+		return
 	}
 	s.end(fmt.Sprintf("the %s adapter exited unexpectedly%s", s.Spec.ID, s.stderrNote()))
 }
@@ -355,6 +399,7 @@ func (s *Session) event(e Event) {
 	case "stopped":
 		var b godap.StoppedEventBody
 		json.Unmarshal(e.Body, &b)
+		s.lastStopped = e.At
 		st := &Stop{Reason: b.Reason, Description: b.Description, Text: b.Text, ThreadID: b.ThreadId, At: e.At, adapterBPs: b.HitBreakpointIds}
 		if !s.running && len(s.stops) > s.resumed {
 			// A burst: lldb-dap sends one stopped event per thread. Keep one
@@ -397,6 +442,7 @@ func (s *Session) event(e Event) {
 		default:
 			s.out.add(b.Output)
 		}
+		return // output changes no state a waiter looks at
 	case "process":
 		var b godap.ProcessEventBody
 		json.Unmarshal(e.Body, &b)
@@ -417,6 +463,84 @@ func (s *Session) event(e Event) {
 	close(s.changed)
 	s.changed = make(chan struct{})
 }
+
+// call sends a request and waits for its response. When the adapter went
+// away meanwhile, the error says how the session ended.
+func (s *Session) call(ctx context.Context, command string, args, body any) error {
+	err := s.client.Call(ctx, command, args, body)
+	if err != nil && errors.Is(err, ErrClosed) {
+		return s.closedError()
+	}
+	return err
+}
+
+// closedError waits (bounded) until the session's end has a reason (watch
+// gives it once the connection is read to the end) and says it.
+func (s *Session) closedError() error {
+	deadline := time.NewTimer(5 * time.Second)
+	defer deadline.Stop()
+	for {
+		s.mu.Lock()
+		ended, changed := s.ended, s.changed
+		s.mu.Unlock()
+		if ended != "" {
+			return noSession("the debug session ended: %s", ended)
+		}
+		select {
+		case <-changed:
+		case <-deadline.C:
+			return fmt.Errorf("%w%s", ErrClosed, s.stderrNote())
+		}
+	}
+}
+
+// evaluateRunning records an evaluate that ran out of time, until the
+// adapter answers it.
+func (s *Session) evaluateRunning(expr string, p *Pending) {
+	s.mu.Lock()
+	s.evalExpr, s.evalSince = expr, time.Now()
+	s.mu.Unlock()
+	go func() {
+		p.Wait(context.Background(), nil) // the answer, or the connection's end
+		s.mu.Lock()
+		s.evalExpr = ""
+		s.mu.Unlock()
+	}()
+}
+
+// evaluating says which evaluate still runs, "" when none.
+func (s *Session) evaluating() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.evalExpr == "" {
+		return ""
+	}
+	return fmt.Sprintf("an earlier evaluate (%s) still runs inside the program, for %s now", s.evalExpr, time.Since(s.evalSince).Round(time.Second))
+}
+
+// settle waits, for an adapter that sends one stopped event per thread,
+// until the burst is over: no stopped event for burstQuiet, at most
+// burstMax after the first.
+func (s *Session) settle() {
+	if !s.Spec.StopBursts {
+		return
+	}
+	t0 := time.Now()
+	for time.Since(t0) < burstMax {
+		s.mu.Lock()
+		wait := burstQuiet - time.Since(s.lastStopped)
+		s.mu.Unlock()
+		if wait <= 0 {
+			return
+		}
+		time.Sleep(wait)
+	}
+}
+
+const (
+	burstQuiet = 50 * time.Millisecond
+	burstMax   = 500 * time.Millisecond
+)
 
 // rank orders stop reasons by how much they say, for merging bursts.
 func rank(reason string) int {
@@ -443,7 +567,9 @@ func (s *Session) launch(ctx context.Context, l LaunchSpec, args map[string]any,
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	after := s.client.Seq()
+	// initialized may already have come, right after the initialize
+	// response: wait for it from the start of the connection.
+	const after = 0
 	t0 := time.Now()
 	p, err := s.client.Send(command, args)
 	if err != nil {
@@ -603,25 +729,22 @@ func (s *Session) end(reason string) {
 		}
 		s.kill()
 		if pgid > 0 {
-			proc.KillGroup(pgid)
-			proc.Done(pgid)
+			proc.Untrack(pgid)
 		}
-		os.RemoveAll(s.tmp)
+		if s.tmp != "" {
+			os.RemoveAll(s.tmp)
+		}
 		if s.stopTimer != nil {
 			s.stopTimer()
 		}
 	})
 }
 
-// kill stops the adapter's process group and waits for it, bounded.
+// kill stops the adapter's process group, and every process that carries
+// its environment tag, and waits for it, bounded.
 func (s *Session) kill() {
-	if s.cmd == nil || s.cmd.Process == nil {
-		return
-	}
-	proc.KillGroup(s.cmd.Process.Pid)
-	select {
-	case <-s.waited:
-	case <-time.After(5 * time.Second):
+	if s.p != nil {
+		s.p.Kill()
 	}
 }
 
@@ -632,12 +755,12 @@ func (s *Session) PID() int {
 	return s.pid
 }
 
-// AdapterPID is the adapter's process id.
+// AdapterPID is the adapter's process id, 0 for one we dialled.
 func (s *Session) AdapterPID() int {
-	if s.cmd == nil || s.cmd.Process == nil {
+	if s.p == nil {
 		return 0
 	}
-	return s.cmd.Process.Pid
+	return s.p.Pid()
 }
 
 // newOutput returns the program's output since the last call, and how many

@@ -1,10 +1,10 @@
 package dap
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -83,7 +83,7 @@ func (s *Supervisor) live() (*Session, error) {
 	if s.sess != nil && s.sess.Ended() != "" {
 		msg = "the debug session ended: " + s.sess.Ended() + "; start a new one with action launch"
 	}
-	return nil, fmt.Errorf("%w: %s", ErrNoSession, msg)
+	return nil, noSession("%s", msg)
 }
 
 // Info says where the session stands.
@@ -129,11 +129,17 @@ func (s *Supervisor) Launch(ctx context.Context, l LaunchSpec, wait time.Duratio
 	}
 	s.mu.Unlock()
 
-	spec, err := chooseAdapter(l.Adapter, relOr(s.g, l.Program), l.Module, l.Program)
+	if l.Attach && l.PID > 0 {
+		// Refused before any adapter starts: once attached, it is too late.
+		if err := refuseAttach(l.PID); err != nil {
+			return nil, err
+		}
+	}
+	spec, err := chooseAdapter(s.g, l.Adapter, relOr(s.g, l.Program), l.Module, l.Program)
 	if err != nil {
 		return nil, err
 	}
-	args, command, err := launchArgs(spec, l, s.g.Root())
+	args, command, err := launchArgs(s.g, spec, l)
 	if err != nil {
 		return nil, err
 	}
@@ -151,6 +157,19 @@ func (s *Supervisor) Launch(ctx context.Context, l LaunchSpec, wait time.Duratio
 	sess.abs = l.Program
 	sess.attach = l.Attach
 	s.mu.Lock()
+	if s.closed {
+		// Close ran while the adapter started, and saw no session to end.
+		s.mu.Unlock()
+		sess.end("the run closed")
+		return nil, errors.New("the run is closed")
+	}
+	if cur := s.sess; cur != nil && cur.Ended() == "" {
+		// Another launch won the race (the registry serializes debug, a
+		// program linking this package need not).
+		s.mu.Unlock()
+		sess.end("another session started first")
+		return nil, badArg("a debug session is already running %s; call terminate first, or keep using it", cur.Program)
+	}
 	s.sess = sess
 	s.mu.Unlock()
 	if _, ok := args["output"]; ok {
@@ -204,10 +223,10 @@ func (s *Supervisor) waitFor(d time.Duration) time.Duration {
 }
 
 // launchArgs builds the adapter's launch or attach arguments.
-func launchArgs(spec AdapterSpec, l LaunchSpec, root string) (map[string]any, string, error) {
+func launchArgs(g *pathguard.Guard, spec AdapterSpec, l LaunchSpec) (map[string]any, string, error) {
 	cwd := l.Cwd
 	if cwd == "" {
-		cwd = root
+		cwd = g.Root()
 	}
 	args := l.Args
 	if args == nil {
@@ -237,7 +256,7 @@ func launchArgs(spec AdapterSpec, l LaunchSpec, root string) (map[string]any, st
 		if l.Test != "" {
 			mode = "test"
 			args = append([]string{"-test.run", l.Test}, args...)
-		} else if info, err := os.Stat(l.Program); err == nil && !info.IsDir() && info.Mode()&0o111 != 0 && filepath.Ext(l.Program) != ".go" {
+		} else if info, err := g.Stat(l.Program); err == nil && !info.IsDir() && info.Mode()&0o111 != 0 && filepath.Ext(l.Program) != ".go" {
 			mode = "exec"
 		}
 		m := map[string]any{"mode": mode, "program": l.Program, "args": args, "cwd": cwd, "outputMode": "remote",
@@ -284,12 +303,17 @@ func launchArgs(spec AdapterSpec, l LaunchSpec, root string) (map[string]any, st
 // sends the file's whole list.
 func (s *Supervisor) SetBreakpoints(ctx context.Context, file string, lines []LineSpec, remove []int, clear bool) (*BreakpointsResult, error) {
 	file = cleanFile(file)
+	if len(lines) > MaxBreakpointLines {
+		return nil, badArg("%d lines in one call; at most %d breakpoints are set per call and kept per file", len(lines), MaxBreakpointLines)
+	}
 	for _, l := range lines {
 		if l.Line <= 0 {
 			return nil, badArg("line %d: lines are 1-based", l.Line)
 		}
 	}
-	s.bps.Set(file, lines, remove, clear)
+	if err := s.bps.Set(file, lines, remove, clear); err != nil {
+		return nil, err
+	}
 	res := &BreakpointsResult{}
 	s.mu.Lock()
 	sess := s.sess
@@ -367,7 +391,7 @@ func (s *Supervisor) Resume(ctx context.Context, action string, thread int, wait
 		sess.resumed = before
 		sess.mu.Unlock()
 	}
-	if err := sess.client.Call(ctx, command, map[string]any{"threadId": thread}, nil); err != nil {
+	if err := sess.call(ctx, command, map[string]any{"threadId": thread}, nil); err != nil {
 		if action != "pause" {
 			sess.mu.Lock()
 			if len(sess.stops) == before {
@@ -401,6 +425,12 @@ func (s *Supervisor) waitStop(ctx context.Context, sess *Session, n int, d time.
 		sess.mu.Unlock()
 		switch {
 		case newStop:
+			if sess.Spec.StopBursts {
+				sess.settle()
+				sess.mu.Lock()
+				st = sess.stops[len(sess.stops)-1]
+				sess.mu.Unlock()
+			}
 			return s.stopResult(ctx, sess, st)
 		case done:
 			return s.endResult(sess), nil
@@ -434,19 +464,23 @@ func (s *Supervisor) endResult(sess *Session) *StopResult {
 	return res
 }
 
-// recentOutput is the new output, cut to its last 2,000 bytes for a stop
-// result; output gives all of it.
+// recentOutput is the output since the last result, cut to its last
+// 2,000 bytes for a stop result, and how many bytes before those it left
+// out; output, which has its own cursor, gives all of it.
 func (sess *Session) recentOutput() (string, int) {
-	text, _, more := sess.newOutput(1 << 20)
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	o := &sess.out
+	end := o.dropped + int64(len(o.data))
+	from := max(o.shown, o.read, o.dropped)
 	const keep = 2000
-	if len(text) > keep {
-		cut := len(text) - keep
-		for cut < len(text) && text[cut]&0xC0 == 0x80 {
-			cut++
-		}
-		return text[cut:], more + cut
+	start := max(from, end-keep)
+	data := o.data[start-o.dropped:]
+	for len(data) > 0 && start < end && data[0]&0xC0 == 0x80 {
+		data, start = data[1:], start+1 // start at a character
 	}
-	return text, more
+	o.shown = end
+	return string(bytes.ToValidUTF8(data, []byte("\uFFFD"))), int(start - from)
 }
 
 // stopResult describes a stop: where (the frame with its source), why,
@@ -480,7 +514,7 @@ func (s *Supervisor) stopResult(ctx context.Context, sess *Session, st *Stop) (*
 	}
 	if (st.Reason == "exception" || st.Reason == "panic") && sess.caps.SupportsExceptionInfoRequest {
 		var info godap.ExceptionInfoResponseBody
-		if sess.client.Call(ctx, "exceptionInfo", map[string]any{"threadId": st.ThreadID}, &info) == nil {
+		if sess.call(ctx, "exceptionInfo", map[string]any{"threadId": st.ThreadID}, &info) == nil {
 			res.Exception = strings.TrimSpace(info.ExceptionId + ": " + info.Description)
 		}
 	}
@@ -541,11 +575,11 @@ func (sess *Session) currentStop() (*Stop, error) {
 // read once however many frames are in it.
 func (sess *Session) frames(ctx context.Context, st *Stop, thread, levels int) ([]Frame, int, error) {
 	var body godap.StackTraceResponseBody
-	if err := sess.client.Call(ctx, "stackTrace", map[string]any{"threadId": thread, "startFrame": 0, "levels": levels}, &body); err != nil {
+	if err := sess.call(ctx, "stackTrace", map[string]any{"threadId": thread, "startFrame": 0, "levels": levels}, &body); err != nil {
 		return nil, 0, err
 	}
 	var progTime time.Time
-	if info, err := os.Stat(sess.abs); err == nil && !info.IsDir() && sess.Spec.ID == "lldb" {
+	if info, err := sess.guard.Stat(sess.abs); err == nil && !info.IsDir() && sess.Spec.ID == "lldb" {
 		progTime = info.ModTime()
 	}
 	sources := map[string]*source{}
@@ -609,7 +643,7 @@ func (sess *Session) locals(ctx context.Context, st *Stop, frameRef string) ([]V
 	id, _, _ := strings.Cut(frameRef, "@")
 	fid, _ := strconv.Atoi(id)
 	var scopes godap.ScopesResponseBody
-	if err := sess.client.Call(ctx, "scopes", map[string]any{"frameId": fid}, &scopes); err != nil {
+	if err := sess.call(ctx, "scopes", map[string]any{"frameId": fid}, &scopes); err != nil {
 		return nil, 0, err
 	}
 	for _, sc := range scopes.Scopes {
@@ -625,7 +659,7 @@ func (sess *Session) locals(ctx context.Context, st *Stop, frameRef string) ([]V
 // characters.
 func (sess *Session) children(ctx context.Context, st *Stop, vref, max int) ([]Var, int, error) {
 	var body godap.VariablesResponseBody
-	if err := sess.client.Call(ctx, "variables", map[string]any{"variablesReference": vref, "start": 0, "count": max + 1}, &body); err != nil {
+	if err := sess.call(ctx, "variables", map[string]any{"variablesReference": vref, "start": 0, "count": max + 1}, &body); err != nil {
 		return nil, 0, err
 	}
 	more := 0
@@ -687,7 +721,7 @@ func (s *Supervisor) Scopes(ctx context.Context, frame string) (*ScopesResult, e
 	}
 	st, _ := sess.currentStop()
 	var body godap.ScopesResponseBody
-	if err := sess.client.Call(ctx, "scopes", map[string]any{"frameId": fid}, &body); err != nil {
+	if err := sess.call(ctx, "scopes", map[string]any{"frameId": fid}, &body); err != nil {
 		return nil, fmt.Errorf("scopes: %v", err)
 	}
 	res := &ScopesResult{Session: sess.Info(), Frame: frame}
@@ -716,8 +750,12 @@ func (s *Supervisor) Variables(ctx context.Context, r string) (*VariablesResult,
 }
 
 // Evaluate evaluates an expression in a frame (default the stop's top
-// frame). An expression that fails is a result that says so.
-func (s *Supervisor) Evaluate(ctx context.Context, expr, frame string) (*EvalResult, error) {
+// frame), waiting at most wait (the resume wait when 0, capped like a
+// resume). An expression that fails is a result that says so; one that
+// runs out of time is a result that says what was done about it: pause is
+// sent, and an evaluate still running in the program makes the next one
+// wait for it (L7).
+func (s *Supervisor) Evaluate(ctx context.Context, expr, frame string, wait time.Duration) (*EvalResult, error) {
 	sess, err := s.live()
 	if err != nil {
 		return nil, err
@@ -725,6 +763,9 @@ func (s *Supervisor) Evaluate(ctx context.Context, expr, frame string) (*EvalRes
 	st, err := sess.currentStop()
 	if err != nil {
 		return nil, err
+	}
+	if busy := sess.evaluating(); busy != "" {
+		return nil, badArg("%s; a new one would wait behind it: wait and call evaluate again, or terminate the session", busy)
 	}
 	args := map[string]any{"expression": expr, "context": sess.Spec.ExprContext}
 	if frame != "" {
@@ -740,11 +781,44 @@ func (s *Supervisor) Evaluate(ctx context.Context, expr, frame string) (*EvalRes
 	}
 	res := &EvalResult{Session: sess.Info(), Expression: expr}
 	var body godap.EvaluateResponseBody
-	if err := sess.client.Call(ctx, "evaluate", args, &body); err != nil {
+	p, err := sess.client.Send("evaluate", args)
+	if err != nil {
+		return nil, sess.closedError()
+	}
+	d := s.waitFor(wait)
+	ectx, cancel := context.WithTimeout(ctx, d)
+	err = p.Wait(ectx, &body)
+	late := err != nil && ectx.Err() != nil && ctx.Err() == nil
+	cancel()
+	if late {
+		// Out of time: ask the program to stop, and give it a moment.
+		pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		perr := sess.call(pctx, "pause", map[string]any{"threadId": st.ThreadID}, nil)
+		if perr == nil {
+			err = p.Wait(pctx, &body)
+		}
+		still := err != nil && pctx.Err() != nil && ctx.Err() == nil
+		cancel()
+		if still {
+			sess.evaluateRunning(expr, p)
+			res.TimedOut = true
+			res.Note = fmt.Sprintf("%s did not finish within %s; pause was sent and it still runs inside the program, so the next evaluate would wait behind it (a timeout_seconds up to %s waits longer); terminate ends the session and the program",
+				expr, d.Round(time.Millisecond), s.cfg.MaxResumeWait)
+			res.Session = sess.Info()
+			return res, nil
+		}
+		if err == nil || errors.As(err, new(*ResponseError)) {
+			res.Note = fmt.Sprintf("it ran past the %s bound; pause was sent and then it ended", d.Round(time.Millisecond))
+		}
+	}
+	if err != nil {
 		var re *ResponseError
 		if errors.As(err, &re) {
 			res.Error = strings.TrimPrefix(re.Error(), "evaluate: ")
 			return res, nil
+		}
+		if errors.Is(err, ErrClosed) {
+			return nil, sess.closedError()
 		}
 		return nil, err
 	}
@@ -760,7 +834,7 @@ func (s *Supervisor) Threads(ctx context.Context) (*ThreadsResult, error) {
 		return nil, err
 	}
 	var body godap.ThreadsResponseBody
-	if err := sess.client.Call(ctx, "threads", nil, &body); err != nil {
+	if err := sess.call(ctx, "threads", nil, &body); err != nil {
 		return nil, fmt.Errorf("threads: %v", err)
 	}
 	res := &ThreadsResult{Session: sess.Info(), Total: len(body.Threads)}
@@ -803,7 +877,7 @@ func (s *Supervisor) Output(limit int) (*OutputResult, error) {
 	sess := s.sess
 	s.mu.Unlock()
 	if sess == nil {
-		return nil, fmt.Errorf("%w: there has been no debug session; start one with action launch", ErrNoSession)
+		return nil, noSession("there has been no debug session; start one with action launch")
 	}
 	text, skipped, more := sess.newOutput(limit)
 	return &OutputResult{Session: sess.Info(), Output: text, Skipped: skipped, More: more}, nil

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -36,7 +35,7 @@ type debugParams struct {
 	FrameID    string            `json:"frame_id,omitempty" jsonschema:"scopes and evaluate: a frame id from this stop, such as 1000@3"`
 	Reference  string            `json:"reference,omitempty" jsonschema:"variables: a reference from this stop, such as 1001@3"`
 	Expression string            `json:"expression,omitempty" jsonschema:"evaluate: the expression, in the program's language"`
-	Timeout    int               `json:"timeout_seconds,omitempty" jsonschema:"launch and resumes: how long to wait for the program to stop (default 10, at most 300)"`
+	Timeout    int               `json:"timeout_seconds,omitempty" jsonschema:"launch and resumes: how long to wait for the program to stop; evaluate: how long to wait for the value (default 10, at most 300)"`
 }
 
 // An action of the debug tool; the table is the one place actions are
@@ -119,7 +118,7 @@ var actions = []action{
 		if strings.TrimSpace(p.Expression) == "" {
 			return errors.New("evaluate needs expression")
 		}
-		res, err := sup.Evaluate(ctx, p.Expression, p.FrameID)
+		res, err := sup.Evaluate(ctx, p.Expression, p.FrameID, seconds(p.Timeout))
 		if err != nil {
 			return err
 		}
@@ -199,13 +198,13 @@ func debug(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugPa
 	return DebugResult{}, fmt.Errorf("unknown action %q; use one of %s", p.Action, strings.Join(registry.ChoiceNames(actions), ", "))
 }
 
-// explain drops the engine's error class prefix the agent does not need.
+// explain gives the agent an engine error's own sentence: a *dap.Error
+// reads as one whatever wrapped it; its kind stays for errors.Is.
 func explain(err error) error {
-	msg := err.Error()
-	for _, prefix := range []string{dap.ErrBadArgument.Error() + ": ", dap.ErrNoSession.Error() + ": "} {
-		msg = strings.TrimPrefix(msg, prefix)
+	if e, ok := errors.AsType[*dap.Error](err); ok {
+		return e
 	}
-	return errors.New(msg)
+	return err
 }
 
 func seconds(n int) time.Duration {
@@ -223,7 +222,7 @@ func setBreakpoints(ctx context.Context, c *registry.Call, sup *dap.Supervisor, 
 	if err != nil {
 		return err
 	}
-	info, err := os.Stat(abs)
+	info, err := c.Run.Guard().Stat(abs)
 	if err != nil {
 		return fmt.Errorf("%s does not exist", c.Rel(abs))
 	}
@@ -254,7 +253,7 @@ func launch(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugP
 		if err != nil {
 			return err
 		}
-		if _, err := os.Stat(abs); err != nil {
+		if _, err := c.Run.Guard().Stat(abs); err != nil {
 			return fmt.Errorf("program %s does not exist (paths are relative to the root)", c.Rel(abs))
 		}
 		l.Program = abs

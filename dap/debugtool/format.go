@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/builtin-tools/builtin-tools/dap"
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
@@ -324,10 +326,30 @@ func formatVariables(r *dap.VariablesResult, budget int) string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
+// sentence makes a note of the engine's a sentence: a capital, a stop.
+func sentence(s string) string {
+	if s == "" {
+		return s
+	}
+	r, n := utf8.DecodeRuneInString(s)
+	s = string(unicode.ToUpper(r)) + s[n:]
+	if !strings.HasSuffix(s, ".") {
+		s += "."
+	}
+	return s
+}
+
 func formatEval(r *dap.EvalResult) string {
 	head := sessionLine(r.Session) + "\n"
+	note := ""
+	if r.Note != "" {
+		note = "\n" + sentence(r.Note)
+	}
+	if r.TimedOut {
+		return head + sentence(r.Note)
+	}
 	if r.Error != "" {
-		return head + fmt.Sprintf("%s raised an error: %s", r.Expression, r.Error)
+		return head + fmt.Sprintf("%s raised an error: %s", r.Expression, r.Error) + note
 	}
 	v := r.Value
 	s := fmt.Sprintf("%s = %s", r.Expression, v.Value)
@@ -340,7 +362,7 @@ func formatEval(r *dap.EvalResult) string {
 	if v.Cut {
 		s += " [value cut at 400 characters]"
 	}
-	return head + s
+	return head + s + note
 }
 
 func formatOutput(r *dap.OutputResult) string {

@@ -1,0 +1,84 @@
+package dap
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/builtin-tools/builtin-tools/internal/proc"
+)
+
+// refuseAttach says why a debugger must not attach to pid, nil when it
+// may. A debugger stops the process it attaches to: this process (the
+// tools' own), one of its ancestors (the agent that reads our answers) or a
+// process it started (a language server, an adapter, a kernel, a worker,
+// the process reaper) would stay stopped, and every call with it (H2).
+func refuseAttach(pid int) error {
+	asked := pid
+	if tgid := threadGroup(pid); tgid > 0 && tgid != pid {
+		pid = tgid // a thread's id stops its process
+	}
+	self := os.Getpid()
+	if pid == self {
+		what := "this builtin-tools process itself"
+		if asked != pid {
+			what = fmt.Sprintf("a thread of this builtin-tools process itself (pid %d)", pid)
+		}
+		return badArg("pid %d is %s: a debugger would stop it, and no call could answer again; attach to the program you want to debug", asked, what)
+	}
+	for p, n := os.Getppid(), 0; p > 0 && n < 128; p, n = parentOf(p), n+1 {
+		if p == pid {
+			return badArg("pid %d (%s) is an ancestor of this builtin-tools process (the program that runs it, or one that started that): a debugger would stop it, and the tools with it; attach to the program you want to debug", pid, commOf(pid))
+		}
+	}
+	if slices.Contains(proc.Children(), pid) {
+		return badArg("pid %d (%s) is a process builtin-tools started (a language server, a debug adapter, a kernel, a worker or its process reaper): a debugger would stop it, and the tools that use it; attach to the program you want to debug", pid, commOf(pid))
+	}
+	return nil
+}
+
+// parentOf is pid's parent from /proc/PID/stat, 0 when unknown.
+func parentOf(pid int) int {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	// "pid (comm) state ppid …": comm may hold spaces and parentheses.
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 2 {
+		return 0
+	}
+	ppid, _ := strconv.Atoi(f[1])
+	return ppid
+}
+
+// threadGroup is the process a thread id belongs to, 0 when unknown.
+func threadGroup(pid int) int {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "Tgid:"); ok {
+			n, _ := strconv.Atoi(strings.TrimSpace(v))
+			return n
+		}
+	}
+	return 0
+}
+
+// commOf is a process's command name, for messages.
+func commOf(pid int) string {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm")
+	if err != nil {
+		return "unknown"
+	}
+	return strings.TrimSpace(string(b))
+}

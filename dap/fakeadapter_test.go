@@ -1,0 +1,235 @@
+package dap
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	godap "github.com/google/go-dap"
+)
+
+// A scripted debug adapter: the test binary, run again with fakeEnv set,
+// speaks DAP on its stdin and stdout and plays one of the scripts below, so
+// the orderings Session handles are pinned with no adapter installed.
+
+const fakeEnv = "BUILTIN_TOOLS_DAP_FAKE"
+
+func TestMain(m *testing.M) {
+	if arg := os.Getenv(killedEnv); arg != "" {
+		debugUntilKilled(arg)
+		os.Exit(0)
+	}
+	if adapter := os.Getenv(attachSelfEnv); adapter != "" {
+		attachSelf(adapter)
+		os.Exit(0)
+	}
+	if name := os.Getenv(fakeEnv); name != "" {
+		sc, ok := scripts[name]
+		if !ok {
+			fmt.Fprintf(os.Stderr, "no script %q\n", name)
+			os.Exit(2)
+		}
+		(&fake{sc: sc, r: bufio.NewReader(os.Stdin), name: name}).serve()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// script is how the fake adapter behaves.
+type script struct {
+	early       bool   // initialized before launch is sent (it comes ahead of the initialize response)
+	deferLaunch bool   // the launch answered only after configurationDone (debugpy)
+	threads     int    // a stop is one stopped event per thread (lldb-dap); the breakpoint is on the last
+	stops       int    // times the program stops before it exits
+	dieOn       string // a request the adapter dies on, saying why on stderr
+	exitCode    int
+	atOnce      bool // after its last event the adapter exits, not waiting for disconnect
+	flood       int  // lines of 1,000 bytes the program prints right before it ends
+	hangEval    bool // an evaluate is never answered
+	slowInit    bool // initialize is answered after a second
+}
+
+var scripts = map[string]script{
+	"delve":      {stops: 2},
+	"debugpy":    {deferLaunch: true, stops: 1},
+	"early":      {early: true, stops: 1},
+	"lldb-burst": {threads: 4, stops: 2},
+	"dies":       {stops: 1, dieOn: "evaluate"},
+	"last-words": {exitCode: 7, atOnce: true, flood: 2000},
+	"hang-eval":  {stops: 1, hangEval: true},
+	"slow-init":  {stops: 1, slowInit: true},
+}
+
+// fakeSource is the file the fake's frames are in, in the root.
+const fakeSource = "prog.c"
+
+type fake struct {
+	sc     script
+	name   string
+	r      *bufio.Reader
+	seq    int
+	launch *godap.Request // a deferred launch
+	left   int            // stops still to come
+}
+
+func (f *fake) write(m any) {
+	b, _ := json.Marshal(m)
+	if err := godap.WriteBaseMessage(os.Stdout, b); err != nil {
+		os.Exit(3)
+	}
+}
+
+func (f *fake) message(typ string) godap.ProtocolMessage {
+	f.seq++
+	return godap.ProtocolMessage{Seq: f.seq, Type: typ}
+}
+
+func (f *fake) reply(req *godap.Request, body any) {
+	f.write(struct {
+		godap.Response
+		Body any `json:"body,omitempty"`
+	}{godap.Response{ProtocolMessage: f.message("response"), RequestSeq: req.Seq, Success: true, Command: req.Command}, body})
+}
+
+func (f *fake) event(name string, body any) {
+	f.write(struct {
+		godap.Event
+		Body any `json:"body,omitempty"`
+	}{godap.Event{ProtocolMessage: f.message("event"), Event: name}, body})
+}
+
+// stop sends one stop: one event, or a burst of one per thread.
+func (f *fake) stop() {
+	f.left--
+	n := max(f.sc.threads, 1)
+	for t := 1; t <= n; t++ {
+		reason := "breakpoint"
+		if t < n {
+			reason = "trace" // lldb-dap's other threads
+		}
+		f.event("stopped", godap.StoppedEventBody{Reason: reason, ThreadId: t, AllThreadsStopped: true})
+	}
+}
+
+// run lets the program go on: its next stop, or its end.
+func (f *fake) run() {
+	if f.left > 0 {
+		f.stop()
+		return
+	}
+	line := strings.Repeat("x", 999) + "\n"
+	for range f.sc.flood {
+		f.event("output", godap.OutputEventBody{Category: "stdout", Output: line})
+	}
+	f.event("output", godap.OutputEventBody{Category: "stdout", Output: "last words\n"})
+	f.event("exited", godap.ExitedEventBody{ExitCode: f.sc.exitCode})
+	f.event("terminated", nil)
+	if f.sc.atOnce {
+		os.Exit(0)
+	}
+}
+
+func (f *fake) serve() {
+	f.left = f.sc.stops
+	cwd, _ := os.Getwd()
+	for {
+		m, err := godap.ReadProtocolMessage(f.r)
+		if err != nil {
+			return
+		}
+		rm, ok := m.(godap.RequestMessage)
+		if !ok {
+			continue
+		}
+		req := rm.GetRequest()
+		if req.Command == f.sc.dieOn {
+			fmt.Fprintln(os.Stderr, "fake adapter: assertion failed in", req.Command)
+			os.Exit(134)
+		}
+		switch m := m.(type) {
+		case *godap.InitializeRequest:
+			if f.sc.slowInit {
+				time.Sleep(time.Second)
+			}
+			if f.sc.early {
+				f.event("initialized", nil)
+			}
+			f.reply(req, godap.Capabilities{SupportsConfigurationDoneRequest: true, SupportsConditionalBreakpoints: true})
+		case *godap.LaunchRequest:
+			if f.sc.deferLaunch {
+				f.launch = req
+			} else {
+				f.reply(req, nil)
+			}
+			if !f.sc.early {
+				f.event("initialized", nil)
+			}
+		case *godap.SetBreakpointsRequest:
+			var bps []godap.Breakpoint
+			for i, b := range m.Arguments.Breakpoints {
+				bps = append(bps, godap.Breakpoint{Id: i + 1, Verified: true, Line: b.Line})
+			}
+			f.reply(req, godap.SetBreakpointsResponseBody{Breakpoints: bps})
+		case *godap.ConfigurationDoneRequest:
+			f.reply(req, nil)
+			if f.launch != nil {
+				f.reply(f.launch, nil)
+				f.launch = nil
+			}
+			f.run()
+		case *godap.ContinueRequest:
+			f.reply(req, godap.ContinueResponseBody{AllThreadsContinued: true})
+			f.run()
+		case *godap.NextRequest:
+			f.reply(req, nil)
+			f.event("stopped", godap.StoppedEventBody{Reason: "step", ThreadId: m.Arguments.ThreadId, AllThreadsStopped: true})
+		case *godap.StackTraceRequest:
+			f.reply(req, godap.StackTraceResponseBody{TotalFrames: 1, StackFrames: []godap.StackFrame{
+				{Id: 1000 + m.Arguments.ThreadId, Name: "main", Line: 3, Source: &godap.Source{Path: filepath.Join(cwd, fakeSource)}}}})
+		case *godap.ScopesRequest:
+			f.reply(req, godap.ScopesResponseBody{Scopes: []godap.Scope{{Name: "Locals", VariablesReference: 7}}})
+		case *godap.VariablesRequest:
+			f.reply(req, godap.VariablesResponseBody{Variables: []godap.Variable{{Name: "n", Value: "3", Type: "int"}}})
+		case *godap.ThreadsRequest:
+			var ts []godap.Thread
+			for t := 1; t <= max(f.sc.threads, 1); t++ {
+				ts = append(ts, godap.Thread{Id: t, Name: fmt.Sprintf("worker (Thread %d)", t)})
+			}
+			f.reply(req, godap.ThreadsResponseBody{Threads: ts})
+		case *godap.EvaluateRequest:
+			if f.sc.hangEval {
+				continue
+			}
+			f.reply(req, godap.EvaluateResponseBody{Result: "42", Type: "int"})
+		case *godap.DisconnectRequest:
+			f.reply(req, nil)
+			os.Exit(0)
+		default:
+			f.reply(req, nil)
+		}
+	}
+}
+
+// fakeAdapter adds the scripted adapter playing name to the table, as
+// adapter "fake", for the test's length.
+func fakeAdapter(t *testing.T, name string) {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	Adapters = append(Adapters, AdapterSpec{ID: "fake", Language: "test",
+		Commands: [][]string{{"/usr/bin/env", fakeEnv + "=" + name, exe}}, Transport: Stdio, ExprContext: "repl",
+		StopBursts: scripts[name].threads > 1})
+	t.Cleanup(func() { Adapters = Adapters[:len(Adapters)-1] })
+}
+
+// fakeRoot is a root with the fake's source file.
+func fakeRoot(t *testing.T) string {
+	return writeTree(t, map[string]string{fakeSource: "int main(void) {\n\tint n = 3;\n\treturn n;\n}\n"})
+}

@@ -1,0 +1,171 @@
+package dap
+
+import (
+	"path/filepath"
+	"slices"
+
+	"github.com/builtin-tools/builtin-tools/internal/proc"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The handshake orderings adapters use, on the scripted adapter: delve
+// answers launch and then sends initialized; debugpy sends initialized and
+// answers launch only after configurationDone; others send initialized
+// right after the initialize response, before launch is even sent. Each
+// stops at the breakpoint with its locals, continues, and reports the exit
+// with its last output.
+func TestHandshakeOrderings(t *testing.T) {
+	for _, name := range []string{"delve", "debugpy", "early"} {
+		t.Run(name, func(t *testing.T) {
+			fakeAdapter(t, name)
+			root := fakeRoot(t)
+			s := newSupervisor(t, root, Config{})
+			ctx := testCtx(t)
+			s.SetBreakpoints(ctx, fakeSource, []LineSpec{{Line: 3}}, nil, false)
+			res, err := s.Launch(ctx, LaunchSpec{Adapter: "fake", Program: filepath.Join(root, fakeSource)}, 20*time.Second)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantStop(t, res, "breakpoint", 3, "return n;")
+			if v := localNamed(res.Locals, "n"); v == nil || v.Value != "3" {
+				t.Fatalf("locals %+v", res.Locals)
+			}
+			if len(res.Stop.Breakpoints) != 1 || res.Stop.Breakpoints[0] != "b1" {
+				t.Fatalf("breakpoints hit %v", res.Stop.Breakpoints)
+			}
+			for i := 0; ; i++ {
+				res, err = s.Resume(ctx, "continue", 0, 20*time.Second)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.Outcome != "stopped" || i > 3 {
+					break
+				}
+			}
+			if res.Outcome != "exited" || res.ExitCode == nil || *res.ExitCode != 0 || !strings.Contains(res.Output, "last words") {
+				t.Fatalf("the end: %+v", res)
+			}
+		})
+	}
+}
+
+// lldb-dap sends one stopped event per thread: each burst is one stop,
+// focused on the thread at the breakpoint, and continue goes on to the
+// next burst, not to the rest of this one.
+func TestHandshakeThreadBurst(t *testing.T) {
+	fakeAdapter(t, "lldb-burst")
+	root := fakeRoot(t)
+	s := newSupervisor(t, root, Config{})
+	ctx := testCtx(t)
+	res, err := s.Launch(ctx, LaunchSpec{Adapter: "fake", Program: filepath.Join(root, fakeSource)}, 20*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != "stopped" || res.Stop.N != 1 || res.Stop.Reason != "breakpoint" || res.Stop.ThreadID != 4 {
+		t.Fatalf("the first burst: %+v %+v", res, res.Stop)
+	}
+	res, err = s.Resume(ctx, "continue", 0, 20*time.Second)
+	if err != nil || res.Outcome != "stopped" || res.Stop.N != 2 || res.Stop.ThreadID != 4 {
+		t.Fatalf("the second burst: %+v %v", res, err)
+	}
+	res, err = s.Resume(ctx, "continue", 0, 20*time.Second)
+	if err != nil || res.Outcome != "exited" {
+		t.Fatalf("the end: %+v %v", res, err)
+	}
+}
+
+// An adapter that dies in the middle of a request: the call returns at
+// once with what the adapter said, the session is over, and a new launch
+// works.
+func TestHandshakeAdapterDiesMidRequest(t *testing.T) {
+	fakeAdapter(t, "dies")
+	root := fakeRoot(t)
+	s := newSupervisor(t, root, Config{})
+	ctx := testCtx(t)
+	prog := filepath.Join(root, fakeSource)
+	if _, err := s.Launch(ctx, LaunchSpec{Adapter: "fake", Program: prog}, 20*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Now()
+	_, err := s.Evaluate(ctx, "n", "", 0)
+	if err == nil || !strings.Contains(err.Error(), "assertion failed in evaluate") {
+		t.Fatalf("evaluate on an adapter that dies: %v", err)
+	}
+	if d := time.Since(t0); d > 20*time.Second {
+		t.Fatalf("the failed evaluate took %s", d)
+	}
+	if st := s.Status(); st.Session != nil || !strings.Contains(st.Previous, "exited unexpectedly") {
+		t.Fatalf("status after the adapter died: %+v", st)
+	}
+	if res, err := s.Launch(ctx, LaunchSpec{Adapter: "fake", Program: prog}, 20*time.Second); err != nil || res.Outcome != "stopped" {
+		t.Fatalf("a launch after: %+v %v", res, err)
+	}
+}
+
+// An adapter whose last events come right before it exits: none is lost
+// (the exit code and the last output are in the result), round after
+// round. Reading the adapter's output while os/exec's Wait closed the pipe
+// lost them.
+func TestHandshakeLastEventBeforeExit(t *testing.T) {
+	fakeAdapter(t, "last-words")
+	root := fakeRoot(t)
+	s := newSupervisor(t, root, Config{})
+	ctx := testCtx(t)
+	lost := 0
+	const rounds = 20
+	for i := 0; i < rounds; i++ {
+		res, err := s.Launch(ctx, LaunchSpec{Adapter: "fake", Program: filepath.Join(root, fakeSource)}, 20*time.Second)
+		if err != nil {
+			t.Fatalf("round %d: %v", i, err)
+		}
+		if res.Outcome != "exited" || res.ExitCode == nil || *res.ExitCode != 7 || !strings.Contains(res.Output, "last words") {
+			lost++
+			tail := res.Output[max(len(res.Output)-20, 0):]
+			code := -1
+			if res.ExitCode != nil {
+				code = *res.ExitCode
+			}
+			t.Logf("round %d: %s, exit code %d, output ending %q (%d more), ended %q", i, res.Outcome, code, tail, res.OutputMore, res.Ended)
+		}
+		s.Terminate(ctx)
+	}
+	if lost > 0 {
+		t.Fatalf("%d of %d rounds lost the adapter's last events", lost, rounds)
+	}
+}
+
+// A run closed while an adapter starts: Close saw no session to end, so
+// the launch ends the one it made instead of storing it (its adapter would
+// have run until the time limit).
+func TestLaunchDuringClose(t *testing.T) {
+	fakeAdapter(t, "slow-init")
+	root := fakeRoot(t)
+	s := newSupervisor(t, root, Config{})
+	before := len(children())
+	errc := make(chan error, 1)
+	go func() {
+		_, err := s.Launch(testCtx(t), LaunchSpec{Adapter: "fake", Program: filepath.Join(root, fakeSource)}, 20*time.Second)
+		errc <- err
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for len(children()) == before && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond) // until the adapter runs
+	}
+	s.Close()
+	if err := <-errc; err == nil || !strings.Contains(err.Error(), "the run is closed") {
+		t.Fatalf("a launch during Close: %v", err)
+	}
+	for len(children()) > before {
+		if time.Now().After(deadline) {
+			t.Fatalf("the adapter outlived the closed run: %v", children())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// children are the processes proc started here, the reaper left out.
+func children() []int {
+	return slices.DeleteFunc(proc.Children(), func(pid int) bool { return pid == proc.ReaperPID() })
+}
