@@ -1,46 +1,142 @@
 # The Python kernel's driver (shipped inside builtin-tools). It talks to Go
-# over two pipes of its own, fds 3 (in) and 4 (out), in Content-Length
-# frames; both are made close-on-exec at once, so a subprocess or a !cmd
-# child can neither read nor write them. The cell's prints reach Go as
-# stream messages on the same channel, in order.
-import ast, base64, hashlib, io, json, os, sys, traceback
+# over two pipes of its own, passed as fds 3 (in) and 4 (out) and moved at
+# once to private numbers above 200, close-on-exec, so that neither a cell
+# writing to fd 4 by mistake nor a subprocess can reach them. Messages are
+# JSON objects, one a line (each written with a newline before it, so junk
+# on the pipe costs at most itself); every message names its cell, and tool
+# calls carry an id. One reader thread takes Go's messages and hands each
+# to its waiter: the main loop (execute) or the tool() call whose id the
+# reply names, so tool() works from any thread.
+import ast, base64, fcntl, hashlib, io, json, os, signal, sys, threading, traceback, _thread
 
-PROTO_IN, PROTO_OUT = 3, 4
-os.set_inheritable(PROTO_IN, False)
-os.set_inheritable(PROTO_OUT, False)
-_in = os.fdopen(PROTO_IN, "rb", buffering=0)
-_out = os.fdopen(PROTO_OUT, "wb", buffering=0)
+
+def _private(fd):
+    try:
+        new = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 200)
+    except OSError:  # a low descriptor limit
+        new = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 10)
+    return new
+
+
+_IN, _OUT = _private(3), _private(4)
+os.close(3)
+os.close(4)
+# The real stdout and stderr, where a cell's subprocesses write: after each
+# cell a mark goes down both, so Go knows where that cell's share ends.
+_FD1, _FD2 = _private(1), _private(2)
+_MARK = (sys.argv[1] if len(sys.argv) > 1 else "").encode()
+_CHUNK = 1 << 20  # characters per message: far under Go's line cap
+
+_MAIN = threading.get_ident()
+_cell = None  # the running cell's number
+_last = 0  # the last cell run
+_send_lock = threading.RLock()
+_main_sending = False
+_pending_interrupt = False
+
+
+def _write_all(fd, data):
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
 
 
 def _send(msg):
-    body = json.dumps(msg, default=repr).encode()
-    _out.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+    global _main_sending, _pending_interrupt
+    data = b"\n" + json.dumps(msg, default=repr).encode() + b"\n"
+    main = threading.get_ident() == _MAIN
+    with _send_lock:
+        # An interrupt arriving mid-write waits for the write to end: half
+        # a message would be lost with the next one.
+        if main:
+            _main_sending = True
+        try:
+            _write_all(_OUT, data)
+        except OSError:
+            os._exit(1)  # Go is gone
+        finally:
+            if main:
+                _main_sending = False
+    if main and _pending_interrupt:
+        _pending_interrupt = False
+        _send({"type": "interrupted", "cell": _cell})
+        raise KeyboardInterrupt
 
 
-def _recv():
-    length = None
+def _cell_of():
+    """The cell the calling thread works for: the thread's own (set when it
+    started, or while it runs work a cell submitted), else the running one."""
+    c = getattr(threading.current_thread(), "_bt_cell", None)
+    return c or _cell or _last
+
+
+def _emit(name, s):
+    c = _cell_of()
+    for i in range(0, len(s), _CHUNK):
+        _send({"type": "stream", "cell": c, "name": name, "text": s[i : i + _CHUNK]})
+
+
+def _parts(kind, cell, s):
+    """s when it fits one message; else its parts go first, as kind messages."""
+    if s is None or len(s) <= _CHUNK:
+        return s
+    for i in range(0, len(s), _CHUNK):
+        _send({"type": kind, "cell": cell, "text": s[i : i + _CHUNK]})
+    return None
+
+
+_execute = []  # execute requests, for the main loop
+_execute_ready = threading.Condition(threading.Lock())
+_waiting = {}  # tool call id → [lock held until the reply, reply]
+_ids = iter(range(1, 1 << 62))
+
+
+def _reader():
+    pieces = []
     while True:
-        line = b""
-        while not line.endswith(b"\n"):
-            ch = _in.read(1)
-            if not ch:
-                sys.exit(0)
-            line += ch
-        line = line.strip()
-        if not line:
-            if length is not None:
-                break
-            continue
-        k, _, v = line.partition(b":")
-        if k.strip().lower() == b"content-length":
-            length = int(v)
-    data = b""
-    while len(data) < length:
-        chunk = _in.read(length - len(data))
+        try:
+            chunk = os.read(_IN, 1 << 20)
+        except OSError:
+            chunk = b""
         if not chunk:
-            sys.exit(0)
-        data += chunk
-    return json.loads(data)
+            os._exit(0)  # Go closed the channel: the kernel's end
+        pieces.append(chunk)
+        if b"\n" not in chunk:
+            continue
+        lines = b"".join(pieces).split(b"\n")
+        rest = lines.pop()
+        pieces = [rest] if rest else []
+        for line in lines:
+            if not line.strip():
+                continue
+            try:
+                msg = json.loads(line)
+            except ValueError:
+                continue
+            kind = msg.get("type")
+            if kind == "tool_result":
+                w = _waiting.pop(msg.get("id"), None)
+                if w is not None:
+                    w[1] = msg
+                    w[0].release()
+            elif kind == "execute":
+                with _execute_ready:
+                    _execute.append(msg)
+                    _execute_ready.notify()
+
+
+def _on_sigint(signum, frame):
+    global _pending_interrupt
+    if _cell is None:
+        return  # a late interrupt, after its cell ended
+    if _main_sending:
+        _pending_interrupt = True
+        return
+    _send({"type": "interrupted", "cell": _cell})
+    raise KeyboardInterrupt
+
+
+signal.signal(signal.SIGINT, _on_sigint)
 
 
 class _Stream(io.TextIOBase):
@@ -52,7 +148,7 @@ class _Stream(io.TextIOBase):
 
     def write(self, s):
         if s:
-            _send({"type": "stream", "name": self.name, "text": s})
+            _emit(self.name, s)
         return len(s)
 
     def flush(self):
@@ -62,6 +158,49 @@ class _Stream(io.TextIOBase):
 sys.stdout = _Stream("stdout")
 sys.stderr = _Stream("stderr")
 os.environ.setdefault("MPLBACKEND", "Agg")
+
+# Threads a cell starts work for it: what they print and the tools they
+# call are that cell's, also after it returned (when Go notes or refuses
+# them instead of billing a later cell).
+_thread_start = threading.Thread.start
+
+
+def _start(self):
+    if getattr(self, "_bt_cell", None) is None:
+        self._bt_cell = _cell_of()
+    return _thread_start(self)
+
+
+threading.Thread.start = _start
+_pools_patched = False
+
+
+def _patch_pools():
+    """Work submitted to a thread pool is the submitting cell's, whichever
+    cell started the pool's threads."""
+    global _pools_patched
+    mod = sys.modules.get("concurrent.futures.thread")
+    if _pools_patched or mod is None:
+        return
+    _pools_patched = True
+    submit = mod.ThreadPoolExecutor.submit
+
+    def _submit(self, fn, /, *args, **kwargs):
+        cell = _cell_of()
+
+        def work(*a, **k):
+            t = threading.current_thread()
+            prev = getattr(t, "_bt_cell", None)
+            t._bt_cell = cell
+            try:
+                return fn(*a, **k)
+            finally:
+                t._bt_cell = prev
+
+        return submit(self, work, *args, **kwargs)
+
+    mod.ThreadPoolExecutor.submit = _submit
+
 
 _shown = set()  # hashes of images shown in this cell
 
@@ -101,11 +240,11 @@ def display(*objs):
             key = hashlib.sha256(png).hexdigest()
             if key not in _shown:
                 _shown.add(key)
-                _send({"type": "image", "mime": "image/png", "data": base64.b64encode(png).decode()})
+                _send({"type": "image", "cell": _cell_of(), "mime": "image/png", "data": base64.b64encode(png).decode()})
         elif mod.startswith("pandas") and type(obj).__name__ == "DataFrame":
-            _send({"type": "display", "text": _frame_markdown(obj)})
+            _emit("stdout", _frame_markdown(obj) + "\n")
         else:
-            _send({"type": "display", "text": repr(obj)})
+            _emit("stdout", repr(obj) + "\n")
 
 
 class ToolError(Exception):
@@ -113,8 +252,16 @@ class ToolError(Exception):
 
 
 def tool(name, args=None):
-    _send({"type": "tool_call", "name": name, "args": args or {}})
-    msg = _recv()
+    call = next(_ids)
+    w = [_thread.allocate_lock(), None]
+    w[0].acquire()
+    _waiting[call] = w
+    try:
+        _send({"type": "tool_call", "cell": _cell_of(), "id": call, "name": name, "args": args or {}})
+        w[0].acquire()  # released by the reader with the reply
+    finally:
+        _waiting.pop(call, None)
+    msg = w[1]
     if msg.get("error"):
         raise ToolError(msg["error"])
     return msg.get("result")
@@ -379,25 +526,50 @@ def _traceback(e, cell):
     return head + "\n".join(out) + ("\n" if out else "") + "".join(traceback.format_exception_only(type(e), e)).strip()
 
 
+_thread.start_new_thread(_reader, ())
 _send({"type": "ready", "pid": os.getpid(), "python": sys.version.split()[0]})
 while True:
-    msg = _recv()
-    if msg.get("type") != "execute":
-        continue
+    with _execute_ready:
+        while not _execute:
+            _execute_ready.wait()
+        msg = _execute.pop(0)
+    cell = msg.get("cell")
     _shown.clear()
+    _patch_pools()
     # A cell may have closed or replaced them; every cell starts with ours.
     sys.stdout, sys.stderr = _Stream("stdout"), _Stream("stderr")
-    result, error = None, None
+    result, error, oom = None, None, False
+    _cell = cell
     try:
-        result = _run(msg["code"], msg["cell"])
+        try:
+            result = _run(msg["code"], cell)
+        except KeyboardInterrupt:
+            error = "KeyboardInterrupt: the cell was interrupted"
+        except SystemExit as e:
+            error = "SystemExit(%r): the cell called sys.exit; the kernel keeps running" % (e.code,)
+        except BaseException as e:
+            oom = isinstance(e, MemoryError)
+            error = _traceback(e, cell)
+        try:
+            _flush_figures()
+        except Exception as e:
+            error = (error or "") + "\nfigures could not be drawn: %r" % e
+        result = _parts("result", cell, result)
+        error = _parts("error", cell, error)
     except KeyboardInterrupt:
-        error = "KeyboardInterrupt: the cell was interrupted"
-    except SystemExit as e:
-        error = "SystemExit(%r): the cell called sys.exit; the kernel keeps running" % (e.code,)
-    except BaseException as e:
-        error = _traceback(e, msg["cell"])
-    try:
-        _flush_figures()
-    except Exception as e:
-        error = (error or "") + "\nfigures could not be drawn: %r" % e
-    _send({"type": "done", "result": result, "error": error})
+        error = (error or "") + "\nKeyboardInterrupt: the cell was interrupted"
+    _cell, _last = None, cell
+    mark = b"\0" + _MARK + b":%d\0" % cell
+    for fd in (_FD1, _FD2):
+        try:
+            _write_all(fd, mark)
+        except OSError:
+            pass
+    done = {"type": "done", "cell": cell}
+    if result is not None:
+        done["result"] = result
+    if error is not None:
+        done["error"] = error
+    if oom:
+        done["oom"] = True
+    _send(done)
