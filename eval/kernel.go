@@ -272,7 +272,7 @@ func (h *Host) start(ctx context.Context, lang string) (*kernel, error) {
 	k.stdout = &childStream{k: k, i: 0, scan: markScanner{prefix: prefix}}
 	k.stderr = &childStream{k: k, i: 1, scan: markScanner{prefix: prefix}}
 	p, err := proc.Start(cmd, proc.Options{Files: []*os.File{inR, outW}, Stdout: k.stdout, Stderr: k.stderr,
-		TailBytes: 8 << 10})
+		TailBytes: 8 << 10, TailStdout: true})
 	if err != nil {
 		inW.Close()
 		outR.Close()
@@ -648,7 +648,7 @@ func (h *Host) Run(ctx context.Context, lang, code string, reset bool, bridge Br
 				}
 				resetTimer(inactivity, h.cfg.Inactivity)
 			case "done":
-				k.awaitMarks(c.n)
+				k.awaitMarks(c.n, m.Marks)
 				if m.Result != nil {
 					k.mu.Lock()
 					c.result.WriteString(*m.Result)
@@ -782,14 +782,23 @@ func (k *kernel) end(c *cellRun, res *CellResult) {
 }
 
 // awaitMarks waits until what the cell's children printed before it
-// returned has been read: both streams passed the cell's end mark (bounded,
-// in case the kernel's output was taken away).
-func (k *kernel) awaitMarks(n int) {
+// returned has been read: each stream the driver marked (one that still
+// held unread bytes when the cell ended) passed the cell's end mark;
+// bounded, in case the kernel's output was taken away.
+func (k *kernel) awaitMarks(n int, marked []int) {
+	if len(marked) == 0 {
+		return
+	}
 	deadline := time.NewTimer(time.Second)
 	defer deadline.Stop()
 	for {
 		k.mu.Lock()
-		ok := k.synced[0] >= n && k.synced[1] >= n
+		ok := true
+		for _, i := range marked {
+			if i >= 0 && i < len(k.synced) && k.synced[i] < n {
+				ok = false
+			}
+		}
 		k.mu.Unlock()
 		if ok {
 			return

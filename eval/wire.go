@@ -27,6 +27,7 @@ type message struct {
 	Result *string         `json:"result,omitempty"`
 	Error  string          `json:"error,omitempty"`
 	OOM    bool            `json:"oom,omitempty"`
+	Marks  []int           `json:"marks,omitempty"` // done: the streams a cell-end mark went down (0 stdout, 1 stderr)
 	PID    int             `json:"pid,omitempty"`
 }
 

@@ -387,3 +387,23 @@ func TestJavaScriptProtocol(t *testing.T) {
 	text = jsCell(t, r, "kept")
 	want(t, text, "kernel state: preserved", "7")
 }
+
+// What a cell's subprocesses print to the kernel's real stdout and stderr
+// is that cell's, every time (a cell-end mark says where its share ends);
+// what one prints after its cell returned comes in a later cell under a
+// note.
+func TestChildOutputStaysInItsCell(t *testing.T) {
+	r := newRun(t, eval.Config{})
+	cell(t, r, tiers.Normal, "import subprocess")
+	for i := range 30 {
+		_, text := cell(t, r, tiers.Normal, fmt.Sprintf("subprocess.run(['sh', '-c', 'echo out %d; echo err %d >&2'])\nNone", i, i))
+		want(t, text, fmt.Sprintf("out %d\nerr %d", i, i))
+		if strings.Contains(text, "returned") {
+			t.Fatalf("round %d: a cell's own child output is called late:\n%s", i, text)
+		}
+	}
+	cell(t, r, tiers.Normal, "subprocess.Popen(['sh', '-c', 'sleep 0.3; echo late child'])\nNone")
+	time.Sleep(time.Second)
+	_, text := cell(t, r, tiers.Normal, "'next'")
+	want(t, text, "late child", "returned", "'next'")
+}

@@ -21,8 +21,17 @@ const OUT = fs.openSync("/proc/self/fd/4", "w");
 fs.closeSync(3);
 fs.closeSync(4);
 // After each cell a mark goes down the real stdout and stderr, where a
-// cell's child processes write, so Go knows where that cell's share ends.
+// cell's child processes (or process.stdout) write, so Go knows where that
+// cell's share ends; only once something can write there.
 const MARK = process.argv[2] || "";
+let marking = false;
+for (const name of ["stdout", "stderr"]) {
+  const d = Object.getOwnPropertyDescriptor(process, name);
+  if (d && d.get && d.configurable) {
+    Object.defineProperty(process, name, { configurable: true, enumerable: d.enumerable, get() { marking = true; return d.get.call(process); } });
+  }
+}
+const canWrite = () => marking || (marking = process.moduleLoadList.includes("NativeModule child_process"));
 const CHUNK = 1 << 20; // characters per message: far under Go's line cap
 
 function writeAll(fd, buf) {
@@ -62,6 +71,7 @@ function parts(kind, cell, text) {
 }
 
 let pending = Buffer.alloc(0);
+const readBuf = Buffer.alloc(65536);
 const queued = []; // execute requests that came while a tool call waited
 function readLine() {
   for (;;) {
@@ -76,16 +86,15 @@ function readLine() {
       }
       continue;
     }
-    const chunk = Buffer.alloc(1 << 20);
     let got;
     try {
-      got = fs.readSync(IN, chunk, 0, chunk.length, null);
+      got = fs.readSync(IN, readBuf, 0, readBuf.length, null);
     } catch (e) {
       if (e.code === "EAGAIN") continue;
       process.exit(0);
     }
     if (got === 0) process.exit(0); // Go closed the channel
-    pending = pending.length ? Buffer.concat([pending, chunk.subarray(0, got)]) : chunk.subarray(0, got);
+    pending = Buffer.concat([pending, readBuf.subarray(0, got)]);
   }
 }
 
@@ -267,13 +276,16 @@ send({ type: "ready", pid: process.pid, node: process.version });
     error = parts("error", cell, error);
     current = null;
     last = cell;
-    const mark = Buffer.from("\0" + MARK + ":" + cell + "\0");
-    for (const fd of [1, 2]) {
-      try {
-        writeAll(fd, mark);
-      } catch (e) {}
-    }
     const done = { type: "done", cell };
+    if (canWrite()) {
+      const mark = Buffer.from("\0" + MARK + ":" + cell + "\0");
+      for (const fd of [1, 2]) {
+        try {
+          writeAll(fd, mark);
+        } catch (e) {}
+      }
+      done.marks = [0, 1];
+    }
     if (result !== null) done.result = result;
     if (error !== null) done.error = error;
     if (oom) done.oom = true;

@@ -4,10 +4,11 @@
 # writing to fd 4 by mistake nor a subprocess can reach them. Messages are
 # JSON objects, one a line (each written with a newline before it, so junk
 # on the pipe costs at most itself); every message names its cell, and tool
-# calls carry an id. One reader thread takes Go's messages and hands each
-# to its waiter: the main loop (execute) or the tool() call whose id the
-# reply names, so tool() works from any thread.
-import ast, base64, fcntl, hashlib, io, json, os, signal, sys, threading, traceback, _thread
+# calls carry an id. One thread at a time reads Go's messages — whichever
+# is waiting for one, the main loop between cells or a tool() call — and
+# hands each to its waiter by the id it names, so tool() works from any
+# thread, and a cell's request reaches the main thread with no hand-off.
+import ast, base64, fcntl, hashlib, io, json, os, signal, sys, termios, threading, traceback
 
 
 def _private(fd):
@@ -21,9 +22,11 @@ def _private(fd):
 _IN, _OUT = _private(3), _private(4)
 os.close(3)
 os.close(4)
-# The real stdout and stderr, where a cell's subprocesses write: after each
-# cell a mark goes down both, so Go knows where that cell's share ends.
-_FD1, _FD2 = _private(1), _private(2)
+# The real stdout, where a cell's subprocesses write (their stderr joins
+# it, in order): after a cell, when it still holds unread bytes, a mark
+# goes down it, so Go knows where that cell's share ends.
+_FD1 = _private(1)
+os.dup2(1, 2)
 _MARK = (sys.argv[1] if len(sys.argv) > 1 else "").encode()
 _CHUNK = 1 << 20  # characters per message: far under Go's line cap
 
@@ -31,14 +34,37 @@ _MAIN = threading.get_ident()
 _cell = None  # the running cell's number
 _last = 0  # the last cell run
 _send_lock = threading.RLock()
+# While the main thread is inside the protocol (sending, or waiting for and
+# reading messages), an interrupt is held until it is out: a message half
+# written, or read but not handed over, would be lost with the next one.
 _main_sending = False
+_main_awaiting = False
 _pending_interrupt = False
 
 
 def _write_all(fd, data):
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view):]
+    n = os.write(fd, data)
+    if n < len(data):
+        view = memoryview(data)[n:]
+        while view:
+            view = view[os.write(fd, view) :]
+
+
+_NONE = bytes(4)
+
+
+def _unread(fd):
+    try:
+        return fcntl.ioctl(fd, termios.FIONREAD, _NONE) != _NONE
+    except OSError:
+        return True
+
+
+def _held_interrupt():
+    global _pending_interrupt
+    if _pending_interrupt and not _main_sending and not _main_awaiting:
+        _pending_interrupt = False
+        raise KeyboardInterrupt
 
 
 def _send(msg):
@@ -46,8 +72,6 @@ def _send(msg):
     data = b"\n" + json.dumps(msg, default=repr).encode() + b"\n"
     main = threading.get_ident() == _MAIN
     with _send_lock:
-        # An interrupt arriving mid-write waits for the write to end: half
-        # a message would be lost with the next one.
         if main:
             _main_sending = True
         try:
@@ -57,10 +81,98 @@ def _send(msg):
         finally:
             if main:
                 _main_sending = False
-    if main and _pending_interrupt:
-        _pending_interrupt = False
+    if main and _pending_interrupt and _cell is not None and not _main_awaiting:
         _send({"type": "interrupted", "cell": _cell})
-        raise KeyboardInterrupt
+        _held_interrupt()
+
+
+_cv = threading.Condition(threading.Lock())
+_reading = False  # a thread is reading the channel
+_pieces = []  # what was read of a line not yet complete
+_execute = []  # execute requests, for the main loop
+_replies = {}  # tool call id → its reply, None while it is awaited
+
+
+def _dispatch(line):
+    try:
+        msg = json.loads(line)
+    except ValueError:
+        return
+    kind = msg.get("type")
+    if kind == "tool_result":
+        if msg.get("id") in _replies:
+            _replies[msg["id"]] = msg
+    elif kind == "execute":
+        _execute.append(msg)
+
+
+def _await(ready):
+    """The message ready() finds, reading the channel meanwhile when no
+    other thread does."""
+    global _reading, _main_awaiting
+    main = threading.get_ident() == _MAIN
+    if main:
+        _main_awaiting = True
+    try:
+        with _cv:
+            while True:
+                got = ready()
+                if got is not None:
+                    return got
+                if not _reading:
+                    _reading = True
+                    break
+                _cv.wait()
+        try:
+            while True:
+                try:
+                    chunk = os.read(_IN, 65536)
+                except OSError:
+                    chunk = b""
+                if not chunk:
+                    os._exit(0)  # Go closed the channel: the kernel's end
+                _pieces.append(chunk)
+                if b"\n" not in chunk:
+                    continue
+                lines = b"".join(_pieces).split(b"\n")
+                _pieces[:] = [lines.pop()]
+                with _cv:
+                    for line in lines:
+                        if line.strip():
+                            _dispatch(line)
+                    got = ready()
+                    if got is not None:
+                        return got
+                    _cv.notify_all()
+        finally:
+            with _cv:
+                _reading = False
+                _cv.notify_all()
+    finally:
+        if main:
+            _main_awaiting = False
+            _held_interrupt()
+
+
+def _next_execute():
+    return _execute.pop(0) if _execute else None
+
+
+def _on_sigint(signum, frame):
+    global _pending_interrupt
+    if _cell is None:
+        return  # a late interrupt, after its cell ended
+    if _main_sending:
+        _pending_interrupt = True  # said and raised once the message is out
+        return
+    _send({"type": "interrupted", "cell": _cell})
+    if _main_awaiting:
+        _pending_interrupt = True
+        return
+    raise KeyboardInterrupt
+
+
+signal.signal(signal.SIGINT, _on_sigint)
 
 
 def _cell_of():
@@ -83,60 +195,6 @@ def _parts(kind, cell, s):
     for i in range(0, len(s), _CHUNK):
         _send({"type": kind, "cell": cell, "text": s[i : i + _CHUNK]})
     return None
-
-
-_execute = []  # execute requests, for the main loop
-_execute_ready = threading.Condition(threading.Lock())
-_waiting = {}  # tool call id → [lock held until the reply, reply]
-_ids = iter(range(1, 1 << 62))
-
-
-def _reader():
-    pieces = []
-    while True:
-        try:
-            chunk = os.read(_IN, 1 << 20)
-        except OSError:
-            chunk = b""
-        if not chunk:
-            os._exit(0)  # Go closed the channel: the kernel's end
-        pieces.append(chunk)
-        if b"\n" not in chunk:
-            continue
-        lines = b"".join(pieces).split(b"\n")
-        rest = lines.pop()
-        pieces = [rest] if rest else []
-        for line in lines:
-            if not line.strip():
-                continue
-            try:
-                msg = json.loads(line)
-            except ValueError:
-                continue
-            kind = msg.get("type")
-            if kind == "tool_result":
-                w = _waiting.pop(msg.get("id"), None)
-                if w is not None:
-                    w[1] = msg
-                    w[0].release()
-            elif kind == "execute":
-                with _execute_ready:
-                    _execute.append(msg)
-                    _execute_ready.notify()
-
-
-def _on_sigint(signum, frame):
-    global _pending_interrupt
-    if _cell is None:
-        return  # a late interrupt, after its cell ended
-    if _main_sending:
-        _pending_interrupt = True
-        return
-    _send({"type": "interrupted", "cell": _cell})
-    raise KeyboardInterrupt
-
-
-signal.signal(signal.SIGINT, _on_sigint)
 
 
 class _Stream(io.TextIOBase):
@@ -253,18 +311,20 @@ class ToolError(Exception):
 
 def tool(name, args=None):
     call = next(_ids)
-    w = [_thread.allocate_lock(), None]
-    w[0].acquire()
-    _waiting[call] = w
+    with _cv:
+        _replies[call] = None
     try:
         _send({"type": "tool_call", "cell": _cell_of(), "id": call, "name": name, "args": args or {}})
-        w[0].acquire()  # released by the reader with the reply
+        msg = _await(lambda: _replies.pop(call) if _replies.get(call) is not None else None)
     finally:
-        _waiting.pop(call, None)
-    msg = w[1]
+        with _cv:
+            _replies.pop(call, None)
     if msg.get("error"):
         raise ToolError(msg["error"])
     return msg.get("result")
+
+
+_ids = iter(range(1, 1 << 62))
 
 
 _ns = {"__name__": "__main__", "display": display, "tool": tool, "ToolError": ToolError}
@@ -526,13 +586,9 @@ def _traceback(e, cell):
     return head + "\n".join(out) + ("\n" if out else "") + "".join(traceback.format_exception_only(type(e), e)).strip()
 
 
-_thread.start_new_thread(_reader, ())
 _send({"type": "ready", "pid": os.getpid(), "python": sys.version.split()[0]})
 while True:
-    with _execute_ready:
-        while not _execute:
-            _execute_ready.wait()
-        msg = _execute.pop(0)
+    msg = _await(_next_execute)
     cell = msg.get("cell")
     _shown.clear()
     _patch_pools()
@@ -559,13 +615,13 @@ while True:
     except KeyboardInterrupt:
         error = (error or "") + "\nKeyboardInterrupt: the cell was interrupted"
     _cell, _last = None, cell
-    mark = b"\0" + _MARK + b":%d\0" % cell
-    for fd in (_FD1, _FD2):
+    done = {"type": "done", "cell": cell}
+    if _unread(_FD1):
         try:
-            _write_all(fd, mark)
+            _write_all(_FD1, b"\0" + _MARK + b":%d\0" % cell)
+            done["marks"] = [0]
         except OSError:
             pass
-    done = {"type": "done", "cell": cell}
     if result is not None:
         done["result"] = result
     if error is not None:
