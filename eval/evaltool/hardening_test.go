@@ -209,6 +209,12 @@ func TestOutputCap(t *testing.T) {
 	want(t, text, "Interrupted: the cell printed over 4 MiB (the output cap)", "kernel state: preserved")
 	_, text = cell(t, r, tiers.Normal, "kept")
 	want(t, text, "kernel state: preserved", "1")
+	// One print over the cap: the interrupt lands while the kernel sends
+	// it, and waits for the message to be out.
+	_, text = cell(t, r, tiers.Normal, "print('x' * 12_000_000)")
+	want(t, text, "Interrupted: the cell printed over 4 MiB (the output cap)", "KeyboardInterrupt", "kernel state: preserved")
+	_, text = cell(t, r, tiers.Normal, "kept")
+	want(t, text, "kernel state: preserved", "1")
 }
 
 // H5: kernels run under a memory limit; numpy and pandas import under the

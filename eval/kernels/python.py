@@ -40,6 +40,7 @@ _send_lock = threading.RLock()
 _main_sending = False
 _main_awaiting = False
 _pending_interrupt = False
+_ack_owed = False
 
 
 def _write_all(fd, data):
@@ -61,9 +62,14 @@ def _unread(fd):
 
 
 def _held_interrupt():
-    global _pending_interrupt
+    """Raise the interrupt held while the main thread was in the protocol,
+    saying it was taken first if that is still owed."""
+    global _pending_interrupt, _ack_owed
     if _pending_interrupt and not _main_sending and not _main_awaiting:
         _pending_interrupt = False
+        if _ack_owed and _cell is not None:
+            _ack_owed = False
+            _send({"type": "interrupted", "cell": _cell})
         raise KeyboardInterrupt
 
 
@@ -81,8 +87,7 @@ def _send(msg):
         finally:
             if main:
                 _main_sending = False
-    if main and _pending_interrupt and _cell is not None and not _main_awaiting:
-        _send({"type": "interrupted", "cell": _cell})
+    if main and _pending_interrupt:
         _held_interrupt()
 
 
@@ -159,11 +164,11 @@ def _next_execute():
 
 
 def _on_sigint(signum, frame):
-    global _pending_interrupt
+    global _pending_interrupt, _ack_owed
     if _cell is None:
         return  # a late interrupt, after its cell ended
     if _main_sending:
-        _pending_interrupt = True  # said and raised once the message is out
+        _pending_interrupt = _ack_owed = True  # said and raised once the message is out
         return
     _send({"type": "interrupted", "cell": _cell})
     if _main_awaiting:
