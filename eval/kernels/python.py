@@ -8,7 +8,7 @@
 # is waiting for one, the main loop between cells or a tool() call — and
 # hands each to its waiter by the id it names, so tool() works from any
 # thread, and a cell's request reaches the main thread with no hand-off.
-import ast, base64, fcntl, hashlib, io, json, os, signal, sys, termios, threading, traceback
+import _signal, ast, base64, fcntl, hashlib, io, json, os, sys, threading, traceback
 
 
 def _private(fd):
@@ -52,11 +52,12 @@ def _write_all(fd, data):
 
 
 _NONE = bytes(4)
+_FIONREAD = 0x541B if sys.platform.startswith("linux") else 0x4004667F  # termios.FIONREAD, without the import
 
 
 def _unread(fd):
     try:
-        return fcntl.ioctl(fd, termios.FIONREAD, _NONE) != _NONE
+        return fcntl.ioctl(fd, _FIONREAD, _NONE) != _NONE
     except OSError:
         return True
 
@@ -177,7 +178,7 @@ def _on_sigint(signum, frame):
     raise KeyboardInterrupt
 
 
-signal.signal(signal.SIGINT, _on_sigint)
+_signal.signal(_signal.SIGINT, _on_sigint)
 
 
 def _cell_of():
