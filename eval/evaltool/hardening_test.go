@@ -222,8 +222,8 @@ func TestOutputCap(t *testing.T) {
 // limit was reached, and the kernel lives on.
 func TestMemoryLimit(t *testing.T) {
 	r := newRun(t, eval.Config{})
-	_, text := cell(t, r, tiers.Normal, "import resource\nresource.getrlimit(resource.RLIMIT_AS)[0] >> 30")
-	want(t, text, "8")
+	_, text := cell(t, r, tiers.Normal, "import resource\nresource.getrlimit(resource.RLIMIT_AS)[0] >> 20")
+	want(t, text, strconv.FormatInt(eval.DefaultMemoryLimit()>>20, 10))
 	_, text = cell(t, r, tiers.Normal, "import numpy, pandas, matplotlib.pyplot\nnumpy.ones(10).sum()")
 	want(t, text, "10.0")
 
