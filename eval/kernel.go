@@ -1,22 +1,26 @@
 // Package eval runs persistent interpreter kernels for the eval tool: one
-// Python kernel per run, started on first use, whose variables, imports and
-// data persist across cells. The kernel is a small driver shipped in the
-// binary (kernels/python.py) that talks to Go over two pipes of its own on
-// fds 3 and 4, in framing's Content-Length frames, made close-on-exec inside
-// the kernel so no child it starts can use them: no socket, no port, no
-// secret, and the program's prints never mix with the protocol.
+// Python kernel (and one Node kernel) per run, started on first use, whose
+// variables, imports and data persist across cells. A kernel is a small
+// driver shipped in the binary (kernels/python.py, kernels/node.js) that
+// talks to Go over two pipes of its own (wire.go), moved out of reach of
+// cells and their children: no socket, no port, and the program's prints
+// never mix with the protocol.
 //
-// A cell's clocks: an inactivity budget that output resets and that is
-// paused while a tool() bridge call is pending, and a hard cap that never
-// pauses. Either interrupts the cell (SIGINT, then the kernel's process
-// group if that is ignored); every result says whether the kernel's state
-// was preserved.
+// A cell's limits: an inactivity budget that output resets and that is
+// paused while a tool() bridge call is pending, a hard cap that never
+// pauses, and a cap on the bytes it may print. Each interrupts the cell
+// (SIGINT, then the kernel if the cell does not end); every result says
+// whether the kernel's state was preserved. Output is kept in memory only
+// up to a bound, the rest streamed to a file. A kernel runs under an
+// address-space limit.
 package eval
 
 import (
 	"context"
+	"crypto/rand"
 	_ "embed"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -24,15 +28,16 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
-	"github.com/builtin-tools/builtin-tools/framing"
+	"golang.org/x/sys/unix"
+
 	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/internal/pyenv"
-	"github.com/builtin-tools/builtin-tools/internal/textcut"
 )
 
 //go:embed kernels/python.py
@@ -54,16 +59,41 @@ type Config struct {
 	// not counted (default 5 minutes); HardCap bounds a cell however busy
 	// (default 60 minutes).
 	Inactivity, HardCap time.Duration
+	// OutputCap bounds the bytes one cell may print (default 64 MiB;
+	// negative for none): past it the cell is interrupted, as by a clock,
+	// and the rest is dropped.
+	OutputCap int64
+	// MemoryLimit is each kernel's address-space limit in bytes
+	// (RLIMIT_AS; default DefaultMemoryLimit; negative for none).
+	MemoryLimit int64
 	// Environment, when the harness gives one, is where kernels run (EV-6);
 	// without one they run on the host. eval never creates one.
 	Environment Environment
 }
 
+// DefaultOutputCap is Config.OutputCap's default.
+const DefaultOutputCap = 64 << 20
+
+// DefaultMemoryLimit is Config.MemoryLimit's default: 8 GiB, or three
+// quarters of the machine's memory when that is less (never under 2 GiB).
+// numpy, pandas and matplotlib import well within it.
+func DefaultMemoryLimit() int64 {
+	limit := int64(8 << 30)
+	var si unix.Sysinfo_t
+	if unix.Sysinfo(&si) == nil {
+		if ram := int64(si.Totalram) * int64(si.Unit) * 3 / 4; ram > 0 && ram < limit {
+			limit = max(ram, 2<<30)
+		}
+	}
+	return limit
+}
+
 // Environment is an isolated place a harness runs kernels in: a container,
 // a sandbox. Prepare rewrites the kernel's command so that it starts there;
-// it must keep cmd.ExtraFiles (the kernel's channel, fds 3 and 4) and the
-// process group the command gets, so that ending the kernel ends what runs
-// inside.
+// it must keep cmd.ExtraFiles (the kernel's channel, fds 3 and 4), the
+// arguments after the driver's path, and the process group the command
+// gets, so that ending the kernel ends what runs inside. The memory limit
+// applies to the process the command starts.
 type Environment interface {
 	Prepare(cmd *exec.Cmd) error
 }
@@ -90,6 +120,12 @@ func NewHost(root string, cfg Config) *Host {
 	if cfg.HardCap <= 0 {
 		cfg.HardCap = 60 * time.Minute
 	}
+	if cfg.OutputCap == 0 {
+		cfg.OutputCap = DefaultOutputCap
+	}
+	if cfg.MemoryLimit == 0 {
+		cfg.MemoryLimit = DefaultMemoryLimit()
+	}
 	return &Host{root: root, cfg: cfg, kernels: map[string]*kernel{}, lost: map[string]string{}}
 }
 
@@ -99,7 +135,7 @@ func (h *Host) Close() error {
 	defer h.mu.Unlock()
 	h.closed = true
 	for lang, k := range h.kernels {
-		k.kill()
+		k.stop()
 		delete(h.kernels, lang)
 	}
 	if h.tmp != "" {
@@ -108,27 +144,61 @@ func (h *Host) Close() error {
 	return nil
 }
 
-type message struct {
-	Type   string          `json:"type"`
-	Name   string          `json:"name,omitempty"`
-	Text   string          `json:"text,omitempty"`
-	Mime   string          `json:"mime,omitempty"`
-	Data   string          `json:"data,omitempty"`
-	Args   json.RawMessage `json:"args,omitempty"`
-	Result *string         `json:"result,omitempty"`
-	Error  string          `json:"error,omitempty"`
-	PID    int             `json:"pid,omitempty"`
+// kernel is one running kernel. The reader goroutine routes each message
+// by its cell: to the running cell, to the late output of an ended one, or
+// nowhere (M3).
+type kernel struct {
+	lang  string
+	p     *proc.Process
+	toK   *os.File
+	wmu   sync.Mutex // one message at a time to the kernel
+	limit int64      // the address-space limit set, 0 for none
+	ready chan message
+	dead  chan struct{} // closed once the kernel exited and its output is read
+
+	mu         sync.Mutex
+	cur        *cellRun // the running cell, nil between cells
+	last       int      // the last cell sent to this kernel
+	first      int      // the first cell number this kernel may see
+	late       lateOutput
+	dropped    int // messages dropped as forged or junk
+	synced     [2]int
+	marks      chan struct{} // a cell-end mark passed
+	markPrefix []byte
+	stdout     *childStream
+	stderr     *childStream
 }
 
-type kernel struct {
-	cmd    *exec.Cmd
-	w      *framing.Writer
-	toK    io.Closer
-	msgs   chan message
-	extra  chan message // what children write to the kernel's own stdout/stderr
-	exited chan struct{}
-	stderr *textcut.Tail
+// cellRun is the running cell's state, filled by the reader goroutine and
+// the kernel's stdout and stderr copiers.
+type cellRun struct {
+	n        int
+	out      *capture
+	result   *capture
+	errText  *capture
+	images   [][]byte
+	imagesN  int
+	origin   int  // whose output was written last: n, or an ended cell
+	finished bool // its done message was routed
+	acked    bool // it took the interrupt
+	dropped  int  // the kernel's dropped count when the cell began
+
+	ctl      chan message  // tool calls and done, for Run
+	over     chan struct{} // closed when Run stops listening
+	activity chan struct{} // output arrived
+	capHit   chan struct{} // closed when the output cap was reached
+	capOnce  sync.Once
 }
+
+// lateOutput is what the threads or processes of ended cells printed while
+// no cell ran, for the next cell to show.
+type lateOutput struct {
+	text     []byte
+	dropped  int64
+	from, to int
+}
+
+const lateKeep = 64 << 10
 
 func (h *Host) python() string {
 	if h.cfg.Python != "" {
@@ -143,7 +213,7 @@ func (h *Host) python() string {
 // start runs a fresh kernel for lang and waits for it to be ready.
 func (h *Host) start(ctx context.Context, lang string) (*kernel, error) {
 	if h.tmp == "" {
-		tmp, err := os.MkdirTemp("", "builtin-tools-eval-")
+		tmp, err := proc.TempDir("eval-")
 		if err != nil {
 			return nil, err
 		}
@@ -157,6 +227,20 @@ func (h *Host) start(ctx context.Context, lang string) (*kernel, error) {
 	if err := os.WriteFile(driver, src, 0o600); err != nil {
 		return nil, err
 	}
+	var tok [8]byte
+	rand.Read(tok[:])
+	mark := hex.EncodeToString(tok[:])
+	prog := h.python()
+	cmd := exec.Command(prog, "-u", driver, mark)
+	if lang == "javascript" {
+		prog = h.cfg.Node
+		if prog == "" {
+			prog = "node"
+		}
+		cmd = exec.Command(prog, driver, mark)
+	}
+	cmd.Dir = h.root
+	cmd.Env = append(os.Environ(), "MPLBACKEND=Agg", "PYTHONUNBUFFERED=1")
 	// fd 3: the kernel reads requests; fd 4: it writes messages.
 	inR, inW, err := os.Pipe()
 	if err != nil {
@@ -168,106 +252,248 @@ func (h *Host) start(ctx context.Context, lang string) (*kernel, error) {
 		inW.Close()
 		return nil, err
 	}
-	py := h.python()
-	cmd := exec.Command(py, "-u", driver)
-	if lang == "javascript" {
-		py = h.cfg.Node
-		if py == "" {
-			py = "node"
-		}
-		cmd = exec.Command(py, driver)
-	}
-	cmd.Dir = h.root
-	cmd.Env = append(os.Environ(), "MPLBACKEND=Agg", "PYTHONUNBUFFERED=1")
 	cmd.ExtraFiles = []*os.File{inR, outW}
+	closeAll := func() {
+		for _, f := range []*os.File{inR, inW, outR, outW} {
+			f.Close()
+		}
+	}
 	if env := h.cfg.Environment; env != nil {
 		if err := env.Prepare(cmd); err != nil {
-			inR.Close()
-			inW.Close()
-			outR.Close()
-			outW.Close()
+			closeAll()
 			return nil, fmt.Errorf("the isolated environment could not take the kernel: %v", err)
 		}
 	}
-	k := &kernel{cmd: cmd, w: framing.NewWriter(inW), toK: inW, msgs: make(chan message, 64),
-		extra: make(chan message, 64), exited: make(chan struct{}), stderr: &textcut.Tail{}}
-	stdout, err := cmd.StdoutPipe()
+	k := &kernel{lang: lang, toK: inW, ready: make(chan message, 1), dead: make(chan struct{}),
+		marks: make(chan struct{}, 1), first: h.cells + 1, last: h.cells}
+	k.synced = [2]int{h.cells, h.cells}
+	prefix := []byte("\x00" + mark + ":")
+	k.markPrefix = prefix
+	k.stdout = &childStream{k: k, i: 0, scan: markScanner{prefix: prefix}}
+	k.stderr = &childStream{k: k, i: 1, scan: markScanner{prefix: prefix}}
+	p, err := proc.Start(cmd, proc.Options{Files: []*os.File{inR, outW}, Stdout: k.stdout, Stderr: k.stderr,
+		TailBytes: 8 << 10, TailStdout: true})
 	if err != nil {
-		return nil, err
-	}
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := proc.StartOld(cmd); err != nil {
-		inR.Close()
 		inW.Close()
 		outR.Close()
-		outW.Close()
-		return nil, fmt.Errorf("starting the %s kernel (%s): %v", lang, py, err)
+		return nil, fmt.Errorf("starting the %s kernel (%s): %v", lang, prog, err)
 	}
-	inR.Close()
-	outW.Close()
-	go k.children(stdout, "stdout", nil)
-	go k.children(stderr, "stderr", k.stderr)
-	go func() {
-		r := framing.NewReader(outR)
-		for {
-			body, err := r.Read()
-			if err != nil {
-				break
-			}
-			var m message
-			if json.Unmarshal(body, &m) == nil {
-				k.msgs <- m
+	k.p = p
+	if lim := h.cfg.MemoryLimit; lim > 0 {
+		// Before the driver is ready nothing of a cell has run. The soft
+		// limit only: a cell (or a program it starts that needs more
+		// address space, a JVM) may raise it.
+		var old unix.Rlimit
+		if unix.Prlimit(p.Pid(), unix.RLIMIT_AS, nil, &old) == nil {
+			rl := unix.Rlimit{Cur: min(uint64(lim), old.Max), Max: old.Max}
+			if unix.Prlimit(p.Pid(), unix.RLIMIT_AS, &rl, nil) == nil {
+				k.limit = int64(rl.Cur)
 			}
 		}
-		outR.Close()
-		cmd.Wait()
-		// Children of cells go with the kernel, before the reaper forgets
-		// the group.
-		proc.KillGroup(cmd.Process.Pid)
-		proc.Done(cmd.Process.Pid)
-		close(k.exited)
-		close(k.msgs)
-	}()
+	}
+	go k.read(outR)
 	t := time.NewTimer(30 * time.Second)
 	defer t.Stop()
 	select {
-	case m, ok := <-k.msgs:
-		if ok && m.Type == "ready" {
-			return k, nil
-		}
-		k.kill()
-		return nil, fmt.Errorf("the %s kernel (%s) did not start: %s", lang, py, k.stderr.String())
+	case <-k.ready:
+		return k, nil
+	case <-k.dead:
+		return nil, fmt.Errorf("the %s kernel (%s) did not start (%s)%s", lang, prog, p.ExitStatus(), k.stderrEnd())
 	case <-t.C:
-		k.kill()
-		return nil, fmt.Errorf("the %s kernel (%s) was not ready within 30 s: %s", lang, py, k.stderr.String())
+		k.stop()
+		return nil, fmt.Errorf("the %s kernel (%s) was not ready within 30 s%s", lang, prog, k.stderrEnd())
 	case <-ctx.Done():
-		k.kill()
+		k.stop()
 		return nil, context.Cause(ctx)
 	}
 }
 
-// children forwards what processes the cell starts write to the kernel's
-// real stdout and stderr (the driver's own prints go over the channel).
-func (k *kernel) children(r io.Reader, name string, keep io.Writer) {
-	buf := make([]byte, 32<<10)
-	for {
-		n, err := r.Read(buf)
-		if n > 0 {
-			if keep != nil {
-				keep.Write(buf[:n])
-			}
-			select {
-			case k.extra <- message{Type: "stream", Name: name, Text: string(buf[:n])}:
-			default: // nobody is reading: a child of an old cell
-			}
-		}
-		if err != nil {
-			return
+// stderrEnd quotes the last line the kernel wrote to stderr (a
+// traceback's), read to the end once the kernel is gone.
+func (k *kernel) stderrEnd() string {
+	select {
+	case <-k.dead:
+	case <-time.After(5 * time.Second):
+	}
+	if s := k.stderrLast(); s != "" {
+		return ": " + s
+	}
+	return ""
+}
+
+// stderrLast is the last line of the kernel's stderr, without the
+// drivers' cell-end marks.
+func (k *kernel) stderrLast() string {
+	tail := k.p.Tail().String()
+	var b strings.Builder
+	var scan markScanner
+	scan.prefix = k.markPrefix
+	scan.scan([]byte(tail), func(p []byte) { b.Write(p) }, func(int) {})
+	return lastLine(b.String())
+}
+
+// read routes the kernel's messages until its channel ends. A channel that
+// fails, or ends while the kernel lives on, ends the kernel at once.
+func (k *kernel) read(r *os.File) {
+	skipped, err := readLines(r, k.route)
+	r.Close()
+	k.mu.Lock()
+	k.dropped += skipped
+	k.mu.Unlock()
+	if errors.Is(err, io.EOF) {
+		select {
+		case <-k.p.Exited():
+		case <-time.After(time.Second):
 		}
 	}
+	k.p.Kill()
+	k.toK.Close()
+	<-k.p.Done()
+	close(k.dead)
+}
+
+func (k *kernel) route(line []byte) {
+	var m message
+	if json.Unmarshal(line, &m) != nil || m.Type == "" {
+		k.mu.Lock()
+		k.dropped++
+		k.mu.Unlock()
+		return
+	}
+	k.mu.Lock()
+	c := k.cur
+	valid := m.Cell >= k.first && m.Cell <= k.last
+	switch {
+	case m.Type == "ready" && m.Cell == 0 && k.last < k.first:
+		k.mu.Unlock()
+		select {
+		case k.ready <- m:
+		default:
+		}
+		return
+	case !valid:
+		k.dropped++
+	case m.Type == "stream":
+		k.output(m.Cell, m.Text, false)
+	case c == nil || m.Cell != c.n || c.finished:
+		if m.Type == "tool_call" {
+			k.mu.Unlock()
+			k.send(map[string]any{"type": "tool_result", "id": m.ID, "error": fmt.Sprintf(
+				"tool(%q) was called by a thread of cell %d after that cell returned; a cell's tool calls are answered only while it runs", m.Name, m.Cell)})
+			return
+		}
+		// A late done, result, figure or interrupt has no cell to go to.
+	case m.Type == "image":
+		if png, err := base64.StdEncoding.DecodeString(m.Data); err == nil {
+			c.imagesN++
+			if len(c.images) < maxImages {
+				c.images = append(c.images, png)
+			}
+		}
+	case m.Type == "result":
+		c.result.WriteString(m.Text)
+	case m.Type == "error":
+		c.errText.WriteString(m.Text)
+	case m.Type == "interrupted":
+		c.acked = true
+	case m.Type == "done" || m.Type == "tool_call":
+		if m.Type == "done" {
+			c.finished = true
+		}
+		k.mu.Unlock()
+		select {
+		case c.ctl <- m:
+		case <-c.over:
+			if m.Type == "tool_call" {
+				k.send(map[string]any{"type": "tool_result", "id": m.ID, "error": "the cell ended before this call was answered"})
+			}
+		}
+		return
+	default:
+		k.dropped++
+	}
+	k.mu.Unlock()
+}
+
+// maxImages bounds the figures one result carries.
+const maxImages = 20
+
+// output writes text from cell where it belongs: the running cell's
+// output, under a note when an ended cell's thread printed it, or the late
+// output the next cell shows. child says it came from the kernel's real
+// stdout or stderr, where the cell-end marks, not done, end a cell's share.
+// k.mu is held.
+func (k *kernel) output(cell int, text string, child bool) {
+	c := k.cur
+	switch {
+	case c != nil && cell == c.n && (child || !c.finished):
+	case c != nil && !c.finished && cell < c.n:
+	default:
+		k.late.add(cell, text)
+		return
+	}
+	if cell != c.origin {
+		note := fmt.Sprintf("[cell %d:]\n", c.n)
+		if cell != c.n {
+			note = fmt.Sprintf("[printed by what cell %d left running, after it returned:]\n", cell)
+		}
+		if c.out.chars > 0 {
+			note = "\n" + note
+		}
+		c.out.WriteString(note)
+		c.origin = cell
+	}
+	c.out.WriteString(text)
+	select {
+	case c.activity <- struct{}{}:
+	default:
+	}
+	if c.out.over() {
+		c.capOnce.Do(func() { close(c.capHit) })
+	}
+}
+
+func (l *lateOutput) add(cell int, text string) {
+	if l.from == 0 || cell < l.from {
+		l.from = cell
+	}
+	l.to = max(l.to, cell)
+	n := min(len(text), lateKeep-len(l.text))
+	l.text = append(l.text, cutBytes(text, n)...)
+	l.dropped += int64(len(text) - len(cutBytes(text, n)))
+}
+
+// childStream receives the kernel's real stdout or stderr: what a cell's
+// child processes print. A cell-end mark says where a cell's share ends.
+type childStream struct {
+	k    *kernel
+	i    int // 0 stdout, 1 stderr
+	scan markScanner
+}
+
+func (s *childStream) Write(p []byte) (int, error) {
+	s.k.mu.Lock()
+	defer s.k.mu.Unlock()
+	s.scan.scan(p, func(b []byte) {
+		// Bytes after the mark of cell N belong to cell N+1 if it runs,
+		// else they are late output of cell N.
+		cell := s.k.synced[s.i] + 1
+		if c := s.k.cur; c == nil || c.n != cell {
+			cell--
+		}
+		if cell >= s.k.first {
+			s.k.output(cell, string(b), true)
+		}
+	}, func(cell int) {
+		if cell > s.k.synced[s.i] && cell <= s.k.last {
+			s.k.synced[s.i] = cell
+			select {
+			case s.k.marks <- struct{}{}:
+			default:
+			}
+		}
+	})
+	return len(p), nil
 }
 
 func (k *kernel) send(m any) error {
@@ -275,28 +501,21 @@ func (k *kernel) send(m any) error {
 	if err != nil {
 		return err
 	}
-	return k.w.Write(b)
+	b = append(b, '\n')
+	k.wmu.Lock()
+	defer k.wmu.Unlock()
+	_, err = k.toK.Write(b)
+	return err
 }
 
-func (k *kernel) kill() {
+// stop ends the kernel, what its cells started with it.
+func (k *kernel) stop() {
 	k.toK.Close()
-	if k.cmd.Process != nil {
-		proc.KillGroup(k.cmd.Process.Pid)
-	}
+	k.p.Kill()
 	select {
-	case <-k.exited:
+	case <-k.dead:
 	case <-time.After(5 * time.Second):
 	}
-}
-
-func (k *kernel) exitStatus() string {
-	if st := k.cmd.ProcessState; st != nil {
-		if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return "killed by signal " + ws.Signal().String()
-		}
-		return fmt.Sprintf("exit status %d", st.ExitCode())
-	}
-	return "it stopped answering"
 }
 
 // Bridge runs a tool for a cell; it returns the tool's data or text, or an
@@ -313,21 +532,29 @@ type ToolCall struct {
 
 // CellResult is what a cell did.
 type CellResult struct {
-	Cell int `json:"cell"`
-	// Output is stdout and stderr in order, with displays in place.
-	Output string `json:"output,omitempty"`
+	Cell int
+	// Output is stdout and stderr in order, with displays in place, and
+	// what ended cells' threads printed, under a note.
+	Output Text
 	// Result is the last expression's repr, when it has one.
-	Result string `json:"result,omitempty"`
-	// Error is the exception as a short traceback, lines the cell's own.
-	Error     string     `json:"error,omitempty"`
-	Images    [][]byte   `json:"-"`
-	ImageN    int        `json:"images,omitempty" jsonschema:"figures returned as image content"`
-	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
+	Result Text
+	// Error is the exception as a short traceback, lines the cell's own,
+	// and why the kernel died when it did.
+	Error Text
+	// Images are the figures, at most 20; ImageN counts them all.
+	Images    [][]byte
+	ImageN    int
+	ToolCalls []ToolCall
 	// State is preserved, or lost with why.
-	State string `json:"kernel_state"`
-	// Interrupted says which clock stopped the cell.
-	Interrupted string `json:"interrupted,omitempty"`
-	DurationMS  int64  `json:"duration_ms"`
+	State string
+	// Interrupted says which limit stopped the cell.
+	Interrupted string
+	// Memory says the cell ran out of memory, and under which limit.
+	Memory string
+	// Dropped counts the lines on the kernel's channel, while the cell
+	// ran, that were not the driver's messages for it (M3).
+	Dropped    int
+	DurationMS int64
 }
 
 // Run runs one cell in lang's kernel ("" is python). reset discards the
@@ -347,7 +574,7 @@ func (h *Host) Run(ctx context.Context, lang, code string, reset bool, bridge Br
 		delete(h.lost, lang)
 	}
 	if k := h.kernels[lang]; reset && k != nil {
-		k.kill()
+		k.stop()
 		delete(h.kernels, lang)
 		state = "reset: a fresh kernel, as asked"
 	}
@@ -362,17 +589,22 @@ func (h *Host) Run(ctx context.Context, lang, code string, reset bool, bridge Br
 	h.cells++
 	res := &CellResult{Cell: h.cells, State: state}
 	t0 := time.Now()
-	defer func() { res.DurationMS = time.Since(t0).Milliseconds() }()
-	if err := k.send(map[string]any{"type": "execute", "code": code, "cell": h.cells}); err != nil {
+	c := k.begin(h.cells, h.tmp, max(h.cfg.OutputCap, 0))
+	defer func() {
+		k.end(c, res)
+		res.DurationMS = time.Since(t0).Milliseconds()
+	}()
+	if err := k.send(map[string]any{"type": "execute", "code": code, "cell": c.n}); err != nil {
 		h.died(lang, k, res)
 		return res, nil
 	}
-	var out strings.Builder
 	inactivity := time.NewTimer(h.cfg.Inactivity)
 	defer inactivity.Stop()
 	hard := time.NewTimer(h.cfg.HardCap)
 	defer hard.Stop()
-	hardCtx, cancel := context.WithCancel(ctx)
+	// Bridge calls end with the hard cap too: the clocks are not read
+	// while one runs.
+	hardCtx, cancel := context.WithDeadline(ctx, t0.Add(h.cfg.HardCap))
 	defer cancel()
 	interrupted := false
 	var grace <-chan time.Time
@@ -382,37 +614,26 @@ func (h *Host) Run(ctx context.Context, lang, code string, reset bool, bridge Br
 		}
 		interrupted = true
 		res.Interrupted = why
-		k.cmd.Process.Signal(syscall.SIGINT)
-		grace = time.After(3 * time.Second)
+		k.p.Signal(syscall.SIGINT)
+		grace = time.After(interruptGrace)
 	}
+	capHit, cancelled := c.capHit, ctx.Done()
 	for {
 		select {
-		case m, ok := <-k.msgs:
-			if !ok {
-				res.Output = out.String()
-				h.died(lang, k, res)
-				return res, nil
-			}
+		case m := <-c.ctl:
 			switch m.Type {
-			case "stream":
-				out.WriteString(m.Text)
-				resetTimer(inactivity, h.cfg.Inactivity)
-			case "display":
-				out.WriteString(m.Text + "\n")
-				resetTimer(inactivity, h.cfg.Inactivity)
-			case "image":
-				if png, err := base64.StdEncoding.DecodeString(m.Data); err == nil {
-					res.Images = append(res.Images, png)
-					res.ImageN++
-				}
 			case "tool_call":
 				// The inactivity budget pauses while the bridge works.
 				inactivity.Stop()
 				tc := ToolCall{Name: m.Name}
 				start := time.Now()
-				data, err := bridge(hardCtx, m.Name, m.Args)
+				var data any
+				err := errors.New("tool() is not available here")
+				if bridge != nil {
+					data, err = bridge(hardCtx, m.Name, m.Args)
+				}
 				tc.MS = time.Since(start).Milliseconds()
-				reply := map[string]any{"type": "tool_result"}
+				reply := map[string]any{"type": "tool_result", "id": m.ID}
 				if err != nil {
 					tc.Error = err.Error()
 					reply["error"] = err.Error()
@@ -421,34 +642,173 @@ func (h *Host) Run(ctx context.Context, lang, code string, reset bool, bridge Br
 					reply["result"] = data
 				}
 				res.ToolCalls = append(res.ToolCalls, tc)
-				k.send(reply)
+				if k.send(reply) != nil {
+					// A reply that cannot be encoded or sent: the call fails.
+					k.send(map[string]any{"type": "tool_result", "id": m.ID, "error": "the tool's result could not be passed to the kernel"})
+				}
 				resetTimer(inactivity, h.cfg.Inactivity)
 			case "done":
-				res.Output = out.String()
+				k.awaitMarks(c.n, m.Marks)
 				if m.Result != nil {
-					res.Result = *m.Result
+					k.mu.Lock()
+					c.result.WriteString(*m.Result)
+					k.mu.Unlock()
 				}
-				res.Error = m.Error
+				if m.Error != "" {
+					k.mu.Lock()
+					c.errText.WriteString(m.Error)
+					k.mu.Unlock()
+				}
+				if m.OOM {
+					res.Memory = "the cell ran out of memory"
+					if k.limit > 0 {
+						res.Memory = fmt.Sprintf("the cell reached the kernel's memory limit (%s)", sizeText(k.limit))
+					}
+				}
 				return res, nil
 			}
-		case m := <-k.extra:
-			out.WriteString(m.Text)
-			resetTimer(inactivity, h.cfg.Inactivity)
+		case <-c.activity:
+			if !interrupted {
+				resetTimer(inactivity, h.cfg.Inactivity)
+			}
+		case <-capHit:
+			capHit = nil
+			interrupt(fmt.Sprintf("the cell printed over %s (the output cap)", sizeText(h.cfg.OutputCap)))
+		case <-k.dead:
+			h.died(lang, k, res)
+			return res, nil
 		case <-inactivity.C:
 			interrupt(fmt.Sprintf("no output for %s (the inactivity budget)", h.cfg.Inactivity))
 		case <-hard.C:
 			cancel()
 			interrupt(fmt.Sprintf("the cell ran for %s (the hard cap)", h.cfg.HardCap))
 		case <-grace:
-			// SIGINT was ignored: the kernel goes, and its state with it.
-			k.kill()
+			// The cell did not end: the kernel goes, and its state with it.
+			why := k.unanswered(c)
+			k.stop()
 			delete(h.kernels, lang)
-			res.Output = out.String()
-			res.State = "lost: the kernel ignored the interrupt and was stopped; the next cell starts a fresh one"
-			h.lost[lang] = "the previous kernel was stopped after an interrupt it ignored"
+			res.State = "lost: " + why + ", so it was stopped; the next cell starts a fresh one"
+			h.lost[lang] = "the previous kernel was stopped: " + why
 			return res, nil
-		case <-ctx.Done():
+		case <-cancelled:
+			cancelled = nil
 			interrupt("the call was cancelled")
+		}
+	}
+}
+
+// interruptGrace is how long a cell has to end after SIGINT.
+const interruptGrace = 3 * time.Second
+
+// unanswered says why an interrupted cell did not end, as far as can be
+// known: whether the kernel took the interrupt, or ignores SIGINT.
+func (k *kernel) unanswered(c *cellRun) string {
+	k.mu.Lock()
+	acked := c.acked
+	k.mu.Unlock()
+	switch {
+	case acked:
+		return "the cell caught the interrupt and kept running"
+	case sigintIgnored(k.p.Pid()):
+		return "the kernel ignores the interrupt (SIGINT is set to be ignored)"
+	default:
+		return fmt.Sprintf("the kernel did not answer the interrupt within %s (busy outside the interpreter, or blocked)", interruptGrace)
+	}
+}
+
+func sigintIgnored(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "SigIgn:"); ok {
+			mask, err := strconv.ParseUint(strings.TrimSpace(v), 16, 64)
+			return err == nil && mask&(1<<(int(syscall.SIGINT)-1)) != 0
+		}
+	}
+	return false
+}
+
+// begin makes cell n the running one; what ended cells printed since goes
+// first, under a note.
+func (k *kernel) begin(n int, dir string, outputCap int64) *cellRun {
+	c := &cellRun{n: n, origin: n,
+		out:    newCapture(spillPath(dir, n, "output"), outputCap),
+		result: newCapture(spillPath(dir, n, "result"), 0), errText: newCapture(spillPath(dir, n, "error"), 0),
+		ctl: make(chan message, 16), over: make(chan struct{}), activity: make(chan struct{}, 1), capHit: make(chan struct{})}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if l := k.late; l.to > 0 {
+		cells := fmt.Sprintf("cell %d", l.from)
+		if l.to != l.from {
+			cells = fmt.Sprintf("cells %d to %d", l.from, l.to)
+		}
+		c.out.WriteString(fmt.Sprintf("[printed after %s returned, by threads or processes left running:]\n", cells))
+		c.out.WriteString(strings.TrimRight(string(l.text), "\n") + "\n")
+		if l.dropped > 0 {
+			c.out.WriteString(fmt.Sprintf("[… and %d bytes more, not kept]\n", l.dropped))
+		}
+		c.out.WriteString(fmt.Sprintf("[cell %d:]\n", n))
+		k.late = lateOutput{}
+	}
+	k.last = n
+	k.cur = c
+	c.dropped = k.dropped
+	return c
+}
+
+// end stops routing to c and moves what it collected into res.
+func (k *kernel) end(c *cellRun, res *CellResult) {
+	close(c.over)
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.cur == c {
+		k.cur = nil
+	}
+	// Marks that never came (the cell redirected its output) are not
+	// waited for again.
+	k.synced = [2]int{max(k.synced[0], c.n), max(k.synced[1], c.n)}
+	death := res.Error
+	res.Output = c.out.text()
+	res.Result = c.result.text()
+	res.Error = c.errText.text()
+	if death.Head != "" {
+		res.Error.appendLine(death.Head)
+	}
+	res.Images = c.images
+	res.ImageN = c.imagesN
+	res.Dropped = k.dropped - c.dropped
+}
+
+// awaitMarks waits until what the cell's children printed before it
+// returned has been read: each stream the driver marked (one that still
+// held unread bytes when the cell ended) passed the cell's end mark;
+// bounded, in case the kernel's output was taken away.
+func (k *kernel) awaitMarks(n int, marked []int) {
+	if len(marked) == 0 {
+		return
+	}
+	deadline := time.NewTimer(time.Second)
+	defer deadline.Stop()
+	for {
+		k.mu.Lock()
+		ok := true
+		for _, i := range marked {
+			if i >= 0 && i < len(k.synced) && k.synced[i] < n {
+				ok = false
+			}
+		}
+		k.mu.Unlock()
+		if ok {
+			return
+		}
+		select {
+		case <-k.marks:
+		case <-k.dead:
+			return
+		case <-deadline.C:
+			return
 		}
 	}
 }
@@ -462,35 +822,54 @@ func resetTimer(t *time.Timer, d time.Duration) {
 	t.Reset(d)
 }
 
+// died records that k is gone, with why, in res and for the next cell.
 func (h *Host) died(lang string, k *kernel, res *CellResult) {
-	<-k.exited
-	// What the cell started dies with the kernel: the group outlives its
-	// leader while members remain.
-	proc.KillGroup(k.cmd.Process.Pid)
-	why := "the kernel died (" + k.exitStatus() + ")"
-	if tail := k.stderr.String(); tail != "" {
-		why += ": " + lastLine(tail)
+	<-k.dead
+	why := "the kernel died (" + k.p.ExitStatus() + ")"
+	if tail := k.stderrLast(); tail != "" {
+		why += ": " + tail
 	}
-	res.Error = strings.TrimSpace(res.Error + "\n" + why)
+	if sig, ok := k.p.Signaled(); ok && k.limit > 0 && (sig == syscall.SIGSEGV || sig == syscall.SIGABRT || sig == syscall.SIGBUS) {
+		why += fmt.Sprintf(" (it may have reached its memory limit, %s)", sizeText(k.limit))
+	}
+	res.Error.Head = why
 	res.State = "lost: " + why + "; the next cell starts a fresh kernel"
 	h.lost[lang] = why
-	delete(h.kernels, lang)
+	if h.kernels[lang] == k {
+		delete(h.kernels, lang)
+	}
 }
 
 func lastLine(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
-	return lines[len(lines)-1]
+	return strings.TrimSpace(lines[len(lines)-1])
+}
+
+// sizeText says a byte count as people write limits: "64 MiB", "8 GiB".
+func sizeText(n int64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return fmt.Sprintf("%d GiB", n>>30)
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 // Spill writes text that is over the budget to a file under the host's
-// folder and returns its path.
-func (h *Host) Spill(cell int, text string) (string, error) {
+// folder and returns its path; kind names the text (output, result,
+// error).
+func (h *Host) Spill(cell int, kind, text string) (string, error) {
 	h.mu.Lock()
 	dir := h.tmp
 	h.mu.Unlock()
 	if dir == "" {
 		return "", errors.New("no kernel folder")
 	}
-	p := filepath.Join(dir, fmt.Sprintf("cell-%d-output.txt", cell))
+	p := spillPath(dir, cell, kind)
 	return p, os.WriteFile(p, []byte(text), 0o600)
 }

@@ -13,6 +13,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -20,6 +21,7 @@ import (
 	builtintools "github.com/builtin-tools/builtin-tools"
 	"github.com/builtin-tools/builtin-tools/askuser"
 	"github.com/builtin-tools/builtin-tools/astgrep"
+	"github.com/builtin-tools/builtin-tools/eval"
 	"github.com/builtin-tools/builtin-tools/graph"
 	"github.com/builtin-tools/builtin-tools/graph/graphtool"
 	"github.com/builtin-tools/builtin-tools/internal/proc"
@@ -88,6 +90,7 @@ type common struct {
 	trust, vibe, gitWrites                                    bool
 	workers                                                   tierCommands
 	maxFrame, budget                                          int
+	evalOutputCap, evalMemory                                 byteSize
 }
 
 func (c *common) register(fs *flag.FlagSet, defaultAsk string) {
@@ -109,6 +112,8 @@ func (c *common) register(fs *flag.FlagSet, defaultAsk string) {
 	}
 	fs.DurationVar(&c.graphWait, "graph-wait", wait, "how long a code_graph query waits for the index to be built before answering from what is indexed")
 	fs.BoolVar(&c.vibe, "vibe", false, "vibe mode: the vibe_* background-worker tools (needs --worker-command)")
+	fs.Var(&c.evalOutputCap, "eval-output-cap", "bytes one eval cell may print before it is interrupted, e.g. 64MiB (the default); none for no cap")
+	fs.Var(&c.evalMemory, "eval-memory-limit", "address-space limit of each eval kernel, e.g. 8GiB (the default, or three quarters of the machine's memory when that is less); none for no limit")
 	fs.Var(&c.workers, "worker-command", "with --vibe, what runs a worker of a tier, as TIER=CMD (fast='claude -p' good='codex exec -') for calls in normal mode and TIER@MODE=CMD (fast@plan='CMD') for plan or readonly, whose workers must run their tools in that mode (the command gets VIBE_MODE and VIBE_APPROVE, and {mode} and {approve} in its line); a call in a mode with no command is refused; repeat for each")
 	fs.StringVar(&c.vibeState, "vibe-state", vibetool.DefaultStateDir(), "with --vibe, the folder where workers' records, results and worktrees are kept per root, so the next process over the same root finds them")
 }
@@ -133,6 +138,42 @@ func (t *tierCommands) Set(v string) error {
 		*t = tierCommands{}
 	}
 	(*t)[strings.TrimSpace(tier)] = line
+	return nil
+}
+
+// byteSize is a size flag: a number of bytes with an optional binary
+// suffix (KiB, MiB, GiB; K, M, G and KB, MB, GB mean the same), or none
+// (negative: no limit). Zero means the default.
+type byteSize int64
+
+func (b *byteSize) String() string {
+	switch {
+	case *b == 0:
+		return ""
+	case *b < 0:
+		return "none"
+	}
+	return strconv.FormatInt(int64(*b), 10)
+}
+
+func (b *byteSize) Set(v string) error {
+	v = strings.TrimSpace(v)
+	if strings.EqualFold(v, "none") {
+		*b = -1
+		return nil
+	}
+	num := strings.TrimRight(v, "KMGiBkmgib")
+	unit := strings.ToLower(strings.TrimSpace(v[len(num):]))
+	n, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
+	if err != nil || n <= 0 {
+		return fmt.Errorf("want a size such as 512MiB or 8GiB, or none; got %q", v)
+	}
+	mult := map[string]float64{"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10,
+		"m": 1 << 20, "mb": 1 << 20, "mib": 1 << 20, "g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30}[unit]
+	if mult == 0 {
+		return fmt.Errorf("unknown unit %q in %q: use KiB, MiB or GiB", unit, v)
+	}
+	*b = byteSize(n * mult)
 	return nil
 }
 
@@ -205,6 +246,7 @@ func (c *common) newRun(stdin io.Reader, stdout io.Writer, stdio bool) (*registr
 		Structural:    astgrep.Options{GrammarDirs: grammarDirs},
 		Graph:         graphtool.Config{Options: graph.Options{CacheDir: c.graphCache, GrammarDirs: grammarDirs}, Wait: c.graphWait},
 		Vibe:          vibetool.Config{On: c.vibe, Commands: c.workers, StateDir: c.vibeState},
+		Eval:          eval.Config{OutputCap: int64(c.evalOutputCap), MemoryLimit: int64(c.evalMemory)},
 		MaxFrameBytes: c.maxFrame,
 		OutputBudget:  c.budget,
 	})

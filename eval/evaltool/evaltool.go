@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 	"unicode/utf8"
 
@@ -51,21 +52,44 @@ var EvalTool = registry.Descriptor{
 	Description: "Run a Python (or, with language javascript, a Node) cell in a persistent interpreter: variables, imports and loaded data stay for the next cell (reset discards them). " +
 		"The last expression is shown as in a notebook; display(obj) shows one mid-cell; pandas DataFrames come back as compact tables and " +
 		"matplotlib figures as images. IPython habits work: !cmd, x = !cmd, %cd, %env, %time, %timeit, %%timeit, %%bash, %pip install. tool(name, args) calls this run's tools (tool(\"read\", {\"path\": \"go.mod\"})) under the same " +
-		"rules as your own calls, and raises ToolError when one fails. A cell is interrupted after 5 minutes without output " +
-		"(tool calls do not count) or 60 minutes in all; the result says whether the interpreter's state survived.",
+		"rules as your own calls, also from threads, and raises ToolError when one fails. By default a cell is interrupted after 5 minutes without output " +
+		"(tool calls do not count), 60 minutes in all, or 64 MiB printed, and the interpreter runs under an address-space limit (8 GiB or less by default); " +
+		"the result says whether the interpreter's state survived. Output past the budget is cut and kept whole in a file the result names.",
 	Serial:  true,
 	Asks:    true, // its tool() calls may need approval
 	Handler: registry.With(Key, run),
 }
 
-// EvalResult is what a cell did.
+// EvalResult is what a cell did. Its texts are cut as the text the agent
+// reads is, to one output budget (REG-12); each cut text's whole is in the
+// file its *_spilled field names.
 type EvalResult struct {
-	*eval.CellResult
-	// Spilled names the file holding the whole output when it was over the
-	// output budget.
-	Spilled string `json:"spilled,omitempty"`
-	text    string
-	images  [][]byte
+	Cell int `json:"cell"`
+	// Output is stdout and stderr in order, with displays in place.
+	Output string `json:"output,omitempty"`
+	// Result is the last expression's repr, when it has one.
+	Result string `json:"result,omitempty"`
+	// Error is the exception as a short traceback, lines the cell's own.
+	Error  string `json:"error,omitempty"`
+	ImageN int    `json:"images,omitempty" jsonschema:"figures returned as image content"`
+	// ToolCalls lists the cell's first 50 tool() calls; ToolCallsTotal
+	// counts them all.
+	ToolCalls      []eval.ToolCall `json:"tool_calls,omitempty"`
+	ToolCallsTotal int             `json:"tool_calls_total,omitempty"`
+	// State is preserved, or lost with why.
+	State string `json:"kernel_state"`
+	// Interrupted says which limit stopped the cell.
+	Interrupted string `json:"interrupted,omitempty"`
+	// Memory says the cell ran out of memory, under which limit.
+	Memory     string `json:"memory,omitempty"`
+	DurationMS int64  `json:"duration_ms"`
+	// Spilled names the file holding the whole output when it was cut;
+	// ResultSpilled and ErrorSpilled the same for the result and the error.
+	Spilled       string `json:"spilled,omitempty"`
+	ResultSpilled string `json:"result_spilled,omitempty"`
+	ErrorSpilled  string `json:"error_spilled,omitempty"`
+	text          string
+	images        [][]byte
 }
 
 // Text is what the agent reads.
@@ -104,49 +128,200 @@ func run(ctx context.Context, c *registry.Call, host *eval.Host, p evalParams) (
 	if err != nil {
 		return EvalResult{}, err
 	}
-	out := EvalResult{CellResult: res, images: res.Images}
-	budget := c.Budget() - 800
-	if utf8.RuneCountInString(res.Output) > budget {
-		if path, err := host.Spill(res.Cell, res.Output); err == nil {
-			out.Spilled = path
-		}
-		head := textcut.Runes(res.Output, budget*2/3)
-		runes := []rune(res.Output)
-		tail := string(runes[len(runes)-budget/3:])
-		out.CellResult.Output = head + fmt.Sprintf("\n[… %d characters cut; the whole output is in %s]\n", len(runes)-len([]rune(head))-len([]rune(tail)), out.Spilled) + tail
-	}
-	out.text = format(out)
-	return out, nil
+	return format(host, res, c.Budget()), nil
 }
 
-func format(r EvalResult) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "[cell %d · kernel state: %s · %d ms]\n", r.Cell, r.State, r.DurationMS)
-	if r.Output != "" {
-		b.WriteString(strings.TrimRight(r.Output, "\n") + "\n")
+// maxListedCalls bounds the tool calls listed one by one.
+const maxListedCalls = 50
+
+// format cuts the cell's texts to share budget and writes what the agent
+// reads.
+func format(host *eval.Host, res *eval.CellResult, budget int) EvalResult {
+	r := EvalResult{Cell: res.Cell, ImageN: res.ImageN, State: res.State, Interrupted: res.Interrupted,
+		Memory: res.Memory, DurationMS: res.DurationMS, images: res.Images}
+	for _, tc := range res.ToolCalls[:min(len(res.ToolCalls), maxListedCalls)] {
+		tc.Error = textcut.Ellipsis(tc.Error, 300)
+		r.ToolCalls = append(r.ToolCalls, tc)
 	}
-	if r.Result != "" {
-		b.WriteString(textcut.Ellipsis(r.Result, 4000) + "\n")
+	if len(res.ToolCalls) > maxListedCalls {
+		r.ToolCallsTotal = len(res.ToolCalls)
 	}
-	if r.Error != "" {
-		b.WriteString(r.Error + "\n")
-	}
+	head := fmt.Sprintf("[cell %d · kernel state: %s · %d ms]\n", r.Cell, r.State, r.DurationMS)
+	var foot strings.Builder
 	if r.Interrupted != "" {
-		b.WriteString("Interrupted: " + r.Interrupted + ".\n")
+		foot.WriteString("Interrupted: " + r.Interrupted + ".\n")
+	}
+	if r.Memory != "" {
+		foot.WriteString("Memory: " + r.Memory + ".\n")
 	}
 	if r.ImageN > 0 {
-		fmt.Fprintf(&b, "%s returned as images.\n", textcut.Count(r.ImageN, "figure", "figures"))
+		fmt.Fprintf(&foot, "%s returned as images", textcut.Count(r.ImageN, "figure", "figures"))
+		if n := r.ImageN - len(r.images); n > 0 {
+			fmt.Fprintf(&foot, " (%d not returned: a result carries at most %d)", n, len(r.images))
+		}
+		foot.WriteString(".\n")
 	}
-	if len(r.ToolCalls) > 0 {
+	if res.Dropped > 0 {
+		fmt.Fprintf(&foot, "Dropped: %s on the kernel's private channel that its driver did not send (code in the cell wrote there).\n",
+			textcut.Count(res.Dropped, "message", "messages"))
+	}
+	if s := callsLine(res.ToolCalls); s != "" {
+		foot.WriteString(s + "\n")
+	}
+
+	texts := []struct {
+		kind  string
+		t     eval.Text
+		shown *string
+		path  *string
+	}{
+		{"output", res.Output, &r.Output, &r.Spilled},
+		{"result", res.Result, &r.Result, &r.ResultSpilled},
+		{"error", res.Error, &r.Error, &r.ErrorSpilled},
+	}
+	lens := make([]int, len(texts))
+	total := 0
+	for i, x := range texts {
+		lens[i] = int(min(x.t.Chars, 1<<40))
+		total += lens[i]
+	}
+	// What the texts may take: the budget less the fixed lines and, when
+	// something is cut, the notes that say where the rest is (about 150
+	// characters each). Never below a floor, so a small budget still shows
+	// something (code review §2.1); the run's own cut is the backstop.
+	avail := budget - utf8.RuneCountInString(head) - utf8.RuneCountInString(foot.String())
+	if total > avail {
+		for _, n := range lens {
+			if n > 0 {
+				avail -= 150
+			}
+		}
+	}
+	avail = max(avail, 60)
+	shares := fill(avail, lens)
+	var b strings.Builder
+	b.WriteString(head)
+	for i, x := range texts {
+		if x.t.Empty() {
+			continue
+		}
+		*x.shown, *x.path = cut(host, res.Cell, x.kind, x.t, shares[i])
+		b.WriteString(strings.TrimRight(*x.shown, "\n") + "\n")
+	}
+	b.WriteString(foot.String())
+	r.text = strings.TrimRight(b.String(), "\n")
+	return r
+}
+
+// fill shares avail among texts of the given lengths: each gets at most
+// its length, the shortest first, and what one leaves goes to the rest.
+func fill(avail int, lens []int) []int {
+	out := make([]int, len(lens))
+	idx := make([]int, 0, len(lens))
+	for i, n := range lens {
+		if n > 0 {
+			idx = append(idx, i)
+		}
+	}
+	sort.Slice(idx, func(a, b int) bool { return lens[idx[a]] < lens[idx[b]] })
+	for k, i := range idx {
+		share := min(lens[i], avail/(len(idx)-k))
+		out[i] = share
+		avail -= share
+	}
+	return out
+}
+
+// cut returns t as shown within share characters: whole, or its head and
+// tail around a note naming the file with all of it.
+func cut(host *eval.Host, cell int, kind string, t eval.Text, share int) (shown, path string) {
+	if !t.Cut && t.Chars <= int64(share) && t.Dropped == 0 {
+		return t.Head, ""
+	}
+	var note string
+	if t.Chars <= int64(share) && !t.Cut {
+		shown = t.Head
+	} else {
+		end := t.Head
+		if t.Cut {
+			path = t.Path
+			end = t.Tail
+		} else if p, err := host.Spill(cell, kind, t.Head); err == nil {
+			path = p
+		}
+		headN := share * 2 / 3
+		h := textcut.Runes(t.Head, headN)
+		tl := lastRunes(end, share-headN)
+		left := t.Chars - int64(utf8.RuneCountInString(h)+utf8.RuneCountInString(tl))
+		where := "the whole " + kind + " is in " + path
+		if path == "" {
+			where = "they could not be saved to a file"
+		}
+		note = fmt.Sprintf("[… %d characters cut; %s]", left, where)
+		shown = h + "\n" + note + "\n" + tl
+	}
+	if t.Dropped > 0 {
+		shown = strings.TrimRight(shown, "\n") + fmt.Sprintf("\n[… and %d bytes past the output cap, not kept]", t.Dropped)
+	}
+	return shown, path
+}
+
+func lastRunes(s string, n int) string {
+	if n <= 0 {
+		return ""
+	}
+	i := len(s)
+	for ; i > 0 && n > 0; n-- {
+		_, size := utf8.DecodeLastRuneInString(s[:i])
+		i -= size
+	}
+	return s[i:]
+}
+
+// callsLine lists a cell's tool calls, or sums them up by tool when there
+// are many.
+func callsLine(calls []eval.ToolCall) string {
+	if len(calls) == 0 {
+		return ""
+	}
+	if len(calls) <= 8 {
 		var parts []string
-		for _, tc := range r.ToolCalls {
+		for _, tc := range calls {
 			s := fmt.Sprintf("%s %d ms ok", tc.Name, tc.MS)
 			if !tc.OK {
 				s = fmt.Sprintf("%s %d ms error", tc.Name, tc.MS)
 			}
 			parts = append(parts, s)
 		}
-		b.WriteString("tool calls: " + strings.Join(parts, "; ") + "\n")
+		return "tool calls: " + strings.Join(parts, "; ")
 	}
-	return strings.TrimRight(b.String(), "\n")
+	type sum struct {
+		name     string
+		n, fails int
+	}
+	var sums []*sum
+	by := map[string]*sum{}
+	var ms int64
+	for _, tc := range calls {
+		s := by[tc.Name]
+		if s == nil {
+			s = &sum{name: tc.Name}
+			by[tc.Name] = s
+			sums = append(sums, s)
+		}
+		s.n++
+		if !tc.OK {
+			s.fails++
+		}
+		ms += tc.MS
+	}
+	var parts []string
+	for i, s := range sums {
+		if i == 10 {
+			parts = append(parts, fmt.Sprintf("%d more tools", len(sums)-10))
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s ×%d (%d ok, %s)", s.name, s.n, s.n-s.fails, textcut.Count(s.fails, "error", "errors")))
+	}
+	return fmt.Sprintf("tool calls: %d, %d ms in all: %s", len(calls), ms, strings.Join(parts, "; "))
 }

@@ -2,12 +2,17 @@
 // persistent vm context, on a channel of its own. Go passes two pipes on
 // fds 3 and 4; they are reopened here through /proc (Node opens files
 // close-on-exec) and the inherited ones closed, so no child process can
-// use them. console output reaches Go as stream messages, in order.
+// use them. Messages are JSON objects, one a line, each written with a
+// newline before it (junk on the pipe costs at most itself); every message
+// names its cell, and tool calls carry an id. console output reaches Go as
+// stream messages, in order, tagged with the cell whose code printed
+// (AsyncLocalStorage follows timers and promises a cell left behind).
 "use strict";
 const fs = require("fs");
 const vm = require("vm");
 const util = require("util");
 const path = require("path");
+const { AsyncLocalStorage } = require("async_hooks");
 const { createRequire } = require("module");
 const { pathToFileURL } = require("url");
 
@@ -15,47 +20,109 @@ const IN = fs.openSync("/proc/self/fd/3", "r");
 const OUT = fs.openSync("/proc/self/fd/4", "w");
 fs.closeSync(3);
 fs.closeSync(4);
+// After each cell a mark goes down the real stdout and stderr, where a
+// cell's child processes (or process.stdout) write, so Go knows where that
+// cell's share ends; only once something can write there.
+const MARK = process.argv[2] || "";
+let marking = false;
+for (const name of ["stdout", "stderr"]) {
+  const d = Object.getOwnPropertyDescriptor(process, name);
+  if (d && d.get && d.configurable) {
+    Object.defineProperty(process, name, { configurable: true, enumerable: d.enumerable, get() { marking = true; return d.get.call(process); } });
+  }
+}
+const canWrite = () => marking || (marking = process.moduleLoadList.includes("NativeModule child_process"));
+const CHUNK = 1 << 20; // characters per message: far under Go's line cap
+
+function writeAll(fd, buf) {
+  let off = 0;
+  while (off < buf.length) {
+    try {
+      off += fs.writeSync(fd, buf, off);
+    } catch (e) {
+      if (e.code !== "EAGAIN") throw e;
+    }
+  }
+}
 
 function send(msg) {
-  const body = Buffer.from(JSON.stringify(msg));
-  fs.writeSync(OUT, Buffer.concat([Buffer.from("Content-Length: " + body.length + "\r\n\r\n"), body]));
+  try {
+    writeAll(OUT, Buffer.from("\n" + JSON.stringify(msg) + "\n"));
+  } catch (e) {
+    process.exit(1); // Go is gone
+  }
+}
+
+let current = null; // the running cell
+let last = 0;
+const owner = new AsyncLocalStorage();
+const cellOf = () => owner.getStore() || current || last;
+
+function emit(name, text) {
+  const cell = cellOf();
+  for (let i = 0; i < text.length; i += CHUNK) send({ type: "stream", cell, name, text: text.slice(i, i + CHUNK) });
+}
+
+// parts sends a long text ahead of done, as kind messages.
+function parts(kind, cell, text) {
+  if (text === null || text.length <= CHUNK) return text;
+  for (let i = 0; i < text.length; i += CHUNK) send({ type: kind, cell, text: text.slice(i, i + CHUNK) });
+  return null;
 }
 
 let pending = Buffer.alloc(0);
-function readExactly(n) {
-  while (pending.length < n) {
-    const chunk = Buffer.alloc(65536);
+const readBuf = Buffer.alloc(65536);
+const queued = []; // execute requests that came while a tool call waited
+function readLine() {
+  for (;;) {
+    const nl = pending.indexOf(10);
+    if (nl >= 0) {
+      const line = pending.subarray(0, nl);
+      pending = pending.subarray(nl + 1);
+      if (line.length) {
+        try {
+          return JSON.parse(line.toString());
+        } catch (e) {}
+      }
+      continue;
+    }
     let got;
     try {
-      got = fs.readSync(IN, chunk, 0, chunk.length, null);
+      got = fs.readSync(IN, readBuf, 0, readBuf.length, null);
     } catch (e) {
       if (e.code === "EAGAIN") continue;
-      throw e;
+      process.exit(0);
     }
-    if (got === 0) process.exit(0);
-    pending = Buffer.concat([pending, chunk.subarray(0, got)]);
+    if (got === 0) process.exit(0); // Go closed the channel
+    pending = Buffer.concat([pending, readBuf.subarray(0, got)]);
   }
-  const out = pending.subarray(0, n);
-  pending = pending.subarray(n);
-  return out;
 }
-function recv() {
-  let header = "";
-  while (!header.endsWith("\r\n\r\n")) header += readExactly(1).toString();
-  const m = /Content-Length:\s*(\d+)/i.exec(header);
-  return JSON.parse(readExactly(Number(m[1])).toString());
+
+// recv returns the next execute request (id 0) or the reply to tool call id.
+function recv(id) {
+  if (!id && queued.length) return queued.shift();
+  for (;;) {
+    const m = readLine();
+    if (m.type === "execute") {
+      if (!id) return m;
+      queued.push(m);
+    } else if (m.type === "tool_result" && id && m.id === id) return m;
+  }
 }
 
 const root = process.cwd();
 const req = createRequire(path.join(root, "index.js"));
 const show = (v) => (typeof v === "string" ? v : util.inspect(v, { depth: 4, breakLength: 100 }));
-const stream = (name) => (...args) => send({ type: "stream", name, text: args.map(show).join(" ") + "\n" });
+const stream = (name) => (...args) => emit(name, args.map(show).join(" ") + "\n");
+let ids = 0;
 const sandbox = {
   console: { log: stream("stdout"), info: stream("stdout"), debug: stream("stdout"), warn: stream("stderr"), error: stream("stderr") },
-  display: (...objs) => objs.forEach((o) => send({ type: "display", text: show(o) })),
+  display: (...objs) => objs.forEach((o) => emit("stdout", show(o) + "\n")),
+  // Calls are answered in order; Promise.all over many works, one at a time.
   tool: async (name, args) => {
-    send({ type: "tool_call", name, args: args || {} });
-    const r = recv();
+    const id = ++ids;
+    send({ type: "tool_call", cell: cellOf(), id, name, args: args || {} });
+    const r = recv(id);
     if (r.error) throw new Error(r.error);
     return r.result;
   },
@@ -165,27 +232,63 @@ function transform(src) {
   return { code: "(async () => {" + keep + body + "\n})()", isAsync };
 }
 
-// Outside a running script SIGINT must not end the kernel either.
-process.on("SIGINT", () => {});
+// SIGINT outside a running script (it breaks one by itself) ends the cell's
+// wait for its promise; the context stays.
+let interruptCell = null;
+process.on("SIGINT", () => {
+  if (current === null) return;
+  send({ type: "interrupted", cell: current });
+  if (interruptCell) interruptCell();
+});
 send({ type: "ready", pid: process.pid, node: process.version });
 (async () => {
   for (;;) {
-    const msg = recv();
-    if (msg.type !== "execute") continue;
-    let result = null, error = null;
+    const msg = recv(0);
+    const cell = msg.cell;
+    let result = null, error = null, oom = false;
+    current = cell;
     try {
       const { code, isAsync } = transform(msg.code);
       // The async form opens on the cell's first line, so lines match.
-      const script = new vm.Script(code, { filename: "cell " + msg.cell });
+      const script = new vm.Script(code, { filename: "cell " + cell });
       // SIGINT (a clock ran out) breaks a running script and keeps the
       // context.
-      let value = script.runInContext(context, { breakOnSigint: true });
-      if (isAsync) value = await value;
+      let value = owner.run(cell, () => script.runInContext(context, { breakOnSigint: true }));
+      if (isAsync) {
+        const stop = new Promise((_, reject) => { interruptCell = () => reject(new Error("Interrupted: the cell was interrupted while it waited")); });
+        // A promise that never settles must not let Node exit for want
+        // of work: the interrupt has to find the kernel alive.
+        const alive = setInterval(() => {}, 1 << 30);
+        try {
+          value = await Promise.race([value, stop]);
+        } finally {
+          clearInterval(alive);
+        }
+      }
       if (value !== undefined) result = util.inspect(value, { depth: 4, breakLength: 100 });
     } catch (e) {
+      oom = e instanceof RangeError && /allocation failed|Invalid string length|Invalid array length/.test(String(e.message));
       const stack = String((e && e.stack) || e).split("\n").filter((l) => !l.includes("kernel.js") && !l.includes("node:"));
       error = stack.join("\n").replace(/cell (\d+):(\d+)/g, (m, c, l) => "cell line " + l);
     }
-    send({ type: "done", result, error });
+    interruptCell = null;
+    result = parts("result", cell, result);
+    error = parts("error", cell, error);
+    current = null;
+    last = cell;
+    const done = { type: "done", cell };
+    if (canWrite()) {
+      const mark = Buffer.from("\0" + MARK + ":" + cell + "\0");
+      for (const fd of [1, 2]) {
+        try {
+          writeAll(fd, mark);
+        } catch (e) {}
+      }
+      done.marks = [0, 1];
+    }
+    if (result !== null) done.result = result;
+    if (error !== null) done.error = error;
+    if (oom) done.oom = true;
+    send(done);
   }
 })();

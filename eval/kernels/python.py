@@ -1,46 +1,206 @@
 # The Python kernel's driver (shipped inside builtin-tools). It talks to Go
-# over two pipes of its own, fds 3 (in) and 4 (out), in Content-Length
-# frames; both are made close-on-exec at once, so a subprocess or a !cmd
-# child can neither read nor write them. The cell's prints reach Go as
-# stream messages on the same channel, in order.
-import ast, base64, hashlib, io, json, os, sys, traceback
+# over two pipes of its own, passed as fds 3 (in) and 4 (out) and moved at
+# once to private numbers above 200, close-on-exec, so that neither a cell
+# writing to fd 4 by mistake nor a subprocess can reach them. Messages are
+# JSON objects, one a line (each written with a newline before it, so junk
+# on the pipe costs at most itself); every message names its cell, and tool
+# calls carry an id. One thread at a time reads Go's messages — whichever
+# is waiting for one, the main loop between cells or a tool() call — and
+# hands each to its waiter by the id it names, so tool() works from any
+# thread, and a cell's request reaches the main thread with no hand-off.
+import _signal, ast, base64, fcntl, hashlib, io, json, os, sys, threading, traceback
 
-PROTO_IN, PROTO_OUT = 3, 4
-os.set_inheritable(PROTO_IN, False)
-os.set_inheritable(PROTO_OUT, False)
-_in = os.fdopen(PROTO_IN, "rb", buffering=0)
-_out = os.fdopen(PROTO_OUT, "wb", buffering=0)
+
+def _private(fd):
+    try:
+        new = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 200)
+    except OSError:  # a low descriptor limit
+        new = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 10)
+    return new
+
+
+_IN, _OUT = _private(3), _private(4)
+os.close(3)
+os.close(4)
+# The real stdout, where a cell's subprocesses write (their stderr joins
+# it, in order): after a cell, when it still holds unread bytes, a mark
+# goes down it, so Go knows where that cell's share ends.
+_FD1 = _private(1)
+os.dup2(1, 2)
+_MARK = (sys.argv[1] if len(sys.argv) > 1 else "").encode()
+_CHUNK = 1 << 20  # characters per message: far under Go's line cap
+
+_MAIN = threading.get_ident()
+_cell = None  # the running cell's number
+_last = 0  # the last cell run
+_send_lock = threading.RLock()
+# While the main thread is inside the protocol (sending, or waiting for and
+# reading messages), an interrupt is held until it is out: a message half
+# written, or read but not handed over, would be lost with the next one.
+_main_sending = False
+_main_awaiting = False
+_pending_interrupt = False
+_ack_owed = False
+
+
+def _write_all(fd, data):
+    n = os.write(fd, data)
+    if n < len(data):
+        view = memoryview(data)[n:]
+        while view:
+            view = view[os.write(fd, view) :]
+
+
+_NONE = bytes(4)
+_FIONREAD = 0x541B if sys.platform.startswith("linux") else 0x4004667F  # termios.FIONREAD, without the import
+
+
+def _unread(fd):
+    try:
+        return fcntl.ioctl(fd, _FIONREAD, _NONE) != _NONE
+    except OSError:
+        return True
+
+
+def _held_interrupt():
+    """Raise the interrupt held while the main thread was in the protocol,
+    saying it was taken first if that is still owed."""
+    global _pending_interrupt, _ack_owed
+    if _pending_interrupt and not _main_sending and not _main_awaiting:
+        _pending_interrupt = False
+        if _ack_owed and _cell is not None:
+            _ack_owed = False
+            _send({"type": "interrupted", "cell": _cell})
+        raise KeyboardInterrupt
 
 
 def _send(msg):
-    body = json.dumps(msg, default=repr).encode()
-    _out.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+    global _main_sending, _pending_interrupt
+    data = b"\n" + json.dumps(msg, default=repr).encode() + b"\n"
+    main = threading.get_ident() == _MAIN
+    with _send_lock:
+        if main:
+            _main_sending = True
+        try:
+            _write_all(_OUT, data)
+        except OSError:
+            os._exit(1)  # Go is gone
+        finally:
+            if main:
+                _main_sending = False
+    if main and _pending_interrupt:
+        _held_interrupt()
 
 
-def _recv():
-    length = None
-    while True:
-        line = b""
-        while not line.endswith(b"\n"):
-            ch = _in.read(1)
-            if not ch:
-                sys.exit(0)
-            line += ch
-        line = line.strip()
-        if not line:
-            if length is not None:
-                break
-            continue
-        k, _, v = line.partition(b":")
-        if k.strip().lower() == b"content-length":
-            length = int(v)
-    data = b""
-    while len(data) < length:
-        chunk = _in.read(length - len(data))
-        if not chunk:
-            sys.exit(0)
-        data += chunk
-    return json.loads(data)
+_cv = threading.Condition(threading.Lock())
+_reading = False  # a thread is reading the channel
+_pieces = []  # what was read of a line not yet complete
+_execute = []  # execute requests, for the main loop
+_replies = {}  # tool call id → its reply, None while it is awaited
+
+
+def _dispatch(line):
+    try:
+        msg = json.loads(line)
+    except ValueError:
+        return
+    kind = msg.get("type")
+    if kind == "tool_result":
+        if msg.get("id") in _replies:
+            _replies[msg["id"]] = msg
+    elif kind == "execute":
+        _execute.append(msg)
+
+
+def _await(ready):
+    """The message ready() finds, reading the channel meanwhile when no
+    other thread does."""
+    global _reading, _main_awaiting
+    main = threading.get_ident() == _MAIN
+    if main:
+        _main_awaiting = True
+    try:
+        with _cv:
+            while True:
+                got = ready()
+                if got is not None:
+                    return got
+                if not _reading:
+                    _reading = True
+                    break
+                _cv.wait()
+        try:
+            while True:
+                try:
+                    chunk = os.read(_IN, 65536)
+                except OSError:
+                    chunk = b""
+                if not chunk:
+                    os._exit(0)  # Go closed the channel: the kernel's end
+                _pieces.append(chunk)
+                if b"\n" not in chunk:
+                    continue
+                lines = b"".join(_pieces).split(b"\n")
+                _pieces[:] = [lines.pop()]
+                with _cv:
+                    for line in lines:
+                        if line.strip():
+                            _dispatch(line)
+                    got = ready()
+                    if got is not None:
+                        return got
+                    _cv.notify_all()
+        finally:
+            with _cv:
+                _reading = False
+                _cv.notify_all()
+    finally:
+        if main:
+            _main_awaiting = False
+            _held_interrupt()
+
+
+def _next_execute():
+    return _execute.pop(0) if _execute else None
+
+
+def _on_sigint(signum, frame):
+    global _pending_interrupt, _ack_owed
+    if _cell is None:
+        return  # a late interrupt, after its cell ended
+    if _main_sending:
+        _pending_interrupt = _ack_owed = True  # said and raised once the message is out
+        return
+    _send({"type": "interrupted", "cell": _cell})
+    if _main_awaiting:
+        _pending_interrupt = True
+        return
+    raise KeyboardInterrupt
+
+
+_signal.signal(_signal.SIGINT, _on_sigint)
+
+
+def _cell_of():
+    """The cell the calling thread works for: the thread's own (set when it
+    started, or while it runs work a cell submitted), else the running one."""
+    c = getattr(threading.current_thread(), "_bt_cell", None)
+    return c or _cell or _last
+
+
+def _emit(name, s):
+    c = _cell_of()
+    for i in range(0, len(s), _CHUNK):
+        _send({"type": "stream", "cell": c, "name": name, "text": s[i : i + _CHUNK]})
+
+
+def _parts(kind, cell, s):
+    """s when it fits one message; else its parts go first, as kind messages."""
+    if s is None or len(s) <= _CHUNK:
+        return s
+    for i in range(0, len(s), _CHUNK):
+        _send({"type": kind, "cell": cell, "text": s[i : i + _CHUNK]})
+    return None
 
 
 class _Stream(io.TextIOBase):
@@ -52,7 +212,7 @@ class _Stream(io.TextIOBase):
 
     def write(self, s):
         if s:
-            _send({"type": "stream", "name": self.name, "text": s})
+            _emit(self.name, s)
         return len(s)
 
     def flush(self):
@@ -62,6 +222,49 @@ class _Stream(io.TextIOBase):
 sys.stdout = _Stream("stdout")
 sys.stderr = _Stream("stderr")
 os.environ.setdefault("MPLBACKEND", "Agg")
+
+# Threads a cell starts work for it: what they print and the tools they
+# call are that cell's, also after it returned (when Go notes or refuses
+# them instead of billing a later cell).
+_thread_start = threading.Thread.start
+
+
+def _start(self):
+    if getattr(self, "_bt_cell", None) is None:
+        self._bt_cell = _cell_of()
+    return _thread_start(self)
+
+
+threading.Thread.start = _start
+_pools_patched = False
+
+
+def _patch_pools():
+    """Work submitted to a thread pool is the submitting cell's, whichever
+    cell started the pool's threads."""
+    global _pools_patched
+    mod = sys.modules.get("concurrent.futures.thread")
+    if _pools_patched or mod is None:
+        return
+    _pools_patched = True
+    submit = mod.ThreadPoolExecutor.submit
+
+    def _submit(self, fn, /, *args, **kwargs):
+        cell = _cell_of()
+
+        def work(*a, **k):
+            t = threading.current_thread()
+            prev = getattr(t, "_bt_cell", None)
+            t._bt_cell = cell
+            try:
+                return fn(*a, **k)
+            finally:
+                t._bt_cell = prev
+
+        return submit(self, work, *args, **kwargs)
+
+    mod.ThreadPoolExecutor.submit = _submit
+
 
 _shown = set()  # hashes of images shown in this cell
 
@@ -101,11 +304,11 @@ def display(*objs):
             key = hashlib.sha256(png).hexdigest()
             if key not in _shown:
                 _shown.add(key)
-                _send({"type": "image", "mime": "image/png", "data": base64.b64encode(png).decode()})
+                _send({"type": "image", "cell": _cell_of(), "mime": "image/png", "data": base64.b64encode(png).decode()})
         elif mod.startswith("pandas") and type(obj).__name__ == "DataFrame":
-            _send({"type": "display", "text": _frame_markdown(obj)})
+            _emit("stdout", _frame_markdown(obj) + "\n")
         else:
-            _send({"type": "display", "text": repr(obj)})
+            _emit("stdout", repr(obj) + "\n")
 
 
 class ToolError(Exception):
@@ -113,11 +316,21 @@ class ToolError(Exception):
 
 
 def tool(name, args=None):
-    _send({"type": "tool_call", "name": name, "args": args or {}})
-    msg = _recv()
+    call = next(_ids)
+    with _cv:
+        _replies[call] = None
+    try:
+        _send({"type": "tool_call", "cell": _cell_of(), "id": call, "name": name, "args": args or {}})
+        msg = _await(lambda: _replies.pop(call) if _replies.get(call) is not None else None)
+    finally:
+        with _cv:
+            _replies.pop(call, None)
     if msg.get("error"):
         raise ToolError(msg["error"])
     return msg.get("result")
+
+
+_ids = iter(range(1, 1 << 62))
 
 
 _ns = {"__name__": "__main__", "display": display, "tool": tool, "ToolError": ToolError}
@@ -381,23 +594,44 @@ def _traceback(e, cell):
 
 _send({"type": "ready", "pid": os.getpid(), "python": sys.version.split()[0]})
 while True:
-    msg = _recv()
-    if msg.get("type") != "execute":
-        continue
+    msg = _await(_next_execute)
+    cell = msg.get("cell")
     _shown.clear()
+    _patch_pools()
     # A cell may have closed or replaced them; every cell starts with ours.
     sys.stdout, sys.stderr = _Stream("stdout"), _Stream("stderr")
-    result, error = None, None
+    result, error, oom = None, None, False
+    _cell = cell
     try:
-        result = _run(msg["code"], msg["cell"])
+        try:
+            result = _run(msg["code"], cell)
+        except KeyboardInterrupt:
+            error = "KeyboardInterrupt: the cell was interrupted"
+        except SystemExit as e:
+            error = "SystemExit(%r): the cell called sys.exit; the kernel keeps running" % (e.code,)
+        except BaseException as e:
+            oom = isinstance(e, MemoryError)
+            error = _traceback(e, cell)
+        try:
+            _flush_figures()
+        except Exception as e:
+            error = (error or "") + "\nfigures could not be drawn: %r" % e
+        result = _parts("result", cell, result)
+        error = _parts("error", cell, error)
     except KeyboardInterrupt:
-        error = "KeyboardInterrupt: the cell was interrupted"
-    except SystemExit as e:
-        error = "SystemExit(%r): the cell called sys.exit; the kernel keeps running" % (e.code,)
-    except BaseException as e:
-        error = _traceback(e, msg["cell"])
-    try:
-        _flush_figures()
-    except Exception as e:
-        error = (error or "") + "\nfigures could not be drawn: %r" % e
-    _send({"type": "done", "result": result, "error": error})
+        error = (error or "") + "\nKeyboardInterrupt: the cell was interrupted"
+    _cell, _last = None, cell
+    done = {"type": "done", "cell": cell}
+    if _unread(_FD1):
+        try:
+            _write_all(_FD1, b"\0" + _MARK + b":%d\0" % cell)
+            done["marks"] = [0]
+        except OSError:
+            pass
+    if result is not None:
+        done["result"] = result
+    if error is not None:
+        done["error"] = error
+    if oom:
+        done["oom"] = True
+    _send(done)
