@@ -361,9 +361,13 @@ func (s *Supervisor) workspaceSymbols(ctx context.Context, query string) (*Symbo
 			spec := &s.cfg.Servers[i]
 			for _, dir := range markers[spec.ID] {
 				root := filepath.Join(s.root, filepath.FromSlash(dir))
-				bin, err := s.lookBin(spec.Command[0], spec.LocalBinDirs, root)
+				bin, err := s.program(spec.Command[0], spec.LocalBinDirs, root)
 				if err != nil {
 					reasons = append(reasons, fmt.Sprintf("%s (%s) is not installed: %s", spec.ID, dir, spec.Install))
+					continue
+				}
+				if err := s.probe(spec, bin, root); err != nil {
+					reasons = append(reasons, fmt.Sprintf("%s (%s) is installed (%s) but does not run: %v; install it: %s", spec.ID, dir, bin, err, spec.Install))
 					continue
 				}
 				if srv, err := s.serverFor(ctx, &choice{spec: spec, root: root, bin: bin}); err == nil {
