@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/proc"
@@ -48,6 +49,10 @@ func (s *Supervisor) Check(ctx context.Context) (*CheckReport, error) {
 					Skipped: SkipNotInstalled, Reason: spec.Install})
 				continue
 			}
+			if bin, err = s.unshim(bin); err != nil {
+				rep.Runs = append(rep.Runs, CheckRun{Language: spec.Language, Dirs: []string{dir}, Command: spec.Checker, Error: err.Error()})
+				continue
+			}
 			ran = true
 			rep.Runs = append(rep.Runs, s.runChecker(ctx, spec, bin, abs, dir))
 		}
@@ -65,19 +70,21 @@ func (s *Supervisor) Check(ctx context.Context) (*CheckReport, error) {
 func (s *Supervisor) runChecker(ctx context.Context, spec *ServerSpec, bin, abs, dir string) CheckRun {
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.CheckerTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, spec.Checker[1:]...)
+	cmd := exec.Command(bin, spec.Checker[1:]...)
 	cmd.Dir = abs
-	cmd.Cancel = func() error { proc.KillGroup(cmd.Process.Pid); return nil }
-	cmd.WaitDelay = 2 * time.Second
-	var out bytes.Buffer
-	cmd.Stdout = &out
-	cmd.Stderr = &out
+	cmd.Env = s.childEnv(abs)
+	out := &lineCollector{max: maxCheckerLines}
 	t0 := time.Now()
-	err := proc.StartOld(cmd) // own group, gone with this process
+	// Its own group, gone with this process; its end takes the helpers
+	// it left behind along.
+	p, err := proc.Start(cmd, proc.Options{Stdout: out, Stderr: out})
 	if err == nil {
-		err = cmd.Wait()
-		proc.KillGroup(cmd.Process.Pid) // helpers it left behind
-		proc.Done(cmd.Process.Pid)
+		select {
+		case <-p.Done():
+		case <-ctx.Done():
+			p.Kill()
+		}
+		err = p.Wait()
 	}
 	run := CheckRun{Language: spec.Language, Dirs: []string{dir}, Command: spec.Checker,
 		DurationMS: time.Since(t0).Round(time.Millisecond).Milliseconds()}
@@ -94,17 +101,70 @@ func (s *Supervisor) runChecker(ctx context.Context, spec *ServerSpec, bin, abs,
 	if ctx.Err() == context.DeadlineExceeded {
 		run.TimedOut, run.TimeoutMS = true, s.cfg.CheckerTimeout.Milliseconds()
 	}
-	text := strings.TrimRight(out.String(), "\n")
-	if strings.TrimSpace(text) == "" {
-		return run
-	}
-	lines := strings.Split(text, "\n")
-	if len(lines) > maxCheckerLines {
-		lines, run.MoreLines = lines[:maxCheckerLines], len(lines)-maxCheckerLines
-	}
-	for i, l := range lines {
-		lines[i] = clip(l, 400)
-	}
-	run.Output = lines
+	run.Output, run.MoreLines = out.result()
 	return run
+}
+
+// lineCollector keeps the first max lines written to it (each cut at 400
+// bytes) and counts the rest, from any goroutine: a checker's output and
+// errors go to one collector, as a terminal would show them.
+type lineCollector struct {
+	mu      sync.Mutex
+	max     int
+	lines   []string
+	partial []byte // the line being written, at most 400 bytes of it
+	more    int
+	blank   int // how many of the last lines were empty
+}
+
+func (c *lineCollector) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for rest := p; len(rest) > 0; {
+		i := bytes.IndexByte(rest, '\n')
+		chunk := rest
+		if i >= 0 {
+			chunk = rest[:i]
+		}
+		if room := 401 - len(c.partial); room > 0 {
+			c.partial = append(c.partial, chunk[:min(len(chunk), room)]...)
+		}
+		if i < 0 {
+			break
+		}
+		c.endLine()
+		rest = rest[i+1:]
+	}
+	return len(p), nil
+}
+
+func (c *lineCollector) endLine() {
+	if len(c.partial) == 0 {
+		c.blank++
+	} else {
+		c.blank = 0
+	}
+	if len(c.lines) < c.max {
+		c.lines = append(c.lines, clip(string(c.partial), 400))
+	} else {
+		c.more++
+	}
+	c.partial = c.partial[:0]
+}
+
+// result is the lines kept and how many more there were; none when the
+// output was only blank.
+func (c *lineCollector) result() ([]string, int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.partial) > 0 {
+		c.endLine()
+	}
+	// Empty lines at the end are not output.
+	drop := min(c.blank, c.more)
+	lines, more := c.lines[:len(c.lines)-(c.blank-drop)], c.more-drop
+	if more == 0 && strings.TrimSpace(strings.Join(lines, "")) == "" {
+		return nil, 0
+	}
+	return lines, more
 }

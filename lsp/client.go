@@ -32,10 +32,10 @@ type server struct {
 	cfg     *Config
 	hooks   *testHooks
 
-	cmd      *exec.Cmd
+	bin      string // the program started
+	proc     *proc.Process
 	conn     *jsonrpc2.Conn
-	stderr   *tailBuffer
-	exited   chan struct{} // closed once the process is reaped
+	exited   chan struct{} // closed once the process is reaped and its output drained
 	started  time.Time
 	encoding string
 	name     string // serverInfo name and version, when sent
@@ -100,8 +100,8 @@ type testHooks struct {
 
 // pipeRWC joins the server's stdout (read) and stdin (write).
 type pipeRWC struct {
-	r *os.File
-	w *os.File
+	r io.ReadCloser
+	w io.WriteCloser
 }
 
 func (p pipeRWC) Read(b []byte) (int, error)  { return p.r.Read(b) }
@@ -110,13 +110,14 @@ func (p pipeRWC) Close() error {
 	return errors.Join(p.w.Close(), p.r.Close())
 }
 
-// startServer launches bin for spec in root and completes initialize (and
-// the indexing wait for servers that index) before ctx ends.
-func startServer(ctx context.Context, spec *ServerSpec, bin, root, relRoot string, cfg *Config, guard *pathguard.Guard, hooks *testHooks) (*server, error) {
+// startServer launches l.Bin for spec in l.Root (as Prepare left the
+// launch) and completes initialize (and the indexing wait for servers that
+// index) before ctx ends. The state folder is the server's from here on:
+// removed when it exits, or here when the start fails.
+func startServer(ctx context.Context, spec *ServerSpec, l *Launch, relRoot string, cfg *Config, hooks *testHooks) (*server, error) {
 	s := &server{
-		guard: guard,
-		spec:  spec, root: root, relRoot: relRoot, cfg: cfg, hooks: hooks,
-		stderr:   &tailBuffer{max: 4 << 10},
+		guard: l.Guard, bin: l.Bin,
+		spec: spec, root: l.Root, relRoot: relRoot, cfg: cfg, hooks: hooks,
 		exited:   make(chan struct{}),
 		started:  time.Now(),
 		lastUsed: time.Now(),
@@ -126,59 +127,36 @@ func startServer(ctx context.Context, spec *ServerSpec, bin, root, relRoot strin
 		changed:  make(chan struct{}),
 		encoding: encUTF16,
 		outbox:   make(chan *outgoing, outboxSize),
-	}
-	stateDir, err := os.MkdirTemp("", "builtin-tools-"+spec.ID+"-")
-	if err != nil {
-		return nil, fmt.Errorf("making %s's private folder: %w", spec.ID, err)
-	}
-	s.stateDir = stateDir
-	l := &Launch{Bin: bin, Args: append([]string(nil), spec.Command[1:]...), Root: root, Trusted: cfg.Trusted,
-		StateDir: stateDir, InitializationOptions: spec.InitializationOptions}
-	if spec.Prepare != nil {
-		if err := spec.Prepare(l); err != nil {
-			os.RemoveAll(stateDir)
-			return nil, err
-		}
+		stateDir: l.StateDir,
 	}
 	s.initOptions = l.InitializationOptions
-	inR, inW, err := os.Pipe()
-	if err != nil {
-		os.RemoveAll(stateDir)
+	if err := ctx.Err(); err != nil {
+		// Cancelled while preparing (the run closed): start nothing.
+		os.RemoveAll(l.StateDir)
 		return nil, err
 	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		inR.Close()
-		inW.Close()
-		return nil, err
-	}
-	cmd := exec.Command(bin, l.Args...)
-	cmd.Dir = root
-	cmd.Stdin = inR
-	cmd.Stdout = outW
-	cmd.Stderr = s.stderr
-	// proc.Start gives it its own process group, so Close can kill helpers
-	// the server spawned (tsserver, node workers), and makes sure neither
+	cmd := exec.Command(l.Bin, l.Args...)
+	cmd.Dir = l.Root
+	cmd.Env = l.Env
+	// proc gives it its own process group, so its end takes the helpers it
+	// spawned (tsserver, node workers) along, and makes sure neither
 	// outlives this process even if it is killed.
-	cmd.WaitDelay = 2 * time.Second
-	if err := proc.StartOld(cmd); err != nil {
-		for _, f := range []*os.File{inR, inW, outR, outW} {
-			f.Close()
-		}
-		os.RemoveAll(stateDir)
-		return nil, fmt.Errorf("start %s: %w", bin, err)
+	p, err := proc.Start(cmd, proc.Options{PipeStdin: true, PipeStdout: true})
+	if err != nil {
+		os.RemoveAll(l.StateDir)
+		return nil, fmt.Errorf("start %s: %w", l.Bin, err)
 	}
-	inR.Close()
-	outW.Close()
-	s.cmd = cmd
+	s.proc = p
 
 	s.conn = jsonrpc2.NewConn(context.Background(),
-		framing.NewObjectStream(pipeRWC{r: outR, w: inW}),
+		framing.NewObjectStream(pipeRWC{r: p.Stdout(), w: p.Stdin()}),
 		jsonrpc2.HandlerWithError(s.handle),
 		jsonrpc2.SetLogger(log.New(io.Discard, "", 0)))
 
 	go func() {
-		err := cmd.Wait()
+		// Wait returns at Done, not Exited: the error quotes stderr,
+		// complete by then.
+		err := p.Wait()
 		if err == nil {
 			err = errors.New("exit status 0")
 		}
@@ -187,9 +165,7 @@ func startServer(ctx context.Context, spec *ServerSpec, bin, root, relRoot strin
 		s.mu.Unlock()
 		close(s.exited)
 		s.conn.Close()
-		s.killGroup()
-		os.RemoveAll(stateDir)
-		proc.Done(cmd.Process.Pid)
+		os.RemoveAll(l.StateDir)
 	}()
 	go s.writeLoop()
 
@@ -482,9 +458,9 @@ func (s *server) exitError(method string) error {
 	detail := s.exitErr.Error()
 	if s.closing {
 		detail = "it was stopped (reload, idle timeout or Close) while the call was under way"
-	} else if why, more := s.stderr.explain(); why != "" {
+	} else if why, more := explainTail(s.proc.Tail()); why != "" {
 		detail += ": " + why
-		if tail := s.stderr.String(); more && !strings.Contains(tail, why) {
+		if tail := s.proc.Tail().Last(600); more && !strings.Contains(tail, why) {
 			detail += " (last output: " + clip(lastLines(tail, 3), 300) + ")"
 		}
 	}
@@ -621,69 +597,18 @@ func (s *server) shutdown(ctx context.Context) {
 }
 
 // kill ends the process group and waits (bounded) until the process is
-// reaped and no other member of its group is left running.
+// reaped.
 func (s *server) kill() {
-	s.killGroup()
+	s.proc.Kill()
 	s.conn.Close()
-	deadline := time.After(5 * time.Second)
-	select {
-	case <-s.exited:
-	case <-deadline:
-		return
-	}
-	for pgid := s.pid(); pgid > 0 && groupAlive(pgid); {
-		s.killGroup()
-		select {
-		case <-deadline:
-			return
-		case <-time.After(10 * time.Millisecond):
-		}
-	}
 }
 
-func (s *server) killGroup() {
-	if s.cmd != nil && s.cmd.Process != nil {
-		proc.KillGroup(s.cmd.Process.Pid)
-	}
-}
-
-func (s *server) pid() int {
-	if s.cmd == nil || s.cmd.Process == nil {
-		return 0
-	}
-	return s.cmd.Process.Pid
-}
+func (s *server) pid() int { return s.proc.Pid() }
 
 func (s *server) touch() {
 	s.mu.Lock()
 	s.lastUsed = time.Now()
 	s.mu.Unlock()
-}
-
-// tailBuffer keeps the last max bytes written (the server's stderr), for
-// error messages.
-type tailBuffer struct {
-	mu   sync.Mutex
-	max  int
-	buf  []byte
-	head []byte // the first bytes, where a failing program says why
-	seen int
-}
-
-const headBytes = 2 << 10
-
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if len(t.head) < headBytes {
-		t.head = append(t.head, p[:min(len(p), headBytes-len(t.head))]...)
-	}
-	t.seen += len(p)
-	t.buf = append(t.buf, p...)
-	if over := len(t.buf) - t.max; over > 0 {
-		t.buf = append(t.buf[:0], t.buf[over:]...)
-	}
-	return len(p), nil
 }
 
 // lastLines returns the last n lines of s, joined by " | ".
@@ -698,25 +623,11 @@ func lastLines(s string, n int) string {
 	return strings.Join(lines, " | ")
 }
 
-// String returns the last few lines, trimmed to 600 bytes.
-func (t *tailBuffer) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	b := bytes.TrimSpace(t.buf)
-	if len(b) > 600 {
-		b = b[len(b)-600:]
-	}
-	return string(bytes.ToValidUTF8(b, []byte("?")))
-}
-
-// explain returns the line of the output that says why the program
+// explainTail returns the line of a program's stderr that says why it
 // failed (see explainingLine), and whether more output followed it.
-func (t *tailBuffer) explain() (string, bool) {
-	t.mu.Lock()
-	head, seen := string(t.head), t.seen
-	t.mu.Unlock()
-	line := explainingLine(head)
-	return line, line != "" && seen > len(strings.TrimSpace(line))+2
+func explainTail(t *proc.Tail) (string, bool) {
+	line := explainingLine(t.Head())
+	return line, line != "" && t.Seen() > int64(len(strings.TrimSpace(line))+2)
 }
 
 // fileURI turns an absolute path into a file:// URI.

@@ -25,8 +25,21 @@
 // project's code (cargo check runs build.rs) is skipped with the reason,
 // typescript-language-server is pointed at the TypeScript installed beside
 // it rather than the checkout's, and rust-analyzer runs no build script or
-// procedural macro. Whatever the trust, servers keep caches and indexes in
-// a private folder outside the root (clangd's background index included).
+// procedural macro. The toolchain managers behind PATH are kept from the
+// checkout's per-folder files (rust-toolchain.toml, .python-version,
+// .tool-versions, a package.json Volta reads, a go.mod toolchain line):
+// every server, probe and checker runs with the user's own choices pinned
+// in its environment, probes run outside the root, and rust-analyzer does
+// not start where the checkout has a .cargo/config.toml or
+// rust-analyzer.toml (toolchain.go). Whatever the trust, servers keep
+// caches and indexes in a private folder outside the root (clangd's
+// background index included), and what a start reads of the checkout (a
+// compilation database, the root markers) goes through the run's path
+// guard: a regular file inside the root, never a pipe or a device.
+//
+// Nothing outside the root is quoted: locations there are named, not
+// read; hover text for a symbol declared there is withheld, as is the
+// title of a code action whose edit changes a file there.
 //
 // # Operations
 //

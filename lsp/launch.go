@@ -8,6 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
+
+	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
 // A read tool has no side effects and runs no code from the checkout.
@@ -19,18 +22,22 @@ import (
 // clangd keeps the index in .cache/clangd/index beside the compilation
 // database it uses; a copy of the database in StateDir (its paths made
 // absolute), named with --compile-commands-dir, puts the index there.
+// The database is read through the run's guard (N6): a named pipe, a
+// device, a link out of the root or a file over the size limit stops the
+// start with a message, since clangd would read it too.
 func prepareClangd(l *Launch) error {
 	for _, dir := range []string{l.Root, filepath.Join(l.Root, "build")} {
-		data, err := os.ReadFile(filepath.Join(dir, "compile_commands.json"))
+		p := filepath.Join(dir, "compile_commands.json")
+		data, err := readCheckoutFile(l.Guard, p)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		if err != nil {
-			return err
+			return fmt.Errorf("clangd was not started: %w; replace it with the real compilation database, or remove it", err)
 		}
 		out, err := absoluteCompileCommands(data, dir)
 		if err != nil {
-			return fmt.Errorf("%s: %w", filepath.Join(dir, "compile_commands.json"), err)
+			return fmt.Errorf("%s: %w", l.Guard.Rel(p), err)
 		}
 		if err := os.WriteFile(filepath.Join(l.StateDir, "compile_commands.json"), out, 0o600); err != nil {
 			return err
@@ -41,6 +48,36 @@ func prepareClangd(l *Launch) error {
 	// compile_flags.txt and no database at all index nothing on disk: the
 	// background index covers only the database's files.
 	return nil
+}
+
+// readCheckoutFile reads a file of the checkout that a start needs,
+// through the run's guard: a regular file inside the root (a link is
+// followed only while it stays inside), opened without blocking, of at
+// most maxFileBytes. An error wrapping fs.ErrNotExist means there is none;
+// any other names the file relative to the root and says what it is.
+func readCheckoutFile(g *pathguard.Guard, abs string) ([]byte, error) {
+	if g == nil {
+		return nil, fmt.Errorf("%s: the root cannot be opened", abs)
+	}
+	rel := g.Rel(abs)
+	if _, err := g.Lstat(abs); err != nil {
+		return nil, err
+	}
+	if _, err := g.Resolve(abs); err != nil {
+		return nil, fmt.Errorf("%s is a symbolic link that leads outside the root", rel)
+	}
+	data, info, err := g.ReadFile(abs, maxFileBytes)
+	switch {
+	case err == nil:
+		return data, nil
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, err // a dangling link inside the root
+	case errors.Is(err, pathguard.ErrNotRegular) && info != nil:
+		return nil, fmt.Errorf("%s is %s, not a regular file", rel, fileKind(info))
+	case errors.Is(err, pathguard.ErrTooLarge) && info != nil:
+		return nil, fmt.Errorf("%s is %d bytes, over the %d-byte limit", rel, info.Size(), maxFileBytes)
+	}
+	return nil, fmt.Errorf("%s: %w", rel, err)
 }
 
 // absoluteCompileCommands rewrites each entry's relative "directory"
@@ -77,7 +114,7 @@ func prepareTypeScript(l *Launch) error {
 	opts["disableAutomaticTypingAcquisition"] = true
 	tsserver := bundledTSServer(l.Bin)
 	if tsserver == "" {
-		if local := filepath.Join(l.Root, "node_modules", "typescript", "lib", "tsserver.js"); fileExists(local) {
+		if local := filepath.Join(l.Root, "node_modules", "typescript", "lib", "tsserver.js"); checkoutHas(l.Guard, local) {
 			return fmt.Errorf("typescript-language-server (%s) has no TypeScript installed beside it, so it would run the checkout's own %s, "+
 				"and this checkout is not trusted; install typescript next to the server (npm install typescript) or trust the checkout", l.Bin, local)
 		}
@@ -109,10 +146,20 @@ func bundledTSServer(bin string) string {
 }
 
 // prepareRustAnalyzer turns off what runs the crate's code in an untrusted
-// checkout: build scripts, procedural macros and cargo check on save.
+// checkout: build scripts, procedural macros and cargo check on save. It
+// does not start at all when the checkout holds a cargo configuration or a
+// rust-analyzer.toml where they would apply: rust-analyzer runs cargo
+// metadata, and cargo reads .cargo/config.toml from its folder up, whose
+// [build] rustc, rustc-wrapper and [env] (LD_PRELOAD) name what cargo
+// runs; rust-analyzer.toml may set the commands rust-analyzer runs.
 func prepareRustAnalyzer(l *Launch) error {
 	if l.Trusted {
 		return nil
+	}
+	if found := cargoConfigs(l.Guard, l.Root); len(found) > 0 {
+		return fmt.Errorf("rust-analyzer was not started: it runs cargo, and this untrusted checkout has %s, "+
+			"which can name programs for cargo or rust-analyzer to run (build.rustc, build.rustc-wrapper, [env], override commands); "+
+			"trust the checkout (--trust-checkout) to use rust-analyzer here", strings.Join(found, ", "))
 	}
 	l.InitializationOptions = map[string]any{
 		"cargo":       map[string]any{"buildScripts": map[string]any{"enable": false}},
@@ -120,6 +167,51 @@ func prepareRustAnalyzer(l *Launch) error {
 		"checkOnSave": false,
 	}
 	return nil
+}
+
+// cargoConfigs lists (relative to the root) the cargo and rust-analyzer
+// configuration files inside the root that apply to a rust-analyzer
+// started in dir: in dir and each folder above it up to the root, and in
+// dir's folders, where rust-analyzer looks for more crates. A link or
+// anything else by those names counts.
+func cargoConfigs(g *pathguard.Guard, dir string) []string {
+	if g == nil {
+		return nil
+	}
+	names := []string{".cargo/config.toml", ".cargo/config", "rust-analyzer.toml", ".rust-analyzer.toml"}
+	var found []string
+	look := func(d string) {
+		for _, n := range names {
+			p := filepath.Join(d, filepath.FromSlash(n))
+			if _, err := g.Lstat(p); err == nil {
+				found = append(found, g.Rel(p))
+			}
+		}
+	}
+	if entries, err := g.ReadDir(dir); err == nil {
+		for _, e := range entries {
+			if e.IsDir() && e.Name() != ".cargo" && e.Name() != "target" {
+				look(filepath.Join(dir, e.Name()))
+			}
+		}
+	}
+	for d := dir; ; d = filepath.Dir(d) {
+		look(d)
+		if d == g.Root() || filepath.Dir(d) == d {
+			break
+		}
+	}
+	slices.Sort(found)
+	return found
+}
+
+// checkoutHas reports whether abs is a regular file inside the root.
+func checkoutHas(g *pathguard.Guard, abs string) bool {
+	if g == nil {
+		return false
+	}
+	info, err := g.Stat(abs)
+	return err == nil && info.Mode().IsRegular()
 }
 
 func fileExists(p string) bool {

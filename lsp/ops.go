@@ -256,10 +256,52 @@ func (s *Supervisor) Hover(ctx context.Context, file string, line int, symbol st
 	if res != nil {
 		h.Contents = strings.TrimSpace(hoverText(res.Contents))
 	}
+	if h.Contents != "" {
+		if why := s.hoverOutside(ctx, r); why != "" {
+			h.Contents, h.Withheld = "", why
+			return h, nil
+		}
+	}
 	if len(h.Contents) > MaxHoverBytes {
 		h.Contents, h.Truncated = clip(h.Contents, MaxHoverBytes), true
 	}
 	return h, nil
+}
+
+// hoverOutside says why a hover's text is withheld, or "": hover text
+// quotes the declaration (a constant's value, a doc comment), so when the
+// symbol is declared in a file outside the root — a module a go.mod
+// replace names, a relative import out of the checkout, a link — it is not
+// quoted, as a definition there is not (N4). The server is asked where the
+// symbol is defined; a definition it cannot give is no reason to withhold.
+func (s *Supervisor) hoverOutside(ctx context.Context, r *request) string {
+	var raw json.RawMessage
+	if err := r.srv.call(ctx, "textDocument/definition", r.params(), &raw); err != nil {
+		return fmt.Sprintf("its text is not quoted, because where %s is defined could not be checked (%v)", r.symbol, err)
+	}
+	locs := decodeLocations(raw)
+	sortLocations(locs)
+	for _, l := range locs {
+		if where, outside := s.outsideRoot(l.URI); outside {
+			return fmt.Sprintf("%s is defined outside the root (%s:%d), so its text is not quoted", r.symbol, where, l.Range.Start.Line+1)
+		}
+	}
+	return ""
+}
+
+// outsideRoot reports whether uri names something the root does not hold
+// (a file outside it, through links too, or not a file at all), and how
+// to name it.
+func (s *Supervisor) outsideRoot(uri string) (string, bool) {
+	path, ok := uriPath(uri)
+	if !ok {
+		return uri, true
+	}
+	path = s.canonical(path)
+	if _, err := s.confine(path); err != nil || !s.inRoot(path) {
+		return s.rel(path), true
+	}
+	return s.rel(path), false
 }
 
 // hoverText flattens MarkupContent, MarkedString and MarkedString[].
@@ -361,9 +403,13 @@ func (s *Supervisor) workspaceSymbols(ctx context.Context, query string) (*Symbo
 			spec := &s.cfg.Servers[i]
 			for _, dir := range markers[spec.ID] {
 				root := filepath.Join(s.root, filepath.FromSlash(dir))
-				bin, err := s.lookBin(spec.Command[0], spec.LocalBinDirs, root)
+				bin, err := s.program(spec.Command[0], spec.LocalBinDirs, root)
 				if err != nil {
 					reasons = append(reasons, fmt.Sprintf("%s (%s) is not installed: %s", spec.ID, dir, spec.Install))
+					continue
+				}
+				if err := s.probe(spec, bin, root); err != nil {
+					reasons = append(reasons, fmt.Sprintf("%s (%s) is installed (%s) but does not run: %v; install it: %s", spec.ID, dir, bin, err, spec.Install))
 					continue
 				}
 				if srv, err := s.serverFor(ctx, &choice{spec: spec, root: root, bin: bin}); err == nil {
@@ -459,6 +505,12 @@ func (s *Supervisor) CodeActions(ctx context.Context, file string, line int, sym
 		}
 		if a.Edit != nil {
 			ca.Files = editFiles(s, a.Edit)
+			if out := s.outsideFiles(a.Edit); len(out) > 0 {
+				// Its title may quote the outside file (an import path, a
+				// name declared there): not shown, as that file is not.
+				ca.Title = ""
+				ca.Withheld = fmt.Sprintf("its edit changes %s, outside the root, so its title is not quoted", strings.Join(out, ", "))
+			}
 		} else {
 			ca.RunsCommand = len(a.Command) > 0 && string(a.Command) != "null"
 		}
@@ -467,11 +519,23 @@ func (s *Supervisor) CodeActions(ctx context.Context, file string, line int, sym
 	return res, nil
 }
 
+// outsideFiles lists the files of a WorkspaceEdit outside the root.
+func (s *Supervisor) outsideFiles(we *workspaceEdit) []string {
+	var out []string
+	for _, uri := range editURIs(we) {
+		if where, outside := s.outsideRoot(uri); outside && !slices.Contains(out, where) {
+			out = append(out, where)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // editFiles lists the files a WorkspaceEdit touches, relative to the root.
 func editFiles(s *Supervisor, we *workspaceEdit) []string {
 	seen := map[string]bool{}
 	var out []string
-	add := func(uri string) {
+	for _, uri := range editURIs(we) {
 		if p, ok := uriPath(uri); ok {
 			rel := s.rel(s.canonical(p))
 			if !seen[rel] {
@@ -480,23 +544,29 @@ func editFiles(s *Supervisor, we *workspaceEdit) []string {
 			}
 		}
 	}
+	slices.Sort(out)
+	return out
+}
+
+// editURIs lists the URIs a WorkspaceEdit names, the two ends of a rename
+// included.
+func editURIs(we *workspaceEdit) []string {
+	var out []string
 	for uri := range we.Changes {
-		add(uri)
+		out = append(out, uri)
 	}
 	for _, raw := range we.DocumentChanges {
 		var dc documentChange
 		if json.Unmarshal(raw, &dc) == nil {
 			switch {
 			case dc.TextDocument != nil:
-				add(dc.TextDocument.URI)
+				out = append(out, dc.TextDocument.URI)
 			case dc.Kind == "rename":
-				add(dc.OldURI)
-				add(dc.NewURI)
+				out = append(out, dc.OldURI, dc.NewURI)
 			default:
-				add(dc.URI)
+				out = append(out, dc.URI)
 			}
 		}
 	}
-	slices.Sort(out)
 	return out
 }

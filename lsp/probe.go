@@ -1,7 +1,6 @@
 package lsp
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -23,16 +22,18 @@ type probeKey struct {
 	bin   string
 	size  int64
 	mtime time.Time
+	dir   string // where it ran
+	env   string // the pins it ran with
 }
 
 var probes sync.Map // probeKey -> error (nil: it runs)
 
-// probeTimeout bounds one probe.
-const probeTimeout = 15 * time.Second
-
 // probe reports why bin does not run, or nil; without a Probe in the spec
-// it is not run and nil is returned.
-func probe(spec *ServerSpec, bin string) error {
+// it is not run and nil is returned. For an untrusted checkout it runs in
+// proc.NeutralDir with the toolchain pins (toolchain.go), so the checkout
+// chooses nothing; for a trusted one in root, where the server will run,
+// so that it checks the program the start will get.
+func (s *Supervisor) probe(spec *ServerSpec, bin, root string) error {
 	if len(spec.Probe) == 0 {
 		return nil
 	}
@@ -40,34 +41,32 @@ func probe(spec *ServerSpec, bin string) error {
 	if err != nil {
 		return err
 	}
-	key := probeKey{bin, info.Size(), info.ModTime()}
+	cmd := exec.Command(bin, spec.Probe...)
+	cmd.Dir, cmd.Env = proc.NeutralDir, s.childEnv("")
+	key := probeKey{bin: bin, size: info.Size(), mtime: info.ModTime(), dir: cmd.Dir}
+	if s.cfg.Trusted {
+		cmd.Dir, key.dir = root, root
+	} else {
+		key.env = strings.Join(s.pins().set, "\x00")
+	}
 	if v, ok := probes.Load(key); ok {
 		err, _ := v.(error)
 		return err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.ProbeTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, spec.Probe...)
-	cmd.Cancel = func() error { proc.KillGroup(cmd.Process.Pid); return nil }
-	cmd.WaitDelay = time.Second
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	err = proc.StartOld(cmd)
-	if err == nil {
-		err = cmd.Wait()
-		proc.KillGroup(cmd.Process.Pid)
-		proc.Done(cmd.Process.Pid)
-	}
+	out, err := proc.Output(ctx, cmd)
 	var result error
 	if err != nil {
-		why := explainingLine(out.String())
-		if why == "" {
+		var timeout *proc.TimeoutError
+		why := explainingLine(string(out))
+		switch {
+		case errors.As(err, &timeout):
+			why = fmt.Sprintf("`%s %s` did not finish within %s", bin, strings.Join(spec.Probe, " "), s.cfg.ProbeTimeout)
+		case why == "":
 			why = err.Error()
-		} else {
+		default:
 			why = fmt.Sprintf("%s (%v)", why, err)
-		}
-		if ctx.Err() != nil {
-			why = fmt.Sprintf("`%s %s` did not finish within %s", bin, strings.Join(spec.Probe, " "), probeTimeout)
 		}
 		result = errors.New(why)
 	}

@@ -68,6 +68,9 @@ type Hover struct {
 	// it had nothing; cut at MaxHoverBytes.
 	Contents  string `json:"contents" jsonschema:"signature and documentation, markdown or plain text"`
 	Truncated bool   `json:"truncated,omitempty" jsonschema:"contents were cut at 4000 bytes"`
+	// Withheld says why the server's text is not given (Contents is ""):
+	// the symbol is declared outside the root, whose files are not quoted.
+	Withheld string `json:"withheld,omitempty" jsonschema:"why the server's text is not quoted (declared outside the root)"`
 }
 
 // Symbol is one entry of an outline or a workspace search.
@@ -110,6 +113,9 @@ type CodeAction struct {
 	Files []string `json:"files,omitempty" jsonschema:"files its edit would change"`
 	// RunsCommand: it has no edit but runs a server command.
 	RunsCommand bool `json:"runs_command,omitempty" jsonschema:"it runs a server command instead of an edit"`
+	// Withheld says why Title is empty: its edit changes a file outside
+	// the root, which the title may quote.
+	Withheld string `json:"withheld,omitempty" jsonschema:"why the title is not quoted (its edit changes a file outside the root)"`
 }
 
 // CodeActions lists what the server offers at a symbol.

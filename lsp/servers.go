@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
 // ServerSpec describes one language server as data (LSP-6): adding a
@@ -69,6 +71,14 @@ type Launch struct {
 	// StateDir is a private folder (0700, outside the root) that lives as
 	// long as the server, for its caches and indexes.
 	StateDir string
+	// Guard is the run's path guard: every file of the checkout Prepare
+	// reads goes through it (a regular file inside the root, opened without
+	// blocking, at most a size limit).
+	Guard *pathguard.Guard
+	// Env is the server's environment, nil for this process's own. For an
+	// untrusted checkout it pins the toolchain managers' choices (see
+	// [Config.Trusted]).
+	Env []string
 	// InitializationOptions starts as the spec's and is sent in
 	// initialize.
 	InitializationOptions any
@@ -195,6 +205,7 @@ const (
 	DefaultDiagnosticsWait   = 5 * time.Second
 	DefaultDiagnosticsSettle = 150 * time.Millisecond
 	DefaultCheckerTimeout    = 3 * time.Minute
+	DefaultProbeTimeout      = 15 * time.Second
 )
 
 // Config configures a [Supervisor]. Zero durations take the defaults above;
@@ -216,12 +227,17 @@ type Config struct {
 	DiagnosticsSettle time.Duration
 	// CheckerTimeout bounds a project checker run (diagnostics "*").
 	CheckerTimeout time.Duration
+	// ProbeTimeout bounds one run of a server's Probe.
+	ProbeTimeout time.Duration
 	// Trusted marks the checkout as trusted by the harness: programs inside
 	// it (LocalBinDirs such as node_modules/.bin and .venv/bin) may be run,
 	// and so may checkers and server features that execute its code (cargo
 	// check, rust-analyzer's build scripts, the checkout's own TypeScript).
 	// Off by default: `lsp` is a read tool, and a read runs no code from
-	// the checkout. PATH is the user's choice and is used either way.
+	// the checkout. PATH is the user's choice and is used either way, but
+	// untrusted, the toolchain managers behind it (rustup, pyenv, asdf,
+	// Volta, the go command) are kept from the checkout's per-folder
+	// choices: see toolchain.go.
 	Trusted bool
 }
 
@@ -240,5 +256,6 @@ func (c Config) withDefaults() Config {
 	def(&c.DiagnosticsWait, DefaultDiagnosticsWait)
 	def(&c.DiagnosticsSettle, DefaultDiagnosticsSettle)
 	def(&c.CheckerTimeout, DefaultCheckerTimeout)
+	def(&c.ProbeTimeout, DefaultProbeTimeout)
 	return c
 }

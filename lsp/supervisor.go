@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/internal/walk"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
@@ -28,10 +29,19 @@ type Supervisor struct {
 	root  string // absolute, symlinks resolved
 	roots []string
 	// guard confines every path a server sends back before it is read,
-	// quoted or written; nil when the root cannot be opened.
-	guard *pathguard.Guard
-	cfg   Config
-	hooks *testHooks
+	// quoted or written, and every file read to prepare a start; nil when
+	// the root cannot be opened. ownGuard: opened here, closed by Close.
+	guard    *pathguard.Guard
+	ownGuard bool
+	cfg      Config
+	hooks    *testHooks
+
+	// pins keep an untrusted checkout's programs from its toolchain
+	// files (toolchain.go), worked out on first use.
+	pinOnce   sync.Once
+	pinned    *pins
+	unshimMu  sync.Mutex
+	unshimmed map[string]unshimmed
 
 	mu      sync.Mutex
 	closed  bool
@@ -59,8 +69,9 @@ type serverEntry struct {
 	err   error
 }
 
-// NewSupervisor returns a Supervisor for the checkout at root. It starts
-// nothing (LSP-1): servers start on the first call that needs them.
+// NewSupervisor returns a Supervisor for the checkout at root, with a path
+// guard of its own. It starts nothing (LSP-1): servers start on the first
+// call that needs them.
 func NewSupervisor(root string, cfg Config) *Supervisor {
 	abs, err := filepath.Abs(root)
 	if err != nil {
@@ -71,6 +82,18 @@ func NewSupervisor(root string, cfg Config) *Supervisor {
 		roots = []string{resolved, abs}
 	}
 	guard, _ := pathguard.New(roots[0])
+	s := newSupervisor(roots, guard, cfg)
+	s.ownGuard = guard != nil
+	return s
+}
+
+// OpenSupervisor returns a Supervisor over the run's path guard g (a
+// family's Open passes registry.Env.Guard), which Close leaves open.
+func OpenSupervisor(g *pathguard.Guard, cfg Config) *Supervisor {
+	return newSupervisor([]string{g.Root()}, g, cfg)
+}
+
+func newSupervisor(roots []string, guard *pathguard.Guard, cfg Config) *Supervisor {
 	return &Supervisor{
 		root:     roots[0],
 		roots:    roots,
@@ -104,28 +127,50 @@ func (s *Supervisor) Close() error {
 	s.servers = map[serverKey]*serverEntry{}
 	s.mu.Unlock()
 
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
 	defer cancel()
+	// close(s.stop) above cancels every start; one that does not end
+	// within startGrace (a preparation stuck in a system call) is not
+	// waited for: start stops what it started once it returns.
+	starting, cancelStarting := context.WithTimeout(ctx, startGrace)
+	defer cancelStarting()
 	var wg sync.WaitGroup
 	for _, e := range entries {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			// Bounded: a start runs under StartTimeout, and close(s.stop)
-			// above cancels it at once.
-			<-e.ready
+			select {
+			case <-e.ready:
+			case <-starting.Done():
+				return
+			}
 			if e.srv != nil {
 				e.srv.shutdown(ctx)
 			}
 		}()
 	}
 	wg.Wait()
-	s.wg.Wait()
-	if s.guard != nil {
+	started := make(chan struct{})
+	go func() {
+		s.wg.Wait() // the starts and the idle reaper
+		close(started)
+	}()
+	select {
+	case <-started:
+	case <-starting.Done():
+	}
+	if s.ownGuard {
 		s.guard.Close()
 	}
 	return nil
 }
+
+// Close waits at most closeTimeout in all, and at most startGrace for a
+// start it cancelled.
+const (
+	closeTimeout = 10 * time.Second
+	startGrace   = 2 * time.Second
+)
 
 // rel returns path relative to the root for messages, or path itself when
 // it lies outside.
@@ -224,20 +269,26 @@ func (s *Supervisor) choose(path string) (*choice, error) {
 			continue
 		}
 		owned = true
-		root, marker := s.nearestMarker(filepath.Dir(path), spec.RootMarkers)
-		bin, binErr := s.lookBin(spec.Command[0], spec.LocalBinDirs, root)
+		root, marker, bad := s.nearestMarker(filepath.Dir(path), spec.RootMarkers)
+		bin, binErr := s.program(spec.Command[0], spec.LocalBinDirs, root)
 		switch {
+		case bad != "":
+			reasons = append(reasons, fmt.Sprintf("%s found %s, which does not count as a root marker: %s; replace it with the real file, or remove it",
+				spec.ID, s.rel(filepath.Join(root, marker)), bad))
 		case root == "" && binErr != nil:
 			reasons = append(reasons, fmt.Sprintf("%s needs a root marker (%s) in %s or a folder above it inside the root, and %s is not installed (%s)",
 				spec.ID, strings.Join(spec.RootMarkers, ", "), s.rel(filepath.Dir(path)), spec.Command[0], spec.Install))
 		case root == "":
 			reasons = append(reasons, fmt.Sprintf("%s is installed (%s) but no root marker (%s) was found in %s or a folder above it inside the root",
 				spec.ID, bin, strings.Join(spec.RootMarkers, ", "), s.rel(filepath.Dir(path))))
+		case binErr != nil && !errors.Is(binErr, exec.ErrNotFound) && !errors.Is(binErr, fs.ErrNotExist):
+			// A manager's shim with nothing to run outside the checkout.
+			reasons = append(reasons, fmt.Sprintf("%s found %s, but %v", spec.ID, s.rel(filepath.Join(root, marker)), binErr))
 		case binErr != nil:
 			reasons = append(reasons, fmt.Sprintf("%s found %s but %s is not installed: %s",
 				spec.ID, s.rel(filepath.Join(root, marker)), spec.Command[0], spec.Install))
 		default:
-			if err := probe(spec, bin); err != nil {
+			if err := s.probe(spec, bin, root); err != nil {
 				reasons = append(reasons, fmt.Sprintf("%s found %s, and %s is installed but does not run: %v; install it: %s",
 					spec.ID, s.rel(filepath.Join(root, marker)), bin, err, spec.Install))
 				broken = append(broken, spec.ID)
@@ -254,22 +305,78 @@ func (s *Supervisor) choose(path string) (*choice, error) {
 }
 
 // nearestMarker walks from dir up to the supervisor root and returns the
-// first folder holding one of markers, and the marker found.
-func (s *Supervisor) nearestMarker(dir string, markers []string) (string, string) {
+// first folder holding one of markers, and the marker found. When the
+// markers there are all unfit (a named pipe, a device, a link out of the
+// root: N10), bad says why the first one is.
+func (s *Supervisor) nearestMarker(dir string, markers []string) (root, marker, bad string) {
 	for {
+		found := ""
 		for _, m := range markers {
-			if _, err := os.Stat(filepath.Join(dir, m)); err == nil {
-				return dir, m
+			ok, why := s.markerAt(filepath.Join(dir, m))
+			if ok {
+				return dir, m, ""
+			}
+			if why != "" && found == "" {
+				found, bad = m, why
 			}
 		}
+		if found != "" {
+			return dir, found, bad
+		}
 		if dir == s.root || !s.inRoot(dir) {
-			return "", ""
+			return "", "", ""
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			return "", ""
+			return "", "", ""
 		}
 		dir = parent
+	}
+}
+
+// markerAt reports whether p is a root marker: a regular file (of at most
+// maxFileBytes, since the server reads it) or a folder, itself or through
+// links inside the root. Otherwise why says what it is instead; both are
+// empty when nothing is there.
+func (s *Supervisor) markerAt(p string) (ok bool, why string) {
+	if s.guard == nil {
+		return false, ""
+	}
+	info, err := s.guard.Lstat(p)
+	if err != nil {
+		return false, ""
+	}
+	if info.Mode()&fs.ModeSymlink != 0 {
+		real, err := s.guard.Resolve(p)
+		if err != nil {
+			return false, "it is a symbolic link that leads outside the root"
+		}
+		if info, err = s.guard.Lstat(real); err != nil {
+			return false, "" // a dangling link is no marker
+		}
+	}
+	switch {
+	case info.IsDir():
+		return true, ""
+	case !info.Mode().IsRegular():
+		return false, "it is " + fileKind(info) + ", not a regular file"
+	case info.Size() > maxFileBytes:
+		return false, fmt.Sprintf("it is %d bytes, over the %d-byte limit", info.Size(), maxFileBytes)
+	}
+	return true, ""
+}
+
+// fileKind names a file that is not a regular file or a folder.
+func fileKind(info fs.FileInfo) string {
+	switch t := info.Mode().Type(); {
+	case t&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case t&fs.ModeSocket != 0:
+		return "a socket"
+	case t&fs.ModeDevice != 0:
+		return "a device"
+	default:
+		return "a file of type " + t.String()
 	}
 }
 
@@ -284,6 +391,17 @@ func (s *Supervisor) lookBin(program string, localDirs []string, root string) (s
 		return found[0], nil
 	}
 	return exec.LookPath(program)
+}
+
+// program is the program a start or a checker runs: lookBin's, with a
+// toolchain manager's shim replaced by the program it runs outside the
+// checkout when the checkout is not trusted (toolchain.go).
+func (s *Supervisor) program(name string, localDirs []string, root string) (string, error) {
+	bin, err := s.lookBin(name, localDirs, root)
+	if err != nil {
+		return "", err
+	}
+	return s.unshim(bin)
 }
 
 // serverFor returns the running server for c, starting one (and waiting,
@@ -315,6 +433,8 @@ func (s *Supervisor) serverFor(ctx context.Context, c *choice) (*server, error) 
 		case <-e.ready:
 		case <-ctx.Done():
 			return nil, ctx.Err()
+		case <-s.stop:
+			return nil, ErrClosed
 		}
 		if e.err != nil {
 			s.drop(key, e)
@@ -380,7 +500,21 @@ func (s *Supervisor) start(key serverKey, c *choice, e *serverEntry) {
 	if relRoot == "" {
 		relRoot = "."
 	}
-	srv, err := startServer(ctx, c.spec, c.bin, c.root, relRoot, &s.cfg, s.guard, s.hooks)
+	l, err := s.launch(c)
+	var srv *server
+	if err == nil {
+		srv, err = startServer(ctx, c.spec, l, relRoot, &s.cfg, s.hooks)
+	}
+	if err == nil {
+		s.mu.Lock()
+		closed := s.closed
+		s.mu.Unlock()
+		if closed {
+			// Close gave up waiting for this start: stop what it started.
+			srv.kill()
+			err = ErrClosed
+		}
+	}
 	if err != nil {
 		var se *ServerError
 		if errors.As(err, &se) && se.Kind == ErrServerTimeout {
@@ -391,6 +525,25 @@ func (s *Supervisor) start(key serverKey, c *choice, e *serverEntry) {
 	}
 	srv.touch() // idle time counts from ready, not from launch
 	e.srv = srv
+}
+
+// launch is one start of c, as its spec's Prepare leaves it: a private
+// state folder (removed with the server), the run's guard, and the
+// environment that keeps an untrusted checkout's toolchain files out.
+func (s *Supervisor) launch(c *choice) (*Launch, error) {
+	stateDir, err := proc.TempDir("lsp-" + strings.ReplaceAll(c.spec.ID, string(filepath.Separator), "_") + "-")
+	if err != nil {
+		return nil, fmt.Errorf("making %s's private folder: %w", c.spec.ID, err)
+	}
+	l := &Launch{Bin: c.bin, Args: append([]string(nil), c.spec.Command[1:]...), Root: c.root, Trusted: s.cfg.Trusted,
+		StateDir: stateDir, Guard: s.guard, Env: s.childEnv(c.root), InitializationOptions: c.spec.InitializationOptions}
+	if c.spec.Prepare != nil {
+		if err := c.spec.Prepare(l); err != nil {
+			os.RemoveAll(stateDir)
+			return nil, err
+		}
+	}
+	return l, nil
 }
 
 // drop forgets e if it is still the entry for key.
@@ -481,7 +634,7 @@ func (s *Supervisor) Reload(ctx context.Context, file string) (*ReloadResult, er
 			key := serverKey{srv.spec.ID, srv.root}
 			s.stopKey(ctx, key)
 			t0 := time.Now()
-			c := &choice{spec: srv.spec, root: srv.root, bin: srv.cmd.Path}
+			c := &choice{spec: srv.spec, root: srv.root, bin: srv.bin}
 			started, err := s.serverFor(ctx, c)
 			if err != nil {
 				return res, err
@@ -543,9 +696,13 @@ func (s *Supervisor) Status(ctx context.Context) *Status {
 	for i := range s.cfg.Servers {
 		spec := &s.cfg.Servers[i]
 		dirs := markers[spec.ID]
-		bin, binErr := s.lookBin(spec.Command[0], spec.LocalBinDirs, s.root)
+		probeRoot := s.root
+		if len(dirs) > 0 {
+			probeRoot = filepath.Join(s.root, filepath.FromSlash(dirs[0]))
+		}
+		bin, binErr := s.program(spec.Command[0], spec.LocalBinDirs, s.root)
 		if binErr != nil && len(dirs) > 0 {
-			bin, binErr = s.lookBin(spec.Command[0], spec.LocalBinDirs, filepath.Join(s.root, dirs[0]))
+			bin, binErr = s.program(spec.Command[0], spec.LocalBinDirs, probeRoot)
 		}
 		row := ServerStatus{ID: spec.ID, Language: spec.Language, Extensions: slices.Sorted(maps.Keys(spec.Extensions)),
 			RootMarkers: spec.RootMarkers, MarkerDirs: dirs, Program: spec.Command[0], Install: spec.Install}
@@ -565,7 +722,7 @@ func (s *Supervisor) Status(ctx context.Context) *Status {
 		case len(row.Running) > 0:
 			row.State = StateRunning
 		case len(dirs) > 0 && binErr == nil:
-			if err := probe(spec, bin); err != nil {
+			if err := s.probe(spec, bin, probeRoot); err != nil {
 				row.State, row.RunError = StateBroken, err.Error()
 			} else {
 				row.State = StateAvailable
@@ -635,7 +792,13 @@ func (s *Supervisor) scanMarkers(ctx context.Context) map[string][]string {
 		if entries > maxEntries {
 			return walk.SkipAll
 		}
-		for _, id := range byMarker[path.Base(e.Rel)] {
+		ids := byMarker[path.Base(e.Rel)]
+		if len(ids) > 0 {
+			if ok, _ := s.markerAt(e.Abs); !ok {
+				return nil // not a marker (N10); a call on a file below says why
+			}
+		}
+		for _, id := range ids {
 			dir := path.Dir(e.Rel)
 			if seen[id] == nil {
 				seen[id] = map[string]bool{}

@@ -16,7 +16,8 @@ type Servers struct {
 	ledger *lsp.Ledger
 }
 
-// NewServers makes the resource over root; it starts nothing.
+// NewServers makes the resource over root, with a path guard of its own;
+// it starts nothing.
 func NewServers(root string, cfg lsp.Config) *Servers {
 	return &Servers{Sup: lsp.NewSupervisor(root, cfg), ledger: lsp.NewLedger()}
 }
@@ -38,7 +39,12 @@ var Family = registry.Family[*Servers]{
 			return nil, err
 		}
 		cfg.Trusted = cfg.Trusted || env.Trusted
-		return NewServers(env.Root, cfg), nil
+		if env.Guard == nil {
+			return NewServers(env.Root, cfg), nil
+		}
+		// The run's guard: every file the servers' starts read, and every
+		// path they send back, is confined by the run's one os.Root.
+		return &Servers{Sup: lsp.OpenSupervisor(env.Guard, cfg), ledger: lsp.NewLedger()}, nil
 	},
 	Tools:    []registry.Descriptor{LSPTool, RenameTool},
 	Wrappers: []registry.Wrapper{DiagnosticsOnWrite},

@@ -73,6 +73,9 @@ func FormatLocations(r *lsp.Locations) string {
 
 // FormatHover renders a hover answer.
 func FormatHover(h *lsp.Hover) string {
+	if h.Withheld != "" {
+		return fmt.Sprintf("hover for %s withheld: %s (%s)", where(h.Symbol, h.File, h.Line), h.Withheld, h.Server)
+	}
 	if h.Contents == "" {
 		return fmt.Sprintf("no hover information for %s (%s)", where(h.Symbol, h.File, h.Line), h.Server)
 	}
@@ -151,7 +154,11 @@ func FormatCodeActions(r *lsp.CodeActions) string {
 		} else if a.RunsCommand {
 			notes = append(notes, "runs a server command")
 		}
-		fmt.Fprintf(&b, "%d. %s", i+1, oneLine(a.Title))
+		title := oneLine(a.Title)
+		if a.Withheld != "" {
+			title = "(title withheld: " + a.Withheld + ")"
+		}
+		fmt.Fprintf(&b, "%d. %s", i+1, title)
 		if len(notes) > 0 {
 			fmt.Fprintf(&b, " (%s)", strings.Join(notes, "; "))
 		}

@@ -65,6 +65,10 @@ func TestFormatHover(t *testing.T) {
 	expectText(t, "cut", lsptool.FormatHover(&lsp.Hover{Contents: "long…", Truncated: true}), "long…\n(cut at 4000 bytes)")
 	expectText(t, "none", lsptool.FormatHover(&lsp.Hover{Symbol: "x", File: "a.py", Line: 2, Server: "pyright"}),
 		`no hover information for "x" at a.py:2 (pyright)`)
+	// N4: declared outside the root.
+	expectText(t, "withheld", lsptool.FormatHover(&lsp.Hover{Symbol: "Token", File: "main.go", Line: 5, Server: "gopls",
+		Withheld: "Token is defined outside the root (/w/secret/s.go:4), so its text is not quoted"}),
+		`hover for "Token" at main.go:5 withheld: Token is defined outside the root (/w/secret/s.go:4), so its text is not quoted (gopls)`)
 }
 
 func TestFormatSymbols(t *testing.T) {
@@ -97,11 +101,13 @@ func TestFormatCodeActions(t *testing.T) {
 		{Title: "Create function undefinedThing", Kind: "quickfix", Preferred: true, Files: []string{"main.go"}},
 		{Title: "Organize\nimports", Kind: "source.organizeImports", Disabled: true, DisabledReason: "nothing to do", RunsCommand: true},
 		{Title: "Plain"},
+		{Kind: "quickfix", Files: []string{"/w/outside/secret.ts"}, Withheld: "its edit changes /w/outside/secret.ts, outside the root, so its title is not quoted"},
 	}}
-	expectText(t, "actions", lsptool.FormatCodeActions(r), `3 code actions for "undefinedThing" at main.go:15:
+	expectText(t, "actions", lsptool.FormatCodeActions(r), `4 code actions for "undefinedThing" at main.go:15:
 1. Create function undefinedThing (quickfix; preferred; edits main.go)
 2. Organize ⏎ imports (source.organizeImports; disabled: nothing to do; runs a server command)
-3. Plain`)
+3. Plain
+4. (title withheld: its edit changes /w/outside/secret.ts, outside the root, so its title is not quoted) (quickfix; edits /w/outside/secret.ts)`)
 	r.Actions = nil
 	expectText(t, "none", lsptool.FormatCodeActions(r), `no code actions offered for "undefinedThing" at main.go:15 (gopls)`)
 }

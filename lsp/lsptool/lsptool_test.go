@@ -6,11 +6,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/files"
 	"github.com/builtin-tools/builtin-tools/internal/testenv"
+	"github.com/builtin-tools/builtin-tools/lsp"
 	"github.com/builtin-tools/builtin-tools/lsp/lsptool"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
@@ -137,5 +139,64 @@ func TestRenameTool(t *testing.T) {
 	data, _ := os.ReadFile(filepath.Join(r.Root(), "cart.go"))
 	if strings.Contains(string(data), "Total") || strings.Count(string(data), "Count()") != 3 {
 		t.Fatalf("after rename:\n%s", data)
+	}
+}
+
+// N6: Run.Close returns promptly while a server's start is stuck in its
+// preparation (it blocks opening a named pipe nobody writes to, as the
+// read of a compile_commands.json FIFO did), and the call waiting for it
+// ends with the run.
+func TestRunCloseDuringAHungPreparation(t *testing.T) {
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "fake.toml"), nil, 0o644)
+	os.WriteFile(filepath.Join(root, "a.fake"), []byte("hello world\n"), 0o644)
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		testenv.Unavailable(t, "named pipes", err)
+	}
+	release := func() {
+		if f, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			f.Close()
+		}
+	}
+	defer release()
+	entered := make(chan struct{})
+	spec := lsp.ServerSpec{ID: "stuck", Language: "Fake", Command: []string{"/bin/cat"}, Install: "a test server",
+		RootMarkers: []string{"fake.toml"}, Extensions: map[string]string{".fake": "fake"},
+		Prepare: func(*lsp.Launch) error {
+			close(entered)
+			_, err := os.ReadFile(fifo)
+			return err
+		}}
+	r, err := registry.NewRun(registry.Config{Root: root, Families: []registry.Extension{lsptool.Family},
+		Settings: map[string]any{"lsp": lsp.Config{Servers: []lsp.ServerSpec{spec}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	answered := make(chan string, 1)
+	go func() {
+		res, err := r.Call(context.Background(), tiers.ReadOnly, "lsp", []byte(`{"operation": "hover", "file": "a.fake", "line": 1, "symbol": "world"}`))
+		if err != nil {
+			answered <- err.Error()
+			return
+		}
+		answered <- registry.ResultText(res)
+	}()
+	<-entered
+	t0 := time.Now()
+	closed := make(chan struct{})
+	go func() { r.Close(); close(closed) }()
+	select {
+	case <-closed:
+		t.Logf("Run.Close returned after %s", time.Since(t0).Round(time.Millisecond))
+	case <-time.After(time.Minute):
+		release()
+		t.Fatal("Run.Close did not return within a minute of a start stuck in its preparation")
+	}
+	select {
+	case text := <-answered:
+		t.Logf("the call: %s", text)
+	case <-time.After(time.Minute):
+		t.Error("the call waiting for the start was not answered")
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 )
 
 // groupAlive reports whether any process of group pgid is still running.
@@ -12,7 +13,7 @@ import (
 func groupAlive(pgid int) bool {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
-		return signalGroup(pgid)
+		return syscall.Kill(-pgid, 0) == nil
 	}
 	for _, e := range entries {
 		if e.Name()[0] < '0' || e.Name()[0] > '9' {

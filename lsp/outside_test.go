@@ -1,0 +1,155 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/builtin-tools/builtin-tools/internal/testenv"
+)
+
+// N4: hover quotes the declaration of the symbol (a constant's value, its
+// doc comment). A symbol declared outside the root — a module a go.mod
+// replace names, a relative import out of the checkout, a folder linked in
+// — is not quoted by hover, as it is not by definition; `read` refuses
+// those files too.
+
+const (
+	goSecret  = "sk-live-THIS-IS-OUTSIDE-THE-ROOT"
+	goSecretD = "Token is the production API token."
+	tsSecret  = "sk-live-TS-OUTSIDE-SECRET"
+	tsSecretD = "The production token."
+)
+
+// expectWithheld fails if any of secrets is anywhere in the hover result,
+// or the result does not say it was withheld because of where the symbol
+// is declared.
+func expectWithheld(t *testing.T, h *Hover, where string, secrets ...string) {
+	t.Helper()
+	data, _ := json.Marshal(h)
+	for _, s := range secrets {
+		if strings.Contains(string(data), s) {
+			t.Errorf("hover quotes %q from outside the root: %s", s, data)
+		}
+	}
+	if h.Contents != "" || !strings.Contains(h.Withheld, "defined outside the root") || !strings.Contains(h.Withheld, where) {
+		t.Errorf("hover: want it withheld, saying the symbol is defined outside the root in %s; got %s", where, data)
+	}
+}
+
+func TestHoverWithholdsWhatIsDeclaredOutsideTheRoot(t *testing.T) {
+	t.Parallel()
+	t.Run("go replace", func(t *testing.T) {
+		t.Parallel()
+		base := resolved(t)
+		root := filepath.Join(base, "app")
+		plant(t, base, "", map[string]string{
+			"secret/go.mod": "module example.com/sec\n\ngo 1.22\n",
+			"secret/s.go":   "package sec\n\n// " + goSecretD + "\nconst Token = \"" + goSecret + "\"\n",
+			"app/go.mod":    "module example.com/app\n\ngo 1.22\n\nrequire example.com/sec v0.0.0\n\nreplace example.com/sec => ../secret\n",
+			"app/main.go":   "package main\n\nimport \"example.com/sec\"\n\nfunc main() { println(sec.Token) }\n\n// Local is declared here.\nconst Local = 1\n\nvar _ = Local\n",
+		})
+		s := sessionAt(t, root, "gopls")
+		if def := must(s.sup.Definition(s.ctx, s.path("main.go"), 5, "Token"))(t); len(def.Locations) != 1 || !def.Locations[0].Outside {
+			t.Fatalf("definition: want one location outside the root, got %+v", def.Locations)
+		}
+		expectWithheld(t, must(s.sup.Hover(s.ctx, s.path("main.go"), 5, "Token"))(t), "secret/s.go", goSecret, goSecretD)
+		// Inside the root hover is quoted as before.
+		if h := must(s.sup.Hover(s.ctx, s.path("main.go"), 10, "Local"))(t); !strings.Contains(h.Contents, "Local is declared here") || h.Withheld != "" {
+			t.Errorf("hover inside the root: %+v", h)
+		}
+	})
+	t.Run("go linked folder", func(t *testing.T) {
+		t.Parallel()
+		base := resolved(t)
+		root := filepath.Join(base, "app")
+		plant(t, base, "", map[string]string{
+			"outside/s.go": "package ext\n\n// " + goSecretD + "\nconst Token = \"" + goSecret + "\"\n",
+			"app/go.mod":   "module example.com/app\n\ngo 1.22\n",
+			"app/main.go":  "package main\n\nimport \"example.com/app/ext\"\n\nfunc main() { println(ext.Token) }\n",
+		})
+		if err := os.Symlink(filepath.Join(base, "outside"), filepath.Join(root, "ext")); err != nil {
+			t.Fatal(err)
+		}
+		s := sessionAt(t, root, "gopls")
+		expectWithheld(t, must(s.sup.Hover(s.ctx, s.path("main.go"), 5, "Token"))(t), "ext/s.go", goSecret, goSecretD)
+	})
+	t.Run("typescript relative import", func(t *testing.T) {
+		t.Parallel()
+		base := resolved(t)
+		root := filepath.Join(base, "app")
+		plant(t, base, "", map[string]string{
+			"outside/secret.ts": "/** " + tsSecretD + " */\nexport const token = \"" + tsSecret + "\";\n",
+			"app/tsconfig.json": `{"compilerOptions": {"strict": true}}`,
+			"app/a.ts":          "import { token } from \"../outside/secret\";\nconsole.log(token);\n",
+		})
+		s := sessionAt(t, root, "typescript-language-server")
+		// Until tsserver has loaded the project, both hover and definition
+		// know only the import binding.
+		waitFor(t, "the definition outside the root", func() bool {
+			def, err := s.sup.Definition(s.ctx, s.path("a.ts"), 2, "token")
+			return err == nil && len(def.Locations) == 1 && def.Locations[0].Outside
+		})
+		expectWithheld(t, must(s.sup.Hover(s.ctx, s.path("a.ts"), 2, "token"))(t), "outside/secret.ts", tsSecret, tsSecretD)
+	})
+}
+
+// N4 for code actions: a fix whose edit changes a file outside the root
+// may name what is there in its title; the title is withheld.
+func TestCodeActionTitlesForOutsideEditsAreWithheld(t *testing.T) {
+	t.Parallel()
+	base := resolved(t)
+	root := filepath.Join(base, "app")
+	plant(t, base, "", map[string]string{
+		"outside/secret.ts": "export const token = \"" + tsSecret + "\";\n",
+		"app/tsconfig.json": `{"compilerOptions": {"strict": true}}`,
+		"app/a.ts":          "import * as secret from \"../outside/secret\";\nsecret.missingHelper(1);\n",
+	})
+	s := sessionAt(t, root, "typescript-language-server")
+	// The fix hangs off the diagnostic, which comes once the project is
+	// loaded.
+	waitFor(t, "the diagnostic for missingHelper", func() bool {
+		d, err := s.sup.Diagnostics(s.ctx, s.path("a.ts"))
+		return err == nil && strings.Contains(diagKeys(root, d.Diagnostics), "missingHelper")
+	})
+	res := must(s.sup.CodeActions(s.ctx, s.path("a.ts"), 2, "missingHelper"))(t)
+	outside := 0
+	for _, a := range res.Actions {
+		for _, f := range a.Files {
+			if strings.Contains(f, "outside/secret.ts") {
+				outside++
+				if a.Title != "" || !strings.Contains(a.Withheld, "outside the root") {
+					t.Errorf("an action editing %s keeps its title %q (withheld %q)", f, a.Title, a.Withheld)
+				}
+			}
+		}
+	}
+	if outside == 0 {
+		t.Fatalf("the server offered no fix that edits the outside file; the test cannot check the titles: %+v", res.Actions)
+	}
+}
+
+// sessionAt opens a Supervisor on root for program's server.
+func sessionAt(t *testing.T, root, program string) *session {
+	t.Helper()
+	testenv.LookPath(t, program)
+	sup := NewSupervisor(root, Config{})
+	t.Cleanup(func() { sup.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	t.Cleanup(cancel)
+	return &session{t: t, root: root, sup: sup, ctx: ctx}
+}
+
+// waitFor polls ok for up to a minute.
+func waitFor(t *testing.T, what string, ok func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); !ok(); time.Sleep(200 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s did not come within a minute", what)
+		}
+	}
+}

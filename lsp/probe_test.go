@@ -1,0 +1,65 @@
+package lsp
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/builtin-tools/builtin-tools/internal/testenv"
+)
+
+// Issue 18: a probe that never ends (a server whose --version hangs, with
+// a child in its group and one that left it with setsid) is bounded by
+// ProbeTimeout, reported as not running, and leaves nothing behind.
+func TestHungProbeIsBoundedAndLeavesNothing(t *testing.T) {
+	t.Parallel()
+	pids := filepath.Join(resolved(t), "pids")
+	bin := filepath.Join(resolved(t), "hangs")
+	script(t, bin, `if [ "$1" = --version ]; then
+	sleep 301 & echo $! >> `+pids+`
+	setsid sleep 302 & echo $! >> `+pids+`
+	echo $$ >> `+pids+`
+	wait
+fi
+exit 1
+`)
+	spec := ServerSpec{ID: "hangs", Language: "Fake", Command: []string{bin}, Probe: []string{"--version"}, Install: "fix it",
+		RootMarkers: []string{"fake.toml"}, Extensions: map[string]string{".fake": "fake"}}
+	root := fakeRoot(t)
+	sup := NewSupervisor(root, Config{Servers: []ServerSpec{spec}, ProbeTimeout: time.Second})
+	defer sup.Close()
+	t0 := time.Now()
+	row := statusRow(t, sup.Status(t.Context()), "hangs")
+	if d := time.Since(t0); d > 30*time.Second {
+		t.Errorf("status took %s with a probe bounded by 1s", d)
+	}
+	if row.State != StateBroken {
+		t.Errorf("status: want broken, got %+v", row)
+	}
+	expectContains(t, "status", row.RunError, "`"+bin+" --version` did not finish within 1s")
+	_, err := sup.Hover(t.Context(), filepath.Join(root, "a.fake"), 1, "world")
+	expectErr(t, "hover", err, ErrUnavailable, "is installed but does not run", "did not finish within 1s", "install it: fix it")
+
+	data, _ := os.ReadFile(pids)
+	ids := strings.Fields(string(data))
+	if len(ids) != 3 {
+		t.Fatalf("the probe recorded %q; want three processes", ids)
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		var left []string
+		for _, id := range ids {
+			if n, _ := strconv.Atoi(id); testenv.ProcessRunning(n) {
+				left = append(left, id)
+			}
+		}
+		if len(left) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("processes %v of the probe still run", left)
+		}
+	}
+}

@@ -1,0 +1,266 @@
+package lsp
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/builtin-tools/builtin-tools/internal/proc"
+)
+
+// Toolchain managers pick the program a shim runs from a file in the
+// working folder or a folder above it, so a checkout can choose what runs
+// when a server, probe or checker is started for it (N1):
+//
+//   - rustup's proxies (cargo, rustc, rust-analyzer) read rust-toolchain.toml
+//     or rust-toolchain, whose [toolchain] path may name a folder inside
+//     the checkout;
+//   - pyenv's shims read .python-version (only installed versions);
+//   - asdf's shims read .tool-versions, where "path:/a/folder" runs that
+//     folder's bin/<tool>;
+//   - Volta's shims run the checkout's node_modules/.bin copy of a tool its
+//     package.json lists as a dependency;
+//   - the go command downloads and runs the toolchain a go.mod or go.work
+//     "toolchain" line names, and uses a go.work found above the module.
+//
+// For an untrusted checkout every program started for it runs with those
+// choices pinned to the user's own, resolved outside the checkout (in
+// proc.NeutralDir): RUSTUP_TOOLCHAIN, PYENV_VERSION and ASDF_<TOOL>_VERSION
+// set to the defaults, a Volta shim replaced by the program `volta which`
+// names, GOTOOLCHAIN=local, and GOWORK=off when the go.work the go command
+// would use lies outside the root. A variable the user set is kept.
+// cargo's .cargo/config.toml is handled where cargo is run (see
+// prepareRustAnalyzer). nvm, fnm and direnv act only through a shell's
+// hooks: nothing here runs them, and a child of this process never reads
+// .nvmrc, .node-version or .envrc through them.
+
+// resolveTimeout bounds one manager query (rustup default, volta which).
+const resolveTimeout = 10 * time.Second
+
+// pins is what an untrusted checkout's programs run with, computed once
+// per supervisor.
+type pins struct {
+	set      []string // NAME=value, added to (or replacing) the environment
+	voltaBin string   // Volta's shim folder, "" when there is none
+}
+
+func (s *Supervisor) pins() *pins {
+	s.pinOnce.Do(func() { s.pinned = computePins() })
+	return s.pinned
+}
+
+func computePins() *pins {
+	p := &pins{}
+	home, _ := os.UserHomeDir()
+	add := func(name, value string) { p.set = append(p.set, name+"="+value) }
+
+	if _, ok := os.LookupEnv("RUSTUP_TOOLCHAIN"); !ok {
+		if rustup, err := exec.LookPath("rustup"); err == nil {
+			// "none" is no toolchain: the proxies then fail rather than
+			// follow the checkout's file.
+			tc := "none"
+			if out, err := query(rustup, "default"); err == nil {
+				if f := strings.Fields(out); len(f) > 0 {
+					tc = f[0]
+				}
+			}
+			add("RUSTUP_TOOLCHAIN", tc)
+		}
+	}
+
+	if _, ok := os.LookupEnv("PYENV_VERSION"); !ok {
+		pyenv, err := exec.LookPath("pyenv")
+		if err != nil {
+			if r := cmpEnv("PYENV_ROOT", filepath.Join(home, ".pyenv")); r != "" {
+				if fileExists(filepath.Join(r, "bin", "pyenv")) {
+					pyenv, err = filepath.Join(r, "bin", "pyenv"), nil
+				}
+			}
+		}
+		if err == nil {
+			v := "system"
+			if out, err := query(pyenv, "version-name"); err == nil && strings.TrimSpace(out) != "" {
+				v = strings.TrimSpace(strings.SplitN(out, "\n", 2)[0])
+			}
+			add("PYENV_VERSION", v)
+		}
+	}
+
+	if home != "" || os.Getenv("ASDF_DATA_DIR") != "" {
+		data := cmpEnv("ASDF_DATA_DIR", filepath.Join(home, ".asdf"))
+		if entries, err := os.ReadDir(filepath.Join(data, "plugins")); err == nil && len(entries) > 0 {
+			global := toolVersions(filepath.Join(home, cmpEnv("ASDF_DEFAULT_TOOL_VERSIONS_FILENAME", ".tool-versions")))
+			for _, e := range entries {
+				name := "ASDF_" + strings.ToUpper(strings.ReplaceAll(e.Name(), "-", "_")) + "_VERSION"
+				if _, ok := os.LookupEnv(name); ok {
+					continue
+				}
+				v := global[e.Name()]
+				if v == "" {
+					v = "system" // the next program on PATH, never the checkout's choice
+				}
+				add(name, v)
+			}
+		}
+	}
+
+	if v := cmpEnv("VOLTA_HOME", filepath.Join(home, ".volta")); v != "" {
+		if info, err := os.Stat(filepath.Join(v, "bin")); err == nil && info.IsDir() {
+			p.voltaBin = filepath.Join(v, "bin")
+		}
+	}
+
+	switch tc := os.Getenv("GOTOOLCHAIN"); {
+	case tc == "" || tc == "auto" || tc == "path":
+		add("GOTOOLCHAIN", "local")
+	case strings.HasSuffix(tc, "+auto") || strings.HasSuffix(tc, "+path"):
+		add("GOTOOLCHAIN", tc[:strings.LastIndexByte(tc, '+')])
+	}
+	return p
+}
+
+// cmpEnv is the variable's value, or def when it is unset or empty.
+func cmpEnv(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}
+
+// query runs a manager's command in proc.NeutralDir, where no file of the
+// checkout is above the working folder, and returns its output.
+func query(bin string, args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), resolveTimeout)
+	defer cancel()
+	out, err := proc.Probe(ctx, bin, args...)
+	if err != nil {
+		if why := explainingLine(string(out)); why != "" {
+			return "", fmt.Errorf("%s (%v)", why, err)
+		}
+		return "", err
+	}
+	return string(out), nil
+}
+
+// toolVersions reads an asdf .tool-versions file: tool → first version.
+func toolVersions(path string) map[string]string {
+	out := map[string]string{}
+	data, err := os.ReadFile(path)
+	if err != nil || len(data) > 1<<20 {
+		return out
+	}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		line, _, _ := strings.Cut(sc.Text(), "#")
+		if f := strings.Fields(line); len(f) >= 2 {
+			if _, ok := out[f[0]]; !ok {
+				out[f[0]] = f[1]
+			}
+		}
+	}
+	return out
+}
+
+// childEnv is the environment of a program started for the checkout in
+// dir ("" for a probe, which runs in proc.NeutralDir): nil, this process's
+// own, when the checkout is trusted; otherwise that with the pins.
+func (s *Supervisor) childEnv(dir string) []string {
+	if s.cfg.Trusted {
+		return nil
+	}
+	set := slices.Clone(s.pins().set)
+	if dir != "" {
+		if v, ok := s.goWork(dir); ok {
+			set = append(set, "GOWORK="+v)
+		}
+	}
+	env := os.Environ()
+	for _, kv := range set {
+		name, _, _ := strings.Cut(kv, "=")
+		env = slices.DeleteFunc(env, func(e string) bool { return strings.HasPrefix(e, name+"=") })
+		env = append(env, kv)
+	}
+	return env
+}
+
+// goWork says what GOWORK a go command started in dir gets: "off" when the
+// workspace file it would use is outside the root (it would bring modules
+// from outside the root into the server's answers).
+func (s *Supervisor) goWork(dir string) (string, bool) {
+	if v := os.Getenv("GOWORK"); v != "" {
+		if v == "off" || s.inRoot(filepath.Clean(v)) {
+			return "", false
+		}
+		return "off", true
+	}
+	for d := dir; ; {
+		if _, err := os.Stat(filepath.Join(d, "go.work")); err == nil {
+			if s.inRoot(d) {
+				return "", false
+			}
+			return "off", true
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return "", false
+		}
+		d = parent
+	}
+}
+
+// unshim replaces a Volta shim by the program it runs outside the checkout
+// (untrusted only): in a checkout whose package.json lists the tool, the
+// shim would run the checkout's own node_modules/.bin copy.
+func (s *Supervisor) unshim(bin string) (string, error) {
+	p := s.pins()
+	if s.cfg.Trusted || p.voltaBin == "" || filepath.Dir(bin) != p.voltaBin {
+		return bin, nil
+	}
+	name := filepath.Base(bin)
+	s.unshimMu.Lock()
+	defer s.unshimMu.Unlock()
+	if r, ok := s.unshimmed[name]; ok {
+		return r.bin, r.err
+	}
+	real, err := s.voltaWhich(p.voltaBin, name)
+	if s.unshimmed == nil {
+		s.unshimmed = map[string]unshimmed{}
+	}
+	s.unshimmed[name] = unshimmed{real, err}
+	return real, err
+}
+
+type unshimmed struct {
+	bin string
+	err error
+}
+
+func (s *Supervisor) voltaWhich(voltaBin, name string) (string, error) {
+	volta := filepath.Join(voltaBin, "volta")
+	ctx, cancel := context.WithTimeout(context.Background(), resolveTimeout)
+	defer cancel()
+	cmd := exec.Command(volta, "which", name)
+	cmd.Dir = proc.NeutralDir
+	cmd.Env = s.childEnv("")
+	out, err := proc.Output(ctx, cmd)
+	real := strings.TrimSpace(strings.SplitN(string(out), "\n", 2)[0])
+	if err == nil && (!filepath.IsAbs(real) || !fileExists(real)) {
+		err = errors.New("it named no program")
+	}
+	if err != nil {
+		if why := explainingLine(string(out)); why != "" && real == "" {
+			err = fmt.Errorf("%s (%v)", why, err)
+		}
+		return "", fmt.Errorf("%s is a Volta shim, which in this checkout could run the checkout's own copy, and `volta which %s` found none outside it: %v; "+
+			"install it with volta install %s, or trust the checkout", name, name, err, name)
+	}
+	return real, nil
+}
