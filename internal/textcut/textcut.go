@@ -4,8 +4,6 @@ package textcut
 
 import (
 	"strconv"
-	"strings"
-	"sync"
 	"unicode/utf8"
 )
 
@@ -65,27 +63,3 @@ func BytesEllipsis(s string, n int) string {
 	return Bytes(s, n) + "…"
 }
 
-// Tail is a writer that keeps the last bytes written to it (a process's
-// stderr, for an error message). Safe for concurrent use.
-type Tail struct {
-	mu sync.Mutex
-	b  []byte
-}
-
-// Write keeps p, dropping the oldest bytes past 8 KiB down to 4 KiB.
-func (t *Tail) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.b = append(t.b, p...)
-	if len(t.b) > 8<<10 {
-		t.b = append(t.b[:0:0], t.b[len(t.b)-4<<10:]...)
-	}
-	return len(p), nil
-}
-
-// String is what was kept, trimmed, as valid UTF-8.
-func (t *Tail) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return strings.TrimSpace(strings.ToValidUTF8(string(t.b), "\uFFFD"))
-}
