@@ -282,7 +282,7 @@ func (s *Supervisor) hoverOutside(ctx context.Context, r *request) string {
 	locs := decodeLocations(raw)
 	sortLocations(locs)
 	for _, l := range locs {
-		if where, outside := s.outsideRoot(l.URI); outside {
+		if where, outside := s.outsideRoot(l.URI); outside && !s.inLibrary(l.URI) {
 			return fmt.Sprintf("%s is defined outside the root (%s:%d), so its text is not quoted", r.symbol, where, l.Range.Start.Line+1)
 		}
 	}
@@ -302,6 +302,19 @@ func (s *Supervisor) outsideRoot(uri string) (string, bool) {
 		return s.rel(path), true
 	}
 	return s.rel(path), false
+}
+
+// inLibrary reports whether uri names a file of installed library code
+// (library.go), links resolved.
+func (s *Supervisor) inLibrary(uri string) bool {
+	path, ok := uriPath(uri)
+	if !ok {
+		return false
+	}
+	if r, err := filepath.EvalSymlinks(path); err == nil {
+		path = r
+	}
+	return isLibrary(path)
 }
 
 // hoverText flattens MarkupContent, MarkedString and MarkedString[].

@@ -95,6 +95,23 @@ func TestHoverWithholdsWhatIsDeclaredOutsideTheRoot(t *testing.T) {
 			return err == nil && len(def.Locations) == 1 && def.Locations[0].Outside
 		})
 		expectWithheld(t, must(s.sup.Hover(s.ctx, s.path("a.ts"), 2, "token"))(t), "outside/secret.ts", tsSecret, tsSecretD)
+		// Library code the toolchain installed (TypeScript's lib.*.d.ts,
+		// under node_modules) is quoted: it is no one's secret.
+		if h := must(s.sup.Hover(s.ctx, s.path("a.ts"), 2, "log"))(t); h.Withheld != "" || !strings.Contains(h.Contents, "log(") {
+			t.Errorf("hover on console.log: %+v", h)
+		}
+	})
+	t.Run("go standard library", func(t *testing.T) {
+		t.Parallel()
+		root := resolved(t)
+		plant(t, root, "", map[string]string{
+			"go.mod":  "module example.com/app\n\ngo 1.22\n",
+			"main.go": "package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(1) }\n",
+		})
+		s := sessionAt(t, root, "gopls")
+		if h := must(s.sup.Hover(s.ctx, s.path("main.go"), 5, "Println"))(t); h.Withheld != "" || !strings.Contains(h.Contents, "func fmt.Println") {
+			t.Errorf("hover on fmt.Println: %+v", h)
+		}
 	})
 }
 
