@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/builtin-tools/builtin-tools/astgrep"
-	"github.com/builtin-tools/builtin-tools/internal/testenv"
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/rogpeppe/go-internal/txtar"
 )
 

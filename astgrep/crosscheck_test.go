@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/builtin-tools/builtin-tools/internal/testenv"
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
 // xcase is one cross-check pattern. When context is set, ast-grep misreads

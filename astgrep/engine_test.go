@@ -13,7 +13,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/builtin-tools/builtin-tools/internal/testenv"
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
 // writeTree writes files (slash paths → content) under a new temp root.

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/builtin-tools/builtin-tools/internal/testenv"
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/rogpeppe/go-internal/txtar"
 )
 

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/framing"
-	"github.com/builtin-tools/builtin-tools/internal/testenv"
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 

@@ -5,7 +5,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/builtin-tools/builtin-tools/internal/testenv"
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
 // D14: in a file with mixed line ends, an exact byte match wins; LF in

@@ -6,7 +6,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/builtin-tools/builtin-tools/internal/testenv"
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"golang.org/x/sys/unix"
 )
 

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/builtin-tools/builtin-tools/internal/testenv"
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
 // REG-8: a git diff over several files is applied, and every written file

@@ -4,8 +4,8 @@ import (
 	"flag"
 	"testing"
 
-	builtintools "github.com/builtin-tools/builtin-tools"
-	"github.com/builtin-tools/builtin-tools/internal/sessiontest"
+	"github.com/builtin-tools/builtin-tools/internal/test/sessiontest"
+	"github.com/builtin-tools/builtin-tools/internal/test/sessiontest/builtin"
 )
 
 var update = flag.Bool("update", false, "rewrite the outputs of testdata/sessions from an in-process replay")
@@ -14,8 +14,8 @@ var update = flag.Bool("update", false, "rewrite the outputs of testdata/session
 // stdio (testdata/sessions).
 func TestSessions(t *testing.T) {
 	sessiontest.Run(t, "testdata/sessions", sessiontest.Options{
-		Run:    builtintools.Options{Without: []string{"lsp", "structural"}},
-		Args:   []string{"--without", "lsp,structural", "--ask", "none"},
+		Config: sessiontest.Config{Without: []string{"lsp", "structural"}},
+		NewRun: builtin.NewRun,
 		Update: *update,
 	})
 }

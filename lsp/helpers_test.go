@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/builtin-tools/builtin-tools/internal/testenv"
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
 // fixture copies testdata/<name> to a fresh folder (tests edit files) and

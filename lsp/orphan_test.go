@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/builtin-tools/builtin-tools/internal/testenv"
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
 const orphanChildEnv = "BUILTIN_TOOLS_LSP_ORPHAN_CHILD"

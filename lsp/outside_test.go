@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/builtin-tools/builtin-tools/internal/testenv"
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
 // N4: hover quotes the declaration of the symbol (a constant's value, its

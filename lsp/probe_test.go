@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/builtin-tools/builtin-tools/internal/testenv"
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
 // Issue 18: a probe that never ends (a server whose --version hangs, with

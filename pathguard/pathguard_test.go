@@ -8,7 +8,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/builtin-tools/builtin-tools/internal/testenv"
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
 func setup(t *testing.T) (*Guard, string, string) {

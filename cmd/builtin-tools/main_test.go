@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/builtin-tools/builtin-tools/internal/testenv"
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
 // runCmd runs the command in process and returns exit code, stdout, stderr.

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/builtin-tools/builtin-tools/internal/testenv"
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
 // servePeer is `builtin-tools serve` driven line by line.

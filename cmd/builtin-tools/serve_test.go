@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/builtin-tools/builtin-tools/internal/testenv"
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
 // D6: a named pipe named like source code neither hangs ast_grep nor keeps

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/builtin-tools/builtin-tools/eval"
-	"github.com/builtin-tools/builtin-tools/internal/testenv"
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/builtin-tools/builtin-tools/tiers"
 )
 

@@ -4,8 +4,8 @@ import (
 	"flag"
 	"testing"
 
-	builtintools "github.com/builtin-tools/builtin-tools"
-	"github.com/builtin-tools/builtin-tools/internal/sessiontest"
+	"github.com/builtin-tools/builtin-tools/internal/test/sessiontest"
+	"github.com/builtin-tools/builtin-tools/internal/test/sessiontest/builtin"
 )
 
 var update = flag.Bool("update", false, "rewrite the outputs of testdata/sessions from an in-process replay")
@@ -13,14 +13,14 @@ var update = flag.Bool("update", false, "rewrite the outputs of testdata/session
 // code_graph as transcripts replayed in process and over stdio.
 func TestSessions(t *testing.T) {
 	sessiontest.Run(t, "testdata/sessions", sessiontest.Options{
-		Run:    builtintools.Options{Without: []string{"lsp"}},
-		Args:   []string{"--without", "lsp", "--ask", "none", "--grammars", ""},
+		Config: sessiontest.Config{Without: []string{"lsp"}},
+		NewRun: builtin.NewRun,
 		Update: *update,
-		Scrub: map[string]string{
-			`code graph of [^:]*: ready`: "code graph of ROOT: ready",
-			`built in [0-9.]+[µm]?s`:     "built in TIME",
-			`"build_time":"[^"]*"`:       `"build_time":"TIME"`,
-			`"root":"[^"]*"`:             `"root":"ROOT"`,
+		Scrub: []sessiontest.Scrub{
+			{Pattern: `code graph of [^:]*: ready`, Replace: "code graph of ROOT: ready"},
+			{Pattern: `built in [0-9.]+[µm]?s`, Replace: "built in TIME"},
+			{Pattern: `"build_time":"[^"]*"`, Replace: `"build_time":"TIME"`},
+			{Pattern: `"root":"[^"]*"`, Replace: `"root":"ROOT"`},
 		},
 	})
 }

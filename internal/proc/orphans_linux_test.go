@@ -7,8 +7,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/builtin-tools/builtin-tools/internal/testenv"
 )
 
 // N18: a grandchild that left the group and cleared its environment is
@@ -43,5 +41,5 @@ func TestAdoptedOrphanEndsAtShutdown(t *testing.T) {
 	if err := parent.Wait(); err != nil {
 		t.Fatalf("the adopting process: %v", err)
 	}
-	waitFor(t, "the adopted orphan outlived Shutdown", 5*time.Second, func() bool { return !testenv.ProcessRunning(orphan) })
+	waitFor(t, "the adopted orphan outlived Shutdown", 5*time.Second, func() bool { return !Running(orphan) })
 }

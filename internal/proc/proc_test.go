@@ -16,8 +16,6 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
-
-	"github.com/builtin-tools/builtin-tools/internal/testenv"
 )
 
 const childEnv = "BUILTIN_TOOLS_PROC_TEST_CHILD"
@@ -104,7 +102,7 @@ func TestNothingOutlivesAKilledParent(t *testing.T) {
 	})
 	tmp, _ := os.ReadFile(filepath.Join(dir, "tmp"))
 	for n, pid := range pids {
-		if !testenv.ProcessRunning(pid) {
+		if !Running(pid) {
 			t.Fatalf("%s (pid %d) not running before the kill", n, pid)
 		}
 	}
@@ -115,7 +113,7 @@ func TestNothingOutlivesAKilledParent(t *testing.T) {
 	parent.Wait()
 	waitFor(t, "a process survived SIGKILL of its parent", 10*time.Second, func() bool {
 		for _, pid := range pids {
-			if testenv.ProcessRunning(pid) {
+			if Running(pid) {
 				return false
 			}
 		}
@@ -146,8 +144,8 @@ func TestReaperKillsOnlyRecordedGroups(t *testing.T) {
 	if out, err := script.CombinedOutput(); err != nil {
 		t.Fatalf("reaper: %v\n%s", err, out)
 	}
-	waitFor(t, "a recorded group survived the end of the reaper's input", 5*time.Second, func() bool { return !testenv.ProcessRunning(killed.Process.Pid) })
-	if !testenv.ProcessRunning(kept.Process.Pid) {
+	waitFor(t, "a recorded group survived the end of the reaper's input", 5*time.Second, func() bool { return !Running(killed.Process.Pid) })
+	if !Running(kept.Process.Pid) {
 		t.Fatal("a group removed from the record was killed")
 	}
 }
@@ -213,7 +211,7 @@ func TestGrandchildHoldingOutput(t *testing.T) {
 				t.Errorf("took %s", d)
 			}
 			child := readPid(pidFile)
-			waitFor(t, "the grandchild outlived its parent", 5*time.Second, func() bool { return child != 0 && !testenv.ProcessRunning(child) })
+			waitFor(t, "the grandchild outlived its parent", 5*time.Second, func() bool { return child != 0 && !Running(child) })
 		})
 	}
 }

@@ -6,9 +6,9 @@ import (
 	"flag"
 	"testing"
 
-	builtintools "github.com/builtin-tools/builtin-tools"
-	"github.com/builtin-tools/builtin-tools/internal/sessiontest"
-	"github.com/builtin-tools/builtin-tools/internal/testenv"
+	"github.com/builtin-tools/builtin-tools/internal/test/sessiontest"
+	"github.com/builtin-tools/builtin-tools/internal/test/sessiontest/builtin"
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
 var update = flag.Bool("update", false, "rewrite the outputs of testdata/sessions from an in-process replay")
@@ -19,8 +19,8 @@ var update = flag.Bool("update", false, "rewrite the outputs of testdata/session
 func TestSessions(t *testing.T) {
 	testenv.LookPath(t, "gopls")
 	sessiontest.Run(t, "testdata/sessions", sessiontest.Options{
-		Run:    builtintools.Options{Without: []string{"structural"}},
-		Args:   []string{"--without", "structural", "--ask", "none"},
+		Config: sessiontest.Config{Without: []string{"structural"}},
+		NewRun: builtin.NewRun,
 		Update: *update,
 	})
 }

@@ -11,6 +11,7 @@ package testenv
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -21,6 +22,9 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
+
+	"github.com/builtin-tools/builtin-tools/internal/proc"
 )
 
 var (
@@ -131,11 +135,12 @@ var (
 
 // Command builds cmd/builtin-tools once per test binary and returns its
 // path, for tests that drive the real command (over stdio, under the MCP
-// Inspector).
+// Inspector). The binary lives in the test process's own temporary folder,
+// which goes when the test binary ends (internal/proc).
 func Command(t testing.TB) string {
 	t.Helper()
 	binOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "builtin-tools-bin-")
+		dir, err := proc.TempDir("bin-")
 		if err != nil {
 			binErr = err
 			return
@@ -143,7 +148,9 @@ func Command(t testing.TB) string {
 		binPath = filepath.Join(dir, "builtin-tools")
 		cmd := exec.Command("go", "build", "-o", binPath, "./cmd/builtin-tools")
 		cmd.Dir = ModuleRoot()
-		if out, err := cmd.CombinedOutput(); err != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+		defer cancel()
+		if out, err := proc.Output(ctx, cmd); err != nil {
 			binErr = fmt.Errorf("go build ./cmd/builtin-tools: %v\n%s", err, out)
 		}
 	})

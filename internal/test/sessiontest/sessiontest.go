@@ -32,8 +32,7 @@ import (
 	"testing"
 	"time"
 
-	builtintools "github.com/builtin-tools/builtin-tools"
-	"github.com/builtin-tools/builtin-tools/internal/testenv"
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
 	"github.com/mark3labs/mcp-go/client"
@@ -41,18 +40,47 @@ import (
 	"github.com/rogpeppe/go-internal/txtar"
 )
 
+// Config is the one declaration of what a session's runs have: the
+// in-process run is made from it by Options.NewRun, and the stdio replay
+// turns it into the command's flags, so the two cannot disagree. Both
+// replays have no ask port, no run-time grammar folder and no code-graph
+// snapshot.
+type Config struct {
+	// Without names the families left out (builtintools' family names).
+	Without []string
+	// Conversation is the run's conversation id ("" for a fresh one).
+	Conversation string
+}
+
+// Flags are the `builtin-tools serve` flags that give c, besides --root
+// and --mode.
+func (c Config) Flags() []string {
+	f := []string{"--ask", "none", "--grammars", "", "--graph-cache", ""}
+	if len(c.Without) > 0 {
+		f = append(f, "--without", strings.Join(c.Without, ","))
+	}
+	if c.Conversation != "" {
+		f = append(f, "--conversation", c.Conversation)
+	}
+	return f
+}
+
 // Options configure the runs a session is replayed against.
 type Options struct {
-	// Run configures the in-process run (Root is set per session).
-	Run builtintools.Options
-	// Args are the flags of `builtin-tools serve` for the stdio replay,
-	// besides --root and --mode.
-	Args []string
+	Config Config
+	// NewRun makes the in-process run over root as c says (the harness
+	// knows no family: the test links what it needs).
+	NewRun func(root string, c Config) (*registry.Run, error)
 	// Update rewrites the outputs from the in-process replay.
 	Update bool
-	// Scrub replaces what changes from run to run (a time left, a
-	// duration) before outputs are compared: pattern → replacement.
-	Scrub map[string]string
+	// Scrub replaces, in order, what changes from run to run (a time left,
+	// a duration) before outputs are compared.
+	Scrub []Scrub
+}
+
+// Scrub is one replacement: every match of Pattern becomes Replace.
+type Scrub struct {
+	Pattern, Replace string
 }
 
 type step struct {
@@ -237,10 +265,10 @@ type scrubber struct {
 	repl string
 }
 
-func compileScrub(patterns map[string]string) []scrubber {
-	var out []scrubber
-	for pat, repl := range patterns {
-		out = append(out, scrubber{regexp.MustCompile(pat), repl})
+func compileScrub(list []Scrub) []scrubber {
+	out := make([]scrubber, 0, len(list))
+	for _, sc := range list {
+		out = append(out, scrubber{regexp.MustCompile(sc.Pattern), sc.Replace})
 	}
 	return out
 }
@@ -288,9 +316,7 @@ func (p peer) call(ctx context.Context, name string, args map[string]any) (*mcp.
 }
 
 func inProcess(t *testing.T, root string, mode tiers.Mode, opts Options) peer {
-	o := opts.Run
-	o.Root = root
-	run, err := builtintools.NewRun(o)
+	run, err := opts.NewRun(root, opts.Config)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -304,7 +330,7 @@ func inProcess(t *testing.T, root string, mode tiers.Mode, opts Options) peer {
 
 func overStdio(t *testing.T, root string, mode tiers.Mode, opts Options) peer {
 	bin := testenv.Command(t)
-	args := append([]string{"serve", "--root", root, "--mode", string(mode)}, opts.Args...)
+	args := append([]string{"serve", "--root", root, "--mode", string(mode)}, opts.Config.Flags()...)
 	c, err := client.NewStdioMCPClient(bin, os.Environ(), args...)
 	if err != nil {
 		t.Fatal(err)
