@@ -193,7 +193,6 @@ type Proposal struct {
 	notes     []string
 	accepting bool             // a Resolve is writing it; guarded by the Stager's mu
 	guard     *pathguard.Guard // the root its files are read and written through
-	ownGuard  bool             // opened by Stage, closed when the edit ends
 }
 
 // Outcome is what Resolve did.
@@ -314,19 +313,10 @@ func (s *Stager) Stage(ctx context.Context, q astgrep.Query, rewrite string) (*P
 	if err != nil {
 		return nil, err
 	}
-	ownGuard := q.Guard == nil
-	if ownGuard {
-		if q.Guard, err = pathguard.New(q.Root); err != nil {
-			return nil, err
-		}
-		q.Root = q.Guard.Root()
+	guard := q.Path.Guard()
+	if guard == nil {
+		return nil, fmt.Errorf("%w: a rewrite needs a Path from the run's path guard", pathguard.ErrNoPath)
 	}
-	staged := false
-	defer func() {
-		if ownGuard && !staged {
-			q.Guard.Close()
-		}
-	}()
 	res, files, err := s.e.SearchFiles(ctx, q)
 	if err != nil {
 		return nil, err
@@ -340,7 +330,7 @@ func (s *Stager) Stage(ctx context.Context, q astgrep.Query, rewrite string) (*P
 		return nil, ErrNoMatches
 	}
 	p := &Proposal{Pattern: q.Pattern, Rewrite: rewrite, Language: res.Language, Context: res.Context, Skipped: res.Skipped,
-		guard: q.Guard, ownGuard: ownGuard}
+		guard: guard}
 	var broken []BrokenFile
 	held := int64(0) // before and after of the files so far, checked as they come (N5)
 	for _, fm := range files {
@@ -372,7 +362,7 @@ func (s *Stager) Stage(ctx context.Context, q astgrep.Query, rewrite string) (*P
 			broken = append(broken, BrokenFile{File: fm.File, Before: len(before), After: len(after), Lines: lines})
 			continue
 		}
-		if info, err := q.Guard.Stat(fc.Path); err == nil {
+		if info, err := guard.Stat(fc.Path); err == nil {
 			fc.dev, fc.ino = fileID(info)
 		}
 		fc.Diff = udiff.Unified("a/"+fm.File, "b/"+fm.File, string(fc.before), string(fc.after))
@@ -400,7 +390,6 @@ func (s *Stager) Stage(ctx context.Context, q astgrep.Query, rewrite string) (*P
 	s.pending[p.ID] = p
 	s.held += p.size
 	s.mu.Unlock()
-	staged = true
 	return p, nil
 }
 
@@ -522,9 +511,6 @@ func (s *Stager) Resolve(ctx context.Context, id string, accept bool, opts atomi
 // Resolve of it reports, none when empty.
 func (s *Stager) finishLocked(id, how string) {
 	if p := s.pending[id]; p != nil {
-		if p.ownGuard {
-			p.guard.Close()
-		}
 		s.held -= p.size
 	}
 	delete(s.pending, id)

@@ -111,7 +111,7 @@ func runRewriteCase(t *testing.T, e *astgrep.Engine, file string) {
 	}
 	root := writeTree(t, src)
 	st := NewStager(e)
-	p, err := st.Stage(context.Background(), astgrep.Query{Root: root, Pattern: pattern, Language: language}, rewrite)
+	p, err := st.Stage(context.Background(), astgrep.Query{Path: at(root), Pattern: pattern, Language: language}, rewrite)
 	if wantErr != "" {
 		if err == nil || !strings.Contains(err.Error(), wantErr) {
 			t.Fatalf("Stage: got %v, want an error containing %q", err, wantErr)
@@ -189,7 +189,7 @@ func TestAcceptWritesAndKeepsMode(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := NewStager(newEngine(t))
-	p, err := st.Stage(context.Background(), astgrep.Query{Root: root, Pattern: "defer $X.Close()", Language: "go"}, "defer mustClose($X)")
+	p, err := st.Stage(context.Background(), astgrep.Query{Path: at(root), Pattern: "defer $X.Close()", Language: "go"}, "defer mustClose($X)")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +227,7 @@ func TestAcceptWritesAndKeepsMode(t *testing.T) {
 		t.Fatalf("second accept: %v", err)
 	}
 	// The next staged edit gets the next id.
-	p2, err := st.Stage(context.Background(), astgrep.Query{Root: root, Pattern: "defer mustClose($X)", Language: "go"}, "defer $X.Close()")
+	p2, err := st.Stage(context.Background(), astgrep.Query{Path: at(root), Pattern: "defer mustClose($X)", Language: "go"}, "defer $X.Close()")
 	if err != nil || p2.ID != "edit_2" {
 		t.Fatalf("second stage: %v %+v", err, p2)
 	}
@@ -236,7 +236,7 @@ func TestAcceptWritesAndKeepsMode(t *testing.T) {
 func TestDiscardWritesNothing(t *testing.T) {
 	root := writeTree(t, map[string]string{"a.go": goSrc})
 	st := NewStager(newEngine(t))
-	p, err := st.Stage(context.Background(), astgrep.Query{Root: root, Pattern: "defer $X.Close()", Language: "go"}, "defer mustClose($X)")
+	p, err := st.Stage(context.Background(), astgrep.Query{Path: at(root), Pattern: "defer $X.Close()", Language: "go"}, "defer mustClose($X)")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,7 +258,7 @@ func TestDiscardWritesNothing(t *testing.T) {
 func TestFileChangedAfterStagingRejectsAll(t *testing.T) {
 	root := writeTree(t, map[string]string{"a.go": goSrc, "b.go": goSrc})
 	st := NewStager(newEngine(t))
-	p, err := st.Stage(context.Background(), astgrep.Query{Root: root, Pattern: "defer $X.Close()", Language: "go"}, "defer mustClose($X)")
+	p, err := st.Stage(context.Background(), astgrep.Query{Path: at(root), Pattern: "defer $X.Close()", Language: "go"}, "defer mustClose($X)")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -278,7 +278,7 @@ func TestFileChangedAfterStagingRejectsAll(t *testing.T) {
 		t.Fatalf("b.go lost the hand edit:\n%s", got)
 	}
 	// A deleted file is a change too.
-	p2, err := st.Stage(context.Background(), astgrep.Query{Root: root, Pattern: "defer $X.Close()", Language: "go"}, "defer mustClose($X)")
+	p2, err := st.Stage(context.Background(), astgrep.Query{Path: at(root), Pattern: "defer $X.Close()", Language: "go"}, "defer mustClose($X)")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -301,7 +301,7 @@ func TestWriteFailureRestoresEverything(t *testing.T) {
 	big := goSrc + "\n// " + strings.Repeat("x", 1536<<10) + "\n"
 	root := writeTree(t, map[string]string{"a.go": goSrc, "m.go": big, "z.go": goSrc})
 	st := NewStager(newEngine(t))
-	p, err := st.Stage(context.Background(), astgrep.Query{Root: root, Pattern: "defer $X.Close()", Language: "go"}, "defer mustClose($X)")
+	p, err := st.Stage(context.Background(), astgrep.Query{Path: at(root), Pattern: "defer $X.Close()", Language: "go"}, "defer mustClose($X)")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -342,7 +342,7 @@ func TestWriteFailureRestoresEverything(t *testing.T) {
 func TestRewriteThatBreaksParsingIsRefused(t *testing.T) {
 	root := writeTree(t, map[string]string{"a.go": goSrc})
 	st := NewStager(newEngine(t))
-	_, err := st.Stage(context.Background(), astgrep.Query{Root: root, Pattern: "defer $X.Close()", Language: "go"}, "defer $X.Close(")
+	_, err := st.Stage(context.Background(), astgrep.Query{Path: at(root), Pattern: "defer $X.Close()", Language: "go"}, "defer $X.Close(")
 	var pbe *ParseBreakError
 	if !errors.As(err, &pbe) || len(pbe.Files) != 1 || pbe.Files[0].File != "a.go" || len(pbe.Files[0].Lines) == 0 {
 		t.Fatalf("got %v, want a ParseBreakError for a.go with lines", err)
@@ -356,7 +356,7 @@ func TestRewriteThatBreaksParsingIsRefused(t *testing.T) {
 	// A file that already had errors may keep them.
 	broken := goSrc + "\nfunc (\n"
 	root2 := writeTree(t, map[string]string{"a.go": broken})
-	if _, err := st.Stage(context.Background(), astgrep.Query{Root: root2, Pattern: "defer $X.Close()", Language: "go"}, "defer mustClose($X)"); err != nil {
+	if _, err := st.Stage(context.Background(), astgrep.Query{Path: at(root2), Pattern: "defer $X.Close()", Language: "go"}, "defer mustClose($X)"); err != nil {
 		t.Fatalf("rewrite in a file with old errors: %v", err)
 	}
 }
@@ -365,7 +365,7 @@ func TestOverlapsOutermostWins(t *testing.T) {
 	src := "package p\n\nfunc f() {\n\tg := func() {\n\t\tx := 1\n\t\t_ = x\n\t}\n\ty := 2\n\t_, _ = g, y\n}\n"
 	root := writeTree(t, map[string]string{"a.go": src})
 	st := NewStager(newEngine(t))
-	p, err := st.Stage(context.Background(), astgrep.Query{Root: root, Pattern: "$X := $Y", Language: "go"}, "var $X = $Y")
+	p, err := st.Stage(context.Background(), astgrep.Query{Path: at(root), Pattern: "$X := $Y", Language: "go"}, "var $X = $Y")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -384,7 +384,7 @@ func TestOverlapsOutermostWins(t *testing.T) {
 func TestTemplateAndSearchErrors(t *testing.T) {
 	root := writeTree(t, map[string]string{"a.go": goSrc})
 	st := NewStager(newEngine(t))
-	q := astgrep.Query{Root: root, Pattern: "defer $X.Close()", Language: "go"}
+	q := astgrep.Query{Path: at(root), Pattern: "defer $X.Close()", Language: "go"}
 	cases := map[string]string{
 		"defer close($Y)":      "uses $Y, which the pattern does not capture (it captures $X)",
 		"defer close($_)":      "binds nothing",
@@ -397,11 +397,11 @@ func TestTemplateAndSearchErrors(t *testing.T) {
 			t.Errorf("rewrite %q: got %v, want %q", rw, err, want)
 		}
 	}
-	_, err := st.Stage(context.Background(), astgrep.Query{Root: root, Pattern: "nothing.Here($X)", Language: "go"}, "x($X)")
+	_, err := st.Stage(context.Background(), astgrep.Query{Path: at(root), Pattern: "nothing.Here($X)", Language: "go"}, "x($X)")
 	if !errors.Is(err, ErrNoMatches) {
 		t.Errorf("no matches: %v", err)
 	}
-	_, err = st.Stage(context.Background(), astgrep.Query{Root: root, Pattern: "", Language: "go"}, "x")
+	_, err = st.Stage(context.Background(), astgrep.Query{Path: at(root), Pattern: "", Language: "go"}, "x")
 	if !errors.Is(err, astgrep.ErrEmptyPattern) {
 		t.Errorf("empty pattern: %v", err)
 	}

@@ -35,7 +35,7 @@ func TestRewriteTakesTheLineEndOfTheMatch(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			root := writeTree(t, map[string]string{"a.go": c.file})
 			st := NewStager(e)
-			p, err := st.Stage(context.Background(), astgrep.Query{Root: root, Pattern: c.pattern, Language: "go"}, c.rewrite)
+			p, err := st.Stage(context.Background(), astgrep.Query{Path: at(root), Pattern: c.pattern, Language: "go"}, c.rewrite)
 			if err != nil {
 				t.Fatal(err)
 			}

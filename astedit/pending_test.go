@@ -13,7 +13,7 @@ import (
 
 func stageClose(t *testing.T, st *Stager, root string) *Proposal {
 	t.Helper()
-	p, err := st.Stage(context.Background(), astgrep.Query{Root: root, Pattern: "defer $X.Close()", Language: "go"}, "defer mustClose($X)")
+	p, err := st.Stage(context.Background(), astgrep.Query{Path: at(root), Pattern: "defer $X.Close()", Language: "go"}, "defer mustClose($X)")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,9 +109,9 @@ func TestPendingEditsAreBoundedByBytes(t *testing.T) {
 	}
 
 	small := NewStagerWithLimits(e, Limits{MaxBytes: 1 << 10})
-	small.Stage(context.Background(), astgrep.Query{Root: root, Path: root + "/f0.go", Pattern: "defer a.Close()", Language: "go"}, "defer mustClose(a)")
+	small.Stage(context.Background(), astgrep.Query{Path: at(root, root + "/f0.go"), Pattern: "defer a.Close()", Language: "go"}, "defer mustClose(a)")
 	before := small.Pending()
-	_, err = small.Stage(context.Background(), astgrep.Query{Root: root, Pattern: "defer $X.Close()", Language: "go"}, "defer mustClose($X)")
+	_, err = small.Stage(context.Background(), astgrep.Query{Path: at(root), Pattern: "defer $X.Close()", Language: "go"}, "defer mustClose($X)")
 	if !errors.Is(err, ErrTooLargeToStage) || !strings.Contains(err.Error(), "over the limit of 1 KiB") || !strings.Contains(err.Error(), "narrow path") ||
 		!strings.Contains(err.Error(), "4 files") {
 		t.Fatalf("edit over the limit by itself: %v", err)

@@ -82,7 +82,7 @@ func BenchmarkSearchNetHTTP(b *testing.B) {
 		b.Run("cold/"+pat, func(b *testing.B) {
 			for b.Loop() {
 				e := NewEngine(Options{})
-				if _, err := e.Search(context.Background(), Query{Root: root, Pattern: pat, Language: "go"}); err != nil {
+				if _, err := e.Search(context.Background(), Query{Path: at(root), Pattern: pat, Language: "go"}); err != nil {
 					b.Fatal(err)
 				}
 				e.Close()
@@ -91,7 +91,7 @@ func BenchmarkSearchNetHTTP(b *testing.B) {
 		b.Run("warm/"+pat, func(b *testing.B) {
 			e := NewEngine(Options{})
 			defer e.Close()
-			q := Query{Root: root, Pattern: pat, Language: "go"}
+			q := Query{Path: at(root), Pattern: pat, Language: "go"}
 			if _, err := e.Search(context.Background(), q); err != nil {
 				b.Fatal(err)
 			}
@@ -158,7 +158,7 @@ func BenchmarkManyEngines(b *testing.B) {
 		b.Skip("no module root")
 	}
 	grammars := []string{filepath.Join(testenv.ToolsDir(), "grammars")}
-	q := Query{Root: root, Pattern: "$X := $Y", Language: "go", MaxResults: 50}
+	q := Query{Path: at(root), Pattern: "$X := $Y", Language: "go", MaxResults: 50}
 	var (
 		total int
 		mu    sync.Mutex

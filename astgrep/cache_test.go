@@ -191,7 +191,7 @@ func TestCacheBudget(t *testing.T) {
 	root := writeTree(t, map[string]string{"a.go": "package p\n\nfunc f() { g(1) }\n"})
 	e := NewEngine(Options{})
 	defer e.Close()
-	q := Query{Root: root, Pattern: "g($X)"}
+	q := Query{Path: at(root), Pattern: "g($X)"}
 	if _, err := e.Search(context.Background(), q); err != nil {
 		t.Fatal(err)
 	}
@@ -215,7 +215,7 @@ func TestEnginesShareTheCache(t *testing.T) {
 	})
 	a, b := NewEngine(Options{}), NewEngine(Options{})
 	defer b.Close()
-	q := Query{Root: root, Pattern: "g($X)"}
+	q := Query{Path: at(root), Pattern: "g($X)"}
 	if r, err := a.Search(context.Background(), q); err != nil || r.FilesCached != 0 || r.Total != 2 {
 		t.Fatalf("first engine: %v %+v", err, r)
 	}
@@ -251,7 +251,7 @@ func TestManyEnginesAtOnce(t *testing.T) {
 			defer wg.Done()
 			e := NewEngine(Options{})
 			defer e.Close()
-			res, err := e.Search(context.Background(), Query{Root: root, Pattern: "$A := $B"})
+			res, err := e.Search(context.Background(), Query{Path: at(root), Pattern: "$A := $B"})
 			if err == nil && res.Total != 60 {
 				err = fmt.Errorf("total %d, want 60", res.Total)
 			}
@@ -288,7 +288,7 @@ func TestCacheNoticesEditsThatKeepSizeAndMtime(t *testing.T) {
 	mtime := info.ModTime()
 	e := NewEngine(Options{})
 	defer e.Close()
-	q := Query{Root: root, Pattern: "g($X)"}
+	q := Query{Path: at(root), Pattern: "g($X)"}
 	search := func(want string) *Result {
 		t.Helper()
 		r, err := e.Search(context.Background(), q)
@@ -331,7 +331,7 @@ func TestRacyEntryIsChecked(t *testing.T) {
 	p := filepath.Join(root, "a.go")
 	e := NewEngine(Options{})
 	defer e.Close()
-	q := Query{Root: root, Pattern: "g($X)"}
+	q := Query{Path: at(root), Pattern: "g($X)"}
 	if _, err := e.Search(context.Background(), q); err != nil {
 		t.Fatal(err)
 	}

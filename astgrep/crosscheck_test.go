@@ -165,7 +165,7 @@ func ourMatches(t *testing.T, e *Engine, root string, c xcase) map[string]bool {
 
 func ourMatchDetails(t *testing.T, e *Engine, root string, c xcase) (map[string]bool, map[string]Match) {
 	t.Helper()
-	res, files, err := e.SearchFiles(context.Background(), Query{Root: root, Pattern: c.pattern, Language: c.lang})
+	res, files, err := e.SearchFiles(context.Background(), Query{Path: at(root), Pattern: c.pattern, Language: c.lang})
 	if err != nil {
 		t.Fatalf("%s %q: %v", c.lang, c.pattern, err)
 	}

@@ -175,16 +175,12 @@ func (e *Engine) compile(ctx context.Context, l *language, src string) (*pattern
 
 // Query is one structural search.
 type Query struct {
-	// Root is the absolute folder results are relative to; the caller has
-	// already confined it.
-	Root string
-	// Guard, when set, is the run's path guard for Root: every folder and
-	// file is read through it, so nothing outside the root is read even if
-	// a folder is swapped for a link mid-search. When nil, the search
-	// opens one for Root.
-	Guard *pathguard.Guard
-	// Path is an absolute file or folder inside Root; empty means Root.
-	Path string
+	// Path is the file or folder to search, from the run's path guard
+	// (pathguard.Guard.Path, or RootPath for the whole root). Results are
+	// relative to the guard's root, and every folder and file is read
+	// through the guard, so nothing outside the root is read even if a
+	// folder is swapped for a link mid-search.
+	Path pathguard.Path
 	// Pattern is a code fragment with metavariables.
 	Pattern string
 	// Language is a grammar id or alias; optional when Path is a file or
@@ -374,33 +370,11 @@ func (e *Engine) run(ctx context.Context, q Query, keep bool) (*Result, []FileMa
 	} else if lx.onlyMetavariable() {
 		return nil, nil, ErrOnlyMetavariable
 	}
-	if !filepath.IsAbs(q.Root) {
-		return nil, nil, fmt.Errorf("root %q is not an absolute path", q.Root)
-	}
-	root := filepath.Clean(q.Root)
-	path := root
-	if q.Path != "" {
-		path = q.Path
-		if !filepath.IsAbs(path) {
-			path = filepath.Join(root, path)
-		}
-		path = filepath.Clean(path)
-	}
-	if rel, err := filepath.Rel(root, path); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return nil, nil, fmt.Errorf("%w: %s is not inside %s; give a path inside the root", ErrOutsideRoot, path, root)
-	}
-	g := q.Guard
+	g := q.Path.Guard()
 	if g == nil {
-		var err error
-		if g, err = pathguard.New(root); err != nil {
-			return nil, nil, err
-		}
-		defer g.Close()
-		if real := g.Root(); real != root { // root reached through a link
-			path = real + strings.TrimPrefix(path, root)
-			root = real
-		}
+		return nil, nil, fmt.Errorf("%w: a search needs a Path from the run's path guard", pathguard.ErrNoPath)
 	}
+	root, path := g.Root(), q.Path.Abs()
 	info, err := g.Stat(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("cannot search %s: %w", path, err)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/builtin-tools/builtin-tools/pathguard"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -43,7 +44,7 @@ func TestBinaryAndHugeFilesAreSkippedAndCounted(t *testing.T) {
 	})
 	e := NewEngine(Options{MaxFileSize: 4096})
 	defer e.Close()
-	res, err := e.Search(context.Background(), Query{Root: root, Pattern: "panic($X)"})
+	res, err := e.Search(context.Background(), Query{Path: at(root), Pattern: "panic($X)"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,15 +60,24 @@ func TestBinaryAndHugeFilesAreSkippedAndCounted(t *testing.T) {
 	}
 }
 
+// A search takes its location only from a path guard: a location outside
+// the root cannot be made, and a query without one is refused.
 func TestPathOutsideRoot(t *testing.T) {
 	root := writeTree(t, map[string]string{"in/a.go": "package p\n"})
 	e := NewEngine(Options{})
 	defer e.Close()
+	g, err := pathguard.New(filepath.Join(root, "in"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
 	for _, p := range []string{filepath.Dir(root), filepath.Join(root, "in", "..", ".."), "/etc/passwd"} {
-		_, err := e.Search(context.Background(), Query{Root: filepath.Join(root, "in"), Path: p, Pattern: "f($X)", Language: "go"})
-		if !errors.Is(err, ErrOutsideRoot) {
-			t.Errorf("path %s: got %v, want ErrOutsideRoot", p, err)
+		if _, err := g.Path(p); !errors.Is(err, pathguard.ErrOutside) {
+			t.Errorf("path %s: got %v, want pathguard.ErrOutside", p, err)
 		}
+	}
+	if _, err := e.Search(context.Background(), Query{Pattern: "f($X)", Language: "go"}); !errors.Is(err, pathguard.ErrNoPath) {
+		t.Errorf("a query with no Path: %v", err)
 	}
 }
 
@@ -75,7 +85,7 @@ func TestUnknownLanguageListsKnownOnes(t *testing.T) {
 	root := writeTree(t, map[string]string{"a.go": "package p\n", "x.weird": "f(1)\n"})
 	e := NewEngine(Options{GrammarDirs: []string{"/nowhere/grammars"}})
 	defer e.Close()
-	_, err := e.Search(context.Background(), Query{Root: root, Pattern: "f($X)", Language: "fortran"})
+	_, err := e.Search(context.Background(), Query{Path: at(root), Pattern: "f($X)", Language: "fortran"})
 	var ule *UnknownLanguageError
 	if !errors.As(err, &ule) {
 		t.Fatalf("got %v, want *UnknownLanguageError", err)
@@ -89,12 +99,12 @@ func TestUnknownLanguageListsKnownOnes(t *testing.T) {
 		}
 	}
 	// A single file whose name says nothing.
-	_, err = e.Search(context.Background(), Query{Root: root, Path: filepath.Join(root, "x.weird"), Pattern: "f($X)"})
+	_, err = e.Search(context.Background(), Query{Path: at(root, filepath.Join(root, "x.weird")), Pattern: "f($X)"})
 	if !errors.As(err, &ule) || !strings.Contains(err.Error(), "pass language") {
 		t.Fatalf("got %v, want an UnknownLanguageError asking for language", err)
 	}
 	// With language given, the odd name is fine.
-	res, err := e.Search(context.Background(), Query{Root: root, Path: filepath.Join(root, "x.weird"), Pattern: "f($X)", Language: "python"})
+	res, err := e.Search(context.Background(), Query{Path: at(root, filepath.Join(root, "x.weird")), Pattern: "f($X)", Language: "python"})
 	if err != nil || res.Total != 1 {
 		t.Fatalf("search x.weird as python: %v, %+v", err, res)
 	}
@@ -104,7 +114,7 @@ func TestUnparsablePatternNamesContexts(t *testing.T) {
 	root := writeTree(t, map[string]string{"a.py": "x = 1\n"})
 	e := NewEngine(Options{})
 	defer e.Close()
-	_, err := e.Search(context.Background(), Query{Root: root, Pattern: "def (:", Language: "python"})
+	_, err := e.Search(context.Background(), Query{Path: at(root), Pattern: "def (:", Language: "python"})
 	var upe *UnparsablePatternError
 	if !errors.As(err, &upe) {
 		t.Fatalf("got %v, want *UnparsablePatternError", err)
@@ -119,7 +129,7 @@ func TestEmptyAndLoneMetavariablePatterns(t *testing.T) {
 	e := NewEngine(Options{})
 	defer e.Close()
 	for pat, want := range map[string]error{"": ErrEmptyPattern, "  \n\t": ErrEmptyPattern, "$$$A": ErrOnlyMetavariable, " $X ": ErrOnlyMetavariable, "$$$": ErrOnlyMetavariable, "$_": ErrOnlyMetavariable} {
-		_, err := e.Search(context.Background(), Query{Root: root, Pattern: pat, Language: "go"})
+		_, err := e.Search(context.Background(), Query{Path: at(root), Pattern: pat, Language: "go"})
 		if !errors.Is(err, want) {
 			t.Errorf("pattern %q: got %v, want %v", pat, err, want)
 		}
@@ -160,22 +170,22 @@ func TestBrokenGrammarLibraries(t *testing.T) {
 		if !slices.Contains(e.Languages(), id) {
 			t.Errorf("Languages() lacks %s: %v", id, e.Languages())
 		}
-		_, err := e.Search(context.Background(), Query{Root: root, Pattern: "x", Language: id})
+		_, err := e.Search(context.Background(), Query{Path: at(root), Pattern: "x", Language: id})
 		var gle *GrammarLoadError
 		if !errors.As(err, &gle) || gle.Language != id {
 			t.Fatalf("%s: got %v, want *GrammarLoadError", id, err)
 		}
 		t.Logf("%s: %v", id, err)
 	}
-	if _, err := e.Search(context.Background(), Query{Root: root, Pattern: "x", Language: "future"}); !strings.Contains(fmt.Sprint(err), "ABI version 99") {
+	if _, err := e.Search(context.Background(), Query{Path: at(root), Pattern: "x", Language: "future"}); !strings.Contains(fmt.Sprint(err), "ABI version 99") {
 		t.Errorf("wrong-ABI error does not say so: %v", err)
 	}
 	// Other languages keep working, with language given or inferred.
-	res, err := e.Search(context.Background(), Query{Root: root, Pattern: "g($X)", Language: "go"})
+	res, err := e.Search(context.Background(), Query{Path: at(root), Pattern: "g($X)", Language: "go"})
 	if err != nil || res.Total != 1 {
 		t.Fatalf("go search next to broken grammars: %v %+v", err, res)
 	}
-	res, err = e.Search(context.Background(), Query{Root: root, Pattern: "g($X)"})
+	res, err = e.Search(context.Background(), Query{Path: at(root), Pattern: "g($X)"})
 	if err != nil || res.Total != 1 || res.Language != "go" {
 		t.Fatalf("inferred search next to broken grammars: %v %+v", err, res)
 	}
@@ -195,7 +205,7 @@ func TestDartGrammarLoadsFromFolder(t *testing.T) {
 	e2 := NewEngine(Options{})
 	defer e2.Close()
 	root := writeTree(t, map[string]string{"a.dart": "void main() { dispose(x); }\n"})
-	_, err := e2.Search(context.Background(), Query{Root: root, Path: filepath.Join(root, "a.dart"), Pattern: "dispose($X)"})
+	_, err := e2.Search(context.Background(), Query{Path: at(root, filepath.Join(root, "a.dart")), Pattern: "dispose($X)"})
 	var ule *UnknownLanguageError
 	if !errors.As(err, &ule) {
 		t.Fatalf("got %v, want *UnknownLanguageError", err)
@@ -209,7 +219,7 @@ func TestCacheServesSecondQueryAndNoticesEdits(t *testing.T) {
 	})
 	e := NewEngine(Options{})
 	defer e.Close()
-	q := Query{Root: root, Pattern: "defer $X.Close()"}
+	q := Query{Path: at(root), Pattern: "defer $X.Close()"}
 	first, err := e.Search(context.Background(), q)
 	if err != nil || first.Total != 2 || first.FilesCached != 0 {
 		t.Fatalf("first: %v %+v", err, first)
@@ -248,7 +258,7 @@ func TestCancellation(t *testing.T) {
 	defer e.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := e.Search(ctx, Query{Root: root, Pattern: "g($X)"}); !errors.Is(err, context.Canceled) {
+	if _, err := e.Search(ctx, Query{Path: at(root), Pattern: "g($X)"}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("got %v, want context.Canceled", err)
 	}
 }
@@ -262,7 +272,7 @@ func TestProgressReportsFinalCount(t *testing.T) {
 	e := NewEngine(Options{})
 	defer e.Close()
 	var calls [][2]int
-	res, err := e.Search(context.Background(), Query{Root: root, Pattern: "g($X)", Progress: func(done, total int) {
+	res, err := e.Search(context.Background(), Query{Path: at(root), Pattern: "g($X)", Progress: func(done, total int) {
 		calls = append(calls, [2]int{done, total})
 	}})
 	if err != nil || res.Total != 30 {
@@ -291,7 +301,7 @@ func TestConcurrentSearchesShareOneEngine(t *testing.T) {
 			if i%2 == 1 {
 				pat = "$A := $B"
 			}
-			res, err := e.Search(context.Background(), Query{Root: root, Pattern: pat})
+			res, err := e.Search(context.Background(), Query{Path: at(root), Pattern: pat})
 			if err == nil && res.Total != want {
 				err = fmt.Errorf("%s: total %d, want %d", pat, res.Total, want)
 			}
@@ -315,7 +325,7 @@ func TestClosedEngineRefuses(t *testing.T) {
 	if err := e.Close(); err != nil {
 		t.Fatal("second Close:", err)
 	}
-	if _, err := e.Search(context.Background(), Query{Root: t.TempDir(), Pattern: "f()", Language: "go"}); !errors.Is(err, ErrClosed) {
+	if _, err := e.Search(context.Background(), Query{Path: at(t.TempDir()), Pattern: "f()", Language: "go"}); !errors.Is(err, ErrClosed) {
 		t.Fatalf("got %v, want ErrClosed", err)
 	}
 }
@@ -341,9 +351,9 @@ func TestPrefilterNeverDropsAMatch(t *testing.T) {
 			os.MkdirAll(filepath.Dir(p), 0o755)
 			os.WriteFile(p, data, 0o644)
 		}
-		q := Query{Root: root, Pattern: c.pattern, Language: c.language, MaxResults: 1000}
+		q := Query{Path: at(root), Pattern: c.pattern, Language: c.language, MaxResults: 1000}
 		if c.path != "" {
-			q.Path = filepath.Join(root, filepath.FromSlash(c.path))
+			q.Path = at(root, filepath.Join(root, filepath.FromSlash(c.path)))
 		}
 		with, err := e.Search(context.Background(), q)
 		if err != nil {
@@ -444,7 +454,7 @@ func TestWalkFollowsGitPrecedence(t *testing.T) {
 		{"", []string{"sub/keep_gen.go", "sub/out/o.go"}},
 		{"sub", []string{"sub/keep_gen.go", "sub/out/o.go"}},
 	} {
-		res, err := e.Search(context.Background(), Query{Root: root, Path: filepath.Join(root, c.path), Pattern: "panic($X)"})
+		res, err := e.Search(context.Background(), Query{Path: at(root, filepath.Join(root, c.path)), Pattern: "panic($X)"})
 		if err != nil {
 			t.Fatal(err)
 		}

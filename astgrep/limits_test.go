@@ -59,7 +59,7 @@ func TestPatternOverTheLimitsIsRefused(t *testing.T) {
 	l := e.langs.lookup("go")
 	for _, c := range cases {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		_, err := e.Search(ctx, Query{Root: root, Pattern: c.pattern, Language: "go"})
+		_, err := e.Search(ctx, Query{Path: at(root), Pattern: c.pattern, Language: "go"})
 		cancel()
 		if !errors.Is(err, ErrPatternTooLarge) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("pattern of %d bytes: %v, want %q", len(c.pattern), err, c.want)

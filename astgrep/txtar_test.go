@@ -117,9 +117,9 @@ func runSearchCase(t *testing.T, e *Engine, file string) {
 			t.Fatal(err)
 		}
 	}
-	q := Query{Root: root, Pattern: c.pattern, Language: c.language, MaxResults: c.maxResults}
+	q := Query{Path: at(root), Pattern: c.pattern, Language: c.language, MaxResults: c.maxResults}
 	if c.path != "" {
-		q.Path = filepath.Join(root, filepath.FromSlash(c.path))
+		q.Path = at(root, filepath.Join(root, filepath.FromSlash(c.path)))
 	}
 	res, err := e.Search(context.Background(), q)
 	got := formatResult(res, err)

@@ -50,7 +50,7 @@ func buildRootOpts(t testing.TB, root string, opts Options) *Index {
 	t.Cleanup(func() { g.Close() })
 	e := astgrep.NewEngine(astgrep.Options{})
 	t.Cleanup(func() { e.Close() })
-	x, err := New(root, g, e, opts)
+	x, err := New(g, e, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"sort"
@@ -101,8 +100,13 @@ type langIndex struct {
 
 type goModule struct{ path, dir string }
 
-// New makes an index over root. Nothing is read until Build.
-func New(root string, g *pathguard.Guard, eng *astgrep.Engine, opts Options) (*Index, error) {
+// New makes an index over the guard's root, every file read through it.
+// Nothing is read until Build.
+func New(g *pathguard.Guard, eng *astgrep.Engine, opts Options) (*Index, error) {
+	if g == nil {
+		return nil, fmt.Errorf("%w: an index needs the path guard of its root", pathguard.ErrNoPath)
+	}
+	root := g.Root()
 	if opts.MaxBytes <= 0 {
 		opts.MaxBytes = DefaultMaxBytes
 	}
@@ -272,7 +276,7 @@ func (x *Index) admit(found []walk.Entry) []walk.Entry {
 			if _, known := x.dirs[e.Rel]; !known {
 				x.watchDir(e.Rel, e.Abs)
 			}
-			x.dirs[e.Rel] = dirMtime(e.Abs)
+			x.dirs[e.Rel] = x.dirMtime(e.Abs)
 		case path.Base(e.Rel) == "go.mod":
 			x.readGoMod(e)
 		case e.TooLarge:
@@ -284,12 +288,12 @@ func (x *Index) admit(found []walk.Entry) []walk.Entry {
 	if _, known := x.dirs["."]; !known {
 		x.watchDir(".", x.root)
 	}
-	x.dirs["."] = dirMtime(x.root)
+	x.dirs["."] = x.dirMtime(x.root)
 	return files
 }
 
-func dirMtime(abs string) int64 {
-	st, err := os.Lstat(abs)
+func (x *Index) dirMtime(abs string) int64 {
+	st, err := x.guard.Lstat(abs)
 	if err != nil {
 		return 0
 	}
@@ -299,7 +303,7 @@ func dirMtime(abs string) int64 {
 func (x *Index) readGoMod(e walk.Entry) {
 	dir := path.Dir(e.Rel)
 	delete(x.goModAt, dir)
-	if data, err := os.ReadFile(e.Abs); err == nil {
+	if data, _, err := x.guard.ReadFile(e.Abs, 1<<20); err == nil {
 		sc := bufio.NewScanner(bytes.NewReader(data))
 		for sc.Scan() {
 			if rest, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), "module "); ok {
@@ -512,7 +516,7 @@ func (x *Index) Refresh(ctx context.Context, abs ...string) error {
 		if x.langs.ForFile(rel) == nil {
 			continue
 		}
-		info, err := os.Lstat(a)
+		info, err := x.guard.Lstat(a)
 		if err != nil || !info.Mode().IsRegular() || walk.Excluded(x.guard, a, false, x.walkOpts()) {
 			x.mu.Lock()
 			x.remove(rel)
@@ -584,7 +588,7 @@ func (x *Index) syncEvents(ctx context.Context, files, dirs []string) (int, erro
 		x.mu.RLock()
 		f := x.files[rel]
 		x.mu.RUnlock()
-		st, err := os.Lstat(abs)
+		st, err := x.guard.Lstat(abs)
 		if f != nil && err == nil && f.unchanged(st) {
 			continue // already read (a write through the registry)
 		}
@@ -619,7 +623,7 @@ func (x *Index) sweep(ctx context.Context) (int, error) {
 	var changed []string
 	for rel, f := range files {
 		abs := filepath.Join(x.root, filepath.FromSlash(rel))
-		st, err := os.Lstat(abs)
+		st, err := x.guard.Lstat(abs)
 		if err != nil || !f.unchanged(st) {
 			changed = append(changed, abs)
 		}
@@ -627,7 +631,7 @@ func (x *Index) sweep(ctx context.Context) (int, error) {
 	var rewalk []string
 	for d, m := range dirs {
 		abs := filepath.Join(x.root, filepath.FromSlash(d))
-		if dirMtime(abs) != m {
+		if x.dirMtime(abs) != m {
 			rewalk = append(rewalk, abs)
 		}
 	}
@@ -652,7 +656,7 @@ func (x *Index) rewalk(ctx context.Context, abs string) (int, error) {
 	rel, _ := filepath.Rel(x.root, abs)
 	rel = filepath.ToSlash(rel)
 	var found []walk.Entry
-	if _, err := os.Lstat(abs); err == nil {
+	if _, err := x.guard.Lstat(abs); err == nil {
 		opts := x.walkOpts()
 		opts.MaxDepth = 1
 		err := walk.Walk(ctx, x.guard, abs, opts, func(e walk.Entry) error {
@@ -692,7 +696,7 @@ func (x *Index) rewalk(ctx context.Context, abs string) (int, error) {
 	}
 	for r, f := range x.files {
 		if under(f.Dir) {
-			if _, err := os.Lstat(filepath.Join(x.root, filepath.FromSlash(r))); err != nil {
+			if _, err := x.guard.Lstat(filepath.Join(x.root, filepath.FromSlash(r))); err != nil {
 				gone = append(gone, r)
 			}
 		}
@@ -702,7 +706,7 @@ func (x *Index) rewalk(ctx context.Context, abs string) (int, error) {
 	}
 	for d := range x.dirs {
 		if under(d) && d != "." {
-			if _, err := os.Lstat(filepath.Join(x.root, filepath.FromSlash(d))); err != nil {
+			if _, err := x.guard.Lstat(filepath.Join(x.root, filepath.FromSlash(d))); err != nil {
 				delete(x.dirs, d)
 			}
 		}

@@ -136,11 +136,16 @@ func TestMemoryBound(t *testing.T) {
 func TestSharedAcrossRuns(t *testing.T) {
 	root := t.TempDir()
 	writeTree(t, root, map[string]string{"a.go": "package a\n\nfunc A() {}\n"})
-	h1, err := Acquire(root, Options{})
+	rg, err := pathguard.New(root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	h2, err := Acquire(root, Options{})
+	defer rg.Close()
+	h1, err := Acquire(rg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h2, err := Acquire(rg, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +158,7 @@ func TestSharedAcrossRuns(t *testing.T) {
 		t.Fatal("the second run's index stopped when the first run closed its handle")
 	}
 	h2.Release()
-	h3, err := Acquire(root, Options{})
+	h3, err := Acquire(rg, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -270,7 +275,7 @@ func TestQueryDirsAddALanguage(t *testing.T) {
 	writeTree(t, qd, map[string]string{"lua/tags.scm": "(function_statement nam: (identifier) @name) @definition.function\n"})
 	g, _ := pathguard.New(root)
 	defer g.Close()
-	if _, err := New(root, g, astgrep.NewEngine(astgrep.Options{}), Options{QueryDirs: []string{qd}}); err == nil || !strings.Contains(err.Error(), "tags.scm") || !strings.Contains(err.Error(), "line 1") {
+	if _, err := New(g, astgrep.NewEngine(astgrep.Options{}), Options{QueryDirs: []string{qd}}); err == nil || !strings.Contains(err.Error(), "tags.scm") || !strings.Contains(err.Error(), "line 1") {
 		t.Fatalf("a bad query file: %v", err)
 	}
 }

@@ -2,7 +2,6 @@ package graph
 
 import (
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -52,11 +51,15 @@ func sharedKey(root string, opts Options) string {
 		strings.Join(opts.QueryDirs, "\x00"), strings.Join(opts.GrammarDirs, "\x00"))
 }
 
-// Acquire returns the process's index of root (absolute, symlinks
-// resolved) for opts, making it if no run holds one. Nothing is read until
-// its Start.
-func Acquire(root string, opts Options) (*Handle, error) {
-	root = filepath.Clean(root)
+// Acquire returns the process's index of the root of g (a run's guard) for
+// opts, making it if no run holds one. The index reads through a guard of
+// its own for that root, since it outlives the run that made it. Nothing is
+// read until its Start.
+func Acquire(rg *pathguard.Guard, opts Options) (*Handle, error) {
+	if rg == nil {
+		return nil, fmt.Errorf("%w: an index needs the run's path guard", pathguard.ErrNoPath)
+	}
+	root := rg.Root()
 	opts.QueryDirs = slices.Clone(opts.QueryDirs)
 	key := sharedKey(root, opts)
 	shared.mu.Lock()
@@ -70,7 +73,7 @@ func Acquire(root string, opts Options) (*Handle, error) {
 		return nil, err
 	}
 	e := astgrep.NewEngine(astgrep.Options{GrammarDirs: opts.GrammarDirs, MaxFileSize: opts.MaxFileSize})
-	x, err := New(root, g, e, opts)
+	x, err := New(g, e, opts)
 	if err != nil {
 		e.Close()
 		g.Close()

@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
+	"github.com/builtin-tools/builtin-tools/pathguard"
 	"github.com/builtin-tools/builtin-tools/tiers"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -63,6 +64,10 @@ func CallOf(ctx context.Context) *Call {
 
 // Path confines a path argument to the run's root (REG-9).
 func (c *Call) Path(p string) (string, error) { return c.Run.guard.Resolve(p) }
+
+// Location confines a path argument to the run's root as a
+// pathguard.Path, the form engines take (REG-9).
+func (c *Call) Location(p string) (pathguard.Path, error) { return c.Run.guard.Path(p) }
 
 // Rel shows an absolute path relative to the root.
 func (c *Call) Rel(abs string) string { return c.Run.guard.Rel(abs) }

@@ -48,9 +48,9 @@ func query(c *registry.Call, pattern, path, language string) (astgrep.Query, err
 	if path == "" {
 		path = "."
 	}
-	abs, err := c.Path(path)
+	at, err := c.Location(path)
 	if err != nil {
 		return astgrep.Query{}, err
 	}
-	return astgrep.Query{Root: c.Run.Root(), Guard: c.Run.Guard(), Path: abs, Pattern: pattern, Language: language}, nil
+	return astgrep.Query{Path: at, Pattern: pattern, Language: language}, nil
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/astgrep"
+	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
 func main() {
@@ -53,8 +54,14 @@ func main() {
 	}
 	e := astgrep.NewEngine(opts)
 	defer e.Close()
+	g, err := pathguard.New(abs)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	defer g.Close()
 	for i := 0; i < *runs; i++ {
-		q := astgrep.Query{Root: abs, Pattern: *pattern, Language: *lang, MaxResults: 1}
+		q := astgrep.Query{Path: g.RootPath(), Pattern: *pattern, Language: *lang, MaxResults: 1}
 		start := time.Now()
 		var (
 			res *astgrep.Result

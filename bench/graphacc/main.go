@@ -206,7 +206,7 @@ func measure(c config) error {
 	defer g.Close()
 	e := astgrep.NewEngine(astgrep.Options{})
 	defer e.Close()
-	x, err := graph.New(c.root, g, e, graph.Options{MaxBytes: c.maxBytes})
+	x, err := graph.New(g, e, graph.Options{MaxBytes: c.maxBytes})
 	if err != nil {
 		return err
 	}

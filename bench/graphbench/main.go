@@ -84,7 +84,7 @@ func open(root, cache, queryDirs string) *graph.Index {
 	if queryDirs != "" {
 		opts.QueryDirs = filepath.SplitList(queryDirs)
 	}
-	x, err := graph.New(g.Root(), g, e, opts)
+	x, err := graph.New(g, e, opts)
 	if err != nil {
 		fail(err.Error())
 	}

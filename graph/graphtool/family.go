@@ -69,7 +69,7 @@ var Family = registry.Family[*Graph]{
 		if err != nil {
 			return nil, err
 		}
-		h, err := graph.Acquire(env.Root, cfg.Options)
+		h, err := graph.Acquire(env.Guard, cfg.Options)
 		if err != nil {
 			return nil, err
 		}
