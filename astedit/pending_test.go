@@ -109,7 +109,7 @@ func TestPendingEditsAreBoundedByBytes(t *testing.T) {
 	}
 
 	small := NewStagerWithLimits(e, Limits{MaxBytes: 1 << 10})
-	small.Stage(context.Background(), astgrep.Query{Path: at(root, root + "/f0.go"), Pattern: "defer a.Close()", Language: "go"}, "defer mustClose(a)")
+	small.Stage(context.Background(), astgrep.Query{Path: at(root, root+"/f0.go"), Pattern: "defer a.Close()", Language: "go"}, "defer mustClose(a)")
 	before := small.Pending()
 	_, err = small.Stage(context.Background(), astgrep.Query{Path: at(root), Pattern: "defer $X.Close()", Language: "go"}, "defer mustClose($X)")
 	if !errors.Is(err, ErrTooLargeToStage) || !strings.Contains(err.Error(), "over the limit of 1 KiB") || !strings.Contains(err.Error(), "narrow path") ||

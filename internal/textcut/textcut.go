@@ -62,4 +62,3 @@ func BytesEllipsis(s string, n int) string {
 	}
 	return Bytes(s, n) + "…"
 }
-
