@@ -61,7 +61,7 @@ func BenchmarkDiagnosticsOnWrite(b *testing.B) {
 			s := newSession(b, bs.fixture, bs.program, Config{})
 			path := s.path(bs.file)
 			orig := s.read(bs.file)
-			if _, err := s.sup.AfterWrite(s.ctx, path); err != nil { // warm up
+			if _, err := s.sup.AfterWrite(s.ctx, loc(s.t, s.sup, path)); err != nil { // warm up
 				b.Fatal(err)
 			}
 			var lat []time.Duration
@@ -70,7 +70,7 @@ func BenchmarkDiagnosticsOnWrite(b *testing.B) {
 				text, want := bs.broken(orig, i)
 				t0 := time.Now()
 				s.write(bs.file, text)
-				diags, err := s.sup.AfterWrite(s.ctx, path)
+				diags, err := s.sup.AfterWrite(s.ctx, loc(s.t, s.sup, path))
 				lat = append(lat, time.Since(t0))
 				if err != nil {
 					b.Fatal(err)
@@ -90,7 +90,7 @@ func BenchmarkDiagnosticsOnWrite(b *testing.B) {
 // sent straight over the same gopls connection.
 func BenchmarkReferences(b *testing.B) {
 	s := newSession(b, "go", "gopls", Config{})
-	shapes := s.path("shapes/shapes.go")
+	shapes := s.at("shapes/shapes.go")
 	if _, err := s.sup.References(s.ctx, shapes, 28, "Total"); err != nil {
 		b.Fatal(err)
 	}
@@ -134,7 +134,7 @@ func BenchmarkColdStart(b *testing.B) {
 				s := newSession(b, bs.fixture, bs.program, Config{})
 				b.StartTimer()
 				t0 := time.Now()
-				if _, err := s.sup.Definition(s.ctx, s.path(bs.file), bs.defLine, bs.defSymbol); err != nil {
+				if _, err := s.sup.Definition(s.ctx, s.at(bs.file), bs.defLine, bs.defSymbol); err != nil {
 					b.Fatal(err)
 				}
 				lat = append(lat, time.Since(t0))

@@ -65,12 +65,12 @@ func TestInstalledButBrokenServer(t *testing.T) {
 		t.Errorf("status quotes the backtrace: %s", row.RunError)
 	}
 	main := filepath.Join(root, "src", "main.rs")
-	_, err := sup.AfterWrite(ctx, main)
+	_, err := sup.AfterWrite(ctx, loc(t, sup, main))
 	if err == nil || !strings.Contains(err.Error(), "Unknown binary") || !strings.Contains(err.Error(), "rustup component add") || strings.Contains(err.Error(), "frame_") {
 		t.Fatalf("first write: %v", err)
 	}
 	for i := 0; i < 5; i++ {
-		if diags, err := sup.AfterWrite(ctx, main); err != nil || diags != nil {
+		if diags, err := sup.AfterWrite(ctx, loc(t, sup, main)); err != nil || diags != nil {
 			t.Fatalf("write %d after the first: %v %v, want nothing", i+2, diags, err)
 		}
 	}
@@ -93,12 +93,12 @@ func TestStartFailureBacksOff(t *testing.T) {
 	defer sup.Close()
 	ctx := context.Background()
 	main := filepath.Join(root, "src", "main.rs")
-	_, err := sup.AfterWrite(ctx, main)
+	_, err := sup.AfterWrite(ctx, loc(t, sup, main))
 	if err == nil || !strings.Contains(err.Error(), "fatal: the index is corrupt") {
 		t.Fatalf("first write: %v", err)
 	}
 	for i := 0; i < 5; i++ {
-		if _, err := sup.AfterWrite(ctx, main); err != nil {
+		if _, err := sup.AfterWrite(ctx, loc(t, sup, main)); err != nil {
 			t.Fatalf("write during the backoff: %v", err)
 		}
 	}
@@ -111,7 +111,7 @@ func TestStartFailureBacksOff(t *testing.T) {
 	} else {
 		expectContains(t, "start failure", fails[0].Error, "fatal: the index is corrupt")
 	}
-	if _, err := sup.Reload(ctx, main); err == nil {
+	if _, err := sup.Reload(ctx, loc(t, sup, main)); err == nil {
 		t.Fatal("reload of a server that cannot start succeeded")
 	}
 	if n := runs(count); n != 2 {

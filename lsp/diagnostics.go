@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
+	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
 // Severity is an LSP diagnostic severity.
@@ -155,7 +156,11 @@ func (l *Ledger) Fresh(file string, diags []Diagnostic, includeInfo bool) []Diag
 // binary is missing) it returns nil, nil at once, so the write goes on with
 // no delay and no noise (WRT-3). On timeout it returns the diagnostics it
 // has and an error wrapping ErrDiagnosticsTimeout.
-func (s *Supervisor) AfterWrite(ctx context.Context, absPath string) ([]Diagnostic, error) {
+func (s *Supervisor) AfterWrite(ctx context.Context, at pathguard.Path) ([]Diagnostic, error) {
+	absPath, err := s.guard.Of(at)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBadFile, err)
+	}
 	path := filepath.Clean(absPath)
 	if _, err := s.confine(path); !s.inRoot(path) || err != nil {
 		return nil, fmt.Errorf("%w: %s is outside the root %s", ErrBadFile, absPath, s.root)
@@ -196,10 +201,7 @@ func (s *Supervisor) AfterWrite(ctx context.Context, absPath string) ([]Diagnost
 // Diagnostics returns the errors and warnings (and information) the owning
 // server reports for file. The project checkers (diagnostics "*") are
 // [Supervisor.Check].
-func (s *Supervisor) Diagnostics(ctx context.Context, file string) (*FileDiagnostics, error) {
-	if file == "*" {
-		return nil, fmt.Errorf("%w: \"*\" is not a file; the project checkers run through Check", ErrBadArgument)
-	}
+func (s *Supervisor) Diagnostics(ctx context.Context, file pathguard.Path) (*FileDiagnostics, error) {
 	path, err := s.checkFile(file)
 	if err != nil {
 		return nil, err

@@ -25,8 +25,15 @@ func Example() {
 	}
 
 	// After the harness's write tool wrote main.go:
+	// Locations come from the supervisor's path guard (a run's own guard
+	// in a harness): confined, so no method takes an unchecked path.
 	path := root + "/main.go"
-	diags, err := sup.AfterWrite(ctx, path)
+	at, err := sup.Guard().Path(path)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	diags, err := sup.AfterWrite(ctx, at)
 	if err != nil {
 		fmt.Println("(diagnostics unavailable:", err, ")")
 	}
@@ -35,7 +42,7 @@ func Example() {
 	}
 
 	// lsp definition
-	defs, err := sup.Definition(ctx, path, 12, "Total")
+	defs, err := sup.Definition(ctx, at, 12, "Total")
 	if err != nil {
 		fmt.Println(err) // readable: says what to do
 		return

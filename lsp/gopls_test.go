@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
 // TestGopls drives every operation against a real gopls on the Go fixture,
@@ -28,7 +30,7 @@ func TestGopls(t *testing.T) {
 	t.Run("definition after non-ASCII text on the line", func(t *testing.T) {
 		// Line 12 has "größe 🚀" before Total: the column must be counted in
 		// the server's encoding (UTF-16 for gopls, which offers no other).
-		out := must(s.sup.Definition(s.ctx, main, 12, "Total"))(t)
+		out := must(s.sup.Definition(s.ctx, loc(s.t, s.sup, main), 12, "Total"))(t)
 		if out.Total != 1 || out.Operation != OpDefinition || out.Server != "gopls" || out.File != "main.go" || out.Line != 12 || out.Symbol != "Total" {
 			t.Errorf("definition: %+v", out)
 		}
@@ -36,12 +38,12 @@ func TestGopls(t *testing.T) {
 	})
 
 	t.Run("type_definition", func(t *testing.T) {
-		out := must(s.sup.TypeDefinition(s.ctx, main, 10, "sq"))(t)
+		out := must(s.sup.TypeDefinition(s.ctx, loc(s.t, s.sup, main), 10, "sq"))(t)
 		expectContains(t, "type_definition", locKeys(out), "shapes/shapes.go:12:6: type Square struct {")
 	})
 
 	t.Run("implementation", func(t *testing.T) {
-		out := must(s.sup.Implementation(s.ctx, shapes, 8, "Area"))(t)
+		out := must(s.sup.Implementation(s.ctx, loc(s.t, s.sup, shapes), 8, "Area"))(t)
 		if out.Total != 2 {
 			t.Errorf("implementation: want 2, got %d", out.Total)
 		}
@@ -51,7 +53,7 @@ func TestGopls(t *testing.T) {
 	})
 
 	t.Run("references", func(t *testing.T) {
-		out := must(s.sup.References(s.ctx, shapes, 28, "Total"))(t)
+		out := must(s.sup.References(s.ctx, loc(s.t, s.sup, shapes), 28, "Total"))(t)
 		if out.Total != 2 || out.File != "shapes/shapes.go" || out.Line != 28 {
 			t.Errorf("references: %+v", out)
 		}
@@ -63,7 +65,7 @@ func TestGopls(t *testing.T) {
 	})
 
 	t.Run("hover", func(t *testing.T) {
-		out := must(s.sup.Hover(s.ctx, main, 12, "Total"))(t)
+		out := must(s.sup.Hover(s.ctx, loc(s.t, s.sup, main), 12, "Total"))(t)
 		if out.Truncated || out.Server != "gopls" {
 			t.Errorf("hover: %+v", out)
 		}
@@ -71,7 +73,7 @@ func TestGopls(t *testing.T) {
 	})
 
 	t.Run("symbols in a file", func(t *testing.T) {
-		out := must(s.sup.Symbols(s.ctx, "", shapes))(t)
+		out := must(s.sup.Symbols(s.ctx, "", loc(s.t, s.sup, shapes)))(t)
 		if out.File != "shapes/shapes.go" || out.Total != 9 || len(out.Symbols) != 9 {
 			t.Errorf("symbols: want 9 in shapes/shapes.go, got %d of %d in %q", len(out.Symbols), out.Total, out.File)
 		}
@@ -79,7 +81,7 @@ func TestGopls(t *testing.T) {
 	})
 
 	t.Run("symbols in the workspace", func(t *testing.T) {
-		out := must(s.sup.Symbols(s.ctx, "Circle", ""))(t)
+		out := must(s.sup.Symbols(s.ctx, "Circle", pathguard.Path{}))(t)
 		keys := symKeys(out)
 		expectContains(t, "symbols", keys, "Circle — shapes/shapes.go:20:6: type Circle struct {")
 		if strings.Contains(keys, "/usr/local/go") {
@@ -92,7 +94,7 @@ func TestGopls(t *testing.T) {
 		orig := s.read("main.go")
 
 		s.write("main.go", orig+"\nfunc broken() { undefinedThing() }\n")
-		diags, err := s.sup.AfterWrite(s.ctx, main)
+		diags, err := s.sup.AfterWrite(s.ctx, loc(s.t, s.sup, main))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -105,7 +107,7 @@ func TestGopls(t *testing.T) {
 
 		// The same error four lines lower is not news.
 		s.write("main.go", orig+"\n\n\n\n\nfunc broken() { undefinedThing() }\n")
-		diags, err = s.sup.AfterWrite(s.ctx, main)
+		diags, err = s.sup.AfterWrite(s.ctx, loc(s.t, s.sup, main))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -118,13 +120,13 @@ func TestGopls(t *testing.T) {
 
 		// Fixed, then broken again: new again.
 		s.write("main.go", orig)
-		diags, err = s.sup.AfterWrite(s.ctx, main)
+		diags, err = s.sup.AfterWrite(s.ctx, loc(s.t, s.sup, main))
 		if err != nil || len(diags) != 0 {
 			t.Fatalf("fixed file: want no diagnostics, got %+v, %v", diags, err)
 		}
 		ledger.Fresh(main, diags, false)
 		s.write("main.go", orig+"\nfunc broken() { undefinedThing() }\n")
-		diags, err = s.sup.AfterWrite(s.ctx, main)
+		diags, err = s.sup.AfterWrite(s.ctx, loc(s.t, s.sup, main))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -132,12 +134,12 @@ func TestGopls(t *testing.T) {
 			t.Fatalf("error that came back: want it reported again, got %+v", fresh)
 		}
 
-		fd := must(s.sup.Diagnostics(s.ctx, main))(t)
+		fd := must(s.sup.Diagnostics(s.ctx, loc(s.t, s.sup, main)))(t)
 		if fd.File != "main.go" || fd.Server != "gopls" || fd.Incomplete || len(fd.Diagnostics) != 1 || fd.Diagnostics[0] != want {
 			t.Errorf("diagnostics: want %+v in main.go, got %+v", want, fd)
 		}
 
-		actions := must(s.sup.CodeActions(s.ctx, main, 15, "undefinedThing"))(t)
+		actions := must(s.sup.CodeActions(s.ctx, loc(s.t, s.sup, main), 15, "undefinedThing"))(t)
 		if !slices.ContainsFunc(actions.Actions, func(a CodeAction) bool {
 			return strings.HasPrefix(a.Title, "Create function undefinedThing") && strings.HasPrefix(a.Kind, "quickfix")
 		}) {
@@ -151,7 +153,7 @@ func TestGopls(t *testing.T) {
 		expectContains(t, "go vet output", strings.Join(vet.Output, "\n"), "main.go:15:17: undefined: undefinedThing")
 
 		s.write("main.go", orig)
-		if diags, err := s.sup.AfterWrite(s.ctx, main); err != nil || len(diags) != 0 {
+		if diags, err := s.sup.AfterWrite(s.ctx, loc(s.t, s.sup, main)); err != nil || len(diags) != 0 {
 			t.Fatalf("restored file: %+v, %v", diags, err)
 		}
 	})
@@ -160,15 +162,15 @@ func TestGopls(t *testing.T) {
 		orig := s.read("main.go")
 		// Two lines pushed in above main's body: Total moves to line 14.
 		s.write("main.go", strings.Replace(orig, "func main() {\n", "func main() {\n\t// a\n\t// b\n", 1))
-		out := must(s.sup.Definition(s.ctx, main, 14, "Total"))(t)
+		out := must(s.sup.Definition(s.ctx, loc(s.t, s.sup, main), 14, "Total"))(t)
 		expectContains(t, "definition", locKeys(out), "shapes/shapes.go:28:6")
-		refs := must(s.sup.References(s.ctx, shapes, 28, "Total"))(t)
+		refs := must(s.sup.References(s.ctx, loc(s.t, s.sup, shapes), 28, "Total"))(t)
 		expectContains(t, "references", locKeys(refs), "main.go:14:")
 		s.write("main.go", orig)
 	})
 
 	t.Run("rename", func(t *testing.T) {
-		res, err := s.sup.Rename(s.ctx, shapes, 28, "Total", "Sum", false)
+		res, err := s.sup.Rename(s.ctx, loc(s.t, s.sup, shapes), 28, "Total", "Sum", false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -181,16 +183,16 @@ func TestGopls(t *testing.T) {
 		expectContains(t, "main.go", s.read("main.go"), "shapes.Sum(all)")
 		expectContains(t, "shapes.go", s.read("shapes/shapes.go"), "// Sum adds", "func Sum(shapes []Shape)")
 		// The server saw the new text: the new name resolves, no errors.
-		out := must(s.sup.Definition(s.ctx, main, 12, "Sum"))(t)
+		out := must(s.sup.Definition(s.ctx, loc(s.t, s.sup, main), 12, "Sum"))(t)
 		expectContains(t, "definition", locKeys(out), "shapes/shapes.go:28:6: func Sum(")
-		if diags, err := s.sup.AfterWrite(s.ctx, main); err != nil || len(diags) != 0 {
+		if diags, err := s.sup.AfterWrite(s.ctx, loc(s.t, s.sup, main)); err != nil || len(diags) != 0 {
 			t.Fatalf("after rename: %+v, %v", diags, err)
 		}
 	})
 
 	t.Run("reload restarts the server", func(t *testing.T) {
 		before := s.sup.running()
-		res := must(s.sup.Reload(s.ctx, main))(t)
+		res := must(s.sup.Reload(s.ctx, loc(s.t, s.sup, main)))(t)
 		after := s.sup.running()
 		if len(before) != 1 || len(after) != 1 || before[0].pid() == after[0].pid() {
 			t.Fatalf("reload: want a new process, before %v after %v", before, after)
@@ -198,7 +200,7 @@ func TestGopls(t *testing.T) {
 		if res.All || len(res.Servers) != 1 || res.Servers[0] != (Reloaded{Server: "gopls", Root: ".", WasRunning: true, PID: after[0].pid(), ReadyMS: res.Servers[0].ReadyMS}) {
 			t.Errorf("reload: want gopls for . restarted as pid %d, got %+v", after[0].pid(), res)
 		}
-		out := must(s.sup.Definition(s.ctx, main, 12, "Sum"))(t)
+		out := must(s.sup.Definition(s.ctx, loc(s.t, s.sup, main), 12, "Sum"))(t)
 		expectContains(t, "definition", locKeys(out), "shapes/shapes.go:28:6")
 		row := statusRow(t, s.sup.Status(s.ctx), "gopls")
 		if row.State != StateRunning || len(row.Running) != 1 || row.Running[0].Root != "." || row.Running[0].PID != after[0].pid() {
@@ -212,7 +214,7 @@ func TestGopls(t *testing.T) {
 			t.Fatal(err)
 		}
 		expectNoProcesses(t, pgids)
-		_, err := s.sup.Definition(s.ctx, main, 12, "Sum")
+		_, err := s.sup.Definition(s.ctx, loc(s.t, s.sup, main), 12, "Sum")
 		if !errors.Is(err, ErrClosed) {
 			t.Fatalf("call after Close: want ErrClosed, got %v", err)
 		}

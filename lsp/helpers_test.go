@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
+	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
 // fixture copies testdata/<name> to a fresh folder (tests edit files) and
@@ -228,4 +229,18 @@ func expectNoProcesses(t testing.TB, pgids []int) {
 			time.Sleep(10 * time.Millisecond)
 		}
 	}
+}
+
+// at is rel's location in the session's root, from the supervisor's guard.
+func (s *session) at(rel string) pathguard.Path { return loc(s.t, s.sup, s.path(rel)) }
+
+// loc is p's location from sup's guard; a path the guard refuses fails t
+// (a test of a refusal asks the guard itself).
+func loc(t testing.TB, sup *Supervisor, p string) pathguard.Path {
+	t.Helper()
+	at, err := sup.Guard().Path(p)
+	if err != nil {
+		t.Fatalf("%s: %v", p, err)
+	}
+	return at
 }

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
 // request is a validated position: the file, its server, and the place
@@ -29,7 +31,7 @@ type request struct {
 // server starts, so bad input fails fast), then syncs the file to its
 // server and converts the column to the server's position encoding. The
 // caller must call r.srv.release() when done.
-func (s *Supervisor) at(ctx context.Context, file string, line int, symbol string) (*request, error) {
+func (s *Supervisor) at(ctx context.Context, file pathguard.Path, line int, symbol string) (*request, error) {
 	path, err := s.checkFile(file)
 	if err != nil {
 		return nil, err
@@ -99,29 +101,29 @@ func (r *request) where() string {
 }
 
 // Definition returns where the symbol at line/symbol of file is declared.
-func (s *Supervisor) Definition(ctx context.Context, file string, line int, symbol string) (*Locations, error) {
+func (s *Supervisor) Definition(ctx context.Context, file pathguard.Path, line int, symbol string) (*Locations, error) {
 	return s.locations(ctx, "textDocument/definition", OpDefinition, file, line, symbol)
 }
 
 // TypeDefinition returns where the type of the symbol is declared.
-func (s *Supervisor) TypeDefinition(ctx context.Context, file string, line int, symbol string) (*Locations, error) {
+func (s *Supervisor) TypeDefinition(ctx context.Context, file pathguard.Path, line int, symbol string) (*Locations, error) {
 	return s.locations(ctx, "textDocument/typeDefinition", OpTypeDefinition, file, line, symbol)
 }
 
 // Implementation returns the concrete implementations of an interface or
 // abstract method (or the interfaces a type implements, per server).
-func (s *Supervisor) Implementation(ctx context.Context, file string, line int, symbol string) (*Locations, error) {
+func (s *Supervisor) Implementation(ctx context.Context, file pathguard.Path, line int, symbol string) (*Locations, error) {
 	return s.locations(ctx, "textDocument/implementation", OpImplementation, file, line, symbol)
 }
 
 // References returns every use of the symbol, declaration included, at most
 // MaxReferences of them with the total.
-func (s *Supervisor) References(ctx context.Context, file string, line int, symbol string) (*Locations, error) {
+func (s *Supervisor) References(ctx context.Context, file pathguard.Path, line int, symbol string) (*Locations, error) {
 	return s.locations(ctx, "textDocument/references", OpReferences, file, line, symbol)
 }
 
 // locations serves the definition-like requests and references.
-func (s *Supervisor) locations(ctx context.Context, method, op, file string, line int, symbol string) (*Locations, error) {
+func (s *Supervisor) locations(ctx context.Context, method, op string, file pathguard.Path, line int, symbol string) (*Locations, error) {
 	r, err := s.at(ctx, file, line, symbol)
 	if err != nil {
 		return nil, err
@@ -242,7 +244,7 @@ func (q *quoter) location(l location) Location {
 
 // Hover returns the server's signature and documentation for the symbol;
 // Contents is "" when it has none.
-func (s *Supervisor) Hover(ctx context.Context, file string, line int, symbol string) (*Hover, error) {
+func (s *Supervisor) Hover(ctx context.Context, file pathguard.Path, line int, symbol string) (*Hover, error) {
 	r, err := s.at(ctx, file, line, symbol)
 	if err != nil {
 		return nil, err
@@ -356,8 +358,8 @@ func hoverText(raw json.RawMessage) string {
 // Symbols searches the workspace for query (at most MaxWorkspaceSymbols),
 // or, when file is given, outlines that file's symbols (at most
 // MaxDocumentSymbols; query, if also given, filters the outline by name).
-func (s *Supervisor) Symbols(ctx context.Context, query, file string) (*Symbols, error) {
-	if file != "" {
+func (s *Supervisor) Symbols(ctx context.Context, query string, file pathguard.Path) (*Symbols, error) {
+	if !file.IsZero() {
 		return s.documentSymbols(ctx, query, file)
 	}
 	if strings.TrimSpace(query) == "" {
@@ -366,7 +368,7 @@ func (s *Supervisor) Symbols(ctx context.Context, query, file string) (*Symbols,
 	return s.workspaceSymbols(ctx, query)
 }
 
-func (s *Supervisor) documentSymbols(ctx context.Context, query, file string) (*Symbols, error) {
+func (s *Supervisor) documentSymbols(ctx context.Context, query string, file pathguard.Path) (*Symbols, error) {
 	path, err := s.checkFile(file)
 	if err != nil {
 		return nil, err
@@ -479,7 +481,7 @@ func (s *Supervisor) workspaceSymbols(ctx context.Context, query string) (*Symbo
 // CodeActions lists the fixes and refactorings the server offers at the
 // symbol (quick fixes for the diagnostics on that line included). It
 // applies nothing.
-func (s *Supervisor) CodeActions(ctx context.Context, file string, line int, symbol string) (*CodeActions, error) {
+func (s *Supervisor) CodeActions(ctx context.Context, file pathguard.Path, line int, symbol string) (*CodeActions, error) {
 	r, err := s.at(ctx, file, line, symbol)
 	if err != nil {
 		return nil, err

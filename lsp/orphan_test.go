@@ -32,7 +32,8 @@ func orphanChild(dir string) {
 		Checker:    []string{"/bin/sh", "-c", fmt.Sprintf(`sleep 302 & echo $! > %s/checker-helper; wait`, dir)},
 	}
 	sup := NewSupervisor(root, Config{Servers: []ServerSpec{spec}, StartTimeout: 10 * time.Second})
-	if _, err := sup.Reload(context.Background(), filepath.Join(root, "a.fake")); err != nil {
+	at, _ := sup.Guard().Path(filepath.Join(root, "a.fake"))
+	if _, err := sup.Reload(context.Background(), at); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(3)
 	}

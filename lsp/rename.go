@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/builtin-tools/builtin-tools/internal/atomicfile"
+	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
 // RenameResult reports what lsp_rename changed.
@@ -38,7 +39,7 @@ type FileEdit struct {
 // workspace: it asks the server for a WorkspaceEdit and applies it (both
 // `changes` and `documentChanges`, file creates, renames and deletes
 // included) to every file, all or nothing, then re-syncs the server.
-func (s *Supervisor) Rename(ctx context.Context, file string, line int, symbol, newName string, force bool) (*RenameResult, error) {
+func (s *Supervisor) Rename(ctx context.Context, file pathguard.Path, line int, symbol, newName string, force bool) (*RenameResult, error) {
 	if strings.TrimSpace(newName) == "" {
 		return nil, fmt.Errorf("%w: new_name is required", ErrBadArgument)
 	}

@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
 // serverCase is the common operations (definition, references, hover,
@@ -55,31 +57,31 @@ func runServerCase(t *testing.T, c serverCase) {
 	def := s.path(c.defFile)
 
 	t.Run("definition", func(t *testing.T) {
-		out := must(s.sup.Definition(s.ctx, def, c.defLine, c.defSymbol))(t)
+		out := must(s.sup.Definition(s.ctx, loc(s.t, s.sup, def), c.defLine, c.defSymbol))(t)
 		expectContains(t, "definition", locKeys(out), c.defWant...)
 	})
 	t.Run("references", func(t *testing.T) {
-		out := must(s.sup.References(s.ctx, s.path(c.refFile), c.refLine, c.refSymbol))(t)
+		out := must(s.sup.References(s.ctx, s.at(c.refFile), c.refLine, c.refSymbol))(t)
 		if out.Total != c.refTotal || len(out.Locations) != c.refTotal {
 			t.Errorf("references: want %d, got %d of %d", c.refTotal, len(out.Locations), out.Total)
 		}
 		expectContains(t, "references", locKeys(out), c.refWant...)
 	})
 	t.Run("hover", func(t *testing.T) {
-		out := must(s.sup.Hover(s.ctx, def, c.defLine, c.defSymbol))(t)
+		out := must(s.sup.Hover(s.ctx, loc(s.t, s.sup, def), c.defLine, c.defSymbol))(t)
 		expectContains(t, "hover", out.Contents, c.hoverWant...)
 	})
 	t.Run("symbols", func(t *testing.T) {
-		out := must(s.sup.Symbols(s.ctx, "", s.path(c.outlineFile)))(t)
+		out := must(s.sup.Symbols(s.ctx, "", s.at(c.outlineFile)))(t)
 		expectContains(t, "outline", symKeys(out), c.outlineWant...)
-		out = must(s.sup.Symbols(s.ctx, c.query, ""))(t)
+		out = must(s.sup.Symbols(s.ctx, c.query, pathguard.Path{}))(t)
 		expectContains(t, "workspace symbols", symKeys(out), c.queryWant...)
 	})
 	t.Run("diagnostics", func(t *testing.T) {
 		path := s.path(c.brokenFile)
 		orig := s.read(c.brokenFile)
 		s.write(c.brokenFile, orig+c.brokenText)
-		diags, err := s.sup.AfterWrite(s.ctx, path)
+		diags, err := s.sup.AfterWrite(s.ctx, loc(s.t, s.sup, path))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -87,12 +89,12 @@ func runServerCase(t *testing.T, c serverCase) {
 		text := diagKeys(s.root, fresh)
 		t.Logf("after write:\n%s", text)
 		expectContains(t, "after write", text, c.brokenWant)
-		out := must(s.sup.Diagnostics(s.ctx, path))(t)
+		out := must(s.sup.Diagnostics(s.ctx, loc(s.t, s.sup, path)))(t)
 		expectContains(t, "diagnostics", diagKeys(s.root, out.Diagnostics), c.brokenWant)
 		check := must(s.sup.Check(s.ctx))(t)
 		expectContains(t, "diagnostics *", checkKeys(check), c.checkerWant)
 		s.write(c.brokenFile, orig)
-		diags, err = s.sup.AfterWrite(s.ctx, path)
+		diags, err = s.sup.AfterWrite(s.ctx, loc(s.t, s.sup, path))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -101,7 +103,7 @@ func runServerCase(t *testing.T, c serverCase) {
 		}
 	})
 	t.Run("rename", func(t *testing.T) {
-		res, err := s.sup.Rename(s.ctx, s.path(c.renameFile), c.renameLine, c.renameSymbol, c.newName, false)
+		res, err := s.sup.Rename(s.ctx, s.at(c.renameFile), c.renameLine, c.renameSymbol, c.newName, false)
 		if err != nil {
 			t.Fatal(err)
 		}

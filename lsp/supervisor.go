@@ -107,6 +107,10 @@ func newSupervisor(roots []string, guard *pathguard.Guard, cfg Config) *Supervis
 	}
 }
 
+// Guard is the path guard the supervisor reads and confines through: the
+// locations its methods take come from it (Guard.Path).
+func (s *Supervisor) Guard() *pathguard.Guard { return s.guard }
+
 // Root returns the checkout root the supervisor works in.
 func (s *Supervisor) Root() string { return s.root }
 
@@ -190,15 +194,19 @@ func (s *Supervisor) inRoot(path string) bool {
 
 // checkFile validates a file argument: absolute or root-relative, inside
 // the root (after resolving symlinks), an existing regular file.
-func (s *Supervisor) checkFile(file string) (string, error) {
+func (s *Supervisor) checkFile(at pathguard.Path) (string, error) {
 	s.mu.Lock()
 	closed := s.closed
 	s.mu.Unlock()
 	if closed {
 		return "", ErrClosed
 	}
-	if file == "" {
+	if at.IsZero() {
 		return "", fmt.Errorf("%w: file is required", ErrBadFile)
+	}
+	file, err := s.guard.Of(at)
+	if err != nil {
+		return "", fmt.Errorf("%w: %v", ErrBadFile, err)
 	}
 	path := file
 	if !filepath.IsAbs(path) {
@@ -627,8 +635,8 @@ func (s *Supervisor) running() []*server {
 // Reload restarts the server that owns file (file "" restarts every
 // running server) and returns what it did. On an error it returns what
 // was reloaded before it.
-func (s *Supervisor) Reload(ctx context.Context, file string) (*ReloadResult, error) {
-	if file == "" {
+func (s *Supervisor) Reload(ctx context.Context, file pathguard.Path) (*ReloadResult, error) {
+	if file.IsZero() {
 		res := &ReloadResult{All: true, Servers: []Reloaded{}}
 		for _, srv := range s.running() {
 			key := serverKey{srv.spec.ID, srv.root}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
+	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
 // N1: toolchain managers pick the program a shim runs from a file in the
@@ -66,13 +67,13 @@ func touchAll(t *testing.T, sup *Supervisor, file string) {
 	for _, row := range st.Servers {
 		t.Logf("status %s: %s %s %s", row.ID, row.State, row.Binary, row.RunError)
 	}
-	if _, err := sup.Reload(ctx, file); err != nil {
+	if _, err := sup.Reload(ctx, loc(t, sup, file)); err != nil {
 		t.Logf("reload: %v", err)
 	}
-	if _, err := sup.Hover(ctx, file, 1, "hello"); err != nil {
+	if _, err := sup.Hover(ctx, loc(t, sup, file), 1, "hello"); err != nil {
 		t.Logf("hover: %v", err)
 	}
-	if _, err := sup.Symbols(ctx, "hello", ""); err != nil {
+	if _, err := sup.Symbols(ctx, "hello", pathguard.Path{}); err != nil {
 		t.Logf("symbols: %v", err)
 	}
 	if rep, err := sup.Check(ctx); err == nil {
@@ -164,7 +165,7 @@ func TestPythonVersionFileIsNotFollowedUntrusted(t *testing.T) {
 		cfg.Servers, cfg.StartTimeout = spec, 20*time.Second
 		sup := NewSupervisor(root, cfg)
 		defer sup.Close()
-		if _, err := sup.Reload(t.Context(), filepath.Join(root, "a.fake")); err != nil {
+		if _, err := sup.Reload(t.Context(), loc(t, sup, filepath.Join(root, "a.fake"))); err != nil {
 			t.Fatal(err)
 		}
 		return readMarker(marker)
@@ -238,7 +239,7 @@ esac
 
 	trusted := NewSupervisor(root, Config{Servers: shimSpec("fakels"), Trusted: true, StartTimeout: 20 * time.Second})
 	defer trusted.Close()
-	if _, err := trusted.Reload(t.Context(), filepath.Join(root, "a.fake")); err != nil {
+	if _, err := trusted.Reload(t.Context(), loc(t, trusted, filepath.Join(root, "a.fake"))); err != nil {
 		t.Fatal(err)
 	}
 	if got := readMarker(marker); !strings.Contains(got, filepath.Join("tc", "bin", "fakels")) {
@@ -289,7 +290,7 @@ done
 
 	trusted := NewSupervisor(root, Config{Servers: shimSpec("fakels"), Trusted: true, StartTimeout: 20 * time.Second})
 	defer trusted.Close()
-	if _, err := trusted.Reload(t.Context(), filepath.Join(root, "a.fake")); err != nil {
+	if _, err := trusted.Reload(t.Context(), loc(t, trusted, filepath.Join(root, "a.fake"))); err != nil {
 		t.Fatal(err)
 	}
 	if got := readMarker(marker); !strings.Contains(got, filepath.Join("node_modules", ".bin", "fakels")) {
@@ -323,7 +324,7 @@ func TestShellHookManagersAreNeverRun(t *testing.T) {
 	sup := NewSupervisor(root, Config{})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	if _, err := sup.Hover(ctx, filepath.Join(root, "a.ts"), 1, "hello"); err != nil {
+	if _, err := sup.Hover(ctx, loc(t, sup, filepath.Join(root, "a.ts")), 1, "hello"); err != nil {
 		t.Fatal(err)
 	}
 	if rep, err := sup.Check(ctx); err == nil {
@@ -413,7 +414,7 @@ func TestCargoConfigOfTheCheckoutIsNotUsedUntrusted(t *testing.T) {
 	main := filepath.Join(root, "src", "main.rs")
 
 	sup := NewSupervisor(root, Config{Servers: spec[i : i+1], StartTimeout: 30 * time.Second})
-	_, err = sup.Reload(t.Context(), main)
+	_, err = sup.Reload(t.Context(), loc(t, sup, main))
 	sup.Close()
 	expectErr(t, "untrusted start", err, nil, "rust-analyzer was not started", ".cargo/config.toml", "--trust-checkout")
 	if got := readMarker(marker); got != "" {
@@ -422,7 +423,7 @@ func TestCargoConfigOfTheCheckoutIsNotUsedUntrusted(t *testing.T) {
 
 	trusted := NewSupervisor(root, Config{Servers: spec[i : i+1], Trusted: true, StartTimeout: 30 * time.Second})
 	defer trusted.Close()
-	if _, err := trusted.Reload(t.Context(), main); err != nil {
+	if _, err := trusted.Reload(t.Context(), loc(t, trusted, main)); err != nil {
 		t.Fatal(err)
 	}
 	if got := readMarker(marker); !strings.Contains(got, "rustc -vV") {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/builtin-tools/builtin-tools/lsp"
+	"github.com/builtin-tools/builtin-tools/pathguard"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
 )
@@ -34,14 +35,15 @@ type operation struct {
 // opQuery is a call's arguments with the file confined.
 type opQuery struct {
 	op     string
-	file   string // absolute, "" when not given; "*" for the project's checker
+	file   pathguard.Path // zero when not given
+	all    bool           // file "*": the project's checker
 	line   int
 	symbol string
 	query  string
 }
 
 // locate runs a navigation operation that answers with locations.
-func locate(find func(*lsp.Supervisor) func(context.Context, string, int, string) (*lsp.Locations, error)) func(context.Context, *registry.Call, *lsp.Supervisor, opQuery, *LSPResult) error {
+func locate(find func(*lsp.Supervisor) func(context.Context, pathguard.Path, int, string) (*lsp.Locations, error)) func(context.Context, *registry.Call, *lsp.Supervisor, opQuery, *LSPResult) error {
 	return func(ctx context.Context, c *registry.Call, sup *lsp.Supervisor, q opQuery, out *LSPResult) error {
 		res, err := find(sup)(ctx, q.file, q.line, q.symbol)
 		if err != nil {
@@ -55,7 +57,7 @@ func locate(find func(*lsp.Supervisor) func(context.Context, string, int, string
 var operations = []operation{
 	{"diagnostics", "file", `diagnostics (file, or "*" for the project's checker)`,
 		func(ctx context.Context, c *registry.Call, sup *lsp.Supervisor, q opQuery, out *LSPResult) error {
-			if q.file == "*" {
+			if q.all {
 				res, err := sup.Check(ctx)
 				if res != nil {
 					out.Check, out.text = res, FormatCheck(res)
@@ -73,19 +75,19 @@ var operations = []operation{
 			return nil
 		}},
 	{"definition", "position", "definition",
-		locate(func(s *lsp.Supervisor) func(context.Context, string, int, string) (*lsp.Locations, error) {
+		locate(func(s *lsp.Supervisor) func(context.Context, pathguard.Path, int, string) (*lsp.Locations, error) {
 			return s.Definition
 		})},
 	{"type_definition", "position", "type_definition",
-		locate(func(s *lsp.Supervisor) func(context.Context, string, int, string) (*lsp.Locations, error) {
+		locate(func(s *lsp.Supervisor) func(context.Context, pathguard.Path, int, string) (*lsp.Locations, error) {
 			return s.TypeDefinition
 		})},
 	{"implementation", "position", "implementation",
-		locate(func(s *lsp.Supervisor) func(context.Context, string, int, string) (*lsp.Locations, error) {
+		locate(func(s *lsp.Supervisor) func(context.Context, pathguard.Path, int, string) (*lsp.Locations, error) {
 			return s.Implementation
 		})},
 	{"references", "position", fmt.Sprintf("references (at most %d)", lsp.MaxReferences),
-		locate(func(s *lsp.Supervisor) func(context.Context, string, int, string) (*lsp.Locations, error) {
+		locate(func(s *lsp.Supervisor) func(context.Context, pathguard.Path, int, string) (*lsp.Locations, error) {
 			return s.References
 		})},
 	{"hover", "position", "hover",
@@ -185,28 +187,28 @@ func query(ctx context.Context, c *registry.Call, s *Servers, p lspParams) (LSPR
 	q := opQuery{op: op.name, line: p.Line, symbol: p.Symbol, query: p.Query}
 	switch {
 	case p.File == "*" && op.name == "diagnostics":
-		q.file = "*"
+		q.all = true
 	case p.File != "" && p.File != "*":
-		abs, err := c.Path(p.File)
+		at, err := c.Location(p.File)
 		if err != nil {
 			return LSPResult{}, err
 		}
-		q.file = abs
+		q.file = at
 	}
 	switch op.args {
 	case "file":
-		if q.file == "" {
+		if q.file.IsZero() && !q.all {
 			return LSPResult{}, fmt.Errorf("%s needs file (a path relative to the root)", op.name)
 		}
 	case "position":
-		if q.file == "" {
+		if q.file.IsZero() && !q.all {
 			return LSPResult{}, fmt.Errorf("%s needs file (a path relative to the root)", op.name)
 		}
 		if p.Line <= 0 || strings.TrimSpace(p.Symbol) == "" {
 			return LSPResult{}, fmt.Errorf("%s needs line (1-based) and symbol (the symbol's text on that line); there is no column to guess from", op.name)
 		}
 	case "query-or-file":
-		if p.Query == "" && q.file == "" {
+		if p.Query == "" && q.file.IsZero() {
 			return LSPResult{}, fmt.Errorf("symbols needs query (a name to find in the workspace) or file (for its outline)")
 		}
 	}

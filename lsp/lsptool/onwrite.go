@@ -49,7 +49,11 @@ func afterWrite(ctx context.Context, sup *lsp.Supervisor, ledger *lsp.Ledger, c 
 	done := make(chan int, len(written))
 	for i, f := range written {
 		go func(i int, f string) {
-			diags, err := sup.AfterWrite(ctx, f)
+			at, err := c.Location(f)
+			var diags []lsp.Diagnostic
+			if err == nil {
+				diags, err = sup.AfterWrite(ctx, at)
+			}
 			results[i] = outcome{f, diags, err}
 			done <- i
 		}(i, f)

@@ -39,14 +39,14 @@ type RenameResult struct {
 func (r RenameResult) Text() string { return r.text }
 
 func rename(ctx context.Context, c *registry.Call, s *Servers, p renameParams) (RenameResult, error) {
-	abs, err := c.Path(p.File)
+	at, err := c.Location(p.File)
 	if err != nil {
 		return RenameResult{}, err
 	}
 	if p.Line <= 0 || strings.TrimSpace(p.Symbol) == "" || strings.TrimSpace(p.NewName) == "" {
 		return RenameResult{}, errors.New("lsp_rename needs file, line (1-based), symbol (its text on that line) and new_name")
 	}
-	res, err := s.Sup.Rename(ctx, abs, p.Line, p.Symbol, p.NewName, p.Force)
+	res, err := s.Sup.Rename(ctx, at, p.Line, p.Symbol, p.NewName, p.Force)
 	if err != nil {
 		return RenameResult{}, err
 	}
