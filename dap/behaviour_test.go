@@ -48,7 +48,7 @@ func TestPauseBusyLoopAndTerminate(t *testing.T) {
 	root := goRoot(t, busyGo, nil)
 	s := newSupervisor(t, root, Config{})
 	ctx := testCtx(t)
-	res, err := s.Launch(ctx, LaunchSpec{Program: root}, 300*time.Millisecond)
+	res, err := s.Launch(ctx, LaunchSpec{Program: at(root, root)}, 300*time.Millisecond)
 	if err != nil || res.Outcome != "running" || !strings.Contains(res.Note, "still running") {
 		t.Fatalf("launch of a busy loop: %+v %v", res, err)
 	}
@@ -103,7 +103,7 @@ func TestTimeLimit(t *testing.T) {
 	root := goRoot(t, busyGo, nil)
 	s := newSupervisor(t, root, Config{TTL: 2 * time.Second})
 	ctx := testCtx(t)
-	if _, err := s.Launch(ctx, LaunchSpec{Program: root}, 100*time.Millisecond); err != nil {
+	if _, err := s.Launch(ctx, LaunchSpec{Program: at(root, root)}, 100*time.Millisecond); err != nil {
 		t.Fatal(err)
 	}
 	prog := s.sess.PID()
@@ -113,7 +113,7 @@ func TestTimeLimit(t *testing.T) {
 		t.Fatalf("after the time limit: %v", err)
 	}
 	waitGone(t, "the program", prog)
-	res, err := s.Launch(ctx, LaunchSpec{Program: root}, 100*time.Millisecond)
+	res, err := s.Launch(ctx, LaunchSpec{Program: at(root, root)}, 100*time.Millisecond)
 	if err != nil || res.Outcome != "running" {
 		t.Fatalf("a launch after expiry: %+v %v", res, err)
 	}
@@ -138,7 +138,7 @@ func main() {
 func TestGoPanicSummary(t *testing.T) {
 	root := goRoot(t, panicGo, nil)
 	s := newSupervisor(t, root, Config{})
-	res, err := s.Launch(testCtx(t), LaunchSpec{Program: root}, 0)
+	res, err := s.Launch(testCtx(t), LaunchSpec{Program: at(root, root)}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +161,7 @@ print(parse("12x"))
 func TestPythonUncaughtException(t *testing.T) {
 	root := writeTree(t, map[string]string{"app.py": pyRaise})
 	s := newSupervisor(t, root, Config{})
-	res, err := s.Launch(testCtx(t), LaunchSpec{Program: filepath.Join(root, "app.py")}, 0)
+	res, err := s.Launch(testCtx(t), LaunchSpec{Program: at(root, filepath.Join(root, "app.py"))}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,9 +191,9 @@ func TestConditionAndLogpoint(t *testing.T) {
 	root := goRoot(t, loopGo, nil)
 	s := newSupervisor(t, root, Config{})
 	ctx := testCtx(t)
-	s.SetBreakpoints(ctx, "main.go", []LineSpec{{Line: 8, Condition: "i == 6"}}, nil, false)
-	s.SetBreakpoints(ctx, "main.go", []LineSpec{{Line: 7, LogMessage: "looping {i}"}}, nil, false)
-	res, err := s.Launch(ctx, LaunchSpec{Program: root}, 0)
+	s.SetBreakpoints(ctx, at(root, "main.go"), []LineSpec{{Line: 8, Condition: "i == 6"}}, nil, false)
+	s.SetBreakpoints(ctx, at(root, "main.go"), []LineSpec{{Line: 7, LogMessage: "looping {i}"}}, nil, false)
+	res, err := s.Launch(ctx, LaunchSpec{Program: at(root, root)}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,8 +240,8 @@ func TestGoTestByName(t *testing.T) {
 	root := goRoot(t, loopGo, map[string]string{"add_test.go": testGo})
 	s := newSupervisor(t, root, Config{})
 	ctx := testCtx(t)
-	s.SetBreakpoints(ctx, "add_test.go", []LineSpec{{Line: 9}}, nil, false)
-	res, err := s.Launch(ctx, LaunchSpec{Program: root, Test: "TestAdd"}, 0)
+	s.SetBreakpoints(ctx, at(root, "add_test.go"), []LineSpec{{Line: 9}}, nil, false)
+	res, err := s.Launch(ctx, LaunchSpec{Program: at(root, root), Test: "TestAdd"}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,7 +271,7 @@ func TestPytestByName(t *testing.T) {
 	root := writeTree(t, map[string]string{"test_add.py": pyTest})
 	s := newSupervisor(t, root, Config{})
 	ctx := testCtx(t)
-	s.SetBreakpoints(ctx, "test_add.py", []LineSpec{{Line: 7}}, nil, false)
+	s.SetBreakpoints(ctx, at(root, "test_add.py"), []LineSpec{{Line: 7}}, nil, false)
 	res, err := s.Launch(ctx, LaunchSpec{Module: "pytest", Args: []string{"-q", "-k", "test_add", "test_add.py"}}, 30*time.Second)
 	if err != nil {
 		t.Fatal(err)
@@ -288,7 +288,7 @@ func TestPytestByName(t *testing.T) {
 func TestBuildError(t *testing.T) {
 	root := goRoot(t, "package main\n\nfunc main() {\n\tundefinedThing()\n}\n", nil)
 	s := newSupervisor(t, root, Config{})
-	_, err := s.Launch(testCtx(t), LaunchSpec{Program: root}, 0)
+	_, err := s.Launch(testCtx(t), LaunchSpec{Program: at(root, root)}, 0)
 	if err == nil || !strings.Contains(err.Error(), "undefined: undefinedThing") {
 		t.Fatalf("build error: %v", err)
 	}
@@ -313,7 +313,7 @@ func TestNativeCrash(t *testing.T) {
 	root := writeTree(t, map[string]string{"main.c": crashC})
 	bin := buildC(t, root)
 	s := newSupervisor(t, root, Config{})
-	res, err := s.Launch(testCtx(t), LaunchSpec{Program: bin}, 0)
+	res, err := s.Launch(testCtx(t), LaunchSpec{Program: at(root, bin)}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -331,7 +331,7 @@ func TestAdapterKilled(t *testing.T) {
 	root := goRoot(t, busyGo, nil)
 	s := newSupervisor(t, root, Config{})
 	ctx := testCtx(t)
-	if _, err := s.Launch(ctx, LaunchSpec{Program: root}, 100*time.Millisecond); err != nil {
+	if _, err := s.Launch(ctx, LaunchSpec{Program: at(root, root)}, 100*time.Millisecond); err != nil {
 		t.Fatal(err)
 	}
 	prog := s.sess.PID()
@@ -345,7 +345,7 @@ func TestAdapterKilled(t *testing.T) {
 		t.Fatalf("after the adapter died: %v", err)
 	}
 	waitGone(t, "the program", prog)
-	if res, err := s.Launch(ctx, LaunchSpec{Program: root}, 100*time.Millisecond); err != nil || res.Outcome != "running" {
+	if res, err := s.Launch(ctx, LaunchSpec{Program: at(root, root)}, 100*time.Millisecond); err != nil || res.Outcome != "running" {
 		t.Fatalf("a launch after the adapter died: %+v %v", res, err)
 	}
 }
@@ -358,16 +358,16 @@ func TestBadInput(t *testing.T) {
 	if _, err := s.Stack(ctx, 0); err == nil || !strings.Contains(err.Error(), "start one with action launch") {
 		t.Fatalf("stack without a session: %v", err)
 	}
-	if _, err := s.Launch(ctx, LaunchSpec{Program: filepath.Join(root, "README"), Adapter: "gdb"}, 0); err == nil || !strings.Contains(err.Error(), "unknown adapter") {
+	if _, err := s.Launch(ctx, LaunchSpec{Program: at(root, filepath.Join(root, "README")), Adapter: "gdb"}, 0); err == nil || !strings.Contains(err.Error(), "unknown adapter") {
 		t.Fatalf("unknown adapter: %v", err)
 	}
-	if _, err := s.SetBreakpoints(ctx, "main.go", []LineSpec{{Line: 0}}, nil, false); err == nil {
+	if _, err := s.SetBreakpoints(ctx, at(root, "main.go"), []LineSpec{{Line: 0}}, nil, false); err == nil {
 		t.Fatal("line 0 accepted")
 	}
 	// A line with no code: the adapter binds it elsewhere or refuses it,
 	// and the result says which.
-	s.SetBreakpoints(ctx, "main.go", []LineSpec{{Line: 2}}, nil, false)
-	if _, err := s.Launch(ctx, LaunchSpec{Program: root}, 10*time.Second); err != nil {
+	s.SetBreakpoints(ctx, at(root, "main.go"), []LineSpec{{Line: 2}}, nil, false)
+	if _, err := s.Launch(ctx, LaunchSpec{Program: at(root, root)}, 10*time.Second); err != nil {
 		t.Fatal(err)
 	}
 	for _, b := range s.bps.All() {

@@ -21,24 +21,24 @@ func TestBreakpointCaps(t *testing.T) {
 	root := writeTree(t, map[string]string{"main.c": "int main(void) { return 0; }\n"})
 	s := newSupervisor(t, root, Config{})
 	ctx := testCtx(t)
-	if _, err := s.SetBreakpoints(ctx, "main.c", lineSpecs(1, 80000), nil, false); err == nil || !strings.Contains(err.Error(), "at most 1000") {
+	if _, err := s.SetBreakpoints(ctx, at(root, "main.c"), lineSpecs(1, 80000), nil, false); err == nil || !strings.Contains(err.Error(), "at most 1000") {
 		t.Fatalf("80,000 lines in one call: %v", err)
 	}
 	if n := len(s.bps.All()); n != 0 {
 		t.Fatalf("a refused call kept %d breakpoints", n)
 	}
-	res, err := s.SetBreakpoints(ctx, "main.c", lineSpecs(1, 1000), nil, false)
+	res, err := s.SetBreakpoints(ctx, at(root, "main.c"), lineSpecs(1, 1000), nil, false)
 	if err != nil || len(res.Breakpoints) != 1000 || res.Breakpoints[999].ID != "b1000" {
 		t.Fatalf("1,000 lines: %v", err)
 	}
-	if _, err := s.SetBreakpoints(ctx, "main.c", []LineSpec{{Line: 1001}}, nil, false); err == nil || !strings.Contains(err.Error(), "1001 breakpoints; at most 1000 per file") {
+	if _, err := s.SetBreakpoints(ctx, at(root, "main.c"), []LineSpec{{Line: 1001}}, nil, false); err == nil || !strings.Contains(err.Error(), "1001 breakpoints; at most 1000 per file") {
 		t.Fatalf("the 1,001st breakpoint of a file: %v", err)
 	}
 	// Updating lines already set, and removing to make room, work.
-	if _, err := s.SetBreakpoints(ctx, "main.c", []LineSpec{{Line: 7, Condition: "x > 1"}}, nil, false); err != nil {
+	if _, err := s.SetBreakpoints(ctx, at(root, "main.c"), []LineSpec{{Line: 7, Condition: "x > 1"}}, nil, false); err != nil {
 		t.Fatal(err)
 	}
-	res, err = s.SetBreakpoints(ctx, "main.c", lineSpecs(1001, 1500), lineIDs(1, 500), false)
+	res, err = s.SetBreakpoints(ctx, at(root, "main.c"), lineSpecs(1001, 1500), lineIDs(1, 500), false)
 	if err != nil || len(res.Breakpoints) != 1000 {
 		t.Fatalf("remove 500 and add 500: %v", err)
 	}
@@ -49,7 +49,7 @@ func TestBreakpointCaps(t *testing.T) {
 		t.Fatalf("the new ones: %+v", last)
 	}
 	// The cap is per file.
-	if _, err := s.SetBreakpoints(ctx, "other.c", lineSpecs(1, 1000), nil, false); err != nil {
+	if _, err := s.SetBreakpoints(ctx, at(root, "other.c"), lineSpecs(1, 1000), nil, false); err != nil {
 		t.Fatal(err)
 	}
 }

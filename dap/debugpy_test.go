@@ -32,10 +32,10 @@ func TestDebugpySession(t *testing.T) {
 	root := writeTree(t, map[string]string{"requirements.txt": "", "app.py": pyProgram})
 	s := newSupervisor(t, root, Config{})
 	ctx := testCtx(t)
-	if _, err := s.SetBreakpoints(ctx, "app.py", []LineSpec{{Line: 4}, {Line: 13}}, nil, false); err != nil {
+	if _, err := s.SetBreakpoints(ctx, at(root, "app.py"), []LineSpec{{Line: 4}, {Line: 13}}, nil, false); err != nil {
 		t.Fatal(err)
 	}
-	res, err := s.Launch(ctx, LaunchSpec{Program: root + "/app.py"}, 0)
+	res, err := s.Launch(ctx, LaunchSpec{Program: at(root, root + "/app.py")}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func TestDebugpySession(t *testing.T) {
 	if err != nil || step.Outcome != "stopped" || step.Stop.Reason != "step" {
 		t.Fatalf("step: %+v %v", step, err)
 	}
-	s.SetBreakpoints(ctx, "app.py", nil, []int{4}, false)
+	s.SetBreakpoints(ctx, at(root, "app.py"), nil, []int{4}, false)
 	done, err := s.Resume(ctx, "continue", 0, 30*time.Second)
 	if err != nil || done.Outcome != "exited" || done.ExitCode == nil || *done.ExitCode != 0 {
 		t.Fatalf("continue to the end: %+v %v", done, err)

@@ -38,14 +38,14 @@ func TestDelveSession(t *testing.T) {
 	root := writeTree(t, map[string]string{"go.mod": "module example.com/p\n\ngo 1.22\n", "main.go": goProgram})
 	s := newSupervisor(t, root, Config{})
 	ctx := testCtx(t)
-	bps, err := s.SetBreakpoints(ctx, "main.go", []LineSpec{{Line: 8}, {Line: 18}}, nil, false)
+	bps, err := s.SetBreakpoints(ctx, at(root, "main.go"), []LineSpec{{Line: 8}, {Line: 18}}, nil, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !bps.Pending || len(bps.Breakpoints) != 2 {
 		t.Fatalf("breakpoints before launch: %+v", bps)
 	}
-	res, err := s.Launch(ctx, LaunchSpec{Program: root}, 0)
+	res, err := s.Launch(ctx, LaunchSpec{Program: at(root, root)}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func TestDelveSession(t *testing.T) {
 	if _, err := s.Scopes(ctx, frame); err == nil || !strings.Contains(err.Error(), "is from stop 1; the program is now at stop 2") {
 		t.Fatalf("a stale frame: %v", err)
 	}
-	s.SetBreakpoints(ctx, "main.go", nil, []int{8}, false)
+	s.SetBreakpoints(ctx, at(root, "main.go"), nil, []int{8}, false)
 	done, err := s.Resume(ctx, "continue", 0, 30*time.Second)
 	if err != nil {
 		t.Fatal(err)

@@ -16,8 +16,8 @@ func TestEvaluateTimeBound(t *testing.T) {
 	root := writeTree(t, map[string]string{"requirements.txt": "", "app.py": pyProgram})
 	s := newSupervisor(t, root, Config{})
 	ctx := testCtx(t)
-	s.SetBreakpoints(ctx, "app.py", []LineSpec{{Line: 4}}, nil, false)
-	res, err := s.Launch(ctx, LaunchSpec{Program: filepath.Join(root, "app.py")}, 0)
+	s.SetBreakpoints(ctx, at(root, "app.py"), []LineSpec{{Line: 4}}, nil, false)
+	res, err := s.Launch(ctx, LaunchSpec{Program: at(root, filepath.Join(root, "app.py"))}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +51,7 @@ func TestEvaluateNeverAnswered(t *testing.T) {
 	root := fakeRoot(t)
 	s := newSupervisor(t, root, Config{})
 	ctx := testCtx(t)
-	if _, err := s.Launch(ctx, LaunchSpec{Adapter: "fake", Program: filepath.Join(root, fakeSource)}, 20*time.Second); err != nil {
+	if _, err := s.Launch(ctx, LaunchSpec{Adapter: "fake", Program: at(root, filepath.Join(root, fakeSource))}, 20*time.Second); err != nil {
 		t.Fatal(err)
 	}
 	ev, err := s.Evaluate(ctx, "spin()", "", 300*time.Millisecond)

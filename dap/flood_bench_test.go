@@ -61,12 +61,12 @@ func BenchmarkOutputFlood(b *testing.B) {
 		if out, err := build.CombinedOutput(); err != nil {
 			b.Fatalf("%v\n%s", err, out)
 		}
-		cases = append(cases, flood{"delve", []string{bin}, LaunchSpec{Adapter: "delve", Program: bin}})
+		cases = append(cases, flood{"delve", []string{bin}, LaunchSpec{Adapter: "delve", Program: at(root, bin)}})
 	}
 	if spec, _ := Spec("debugpy"); adapterCommand(spec) != nil {
 		py := adapterCommand(spec)[0]
 		cases = append(cases, flood{"debugpy", []string{py, filepath.Join(root, "flood.py")},
-			LaunchSpec{Adapter: "debugpy", Program: filepath.Join(root, "flood.py"), Python: py}})
+			LaunchSpec{Adapter: "debugpy", Program: at(root, filepath.Join(root, "flood.py")), Python: py}})
 	}
 	if gcc, err := exec.LookPath("gcc"); err == nil {
 		if spec, _ := Spec("lldb"); adapterCommand(spec) != nil {
@@ -74,7 +74,7 @@ func BenchmarkOutputFlood(b *testing.B) {
 			if out, err := exec.Command(gcc, "-g", "-O0", "-o", bin, filepath.Join(root, "flood.c")).CombinedOutput(); err != nil {
 				b.Fatalf("%v\n%s", err, out)
 			}
-			cases = append(cases, flood{"lldb", []string{bin}, LaunchSpec{Adapter: "lldb", Program: bin}})
+			cases = append(cases, flood{"lldb", []string{bin}, LaunchSpec{Adapter: "lldb", Program: at(root, bin)}})
 		}
 	}
 	if len(cases) == 0 {

@@ -23,8 +23,8 @@ func TestHandshakeOrderings(t *testing.T) {
 			root := fakeRoot(t)
 			s := newSupervisor(t, root, Config{})
 			ctx := testCtx(t)
-			s.SetBreakpoints(ctx, fakeSource, []LineSpec{{Line: 3}}, nil, false)
-			res, err := s.Launch(ctx, LaunchSpec{Adapter: "fake", Program: filepath.Join(root, fakeSource)}, 20*time.Second)
+			s.SetBreakpoints(ctx, at(root, fakeSource), []LineSpec{{Line: 3}}, nil, false)
+			res, err := s.Launch(ctx, LaunchSpec{Adapter: "fake", Program: at(root, filepath.Join(root, fakeSource))}, 20*time.Second)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -59,7 +59,7 @@ func TestHandshakeThreadBurst(t *testing.T) {
 	root := fakeRoot(t)
 	s := newSupervisor(t, root, Config{})
 	ctx := testCtx(t)
-	res, err := s.Launch(ctx, LaunchSpec{Adapter: "fake", Program: filepath.Join(root, fakeSource)}, 20*time.Second)
+	res, err := s.Launch(ctx, LaunchSpec{Adapter: "fake", Program: at(root, filepath.Join(root, fakeSource))}, 20*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +85,7 @@ func TestHandshakeAdapterDiesMidRequest(t *testing.T) {
 	s := newSupervisor(t, root, Config{})
 	ctx := testCtx(t)
 	prog := filepath.Join(root, fakeSource)
-	if _, err := s.Launch(ctx, LaunchSpec{Adapter: "fake", Program: prog}, 20*time.Second); err != nil {
+	if _, err := s.Launch(ctx, LaunchSpec{Adapter: "fake", Program: at(root, prog)}, 20*time.Second); err != nil {
 		t.Fatal(err)
 	}
 	t0 := time.Now()
@@ -99,7 +99,7 @@ func TestHandshakeAdapterDiesMidRequest(t *testing.T) {
 	if st := s.Status(); st.Session != nil || !strings.Contains(st.Previous, "exited unexpectedly") {
 		t.Fatalf("status after the adapter died: %+v", st)
 	}
-	if res, err := s.Launch(ctx, LaunchSpec{Adapter: "fake", Program: prog}, 20*time.Second); err != nil || res.Outcome != "stopped" {
+	if res, err := s.Launch(ctx, LaunchSpec{Adapter: "fake", Program: at(root, prog)}, 20*time.Second); err != nil || res.Outcome != "stopped" {
 		t.Fatalf("a launch after: %+v %v", res, err)
 	}
 }
@@ -116,7 +116,7 @@ func TestHandshakeLastEventBeforeExit(t *testing.T) {
 	lost := 0
 	const rounds = 20
 	for i := 0; i < rounds; i++ {
-		res, err := s.Launch(ctx, LaunchSpec{Adapter: "fake", Program: filepath.Join(root, fakeSource)}, 20*time.Second)
+		res, err := s.Launch(ctx, LaunchSpec{Adapter: "fake", Program: at(root, filepath.Join(root, fakeSource))}, 20*time.Second)
 		if err != nil {
 			t.Fatalf("round %d: %v", i, err)
 		}
@@ -146,7 +146,7 @@ func TestLaunchDuringClose(t *testing.T) {
 	before := len(children())
 	errc := make(chan error, 1)
 	go func() {
-		_, err := s.Launch(testCtx(t), LaunchSpec{Adapter: "fake", Program: filepath.Join(root, fakeSource)}, 20*time.Second)
+		_, err := s.Launch(testCtx(t), LaunchSpec{Adapter: "fake", Program: at(root, filepath.Join(root, fakeSource))}, 20*time.Second)
 		errc <- err
 	}()
 	deadline := time.Now().Add(10 * time.Second)

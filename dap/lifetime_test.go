@@ -53,12 +53,12 @@ func writeSpawn(root, id string) error {
 // spawnLaunch is the launch of the debuggee writeSpawn wrote.
 func spawnLaunch(root, id string) LaunchSpec {
 	// An environment of the agent's own must not replace the inherited one.
-	l := LaunchSpec{Adapter: id, Program: filepath.Join(root, "spawn"), Args: []string{root}, Env: map[string]string{"SPAWN_TEST": "1"}}
+	l := LaunchSpec{Adapter: id, Program: at(root, filepath.Join(root, "spawn")), Args: []string{root}, Env: map[string]string{"SPAWN_TEST": "1"}}
 	switch id {
 	case "delve":
-		l.Program = root
+		l.Program = at(root, root)
 	case "debugpy":
-		l.Program = filepath.Join(root, "spawn.py")
+		l.Program = at(root, filepath.Join(root, "spawn.py"))
 	}
 	return l
 }

@@ -49,10 +49,10 @@ func TestLLDBSession(t *testing.T) {
 	bin := buildC(t, root)
 	s := newSupervisor(t, root, Config{})
 	ctx := testCtx(t)
-	if _, err := s.SetBreakpoints(ctx, "main.c", []LineSpec{{Line: 6}, {Line: 16}}, nil, false); err != nil {
+	if _, err := s.SetBreakpoints(ctx, at(root, "main.c"), []LineSpec{{Line: 6}, {Line: 16}}, nil, false); err != nil {
 		t.Fatal(err)
 	}
-	res, err := s.Launch(ctx, LaunchSpec{Program: bin}, 0)
+	res, err := s.Launch(ctx, LaunchSpec{Program: at(root, bin)}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func TestLLDBSession(t *testing.T) {
 	if err != nil || step.Outcome != "stopped" || step.Stop.Reason != "step" {
 		t.Fatalf("step: %+v %v", step, err)
 	}
-	s.SetBreakpoints(ctx, "main.c", nil, []int{6}, false)
+	s.SetBreakpoints(ctx, at(root, "main.c"), nil, []int{6}, false)
 	done, err := s.Resume(ctx, "continue", 0, 30*time.Second)
 	if err != nil || done.Outcome != "exited" || done.ExitCode == nil || *done.ExitCode != 0 {
 		t.Fatalf("continue to the end: %+v %v", done, err)

@@ -40,8 +40,8 @@ func TestStopBetweenCallsAndCaps(t *testing.T) {
 	root := goRoot(t, lateGo, nil)
 	s := newSupervisor(t, root, Config{})
 	ctx := testCtx(t)
-	s.SetBreakpoints(ctx, "main.go", []LineSpec{{Line: 17}}, nil, false)
-	res, err := s.Launch(ctx, LaunchSpec{Program: root}, 100*time.Millisecond)
+	s.SetBreakpoints(ctx, at(root, "main.go"), []LineSpec{{Line: 17}}, nil, false)
+	res, err := s.Launch(ctx, LaunchSpec{Program: at(root, root)}, 100*time.Millisecond)
 	if err != nil || res.Outcome != "running" {
 		t.Fatalf("launch: %+v %v", res, err)
 	}
@@ -85,8 +85,8 @@ func main() {
 	root := goRoot(t, src, nil)
 	s := newSupervisor(t, root, Config{})
 	ctx := testCtx(t)
-	s.SetBreakpoints(ctx, "main.go", []LineSpec{{Line: 17}}, nil, false)
-	if _, err := s.Launch(ctx, LaunchSpec{Program: root}, 0); err != nil {
+	s.SetBreakpoints(ctx, at(root, "main.go"), []LineSpec{{Line: 17}}, nil, false)
+	if _, err := s.Launch(ctx, LaunchSpec{Program: at(root, root)}, 0); err != nil {
 		t.Fatal(err)
 	}
 	th, err := s.Threads(ctx)
@@ -145,8 +145,8 @@ func TestLLDBThreadBurstAndStaleSource(t *testing.T) {
 	os.Chtimes(filepath.Join(root, "main.c"), later, later)
 	s := newSupervisor(t, root, Config{})
 	ctx := testCtx(t)
-	s.SetBreakpoints(ctx, "main.c", []LineSpec{{Line: 8}}, nil, false)
-	res, err := s.Launch(ctx, LaunchSpec{Program: bin}, 0)
+	s.SetBreakpoints(ctx, at(root, "main.c"), []LineSpec{{Line: 8}}, nil, false)
+	res, err := s.Launch(ctx, LaunchSpec{Program: at(root, bin)}, 0)
 	if err != nil || res.Outcome != "stopped" || res.Frame.Line != 8 {
 		t.Fatalf("launch: %+v %v", res, err)
 	}
@@ -198,8 +198,8 @@ func TestLLDBRust(t *testing.T) {
 	}
 	s := newSupervisor(t, root, Config{})
 	ctx := testCtx(t)
-	s.SetBreakpoints(ctx, "src/main.rs", []LineSpec{{Line: 4}}, nil, false)
-	res, err := s.Launch(ctx, LaunchSpec{Program: filepath.Join(root, "target", "debug", "sum")}, 0)
+	s.SetBreakpoints(ctx, at(root, "src/main.rs"), []LineSpec{{Line: 4}}, nil, false)
+	res, err := s.Launch(ctx, LaunchSpec{Program: at(root, filepath.Join(root, "target", "debug", "sum"))}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,7 +207,7 @@ func TestLLDBRust(t *testing.T) {
 	if v := localNamed(res.Locals, "sum"); v == nil || v.Value != "0" {
 		t.Fatalf("locals %+v", res.Locals)
 	}
-	s.SetBreakpoints(ctx, "src/main.rs", nil, []int{4}, false)
+	s.SetBreakpoints(ctx, at(root, "src/main.rs"), nil, []int{4}, false)
 	done, err := s.Resume(ctx, "continue", 0, 30*time.Second)
 	if err != nil || done.Outcome != "exited" || !strings.Contains(done.Output, "total 6") {
 		t.Fatalf("continue: %+v %v", done, err)
@@ -221,7 +221,7 @@ func TestAdapterExitsDuringInitialize(t *testing.T) {
 	defer func() { Adapters = Adapters[:len(Adapters)-1] }()
 	root := writeTree(t, map[string]string{"x": ""})
 	s := newSupervisor(t, root, Config{})
-	_, err := s.Launch(testCtx(t), LaunchSpec{Adapter: "broken", Program: filepath.Join(root, "x")}, 0)
+	_, err := s.Launch(testCtx(t), LaunchSpec{Adapter: "broken", Program: at(root, filepath.Join(root, "x"))}, 0)
 	if err == nil || !strings.Contains(err.Error(), "failed to initialize") || !strings.Contains(err.Error(), "no licence") {
 		t.Fatalf("an adapter that dies at once: %v", err)
 	}
@@ -267,7 +267,7 @@ func TestDebugpyAttach(t *testing.T) {
 	}
 	s := newSupervisor(t, root, Config{})
 	ctx := testCtx(t)
-	s.SetBreakpoints(ctx, "server.py", []LineSpec{{Line: 8}}, nil, false)
+	s.SetBreakpoints(ctx, at(root, "server.py"), []LineSpec{{Line: 8}}, nil, false)
 	res, err := s.Launch(ctx, LaunchSpec{Adapter: "debugpy", Attach: true, Port: port}, 20*time.Second)
 	if err != nil {
 		t.Fatal(err)

@@ -26,12 +26,13 @@ import (
 // LaunchSpec says what to debug.
 type LaunchSpec struct {
 	Adapter string
-	// Program is absolute: a file, a Go package folder, or an executable.
-	Program string
+	// Program is a file, a Go package folder, or an executable, from the
+	// run's guard.
+	Program pathguard.Path
 	// Module is a Python module to run instead of a program (pytest).
 	Module string
 	Args   []string
-	Cwd    string // absolute; default the root
+	Cwd    pathguard.Path // default the root
 	Env    map[string]string
 	// Test names Go tests to run under delve's test mode (-test.run).
 	Test string

@@ -135,7 +135,19 @@ func (s *Supervisor) Launch(ctx context.Context, l LaunchSpec, wait time.Duratio
 			return nil, err
 		}
 	}
-	spec, err := chooseAdapter(s.g, l.Adapter, relOr(s.g, l.Program), l.Module, l.Program)
+	program := ""
+	if !l.Program.IsZero() {
+		var err error
+		if program, err = s.g.Of(l.Program); err != nil {
+			return nil, badArg("%v", err)
+		}
+	}
+	if !l.Cwd.IsZero() {
+		if _, err := s.g.Of(l.Cwd); err != nil {
+			return nil, badArg("%v", err)
+		}
+	}
+	spec, err := chooseAdapter(s.g, l.Adapter, relOr(s.g, program), l.Module, program)
 	if err != nil {
 		return nil, err
 	}
@@ -154,7 +166,7 @@ func (s *Supervisor) Launch(ctx context.Context, l LaunchSpec, wait time.Duratio
 		return nil, err
 	}
 	sess.Program = describeProgram(s.g, l)
-	sess.abs = l.Program
+	sess.abs = program
 	sess.attach = l.Attach
 	s.mu.Lock()
 	if s.closed {
@@ -208,7 +220,7 @@ func describeProgram(g *pathguard.Guard, l LaunchSpec) string {
 	case l.Module != "":
 		return strings.TrimSpace("-m " + l.Module + " " + strings.Join(l.Args, " "))
 	}
-	p := g.Rel(l.Program)
+	p := l.Program.Rel()
 	if l.Test != "" {
 		p += " (tests " + l.Test + ")"
 	}
@@ -224,10 +236,11 @@ func (s *Supervisor) waitFor(d time.Duration) time.Duration {
 
 // launchArgs builds the adapter's launch or attach arguments.
 func launchArgs(g *pathguard.Guard, spec AdapterSpec, l LaunchSpec) (map[string]any, string, error) {
-	cwd := l.Cwd
-	if cwd == "" {
+	cwd := l.Cwd.Abs()
+	if l.Cwd.IsZero() {
 		cwd = g.Root()
 	}
+	program := l.Program.Abs()
 	args := l.Args
 	if args == nil {
 		args = []string{}
@@ -256,10 +269,10 @@ func launchArgs(g *pathguard.Guard, spec AdapterSpec, l LaunchSpec) (map[string]
 		if l.Test != "" {
 			mode = "test"
 			args = append([]string{"-test.run", l.Test}, args...)
-		} else if info, err := g.Stat(l.Program); err == nil && !info.IsDir() && info.Mode()&0o111 != 0 && filepath.Ext(l.Program) != ".go" {
+		} else if info, err := g.Stat(program); err == nil && !info.IsDir() && info.Mode()&0o111 != 0 && filepath.Ext(program) != ".go" {
 			mode = "exec"
 		}
-		m := map[string]any{"mode": mode, "program": l.Program, "args": args, "cwd": cwd, "outputMode": "remote",
+		m := map[string]any{"mode": mode, "program": program, "args": args, "cwd": cwd, "outputMode": "remote",
 			"stopOnEntry": false, "hideSystemGoroutines": true}
 		if mode != "exec" {
 			m["output"] = "" // set by the session: its own folder
@@ -274,7 +287,7 @@ func launchArgs(g *pathguard.Guard, spec AdapterSpec, l LaunchSpec) (map[string]
 		if l.Module != "" {
 			m["module"] = l.Module
 		} else {
-			m["program"] = l.Program
+			m["program"] = program
 		}
 		if l.Python != "" {
 			m["python"] = []string{l.Python}
@@ -284,7 +297,7 @@ func launchArgs(g *pathguard.Guard, spec AdapterSpec, l LaunchSpec) (map[string]
 		}
 		return m, "launch", nil
 	case "lldb":
-		m := map[string]any{"program": l.Program, "args": args, "cwd": cwd, "stopOnEntry": false}
+		m := map[string]any{"program": program, "args": args, "cwd": cwd, "stopOnEntry": false}
 		if len(l.Env) > 0 {
 			var env []string
 			for k, v := range l.Env {
@@ -295,14 +308,17 @@ func launchArgs(g *pathguard.Guard, spec AdapterSpec, l LaunchSpec) (map[string]
 		}
 		return m, "launch", nil
 	}
-	return map[string]any{"program": l.Program, "args": args, "cwd": cwd}, "launch", nil
+	return map[string]any{"program": program, "args": args, "cwd": cwd}, "launch", nil
 }
 
 // SetBreakpoints changes file's breakpoints (merging: lines are added or
 // updated, remove drops lines, clear drops them all) and, with a session,
 // sends the file's whole list.
-func (s *Supervisor) SetBreakpoints(ctx context.Context, file string, lines []LineSpec, remove []int, clear bool) (*BreakpointsResult, error) {
-	file = cleanFile(file)
+func (s *Supervisor) SetBreakpoints(ctx context.Context, at pathguard.Path, lines []LineSpec, remove []int, clear bool) (*BreakpointsResult, error) {
+	if _, err := s.g.Of(at); err != nil {
+		return nil, badArg("%v", err)
+	}
+	file := cleanFile(at.Rel())
 	if len(lines) > MaxBreakpointLines {
 		return nil, badArg("%d lines in one call; at most %d breakpoints are set per call and kept per file", len(lines), MaxBreakpointLines)
 	}

@@ -218,10 +218,11 @@ func setBreakpoints(ctx context.Context, c *registry.Call, sup *dap.Supervisor, 
 	if p.File == "" {
 		return errors.New("breakpoints needs file (relative to the root) and lines; lines: [] clears the file")
 	}
-	abs, err := c.Path(p.File)
+	at, err := c.Location(p.File)
 	if err != nil {
 		return err
 	}
+	abs := at.Abs()
 	info, err := c.Run.Guard().Stat(abs)
 	if err != nil {
 		return fmt.Errorf("%s does not exist", c.Rel(abs))
@@ -234,7 +235,7 @@ func setBreakpoints(ctx context.Context, c *registry.Call, sup *dap.Supervisor, 
 		lines = append(lines, dap.LineSpec{Line: l, Condition: p.Condition, HitCondition: p.HitCond, LogMessage: p.LogMessage})
 	}
 	clear := p.Lines != nil && len(p.Lines) == 0 && len(p.Remove) == 0
-	res, err := sup.SetBreakpoints(ctx, c.Rel(abs), lines, p.Remove, clear)
+	res, err := sup.SetBreakpoints(ctx, at, lines, p.Remove, clear)
 	if err != nil {
 		return err
 	}
@@ -249,21 +250,21 @@ func launch(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugP
 		return errors.New("launch needs program (relative to the root) or module (Python)")
 	}
 	if p.Program != "" {
-		abs, err := c.Path(p.Program)
+		at, err := c.Location(p.Program)
 		if err != nil {
 			return err
 		}
-		if _, err := c.Run.Guard().Stat(abs); err != nil {
-			return fmt.Errorf("program %s does not exist (paths are relative to the root)", c.Rel(abs))
+		if _, err := c.Run.Guard().Stat(at.Abs()); err != nil {
+			return fmt.Errorf("program %s does not exist (paths are relative to the root)", at.Rel())
 		}
-		l.Program = abs
+		l.Program = at
 	}
 	if p.Cwd != "" {
-		abs, err := c.Path(p.Cwd)
+		at, err := c.Location(p.Cwd)
 		if err != nil {
 			return err
 		}
-		l.Cwd = abs
+		l.Cwd = at
 	}
 	// debug is exec tier and behind approvals, so it may run the
 	// checkout's own interpreter, as a developer's shell would.
