@@ -1,0 +1,118 @@
+package builtintools_test
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/txtar"
+
+	builtintools "github.com/builtin-tools/builtin-tools"
+	"github.com/builtin-tools/builtin-tools/askuser"
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
+	"github.com/builtin-tools/builtin-tools/vibe/vibetool"
+)
+
+// A hint or an error that names an argument names one the tool has (issue
+// 19: "raise per_depth" for a tool whose argument is limit sends a model
+// on a round trip). The texts are the ones the tests produce: every
+// session transcript's outputs. A snake_case word in a tool's output must
+// be a tool's name, an argument or an argument's enum value of that tool,
+// or one of a tool named on the same line.
+func TestHintsNameRealArguments(t *testing.T) {
+	r, err := builtintools.NewRun(builtintools.Options{Root: t.TempDir(), ConversationID: "hints", Ask: askuser.Func(nil),
+		Vibe: vibetool.Config{On: true, Commands: map[string]string{"fast": "true"}, StateDir: t.TempDir()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	words := map[string][]string{} // tool -> its argument names and enum values
+	var tools []string
+	for _, d := range r.Registered() {
+		tools = append(tools, d.Name)
+		var schema struct {
+			Properties map[string]struct {
+				Enum  []string `json:"enum"`
+				Items struct {
+					Enum []string `json:"enum"`
+				} `json:"items"`
+			} `json:"properties"`
+		}
+		if err := json.Unmarshal(d.InputSchema(), &schema); err != nil {
+			t.Fatal(err)
+		}
+		for name, p := range schema.Properties {
+			words[d.Name] = append(append(append(words[d.Name], name), p.Enum...), p.Items.Enum...)
+		}
+		for old := range d.Renamed {
+			words[d.Name] = append(words[d.Name], old) // named to say it is gone
+		}
+	}
+	snake := regexp.MustCompile(`\b[a-z]+(_[a-z]+)+\b`)
+	// "raise limit", "give file and line": the word after a verb of
+	// advice is an argument too.
+	advice := regexp.MustCompile(`(?:^|[;(:,.]\s*|\b(?:or|and|then)\s+)(?:raise|lower|give|pass|set|narrow)\s+([a-z][a-z_]*)\b`)
+	plain := map[string]bool{"a": true, "an": true, "the": true, "it": true, "them": true, "one": true, "that": true, "this": true, "up": true, "to": true, "no": true, "its": true}
+	paths, _ := filepath.Glob(filepath.Join(testenv.ModuleRoot(), "*", "testdata", "sessions", "*.txtar"))
+	more, _ := filepath.Glob(filepath.Join(testenv.ModuleRoot(), "*", "*", "testdata", "sessions", "*.txtar"))
+	paths = append(paths, more...)
+	if len(paths) < 5 {
+		t.Fatalf("found %d session transcripts", len(paths))
+	}
+	checked := 0
+	for _, path := range paths {
+		ar, err := txtar.ParseFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range ar.Files {
+			if f.Name != "session" {
+				continue
+			}
+			tool := ""
+			for _, line := range strings.Split(string(f.Data), "\n") {
+				if strings.HasPrefix(line, ">") {
+					fields := strings.Fields(strings.TrimLeft(line, ">"))
+					if len(fields) > 0 && strings.HasPrefix(fields[0], "[") {
+						fields = fields[1:]
+					}
+					if len(fields) > 0 {
+						tool = fields[0]
+					}
+					continue
+				}
+				if tool == "" || strings.HasPrefix(line, "structured: ") {
+					continue
+				}
+				found := snake.FindAllString(line, -1)
+				for _, m := range advice.FindAllStringSubmatch(line, -1) {
+					if !plain[m[1]] {
+						found = append(found, m[1])
+					}
+				}
+				for _, w := range found {
+					checked++
+					if slices.Contains(tools, w) || slices.Contains(words[tool], w) {
+						continue
+					}
+					ok := false
+					for _, other := range tools {
+						if strings.Contains(line, other) && slices.Contains(words[other], w) {
+							ok = true
+						}
+					}
+					if !ok {
+						rel, _ := filepath.Rel(testenv.ModuleRoot(), path)
+						t.Errorf("%s: %s's output names %q, which is no argument of %s (nor of a tool named on the line): %s", rel, tool, w, tool, line)
+					}
+				}
+			}
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no snake_case word in any transcript: the check checks nothing")
+	}
+}
