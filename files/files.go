@@ -104,7 +104,7 @@ func commitOptions(ctx context.Context, c *registry.Call, force bool) atomicfile
 // quoteBudget is how much of a call's output budget quoted file lines may
 // take, leaving room for the sentences around them.
 func quoteBudget(c *registry.Call) int {
-	return max(c.Budget()-1000, 500)
+	return c.Budget().Reserve(1000).Chars()
 }
 
 // quoteLine renders one file line for a message as read shows it: without

@@ -99,7 +99,7 @@ func readFile(ctx context.Context, c *registry.Call, p readParams) (ReadResult, 
 		return ReadResult{}, fmt.Errorf("cannot open %s: %v", rel, err)
 	}
 	if info.IsDir() {
-		return listDir(g, abs, rel, c.Budget())
+		return listDir(g, abs, rel, c.Budget().Chars())
 	}
 	// Checked before opening and again on the descriptor: opening a named
 	// pipe blocks until a writer comes, and a device may never end.
@@ -125,7 +125,7 @@ func readFile(ctx context.Context, c *registry.Call, p readParams) (ReadResult, 
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return ReadResult{}, fmt.Errorf("cannot read %s: %v", rel, err)
 	}
-	return readText(f, rel, p, c.Budget())
+	return readText(f, rel, p, c.Budget().Chars())
 }
 
 // Buffers are pooled: a read is a hot, small call and should not allocate

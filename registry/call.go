@@ -74,7 +74,7 @@ func (c *Call) Rel(abs string) string { return c.Run.guard.Rel(abs) }
 
 // Budget is the output budget of this call's result in characters
 // (REG-12): a tool sizes what it shows by it and says what it left out.
-func (c *Call) Budget() int { return c.Run.budget() }
+func (c *Call) Budget() Budget { return Budget(c.Run.budget()) }
 
 // Policy is the run's approval policy (a copy): what a tool that hands
 // work to another agent passes on, so the gate holds there too.

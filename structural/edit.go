@@ -86,5 +86,5 @@ func edit(ctx context.Context, c *registry.Call, s *Structural, p editParams) (E
 	if err != nil {
 		return EditResult{}, err
 	}
-	return editResult(prop, formatProposal(prop, c.Budget())), nil
+	return editResult(prop, formatProposal(prop, c.Budget().Chars())), nil
 }

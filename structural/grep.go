@@ -100,5 +100,5 @@ func grep(ctx context.Context, c *registry.Call, s *Structural, p grepParams) (G
 	if err != nil {
 		return GrepResult{}, err
 	}
-	return grepResult(res, formatResult(p.Pattern, res, c.Budget())), nil
+	return grepResult(res, formatResult(p.Pattern, res, c.Budget().Chars())), nil
 }

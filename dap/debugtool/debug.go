@@ -111,7 +111,7 @@ var actions = []action{
 		if err != nil {
 			return err
 		}
-		out.Variables, out.text = res, formatVariables(res, c.Budget())
+		out.Variables, out.text = res, formatVariables(res, c.Budget().Chars())
 		return nil
 	}},
 	{"evaluate", "evaluate (expression, frame_id optional)", func(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugParams, out *DebugResult) error {
@@ -126,7 +126,7 @@ var actions = []action{
 		return nil
 	}},
 	{"output", "output (the program's output since the last call)", func(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugParams, out *DebugResult) error {
-		res, err := sup.Output(max(c.Budget()-500, 500))
+		res, err := sup.Output(c.Budget().Reserve(500).Chars())
 		if err != nil {
 			return err
 		}

@@ -128,7 +128,7 @@ func run(ctx context.Context, c *registry.Call, host *eval.Host, p evalParams) (
 	if err != nil {
 		return EvalResult{}, err
 	}
-	return format(host, res, c.Budget()), nil
+	return format(host, res, c.Budget().Chars()), nil
 }
 
 // maxListedCalls bounds the tool calls listed one by one.

@@ -107,7 +107,7 @@ func query(ctx context.Context, c *registry.Call, g *Graph, p params) (*graph.An
 	if err != nil {
 		return nil, err
 	}
-	a, err := o.run(x, p, c.Budget(), synced)
+	a, err := o.run(x, p, c.Budget().Reserve(400).Chars(), synced)
 	if err != nil {
 		if le := (*graph.LookupError)(nil); errors.As(err, &le) && !x.Ready() {
 			return nil, fmt.Errorf("%w — but the index is still building (%s); ask again when status says ready", le, x.ProgressText())

@@ -62,3 +62,24 @@ func BytesEllipsis(s string, n int) string {
 	}
 	return Bytes(s, n) + "…"
 }
+
+// HeadTail cuts s to at most n characters by leaving out its middle: the
+// first two thirds of n and the last third, where a long output's start
+// and its end (a failure, a summary) are. It returns what is kept of each
+// end and how many characters were left out (0: s fits, head is s).
+func HeadTail(s string, n int) (head, tail string, cut int) {
+	total := utf8.RuneCountInString(s)
+	if total <= n {
+		return s, "", 0
+	}
+	n = max(n, 0)
+	h, t := n*2/3, n-n*2/3
+	head = Runes(s, h)
+	i := len(s)
+	for k := 0; k < t && i > len(head); k++ {
+		_, size := utf8.DecodeLastRuneInString(s[:i])
+		i -= size
+	}
+	tail = s[i:]
+	return head, tail, total - utf8.RuneCountInString(head) - utf8.RuneCountInString(tail)
+}

@@ -3,6 +3,8 @@ package textcut
 import (
 	"testing"
 	"unicode/utf8"
+
+	"strings"
 )
 
 func TestCutsOnCharacters(t *testing.T) {
@@ -20,5 +22,19 @@ func TestCutsOnCharacters(t *testing.T) {
 	}
 	if got := Ellipsis("ab", 3); got != "ab" {
 		t.Errorf("Ellipsis short = %q", got)
+	}
+}
+
+func TestHeadTail(t *testing.T) {
+	s := strings.Repeat("é", 10) + strings.Repeat("x", 80) + strings.Repeat("ü", 10)
+	head, tail, cut := HeadTail(s, 30)
+	if head != strings.Repeat("é", 10)+strings.Repeat("x", 10) || tail != strings.Repeat("ü", 10) || cut != 70 {
+		t.Fatalf("%q %q %d", head, tail, cut)
+	}
+	if h, tl, c := HeadTail("short", 30); h != "short" || tl != "" || c != 0 {
+		t.Fatalf("%q %q %d", h, tl, c)
+	}
+	if h, tl, c := HeadTail("abc", 0); h != "" || tl != "" || c != 3 {
+		t.Fatalf("%q %q %d", h, tl, c)
 	}
 }

@@ -291,7 +291,7 @@ func describe(b *strings.Builder, in vibe.Info, full bool, room int) {
 // may show within the call's output budget, after what else they say.
 func resultRoom(c *registry.Call, n int) int {
 	n = max(n, 1)
-	return max((c.Budget()-400)/n-1500, 200)
+	return max(c.Budget().Reserve(400).Chars()/n-1500, 200)
 }
 
 // gate is what a call passes on to the worker it starts: its mode and the
