@@ -27,11 +27,13 @@ import (
 	"maps"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
@@ -57,11 +59,21 @@ type Explain struct {
 	Want string
 }
 
+// Call is a sample call of one tool, for the checks that call every tool.
+type Call struct {
+	Tool string
+	Args map[string]any
+}
+
 // Expectations are the catalog and the parsed data file.
 type Expectations struct {
-	Tools    map[string]ToolSpec
-	Golden   map[tiers.Mode][]string
-	Explain  []Explain
+	Tools   map[string]ToolSpec
+	Golden  map[tiers.Mode][]string
+	Explain []Explain
+	// Calls are one sample call per tool (section "calls": "tool {json}"),
+	// made in a checkout of the files under "root/".
+	Calls    []Call
+	Files    map[string][]byte
 	path     string
 	archive  *txtar.Archive
 	writable bool
@@ -95,15 +107,28 @@ func Load(path string, families []registry.Extension) (*Expectations, error) {
 }
 
 func parse(path string, a *txtar.Archive, families []registry.Extension) (*Expectations, error) {
-	e := &Expectations{Tools: map[string]ToolSpec{}, Golden: map[tiers.Mode][]string{}, path: path, archive: a}
+	e := &Expectations{Tools: map[string]ToolSpec{}, Golden: map[tiers.Mode][]string{}, Files: map[string][]byte{}, path: path, archive: a}
 	for _, f := range families {
 		for _, d := range f.Descriptors() {
 			e.Tools[d.Name] = ToolSpec{Name: d.Name, Tier: d.Tier, Needs: d.Needs()}
 		}
 	}
 	for _, f := range a.Files {
+		if name, ok := strings.CutPrefix(f.Name, "root/"); ok {
+			e.Files[name] = f.Data
+			continue
+		}
 		lines := dataLines(f.Data)
 		switch f.Name {
+		case "calls":
+			for _, l := range lines {
+				tool, args, _ := strings.Cut(l, " ")
+				var m map[string]any
+				if err := json.Unmarshal([]byte(strings.TrimSpace(args)), &m); err != nil {
+					return nil, fmt.Errorf("%s: calls line %q: %v", path, l, err)
+				}
+				e.Calls = append(e.Calls, Call{Tool: tool, Args: m})
+			}
 		case "explain":
 			for _, l := range lines {
 				tool, rest, _ := strings.Cut(l, " ")
@@ -178,6 +203,11 @@ type Target struct {
 	// policy (VIBE_APPROVE), and that a plan or readonly spawn whose tier
 	// has no command for its mode is refused.
 	Vibe func(t *testing.T, mode tiers.Mode, root string, commands map[string]string) Peer
+	// Budget, when set, opens a normal-mode peer over a fresh run over root
+	// whose output budget is budget characters: the suite makes every
+	// sample call there (Expectations.Calls) and checks each result is
+	// valid and within the budget.
+	Budget func(t *testing.T, root string, budget int) Peer
 }
 
 // ClientPeer adapts an initialized mcp-go client.
@@ -263,6 +293,9 @@ func Run(t *testing.T, target Target, e *Expectations) {
 	}
 	if target.Vibe != nil {
 		t.Run(target.Name+"/vibe-modes", func(t *testing.T) { checkVibeModes(t, target) })
+	}
+	if target.Budget != nil && len(e.Calls) > 0 {
+		t.Run(target.Name+"/tiny-budget", func(t *testing.T) { checkTinyBudget(t, target, e, listed[tiers.Normal]) })
 	}
 	if len(e.Explain) > 0 {
 		t.Run(target.Name+"/explain", func(t *testing.T) {
@@ -500,4 +533,98 @@ func workerID(res *mcp.CallToolResult) string {
 	}
 	json.Unmarshal(raw, &sc)
 	return sc.Worker.ID
+}
+
+// tinyBudget is the output budget the suite gives every tool once.
+const tinyBudget = 200
+
+// checkTinyBudget makes every sample call with an output budget of 200
+// characters: each must answer with a result, not a protocol error or a
+// crash; its text must fit the budget (the registry's own cut note aside)
+// and its structured content a bound in proportion; that content must fit
+// its output schema. Every tool the normal
+// mode lists needs a sample call.
+func checkTinyBudget(t *testing.T, target Target, e *Expectations, tools []mcp.Tool) {
+	root := t.TempDir()
+	for name, data := range e.Files {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	schemas := map[string]*jsonschema.Schema{}
+	for _, tool := range tools {
+		raw, _ := json.Marshal(tool)
+		var wire struct {
+			OutputSchema json.RawMessage `json:"outputSchema"`
+		}
+		json.Unmarshal(raw, &wire)
+		if len(wire.OutputSchema) == 0 {
+			continue
+		}
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(wire.OutputSchema))
+		if err != nil {
+			t.Fatalf("%s: output schema: %v", tool.Name, err)
+		}
+		c := jsonschema.NewCompiler()
+		if err := c.AddResource(tool.Name+".json", doc); err != nil {
+			t.Fatal(err)
+		}
+		if schemas[tool.Name], err = c.Compile(tool.Name + ".json"); err != nil {
+			t.Fatalf("%s: output schema: %v", tool.Name, err)
+		}
+	}
+	sampled := map[string]bool{}
+	for _, c := range e.Calls {
+		sampled[c.Tool] = true
+	}
+	for _, name := range e.Golden[tiers.Normal] {
+		if !sampled[name] {
+			t.Errorf("%s has no sample call in the calls section of %s", name, e.path)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	p := target.Budget(t, root, tinyBudget)
+	defer p.Close()
+	for _, c := range e.Calls {
+		res, err := p.CallTool(ctx, c.Tool, c.Args)
+		if err != nil {
+			t.Errorf("%s %v with a budget of %d: protocol error %v", c.Tool, c.Args, tinyBudget, err)
+			continue
+		}
+		text := registry.ResultText(res)
+		if strings.Contains(text, "internal error") || strings.Contains(text, "this is a bug in builtin-tools") {
+			t.Errorf("%s %v with a budget of %d: %s", c.Tool, c.Args, tinyBudget, text)
+			continue
+		}
+		body := text
+		if i := strings.LastIndex(body, "[cut: this result has"); i >= 0 {
+			body = body[:i]
+		}
+		if n := utf8.RuneCountInString(strings.TrimSpace(body)); n > tinyBudget+2 {
+			t.Errorf("%s %v: %d characters of text with a budget of %d", c.Tool, c.Args, n, tinyBudget)
+		}
+		// Structured content has the same budget (REG-12): a generous bound,
+		// so a tool that sends a whole value past its text is caught.
+		structured, _ := json.Marshal(res.StructuredContent)
+		t.Logf("%s: %d characters of text (cut by the registry: %v), %d bytes structured", c.Tool, utf8.RuneCountInString(text),
+			strings.Contains(text, "[cut: this result"), len(structured))
+		if limit := 20*tinyBudget + 4096; len(structured) > limit {
+			t.Errorf("%s %v: %d bytes of structured content with a budget of %d characters (at most %d)", c.Tool, c.Args, len(structured), tinyBudget, limit)
+		}
+		if sch := schemas[c.Tool]; sch != nil && !res.IsError && res.StructuredContent != nil {
+			b, _ := json.Marshal(res.StructuredContent)
+			inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+			if err == nil {
+				err = sch.Validate(inst)
+			}
+			if err != nil {
+				t.Errorf("%s %v: structured content does not fit the output schema: %v", c.Tool, c.Args, err)
+			}
+		}
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -54,6 +55,28 @@ var inProcess = conformance.Target{
 }
 
 func init() {
+	inProcess.Budget = func(t *testing.T, root string, budget int) conformance.Peer {
+		t.Helper()
+		run, err := builtintools.NewRun(builtintools.Options{
+			Root: root, ConversationID: "conformance", OutputBudget: budget,
+			Ask: askuser.Func(func(ctx context.Context, q askuser.Question) (askuser.Answer, error) {
+				return askuser.Answer{Outcome: askuser.Declined}, nil
+			}),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { run.Close() })
+		c, err := run.Client(context.Background(), tiers.Normal)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return conformance.ClientPeer(c)
+	}
+	stdio.Budget = func(t *testing.T, root string, budget int) conformance.Peer {
+		t.Helper()
+		return stdioPeer(t, "serve", "--root", root, "--conversation", "conformance", "--output-budget", strconv.Itoa(budget))
+	}
 	inProcess.Vibe = func(t *testing.T, mode tiers.Mode, root string, commands map[string]string) conformance.Peer {
 		t.Helper()
 		run, err := builtintools.NewRun(builtintools.Options{Root: root, ConversationID: "conformance",

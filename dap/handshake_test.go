@@ -3,11 +3,11 @@ package dap
 import (
 	"path/filepath"
 	"slices"
-
-	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/builtin-tools/builtin-tools/internal/proc"
 )
 
 // The handshake orderings adapters use, on the scripted adapter: delve

@@ -1,10 +1,9 @@
 package textcut
 
 import (
+	"strings"
 	"testing"
 	"unicode/utf8"
-
-	"strings"
 )
 
 func TestCutsOnCharacters(t *testing.T) {
