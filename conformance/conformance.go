@@ -367,6 +367,16 @@ func checkAnnotations(t *testing.T, e *Expectations, tool mcp.Tool) {
 	if strings.TrimSpace(tool.Description) == "" {
 		t.Errorf("%s has no description", tool.Name)
 	}
+	// A tool that starts or drives a process (exec) reaches past the root:
+	// openWorldHint says so. The vibe_* tools start workers too, but the
+	// seed keeps them in the read tier (the gate is the worker's own).
+	open := tool.Annotations.OpenWorldHint != nil && *tool.Annotations.OpenWorldHint
+	switch {
+	case spec.Tier == tiers.Exec && !open:
+		t.Errorf("%s is an exec tool without openWorldHint: true", tool.Name)
+	case open && spec.Tier != tiers.Exec && !strings.HasPrefix(tool.Name, "vibe_"):
+		t.Errorf("%s says openWorldHint: true but is a %s tool; a tool that reaches past the root runs code (exec)", tool.Name, spec.Tier)
+	}
 }
 
 func checkSchema(t *testing.T, tool mcp.Tool) {

@@ -151,6 +151,8 @@ var DebugTool = registry.Descriptor{
 	Name:  "debug",
 	Title: "debugger",
 	Tier:  tiers.Exec,
+	// The debuggee is a program that reaches anything the machine does.
+	OpenWorld: true,
 	Description: "Drive a debugger (delve for Go, debugpy for Python, lldb-dap for C, C++ and Rust): one session per conversation, with a time limit. " +
 		"Set breakpoints, launch, then continue or step: each waits for the next stop and says where and why, quoting the source line with the frame's locals. " +
 		"frame_id and reference values belong to one stop; after the program moves, call stack again. Actions: " + registry.ChoiceDocs(actions) + ".",

@@ -49,6 +49,8 @@ var EvalTool = registry.Descriptor{
 	Name:  "eval",
 	Title: "run code",
 	Tier:  tiers.Exec,
+	// Cells run code that reaches anything the machine does.
+	OpenWorld: true,
 	Description: "Run a Python (or, with language javascript, a Node) cell in a persistent interpreter: variables, imports and loaded data stay for the next cell (reset discards them). " +
 		"The last expression is shown as in a notebook; display(obj) shows one mid-cell; pandas DataFrames come back as compact tables and " +
 		"matplotlib figures as images. IPython habits work: !cmd, x = !cmd, %cd, %env, %time, %timeit, %%timeit, %%bash, %pip install. tool(name, args) calls this run's tools (tool(\"read\", {\"path\": \"go.mod\"})) under the same " +
