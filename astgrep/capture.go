@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/builtin-tools/builtin-tools/internal/textcut"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
@@ -262,7 +263,7 @@ func (e *Engine) captureOne(ctx context.Context, g *pathguard.Guard, gen uint64,
 		switch {
 		case err != nil:
 			res.Err = err
-		case isBinary(src):
+		case textcut.Binary(src):
 			res.Err = errors.New("binary (a NUL byte near the start)")
 		}
 		if res.Err != nil {

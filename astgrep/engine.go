@@ -1,7 +1,6 @@
 package astgrep
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -15,6 +14,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/builtin-tools/builtin-tools/internal/textcut"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
@@ -739,7 +739,7 @@ func (e *Engine) parseFile(ctx context.Context, s *slot, gen uint64, g *pathguar
 			claim = nil
 		}
 	}
-	if isBinary(src) {
+	if textcut.Binary(src) {
 		return nil, "binary"
 	}
 	if !e.noPrefilter && !pat.mayMatch(src) {
@@ -811,14 +811,6 @@ func readInto(buf []byte, g *pathguard.Guard, path string, size, limit int64) ([
 		return buf[:0], nil, fmt.Errorf("grew past the size limit while being read")
 	}
 	return buf, info, nil
-}
-
-func isBinary(src []byte) bool {
-	head := src
-	if len(head) > binarySniffBytes {
-		head = head[:binarySniffBytes]
-	}
-	return bytes.IndexByte(head, 0) >= 0
 }
 
 // trimRange narrows [start, end) past surrounding whitespace; some grammars

@@ -8,7 +8,6 @@
 package files
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -33,14 +32,6 @@ var Family = registry.Family[registry.None]{
 // sniffLen is how much of a file decides whether it is binary, as git does.
 const sniffLen = 8000
 
-// isBinary reports a NUL byte near the start, git's test for binary content.
-func isBinary(data []byte) bool {
-	if len(data) > sniffLen {
-		data = data[:sniffLen]
-	}
-	return bytes.IndexByte(data, 0) >= 0
-}
-
 // maxTextBytes is the largest file edit and apply_patch change: they hold
 // the file, the result and the diff in memory, and an edit of a bigger file
 // is better done by a program.
@@ -63,7 +54,7 @@ func readTextFile(g *pathguard.Guard, abs, rel, tool string) ([]byte, error) {
 	case err != nil:
 		return nil, fmt.Errorf("cannot read %s: %v", rel, err)
 	}
-	if isBinary(data) {
+	if textcut.Binary(data) {
 		return nil, fmt.Errorf("%s is a binary file (%d bytes); %s changes text files only", rel, len(data), tool)
 	}
 	return data, nil

@@ -119,7 +119,7 @@ func readFile(ctx context.Context, c *registry.Call, p readParams) (ReadResult, 
 	if kind := http.DetectContentType(head); strings.HasPrefix(kind, "image/") && kind != "image/svg+xml" {
 		return readImage(f, rel, kind, info.Size())
 	}
-	if isBinary(head) {
+	if textcut.Binary(head) {
 		return ReadResult{}, fmt.Errorf("%s is a binary file (%d bytes, detected as %s); read shows text files only", rel, info.Size(), http.DetectContentType(head))
 	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {

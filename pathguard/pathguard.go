@@ -50,22 +50,22 @@ func New(root string) (*Guard, error) {
 	if err != nil {
 		return nil, err
 	}
-	real, err := filepath.EvalSymlinks(abs)
+	resolved, err := filepath.EvalSymlinks(abs)
 	if err != nil {
 		return nil, fmt.Errorf("root %s: %w", root, err)
 	}
-	info, err := os.Stat(real)
+	info, err := os.Stat(resolved)
 	if err != nil {
 		return nil, err
 	}
 	if !info.IsDir() {
 		return nil, fmt.Errorf("root %s is not a folder", root)
 	}
-	fsys, err := os.OpenRoot(real)
+	fsys, err := os.OpenRoot(resolved)
 	if err != nil {
 		return nil, fmt.Errorf("root %s: %w", root, err)
 	}
-	return &Guard{root: real, fsys: fsys}, nil
+	return &Guard{root: resolved, fsys: fsys}, nil
 }
 
 // Close releases the root folder's descriptor; I/O after Close fails.
@@ -109,23 +109,23 @@ func (g *Guard) Resolve(p string) (string, error) {
 			start, rest = g.root, p[len(g.root)+1:]
 		}
 	}
-	real, err := g.walk(start, rest, 0)
+	resolved, err := g.walk(start, rest, 0)
 	if errors.Is(err, errLeadsOut) {
 		return "", g.refuse(p, "")
 	}
 	if err != nil {
 		return "", fmt.Errorf("path %s: %w", Clip(p), err)
 	}
-	if !g.inside(real) {
-		return "", g.refuse(p, real)
+	if !g.inside(resolved) {
+		return "", g.refuse(p, resolved)
 	}
 	if strings.ContainsRune(p, utf8.RuneError) {
-		if _, err := os.Lstat(real); errors.Is(err, fs.ErrNotExist) {
+		if _, err := os.Lstat(resolved); errors.Is(err, fs.ErrNotExist) {
 			return "", fmt.Errorf("path %s does not exist, and it contains U+FFFD, the character that replaces bytes that are not UTF-8: "+
 				"JSON carries only UTF-8, so a file whose name is not UTF-8 cannot be named here; list the folder to find its name, or rename the file", Clip(p))
 		}
 	}
-	return real, nil
+	return resolved, nil
 }
 
 // Clip quotes s for a message, cut to its first 200 bytes (on a character

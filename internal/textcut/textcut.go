@@ -3,6 +3,7 @@
 package textcut
 
 import (
+	"bytes"
 	"strconv"
 	"unicode/utf8"
 )
@@ -82,4 +83,17 @@ func HeadTail(s string, n int) (head, tail string, cut int) {
 	}
 	tail = s[i:]
 	return head, tail, total - utf8.RuneCountInString(head) - utf8.RuneCountInString(tail)
+}
+
+// sniffBytes is how much of a file decides whether it is binary, as git
+// decides.
+const sniffBytes = 8000
+
+// Binary reports whether data (or its first 8000 bytes) holds a NUL byte:
+// the test git uses, for the files no text tool reads or searches.
+func Binary(data []byte) bool {
+	if len(data) > sniffBytes {
+		data = data[:sniffBytes]
+	}
+	return bytes.IndexByte(data, 0) >= 0
 }
