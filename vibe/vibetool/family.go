@@ -168,7 +168,7 @@ func isTier(t string) bool {
 // Result is every vibe_* answer: what it was about, and the finished
 // workers whose results no answer has carried yet.
 type Result struct {
-	Op        string      `json:"op"`
+	Operation string      `json:"operation" jsonschema:"what the answer is about: spawn, send, wait, kill or list"`
 	Worker    *vibe.Info  `json:"worker,omitempty"`
 	Workers   []vibe.Info `json:"workers,omitempty" jsonschema:"vibe_list: every worker; vibe_wait: the finished ones"`
 	Pending   []string    `json:"pending,omitempty" jsonschema:"vibe_wait: the ids still running or queued"`
