@@ -171,9 +171,9 @@ func TestKillLeavesNoOrphan(t *testing.T) {
 	t.Setenv("VIBE_TEST_CHILD_PID", pidFile)
 	in := spawn(t, r, "child")
 	pid := pidIn(t, pidFile)
-	k, err := r.Kill(in.ID)
-	if err != nil || k.Status != Killed || !strings.Contains(k.Result, "started a child") {
-		t.Fatalf("kill: %+v %v", k, err)
+	k, stopped, err := r.Kill(in.ID)
+	if err != nil || k.Status != Killed || !stopped || !strings.Contains(k.Result, "started a child") || !strings.Contains(k.Why, "vibe_kill stopped it while it ran") {
+		t.Fatalf("kill: %+v stopped=%v %v", k, stopped, err)
 	}
 	for i := 0; i < 100 && alive(pid); i++ {
 		time.Sleep(20 * time.Millisecond)
@@ -182,8 +182,9 @@ func TestKillLeavesNoOrphan(t *testing.T) {
 		syscall.Kill(pid, syscall.SIGKILL)
 		t.Fatalf("the worker's child %d outlived the kill", pid)
 	}
-	if again, err := r.Kill(in.ID); err != nil || again.Status != Killed {
-		t.Fatalf("a second kill: %+v %v", again, err)
+	// Issue 19: a second kill says it stopped nothing.
+	if again, stopped, err := r.Kill(in.ID); err != nil || again.Status != Killed || stopped {
+		t.Fatalf("a second kill: %+v stopped=%v %v", again, stopped, err)
 	}
 }
 
@@ -197,7 +198,7 @@ func TestSendRestartsWithTheAppendedBrief(t *testing.T) {
 	}
 	// The appended brief still says "sleep 30": the worker sleeps again;
 	// a send to a finished worker just runs it again.
-	k, _ := r.Kill(in.ID)
+	k, _, _ := r.Kill(in.ID)
 	if !strings.Contains(k.Brief, "stop sleeping") {
 		t.Fatalf("brief after send: %q", k.Brief)
 	}
@@ -239,7 +240,7 @@ func TestBadInput(t *testing.T) {
 	if _, err := r.Spawn(SpawnRequest{Brief: "x", Tier: "turbo"}); err == nil || !strings.Contains(err.Error(), "fast, good") {
 		t.Errorf("unknown tier: %v", err)
 	}
-	if _, err := r.Kill("w9"); err == nil || !strings.Contains(err.Error(), "no workers yet") {
+	if _, _, err := r.Kill("w9"); err == nil || !strings.Contains(err.Error(), "no workers yet") {
 		t.Errorf("unknown id, none spawned: %v", err)
 	}
 	spawn(t, r, "now")

@@ -177,11 +177,14 @@ var KillTool = registry.Descriptor{
 }
 
 func kill(ctx context.Context, c *registry.Call, r *Roster, p killParams) (Result, error) {
-	in, err := r.Kill(p.WorkerID)
+	in, stopped, err := r.Kill(p.WorkerID)
 	if err != nil {
 		return Result{}, err
 	}
 	var b strings.Builder
+	if !stopped {
+		fmt.Fprintf(&b, "%s had ended already (%s); nothing was stopped.\n", in.ID, in.Status)
+	}
 	describe(&b, in, true, resultRoom(c, 1))
 	return r.finish(Result{Operation: "kill", Worker: &in}, &b), nil
 }
