@@ -172,6 +172,8 @@ type Roster struct {
 	flushMu  sync.Mutex
 	released bool     // Close released the records: written with no owner
 	notices  []string // said once, by the next Problems
+	kept     []Kept   // what Close left in the state folder
+	users    *os.File // the shared lock that says this roster uses the folder
 }
 
 // New makes a roster over cfg.StateDir, taking over the workers left there
@@ -189,13 +191,20 @@ func New(cfg Config) (*Roster, error) {
 	if err := os.MkdirAll(filepath.Join(cfg.StateDir, "workers"), 0o700); err != nil {
 		return nil, err
 	}
+	users := useFolder(cfg.StateDir, 10*time.Second)
+	if cfg.Dir != "" {
+		writeRootName(cfg.StateDir, cfg.Dir)
+	}
 	ctx, stop := context.WithCancel(context.Background())
 	var sfx [3]byte
 	rand.Read(sfx[:])
 	r := &Roster{cfg: cfg, owner: ownerName(), suffix: hex.EncodeToString(sfx[:]), ws: map[string]*worker{},
-		changed: make(chan struct{}), ctx: ctx, stop: stop, dirty: map[string]bool{}}
+		changed: make(chan struct{}), ctx: ctx, stop: stop, dirty: map[string]bool{}, users: users}
 	if err := r.adopt(); err != nil {
 		stop()
+		if users != nil {
+			users.Close()
+		}
 		return nil, err
 	}
 	r.flush()
@@ -806,7 +815,9 @@ func (r *Roster) Unread() []string {
 
 // Close stops every worker and waits for them. The records of workers
 // whose results were read and that hold no worktree are removed; the
-// others stay in the state folder, released for the next roster to take.
+// others stay in the state folder, released for the next roster to take,
+// and Kept says which and why. A state folder left with no record, and no
+// other roster using it, is removed.
 func (r *Roster) Close() error {
 	r.mu.Lock()
 	if r.closed {
@@ -822,7 +833,14 @@ func (r *Roster) Close() error {
 	r.mu.Unlock()
 	r.stop()
 	r.wg.Wait()
-	return r.closeRecords()
+	err := r.closeRecords()
+	if r.users != nil {
+		if err == nil {
+			removeIdleFolder(r.cfg.StateDir, r.users)
+		}
+		r.users.Close()
+	}
+	return err
 }
 
 // writeWhole writes a file by a temporary file and a rename, so a reader
