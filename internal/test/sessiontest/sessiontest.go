@@ -481,6 +481,10 @@ func overStdio(t *testing.T, root string, mode tiers.Mode, c Config, h *human) p
 		cl.Close()
 		t.Fatal(err)
 	}
+	if got := cl.ProtocolVersion(); got != init.Params.ProtocolVersion {
+		cl.Close()
+		t.Skipf("serve over stdio negotiated %s, not the session's %s: this replay would test another era", got, init.Params.ProtocolVersion)
+	}
 	return peer{cl, func() { cl.Close() }}
 }
 
