@@ -28,7 +28,9 @@ func TestSessions(t *testing.T) {
 				Config: sessiontest.Config{Without: []string{"lsp", "structural", "code_graph"}, Ask: "elicit",
 					AskTimeout: sessionAskTimeout, Protocol: version},
 				NewRun: builtin.NewRun,
-				Update: *update && version == mcp.ProtocolVersion20251125,
+				// Issue 19 §3: every argument a hint or an error names exists.
+				CheckArguments: true,
+				Update:         *update && version == mcp.ProtocolVersion20251125,
 				// mcp-go's stdio client wraps its handler's error once more.
 				Scrub: []sessiontest.Scrub{{Pattern: `elicitation request failed: `, Replace: ``}},
 			})

@@ -669,7 +669,7 @@ func (r *Roster) SendAs(g Gate, id, message string) (info Info, restarted bool, 
 			return err
 		}
 		if mode != ModeNormal && !w.wantIso {
-			return fmt.Errorf("%s runs in the root (isolation none); from %s mode only a worker in a worktree of its own can be run again", w.info.ID, mode)
+			return fmt.Errorf("%s runs in the root (vibe_spawn started it with isolation none); from %s mode only a worker in a worktree of its own can be run again: vibe_spawn a new one, which from %s mode gets a worktree", w.info.ID, mode, mode)
 		}
 		return nil
 	})

@@ -26,7 +26,10 @@ func TestSessions(t *testing.T) {
 		Config: sessiontest.Config{Without: []string{"lsp", "structural", "code_graph"},
 			Workers: map[string]string{"fast": worker, "good": worker + " --good"}},
 		NewRun: builtin.NewRun,
-		Update: *update,
+		// Issue 19 §3: every argument a hint or an error names exists.
+		CheckArguments: true,
+		Terms:          []string{"timed_out"},
+		Update:         *update,
 		Scrub: []sessiontest.Scrub{
 			{Pattern: regexp.QuoteMeta(worker), Replace: "worker.sh"},
 			{Pattern: `(\] (queued|running|succeeded|failed|timed_out|killed|lost)), [0-9][0-9.hmsµ]*`, Replace: "$1, …"},

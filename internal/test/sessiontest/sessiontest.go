@@ -132,6 +132,12 @@ type Options struct {
 	// Scrub replaces, in order, what changes from run to run (a time left,
 	// a duration) before outputs are compared.
 	Scrub []Scrub
+	// CheckArguments fails a step whose text quotes a snake_case name that
+	// is no argument of the tool called, nor of a tool named on the same
+	// line (UnknownArguments); Terms are the tools' words that are not
+	// arguments.
+	CheckArguments bool
+	Terms          []string
 }
 
 // Scrub is one replacement: every match of Pattern becomes Replace.
@@ -247,7 +253,14 @@ func replay(t *testing.T, path string, opts Options) {
 					p = d.connect(t, root, s.mode, cfg, h)
 					peers[s.mode] = p
 				}
-				got = append(got, scrub(render(t, p, h, root, s), scrubbers))
+				out := render(t, p, h, root, s)
+				if opts.CheckArguments {
+					text, _, _ := strings.Cut(out, "\nstructured: ")
+					if bad := UnknownArguments(p.tools(t), s.tool, text, opts.Terms); len(bad) > 0 {
+						t.Errorf("> %s %s: its text quotes %s, which %s takes as no argument:\n%s", s.tool, s.args, strings.Join(bad, ", "), s.tool, text)
+					}
+				}
+				got = append(got, scrub(out, scrubbers))
 			}
 			if opts.Update && i == 0 {
 				write(t, path, ar, steps, got)
@@ -431,6 +444,18 @@ func write(t *testing.T, path string, ar *txtar.Archive, steps []step, got []str
 type peer struct {
 	c     client.MCPClient
 	close func()
+	list  *[]mcp.Tool // the tools it lists, once asked
+}
+
+func (p peer) tools(t *testing.T) []mcp.Tool {
+	if *p.list == nil {
+		res, err := p.c.ListTools(context.Background(), mcp.ListToolsRequest{})
+		if err != nil {
+			t.Fatalf("tools/list: %v", err)
+		}
+		*p.list = res.Tools
+	}
+	return *p.list
 }
 
 func (p peer) call(ctx context.Context, name string, args map[string]any) (*mcp.CallToolResult, error) {
@@ -454,7 +479,7 @@ func inProcess(t *testing.T, root string, mode tiers.Mode, newRun func(string, C
 		run.Close()
 		t.Fatal(err)
 	}
-	return peer{cl, func() { cl.Close(); run.Close() }}
+	return peer{cl, func() { cl.Close(); run.Close() }, new([]mcp.Tool)}
 }
 
 func overStdio(t *testing.T, root string, mode tiers.Mode, c Config, h *human) peer {
@@ -485,7 +510,7 @@ func overStdio(t *testing.T, root string, mode tiers.Mode, c Config, h *human) p
 		cl.Close()
 		t.Skipf("serve over stdio negotiated %s, not the session's %s: this replay would test another era", got, init.Params.ProtocolVersion)
 	}
-	return peer{cl, func() { cl.Close() }}
+	return peer{cl, func() { cl.Close() }, new([]mcp.Tool)}
 }
 
 // human is the client's elicitation handler: it shows each card by
