@@ -452,3 +452,20 @@ func TestAskTimeoutThroughElicitation(t *testing.T) {
 		})
 	}
 }
+
+// Issue 19: a client that was sent the question and failed to answer is
+// not told the question "could not be asked".
+func TestClientThatFailsToAnswer(t *testing.T) {
+	el := &elicitor{} // no answer: its handler fails
+	r := newRun(t, builtintools.Options{Ask: askuser.Elicitation{}})
+	c, err := r.Client(context.Background(), tiers.Plan, client.WithElicitationHandler(el))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	text, isErr := callTool(t, c, "ask_user", colour)
+	if !isErr || !strings.Contains(text, "The question was sent to the MCP client, but no answer came back") || strings.Contains(text, "could not be asked") ||
+		!strings.Contains(text, "explicitly stated assumption") {
+		t.Fatalf("got (error=%v) %q", isErr, text)
+	}
+}
