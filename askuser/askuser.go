@@ -71,6 +71,11 @@ var ErrNoHuman = errors.New("no human is attached to answer")
 // ErrTimeout means nobody answered in time.
 var ErrTimeout = errors.New("no answer in time")
 
+// ErrInvalidAnswer means the human answered, but not as the question
+// allowed (an option it did not offer, two on a single choice, free text
+// where only its options were allowed): the answer is not used.
+var ErrInvalidAnswer = errors.New("the answer is not one the question allowed")
+
 // Port carries a question to a human and brings back the answer. Ask blocks
 // until answered, skipped, ctx ends, or the port finds nobody there (an
 // error wrapping ErrNoHuman).
@@ -94,6 +99,13 @@ type Asker struct {
 	Timeout time.Duration
 }
 
+func (a *Asker) timeout() time.Duration {
+	if a.Timeout <= 0 {
+		return DefaultTimeout
+	}
+	return a.Timeout
+}
+
 // Ask checks q, asks through the port, and enforces the timeout and the
 // shape of the answer.
 func (a *Asker) Ask(ctx context.Context, q Question) (Answer, error) {
@@ -103,10 +115,7 @@ func (a *Asker) Ask(ctx context.Context, q Question) (Answer, error) {
 	if err := q.check(); err != nil {
 		return Answer{}, err
 	}
-	timeout := a.Timeout
-	if timeout <= 0 {
-		timeout = DefaultTimeout
-	}
+	timeout := a.timeout()
 	tctx, cancel := context.WithTimeoutCause(ctx, timeout, ErrTimeout)
 	defer cancel()
 	ans, err := a.Port.Ask(tctx, q)
@@ -118,7 +127,7 @@ func (a *Asker) Ask(ctx context.Context, q Question) (Answer, error) {
 	}
 	if ans.Outcome == Answered {
 		if err := q.validate(&ans); err != nil {
-			return Answer{}, err
+			return Answer{}, fmt.Errorf("%w: %v", ErrInvalidAnswer, err)
 		}
 	}
 	return ans, nil
@@ -148,6 +157,14 @@ func (q Question) check() error {
 	return nil
 }
 
+func quoteLabels(opts []Option) string {
+	labels := make([]string, len(opts))
+	for i, o := range opts {
+		labels[i] = o.Label
+	}
+	return quoteAll(labels)
+}
+
 // validate keeps only offered labels and rejects an empty answer.
 func (q Question) validate(a *Answer) error {
 	valid := map[string]bool{}
@@ -157,15 +174,15 @@ func (q Question) validate(a *Answer) error {
 	var kept []string
 	for _, c := range a.Choices {
 		if !valid[c] {
-			return fmt.Errorf("the answer picked %q, which was not offered", c)
+			return fmt.Errorf("it picked %q, which was not offered (the options were %s); to take it, ask again with it among the options or with allow_free_text", c, quoteLabels(q.Options))
 		}
 		kept = append(kept, c)
 	}
 	if !q.MultiSelect && len(kept) > 1 {
-		return fmt.Errorf("the answer picked %d options on a single-choice question", len(kept))
+		return fmt.Errorf("it picked %d options (%s) on a question that allows one; to take several, ask again with multi_select", len(kept), quoteAll(kept))
 	}
 	if a.Text != "" && !q.AllowFreeText && len(q.Options) > 0 {
-		return fmt.Errorf("the answer was free text on a question that allows only its options")
+		return fmt.Errorf("it was free text (%q) on a question that allows only its options; to take it, ask again with allow_free_text", a.Text)
 	}
 	if len(kept) == 0 && a.Text == "" {
 		// Accepted with nothing in it: as good as skipped.

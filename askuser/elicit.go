@@ -34,7 +34,8 @@ func (Elicitation) Ask(ctx context.Context, q Question) (Answer, error) {
 	case errors.Is(err, registry.ErrNoPeer):
 		return Answer{}, fmt.Errorf("%w: %v, so it cannot show questions", ErrNoHuman, err)
 	case errors.Is(err, registry.ErrNoAnswer):
-		return Answer{}, fmt.Errorf("%w: %v", ErrNoHuman, err)
+		// Shown, but nothing came back: nobody to wait for, all the same.
+		return Answer{}, fmt.Errorf("%w: %w", ErrNoHuman, err)
 	case err != nil:
 		return Answer{}, err
 	}

@@ -67,7 +67,11 @@ func ask(ctx context.Context, c *registry.Call, asker *Asker, p askParams) (AskR
 	ans, err := asker.Ask(ctx, q)
 	switch {
 	case errors.Is(err, ErrTimeout):
-		return AskResult{}, fmt.Errorf("The question timed out (%v): nobody answered. Proceed under an explicitly stated assumption — say which one — and do not ask this question again.", err)
+		return AskResult{}, fmt.Errorf("The question timed out: nobody answered within %s. Proceed under an explicitly stated assumption — say which one — and do not ask this question again.", asker.timeout())
+	case errors.Is(err, ErrInvalidAnswer):
+		return AskResult{}, fmt.Errorf("The question was asked, but the answer cannot be used: %s. Otherwise proceed under an explicitly stated assumption, and say which one.", strings.TrimPrefix(err.Error(), ErrInvalidAnswer.Error()+": "))
+	case errors.Is(err, registry.ErrNoAnswer):
+		return AskResult{}, fmt.Errorf("The question was sent to the MCP client, but no answer came back (%s). Do not wait for an answer and do not ask again: proceed under an explicitly stated assumption and say which one.", strings.TrimPrefix(err.Error(), ErrNoHuman.Error()+": "))
 	case errors.Is(err, ErrNoHuman):
 		return AskResult{}, fmt.Errorf("The question could not be asked: %v. Do not wait for an answer and do not ask again: proceed under an explicitly stated assumption and say which one.", err)
 	case err != nil:

@@ -16,4 +16,10 @@
 // timed_out, killed, lost. A run that gives no final result is failed,
 // never succeeded. Every answer lists the finished workers whose results
 // have not been read yet.
+//
+// Close keeps only what holds work: a record with an unread result, a
+// worktree with commits or changes (Kept says which and why; the next
+// roster's first answer names the worktrees again). A worktree without
+// either is removed with its branch, and a root's state folder left with
+// no record is removed by the last roster over it to close.
 package vibe

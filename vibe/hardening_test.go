@@ -53,7 +53,7 @@ func TestBackgroundChildDoesNotHoldTheWorker(t *testing.T) {
 	if !gone(pid) {
 		t.Fatalf("the background child %d outlived its worker", pid)
 	}
-	if k, _ := r.Kill(in.ID); k.Status != Succeeded {
+	if k, _, _ := r.Kill(in.ID); k.Status != Succeeded {
 		t.Fatalf("kill after the end changed the status to %s", k.Status)
 	}
 }
@@ -70,7 +70,7 @@ func TestSetsidChildDoesNotBlockKillOrSend(t *testing.T) {
 		pid := pidIn(t, pidFile)
 		within(t, 20*time.Second, "vibe_"+op, func() {
 			if op == "kill" {
-				k, err := r.Kill(in.ID)
+				k, _, err := r.Kill(in.ID)
 				if err != nil || k.Status != Killed || !strings.Contains(k.Result, "started") {
 					t.Errorf("kill: %+v %v", k, err)
 				}

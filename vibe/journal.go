@@ -25,7 +25,8 @@ import (
 // its result, and its worktree is reported (or removed when it holds
 // nothing). Records are written outside the roster's lock; a write that
 // fails is tried again with the next change and the next answer, and
-// Problems says why until it succeeds.
+// Problems says why until it succeeds. What a closing roster keeps, and
+// when a folder is removed, is in closing.go.
 
 type record struct {
 	Owner        string        `json:"owner"`
@@ -135,18 +136,22 @@ func (r *Roster) Problems() []string {
 }
 
 // closeRecords removes the records of workers whose results were read and
-// that hold no worktree, and releases the others for the next roster.
+// that hold no worktree, and releases the others for the next roster,
+// noting in r.kept which and why.
 func (r *Roster) closeRecords() error {
 	r.mu.Lock()
 	r.released = true
 	var gone []string
-	for id, w := range r.ws {
-		if w.info.Status.Finished() && !w.unread && (w.iso == nil || !w.iso.exists()) {
+	for _, id := range r.order {
+		w := r.ws[id]
+		worktree := w.iso != nil && w.iso.exists()
+		if w.info.Status.Finished() && !w.unread && !worktree {
 			gone = append(gone, id)
 			delete(r.dirty, id)
-		} else {
-			r.dirty[id] = true
+			continue
 		}
+		r.dirty[id] = true
+		r.kept = append(r.kept, Kept{Info: w.info, Why: keptWhy(w.info, w.unread || !w.info.Status.Finished(), worktree)})
 	}
 	r.mu.Unlock()
 	for _, id := range gone {
@@ -225,6 +230,9 @@ func (r *Roster) adopt() error {
 		taken = append(taken, r.takeOver(rec))
 	}
 	sort.Slice(taken, func(i, j int) bool { return idNumber(taken[i].info.ID) < idNumber(taken[j].info.ID) })
+	if text := adoptedText(taken); text != "" {
+		r.notices = append(r.notices, text)
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, w := range taken {

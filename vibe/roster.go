@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/builtin-tools/builtin-tools/internal/textcut"
 )
 
 // Status is a worker's state, from a closed set.
@@ -123,7 +125,7 @@ type Info struct {
 	Commits      int       `json:"commits,omitempty"`
 	FilesChanged []string  `json:"files_changed,omitempty"`
 	Diffstat     string    `json:"diffstat,omitempty"`
-	Why          string    `json:"why,omitempty" jsonschema:"why it failed, timed out or was lost"`
+	Why          string    `json:"why,omitempty" jsonschema:"why it failed, timed out, was stopped or was lost"`
 	From         string    `json:"from,omitempty" jsonschema:"set when an earlier process ran it: which one (this process took its record over)"`
 }
 
@@ -133,6 +135,7 @@ type worker struct {
 	gate    Gate
 	cancel  context.CancelFunc
 	reason  Status // what stopped it: Killed, TimedOut, or "" (it ended)
+	stopWhy string // with Killed: who stopped it
 	done    chan struct{}
 	unread  bool
 	run     func()
@@ -169,6 +172,8 @@ type Roster struct {
 	flushMu  sync.Mutex
 	released bool     // Close released the records: written with no owner
 	notices  []string // said once, by the next Problems
+	kept     []Kept   // what Close left in the state folder
+	users    *os.File // the shared lock that says this roster uses the folder
 }
 
 // New makes a roster over cfg.StateDir, taking over the workers left there
@@ -186,13 +191,20 @@ func New(cfg Config) (*Roster, error) {
 	if err := os.MkdirAll(filepath.Join(cfg.StateDir, "workers"), 0o700); err != nil {
 		return nil, err
 	}
+	users := useFolder(cfg.StateDir, 10*time.Second)
+	if cfg.Dir != "" {
+		writeRootName(cfg.StateDir, cfg.Dir)
+	}
 	ctx, stop := context.WithCancel(context.Background())
 	var sfx [3]byte
 	rand.Read(sfx[:])
 	r := &Roster{cfg: cfg, owner: ownerName(), suffix: hex.EncodeToString(sfx[:]), ws: map[string]*worker{},
-		changed: make(chan struct{}), ctx: ctx, stop: stop, dirty: map[string]bool{}}
+		changed: make(chan struct{}), ctx: ctx, stop: stop, dirty: map[string]bool{}, users: users}
 	if err := r.adopt(); err != nil {
 		stop()
+		if users != nil {
+			users.Close()
+		}
 		return nil, err
 	}
 	r.flush()
@@ -362,7 +374,7 @@ func (r *Roster) tiers() []string {
 // r.mu is held.
 func (r *Roster) startLocked(w *worker, b Backend, g Gate) {
 	ctx, cancel := context.WithCancel(r.ctx)
-	w.cancel, w.reason, w.done, w.gate = cancel, "", make(chan struct{}), g
+	w.cancel, w.reason, w.stopWhy, w.done, w.gate = cancel, "", "", make(chan struct{}), g
 	w.info.Status, w.info.Runs, w.info.Mode, w.info.Backend = Queued, w.info.Runs+1, g.mode(), describeAs(b, g)
 	w.info.Result, w.info.Truncated, w.info.ResultFile, w.info.ResultBytes, w.info.Notes = "", false, "", 0, nil
 	w.info.Stderr, w.info.ExitCode, w.info.Usage, w.info.Why, w.info.From = "", nil, nil, "", ""
@@ -526,7 +538,10 @@ func (r *Roster) finish(w *worker, out Outcome, err error, s *sink) {
 	w.info.Ended = time.Now()
 	switch {
 	case w.reason == Killed:
-		w.info.Status = Killed
+		w.info.Status, w.info.Why = Killed, w.stopWhy+" while it ran; the result is its output so far"
+		if s == nil {
+			w.info.Why = w.stopWhy + " before it started"
+		}
 	case w.reason == TimedOut:
 		w.info.Status, w.info.Why = TimedOut, fmt.Sprintf("the time limit (%s) ran out; the result is its output so far", w.timeout)
 	case err != nil:
@@ -590,9 +605,10 @@ func (r *Roster) lookupLocked(id string) (*worker, error) {
 }
 
 // halt ends a worker's run, if one is going, and waits for it; it
-// returns the worker (r.mu held again) and whether a run was stopped.
-// check, if set, may refuse before anything is stopped (r.mu held).
-func (r *Roster) halt(id string, check func(*worker) error) (*worker, bool, error) {
+// returns the worker (r.mu held again) and whether a run was stopped. why
+// says who stopped it, for the record. check, if set, may refuse before
+// anything is stopped (r.mu held).
+func (r *Roster) halt(id, why string, check func(*worker) error) (*worker, bool, error) {
 	r.mu.Lock()
 	w, err := r.lookupLocked(id)
 	if err == nil && check != nil {
@@ -605,7 +621,7 @@ func (r *Roster) halt(id string, check func(*worker) error) (*worker, bool, erro
 	stopped := false
 	if !w.info.Status.Finished() {
 		stopped = true
-		w.reason = Killed
+		w.reason, w.stopWhy = Killed, why
 		w.cancel()
 	}
 	done := w.done
@@ -615,21 +631,21 @@ func (r *Roster) halt(id string, check func(*worker) error) (*worker, bool, erro
 	return w, stopped, nil
 }
 
-// Kill stops a worker and returns it with its partial output; killing a
-// finished worker changes nothing.
-func (r *Roster) Kill(id string) (Info, error) {
-	w, _, err := r.halt(id, nil)
+// Kill stops a worker and returns it with its partial output, and whether
+// a run was stopped: killing a finished worker changes nothing.
+func (r *Roster) Kill(id string) (info Info, stopped bool, err error) {
+	w, stopped, err := r.halt(id, "vibe_kill stopped it", nil)
 	if err != nil {
-		return Info{}, err
+		return Info{}, false, err
 	}
 	if w.unread {
 		w.unread = false
 		r.markLocked(w)
 	}
-	info := w.info
+	info = w.info
 	r.mu.Unlock()
 	r.flush()
-	return info, nil
+	return info, stopped, nil
 }
 
 // Send appends message to the worker's brief and runs it again in normal
@@ -647,13 +663,13 @@ func (r *Roster) SendAs(g Gate, id, message string) (info Info, restarted bool, 
 	}
 	mode := g.mode()
 	var b Backend
-	w, restarted, err := r.halt(id, func(w *worker) error {
+	w, restarted, err := r.halt(id, "vibe_send stopped it to run it again", func(w *worker) error {
 		var err error
 		if b, err = r.backendFor(w.info.Tier, mode); err != nil {
 			return err
 		}
 		if mode != ModeNormal && !w.wantIso {
-			return fmt.Errorf("%s runs in the root (isolation none); from %s mode only a worker in a worktree of its own can be run again", w.info.ID, mode)
+			return fmt.Errorf("%s runs in the root (vibe_spawn started it with isolation none); from %s mode only a worker in a worktree of its own can be run again: vibe_spawn a new one, which from %s mode gets a worktree", w.info.ID, mode, mode)
 		}
 		return nil
 	})
@@ -714,7 +730,7 @@ func (r *Roster) Wait(ctx context.Context, req WaitRequest) (done []Info, pendin
 		}
 		if len(ids) == 0 {
 			r.mu.Unlock()
-			return nil, nil, fmt.Errorf("every worker has ended and its result was read already (%d workers; vibe_list shows them); nothing is left to wait for", len(r.order))
+			return nil, nil, fmt.Errorf("every worker has ended and its result was read already (%s; vibe_list shows them); nothing is left to wait for", textcut.Count(len(r.order), "worker", "workers"))
 		}
 	}
 	for _, id := range ids {
@@ -799,7 +815,9 @@ func (r *Roster) Unread() []string {
 
 // Close stops every worker and waits for them. The records of workers
 // whose results were read and that hold no worktree are removed; the
-// others stay in the state folder, released for the next roster to take.
+// others stay in the state folder, released for the next roster to take,
+// and Kept says which and why. A state folder left with no record, and no
+// other roster using it, is removed.
 func (r *Roster) Close() error {
 	r.mu.Lock()
 	if r.closed {
@@ -809,13 +827,20 @@ func (r *Roster) Close() error {
 	r.closed = true
 	for _, w := range r.ws {
 		if !w.info.Status.Finished() {
-			w.reason = Killed
+			w.reason, w.stopWhy = Killed, "the run closed"
 		}
 	}
 	r.mu.Unlock()
 	r.stop()
 	r.wg.Wait()
-	return r.closeRecords()
+	err := r.closeRecords()
+	if r.users != nil {
+		if err == nil {
+			removeIdleFolder(r.cfg.StateDir, r.users)
+		}
+		r.users.Close()
+	}
+	return err
 }
 
 // writeWhole writes a file by a temporary file and a rename, so a reader

@@ -138,7 +138,7 @@ func TestFailureEmptyJSONAndFlood(t *testing.T) {
 
 func TestTimeoutKeepsPartialOutput(t *testing.T) {
 	r := newRoster(t, 4)
-	in, err := r.Spawn(SpawnRequest{Brief: "sleep 30", Timeout: 300 * time.Millisecond})
+	in, err := r.Spawn(SpawnRequest{Brief: "sleep 30", Timeout: time.Second}) // time for sh to print, on a busy machine
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,9 +171,9 @@ func TestKillLeavesNoOrphan(t *testing.T) {
 	t.Setenv("VIBE_TEST_CHILD_PID", pidFile)
 	in := spawn(t, r, "child")
 	pid := pidIn(t, pidFile)
-	k, err := r.Kill(in.ID)
-	if err != nil || k.Status != Killed || !strings.Contains(k.Result, "started a child") {
-		t.Fatalf("kill: %+v %v", k, err)
+	k, stopped, err := r.Kill(in.ID)
+	if err != nil || k.Status != Killed || !stopped || !strings.Contains(k.Result, "started a child") || !strings.Contains(k.Why, "vibe_kill stopped it while it ran") {
+		t.Fatalf("kill: %+v stopped=%v %v", k, stopped, err)
 	}
 	for i := 0; i < 100 && alive(pid); i++ {
 		time.Sleep(20 * time.Millisecond)
@@ -182,8 +182,9 @@ func TestKillLeavesNoOrphan(t *testing.T) {
 		syscall.Kill(pid, syscall.SIGKILL)
 		t.Fatalf("the worker's child %d outlived the kill", pid)
 	}
-	if again, err := r.Kill(in.ID); err != nil || again.Status != Killed {
-		t.Fatalf("a second kill: %+v %v", again, err)
+	// Issue 19: a second kill says it stopped nothing.
+	if again, stopped, err := r.Kill(in.ID); err != nil || again.Status != Killed || stopped {
+		t.Fatalf("a second kill: %+v stopped=%v %v", again, stopped, err)
 	}
 }
 
@@ -197,7 +198,7 @@ func TestSendRestartsWithTheAppendedBrief(t *testing.T) {
 	}
 	// The appended brief still says "sleep 30": the worker sleeps again;
 	// a send to a finished worker just runs it again.
-	k, _ := r.Kill(in.ID)
+	k, _, _ := r.Kill(in.ID)
 	if !strings.Contains(k.Brief, "stop sleeping") {
 		t.Fatalf("brief after send: %q", k.Brief)
 	}
@@ -239,7 +240,7 @@ func TestBadInput(t *testing.T) {
 	if _, err := r.Spawn(SpawnRequest{Brief: "x", Tier: "turbo"}); err == nil || !strings.Contains(err.Error(), "fast, good") {
 		t.Errorf("unknown tier: %v", err)
 	}
-	if _, err := r.Kill("w9"); err == nil || !strings.Contains(err.Error(), "no workers yet") {
+	if _, _, err := r.Kill("w9"); err == nil || !strings.Contains(err.Error(), "no workers yet") {
 		t.Errorf("unknown id, none spawned: %v", err)
 	}
 	spawn(t, r, "now")
@@ -367,5 +368,55 @@ func TestWaitWithNoIDsSkipsReadResults(t *testing.T) {
 	}
 	if _, _, err := r.Wait(context.Background(), WaitRequest{Timeout: time.Second}); err == nil || !strings.Contains(err.Error(), "read already") {
 		t.Fatalf("with every result read: %v", err)
+	}
+}
+
+// Issue 19 §4: a state folder left with nothing in it (every result read,
+// no worktree) is removed when the last roster over it closes; one with an
+// unread result stays, and Close says why.
+func TestCloseRemovesTheIdleStateFolder(t *testing.T) {
+	script, _ := filepath.Abs("testdata/worker.sh")
+	state := filepath.Join(t.TempDir(), "root-state")
+	cfg := Config{StateDir: state, Dir: t.TempDir(), Backends: map[string]Backend{"fast": Command{Line: script}}}
+	open := func() *Roster {
+		r, err := New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	a, b := open(), open()
+	in := spawn(t, a, "read me")
+	wait(t, a, true, time.Minute, in.ID)
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Kept()) != 0 {
+		t.Fatalf("kept %+v", a.Kept())
+	}
+	if _, err := os.Stat(state); err != nil {
+		t.Fatalf("the folder went while another roster used it: %v", err)
+	}
+	b.Close()
+	if _, err := os.Stat(state); !os.IsNotExist(err) {
+		ents, _ := os.ReadDir(state)
+		t.Fatalf("the idle state folder is still there (%v): %v", err, ents)
+	}
+	c := open()
+	in = spawn(t, c, "not read")
+	for i := 0; i < 1000 && len(c.Unread()) == 0; i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
+	c.Close()
+	if k := KeptText(c.Kept()); !strings.Contains(k, `w1 "t" (succeeded): its result was not read`) {
+		t.Fatalf("kept: %q", k)
+	}
+	if _, err := os.Stat(filepath.Join(state, "workers", "w1", "worker.json")); err != nil {
+		t.Fatalf("the unread record: %v", err)
+	}
+	d := open()
+	defer d.Close()
+	if done, _ := wait(t, d, true, time.Second, "w1"); done[0].Result != "done (w1 t fast): not read" {
+		t.Fatalf("the next roster's result: %+v", done[0])
 	}
 }

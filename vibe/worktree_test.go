@@ -89,3 +89,67 @@ func TestWorktreeOutsideGit(t *testing.T) {
 		t.Fatalf("isolation outside git: %v", err)
 	}
 }
+
+func worktreeList(t *testing.T, root string) string {
+	t.Helper()
+	out, err := exec.Command("git", "-C", root, "worktree", "list", "--porcelain").CombinedOutput()
+	if err != nil {
+		t.Fatalf("git worktree list: %v %s", err, out)
+	}
+	return string(out)
+}
+
+// Issue 19 §4: when the run closes, a worktree that holds no work (its
+// worker still running, no commit, no change) is gone from git worktree
+// list with its branch; one with a commit stays, Close says which and why,
+// and the next roster over the folder says it in its first answer, once.
+func TestCloseRemovesIdleWorktreesAndReportsKept(t *testing.T) {
+	root := gitRepo(t)
+	state := t.TempDir()
+	script, _ := filepath.Abs("testdata/worker.sh")
+	cfg := Config{StateDir: state, Dir: root, Backends: map[string]Backend{"fast": Command{Line: script, Grace: 500 * time.Millisecond}}}
+	r, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idle, _ := r.Spawn(SpawnRequest{Brief: "sleep 30", Label: "idle", Worktree: true})
+	made, _ := r.Spawn(SpawnRequest{Brief: "commit", Label: "made", Worktree: true})
+	done, _ := wait(t, r, true, time.Minute, made.ID)
+	if done[0].Commits != 1 || done[0].Worktree == "" {
+		t.Fatalf("the committing worker: %+v", done[0])
+	}
+	for i := 0; i < 500 && !strings.Contains(worktreeList(t, root), filepath.Join("worktrees", idle.ID)); i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	list := worktreeList(t, root)
+	if strings.Contains(list, filepath.Join("worktrees", idle.ID)) || strings.Contains(list, "vibe/idle-") {
+		t.Fatalf("the idle worker's worktree is still listed:\n%s", list)
+	}
+	if !strings.Contains(list, done[0].Worktree) || !strings.Contains(list, done[0].Branch) {
+		t.Fatalf("the worktree with a commit is gone:\n%s", list)
+	}
+	kept := KeptText(r.Kept())
+	t.Logf("Close: %s", kept)
+	if !strings.Contains(kept, `w2 "made" (succeeded): its worktree `+done[0].Worktree+` (branch `+done[0].Branch+`) holds 1 commit and 1 file changed`) ||
+		!strings.Contains(kept, `w1 "idle" (killed): its result was not read`) || !strings.Contains(kept, "git worktree remove --force") {
+		t.Fatalf("what Close kept: %s", kept)
+	}
+	next, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer next.Close()
+	first := strings.Join(next.Problems(), "\n")
+	if !strings.Contains(first, `earlier runs over this root kept 1 worktree, because they hold work: w2 "made": its worktree `+done[0].Worktree) {
+		t.Fatalf("the next roster's first answer: %q", first)
+	}
+	if again := next.Problems(); len(again) != 0 {
+		t.Fatalf("said twice: %v", again)
+	}
+	if l := next.List(); len(l) != 2 || l[0].Why != "the run closed while it ran; the result is its output so far" {
+		t.Fatalf("the next roster lists %+v", l)
+	}
+}

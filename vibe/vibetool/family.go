@@ -76,10 +76,6 @@ func stateFolder(base, root string) (string, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", fmt.Errorf("vibe: making the state folder: %w", err)
 	}
-	// For a person looking at the folder: which root it belongs to.
-	if b, err := os.ReadFile(filepath.Join(dir, "root")); err != nil || string(b) != root+"\n" {
-		os.WriteFile(filepath.Join(dir, "root"), []byte(root+"\n"), 0o600)
-	}
 	return dir, nil
 }
 
@@ -87,6 +83,18 @@ func stateFolder(base, root string) (string, error) {
 type Roster struct {
 	*vibe.Roster
 	state string
+	run   *registry.Run
+}
+
+// Close stops the workers, and tells the run's peers what the state folder
+// keeps and why (a log message: a Close has no result to carry it; the
+// next run over the root says it again in its first answer).
+func (r *Roster) Close() error {
+	err := r.Roster.Close()
+	if text := vibe.KeptText(r.Kept()); text != "" {
+		r.run.Log(mcp.LoggingLevelNotice, "vibe", text)
+	}
+	return err
 }
 
 // Key is the roster's resource key.
@@ -134,7 +142,7 @@ var Family = registry.Family[*Roster]{
 		if err != nil {
 			return nil, err
 		}
-		return &Roster{Roster: r, state: state}, nil
+		return &Roster{Roster: r, state: state, run: run}, nil
 	},
 	Tools: []registry.Descriptor{SpawnTool, SendTool, WaitTool, KillTool, ListTool},
 }
@@ -168,7 +176,7 @@ func isTier(t string) bool {
 // Result is every vibe_* answer: what it was about, and the finished
 // workers whose results no answer has carried yet.
 type Result struct {
-	Op        string      `json:"op"`
+	Operation string      `json:"operation" jsonschema:"what the answer is about: spawn, send, wait, kill or list"`
 	Worker    *vibe.Info  `json:"worker,omitempty"`
 	Workers   []vibe.Info `json:"workers,omitempty" jsonschema:"vibe_list: every worker; vibe_wait: the finished ones"`
 	Pending   []string    `json:"pending,omitempty" jsonschema:"vibe_wait: the ids still running or queued"`

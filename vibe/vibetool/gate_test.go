@@ -13,10 +13,12 @@ import (
 	"time"
 
 	builtintools "github.com/builtin-tools/builtin-tools"
+	"github.com/builtin-tools/builtin-tools/internal/test/sessiontest"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
 	"github.com/builtin-tools/builtin-tools/vibe/vibetool"
+	"github.com/mark3labs/mcp-go/mcp"
 )
 
 func gatedRun(t *testing.T, root, policy string, commands map[string]string) *registry.Run {
@@ -215,5 +217,32 @@ func TestPlanModeSpawnOutsideGit(t *testing.T) {
 	out, isErr = callAs(t, r, tiers.Normal, "vibe_spawn", map[string]any{"brief": "echo hi", "label": "x"})
 	if !isErr || !strings.Contains(out, "no worker command for normal mode") {
 		t.Fatalf("normal spawn with a plan command only: error=%v %s", isErr, out)
+	}
+}
+
+// Issue 19 §3: refusing, from plan mode, to run again a worker that runs
+// in the root names the tool whose argument put it there (vibe_send has no
+// isolation), and every snake_case name in the text is an argument.
+func TestPlanSendToARootWorker(t *testing.T) {
+	r := gatedRun(t, gitInit(t), "", map[string]string{"fast": "sh", "fast@plan": "sh"})
+	if out, isErr := callAs(t, r, tiers.Normal, "vibe_spawn", map[string]any{"brief": "echo hi", "label": "n", "isolation": "none"}); isErr {
+		t.Fatal(out)
+	}
+	callAs(t, r, tiers.Normal, "vibe_wait", map[string]any{"worker_id": "w1"})
+	out, isErr := callAs(t, r, tiers.Plan, "vibe_send", map[string]any{"worker_id": "w1", "message": "again"})
+	if !isErr || !strings.Contains(out, "vibe_spawn started it with isolation none") {
+		t.Fatalf("send from plan mode to a root worker: error=%v %s", isErr, out)
+	}
+	c, err := r.Client(context.Background(), tiers.Plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	tools, err := c.ListTools(context.Background(), mcp.ListToolsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bad := sessiontest.UnknownArguments(tools.Tools, "vibe_send", out, nil); len(bad) > 0 {
+		t.Fatalf("names %v, no argument of vibe_send: %s", bad, out)
 	}
 }

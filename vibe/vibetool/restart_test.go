@@ -2,6 +2,7 @@ package vibetool_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,7 +11,10 @@ import (
 	"testing"
 	"time"
 
+	builtintools "github.com/builtin-tools/builtin-tools"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
+	"github.com/builtin-tools/builtin-tools/tiers"
+	"github.com/builtin-tools/builtin-tools/vibe/vibetool"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -127,5 +131,108 @@ func TestWorkersSurviveServeKill(t *testing.T) {
 	out, _ = second.call(t, "vibe_wait", map[string]any{"worker_ids": []string{"w3"}})
 	if !strings.Contains(out, "succeeded") {
 		t.Fatalf("the new worktree worker:\n%s", out)
+	}
+}
+
+// Issue 19 §4: serve exits normally (its input closes) with a worker
+// running in a worktree that holds nothing, and one whose worktree holds a
+// commit. The first is gone from git worktree list with its branch, the
+// second stays, and the next serve's first answer says which it kept and
+// why. Once every record is gone, so is the root's state folder.
+func TestServeExitRemovesIdleWorktrees(t *testing.T) {
+	root := gitInit(t)
+	script, _ := filepath.Abs("../testdata/worker.sh")
+	state := t.TempDir()
+	args := []string{"--root", root, "--without", "lsp,code_graph", "--vibe", "--worker-command", "fast=" + script, "--vibe-state", state}
+	first := startServe(t, nil, args...)
+	if out, isErr := first.call(t, "vibe_spawn", map[string]any{"brief": "sleep 30", "label": "idle", "isolation": "worktree"}); isErr {
+		t.Fatalf("spawn: %s", out)
+	}
+	first.call(t, "vibe_spawn", map[string]any{"brief": "commit", "label": "made", "isolation": "worktree"})
+	out, _ := first.call(t, "vibe_wait", map[string]any{"worker_id": "w2"})
+	if !strings.Contains(out, "1 commits") && !strings.Contains(out, "1 commit,") {
+		t.Fatalf("the committing worker:\n%s", out)
+	}
+	first.c.Close()
+	first.cmd.Wait()
+	list, _ := exec.Command("git", "-C", root, "worktree", "list").CombinedOutput()
+	branches, _ := exec.Command("git", "-C", root, "branch", "--list", "vibe/*").CombinedOutput()
+	t.Logf("after serve exited:\n%s%s", list, branches)
+	if strings.Contains(string(list), "/worktrees/w1 ") || strings.Contains(string(branches), "vibe/idle-") {
+		t.Fatalf("the idle worktree outlived serve:\n%s%s", list, branches)
+	}
+	if !strings.Contains(string(list), "/worktrees/w2 ") || !strings.Contains(string(branches), "vibe/made-w2-") {
+		t.Fatalf("the worktree with a commit is gone:\n%s%s", list, branches)
+	}
+
+	second := startServe(t, nil, args...)
+	out, _ = second.call(t, "vibe_wait", map[string]any{"worker_id": "w1"})
+	t.Logf("the next serve's first answer:\n%s", out)
+	if !strings.Contains(out, `earlier runs over this root kept 1 worktree, because they hold work: w2 "made"`) || !strings.Contains(out, "holds 1 commit and 1 file changed") ||
+		!strings.Contains(out, "why: the run closed while it ran") {
+		t.Fatalf("the next serve's first answer:\n%s", out)
+	}
+	if out, _ = second.call(t, "vibe_list", map[string]any{}); strings.Contains(out, "earlier runs over this root kept") {
+		t.Fatalf("said twice:\n%s", out)
+	}
+	// Once the worktree is removed as the answer says, nothing is left.
+	wt := filepath.Join(state, "*", "worktrees", "w2")
+	dirs, _ := filepath.Glob(wt)
+	if len(dirs) != 1 {
+		t.Fatalf("no worktree at %s", wt)
+	}
+	if out, err := exec.Command("git", "-C", root, "worktree", "remove", "--force", dirs[0]).CombinedOutput(); err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	second.c.Close()
+	second.cmd.Wait()
+	if ents, _ := os.ReadDir(state); len(ents) != 0 {
+		t.Fatalf("the state folder still holds %v", ents)
+	}
+}
+
+// Issue 19 §4: a run's Close has no result, so what it keeps goes to the
+// peers still connected, as a log message.
+func TestCloseLogsWhatItKept(t *testing.T) {
+	root := gitInit(t)
+	script, _ := filepath.Abs("../testdata/worker.sh")
+	r, err := builtintools.NewRun(builtintools.Options{Root: root, Without: []string{"lsp", "code_graph"},
+		Vibe: vibetool.Config{On: true, Commands: map[string]string{"fast": script}, StateDir: t.TempDir()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := r.Client(context.Background(), tiers.Normal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	logs := make(chan string, 8)
+	c.OnNotification(func(n mcp.JSONRPCNotification) {
+		if n.Method == "notifications/message" {
+			b, _ := json.Marshal(n.Params)
+			logs <- string(b)
+		}
+	})
+	req := mcp.SetLevelRequest{}
+	req.Params.Level = mcp.LoggingLevelInfo
+	if err := c.SetLevel(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	call(t, r, "vibe_spawn", map[string]any{"brief": "commit", "label": "made", "isolation": "worktree"})
+	call(t, r, "vibe_wait", map[string]any{"worker_id": "w1"})
+	r.Close()
+	deadline := time.After(10 * time.Second)
+	for {
+		select {
+		case l := <-logs:
+			if strings.Contains(l, "the run closed and kept 1 record") {
+				if !strings.Contains(l, `w1 \"made\" (succeeded): its worktree `) || !strings.Contains(l, `"level":"notice"`) {
+					t.Fatalf("the log: %s", l)
+				}
+				return
+			}
+		case <-deadline:
+			t.Fatal("no log message said what Close kept")
+		}
 	}
 }

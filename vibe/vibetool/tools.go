@@ -71,7 +71,7 @@ func spawn(ctx context.Context, c *registry.Call, r *Roster, p spawnParams) (Res
 		b.WriteString("\n")
 	}
 	fmt.Fprintf(&b, "vibe_wait with worker_ids [%q] returns its result when it ends.\n", in.ID)
-	return r.finish(Result{Op: "spawn", Worker: &in}, &b), nil
+	return r.finish(Result{Operation: "spawn", Worker: &in}, &b), nil
 }
 
 func short(commit string) string { return commit[:min(len(commit), 12)] }
@@ -111,7 +111,7 @@ func send(ctx context.Context, c *registry.Call, r *Roster, p sendParams) (Resul
 	} else {
 		fmt.Fprintf(&b, "%s started again with the message added (run %d).\n", in.ID, in.Runs)
 	}
-	return r.finish(Result{Op: "send", Worker: &in, Restarted: restarted}, &b), nil
+	return r.finish(Result{Operation: "send", Worker: &in, Restarted: restarted}, &b), nil
 }
 
 type waitParams struct {
@@ -160,7 +160,7 @@ func waitFor(ctx context.Context, c *registry.Call, r *Roster, p waitParams) (Re
 	for _, in := range done {
 		describe(&b, in, true, resultRoom(c, len(done)))
 	}
-	return r.finish(Result{Op: "wait", Workers: done, Pending: pending}, &b), nil
+	return r.finish(Result{Operation: "wait", Workers: done, Pending: pending}, &b), nil
 }
 
 type killParams struct {
@@ -177,13 +177,16 @@ var KillTool = registry.Descriptor{
 }
 
 func kill(ctx context.Context, c *registry.Call, r *Roster, p killParams) (Result, error) {
-	in, err := r.Kill(p.WorkerID)
+	in, stopped, err := r.Kill(p.WorkerID)
 	if err != nil {
 		return Result{}, err
 	}
 	var b strings.Builder
+	if !stopped {
+		fmt.Fprintf(&b, "%s had ended already (%s); nothing was stopped.\n", in.ID, in.Status)
+	}
 	describe(&b, in, true, resultRoom(c, 1))
-	return r.finish(Result{Op: "kill", Worker: &in}, &b), nil
+	return r.finish(Result{Operation: "kill", Worker: &in}, &b), nil
 }
 
 type listParams struct{}
@@ -206,5 +209,5 @@ func list(ctx context.Context, c *registry.Call, r *Roster, p listParams) (Resul
 	for _, in := range ws {
 		describe(&b, in, false, 0)
 	}
-	return r.finish(Result{Op: "list", Workers: ws}, &b), nil
+	return r.finish(Result{Operation: "list", Workers: ws}, &b), nil
 }

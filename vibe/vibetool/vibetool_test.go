@@ -148,3 +148,22 @@ func TestRunCloseStopsWorkers(t *testing.T) {
 		t.Fatalf("the worker's child %d outlived the run", pid)
 	}
 }
+
+// Issue 19 §4: every vibe_* result names what it is about in the field the
+// other tools use, "operation" (it was "op").
+func TestResultSaysOperation(t *testing.T) {
+	for _, d := range vibetool.Family.Descriptors() {
+		var schema struct {
+			Properties map[string]any `json:"properties"`
+		}
+		if err := json.Unmarshal(d.OutputSchema(), &schema); err != nil {
+			t.Fatalf("%s: %v", d.Name, err)
+		}
+		if _, ok := schema.Properties["operation"]; !ok {
+			t.Errorf("%s: the output schema has no operation: %v", d.Name, schema.Properties)
+		}
+		if _, ok := schema.Properties["op"]; ok {
+			t.Errorf("%s: the output schema still has op", d.Name)
+		}
+	}
+}

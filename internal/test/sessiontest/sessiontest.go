@@ -14,6 +14,17 @@
 //	     1	buy milk               its text output, to the next call
 //	>> [plan] edit {...}           >> also shows structuredContent;
 //	                               [mode] calls in plan or readonly mode
+//	> ask_user {...}               a call that asks the human:
+//	< {"action":"accept","content":{"choice":"red"}}
+//	< after 3s {"action":"decline"}
+//	? Which colour?                the cards the client was shown
+//	? schema: {...}                (its requested schema), then the output
+//
+// The "< " lines right after a call are the answers its questions get, in
+// order: an elicitation result as JSON, given at once or "after" a delay
+// (a human who answers late). A session with answers connects clients that
+// declare the elicitation capability; a question past the last answer is
+// answered with an error. Both replays answer the same way.
 //
 // An error result's output starts with "error: ". The run's root is shown
 // as $ROOT.
@@ -24,11 +35,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -36,6 +50,7 @@ import (
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
 	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/rogpeppe/go-internal/txtar"
 )
@@ -43,26 +58,67 @@ import (
 // Config is the one declaration of what a session's runs have: the
 // in-process run is made from it by Options.NewRun, and the stdio replay
 // turns it into the command's flags, so the two cannot disagree. Both
-// replays have no ask port, no run-time grammar folder and no code-graph
-// snapshot.
+// replays have no run-time grammar folder and no code-graph snapshot, and
+// no ask port unless Ask says.
 type Config struct {
 	// Without names the families left out (builtintools' family names).
 	Without []string
 	// Conversation is the run's conversation id ("" for a fresh one).
 	Conversation string
+	// Ask is where questions go: "" (nowhere: ask_user is absent) or
+	// "elicit" (the client's elicitation, answered by the session's "<"
+	// lines).
+	Ask string
+	// AskTimeout bounds one question (0: the command's default).
+	AskTimeout time.Duration
+	// Workers turn vibe mode on: the worker command of each tier, by
+	// tier or tier@mode (--worker-command fast=CMD).
+	Workers map[string]string
+	// VibeState is the workers' state folder; with Workers and none given,
+	// each replay gets a temporary one (never the user's cache).
+	VibeState string
+	// Protocol is the MCP revision both replays' clients negotiate
+	// (default 2025-11-25).
+	Protocol string
 }
 
 // Flags are the `builtin-tools serve` flags that give c, besides --root
 // and --mode.
 func (c Config) Flags() []string {
-	f := []string{"--ask", "none", "--grammars", "", "--graph-cache", ""}
+	ask := c.Ask
+	if ask == "" {
+		ask = "none"
+	}
+	f := []string{"--ask", ask, "--grammars", "", "--graph-cache", ""}
+	if c.AskTimeout > 0 {
+		f = append(f, "--ask-timeout", c.AskTimeout.String())
+	}
 	if len(c.Without) > 0 {
 		f = append(f, "--without", strings.Join(c.Without, ","))
 	}
 	if c.Conversation != "" {
 		f = append(f, "--conversation", c.Conversation)
 	}
+	if len(c.Workers) > 0 {
+		f = append(f, "--vibe", "--vibe-state", c.VibeState)
+		keys := make([]string, 0, len(c.Workers))
+		for k := range c.Workers {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			f = append(f, "--worker-command", k+"="+c.Workers[k])
+		}
+	}
 	return f
+}
+
+// protocol is the revision the replays' clients negotiate.
+func (c Config) protocol() string {
+	if c.Protocol == "" {
+		return mcp.ProtocolVersion20251125
+	}
+	return c.Protocol
 }
 
 // Options configure the runs a session is replayed against.
@@ -76,6 +132,12 @@ type Options struct {
 	// Scrub replaces, in order, what changes from run to run (a time left,
 	// a duration) before outputs are compared.
 	Scrub []Scrub
+	// CheckArguments fails a step whose text quotes a snake_case name that
+	// is no argument of the tool called, nor of a tool named on the same
+	// line (UnknownArguments); Terms are the tools' words that are not
+	// arguments.
+	CheckArguments bool
+	Terms          []string
 }
 
 // Scrub is one replacement: every match of Pattern becomes Replace.
@@ -88,7 +150,38 @@ type step struct {
 	tool       string
 	args       string
 	structured bool
+	answers    []answer
 	want       string
+}
+
+// answer is how the client answers one question: a result, at once or
+// after a delay.
+type answer struct {
+	line   string // as the session spells it, after "< "
+	after  time.Duration
+	result mcp.ElicitationResult
+}
+
+func parseAnswer(line string) (answer, error) {
+	a := answer{line: line}
+	rest := line
+	if d, r, ok := strings.Cut(line, " "); ok && d == "after" {
+		dur, r2, _ := strings.Cut(strings.TrimSpace(r), " ")
+		var err error
+		if a.after, err = time.ParseDuration(dur); err != nil {
+			return a, fmt.Errorf("answer %q: after what time: %v", line, err)
+		}
+		rest = r2
+	}
+	dec := json.NewDecoder(strings.NewReader(rest))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&a.result); err != nil {
+		return a, fmt.Errorf("answer %q is not an elicitation result: %v", line, err)
+	}
+	if a.result.Action == "" {
+		return a, fmt.Errorf("answer %q has no action (accept, decline or cancel)", line)
+	}
+	return a, nil
 }
 
 // Run replays every *.txtar under dir.
@@ -121,16 +214,32 @@ func replay(t *testing.T, path string, opts Options) {
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
+	asks := false
+	for _, s := range steps {
+		asks = asks || len(s.answers) > 0
+	}
 	drivers := []struct {
 		name    string
-		connect func(t *testing.T, root string, mode tiers.Mode) peer
+		connect func(t *testing.T, root string, mode tiers.Mode, c Config, h *human) peer
 	}{
-		{"inprocess", func(t *testing.T, root string, mode tiers.Mode) peer { return inProcess(t, root, mode, opts) }},
-		{"stdio", func(t *testing.T, root string, mode tiers.Mode) peer { return overStdio(t, root, mode, opts) }},
+		{"inprocess", func(t *testing.T, root string, mode tiers.Mode, c Config, h *human) peer {
+			return inProcess(t, root, mode, opts.NewRun, c, h)
+		}},
+		{"stdio", func(t *testing.T, root string, mode tiers.Mode, c Config, h *human) peer {
+			return overStdio(t, root, mode, c, h)
+		}},
 	}
 	for i, d := range drivers {
 		t.Run(d.name, func(t *testing.T) {
 			root := checkout(t, ar)
+			cfg := opts.Config
+			if len(cfg.Workers) > 0 && cfg.VibeState == "" {
+				cfg.VibeState = t.TempDir()
+			}
+			var h *human
+			if asks {
+				h = &human{}
+			}
 			peers := map[tiers.Mode]peer{}
 			defer func() {
 				for _, p := range peers {
@@ -141,10 +250,17 @@ func replay(t *testing.T, path string, opts Options) {
 			for _, s := range steps {
 				p, ok := peers[s.mode]
 				if !ok {
-					p = d.connect(t, root, s.mode)
+					p = d.connect(t, root, s.mode, cfg, h)
 					peers[s.mode] = p
 				}
-				got = append(got, scrub(render(t, p, root, s), scrubbers))
+				out := render(t, p, h, root, s)
+				if opts.CheckArguments {
+					text, _, _ := strings.Cut(out, "\nstructured: ")
+					if bad := UnknownArguments(p.tools(t), s.tool, text, opts.Terms); len(bad) > 0 {
+						t.Errorf("> %s %s: its text quotes %s, which %s takes as no argument:\n%s", s.tool, s.args, strings.Join(bad, ", "), s.tool, text)
+					}
+				}
+				got = append(got, scrub(out, scrubbers))
 			}
 			if opts.Update && i == 0 {
 				write(t, path, ar, steps, got)
@@ -175,6 +291,14 @@ func parse(script []byte) ([]step, error) {
 	}
 	for sc.Scan() {
 		line := sc.Text()
+		if a, ok := strings.CutPrefix(line, "< "); ok && len(steps) > 0 && len(out) == 0 {
+			ans, err := parseAnswer(strings.TrimSpace(a))
+			if err != nil {
+				return nil, err
+			}
+			steps[len(steps)-1].answers = append(steps[len(steps)-1].answers, ans)
+			continue
+		}
 		if !strings.HasPrefix(line, "> ") && !strings.HasPrefix(line, ">> ") {
 			if len(steps) == 0 {
 				if strings.TrimSpace(line) != "" {
@@ -235,20 +359,30 @@ func checkout(t *testing.T, ar *txtar.Archive) string {
 	return real
 }
 
-func render(t *testing.T, p peer, root string, s step) string {
+func render(t *testing.T, p peer, h *human, root string, s step) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	var args map[string]any
 	json.Unmarshal([]byte(s.args), &args)
+	if h != nil {
+		h.begin(s.answers)
+	}
 	res, err := p.call(ctx, s.tool, args)
 	var out string
+	if h != nil {
+		cards, left := h.end()
+		if left > 0 {
+			t.Errorf("> %s %s: %d of its answers were not asked for", s.tool, s.args, left)
+		}
+		out = cards
+	}
 	switch {
 	case err != nil:
-		out = "protocol error: " + err.Error()
+		out += "protocol error: " + err.Error()
 	case res.IsError:
-		out = "error: " + registry.ResultText(res)
+		out += "error: " + registry.ResultText(res)
 	default:
-		out = strings.TrimRight(registry.ResultText(res), "\n")
+		out += strings.TrimRight(registry.ResultText(res), "\n")
 		if s.structured {
 			b, err := json.Marshal(res.StructuredContent)
 			if err != nil {
@@ -291,7 +425,11 @@ func write(t *testing.T, path string, ar *txtar.Archive, steps []step, got []str
 		if s.mode != tiers.Normal {
 			fmt.Fprintf(&b, "[%s] ", s.mode)
 		}
-		fmt.Fprintf(&b, "%s %s\n%s\n", s.tool, s.args, got[i])
+		fmt.Fprintf(&b, "%s %s\n", s.tool, s.args)
+		for _, a := range s.answers {
+			fmt.Fprintf(&b, "< %s\n", a.line)
+		}
+		fmt.Fprintf(&b, "%s\n", got[i])
 	}
 	for i, f := range ar.Files {
 		if f.Name == "session" {
@@ -306,6 +444,18 @@ func write(t *testing.T, path string, ar *txtar.Archive, steps []step, got []str
 type peer struct {
 	c     client.MCPClient
 	close func()
+	list  *[]mcp.Tool // the tools it lists, once asked
+}
+
+func (p peer) tools(t *testing.T) []mcp.Tool {
+	if *p.list == nil {
+		res, err := p.c.ListTools(context.Background(), mcp.ListToolsRequest{})
+		if err != nil {
+			t.Fatalf("tools/list: %v", err)
+		}
+		*p.list = res.Tools
+	}
+	return *p.list
 }
 
 func (p peer) call(ctx context.Context, name string, args map[string]any) (*mcp.CallToolResult, error) {
@@ -315,32 +465,110 @@ func (p peer) call(ctx context.Context, name string, args map[string]any) (*mcp.
 	return p.c.CallTool(ctx, req)
 }
 
-func inProcess(t *testing.T, root string, mode tiers.Mode, opts Options) peer {
-	run, err := opts.NewRun(root, opts.Config)
+func inProcess(t *testing.T, root string, mode tiers.Mode, newRun func(string, Config) (*registry.Run, error), c Config, h *human) peer {
+	run, err := newRun(root, c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := run.Client(context.Background(), mode)
+	var copts []client.ClientOption
+	if h != nil {
+		copts = append(copts, client.WithElicitationHandler(h))
+	}
+	cl, err := run.Client(context.Background(), mode, copts...)
 	if err != nil {
 		run.Close()
 		t.Fatal(err)
 	}
-	return peer{c, func() { c.Close(); run.Close() }}
+	return peer{cl, func() { cl.Close(); run.Close() }, new([]mcp.Tool)}
 }
 
-func overStdio(t *testing.T, root string, mode tiers.Mode, opts Options) peer {
+func overStdio(t *testing.T, root string, mode tiers.Mode, c Config, h *human) peer {
 	bin := testenv.Command(t)
-	args := append([]string{"serve", "--root", root, "--mode", string(mode)}, opts.Config.Flags()...)
-	c, err := client.NewStdioMCPClient(bin, os.Environ(), args...)
-	if err != nil {
+	args := append([]string{"serve", "--root", root, "--mode", string(mode)}, c.Flags()...)
+	tr := transport.NewStdio(bin, os.Environ(), args...)
+	ctx := context.Background()
+	if err := tr.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var copts []client.ClientOption
+	if h != nil {
+		copts = append(copts, client.WithElicitationHandler(h))
+	}
+	cl := client.NewClient(tr, copts...)
+	if err := cl.Start(ctx); err != nil {
+		cl.Close()
 		t.Fatal(err)
 	}
 	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = mcp.ProtocolVersion20251125
+	init.Params.ProtocolVersion = c.protocol()
 	init.Params.ClientInfo = mcp.Implementation{Name: "sessiontest", Version: "1"}
-	if _, err := c.Initialize(context.Background(), init); err != nil {
-		c.Close()
+	if _, err := cl.Initialize(ctx, init); err != nil {
+		cl.Close()
 		t.Fatal(err)
 	}
-	return peer{c, func() { c.Close() }}
+	if got := cl.ProtocolVersion(); got != init.Params.ProtocolVersion {
+		cl.Close()
+		t.Skipf("serve over stdio negotiated %s, not the session's %s: this replay would test another era", got, init.Params.ProtocolVersion)
+	}
+	return peer{cl, func() { cl.Close() }, new([]mcp.Tool)}
+}
+
+// human is the client's elicitation handler: it shows each card by
+// recording it, and answers with the current call's next scripted answer.
+// When the call returns, an answer still being delayed is dropped.
+type human struct {
+	mu      sync.Mutex
+	answers []answer
+	cards   []string
+	done    chan struct{} // closed when the current call returned
+}
+
+func (h *human) begin(answers []answer) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.answers, h.cards, h.done = answers, nil, make(chan struct{})
+}
+
+// end returns the cards shown during the call, as output lines, and how
+// many answers were left.
+func (h *human) end() (string, int) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	close(h.done)
+	var b strings.Builder
+	for _, c := range h.cards {
+		b.WriteString(c)
+	}
+	return b.String(), len(h.answers)
+}
+
+func (h *human) Elicit(ctx context.Context, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
+	var b strings.Builder
+	for _, l := range strings.Split(req.Params.Message, "\n") {
+		b.WriteString(strings.TrimRight("? "+l, " ") + "\n")
+	}
+	schema, _ := json.Marshal(req.Params.RequestedSchema)
+	fmt.Fprintf(&b, "? schema: %s\n", schema)
+	h.mu.Lock()
+	h.cards = append(h.cards, b.String())
+	if len(h.answers) == 0 {
+		h.mu.Unlock()
+		return nil, errors.New("the session gives no answer for this question")
+	}
+	a, done := h.answers[0], h.done
+	h.answers = h.answers[1:]
+	h.mu.Unlock()
+	if a.after > 0 {
+		t := time.NewTimer(a.after)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-done:
+			return nil, errors.New("the call ended before the answer")
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	res := a.result
+	return &res, nil
 }

@@ -5,12 +5,29 @@
 package builtin
 
 import (
+	"fmt"
+
 	builtintools "github.com/builtin-tools/builtin-tools"
+	"github.com/builtin-tools/builtin-tools/askuser"
 	"github.com/builtin-tools/builtin-tools/internal/test/sessiontest"
 	"github.com/builtin-tools/builtin-tools/registry"
+	"github.com/builtin-tools/builtin-tools/vibe/vibetool"
 )
 
-// NewRun is a sessiontest.Options.NewRun for the module's own families.
+// NewRun is a sessiontest.Options.NewRun for the module's own families:
+// the options the command builds from c.Flags().
 func NewRun(root string, c sessiontest.Config) (*registry.Run, error) {
-	return builtintools.NewRun(builtintools.Options{Root: root, Without: c.Without, ConversationID: c.Conversation})
+	opts := builtintools.Options{Root: root, Without: c.Without, ConversationID: c.Conversation,
+		AskTimeout: c.AskTimeout, ClientProtocol: c.Protocol}
+	switch c.Ask {
+	case "elicit":
+		opts.Ask = askuser.Elicitation{}
+	case "":
+	default:
+		return nil, fmt.Errorf("sessiontest: Ask %q: a session asks through elicitation (\"elicit\") or not at all (\"\")", c.Ask)
+	}
+	if len(c.Workers) > 0 {
+		opts.Vibe = vibetool.Config{On: true, Commands: c.Workers, StateDir: c.VibeState}
+	}
+	return builtintools.NewRun(opts)
 }

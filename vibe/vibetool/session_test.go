@@ -1,0 +1,41 @@
+package vibetool_test
+
+import (
+	"flag"
+	"path/filepath"
+	"regexp"
+	"testing"
+
+	"github.com/builtin-tools/builtin-tools/internal/test/sessiontest"
+	"github.com/builtin-tools/builtin-tools/internal/test/sessiontest/builtin"
+)
+
+var update = flag.Bool("update", false, "rewrite the outputs of testdata/sessions from an in-process replay")
+
+// The vibe tools with real shell workers (../testdata/worker.sh), as
+// transcripts replayed in process and over stdio (`serve --vibe
+// --worker-command ...`). What changes from run to run is scrubbed: how
+// long a worker ran, when it was last active, timestamps, and where the
+// state folder is.
+func TestSessions(t *testing.T) {
+	worker, err := filepath.Abs("../testdata/worker.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sessiontest.Run(t, "testdata/sessions", sessiontest.Options{
+		Config: sessiontest.Config{Without: []string{"lsp", "structural", "code_graph"},
+			Workers: map[string]string{"fast": worker, "good": worker + " --good"}},
+		NewRun: builtin.NewRun,
+		// Issue 19 §3: every argument a hint or an error names exists.
+		CheckArguments: true,
+		Terms:          []string{"timed_out"},
+		Update:         *update,
+		Scrub: []sessiontest.Scrub{
+			{Pattern: regexp.QuoteMeta(worker), Replace: "worker.sh"},
+			{Pattern: `(\] (queued|running|succeeded|failed|timed_out|killed|lost)), [0-9][0-9.hmsµ]*`, Replace: "$1, …"},
+			{Pattern: `last activity [^,\n]+ ago`, Replace: "last activity … ago"},
+			{Pattern: `"(started|ended|last_activity)":"[^"]*"`, Replace: `"$1":"…"`},
+			{Pattern: `[^\s"(]*/[0-9a-f]{24}/`, Replace: "$$STATE/"},
+		},
+	})
+}
