@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/builtin-tools/builtin-tools/tiers"
+	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 )
 
@@ -268,7 +269,8 @@ func (f *frameFilter) check(line []byte) bool {
 		ID     json.RawMessage `json:"id"`
 		Method *string         `json:"method"`
 		Params struct {
-			Name any `json:"name"`
+			Name any            `json:"name"`
+			Meta map[string]any `json:"_meta"`
 		} `json:"params"`
 	}
 	if trimmed[0] != '{' {
@@ -293,12 +295,18 @@ func (f *frameFilter) check(line []byte) bool {
 	if msg.Method == nil || len(msg.ID) == 0 || string(msg.ID) == "null" {
 		return true // a response or a notification
 	}
+	modern := false
+	if v, ok := msg.Params.Meta[mcp.MetaKeyProtocolVersion].(string); ok {
+		modern = mcp.IsModernProtocol(v)
+	}
 	switch *msg.Method {
 	case "initialize":
 		f.initialized = true
-	case "ping":
+	case "ping", "server/discover":
+		// The 2026-07-28 revision has no initialize: a client discovers,
+		// then every request carries its protocol version.
 	default:
-		if !f.initialized {
+		if !f.initialized && !modern {
 			f.reply(msg.ID, codeNotInitialized, fmt.Sprintf("%s before initialize: the session is not initialized; send initialize first", *msg.Method))
 			return false
 		}

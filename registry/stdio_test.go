@@ -247,3 +247,24 @@ func TestRequestBeforeEndOfInputIsAnswered(t *testing.T) {
 		}
 	}
 }
+
+// The 2026-07-28 revision has no initialize: a client discovers the server,
+// then each request names its revision in _meta; neither is refused as
+// "before initialize".
+func TestModernRequestsNeedNoInitialize(t *testing.T) {
+	p := serveStdio(t, registry.Config{})
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{}}`)
+	if code, msg := errorOf(p.answer()); code == -32002 {
+		t.Fatalf("server/discover refused: %s", msg)
+	}
+	p.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"look","arguments":{"path":"x"},"_meta":{` +
+		`"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},` +
+		`"io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"}}}}`)
+	if a := p.answer(); a["result"] == nil {
+		t.Fatalf("a modern tools/call without initialize: %v", a)
+	}
+	p.send(`{"jsonrpc":"2.0","id":3,"method":"tools/list"}`)
+	if code, _ := errorOf(p.answer()); code != -32002 {
+		t.Fatal("a request of the earlier era before initialize was not refused")
+	}
+}
