@@ -30,6 +30,13 @@ os.dup2(1, 2)
 _MARK = (sys.argv[1] if len(sys.argv) > 1 else "").encode()
 _CHUNK = 1 << 20  # characters per message: far under Go's line cap
 
+# The checkout comes first on sys.path, as with `python -c` and IPython, so
+# its own packages import; the driver's folder (sys.path[0] of a script)
+# is not on it at all.
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_ROOT = os.getcwd()
+sys.path[:] = [_ROOT] + [p for p in sys.path if p and os.path.abspath(p) != _HERE and os.path.abspath(p) != os.getcwd()]
+
 _MAIN = threading.get_ident()
 _cell = None  # the running cell's number
 _last = 0  # the last cell run
