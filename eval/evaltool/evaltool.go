@@ -49,7 +49,7 @@ var EvalTool = registry.Descriptor{
 	Name:  "eval",
 	Title: "run code",
 	Tier:  tiers.Exec,
-	Description: "Run a Python (or, with language javascript, a Node) cell in a persistent interpreter: variables, imports and loaded data stay for the next cell (reset discards them). " +
+	Description: "Run a Python (or, with `language: javascript`, a Node) cell in a persistent interpreter: variables, imports and loaded data stay for the next cell (`reset: true` discards them). " +
 		"The checkout's root is the working folder and first on the import path; cells may await at the top level. " +
 		"The last expression is shown as in a notebook; a cell that stops early says at which statement and what did not run; display(obj) shows one mid-cell; pandas DataFrames come back as compact tables and " +
 		"matplotlib figures as images. IPython habits work: !cmd, x = !cmd, %cd, %env, %time, %timeit, %%timeit, %%bash, %pip install. tool(name, args) calls this run's tools (tool(\"read\", {\"path\": \"go.mod\"})) under the same " +
@@ -110,13 +110,13 @@ func (r EvalResult) MoreContent() []mcp.Content {
 
 func run(ctx context.Context, c *registry.Call, host *eval.Host, p evalParams) (EvalResult, error) {
 	if n := len(strings.Fields(p.Description)); n < 5 || n > 10 {
-		return EvalResult{}, fmt.Errorf("description has %d words; give 5 to 10 saying what the cell does (it labels the cell in the transcript)", n)
+		return EvalResult{}, fmt.Errorf("`description` has %d words; give 5 to 10 saying what the cell does (it labels the cell in the transcript)", n)
 	}
 	if p.Language != "" && p.Language != "python" && p.Language != "javascript" {
-		return EvalResult{}, fmt.Errorf("language %q is not available; eval runs python or javascript", p.Language)
+		return EvalResult{}, fmt.Errorf("`language` %q is not available; eval runs python or javascript", p.Language)
 	}
 	if strings.TrimSpace(p.Code) == "" {
-		return EvalResult{}, errors.New("code is empty")
+		return EvalResult{}, errors.New("`code` is empty: give the statements to run")
 	}
 	bridge := func(ctx context.Context, name string, args json.RawMessage) (any, error) {
 		res := c.Call(ctx, "an eval cell", name, args)

@@ -501,7 +501,7 @@ def _magic_pip(arg):
         else:
             del sys.modules[mod]
     if stale:
-        print("note: %s are compiled extensions already imported; they cannot be reloaded — use reset to load the new version" % ", ".join(sorted(stale)))
+        print("note: %s are compiled extensions already imported; they cannot be reloaded — call eval with `reset: true` to load the new version" % ", ".join(sorted(stale)))
 
 
 def _rewrite(code):
