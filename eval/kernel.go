@@ -551,6 +551,9 @@ type CellResult struct {
 	Interrupted string
 	// Memory says the cell ran out of memory, and under which limit.
 	Memory string
+	// Stopped says where a cell of several statements stopped when not all
+	// of it ran: which statement, why, and what did not run.
+	Stopped *Stop
 	// Dropped counts the lines on the kernel's channel, while the cell
 	// ran, that were not the driver's messages for it (M3).
 	Dropped    int
@@ -659,6 +662,7 @@ func (h *Host) Run(ctx context.Context, lang, code string, reset bool, bridge Br
 					c.errText.WriteString(m.Error)
 					k.mu.Unlock()
 				}
+				res.Stopped = m.Stop.valid()
 				if m.OOM {
 					res.Memory = "the cell ran out of memory"
 					if k.limit > 0 {

@@ -29,6 +29,7 @@ type message struct {
 	OOM    bool            `json:"oom,omitempty"`
 	Marks  []int           `json:"marks,omitempty"` // done: the streams a cell-end mark went down (0 stdout, 1 stderr)
 	PID    int             `json:"pid,omitempty"`
+	Stop   *Stop           `json:"stop,omitempty"` // done: where a cell that did not all run stopped
 }
 
 // maxLine bounds one message from a kernel. The drivers cut long texts

@@ -53,7 +53,7 @@ func newRun(t *testing.T, cfg eval.Config) *registry.Run {
 	root := t.TempDir()
 	os.WriteFile(filepath.Join(root, "notes.txt"), []byte("buy milk\n"), 0o644)
 	r, err := builtintools.NewRun(builtintools.Options{Root: root, Without: []string{"lsp", "structural"},
-		Eval: cfg, Families: []registry.Extension{slow}})
+		Eval: cfg, Families: []registry.Extension{slow, block}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,9 +38,9 @@ var Family = registry.Family[*eval.Host]{
 }
 
 type evalParams struct {
-	Code        string `json:"code" jsonschema:"the cell: Python statements; the last expression's value is shown"`
+	Code        string `json:"code" jsonschema:"the cell: Python (or JavaScript) statements; the last expression's value is shown"`
 	Description string `json:"description" jsonschema:"what the cell does, 5 to 10 words, for the transcript"`
-	Language    string `json:"language,omitempty" jsonschema:"python (the default) or javascript (node, one persistent context; top-level await; static imports work)" enum:"python,javascript"`
+	Language    string `json:"language,omitempty" jsonschema:"python (the default) or javascript (node, one persistent context; top-level await; static and dynamic imports, from the checkout's node_modules too)" enum:"python,javascript"`
 	Reset       bool   `json:"reset,omitempty" jsonschema:"discard the interpreter's state first"`
 }
 
@@ -51,8 +51,9 @@ var EvalTool = registry.Descriptor{
 	Tier:  tiers.Exec,
 	// Cells run code that reaches anything the machine does.
 	OpenWorld: true,
-	Description: "Run a Python (or, with language javascript, a Node) cell in a persistent interpreter: variables, imports and loaded data stay for the next cell (reset discards them). " +
-		"The last expression is shown as in a notebook; display(obj) shows one mid-cell; pandas DataFrames come back as compact tables and " +
+	Description: "Run a Python (or, with `language: javascript`, a Node) cell in a persistent interpreter: variables, imports and loaded data stay for the next cell (`reset: true` discards them). " +
+		"The checkout's root is the working folder and first on the import path; cells may await at the top level. " +
+		"The last expression is shown as in a notebook; a cell that stops early says at which statement and what did not run; display(obj) shows one mid-cell; pandas DataFrames come back as compact tables and " +
 		"matplotlib figures as images. IPython habits work: !cmd, x = !cmd, %cd, %env, %time, %timeit, %%timeit, %%bash, %pip install. tool(name, args) calls this run's tools (tool(\"read\", {\"path\": \"go.mod\"})) under the same " +
 		"rules as your own calls, also from threads, and raises ToolError when one fails. By default a cell is interrupted after 5 minutes without output " +
 		"(tool calls do not count), 60 minutes in all, or 64 MiB printed, and the interpreter runs under an address-space limit (8 GiB or less by default); " +
@@ -83,8 +84,11 @@ type EvalResult struct {
 	// Interrupted says which limit stopped the cell.
 	Interrupted string `json:"interrupted,omitempty"`
 	// Memory says the cell ran out of memory, under which limit.
-	Memory     string `json:"memory,omitempty"`
-	DurationMS int64  `json:"duration_ms"`
+	Memory string `json:"memory,omitempty"`
+	// Stopped says where a cell of several statements stopped when not
+	// all of it ran, and what did not run.
+	Stopped    *eval.Stop `json:"stopped,omitempty"`
+	DurationMS int64      `json:"duration_ms"`
 	// Spilled names the file holding the whole output when it was cut;
 	// ResultSpilled and ErrorSpilled the same for the result and the error.
 	Spilled       string `json:"spilled,omitempty"`
@@ -108,13 +112,13 @@ func (r EvalResult) MoreContent() []mcp.Content {
 
 func run(ctx context.Context, c *registry.Call, host *eval.Host, p evalParams) (EvalResult, error) {
 	if n := len(strings.Fields(p.Description)); n < 5 || n > 10 {
-		return EvalResult{}, fmt.Errorf("description has %d words; give 5 to 10 saying what the cell does (it labels the cell in the transcript)", n)
+		return EvalResult{}, fmt.Errorf("`description` has %d words; give 5 to 10 saying what the cell does (it labels the cell in the transcript)", n)
 	}
 	if p.Language != "" && p.Language != "python" && p.Language != "javascript" {
-		return EvalResult{}, fmt.Errorf("language %q is not available; eval runs python or javascript", p.Language)
+		return EvalResult{}, fmt.Errorf("`language` %q is not available; eval runs python or javascript", p.Language)
 	}
 	if strings.TrimSpace(p.Code) == "" {
-		return EvalResult{}, errors.New("code is empty")
+		return EvalResult{}, errors.New("`code` is empty: give the statements to run")
 	}
 	bridge := func(ctx context.Context, name string, args json.RawMessage) (any, error) {
 		res := c.Call(ctx, "an eval cell", name, args)
@@ -140,7 +144,7 @@ const maxListedCalls = 50
 // reads.
 func format(host *eval.Host, res *eval.CellResult, budget int) EvalResult {
 	r := EvalResult{Cell: res.Cell, ImageN: res.ImageN, State: res.State, Interrupted: res.Interrupted,
-		Memory: res.Memory, DurationMS: res.DurationMS, images: res.Images}
+		Memory: res.Memory, Stopped: res.Stopped, DurationMS: res.DurationMS, images: res.Images}
 	for _, tc := range res.ToolCalls[:min(len(res.ToolCalls), maxListedCalls)] {
 		tc.Error = textcut.Ellipsis(tc.Error, 300)
 		r.ToolCalls = append(r.ToolCalls, tc)
@@ -150,6 +154,9 @@ func format(host *eval.Host, res *eval.CellResult, budget int) EvalResult {
 	}
 	head := fmt.Sprintf("[cell %d · kernel state: %s · %d ms]\n", r.Cell, r.State, r.DurationMS)
 	var foot strings.Builder
+	if r.Stopped != nil {
+		foot.WriteString(r.Stopped.Text() + "\n")
+	}
 	if r.Interrupted != "" {
 		foot.WriteString("Interrupted: " + r.Interrupted + ".\n")
 	}

@@ -13,7 +13,7 @@ const vm = require("vm");
 const util = require("util");
 const path = require("path");
 const { AsyncLocalStorage } = require("async_hooks");
-const { createRequire } = require("module");
+const { createRequire, isBuiltin } = require("module");
 const { pathToFileURL } = require("url");
 
 const IN = fs.openSync("/proc/self/fd/3", "r");
@@ -127,39 +127,139 @@ const sandbox = {
     return r.result;
   },
   require: req,
-  __import: (m) => import(m.startsWith(".") || m.startsWith("/") ? pathToFileURL(path.resolve(root, m)).href : req.resolve(m) && pathToFileURL(req.resolve(m)).href),
   process, Buffer, setTimeout, clearTimeout, setInterval, clearInterval, URL, TextEncoder, TextDecoder, fetch: globalThis.fetch,
 };
+// The statement a cell has reached, [cell, statement], set by the code
+// transform() adds between top-level statements.
+const AT = "__cellStatement";
+Object.defineProperty(sandbox, AT, { value: null, writable: true, enumerable: false, configurable: false });
 const context = vm.createContext(sandbox);
+
+// Modules load as an ES module in the root would load them: relative
+// specifiers from the root, bare ones from its node_modules with the
+// import condition (so ESM-only packages load), builtins as themselves.
+// Node 20.12 and later do that themselves for a script whose file name is
+// in the root. Older ones need --experimental-vm-modules for a callback,
+// so there a cell's import() calls become calls of IMPORT, which resolves
+// as below and imports from here.
+const mainLoader = vm.constants && vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER;
+const IMPORT = mainLoader ? "import" : "__import";
+if (!mainLoader) {
+  Object.defineProperty(sandbox, IMPORT, {
+    value: (spec, options) => import(resolveFromRoot(String(spec)), options),
+    writable: false, enumerable: false, configurable: false,
+  });
+}
+const emitWarning = process.emitWarning;
+process.emitWarning = function (warning, ...rest) {
+  // The loader is experimental in Node 20; saying so in every cell's
+  // output would be noise the cell did not make.
+  if (/USE_MAIN_CONTEXT_DEFAULT_LOADER|importModuleDynamically/.test(String(warning && warning.message ? warning.message : warning))) return;
+  return emitWarning.call(process, warning, ...rest);
+};
+
+function resolveFromRoot(spec) {
+  if (spec.startsWith("node:") || isBuiltin(spec) || /^[a-z][a-z0-9+.-]+:/i.test(spec)) return spec;
+  if (/^\.\.?(\/|$)/.test(spec) || spec.startsWith("/")) return pathToFileURL(path.resolve(root, spec)).href;
+  const file = esmEntry(spec);
+  return pathToFileURL(file || req.resolve(spec)).href;
+}
+
+// esmEntry is the file a bare specifier names under the import condition,
+// from the exports map of the package it names; null when the package has
+// none (then require's resolution is the same).
+function esmEntry(spec) {
+  const m = /^((?:@[^/]+\/)?[^/]+)(\/.*)?$/.exec(spec);
+  if (!m) return null;
+  const sub = "." + (m[2] || "");
+  for (const dir of req.resolve.paths(spec) || []) {
+    const pkgDir = path.join(dir, m[1]);
+    let pkg;
+    try {
+      pkg = JSON.parse(fs.readFileSync(path.join(pkgDir, "package.json"), "utf8"));
+    } catch (e) {
+      continue;
+    }
+    const target = pkg.exports === undefined ? null : exportTarget(pkg.exports, sub);
+    return target === null ? null : path.join(pkgDir, target);
+  }
+  return null;
+}
+
+const CONDITIONS = ["node", "import", "default"];
+
+function exportTarget(exp, sub) {
+  const isMap = exp && typeof exp === "object" && !Array.isArray(exp) && Object.keys(exp).some((k) => k.startsWith("."));
+  if (!isMap) return sub === "." ? conditional(exp, null) : null;
+  if (Object.prototype.hasOwnProperty.call(exp, sub)) return conditional(exp[sub], null);
+  // Subpath patterns, the longest prefix first, as Node picks them.
+  const keys = Object.keys(exp).filter((k) => k.includes("*")).sort((a, b) => b.indexOf("*") - a.indexOf("*"));
+  for (const key of keys) {
+    const [pre, post] = [key.slice(0, key.indexOf("*")), key.slice(key.indexOf("*") + 1)];
+    if (sub.startsWith(pre) && sub.endsWith(post) && sub.length >= pre.length + post.length) {
+      return conditional(exp[key], sub.slice(pre.length, sub.length - post.length));
+    }
+  }
+  return null;
+}
+
+function conditional(t, hit) {
+  if (typeof t === "string") return hit === null ? t : t.split("*").join(hit);
+  if (Array.isArray(t)) {
+    for (const x of t) {
+      const r = conditional(x, hit);
+      if (r !== null) return r;
+    }
+    return null;
+  }
+  if (t && typeof t === "object") {
+    for (const k of Object.keys(t)) {
+      if (CONDITIONS.includes(k)) {
+        const r = conditional(t[k], hit);
+        if (r !== null) return r;
+      }
+    }
+  }
+  return null;
+}
 
 // A small tokenizer: enough to find a cell's top-level statements and
 // declarations without touching strings, templates, comments or regexes.
+// Each token has its kind, its text (or a stand-in), and where it starts
+// and ends.
 function tokens(src) {
   const out = [];
   let i = 0, prev = null;
   const regexOK = () => !prev || /^(?:[(,=:[!&|?{};+\-*%<>~^]|return|typeof|case|do|else|in|of|new|delete|void|throw|await|yield)$/.test(prev.v);
+  const push = (t, v, s) => { prev = { t, v, s, e: i }; out.push(prev); };
   while (i < src.length) {
     const c = src[i];
-    if (/\s/.test(c)) { if (c === "\n") out.push({ t: "nl", v: "\n", s: i }); i++; continue; }
+    if (/\s/.test(c)) { if (c === "\n") out.push({ t: "nl", v: "\n", s: i, e: i + 1 }); i++; continue; }
     if (src.startsWith("//", i)) { const e = src.indexOf("\n", i); i = e < 0 ? src.length : e; continue; }
     if (src.startsWith("/*", i)) { const e = src.indexOf("*/", i + 2); i = e < 0 ? src.length : e + 2; continue; }
     const s = i;
-    if (c === '"' || c === "'") { i++; while (i < src.length && src[i] !== c) { if (src[i] === "\\") i++; i++; } i++; prev = { t: "str", v: "s", s }; out.push(prev); continue; }
-    if (c === "`") { let depth = 0; i++; while (i < src.length) { if (src[i] === "\\") { i += 2; continue; } if (depth === 0 && src[i] === "`") break; if (src.startsWith("${", i)) { depth++; i += 2; continue; } if (depth > 0 && src[i] === "}") depth--; i++; } i++; prev = { t: "str", v: "t", s }; out.push(prev); continue; }
-    if (c === "/" && regexOK()) { i++; let cls = false; while (i < src.length && (src[i] !== "/" || cls)) { if (src[i] === "\\") i++; else if (src[i] === "[") cls = true; else if (src[i] === "]") cls = false; i++; } i++; while (/[a-z]/i.test(src[i] || "")) i++; prev = { t: "re", v: "r", s }; out.push(prev); continue; }
-    if (/[A-Za-z_$]/.test(c)) { while (i < src.length && /[\w$]/.test(src[i])) i++; prev = { t: "id", v: src.slice(s, i), s }; out.push(prev); continue; }
-    if (/[0-9]/.test(c)) { while (i < src.length && /[\w.]/.test(src[i])) i++; prev = { t: "num", v: "n", s }; out.push(prev); continue; }
-    i++; prev = { t: "p", v: c, s }; out.push(prev);
+    if (c === '"' || c === "'") { i++; while (i < src.length && src[i] !== c) { if (src[i] === "\\") i++; i++; } i = Math.min(i + 1, src.length); push("str", "s", s); continue; }
+    if (c === "`") { let depth = 0; i++; while (i < src.length) { if (src[i] === "\\") { i += 2; continue; } if (depth === 0 && src[i] === "`") break; if (src.startsWith("${", i)) { depth++; i += 2; continue; } if (depth > 0 && src[i] === "}") depth--; i++; } i = Math.min(i + 1, src.length); push("str", "t", s); continue; }
+    if (c === "/" && regexOK()) { i++; let cls = false; while (i < src.length && (src[i] !== "/" || cls)) { if (src[i] === "\\") i++; else if (src[i] === "[") cls = true; else if (src[i] === "]") cls = false; i++; } i = Math.min(i + 1, src.length); while (/[a-z]/i.test(src[i] || "")) i++; push("re", "r", s); continue; }
+    if (/[A-Za-z_$]/.test(c)) { while (i < src.length && /[\w$]/.test(src[i])) i++; push("id", src.slice(s, i), s); continue; }
+    if (/[0-9]/.test(c)) { while (i < src.length && /[\w.]/.test(src[i])) i++; push("num", "n", s); continue; }
+    i++; push("p", c, s);
   }
   return out;
 }
 
-// statements splits a cell into its top-level statements: [start, end,
-// first token index, last token index].
-function statements(src, toks) {
+// statements splits a cell into its top-level statements: {s, e} their
+// source range (the last token's end: a trailing comment is not part of
+// it), {f, l} their first and last token.
+function statements(toks) {
   const out = [];
   let depth = 0, start = null;
-  const close = (end, last) => { if (start !== null) out.push([toks[start].s, end, start, last]); start = null; };
+  const close = (last) => {
+    if (start === null) return;
+    while (last > start && toks[last].t === "nl") last--;
+    out.push({ s: toks[start].s, e: toks[last].e, f: start, l: last });
+    start = null;
+  };
   for (let k = 0; k < toks.length; k++) {
     const t = toks[k];
     if (t.t === "nl") {
@@ -167,76 +267,304 @@ function statements(src, toks) {
         const p = toks[k - 1], n = toks.slice(k + 1).find((x) => x.t !== "nl");
         const cont = (p && p.t === "p" && /[,=+\-*\/&|?:.(\[{<>!]/.test(p.v)) || (n && n.t === "p" && /^[.,?:)\]}+\-*\/&|=<>]$/.test(n.v)) ||
           (n && n.t === "id" && /^(else|catch|finally)$/.test(n.v)) || (p && p.t === "p" && p.v === "}" && n && n.t === "id" && n.v === "while");
-        if (!cont) close(src.length > t.s ? t.s : src.length, k - 1);
+        if (!cont) close(k - 1);
       }
       continue;
     }
     if (start === null) start = k;
     if (t.t === "p" && "({[".includes(t.v)) depth++;
     if (t.t === "p" && ")}]".includes(t.v)) depth--;
-    if (depth === 0 && t.t === "p" && t.v === ";") close(t.s + 1, k);
+    if (depth === 0 && t.t === "p" && t.v === ";") close(k);
   }
-  close(src.length, toks.length - 1);
+  if (start !== null) close(toks.length - 1);
   return out;
 }
 
 const KEYWORD = /^(let|const|var|class|function|async|if|for|while|do|return|throw|try|switch|import|export|break|continue)$/;
 
+// Unsupported is a statement transform() cannot turn into code that runs
+// in the persistent context; nothing of the cell runs.
+class Unsupported extends Error {
+  constructor(statement, statements, line, message) {
+    super(message);
+    this.name = "SyntaxError";
+    this.statement = statement;
+    this.statements = statements;
+    this.line = line;
+  }
+}
+
+const isImport = (toks, f) => toks[f].t === "id" && toks[f].v === "import" && toks[f + 1] && !(toks[f + 1].t === "p" && (toks[f + 1].v === "(" || toks[f + 1].v === "."));
+
 // transform turns a cell into code whose top-level declarations land on the
 // context's global object (so they persist and may be declared again) and
 // whose value is the last expression's. Without top-level await the cell
 // runs as a script (its completion value is the echo); with it, as the body
-// of an async function that returns the last expression.
-function transform(src) {
+// of an async function that returns the last expression. Static imports
+// become import() calls whose names are assigned as globals. Between
+// statements it notes which one the cell has reached, on the line where
+// the previous one ends, so line numbers stay the cell's; every rewritten
+// statement keeps its number of lines.
+function transform(src, cell) {
   const toks = tokens(src);
-  const stmts = statements(src, toks);
-  const isAsync = toks.some((t) => t.t === "id" && t.v === "await") || stmts.some(([, , f]) => toks[f].v === "import" && !(toks[f + 1] && toks[f + 1].v === "("));
+  const stmts = statements(toks);
+  const lineStarts = [0];
+  for (let i = 0; i < src.length; i++) if (src[i] === "\n") lineStarts.push(i + 1);
+  const lineOf = (off) => { let n = 0; while (n + 1 < lineStarts.length && lineStarts[n + 1] <= off) n++; return n + 1; };
+  const info = stmts.map((st) => ({ line: lineOf(st.s), end: lineOf(Math.max(st.s, st.e - 1)) }));
+  const isAsync = toks.some((t) => t.t === "id" && t.v === "await") || stmts.some((st) => isImport(toks, st.f));
+  const skip = (k) => { while (k < toks.length && toks[k].t === "nl") k++; return k; };
   const parts = [];
-  let prevEnd = 0, funcs = [];
-  stmts.forEach(([s, e, f, l], idx) => {
-    parts.push(src.slice(prevEnd, s));
-    prevEnd = e;
-    let text = src.slice(s, e);
-    const t = toks[f], n = toks[f + 1];
+  let prevEnd = 0;
+  const funcs = [];
+  // Without the main loader, import(…) anywhere in the cell is IMPORT(…).
+  const dynamic = mainLoader ? [] : toks.filter((t, k) => t.t === "id" && t.v === "import" && toks[skip(k + 1)] && toks[skip(k + 1)].v === "(" &&
+    !(k > 0 && toks[k - 1].t === "p" && toks[k - 1].v === "."));
+  const slice = (a, b) => {
+    let out = "", at = a;
+    for (const t of dynamic) {
+      if (t.s >= a && t.e <= b) {
+        out += src.slice(at, t.s) + IMPORT;
+        at = t.e;
+      }
+    }
+    return out + src.slice(at, b);
+  };
+  stmts.forEach((st, idx) => {
+    if (idx > 0) {
+      const note = (isAsync ? "" : "var ") + AT + " = [" + cell + ", " + (idx + 1) + "];";
+      parts.push(/[;]$/.test(parts[parts.length - 1]) ? " " + note : "; " + note);
+    }
+    parts.push(src.slice(prevEnd, st.s));
+    prevEnd = st.e;
+    const orig = src.slice(st.s, st.e);
+    let text = slice(st.s, st.e);
+    let f = skip(st.f);
+    const l = st.l;
+    const fail = (what) => { throw new Unsupported(idx + 1, stmts.length, info[idx].line, what); };
+    if (toks[f].t === "id" && toks[f].v === "export") {
+      const n = toks[skip(f + 1)];
+      if (!(n && n.t === "id" && /^(let|const|var|function|async|class)$/.test(n.v))) {
+        fail("a cell is a script, not a module: `" + firstLine(orig) + "` has nothing to export to; write the declaration without export");
+      }
+      f = skip(f + 1);
+      text = slice(toks[f].s, st.e);
+    }
+    const t = toks[f], n = toks[skip(f + 1)];
     const last = idx === stmts.length - 1;
-    if (t.t === "id" && (t.v === "let" || t.v === "const" || t.v === "var")) {
-      const rest = text.slice(t.v.length).replace(/;\s*$/, "");
-      text = isAsync ? (n && (n.v === "{" || n.v === "[") ? "(" + rest.trim() + ");" : rest.trim() + ";") : "var" + rest + ";";
+    if (t.t === "id" && (t.v === "let" || t.v === "const" || t.v === "var") && n && (n.t === "id" || n.v === "{" || n.v === "[")) {
+      text = declaration(slice, toks, t.v, skip(f + 1), l, isAsync);
     } else if (t.t === "id" && t.v === "class" && n && n.t === "id") {
       text = (isAsync ? "globalThis." + n.v + " = " : "var " + n.v + " = ") + text.replace(/;\s*$/, "") + ";";
     } else if (t.t === "id" && (t.v === "function" || (t.v === "async" && n && n.v === "function"))) {
-      const ni = toks.slice(f, l + 1).findIndex((x, i) => i > 0 && x.t === "id" && x.v !== "function");
-      if (isAsync && ni > 0) funcs.push(toks[f + ni].v);
-    } else if (t.t === "id" && t.v === "import" && !(n && n.v === "(")) {
-      const m = /^import\s+([\s\S]*?)\s+from\s+(["'][^"']+["'])\s*;?$/.exec(text.trim());
-      if (!m) throw new SyntaxError("cell: an import this kernel cannot rewrite: " + text.trim());
-      // import d, {a as b} from "m" and the other forms, as assignments
-      // from one dynamic import.
-      let spec = m[1].trim(), def = null;
-      const dm = /^([\w$]+)\s*(?:,\s*([\s\S]*))?$/.exec(spec);
-      if (dm) { def = dm[1]; spec = (dm[2] || "").trim(); }
-      const tmp = "__module" + idx;
-      text = tmp + " = await __import(" + m[2] + ");";
-      if (def) text += " " + def + " = " + tmp + ".default;";
-      if (spec.startsWith("*")) text += " " + spec.split(/\s+as\s+/)[1] + " = " + tmp + ";";
-      else if (spec.startsWith("{")) text += " ({" + spec.slice(1, -1).replace(/([\w$]+)\s+as\s+([\w$]+)/g, "$1: $2") + "} = " + tmp + ");";
+      const name = toks.slice(f, l + 1).find((x, i) => i > 0 && x.t === "id" && x.v !== "function");
+      if (isAsync && name) funcs.push(name.v);
+    } else if (isImport(toks, f)) {
+      text = importCode(src, toks, skip(f + 1), l, idx, fail);
     } else if (last && isAsync && !(t.t === "id" && KEYWORD.test(t.v)) && !(t.t === "p" && t.v === "{")) {
       text = "return (" + text.replace(/;\s*$/, "") + ");";
     }
+    // Keep the statement's line count, so later lines stay where they were.
+    const lost = lines(orig) - lines(text);
+    if (lost > 0) text += "\n".repeat(lost);
     parts.push(text);
   });
   parts.push(src.slice(prevEnd));
-  let body = parts.join("");
-  if (!isAsync) return { code: body, isAsync };
+  const body = parts.join("");
+  if (!isAsync) return { code: body, isAsync, info };
   const keep = funcs.map((f) => "globalThis." + f + " = " + f + ";").join("");
-  return { code: "(async () => {" + keep + body + "\n})()", isAsync };
+  return { code: "(async () => {" + keep + body + "\n})()", isAsync, info };
+}
+
+const lines = (s) => s.split("\n").length - 1;
+const firstLine = (s) => { const l = s.split("\n")[0]; return l.length > 80 ? l.slice(0, 80) + "…" : l; };
+
+// declaration rewrites let, const or var declarators (toks a..l) as
+// assignments to globals: `var` ones in a script, plain assignments in the
+// async form, where a var would be the function's. A declarator without
+// a value is undefined for let and const and keeps a var's value.
+function declaration(slice, toks, kind, a, l, isAsync) {
+  let end = l;
+  if (toks[end].t === "p" && toks[end].v === ";") end--;
+  const decls = [];
+  let depth = 0, start = a;
+  for (let k = a; k <= end + 1; k++) {
+    const t = toks[k];
+    if (k === end + 1 || (depth === 0 && t.t === "p" && t.v === ",")) {
+      let e = k - 1;
+      while (e > start && toks[e].t === "nl") e--;
+      if (e >= start) decls.push([start, e]);
+      start = k + 1;
+      continue;
+    }
+    if (t.t === "p" && "({[".includes(t.v)) depth++;
+    if (t.t === "p" && ")}]".includes(t.v)) depth--;
+  }
+  const out = decls.map(([s, e]) => {
+    let d = 0, init = false;
+    for (let k = s; k <= e; k++) {
+      const t = toks[k];
+      if (t.t === "p" && "({[".includes(t.v)) d++;
+      if (t.t === "p" && ")}]".includes(t.v)) d--;
+      if (d === 0 && t.t === "p" && t.v === "=") { init = true; break; }
+    }
+    const text = slice(toks[s].s, toks[e].e);
+    const name = toks[s].t === "id" ? toks[s].v : null;
+    if (!isAsync) return init || kind === "var" || !name ? text : text + " = undefined";
+    if (init) return /^[{[]/.test(text) ? "(" + text + ")" : text;
+    if (!name) return text; // a pattern without a value: the syntax error it is
+    return kind === "var" ? "globalThis." + name + " = globalThis." + name : name + " = undefined";
+  });
+  return isAsync ? out.join("; ") + ";" : "var " + out.join(", ") + ";";
+}
+
+// importCode rewrites `import ... from "m"` (tokens a..l after the
+// keyword) as an import() whose names are then assigned as globals.
+function importCode(src, toks, a, l, idx, fail) {
+  let k = a;
+  const tok = () => (k <= l ? toks[k] : null);
+  const next = () => { k++; while (k <= l && toks[k].t === "nl") k++; return toks[k]; };
+  const is = (v) => k <= l && toks[k].v === v && toks[k].t !== "str";
+  const text = src.slice(toks[a].s, toks[l].e);
+  const bad = () => fail("an import this kernel cannot rewrite: `import " + firstLine(text) + "`; write it as `const m = await import(\"…\")`");
+  let def = null, ns = null, named = null, spec = null;
+  if (tok() && tok().t === "str") {
+    spec = src.slice(tok().s, tok().e);
+    next();
+  } else {
+    const t0 = tok();
+    if (t0 && t0.t === "id" && (t0.v !== "from" || (toks[k + 1] && toks[k + 1].v === "from"))) {
+      def = tok().v;
+      next();
+      if (is(",")) next();
+    }
+    if (is("*")) {
+      next();
+      if (!is("as")) bad();
+      next();
+      if (!tok() || tok().t !== "id") bad();
+      ns = tok().v;
+      next();
+    } else if (is("{")) {
+      const entries = [];
+      next();
+      while (k <= l && !is("}")) {
+        const t = tok();
+        if (!t || (t.t !== "id" && t.t !== "str")) bad();
+        let key = src.slice(t.s, t.e), local = t.t === "id" ? t.v : null;
+        next();
+        if (is("as")) {
+          next();
+          if (!tok() || tok().t !== "id") bad();
+          local = tok().v;
+          next();
+        }
+        if (!local) bad();
+        entries.push(key === local ? key : key + ": " + local);
+        if (is(",")) next();
+      }
+      if (!is("}")) bad();
+      next();
+      named = entries;
+    }
+    if (!is("from")) bad();
+    next();
+    if (!tok() || tok().t !== "str") bad();
+    spec = src.slice(tok().s, tok().e);
+    next();
+  }
+  let options = "";
+  if (is("with") || is("assert")) {
+    next();
+    if (!is("{")) bad();
+    const open = k;
+    let depth = 0;
+    for (; k <= l; k++) {
+      if (toks[k].v === "{" && toks[k].t === "p") depth++;
+      if (toks[k].v === "}" && toks[k].t === "p" && --depth === 0) break;
+    }
+    if (k > l) bad();
+    options = ", { with: " + src.slice(toks[open].s, toks[k].e) + " }";
+    next();
+  }
+  if (is(";")) next();
+  if (k <= l) bad();
+  const m = "__import" + (idx + 1);
+  let out = (def || ns || named ? "const " + m + " = " : "") + "await " + IMPORT + "(" + spec + options + ");";
+  if (def) out += " " + def + " = " + m + ".default;";
+  if (ns) out += " " + ns + " = " + m + ";";
+  if (named) out += " ({" + named.join(", ") + "} = " + m + ");";
+  return out;
+}
+
+// A rejection no one handles, or an exception thrown by a callback, would
+// end the kernel; it is reported to the cell it belongs to instead.
+process.on("unhandledRejection", (e) => emit("stderr", "Uncaught (in promise) " + errorText(e) + "\n"));
+process.on("uncaughtException", (e) => emit("stderr", "Uncaught " + errorText(e) + "\n"));
+
+const rootPrefix = root.endsWith("/") ? root : root + "/";
+const escapeRe = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const cellFrame = new RegExp("(?:" + escapeRe(rootPrefix) + ")?cell (\\d+):(\\d+)(?::\\d+)?", "g");
+const cellName = new RegExp(escapeRe(rootPrefix) + "cell (\\d+)", "g");
+// Files under the root are named as results name them, from the root.
+const underRoot = root === "/" ? null : new RegExp("(?:file://)?" + escapeRe(rootPrefix), "g");
+
+// How many lines each recent cell has: a frame past them is the async
+// form's call of its own function, not the cell's code.
+const cellLines = new Map();
+
+// errorText is an exception as the cell's: its message whole, the stack
+// without the driver's and Node's own frames, lines named the cell's. No
+// columns: on a line transform() changed they would not be the cell's.
+function errorText(e) {
+  if (!(e instanceof Error) && !(e && typeof e.stack === "string")) return "Thrown: " + util.inspect(e) + " (not an Error, so no stack)";
+  let text;
+  try {
+    text = String(e.stack || e);
+  } catch (err) {
+    text = "an exception whose stack cannot be read";
+  }
+  const wrapper = (l) => {
+    const m = /cell (\d+):(\d+)/.exec(l);
+    return m && cellLines.has(Number(m[1])) && Number(m[2]) > cellLines.get(Number(m[1]));
+  };
+  const kept = text.split("\n").filter((l) => !(/^\s+at /.test(l) && (l.includes(__filename) || /[( ]node:/.test(l) || /\(<anonymous>\)$/.test(l) || wrapper(l))));
+  text = kept.join("\n").replace(cellFrame, (m, c, l) => "cell line " + l).replace(cellName, "cell $1");
+  if (underRoot) text = text.replace(underRoot, "");
+  text = text.trim();
+  return text || "an exception with no message: " + util.inspect(e);
+}
+
+// compileError is a SyntaxError of the cell's code, with the cell's own
+// line (not the line as transform() rewrote it).
+function compileError(e, src) {
+  const m = /^(?:.*\/)?cell \d+:(\d+)\n/.exec(String(e.stack));
+  const line = m ? Number(m[1]) : 0;
+  const orig = src.split("\n")[line - 1];
+  const head = line && orig !== undefined ? "cell line " + line + ": " + orig.trim() + "\n" : "";
+  return { line, text: head + e.name + ": " + e.message };
+}
+
+// stopAt says which statement a cell stopped at, for a cell of more than
+// one statement.
+function stopAt(kind, info, statement) {
+  if (info.length < 2 || !statement || statement > info.length) return null;
+  const at = info[statement - 1];
+  const stop = { kind, statement, statements: info.length, line: at.line, end_line: at.end };
+  if (statement < info.length) {
+    stop.rest_line = info[statement].line;
+    stop.rest_end_line = info[info.length - 1].end;
+  }
+  return stop;
 }
 
 // SIGINT outside a running script (it breaks one by itself) ends the cell's
 // wait for its promise; the context stays.
 let interruptCell = null;
+let sigint = false;
 process.on("SIGINT", () => {
   if (current === null) return;
+  sigint = true;
   send({ type: "interrupted", cell: current });
   if (interruptCell) interruptCell();
 });
@@ -245,31 +573,52 @@ send({ type: "ready", pid: process.pid, node: process.version });
   for (;;) {
     const msg = recv(0);
     const cell = msg.cell;
-    let result = null, error = null, oom = false;
+    let result = null, error = null, oom = false, stop = null;
     current = cell;
+    sigint = false;
+    cellLines.set(cell, msg.code.split("\n").length);
+    if (cellLines.size > 256) cellLines.delete(cellLines.keys().next().value);
+    let info = [];
+    let script = null;
     try {
-      const { code, isAsync } = transform(msg.code);
+      const t = transform(msg.code, cell);
+      info = t.info;
       // The async form opens on the cell's first line, so lines match.
-      const script = new vm.Script(code, { filename: "cell " + cell });
+      // The file name, in the root, is what imports resolve from.
+      script = new vm.Script(t.code, { filename: path.join(root, "cell " + cell), importModuleDynamically: mainLoader || undefined });
+      context[AT] = [cell, 1];
       // SIGINT (a clock ran out) breaks a running script and keeps the
-      // context.
-      let value = owner.run(cell, () => script.runInContext(context, { breakOnSigint: true }));
-      if (isAsync) {
-        const stop = new Promise((_, reject) => { interruptCell = () => reject(new Error("Interrupted: the cell was interrupted while it waited")); });
+      // context. No source line atop a stack: it would be the rewritten
+      // one; the frames name the cell's lines.
+      let value = owner.run(cell, () => script.runInContext(context, { breakOnSigint: true, displayErrors: false }));
+      if (t.isAsync) {
+        const stopped = new Promise((_, reject) => { interruptCell = () => reject(new Error("Interrupted: the cell was interrupted while it waited")); });
         // A promise that never settles must not let Node exit for want
         // of work: the interrupt has to find the kernel alive.
         const alive = setInterval(() => {}, 1 << 30);
         try {
-          value = await Promise.race([value, stop]);
+          value = await Promise.race([value, stopped]);
         } finally {
           clearInterval(alive);
         }
       }
       if (value !== undefined) result = util.inspect(value, { depth: 4, breakLength: 100 });
     } catch (e) {
-      oom = e instanceof RangeError && /allocation failed|Invalid string length|Invalid array length/.test(String(e.message));
-      const stack = String((e && e.stack) || e).split("\n").filter((l) => !l.includes("kernel.js") && !l.includes("node:"));
-      error = stack.join("\n").replace(/cell (\d+):(\d+)/g, (m, c, l) => "cell line " + l);
+      const multiline = msg.code.trim().includes("\n");
+      if (e instanceof Unsupported) {
+        error = "cell line " + e.line + ": " + e.message;
+        if (multiline) stop = { kind: "unsupported", statement: e.statement, statements: e.statements, line: e.line };
+      } else if (script === null) {
+        const c = compileError(e, msg.code);
+        error = c.text;
+        if (multiline && c.line) stop = { kind: "compile", line: c.line, statements: info.length || undefined };
+      } else {
+        oom = e instanceof RangeError && /allocation failed|Invalid string length|Invalid array length/.test(String(e.message));
+        error = errorText(e);
+        const at = context[AT];
+        const interrupted = sigint || (e && e.code === "ERR_SCRIPT_EXECUTION_INTERRUPTED");
+        stop = stopAt(interrupted ? "interrupt" : "error", info, Array.isArray(at) && at[0] === cell ? at[1] : 0);
+      }
     }
     interruptCell = null;
     result = parts("result", cell, result);
@@ -288,6 +637,7 @@ send({ type: "ready", pid: process.pid, node: process.version });
     }
     if (result !== null) done.result = result;
     if (error !== null) done.error = error;
+    if (stop !== null) done.stop = stop;
     if (oom) done.oom = true;
     send(done);
   }

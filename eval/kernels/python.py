@@ -30,6 +30,13 @@ os.dup2(1, 2)
 _MARK = (sys.argv[1] if len(sys.argv) > 1 else "").encode()
 _CHUNK = 1 << 20  # characters per message: far under Go's line cap
 
+# The checkout comes first on sys.path, as with `python -c` and IPython, so
+# its own packages import; the driver's folder (sys.path[0] of a script)
+# is not on it at all.
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_ROOT = os.getcwd()
+sys.path[:] = [_ROOT] + [p for p in sys.path if p and os.path.abspath(p) != _HERE and os.path.abspath(p) != os.getcwd()]
+
 _MAIN = threading.get_ident()
 _cell = None  # the running cell's number
 _last = 0  # the last cell run
@@ -347,7 +354,11 @@ _prev_dir = [None]
 
 
 class MagicError(Exception):
-    pass
+    """A magic the kernel does not know; line is the cell's line."""
+
+    def __init__(self, msg, line=1):
+        super().__init__(msg)
+        self.line = line
 
 
 def _expand(s):
@@ -490,7 +501,7 @@ def _magic_pip(arg):
         else:
             del sys.modules[mod]
     if stale:
-        print("note: %s are compiled extensions already imported; they cannot be reloaded — use reset to load the new version" % ", ".join(sorted(stale)))
+        print("note: %s are compiled extensions already imported; they cannot be reloaded — call eval with `reset: true` to load the new version" % ", ".join(sorted(stale)))
 
 
 def _rewrite(code):
@@ -503,7 +514,7 @@ def _rewrite(code):
             return "_magic_bash(%r)" % body
         if name == "timeit":
             return "_magic_timeit(%r, %r)" % (arg, body)
-        raise MagicError("unknown cell magic %%%%%s; the supported ones are %s" % (name, ", ".join("%%" + m for m in _CELL_MAGICS)))
+        raise MagicError("unknown cell magic %%%%%s; the supported ones are %s" % (name, ", ".join("%%" + m for m in _CELL_MAGICS)), 1)
     starts = {}  # line number → column where a magic starts, and the target
     try:
         toks = list(_tokenize.generate_tokens(_io.StringIO(code).readline))
@@ -539,7 +550,7 @@ def _rewrite(code):
         name, _, arg = rest.partition(" ")
         if name not in _LINE_MAGICS:
             raise MagicError("unknown magic %%%s; the supported ones are %s, and the cell magics %s" % (
-                name, ", ".join("%" + m for m in _LINE_MAGICS), ", ".join("%%" + m for m in _CELL_MAGICS)))
+                name, ", ".join("%" + m for m in _LINE_MAGICS), ", ".join("%%" + m for m in _CELL_MAGICS)), n)
         out.append("%s%s_magic_%s(%r)" % (indent, assign, name, arg))
     return "\n".join(out)
 
@@ -557,17 +568,80 @@ def _flush_figures():
     plt.close("all")
 
 
+# Cells may await at the top level, as in IPython: such a statement runs to
+# its end on one event loop that persists across cells.
+_TOP_AWAIT = getattr(ast, "PyCF_ALLOW_TOP_LEVEL_AWAIT", 0)
+_CO_COROUTINE = 0x80
+_future = 0  # the __future__ features cells imported, for later statements
+_loop = None
+_stop = None  # where the running cell is: what the result says if it stops there
+
+
+def _await_top(coro):
+    global _loop
+    import asyncio
+    if _loop is None or _loop.is_closed():
+        _loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(_loop)
+    task = _loop.create_task(coro)
+    try:
+        return _loop.run_until_complete(task)
+    finally:
+        if not task.done():
+            task.cancel()  # interrupted: it must not go on in a later cell
+
+
+def _exec(code):
+    if code.co_flags & _CO_COROUTINE:
+        return _await_top(eval(code, _ns))
+    return eval(code, _ns)
+
+
+def _multiline(code):
+    return len([l for l in code.split("\n") if l.strip()]) > 1
+
+
 def _run(code, cell):
+    """Runs a cell statement by statement (so that _stop knows which one
+    runs); every statement compiles before the first runs."""
+    global _stop, _future
     name = "<cell %d>" % cell
-    code = _rewrite(code)
-    tree = ast.parse(code, name, "exec")
-    last = None
-    if tree.body and isinstance(tree.body[-1], ast.Expr):
-        last = ast.Expression(tree.body.pop().value)
-    exec(compile(tree, name, "exec"), _ns)
-    if last is not None:
-        value = eval(compile(last, name, "eval"), _ns)
-        if value is not None:
+    source = code
+    try:
+        code = _rewrite(code)
+    except MagicError as e:
+        if _multiline(source):
+            _stop = {"kind": "unsupported", "line": e.line}
+        raise
+    try:
+        tree = ast.parse(code, name, "exec")
+        body = tree.body
+        future = _future
+        units = []
+        for i, node in enumerate(body):
+            if isinstance(node, ast.ImportFrom) and node.module == "__future__":
+                import __future__
+                for alias in node.names:
+                    feature = getattr(__future__, alias.name, None)
+                    if feature is not None:
+                        future |= feature.compiler_flag
+            flags = _TOP_AWAIT | future
+            if i == len(body) - 1 and isinstance(node, ast.Expr):
+                units.append((node, compile(ast.Expression(node.value), name, "eval", flags, dont_inherit=True), True))
+            else:
+                units.append((node, compile(ast.Module([node], []), name, "exec", flags, dont_inherit=True), False))
+    except SyntaxError as e:
+        if _multiline(source) and e.lineno:
+            _stop = {"kind": "compile", "line": e.lineno}
+        raise
+    _future = future
+    for i, (node, unit, last) in enumerate(units):
+        _stop = {"kind": "error", "statement": i + 1, "statements": len(units), "line": node.lineno, "end_line": node.end_lineno or node.lineno}
+        if i + 1 < len(units):
+            _stop["rest_line"], _stop["rest_end_line"] = units[i + 1][0].lineno, units[-1][0].end_lineno or units[-1][0].lineno
+        value = _exec(unit)
+        if last and value is not None:
+            _stop = None
             _ns["_"] = value
             mod = type(value).__module__ or ""
             if mod.startswith("pandas") and type(value).__name__ == "DataFrame":
@@ -575,19 +649,32 @@ def _run(code, cell):
             if mod.startswith("matplotlib"):
                 return None  # figures come back as images
             return repr(value)
+    _stop = None
     return None
 
 
-def _traceback(e, cell):
+def _shown_path(p):
+    """A file under the root as the root-relative path results use."""
+    if _ROOT != os.sep and p.startswith(_ROOT + os.sep):
+        return p[len(_ROOT) + 1 :]
+    return p
+
+
+def _traceback(e, cell, code):
     name = "<cell %d>" % cell
+    if isinstance(e, SyntaxError) and e.filename == name:
+        # Where and what, as the cell has it; no frames: nothing ran.
+        text = (e.text or "").strip() or (code.split("\n")[e.lineno - 1].strip() if e.lineno and e.lineno <= code.count("\n") + 1 else "")
+        return "cell line %d: %s\n%s: %s" % (e.lineno or 0, text, type(e).__name__, e.msg)
     tb = traceback.extract_tb(e.__traceback__)
-    frames = [f for f in tb if f.filename != __file__]
+    # The frames from the cell's own on: not the driver's or asyncio's
+    # that ran it.
+    first = next((i for i, f in enumerate(tb) if f.filename == name), 0)
+    frames = [f for f in tb[first:] if f.filename != __file__]
     out = []
     for f in frames:
-        where = "cell line %d" % f.lineno if f.filename == name else "%s:%d" % (f.filename, f.lineno)
+        where = "cell line %d" % f.lineno if f.filename == name else "%s:%d" % (_shown_path(f.filename), f.lineno)
         out.append("  %s, in %s" % (where, f.name))
-    if isinstance(e, SyntaxError) and e.filename == name:
-        out.append("  cell line %d: %s" % (e.lineno or 0, (e.text or "").rstrip()))
     head = "Traceback (most recent call last):\n" if out else ""
     return head + "\n".join(out) + ("\n" if out else "") + "".join(traceback.format_exception_only(type(e), e)).strip()
 
@@ -600,18 +687,21 @@ while True:
     _patch_pools()
     # A cell may have closed or replaced them; every cell starts with ours.
     sys.stdout, sys.stderr = _Stream("stdout"), _Stream("stderr")
-    result, error, oom = None, None, False
-    _cell = cell
+    result, error, oom, stop = None, None, False, None
+    _cell, _stop = cell, None
     try:
         try:
             result = _run(msg["code"], cell)
         except KeyboardInterrupt:
             error = "KeyboardInterrupt: the cell was interrupted"
+            stop = _stop and dict(_stop, kind="interrupt" if _stop["kind"] == "error" else _stop["kind"])
         except SystemExit as e:
             error = "SystemExit(%r): the cell called sys.exit; the kernel keeps running" % (e.code,)
+            stop = _stop and dict(_stop, kind="exit" if _stop["kind"] == "error" else _stop["kind"])
         except BaseException as e:
             oom = isinstance(e, MemoryError)
-            error = _traceback(e, cell)
+            error = _traceback(e, cell, msg["code"])
+            stop = _stop
         try:
             _flush_figures()
         except Exception as e:
@@ -632,6 +722,8 @@ while True:
         done["result"] = result
     if error is not None:
         done["error"] = error
+        if stop and (stop["kind"] in ("compile", "unsupported") or stop.get("statements", 0) > 1):
+            done["stop"] = stop
     if oom:
         done["oom"] = True
     _send(done)
