@@ -19,5 +19,7 @@ if [ -n "$unformatted" ]; then
 fi
 go test -race -timeout 25m ./... "$@"
 # The benchmarks and the attack reproductions are a module of their own
-# (bench/go.mod).
-(cd bench && go vet ./... && go test ./...)
+# (bench/go.mod); the reproductions (build tag hardening) run against a
+# fresh build of cmd/builtin-tools and fail when a fixed defect is back.
+(cd bench && go vet ./... && go vet -tags hardening ./... && go test ./...)
+(cd bench && go test -tags hardening -count=1 -timeout 20m ./hardening/)
