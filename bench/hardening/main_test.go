@@ -32,33 +32,7 @@ var (
 // pending lists the cases (ID) and measurements (ID/subtest) whose fix
 // has not reached main yet: they fail against it, so they are skipped
 // unless -pending names them. Remove an entry when its fix lands.
-var pending = map[string]string{
-	"N1":              "issue 17 #1, toolchain managers",
-	"N2":              "issue 17 #2, .git writes",
-	"N3":              "issue 17 #3, plan-mode workers",
-	"N4":              "issue 17 #4, cross-process lock",
-	"N5":              "issue 17 #5, debug attach to serve",
-	"N6":              "issue 17 #6, worker background children",
-	"N7":              "issue 17 #7, tool() from threads",
-	"N8":              "issue 17 #8, eval output flood",
-	"N9":              "issue 17 #9, result size bound",
-	"N10":             "issue 17 #10, eval structured result",
-	"N11":             "issue 17 #11, kernel frames over 64 MiB",
-	"N12":             "issue 17 #12, forged kernel frames",
-	"N13":             "issue 17 #13, hover outside the root",
-	"N14":             "issue 17 #14, server preparation reads",
-	"N15":             "issue 17 #15, debug output buffer",
-	"N16":             "issue 17 #16, worker journal",
-	"N17":             "issue 17 #17, worker long lines",
-	"N18":             "issue 17 #18, setsid children",
-	"N19":             "issue 17 #19, temp folders",
-	"N20/breakpoints": "issue 17 #20, breakpoints per line (the outline's fix is in)",
-	"N21":             "issue 17 #21, stale graph snapshot",
-	"N22":             "issue 17 #22, worktree uncommitted changes",
-	"N23":             "issue 17 #23, debug evaluate bound",
-	"N25":             "issue 17 #25, raw race errors",
-	"N26":             "issue 17 #26, temp sweep across PID namespaces",
-}
+var pending = map[string]string{}
 
 func TestMain(m *testing.M) {
 	flag.Parse()
