@@ -21,7 +21,7 @@ set -euo pipefail
 
 name=bench/astgrep.sh
 . "$(dirname "$0")/lib.sh"
-go build -o "$tmp/astgrepbench" ./bench/astgrepbench
+go -C bench build -o "$tmp/astgrepbench" ./astgrepbench
 bench="$tmp/astgrepbench"
 
 

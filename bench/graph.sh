@@ -17,7 +17,7 @@ set -euo pipefail
 
 name=bench/graph.sh
 . "$(dirname "$0")/lib.sh"
-go build -o "$tmp/graphbench" ./bench/graphbench
+go -C bench build -o "$tmp/graphbench" ./graphbench
 bench="$tmp/graphbench"
 
 echo "# $(date -u +%Y-%m-%dT%H:%MZ) on $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); load $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -36,7 +36,7 @@ esac
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-go build -o "$tmp/graphacc" ./bench/graphacc
+go -C bench build -o "$tmp/graphacc" ./graphacc
 rootflag=()
 if [[ "$lang" == typescript ]]; then
 	nm=.tools/node_modules

@@ -8,8 +8,9 @@
 // file:line: precision per resolution class, recall, and every miss and
 // false positive with what graph said about it.
 //
-//	go run ./bench/graphacc [-lang go] [-root DIR] [-n 50] [-seed 1] [-out report.md]
-//	go run ./bench/graphacc -target crypto/x509/cert_pool.go:73   # chosen definitions
+//	go -C bench build -o /tmp/graphacc ./graphacc   # from the repository root
+//	/tmp/graphacc [-lang go] [-root DIR] [-n 50] [-seed 1] [-out report.md]
+//	/tmp/graphacc -target crypto/x509/cert_pool.go:73   # chosen definitions
 //
 // For method targets it also asks textDocument/definition at every site
 // the server lists, to tell references to the target itself from those

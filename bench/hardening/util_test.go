@@ -1,4 +1,6 @@
-package main
+//go:build hardening
+
+package hardening
 
 import (
 	"bytes"
@@ -13,11 +15,12 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"testing"
 	"time"
 	"unicode/utf8"
 )
 
-// caseErr is what check panics with; runCase turns it into a line.
+// caseErr is what check panics with; guard turns it into a test failure.
 type caseErr struct{ err error }
 
 func check(err error) {
@@ -26,11 +29,18 @@ func check(err error) {
 	}
 }
 
-// cx is one case's context: its folders and the processes it started.
+// cx is one case's context: its folders, the processes it started, and
+// the test (or subtest) its measurements report to.
 type cx struct {
+	t testing.TB
+	*caseState
+}
+
+type caseState struct {
 	id            string
 	base          string
 	root, outside string
+	tmp           string // TMPDIR of the processes the case starts
 	mu            sync.Mutex
 	servers       []*server
 }
@@ -42,17 +52,49 @@ var (
 	startedPid = map[int]*os.Process{}
 )
 
-func newCx(id string) *cx {
+func newCx(t testing.TB, id string) *cx {
 	base, err := os.MkdirTemp("", "hardening-"+strings.ToLower(id)+"-")
 	if err != nil {
-		fatal(err)
+		t.Fatal(err)
 	}
 	globalMu.Lock()
 	tempDirs[base] = true
 	globalMu.Unlock()
-	c := &cx{id: id, base: base}
-	c.root, c.outside = c.pair("")
+	c := &cx{t: t, caseState: &caseState{id: id, base: base}}
+	c.tmp = filepath.Join(base, "tmp")
+	if err := os.MkdirAll(c.tmp, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c.guard(func() { c.root, c.outside = c.pair("") })
 	return c
+}
+
+// guard runs f, turning a check failure into a fatal test error.
+func (c *cx) guard(f func()) {
+	defer func() {
+		if r := recover(); r != nil {
+			if ce, ok := r.(caseErr); ok {
+				c.t.Fatalf("%s: case aborted: %v", c.id, ce.err)
+			}
+			panic(r)
+		}
+	}()
+	f()
+}
+
+// sub runs one measurement as a subtest of the case (skipped when
+// pending lists ID/name).
+func (c *cx) sub(name string, f func(c *cx)) {
+	t, ok := c.t.(*testing.T)
+	if !ok {
+		f(c)
+		return
+	}
+	t.Run(name, func(t *testing.T) {
+		skipPending(t, c.id+"/"+name)
+		sc := &cx{t: t, caseState: c.caseState}
+		sc.guard(func() { f(sc) })
+	})
 }
 
 // pair makes a fresh root and outside sibling under the case's folder.
@@ -64,12 +106,18 @@ func (c *cx) pair(name string) (root, outside string) {
 	return root, outside
 }
 
+// cleanup kills the case's servers and every process still carrying the
+// run's tag that descends from them, then removes the folders.
 func (c *cx) cleanup() {
 	c.mu.Lock()
 	servers := c.servers
 	c.mu.Unlock()
 	for _, s := range servers {
 		s.kill()
+	}
+	if left := tagged(c.base); len(left) > 0 {
+		c.t.Logf("%s: killed %d process(es) left behind: %s", c.id, len(left), procList(left))
+		killPids(left)
 	}
 	os.RemoveAll(c.base)
 	globalMu.Lock()
@@ -95,6 +143,9 @@ func killAll() {
 	for _, p := range startedPid {
 		p.Kill()
 	}
+	for d := range tempDirs {
+		killPids(tagged(d))
+	}
 }
 
 func removeAll() {
@@ -105,14 +156,24 @@ func removeAll() {
 	}
 }
 
-// line prints one measurement.
+// line logs one measurement: what was measured, the figure now, and the
+// figure before the fix.
 func (c *cx) line(what, figure, before string) {
-	fmt.Printf("%s | %s | %s | before: %s\n", c.id, what, oneLine(figure), before)
+	c.t.Helper()
+	c.t.Logf("%s | %s | %s | before: %s", c.id, what, oneLine(figure), before)
+}
+
+// want fails the measurement, saying what the fix guarantees, unless ok.
+func (c *cx) want(ok bool, format string, a ...any) {
+	c.t.Helper()
+	if !ok {
+		c.t.Errorf("%s: want %s", c.id, fmt.Sprintf(format, a...))
+	}
 }
 
 func (c *cx) logf(format string, a ...any) {
-	if verbose {
-		fmt.Fprintf(os.Stderr, "[%s] %s\n", c.id, fmt.Sprintf(format, a...))
+	if testing.Verbose() {
+		c.t.Logf("[%s] %s", c.id, fmt.Sprintf(format, a...))
 	}
 }
 
@@ -122,11 +183,17 @@ func serverEnv(front ...string) []string {
 	dirs := append(append([]string{}, front...), filepath.Join(toolsDir, "bin"), filepath.Join(toolsDir, "node_modules", ".bin"))
 	var env []string
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "PATH=") {
+		if !strings.HasPrefix(kv, "PATH=") && !strings.HasPrefix(kv, "TMPDIR=") {
 			env = append(env, kv)
 		}
 	}
 	return append(env, "PATH="+strings.Join(dirs, ":")+":"+os.Getenv("PATH"))
+}
+
+// env is the case's environment for the programs it starts: serverEnv,
+// a TMPDIR inside the case's folder, and the tag that finds what is left.
+func (c *cx) env(front ...string) []string {
+	return append(serverEnv(front...), "TMPDIR="+c.tmp, tagVar+"="+c.base)
 }
 
 // callOut is what one `builtin-tools call` printed.
@@ -135,6 +202,7 @@ type callOut struct {
 	code           int
 	dur            time.Duration
 	timedOut       bool
+	termExited     bool // after timedOut, SIGTERM ended it
 	err            error
 }
 
@@ -142,7 +210,7 @@ type callOut struct {
 func (o callOut) summary(n int) string {
 	switch {
 	case o.timedOut:
-		return fmt.Sprintf("no answer within %d s", int(timeout.Seconds()))
+		return fmt.Sprintf("no answer within %d s", int(o.dur.Seconds()))
 	case o.err != nil:
 		return o.err.Error()
 	}
@@ -153,12 +221,19 @@ func (o callOut) summary(n int) string {
 	return fmt.Sprintf("exit %d: %s", o.code, excerpt(s, n))
 }
 
-// call runs `bin call ARGS...` in dir with env (nil: serverEnv()).
+// call runs `bin call ARGS...` in dir with env (nil: c.env()); code_graph
+// keeps no snapshot.
 func (c *cx) call(dir string, env []string, args ...string) callOut {
+	return c.callWithin(timeout, false, dir, env, args...)
+}
+
+// callWithin is call waiting d; with term, a call still running then gets
+// SIGTERM, and 5 s later SIGKILL (termExited says whether SIGTERM ended it).
+func (c *cx) callWithin(d time.Duration, term bool, dir string, env []string, args ...string) callOut {
 	if env == nil {
-		env = serverEnv()
+		env = c.env()
 	}
-	cmd := exec.Command(bin, append([]string{"call"}, args...)...)
+	cmd := exec.Command(bin, append([]string{"call", "--graph-cache="}, args...)...)
 	cmd.Dir = dir
 	cmd.Env = env
 	var out, errb bytes.Buffer
@@ -176,10 +251,21 @@ func (c *cx) call(dir string, env []string, args ...string) callOut {
 	select {
 	case err := <-done:
 		o.err = err
-	case <-time.After(timeout):
-		cmd.Process.Kill()
-		<-done
+	case <-time.After(d):
 		o.timedOut = true
+		if term {
+			cmd.Process.Signal(syscall.SIGTERM)
+			select {
+			case <-done:
+				o.termExited = true
+			case <-time.After(5 * time.Second):
+				cmd.Process.Kill()
+				<-done
+			}
+		} else {
+			cmd.Process.Kill()
+			<-done
+		}
 	}
 	o.dur = time.Since(t0)
 	o.stdout, o.stderr = out.String(), errb.String()
@@ -188,6 +274,23 @@ func (c *cx) call(dir string, env []string, args ...string) callOut {
 		o.code, o.err = ee.ExitCode(), nil
 	}
 	c.logf("call %v: %s in %s", args, o.summary(200), o.dur.Round(time.Millisecond))
+	return o
+}
+
+// graph runs `call code_graph` with args and operation op; a binary older
+// than the argument's rename (op then) gets op.
+func (c *cx) graph(root string, flags []string, op string, args string) callOut {
+	call := func(key string) callOut {
+		a := fmt.Sprintf(`{%q:%q`, key, op)
+		if args != "" {
+			a += "," + args
+		}
+		return c.call(root, nil, append(append([]string{"--root", root}, flags...), "code_graph", a+"}")...)
+	}
+	o := call("operation")
+	if strings.Contains(o.stdout, "bad arguments") && strings.Contains(o.stdout, `"operation"`) {
+		o = call("op")
+	}
 	return o
 }
 
@@ -400,4 +503,99 @@ func killPids(ps []procInfo) {
 			syscall.Kill(p.pid, syscall.SIGKILL)
 		}
 	}
+}
+
+// tagVar marks, in the environment, every process a case starts (the value
+// is the case's folder), so a survivor is found even after setsid.
+const tagVar = "HARDENING_CASE"
+
+// tagged lists the running processes whose environment holds tagVar=tag.
+func tagged(tag string) []procInfo {
+	want := []byte(tagVar + "=" + tag + "\x00")
+	var out []procInfo
+	self := os.Getpid()
+	for pid, p := range procs() {
+		if pid == self || !alive(pid) {
+			continue
+		}
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
+		if err == nil && bytes.Contains(append(b, 0), want) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// need returns the path of prog, skipping the test when it is missing
+// (failing it under BUILTIN_TOOLS_REQUIRE=all, as CI runs).
+func (c *cx) need(prog string) string {
+	c.t.Helper()
+	p, err := exec.LookPath(prog)
+	if err != nil {
+		for _, d := range []string{filepath.Join(toolsDir, "bin"), filepath.Join(toolsDir, "node_modules", ".bin")} {
+			if fi, e := os.Stat(filepath.Join(d, prog)); e == nil && fi.Mode()&0o111 != 0 {
+				return filepath.Join(d, prog)
+			}
+		}
+		if os.Getenv("BUILTIN_TOOLS_REQUIRE") == "all" {
+			c.t.Fatalf("%s is not installed (scripts/install.sh installs what the tests need)", prog)
+		}
+		c.t.Skipf("%s is not installed (scripts/install.sh installs what the tests need)", prog)
+	}
+	return p
+}
+
+// script writes an executable shell script.
+func script(path, body string) {
+	writeFile(path, "#!/bin/sh\n"+body)
+	check(os.Chmod(path, 0o755))
+}
+
+// runProg runs a program to its end in dir and returns its combined output,
+// bounded by a minute.
+func runProg(dir string, env []string, name string, args ...string) (string, error) {
+	cmd := exec.Command(name, args...)
+	cmd.Dir, cmd.Env = dir, env
+	cmd.WaitDelay = 5 * time.Second
+	done := make(chan struct{})
+	var out []byte
+	var err error
+	go func() {
+		out, err = cmd.CombinedOutput()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		if cmd.Process != nil {
+			cmd.Process.Kill()
+		}
+		<-done
+		err = fmt.Errorf("%s: no end within a minute", name)
+	}
+	return string(out), err
+}
+
+// gitRepo makes root a git repository with its files committed.
+func gitRepo(root string) {
+	env := append(os.Environ(), "GIT_AUTHOR_NAME=h", "GIT_AUTHOR_EMAIL=h@example.com", "GIT_COMMITTER_NAME=h", "GIT_COMMITTER_EMAIL=h@example.com")
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"commit", "-q", "-m", "start"}} {
+		if out, err := runProg(root, env, "git", args...); err != nil {
+			check(fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, out))
+		}
+	}
+}
+
+// vibeEnv is c.env with the per-user state and cache folders inside the
+// case's folder, where a worker journal kept "in a stable place" goes.
+func (c *cx) vibeEnv(front ...string) []string {
+	home := filepath.Join(c.base, "home")
+	check(os.MkdirAll(home, 0o755))
+	return append(c.env(front...), "XDG_STATE_HOME="+filepath.Join(home, "state"), "XDG_CACHE_HOME="+filepath.Join(home, "cache"),
+		"XDG_DATA_HOME="+filepath.Join(home, "data"), "XDG_RUNTIME_DIR="+filepath.Join(home, "run"))
+}
+
+// cell runs one eval cell on s, waiting up to d.
+func (s *server) cell(d time.Duration, code string) toolResult {
+	return s.toolWithin(d, "eval", map[string]any{"code": code, "description": "a cell of the hardening reproductions"})
 }

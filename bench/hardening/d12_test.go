@@ -1,4 +1,6 @@
-package main
+//go:build hardening
+
+package hardening
 
 import (
 	"fmt"
@@ -7,24 +9,30 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+	"testing"
 	"time"
 )
 
-// D12: processes left running after serve is SIGKILLed.
+// D12: no process is left running after serve is SIGKILLed.
+func TestD12(t *testing.T) { runCase(t, "D12", caseD12) }
+
 func caseD12(c *cx) {
 	// Real gopls, started by a hover.
-	root := c.root
-	writeFile(filepath.Join(root, "go.mod"), "module example.com/k\n\ngo 1.22\n")
-	writeFile(filepath.Join(root, "main.go"), "package main\n\nfunc main() {}\n")
-	s := c.serve(root)
-	r := s.tool("lsp", map[string]any{"operation": "hover", "file": "main.go", "line": 3, "symbol": "main"})
-	if !r.ok() {
-		c.line("hover to start gopls", r.summary(200), "-")
-	}
-	rec, surv := killAndCheck(s, nil)
-	c.line("SIGKILL serve with gopls running: processes below serve, and alive 3 s later",
-		fmt.Sprintf("%s -> alive: %s", procList(rec), procList(surv)),
-		"gopls and its children gone within 3 s (PASS with real gopls)")
+	c.sub("gopls", func(c *cx) {
+		root := c.root
+		writeFile(filepath.Join(root, "go.mod"), "module example.com/k\n\ngo 1.22\n")
+		writeFile(filepath.Join(root, "main.go"), "package main\n\nfunc main() {}\n")
+		s := c.serve(root)
+		r := s.tool("lsp", map[string]any{"operation": "hover", "file": "main.go", "line": 3, "symbol": "main"})
+		if !r.ok() {
+			c.line("hover to start gopls", r.summary(200), "-")
+		}
+		rec, surv := killAndCheck(s, nil)
+		c.line("SIGKILL serve with gopls running: processes below serve, and alive 3 s later",
+			fmt.Sprintf("%s -> alive: %s", procList(rec), procList(surv)),
+			"gopls and its children gone within 3 s (PASS with real gopls)")
+		c.want(r.ok() && len(rec) > 0 && len(surv) == 0, "gopls ran, nothing alive 3 s after")
+	})
 
 	// Stand-ins: a checker on PATH that runs helpers, and a language server
 	// that starts a helper and never answers.
@@ -38,32 +46,35 @@ func caseD12(c *cx) {
 		{"checker", "simulated checker (sleep 300) still running"},
 		{"server", "the stand-in server's worker (sleep 301) reparented to PID 1, alive"},
 	} {
-		root, _ := c.pair("ts-" + t.what)
-		writeFile(filepath.Join(root, "package.json"), "{\"name\":\"x\"}\n")
-		writeFile(filepath.Join(root, "a.ts"), "export function g() { return 1 }\n")
-		s, err := c.startServe(root, serverEnv(fake))
-		check(err)
-		check(s.initialize())
-		args := map[string]any{"operation": "diagnostics", "file": "*"}
-		if t.what == "server" {
-			args = map[string]any{"operation": "hover", "file": "a.ts", "line": 1, "symbol": "g"}
-		}
-		p := s.toolAsync("lsp", args)
-		rec, surv := killAndCheck(s, func(ps []procInfo) bool {
-			for _, p := range ps {
-				if p.comm == "sleep" {
-					return true
-				}
+		c.sub("stand-in "+t.what, func(c *cx) {
+			root, _ := c.pair("ts-" + t.what)
+			writeFile(filepath.Join(root, "package.json"), "{\"name\":\"x\"}\n")
+			writeFile(filepath.Join(root, "a.ts"), "export function g() { return 1 }\n")
+			s, err := c.startServe(root, c.env(fake))
+			check(err)
+			check(s.initialize())
+			args := map[string]any{"operation": "diagnostics", "file": "*"}
+			if t.what == "server" {
+				args = map[string]any{"operation": "hover", "file": "a.ts", "line": 1, "symbol": "g"}
 			}
-			return false
+			p := s.toolAsync("lsp", args)
+			rec, surv := killAndCheck(s, func(ps []procInfo) bool {
+				for _, p := range ps {
+					if p.comm == "sleep" {
+						return true
+					}
+				}
+				return false
+			})
+			if len(rec) == 0 {
+				m := s.awaitTool(p, time.Second)
+				c.line("stand-in "+t.what+": no process seen below serve", m.summary(200), t.before)
+				c.t.Fatal("the stand-in never ran")
+			}
+			c.line(fmt.Sprintf("SIGKILL serve while a stand-in %s runs helpers: processes below serve, and alive 3 s later", t.what),
+				fmt.Sprintf("%s -> alive: %s", procList(rec), procList(surv)), t.before)
+			c.want(len(surv) == 0, "nothing alive 3 s after")
 		})
-		if len(rec) == 0 {
-			m := s.awaitTool(p, time.Second)
-			c.line("stand-in "+t.what+": no process seen below serve", m.summary(200), t.before)
-			continue
-		}
-		c.line(fmt.Sprintf("SIGKILL serve while a stand-in %s runs helpers: processes below serve, and alive 3 s later", t.what),
-			fmt.Sprintf("%s -> alive: %s", procList(rec), procList(surv)), t.before)
 	}
 }
 
@@ -124,7 +135,10 @@ func procList(ps []procInfo) string {
 	return strings.Join(out, ", ")
 }
 
-// rust-analyzer: rustup's proxy without the component.
+// rust-analyzer: rustup's proxy without the component is reported once,
+// clearly, and writes do not repeat it.
+func TestRustAnalyzer(t *testing.T) { runCase(t, "rust-analyzer", caseRA) }
+
 func caseRA(c *cx) {
 	root := c.root
 	writeFile(filepath.Join(root, "Cargo.toml"), "[package]\nname = \"ra\"\nversion = \"0.1.0\"\nedition = \"2021\"\n")
@@ -139,6 +153,7 @@ func caseRA(c *cx) {
 		}
 	}
 	c.line("lsp status: the rust-analyzer line", excerpt(status, 400), "n/a (not in the report)")
+	c.want(r.ok() && strings.Contains(status, "rust-analyzer"), "status names rust-analyzer")
 	notes, lens := 0, []string{}
 	for i := 1; i <= 5; i++ {
 		r := s.tool("write", map[string]any{"path": "src/main.rs", "content": fmt.Sprintf("fn main() {\n    let _x = %d;\n}\n", i)})
@@ -154,4 +169,5 @@ func caseRA(c *cx) {
 	}
 	c.line("5 writes of src/main.rs: results carrying a diagnostics note (note length, bytes)",
 		fmt.Sprintf("%d of 5 (%s)", notes, strings.Join(lens, ", ")), "n/a (not in the report)")
+	c.want(notes <= 1 && len(lens) == notes, "5 writes, at most the first carrying a note")
 }

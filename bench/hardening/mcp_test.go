@@ -1,4 +1,6 @@
-package main
+//go:build hardening
+
+package hardening
 
 import (
 	"bufio"
@@ -56,10 +58,28 @@ func errNoAnswer(d time.Duration) error {
 
 // startServe starts `bin serve --root root ARGS...` without initializing.
 func (c *cx) startServe(root string, env []string, args ...string) (*server, error) {
-	if env == nil {
-		env = serverEnv()
+	return c.startServeLimited(0, root, env, args...)
+}
+
+// startServeLimited is startServe with an address-space limit of asBytes
+// (0: none) on serve and, inherited, on everything it starts, so that a
+// memory blow-up ends in an allocation failure, not the host's OOM killer.
+func (c *cx) startServeLimited(asBytes int64, root string, env []string, args ...string) (*server, error) {
+	var prefix []string
+	if asBytes > 0 {
+		prefix = []string{"prlimit", fmt.Sprintf("--as=%d", asBytes), "--"}
 	}
-	cmd := exec.Command(bin, append([]string{"serve", "--root", root}, args...)...)
+	return c.startServeVia(prefix, root, env, args...)
+}
+
+// startServeVia starts serve as the command prefix... runs it (nil: as
+// the child of this process).
+func (c *cx) startServeVia(prefix []string, root string, env []string, args ...string) (*server, error) {
+	if env == nil {
+		env = c.env()
+	}
+	argv := append(append(prefix[:len(prefix):len(prefix)], bin, "serve", "--root", root, "--graph-cache="), args...)
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = env
 	cmd.Dir = root
 	inR, inW, err := os.Pipe()
@@ -102,7 +122,7 @@ func (c *cx) startServe(root string, env []string, args ...string) (*server, err
 		untrack(cmd.Process)
 		close(s.exited)
 	}()
-	c.logf("serve pid %d: %v", cmd.Process.Pid, args)
+	c.logf("serve pid %d: %v", cmd.Process.Pid, argv[1:])
 	return s, nil
 }
 

@@ -1,0 +1,24 @@
+// The benchmarks and the attack reproductions: a module of their own, so
+// the library's `go test ./...` does not build them and their dependencies
+// stay out of the library's go.mod. The library is used from this checkout.
+module github.com/builtin-tools/builtin-tools/bench
+
+go 1.26.8
+
+require (
+	github.com/builtin-tools/builtin-tools v0.0.0
+	github.com/sourcegraph/jsonrpc2 v0.2.3
+	golang.org/x/sys v0.50.0
+)
+
+require (
+	github.com/go-git/gcfg v1.5.1-0.20230307220236-3a3c6141e376 // indirect
+	github.com/go-git/go-billy/v5 v5.9.2 // indirect
+	github.com/go-git/go-git/v5 v5.19.3 // indirect
+	github.com/jbenet/go-context v0.0.0-20150711004518-d14ea06fba99 // indirect
+	github.com/smacker/go-tree-sitter v0.0.0-20240827094217-dd81d9e9be82 // indirect
+	golang.org/x/net v0.61.0 // indirect
+	gopkg.in/warnings.v0 v0.1.2 // indirect
+)
+
+replace github.com/builtin-tools/builtin-tools => ../
