@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -139,35 +140,34 @@ func flockDir(ctx context.Context, dir string) (int, error) {
 	}
 }
 
-// waitFlock takes an exclusive flock on fd, waiting until ctx ends. The
-// wait runs in its own goroutine (flock cannot be interrupted); if ctx
-// ends first, that goroutine closes fd once the lock comes, releasing it.
-// On error fd is closed.
+// MaxLockWait bounds how long a write waits for another process's lock on
+// a folder: a writer stopped mid-write (SIGSTOP, a debugger) must not hold
+// every other writer there forever.
+var MaxLockWait = 30 * time.Second
+
+// waitFlock takes an exclusive flock on fd, waiting until ctx ends or
+// MaxLockWait passes. It polls (flock cannot be interrupted, and a thread
+// blocked in it would outlive a cancelled call). On error fd is closed.
 func waitFlock(ctx context.Context, fd int) error {
-	if unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB) == nil {
-		return nil
-	}
-	got := make(chan error, 1)
-	go func() {
-		var err error
-		for {
-			if err = unix.Flock(fd, unix.LOCK_EX); !errors.Is(err, unix.EINTR) {
-				break
-			}
+	deadline := time.Now().Add(MaxLockWait)
+	for pause := time.Millisecond; ; pause = min(2*pause, 50*time.Millisecond) {
+		err := unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB)
+		if err == nil {
+			return nil
 		}
-		got <- err
-	}()
-	select {
-	case err := <-got:
-		if err != nil {
+		if !errors.Is(err, unix.EWOULDBLOCK) && !errors.Is(err, unix.EINTR) {
 			unix.Close(fd)
+			return err
 		}
-		return err
-	case <-ctx.Done():
-		go func() {
-			<-got
+		if time.Now().After(deadline) {
 			unix.Close(fd)
-		}()
-		return ctx.Err()
+			return fmt.Errorf("another process has held the lock for %s (a writer stopped or slow); nothing was written, try again", MaxLockWait)
+		}
+		select {
+		case <-ctx.Done():
+			unix.Close(fd)
+			return ctx.Err()
+		case <-time.After(pause):
+		}
 	}
 }
