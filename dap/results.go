@@ -30,6 +30,7 @@ type Frame struct {
 	File    string       `json:"file,omitempty"`
 	Line    int          `json:"line,omitempty"`
 	Outside bool         `json:"outside,omitempty" jsonschema:"the file is outside the root, so it is not quoted"`
+	Missing bool         `json:"missing,omitempty" jsonschema:"no such file is in the checkout (a path from the build, such as libc's), so it is not quoted"`
 	Source  []SourceLine `json:"source,omitempty"`
 	Newer   bool         `json:"source_newer,omitempty" jsonschema:"the source file changed after the program was built"`
 }

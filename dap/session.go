@@ -90,6 +90,8 @@ type Session struct {
 	// lastStopped is when the last stopped event came, for adapters whose
 	// stops come in bursts.
 	lastStopped time.Time
+	// pausing: a pause was sent and the program has not run since.
+	pausing bool
 	// evalExpr is an evaluate that ran out of time and still runs, since
 	// evalSince.
 	evalExpr  string
@@ -428,6 +430,11 @@ func (s *Session) event(e Event) {
 		var b godap.StoppedEventBody
 		json.Unmarshal(e.Body, &b)
 		s.lastStopped = e.At
+		if s.pausing && b.Reason == "exception" && strings.Contains(b.Description+" "+b.Text, "SIGSTOP") {
+			// lldb-dap pauses with SIGSTOP and reports the signal as an
+			// exception: it is the pause we asked for.
+			b.Reason, b.Description, b.Text = "pause", "", ""
+		}
 		st := &Stop{Reason: b.Reason, Description: b.Description, Text: b.Text, ThreadID: b.ThreadId, At: e.At, adapterBPs: b.HitBreakpointIds}
 		if !s.running && len(s.stops) > s.resumed {
 			// A burst: lldb-dap sends one stopped event per thread. Keep one
@@ -445,6 +452,7 @@ func (s *Session) event(e Event) {
 	case "continued":
 		s.running = true
 		s.resumed = len(s.stops)
+		s.pausing = false
 	case "exited":
 		var b godap.ExitedEventBody
 		json.Unmarshal(e.Body, &b)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -438,12 +439,15 @@ func (s *Supervisor) Resume(ctx context.Context, action string, thread int, wait
 	if thread == 0 {
 		thread = 1
 	}
-	if action != "pause" {
-		sess.mu.Lock()
+	sess.mu.Lock()
+	if action == "pause" {
+		sess.pausing = true
+	} else {
 		sess.running = true
 		sess.resumed = before
-		sess.mu.Unlock()
+		sess.pausing = false
 	}
+	sess.mu.Unlock()
 	if err := sess.call(ctx, command, map[string]any{"threadId": thread}, nil); err != nil {
 		if action != "pause" {
 			sess.mu.Lock()
@@ -587,7 +591,7 @@ func (s *Supervisor) stopResult(ctx context.Context, sess *Session, st *Stop) (*
 
 // inRoot is the index of the first frame in the checkout, -1 when none is.
 func inRoot(frames []Frame) int {
-	return slices.IndexFunc(frames, func(f Frame) bool { return f.File != "" && !f.Outside })
+	return slices.IndexFunc(frames, func(f Frame) bool { return f.File != "" && !f.Outside && !f.Missing })
 }
 
 func frameName(frames []Frame) string {
@@ -698,6 +702,13 @@ func (sess *Session) frames(ctx context.Context, st *Stop, thread, levels int) (
 					src = sess.read(abs, progTime)
 					sources[abs] = src
 				}
+				if src.missing {
+					// A path from the build that names no file here (libc's
+					// "sysdeps/…", relative to where it was compiled).
+					fr.File, fr.Missing = f.Source.Path, true
+					out = append(out, fr)
+					continue
+				}
 				around := 0
 				if i == 0 || !quoted {
 					around, quoted = 2, true
@@ -712,14 +723,15 @@ func (sess *Session) frames(ctx context.Context, st *Stop, thread, levels int) (
 
 // source is a file's lines, read through the run's path guard.
 type source struct {
-	lines []string
-	newer bool // changed after the program was built
+	lines   []string
+	newer   bool // changed after the program was built
+	missing bool // no such file in the checkout
 }
 
 func (sess *Session) read(abs string, progTime time.Time) *source {
 	data, info, err := sess.guard.ReadFile(abs, 8<<20)
 	if err != nil {
-		return &source{}
+		return &source{missing: errors.Is(err, fs.ErrNotExist)}
 	}
 	return &source{lines: strings.Split(string(data), "\n"), newer: !progTime.IsZero() && info.ModTime().After(progTime)}
 }

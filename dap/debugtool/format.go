@@ -38,6 +38,8 @@ func where(f *dap.Frame) string {
 		return "an unknown place"
 	case f.File == "":
 		return f.Name
+	case f.Missing:
+		return fmt.Sprintf("%s:%d in %s (no such file in the checkout, not quoted)", f.File, f.Line, f.Name)
 	case f.Outside:
 		return fmt.Sprintf("%s:%d in %s (outside the root, not quoted)", f.File, f.Line, f.Name)
 	}

@@ -560,3 +560,18 @@ func TestPauseShowsTheUsersGoroutine(t *testing.T) {
 		dbg(t, r, "continue", map[string]any{"timeout_seconds": 1})
 	}
 }
+
+// The same for lldb: a C program paused in usleep is shown at its frame in
+// loop.c, not in libc.
+func TestPauseShowsTheCheckoutsFrame(t *testing.T) {
+	testenv.LookPath(t, "lldb-dap-19")
+	r, root := debugRun(t, map[string]string{"Makefile": "", "loop.c": cLoop}, dap.Config{})
+	buildCLoop(t, root)
+	if text, isErr, _ := dbg(t, r, "launch", map[string]any{"program": "loopc", "timeout_seconds": 1}); isErr {
+		t.Fatal(text)
+	}
+	text, isErr, out := dbg(t, r, "pause", nil)
+	if isErr || out.Stop == nil || out.Stop.Frame == nil || out.Stop.Frame.File != "loop.c" || !strings.Contains(text, "Stopped at loop.c:") {
+		t.Fatalf("pause of a C program: %s", text)
+	}
+}
