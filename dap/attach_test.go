@@ -175,3 +175,24 @@ func TestTimeLimitDetaches(t *testing.T) {
 		t.Fatalf("the program attached to did not run on after the time limit (state %q)", st)
 	}
 }
+
+// A Python process by pid is debugpy's, which attaches with gdb: without
+// gdb the attach says so, and names the other way (a port).
+func TestAttachPythonByPidNeedsGdb(t *testing.T) {
+	py := "/usr/bin/python3"
+	if _, err := os.Stat(py); err != nil {
+		testenv.Missing(t, py, "not installed")
+	}
+	prog := exec.Command(py, "-c", "import time; time.sleep(60)")
+	if err := prog.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { prog.Process.Kill(); prog.Wait() }()
+	root := writeTree(t, map[string]string{"x.py": ""})
+	s := newSupervisor(t, root, Config{})
+	t.Setenv("PATH", t.TempDir())
+	_, err := s.Launch(testCtx(t), LaunchSpec{Attach: true, PID: prog.Process.Pid}, time.Second)
+	if err == nil || !strings.Contains(err.Error(), "with gdb, which is not installed") || !strings.Contains(err.Error(), "attach with port") {
+		t.Fatalf("attach to a Python pid without gdb: %v", err)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -162,6 +163,11 @@ func (s *Supervisor) Launch(ctx context.Context, l LaunchSpec, wait time.Duratio
 	}
 	if err != nil {
 		return nil, err
+	}
+	if spec.ID == "debugpy" && l.Attach && l.PID > 0 && l.Port <= 0 {
+		if _, err := exec.LookPath("gdb"); err != nil {
+			return nil, fmt.Errorf("debugpy attaches to a running Python program by pid with gdb, which is not installed here (apt-get install gdb); or have the program call debugpy.listen and attach with port")
+		}
 	}
 	if spec.ID == "debugpy" && !l.Attach && l.Python == "" {
 		// The checkout's interpreter; one that cannot run debugpy is said
