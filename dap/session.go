@@ -37,8 +37,8 @@ type LaunchSpec struct {
 	Env    map[string]string
 	// Test names Go tests to run under delve's test mode (-test.run).
 	Test string
-	// Python is the interpreter debugpy runs the program with (the
-	// project's .venv python, else python3).
+	// Python, when set, is the interpreter debugpy runs the program with;
+	// by default the checkout's own (internal/pyenv), else the adapter's.
 	Python string
 	// Attach: connect to a running program instead (debugpy: Port or
 	// PID; delve and lldb: PID).

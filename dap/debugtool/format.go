@@ -470,7 +470,7 @@ func formatTerminate(r *dap.TerminateResult) string {
 	case r.Debuggee == dap.DebuggeeEnded:
 		s = fmt.Sprintf("Terminated %s: %s has ended; the adapter and its files are gone.", r.Program, program)
 	case r.Debuggee == dap.DebuggeeUnknown:
-		s = fmt.Sprintf("Terminated %s: the adapter, its process group and its files are gone; the program's pid was never reported, so whether it ended is not known.", r.Program)
+		s = fmt.Sprintf("Terminated %s: the session and its files are gone; the adapter never said the program's pid, so whether the program ended is not known.", r.Program)
 	default:
 		s = fmt.Sprintf("Terminated %s: the adapter and its files are gone, but %s is still %s.", r.Program, program, r.Debuggee)
 		if r.Killed {
