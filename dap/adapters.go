@@ -2,16 +2,20 @@ package dap
 
 import (
 	"context"
+	"debug/buildinfo"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/proc"
+	"github.com/builtin-tools/builtin-tools/internal/pyenv"
 	"github.com/builtin-tools/builtin-tools/internal/walk"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
@@ -167,6 +171,13 @@ type AdapterStatus struct {
 	State   string `json:"state"`
 	Install string `json:"install,omitempty" jsonschema:"how to install it, when missing"`
 	Why     string `json:"why,omitempty" jsonschema:"why the probe failed, when it did"`
+	// Interpreter, for debugpy, is the Python a launched program runs
+	// with: the checkout's own (relative to the root) or, without one, the
+	// adapter's.
+	Interpreter string `json:"interpreter,omitempty" jsonschema:"debugpy: the Python a launched program runs with"`
+	// InterpreterProblem says why that Python cannot run debugpy's side
+	// of a launch (a launch would fail), "" when it can.
+	InterpreterProblem string `json:"interpreter_problem,omitempty" jsonschema:"debugpy: why that Python cannot run a launched program under debugpy"`
 }
 
 // Adapter states.
@@ -195,6 +206,13 @@ func Statuses(ctx context.Context, g *pathguard.Guard) []AdapterStatus {
 		st.Why = why
 		if cmd != nil {
 			st.Binary = cmd[0]
+			if a.ID == "debugpy" {
+				st.Interpreter = cmd[0]
+				if py := pyenv.Interpreter(g.Root()); py != "" {
+					st.Interpreter = g.Rel(py)
+					st.InterpreterProblem = interpreterProblem(ctx, py, st.Interpreter, cmd[0])
+				}
+			}
 		}
 		switch {
 		case cmd != nil && len(st.MarkerDirs) > 0:
@@ -287,4 +305,75 @@ func hasGoFiles(g *pathguard.Guard, abs string) bool {
 		return false
 	}
 	return slices.ContainsFunc(entries, func(e os.DirEntry) bool { return !e.IsDir() && strings.HasSuffix(e.Name(), ".go") })
+}
+
+// chooseAttach picks the adapter for an attach: the one named, else by
+// what the agent gave: a port is debugpy's (debugpy.listen in the
+// program); a pid is the adapter for what that process runs, read from
+// /proc/PID/exe: Python is debugpy's, a Go binary delve's, other native
+// code lldb's.
+func chooseAttach(id string, port, pid int) (AdapterSpec, error) {
+	if id != "" {
+		a, ok := Spec(id)
+		if !ok {
+			return AdapterSpec{}, badArg("unknown adapter %q; the adapters are %s", id, strings.Join(AdapterIDs(), ", "))
+		}
+		return a, nil
+	}
+	switch {
+	case port > 0 && pid > 0:
+		return AdapterSpec{}, badArg("attach takes port (a Python program that called debugpy.listen) or pid (a running process), not both")
+	case port > 0:
+		a, _ := Spec("debugpy")
+		return a, nil
+	case pid <= 0:
+		return AdapterSpec{}, badArg("attach needs port (a Python program that called debugpy.listen on it) or pid (a running Go, Python, C, C++ or Rust program)")
+	}
+	exe := "/proc/" + strconv.Itoa(pid) + "/exe"
+	target, err := os.Readlink(exe)
+	if err != nil {
+		if _, serr := os.Stat("/proc/" + strconv.Itoa(pid)); serr != nil {
+			return AdapterSpec{}, badArg("no process %d is running", pid)
+		}
+		return AdapterSpec{}, badArg("cannot tell what pid %d runs (%v); pass adapter (delve, debugpy or lldb)", pid, err)
+	}
+	if strings.HasPrefix(filepath.Base(target), "python") {
+		a, _ := Spec("debugpy")
+		return a, nil
+	}
+	if _, err := buildinfo.ReadFile(exe); err == nil {
+		a, _ := Spec("delve")
+		return a, nil
+	}
+	a, _ := Spec("lldb")
+	return a, nil
+}
+
+// interpreterProblem says why py cannot run a program under debugpy, ""
+// when it can (or when that cannot be told). debugpy runs inside the
+// program: from py's own packages, or from the adapter's, which its
+// launcher puts on py's path; a distribution's debugpy may need packages
+// py does not have (Debian's needs bytecode), and the launch then waits
+// its full bound for a debuggee that died at once.
+func interpreterProblem(ctx context.Context, py, name, adapterPython string) string {
+	probe := func(bin string, args ...string) (string, error) {
+		pctx, cancel := context.WithTimeout(ctx, probeTimeout)
+		defer cancel()
+		out, err := proc.Probe(pctx, bin, args...)
+		return string(out), err
+	}
+	if _, err := probe(py, "-c", "import debugpy"); err == nil {
+		return ""
+	}
+	dir, err := probe(adapterPython, "-c", "import debugpy, os; print(os.path.dirname(os.path.dirname(debugpy.__file__)))")
+	if err != nil {
+		return ""
+	}
+	// As debugpy's own __main__ does: its folder on the path only for the
+	// import of debugpy itself.
+	out, err := probe(py, "-c", "import sys; sys.path.insert(0, sys.argv[1]); import debugpy; del sys.path[0]; import debugpy.server.api", lastLine(dir))
+	if err == nil {
+		return ""
+	}
+	return fmt.Sprintf("%s cannot run debugpy, which runs inside the program (%s); install it there: %s -m pip install debugpy", name, lastLine(out), name)
 }

@@ -82,3 +82,22 @@ func commOf(pid int) string {
 	}
 	return strings.TrimSpace(string(b))
 }
+
+// procState is pid's state letter from /proc/PID/stat (R, S, D, T, t …),
+// "" when it is gone or a zombie (it runs no more).
+func procState(pid int) string {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return ""
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return ""
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) == 0 || f[0] == "Z" || f[0] == "X" {
+		return ""
+	}
+	return f[0]
+}

@@ -137,11 +137,62 @@ func TestAttachRefusesOwnProcesses(t *testing.T) {
 	if _, err := s.Launch(ctx, LaunchSpec{Adapter: "lldb", Attach: true, PID: prog.Process.Pid}, 5*time.Second); err != nil {
 		t.Fatalf("attach to a program of the user's: %v", err)
 	}
-	if _, err := s.Terminate(ctx); err != nil {
+	if _, err := s.Terminate(ctx, false); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(300 * time.Millisecond)
 	if err := syscall.Kill(prog.Process.Pid, 0); err != nil || !alive(prog.Process.Pid) {
 		t.Fatal("ending an attach session killed the program it attached to")
+	}
+}
+
+// Issue 19 §3: the time limit of an attach session said "the adapter and
+// the program were stopped"; it detaches, says so, and the program runs on.
+func TestTimeLimitDetaches(t *testing.T) {
+	needAdapter(t, "lldb")
+	gcc := testenv.LookPath(t, "gcc")
+	root := writeTree(t, map[string]string{"loop.c": "#include <unistd.h>\nint main(void) {\n\tfor (;;)\n\t\tusleep(1000);\n}\n"})
+	bin := filepath.Join(root, "loop")
+	if out, err := exec.Command(gcc, "-g", "-o", bin, filepath.Join(root, "loop.c")).CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, out)
+	}
+	prog := exec.Command(bin)
+	if err := prog.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { prog.Process.Kill(); prog.Wait() }()
+	s := newSupervisor(t, root, Config{TTL: 2 * time.Second})
+	ctx := testCtx(t)
+	if _, err := s.Launch(ctx, LaunchSpec{Attach: true, PID: prog.Process.Pid}, 100*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Resume(ctx, "continue", 0, time.Minute)
+	if err != nil || res.Outcome != "ended" || !strings.Contains(res.Ended, "detached from the program") {
+		t.Fatalf("an attach session at its time limit: %+v %v", res, err)
+	}
+	time.Sleep(500 * time.Millisecond)
+	if st := procState(prog.Process.Pid); st == "" || st == "t" || st == "T" {
+		t.Fatalf("the program attached to did not run on after the time limit (state %q)", st)
+	}
+}
+
+// A Python process by pid is debugpy's, which attaches with gdb: without
+// gdb the attach says so, and names the other way (a port).
+func TestAttachPythonByPidNeedsGdb(t *testing.T) {
+	py := "/usr/bin/python3"
+	if _, err := os.Stat(py); err != nil {
+		testenv.Missing(t, py, "not installed")
+	}
+	prog := exec.Command(py, "-c", "import time; time.sleep(60)")
+	if err := prog.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { prog.Process.Kill(); prog.Wait() }()
+	root := writeTree(t, map[string]string{"x.py": ""})
+	s := newSupervisor(t, root, Config{})
+	t.Setenv("PATH", t.TempDir())
+	_, err := s.Launch(testCtx(t), LaunchSpec{Attach: true, PID: prog.Process.Pid}, time.Second)
+	if err == nil || !strings.Contains(err.Error(), "with gdb, which is not installed") || !strings.Contains(err.Error(), "attach with port") {
+		t.Fatalf("attach to a Python pid without gdb: %v", err)
 	}
 }

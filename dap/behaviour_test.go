@@ -85,7 +85,7 @@ func TestPauseBusyLoopAndTerminate(t *testing.T) {
 	if prog == 0 {
 		t.Fatal("no process event: the program's pid is unknown")
 	}
-	if _, err := s.Terminate(ctx); err != nil {
+	if _, err := s.Terminate(ctx, false); err != nil {
 		t.Fatal(err)
 	}
 	waitGone(t, "dlv", adapter)
@@ -355,8 +355,11 @@ func TestBadInput(t *testing.T) {
 	root := goRoot(t, loopGo, nil)
 	s := newSupervisor(t, root, Config{})
 	ctx := testCtx(t)
-	if _, err := s.Stack(ctx, 0); err == nil || !strings.Contains(err.Error(), "start one with action launch") {
+	if _, err := s.Stack(ctx, 0); err == nil || !strings.Contains(err.Error(), "start one with operation launch") {
 		t.Fatalf("stack without a session: %v", err)
+	}
+	if _, err := s.Launch(ctx, LaunchSpec{Attach: true}, 0); err == nil || !strings.Contains(err.Error(), "attach needs port") {
+		t.Fatalf("attach with neither port nor pid: %v", err)
 	}
 	if _, err := s.Launch(ctx, LaunchSpec{Program: at(root, filepath.Join(root, "README")), Adapter: "gdb"}, 0); err == nil || !strings.Contains(err.Error(), "unknown adapter") {
 		t.Fatalf("unknown adapter: %v", err)

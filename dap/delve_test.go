@@ -102,7 +102,7 @@ func TestDelveSession(t *testing.T) {
 	sess := s.sess
 	s.mu.Unlock()
 	adapter, prog := sess.AdapterPID(), sess.PID()
-	if _, err := s.Terminate(ctx); err != nil {
+	if _, err := s.Terminate(ctx, false); err != nil {
 		t.Fatal(err)
 	}
 	waitGone(t, "dlv", adapter)

@@ -23,13 +23,24 @@
 // before anything is resumed. Frame, variable and scope references carry
 // the stop they came from ("1000@3") and one from another stop is refused,
 // never sent to the adapter. Every frame inside the root quotes its source;
-// files outside the root are named and never read. An evaluate is bounded
-// like a resume. Attaching to this process, its ancestors or a process it
-// started is refused before any adapter starts: the debugger would stop
-// the tools themselves.
+// files outside the root are named and never read. A pause that lands
+// outside the checkout (delve's interrupted thread, idle in the runtime)
+// is shown on the thread whose stack reaches it, at its frame there. A
+// child count is the adapter's, never invented; what reads as a value and
+// is none (debugpy's variable groups, delve's unset result slots) is left
+// out and named. Every wait is bounded and configurable (Config): the
+// adapter's start, the launch, a resume, an evaluate, the session's life.
 //
-// Teardown, whatever ends a session: disconnect with terminateDebuggee, the
-// adapter's process group and every process carrying its environment tag
+// Attach picks its adapter from what it is given (a port is debugpy's; a
+// pid's /proc/PID/exe says Go, Python or other native code). Attaching to
+// this process, its ancestors or a process it started is refused before
+// any adapter starts: the debugger would stop the tools themselves.
+// Terminate detaches from an attached program and leaves it running, or
+// ends it when asked; what became of it is looked at, not assumed.
+//
+// Teardown, whatever ends a session: disconnect (with terminateDebuggee
+// for a program we launched, or when asked), the adapter's process group
+// and every process carrying its environment tag
 // (the debuggee inherits it under delve, debugpy and lldb-dap, and so do
 // its children, a setsid'd one included), the program's own process group
 // (adapters put the program in a group of its own; its id comes from the

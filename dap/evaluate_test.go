@@ -38,7 +38,7 @@ func TestEvaluateTimeBound(t *testing.T) {
 		t.Fatalf("stack while the evaluate runs: %v", err)
 	}
 	prog := s.sess.PID()
-	if _, err := s.Terminate(ctx); err != nil {
+	if _, err := s.Terminate(ctx, false); err != nil {
 		t.Fatal(err)
 	}
 	waitGone(t, "the program", prog)
@@ -61,7 +61,7 @@ func TestEvaluateNeverAnswered(t *testing.T) {
 	if _, err := s.Evaluate(ctx, "n", "", 0); err == nil || !strings.Contains(err.Error(), "an earlier evaluate (spin()) still runs") {
 		t.Fatalf("the next evaluate: %v", err)
 	}
-	if _, err := s.Terminate(ctx); err != nil {
+	if _, err := s.Terminate(ctx, false); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -52,17 +52,23 @@ type script struct {
 	flood       int  // lines of 1,000 bytes the program prints right before it ends
 	hangEval    bool // an evaluate is never answered
 	slowInit    bool // initialize is answered after a second
+	forever     bool // once its stops are over the program runs on: no exit
+	mute        bool // nothing is ever answered
+	hangLaunch  bool // launch is never answered, and initialized never sent
 }
 
 var scripts = map[string]script{
-	"delve":      {stops: 2},
-	"debugpy":    {deferLaunch: true, stops: 1},
-	"early":      {early: true, stops: 1},
-	"lldb-burst": {threads: 4, stops: 2},
-	"dies":       {stops: 1, dieOn: "evaluate"},
-	"last-words": {exitCode: 7, atOnce: true, flood: 2000},
-	"hang-eval":  {stops: 1, hangEval: true},
-	"slow-init":  {stops: 1, slowInit: true},
+	"delve":       {stops: 2},
+	"debugpy":     {deferLaunch: true, stops: 1},
+	"early":       {early: true, stops: 1},
+	"lldb-burst":  {threads: 4, stops: 2},
+	"dies":        {stops: 1, dieOn: "evaluate"},
+	"last-words":  {exitCode: 7, atOnce: true, flood: 2000},
+	"hang-eval":   {stops: 1, hangEval: true},
+	"slow-init":   {stops: 1, slowInit: true},
+	"forever":     {forever: true},
+	"mute":        {mute: true},
+	"hang-launch": {hangLaunch: true},
 }
 
 // fakeSource is the file the fake's frames are in, in the root.
@@ -122,6 +128,9 @@ func (f *fake) run() {
 		f.stop()
 		return
 	}
+	if f.sc.forever {
+		return
+	}
 	line := strings.Repeat("x", 999) + "\n"
 	for range f.sc.flood {
 		f.event("output", godap.OutputEventBody{Category: "stdout", Output: line})
@@ -147,6 +156,9 @@ func (f *fake) serve() {
 			continue
 		}
 		req := rm.GetRequest()
+		if f.sc.mute || (f.sc.hangLaunch && req.Command == "launch") {
+			continue
+		}
 		if req.Command == f.sc.dieOn {
 			fmt.Fprintln(os.Stderr, "fake adapter: assertion failed in", req.Command)
 			os.Exit(134)

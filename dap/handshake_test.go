@@ -129,7 +129,7 @@ func TestHandshakeLastEventBeforeExit(t *testing.T) {
 			}
 			t.Logf("round %d: %s, exit code %d, output ending %q (%d more), ended %q", i, res.Outcome, code, tail, res.OutputMore, res.Ended)
 		}
-		s.Terminate(ctx)
+		s.Terminate(ctx, false)
 	}
 	if lost > 0 {
 		t.Fatalf("%d of %d rounds lost the adapter's last events", lost, rounds)

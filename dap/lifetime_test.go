@@ -128,7 +128,7 @@ func TestDebuggeeChildrenEnd(t *testing.T) {
 					t.Errorf("the launch's environment did not reach the debuggee")
 				}
 				if end == "terminate" {
-					if _, err := s.Terminate(ctx); err != nil {
+					if _, err := s.Terminate(ctx, false); err != nil {
 						t.Fatal(err)
 					}
 				} else {

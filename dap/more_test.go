@@ -54,7 +54,7 @@ func TestStopBetweenCallsAndCaps(t *testing.T) {
 	if big == nil || big.Ref == "" {
 		t.Fatalf("locals %+v", res.Locals)
 	}
-	vars, err := s.Variables(ctx, big.Ref)
+	vars, err := s.Variables(ctx, big.Ref, false)
 	if err != nil || len(vars.Variables) != 50 || vars.More == 0 {
 		t.Fatalf("a 500-element slice: %d shown, more %d, %v", len(vars.Variables), vars.More, err)
 	}
@@ -273,7 +273,7 @@ func TestDebugpyAttach(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantStop(t, res, "breakpoint", 8, "n += 1")
-	if _, err := s.Terminate(ctx); err != nil {
+	if _, err := s.Terminate(ctx, false); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(200 * time.Millisecond)

@@ -30,6 +30,7 @@ type Frame struct {
 	File    string       `json:"file,omitempty"`
 	Line    int          `json:"line,omitempty"`
 	Outside bool         `json:"outside,omitempty" jsonschema:"the file is outside the root, so it is not quoted"`
+	Missing bool         `json:"missing,omitempty" jsonschema:"no such file is in the checkout (a path from the build, such as libc's), so it is not quoted"`
 	Source  []SourceLine `json:"source,omitempty"`
 	Newer   bool         `json:"source_newer,omitempty" jsonschema:"the source file changed after the program was built"`
 }
@@ -41,10 +42,19 @@ type Var struct {
 	Type  string `json:"type,omitempty"`
 	// Ref expands it with variables, tied to this stop; "" when it has no
 	// children.
-	Ref      string `json:"ref,omitempty"`
-	Children int    `json:"children,omitempty"`
-	Cut      bool   `json:"cut,omitempty" jsonschema:"the value was longer than 400 characters and was cut"`
+	Ref string `json:"ref,omitempty"`
+	// Named and Indexed are the adapter's counts of its children (DAP's
+	// namedVariables and indexedVariables). Adapters often give neither
+	// for a pointer or an object: then a Ref says it expands, and how many
+	// children it has is unknown, never 0.
+	Named   int  `json:"named_children,omitempty" jsonschema:"the adapter's count of named children, when it gave one"`
+	Indexed int  `json:"indexed_children,omitempty" jsonschema:"the adapter's count of indexed children (elements), when it gave one"`
+	Cut     bool `json:"cut,omitempty" jsonschema:"the value was longer than 400 characters and was cut"`
 }
+
+// Children is how many children v has as the adapter counted them, 0 when
+// it gave no count (see Ref).
+func (v Var) Children() int { return v.Named + v.Indexed }
 
 // StopResult is what a launch or a resume ended in.
 type StopResult struct {
@@ -56,9 +66,12 @@ type StopResult struct {
 	Frame   *Frame `json:"frame,omitempty" jsonschema:"the stop's frame: the top one, or for a panic or exception the top frame in the checkout"`
 	Locals  []Var  `json:"locals,omitempty" jsonschema:"that frame's locals, capped"`
 	// LocalsMore counts locals left out.
-	LocalsMore int    `json:"locals_more,omitempty"`
-	Exception  string `json:"exception,omitempty" jsonschema:"the exception's type and message, when it stopped on one"`
-	ExitCode   *int   `json:"exit_code,omitempty"`
+	LocalsMore int `json:"locals_more,omitempty"`
+	// LocalsHidden names what the locals leave out as noise (see
+	// VariablesResult.Hidden).
+	LocalsHidden []string `json:"locals_hidden,omitempty" jsonschema:"locals left out: debugpy's variable groups, delve's unset result slots"`
+	Exception    string   `json:"exception,omitempty" jsonschema:"the exception's type and message, when it stopped on one"`
+	ExitCode     *int     `json:"exit_code,omitempty"`
 	// NeverHit lists, when the program ended, the breakpoints that were
 	// verified but never hit.
 	NeverHit []Breakpoint `json:"never_hit,omitempty"`
@@ -104,6 +117,11 @@ type VariablesResult struct {
 	Variables []Var       `json:"variables"`
 	// More counts children left out (at most 50 are shown).
 	More int `json:"more,omitempty"`
+	// Hidden names the children left out unless all is asked for:
+	// debugpy's "special variables" and "function variables" groups, and
+	// delve's result slots (~r0), which hold garbage until the function
+	// returns.
+	Hidden []string `json:"hidden,omitempty" jsonschema:"children left out: debugpy's special and function variable groups, delve's unset result slots; all: true shows them"`
 }
 
 // EvalResult is an expression's value, or the error it raised.
@@ -154,10 +172,32 @@ type StatusResult struct {
 	Previous    string       `json:"previous,omitempty" jsonschema:"how the previous session ended"`
 }
 
-// TerminateResult says what terminate stopped.
+// TerminateResult says what terminate did, and what became of the
+// program, as checked after it: a launched program is ended with the
+// session; an attached one is detached from, or ended when asked.
 type TerminateResult struct {
-	Program  string       `json:"program"`
+	Program string `json:"program"`
+	// Attached says the session attached to a program it did not start.
+	Attached bool `json:"attached,omitempty"`
+	// Detached says the debugger let go of the program and left it running.
+	Detached bool `json:"detached,omitempty"`
+	PID      int  `json:"pid,omitempty" jsonschema:"the program's process id, when the adapter said it"`
+	// Debuggee is the program's state, looked at after the teardown: ended,
+	// running, stopped (held by a signal or a tracer) or unknown (no pid).
+	Debuggee string `json:"debuggee"`
+	// Killed says the adapter's disconnect did not end an attached program
+	// asked to end, so it was sent SIGKILL.
+	Killed   bool         `json:"killed,omitempty"`
 	ExitCode *int         `json:"exit_code,omitempty"`
 	NeverHit []Breakpoint `json:"never_hit,omitempty"`
 	Output   string       `json:"output,omitempty"`
+	Note     string       `json:"note,omitempty"`
 }
+
+// What became of a program after terminate.
+const (
+	DebuggeeEnded   = "ended"
+	DebuggeeRunning = "running"
+	DebuggeeStopped = "stopped"
+	DebuggeeUnknown = "unknown"
+)

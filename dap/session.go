@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -36,11 +37,11 @@ type LaunchSpec struct {
 	Env    map[string]string
 	// Test names Go tests to run under delve's test mode (-test.run).
 	Test string
-	// Python is the interpreter debugpy runs the program with (the
-	// project's .venv python, else python3).
+	// Python, when set, is the interpreter debugpy runs the program with;
+	// by default the checkout's own (internal/pyenv), else the adapter's.
 	Python string
-	// Attach: connect to a running program instead (debugpy: Port; lldb:
-	// PID).
+	// Attach: connect to a running program instead (debugpy: Port or
+	// PID; delve and lldb: PID).
 	Attach bool
 	Port   int
 	PID    int
@@ -67,6 +68,9 @@ type Session struct {
 	caps      capabilities
 	endOnce   sync.Once
 	stopTimer func() bool
+	// quiet: the adapter let a request run out its bound, so the teardown
+	// does not wait on it for a disconnect answer.
+	quiet atomic.Bool
 
 	mu         sync.Mutex
 	stops      []*Stop
@@ -86,6 +90,8 @@ type Session struct {
 	// lastStopped is when the last stopped event came, for adapters whose
 	// stops come in bursts.
 	lastStopped time.Time
+	// pausing: a pause was sent and the program has not run since.
+	pausing bool
 	// evalExpr is an evaluate that ran out of time and still runs, since
 	// evalSince.
 	evalExpr  string
@@ -156,6 +162,19 @@ type Options struct {
 	// (the one debugpy.listen starts inside a program) instead of
 	// starting one.
 	Dial string
+	// StartTimeout bounds the adapter's start: its connection (or the
+	// dial) and its answer to initialize (default DefaultStartTimeout).
+	StartTimeout time.Duration
+}
+
+// DefaultStartTimeout bounds an adapter's start when Config gives none.
+const DefaultStartTimeout = 20 * time.Second
+
+func (o Options) startTimeout() time.Duration {
+	if o.StartTimeout > 0 {
+		return o.StartTimeout
+	}
+	return DefaultStartTimeout
 }
 
 // start runs the adapter and connects to it.
@@ -179,6 +198,13 @@ func start(ctx context.Context, spec AdapterSpec, root string, opts Options) (*S
 		s.kill()
 		os.RemoveAll(tmp)
 		return nil, err
+	}
+	// failNote: the adapter is stopped first, so what it wrote is complete
+	// at once (an adapter that hangs would otherwise be waited on).
+	failNote := func(format string, args ...any) (*Session, error) {
+		s.kill()
+		os.RemoveAll(tmp)
+		return nil, fmt.Errorf(format+"%s", append(args, s.exitNote())...)
 	}
 	var ln net.Listener
 	if spec.Transport == UnixClient {
@@ -214,10 +240,10 @@ func start(ctx context.Context, spec AdapterSpec, root string, opts Options) (*S
 		rw = pipeRW{p.Stdout(), p.Stdin()}
 	}
 	if ln != nil {
-		conn, err := accept(ctx, ln, p.Exited(), 10*time.Second)
+		conn, err := accept(ctx, ln, p.Exited(), opts.startTimeout())
 		ln.Close()
 		if err != nil {
-			return fail(fmt.Errorf("%s did not connect: %v%s", spec.ID, err, s.exitNote()))
+			return failNote("%s did not connect: %v", spec.ID, err)
 		}
 		rw = conn
 	}
@@ -228,7 +254,7 @@ func start(ctx context.Context, spec AdapterSpec, root string, opts Options) (*S
 func dial(ctx context.Context, spec AdapterSpec, root string, opts Options) (*Session, error) {
 	s := &Session{Spec: spec, root: root, guard: opts.Guard, changed: make(chan struct{}), bps: opts.Breakpoints, attach: true}
 	var d net.Dialer
-	dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	dctx, cancel := context.WithTimeout(ctx, opts.startTimeout())
 	defer cancel()
 	conn, err := d.DialContext(dctx, "tcp", opts.Dial)
 	if err != nil {
@@ -240,7 +266,7 @@ func dial(ctx context.Context, spec AdapterSpec, root string, opts Options) (*Se
 // connect starts the client on rw and initializes the adapter.
 func (s *Session) connect(ctx context.Context, rw io.ReadWriteCloser, opts Options) (*Session, error) {
 	spec := s.Spec
-	fail := func(err error) (*Session, error) {
+	fail := func(format string, args ...any) (*Session, error) {
 		if s.client != nil {
 			s.client.Close()
 		}
@@ -248,7 +274,7 @@ func (s *Session) connect(ctx context.Context, rw io.ReadWriteCloser, opts Optio
 		if s.tmp != "" {
 			os.RemoveAll(s.tmp)
 		}
-		return nil, err
+		return nil, fmt.Errorf(format+"%s", append(args, s.exitNote())...)
 	}
 	s.client = NewClient(rw)
 	s.client.OnEvent = s.event
@@ -261,10 +287,13 @@ func (s *Session) connect(ctx context.Context, rw io.ReadWriteCloser, opts Optio
 		"pathFormat": "path", "linesStartAt1": true, "columnsStartAt1": true,
 		"supportsVariableType": true, "supportsRunInTerminalRequest": false,
 	}
-	ictx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	ictx, cancel := context.WithTimeout(ctx, opts.startTimeout())
 	defer cancel()
 	if err := s.client.Call(ictx, "initialize", init, &caps); err != nil {
-		return fail(fmt.Errorf("%s failed to initialize: %v%s", spec.ID, err, s.exitNote()))
+		if ictx.Err() != nil && ctx.Err() == nil {
+			err = fmt.Errorf("no answer within %s", opts.startTimeout())
+		}
+		return fail("%s failed to initialize: %v", spec.ID, err)
 	}
 	s.caps = caps
 	ttl := opts.TTL
@@ -401,6 +430,11 @@ func (s *Session) event(e Event) {
 		var b godap.StoppedEventBody
 		json.Unmarshal(e.Body, &b)
 		s.lastStopped = e.At
+		if s.pausing && b.Reason == "exception" && strings.Contains(b.Description+" "+b.Text, "SIGSTOP") {
+			// lldb-dap pauses with SIGSTOP and reports the signal as an
+			// exception: it is the pause we asked for.
+			b.Reason, b.Description, b.Text = "pause", "", ""
+		}
 		st := &Stop{Reason: b.Reason, Description: b.Description, Text: b.Text, ThreadID: b.ThreadId, At: e.At, adapterBPs: b.HitBreakpointIds}
 		if !s.running && len(s.stops) > s.resumed {
 			// A burst: lldb-dap sends one stopped event per thread. Keep one
@@ -418,6 +452,7 @@ func (s *Session) event(e Event) {
 	case "continued":
 		s.running = true
 		s.resumed = len(s.stops)
+		s.pausing = false
 	case "exited":
 		var b godap.ExitedEventBody
 		json.Unmarshal(e.Body, &b)
@@ -447,8 +482,12 @@ func (s *Session) event(e Event) {
 	case "process":
 		var b godap.ProcessEventBody
 		json.Unmarshal(e.Body, &b)
-		if b.SystemProcessId > 0 && !s.attach {
+		if b.SystemProcessId > 0 && (s.pid == 0 || !s.attach) {
 			s.pid = b.SystemProcessId
+		}
+		if b.SystemProcessId > 0 && !s.attach {
+			// A group of the program's own, ours to end; never one of a
+			// program we attached to.
 			if pg, err := syscall.Getpgid(b.SystemProcessId); err == nil && pg != syscall.Getpgrp() && pg > 1 {
 				s.pgid = pg
 				proc.Track(pg) // killed even if this process dies first
@@ -641,6 +680,7 @@ func (s *Session) launchError(command string, err error) error {
 		return fmt.Errorf("%s refused the %s: %s", s.Spec.ID, command, msg)
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
+		s.quiet.Store(true)
 		return fmt.Errorf("%s did not finish the %s in time%s", s.Spec.ID, command, s.stderrNote())
 	}
 	return fmt.Errorf("%s: %v%s", command, err, s.stderrNote())
@@ -709,11 +749,16 @@ func (s *Session) Ended() string {
 	return s.ended
 }
 
-// end tears the session down once, whatever ended it: disconnect with
-// terminateDebuggee, then the adapter's process group, then the program's
+// end tears the session down once, whatever ended it: disconnect (with
+// terminateDebuggee for a program we launched; an attached one is
+// detached from), then the adapter's process group, then the program's
 // (from the process event), then the session's folder (delve's build
 // output, the socket).
-func (s *Session) end(reason string) {
+func (s *Session) end(reason string) { s.finish(reason, !s.attach) }
+
+// finish is end, with terminateDebuggee chosen: true also ends an
+// attached program.
+func (s *Session) finish(reason string, terminateDebuggee bool) {
 	s.endOnce.Do(func() {
 		s.mu.Lock()
 		s.ended = reason
@@ -723,9 +768,11 @@ func (s *Session) end(reason string) {
 		s.changed = make(chan struct{})
 		s.mu.Unlock()
 		if s.client != nil && s.client.Err() == nil {
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-			s.client.Call(ctx, "disconnect", map[string]any{"terminateDebuggee": !s.attach, "restart": false}, nil)
-			cancel()
+			if !s.quiet.Load() {
+				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+				s.client.Call(ctx, "disconnect", map[string]any{"terminateDebuggee": terminateDebuggee, "restart": false}, nil)
+				cancel()
+			}
 			s.client.Close()
 		}
 		s.kill()

@@ -5,15 +5,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	godap "github.com/google/go-dap"
 
+	"github.com/builtin-tools/builtin-tools/internal/pyenv"
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
@@ -28,6 +32,9 @@ type Config struct {
 	ResumeWait, MaxResumeWait time.Duration
 	// LaunchTimeout bounds a launch, build included (default 2 minutes).
 	LaunchTimeout time.Duration
+	// StartTimeout bounds an adapter's start: its connection and its
+	// answer to initialize (default 20 s).
+	StartTimeout time.Duration
 }
 
 // Supervisor is a run's debugger: at most one session, for the run's
@@ -77,11 +84,11 @@ func (s *Supervisor) live() (*Session, error) {
 	if s.sess != nil && s.sess.Ended() == "" {
 		return s.sess, nil
 	}
-	msg := "there is no debug session; start one with action launch (program, args)"
+	msg := "there is no debug session; start one with operation launch (program, args) or attach (port or pid)"
 	// The last session stays in s.sess once it has ended: its reason is
 	// set the moment it ends, before the teardown.
 	if s.sess != nil && s.sess.Ended() != "" {
-		msg = "the debug session ended: " + s.sess.Ended() + "; start a new one with action launch"
+		msg = "the debug session ended: " + s.sess.Ended() + "; start a new one with operation launch or attach"
 	}
 	return nil, noSession("%s", msg)
 }
@@ -147,17 +154,40 @@ func (s *Supervisor) Launch(ctx context.Context, l LaunchSpec, wait time.Duratio
 			return nil, badArg("%v", err)
 		}
 	}
-	spec, err := chooseAdapter(s.g, l.Adapter, relOr(s.g, program), l.Module, program)
+	var spec AdapterSpec
+	var err error
+	if l.Attach {
+		spec, err = chooseAttach(l.Adapter, l.Port, l.PID)
+	} else {
+		spec, err = chooseAdapter(s.g, l.Adapter, relOr(s.g, program), l.Module, program)
+	}
 	if err != nil {
 		return nil, err
+	}
+	if spec.ID == "debugpy" && l.Attach && l.PID > 0 && l.Port <= 0 {
+		if _, err := exec.LookPath("gdb"); err != nil {
+			return nil, fmt.Errorf("debugpy attaches to a running Python program by pid with gdb, which is not installed here (apt-get install gdb); or have the program call debugpy.listen and attach with port")
+		}
+	}
+	if spec.ID == "debugpy" && !l.Attach && l.Python == "" {
+		// The checkout's interpreter; one that cannot run debugpy is said
+		// now, not after the launch's bound.
+		if py := pyenv.Interpreter(s.g.Root()); py != "" {
+			if cmd, _ := spec.command(ctx); cmd != nil {
+				if why := interpreterProblem(ctx, py, s.g.Rel(py), cmd[0]); why != "" {
+					return nil, fmt.Errorf("cannot launch under debugpy: %s", why)
+				}
+			}
+			l.Python = py
+		}
 	}
 	args, command, err := launchArgs(s.g, spec, l)
 	if err != nil {
 		return nil, err
 	}
 	s.bps.resetHits()
-	opts := Options{TTL: s.cfg.TTL, Guard: s.g, Breakpoints: s.bps}
-	if l.Attach && spec.ID == "debugpy" {
+	opts := Options{TTL: s.cfg.TTL, Guard: s.g, Breakpoints: s.bps, StartTimeout: s.cfg.StartTimeout}
+	if l.Attach && spec.ID == "debugpy" && l.Port > 0 {
 		// The program's debugpy.listen runs its own adapter on the port.
 		opts.Dial = fmt.Sprintf("127.0.0.1:%d", l.Port)
 	}
@@ -168,6 +198,9 @@ func (s *Supervisor) Launch(ctx context.Context, l LaunchSpec, wait time.Duratio
 	sess.Program = describeProgram(s.g, l)
 	sess.abs = program
 	sess.attach = l.Attach
+	if l.Attach && l.PID > 0 {
+		sess.pid = l.PID
+	}
 	s.mu.Lock()
 	if s.closed {
 		// Close ran while the adapter started, and saw no session to end.
@@ -189,6 +222,10 @@ func (s *Supervisor) Launch(ctx context.Context, l LaunchSpec, wait time.Duratio
 	}
 	ttl := sess.Deadline.Sub(sess.Started)
 	expire := time.AfterFunc(ttl, func() {
+		if sess.attach {
+			sess.end(fmt.Sprintf("it reached its time limit of %s, so the debugger detached from the program and the adapter was stopped", ttl))
+			return
+		}
 		sess.end(fmt.Sprintf("it reached its time limit of %s, so the adapter and the program were stopped", ttl))
 	})
 	sess.stopTimer = expire.Stop
@@ -216,7 +253,7 @@ func describeProgram(g *pathguard.Guard, l LaunchSpec) string {
 	case l.Attach && l.Port > 0:
 		return fmt.Sprintf("port %d", l.Port)
 	case l.Attach:
-		return fmt.Sprintf("pid %d", l.PID)
+		return fmt.Sprintf("pid %d (%s)", l.PID, commOf(l.PID))
 	case l.Module != "":
 		return strings.TrimSpace("-m " + l.Module + " " + strings.Join(l.Args, " "))
 	}
@@ -248,8 +285,12 @@ func launchArgs(g *pathguard.Guard, spec AdapterSpec, l LaunchSpec) (map[string]
 	if l.Attach {
 		switch spec.ID {
 		case "debugpy":
+			if l.PID > 0 && l.Port <= 0 {
+				// debugpy injects itself into the process (with gdb).
+				return map[string]any{"processId": l.PID, "justMyCode": true}, "attach", nil
+			}
 			if l.Port <= 0 {
-				return nil, "", badArg("attach with debugpy needs port (the program runs debugpy.listen(port))")
+				return nil, "", badArg("attach with debugpy needs port (the program runs debugpy.listen(port)) or pid")
 			}
 			return map[string]any{"connect": map[string]any{"host": "127.0.0.1", "port": l.Port}, "justMyCode": true, "redirectOutput": true}, "attach", nil
 		case "lldb", "delve":
@@ -289,6 +330,9 @@ func launchArgs(g *pathguard.Guard, spec AdapterSpec, l LaunchSpec) (map[string]
 		} else {
 			m["program"] = program
 		}
+		// The checkout's own interpreter (Launch sets it), as a developer's
+		// shell would run it (debug is exec tier, behind approvals); else
+		// the adapter's.
 		if l.Python != "" {
 			m["python"] = []string{l.Python}
 		}
@@ -401,12 +445,15 @@ func (s *Supervisor) Resume(ctx context.Context, action string, thread int, wait
 	if thread == 0 {
 		thread = 1
 	}
-	if action != "pause" {
-		sess.mu.Lock()
+	sess.mu.Lock()
+	if action == "pause" {
+		sess.pausing = true
+	} else {
 		sess.running = true
 		sess.resumed = before
-		sess.mu.Unlock()
+		sess.pausing = false
 	}
+	sess.mu.Unlock()
 	if err := sess.call(ctx, command, map[string]any{"threadId": thread}, nil); err != nil {
 		if action != "pause" {
 			sess.mu.Lock()
@@ -504,15 +551,22 @@ func (sess *Session) recentOutput() (string, int) {
 func (s *Supervisor) stopResult(ctx context.Context, sess *Session, st *Stop) (*StopResult, error) {
 	res := &StopResult{Session: sess.Info(), Outcome: "stopped", Stop: st}
 	frames, _, err := sess.frames(ctx, st, st.ThreadID, 30)
+	if err == nil && st.Reason == "pause" && inRoot(frames) < 0 {
+		// delve stops on the thread it interrupted, often idle in the
+		// runtime (goroutine 0): show the one running the checkout's code.
+		if tid, fr := sess.userThread(ctx, st); tid != 0 {
+			res.Note = fmt.Sprintf("the adapter paused on thread %d in %s, outside the checkout; shown is thread %d, where the checkout's code is", st.ThreadID, frameName(frames), tid)
+			sess.mu.Lock()
+			st.ThreadID = tid
+			sess.mu.Unlock()
+			frames = fr
+		}
+	}
 	if err == nil && len(frames) > 0 {
 		pick := 0
-		if st.Reason == "exception" || st.Reason == "panic" {
-			for i, f := range frames {
-				if f.File != "" && !f.Outside {
-					pick = i
-					break
-				}
-			}
+		if st.Reason == "exception" || st.Reason == "panic" || st.Reason == "pause" {
+			// The frame in the checkout nearest the top.
+			pick = max(inRoot(frames), 0)
 		}
 		f := frames[pick]
 		res.Frame = &f
@@ -522,8 +576,8 @@ func (s *Supervisor) stopResult(ctx context.Context, sess *Session, st *Stop) (*
 		if st.Reason == "breakpoint" && len(st.Breakpoints) == 0 && frames[0].Line > 0 {
 			st.Breakpoints = s.bps.idsAt(frames[0].File, frames[0].Line)
 		}
-		if locals, more, err := sess.locals(ctx, st, f.ID); err == nil {
-			res.Locals, res.LocalsMore = locals, more
+		if locals, more, hidden, err := sess.locals(ctx, st, f.ID); err == nil {
+			res.Locals, res.LocalsMore, res.LocalsHidden = locals, more, hidden
 		}
 	} else if err != nil {
 		res.Note = "the stack could not be read: " + err.Error()
@@ -539,6 +593,44 @@ func (s *Supervisor) stopResult(ctx context.Context, sess *Session, st *Stop) (*
 	}
 	res.Output, res.OutputMore = sess.recentOutput()
 	return res, nil
+}
+
+// inRoot is the index of the first frame in the checkout, -1 when none is.
+func inRoot(frames []Frame) int {
+	return slices.IndexFunc(frames, func(f Frame) bool { return f.File != "" && !f.Outside && !f.Missing })
+}
+
+func frameName(frames []Frame) string {
+	if len(frames) == 0 {
+		return "no frame"
+	}
+	return frames[0].Name
+}
+
+// maxThreadsLooked bounds the stacks read to find the checkout's thread.
+const maxThreadsLooked = 64
+
+// userThread finds the thread whose stack reaches the checkout, for a stop
+// on one that does not: the lowest id that does (goroutine 1 is main), at
+// most maxThreadsLooked looked at; 0 when none does.
+func (sess *Session) userThread(ctx context.Context, st *Stop) (int, []Frame) {
+	var body godap.ThreadsResponseBody
+	if err := sess.call(ctx, "threads", nil, &body); err != nil {
+		return 0, nil
+	}
+	ids := make([]int, 0, len(body.Threads))
+	for _, t := range body.Threads {
+		if t.Id != st.ThreadID {
+			ids = append(ids, t.Id)
+		}
+	}
+	slices.Sort(ids)
+	for _, id := range ids[:min(len(ids), maxThreadsLooked)] {
+		if fr, _, err := sess.frames(ctx, st, id, 30); err == nil && inRoot(fr) >= 0 {
+			return id, fr
+		}
+	}
+	return 0, nil
 }
 
 // firstReport marks st reported and says whether it was its first time.
@@ -600,6 +692,7 @@ func (sess *Session) frames(ctx context.Context, st *Stop, thread, levels int) (
 	}
 	sources := map[string]*source{}
 	out := make([]Frame, 0, len(body.StackFrames))
+	quoted := false // the first frame in the checkout is quoted with lines around
 	for i, f := range body.StackFrames {
 		fr := Frame{ID: ref(f.Id, st.N), Name: f.Name, Line: f.Line}
 		if f.Source != nil && f.Source.Path != "" {
@@ -615,9 +708,16 @@ func (sess *Session) frames(ctx context.Context, st *Stop, thread, levels int) (
 					src = sess.read(abs, progTime)
 					sources[abs] = src
 				}
+				if src.missing {
+					// A path from the build that names no file here (libc's
+					// "sysdeps/…", relative to where it was compiled).
+					fr.File, fr.Missing = f.Source.Path, true
+					out = append(out, fr)
+					continue
+				}
 				around := 0
-				if i == 0 {
-					around = 2
+				if i == 0 || !quoted {
+					around, quoted = 2, true
 				}
 				fr.Source, fr.Newer = src.quote(f.Line, around), src.newer
 			}
@@ -629,14 +729,15 @@ func (sess *Session) frames(ctx context.Context, st *Stop, thread, levels int) (
 
 // source is a file's lines, read through the run's path guard.
 type source struct {
-	lines []string
-	newer bool // changed after the program was built
+	lines   []string
+	newer   bool // changed after the program was built
+	missing bool // no such file in the checkout
 }
 
 func (sess *Session) read(abs string, progTime time.Time) *source {
 	data, info, err := sess.guard.ReadFile(abs, 8<<20)
 	if err != nil {
-		return &source{}
+		return &source{missing: errors.Is(err, fs.ErrNotExist)}
 	}
 	return &source{lines: strings.Split(string(data), "\n"), newer: !progTime.IsZero() && info.ModTime().After(progTime)}
 }
@@ -654,44 +755,73 @@ func (src *source) quote(line, around int) []SourceLine {
 	return out
 }
 
-// locals reads a frame's first scope, capped.
-func (sess *Session) locals(ctx context.Context, st *Stop, frameRef string) ([]Var, int, error) {
+// locals reads a frame's first scope, capped, noise left out.
+func (sess *Session) locals(ctx context.Context, st *Stop, frameRef string) ([]Var, int, []string, error) {
 	id, _, _ := strings.Cut(frameRef, "@")
 	fid, _ := strconv.Atoi(id)
 	var scopes godap.ScopesResponseBody
 	if err := sess.call(ctx, "scopes", map[string]any{"frameId": fid}, &scopes); err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
 	for _, sc := range scopes.Scopes {
 		if sc.Expensive || sc.VariablesReference == 0 {
 			continue
 		}
-		return sess.children(ctx, st, sc.VariablesReference, 20)
+		return sess.children(ctx, st, sc.VariablesReference, 20, false)
 	}
-	return nil, 0, nil
+	return nil, 0, nil, nil
 }
 
 // children reads a reference's variables, at most max, values cut at 400
-// characters.
-func (sess *Session) children(ctx context.Context, st *Stop, vref, max int) ([]Var, int, error) {
+// characters; unless all, what noise reads as a value is left out and
+// named (hidden).
+func (sess *Session) children(ctx context.Context, st *Stop, vref, max int, all bool) ([]Var, int, []string, error) {
 	var body godap.VariablesResponseBody
-	if err := sess.call(ctx, "variables", map[string]any{"variablesReference": vref, "start": 0, "count": max + 1}, &body); err != nil {
-		return nil, 0, err
+	// The groups debugpy puts first count against the page.
+	if err := sess.call(ctx, "variables", map[string]any{"variablesReference": vref, "start": 0, "count": max + 3}, &body); err != nil {
+		return nil, 0, nil, err
+	}
+	var hidden []string
+	vars := body.Variables
+	if !all {
+		vars = slices.DeleteFunc(slices.Clone(vars), func(v godap.Variable) bool {
+			if sess.noise(v) {
+				hidden = append(hidden, v.Name)
+				return true
+			}
+			return false
+		})
 	}
 	more := 0
-	if len(body.Variables) > max {
-		more = len(body.Variables) - max
-		body.Variables = body.Variables[:max]
+	if len(vars) > max {
+		more = len(vars) - max
+		vars = vars[:max]
 	}
-	out := make([]Var, 0, len(body.Variables))
-	for _, v := range body.Variables {
-		out = append(out, makeVar(v.Name, v.Value, v.Type, v.VariablesReference, v.NamedVariables+v.IndexedVariables, st.N))
+	out := make([]Var, 0, len(vars))
+	for _, v := range vars {
+		out = append(out, makeVar(v.Name, v.Value, v.Type, v.VariablesReference, v.NamedVariables, v.IndexedVariables, st.N))
 	}
-	return out, more, nil
+	return out, more, hidden, nil
 }
 
-func makeVar(name, value, typ string, vref, children, stop int) Var {
-	v := Var{Name: name, Value: value, Type: typ, Children: children}
+// noise is a child that reads as a value and is none: debugpy's "special
+// variables" and "function variables" groups (dunders and methods, on
+// every object), and delve's result slots (~r0), garbage until the
+// function returns.
+func (sess *Session) noise(v godap.Variable) bool {
+	switch sess.Spec.ID {
+	case "debugpy":
+		return v.Value == "" && v.VariablesReference > 0 && (v.Name == "special variables" || v.Name == "function variables")
+	case "delve":
+		n, ok := strings.CutPrefix(v.Name, "~r")
+		_, err := strconv.Atoi(n)
+		return ok && err == nil
+	}
+	return false
+}
+
+func makeVar(name, value, typ string, vref, named, indexed, stop int) Var {
+	v := Var{Name: name, Value: value, Type: typ, Named: named, Indexed: indexed}
 	if len([]rune(value)) > 400 {
 		v.Value, v.Cut = string([]rune(value)[:400])+"…", true
 	}
@@ -747,8 +877,9 @@ func (s *Supervisor) Scopes(ctx context.Context, frame string) (*ScopesResult, e
 	return res, nil
 }
 
-// Variables lists a reference's children: at most 50.
-func (s *Supervisor) Variables(ctx context.Context, r string) (*VariablesResult, error) {
+// Variables lists a reference's children: at most 50; all keeps what is
+// left out as noise (see VariablesResult.Hidden).
+func (s *Supervisor) Variables(ctx context.Context, r string, all bool) (*VariablesResult, error) {
 	sess, err := s.live()
 	if err != nil {
 		return nil, err
@@ -758,11 +889,11 @@ func (s *Supervisor) Variables(ctx context.Context, r string) (*VariablesResult,
 		return nil, err
 	}
 	st, _ := sess.currentStop()
-	vars, more, err := sess.children(ctx, st, vref, 50)
+	vars, more, hidden, err := sess.children(ctx, st, vref, 50, all)
 	if err != nil {
 		return nil, fmt.Errorf("variables: %v", err)
 	}
-	return &VariablesResult{Session: sess.Info(), Ref: r, Variables: vars, More: more}, nil
+	return &VariablesResult{Session: sess.Info(), Ref: r, Variables: vars, More: more, Hidden: hidden}, nil
 }
 
 // Evaluate evaluates an expression in a frame (default the stop's top
@@ -807,8 +938,9 @@ func (s *Supervisor) Evaluate(ctx context.Context, expr, frame string, wait time
 	late := err != nil && ectx.Err() != nil && ctx.Err() == nil
 	cancel()
 	if late {
-		// Out of time: ask the program to stop, and give it a moment.
-		pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		// Out of time: ask the program to stop, and give it a moment (at
+		// most half the bound, so the call ends well within twice it).
+		pctx, cancel := context.WithTimeout(ctx, min(2*time.Second, d/2))
 		perr := sess.call(pctx, "pause", map[string]any{"threadId": st.ThreadID}, nil)
 		if perr == nil {
 			err = p.Wait(pctx, &body)
@@ -838,7 +970,7 @@ func (s *Supervisor) Evaluate(ctx context.Context, expr, frame string, wait time
 		}
 		return nil, err
 	}
-	v := makeVar(expr, body.Result, body.Type, body.VariablesReference, body.NamedVariables+body.IndexedVariables, st.N)
+	v := makeVar(expr, body.Result, body.Type, body.VariablesReference, body.NamedVariables, body.IndexedVariables, st.N)
 	res.Value = &v
 	return res, nil
 }
@@ -893,7 +1025,7 @@ func (s *Supervisor) Output(limit int) (*OutputResult, error) {
 	sess := s.sess
 	s.mu.Unlock()
 	if sess == nil {
-		return nil, noSession("there has been no debug session; start one with action launch")
+		return nil, noSession("there has been no debug session; start one with operation launch or attach")
 	}
 	text, skipped, more := sess.newOutput(limit)
 	return &OutputResult{Session: sess.Info(), Output: text, Skipped: skipped, More: more}, nil
@@ -921,15 +1053,64 @@ func (s *Supervisor) Status() *StatusResult {
 	return res
 }
 
-// Terminate ends the session: the program, the adapter and their files.
-func (s *Supervisor) Terminate(ctx context.Context) (*TerminateResult, error) {
+// Terminate ends the session: the adapter and its files, and a program it
+// launched. A program it attached to is detached from and left running,
+// unless terminateDebuggee asks to end it (the adapter is asked; if the
+// program outlives that, it is sent SIGKILL). What became of the program
+// is looked at afterwards, never assumed.
+func (s *Supervisor) Terminate(ctx context.Context, terminateDebuggee bool) (*TerminateResult, error) {
 	sess, err := s.live()
 	if err != nil {
 		return nil, err
 	}
 	end := s.endResult(sess)
-	sess.end("it was terminated")
-	return &TerminateResult{Program: sess.Program, ExitCode: end.ExitCode, NeverHit: end.NeverHit, Output: end.Output}, nil
+	kill := !sess.attach || terminateDebuggee
+	pid := sess.PID()
+	sess.finish("it was terminated", kill)
+	res := &TerminateResult{Program: sess.Program, Attached: sess.attach, PID: pid, ExitCode: end.ExitCode, NeverHit: end.NeverHit, Output: end.Output}
+	if pid == 0 {
+		res.Debuggee = DebuggeeUnknown
+		return res, nil
+	}
+	if !kill {
+		res.Detached = true
+		// A tracer's stop clears once the adapter has let go.
+		waitState(ctx, pid, 2*time.Second, func(st string) bool { return st != "t" && st != "T" })
+		res.Debuggee = debuggeeState(pid)
+		return res, nil
+	}
+	gone := func(st string) bool { return st == "" }
+	if !waitState(ctx, pid, 5*time.Second, gone) && sess.attach && refuseAttach(pid) == nil {
+		// Asked to end it, and the adapter's disconnect did not.
+		res.Killed = syscall.Kill(pid, syscall.SIGKILL) == nil
+		waitState(ctx, pid, 2*time.Second, gone)
+	}
+	res.Debuggee = debuggeeState(pid)
+	return res, nil
+}
+
+// debuggeeState is what pid is doing now, as a TerminateResult says it.
+func debuggeeState(pid int) string {
+	switch procState(pid) {
+	case "":
+		return DebuggeeEnded
+	case "t", "T":
+		return DebuggeeStopped
+	}
+	return DebuggeeRunning
+}
+
+// waitState polls pid's state until done says so or within passes; it
+// reports whether done did.
+func waitState(ctx context.Context, pid int, within time.Duration, done func(state string) bool) bool {
+	deadline := time.Now().Add(within)
+	for !done(procState(pid)) {
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return false
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return true
 }
 
 // idsAt lists breakpoints bound at file:line.

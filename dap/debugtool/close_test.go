@@ -38,7 +38,7 @@ func TestRunCloseStopsTheSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := run.Call(context.Background(), tiers.Normal, "debug", json.RawMessage(`{"action":"launch","program":".","timeout_seconds":1}`))
+	res, err := run.Call(context.Background(), tiers.Normal, "debug", json.RawMessage(`{"operation":"launch","program":".","timeout_seconds":1}`))
 	if err != nil || res.IsError {
 		t.Fatalf("launch: %v %s", err, registry.ResultText(res))
 	}

@@ -9,22 +9,21 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/dap"
-	"github.com/builtin-tools/builtin-tools/internal/pyenv"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
 )
 
 type debugParams struct {
-	Action     string            `json:"action" jsonschema:"what to do"`
-	Adapter    string            `json:"adapter,omitempty" jsonschema:"launch/attach: delve, debugpy, lldb or dart; chosen from the program when omitted"`
+	Operation  string            `json:"operation" jsonschema:"what to do"`
+	Adapter    string            `json:"adapter,omitempty" jsonschema:"launch/attach: delve, debugpy, lldb or dart; chosen from the program (launch) or from port or pid (attach) when omitted"`
 	Program    string            `json:"program,omitempty" jsonschema:"launch: the program, relative to the root: a .py file, a Go package folder or .go file, or an executable"`
 	Module     string            `json:"module,omitempty" jsonschema:"launch: a Python module to run instead of a program, such as pytest (with args like -k name)"`
 	Args       []string          `json:"args,omitempty" jsonschema:"launch: the program's arguments"`
 	Cwd        string            `json:"cwd,omitempty" jsonschema:"launch: working folder, relative to the root (default the root)"`
 	Env        map[string]string `json:"env,omitempty" jsonschema:"launch: extra environment variables"`
 	Test       string            `json:"test,omitempty" jsonschema:"launch (Go): debug the package's tests matching this -test.run pattern"`
-	Port       int               `json:"port,omitempty" jsonschema:"attach (debugpy): the port the program listens on"`
-	PID        int               `json:"pid,omitempty" jsonschema:"attach (delve, lldb): the process id"`
+	Port       int               `json:"port,omitempty" jsonschema:"attach (debugpy): the port the program called debugpy.listen on"`
+	PID        int               `json:"pid,omitempty" jsonschema:"attach: the process id of a running program (Go: delve, Python: debugpy, other native code: lldb)"`
 	File       string            `json:"file,omitempty" jsonschema:"breakpoints: the file, relative to the root"`
 	Lines      []int             `json:"lines,omitempty" jsonschema:"breakpoints: 1-based lines to break at (added to the file's others); an empty list clears the file"`
 	Remove     []int             `json:"remove,omitempty" jsonschema:"breakpoints: lines whose breakpoints to remove"`
@@ -34,12 +33,15 @@ type debugParams struct {
 	ThreadID   int               `json:"thread_id,omitempty" jsonschema:"resumes and stack: the thread (goroutine); default the stopped one"`
 	FrameID    string            `json:"frame_id,omitempty" jsonschema:"scopes and evaluate: a frame id from this stop, such as 1000@3"`
 	Reference  string            `json:"reference,omitempty" jsonschema:"variables: a reference from this stop, such as 1001@3"`
+	All        bool              `json:"all,omitempty" jsonschema:"variables: also list what is left out as noise (debugpy's special and function variable groups, delve's unset result slots ~r0)"`
 	Expression string            `json:"expression,omitempty" jsonschema:"evaluate: the expression, in the program's language"`
 	Timeout    int               `json:"timeout_seconds,omitempty" jsonschema:"launch and resumes: how long to wait for the program to stop; evaluate: how long to wait for the value (default 10, at most 300)"`
+	// A pointer: unset and false differ for a launched program.
+	TerminateDebuggee *bool `json:"terminate_debuggee,omitempty" jsonschema:"terminate after attach: also end the program (default: detach and leave it running); a launched program always ends"`
 }
 
-// An action of the debug tool; the table is the one place actions are
-// declared: the schema's enum, the description and the dispatch.
+// An operation of the debug tool; the table is the one place operations
+// are declared: the schema's enum, the description and the dispatch.
 type action struct {
 	name string
 	doc  string
@@ -70,7 +72,7 @@ var actions = []action{
 	}},
 	{"breakpoints", "breakpoints (file, lines[], remove[], condition, hit_condition, log_message; kept per file, may be set before launch)", setBreakpoints},
 	{"launch", "launch (program or module, args[], cwd, env, test; stops at your breakpoints)", launch},
-	{"attach", "attach (port for debugpy, pid for delve and lldb)", launch},
+	{"attach", "attach (port: a Python program that called debugpy.listen; pid: a running Go, Python or native program; the adapter follows from which)", launch},
 	{"continue", "continue", resume("continue")},
 	{"pause", "pause", resume("pause")},
 	{"step_over", "step_over", resume("step_over")},
@@ -107,7 +109,7 @@ var actions = []action{
 		if p.Reference == "" {
 			return errors.New("variables needs reference, from scopes or from a variable with children")
 		}
-		res, err := sup.Variables(ctx, p.Reference)
+		res, err := sup.Variables(ctx, p.Reference, p.All)
 		if err != nil {
 			return err
 		}
@@ -133,10 +135,13 @@ var actions = []action{
 		out.Output, out.text = res, formatOutput(res)
 		return nil
 	}},
-	{"terminate", "terminate", func(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugParams, out *DebugResult) error {
-		res, err := sup.Terminate(ctx)
+	{"terminate", "terminate (ends a launched program; after attach, detaches and leaves the program running unless terminate_debuggee is true)", func(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugParams, out *DebugResult) error {
+		res, err := sup.Terminate(ctx, p.TerminateDebuggee != nil && *p.TerminateDebuggee)
 		if err != nil {
 			return err
+		}
+		if p.TerminateDebuggee != nil && !*p.TerminateDebuggee && !res.Attached {
+			res.Note = "terminate_debuggee: false applies to a program attached to; one the session launched ends with it"
 		}
 		out.Terminated, out.text = res, formatTerminate(res)
 		return nil
@@ -155,23 +160,24 @@ var DebugTool = registry.Descriptor{
 	OpenWorld: true,
 	Description: "Drive a debugger (delve for Go, debugpy for Python, lldb-dap for C, C++ and Rust): one session per conversation, with a time limit. " +
 		"Set breakpoints, launch, then continue or step: each waits for the next stop and says where and why, quoting the source line with the frame's locals. " +
-		"frame_id and reference values belong to one stop; after the program moves, call stack again. Actions: " + registry.ChoiceDocs(actions) + ".",
+		"frame_id and reference values belong to one stop; after the program moves, call stack again. Operations: " + registry.ChoiceDocs(actions) + ".",
 	Serial: true,
 	// pause and terminate must reach a resume that is waiting.
 	Interrupts: func(args json.RawMessage) bool {
 		var p struct {
-			Action string `json:"action"`
+			Operation string `json:"operation"`
 		}
 		json.Unmarshal(args, &p)
-		return p.Action == "pause" || p.Action == "terminate"
+		return p.Operation == "pause" || p.Operation == "terminate"
 	},
-	Handler: registry.With(Key, debug).WithEnum("action", registry.ChoiceNames(actions)),
+	Renamed: map[string]string{"action": "operation"},
+	Handler: registry.With(Key, debug).WithEnum("operation", registry.ChoiceNames(actions)),
 }
 
-// DebugResult is the answer to one action: the action and the one field it
-// fills.
+// DebugResult is the answer to one operation: the operation and the one
+// field it fills.
 type DebugResult struct {
-	Action      string                 `json:"action"`
+	Operation   string                 `json:"operation"`
 	Adapters    []dap.AdapterStatus    `json:"adapters,omitempty"`
 	Status      *dap.StatusResult      `json:"status,omitempty"`
 	Breakpoints *dap.BreakpointsResult `json:"breakpoints,omitempty"`
@@ -190,14 +196,14 @@ type DebugResult struct {
 func (r DebugResult) Text() string { return r.text }
 
 func debug(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugParams) (DebugResult, error) {
-	if a, ok := registry.FindChoice(actions, p.Action); ok {
-		out := DebugResult{Action: a.name}
+	if a, ok := registry.FindChoice(actions, p.Operation); ok {
+		out := DebugResult{Operation: a.name}
 		if err := a.run(ctx, c, sup, p, &out); err != nil {
 			return DebugResult{}, explain(err)
 		}
 		return out, nil
 	}
-	return DebugResult{}, fmt.Errorf("unknown action %q; use one of %s", p.Action, strings.Join(registry.ChoiceNames(actions), ", "))
+	return DebugResult{}, fmt.Errorf("unknown operation %q; use one of %s", p.Operation, strings.Join(registry.ChoiceNames(actions), ", "))
 }
 
 // explain gives the agent an engine error's own sentence: a *dap.Error
@@ -247,7 +253,7 @@ func setBreakpoints(ctx context.Context, c *registry.Call, sup *dap.Supervisor, 
 
 func launch(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugParams, out *DebugResult) error {
 	l := dap.LaunchSpec{Adapter: p.Adapter, Module: p.Module, Args: p.Args, Env: p.Env, Test: p.Test,
-		Attach: p.Action == "attach", Port: p.Port, PID: p.PID}
+		Attach: p.Operation == "attach", Port: p.Port, PID: p.PID}
 	if !l.Attach && p.Program == "" && p.Module == "" {
 		return errors.New("launch needs program (relative to the root) or module (Python)")
 	}
@@ -268,9 +274,6 @@ func launch(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugP
 		}
 		l.Cwd = at
 	}
-	// debug is exec tier and behind approvals, so it may run the
-	// checkout's own interpreter, as a developer's shell would.
-	l.Python = pyenv.Interpreter(c.Run.Root())
 	res, err := sup.Launch(ctx, l, seconds(p.Timeout))
 	if err != nil {
 		return err

@@ -1,7 +1,7 @@
 // Package debugtool puts package dap on a run's tool surface: the `debug`
-// tool (exec), one action per call, with one session per conversation. The
-// debugging itself is package dap; this package confines paths, picks the
-// project's interpreter, and turns dap's results into text for an agent.
+// tool (exec), one operation per call, with one session per conversation. The
+// debugging itself is package dap; this package confines paths and turns
+// dap's results into text for an agent.
 package debugtool
 
 import (

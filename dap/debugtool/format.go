@@ -38,10 +38,48 @@ func where(f *dap.Frame) string {
 		return "an unknown place"
 	case f.File == "":
 		return f.Name
+	case f.Missing:
+		return fmt.Sprintf("%s:%d in %s (no such file in the checkout, not quoted)", f.File, f.Line, f.Name)
 	case f.Outside:
 		return fmt.Sprintf("%s:%d in %s (outside the root, not quoted)", f.File, f.Line, f.Name)
 	}
 	return fmt.Sprintf("%s:%d in %s", f.File, f.Line, f.Name)
+}
+
+// expands says how a variable with a reference expands: the adapter's
+// count, or "expandable" when it gave none (never "0 children").
+func expands(v dap.Var) string {
+	switch {
+	case v.Named > 0 && v.Indexed > 0:
+		return fmt.Sprintf("%s, %s", textcut.Count(v.Named, "named child", "named children"), textcut.Count(v.Indexed, "element", "elements"))
+	case v.Children() > 0:
+		return textcut.Count(v.Children(), "child", "children")
+	}
+	return "expandable"
+}
+
+// hiddenNote says what a listing left out as noise.
+func hiddenNote(hidden []string) string {
+	var groups, slots []string
+	for _, h := range hidden {
+		if strings.HasPrefix(h, "~r") {
+			slots = append(slots, h)
+		} else {
+			groups = append(groups, h)
+		}
+	}
+	var parts []string
+	if len(groups) > 0 {
+		noun := " group"
+		if len(groups) > 1 {
+			noun = " groups"
+		}
+		parts = append(parts, `debugpy's "`+strings.Join(groups, `" and "`)+`"`+noun)
+	}
+	if len(slots) > 0 {
+		parts = append(parts, strings.Join(slots, ", ")+" (a result, unset until the function returns)")
+	}
+	return strings.Join(parts, "; ")
 }
 
 func formatVars(vars []dap.Var, more int) string {
@@ -61,6 +99,18 @@ func formatVars(vars []dap.Var, more int) string {
 		out += fmt.Sprintf("; … %d more (call scopes with the frame_id)", more)
 	}
 	return out
+}
+
+// formatLocals is a stop's locals line, with what it left out.
+func formatLocals(r *dap.StopResult) string {
+	if len(r.Locals) == 0 && len(r.LocalsHidden) == 0 {
+		return ""
+	}
+	s := "locals: " + formatVars(r.Locals, r.LocalsMore)
+	if len(r.LocalsHidden) > 0 {
+		s += " (not shown: " + hiddenNote(r.LocalsHidden) + ")"
+	}
+	return s + "\n"
 }
 
 func neverHit(bps []dap.Breakpoint) string {
@@ -93,9 +143,7 @@ func formatStop(r *dap.StopResult) string {
 			if r.Frame.Newer {
 				b.WriteString("note: the source file changed after the program was built; the lines may not match\n")
 			}
-			if len(r.Locals) > 0 {
-				b.WriteString("locals: " + formatVars(r.Locals, r.LocalsMore) + "\n")
-			}
+			b.WriteString(formatLocals(r))
 			fmt.Fprintf(&b, "frame_id %s\n", r.Frame.ID)
 		}
 	case "running":
@@ -135,8 +183,10 @@ func formatAdapters(rows []dap.AdapterStatus) string {
 		switch a.State {
 		case dap.StateAvailable:
 			state = fmt.Sprintf("available: %s; markers in %s", a.Binary, strings.Join(a.MarkerDirs, ", "))
+			state += interpreterNote(a)
 		case dap.StateNoMarker:
 			state = fmt.Sprintf("installed (%s), but no %s in the checkout; it still debugs a program you name", a.Binary, strings.Join(a.Markers, " or "))
+			state += interpreterNote(a)
 		case dap.StateNoBinary:
 			state = fmt.Sprintf("markers in %s, but the adapter is not installed: %s", strings.Join(a.MarkerDirs, ", "), a.Install)
 		default:
@@ -148,6 +198,19 @@ func formatAdapters(rows []dap.AdapterStatus) string {
 		fmt.Fprintf(&b, "  %s (%s): %s\n", a.ID, a.Language, state)
 	}
 	return strings.TrimRight(b.String(), "\n")
+}
+
+// interpreterNote says which Python a debugpy launch runs, and why it
+// would fail when it would.
+func interpreterNote(a dap.AdapterStatus) string {
+	if a.Interpreter == "" {
+		return ""
+	}
+	s := "; programs run with " + a.Interpreter
+	if a.InterpreterProblem != "" {
+		s += ", but " + a.InterpreterProblem
+	}
+	return s
 }
 
 func formatBreakpointList(bps []dap.Breakpoint) string {
@@ -217,7 +280,7 @@ func formatStatus(r *dap.StatusResult) string {
 		if r.Previous != "" {
 			b.WriteString(" The previous one ended: " + r.Previous + ".")
 		}
-		b.WriteString(" Start one with action launch.\n")
+		b.WriteString(" Start one with operation launch or attach.\n")
 	} else {
 		b.WriteString(sessionLine(*r.Session) + "\n")
 		if r.LastStop != nil && r.Session.State == "stopped" {
@@ -310,7 +373,7 @@ func formatVariables(r *dap.VariablesResult, budget int) string {
 			fmt.Fprintf(&b, " (%s)", v.Type)
 		}
 		if v.Ref != "" {
-			fmt.Fprintf(&b, " [reference %s, %s]", v.Ref, textcut.Count(v.Children, "child", "children"))
+			fmt.Fprintf(&b, " [reference %s, %s]", v.Ref, expands(v))
 		}
 		if v.Cut {
 			b.WriteString(" [value cut at 400 characters]")
@@ -319,6 +382,9 @@ func formatVariables(r *dap.VariablesResult, budget int) string {
 	}
 	if r.More > 0 {
 		fmt.Fprintf(&b, "  … more children not shown (at most 50 are listed); evaluate an index or a field to see one\n")
+	}
+	if len(r.Hidden) > 0 {
+		fmt.Fprintf(&b, "[not shown: %s; all: true lists them]\n", hiddenNote(r.Hidden))
 	}
 	if shortened {
 		fmt.Fprintf(&b, "[values cut to %d characters each to fit the output budget; evaluate one to see it whole]\n", share)
@@ -357,7 +423,7 @@ func formatEval(r *dap.EvalResult) string {
 		s += " (" + v.Type + ")"
 	}
 	if v.Ref != "" {
-		s += fmt.Sprintf(" [reference %s, %s]", v.Ref, textcut.Count(v.Children, "child", "children"))
+		s += fmt.Sprintf(" [reference %s, %s]", v.Ref, expands(*v))
 	}
 	if v.Cut {
 		s += " [value cut at 400 characters]"
@@ -381,9 +447,41 @@ func formatOutput(r *dap.OutputResult) string {
 }
 
 func formatTerminate(r *dap.TerminateResult) string {
-	s := "Terminated " + r.Program + ": the program, the adapter and their files are gone."
+	var s string
+	program := "the program"
+	if r.PID > 0 {
+		program = fmt.Sprintf("the program, pid %d,", r.PID)
+	}
+	switch {
+	case r.Detached && r.Debuggee == dap.DebuggeeRunning:
+		s = fmt.Sprintf("Detached from %s; %s is still running. (To end it: attach again, then terminate with terminate_debuggee: true.)", r.Program, program)
+	case r.Detached && r.Debuggee == dap.DebuggeeStopped:
+		s = fmt.Sprintf("Detached from %s; %s is still there but stopped (held by a signal or a tracer), not running.", r.Program, program)
+	case r.Detached && r.Debuggee == dap.DebuggeeEnded:
+		s = fmt.Sprintf("Detached from %s; %s has ended (it was not ended by terminate).", r.Program, program)
+	case r.Detached:
+		s = fmt.Sprintf("Detached from %s, and the adapter is gone; whether the program still runs is unknown: the adapter never said its pid.", r.Program)
+	case r.Debuggee == dap.DebuggeeEnded && r.Attached:
+		s = fmt.Sprintf("Terminated %s: %s has ended", r.Program, program)
+		if r.Killed {
+			s += " (the adapter's disconnect did not end it, so it was sent SIGKILL)"
+		}
+		s += "; the adapter and its files are gone."
+	case r.Debuggee == dap.DebuggeeEnded:
+		s = fmt.Sprintf("Terminated %s: %s has ended; the adapter and its files are gone.", r.Program, program)
+	case r.Debuggee == dap.DebuggeeUnknown:
+		s = fmt.Sprintf("Terminated %s: the session and its files are gone; the adapter never said the program's pid, so whether the program ended is not known.", r.Program)
+	default:
+		s = fmt.Sprintf("Terminated %s: the adapter and its files are gone, but %s is still %s.", r.Program, program, r.Debuggee)
+		if r.Killed {
+			s += " It was sent SIGKILL and has not ended."
+		}
+	}
 	if r.ExitCode != nil {
 		s += fmt.Sprintf(" It had exited with code %d.", *r.ExitCode)
+	}
+	if r.Note != "" {
+		s += "\nnote: " + r.Note
 	}
 	if len(r.NeverHit) > 0 {
 		s += "\nBreakpoints verified but never hit: " + neverHit(r.NeverHit)

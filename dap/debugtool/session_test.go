@@ -12,12 +12,18 @@ import (
 var update = flag.Bool("update", false, "rewrite the outputs of testdata/sessions from an in-process replay")
 
 // What changes from run to run: the time a session has left, build and
-// start times, process ids.
+// start times, process ids, where in the runtime a pause landed.
 var scrub = []sessiontest.Scrub{
 	{Pattern: `[0-9hms.]+ left`, Replace: `… left`},
 	{Pattern: `Built in [^,]+, started in [^.]+\.`, Replace: `Built in …, started in ….`},
 	{Pattern: `[0-9]+(\.[0-9]+)?(ms|µs|s) old`, Replace: `… old`},
 	{Pattern: `"(age_s|remaining_s|pid|build_ms|start_ms)":[0-9]+`, Replace: `"$1":…`},
+	{Pattern: `pid [0-9]+,`, Replace: `pid …,`},
+	// delve pauses on whichever thread it interrupted, somewhere in the
+	// runtime.
+	{Pattern: `paused on thread [0-9]+ in [^,]+,`, Replace: `paused on thread … in …,`},
+	// and its frame ids count the frames of that thread's stack.
+	{Pattern: `(?m)^frame_id [0-9]+@`, Replace: `frame_id …@`},
 }
 
 // debug on real delve, as transcripts replayed in process and over stdio.
