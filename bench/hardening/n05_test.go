@@ -30,7 +30,7 @@ func caseN5(c *cx) {
 				check(s.initialize())
 				defer s.kill()
 				pid := s.pid() // serve itself, or the shell above it
-				r := s.toolWithin(20*time.Second, "debug", map[string]any{"action": "attach", "adapter": a.adapter, "pid": pid})
+				r := s.toolWithin(20*time.Second, "debug", map[string]any{"operation": "attach", "adapter": a.adapter, "pid": pid})
 				_, perr := s.call("ping", nil, 5*time.Second)
 				st, _ := procStat(pid)
 				ping := "answered"
@@ -41,7 +41,7 @@ func caseN5(c *cx) {
 					fmt.Sprintf("%s; ping %s; state %c", r.summary(140), ping, st.state),
 					map[string]string{"serve": "no answer within 20 s; ping no answer within 5 s; state t (only SIGKILL ended it)", "its parent": "attached (\"The program is still running\"); ping answered; state S"}[target])
 				c.want(r.err == nil && r.isError && perr == nil && st.state != 't', "the attach refused, serve answering, nothing traced")
-				s.toolWithin(5*time.Second, "debug", map[string]any{"action": "terminate"})
+				s.toolWithin(5*time.Second, "debug", map[string]any{"operation": "terminate"})
 			})
 		}
 	}

@@ -60,7 +60,7 @@ func caseN15(c *cx) {
 			own := direct(root, argv[0], argv[1:]...)
 			s := c.serve(root, "--without", "lsp")
 			defer s.close()
-			r := s.toolWithin(330*time.Second, "debug", map[string]any{"action": "launch", "adapter": a.adapter, "program": a.program, "timeout_seconds": 300})
+			r := s.toolWithin(330*time.Second, "debug", map[string]any{"operation": "launch", "adapter": a.adapter, "program": a.program, "timeout_seconds": 300})
 			d := r.dur
 			if m := builtIn.FindStringSubmatch(r.text); m != nil { // delve's build is not the run
 				f, _ := strconv.ParseFloat(m[1], 64)
@@ -70,7 +70,7 @@ func caseN15(c *cx) {
 				d -= time.Duration(f * float64(time.Second))
 			}
 			exited := strings.Contains(r.text, "exited")
-			s.toolWithin(30*time.Second, "debug", map[string]any{"action": "terminate"})
+			s.toolWithin(30*time.Second, "debug", map[string]any{"operation": "terminate"})
 			c.line(fmt.Sprintf("50 MB printed in 100-byte lines under %s: direct, under debug (launch to exit, build excluded), ratio", a.adapter),
 				fmt.Sprintf("%s, %s, %.0f× (%s)", secs(own), secs(d), d.Seconds()/own.Seconds(), excerpt(r.summary(100), 100)), a.before)
 			c.want(r.ok() && exited && d < 2*own+10*time.Second, "the program ran to its end within 2× its own time plus 10 s for the adapter")

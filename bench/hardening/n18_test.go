@@ -34,7 +34,7 @@ func caseN18(c *cx) {
 			s.toolAsync("lsp", map[string]any{"operation": "hover", "file": "a.ts", "line": 1, "symbol": "g"})
 			e := s.cell(60*time.Second, "import subprocess\nsubprocess.Popen(['setsid', 'sleep', '202'])\n'started'\n")
 			v := s.tool("vibe_spawn", map[string]any{"label": "h", "brief": "setsid sleep 203 &\nsleep 100\n"})
-			d := s.toolWithin(60*time.Second, "debug", map[string]any{"action": "launch", "adapter": "debugpy", "program": "spawn.py", "timeout_seconds": 5})
+			d := s.toolWithin(60*time.Second, "debug", map[string]any{"operation": "launch", "adapter": "debugpy", "program": "spawn.py", "timeout_seconds": 5})
 			want := map[string]string{"202": "cell", "203": "worker", "204": "server helper", "205": "debuggee"}
 			deadline := time.Now().Add(20 * time.Second)
 			for len(sleepers(c.base)) < len(want) && time.Now().Before(deadline) {

@@ -32,7 +32,7 @@ func caseN19(c *cx) {
 		s.cell(60*time.Second, "open('/dev/null').close()\n'ok'\n"),
 		s.tool("lsp", map[string]any{"operation": "hover", "file": "main.go", "line": 6, "symbol": "Sleep"}),
 		s.tool("vibe_spawn", map[string]any{"label": "h", "brief": "sleep 100\n"}),
-		s.toolWithin(90*time.Second, "debug", map[string]any{"action": "launch", "adapter": "delve", "program": ".", "timeout_seconds": 3}),
+		s.toolWithin(90*time.Second, "debug", map[string]any{"operation": "launch", "adapter": "delve", "program": ".", "timeout_seconds": 3}),
 	}
 	running := folders(c.tmp)
 	s.signal(syscall.SIGKILL, 10*time.Second)

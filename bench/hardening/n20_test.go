@@ -30,7 +30,7 @@ func caseN20(c *cx) {
 		}
 		s := c.serve(root, "--without", "lsp")
 		defer s.close()
-		r := s.toolWithin(120*time.Second, "debug", map[string]any{"action": "breakpoints", "file": "big.py", "lines": lines})
+		r := s.toolWithin(120*time.Second, "debug", map[string]any{"operation": "breakpoints", "file": "big.py", "lines": lines})
 		c.line("debug breakpoints with 80,000 lines of one file: time, answer", fmt.Sprintf("%s: %s", secs(r.dur), r.summary(100)), "5.02 s (14.19 s in another run here; the report: 16.1 s)")
 		c.want(r.err == nil && r.dur < 2*time.Second, "an answer (a refusal is fine) within 2 s")
 	})

@@ -19,16 +19,16 @@ func caseN23(c *cx) {
 	writeFile(filepath.Join(root, "p.py"), "x = 1\nprint(x)\n")
 	s := c.serve(root, "--without", "lsp")
 	defer s.close()
-	s.tool("debug", map[string]any{"action": "breakpoints", "file": "p.py", "lines": []int{2}})
-	l := s.toolWithin(90*time.Second, "debug", map[string]any{"action": "launch", "adapter": "debugpy", "program": "p.py"})
+	s.tool("debug", map[string]any{"operation": "breakpoints", "file": "p.py", "lines": []int{2}})
+	l := s.toolWithin(90*time.Second, "debug", map[string]any{"operation": "launch", "adapter": "debugpy", "program": "p.py"})
 	if !l.ok() {
 		c.t.Fatalf("launch: %s", l.summary(200))
 	}
-	e := s.toolWithin(90*time.Second, "debug", map[string]any{"action": "evaluate", "expression": "__import__('time').sleep(60)"})
-	st := s.toolWithin(30*time.Second, "debug", map[string]any{"action": "status"})
+	e := s.toolWithin(90*time.Second, "debug", map[string]any{"operation": "evaluate", "expression": "__import__('time').sleep(60)"})
+	st := s.toolWithin(30*time.Second, "debug", map[string]any{"operation": "status"})
 	c.line("debug evaluate __import__('time').sleep(60) at a breakpoint (debugpy): time, answer; status after",
 		fmt.Sprintf("%s: %s; status in %s", secs(e.dur), e.summary(120), secs(st.dur)), "60.07 s: `= ` (the sleep's None); status then in 0.01 s")
 	c.want(e.err == nil && e.dur < 40*time.Second, "evaluate answered within 40 s")
 	c.want(st.err == nil && st.dur < 10*time.Second, "the debug tool free again")
-	s.toolWithin(30*time.Second, "debug", map[string]any{"action": "terminate"})
+	s.toolWithin(30*time.Second, "debug", map[string]any{"operation": "terminate"})
 }

@@ -100,7 +100,7 @@ func debugRoot(t *testing.T) string {
 // program's pid.
 func launchBusy(t *testing.T, p *servePeer) int {
 	t.Helper()
-	res := p.call("debug", map[string]any{"action": "launch", "program": ".", "timeout_seconds": 1})
+	res := p.call("debug", map[string]any{"operation": "launch", "program": ".", "timeout_seconds": 1})
 	sc, _ := res["structuredContent"].(map[string]any)
 	stop, _ := sc["stop"].(map[string]any)
 	session, _ := stop["session"].(map[string]any)
@@ -149,7 +149,7 @@ func TestServeOpensNoSocket(t *testing.T) {
 			t.Errorf("serve holds a listening unix socket on fd %s (%s)", fd.Name(), target)
 		}
 	}
-	p.call("debug", map[string]any{"action": "terminate"})
+	p.call("debug", map[string]any{"operation": "terminate"})
 }
 
 // socketInodes lists the inodes of the machine's sockets of the kinds.
