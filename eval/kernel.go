@@ -34,8 +34,6 @@ import (
 	"syscall"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/internal/pyenv"
 )
@@ -79,11 +77,8 @@ const DefaultOutputCap = 64 << 20
 // numpy, pandas and matplotlib import well within it.
 func DefaultMemoryLimit() int64 {
 	limit := int64(8 << 30)
-	var si unix.Sysinfo_t
-	if unix.Sysinfo(&si) == nil {
-		if ram := int64(si.Totalram) * int64(si.Unit) * 3 / 4; ram > 0 && ram < limit {
-			limit = max(ram, 2<<30)
-		}
+	if ram := totalRAM() * 3 / 4; ram > 0 && ram < limit {
+		limit = max(ram, 2<<30)
 	}
 	return limit
 }
@@ -283,13 +278,7 @@ func (h *Host) start(ctx context.Context, lang string) (*kernel, error) {
 		// Before the driver is ready nothing of a cell has run. The soft
 		// limit only: a cell (or a program it starts that needs more
 		// address space, a JVM) may raise it.
-		var old unix.Rlimit
-		if unix.Prlimit(p.Pid(), unix.RLIMIT_AS, nil, &old) == nil {
-			rl := unix.Rlimit{Cur: min(uint64(lim), old.Max), Max: old.Max}
-			if unix.Prlimit(p.Pid(), unix.RLIMIT_AS, &rl, nil) == nil {
-				k.limit = int64(rl.Cur)
-			}
-		}
+		k.limit = limitMemory(p.Pid(), lim)
 	}
 	go k.read(outR)
 	t := time.NewTimer(30 * time.Second)
