@@ -87,10 +87,37 @@ func (s *server) syncFile(ctx context.Context, path, languageID string) (*openDo
 	if err := s.notify(ctx, "textDocument/didSave", didSaveParams{TextDocument: textDocumentIdentifier{URI: next.uri}}); err != nil {
 		return nil, false, err
 	}
+	if doc != nil && s.spec.ClearsOnChange {
+		// The server publishes its clearing empty set while it takes the
+		// change, before it answers a request sent after it: what comes
+		// after the answer is for the new text.
+		if err := s.barrier(ctx); err != nil {
+			return nil, false, err
+		}
+		s.mu.Lock()
+		next.syncSeq = s.diagSeq
+		s.mu.Unlock()
+	}
 	s.mu.Lock()
 	s.docs[path] = next
 	s.mu.Unlock()
 	return next, true, nil
+}
+
+// barrierMethod is a request no server implements: the protocol has a
+// server answer a "$/" request it does not know with an error at once, in
+// order with the notifications before it.
+const barrierMethod = "$/builtin-tools/barrier"
+
+// barrier returns once the server has taken every notification sent
+// before it.
+func (s *server) barrier(ctx context.Context) error {
+	err := s.call(ctx, barrierMethod, struct{}{}, nil)
+	var se *ServerError
+	if err == nil || errors.As(err, &se) && se.Kind == ErrServerFailed {
+		return nil
+	}
+	return err
 }
 
 func (s *server) closeDocLocked(ctx context.Context, doc *openDoc) error {
