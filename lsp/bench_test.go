@@ -91,10 +91,10 @@ func BenchmarkDiagnosticsOnWrite(b *testing.B) {
 func BenchmarkReferences(b *testing.B) {
 	s := newSession(b, "go", "gopls", Config{})
 	shapes := s.at("shapes/shapes.go")
-	if _, err := s.sup.References(s.ctx, shapes, 28, "Total"); err != nil {
+	if _, err := s.sup.References(s.ctx, shapes, Place{Line: 28, Symbol: "Total"}); err != nil {
 		b.Fatal(err)
 	}
-	r, err := s.sup.at(s.ctx, shapes, 28, "Total")
+	r, err := s.sup.at(s.ctx, shapes, Place{Line: 28, Symbol: "Total"})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -104,7 +104,7 @@ func BenchmarkReferences(b *testing.B) {
 
 	b.Run("supervisor", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			out, err := s.sup.References(s.ctx, shapes, 28, "Total")
+			out, err := s.sup.References(s.ctx, shapes, Place{Line: 28, Symbol: "Total"})
 			if err != nil || out.Total != 2 {
 				b.Fatalf("%v: %+v", err, out)
 			}
@@ -134,7 +134,7 @@ func BenchmarkColdStart(b *testing.B) {
 				s := newSession(b, bs.fixture, bs.program, Config{})
 				b.StartTimer()
 				t0 := time.Now()
-				if _, err := s.sup.Definition(s.ctx, s.at(bs.file), bs.defLine, bs.defSymbol); err != nil {
+				if _, err := s.sup.Definition(s.ctx, s.at(bs.file), Place{Line: bs.defLine, Symbol: bs.defSymbol}); err != nil {
 					b.Fatal(err)
 				}
 				lat = append(lat, time.Since(t0))
@@ -175,7 +175,7 @@ func BenchmarkDiagnosticsAfterRename(b *testing.B) {
 	for _, rb := range renameBenches {
 		b.Run(rb.name, func(b *testing.B) {
 			s := newSession(b, rb.fixture, rb.program, Config{})
-			if _, err := s.sup.Hover(s.ctx, s.at(rb.file), rb.line, rb.from); err != nil { // warm up
+			if _, err := s.sup.Hover(s.ctx, s.at(rb.file), Place{Line: rb.line, Symbol: rb.from}); err != nil { // warm up
 				b.Fatal(err)
 			}
 			var lat []time.Duration
@@ -184,7 +184,7 @@ func BenchmarkDiagnosticsAfterRename(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				next := fmt.Sprintf("%s%d", rb.to, i)
 				t0 := time.Now()
-				res, err := s.sup.Rename(s.ctx, s.at(rb.file), rb.line, name, next, false)
+				res, err := s.sup.Rename(s.ctx, s.at(rb.file), Place{Line: rb.line, Symbol: name}, next, false)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -43,9 +43,11 @@
 //
 // # Operations
 //
-// Every query takes a file, a 1-based line and a symbol — a substring of
-// that line — never a column (LSP-3): the column is where the substring
-// stands, converted to the position encoding the server negotiated (utf-8
+// Every query takes a file and a [Place]: a 1-based line and a symbol — a
+// substring of that line — never a column (LSP-3). The column is where the
+// substring stands (a whole word first; of a qualified name such as
+// stats.Sum, its last part; of a name the line holds more than once, the
+// occurrence asked for), converted to the position encoding the server negotiated (utf-8
 // is offered through general.positionEncodings and clangd's offsetEncoding;
 // UTF-16 code units otherwise). Results are data with JSON names, not
 // prose ([Locations], [Hover], [Symbols], [Status] ...): paths relative to

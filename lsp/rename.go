@@ -17,11 +17,12 @@ import (
 
 // RenameResult reports what lsp_rename changed.
 type RenameResult struct {
-	Symbol  string     `json:"symbol"`
-	NewName string     `json:"new_name"`
-	Server  string     `json:"server"`
-	Files   []FileEdit `json:"files" jsonschema:"the files changed, sorted by path"`
-	Edits   int        `json:"edits" jsonschema:"text edits over all files"`
+	Symbol     string     `json:"symbol"`
+	Occurrence int        `json:"occurrence,omitempty" jsonschema:"which occurrence of symbol on the line, when not the first"`
+	NewName    string     `json:"new_name"`
+	Server     string     `json:"server"`
+	Files      []FileEdit `json:"files" jsonschema:"the files changed, sorted by path"`
+	Edits      int        `json:"edits" jsonschema:"text edits over all files"`
 	// Notes say what the writes could not keep (see atomicfile.Report).
 	Notes []string `json:"notes,omitempty" jsonschema:"what the writes could not keep (owner, links ...)"`
 }
@@ -39,18 +40,18 @@ type FileEdit struct {
 // workspace: it asks the server for a WorkspaceEdit and applies it (both
 // `changes` and `documentChanges`, file creates, renames and deletes
 // included) to every file, all or nothing, then re-syncs the server.
-func (s *Supervisor) Rename(ctx context.Context, file pathguard.Path, line int, symbol, newName string, force bool) (*RenameResult, error) {
+func (s *Supervisor) Rename(ctx context.Context, file pathguard.Path, p Place, newName string, force bool) (*RenameResult, error) {
 	if strings.TrimSpace(newName) == "" {
 		return nil, fmt.Errorf("%w: new_name is required", ErrBadArgument)
 	}
-	r, err := s.at(ctx, file, line, symbol)
+	r, err := s.at(ctx, file, p)
 	if err != nil {
 		return nil, err
 	}
 	defer r.srv.release()
 	var we *workspaceEdit
-	p := renameParams{textDocumentPositionParams: r.params(), NewName: newName}
-	if err := r.srv.call(ctx, "textDocument/rename", p, &we); err != nil {
+	params := renameParams{textDocumentPositionParams: r.params(), NewName: newName}
+	if err := r.srv.call(ctx, "textDocument/rename", params, &we); err != nil {
 		return nil, err
 	}
 	if we == nil || (len(we.Changes) == 0 && len(we.DocumentChanges) == 0) {
@@ -67,7 +68,7 @@ func (s *Supervisor) Rename(ctx context.Context, file pathguard.Path, line int, 
 	if err := s.resyncAfterEdit(ctx, r.srv, plan); err != nil {
 		return nil, fmt.Errorf("rename applied, but re-syncing %s failed (use reload): %w", r.srv.spec.ID, err)
 	}
-	res := &RenameResult{Symbol: r.symbol, NewName: newName, Server: r.srv.spec.ID, Files: []FileEdit{}, Notes: notes}
+	res := &RenameResult{Symbol: r.symbol, Occurrence: r.shownOccurrence(), NewName: newName, Server: r.srv.spec.ID, Files: []FileEdit{}, Notes: notes}
 	for _, f := range plan.files {
 		if !f.touched {
 			continue
