@@ -270,6 +270,23 @@ func TestLedger(t *testing.T) {
 	if got := l.Fresh("h", []Diagnostic{h1}, true); len(got) != 1 {
 		t.Fatalf("hint on request: %+v", got)
 	}
+	// Issue 19 §3: what went away is said, as it was last seen, once.
+	l.Fresh("f", []Diagnostic{e1, w1, h1}, false)
+	fresh, gone := l.Record("f", []Diagnostic{moved}, false)
+	if len(fresh) != 0 || len(gone) != 1 || gone[0] != w1 {
+		t.Fatalf("warning fixed: fresh %+v, gone %+v", fresh, gone)
+	}
+	if _, gone := l.Record("f", []Diagnostic{moved}, false); len(gone) != 0 {
+		t.Fatalf("fixed twice: %+v", gone)
+	}
+	if _, gone := l.Record("f", nil, false); len(gone) != 1 || gone[0].Line != 7 {
+		t.Fatalf("the moved error is gone where it was last seen: %+v", gone)
+	}
+	l.Fresh("f", []Diagnostic{e1}, false)
+	l.Forget("f")
+	if fresh, gone := l.Record("f", []Diagnostic{e1}, false); len(fresh) != 1 || len(gone) != 0 {
+		t.Fatalf("after Forget: fresh %+v, gone %+v", fresh, gone)
+	}
 }
 
 func TestDecodeLocationsAndHover(t *testing.T) {

@@ -22,5 +22,10 @@ func TestSessions(t *testing.T) {
 		Config: sessiontest.Config{Without: []string{"structural"}},
 		NewRun: builtin.NewRun,
 		Update: *update,
+		// eval's timings.
+		Scrub: []sessiontest.Scrub{
+			{Pattern: `· \d+ ms\]`, Replace: "· N ms]"},
+			{Pattern: `(tool calls: .*?\w) \d+ ms`, Replace: "$1 N ms"},
+		},
 	})
 }
