@@ -222,7 +222,16 @@ func (s *Supervisor) AfterWrite(ctx context.Context, at pathguard.Path) ([]Diagn
 		return nil, err // a deleted file was closed: nothing to report
 	}
 	items, err := srv.diagnosticsFor(ctx, doc)
-	return convertDiagnostics(items, path, doc.text, srv.encoding), err
+	return s.relMessages(convertDiagnostics(items, path, doc.text, srv.encoding)), err
+}
+
+// relMessages rewrites the paths under the root that diagnostics' messages
+// name relative to it (RelText); the quoted line stays as the file has it.
+func (s *Supervisor) relMessages(ds []Diagnostic) []Diagnostic {
+	for i := range ds {
+		ds[i].Message = s.RelText(ds[i].Message)
+	}
+	return ds
 }
 
 // Diagnostics returns the errors and warnings (and information) the owning
@@ -246,6 +255,6 @@ func (s *Supervisor) Diagnostics(ctx context.Context, file pathguard.Path) (*Fil
 		}
 		res.Incomplete, res.WaitMS = true, s.cfg.DiagnosticsWait.Milliseconds()
 	}
-	res.Diagnostics = convertDiagnostics(items, path, doc.text, srv.encoding)
+	res.Diagnostics = s.relMessages(convertDiagnostics(items, path, doc.text, srv.encoding))
 	return res, nil
 }

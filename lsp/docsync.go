@@ -236,7 +236,7 @@ func (s *server) diagnosticsForSince(ctx context.Context, doc *openDoc, start ti
 				return items, err
 			}
 			return items, fmt.Errorf("%w: %s published no diagnostics for %s version %d within %s",
-				ErrDiagnosticsTimeout, s.spec.ID, doc.path, doc.version, s.cfg.DiagnosticsWait)
+				ErrDiagnosticsTimeout, s.spec.ID, s.relText(doc.path), doc.version, s.cfg.DiagnosticsWait)
 		case <-s.exited:
 			return nil, s.exitError("textDocument/publishDiagnostics")
 		case <-ctx.Done():

@@ -270,7 +270,7 @@ func (s *Supervisor) Hover(ctx context.Context, file pathguard.Path, p Place) (*
 	}
 	h := &Hover{Symbol: r.symbol, Occurrence: r.shownOccurrence(), File: r.rel, Line: r.line, Server: r.srv.spec.ID}
 	if res != nil {
-		h.Contents = strings.TrimSpace(hoverText(res.Contents))
+		h.Contents = s.RelText(strings.TrimSpace(hoverText(res.Contents)))
 	}
 	if h.Contents != "" {
 		if why := s.hoverOutside(ctx, r); why != "" {
@@ -528,9 +528,9 @@ func (s *Supervisor) CodeActions(ctx context.Context, file pathguard.Path, p Pla
 	}
 	res := &CodeActions{Symbol: r.symbol, Occurrence: r.shownOccurrence(), File: r.rel, Line: r.line, Server: r.srv.spec.ID, Actions: make([]CodeAction, 0, len(actions))}
 	for _, a := range actions {
-		ca := CodeAction{Title: a.Title, Kind: a.Kind, Preferred: a.IsPreferred, Disabled: a.Disabled != nil}
+		ca := CodeAction{Title: s.RelText(a.Title), Kind: a.Kind, Preferred: a.IsPreferred, Disabled: a.Disabled != nil}
 		if a.Disabled != nil {
-			ca.DisabledReason = a.Disabled.Reason
+			ca.DisabledReason = s.RelText(a.Disabled.Reason)
 		}
 		if a.Edit != nil {
 			ca.Files = editFiles(s, a.Edit)

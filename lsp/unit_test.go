@@ -352,3 +352,24 @@ func TestMarkerScanUsesTheWalkPolicy(t *testing.T) {
 		t.Fatalf("gopls marker folders %v, want app and tools/deep/a", got)
 	}
 }
+
+// Issue 19 §3: every path a result names is relative to the root —
+// pyright's checker output, a server's message — and one outside it stays
+// as it is.
+func TestRelText(t *testing.T) {
+	root := t.TempDir()
+	s := NewSupervisor(root, Config{})
+	defer s.Close()
+	for in, want := range map[string]string{
+		root + "/main.py:3:26 - error: x":                        "main.py:3:26 - error: x",
+		"  " + root + "/pkg/a.py:1:1 - error":                    "  pkg/a.py:1:1 - error",
+		"file of " + fileURI(root) + "/src/a.ts (the index)":     "file of src/a.ts (the index)",
+		"cannot open " + root + " here":                          "cannot open . here",
+		"/elsewhere" + root + "/a.go and " + root + "2/b.go":     "/elsewhere" + root + "/a.go and " + root + "2/b.go",
+		"/usr/lib/go/src/fmt/print.go and \"" + root + "/x.go\"": "/usr/lib/go/src/fmt/print.go and \"x.go\"",
+	} {
+		if got := s.RelText(in); got != want {
+			t.Errorf("RelText(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package lsptool
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -215,7 +216,8 @@ func query(ctx context.Context, c *registry.Call, s *Servers, p lspParams) (LSPR
 	}
 	out := LSPResult{Operation: op.name}
 	if err := op.run(ctx, c, s.Sup, q, &out); err != nil {
-		return LSPResult{}, err
+		// An error names files relative to the root, as results do.
+		return LSPResult{}, errors.New(s.Sup.RelText(err.Error()))
 	}
 	return out, nil
 }

@@ -108,7 +108,7 @@ func afterWrite(ctx context.Context, sup *lsp.Supervisor, ledger *lsp.Ledger, c 
 			// What the server said of an earlier version is no news of
 			// this one, and no sign that anything was fixed.
 			if !errors.Is(r.err, lsp.ErrNotOwned) {
-				rep.Unchecked = append(rep.Unchecked, Unchecked{File: c.Rel(f), Error: r.err.Error()})
+				rep.Unchecked = append(rep.Unchecked, Unchecked{File: c.Rel(f), Error: sup.RelText(r.err.Error())})
 			}
 		case r.diags == nil:
 			// No server checked it (WRT-3).

@@ -49,7 +49,7 @@ func rename(ctx context.Context, c *registry.Call, s *Servers, p renameParams) (
 	}
 	res, err := s.Sup.Rename(ctx, at, lsp.Place{Line: p.Line, Symbol: p.Symbol, Occurrence: p.Occurrence}, p.NewName, p.Force)
 	if err != nil {
-		return RenameResult{}, err
+		return RenameResult{}, errors.New(s.Sup.RelText(err.Error()))
 	}
 	for _, f := range res.Files {
 		if abs, err := c.Path(f.Path); err == nil {
