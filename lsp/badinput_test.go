@@ -34,8 +34,13 @@ func TestMain(m *testing.M) {
 
 // fakeServer reads frames and never answers ("silent"), answers only
 // initialize ("mute"), or answers initialize and then stops reading its
-// input ("deaf").
+// input ("deaf"); as a probe or a checker it never ends ("hang").
 func fakeServer(mode string) {
+	if mode == "hang" {
+		for {
+			time.Sleep(time.Hour)
+		}
+	}
 	r, w := framing.NewReader(os.Stdin), framing.NewWriter(os.Stdout)
 	for {
 		body, err := r.Read()
