@@ -189,23 +189,23 @@ func (s *Supervisor) rel(path string) string {
 
 // RelText rewrites the paths under the root in text — a server's message,
 // a checker's output line, a diagnostic — relative to the root, as every
-// result names files: "/root/a.go" and "file:///root/a.go" become "a.go",
-// the root itself ".". A path outside the root stays as it is.
+// result names files: "/root/a.go" and "file:///root/a.go" become "a.go".
+// The root itself stays named (a message may say what paths are relative
+// to), as does a path outside it.
 func (s *Supervisor) RelText(text string) string {
 	for _, r := range s.roots {
 		if !strings.Contains(text, r) {
 			continue
 		}
-		text = replacePath(text, fileURI(r)+"/", "", false)
-		text = replacePath(text, r+string(filepath.Separator), "", false)
-		text = replacePath(text, r, ".", true)
+		text = replacePath(text, fileURI(r)+"/", "")
+		text = replacePath(text, r+string(filepath.Separator), "")
 	}
 	return text
 }
 
 // replacePath replaces prefix in text where it starts a path (not inside a
-// longer one) and, when whole, ends one.
-func replacePath(text, prefix, with string, whole bool) string {
+// longer one).
+func replacePath(text, prefix, with string) string {
 	var b strings.Builder
 	for {
 		i := strings.Index(text, prefix)
@@ -215,9 +215,6 @@ func replacePath(text, prefix, with string, whole bool) string {
 		}
 		end := i + len(prefix)
 		ok := i == 0 || !isPathByte(text[i-1])
-		if whole && end < len(text) && isPathByte(text[end]) {
-			ok = false
-		}
 		b.WriteString(text[:i])
 		if ok {
 			b.WriteString(with)

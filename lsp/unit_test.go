@@ -364,7 +364,7 @@ func TestRelText(t *testing.T) {
 		root + "/main.py:3:26 - error: x":                        "main.py:3:26 - error: x",
 		"  " + root + "/pkg/a.py:1:1 - error":                    "  pkg/a.py:1:1 - error",
 		"file of " + fileURI(root) + "/src/a.ts (the index)":     "file of src/a.ts (the index)",
-		"cannot open " + root + " here":                          "cannot open . here",
+		"paths are relative to " + root:                          "paths are relative to " + root,
 		"/elsewhere" + root + "/a.go and " + root + "2/b.go":     "/elsewhere" + root + "/a.go and " + root + "2/b.go",
 		"/usr/lib/go/src/fmt/print.go and \"" + root + "/x.go\"": "/usr/lib/go/src/fmt/print.go and \"x.go\"",
 	} {

@@ -256,7 +256,7 @@ func formatCheckRun(run lsp.CheckRun) string {
 	var status string
 	switch {
 	case run.TimedOut:
-		status = fmt.Sprintf("stopped after %s (CheckerTimeout)", time.Duration(run.TimeoutMS)*time.Millisecond)
+		status = fmt.Sprintf("stopped at the %s time limit", time.Duration(run.TimeoutMS)*time.Millisecond)
 	case run.ExitCode != nil:
 		status = fmt.Sprintf("exit %d", *run.ExitCode)
 	default:
