@@ -34,3 +34,21 @@ func TestDiagnosticsAfterRenameDoNotTimeOut(t *testing.T) {
 		})
 	}
 }
+
+// typescript-language-server's diagnostics are pulled from tsserver
+// (pullTSServer): positions come in UTF-16 units (the n is at 28 in them)
+// and are given in characters (27), categories become severities, and the
+// unused-name suggestions are hints, as the server publishes them.
+func TestTypeScriptPulledDiagnostics(t *testing.T) {
+	t.Parallel()
+	s := newSession(t, "ts", "typescript-language-server", Config{})
+	s.write("src/extra.ts", "const rocket = \"🚀\"; const n: number = rocket;\nexport {};\n")
+	out := must(s.sup.Diagnostics(s.ctx, s.at("src/extra.ts")))(t)
+	got := diagKeys(s.root, out.Diagnostics)
+	expectContains(t, "diagnostics", got,
+		"src/extra.ts:1:27: error: Type 'string' is not assignable to type 'number'.",
+		"src/extra.ts:1:27: hint: 'n' is declared but its value is never read.")
+	if out.Incomplete {
+		t.Errorf("pulled diagnostics marked incomplete")
+	}
+}

@@ -87,37 +87,10 @@ func (s *server) syncFile(ctx context.Context, path, languageID string) (*openDo
 	if err := s.notify(ctx, "textDocument/didSave", didSaveParams{TextDocument: textDocumentIdentifier{URI: next.uri}}); err != nil {
 		return nil, false, err
 	}
-	if doc != nil && s.spec.ClearsOnChange {
-		// The server publishes its clearing empty set while it takes the
-		// change, before it answers a request sent after it: what comes
-		// after the answer is for the new text.
-		if err := s.barrier(ctx); err != nil {
-			return nil, false, err
-		}
-		s.mu.Lock()
-		next.syncSeq = s.diagSeq
-		s.mu.Unlock()
-	}
 	s.mu.Lock()
 	s.docs[path] = next
 	s.mu.Unlock()
 	return next, true, nil
-}
-
-// barrierMethod is a request no server implements: the protocol has a
-// server answer a "$/" request it does not know with an error at once, in
-// order with the notifications before it.
-const barrierMethod = "$/builtin-tools/barrier"
-
-// barrier returns once the server has taken every notification sent
-// before it.
-func (s *server) barrier(ctx context.Context) error {
-	err := s.call(ctx, barrierMethod, struct{}{}, nil)
-	var se *ServerError
-	if err == nil || errors.As(err, &se) && se.Kind == ErrServerFailed {
-		return nil
-	}
-	return err
 }
 
 func (s *server) closeDocLocked(ctx context.Context, doc *openDoc) error {
@@ -160,8 +133,8 @@ func (s *server) notifyWatched(ctx context.Context, events []fileEvent) error {
 }
 
 // diagnosticsFor returns the server's diagnostics for doc's version: pulled
-// when the server offers textDocument/diagnostic, otherwise the published
-// ones, once a publish for this version arrived and no further publish came
+// when the server offers textDocument/diagnostic or its row a pull of its
+// own (ServerSpec.pull), otherwise the published ones, once a publish for this version arrived and no further publish came
 // for DiagnosticsSettle. The wait is bounded by DiagnosticsWait; on timeout
 // the last known diagnostics are returned with ErrDiagnosticsTimeout.
 func (s *server) diagnosticsFor(ctx context.Context, doc *openDoc) ([]lspDiagnostic, error) {
@@ -169,6 +142,14 @@ func (s *server) diagnosticsFor(ctx context.Context, doc *openDoc) ([]lspDiagnos
 }
 
 func (s *server) diagnosticsForSince(ctx context.Context, doc *openDoc, start time.Time) ([]lspDiagnostic, error) {
+	if s.spec.pull != nil {
+		items, err := s.spec.pull(ctx, s, doc)
+		var se *ServerError
+		if err == nil || !(errors.As(err, &se) && se.Kind == ErrServerFailed) {
+			return items, err
+		}
+		// The server refused it (an older version): wait for a publish.
+	}
 	s.mu.Lock()
 	pull := s.pull
 	s.mu.Unlock()

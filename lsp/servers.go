@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"context"
 	"path/filepath"
 	"strings"
 	"time"
@@ -48,13 +49,6 @@ type ServerSpec struct {
 	// clangd keeps its index outside the root, typescript-language-server
 	// loads its own TypeScript rather than the checkout's.
 	Prepare func(l *Launch) error
-	// ClearsOnChange says the server publishes an empty set for a document
-	// as soon as it takes a change, and the diagnostics of the new text
-	// later: the wait after a change skips that first publish. Without it
-	// typescript-language-server publishes nothing at all after a change
-	// that leaves a file without problems, so the wait could only time out;
-	// its Settings turn the clearing on (diagnostics.eagerClear).
-	ClearsOnChange bool
 	// Indexes says the server reports its initial indexing as $/progress;
 	// queries wait (bounded by StartTimeout) for that work to end.
 	Indexes bool
@@ -63,6 +57,11 @@ type ServerSpec struct {
 	// Settings answers workspace/configuration, by section ("" is the whole
 	// object). Sections not listed get null.
 	Settings map[string]any
+
+	// pull asks a server that has no textDocument/diagnostic for a
+	// document's diagnostics in a request of its own; nil waits for what it
+	// publishes.
+	pull func(ctx context.Context, s *server, doc *openDoc) ([]lspDiagnostic, error)
 }
 
 // Launch is one server start as [ServerSpec.Prepare] may adjust it.
@@ -159,10 +158,7 @@ func DefaultServers() []ServerSpec {
 			Checker:      []string{"tsc", "--noEmit", "--pretty", "false"},
 			Indexes:      true,
 			Prepare:      prepareTypeScript,
-			// A change clears the file's diagnostics at once, so that every
-			// change is followed by a publish (ClearsOnChange).
-			ClearsOnChange: true,
-			Settings:       map[string]any{"diagnostics": map[string]any{"eagerClear": true}},
+			pull:         pullTSServer,
 		},
 		{
 			ID:          "clangd",
