@@ -34,8 +34,13 @@ func TestMain(m *testing.M) {
 
 // fakeServer reads frames and never answers ("silent"), answers only
 // initialize ("mute"), or answers initialize and then stops reading its
-// input ("deaf").
+// input ("deaf"); as a probe or a checker it never ends ("hang").
 func fakeServer(mode string) {
+	if mode == "hang" {
+		for {
+			time.Sleep(time.Hour)
+		}
+	}
 	r, w := framing.NewReader(os.Stdin), framing.NewWriter(os.Stdout)
 	for {
 		body, err := r.Read()
@@ -86,7 +91,7 @@ func TestServerNeverAnswersInitialize(t *testing.T) {
 	root := fakeRoot(t)
 	sup := NewSupervisor(root, Config{Servers: []ServerSpec{fakeSpec(t, "silent")}, StartTimeout: time.Second})
 	defer sup.Close()
-	_, err := sup.Hover(t.Context(), loc(t, sup, filepath.Join(root, "a.fake")), 1, "world")
+	_, err := sup.Hover(t.Context(), loc(t, sup, filepath.Join(root, "a.fake")), Place{Line: 1, Symbol: "world"})
 	expectErr(t, "hover", err, ErrServerTimeout, "starting fake-silent for .", "did not finish starting (initialize) within 1s")
 	if n := len(sup.running()); n != 0 {
 		t.Fatalf("a server that never started is listed as running (%d)", n)
@@ -97,7 +102,7 @@ func TestServerNeverAnswersRequests(t *testing.T) {
 	t.Parallel()
 	root := fakeRoot(t)
 	sup := NewSupervisor(root, Config{Servers: []ServerSpec{fakeSpec(t, "mute")}, RequestTimeout: time.Second, DiagnosticsWait: time.Second})
-	_, err := sup.Hover(t.Context(), loc(t, sup, filepath.Join(root, "a.fake")), 1, "world")
+	_, err := sup.Hover(t.Context(), loc(t, sup, filepath.Join(root, "a.fake")), Place{Line: 1, Symbol: "world"})
 	expectErr(t, "hover", err, ErrServerTimeout, "fake-mute (root .) did not answer on textDocument/hover: no answer within 1s", "reload")
 	// Diagnostics are bounded too.
 	_, err = sup.AfterWrite(t.Context(), loc(t, sup, filepath.Join(root, "a.fake")))
@@ -120,7 +125,7 @@ func TestServerStopsReading(t *testing.T) {
 	sup := NewSupervisor(root, Config{Servers: []ServerSpec{fakeSpec(t, "deaf")}, RequestTimeout: time.Second})
 	defer sup.Close()
 	t0 := time.Now()
-	_, err := sup.Hover(t.Context(), loc(t, sup, filepath.Join(root, "big.fake")), 1, "world")
+	_, err := sup.Hover(t.Context(), loc(t, sup, filepath.Join(root, "big.fake")), Place{Line: 1, Symbol: "world"})
 	expectErr(t, "hover", err, ErrServerTimeout, "fake-deaf (root .) did not answer on textDocument/didOpen", "it stopped reading its input, so it was stopped")
 	if d := time.Since(t0); d > 15*time.Second {
 		t.Errorf("the blocked write took %s to end", d)
@@ -161,36 +166,36 @@ func TestBadArguments(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer other.Close()
-	_, err = s.sup.Definition(ctx, other.RootPath(), 1, "x")
+	_, err = s.sup.Definition(ctx, other.RootPath(), Place{Line: 1, Symbol: "x"})
 	expectErr(t, "another root", err, ErrBadFile, "belongs to another root")
-	_, err = s.sup.Definition(ctx, pathguard.Path{}, 1, "x")
+	_, err = s.sup.Definition(ctx, pathguard.Path{}, Place{Line: 1, Symbol: "x"})
 	expectErr(t, "no location", err, ErrBadFile, "file is required")
-	_, err = s.sup.Hover(ctx, s.at("missing.go"), 1, "x")
+	_, err = s.sup.Hover(ctx, s.at("missing.go"), Place{Line: 1, Symbol: "x"})
 	expectErr(t, "missing", err, ErrBadFile, "missing.go does not exist")
-	_, err = s.sup.References(ctx, s.at("shapes"), 1, "x")
+	_, err = s.sup.References(ctx, s.at("shapes"), Place{Line: 1, Symbol: "x"})
 	expectErr(t, "folder", err, ErrBadFile, "shapes is a folder")
 	_, err = s.sup.Diagnostics(ctx, s.at("missing.go"))
 	expectErr(t, "diagnostics missing", err, ErrBadFile, "does not exist")
 
 	var pe *PositionError
-	_, err = s.sup.Definition(ctx, loc(s.t, s.sup, main), 99, "Total")
+	_, err = s.sup.Definition(ctx, loc(s.t, s.sup, main), Place{Line: 99, Symbol: "Total"})
 	expectErr(t, "line out of range", err, nil, "line 99 is out of range: main.go has 13 lines (lines are 1-based)")
 	if !errors.As(err, &pe) {
 		t.Errorf("want a *PositionError, got %T", err)
 	}
-	_, err = s.sup.Definition(ctx, loc(s.t, s.sup, main), 0, "Total")
+	_, err = s.sup.Definition(ctx, loc(s.t, s.sup, main), Place{Line: 0, Symbol: "Total"})
 	expectErr(t, "line 0", err, nil, "line 0 is out of range")
-	_, err = s.sup.Definition(ctx, loc(s.t, s.sup, main), 12, "Totally")
+	_, err = s.sup.Definition(ctx, loc(s.t, s.sup, main), Place{Line: 12, Symbol: "Totally"})
 	expectErr(t, "symbol absent", err, nil, `"Totally" is not on main.go:12, which reads "\tfmt.Println(\"größe 🚀\", shapes.Total(all))"`)
-	_, err = s.sup.Hover(ctx, loc(s.t, s.sup, main), 12, "")
+	_, err = s.sup.Hover(ctx, loc(s.t, s.sup, main), Place{Line: 12, Symbol: ""})
 	expectErr(t, "no symbol", err, nil, "symbol is required", "the column is never guessed", `shapes.Total(all)`)
-	_, err = s.sup.Rename(ctx, loc(s.t, s.sup, main), 12, "Total", " ", false)
+	_, err = s.sup.Rename(ctx, loc(s.t, s.sup, main), Place{Line: 12, Symbol: "Total"}, " ", false)
 	expectErr(t, "rename without name", err, ErrBadArgument, "new_name is required")
 	_, err = s.sup.Symbols(ctx, "", pathguard.Path{})
 	expectErr(t, "symbols without query or file", err, ErrBadArgument, "query", "file")
 
 	s.write("README.md", "# fixture\n")
-	_, err = s.sup.Hover(ctx, s.at("README.md"), 1, "fixture")
+	_, err = s.sup.Hover(ctx, s.at("README.md"), Place{Line: 1, Symbol: "fixture"})
 	expectErr(t, "not owned", err, ErrNotOwned, `no server in the table handles ".md" files`)
 	diags, err := s.sup.AfterWrite(ctx, s.at("README.md"))
 	if diags != nil || err != nil {
@@ -214,7 +219,7 @@ func TestBinaryMissing(t *testing.T) {
 		t.Errorf("status: want the marker found in . and gopls-not-installed-here missing, got %+v", row)
 	}
 	expectContains(t, "status install", row.Install, "go install golang.org/x/tools/gopls@latest")
-	_, err := s.sup.Definition(s.ctx, loc(s.t, s.sup, main), 12, "Total")
+	_, err := s.sup.Definition(s.ctx, loc(s.t, s.sup, main), Place{Line: 12, Symbol: "Total"})
 	var ue *UnavailableError
 	expectErr(t, "definition", err, ErrUnavailable, "gopls found go.mod but gopls-not-installed-here is not installed: go install golang.org/x/tools/gopls@latest")
 	if !errors.As(err, &ue) || ue.File != "main.go" {
@@ -254,7 +259,7 @@ func TestMarkerMissing(t *testing.T) {
 			i := slices.IndexFunc(table, func(sp ServerSpec) bool { return sp.ID == "pyright" })
 			program := table[i].Command[0]
 			_, lookErr := exec.LookPath(program)
-			_, err := s.sup.Hover(s.ctx, s.at("tool.py"), 1, "print")
+			_, err := s.sup.Hover(s.ctx, s.at("tool.py"), Place{Line: 1, Symbol: "print"})
 			row := statusRow(t, s.sup.Status(s.ctx), "pyright")
 			if len(row.MarkerDirs) != 0 || strings.Join(row.RootMarkers, ", ") != strings.Trim(markers, "()") {
 				t.Errorf("status: want no marker found and the markers named, got %+v", row)
@@ -328,13 +333,13 @@ func TestServerKilledMidRequest(t *testing.T) {
 		},
 	}
 	shapes := s.path("shapes/shapes.go")
-	_, err := s.sup.References(s.ctx, loc(s.t, s.sup, shapes), 28, "Total")
+	_, err := s.sup.References(s.ctx, loc(s.t, s.sup, shapes), Place{Line: 28, Symbol: "Total"})
 	expectErr(t, "references", err, ErrServerExited, "gopls (root .) exited on textDocument/references", "signal: killed", "the next call starts a fresh server")
 	if killed == 0 {
 		t.Fatal("the hook never ran")
 	}
 
-	if refs := must(s.sup.References(s.ctx, loc(s.t, s.sup, shapes), 28, "Total"))(t); refs.Total != 2 {
+	if refs := must(s.sup.References(s.ctx, loc(s.t, s.sup, shapes), Place{Line: 28, Symbol: "Total"}))(t); refs.Total != 2 {
 		t.Errorf("references after crash: want 2, got %d", refs.Total)
 	}
 	run := s.sup.running()
@@ -361,7 +366,7 @@ func TestThousandsOfReferences(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.write("big/big.go", b.String())
-	refs, err := s.sup.References(s.ctx, s.at("big/big.go"), 3, "Counter")
+	refs, err := s.sup.References(s.ctx, s.at("big/big.go"), Place{Line: 3, Symbol: "Counter"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -379,7 +384,7 @@ func TestThousandsOfReferences(t *testing.T) {
 func TestIdleServersAreReaped(t *testing.T) {
 	t.Parallel()
 	s := newSession(t, "go", "gopls", Config{IdleTimeout: 300 * time.Millisecond})
-	must(s.sup.Hover(s.ctx, s.at("main.go"), 12, "Total"))(t)
+	must(s.sup.Hover(s.ctx, s.at("main.go"), Place{Line: 12, Symbol: "Total"}))(t)
 	pgids := runningGroups(s.sup)
 	deadline := time.Now().Add(30 * time.Second)
 	// Reaping shuts the server down in the background: wait for its
@@ -391,5 +396,5 @@ func TestIdleServersAreReaped(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	// The next call starts it again.
-	must(s.sup.Hover(s.ctx, s.at("main.go"), 12, "Total"))(t)
+	must(s.sup.Hover(s.ctx, s.at("main.go"), Place{Line: 12, Symbol: "Total"}))(t)
 }

@@ -91,10 +91,10 @@ func BenchmarkDiagnosticsOnWrite(b *testing.B) {
 func BenchmarkReferences(b *testing.B) {
 	s := newSession(b, "go", "gopls", Config{})
 	shapes := s.at("shapes/shapes.go")
-	if _, err := s.sup.References(s.ctx, shapes, 28, "Total"); err != nil {
+	if _, err := s.sup.References(s.ctx, shapes, Place{Line: 28, Symbol: "Total"}); err != nil {
 		b.Fatal(err)
 	}
-	r, err := s.sup.at(s.ctx, shapes, 28, "Total")
+	r, err := s.sup.at(s.ctx, shapes, Place{Line: 28, Symbol: "Total"})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -104,7 +104,7 @@ func BenchmarkReferences(b *testing.B) {
 
 	b.Run("supervisor", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			out, err := s.sup.References(s.ctx, shapes, 28, "Total")
+			out, err := s.sup.References(s.ctx, shapes, Place{Line: 28, Symbol: "Total"})
 			if err != nil || out.Total != 2 {
 				b.Fatalf("%v: %+v", err, out)
 			}
@@ -134,13 +134,74 @@ func BenchmarkColdStart(b *testing.B) {
 				s := newSession(b, bs.fixture, bs.program, Config{})
 				b.StartTimer()
 				t0 := time.Now()
-				if _, err := s.sup.Definition(s.ctx, s.at(bs.file), bs.defLine, bs.defSymbol); err != nil {
+				if _, err := s.sup.Definition(s.ctx, s.at(bs.file), Place{Line: bs.defLine, Symbol: bs.defSymbol}); err != nil {
 					b.Fatal(err)
 				}
 				lat = append(lat, time.Since(t0))
 				b.StopTimer()
 				s.sup.Close()
 				b.StartTimer()
+			}
+			b.StopTimer()
+			reportLatencies(b, lat)
+		})
+	}
+}
+
+// renameBench is a rename that can be undone by renaming back.
+type renameBench struct {
+	name, fixture, program string
+	file                   string
+	line                   int
+	from, to               string
+}
+
+var renameBenches = []renameBench{
+	{"gopls", "go", "gopls", "shapes/shapes.go", 28, "Total", "Sum"},
+	{"pyright", "python", "pyright-langserver", "geometry.py", 15, "total", "summed"},
+	{"typescript", "ts", "typescript-language-server", "src/geometry.ts", 12, "total", "summed"},
+	// Not clangd: a second rename of a symbol its header declares fails
+	// with "the index may be stale" for as long as we waited.
+}
+
+// BenchmarkDiagnosticsAfterRename measures, with a warm server, what
+// lsp_rename costs an agent: the rename, then the diagnostics of every
+// file it changed, awaited in parallel as the write wrapper does. Each
+// iteration renames the symbol to a new name; a file whose diagnostics
+// do not arrive in time fails the benchmark.
+//
+//	go test -run XXX -bench DiagnosticsAfterRename -benchtime 5x ./lsp/
+func BenchmarkDiagnosticsAfterRename(b *testing.B) {
+	for _, rb := range renameBenches {
+		b.Run(rb.name, func(b *testing.B) {
+			s := newSession(b, rb.fixture, rb.program, Config{})
+			if _, err := s.sup.Hover(s.ctx, s.at(rb.file), Place{Line: rb.line, Symbol: rb.from}); err != nil { // warm up
+				b.Fatal(err)
+			}
+			var lat []time.Duration
+			name := rb.from
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				next := fmt.Sprintf("%s%d", rb.to, i)
+				t0 := time.Now()
+				res, err := s.sup.Rename(s.ctx, s.at(rb.file), Place{Line: rb.line, Symbol: name}, next, false)
+				if err != nil {
+					b.Fatal(err)
+				}
+				name = next
+				errs := make(chan error, len(res.Files))
+				for _, f := range res.Files {
+					go func() {
+						_, err := s.sup.AfterWrite(s.ctx, s.at(f.Path))
+						errs <- err
+					}()
+				}
+				for range res.Files {
+					if err := <-errs; err != nil {
+						b.Errorf("rename %d: %v", i, err)
+					}
+				}
+				lat = append(lat, time.Since(t0))
 			}
 			b.StopTimer()
 			reportLatencies(b, lat)

@@ -102,6 +102,10 @@ func (s *Supervisor) runChecker(ctx context.Context, spec *ServerSpec, bin, abs,
 		run.TimedOut, run.TimeoutMS = true, s.cfg.CheckerTimeout.Milliseconds()
 	}
 	run.Output, run.MoreLines = out.result()
+	for i, line := range run.Output {
+		// pyright names files by absolute path.
+		run.Output[i] = s.RelText(line)
+	}
 	return run
 }
 

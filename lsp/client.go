@@ -40,8 +40,9 @@ type server struct {
 	encoding string
 	name     string // serverInfo name and version, when sent
 
-	guard        *pathguard.Guard // every file read for the server goes through it
-	loadTimedOut bool             // its initial loading outlasted StartTimeout
+	guard        *pathguard.Guard    // every file read for the server goes through it
+	relText      func(string) string // Supervisor.RelText, for what the server says
+	loadTimedOut bool                // its initial loading outlasted StartTimeout
 
 	specialOnce sync.Once
 	special     string // what specialFilesNote found
@@ -114,9 +115,9 @@ func (p pipeRWC) Close() error {
 // launch) and completes initialize (and the indexing wait for servers that
 // index) before ctx ends. The state folder is the server's from here on:
 // removed when it exits, or here when the start fails.
-func startServer(ctx context.Context, spec *ServerSpec, l *Launch, relRoot string, cfg *Config, hooks *testHooks) (*server, error) {
+func startServer(ctx context.Context, spec *ServerSpec, l *Launch, relRoot string, cfg *Config, hooks *testHooks, relText func(string) string) (*server, error) {
 	s := &server{
-		guard: l.Guard, bin: l.Bin,
+		guard: l.Guard, bin: l.Bin, relText: relText,
 		spec: spec, root: l.Root, relRoot: relRoot, cfg: cfg, hooks: hooks,
 		exited:   make(chan struct{}),
 		started:  time.Now(),
@@ -377,7 +378,7 @@ func (s *server) failure(ctx context.Context, method string, err error) error {
 	var rpcErr *jsonrpc2.Error
 	switch {
 	case errors.As(err, &rpcErr):
-		return &ServerError{Server: s.spec.ID, Root: s.relRoot, Method: method, Kind: ErrServerFailed, Detail: rpcErr.Message}
+		return &ServerError{Server: s.spec.ID, Root: s.relRoot, Method: method, Kind: ErrServerFailed, Detail: s.relText(rpcErr.Message)}
 	case errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil:
 		if exitErr := s.exitError(method); exitErr != nil {
 			return exitErr
@@ -390,7 +391,7 @@ func (s *server) failure(ctx context.Context, method string, err error) error {
 			detail += fmt.Sprintf(", after it had not finished loading the workspace within %s either", s.cfg.StartTimeout)
 		}
 		detail += s.specialFilesNote()
-		return &ServerError{Server: s.spec.ID, Root: s.relRoot, Method: method, Kind: ErrServerTimeout, Detail: detail}
+		return &ServerError{Server: s.spec.ID, Root: s.relRoot, Method: method, Kind: ErrServerTimeout, Detail: s.relText(detail)}
 	case errors.Is(err, context.Canceled):
 		return err
 	}
@@ -464,7 +465,7 @@ func (s *server) exitError(method string) error {
 			detail += " (last output: " + clip(lastLines(tail, 3), 300) + ")"
 		}
 	}
-	return &ServerError{Server: s.spec.ID, Root: s.relRoot, Method: method, Kind: ErrServerExited, Detail: detail}
+	return &ServerError{Server: s.spec.ID, Root: s.relRoot, Method: method, Kind: ErrServerExited, Detail: s.relText(detail)}
 }
 
 func (s *server) alive() bool {

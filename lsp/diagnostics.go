@@ -101,14 +101,15 @@ func sortDiagnostics(ds []Diagnostic) {
 func clip(s string, n int) string { return textcut.BytesEllipsis(s, n) }
 
 // Ledger remembers, for one run, which diagnostics were already reported,
-// so the write wrapper appends only new ones (WRT-2). The key is file,
-// severity, code and message, deliberately not the position: an error that
-// merely moved is not new. The ledger holds what the file showed the last
-// time it was checked, so an error that went away and came back is new
-// again. Safe for concurrent use.
+// so the write wrapper appends only new ones (WRT-2), and says which of
+// them a later check no longer finds. The key is file, severity, code and
+// message, deliberately not the position: an error that merely moved is
+// not new. The ledger holds what the file showed the last time it was
+// checked, so an error that went away and came back is new again. Safe
+// for concurrent use.
 type Ledger struct {
 	mu   sync.Mutex
-	seen map[string]map[ledgerKey]bool // by file
+	seen map[string]map[ledgerKey]Diagnostic // by file: as last seen
 }
 
 type ledgerKey struct {
@@ -119,31 +120,55 @@ type ledgerKey struct {
 
 // NewLedger returns an empty ledger.
 func NewLedger() *Ledger {
-	return &Ledger{seen: map[string]map[ledgerKey]bool{}}
+	return &Ledger{seen: map[string]map[ledgerKey]Diagnostic{}}
 }
 
 // Fresh records diags as the current diagnostics of file and returns those
-// not present the previous time file was recorded. Errors and warnings
-// count; information and hints only when includeInfo is true (otherwise
-// they are neither returned nor remembered).
+// not present the previous time file was recorded (see Record).
 func (l *Ledger) Fresh(file string, diags []Diagnostic, includeInfo bool) []Diagnostic {
+	fresh, _ := l.Record(file, diags, includeInfo)
+	return fresh
+}
+
+// Record records diags as the current diagnostics of file and returns
+// those not present the previous time file was recorded, and those
+// present then and gone now (as they were last seen), sorted. Errors and
+// warnings count; information and hints only when includeInfo is true
+// (otherwise they are neither returned nor remembered).
+func (l *Ledger) Record(file string, diags []Diagnostic, includeInfo bool) (fresh, gone []Diagnostic) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	prev := l.seen[file]
-	now := map[ledgerKey]bool{}
-	var fresh []Diagnostic
+	now := map[ledgerKey]Diagnostic{}
 	for _, d := range diags {
 		if !includeInfo && d.Severity > SeverityWarning {
 			continue
 		}
 		k := ledgerKey{d.Severity, d.Code, d.Message}
-		if !prev[k] && !now[k] {
-			fresh = append(fresh, d)
+		if _, seen := prev[k]; !seen {
+			if _, dup := now[k]; !dup {
+				fresh = append(fresh, d)
+			}
 		}
-		now[k] = true
+		if _, dup := now[k]; !dup {
+			now[k] = d
+		}
 	}
+	for k, d := range prev {
+		if _, still := now[k]; !still {
+			gone = append(gone, d)
+		}
+	}
+	sortDiagnostics(gone)
 	l.seen[file] = now
-	return fresh
+	return fresh, gone
+}
+
+// Forget drops what the ledger holds for file (it was deleted).
+func (l *Ledger) Forget(file string) {
+	l.mu.Lock()
+	delete(l.seen, file)
+	l.mu.Unlock()
 }
 
 // AfterWrite syncs a file that was just written to the server that owns it
@@ -154,8 +179,10 @@ func (l *Ledger) Fresh(file string, diags []Diagnostic, includeInfo bool) []Diag
 //
 // When no server owns the file (no row for its kind, no root marker, or the
 // binary is missing) it returns nil, nil at once, so the write goes on with
-// no delay and no noise (WRT-3). On timeout it returns the diagnostics it
-// has and an error wrapping ErrDiagnosticsTimeout.
+// no delay and no noise (WRT-3); so it does when the file was deleted, or
+// its server is in a start failure's backoff. A file that was checked gets
+// a non-nil slice, empty when it has no problems. On timeout it returns the
+// diagnostics it has and an error wrapping ErrDiagnosticsTimeout.
 func (s *Supervisor) AfterWrite(ctx context.Context, at pathguard.Path) ([]Diagnostic, error) {
 	absPath, err := s.guard.Of(at)
 	if err != nil {
@@ -195,7 +222,16 @@ func (s *Supervisor) AfterWrite(ctx context.Context, at pathguard.Path) ([]Diagn
 		return nil, err // a deleted file was closed: nothing to report
 	}
 	items, err := srv.diagnosticsFor(ctx, doc)
-	return convertDiagnostics(items, path, doc.text, srv.encoding), err
+	return s.relMessages(convertDiagnostics(items, path, doc.text, srv.encoding)), err
+}
+
+// relMessages rewrites the paths under the root that diagnostics' messages
+// name relative to it (RelText); the quoted line stays as the file has it.
+func (s *Supervisor) relMessages(ds []Diagnostic) []Diagnostic {
+	for i := range ds {
+		ds[i].Message = s.RelText(ds[i].Message)
+	}
+	return ds
 }
 
 // Diagnostics returns the errors and warnings (and information) the owning
@@ -219,6 +255,6 @@ func (s *Supervisor) Diagnostics(ctx context.Context, file pathguard.Path) (*Fil
 		}
 		res.Incomplete, res.WaitMS = true, s.cfg.DiagnosticsWait.Milliseconds()
 	}
-	res.Diagnostics = convertDiagnostics(items, path, doc.text, srv.encoding)
+	res.Diagnostics = s.relMessages(convertDiagnostics(items, path, doc.text, srv.encoding))
 	return res, nil
 }

@@ -43,9 +43,11 @@
 //
 // # Operations
 //
-// Every query takes a file, a 1-based line and a symbol — a substring of
-// that line — never a column (LSP-3): the column is where the substring
-// stands, converted to the position encoding the server negotiated (utf-8
+// Every query takes a file and a [Place]: a 1-based line and a symbol — a
+// substring of that line — never a column (LSP-3). The column is where the
+// substring stands (a whole word first; of a qualified name such as
+// stats.Sum, its last part; of a name the line holds more than once, the
+// occurrence asked for), converted to the position encoding the server negotiated (utf-8
 // is offered through general.positionEncodings and clangd's offsetEncoding;
 // UTF-16 code units otherwise). Results are data with JSON names, not
 // prose ([Locations], [Hover], [Symbols], [Status] ...): paths relative to
@@ -63,19 +65,26 @@
 //
 // [Supervisor.AfterWrite] is the hook the write wrapper calls after write,
 // edit or apply_patch (WRT-1): it syncs the file and awaits the diagnostics
-// for that exact version — pulled (textDocument/diagnostic) when the server
-// offers it, otherwise published ones, once a publish for the version has
+// for that exact version — pulled when the server offers it
+// (textDocument/diagnostic: pyright) or its row has a pull of its own
+// (typescript-language-server, which publishes nothing after a change that
+// leaves a clean file clean, is asked through tsserver's diagnostics
+// commands), otherwise published ones, once a publish for the version has
 // arrived and no further publish followed within a short settle window,
 // bounded by [Config.DiagnosticsWait]. There is no fixed sleep. A [Ledger]
-// per run keeps only new diagnostics (WRT-2), and a file no server owns
-// costs nothing (WRT-3).
+// per run keeps only new diagnostics (WRT-2), says which reported ones a
+// later check no longer finds, and a file no server owns costs nothing
+// (WRT-3). Every path a result names, in a server's or a checker's words
+// too, is relative to the root ([Supervisor.RelText]).
 //
 // # Rename
 //
 // [Supervisor.Rename] applies the server's WorkspaceEdit — `changes` and
 // `documentChanges`, including file create, rename and delete — in memory
-// first, then writes every file through internal/atomicfile all or nothing,
-// and re-syncs the server.
+// first, then writes every file through internal/atomicfile all or nothing
+// (a moved file with its source's mode and owner), and re-syncs the
+// server; the write wrapper then checks every file it changed, as after an
+// edit.
 //
 // # Why the LSP types are hand-written
 //

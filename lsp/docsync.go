@@ -133,8 +133,8 @@ func (s *server) notifyWatched(ctx context.Context, events []fileEvent) error {
 }
 
 // diagnosticsFor returns the server's diagnostics for doc's version: pulled
-// when the server offers textDocument/diagnostic, otherwise the published
-// ones, once a publish for this version arrived and no further publish came
+// when the server offers textDocument/diagnostic or its row a pull of its
+// own (ServerSpec.pull), otherwise the published ones, once a publish for this version arrived and no further publish came
 // for DiagnosticsSettle. The wait is bounded by DiagnosticsWait; on timeout
 // the last known diagnostics are returned with ErrDiagnosticsTimeout.
 func (s *server) diagnosticsFor(ctx context.Context, doc *openDoc) ([]lspDiagnostic, error) {
@@ -142,6 +142,14 @@ func (s *server) diagnosticsFor(ctx context.Context, doc *openDoc) ([]lspDiagnos
 }
 
 func (s *server) diagnosticsForSince(ctx context.Context, doc *openDoc, start time.Time) ([]lspDiagnostic, error) {
+	if s.spec.pull != nil {
+		items, err := s.spec.pull(ctx, s, doc)
+		var se *ServerError
+		if err == nil || !(errors.As(err, &se) && se.Kind == ErrServerFailed) {
+			return items, err
+		}
+		// The server refused it (an older version): wait for a publish.
+	}
 	s.mu.Lock()
 	pull := s.pull
 	s.mu.Unlock()
@@ -209,7 +217,7 @@ func (s *server) diagnosticsForSince(ctx context.Context, doc *openDoc, start ti
 				return items, err
 			}
 			return items, fmt.Errorf("%w: %s published no diagnostics for %s version %d within %s",
-				ErrDiagnosticsTimeout, s.spec.ID, doc.path, doc.version, s.cfg.DiagnosticsWait)
+				ErrDiagnosticsTimeout, s.spec.ID, s.relText(doc.path), doc.version, s.cfg.DiagnosticsWait)
 		case <-s.exited:
 			return nil, s.exitError("textDocument/publishDiagnostics")
 		case <-ctx.Done():

@@ -42,7 +42,7 @@ func Example() {
 	}
 
 	// lsp definition
-	defs, err := sup.Definition(ctx, at, 12, "Total")
+	defs, err := sup.Definition(ctx, at, lsp.Place{Line: 12, Symbol: "Total"})
 	if err != nil {
 		fmt.Println(err) // readable: says what to do
 		return

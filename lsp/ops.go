@@ -15,23 +15,25 @@ import (
 )
 
 // request is a validated position: the file, its server, and the place
-// line + symbol names, in the server's encoding.
+// a Place names, in the server's encoding.
 type request struct {
-	srv    *server
-	path   string
-	rel    string
-	line   int // 1-based
-	symbol string
-	byteAt int // byte column of symbol on the line
-	pos    position
-	doc    *openDoc
+	srv        *server
+	path       string
+	rel        string
+	line       int // 1-based
+	symbol     string
+	occurrence int    // as asked, 0 for the first
+	part       string // the text pointed at: symbol, or its last part
+	byteAt     int    // byte column of part on the line
+	pos        position
+	doc        *openDoc
 }
 
-// at validates file, line and symbol against the file on disk (before any
+// at validates file and the place against the file on disk (before any
 // server starts, so bad input fails fast), then syncs the file to its
 // server and converts the column to the server's position encoding. The
 // caller must call r.srv.release() when done.
-func (s *Supervisor) at(ctx context.Context, file pathguard.Path, line int, symbol string) (*request, error) {
+func (s *Supervisor) at(ctx context.Context, file pathguard.Path, p Place) (*request, error) {
 	path, err := s.checkFile(file)
 	if err != nil {
 		return nil, err
@@ -41,7 +43,7 @@ func (s *Supervisor) at(ctx context.Context, file pathguard.Path, line int, symb
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrBadFile, err)
 	}
-	if _, _, err := findSymbol(newDocument(text), rel, line, symbol); err != nil {
+	if _, _, _, err := findSymbol(newDocument(text), rel, p); err != nil {
 		return nil, err
 	}
 	srv, doc, changed, err := s.sync(ctx, path)
@@ -57,13 +59,13 @@ func (s *Supervisor) at(ctx context.Context, file pathguard.Path, line int, symb
 	srv.settle(ctx, doc, changed)
 	// The synced text is what the server sees; locate the symbol there.
 	d := newDocument(doc.text)
-	line0, col, err := findSymbol(d, rel, line, symbol)
+	line0, col, part, err := findSymbol(d, rel, p)
 	if err != nil {
 		return nil, err
 	}
 	ok = true
 	return &request{
-		srv: srv, path: path, rel: rel, line: line, symbol: symbol, byteAt: col, doc: doc,
+		srv: srv, path: path, rel: rel, line: p.Line, symbol: p.Symbol, occurrence: p.Occurrence, part: part, byteAt: col, doc: doc,
 		pos: position{Line: line0, Character: encodedColumn(d.line(line0), col, srv.encoding)},
 	}, nil
 }
@@ -92,39 +94,51 @@ func (s *Supervisor) sync(ctx context.Context, path string) (*server, *openDoc, 
 	return srv, doc, changed, nil
 }
 
+// shownOccurrence is the occurrence a result names: only one past the
+// first, which is what a symbol means without it.
+func (r *request) shownOccurrence() int {
+	if r.occurrence > 1 {
+		return r.occurrence
+	}
+	return 0
+}
+
 func (r *request) params() textDocumentPositionParams {
 	return textDocumentPositionParams{TextDocument: textDocumentIdentifier{URI: r.doc.uri}, Position: r.pos}
 }
 
 func (r *request) where() string {
+	if r.occurrence > 1 {
+		return fmt.Sprintf("%q (occurrence %d) at %s:%d", r.symbol, r.occurrence, r.rel, r.line)
+	}
 	return fmt.Sprintf("%q at %s:%d", r.symbol, r.rel, r.line)
 }
 
 // Definition returns where the symbol at line/symbol of file is declared.
-func (s *Supervisor) Definition(ctx context.Context, file pathguard.Path, line int, symbol string) (*Locations, error) {
-	return s.locations(ctx, "textDocument/definition", OpDefinition, file, line, symbol)
+func (s *Supervisor) Definition(ctx context.Context, file pathguard.Path, p Place) (*Locations, error) {
+	return s.locations(ctx, "textDocument/definition", OpDefinition, file, p)
 }
 
 // TypeDefinition returns where the type of the symbol is declared.
-func (s *Supervisor) TypeDefinition(ctx context.Context, file pathguard.Path, line int, symbol string) (*Locations, error) {
-	return s.locations(ctx, "textDocument/typeDefinition", OpTypeDefinition, file, line, symbol)
+func (s *Supervisor) TypeDefinition(ctx context.Context, file pathguard.Path, p Place) (*Locations, error) {
+	return s.locations(ctx, "textDocument/typeDefinition", OpTypeDefinition, file, p)
 }
 
 // Implementation returns the concrete implementations of an interface or
 // abstract method (or the interfaces a type implements, per server).
-func (s *Supervisor) Implementation(ctx context.Context, file pathguard.Path, line int, symbol string) (*Locations, error) {
-	return s.locations(ctx, "textDocument/implementation", OpImplementation, file, line, symbol)
+func (s *Supervisor) Implementation(ctx context.Context, file pathguard.Path, p Place) (*Locations, error) {
+	return s.locations(ctx, "textDocument/implementation", OpImplementation, file, p)
 }
 
 // References returns every use of the symbol, declaration included, at most
 // MaxReferences of them with the total.
-func (s *Supervisor) References(ctx context.Context, file pathguard.Path, line int, symbol string) (*Locations, error) {
-	return s.locations(ctx, "textDocument/references", OpReferences, file, line, symbol)
+func (s *Supervisor) References(ctx context.Context, file pathguard.Path, p Place) (*Locations, error) {
+	return s.locations(ctx, "textDocument/references", OpReferences, file, p)
 }
 
 // locations serves the definition-like requests and references.
-func (s *Supervisor) locations(ctx context.Context, method, op string, file pathguard.Path, line int, symbol string) (*Locations, error) {
-	r, err := s.at(ctx, file, line, symbol)
+func (s *Supervisor) locations(ctx context.Context, method, op string, file pathguard.Path, p Place) (*Locations, error) {
+	r, err := s.at(ctx, file, p)
 	if err != nil {
 		return nil, err
 	}
@@ -142,7 +156,7 @@ func (s *Supervisor) locations(ctx context.Context, method, op string, file path
 	}
 	locs := decodeLocations(raw)
 	sortLocations(locs)
-	res := &Locations{Operation: op, Symbol: r.symbol, File: r.rel, Line: r.line, Server: r.srv.spec.ID,
+	res := &Locations{Operation: op, Symbol: r.symbol, Occurrence: r.shownOccurrence(), File: r.rel, Line: r.line, Server: r.srv.spec.ID,
 		Locations: make([]Location, 0, min(len(locs), limit)), Total: len(locs)}
 	q := s.newQuoter(r.srv)
 	for _, l := range locs[:min(len(locs), limit)] {
@@ -244,8 +258,8 @@ func (q *quoter) location(l location) Location {
 
 // Hover returns the server's signature and documentation for the symbol;
 // Contents is "" when it has none.
-func (s *Supervisor) Hover(ctx context.Context, file pathguard.Path, line int, symbol string) (*Hover, error) {
-	r, err := s.at(ctx, file, line, symbol)
+func (s *Supervisor) Hover(ctx context.Context, file pathguard.Path, p Place) (*Hover, error) {
+	r, err := s.at(ctx, file, p)
 	if err != nil {
 		return nil, err
 	}
@@ -254,9 +268,9 @@ func (s *Supervisor) Hover(ctx context.Context, file pathguard.Path, line int, s
 	if err := r.srv.call(ctx, "textDocument/hover", r.params(), &res); err != nil {
 		return nil, err
 	}
-	h := &Hover{Symbol: r.symbol, File: r.rel, Line: r.line, Server: r.srv.spec.ID}
+	h := &Hover{Symbol: r.symbol, Occurrence: r.shownOccurrence(), File: r.rel, Line: r.line, Server: r.srv.spec.ID}
 	if res != nil {
-		h.Contents = strings.TrimSpace(hoverText(res.Contents))
+		h.Contents = s.RelText(strings.TrimSpace(hoverText(res.Contents)))
 	}
 	if h.Contents != "" {
 		if why := s.hoverOutside(ctx, r); why != "" {
@@ -481,8 +495,8 @@ func (s *Supervisor) workspaceSymbols(ctx context.Context, query string) (*Symbo
 // CodeActions lists the fixes and refactorings the server offers at the
 // symbol (quick fixes for the diagnostics on that line included). It
 // applies nothing.
-func (s *Supervisor) CodeActions(ctx context.Context, file pathguard.Path, line int, symbol string) (*CodeActions, error) {
-	r, err := s.at(ctx, file, line, symbol)
+func (s *Supervisor) CodeActions(ctx context.Context, file pathguard.Path, p Place) (*CodeActions, error) {
+	r, err := s.at(ctx, file, p)
 	if err != nil {
 		return nil, err
 	}
@@ -499,24 +513,24 @@ func (s *Supervisor) CodeActions(ctx context.Context, file pathguard.Path, line 
 		}
 	}
 	d := newDocument(r.doc.text)
-	end := encodedColumn(d.line(r.pos.Line), r.byteAt+len(r.symbol), r.srv.encoding)
-	p := codeActionParams{
+	end := encodedColumn(d.line(r.pos.Line), r.byteAt+len(r.part), r.srv.encoding)
+	params := codeActionParams{
 		TextDocument: textDocumentIdentifier{URI: r.doc.uri},
 		Range:        lspRange{Start: r.pos, End: position{Line: r.pos.Line, Character: end}},
 	}
-	p.Context.Diagnostics = onLine
-	if p.Context.Diagnostics == nil {
-		p.Context.Diagnostics = []lspDiagnostic{}
+	params.Context.Diagnostics = onLine
+	if params.Context.Diagnostics == nil {
+		params.Context.Diagnostics = []lspDiagnostic{}
 	}
 	var actions []codeActionOrCommand
-	if err := r.srv.call(ctx, "textDocument/codeAction", p, &actions); err != nil {
+	if err := r.srv.call(ctx, "textDocument/codeAction", params, &actions); err != nil {
 		return nil, err
 	}
-	res := &CodeActions{Symbol: r.symbol, File: r.rel, Line: r.line, Server: r.srv.spec.ID, Actions: make([]CodeAction, 0, len(actions))}
+	res := &CodeActions{Symbol: r.symbol, Occurrence: r.shownOccurrence(), File: r.rel, Line: r.line, Server: r.srv.spec.ID, Actions: make([]CodeAction, 0, len(actions))}
 	for _, a := range actions {
-		ca := CodeAction{Title: a.Title, Kind: a.Kind, Preferred: a.IsPreferred, Disabled: a.Disabled != nil}
+		ca := CodeAction{Title: s.RelText(a.Title), Kind: a.Kind, Preferred: a.IsPreferred, Disabled: a.Disabled != nil}
 		if a.Disabled != nil {
-			ca.DisabledReason = a.Disabled.Reason
+			ca.DisabledReason = s.RelText(a.Disabled.Reason)
 		}
 		if a.Edit != nil {
 			ca.Files = editFiles(s, a.Edit)

@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf16"
@@ -110,15 +111,26 @@ func encodedColumn(line string, byteOff int, enc string) int {
 	}
 }
 
-// PositionError is returned when line + symbol do not name a place in the
+// Place is what a position request points at: the text of a symbol on
+// a 1-based line, and which of its occurrences on that line (1-based; 0
+// means the first), since no column is ever asked for. A qualified symbol
+// (pkg.Func, obj.method, Type::method, a->b) points at its last part.
+type Place struct {
+	Line       int
+	Symbol     string
+	Occurrence int
+}
+
+// PositionError is returned when a Place does not name a place in the
 // file. Its text says what was wrong and quotes the line when there is one.
 type PositionError struct {
-	File   string // relative to the root
-	Line   int    // 1-based, as given
-	Symbol string
-	Text   string // the line's text, when the line exists
-	Lines  int    // lines in the file
-	Reason string
+	File       string // relative to the root
+	Line       int    // 1-based, as given
+	Symbol     string
+	Occurrence int    // as given, when it was past the last one
+	Count      int    // how many times Symbol is on the line, then
+	Text       string // the line's text, when the line exists
+	Lines      int    // lines in the file
 }
 
 func (e *PositionError) Error() string {
@@ -129,43 +141,94 @@ func (e *PositionError) Error() string {
 		return fmt.Sprintf("line %d is out of range: %s has %d lines (lines are 1-based)", e.Line, e.File, e.Lines)
 	case e.Symbol == "":
 		return fmt.Sprintf("symbol is required: give a substring of %s:%d that names what you mean (the line is %q); the column is never guessed", e.File, e.Line, e.Text)
+	case e.Occurrence < 0:
+		return fmt.Sprintf("occurrence %d is not a count: occurrences are 1-based (1, the default, is the first %q on the line)", e.Occurrence, e.Symbol)
+	case e.Count > 0:
+		return fmt.Sprintf("occurrence %d of %q is past the last one: %s:%d, which reads %q, has %s; give occurrence 1 to %d",
+			e.Occurrence, e.Symbol, e.File, e.Line, e.Text, times(e.Count), e.Count)
 	default:
 		return fmt.Sprintf("%q is not on %s:%d, which reads %q; pass a substring of that line (or the right line number)", e.Symbol, e.File, e.Line, e.Text)
 	}
 }
 
-// findSymbol locates symbol on 1-based line of d and returns the 0-based
-// line and the byte column where it starts. A match standing as a whole
-// word wins over an earlier match inside a longer name ("x" in "max := x").
-func findSymbol(d *document, rel string, line int, symbol string) (int, int, error) {
+func times(n int) string {
+	if n == 1 {
+		return "it once"
+	}
+	return fmt.Sprintf("it %d times", n)
+}
+
+// qualifiedSymbol is a name with qualifiers: parts of identifier
+// characters joined by ".", "?.", "::" or "->".
+var qualifiedSymbol = regexp.MustCompile(`^[\p{L}\p{N}_$]+(?:(?:\?\.|\.|::|->)[\p{L}\p{N}_$]+)+$`)
+
+// lastPart is the offset in a qualified symbol of its last part, and the
+// part; (0, symbol) for any other symbol.
+func lastPart(symbol string) (int, string) {
+	if !qualifiedSymbol.MatchString(symbol) {
+		return 0, symbol
+	}
+	i := strings.LastIndexAny(symbol, ".:>")
+	return i + 1, symbol[i+1:]
+}
+
+// findSymbol locates p on d and returns the 0-based line, the byte column
+// where the symbol (for a qualified one, its last part) starts, and that
+// text. The occurrences counted are the matches standing as whole words,
+// or every match when none does ("x" in "max := x" is the second x's). A
+// qualified symbol not on the line as written is looked for as its last
+// part alone ("Cart.Total" on "func (c *Cart) Total()").
+func findSymbol(d *document, rel string, p Place) (int, int, string, error) {
 	n := d.lineCount()
-	if line < 1 || line > n {
-		return 0, 0, &PositionError{File: rel, Line: line, Symbol: symbol, Lines: n}
+	if p.Line < 1 || p.Line > n {
+		return 0, 0, "", &PositionError{File: rel, Line: p.Line, Symbol: p.Symbol, Lines: n}
 	}
-	text := d.line(line - 1)
-	if symbol == "" {
-		return 0, 0, &PositionError{File: rel, Line: line, Text: text, Lines: n}
+	text := d.line(p.Line - 1)
+	fail := &PositionError{File: rel, Line: p.Line, Symbol: p.Symbol, Text: text, Lines: n}
+	if p.Symbol == "" {
+		return 0, 0, "", fail
 	}
-	first := -1
+	if p.Occurrence < 0 {
+		fail.Occurrence = p.Occurrence
+		return 0, 0, "", fail
+	}
+	nth := max(p.Occurrence, 1)
+	off, part := lastPart(p.Symbol)
+	at := occurrences(text, p.Symbol)
+	if len(at) == 0 && off > 0 {
+		at, off = occurrences(text, part), 0
+	}
+	switch {
+	case len(at) == 0:
+		return 0, 0, "", fail
+	case nth > len(at):
+		fail.Occurrence, fail.Count = nth, len(at)
+		return 0, 0, "", fail
+	}
+	return p.Line - 1, at[nth-1] + off, part, nil
+}
+
+// occurrences are the byte offsets of symbol in text that stand as whole
+// words, or of every match when none does.
+func occurrences(text, symbol string) []int {
+	var all, words []int
 	for from := 0; from <= len(text); {
 		i := strings.Index(text[from:], symbol)
 		if i < 0 {
 			break
 		}
 		i += from
-		if first < 0 {
-			first = i
-		}
+		all = append(all, i)
 		if wordBoundary(text, i, i+len(symbol)) {
-			return line - 1, i, nil
+			words = append(words, i)
 		}
 		_, size := utf8.DecodeRuneInString(text[i:])
 		from = i + max(size, 1)
 	}
-	if first < 0 {
-		return 0, 0, &PositionError{File: rel, Line: line, Symbol: symbol, Text: text, Lines: n}
+	if len(words) > 0 {
+		return words
 	}
-	return line - 1, first, nil
+	return all
 }
 
 // wordBoundary reports whether text[i:j] is not glued to identifier

@@ -112,6 +112,11 @@ type lspDiagnostic struct {
 	Message  string          `json:"message"`
 }
 
+type executeCommandParams struct {
+	Command   string `json:"command"`
+	Arguments []any  `json:"arguments,omitempty"`
+}
+
 type publishDiagnosticsParams struct {
 	URI         string          `json:"uri"`
 	Version     *int            `json:"version,omitempty"`

@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
+	"os"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/builtin-tools/builtin-tools/internal/atomicfile"
 	"github.com/builtin-tools/builtin-tools/pathguard"
@@ -17,11 +19,12 @@ import (
 
 // RenameResult reports what lsp_rename changed.
 type RenameResult struct {
-	Symbol  string     `json:"symbol"`
-	NewName string     `json:"new_name"`
-	Server  string     `json:"server"`
-	Files   []FileEdit `json:"files" jsonschema:"the files changed, sorted by path"`
-	Edits   int        `json:"edits" jsonschema:"text edits over all files"`
+	Symbol     string     `json:"symbol"`
+	Occurrence int        `json:"occurrence,omitempty" jsonschema:"which occurrence of symbol on the line, when not the first"`
+	NewName    string     `json:"new_name"`
+	Server     string     `json:"server"`
+	Files      []FileEdit `json:"files" jsonschema:"the files changed, sorted by path"`
+	Edits      int        `json:"edits" jsonschema:"text edits over all files"`
 	// Notes say what the writes could not keep (see atomicfile.Report).
 	Notes []string `json:"notes,omitempty" jsonschema:"what the writes could not keep (owner, links ...)"`
 }
@@ -39,18 +42,18 @@ type FileEdit struct {
 // workspace: it asks the server for a WorkspaceEdit and applies it (both
 // `changes` and `documentChanges`, file creates, renames and deletes
 // included) to every file, all or nothing, then re-syncs the server.
-func (s *Supervisor) Rename(ctx context.Context, file pathguard.Path, line int, symbol, newName string, force bool) (*RenameResult, error) {
+func (s *Supervisor) Rename(ctx context.Context, file pathguard.Path, p Place, newName string, force bool) (*RenameResult, error) {
 	if strings.TrimSpace(newName) == "" {
 		return nil, fmt.Errorf("%w: new_name is required", ErrBadArgument)
 	}
-	r, err := s.at(ctx, file, line, symbol)
+	r, err := s.at(ctx, file, p)
 	if err != nil {
 		return nil, err
 	}
 	defer r.srv.release()
 	var we *workspaceEdit
-	p := renameParams{textDocumentPositionParams: r.params(), NewName: newName}
-	if err := r.srv.call(ctx, "textDocument/rename", p, &we); err != nil {
+	params := renameParams{textDocumentPositionParams: r.params(), NewName: newName}
+	if err := r.srv.call(ctx, "textDocument/rename", params, &we); err != nil {
 		return nil, err
 	}
 	if we == nil || (len(we.Changes) == 0 && len(we.DocumentChanges) == 0) {
@@ -67,7 +70,7 @@ func (s *Supervisor) Rename(ctx context.Context, file pathguard.Path, line int, 
 	if err := s.resyncAfterEdit(ctx, r.srv, plan); err != nil {
 		return nil, fmt.Errorf("rename applied, but re-syncing %s failed (use reload): %w", r.srv.spec.ID, err)
 	}
-	res := &RenameResult{Symbol: r.symbol, NewName: newName, Server: r.srv.spec.ID, Files: []FileEdit{}, Notes: notes}
+	res := &RenameResult{Symbol: r.symbol, Occurrence: r.shownOccurrence(), NewName: newName, Server: r.srv.spec.ID, Files: []FileEdit{}, Notes: notes}
 	for _, f := range plan.files {
 		if !f.touched {
 			continue
@@ -109,8 +112,10 @@ type plannedFile struct {
 	diskText      string
 	touched       bool
 	edits         int
-	from          string // path this file was renamed from
-	movedAway     bool   // renamed to another path
+	from          string      // path this file was renamed from
+	movedAway     bool        // renamed to another path
+	info          fs.FileInfo // the file on disk as read, when it existed
+	like          fs.FileInfo // for a moved file, its source as read
 }
 
 // planEdit applies we to in-memory copies of the files. Every path must be
@@ -135,10 +140,10 @@ func (s *Supervisor) planEdit(we *workspaceEdit, srv *server) (*editPlan, error)
 			return nil, fmt.Errorf("the edit would change %s, which resolves outside the root %s (through a symbolic link)", s.rel(path), s.root)
 		}
 		f := &plannedFile{path: path, real: real}
-		text, _, err := readText(s.guard, real)
+		text, info, err := readText(s.guard, real)
 		switch {
 		case err == nil:
-			f.content, f.exists, f.existedOnDisk, f.diskText = text, true, true, text
+			f.content, f.exists, f.existedOnDisk, f.diskText, f.info = text, true, true, text, info
 		case errors.Is(err, fs.ErrNotExist):
 		default:
 			return nil, err
@@ -233,9 +238,9 @@ func (s *Supervisor) planEdit(we *workspaceEdit, srv *server) (*editPlan, error)
 				return nil, fmt.Errorf("the edit renames %s to %s, which already exists", s.rel(from.path), s.rel(to.path))
 			}
 			to.content, to.exists, to.touched, to.edits = from.content, true, true, from.edits
-			to.from = from.path
+			to.from, to.like = from.path, from.info
 			if from.from != "" {
-				to.from = from.from
+				to.from, to.like = from.from, from.like
 			}
 			from.content, from.exists, from.touched, from.movedAway = "", false, true, true
 		case "delete":
@@ -288,7 +293,16 @@ func (s *Supervisor) commit(ctx context.Context, p *editPlan, force bool) ([]str
 		}
 		switch {
 		case f.exists:
-			changes = append(changes, atomicfile.Change{Path: f.real, Data: []byte(f.content), Expect: expect, Expected: true})
+			ch := atomicfile.Change{Path: f.real, Data: []byte(f.content), Expect: expect, Expected: true}
+			if f.like != nil {
+				// A moved file takes its source's permissions, not the
+				// umask's; owner and special bits follow the commit.
+				ch.Chmod = f.like.Mode().Perm()
+				if err := movable(s.rel(f.from), f.like, force); err != nil {
+					return nil, err
+				}
+			}
+			changes = append(changes, ch)
 		case f.existedOnDisk:
 			changes = append(changes, atomicfile.Change{Path: f.real, Delete: true, Expect: expect, Expected: true})
 		}
@@ -301,7 +315,76 @@ func (s *Supervisor) commit(ctx context.Context, p *editPlan, force bool) ([]str
 	if err != nil {
 		return nil, err
 	}
-	return rep.Notes, nil
+	notes := rep.Notes
+	for _, path := range p.order {
+		if f := p.files[path]; f.touched && f.exists && f.like != nil {
+			if note := s.keepMetadata(f); note != "" {
+				notes = append(notes, note)
+			}
+		}
+	}
+	return notes, nil
+}
+
+// movable refuses, unless forced, to move a file whose owner the new file
+// cannot have: its owner is not this process's user, and this process may
+// not give files away (it is not root).
+func movable(rel string, like fs.FileInfo, force bool) error {
+	st, ok := like.Sys().(*syscall.Stat_t)
+	if !ok || force || os.Geteuid() == 0 || canOwn(st.Uid, st.Gid) {
+		return nil
+	}
+	return fmt.Errorf("%s belongs to uid %d, gid %d, and the moved file, written by uid %d, would not: %w; set force to rename anyway",
+		rel, st.Uid, st.Gid, os.Geteuid(), atomicfile.ErrOwner)
+}
+
+// canOwn reports whether this process may give a file it writes owner uid
+// and group gid without privilege: its own user, and one of its groups.
+func canOwn(uid, gid uint32) bool {
+	if int(uid) != os.Geteuid() {
+		return false
+	}
+	if int(gid) == os.Getegid() {
+		return true
+	}
+	groups, _ := os.Getgroups()
+	return slices.Contains(groups, int(gid))
+}
+
+// keepMetadata gives a moved file, now in place, its source's owner, group
+// and special mode bits (setuid, setgid, sticky: a chown clears the first
+// two, so the mode comes after), and says what could not be kept.
+func (s *Supervisor) keepMetadata(f *plannedFile) string {
+	want, ok := f.like.Sys().(*syscall.Stat_t)
+	name, err := s.guard.Name(f.real)
+	if !ok || err != nil {
+		return ""
+	}
+	info, err := s.guard.Lstat(f.real)
+	if err != nil {
+		return fmt.Sprintf("%s: its mode and owner could not be checked after the move (%v)", s.rel(f.path), err)
+	}
+	got := info.Sys().(*syscall.Stat_t)
+	var lost []string
+	chowned := false
+	if got.Uid != want.Uid || got.Gid != want.Gid {
+		if err := s.guard.FS().Lchown(name, int(want.Uid), int(want.Gid)); err != nil {
+			lost = append(lost, fmt.Sprintf("now belongs to uid %d, gid %d (%s belonged to uid %d, gid %d, which could not be kept: %v)",
+				got.Uid, got.Gid, s.rel(f.from), want.Uid, want.Gid, err))
+		} else {
+			chowned = true
+		}
+	}
+	mode := f.like.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
+	if chowned || info.Mode()&^fs.ModeType != mode {
+		if err := s.guard.FS().Chmod(name, mode); err != nil {
+			lost = append(lost, fmt.Sprintf("has mode %v instead of %v (%v)", info.Mode()&^fs.ModeType, mode, err))
+		}
+	}
+	if len(lost) == 0 {
+		return ""
+	}
+	return s.rel(f.path) + " " + strings.Join(lost, "; ")
 }
 
 // resyncAfterEdit tells the server about every file the plan changed: open

@@ -47,11 +47,12 @@ const (
 // Locations answers definition, type_definition, implementation and
 // references.
 type Locations struct {
-	Operation string `json:"operation" jsonschema:"definition, type_definition, implementation or references"`
-	Symbol    string `json:"symbol" jsonschema:"the symbol asked about"`
-	File      string `json:"file" jsonschema:"the file asked about"`
-	Line      int    `json:"line" jsonschema:"the line asked about"`
-	Server    string `json:"server" jsonschema:"the language server that answered"`
+	Operation  string `json:"operation" jsonschema:"definition, type_definition, implementation or references"`
+	Symbol     string `json:"symbol" jsonschema:"the symbol asked about"`
+	Occurrence int    `json:"occurrence,omitempty" jsonschema:"which occurrence of symbol on the line, when not the first"`
+	File       string `json:"file" jsonschema:"the file asked about"`
+	Line       int    `json:"line" jsonschema:"the line asked about"`
+	Server     string `json:"server" jsonschema:"the language server that answered"`
 	// Locations are sorted by path and position, at most MaxReferences or
 	// MaxLocations of them.
 	Locations []Location `json:"locations" jsonschema:"what the server found, sorted, cut at 50"`
@@ -60,10 +61,11 @@ type Locations struct {
 
 // Hover is the server's signature and documentation for a symbol.
 type Hover struct {
-	Symbol string `json:"symbol"`
-	File   string `json:"file"`
-	Line   int    `json:"line"`
-	Server string `json:"server"`
+	Symbol     string `json:"symbol"`
+	Occurrence int    `json:"occurrence,omitempty" jsonschema:"which occurrence of symbol on the line, when not the first"`
+	File       string `json:"file"`
+	Line       int    `json:"line"`
+	Server     string `json:"server"`
 	// Contents is markdown or plain text as the server sent it, "" when
 	// it had nothing; cut at MaxHoverBytes.
 	Contents  string `json:"contents" jsonschema:"signature and documentation, markdown or plain text"`
@@ -120,11 +122,12 @@ type CodeAction struct {
 
 // CodeActions lists what the server offers at a symbol.
 type CodeActions struct {
-	Symbol  string       `json:"symbol"`
-	File    string       `json:"file"`
-	Line    int          `json:"line"`
-	Server  string       `json:"server"`
-	Actions []CodeAction `json:"actions"`
+	Symbol     string       `json:"symbol"`
+	Occurrence int          `json:"occurrence,omitempty" jsonschema:"which occurrence of symbol on the line, when not the first"`
+	File       string       `json:"file"`
+	Line       int          `json:"line"`
+	Server     string       `json:"server"`
+	Actions    []CodeAction `json:"actions"`
 }
 
 // FileDiagnostics is what the owning server reports for one file.

@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"context"
 	"path/filepath"
 	"strings"
 	"time"
@@ -56,6 +57,11 @@ type ServerSpec struct {
 	// Settings answers workspace/configuration, by section ("" is the whole
 	// object). Sections not listed get null.
 	Settings map[string]any
+
+	// pull asks a server that has no textDocument/diagnostic for a
+	// document's diagnostics in a request of its own; nil waits for what it
+	// publishes.
+	pull func(ctx context.Context, s *server, doc *openDoc) ([]lspDiagnostic, error)
 }
 
 // Launch is one server start as [ServerSpec.Prepare] may adjust it.
@@ -152,6 +158,7 @@ func DefaultServers() []ServerSpec {
 			Checker:      []string{"tsc", "--noEmit", "--pretty", "false"},
 			Indexes:      true,
 			Prepare:      prepareTypeScript,
+			pull:         pullTSServer,
 		},
 		{
 			ID:          "clangd",

@@ -57,18 +57,18 @@ func runServerCase(t *testing.T, c serverCase) {
 	def := s.path(c.defFile)
 
 	t.Run("definition", func(t *testing.T) {
-		out := must(s.sup.Definition(s.ctx, loc(s.t, s.sup, def), c.defLine, c.defSymbol))(t)
+		out := must(s.sup.Definition(s.ctx, loc(s.t, s.sup, def), Place{Line: c.defLine, Symbol: c.defSymbol}))(t)
 		expectContains(t, "definition", locKeys(out), c.defWant...)
 	})
 	t.Run("references", func(t *testing.T) {
-		out := must(s.sup.References(s.ctx, s.at(c.refFile), c.refLine, c.refSymbol))(t)
+		out := must(s.sup.References(s.ctx, s.at(c.refFile), Place{Line: c.refLine, Symbol: c.refSymbol}))(t)
 		if out.Total != c.refTotal || len(out.Locations) != c.refTotal {
 			t.Errorf("references: want %d, got %d of %d", c.refTotal, len(out.Locations), out.Total)
 		}
 		expectContains(t, "references", locKeys(out), c.refWant...)
 	})
 	t.Run("hover", func(t *testing.T) {
-		out := must(s.sup.Hover(s.ctx, loc(s.t, s.sup, def), c.defLine, c.defSymbol))(t)
+		out := must(s.sup.Hover(s.ctx, loc(s.t, s.sup, def), Place{Line: c.defLine, Symbol: c.defSymbol}))(t)
 		expectContains(t, "hover", out.Contents, c.hoverWant...)
 	})
 	t.Run("symbols", func(t *testing.T) {
@@ -103,7 +103,7 @@ func runServerCase(t *testing.T, c serverCase) {
 		}
 	})
 	t.Run("rename", func(t *testing.T) {
-		res, err := s.sup.Rename(s.ctx, s.at(c.renameFile), c.renameLine, c.renameSymbol, c.newName, false)
+		res, err := s.sup.Rename(s.ctx, s.at(c.renameFile), Place{Line: c.renameLine, Symbol: c.renameSymbol}, c.newName, false)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -187,6 +187,49 @@ func (s *Supervisor) rel(path string) string {
 	return path
 }
 
+// RelText rewrites the paths under the root in text — a server's message,
+// a checker's output line, a diagnostic — relative to the root, as every
+// result names files: "/root/a.go" and "file:///root/a.go" become "a.go".
+// The root itself stays named (a message may say what paths are relative
+// to), as does a path outside it.
+func (s *Supervisor) RelText(text string) string {
+	for _, r := range s.roots {
+		if !strings.Contains(text, r) {
+			continue
+		}
+		text = replacePath(text, fileURI(r)+"/", "")
+		text = replacePath(text, r+string(filepath.Separator), "")
+	}
+	return text
+}
+
+// replacePath replaces prefix in text where it starts a path (not inside a
+// longer one).
+func replacePath(text, prefix, with string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(text, prefix)
+		if i < 0 {
+			b.WriteString(text)
+			return b.String()
+		}
+		end := i + len(prefix)
+		ok := i == 0 || !isPathByte(text[i-1])
+		b.WriteString(text[:i])
+		if ok {
+			b.WriteString(with)
+		} else {
+			b.WriteString(prefix)
+		}
+		text = text[end:]
+	}
+}
+
+// isPathByte reports whether c may be part of a file name or path.
+func isPathByte(c byte) bool {
+	return c == '/' || c == '.' || c == '-' || c == '_' || c == '~' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
+}
+
 // inRoot reports whether path is the root or below it.
 func (s *Supervisor) inRoot(path string) bool {
 	return s.rel(path) != path || path == s.root
@@ -511,7 +554,7 @@ func (s *Supervisor) start(key serverKey, c *choice, e *serverEntry) {
 	l, err := s.launch(c)
 	var srv *server
 	if err == nil {
-		srv, err = startServer(ctx, c.spec, l, relRoot, &s.cfg, s.hooks)
+		srv, err = startServer(ctx, c.spec, l, relRoot, &s.cfg, s.hooks, s.RelText)
 	}
 	if err == nil {
 		s.mu.Lock()
@@ -715,7 +758,7 @@ func (s *Supervisor) Status(ctx context.Context) *Status {
 		row := ServerStatus{ID: spec.ID, Language: spec.Language, Extensions: slices.Sorted(maps.Keys(spec.Extensions)),
 			RootMarkers: spec.RootMarkers, MarkerDirs: dirs, Program: spec.Command[0], Install: spec.Install}
 		if binErr == nil {
-			row.Binary = bin
+			row.Binary = s.rel(bin) // a program inside a trusted checkout, relative
 		}
 		for _, srv := range running {
 			if srv.spec == spec {

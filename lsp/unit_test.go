@@ -12,39 +12,58 @@ import (
 )
 
 func TestFindSymbol(t *testing.T) {
-	d := newDocument("package p\n\nfunc max(x int) int { return x }\r\nvar größe = \"🚀\" + name\n")
+	d := newDocument("package p\n\nfunc max(x int) int { return x }\r\nvar größe = \"🚀\" + name\n" +
+		"total := stats.Sum(xs) + stats.Sum(ys)\nc.total = c.total + a->b + T::m(x?.y)\n")
 	cases := []struct {
-		line   int
-		symbol string
-		col    int    // byte column wanted
-		err    string // or the error text wanted
+		line       int
+		symbol     string
+		occurrence int
+		col        int    // byte column wanted
+		err        string // or the error text wanted
 	}{
-		{3, "max", 5, ""},
-		{3, "x", 9, ""}, // the whole word, not the x inside "max"
-		{3, "return x", 22, ""},
-		{4, "name", 23, ""},
-		{4, "größe", 4, ""},
-		{4, "nome", 0, `"nome" is not on f.go:4, which reads "var größe = \"🚀\" + name"`},
-		{4, "", 0, "symbol is required"},
-		{5, "x", 0, "line 5 is out of range: f.go has 4 lines"},
-		{0, "x", 0, "line 0 is out of range"},
+		{3, "max", 0, 5, ""},
+		{3, "x", 0, 9, ""}, // the whole word, not the x inside "max"
+		{3, "x", 2, 29, ""},
+		{3, "return x", 0, 22, ""},
+		{4, "name", 0, 23, ""},
+		{4, "größe", 0, 4, ""},
+		{4, "nome", 0, 0, `"nome" is not on f.go:4, which reads "var größe = \"🚀\" + name"`},
+		{4, "", 0, 0, "symbol is required"},
+		{7, "x", 0, 0, "line 7 is out of range: f.go has 6 lines"},
+		{0, "x", 0, 0, "line 0 is out of range"},
+		// Issue 19 §3: a qualified symbol points at its last part, and a
+		// repeated one is chosen by its occurrence.
+		{5, "stats.Sum", 0, 15, ""},
+		{5, "stats.Sum", 2, 31, ""},
+		{5, "Sum", 2, 31, ""},
+		{5, "stats", 2, 25, ""},
+		{5, "stats.Sum", 3, 0, `occurrence 3 of "stats.Sum" is past the last one: f.go:5, which reads "total := stats.Sum(xs) + stats.Sum(ys)", has it 2 times; give occurrence 1 to 2`},
+		{5, "total", 2, 0, "has it once; give occurrence 1 to 1"},
+		{5, "Sum", -1, 0, "occurrence -1 is not a count: occurrences are 1-based"},
+		{6, "c.total", 2, 12, ""},
+		{6, "a->b", 0, 23, ""},
+		{6, "T::m", 0, 30, ""},
+		{6, "x?.y", 0, 35, ""},
+		{6, "Cart.total", 0, 2, ""}, // not on the line as written: its last part
+		{6, "Cart.Total", 0, 0, `"Cart.Total" is not on f.go:6`},
 	}
 	for _, c := range cases {
-		line0, col, err := findSymbol(d, "f.go", c.line, c.symbol)
+		p := Place{Line: c.line, Symbol: c.symbol, Occurrence: c.occurrence}
+		line0, col, _, err := findSymbol(d, "f.go", p)
 		if c.err != "" {
 			if err == nil || !strings.Contains(err.Error(), c.err) {
-				t.Errorf("line %d %q: want error %q, got %v", c.line, c.symbol, c.err, err)
+				t.Errorf("%+v: want error %q, got %v", p, c.err, err)
 			}
 			continue
 		}
 		if err != nil || line0 != c.line-1 || col != c.col {
-			t.Errorf("line %d %q: got line0 %d col %d err %v; want col %d", c.line, c.symbol, line0, col, err, c.col)
+			t.Errorf("%+v: got line0 %d col %d err %v; want col %d", p, line0, col, err, c.col)
 		}
 	}
 	if d.line(2) != "func max(x int) int { return x }" {
 		t.Errorf("CRLF line kept its CR: %q", d.line(2))
 	}
-	if _, _, err := findSymbol(newDocument(""), "e.go", 1, "x"); err == nil || !strings.Contains(err.Error(), "e.go is empty") {
+	if _, _, _, err := findSymbol(newDocument(""), "e.go", Place{Line: 1, Symbol: "x"}); err == nil || !strings.Contains(err.Error(), "e.go is empty") {
 		t.Errorf("empty file: %v", err)
 	}
 }
@@ -251,6 +270,23 @@ func TestLedger(t *testing.T) {
 	if got := l.Fresh("h", []Diagnostic{h1}, true); len(got) != 1 {
 		t.Fatalf("hint on request: %+v", got)
 	}
+	// Issue 19 §3: what went away is said, as it was last seen, once.
+	l.Fresh("f", []Diagnostic{e1, w1, h1}, false)
+	fresh, gone := l.Record("f", []Diagnostic{moved}, false)
+	if len(fresh) != 0 || len(gone) != 1 || gone[0] != w1 {
+		t.Fatalf("warning fixed: fresh %+v, gone %+v", fresh, gone)
+	}
+	if _, gone := l.Record("f", []Diagnostic{moved}, false); len(gone) != 0 {
+		t.Fatalf("fixed twice: %+v", gone)
+	}
+	if _, gone := l.Record("f", nil, false); len(gone) != 1 || gone[0].Line != 7 {
+		t.Fatalf("the moved error is gone where it was last seen: %+v", gone)
+	}
+	l.Fresh("f", []Diagnostic{e1}, false)
+	l.Forget("f")
+	if fresh, gone := l.Record("f", []Diagnostic{e1}, false); len(fresh) != 1 || len(gone) != 0 {
+		t.Fatalf("after Forget: fresh %+v, gone %+v", fresh, gone)
+	}
 }
 
 func TestDecodeLocationsAndHover(t *testing.T) {
@@ -314,5 +350,26 @@ func TestMarkerScanUsesTheWalkPolicy(t *testing.T) {
 	got := sup.scanMarkers(context.Background())["gopls"]
 	if !slices.Equal(got, []string{"app", "tools/deep/a"}) {
 		t.Fatalf("gopls marker folders %v, want app and tools/deep/a", got)
+	}
+}
+
+// Issue 19 §3: every path a result names is relative to the root —
+// pyright's checker output, a server's message — and one outside it stays
+// as it is.
+func TestRelText(t *testing.T) {
+	root := t.TempDir()
+	s := NewSupervisor(root, Config{})
+	defer s.Close()
+	for in, want := range map[string]string{
+		root + "/main.py:3:26 - error: x":                        "main.py:3:26 - error: x",
+		"  " + root + "/pkg/a.py:1:1 - error":                    "  pkg/a.py:1:1 - error",
+		"file of " + fileURI(root) + "/src/a.ts (the index)":     "file of src/a.ts (the index)",
+		"paths are relative to " + root:                          "paths are relative to " + root,
+		"/elsewhere" + root + "/a.go and " + root + "2/b.go":     "/elsewhere" + root + "/a.go and " + root + "2/b.go",
+		"/usr/lib/go/src/fmt/print.go and \"" + root + "/x.go\"": "/usr/lib/go/src/fmt/print.go and \"x.go\"",
+	} {
+		if got := s.RelText(in); got != want {
+			t.Errorf("RelText(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

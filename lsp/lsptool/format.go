@@ -25,7 +25,10 @@ const untrustedNote = "this checkout is not trusted: programs inside it (node_mo
 const maxDiagnosticsShown = 100
 
 // where names the position a query was about.
-func where(symbol, file string, line int) string {
+func where(symbol string, occurrence int, file string, line int) string {
+	if occurrence > 1 {
+		return fmt.Sprintf("%q (occurrence %d) at %s:%d", symbol, occurrence, file, line)
+	}
 	return fmt.Sprintf("%q at %s:%d", symbol, file, line)
 }
 
@@ -44,7 +47,7 @@ func FormatLocation(l lsp.Location) string {
 // references answer: a header when there are several, one location a line,
 // and how many more when the list was cut.
 func FormatLocations(r *lsp.Locations) string {
-	at := where(r.Symbol, r.File, r.Line)
+	at := where(r.Symbol, r.Occurrence, r.File, r.Line)
 	refs := r.Operation == lsp.OpReferences
 	what := strings.ReplaceAll(r.Operation, "_", " ")
 	if r.Total == 0 {
@@ -74,10 +77,10 @@ func FormatLocations(r *lsp.Locations) string {
 // FormatHover renders a hover answer.
 func FormatHover(h *lsp.Hover) string {
 	if h.Withheld != "" {
-		return fmt.Sprintf("hover for %s withheld: %s (%s)", where(h.Symbol, h.File, h.Line), h.Withheld, h.Server)
+		return fmt.Sprintf("hover for %s withheld: %s (%s)", where(h.Symbol, h.Occurrence, h.File, h.Line), h.Withheld, h.Server)
 	}
 	if h.Contents == "" {
-		return fmt.Sprintf("no hover information for %s (%s)", where(h.Symbol, h.File, h.Line), h.Server)
+		return fmt.Sprintf("no hover information for %s (%s)", where(h.Symbol, h.Occurrence, h.File, h.Line), h.Server)
 	}
 	if h.Truncated {
 		return h.Contents + fmt.Sprintf("\n(cut at %d bytes)", lsp.MaxHoverBytes)
@@ -132,7 +135,7 @@ func FormatSymbols(r *lsp.Symbols) string {
 // FormatCodeActions renders the offered actions, numbered, with what each
 // would do.
 func FormatCodeActions(r *lsp.CodeActions) string {
-	at := where(r.Symbol, r.File, r.Line)
+	at := where(r.Symbol, r.Occurrence, r.File, r.Line)
 	if len(r.Actions) == 0 {
 		return fmt.Sprintf("no code actions offered for %s (%s)", at, r.Server)
 	}
@@ -253,7 +256,7 @@ func formatCheckRun(run lsp.CheckRun) string {
 	var status string
 	switch {
 	case run.TimedOut:
-		status = fmt.Sprintf("stopped after %s (CheckerTimeout)", time.Duration(run.TimeoutMS)*time.Millisecond)
+		status = fmt.Sprintf("stopped at the %s time limit", time.Duration(run.TimeoutMS)*time.Millisecond)
 	case run.ExitCode != nil:
 		status = fmt.Sprintf("exit %d", *run.ExitCode)
 	default:
@@ -354,7 +357,11 @@ func FormatReload(r *lsp.ReloadResult) string {
 // FormatRename renders a rename: totals, then one file a line.
 func FormatRename(r *lsp.RenameResult) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "renamed %q to %q (%s): %d %s in %d %s\n", r.Symbol, r.NewName, r.Server,
+	symbol := fmt.Sprintf("%q", r.Symbol)
+	if r.Occurrence > 1 {
+		symbol += fmt.Sprintf(" (occurrence %d)", r.Occurrence)
+	}
+	fmt.Fprintf(&b, "renamed %s to %q (%s): %d %s in %d %s\n", symbol, r.NewName, r.Server,
 		r.Edits, plural(r.Edits, "edit"), len(r.Files), plural(len(r.Files), "file"))
 	for _, f := range r.Files {
 		var notes []string

@@ -158,7 +158,7 @@ main.go:15:17: undefined: undefinedThing
 $ pyright   (Python, in py, exit 0, 20ms)
 no problems found
 
-$ tsc   (TypeScript/JavaScript, in web, stopped after 3m0s (CheckerTimeout), 3m0s)
+$ tsc   (TypeScript/JavaScript, in web, stopped at the 3m0s time limit, 3m0s)
 (no output)
 
 $ dart analyze   (Dart, in app, fork/exec dart: permission denied, 0s)

@@ -2,6 +2,7 @@ package lsptool
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -12,11 +13,12 @@ import (
 )
 
 type lspParams struct {
-	Operation string `json:"operation" jsonschema:"what to ask"`
-	File      string `json:"file,omitempty" jsonschema:"file the operation is about, relative to the root; for diagnostics \"*\" runs the project's checker (go vet, pyright, tsc --noEmit ...) instead"`
-	Line      int    `json:"line,omitempty" jsonschema:"1-based line of the symbol, for navigation operations"`
-	Symbol    string `json:"symbol,omitempty" jsonschema:"text of the symbol as it appears on that line; its position on the line is the column, so no column is ever needed"`
-	Query     string `json:"query,omitempty" jsonschema:"for symbols: a name to search the whole workspace for (give file instead for that file's outline)"`
+	Operation  string `json:"operation" jsonschema:"what to ask"`
+	File       string `json:"file,omitempty" jsonschema:"file the operation is about, relative to the root; for diagnostics \"*\" runs the project's checker (go vet, pyright, tsc --noEmit ...) instead"`
+	Line       int    `json:"line,omitempty" jsonschema:"1-based line of the symbol, for navigation operations"`
+	Symbol     string `json:"symbol,omitempty" jsonschema:"text of the symbol as it appears on that line; its position on the line is the column, so no column is ever needed. A qualified name (pkg.Func, obj.method, Type::method) points at its last part"`
+	Occurrence int    `json:"occurrence,omitempty" jsonschema:"which occurrence of symbol on the line, when it appears there more than once (1-based; default 1)"`
+	Query      string `json:"query,omitempty" jsonschema:"for symbols: a name to search the whole workspace for (give file instead for that file's outline)"`
 }
 
 // An operation of the lsp tool. The table below is the one place an
@@ -34,18 +36,17 @@ type operation struct {
 
 // opQuery is a call's arguments with the file confined.
 type opQuery struct {
-	op     string
-	file   pathguard.Path // zero when not given
-	all    bool           // file "*": the project's checker
-	line   int
-	symbol string
-	query  string
+	op    string
+	file  pathguard.Path // zero when not given
+	all   bool           // file "*": the project's checker
+	place lsp.Place
+	query string
 }
 
 // locate runs a navigation operation that answers with locations.
-func locate(find func(*lsp.Supervisor) func(context.Context, pathguard.Path, int, string) (*lsp.Locations, error)) func(context.Context, *registry.Call, *lsp.Supervisor, opQuery, *LSPResult) error {
+func locate(find func(*lsp.Supervisor) func(context.Context, pathguard.Path, lsp.Place) (*lsp.Locations, error)) func(context.Context, *registry.Call, *lsp.Supervisor, opQuery, *LSPResult) error {
 	return func(ctx context.Context, c *registry.Call, sup *lsp.Supervisor, q opQuery, out *LSPResult) error {
-		res, err := find(sup)(ctx, q.file, q.line, q.symbol)
+		res, err := find(sup)(ctx, q.file, q.place)
 		if err != nil {
 			return err
 		}
@@ -75,24 +76,24 @@ var operations = []operation{
 			return nil
 		}},
 	{"definition", "position", "definition",
-		locate(func(s *lsp.Supervisor) func(context.Context, pathguard.Path, int, string) (*lsp.Locations, error) {
+		locate(func(s *lsp.Supervisor) func(context.Context, pathguard.Path, lsp.Place) (*lsp.Locations, error) {
 			return s.Definition
 		})},
 	{"type_definition", "position", "type_definition",
-		locate(func(s *lsp.Supervisor) func(context.Context, pathguard.Path, int, string) (*lsp.Locations, error) {
+		locate(func(s *lsp.Supervisor) func(context.Context, pathguard.Path, lsp.Place) (*lsp.Locations, error) {
 			return s.TypeDefinition
 		})},
 	{"implementation", "position", "implementation",
-		locate(func(s *lsp.Supervisor) func(context.Context, pathguard.Path, int, string) (*lsp.Locations, error) {
+		locate(func(s *lsp.Supervisor) func(context.Context, pathguard.Path, lsp.Place) (*lsp.Locations, error) {
 			return s.Implementation
 		})},
 	{"references", "position", fmt.Sprintf("references (at most %d)", lsp.MaxReferences),
-		locate(func(s *lsp.Supervisor) func(context.Context, pathguard.Path, int, string) (*lsp.Locations, error) {
+		locate(func(s *lsp.Supervisor) func(context.Context, pathguard.Path, lsp.Place) (*lsp.Locations, error) {
 			return s.References
 		})},
 	{"hover", "position", "hover",
 		func(ctx context.Context, c *registry.Call, sup *lsp.Supervisor, q opQuery, out *LSPResult) error {
-			res, err := sup.Hover(ctx, q.file, q.line, q.symbol)
+			res, err := sup.Hover(ctx, q.file, q.place)
 			if err != nil {
 				return err
 			}
@@ -101,7 +102,7 @@ var operations = []operation{
 		}},
 	{"code_actions", "position", "code_actions (file, line, symbol)",
 		func(ctx context.Context, c *registry.Call, sup *lsp.Supervisor, q opQuery, out *LSPResult) error {
-			res, err := sup.CodeActions(ctx, q.file, q.line, q.symbol)
+			res, err := sup.CodeActions(ctx, q.file, q.place)
 			if err != nil {
 				return err
 			}
@@ -156,7 +157,8 @@ var LSPTool = registry.Descriptor{
 	Title: "language server",
 	Tier:  tiers.Read,
 	Description: "Ask the language servers of this checkout (gopls, pyright, typescript-language-server, clangd, rust-analyzer, dart). " +
-		"Positions are a 1-based line plus a symbol: the text of the symbol on that line — never a column. " +
+		"Positions are a 1-based line plus a symbol: the text of the symbol on that line — never a column; " +
+		"a qualified name (stats.Sum) points at its last part, and occurrence picks one a line holds more than once. " +
 		"Operations: " + registry.ChoiceDocs(operations) + ". Servers start on first use.",
 	Handler: registry.With(Key, query).WithEnum("operation", registry.ChoiceNames(operations)),
 }
@@ -184,7 +186,7 @@ func query(ctx context.Context, c *registry.Call, s *Servers, p lspParams) (LSPR
 	if !ok {
 		return LSPResult{}, fmt.Errorf("unknown operation %q; use one of %s", p.Operation, strings.Join(registry.ChoiceNames(operations), ", "))
 	}
-	q := opQuery{op: op.name, line: p.Line, symbol: p.Symbol, query: p.Query}
+	q := opQuery{op: op.name, place: lsp.Place{Line: p.Line, Symbol: p.Symbol, Occurrence: p.Occurrence}, query: p.Query}
 	switch {
 	case p.File == "*" && op.name == "diagnostics":
 		q.all = true
@@ -214,7 +216,8 @@ func query(ctx context.Context, c *registry.Call, s *Servers, p lspParams) (LSPR
 	}
 	out := LSPResult{Operation: op.name}
 	if err := op.run(ctx, c, s.Sup, q, &out); err != nil {
-		return LSPResult{}, err
+		// An error names files relative to the root, as results do.
+		return LSPResult{}, errors.New(s.Sup.RelText(err.Error()))
 	}
 	return out, nil
 }

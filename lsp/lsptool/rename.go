@@ -11,11 +11,12 @@ import (
 )
 
 type renameParams struct {
-	File    string `json:"file" jsonschema:"file where the symbol appears, relative to the root"`
-	Line    int    `json:"line" jsonschema:"1-based line of the symbol"`
-	Symbol  string `json:"symbol" jsonschema:"the symbol's text on that line"`
-	NewName string `json:"new_name" jsonschema:"the new name"`
-	Force   bool   `json:"force,omitempty" jsonschema:"change files even if they are read-only, have other hard links (they keep the old content) or their owner cannot be kept; the result says what was lost"`
+	File       string `json:"file" jsonschema:"file where the symbol appears, relative to the root"`
+	Line       int    `json:"line" jsonschema:"1-based line of the symbol"`
+	Symbol     string `json:"symbol" jsonschema:"the symbol's text on that line; a qualified name (pkg.Func, obj.method, Type::method) points at its last part"`
+	Occurrence int    `json:"occurrence,omitempty" jsonschema:"which occurrence of symbol on the line, when it appears there more than once (1-based; default 1)"`
+	NewName    string `json:"new_name" jsonschema:"the new name"`
+	Force      bool   `json:"force,omitempty" jsonschema:"change files even if they are read-only, have other hard links (they keep the old content) or their owner cannot be kept; the result says what was lost"`
 }
 
 // RenameTool is the `lsp_rename` tool (REN-1).
@@ -46,9 +47,9 @@ func rename(ctx context.Context, c *registry.Call, s *Servers, p renameParams) (
 	if p.Line <= 0 || strings.TrimSpace(p.Symbol) == "" || strings.TrimSpace(p.NewName) == "" {
 		return RenameResult{}, errors.New("lsp_rename needs file, line (1-based), symbol (its text on that line) and new_name")
 	}
-	res, err := s.Sup.Rename(ctx, at, p.Line, p.Symbol, p.NewName, p.Force)
+	res, err := s.Sup.Rename(ctx, at, lsp.Place{Line: p.Line, Symbol: p.Symbol, Occurrence: p.Occurrence}, p.NewName, p.Force)
 	if err != nil {
-		return RenameResult{}, err
+		return RenameResult{}, errors.New(s.Sup.RelText(err.Error()))
 	}
 	for _, f := range res.Files {
 		if abs, err := c.Path(f.Path); err == nil {

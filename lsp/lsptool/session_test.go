@@ -13,14 +13,24 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the outputs of testdata/sessions from an in-process replay")
 
-// lsp and lsp_rename on real gopls, as transcripts replayed in process and
-// over stdio (testdata/sessions). Built with cgo: the replay goes through
-// builtintools, which brings the tree-sitter tools.
+// lsp and lsp_rename on real gopls, pyright and typescript-language-server,
+// as transcripts replayed in process and over stdio (testdata/sessions).
+// Built with cgo: the replay goes through builtintools, which brings the
+// tree-sitter tools.
 func TestSessions(t *testing.T) {
-	testenv.LookPath(t, "gopls")
+	for _, program := range []string{"gopls", "pyright-langserver", "pyright", "typescript-language-server"} {
+		testenv.LookPath(t, program)
+	}
 	sessiontest.Run(t, "testdata/sessions", sessiontest.Options{
 		Config: sessiontest.Config{Without: []string{"structural"}},
 		NewRun: builtin.NewRun,
 		Update: *update,
+		// eval's and the checkers' timings.
+		Scrub: []sessiontest.Scrub{
+			{Pattern: `(exit \d+), [0-9][0-9.]*(?:[µmn]?s|m[0-9.]+s)\)`, Replace: "$1, N)"},
+			{Pattern: `"duration_ms":\d+`, Replace: `"duration_ms":N`},
+			{Pattern: `· \d+ ms\]`, Replace: "· N ms]"},
+			{Pattern: `(tool calls: .*?\w) \d+ ms`, Replace: "$1 N ms"},
+		},
 	})
 }

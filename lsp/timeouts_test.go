@@ -1,0 +1,146 @@
+package lsp
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// Issue 19 §2 (guard): every configurable timeout of lsp bounds its call.
+// Each is set small against a fake server (or probe, or checker) that
+// never answers, and the call must return within twice the timeout, with
+// a floor of two seconds over it — a liveness bound, not a measure.
+func TestEveryTimeoutBounds(t *testing.T) {
+	t.Parallel()
+	const d = time.Second
+	within := func(t *testing.T, what string, timeout time.Duration, call func(ctx context.Context) error, check func(error)) {
+		t.Helper()
+		bound := max(2*timeout, timeout+2*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		t0 := time.Now()
+		err := call(ctx)
+		took := time.Since(t0)
+		if took > bound {
+			t.Errorf("%s took %s with a timeout of %s (bound %s)", what, took.Round(time.Millisecond), timeout, bound)
+		}
+		check(err)
+	}
+
+	t.Run("StartTimeout", func(t *testing.T) {
+		t.Parallel()
+		root := fakeRoot(t)
+		sup := NewSupervisor(root, Config{Servers: []ServerSpec{fakeSpec(t, "silent")}, StartTimeout: d})
+		defer sup.Close()
+		within(t, "a first call to a server that never initializes", d, func(ctx context.Context) error {
+			_, err := sup.Hover(ctx, loc(t, sup, filepath.Join(root, "a.fake")), Place{Line: 1, Symbol: "world"})
+			return err
+		}, func(err error) {
+			expectErr(t, "hover", err, ErrServerTimeout, "did not finish starting (initialize) within 1s")
+		})
+	})
+	t.Run("RequestTimeout", func(t *testing.T) {
+		t.Parallel()
+		root := fakeRoot(t)
+		sup := NewSupervisor(root, Config{Servers: []ServerSpec{fakeSpec(t, "mute")}, RequestTimeout: d})
+		defer sup.Close()
+		within(t, "a request the server never answers", d, func(ctx context.Context) error {
+			_, err := sup.Definition(ctx, loc(t, sup, filepath.Join(root, "a.fake")), Place{Line: 1, Symbol: "world"})
+			return err
+		}, func(err error) { expectErr(t, "definition", err, ErrServerTimeout, "no answer within 1s") })
+	})
+	t.Run("RequestTimeout/write", func(t *testing.T) {
+		t.Parallel()
+		root := fakeRoot(t)
+		big := "hello world\n" + string(make([]byte, 2<<20)) // far over a pipe's buffer
+		if err := os.WriteFile(filepath.Join(root, "big.fake"), []byte(big), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		sup := NewSupervisor(root, Config{Servers: []ServerSpec{fakeSpec(t, "deaf")}, RequestTimeout: d})
+		defer sup.Close()
+		within(t, "a document the server never reads", d, func(ctx context.Context) error {
+			_, err := sup.Hover(ctx, loc(t, sup, filepath.Join(root, "big.fake")), Place{Line: 1, Symbol: "world"})
+			return err
+		}, func(err error) { expectErr(t, "hover", err, ErrServerTimeout, "it stopped reading its input") })
+	})
+	t.Run("DiagnosticsWait", func(t *testing.T) {
+		t.Parallel()
+		root := fakeRoot(t)
+		sup := NewSupervisor(root, Config{Servers: []ServerSpec{fakeSpec(t, "mute")}, DiagnosticsWait: d})
+		defer sup.Close()
+		at := loc(t, sup, filepath.Join(root, "a.fake"))
+		within(t, "the diagnostics after a write", d, func(ctx context.Context) error {
+			_, err := sup.AfterWrite(ctx, at)
+			return err
+		}, func(err error) {
+			expectErr(t, "after write", err, ErrDiagnosticsTimeout, "published no diagnostics for a.fake version 1 within 1s")
+		})
+		within(t, "lsp diagnostics", d, func(ctx context.Context) error {
+			res, err := sup.Diagnostics(ctx, at)
+			if err == nil && !res.Incomplete {
+				t.Errorf("diagnostics that never came are not marked incomplete: %+v", res)
+			}
+			return err
+		}, func(err error) {
+			if err != nil {
+				t.Errorf("diagnostics: %v", err)
+			}
+		})
+	})
+	t.Run("CheckerTimeout", func(t *testing.T) {
+		t.Parallel()
+		root := fakeRoot(t)
+		spec := fakeSpec(t, "mute")
+		spec.Checker = []string{spec.Command[0], "-fake-lsp=hang"}
+		sup := NewSupervisor(root, Config{Servers: []ServerSpec{spec}, CheckerTimeout: d})
+		defer sup.Close()
+		var rep *CheckReport
+		within(t, "a checker that never ends", d, func(ctx context.Context) error {
+			var err error
+			rep, err = sup.Check(ctx)
+			return err
+		}, func(err error) {
+			if err != nil || len(rep.Runs) != 1 || !rep.Runs[0].TimedOut || rep.Runs[0].TimeoutMS != 1000 {
+				t.Errorf("check: %v %+v", err, rep)
+			}
+		})
+	})
+	t.Run("ProbeTimeout", func(t *testing.T) {
+		t.Parallel()
+		root := fakeRoot(t)
+		spec := fakeSpec(t, "mute")
+		// A name of its own: probes are remembered per program.
+		bin := filepath.Join(t.TempDir(), "fake-probe")
+		if err := os.Symlink(spec.Command[0], bin); err != nil {
+			t.Fatal(err)
+		}
+		spec.Command[0], spec.Probe = bin, []string{"-fake-lsp=hang"}
+		sup := NewSupervisor(root, Config{Servers: []ServerSpec{spec}, ProbeTimeout: d})
+		defer sup.Close()
+		within(t, "a probe that never ends", d, func(ctx context.Context) error {
+			_, err := sup.Hover(ctx, loc(t, sup, filepath.Join(root, "a.fake")), Place{Line: 1, Symbol: "world"})
+			return err
+		}, func(err error) {
+			expectErr(t, "hover", err, ErrUnavailable, "-fake-lsp=hang` did not finish within 1s")
+		})
+	})
+	t.Run("IdleTimeout", func(t *testing.T) {
+		t.Parallel()
+		root := fakeRoot(t)
+		sup := NewSupervisor(root, Config{Servers: []ServerSpec{fakeSpec(t, "mute")}, IdleTimeout: d, DiagnosticsWait: 100 * time.Millisecond})
+		defer sup.Close()
+		if _, err := sup.AfterWrite(t.Context(), loc(t, sup, filepath.Join(root, "a.fake"))); err == nil {
+			t.Fatal("the mute server published diagnostics")
+		}
+		pgids := runningGroups(sup)
+		within(t, "reaping an idle server", d, func(ctx context.Context) error {
+			for len(sup.running()) > 0 && ctx.Err() == nil {
+				time.Sleep(20 * time.Millisecond)
+			}
+			return nil
+		}, func(error) {})
+		expectNoProcesses(t, pgids)
+	})
+}
