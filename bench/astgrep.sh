@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Benchmarks the astgrep engine beside ast-grep 0.51.1 on a Go tree
-# (default: $(go env GOROOT)/src), as BENCHMARKS-astgrep.md reports.
+# (default: $(go env GOROOT)/src), as BENCHMARKS.md ("Structural search") reports.
 #
 #   bench/astgrep.sh [ROOT] [ROUNDS]
 #

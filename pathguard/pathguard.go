@@ -1,3 +1,5 @@
+//go:build unix
+
 // Package pathguard confines every path a tool touches to the run's root
 // (REG-9), and is the one way tools do file I/O there. A path is
 // resolved against the root and its symlinks followed as far as they exist,

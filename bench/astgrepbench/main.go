@@ -1,7 +1,7 @@
 // Command astgrepbench times the astgrep engine on a tree, cold and then
 // warm (the same query again in the same process), and can print every
 // match as "file:startByte:endByte" for comparison with ast-grep's output.
-// bench/astgrep.sh runs it beside ast-grep; see BENCHMARKS-astgrep.md.
+// bench/astgrep.sh runs it beside ast-grep; see BENCHMARKS.md ("Structural search").
 package main
 
 import (
