@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/proc"
+	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
 var (
@@ -184,4 +185,30 @@ func ProcessRunning(pid int) bool {
 	}
 	i := bytes.LastIndexByte(stat, ')')
 	return i < 0 || i+2 >= len(stat) || stat[i+2] != 'Z'
+}
+
+var guards sync.Map // root -> *pathguard.Guard, kept for the test binary
+
+// Path is p's location under root (relative to it, or absolute; root itself
+// when p is absent) from a guard for root, as a run's guard would give it,
+// for tests that call engines directly. A path the guard refuses panics: a
+// test of a refusal asks a guard itself.
+func Path(root string, p ...string) pathguard.Path {
+	v, ok := guards.Load(root)
+	if !ok {
+		g, err := pathguard.New(root)
+		if err != nil {
+			panic(err)
+		}
+		v, _ = guards.LoadOrStore(root, g)
+	}
+	g := v.(*pathguard.Guard)
+	if len(p) == 0 {
+		return g.RootPath()
+	}
+	loc, err := g.Path(p[0])
+	if err != nil {
+		panic(err)
+	}
+	return loc
 }
