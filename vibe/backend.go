@@ -32,6 +32,9 @@ type Job struct {
 	// roster streams it to the result file). A backend writes there rather
 	// than returning the output in Outcome.Result.
 	Output io.Writer
+	// Log, when set, receives the worker's error output as it arrives
+	// (with Output, the roster's tail of a running worker).
+	Log io.Writer
 	// Activity is called whenever the worker shows a sign of life (output).
 	Activity func()
 }
@@ -166,7 +169,7 @@ func (c Command) Run(ctx context.Context, j Job) (Outcome, error) {
 	p, err := proc.Start(cmd, proc.Options{
 		Stdin:      strings.NewReader(j.Brief),
 		PipeStdout: true,
-		Stderr:     activityWriter(j.Activity),
+		Stderr:     stderrWriter(j),
 		Signal:     syscall.SIGTERM,
 		Grace:      grace,
 	})
@@ -293,6 +296,15 @@ func (m *memOutput) Write(p []byte) (int, error) {
 	}
 	m.b.Write(p)
 	return len(p), nil
+}
+
+// stderrWriter is where a job's error output goes: its Log, and a sign of
+// life.
+func stderrWriter(j Job) io.Writer {
+	if j.Log == nil {
+		return activityWriter(j.Activity)
+	}
+	return io.MultiWriter(activityWriter(j.Activity), j.Log)
 }
 
 // activityWriter calls f for every write (stderr output is a sign of life).

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
 )
 
@@ -107,7 +109,8 @@ type Info struct {
 	Runs         int       `json:"runs" jsonschema:"how many times it was started (vibe_send starts it again)"`
 	Started      time.Time `json:"started,omitzero"`
 	Ended        time.Time `json:"ended,omitzero"`
-	LastActivity time.Time `json:"last_activity,omitzero"`
+	LastActivity time.Time `json:"last_activity,omitzero" jsonschema:"when it last wrote output or error output"`
+	Tail         string    `json:"tail,omitempty" jsonschema:"a running worker: the last lines of its output and error output, as it wrote them (at most 8 lines)"`
 	ExitCode     *int      `json:"exit_code,omitempty"`
 	Result       string    `json:"result,omitempty" jsonschema:"the last run's result, or its output so far when it was cut short"`
 	Truncated    bool      `json:"truncated,omitempty"`
@@ -143,6 +146,7 @@ type worker struct {
 	iso     *isolation // nil: the worker runs in dir
 	wantIso bool
 	co      *checkout // what its worktree starts from; nil: read at its start
+	tail    *proc.Tail // the running run's last output; nil before it starts
 }
 
 // Roster is a run's workers.
@@ -380,7 +384,7 @@ func (r *Roster) startLocked(w *worker, b Backend, g Gate) {
 	w.info.Stderr, w.info.ExitCode, w.info.Usage, w.info.Why, w.info.From = "", nil, nil, "", ""
 	w.info.Started, w.info.Ended = time.Time{}, time.Time{}
 	w.info.Commits, w.info.FilesChanged, w.info.Diffstat = 0, nil, ""
-	w.unread = false
+	w.unread, w.tail = false, nil
 	w.run = func() { r.run(ctx, cancel, w, b) }
 	r.markLocked(w)
 	r.queue = append(r.queue, w)
@@ -462,7 +466,11 @@ func (r *Roster) run(ctx context.Context, cancel context.CancelFunc, w *worker, 
 		r.mu.Unlock()
 	}
 	s := newSink(r.partPath(w.info.ID, run), r.headBytes())
-	job.Output = s
+	tail := proc.NewTail(tailKeep)
+	r.mu.Lock()
+	w.tail = tail
+	r.mu.Unlock()
+	job.Output, job.Log = io.MultiWriter(s, tail), tail
 	tctx, tcancel := context.WithTimeout(ctx, w.timeout)
 	out, err := b.Run(tctx, job)
 	if tctx.Err() == context.DeadlineExceeded && ctx.Err() == nil {
@@ -694,8 +702,13 @@ type WaitRequest struct {
 	Label string
 	All   bool // every one finished (else any)
 	// Timeout bounds the wait; the workers are never stopped by it.
-	Timeout  time.Duration
-	Progress func(finished, total int)
+	Timeout time.Duration
+	// Progress, if set, is told how many have finished whenever that
+	// changes, with the ones still running as List shows them (their last
+	// lines of output); with Every, also every Every while one of those
+	// has shown a sign of life since the last report.
+	Progress func(finished, total int, running []Info)
+	Every    time.Duration
 }
 
 // Wait blocks until any (or all) of the workers named have finished, the
@@ -742,15 +755,29 @@ func (r *Roster) Wait(ctx context.Context, req WaitRequest) (done []Info, pendin
 	r.mu.Unlock()
 	timer := time.NewTimer(req.Timeout)
 	defer timer.Stop()
+	var tick <-chan time.Time
+	if req.Every > 0 && req.Progress != nil {
+		t := time.NewTicker(req.Every)
+		defer t.Stop()
+		tick = t.C
+	}
 	last := -1
+	var reported time.Time // the latest activity a report showed
+	ticked := false
 	for {
 		r.mu.Lock()
 		done, pending = done[:0], pending[:0]
+		var running []Info
+		latest := reported
 		for _, id := range ids {
 			if w := r.ws[id]; w.info.Status.Finished() {
 				done = append(done, w.info)
 			} else {
 				pending = append(pending, id)
+				running = append(running, r.infoLocked(w))
+				if w.info.LastActivity.After(latest) {
+					latest = w.info.LastActivity
+				}
 			}
 		}
 		ok := len(done) == len(ids) || !req.All && len(done) > 0
@@ -759,15 +786,18 @@ func (r *Roster) Wait(ctx context.Context, req WaitRequest) (done []Info, pendin
 		if ok {
 			r.markRead(done)
 		}
-		if req.Progress != nil && len(done) != last {
-			last = len(done)
-			req.Progress(len(done), len(ids))
+		if req.Progress != nil && (len(done) != last || ticked && latest.After(reported)) {
+			last, reported = len(done), latest
+			req.Progress(len(done), len(ids), running)
 		}
+		ticked = false
 		if ok {
 			return done, pending, nil
 		}
 		select {
 		case <-changed:
+		case <-tick:
+			ticked = true
 		case <-timer.C:
 			r.markRead(done)
 			return done, pending, nil
@@ -789,15 +819,63 @@ func (r *Roster) markRead(infos []Info) {
 	r.flush()
 }
 
-// List returns every worker, in spawn order.
+// List returns every worker, in spawn order; a running one with the last
+// lines of its output.
 func (r *Roster) List() []Info {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	out := make([]Info, 0, len(r.order))
 	for _, id := range r.order {
-		out = append(out, r.ws[id].info)
+		out = append(out, r.infoLocked(r.ws[id]))
 	}
 	return out
+}
+
+// Infos returns the workers of ids that exist, as List shows them.
+func (r *Roster) Infos(ids []string) []Info {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]Info, 0, len(ids))
+	for _, id := range ids {
+		if w := r.ws[id]; w != nil {
+			out = append(out, r.infoLocked(w))
+		}
+	}
+	return out
+}
+
+// What a running worker's tail shows: its last lines, each cut to a
+// width, from the last bytes it wrote.
+const (
+	tailKeep  = 8 << 10
+	tailLines = 8
+	tailWidth = 240
+)
+
+// infoLocked is w as answers show it: a running worker with its tail.
+// r.mu is held.
+func (r *Roster) infoLocked(w *worker) Info {
+	in := w.info
+	if w.info.Status == Running && w.tail != nil {
+		in.Tail = tailText(w.tail.Last(tailLines * tailWidth))
+	}
+	return in
+}
+
+// tailText is the last tailLines lines of s, each at most tailWidth
+// characters.
+func tailText(s string) string {
+	if s == "" {
+		return ""
+	}
+	lines := strings.Split(s, "\n")
+	if len(lines) > tailLines {
+		lines = lines[len(lines)-tailLines:]
+	}
+	for i, l := range lines {
+		lines[i] = textcut.Ellipsis(strings.TrimRight(l, "\r"), tailWidth)
+	}
+	return strings.Join(lines, "\n")
 }
 
 // Unread lists the finished workers whose results no answer has carried.

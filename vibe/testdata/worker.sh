@@ -10,6 +10,11 @@ case "$brief" in
 	;;
 esac
 case "$brief" in
+*"steps"*)
+	for i in 1 2 3 4 5 6; do echo "step $i ✓"; echo "note $i" >&2; sleep 0.5; done
+	;;
+esac
+case "$brief" in
 *"sleep "*)
 	n=$(printf '%s\n' "$brief" | sed -n 's/.*sleep \([0-9.]*\).*/\1/p' | head -1)
 	echo "working"

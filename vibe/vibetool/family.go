@@ -180,6 +180,7 @@ type Result struct {
 	Worker    *vibe.Info  `json:"worker,omitempty"`
 	Workers   []vibe.Info `json:"workers,omitempty" jsonschema:"vibe_list: every worker; vibe_wait: the finished ones"`
 	Pending   []string    `json:"pending,omitempty" jsonschema:"vibe_wait: the ids still running or queued"`
+	Running   []vibe.Info `json:"running,omitempty" jsonschema:"vibe_wait that timed out: the workers still running or queued, with their last activity and last lines of output"`
 	Restarted bool        `json:"restarted,omitempty" jsonschema:"vibe_send: the worker was running and was stopped first"`
 	Unread    []string    `json:"unread" jsonschema:"finished workers whose results have not been read (vibe_wait reads them)"`
 	text      string
@@ -213,6 +214,16 @@ func describe(b *strings.Builder, in vibe.Info, full bool, room int) {
 	if in.Status == vibe.Running {
 		fmt.Fprintf(b, ", last activity %s", ago(in.LastActivity))
 	}
+	// A running worker's last lines come last, whichever way the rest ends.
+	defer func() {
+		if in.Tail == "" {
+			return
+		}
+		b.WriteString("  last output:\n")
+		for _, l := range strings.Split(in.Tail, "\n") {
+			b.WriteString("    " + l + "\n")
+		}
+	}()
 	if in.ExitCode != nil && in.Status.Finished() {
 		fmt.Fprintf(b, ", exit %d", *in.ExitCode)
 	}

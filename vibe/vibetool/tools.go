@@ -133,6 +133,31 @@ var WaitTool = registry.Descriptor{
 	Handler: registry.With(Key, waitFor),
 }
 
+// progressEvery is how often a waiting vibe_wait reports the running
+// workers' latest output, when they wrote some since the last report.
+var progressEvery = 2 * time.Second
+
+// progressText is a progress notification's message: how many ended, and
+// each running worker's last activity and last line of output.
+func progressText(finished, total int, running []vibe.Info) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "vibe: %d of %d workers ended", finished, total)
+	for _, in := range running {
+		if b.Len() > 1500 {
+			b.WriteString("; …")
+			break
+		}
+		fmt.Fprintf(&b, "; %s %s", in.ID, in.Status)
+		if in.Status == vibe.Running {
+			fmt.Fprintf(&b, ", last activity %s", ago(in.LastActivity))
+		}
+		if i := strings.LastIndexByte(in.Tail, '\n'); in.Tail != "" {
+			fmt.Fprintf(&b, ": %s", textcut.Ellipsis(in.Tail[i+1:], 200))
+		}
+	}
+	return b.String()
+}
+
 func waitFor(ctx context.Context, c *registry.Call, r *Roster, p waitParams) (Result, error) {
 	timeout := time.Duration(p.TimeoutSeconds) * time.Second
 	if timeout <= 0 {
@@ -147,20 +172,26 @@ func waitFor(ctx context.Context, c *registry.Call, r *Roster, p waitParams) (Re
 		ids = append(ids, p.WorkerID)
 	}
 	done, pending, err := r.Wait(ctx, vibe.WaitRequest{IDs: ids, Label: p.Label, All: p.Mode == "all", Timeout: timeout,
-		Progress: func(finished, total int) {
-			c.Progress(ctx, float64(finished), float64(total), fmt.Sprintf("vibe: %d of %d workers ended", finished, total))
+		Every: progressEvery,
+		Progress: func(finished, total int, running []vibe.Info) {
+			c.Progress(ctx, float64(finished), float64(total), progressText(finished, total, running))
 		}})
 	if err != nil && len(done) == 0 {
 		return Result{}, err
 	}
 	var b strings.Builder
+	var running []vibe.Info
 	if len(pending) > 0 && (p.Mode == "all" || len(done) == 0) {
 		fmt.Fprintf(&b, "waited %s: still running or queued: %s (they go on; wait again)\n", timeout, strings.Join(pending, ", "))
+		running = r.Infos(pending)
+		for _, in := range running {
+			describe(&b, in, false, 0)
+		}
 	}
 	for _, in := range done {
 		describe(&b, in, true, resultRoom(c, len(done)))
 	}
-	return r.finish(Result{Operation: "wait", Workers: done, Pending: pending}, &b), nil
+	return r.finish(Result{Operation: "wait", Workers: done, Pending: pending, Running: running}, &b), nil
 }
 
 type killParams struct {
