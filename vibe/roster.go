@@ -145,7 +145,7 @@ type worker struct {
 	dir     string     // where it runs without isolation
 	iso     *isolation // nil: the worker runs in dir
 	wantIso bool
-	co      *checkout // what its worktree starts from; nil: read at its start
+	co      *checkout  // what its worktree starts from; nil: read at its start
 	tail    *proc.Tail // the running run's last output; nil before it starts
 }
 
