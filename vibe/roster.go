@@ -119,6 +119,8 @@ type Info struct {
 	Notes        []string  `json:"notes,omitempty" jsonschema:"what of its output was not kept, or not read as it was meant"`
 	Stderr       string    `json:"stderr,omitempty" jsonschema:"the last of its error output, for a failed run"`
 	Usage        *Usage    `json:"usage,omitempty"`
+	Session      *Session  `json:"session,omitempty" jsonschema:"the agent CLI's session its runs reported (claude's session_id, codex's thread_id); vibe_send resumes it"`
+	Resumed      bool      `json:"resumed,omitempty" jsonschema:"its last run resumed that session with only the message vibe_send gave; else a run gets the whole brief"`
 	Branch       string    `json:"branch,omitempty" jsonschema:"isolation worktree: the worker's branch"`
 	Worktree     string    `json:"worktree,omitempty" jsonschema:"isolation worktree: its folder while it holds commits or changes"`
 	BaseCommit   string    `json:"base_commit,omitempty" jsonschema:"isolation worktree: the commit its worktree starts from (the root's HEAD at spawn)"`
@@ -147,6 +149,9 @@ type worker struct {
 	wantIso bool
 	co      *checkout  // what its worktree starts from; nil: read at its start
 	tail    *proc.Tail // the running run's last output; nil before it starts
+	// resume is the session the next run resumes with only message.
+	resume  *Session
+	message string
 }
 
 // Roster is a run's workers.
@@ -383,7 +388,7 @@ func (r *Roster) startLocked(w *worker, b Backend, g Gate) {
 	w.info.Result, w.info.Truncated, w.info.ResultFile, w.info.ResultBytes, w.info.Notes = "", false, "", 0, nil
 	w.info.Stderr, w.info.ExitCode, w.info.Usage, w.info.Why, w.info.From = "", nil, nil, "", ""
 	w.info.Started, w.info.Ended = time.Time{}, time.Time{}
-	w.info.Commits, w.info.FilesChanged, w.info.Diffstat = 0, nil, ""
+	w.info.Commits, w.info.FilesChanged, w.info.Diffstat, w.info.Resumed = 0, nil, "", false
 	w.unread, w.tail = false, nil
 	w.run = func() { r.run(ctx, cancel, w, b) }
 	r.markLocked(w)
@@ -432,6 +437,9 @@ func (r *Roster) run(ctx context.Context, cancel context.CancelFunc, w *worker, 
 	r.mu.Lock()
 	done := w.done
 	job := Job{ID: w.info.ID, Label: w.info.Label, Tier: w.info.Tier, Brief: w.info.Brief, Dir: w.dir, Mode: w.gate.mode(), Approve: w.gate.Approve}
+	if w.resume != nil {
+		job.Brief, job.Resume = w.message, w.resume
+	}
 	iso, wantIso, co, run := w.iso, w.wantIso, w.co, w.info.Runs
 	r.mu.Unlock()
 	if iso != nil && !iso.exists() {
@@ -558,6 +566,11 @@ func (r *Roster) finish(w *worker, out Outcome, err error, s *sink) {
 		w.info.Status, w.info.Why = Lost, "its process died of a signal this run did not send"
 	case code != 0:
 		w.info.Status, w.info.Why = Failed, fmt.Sprintf("exit status %d", code)
+		if len(out.Errors) > 0 {
+			w.info.Why += "; " + strings.Join(out.Errors, "; ")
+		}
+	case len(out.Errors) > 0:
+		w.info.Status, w.info.Why = Failed, strings.Join(out.Errors, "; ")
 	case !out.Final:
 		w.info.Status, w.info.Why = Failed, "it ended without a final result"
 	default:
@@ -567,6 +580,9 @@ func (r *Roster) finish(w *worker, out Outcome, err error, s *sink) {
 		w.info.ExitCode = &code
 	}
 	w.info.Usage = out.Usage
+	if out.Session != nil {
+		w.info.Session = out.Session
+	}
 	if w.info.Status == Failed || w.info.Status == Lost || w.info.Status == TimedOut {
 		w.info.Stderr = out.Stderr
 	}
@@ -688,8 +704,17 @@ func (r *Roster) SendAs(g Gate, id, message string) (info Info, restarted bool, 
 		r.mu.Unlock()
 		return Info{}, restarted, errors.New("the run is closing: no new runs")
 	}
+	// A session the last run reported, from a call in the same mode, is
+	// resumed with only the message; otherwise the whole brief runs again.
+	w.resume, w.message = nil, ""
+	if s := w.info.Session; s != nil && w.info.Mode == mode {
+		if rb, ok := b.(interface{ Resumes(Session) bool }); ok && rb.Resumes(*s) {
+			w.resume, w.message = s, message
+		}
+	}
 	w.info.Brief += "\n\n" + message
 	r.startLocked(w, b, g)
+	w.info.Resumed = w.resume != nil
 	info = w.info
 	r.mu.Unlock()
 	r.flush()

@@ -241,12 +241,23 @@ func describe(b *strings.Builder, in vibe.Info, full bool, room int) {
 		fmt.Fprintf(b, "  why: %s\n", in.Why)
 	}
 	if in.Usage != nil {
-		fmt.Fprintf(b, "  usage: %d tokens in, %d out", in.Usage.InputTokens, in.Usage.OutputTokens)
+		fmt.Fprintf(b, "  usage: %d tokens in", in.Usage.InputTokens)
+		if in.Usage.CachedInputTokens > 0 {
+			fmt.Fprintf(b, " (%d cached)", in.Usage.CachedInputTokens)
+		}
+		fmt.Fprintf(b, ", %d out", in.Usage.OutputTokens)
 		if in.Usage.CostUSD > 0 {
 			fmt.Fprintf(b, ", $%.4f", in.Usage.CostUSD)
 		}
 		if in.Usage.Model != "" {
 			fmt.Fprintf(b, ", model %s", in.Usage.Model)
+		}
+		b.WriteString("\n")
+	}
+	if in.Session != nil {
+		fmt.Fprintf(b, "  session: %s %s", in.Session.Backend, in.Session.ID)
+		if in.Resumed {
+			b.WriteString(" (this run resumed it)")
 		}
 		b.WriteString("\n")
 	}

@@ -96,7 +96,7 @@ var SendTool = registry.Descriptor{
 	Name:        "vibe_send",
 	Title:       "send a worker more instructions",
 	Tier:        tiers.Read,
-	Description: "Add a message to a worker's brief and run it again with the whole brief, in the mode of this call. A running worker is stopped first, and the answer says so.",
+	Description: "Add a message to a worker's brief and run it again, in the mode of this call: a worker whose agent CLI reported a session (claude, codex) resumes it with only the message; any other runs again with the whole brief. A running worker is stopped first. The answer says which it did.",
 	Handler:     registry.With(Key, send),
 }
 
@@ -106,10 +106,17 @@ func send(ctx context.Context, c *registry.Call, r *Roster, p sendParams) (Resul
 		return Result{}, err
 	}
 	var b strings.Builder
+	how := "started again with the whole brief and the message added"
+	if in.Resumed {
+		how = fmt.Sprintf("resumed its %s session %s with only the message", in.Session.Backend, in.Session.ID)
+	}
 	if restarted {
-		fmt.Fprintf(&b, "%s was running: it was stopped and started again with the message added (run %d).\n", in.ID, in.Runs)
+		fmt.Fprintf(&b, "%s was running: it was stopped and %s (run %d).\n", in.ID, how, in.Runs)
 	} else {
-		fmt.Fprintf(&b, "%s started again with the message added (run %d).\n", in.ID, in.Runs)
+		fmt.Fprintf(&b, "%s %s (run %d).\n", in.ID, how, in.Runs)
+	}
+	if in.Resumed {
+		b.WriteString("The brief was not sent again: the session has it.\n")
 	}
 	return r.finish(Result{Operation: "send", Worker: &in, Restarted: restarted}, &b), nil
 }
