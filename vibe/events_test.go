@@ -219,3 +219,76 @@ func FuzzEvents(f *testing.F) {
 		}
 	})
 }
+
+// Budgets: a run whose reported usage passes max_tokens is stopped there
+// (through its process) and fails with its output so far; a cost
+// reported with the final result fails the run too, keeping the result.
+func TestBudgets(t *testing.T) {
+	r := agentRoster(t)
+	tok, err := r.Spawn(SpawnRequest{Brief: "sort the imports slowly", Label: "tok", Tier: "fast", MaxTokens: 20000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cost, _ := r.Spawn(SpawnRequest{Brief: "sort the imports", Label: "cost", Tier: "fast", MaxCost: 0.01})
+	ok, _ := r.Spawn(SpawnRequest{Brief: "sort the imports", Label: "ok", Tier: "fast", MaxCost: 1, MaxTokens: 1e6})
+	done, _ := wait(t, r, true, time.Minute, tok.ID, cost.ID, ok.ID)
+	by := map[string]Info{}
+	for _, d := range done {
+		by[d.ID] = d
+	}
+	if d := by[tok.ID]; d.Status != Failed || !d.OverBudget || !strings.HasPrefix(d.Why, "over budget: 34593 tokens used (34490 in, 103 out) of a budget of 20000; it was stopped") ||
+		!strings.Contains(d.Result, "I'll look for files") || d.Spent == nil || d.Spent.Tokens() != 34593 {
+		t.Errorf("max_tokens: %+v", d)
+	}
+	if d := by[cost.ID]; d.Status != Failed || !d.OverBudget || d.Why != "over budget: $0.0421 spent of a budget of $0.01, as reported with its final result (kept as the result)" ||
+		!strings.HasPrefix(d.Result, "Sorted the imports") {
+		t.Errorf("max_cost: %+v", d)
+	}
+	if d := by[ok.ID]; d.Status != Succeeded || d.OverBudget {
+		t.Errorf("within budget: %+v", d)
+	}
+}
+
+// A plain command that reports its usage as it goes is stopped, and its
+// process with it, when the usage passes max_tokens; the budget counts
+// every run of the worker.
+func TestBudgetStopsAPlainWorker(t *testing.T) {
+	r := shRoster(t)
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	brief := `echo started; sleep 300 & echo $! > ` + pidFile + `; echo '{"usage":{"input_tokens":500,"output_tokens":100}}'; wait`
+	in, err := r.Spawn(SpawnRequest{Brief: brief, Label: "plain", MaxTokens: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Its first run stays within the budget: it is stopped by hand.
+	for i := 0; i < 1000 && r.List()[0].Spent == nil; i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if k, _, _ := r.Kill(in.ID); k.Status != Killed || k.Spent == nil || k.Spent.Tokens() != 600 {
+		t.Fatalf("first run: %+v", k)
+	}
+	os.Remove(pidFile)
+	if _, _, err := r.Send(in.ID, "again"); err != nil {
+		t.Fatal(err)
+	}
+	done, pending := wait(t, r, true, 30*time.Second, in.ID)
+	if len(pending) != 0 {
+		t.Fatalf("the worker over its budget was not stopped: %+v", r.List())
+	}
+	d := done[0]
+	if d.Status != Failed || !d.OverBudget || !strings.HasPrefix(d.Why, "over budget: 1200 tokens used (1000 in, 200 out) of a budget of 1000") || d.Result != "started" {
+		t.Fatalf("second run: %+v", d)
+	}
+	if pid := pidIn(t, pidFile); !gone(pid) {
+		t.Fatalf("the over-budget worker's child %d outlived it", pid)
+	}
+}
+
+func TestBadBudgets(t *testing.T) {
+	r := shRoster(t)
+	for _, req := range []SpawnRequest{{Brief: "x", MaxCost: -1}, {Brief: "x", MaxTokens: -5}} {
+		if _, err := r.Spawn(req); err == nil || !strings.Contains(err.Error(), "or leave it out for no limit") {
+			t.Errorf("%+v: %v", req, err)
+		}
+	}
+}

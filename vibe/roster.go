@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -118,7 +119,11 @@ type Info struct {
 	ResultBytes  int64     `json:"result_bytes,omitempty" jsonschema:"the size of the full result"`
 	Notes        []string  `json:"notes,omitempty" jsonschema:"what of its output was not kept, or not read as it was meant"`
 	Stderr       string    `json:"stderr,omitempty" jsonschema:"the last of its error output, for a failed run"`
-	Usage        *Usage    `json:"usage,omitempty"`
+	Usage        *Usage    `json:"usage,omitempty" jsonschema:"what its last run used, as the backend reported it (so far, while it runs)"`
+	Spent        *Usage    `json:"spent,omitempty" jsonschema:"what all its runs used together, which its budget is measured against"`
+	MaxCost      float64   `json:"max_cost,omitempty" jsonschema:"its budget in US dollars, from the cost the backend reports"`
+	MaxTokens    int       `json:"max_tokens,omitempty" jsonschema:"its budget in tokens (every input token, cached ones too, and every output token)"`
+	OverBudget   bool      `json:"over_budget,omitempty" jsonschema:"it was stopped, and failed, because its usage passed its budget"`
 	Session      *Session  `json:"session,omitempty" jsonschema:"the agent CLI's session its runs reported (claude's session_id, codex's thread_id); vibe_send resumes it"`
 	Resumed      bool      `json:"resumed,omitempty" jsonschema:"its last run resumed that session with only the message vibe_send gave; else a run gets the whole brief"`
 	Branch       string    `json:"branch,omitempty" jsonschema:"isolation worktree: the worker's branch"`
@@ -152,6 +157,7 @@ type worker struct {
 	// resume is the session the next run resumes with only message.
 	resume  *Session
 	message string
+	prior   *Usage // what the runs before this one used
 }
 
 // Roster is a run's workers.
@@ -239,6 +245,11 @@ type SpawnRequest struct {
 	// Gate is the caller's mode and policy. Outside normal mode the tier
 	// needs a backend for that mode, and the worker runs in a worktree.
 	Gate Gate
+	// MaxCost (US dollars) and MaxTokens are the worker's budget over all
+	// its runs, from the usage its backend reports; 0 is no limit. A run
+	// whose usage passes it is stopped and fails.
+	MaxCost   float64
+	MaxTokens int
 }
 
 // backendFor returns the tier's backend for calls in mode, or an error
@@ -276,6 +287,12 @@ const listMax = 100
 func (r *Roster) Spawn(req SpawnRequest) (Info, error) {
 	if strings.TrimSpace(req.Brief) == "" {
 		return Info{}, errors.New("the brief is empty: say what the worker is to do")
+	}
+	if req.MaxCost < 0 || math.IsNaN(req.MaxCost) || math.IsInf(req.MaxCost, 0) {
+		return Info{}, fmt.Errorf("max_cost %v: give a budget in US dollars above 0, or leave it out for no limit", req.MaxCost)
+	}
+	if req.MaxTokens < 0 {
+		return Info{}, fmt.Errorf("max_tokens %d: give a number of tokens above 0, or leave it out for no limit", req.MaxTokens)
 	}
 	if req.Tier == "" {
 		req.Tier = "fast"
@@ -318,7 +335,7 @@ func (r *Roster) Spawn(req SpawnRequest) (Info, error) {
 	if req.Label == "" {
 		req.Label = id
 	}
-	w := &worker{info: Info{ID: id, Label: req.Label, Tier: req.Tier, Brief: req.Brief, Status: Queued},
+	w := &worker{info: Info{ID: id, Label: req.Label, Tier: req.Tier, Brief: req.Brief, Status: Queued, MaxCost: req.MaxCost, MaxTokens: req.MaxTokens},
 		timeout: req.Timeout, wantIso: req.Worktree, co: co, dir: req.Dir}
 	if co != nil {
 		w.info.BaseCommit = co.head
@@ -388,7 +405,8 @@ func (r *Roster) startLocked(w *worker, b Backend, g Gate) {
 	w.info.Result, w.info.Truncated, w.info.ResultFile, w.info.ResultBytes, w.info.Notes = "", false, "", 0, nil
 	w.info.Stderr, w.info.ExitCode, w.info.Usage, w.info.Why, w.info.From = "", nil, nil, "", ""
 	w.info.Started, w.info.Ended = time.Time{}, time.Time{}
-	w.info.Commits, w.info.FilesChanged, w.info.Diffstat, w.info.Resumed = 0, nil, "", false
+	w.info.Commits, w.info.FilesChanged, w.info.Diffstat, w.info.Resumed, w.info.OverBudget = 0, nil, "", false, false
+	w.prior = w.info.Spent
 	w.unread, w.tail = false, nil
 	w.run = func() { r.run(ctx, cancel, w, b) }
 	r.markLocked(w)
@@ -473,6 +491,16 @@ func (r *Roster) run(ctx context.Context, cancel context.CancelFunc, w *worker, 
 		w.info.LastActivity = time.Now()
 		r.mu.Unlock()
 	}
+	job.Usage = func(u Usage) {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		r.spendLocked(w, u)
+		if why := overBudget(w.info); why != "" && w.reason == "" {
+			w.reason, w.stopWhy, w.info.OverBudget = overBudgetReason, why, true
+			r.markLocked(w)
+			cancel()
+		}
+	}
 	s := newSink(r.partPath(w.info.ID, run), r.headBytes())
 	tail := proc.NewTail(tailKeep)
 	r.mu.Lock()
@@ -552,7 +580,18 @@ func (r *Roster) finish(w *worker, out Outcome, err error, s *sink) {
 	r.mu.Lock()
 	code := out.ExitCode
 	w.info.Ended = time.Now()
+	if out.Usage != nil {
+		r.spendLocked(w, *out.Usage)
+	}
+	if why := overBudget(w.info); why != "" && w.reason == "" {
+		w.reason, w.stopWhy, w.info.OverBudget = overBudgetReason, why, true
+	}
 	switch {
+	case w.reason == overBudgetReason:
+		w.info.Status, w.info.Why = Failed, "over budget: "+w.stopWhy+"; it was stopped when its usage passed the budget, and the result is its output so far"
+		if out.Final {
+			w.info.Why = "over budget: " + w.stopWhy + ", as reported with its final result (kept as the result)"
+		}
 	case w.reason == Killed:
 		w.info.Status, w.info.Why = Killed, w.stopWhy+" while it ran; the result is its output so far"
 		if s == nil {
@@ -576,7 +615,9 @@ func (r *Roster) finish(w *worker, out Outcome, err error, s *sink) {
 	default:
 		w.info.Status = Succeeded
 	}
-	if err == nil && code >= 0 && !w.info.Started.IsZero() {
+	// A run stopped for its budget may or may not have exited by itself
+	// first (the last report can come with its end): no exit code.
+	if err == nil && code >= 0 && !w.info.Started.IsZero() && w.reason != overBudgetReason {
 		w.info.ExitCode = &code
 	}
 	w.info.Usage = out.Usage
@@ -587,6 +628,9 @@ func (r *Roster) finish(w *worker, out Outcome, err error, s *sink) {
 		w.info.Stderr = out.Stderr
 	}
 	w.info.Notes = append(slices.Clone(out.Notes), res.notes...)
+	if w.info.MaxCost > 0 && (w.info.Spent == nil || w.info.Spent.CostUSD == 0) && !w.info.Started.IsZero() {
+		w.info.Notes = append(w.info.Notes, fmt.Sprintf("its cost budget ($%g) was not enforced: the backend reported no cost (codex does not; a token budget works from tokens)", w.info.MaxCost))
+	}
 	r.setResultLocked(w, res)
 	w.unread = true
 	r.markLocked(w)
@@ -597,6 +641,37 @@ func (r *Roster) finish(w *worker, out Outcome, err error, s *sink) {
 	}
 	r.mu.Unlock()
 	r.flush()
+}
+
+// overBudgetReason is a run stopped by its budget (w.reason).
+const overBudgetReason Status = "over_budget"
+
+// spendLocked records u as the running run's usage so far. r.mu is held.
+func (r *Roster) spendLocked(w *worker, u Usage) {
+	w.info.Usage = &u
+	total := u
+	if p := w.prior; p != nil {
+		total.InputTokens += p.InputTokens
+		total.CachedInputTokens += p.CachedInputTokens
+		total.OutputTokens += p.OutputTokens
+		total.CostUSD += p.CostUSD
+	}
+	w.info.Spent = &total
+}
+
+// overBudget says how in's usage passed its budget, or "".
+func overBudget(in Info) string {
+	s := in.Spent
+	if s == nil {
+		return ""
+	}
+	if in.MaxTokens > 0 && s.Tokens() > in.MaxTokens {
+		return fmt.Sprintf("%d tokens used (%d in, %d out) of a budget of %d", s.Tokens(), s.InputTokens, s.OutputTokens, in.MaxTokens)
+	}
+	if in.MaxCost > 0 && s.CostUSD > in.MaxCost {
+		return fmt.Sprintf("$%.4f spent of a budget of $%g", s.CostUSD, in.MaxCost)
+	}
+	return ""
 }
 
 // setResultLocked puts a run's output in w's answer: all of it when it is

@@ -210,7 +210,11 @@ func elapsed(in vibe.Info) string {
 // (else its first line), in at most room characters: a longer one is cut,
 // and the line before it says where the whole result is.
 func describe(b *strings.Builder, in vibe.Info, full bool, room int) {
-	fmt.Fprintf(b, "%s %q [%s] %s, %s", in.ID, in.Label, in.Tier, in.Status, elapsed(in))
+	status := string(in.Status)
+	if in.OverBudget {
+		status += " (over budget)"
+	}
+	fmt.Fprintf(b, "%s %q [%s] %s, %s", in.ID, in.Label, in.Tier, status, elapsed(in))
 	if in.Status == vibe.Running {
 		fmt.Fprintf(b, ", last activity %s", ago(in.LastActivity))
 	}
@@ -251,6 +255,30 @@ func describe(b *strings.Builder, in vibe.Info, full bool, room int) {
 		}
 		if in.Usage.Model != "" {
 			fmt.Fprintf(b, ", model %s", in.Usage.Model)
+		}
+		b.WriteString("\n")
+	}
+	if in.MaxCost > 0 || in.MaxTokens > 0 {
+		var spent vibe.Usage
+		if in.Spent != nil {
+			spent = *in.Spent
+		}
+		var parts []string
+		if in.MaxTokens > 0 {
+			parts = append(parts, fmt.Sprintf("%d of %d tokens", spent.Tokens(), in.MaxTokens))
+		}
+		if in.MaxCost > 0 {
+			if spent.CostUSD > 0 {
+				parts = append(parts, fmt.Sprintf("$%.4f of $%g", spent.CostUSD, in.MaxCost))
+			} else {
+				parts = append(parts, fmt.Sprintf("no cost reported of $%g", in.MaxCost))
+			}
+		}
+		fmt.Fprintf(b, "  budget used: %s\n", strings.Join(parts, "; "))
+	} else if in.Spent != nil && in.Runs > 1 && in.Usage != nil && *in.Spent != *in.Usage {
+		fmt.Fprintf(b, "  all runs: %d tokens in, %d out", in.Spent.InputTokens, in.Spent.OutputTokens)
+		if in.Spent.CostUSD > 0 {
+			fmt.Fprintf(b, ", $%.4f", in.Spent.CostUSD)
 		}
 		b.WriteString("\n")
 	}

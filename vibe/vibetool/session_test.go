@@ -32,7 +32,7 @@ func TestSessions(t *testing.T) {
 		Update:         *update,
 		Scrub: []sessiontest.Scrub{
 			{Pattern: regexp.QuoteMeta(worker), Replace: "worker.sh"},
-			{Pattern: `(\] (queued|running|succeeded|failed|timed_out|killed|lost)), [0-9][0-9.hmsµ]*`, Replace: "$1, …"},
+			{Pattern: `(\] (queued|running|succeeded|failed|timed_out|killed|lost)( \(over budget\))?), [0-9][0-9.hmsµ]*`, Replace: "$1, …"},
 			{Pattern: `last activity [^,\n]+ ago`, Replace: "last activity … ago"},
 			{Pattern: `"(started|ended|last_activity)":"[^"]*"`, Replace: `"$1":"…"`},
 			{Pattern: `[^\s"(]*/[0-9a-f]{24}/`, Replace: "$$STATE/"},
@@ -57,7 +57,7 @@ func TestAgentSessions(t *testing.T) {
 		Update: *update,
 		Scrub: []sessiontest.Scrub{
 			{Pattern: regexp.QuoteMeta(dir) + "/", Replace: ""},
-			{Pattern: `(\] (queued|running|succeeded|failed|timed_out|killed|lost)), [0-9][0-9.hmsµ]*`, Replace: "$1, …"},
+			{Pattern: `(\] (queued|running|succeeded|failed|timed_out|killed|lost)( \(over budget\))?), [0-9][0-9.hmsµ]*`, Replace: "$1, …"},
 			{Pattern: `last activity [^,\n]+ ago`, Replace: "last activity … ago"},
 			{Pattern: `"(started|ended|last_activity)":"[^"]*"`, Replace: `"$1":"…"`},
 			{Pattern: `[^\s"(]*/[0-9a-f]{24}/`, Replace: "$$STATE/"},

@@ -14,12 +14,14 @@ import (
 )
 
 type spawnParams struct {
-	Brief          string `json:"brief" jsonschema:"the whole task: the worker sees nothing else"`
-	Label          string `json:"label" jsonschema:"a short name for the worker (used in its branch name)"`
-	Tier           string `json:"tier,omitempty" jsonschema:"fast (well-specified mechanical work, the default) or good (design, judgement, reviewing a fast worker)" enum:"fast,good"`
-	TimeoutSeconds int    `json:"timeout_seconds,omitempty" jsonschema:"its time limit (default 30 minutes); at the limit it ends as timed_out with its output so far"`
-	Isolation      string `json:"isolation,omitempty" jsonschema:"worktree: run in a git worktree of its own, at the root's HEAD, on a branch vibe/<label>-<id>-<suffix>; none: in the root. Default none in normal mode; from plan and readonly mode a worker always runs in a worktree" enum:"none,worktree"`
-	CarryChanges   bool   `json:"carry_changes,omitempty" jsonschema:"isolation worktree: bring the checkout's uncommitted changes of tracked files into the worktree (untracked files are never carried); without it the worktree has only what is committed"`
+	Brief          string  `json:"brief" jsonschema:"the whole task: the worker sees nothing else"`
+	Label          string  `json:"label" jsonschema:"a short name for the worker (used in its branch name)"`
+	Tier           string  `json:"tier,omitempty" jsonschema:"fast (well-specified mechanical work, the default) or good (design, judgement, reviewing a fast worker)" enum:"fast,good"`
+	TimeoutSeconds int     `json:"timeout_seconds,omitempty" jsonschema:"its time limit (default 30 minutes); at the limit it ends as timed_out with its output so far"`
+	Isolation      string  `json:"isolation,omitempty" jsonschema:"worktree: run in a git worktree of its own, at the root's HEAD, on a branch vibe/<label>-<id>-<suffix>; none: in the root. Default none in normal mode; from plan and readonly mode a worker always runs in a worktree" enum:"none,worktree"`
+	MaxCost        float64 `json:"max_cost,omitempty" jsonschema:"a budget in US dollars over all its runs, from the cost its backend reports (claude does, with its result); past it the worker is stopped and fails"`
+	MaxTokens      int     `json:"max_tokens,omitempty" jsonschema:"a budget in tokens over all its runs (every input token, cached ones too, and every output token), from the usage its backend reports as it goes; past it the worker is stopped and fails"`
+	CarryChanges   bool    `json:"carry_changes,omitempty" jsonschema:"isolation worktree: bring the checkout's uncommitted changes of tracked files into the worktree (untracked files are never carried); without it the worktree has only what is committed"`
 }
 
 // SpawnTool is vibe_spawn (VB-1).
@@ -46,7 +48,7 @@ func spawn(ctx context.Context, c *registry.Call, r *Roster, p spawnParams) (Res
 		return Result{}, fmt.Errorf("isolation %q: use worktree or none", p.Isolation)
 	}
 	in, err := r.Spawn(vibe.SpawnRequest{Brief: p.Brief, Label: p.Label, Tier: p.Tier, Timeout: time.Duration(p.TimeoutSeconds) * time.Second,
-		Worktree: worktree, CarryChanges: p.CarryChanges, Gate: g})
+		Worktree: worktree, CarryChanges: p.CarryChanges, Gate: g, MaxCost: p.MaxCost, MaxTokens: p.MaxTokens})
 	if err != nil {
 		return Result{}, err
 	}

@@ -3,7 +3,7 @@
 # real CLI needs a network: it replays a recorded stream from this folder.
 # --resume ID replays the resumed session (an unknown ID fails as claude
 # does); a prompt that says "fixture NAME" replays NAME. The arguments and
-# the prompt go to $FAKE_CLI_LOG; $FAKE_CLI_PAUSE seconds pass after each
+# the prompt go to $FAKE_CLI_LOG; $FAKE_CLI_PAUSE seconds (1 when the prompt says "slowly") pass after each
 # record.
 dir=$(dirname "$0")
 args="$*"
@@ -25,8 +25,10 @@ fi
 case "$prompt" in
 *"fixture "*) fixture=$(printf '%s' "$prompt" | sed -n 's/.*fixture \([a-z0-9.-]*\).*/\1/p' | head -1) ;;
 esac
+pause=$FAKE_CLI_PAUSE
+case "$prompt" in *"slowly"*) pause=1 ;; esac
 while IFS= read -r line; do
 	printf '%s\n' "$line"
-	[ -n "$FAKE_CLI_PAUSE" ] && sleep "$FAKE_CLI_PAUSE"
+	[ -n "$pause" ] && sleep "$pause"
 done < "$dir/$fixture"
 exit 0

@@ -3,7 +3,7 @@
 # replays a recorded event stream from this folder. `exec ... resume ID`
 # replays the resumed thread; a prompt that says "fixture NAME" replays
 # NAME. The arguments and the prompt go to $FAKE_CLI_LOG; $FAKE_CLI_PAUSE
-# seconds pass after each event.
+# seconds (1 when the prompt says "slowly") pass after each event.
 dir=$(dirname "$0")
 args="$*"
 prompt=$(cat)
@@ -25,8 +25,10 @@ case "$prompt" in
 esac
 code=0
 [ "$fixture" = codex-failed.jsonl ] && code=1
+pause=$FAKE_CLI_PAUSE
+case "$prompt" in *"slowly"*) pause=1 ;; esac
 while IFS= read -r line; do
 	printf '%s\n' "$line"
-	[ -n "$FAKE_CLI_PAUSE" ] && sleep "$FAKE_CLI_PAUSE"
+	[ -n "$pause" ] && sleep "$pause"
 done < "$dir/$fixture"
 exit $code
