@@ -158,6 +158,7 @@ type worker struct {
 	resume  *Session
 	message string
 	prior   *Usage // what the runs before this one used
+	merging bool   // Merge is bringing its branch into the root
 }
 
 // Roster is a run's workers.
@@ -766,6 +767,9 @@ func (r *Roster) SendAs(g Gate, id, message string) (info Info, restarted bool, 
 		var err error
 		if b, err = r.backendFor(w.info.Tier, mode); err != nil {
 			return err
+		}
+		if w.merging {
+			return fmt.Errorf("%s's branch is being merged (vibe_merge): send once that has answered", w.info.ID)
 		}
 		if mode != ModeNormal && !w.wantIso {
 			return fmt.Errorf("%s runs in the root (vibe_spawn started it with isolation none); from %s mode only a worker in a worktree of its own can be run again: vibe_spawn a new one, which from %s mode gets a worktree", w.info.ID, mode, mode)

@@ -41,6 +41,22 @@ case "$brief" in
 	git add held.txt && git -c user.name=w -c user.email=w@x commit -qm "worker's held change" && echo "committed held.txt"
 	sleep 300
 	;;
+*"conflict"*)
+	echo "the worker's README" > README
+	git add README && git -c user.name=w -c user.email=w@x commit -qm "worker's README" && echo "committed README"
+	;;
+*"another"*)
+	echo "another file" > another.txt
+	git add another.txt && git -c user.name=w -c user.email=w@x commit -qm "another file" && echo "committed another.txt"
+	;;
+*"filtered"*)
+	# Attributes that pick the repository's filter driver, committed
+	# without running it (the worker's own git is its business).
+	printf '*.dat filter=evil\n' > .gitattributes
+	echo data > data.dat
+	git -c filter.evil.clean= -c filter.evil.smudge= -c filter.evil.process= add .gitattributes data.dat &&
+		git -c filter.evil.clean= -c filter.evil.smudge= -c filter.evil.process= -c user.name=w -c user.email=w@x commit -qm "filtered data" && echo "committed data.dat"
+	;;
 *"commit"*)
 	echo "made in a worktree" > made.txt
 	git add made.txt && git -c user.name=w -c user.email=w@x commit -qm "worker's change" && echo "committed made.txt"

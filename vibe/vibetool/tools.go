@@ -251,3 +251,49 @@ func list(ctx context.Context, c *registry.Call, r *Roster, p listParams) (Resul
 	}
 	return r.finish(Result{Operation: "list", Workers: ws}, &b), nil
 }
+
+type mergeParams struct {
+	WorkerID string `json:"worker_id" jsonschema:"a finished worker that ran with isolation worktree"`
+	Strategy string `json:"strategy,omitempty" jsonschema:"merge (the default: a fast-forward when the root's branch has not moved, else a merge commit) or cherry-pick (its commits replayed one by one)" enum:"merge,cherry-pick"`
+	Keep     bool   `json:"keep,omitempty" jsonschema:"keep the worktree and branch after a clean merge (default: both are removed)"`
+}
+
+// MergeTool is vibe_merge: write tier, so absent in plan and readonly mode.
+var MergeTool = registry.Descriptor{
+	Name:  "vibe_merge",
+	Title: "merge a worker's branch",
+	Tier:  tiers.Write,
+	Description: "Bring a finished worktree worker's commits into the root's current branch: a merge (fast-forward when the branch has not moved) or a cherry-pick. " +
+		"The root must have no uncommitted changes. On a conflict nothing is applied (the root's branch, index and files stay as they were) and the conflicting files are named. " +
+		"After a clean merge the worktree and its branch are removed unless keep is true. No hook, filter or merge driver of the repository runs.",
+	Handler: registry.With(Key, merge),
+}
+
+func merge(ctx context.Context, c *registry.Call, r *Roster, p mergeParams) (Result, error) {
+	cherry := false
+	switch p.Strategy {
+	case "", "merge":
+	case "cherry-pick":
+		cherry = true
+	default:
+		return Result{}, fmt.Errorf("strategy %q: use merge or cherry-pick", p.Strategy)
+	}
+	res, err := r.Merge(vibe.MergeRequest{ID: p.WorkerID, CherryPick: cherry, Keep: p.Keep})
+	if err != nil {
+		return Result{}, err
+	}
+	var b strings.Builder
+	how := map[string]string{"fast-forward": "fast-forwarded", "merge": "merged with a merge commit", "cherry-pick": "cherry-picked"}[res.Strategy]
+	fmt.Fprintf(&b, "%s's branch: %s %s into %s; %s is now %s.\n", res.Worker.ID, textcut.Count(res.Commits, "commit", "commits"), how, res.Into, res.Into, short(res.Head))
+	if len(res.Files) > 0 {
+		fmt.Fprintf(&b, "Files changed in the root: %s.\n", names(res.Files, len(res.Files)))
+	}
+	if res.Removed {
+		b.WriteString("Its worktree and branch were removed.\n")
+	} else {
+		fmt.Fprintf(&b, "Its worktree and branch were kept: %s.\n", res.KeptWhy)
+	}
+	w := res.Worker
+	return r.finish(Result{Operation: "merge", Worker: &w, Merge: &MergeInfo{Into: res.Into, Strategy: res.Strategy, Commits: res.Commits,
+		Head: res.Head, Files: res.Files, Removed: res.Removed, KeptWhy: res.KeptWhy}}, &b), nil
+}
