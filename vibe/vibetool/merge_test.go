@@ -67,4 +67,20 @@ func TestMergeTool(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(root, "made.txt")); string(b) != "made in a worktree\n" {
 		t.Fatalf("made.txt: %q", b)
 	}
+	// A conflict: the answer names the file, and the root is unchanged.
+	call(t, r, "vibe_spawn", map[string]any{"brief": "conflict", "label": "readme", "isolation": "worktree"})
+	call(t, r, "vibe_wait", map[string]any{"worker_id": "w3"})
+	os.WriteFile(filepath.Join(root, "README"), []byte("the root's README\n"), 0o644)
+	exec.Command("git", "-C", root, "add", "README").Run()
+	exec.Command("git", "-C", root, "commit", "-qm", "root's README").Run()
+	head, _ := exec.Command("git", "-C", root, "rev-parse", "HEAD").Output()
+	out, _, isErr = call(t, r, "vibe_merge", map[string]any{"worker_id": "w3", "strategy": "cherry-pick"})
+	if !isErr || !strings.Contains(out, "cherry-pick of w3's branch vibe/readme-w3-") || !strings.Contains(out, "conflicts in 1 file: README. Nothing was applied") {
+		t.Fatalf("conflict: %s", out)
+	}
+	now, _ := exec.Command("git", "-C", root, "rev-parse", "HEAD").Output()
+	st, _ := exec.Command("git", "-C", root, "status", "--porcelain").Output()
+	if b, _ := os.ReadFile(filepath.Join(root, "README")); string(now) != string(head) || len(st) != 0 || string(b) != "the root's README\n" {
+		t.Fatalf("the root changed: %s %s %q", now, st, b)
+	}
 }
