@@ -138,7 +138,7 @@ var WaitTool = registry.Descriptor{
 	Tier:  tiers.Read,
 	Description: "Block until any (or all) of the named workers have ended, and return their results; on timeout, the ones finished and the ids still pending. " +
 		"With no ids it waits for what has not been answered yet: a result already read is never returned again. " +
-		"It never stops a worker. This is the way to wait: do not poll vibe_list.",
+		"It never stops a worker. This is the way to wait: do not poll vibe_list. On timeout, and in progress notifications while it waits, it shows each running worker's last activity and last lines of output.",
 	Handler: registry.With(Key, waitFor),
 }
 
@@ -236,7 +236,7 @@ var ListTool = registry.Descriptor{
 	Name:        "vibe_list",
 	Title:       "list workers",
 	Tier:        tiers.Read,
-	Description: "Every worker: tier, status, elapsed time, last activity, backend and the start of its last result.",
+	Description: "Every worker: tier, status, elapsed time, last activity, backend, a running worker's last lines of output, and the start of its last result.",
 	Handler:     registry.With(Key, list),
 }
 
