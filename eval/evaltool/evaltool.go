@@ -54,7 +54,7 @@ var EvalTool = registry.Descriptor{
 	Description: "Run a Python (or, with `language: javascript`, a Node) cell in a persistent interpreter: variables, imports and loaded data stay for the next cell (`reset: true` discards them). " +
 		"The checkout's root is the working folder and first on the import path; cells may await at the top level. " +
 		"The last expression is shown as in a notebook; a cell that stops early says at which statement and what did not run; display(obj) shows one mid-cell; pandas DataFrames come back as compact tables and " +
-		"matplotlib figures as images. IPython habits work: !cmd, x = !cmd, %cd, %env, %time, %timeit, %%timeit, %%bash, %pip install. tool(name, args) calls this run's tools (tool(\"read\", {\"path\": \"go.mod\"})) under the same " +
+		"matplotlib figures as images. IPython habits work: !cmd, x = !cmd, %cd, %env, %time, %timeit, %%timeit, %%bash, %pip install, %who, %whos, and %load_ext autoreload with %autoreload 2 (modules edited on disk are reloaded before each cell). tool(name, args) calls this run's tools (tool(\"read\", {\"path\": \"go.mod\"})) under the same " +
 		"rules as your own calls, also from threads, and raises ToolError when one fails. By default a cell is interrupted after 5 minutes without output " +
 		"(tool calls do not count), 60 minutes in all, or 64 MiB printed, and the interpreter runs under an address-space limit (8 GiB or less by default); " +
 		"the result says whether the interpreter's state survived. Output past the budget is cut and kept whole in a file the result names.",
