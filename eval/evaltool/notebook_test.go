@@ -187,7 +187,7 @@ func TestNotebookBadInput(t *testing.T) {
 		{map[string]any{"notebook": "nb.ipynb", "cells": "0"}, `"0" is not a range of cells from 1 up`},
 		{map[string]any{"notebook": "nb.ipynb", "cells": "2-1"}, `"2-1" is not a range of cells from 1 up`},
 		{map[string]any{"notebook": "nb.ipynb", "cells": "three"}, `"three" is not a cell number or a range such as 3-5`},
-		{map[string]any{"notebook": "nb.ipynb", "cells": "1-9"}, "the notebook has 2 cells, so there is no cell 9"},
+		{map[string]any{"notebook": "nb.ipynb", "cells": "1-9"}, "the notebook has 2 cells, so there is no cell 3"},
 		{map[string]any{"notebook": "nb.ipynb", "cells": "2"}, `hold no code cell (cell 2)`},
 		{map[string]any{"notebook": "notes.txt"}, "notes.txt: not a notebook: not valid JSON"},
 		{map[string]any{"notebook": "list.ipynb"}, "list.ipynb: not a notebook"},
