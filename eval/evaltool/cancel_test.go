@@ -14,6 +14,7 @@ import (
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
+	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -146,4 +147,51 @@ func TestCancelledOverStdio(t *testing.T) {
 		t.Fatal(err)
 	}
 	want(t, text, "[cell 3 · kernel state: preserved", `\n42`)
+}
+
+// The same with mcp-go's client doing the cancelling, as a client does
+// when its user stops a call: CallTool's context ends, the client sends
+// notifications/cancelled, and the next call finds the kernel's state.
+func TestCancelledByClient(t *testing.T) {
+	if _, err := os.Stat(python); err != nil {
+		testenv.Missing(t, python, "not installed")
+	}
+	root := t.TempDir()
+	tr := transport.NewStdio(testenv.Command(t), append(os.Environ(), "PATH=/usr/bin:"+os.Getenv("PATH")), "serve", "--root", root, "--mode", "normal")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := tr.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	cl := client.NewClient(tr)
+	defer cl.Close()
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	init.Params.ClientInfo = mcp.Implementation{Name: "cancel-test", Version: "1"}
+	if _, err := cl.Initialize(ctx, init); err != nil {
+		t.Fatal(err)
+	}
+	call := func(ctx context.Context, code string) (string, error) {
+		req := mcp.CallToolRequest{}
+		req.Params.Name = "eval"
+		req.Params.Arguments = evalArgs("python", code)
+		res, err := cl.CallTool(ctx, req)
+		if err != nil {
+			return "", err
+		}
+		return registry.ResultText(res), nil
+	}
+	if text, err := call(ctx, "kept = 41"); err != nil || !strings.Contains(text, "preserved") {
+		t.Fatalf("%v %s", err, text)
+	}
+	stop, stopNow := context.WithCancel(ctx)
+	go func() { appeared(filepath.Join(root, "started")); stopNow() }()
+	if _, err := call(stop, forever["python"]); err == nil {
+		t.Fatal("the cancelled call returned a result to the client that cancelled it")
+	}
+	text, err := call(ctx, "kept + 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want(t, text, "[cell 3 · kernel state: preserved", "\n42")
 }
