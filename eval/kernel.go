@@ -44,8 +44,9 @@ var pythonDriver []byte
 //go:embed kernels/node.js
 var nodeDriver []byte
 
-// Languages eval runs.
-var Languages = []string{"python", "javascript"}
+// Languages eval runs. TypeScript cells run in the JavaScript kernel,
+// compiled first: the two share one context.
+var Languages = []string{"python", "javascript", "typescript"}
 
 // Config configures the kernels of a run.
 type Config struct {
@@ -53,6 +54,11 @@ type Config struct {
 	// venv/bin/python, else python3 on PATH. Node is node's (default node
 	// on PATH).
 	Python, Node string
+	// TypeScript is the TypeScript compiler's package folder (or its
+	// lib/typescript.js) for typescript cells; default the checkout's
+	// node_modules/typescript, else the one beside tsc or
+	// typescript-language-server on PATH.
+	TypeScript string
 	// Inactivity is how long a cell may go without output, bridge calls
 	// not counted (default 5 minutes); HardCap bounds a cell however busy
 	// (default 60 minutes).
@@ -560,6 +566,14 @@ func (h *Host) Run(ctx context.Context, lang, code string, reset bool, bridge Br
 	if lang == "" {
 		lang = "python"
 	}
+	var compiler string
+	if lang == "typescript" {
+		var err error
+		if compiler, err = h.typescript(); err != nil {
+			return nil, err
+		}
+		lang = "javascript"
+	}
 	state := "preserved"
 	if why := h.lost[lang]; why != "" {
 		state = "lost: " + why
@@ -586,7 +600,11 @@ func (h *Host) Run(ctx context.Context, lang, code string, reset bool, bridge Br
 		k.end(c, res)
 		res.DurationMS = time.Since(t0).Milliseconds()
 	}()
-	if err := k.send(map[string]any{"type": "execute", "code": code, "cell": c.n}); err != nil {
+	req := map[string]any{"type": "execute", "code": code, "cell": c.n}
+	if compiler != "" {
+		req["typescript"] = compiler
+	}
+	if err := k.send(req); err != nil {
 		h.died(lang, k, res)
 		return res, nil
 	}

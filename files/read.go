@@ -10,11 +10,13 @@ import (
 	"io/fs"
 	"net/http"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"unicode/utf8"
 
+	"github.com/builtin-tools/builtin-tools/internal/notebook"
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 	"github.com/builtin-tools/builtin-tools/registry"
@@ -35,8 +37,8 @@ const (
 
 type readParams struct {
 	Path   string `json:"path" jsonschema:"file to read, relative to the root (absolute paths inside the root also work); a folder lists its entries"`
-	Offset int    `json:"offset,omitempty" jsonschema:"first line to show, 1-based (default 1)"`
-	Limit  int    `json:"limit,omitempty" jsonschema:"how many lines to show (default 2000)"`
+	Offset int    `json:"offset,omitempty" jsonschema:"first line to show, 1-based (default 1); for a notebook (.ipynb), the first cell"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"how many lines to show (default 2000); for a notebook, how many cells"`
 }
 
 // Read shows a text file with numbered lines, an image as an image, or a
@@ -47,15 +49,18 @@ var ReadTool = registry.Descriptor{
 	Tier:  tiers.Read,
 	Description: "Read a file inside the root. Text comes back with 1-based line numbers (cat -n style); use offset and limit to page through long files " +
 		"(a page is at most one output budget, about 8,000 characters, and says where to continue). " +
-		"PNG, JPEG, GIF and WebP images come back as images. A folder lists its entries. Binary files are refused.",
+		"PNG, JPEG, GIF and WebP images come back as images. A Jupyter notebook (.ipynb) comes back as its numbered cells: source, outputs as text, figures as images. A folder lists its entries. Binary files are refused.",
 	Handler: registry.Func(readFile),
 }
 
 // ReadResult is what read shows.
 type ReadResult struct {
 	Path string `json:"path" jsonschema:"relative to the root"`
-	// Kind is text, empty, image or folder.
-	Kind       string   `json:"kind" jsonschema:"text, empty, image or folder"`
+	// Kind is text, empty, image, notebook or folder.
+	Kind       string   `json:"kind" jsonschema:"text, empty, image, notebook or folder"`
+	FirstCell  int      `json:"first_cell,omitempty" jsonschema:"a notebook's first cell shown, 1-based"`
+	LastCell   int      `json:"last_cell,omitempty" jsonschema:"a notebook's last cell shown"`
+	TotalCells int      `json:"total_cells,omitempty" jsonschema:"a notebook's cells"`
 	FirstLine  int      `json:"first_line,omitempty" jsonschema:"first line shown, 1-based"`
 	LastLine   int      `json:"last_line,omitempty" jsonschema:"last line shown"`
 	TotalLines int      `json:"total_lines,omitempty" jsonschema:"lines in the file (a lower bound when counted is false)"`
@@ -66,8 +71,9 @@ type ReadResult struct {
 	Bytes      int64    `json:"bytes,omitempty"`
 	Notes      []string `json:"notes,omitempty" jsonschema:"what was left out and how to get it"`
 
-	text  string
-	image *mcp.ImageContent
+	text   string
+	image  *mcp.ImageContent
+	images []mcp.Content
 }
 
 // Text is what the agent reads.
@@ -76,7 +82,7 @@ func (r ReadResult) Text() string { return r.text }
 // MoreContent returns the image, for an image file.
 func (r ReadResult) MoreContent() []mcp.Content {
 	if r.image == nil {
-		return nil
+		return r.images
 	}
 	return []mcp.Content{*r.image}
 }
@@ -125,7 +131,52 @@ func readFile(ctx context.Context, c *registry.Call, p readParams) (ReadResult, 
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return ReadResult{}, fmt.Errorf("cannot read %s: %v", rel, err)
 	}
+	if strings.EqualFold(filepath.Ext(rel), ".ipynb") && info.Size() <= maxNotebookBytes {
+		if res, ok := readNotebook(f, rel, p, c.Budget().Chars()); ok {
+			return res, nil
+		}
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return ReadResult{}, fmt.Errorf("cannot read %s: %v", rel, err)
+		}
+	}
 	return readText(f, rel, p, c.Budget().Chars())
+}
+
+// maxNotebookBytes bounds a notebook read whole to render it; a bigger
+// one is shown as text.
+const maxNotebookBytes = 64 << 20
+
+// readNotebook renders a notebook's cells; ok is false when the file is
+// not a notebook (it is then shown as the text it is).
+func readNotebook(f io.Reader, rel string, p readParams, budget int) (ReadResult, bool) {
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return ReadResult{}, false
+	}
+	nb, err := notebook.Parse(data)
+	if err != nil {
+		return ReadResult{}, false
+	}
+	if p.Offset > len(nb.Cells) && len(nb.Cells) > 0 {
+		return ReadResult{Path: rel, Kind: "notebook", TotalCells: len(nb.Cells),
+			text: fmt.Sprintf("offset %d is past the last cell of %s, which has %d cells", p.Offset, rel, len(nb.Cells))}, true
+	}
+	r := nb.Render(rel, p.Offset, p.Limit, budget)
+	res := ReadResult{Path: rel, Kind: "notebook", FirstCell: r.Shown[0], LastCell: r.Shown[1], TotalCells: len(nb.Cells)}
+	for _, im := range r.Images {
+		res.images = append(res.images, mcp.NewImageContent(base64.StdEncoding.EncodeToString(im.Data), im.Mime))
+	}
+	if r.NextCell > 0 {
+		res.Notes = append(res.Notes, fmt.Sprintf("showing cells %d-%d of %d; call read with offset %d to continue", r.Shown[0], r.Shown[1], len(nb.Cells), r.NextCell))
+	}
+	if r.ImagesCut > 0 {
+		res.Notes = append(res.Notes, fmt.Sprintf("%d more images not returned (at most %d a read); read with offset to see later cells' images", r.ImagesCut, notebook.MaxImages))
+	}
+	res.text = r.Text
+	if len(res.Notes) > 0 {
+		res.text += "\n[" + strings.Join(res.Notes, "; ") + "]"
+	}
+	return res, true
 }
 
 // Buffers are pooled: a read is a hot, small call and should not allocate

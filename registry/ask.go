@@ -213,7 +213,36 @@ func (r *Run) relay(ctx context.Context, p *Peer, ex *exchange) (*mcp.CallToolRe
 			return server.NewInputRequestBuilder(state).Elicit(ev.q.id, ev.q.params).ToolResult(), nil
 		case <-ctx.Done():
 			ex.cancel(fmt.Errorf("the MCP client gave up on the call: %w", context.Cause(ctx)))
-			return nil, ctx.Err()
+			return cancelledResult(ex, ctx.Err())
+		}
+	}
+}
+
+// cancelWait bounds how long a cancelled peer call's own result is waited
+// for: longer than eval's interrupt grace (3 s), so a cell interrupted by
+// the cancellation answers with what it did.
+const cancelWait = 5 * time.Second
+
+// cancelledResult is the result the call ends with once cancelled, if it
+// ends within cancelWait (a client that still reads the answer learns
+// what the call did before it stopped), else err.
+func cancelledResult(ex *exchange, err error) (*mcp.CallToolResult, error) {
+	t := time.NewTimer(cancelWait)
+	defer t.Stop()
+	for {
+		select {
+		case ev := <-ex.events:
+			if ev.q == nil {
+				if ev.res == nil && ev.err == nil {
+					return nil, err
+				}
+				return ev.res, ev.err
+			}
+			// A question asked after the cancellation is not put.
+		case <-ex.done:
+			return nil, err
+		case <-t.C:
+			return nil, err
 		}
 	}
 }

@@ -16,6 +16,8 @@ need=()
 /usr/bin/python3 -c 'import IPython' 2>/dev/null || need+=(python3-ipython)
 # The benchmark's anchor: Jupyter's kernel driven by jupyter_client.
 /usr/bin/python3 -c 'import ipykernel, jupyter_client' 2>/dev/null || need+=(python3-ipykernel python3-jupyter-client)
+# Notebooks run by eval are checked against Jupyter's own nbclient (tests only).
+/usr/bin/python3 -c 'import nbclient, nbformat' 2>/dev/null || need+=(python3-nbclient python3-nbformat)
 if [ ${#need[@]} -gt 0 ]; then
 	echo "Debian packages: installing ${need[*]}"
 	apt-get update -qq

@@ -142,3 +142,40 @@ func newRunB(b *testing.B, root string) *registryRun {
 	b.Cleanup(func() { r.Close() })
 	return r
 }
+
+// A notebook of 20 cells run whole, from a fresh kernel each time: by eval
+// (`notebook`, `reset: true`, outputs written back) and by Jupyter's
+// nbclient with ipykernel (kernel start included, as in nbconvert):
+//
+//	go test -run XXX -bench 'Notebook20' -benchtime 5x ./eval/evaltool/
+func notebook20(b *testing.B, root, name string) string {
+	var cells []map[string]any
+	cells = append(cells, codeCell("import math\ntotal = 0"))
+	for i := 1; i < 20; i++ {
+		cells = append(cells, codeCell("total += math.sqrt("+strconv.Itoa(i)+")\nprint('step', "+strconv.Itoa(i)+")\nround(total, 3)"))
+	}
+	return writeNotebook(b, root, name, "python", cells...)
+}
+
+func BenchmarkNotebook20Eval(b *testing.B) {
+	root := b.TempDir()
+	r := newRunB(b, root)
+	notebook20(b, root, "nb.ipynb")
+	args, _ := json.Marshal(map[string]any{"notebook": "nb.ipynb", "reset": true, "description": "run the benchmark's notebook from scratch"})
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		res, err := r.Call(context.Background(), tiers.Normal, "eval", args)
+		if err != nil || res.IsError {
+			b.Fatal(err, res)
+		}
+	}
+}
+
+func BenchmarkNotebook20Nbclient(b *testing.B) {
+	root := b.TempDir()
+	path := notebook20(b, root, "nb.ipynb")
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		nbclientRun(b, path, root)
+	}
+}

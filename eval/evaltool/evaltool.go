@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -38,10 +39,12 @@ var Family = registry.Family[*eval.Host]{
 }
 
 type evalParams struct {
-	Code        string `json:"code" jsonschema:"the cell: Python (or JavaScript) statements; the last expression's value is shown"`
+	Code        string `json:"code,omitempty" jsonschema:"the cell: Python (or JavaScript, TypeScript) statements; the last expression's value is shown (required unless notebook is given)"`
 	Description string `json:"description" jsonschema:"what the cell does, 5 to 10 words, for the transcript"`
-	Language    string `json:"language,omitempty" jsonschema:"python (the default) or javascript (node, one persistent context; top-level await; static and dynamic imports, from the checkout's node_modules too)" enum:"python,javascript"`
+	Language    string `json:"language,omitempty" jsonschema:"python (the default), javascript (node, one persistent context; top-level await; static and dynamic imports, from the checkout's node_modules too) or typescript (compiled with types stripped, not checked, then run in the javascript context)" enum:"python,javascript,typescript"`
 	Reset       bool   `json:"reset,omitempty" jsonschema:"discard the interpreter's state first"`
+	Notebook    string `json:"notebook,omitempty" jsonschema:"a Jupyter notebook (.ipynb) under the root whose cells to run instead of code, in the notebook's language; their outputs and execution counts are written back into it"`
+	Cells       string `json:"cells,omitempty" jsonschema:"with notebook: which cells, numbered as read shows them: 3, 3-5, 1,4-6 or all (the default)"`
 }
 
 // EvalTool is the `eval` tool (EV-1, EV-2, EV-4, EV-5).
@@ -51,10 +54,10 @@ var EvalTool = registry.Descriptor{
 	Tier:  tiers.Exec,
 	// Cells run code that reaches anything the machine does.
 	OpenWorld: true,
-	Description: "Run a Python (or, with `language: javascript`, a Node) cell in a persistent interpreter: variables, imports and loaded data stay for the next cell (`reset: true` discards them). " +
+	Description: "Run a Python (or, with `language: javascript`, a Node; with `language: typescript`, TypeScript compiled for Node, types not checked) cell in a persistent interpreter: variables, imports and loaded data stay for the next cell (`reset: true` discards them). " +
 		"The checkout's root is the working folder and first on the import path; cells may await at the top level. " +
 		"The last expression is shown as in a notebook; a cell that stops early says at which statement and what did not run; display(obj) shows one mid-cell; pandas DataFrames come back as compact tables and " +
-		"matplotlib figures as images. IPython habits work: !cmd, x = !cmd, %cd, %env, %time, %timeit, %%timeit, %%bash, %pip install. tool(name, args) calls this run's tools (tool(\"read\", {\"path\": \"go.mod\"})) under the same " +
+		"matplotlib figures as images. IPython habits work: !cmd, x = !cmd, %cd, %env, %time, %timeit, %%timeit, %%bash, %pip install, %who, %whos, and %load_ext autoreload with %autoreload 2 (modules edited on disk are reloaded before each cell). tool(name, args) calls this run's tools (tool(\"read\", {\"path\": \"go.mod\"})) under the same " +
 		"rules as your own calls, also from threads, and raises ToolError when one fails. By default a cell is interrupted after 5 minutes without output " +
 		"(tool calls do not count), 60 minutes in all, or 64 MiB printed, and the interpreter runs under an address-space limit (8 GiB or less by default); " +
 		"the result says whether the interpreter's state survived. Output past the budget is cut and kept whole in a file the result names.",
@@ -94,8 +97,13 @@ type EvalResult struct {
 	Spilled       string `json:"spilled,omitempty"`
 	ResultSpilled string `json:"result_spilled,omitempty"`
 	ErrorSpilled  string `json:"error_spilled,omitempty"`
-	text          string
-	images        [][]byte
+	// Notebook is the notebook run, Ran its cells that ran, Written
+	// whether their outputs were written into it.
+	Notebook string `json:"notebook,omitempty"`
+	Ran      []int  `json:"cells_run,omitempty"`
+	Written  bool   `json:"written,omitempty"`
+	text     string
+	images   [][]byte
 }
 
 // Text is what the agent reads.
@@ -114,11 +122,14 @@ func run(ctx context.Context, c *registry.Call, host *eval.Host, p evalParams) (
 	if n := len(strings.Fields(p.Description)); n < 5 || n > 10 {
 		return EvalResult{}, fmt.Errorf("`description` has %d words; give 5 to 10 saying what the cell does (it labels the cell in the transcript)", n)
 	}
-	if p.Language != "" && p.Language != "python" && p.Language != "javascript" {
-		return EvalResult{}, fmt.Errorf("`language` %q is not available; eval runs python or javascript", p.Language)
+	if p.Cells != "" && p.Notebook == "" {
+		return EvalResult{}, errors.New("`cells` picks cells of a notebook: give `notebook` too")
 	}
-	if strings.TrimSpace(p.Code) == "" {
-		return EvalResult{}, errors.New("`code` is empty: give the statements to run")
+	if p.Language != "" && !slices.Contains(eval.Languages, p.Language) {
+		return EvalResult{}, fmt.Errorf("`language` %q is not available; eval runs %s", p.Language, strings.Join(eval.Languages, ", "))
+	}
+	if strings.TrimSpace(p.Code) == "" && p.Notebook == "" {
+		return EvalResult{}, errors.New("`code` is empty: give the statements to run (or a `notebook` whose cells to run)")
 	}
 	bridge := func(ctx context.Context, name string, args json.RawMessage) (any, error) {
 		res := c.Call(ctx, "an eval cell", name, args)
@@ -129,6 +140,9 @@ func run(ctx context.Context, c *registry.Call, host *eval.Host, p evalParams) (
 			return res.StructuredContent, nil
 		}
 		return registry.ResultText(res), nil
+	}
+	if p.Notebook != "" {
+		return runNotebook(ctx, c, host, p, bridge)
 	}
 	res, err := host.Run(ctx, p.Language, p.Code, p.Reset, bridge)
 	if err != nil {

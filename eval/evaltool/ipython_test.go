@@ -57,10 +57,31 @@ with open(result_path, "w") as f:
 `
 
 func TestMagicsMatchIPython(t *testing.T) {
+	matchIPython(t, sameAsIPython)
+}
+
+// Issue 22 §2: %who and %whos print the cells' names as IPython does
+// (name, type, data/info: lengths for containers, the middle of a long
+// text cut), with a type filter, in a fresh namespace of each.
+func TestWhoMatchesIPython(t *testing.T) {
+	matchIPython(t, []string{
+		"%who",
+		"alpha = 123\nbeta = 'test'\nimport os\nlong_text = 'x' * 30 + 'y' * 40\nitems = [1, 2, 3]\nd = {'a': 1}\npair = (1, 2)\nlines = 'one\\ntwo'\n_private = 1\n%who",
+		"%whos",
+		"%who int str",
+		"%whos list dict",
+		"%who complex",
+		"display = 5\n%whos int",
+	})
+}
+
+// matchIPython runs cells in IPython and in eval, each in one namespace of
+// its own, and compares what they printed.
+func matchIPython(t *testing.T, cells []string) {
 	if err := exec.Command(python, "-c", "import IPython").Run(); err != nil {
 		testenv.Missing(t, "IPython for "+python, "apt-get install python3-ipython (scripts/install-eval.sh)")
 	}
-	in, _ := json.Marshal(sameAsIPython)
+	in, _ := json.Marshal(cells)
 	resultPath := filepath.Join(t.TempDir(), "ipython.json")
 	cmd := exec.Command(python, "-c", ipythonRunner, resultPath)
 	cmd.Stdin = strings.NewReader(string(in))
@@ -75,7 +96,7 @@ func TestMagicsMatchIPython(t *testing.T) {
 		t.Fatalf("IPython's answers: %v\n%s", err, stderr.String())
 	}
 	r := newRun(t, eval.Config{})
-	for i, code := range sameAsIPython {
+	for i, code := range cells {
 		_, text := cell(t, r, tiers.Normal, code)
 		ours := text[strings.Index(text, "\n")+1:]
 		if norm(ours) != norm(theirs[i]) {

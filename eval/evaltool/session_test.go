@@ -2,6 +2,7 @@ package evaltool_test
 
 import (
 	"flag"
+	"path/filepath"
 	"testing"
 
 	"github.com/builtin-tools/builtin-tools/internal/test/sessiontest"
@@ -18,6 +19,8 @@ var update = flag.Bool("update", false, "rewrite the outputs of testdata/session
 func TestSessions(t *testing.T) {
 	testenv.LookPath(t, "python3")
 	testenv.LookPath(t, "node")
+	// typescript.txtar's cells need the compiler the install step puts in .tools.
+	testenv.File(t, "typescript", filepath.Join("node_modules", "typescript", "lib", "typescript.js"))
 	sessiontest.Run(t, "testdata/sessions", sessiontest.Options{
 		Config: sessiontest.Config{Without: []string{"lsp", "structural"}},
 		NewRun: builtin.NewRun,

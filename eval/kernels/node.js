@@ -529,17 +529,17 @@ function errorText(e) {
     return m && cellLines.has(Number(m[1])) && Number(m[2]) > cellLines.get(Number(m[1]));
   };
   const kept = text.split("\n").filter((l) => !(/^\s+at /.test(l) && (l.includes(__filename) || /[( ]node:/.test(l) || /\(<anonymous>\)$/.test(l) || wrapper(l))));
-  text = kept.join("\n").replace(cellFrame, (m, c, l) => "cell line " + l).replace(cellName, "cell $1");
+  text = kept.join("\n").replace(cellFrame, (m, c, l) => "cell line " + cellLine(Number(c), Number(l))).replace(cellName, "cell $1");
   if (underRoot) text = text.replace(underRoot, "");
   text = text.trim();
   return text || "an exception with no message: " + util.inspect(e);
 }
 
 // compileError is a SyntaxError of the cell's code, with the cell's own
-// line (not the line as transform() rewrote it).
-function compileError(e, src) {
+// line (not the line as transform() rewrote it, nor TypeScript's output's).
+function compileError(e, src, cell) {
   const m = /^(?:.*\/)?cell \d+:(\d+)\n/.exec(String(e.stack));
-  const line = m ? Number(m[1]) : 0;
+  const line = m ? cellLine(cell, Number(m[1])) : 0;
   const orig = src.split("\n")[line - 1];
   const head = line && orig !== undefined ? "cell line " + line + ": " + orig.trim() + "\n" : "";
   return { line, text: head + e.name + ": " + e.message };
@@ -556,6 +556,88 @@ function stopAt(kind, info, statement) {
     stop.rest_end_line = info[info.length - 1].end;
   }
   return stop;
+}
+
+// TypeScript cells are compiled by the compiler Go names (transpileModule:
+// types stripped, nothing checked) and then run as JavaScript cells are.
+// The output's lines are not the cell's (a type declaration leaves no
+// line), so its source map says which cell line each output line is.
+const tsMaps = new Map(); // cell → [output line → cell line]
+let tsCompiler = null;
+
+function cellLine(cell, line) {
+  const map = tsMaps.get(cell);
+  return map && line >= 1 && line <= map.length ? map[line - 1] : line;
+}
+
+class TSError extends Error {
+  constructor(line, message) {
+    super(message);
+    this.name = "TypeScript";
+    this.line = line;
+  }
+}
+
+function compileTypeScript(src, file) {
+  if (!tsCompiler || tsCompiler.file !== file) {
+    try {
+      tsCompiler = { file, ts: require(file) };
+    } catch (e) {
+      throw new TSError(0, "the TypeScript compiler " + file + " could not be loaded: " + e.message);
+    }
+  }
+  const ts = tsCompiler.ts;
+  const out = ts.transpileModule(src, {
+    fileName: "cell.ts", reportDiagnostics: true,
+    // verbatimModuleSyntax keeps an import whose names this cell does not
+    // use (a later cell may); types come in with `import type`.
+    compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext, sourceMap: true, removeComments: true, verbatimModuleSyntax: true },
+  });
+  const errors = (out.diagnostics || []).filter((d) => d.category === ts.DiagnosticCategory.Error);
+  if (errors.length) {
+    const d = errors[0];
+    const line = d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start).line + 1 : 0;
+    throw new TSError(line, "TS" + d.code + ": " + ts.flattenDiagnosticMessageText(d.messageText, "\n"));
+  }
+  // The cell's own top-level statements, for where a cell stopped: the
+  // compiled code has others (a type has none, an enum two).
+  const sf = ts.createSourceFile("cell.ts", src, ts.ScriptTarget.ES2022, false, ts.ScriptKind.TS);
+  const line = (pos) => sf.getLineAndCharacterOfPosition(pos).line + 1;
+  const statements = sf.statements.map((st) => ({ line: line(st.getStart(sf)), end: line(Math.max(st.getStart(sf), st.end - 1)) }));
+  const code = out.outputText.replace(/\n?\/\/# sourceMappingURL=[^\n]*\s*$/, "\n");
+  return { code, statements, map: sourceLines(JSON.parse(out.sourceMapText).mappings, src.split("\n").length) };
+}
+
+// sourceLines reads a source map's mappings: for each output line, the
+// source line (from 1) of its first mapped segment, else the line before's.
+const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+function sourceLines(mappings, max) {
+  const out = [];
+  let orig = 0;
+  for (const line of mappings.split(";")) {
+    let first = null;
+    for (const seg of line.split(",")) {
+      const vals = [];
+      let v = 0, shift = 0;
+      for (const ch of seg) {
+        const d = B64.indexOf(ch);
+        if (d < 0) break;
+        v += (d & 31) << shift;
+        if (d & 32) shift += 5;
+        else {
+          vals.push(v & 1 ? -(v >>> 1) : v >>> 1);
+          v = 0;
+          shift = 0;
+        }
+      }
+      if (vals.length >= 4) {
+        orig += vals[2];
+        if (first === null) first = orig;
+      }
+    }
+    out.push(first === null ? (out.length ? out[out.length - 1] : 1) : Math.min(Math.max(first + 1, 1), max));
+  }
+  return out;
 }
 
 // SIGINT outside a running script (it breaks one by itself) ends the cell's
@@ -576,13 +658,22 @@ send({ type: "ready", pid: process.pid, node: process.version });
     let result = null, error = null, oom = false, stop = null;
     current = cell;
     sigint = false;
-    cellLines.set(cell, msg.code.split("\n").length);
-    if (cellLines.size > 256) cellLines.delete(cellLines.keys().next().value);
+    let code = msg.code;
+    let ts = null, tsInfo = null;
     let info = [];
     let script = null;
     try {
-      const t = transform(msg.code, cell);
-      info = t.info;
+      if (msg.typescript) {
+        const c = (ts = compileTypeScript(msg.code, msg.typescript));
+        code = c.code;
+        tsMaps.set(cell, c.map);
+        if (tsMaps.size > 256) tsMaps.delete(tsMaps.keys().next().value);
+      }
+      cellLines.set(cell, code.split("\n").length);
+      if (cellLines.size > 256) cellLines.delete(cellLines.keys().next().value);
+      const t = transform(code, cell);
+      info = t.info.map((x) => ({ line: cellLine(cell, x.line), end: cellLine(cell, x.end) }));
+      if (ts) tsInfo = ts.statements;
       // The async form opens on the cell's first line, so lines match.
       // The file name, in the root, is what imports resolve from.
       script = new vm.Script(t.code, { filename: path.join(root, "cell " + cell), importModuleDynamically: mainLoader || undefined });
@@ -605,11 +696,16 @@ send({ type: "ready", pid: process.pid, node: process.version });
       if (value !== undefined) result = util.inspect(value, { depth: 4, breakLength: 100 });
     } catch (e) {
       const multiline = msg.code.trim().includes("\n");
-      if (e instanceof Unsupported) {
-        error = "cell line " + e.line + ": " + e.message;
-        if (multiline) stop = { kind: "unsupported", statement: e.statement, statements: e.statements, line: e.line };
+      if (e instanceof TSError) {
+        const orig = msg.code.split("\n")[e.line - 1];
+        error = (e.line && orig !== undefined ? "cell line " + e.line + ": " + orig.trim() + "\n" : "") + e.message;
+        if (multiline && e.line) stop = { kind: "compile", line: e.line };
+      } else if (e instanceof Unsupported) {
+        const line = cellLine(cell, e.line);
+        error = "cell line " + line + ": " + e.message;
+        if (multiline) stop = { kind: "unsupported", statement: e.statement, statements: e.statements, line };
       } else if (script === null) {
-        const c = compileError(e, msg.code);
+        const c = compileError(e, msg.code, cell);
         error = c.text;
         if (multiline && c.line) stop = { kind: "compile", line: c.line, statements: info.length || undefined };
       } else {
@@ -617,7 +713,14 @@ send({ type: "ready", pid: process.pid, node: process.version });
         error = errorText(e);
         const at = context[AT];
         const interrupted = sigint || (e && e.code === "ERR_SCRIPT_EXECUTION_INTERRUPTED");
-        stop = stopAt(interrupted ? "interrupt" : "error", info, Array.isArray(at) && at[0] === cell ? at[1] : 0);
+        let n = Array.isArray(at) && at[0] === cell ? at[1] : 0;
+        if (tsInfo && n > 0 && n <= info.length) {
+          // The cell's statement holding the compiled one's line.
+          const l = info[n - 1].line;
+          n = tsInfo.findIndex((x) => x.line <= l && l <= x.end) + 1;
+          info = tsInfo;
+        }
+        stop = stopAt(interrupted ? "interrupt" : "error", info, n);
       }
     }
     interruptCell = null;

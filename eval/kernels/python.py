@@ -348,7 +348,7 @@ _ns = {"__name__": "__main__", "display": display, "tool": tool, "ToolError": To
 # string or a comment is never touched; %% works on a cell's first line.
 import io as _io, re as _re, shlex as _shlex, subprocess as _subprocess, time as _time, timeit as _timeit, tokenize as _tokenize
 
-_LINE_MAGICS = ("cd", "env", "pip", "time", "timeit")
+_LINE_MAGICS = ("autoreload", "cd", "env", "load_ext", "pip", "time", "timeit", "who", "whos")
 _CELL_MAGICS = ("bash", "timeit")
 _prev_dir = [None]
 
@@ -555,8 +555,184 @@ def _rewrite(code):
     return "\n".join(out)
 
 
-for _name in ("sh", "bash", "cd", "env", "time", "timeit", "pip"):
+# %who and %whos list the names cells bound, as IPython prints them: not
+# those starting with _, nor what the kernel put there (unless rebound).
+def _who_names(arg):
+    types = set(arg.split())
+    names = [n for n in _ns if not n.startswith("_") and not (n in _hidden and _ns[n] is _hidden[n])]
+    if types:
+        names = [n for n in names if type(_ns[n]).__name__ in types]
+    return sorted(names)
+
+
+def _who_empty(arg):
+    print("No variables match your requested type." if arg.strip() else "Interactive namespace is empty.")
+
+
+def _magic_who(arg):
+    names = _who_names(arg)
+    if not names:
+        return _who_empty(arg)
+    for i, n in enumerate(names, 1):
+        print(n + "\t", end=" ")
+        if i % 9 == 0:
+            print()
+    print()
+
+
+def _whos_info(v, tname):
+    if tname in ("dict", "list", "tuple"):
+        return "n=%d" % len(v)
+    np = sys.modules.get("numpy")
+    if np is not None and isinstance(v, getattr(np, "ndarray", ())):
+        shape = "x".join(str(d) for d in v.shape)
+        nbytes = v.size * v.itemsize
+        info = "%s: %s elems, type `%s`, %s bytes" % (shape, v.size, v.dtype, nbytes)
+        if nbytes >= 100000:
+            info += " (%s kb)" % (nbytes / 1024) if nbytes < 1 << 20 else " (%s Mb)" % (nbytes / (1 << 20))
+        return info
+    try:
+        text = str(v)
+    except Exception:
+        text = "<object with id %d (str() failed)>" % id(v)
+    text = text.replace("\n", "\\n")
+    return text if len(text) < 50 else text[:25] + "<...>" + text[-25:]
+
+
+def _magic_whos(arg):
+    names = _who_names(arg)
+    if not names:
+        return _who_empty(arg)
+    types = [type(_ns[n]).__name__ for n in names]
+    vw = max(max(map(len, names)), len("Variable")) + 3
+    tw = max(max(map(len, types)), len("Type")) + 3
+    print("Variable".ljust(vw) + "Type".ljust(tw) + " Data/Info")
+    print("-" * (vw + tw + len("Data/Info") + 1))
+    for n, t in zip(names, types):
+        print(n.ljust(vw) + t.ljust(tw) + " " + _whos_info(_ns[n], t))
+
+
+# autoreload, as IPython's extension of that name: with %autoreload 2,
+# before each cell every module whose source file changed since it was
+# loaded is reloaded, and the functions and classes it had are updated in
+# place, so names bound with `from m import f` see the new code too.
+_extensions = set()
+_autoreload = 0
+_sources = {}  # module name → (file, mtime_ns, size) when last loaded
+
+
+def _magic_load_ext(arg):
+    name = arg.strip()
+    if name != "autoreload":
+        raise MagicError("%%load_ext %s: this kernel is not IPython; the one extension it has is autoreload" % name)
+    _extensions.add(name)
+    _track()
+
+
+def _magic_autoreload(arg):
+    global _autoreload
+    if "autoreload" not in _extensions:
+        raise MagicError("%autoreload needs `%load_ext autoreload` first")
+    mode = arg.strip()
+    if mode == "":
+        _reload_changed(force=True)
+        return
+    modes = {"0": 0, "off": 0, "2": 2, "all": 2, "3": 3, "complete": 3}
+    if mode not in modes:
+        raise MagicError("%%autoreload %s: the modes are 0 (off), 2 (all: every changed module before each cell) and 3 (complete); 1 with %%aimport is not supported" % mode)
+    _autoreload = modes[mode]
+    _track()
+
+
+def _stat(f):
+    try:
+        st = os.stat(f)
+    except OSError:
+        return None
+    return (f, st.st_mtime_ns, st.st_size)
+
+
+def _source_of(m):
+    f = getattr(m, "__file__", None)
+    if not isinstance(f, str) or not f.endswith(".py") or f == __file__:
+        return None
+    return f
+
+
+def _track():
+    """Records the source of each module loaded since the last look."""
+    for name, m in list(sys.modules.items()):
+        if name not in _sources and name != "__main__":
+            f = _source_of(m)
+            if f:
+                _sources[name] = _stat(f)
+
+
+def _update(old, new, depth=0):
+    """Makes old (a function or class of the module before its reload)
+    behave as new."""
+    import types
+    if isinstance(old, types.FunctionType) and isinstance(new, types.FunctionType):
+        for attr in ("__code__", "__defaults__", "__kwdefaults__", "__doc__", "__annotations__"):
+            try:
+                setattr(old, attr, getattr(new, attr))
+            except (AttributeError, TypeError, ValueError):
+                pass
+        old.__dict__.update(new.__dict__)
+    elif isinstance(old, type) and isinstance(new, type) and depth < 3:
+        for key, val in list(new.__dict__.items()):
+            if key in ("__dict__", "__weakref__", "__module__", "__qualname__"):
+                continue
+            prev = old.__dict__.get(key)
+            if isinstance(prev, types.FunctionType) and isinstance(val, types.FunctionType):
+                _update(prev, val, depth + 1)
+            else:
+                try:
+                    setattr(old, key, val)
+                except (AttributeError, TypeError):
+                    pass
+        for key in [k for k in old.__dict__ if k not in new.__dict__ and isinstance(old.__dict__[k], types.FunctionType)]:
+            try:
+                delattr(old, key)
+            except (AttributeError, TypeError):
+                pass
+
+
+def _reload_changed(force=False):
+    import importlib, importlib.util
+    _track()
+    for name in list(_sources):
+        m = sys.modules.get(name)
+        before = _sources[name]
+        now = _stat(before[0]) if before else None
+        if m is None or now is None or (now == before and not force):
+            continue
+        try:
+            cached = importlib.util.cache_from_source(now[0])
+            # The bytecode cache keys on whole seconds and the size: an edit
+            # within the second of the last one would load the old code.
+            if os.path.exists(cached):
+                os.remove(cached)
+        except (OSError, ValueError, NotImplementedError):
+            pass
+        old = dict(m.__dict__)
+        _sources[name] = now
+        try:
+            importlib.reload(m)
+        except BaseException as e:
+            if isinstance(e, KeyboardInterrupt):
+                raise
+            sys.stderr.write("[autoreload of %s failed: %s]\n" % (name, "".join(traceback.format_exception_only(type(e), e)).strip()))
+            continue
+        for key, val in old.items():
+            new = m.__dict__.get(key)
+            if new is not None and new is not val and getattr(val, "__module__", None) == name:
+                _update(val, new)
+
+
+for _name in ("sh", "bash", "cd", "env", "time", "timeit", "pip", "who", "whos", "load_ext", "autoreload"):
     _ns["_magic_" + _name] = globals()["_magic_" + _name]
+_hidden = dict(_ns)
 
 
 def _flush_figures():
@@ -691,6 +867,8 @@ while True:
     _cell, _stop = cell, None
     try:
         try:
+            if _autoreload:
+                _reload_changed()
             result = _run(msg["code"], cell)
         except KeyboardInterrupt:
             error = "KeyboardInterrupt: the cell was interrupted"
@@ -711,6 +889,8 @@ while True:
     except KeyboardInterrupt:
         error = (error or "") + "\nKeyboardInterrupt: the cell was interrupted"
     _cell, _last = None, cell
+    if _autoreload:
+        _track()
     done = {"type": "done", "cell": cell}
     if _unread(_FD1):
         try:
