@@ -2,7 +2,9 @@ package astgrep
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"sort"
 	"strings"
 )
 
@@ -112,4 +114,94 @@ func (e *Engine) DumpTree(ctx context.Context, language string, src []byte, from
 
 func trimUTF8(s string) string {
 	return strings.ToValidUTF8(s, "")
+}
+
+// Kinds lists language's named node kinds and its field names, sorted,
+// as rules name them.
+func (e *Engine) Kinds(language string) (kinds, fields []string, err error) {
+	l := e.langs.lookup(language)
+	if l == nil {
+		return nil, nil, e.unknown(language, "")
+	}
+	if err := l.load(); err != nil {
+		return nil, nil, err
+	}
+	l.loadNames()
+	seen := map[string]bool{}
+	for i, name := range l.names {
+		if i < len(l.g.named) && l.g.named[i] == 1 && !seen[name] {
+			seen[name] = true
+			kinds = append(kinds, name)
+		}
+	}
+	fields = mapKeys(l.g.fields)
+	sort.Strings(kinds)
+	sort.Strings(fields)
+	return kinds, fields, nil
+}
+
+// SnippetFile is the name matches in a snippet are reported under.
+const SnippetFile = "(code)"
+
+// MatchSnippet runs q's pattern or rule over code (in q.Language, which
+// is required) instead of files: nothing is read from disk. Matches are
+// in SnippetFile.
+func (e *Engine) MatchSnippet(ctx context.Context, q Query, code []byte) (*Result, error) {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	if e.closed {
+		return nil, ErrClosed
+	}
+	if q.Language == "" {
+		return nil, errors.New("matching a snippet needs its language")
+	}
+	l := e.langs.lookup(q.Language)
+	if l == nil {
+		return nil, e.unknown(q.Language, "")
+	}
+	var pr *parsedRule
+	switch {
+	case q.Rule != nil && q.Pattern != "":
+		return nil, ErrRuleAndPattern
+	case q.Rule != nil:
+		var err error
+		if pr, err = parseRuleSpec(q.Rule); err != nil {
+			return nil, err
+		}
+	case strings.TrimSpace(q.Pattern) == "":
+		return nil, ErrEmptyPattern
+	}
+	if err := l.load(); err != nil {
+		return nil, err
+	}
+	c, err := e.compileQuery(ctx, l, q, pr)
+	if err != nil {
+		return nil, err
+	}
+	s, err := acquireSlot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	t, err := e.parseWith(ctx, s.p, l, append([]byte(nil), code...))
+	releaseSlot(s)
+	if err != nil {
+		return nil, err
+	}
+	m := c.newMatcher()
+	m.t = t
+	raw := m.findAll()
+	maxResults := q.MaxResults
+	if maxResults <= 0 {
+		maxResults = DefaultMaxResults
+	}
+	res := &Result{Language: l.id, Context: c.context, Total: len(raw), FilesScanned: 1, FilesParsed: 1}
+	res.Metavariables = c.names()
+	starts := lineStarts(t.src)
+	for i, r := range raw {
+		if i >= maxResults {
+			break
+		}
+		res.Matches = append(res.Matches, trimMatch(e.toMatch(t, c, SnippetFile, starts, r)))
+	}
+	return res, nil
 }

@@ -491,16 +491,7 @@ func (e *Engine) run(ctx context.Context, q Query, keep bool) (*Result, []FileMa
 	}
 
 	res := &Result{Language: lang.id, Context: pat.context}
-	for i, name := range pat.vars {
-		if name == "" {
-			continue
-		}
-		if pat.multi[i] {
-			res.Metavariables = append(res.Metavariables, "$$$"+name)
-		} else {
-			res.Metavariables = append(res.Metavariables, "$"+name)
-		}
-	}
+	res.Metavariables = pat.names()
 	var fms []FileMatches
 	for i, o := range outcomes {
 		if o.scanned {
@@ -579,6 +570,22 @@ type compiled struct {
 	vars     []string
 	multi    []bool
 	literals [][]byte
+}
+
+// names are the metavariables as written ($X, $$$ARGS), in order.
+func (c *compiled) names() []string {
+	var out []string
+	for i, name := range c.vars {
+		if name == "" {
+			continue
+		}
+		if c.multi[i] {
+			out = append(out, "$$$"+name)
+		} else {
+			out = append(out, "$"+name)
+		}
+	}
+	return out
 }
 
 func (c *compiled) newMatcher() *matcher {

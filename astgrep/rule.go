@@ -40,7 +40,7 @@ const (
 
 // ErrRuleAndPattern is returned for a query that gives both a pattern and
 // a rule.
-var ErrRuleAndPattern = errors.New("give either pattern or rule, not both; to combine a pattern with other conditions, put it in the rule: {\"pattern\": ..., \"inside\": ...}")
+var ErrRuleAndPattern = errors.New("pattern and rule cannot both be given; to combine a pattern with other conditions, put it in the rule: {\"pattern\": ..., \"inside\": ...}")
 
 // RuleError is a rule that cannot be used: where in the rule (Path, like
 // rule.all[1].inside) and what is wrong.
@@ -107,7 +107,7 @@ type ruleParser struct {
 // no empty rule objects, no cycle through matches, within the limits.
 func parseRuleSpec(spec *RuleSpec) (*parsedRule, error) {
 	if spec == nil || len(spec.Rule) == 0 {
-		return nil, &RuleError{Path: "rule", Msg: "the rule is empty; give at least a pattern or a kind, e.g. {\"kind\": \"call_expression\", \"inside\": {\"kind\": \"for_statement\", \"stopBy\": \"end\"}}"}
+		return nil, &RuleError{Path: "rule", Msg: "the rule is empty; it needs a pattern or a kind at least, e.g. {\"kind\": \"call_expression\", \"inside\": {\"kind\": \"for_statement\", \"stopBy\": \"end\"}}"}
 	}
 	p := &ruleParser{}
 	out := &parsedRule{utils: map[string]*rnode{}}

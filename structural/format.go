@@ -10,17 +10,34 @@ import (
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
 )
 
-func formatResult(pattern string, r *astgrep.Result, budget int) string {
+// formatTest is formatResult for a snippet: no files and no paths.
+func formatTest(what string, r *astgrep.Result, budget int) string {
+	text := formatResult(what, r, budget)
+	_, rest, _ := strings.Cut(text, "\n")
+	head := fmt.Sprintf("%s for %s in the snippet", textcut.Count(r.Total, "match", "matches"), what)
+	if r.Total == 0 {
+		head = fmt.Sprintf("no matches for %s in the snippet", what)
+	}
+	head += fmt.Sprintf(" [%s, %s; nothing read from disk]", r.Language, how(r.Context))
+	if rest == "" {
+		return head
+	}
+	return head + "\n" + rest
+}
+
+// formatResult writes a search's result; what is the quoted pattern or
+// the rule.
+func formatResult(what string, r *astgrep.Result, budget int) string {
 	var b strings.Builder
 	switch {
 	case r.Total == 0:
-		fmt.Fprintf(&b, "no matches for %q in %d %s files", pattern, r.FilesScanned, r.Language)
+		fmt.Fprintf(&b, "no matches for %s in %d %s files", what, r.FilesScanned, r.Language)
 	case r.Total > len(r.Matches):
-		fmt.Fprintf(&b, "%d matches for %q, showing the first %d (raise max_results for more)", r.Total, pattern, len(r.Matches))
+		fmt.Fprintf(&b, "%d matches for %s, showing the first %d (raise max_results for more)", r.Total, what, len(r.Matches))
 	default:
-		fmt.Fprintf(&b, "%s for %q", textcut.Count(r.Total, "match", "matches"), pattern)
+		fmt.Fprintf(&b, "%s for %s", textcut.Count(r.Total, "match", "matches"), what)
 	}
-	fmt.Fprintf(&b, " [%s, pattern read as %s; %s scanned, %d parsed]\n", r.Language, r.Context, textcut.Count(r.FilesScanned, "file", "files"), r.FilesParsed)
+	fmt.Fprintf(&b, " [%s, %s; %s scanned, %d parsed]\n", r.Language, how(r.Context), textcut.Count(r.FilesScanned, "file", "files"), r.FilesParsed)
 	var tail strings.Builder
 	if len(r.Skipped) > 0 || r.FilesSkipped > 0 {
 		var names []string
@@ -54,6 +71,14 @@ func formatResult(pattern string, r *astgrep.Result, budget int) string {
 	}
 	b.WriteString(tail.String())
 	return strings.TrimRight(b.String(), "\n")
+}
+
+// how says how the query was read: a pattern in a scaffold, or a rule.
+func how(context string) string {
+	if context == "a rule" {
+		return "rule"
+	}
+	return "pattern read as " + context
 }
 
 // captures lists a match's captures in the pattern's order: $X = text.
