@@ -114,7 +114,11 @@ func formatProposal(p *astedit.Proposal, budget int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "(proposed) %s in %s. Nothing is written yet: call resolve with edit_id %q and action \"accept\" to apply it, or \"discard\".\n",
 		textcut.Count(len(p.Replacements), "replacement", "replacements"), textcut.Count(len(p.Files), "file", "files"), p.ID)
-	fmt.Fprintf(&b, "pattern %q -> rewrite %q (%s, read as %s)\n", p.Pattern, p.Rewrite, p.Language, p.Context)
+	if p.Rule != "" {
+		fmt.Fprintf(&b, "rule %s -> rewrite %q (%s)\n", textcut.Ellipsis(p.Rule, 300), p.Rewrite, p.Language)
+	} else {
+		fmt.Fprintf(&b, "pattern %q -> rewrite %q (%s, read as %s)\n", p.Pattern, p.Rewrite, p.Language, p.Context)
+	}
 	b.WriteString("files:\n")
 	const maxFiles = 50
 	for i, f := range p.Files {
