@@ -88,7 +88,7 @@ func (e *Engine) DumpTree(ctx context.Context, language string, src []byte, from
 		}
 		depth := len(open)
 		open = append(open, i)
-		if i > 0 && (int(n.end) < lo || int(n.start) >= hi || n.end == n.start && int(n.start) == hi) {
+		if i > 0 && (int(n.end) <= lo && n.end > n.start || int(n.end) < lo || int(n.start) >= hi) {
 			continue
 		}
 		d.Total++

@@ -225,3 +225,38 @@ func FuzzRule(f *testing.F) {
 		m.findAll()
 	})
 }
+
+func TestDumpTreeAndMatchSnippet(t *testing.T) {
+	e := NewEngine(Options{})
+	defer e.Close()
+	d, err := e.DumpTree(t.Context(), "go", []byte(ruleSnippet), 10, 10, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, n := range d.Nodes {
+		lines = append(lines, strings.Repeat(" ", n.Depth)+n.Field+":"+n.Kind)
+	}
+	got := strings.Join(lines, "\n")
+	for _, want := range []string{"\n  body:block", "\n   :short_var_declaration", "\n    left:expression_list", "\n     :identifier"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("dump of line 10 lacks %q:\n%s", want, got)
+		}
+	}
+	if d.Errors != 0 || d.Total != len(d.Nodes) {
+		t.Errorf("errors %d, total %d, shown %d", d.Errors, d.Total, len(d.Nodes))
+	}
+	if d, err := e.DumpTree(t.Context(), "go", []byte(ruleSnippet), 0, 0, 5); err != nil || len(d.Nodes) != 5 || d.Total <= 5 {
+		t.Errorf("limit 5: %v, %d shown of %d", err, len(d.Nodes), d.Total)
+	}
+	if _, err := e.DumpTree(t.Context(), "nolang", []byte("x"), 0, 0, 0); err == nil {
+		t.Error("unknown language dumped")
+	}
+	res, err := e.MatchSnippet(t.Context(), Query{Language: "go", Rule: ruleOf(t, `{"pattern": "fmt.Println($A)", "inside": {"kind": "func_literal", "stopBy": "end"}}`)}, []byte(ruleSnippet))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Total != 1 || res.Matches[0].File != SnippetFile || res.Matches[0].Captures["A"].Text != `"x"` || res.Matches[0].StartLine != 8 {
+		t.Fatalf("snippet match: %+v", res)
+	}
+}

@@ -36,6 +36,8 @@ var GrepTool = registry.Descriptor{
 	Description: "Find code by its shape, not its text: the pattern is parsed with the file's grammar, so spacing, line breaks and comments " +
 		"do not matter and strings or comments never match. $NAME matches any one node, $$$NAME a run of sibling nodes, $_ anything; " +
 		"a $NAME repeated must capture the same text (if ($X != null) $X.dispose() finds guards that dispose what they check). " +
+		"Or give rule, an ast-grep rule object (kind, regex, inside, has, precedes, follows with stopBy, all, any, not, matches, with constraints and utils), to say \"a call inside a loop, not inside a goroutine\". " +
+		"operation dump shows a snippet's or a file's syntax tree (the kinds and fields rules name); operation test runs a pattern or rule on a snippet. " +
 		"Honours .gitignore; skips binary, vendored and huge files. Results: file:lines, the matched code and the captures.",
 	Handler: registry.With(Key, grep),
 }
