@@ -52,7 +52,7 @@ var goRules = []rcase{
 	{rule: `{"matches": "lockCall", "precedes": {"pattern": "defer $M.Unlock()"}}`, utils: `{"lockCall": {"kind": "expression_statement", "has": {"pattern": "$M.Lock()"}}}`},
 	{rule: `{"pattern": "$F($$$A)", "inside": {"matches": "inTest", "stopBy": "end"}}`, constraints: `{"F": {"regex": "^t\\.Fatal"}}`, utils: `{"inTest": {"kind": "function_declaration", "has": {"field": "name", "regex": "^Test"}}}`},
 	{rule: `{"pattern": "$X.Close()"}`, constraints: `{"X": {"kind": "identifier"}}`},
-	{rule: `{"kind": "type_switch_statement", "has": {"kind": "type_case", "stopBy": "end", "has": {"kind": "qualified_type", "stopBy": "end"}}}`},
+	{rule: `{"kind": "type_switch_statement", "has": {"kind": "type_case", "stopBy": "end", "has": {"field": "type", "kind": "qualified_type"}}}`},
 	{rule: `{"kind": "for_statement", "all": [{"has": {"kind": "range_clause"}}, {"has": {"kind": "block", "field": "body"}}]}`},
 	{rule: `{"kind": "selector_expression", "has": {"field": "field", "regex": "^Err"}, "inside": {"kind": "return_statement", "stopBy": "end"}}`},
 	{rule: `{"kind": "comment", "regex": "TODO"}`},
@@ -69,7 +69,7 @@ var tsRules = []rcase{
 	{rule: `{"kind": "method_signature", "follows": {"kind": "comment"}, "has": {"field": "name", "regex": "^to"}}`},
 	{rule: `{"any": [{"kind": "function_signature"}, {"kind": "method_signature"}], "has": {"kind": "type_parameters"}}`},
 	{rule: `{"kind": "predefined_type", "regex": "^any$", "inside": {"kind": "formal_parameters", "stopBy": "end"}}`},
-	{rule: `{"pattern": "readonly $P: $T", "inside": {"kind": "interface_declaration", "stopBy": "end"}}`},
+	{rule: `{"kind": "property_signature", "has": {"field": "type", "has": {"kind": "array_type"}}, "inside": {"kind": "interface_declaration", "stopBy": "end"}}`},
 	{rule: `{"kind": "enum_declaration", "has": {"kind": "enum_body", "has": {"kind": "enum_assignment"}}}`},
 	{rule: `{"kind": "type_identifier", "regex": "^Promise$", "inside": {"kind": "type_annotation", "stopBy": {"kind": "method_signature"}}}`},
 	{rule: `{"matches": "decl", "not": {"inside": {"kind": "module", "stopBy": "end"}}}`, utils: `{"decl": {"any": [{"kind": "interface_declaration"}, {"kind": "type_alias_declaration"}]}}`},
@@ -182,6 +182,12 @@ func crossCheckRules(t *testing.T, e *Engine, bin, root, lang string, cases []rc
 	for i, c := range cases {
 		ours, details := ourRuleMatches(t, e, root, lang, c)
 		onlyOurs, onlyTheirs := diffSets(ours, ref[i])
+		// The walk leaves hidden files out (GOROOT has testdata/.h.go);
+		// ast-grep reads them.
+		onlyTheirs, hidden := dropHidden(onlyTheirs)
+		if hidden > 0 {
+			t.Logf("%s: %d ast-grep matches in hidden files, which the walk leaves out", c.rule, hidden)
+		}
 		onlyOurs, n1 := dropBroken(onlyOurs, broken)
 		onlyTheirs, n2 := dropBroken(onlyTheirs, broken)
 		if n1+n2 > 0 {
@@ -208,6 +214,18 @@ func crossCheckRules(t *testing.T, e *Engine, bin, root, lang string, cases []rc
 		}
 		t.Logf("agree %-4s %6d  %s", lang, len(ours), c.rule)
 	}
+}
+
+func dropHidden(keys []string) ([]string, int) {
+	var kept []string
+	for _, k := range keys {
+		file := k[:strings.Index(k, ":")]
+		if strings.HasPrefix(file, ".") || strings.Contains(file, "/.") {
+			continue
+		}
+		kept = append(kept, k)
+	}
+	return kept, len(keys) - len(kept)
 }
 
 func textcutShort(s string) string {
