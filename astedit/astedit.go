@@ -37,6 +37,7 @@ package astedit
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -171,8 +172,10 @@ type FileChange struct {
 
 // Proposal is a staged edit.
 type Proposal struct {
-	ID       string
-	Pattern  string
+	ID      string
+	Pattern string
+	// Rule is the rule matched instead of a pattern, as JSON.
+	Rule     string
 	Rewrite  string
 	Language string
 	Context  string // how the pattern was read
@@ -193,6 +196,14 @@ type Proposal struct {
 	notes     []string
 	accepting bool             // a Resolve is writing it; guarded by the Stager's mu
 	guard     *pathguard.Guard // the root its files are read and written through
+}
+
+// What is what the edit matched: the pattern, or "rule" and the rule.
+func (p *Proposal) What() string {
+	if p.Rule != "" {
+		return "rule " + p.Rule
+	}
+	return p.Pattern
 }
 
 // Outcome is what Resolve did.
@@ -273,7 +284,7 @@ func (s *Stager) Summary(id string) (string, bool) {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %d replacements of `%s` by `%s` in %d files (%s)", p.ID, len(p.Replacements),
-		textcut.Ellipsis(p.Pattern, 200), textcut.Ellipsis(p.Rewrite, 200), len(files), textcut.Ellipsis(strings.Join(files, ", "), 400))
+		textcut.Ellipsis(p.What(), 200), textcut.Ellipsis(p.Rewrite, 200), len(files), textcut.Ellipsis(strings.Join(files, ", "), 400))
 	if diff := strings.Split(strings.TrimRight(p.Diff, "\n"), "\n"); len(diff) > 0 && p.Diff != "" {
 		const show = 40
 		b.WriteString("\n\n" + strings.Join(diff[:min(show, len(diff))], "\n"))
@@ -331,6 +342,10 @@ func (s *Stager) Stage(ctx context.Context, q astgrep.Query, rewrite string) (*P
 	}
 	p := &Proposal{Pattern: q.Pattern, Rewrite: rewrite, Language: res.Language, Context: res.Context, Skipped: res.Skipped,
 		guard: guard}
+	if q.Rule != nil {
+		b, _ := json.Marshal(q.Rule.Rule)
+		p.Rule = string(b)
+	}
 	var broken []BrokenFile
 	held := int64(0) // before and after of the files so far, checked as they come (N5)
 	for _, fm := range files {

@@ -75,6 +75,20 @@
 // node to its last, separators included. Matches nested in other matches
 // are all reported, outer first.
 //
+// # Rules
+//
+// Query.Rule, instead of Pattern, is an ast-grep rule (RuleSpec: the rule
+// object, constraints and utils, as decoded JSON) with ast-grep 0.51.1's
+// semantics: pattern, kind, regex; inside, has, precedes, follows with
+// stopBy and field; all, any, not, matches. It is checked for shape first
+// (a *RuleError names the place, e.g. rule.all[1].inside, and what to do:
+// unknown keys with the valid ones, unknown kinds and fields with near
+// ones, cycles through matches, nesting past MaxRuleDepth), then compiled
+// per language and searched like a pattern: the literals of the patterns
+// every match needs prefilter files, and only nodes of the kinds the rule
+// can match are tried. DumpTree lists a snippet's nodes, and MatchSnippet
+// runs a pattern or rule on a snippet.
+//
 // # Walking
 //
 // A folder is walked by the module's one walk policy (package

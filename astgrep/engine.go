@@ -1,6 +1,7 @@
 package astgrep
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -183,6 +184,8 @@ type Query struct {
 	Path pathguard.Path
 	// Pattern is a code fragment with metavariables.
 	Pattern string
+	// Rule, instead of Pattern, is an ast-grep rule (see RuleSpec).
+	Rule *RuleSpec
 	// Language is a grammar id or alias; optional when Path is a file or
 	// the folder's files are of one language the pattern parses in.
 	Language string
@@ -362,10 +365,18 @@ func (e *Engine) run(ctx context.Context, q Query, keep bool) (*Result, []FileMa
 	if e.closed {
 		return nil, nil, ErrClosed
 	}
-	if strings.TrimSpace(q.Pattern) == "" {
+	var pr *parsedRule
+	if q.Rule != nil {
+		if q.Pattern != "" {
+			return nil, nil, ErrRuleAndPattern
+		}
+		var err error
+		if pr, err = parseRuleSpec(q.Rule); err != nil {
+			return nil, nil, err
+		}
+	} else if strings.TrimSpace(q.Pattern) == "" {
 		return nil, nil, ErrEmptyPattern
-	}
-	if lx, err := lexPattern(q.Pattern); err != nil {
+	} else if lx, err := lexPattern(q.Pattern); err != nil {
 		return nil, nil, err
 	} else if lx.onlyMetavariable() {
 		return nil, nil, ErrOnlyMetavariable
@@ -411,7 +422,7 @@ func (e *Engine) run(ctx context.Context, q Query, keep bool) (*Result, []FileMa
 		files = []candidate{newCandidate(filepath.ToSlash(rel), path, info, e.opts.MaxFileSize, l)}
 	}
 
-	lang, pat, err := e.choose(ctx, q, want, files, path)
+	lang, pat, err := e.choose(ctx, q, pr, want, files, path)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -444,7 +455,7 @@ func (e *Engine) run(ctx context.Context, q Query, keep bool) (*Result, []FileMa
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			w := &worker{m: &matcher{p: pat}, gen: gen}
+			w := &worker{m: pat.newMatcher(), gen: gen}
 			for {
 				k := int(next.Add(1) - 1)
 				if k >= len(files) || ctx.Err() != nil {
@@ -480,16 +491,7 @@ func (e *Engine) run(ctx context.Context, q Query, keep bool) (*Result, []FileMa
 	}
 
 	res := &Result{Language: lang.id, Context: pat.context}
-	for i, name := range pat.vars {
-		if name == "" {
-			continue
-		}
-		if pat.multi[i] {
-			res.Metavariables = append(res.Metavariables, "$$$"+name)
-		} else {
-			res.Metavariables = append(res.Metavariables, "$"+name)
-		}
-	}
+	res.Metavariables = pat.names()
 	var fms []FileMatches
 	for i, o := range outcomes {
 		if o.scanned {
@@ -560,13 +562,72 @@ func processingOrder(files []candidate) []int {
 	return order
 }
 
-// choose settles the language and compiles the pattern for it.
-func (e *Engine) choose(ctx context.Context, q Query, want *language, files []candidate, path string) (*language, *pattern, error) {
+// compiled is a query's pattern or rule compiled for one language.
+type compiled struct {
+	pat      *pattern
+	prog     *ruleProgram
+	context  string
+	vars     []string
+	multi    []bool
+	literals [][]byte
+}
+
+// names are the metavariables as written ($X, $$$ARGS), in order.
+func (c *compiled) names() []string {
+	var out []string
+	for i, name := range c.vars {
+		if name == "" {
+			continue
+		}
+		if c.multi[i] {
+			out = append(out, "$$$"+name)
+		} else {
+			out = append(out, "$"+name)
+		}
+	}
+	return out
+}
+
+func (c *compiled) newMatcher() *matcher {
+	if c.prog != nil {
+		return &matcher{rs: &ruleState{prog: c.prog}}
+	}
+	return &matcher{p: c.pat}
+}
+
+// mayMatch is the prefilter: false means src cannot hold a match.
+func (c *compiled) mayMatch(src []byte) bool {
+	for _, l := range c.literals {
+		if !bytes.Contains(src, l) {
+			return false
+		}
+	}
+	return true
+}
+
+// compileQuery compiles q's pattern, or its parsed rule pr, for l.
+func (e *Engine) compileQuery(ctx context.Context, l *language, q Query, pr *parsedRule) (*compiled, error) {
+	if pr != nil {
+		prog, err := e.compileRule(ctx, l, pr)
+		if err != nil {
+			return nil, err
+		}
+		return &compiled{prog: prog, context: "a rule", vars: prog.vars, multi: prog.multi, literals: prog.literals}, nil
+	}
+	pat, err := e.compile(ctx, l, q.Pattern)
+	if err != nil {
+		return nil, err
+	}
+	return &compiled{pat: pat, context: pat.context, vars: pat.vars, multi: pat.multi, literals: pat.literals}, nil
+}
+
+// choose settles the language and compiles the pattern (or rule) for it.
+func (e *Engine) choose(ctx context.Context, q Query, pr *parsedRule, want *language, files []candidate, path string) (*language, *compiled, error) {
 	if want != nil {
 		if err := want.load(); err != nil {
 			return nil, nil, err
 		}
-		pat, err := e.compile(ctx, want, q.Pattern)
+		pat, err := e.compileQuery(ctx, want, q, pr)
 		return want, pat, err
 	}
 	counts := map[*language]int{}
@@ -588,7 +649,7 @@ func (e *Engine) choose(ctx context.Context, q Query, want *language, files []ca
 	})
 	var (
 		okLangs  []*language
-		okPats   []*pattern
+		okPats   []*compiled
 		firstErr error
 	)
 	for _, l := range langs {
@@ -598,7 +659,7 @@ func (e *Engine) choose(ctx context.Context, q Query, want *language, files []ca
 			}
 			continue
 		}
-		pat, err := e.compile(ctx, l, q.Pattern)
+		pat, err := e.compileQuery(ctx, l, q, pr)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, nil, err
@@ -634,7 +695,7 @@ type worker struct {
 // another search is parsing it), or reads, prefilters and parses it in a
 // work slot, then matches it. Trees the cache does not admit live in the
 // slot's buffers until the slot's next file.
-func (e *Engine) searchFile(ctx context.Context, w *worker, g *pathguard.Guard, l *language, pat *pattern, f candidate, keep bool, needed func() bool) fileOutcome {
+func (e *Engine) searchFile(ctx context.Context, w *worker, g *pathguard.Guard, l *language, pat *compiled, f candidate, keep bool, needed func() bool) fileOutcome {
 	var o fileOutcome
 	o.scanned = true
 	if f.tooLarge {
@@ -719,7 +780,7 @@ func (e *Engine) searchFile(ctx context.Context, w *worker, g *pathguard.Guard, 
 // set) if the cache admits the tree and abandoning it otherwise. It
 // returns nil and the reason to list the file as skipped (or "" when the
 // prefilter rules it out) when there is no tree to match.
-func (e *Engine) parseFile(ctx context.Context, s *slot, gen uint64, g *pathguard.Guard, l *language, pat *pattern, f candidate, keep bool, claim *cacheEntry) (t *tree, skip string) {
+func (e *Engine) parseFile(ctx context.Context, s *slot, gen uint64, g *pathguard.Guard, l *language, pat *compiled, f candidate, keep bool, claim *cacheEntry) (t *tree, skip string) {
 	defer func() {
 		if claim != nil {
 			e.cache.c.abandon(claim)
@@ -829,7 +890,7 @@ func isSpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
 }
 
-func (e *Engine) toMatch(t *tree, pat *pattern, file string, starts []int, r rawMatch) Match {
+func (e *Engine) toMatch(t *tree, pat *compiled, file string, starts []int, r rawMatch) Match {
 	r.start, r.end = trimRange(t.src, r.start, r.end)
 	m := Match{
 		File:      file,

@@ -33,6 +33,22 @@ type matcher struct {
 	env   []binding
 	steps int
 	arena []int // children lists, used as a stack
+	// remap, while a rule's pattern is matched, turns the pattern's
+	// metavariable indexes into the rule's (-1 binds nothing).
+	remap []int
+	rs    *ruleState // set for a rule search
+}
+
+// gid is the binding id of pattern metavariable mv, or -1 when it binds
+// nothing.
+func (m *matcher) gid(mv int) int {
+	if m.remap != nil {
+		return m.remap[mv]
+	}
+	if m.p.vars[mv] == "" {
+		return -1
+	}
+	return mv
 }
 
 // kids pushes i's non-extra children onto the arena and returns them; the
@@ -69,6 +85,9 @@ func (m *matcher) countAll() int {
 
 // scan finds every match, keeping them unless countOnly, and counts them.
 func (m *matcher) scan(countOnly bool) ([]rawMatch, int) {
+	if m.rs != nil {
+		return m.scanRule(countOnly)
+	}
 	var out []rawMatch
 	n := 0
 	nodes := m.t.nodes
@@ -245,7 +264,7 @@ func (m *matcher) posAt(cands []int, ci int) int {
 }
 
 func (m *matcher) bindOne(mv, ti int) bool {
-	if m.p.vars[mv] == "" {
+	if mv = m.gid(mv); mv < 0 {
 		return true
 	}
 	for _, b := range m.env {
@@ -258,7 +277,7 @@ func (m *matcher) bindOne(mv, ti int) bool {
 }
 
 func (m *matcher) bindRun(mv int, run []int, pos int) bool {
-	if m.p.vars[mv] == "" {
+	if mv = m.gid(mv); mv < 0 {
 		return true
 	}
 	for _, b := range m.env {

@@ -29,23 +29,41 @@ echo "# $(date -u +%Y-%m-%dT%H:%MZ) on $(nproc) cores, $(grep -m1 'model name' /
 echo "# root $root; $("$ag" --version); $(go version | cut -d' ' -f3); rounds $rounds"
 printf '%-20s %-12s %10s %10s %10s\n' pattern tool seconds peak_MiB matches
 
-for pattern in 'defer $X.Close()' '$X := $Y'; do
+# Patterns (p|...) and rules (r|..., an ast-grep rule object as JSON, run
+# by ast-grep scan). ONLY=r runs the rules alone, ONLY=p the patterns.
+queries=(
+	'p|defer $X.Close()'
+	'p|$X := $Y'
+	'r|{"kind": "call_expression", "inside": {"kind": "for_statement", "stopBy": "end"}}'
+	'r|{"pattern": "defer $X.Close()", "inside": {"kind": "for_statement", "stopBy": "end"}}'
+	'r|{"kind": "function_declaration", "has": {"kind": "defer_statement", "stopBy": "end"}}'
+)
+for entry in "${queries[@]}"; do
+	kind=${entry%%|*} q=${entry#*|}
+	[[ -z "${ONLY:-}" || "$kind" == "$ONLY" ]] || continue
+	if [[ "$kind" == p ]]; then
+		pattern=$q agq=(run -p "$q" -l go) ourq=(-pattern "$q")
+	else
+		pattern="rule ${q:0:48}…" agq=(scan --inline-rules "id: r
+language: go
+rule: $q") ourq=(-rule "$q")
+	fi
 	: >"$tmp/ag.s" >"$tmp/ag.m" >"$tmp/cold.s" >"$tmp/cold.m" >"$tmp/warm.s" >"$tmp/warm.m" >"$tmp/big.s" >"$tmp/big.m"
 	agcount= ourcount=
 	for ((r = 1; r <= rounds; r++)); do
-		"$gnutime" -o "$tmp/t" -f '%e %M' "$ag" run -p "$pattern" -l go --globs '!**/vendor/**' --json=stream "$root" >"$tmp/ag.out"
+		"$gnutime" -o "$tmp/t" -f '%e %M' "$ag" "${agq[@]}" --globs '!**/vendor/**' --json=stream "$root" >"$tmp/ag.out"
 		read -r s m <"$tmp/t"
 		echo "$s" >>"$tmp/ag.s"
 		echo "$m" >>"$tmp/ag.m"
 		agcount=$(wc -l <"$tmp/ag.out")
 
-		"$gnutime" -o "$tmp/t" -f '%e %M' "$bench" -root "$root" -pattern "$pattern" -lang go -max-file-size 67108864 -runs 1 >"$tmp/cold.out"
+		"$gnutime" -o "$tmp/t" -f '%e %M' "$bench" -root "$root" "${ourq[@]}" -lang go -max-file-size 67108864 -runs 1 >"$tmp/cold.out"
 		read -r s m <"$tmp/t"
 		echo "$s" >>"$tmp/cold.s"
 		echo "$m" >>"$tmp/cold.m"
 		ourcount=$(sed -n 's/.* matches=\([0-9]*\) .*/\1/p' "$tmp/cold.out")
 
-		"$gnutime" -o "$tmp/t" -f '%e %M' "$bench" -root "$root" -pattern "$pattern" -lang go -max-file-size 67108864 -runs 3 >"$tmp/warm.out"
+		"$gnutime" -o "$tmp/t" -f '%e %M' "$bench" -root "$root" "${ourq[@]}" -lang go -max-file-size 67108864 -runs 3 >"$tmp/warm.out"
 		read -r s m <"$tmp/t"
 		echo "$m" >>"$tmp/warm.m"
 		# The fastest warm run of the process (runs 2 and 3).
@@ -53,7 +71,7 @@ for pattern in 'defer $X.Close()' '$X := $Y'; do
 		sed -n 's/.*kind=warm .*files_parsed=\([0-9]*\) files_cached=\([0-9]*\).*/\2 of \1/p' "$tmp/warm.out" | tail -1 >"$tmp/warm.cached"
 
 		# The same with a cache large enough for every parsed file.
-		"$gnutime" -o "$tmp/t" -f '%e %M' "$bench" -root "$root" -pattern "$pattern" -lang go -max-file-size 67108864 -runs 3 -cache-bytes 1073741824 >"$tmp/big.out"
+		"$gnutime" -o "$tmp/t" -f '%e %M' "$bench" -root "$root" "${ourq[@]}" -lang go -max-file-size 67108864 -runs 3 -cache-bytes 1073741824 >"$tmp/big.out"
 		read -r s m <"$tmp/t"
 		echo "$m" >>"$tmp/big.m"
 		sed -n 's/.*kind=warm seconds=\([0-9.]*\) .*/\1/p' "$tmp/big.out" | sort -g | head -1 >>"$tmp/big.s"

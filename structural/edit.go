@@ -11,10 +11,13 @@ import (
 )
 
 type editParams struct {
-	Pattern  string `json:"pattern" jsonschema:"what to match, as for ast_grep"`
-	Rewrite  string `json:"rewrite" jsonschema:"what each match becomes; $NAME and $$$NAME are replaced by what they captured"`
-	Path     string `json:"path,omitempty" jsonschema:"file or folder to rewrite in, relative to the root (default: the whole root)"`
-	Language string `json:"language,omitempty" jsonschema:"grammar id, as for ast_grep"`
+	Pattern     string         `json:"pattern,omitempty" jsonschema:"what to match, as for ast_grep"`
+	Rule        map[string]any `json:"rule,omitempty" jsonschema:"instead of pattern, an ast-grep rule object, as for ast_grep; each node it matches is rewritten"`
+	Constraints map[string]any `json:"constraints,omitempty" jsonschema:"with rule: metavariable name to a rule its capture must match, as for ast_grep"`
+	Utils       map[string]any `json:"utils,omitempty" jsonschema:"with rule: named rules that matches refers to, as for ast_grep"`
+	Rewrite     string         `json:"rewrite" jsonschema:"what each match becomes; $NAME and $$$NAME are replaced by what they captured"`
+	Path        string         `json:"path,omitempty" jsonschema:"file or folder to rewrite in, relative to the root (default: the whole root)"`
+	Language    string         `json:"language,omitempty" jsonschema:"grammar id, as for ast_grep"`
 }
 
 // EditTool is the ast_edit tool (AE-1, AE-4): it stages and writes nothing,
@@ -23,7 +26,7 @@ var EditTool = registry.Descriptor{
 	Name:  "ast_edit",
 	Title: "stage structural rewrite",
 	Tier:  tiers.Write,
-	Description: "Stage a structural rewrite: every match of pattern becomes rewrite, with $NAME and $$$NAME substituted. Nothing is written: " +
+	Description: "Stage a structural rewrite: every match of pattern (or of an ast-grep rule, as for ast_grep) becomes rewrite, with $NAME and $$$NAME substituted. Nothing is written: " +
 		"the result is the count, the files and lines, a unified diff and an edit_id; call resolve with that edit_id to accept or discard. " +
 		"A rewrite that would leave a file unparsable is refused here. " +
 		fmt.Sprintf("Resolve each edit before staging many: at most %d stay pending, and older ones are dropped.", astedit.DefaultMaxPending),
@@ -75,10 +78,15 @@ func editResult(p *astedit.Proposal, text string) EditResult {
 func (r EditResult) Text() string { return r.text }
 
 func edit(ctx context.Context, c *registry.Call, s *Structural, p editParams) (EditResult, error) {
+	rule, err := ruleSpec(p.Pattern, p.Rule, p.Constraints, p.Utils)
+	if err != nil {
+		return EditResult{}, err
+	}
 	q, err := query(c, p.Pattern, p.Path, p.Language)
 	if err != nil {
 		return EditResult{}, err
 	}
+	q.Rule = rule
 	q.Progress = func(done, total int) {
 		c.Progress(ctx, float64(done), float64(total), "files searched")
 	}

@@ -10,17 +10,34 @@ import (
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
 )
 
-func formatResult(pattern string, r *astgrep.Result, budget int) string {
+// formatTest is formatResult for a snippet: no files and no paths.
+func formatTest(what string, r *astgrep.Result, budget int) string {
+	text := formatResult(what, r, budget)
+	_, rest, _ := strings.Cut(text, "\n")
+	head := fmt.Sprintf("%s for %s in the snippet", textcut.Count(r.Total, "match", "matches"), what)
+	if r.Total == 0 {
+		head = fmt.Sprintf("no matches for %s in the snippet", what)
+	}
+	head += fmt.Sprintf(" [%s, %s; nothing read from disk]", r.Language, how(r.Context))
+	if rest == "" {
+		return head
+	}
+	return head + "\n" + rest
+}
+
+// formatResult writes a search's result; what is the quoted pattern or
+// the rule.
+func formatResult(what string, r *astgrep.Result, budget int) string {
 	var b strings.Builder
 	switch {
 	case r.Total == 0:
-		fmt.Fprintf(&b, "no matches for %q in %d %s files", pattern, r.FilesScanned, r.Language)
+		fmt.Fprintf(&b, "no matches for %s in %d %s files", what, r.FilesScanned, r.Language)
 	case r.Total > len(r.Matches):
-		fmt.Fprintf(&b, "%d matches for %q, showing the first %d (raise max_results for more)", r.Total, pattern, len(r.Matches))
+		fmt.Fprintf(&b, "%d matches for %s, showing the first %d (raise max_results for more)", r.Total, what, len(r.Matches))
 	default:
-		fmt.Fprintf(&b, "%s for %q", textcut.Count(r.Total, "match", "matches"), pattern)
+		fmt.Fprintf(&b, "%s for %s", textcut.Count(r.Total, "match", "matches"), what)
 	}
-	fmt.Fprintf(&b, " [%s, pattern read as %s; %s scanned, %d parsed]\n", r.Language, r.Context, textcut.Count(r.FilesScanned, "file", "files"), r.FilesParsed)
+	fmt.Fprintf(&b, " [%s, %s; %s scanned, %d parsed]\n", r.Language, how(r.Context), textcut.Count(r.FilesScanned, "file", "files"), r.FilesParsed)
 	var tail strings.Builder
 	if len(r.Skipped) > 0 || r.FilesSkipped > 0 {
 		var names []string
@@ -56,6 +73,14 @@ func formatResult(pattern string, r *astgrep.Result, budget int) string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
+// how says how the query was read: a pattern in a scaffold, or a rule.
+func how(context string) string {
+	if context == "a rule" {
+		return "rule"
+	}
+	return "pattern read as " + context
+}
+
 // captures lists a match's captures in the pattern's order: $X = text.
 func captures(order []string, caps map[string]astgrep.Capture) string {
 	var parts []string
@@ -89,7 +114,11 @@ func formatProposal(p *astedit.Proposal, budget int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "(proposed) %s in %s. Nothing is written yet: call resolve with edit_id %q and action \"accept\" to apply it, or \"discard\".\n",
 		textcut.Count(len(p.Replacements), "replacement", "replacements"), textcut.Count(len(p.Files), "file", "files"), p.ID)
-	fmt.Fprintf(&b, "pattern %q -> rewrite %q (%s, read as %s)\n", p.Pattern, p.Rewrite, p.Language, p.Context)
+	if p.Rule != "" {
+		fmt.Fprintf(&b, "rule %s -> rewrite %q (%s)\n", textcut.Ellipsis(p.Rule, 300), p.Rewrite, p.Language)
+	} else {
+		fmt.Fprintf(&b, "pattern %q -> rewrite %q (%s, read as %s)\n", p.Pattern, p.Rewrite, p.Language, p.Context)
+	}
 	b.WriteString("files:\n")
 	const maxFiles = 50
 	for i, f := range p.Files {

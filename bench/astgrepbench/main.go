@@ -6,6 +6,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -21,6 +22,7 @@ import (
 func main() {
 	root := flag.String("root", ".", "folder to search")
 	pattern := flag.String("pattern", "", "pattern")
+	rule := flag.String("rule", "", "an ast-grep rule object as JSON, instead of -pattern")
 	lang := flag.String("lang", "", "language id")
 	runs := flag.Int("runs", 1, "how many times to run the query in one process (runs after the first are warm)")
 	maxSize := flag.Int64("max-file-size", 0, "skip files larger than this (0 = engine default)")
@@ -39,9 +41,17 @@ func main() {
 		pprof.StartCPUProfile(f)
 		defer pprof.StopCPUProfile()
 	}
-	if *pattern == "" {
-		fmt.Fprintln(os.Stderr, "astgrepbench: -pattern is required")
+	if (*pattern == "") == (*rule == "") {
+		fmt.Fprintln(os.Stderr, "astgrepbench: give -pattern or -rule")
 		os.Exit(2)
+	}
+	var spec *astgrep.RuleSpec
+	if *rule != "" {
+		spec = &astgrep.RuleSpec{}
+		if err := json.Unmarshal([]byte(*rule), &spec.Rule); err != nil {
+			fmt.Fprintln(os.Stderr, "astgrepbench: -rule:", err)
+			os.Exit(2)
+		}
 	}
 	abs, err := filepath.Abs(*root)
 	if err != nil {
@@ -61,7 +71,7 @@ func main() {
 	}
 	defer g.Close()
 	for i := 0; i < *runs; i++ {
-		q := astgrep.Query{Path: g.RootPath(), Pattern: *pattern, Language: *lang, MaxResults: 1}
+		q := astgrep.Query{Path: g.RootPath(), Pattern: *pattern, Rule: spec, Language: *lang, MaxResults: 1}
 		start := time.Now()
 		var (
 			res *astgrep.Result

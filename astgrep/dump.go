@@ -1,0 +1,207 @@
+package astgrep
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// DumpNode is one node of a syntax tree dump, in preorder.
+type DumpNode struct {
+	Depth int
+	Kind  string
+	// Field is the field name by which the node is its parent's child ("" none).
+	Field string
+	Named bool
+	// Extra marks comments and other nodes the grammar allows anywhere;
+	// Error and Missing mark tree-sitter's recovery nodes.
+	Extra, Error, Missing bool
+	StartLine, StartCol   int // 1-based line, 1-based byte column
+	EndLine, EndCol       int
+	// Text is a leaf's text (trimmed to 80 bytes), empty for inner nodes.
+	Text string
+}
+
+// Dump is a snippet's or a file range's syntax tree.
+type Dump struct {
+	Language string
+	Nodes    []DumpNode
+	// Total counts every node in the range; Nodes holds at most the limit
+	// asked for.
+	Total int
+	// Errors counts ERROR and MISSING nodes in the whole source.
+	Errors int
+}
+
+// DumpTree parses src as language and lists the nodes that overlap lines
+// from..to (1-based, inclusive; 0 and 0 mean the whole source), at most
+// limit of them (0: no limit), so an agent can see the kinds and fields a
+// rule names.
+func (e *Engine) DumpTree(ctx context.Context, language string, src []byte, from, to, limit int) (*Dump, error) {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	if e.closed {
+		return nil, ErrClosed
+	}
+	l := e.langs.lookup(language)
+	if l == nil {
+		return nil, e.unknown(language, "")
+	}
+	if err := l.load(); err != nil {
+		return nil, err
+	}
+	s, err := acquireSlot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer releaseSlot(s)
+	t, err := e.parseWith(ctx, s.p, l, src)
+	if err != nil {
+		return nil, err
+	}
+	starts := lineStarts(src)
+	if from <= 0 {
+		from = 1
+	}
+	if to <= 0 || to > len(starts) {
+		to = len(starts)
+	}
+	if from > to {
+		return nil, fmt.Errorf("the line range %d-%d is empty (the source has %d lines)", from, to, len(starts))
+	}
+	fieldNames := map[uint8]string{}
+	for name, id := range l.g.fields {
+		fieldNames[id] = name
+	}
+	d := &Dump{Language: l.id, Errors: t.errorCount()}
+	lo, hi := starts[from-1], len(src)
+	if to < len(starts) {
+		hi = starts[to]
+	}
+	var open []int // the ancestors of node i, innermost last
+	for i := range t.nodes {
+		n := t.nodes[i]
+		for len(open) > 0 && int(t.nodes[open[len(open)-1]].last) <= i {
+			open = open[:len(open)-1]
+		}
+		depth := len(open)
+		open = append(open, i)
+		if i > 0 && (int(n.end) <= lo && n.end > n.start || int(n.end) < lo || int(n.start) >= hi) {
+			continue
+		}
+		d.Total++
+		if limit > 0 && len(d.Nodes) >= limit {
+			continue
+		}
+		dn := DumpNode{Depth: depth, Kind: l.symbolName(n.sym), Field: fieldNames[n.field], Named: n.flags&flagNamed != 0,
+			Extra: n.flags&flagExtra != 0, Error: n.flags&flagError != 0, Missing: n.flags&flagMissing != 0}
+		dn.StartLine = lineOf(starts, int(n.start))
+		dn.StartCol = int(n.start) - starts[dn.StartLine-1] + 1
+		dn.EndLine = lineOf(starts, int(n.end))
+		dn.EndCol = int(n.end) - starts[dn.EndLine-1] + 1
+		if t.leaf(i) {
+			dn.Text = strings.ToValidUTF8(string(t.text(i)), "?")
+			if len(dn.Text) > 80 {
+				dn.Text = trimUTF8(dn.Text[:80]) + "…"
+			}
+		}
+		d.Nodes = append(d.Nodes, dn)
+	}
+	return d, nil
+}
+
+func trimUTF8(s string) string {
+	return strings.ToValidUTF8(s, "")
+}
+
+// Kinds lists language's named node kinds and its field names, sorted,
+// as rules name them.
+func (e *Engine) Kinds(language string) (kinds, fields []string, err error) {
+	l := e.langs.lookup(language)
+	if l == nil {
+		return nil, nil, e.unknown(language, "")
+	}
+	if err := l.load(); err != nil {
+		return nil, nil, err
+	}
+	l.loadNames()
+	seen := map[string]bool{}
+	for i, name := range l.names {
+		if i < len(l.g.named) && l.g.named[i] == 1 && !seen[name] {
+			seen[name] = true
+			kinds = append(kinds, name)
+		}
+	}
+	fields = mapKeys(l.g.fields)
+	sort.Strings(kinds)
+	sort.Strings(fields)
+	return kinds, fields, nil
+}
+
+// SnippetFile is the name matches in a snippet are reported under.
+const SnippetFile = "(code)"
+
+// MatchSnippet runs q's pattern or rule over code (in q.Language, which
+// is required) instead of files: nothing is read from disk. Matches are
+// in SnippetFile.
+func (e *Engine) MatchSnippet(ctx context.Context, q Query, code []byte) (*Result, error) {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	if e.closed {
+		return nil, ErrClosed
+	}
+	if q.Language == "" {
+		return nil, errors.New("matching a snippet needs its language")
+	}
+	l := e.langs.lookup(q.Language)
+	if l == nil {
+		return nil, e.unknown(q.Language, "")
+	}
+	var pr *parsedRule
+	switch {
+	case q.Rule != nil && q.Pattern != "":
+		return nil, ErrRuleAndPattern
+	case q.Rule != nil:
+		var err error
+		if pr, err = parseRuleSpec(q.Rule); err != nil {
+			return nil, err
+		}
+	case strings.TrimSpace(q.Pattern) == "":
+		return nil, ErrEmptyPattern
+	}
+	if err := l.load(); err != nil {
+		return nil, err
+	}
+	c, err := e.compileQuery(ctx, l, q, pr)
+	if err != nil {
+		return nil, err
+	}
+	s, err := acquireSlot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	t, err := e.parseWith(ctx, s.p, l, append([]byte(nil), code...))
+	releaseSlot(s)
+	if err != nil {
+		return nil, err
+	}
+	m := c.newMatcher()
+	m.t = t
+	raw := m.findAll()
+	maxResults := q.MaxResults
+	if maxResults <= 0 {
+		maxResults = DefaultMaxResults
+	}
+	res := &Result{Language: l.id, Context: c.context, Total: len(raw), FilesScanned: 1, FilesParsed: 1}
+	res.Metavariables = c.names()
+	starts := lineStarts(t.src)
+	for i, r := range raw {
+		if i >= maxResults {
+			break
+		}
+		res.Matches = append(res.Matches, trimMatch(e.toMatch(t, c, SnippetFile, starts, r)))
+	}
+	return res, nil
+}
