@@ -53,6 +53,10 @@
 // prose ([Locations], [Hover], [Symbols], [Status] ...): paths relative to
 // the root, 1-based lines, the source line quoted, long lists capped with
 // the total (LSP-4, LSP-5); package lsptool renders them for the agent.
+// [Supervisor.IncomingCalls] and [Supervisor.OutgoingCalls] ask the
+// server's call hierarchy (prepareCallHierarchy, then incomingCalls or
+// outgoingCalls) and return one [CallSite] per call, the call's line quoted
+// and the function at the other end named with where it is declared.
 // Errors are typed (see the Err* sentinels, [PositionError],
 // [UnavailableError], [ServerError]) and their text says what to do.
 //

@@ -310,6 +310,7 @@ func clientCapabilities() map[string]any {
 			"typeDefinition": map[string]any{"linkSupport": true},
 			"implementation": map[string]any{"linkSupport": true},
 			"references":     map[string]any{},
+			"callHierarchy":  map[string]any{"dynamicRegistration": false},
 			"rename":         map[string]any{"prepareSupport": false},
 			"documentSymbol": map[string]any{
 				"hierarchicalDocumentSymbolSupport": true,

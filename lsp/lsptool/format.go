@@ -11,6 +11,7 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
 	"github.com/builtin-tools/builtin-tools/lsp"
+	"github.com/builtin-tools/builtin-tools/registry"
 )
 
 // The engine returns data; these render it as the agent reads it: paths
@@ -400,3 +401,78 @@ func oneLine(s string) string {
 
 // clip cuts s to at most n bytes (and an ellipsis) on a rune boundary.
 func clip(s string, n int) string { return textcut.BytesEllipsis(s, n) }
+
+// FormatCalls renders incoming_calls or outgoing_calls: a header, then one
+// call site a line — the site quoted, then the caller (←) or callee (→)
+// and where it is declared — within the output budget, with how many sites
+// were left out.
+func FormatCalls(r *lsp.Calls, budget registry.Budget) string {
+	at := where(r.Symbol, r.Occurrence, r.File, r.Line)
+	// The function as the server names it, when that is not the symbol.
+	fn := at
+	if r.Function != "" && r.Function != r.Symbol {
+		fn = fmt.Sprintf("%s (%s)", r.Function, at)
+	}
+	incoming := r.Operation == lsp.OpIncomingCalls
+	if r.Total == 0 {
+		if incoming {
+			return fmt.Sprintf("no calls of %s found (%s)", fn, r.Server)
+		}
+		return fmt.Sprintf("%s makes no calls (%s)", fn, r.Server)
+	}
+	var head string
+	if incoming {
+		head = fmt.Sprintf("%s of %s from %s (%s):", textcut.Count(r.Total, "call", "calls"), fn,
+			textcut.Count(r.Functions, "function", "functions"), r.Server)
+	} else {
+		head = fmt.Sprintf("%s made by %s to %s (%s):", textcut.Count(r.Total, "call", "calls"), fn,
+			textcut.Count(r.Functions, "function", "functions"), r.Server)
+	}
+	room := budget.Reserve(len(head) + 120).Chars()
+	var b strings.Builder
+	b.WriteString(head)
+	shown := 0
+	for _, s := range r.Sites {
+		line := "\n" + formatCallSite(s, incoming)
+		if shown > 0 && b.Len()+len(line) > room {
+			break
+		}
+		b.WriteString(line)
+		shown++
+	}
+	if more := r.Total - shown; more > 0 {
+		why := "the output budget"
+		if shown == len(r.Sites) {
+			why = fmt.Sprintf("the cap of %d sites", lsp.MaxCallSites)
+		}
+		fmt.Fprintf(&b, "\n… %d more call %s left out (%d shown of %d, cut at %s)", more, plural(more, "site"), shown, r.Total, why)
+		if shown < len(r.Sites) {
+			fmt.Fprintf(&b, "; the structured result lists %d", len(r.Sites))
+		}
+	}
+	return b.String()
+}
+
+// formatCallSite is "path:line:col: source  ← caller (kind, path:line)".
+func formatCallSite(s lsp.CallSite, incoming bool) string {
+	arrow := "→"
+	if incoming {
+		arrow = "←"
+	}
+	var notes []string
+	if s.Kind != "" {
+		notes = append(notes, s.Kind)
+	}
+	switch {
+	case s.Defined.Outside:
+		// Named, never located: a path outside the root is not shown.
+		notes = append(notes, "declared outside the root")
+	case s.Defined.Path != "":
+		notes = append(notes, fmt.Sprintf("%s:%d", s.Defined.Path, s.Defined.Line))
+	}
+	site := FormatLocation(s.Site)
+	if s.Site.Outside {
+		site = "(a call outside the root, not quoted)"
+	}
+	return fmt.Sprintf("%s  %s %s (%s)", site, arrow, s.Name, strings.Join(notes, ", "))
+}

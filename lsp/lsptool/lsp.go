@@ -91,6 +91,24 @@ var operations = []operation{
 		locate(func(s *lsp.Supervisor) func(context.Context, pathguard.Path, lsp.Place) (*lsp.Locations, error) {
 			return s.References
 		})},
+	{"incoming_calls", "position", "incoming_calls (every call of the function at line/symbol, one site a line)",
+		func(ctx context.Context, c *registry.Call, sup *lsp.Supervisor, q opQuery, out *LSPResult) error {
+			res, err := sup.IncomingCalls(ctx, q.file, q.place)
+			if err != nil {
+				return err
+			}
+			out.Calls, out.text = res, FormatCalls(res, c.Budget())
+			return nil
+		}},
+	{"outgoing_calls", "position", "outgoing_calls (every call the function at line/symbol makes)",
+		func(ctx context.Context, c *registry.Call, sup *lsp.Supervisor, q opQuery, out *LSPResult) error {
+			res, err := sup.OutgoingCalls(ctx, q.file, q.place)
+			if err != nil {
+				return err
+			}
+			out.Calls, out.text = res, FormatCalls(res, c.Budget())
+			return nil
+		}},
 	{"hover", "position", "hover",
 		func(ctx context.Context, c *registry.Call, sup *lsp.Supervisor, q opQuery, out *LSPResult) error {
 			res, err := sup.Hover(ctx, q.file, q.place)
@@ -168,6 +186,7 @@ var LSPTool = registry.Descriptor{
 type LSPResult struct {
 	Operation   string               `json:"operation"`
 	Locations   *lsp.Locations       `json:"locations,omitempty" jsonschema:"definition, type_definition, implementation, references"`
+	Calls       *lsp.Calls           `json:"calls,omitempty" jsonschema:"incoming_calls, outgoing_calls"`
 	Hover       *lsp.Hover           `json:"hover,omitempty"`
 	Symbols     *lsp.Symbols         `json:"symbols,omitempty"`
 	CodeActions *lsp.CodeActions     `json:"code_actions,omitempty"`
