@@ -133,15 +133,24 @@ func FormatSymbols(r *lsp.Symbols) string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
-// FormatCodeActions renders the offered actions, numbered, with what each
-// would do.
-func FormatCodeActions(r *lsp.CodeActions) string {
+// FormatCodeActions renders the offered actions, numbered, each enabled
+// one with the id lsp_fix takes, with what each would do; canFix says
+// whether this mode has lsp_fix, to name it.
+func FormatCodeActions(r *lsp.CodeActions, canFix bool) string {
 	at := where(r.Symbol, r.Occurrence, r.File, r.Line)
+	hidden := ""
+	if r.HiddenDisabled > 0 {
+		hidden = fmt.Sprintf("%s not listed; include_disabled: true lists them", textcut.Count(r.HiddenDisabled, "disabled action", "disabled actions"))
+	}
 	if len(r.Actions) == 0 {
+		if hidden != "" {
+			return fmt.Sprintf("no enabled code actions offered for %s (%s); %s", at, r.Server, hidden)
+		}
 		return fmt.Sprintf("no code actions offered for %s (%s)", at, r.Server)
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d code %s for %s:\n", len(r.Actions), plural(len(r.Actions), "action"), at)
+	ids := 0
 	for i, a := range r.Actions {
 		var notes []string
 		if a.Kind != "" {
@@ -162,11 +171,22 @@ func FormatCodeActions(r *lsp.CodeActions) string {
 		if a.Withheld != "" {
 			title = "(title withheld: " + a.Withheld + ")"
 		}
-		fmt.Fprintf(&b, "%d. %s", i+1, title)
+		id := ""
+		if a.ID != "" {
+			id = "[" + a.ID + "] "
+			ids++
+		}
+		fmt.Fprintf(&b, "%d. %s%s", i+1, id, title)
 		if len(notes) > 0 {
 			fmt.Fprintf(&b, " (%s)", strings.Join(notes, "; "))
 		}
 		b.WriteByte('\n')
+	}
+	if hidden != "" {
+		fmt.Fprintf(&b, "(%s)\n", hidden)
+	}
+	if ids > 0 && canFix {
+		b.WriteString("lsp_fix with one id applies that action (refused if the file changes first)\n")
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
@@ -353,6 +373,46 @@ func FormatReload(r *lsp.ReloadResult) string {
 		lines = append(lines, fmt.Sprintf("%s %s for %s (pid %d, ready in %s)", verb, s.Server, s.Root, s.PID, time.Duration(s.ReadyMS)*time.Millisecond))
 	}
 	return strings.Join(lines, "\n")
+}
+
+// FormatFix renders what lsp_fix applied.
+func FormatFix(r *lsp.FixResult) string {
+	what := r.ID
+	if what == "" {
+		what = strings.ReplaceAll(r.Kind, "_", " ")
+	}
+	if r.Title != "" {
+		what += fmt.Sprintf(" %q", oneLine(r.Title))
+	}
+	var b strings.Builder
+	if r.Unchanged {
+		fmt.Fprintf(&b, "%s for %s (%s): the server offered no change; no file was written", what, r.File, r.Server)
+	} else {
+		fmt.Fprintf(&b, "applied %s (%s): %s in %s", what, r.Server, textcut.Count(r.Edits, "edit", "edits"), textcut.Count(len(r.Files), "file", "files"))
+		if r.Command != "" {
+			fmt.Fprintf(&b, " (and ran the server command %s)", r.Command)
+		}
+		for _, f := range r.Files {
+			var notes []string
+			if f.Edits > 0 {
+				notes = append(notes, textcut.Count(f.Edits, "edit", "edits"))
+			}
+			if f.RenamedFrom != "" {
+				notes = append(notes, "renamed from "+f.RenamedFrom)
+			}
+			if f.Created {
+				notes = append(notes, "created")
+			}
+			if f.Deleted {
+				notes = append(notes, "deleted")
+			}
+			fmt.Fprintf(&b, "\n  %s: %s", f.Path, strings.Join(notes, ", "))
+		}
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(&b, "\nnote: %s", n)
+	}
+	return b.String()
 }
 
 // FormatRename renders a rename: totals, then one file a line.

@@ -104,13 +104,13 @@ func TestFormatCodeActions(t *testing.T) {
 		{Title: "Plain"},
 		{Kind: "quickfix", Files: []string{"/w/outside/secret.ts"}, Withheld: "its edit changes /w/outside/secret.ts, outside the root, so its title is not quoted"},
 	}}
-	expectText(t, "actions", lsptool.FormatCodeActions(r), `4 code actions for "undefinedThing" at main.go:15:
+	expectText(t, "actions", lsptool.FormatCodeActions(r, true), `4 code actions for "undefinedThing" at main.go:15:
 1. Create function undefinedThing (quickfix; preferred; edits main.go)
 2. Organize ⏎ imports (source.organizeImports; disabled: nothing to do; runs a server command)
 3. Plain
 4. (title withheld: its edit changes /w/outside/secret.ts, outside the root, so its title is not quoted) (quickfix; edits /w/outside/secret.ts)`)
 	r.Actions = nil
-	expectText(t, "none", lsptool.FormatCodeActions(r), `no code actions offered for "undefinedThing" at main.go:15 (gopls)`)
+	expectText(t, "none", lsptool.FormatCodeActions(r, true), `no code actions offered for "undefinedThing" at main.go:15 (gopls)`)
 }
 
 func TestFormatDiagnostics(t *testing.T) {
