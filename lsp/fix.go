@@ -231,8 +231,9 @@ func (s *Supervisor) Fix(ctx context.Context, file pathguard.Path, kind string, 
 			res.Title = s.RelText(a.Title)
 			err := s.apply(ctx, srv, a, force, res)
 			if errors.Is(err, errEmptyAction) {
-				// Offered with nothing in it: nothing to change.
-				res.Unchanged, res.Files = true, []FileEdit{}
+				// Offered with nothing in it: nothing to change, as when
+				// it is not offered at all.
+				res.Unchanged, res.Files, res.Title = true, []FileEdit{}, ""
 				return res, nil
 			}
 			return res, err
@@ -244,7 +245,9 @@ func (s *Supervisor) Fix(ctx context.Context, file pathguard.Path, kind string, 
 	srv.mu.Lock()
 	announced := srv.actionKinds
 	srv.mu.Unlock()
-	if slices.ContainsFunc(announced, func(k string) bool { return k == want || strings.HasPrefix(want, k+".") }) {
+	if slices.ContainsFunc(announced, func(k string) bool {
+		return k == want || strings.HasPrefix(want, k+".") || strings.HasPrefix(k, want+".")
+	}) {
 		// It has the kind and offered none here: nothing to do.
 		res.Unchanged, res.Files = true, []FileEdit{}
 		return res, nil
