@@ -90,6 +90,17 @@
 // server; the write wrapper then checks every file it changed, as after an
 // edit.
 //
+// # Fixes
+//
+// [Supervisor.CodeActions] gives each enabled action an id held for the
+// run with the file's text it was computed from; [Supervisor.ApplyAction]
+// applies one (refused, with the actions offered now, once the file has
+// changed), and [Supervisor.Fix] applies organize imports, fix-all or
+// formatting by kind. An action's edit goes through the same plan and
+// commit as a rename; its command runs through workspace/executeCommand
+// while the server's workspace/applyEdit requests are taken for that one
+// call (refused at any other time), bounded by [Config.ApplyEditWait].
+//
 // # Why the LSP types are hand-written
 //
 // The protocol structs in protocol.go are a minimal subset written here
