@@ -101,10 +101,15 @@ func (e *ResultTooLargeError) Error() string {
 type StaleError struct {
 	ID    string
 	Files []string // relative paths that differ from the staged bytes
+	Redo  string   // how to stage it again; "" for ast_edit
 }
 
 // Error implements error.
 func (e *StaleError) Error() string {
+	if e.Redo != "" {
+		return fmt.Sprintf("%s was rejected and nothing was written: %s changed since the edit was worked out. A half-applied edit leaves code that compiles in neither shape; %s",
+			e.ID, strings.Join(e.Files, ", "), e.Redo)
+	}
 	return fmt.Sprintf("%s was rejected and nothing was written: %s changed since the edit was staged. A half-applied structural rewrite leaves code that compiles in neither shape; run ast_edit again to stage it against the current files",
 		e.ID, strings.Join(e.Files, ", "))
 }
@@ -191,6 +196,11 @@ type Proposal struct {
 	// Evicted are older pending edits dropped to make room for this one,
 	// with the reason ("edit_1 (more than 16 edits were pending)").
 	Evicted []string
+	// Title, Redo and Edits are set for a change staged by StageChange:
+	// what it does, how to stage it again, and its text edits.
+	Title string
+	Redo  string
+	Edits int
 
 	size      int64 // bytes held: see Limits.MaxBytes
 	notes     []string
@@ -283,8 +293,13 @@ func (s *Stager) Summary(id string) (string, bool) {
 		files = append(files, f.File)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %d replacements of `%s` by `%s` in %d files (%s)", p.ID, len(p.Replacements),
-		textcut.Ellipsis(p.What(), 200), textcut.Ellipsis(p.Rewrite, 200), len(files), textcut.Ellipsis(strings.Join(files, ", "), 400))
+	if p.Title != "" {
+		fmt.Fprintf(&b, "%s: %s: %s in %s (%s)", p.ID, textcut.Ellipsis(p.Title, 200), textcut.Count(p.Edits, "edit", "edits"),
+			textcut.Count(len(files), "file", "files"), textcut.Ellipsis(strings.Join(files, ", "), 400))
+	} else {
+		fmt.Fprintf(&b, "%s: %d replacements of `%s` by `%s` in %d files (%s)", p.ID, len(p.Replacements),
+			textcut.Ellipsis(p.What(), 200), textcut.Ellipsis(p.Rewrite, 200), len(files), textcut.Ellipsis(strings.Join(files, ", "), 400))
+	}
 	if diff := strings.Split(strings.TrimRight(p.Diff, "\n"), "\n"); len(diff) > 0 && p.Diff != "" {
 		const show = 40
 		b.WriteString("\n\n" + strings.Join(diff[:min(show, len(diff))], "\n"))
@@ -471,7 +486,7 @@ func (s *Stager) Resolve(ctx context.Context, id string, accept bool, opts atomi
 	if !ok {
 		defer s.mu.Unlock()
 		if why, gone := s.dropped[id]; gone {
-			return nil, fmt.Errorf("%w: %s was dropped because %s; nothing was written: run ast_edit again to stage it against the current files (and resolve each edit before staging many more)",
+			return nil, fmt.Errorf("%w: %s was dropped because %s; nothing was written: run ast_edit again (or lsp_rename with preview) to stage it against the current files (and resolve each edit before staging many more)",
 				ErrDropped, id, why)
 		}
 		if how, done := s.resolved[id]; done {
@@ -481,13 +496,13 @@ func (s *Stager) Resolve(ctx context.Context, id string, accept bool, opts atomi
 		if ids := s.pendingLocked(); len(ids) > 0 {
 			pend = "pending: " + strings.Join(ids, ", ")
 		}
-		return nil, fmt.Errorf("%w %q (%s); edit ids come from ast_edit's (proposed) result", ErrUnknownEdit, id, pend)
+		return nil, fmt.Errorf("%w %q (%s); edit ids come from ast_edit's result or lsp_rename's preview", ErrUnknownEdit, id, pend)
 	}
 	if p.accepting {
 		s.mu.Unlock()
 		return nil, fmt.Errorf("%s is being accepted by another call; wait for its result", id)
 	}
-	out := &Outcome{ID: id, Accepted: accept, Replacements: len(p.Replacements)}
+	out := &Outcome{ID: id, Accepted: accept, Replacements: p.count()}
 	for _, f := range p.Files {
 		out.Files = append(out.Files, f.File)
 	}
@@ -567,7 +582,7 @@ func (s *Stager) accept(ctx context.Context, p *Proposal, opts atomicfile.Option
 		}
 	}
 	if len(stale) > 0 {
-		return &StaleError{ID: p.ID, Files: stale}
+		return &StaleError{ID: p.ID, Files: stale, Redo: p.Redo}
 	}
 	changes := make([]atomicfile.Change, len(p.Files))
 	for i, f := range p.Files {

@@ -68,8 +68,13 @@ type server struct {
 	diags    map[string]*diagState
 	diagSeq  uint64
 	pull     bool // textDocument/diagnostic is offered
-	progress map[string]bool
-	changed  chan struct{} // closed and replaced on every diagnostics or progress event
+	// applier takes a workspace/applyEdit while lsp_fix runs a command.
+	applier func(*workspaceEdit) error
+	// caps are the capabilities lsp_fix asks about.
+	formatting, rangeFormatting, resolveActions bool
+	actionKinds                                 []string // the codeActionKinds it announced, nil if none
+	progress                                    map[string]bool
+	changed                                     chan struct{} // closed and replaced on every diagnostics or progress event
 }
 
 type openDoc struct {
@@ -210,6 +215,15 @@ func (s *server) initialize(ctx context.Context) error {
 	}
 	s.mu.Lock()
 	s.pull = providerOn(res.Capabilities.DiagnosticProvider)
+	s.formatting = providerOn(res.Capabilities.DocumentFormattingProvider)
+	s.rangeFormatting = providerOn(res.Capabilities.DocumentRangeFormattingProvider)
+	var cap struct {
+		Kinds   []string `json:"codeActionKinds"`
+		Resolve bool     `json:"resolveProvider"`
+	}
+	if json.Unmarshal(res.Capabilities.CodeActionProvider, &cap) == nil {
+		s.resolveActions, s.actionKinds = cap.Resolve, cap.Kinds
+	}
 	s.mu.Unlock()
 	if err := s.notify(ctx, "initialized", struct{}{}); err != nil {
 		return err
@@ -319,8 +333,24 @@ func (s *server) handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 	case "workspace/workspaceFolders":
 		return []map[string]any{{"uri": fileURI(s.root), "name": filepath.Base(s.root)}}, nil
 	case "workspace/applyEdit":
-		// Queries never change files; only lsp_rename does, by itself.
-		return map[string]any{"applied": false, "failureReason": "this client applies edits only through lsp_rename"}, nil
+		// Taken only while lsp_fix runs a command that asked for it;
+		// queries never change files.
+		s.mu.Lock()
+		apply := s.applier
+		s.mu.Unlock()
+		if apply == nil {
+			return map[string]any{"applied": false, "failureReason": "this client applies edits only through lsp_rename and lsp_fix"}, nil
+		}
+		var p struct {
+			Edit workspaceEdit `json:"edit"`
+		}
+		if err := json.Unmarshal(params, &p); err != nil {
+			return map[string]any{"applied": false, "failureReason": "the edit could not be read: " + err.Error()}, nil
+		}
+		if err := apply(&p.Edit); err != nil {
+			return map[string]any{"applied": false, "failureReason": err.Error()}, nil
+		}
+		return map[string]any{"applied": true}, nil
 	case "window/workDoneProgress/create", "client/unregisterCapability", "window/showMessageRequest",
 		"workspace/diagnostic/refresh", "workspace/semanticTokens/refresh", "workspace/inlayHint/refresh",
 		"workspace/codeLens/refresh", "workspace/inlineValue/refresh", "window/showDocument":

@@ -53,6 +53,10 @@
 // prose ([Locations], [Hover], [Symbols], [Status] ...): paths relative to
 // the root, 1-based lines, the source line quoted, long lists capped with
 // the total (LSP-4, LSP-5); package lsptool renders them for the agent.
+// [Supervisor.IncomingCalls] and [Supervisor.OutgoingCalls] ask the
+// server's call hierarchy (prepareCallHierarchy, then incomingCalls or
+// outgoingCalls) and return one [CallSite] per call, the call's line quoted
+// and the function at the other end named with where it is declared.
 // Errors are typed (see the Err* sentinels, [PositionError],
 // [UnavailableError], [ServerError]) and their text says what to do.
 //
@@ -85,6 +89,17 @@
 // (a moved file with its source's mode and owner), and re-syncs the
 // server; the write wrapper then checks every file it changed, as after an
 // edit.
+//
+// # Fixes
+//
+// [Supervisor.CodeActions] gives each enabled action an id held for the
+// run with the file's text it was computed from; [Supervisor.ApplyAction]
+// applies one (refused, with the actions offered now, once the file has
+// changed), and [Supervisor.Fix] applies organize imports, fix-all or
+// formatting by kind. An action's edit goes through the same plan and
+// commit as a rename; its command runs through workspace/executeCommand
+// while the server's workspace/applyEdit requests are taken for that one
+// call (refused at any other time), bounded by [Config.ApplyEditWait].
 //
 // # Why the LSP types are hand-written
 //

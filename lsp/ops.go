@@ -494,7 +494,8 @@ func (s *Supervisor) workspaceSymbols(ctx context.Context, query string) (*Symbo
 
 // CodeActions lists the fixes and refactorings the server offers at the
 // symbol (quick fixes for the diagnostics on that line included). It
-// applies nothing.
+// applies nothing; each enabled action gets an id that ApplyAction takes
+// for the rest of the run.
 func (s *Supervisor) CodeActions(ctx context.Context, file pathguard.Path, p Place) (*CodeActions, error) {
 	r, err := s.at(ctx, file, p)
 	if err != nil {
@@ -531,6 +532,10 @@ func (s *Supervisor) CodeActions(ctx context.Context, file pathguard.Path, p Pla
 		ca := CodeAction{Title: s.RelText(a.Title), Kind: a.Kind, Preferred: a.IsPreferred, Disabled: a.Disabled != nil}
 		if a.Disabled != nil {
 			ca.DisabledReason = s.RelText(a.Disabled.Reason)
+		} else {
+			// Enabled actions stay addressable for lsp_fix, with the text
+			// they were computed from.
+			ca.ID = s.actions.add(&heldAction{path: r.path, rel: r.rel, text: r.doc.text, place: p, srv: r.srv, action: a})
 		}
 		if a.Edit != nil {
 			ca.Files = editFiles(s, a.Edit)

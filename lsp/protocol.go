@@ -140,6 +140,7 @@ type codeActionParams struct {
 	Range        lspRange               `json:"range"`
 	Context      struct {
 		Diagnostics []lspDiagnostic `json:"diagnostics"`
+		Only        []string        `json:"only,omitempty"`
 	} `json:"context"`
 }
 
@@ -150,6 +151,10 @@ type codeActionOrCommand struct {
 	Kind    string          `json:"kind,omitempty"`
 	Edit    *workspaceEdit  `json:"edit,omitempty"`
 	Command json.RawMessage `json:"command,omitempty"`
+	// Arguments belong to a bare Command (Command is then its name).
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+	// Data is kept for codeAction/resolve.
+	Data json.RawMessage `json:"data,omitempty"`
 	// IsPreferred marks the fix a server recommends.
 	IsPreferred bool `json:"isPreferred,omitempty"`
 	Disabled    *struct {
@@ -244,6 +249,10 @@ type initializeResult struct {
 		TextDocumentSync   json.RawMessage `json:"textDocumentSync,omitempty"`
 		DiagnosticProvider json.RawMessage `json:"diagnosticProvider,omitempty"`
 		RenameProvider     json.RawMessage `json:"renameProvider,omitempty"`
+		// Formatting and resolving code actions, for lsp_fix.
+		DocumentFormattingProvider      json.RawMessage `json:"documentFormattingProvider,omitempty"`
+		DocumentRangeFormattingProvider json.RawMessage `json:"documentRangeFormattingProvider,omitempty"`
+		CodeActionProvider              json.RawMessage `json:"codeActionProvider,omitempty"`
 	} `json:"capabilities"`
 	// clangd before LSP 3.17 answers the offsetEncoding extension here.
 	OffsetEncoding string `json:"offsetEncoding,omitempty"`
@@ -283,7 +292,9 @@ func clientCapabilities() map[string]any {
 		"workspace": map[string]any{
 			"configuration":    true,
 			"workspaceFolders": true,
-			"applyEdit":        false,
+			// Only while lsp_fix runs a code action's command is an
+			// applyEdit taken (fix.go); at any other time it is refused.
+			"applyEdit": true,
 			"workspaceEdit": map[string]any{
 				"documentChanges":    true,
 				"resourceOperations": []string{"create", "rename", "delete"},
@@ -304,13 +315,16 @@ func clientCapabilities() map[string]any {
 				"versionSupport":     true,
 				"relatedInformation": false,
 			},
-			"diagnostic":     map[string]any{"dynamicRegistration": true, "relatedDocumentSupport": false},
-			"hover":          map[string]any{"contentFormat": []string{"markdown", "plaintext"}},
-			"definition":     map[string]any{"linkSupport": true},
-			"typeDefinition": map[string]any{"linkSupport": true},
-			"implementation": map[string]any{"linkSupport": true},
-			"references":     map[string]any{},
-			"rename":         map[string]any{"prepareSupport": false},
+			"diagnostic":      map[string]any{"dynamicRegistration": true, "relatedDocumentSupport": false},
+			"hover":           map[string]any{"contentFormat": []string{"markdown", "plaintext"}},
+			"definition":      map[string]any{"linkSupport": true},
+			"typeDefinition":  map[string]any{"linkSupport": true},
+			"implementation":  map[string]any{"linkSupport": true},
+			"references":      map[string]any{},
+			"formatting":      map[string]any{},
+			"rangeFormatting": map[string]any{},
+			"callHierarchy":   map[string]any{"dynamicRegistration": false},
+			"rename":          map[string]any{"prepareSupport": false},
 			"documentSymbol": map[string]any{
 				"hierarchicalDocumentSymbolSupport": true,
 				"symbolKind":                        map[string]any{"valueSet": symbolKindValueSet()},

@@ -14,6 +14,7 @@ import (
 	"syscall"
 
 	"github.com/builtin-tools/builtin-tools/internal/atomicfile"
+	"github.com/builtin-tools/builtin-tools/internal/staged"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
@@ -43,26 +44,11 @@ type FileEdit struct {
 // `changes` and `documentChanges`, file creates, renames and deletes
 // included) to every file, all or nothing, then re-syncs the server.
 func (s *Supervisor) Rename(ctx context.Context, file pathguard.Path, p Place, newName string, force bool) (*RenameResult, error) {
-	if strings.TrimSpace(newName) == "" {
-		return nil, fmt.Errorf("%w: new_name is required", ErrBadArgument)
-	}
-	r, err := s.at(ctx, file, p)
+	r, plan, err := s.planRename(ctx, file, p, newName)
 	if err != nil {
 		return nil, err
 	}
 	defer r.srv.release()
-	var we *workspaceEdit
-	params := renameParams{textDocumentPositionParams: r.params(), NewName: newName}
-	if err := r.srv.call(ctx, "textDocument/rename", params, &we); err != nil {
-		return nil, err
-	}
-	if we == nil || (len(we.Changes) == 0 && len(we.DocumentChanges) == 0) {
-		return nil, fmt.Errorf("%s found nothing to rename for %s; point at the symbol's name", r.srv.spec.ID, r.where())
-	}
-	plan, err := s.planEdit(we, r.srv)
-	if err != nil {
-		return nil, fmt.Errorf("rename not applied, no file changed: %w", err)
-	}
 	notes, err := s.commit(ctx, plan, force)
 	if err != nil {
 		return nil, fmt.Errorf("rename not applied: %w", err)
@@ -70,7 +56,42 @@ func (s *Supervisor) Rename(ctx context.Context, file pathguard.Path, p Place, n
 	if err := s.resyncAfterEdit(ctx, r.srv, plan); err != nil {
 		return nil, fmt.Errorf("rename applied, but re-syncing %s failed (use reload): %w", r.srv.spec.ID, err)
 	}
-	res := &RenameResult{Symbol: r.symbol, Occurrence: r.shownOccurrence(), NewName: newName, Server: r.srv.spec.ID, Files: []FileEdit{}, Notes: notes}
+	res := &RenameResult{Symbol: r.symbol, Occurrence: r.shownOccurrence(), NewName: newName, Server: r.srv.spec.ID, Notes: notes}
+	res.Files, res.Edits = s.planFiles(plan)
+	return res, nil
+}
+
+// planRename asks the server for the rename's WorkspaceEdit and works it
+// out in memory. The caller must call r.srv.release() when err is nil.
+func (s *Supervisor) planRename(ctx context.Context, file pathguard.Path, p Place, newName string) (*request, *editPlan, error) {
+	if strings.TrimSpace(newName) == "" {
+		return nil, nil, fmt.Errorf("%w: new_name is required", ErrBadArgument)
+	}
+	r, err := s.at(ctx, file, p)
+	if err != nil {
+		return nil, nil, err
+	}
+	var we *workspaceEdit
+	params := renameParams{textDocumentPositionParams: r.params(), NewName: newName}
+	if err := r.srv.call(ctx, "textDocument/rename", params, &we); err != nil {
+		r.srv.release()
+		return nil, nil, err
+	}
+	if we == nil || (len(we.Changes) == 0 && len(we.DocumentChanges) == 0) {
+		r.srv.release()
+		return nil, nil, fmt.Errorf("%s found nothing to rename for %s; point at the symbol's name", r.srv.spec.ID, r.where())
+	}
+	plan, err := s.planEdit(we, r.srv)
+	if err != nil {
+		r.srv.release()
+		return nil, nil, fmt.Errorf("rename not applied, no file changed: %w", err)
+	}
+	return r, plan, nil
+}
+
+// planFiles lists what a plan changes, sorted by path, and its edits.
+func (s *Supervisor) planFiles(plan *editPlan) ([]FileEdit, int) {
+	files, edits := []FileEdit{}, 0
 	for _, f := range plan.files {
 		if !f.touched {
 			continue
@@ -90,11 +111,60 @@ func (s *Supervisor) Rename(ctx context.Context, file pathguard.Path, p Place, n
 		if f.movedAway {
 			continue // reported at its new path
 		}
-		res.Files = append(res.Files, fe)
-		res.Edits += f.edits
+		files = append(files, fe)
+		edits += f.edits
 	}
-	slices.SortFunc(res.Files, func(a, b FileEdit) int { return strings.Compare(a.Path, b.Path) })
-	return res, nil
+	slices.SortFunc(files, func(a, b FileEdit) int { return strings.Compare(a.Path, b.Path) })
+	return files, edits
+}
+
+// StagedEdit is an edit worked out and not written, for the run's staged
+// edits (internal/staged): each file's text before and after.
+type StagedEdit struct {
+	Server string
+	Files  []staged.File
+	Edits  int
+}
+
+// PlanRename works out the rename of the symbol at the place to newName
+// and writes nothing: the files it changes, their text before and after.
+// A rename that also creates, moves or deletes files is refused here
+// (staged edits change file contents only).
+func (s *Supervisor) PlanRename(ctx context.Context, file pathguard.Path, p Place, newName string) (*StagedEdit, error) {
+	r, plan, err := s.planRename(ctx, file, p, newName)
+	if err != nil {
+		return nil, err
+	}
+	defer r.srv.release()
+	return s.stagedEdit(r.srv, plan, "this rename")
+}
+
+// stagedEdit turns a plan of text edits into a StagedEdit; what names the
+// edit in a refusal.
+func (s *Supervisor) stagedEdit(srv *server, plan *editPlan, what string) (*StagedEdit, error) {
+	out := &StagedEdit{Server: srv.spec.ID}
+	var moves []string
+	for _, path := range plan.order {
+		f := plan.files[path]
+		if !f.touched {
+			continue
+		}
+		if !f.exists || !f.existedOnDisk || f.from != "" {
+			moves = append(moves, s.rel(f.path))
+			continue
+		}
+		lines := slices.Compact(slices.Sorted(slices.Values(f.lines)))
+		out.Files = append(out.Files, staged.File{File: s.rel(f.path), Path: f.real, Before: []byte(f.diskText), After: []byte(f.content),
+			Edits: f.edits, Lines: lines})
+		out.Edits += f.edits
+	}
+	if len(moves) > 0 {
+		slices.Sort(moves)
+		return nil, fmt.Errorf("%w: %s also creates, moves or deletes files (%s), which a staged edit cannot hold; nothing was staged: call lsp_rename without preview to apply it directly",
+			ErrBadArgument, what, strings.Join(moves, ", "))
+	}
+	slices.SortFunc(out.Files, func(a, b staged.File) int { return strings.Compare(a.File, b.File) })
+	return out, nil
 }
 
 // editPlan is a WorkspaceEdit worked out in memory, ready to be written.
@@ -112,6 +182,7 @@ type plannedFile struct {
 	diskText      string
 	touched       bool
 	edits         int
+	lines         []int       // 1-based start line of each text edit, in the text before
 	from          string      // path this file was renamed from
 	movedAway     bool        // renamed to another path
 	info          fs.FileInfo // the file on disk as read, when it existed
@@ -171,6 +242,11 @@ func (s *Supervisor) planEdit(we *workspaceEdit, srv *server) (*editPlan, error)
 		enc := encUTF16
 		if srv != nil {
 			enc = srv.encoding
+		}
+		if f.content == f.diskText {
+			for _, e := range edits {
+				f.lines = append(f.lines, e.Range.Start.Line+1)
+			}
 		}
 		out, err := applyTextEdits(f.content, edits, enc)
 		if err != nil {

@@ -106,6 +106,8 @@ type Symbols struct {
 
 // CodeAction is one fix or refactoring a server offers. Nothing is applied.
 type CodeAction struct {
+	// ID addresses an enabled action for lsp_fix, for the rest of the run.
+	ID             string `json:"id,omitempty" jsonschema:"give it to lsp_fix; disabled actions have none"`
 	Title          string `json:"title"`
 	Kind           string `json:"kind,omitempty" jsonschema:"quickfix, refactor.extract ..."`
 	Preferred      bool   `json:"preferred,omitempty"`
@@ -128,6 +130,9 @@ type CodeActions struct {
 	Line       int          `json:"line"`
 	Server     string       `json:"server"`
 	Actions    []CodeAction `json:"actions"`
+	// HiddenDisabled counts disabled actions left out of Actions (lsptool
+	// lists them only when asked).
+	HiddenDisabled int `json:"hidden_disabled,omitempty" jsonschema:"disabled actions not listed; include_disabled lists them"`
 }
 
 // FileDiagnostics is what the owning server reports for one file.

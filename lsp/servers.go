@@ -14,6 +14,12 @@ import (
 type ServerSpec struct {
 	// ID names the server in status output and errors ("gopls").
 	ID string
+	// FixCommands are server commands lsp_fix runs for a fix kind the
+	// server offers as a command rather than a code action (pyright's
+	// organize imports), called with the file's URI as their argument.
+	FixCommands map[string]string
+	// FormatNote says what to use where the server does not format.
+	FormatNote string
 	// Language is the human name ("Go", "Python").
 	Language string
 	// Command is the program and its arguments; Command[0] is resolved on
@@ -127,6 +133,8 @@ func DefaultServers() []ServerSpec {
 			Extensions:   map[string]string{".py": "python", ".pyi": "python"},
 			LocalBinDirs: []string{"node_modules/.bin", ".venv/bin", "venv/bin"},
 			Checker:      []string{"pyright"},
+			FixCommands:  map[string]string{"organize_imports": "pyright.organizeimports"},
+			FormatNote:   "pyright has no formatter; run black or ruff format from a shell",
 			Settings: map[string]any{
 				"python":          map[string]any{},
 				"python.analysis": map[string]any{"diagnosticMode": "openFilesOnly"},
@@ -213,6 +221,7 @@ const (
 	DefaultDiagnosticsSettle = 150 * time.Millisecond
 	DefaultCheckerTimeout    = 3 * time.Minute
 	DefaultProbeTimeout      = 15 * time.Second
+	DefaultApplyEditWait     = 3 * time.Second
 )
 
 // Config configures a [Supervisor]. Zero durations take the defaults above;
@@ -236,6 +245,9 @@ type Config struct {
 	CheckerTimeout time.Duration
 	// ProbeTimeout bounds one run of a server's Probe.
 	ProbeTimeout time.Duration
+	// ApplyEditWait bounds the wait, after a code action's command
+	// returns, for the workspace/applyEdit it should have sent.
+	ApplyEditWait time.Duration
 	// Trusted marks the checkout as trusted by the harness: programs inside
 	// it (LocalBinDirs such as node_modules/.bin and .venv/bin) may be run,
 	// and so may checkers and server features that execute its code (cargo
@@ -264,5 +276,6 @@ func (c Config) withDefaults() Config {
 	def(&c.DiagnosticsSettle, DefaultDiagnosticsSettle)
 	def(&c.CheckerTimeout, DefaultCheckerTimeout)
 	def(&c.ProbeTimeout, DefaultProbeTimeout)
+	def(&c.ApplyEditWait, DefaultApplyEditWait)
 	return c
 }

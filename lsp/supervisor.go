@@ -43,6 +43,9 @@ type Supervisor struct {
 	unshimMu  sync.Mutex
 	unshimmed map[string]unshimmed
 
+	// actions are the code actions listed in this run, by id (fix.go).
+	actions actionTable
+
 	mu      sync.Mutex
 	closed  bool
 	servers map[serverKey]*serverEntry

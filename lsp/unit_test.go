@@ -373,3 +373,23 @@ func TestRelText(t *testing.T) {
 		}
 	}
 }
+
+// FuzzFixDecoding feeds code actions as a server might send them to the
+// decoding lsp_fix does (the command of a CodeAction or a bare Command)
+// and files to the indentation reader: neither may panic.
+func FuzzFixDecoding(f *testing.F) {
+	f.Add(`{"title":"x","command":{"command":"gopls.apply_fix","arguments":[{"fix":"a"}]}}`, "\tx\n")
+	f.Add(`{"title":"x","command":"pyright.organizeimports","arguments":["file:///a.py"]}`, "  a\n    b\n")
+	f.Add(`{"title":"x","command":null,"edit":{"changes":{}}}`, "")
+	f.Add(`{"title":"x","command":"`, " ")
+	f.Fuzz(func(t *testing.T, action, text string) {
+		var a codeActionOrCommand
+		if json.Unmarshal([]byte(action), &a) == nil {
+			commandOf(a)
+		}
+		opts := formattingOptions(text)
+		if n, _ := opts["tabSize"].(int); n <= 0 {
+			t.Fatalf("tab size %v for %q", opts["tabSize"], text)
+		}
+	})
+}

@@ -7,6 +7,8 @@ package structural
 import (
 	"github.com/builtin-tools/builtin-tools/astedit"
 	"github.com/builtin-tools/builtin-tools/astgrep"
+	"github.com/builtin-tools/builtin-tools/internal/staged"
+	"github.com/builtin-tools/builtin-tools/pathguard"
 	"github.com/builtin-tools/builtin-tools/registry"
 )
 
@@ -21,6 +23,12 @@ type Structural struct {
 func New(opts astgrep.Options) *Structural {
 	e := astgrep.NewEngine(opts)
 	return &Structural{Engine: e, Stager: astedit.NewStager(e)}
+}
+
+// StageChange stages an edit worked out elsewhere (lsp_rename's preview)
+// among ast_edit's, for resolve to accept or discard (staged.Stager).
+func (s *Structural) StageChange(g *pathguard.Guard, c staged.Change) (staged.Staged, error) {
+	return s.Stager.StageChange(g, c)
 }
 
 // Close frees the engine; staged edits are dropped unwritten.

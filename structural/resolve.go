@@ -13,7 +13,7 @@ import (
 )
 
 type resolveParams struct {
-	EditID string `json:"edit_id" jsonschema:"the id from ast_edit's (proposed) result, such as edit_1"`
+	EditID string `json:"edit_id" jsonschema:"the id from ast_edit's result or lsp_rename's preview, such as edit_1"`
 	Action string `json:"action" jsonschema:"accept (write every file, or none if any changed since staging) or discard" enum:"accept,discard"`
 	Force  bool   `json:"force,omitempty" jsonschema:"on accept, write files even if they are read-only, have other hard links (they keep the old content) or their owner cannot be kept; the result says what was lost"`
 }
@@ -23,7 +23,7 @@ var ResolveTool = registry.Descriptor{
 	Name:  "resolve",
 	Title: "apply or drop staged rewrite",
 	Tier:  tiers.Write,
-	Description: "Accept or discard an edit staged by ast_edit. Accept first checks every file against what was staged: if any changed, " +
+	Description: "Accept or discard an edit staged by ast_edit or by lsp_rename with preview. Accept first checks every file against what was staged: if any changed, " +
 		"nothing is written and the edit is dropped. Otherwise every file is written atomically, all or nothing.",
 	Writes: true,
 	// Asked once, here, on accept: ast_edit only stages (Stages); a

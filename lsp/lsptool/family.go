@@ -1,6 +1,6 @@
 // Package lsptool puts the lsp package on a run's tool surface: the `lsp`
-// tool (read), `lsp_rename` (write — a separate tool because the tier
-// decides who sees it), and the wrapper that reports new diagnostics after
+// tool (read), `lsp_rename` and `lsp_fix` (write — separate tools because
+// the tier decides who sees them), and the wrapper that reports new diagnostics after
 // every write (WRT-1..3). The language-server work itself is package lsp.
 package lsptool
 
@@ -32,7 +32,7 @@ var Key = registry.NewKey[*Servers]("lsp")
 // is an lsp.Config; the run's trust of the checkout is added to it.
 var Family = registry.Family[*Servers]{
 	Key: Key,
-	Doc: "lsp, lsp_rename: language servers (gopls, pyright, typescript-language-server, clangd, …) and diagnostics after every write",
+	Doc: "lsp, lsp_rename, lsp_fix: language servers (gopls, pyright, typescript-language-server, clangd, …) and diagnostics after every write",
 	Open: func(env *registry.Env) (*Servers, error) {
 		cfg, err := registry.Setting[lsp.Config](env, Key.Name())
 		if err != nil {
@@ -46,6 +46,6 @@ var Family = registry.Family[*Servers]{
 		// path they send back, is confined by the run's one os.Root.
 		return &Servers{Sup: lsp.OpenSupervisor(env.Guard, cfg), ledger: lsp.NewLedger()}, nil
 	},
-	Tools:    []registry.Descriptor{LSPTool, RenameTool},
+	Tools:    []registry.Descriptor{LSPTool, RenameTool, FixTool},
 	Wrappers: []registry.Wrapper{DiagnosticsOnWrite},
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
 	"github.com/builtin-tools/builtin-tools/lsp"
+	"github.com/builtin-tools/builtin-tools/registry"
 )
 
 // The engine returns data; these render it as the agent reads it: paths
@@ -132,15 +133,24 @@ func FormatSymbols(r *lsp.Symbols) string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
-// FormatCodeActions renders the offered actions, numbered, with what each
-// would do.
-func FormatCodeActions(r *lsp.CodeActions) string {
+// FormatCodeActions renders the offered actions, numbered, each enabled
+// one with the id lsp_fix takes, with what each would do; canFix says
+// whether this mode has lsp_fix, to name it.
+func FormatCodeActions(r *lsp.CodeActions, canFix bool) string {
 	at := where(r.Symbol, r.Occurrence, r.File, r.Line)
+	hidden := ""
+	if r.HiddenDisabled > 0 {
+		hidden = fmt.Sprintf("%s not listed; include_disabled: true lists them", textcut.Count(r.HiddenDisabled, "disabled action", "disabled actions"))
+	}
 	if len(r.Actions) == 0 {
+		if hidden != "" {
+			return fmt.Sprintf("no enabled code actions offered for %s (%s); %s", at, r.Server, hidden)
+		}
 		return fmt.Sprintf("no code actions offered for %s (%s)", at, r.Server)
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d code %s for %s:\n", len(r.Actions), plural(len(r.Actions), "action"), at)
+	ids := 0
 	for i, a := range r.Actions {
 		var notes []string
 		if a.Kind != "" {
@@ -161,11 +171,22 @@ func FormatCodeActions(r *lsp.CodeActions) string {
 		if a.Withheld != "" {
 			title = "(title withheld: " + a.Withheld + ")"
 		}
-		fmt.Fprintf(&b, "%d. %s", i+1, title)
+		id := ""
+		if a.ID != "" {
+			id = "[" + a.ID + "] "
+			ids++
+		}
+		fmt.Fprintf(&b, "%d. %s%s", i+1, id, title)
 		if len(notes) > 0 {
 			fmt.Fprintf(&b, " (%s)", strings.Join(notes, "; "))
 		}
 		b.WriteByte('\n')
+	}
+	if hidden != "" {
+		fmt.Fprintf(&b, "(%s)\n", hidden)
+	}
+	if ids > 0 && canFix {
+		b.WriteString("lsp_fix with one id applies that action (refused if the file changes first)\n")
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
@@ -354,6 +375,46 @@ func FormatReload(r *lsp.ReloadResult) string {
 	return strings.Join(lines, "\n")
 }
 
+// FormatFix renders what lsp_fix applied.
+func FormatFix(r *lsp.FixResult) string {
+	what := r.ID
+	if what == "" {
+		what = strings.ReplaceAll(r.Kind, "_", " ")
+	}
+	if r.Title != "" {
+		what += fmt.Sprintf(" %q", oneLine(r.Title))
+	}
+	var b strings.Builder
+	if r.Unchanged {
+		fmt.Fprintf(&b, "%s for %s (%s): the server offered no change; no file was written", what, r.File, r.Server)
+	} else {
+		fmt.Fprintf(&b, "applied %s (%s): %s in %s", what, r.Server, textcut.Count(r.Edits, "edit", "edits"), textcut.Count(len(r.Files), "file", "files"))
+		if r.Command != "" {
+			fmt.Fprintf(&b, " (and ran the server command %s)", r.Command)
+		}
+		for _, f := range r.Files {
+			var notes []string
+			if f.Edits > 0 {
+				notes = append(notes, textcut.Count(f.Edits, "edit", "edits"))
+			}
+			if f.RenamedFrom != "" {
+				notes = append(notes, "renamed from "+f.RenamedFrom)
+			}
+			if f.Created {
+				notes = append(notes, "created")
+			}
+			if f.Deleted {
+				notes = append(notes, "deleted")
+			}
+			fmt.Fprintf(&b, "\n  %s: %s", f.Path, strings.Join(notes, ", "))
+		}
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(&b, "\nnote: %s", n)
+	}
+	return b.String()
+}
+
 // FormatRename renders a rename: totals, then one file a line.
 func FormatRename(r *lsp.RenameResult) string {
 	var b strings.Builder
@@ -400,3 +461,78 @@ func oneLine(s string) string {
 
 // clip cuts s to at most n bytes (and an ellipsis) on a rune boundary.
 func clip(s string, n int) string { return textcut.BytesEllipsis(s, n) }
+
+// FormatCalls renders incoming_calls or outgoing_calls: a header, then one
+// call site a line — the site quoted, then the caller (←) or callee (→)
+// and where it is declared — within the output budget, with how many sites
+// were left out.
+func FormatCalls(r *lsp.Calls, budget registry.Budget) string {
+	at := where(r.Symbol, r.Occurrence, r.File, r.Line)
+	// The function as the server names it, when that is not the symbol.
+	fn := at
+	if r.Function != "" && r.Function != r.Symbol {
+		fn = fmt.Sprintf("%s (%s)", r.Function, at)
+	}
+	incoming := r.Operation == lsp.OpIncomingCalls
+	if r.Total == 0 {
+		if incoming {
+			return fmt.Sprintf("no calls of %s found (%s)", fn, r.Server)
+		}
+		return fmt.Sprintf("%s makes no calls (%s)", fn, r.Server)
+	}
+	var head string
+	if incoming {
+		head = fmt.Sprintf("%s of %s from %s (%s):", textcut.Count(r.Total, "call", "calls"), fn,
+			textcut.Count(r.Functions, "function", "functions"), r.Server)
+	} else {
+		head = fmt.Sprintf("%s made by %s to %s (%s):", textcut.Count(r.Total, "call", "calls"), fn,
+			textcut.Count(r.Functions, "function", "functions"), r.Server)
+	}
+	room := budget.Reserve(len(head) + 120).Chars()
+	var b strings.Builder
+	b.WriteString(head)
+	shown := 0
+	for _, s := range r.Sites {
+		line := "\n" + formatCallSite(s, incoming)
+		if shown > 0 && b.Len()+len(line) > room {
+			break
+		}
+		b.WriteString(line)
+		shown++
+	}
+	if more := r.Total - shown; more > 0 {
+		why := "the output budget"
+		if shown == len(r.Sites) {
+			why = fmt.Sprintf("the cap of %d sites", lsp.MaxCallSites)
+		}
+		fmt.Fprintf(&b, "\n… %d more call %s left out (%d shown of %d, cut at %s)", more, plural(more, "site"), shown, r.Total, why)
+		if shown < len(r.Sites) {
+			fmt.Fprintf(&b, "; the structured result lists %d", len(r.Sites))
+		}
+	}
+	return b.String()
+}
+
+// formatCallSite is "path:line:col: source  ← caller (kind, path:line)".
+func formatCallSite(s lsp.CallSite, incoming bool) string {
+	arrow := "→"
+	if incoming {
+		arrow = "←"
+	}
+	var notes []string
+	if s.Kind != "" {
+		notes = append(notes, s.Kind)
+	}
+	switch {
+	case s.Defined.Outside:
+		// Named, never located: a path outside the root is not shown.
+		notes = append(notes, "declared outside the root")
+	case s.Defined.Path != "":
+		notes = append(notes, fmt.Sprintf("%s:%d", s.Defined.Path, s.Defined.Line))
+	}
+	site := FormatLocation(s.Site)
+	if s.Site.Outside {
+		site = "(a call outside the root, not quoted)"
+	}
+	return fmt.Sprintf("%s  %s %s (%s)", site, arrow, s.Name, strings.Join(notes, ", "))
+}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/lsp"
 	"github.com/builtin-tools/builtin-tools/lsp/lsptool"
+	"github.com/builtin-tools/builtin-tools/registry"
 )
 
 func expectText(t *testing.T, what, got, want string) {
@@ -103,13 +104,13 @@ func TestFormatCodeActions(t *testing.T) {
 		{Title: "Plain"},
 		{Kind: "quickfix", Files: []string{"/w/outside/secret.ts"}, Withheld: "its edit changes /w/outside/secret.ts, outside the root, so its title is not quoted"},
 	}}
-	expectText(t, "actions", lsptool.FormatCodeActions(r), `4 code actions for "undefinedThing" at main.go:15:
+	expectText(t, "actions", lsptool.FormatCodeActions(r, true), `4 code actions for "undefinedThing" at main.go:15:
 1. Create function undefinedThing (quickfix; preferred; edits main.go)
 2. Organize ⏎ imports (source.organizeImports; disabled: nothing to do; runs a server command)
 3. Plain
 4. (title withheld: its edit changes /w/outside/secret.ts, outside the root, so its title is not quoted) (quickfix; edits /w/outside/secret.ts)`)
 	r.Actions = nil
-	expectText(t, "none", lsptool.FormatCodeActions(r), `no code actions offered for "undefinedThing" at main.go:15 (gopls)`)
+	expectText(t, "none", lsptool.FormatCodeActions(r, true), `no code actions offered for "undefinedThing" at main.go:15 (gopls)`)
 }
 
 func TestFormatDiagnostics(t *testing.T) {
@@ -221,4 +222,39 @@ func TestFormatReloadAndRename(t *testing.T) {
   x.go: created
   y.go: deleted
 note: %s`, "b.go: owner not kept"))
+}
+
+// Call sites fill the output budget and no more; what is left out is
+// counted, and a callee outside the root is named without a path.
+func TestFormatCallsBudget(t *testing.T) {
+	r := &lsp.Calls{Operation: lsp.OpIncomingCalls, Symbol: "Total", File: "cart.go", Line: 9, Server: "gopls", Function: "Total"}
+	for i := range 150 {
+		r.Sites = append(r.Sites, lsp.CallSite{Name: fmt.Sprintf("caller%d", i), Kind: "function",
+			Site:    lsp.Location{Path: "use.go", Line: i + 1, Column: 5, Text: "x := c.Total() + 1"},
+			Defined: lsp.Location{Path: "use.go", Line: i + 1}})
+	}
+	r.Total, r.Functions = 300, 150
+	text := lsptool.FormatCalls(r, registry.Budget(2000))
+	if len(text) > 2000 {
+		t.Errorf("text passes the budget: %d characters", len(text))
+	}
+	lines := strings.Split(text, "\n")
+	shown := len(lines) - 2
+	expectHas(t, "cut calls", text, `300 calls of "Total" at cart.go:9 from 150 functions (gopls):`,
+		"use.go:1:5: x := c.Total() + 1  ← caller0 (function, use.go:1)",
+		fmt.Sprintf("… %d more call sites left out (%d shown of 300, cut at the output budget); the structured result lists 150", 300-shown, shown))
+	whole := lsptool.FormatCalls(r, registry.Budget(1<<20))
+	expectHas(t, "capped calls", whole, "… 150 more call sites left out (150 shown of 300, cut at the cap of 200 sites)")
+
+	out := &lsp.Calls{Operation: lsp.OpOutgoingCalls, Symbol: "Report", File: "cart.go", Line: 12, Server: "gopls", Total: 1, Functions: 1,
+		Sites: []lsp.CallSite{{Name: "Println", Kind: "function", Site: lsp.Location{Path: "cart.go", Line: 13, Column: 6, Text: `fmt.Println(1)`},
+			Defined: lsp.Location{Path: "/usr/lib/go/src/fmt/print.go", Line: 313, Outside: true}}}}
+	got := lsptool.FormatCalls(out, registry.Budget(8000))
+	expectText(t, "outgoing outside", got, `1 call made by "Report" at cart.go:12 to 1 function (gopls):
+cart.go:13:6: fmt.Println(1)  → Println (function, declared outside the root)`)
+	if strings.Contains(got, "/usr/lib") {
+		t.Errorf("an absolute path is shown: %s", got)
+	}
+	none := &lsp.Calls{Operation: lsp.OpIncomingCalls, Symbol: "dead", File: "a.go", Line: 3, Server: "gopls", Function: "dead"}
+	expectText(t, "no calls", lsptool.FormatCalls(none, registry.Budget(8000)), `no calls of "dead" at a.go:3 found (gopls)`)
 }

@@ -19,6 +19,8 @@ type lspParams struct {
 	Symbol     string `json:"symbol,omitempty" jsonschema:"text of the symbol as it appears on that line; its position on the line is the column, so no column is ever needed. A qualified name (pkg.Func, obj.method, Type::method) points at its last part"`
 	Occurrence int    `json:"occurrence,omitempty" jsonschema:"which occurrence of symbol on the line, when it appears there more than once (1-based; default 1)"`
 	Query      string `json:"query,omitempty" jsonschema:"for symbols: a name to search the whole workspace for (give file instead for that file's outline)"`
+	// IncludeDisabled lists disabled code actions too.
+	IncludeDisabled bool `json:"include_disabled,omitempty" jsonschema:"for code_actions: list disabled actions too (by default only enabled ones)"`
 }
 
 // An operation of the lsp tool. The table below is the one place an
@@ -41,6 +43,8 @@ type opQuery struct {
 	all   bool           // file "*": the project's checker
 	place lsp.Place
 	query string
+	// includeDisabled: code_actions lists disabled actions too.
+	includeDisabled bool
 }
 
 // locate runs a navigation operation that answers with locations.
@@ -91,6 +95,24 @@ var operations = []operation{
 		locate(func(s *lsp.Supervisor) func(context.Context, pathguard.Path, lsp.Place) (*lsp.Locations, error) {
 			return s.References
 		})},
+	{"incoming_calls", "position", "incoming_calls (every call of the function at line/symbol, one site a line)",
+		func(ctx context.Context, c *registry.Call, sup *lsp.Supervisor, q opQuery, out *LSPResult) error {
+			res, err := sup.IncomingCalls(ctx, q.file, q.place)
+			if err != nil {
+				return err
+			}
+			out.Calls, out.text = res, FormatCalls(res, c.Budget())
+			return nil
+		}},
+	{"outgoing_calls", "position", "outgoing_calls (every call the function at line/symbol makes)",
+		func(ctx context.Context, c *registry.Call, sup *lsp.Supervisor, q opQuery, out *LSPResult) error {
+			res, err := sup.OutgoingCalls(ctx, q.file, q.place)
+			if err != nil {
+				return err
+			}
+			out.Calls, out.text = res, FormatCalls(res, c.Budget())
+			return nil
+		}},
 	{"hover", "position", "hover",
 		func(ctx context.Context, c *registry.Call, sup *lsp.Supervisor, q opQuery, out *LSPResult) error {
 			res, err := sup.Hover(ctx, q.file, q.place)
@@ -100,13 +122,16 @@ var operations = []operation{
 			out.Hover, out.text = res, FormatHover(res)
 			return nil
 		}},
-	{"code_actions", "position", "code_actions (file, line, symbol)",
+	{"code_actions", "position", "code_actions (file, line, symbol; each enabled action gets an id for lsp_fix)",
 		func(ctx context.Context, c *registry.Call, sup *lsp.Supervisor, q opQuery, out *LSPResult) error {
 			res, err := sup.CodeActions(ctx, q.file, q.place)
 			if err != nil {
 				return err
 			}
-			out.CodeActions, out.text = res, FormatCodeActions(res)
+			if !q.includeDisabled {
+				res = enabledOnly(res)
+			}
+			out.CodeActions, out.text = res, FormatCodeActions(res, c.Mode.Sees(tiers.Write))
 			return nil
 		}},
 	{"symbols", "query-or-file", "symbols (query for the workspace, or file for its outline)",
@@ -133,6 +158,20 @@ var operations = []operation{
 			out.Reload, out.text = res, FormatReload(res)
 			return nil
 		}},
+}
+
+// enabledOnly leaves the disabled actions out, counting them.
+func enabledOnly(r *lsp.CodeActions) *lsp.CodeActions {
+	out := *r
+	out.Actions = make([]lsp.CodeAction, 0, len(r.Actions))
+	for _, a := range r.Actions {
+		if a.Disabled {
+			out.HiddenDisabled++
+			continue
+		}
+		out.Actions = append(out.Actions, a)
+	}
+	return &out
 }
 
 // relDiagnostics copies diagnostics with their files relative to the root,
@@ -168,6 +207,7 @@ var LSPTool = registry.Descriptor{
 type LSPResult struct {
 	Operation   string               `json:"operation"`
 	Locations   *lsp.Locations       `json:"locations,omitempty" jsonschema:"definition, type_definition, implementation, references"`
+	Calls       *lsp.Calls           `json:"calls,omitempty" jsonschema:"incoming_calls, outgoing_calls"`
 	Hover       *lsp.Hover           `json:"hover,omitempty"`
 	Symbols     *lsp.Symbols         `json:"symbols,omitempty"`
 	CodeActions *lsp.CodeActions     `json:"code_actions,omitempty"`
@@ -186,7 +226,7 @@ func query(ctx context.Context, c *registry.Call, s *Servers, p lspParams) (LSPR
 	if !ok {
 		return LSPResult{}, fmt.Errorf("unknown operation %q; use one of %s", p.Operation, strings.Join(registry.ChoiceNames(operations), ", "))
 	}
-	q := opQuery{op: op.name, place: lsp.Place{Line: p.Line, Symbol: p.Symbol, Occurrence: p.Occurrence}, query: p.Query}
+	q := opQuery{op: op.name, place: lsp.Place{Line: p.Line, Symbol: p.Symbol, Occurrence: p.Occurrence}, query: p.Query, includeDisabled: p.IncludeDisabled}
 	switch {
 	case p.File == "*" && op.name == "diagnostics":
 		q.all = true

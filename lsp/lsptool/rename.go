@@ -2,9 +2,14 @@ package lsptool
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
+	"unicode/utf8"
 
+	"github.com/builtin-tools/builtin-tools/internal/staged"
+	"github.com/builtin-tools/builtin-tools/internal/textcut"
 	"github.com/builtin-tools/builtin-tools/lsp"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
@@ -16,6 +21,7 @@ type renameParams struct {
 	Symbol     string `json:"symbol" jsonschema:"the symbol's text on that line; a qualified name (pkg.Func, obj.method, Type::method) points at its last part"`
 	Occurrence int    `json:"occurrence,omitempty" jsonschema:"which occurrence of symbol on the line, when it appears there more than once (1-based; default 1)"`
 	NewName    string `json:"new_name" jsonschema:"the new name"`
+	Preview    bool   `json:"preview,omitempty" jsonschema:"stage the rename instead of writing it: the result is the edit count, the files and lines, a unified diff and an edit_id for resolve to accept or discard"`
 	Force      bool   `json:"force,omitempty" jsonschema:"change files even if they are read-only, have other hard links (they keep the old content) or their owner cannot be kept; the result says what was lost"`
 }
 
@@ -25,16 +31,45 @@ var RenameTool = registry.Descriptor{
 	Title: "rename symbol",
 	Tier:  tiers.Write,
 	Description: "Rename a symbol across the project with its language server: every file the server names is changed, all or nothing, " +
-		"including files the server moves. Reports the files and edit counts.",
-	Writes:  true,
+		"including files the server moves. Reports the files and edit counts. With preview, nothing is written: the rename is staged " +
+		"like ast_edit's rewrites (files, lines, diff, edit_id) for resolve to accept or discard.",
+	Writes: true,
+	// A preview only stages: under write=ask the resolve that accepts it
+	// is asked, once, with the diff on the card.
+	Approval: func(ctx context.Context, c *registry.Call) (bool, string) {
+		var p renameParams
+		json.Unmarshal(c.Args, &p)
+		return !p.Preview, ""
+	},
 	Handler: registry.With(Key, rename),
 }
 
-// RenameResult is what lsp_rename changed.
+// stagingKey finds the run's staged edits: the tree-sitter family's
+// resource (structural), seen only as a staged.Stager so that this family
+// builds without cgo.
+var stagingKey = registry.NewKey[staged.Stager]("structural")
+
+// RenameResult is what lsp_rename changed, or, with preview, staged.
 type RenameResult struct {
 	*lsp.RenameResult
-	text string
+	// EditID, Diff and Lines are set for a preview: nothing was written.
+	EditID  string         `json:"edit_id,omitempty" jsonschema:"with preview: give it to resolve"`
+	Staged  []StagedRename `json:"staged,omitempty" jsonschema:"with preview: each file's edits and lines"`
+	Diff    string         `json:"diff,omitempty" jsonschema:"with preview: unified diff of every file"`
+	DiffCut bool           `json:"diff_cut,omitempty" jsonschema:"the diff is longer than 256 KiB and was cut"`
+	Evicted []string       `json:"evicted,omitempty" jsonschema:"older pending edits dropped to make room"`
+	text    string
 }
+
+// StagedRename is one file of a previewed rename.
+type StagedRename struct {
+	File  string `json:"file"`
+	Edits int    `json:"edits"`
+	Lines []int  `json:"lines" jsonschema:"1-based lines the edits start on"`
+}
+
+// maxDiffBytes bounds the diff a result carries as data, as ast_edit's.
+const maxDiffBytes = 256 << 10
 
 // Text is what the agent reads.
 func (r RenameResult) Text() string { return r.text }
@@ -47,7 +82,11 @@ func rename(ctx context.Context, c *registry.Call, s *Servers, p renameParams) (
 	if p.Line <= 0 || strings.TrimSpace(p.Symbol) == "" || strings.TrimSpace(p.NewName) == "" {
 		return RenameResult{}, errors.New("lsp_rename needs file, line (1-based), symbol (its text on that line) and new_name")
 	}
-	res, err := s.Sup.Rename(ctx, at, lsp.Place{Line: p.Line, Symbol: p.Symbol, Occurrence: p.Occurrence}, p.NewName, p.Force)
+	place := lsp.Place{Line: p.Line, Symbol: p.Symbol, Occurrence: p.Occurrence}
+	if p.Preview {
+		return previewRename(ctx, c, s, p, place)
+	}
+	res, err := s.Sup.Rename(ctx, at, place, p.NewName, p.Force)
 	if err != nil {
 		return RenameResult{}, errors.New(s.Sup.RelText(err.Error()))
 	}
@@ -57,4 +96,85 @@ func rename(ctx context.Context, c *registry.Call, s *Servers, p renameParams) (
 		}
 	}
 	return RenameResult{RenameResult: res, text: FormatRename(res)}, nil
+}
+
+func previewRename(ctx context.Context, c *registry.Call, s *Servers, p renameParams, place lsp.Place) (RenameResult, error) {
+	st, ok := stagingKey.Of(c.Run)
+	if !ok {
+		return RenameResult{}, errors.New("preview needs the staged edits of ast_edit and resolve, which this run does not have; call lsp_rename without preview to write the rename")
+	}
+	at, _ := c.Location(p.File)
+	plan, err := s.Sup.PlanRename(ctx, at, place, p.NewName)
+	if err != nil {
+		return RenameResult{}, errors.New(s.Sup.RelText(err.Error()))
+	}
+	symbol := fmt.Sprintf("%q", p.Symbol)
+	if p.Occurrence > 1 {
+		symbol += fmt.Sprintf(" (occurrence %d)", p.Occurrence)
+	}
+	occ := 0
+	if p.Occurrence > 1 {
+		occ = p.Occurrence
+	}
+	title := fmt.Sprintf("rename %s at %s:%d to %q (%s)", symbol, at.Rel(), p.Line, p.NewName, plan.Server)
+	out, err := st.StageChange(at.Guard(), staged.Change{Title: title, Redo: "call lsp_rename with preview again", Files: plan.Files})
+	if err != nil {
+		return RenameResult{}, err
+	}
+	res := RenameResult{RenameResult: &lsp.RenameResult{Symbol: p.Symbol, Occurrence: occ, NewName: p.NewName,
+		Server: plan.Server, Files: []lsp.FileEdit{}, Edits: plan.Edits},
+		EditID: out.ID, Diff: textcut.Bytes(out.Diff, maxDiffBytes), DiffCut: len(out.Diff) > maxDiffBytes, Evicted: out.Evicted}
+	for _, f := range plan.Files {
+		res.Files = append(res.Files, lsp.FileEdit{Path: f.File, Edits: f.Edits})
+		res.Staged = append(res.Staged, StagedRename{File: f.File, Edits: f.Edits, Lines: f.Lines})
+	}
+	res.text = formatRenamePreview(title, out, res.Staged, plan.Edits, c.Budget())
+	return res, nil
+}
+
+// formatRenamePreview renders a staged rename as ast_edit renders its
+// proposals: what was staged and how to resolve it, the files and lines,
+// then as much of the diff as the budget leaves, whole lines only.
+func formatRenamePreview(title string, st staged.Staged, files []StagedRename, edits int, budget registry.Budget) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "(proposed) %s: %s in %s. Nothing is written yet: call resolve with edit_id %q and action \"accept\" to apply it, or \"discard\".\n",
+		title, textcut.Count(edits, "edit", "edits"), textcut.Count(len(files), "file", "files"), st.ID)
+	b.WriteString("files:\n")
+	const maxFiles = 50
+	for i, f := range files {
+		if i == maxFiles {
+			fmt.Fprintf(&b, "  … %d more files\n", len(files)-maxFiles)
+			break
+		}
+		word := "line"
+		if len(f.Lines) > 1 {
+			word = "lines"
+		}
+		shown, more := f.Lines, ""
+		if len(shown) > 20 {
+			shown, more = shown[:20], ", …"
+		}
+		nums := make([]string, len(shown))
+		for j, n := range shown {
+			nums[j] = fmt.Sprint(n)
+		}
+		fmt.Fprintf(&b, "  %s: %s at %s %s%s\n", f.File, textcut.Count(f.Edits, "edit", "edits"), word, strings.Join(nums, ", "), more)
+	}
+	if len(st.Evicted) > 0 {
+		fmt.Fprintf(&b, "dropped older unresolved edits to make room (resolving them now fails; stage them again if still wanted): %s\n", strings.Join(st.Evicted, ", "))
+	}
+	b.WriteString("diff:\n")
+	room := budget.Chars() - utf8.RuneCountInString(b.String()) - 200
+	lines := strings.SplitAfter(st.Diff, "\n")
+	used := 0
+	for i, l := range lines {
+		n := utf8.RuneCountInString(l)
+		if used+n > room {
+			fmt.Fprintf(&b, "… diff cut at %d of %d lines by the output budget (%d characters); accept and read the files, or discard\n", i, len(lines), budget.Chars())
+			break
+		}
+		used += n
+		b.WriteString(l)
+	}
+	return strings.TrimRight(b.String(), "\n")
 }

@@ -1,0 +1,171 @@
+package lsp
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/builtin-tools/builtin-tools/pathguard"
+)
+
+// Call hierarchy operations, as [Calls.Operation] names them.
+const (
+	OpIncomingCalls = "incoming_calls"
+	OpOutgoingCalls = "outgoing_calls"
+)
+
+// MaxCallSites caps the call sites a [Calls] result holds; Total counts
+// them all.
+const MaxCallSites = 200
+
+// callHierarchyItem is the server's handle on a function; it is sent back
+// as given (data included) to ask for its calls.
+type callHierarchyItem struct {
+	Name           string          `json:"name"`
+	Kind           int             `json:"kind"`
+	Detail         string          `json:"detail,omitempty"`
+	URI            string          `json:"uri"`
+	Range          lspRange        `json:"range"`
+	SelectionRange lspRange        `json:"selectionRange"`
+	Tags           json.RawMessage `json:"tags,omitempty"`
+	Data           json.RawMessage `json:"data,omitempty"`
+}
+
+// callHierarchyCall is an incoming call (From set) or an outgoing one (To
+// set); FromRanges are the call sites: in From's file for an incoming call,
+// in the asked function's file for an outgoing one.
+type callHierarchyCall struct {
+	From       *callHierarchyItem `json:"from,omitempty"`
+	To         *callHierarchyItem `json:"to,omitempty"`
+	FromRanges []lspRange         `json:"fromRanges"`
+}
+
+// CallSite is one call: where it is, quoted, and the function at the other
+// end — the caller for incoming_calls, the callee for outgoing_calls.
+type CallSite struct {
+	Site Location `json:"site" jsonschema:"the call, with its source line quoted"`
+	// Name and Kind are the other end's, as the server names it.
+	Name string `json:"name" jsonschema:"the caller (incoming) or callee (outgoing)"`
+	Kind string `json:"kind,omitempty" jsonschema:"function, method ..."`
+	// Detail is the server's detail (a package, a signature), withheld for
+	// a function declared outside the root.
+	Detail string `json:"detail,omitempty"`
+	// Defined is where the other end is declared: path and line, the
+	// line not quoted.
+	Defined Location `json:"defined" jsonschema:"where the caller or callee is declared"`
+}
+
+// Calls answers incoming_calls and outgoing_calls.
+type Calls struct {
+	Operation  string `json:"operation" jsonschema:"incoming_calls or outgoing_calls"`
+	Symbol     string `json:"symbol"`
+	Occurrence int    `json:"occurrence,omitempty" jsonschema:"which occurrence of symbol on the line, when not the first"`
+	File       string `json:"file"`
+	Line       int    `json:"line"`
+	Server     string `json:"server"`
+	// Function is the function the server resolved the position to.
+	Function string `json:"function,omitempty" jsonschema:"the function the position names, as the server calls it"`
+	// Sites are sorted by path and position, at most MaxCallSites.
+	Sites []CallSite `json:"sites" jsonschema:"one call site each, sorted, cut at 200"`
+	Total int        `json:"total" jsonschema:"how many call sites the server gave"`
+	// Functions is how many distinct callers (or callees) the sites name.
+	Functions int `json:"functions" jsonschema:"how many distinct callers or callees"`
+}
+
+// IncomingCalls lists every call of the function at the place, one site
+// each, through the server's call hierarchy.
+func (s *Supervisor) IncomingCalls(ctx context.Context, file pathguard.Path, p Place) (*Calls, error) {
+	return s.calls(ctx, OpIncomingCalls, file, p)
+}
+
+// OutgoingCalls lists every call the function at the place makes.
+func (s *Supervisor) OutgoingCalls(ctx context.Context, file pathguard.Path, p Place) (*Calls, error) {
+	return s.calls(ctx, OpOutgoingCalls, file, p)
+}
+
+func (s *Supervisor) calls(ctx context.Context, op string, file pathguard.Path, p Place) (*Calls, error) {
+	r, err := s.at(ctx, file, p)
+	if err != nil {
+		return nil, err
+	}
+	defer r.srv.release()
+	var items []callHierarchyItem
+	if err := r.srv.call(ctx, "textDocument/prepareCallHierarchy", r.params(), &items); err != nil {
+		if errors.Is(err, ErrServerFailed) {
+			// gopls refuses a type or an import with an error, not null.
+			return nil, fmt.Errorf("%w; %s has no call hierarchy for %s: point at the name of a function or method (its declaration or a call of it)", err, r.srv.spec.ID, r.where())
+		}
+		return nil, err
+	}
+	if len(items) == 0 {
+		return nil, fmt.Errorf("%s has no call hierarchy for %s: point at the name of a function or method (its declaration or a call of it)", r.srv.spec.ID, r.where())
+	}
+	method := "callHierarchy/incomingCalls"
+	if op == OpOutgoingCalls {
+		method = "callHierarchy/outgoingCalls"
+	}
+	res := &Calls{Operation: op, Symbol: r.symbol, Occurrence: r.shownOccurrence(), File: r.rel, Line: r.line, Server: r.srv.spec.ID,
+		Function: items[0].Name, Sites: []CallSite{}}
+	q := s.newQuoter(r.srv)
+	type site struct {
+		uri   string
+		rng   lspRange
+		other *callHierarchyItem
+	}
+	var all []site
+	others := map[string]bool{}
+	// A position may prepare several items (an overloaded name); each one's
+	// calls are asked for, duplicates dropped.
+	seen := map[string]bool{}
+	for i := range items {
+		var calls []callHierarchyCall
+		if err := r.srv.call(ctx, method, map[string]any{"item": items[i]}, &calls); err != nil {
+			return nil, err
+		}
+		for _, c := range calls {
+			other, uri := c.From, ""
+			if op == OpOutgoingCalls {
+				other, uri = c.To, items[i].URI
+			} else if other != nil {
+				uri = other.URI
+			}
+			if other == nil {
+				continue
+			}
+			others[other.URI+"#"+other.Name+fmt.Sprint(other.SelectionRange.Start)] = true
+			for _, rng := range c.FromRanges {
+				key := fmt.Sprintf("%s:%d:%d>%s", uri, rng.Start.Line, rng.Start.Character, other.Name)
+				if seen[key] {
+					continue
+				}
+				seen[key] = true
+				all = append(all, site{uri: uri, rng: rng, other: other})
+			}
+		}
+	}
+	slices.SortStableFunc(all, func(a, b site) int {
+		return cmp.Or(strings.Compare(a.uri, b.uri), cmp.Compare(a.rng.Start.Line, b.rng.Start.Line),
+			cmp.Compare(a.rng.Start.Character, b.rng.Start.Character))
+	})
+	res.Total, res.Functions = len(all), len(others)
+	for _, st := range all[:min(len(all), MaxCallSites)] {
+		cs := CallSite{Site: q.location(location{URI: st.uri, Range: st.rng}), Name: st.other.Name, Kind: symbolKindName(st.other.Kind),
+			Defined: q.location(location{URI: st.other.URI, Range: st.other.SelectionRange})}
+		cs.Site.EndLine = 0
+		// The declaration is named, not quoted: the site's line is the
+		// quote this result is about.
+		cs.Defined.Text, cs.Defined.EndLine = "", 0
+		if !cs.Defined.Outside {
+			cs.Detail = s.RelText(oneLineText(st.other.Detail))
+		}
+		res.Sites = append(res.Sites, cs)
+	}
+	return res, nil
+}
+
+// oneLineText keeps a server's detail on one line.
+func oneLineText(s string) string { return strings.Join(strings.Fields(s), " ") }
