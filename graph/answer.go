@@ -27,13 +27,16 @@ type Answer struct {
 
 // Counts split an answer's edges by how they were resolved.
 type Counts struct {
-	Exact      int `json:"exact"`
-	Import     int `json:"import"`
-	Candidate  int `json:"candidate"`
-	Unresolved int `json:"unresolved"`
-	Values     int `json:"values,omitempty"`
-	Elsewhere  int `json:"elsewhere,omitempty" jsonschema:"references with this name that resolve to other definitions"`
-	Shown      int `json:"shown"`
+	Exact     int `json:"exact"`
+	Import    int `json:"import"`
+	Candidate int `json:"candidate"`
+	// Implementation counts calls through an interface (or a base
+	// class's method) that may run this definition.
+	Implementation int `json:"implementation,omitempty"`
+	Unresolved     int `json:"unresolved"`
+	Values         int `json:"values,omitempty"`
+	Elsewhere      int `json:"elsewhere,omitempty" jsonschema:"references with this name that resolve to other definitions"`
+	Shown          int `json:"shown"`
 }
 
 func (c *Counts) add(class string) {
@@ -44,12 +47,16 @@ func (c *Counts) add(class string) {
 		c.Import++
 	case Candidate:
 		c.Candidate++
+	case Implementation:
+		c.Implementation++
 	default:
 		c.Unresolved++
 	}
 }
 
-func (c Counts) total() int { return c.Exact + c.Import + c.Candidate + c.Unresolved }
+func (c Counts) total() int {
+	return c.Exact + c.Import + c.Candidate + c.Implementation + c.Unresolved
+}
 
 // IndexState says how complete the index was when the answer was made.
 type IndexState struct {
@@ -410,8 +417,13 @@ func (x *Index) Callers(spec Spec, budget, synced int) (*Answer, error) {
 		a.Counts.add(s.Class)
 	}
 	a.Counts.Values, a.Counts.Elsewhere = len(values), elsewhere
+	a.Counts.Unresolved = len(nowhere)
 	w := &writer{budget: budget}
-	w.head("callers of %s: %d call sites (%d exact, %d import, %d candidate)", describe(sym), len(calls), a.Counts.Exact, a.Counts.Import, a.Counts.Candidate)
+	impl := ""
+	if a.Counts.Implementation > 0 {
+		impl = fmt.Sprintf(", %d through an interface or base", a.Counts.Implementation)
+	}
+	w.head("callers of %s: %d call sites (%d exact, %d import, %d candidate%s)", describe(sym), len(calls), a.Counts.Exact, a.Counts.Import, a.Counts.Candidate, impl)
 	if len(calls) == 0 {
 		w.head("no call site in the index leads here")
 	}
@@ -450,8 +462,13 @@ func (x *Index) Callers(spec Spec, budget, synced int) (*Answer, error) {
 }
 
 func classNote(s Site) string {
-	if s.Class == Candidate {
+	switch {
+	case s.Class == Candidate:
 		return fmt.Sprintf("candidate %d of %d: %s", s.Rank, s.Of, s.Reason)
+	case s.Class == Implementation:
+		return fmt.Sprintf("implementation %d of %d: %s", s.Rank, s.Of, s.Reason)
+	case s.Reason != "":
+		return s.Class + ": " + s.Reason
 	}
 	return s.Class
 }
@@ -492,6 +509,15 @@ func (x *Index) Callees(spec Spec, budget, synced int) (*Answer, error) {
 		default:
 			c := s.Targets[0]
 			to = fmt.Sprintf("%s: %s (%s:%d)", s.Class, c.Qualified, c.File, c.Line)
+			if n := len(s.Targets) - 1; n > 0 && s.Targets[1].Reason == Implementation {
+				to += fmt.Sprintf(", implemented by %s (%s:%d)", s.Targets[1].Qualified, s.Targets[1].File, s.Targets[1].Line)
+				if n > 1 {
+					to += fmt.Sprintf(" and %d more", n-1)
+				}
+			}
+			if s.Reason != "" {
+				to += "; " + s.Reason
+			}
 		}
 		if w.line("%d  %s -> %s  %s", s.Line, s.Call, to, quoteLine(s.Code)) {
 			a.Sites = append(a.Sites, s)

@@ -64,6 +64,7 @@ type Index struct {
 	impMu sync.Mutex
 	imp   map[*File]*fileScope    // scope's cache
 	ren   map[*Language]renamesAt // renames' cache, by x.gen
+	impls map[implKey][]Target    // implementations' cache
 
 	goModAt   map[string]string // go.mod folder → module path
 	watch     *watcher          // nil: every Sync checks every stamp

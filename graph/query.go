@@ -370,6 +370,18 @@ func (x *Index) site(f *File, ri int32) Site {
 
 func (s *Site) setClass(res Resolution, t Target) {
 	s.Class = res.Class
+	if res.Class != Candidate {
+		s.Reason = res.Reason
+	}
+	for i, u := range res.Impls {
+		if u == t {
+			s.Class, s.Rank, s.Of = Implementation, i+1, len(res.Impls)
+			s.Reason = "a call of " + qualified(res.Targets[0]) + ", which " + qualified(t) + " implements"
+			if res.Reason != "" {
+				s.Reason += " (" + res.Reason + ")"
+			}
+		}
+	}
 	for i, u := range res.Targets {
 		if u == t {
 			if res.Class == Candidate {
@@ -380,7 +392,7 @@ func (s *Site) setClass(res Resolution, t Target) {
 	}
 }
 
-var classOrder = map[string]int{Exact: 0, ViaImport: 1, Candidate: 2, Unresolved: 3}
+var classOrder = map[string]int{Exact: 0, ViaImport: 1, Implementation: 2, Candidate: 3, Unresolved: 4}
 
 func sortSites(ss []Site) {
 	sort.SliceStable(ss, func(i, j int) bool {
@@ -478,6 +490,9 @@ func (x *Index) callersOf(ts []Target) map[Target]*callerSet {
 								found = true
 								break
 							}
+						}
+						for _, u := range res.Impls {
+							found = found || u == t
 						}
 					}
 					if !found {
@@ -600,11 +615,19 @@ func (x *Index) callees(t Target) []Site {
 		s := x.site(f, int32(ri))
 		res := x.resolve(f, r)
 		s.Class, s.Why = res.Class, res.Why
+		if res.Class != Candidate {
+			s.Reason = res.Reason
+		}
 		for i, u := range res.Targets {
 			sym := symbolOf(u)
 			if res.Class == Candidate {
 				sym.Reason = res.Reasons[i]
 			}
+			s.Targets = append(s.Targets, sym)
+		}
+		for _, u := range res.Impls {
+			sym := symbolOf(u)
+			sym.Reason = Implementation
 			s.Targets = append(s.Targets, sym)
 		}
 		if res.Class == Candidate {
