@@ -344,6 +344,11 @@ func extract(rel string, l *Language, src []byte, r *astgrep.CaptureResult) *Fil
 	f.Defs = make([]Def, 0, len(defs))
 	for _, d := range defs {
 		if names[d.d.nameAt] {
+			// A later pattern may only add the declared type (a return
+			// type) to the kind the first one decided.
+			if k := len(f.Defs) - 1; d.d.Type != "" && f.Defs[k].nameAt == d.d.nameAt && f.Defs[k].Type == "" {
+				f.Defs[k].Type = d.d.Type
+			}
 			continue
 		}
 		names[d.d.nameAt] = true

@@ -59,6 +59,9 @@ type Language struct {
 	// TypeWrappers are generic types whose argument is the type a value
 	// is used as (Optional[Foo] is a Foo or None).
 	TypeWrappers []string
+	// Super lists receivers that mean the enclosing class's bases (super,
+	// super()).
+	Super []string
 	// ElementTypes are generic collections whose (first) argument is
 	// their element's type (List[Foo], Array<Foo>), for range / for-in.
 	ElementTypes []string
@@ -121,6 +124,7 @@ type langConfig struct {
 	TypeWrappers []string `json:"type_wrappers"`
 	ElementTypes []string `json:"element_types"`
 	Implements   string   `json:"implements"`
+	Super        []string `json:"super"`
 }
 
 var (
@@ -247,6 +251,9 @@ func readConfig(fsys fs.FS, id string, depth int) (langConfig, []byte, error) {
 	if c.Implements == "" {
 		c.Implements = base.Implements
 	}
+	if c.Super == nil {
+		c.Super = base.Super
+	}
 	return c, append(append(raw, 0), baseRaw...), nil
 }
 
@@ -304,7 +311,7 @@ func loadLanguage(e *astgrep.Engine, fsys fs.FS, id string) (*Language, error) {
 	}
 	l := &Language{ID: id, Grammar: c.Grammar, Scope: c.Scope, Imports: c.Imports, Self: c.Self, Builtins: c.Builtins,
 		Extensions: c.Extensions, Resolve: c.Resolve, Variants: c.Variants, Reexports: c.Reexports != nil && *c.Reexports, ImplicitSelf: c.ImplicitSelf != nil && *c.ImplicitSelf, query: q, source: string(raw) + "\x00" + string(src),
-		TypeWrappers: c.TypeWrappers, ElementTypes: c.ElementTypes, Implements: c.Implements,
+		TypeWrappers: c.TypeWrappers, ElementTypes: c.ElementTypes, Implements: c.Implements, Super: c.Super,
 		builtins: map[string]bool{}, self: map[string]bool{}, wrappers: map[string]bool{}, elements: map[string]bool{}}
 	for _, w := range c.TypeWrappers {
 		l.wrappers[w] = true

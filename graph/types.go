@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -19,6 +20,9 @@ type declType struct {
 	text string // as written: *store.Store, []*Conn, Optional[Foo]
 	in   *File  // the file whose names it is written in
 	ev   string // the evidence, for the edge's reason
+	// bases: the type's bases, not the type (super.m()).
+	bases bool
+	ctor  bool // a constructor call made it (Foo())
 }
 
 // typeRef is what a declared type names.
@@ -74,7 +78,7 @@ func (l *Language) normType(text string) (qual, name string) {
 			break
 		}
 	}
-	if s == "" || strings.ContainsAny(s, "[]{}()<> ,|\"'") {
+	if s == "" || strings.ContainsAny(s, "[]{}()<> ,|\"'=") {
 		return "", ""
 	}
 	if i := strings.LastIndex(s, "::"); i >= 0 {
@@ -236,6 +240,9 @@ func (x *Index) exprDecl(f *File, encl, at int32, expr string, depth int) (declT
 	}
 	switch expr[len(expr)-1] {
 	case ')':
+		if ed := encl; ed >= 0 && f.Defs[ed].Container != "" && slices.Contains(f.Lang.Super, expr) {
+			return declType{text: f.Defs[ed].Container, in: f, ev: expr + " is a base of " + f.Defs[ed].Container, bases: true}, true
+		}
 		// A call: what its callee returns.
 		open := opening(expr)
 		if open <= 0 {
@@ -280,6 +287,9 @@ func (x *Index) exprDecl(f *File, encl, at int32, expr string, depth int) (declT
 	var ed *Def
 	if encl >= 0 {
 		ed = &f.Defs[encl]
+	}
+	if ed != nil && ed.Container != "" && slices.Contains(f.Lang.Super, expr) {
+		return declType{text: ed.Container, in: f, ev: expr + " is a base of " + ed.Container, bases: true}, true
 	}
 	if ed != nil && ed.Container != "" && (f.Lang.self[expr] || ed.Self == expr) && !f.rebound(expr, encl, at) && !f.boundLocal(expr, encl, at, ed) {
 		return declType{text: ed.Container, in: f, ev: expr + " is " + ed.Container + ": the method's receiver"}, true
@@ -342,7 +352,12 @@ func (x *Index) localType(f *File, encl int32, lc *Local, name string, depth int
 		if !ok {
 			return declType{}, false
 		}
-		d.ev = name + " is " + d.text + ": result of " + text + ", " + f.Rel + ":" + itoa(int(lc.line)) + "; " + d.ev
+		if d.ctor && !strings.Contains(text, ".") {
+			d.ev = evidence(name, d.text, "constructed", f, lc.line)
+		} else {
+			d.ev = name + " is " + d.text + ": result of " + text + ", " + f.Rel + ":" + itoa(int(lc.line)) + "; " + d.ev
+		}
+		d.ctor = false
 		return d, true
 	case TypeExpr:
 		inner, ok := x.exprDecl(f, encl, lc.at, text, depth+1)
@@ -406,13 +421,17 @@ func (x *Index) calleeResult(f *File, encl, at int32, callee string, depth int) 
 		}
 	}
 	ts = inVariant(f, ts)
+	if len(ts) == 0 && recv == "" && f.Lang.builtins[name] && !f.bound(name, encl, at) {
+		// str(x), open(p): a value of a type the language defines.
+		return declType{text: name, in: f, ev: callee + "() is builtin"}, true
+	}
 	if len(ts) != 1 {
 		return declType{}, false
 	}
 	t := ts[0]
 	d := t.D()
 	if classLike[d.Kind] {
-		return declType{text: d.Name, in: t.File, ev: via + callee + " constructs " + d.Name}, true
+		return declType{text: d.Name, in: t.File, ev: via + callee + " constructs " + d.Name, ctor: true}, true
 	}
 	if d.Type == "" {
 		return declType{}, false
@@ -451,6 +470,22 @@ func (x *Index) bareTargets(f *File, name string, ok func(*Def) bool) ([]Target,
 func (x *Index) resolveDecl(d declType) typeRef {
 	if d.in == nil {
 		return typeRef{}
+	}
+	if d.bases {
+		d.bases = false
+		var out []Target
+		ext := ""
+		for _, t := range x.resolveDecl(d).types {
+			bs, e := x.bases(t)
+			out = append(out, bs...)
+			if ext == "" {
+				ext = e
+			}
+		}
+		if len(out) == 0 && ext != "" {
+			return typeRef{external: ext}
+		}
+		return typeRef{types: out}
 	}
 	l := d.in.Lang
 	qual, name := l.normType(d.text)
@@ -500,9 +535,9 @@ func (x *Index) typeFiles(t Target) []*File {
 	return out
 }
 
-// bases lists what a type embeds or extends, resolved.
-func (x *Index) bases(t Target) []Target {
-	var out []Target
+// bases lists what a type embeds or extends, resolved; ext names one
+// that is outside the index (a module's or the language's own).
+func (x *Index) bases(t Target) (out []Target, ext string) {
 	name := t.D().Name
 	for _, g := range x.typeFiles(t) {
 		for i := range g.Fields {
@@ -510,18 +545,30 @@ func (x *Index) bases(t Target) []Target {
 			if fd.Name != "" || fd.Container != name {
 				continue
 			}
-			out = append(out, x.resolveDecl(declType{text: fd.Type, in: g}).types...)
+			tr := x.resolveDecl(declType{text: fd.Type, in: g})
+			out = append(out, tr.types...)
+			if len(tr.types) == 0 && ext == "" {
+				ext = tr.external + tr.builtin
+			}
 		}
 	}
-	return out
+	return out, ext
 }
 
 // membersOf finds members called name of the types, walking what they
 // embed or extend nearest first; the second result is the type they were
 // found on.
 func (x *Index) membersOf(types []Target, name string, ok func(*Def) bool, depth int) ([]Target, []Target) {
+	ms, on, _ := x.membersExt(types, name, ok, depth)
+	return ms, on
+}
+
+// membersExt is membersOf that also names a base outside the index met on
+// the way (where a member not found may come from).
+func (x *Index) membersExt(types []Target, name string, ok func(*Def) bool, depth int) ([]Target, []Target, string) {
 	level := types
 	seen := map[Target]bool{}
+	ext := ""
 	for d := depth; d <= maxTypeDepth && len(level) > 0; d++ {
 		var found, on, next []Target
 		for _, t := range level {
@@ -537,14 +584,18 @@ func (x *Index) membersOf(types []Target, name string, ok func(*Def) bool, depth
 					on = append(on, t)
 				}
 			}
-			next = append(next, x.bases(t)...)
+			bs, e := x.bases(t)
+			next = append(next, bs...)
+			if ext == "" {
+				ext = e
+			}
 		}
 		if len(found) > 0 {
-			return found, on
+			return found, on, ""
 		}
 		level = next
 	}
-	return nil, nil
+	return nil, nil, ext
 }
 
 // fieldOf is the declared type of field name of the types (or of what
@@ -566,6 +617,15 @@ func (x *Index) fieldOf(types []Target, name string, depth int) (declType, bool)
 					if fd.Container != tn || fd.Name != name {
 						continue
 					}
+					if fd.How == TypeExpr {
+						// self.conn = conn: the type of what was assigned, where it was.
+						r, ok := x.exprDecl(g, g.enclosingAt(fd.at), fd.at, fd.Type, d+1)
+						if !ok {
+							return declType{}, false
+						}
+						r.ev = evidence(name, r.text, "field set from "+fd.Type, g, fd.Line) + "; " + r.ev
+						return r, true
+					}
 					if fd.How == TypeCall {
 						r, ok := x.calleeResult(g, -1, fd.at, fd.Type, d+1)
 						if !ok {
@@ -577,7 +637,8 @@ func (x *Index) fieldOf(types []Target, name string, depth int) (declType, bool)
 					return declType{text: fd.Type, in: g, ev: evidence(name, fd.Type, "field of "+tn, g, fd.Line)}, true
 				}
 			}
-			next = append(next, x.bases(t)...)
+			bs, _ := x.bases(t)
+			next = append(next, bs...)
 		}
 		level = next
 	}
@@ -600,6 +661,7 @@ func (x *Index) viaType(f *File, r *Ref, recv, name string, want func(*Def) bool
 	}
 	tr := x.resolveDecl(d)
 	switch {
+	case len(tr.types) > 0:
 	case tr.builtin != "":
 		return Resolution{Class: Unresolved, Why: "builtin (" + d.ev + ")"}, nil, true
 	case tr.external != "":
@@ -607,10 +669,13 @@ func (x *Index) viaType(f *File, r *Ref, recv, name string, want func(*Def) bool
 	case len(tr.types) == 0:
 		return Resolution{}, nil, false
 	}
-	ms, _ := x.membersOf(tr.types, name, func(e *Def) bool { return want(e) && e.member() }, 0)
+	ms, _, ext := x.membersExt(tr.types, name, func(e *Def) bool { return want(e) && e.member() }, 0)
 	if len(ms) == 0 {
-		if r.Kind == RefCall && x.hasField(tr.types, name) {
+		switch {
+		case r.Kind == RefCall && x.hasField(tr.types, name):
 			return Resolution{Class: Unresolved, Why: "a field holding a function value (" + d.ev + ")"}, nil, true
+		case ext != "":
+			return Resolution{Class: Unresolved, Why: "inherited from " + ext + ", outside the index (" + d.ev + ")"}, nil, true
 		}
 		return Resolution{}, tr.types, false
 	}
@@ -624,7 +689,9 @@ func (x *Index) viaType(f *File, r *Ref, recv, name string, want func(*Def) bool
 		return Resolution{Class: Candidate, Targets: ms, Reasons: reasons}, nil, true
 	}
 	res = Resolution{Class: Exact, Targets: ms, Reason: reason}
-	res.Impls = x.implementations(ms[0])
+	if !d.bases { // super.m() runs the base's m, not an override
+		res.Impls = x.implementations(ms[0])
+	}
 	return res, nil, true
 }
 
@@ -776,4 +843,17 @@ func (x *Index) overrides(t, m Target) []Target {
 	}
 	sortTargets(out)
 	return out
+}
+
+// enclosingAt is the innermost function-like definition around byte
+// offset at, or -1.
+func (f *File) enclosingAt(at int32) int32 {
+	best := int32(-1)
+	for i := range f.Defs {
+		d := &f.Defs[i]
+		if functionLike[d.Kind] && d.start <= at && at < d.end && (best < 0 || d.start >= f.Defs[best].start) {
+			best = int32(i)
+		}
+	}
+	return best
 }
