@@ -616,6 +616,39 @@ func (f *File) bound(name string, encl, at int32) bool {
 	return false
 }
 
+// outer returns the function-like definition around definition e when e
+// is nested in one (a closure, a def in a def), else -1.
+func (f *File) outer(e int32) int32 {
+	if e < 0 || !f.Defs[e].local {
+		return -1
+	}
+	d := &f.Defs[e]
+	for j := e - 1; j >= 0; j-- {
+		if p := &f.Defs[j]; p.start <= d.start && d.end <= p.end {
+			if functionLike[p.Kind] {
+				return j
+			}
+			if !p.local {
+				return -1
+			}
+			d = p
+		}
+	}
+	return -1
+}
+
+// boundAround says whether name is a local of definition encl or of a
+// function it is nested in (a closure sees its enclosing function's
+// locals), before byte offset at.
+func (f *File) boundAround(name string, encl, at int32) bool {
+	for e, n := encl, 0; e >= 0 && n < 16; e, n = f.outer(e), n+1 {
+		if f.bound(name, e, at) {
+			return true
+		}
+	}
+	return false
+}
+
 // rebound says whether name is bound again inside a block or closure of
 // definition encl around at: a Go method's receiver shadowed by
 // switch v := v.(type).

@@ -59,6 +59,9 @@ type Language struct {
 	// TypeWrappers are generic types whose argument is the type a value
 	// is used as (Optional[Foo] is a Foo or None).
 	TypeWrappers []string
+	// ModuleSelf lists receivers that name the file's own module
+	// (CommonJS exports, module.exports).
+	ModuleSelf []string
 	// Super lists receivers that mean the enclosing class's bases (super,
 	// super()).
 	Super []string
@@ -125,6 +128,7 @@ type langConfig struct {
 	ElementTypes []string `json:"element_types"`
 	Implements   string   `json:"implements"`
 	Super        []string `json:"super"`
+	ModuleSelf   []string `json:"module_self"`
 }
 
 var (
@@ -254,6 +258,9 @@ func readConfig(fsys fs.FS, id string, depth int) (langConfig, []byte, error) {
 	if c.Super == nil {
 		c.Super = base.Super
 	}
+	if c.ModuleSelf == nil {
+		c.ModuleSelf = base.ModuleSelf
+	}
 	return c, append(append(raw, 0), baseRaw...), nil
 }
 
@@ -311,7 +318,7 @@ func loadLanguage(e *astgrep.Engine, fsys fs.FS, id string) (*Language, error) {
 	}
 	l := &Language{ID: id, Grammar: c.Grammar, Scope: c.Scope, Imports: c.Imports, Self: c.Self, Builtins: c.Builtins,
 		Extensions: c.Extensions, Resolve: c.Resolve, Variants: c.Variants, Reexports: c.Reexports != nil && *c.Reexports, ImplicitSelf: c.ImplicitSelf != nil && *c.ImplicitSelf, query: q, source: string(raw) + "\x00" + string(src),
-		TypeWrappers: c.TypeWrappers, ElementTypes: c.ElementTypes, Implements: c.Implements, Super: c.Super,
+		TypeWrappers: c.TypeWrappers, ElementTypes: c.ElementTypes, Implements: c.Implements, Super: c.Super, ModuleSelf: c.ModuleSelf,
 		builtins: map[string]bool{}, self: map[string]bool{}, wrappers: map[string]bool{}, elements: map[string]bool{}}
 	for _, w := range c.TypeWrappers {
 		l.wrappers[w] = true

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -68,7 +69,7 @@ func (x *Index) resolveAt(f *File, r *Ref, lazy bool) Resolution {
 	}
 	if r.recv == 0 {
 		// A local of the enclosing function hides every other definition.
-		if f.bound(name, r.Encl, r.at) {
+		if f.boundAround(name, r.Encl, r.at) {
 			return Resolution{Class: Unresolved, Why: "a local variable or parameter (a function value)"}
 		}
 		// An implicit this: a member of the enclosing class hides the
@@ -118,8 +119,14 @@ func (x *Index) resolveAt(f *File, r *Ref, lazy bool) Resolution {
 	// A receiver that is a local variable or parameter names a value whose
 	// type the index does not know, whatever package or type shares its
 	// name.
-	if hint != nil || f.bound(firstSegment(recv), r.Encl, r.at) {
+	if hint != nil || f.boundAround(firstSegment(recv), r.Encl, r.at) {
 		return x.byNameHint(lazy, f, r, func(d *Def) bool { return want(d) && d.member() }, hint)
+	}
+	// exports.f() inside its own module.
+	if slices.Contains(l.ModuleSelf, recv) && !f.bound(firstSegment(recv), r.Encl, r.at) {
+		if ts := pick(f, name, func(d *Def) bool { return want(d) && !d.member() && !d.local }); len(ts) > 0 {
+			return settle(f, Exact, ts, "this module's own")
+		}
 	}
 	// pkg.F() through an import of a module.
 	if files, module, bound := x.moduleBinding(f, recv); bound {
@@ -678,7 +685,9 @@ func (x *Index) typeMembers(f *File, recv, name string, ok func(*Def) bool) []Ta
 	if strings.ContainsAny(recv, ".()[]:") {
 		return nil
 	}
-	isType := func(d *Def) bool { return classLike[d.Kind] }
+	// A function holds members too where the language assigns them to it
+	// (X.m = function () {}).
+	isType := func(d *Def) bool { return classLike[d.Kind] || d.Kind == "function" && !d.member() }
 	types := x.inScope(f, recv, isType)
 	if len(types) == 0 {
 		types = pick(f, recv, isType)

@@ -294,11 +294,17 @@ func (x *Index) exprDecl(f *File, encl, at int32, expr string, depth int) (declT
 	if ed != nil && ed.Container != "" && (f.Lang.self[expr] || ed.Self == expr) && !f.rebound(expr, encl, at) && !f.boundLocal(expr, encl, at, ed) {
 		return declType{text: ed.Container, in: f, ev: expr + " is " + ed.Container + ": the method's receiver"}, true
 	}
-	lc := f.localDecl(expr, encl, at)
-	if lc == nil {
-		return declType{}, false
+	// The innermost function binding it: a closure sees its enclosing
+	// function's locals.
+	for e, n := encl, 0; e >= 0 && n < 16; e, n = f.outer(e), n+1 {
+		if lc := f.localDecl(expr, e, at); lc != nil {
+			return x.localType(f, e, lc, expr, depth)
+		}
+		if f.bound(expr, e, at) {
+			return declType{}, false
+		}
 	}
-	return x.localType(f, encl, lc, expr, depth)
+	return declType{}, false
 }
 
 // opening returns the index of the bracket opening the one that ends s.
@@ -468,6 +474,15 @@ func (x *Index) bareTargets(f *File, name string, ok func(*Def) bool) ([]Target,
 
 // resolveDecl finds the class-like definitions a declared type names.
 func (x *Index) resolveDecl(d declType) typeRef {
+	tr := x.resolveDeclAll(d)
+	if d.in != nil {
+		// x_windows.go's T, not x_js.go's.
+		tr.types = inVariant(d.in, tr.types)
+	}
+	return tr
+}
+
+func (x *Index) resolveDeclAll(d declType) typeRef {
 	if d.in == nil {
 		return typeRef{}
 	}
@@ -605,6 +620,7 @@ func (x *Index) fieldOf(types []Target, name string, depth int) (declType, bool)
 	seen := map[Target]bool{}
 	for d := depth; d <= maxTypeDepth && len(level) > 0; d++ {
 		var next []Target
+		var found []declType
 		for _, t := range level {
 			if seen[t] {
 				continue
@@ -634,11 +650,20 @@ func (x *Index) fieldOf(types []Target, name string, depth int) (declType, bool)
 						r.ev = evidence(name, r.text, "field set to "+fd.Type+"()", g, fd.Line)
 						return r, true
 					}
-					return declType{text: fd.Type, in: g, ev: evidence(name, fd.Type, "field of "+tn, g, fd.Line)}, true
+					found = append(found, declType{text: fd.Type, in: g, ev: evidence(name, fd.Type, "field of "+tn, g, fd.Line)})
 				}
 			}
 			bs, _ := x.bases(t)
 			next = append(next, bs...)
+		}
+		if len(found) > 0 {
+			// Variants or duplicates of the type must agree.
+			for _, o := range found[1:] {
+				if o.text != found[0].text {
+					return declType{}, false
+				}
+			}
+			return found[0], true
 		}
 		level = next
 	}
