@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -17,6 +18,7 @@ type Answer struct {
 	Definitions []Symbol   `json:"definitions,omitempty"`
 	Sites       []Site     `json:"sites,omitempty" jsonschema:"callers: call sites; callees: calls made"`
 	Values      []Site     `json:"values,omitempty" jsonschema:"places the symbol is passed or stored as a value: calls through them are not seen"`
+	TypeUses    []Site     `json:"type_uses,omitempty" jsonschema:"callers of a type: where it is used as a type (annotations, bases), apart from its constructions"`
 	Counts      Counts     `json:"counts"`
 	Depths      []Depth    `json:"depths,omitempty"`
 	LowerBound  bool       `json:"lower_bound,omitempty" jsonschema:"the true answer may hold more: the walk met value uses, candidates it did not follow, or an index still building"`
@@ -35,6 +37,7 @@ type Counts struct {
 	Implementation int `json:"implementation,omitempty"`
 	Unresolved     int `json:"unresolved"`
 	Values         int `json:"values,omitempty"`
+	TypeUses       int `json:"type_uses,omitempty"`
 	Elsewhere      int `json:"elsewhere,omitempty" jsonschema:"references with this name that resolve to other definitions"`
 	Shown          int `json:"shown"`
 }
@@ -411,8 +414,10 @@ func (x *Index) Callers(spec Spec, budget, synced int) (*Answer, error) {
 		return amb, err
 	}
 	sym := symbolOf(t)
-	calls, values, elsewhere, nowhere := x.callers(t)
+	cs := x.callersOf([]Target{t})[t]
+	calls, values, elsewhere, nowhere := cs.calls, cs.values, cs.elsewhere, cs.nowhere
 	a := &Answer{Op: "callers", Symbol: &sym, Index: st, Sites: []Site{}}
+	a.Counts.TypeUses = len(cs.types)
 	for _, s := range calls {
 		a.Counts.add(s.Class)
 	}
@@ -442,6 +447,15 @@ func (x *Index) Callers(spec Spec, budget, synced int) (*Answer, error) {
 			s.Code = l.get(s.File, s.Line)
 			if w.line("%s:%d  in %s  %s", s.File, s.Line, s.In, quoteLine(s.Code)) {
 				a.Values = append(a.Values, s)
+			}
+		}
+	}
+	if len(cs.types) > 0 {
+		w.line("used as a type at %d places (annotations, bases; not calls):", len(cs.types))
+		for _, s := range cs.types {
+			s.Code = l.get(s.File, s.Line)
+			if w.line("%s:%d  in %s  [%s]  %s", s.File, s.Line, s.In, classNote(s), quoteLine(s.Code)) {
+				a.TypeUses = append(a.TypeUses, s)
 			}
 		}
 	}
@@ -604,7 +618,8 @@ func (x *Index) Impact(spec Spec, depth, perDepth, budget, synced int) (*Answer,
 		sets := x.callersOf(frontier)
 		for _, t := range frontier {
 			cs := sets[t]
-			calls, values := cs.calls, cs.values
+			// A type's users depend on it as much as a function's callers.
+			calls, values := append(slices.Clip(cs.calls), cs.types...), cs.values
 			ring.Counts.Values += len(values)
 			for _, s := range calls {
 				if inStart[s.fileRef] {

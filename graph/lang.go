@@ -59,6 +59,9 @@ type Language struct {
 	// TypeWrappers are generic types whose argument is the type a value
 	// is used as (Optional[Foo] is a Foo or None).
 	TypeWrappers []string
+	// Constructor names the method a call of the class runs (__init__,
+	// constructor), where constructors are not their own kind.
+	Constructor string
 	// ModuleSelf lists receivers that name the file's own module
 	// (CommonJS exports, module.exports).
 	ModuleSelf []string
@@ -129,6 +132,7 @@ type langConfig struct {
 	Implements   string   `json:"implements"`
 	Super        []string `json:"super"`
 	ModuleSelf   []string `json:"module_self"`
+	Constructor  string   `json:"constructor"`
 }
 
 var (
@@ -261,6 +265,9 @@ func readConfig(fsys fs.FS, id string, depth int) (langConfig, []byte, error) {
 	if c.ModuleSelf == nil {
 		c.ModuleSelf = base.ModuleSelf
 	}
+	if c.Constructor == "" {
+		c.Constructor = base.Constructor
+	}
 	return c, append(append(raw, 0), baseRaw...), nil
 }
 
@@ -318,7 +325,7 @@ func loadLanguage(e *astgrep.Engine, fsys fs.FS, id string) (*Language, error) {
 	}
 	l := &Language{ID: id, Grammar: c.Grammar, Scope: c.Scope, Imports: c.Imports, Self: c.Self, Builtins: c.Builtins,
 		Extensions: c.Extensions, Resolve: c.Resolve, Variants: c.Variants, Reexports: c.Reexports != nil && *c.Reexports, ImplicitSelf: c.ImplicitSelf != nil && *c.ImplicitSelf, query: q, source: string(raw) + "\x00" + string(src),
-		TypeWrappers: c.TypeWrappers, ElementTypes: c.ElementTypes, Implements: c.Implements, Super: c.Super, ModuleSelf: c.ModuleSelf,
+		TypeWrappers: c.TypeWrappers, ElementTypes: c.ElementTypes, Implements: c.Implements, Super: c.Super, ModuleSelf: c.ModuleSelf, Constructor: c.Constructor,
 		builtins: map[string]bool{}, self: map[string]bool{}, wrappers: map[string]bool{}, elements: map[string]bool{}}
 	for _, w := range c.TypeWrappers {
 		l.wrappers[w] = true

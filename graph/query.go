@@ -409,6 +409,7 @@ func sortSites(ss []Site) {
 // callerSet is what leads to one definition.
 type callerSet struct {
 	calls, values []Site
+	types         []Site // a class's uses as a type (annotations, bases)
 	elsewhere     int
 	nowhere       []Site
 }
@@ -419,6 +420,13 @@ type callerSet struct {
 func (x *Index) callers(t Target) (calls, values []Site, elsewhere int, nowhere []Site) {
 	cs := x.callersOf([]Target{t})[t]
 	return cs.calls, cs.values, cs.elsewhere, cs.nowhere
+}
+
+// constructs says whether a call resolved to class u constructs with
+// constructor t: u is t's class, in t's file or package folder.
+func constructs(u, t Target) bool {
+	d := u.D()
+	return classLike[d.Kind] && d.Name == t.D().Container && (u.File == t.File || u.File.Dir == t.File.Dir && u.File.Lang.Scope == "directory" || u.File.Dir == t.File.Dir && u.File.Lang.Imports == "include")
 }
 
 // callersOf answers callers for many definitions at once, reading the
@@ -444,6 +452,24 @@ func (x *Index) callersOf(ts []Target) map[Target]*callerSet {
 	keys := make([]group, 0, len(byName))
 	for k := range byName {
 		keys = append(keys, k)
+	}
+	// A constructor runs where its class is constructed (new C(), C()):
+	// the references to the class's name are read too.
+	ctor := map[Target]bool{}
+	for _, t := range ts {
+		if d := t.D(); d.Container != "" && (d.Kind == "constructor" || d.Name == t.File.Lang.Constructor && d.member()) {
+			ctor[t] = true
+			if d.Name != d.Container {
+				ck := group{t.File.Lang, d.Container}
+				byName[ck] = append(byName[ck], t)
+			}
+			for _, sup := range t.File.Lang.Super { // super(...) in a subclass
+				if isIdent(sup) {
+					sk := group{t.File.Lang, sup}
+					byName[sk] = append(byName[sk], t)
+				}
+			}
+		}
 	}
 	for _, k := range keys {
 		for _, a := range aliasesOf(x.renames(k.l), k.name) {
@@ -486,7 +512,7 @@ func (x *Index) callersOf(ts []Target) map[Target]*callerSet {
 						}
 					} else {
 						for _, u := range res.Targets {
-							if u == t {
+							if u == t || ctor[t] && r.Kind == RefCall && constructs(u, t) {
 								found = true
 								break
 							}
@@ -518,8 +544,13 @@ func (x *Index) callersOf(ts []Target) map[Target]*callerSet {
 					} else {
 						s.setClass(res, t)
 					}
+					if ctor[t] && r.Kind == RefCall && s.Reason == "" && s.Class != Candidate {
+						s.Reason = "constructs " + t.D().Container
+					}
 					// A getter runs where it is read.
-					if r.Kind == RefValue && t.D().Kind != "getter" {
+					if r.Kind == RefType {
+						cs.types = append(cs.types, s)
+					} else if r.Kind == RefValue && t.D().Kind != "getter" {
 						cs.values = append(cs.values, s)
 					} else {
 						cs.calls = append(cs.calls, s)
@@ -531,6 +562,7 @@ func (x *Index) callersOf(ts []Target) map[Target]*callerSet {
 	for _, cs := range out {
 		sortSites(cs.calls)
 		sortSites(cs.values)
+		sortSites(cs.types)
 		sortSites(cs.nowhere)
 	}
 	return out

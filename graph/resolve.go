@@ -80,6 +80,12 @@ func (x *Index) resolveAt(f *File, r *Ref, lazy bool) Resolution {
 				return settle(f, Exact, ts, "same class")
 			}
 		}
+		// super(...): the constructor of the enclosing class's base.
+		if slices.Contains(l.Super, name) && encl != nil && encl.Container != "" {
+			if res, ok := x.superCall(f, r, encl); ok {
+				return res
+			}
+		}
 		// The file's own top-level definitions.
 		if ts := pick(f, name, func(d *Def) bool { return want(d) && !d.member() }); len(ts) > 0 {
 			return settle(f, Exact, ts, "same file")

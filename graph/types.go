@@ -882,3 +882,27 @@ func (f *File) enclosingAt(at int32) int32 {
 	}
 	return best
 }
+
+// superCall resolves super(...) inside a method of encl's class: the
+// nearest base's constructor, else the base class itself.
+func (x *Index) superCall(f *File, r *Ref, encl *Def) (Resolution, bool) {
+	d := declType{text: encl.Container, in: f, ev: "super is a base of " + encl.Container, bases: true}
+	tr := x.resolveDecl(d)
+	if len(tr.types) == 0 {
+		if tr.external != "" {
+			return Resolution{Class: Unresolved, Why: "external: " + tr.external + " (" + d.ev + ")"}, true
+		}
+		return Resolution{}, false
+	}
+	isCtor := func(e *Def) bool { return e.Kind == "constructor" || e.Name == f.Lang.Constructor && e.member() }
+	for _, b := range tr.types {
+		ms, _ := x.membersOf([]Target{b}, f.Lang.Constructor, isCtor, 0)
+		if len(ms) == 1 {
+			return Resolution{Class: Exact, Targets: ms, Reason: d.ev}, true
+		}
+	}
+	if len(tr.types) == 1 {
+		return Resolution{Class: Exact, Targets: tr.types, Reason: d.ev}, true
+	}
+	return Resolution{}, false
+}

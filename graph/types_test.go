@@ -94,3 +94,34 @@ func TestNormType(t *testing.T) {
 		}
 	}
 }
+
+// new C(), super(...) and Python's C() are calls of the constructor;
+// callers of a class lists its uses as a type apart from its calls.
+func TestConstructorCallers(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{
+		"a.ts": "export class Base {\n  constructor(x: number) {}\n}\n\nexport class Kid extends Base {\n  constructor() {\n    super(1);\n  }\n}\n\nexport function make(): Kid {\n  const k: Kid = new Kid();\n  return k;\n}\n",
+		"p.py": "class Shape:\n    def __init__(self, n):\n        self.n = n\n\n\ndef make(s: Shape):\n    return Shape(2)\n",
+	})
+	x := buildRoot(t, root)
+	for _, c := range []struct{ sym, in string }{
+		{"a.ts:Kid.constructor", "make"},
+		{"a.ts:Base.constructor", "Kid.constructor"},
+		{"p.py:Shape.__init__", "make"},
+	} {
+		a, err := x.Callers(Spec{Symbol: c.sym}, 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(a.Sites) != 1 || a.Sites[0].In != c.in || a.Sites[0].Class != Exact {
+			t.Errorf("callers of %s: want one exact site in %s:\n%s", c.sym, c.in, a.Text())
+		}
+	}
+	a, err := x.Callers(Spec{Symbol: "a.ts:Kid"}, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Counts.Exact != 1 || a.Counts.TypeUses != 2 || !strings.Contains(a.Text(), "used as a type at 2 places") {
+		t.Errorf("callers of the class Kid: want 1 construction and 2 type uses (return type, annotation):\n%s", a.Text())
+	}
+}
