@@ -610,11 +610,17 @@ func (x *Index) Impact(spec Spec, depth, perDepth, budget, synced int) (*Answer,
 		}
 	}
 	frontier := start
+	macro := "" // a walked definition that invokes a macro, and the macro
 	notFollowed := 0
 	l := lines{x: x}
 	for dep := 1; dep <= depth && len(frontier) > 0; dep++ {
 		ring := Depth{Depth: dep, Dependents: []Dependent{}}
 		var next []Target
+		for _, t := range frontier {
+			if macro == "" {
+				macro = x.macroUse(t)
+			}
+		}
 		sets := x.callersOf(frontier)
 		for _, t := range frontier {
 			cs := sets[t]
@@ -661,7 +667,12 @@ func (x *Index) Impact(spec Spec, depth, perDepth, budget, synced int) (*Answer,
 		a.Depths = append(a.Depths, ring)
 		frontier = next
 	}
-	a.LowerBound = a.Counts.Values > 0 || notFollowed > 0 || !st.Ready
+	for _, t := range frontier { // the last ring, not walked further
+		if macro == "" {
+			macro = x.macroUse(t)
+		}
+	}
+	a.LowerBound = a.Counts.Values > 0 || notFollowed > 0 || !st.Ready || macro != ""
 	w := &writer{budget: budget}
 	total := a.Counts.total()
 	bound := "exact count"
@@ -683,6 +694,9 @@ func (x *Index) Impact(spec Spec, depth, perDepth, budget, synced int) (*Answer,
 	}
 	if a.Counts.Values > 0 {
 		w.head("%d value uses (callbacks, stored functions) may call into this from places not counted", a.Counts.Values)
+	}
+	if macro != "" {
+		w.head("%s: calls made inside a macro's expansion are not seen", macro)
 	}
 	x.partialNote(w, st)
 	a.text = w.String("lower depth or limit, or ask callers about one symbol")
@@ -808,4 +822,25 @@ func (x *Index) Definitions() []Symbol {
 		return out[i].Line < out[j].Line
 	})
 	return out
+}
+
+// macroUse names the first macro t's body invokes ("f invokes macro M"),
+// or "".
+func (x *Index) macroUse(t Target) string {
+	f, d := t.File, t.D()
+	if !functionLike[d.Kind] {
+		return ""
+	}
+	for ri := range f.Refs {
+		r := &f.Refs[ri]
+		if r.Kind != RefCall || r.at < d.start || r.at >= d.end {
+			continue
+		}
+		for _, u := range x.resolve(f, r).Targets {
+			if u.D().Kind == "macro" {
+				return qualified(t) + " invokes macro " + qualified(u) + " (" + u.File.Rel + ":" + itoa(int(u.D().Line)) + ")"
+			}
+		}
+	}
+	return ""
 }

@@ -2,12 +2,13 @@ package graph
 
 import (
 	"fmt"
-	"github.com/builtin-tools/builtin-tools/internal/similar"
 	"path"
 	"path/filepath"
 	"sort"
 	"strings"
 	"unicode"
+
+	"github.com/builtin-tools/builtin-tools/internal/similar"
 )
 
 // Spec names a symbol: a name, a qualified name (Type.Method, pkg.Func,
@@ -161,6 +162,12 @@ func (x *Index) locateInFile(f *File, sym string, line int) ([]Target, error) {
 					}
 					return nil, &LookupError{fmt.Sprintf("%s:%d calls %s, which has no definition in the index (%s)", f.Rel, line, f.RefName(r), res.Why)}
 				}
+			}
+			// A declaration without a body (a TypeScript overload
+			// signature, a C prototype, a method declared in a C++ class):
+			// the definition it declares.
+			if ts := x.declared(f, sym, line); len(ts) > 0 {
+				return ts, nil
 			}
 			return nil, &LookupError{fmt.Sprintf("%q is not on line %d of %s; that line reads: %s%s", sym, line, f.Rel, quoteLine(x.lineOf(f.Rel, line)), x.nearDefs(f, line))}
 		}
@@ -668,4 +675,75 @@ func (x *Index) callees(t Target) []Site {
 		out = append(out, s)
 	}
 	return out
+}
+
+// declared finds the definitions a bodiless declaration of sym on line
+// declares: the line must hold sym as a word followed by "(" (a function's
+// signature); definitions of that name in the file come first (an
+// overload's implementation), then, for a member of the class around the
+// line or a prototype, those in the files beside it with its base name
+// (x.h and x.c), then the language's.
+func (x *Index) declared(f *File, sym string, line int) []Target {
+	text := x.lineOf(f.Rel, line)
+	at := wordAt(text, sym)
+	if at < 0 || !strings.HasPrefix(strings.TrimLeft(text[at+len(sym):], " \t"), "(") && !strings.HasPrefix(strings.TrimLeft(text[at+len(sym):], " \t"), "<") {
+		return nil
+	}
+	// The class the line is in, if any: a method declared there.
+	cont := ""
+	for i := range f.Defs {
+		d := &f.Defs[i]
+		if classLike[d.Kind] && int(d.Line) <= line && line <= int(d.EndLine) {
+			cont = d.Name
+		}
+	}
+	isFn := func(d *Def) bool { return functionLike[d.Kind] && d.Container == cont }
+	if ts := pick(f, sym, func(d *Def) bool { return isFn(d) && int(d.Line) != line }); len(ts) > 0 {
+		return ts
+	}
+	ix := x.langIx[f.Lang]
+	if ix == nil {
+		return nil
+	}
+	stem := strings.TrimSuffix(f.Rel, path.Ext(f.Rel))
+	var beside, dir, all []Target
+	for _, g := range ix.defs[sym] {
+		if g == f {
+			continue
+		}
+		for _, t := range pick(g, sym, isFn) {
+			switch {
+			case strings.TrimSuffix(g.Rel, path.Ext(g.Rel)) == stem:
+				beside = append(beside, t)
+			case g.Dir == f.Dir:
+				dir = append(dir, t)
+			default:
+				all = append(all, t)
+			}
+		}
+	}
+	for _, ts := range [][]Target{beside, dir, all} {
+		if len(ts) > 0 {
+			return ts
+		}
+	}
+	return nil
+}
+
+// wordAt is the index of sym in text as a whole word, or -1.
+func wordAt(text, sym string) int {
+	for from := 0; from < len(text); {
+		i := strings.Index(text[from:], sym)
+		if i < 0 {
+			return -1
+		}
+		i += from
+		before := i == 0 || !isIdent(text[i-1:i])
+		after := i+len(sym) == len(text) || !isIdent("a"+text[i+len(sym):i+len(sym)+1])
+		if before && after {
+			return i
+		}
+		from = i + 1
+	}
+	return -1
 }

@@ -125,3 +125,64 @@ func TestConstructorCallers(t *testing.T) {
 		t.Errorf("callers of the class Kid: want 1 construction and 2 type uses (return type, annotation):\n%s", a.Text())
 	}
 }
+
+// A TypeScript overload signature, a C prototype in a header and a method
+// declared in a C++ class are positions of the definition they declare.
+func TestDeclarationPositions(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{
+		"s.ts":      "export function concat(a: string): string;\nexport function concat(a: number): string;\nexport function concat(a: any): string {\n  return String(a);\n}\n",
+		"lib.h":     "#ifndef LIB_H\n#define LIB_H\nint lib_add(int a, int b);\n#endif\n",
+		"lib.c":     "#include \"lib.h\"\n\nint lib_add(int a, int b) { return a + b; }\n",
+		"shape.hpp": "class Shape {\npublic:\n  int area();\n};\n",
+		"shape.cpp": "#include \"shape.hpp\"\n\nint Shape::area() { return 0; }\n",
+	})
+	x := buildRoot(t, root)
+	for _, c := range []struct {
+		file string
+		line int
+		sym  string
+		want string // file:line of the definition
+	}{
+		{"s.ts", 2, "concat", "s.ts:3"},
+		{"lib.h", 3, "lib_add", "lib.c:3"},
+		{"shape.hpp", 3, "area", "shape.cpp:3"},
+	} {
+		a, err := x.Callers(Spec{File: c.file, Line: c.line, Symbol: c.sym}, 0, 0)
+		if err != nil {
+			t.Errorf("%s:%d %s: %v", c.file, c.line, c.sym, err)
+			continue
+		}
+		if a.Symbol == nil || a.Symbol.File+":"+itoa(a.Symbol.Line) != c.want {
+			t.Errorf("%s:%d %s: want the definition at %s:\n%s", c.file, c.line, c.sym, c.want, a.Text())
+		}
+	}
+	// A line that does not declare the name is still refused.
+	if _, err := x.Callers(Spec{File: "lib.c", Line: 1, Symbol: "lib_add"}, 0, 0); err == nil {
+		t.Error("line 1 of lib.c (an #include) was taken as a position of lib_add")
+	}
+}
+
+// A function invoking a macro makes impact a lower bound: the macro's
+// expansion may call what the index cannot see.
+func TestImpactMacroLowerBound(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{
+		"m.c": "#define CHECK(x) do { if (!(x)) fail(); } while (0)\n\nstatic void fail(void) {}\n\nstatic int target(int v) { return v; }\n\nint user(int v) {\n  CHECK(v);\n  return target(v);\n}\n\nint plain(int v) { return target(v); }\n",
+	})
+	x := buildRoot(t, root)
+	a, err := x.Impact(Spec{Symbol: "target"}, 2, 0, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !a.LowerBound || !strings.Contains(a.Text(), "lower bound") || !strings.Contains(a.Text(), "user invokes macro CHECK") {
+		t.Errorf("impact of target through a function invoking a macro:\n%s", a.Text())
+	}
+	b, err := x.Impact(Spec{Symbol: "plain"}, 2, 0, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.LowerBound {
+		t.Errorf("impact of plain (no macro on the way) is a lower bound:\n%s", b.Text())
+	}
+}
