@@ -586,9 +586,15 @@ func (f *File) localsIn(locals []Local, scopes [][2]int32, defNames map[int32]bo
 		// typed when a pattern says the type, untyped when two disagree
 		// (case A, B: in a type switch).
 		if k := len(out) - 1; k >= 0 && out[k].at == l.at && out[k].name == l.name && out[k].end == l.end {
+			// A declared type wins over an initializer's (Base b = new
+			// Kid(): b is a Base).
+			declared := func(h uint8) bool { return h == TypeDeclared || h == TypeParam }
 			switch p := &out[k]; {
-			case l.how == TypeNone:
-			case p.how == TypeNone && !p.conflict:
+			case l.how == TypeNone, p.conflict:
+			case p.how == TypeNone:
+				p.typ, p.how = l.typ, l.how
+			case declared(p.how) && !declared(l.how):
+			case declared(l.how) && !declared(p.how):
 				p.typ, p.how = l.typ, l.how
 			case p.typ != l.typ || p.how != l.how:
 				p.typ, p.how, p.conflict = 0, TypeNone, true

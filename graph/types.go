@@ -238,6 +238,9 @@ func (x *Index) exprDecl(f *File, encl, at int32, expr string, depth int) (declT
 	if depth > maxTypeDepth || expr == "" {
 		return declType{}, false
 	}
+	if strings.Contains(expr, "->") { // C++: p->conn is (*p).conn
+		expr = strings.ReplaceAll(expr, "->", ".")
+	}
 	switch expr[len(expr)-1] {
 	case ')':
 		if ed := encl; ed >= 0 && f.Defs[ed].Container != "" && slices.Contains(f.Lang.Super, expr) {
