@@ -186,3 +186,17 @@ func TestImpactMacroLowerBound(t *testing.T) {
 		t.Errorf("impact of plain (no macro on the way) is a lower bound:\n%s", b.Text())
 	}
 }
+
+// A local of an enclosing function hides a builtin and a module's name
+// inside a nested function (Python, TypeScript).
+func TestClosureLocals(t *testing.T) {
+	dumpHas(t, map[string]string{
+		"c.py": "import os\n\ndef outer():\n    os = make()\n    len = pick()\n    def inner():\n        os.getcwd()\n        len(3)\n    return inner\n\ndef make():\n    pass\n\ndef pick():\n    pass\n",
+		"c.ts": "import * as path from 'path';\n\nexport function outer() {\n  const path = { join() {} };\n  const parseInt = (s: string) => 1;\n  function inner() {\n    path.join();\n    parseInt('1');\n  }\n  return inner;\n}\n",
+	}, []string{
+		"call c.py:7 os.getcwd in inner -> unresolved (no definition named getcwd in the index)",
+		"call c.py:8 len in inner -> unresolved (a local variable or parameter (a function value))",
+		"call c.ts:7 path.join in inner -> candidate[1] join (c.ts:4)",
+		"call c.ts:8 parseInt in inner -> exact parseInt (c.ts:5)",
+	})
+}
