@@ -839,32 +839,22 @@ func (x *Index) overrides(t, m Target) []Target {
 		var next []Target
 		for _, base := range level {
 			bn := base.D().Name
-			for _, fs := range ix.dirs {
-				for _, g := range fs {
-					for i := range g.Fields {
-						fd := &g.Fields[i]
-						if fd.Name != "" {
-							continue
-						}
-						if _, n := g.Lang.normType(fd.Type); n != bn {
-							continue
-						}
-						sub := pick(g, fd.Container, func(d *Def) bool { return classLike[d.Kind] })
-						if len(sub) == 0 || seen[sub[0]] {
-							continue
-						}
-						found := false
-						for _, b := range x.resolveDecl(declType{text: fd.Type, in: g}).types {
-							found = found || b == base
-						}
-						if !found {
-							continue
-						}
-						seen[sub[0]] = true
-						next = append(next, sub[0])
-						out = append(out, pick(g, m.D().Name, func(d *Def) bool { return d.Container == fd.Container && functionLike[d.Kind] })...)
-					}
+			for _, fr := range x.basesNamed(ix, t.File.Lang, bn) {
+				g, fd := fr.g, fr.fd
+				sub := pick(g, fd.Container, func(d *Def) bool { return classLike[d.Kind] })
+				if len(sub) == 0 || seen[sub[0]] {
+					continue
 				}
+				found := false
+				for _, b := range x.resolveDecl(declType{text: fd.Type, in: g}).types {
+					found = found || b == base
+				}
+				if !found {
+					continue
+				}
+				seen[sub[0]] = true
+				next = append(next, sub[0])
+				out = append(out, pick(g, m.D().Name, func(d *Def) bool { return d.Container == fd.Container && functionLike[d.Kind] })...)
 			}
 		}
 		level = next
@@ -908,4 +898,47 @@ func (x *Index) superCall(f *File, r *Ref, encl *Def) (Resolution, bool) {
 		return Resolution{Class: Exact, Targets: tr.types, Reason: d.ev}, true
 	}
 	return Resolution{}, false
+}
+
+type fieldRef struct {
+	g  *File
+	fd *Field
+}
+
+type subclassesAt struct {
+	gen uint64
+	m   map[string][]fieldRef
+}
+
+// basesNamed lists the base-class fields of the language that name a type
+// called name (one pass over the index, kept until it changes).
+func (x *Index) basesNamed(ix *langIndex, l *Language, name string) []fieldRef {
+	x.impMu.Lock()
+	e, ok := x.subs[l]
+	x.impMu.Unlock()
+	if !ok || e.gen != x.gen {
+		m := map[string][]fieldRef{}
+		for _, fs := range ix.dirs {
+			for _, g := range fs {
+				for i := range g.Fields {
+					fd := &g.Fields[i]
+					if fd.Name != "" {
+						continue
+					}
+					_, n := g.Lang.normType(fd.Type)
+					if n != "" {
+						m[n] = append(m[n], fieldRef{g, fd})
+					}
+				}
+			}
+		}
+		e = subclassesAt{x.gen, m}
+		x.impMu.Lock()
+		if x.subs == nil {
+			x.subs = map[*Language]subclassesAt{}
+		}
+		x.subs[l] = e
+		x.impMu.Unlock()
+	}
+	return e.m[name]
 }
