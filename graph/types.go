@@ -553,11 +553,26 @@ func (x *Index) typeFiles(t Target) []*File {
 	return out
 }
 
+// namedIn lists the files among t's (typeFiles) that define name.
+func (x *Index) namedIn(t Target, name string) []*File {
+	if t.File.Lang.Scope != "directory" {
+		return []*File{t.File}
+	}
+	var out []*File
+	for _, g := range x.langIx[t.File.Lang].defs[name] {
+		if g.Dir == t.File.Dir && g.Package == t.File.Package {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
 // bases lists what a type embeds or extends, resolved; ext names one
-// that is outside the index (a module's or the language's own).
+// that is outside the index (a module's or the language's own). Fields
+// and bases are declared with the type, in its file.
 func (x *Index) bases(t Target) (out []Target, ext string) {
 	name := t.D().Name
-	for _, g := range x.typeFiles(t) {
+	for _, g := range []*File{t.File} {
 		for i := range g.Fields {
 			fd := &g.Fields[i]
 			if fd.Name != "" || fd.Container != name {
@@ -595,7 +610,7 @@ func (x *Index) membersExt(types []Target, name string, ok func(*Def) bool, dept
 			}
 			seen[t] = true
 			tn := t.D().Name
-			for _, g := range x.typeFiles(t) {
+			for _, g := range x.namedIn(t, name) {
 				ms := pick(g, name, func(e *Def) bool { return ok(e) && e.Container == tn && !classLike[e.Kind] })
 				found = append(found, ms...)
 				for range ms {
@@ -630,7 +645,7 @@ func (x *Index) fieldOf(types []Target, name string, depth int) (declType, bool)
 			}
 			seen[t] = true
 			tn := t.D().Name
-			for _, g := range x.typeFiles(t) {
+			for _, g := range []*File{t.File} {
 				for i := range g.Fields {
 					fd := &g.Fields[i]
 					if fd.Container != tn || fd.Name != name {
@@ -729,7 +744,7 @@ func (x *Index) containerType(m Target) (Target, bool) {
 	if c == "" {
 		return Target{}, false
 	}
-	for _, g := range x.typeFiles(m) {
+	for _, g := range x.namedIn(m, c) {
 		if ts := pick(g, c, func(d *Def) bool { return classLike[d.Kind] }); len(ts) > 0 {
 			return ts[0], true
 		}
@@ -804,11 +819,10 @@ func (x *Index) byMethodSet(t, m Target) []Target {
 			if ct, ok := x.containerType(c); ok && ct.D().Kind == "interface" {
 				continue
 			}
-			files := x.typeFiles(c)
 			all := true
 			for _, n := range names {
 				has := false
-				for _, h := range files {
+				for _, h := range x.namedIn(c, n) {
 					if len(pick(h, n, func(e *Def) bool { return e.Container == d.Container && functionLike[e.Kind] })) > 0 {
 						has = true
 						break
