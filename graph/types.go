@@ -81,13 +81,16 @@ func (l *Language) normType(text string) (qual, name string) {
 	if s == "" || strings.ContainsAny(s, "[]{}()<> ,|\"'=") {
 		return "", ""
 	}
+	qual, name = "", s
 	if i := strings.LastIndex(s, "::"); i >= 0 {
-		return s[:i], s[i+2:]
+		qual, name = s[:i], s[i+2:]
+	} else if i := strings.LastIndex(s, "."); i >= 0 {
+		qual, name = s[:i], s[i+1:]
 	}
-	if i := strings.LastIndex(s, "."); i >= 0 {
-		return s[:i], s[i+1:]
+	if !isIdent(name) {
+		return "", ""
 	}
-	return "", s
+	return qual, name
 }
 
 // elemType is the element type of a collection type as written: []E,
