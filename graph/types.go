@@ -254,6 +254,11 @@ func (x *Index) exprDecl(f *File, encl, at int32, expr string, depth int) (declT
 		if open <= 0 {
 			return declType{}, false
 		}
+		if expr[open-1] == '.' {
+			// A type assertion, x.(T): the value is a T.
+			text := expr[open+1 : len(expr)-1]
+			return declType{text: text, in: f, ev: expr + " is " + text + ": asserted"}, true
+		}
 		return x.calleeResult(f, encl, at, expr[:open], depth+1)
 	case ']':
 		// An index: an element of the collection.
@@ -541,22 +546,8 @@ func (x *Index) resolveDeclAll(d declType) typeRef {
 	return typeRef{}
 }
 
-// typeFiles are the files a type's members may be in: its own, or (Go)
-// its package's.
-func (x *Index) typeFiles(t Target) []*File {
-	if t.File.Lang.Scope != "directory" {
-		return []*File{t.File}
-	}
-	var out []*File
-	for _, g := range x.langIx[t.File.Lang].dirs[t.File.Dir] {
-		if g.Package == t.File.Package {
-			out = append(out, g)
-		}
-	}
-	return out
-}
-
-// namedIn lists the files among t's (typeFiles) that define name.
+// namedIn lists the files that may hold t's members (its own, or Go's
+// package) and define name.
 func (x *Index) namedIn(t Target, name string) []*File {
 	if t.File.Lang.Scope != "directory" {
 		return []*File{t.File}
