@@ -277,6 +277,10 @@ func (x *Index) exprDecl(f *File, encl, at int32, expr string, depth int) (declT
 		return declType{text: el, in: inner.in, ev: inner.ev + "; " + expr + " is an element"}, true
 	}
 	if i := lastTopDot(expr); i >= 0 {
+		// pkg.Var: a package-level variable with a declared type.
+		if files, _, bound := x.moduleBinding(f, expr[:i]); bound && files != nil && !f.boundAround(firstSegment(expr), encl, at) {
+			return varDecl(expr, x.exportedBy(files, expr[i+1:], isTypedVar))
+		}
 		cur, ok := x.exprDecl(f, encl, at, expr[:i], depth+1)
 		if !ok {
 			return declType{}, false
@@ -315,7 +319,9 @@ func (x *Index) exprDecl(f *File, encl, at int32, expr string, depth int) (declT
 			return declType{}, false
 		}
 	}
-	return declType{}, false
+	// A variable of the module or package with a declared type.
+	ts, _ := x.bareTargets(f, expr, isTypedVar)
+	return varDecl(expr, ts)
 }
 
 // opening returns the index of the bracket opening the one that ends s.
@@ -949,4 +955,17 @@ func (x *Index) basesNamed(ix *langIndex, l *Language, name string) []fieldRef {
 		x.impMu.Unlock()
 	}
 	return e.m[name]
+}
+
+func isTypedVar(d *Def) bool {
+	return (d.Kind == "variable" || d.Kind == "constant") && d.Type != "" && !d.member()
+}
+
+// varDecl is the declared type of the one variable ts holds.
+func varDecl(expr string, ts []Target) (declType, bool) {
+	if len(ts) != 1 {
+		return declType{}, false
+	}
+	d := ts[0].D()
+	return declType{text: d.Type, in: ts[0].File, ev: evidence(expr, d.Type, "variable", ts[0].File, d.Line)}, true
 }

@@ -50,6 +50,7 @@
 (field_declaration !name type: (_) @type) @field
 
 (source_file (const_declaration (const_spec name: (identifier) @name) @definition.constant))
+(source_file (var_declaration (var_spec name: (identifier) @name type: (_) @type) @definition.variable))
 (source_file (var_declaration (var_spec name: (identifier) @name) @definition.variable))
 
 ; Calls: f(), pkg.F(), x.M(), F[T]() (read as a conversion by the grammar).

@@ -32,6 +32,7 @@
   (expression_statement
     (assignment left: (identifier) @name) @definition.constant)
   (#match? @name "^[A-Z][A-Z0-9_]*$"))
+(module (expression_statement (assignment left: (identifier) @name type: (type) @type) @definition.variable))
 (module (expression_statement (assignment left: (identifier) @name) @definition.variable))
 
 ; Base classes are type uses, listed before the value pattern below
