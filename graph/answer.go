@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -17,6 +18,7 @@ type Answer struct {
 	Definitions []Symbol   `json:"definitions,omitempty"`
 	Sites       []Site     `json:"sites,omitempty" jsonschema:"callers: call sites; callees: calls made"`
 	Values      []Site     `json:"values,omitempty" jsonschema:"places the symbol is passed or stored as a value: calls through them are not seen"`
+	TypeUses    []Site     `json:"type_uses,omitempty" jsonschema:"callers of a type: where it is used as a type (annotations, bases), apart from its constructions"`
 	Counts      Counts     `json:"counts"`
 	Depths      []Depth    `json:"depths,omitempty"`
 	LowerBound  bool       `json:"lower_bound,omitempty" jsonschema:"the true answer may hold more: the walk met value uses, candidates it did not follow, or an index still building"`
@@ -27,13 +29,17 @@ type Answer struct {
 
 // Counts split an answer's edges by how they were resolved.
 type Counts struct {
-	Exact      int `json:"exact"`
-	Import     int `json:"import"`
-	Candidate  int `json:"candidate"`
-	Unresolved int `json:"unresolved"`
-	Values     int `json:"values,omitempty"`
-	Elsewhere  int `json:"elsewhere,omitempty" jsonschema:"references with this name that resolve to other definitions"`
-	Shown      int `json:"shown"`
+	Exact     int `json:"exact"`
+	Import    int `json:"import"`
+	Candidate int `json:"candidate"`
+	// Implementation counts calls through an interface (or a base
+	// class's method) that may run this definition.
+	Implementation int `json:"implementation,omitempty"`
+	Unresolved     int `json:"unresolved"`
+	Values         int `json:"values,omitempty"`
+	TypeUses       int `json:"type_uses,omitempty"`
+	Elsewhere      int `json:"elsewhere,omitempty" jsonschema:"references with this name that resolve to other definitions"`
+	Shown          int `json:"shown"`
 }
 
 func (c *Counts) add(class string) {
@@ -44,12 +50,16 @@ func (c *Counts) add(class string) {
 		c.Import++
 	case Candidate:
 		c.Candidate++
+	case Implementation:
+		c.Implementation++
 	default:
 		c.Unresolved++
 	}
 }
 
-func (c Counts) total() int { return c.Exact + c.Import + c.Candidate + c.Unresolved }
+func (c Counts) total() int {
+	return c.Exact + c.Import + c.Candidate + c.Implementation + c.Unresolved
+}
 
 // IndexState says how complete the index was when the answer was made.
 type IndexState struct {
@@ -404,14 +414,21 @@ func (x *Index) Callers(spec Spec, budget, synced int) (*Answer, error) {
 		return amb, err
 	}
 	sym := symbolOf(t)
-	calls, values, elsewhere, nowhere := x.callers(t)
+	cs := x.callersOf([]Target{t})[t]
+	calls, values, elsewhere, nowhere := cs.calls, cs.values, cs.elsewhere, cs.nowhere
 	a := &Answer{Op: "callers", Symbol: &sym, Index: st, Sites: []Site{}}
+	a.Counts.TypeUses = len(cs.types)
 	for _, s := range calls {
 		a.Counts.add(s.Class)
 	}
 	a.Counts.Values, a.Counts.Elsewhere = len(values), elsewhere
+	a.Counts.Unresolved = len(nowhere)
 	w := &writer{budget: budget}
-	w.head("callers of %s: %d call sites (%d exact, %d import, %d candidate)", describe(sym), len(calls), a.Counts.Exact, a.Counts.Import, a.Counts.Candidate)
+	impl := ""
+	if a.Counts.Implementation > 0 {
+		impl = fmt.Sprintf(", %d through an interface or base", a.Counts.Implementation)
+	}
+	w.head("callers of %s: %d call sites (%d exact, %d import, %d candidate%s)", describe(sym), len(calls), a.Counts.Exact, a.Counts.Import, a.Counts.Candidate, impl)
 	if len(calls) == 0 {
 		w.head("no call site in the index leads here")
 	}
@@ -433,6 +450,15 @@ func (x *Index) Callers(spec Spec, budget, synced int) (*Answer, error) {
 			}
 		}
 	}
+	if len(cs.types) > 0 {
+		w.line("used as a type at %d places (annotations, bases; not calls):", len(cs.types))
+		for _, s := range cs.types {
+			s.Code = l.get(s.File, s.Line)
+			if w.line("%s:%d  in %s  [%s]  %s", s.File, s.Line, s.In, classNote(s), quoteLine(s.Code)) {
+				a.TypeUses = append(a.TypeUses, s)
+			}
+		}
+	}
 	if elsewhere > 0 {
 		w.head("%d other references named %s lead to other definitions", elsewhere, sym.Name)
 	}
@@ -450,8 +476,13 @@ func (x *Index) Callers(spec Spec, budget, synced int) (*Answer, error) {
 }
 
 func classNote(s Site) string {
-	if s.Class == Candidate {
+	switch {
+	case s.Class == Candidate:
 		return fmt.Sprintf("candidate %d of %d: %s", s.Rank, s.Of, s.Reason)
+	case s.Class == Implementation:
+		return fmt.Sprintf("implementation %d of %d: %s", s.Rank, s.Of, s.Reason)
+	case s.Reason != "":
+		return s.Class + ": " + s.Reason
 	}
 	return s.Class
 }
@@ -492,6 +523,15 @@ func (x *Index) Callees(spec Spec, budget, synced int) (*Answer, error) {
 		default:
 			c := s.Targets[0]
 			to = fmt.Sprintf("%s: %s (%s:%d)", s.Class, c.Qualified, c.File, c.Line)
+			if n := len(s.Targets) - 1; n > 0 && s.Targets[1].Reason == Implementation {
+				to += fmt.Sprintf(", implemented by %s (%s:%d)", s.Targets[1].Qualified, s.Targets[1].File, s.Targets[1].Line)
+				if n > 1 {
+					to += fmt.Sprintf(" and %d more", n-1)
+				}
+			}
+			if s.Reason != "" {
+				to += "; " + s.Reason
+			}
 		}
 		if w.line("%d  %s -> %s  %s", s.Line, s.Call, to, quoteLine(s.Code)) {
 			a.Sites = append(a.Sites, s)
@@ -570,15 +610,22 @@ func (x *Index) Impact(spec Spec, depth, perDepth, budget, synced int) (*Answer,
 		}
 	}
 	frontier := start
+	macro := "" // a walked definition that invokes a macro, and the macro
 	notFollowed := 0
 	l := lines{x: x}
 	for dep := 1; dep <= depth && len(frontier) > 0; dep++ {
 		ring := Depth{Depth: dep, Dependents: []Dependent{}}
 		var next []Target
+		for _, t := range frontier {
+			if macro == "" {
+				macro = x.macroUse(t)
+			}
+		}
 		sets := x.callersOf(frontier)
 		for _, t := range frontier {
 			cs := sets[t]
-			calls, values := cs.calls, cs.values
+			// A type's users depend on it as much as a function's callers.
+			calls, values := append(slices.Clip(cs.calls), cs.types...), cs.values
 			ring.Counts.Values += len(values)
 			for _, s := range calls {
 				if inStart[s.fileRef] {
@@ -620,7 +667,12 @@ func (x *Index) Impact(spec Spec, depth, perDepth, budget, synced int) (*Answer,
 		a.Depths = append(a.Depths, ring)
 		frontier = next
 	}
-	a.LowerBound = a.Counts.Values > 0 || notFollowed > 0 || !st.Ready
+	for _, t := range frontier { // the last ring, not walked further
+		if macro == "" {
+			macro = x.macroUse(t)
+		}
+	}
+	a.LowerBound = a.Counts.Values > 0 || notFollowed > 0 || !st.Ready || macro != ""
 	w := &writer{budget: budget}
 	total := a.Counts.total()
 	bound := "exact count"
@@ -642,6 +694,9 @@ func (x *Index) Impact(spec Spec, depth, perDepth, budget, synced int) (*Answer,
 	}
 	if a.Counts.Values > 0 {
 		w.head("%d value uses (callbacks, stored functions) may call into this from places not counted", a.Counts.Values)
+	}
+	if macro != "" {
+		w.head("%s: calls made inside a macro's expansion are not seen", macro)
 	}
 	x.partialNote(w, st)
 	a.text = w.String("lower depth or limit, or ask callers about one symbol")
@@ -767,4 +822,25 @@ func (x *Index) Definitions() []Symbol {
 		return out[i].Line < out[j].Line
 	})
 	return out
+}
+
+// macroUse names the first macro t's body invokes ("f invokes macro M"),
+// or "".
+func (x *Index) macroUse(t Target) string {
+	f, d := t.File, t.D()
+	if !functionLike[d.Kind] {
+		return ""
+	}
+	for ri := range f.Refs {
+		r := &f.Refs[ri]
+		if r.Kind != RefCall || r.at < d.start || r.at >= d.end {
+			continue
+		}
+		for _, u := range x.resolve(f, r).Targets {
+			if u.D().Kind == "macro" {
+				return qualified(t) + " invokes macro " + qualified(u) + " (" + u.File.Rel + ":" + itoa(int(u.D().Line)) + ")"
+			}
+		}
+	}
+	return ""
 }

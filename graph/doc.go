@@ -5,7 +5,12 @@
 // the language server's job — so every edge says how it was resolved:
 //
 //   - exact: one definition in scope (the same file, the same package or
-//     class, a method on the receiver's own type, a qualified import);
+//     class, a method on the receiver's own type, a qualified import), or
+//     a method of the type the source declares for the receiver, with the
+//     evidence as the edge's reason ("s is *store.Store: parameter,
+//     api/api.go:5"); through an interface (or a class's method where
+//     bases are declared), the implementations are listed beside it as
+//     implementation edges, never chosen silently;
 //   - import: a name bound by one of the file's imports;
 //   - candidate: by name only, a ranked list with the reason for each
 //     place (same file, same folder, a module the file imports, name
@@ -46,6 +51,29 @@
 // callers also read the names imports give a definition (import {f as g}).
 // A definition inside a function, a block or a value (@local.scope) is not
 // a name of its module: an import never resolves to it.
+//
+// # Declared types
+//
+// A receiver's type is read from what the source declares, no type
+// checker: on a @local (or @local.param, a parameter), @type is its
+// declared type as written, @type.new the type constructed (T{}, new
+// T()), @type.call the callee whose declared result it holds (x :=
+// NewX(), x = Foo(), which constructs Foo), @type.elem the expression whose
+// element it is (range, for-of), @type.expr the expression assigned (x :=
+// s.conn), and @scope the node the binding holds in (a type switch case,
+// an isinstance or instanceof branch). A @field is a field of the class
+// around it (or @container) with a @type, or without @name an embedded
+// type or base class. @type on a definition is its result type. The
+// resolver (types.go) follows receivers through locals, fields (chained:
+// a.b.c.M()), call results and elements, then looks the method up on the
+// type and what it embeds or extends, nearest first. language.json adds
+// "type_wrappers" (Optional[Foo] is a Foo), "element_types" (List[Foo]),
+// "super" (receivers naming the bases), "constructor" (the method a call
+// of the class runs), "module_self" (exports) and "implements":
+// "method_set" (Go: a type with all the interface's methods) or
+// "declared" (a class naming it as a base). A type the source does not
+// declare leaves the call a ranked candidate; a declared type outside the
+// index (an external module, a builtin) makes it unresolved, saying so.
 // Options.QueryDirs adds or replaces languages without Go code;
 // testdata/fixtures holds one project per language with its known call
 // graph.

@@ -61,5 +61,16 @@ func resolutionText(res Resolution) string {
 	if res.Class == Candidate {
 		return fmt.Sprintf("candidate[%d] %s", len(ts), strings.Join(ts, ", "))
 	}
-	return res.Class + " " + strings.Join(ts, ", ")
+	out := res.Class + " " + strings.Join(ts, ", ")
+	if len(res.Impls) > 0 {
+		var is []string
+		for _, t := range res.Impls {
+			is = append(is, fmt.Sprintf("%s (%s:%d)", qualified(t), t.File.Rel, t.D().Line))
+		}
+		out += fmt.Sprintf(" implementation[%d] %s", len(is), strings.Join(is, ", "))
+	}
+	if res.Reason != "" {
+		out += " — " + res.Reason
+	}
+	return out
 }

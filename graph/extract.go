@@ -18,12 +18,15 @@ type Def struct {
 	Container string // receiver type or enclosing class; "" at top level
 	Scope     string // enclosing namespaces or modules (C++, TypeScript, Rust mod), dotted
 	Self      string // the receiver's name inside a method (Go), if captured
-	Line      int32  // 1-based
-	EndLine   int32
-	Col       int32 // 1-based, in bytes, of the name
-	start     int32 // byte range of the whole definition
-	end       int32
-	nameAt    int32
+	// Type is what the source declares for it: a function's result type,
+	// as written (@type in its pattern), or "".
+	Type    string
+	Line    int32 // 1-based
+	EndLine int32
+	Col     int32 // 1-based, in bytes, of the name
+	start   int32 // byte range of the whole definition
+	end     int32
+	nameAt  int32
 	// local: inside a function, a block or a value, so not a name of its
 	// module (a def in a def, an object literal's method in a callback).
 	local bool
@@ -76,6 +79,39 @@ type Local struct {
 	Encl int32  // the enclosing definition's index in Defs
 	at   int32
 	end  int32 // the end of the innermost @local.scope around it (a block, a closure), or -1: the whole definition
+	// typ is its declared type as written (how TypeDeclared, TypeParam,
+	// TypeNew), the callee whose result it holds (TypeCall) or the
+	// expression whose element it is (TypeElem); how is TypeNone when the
+	// source says nothing.
+	typ      uint32
+	how      uint8
+	conflict bool // (while extracting) two patterns gave it different types
+	line     int32
+}
+
+// How a local's or field's type is known.
+const (
+	TypeNone     uint8 = iota
+	TypeDeclared       // var x T, x: T
+	TypeParam          // a parameter's declared type
+	TypeNew            // T{}, &T{}, new T(), new(T)
+	TypeCall           // the declared result of the function called
+	TypeElem           // an element of a slice or map of a declared type (range)
+	TypeBranch         // a type switch case or an isinstance branch
+	TypeExpr           // the type of the expression assigned (x := s.conn)
+)
+
+var typeHow = [...]string{TypeNone: "", TypeDeclared: "declared", TypeParam: "parameter", TypeNew: "constructed", TypeCall: "result of", TypeElem: "element of", TypeBranch: "branch", TypeExpr: "assigned"}
+
+// Field is a field with a declared type, or (Name "") an embedded type or
+// a base class, of the class-like definition Container.
+type Field struct {
+	Container string
+	Name      string
+	Type      string // as written; for How TypeCall, the callee
+	How       uint8
+	Line      int32
+	at        int32
 }
 
 // Import is one name an import binds in its file: a module (Name "") or
@@ -105,6 +141,7 @@ type File struct {
 	Refs     []Ref
 	Imports  []Import
 	Locals   []Local  // sorted by name, then position
+	Fields   []Field  // in source order
 	strs     []string // the strings of Refs and Locals; 0 is ""
 	Errors   int      // ERROR and MISSING nodes
 	ErrorAt  []int    // their first lines (1-based)
@@ -114,7 +151,7 @@ type File struct {
 
 // cost estimates the bytes f holds in memory.
 func (f *File) cost() int64 {
-	return 200 + int64(len(f.Rel)) + int64(len(f.Defs))*96 + int64(len(f.Refs))*28 + int64(len(f.Imports))*72 + int64(len(f.Locals))*12 + int64(len(f.strs))*16 + int64(len(f.defOrder)+len(f.refOrder))*4
+	return 200 + int64(len(f.Rel)) + int64(len(f.Defs))*112 + int64(len(f.Refs))*28 + int64(len(f.Imports))*72 + int64(len(f.Locals))*28 + int64(len(f.Fields))*64 + int64(len(f.strs))*16 + int64(len(f.defOrder)+len(f.refOrder))*4
 }
 
 func intern(s string) string { return unique.Make(s).Value() }
@@ -163,11 +200,13 @@ func extract(rel string, l *Language, src []byte, r *astgrep.CaptureResult) *Fil
 	}
 	var refs []refAt
 	var locals []Local
+	var fields []Field
 	var scopes [][2]int32
 	tab := &table{ids: map[string]uint32{}, strs: []string{""}}
 	for _, m := range r.Matches {
 		var rl *role
-		var name, recv, cont, self, mod, iname, alias *astgrep.QueryCapture
+		var name, recv, cont, self, mod, iname, alias, typ, scope *astgrep.QueryCapture
+		how := TypeNone
 		for i := range m.Captures {
 			c := &m.Captures[i]
 			switch c.Index {
@@ -185,6 +224,18 @@ func extract(rel string, l *Language, src []byte, r *astgrep.CaptureResult) *Fil
 				iname = c
 			case l.capAlias:
 				alias = c
+			case l.capType:
+				typ, how = c, TypeDeclared
+			case l.capTypeNew:
+				typ, how = c, TypeNew
+			case l.capTypeCall:
+				typ, how = c, TypeCall
+			case l.capTypeElem:
+				typ, how = c, TypeElem
+			case l.capTypeExpr:
+				typ, how = c, TypeExpr
+			case l.capScope:
+				scope = c
 			}
 			if ro := &l.roles[c.Index]; ro.capture >= 0 && rl == nil {
 				rl = ro
@@ -230,12 +281,41 @@ func extract(rel string, l *Language, src []byte, r *astgrep.CaptureResult) *Fil
 			if self != nil {
 				d.Self = intern(self.Text(src))
 			}
+			if typ != nil {
+				d.Type = intern(typeText(typ.Text(src)))
+			}
 			defs = append(defs, defAt{d, m.Pattern})
+		case "field":
+			if typ == nil {
+				continue
+			}
+			fd := Field{Type: intern(typeText(typ.Text(src))), How: how, Line: int32(typ.StartRow + 1), at: int32(typ.Start)}
+			if name != nil {
+				fd.Name = intern(name.Text(src))
+				fd.at = int32(name.Start)
+			}
+			if cont != nil {
+				fd.Container = intern(cont.Text(src))
+			}
+			fields = append(fields, fd)
 		case "local":
 			if kind := rl.kind; kind == "scope" {
 				scopes = append(scopes, [2]int32{int32(whole.Start), int32(whole.End)})
 			} else if name != nil {
-				locals = append(locals, Local{name: tab.id(name.Text(src)), at: int32(name.Start), Encl: -1, end: -1})
+				lc := Local{name: tab.id(name.Text(src)), at: int32(name.Start), Encl: -1, end: -1, line: int32(name.StartRow + 1)}
+				if typ != nil {
+					lc.typ, lc.how = tab.id(typeText(typ.Text(src))), how
+					if how == TypeDeclared && rl.kind == "param" {
+						lc.how = TypeParam
+					}
+					if scope != nil {
+						lc.how = TypeBranch
+					}
+				}
+				if scope != nil {
+					lc.at, lc.end = int32(scope.Start), int32(scope.End)
+				}
+				locals = append(locals, lc)
 			}
 		case "reference":
 			if name == nil {
@@ -264,6 +344,11 @@ func extract(rel string, l *Language, src []byte, r *astgrep.CaptureResult) *Fil
 	f.Defs = make([]Def, 0, len(defs))
 	for _, d := range defs {
 		if names[d.d.nameAt] {
+			// A later pattern may only add the declared type (a return
+			// type) to the kind the first one decided.
+			if k := len(f.Defs) - 1; d.d.Type != "" && f.Defs[k].nameAt == d.d.nameAt && f.Defs[k].Type == "" {
+				f.Defs[k].Type = d.d.Type
+			}
 			continue
 		}
 		names[d.d.nameAt] = true
@@ -300,6 +385,7 @@ func extract(rel string, l *Language, src []byte, r *astgrep.CaptureResult) *Fil
 	f.strs = slices.Clip(tab.strs)
 	markLocal(f.Defs, parent, scopes)
 	f.Locals = f.localsIn(locals, scopes, names)
+	f.Fields = fieldsIn(f.Defs, fields)
 	// A value use of a local or a builtin (err, nil) passes no function of
 	// the index on: keeping it would only cost memory.
 	kept := f.Refs[:0]
@@ -480,7 +566,7 @@ func (f *File) localsIn(locals []Local, scopes [][2]int32, defNames map[int32]bo
 	sortScopes(scopes)
 	sw := scopeSweep{scopes: scopes}
 	for i := range locals {
-		if open := sw.at(locals[i].at); len(open) > 0 {
+		if open := sw.at(locals[i].at); len(open) > 0 && locals[i].end < 0 {
 			locals[i].end = open[len(open)-1][1]
 		}
 	}
@@ -496,6 +582,25 @@ func (f *File) localsIn(locals []Local, scopes [][2]int32, defNames map[int32]bo
 			continue
 		}
 		l.Encl = e
+		// Several patterns bind the same name at one place: one record,
+		// typed when a pattern says the type, untyped when two disagree
+		// (case A, B: in a type switch).
+		if k := len(out) - 1; k >= 0 && out[k].at == l.at && out[k].name == l.name && out[k].end == l.end {
+			// A declared type wins over an initializer's (Base b = new
+			// Kid(): b is a Base).
+			declared := func(h uint8) bool { return h == TypeDeclared || h == TypeParam }
+			switch p := &out[k]; {
+			case l.how == TypeNone, p.conflict:
+			case p.how == TypeNone:
+				p.typ, p.how = l.typ, l.how
+			case declared(p.how) && !declared(l.how):
+			case declared(l.how) && !declared(p.how):
+				p.typ, p.how = l.typ, l.how
+			case p.typ != l.typ || p.how != l.how:
+				p.typ, p.how, p.conflict = 0, TypeNone, true
+			}
+			continue
+		}
 		out = append(out, l)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return f.strs[out[i].name] < f.strs[out[j].name] })
@@ -511,6 +616,39 @@ func (f *File) bound(name string, encl, at int32) bool {
 	i := sort.Search(len(f.Locals), func(i int) bool { return f.strs[f.Locals[i].name] >= name })
 	for ; i < len(f.Locals) && f.strs[f.Locals[i].name] == name; i++ {
 		if l := &f.Locals[i]; l.Encl == encl && l.at <= at && (l.end < 0 || at < l.end) {
+			return true
+		}
+	}
+	return false
+}
+
+// outer returns the function-like definition around definition e when e
+// is nested in one (a closure, a def in a def), else -1.
+func (f *File) outer(e int32) int32 {
+	if e < 0 || !f.Defs[e].local {
+		return -1
+	}
+	d := &f.Defs[e]
+	for j := e - 1; j >= 0; j-- {
+		if p := &f.Defs[j]; p.start <= d.start && d.end <= p.end {
+			if functionLike[p.Kind] {
+				return j
+			}
+			if !p.local {
+				return -1
+			}
+			d = p
+		}
+	}
+	return -1
+}
+
+// boundAround says whether name is a local of definition encl or of a
+// function it is nested in (a closure sees its enclosing function's
+// locals), before byte offset at.
+func (f *File) boundAround(name string, encl, at int32) bool {
+	for e, n := encl, 0; e >= 0 && n < 16; e, n = f.outer(e), n+1 {
+		if f.bound(name, e, at) {
 			return true
 		}
 	}
@@ -565,4 +703,38 @@ func unquote(s string) string {
 		return s[1 : len(s)-1]
 	}
 	return s
+}
+
+// typeText is a declared type as the resolver reads it: one line, without
+// a type annotation's colon.
+func typeText(s string) string {
+	s = strings.TrimSpace(s)
+	s = strings.TrimSpace(strings.TrimPrefix(s, ":"))
+	if strings.ContainsAny(s, "\n\t") {
+		s = strings.Join(strings.Fields(s), " ")
+	}
+	return s
+}
+
+// fieldsIn gives each field without an explicit container the innermost
+// class-like definition around it; fields outside any are dropped.
+func fieldsIn(defs []Def, fields []Field) []Field {
+	out := fields[:0]
+	for _, fd := range fields {
+		if fd.Container == "" {
+			best := -1
+			for i := range defs {
+				d := &defs[i]
+				if classLike[d.Kind] && d.start <= fd.at && fd.at < d.end && (best < 0 || d.start >= defs[best].start) {
+					best = i
+				}
+			}
+			if best < 0 {
+				continue
+			}
+			fd.Container = defs[best].Name
+		}
+		out = append(out, fd)
+	}
+	return slices.Clip(out)
 }

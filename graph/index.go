@@ -62,8 +62,10 @@ type Index struct {
 	goMods  []goModule
 
 	impMu sync.Mutex
-	imp   map[*File]*fileScope    // scope's cache
-	ren   map[*Language]renamesAt // renames' cache, by x.gen
+	imp   map[*File]*fileScope       // scope's cache
+	ren   map[*Language]renamesAt    // renames' cache, by x.gen
+	impls map[implKey][]Target       // implementations' cache
+	subs  map[*Language]subclassesAt // base-class fields by the base's name, by x.gen
 
 	goModAt   map[string]string // go.mod folder → module path
 	watch     *watcher          // nil: every Sync checks every stamp

@@ -345,7 +345,8 @@ func TestReexports(t *testing.T) {
 // A bare name inside a method is a member of its class only where the
 // language says so (Java, C++), and there it hides the file's names; in
 // Python, JavaScript and Rust it is the module's name or an import's.
-// Python's super().m() is a parent's m (by name), not a builtin.
+// Python's super().m() is a parent's m (by the class's bases), not a
+// builtin.
 func TestImplicitSelf(t *testing.T) {
 	dumpHas(t, map[string]string{
 		"spawner.py":   "def spawn(cmd):\n    pass\n",
@@ -361,8 +362,8 @@ func TestImplicitSelf(t *testing.T) {
 		"call j/Shape.java:3 area in Shape.twice -> exact Shape.area (j/Shape.java:2)",
 		"call c/shape.cpp:10 area in Shape.twice -> exact Shape.area (c/shape.cpp:9)",
 		"call c/shape.cpp:11 area in free_user -> exact area (c/shape.cpp:1)",
-		"call loops.py:7 super().__init__ in Loop.__init__ -> candidate",
-		"call loops.py:8 str(self).join in Loop.__init__ -> unresolved (builtin)",
+		"call loops.py:7 super().__init__ in Loop.__init__ -> exact Base.__init__ (loops.py:2) — super() is a base of Loop",
+		"call loops.py:8 str(self).join in Loop.__init__ -> unresolved (builtin",
 	})
 }
 

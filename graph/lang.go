@@ -56,6 +56,25 @@ type Language struct {
 	// that module's own imports: Python's __init__.py, JavaScript's
 	// export-from, Rust's pub use.
 	Reexports bool
+	// TypeWrappers are generic types whose argument is the type a value
+	// is used as (Optional[Foo] is a Foo or None).
+	TypeWrappers []string
+	// Constructor names the method a call of the class runs (__init__,
+	// constructor), where constructors are not their own kind.
+	Constructor string
+	// ModuleSelf lists receivers that name the file's own module
+	// (CommonJS exports, module.exports).
+	ModuleSelf []string
+	// Super lists receivers that mean the enclosing class's bases (super,
+	// super()).
+	Super []string
+	// ElementTypes are generic collections whose (first) argument is
+	// their element's type (List[Foo], Array<Foo>), for range / for-in.
+	ElementTypes []string
+	// Implements says what implements an interface: "method_set" (Go: a
+	// type with all its methods), "declared" (a class naming it, or a
+	// class, as a base: the default) or "none".
+	Implements string
 
 	query    *astgrep.CaptureQuery
 	source   string // language.json and tags.scm, for the snapshot key
@@ -67,8 +86,20 @@ type Language struct {
 	capMod   int
 	capINm   int
 	capAlias int
-	builtins map[string]bool
-	self     map[string]bool
+	// Declared types: @type (as written), @type.new (constructed: T{},
+	// new T()), @type.call (the result of calling this), @type.elem (an
+	// element of this expression), @scope (the node a local is bound in
+	// instead of its own: a type switch's case).
+	capType     int
+	capTypeNew  int
+	capTypeCall int
+	capTypeElem int
+	capTypeExpr int
+	capScope    int
+	wrappers    map[string]bool
+	elements    map[string]bool
+	builtins    map[string]bool
+	self        map[string]bool
 }
 
 // role is what a pattern's match is: the capture that names it.
@@ -96,6 +127,12 @@ type langConfig struct {
 	Variants     string   `json:"variants"`
 	Reexports    *bool    `json:"reexports"`
 	ImplicitSelf *bool    `json:"implicit_self"`
+	TypeWrappers []string `json:"type_wrappers"`
+	ElementTypes []string `json:"element_types"`
+	Implements   string   `json:"implements"`
+	Super        []string `json:"super"`
+	ModuleSelf   []string `json:"module_self"`
+	Constructor  string   `json:"constructor"`
 }
 
 var (
@@ -213,6 +250,24 @@ func readConfig(fsys fs.FS, id string, depth int) (langConfig, []byte, error) {
 	if c.ImplicitSelf == nil {
 		c.ImplicitSelf = base.ImplicitSelf
 	}
+	if c.TypeWrappers == nil {
+		c.TypeWrappers = base.TypeWrappers
+	}
+	if c.ElementTypes == nil {
+		c.ElementTypes = base.ElementTypes
+	}
+	if c.Implements == "" {
+		c.Implements = base.Implements
+	}
+	if c.Super == nil {
+		c.Super = base.Super
+	}
+	if c.ModuleSelf == nil {
+		c.ModuleSelf = base.ModuleSelf
+	}
+	if c.Constructor == "" {
+		c.Constructor = base.Constructor
+	}
 	return c, append(append(raw, 0), baseRaw...), nil
 }
 
@@ -243,6 +298,12 @@ func loadLanguage(e *astgrep.Engine, fsys fs.FS, id string) (*Language, error) {
 	if c.Variants != "" && c.Variants != "go" {
 		return nil, fmt.Errorf("language %s: variants %q is not one of: go", id, c.Variants)
 	}
+	if c.Implements == "" {
+		c.Implements = "declared"
+	}
+	if !slices.Contains([]string{"method_set", "declared", "none"}, c.Implements) {
+		return nil, fmt.Errorf("language %s: implements %q is not one of method_set, declared, none", id, c.Implements)
+	}
 	if !slices.Contains(imports, c.Imports) {
 		return nil, fmt.Errorf("language %s: imports %q is not one of %s", id, c.Imports, strings.Join(imports, ", "))
 	}
@@ -264,7 +325,14 @@ func loadLanguage(e *astgrep.Engine, fsys fs.FS, id string) (*Language, error) {
 	}
 	l := &Language{ID: id, Grammar: c.Grammar, Scope: c.Scope, Imports: c.Imports, Self: c.Self, Builtins: c.Builtins,
 		Extensions: c.Extensions, Resolve: c.Resolve, Variants: c.Variants, Reexports: c.Reexports != nil && *c.Reexports, ImplicitSelf: c.ImplicitSelf != nil && *c.ImplicitSelf, query: q, source: string(raw) + "\x00" + string(src),
-		builtins: map[string]bool{}, self: map[string]bool{}}
+		TypeWrappers: c.TypeWrappers, ElementTypes: c.ElementTypes, Implements: c.Implements, Super: c.Super, ModuleSelf: c.ModuleSelf, Constructor: c.Constructor,
+		builtins: map[string]bool{}, self: map[string]bool{}, wrappers: map[string]bool{}, elements: map[string]bool{}}
+	for _, w := range c.TypeWrappers {
+		l.wrappers[w] = true
+	}
+	for _, w := range c.ElementTypes {
+		l.elements[w] = true
+	}
 	for _, b := range c.Builtins {
 		l.builtins[b] = true
 	}
@@ -278,6 +346,12 @@ func loadLanguage(e *astgrep.Engine, fsys fs.FS, id string) (*Language, error) {
 	l.capMod = q.Capture("import.module")
 	l.capINm = q.Capture("import.name")
 	l.capAlias = q.Capture("import.alias")
+	l.capType = q.Capture("type")
+	l.capTypeNew = q.Capture("type.new")
+	l.capTypeCall = q.Capture("type.call")
+	l.capTypeElem = q.Capture("type.elem")
+	l.capTypeExpr = q.Capture("type.expr")
+	l.capScope = q.Capture("scope")
 	// A match's role is the capture of the node its pattern describes.
 	l.roles = make([]role, len(q.Names))
 	for ci, n := range q.Names {
@@ -285,7 +359,7 @@ func loadLanguage(e *astgrep.Engine, fsys fs.FS, id string) (*Language, error) {
 		what, kind, _ := strings.Cut(n, ".")
 		switch {
 		case what == "definition" || what == "reference":
-		case (what == "import" || what == "package") && kind == "", what == "local" && (kind == "" || kind == "scope"):
+		case (what == "import" || what == "package" || what == "field") && kind == "", what == "local" && (kind == "" || kind == "scope" || kind == "param"):
 		default:
 			continue
 		}

@@ -20,7 +20,7 @@ import (
 // snapshot; any other is read and parsed again. The format is a string
 // table and varint records, written whole to a temporary file and renamed.
 
-const snapshotMagic = "btgraph8"
+const snapshotMagic = "btgraph9"
 
 func (x *Index) snapshotPath() string {
 	if x.opts.CacheDir == "" {
@@ -84,6 +84,12 @@ func (x *Index) save() error {
 			s.add(d.Container)
 			s.add(d.Self)
 			s.add(d.Scope)
+			s.add(d.Type)
+		}
+		for _, fd := range f.Fields {
+			s.add(fd.Container)
+			s.add(fd.Name)
+			s.add(fd.Type)
 		}
 		for _, str := range f.strs {
 			s.add(str)
@@ -129,6 +135,7 @@ func (x *Index) save() error {
 			s.str(d.Container)
 			s.str(d.Self)
 			s.str(d.Scope)
+			s.str(d.Type)
 			for _, v := range []int32{d.Line, d.EndLine, d.Col, d.start, d.end, d.nameAt} {
 				s.iv(int64(v))
 			}
@@ -165,6 +172,18 @@ func (x *Index) save() error {
 			s.iv(int64(l.Encl))
 			s.iv(int64(l.at))
 			s.iv(int64(l.end))
+			s.uv(uint64(l.typ))
+			s.uv(uint64(l.how))
+			s.iv(int64(l.line))
+		}
+		s.uv(uint64(len(f.Fields)))
+		for _, fd := range f.Fields {
+			s.str(fd.Container)
+			s.str(fd.Name)
+			s.str(fd.Type)
+			s.uv(uint64(fd.How))
+			s.iv(int64(fd.Line))
+			s.iv(int64(fd.at))
 		}
 	}
 	if err := s.w.Flush(); err != nil {
@@ -278,7 +297,7 @@ func (x *Index) load() map[string]*File {
 		f.Defs = make([]Def, s.count())
 		for j := range f.Defs {
 			d := &f.Defs[j]
-			d.Name, d.Kind, d.Container, d.Self, d.Scope = s.str(), s.str(), s.str(), s.str(), s.str()
+			d.Name, d.Kind, d.Container, d.Self, d.Scope, d.Type = s.str(), s.str(), s.str(), s.str(), s.str(), s.str()
 			d.Line, d.EndLine, d.Col = int32(s.iv()), int32(s.iv()), int32(s.iv())
 			d.start, d.end, d.nameAt = int32(s.iv()), int32(s.iv()), int32(s.iv())
 			d.local = s.uv() == 1
@@ -320,9 +339,18 @@ func (x *Index) load() map[string]*File {
 			for j := range f.Locals {
 				l := &f.Locals[j]
 				l.name, l.Encl, l.at, l.end = id(), int32(s.iv()), int32(s.iv()), int32(s.iv())
+				l.typ, l.how, l.line = id(), uint8(s.uv()), int32(s.iv())
 				if l.Encl >= int32(len(f.Defs)) {
 					s.err = errors.New("a local in a missing definition")
 				}
+			}
+		}
+		if n := s.count(); n > 0 {
+			f.Fields = make([]Field, n)
+			for j := range f.Fields {
+				fd := &f.Fields[j]
+				fd.Container, fd.Name, fd.Type = s.str(), s.str(), s.str()
+				fd.How, fd.Line, fd.at = uint8(s.uv()), int32(s.iv()), int32(s.iv())
 			}
 		}
 		if f.Lang == nil {

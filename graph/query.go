@@ -2,12 +2,13 @@ package graph
 
 import (
 	"fmt"
-	"github.com/builtin-tools/builtin-tools/internal/similar"
 	"path"
 	"path/filepath"
 	"sort"
 	"strings"
 	"unicode"
+
+	"github.com/builtin-tools/builtin-tools/internal/similar"
 )
 
 // Spec names a symbol: a name, a qualified name (Type.Method, pkg.Func,
@@ -161,6 +162,12 @@ func (x *Index) locateInFile(f *File, sym string, line int) ([]Target, error) {
 					}
 					return nil, &LookupError{fmt.Sprintf("%s:%d calls %s, which has no definition in the index (%s)", f.Rel, line, f.RefName(r), res.Why)}
 				}
+			}
+			// A declaration without a body (a TypeScript overload
+			// signature, a C prototype, a method declared in a C++ class):
+			// the definition it declares.
+			if ts := x.declared(f, sym, line); len(ts) > 0 {
+				return ts, nil
 			}
 			return nil, &LookupError{fmt.Sprintf("%q is not on line %d of %s; that line reads: %s%s", sym, line, f.Rel, quoteLine(x.lineOf(f.Rel, line)), x.nearDefs(f, line))}
 		}
@@ -370,6 +377,18 @@ func (x *Index) site(f *File, ri int32) Site {
 
 func (s *Site) setClass(res Resolution, t Target) {
 	s.Class = res.Class
+	if res.Class != Candidate {
+		s.Reason = res.Reason
+	}
+	for i, u := range res.Impls {
+		if u == t {
+			s.Class, s.Rank, s.Of = Implementation, i+1, len(res.Impls)
+			s.Reason = "a call of " + qualified(res.Targets[0]) + ", which " + qualified(t) + " implements"
+			if res.Reason != "" {
+				s.Reason += " (" + res.Reason + ")"
+			}
+		}
+	}
 	for i, u := range res.Targets {
 		if u == t {
 			if res.Class == Candidate {
@@ -380,7 +399,7 @@ func (s *Site) setClass(res Resolution, t Target) {
 	}
 }
 
-var classOrder = map[string]int{Exact: 0, ViaImport: 1, Candidate: 2, Unresolved: 3}
+var classOrder = map[string]int{Exact: 0, ViaImport: 1, Implementation: 2, Candidate: 3, Unresolved: 4}
 
 func sortSites(ss []Site) {
 	sort.SliceStable(ss, func(i, j int) bool {
@@ -397,6 +416,7 @@ func sortSites(ss []Site) {
 // callerSet is what leads to one definition.
 type callerSet struct {
 	calls, values []Site
+	types         []Site // a class's uses as a type (annotations, bases)
 	elsewhere     int
 	nowhere       []Site
 }
@@ -407,6 +427,13 @@ type callerSet struct {
 func (x *Index) callers(t Target) (calls, values []Site, elsewhere int, nowhere []Site) {
 	cs := x.callersOf([]Target{t})[t]
 	return cs.calls, cs.values, cs.elsewhere, cs.nowhere
+}
+
+// constructs says whether a call resolved to class u constructs with
+// constructor t: u is t's class, in t's file or package folder.
+func constructs(u, t Target) bool {
+	d := u.D()
+	return classLike[d.Kind] && d.Name == t.D().Container && (u.File == t.File || u.File.Dir == t.File.Dir && u.File.Lang.Scope == "directory" || u.File.Dir == t.File.Dir && u.File.Lang.Imports == "include")
 }
 
 // callersOf answers callers for many definitions at once, reading the
@@ -432,6 +459,24 @@ func (x *Index) callersOf(ts []Target) map[Target]*callerSet {
 	keys := make([]group, 0, len(byName))
 	for k := range byName {
 		keys = append(keys, k)
+	}
+	// A constructor runs where its class is constructed (new C(), C()):
+	// the references to the class's name are read too.
+	ctor := map[Target]bool{}
+	for _, t := range ts {
+		if d := t.D(); d.Container != "" && (d.Kind == "constructor" || d.Name == t.File.Lang.Constructor && d.member()) {
+			ctor[t] = true
+			if d.Name != d.Container {
+				ck := group{t.File.Lang, d.Container}
+				byName[ck] = append(byName[ck], t)
+			}
+			for _, sup := range t.File.Lang.Super { // super(...) in a subclass
+				if isIdent(sup) {
+					sk := group{t.File.Lang, sup}
+					byName[sk] = append(byName[sk], t)
+				}
+			}
+		}
 	}
 	for _, k := range keys {
 		for _, a := range aliasesOf(x.renames(k.l), k.name) {
@@ -474,10 +519,13 @@ func (x *Index) callersOf(ts []Target) map[Target]*callerSet {
 						}
 					} else {
 						for _, u := range res.Targets {
-							if u == t {
+							if u == t || ctor[t] && r.Kind == RefCall && constructs(u, t) {
 								found = true
 								break
 							}
+						}
+						for _, u := range res.Impls {
+							found = found || u == t
 						}
 					}
 					if !found {
@@ -503,8 +551,13 @@ func (x *Index) callersOf(ts []Target) map[Target]*callerSet {
 					} else {
 						s.setClass(res, t)
 					}
+					if ctor[t] && r.Kind == RefCall && s.Reason == "" && s.Class != Candidate {
+						s.Reason = "constructs " + t.D().Container
+					}
 					// A getter runs where it is read.
-					if r.Kind == RefValue && t.D().Kind != "getter" {
+					if r.Kind == RefType {
+						cs.types = append(cs.types, s)
+					} else if r.Kind == RefValue && t.D().Kind != "getter" {
 						cs.values = append(cs.values, s)
 					} else {
 						cs.calls = append(cs.calls, s)
@@ -516,6 +569,7 @@ func (x *Index) callersOf(ts []Target) map[Target]*callerSet {
 	for _, cs := range out {
 		sortSites(cs.calls)
 		sortSites(cs.values)
+		sortSites(cs.types)
 		sortSites(cs.nowhere)
 	}
 	return out
@@ -600,11 +654,19 @@ func (x *Index) callees(t Target) []Site {
 		s := x.site(f, int32(ri))
 		res := x.resolve(f, r)
 		s.Class, s.Why = res.Class, res.Why
+		if res.Class != Candidate {
+			s.Reason = res.Reason
+		}
 		for i, u := range res.Targets {
 			sym := symbolOf(u)
 			if res.Class == Candidate {
 				sym.Reason = res.Reasons[i]
 			}
+			s.Targets = append(s.Targets, sym)
+		}
+		for _, u := range res.Impls {
+			sym := symbolOf(u)
+			sym.Reason = Implementation
 			s.Targets = append(s.Targets, sym)
 		}
 		if res.Class == Candidate {
@@ -613,4 +675,75 @@ func (x *Index) callees(t Target) []Site {
 		out = append(out, s)
 	}
 	return out
+}
+
+// declared finds the definitions a bodiless declaration of sym on line
+// declares: the line must hold sym as a word followed by "(" (a function's
+// signature); definitions of that name in the file come first (an
+// overload's implementation), then, for a member of the class around the
+// line or a prototype, those in the files beside it with its base name
+// (x.h and x.c), then the language's.
+func (x *Index) declared(f *File, sym string, line int) []Target {
+	text := x.lineOf(f.Rel, line)
+	at := wordAt(text, sym)
+	if at < 0 || !strings.HasPrefix(strings.TrimLeft(text[at+len(sym):], " \t"), "(") && !strings.HasPrefix(strings.TrimLeft(text[at+len(sym):], " \t"), "<") {
+		return nil
+	}
+	// The class the line is in, if any: a method declared there.
+	cont := ""
+	for i := range f.Defs {
+		d := &f.Defs[i]
+		if classLike[d.Kind] && int(d.Line) <= line && line <= int(d.EndLine) {
+			cont = d.Name
+		}
+	}
+	isFn := func(d *Def) bool { return functionLike[d.Kind] && d.Container == cont }
+	if ts := pick(f, sym, func(d *Def) bool { return isFn(d) && int(d.Line) != line }); len(ts) > 0 {
+		return ts
+	}
+	ix := x.langIx[f.Lang]
+	if ix == nil {
+		return nil
+	}
+	stem := strings.TrimSuffix(f.Rel, path.Ext(f.Rel))
+	var beside, dir, all []Target
+	for _, g := range ix.defs[sym] {
+		if g == f {
+			continue
+		}
+		for _, t := range pick(g, sym, isFn) {
+			switch {
+			case strings.TrimSuffix(g.Rel, path.Ext(g.Rel)) == stem:
+				beside = append(beside, t)
+			case g.Dir == f.Dir:
+				dir = append(dir, t)
+			default:
+				all = append(all, t)
+			}
+		}
+	}
+	for _, ts := range [][]Target{beside, dir, all} {
+		if len(ts) > 0 {
+			return ts
+		}
+	}
+	return nil
+}
+
+// wordAt is the index of sym in text as a whole word, or -1.
+func wordAt(text, sym string) int {
+	for from := 0; from < len(text); {
+		i := strings.Index(text[from:], sym)
+		if i < 0 {
+			return -1
+		}
+		i += from
+		before := i == 0 || !isIdent(text[i-1:i])
+		after := i+len(sym) == len(text) || !isIdent("a"+text[i+len(sym):i+len(sym)+1])
+		if before && after {
+			return i
+		}
+		from = i + 1
+	}
+	return -1
 }

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -9,10 +10,14 @@ import (
 
 // Resolution classes: how sure an edge is.
 const (
-	Exact      = "exact"      // one definition in scope: same file, same package or class, a qualified import
-	ViaImport  = "import"     // bound by one of the file's imports
-	Candidate  = "candidate"  // by name only: one of a ranked list
-	Unresolved = "unresolved" // no definition in the index
+	Exact     = "exact"     // one definition in scope: same file, same package or class, a qualified import
+	ViaImport = "import"    // bound by one of the file's imports
+	Candidate = "candidate" // by name only: one of a ranked list
+	// Implementation is a call through an interface (or a class's method)
+	// that may run this definition: listed beside the exact edge to the
+	// interface's method, never instead of it.
+	Implementation = "implementation"
+	Unresolved     = "unresolved" // no definition in the index
 )
 
 // Target is one definition: a file's record and the index in its Defs.
@@ -30,6 +35,8 @@ type Resolution struct {
 	Targets []Target // exact and import: the definition (or overloads); candidate: ranked, best first
 	Reasons []string // for candidates: why each is ranked where it is
 	Why     string   // for unresolved: builtin, external module, no definition
+	Reason  string   // for exact: the evidence when it is more than scope (a declared type)
+	Impls   []Target // for exact on an interface's (or a class's) method: what the call may run instead
 	pending *pending // a name-only resolution not ranked yet (callers)
 }
 
@@ -62,7 +69,7 @@ func (x *Index) resolveAt(f *File, r *Ref, lazy bool) Resolution {
 	}
 	if r.recv == 0 {
 		// A local of the enclosing function hides every other definition.
-		if f.bound(name, r.Encl, r.at) {
+		if f.boundAround(name, r.Encl, r.at) {
 			return Resolution{Class: Unresolved, Why: "a local variable or parameter (a function value)"}
 		}
 		// An implicit this: a member of the enclosing class hides the
@@ -71,6 +78,12 @@ func (x *Index) resolveAt(f *File, r *Ref, lazy bool) Resolution {
 			// (new C() names the class, not its constructor.)
 			if ts := x.inScope(f, name, func(d *Def) bool { return want(d) && d.Container == encl.Container && d.Kind != "constructor" }); len(ts) > 0 {
 				return settle(f, Exact, ts, "same class")
+			}
+		}
+		// super(...): the constructor of the enclosing class's base.
+		if slices.Contains(l.Super, name) && encl != nil && encl.Container != "" {
+			if res, ok := x.superCall(f, r, encl); ok {
+				return res
 			}
 		}
 		// The file's own top-level definitions.
@@ -103,11 +116,23 @@ func (x *Index) resolveAt(f *File, r *Ref, lazy bool) Resolution {
 			return settle(f, Exact, ts, "same class")
 		}
 	}
+	// A receiver whose type the source declares: a method of that type
+	// (or of what it embeds or extends).
+	res, hint, typed := x.viaType(f, r, recv, name, want)
+	if typed {
+		return res
+	}
 	// A receiver that is a local variable or parameter names a value whose
 	// type the index does not know, whatever package or type shares its
 	// name.
-	if f.bound(firstSegment(recv), r.Encl, r.at) {
-		return x.byName(lazy, f, r, func(d *Def) bool { return want(d) && d.member() })
+	if hint != nil || f.boundAround(firstSegment(recv), r.Encl, r.at) {
+		return x.byNameHint(lazy, f, r, func(d *Def) bool { return want(d) && d.member() }, hint)
+	}
+	// exports.f() inside its own module.
+	if slices.Contains(l.ModuleSelf, recv) && !f.bound(firstSegment(recv), r.Encl, r.at) {
+		if ts := pick(f, name, func(d *Def) bool { return want(d) && !d.member() && !d.local }); len(ts) > 0 {
+			return settle(f, Exact, ts, "this module's own")
+		}
 	}
 	// pkg.F() through an import of a module.
 	if files, module, bound := x.moduleBinding(f, recv); bound {
@@ -666,7 +691,9 @@ func (x *Index) typeMembers(f *File, recv, name string, ok func(*Def) bool) []Ta
 	if strings.ContainsAny(recv, ".()[]:") {
 		return nil
 	}
-	isType := func(d *Def) bool { return classLike[d.Kind] }
+	// A function holds members too where the language assigns them to it
+	// (X.m = function () {}).
+	isType := func(d *Def) bool { return classLike[d.Kind] || d.Kind == "function" && !d.member() }
 	types := x.inScope(f, recv, isType)
 	if len(types) == 0 {
 		types = pick(f, recv, isType)
@@ -713,9 +740,10 @@ const maxCandidates = 64
 // pending is a name-only resolution whose candidates are ranked only when
 // asked (callers needs one candidate's rank, not the whole list).
 type pending struct {
-	f  *File
-	r  *Ref
-	ok func(*Def) bool
+	f    *File
+	r    *Ref
+	ok   func(*Def) bool
+	hint []Target // the receiver's declared type, whose members rank first
 }
 
 type scored struct {
@@ -726,7 +754,12 @@ type scored struct {
 
 // byName ranks every definition with the reference's name in the language.
 func (x *Index) byName(lazy bool, f *File, r *Ref, ok func(*Def) bool) Resolution {
-	p := &pending{f, r, ok}
+	return x.byNameHint(lazy, f, r, ok, nil)
+}
+
+// byNameHint is byName with the receiver's declared type.
+func (x *Index) byNameHint(lazy bool, f *File, r *Ref, ok func(*Def) bool, hint []Target) Resolution {
+	p := &pending{f, r, ok, hint}
 	if lazy {
 		if len(x.langIx[f.Lang].defs[f.RefName(r)]) == 0 {
 			return unresolvedName(f, r)
@@ -779,8 +812,13 @@ func (x *Index) scores(p *pending, withReasons bool) []scored {
 					s.score += 5
 				}
 			}
-			if recv != "" && d.Container != "" && resembles(recv, d.Container) {
-				s.score += 50
+			// A declared receiver type beats file proximity; the
+			// receiver's name only breaks ties.
+			if d.Container != "" && hinted(p.hint, d.Container) {
+				s.score += 1000
+				s.reason += "; the receiver's declared type embeds or is " + d.Container
+			} else if recv != "" && d.Container != "" && resembles(recv, d.Container) {
+				s.score++
 				if withReasons {
 					s.reason += "; receiver looks like " + d.Container
 				}
@@ -846,6 +884,15 @@ func (x *Index) rankOf(p *pending, t Target, all []scored) (int, int, string) {
 		reason += "; receiver looks like " + mine.t.D().Container
 	}
 	return rank, len(all), reason
+}
+
+func hinted(hint []Target, container string) bool {
+	for _, t := range hint {
+		if t.D().Name == container {
+			return true
+		}
+	}
+	return false
 }
 
 // sharedDirs counts the leading folders two slash paths share.

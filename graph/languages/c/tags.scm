@@ -5,9 +5,14 @@
 
 ; Function definitions (prototypes are not: a header's declaration and
 ; the source's definition would be two targets for every call).
+; LUA_API lua_Unsigned lua_rawlen(...): with an attribute macro before
+; the return type, the grammar reads the type as the declarator and the
+; name as an error after it; the name is the function's.
+(function_definition
+  declarator: (function_declarator declarator: (identifier) . (ERROR . (identifier) @name .))) @definition.function
 (function_definition
   declarator: [
-    (function_declarator declarator: (identifier) @name)
+    (function_declarator declarator: (identifier) @name . parameters: (parameter_list))
     (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))
     (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @name)))
   ]) @definition.function
@@ -47,6 +52,12 @@
 (initializer_pair value: (identifier) @name) @reference.value
 (init_declarator value: (identifier) @name) @reference.value
 (assignment_expression right: (identifier) @name) @reference.value
+; &fn is the function as a value too.
+(argument_list (pointer_expression "&" argument: (identifier) @name)) @reference.value
+(initializer_list (pointer_expression "&" argument: (identifier) @name)) @reference.value
+(initializer_pair value: (pointer_expression "&" argument: (identifier) @name)) @reference.value
+(init_declarator value: (pointer_expression "&" argument: (identifier) @name)) @reference.value
+(assignment_expression right: (pointer_expression "&" argument: (identifier) @name)) @reference.value
 
 ; Type uses: typedef names and struct/union/enum tags.
 (type_identifier) @name @reference.type

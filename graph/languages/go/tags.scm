@@ -6,10 +6,24 @@
   name: (_)? @import.alias
   path: (interpreted_string_literal) @import.module) @import
 
+; A function's declared result type (@type) lets x := NewX() know x's type.
+(function_declaration name: (identifier) @name result: (_) @type) @definition.function
 (function_declaration name: (identifier) @name) @definition.function
 
 ; A method's container is its receiver's type; @self is the receiver's
 ; name, so calls on it resolve inside the type.
+(method_declaration
+  receiver: (parameter_list
+    (parameter_declaration
+      name: (identifier)? @self
+      type: [
+        (type_identifier) @container
+        (pointer_type (type_identifier) @container)
+        (generic_type type: (type_identifier) @container)
+        (pointer_type (generic_type type: (type_identifier) @container))
+      ]))
+  name: (field_identifier) @name
+  result: (_) @type) @definition.method
 (method_declaration
   receiver: (parameter_list
     (parameter_declaration
@@ -27,9 +41,16 @@
 (type_spec name: (type_identifier) @name) @definition.type
 (type_alias name: (type_identifier) @name) @definition.type
 
+(interface_type (method_elem name: (field_identifier) @name result: (_) @type) @definition.method)
 (interface_type (method_elem name: (field_identifier) @name) @definition.method)
 
+; Fields with declared types (s.conn.Write() through conn *Conn), and
+; embedded types, whose methods and fields are the struct's.
+(field_declaration name: (field_identifier) @name type: (_) @type) @field
+(field_declaration !name type: (_) @type) @field
+
 (source_file (const_declaration (const_spec name: (identifier) @name) @definition.constant))
+(source_file (var_declaration (var_spec name: (identifier) @name type: (_) @type) @definition.variable))
 (source_file (var_declaration (var_spec name: (identifier) @name) @definition.variable))
 
 ; Calls: f(), pkg.F(), x.M(), F[T]() (read as a conversion by the grammar).
@@ -55,6 +76,49 @@
 ; Type uses.
 (qualified_type package: (package_identifier) @receiver name: (type_identifier) @name) @reference.type
 (type_identifier) @name @reference.type
+
+; Declared types of locals, before the untyped patterns below (one
+; record per name): a parameter's type, var x T, x := T{} / &T{} /
+; new(T), x := NewX() (and x, err := NewX()) by NewX's declared result, a
+; range's element, a type switch case naming one type.
+(parameter_declaration name: (identifier) @name type: (_) @type) @local.param
+(var_spec name: (identifier) @name type: (_) @type) @local
+(var_spec
+  name: (identifier) @name
+  value: (expression_list . [
+    (composite_literal type: (_) @type.new)
+    (unary_expression operator: "&" operand: (composite_literal type: (_) @type.new))
+    (call_expression function: [(identifier) (selector_expression)] @type.call)
+  ])
+  (#not-eq? @type.call "new")) @local
+(short_var_declaration
+  left: (expression_list . (identifier) @name)
+  right: (expression_list . [
+    (composite_literal type: (_) @type.new)
+    (unary_expression operator: "&" operand: (composite_literal type: (_) @type.new))
+  ])) @local
+(short_var_declaration
+  left: (expression_list . (identifier) @name)
+  right: (expression_list . (call_expression
+    function: (identifier) @_new
+    arguments: (argument_list . (_) @type.new .))
+  (#eq? @_new "new"))) @local
+(short_var_declaration
+  left: (expression_list . (identifier) @name)
+  right: (expression_list . (call_expression function: [(identifier) (selector_expression)] @type.call))
+  (#not-eq? @type.call "new")) @local
+(short_var_declaration
+  left: (expression_list . (identifier) @name)
+  right: (expression_list . [(identifier) (selector_expression) (index_expression)] @type.expr)) @local
+(short_var_declaration
+  left: (expression_list . (identifier) @name)
+  right: (expression_list . (type_assertion_expression type: (_) @type))) @local
+(range_clause
+  left: (expression_list (identifier) (identifier) @name)
+  right: [(identifier) (selector_expression)] @type.elem) @local
+(type_switch_statement
+  alias: (expression_list (identifier) @name)
+  (type_case type: (_) @type) @scope) @local
 
 ; Locals: a parameter or variable of a function hides a package or type of
 ; the same name (sha1 := sha1.New(); sha1.Sum(nil) calls a method of a

@@ -12,3 +12,5 @@
 (arguments (identifier) @name) @reference.value
 (arguments
   (member_expression object: [(identifier) (this)] @receiver property: (property_identifier) @name)) @reference.value
+; super(...) in a constructor runs the base class's constructor.
+(call_expression function: (super) @name) @reference.call

@@ -76,3 +76,23 @@
       right: [(function_expression) (arrow_function)]) @definition.function)
   (#eq? @_m "module")
   (#eq? @_e "exports"))
+
+; X.prototype.m = function () {}: a method of X; X.m = function () {}: a
+; member of X (a static method, or a namespace object's function).
+(expression_statement
+  (assignment_expression
+    left: (member_expression
+      object: (member_expression object: (identifier) @container property: (property_identifier) @_proto)
+      property: (property_identifier) @name)
+    right: [(function_expression) (arrow_function) (generator_function)]) @definition.method
+  (#eq? @_proto "prototype"))
+(expression_statement
+  (assignment_expression
+    left: (member_expression object: (identifier) @container property: (property_identifier) @name)
+    right: [(function_expression) (arrow_function) (generator_function)]) @definition.method
+  (#not-any-of? @container "exports" "module" "window" "globalThis" "self" "this"))
+; var g = (exports.g = function g() {}): g, exported as it is defined.
+(variable_declarator
+  name: (identifier) @name
+  value: (parenthesized_expression
+    (assignment_expression right: [(function_expression) (arrow_function) (generator_function)]))) @definition.function

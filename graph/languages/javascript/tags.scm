@@ -38,3 +38,6 @@
 ; A base class is a type use.
 (class_heritage (identifier) @name) @reference.type
 (class_heritage (member_expression object: (_) @receiver property: (property_identifier) @name)) @reference.type
+
+; A base class (see package graph: a base's methods are the class's).
+(class_heritage [(identifier) (member_expression)] @type) @field

@@ -32,6 +32,7 @@
   (expression_statement
     (assignment left: (identifier) @name) @definition.constant)
   (#match? @name "^[A-Z][A-Z0-9_]*$"))
+(module (expression_statement (assignment left: (identifier) @name type: (type) @type) @definition.variable))
 (module (expression_statement (assignment left: (identifier) @name) @definition.variable))
 
 ; Base classes are type uses, listed before the value pattern below
@@ -85,3 +86,44 @@
 ; Attribute reads, last so a call or a value use of the same name wins: a
 ; read that leads to no getter is dropped from answers.
 (attribute object: (_) @receiver attribute: (identifier) @name) @reference.read
+
+; Declared types (see package graph): annotated parameters and variables,
+; x = Foo() (a class constructs itself; a function by its return
+; annotation), for x in xs over a typed list, an isinstance branch, class
+; annotations and self.x = ... in __init__ as fields, bases.
+(typed_parameter (identifier) @name type: (type) @type) @local.param
+(typed_default_parameter name: (identifier) @name type: (type) @type) @local.param
+(assignment left: (identifier) @name type: (type) @type) @local
+(assignment left: (identifier) @name right: (call function: [(identifier) (attribute)] @type.call)) @local
+(assignment left: (identifier) @name right: [(identifier) (attribute)] @type.expr) @local
+(for_statement left: (identifier) @name right: [(identifier) (attribute)] @type.elem) @local
+(if_statement
+  condition: (call
+    function: (identifier) @_isinstance
+    arguments: (argument_list . (identifier) @name . [(identifier) (attribute)] @type .))
+  consequence: (block) @scope
+  (#eq? @_isinstance "isinstance")) @local
+(function_definition name: (identifier) @name return_type: (type) @type) @definition.function
+(class_definition body: (block (expression_statement (assignment left: (identifier) @name type: (type) @type)))) @field
+(function_definition
+  name: (identifier) @_init
+  body: (block (expression_statement (assignment
+    left: (attribute object: (identifier) @_self attribute: (identifier) @name)
+    type: (type) @type)))
+  (#eq? @_init "__init__")
+  (#eq? @_self "self")) @field
+(function_definition
+  name: (identifier) @_init
+  body: (block (expression_statement (assignment
+    left: (attribute object: (identifier) @_self attribute: (identifier) @name)
+    right: (call function: [(identifier) (attribute)] @type.call))))
+  (#eq? @_init "__init__")
+  (#eq? @_self "self")) @field
+(function_definition
+  name: (identifier) @_init
+  body: (block (expression_statement (assignment
+    left: (attribute object: (identifier) @_self attribute: (identifier) @name)
+    right: (identifier) @type.expr)))
+  (#eq? @_init "__init__")
+  (#eq? @_self "self")) @field
+(class_definition superclasses: (argument_list [(identifier) (attribute)] @type)) @field

@@ -1,0 +1,29 @@
+; Declared types JavaScript and TypeScript share (see package graph):
+; x = new X(), x = f() by f's declared result, x = y.z, for (x of xs),
+; an instanceof branch, this.x = new X() in a constructor.
+(variable_declarator
+  name: (identifier) @name
+  value: (new_expression constructor: [(identifier) (member_expression)] @type.new)) @local
+(variable_declarator
+  name: (identifier) @name
+  value: (call_expression function: [(identifier) (member_expression)] @type.call)
+  (#not-eq? @type.call "require")) @local
+(variable_declarator name: (identifier) @name value: [(identifier) (member_expression)] @type.expr) @local
+(for_in_statement left: (identifier) @name "of" right: [(identifier) (member_expression)] @type.elem) @local
+(if_statement
+  condition: (parenthesized_expression
+    (binary_expression left: (identifier) @name "instanceof" right: [(identifier) (member_expression)] @type))
+  consequence: (statement_block) @scope) @local
+(method_definition
+  name: (property_identifier) @_c
+  body: (statement_block (expression_statement (assignment_expression
+    left: (member_expression object: (this) property: [(property_identifier) (private_property_identifier)] @name)
+    right: (new_expression constructor: [(identifier) (member_expression)] @type.new))))
+  (#eq? @_c "constructor")) @field
+; this.x = x in a constructor: x's type.
+(method_definition
+  name: (property_identifier) @_c
+  body: (statement_block (expression_statement (assignment_expression
+    left: (member_expression object: (this) property: [(property_identifier) (private_property_identifier)] @name)
+    right: (identifier) @type.expr)))
+  (#eq? @_c "constructor")) @field

@@ -1,0 +1,971 @@
+package graph
+
+import (
+	"slices"
+	"strings"
+)
+
+// Declared types. The index has no type checker, but the source often
+// says what a receiver is: a parameter's or variable's declared type, a
+// composite literal or constructor, the declared result of the function
+// that made it, a field's declared type, an element of a declared slice,
+// a type switch's case. The query files capture that text (@type,
+// @type.new, @type.call, @type.elem on a @local, a @field or a
+// definition); the functions here follow it to the class-like definition
+// it names, and a method found on that type (or, nearest first, on what it
+// embeds or extends) is an exact edge whose reason quotes the evidence.
+
+// declType is a type as the source writes it, and where.
+type declType struct {
+	text string // as written: *store.Store, []*Conn, Optional[Foo]
+	in   *File  // the file whose names it is written in
+	ev   string // the evidence, for the edge's reason
+	// bases: the type's bases, not the type (super.m()).
+	bases bool
+	ctor  bool // a constructor call made it (Foo())
+}
+
+// typeRef is what a declared type names.
+type typeRef struct {
+	types    []Target // the class-like definitions (several: variants, duplicates)
+	external string   // a module outside the index it comes from
+	builtin  string   // a type the language defines
+}
+
+// maxTypeDepth bounds chains (a.b.c), result types followed and base
+// classes walked.
+const maxTypeDepth = 6
+
+// normType reduces a declared type to the qualifier and name of the type
+// whose members a value of it has: *pkg.T is (pkg, T), Optional[Foo] is
+// Foo for a language listing Optional among its type_wrappers. A slice, a
+// map, a function type or a union names no such type: ("", "").
+func (l *Language) normType(text string) (qual, name string) {
+	s := text
+	for range 8 {
+		old := s
+		s = strings.TrimSpace(s)
+		if strings.HasPrefix(s, "(") && strings.HasSuffix(s, ")") {
+			// A result list: (*X, error), (x *X, err error).
+			first := topSplit(s[1:len(s)-1], ',')[0]
+			if fs := strings.Fields(first); len(fs) > 1 && isIdent(fs[0]) {
+				first = strings.Join(fs[1:], " ")
+			}
+			s = first
+			continue
+		}
+		for _, p := range []string{"*", "&mut ", "&", "mut ", "const ", "struct ", "class ", "union ", "enum ", "typename ", "readonly ", "dyn ", "impl ", "volatile "} {
+			s = strings.TrimPrefix(s, p)
+		}
+		for _, suf := range []string{"*", "&", "?", "| None", "| null", "| undefined", " const"} {
+			s = strings.TrimSpace(strings.TrimSuffix(s, suf))
+		}
+		if len(s) >= 2 && (s[0] == '"' || s[0] == '\'') && s[len(s)-1] == s[0] {
+			s = s[1 : len(s)-1]
+		}
+		if strings.HasSuffix(s, "[]") {
+			return "", ""
+		}
+		if i := strings.IndexAny(s, "[<"); i > 0 && (s[len(s)-1] == ']' || s[len(s)-1] == '>') {
+			base := s[:i]
+			if l.wrappers[lastSegment(base)] {
+				s = topSplit(s[i+1:len(s)-1], ',')[0]
+			} else {
+				s = base
+			}
+		}
+		if s == old {
+			break
+		}
+	}
+	if s == "" || strings.ContainsAny(s, "[]{}()<> ,|\"'=") {
+		return "", ""
+	}
+	qual, name = "", s
+	if i := strings.LastIndex(s, "::"); i >= 0 {
+		qual, name = s[:i], s[i+2:]
+	} else if i := strings.LastIndex(s, "."); i >= 0 {
+		qual, name = s[:i], s[i+1:]
+	}
+	if !isIdent(name) {
+		return "", ""
+	}
+	return qual, name
+}
+
+// elemType is the element type of a collection type as written: []E,
+// [N]E and map[K]V (V), E[], and Name[E] / Name<E> for a name listed in
+// the language's element_types.
+func (l *Language) elemType(text string) string {
+	s := strings.TrimSpace(text)
+	for strings.HasPrefix(s, "*") {
+		s = s[1:]
+	}
+	switch {
+	case strings.HasPrefix(s, "map["):
+		if end := closing(s, 3); end > 0 {
+			return s[end+1:]
+		}
+	case strings.HasPrefix(s, "["):
+		if end := closing(s, 0); end > 0 {
+			return s[end+1:]
+		}
+	case strings.HasSuffix(s, "[]"):
+		return strings.TrimSuffix(s, "[]")
+	}
+	if i := strings.IndexAny(s, "[<"); i > 0 && (s[len(s)-1] == ']' || s[len(s)-1] == '>') && l.elements[lastSegment(s[:i])] {
+		return topSplit(s[i+1:len(s)-1], ',')[0]
+	}
+	return ""
+}
+
+// closing returns the index of the bracket closing the one at open.
+func closing(s string, open int) int {
+	depth := 0
+	for i := open; i < len(s); i++ {
+		switch s[i] {
+		case '[', '(', '<', '{':
+			depth++
+		case ']', ')', '>', '}':
+			depth--
+			if depth == 0 {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// topSplit splits s at sep outside brackets.
+func topSplit(s string, sep byte) []string {
+	var out []string
+	depth, from := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '[', '(', '<', '{':
+			depth++
+		case ']', ')', '>', '}':
+			depth--
+		case sep:
+			if depth == 0 {
+				out = append(out, strings.TrimSpace(s[from:i]))
+				from = i + 1
+			}
+		}
+	}
+	return append(out, strings.TrimSpace(s[from:]))
+}
+
+func lastSegment(s string) string {
+	if i := strings.LastIndexAny(s, ".:"); i >= 0 {
+		return s[i+1:]
+	}
+	return s
+}
+
+func isIdent(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c == '_' || c == '$' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// localDecl returns the typed binding of name visible at byte offset at
+// in definition encl: the bindings of the innermost scope holding one
+// must all say the same type (x = Foo() then x = Bar() says none).
+func (f *File) localDecl(name string, encl, at int32) *Local {
+	if encl < 0 {
+		return nil
+	}
+	var best *Local
+	bestEnd := int64(-1)
+	agree := true
+	for _, i := range f.localsNamed(name) {
+		l := &f.Locals[i]
+		if l.Encl != encl || l.at > at || (l.end >= 0 && at >= l.end) {
+			continue
+		}
+		end := int64(l.end)
+		if end < 0 {
+			end = 1 << 40
+		}
+		switch {
+		case best == nil || end < bestEnd:
+			best, bestEnd, agree = l, end, true
+		case end == bestEnd:
+			if l.typ != best.typ || l.how != best.how {
+				agree = false
+			}
+			if l.at > best.at {
+				best = l
+			}
+		}
+	}
+	if best == nil || !agree || best.how == TypeNone {
+		return nil
+	}
+	return best
+}
+
+// localsNamed returns the indexes of f's locals called name.
+func (f *File) localsNamed(name string) []int {
+	lo, hi := 0, len(f.Locals)
+	for lo < hi {
+		m := (lo + hi) / 2
+		if f.strs[f.Locals[m].name] < name {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	var out []int
+	for i := lo; i < len(f.Locals) && f.strs[f.Locals[i].name] == name; i++ {
+		out = append(out, i)
+	}
+	return out
+}
+
+func evidence(expr, text, how string, f *File, line int32) string {
+	return expr + " is " + text + ": " + how + ", " + f.Rel + ":" + itoa(int(line))
+}
+
+// exprDecl is the declared type of a receiver expression (x, self.x,
+// s.conn.buf, s.Conn(), xs[i]) at byte offset at inside definition encl.
+func (x *Index) exprDecl(f *File, encl, at int32, expr string, depth int) (declType, bool) {
+	if depth > maxTypeDepth || expr == "" {
+		return declType{}, false
+	}
+	if strings.Contains(expr, "->") { // C++: p->conn is (*p).conn
+		expr = strings.ReplaceAll(expr, "->", ".")
+	}
+	switch expr[len(expr)-1] {
+	case ')':
+		if ed := encl; ed >= 0 && f.Defs[ed].Container != "" && slices.Contains(f.Lang.Super, expr) {
+			return declType{text: f.Defs[ed].Container, in: f, ev: expr + " is a base of " + f.Defs[ed].Container, bases: true}, true
+		}
+		// A call: what its callee returns.
+		open := opening(expr)
+		if open <= 0 {
+			return declType{}, false
+		}
+		if expr[open-1] == '.' {
+			// A type assertion, x.(T): the value is a T.
+			text := expr[open+1 : len(expr)-1]
+			return declType{text: text, in: f, ev: expr + " is " + text + ": asserted"}, true
+		}
+		return x.calleeResult(f, encl, at, expr[:open], depth+1)
+	case ']':
+		// An index: an element of the collection.
+		open := opening(expr)
+		if open <= 0 {
+			return declType{}, false
+		}
+		inner, ok := x.exprDecl(f, encl, at, expr[:open], depth+1)
+		if !ok {
+			return declType{}, false
+		}
+		el := f.Lang.elemType(inner.text)
+		if el == "" {
+			return declType{}, false
+		}
+		return declType{text: el, in: inner.in, ev: inner.ev + "; " + expr + " is an element"}, true
+	}
+	if i := lastTopDot(expr); i >= 0 {
+		// pkg.Var: a package-level variable with a declared type.
+		if files, _, bound := x.moduleBinding(f, expr[:i]); bound && files != nil && !f.boundAround(firstSegment(expr), encl, at) {
+			return varDecl(expr, x.exportedBy(files, expr[i+1:], isTypedVar))
+		}
+		cur, ok := x.exprDecl(f, encl, at, expr[:i], depth+1)
+		if !ok {
+			return declType{}, false
+		}
+		tr := x.resolveDecl(cur)
+		if len(tr.types) == 0 {
+			return declType{}, false
+		}
+		next, ok := x.fieldOf(tr.types, expr[i+1:], depth+1)
+		if !ok {
+			return declType{}, false
+		}
+		next.ev = cur.ev + "; " + next.ev
+		return next, true
+	}
+	if !isIdent(expr) {
+		return declType{}, false
+	}
+	var ed *Def
+	if encl >= 0 {
+		ed = &f.Defs[encl]
+	}
+	if ed != nil && ed.Container != "" && slices.Contains(f.Lang.Super, expr) {
+		return declType{text: ed.Container, in: f, ev: expr + " is a base of " + ed.Container, bases: true}, true
+	}
+	if ed != nil && ed.Container != "" && (f.Lang.self[expr] || ed.Self == expr) && !f.rebound(expr, encl, at) && !f.boundLocal(expr, encl, at, ed) {
+		return declType{text: ed.Container, in: f, ev: expr + " is " + ed.Container + ": the method's receiver"}, true
+	}
+	// The innermost function binding it: a closure sees its enclosing
+	// function's locals.
+	for e, n := encl, 0; e >= 0 && n < 16; e, n = f.outer(e), n+1 {
+		if lc := f.localDecl(expr, e, at); lc != nil {
+			return x.localType(f, e, lc, expr, depth)
+		}
+		if f.bound(expr, e, at) {
+			return declType{}, false
+		}
+	}
+	// A variable of the module or package with a declared type.
+	ts, _ := x.bareTargets(f, expr, isTypedVar)
+	return varDecl(expr, ts)
+}
+
+// opening returns the index of the bracket opening the one that ends s.
+func opening(s string) int {
+	depth := 0
+	for i := len(s) - 1; i >= 0; i-- {
+		switch s[i] {
+		case ')', ']':
+			depth++
+		case '(', '[':
+			depth--
+			if depth == 0 {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// lastTopDot is the index of the last "." outside brackets, or -1.
+func lastTopDot(s string) int {
+	depth := 0
+	for i := len(s) - 1; i >= 0; i-- {
+		switch s[i] {
+		case ')', ']':
+			depth++
+		case '(', '[':
+			depth--
+		case '.':
+			if depth == 0 {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// boundLocal says whether a self name is a plain local here (a Go method
+// whose receiver is unnamed, a parameter called like it) — never for the
+// method's own receiver.
+func (f *File) boundLocal(name string, encl, at int32, ed *Def) bool {
+	return ed.Self != name && !f.Lang.self[name] && f.bound(name, encl, at)
+}
+
+// localType is the declared type of a typed local.
+func (x *Index) localType(f *File, encl int32, lc *Local, name string, depth int) (declType, bool) {
+	text := f.strs[lc.typ]
+	switch lc.how {
+	case TypeCall:
+		d, ok := x.calleeResult(f, encl, lc.at, text, depth+1)
+		if !ok {
+			return declType{}, false
+		}
+		if d.ctor && !strings.Contains(text, ".") {
+			d.ev = evidence(name, d.text, "constructed", f, lc.line)
+		} else {
+			d.ev = name + " is " + d.text + ": result of " + text + ", " + f.Rel + ":" + itoa(int(lc.line)) + "; " + d.ev
+		}
+		d.ctor = false
+		return d, true
+	case TypeExpr:
+		inner, ok := x.exprDecl(f, encl, lc.at, text, depth+1)
+		if !ok {
+			return declType{}, false
+		}
+		inner.ev = name + " = " + text + ", " + f.Rel + ":" + itoa(int(lc.line)) + "; " + inner.ev
+		return inner, true
+	case TypeElem:
+		inner, ok := x.exprDecl(f, encl, lc.at, text, depth+1)
+		if !ok {
+			return declType{}, false
+		}
+		el := f.Lang.elemType(inner.text)
+		if el == "" {
+			return declType{}, false
+		}
+		return declType{text: el, in: inner.in, ev: evidence(name, el, "element of "+text, f, lc.line) + "; " + inner.ev}, true
+	}
+	return declType{text: text, in: f, ev: evidence(name, text, typeHow[lc.how], f, lc.line)}, true
+}
+
+// calleeResult is the type a call of callee (f, pkg.New, x.Make) yields:
+// the class it constructs, or the function's declared result type.
+func (x *Index) calleeResult(f *File, encl, at int32, callee string, depth int) (declType, bool) {
+	if depth > maxTypeDepth {
+		return declType{}, false
+	}
+	callee = strings.TrimSpace(callee)
+	recv, name := "", callee
+	if i := strings.LastIndex(callee, "."); i >= 0 {
+		recv, name = callee[:i], callee[i+1:]
+	}
+	if !isIdent(name) {
+		return declType{}, false
+	}
+	fnOrType := func(d *Def) bool { return functionLike[d.Kind] || classLike[d.Kind] }
+	var ts []Target
+	via := "" // the receiver's evidence
+	switch {
+	case recv == "":
+		if f.bound(name, encl, at) {
+			return declType{}, false
+		}
+		ts, _ = x.bareTargets(f, name, fnOrType)
+	default:
+		if files, _, bound := x.moduleBinding(f, recv); bound && !f.bound(firstSegment(recv), encl, at) {
+			ts = x.exportedBy(files, name, fnOrType)
+			break
+		}
+		d, ok := x.exprDecl(f, encl, at, recv, depth+1)
+		if !ok {
+			if tr := x.resolveDecl(declType{text: recv, in: f}); len(tr.types) > 0 && !f.bound(firstSegment(recv), encl, at) {
+				ts, _ = x.membersOf(tr.types, name, fnOrType, depth+1)
+			}
+			break
+		}
+		if tr := x.resolveDecl(d); len(tr.types) > 0 {
+			ts, _ = x.membersOf(tr.types, name, fnOrType, depth+1)
+			via = d.ev + "; "
+		}
+	}
+	ts = inVariant(f, ts)
+	if len(ts) == 0 && recv == "" && f.Lang.builtins[name] && !f.bound(name, encl, at) {
+		// str(x), open(p): a value of a type the language defines.
+		return declType{text: name, in: f, ev: callee + "() is builtin"}, true
+	}
+	if len(ts) != 1 {
+		return declType{}, false
+	}
+	t := ts[0]
+	d := t.D()
+	if classLike[d.Kind] {
+		return declType{text: d.Name, in: t.File, ev: via + callee + " constructs " + d.Name, ctor: true}, true
+	}
+	if d.Type == "" {
+		return declType{}, false
+	}
+	return declType{text: d.Type, in: t.File, ev: via + qualified(t) + " returns " + d.Type + ", " + t.File.Rel + ":" + itoa(int(d.Line))}, true
+}
+
+// bareTargets finds a bare name as a file sees it outside any function:
+// its own definitions, its imports, its package, its included headers;
+// external names the module outside the index an import takes it from.
+func (x *Index) bareTargets(f *File, name string, ok func(*Def) bool) ([]Target, string) {
+	if ts := pick(f, name, func(d *Def) bool { return ok(d) && !d.member() && !d.local }); len(ts) > 0 {
+		return ts, ""
+	}
+	if res, found := x.viaNameImport(f, name, ok); found {
+		if res.Class == Unresolved && strings.HasPrefix(res.Why, "external: ") {
+			return nil, strings.TrimPrefix(res.Why, "external: ")
+		}
+		return res.Targets, ""
+	}
+	if res, found := x.viaStarImport(f, name, ok); found {
+		return res.Targets, ""
+	}
+	if f.Lang.Scope == "directory" {
+		if ts := x.inScope(f, name, func(d *Def) bool { return ok(d) && !d.member() }); len(ts) > 0 {
+			return ts, ""
+		}
+	}
+	if res, found := x.viaIncludes(f, name, ok); found {
+		return res.Targets, ""
+	}
+	return nil, ""
+}
+
+// resolveDecl finds the class-like definitions a declared type names.
+func (x *Index) resolveDecl(d declType) typeRef {
+	tr := x.resolveDeclAll(d)
+	if d.in != nil {
+		// x_windows.go's T, not x_js.go's.
+		tr.types = inVariant(d.in, tr.types)
+	}
+	return tr
+}
+
+func (x *Index) resolveDeclAll(d declType) typeRef {
+	if d.in == nil {
+		return typeRef{}
+	}
+	if d.bases {
+		d.bases = false
+		var out []Target
+		ext := ""
+		for _, t := range x.resolveDecl(d).types {
+			bs, e := x.bases(t)
+			out = append(out, bs...)
+			if ext == "" {
+				ext = e
+			}
+		}
+		if len(out) == 0 && ext != "" {
+			return typeRef{external: ext}
+		}
+		return typeRef{types: out}
+	}
+	l := d.in.Lang
+	qual, name := l.normType(d.text)
+	if name == "" {
+		return typeRef{}
+	}
+	isType := func(d *Def) bool { return classLike[d.Kind] }
+	if qual == "" {
+		if l.builtins[name] {
+			return typeRef{builtin: name}
+		}
+		ts, ext := x.bareTargets(d.in, name, isType)
+		return typeRef{types: ts, external: ext}
+	}
+	if files, module, bound := x.moduleBinding(d.in, qual); bound {
+		if files == nil {
+			return typeRef{external: module}
+		}
+		return typeRef{types: x.topLevelOf(files, name, isType)}
+	}
+	// Outer.Inner, ns::T: a type nested in a named one.
+	if outer := x.resolveDecl(declType{text: qual, in: d.in}); len(outer.types) > 0 {
+		var out []Target
+		for _, t := range outer.types {
+			out = append(out, pick(t.File, name, func(e *Def) bool { return isType(e) && e.Container == t.D().Name })...)
+		}
+		return typeRef{types: out}
+	}
+	if res, ok := x.namespaceMember(d.in, qual, name, isType); ok {
+		return typeRef{types: res.Targets}
+	}
+	return typeRef{}
+}
+
+// namedIn lists the files that may hold t's members (its own, or Go's
+// package) and define name.
+func (x *Index) namedIn(t Target, name string) []*File {
+	if t.File.Lang.Scope != "directory" {
+		return []*File{t.File}
+	}
+	var out []*File
+	for _, g := range x.langIx[t.File.Lang].defs[name] {
+		if g.Dir == t.File.Dir && g.Package == t.File.Package {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// bases lists what a type embeds or extends, resolved; ext names one
+// that is outside the index (a module's or the language's own). Fields
+// and bases are declared with the type, in its file.
+func (x *Index) bases(t Target) (out []Target, ext string) {
+	name := t.D().Name
+	for _, g := range []*File{t.File} {
+		for i := range g.Fields {
+			fd := &g.Fields[i]
+			if fd.Name != "" || fd.Container != name {
+				continue
+			}
+			tr := x.resolveDecl(declType{text: fd.Type, in: g})
+			out = append(out, tr.types...)
+			if len(tr.types) == 0 && ext == "" {
+				ext = tr.external + tr.builtin
+			}
+		}
+	}
+	return out, ext
+}
+
+// membersOf finds members called name of the types, walking what they
+// embed or extend nearest first; the second result is the type they were
+// found on.
+func (x *Index) membersOf(types []Target, name string, ok func(*Def) bool, depth int) ([]Target, []Target) {
+	ms, on, _ := x.membersExt(types, name, ok, depth)
+	return ms, on
+}
+
+// membersExt is membersOf that also names a base outside the index met on
+// the way (where a member not found may come from).
+func (x *Index) membersExt(types []Target, name string, ok func(*Def) bool, depth int) ([]Target, []Target, string) {
+	level := types
+	seen := map[Target]bool{}
+	ext := ""
+	for d := depth; d <= maxTypeDepth && len(level) > 0; d++ {
+		var found, on, next []Target
+		for _, t := range level {
+			if seen[t] {
+				continue
+			}
+			seen[t] = true
+			tn := t.D().Name
+			for _, g := range x.namedIn(t, name) {
+				ms := pick(g, name, func(e *Def) bool { return ok(e) && e.Container == tn && !classLike[e.Kind] })
+				found = append(found, ms...)
+				for range ms {
+					on = append(on, t)
+				}
+			}
+			bs, e := x.bases(t)
+			next = append(next, bs...)
+			if ext == "" {
+				ext = e
+			}
+		}
+		if len(found) > 0 {
+			return found, on, ""
+		}
+		level = next
+	}
+	return nil, nil, ext
+}
+
+// fieldOf is the declared type of field name of the types (or of what
+// they embed or extend, nearest first).
+func (x *Index) fieldOf(types []Target, name string, depth int) (declType, bool) {
+	level := types
+	seen := map[Target]bool{}
+	for d := depth; d <= maxTypeDepth && len(level) > 0; d++ {
+		var next []Target
+		var found []declType
+		for _, t := range level {
+			if seen[t] {
+				continue
+			}
+			seen[t] = true
+			tn := t.D().Name
+			for _, g := range []*File{t.File} {
+				for i := range g.Fields {
+					fd := &g.Fields[i]
+					if fd.Container != tn || fd.Name != name {
+						continue
+					}
+					if fd.How == TypeExpr {
+						// self.conn = conn: the type of what was assigned, where it was.
+						r, ok := x.exprDecl(g, g.enclosingAt(fd.at), fd.at, fd.Type, d+1)
+						if !ok {
+							return declType{}, false
+						}
+						r.ev = evidence(name, r.text, "field set from "+fd.Type, g, fd.Line) + "; " + r.ev
+						return r, true
+					}
+					if fd.How == TypeCall {
+						r, ok := x.calleeResult(g, -1, fd.at, fd.Type, d+1)
+						if !ok {
+							return declType{}, false
+						}
+						r.ev = evidence(name, r.text, "field set to "+fd.Type+"()", g, fd.Line)
+						return r, true
+					}
+					found = append(found, declType{text: fd.Type, in: g, ev: evidence(name, fd.Type, "field of "+tn, g, fd.Line)})
+				}
+			}
+			bs, _ := x.bases(t)
+			next = append(next, bs...)
+		}
+		if len(found) > 0 {
+			// Variants or duplicates of the type must agree.
+			for _, o := range found[1:] {
+				if o.text != found[0].text {
+					return declType{}, false
+				}
+			}
+			return found[0], true
+		}
+		level = next
+	}
+	return declType{}, false
+}
+
+// hasField says whether the types (or their bases) have a field name.
+func (x *Index) hasField(types []Target, name string) bool {
+	_, ok := x.fieldOf(types, name, 0)
+	return ok
+}
+
+// viaType resolves recv.name when recv's type is declared. ok is false
+// when the declaration leads nowhere the index can follow; hint is then
+// the declared type's definitions, which rank first among candidates.
+func (x *Index) viaType(f *File, r *Ref, recv, name string, want func(*Def) bool) (res Resolution, hint []Target, ok bool) {
+	d, found := x.exprDecl(f, r.Encl, r.at, recv, 0)
+	if !found {
+		return Resolution{}, nil, false
+	}
+	tr := x.resolveDecl(d)
+	switch {
+	case len(tr.types) > 0:
+	case tr.builtin != "":
+		return Resolution{Class: Unresolved, Why: "builtin (" + d.ev + ")"}, nil, true
+	case tr.external != "":
+		return Resolution{Class: Unresolved, Why: "external: " + tr.external + " (" + d.ev + ")"}, nil, true
+	case len(tr.types) == 0:
+		return Resolution{}, nil, false
+	}
+	ms, _, ext := x.membersExt(tr.types, name, func(e *Def) bool { return want(e) && e.member() }, 0)
+	if len(ms) == 0 {
+		switch {
+		case r.Kind == RefCall && x.hasField(tr.types, name):
+			return Resolution{Class: Unresolved, Why: "a field holding a function value (" + d.ev + ")"}, nil, true
+		case ext != "":
+			return Resolution{Class: Unresolved, Why: "inherited from " + ext + ", outside the index (" + d.ev + ")"}, nil, true
+		}
+		return Resolution{}, tr.types, false
+	}
+	ms = inVariant(f, ms)
+	reason := d.ev
+	if len(ms) != 1 {
+		reasons := make([]string, len(ms))
+		for i := range reasons {
+			reasons[i] = reason + "; one of " + itoa(len(ms)) + " with this name"
+		}
+		return Resolution{Class: Candidate, Targets: ms, Reasons: reasons}, nil, true
+	}
+	res = Resolution{Class: Exact, Targets: ms, Reason: reason}
+	if !d.bases { // super.m() runs the base's m, not an override
+		res.Impls = x.implementations(ms[0])
+	}
+	return res, nil, true
+}
+
+// containerType is the class-like definition a member belongs to.
+func (x *Index) containerType(m Target) (Target, bool) {
+	c := m.D().Container
+	if c == "" {
+		return Target{}, false
+	}
+	for _, g := range x.namedIn(m, c) {
+		if ts := pick(g, c, func(d *Def) bool { return classLike[d.Kind] }); len(ts) > 0 {
+			return ts[0], true
+		}
+	}
+	return Target{}, false
+}
+
+type implKey struct {
+	m   Target
+	gen uint64
+}
+
+// implementations lists what a call of method m may run instead: for an
+// interface's method, the methods of that name of the types implementing
+// it (by method set for a language whose "implements" is "method_set",
+// Go; else the classes declaring it as a base); for a class's method in a
+// language with declared bases, its subclasses' overrides.
+func (x *Index) implementations(m Target) []Target {
+	t, ok := x.containerType(m)
+	if !ok {
+		return nil
+	}
+	l := m.File.Lang
+	isIface := t.D().Kind == "interface" || t.D().Kind == "trait"
+	if l.Implements == "method_set" && !isIface {
+		return nil
+	}
+	if l.Implements == "none" {
+		return nil
+	}
+	key := implKey{m, x.gen}
+	x.impMu.Lock()
+	if ts, ok := x.impls[key]; ok {
+		x.impMu.Unlock()
+		return ts
+	}
+	x.impMu.Unlock()
+	var out []Target
+	if l.Implements == "method_set" {
+		out = x.byMethodSet(t, m)
+	} else {
+		out = x.overrides(t, m)
+	}
+	x.impMu.Lock()
+	if x.impls == nil || len(x.impls) > 10000 {
+		x.impls = map[implKey][]Target{}
+	}
+	x.impls[key] = out
+	x.impMu.Unlock()
+	return out
+}
+
+// byMethodSet lists the methods called like m of the types whose methods
+// include every method of interface t.
+func (x *Index) byMethodSet(t, m Target) []Target {
+	tn := t.D().Name
+	var names []string
+	for i := range t.File.Defs {
+		if d := &t.File.Defs[i]; d.Container == tn && d.Kind == "method" && d.Name != m.D().Name {
+			names = append(names, d.Name)
+		}
+	}
+	ix := x.langIx[t.File.Lang]
+	var out []Target
+	for _, g := range ix.defs[m.D().Name] {
+		for _, i := range g.defsNamed(m.D().Name) {
+			d := &g.Defs[i]
+			if d.Container == "" || !functionLike[d.Kind] || (d.Container == tn && g.Dir == t.File.Dir) {
+				continue
+			}
+			c := Target{g, i}
+			if ct, ok := x.containerType(c); ok && ct.D().Kind == "interface" {
+				continue
+			}
+			all := true
+			for _, n := range names {
+				has := false
+				for _, h := range x.namedIn(c, n) {
+					if len(pick(h, n, func(e *Def) bool { return e.Container == d.Container && functionLike[e.Kind] })) > 0 {
+						has = true
+						break
+					}
+				}
+				if !has {
+					all = false
+					break
+				}
+			}
+			if all {
+				out = append(out, c)
+			}
+		}
+	}
+	sortTargets(out)
+	return out
+}
+
+// overrides lists the methods called like m of the classes that name t
+// (or a class that does) as a base.
+func (x *Index) overrides(t, m Target) []Target {
+	ix := x.langIx[t.File.Lang]
+	var out []Target
+	seen := map[Target]bool{t: true}
+	level := []Target{t}
+	for depth := 0; depth < maxTypeDepth && len(level) > 0; depth++ {
+		var next []Target
+		for _, base := range level {
+			bn := base.D().Name
+			for _, fr := range x.basesNamed(ix, t.File.Lang, bn) {
+				g, fd := fr.g, fr.fd
+				sub := pick(g, fd.Container, func(d *Def) bool { return classLike[d.Kind] })
+				if len(sub) == 0 || seen[sub[0]] {
+					continue
+				}
+				found := false
+				for _, b := range x.resolveDecl(declType{text: fd.Type, in: g}).types {
+					found = found || b == base
+				}
+				if !found {
+					continue
+				}
+				seen[sub[0]] = true
+				next = append(next, sub[0])
+				out = append(out, pick(g, m.D().Name, func(d *Def) bool { return d.Container == fd.Container && functionLike[d.Kind] })...)
+			}
+		}
+		level = next
+	}
+	sortTargets(out)
+	return out
+}
+
+// enclosingAt is the innermost function-like definition around byte
+// offset at, or -1.
+func (f *File) enclosingAt(at int32) int32 {
+	best := int32(-1)
+	for i := range f.Defs {
+		d := &f.Defs[i]
+		if functionLike[d.Kind] && d.start <= at && at < d.end && (best < 0 || d.start >= f.Defs[best].start) {
+			best = int32(i)
+		}
+	}
+	return best
+}
+
+// superCall resolves super(...) inside a method of encl's class: the
+// nearest base's constructor, else the base class itself.
+func (x *Index) superCall(f *File, r *Ref, encl *Def) (Resolution, bool) {
+	d := declType{text: encl.Container, in: f, ev: "super is a base of " + encl.Container, bases: true}
+	tr := x.resolveDecl(d)
+	if len(tr.types) == 0 {
+		if tr.external != "" {
+			return Resolution{Class: Unresolved, Why: "external: " + tr.external + " (" + d.ev + ")"}, true
+		}
+		return Resolution{}, false
+	}
+	isCtor := func(e *Def) bool { return e.Kind == "constructor" || e.Name == f.Lang.Constructor && e.member() }
+	for _, b := range tr.types {
+		ms, _ := x.membersOf([]Target{b}, f.Lang.Constructor, isCtor, 0)
+		if len(ms) == 1 {
+			return Resolution{Class: Exact, Targets: ms, Reason: d.ev}, true
+		}
+	}
+	if len(tr.types) == 1 {
+		return Resolution{Class: Exact, Targets: tr.types, Reason: d.ev}, true
+	}
+	return Resolution{}, false
+}
+
+type fieldRef struct {
+	g  *File
+	fd *Field
+}
+
+type subclassesAt struct {
+	gen uint64
+	m   map[string][]fieldRef
+}
+
+// basesNamed lists the base-class fields of the language that name a type
+// called name (one pass over the index, kept until it changes).
+func (x *Index) basesNamed(ix *langIndex, l *Language, name string) []fieldRef {
+	x.impMu.Lock()
+	e, ok := x.subs[l]
+	x.impMu.Unlock()
+	if !ok || e.gen != x.gen {
+		m := map[string][]fieldRef{}
+		for _, fs := range ix.dirs {
+			for _, g := range fs {
+				for i := range g.Fields {
+					fd := &g.Fields[i]
+					if fd.Name != "" {
+						continue
+					}
+					_, n := g.Lang.normType(fd.Type)
+					if n != "" {
+						m[n] = append(m[n], fieldRef{g, fd})
+					}
+				}
+			}
+		}
+		e = subclassesAt{x.gen, m}
+		x.impMu.Lock()
+		if x.subs == nil {
+			x.subs = map[*Language]subclassesAt{}
+		}
+		x.subs[l] = e
+		x.impMu.Unlock()
+	}
+	return e.m[name]
+}
+
+func isTypedVar(d *Def) bool {
+	return (d.Kind == "variable" || d.Kind == "constant") && d.Type != "" && !d.member()
+}
+
+// varDecl is the declared type of the one variable ts holds.
+func varDecl(expr string, ts []Target) (declType, bool) {
+	if len(ts) != 1 {
+		return declType{}, false
+	}
+	d := ts[0].D()
+	return declType{text: d.Type, in: ts[0].File, ev: evidence(expr, d.Type, "variable", ts[0].File, d.Line)}, true
+}

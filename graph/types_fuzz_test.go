@@ -1,0 +1,25 @@
+package graph
+
+import "testing"
+
+// FuzzTypeText feeds declared-type text (as a query file captures it from
+// any source) to the functions that read it: none may panic, and a name
+// they return is an identifier.
+func FuzzTypeText(f *testing.F) {
+	for _, s := range []string{"*store.Store", "(*X, error)", "(x *X, err error)", "Optional[Foo]", "map[string][]*T", "[4]T", "Foo[]",
+		"Array<Foo>", "List[Foo]", ": Foo", "'Foo'", "Foo | None", "ns::W &", "(", ")", "()", "[", "]", "<>", "a[", "map[", "x.", ".", "::"} {
+		f.Add(s)
+	}
+	l := &Language{wrappers: map[string]bool{"Optional": true}, elements: map[string]bool{"List": true, "Array": true}}
+	f.Fuzz(func(t *testing.T, s string) {
+		_, n := l.normType(s)
+		if n != "" && !isIdent(n) {
+			t.Errorf("normType(%q) named %q, not an identifier", s, n)
+		}
+		l.elemType(s)
+		topSplit(s, ',')
+		opening(s)
+		lastTopDot(s)
+		wordAt(s, "x")
+	})
+}

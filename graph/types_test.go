@@ -1,0 +1,202 @@
+package graph
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/txtar"
+)
+
+// callers of an implementation lists a call through its interface as an
+// implementation site, never as an exact one, and a declared receiver's
+// call as exact with its evidence; counts.unresolved counts the calls of
+// the name that lead nowhere.
+func TestCallersThroughDeclaredTypes(t *testing.T) {
+	ar, err := txtar.ParseFile(filepath.Join("testdata", "fixtures", "go_types.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := buildFixture(t, ar)
+	a, err := x.Callers(Spec{Symbol: "store.Store.Save"}, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var iface, handle bool
+	for _, s := range a.Sites {
+		switch s.In {
+		case "api.Iface":
+			iface = s.Class == Implementation && strings.Contains(s.Reason, "store.Saver.Save")
+		case "api.Handle":
+			handle = s.Class == Exact && s.Reason == "s is *store.Store: parameter, api/api.go:10"
+		}
+	}
+	if !iface || !handle {
+		t.Fatalf("callers of store.Store.Save:\n%s\n%+v", a.Text(), a.Sites)
+	}
+	if a.Counts.Implementation != 1 || a.Counts.Candidate != 2 {
+		t.Errorf("counts %+v:\n%s", a.Counts, a.Text())
+	}
+	// cache.Cache.Save is not called through store.Store's sites.
+	c, err := x.Callers(Spec{Symbol: "cache.Cache.Save"}, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range c.Sites {
+		if s.In == "api.Handle" || s.In == "api.Made" {
+			t.Errorf("a call on a declared *store.Store is listed for cache.Cache.Save: %+v", s)
+		}
+	}
+	// Calls of a name with no definition are counted.
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{
+		"a.go": "package m\n\nfunc Target() {}\n",
+		"b.go": "package m\n\nimport \"ext.example/x\"\n\nfunc B(v x.T) { v.Target(); Target() }\n",
+	})
+	y := buildRoot(t, root)
+	u, err := y.Callers(Spec{Symbol: "Target"}, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u.Counts.Exact != 1 || u.Counts.Unresolved != 1 {
+		t.Errorf("counts %+v:\n%s", u.Counts, u.Text())
+	}
+}
+
+// A declared type's text reduces to the type whose members a value has.
+func TestNormType(t *testing.T) {
+	l := &Language{wrappers: map[string]bool{"Optional": true}, elements: map[string]bool{"list": true}}
+	for in, want := range map[string]string{
+		"*store.Store":      "store Store",
+		"(*Store, error)":   " Store",
+		"(s *Store, e err)": " Store",
+		"Optional[Foo]":     " Foo",
+		": Foo":             "",
+		"[]*Conn":           " ",
+		"map[string]int":    " ",
+		"Foo[]":             " ",
+		"List[T]":           " List",
+		"'Foo'":             " Foo",
+		"Foo | None":        " Foo",
+		"ns::Widget &":      "ns Widget",
+	} {
+		q, n := l.normType(in)
+		if want == "" {
+			continue
+		}
+		if got := q + " " + n; got != want {
+			t.Errorf("normType(%q) = %q, want %q", in, got, want)
+		}
+	}
+	for in, want := range map[string]string{"[]*Conn": "*Conn", "map[string]*C": "*C", "[4]T": "T", "Foo[]": "Foo", "list[Foo]": "Foo", "Set[Foo]": ""} {
+		if got := l.elemType(in); got != want {
+			t.Errorf("elemType(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// new C(), super(...) and Python's C() are calls of the constructor;
+// callers of a class lists its uses as a type apart from its calls.
+func TestConstructorCallers(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{
+		"a.ts": "export class Base {\n  constructor(x: number) {}\n}\n\nexport class Kid extends Base {\n  constructor() {\n    super(1);\n  }\n}\n\nexport function make(): Kid {\n  const k: Kid = new Kid();\n  return k;\n}\n",
+		"p.py": "class Shape:\n    def __init__(self, n):\n        self.n = n\n\n\ndef make(s: Shape):\n    return Shape(2)\n",
+	})
+	x := buildRoot(t, root)
+	for _, c := range []struct{ sym, in string }{
+		{"a.ts:Kid.constructor", "make"},
+		{"a.ts:Base.constructor", "Kid.constructor"},
+		{"p.py:Shape.__init__", "make"},
+	} {
+		a, err := x.Callers(Spec{Symbol: c.sym}, 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(a.Sites) != 1 || a.Sites[0].In != c.in || a.Sites[0].Class != Exact {
+			t.Errorf("callers of %s: want one exact site in %s:\n%s", c.sym, c.in, a.Text())
+		}
+	}
+	a, err := x.Callers(Spec{Symbol: "a.ts:Kid"}, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Counts.Exact != 1 || a.Counts.TypeUses != 2 || !strings.Contains(a.Text(), "used as a type at 2 places") {
+		t.Errorf("callers of the class Kid: want 1 construction and 2 type uses (return type, annotation):\n%s", a.Text())
+	}
+}
+
+// A TypeScript overload signature, a C prototype in a header and a method
+// declared in a C++ class are positions of the definition they declare.
+func TestDeclarationPositions(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{
+		"s.ts":      "export function concat(a: string): string;\nexport function concat(a: number): string;\nexport function concat(a: any): string {\n  return String(a);\n}\n",
+		"lib.h":     "#ifndef LIB_H\n#define LIB_H\nint lib_add(int a, int b);\n#endif\n",
+		"lib.c":     "#include \"lib.h\"\n\nint lib_add(int a, int b) { return a + b; }\n",
+		"shape.hpp": "class Shape {\npublic:\n  int area();\n};\n",
+		"shape.cpp": "#include \"shape.hpp\"\n\nint Shape::area() { return 0; }\n",
+	})
+	x := buildRoot(t, root)
+	for _, c := range []struct {
+		file string
+		line int
+		sym  string
+		want string // file:line of the definition
+	}{
+		{"s.ts", 2, "concat", "s.ts:3"},
+		{"lib.h", 3, "lib_add", "lib.c:3"},
+		{"shape.hpp", 3, "area", "shape.cpp:3"},
+	} {
+		a, err := x.Callers(Spec{File: c.file, Line: c.line, Symbol: c.sym}, 0, 0)
+		if err != nil {
+			t.Errorf("%s:%d %s: %v", c.file, c.line, c.sym, err)
+			continue
+		}
+		if a.Symbol == nil || a.Symbol.File+":"+itoa(a.Symbol.Line) != c.want {
+			t.Errorf("%s:%d %s: want the definition at %s:\n%s", c.file, c.line, c.sym, c.want, a.Text())
+		}
+	}
+	// A line that does not declare the name is still refused.
+	if _, err := x.Callers(Spec{File: "lib.c", Line: 1, Symbol: "lib_add"}, 0, 0); err == nil {
+		t.Error("line 1 of lib.c (an #include) was taken as a position of lib_add")
+	}
+}
+
+// A function invoking a macro makes impact a lower bound: the macro's
+// expansion may call what the index cannot see.
+func TestImpactMacroLowerBound(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{
+		"m.c": "#define CHECK(x) do { if (!(x)) fail(); } while (0)\n\nstatic void fail(void) {}\n\nstatic int target(int v) { return v; }\n\nint user(int v) {\n  CHECK(v);\n  return target(v);\n}\n\nint plain(int v) { return target(v); }\n",
+	})
+	x := buildRoot(t, root)
+	a, err := x.Impact(Spec{Symbol: "target"}, 2, 0, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !a.LowerBound || !strings.Contains(a.Text(), "lower bound") || !strings.Contains(a.Text(), "user invokes macro CHECK") {
+		t.Errorf("impact of target through a function invoking a macro:\n%s", a.Text())
+	}
+	b, err := x.Impact(Spec{Symbol: "plain"}, 2, 0, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.LowerBound {
+		t.Errorf("impact of plain (no macro on the way) is a lower bound:\n%s", b.Text())
+	}
+}
+
+// A local of an enclosing function hides a builtin and a module's name
+// inside a nested function (Python, TypeScript).
+func TestClosureLocals(t *testing.T) {
+	dumpHas(t, map[string]string{
+		"c.py": "import os\n\ndef outer():\n    os = make()\n    len = pick()\n    def inner():\n        os.getcwd()\n        len(3)\n    return inner\n\ndef make():\n    pass\n\ndef pick():\n    pass\n",
+		"c.ts": "import * as path from 'path';\n\nexport function outer() {\n  const path = { join() {} };\n  const parseInt = (s: string) => 1;\n  function inner() {\n    path.join();\n    parseInt('1');\n  }\n  return inner;\n}\n",
+	}, []string{
+		"call c.py:7 os.getcwd in inner -> unresolved (no definition named getcwd in the index)",
+		"call c.py:8 len in inner -> unresolved (a local variable or parameter (a function value))",
+		"call c.ts:7 path.join in inner -> candidate[1] join (c.ts:4)",
+		"call c.ts:8 parseInt in inner -> exact parseInt (c.ts:5)",
+	})
+}
