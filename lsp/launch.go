@@ -128,11 +128,11 @@ func prepareTypeScript(l *Launch) error {
 // bundledTSServer finds typescript/lib/tsserver.js in a node_modules folder
 // above the server's real location, as Node's require would from there.
 func bundledTSServer(bin string) string {
-	real, err := filepath.EvalSymlinks(bin)
+	resolved, err := filepath.EvalSymlinks(bin)
 	if err != nil {
 		return ""
 	}
-	for dir := filepath.Dir(real); ; {
+	for dir := filepath.Dir(resolved); ; {
 		p := filepath.Join(dir, "node_modules", "typescript", "lib", "tsserver.js")
 		if fileExists(p) {
 			return p

@@ -206,12 +206,12 @@ func (s *Supervisor) planEdit(we *workspaceEdit, srv *server) (*editPlan, error)
 		if f := p.files[path]; f != nil {
 			return f, nil
 		}
-		real, err := s.confine(path)
+		confined, err := s.confine(path)
 		if err != nil {
 			return nil, fmt.Errorf("the edit would change %s, which resolves outside the root %s (through a symbolic link)", s.rel(path), s.root)
 		}
-		f := &plannedFile{path: path, real: real}
-		text, info, err := readText(s.guard, real)
+		f := &plannedFile{path: path, real: confined}
+		text, info, err := readText(s.guard, confined)
 		switch {
 		case err == nil:
 			f.content, f.exists, f.existedOnDisk, f.diskText, f.info = text, true, true, text, info

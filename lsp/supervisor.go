@@ -401,11 +401,11 @@ func (s *Supervisor) markerAt(p string) (ok bool, why string) {
 		return false, ""
 	}
 	if info.Mode()&fs.ModeSymlink != 0 {
-		real, err := s.guard.Resolve(p)
+		target, err := s.guard.Resolve(p)
 		if err != nil {
 			return false, "it is a symbolic link that leads outside the root"
 		}
-		if info, err = s.guard.Lstat(real); err != nil {
+		if info, err = s.guard.Lstat(target); err != nil {
 			return false, "" // a dangling link is no marker
 		}
 	}

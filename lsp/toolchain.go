@@ -230,12 +230,12 @@ func (s *Supervisor) unshim(bin string) (string, error) {
 	if r, ok := s.unshimmed[name]; ok {
 		return r.bin, r.err
 	}
-	real, err := s.voltaWhich(p.voltaBin, name)
+	resolved, err := s.voltaWhich(p.voltaBin, name)
 	if s.unshimmed == nil {
 		s.unshimmed = map[string]unshimmed{}
 	}
-	s.unshimmed[name] = unshimmed{real, err}
-	return real, err
+	s.unshimmed[name] = unshimmed{resolved, err}
+	return resolved, err
 }
 
 type unshimmed struct {
@@ -251,16 +251,16 @@ func (s *Supervisor) voltaWhich(voltaBin, name string) (string, error) {
 	cmd.Dir = proc.NeutralDir
 	cmd.Env = s.childEnv("")
 	out, err := proc.Output(ctx, cmd)
-	real := strings.TrimSpace(strings.SplitN(string(out), "\n", 2)[0])
-	if err == nil && (!filepath.IsAbs(real) || !fileExists(real)) {
+	resolved := strings.TrimSpace(strings.SplitN(string(out), "\n", 2)[0])
+	if err == nil && (!filepath.IsAbs(resolved) || !fileExists(resolved)) {
 		err = errors.New("it named no program")
 	}
 	if err != nil {
-		if why := explainingLine(string(out)); why != "" && real == "" {
+		if why := explainingLine(string(out)); why != "" && resolved == "" {
 			err = fmt.Errorf("%s (%v)", why, err)
 		}
 		return "", fmt.Errorf("%s is a Volta shim, which in this checkout could run the checkout's own copy, and `volta which %s` found none outside it: %v; "+
 			"install it with volta install %s, or trust the checkout", name, name, err, name)
 	}
-	return real, nil
+	return resolved, nil
 }
