@@ -324,7 +324,8 @@ func bodyEdit(content string, b span, sh *shapes, text, indent, unit, language, 
 			return b.start, to, reindentAs(text, leadingSpace(content[ls:]), unit, true, nl)
 		}
 		// A one-line body (def f(): return 1) becomes an indented block.
-		return b.start, to, nl + reindentAs(text, indent+unit, unit, false, nl)
+		from = b.start - (len(content[ls:b.start]) - len(strings.TrimRight(content[ls:b.start], " \t")))
+		return from, to, nl + reindentAs(text, indent+unit, unit, false, nl)
 	}
 	if t := strings.TrimSpace(text); strings.HasPrefix(t, "{") && strings.HasSuffix(t, "}") {
 		text = t[1 : len(t)-1]
