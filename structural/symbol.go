@@ -35,7 +35,8 @@ var SymbolTool = registry.Descriptor{
 	Description: "Change one definition found by name, as code_graph finds it (Type.Method, pkg.Func, path/file.go:Func, or file + line): " +
 		"replace its whole text, replace_body (inside its braces, or its block in Python; the signature, doc comment and a Python docstring stay " +
 		"unless new_text brings its own docstring), or insert_before / insert_after it. new_text is re-indented to the definition's indentation. " +
-		"replace keeps the doc comment above the definition unless new_text starts with a comment, which then replaces it. " +
+		"replace keeps what is above the signature unless new_text starts with the same kind of line: new_text starting with a comment " +
+		"replaces the doc comment (and the decorators, annotations or attributes after it); starting with a decorator, annotation or attribute, it replaces those and keeps the doc comment. " +
 		"A name with several definitions is refused with the candidates; a change that would leave the file unparsable, a generated file " +
 		"and a read-only one (without force) are refused before anything is written. The result is the diff and the definition's new lines.",
 	Writes: true,

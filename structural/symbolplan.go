@@ -182,16 +182,27 @@ func (s *Structural) planSymbol(ctx context.Context, g *pathguard.Guard, loc gra
 	var newStart, newEnd int // of the definition or the inserted text in the result
 	switch e.Op {
 	case "replace":
+		// What stays above the signature depends on how new_text starts:
+		// a comment replaces the doc comment and what follows it, a
+		// decorator or attribute replaces those, else both stay.
 		from := ext.start
 		if atLineStart {
-			from = ls
-			if startsWithComment(text, language) {
-				from = docStart(content, ls, language)
+			doc, attrs, sig := leadingLines(content, ls, loc.NameAt, language)
+			switch {
+			case startsWithComment(text, language):
+				from = doc
+			case startsWithAttribute(text, language):
+				from = attrs
+			default:
+				from = sig
 			}
 		}
 		body := reindentAs(text, indent, unit, !atLineStart, nl)
 		out.WriteString(content[:from])
 		newStart = out.Len()
+		if atLineStart && ls < from {
+			newStart = ls // the decorators kept are the definition's
+		}
 		out.WriteString(body)
 		newEnd = out.Len()
 		out.WriteString(content[ext.end:])
@@ -211,7 +222,7 @@ func (s *Structural) planSymbol(ctx context.Context, g *pathguard.Guard, loc gra
 		var at int
 		var piece string
 		if e.Op == "insert_before" {
-			at = docStart(content, ls, language)
+			at, _, _ = leadingLines(content, ls, loc.NameAt, language)
 			blanks := blanksBefore(content, at)
 			if at == 0 || opensBlock(content[lineStart(content, max(at-1, 0)):at]) {
 				// First in its file or block: set off as the definition is
@@ -231,7 +242,8 @@ func (s *Structural) planSymbol(ctx context.Context, g *pathguard.Guard, loc gra
 			if at == len(content) || closesBlock(content[at:lineEnd(content, at)]) {
 				// Last in its file or block: set off as the definition is
 				// from what precedes it.
-				blanks = max(1, blanksBefore(content, docStart(content, ls, language)))
+				doc, _, _ := leadingLines(content, ls, loc.NameAt, language)
+				blanks = max(1, blanksBefore(content, doc))
 			}
 			lead += strings.Repeat(nl, blanks)
 			piece = lead + piece
@@ -491,17 +503,35 @@ func commentPrefixes(language string) []string {
 	if language == "python" {
 		return []string{"#"}
 	}
-	p := []string{"//", "/*", "*"}
-	if language == "rust" {
-		p = append(p, "#[")
+	return []string{"//", "/*", "*"}
+}
+
+// attributePrefixes start a line that decorates the definition below it:
+// Python's decorators, Java's annotations, TypeScript's decorators,
+// Rust's and C++'s attributes.
+func attributePrefixes(language string) []string {
+	switch language {
+	case "rust":
+		return []string{"#["}
+	case "c", "cpp":
+		return []string{"[["}
+	case "go":
+		return nil
 	}
-	return p
+	return []string{"@"}
 }
 
 func startsWithComment(text, language string) bool {
-	t := strings.TrimSpace(text)
-	for _, p := range commentPrefixes(language) {
-		if strings.HasPrefix(t, p) {
+	return hasPrefix(strings.TrimSpace(text), commentPrefixes(language))
+}
+
+func startsWithAttribute(text, language string) bool {
+	return hasPrefix(strings.TrimSpace(text), attributePrefixes(language))
+}
+
+func hasPrefix(s string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(s, p) {
 			return true
 		}
 	}
@@ -513,20 +543,38 @@ func startsWithString(text string) bool {
 	return strings.HasPrefix(t, `"`) || strings.HasPrefix(t, `'`)
 }
 
-// docStart is where the comment lines right above the line at ls begin
-// (ls itself when there are none): the definition's doc comment, and in
-// Rust its attributes.
-func docStart(content string, ls int, language string) int {
-	at := ls
-	for at > 0 {
-		prev := lineStart(content, at-1)
-		l := strings.TrimSpace(content[prev:at])
-		if l == "" || !startsWithComment(l, language) && !strings.HasSuffix(l, "*/") {
+// leadingLines splits what comes before a definition's name, from the
+// line at ls: its doc comment starts at doc, its decorators or attributes
+// at attrs (above the definition's node, as in Rust, or inside it, as in
+// Python and Java), its signature's line at sig; doc <= attrs <= sig.
+func leadingLines(content string, ls, nameAt int, language string) (doc, attrs, sig int) {
+	isAttr := func(l string) bool { return hasPrefix(strings.TrimSpace(l), attributePrefixes(language)) }
+	sig = ls
+	for sig < len(content) {
+		end := lineEnd(content, sig)
+		if end > nameAt || !isAttr(content[sig:end]) {
 			break
 		}
-		at = prev
+		sig = end
 	}
-	return at
+	attrs = ls
+	for attrs > 0 {
+		prev := lineStart(content, attrs-1)
+		if !isAttr(content[prev:attrs]) {
+			break
+		}
+		attrs = prev
+	}
+	doc = attrs
+	for doc > 0 {
+		prev := lineStart(content, doc-1)
+		l := strings.TrimSpace(content[prev:doc])
+		if l == "" || !startsWithComment(l, language) && !strings.HasSuffix(l, "*/") && !isAttr(l) {
+			break
+		}
+		doc = prev
+	}
+	return doc, attrs, sig
 }
 
 // blanksBefore counts the blank lines right above the line at ls: the
