@@ -81,6 +81,7 @@ type shapes struct {
 	bodies   map[span]span // definition -> its body
 	wrappers map[span]span // inner -> outer
 	docs     map[int]span  // block start -> its docstring statement
+	errors   int           // ERROR and MISSING nodes in the file as it is
 }
 
 func (s *Structural) shapesOf(ctx context.Context, g *pathguard.Guard, abs, language string) ([]byte, fs.FileInfo, *shapes, error) {
@@ -107,7 +108,7 @@ func (s *Structural) shapesOf(ctx context.Context, g *pathguard.Guard, abs, lang
 	if res.Err != nil {
 		return nil, nil, nil, fmt.Errorf("%s: %w", g.Rel(abs), res.Err)
 	}
-	sh := &shapes{bodies: map[span]span{}, wrappers: map[span]span{}, docs: map[int]span{}}
+	sh := &shapes{bodies: map[span]span{}, wrappers: map[span]span{}, docs: map[int]span{}, errors: res.Errors}
 	idx := func(name string) int { return q.Capture(name) }
 	def, body, inner, outer, doc := idx("def"), idx("body"), idx("inner"), idx("outer"), idx("doc")
 	for _, m := range res.Matches {
@@ -260,7 +261,7 @@ func (s *Structural) planSymbol(ctx context.Context, g *pathguard.Guard, loc gra
 	if after == content {
 		return nil, fmt.Errorf("the new text is what %s %s already is; nothing to change", loc.Kind, loc.Qualified)
 	}
-	if err := s.parseCheck(language, rel, src, []byte(after)); err != nil {
+	if err := s.parseCheck(language, rel, sh.errors, []byte(after)); err != nil {
 		return nil, err
 	}
 	p := &symbolPlan{Abs: abs, Rel: rel, Def: loc, Before: src, After: []byte(after),
@@ -273,17 +274,14 @@ func (s *Structural) planSymbol(ctx context.Context, g *pathguard.Guard, loc gra
 	return p, nil
 }
 
-// parseCheck refuses a change that adds syntax errors, as ast_edit does.
-func (s *Structural) parseCheck(language, rel string, before, after []byte) error {
-	was, err := s.Engine.ParseErrorLines(language, before)
-	if err != nil {
-		return err
-	}
+// parseCheck refuses a change that adds syntax errors, as ast_edit does:
+// was is the count of the file as it is (the shape query's parse).
+func (s *Structural) parseCheck(language, rel string, was int, after []byte) error {
 	now, err := s.Engine.ParseErrorLines(language, after)
 	if err != nil {
 		return err
 	}
-	if len(now) <= len(was) {
+	if len(now) <= was {
 		return nil
 	}
 	lines := slices.Compact(slices.Sorted(slices.Values(now)))
