@@ -130,7 +130,8 @@ func symbolText(r SymbolResult, diff string, budget int) string {
 		head := textcut.Runes(diff, budget)
 		head = head[:strings.LastIndexByte(head, '\n')+1]
 		b.WriteString(head)
-		fmt.Fprintf(&b, "[diff cut at %d of %d lines by the output budget; read %s from line %d to see the rest]", strings.Count(head, "\n"), strings.Count(diff, "\n"), r.File, r.StartLine)
+		fmt.Fprintf(&b, "[diff cut at %d of %d lines by the output budget; the structured result's diff is whole, and read of %s with offset %d shows the definition as it is now]",
+			strings.Count(head, "\n"), strings.Count(diff, "\n"), r.File, r.StartLine)
 	} else {
 		b.WriteString(strings.TrimRight(diff, "\n"))
 	}

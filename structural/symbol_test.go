@@ -2,8 +2,11 @@ package structural_test
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -110,5 +113,30 @@ func TestEditSymbolAfterOutsideChange(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(filepath.Join(r.Root(), "a.go")); string(data) != strings.Replace(moved, `"hi"`, `"bye"`, 1) {
 		t.Fatalf("%s", data)
+	}
+}
+
+// A diff longer than the output budget is cut at a line, says how much
+// it shows and how to see the rest; the structured diff is whole.
+func TestEditSymbolDiffWithinBudget(t *testing.T) {
+	r := newRun(t, map[string]string{"go.mod": "module a\n", "a.go": symGo}, builtintools.Options{OutputBudget: 1500})
+	var body strings.Builder
+	for i := range 200 {
+		fmt.Fprintf(&body, "println(%d)\n", i)
+	}
+	b, _ := json.Marshal(map[string]any{"symbol": "F", "operation": "replace_body", "new_text": body.String() + `return "hi"`})
+	res, err := r.Call(context.Background(), tiers.Normal, "edit_symbol", b)
+	if err != nil || res.IsError {
+		t.Fatalf("%v %s", err, registry.ResultText(res))
+	}
+	text := registry.ResultText(res)
+	if len(text) > 1500 || !regexp.MustCompile(`\[diff cut at \d+ of 20\d lines by the output budget; the structured result's diff is whole, and read of a.go with offset 4 shows the definition as it is now\]$`).MatchString(text) {
+		t.Fatalf("%d chars:\n%s", len(text), text)
+	}
+	raw, _ := json.Marshal(res.StructuredContent)
+	var out struct{ Diff string }
+	json.Unmarshal(raw, &out)
+	if !strings.Contains(out.Diff, "+\tprintln(199)\n") {
+		t.Fatalf("structured diff: %s", out.Diff)
 	}
 }
