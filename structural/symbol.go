@@ -2,9 +2,11 @@ package structural
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -51,7 +53,7 @@ var SymbolTool = registry.Descriptor{
 		if err != nil {
 			return true, "edit_symbol will fail: " + err.Error()
 		}
-		return true, fmt.Sprintf("%s %s %s in %s:\n%s", p.Operation, plan.Def.Kind, plan.Def.Qualified, plan.Rel, textcut.Ellipsis(plan.Diff, 4000))
+		return true, approvalSummary(p, plan)
 	},
 	Handler: registry.With(Key, editSymbol),
 }
@@ -92,6 +94,11 @@ func editSymbol(ctx context.Context, c *registry.Call, s *Structural, p symbolPa
 	if err != nil {
 		return SymbolResult{}, err
 	}
+	// What is written must be what was approved: the file may have
+	// changed while the card was open.
+	if asked := c.ApprovalSummary(); asked != "" && asked != approvalSummary(p, plan) {
+		return SymbolResult{}, fmt.Errorf("%s changed while the change was waiting for approval, so nothing was written: the approved diff is no longer the one it would make. Call edit_symbol again", plan.Rel)
+	}
 	rep, err := atomicfile.Write(c.Run.Guard(), atomicfile.Change{Path: abs, Data: plan.After, Expect: plan.Before, Expected: true},
 		atomicfile.Options{Force: p.Force, ApproveExec: func(paths []string) error {
 			return c.Escalate(ctx, tiers.Exec, strings.Join(paths, ", "))
@@ -113,6 +120,20 @@ func editSymbol(ctx context.Context, c *registry.Call, s *Structural, p symbolPa
 	out.text = symbolText(out, plan.Diff, c.Budget().Reserve(600).Chars())
 	return out, nil
 }
+
+// approvalSummary is the card's text: the diff, and when it is too long
+// to show whole, a digest of the change, so a card approves one change.
+func approvalSummary(p symbolParams, plan *symbolPlan) string {
+	text := fmt.Sprintf("%s %s %s in %s:\n%s", p.Operation, plan.Def.Kind, plan.Def.Qualified, plan.Rel, textcut.Ellipsis(plan.Diff, maxCardDiff))
+	if len(plan.Diff) > maxCardDiff {
+		sum := sha256.Sum256(append(slices.Clone(plan.Before), plan.After...))
+		text += fmt.Sprintf("\n(the diff is cut; change %x)", sum[:8])
+	}
+	return text
+}
+
+// maxCardDiff bounds the diff an approval card shows.
+const maxCardDiff = 4000
 
 func symbolText(r SymbolResult, diff string, budget int) string {
 	var b strings.Builder

@@ -140,3 +140,26 @@ func TestEditSymbolDiffWithinBudget(t *testing.T) {
 		t.Fatalf("structured diff: %s", out.Diff)
 	}
 }
+
+// A file changed while the card was open is not written: the approved
+// diff is no longer the change.
+func TestEditSymbolChangedWhileAsking(t *testing.T) {
+	var root string
+	changed := strings.Replace(symGo, "// F says hi.", "// F greets.", 1)
+	port := askuser.Func(func(ctx context.Context, q askuser.Question) (askuser.Answer, error) {
+		if err := os.WriteFile(filepath.Join(root, "a.go"), []byte(changed), 0o644); err != nil {
+			return askuser.Answer{}, err
+		}
+		return askuser.Answer{Outcome: askuser.Answered, Choices: []string{"Allow"}}, nil
+	})
+	r := newRun(t, map[string]string{"go.mod": "module a\n", "a.go": symGo},
+		builtintools.Options{Ask: port, Policy: registry.Policy{tiers.Write: registry.Ask}})
+	root = r.Root()
+	text, isErr := call(t, r, tiers.Normal, "edit_symbol", map[string]any{"symbol": "F", "operation": "replace_body", "new_text": `return "bye"`})
+	if !isErr || !strings.Contains(text, "a.go changed while the change was waiting for approval, so nothing was written") {
+		t.Fatalf("(error=%v) %s", isErr, text)
+	}
+	if data, _ := os.ReadFile(filepath.Join(root, "a.go")); string(data) != changed {
+		t.Fatalf("written:\n%s", data)
+	}
+}
