@@ -163,3 +163,13 @@ func TestEditSymbolChangedWhileAsking(t *testing.T) {
 		t.Fatalf("written:\n%s", data)
 	}
 }
+
+// A new_text over the bound is refused with the tool to use instead.
+func TestEditSymbolTooLarge(t *testing.T) {
+	r := newRun(t, map[string]string{"go.mod": "module a\n", "a.go": symGo}, builtintools.Options{})
+	text, isErr := call(t, r, tiers.Normal, "edit_symbol", map[string]any{"symbol": "F", "operation": "replace_body",
+		"new_text": "return \"" + strings.Repeat("x", 2<<20) + "\""})
+	if !isErr || !strings.Contains(text, "edit_symbol takes at most 1024 KiB for one definition, so nothing was written") {
+		t.Fatalf("(error=%v) %.300s", isErr, text)
+	}
+}

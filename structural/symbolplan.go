@@ -73,6 +73,9 @@ const jsShapes = `(_ body: (_) @body) @def
 // (https://go.dev/s/generatedcode), in any language's line comment.
 var generatedHeader = regexp.MustCompile(`(?m)^\s*(//|#|/\*+|\*|--)\s*Code generated .*DO NOT EDIT\.?`)
 
+// maxNewText bounds new_text: one definition, not a file's worth.
+const maxNewText = 1 << 20
+
 // span is a byte range.
 type span struct{ start, end int }
 
@@ -139,6 +142,9 @@ func (s *Structural) shapesOf(ctx context.Context, g *pathguard.Guard, abs, lang
 // file's lock when it will write.
 func (s *Structural) planSymbol(ctx context.Context, g *pathguard.Guard, loc graph.Located, abs string, e symbolEdit) (*symbolPlan, error) {
 	rel := g.Rel(abs)
+	if len(e.Text) > maxNewText {
+		return nil, fmt.Errorf("new_text is %d bytes; edit_symbol takes at most %d KiB for one definition, so nothing was written: write a file that large with write", len(e.Text), maxNewText>>10)
+	}
 	language := s.Engine.LanguageForFile(abs)
 	if language == "" {
 		language = loc.Language
