@@ -21,7 +21,7 @@ import (
 type symbolParams struct {
 	Symbol    string `json:"symbol,omitempty" jsonschema:"the definition, as code_graph names it: a name, Type.Method, pkg.Func or path/file.go:Func; with file and line, the name on that line"`
 	File      string `json:"file,omitempty" jsonschema:"file the definition is in, relative to the root"`
-	Line      int    `json:"line,omitempty" jsonschema:"1-based line of the definition in file (its first line)"`
+	Line      int    `json:"line,omitempty" jsonschema:"1-based line in file: the definition's first line, or without symbol any line inside it (the innermost definition there is edited)"`
 	Operation string `json:"operation" jsonschema:"replace (the whole definition), replace_body (what is inside its braces, or its indented block in Python), insert_before or insert_after it" enum:"replace,replace_body,insert_before,insert_after"`
 	NewText   string `json:"new_text" jsonschema:"the text to put in; it is re-indented to the definition's own indentation (a body to the body's)"`
 	Force     bool   `json:"force,omitempty" jsonschema:"change the file even if it is read-only, has other hard links (they keep the old content) or its owner cannot be kept; the result says what was lost"`
@@ -235,7 +235,7 @@ func locateSymbol(ctx context.Context, c *registry.Call, p symbolParams) (graph.
 // exactName drops what the graph matched by part of a name: an edit must
 // not land on LoadAll when Load was asked for.
 func exactName(spec graph.Spec, locs []graph.Located) ([]graph.Located, error) {
-	if spec.Symbol == "" || spec.Line > 0 {
+	if spec.Symbol == "" {
 		return locs, nil
 	}
 	name := spec.Symbol
@@ -255,7 +255,15 @@ func exactName(spec graph.Spec, locs []graph.Located) ([]graph.Located, error) {
 		}
 	}
 	if len(exact) == 0 {
-		return nil, &graph.LookupError{Msg: fmt.Sprintf("no definition is named %q; similar: %s", spec.Symbol, strings.Join(near[:min(len(near), 8)], ", "))}
+		where := ""
+		switch {
+		case spec.Line > 0:
+			where = fmt.Sprintf(" on line %d of %s", spec.Line, spec.File)
+		case spec.File != "":
+			where = " in " + spec.File
+		}
+		return nil, &graph.LookupError{Msg: fmt.Sprintf("no definition%s is named exactly %q, and an edit does not guess; these match only part of the name: %s. Give the whole name",
+			where, name, strings.Join(near[:min(len(near), 8)], ", "))}
 	}
 	return exact, nil
 }
