@@ -104,7 +104,11 @@ func editSymbol(ctx context.Context, c *registry.Call, s *Structural, p symbolPa
 			return c.Escalate(ctx, tiers.Exec, strings.Join(paths, ", "))
 		}})
 	if err != nil {
-		msg := fmt.Sprintf("could not write %s: %v", plan.Rel, err)
+		text := err.Error()
+		if ae, ok := errors.AsType[*atomicfile.Error](err); ok && ae.Path == plan.Rel {
+			text = strings.TrimPrefix(text, plan.Rel+": ")
+		}
+		msg := fmt.Sprintf("could not write %s: %s", plan.Rel, text)
 		if errors.Is(err, atomicfile.ErrChanged) {
 			msg += "; another program changed it meanwhile: call edit_symbol again"
 		}
