@@ -212,7 +212,13 @@ func (s *Structural) planSymbol(ctx context.Context, g *pathguard.Guard, loc gra
 		}
 		out.WriteString(body)
 		newEnd = out.Len()
-		out.WriteString(content[ext.end:])
+		end := ext.end
+		// A C struct or C++ class ends before its ";": new text that
+		// brings its own takes the old one's place.
+		if rest := strings.TrimLeft(content[end:], " \t"); strings.HasPrefix(rest, ";") && strings.HasSuffix(strings.TrimSpace(text), ";") {
+			end = len(content) - len(rest) + 1
+		}
+		out.WriteString(content[end:])
 	case "replace_body":
 		b, ok := sh.bodies[def]
 		if !ok {
