@@ -18,11 +18,12 @@ var fuzzFiles = map[string]string{
 	"p.py":   "class C:\n    \"\"\"Doc.\"\"\"\n\n    @staticmethod\n    def m():\n        \"\"\"M.\"\"\"\n        return 1\n\n\ndef f(): return 2\n",
 	"t.ts":   "export class K {\n  /** m */\n  m(): number {\n    return 1;\n  }\n}\n\nexport const g = (x: number) => x + 1;\n",
 	"r.rs":   "/// S\n#[derive(Debug)]\npub struct S { a: i32 }\n\nimpl S {\n    pub fn m(&self) -> i32 { self.a }\n}\n",
+	"s.c":    "struct p {\n    int x;\n};\n\ntypedef struct { int y; } q;\n\nint f(void) { return 0; }\n",
 	"J.java": "class J {\n    @Override\n    public String toString() {\n        return \"j\";\n    }\n}\n",
 }
 
 // Whatever the new text and operation, planning an edit of any definition
-// does not panic, and a plan it makes changes the file and parses no worse
+// (in six languages) does not panic, and a plan it makes changes the file and parses no worse
 // than the file did.
 func FuzzPlanSymbol(f *testing.F) {
 	root := f.TempDir()
