@@ -22,6 +22,10 @@ const maxCheckerLines = 200
 // a language with a marker had none.
 func (s *Supervisor) Check(ctx context.Context) (*CheckReport, error) {
 	markers := s.scanMarkers(ctx)
+	if err := ctx.Err(); err != nil {
+		// An unfinished scan found nothing; that is not "no marker".
+		return nil, fmt.Errorf("diagnostics \"*\" stopped before the checkout's root markers were read: %w", err)
+	}
 	rep := &CheckReport{Runs: []CheckRun{}}
 	ran := false
 	covered := map[string]bool{} // language → handled by an earlier row

@@ -4,12 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
+	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -32,8 +33,17 @@ type Job struct {
 	// roster streams it to the result file). A backend writes there rather
 	// than returning the output in Outcome.Result.
 	Output io.Writer
+	// Log, when set, receives the worker's error output as it arrives
+	// (with Output, the roster's tail of a running worker).
+	Log io.Writer
 	// Activity is called whenever the worker shows a sign of life (output).
 	Activity func()
+	// Usage, if set, is told the run's usage so far whenever the backend
+	// reports more (the roster's budget).
+	Usage func(Usage)
+	// Resume, when set, is the session this run resumes: Brief is then
+	// only the new message.
+	Resume *Session
 }
 
 // Outcome is what a run gave.
@@ -50,15 +60,26 @@ type Outcome struct {
 	// Notes say what of the output was not read as it was meant (a JSON
 	// record too long to parse) or not kept.
 	Notes []string
+	// Session is the agent CLI's session the run reported (to resume).
+	Session *Session
+	// Errors are what the agent CLI reported as failures: with one, the
+	// run failed even if it exited 0.
+	Errors []string
 }
 
 // Usage is what a run cost, when the backend says.
 type Usage struct {
-	InputTokens  int     `json:"input_tokens,omitempty"`
-	OutputTokens int     `json:"output_tokens,omitempty"`
-	CostUSD      float64 `json:"cost_usd,omitempty"`
-	Model        string  `json:"model,omitempty"`
+	// InputTokens counts every input token the model read, cached ones
+	// too (CachedInputTokens of them).
+	InputTokens       int     `json:"input_tokens,omitempty" jsonschema:"every input token the model read, cached ones included"`
+	CachedInputTokens int     `json:"cached_input_tokens,omitempty"`
+	OutputTokens      int     `json:"output_tokens,omitempty"`
+	CostUSD           float64 `json:"cost_usd,omitempty" jsonschema:"what the backend says it cost (claude reports it with its result; codex does not)"`
+	Model             string  `json:"model,omitempty"`
 }
+
+// Tokens is every token in and out.
+func (u Usage) Tokens() int { return u.InputTokens + u.OutputTokens }
 
 // Backend runs workers of one tier in one mode. Run blocks until the run
 // ends; when ctx ends it stops the run and returns what it had.
@@ -126,6 +147,39 @@ func (c Command) line(j Job) (string, error) {
 	return strings.NewReplacer("{mode}", j.Mode, "{approve}", j.Approve).Replace(c.Line), nil
 }
 
+// sessionSafe is what a session id may be to go in a command line.
+var sessionSafe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$`)
+
+// Resumes says whether a run of this line can resume s: claude's line
+// gets --resume ID at its end, codex's (a line with the word exec) gets
+// resume ID after its options.
+func (c Command) Resumes(s Session) bool {
+	_, ok := resumeLine(c.Line, s)
+	return ok
+}
+
+// resumeLine is line resuming session s: `claude ... --resume ID`, `codex
+// exec ... resume ID` (before a last "-", the prompt read from stdin).
+func resumeLine(line string, s Session) (string, bool) {
+	if !sessionSafe.MatchString(s.ID) {
+		return "", false
+	}
+	line = strings.TrimSpace(line)
+	switch s.Backend {
+	case BackendClaude:
+		return line + " --resume " + s.ID, true
+	case BackendCodex:
+		if !slices.Contains(strings.Fields(line), "exec") {
+			return "", false
+		}
+		if strings.HasSuffix(line, " -") {
+			return strings.TrimSuffix(line, "-") + "resume " + s.ID + " -", true
+		}
+		return line + " resume " + s.ID, true
+	}
+	return "", false
+}
+
 // recordMax bounds a stdout line read as a JSON record; a longer line is
 // output, kept as text.
 const recordMax = 16 << 20
@@ -149,6 +203,13 @@ func (c Command) Run(ctx context.Context, j Job) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
+	if j.Resume != nil {
+		l, ok := resumeLine(line, *j.Resume)
+		if !ok {
+			return Outcome{}, fmt.Errorf("the worker command cannot resume %s session %q", j.Resume.Backend, j.Resume.ID)
+		}
+		line = l
+	}
 	cmd := exec.Command("/bin/sh", "-c", line)
 	cmd.Dir = j.Dir
 	cmd.Env = append(os.Environ(), "VIBE_WORKER_ID="+j.ID, "VIBE_WORKER_LABEL="+j.Label, "VIBE_WORKER_TIER="+j.Tier,
@@ -166,7 +227,7 @@ func (c Command) Run(ctx context.Context, j Job) (Outcome, error) {
 	p, err := proc.Start(cmd, proc.Options{
 		Stdin:      strings.NewReader(j.Brief),
 		PipeStdout: true,
-		Stderr:     activityWriter(j.Activity),
+		Stderr:     stderrWriter(j),
 		Signal:     syscall.SIGTERM,
 		Grace:      grace,
 	})
@@ -174,7 +235,7 @@ func (c Command) Run(ctx context.Context, j Job) (Outcome, error) {
 		return Outcome{}, fmt.Errorf("starting %q: %w", line, err)
 	}
 	read := make(chan stdoutResult, 1)
-	go func() { read <- readStdout(p.Stdout(), out, j.Activity) }()
+	go func() { read <- readStdout(p.Stdout(), out, j.Activity, j.Usage) }()
 	select {
 	case <-p.Exited():
 	case <-ctx.Done():
@@ -182,14 +243,14 @@ func (c Command) Run(ctx context.Context, j Job) (Outcome, error) {
 	}
 	res := <-read // proc closes stdout a drain time after the exit
 	werr := p.Wait()
-	o := Outcome{Stderr: p.Tail().String(), Usage: res.usage, Notes: res.notes, ExitCode: -1}
+	o := Outcome{Stderr: p.Tail().String(), Usage: res.usage, Notes: res.notes, ExitCode: -1, Session: res.session, Errors: res.errs}
 	if st := p.State(); st != nil {
 		o.ExitCode = st.ExitCode()
 	}
 	if res.final != nil {
 		o.Result, o.Final = *res.final, true
 	} else {
-		o.Final = werr == nil && res.text
+		o.Final = werr == nil && res.text && !res.agent
 		if mem != nil {
 			o.Result = strings.TrimRight(mem.b.String(), "\n")
 			if mem.dropped > 0 {
@@ -204,18 +265,22 @@ func (c Command) Run(ctx context.Context, j Job) (Outcome, error) {
 }
 
 type stdoutResult struct {
-	final *string
-	usage *Usage
-	text  bool // some output that is not a record, other than blanks
-	notes []string
+	final   *string
+	usage   *Usage
+	text    bool // some output that is not a record, other than blanks
+	notes   []string
+	session *Session
+	errs    []string
+	agent   bool // the stream was an agent CLI's: only its result record is a result
 }
 
 // readStdout reads a worker's stdout to its end: lines that are JSON
 // records give the result and usage, every other byte goes to out as it
 // arrives. No line is ever held whole beyond recordMax: a longer one is
 // output, and reading goes on after it.
-func readStdout(r io.Reader, out io.Writer, activity func()) stdoutResult {
+func readStdout(r io.Reader, out io.Writer, activity func(), onUsage func(Usage)) stdoutResult {
 	var res stdoutResult
+	ev := &events{onUsage: onUsage}
 	br := bufio.NewReaderSize(r, 64<<10)
 	var (
 		pending  []byte // a line that may be a record
@@ -253,15 +318,10 @@ func readStdout(r io.Reader, out io.Writer, activity func()) stdoutResult {
 		}
 		if complete || (err != nil && err != bufio.ErrBufferFull) {
 			if len(pending) > 0 {
-				if r, u, ok := jsonResult(pending); ok {
-					if r != nil {
-						res.final = r
-					}
-					if u != nil {
-						res.usage = u
-					}
-				} else {
+				if said, ok := ev.record(pending); !ok {
 					emit(pending)
+				} else if said != "" {
+					emit([]byte(said + "\n"))
 				}
 			}
 			if cap(pending) > 1<<20 {
@@ -272,6 +332,18 @@ func readStdout(r io.Reader, out io.Writer, activity func()) stdoutResult {
 		if err != nil && err != bufio.ErrBufferFull {
 			break
 		}
+	}
+	if ev.final {
+		res.final = ev.result
+	}
+	if ev.have {
+		u := ev.usage
+		res.usage = &u
+	}
+	res.session, res.errs, res.agent = ev.sessionOf(), ev.errs, ev.kind != ""
+	if len(ev.errs) > 0 && ev.result != nil && *ev.result != "" {
+		res.final = nil
+		emit([]byte(*ev.result + "\n"))
 	}
 	if overlong > 0 {
 		res.notes = append(res.notes, fmt.Sprintf("%d output lines that began like a JSON record were over %d MiB; they are kept as text, not read as records", overlong, recordMax>>20))
@@ -295,6 +367,15 @@ func (m *memOutput) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// stderrWriter is where a job's error output goes: its Log, and a sign of
+// life.
+func stderrWriter(j Job) io.Writer {
+	if j.Log == nil {
+		return activityWriter(j.Activity)
+	}
+	return io.MultiWriter(activityWriter(j.Activity), j.Log)
+}
+
 // activityWriter calls f for every write (stderr output is a sign of life).
 type activityWriter func()
 
@@ -303,45 +384,4 @@ func (f activityWriter) Write(p []byte) (int, error) {
 		f()
 	}
 	return len(p), nil
-}
-
-// jsonResult reads a JSON line: its "result" (when it is a string) and
-// usage ("usage": {input_tokens, output_tokens}, "total_cost_usd" or
-// "cost_usd", "model").
-func jsonResult(line []byte) (*string, *Usage, bool) {
-	t := bytes.TrimSpace(line)
-	if len(t) == 0 || t[0] != '{' {
-		return nil, nil, false
-	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(t, &m) != nil {
-		return nil, nil, false
-	}
-	var res *string
-	if raw, ok := m["result"]; ok {
-		var s string
-		if json.Unmarshal(raw, &s) == nil {
-			res = &s
-		}
-	}
-	var u Usage
-	have := false
-	if raw, ok := m["usage"]; ok && json.Unmarshal(raw, &u) == nil {
-		have = true
-	}
-	for _, k := range []string{"total_cost_usd", "cost_usd"} {
-		if raw, ok := m[k]; ok && json.Unmarshal(raw, &u.CostUSD) == nil {
-			have = true
-		}
-	}
-	if raw, ok := m["model"]; ok && json.Unmarshal(raw, &u.Model) == nil {
-		have = true
-	}
-	if res == nil && !have {
-		return nil, nil, false
-	}
-	if !have {
-		return res, nil, true
-	}
-	return res, &u, true
 }

@@ -12,6 +12,14 @@
 // call outside normal mode starts only a backend meant for its mode, and
 // such a worker runs in a git worktree of its own.
 //
+// A worker's output is read as it comes: its last lines are shown while
+// it runs; the event streams of claude's and codex's CLIs give the result,
+// usage, session and errors (events.go), a later run resumes the session
+// with only the new message, and a budget of cost or tokens stops a run
+// whose reported usage passes it. A worktree worker's commits are merged
+// into the root's branch by Merge (merge.go), which on a conflict applies
+// nothing.
+//
 // Status is one of a closed set: queued, running, succeeded, failed,
 // timed_out, killed, lost. A run that gives no final result is failed,
 // never succeeded. Every answer lists the finished workers whose results

@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
 )
 
@@ -107,7 +110,8 @@ type Info struct {
 	Runs         int       `json:"runs" jsonschema:"how many times it was started (vibe_send starts it again)"`
 	Started      time.Time `json:"started,omitzero"`
 	Ended        time.Time `json:"ended,omitzero"`
-	LastActivity time.Time `json:"last_activity,omitzero"`
+	LastActivity time.Time `json:"last_activity,omitzero" jsonschema:"when it last wrote output or error output"`
+	Tail         string    `json:"tail,omitempty" jsonschema:"a running worker: the last lines of its output and error output, as it wrote them (at most 8 lines)"`
 	ExitCode     *int      `json:"exit_code,omitempty"`
 	Result       string    `json:"result,omitempty" jsonschema:"the last run's result, or its output so far when it was cut short"`
 	Truncated    bool      `json:"truncated,omitempty"`
@@ -115,7 +119,13 @@ type Info struct {
 	ResultBytes  int64     `json:"result_bytes,omitempty" jsonschema:"the size of the full result"`
 	Notes        []string  `json:"notes,omitempty" jsonschema:"what of its output was not kept, or not read as it was meant"`
 	Stderr       string    `json:"stderr,omitempty" jsonschema:"the last of its error output, for a failed run"`
-	Usage        *Usage    `json:"usage,omitempty"`
+	Usage        *Usage    `json:"usage,omitempty" jsonschema:"what its last run used, as the backend reported it (so far, while it runs)"`
+	Spent        *Usage    `json:"spent,omitempty" jsonschema:"what all its runs used together, which its budget is measured against"`
+	MaxCost      float64   `json:"max_cost,omitempty" jsonschema:"its budget in US dollars, from the cost the backend reports"`
+	MaxTokens    int       `json:"max_tokens,omitempty" jsonschema:"its budget in tokens (every input token, cached ones too, and every output token)"`
+	OverBudget   bool      `json:"over_budget,omitempty" jsonschema:"it was stopped, and failed, because its usage passed its budget"`
+	Session      *Session  `json:"session,omitempty" jsonschema:"the agent CLI's session its runs reported (claude's session_id, codex's thread_id); vibe_send resumes it"`
+	Resumed      bool      `json:"resumed,omitempty" jsonschema:"its last run resumed that session with only the message vibe_send gave; else a run gets the whole brief"`
 	Branch       string    `json:"branch,omitempty" jsonschema:"isolation worktree: the worker's branch"`
 	Worktree     string    `json:"worktree,omitempty" jsonschema:"isolation worktree: its folder while it holds commits or changes"`
 	BaseCommit   string    `json:"base_commit,omitempty" jsonschema:"isolation worktree: the commit its worktree starts from (the root's HEAD at spawn)"`
@@ -142,7 +152,13 @@ type worker struct {
 	dir     string     // where it runs without isolation
 	iso     *isolation // nil: the worker runs in dir
 	wantIso bool
-	co      *checkout // what its worktree starts from; nil: read at its start
+	co      *checkout  // what its worktree starts from; nil: read at its start
+	tail    *proc.Tail // the running run's last output; nil before it starts
+	// resume is the session the next run resumes with only message.
+	resume  *Session
+	message string
+	prior   *Usage // what the runs before this one used
+	merging bool   // Merge is bringing its branch into the root
 }
 
 // Roster is a run's workers.
@@ -230,6 +246,11 @@ type SpawnRequest struct {
 	// Gate is the caller's mode and policy. Outside normal mode the tier
 	// needs a backend for that mode, and the worker runs in a worktree.
 	Gate Gate
+	// MaxCost (US dollars) and MaxTokens are the worker's budget over all
+	// its runs, from the usage its backend reports; 0 is no limit. A run
+	// whose usage passes it is stopped and fails.
+	MaxCost   float64
+	MaxTokens int
 }
 
 // backendFor returns the tier's backend for calls in mode, or an error
@@ -267,6 +288,12 @@ const listMax = 100
 func (r *Roster) Spawn(req SpawnRequest) (Info, error) {
 	if strings.TrimSpace(req.Brief) == "" {
 		return Info{}, errors.New("the brief is empty: say what the worker is to do")
+	}
+	if req.MaxCost < 0 || math.IsNaN(req.MaxCost) || math.IsInf(req.MaxCost, 0) {
+		return Info{}, fmt.Errorf("max_cost %v: give a budget in US dollars above 0, or leave it out for no limit", req.MaxCost)
+	}
+	if req.MaxTokens < 0 {
+		return Info{}, fmt.Errorf("max_tokens %d: give a number of tokens above 0, or leave it out for no limit", req.MaxTokens)
 	}
 	if req.Tier == "" {
 		req.Tier = "fast"
@@ -309,7 +336,7 @@ func (r *Roster) Spawn(req SpawnRequest) (Info, error) {
 	if req.Label == "" {
 		req.Label = id
 	}
-	w := &worker{info: Info{ID: id, Label: req.Label, Tier: req.Tier, Brief: req.Brief, Status: Queued},
+	w := &worker{info: Info{ID: id, Label: req.Label, Tier: req.Tier, Brief: req.Brief, Status: Queued, MaxCost: req.MaxCost, MaxTokens: req.MaxTokens},
 		timeout: req.Timeout, wantIso: req.Worktree, co: co, dir: req.Dir}
 	if co != nil {
 		w.info.BaseCommit = co.head
@@ -379,8 +406,9 @@ func (r *Roster) startLocked(w *worker, b Backend, g Gate) {
 	w.info.Result, w.info.Truncated, w.info.ResultFile, w.info.ResultBytes, w.info.Notes = "", false, "", 0, nil
 	w.info.Stderr, w.info.ExitCode, w.info.Usage, w.info.Why, w.info.From = "", nil, nil, "", ""
 	w.info.Started, w.info.Ended = time.Time{}, time.Time{}
-	w.info.Commits, w.info.FilesChanged, w.info.Diffstat = 0, nil, ""
-	w.unread = false
+	w.info.Commits, w.info.FilesChanged, w.info.Diffstat, w.info.Resumed, w.info.OverBudget = 0, nil, "", false, false
+	w.prior = w.info.Spent
+	w.unread, w.tail = false, nil
 	w.run = func() { r.run(ctx, cancel, w, b) }
 	r.markLocked(w)
 	r.queue = append(r.queue, w)
@@ -428,6 +456,9 @@ func (r *Roster) run(ctx context.Context, cancel context.CancelFunc, w *worker, 
 	r.mu.Lock()
 	done := w.done
 	job := Job{ID: w.info.ID, Label: w.info.Label, Tier: w.info.Tier, Brief: w.info.Brief, Dir: w.dir, Mode: w.gate.mode(), Approve: w.gate.Approve}
+	if w.resume != nil {
+		job.Brief, job.Resume = w.message, w.resume
+	}
 	iso, wantIso, co, run := w.iso, w.wantIso, w.co, w.info.Runs
 	r.mu.Unlock()
 	if iso != nil && !iso.exists() {
@@ -461,8 +492,22 @@ func (r *Roster) run(ctx context.Context, cancel context.CancelFunc, w *worker, 
 		w.info.LastActivity = time.Now()
 		r.mu.Unlock()
 	}
+	job.Usage = func(u Usage) {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		r.spendLocked(w, u)
+		if why := overBudget(w.info); why != "" && w.reason == "" {
+			w.reason, w.stopWhy, w.info.OverBudget = overBudgetReason, why, true
+			r.markLocked(w)
+			cancel()
+		}
+	}
 	s := newSink(r.partPath(w.info.ID, run), r.headBytes())
-	job.Output = s
+	tail := proc.NewTail(tailKeep)
+	r.mu.Lock()
+	w.tail = tail
+	r.mu.Unlock()
+	job.Output, job.Log = io.MultiWriter(s, tail), tail
 	tctx, tcancel := context.WithTimeout(ctx, w.timeout)
 	out, err := b.Run(tctx, job)
 	if tctx.Err() == context.DeadlineExceeded && ctx.Err() == nil {
@@ -536,7 +581,18 @@ func (r *Roster) finish(w *worker, out Outcome, err error, s *sink) {
 	r.mu.Lock()
 	code := out.ExitCode
 	w.info.Ended = time.Now()
+	if out.Usage != nil {
+		r.spendLocked(w, *out.Usage)
+	}
+	if why := overBudget(w.info); why != "" && w.reason == "" {
+		w.reason, w.stopWhy, w.info.OverBudget = overBudgetReason, why, true
+	}
 	switch {
+	case w.reason == overBudgetReason:
+		w.info.Status, w.info.Why = Failed, "over budget: "+w.stopWhy+"; it was stopped when its usage passed the budget, and the result is its output so far"
+		if out.Final {
+			w.info.Why = "over budget: " + w.stopWhy + ", as reported with its final result (kept as the result)"
+		}
 	case w.reason == Killed:
 		w.info.Status, w.info.Why = Killed, w.stopWhy+" while it ran; the result is its output so far"
 		if s == nil {
@@ -550,19 +606,32 @@ func (r *Roster) finish(w *worker, out Outcome, err error, s *sink) {
 		w.info.Status, w.info.Why = Lost, "its process died of a signal this run did not send"
 	case code != 0:
 		w.info.Status, w.info.Why = Failed, fmt.Sprintf("exit status %d", code)
+		if len(out.Errors) > 0 {
+			w.info.Why += "; " + strings.Join(out.Errors, "; ")
+		}
+	case len(out.Errors) > 0:
+		w.info.Status, w.info.Why = Failed, strings.Join(out.Errors, "; ")
 	case !out.Final:
 		w.info.Status, w.info.Why = Failed, "it ended without a final result"
 	default:
 		w.info.Status = Succeeded
 	}
-	if err == nil && code >= 0 && !w.info.Started.IsZero() {
+	// A run stopped for its budget may or may not have exited by itself
+	// first (the last report can come with its end): no exit code.
+	if err == nil && code >= 0 && !w.info.Started.IsZero() && w.reason != overBudgetReason {
 		w.info.ExitCode = &code
 	}
 	w.info.Usage = out.Usage
+	if out.Session != nil {
+		w.info.Session = out.Session
+	}
 	if w.info.Status == Failed || w.info.Status == Lost || w.info.Status == TimedOut {
 		w.info.Stderr = out.Stderr
 	}
 	w.info.Notes = append(slices.Clone(out.Notes), res.notes...)
+	if w.info.MaxCost > 0 && (w.info.Spent == nil || w.info.Spent.CostUSD == 0) && !w.info.Started.IsZero() {
+		w.info.Notes = append(w.info.Notes, fmt.Sprintf("its cost budget ($%g) was not enforced: the backend reported no cost (codex does not; a token budget works from tokens)", w.info.MaxCost))
+	}
 	r.setResultLocked(w, res)
 	w.unread = true
 	r.markLocked(w)
@@ -573,6 +642,37 @@ func (r *Roster) finish(w *worker, out Outcome, err error, s *sink) {
 	}
 	r.mu.Unlock()
 	r.flush()
+}
+
+// overBudgetReason is a run stopped by its budget (w.reason).
+const overBudgetReason Status = "over_budget"
+
+// spendLocked records u as the running run's usage so far. r.mu is held.
+func (r *Roster) spendLocked(w *worker, u Usage) {
+	w.info.Usage = &u
+	total := u
+	if p := w.prior; p != nil {
+		total.InputTokens += p.InputTokens
+		total.CachedInputTokens += p.CachedInputTokens
+		total.OutputTokens += p.OutputTokens
+		total.CostUSD += p.CostUSD
+	}
+	w.info.Spent = &total
+}
+
+// overBudget says how in's usage passed its budget, or "".
+func overBudget(in Info) string {
+	s := in.Spent
+	if s == nil {
+		return ""
+	}
+	if in.MaxTokens > 0 && s.Tokens() > in.MaxTokens {
+		return fmt.Sprintf("%d tokens used (%d in, %d out) of a budget of %d", s.Tokens(), s.InputTokens, s.OutputTokens, in.MaxTokens)
+	}
+	if in.MaxCost > 0 && s.CostUSD > in.MaxCost {
+		return fmt.Sprintf("$%.4f spent of a budget of $%g", s.CostUSD, in.MaxCost)
+	}
+	return ""
 }
 
 // setResultLocked puts a run's output in w's answer: all of it when it is
@@ -668,6 +768,9 @@ func (r *Roster) SendAs(g Gate, id, message string) (info Info, restarted bool, 
 		if b, err = r.backendFor(w.info.Tier, mode); err != nil {
 			return err
 		}
+		if w.merging {
+			return fmt.Errorf("%s's branch is being merged (vibe_merge): send once that has answered", w.info.ID)
+		}
 		if mode != ModeNormal && !w.wantIso {
 			return fmt.Errorf("%s runs in the root (vibe_spawn started it with isolation none); from %s mode only a worker in a worktree of its own can be run again: vibe_spawn a new one, which from %s mode gets a worktree", w.info.ID, mode, mode)
 		}
@@ -680,8 +783,17 @@ func (r *Roster) SendAs(g Gate, id, message string) (info Info, restarted bool, 
 		r.mu.Unlock()
 		return Info{}, restarted, errors.New("the run is closing: no new runs")
 	}
+	// A session the last run reported, from a call in the same mode, is
+	// resumed with only the message; otherwise the whole brief runs again.
+	w.resume, w.message = nil, ""
+	if s := w.info.Session; s != nil && w.info.Mode == mode {
+		if rb, ok := b.(interface{ Resumes(Session) bool }); ok && rb.Resumes(*s) {
+			w.resume, w.message = s, message
+		}
+	}
 	w.info.Brief += "\n\n" + message
 	r.startLocked(w, b, g)
+	w.info.Resumed = w.resume != nil
 	info = w.info
 	r.mu.Unlock()
 	r.flush()
@@ -694,8 +806,13 @@ type WaitRequest struct {
 	Label string
 	All   bool // every one finished (else any)
 	// Timeout bounds the wait; the workers are never stopped by it.
-	Timeout  time.Duration
-	Progress func(finished, total int)
+	Timeout time.Duration
+	// Progress, if set, is told how many have finished whenever that
+	// changes, with the ones still running as List shows them (their last
+	// lines of output); with Every, also every Every while one of those
+	// has shown a sign of life since the last report.
+	Progress func(finished, total int, running []Info)
+	Every    time.Duration
 }
 
 // Wait blocks until any (or all) of the workers named have finished, the
@@ -742,15 +859,29 @@ func (r *Roster) Wait(ctx context.Context, req WaitRequest) (done []Info, pendin
 	r.mu.Unlock()
 	timer := time.NewTimer(req.Timeout)
 	defer timer.Stop()
+	var tick <-chan time.Time
+	if req.Every > 0 && req.Progress != nil {
+		t := time.NewTicker(req.Every)
+		defer t.Stop()
+		tick = t.C
+	}
 	last := -1
+	var reported time.Time // the latest activity a report showed
+	ticked := false
 	for {
 		r.mu.Lock()
 		done, pending = done[:0], pending[:0]
+		var running []Info
+		latest := reported
 		for _, id := range ids {
 			if w := r.ws[id]; w.info.Status.Finished() {
 				done = append(done, w.info)
 			} else {
 				pending = append(pending, id)
+				running = append(running, r.infoLocked(w))
+				if w.info.LastActivity.After(latest) {
+					latest = w.info.LastActivity
+				}
 			}
 		}
 		ok := len(done) == len(ids) || !req.All && len(done) > 0
@@ -759,15 +890,18 @@ func (r *Roster) Wait(ctx context.Context, req WaitRequest) (done []Info, pendin
 		if ok {
 			r.markRead(done)
 		}
-		if req.Progress != nil && len(done) != last {
-			last = len(done)
-			req.Progress(len(done), len(ids))
+		if req.Progress != nil && (len(done) != last || ticked && latest.After(reported)) {
+			last, reported = len(done), latest
+			req.Progress(len(done), len(ids), running)
 		}
+		ticked = false
 		if ok {
 			return done, pending, nil
 		}
 		select {
 		case <-changed:
+		case <-tick:
+			ticked = true
 		case <-timer.C:
 			r.markRead(done)
 			return done, pending, nil
@@ -789,15 +923,63 @@ func (r *Roster) markRead(infos []Info) {
 	r.flush()
 }
 
-// List returns every worker, in spawn order.
+// List returns every worker, in spawn order; a running one with the last
+// lines of its output.
 func (r *Roster) List() []Info {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	out := make([]Info, 0, len(r.order))
 	for _, id := range r.order {
-		out = append(out, r.ws[id].info)
+		out = append(out, r.infoLocked(r.ws[id]))
 	}
 	return out
+}
+
+// Infos returns the workers of ids that exist, as List shows them.
+func (r *Roster) Infos(ids []string) []Info {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]Info, 0, len(ids))
+	for _, id := range ids {
+		if w := r.ws[id]; w != nil {
+			out = append(out, r.infoLocked(w))
+		}
+	}
+	return out
+}
+
+// What a running worker's tail shows: its last lines, each cut to a
+// width, from the last bytes it wrote.
+const (
+	tailKeep  = 8 << 10
+	tailLines = 8
+	tailWidth = 240
+)
+
+// infoLocked is w as answers show it: a running worker with its tail.
+// r.mu is held.
+func (r *Roster) infoLocked(w *worker) Info {
+	in := w.info
+	if w.info.Status == Running && w.tail != nil {
+		in.Tail = tailText(w.tail.Last(tailLines * tailWidth))
+	}
+	return in
+}
+
+// tailText is the last tailLines lines of s, each at most tailWidth
+// characters.
+func tailText(s string) string {
+	if s == "" {
+		return ""
+	}
+	lines := strings.Split(s, "\n")
+	if len(lines) > tailLines {
+		lines = lines[len(lines)-tailLines:]
+	}
+	for i, l := range lines {
+		lines[i] = textcut.Ellipsis(strings.TrimRight(l, "\r"), tailWidth)
+	}
+	return strings.Join(lines, "\n")
 }
 
 // Unread lists the finished workers whose results no answer has carried.

@@ -48,7 +48,8 @@ const gitOutputLimit = 8 << 20
 
 // git runs git in dir. Nothing the repository configures to run is run:
 // hooks (worktree add runs post-checkout), an fsmonitor, external diff
-// drivers and text conversions — a spawn from plan mode makes a worktree,
+// drivers and text conversions, and the filter and merge drivers the
+// configuration names (neutral) — a spawn from plan mode makes a worktree,
 // and that must not run code from the checkout. Standard output is kept
 // apart from error output, which only the error message quotes.
 func git(ctx context.Context, dir string, args ...string) (string, error) {
@@ -58,7 +59,16 @@ func git(ctx context.Context, dir string, args ...string) (string, error) {
 
 // gitRaw is git with its output as printed.
 func gitRaw(ctx context.Context, dir string, args ...string) (string, error) {
-	full := append([]string{"-C", dir, "-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false"}, args...)
+	out, _, err := gitExit(ctx, dir, neutral(ctx, dir), args...)
+	return out, err
+}
+
+// gitExit is git with extra -c settings before args; it returns the
+// output, and the exit status when git ran and exited non-zero (err is
+// then set too).
+func gitExit(ctx context.Context, dir string, extra []string, args ...string) (string, int, error) {
+	full := append([]string{"-C", dir, "-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false"}, extra...)
+	full = append(full, args...)
 	cmd := exec.Command("git", full...)
 	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "LC_ALL=C", "GIT_OPTIONAL_LOCKS=0")
 	cmd.Dir = proc.NeutralDir
@@ -66,23 +76,27 @@ func gitRaw(ctx context.Context, dir string, args ...string) (string, error) {
 	out.max = gitOutputLimit
 	p, err := proc.Start(cmd, proc.Options{Stdout: &out, Grace: 500 * time.Millisecond, Drain: time.Second})
 	if err != nil {
-		return "", fmt.Errorf("git %s: %w", strings.Join(args, " "), err)
+		return "", -1, fmt.Errorf("git %s: %w", strings.Join(args, " "), err)
 	}
 	select {
 	case <-p.Done():
 	case <-ctx.Done():
 		p.Kill()
 		<-p.Done()
-		return "", fmt.Errorf("git %s did not finish in time", strings.Join(args, " "))
+		return "", -1, fmt.Errorf("git %s did not finish in time", strings.Join(args, " "))
 	}
 	if err := p.Wait(); err != nil {
 		msg := p.Tail().String()
 		if msg == "" {
 			msg = err.Error()
 		}
-		return "", fmt.Errorf("git %s: %s", strings.Join(args, " "), msg)
+		code := -1
+		if st := p.State(); st != nil {
+			code = st.ExitCode()
+		}
+		return out.b.String(), code, fmt.Errorf("git %s: %s", strings.Join(args, " "), msg)
 	}
-	return out.b.String(), nil
+	return out.b.String(), 0, nil
 }
 
 // capped keeps the first max bytes written to it.

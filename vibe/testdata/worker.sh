@@ -10,6 +10,11 @@ case "$brief" in
 	;;
 esac
 case "$brief" in
+*"steps"*)
+	for i in 1 2 3 4 5 6; do echo "step $i ✓"; echo "note $i" >&2; sleep 0.5; done
+	;;
+esac
+case "$brief" in
 *"sleep "*)
 	n=$(printf '%s\n' "$brief" | sed -n 's/.*sleep \([0-9.]*\).*/\1/p' | head -1)
 	echo "working"
@@ -35,6 +40,22 @@ case "$brief" in
 	echo "held in a worktree" > held.txt
 	git add held.txt && git -c user.name=w -c user.email=w@x commit -qm "worker's held change" && echo "committed held.txt"
 	sleep 300
+	;;
+*"conflict"*)
+	echo "the worker's README" > README
+	git add README && git -c user.name=w -c user.email=w@x commit -qm "worker's README" && echo "committed README"
+	;;
+*"another"*)
+	echo "another file" > another.txt
+	git add another.txt && git -c user.name=w -c user.email=w@x commit -qm "another file" && echo "committed another.txt"
+	;;
+*"filtered"*)
+	# Attributes that pick the repository's filter driver, committed
+	# without running it (the worker's own git is its business).
+	printf '*.dat filter=evil\n' > .gitattributes
+	echo data > data.dat
+	git -c filter.evil.clean= -c filter.evil.smudge= -c filter.evil.process= add .gitattributes data.dat &&
+		git -c filter.evil.clean= -c filter.evil.smudge= -c filter.evil.process= -c user.name=w -c user.email=w@x commit -qm "filtered data" && echo "committed data.dat"
 	;;
 *"commit"*)
 	echo "made in a worktree" > made.txt

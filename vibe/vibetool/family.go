@@ -1,12 +1,14 @@
 // Package vibetool puts the worker roster (package vibe) on a run's tool
 // surface: vibe_spawn, vibe_send, vibe_wait, vibe_kill and vibe_list, all
-// read tier. The gate belongs on the workers' own tools, so a worker gets
-// the mode of the call that started it and the run's approval policy
-// (VIBE_MODE, VIBE_APPROVE), a call outside normal mode starts only a
-// worker whose command is configured for that mode, and such a worker
-// runs in a worktree, never in the root. The tools exist only while vibe
-// mode is on: with no backend configured the family attaches nothing, so
-// the five tools are absent and refused by name.
+// read tier, and vibe_merge, write tier (it changes the root's branch and
+// files, so plan and readonly mode do not have it). The gate belongs on
+// the workers' own tools, so a worker gets the mode of the call that
+// started it and the run's approval policy (VIBE_MODE, VIBE_APPROVE), a
+// call outside normal mode starts only a worker whose command is
+// configured for that mode, and such a worker runs in a worktree, never in
+// the root. The tools exist only while vibe mode is on: with no backend
+// configured the family attaches nothing, so the six tools are absent and
+// refused by name.
 package vibetool
 
 import (
@@ -100,10 +102,10 @@ func (r *Roster) Close() error {
 // Key is the roster's resource key.
 var Key = registry.NewKey[*Roster]("vibe")
 
-// Family is the five vibe_* tools.
+// Family is the six vibe_* tools.
 var Family = registry.Family[*Roster]{
 	Key: Key,
-	Doc: "vibe_spawn, vibe_send, vibe_wait, vibe_kill, vibe_list: background workers (only with --vibe)",
+	Doc: "vibe_spawn, vibe_send, vibe_wait, vibe_kill, vibe_list, vibe_merge: background workers (only with --vibe)",
 	Open: func(env *registry.Env) (*Roster, error) {
 		cfg, err := registry.Setting[Config](env, Key.Name())
 		if err != nil {
@@ -144,7 +146,7 @@ var Family = registry.Family[*Roster]{
 		}
 		return &Roster{Roster: r, state: state, run: run}, nil
 	},
-	Tools: []registry.Descriptor{SpawnTool, SendTool, WaitTool, KillTool, ListTool},
+	Tools: []registry.Descriptor{SpawnTool, SendTool, WaitTool, KillTool, ListTool, MergeTool},
 }
 
 // backendKey checks a Commands or Backends key, TIER or TIER@MODE, and
@@ -176,13 +178,26 @@ func isTier(t string) bool {
 // Result is every vibe_* answer: what it was about, and the finished
 // workers whose results no answer has carried yet.
 type Result struct {
-	Operation string      `json:"operation" jsonschema:"what the answer is about: spawn, send, wait, kill or list"`
+	Operation string      `json:"operation" jsonschema:"what the answer is about: spawn, send, wait, kill, list or merge"`
 	Worker    *vibe.Info  `json:"worker,omitempty"`
 	Workers   []vibe.Info `json:"workers,omitempty" jsonschema:"vibe_list: every worker; vibe_wait: the finished ones"`
 	Pending   []string    `json:"pending,omitempty" jsonschema:"vibe_wait: the ids still running or queued"`
+	Running   []vibe.Info `json:"running,omitempty" jsonschema:"vibe_wait that timed out: the workers still running or queued, with their last activity and last lines of output"`
+	Merge     *MergeInfo  `json:"merge,omitempty" jsonschema:"vibe_merge: what was brought into the root"`
 	Restarted bool        `json:"restarted,omitempty" jsonschema:"vibe_send: the worker was running and was stopped first"`
 	Unread    []string    `json:"unread" jsonschema:"finished workers whose results have not been read (vibe_wait reads them)"`
 	text      string
+}
+
+// MergeInfo is what vibe_merge did.
+type MergeInfo struct {
+	Into     string   `json:"into" jsonschema:"the root's branch"`
+	Strategy string   `json:"strategy" jsonschema:"fast-forward, merge or cherry-pick"`
+	Commits  int      `json:"commits"`
+	Head     string   `json:"head" jsonschema:"the root's branch's new commit"`
+	Files    []string `json:"files,omitempty" jsonschema:"the files the merge changed in the root"`
+	Removed  bool     `json:"removed" jsonschema:"the worktree and branch were removed"`
+	KeptWhy  string   `json:"kept_why,omitempty"`
 }
 
 // Text is what the agent reads.
@@ -209,10 +224,24 @@ func elapsed(in vibe.Info) string {
 // (else its first line), in at most room characters: a longer one is cut,
 // and the line before it says where the whole result is.
 func describe(b *strings.Builder, in vibe.Info, full bool, room int) {
-	fmt.Fprintf(b, "%s %q [%s] %s, %s", in.ID, in.Label, in.Tier, in.Status, elapsed(in))
+	status := string(in.Status)
+	if in.OverBudget {
+		status += " (over budget)"
+	}
+	fmt.Fprintf(b, "%s %q [%s] %s, %s", in.ID, in.Label, in.Tier, status, elapsed(in))
 	if in.Status == vibe.Running {
 		fmt.Fprintf(b, ", last activity %s", ago(in.LastActivity))
 	}
+	// A running worker's last lines come last, whichever way the rest ends.
+	defer func() {
+		if in.Tail == "" {
+			return
+		}
+		b.WriteString("  last output:\n")
+		for _, l := range strings.Split(in.Tail, "\n") {
+			b.WriteString("    " + l + "\n")
+		}
+	}()
 	if in.ExitCode != nil && in.Status.Finished() {
 		fmt.Fprintf(b, ", exit %d", *in.ExitCode)
 	}
@@ -230,12 +259,47 @@ func describe(b *strings.Builder, in vibe.Info, full bool, room int) {
 		fmt.Fprintf(b, "  why: %s\n", in.Why)
 	}
 	if in.Usage != nil {
-		fmt.Fprintf(b, "  usage: %d tokens in, %d out", in.Usage.InputTokens, in.Usage.OutputTokens)
+		fmt.Fprintf(b, "  usage: %d tokens in", in.Usage.InputTokens)
+		if in.Usage.CachedInputTokens > 0 {
+			fmt.Fprintf(b, " (%d cached)", in.Usage.CachedInputTokens)
+		}
+		fmt.Fprintf(b, ", %d out", in.Usage.OutputTokens)
 		if in.Usage.CostUSD > 0 {
 			fmt.Fprintf(b, ", $%.4f", in.Usage.CostUSD)
 		}
 		if in.Usage.Model != "" {
 			fmt.Fprintf(b, ", model %s", in.Usage.Model)
+		}
+		b.WriteString("\n")
+	}
+	if in.MaxCost > 0 || in.MaxTokens > 0 {
+		var spent vibe.Usage
+		if in.Spent != nil {
+			spent = *in.Spent
+		}
+		var parts []string
+		if in.MaxTokens > 0 {
+			parts = append(parts, fmt.Sprintf("%d of %d tokens", spent.Tokens(), in.MaxTokens))
+		}
+		if in.MaxCost > 0 {
+			if spent.CostUSD > 0 {
+				parts = append(parts, fmt.Sprintf("$%.4f of $%g", spent.CostUSD, in.MaxCost))
+			} else {
+				parts = append(parts, fmt.Sprintf("no cost reported of $%g", in.MaxCost))
+			}
+		}
+		fmt.Fprintf(b, "  budget used: %s\n", strings.Join(parts, "; "))
+	} else if in.Spent != nil && in.Runs > 1 && in.Usage != nil && *in.Spent != *in.Usage {
+		fmt.Fprintf(b, "  all runs: %d tokens in, %d out", in.Spent.InputTokens, in.Spent.OutputTokens)
+		if in.Spent.CostUSD > 0 {
+			fmt.Fprintf(b, ", $%.4f", in.Spent.CostUSD)
+		}
+		b.WriteString("\n")
+	}
+	if in.Session != nil {
+		fmt.Fprintf(b, "  session: %s %s", in.Session.Backend, in.Session.ID)
+		if in.Resumed {
+			b.WriteString(" (this run resumed it)")
 		}
 		b.WriteString("\n")
 	}

@@ -32,7 +32,32 @@ func TestSessions(t *testing.T) {
 		Update:         *update,
 		Scrub: []sessiontest.Scrub{
 			{Pattern: regexp.QuoteMeta(worker), Replace: "worker.sh"},
-			{Pattern: `(\] (queued|running|succeeded|failed|timed_out|killed|lost)), [0-9][0-9.hmsµ]*`, Replace: "$1, …"},
+			{Pattern: `(\] (queued|running|succeeded|failed|timed_out|killed|lost)( \(over budget\))?), [0-9][0-9.hmsµ]*`, Replace: "$1, …"},
+			{Pattern: `last activity [^,\n]+ ago`, Replace: "last activity … ago"},
+			{Pattern: `"(started|ended|last_activity)":"[^"]*"`, Replace: `"$1":"…"`},
+			{Pattern: `[^\s"(]*/[0-9a-f]{24}/`, Replace: "$$STATE/"},
+		},
+	})
+}
+
+// Workers run by claude's and codex's CLIs, from their recorded streams
+// (../testdata/agents: scripts that replay them).
+func TestAgentSessions(t *testing.T) {
+	dir, err := filepath.Abs("../testdata/agents")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sessiontest.Run(t, "testdata/agents", sessiontest.Options{
+		Config: sessiontest.Config{Without: []string{"lsp", "structural", "code_graph"},
+			Workers: map[string]string{"fast": dir + "/fake-claude.sh -p --output-format stream-json --verbose", "good": dir + "/fake-codex.sh exec --json"}},
+		NewRun:         builtin.NewRun,
+		CheckArguments: true,
+		// What the agent said and did is quoted, not a hint.
+		Terms:  []string{"error_max_turns", "file_path", "old_string", "new_string"},
+		Update: *update,
+		Scrub: []sessiontest.Scrub{
+			{Pattern: regexp.QuoteMeta(dir) + "/", Replace: ""},
+			{Pattern: `(\] (queued|running|succeeded|failed|timed_out|killed|lost)( \(over budget\))?), [0-9][0-9.hmsµ]*`, Replace: "$1, …"},
 			{Pattern: `last activity [^,\n]+ ago`, Replace: "last activity … ago"},
 			{Pattern: `"(started|ended|last_activity)":"[^"]*"`, Replace: `"$1":"…"`},
 			{Pattern: `[^\s"(]*/[0-9a-f]{24}/`, Replace: "$$STATE/"},
