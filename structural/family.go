@@ -49,7 +49,7 @@ var Family = registry.Family[*Structural]{
 		}
 		return New(opts), nil
 	},
-	Tools: []registry.Descriptor{GrepTool, EditTool, ResolveTool},
+	Tools: []registry.Descriptor{GrepTool, EditTool, ResolveTool, SymbolTool},
 }
 
 func query(c *registry.Call, pattern, path, language string) (astgrep.Query, error) {

@@ -1,0 +1,28 @@
+package graph
+
+// Located is a definition a Spec names, with the byte range of its node
+// and of its name as the index last read its file, for a tool that edits
+// it (which checks them against the bytes it reads).
+type Located struct {
+	Symbol
+	Start, End int // the whole definition, as tags.scm captures it
+	NameAt     int // the name's first byte
+}
+
+// Locate is the lookup callers and callees use: the definitions a spec
+// names, best first (more than one: the spec is ambiguous), or a
+// *LookupError that says what to try (near names, the line's text).
+func (x *Index) Locate(s Spec) ([]Located, error) {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	ts, err := x.locate(s)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Located, len(ts))
+	for i, t := range ts {
+		d := t.D()
+		out[i] = Located{Symbol: symbolOf(t), Start: int(d.start), End: int(d.end), NameAt: int(d.nameAt)}
+	}
+	return out, nil
+}

@@ -1,0 +1,20 @@
+package structural_test
+
+import (
+	"testing"
+
+	"github.com/builtin-tools/builtin-tools/internal/test/sessiontest"
+	"github.com/builtin-tools/builtin-tools/internal/test/sessiontest/builtin"
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
+)
+
+// edit_symbol with real language servers (testdata/lspsessions): the
+// diagnostics after its write and the code graph refreshed from it.
+func TestSessionsWithServers(t *testing.T) {
+	testenv.LookPath(t, "gopls")
+	sessiontest.Run(t, "testdata/lspsessions", sessiontest.Options{
+		NewRun:         builtin.NewRun,
+		Update:         *update,
+		CheckArguments: true,
+	})
+}

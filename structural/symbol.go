@@ -1,0 +1,283 @@
+package structural
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/builtin-tools/builtin-tools/graph"
+	"github.com/builtin-tools/builtin-tools/graph/graphtool"
+	"github.com/builtin-tools/builtin-tools/internal/atomicfile"
+	"github.com/builtin-tools/builtin-tools/internal/textcut"
+	"github.com/builtin-tools/builtin-tools/registry"
+	"github.com/builtin-tools/builtin-tools/tiers"
+)
+
+type symbolParams struct {
+	Symbol    string `json:"symbol,omitempty" jsonschema:"the definition, as code_graph names it: a name, Type.Method, pkg.Func or path/file.go:Func; with file and line, the name on that line"`
+	File      string `json:"file,omitempty" jsonschema:"file the definition is in, relative to the root"`
+	Line      int    `json:"line,omitempty" jsonschema:"1-based line in file: the definition's first line, or without symbol any line inside it (the innermost definition there is edited)"`
+	Operation string `json:"operation" jsonschema:"replace (the whole definition), replace_body (what is inside its braces, or its indented block in Python), insert_before or insert_after it" enum:"replace,replace_body,insert_before,insert_after"`
+	NewText   string `json:"new_text" jsonschema:"the text to put in; it is re-indented to the definition's own indentation (a body to the body's)"`
+	Force     bool   `json:"force,omitempty" jsonschema:"change the file even if it is read-only, has other hard links (they keep the old content) or its owner cannot be kept; the result says what was lost"`
+}
+
+// SymbolTool is edit_symbol: an edit addressed by a definition's name,
+// written at once through the commit plan (asked about under write=ask
+// with the diff on the card).
+var SymbolTool = registry.Descriptor{
+	Name:  "edit_symbol",
+	Title: "edit definition by name",
+	Tier:  tiers.Write,
+	Description: "Change one definition found by name, as code_graph finds it (Type.Method, pkg.Func, path/file.go:Func, or file + line): " +
+		"replace its whole text, replace_body (inside its braces, or its block in Python; the signature, doc comment and a Python docstring stay " +
+		"unless new_text brings its own docstring), or insert_before / insert_after it. new_text is re-indented to the definition's indentation. " +
+		"replace keeps what is above the signature unless new_text starts with the same kind of line: new_text starting with a comment " +
+		"replaces the doc comment (and the decorators, annotations or attributes after it); starting with a decorator, annotation or attribute, it replaces those and keeps the doc comment. " +
+		"A name with several definitions is refused with the candidates; a change that would leave the file unparsable, a generated file " +
+		"and a read-only one (without force) are refused before anything is written. The result is the diff and the definition's new lines.",
+	Writes: true,
+	Approval: func(ctx context.Context, c *registry.Call) (bool, string) {
+		var p symbolParams
+		json.Unmarshal(c.Args, &p)
+		s, ok := Key.Of(c.Run)
+		if !ok {
+			return true, ""
+		}
+		plan, err := s.locateAndPlan(ctx, c, p)
+		if err != nil {
+			return true, "edit_symbol will fail: " + err.Error()
+		}
+		return true, approvalSummary(p, plan)
+	},
+	Handler: registry.With(Key, editSymbol),
+}
+
+// SymbolResult is what edit_symbol wrote.
+type SymbolResult struct {
+	File      string   `json:"file" jsonschema:"relative to the root"`
+	Symbol    string   `json:"symbol" jsonschema:"the definition, qualified"`
+	Kind      string   `json:"kind"`
+	Operation string   `json:"operation"`
+	StartLine int      `json:"start_line" jsonschema:"first line of the definition now (for insert_*, of the inserted text)"`
+	EndLine   int      `json:"end_line"`
+	Diff      string   `json:"diff" jsonschema:"unified diff of the file"`
+	DiffCut   bool     `json:"diff_cut,omitempty" jsonschema:"the diff is longer than 256 KiB and was cut"`
+	Notes     []string `json:"notes,omitempty"`
+	text      string
+}
+
+// Text is what the agent reads.
+func (r SymbolResult) Text() string { return r.text }
+
+func editSymbol(ctx context.Context, c *registry.Call, s *Structural, p symbolParams) (SymbolResult, error) {
+	if strings.TrimSpace(p.NewText) == "" && p.Operation != "replace_body" {
+		return SymbolResult{}, fmt.Errorf("new_text is empty; to delete a definition use edit, and give %s the text to put in", p.Operation)
+	}
+	// Locate, plan and write under the file's lock, so no other write of
+	// this process or another lands between the read and the write.
+	loc, abs, err := locateSymbol(ctx, c, p)
+	if err != nil {
+		return SymbolResult{}, err
+	}
+	unlock, err := atomicfile.Lock(ctx, abs)
+	if err != nil {
+		return SymbolResult{}, fmt.Errorf("%v; %s was not changed", err, c.Rel(abs))
+	}
+	defer unlock()
+	plan, err := s.planSymbol(ctx, c.Run.Guard(), loc, abs, symbolEdit{Op: p.Operation, Text: p.NewText, Force: p.Force})
+	if err != nil {
+		return SymbolResult{}, err
+	}
+	// What is written must be what was approved: the file may have
+	// changed while the card was open.
+	if asked := c.ApprovalSummary(); asked != "" && asked != approvalSummary(p, plan) {
+		return SymbolResult{}, fmt.Errorf("%s changed while the change was waiting for approval, so nothing was written: the approved diff is no longer the one it would make. Call edit_symbol again", plan.Rel)
+	}
+	rep, err := atomicfile.Write(c.Run.Guard(), atomicfile.Change{Path: abs, Data: plan.After, Expect: plan.Before, Expected: true},
+		atomicfile.Options{Force: p.Force, ApproveExec: func(paths []string) error {
+			return c.Escalate(ctx, tiers.Exec, strings.Join(paths, ", "))
+		}})
+	if err != nil {
+		text := err.Error()
+		if ae, ok := errors.AsType[*atomicfile.Error](err); ok && ae.Path == plan.Rel {
+			text = strings.TrimPrefix(text, plan.Rel+": ")
+		}
+		msg := fmt.Sprintf("could not write %s: %s", plan.Rel, text)
+		if errors.Is(err, atomicfile.ErrChanged) {
+			msg += "; another program changed it meanwhile: call edit_symbol again"
+		}
+		return SymbolResult{}, errors.New(msg)
+	}
+	c.Wrote(abs)
+	out := SymbolResult{File: plan.Rel, Symbol: loc.Qualified, Kind: loc.Kind, Operation: p.Operation,
+		StartLine: plan.StartLine, EndLine: plan.EndLine,
+		Diff: textcut.Bytes(plan.Diff, maxDiffBytes), DiffCut: len(plan.Diff) > maxDiffBytes}
+	if rep != nil {
+		out.Notes = rep.Notes
+	}
+	out.text = symbolText(out, plan.Diff, c.Budget().Reserve(600).Chars())
+	return out, nil
+}
+
+// approvalSummary is the card's text: the diff, and when it is too long
+// to show whole, a digest of the change, so a card approves one change.
+func approvalSummary(p symbolParams, plan *symbolPlan) string {
+	text := fmt.Sprintf("%s %s %s in %s:\n%s", p.Operation, plan.Def.Kind, plan.Def.Qualified, plan.Rel, textcut.Ellipsis(plan.Diff, maxCardDiff))
+	if len(plan.Diff) > maxCardDiff {
+		sum := sha256.Sum256(append(slices.Clone(plan.Before), plan.After...))
+		text += fmt.Sprintf("\n(the diff is cut; change %x)", sum[:8])
+	}
+	return text
+}
+
+// maxCardDiff bounds the diff an approval card shows.
+const maxCardDiff = 4000
+
+func symbolText(r SymbolResult, diff string, budget int) string {
+	var b strings.Builder
+	what := map[string]string{"replace": "replaced", "replace_body": "replaced the body of", "insert_before": "inserted before", "insert_after": "inserted after"}[r.Operation]
+	where := fmt.Sprintf("lines %d-%d", r.StartLine, r.EndLine)
+	if r.StartLine == r.EndLine {
+		where = fmt.Sprintf("line %d", r.StartLine)
+	}
+	if strings.HasPrefix(r.Operation, "insert") {
+		fmt.Fprintf(&b, "%s %s %s in %s; the new text is at %s\n", what, r.Kind, r.Symbol, r.File, where)
+	} else {
+		fmt.Fprintf(&b, "%s %s %s in %s; it is now at %s\n", what, r.Kind, r.Symbol, r.File, where)
+	}
+	if len(diff) > budget {
+		head := textcut.Runes(diff, budget)
+		head = head[:strings.LastIndexByte(head, '\n')+1]
+		b.WriteString(head)
+		fmt.Fprintf(&b, "[diff cut at %d of %d lines by the output budget; the structured result's diff is whole, and read of %s with offset %d shows the definition as it is now]",
+			strings.Count(head, "\n"), strings.Count(diff, "\n"), r.File, r.StartLine)
+	} else {
+		b.WriteString(strings.TrimRight(diff, "\n"))
+	}
+	for _, n := range r.Notes {
+		b.WriteString("\nnote: " + n)
+	}
+	return b.String()
+}
+
+func (s *Structural) locateAndPlan(ctx context.Context, c *registry.Call, p symbolParams) (*symbolPlan, error) {
+	loc, abs, err := locateSymbol(ctx, c, p)
+	if err != nil {
+		return nil, err
+	}
+	return s.planSymbol(ctx, c.Run.Guard(), loc, abs, symbolEdit{Op: p.Operation, Text: p.NewText, Force: p.Force})
+}
+
+// locateSymbol asks the code graph, made fresh, for the one definition
+// the arguments name.
+func locateSymbol(ctx context.Context, c *registry.Call, p symbolParams) (graph.Located, string, error) {
+	g, ok := graphtool.Key.Of(c.Run)
+	if !ok {
+		return graph.Located{}, "", errNoGraph
+	}
+	spec := graph.Spec{Symbol: strings.TrimSpace(p.Symbol), Line: p.Line}
+	if p.File != "" {
+		abs, err := c.Path(p.File)
+		if err != nil {
+			return graph.Located{}, "", err
+		}
+		spec.File = c.Rel(abs)
+	}
+	if spec.Symbol == "" && (spec.File == "" || spec.Line == 0) {
+		return graph.Located{}, "", fmt.Errorf("name the definition: symbol (a name, Type.Method, pkg.Func or path/file.go:Func), or file and line")
+	}
+	x := g.H.Index()
+	x.Start(nil)
+	wait := g.Wait
+	if wait <= 0 {
+		wait = 5 * time.Second
+	}
+	deadline := time.Now().Add(wait)
+	for !x.Wait(ctx, min(250*time.Millisecond, time.Until(deadline))) && ctx.Err() == nil && time.Now().Before(deadline) {
+		done, total := x.Progress()
+		c.Progress(ctx, float64(done), float64(total), "code graph: "+x.ProgressText())
+	}
+	if _, err := x.Sync(ctx); err != nil {
+		return graph.Located{}, "", err
+	}
+	locs, err := x.Locate(spec)
+	if err != nil {
+		if !x.Ready() {
+			return graph.Located{}, "", fmt.Errorf("%w — but the code graph is still building (%s); call edit_symbol again shortly", err, x.ProgressText())
+		}
+		return graph.Located{}, "", err
+	}
+	locs, err = exactName(spec, locs)
+	if err != nil {
+		return graph.Located{}, "", err
+	}
+	if len(locs) > 1 {
+		var b strings.Builder
+		fmt.Fprintf(&b, "%q names %d definitions, so nothing was changed; name one with file and line (or a qualified name such as Type.Method or pkg.Func):", describeSpec(spec), len(locs))
+		for i, l := range locs[:min(len(locs), 20)] {
+			fmt.Fprintf(&b, "\n%d. %s %s (%s:%d)", i+1, l.Kind, l.Qualified, l.File, l.Line)
+		}
+		if len(locs) > 20 {
+			fmt.Fprintf(&b, "\n… and %d more", len(locs)-20)
+		}
+		return graph.Located{}, "", errors.New(b.String())
+	}
+	loc := locs[0]
+	abs, err := c.Path(loc.File)
+	if err != nil {
+		return graph.Located{}, "", err
+	}
+	return loc, abs, nil
+}
+
+// exactName drops what the graph matched by part of a name: an edit must
+// not land on LoadAll when Load was asked for.
+func exactName(spec graph.Spec, locs []graph.Located) ([]graph.Located, error) {
+	if spec.Symbol == "" {
+		return locs, nil
+	}
+	name := spec.Symbol
+	if i := strings.LastIndex(name, ":"); i >= 0 {
+		name = name[i+1:]
+	}
+	if i := strings.LastIndex(name, "."); i >= 0 {
+		name = name[i+1:]
+	}
+	var exact []graph.Located
+	var near []string
+	for _, l := range locs {
+		if l.Name == name {
+			exact = append(exact, l)
+		} else {
+			near = append(near, fmt.Sprintf("%s (%s:%d)", l.Qualified, l.File, l.Line))
+		}
+	}
+	if len(exact) == 0 {
+		where := ""
+		switch {
+		case spec.Line > 0:
+			where = fmt.Sprintf(" on line %d of %s", spec.Line, spec.File)
+		case spec.File != "":
+			where = " in " + spec.File
+		}
+		return nil, &graph.LookupError{Msg: fmt.Sprintf("no definition%s is named exactly %q, and an edit does not guess; these match only part of the name: %s. Give the whole name",
+			where, name, strings.Join(near[:min(len(near), 8)], ", "))}
+	}
+	return exact, nil
+}
+
+func describeSpec(s graph.Spec) string {
+	switch {
+	case s.File != "" && s.Symbol != "":
+		return fmt.Sprintf("%s in %s", s.Symbol, s.File)
+	case s.File != "":
+		return fmt.Sprintf("%s:%d", s.File, s.Line)
+	}
+	return s.Symbol
+}

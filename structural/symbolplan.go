@@ -1,0 +1,629 @@
+package structural
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/aymanbagabas/go-udiff"
+	"github.com/builtin-tools/builtin-tools/astgrep"
+	"github.com/builtin-tools/builtin-tools/graph"
+	"github.com/builtin-tools/builtin-tools/pathguard"
+)
+
+// symbolEdit is one edit_symbol request, its definition already located.
+type symbolEdit struct {
+	Op    string
+	Text  string
+	Force bool
+}
+
+// symbolPlan is an edit_symbol change worked out and not yet written.
+type symbolPlan struct {
+	Abs, Rel           string
+	Def                graph.Located
+	Before, After      []byte
+	Diff               string
+	StartLine, EndLine int // the definition (or the inserted text) in After
+	Mode               fs.FileMode
+}
+
+// shapeQueries, per grammar, find what the code graph's definition node
+// does not say: its body (@def with @body), the declaration that wraps it
+// alone (@outer around @inner: Go's type Foo struct{} around the type
+// spec, Python's decorators, export, const f = () => …, C++'s template),
+// and Python's docstring (@doc).
+var shapeQueries = map[string]string{
+	"go": `(_ body: (_) @body) @def
+(type_spec type: (struct_type (field_declaration_list) @body)) @def
+(type_spec type: (interface_type) @body) @def
+(type_declaration . (type_spec) @inner .) @outer
+(type_declaration . (type_alias) @inner .) @outer
+(const_declaration . (const_spec) @inner .) @outer
+(var_declaration . (var_spec) @inner .) @outer`,
+	"python": `(_ body: (_) @body) @def
+(decorated_definition definition: (_) @inner) @outer
+(block . (expression_statement (string)) @doc)`,
+	"javascript": jsShapes,
+	"typescript": jsShapes + `
+(interface_declaration body: (_) @body) @def`,
+	"tsx": jsShapes + `
+(interface_declaration body: (_) @body) @def`,
+	"rust": `(_ body: (_) @body) @def`,
+	"c": `(_ body: (_) @body) @def
+(type_definition declarator: (_) @inner) @outer`,
+	"cpp": `(_ body: (_) @body) @def
+(template_declaration (_) @inner .) @outer
+(type_definition declarator: (_) @inner) @outer`,
+	"java": `(_ body: (_) @body) @def`,
+}
+
+const jsShapes = `(_ body: (_) @body) @def
+(variable_declarator value: [(arrow_function body: (_) @body) (function_expression body: (_) @body)]) @def
+(pair value: [(arrow_function body: (_) @body) (function_expression body: (_) @body)]) @def
+(export_statement declaration: (_) @inner) @outer
+(lexical_declaration . (variable_declarator) @inner .) @outer
+(variable_declaration . (variable_declarator) @inner .) @outer`
+
+// generatedHeader is the convention generated files follow
+// (https://go.dev/s/generatedcode), in any language's line comment.
+var generatedHeader = regexp.MustCompile(`(?m)^\s*(//|#|/\*+|\*|--)\s*Code generated .*DO NOT EDIT\.?`)
+
+// maxNewText bounds new_text: one definition, not a file's worth.
+const maxNewText = 1 << 20
+
+// span is a byte range.
+type span struct{ start, end int }
+
+// shapes is what the shape queries found in a file.
+type shapes struct {
+	bodies   map[span]span // definition -> its body
+	wrappers map[span]span // inner -> outer
+	docs     map[int]span  // block start -> its docstring statement
+	errors   int           // ERROR and MISSING nodes in the file as it is
+}
+
+func (s *Structural) shapesOf(ctx context.Context, g *pathguard.Guard, abs, language string) ([]byte, fs.FileInfo, *shapes, error) {
+	src, ok := shapeQueries[language]
+	if !ok {
+		return nil, nil, nil, fmt.Errorf("edit_symbol does not know %s's definitions; it edits Go, Python, JavaScript, TypeScript, Rust, C, C++ and Java", language)
+	}
+	q, err := s.Engine.CompileCaptureQuery(language, src)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("edit_symbol's %s shape query: %w", language, err)
+	}
+	var res *astgrep.CaptureResult
+	err = s.Engine.Capture(ctx, g, []astgrep.CaptureFile{{Path: abs, Query: q}}, func(r *astgrep.CaptureResult) {
+		cp := *r
+		cp.Src = slices.Clone(r.Src)
+		res = &cp
+	})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if res == nil {
+		return nil, nil, nil, fmt.Errorf("%s could not be read", g.Rel(abs))
+	}
+	if res.Err != nil {
+		return nil, nil, nil, fmt.Errorf("%s: %w", g.Rel(abs), res.Err)
+	}
+	sh := &shapes{bodies: map[span]span{}, wrappers: map[span]span{}, docs: map[int]span{}, errors: res.Errors}
+	idx := func(name string) int { return q.Capture(name) }
+	def, body, inner, outer, doc := idx("def"), idx("body"), idx("inner"), idx("outer"), idx("doc")
+	for _, m := range res.Matches {
+		got := map[int]span{}
+		for _, c := range m.Captures {
+			got[c.Index] = span{c.Start, c.End}
+		}
+		if d, ok := got[def]; ok {
+			if b, ok := got[body]; ok {
+				if _, seen := sh.bodies[d]; !seen {
+					sh.bodies[d] = b
+				}
+			}
+		}
+		if i, ok := got[inner]; ok {
+			if o, ok := got[outer]; ok && o != i {
+				sh.wrappers[i] = o
+			}
+		}
+		if d, ok := got[doc]; ok && doc >= 0 {
+			sh.docs[d.start] = d
+		}
+	}
+	return res.Src, res.Info, sh, nil
+}
+
+// plan works out the change without writing it. The caller holds the
+// file's lock when it will write.
+func (s *Structural) planSymbol(ctx context.Context, g *pathguard.Guard, loc graph.Located, abs string, e symbolEdit) (*symbolPlan, error) {
+	rel := g.Rel(abs)
+	if len(e.Text) > maxNewText {
+		return nil, fmt.Errorf("new_text is %d bytes; edit_symbol takes at most %d KiB for one definition, so nothing was written: write a file that large with write", len(e.Text), maxNewText>>10)
+	}
+	language := s.Engine.LanguageForFile(abs)
+	if language == "" {
+		language = loc.Language
+	}
+	src, info, sh, err := s.shapesOf(ctx, g, abs, language)
+	if err != nil {
+		return nil, err
+	}
+	content := string(src)
+	if at := loc.NameAt; at < 0 || at+len(loc.Name) > len(content) || content[at:at+len(loc.Name)] != loc.Name || loc.End > len(content) {
+		return nil, fmt.Errorf("%s changed since the code graph read it (%s is no longer where it was); nothing was written, call edit_symbol again", rel, loc.Name)
+	}
+	if m := generatedHeader.FindStringIndex(head(content, 40)); m != nil {
+		return nil, fmt.Errorf("%s is a generated file (%q): nothing was written. Change what it is generated from and generate it again",
+			rel, strings.TrimSpace(content[m[0]:m[1]]))
+	}
+	if info != nil && info.Mode().Perm()&0o222 == 0 && !e.Force {
+		return nil, fmt.Errorf("%s is read-only (mode %04o): nothing was written. Set force to change it anyway (its mode is kept)", rel, info.Mode().Perm())
+	}
+
+	def := span{loc.Start, loc.End}
+	ext := def
+	for range 4 {
+		o, ok := sh.wrappers[ext]
+		if !ok {
+			break
+		}
+		ext = o
+	}
+	crlf := strings.Contains(content, "\r\n")
+	nl := "\n"
+	if crlf {
+		nl = "\r\n"
+	}
+	ls := lineStart(content, ext.start)
+	atLineStart := strings.TrimSpace(content[ls:ext.start]) == ""
+	indent := leadingSpace(content[ls:])
+	unit := indentUnit(content, language)
+	text := strings.ReplaceAll(e.Text, "\r\n", "\n")
+
+	var out strings.Builder
+	var newStart, newEnd int // of the definition or the inserted text in the result
+	switch e.Op {
+	case "replace":
+		// What stays above the signature depends on how new_text starts:
+		// a comment replaces the doc comment and what follows it, a
+		// decorator or attribute replaces those, else both stay.
+		from := ext.start
+		if atLineStart {
+			doc, attrs, sig := leadingLines(content, ls, loc.NameAt, language)
+			switch {
+			case startsWithComment(text, language):
+				from = doc
+			case startsWithAttribute(text, language):
+				from = attrs
+			default:
+				from = sig
+			}
+		}
+		body := reindentAs(text, indent, unit, !atLineStart, nl)
+		out.WriteString(content[:from])
+		newStart = out.Len()
+		if atLineStart && ls < from {
+			newStart = ls // the decorators kept are the definition's
+		}
+		out.WriteString(body)
+		newEnd = out.Len()
+		end := ext.end
+		// A C struct or C++ class ends before its ";": new text that
+		// brings its own takes the old one's place.
+		if rest := strings.TrimLeft(content[end:], " \t"); strings.HasPrefix(rest, ";") && strings.HasSuffix(strings.TrimSpace(text), ";") {
+			end = len(content) - len(rest) + 1
+		}
+		out.WriteString(content[end:])
+	case "replace_body":
+		b, ok := sh.bodies[def]
+		if !ok {
+			return nil, fmt.Errorf("%s %s (%s:%d) has no body to replace; use operation replace for its whole text", loc.Kind, loc.Qualified, rel, loc.Line)
+		}
+		from, to, repl := bodyEdit(content, b, sh, text, indent, unit, language, nl)
+		out.WriteString(content[:from])
+		out.WriteString(repl)
+		out.WriteString(content[to:])
+		newStart = ext.start
+		newEnd = ext.end + len(repl) - (to - from)
+	case "insert_before", "insert_after":
+		body := reindentAs(text, indent, unit, false, nl)
+		var at int
+		var piece string
+		if e.Op == "insert_before" {
+			at, _, _ = leadingLines(content, ls, loc.NameAt, language)
+			blanks := blanksBefore(content, at)
+			if at == 0 || opensBlock(content[lineStart(content, max(at-1, 0)):at]) {
+				// First in its file or block: set off as the definition is
+				// from what follows it.
+				blanks = max(1, blanksAfter(content, lineEnd(content, ext.end)))
+			}
+			piece = body + nl + strings.Repeat(nl, blanks)
+			newStart = at
+		} else {
+			at = lineEnd(content, ext.end)
+			piece = body + nl
+			lead := ""
+			if at == len(content) && !strings.HasSuffix(content, "\n") {
+				lead = nl
+			}
+			blanks := blanksAfter(content, at)
+			if at == len(content) || closesBlock(content[at:lineEnd(content, at)]) {
+				// Last in its file or block: set off as the definition is
+				// from what precedes it.
+				doc, _, _ := leadingLines(content, ls, loc.NameAt, language)
+				blanks = max(1, blanksBefore(content, doc))
+			}
+			lead += strings.Repeat(nl, blanks)
+			piece = lead + piece
+			newStart = at + len(lead)
+		}
+		out.WriteString(content[:at])
+		out.WriteString(piece)
+		out.WriteString(content[at:])
+		newEnd = newStart + len(body)
+	default:
+		return nil, fmt.Errorf("operation must be replace, replace_body, insert_before or insert_after, not %q", e.Op)
+	}
+	after := out.String()
+	if after == content {
+		return nil, fmt.Errorf("the new text is what %s %s already is; nothing to change", loc.Kind, loc.Qualified)
+	}
+	if err := s.parseCheck(language, rel, sh.errors, []byte(after)); err != nil {
+		return nil, err
+	}
+	p := &symbolPlan{Abs: abs, Rel: rel, Def: loc, Before: src, After: []byte(after),
+		Diff:      udiff.Unified("a/"+rel, "b/"+rel, content, after),
+		StartLine: strings.Count(after[:newStart], "\n") + 1,
+		EndLine:   strings.Count(after[:max(newEnd-1, newStart)], "\n") + 1}
+	if info != nil {
+		p.Mode = info.Mode()
+	}
+	return p, nil
+}
+
+// parseCheck refuses a change that adds syntax errors, as ast_edit does:
+// was is the count of the file as it is (the shape query's parse).
+func (s *Structural) parseCheck(language, rel string, was int, after []byte) error {
+	now, err := s.Engine.ParseErrorLines(language, after)
+	if err != nil {
+		return err
+	}
+	if len(now) <= was {
+		return nil
+	}
+	lines := slices.Compact(slices.Sorted(slices.Values(now)))
+	if len(lines) > 5 {
+		lines = lines[:5]
+	}
+	return &ParseRefusal{File: rel, Lines: lines}
+}
+
+// ParseRefusal is a change edit_symbol would not write: the file would
+// no longer parse.
+type ParseRefusal struct {
+	File  string
+	Lines []int
+}
+
+func (e *ParseRefusal) Error() string {
+	return fmt.Sprintf("nothing was written: the new text would leave %s with syntax errors (at line %s of the changed file). Check its brackets and separators, and that it is a whole definition (replace, insert_*) or a body (replace_body)",
+		e.File, lineList(e.Lines))
+}
+
+// lineList is "3, 7, 9".
+func lineList(xs []int) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = fmt.Sprint(x)
+	}
+	return strings.Join(s, ", ")
+}
+
+// bodyEdit is replace_body's range and text. A body in braces keeps its
+// braces (new text wrapped in braces is taken as the whole block); a
+// Python block keeps its docstring unless the new text starts with one.
+func bodyEdit(content string, b span, sh *shapes, text, indent, unit, language, nl string) (from, to int, repl string) {
+	btext := content[b.start:b.end]
+	open, close := strings.IndexByte(btext, '{'), strings.LastIndexByte(btext, '}')
+	if language == "python" || open < 0 || close < open {
+		from, to = b.start, b.end
+		if d, ok := sh.docs[b.start]; ok && !startsWithString(text) {
+			// The docstring stays: the new text goes after its line.
+			bodyIndent := leadingSpace(content[lineStart(content, d.start):])
+			if from = lineEnd(content, d.end); from > to {
+				return to, to, nl + reindentAs(text, bodyIndent, unit, false, nl)
+			}
+			return from, to, reindentAs(text, bodyIndent, unit, false, nl)
+		}
+		ls := lineStart(content, b.start)
+		if strings.TrimSpace(content[ls:b.start]) == "" {
+			// The block starts a line: its first line keeps its place.
+			return b.start, to, reindentAs(text, leadingSpace(content[ls:]), unit, true, nl)
+		}
+		// A one-line body (def f(): return 1) becomes an indented block.
+		from = b.start - (len(content[ls:b.start]) - len(strings.TrimRight(content[ls:b.start], " \t")))
+		return from, to, nl + reindentAs(text, indent+unit, unit, false, nl)
+	}
+	if t := strings.TrimSpace(text); strings.HasPrefix(t, "{") && strings.HasSuffix(t, "}") {
+		text = t[1 : len(t)-1]
+	}
+	from, to = b.start+open+1, b.start+close
+	inner := content[from:to]
+	closeIndent := indent
+	if cl := lineStart(content, to); strings.TrimSpace(content[cl:to]) == "" && cl > from {
+		closeIndent = content[cl:to]
+	}
+	bodyIndent := indent + unit
+	if first := strings.IndexByte(inner, '\n'); first >= 0 {
+		for l := range strings.Lines(inner[first+1:]) {
+			if strings.TrimSpace(l) != "" {
+				bodyIndent = leadingSpace(l)
+				break
+			}
+		}
+	}
+	if strings.TrimSpace(text) == "" {
+		return from, to, ""
+	}
+	return from, to, nl + reindentAs(text, bodyIndent, unit, false, nl) + nl + closeIndent
+}
+
+// reindentAs trims the text's blank first and last lines and its common
+// indentation, writes each further level of its indentation as fileUnit
+// (tabs for four spaces, or the reverse), and indents each line with
+// indent (the first one too unless skipFirst: it goes where the old text
+// began).
+func reindentAs(text, indent, fileUnit string, skipFirst bool, nl string) string {
+	lines := strings.Split(strings.TrimRight(text, " \t\n"), "\n")
+	for len(lines) > 0 && strings.TrimSpace(lines[0]) == "" {
+		lines = lines[1:]
+	}
+	common := ""
+	first := true
+	unit := ""
+	for _, l := range lines {
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		ws := leadingSpace(l)
+		if first {
+			common, first = ws, false
+			continue
+		}
+		for !strings.HasPrefix(ws, common) {
+			common = common[:len(common)-1]
+		}
+	}
+	if fileUnit != "" {
+		unit = textUnit(lines, common, fileUnit)
+	}
+	for i, l := range lines {
+		l = restyle(strings.TrimRight(strings.TrimPrefix(l, common), " \t"), fileUnit, unit)
+		switch {
+		case l == "":
+		case i == 0 && skipFirst:
+		default:
+			l = indent + l
+		}
+		lines[i] = l
+	}
+	return strings.Join(lines, nl)
+}
+
+// textUnit is one level of the text's indentation (below common) when it
+// is written unlike fileUnit, "" when it is alike or has no levels.
+func textUnit(lines []string, common, fileUnit string) string {
+	narrowest := 0
+	for _, l := range lines {
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		ws := leadingSpace(strings.TrimPrefix(l, common))
+		switch {
+		case ws == "":
+		case ws[0] == '\t':
+			if fileUnit == "\t" {
+				return ""
+			}
+			return "\t"
+		case narrowest == 0 || len(ws) < narrowest:
+			narrowest = len(ws)
+		}
+	}
+	if narrowest == 0 || strings.Repeat(" ", narrowest) == fileUnit {
+		return ""
+	}
+	return strings.Repeat(" ", narrowest)
+}
+
+// restyle rewrites the levels of unit at the start of l as fileUnit.
+func restyle(l, fileUnit, unit string) string {
+	if unit == "" {
+		return l
+	}
+	n := 0
+	for strings.HasPrefix(l[n:], unit) {
+		n += len(unit)
+	}
+	return strings.Repeat(fileUnit, n/len(unit)) + l[n:]
+}
+
+func leadingSpace(s string) string {
+	return s[:len(s)-len(strings.TrimLeft(s, " \t"))]
+}
+
+func lineStart(s string, off int) int { return strings.LastIndexByte(s[:off], '\n') + 1 }
+
+// lineEnd is the offset just past the line end of the line holding off
+// (the text's end on its last line).
+func lineEnd(s string, off int) int {
+	if i := strings.IndexByte(s[off:], '\n'); i >= 0 {
+		return off + i + 1
+	}
+	return len(s)
+}
+
+func head(s string, lines int) string {
+	off := 0
+	for range lines {
+		i := strings.IndexByte(s[off:], '\n')
+		if i < 0 {
+			return s
+		}
+		off += i + 1
+	}
+	return s[:off]
+}
+
+// indentUnit is one level of the file's indentation: a tab if its
+// indented lines start with one, else the narrowest run of spaces.
+func indentUnit(content, language string) string {
+	narrowest := 0
+	for l := range strings.Lines(content) {
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		ws := leadingSpace(l)
+		switch {
+		case ws == "":
+		case ws[0] == '\t':
+			return "\t"
+		case narrowest == 0 || len(ws) < narrowest:
+			narrowest = len(ws)
+		}
+	}
+	if narrowest > 0 && narrowest <= 8 {
+		return strings.Repeat(" ", narrowest)
+	}
+	switch language {
+	case "go":
+		return "\t"
+	case "javascript", "typescript", "tsx":
+		return "  "
+	}
+	return "    "
+}
+
+func commentPrefixes(language string) []string {
+	if language == "python" {
+		return []string{"#"}
+	}
+	return []string{"//", "/*", "*"}
+}
+
+// attributePrefixes start a line that decorates the definition below it:
+// Python's decorators, Java's annotations, TypeScript's decorators,
+// Rust's and C++'s attributes.
+func attributePrefixes(language string) []string {
+	switch language {
+	case "rust":
+		return []string{"#["}
+	case "c", "cpp":
+		return []string{"[["}
+	case "go":
+		return nil
+	}
+	return []string{"@"}
+}
+
+func startsWithComment(text, language string) bool {
+	return hasPrefix(strings.TrimSpace(text), commentPrefixes(language))
+}
+
+func startsWithAttribute(text, language string) bool {
+	return hasPrefix(strings.TrimSpace(text), attributePrefixes(language))
+}
+
+func hasPrefix(s string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func startsWithString(text string) bool {
+	t := strings.TrimLeft(strings.TrimSpace(text), "rRbBuUfF")
+	return strings.HasPrefix(t, `"`) || strings.HasPrefix(t, `'`)
+}
+
+// leadingLines splits what comes before a definition's name, from the
+// line at ls: its doc comment starts at doc, its decorators or attributes
+// at attrs (above the definition's node, as in Rust, or inside it, as in
+// Python and Java), its signature's line at sig; doc <= attrs <= sig.
+func leadingLines(content string, ls, nameAt int, language string) (doc, attrs, sig int) {
+	isAttr := func(l string) bool { return hasPrefix(strings.TrimSpace(l), attributePrefixes(language)) }
+	sig = ls
+	for sig < len(content) {
+		end := lineEnd(content, sig)
+		if end > nameAt || !isAttr(content[sig:end]) {
+			break
+		}
+		sig = end
+	}
+	attrs = ls
+	for attrs > 0 {
+		prev := lineStart(content, attrs-1)
+		if !isAttr(content[prev:attrs]) {
+			break
+		}
+		attrs = prev
+	}
+	doc = attrs
+	for doc > 0 {
+		prev := lineStart(content, doc-1)
+		l := strings.TrimSpace(content[prev:doc])
+		if l == "" || !startsWithComment(l, language) && !strings.HasSuffix(l, "*/") && !isAttr(l) {
+			break
+		}
+		doc = prev
+	}
+	return doc, attrs, sig
+}
+
+// blanksBefore counts the blank lines right above the line at ls: the
+// separation an insert before a definition repeats.
+func blanksBefore(content string, ls int) int {
+	n := 0
+	for ls > 0 {
+		prev := lineStart(content, ls-1)
+		if strings.TrimSpace(content[prev:ls]) != "" {
+			break
+		}
+		n, ls = n+1, prev
+	}
+	return n
+}
+
+// closesBlock says whether a line only closes brackets (}, };, ).
+func closesBlock(line string) bool {
+	t := strings.TrimSpace(line)
+	return t != "" && strings.Trim(t, "})];,") == ""
+}
+
+// opensBlock says whether a line ends by opening a block ({ or a colon).
+func opensBlock(line string) bool {
+	t := strings.TrimSpace(line)
+	return strings.HasSuffix(t, "{") || strings.HasSuffix(t, ":")
+}
+
+// blanksAfter counts the blank lines from off on.
+func blanksAfter(content string, off int) int {
+	n := 0
+	for off < len(content) {
+		end := lineEnd(content, off)
+		if strings.TrimSpace(content[off:end]) != "" {
+			break
+		}
+		n, off = n+1, end
+	}
+	return n
+}
+
+var errNoGraph = errors.New("edit_symbol finds definitions through the code graph, which this run does not have (the code_graph family is not attached); use edit, or ast_edit")
