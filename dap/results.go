@@ -85,6 +85,16 @@ type StopResult struct {
 	StartMS    int64  `json:"start_ms,omitempty" jsonschema:"time from configured to running, without the build"`
 	Note       string `json:"note,omitempty"`
 	Ended      string `json:"ended,omitempty" jsonschema:"why the session ended, when it did"`
+	// Exceptions, on a launch or attach, is what the program stops on.
+	Exceptions *ExceptionsSet `json:"exceptions,omitempty" jsonschema:"launch and attach: the exceptions the program stops on"`
+}
+
+// ExceptionsSet is what a session stops on: the kinds and names asked for
+// and the adapter's filters they were sent as.
+type ExceptionsSet struct {
+	Kinds   []string `json:"kinds" jsonschema:"the exception kinds (uncaught, raised, user_unhandled) or filter names asked for"`
+	Filters []string `json:"filters" jsonschema:"the adapter's exception filters sent for them"`
+	Note    string   `json:"note,omitempty" jsonschema:"what the adapter stops on without a filter"`
 }
 
 // StackResult is a thread's stack.

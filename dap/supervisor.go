@@ -164,6 +164,12 @@ func (s *Supervisor) Launch(ctx context.Context, l LaunchSpec, wait time.Duratio
 	if err != nil {
 		return nil, err
 	}
+	if l.Exceptions == nil {
+		l.Exceptions = defaultExceptions(spec, l)
+	}
+	if err := checkExceptions(spec, l.Exceptions); err != nil {
+		return nil, err
+	}
 	if spec.ID == "debugpy" && l.Attach && l.PID > 0 && l.Port <= 0 {
 		if _, err := exec.LookPath("gdb"); err != nil {
 			return nil, fmt.Errorf("debugpy attaches to a running Python program by pid with gdb, which is not installed here (apt-get install gdb); or have the program call debugpy.listen and attach with port")
@@ -198,6 +204,7 @@ func (s *Supervisor) Launch(ctx context.Context, l LaunchSpec, wait time.Duratio
 	sess.Program = describeProgram(s.g, l)
 	sess.abs = program
 	sess.attach = l.Attach
+	sess.exceptions = l.Exceptions
 	if l.Attach && l.PID > 0 {
 		sess.pid = l.PID
 	}
@@ -237,6 +244,7 @@ func (s *Supervisor) Launch(ctx context.Context, l LaunchSpec, wait time.Duratio
 	if res != nil {
 		res.BuildMS = sess.BuildTime.Milliseconds()
 		res.StartMS = sess.StartTime.Milliseconds()
+		res.Exceptions = &ExceptionsSet{Kinds: l.Exceptions, Filters: sess.filters, Note: spec.ExceptionNote}
 	}
 	return res, err
 }

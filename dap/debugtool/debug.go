@@ -22,6 +22,7 @@ type debugParams struct {
 	Cwd        string            `json:"cwd,omitempty" jsonschema:"launch: working folder, relative to the root (default the root)"`
 	Env        map[string]string `json:"env,omitempty" jsonschema:"launch: extra environment variables"`
 	Test       string            `json:"test,omitempty" jsonschema:"launch (Go): debug the package's tests matching this -test.run pattern"`
+	Exceptions []string          `json:"exceptions,omitempty" jsonschema:"launch and attach: exceptions to stop on: uncaught (the default), raised, user_unhandled (raised in your code, caught by a library: pytest's failing assert; the default for -m pytest), or the adapter's own filter names (lldb: cpp_catch); [] stops on none; adapters lists what each has"`
 	Port       int               `json:"port,omitempty" jsonschema:"attach (debugpy): the port the program called debugpy.listen on"`
 	PID        int               `json:"pid,omitempty" jsonschema:"attach: the process id of a running program (Go: delve, Python: debugpy, other native code: lldb)"`
 	File       string            `json:"file,omitempty" jsonschema:"breakpoints: the file, relative to the root"`
@@ -71,7 +72,7 @@ var actions = []action{
 		return nil
 	}},
 	{"breakpoints", "breakpoints (file, lines[], remove[], condition, hit_condition, log_message; kept per file, may be set before launch)", setBreakpoints},
-	{"launch", "launch (program or module, args[], cwd, env, test; stops at your breakpoints)", launch},
+	{"launch", "launch (program or module, args[], cwd, env, test, exceptions[]; stops at your breakpoints and on uncaught exceptions)", launch},
 	{"attach", "attach (port: a Python program that called debugpy.listen; pid: a running Go, Python or native program; the adapter follows from which)", launch},
 	{"continue", "continue", resume("continue")},
 	{"pause", "pause", resume("pause")},
@@ -253,7 +254,7 @@ func setBreakpoints(ctx context.Context, c *registry.Call, sup *dap.Supervisor, 
 
 func launch(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugParams, out *DebugResult) error {
 	l := dap.LaunchSpec{Adapter: p.Adapter, Module: p.Module, Args: p.Args, Env: p.Env, Test: p.Test,
-		Attach: p.Operation == "attach", Port: p.Port, PID: p.PID}
+		Attach: p.Operation == "attach", Port: p.Port, PID: p.PID, Exceptions: p.Exceptions}
 	if !l.Attach && p.Program == "" && p.Module == "" {
 		return errors.New("launch needs program (relative to the root) or module (Python)")
 	}

@@ -131,8 +131,8 @@ func formatStop(r *dap.StopResult) string {
 		if len(st.Breakpoints) > 0 {
 			why += " " + strings.Join(st.Breakpoints, ", ")
 		}
-		if st.Description != "" && st.Description != st.Reason && !strings.EqualFold(st.Description, st.Reason) {
-			why += ": " + st.Description
+		if d, _, _ := strings.Cut(st.Description, "\n"); d != "" && d != st.Reason && !strings.EqualFold(d, st.Reason) {
+			why += ": " + d // debugpy's may hold the message's lines, shown below
 		}
 		fmt.Fprintf(&b, "Stopped at %s (%s; stop %d, thread %d).\n", where(r.Frame), why, st.N, st.ThreadID)
 		if r.Exception != "" {
@@ -159,6 +159,9 @@ func formatStop(r *dap.StopResult) string {
 	}
 	if len(r.NeverHit) > 0 {
 		b.WriteString("Breakpoints verified but never hit: " + neverHit(r.NeverHit) + "\n")
+	}
+	if e := r.Exceptions; e != nil {
+		b.WriteString(formatExceptions(r.Session.Adapter, e) + "\n")
 	}
 	if r.BuildMS > 0 {
 		fmt.Fprintf(&b, "Built in %s, started in %s.\n", time.Duration(r.BuildMS)*time.Millisecond, time.Duration(r.StartMS)*time.Millisecond)
@@ -196,6 +199,13 @@ func formatAdapters(rows []dap.AdapterStatus) string {
 			state += " (" + a.Why + ")"
 		}
 		fmt.Fprintf(&b, "  %s (%s): %s\n", a.ID, a.Language, state)
+		if len(a.Exceptions) > 0 {
+			fmt.Fprintf(&b, "    exceptions: %s", strings.Join(a.Exceptions, ", "))
+			if a.ExceptionNote != "" {
+				b.WriteString(" — " + a.ExceptionNote)
+			}
+			b.WriteString("\n")
+		}
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
@@ -490,4 +500,19 @@ func formatTerminate(r *dap.TerminateResult) string {
 		s += "\noutput:\n" + strings.TrimRight(r.Output, "\n")
 	}
 	return s
+}
+
+// formatExceptions says what a launched program stops on.
+func formatExceptions(adapter string, e *dap.ExceptionsSet) string {
+	if len(e.Kinds) == 0 {
+		return "Stops on no exceptions (exceptions: [] was asked)."
+	}
+	s := "Stops on exceptions: " + strings.Join(e.Kinds, ", ")
+	if len(e.Filters) > 0 {
+		return s + " (" + adapter + "'s filters " + strings.Join(e.Filters, ", ") + ")."
+	}
+	if e.Note != "" {
+		return s + " (no filter sent: " + e.Note + ")."
+	}
+	return s + " (the adapter offers no filter for them)."
 }
