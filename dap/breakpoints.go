@@ -36,6 +36,7 @@ type Breakpoints struct {
 	mu     sync.Mutex
 	next   int
 	byFile map[string][]*Breakpoint
+	funcs  []*FuncBreakpoint
 }
 
 // NewBreakpoints makes an empty set.
@@ -176,6 +177,14 @@ func (b *Breakpoints) update(g godap.Breakpoint) {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	for _, f := range b.funcs {
+		if f.adapterID == g.Id {
+			f.Verified, f.Message = g.Verified, g.Message
+			if g.Line > 0 && f.File != "" {
+				f.Line = g.Line
+			}
+		}
+	}
 	for _, list := range b.byFile {
 		for _, bp := range list {
 			if bp.adapterID == g.Id {
@@ -224,6 +233,9 @@ func (b *Breakpoints) resetHits() {
 		for _, bp := range list {
 			bp.Hits, bp.adapterID = 0, 0
 		}
+	}
+	for _, f := range b.funcs {
+		f.Hits, f.adapterID = 0, 0
 	}
 }
 

@@ -169,17 +169,19 @@ type OutputResult struct {
 
 // BreakpointsResult is the run's breakpoints after a change.
 type BreakpointsResult struct {
-	Session     *SessionInfo `json:"session,omitempty"`
-	Breakpoints []Breakpoint `json:"breakpoints"`
-	Pending     bool         `json:"pending,omitempty" jsonschema:"no session runs: they are sent at the next launch"`
+	Session     *SessionInfo     `json:"session,omitempty"`
+	Breakpoints []Breakpoint     `json:"breakpoints"`
+	Functions   []FuncBreakpoint `json:"functions,omitempty" jsonschema:"the function breakpoints"`
+	Pending     bool             `json:"pending,omitempty" jsonschema:"no session runs: they are sent at the next launch"`
 }
 
 // StatusResult says whether a session lives and where it stands.
 type StatusResult struct {
-	Session     *SessionInfo `json:"session,omitempty"`
-	LastStop    *Stop        `json:"last_stop,omitempty"`
-	Breakpoints []Breakpoint `json:"breakpoints,omitempty"`
-	Previous    string       `json:"previous,omitempty" jsonschema:"how the previous session ended"`
+	Session     *SessionInfo     `json:"session,omitempty"`
+	LastStop    *Stop            `json:"last_stop,omitempty"`
+	Breakpoints []Breakpoint     `json:"breakpoints,omitempty"`
+	Functions   []FuncBreakpoint `json:"functions,omitempty"`
+	Previous    string           `json:"previous,omitempty" jsonschema:"how the previous session ended"`
 }
 
 // TerminateResult says what terminate did, and what became of the

@@ -658,6 +658,11 @@ func (s *Session) launch(ctx context.Context, l LaunchSpec, args map[string]any,
 			}
 		}
 	}
+	if s.bps != nil {
+		if err := s.setFunctionBreakpoints(ctx); err != nil {
+			return err
+		}
+	}
 	if err := s.setExceptions(ctx); err != nil {
 		return err
 	}

@@ -399,6 +399,38 @@ func (s *Supervisor) SetBreakpoints(ctx context.Context, at pathguard.Path, line
 	return res, nil
 }
 
+// SetFunctionBreakpoints changes the function breakpoints (names added
+// or updated with the condition and hit condition, remove dropped, clear
+// drops all) and, with a session, sends the whole list.
+func (s *Supervisor) SetFunctionBreakpoints(ctx context.Context, names []string, cond, hitCond string, remove []string, clear bool) (*BreakpointsResult, error) {
+	for _, n := range append(slices.Clone(names), remove...) {
+		if strings.TrimSpace(n) == "" {
+			return nil, badArg("a function name is empty; name functions as the adapter does: pkg.Func or (*T).Method (delve), module.func (debugpy), main (lldb)")
+		}
+	}
+	old := s.bps.Funcs()
+	if err := s.bps.SetFuncs(names, cond, hitCond, remove, clear); err != nil {
+		return nil, err
+	}
+	res := &BreakpointsResult{}
+	s.mu.Lock()
+	sess := s.sess
+	s.mu.Unlock()
+	if sess != nil && sess.Ended() == "" {
+		if err := sess.setFunctionBreakpoints(ctx); err != nil {
+			s.bps.restoreFuncs(old)
+			return nil, err
+		}
+		info := sess.Info()
+		res.Session = &info
+	} else {
+		res.Pending = true
+	}
+	res.Breakpoints = s.bps.All()
+	res.Functions = s.bps.Funcs()
+	return res, nil
+}
+
 // Resume continues, steps or pauses and waits (bounded) for the next stop.
 // A stop that happened since the last call is reported first, without
 // resuming.
@@ -580,6 +612,7 @@ func (s *Supervisor) stopResult(ctx context.Context, sess *Session, st *Stop) (*
 		res.Frame = &f
 		if first := s.firstReport(sess, st); first {
 			st.Breakpoints = s.bps.hit(st.adapterBPs, f.File, f.Line)
+			st.Breakpoints = append(st.Breakpoints, s.bps.hitFunc(st.adapterBPs, st.Reason, frames[0].Name)...)
 		}
 		if st.Reason == "breakpoint" && len(st.Breakpoints) == 0 && frames[0].Line > 0 {
 			st.Breakpoints = s.bps.idsAt(frames[0].File, frames[0].Line)
@@ -1045,7 +1078,7 @@ func (s *Supervisor) Status() *StatusResult {
 	s.mu.Lock()
 	sess := s.sess
 	s.mu.Unlock()
-	res := &StatusResult{Breakpoints: s.bps.All()}
+	res := &StatusResult{Breakpoints: s.bps.All(), Functions: s.bps.Funcs()}
 	if sess == nil {
 		return res
 	}

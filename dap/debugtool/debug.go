@@ -28,6 +28,8 @@ type debugParams struct {
 	File       string            `json:"file,omitempty" jsonschema:"breakpoints: the file, relative to the root"`
 	Lines      []int             `json:"lines,omitempty" jsonschema:"breakpoints: 1-based lines to break at (added to the file's others); an empty list clears the file"`
 	Remove     []int             `json:"remove,omitempty" jsonschema:"breakpoints: lines whose breakpoints to remove"`
+	Functions  []string          `json:"functions,omitempty" jsonschema:"breakpoints: functions to break at, by name: pkg.Func or (*T).Method (delve), module.func (debugpy), main (lldb); with condition and hit_condition; an empty list clears them"`
+	RemoveFns  []string          `json:"remove_functions,omitempty" jsonschema:"breakpoints: functions whose breakpoints to remove"`
 	Condition  string            `json:"condition,omitempty" jsonschema:"breakpoints: stop only when this expression is true"`
 	HitCond    string            `json:"hit_condition,omitempty" jsonschema:"breakpoints: stop only on these hits, such as >= 3"`
 	LogMessage string            `json:"log_message,omitempty" jsonschema:"breakpoints: a logpoint: print this (with {expressions}) instead of stopping"`
@@ -35,6 +37,8 @@ type debugParams struct {
 	FrameID    string            `json:"frame_id,omitempty" jsonschema:"scopes and evaluate: a frame id from this stop, such as 1000@3"`
 	Reference  string            `json:"reference,omitempty" jsonschema:"variables: a reference from this stop, such as 1001@3"`
 	All        bool              `json:"all,omitempty" jsonschema:"variables: also list what is left out as noise (debugpy's special and function variable groups, delve's unset result slots ~r0)"`
+	Name       string            `json:"name,omitempty" jsonschema:"set_variable: the variable to set"`
+	Value      string            `json:"value,omitempty" jsonschema:"set_variable: its new value, an expression in the program's language"`
 	Expression string            `json:"expression,omitempty" jsonschema:"evaluate: the expression, in the program's language"`
 	Timeout    int               `json:"timeout_seconds,omitempty" jsonschema:"launch and resumes: how long to wait for the program to stop; evaluate: how long to wait for the value (default 10, at most 300)"`
 	// A pointer: unset and false differ for a launched program.
@@ -71,7 +75,7 @@ var actions = []action{
 		out.text = formatStatus(out.Status)
 		return nil
 	}},
-	{"breakpoints", "breakpoints (file, lines[], remove[], condition, hit_condition, log_message; kept per file, may be set before launch)", setBreakpoints},
+	{"breakpoints", "breakpoints (file, lines[], remove[], condition, hit_condition, log_message; or functions[], remove_functions[] by name; kept across sessions, may be set before launch)", setBreakpoints},
 	{"launch", "launch (program or module, args[], cwd, env, test, exceptions[]; stops at your breakpoints and on uncaught exceptions)", launch},
 	{"attach", "attach (port: a Python program that called debugpy.listen; pid: a running Go, Python or native program; the adapter follows from which)", launch},
 	{"continue", "continue", resume("continue")},
@@ -126,6 +130,14 @@ var actions = []action{
 			return err
 		}
 		out.Eval, out.text = res, formatEval(res)
+		return nil
+	}},
+	{"set_variable", "set_variable (name, value; reference: the container from this stop, or frame_id: its locals, default the top frame's; shows the value read back)", func(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugParams, out *DebugResult) error {
+		res, err := sup.SetVariable(ctx, p.Reference, p.FrameID, p.Name, p.Value)
+		if err != nil {
+			return err
+		}
+		out.SetVar, out.text = res, formatSetVar(res)
 		return nil
 	}},
 	{"output", "output (the program's output since the last call)", func(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugParams, out *DebugResult) error {
@@ -188,6 +200,7 @@ type DebugResult struct {
 	Scopes      *dap.ScopesResult      `json:"scopes,omitempty"`
 	Variables   *dap.VariablesResult   `json:"variables,omitempty"`
 	Eval        *dap.EvalResult        `json:"eval,omitempty"`
+	SetVar      *dap.SetVarResult      `json:"set_variable,omitempty"`
 	Output      *dap.OutputResult      `json:"output,omitempty"`
 	Terminated  *dap.TerminateResult   `json:"terminated,omitempty"`
 	text        string
@@ -224,8 +237,20 @@ func seconds(n int) time.Duration {
 }
 
 func setBreakpoints(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugParams, out *DebugResult) error {
+	if p.Functions != nil || p.RemoveFns != nil {
+		if p.File != "" || p.Lines != nil || p.Remove != nil || p.LogMessage != "" {
+			return errors.New("breakpoints takes functions (and remove_functions) or file and lines, not both in one call; a function breakpoint has no log_message")
+		}
+		clear := p.Functions != nil && len(p.Functions) == 0 && len(p.RemoveFns) == 0
+		res, err := sup.SetFunctionBreakpoints(ctx, p.Functions, p.Condition, p.HitCond, p.RemoveFns, clear)
+		if err != nil {
+			return err
+		}
+		out.Breakpoints, out.text = res, formatBreakpoints(res)
+		return nil
+	}
 	if p.File == "" {
-		return errors.New("breakpoints needs file (relative to the root) and lines; lines: [] clears the file")
+		return errors.New("breakpoints needs file (relative to the root) and lines, or functions; lines: [] clears the file")
 	}
 	at, err := c.Location(p.File)
 	if err != nil {

@@ -277,10 +277,49 @@ func formatBreakpoints(r *dap.BreakpointsResult) string {
 		}
 		b.WriteString(line + "\n")
 	}
-	if len(r.Breakpoints) == 0 {
+	for _, f := range r.Functions {
+		line := formatFunc(f)
+		switch {
+		case r.Pending:
+			line += " — sent at the next launch"
+		case !f.Verified:
+			msg := f.Message
+			if msg == "" {
+				msg = "the adapter could not place it"
+			}
+			line += " — not verified: " + msg
+		}
+		b.WriteString(line + "\n")
+	}
+	if len(r.Breakpoints) == 0 && len(r.Functions) == 0 {
 		b.WriteString("  none\n")
 	}
 	return strings.TrimRight(b.String(), "\n")
+}
+
+// formatFunc is one function breakpoint's line.
+func formatFunc(f dap.FuncBreakpoint) string {
+	s := fmt.Sprintf("  %s function %s", f.ID, f.Name)
+	var notes []string
+	if f.File != "" {
+		notes = append(notes, fmt.Sprintf("at %s:%d", f.File, f.Line))
+	}
+	if f.Condition != "" {
+		notes = append(notes, "if "+f.Condition)
+	}
+	if f.HitCondition != "" {
+		notes = append(notes, "hits "+f.HitCondition)
+	}
+	if f.Unsupported != "" {
+		notes = append(notes, "the adapter does not support "+f.Unsupported+", so it was left out")
+	}
+	if f.Hits > 0 {
+		notes = append(notes, textcut.Count(f.Hits, "hit", "hits"))
+	}
+	if len(notes) > 0 {
+		s += " (" + strings.Join(notes, "; ") + ")"
+	}
+	return s
 }
 
 func formatStatus(r *dap.StatusResult) string {
@@ -298,6 +337,9 @@ func formatStatus(r *dap.StatusResult) string {
 		}
 	}
 	b.WriteString("Breakpoints:\n" + formatBreakpointList(r.Breakpoints))
+	for _, f := range r.Functions {
+		b.WriteString("\n" + formatFunc(f))
+	}
 	return b.String()
 }
 
@@ -515,4 +557,21 @@ func formatExceptions(adapter string, e *dap.ExceptionsSet) string {
 		return s + " (no filter sent: " + e.Note + ")."
 	}
 	return s + " (the adapter offers no filter for them)."
+}
+
+func formatSetVar(r *dap.SetVarResult) string {
+	var b strings.Builder
+	b.WriteString(sessionLine(r.Session) + "\n")
+	v := r.Value
+	fmt.Fprintf(&b, "Set %s (%s); read back: %s = %s", r.Name, r.Request, v.Name, v.Value)
+	if v.Type != "" {
+		b.WriteString(" (" + v.Type + ")")
+	}
+	if v.Ref != "" {
+		b.WriteString(" [ref " + v.Ref + "]")
+	}
+	if r.Note != "" {
+		b.WriteString("\nnote: " + r.Note)
+	}
+	return b.String()
 }
