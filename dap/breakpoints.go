@@ -29,6 +29,7 @@ type Breakpoint struct {
 	// therefore not sent.
 	Unsupported string `json:"unsupported,omitempty"`
 	adapterID   int
+	temp        bool // run_to_line's one-shot breakpoint, not listed
 }
 
 // Breakpoints is the set kept for a run.
@@ -89,6 +90,7 @@ func (b *Breakpoints) Set(file string, lines []LineSpec, remove []int, clear boo
 	for _, l := range lines {
 		bp := byLine[l.Line]
 		bp.Condition, bp.HitCondition, bp.LogMessage = l.Condition, l.HitCondition, l.LogMessage
+		bp.temp = false // asked for: yours now, kept
 	}
 	if len(byLine) == 0 {
 		delete(b.byFile, file)
@@ -127,7 +129,9 @@ func (b *Breakpoints) All() []Breakpoint {
 	var out []Breakpoint
 	for _, f := range sortedFiles(b.byFile) {
 		for _, bp := range b.byFile[f] {
-			out = append(out, *bp)
+			if !bp.temp {
+				out = append(out, *bp)
+			}
 		}
 	}
 	return out

@@ -97,6 +97,8 @@ type Session struct {
 	// lastStopped is when the last stopped event came, for adapters whose
 	// stops come in bursts.
 	lastStopped time.Time
+	// runTo is a run_to_line waiting for its stop.
+	runTo *runTo
 	// pausing: a pause was sent and the program has not run since.
 	pausing bool
 	// evalExpr is an evaluate that ran out of time and still runs, since

@@ -191,6 +191,7 @@ func (s *Supervisor) Launch(ctx context.Context, l LaunchSpec, wait time.Duratio
 	if err != nil {
 		return nil, err
 	}
+	s.bps.dropTemps()
 	s.bps.resetHits()
 	opts := Options{TTL: s.cfg.TTL, Guard: s.g, Breakpoints: s.bps, StartTimeout: s.cfg.StartTimeout}
 	if l.Attach && spec.ID == "debugpy" && l.Port > 0 {
@@ -563,6 +564,7 @@ func (s *Supervisor) endResult(sess *Session) *StopResult {
 			res.NeverHit = append(res.NeverHit, b)
 		}
 	}
+	res.RunTo = s.settleRunTo(context.Background(), sess, nil, nil)
 	res.Output, res.OutputMore = sess.recentOutput()
 	return res
 }
@@ -632,6 +634,11 @@ func (s *Supervisor) stopResult(ctx context.Context, sess *Session, st *Stop) (*
 	if res.Exception == "" && st.Text != "" && (st.Reason == "exception" || st.Reason == "panic") {
 		res.Exception = st.Text
 	}
+	var top *Frame
+	if len(frames) > 0 {
+		top = &frames[0]
+	}
+	res.RunTo = s.settleRunTo(ctx, sess, st, top)
 	res.Output, res.OutputMore = sess.recentOutput()
 	return res, nil
 }

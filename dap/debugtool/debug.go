@@ -26,6 +26,7 @@ type debugParams struct {
 	Port       int               `json:"port,omitempty" jsonschema:"attach (debugpy): the port the program called debugpy.listen on"`
 	PID        int               `json:"pid,omitempty" jsonschema:"attach: the process id of a running program (Go: delve, Python: debugpy, other native code: lldb)"`
 	File       string            `json:"file,omitempty" jsonschema:"breakpoints: the file, relative to the root"`
+	Line       int               `json:"line,omitempty" jsonschema:"run_to_line: the 1-based line to run to, in file"`
 	Lines      []int             `json:"lines,omitempty" jsonschema:"breakpoints: 1-based lines to break at (added to the file's others); an empty list clears the file"`
 	Remove     []int             `json:"remove,omitempty" jsonschema:"breakpoints: lines whose breakpoints to remove"`
 	Functions  []string          `json:"functions,omitempty" jsonschema:"breakpoints: functions to break at, by name: pkg.Func or (*T).Method (delve), module.func (debugpy), main (lldb); with condition and hit_condition; an empty list clears them"`
@@ -83,6 +84,24 @@ var actions = []action{
 	{"step_over", "step_over", resume("step_over")},
 	{"step_in", "step_in", resume("step_in")},
 	{"step_out", "step_out (thread_id optional; resumes wait up to timeout_seconds for the next stop)", resume("step_out")},
+	{"run_to_line", "run_to_line (file, line: a one-shot breakpoint there, then continue; it is removed when hit or when another stop comes first, and the result says which)", func(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugParams, out *DebugResult) error {
+		if p.File == "" || p.Line <= 0 {
+			return errors.New("run_to_line needs file (relative to the root) and line (1-based)")
+		}
+		at, err := c.Location(p.File)
+		if err != nil {
+			return err
+		}
+		if info, err := c.Run.Guard().Stat(at.Abs()); err != nil || info.IsDir() {
+			return fmt.Errorf("%s is not a file here (paths are relative to the root)", at.Rel())
+		}
+		res, err := sup.RunToLine(ctx, at, p.Line, seconds(p.Timeout))
+		if err != nil {
+			return err
+		}
+		out.Stop, out.text = res, formatStop(res)
+		return nil
+	}},
 	{"threads", "threads (goroutines grouped by where they are)", func(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugParams, out *DebugResult) error {
 		res, err := sup.Threads(ctx)
 		if err != nil {

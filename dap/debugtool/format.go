@@ -157,6 +157,9 @@ func formatStop(r *dap.StopResult) string {
 	case "ended":
 		fmt.Fprintf(&b, "The session ended: %s.\n", r.Ended)
 	}
+	if rt := r.RunTo; rt != nil {
+		b.WriteString(formatRunTo(rt, r.Outcome) + "\n")
+	}
 	if len(r.NeverHit) > 0 {
 		b.WriteString("Breakpoints verified but never hit: " + neverHit(r.NeverHit) + "\n")
 	}
@@ -574,4 +577,25 @@ func formatSetVar(r *dap.SetVarResult) string {
 		b.WriteString("\nnote: " + r.Note)
 	}
 	return b.String()
+}
+
+// formatRunTo says how a run_to_line ended.
+func formatRunTo(rt *dap.RunToResult, outcome string) string {
+	at := fmt.Sprintf("%s:%d", rt.File, rt.Line)
+	bp := "its one-shot breakpoint was removed"
+	if rt.Existing != "" {
+		bp = "your breakpoint " + rt.Existing + " there stays"
+	}
+	switch {
+	case rt.Pending:
+		if rt.Existing != "" {
+			return "run_to_line " + at + ": not reached yet; the program still runs"
+		}
+		return "run_to_line " + at + ": not reached yet; the program still runs, and the one-shot breakpoint stays until the next stop"
+	case rt.Reached:
+		return "run_to_line " + at + ": reached; " + bp + "."
+	case outcome == "stopped":
+		return "run_to_line " + at + ": not reached — another stop came first; " + bp + "."
+	}
+	return "run_to_line " + at + ": not reached — the program ended first."
 }
