@@ -68,6 +68,9 @@ type AdapterSpec struct {
 	// StopBursts: a stop comes as one stopped event per thread that has a
 	// reason (lldb-dap), so a stop is described once the burst is over.
 	StopBursts bool
+	// Restart: the adapter's restart request is used when it offers one
+	// (otherwise restart ends the session and launches again).
+	Restart bool
 }
 
 // Adapters is the table of debug adapters.
@@ -81,6 +84,7 @@ var Adapters = []AdapterSpec{
 		ExceptionNote:  "delve stops on every unrecovered panic and fatal throw (uncaught) already; Go has no filter for a recovered panic (raised) or user_unhandled",
 		ExprContext:    "repl",
 		Banners:        []string{"Type 'dlv help' for list of commands.\n"},
+		Restart:        true,
 	},
 	{
 		ID: "debugpy", Language: "Python", Markers: []string{"pyproject.toml", "setup.py", "requirements.txt"}, Extensions: []string{".py"},
@@ -105,6 +109,7 @@ var Adapters = []AdapterSpec{
 		ExceptionNote:  "lldb stops on the signal an uncaught C++ exception ends in (SIGABRT) without a filter; raised is cpp_throw (and rust_panic where lldb-dap offers it); its own filters (cpp_catch, objc_throw …) may be named too",
 		ExprContext:    "watch",
 		StopBursts:     true,
+		Restart:        true,
 	},
 	{
 		ID: "dart", Language: "Dart", Markers: []string{"pubspec.yaml"}, Extensions: []string{".dart"},

@@ -245,3 +245,18 @@ func (b *Breakpoints) resetHits() {
 
 // cleanFile turns a path into the slash form the set is keyed by.
 func cleanFile(rel string) string { return path.Clean(strings.ReplaceAll(rel, "\\", "/")) }
+
+// resetCounts zeroes the hits (a restart in the same adapter keeps its
+// ids).
+func (b *Breakpoints) resetCounts() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, list := range b.byFile {
+		for _, bp := range list {
+			bp.Hits = 0
+		}
+	}
+	for _, f := range b.funcs {
+		f.Hits = 0
+	}
+}

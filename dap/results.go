@@ -85,6 +85,9 @@ type StopResult struct {
 	StartMS    int64  `json:"start_ms,omitempty" jsonschema:"time from configured to running, without the build"`
 	Note       string `json:"note,omitempty"`
 	Ended      string `json:"ended,omitempty" jsonschema:"why the session ended, when it did"`
+	// Restart says how a restart was done: RestartRequest or
+	// RestartRelaunch.
+	Restart string `json:"restart,omitempty" jsonschema:"restart: the adapter's restart request, or terminate and launch"`
 	// RunTo says how a run_to_line ended, on the result that ends it.
 	RunTo *RunToResult `json:"run_to,omitempty" jsonschema:"run_to_line: whether the line was reached, or another stop came first"`
 	// Exceptions, on a launch or attach, is what the program stops on.

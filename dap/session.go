@@ -97,6 +97,9 @@ type Session struct {
 	// lastStopped is when the last stopped event came, for adapters whose
 	// stops come in bursts.
 	lastStopped time.Time
+	// launched and launchCmd are the launch (or attach) request sent.
+	launched  map[string]any
+	launchCmd string
 	// runTo is a run_to_line waiting for its stop.
 	runTo *runTo
 	// pausing: a pause was sent and the program has not run since.
@@ -503,6 +506,9 @@ func (s *Session) event(e Event) {
 			// A group of the program's own, ours to end; never one of a
 			// program we attached to.
 			if pg, err := syscall.Getpgid(b.SystemProcessId); err == nil && pg != syscall.Getpgrp() && pg > 1 {
+				if s.pgid > 0 && s.pgid != pg {
+					proc.Untrack(s.pgid) // the program before an adapter's restart
+				}
 				s.pgid = pg
 				proc.Track(pg) // killed even if this process dies first
 			}

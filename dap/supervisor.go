@@ -48,6 +48,14 @@ type Supervisor struct {
 	mu     sync.Mutex
 	sess   *Session
 	closed bool
+	last   LaunchSpec // the last launch that started, for restart
+}
+
+func (s *Supervisor) ttl() time.Duration {
+	if s.cfg.TTL > 0 {
+		return s.cfg.TTL
+	}
+	return DefaultTTL
 }
 
 // NewSupervisor makes a supervisor over the run's root; it starts nothing.
@@ -123,6 +131,12 @@ func (sess *Session) infoLocked() SessionInfo {
 // waits (bounded) for the first stop. A second launch while one lives is
 // refused.
 func (s *Supervisor) Launch(ctx context.Context, l LaunchSpec, wait time.Duration) (*StopResult, error) {
+	return s.launch(ctx, l, wait, time.Time{})
+}
+
+// launch is Launch; a deadline that is not zero is the session's (a
+// restart keeps the time limit of the session it replaces).
+func (s *Supervisor) launch(ctx context.Context, l LaunchSpec, wait time.Duration, deadline time.Time) (*StopResult, error) {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -194,6 +208,11 @@ func (s *Supervisor) Launch(ctx context.Context, l LaunchSpec, wait time.Duratio
 	s.bps.dropTemps()
 	s.bps.resetHits()
 	opts := Options{TTL: s.cfg.TTL, Guard: s.g, Breakpoints: s.bps, StartTimeout: s.cfg.StartTimeout}
+	if !deadline.IsZero() {
+		if opts.TTL = time.Until(deadline); opts.TTL <= 0 {
+			return nil, badArg("the session's time limit has passed; launch starts a new one")
+		}
+	}
 	if l.Attach && spec.ID == "debugpy" && l.Port > 0 {
 		// The program's debugpy.listen runs its own adapter on the port.
 		opts.Dial = fmt.Sprintf("127.0.0.1:%d", l.Port)
@@ -228,19 +247,32 @@ func (s *Supervisor) Launch(ctx context.Context, l LaunchSpec, wait time.Duratio
 	if _, ok := args["output"]; ok {
 		args["output"] = filepath.Join(sess.tmp, "__debug_bin") // removed with the session
 	}
+	if !deadline.IsZero() {
+		sess.Deadline = deadline
+	}
 	ttl := sess.Deadline.Sub(sess.Started)
+	limit := ttl
+	if !deadline.IsZero() {
+		limit = s.ttl() // the limit the first session of a restart had
+	}
 	expire := time.AfterFunc(ttl, func() {
 		if sess.attach {
-			sess.end(fmt.Sprintf("it reached its time limit of %s, so the debugger detached from the program and the adapter was stopped", ttl))
+			sess.end(fmt.Sprintf("it reached its time limit of %s, so the debugger detached from the program and the adapter was stopped", limit))
 			return
 		}
-		sess.end(fmt.Sprintf("it reached its time limit of %s, so the adapter and the program were stopped", ttl))
+		sess.end(fmt.Sprintf("it reached its time limit of %s, so the adapter and the program were stopped", limit))
 	})
 	sess.stopTimer = expire.Stop
 	if err := sess.launch(ctx, l, args, command, s.cfg.LaunchTimeout); err != nil {
 		sess.end("its launch failed")
 		return nil, err
 	}
+	sess.mu.Lock()
+	sess.launched, sess.launchCmd = args, command
+	sess.mu.Unlock()
+	s.mu.Lock()
+	s.last = l
+	s.mu.Unlock()
 	res, err := s.waitStop(ctx, sess, 0, s.waitFor(wait))
 	if res != nil {
 		res.BuildMS = sess.BuildTime.Milliseconds()

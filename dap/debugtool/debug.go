@@ -102,6 +102,14 @@ var actions = []action{
 		out.Stop, out.text = res, formatStop(res)
 		return nil
 	}},
+	{"restart", "restart (the same program, args and breakpoints again, within the session's time limit: the adapter's restart where it has one, else terminate and launch)", func(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugParams, out *DebugResult) error {
+		res, err := sup.Restart(ctx, seconds(p.Timeout))
+		if err != nil {
+			return err
+		}
+		out.Stop, out.text = res, formatStop(res)
+		return nil
+	}},
 	{"threads", "threads (goroutines grouped by where they are)", func(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugParams, out *DebugResult) error {
 		res, err := sup.Threads(ctx)
 		if err != nil {

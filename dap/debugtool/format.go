@@ -157,6 +157,9 @@ func formatStop(r *dap.StopResult) string {
 	case "ended":
 		fmt.Fprintf(&b, "The session ended: %s.\n", r.Ended)
 	}
+	if r.Restart != "" {
+		b.WriteString("Restarted (" + r.Restart + "): the same program, arguments and breakpoints, within the same time limit.\n")
+	}
 	if rt := r.RunTo; rt != nil {
 		b.WriteString(formatRunTo(rt, r.Outcome) + "\n")
 	}
