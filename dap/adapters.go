@@ -68,6 +68,9 @@ type AdapterSpec struct {
 	// StopBursts: a stop comes as one stopped event per thread that has a
 	// reason (lldb-dap), so a stop is described once the burst is over.
 	StopBursts bool
+	// DataBreakpoints: the version installed here advertises
+	// supportsDataBreakpoints (watch checks the session's own answer).
+	DataBreakpoints bool
 	// Restart: the adapter's restart request is used when it offers one
 	// (otherwise restart ends the session and launches again).
 	Restart bool
@@ -77,14 +80,15 @@ type AdapterSpec struct {
 var Adapters = []AdapterSpec{
 	{
 		ID: "delve", Language: "Go", Markers: []string{"go.mod"}, Extensions: []string{".go"},
-		Commands:       [][]string{{"dlv", "dap", "--client-addr", "{addr}"}},
-		Transport:      UnixClient,
-		Install:        "go install github.com/go-delve/delve/cmd/dlv@latest",
-		ExceptionKinds: map[string][]string{"uncaught": {"unrecovered-panic", "runtime-fatal-throw"}},
-		ExceptionNote:  "delve stops on every unrecovered panic and fatal throw (uncaught) already; Go has no filter for a recovered panic (raised) or user_unhandled",
-		ExprContext:    "repl",
-		Banners:        []string{"Type 'dlv help' for list of commands.\n"},
-		Restart:        true,
+		Commands:        [][]string{{"dlv", "dap", "--client-addr", "{addr}"}},
+		Transport:       UnixClient,
+		Install:         "go install github.com/go-delve/delve/cmd/dlv@latest",
+		ExceptionKinds:  map[string][]string{"uncaught": {"unrecovered-panic", "runtime-fatal-throw"}},
+		ExceptionNote:   "delve stops on every unrecovered panic and fatal throw (uncaught) already; Go has no filter for a recovered panic (raised) or user_unhandled",
+		ExprContext:     "repl",
+		Banners:         []string{"Type 'dlv help' for list of commands.\n"},
+		Restart:         true,
+		DataBreakpoints: true,
 	},
 	{
 		ID: "debugpy", Language: "Python", Markers: []string{"pyproject.toml", "setup.py", "requirements.txt"}, Extensions: []string{".py"},
@@ -105,11 +109,12 @@ var Adapters = []AdapterSpec{
 		Install:   "apt-get install lldb-19 (gives lldb-dap-19)",
 		// An uncaught C++ exception ends in abort(), a signal lldb stops on
 		// with no filter; cpp_throw stops at every throw, caught or not.
-		ExceptionKinds: map[string][]string{"uncaught": {"rust_panic"}, "raised": {"cpp_throw", "rust_panic"}},
-		ExceptionNote:  "lldb stops on the signal an uncaught C++ exception ends in (SIGABRT) without a filter; raised is cpp_throw (and rust_panic where lldb-dap offers it); its own filters (cpp_catch, objc_throw …) may be named too",
-		ExprContext:    "watch",
-		StopBursts:     true,
-		Restart:        true,
+		ExceptionKinds:  map[string][]string{"uncaught": {"rust_panic"}, "raised": {"cpp_throw", "rust_panic"}},
+		ExceptionNote:   "lldb stops on the signal an uncaught C++ exception ends in (SIGABRT) without a filter; raised is cpp_throw (and rust_panic where lldb-dap offers it); its own filters (cpp_catch, objc_throw …) may be named too",
+		ExprContext:     "watch",
+		StopBursts:      true,
+		Restart:         true,
+		DataBreakpoints: true,
 	},
 	{
 		ID: "dart", Language: "Dart", Markers: []string{"pubspec.yaml"}, Extensions: []string{".dart"},
@@ -195,6 +200,8 @@ type AdapterStatus struct {
 	// Exceptions are the exception kinds it has filters for.
 	Exceptions    []string `json:"exceptions,omitempty" jsonschema:"the exception kinds launch's exceptions may name for it"`
 	ExceptionNote string   `json:"exception_note,omitempty" jsonschema:"what it stops on without a filter"`
+	// Watchpoints says whether it has data breakpoints (watch).
+	Watchpoints bool `json:"watchpoints" jsonschema:"it has data breakpoints (watch)"`
 }
 
 // Adapter states.
@@ -210,7 +217,7 @@ func Statuses(ctx context.Context, g *pathguard.Guard) []AdapterStatus {
 	dirs := markerDirs(ctx, g)
 	out := make([]AdapterStatus, 0, len(Adapters))
 	for _, a := range Adapters {
-		st := AdapterStatus{ID: a.ID, Language: a.Language, Markers: a.Markers, Exceptions: a.kinds(), ExceptionNote: a.ExceptionNote}
+		st := AdapterStatus{ID: a.ID, Language: a.Language, Markers: a.Markers, Exceptions: a.kinds(), ExceptionNote: a.ExceptionNote, Watchpoints: a.DataBreakpoints}
 		for _, m := range a.Markers {
 			for _, d := range dirs[m] {
 				if !slices.Contains(st.MarkerDirs, d) {

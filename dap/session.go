@@ -100,6 +100,9 @@ type Session struct {
 	// launched and launchCmd are the launch (or attach) request sent.
 	launched  map[string]any
 	launchCmd string
+	// watches are the session's data breakpoints.
+	watches   []Watchpoint
+	nextWatch int
 	// runTo is a run_to_line waiting for its stop.
 	runTo *runTo
 	// pausing: a pause was sent and the program has not run since.

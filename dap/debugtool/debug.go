@@ -40,6 +40,8 @@ type debugParams struct {
 	All        bool              `json:"all,omitempty" jsonschema:"variables: also list what is left out as noise (debugpy's special and function variable groups, delve's unset result slots ~r0)"`
 	Name       string            `json:"name,omitempty" jsonschema:"set_variable: the variable to set"`
 	Value      string            `json:"value,omitempty" jsonschema:"set_variable: its new value, an expression in the program's language"`
+	Access     string            `json:"access,omitempty" jsonschema:"watch: write (default), read or readWrite"`
+	Unwatch    bool              `json:"unwatch,omitempty" jsonschema:"watch: remove the watchpoint on name"`
 	Expression string            `json:"expression,omitempty" jsonschema:"evaluate: the expression, in the program's language"`
 	Timeout    int               `json:"timeout_seconds,omitempty" jsonschema:"launch and resumes: how long to wait for the program to stop; evaluate: how long to wait for the value (default 10, at most 300)"`
 	// A pointer: unset and false differ for a launched program.
@@ -167,6 +169,14 @@ var actions = []action{
 		out.SetVar, out.text = res, formatSetVar(res)
 		return nil
 	}},
+	{"watch", "watch (name, reference or the top frame's locals, access; unwatch: true removes it; a data breakpoint for this session, where the adapter has them: adapters says)", func(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugParams, out *DebugResult) error {
+		res, err := sup.Watch(ctx, p.Reference, p.Name, p.Access, p.Unwatch)
+		if err != nil {
+			return err
+		}
+		out.Watch, out.text = res, formatWatch(res)
+		return nil
+	}},
 	{"output", "output (the program's output since the last call)", func(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugParams, out *DebugResult) error {
 		res, err := sup.Output(c.Budget().Reserve(500).Chars())
 		if err != nil {
@@ -228,6 +238,7 @@ type DebugResult struct {
 	Variables   *dap.VariablesResult   `json:"variables,omitempty"`
 	Eval        *dap.EvalResult        `json:"eval,omitempty"`
 	SetVar      *dap.SetVarResult      `json:"set_variable,omitempty"`
+	Watch       *dap.WatchResult       `json:"watch,omitempty"`
 	Output      *dap.OutputResult      `json:"output,omitempty"`
 	Terminated  *dap.TerminateResult   `json:"terminated,omitempty"`
 	text        string

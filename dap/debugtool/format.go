@@ -205,6 +205,11 @@ func formatAdapters(rows []dap.AdapterStatus) string {
 			state += " (" + a.Why + ")"
 		}
 		fmt.Fprintf(&b, "  %s (%s): %s\n", a.ID, a.Language, state)
+		if a.Watchpoints {
+			b.WriteString("    watchpoints (watch): yes\n")
+		} else {
+			b.WriteString("    watchpoints (watch): no, it has no data breakpoints\n")
+		}
 		if len(a.Exceptions) > 0 {
 			fmt.Fprintf(&b, "    exceptions: %s", strings.Join(a.Exceptions, ", "))
 			if a.ExceptionNote != "" {
@@ -601,4 +606,28 @@ func formatRunTo(rt *dap.RunToResult, outcome string) string {
 		return "run_to_line " + at + ": not reached — another stop came first; " + bp + "."
 	}
 	return "run_to_line " + at + ": not reached — the program ended first."
+}
+
+func formatWatch(r *dap.WatchResult) string {
+	var b strings.Builder
+	b.WriteString(sessionLine(r.Session) + "\nWatchpoints:\n")
+	for _, w := range r.Watchpoints {
+		fmt.Fprintf(&b, "  %s %s (on %s", w.ID, w.Name, w.Access)
+		if w.Description != "" && w.Description != w.Name {
+			b.WriteString("; " + w.Description)
+		}
+		b.WriteString(")")
+		if !w.Verified {
+			msg := w.Message
+			if msg == "" {
+				msg = "the adapter could not set it"
+			}
+			b.WriteString(" — not verified: " + msg)
+		}
+		b.WriteString("\n")
+	}
+	if len(r.Watchpoints) == 0 {
+		b.WriteString("  none\n")
+	}
+	return strings.TrimRight(b.String(), "\n")
 }
