@@ -80,14 +80,16 @@ type AdapterSpec struct {
 var Adapters = []AdapterSpec{
 	{
 		ID: "delve", Language: "Go", Markers: []string{"go.mod"}, Extensions: []string{".go"},
-		Commands:        [][]string{{"dlv", "dap", "--client-addr", "{addr}"}},
-		Transport:       UnixClient,
-		Install:         "go install github.com/go-delve/delve/cmd/dlv@latest",
-		ExceptionKinds:  map[string][]string{"uncaught": {"unrecovered-panic", "runtime-fatal-throw"}},
-		ExceptionNote:   "delve stops on every unrecovered panic and fatal throw (uncaught) already; Go has no filter for a recovered panic (raised) or user_unhandled",
-		ExprContext:     "repl",
-		Banners:         []string{"Type 'dlv help' for list of commands.\n"},
-		Restart:         true,
+		Commands:       [][]string{{"dlv", "dap", "--client-addr", "{addr}"}},
+		Transport:      UnixClient,
+		Install:        "go install github.com/go-delve/delve/cmd/dlv@latest",
+		ExceptionKinds: map[string][]string{"uncaught": {"unrecovered-panic", "runtime-fatal-throw"}},
+		ExceptionNote:  "delve stops on every unrecovered panic and fatal throw (uncaught) already; Go has no filter for a recovered panic (raised) or user_unhandled",
+		ExprContext:    "repl",
+		Banners:        []string{"Type 'dlv help' for list of commands.\n"},
+		// delve's restart request leaves the new program held, with no
+		// stopped event to say so: terminate and launch instead.
+		Restart:         false,
 		DataBreakpoints: true,
 	},
 	{
