@@ -669,7 +669,8 @@ func (s *Session) launch(ctx context.Context, l LaunchSpec, args map[string]any,
 			}
 		}
 	}
-	if s.bps != nil {
+	if s.bps != nil && len(s.bps.Funcs()) > 0 {
+		// None set: nothing to send (a launch's handshake stays as short).
 		if err := s.setFunctionBreakpoints(ctx); err != nil {
 			return err
 		}

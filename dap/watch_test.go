@@ -70,6 +70,33 @@ func TestWatchpoints(t *testing.T) {
 			t.Fatalf("a bad access: %v", err)
 		}
 	})
+	t.Run("delve", func(t *testing.T) {
+		root := goRoot(t, goProgram, nil)
+		s := newSupervisor(t, root, Config{})
+		ctx := testCtx(t)
+		s.SetBreakpoints(ctx, at(root, "main.go"), []LineSpec{{Line: 7}}, nil, false)
+		if _, err := s.Launch(ctx, LaunchSpec{Program: at(root, root)}, 60*time.Second); err != nil {
+			t.Fatal(err)
+		}
+		s.SetBreakpoints(ctx, at(root, "main.go"), nil, nil, true)
+		w, err := s.Watch(ctx, "", "sum", "", false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(w.Watchpoints) != 1 || !w.Watchpoints[0].Verified {
+			t.Fatalf("watch: %+v", w.Watchpoints)
+		}
+		res, err := s.Resume(ctx, "continue", 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Outcome != "stopped" || res.Frame == nil || res.Frame.File != "main.go" {
+			t.Fatalf("the write: %+v %+v %+v", res, res.Stop, res.Frame)
+		}
+		if v := localNamed(res.Locals, "sum"); v == nil || v.Value != "1" {
+			t.Fatalf("locals at the write %+v (stop %+v)", res.Locals, res.Stop)
+		}
+	})
 	t.Run("debugpy", func(t *testing.T) {
 		needAdapter(t, "debugpy")
 		root := writeTree(t, map[string]string{"app.py": pyProgram})
