@@ -53,9 +53,13 @@ type AdapterSpec struct {
 	// python that has debugpy wins).
 	Probe   []string
 	Install string
-	// Exceptions are the exception filters set at launch when the adapter
-	// offers them: a panic or an uncaught exception stops the program.
-	Exceptions []string
+	// ExceptionKinds maps the tool's exception kinds (uncaught, raised,
+	// user_unhandled) to the adapter's own filters, sent when its
+	// initialize answer offers them; a kind absent has no filter here.
+	ExceptionKinds map[string][]string
+	// ExceptionNote says what the adapter stops on without a filter, for
+	// the adapters listing and a launch's result.
+	ExceptionNote string
 	// ExprContext is the evaluate context for expressions.
 	ExprContext string
 	// Banners are console messages of the adapter's own, not the
@@ -64,38 +68,55 @@ type AdapterSpec struct {
 	// StopBursts: a stop comes as one stopped event per thread that has a
 	// reason (lldb-dap), so a stop is described once the burst is over.
 	StopBursts bool
+	// DataBreakpoints: the version installed here advertises
+	// supportsDataBreakpoints (watch checks the session's own answer).
+	DataBreakpoints bool
+	// Restart: the adapter's restart request is used when it offers one
+	// (otherwise restart ends the session and launches again).
+	Restart bool
 }
 
 // Adapters is the table of debug adapters.
 var Adapters = []AdapterSpec{
 	{
 		ID: "delve", Language: "Go", Markers: []string{"go.mod"}, Extensions: []string{".go"},
-		Commands:    [][]string{{"dlv", "dap", "--client-addr", "{addr}"}},
-		Transport:   UnixClient,
-		Install:     "go install github.com/go-delve/delve/cmd/dlv@latest",
-		Exceptions:  []string{"unrecovered-panic", "runtime-fatal-throw"},
-		ExprContext: "repl",
-		Banners:     []string{"Type 'dlv help' for list of commands.\n"},
+		Commands:       [][]string{{"dlv", "dap", "--client-addr", "{addr}"}},
+		Transport:      UnixClient,
+		Install:        "go install github.com/go-delve/delve/cmd/dlv@latest",
+		ExceptionKinds: map[string][]string{"uncaught": {"unrecovered-panic", "runtime-fatal-throw"}},
+		ExceptionNote:  "delve stops on every unrecovered panic and fatal throw (uncaught) already; Go has no filter for a recovered panic (raised) or user_unhandled",
+		ExprContext:    "repl",
+		Banners:        []string{"Type 'dlv help' for list of commands.\n"},
+		// delve's restart request leaves the new program held, with no
+		// stopped event to say so: terminate and launch instead.
+		Restart:         false,
+		DataBreakpoints: true,
 	},
 	{
 		ID: "debugpy", Language: "Python", Markers: []string{"pyproject.toml", "setup.py", "requirements.txt"}, Extensions: []string{".py"},
 		// Debian's debugpy is for /usr/bin/python3, which may not be the
 		// python3 first on PATH.
-		Commands:    [][]string{{"python3", "-m", "debugpy.adapter"}, {"/usr/bin/python3", "-m", "debugpy.adapter"}},
-		Transport:   Stdio,
-		Probe:       []string{"-c", "import debugpy"},
-		Install:     "apt-get install python3-debugpy (or pip install debugpy)",
-		Exceptions:  []string{"uncaught"},
-		ExprContext: "repl",
+		Commands:       [][]string{{"python3", "-m", "debugpy.adapter"}, {"/usr/bin/python3", "-m", "debugpy.adapter"}},
+		Transport:      Stdio,
+		Probe:          []string{"-c", "import debugpy"},
+		Install:        "apt-get install python3-debugpy (or pip install debugpy)",
+		ExceptionKinds: map[string][]string{"uncaught": {"uncaught"}, "raised": {"raised"}, "user_unhandled": {"userUnhandled"}},
+		ExceptionNote:  "a launch of -m pytest or -m unittest also stops on user_unhandled by default: the runner catches every test's exception, so a failing assert would never count as uncaught",
+		ExprContext:    "repl",
 	},
 	{
 		ID: "lldb", Language: "C, C++, Rust", Markers: []string{"Cargo.toml", "CMakeLists.txt", "Makefile", "compile_commands.json"},
-		Commands:    [][]string{{"lldb-dap"}, {"lldb-dap-19"}, {"lldb-dap-18"}, {"lldb-vscode"}},
-		Transport:   Stdio,
-		Install:     "apt-get install lldb-19 (gives lldb-dap-19)",
-		Exceptions:  []string{"cpp_throw"},
-		ExprContext: "watch",
-		StopBursts:  true,
+		Commands:  [][]string{{"lldb-dap"}, {"lldb-dap-19"}, {"lldb-dap-18"}, {"lldb-vscode"}},
+		Transport: Stdio,
+		Install:   "apt-get install lldb-19 (gives lldb-dap-19)",
+		// An uncaught C++ exception ends in abort(), a signal lldb stops on
+		// with no filter; cpp_throw stops at every throw, caught or not.
+		ExceptionKinds:  map[string][]string{"uncaught": {"rust_panic"}, "raised": {"cpp_throw", "rust_panic"}},
+		ExceptionNote:   "lldb stops on the signal an uncaught C++ exception ends in (SIGABRT) without a filter; raised is cpp_throw (and rust_panic where lldb-dap offers it); its own filters (cpp_catch, objc_throw …) may be named too",
+		ExprContext:     "watch",
+		StopBursts:      true,
+		Restart:         true,
+		DataBreakpoints: true,
 	},
 	{
 		ID: "dart", Language: "Dart", Markers: []string{"pubspec.yaml"}, Extensions: []string{".dart"},
@@ -178,6 +199,11 @@ type AdapterStatus struct {
 	// InterpreterProblem says why that Python cannot run debugpy's side
 	// of a launch (a launch would fail), "" when it can.
 	InterpreterProblem string `json:"interpreter_problem,omitempty" jsonschema:"debugpy: why that Python cannot run a launched program under debugpy"`
+	// Exceptions are the exception kinds it has filters for.
+	Exceptions    []string `json:"exceptions,omitempty" jsonschema:"the exception kinds launch's exceptions may name for it"`
+	ExceptionNote string   `json:"exception_note,omitempty" jsonschema:"what it stops on without a filter"`
+	// Watchpoints says whether it has data breakpoints (watch).
+	Watchpoints bool `json:"watchpoints" jsonschema:"it has data breakpoints (watch)"`
 }
 
 // Adapter states.
@@ -193,7 +219,7 @@ func Statuses(ctx context.Context, g *pathguard.Guard) []AdapterStatus {
 	dirs := markerDirs(ctx, g)
 	out := make([]AdapterStatus, 0, len(Adapters))
 	for _, a := range Adapters {
-		st := AdapterStatus{ID: a.ID, Language: a.Language, Markers: a.Markers}
+		st := AdapterStatus{ID: a.ID, Language: a.Language, Markers: a.Markers, Exceptions: a.kinds(), ExceptionNote: a.ExceptionNote, Watchpoints: a.DataBreakpoints}
 		for _, m := range a.Markers {
 			for _, d := range dirs[m] {
 				if !slices.Contains(st.MarkerDirs, d) {

@@ -29,6 +29,7 @@ type Breakpoint struct {
 	// therefore not sent.
 	Unsupported string `json:"unsupported,omitempty"`
 	adapterID   int
+	temp        bool // run_to_line's one-shot breakpoint, not listed
 }
 
 // Breakpoints is the set kept for a run.
@@ -36,6 +37,7 @@ type Breakpoints struct {
 	mu     sync.Mutex
 	next   int
 	byFile map[string][]*Breakpoint
+	funcs  []*FuncBreakpoint
 }
 
 // NewBreakpoints makes an empty set.
@@ -88,6 +90,7 @@ func (b *Breakpoints) Set(file string, lines []LineSpec, remove []int, clear boo
 	for _, l := range lines {
 		bp := byLine[l.Line]
 		bp.Condition, bp.HitCondition, bp.LogMessage = l.Condition, l.HitCondition, l.LogMessage
+		bp.temp = false // asked for: yours now, kept
 	}
 	if len(byLine) == 0 {
 		delete(b.byFile, file)
@@ -126,7 +129,9 @@ func (b *Breakpoints) All() []Breakpoint {
 	var out []Breakpoint
 	for _, f := range sortedFiles(b.byFile) {
 		for _, bp := range b.byFile[f] {
-			out = append(out, *bp)
+			if !bp.temp {
+				out = append(out, *bp)
+			}
 		}
 	}
 	return out
@@ -176,6 +181,14 @@ func (b *Breakpoints) update(g godap.Breakpoint) {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	for _, f := range b.funcs {
+		if f.adapterID == g.Id {
+			f.Verified, f.Message = g.Verified, g.Message
+			if g.Line > 0 && f.File != "" {
+				f.Line = g.Line
+			}
+		}
+	}
 	for _, list := range b.byFile {
 		for _, bp := range list {
 			if bp.adapterID == g.Id {
@@ -225,7 +238,25 @@ func (b *Breakpoints) resetHits() {
 			bp.Hits, bp.adapterID = 0, 0
 		}
 	}
+	for _, f := range b.funcs {
+		f.Hits, f.adapterID = 0, 0
+	}
 }
 
 // cleanFile turns a path into the slash form the set is keyed by.
 func cleanFile(rel string) string { return path.Clean(strings.ReplaceAll(rel, "\\", "/")) }
+
+// resetCounts zeroes the hits (a restart in the same adapter keeps its
+// ids).
+func (b *Breakpoints) resetCounts() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, list := range b.byFile {
+		for _, bp := range list {
+			bp.Hits = 0
+		}
+	}
+	for _, f := range b.funcs {
+		f.Hits = 0
+	}
+}

@@ -35,7 +35,7 @@ func writeTree(t *testing.T, files map[string]string) string {
 	return real
 }
 
-func newSupervisor(t *testing.T, root string, cfg Config) *Supervisor {
+func newSupervisor(t testing.TB, root string, cfg Config) *Supervisor {
 	t.Helper()
 	g, err := pathguard.New(root)
 	if err != nil {
@@ -46,7 +46,7 @@ func newSupervisor(t *testing.T, root string, cfg Config) *Supervisor {
 	return s
 }
 
-func testCtx(t *testing.T) context.Context {
+func testCtx(t testing.TB) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	t.Cleanup(cancel)
 	return ctx

@@ -85,6 +85,21 @@ type StopResult struct {
 	StartMS    int64  `json:"start_ms,omitempty" jsonschema:"time from configured to running, without the build"`
 	Note       string `json:"note,omitempty"`
 	Ended      string `json:"ended,omitempty" jsonschema:"why the session ended, when it did"`
+	// Restart says how a restart was done: RestartRequest or
+	// RestartRelaunch.
+	Restart string `json:"restart,omitempty" jsonschema:"restart: the adapter's restart request, or terminate and launch"`
+	// RunTo says how a run_to_line ended, on the result that ends it.
+	RunTo *RunToResult `json:"run_to,omitempty" jsonschema:"run_to_line: whether the line was reached, or another stop came first"`
+	// Exceptions, on a launch or attach, is what the program stops on.
+	Exceptions *ExceptionsSet `json:"exceptions,omitempty" jsonschema:"launch and attach: the exceptions the program stops on"`
+}
+
+// ExceptionsSet is what a session stops on: the kinds and names asked for
+// and the adapter's filters they were sent as.
+type ExceptionsSet struct {
+	Kinds   []string `json:"kinds" jsonschema:"the exception kinds (uncaught, raised, user_unhandled) or filter names asked for"`
+	Filters []string `json:"filters" jsonschema:"the adapter's exception filters sent for them"`
+	Note    string   `json:"note,omitempty" jsonschema:"what the adapter stops on without a filter"`
 }
 
 // StackResult is a thread's stack.
@@ -159,17 +174,19 @@ type OutputResult struct {
 
 // BreakpointsResult is the run's breakpoints after a change.
 type BreakpointsResult struct {
-	Session     *SessionInfo `json:"session,omitempty"`
-	Breakpoints []Breakpoint `json:"breakpoints"`
-	Pending     bool         `json:"pending,omitempty" jsonschema:"no session runs: they are sent at the next launch"`
+	Session     *SessionInfo     `json:"session,omitempty"`
+	Breakpoints []Breakpoint     `json:"breakpoints"`
+	Functions   []FuncBreakpoint `json:"functions,omitempty" jsonschema:"the function breakpoints"`
+	Pending     bool             `json:"pending,omitempty" jsonschema:"no session runs: they are sent at the next launch"`
 }
 
 // StatusResult says whether a session lives and where it stands.
 type StatusResult struct {
-	Session     *SessionInfo `json:"session,omitempty"`
-	LastStop    *Stop        `json:"last_stop,omitempty"`
-	Breakpoints []Breakpoint `json:"breakpoints,omitempty"`
-	Previous    string       `json:"previous,omitempty" jsonschema:"how the previous session ended"`
+	Session     *SessionInfo     `json:"session,omitempty"`
+	LastStop    *Stop            `json:"last_stop,omitempty"`
+	Breakpoints []Breakpoint     `json:"breakpoints,omitempty"`
+	Functions   []FuncBreakpoint `json:"functions,omitempty"`
+	Previous    string           `json:"previous,omitempty" jsonschema:"how the previous session ended"`
 }
 
 // TerminateResult says what terminate did, and what became of the

@@ -40,6 +40,10 @@ type LaunchSpec struct {
 	// Python, when set, is the interpreter debugpy runs the program with;
 	// by default the checkout's own (internal/pyenv), else the adapter's.
 	Python string
+	// Exceptions are the exception kinds (uncaught, raised,
+	// user_unhandled) or the adapter's own filter names to stop on; nil
+	// is the default (defaultExceptions), empty stops on none.
+	Exceptions []string
 	// Attach: connect to a running program instead (debugpy: Port or
 	// PID; delve and lldb: PID).
 	Attach bool
@@ -58,16 +62,19 @@ type Session struct {
 	BuildTime time.Duration // delve builds inside launch
 	StartTime time.Duration // launch to configured, less the build
 
-	root      string
-	guard     *pathguard.Guard // confines every path the adapter sends back
-	abs       string           // the program's absolute path, for staleness
-	attach    bool
-	p         *proc.Process // the adapter; nil for one we dialled
-	tmp       string        // the session's folder: delve's build, the socket
-	client    *Client
-	caps      capabilities
-	endOnce   sync.Once
-	stopTimer func() bool
+	root   string
+	guard  *pathguard.Guard // confines every path the adapter sends back
+	abs    string           // the program's absolute path, for staleness
+	attach bool
+	p      *proc.Process // the adapter; nil for one we dialled
+	tmp    string        // the session's folder: delve's build, the socket
+	client *Client
+	caps   capabilities
+	// exceptions are the kinds and filter names asked for; filters what
+	// was sent for them.
+	exceptions, filters []string
+	endOnce             sync.Once
+	stopTimer           func() bool
 	// quiet: the adapter let a request run out its bound, so the teardown
 	// does not wait on it for a disconnect answer.
 	quiet atomic.Bool
@@ -90,6 +97,14 @@ type Session struct {
 	// lastStopped is when the last stopped event came, for adapters whose
 	// stops come in bursts.
 	lastStopped time.Time
+	// launched and launchCmd are the launch (or attach) request sent.
+	launched  map[string]any
+	launchCmd string
+	// watches are the session's data breakpoints.
+	watches   []Watchpoint
+	nextWatch int
+	// runTo is a run_to_line waiting for its stop.
+	runTo *runTo
 	// pausing: a pause was sent and the program has not run since.
 	pausing bool
 	// evalExpr is an evaluate that ran out of time and still runs, since
@@ -105,6 +120,11 @@ type capabilities struct {
 	SupportsLogPoints                 bool                               `json:"supportsLogPoints"`
 	SupportsExceptionInfoRequest      bool                               `json:"supportsExceptionInfoRequest"`
 	SupportsTerminateRequest          bool                               `json:"supportsTerminateRequest"`
+	SupportsFunctionBreakpoints       bool                               `json:"supportsFunctionBreakpoints"`
+	SupportsSetVariable               bool                               `json:"supportsSetVariable"`
+	SupportsSetExpression             bool                               `json:"supportsSetExpression"`
+	SupportsRestartRequest            bool                               `json:"supportsRestartRequest"`
+	SupportsDataBreakpoints           bool                               `json:"supportsDataBreakpoints"`
 	ExceptionBreakpointFilters        []godap.ExceptionBreakpointsFilter `json:"exceptionBreakpointFilters"`
 }
 
@@ -489,6 +509,9 @@ func (s *Session) event(e Event) {
 			// A group of the program's own, ours to end; never one of a
 			// program we attached to.
 			if pg, err := syscall.Getpgid(b.SystemProcessId); err == nil && pg != syscall.Getpgrp() && pg > 1 {
+				if s.pgid > 0 && s.pgid != pg {
+					proc.Untrack(s.pgid) // the program before an adapter's restart
+				}
 				s.pgid = pg
 				proc.Track(pg) // killed even if this process dies first
 			}
@@ -646,6 +669,12 @@ func (s *Session) launch(ctx context.Context, l LaunchSpec, args map[string]any,
 			}
 		}
 	}
+	if s.bps != nil && len(s.bps.Funcs()) > 0 {
+		// None set: nothing to send (a launch's handshake stays as short).
+		if err := s.setFunctionBreakpoints(ctx); err != nil {
+			return err
+		}
+	}
 	if err := s.setExceptions(ctx); err != nil {
 		return err
 	}
@@ -686,20 +715,22 @@ func (s *Session) launchError(command string, err error) error {
 	return fmt.Errorf("%s: %v%s", command, err, s.stderrNote())
 }
 
+// setExceptions sends the exception filters the session's kinds and
+// names resolve to, against the filters the adapter offers.
 func (s *Session) setExceptions(ctx context.Context) error {
-	var filters []string
+	offered := make([]string, 0, len(s.caps.ExceptionBreakpointFilters))
 	for _, f := range s.caps.ExceptionBreakpointFilters {
-		for _, want := range s.Spec.Exceptions {
-			if f.Filter == want {
-				filters = append(filters, want)
-			}
-		}
+		offered = append(offered, f.Filter)
 	}
-	if len(s.caps.ExceptionBreakpointFilters) == 0 {
+	filters, err := resolveExceptions(s.Spec, offered, s.exceptions)
+	if err != nil {
+		return err
+	}
+	s.filters = filters
+	if len(offered) == 0 || (len(filters) == 0 && s.Spec.ID == "lldb") {
+		// lldb-dap 19 given no filters leaves a launched program held in
+		// the dynamic loader's rendezvous (a pause finds it there).
 		return nil
-	}
-	if filters == nil {
-		filters = []string{}
 	}
 	return s.client.Call(ctx, "setExceptionBreakpoints", map[string]any{"filters": filters}, nil)
 }

@@ -48,6 +48,14 @@ type Supervisor struct {
 	mu     sync.Mutex
 	sess   *Session
 	closed bool
+	last   LaunchSpec // the last launch that started, for restart
+}
+
+func (s *Supervisor) ttl() time.Duration {
+	if s.cfg.TTL > 0 {
+		return s.cfg.TTL
+	}
+	return DefaultTTL
 }
 
 // NewSupervisor makes a supervisor over the run's root; it starts nothing.
@@ -123,6 +131,12 @@ func (sess *Session) infoLocked() SessionInfo {
 // waits (bounded) for the first stop. A second launch while one lives is
 // refused.
 func (s *Supervisor) Launch(ctx context.Context, l LaunchSpec, wait time.Duration) (*StopResult, error) {
+	return s.launch(ctx, l, wait, time.Time{})
+}
+
+// launch is Launch; a deadline that is not zero is the session's (a
+// restart keeps the time limit of the session it replaces).
+func (s *Supervisor) launch(ctx context.Context, l LaunchSpec, wait time.Duration, deadline time.Time) (*StopResult, error) {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -164,6 +178,12 @@ func (s *Supervisor) Launch(ctx context.Context, l LaunchSpec, wait time.Duratio
 	if err != nil {
 		return nil, err
 	}
+	if l.Exceptions == nil {
+		l.Exceptions = defaultExceptions(spec, l)
+	}
+	if err := checkExceptions(spec, l.Exceptions); err != nil {
+		return nil, err
+	}
 	if spec.ID == "debugpy" && l.Attach && l.PID > 0 && l.Port <= 0 {
 		if _, err := exec.LookPath("gdb"); err != nil {
 			return nil, fmt.Errorf("debugpy attaches to a running Python program by pid with gdb, which is not installed here (apt-get install gdb); or have the program call debugpy.listen and attach with port")
@@ -185,8 +205,14 @@ func (s *Supervisor) Launch(ctx context.Context, l LaunchSpec, wait time.Duratio
 	if err != nil {
 		return nil, err
 	}
+	s.bps.dropTemps()
 	s.bps.resetHits()
 	opts := Options{TTL: s.cfg.TTL, Guard: s.g, Breakpoints: s.bps, StartTimeout: s.cfg.StartTimeout}
+	if !deadline.IsZero() {
+		if opts.TTL = time.Until(deadline); opts.TTL <= 0 {
+			return nil, badArg("the session's time limit has passed; launch starts a new one")
+		}
+	}
 	if l.Attach && spec.ID == "debugpy" && l.Port > 0 {
 		// The program's debugpy.listen runs its own adapter on the port.
 		opts.Dial = fmt.Sprintf("127.0.0.1:%d", l.Port)
@@ -198,6 +224,7 @@ func (s *Supervisor) Launch(ctx context.Context, l LaunchSpec, wait time.Duratio
 	sess.Program = describeProgram(s.g, l)
 	sess.abs = program
 	sess.attach = l.Attach
+	sess.exceptions = l.Exceptions
 	if l.Attach && l.PID > 0 {
 		sess.pid = l.PID
 	}
@@ -220,23 +247,37 @@ func (s *Supervisor) Launch(ctx context.Context, l LaunchSpec, wait time.Duratio
 	if _, ok := args["output"]; ok {
 		args["output"] = filepath.Join(sess.tmp, "__debug_bin") // removed with the session
 	}
+	if !deadline.IsZero() {
+		sess.Deadline = deadline
+	}
 	ttl := sess.Deadline.Sub(sess.Started)
+	limit := ttl
+	if !deadline.IsZero() {
+		limit = s.ttl() // the limit the first session of a restart had
+	}
 	expire := time.AfterFunc(ttl, func() {
 		if sess.attach {
-			sess.end(fmt.Sprintf("it reached its time limit of %s, so the debugger detached from the program and the adapter was stopped", ttl))
+			sess.end(fmt.Sprintf("it reached its time limit of %s, so the debugger detached from the program and the adapter was stopped", limit))
 			return
 		}
-		sess.end(fmt.Sprintf("it reached its time limit of %s, so the adapter and the program were stopped", ttl))
+		sess.end(fmt.Sprintf("it reached its time limit of %s, so the adapter and the program were stopped", limit))
 	})
 	sess.stopTimer = expire.Stop
 	if err := sess.launch(ctx, l, args, command, s.cfg.LaunchTimeout); err != nil {
 		sess.end("its launch failed")
 		return nil, err
 	}
+	sess.mu.Lock()
+	sess.launched, sess.launchCmd = args, command
+	sess.mu.Unlock()
+	s.mu.Lock()
+	s.last = l
+	s.mu.Unlock()
 	res, err := s.waitStop(ctx, sess, 0, s.waitFor(wait))
 	if res != nil {
 		res.BuildMS = sess.BuildTime.Milliseconds()
 		res.StartMS = sess.StartTime.Milliseconds()
+		res.Exceptions = &ExceptionsSet{Kinds: l.Exceptions, Filters: sess.filters, Note: spec.ExceptionNote}
 	}
 	return res, err
 }
@@ -391,6 +432,38 @@ func (s *Supervisor) SetBreakpoints(ctx context.Context, at pathguard.Path, line
 	return res, nil
 }
 
+// SetFunctionBreakpoints changes the function breakpoints (names added
+// or updated with the condition and hit condition, remove dropped, clear
+// drops all) and, with a session, sends the whole list.
+func (s *Supervisor) SetFunctionBreakpoints(ctx context.Context, names []string, cond, hitCond string, remove []string, clear bool) (*BreakpointsResult, error) {
+	for _, n := range append(slices.Clone(names), remove...) {
+		if strings.TrimSpace(n) == "" {
+			return nil, badArg("a function name is empty; name functions as the adapter does: pkg.Func or (*T).Method (delve), module.func (debugpy), main (lldb)")
+		}
+	}
+	old := s.bps.Funcs()
+	if err := s.bps.SetFuncs(names, cond, hitCond, remove, clear); err != nil {
+		return nil, err
+	}
+	res := &BreakpointsResult{}
+	s.mu.Lock()
+	sess := s.sess
+	s.mu.Unlock()
+	if sess != nil && sess.Ended() == "" {
+		if err := sess.setFunctionBreakpoints(ctx); err != nil {
+			s.bps.restoreFuncs(old)
+			return nil, err
+		}
+		info := sess.Info()
+		res.Session = &info
+	} else {
+		res.Pending = true
+	}
+	res.Breakpoints = s.bps.All()
+	res.Functions = s.bps.Funcs()
+	return res, nil
+}
+
 // Resume continues, steps or pauses and waits (bounded) for the next stop.
 // A stop that happened since the last call is reported first, without
 // resuming.
@@ -523,6 +596,7 @@ func (s *Supervisor) endResult(sess *Session) *StopResult {
 			res.NeverHit = append(res.NeverHit, b)
 		}
 	}
+	res.RunTo = s.settleRunTo(context.Background(), sess, nil, nil)
 	res.Output, res.OutputMore = sess.recentOutput()
 	return res
 }
@@ -572,6 +646,7 @@ func (s *Supervisor) stopResult(ctx context.Context, sess *Session, st *Stop) (*
 		res.Frame = &f
 		if first := s.firstReport(sess, st); first {
 			st.Breakpoints = s.bps.hit(st.adapterBPs, f.File, f.Line)
+			st.Breakpoints = append(st.Breakpoints, s.bps.hitFunc(st.adapterBPs, st.Reason, frames[0].Name)...)
 		}
 		if st.Reason == "breakpoint" && len(st.Breakpoints) == 0 && frames[0].Line > 0 {
 			st.Breakpoints = s.bps.idsAt(frames[0].File, frames[0].Line)
@@ -591,6 +666,11 @@ func (s *Supervisor) stopResult(ctx context.Context, sess *Session, st *Stop) (*
 	if res.Exception == "" && st.Text != "" && (st.Reason == "exception" || st.Reason == "panic") {
 		res.Exception = st.Text
 	}
+	var top *Frame
+	if len(frames) > 0 {
+		top = &frames[0]
+	}
+	res.RunTo = s.settleRunTo(ctx, sess, st, top)
 	res.Output, res.OutputMore = sess.recentOutput()
 	return res, nil
 }
@@ -1037,7 +1117,7 @@ func (s *Supervisor) Status() *StatusResult {
 	s.mu.Lock()
 	sess := s.sess
 	s.mu.Unlock()
-	res := &StatusResult{Breakpoints: s.bps.All()}
+	res := &StatusResult{Breakpoints: s.bps.All(), Functions: s.bps.Funcs()}
 	if sess == nil {
 		return res
 	}

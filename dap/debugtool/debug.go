@@ -22,11 +22,15 @@ type debugParams struct {
 	Cwd        string            `json:"cwd,omitempty" jsonschema:"launch: working folder, relative to the root (default the root)"`
 	Env        map[string]string `json:"env,omitempty" jsonschema:"launch: extra environment variables"`
 	Test       string            `json:"test,omitempty" jsonschema:"launch (Go): debug the package's tests matching this -test.run pattern"`
+	Exceptions []string          `json:"exceptions,omitempty" jsonschema:"launch and attach: exceptions to stop on: uncaught (the default), raised, user_unhandled (raised in your code, caught by a library: pytest's failing assert; the default for -m pytest), or the adapter's own filter names (lldb: cpp_catch); [] stops on none; adapters lists what each has"`
 	Port       int               `json:"port,omitempty" jsonschema:"attach (debugpy): the port the program called debugpy.listen on"`
 	PID        int               `json:"pid,omitempty" jsonschema:"attach: the process id of a running program (Go: delve, Python: debugpy, other native code: lldb)"`
 	File       string            `json:"file,omitempty" jsonschema:"breakpoints: the file, relative to the root"`
+	Line       int               `json:"line,omitempty" jsonschema:"run_to_line: the 1-based line to run to, in file"`
 	Lines      []int             `json:"lines,omitempty" jsonschema:"breakpoints: 1-based lines to break at (added to the file's others); an empty list clears the file"`
 	Remove     []int             `json:"remove,omitempty" jsonschema:"breakpoints: lines whose breakpoints to remove"`
+	Functions  []string          `json:"functions,omitempty" jsonschema:"breakpoints: functions to break at, by name: pkg.Func or (*T).Method (delve), module.func (debugpy), main (lldb); with condition and hit_condition; an empty list clears them"`
+	RemoveFns  []string          `json:"remove_functions,omitempty" jsonschema:"breakpoints: functions whose breakpoints to remove"`
 	Condition  string            `json:"condition,omitempty" jsonschema:"breakpoints: stop only when this expression is true"`
 	HitCond    string            `json:"hit_condition,omitempty" jsonschema:"breakpoints: stop only on these hits, such as >= 3"`
 	LogMessage string            `json:"log_message,omitempty" jsonschema:"breakpoints: a logpoint: print this (with {expressions}) instead of stopping"`
@@ -34,6 +38,10 @@ type debugParams struct {
 	FrameID    string            `json:"frame_id,omitempty" jsonschema:"scopes and evaluate: a frame id from this stop, such as 1000@3"`
 	Reference  string            `json:"reference,omitempty" jsonschema:"variables: a reference from this stop, such as 1001@3"`
 	All        bool              `json:"all,omitempty" jsonschema:"variables: also list what is left out as noise (debugpy's special and function variable groups, delve's unset result slots ~r0)"`
+	Name       string            `json:"name,omitempty" jsonschema:"set_variable: the variable to set"`
+	Value      string            `json:"value,omitempty" jsonschema:"set_variable: its new value, an expression in the program's language"`
+	Access     string            `json:"access,omitempty" jsonschema:"watch: write (default), read or readWrite"`
+	Unwatch    bool              `json:"unwatch,omitempty" jsonschema:"watch: remove the watchpoint on name"`
 	Expression string            `json:"expression,omitempty" jsonschema:"evaluate: the expression, in the program's language"`
 	Timeout    int               `json:"timeout_seconds,omitempty" jsonschema:"launch and resumes: how long to wait for the program to stop; evaluate: how long to wait for the value (default 10, at most 300)"`
 	// A pointer: unset and false differ for a launched program.
@@ -70,14 +78,40 @@ var actions = []action{
 		out.text = formatStatus(out.Status)
 		return nil
 	}},
-	{"breakpoints", "breakpoints (file, lines[], remove[], condition, hit_condition, log_message; kept per file, may be set before launch)", setBreakpoints},
-	{"launch", "launch (program or module, args[], cwd, env, test; stops at your breakpoints)", launch},
+	{"breakpoints", "breakpoints (file, lines[], remove[], condition, hit_condition, log_message; or functions[], remove_functions[] by name; kept across sessions, may be set before launch)", setBreakpoints},
+	{"launch", "launch (program or module, args[], cwd, env, test, exceptions[]; stops at your breakpoints and on uncaught exceptions)", launch},
 	{"attach", "attach (port: a Python program that called debugpy.listen; pid: a running Go, Python or native program; the adapter follows from which)", launch},
 	{"continue", "continue", resume("continue")},
 	{"pause", "pause", resume("pause")},
 	{"step_over", "step_over", resume("step_over")},
 	{"step_in", "step_in", resume("step_in")},
 	{"step_out", "step_out (thread_id optional; resumes wait up to timeout_seconds for the next stop)", resume("step_out")},
+	{"run_to_line", "run_to_line (file, line: a one-shot breakpoint there, then continue; it is removed when hit or when another stop comes first, and the result says which)", func(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugParams, out *DebugResult) error {
+		if p.File == "" || p.Line <= 0 {
+			return errors.New("run_to_line needs file (relative to the root) and line (1-based)")
+		}
+		at, err := c.Location(p.File)
+		if err != nil {
+			return err
+		}
+		if info, err := c.Run.Guard().Stat(at.Abs()); err != nil || info.IsDir() {
+			return fmt.Errorf("%s is not a file here (paths are relative to the root)", at.Rel())
+		}
+		res, err := sup.RunToLine(ctx, at, p.Line, seconds(p.Timeout))
+		if err != nil {
+			return err
+		}
+		out.Stop, out.text = res, formatStop(res)
+		return nil
+	}},
+	{"restart", "restart (the same program, args and breakpoints again, within the session's time limit: the adapter's restart where it has one, else terminate and launch)", func(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugParams, out *DebugResult) error {
+		res, err := sup.Restart(ctx, seconds(p.Timeout))
+		if err != nil {
+			return err
+		}
+		out.Stop, out.text = res, formatStop(res)
+		return nil
+	}},
 	{"threads", "threads (goroutines grouped by where they are)", func(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugParams, out *DebugResult) error {
 		res, err := sup.Threads(ctx)
 		if err != nil {
@@ -125,6 +159,22 @@ var actions = []action{
 			return err
 		}
 		out.Eval, out.text = res, formatEval(res)
+		return nil
+	}},
+	{"set_variable", "set_variable (name, value; reference: the container from this stop, or frame_id: its locals, default the top frame's; shows the value read back)", func(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugParams, out *DebugResult) error {
+		res, err := sup.SetVariable(ctx, p.Reference, p.FrameID, p.Name, p.Value)
+		if err != nil {
+			return err
+		}
+		out.SetVar, out.text = res, formatSetVar(res)
+		return nil
+	}},
+	{"watch", "watch (name, reference or the top frame's locals, access; unwatch: true removes it; a data breakpoint for this session, where the adapter has them: adapters says)", func(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugParams, out *DebugResult) error {
+		res, err := sup.Watch(ctx, p.Reference, p.Name, p.Access, p.Unwatch)
+		if err != nil {
+			return err
+		}
+		out.Watch, out.text = res, formatWatch(res)
 		return nil
 	}},
 	{"output", "output (the program's output since the last call)", func(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugParams, out *DebugResult) error {
@@ -187,6 +237,8 @@ type DebugResult struct {
 	Scopes      *dap.ScopesResult      `json:"scopes,omitempty"`
 	Variables   *dap.VariablesResult   `json:"variables,omitempty"`
 	Eval        *dap.EvalResult        `json:"eval,omitempty"`
+	SetVar      *dap.SetVarResult      `json:"set_variable,omitempty"`
+	Watch       *dap.WatchResult       `json:"watch,omitempty"`
 	Output      *dap.OutputResult      `json:"output,omitempty"`
 	Terminated  *dap.TerminateResult   `json:"terminated,omitempty"`
 	text        string
@@ -223,8 +275,20 @@ func seconds(n int) time.Duration {
 }
 
 func setBreakpoints(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugParams, out *DebugResult) error {
+	if p.Functions != nil || p.RemoveFns != nil {
+		if p.File != "" || p.Lines != nil || p.Remove != nil || p.LogMessage != "" {
+			return errors.New("breakpoints takes functions (and remove_functions) or file and lines, not both in one call; a function breakpoint has no log_message")
+		}
+		clear := p.Functions != nil && len(p.Functions) == 0 && len(p.RemoveFns) == 0
+		res, err := sup.SetFunctionBreakpoints(ctx, p.Functions, p.Condition, p.HitCond, p.RemoveFns, clear)
+		if err != nil {
+			return err
+		}
+		out.Breakpoints, out.text = res, formatBreakpoints(res)
+		return nil
+	}
 	if p.File == "" {
-		return errors.New("breakpoints needs file (relative to the root) and lines; lines: [] clears the file")
+		return errors.New("breakpoints needs file (relative to the root) and lines, or functions; lines: [] clears the file")
 	}
 	at, err := c.Location(p.File)
 	if err != nil {
@@ -253,7 +317,7 @@ func setBreakpoints(ctx context.Context, c *registry.Call, sup *dap.Supervisor, 
 
 func launch(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugParams, out *DebugResult) error {
 	l := dap.LaunchSpec{Adapter: p.Adapter, Module: p.Module, Args: p.Args, Env: p.Env, Test: p.Test,
-		Attach: p.Operation == "attach", Port: p.Port, PID: p.PID}
+		Attach: p.Operation == "attach", Port: p.Port, PID: p.PID, Exceptions: p.Exceptions}
 	if !l.Attach && p.Program == "" && p.Module == "" {
 		return errors.New("launch needs program (relative to the root) or module (Python)")
 	}

@@ -131,8 +131,8 @@ func formatStop(r *dap.StopResult) string {
 		if len(st.Breakpoints) > 0 {
 			why += " " + strings.Join(st.Breakpoints, ", ")
 		}
-		if st.Description != "" && st.Description != st.Reason && !strings.EqualFold(st.Description, st.Reason) {
-			why += ": " + st.Description
+		if d, _, _ := strings.Cut(st.Description, "\n"); d != "" && d != st.Reason && !strings.EqualFold(d, st.Reason) {
+			why += ": " + d // debugpy's may hold the message's lines, shown below
 		}
 		fmt.Fprintf(&b, "Stopped at %s (%s; stop %d, thread %d).\n", where(r.Frame), why, st.N, st.ThreadID)
 		if r.Exception != "" {
@@ -157,8 +157,17 @@ func formatStop(r *dap.StopResult) string {
 	case "ended":
 		fmt.Fprintf(&b, "The session ended: %s.\n", r.Ended)
 	}
+	if r.Restart != "" {
+		b.WriteString("Restarted (" + r.Restart + "): the same program, arguments and breakpoints, within the same time limit.\n")
+	}
+	if rt := r.RunTo; rt != nil {
+		b.WriteString(formatRunTo(rt, r.Outcome) + "\n")
+	}
 	if len(r.NeverHit) > 0 {
 		b.WriteString("Breakpoints verified but never hit: " + neverHit(r.NeverHit) + "\n")
+	}
+	if e := r.Exceptions; e != nil {
+		b.WriteString(formatExceptions(r.Session.Adapter, e) + "\n")
 	}
 	if r.BuildMS > 0 {
 		fmt.Fprintf(&b, "Built in %s, started in %s.\n", time.Duration(r.BuildMS)*time.Millisecond, time.Duration(r.StartMS)*time.Millisecond)
@@ -196,6 +205,18 @@ func formatAdapters(rows []dap.AdapterStatus) string {
 			state += " (" + a.Why + ")"
 		}
 		fmt.Fprintf(&b, "  %s (%s): %s\n", a.ID, a.Language, state)
+		if a.Watchpoints {
+			b.WriteString("    watchpoints (watch): yes\n")
+		} else {
+			b.WriteString("    watchpoints (watch): no, it has no data breakpoints\n")
+		}
+		if len(a.Exceptions) > 0 {
+			fmt.Fprintf(&b, "    exceptions: %s", strings.Join(a.Exceptions, ", "))
+			if a.ExceptionNote != "" {
+				b.WriteString(" — " + a.ExceptionNote)
+			}
+			b.WriteString("\n")
+		}
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
@@ -267,10 +288,49 @@ func formatBreakpoints(r *dap.BreakpointsResult) string {
 		}
 		b.WriteString(line + "\n")
 	}
-	if len(r.Breakpoints) == 0 {
+	for _, f := range r.Functions {
+		line := formatFunc(f)
+		switch {
+		case r.Pending:
+			line += " — sent at the next launch"
+		case !f.Verified:
+			msg := f.Message
+			if msg == "" {
+				msg = "the adapter could not place it"
+			}
+			line += " — not verified: " + msg
+		}
+		b.WriteString(line + "\n")
+	}
+	if len(r.Breakpoints) == 0 && len(r.Functions) == 0 {
 		b.WriteString("  none\n")
 	}
 	return strings.TrimRight(b.String(), "\n")
+}
+
+// formatFunc is one function breakpoint's line.
+func formatFunc(f dap.FuncBreakpoint) string {
+	s := fmt.Sprintf("  %s function %s", f.ID, f.Name)
+	var notes []string
+	if f.File != "" {
+		notes = append(notes, fmt.Sprintf("at %s:%d", f.File, f.Line))
+	}
+	if f.Condition != "" {
+		notes = append(notes, "if "+f.Condition)
+	}
+	if f.HitCondition != "" {
+		notes = append(notes, "hits "+f.HitCondition)
+	}
+	if f.Unsupported != "" {
+		notes = append(notes, "the adapter does not support "+f.Unsupported+", so it was left out")
+	}
+	if f.Hits > 0 {
+		notes = append(notes, textcut.Count(f.Hits, "hit", "hits"))
+	}
+	if len(notes) > 0 {
+		s += " (" + strings.Join(notes, "; ") + ")"
+	}
+	return s
 }
 
 func formatStatus(r *dap.StatusResult) string {
@@ -288,6 +348,9 @@ func formatStatus(r *dap.StatusResult) string {
 		}
 	}
 	b.WriteString("Breakpoints:\n" + formatBreakpointList(r.Breakpoints))
+	for _, f := range r.Functions {
+		b.WriteString("\n" + formatFunc(f))
+	}
 	return b.String()
 }
 
@@ -490,4 +553,81 @@ func formatTerminate(r *dap.TerminateResult) string {
 		s += "\noutput:\n" + strings.TrimRight(r.Output, "\n")
 	}
 	return s
+}
+
+// formatExceptions says what a launched program stops on.
+func formatExceptions(adapter string, e *dap.ExceptionsSet) string {
+	if len(e.Kinds) == 0 {
+		return "Stops on no exceptions (exceptions: [] was asked)."
+	}
+	s := "Stops on exceptions: " + strings.Join(e.Kinds, ", ")
+	if len(e.Filters) > 0 {
+		return s + " (" + adapter + "'s filters " + strings.Join(e.Filters, ", ") + ")."
+	}
+	if e.Note != "" {
+		return s + " (no filter sent: " + e.Note + ")."
+	}
+	return s + " (the adapter offers no filter for them)."
+}
+
+func formatSetVar(r *dap.SetVarResult) string {
+	var b strings.Builder
+	b.WriteString(sessionLine(r.Session) + "\n")
+	v := r.Value
+	fmt.Fprintf(&b, "Set %s (%s); read back: %s = %s", r.Name, r.Request, v.Name, v.Value)
+	if v.Type != "" {
+		b.WriteString(" (" + v.Type + ")")
+	}
+	if v.Ref != "" {
+		b.WriteString(" [ref " + v.Ref + "]")
+	}
+	if r.Note != "" {
+		b.WriteString("\nnote: " + r.Note)
+	}
+	return b.String()
+}
+
+// formatRunTo says how a run_to_line ended.
+func formatRunTo(rt *dap.RunToResult, outcome string) string {
+	at := fmt.Sprintf("%s:%d", rt.File, rt.Line)
+	bp := "its one-shot breakpoint was removed"
+	if rt.Existing != "" {
+		bp = "your breakpoint " + rt.Existing + " there stays"
+	}
+	switch {
+	case rt.Pending:
+		if rt.Existing != "" {
+			return "run_to_line " + at + ": not reached yet; the program still runs"
+		}
+		return "run_to_line " + at + ": not reached yet; the program still runs, and the one-shot breakpoint stays until the next stop"
+	case rt.Reached:
+		return "run_to_line " + at + ": reached; " + bp + "."
+	case outcome == "stopped":
+		return "run_to_line " + at + ": not reached — another stop came first; " + bp + "."
+	}
+	return "run_to_line " + at + ": not reached — the program ended first."
+}
+
+func formatWatch(r *dap.WatchResult) string {
+	var b strings.Builder
+	b.WriteString(sessionLine(r.Session) + "\nWatchpoints:\n")
+	for _, w := range r.Watchpoints {
+		fmt.Fprintf(&b, "  %s %s (on %s", w.ID, w.Name, w.Access)
+		if w.Description != "" && w.Description != w.Name {
+			b.WriteString("; " + w.Description)
+		}
+		b.WriteString(")")
+		if !w.Verified {
+			msg := w.Message
+			if msg == "" {
+				msg = "the adapter could not set it"
+			}
+			b.WriteString(" — not verified: " + msg)
+		}
+		b.WriteString("\n")
+	}
+	if len(r.Watchpoints) == 0 {
+		b.WriteString("  none\n")
+	}
+	return strings.TrimRight(b.String(), "\n")
 }

@@ -263,6 +263,9 @@ func TestTerminateAfterAttach(t *testing.T) {
 			pid, args, file, line := tg.start(t, root)
 			args["adapter"] = tg.name
 			attachAndStop(t, r, args, file, line)
+			if text, isErr, _ := dbg(t, r, "restart", nil); !isErr || !strings.Contains(text, "terminate, then attach again") {
+				t.Fatalf("restart after attach: %s", text)
+			}
 			text, isErr, out := dbg(t, r, "terminate", nil)
 			want := fmt.Sprintf("the program, pid %d, is still running", pid)
 			if isErr || !strings.Contains(text, "Detached") || !strings.Contains(text, want) {

@@ -1,0 +1,94 @@
+package dap
+
+import (
+	"slices"
+	"strings"
+)
+
+// The tool's exception kinds, mapped per adapter (AdapterSpec.ExceptionKinds).
+const (
+	ExceptUncaught      = "uncaught"
+	ExceptRaised        = "raised"
+	ExceptUserUnhandled = "user_unhandled"
+)
+
+// ExceptionKinds lists the kinds, in the order they are described.
+var ExceptionKinds = []string{ExceptUncaught, ExceptRaised, ExceptUserUnhandled}
+
+// kinds lists the kinds a has filters for.
+func (a AdapterSpec) kinds() []string {
+	var out []string
+	for _, k := range ExceptionKinds {
+		if _, ok := a.ExceptionKinds[k]; ok {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// defaultExceptions is what a launch stops on when it names none: uncaught
+// exceptions, and for a Python test runner (which catches every test's
+// exception, so nothing is uncaught) user_unhandled as well.
+func defaultExceptions(spec AdapterSpec, l LaunchSpec) []string {
+	want := []string{ExceptUncaught}
+	if spec.ID == "debugpy" && !l.Attach && (l.Module == "pytest" || l.Module == "unittest") {
+		want = append(want, ExceptUserUnhandled)
+	}
+	return slices.DeleteFunc(want, func(k string) bool { _, ok := spec.ExceptionKinds[k]; return !ok })
+}
+
+// checkExceptions refuses, before any adapter starts, a kind the adapter
+// has no filter for. Other names are the adapter's own filters, checked
+// against its initialize answer (resolveExceptions).
+func checkExceptions(spec AdapterSpec, names []string) error {
+	for _, n := range names {
+		if strings.TrimSpace(n) == "" {
+			return badArg("exceptions holds an empty name; use %s", strings.Join(ExceptionKinds, ", "))
+		}
+		if !slices.Contains(ExceptionKinds, n) {
+			continue
+		}
+		if _, ok := spec.ExceptionKinds[n]; !ok {
+			return badArg("%s has no filter for %s exceptions; it has %s (%s)", spec.ID, n, orNone(spec.kinds()), spec.ExceptionNote)
+		}
+	}
+	return nil
+}
+
+func orNone(xs []string) string {
+	if len(xs) == 0 {
+		return "none"
+	}
+	return strings.Join(xs, ", ")
+}
+
+// resolveExceptions turns kinds and filter names into the filters to send:
+// a kind's filters that the adapter offers (none may be: lldb-dap 19 has
+// no rust_panic), a filter name as it is. A name that is neither a kind
+// nor one of the adapter's filters is an error listing what it has.
+func resolveExceptions(spec AdapterSpec, offered []string, names []string) ([]string, error) {
+	filters := []string{}
+	add := func(f string) {
+		if !slices.Contains(filters, f) {
+			filters = append(filters, f)
+		}
+	}
+	for _, n := range names {
+		if fs, ok := spec.ExceptionKinds[n]; ok {
+			for _, f := range fs {
+				if slices.Contains(offered, f) {
+					add(f)
+				}
+			}
+			continue
+		}
+		if slices.Contains(ExceptionKinds, n) {
+			return nil, badArg("%s has no filter for %s exceptions; it has %s (%s)", spec.ID, n, orNone(spec.kinds()), spec.ExceptionNote)
+		}
+		if !slices.Contains(offered, n) {
+			return nil, badArg("%s offers no exception filter %q; use %s, or one of its own filters: %s", spec.ID, n, orNone(spec.kinds()), orNone(offered))
+		}
+		add(n)
+	}
+	return filters, nil
+}

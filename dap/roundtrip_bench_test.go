@@ -1,0 +1,108 @@
+package dap
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
+)
+
+// Round trips of run_to_line and restart, on delve (a prebuilt program,
+// exec mode) and lldb-dap (C):
+//
+//	go test -run XXX -bench 'RunToLine|Restart' -benchtime 20x ./dap/
+//
+// RunToLine: one run_to_line from one line of a loop to the next (the
+// one-shot breakpoint sent, continue, the stop with its frame and locals,
+// the breakpoint removed and the file's list sent again). Restart: the
+// program run again to its first breakpoint (lldb-dap and delve both
+// offer the restart request).
+
+const benchC = `#include <stdio.h>
+
+int main(void) {
+	long sum = 0;
+	for (long i = 0; i < 100000000; i++) {
+		sum += i;
+		sum ^= i;
+	}
+	printf("%ld\n", sum);
+	return 0;
+}
+`
+
+type benchTarget struct {
+	name, file string
+	program    func(b *testing.B) (root, bin string)
+	lines      [2]int
+}
+
+func benchTargets() []benchTarget {
+	return []benchTarget{
+		{"delve", "main.go", prebuilt, [2]int{8, 9}},
+		{"lldb", "main.c", func(b *testing.B) (string, string) {
+			needAdapter(b, "lldb")
+			gcc := testenv.LookPath(b, "gcc")
+			root := b.TempDir()
+			root, _ = filepath.EvalSymlinks(root)
+			src := filepath.Join(root, "main.c")
+			if err := os.WriteFile(src, []byte(benchC), 0o644); err != nil {
+				b.Fatal(err)
+			}
+			bin := filepath.Join(root, "prog")
+			if out, err := exec.Command(gcc, "-g", "-O0", "-o", bin, src).CombinedOutput(); err != nil {
+				b.Fatalf("gcc: %v\n%s", err, out)
+			}
+			return root, bin
+		}, [2]int{6, 7}},
+	}
+}
+
+func BenchmarkRunToLine(b *testing.B) {
+	for _, tg := range benchTargets() {
+		b.Run(tg.name, func(b *testing.B) {
+			root, bin := tg.program(b)
+			s := newSupervisor(b, root, Config{})
+			ctx := testCtx(b)
+			s.SetBreakpoints(ctx, at(root, tg.file), []LineSpec{{Line: tg.lines[0]}}, nil, false)
+			if res, err := s.Launch(ctx, LaunchSpec{Adapter: tg.name, Program: at(root, bin)}, time.Minute); err != nil || res.Outcome != "stopped" {
+				b.Fatalf("launch: %+v %v", res, err)
+			}
+			s.SetBreakpoints(ctx, at(root, tg.file), nil, nil, true)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				res, err := s.RunToLine(ctx, at(root, tg.file), tg.lines[(i+1)%2], 0)
+				if err != nil || res.RunTo == nil || !res.RunTo.Reached {
+					b.Fatalf("run_to_line: %+v %v", res, err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkRestart(b *testing.B) {
+	for _, tg := range benchTargets() {
+		b.Run(tg.name, func(b *testing.B) {
+			root, bin := tg.program(b)
+			s := newSupervisor(b, root, Config{})
+			ctx := testCtx(b)
+			s.SetBreakpoints(ctx, at(root, tg.file), []LineSpec{{Line: tg.lines[0]}}, nil, false)
+			if res, err := s.Launch(ctx, LaunchSpec{Adapter: tg.name, Program: at(root, bin)}, time.Minute); err != nil || res.Outcome != "stopped" {
+				b.Fatalf("launch: %+v %v", res, err)
+			}
+			b.ResetTimer()
+			how := ""
+			for i := 0; i < b.N; i++ {
+				res, err := s.Restart(ctx, time.Minute)
+				if err != nil || res.Outcome != "stopped" {
+					b.Fatalf("restart: %+v %v", res, err)
+				}
+				how = res.Restart
+			}
+			b.Log(tg.name, "restarted by", how)
+		})
+	}
+}

@@ -1,0 +1,157 @@
+package dap
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	godap "github.com/google/go-dap"
+)
+
+// SetVarResult is a variable after set_variable, as the adapter reads it
+// back.
+type SetVarResult struct {
+	Session SessionInfo `json:"session"`
+	Name    string      `json:"name"`
+	// Ref is the container it was set in (a scope or a variable's
+	// reference, tied to this stop).
+	Ref string `json:"ref,omitempty"`
+	// Request is setVariable or setExpression, whichever was sent.
+	Request string `json:"request"`
+	// Value is the variable as read back from the adapter after the set.
+	Value *Var   `json:"value,omitempty" jsonschema:"the variable as the adapter reads it back"`
+	Note  string `json:"note,omitempty"`
+}
+
+// SetVariable sets name to value (an expression in the program's
+// language) in the container ref (from this stop: a scope's or a
+// variable's), or without ref in the frame's first scope (its locals; the
+// top frame unless frame is given). It sends setVariable, or setExpression
+// where the adapter has only that, then reads the variable back.
+func (s *Supervisor) SetVariable(ctx context.Context, r, frame, name, value string) (*SetVarResult, error) {
+	sess, err := s.live()
+	if err != nil {
+		return nil, err
+	}
+	st, err := sess.currentStop()
+	if err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(name) == "" {
+		return nil, badArg("set_variable needs name (a variable of the stop's locals, or of reference) and value")
+	}
+	if r != "" && frame != "" {
+		return nil, badArg("set_variable takes reference (the container the variable is in) or frame_id (its locals), not both")
+	}
+	fid := 0
+	if frame != "" {
+		if fid, err = sess.parseRef("frame_id", frame); err != nil {
+			return nil, err
+		}
+	} else if frames, _, err := sess.frames(ctx, st, st.ThreadID, 1); err == nil && len(frames) > 0 {
+		id, _, _ := strings.Cut(frames[0].ID, "@")
+		fid, _ = strconv.Atoi(id)
+	}
+	vref := 0
+	if r != "" {
+		if vref, err = sess.parseRef("reference", r); err != nil {
+			return nil, err
+		}
+	} else {
+		var scopes godap.ScopesResponseBody
+		if err := sess.call(ctx, "scopes", map[string]any{"frameId": fid}, &scopes); err != nil {
+			return nil, fmt.Errorf("scopes: %v", err)
+		}
+		for _, sc := range scopes.Scopes {
+			if !sc.Expensive && sc.VariablesReference != 0 {
+				vref = sc.VariablesReference
+				break
+			}
+		}
+	}
+	lookup := func(in int) *Var {
+		if in == 0 {
+			return nil
+		}
+		vars, _, _, err := sess.children(ctx, st, in, 1000, true)
+		if err != nil {
+			return nil
+		}
+		for i := range vars {
+			if vars[i].Name == name {
+				return &vars[i]
+			}
+		}
+		return nil
+	}
+	before := lookup(vref)
+	res := &SetVarResult{Name: name}
+	if vref != 0 {
+		res.Ref = ref(vref, st.N)
+	}
+	var body godap.SetVariableResponseBody
+	switch {
+	case sess.caps.SupportsSetVariable && vref != 0:
+		res.Request = "setVariable"
+		err = sess.call(ctx, "setVariable", map[string]any{"variablesReference": vref, "name": name, "value": value}, &body)
+	case sess.caps.SupportsSetExpression:
+		res.Request = "setExpression"
+		err = sess.call(ctx, "setExpression", map[string]any{"expression": name, "value": value, "frameId": fid}, &body)
+	case !sess.caps.SupportsSetVariable:
+		return nil, badArg("%s sets no variables (its initialize answer has neither supportsSetVariable nor supportsSetExpression); evaluate an assignment instead", sess.Spec.ID)
+	default:
+		return nil, badArg("the frame has no scope to set %s in; pass reference (from scopes)", name)
+	}
+	if err != nil {
+		var re *ResponseError
+		if errors.As(err, &re) {
+			msg := re.Detail
+			if msg == "" {
+				msg = re.Message
+			}
+			return nil, badArg("%s refused to set %s to %s: %s", sess.Spec.ID, name, value, msg)
+		}
+		return nil, err
+	}
+	// Read back, as the adapter now has it: in the locals, from a fresh
+	// scopes request (delve keeps a reference's children as they were
+	// when it was made).
+	back := vref
+	if r == "" && vref != 0 {
+		var scopes godap.ScopesResponseBody
+		if sess.call(ctx, "scopes", map[string]any{"frameId": fid}, &scopes) == nil {
+			for _, sc := range scopes.Scopes {
+				if !sc.Expensive && sc.VariablesReference != 0 {
+					back = sc.VariablesReference
+					break
+				}
+			}
+		}
+	}
+	res.Value = lookup(back)
+	if before != nil && res.Value != nil && before.Value == res.Value.Value && res.Value.Value != strings.TrimSpace(value) {
+		res.Note = fmt.Sprintf("%s kept its value %s: %s accepted the request and did not change it (check value evaluates here, with evaluate)", name, before.Value, sess.Spec.ID)
+	}
+	if res.Value != nil && body.Value != "" && res.Value.Value != body.Value && res.Note == "" {
+		res.Note = fmt.Sprintf("%s answered %s = %s, but reading it back gives %s", sess.Spec.ID, name, textcutShort(body.Value), res.Value.Value)
+		if r != "" {
+			res.Note += " (an adapter may keep a reference's children as they were when it was made: call scopes again for fresh ones)"
+		}
+	}
+	if res.Value == nil {
+		v := makeVar(name, body.Value, body.Type, body.VariablesReference, body.NamedVariables, body.IndexedVariables, st.N)
+		res.Value = &v
+		res.Note = "not found again among " + res.Ref + "'s children; shown is the adapter's answer to " + res.Request
+	}
+	res.Session = sess.Info()
+	return res, nil
+}
+
+func textcutShort(s string) string {
+	if r := []rune(s); len(r) > 300 {
+		return string(r[:300]) + "…"
+	}
+	return s
+}

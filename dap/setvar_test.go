@@ -1,0 +1,100 @@
+package dap
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+// set_variable on each real adapter: the value is set in the stop's
+// locals, read back from the adapter, and the program goes on with it
+// (the total it prints changes); a name the frame lacks is the adapter's
+// refusal, as an error.
+func TestSetVariable(t *testing.T) {
+	cases := []struct {
+		adapter, file, src string
+		line               int
+		name, value, want  string
+		out                string
+	}{
+		{"delve", "main.go", goProgram, 8, "sum", "40", "40", "total 46"},
+		{"debugpy", "app.py", pyProgram, 4, "s", "40", "40", "total 46"},
+		{"lldb", "main.c", cProgram, 6, "sum", "40", "40", "total 46"},
+	}
+	for _, c := range cases {
+		t.Run(c.adapter, func(t *testing.T) {
+			needAdapter(t, c.adapter)
+			files := map[string]string{c.file: c.src}
+			if c.adapter == "delve" {
+				files["go.mod"] = "module example.com/p\n\ngo 1.22\n"
+			}
+			root := writeTree(t, files)
+			program := at(root, c.file)
+			if c.adapter == "delve" {
+				program = at(root, root)
+			}
+			if c.adapter == "lldb" {
+				program = at(root, buildC(t, root))
+			}
+			s := newSupervisor(t, root, Config{})
+			ctx := testCtx(t)
+			s.SetBreakpoints(ctx, at(root, c.file), []LineSpec{{Line: c.line}}, nil, false)
+			stop, err := s.Launch(ctx, LaunchSpec{Adapter: c.adapter, Program: program}, 60*time.Second)
+			if err != nil || stop.Outcome != "stopped" {
+				t.Fatalf("launch: %+v %v", stop, err)
+			}
+			res, err := s.SetVariable(ctx, "", "", c.name, c.value)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Value == nil || res.Value.Value != c.want || res.Note != "" {
+				t.Fatalf("read back: %+v %+v", res, res.Value)
+			}
+			if ev, _ := s.Evaluate(ctx, c.name, "", 0); ev == nil || ev.Value == nil || ev.Value.Value != c.want {
+				t.Fatalf("evaluate after the set: %+v", ev)
+			}
+			res, err = s.SetVariable(ctx, "", "", c.name, "nosuchname + 1")
+			switch {
+			case err == nil && c.adapter == "debugpy":
+				// debugpy accepts it and leaves the variable as it was:
+				// the result says so.
+				if res.Value.Value != c.want || !strings.Contains(res.Note, "kept its value 40") {
+					t.Fatalf("a value that does not evaluate, on debugpy: %+v %+v", res, res.Value)
+				}
+			case err == nil || !errors.Is(err, ErrBadArgument) || !strings.Contains(err.Error(), "refused to set "+c.name):
+				t.Fatalf("a value that does not evaluate: %v", err)
+			}
+			if _, err := s.SetVariable(ctx, "7@99", "", c.name, "1"); err == nil || !strings.Contains(err.Error(), "is from stop 99") {
+				t.Fatalf("a reference from another stop: %v", err)
+			}
+			s.SetBreakpoints(ctx, at(root, c.file), nil, []int{c.line}, false)
+			done, err := s.Resume(ctx, "continue", 0, 30*time.Second)
+			if err != nil || done.Outcome != "exited" {
+				t.Fatalf("continue: %+v %v", done, err)
+			}
+			out, _ := s.Output(1 << 20)
+			if !strings.Contains(done.Output+out.Output, c.out) {
+				t.Fatalf("the program did not go on with the value set: %q", done.Output+out.Output)
+			}
+		})
+	}
+}
+
+// An adapter that sets nothing (the scripted one) says so, and what to
+// do instead; an empty name is refused.
+func TestSetVariableUnsupported(t *testing.T) {
+	fakeAdapter(t, "delve")
+	root := fakeRoot(t)
+	s := newSupervisor(t, root, Config{})
+	ctx := testCtx(t)
+	if _, err := s.Launch(ctx, LaunchSpec{Adapter: "fake", Program: at(root, fakeSource)}, 20*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.SetVariable(ctx, "", "", "n", "4"); err == nil || !strings.Contains(err.Error(), "fake sets no variables") || !strings.Contains(err.Error(), "evaluate") {
+		t.Fatalf("set_variable without support: %v", err)
+	}
+	if _, err := s.SetVariable(ctx, "", "", "", "4"); err == nil || !strings.Contains(err.Error(), "needs name") {
+		t.Fatalf("no name: %v", err)
+	}
+}

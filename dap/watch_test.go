@@ -1,0 +1,116 @@
+package dap
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+const cWatch = `#include <stdio.h>
+
+int main(void) {
+	int hits = 0;
+	int other = 0;
+	for (int i = 0; i < 10; i++) {
+		other += i;
+		if (i == 6) {
+			hits = i * 7;
+		}
+	}
+	printf("hits %d other %d\n", hits, other);
+	return 0;
+}
+`
+
+// A watchpoint on lldb-dap: set at a stop on a local, the program stops
+// where it is written, with the new value; removed, the program runs to
+// its end. debugpy has none, and says so.
+func TestWatchpoints(t *testing.T) {
+	t.Run("lldb", func(t *testing.T) {
+		needAdapter(t, "lldb")
+		root := writeTree(t, map[string]string{"main.c": cWatch})
+		bin := buildC(t, root)
+		s := newSupervisor(t, root, Config{})
+		ctx := testCtx(t)
+		s.SetBreakpoints(ctx, at(root, "main.c"), []LineSpec{{Line: 6}}, nil, false)
+		if _, err := s.Launch(ctx, LaunchSpec{Program: at(root, bin)}, 30*time.Second); err != nil {
+			t.Fatal(err)
+		}
+		if spec, _ := Spec("lldb"); s.sess.caps.SupportsDataBreakpoints != spec.DataBreakpoints {
+			t.Fatalf("the adapters table says data breakpoints %v; lldb-dap says %v", spec.DataBreakpoints, s.sess.caps.SupportsDataBreakpoints)
+		}
+		s.SetBreakpoints(ctx, at(root, "main.c"), nil, nil, true)
+		w, err := s.Watch(ctx, "", "hits", "", false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(w.Watchpoints) != 1 || !w.Watchpoints[0].Verified || w.Watchpoints[0].ID != "w1" {
+			t.Fatalf("watch: %+v", w.Watchpoints)
+		}
+		res, err := s.Resume(ctx, "continue", 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// lldb-dap says "breakpoint", described as "watchpoint 1".
+		if res.Outcome != "stopped" || (res.Stop.Reason != "data breakpoint" && !strings.HasPrefix(res.Stop.Description, "watchpoint")) || res.Frame == nil || res.Frame.File != "main.c" {
+			t.Fatalf("the write (stopped just after it): %+v %+v %+v", res, res.Stop, res.Frame)
+		}
+		// It stops on the instruction after the write (here line 6's i++).
+		if v, i := localNamed(res.Locals, "hits"), localNamed(res.Locals, "i"); v == nil || v.Value != "42" || i == nil || i.Value != "6" {
+			t.Fatalf("locals at the write %+v", res.Locals)
+		}
+		if _, err := s.Watch(ctx, "", "hits", "", true); err != nil {
+			t.Fatal(err)
+		}
+		done, err := s.Resume(ctx, "continue", 0, 30*time.Second)
+		if err != nil || done.Outcome != "exited" {
+			t.Fatalf("after removing it: %+v %v", done, err)
+		}
+		if _, err := s.Watch(ctx, "", "hits", "sometimes", false); err == nil || !strings.Contains(err.Error(), "use write, read or readWrite") {
+			t.Fatalf("a bad access: %v", err)
+		}
+	})
+	t.Run("delve", func(t *testing.T) {
+		root := goRoot(t, goProgram, nil)
+		s := newSupervisor(t, root, Config{})
+		ctx := testCtx(t)
+		s.SetBreakpoints(ctx, at(root, "main.go"), []LineSpec{{Line: 7}}, nil, false)
+		if _, err := s.Launch(ctx, LaunchSpec{Program: at(root, root)}, 60*time.Second); err != nil {
+			t.Fatal(err)
+		}
+		s.SetBreakpoints(ctx, at(root, "main.go"), nil, nil, true)
+		w, err := s.Watch(ctx, "", "sum", "", false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(w.Watchpoints) != 1 || !w.Watchpoints[0].Verified {
+			t.Fatalf("watch: %+v", w.Watchpoints)
+		}
+		res, err := s.Resume(ctx, "continue", 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Outcome != "stopped" || res.Frame == nil || res.Frame.File != "main.go" {
+			t.Fatalf("the write: %+v %+v %+v", res, res.Stop, res.Frame)
+		}
+		if v := localNamed(res.Locals, "sum"); v == nil || v.Value != "1" {
+			t.Fatalf("locals at the write %+v (stop %+v)", res.Locals, res.Stop)
+		}
+	})
+	t.Run("debugpy", func(t *testing.T) {
+		needAdapter(t, "debugpy")
+		root := writeTree(t, map[string]string{"app.py": pyProgram})
+		s := newSupervisor(t, root, Config{})
+		ctx := testCtx(t)
+		s.SetBreakpoints(ctx, at(root, "app.py"), []LineSpec{{Line: 4}}, nil, false)
+		if _, err := s.Launch(ctx, LaunchSpec{Program: at(root, "app.py")}, 30*time.Second); err != nil {
+			t.Fatal(err)
+		}
+		if spec, _ := Spec("debugpy"); s.sess.caps.SupportsDataBreakpoints != spec.DataBreakpoints {
+			t.Fatalf("the adapters table says data breakpoints %v; debugpy says %v", spec.DataBreakpoints, s.sess.caps.SupportsDataBreakpoints)
+		}
+		if _, err := s.Watch(ctx, "", "s", "", false); err == nil || !strings.Contains(err.Error(), "debugpy has no data breakpoints") {
+			t.Fatalf("watch on debugpy: %v", err)
+		}
+	})
+}
