@@ -279,8 +279,8 @@ func setBreakpoints(ctx context.Context, c *registry.Call, sup *dap.Supervisor, 
 		if p.File != "" || p.Lines != nil || p.Remove != nil || p.LogMessage != "" {
 			return errors.New("breakpoints takes functions (and remove_functions) or file and lines, not both in one call; a function breakpoint has no log_message")
 		}
-		clear := p.Functions != nil && len(p.Functions) == 0 && len(p.RemoveFns) == 0
-		res, err := sup.SetFunctionBreakpoints(ctx, p.Functions, p.Condition, p.HitCond, p.RemoveFns, clear)
+		clearAll := p.Functions != nil && len(p.Functions) == 0 && len(p.RemoveFns) == 0
+		res, err := sup.SetFunctionBreakpoints(ctx, p.Functions, p.Condition, p.HitCond, p.RemoveFns, clearAll)
 		if err != nil {
 			return err
 		}
@@ -306,8 +306,8 @@ func setBreakpoints(ctx context.Context, c *registry.Call, sup *dap.Supervisor, 
 	for _, l := range p.Lines {
 		lines = append(lines, dap.LineSpec{Line: l, Condition: p.Condition, HitCondition: p.HitCond, LogMessage: p.LogMessage})
 	}
-	clear := p.Lines != nil && len(p.Lines) == 0 && len(p.Remove) == 0
-	res, err := sup.SetBreakpoints(ctx, at, lines, p.Remove, clear)
+	clearAll := p.Lines != nil && len(p.Lines) == 0 && len(p.Remove) == 0
+	res, err := sup.SetBreakpoints(ctx, at, lines, p.Remove, clearAll)
 	if err != nil {
 		return err
 	}
