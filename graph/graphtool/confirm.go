@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/graph"
+	"github.com/builtin-tools/builtin-tools/internal/textcut"
 	"github.com/builtin-tools/builtin-tools/lsp"
 	"github.com/builtin-tools/builtin-tools/lsp/lsptool"
 	"github.com/builtin-tools/builtin-tools/registry"
@@ -380,8 +381,8 @@ func confirmText(cf *Confirmation, op string, room int) string {
 		return "confirm: no candidate sites in this answer, nothing to ask"
 	}
 	server := cmp.Or(cf.Server, "the language server")
-	fmt.Fprintf(&b, "confirm (%s, definition at each candidate site; at most %d sites and %s): %d candidates, %d confirmed, %d rejected, %d unchecked",
-		server, cf.MaxSites, seconds(cf.MaxSeconds), cf.Candidates, cf.Confirmed, cf.Rejected, cf.Unchecked)
+	fmt.Fprintf(&b, "confirm (%s, definition at each candidate site; at most %d sites and %s): %s, %d confirmed, %d rejected, %d unchecked",
+		server, cf.MaxSites, seconds(cf.MaxSeconds), textcut.Count(cf.Candidates, "candidate", "candidates"), cf.Confirmed, cf.Rejected, cf.Unchecked)
 	if cf.Bound != "" {
 		fmt.Fprintf(&b, " (the %s bound was reached; ask again to check the rest)", cf.Bound)
 	}
