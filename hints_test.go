@@ -82,6 +82,11 @@ func TestHintsNameRealArguments(t *testing.T) {
 	paths, _ := filepath.Glob(filepath.Join(testenv.ModuleRoot(), "*", "testdata", "sessions", "*.txtar"))
 	more, _ := filepath.Glob(filepath.Join(testenv.ModuleRoot(), "*", "*", "testdata", "sessions", "*.txtar"))
 	paths = append(paths, more...)
+	// Transcripts replayed with real language servers.
+	for _, pattern := range []string{"*/testdata/lspsessions/*.txtar", "*/*/testdata/lspsessions/*.txtar"} {
+		lsps, _ := filepath.Glob(filepath.Join(testenv.ModuleRoot(), pattern))
+		paths = append(paths, lsps...)
+	}
 	if len(paths) < 5 {
 		t.Fatalf("found %d session transcripts", len(paths))
 	}

@@ -252,3 +252,18 @@ func wordBoundary(text string, i, j int) bool {
 func isIdentRune(r rune) bool {
 	return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r)
 }
+
+// PlaceAt is the Place of the name that starts at byte col (0-based) of
+// line (1-based), whose text is text: the occurrence counted as findSymbol
+// counts it. ok is false when name does not start there.
+func PlaceAt(text string, line, col int, name string) (Place, bool) {
+	if name == "" {
+		return Place{}, false
+	}
+	for i, at := range occurrences(text, name) {
+		if at == col {
+			return Place{Line: line, Symbol: name, Occurrence: i + 1}, true
+		}
+	}
+	return Place{}, false
+}

@@ -21,6 +21,10 @@ type Graph struct {
 	// Wait bounds how long a query waits for a build in progress before it
 	// answers from what is indexed so far.
 	Wait time.Duration
+	// ConfirmSites and ConfirmTime bound confirm (defaults 200 sites and
+	// 10 s).
+	ConfirmSites int
+	ConfirmTime  time.Duration
 
 	announce sync.Once
 }
@@ -50,11 +54,14 @@ func (g *Graph) Close() error {
 	return nil
 }
 
-// Config configures the family: the index's options, and how long a query
-// waits for a build (default 5 s).
+// Config configures the family: the index's options, how long a query
+// waits for a build (default 5 s), and confirm's bounds: sites asked
+// (default 200) and time from the first request (default 10 s).
 type Config struct {
 	graph.Options
-	Wait time.Duration
+	Wait         time.Duration
+	ConfirmSites int
+	ConfirmTime  time.Duration
 }
 
 // Key is the code graph's resource key.
@@ -76,7 +83,13 @@ var Family = registry.Family[*Graph]{
 		if cfg.Wait <= 0 {
 			cfg.Wait = 5 * time.Second
 		}
-		return &Graph{H: h, Wait: cfg.Wait}, nil
+		if cfg.ConfirmSites <= 0 {
+			cfg.ConfirmSites = confirmMaxSites
+		}
+		if cfg.ConfirmTime <= 0 {
+			cfg.ConfirmTime = confirmMaxTime
+		}
+		return &Graph{H: h, Wait: cfg.Wait, ConfirmSites: cfg.ConfirmSites, ConfirmTime: cfg.ConfirmTime}, nil
 	},
 	Tools:    []registry.Descriptor{Tool},
 	Wrappers: []registry.Wrapper{ReindexOnWrite},

@@ -20,6 +20,8 @@ type params struct {
 	Kind   string `json:"kind,omitempty" jsonschema:"for find: only definitions of this kind (function, method, getter, class, struct, interface, type, constant, variable, ...)"`
 	Depth  int    `json:"depth,omitempty" jsonschema:"for impact: how many rings of callers to walk (default 3, at most 6)"`
 	Limit  int    `json:"limit,omitempty" jsonschema:"for find: most results (default 20); for impact: dependents listed per depth (default 30)"`
+	// Confirm is for callers and impact.
+	Confirm bool `json:"confirm,omitempty" jsonschema:"for callers and impact: ask the language server (as lsp does) for the definition at each candidate site and mark it confirmed, rejected or unchecked (by default at most 200 sites and 10 s)"`
 }
 
 // op is one operation of code_graph: the table the enum, the description
@@ -77,15 +79,18 @@ var Tool = registry.Descriptor{
 	Handler: registry.With(Key, query).WithEnum("operation", registry.ChoiceNames(ops)),
 }
 
-func query(ctx context.Context, c *registry.Call, g *Graph, p params) (*graph.Answer, error) {
+func query(ctx context.Context, c *registry.Call, g *Graph, p params) (Result, error) {
 	o, ok := registry.FindChoice(ops, p.Op)
 	if !ok {
-		return nil, fmt.Errorf("unknown operation %q; use one of %s", p.Op, strings.Join(registry.ChoiceNames(ops), ", "))
+		return Result{}, fmt.Errorf("unknown operation %q; use one of %s", p.Op, strings.Join(registry.ChoiceNames(ops), ", "))
+	}
+	if p.Confirm && o.name != "callers" && o.name != "impact" {
+		return Result{}, fmt.Errorf("confirm is for callers and impact, not %s; call %s without it", o.name, o.name)
 	}
 	if p.File != "" {
 		abs, err := c.Path(p.File)
 		if err != nil {
-			return nil, err
+			return Result{}, err
 		}
 		p.File = c.Rel(abs)
 	}
@@ -105,14 +110,27 @@ func query(ctx context.Context, c *registry.Call, g *Graph, p params) (*graph.An
 	}
 	synced, err := x.Sync(ctx)
 	if err != nil {
-		return nil, err
+		return Result{}, err
 	}
-	a, err := o.run(x, p, c.Budget().Reserve(400).Chars(), synced)
+	budget := c.Budget()
+	if p.Confirm {
+		// The marks need room after the answer.
+		budget = registry.Budget(budget.Chars() * 2 / 3)
+	}
+	a, err := o.run(x, p, budget.Reserve(400).Chars(), synced)
 	if err != nil {
 		if le := (*graph.LookupError)(nil); errors.As(err, &le) && !x.Ready() {
-			return nil, fmt.Errorf("%w — but the index is still building (%s); ask again when status says ready", le, x.ProgressText())
+			return Result{}, fmt.Errorf("%w — but the index is still building (%s); ask again when status says ready", le, x.ProgressText())
 		}
-		return nil, err
+		return Result{}, err
 	}
-	return a, nil
+	r := Result{Answer: a, text: a.Text()}
+	// An ambiguous symbol's answer is the list of definitions: nothing to
+	// confirm until one is chosen.
+	if p.Confirm && len(a.Candidates) == 0 {
+		r.Confirm = confirm(ctx, c, g, x, a)
+		room := c.Budget().Chars() - len(r.text) - 200
+		r.text += "\n" + confirmText(r.Confirm, o.name, max(room, 200))
+	}
+	return r, nil
 }

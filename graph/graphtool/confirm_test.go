@@ -1,0 +1,128 @@
+package graphtool_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	builtintools "github.com/builtin-tools/builtin-tools"
+	"github.com/builtin-tools/builtin-tools/graph/graphtool"
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
+	"github.com/builtin-tools/builtin-tools/tiers"
+)
+
+// confirmFixture is a module whose Store.Save has name-only candidate
+// sites: one on a *store.Store, one on a *cache.Cache, one through an
+// interface.
+func confirmFixture(t *testing.T) string {
+	root := t.TempDir()
+	files := map[string]string{
+		"go.mod":         "module example.com/shop\n\ngo 1.22\n",
+		"store/store.go": "package store\n\ntype Store struct{}\n\nfunc (s *Store) Save(n int) error { return nil }\n",
+		"cache/cache.go": "package cache\n\ntype Cache struct{}\n\nfunc (c *Cache) Save(n int) error { return nil }\n",
+		"api/api.go": `package api
+
+import (
+	"example.com/shop/cache"
+	"example.com/shop/store"
+)
+
+type Saver interface{ Save(n int) error }
+
+var stores = map[string]*store.Store{}
+var caches = map[string]*cache.Cache{}
+var savers = map[string]Saver{}
+
+func Handle() {
+	stores["a"].Save(1)
+	caches["b"].Save(2)
+	savers["c"].Save(3)
+}
+`,
+	}
+	for name, body := range files {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+type confirmed struct {
+	Confirm graphtool.Confirmation `json:"confirm"`
+}
+
+func callConfirm(t *testing.T, cfg graphtool.Config) (string, graphtool.Confirmation) {
+	t.Helper()
+	testenv.LookPath(t, "gopls")
+	r, err := builtintools.NewRun(builtintools.Options{Root: confirmFixture(t), Graph: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	args, _ := json.Marshal(map[string]any{"operation": "callers", "symbol": "store.Store.Save", "confirm": true})
+	res, err := r.Call(context.Background(), tiers.Normal, "code_graph", args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := json.Marshal(res.StructuredContent)
+	var out confirmed
+	if err := json.Unmarshal(raw, &out); err != nil {
+		t.Fatal(err)
+	}
+	text := ""
+	for _, c := range res.Content {
+		b, _ := json.Marshal(c)
+		text += string(b)
+	}
+	return text, out.Confirm
+}
+
+func marks(cf graphtool.Confirmation) map[int]graphtool.ConfirmMark {
+	m := map[int]graphtool.ConfirmMark{}
+	for _, s := range cf.Sites {
+		m[s.Line] = s
+	}
+	return m
+}
+
+// A call through an interface may run the target: gopls's definition, the
+// interface's method, neither confirms nor rejects it.
+func TestConfirmInterfaceIsUnchecked(t *testing.T) {
+	text, cf := callConfirm(t, graphtool.Config{})
+	m := marks(cf)
+	if cf.Server != "gopls" || cf.Candidates != 3 || cf.Asked != 3 || cf.Confirmed != 1 || cf.Rejected != 1 || cf.Unchecked != 1 || cf.Bound != "" {
+		t.Fatalf("counts: %+v\n%s", cf, text)
+	}
+	if m[15].Mark != graphtool.Confirmed || m[16].Mark != graphtool.Rejected || m[16].DefinedAs != "cache.Cache.Save" {
+		t.Errorf("store and cache sites: %+v %+v", m[15], m[16])
+	}
+	if s := m[17]; s.Mark != graphtool.Unchecked || s.DefinedAs != "api.Saver.Save" || !strings.Contains(s.Why, "interface method") {
+		t.Errorf("the interface site: %+v", s)
+	}
+}
+
+// Past the site bound the rest are unchecked, and the answer says which
+// bound; past the time bound likewise.
+func TestConfirmBounds(t *testing.T) {
+	text, cf := callConfirm(t, graphtool.Config{ConfirmSites: 1})
+	if cf.Asked != 1 || cf.Unchecked != 2 || cf.Bound != "sites" || cf.MaxSites != 1 {
+		t.Fatalf("site bound: %+v\n%s", cf, text)
+	}
+	if !strings.Contains(text, "the sites bound was reached") || !strings.Contains(text, "past the bound of 1 sites") {
+		t.Errorf("the text does not say the site bound cut it: %s", text)
+	}
+	text, cf = callConfirm(t, graphtool.Config{ConfirmTime: time.Nanosecond})
+	if cf.Asked != 0 || cf.Unchecked != 3 || cf.Bound != "time" || cf.Confirmed+cf.Rejected != 0 {
+		t.Fatalf("time bound: %+v\n%s", cf, text)
+	}
+	if !strings.Contains(text, "the time bound was reached") {
+		t.Errorf("the text does not say the time bound cut it: %s", text)
+	}
+}
