@@ -91,6 +91,9 @@ func query(ctx context.Context, c *registry.Call, g *Graph, p params) (*graph.An
 	}
 	x := g.H.Index()
 	x.Start(nil)
+	if a := ahead(ctx, c, g, x, o, p); a != nil {
+		return a, nil
+	}
 	if o.wait {
 		// Wait for a build in progress, bounded, telling the client how far
 		// it got; past the bound the answer says it is partial.
@@ -115,4 +118,30 @@ func query(ctx context.Context, c *registry.Call, g *Graph, p params) (*graph.An
 		return nil, err
 	}
 	return a, nil
+}
+
+// ahead answers callers and callees on a cold tree at once, from
+// the files that hold the name (graph.Index.Ahead), while the build goes
+// on. nil: the index is ready, the operation needs the whole index, or
+// the few files did not name the symbol (the usual path then waits and
+// says what it found).
+func ahead(ctx context.Context, c *registry.Call, g *Graph, x *graph.Index, o op, p params) *graph.Answer {
+	if x.Ready() || strings.TrimSpace(p.Symbol) == "" {
+		return nil
+	}
+	switch o.name {
+	case "callers", "callees":
+	default:
+		return nil
+	}
+	sub, err := x.Ahead(ctx, p.Symbol, o.name == "callees")
+	if err != nil || x.Ready() {
+		return nil
+	}
+	a, err := o.run(sub, p, c.Budget().Reserve(400).Chars(), 0)
+	if err != nil {
+		return nil
+	}
+	g.announceWhenReady(c.Run)
+	return a
 }
