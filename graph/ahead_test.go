@@ -142,3 +142,46 @@ func TestAheadName(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkColdCallers measures the first callers answer on a cold
+// GOROOT/src: ahead of the index, and as before (wait up to graphtool's
+// 5 s for the build, then answer from what it indexed). Run with
+// -benchtime=1x: each iteration is a new, cold index.
+func BenchmarkColdCallers(b *testing.B) {
+	root := filepath.Join(runtime.GOROOT(), "src")
+	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
+		b.Skipf("no GOROOT source here: %v", err)
+	}
+	const sym = "bufio.NewScanner"
+	b.Run("ahead", func(b *testing.B) {
+		for range b.N {
+			x := coldIndex(b, root)
+			if os.Getenv("AHEAD_ALONE") == "" {
+				x.Start(nil)
+			}
+			sub, err := x.Ahead(context.Background(), sym, false)
+			if err != nil {
+				b.Fatal(err)
+			}
+			a, err := sub.Callers(Spec{Symbol: sym}, 0, 0)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(a.Index.Ahead), "files")
+			b.ReportMetric(float64(a.Counts.Shown), "sites")
+		}
+	})
+	b.Run("wait5s", func(b *testing.B) {
+		for range b.N {
+			x := coldIndex(b, root)
+			x.Start(nil)
+			x.Wait(context.Background(), 5*time.Second)
+			a, err := x.Callers(Spec{Symbol: sym}, 0, 0)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(a.Index.Files), "files")
+			b.ReportMetric(float64(a.Counts.Shown), "sites")
+		}
+	})
+}
