@@ -21,7 +21,7 @@ import (
 // call); answers say how many files they came from (IndexState.Ahead).
 // find is not answered ahead: it also matches names that hold the query
 // only as a scattered subsequence, which no literal scan can narrow to.
-// name is a symbol as the query gives it (pkg.Func, Type.Method,
+// symbol is as the query gives it (pkg.Func, Type.Method,
 // file.go:Func): its last identifier is scanned for.
 func (x *Index) Ahead(ctx context.Context, symbol string, callees bool) (*Index, error) {
 	name := aheadName(symbol)
@@ -143,7 +143,7 @@ func (x *Index) scan(ctx context.Context, files []walk.Entry, names [][]byte) []
 	var next int
 	var mu sync.Mutex
 	var wg sync.WaitGroup
-	for range max(1, min(4, runtime.GOMAXPROCS(0))) {
+	for range 4 * runtime.GOMAXPROCS(0) { // reads wait in system calls
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

@@ -90,8 +90,13 @@ func query(ctx context.Context, c *registry.Call, g *Graph, p params) (*graph.An
 		p.File = c.Rel(abs)
 	}
 	x := g.H.Index()
+	// The few files of an answer ahead of the index are read before the
+	// build starts (when this query is the first): the two would share
+	// the parse workers.
+	a := ahead(ctx, c, g, x, o, p)
 	x.Start(nil)
-	if a := ahead(ctx, c, g, x, o, p); a != nil {
+	if a != nil {
+		g.announceWhenReady(c.Run)
 		return a, nil
 	}
 	if o.wait {
@@ -110,7 +115,7 @@ func query(ctx context.Context, c *registry.Call, g *Graph, p params) (*graph.An
 	if err != nil {
 		return nil, err
 	}
-	a, err := o.run(x, p, c.Budget().Reserve(400).Chars(), synced)
+	a, err = o.run(x, p, c.Budget().Reserve(400).Chars(), synced)
 	if err != nil {
 		if le := (*graph.LookupError)(nil); errors.As(err, &le) && !x.Ready() {
 			return nil, fmt.Errorf("%w — but the index is still building (%s); ask again when status says ready", le, x.ProgressText())
@@ -142,6 +147,5 @@ func ahead(ctx context.Context, c *registry.Call, g *Graph, x *graph.Index, o op
 	if err != nil {
 		return nil
 	}
-	g.announceWhenReady(c.Run)
 	return a
 }
