@@ -67,12 +67,18 @@ type IndexState struct {
 	Files  int  `json:"files" jsonschema:"files indexed"`
 	Found  int  `json:"found" jsonschema:"files the build found"`
 	Synced int  `json:"synced,omitempty" jsonschema:"files re-read before answering because they changed"`
+	Ahead  int  `json:"ahead,omitempty" jsonschema:"the answer was computed, ahead of the index still building, from this many files: those whose text holds the name and the folders that define it"`
 }
 
 // Text is the answer for a model.
 func (a *Answer) Text() string { return a.text }
 
 func (x *Index) state(synced int) IndexState {
+	if p := x.parent; p != nil {
+		p.mu.RLock()
+		defer p.mu.RUnlock()
+		return IndexState{Ready: false, Files: len(p.files), Found: max(p.total, x.total), Synced: synced, Ahead: len(x.files)}
+	}
 	return IndexState{Ready: x.Ready(), Files: len(x.files), Found: x.total, Synced: synced}
 }
 
@@ -155,6 +161,10 @@ func quoteLine(s string) string {
 }
 
 func (x *Index) partialNote(w *writer, st IndexState) {
+	if st.Ahead > 0 {
+		w.head("(computed from %d files ahead of the index, which is still building (%d of %d files indexed so far): the files whose text holds the name and the folders that define it)", st.Ahead, st.Files, st.Found)
+		return
+	}
 	if !st.Ready {
 		w.head("(index still building: %s; this answer covers only those)", x.progressText())
 	}

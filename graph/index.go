@@ -89,6 +89,8 @@ type Index struct {
 	saveErr      error         // why the snapshot could not be written
 	needSave     bool          // the build read files the snapshot did not have
 	saved        chan struct{} // closed when the build's goroutine is done
+
+	parent *Index // set on an Ahead index: the index still building
 }
 
 // langIndex maps names to the files that define or reference them.

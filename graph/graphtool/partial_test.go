@@ -146,3 +146,40 @@ func TestReadyIsAnnounced(t *testing.T) {
 		t.Fatal("no log message when the build finished")
 	}
 }
+
+// callers on a cold tree answers at once from the files that hold the
+// name, says so, and gives the full index's sites.
+func TestCallersAheadOfTheIndex(t *testing.T) {
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "go.mod"), []byte("module m\n"), 0o644)
+	for i := 0; i < 3000; i++ {
+		dir := filepath.Join(root, fmt.Sprintf("p%03d", i/20))
+		os.MkdirAll(dir, 0o755)
+		body := fmt.Sprintf("package p%03d\n\nfunc F%d() { G%d() }\n\nfunc G%d() {}\n", i/20, i, i, i)
+		switch {
+		case i == 0:
+			body = "package p000\n\nfunc Target() {}\n"
+		case i%100 == 0:
+			body = fmt.Sprintf("package p%03d\n\nimport \"m/p000\"\n\nfunc F%d() { p000.Target() }\n", i/20, i)
+		}
+		os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%d.go", i)), []byte(body), 0o644)
+	}
+	r, err := builtintools.NewRun(builtintools.Options{Root: root, Without: []string{"lsp"},
+		Graph: graphtool.Config{Wait: time.Nanosecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	got := call(t, r, map[string]any{"operation": "callers", "symbol": "Target"})
+	if !strings.Contains(got, "29 call sites (29 exact") {
+		t.Fatalf("callers on a cold tree: %s", got)
+	}
+	g, _ := graphtool.Key.Of(r)
+	if g.H.Index().Ready() && !strings.Contains(got, "ahead of the index") {
+		t.Skipf("the build finished before the first query: %s", got)
+	}
+	// 29 callers and the 20 files of the target's folder.
+	if !strings.Contains(got, "computed from 49 files ahead of the index") {
+		t.Fatalf("callers on a cold tree does not say it came from 49 files: %s", got)
+	}
+}

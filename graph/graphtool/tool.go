@@ -95,7 +95,15 @@ func query(ctx context.Context, c *registry.Call, g *Graph, p params) (Result, e
 		p.File = c.Rel(abs)
 	}
 	x := g.H.Index()
+	// The few files of an answer ahead of the index are read before the
+	// build starts (when this query is the first): the two would share
+	// the parse workers.
+	a := ahead(ctx, c, g, x, o, p)
 	x.Start(nil)
+	if a != nil {
+		g.announceWhenReady(c.Run)
+		return Result{Answer: a, text: a.Text()}, nil
+	}
 	if o.wait {
 		// Wait for a build in progress, bounded, telling the client how far
 		// it got; past the bound the answer says it is partial.
@@ -117,7 +125,7 @@ func query(ctx context.Context, c *registry.Call, g *Graph, p params) (Result, e
 		// The marks need room after the answer.
 		budget = registry.Budget(budget.Chars() * 2 / 3)
 	}
-	a, err := o.run(x, p, budget.Reserve(400).Chars(), synced)
+	a, err = o.run(x, p, budget.Reserve(400).Chars(), synced)
 	if err != nil {
 		if le := (*graph.LookupError)(nil); errors.As(err, &le) && !x.Ready() {
 			return Result{}, fmt.Errorf("%w — but the index is still building (%s); ask again when status says ready", le, x.ProgressText())
@@ -133,4 +141,31 @@ func query(ctx context.Context, c *registry.Call, g *Graph, p params) (Result, e
 		r.text += "\n" + confirmText(r.Confirm, o.name, max(room, 200))
 	}
 	return r, nil
+}
+
+// ahead answers callers and callees on a cold tree at once, from
+// the files that hold the name (graph.Index.Ahead), while the build goes
+// on. nil: the index is ready, the operation needs the whole index, or
+// the few files did not name the symbol (the usual path then waits and
+// says what it found).
+func ahead(ctx context.Context, c *registry.Call, g *Graph, x *graph.Index, o op, p params) *graph.Answer {
+	// confirm decides on the whole index's outline of each file, so it
+	// waits for the index as before.
+	if x.Ready() || p.Confirm || strings.TrimSpace(p.Symbol) == "" {
+		return nil
+	}
+	switch o.name {
+	case "callers", "callees":
+	default:
+		return nil
+	}
+	sub, err := x.Ahead(ctx, p.Symbol, o.name == "callees")
+	if err != nil || sub == nil || x.Ready() {
+		return nil
+	}
+	a, err := o.run(sub, p, c.Budget().Reserve(400).Chars(), 0)
+	if err != nil {
+		return nil
+	}
+	return a
 }
