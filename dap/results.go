@@ -92,6 +92,8 @@ type StopResult struct {
 	RunTo *RunToResult `json:"run_to,omitempty" jsonschema:"run_to_line: whether the line was reached, or another stop came first"`
 	// Exceptions, on a launch or attach, is what the program stops on.
 	Exceptions *ExceptionsSet `json:"exceptions,omitempty" jsonschema:"launch and attach: the exceptions the program stops on"`
+	// Core, on a launch with core, is what the core file holds.
+	Core *CoreInfo `json:"core,omitempty" jsonschema:"launch with core: the crash's threads and the top of its stack, read-only"`
 }
 
 // ExceptionsSet is what a session stops on: the kinds and names asked for
