@@ -166,3 +166,6 @@ func (s *Supervisor) openCore(ctx context.Context, sess *Session, wait time.Dura
 // coreFrames is how much of the crashing thread's stack a core's result
 // shows; stack gives the rest.
 const coreFrames = 8
+
+// coreBreakpointsNote says why breakpoints set in a core session wait.
+const coreBreakpointsNote = "the session reads a core file, where nothing runs: they are kept and sent at the next launch"

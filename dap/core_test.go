@@ -183,6 +183,10 @@ func coreSession(t *testing.T, root, bin, core, fn string, line int, src, local,
 	readOnly("set_variable", err)
 	_, err = s.Watch(ctx, "", local, "", false)
 	readOnly("watch", err)
+	bp, err := s.SetBreakpoints(ctx, at(root, filepath.Join(root, filepath.Base(res.Frame.File))), []LineSpec{{Line: line}}, nil, false)
+	if err != nil || !bp.Pending || !strings.Contains(bp.Note, "core file") {
+		t.Errorf("a breakpoint set on a core: %+v %v", bp, err)
+	}
 	// Still the crash, after all that was refused.
 	if again, err := s.Stack(ctx, 0); err != nil || len(again.Frames) != len(stack.Frames) {
 		t.Fatalf("stack after the refusals: %+v %v", again, err)

@@ -180,6 +180,7 @@ type BreakpointsResult struct {
 	Breakpoints []Breakpoint     `json:"breakpoints"`
 	Functions   []FuncBreakpoint `json:"functions,omitempty" jsonschema:"the function breakpoints"`
 	Pending     bool             `json:"pending,omitempty" jsonschema:"no session runs: they are sent at the next launch"`
+	Note        string           `json:"note,omitempty"`
 }
 
 // StatusResult says whether a session lives and where it stands.

@@ -450,6 +450,9 @@ func (s *Supervisor) SetBreakpoints(ctx context.Context, at pathguard.Path, line
 		res.Session = &info
 	} else {
 		res.Pending = true
+		if sess != nil && sess.Ended() == "" {
+			res.Note = coreBreakpointsNote
+		}
 	}
 	res.Breakpoints = s.bps.All()
 	return res, nil
@@ -481,6 +484,9 @@ func (s *Supervisor) SetFunctionBreakpoints(ctx context.Context, names []string,
 		res.Session = &info
 	} else {
 		res.Pending = true
+		if sess != nil && sess.Ended() == "" {
+			res.Note = coreBreakpointsNote
+		}
 	}
 	res.Breakpoints = s.bps.All()
 	res.Functions = s.bps.Funcs()

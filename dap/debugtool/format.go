@@ -314,6 +314,9 @@ func formatBreakpoints(r *dap.BreakpointsResult) string {
 	if len(r.Breakpoints) == 0 && len(r.Functions) == 0 {
 		b.WriteString("  none\n")
 	}
+	if r.Note != "" {
+		b.WriteString("note: " + r.Note + "\n")
+	}
 	return strings.TrimRight(b.String(), "\n")
 }
 
