@@ -196,7 +196,7 @@ func coreSession(t *testing.T, root, bin, core, fn string, line int, src, local,
 	if err != nil {
 		t.Fatal(err)
 	}
-	if term.PID != 0 || term.Killed {
+	if term.PID != 0 || term.Killed || !term.Core || term.Debuggee != DebuggeeNone {
 		t.Fatalf("terminate of a core session: %+v", term)
 	}
 	waitGone(t, "the adapter", adapter)

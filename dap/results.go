@@ -205,6 +205,8 @@ type TerminateResult struct {
 	// Debuggee is the program's state, looked at after the teardown: ended,
 	// running, stopped (held by a signal or a tracer) or unknown (no pid).
 	Debuggee string `json:"debuggee"`
+	// Core says the session read a core file: no program ran.
+	Core bool `json:"core,omitempty" jsonschema:"the session read a core file; no program ran"`
 	// Killed says the adapter's disconnect did not end an attached program
 	// asked to end, so it was sent SIGKILL.
 	Killed   bool         `json:"killed,omitempty"`
@@ -220,4 +222,5 @@ const (
 	DebuggeeRunning = "running"
 	DebuggeeStopped = "stopped"
 	DebuggeeUnknown = "unknown"
+	DebuggeeNone    = "none" // a core file session: nothing ran
 )

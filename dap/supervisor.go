@@ -1176,10 +1176,14 @@ func (s *Supervisor) Terminate(ctx context.Context, terminateDebuggee bool) (*Te
 		return nil, err
 	}
 	end := s.endResult(sess)
-	kill := !sess.attach || terminateDebuggee
+	kill := (!sess.attach || terminateDebuggee) && sess.core == "" // a core has no program to end
 	pid := sess.PID()
 	sess.finish("it was terminated", kill)
 	res := &TerminateResult{Program: sess.Program, Attached: sess.attach, PID: pid, ExitCode: end.ExitCode, NeverHit: end.NeverHit, Output: end.Output}
+	if sess.core != "" {
+		res.Core, res.Debuggee, res.NeverHit = true, DebuggeeNone, nil
+		return res, nil
+	}
 	if pid == 0 {
 		res.Debuggee = DebuggeeUnknown
 		return res, nil

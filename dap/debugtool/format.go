@@ -528,6 +528,8 @@ func formatTerminate(r *dap.TerminateResult) string {
 		program = fmt.Sprintf("the program, pid %d,", r.PID)
 	}
 	switch {
+	case r.Core:
+		s = fmt.Sprintf("Closed %s: the adapter is gone; no program ran, and the core file is unchanged.", r.Program)
 	case r.Detached && r.Debuggee == dap.DebuggeeRunning:
 		s = fmt.Sprintf("Detached from %s; %s is still running. (To end it: attach again, then terminate with terminate_debuggee: true.)", r.Program, program)
 	case r.Detached && r.Debuggee == dap.DebuggeeStopped:
