@@ -23,6 +23,9 @@ func (s *Supervisor) Restart(ctx context.Context, wait time.Duration) (*StopResu
 	if err != nil {
 		return nil, err
 	}
+	if err := sess.readOnly("restart"); err != nil {
+		return nil, err
+	}
 	if sess.attach {
 		return nil, badArg("restart runs again a program this session launched; this one attached to %s: terminate, then attach again", sess.Program)
 	}

@@ -92,6 +92,8 @@ type StopResult struct {
 	RunTo *RunToResult `json:"run_to,omitempty" jsonschema:"run_to_line: whether the line was reached, or another stop came first"`
 	// Exceptions, on a launch or attach, is what the program stops on.
 	Exceptions *ExceptionsSet `json:"exceptions,omitempty" jsonschema:"launch and attach: the exceptions the program stops on"`
+	// Core, on a launch with core, is what the core file holds.
+	Core *CoreInfo `json:"core,omitempty" jsonschema:"launch with core: the crash's threads and the top of its stack, read-only"`
 }
 
 // ExceptionsSet is what a session stops on: the kinds and names asked for
@@ -178,6 +180,7 @@ type BreakpointsResult struct {
 	Breakpoints []Breakpoint     `json:"breakpoints"`
 	Functions   []FuncBreakpoint `json:"functions,omitempty" jsonschema:"the function breakpoints"`
 	Pending     bool             `json:"pending,omitempty" jsonschema:"no session runs: they are sent at the next launch"`
+	Note        string           `json:"note,omitempty"`
 }
 
 // StatusResult says whether a session lives and where it stands.
@@ -202,6 +205,8 @@ type TerminateResult struct {
 	// Debuggee is the program's state, looked at after the teardown: ended,
 	// running, stopped (held by a signal or a tracer) or unknown (no pid).
 	Debuggee string `json:"debuggee"`
+	// Core says the session read a core file: no program ran.
+	Core bool `json:"core,omitempty" jsonschema:"the session read a core file; no program ran"`
 	// Killed says the adapter's disconnect did not end an attached program
 	// asked to end, so it was sent SIGKILL.
 	Killed   bool         `json:"killed,omitempty"`
@@ -217,4 +222,5 @@ const (
 	DebuggeeRunning = "running"
 	DebuggeeStopped = "stopped"
 	DebuggeeUnknown = "unknown"
+	DebuggeeNone    = "none" // a core file session: nothing ran
 )

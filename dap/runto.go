@@ -82,6 +82,9 @@ func (s *Supervisor) RunToLine(ctx context.Context, at pathguard.Path, line int,
 	if err != nil {
 		return nil, err
 	}
+	if err := sess.readOnly("run to a line"); err != nil {
+		return nil, err
+	}
 	if _, err := s.g.Of(at); err != nil {
 		return nil, badArg("%v", err)
 	}

@@ -49,6 +49,9 @@ type LaunchSpec struct {
 	Attach bool
 	Port   int
 	PID    int
+	// Core, with Program the executable that crashed, opens a core file
+	// read-only instead of running the program (delve, lldb).
+	Core pathguard.Path
 }
 
 // Session is one live debug session: an adapter process, its connection,
@@ -66,6 +69,7 @@ type Session struct {
 	guard  *pathguard.Guard // confines every path the adapter sends back
 	abs    string           // the program's absolute path, for staleness
 	attach bool
+	core   string        // the core file's absolute path, for a post-mortem session
 	p      *proc.Process // the adapter; nil for one we dialled
 	tmp    string        // the session's folder: delve's build, the socket
 	client *Client
@@ -455,6 +459,14 @@ func (s *Session) event(e Event) {
 			// exception: it is the pause we asked for.
 			b.Reason, b.Description, b.Text = "pause", "", ""
 		}
+		if s.core != "" {
+			// The crash a core holds. delve, opening one, tries to run it and
+			// reports that it cannot: its own attempt, not the crash.
+			b.Reason = "crash"
+			if strings.Contains(b.Text, "can not continue execution of core process") {
+				b.Description, b.Text = "", ""
+			}
+		}
 		st := &Stop{Reason: b.Reason, Description: b.Description, Text: b.Text, ThreadID: b.ThreadId, At: e.At, adapterBPs: b.HitBreakpointIds}
 		if !s.running && len(s.stops) > s.resumed {
 			// A burst: lldb-dap sends one stopped event per thread. Keep one
@@ -502,6 +514,9 @@ func (s *Session) event(e Event) {
 	case "process":
 		var b godap.ProcessEventBody
 		json.Unmarshal(e.Body, &b)
+		if s.core != "" {
+			break // the crashed process's id: long gone, and never ours to end
+		}
 		if b.SystemProcessId > 0 && (s.pid == 0 || !s.attach) {
 			s.pid = b.SystemProcessId
 		}
@@ -662,6 +677,10 @@ func (s *Session) launch(ctx context.Context, l LaunchSpec, args map[string]any,
 	if s.Spec.ID == "delve" && command == "launch" {
 		s.BuildTime = tInit.Sub(t0)
 	}
+	if s.core != "" {
+		// Nothing runs in a core: no breakpoint or filter could be hit.
+		goto configured
+	}
 	if s.bps != nil {
 		for _, file := range s.bps.files() {
 			if err := s.setBreakpoints(ctx, file); err != nil {
@@ -678,6 +697,7 @@ func (s *Session) launch(ctx context.Context, l LaunchSpec, args map[string]any,
 	if err := s.setExceptions(ctx); err != nil {
 		return err
 	}
+configured:
 	s.mu.Lock()
 	s.configured = true
 	s.mu.Unlock()
@@ -785,7 +805,7 @@ func (s *Session) Ended() string {
 // detached from), then the adapter's process group, then the program's
 // (from the process event), then the session's folder (delve's build
 // output, the socket).
-func (s *Session) end(reason string) { s.finish(reason, !s.attach) }
+func (s *Session) end(reason string) { s.finish(reason, !s.attach && s.core == "") }
 
 // finish is end, with terminateDebuggee chosen: true also ends an
 // attached program.

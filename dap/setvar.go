@@ -35,6 +35,9 @@ func (s *Supervisor) SetVariable(ctx context.Context, r, frame, name, value stri
 	if err != nil {
 		return nil, err
 	}
+	if err := sess.readOnly("set a variable"); err != nil {
+		return nil, err
+	}
 	st, err := sess.currentStop()
 	if err != nil {
 		return nil, err

@@ -150,6 +150,9 @@ func (s *Supervisor) launch(ctx context.Context, l LaunchSpec, wait time.Duratio
 	}
 	s.mu.Unlock()
 
+	if l.Attach && !l.Core.IsZero() {
+		return nil, badArg("core goes with launch (program: the executable that crashed), not attach")
+	}
 	if l.Attach && l.PID > 0 {
 		// Refused before any adapter starts: once attached, it is too late.
 		if err := refuseAttach(l.PID); err != nil {
@@ -170,7 +173,14 @@ func (s *Supervisor) launch(ctx context.Context, l LaunchSpec, wait time.Duratio
 	}
 	var spec AdapterSpec
 	var err error
-	if l.Attach {
+	core := ""
+	if !l.Core.IsZero() {
+		if core, err = s.coreFile(l, program); err != nil {
+			return nil, err
+		}
+		spec, err = chooseCore(s.g, l.Adapter, relOr(s.g, program), program)
+		l.Exceptions = []string{} // nothing runs, nothing is raised
+	} else if l.Attach {
 		spec, err = chooseAttach(l.Adapter, l.Port, l.PID)
 	} else {
 		spec, err = chooseAdapter(s.g, l.Adapter, relOr(s.g, program), l.Module, program)
@@ -202,6 +212,9 @@ func (s *Supervisor) launch(ctx context.Context, l LaunchSpec, wait time.Duratio
 		}
 	}
 	args, command, err := launchArgs(s.g, spec, l)
+	if core != "" {
+		args, command, err = coreArgs(spec, program, core, s.g.Root())
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -224,6 +237,7 @@ func (s *Supervisor) launch(ctx context.Context, l LaunchSpec, wait time.Duratio
 	sess.Program = describeProgram(s.g, l)
 	sess.abs = program
 	sess.attach = l.Attach
+	sess.core = core
 	sess.exceptions = l.Exceptions
 	if l.Attach && l.PID > 0 {
 		sess.pid = l.PID
@@ -256,6 +270,10 @@ func (s *Supervisor) launch(ctx context.Context, l LaunchSpec, wait time.Duratio
 		limit = s.ttl() // the limit the first session of a restart had
 	}
 	expire := time.AfterFunc(ttl, func() {
+		if sess.core != "" {
+			sess.end(fmt.Sprintf("it reached its time limit of %s, so the adapter was stopped (the core file is unchanged)", limit))
+			return
+		}
 		if sess.attach {
 			sess.end(fmt.Sprintf("it reached its time limit of %s, so the debugger detached from the program and the adapter was stopped", limit))
 			return
@@ -273,6 +291,9 @@ func (s *Supervisor) launch(ctx context.Context, l LaunchSpec, wait time.Duratio
 	s.mu.Lock()
 	s.last = l
 	s.mu.Unlock()
+	if core != "" {
+		return s.openCore(ctx, sess, wait)
+	}
 	res, err := s.waitStop(ctx, sess, 0, s.waitFor(wait))
 	if res != nil {
 		res.BuildMS = sess.BuildTime.Milliseconds()
@@ -297,6 +318,8 @@ func describeProgram(g *pathguard.Guard, l LaunchSpec) string {
 		return fmt.Sprintf("pid %d (%s)", l.PID, commOf(l.PID))
 	case l.Module != "":
 		return strings.TrimSpace("-m " + l.Module + " " + strings.Join(l.Args, " "))
+	case !l.Core.IsZero():
+		return l.Program.Rel() + " (core " + l.Core.Rel() + ")"
 	}
 	p := l.Program.Rel()
 	if l.Test != "" {
@@ -419,7 +442,7 @@ func (s *Supervisor) SetBreakpoints(ctx context.Context, at pathguard.Path, line
 	s.mu.Lock()
 	sess := s.sess
 	s.mu.Unlock()
-	if sess != nil && sess.Ended() == "" {
+	if sess != nil && sess.Ended() == "" && sess.core == "" {
 		if err := sess.setBreakpoints(ctx, file); err != nil {
 			return nil, err
 		}
@@ -427,6 +450,9 @@ func (s *Supervisor) SetBreakpoints(ctx context.Context, at pathguard.Path, line
 		res.Session = &info
 	} else {
 		res.Pending = true
+		if sess != nil && sess.Ended() == "" {
+			res.Note = coreBreakpointsNote
+		}
 	}
 	res.Breakpoints = s.bps.All()
 	return res, nil
@@ -449,7 +475,7 @@ func (s *Supervisor) SetFunctionBreakpoints(ctx context.Context, names []string,
 	s.mu.Lock()
 	sess := s.sess
 	s.mu.Unlock()
-	if sess != nil && sess.Ended() == "" {
+	if sess != nil && sess.Ended() == "" && sess.core == "" {
 		if err := sess.setFunctionBreakpoints(ctx); err != nil {
 			s.bps.restoreFuncs(old)
 			return nil, err
@@ -458,6 +484,9 @@ func (s *Supervisor) SetFunctionBreakpoints(ctx context.Context, names []string,
 		res.Session = &info
 	} else {
 		res.Pending = true
+		if sess != nil && sess.Ended() == "" {
+			res.Note = coreBreakpointsNote
+		}
 	}
 	res.Breakpoints = s.bps.All()
 	res.Functions = s.bps.Funcs()
@@ -475,6 +504,9 @@ func (s *Supervisor) Resume(ctx context.Context, action string, thread int, wait
 	command := map[string]string{"continue": "continue", "step_over": "next", "step_in": "stepIn", "step_out": "stepOut", "pause": "pause"}[action]
 	if command == "" {
 		return nil, badArg("unknown resume %q", action)
+	}
+	if err := sess.readOnly(strings.ReplaceAll(action, "_", " ")); err != nil {
+		return nil, err
 	}
 	sess.mu.Lock()
 	exited := sess.exitCode != nil || sess.terminated
@@ -638,7 +670,7 @@ func (s *Supervisor) stopResult(ctx context.Context, sess *Session, st *Stop) (*
 	}
 	if err == nil && len(frames) > 0 {
 		pick := 0
-		if st.Reason == "exception" || st.Reason == "panic" || st.Reason == "pause" {
+		if st.Reason == "exception" || st.Reason == "panic" || st.Reason == "pause" || st.Reason == "crash" {
 			// The frame in the checkout nearest the top.
 			pick = max(inRoot(frames), 0)
 		}
@@ -1144,10 +1176,14 @@ func (s *Supervisor) Terminate(ctx context.Context, terminateDebuggee bool) (*Te
 		return nil, err
 	}
 	end := s.endResult(sess)
-	kill := !sess.attach || terminateDebuggee
+	kill := (!sess.attach || terminateDebuggee) && sess.core == "" // a core has no program to end
 	pid := sess.PID()
 	sess.finish("it was terminated", kill)
 	res := &TerminateResult{Program: sess.Program, Attached: sess.attach, PID: pid, ExitCode: end.ExitCode, NeverHit: end.NeverHit, Output: end.Output}
+	if sess.core != "" {
+		res.Core, res.Debuggee, res.NeverHit = true, DebuggeeNone, nil
+		return res, nil
+	}
 	if pid == 0 {
 		res.Debuggee = DebuggeeUnknown
 		return res, nil

@@ -37,6 +37,9 @@ func (s *Supervisor) Watch(ctx context.Context, r, name, access string, remove b
 	if err != nil {
 		return nil, err
 	}
+	if err := sess.readOnly("watch a variable"); err != nil {
+		return nil, err
+	}
 	if !sess.caps.SupportsDataBreakpoints {
 		return nil, badArg("%s has no data breakpoints (its initialize answer has no supportsDataBreakpoints); break on the lines that change %s instead", sess.Spec.ID, name)
 	}

@@ -23,6 +23,7 @@ type debugParams struct {
 	Env        map[string]string `json:"env,omitempty" jsonschema:"launch: extra environment variables"`
 	Test       string            `json:"test,omitempty" jsonschema:"launch (Go): debug the package's tests matching this -test.run pattern"`
 	Exceptions []string          `json:"exceptions,omitempty" jsonschema:"launch and attach: exceptions to stop on: uncaught (the default), raised, user_unhandled (raised in your code, caught by a library: pytest's failing assert; the default for -m pytest), or the adapter's own filter names (lldb: cpp_catch); [] stops on none; adapters lists what each has"`
+	Core       string            `json:"core,omitempty" jsonschema:"launch: a core file to open read-only (delve, lldb), relative to the root, with program the executable that crashed: its threads, stacks and variables, nothing runs"`
 	Port       int               `json:"port,omitempty" jsonschema:"attach (debugpy): the port the program called debugpy.listen on"`
 	PID        int               `json:"pid,omitempty" jsonschema:"attach: the process id of a running program (Go: delve, Python: debugpy, other native code: lldb)"`
 	File       string            `json:"file,omitempty" jsonschema:"breakpoints: the file, relative to the root"`
@@ -79,7 +80,7 @@ var actions = []action{
 		return nil
 	}},
 	{"breakpoints", "breakpoints (file, lines[], remove[], condition, hit_condition, log_message; or functions[], remove_functions[] by name; kept across sessions, may be set before launch)", setBreakpoints},
-	{"launch", "launch (program or module, args[], cwd, env, test, exceptions[]; stops at your breakpoints and on uncaught exceptions)", launch},
+	{"launch", "launch (program or module, args[], cwd, env, test, exceptions[]; stops at your breakpoints and on uncaught exceptions; with core: opens that core file of program's crash read-only)", launch},
 	{"attach", "attach (port: a Python program that called debugpy.listen; pid: a running Go, Python or native program; the adapter follows from which)", launch},
 	{"continue", "continue", resume("continue")},
 	{"pause", "pause", resume("pause")},
@@ -330,6 +331,19 @@ func launch(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugP
 			return fmt.Errorf("program %s does not exist (paths are relative to the root)", at.Rel())
 		}
 		l.Program = at
+	}
+	if p.Core != "" {
+		if l.Attach {
+			return errors.New("core goes with launch (program: the executable that crashed), not attach")
+		}
+		at, err := c.Location(p.Core)
+		if err != nil {
+			return err
+		}
+		if _, err := c.Run.Guard().Stat(at.Abs()); err != nil {
+			return fmt.Errorf("core %s does not exist (paths are relative to the root)", at.Rel())
+		}
+		l.Core = at
 	}
 	if p.Cwd != "" {
 		at, err := c.Location(p.Cwd)

@@ -2,6 +2,7 @@ package debugtool
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -134,7 +135,12 @@ func formatStop(r *dap.StopResult) string {
 		if d, _, _ := strings.Cut(st.Description, "\n"); d != "" && d != st.Reason && !strings.EqualFold(d, st.Reason) {
 			why += ": " + d // debugpy's may hold the message's lines, shown below
 		}
-		fmt.Fprintf(&b, "Stopped at %s (%s; stop %d, thread %d).\n", where(r.Frame), why, st.N, st.ThreadID)
+		if r.Core != nil {
+			fmt.Fprintf(&b, "Core file %s (read-only: nothing runs, so continue, steps, run_to_line, restart, set_variable and watch are refused).\n", r.Core.File)
+			fmt.Fprintf(&b, "Crashed at %s (%s; thread %d).\n", where(r.Frame), why, st.ThreadID)
+		} else {
+			fmt.Fprintf(&b, "Stopped at %s (%s; stop %d, thread %d).\n", where(r.Frame), why, st.N, st.ThreadID)
+		}
 		if r.Exception != "" {
 			fmt.Fprintf(&b, "Exception: %s\n", textcut.Ellipsis(r.Exception, 1500))
 		}
@@ -156,6 +162,9 @@ func formatStop(r *dap.StopResult) string {
 		}
 	case "ended":
 		fmt.Fprintf(&b, "The session ended: %s.\n", r.Ended)
+	}
+	if c := r.Core; c != nil && r.Outcome == "stopped" {
+		b.WriteString(formatCore(c))
 	}
 	if r.Restart != "" {
 		b.WriteString("Restarted (" + r.Restart + "): the same program, arguments and breakpoints, within the same time limit.\n")
@@ -304,6 +313,9 @@ func formatBreakpoints(r *dap.BreakpointsResult) string {
 	}
 	if len(r.Breakpoints) == 0 && len(r.Functions) == 0 {
 		b.WriteString("  none\n")
+	}
+	if r.Note != "" {
+		b.WriteString("note: " + r.Note + "\n")
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
@@ -516,6 +528,8 @@ func formatTerminate(r *dap.TerminateResult) string {
 		program = fmt.Sprintf("the program, pid %d,", r.PID)
 	}
 	switch {
+	case r.Core:
+		s = fmt.Sprintf("Closed %s: the adapter is gone; no program ran, and the core file is unchanged.", r.Program)
 	case r.Detached && r.Debuggee == dap.DebuggeeRunning:
 		s = fmt.Sprintf("Detached from %s; %s is still running. (To end it: attach again, then terminate with terminate_debuggee: true.)", r.Program, program)
 	case r.Detached && r.Debuggee == dap.DebuggeeStopped:
@@ -630,4 +644,45 @@ func formatWatch(r *dap.WatchResult) string {
 		b.WriteString("  none\n")
 	}
 	return strings.TrimRight(b.String(), "\n")
+}
+
+// formatCore is a core's threads and the crashing thread's stack.
+func formatCore(c *dap.CoreInfo) string {
+	var b strings.Builder
+	if len(c.Threads) > 0 {
+		fmt.Fprintf(&b, "Threads (%d):\n", c.Total)
+		for i, g := range c.Threads {
+			if i == 10 {
+				fmt.Fprintf(&b, "  … %d more groups; call threads\n", len(c.Threads)-i)
+				break
+			}
+			fmt.Fprintf(&b, "  %d × %s (ids %s)\n", g.Count, g.Name, idList(g.IDs))
+		}
+	}
+	if len(c.Stack) > 0 {
+		b.WriteString("Stack of the crashing thread")
+		if c.Above > 0 {
+			fmt.Fprintf(&b, " (%d frames above the first in the checkout left out; call stack for all)", c.Above)
+		}
+		b.WriteString(":\n")
+		for _, f := range c.Stack {
+			fmt.Fprintf(&b, "  %s  %s\n", f.ID, where(&f))
+		}
+		if rest := c.Frames - c.Above - len(c.Stack); rest > 0 {
+			fmt.Fprintf(&b, "  … %d more frames; call stack\n", rest)
+		}
+	}
+	return b.String()
+}
+
+func idList(ids []int) string {
+	parts := make([]string, 0, min(len(ids), 8))
+	for i, id := range ids {
+		if i == 8 {
+			parts = append(parts, fmt.Sprintf("… %d more", len(ids)-i))
+			break
+		}
+		parts = append(parts, strconv.Itoa(id))
+	}
+	return strings.Join(parts, ", ")
 }

@@ -1,0 +1,171 @@
+package dap
+
+import (
+	"context"
+	"debug/buildinfo"
+	"debug/elf"
+	"errors"
+	"io/fs"
+	"strings"
+	"time"
+
+	"github.com/builtin-tools/builtin-tools/pathguard"
+)
+
+// A core file is a crash's memory, opened read-only: delve's core mode
+// (launch with mode core, program and coreFilePath) or lldb-dap's attach
+// with coreFile. Nothing runs, so nothing resumes.
+
+// errCoreReadOnly is the error of an operation that would run the
+// program of a core file session.
+const errCoreReadOnly = "a core file is read-only: nothing runs, so it cannot %s; stack, threads, scopes, variables and evaluate read the crash; to run the program, terminate and launch it without core"
+
+// checkCore says what is wrong with a core file named core (abs through
+// the guard), nil when it is an ELF core.
+func checkCore(g *pathguard.Guard, abs, core string) error {
+	if info, err := g.Stat(abs); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return badArg("core %s does not exist (paths are relative to the root)", core)
+		}
+		return badArg("core %s cannot be read: %v", core, err)
+	} else if info.IsDir() {
+		return badArg("core %s is a folder; give the core file the crash wrote", core)
+	}
+	f, _, err := g.Open(abs)
+	if err != nil {
+		return badArg("core %s cannot be opened: %v", core, err)
+	}
+	defer f.Close()
+	ef, err := elf.NewFile(f)
+	if err != nil {
+		return badArg("core %s is not a core file (not an ELF file); give the file the crash wrote (core or core.PID)", core)
+	}
+	defer ef.Close()
+	if ef.Type != elf.ET_CORE {
+		return badArg("core %s is an ELF %s, not a core file; give the crash's core as core and the executable as program", core, strings.TrimPrefix(ef.Type.String(), "ET_"))
+	}
+	return nil
+}
+
+// chooseCore picks the adapter for a core: the one named (delve or lldb;
+// the others open no core file), else delve for a Go executable and lldb
+// for other native code.
+func chooseCore(g *pathguard.Guard, id, program, abs string) (AdapterSpec, error) {
+	if id != "" {
+		a, ok := Spec(id)
+		if !ok {
+			return AdapterSpec{}, badArg("unknown adapter %q; the adapters are %s", id, strings.Join(AdapterIDs(), ", "))
+		}
+		if a.ID != "delve" && a.ID != "lldb" {
+			return AdapterSpec{}, badArg("%s cannot open a core file; core works with delve (Go) and lldb (C, C++, Rust)", a.ID)
+		}
+		return a, nil
+	}
+	f, info, err := g.Open(abs)
+	if err != nil {
+		return AdapterSpec{}, badArg("program %s cannot be opened: %v", program, err)
+	}
+	defer f.Close()
+	if info.IsDir() {
+		return AdapterSpec{}, badArg("program %s is a folder; with core, program is the executable that crashed", program)
+	}
+	ef, err := elf.NewFile(f)
+	if err != nil {
+		return AdapterSpec{}, badArg("program %s is not an executable (%v); with core, program is the executable that crashed (debugpy opens no core files)", program, err)
+	}
+	ef.Close()
+	if _, err := buildinfo.Read(f); err == nil {
+		a, _ := Spec("delve")
+		return a, nil
+	}
+	a, _ := Spec("lldb")
+	return a, nil
+}
+
+// coreArgs are the adapter's arguments to open a core.
+func coreArgs(spec AdapterSpec, program, core, cwd string) (map[string]any, string, error) {
+	switch spec.ID {
+	case "delve":
+		return map[string]any{"mode": "core", "program": program, "coreFilePath": core, "cwd": cwd, "hideSystemGoroutines": true}, "launch", nil
+	case "lldb":
+		return map[string]any{"program": program, "coreFile": core}, "attach", nil
+	}
+	return nil, "", badArg("%s cannot open a core file; core works with delve (Go) and lldb (C, C++, Rust)", spec.ID)
+}
+
+// readOnly refuses what would run the program of a core file session.
+func (sess *Session) readOnly(what string) error {
+	if sess.core == "" {
+		return nil
+	}
+	return badArg(errCoreReadOnly, what)
+}
+
+// CoreInfo is what a core file session opened.
+type CoreInfo struct {
+	File    string        `json:"file" jsonschema:"the core file, relative to the root"`
+	Threads []ThreadGroup `json:"threads,omitempty" jsonschema:"the crash's threads, grouped by where they were"`
+	Total   int           `json:"total_threads,omitempty"`
+	Stack   []Frame       `json:"stack,omitempty" jsonschema:"the crashing thread's stack, from the frame above the checkout's first"`
+	// Above counts the frames above Stack (the runtime's, in a Go crash);
+	// Frames is the whole stack's, as far as it was read.
+	Above  int `json:"frames_above,omitempty" jsonschema:"frames above the stack shown (stack shows them)"`
+	Frames int `json:"frames,omitempty" jsonschema:"frames in the whole stack"`
+}
+
+// coreFile checks a core launch and returns the core's absolute path.
+func (s *Supervisor) coreFile(l LaunchSpec, program string) (string, error) {
+	if a, ok := Spec(l.Adapter); ok && a.ID != "delve" && a.ID != "lldb" {
+		return "", badArg("%s cannot open a core file; core works with delve (Go) and lldb (C, C++, Rust)", a.ID)
+	}
+	switch {
+	case l.Attach:
+		return "", badArg("core goes with launch (program: the executable that crashed), not attach")
+	case l.Module != "" || l.Test != "":
+		return "", badArg("core takes program (the executable that crashed), not module or test")
+	case program == "":
+		return "", badArg("core needs program: the executable that crashed and wrote it")
+	}
+	abs, err := s.g.Of(l.Core)
+	if err != nil {
+		return "", badArg("%v", err)
+	}
+	if err := checkCore(s.g, abs, l.Core.Rel()); err != nil {
+		return "", err
+	}
+	return abs, nil
+}
+
+// openCore describes a core file session once open: the crash's stop (the
+// thread that crashed, its frame quoted, its locals), its threads and the
+// top of that thread's stack.
+func (s *Supervisor) openCore(ctx context.Context, sess *Session, wait time.Duration) (*StopResult, error) {
+	res, err := s.waitStop(ctx, sess, 0, s.waitFor(wait))
+	if err != nil {
+		return nil, err
+	}
+	info := &CoreInfo{File: s.g.Rel(sess.core)}
+	res.Core = info
+	if res.Outcome != "stopped" {
+		return res, nil
+	}
+	if th, err := s.Threads(ctx); err == nil {
+		info.Threads, info.Total = th.Groups, th.Total
+	}
+	if frames, total, err := sess.frames(ctx, res.Stop, res.Stop.ThreadID, 30); err == nil {
+		// From the frame above the checkout's first: a Go crash's top
+		// frames are the runtime's signal handling.
+		start := max(inRoot(frames)-1, 0)
+		info.Above = start
+		info.Stack = frames[start:min(start+coreFrames, len(frames))]
+		info.Frames = max(total, len(frames))
+	}
+	return res, nil
+}
+
+// coreFrames is how much of the crashing thread's stack a core's result
+// shows; stack gives the rest.
+const coreFrames = 8
+
+// coreBreakpointsNote says why breakpoints set in a core session wait.
+const coreBreakpointsNote = "the session reads a core file, where nothing runs: they are kept and sent at the next launch"
