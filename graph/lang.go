@@ -73,7 +73,9 @@ type Language struct {
 	ElementTypes []string
 	// Implements says what implements an interface: "method_set" (Go: a
 	// type with all its methods), "declared" (a class naming it, or a
-	// class, as a base: the default) or "none".
+	// class, as a base: the default), "structural" (TypeScript: declared
+	// bases, and, for an interface no class names, any method of that name
+	// as a candidate, since any object with it conforms) or "none".
 	Implements string
 
 	query    *astgrep.CaptureQuery
@@ -301,8 +303,8 @@ func loadLanguage(e *astgrep.Engine, fsys fs.FS, id string) (*Language, error) {
 	if c.Implements == "" {
 		c.Implements = "declared"
 	}
-	if !slices.Contains([]string{"method_set", "declared", "none"}, c.Implements) {
-		return nil, fmt.Errorf("language %s: implements %q is not one of method_set, declared, none", id, c.Implements)
+	if !slices.Contains([]string{"method_set", "declared", "structural", "none"}, c.Implements) {
+		return nil, fmt.Errorf("language %s: implements %q is not one of method_set, declared, structural, none", id, c.Implements)
 	}
 	if !slices.Contains(imports, c.Imports) {
 		return nil, fmt.Errorf("language %s: imports %q is not one of %s", id, c.Imports, strings.Join(imports, ", "))

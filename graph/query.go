@@ -375,6 +375,21 @@ func (x *Index) site(f *File, ri int32) Site {
 	return s
 }
 
+// conformsTo: res is an exact call of an interface's method in a
+// structurally typed language ("implements": "structural") for which the
+// index knows no implementation, and t is a member method of that name.
+func (x *Index) conformsTo(res Resolution, t Target) bool {
+	if res.pending != nil || res.Class != Exact || len(res.Targets) != 1 || len(res.Impls) > 0 {
+		return false
+	}
+	m := res.Targets[0]
+	if m.File.Lang.Implements != "structural" || m.D().Name != t.D().Name || t.D().Kind != "method" && t.D().Container == "" || !functionLike[t.D().Kind] {
+		return false
+	}
+	it, ok := x.containerType(m)
+	return ok && it.D().Kind == "interface"
+}
+
 func (s *Site) setClass(res Resolution, t Target) {
 	s.Class = res.Class
 	if res.Class != Candidate {
@@ -527,6 +542,15 @@ func (x *Index) callersOf(ts []Target) map[Target]*callerSet {
 						for _, u := range res.Impls {
 							found = found || u == t
 						}
+					}
+					if !found && x.conformsTo(res, t) {
+						// A structural interface with no declared
+						// implementation: t may be what runs.
+						s := x.site(g, ri)
+						s.Class, s.Rank, s.Of = Candidate, 1, 1
+						s.Reason = "a call of " + qualified(res.Targets[0]) + ", an interface no class names as a base; " + qualified(t) + " has a method of this name, and any object with one conforms"
+						cs.calls = append(cs.calls, s)
+						continue
 					}
 					if !found {
 						unresolved := res.Class == Unresolved

@@ -200,3 +200,28 @@ func TestClosureLocals(t *testing.T) {
 		"call c.ts:8 parseInt in inner -> exact parseInt (c.ts:5)",
 	})
 }
+
+// TypeScript is structurally typed: a call through an interface no class
+// names as a base may run any method of that name, such as an object
+// literal's, so the call stays a candidate of it rather than vanishing
+// behind the interface's method.
+func TestStructuralInterfaceKeepsCandidates(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{
+		"tsconfig.json": "{}",
+		"a.ts":          "export interface Checker {\n  check(n: number): boolean;\n}\n\nexport const impl = {\n  check(n: number) { return n > 0; },\n};\n",
+		"b.ts":          "import { Checker } from './a';\n\nexport function run(c: Checker) {\n  return c.check(1);\n}\n",
+	})
+	x := buildRoot(t, root)
+	a, err := x.Callers(Spec{File: "a.ts", Line: 6, Symbol: "check"}, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, s := range a.Sites {
+		found = found || s.File == "b.ts" && s.Line == 4 && s.Class == Candidate && strings.Contains(s.Reason, "conforms")
+	}
+	if !found {
+		t.Fatalf("the call through Checker is not a candidate of the object's check:\n%s", a.Text())
+	}
+}

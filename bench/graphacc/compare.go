@@ -81,7 +81,9 @@ type result struct {
 	graphDur, prepDur, incDur, defDur time.Duration
 }
 
-var classes = []string{graph.Exact, graph.ViaImport, graph.Candidate}
+// Implementation sites (a call through an interface or a base that may
+// run the target) are found sites, like candidates, not exact edges.
+var classes = []string{graph.Exact, graph.ViaImport, graph.Implementation, graph.Candidate}
 
 func (r *result) inOurs(k skey, cls ...string) bool {
 	for _, c := range cls {

@@ -99,7 +99,7 @@ func (r *result) stats() *stats {
 			}
 		}
 		s.prec[cls] = f
-		if cls != graph.Candidate {
+		if cls == graph.Exact || cls == graph.ViaImport {
 			s.precEI.add(f)
 		}
 	}
