@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/builtin-tools/builtin-tools/internal/similar"
 	"regexp"
 	"sort"
 	"strings"
@@ -456,34 +457,11 @@ func nearest(s string, cands []string) string {
 		if strings.EqualFold(strings.ReplaceAll(s, "_", ""), c) {
 			return c
 		}
-		if d := editDistance(strings.ToLower(s), strings.ToLower(c)); d < bestD {
+		if d := similar.Distance(strings.ToLower(s), strings.ToLower(c)); d < bestD {
 			best, bestD = c, d
 		}
 	}
 	return best
-}
-
-func editDistance(a, b string) int {
-	if len(a) > 64 || len(b) > 64 {
-		return 99
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // Compiled rules.
@@ -825,7 +803,7 @@ func nearList(s string, names []string) string {
 	words := strings.FieldsFunc(ls, func(r rune) bool { return r == '_' || r == '-' || r == ' ' })
 	for _, n := range names {
 		ln := strings.ToLower(n)
-		score := editDistance(ls, ln)
+		score := similar.Distance(ls, ln)
 		if strings.Contains(ln, ls) || strings.Contains(ls, ln) {
 			score -= 100
 		}
