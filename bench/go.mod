@@ -7,7 +7,6 @@ go 1.26.8
 
 require (
 	github.com/builtin-tools/builtin-tools v0.0.0
-	github.com/sourcegraph/jsonrpc2 v0.2.3
 	golang.org/x/sys v0.50.0
 )
 
@@ -17,6 +16,7 @@ require (
 	github.com/go-git/go-git/v5 v5.19.3 // indirect
 	github.com/jbenet/go-context v0.0.0-20150711004518-d14ea06fba99 // indirect
 	github.com/smacker/go-tree-sitter v0.0.0-20240827094217-dd81d9e9be82 // indirect
+	github.com/sourcegraph/jsonrpc2 v0.2.3 // indirect
 	golang.org/x/net v0.61.0 // indirect
 	gopkg.in/warnings.v0 v0.1.2 // indirect
 )

@@ -147,7 +147,7 @@ func startServer(ctx context.Context, spec *ServerSpec, l *Launch, relRoot strin
 	// proc gives it its own process group, so its end takes the helpers it
 	// spawned (tsserver, node workers) along, and makes sure neither
 	// outlives this process even if it is killed.
-	p, err := proc.Start(cmd, proc.Options{PipeStdin: true, PipeStdout: true})
+	p, err := proc.Start(cmd, proc.Options{PipeStdin: true, PipeStdout: true, Stderr: cfg.Stderr})
 	if err != nil {
 		os.RemoveAll(l.StateDir)
 		return nil, fmt.Errorf("start %s: %w", l.Bin, err)
@@ -280,6 +280,9 @@ func (s *server) handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 	var params json.RawMessage
 	if req.Params != nil {
 		params = *req.Params
+	}
+	if req.Notif && s.cfg.Observe != nil {
+		s.cfg.Observe(Notification{Server: s.spec.ID, Root: s.root, Method: req.Method, Params: params})
 	}
 	switch req.Method {
 	case "textDocument/publishDiagnostics":

@@ -2,6 +2,8 @@ package lsp
 
 import (
 	"context"
+	"encoding/json"
+	"io"
 	"path/filepath"
 	"strings"
 	"time"
@@ -35,6 +37,11 @@ type ServerSpec struct {
 	// is the server's root (LSP-2). A file is owned only when one of them
 	// exists between the file and the supervisor's root.
 	RootMarkers []string
+	// RootAtTop makes the supervisor's root the server's root for every
+	// file the server owns, without looking for RootMarkers: for a tree
+	// known to be one project that holds no project file (a language's
+	// standard library, as bench/graphacc measures).
+	RootAtTop bool
 	// Extensions are the file name endings the server owns (".go"), mapped
 	// to the LSP language id sent in didOpen.
 	Extensions map[string]string
@@ -258,6 +265,22 @@ type Config struct {
 	// Volta, the go command) are kept from the checkout's per-folder
 	// choices: see toolchain.go.
 	Trusted bool
+	// Observe, when set, is handed every notification a server sends
+	// ($/progress, window/showMessage, window/logMessage ...). It runs on
+	// the connection's read loop, so it must return at once. For a caller
+	// that reports on the servers' work (bench/graphacc); nil otherwise.
+	Observe func(Notification)
+	// Stderr, when set, receives a copy of every server's standard error.
+	Stderr io.Writer
+}
+
+// Notification is one notification a server sent, as [Config.Observe]
+// sees it.
+type Notification struct {
+	Server string // the spec's ID
+	Root   string // the server's root folder, absolute
+	Method string
+	Params json.RawMessage
 }
 
 func (c Config) withDefaults() Config {

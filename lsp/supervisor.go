@@ -323,7 +323,10 @@ func (s *Supervisor) choose(path string) (*choice, error) {
 			continue
 		}
 		owned = true
-		root, marker, bad := s.nearestMarker(filepath.Dir(path), spec.RootMarkers)
+		root, marker, bad := s.root, "", ""
+		if !spec.RootAtTop {
+			root, marker, bad = s.nearestMarker(filepath.Dir(path), spec.RootMarkers)
+		}
 		bin, binErr := s.program(spec.Command[0], spec.LocalBinDirs, root)
 		switch {
 		case bad != "":

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -36,7 +35,7 @@ func sortKeys[V any](m map[skey]V) []skey {
 // truthSite is one place the server reports.
 type truthSite struct {
 	key    skey
-	char   int    // UTF-16 column of the reference
+	col    int    // byte column of the reference
 	from   string // the server's name for the enclosing function
 	shape  string // call or value, by the text
 	via    string // "" when the reference is to the target itself; else where the server's definition leads (a corresponding method); "?" when not asked
@@ -78,7 +77,7 @@ type result struct {
 	defAsked  int
 	defCapped int
 
-	graphDur, prepDur, incDur, defDur time.Duration
+	graphDur, incDur, defDur time.Duration
 }
 
 // Implementation sites (a call through an interface or a base that may
@@ -114,7 +113,6 @@ func measureTarget(ctx context.Context, c config, x *graph.Index, s *server, d *
 	for _, cls := range classes {
 		r.ours[cls] = map[skey]graph.Site{}
 	}
-	abs := filepath.Join(c.root, filepath.FromSlash(t.Rel))
 
 	// The graph.
 	t0 := time.Now()
@@ -147,49 +145,35 @@ func measureTarget(ctx context.Context, c config, x *graph.Index, s *server, d *
 		}
 	}
 
-	// The server.
-	if c.open {
-		_ = s.open(ctx, abs)
-	}
+	// The server, through lsp's call hierarchy.
 	t0 = time.Now()
-	items, err := s.prepare(ctx, c.queryTimeout, abs, position{t.Line - 1, t.Col16})
-	r.prepDur = time.Since(t0)
+	calls, err := s.incoming(ctx, t.Rel, place(t.LineTxt, t.Line, t.Col, t.Name))
+	r.incDur = time.Since(t0)
 	if err != nil {
-		r.serverErr = "prepareCallHierarchy: " + err.Error()
+		r.serverErr = "call hierarchy: " + err.Error()
 		return r
 	}
-	if len(items) == 0 {
-		r.serverErr = "prepareCallHierarchy named no item"
+	r.item = item(calls)
+	if r.item == nil {
+		r.serverErr = "the call hierarchy named no function"
 		return r
 	}
-	r.item = &items[0]
-	itemRel := relOf(c.root, r.item.URI)
-	nameLine := r.item.SelectionRange.Start.Line + 1
+	itemRel, nameLine := r.item.Rel, r.item.Line
 	if r.item.Name != t.Name || itemRel != t.Rel || nameLine != t.Line {
 		r.itemNote = fmt.Sprintf("the server's item is %s at %s:%d, not %s at %s:%d", r.item.Name, itemRel, nameLine, t.Name, t.Rel, t.Line)
 	}
-	t0 = time.Now()
-	for _, it := range items {
-		calls, err := s.incoming(ctx, c.queryTimeout, it)
-		if err != nil {
-			r.serverErr = "incomingCalls: " + err.Error()
-			break
+	for _, call := range calls.Sites {
+		rel := call.Site.Path
+		k := skey{rel, call.Site.Line}
+		if _, ok := r.truth[k]; ok {
+			continue
 		}
-		for _, call := range calls {
-			rel := relOf(c.root, call.From.URI)
-			for _, rg := range call.FromRanges {
-				k := skey{rel, rg.Start.Line + 1}
-				if _, ok := r.truth[k]; ok {
-					continue
-				}
-				ts := &truthSite{key: k, char: rg.Start.Character, from: call.From.Name, inside: !strings.HasPrefix(rel, "/")}
-				line := src.line(rel, k.Line)
-				ts.shape = shape(line, byteCol(line, ts.char), t.Name)
-				r.truth[k] = ts
-			}
-		}
+		ts := &truthSite{key: k, from: call.Name, inside: !call.Site.Outside && !strings.HasPrefix(rel, "/")}
+		line := src.line(rel, k.Line)
+		ts.col = siteByte(line, call.Site)
+		ts.shape = shape(line, ts.col, t.Name)
+		r.truth[k] = ts
 	}
-	r.incDur = time.Since(t0)
 
 	// Which references are to the target itself, and which to a method
 	// corresponding to it (the server widens a method's references across
@@ -206,21 +190,17 @@ func measureTarget(ctx context.Context, c config, x *graph.Index, s *server, d *
 			continue
 		}
 		r.defAsked++
-		siteAbs := filepath.Join(c.root, filepath.FromSlash(k.Rel))
-		if c.open {
-			_ = s.open(ctx, siteAbs)
-		}
-		locs, err := s.definition(ctx, c.queryTimeout, siteAbs, position{k.Line - 1, ts.char})
+		locs, err := s.definition(ctx, k.Rel, place(src.line(k.Rel, k.Line), k.Line, ts.col, t.Name))
 		if err != nil || len(locs) == 0 {
 			ts.via = "?"
 			continue
 		}
 		for _, l := range locs {
-			if relOf(c.root, l.URI) == itemRel && l.Range.Start.Line+1 == nameLine {
+			if l.Path == itemRel && l.Line == nameLine {
 				ts.via = ""
 				break
 			}
-			ts.via = fmt.Sprintf("%s:%d", relOf(c.root, l.URI), l.Range.Start.Line+1)
+			ts.via = fmt.Sprintf("%s:%d", l.Path, l.Line)
 		}
 	}
 
@@ -261,16 +241,9 @@ func measureTarget(ctx context.Context, c config, x *graph.Index, s *server, d *
 			fp := falsePos{site: site}
 			if c.classify && r.defAsked < c.defMax {
 				r.defAsked++
-				siteAbs := filepath.Join(c.root, filepath.FromSlash(k.Rel))
-				if c.open {
-					_ = s.open(ctx, siteAbs)
-				}
 				line := src.line(k.Rel, k.Line)
-				col := max(site.Column-1, 0)
-				if col > len(line) {
-					col = len(line)
-				}
-				locs, err := s.definition(ctx, c.queryTimeout, siteAbs, position{k.Line - 1, utf16Len(line[:col])})
+				col := min(max(site.Column-1, 0), len(line))
+				locs, err := s.definition(ctx, k.Rel, place(line, k.Line, col, t.Name))
 				switch {
 				case err != nil:
 					fp.goes = "error: " + err.Error()
@@ -278,9 +251,8 @@ func measureTarget(ctx context.Context, c config, x *graph.Index, s *server, d *
 					fp.goes = "nowhere (no definition)"
 				default:
 					l := locs[0]
-					lrel := relOf(c.root, l.URI)
-					fp.goes = fmt.Sprintf("%s:%d `%s`", lrel, l.Range.Start.Line+1, clip(strings.TrimSpace(src.line(lrel, l.Range.Start.Line+1)), 100))
-					if lrel == itemRel && l.Range.Start.Line+1 == nameLine {
+					fp.goes = fmt.Sprintf("%s:%d `%s`", l.Path, l.Line, clip(strings.TrimSpace(src.line(l.Path, l.Line)), 100))
+					if l.Path == itemRel && l.Line == nameLine {
 						fp.goes = "the target itself (yet incomingCalls left it out)"
 					}
 				}
@@ -296,15 +268,6 @@ func measureTarget(ctx context.Context, c config, x *graph.Index, s *server, d *
 	}
 	r.defDur = time.Since(t0)
 	return r
-}
-
-func relOf(root, uri string) string {
-	p := uriPath(uri)
-	rel, err := filepath.Rel(root, p)
-	if err != nil || strings.HasPrefix(rel, "..") {
-		return p
-	}
-	return filepath.ToSlash(rel)
 }
 
 // resolutionCause sums up what the index said of the references at a

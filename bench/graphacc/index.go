@@ -135,7 +135,8 @@ type lang struct {
 	server     string
 	args       []string
 	env        []string // added to the server's environment
-	open       bool     // didOpen documents before asking
+	spec       string   // the row of lsp.DefaultServers it runs as
+	rootAtTop  bool     // the root is the server's, with no project file in it
 	n          int
 	defaultDir func() string
 	// target says whether a definition's file may hold a target (not a
@@ -149,7 +150,7 @@ var langs = map[string]*lang{
 	// `gopls references` of internal/bytealg.IndexByteString lists nothing
 	// in net/*.go, with CGO_ENABLED=0 it lists 22 sites there. So the
 	// server runs without cgo, and the scope follows.
-	"go": {id: "go", server: "gopls", args: []string{"serve"}, env: []string{"CGO_ENABLED=0"}, n: 50,
+	"go": {id: "go", server: "gopls", args: []string{"serve"}, env: []string{"CGO_ENABLED=0"}, spec: "gopls", n: 50,
 		defaultDir: func() string {
 			out, err := exec.Command("go", "env", "GOROOT").Output()
 			if err != nil {
@@ -160,7 +161,7 @@ var langs = map[string]*lang{
 		target: func(rel string) bool {
 			return !strings.HasSuffix(rel, "_test.go") && !hasDir(rel, "testdata")
 		}},
-	"python": {id: "python", server: "pyright-langserver", args: []string{"--stdio"}, open: true, n: 30,
+	"python": {id: "python", server: "pyright-langserver", args: []string{"--stdio"}, spec: "pyright", rootAtTop: true, n: 30,
 		defaultDir: func() string { return "/usr/lib/python3.11" },
 		target: func(rel string) bool {
 			base := path.Base(rel)
@@ -169,11 +170,11 @@ var langs = map[string]*lang{
 		}},
 	// clangd with its background index (cross-file callers come from it),
 	// on a tree bench/graphacc.sh gives a compile_commands.json.
-	"c": {id: "c", server: "clangd", args: []string{"--background-index", "--log=error"}, open: true, n: 30,
+	"c": {id: "c", server: "clangd", args: []string{"--background-index", "--log=error"}, spec: "clangd", n: 30,
 		defaultDir: func() string { return "" },
 		target:     func(rel string) bool { return !hasDir(rel, "test") && !hasDir(rel, "tests") }},
 	// JavaScript through the same server, with a jsconfig.json.
-	"javascript": {id: "javascript", server: "typescript-language-server", args: []string{"--stdio"}, open: true, n: 30,
+	"javascript": {id: "javascript", server: "typescript-language-server", args: []string{"--stdio"}, spec: "typescript-language-server", n: 30,
 		defaultDir: func() string { return "" },
 		target: func(rel string) bool {
 			base := path.Base(rel)
@@ -183,7 +184,7 @@ var langs = map[string]*lang{
 	// typescript-language-server over tsserver: a project is what a
 	// tsconfig.json includes, so bench/graphacc.sh copies the tree and
 	// writes one that includes every .ts file.
-	"typescript": {id: "typescript", server: "typescript-language-server", args: []string{"--stdio"}, open: true, n: 30,
+	"typescript": {id: "typescript", server: "typescript-language-server", args: []string{"--stdio"}, spec: "typescript-language-server", n: 30,
 		defaultDir: func() string { return "" },
 		target: func(rel string) bool {
 			base := path.Base(rel)

@@ -2,22 +2,28 @@
 // call edges (package graph) against a language server's call hierarchy.
 //
 // It indexes a root with graph, picks definitions by a fixed seed, asks a
-// language server over stdio (textDocument/prepareCallHierarchy, then
-// callHierarchy/incomingCalls) for every place each one is referenced,
-// asks graph's Callers for the same definitions, and compares the two by
-// file:line: precision per resolution class, recall, and every miss and
-// false positive with what graph said about it.
+// language server for every place each one is called — through the
+// repository's lsp package (lsp.Supervisor.CallHierarchy:
+// prepareCallHierarchy, then callHierarchy/incomingCalls), the path the
+// agent's `lsp incoming_calls` takes — asks graph's Callers for the same
+// definitions, and compares the two by file:line: precision per
+// resolution class, recall, and every miss and false positive with what
+// graph said about it.
 //
 //	go -C bench build -o /tmp/graphacc ./graphacc   # from the repository root
 //	/tmp/graphacc [-lang go] [-root DIR] [-n 50] [-seed 1] [-out report.md]
 //	/tmp/graphacc -target crypto/x509/cert_pool.go:73   # chosen definitions
 //
-// For method targets it also asks textDocument/definition at every site
-// the server lists, to tell references to the target itself from those
-// the server adds through interface satisfaction. gopls runs with
-// CGO_ENABLED=0 unless -server-env says otherwise (see langs). The server
-// runs in its own process group and is killed, with any child that left
-// the group, when the run ends or on SIGINT/SIGTERM.
+// For method targets it also asks lsp's definition at every site the
+// server lists, to tell references to the target itself from those the
+// server adds through interface satisfaction. The server is the lsp
+// table's row for the language with -server's program and arguments;
+// gopls runs with CGO_ENABLED=0 unless -server-env says otherwise (see
+// langs), pyright with the root as its root (the standard library has no
+// project file). lsp starts one server per root-marker folder, waits for
+// its initial indexing, opens documents before asking about them, and
+// stops every server (and its process group) when the run ends or on
+// SIGINT/SIGTERM.
 //
 // bench/graphacc.sh runs it with the defaults; RESULTS.md has a run.
 package main
@@ -58,7 +64,6 @@ type config struct {
 	settle       time.Duration
 	classify     bool
 	defMax       int
-	open         bool
 	maxBytes     int64
 }
 
@@ -85,7 +90,6 @@ func run() int {
 	settle := flag.Duration("settle", 5*time.Minute, "after the load, wait up to this long for the server's progress reports to end, so queries do not compete with its background work")
 	classify := flag.Bool("classify", true, "ask the server's definition at the truth sites of method targets (is the reference to the target itself or to a method corresponding to it through an interface?) and at every exact/import site it did not report")
 	defMax := flag.Int("def-max", 3000, "at most this many definition requests per target")
-	open := flag.String("open", "auto", "send didOpen for files before asking about them: auto (python yes, go no), yes or no")
 	maxBytes := flag.Int64("max-bytes", 0, "graph.Options.MaxBytes (0: graph's default)")
 	flag.Parse()
 
@@ -128,16 +132,6 @@ func run() int {
 	if c.out == "" {
 		c.out = "graphacc-" + l.id + ".md"
 	}
-	switch *open {
-	case "auto":
-		c.open = l.open
-	case "yes":
-		c.open = true
-	case "no":
-	default:
-		fmt.Fprintf(os.Stderr, "graphacc: -open must be auto, yes or no\n")
-		return 2
-	}
 	abs, err := filepath.Abs(c.root)
 	if err == nil {
 		abs, err = filepath.EvalSymlinks(abs)
@@ -159,9 +153,9 @@ func run() int {
 	go func() {
 		sig := <-sigs
 		if s := running.Load(); s != nil {
-			s.kill()
+			s.stop()
 		}
-		fmt.Fprintf(os.Stderr, "graphacc: %v: server killed\n", sig)
+		fmt.Fprintf(os.Stderr, "graphacc: %v: server stopped\n", sig)
 		os.Exit(130)
 	}()
 
@@ -252,19 +246,14 @@ func measure(c config) error {
 		defer f.Close()
 		stderr = f
 	}
-	t0 = time.Now()
-	s, err := startServer(c.server, c.args, c.env, c.root, c.lang.id, stderr)
+	s, err := newServer(c, stderr)
 	if err != nil {
-		return fmt.Errorf("starting %s: %w", c.server, err)
-	}
-	running.Store(s)
-	defer s.stop()
-	folders := sc.folders()
-	if err := s.initialize(ctx, c.root, folders); err != nil {
 		return err
 	}
-	tm.init = time.Since(t0)
-	logf("%s initialized in %s; workspace folders %s", filepath.Base(c.server), tm.init.Round(time.Millisecond), strings.Join(folders, ", "))
+	t0 = s.started
+	running.Store(s)
+	defer s.stop()
+	logf("%s: lsp starts it on the first request, for the folder of the nearest root marker (%s)", filepath.Base(c.server), c.root)
 	if err := warmUp(ctx, c, s, targets, &tm, t0); err != nil {
 		return err
 	}
@@ -274,9 +263,9 @@ func measure(c config) error {
 	for i, t := range targets {
 		r := measureTarget(ctx, c, x, s, d, sc, src, t)
 		results = append(results, r)
-		logf("%d/%d %s: server %d sites, graph %d exact %d import %d candidate (%s + %s)", i+1, len(targets), t.Qualified,
+		logf("%d/%d %s: server %d sites, graph %d exact %d import %d candidate (%s + %s definitions)", i+1, len(targets), t.Qualified,
 			len(r.truth), len(r.ours[graph.Exact]), len(r.ours[graph.ViaImport]), len(r.ours[graph.Candidate]),
-			(r.prepDur + r.incDur).Round(time.Millisecond), r.defDur.Round(time.Millisecond))
+			r.incDur.Round(time.Millisecond), r.defDur.Round(time.Millisecond))
 	}
 	progress, _, msgs := s.snapshotProgress()
 	s.stop()
@@ -293,10 +282,10 @@ func measure(c config) error {
 	return nil
 }
 
-// warmUp waits until the server answers: for each module (a server may
-// hold one view per workspace folder), a prepareCallHierarchy retried
-// until it names an item, then one incomingCalls (which waits for the
-// workspace's load), then a quiet period with no progress under way.
+// warmUp waits until the server answers: for each module (lsp starts one
+// server per root-marker folder, and waits for a server's initial
+// indexing), a call hierarchy retried until it names a function, then a
+// quiet period with no progress under way.
 func warmUp(ctx context.Context, c config, s *server, targets []*target, tm *timings, started time.Time) error {
 	deadline := started.Add(c.loadTimeout)
 	byModule := map[string][]*target{}
@@ -309,23 +298,18 @@ func warmUp(ctx context.Context, c config, s *server, targets []*target, tm *tim
 	}
 	for mi, m := range mods {
 		ts := byModule[m]
-		var item *callItem
 		var lastErr error
 		t0 := time.Now()
-		for attempt := 0; item == nil; attempt++ {
+		for attempt := 0; ; attempt++ {
 			if time.Now().After(deadline) {
 				return fmt.Errorf("the server named no call hierarchy item in module %s within %s (last error: %v)", m, c.loadTimeout, lastErr)
 			}
 			t := ts[attempt%len(ts)]
-			abs := filepath.Join(c.root, filepath.FromSlash(t.Rel))
-			if c.open {
-				if err := s.open(ctx, abs); err != nil {
-					return err
-				}
+			calls, err := s.incoming(ctx, t.Rel, place(t.LineTxt, t.Line, t.Col, t.Name))
+			if mi == 0 && attempt == 0 {
+				tm.init = time.Since(started)
 			}
-			items, err := s.prepare(ctx, c.queryTimeout, abs, position{t.Line - 1, t.Col16})
-			if err == nil && len(items) > 0 {
-				item = &items[0]
+			if err == nil && item(calls) != nil {
 				break
 			}
 			lastErr = err
@@ -333,9 +317,6 @@ func warmUp(ctx context.Context, c config, s *server, targets []*target, tm *tim
 		}
 		if mi == 0 {
 			tm.firstItem = time.Since(started)
-		}
-		if _, err := s.incoming(ctx, c.queryTimeout, *item); err != nil {
-			logf("warm-up incomingCalls in %s: %v", m, err)
 		}
 		tm.warm = append(tm.warm, fmt.Sprintf("module %s: first answer after %s", m, time.Since(t0).Round(time.Millisecond)))
 		logf("server answers for module %s (%s since start)", m, time.Since(started).Round(time.Millisecond))
