@@ -99,9 +99,10 @@ const (
 	TypeElem           // an element of a slice or map of a declared type (range)
 	TypeBranch         // a type switch case or an isinstance branch
 	TypeExpr           // the type of the expression assigned (x := s.conn)
+	TypeField          // the field of its own name of a declared type ({gen}: Cxt)
 )
 
-var typeHow = [...]string{TypeNone: "", TypeDeclared: "declared", TypeParam: "parameter", TypeNew: "constructed", TypeCall: "result of", TypeElem: "element of", TypeBranch: "branch", TypeExpr: "assigned"}
+var typeHow = [...]string{TypeNone: "", TypeDeclared: "declared", TypeParam: "parameter", TypeNew: "constructed", TypeCall: "result of", TypeElem: "element of", TypeBranch: "branch", TypeExpr: "assigned", TypeField: "field of"}
 
 // Field is a field with a declared type, or (Name "") an embedded type or
 // a base class, of the class-like definition Container.
@@ -207,6 +208,7 @@ func extract(rel string, l *Language, src []byte, r *astgrep.CaptureResult) *Fil
 		var rl *role
 		var name, recv, cont, self, mod, iname, alias, typ, scope *astgrep.QueryCapture
 		how := TypeNone
+		member := false
 		for i := range m.Captures {
 			c := &m.Captures[i]
 			switch c.Index {
@@ -234,6 +236,10 @@ func extract(rel string, l *Language, src []byte, r *astgrep.CaptureResult) *Fil
 				typ, how = c, TypeElem
 			case l.capTypeExpr:
 				typ, how = c, TypeExpr
+			case l.capTypeMember:
+				typ, how, member = c, TypeExpr, true
+			case l.capTypeField:
+				typ, how = c, TypeField
 			case l.capScope:
 				scope = c
 			}
@@ -305,6 +311,9 @@ func extract(rel string, l *Language, src []byte, r *astgrep.CaptureResult) *Fil
 				lc := Local{name: tab.id(name.Text(src)), at: int32(name.Start), Encl: -1, end: -1, line: int32(name.StartRow + 1)}
 				if typ != nil {
 					lc.typ, lc.how = tab.id(typeText(typ.Text(src))), how
+					if member {
+						lc.typ = tab.id(typeText(typ.Text(src)) + "." + name.Text(src))
+					}
 					if how == TypeDeclared && rl.kind == "param" {
 						lc.how = TypeParam
 					}

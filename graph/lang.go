@@ -97,11 +97,16 @@ type Language struct {
 	capTypeCall int
 	capTypeElem int
 	capTypeExpr int
-	capScope    int
-	wrappers    map[string]bool
-	elements    map[string]bool
-	builtins    map[string]bool
-	self        map[string]bool
+	// @type.member: the expression a destructured name is a member of
+	// (const {gen} = cxt is cxt.gen); @type.field: the declared type a
+	// destructured parameter is a field of ({gen}: Cxt).
+	capTypeMember int
+	capTypeField  int
+	capScope      int
+	wrappers      map[string]bool
+	elements      map[string]bool
+	builtins      map[string]bool
+	self          map[string]bool
 }
 
 // role is what a pattern's match is: the capture that names it.
@@ -353,6 +358,8 @@ func loadLanguage(e *astgrep.Engine, fsys fs.FS, id string) (*Language, error) {
 	l.capTypeCall = q.Capture("type.call")
 	l.capTypeElem = q.Capture("type.elem")
 	l.capTypeExpr = q.Capture("type.expr")
+	l.capTypeMember = q.Capture("type.member")
+	l.capTypeField = q.Capture("type.field")
 	l.capScope = q.Capture("scope")
 	// A match's role is the capture of the node its pattern describes.
 	l.roles = make([]role, len(q.Names))
