@@ -135,9 +135,12 @@ type File struct {
 	// CTime is the inode's change time, which no program can set back: a
 	// rewrite in place that restores the size and mtime still changes it
 	// (N21).
-	CTime    int64
-	Hash     [32]byte
-	Package  string
+	CTime   int64
+	Hash    [32]byte
+	Package string
+	// Exports is the name the module's whole value is set to (CommonJS
+	// module.exports = X), or "".
+	Exports  string
 	Defs     []Def
 	Refs     []Ref
 	Imports  []Import
@@ -204,6 +207,7 @@ func extract(rel string, l *Language, src []byte, r *astgrep.CaptureResult) *Fil
 	var fields []Field
 	var scopes [][2]int32
 	tab := &table{ids: map[string]uint32{}, strs: []string{""}}
+	exportsSet := false
 	for _, m := range r.Matches {
 		var rl *role
 		var name, recv, cont, self, mod, iname, alias, typ, scope *astgrep.QueryCapture
@@ -260,6 +264,13 @@ func extract(rel string, l *Language, src []byte, r *astgrep.CaptureResult) *Fil
 		case "package":
 			if name != nil {
 				f.Package = intern(name.Text(src))
+			}
+		case "export":
+			// Two different values (if/else) name none.
+			if e := name; e != nil && exportsSet && f.Exports != e.Text(src) {
+				f.Exports = ""
+			} else if e != nil && !exportsSet {
+				f.Exports, exportsSet = intern(e.Text(src)), true
 			}
 		case "import":
 			if mod == nil {

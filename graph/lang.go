@@ -368,7 +368,7 @@ func loadLanguage(e *astgrep.Engine, fsys fs.FS, id string) (*Language, error) {
 		what, kind, _ := strings.Cut(n, ".")
 		switch {
 		case what == "definition" || what == "reference":
-		case (what == "import" || what == "package" || what == "field") && kind == "", what == "local" && (kind == "" || kind == "scope" || kind == "param"):
+		case (what == "import" || what == "package" || what == "field" || what == "export") && kind == "", what == "local" && (kind == "" || kind == "scope" || kind == "param"):
 		default:
 			continue
 		}

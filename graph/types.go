@@ -492,6 +492,9 @@ func (x *Index) bareTargets(f *File, name string, ok func(*Def) bool) ([]Target,
 		}
 		return res.Targets, ""
 	}
+	if res, found := x.viaModuleValue(f, name, ok); found {
+		return res.Targets, ""
+	}
 	if res, found := x.viaStarImport(f, name, ok); found {
 		return res.Targets, ""
 	}

@@ -41,3 +41,11 @@
 
 ; A base class (see package graph: a base's methods are the class's).
 (class_heritage [(identifier) (member_expression)] @type) @field
+
+; module.exports = X: the module's value is X (what require('./m') binds).
+(program
+  (expression_statement (assignment_expression
+    left: (member_expression object: (identifier) @_m property: (property_identifier) @_e)
+    right: (identifier) @name)) @export
+  (#eq? @_m "module")
+  (#eq? @_e "exports"))
