@@ -208,6 +208,7 @@ func extract(rel string, l *Language, src []byte, r *astgrep.CaptureResult) *Fil
 	var scopes [][2]int32
 	tab := &table{ids: map[string]uint32{}, strs: []string{""}}
 	exportsSet := false
+	var docs []docAt
 	for _, m := range r.Matches {
 		var rl *role
 		var name, recv, cont, self, mod, iname, alias, typ, scope *astgrep.QueryCapture
@@ -264,6 +265,12 @@ func extract(rel string, l *Language, src []byte, r *astgrep.CaptureResult) *Fil
 		case "package":
 			if name != nil {
 				f.Package = intern(name.Text(src))
+			}
+		case "doc":
+			for i := range m.Captures {
+				if c := &m.Captures[i]; c.Index == l.capDocText {
+					docs = append(docs, docAt{int32(whole.Start), int32(whole.End), c.Text(src)})
+				}
 			}
 		case "export":
 			// Two different values (if/else) name none.
@@ -405,6 +412,7 @@ func extract(rel string, l *Language, src []byte, r *astgrep.CaptureResult) *Fil
 	f.strs = slices.Clip(tab.strs)
 	markLocal(f.Defs, parent, scopes)
 	f.Locals = f.localsIn(locals, scopes, names)
+	f.docTypes(docs, tab)
 	f.Fields = fieldsIn(f.Defs, fields)
 	// A value use of a local or a builtin (err, nil) passes no function of
 	// the index on: keeping it would only cost memory.

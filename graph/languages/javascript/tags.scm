@@ -49,3 +49,8 @@
     right: (identifier) @name)) @export
   (#eq? @_m "module")
   (#eq? @_e "exports"))
+
+; A JSDoc comment right before a function or method: the types it gives
+; its parameters and result (language.json doc_param, doc_return).
+(class_body (comment) @doc.comment . (method_definition parameters: (formal_parameters) @doc))
+(program (comment) @doc.comment . (function_declaration parameters: (formal_parameters) @doc))
