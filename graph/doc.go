@@ -60,8 +60,14 @@
 // T()), @type.call the callee whose declared result it holds (x :=
 // NewX(), x = Foo(), which constructs Foo), @type.elem the expression whose
 // element it is (range, for-of), @type.expr the expression assigned (x :=
-// s.conn), and @scope the node the binding holds in (a type switch case,
-// an isinstance or instanceof branch). A @field is a field of the class
+// s.conn), @type.member the expression a destructured name is a member of
+// (const {gen} = cxt is cxt.gen), @type.field the declared type whose
+// field of its own name it is ({gen}: Cxt), and @scope the node the
+// binding holds in (a type switch case, an isinstance or instanceof
+// branch). An @export's @name is the module's whole value (CommonJS
+// module.exports = X: a name require() binds calls X). A @doc.comment
+// before a @doc parameter list gives types by language.json "doc_param"
+// and "doc_return" (JSDoc @param {T} x, @returns {T}). A @field is a field of the class
 // around it (or @container) with a @type, or without @name an embedded
 // type or base class. @type on a definition is its result type. The
 // resolver (types.go) follows receivers through locals, fields (chained:

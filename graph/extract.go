@@ -99,9 +99,10 @@ const (
 	TypeElem           // an element of a slice or map of a declared type (range)
 	TypeBranch         // a type switch case or an isinstance branch
 	TypeExpr           // the type of the expression assigned (x := s.conn)
+	TypeField          // the field of its own name of a declared type ({gen}: Cxt)
 )
 
-var typeHow = [...]string{TypeNone: "", TypeDeclared: "declared", TypeParam: "parameter", TypeNew: "constructed", TypeCall: "result of", TypeElem: "element of", TypeBranch: "branch", TypeExpr: "assigned"}
+var typeHow = [...]string{TypeNone: "", TypeDeclared: "declared", TypeParam: "parameter", TypeNew: "constructed", TypeCall: "result of", TypeElem: "element of", TypeBranch: "branch", TypeExpr: "assigned", TypeField: "field of"}
 
 // Field is a field with a declared type, or (Name "") an embedded type or
 // a base class, of the class-like definition Container.
@@ -134,9 +135,12 @@ type File struct {
 	// CTime is the inode's change time, which no program can set back: a
 	// rewrite in place that restores the size and mtime still changes it
 	// (N21).
-	CTime    int64
-	Hash     [32]byte
-	Package  string
+	CTime   int64
+	Hash    [32]byte
+	Package string
+	// Exports is the name the module's whole value is set to (CommonJS
+	// module.exports = X), or "".
+	Exports  string
 	Defs     []Def
 	Refs     []Ref
 	Imports  []Import
@@ -203,10 +207,13 @@ func extract(rel string, l *Language, src []byte, r *astgrep.CaptureResult) *Fil
 	var fields []Field
 	var scopes [][2]int32
 	tab := &table{ids: map[string]uint32{}, strs: []string{""}}
+	exportsSet := false
+	var docs []docAt
 	for _, m := range r.Matches {
 		var rl *role
 		var name, recv, cont, self, mod, iname, alias, typ, scope *astgrep.QueryCapture
 		how := TypeNone
+		member := false
 		for i := range m.Captures {
 			c := &m.Captures[i]
 			switch c.Index {
@@ -234,6 +241,10 @@ func extract(rel string, l *Language, src []byte, r *astgrep.CaptureResult) *Fil
 				typ, how = c, TypeElem
 			case l.capTypeExpr:
 				typ, how = c, TypeExpr
+			case l.capTypeMember:
+				typ, how, member = c, TypeExpr, true
+			case l.capTypeField:
+				typ, how = c, TypeField
 			case l.capScope:
 				scope = c
 			}
@@ -254,6 +265,19 @@ func extract(rel string, l *Language, src []byte, r *astgrep.CaptureResult) *Fil
 		case "package":
 			if name != nil {
 				f.Package = intern(name.Text(src))
+			}
+		case "doc":
+			for i := range m.Captures {
+				if c := &m.Captures[i]; c.Index == l.capDocText {
+					docs = append(docs, docAt{int32(whole.Start), int32(whole.End), c.Text(src)})
+				}
+			}
+		case "export":
+			// Two different values (if/else) name none.
+			if e := name; e != nil && exportsSet && f.Exports != e.Text(src) {
+				f.Exports = ""
+			} else if e != nil && !exportsSet {
+				f.Exports, exportsSet = intern(e.Text(src)), true
 			}
 		case "import":
 			if mod == nil {
@@ -305,6 +329,9 @@ func extract(rel string, l *Language, src []byte, r *astgrep.CaptureResult) *Fil
 				lc := Local{name: tab.id(name.Text(src)), at: int32(name.Start), Encl: -1, end: -1, line: int32(name.StartRow + 1)}
 				if typ != nil {
 					lc.typ, lc.how = tab.id(typeText(typ.Text(src))), how
+					if member {
+						lc.typ = tab.id(typeText(typ.Text(src)) + "." + name.Text(src))
+					}
 					if how == TypeDeclared && rl.kind == "param" {
 						lc.how = TypeParam
 					}
@@ -385,6 +412,7 @@ func extract(rel string, l *Language, src []byte, r *astgrep.CaptureResult) *Fil
 	f.strs = slices.Clip(tab.strs)
 	markLocal(f.Defs, parent, scopes)
 	f.Locals = f.localsIn(locals, scopes, names)
+	f.docTypes(docs, tab)
 	f.Fields = fieldsIn(f.Defs, fields)
 	// A value use of a local or a builtin (err, nil) passes no function of
 	// the index on: keeping it would only cost memory.

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -97,11 +98,22 @@ type Language struct {
 	capTypeCall int
 	capTypeElem int
 	capTypeExpr int
-	capScope    int
-	wrappers    map[string]bool
-	elements    map[string]bool
-	builtins    map[string]bool
-	self        map[string]bool
+	// @type.member: the expression a destructured name is a member of
+	// (const {gen} = cxt is cxt.gen); @type.field: the declared type a
+	// destructured parameter is a field of ({gen}: Cxt).
+	capTypeMember int
+	capTypeField  int
+	capScope      int
+	// @doc.comment: the doc comment of the @doc function; docParam and
+	// docReturn (language.json doc_param, doc_return) read a parameter's
+	// type (groups: type, name) and the result type (group: type) in it.
+	capDocText int
+	docParam   *regexp.Regexp
+	docReturn  *regexp.Regexp
+	wrappers   map[string]bool
+	elements   map[string]bool
+	builtins   map[string]bool
+	self       map[string]bool
 }
 
 // role is what a pattern's match is: the capture that names it.
@@ -135,6 +147,8 @@ type langConfig struct {
 	Super        []string `json:"super"`
 	ModuleSelf   []string `json:"module_self"`
 	Constructor  string   `json:"constructor"`
+	DocParam     string   `json:"doc_param"`
+	DocReturn    string   `json:"doc_return"`
 }
 
 var (
@@ -270,6 +284,9 @@ func readConfig(fsys fs.FS, id string, depth int) (langConfig, []byte, error) {
 	if c.Constructor == "" {
 		c.Constructor = base.Constructor
 	}
+	if c.DocParam == "" {
+		c.DocParam, c.DocReturn = base.DocParam, base.DocReturn
+	}
 	return c, append(append(raw, 0), baseRaw...), nil
 }
 
@@ -353,7 +370,20 @@ func loadLanguage(e *astgrep.Engine, fsys fs.FS, id string) (*Language, error) {
 	l.capTypeCall = q.Capture("type.call")
 	l.capTypeElem = q.Capture("type.elem")
 	l.capTypeExpr = q.Capture("type.expr")
+	l.capTypeMember = q.Capture("type.member")
+	l.capTypeField = q.Capture("type.field")
 	l.capScope = q.Capture("scope")
+	l.capDocText = q.Capture("doc.comment")
+	if c.DocParam != "" {
+		if l.docParam, err = regexp.Compile(c.DocParam); err != nil {
+			return nil, fmt.Errorf("language %s: doc_param: %w", id, err)
+		}
+	}
+	if c.DocReturn != "" {
+		if l.docReturn, err = regexp.Compile(c.DocReturn); err != nil {
+			return nil, fmt.Errorf("language %s: doc_return: %w", id, err)
+		}
+	}
 	// A match's role is the capture of the node its pattern describes.
 	l.roles = make([]role, len(q.Names))
 	for ci, n := range q.Names {
@@ -361,7 +391,7 @@ func loadLanguage(e *astgrep.Engine, fsys fs.FS, id string) (*Language, error) {
 		what, kind, _ := strings.Cut(n, ".")
 		switch {
 		case what == "definition" || what == "reference":
-		case (what == "import" || what == "package" || what == "field") && kind == "", what == "local" && (kind == "" || kind == "scope" || kind == "param"):
+		case (what == "import" || what == "package" || what == "field" || what == "export" || what == "doc") && kind == "", what == "local" && (kind == "" || kind == "scope" || kind == "param"):
 		default:
 			continue
 		}

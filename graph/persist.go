@@ -20,7 +20,7 @@ import (
 // snapshot; any other is read and parsed again. The format is a string
 // table and varint records, written whole to a temporary file and renamed.
 
-const snapshotMagic = "btgraph9"
+const snapshotMagic = "btgraph10"
 
 func (x *Index) snapshotPath() string {
 	if x.opts.CacheDir == "" {
@@ -77,6 +77,7 @@ func (x *Index) save() error {
 		s.add(f.Rel)
 		s.add(f.Lang.ID)
 		s.add(f.Package)
+		s.add(f.Exports)
 		for i := range f.Defs {
 			d := &f.Defs[i]
 			s.add(d.Name)
@@ -122,6 +123,7 @@ func (x *Index) save() error {
 		s.iv(f.CTime)
 		s.raw(f.Hash[:])
 		s.str(f.Package)
+		s.str(f.Exports)
 		s.uv(uint64(f.Errors))
 		s.uv(uint64(len(f.ErrorAt)))
 		for _, e := range f.ErrorAt {
@@ -289,6 +291,7 @@ func (x *Index) load() map[string]*File {
 			return nil
 		}
 		f.Package = s.str()
+		f.Exports = s.str()
 		f.Errors = int(s.uv())
 		f.ErrorAt = make([]int, s.count())
 		for j := range f.ErrorAt {

@@ -93,6 +93,9 @@ func (x *Index) resolveAt(f *File, r *Ref, lazy bool) Resolution {
 		if res, ok := x.viaNameImport(f, name, want); ok {
 			return res
 		}
+		if res, ok := x.viaModuleValue(f, name, want); ok {
+			return res
+		}
 		if res, ok := x.viaStarImport(f, name, want); ok {
 			return res
 		}

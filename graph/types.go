@@ -399,8 +399,25 @@ func (x *Index) localType(f *File, encl int32, lc *Local, name string, depth int
 			return declType{}, false
 		}
 		return declType{text: el, in: inner.in, ev: evidence(name, el, "element of "+text, f, lc.line) + "; " + inner.ev}, true
+	case TypeField:
+		return x.destructuredField(f, lc, name, text)
 	}
 	return declType{text: text, in: f, ev: evidence(name, text, typeHow[lc.how], f, lc.line)}, true
+}
+
+// destructuredField is the type of a parameter destructured from a
+// declared type ({gen}: Cxt): Cxt's field gen.
+func (x *Index) destructuredField(f *File, lc *Local, name, text string) (declType, bool) {
+	tr := x.resolveDecl(declType{text: text, in: f})
+	if len(tr.types) == 0 {
+		return declType{}, false
+	}
+	d, ok := x.fieldOf(tr.types, name, 1)
+	if !ok {
+		return declType{}, false
+	}
+	d.ev = evidence(name, d.text, "destructured from "+text, f, lc.line) + "; " + d.ev
+	return d, true
 }
 
 // calleeResult is the type a call of callee (f, pkg.New, x.Make) yields:
@@ -473,6 +490,9 @@ func (x *Index) bareTargets(f *File, name string, ok func(*Def) bool) ([]Target,
 		if res.Class == Unresolved && strings.HasPrefix(res.Why, "external: ") {
 			return nil, strings.TrimPrefix(res.Why, "external: ")
 		}
+		return res.Targets, ""
+	}
+	if res, found := x.viaModuleValue(f, name, ok); found {
 		return res.Targets, ""
 	}
 	if res, found := x.viaStarImport(f, name, ok); found {

@@ -41,3 +41,16 @@
 
 ; A base class (see package graph: a base's methods are the class's).
 (class_heritage [(identifier) (member_expression)] @type) @field
+
+; module.exports = X: the module's value is X (what require('./m') binds).
+(program
+  (expression_statement (assignment_expression
+    left: (member_expression object: (identifier) @_m property: (property_identifier) @_e)
+    right: (identifier) @name)) @export
+  (#eq? @_m "module")
+  (#eq? @_e "exports"))
+
+; A JSDoc comment right before a function or method: the types it gives
+; its parameters and result (language.json doc_param, doc_return).
+(class_body (comment) @doc.comment . (method_definition parameters: (formal_parameters) @doc))
+(program (comment) @doc.comment . (function_declaration parameters: (formal_parameters) @doc))

@@ -27,3 +27,8 @@
     left: (member_expression object: (this) property: [(property_identifier) (private_property_identifier)] @name)
     right: (identifier) @type.expr)))
   (#eq? @_c "constructor")) @field
+; const {gen, n = 1} = cxt: gen is cxt.gen.
+(variable_declarator
+  name: (object_pattern [(shorthand_property_identifier_pattern) @name
+                         (object_assignment_pattern left: (shorthand_property_identifier_pattern) @name)])
+  value: [(identifier) (member_expression)] @type.member) @local

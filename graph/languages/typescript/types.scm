@@ -20,3 +20,19 @@
 (class_heritage (extends_clause value: [(identifier) (member_expression)] @type)) @field
 (class_heritage (implements_clause [(type_identifier) (nested_type_identifier) (generic_type)] @type)) @field
 (extends_type_clause type: (_) @type) @field
+; f({gen, n = 1}: Cxt): each name is the field of that name of Cxt.
+(required_parameter
+  pattern: (object_pattern [(shorthand_property_identifier_pattern) @name
+                            (object_assignment_pattern left: (shorthand_property_identifier_pattern) @name)])
+  type: (type_annotation) @type.field) @local.param
+(optional_parameter
+  pattern: (object_pattern [(shorthand_property_identifier_pattern) @name
+                            (object_assignment_pattern left: (shorthand_property_identifier_pattern) @name)])
+  type: (type_annotation) @type.field) @local.param
+; function f(this: Ajv): this is an Ajv in a plain function.
+(required_parameter (this) @name type: (type_annotation) @type) @local.param
+; An interface's and an object type alias's property signatures are
+; fields (an inline object type elsewhere belongs to no class).
+(interface_body (property_signature name: (property_identifier) @name type: (type_annotation) @type) @field)
+(type_alias_declaration
+  value: (object_type (property_signature name: (property_identifier) @name type: (type_annotation) @type) @field))

@@ -1,0 +1,49 @@
+package graph
+
+import "strings"
+
+// docAt is a doc comment and the parameter list of the function it
+// documents (byte range).
+type docAt struct {
+	start, end int32
+	text       string
+}
+
+// docTypes reads the types a doc comment declares (JSDoc @param {T} x,
+// @returns {T}) into the function's untyped parameters and its result,
+// by the language's doc_param and doc_return expressions. A type the
+// language defines (Object, Function) says nothing about user methods:
+// it is left out, so such a receiver stays a ranked candidate.
+func (f *File) docTypes(docs []docAt, tab *table) {
+	l := f.Lang
+	if len(docs) == 0 || l.docParam == nil {
+		return
+	}
+	usable := func(t string) bool {
+		_, n := l.normType(t)
+		return n != "" && !l.builtins[n]
+	}
+	for _, dc := range docs {
+		fn := f.enclosingAt(dc.start)
+		if fn < 0 {
+			continue
+		}
+		if l.docReturn != nil && f.Defs[fn].Type == "" {
+			if m := l.docReturn.FindStringSubmatch(dc.text); m != nil && usable(m[1]) {
+				f.Defs[fn].Type = strings.TrimSpace(m[1])
+			}
+		}
+		for _, m := range l.docParam.FindAllStringSubmatch(dc.text, -1) {
+			if !usable(m[1]) {
+				continue
+			}
+			// The parameter of that name, in the parameter list.
+			for _, i := range f.localsNamed(m[2]) {
+				if lc := &f.Locals[i]; lc.Encl == fn && lc.at >= dc.start && lc.at < dc.end && lc.how == TypeNone && !lc.conflict {
+					lc.typ, lc.how = tab.id(strings.TrimSpace(m[1])), TypeParam
+				}
+			}
+		}
+	}
+	f.strs = tab.strs
+}

@@ -1,0 +1,27 @@
+package graph
+
+// viaModuleValue resolves a bare name bound to a whole module (const X =
+// require('./x')) whose value is one definition of it (module.exports =
+// X): calling or constructing the name reaches that definition.
+func (x *Index) viaModuleValue(f *File, name string, ok func(*Def) bool) (Resolution, bool) {
+	for _, im := range f.Imports {
+		if im.Name != "" || im.Local != name {
+			continue
+		}
+		files, known := x.moduleFiles(f, im.Module)
+		if !known {
+			return Resolution{}, false
+		}
+		var ts []Target
+		for _, g := range files {
+			if g.Exports != "" {
+				ts = append(ts, pick(g, g.Exports, func(d *Def) bool { return ok(d) && !d.member() && !d.local })...)
+			}
+		}
+		if len(ts) == 0 {
+			return Resolution{}, false
+		}
+		return settle(f, ViaImport, ts, "the value of "+im.Module+" (module.exports = "+ts[0].D().Name+")"), true
+	}
+	return Resolution{}, false
+}
