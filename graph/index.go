@@ -90,7 +90,10 @@ type Index struct {
 	needSave     bool          // the build read files the snapshot did not have
 	saved        chan struct{} // closed when the build's goroutine is done
 
-	parent *Index // set on an Ahead index: the index still building
+	parent    *Index                // set on an Ahead index: the index still building
+	parsed    map[string]bool       // on an Ahead index: the files parsed; the rest are there unparsed
+	byRel     map[string]walk.Entry // on an Ahead index: the tree's files
+	namesOnly bool                  // on an AheadFind index: find leaves out letters-in-order matches
 }
 
 // langIndex maps names to the files that define or reference them.
