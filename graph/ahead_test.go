@@ -291,3 +291,27 @@ func TestAheadFindEqualsFullIndex(t *testing.T) {
 		t.Logf("find %s: %d of %d files", q, got.Index.Ahead, len(full.files))
 	}
 }
+
+// BenchmarkColdFind measures the first find answer on a cold GOROOT/src,
+// ahead of the index. Run with -benchtime=1x.
+func BenchmarkColdFind(b *testing.B) {
+	root := filepath.Join(runtime.GOROOT(), "src")
+	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
+		b.Skipf("no GOROOT source here: %v", err)
+	}
+	const q = "NewScanner"
+	for range b.N {
+		cpu := cpuTime()
+		sub, err := coldIndex(b, root).AheadFind(context.Background(), q)
+		if err != nil {
+			b.Fatal(err)
+		}
+		a, err := sub.Find(q, "", 0, 0, 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric((cpuTime() - cpu).Seconds(), "cpu-s")
+		b.ReportMetric(float64(a.Index.Ahead), "files")
+		b.ReportMetric(float64(a.Counts.Shown), "shown")
+	}
+}
