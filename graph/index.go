@@ -279,6 +279,8 @@ func (x *Index) admit(found []walk.Entry) []walk.Entry {
 	var files []walk.Entry
 	for _, e := range found {
 		switch {
+		case e.Dir && x.parent != nil:
+			// An Ahead index is never refreshed: no folder stamps.
 		case e.Dir:
 			if _, known := x.dirs[e.Rel]; !known {
 				x.watchDir(e.Rel, e.Abs)
@@ -292,10 +294,12 @@ func (x *Index) admit(found []walk.Entry) []walk.Entry {
 			files = append(files, e)
 		}
 	}
-	if _, known := x.dirs["."]; !known {
-		x.watchDir(".", x.root)
+	if x.parent == nil {
+		if _, known := x.dirs["."]; !known {
+			x.watchDir(".", x.root)
+		}
+		x.dirs["."] = x.dirMtime(x.root)
 	}
-	x.dirs["."] = x.dirMtime(x.root)
 	return files
 }
 
