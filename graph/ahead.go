@@ -1,12 +1,12 @@
 package graph
 
 import (
-	"bytes"
+	"cmp"
 	"context"
+	"maps"
 	"path"
-	"runtime"
+	"slices"
 	"strings"
-	"sync"
 
 	"github.com/builtin-tools/builtin-tools/internal/walk"
 )
@@ -17,14 +17,15 @@ const AheadMinFiles = 200
 
 // Ahead builds, while the full build is still going, a small index of
 // only the files a query about name needs: those whose bytes hold the
-// name (a literal scan, like astgrep's prefilter), then every other file in the folders of
-// the files that define it (the target's package, which same-package and
-// import resolution read). Any call site, import or alias of name holds
-// its bytes, so callers and callees answer from it as the full index
-// would (for callees, also the files that hold a name the definitions
-// call); answers say how many files they came from (IndexState.Ahead).
-// find is not answered ahead: it also matches names that hold the query
-// only as a scattered subsequence, which no literal scan can narrow to.
+// name (a literal scan, like astgrep's prefilter), every other file in the
+// folders of the files that define it (the target's package, which
+// same-package and import resolution read), and what resolving the
+// callers reads (see callersNeed). Every other file of the tree is in it
+// unparsed, so which modules and folders exist is as the full index
+// knows. Any call site, import or alias of name holds its bytes, so
+// callers and callees answer from it as the full index would (for
+// callees, also the files that hold a name the definitions call);
+// answers say how many files they came from (IndexState.Ahead).
 // symbol is as the query gives it (pkg.Func, Type.Method,
 // file.go:Func): its last identifier is scanned for.
 func (x *Index) Ahead(ctx context.Context, symbol string, callees bool) (*Index, error) {
@@ -32,41 +33,31 @@ func (x *Index) Ahead(ctx context.Context, symbol string, callees bool) (*Index,
 	if name == "" {
 		return nil, &LookupError{"no name to look for in " + symbol}
 	}
-	sub := &Index{root: x.root, guard: x.guard, eng: x.eng, langs: x.langs, opts: x.opts,
-		files: map[string]*File{}, dirs: map[string]int64{}, skipped: map[string]string{},
-		langIx: map[*Language]*langIndex{}, ready: make(chan struct{}), saved: make(chan struct{}),
-		ctx: ctx, cancel: func() {}, goModAt: map[string]string{}, parent: x}
-	close(sub.ready)
-	close(sub.saved)
-	var found []walk.Entry
-	if err := walk.Walk(ctx, x.guard, x.root, x.walkOpts(), func(e walk.Entry) error {
-		found = append(found, e)
-		return nil
-	}); err != nil {
+	sub, files, err := x.aheadTree(ctx)
+	if sub == nil || err != nil {
 		return nil, err
 	}
-	files := sub.admit(found)
-	if len(files) < AheadMinFiles {
-		return nil, nil // the whole build is about as quick
-	}
-	hit := sub.scan(ctx, files, [][]byte{[]byte(name)})
+	hit := sub.scan(ctx, files, [][]byte{[]byte(name)}, false)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	file, _, _ := strings.Cut(symbol, ":")
+	file = path.Clean(strings.TrimSpace(file))
 	var first []walk.Entry
 	for i, e := range files {
-		if hit[i] {
+		// A file the symbol names is read whatever it holds: the full
+		// index's answer about it comes from its definitions.
+		if hit[i] || e.Rel == file {
 			first = append(first, e)
 		}
 	}
-	sub.total = len(files)
-	if err := sub.capture(ctx, first, false); err != nil {
+	if err := sub.parse(ctx, first); err != nil {
 		return nil, err
 	}
 	// The folders of the files that define the name: their other files
 	// hold the package's types, results and imports resolution may read.
 	pkgs := map[string]bool{}
-	for _, f := range sub.files {
+	for _, f := range sub.parsedFiles() {
 		for i := range f.Defs {
 			if f.Defs[i].Name == name {
 				pkgs[f.Dir] = true
@@ -75,13 +66,16 @@ func (x *Index) Ahead(ctx context.Context, symbol string, callees bool) (*Index,
 		}
 	}
 	var more []walk.Entry
-	for i, e := range files {
-		if !hit[i] && pkgs[path.Dir(e.Rel)] {
+	for _, e := range files {
+		if pkgs[path.Dir(e.Rel)] {
 			more = append(more, e)
-			hit[i] = true
 		}
 	}
-	if err := sub.capture(ctx, more, false); err != nil {
+	if err := sub.parse(ctx, more); err != nil {
+		return nil, err
+	}
+	callers := sub.parsedFiles()
+	if err := sub.callersNeed(ctx, callers, name); err != nil {
 		return nil, err
 	}
 	if !callees {
@@ -89,7 +83,7 @@ func (x *Index) Ahead(ctx context.Context, symbol string, callees bool) (*Index,
 	}
 	// The names the definitions call: their definitions and candidates.
 	called := map[string]bool{}
-	for _, f := range sub.files {
+	for _, f := range sub.parsedFiles() {
 		for i := range f.Defs {
 			d := &f.Defs[i]
 			if d.Name != name {
@@ -108,23 +102,373 @@ func (x *Index) Ahead(ctx context.Context, symbol string, callees bool) (*Index,
 			names = append(names, []byte(n))
 		}
 	}
-	var rest []walk.Entry
-	for i, e := range files {
-		if !hit[i] {
-			rest = append(rest, e)
-		}
-	}
-	third := sub.scan(ctx, rest, names)
+	rest := sub.unparsed(files)
+	third := sub.scan(ctx, rest, names, false)
 	var callee []walk.Entry
 	for i, e := range rest {
 		if third[i] {
 			callee = append(callee, e)
 		}
 	}
-	if err := sub.capture(ctx, callee, false); err != nil {
+	return sub, sub.parse(ctx, callee)
+}
+
+// AheadFind is Ahead for find: the files whose bytes hold the query's
+// name in any case, which hold every definition find ranks by the name
+// (exact, any case, prefix, substring). Names that hold the query's
+// letters only in order are in no literal scan: an answer from this
+// index leaves them out and says so (IndexState.NamesOnly).
+func (x *Index) AheadFind(ctx context.Context, query string) (*Index, error) {
+	name := aheadName(query)
+	if name == "" {
+		return nil, &LookupError{"find needs a query: part of a name, or Type.Method"}
+	}
+	sub, files, err := x.aheadTree(ctx)
+	if sub == nil || err != nil {
 		return nil, err
 	}
-	return sub, nil
+	sub.namesOnly = true
+	hit := sub.scan(ctx, files, [][]byte{[]byte(strings.ToLower(name))}, true)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var first []walk.Entry
+	for i, e := range files {
+		if hit[i] {
+			first = append(first, e)
+		}
+	}
+	return sub, sub.parse(ctx, first)
+}
+
+// aheadTree walks the tree into a new Ahead index holding every file
+// unparsed; nil when the tree is small enough to wait for.
+func (x *Index) aheadTree(ctx context.Context) (*Index, []walk.Entry, error) {
+	sub := &Index{root: x.root, guard: x.guard, eng: x.eng, langs: x.langs, opts: x.opts,
+		files: map[string]*File{}, dirs: map[string]int64{}, skipped: map[string]string{},
+		langIx: map[*Language]*langIndex{}, ready: make(chan struct{}), saved: make(chan struct{}),
+		ctx: ctx, cancel: func() {}, goModAt: map[string]string{}, parent: x, parsed: map[string]bool{}}
+	close(sub.ready)
+	close(sub.saved)
+	var found []walk.Entry
+	if err := walk.Walk(ctx, x.guard, x.root, x.walkOpts(), func(e walk.Entry) error {
+		found = append(found, e)
+		return nil
+	}); err != nil {
+		return nil, nil, err
+	}
+	files := sub.admit(found)
+	if len(files) < AheadMinFiles {
+		return nil, nil, nil // the whole build is about as quick
+	}
+	sub.total = len(files)
+	sub.byRel = make(map[string]walk.Entry, len(files))
+	sub.mu.Lock()
+	for _, e := range files {
+		sub.byRel[e.Rel] = e
+		if l := x.langs.ForFile(e.Rel); l != nil {
+			sub.put(e.Rel, &File{Rel: e.Rel, Dir: path.Dir(e.Rel), Lang: l, strs: []string{""}})
+		}
+	}
+	sub.mu.Unlock()
+	return sub, files, nil
+}
+
+// parse reads and extracts those of files not parsed yet.
+func (x *Index) parse(ctx context.Context, files []walk.Entry) error {
+	var todo []walk.Entry
+	x.mu.Lock()
+	for _, e := range files {
+		if !x.parsed[e.Rel] {
+			x.parsed[e.Rel] = true
+			todo = append(todo, e)
+		}
+	}
+	x.mu.Unlock()
+	if len(todo) == 0 {
+		return ctx.Err()
+	}
+	largestFirst(todo)
+	return x.capture(ctx, todo, false)
+}
+
+// parsedFiles lists an Ahead index's parsed files, by path.
+func (x *Index) parsedFiles() []*File {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	var out []*File
+	for rel := range x.parsed {
+		if f := x.files[rel]; f != nil {
+			out = append(out, f)
+		}
+	}
+	slices.SortFunc(out, func(a, b *File) int { return strings.Compare(a.Rel, b.Rel) })
+	return out
+}
+
+// unparsed lists those of files an Ahead index has not parsed.
+func (x *Index) unparsed(files []walk.Entry) []walk.Entry {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	var out []walk.Entry
+	for _, e := range files {
+		if !x.parsed[e.Rel] {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// entries maps an Ahead index's files to their walk entries.
+func (x *Index) entries(fs []*File) []walk.Entry {
+	out := make([]walk.Entry, 0, len(fs))
+	for _, f := range fs {
+		if e, ok := x.byRel[f.Rel]; ok {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// callersNeed parses what resolving the receivers of the calls named
+// name in files reads beyond them:
+//   - for each module a file with such a call imports, its smallest file,
+//     unless one is parsed, when the module's path ends in a receiver's
+//     first name or the file holds one: the local name an import binds
+//     can be the package's declared name (Go);
+//   - in each receiver, the names it is made of: pkg.Member (the files of
+//     pkg's module that hold Member) or a bare name (the files of the
+//     caller's folder that hold it), with a local's declared type or the
+//     function whose result it holds, and a method's receiver type;
+//   - then, in the files those brought, the declared results of the
+//     functions and the fields of the types named so (x.conn.Write
+//     through a field of a type in another package).
+//
+// Deeper chains may still answer as candidates where the full index
+// finds an exact edge.
+func (x *Index) callersNeed(ctx context.Context, files []*File, name string) error {
+	strs := map[*File][]string{}
+	var smallest []walk.Entry
+	for _, f := range files {
+		for ri := range f.Refs {
+			r := &f.Refs[ri]
+			recv := f.RefReceiver(r)
+			if f.RefName(r) != name || recv == "" {
+				continue
+			}
+			strs[f] = append(strs[f], recv)
+			head := firstSegment(recv)
+			for li := range f.Locals {
+				if l := &f.Locals[li]; l.Encl == r.Encl && l.how != TypeNone && f.strs[l.name] == head {
+					strs[f] = append(strs[f], f.strs[l.typ])
+				}
+			}
+			if r.Encl >= 0 {
+				if d := &f.Defs[r.Encl]; d.Self == head && d.Container != "" {
+					strs[f] = append(strs[f], d.Container)
+				}
+			}
+		}
+		if len(strs[f]) == 0 {
+			continue
+		}
+		// A module whose declared name may be a receiver's first name:
+		// its path ends so, or its smallest file holds it.
+		heads := map[string]bool{}
+		var names [][]byte
+		for _, r := range strs[f] {
+			if h := firstSegment(r); h != "" && !heads[h] {
+				heads[h] = true
+				names = append(names, []byte(h))
+			}
+		}
+		var maybe []walk.Entry
+		for _, im := range f.Imports {
+			mods, known := x.moduleFiles(f, im.Module)
+			if !known || im.Local != "" || x.anyParsed(mods) {
+				continue
+			}
+			if es := x.entries(mods); len(es) > 0 {
+				largestFirst(es)
+				if heads[path.Base(im.Module)] {
+					smallest = append(smallest, es[len(es)-1])
+				} else {
+					maybe = append(maybe, es[len(es)-1])
+				}
+			}
+		}
+		for i, h := range x.scan(ctx, maybe, names, false) {
+			if h {
+				smallest = append(smallest, maybe[i])
+			}
+		}
+	}
+	if err := x.parse(ctx, smallest); err != nil {
+		return err
+	}
+	before := x.parsedSet()
+	wanted := map[string]bool{}
+	var next []walk.Entry
+	for f, ss := range strs {
+		next = append(next, x.namedBy(ctx, f, ss, wanted)...)
+	}
+	if err := x.parse(ctx, next); err != nil {
+		return err
+	}
+	next = next[:0]
+	for _, g := range x.parsedFiles() {
+		if before[g.Rel] {
+			continue
+		}
+		var ss []string
+		for i := range g.Defs {
+			if d := &g.Defs[i]; d.Type != "" && wanted[d.Name] {
+				ss = append(ss, d.Type)
+			}
+		}
+		for i := range g.Fields {
+			if fd := &g.Fields[i]; wanted[fd.Container] {
+				ss = append(ss, fd.Type)
+			}
+		}
+		if len(ss) > 0 {
+			next = append(next, x.namedBy(ctx, g, ss, map[string]bool{})...)
+		}
+	}
+	return x.parse(ctx, next)
+}
+
+func (x *Index) parsedSet() map[string]bool {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return maps.Clone(x.parsed)
+}
+
+func (x *Index) anyParsed(fs []*File) bool {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	for _, g := range fs {
+		if x.parsed[g.Rel] {
+			return true
+		}
+	}
+	return false
+}
+
+// namedBy lists the unparsed files that may define the names in strs as
+// f reads them: pkg.Member in the files of the module pkg binds, a bare
+// name in f's folder; the names are added to wanted.
+func (x *Index) namedBy(ctx context.Context, f *File, strs []string, wanted map[string]bool) []walk.Entry {
+	binds := x.scope(f).bindings
+	locals := map[string]bool{}
+	for li := range f.Locals {
+		locals[f.strs[f.Locals[li].name]] = true
+	}
+	byFiles := map[string]map[string]bool{} // folder or module → names
+	add := func(key, n string) {
+		if byFiles[key] == nil {
+			byFiles[key] = map[string]bool{}
+		}
+		byFiles[key][n] = true
+		wanted[n] = true
+	}
+	for _, s := range strs {
+		for _, chain := range identChains(s) {
+			head := chain[0]
+			if m, ok := binds[head]; ok {
+				if len(chain) > 1 {
+					add("m:"+m, chain[1])
+				}
+				continue
+			}
+			if !locals[head] && !f.Lang.builtins[head] {
+				add("d:", head)
+			}
+		}
+	}
+	var out []walk.Entry
+	for key, ns := range byFiles {
+		var fs []*File
+		if m, ok := strings.CutPrefix(key, "m:"); ok {
+			fs, _ = x.moduleFiles(f, m)
+		} else {
+			x.mu.RLock()
+			fs = slices.Clone(x.langIx[f.Lang].dirs[f.Dir])
+			x.mu.RUnlock()
+		}
+		var names [][]byte
+		for n := range ns {
+			names = append(names, []byte(n))
+		}
+		es := x.unparsed(x.entries(fs))
+		for i, h := range x.scan(ctx, es, names, false) {
+			if h {
+				out = append(out, es[i])
+			}
+		}
+	}
+	return out
+}
+
+// identChains splits a type or receiver as written (*pkg.T, a.b.c(),
+// map[string]*x.Y, ns::T) into its runs of identifiers joined by . or ::.
+func identChains(s string) [][]string {
+	var out [][]string
+	var chain []string
+	i := 0
+	for i < len(s) {
+		c := s[i]
+		switch {
+		case isIdentByte(c):
+			j := i
+			for j < len(s) && isIdentByte(s[j]) {
+				j++
+			}
+			if c < '0' || c > '9' {
+				chain = append(chain, s[i:j])
+			}
+			i = j
+			switch {
+			case i < len(s) && s[i] == '.':
+				i++
+				continue
+			case strings.HasPrefix(s[i:], "::"):
+				i += 2
+				continue
+			}
+			if len(chain) > 0 {
+				out = append(out, chain)
+			}
+			chain = nil
+		default:
+			if len(chain) > 0 {
+				out = append(out, chain)
+			}
+			chain = nil
+			i++
+		}
+	}
+	if len(chain) > 0 {
+		out = append(out, chain)
+	}
+	return out
+}
+
+func isIdentByte(c byte) bool {
+	return c == '_' || c == '$' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c >= 0x80
+}
+
+// largestFirst orders files to parse by size, largest first: the parse
+// workers then finish together instead of one waiting on a large file
+// that came last.
+func largestFirst(files []walk.Entry) {
+	size := func(e walk.Entry) int64 {
+		if e.Info == nil {
+			return 0
+		}
+		return e.Info.Size()
+	}
+	slices.SortStableFunc(files, func(a, b walk.Entry) int { return cmp.Compare(size(b), size(a)) })
 }
 
 // aheadName is the identifier a symbol spec ends with.
@@ -137,42 +481,4 @@ func aheadName(symbol string) string {
 		s = s[i+1:]
 	}
 	return strings.TrimSpace(s)
-}
-
-// scan says, for each file, whether its bytes hold one of names, reading files on
-// a few goroutines; a file that cannot be read counts as a hit, so the
-// capture reports why.
-func (x *Index) scan(ctx context.Context, files []walk.Entry, names [][]byte) []bool {
-	hit := make([]bool, len(files))
-	if len(names) == 0 {
-		return hit
-	}
-	var next int
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	for range 4 * runtime.GOMAXPROCS(0) { // reads wait in system calls
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for ctx.Err() == nil {
-				mu.Lock()
-				i := next
-				next++
-				mu.Unlock()
-				if i >= len(files) {
-					return
-				}
-				data, _, err := x.guard.ReadFile(files[i].Abs, x.opts.MaxFileSize)
-				hit[i] = err != nil
-				for _, n := range names {
-					if hit[i] {
-						break
-					}
-					hit[i] = bytes.Contains(data, n)
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	return hit
 }

@@ -3,10 +3,12 @@ package graph
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -155,6 +157,7 @@ func BenchmarkColdCallers(b *testing.B) {
 	const sym = "bufio.NewScanner"
 	b.Run("ahead", func(b *testing.B) {
 		for range b.N {
+			cpu := cpuTime()
 			x := coldIndex(b, root)
 			if os.Getenv("AHEAD_ALONE") == "" {
 				x.Start(nil)
@@ -167,6 +170,7 @@ func BenchmarkColdCallers(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
+			b.ReportMetric((cpuTime() - cpu).Seconds(), "cpu-s")
 			b.ReportMetric(float64(a.Index.Ahead), "files")
 			b.ReportMetric(float64(a.Counts.Shown), "sites")
 		}
@@ -184,4 +188,130 @@ func BenchmarkColdCallers(b *testing.B) {
 			b.ReportMetric(float64(a.Counts.Shown), "sites")
 		}
 	})
+}
+
+// cpuTime is the process's user and system time so far: what a run costs
+// whatever else shares the machine.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// fill adds to files enough others that Ahead answers for the tree.
+func fill(files map[string]string) map[string]string {
+	for i := range AheadMinFiles {
+		files[fmt.Sprintf("fill/f%d.go", i)] = fmt.Sprintf("package fill\n\nfunc Fill%d() {}\n", i)
+	}
+	return files
+}
+
+// What resolving a caller reads outside the files that hold the name is
+// in the ahead index too: the function of another package whose result
+// is the receiver, a type of the caller's package whose field is the
+// receiver, the package name an import binds.
+func TestAheadReadsTheCallersImports(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, fill(map[string]string{
+		"go.mod":             "module m\n",
+		"store/store.go":     "package store\n\ntype Store struct{}\n\nfunc (s *Store) Save(n int) {}\n",
+		"cache/cache.go":     "package cache\n\ntype Cache struct{}\n\nfunc (c *Cache) Save(n int) {}\n",
+		"factory/factory.go": "package factory\n\nimport \"m/store\"\n\nfunc New() *store.Store { return &store.Store{} }\n",
+		"factory/other.go":   "package factory\n\nfunc Other() {}\n",
+		"app/app.go":         "package app\n\nimport \"m/factory\"\n\nfunc Run() {\n\ts := factory.New()\n\ts.Save(1)\n}\n",
+		"app/conn.go":        "package app\n\nimport \"m/store\"\n\ntype S struct{ st *store.Store }\n",
+		"app/run.go":         "package app\n\nfunc (a *S) Go() {\n\ta.st.Save(2)\n}\n",
+		"lib/go-util/u.go":   "package util\n\nimport \"m/store\"\n\nfunc Get() *store.Store { return nil }\n",
+		"use/use.go":         "package use\n\nimport \"m/lib/go-util\"\n\nfunc Use() {\n\tx := util.Get()\n\tx.Save(3)\n}\n",
+	}))
+	full := buildRoot(t, root)
+	want, err := full.Callers(Spec{Symbol: "Store.Save"}, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The fixture means something only if the full index finds these
+	// calls exact.
+	if want.Counts.Exact < 3 {
+		t.Fatalf("the full index finds %d exact calls of Store.Save, want 3:\n%s", want.Counts.Exact, want.Text())
+	}
+	sub, err := coldIndex(t, root).Ahead(context.Background(), "Store.Save", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := sub.Callers(Spec{Symbol: "Store.Save"}, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g, w := comparable(t, got), comparable(t, want); g != w {
+		t.Errorf("ahead answer differs from the full index's\nahead:\n%s\nfull:\n%s", g, w)
+	}
+	if got.Index.Ahead == 0 || got.Index.Ahead > 20 {
+		t.Errorf("ahead of the index from %d files, want a few", got.Index.Ahead)
+	}
+}
+
+// find ahead of the index lists what the full index lists, less the
+// names that hold the query's letters only in order, and says so.
+func TestAheadFindEqualsFullIndex(t *testing.T) {
+	root := t.TempDir()
+	copyGoroot(t, root, "go")
+	full := buildRoot(t, root)
+	for _, q := range []string{"NewFileSet", "Scanner.Scan", "parsefile", "Ident", "walk", "Checker.expr", "nosuchnamehere"} {
+		sub, err := coldIndex(t, root).AheadFind(context.Background(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, gerr := sub.Find(q, "", 20, 0, 0)
+		all, werr := full.Find(q, "", 1<<20, 0, 0)
+		if (gerr == nil) != (werr == nil) {
+			t.Fatalf("find %s: ahead error %v, full index error %v", q, gerr, werr)
+		}
+		if gerr != nil {
+			continue
+		}
+		name := aheadName(q)
+		var want []Symbol
+		for _, d := range all.Definitions {
+			if nameScore(d.Name, name, strings.ToLower(name)) != scoreLettersInOrder {
+				want = append(want, d)
+			}
+		}
+		head := fmt.Sprintf("%d definitions match %q", len(want), q)
+		want = want[:min(20, len(want))]
+		gj, _ := json.Marshal(got.Definitions)
+		wj, _ := json.Marshal(want)
+		if string(gj) != string(wj) || !strings.HasPrefix(got.Text(), head) {
+			t.Errorf("find %s ahead:\n%s\nwant %s:\n%s", q, got.Text(), head, wj)
+		}
+		if !got.Index.NamesOnly || !strings.Contains(got.Text(), "letters only in order are left out") {
+			t.Errorf("find %s ahead does not say it leaves letters-in-order matches out: %s", q, got.Text())
+		}
+		t.Logf("find %s: %d of %d files", q, got.Index.Ahead, len(full.files))
+	}
+}
+
+// BenchmarkColdFind measures the first find answer on a cold GOROOT/src,
+// ahead of the index. Run with -benchtime=1x.
+func BenchmarkColdFind(b *testing.B) {
+	root := filepath.Join(runtime.GOROOT(), "src")
+	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
+		b.Skipf("no GOROOT source here: %v", err)
+	}
+	const q = "NewScanner"
+	for range b.N {
+		cpu := cpuTime()
+		sub, err := coldIndex(b, root).AheadFind(context.Background(), q)
+		if err != nil {
+			b.Fatal(err)
+		}
+		a, err := sub.Find(q, "", 0, 0, 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric((cpuTime() - cpu).Seconds(), "cpu-s")
+		b.ReportMetric(float64(a.Index.Ahead), "files")
+		b.ReportMetric(float64(a.Counts.Shown), "shown")
+	}
 }

@@ -68,6 +68,9 @@ type IndexState struct {
 	Found  int  `json:"found" jsonschema:"files the build found"`
 	Synced int  `json:"synced,omitempty" jsonschema:"files re-read before answering because they changed"`
 	Ahead  int  `json:"ahead,omitempty" jsonschema:"the answer was computed, ahead of the index still building, from this many files: those whose text holds the name and the folders that define it"`
+	// NamesOnly: find ahead of the index lists the names that hold the
+	// query; names holding only its letters in order wait for the index.
+	NamesOnly bool `json:"names_only,omitempty" jsonschema:"find answered ahead of the index: names holding the query's letters only in order are left out until the index is ready"`
 }
 
 // Text is the answer for a model.
@@ -77,7 +80,7 @@ func (x *Index) state(synced int) IndexState {
 	if p := x.parent; p != nil {
 		p.mu.RLock()
 		defer p.mu.RUnlock()
-		return IndexState{Ready: false, Files: len(p.files), Found: max(p.total, x.total), Synced: synced, Ahead: len(x.files)}
+		return IndexState{Ready: false, Files: len(p.files), Found: max(p.total, x.total), Synced: synced, Ahead: len(x.parsed), NamesOnly: x.namesOnly}
 	}
 	return IndexState{Ready: x.Ready(), Files: len(x.files), Found: x.total, Synced: synced}
 }
@@ -163,6 +166,9 @@ func quoteLine(s string) string {
 func (x *Index) partialNote(w *writer, st IndexState) {
 	if st.Ahead > 0 {
 		w.head("(computed from %d files ahead of the index, which is still building (%d of %d files indexed so far): the files whose text holds the name and the folders that define it)", st.Ahead, st.Files, st.Found)
+		if st.NamesOnly {
+			w.head("(names that hold the query's letters only in order are left out until the index is ready)")
+		}
 		return
 	}
 	if !st.Ready {
@@ -318,7 +324,7 @@ func (x *Index) Find(query, kind string, limit, budget, synced int) (*Answer, er
 		for i := range f.Defs {
 			d := &f.Defs[i]
 			s := nameScore(d.Name, name, low)
-			if s == 0 {
+			if s == 0 || s == scoreLettersInOrder && x.namesOnly {
 				continue
 			}
 			if kind != "" && d.Kind != kind {
@@ -382,6 +388,10 @@ func (x *Index) Find(query, kind string, limit, budget, synced int) (*Answer, er
 	return a, nil
 }
 
+// scoreLettersInOrder is nameScore's for a name that holds the query's
+// letters only in order.
+const scoreLettersInOrder = 20
+
 func nameScore(n, q, low string) int {
 	switch {
 	case n == q:
@@ -400,7 +410,7 @@ func nameScore(n, q, low string) int {
 	case strings.Contains(ln, low):
 		return 40
 	case len(low) >= 3 && subsequence(ln, low):
-		return 20
+		return scoreLettersInOrder
 	}
 	return 0
 }

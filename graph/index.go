@@ -90,7 +90,10 @@ type Index struct {
 	needSave     bool          // the build read files the snapshot did not have
 	saved        chan struct{} // closed when the build's goroutine is done
 
-	parent *Index // set on an Ahead index: the index still building
+	parent    *Index                // set on an Ahead index: the index still building
+	parsed    map[string]bool       // on an Ahead index: the files parsed; the rest are there unparsed
+	byRel     map[string]walk.Entry // on an Ahead index: the tree's files
+	namesOnly bool                  // on an AheadFind index: find leaves out letters-in-order matches
 }
 
 // langIndex maps names to the files that define or reference them.
@@ -276,6 +279,8 @@ func (x *Index) admit(found []walk.Entry) []walk.Entry {
 	var files []walk.Entry
 	for _, e := range found {
 		switch {
+		case e.Dir && x.parent != nil:
+			// An Ahead index is never refreshed: no folder stamps.
 		case e.Dir:
 			if _, known := x.dirs[e.Rel]; !known {
 				x.watchDir(e.Rel, e.Abs)
@@ -289,10 +294,12 @@ func (x *Index) admit(found []walk.Entry) []walk.Entry {
 			files = append(files, e)
 		}
 	}
-	if _, known := x.dirs["."]; !known {
-		x.watchDir(".", x.root)
+	if x.parent == nil {
+		if _, known := x.dirs["."]; !known {
+			x.watchDir(".", x.root)
+		}
+		x.dirs["."] = x.dirMtime(x.root)
 	}
-	x.dirs["."] = x.dirMtime(x.root)
 	return files
 }
 

@@ -183,3 +183,36 @@ func TestCallersAheadOfTheIndex(t *testing.T) {
 		t.Fatalf("callers on a cold tree does not say it came from 49 files: %s", got)
 	}
 }
+
+// find on a cold tree answers at once from the files that hold the name
+// in any case, and says what it leaves out.
+func TestFindAheadOfTheIndex(t *testing.T) {
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "go.mod"), []byte("module m\n"), 0o644)
+	for i := 0; i < 3000; i++ {
+		dir := filepath.Join(root, fmt.Sprintf("p%03d", i/20))
+		os.MkdirAll(dir, 0o755)
+		body := fmt.Sprintf("package p%03d\n\nfunc F%d() {}\n", i/20, i)
+		if i%500 == 0 {
+			body = fmt.Sprintf("package p%03d\n\nfunc RenderTarget%d() {}\n", i/20, i)
+		}
+		os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%d.go", i)), []byte(body), 0o644)
+	}
+	r, err := builtintools.NewRun(builtintools.Options{Root: root, Without: []string{"lsp"},
+		Graph: graphtool.Config{Wait: time.Nanosecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	got := call(t, r, map[string]any{"operation": "find", "symbol": "rendertarget"})
+	if !strings.Contains(got, "6 definitions match") {
+		t.Fatalf("find on a cold tree: %s", got)
+	}
+	g, _ := graphtool.Key.Of(r)
+	if g.H.Index().Ready() && !strings.Contains(got, "ahead of the index") {
+		t.Skipf("the build finished before the first query: %s", got)
+	}
+	if !strings.Contains(got, "computed from 6 files ahead of the index") || !strings.Contains(got, "letters only in order are left out") {
+		t.Fatalf("find on a cold tree does not say it came from 6 files, less letters-in-order matches: %s", got)
+	}
+}

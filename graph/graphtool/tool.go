@@ -143,7 +143,7 @@ func query(ctx context.Context, c *registry.Call, g *Graph, p params) (Result, e
 	return r, nil
 }
 
-// ahead answers callers and callees on a cold tree at once, from
+// ahead answers callers, callees and find on a cold tree at once, from
 // the files that hold the name (graph.Index.Ahead), while the build goes
 // on. nil: the index is ready, the operation needs the whole index, or
 // the few files did not name the symbol (the usual path then waits and
@@ -154,12 +154,20 @@ func ahead(ctx context.Context, c *registry.Call, g *Graph, x *graph.Index, o op
 	if x.Ready() || p.Confirm || strings.TrimSpace(p.Symbol) == "" {
 		return nil
 	}
+	var sub *graph.Index
+	var err error
 	switch o.name {
 	case "callers", "callees":
+		sym := p.Symbol
+		if p.File != "" {
+			sym = p.File + ":" + sym // the file is read whatever it holds
+		}
+		sub, err = x.Ahead(ctx, sym, o.name == "callees")
+	case "find":
+		sub, err = x.AheadFind(ctx, p.Symbol)
 	default:
 		return nil
 	}
-	sub, err := x.Ahead(ctx, p.Symbol, o.name == "callees")
 	if err != nil || sub == nil || x.Ready() {
 		return nil
 	}

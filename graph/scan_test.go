@@ -1,0 +1,70 @@
+package graph
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"syscall"
+	"testing"
+
+	"github.com/builtin-tools/builtin-tools/internal/walk"
+)
+
+// The literal scan finds the name in any case when asked, and counts a
+// file it must not read as it is (a link or a pipe swapped in after the
+// walk) as a hit, so the capture reports why.
+func TestScanReadsOnlyRegularFiles(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{"a/x.go": "package a\nfunc NewThing() {}\n", "a/y.go": "package a\n", "b/z.go": "package b\nvar newthing = 1\n",
+		"a/link.go": "package a\n", "a/pipe.go": "package a\n", "secret.txt": "NewThing"})
+	x := coldIndex(t, root)
+	var found []walk.Entry
+	if err := walk.Walk(context.Background(), x.guard, x.root, x.walkOpts(), func(e walk.Entry) error {
+		found = append(found, e)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	files := x.admit(found)
+	os.Remove(filepath.Join(root, "a/link.go"))
+	if err := os.Symlink(filepath.Join(root, "secret.txt"), filepath.Join(root, "a/link.go")); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(root, "a/pipe.go"))
+	if err := syscall.Mkfifo(filepath.Join(root, "a/pipe.go"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for i, h := range x.scan(context.Background(), files, [][]byte{[]byte("NewThing")}, false) {
+		got[files[i].Rel] = h
+	}
+	want := map[string]bool{"a/x.go": true, "a/y.go": false, "b/z.go": false, "a/link.go": true, "a/pipe.go": true}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("scan: %v, want %v", got, want)
+	}
+	for i, h := range x.scan(context.Background(), files, [][]byte{[]byte("newthing")}, true) {
+		got[files[i].Rel] = h
+	}
+	want["b/z.go"] = true
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("scan in any case: %v, want %v", got, want)
+	}
+}
+
+func TestIdentChains(t *testing.T) {
+	for in, want := range map[string][][]string{
+		"*store.Store":            {{"store", "Store"}},
+		"map[string]*x.Y":         {{"map"}, {"string"}, {"x", "Y"}},
+		"a.b.c":                   {{"a", "b", "c"}},
+		"factory.New().Conn":      {{"factory", "New"}, {"Conn"}},
+		"ns::T":                   {{"ns", "T"}},
+		"[]int":                   {{"int"}},
+		"":                        nil,
+		"List[Optional[foo.Bar]]": {{"List"}, {"Optional"}, {"foo", "Bar"}},
+	} {
+		if got := identChains(in); !reflect.DeepEqual(got, want) {
+			t.Errorf("identChains(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
