@@ -100,9 +100,9 @@ func TestAheadEqualsFullIndex(t *testing.T) {
 	}
 	run := func(x *Index, q q) (*Answer, error) {
 		if q.op == "callers" {
-			return x.Callers(Spec{Symbol: q.sym}, 0, 0)
+			return x.Callers(Spec{Symbol: q.sym}, 0)
 		}
-		return x.Callees(Spec{Symbol: q.sym}, 0, 0)
+		return x.Callees(Spec{Symbol: q.sym}, 0)
 	}
 	for _, q := range qs {
 		cold := coldIndex(t, root)
@@ -163,7 +163,7 @@ func BenchmarkColdCallers(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			a, err := sub.Callers(Spec{Symbol: sym}, 0, 0)
+			a, err := sub.Callers(Spec{Symbol: sym}, 0)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -176,7 +176,7 @@ func BenchmarkColdCallers(b *testing.B) {
 			x := coldIndex(b, root)
 			x.Start(nil)
 			x.Wait(context.Background(), 5*time.Second)
-			a, err := x.Callers(Spec{Symbol: sym}, 0, 0)
+			a, err := x.Callers(Spec{Symbol: sym}, 0)
 			if err != nil {
 				b.Fatal(err)
 			}

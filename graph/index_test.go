@@ -32,7 +32,7 @@ func callersText(t *testing.T, x *Index, sym string) string {
 	if _, err := x.Sync(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	a, err := x.Callers(Spec{Symbol: sym}, 0, 0)
+	a, err := x.Callers(Spec{Symbol: sym}, 0)
 	if err != nil {
 		t.Fatalf("callers %s: %v", sym, err)
 	}
@@ -99,11 +99,11 @@ func TestRefreshAfterWrite(t *testing.T) {
 	if err := x.Refresh(context.Background(), filepath.Join(root, "b.go")); err != nil {
 		t.Fatal(err)
 	}
-	a, err := x.Callers(Spec{Symbol: "target"}, 0, 0)
+	a, err := x.Callers(Spec{Symbol: "target"}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a.Counts.total() != 2 {
+	if a.Counts.Total() != 2 {
 		t.Fatalf("after the write: %s", a.Text())
 	}
 	// One file was replaced: two generations (out, in), not a rebuild.
@@ -122,7 +122,7 @@ func TestMemoryBound(t *testing.T) {
 	}
 	writeTree(t, root, files)
 	x := buildRootOpts(t, root, Options{MaxBytes: 8000})
-	st := x.StatusAnswer(0, 0)
+	st := x.StatusAnswer(0)
 	if st.Status.Files == 0 || st.Status.Files >= 40 {
 		t.Fatalf("indexed %d of 40 files under an 8000-byte bound", st.Status.Files)
 	}
@@ -185,8 +185,8 @@ func TestConcurrentQueriesAndWrites(t *testing.T) {
 			for i := 0; i < 30; i++ {
 				switch (w + i) % 3 {
 				case 0:
-					x.Callers(Spec{Symbol: "T"}, 0, 0)
-					x.Impact(Spec{Symbol: "T"}, 3, 0, 0, 0)
+					x.Callers(Spec{Symbol: "T"}, 0)
+					x.Impact(Spec{Symbol: "T"}, 3, 0, 0)
 				case 1:
 					body := "package m\n\nfunc B() { T(); T() }\n"
 					if i%2 == 0 {
@@ -197,7 +197,7 @@ func TestConcurrentQueriesAndWrites(t *testing.T) {
 					x.Refresh(context.Background(), p)
 				default:
 					x.Sync(context.Background())
-					x.StatusAnswer(0, 0)
+					x.StatusAnswer(0)
 				}
 			}
 		}(w)
@@ -452,11 +452,12 @@ func TestOutlineOfDeepNesting(t *testing.T) {
 	root := t.TempDir()
 	writeTree(t, root, map[string]string{"f.js": src.String()})
 	x := buildRoot(t, root)
-	a, err := x.Outline("f.js", 8000, 0)
+	a, err := x.Outline("f.js", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, l := range strings.Split(a.Text(), "\n") {
+	text := RenderText(a, 8000)
+	for _, l := range strings.Split(text, "\n") {
 		if len(l) > 200 {
 			t.Fatalf("a line of %d bytes: %.80q…", len(l), l)
 		}
@@ -464,8 +465,8 @@ func TestOutlineOfDeepNesting(t *testing.T) {
 	if len(a.Definitions) != a.Counts.Shown || a.Counts.Shown == 0 || a.Counts.Shown >= n {
 		t.Fatalf("%d definitions in the structured answer, %d shown, of %d", len(a.Definitions), a.Counts.Shown, n)
 	}
-	if !strings.Contains(a.Text(), "(depth 30) function a30") || !strings.Contains(a.Text(), "more lines not shown") {
-		t.Fatalf("outline:\n%s", a.Text())
+	if !strings.Contains(text, "(depth 30) function a30") || !strings.Contains(text, "more lines not shown") {
+		t.Fatalf("outline:\n%s", text)
 	}
 }
 
@@ -480,9 +481,11 @@ func BenchmarkOutlineDeepNesting(b *testing.B) {
 	writeTree(b, root, map[string]string{"f.js": src.String()})
 	x := buildRoot(b, root)
 	for b.Loop() {
-		if _, err := x.Outline("f.js", 8000, 0); err != nil {
+		a, err := x.Outline("f.js", 0)
+		if err != nil {
 			b.Fatal(err)
 		}
+		RenderText(a, 8000)
 	}
 }
 
