@@ -32,9 +32,9 @@ type Answer struct {
 
 	// Query is the name or query asked (find; an ambiguous name).
 	Query string `json:"-"`
-	// Defs are the definitions outline, find and an ambiguous name list,
-	// each with its first line: Definitions or Candidates, in order.
-	Defs []Listed `json:"-"`
+	// Lines go with the definitions outline, find and an ambiguous name
+	// list (Definitions, or Candidates), one for each, in order.
+	Lines []DefLine `json:"-"`
 	// File is outline's file, or the file whose impact was walked.
 	File *FileInfo `json:"-"`
 	// Matches counts find's matches; Definitions holds the best of them.
@@ -56,9 +56,8 @@ type Answer struct {
 	Macro *MacroUse `json:"-"`
 }
 
-// Listed is a definition as a list shows it.
-type Listed struct {
-	Symbol
+// DefLine is what a list shows of a definition besides its Symbol.
+type DefLine struct {
 	Code  string // its first line, trimmed
 	Local string // outline: its name within the file (Type.Method)
 	Depth int    // outline: how deep it nests
@@ -185,7 +184,7 @@ func (x *Index) ambiguous(op string, spec Spec, ts []Target, st IndexState) *Ans
 	for _, t := range ts {
 		s := symbolOf(t)
 		a.Candidates = append(a.Candidates, s)
-		a.Defs = append(a.Defs, Listed{Symbol: s, Code: l.get(s.File, s.Line)})
+		a.Lines = append(a.Lines, DefLine{Code: l.get(s.File, s.Line)})
 	}
 	return a
 }
@@ -249,13 +248,14 @@ func (x *Index) Outline(file string, synced int) (*Answer, error) {
 		}
 		top = append(top, i)
 	}
+	a.Definitions = make([]Symbol, 0, len(f.Defs))
+	a.Lines = make([]DefLine, 0, len(f.Defs))
 	l := lines{x: x}
 	var emit func(i, indent int)
 	emit = func(i, indent int) {
 		d := &f.Defs[i]
-		s := symbolOf(Target{f, int32(i)})
-		a.Definitions = append(a.Definitions, s)
-		a.Defs = append(a.Defs, Listed{Symbol: s, Code: l.get(f.Rel, int(d.Line)), Local: d.Qualified(), Depth: indent})
+		a.Definitions = append(a.Definitions, symbolOf(Target{f, int32(i)}))
+		a.Lines = append(a.Lines, DefLine{Code: l.get(f.Rel, int(d.Line)), Local: d.Qualified(), Depth: indent})
 		for _, j := range under[i] {
 			emit(j, indent+1)
 		}
@@ -345,7 +345,7 @@ func (x *Index) Find(query, kind string, limit, synced int) (*Answer, error) {
 	for _, h := range hits[:shown] {
 		s := symbolOf(h.t)
 		a.Definitions = append(a.Definitions, s)
-		a.Defs = append(a.Defs, Listed{Symbol: s, Code: l.get(s.File, s.Line)})
+		a.Lines = append(a.Lines, DefLine{Code: l.get(s.File, s.Line)})
 	}
 	a.Counts.Shown = shown
 	return a, nil

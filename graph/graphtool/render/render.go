@@ -87,6 +87,15 @@ func quoteLine(s string) string {
 	return "`" + s + "`"
 }
 
+// defLine is what the answer says of its i-th listed definition besides
+// its Symbol (nothing, for an answer made without it).
+func defLine(a *graph.Answer, i int) graph.DefLine {
+	if i < len(a.Lines) {
+		return a.Lines[i]
+	}
+	return graph.DefLine{}
+}
+
 func describe(s graph.Symbol) string {
 	return fmt.Sprintf("%s %s (%s:%d)", s.Kind, s.Qualified, s.File, s.Line)
 }
@@ -111,8 +120,8 @@ func partialNote(w *writer, st graph.IndexState) {
 
 func ambiguous(w *writer, a *graph.Answer) string {
 	w.head("%q names %d definitions; which one? Ask again with file and line (or a qualified name such as Type.Method or pkg.Func):", a.Query, len(a.Candidates))
-	for i, d := range a.Defs {
-		w.line("%d. %s  %s", i+1, describe(d.Symbol), quoteLine(d.Code))
+	for i, d := range a.Candidates {
+		w.line("%d. %s  %s", i+1, describe(d), quoteLine(defLine(a, i).Code))
 	}
 	partialNote(w, a.Index)
 	return w.String("qualify the name to narrow the list")
@@ -137,12 +146,17 @@ func outline(w *writer, a *graph.Answer) string {
 		w.head("(%d syntax errors, first at line %v: indexed as far as it parses)", f.Errors, f.FirstError)
 	}
 	shown := 0
-	for _, d := range a.Defs {
+	for i, d := range a.Definitions {
+		if w.cut > 0 {
+			w.cut++ // left out, unformatted (N20: 40,000 nested functions)
+			continue
+		}
 		span := fmt.Sprintf("%d", d.Line)
 		if d.EndLine > d.Line {
 			span = fmt.Sprintf("%d-%d", d.Line, d.EndLine)
 		}
-		if w.line("%s%s %s [%s]  %s", indentOf(d.Depth), d.Kind, d.Local, span, quoteLine(d.Code)) {
+		l := defLine(a, i)
+		if w.line("%s%s %s [%s]  %s", indentOf(l.Depth), d.Kind, l.Local, span, quoteLine(l.Code)) {
 			shown++
 		}
 	}
@@ -153,12 +167,12 @@ func outline(w *writer, a *graph.Answer) string {
 }
 
 func find(w *writer, a *graph.Answer) string {
-	w.head("%d definitions match %q; best %d:", a.Matches, a.Query, len(a.Defs))
-	for _, d := range a.Defs {
-		w.line("%s  %s", describe(d.Symbol), quoteLine(d.Code))
+	w.head("%d definitions match %q; best %d:", a.Matches, a.Query, len(a.Definitions))
+	for i, d := range a.Definitions {
+		w.line("%s  %s", describe(d), quoteLine(defLine(a, i).Code))
 	}
-	if a.Matches > len(a.Defs) {
-		w.head("(%d more: raise limit, give a kind, or qualify the name)", a.Matches-len(a.Defs))
+	if a.Matches > len(a.Definitions) {
+		w.head("(%d more: raise limit, give a kind, or qualify the name)", a.Matches-len(a.Definitions))
 	}
 	partialNote(w, a.Index)
 	return w.String("raise the budget or narrow the query")
