@@ -2,7 +2,6 @@ package graph
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -437,56 +436,6 @@ func dumpHas(t *testing.T, files map[string]string, want []string) (*Index, stri
 		}
 	}
 	return x, dump
-}
-
-// N20: an outline of deeply nested definitions costs what the budget
-// shows, not the square of the depth: lines stay short (deep levels are
-// numbered, not drawn) and the structured list holds only what is shown.
-func TestOutlineOfDeepNesting(t *testing.T) {
-	const n = 5000
-	var src strings.Builder
-	for i := range n {
-		fmt.Fprintf(&src, "function a%d() {\n", i)
-	}
-	src.WriteString(strings.Repeat("}\n", n))
-	root := t.TempDir()
-	writeTree(t, root, map[string]string{"f.js": src.String()})
-	x := buildRoot(t, root)
-	a, err := x.Outline("f.js", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := RenderText(a, 8000)
-	for _, l := range strings.Split(text, "\n") {
-		if len(l) > 200 {
-			t.Fatalf("a line of %d bytes: %.80q…", len(l), l)
-		}
-	}
-	if len(a.Definitions) != a.Counts.Shown || a.Counts.Shown == 0 || a.Counts.Shown >= n {
-		t.Fatalf("%d definitions in the structured answer, %d shown, of %d", len(a.Definitions), a.Counts.Shown, n)
-	}
-	if !strings.Contains(text, "(depth 30) function a30") || !strings.Contains(text, "more lines not shown") {
-		t.Fatalf("outline:\n%s", text)
-	}
-}
-
-func BenchmarkOutlineDeepNesting(b *testing.B) {
-	const n = 40000
-	var src strings.Builder
-	for i := range n {
-		fmt.Fprintf(&src, "function a%d() {\n", i)
-	}
-	src.WriteString(strings.Repeat("}\n", n))
-	root := b.TempDir()
-	writeTree(b, root, map[string]string{"f.js": src.String()})
-	x := buildRoot(b, root)
-	for b.Loop() {
-		a, err := x.Outline("f.js", 0)
-		if err != nil {
-			b.Fatal(err)
-		}
-		RenderText(a, 8000)
-	}
 }
 
 // N21: a file rewritten in place with its size and modification time

@@ -20,7 +20,7 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/astgrep"
 	"github.com/builtin-tools/builtin-tools/graph"
-	"github.com/builtin-tools/builtin-tools/graph/graphtool/render"
+	"github.com/builtin-tools/builtin-tools/graph/graphtool"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
@@ -141,7 +141,7 @@ func queries(root string, n int, seed uint64) {
 			// An answer is timed as a client gets it: with its text.
 			a, err := x.Callers(spec, 0)
 			if err == nil {
-				render.Text(a, 8000)
+				graphtool.Render(a, 8000)
 			}
 			d := time.Since(t0)
 			if err != nil {
@@ -154,7 +154,7 @@ func queries(root string, n int, seed uint64) {
 			t0 = time.Now()
 			x.Sync(context.Background())
 			if a, err := x.Callees(spec, 0); err == nil {
-				render.Text(a, 8000)
+				graphtool.Render(a, 8000)
 			}
 			if round == 2 {
 				callees = append(callees, time.Since(t0))
@@ -162,7 +162,7 @@ func queries(root string, n int, seed uint64) {
 			t0 = time.Now()
 			x.Sync(context.Background())
 			if a, err := x.Impact(spec, 3, 30, 0); err == nil {
-				render.Text(a, 8000)
+				graphtool.Render(a, 8000)
 			}
 			if round == 2 {
 				impact = append(impact, time.Since(t0))
@@ -198,7 +198,7 @@ func queries(root string, n int, seed uint64) {
 			fail(fmt.Sprintf("after the edit of %s: %v", t.File, err))
 		}
 		if t.Kind == "function" && (len(a.Sites) != 1 || len(a.Sites[0].Targets) == 0 || a.Sites[0].Targets[0].Line != t.Line) {
-			fail(fmt.Sprintf("after the edit of %s the new call does not lead to %s: %s", t.File, t.Qualified, render.Text(a, 0)))
+			fail(fmt.Sprintf("after the edit of %s the new call does not lead to %s: %s", t.File, t.Qualified, graphtool.Render(a, 0)))
 		}
 		edits = append(edits, d)
 		if len(old) < 100<<10 {

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/graph"
-	"github.com/builtin-tools/builtin-tools/graph/graphtool/render"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
 )
@@ -103,7 +102,7 @@ func query(ctx context.Context, c *registry.Call, g *Graph, p params) (Result, e
 	x.Start(nil)
 	if a != nil {
 		g.announceWhenReady(c.Run)
-		return Result{Answer: a, text: render.Text(a, c.Budget().Reserve(400).Chars())}, nil
+		return Result{Answer: a, text: Render(a, c.Budget().Reserve(400).Chars())}, nil
 	}
 	if o.wait {
 		// Wait for a build in progress, bounded, telling the client how far
@@ -133,7 +132,7 @@ func query(ctx context.Context, c *registry.Call, g *Graph, p params) (Result, e
 		}
 		return Result{}, err
 	}
-	r := Result{Answer: a, text: render.Text(a, budget.Reserve(400).Chars())}
+	r := Result{Answer: a, text: Render(a, budget.Reserve(400).Chars())}
 	// An ambiguous symbol's answer is the list of definitions: nothing to
 	// confirm until one is chosen.
 	if p.Confirm && len(a.Candidates) == 0 {

@@ -1,9 +1,4 @@
-// Package render writes the text an agent reads from package graph's
-// answers, for code_graph (graphtool): within an output budget, with notes
-// of what was left out and how to get more. It is a package of its own,
-// needing only graph, so programs that measure the graph (bench) time an
-// answer as a client gets it without the tool's dependencies.
-package render
+package graphtool
 
 import (
 	"fmt"
@@ -13,12 +8,12 @@ import (
 	"github.com/builtin-tools/builtin-tools/graph"
 )
 
-// Text writes an answer as an agent reads it, within budget characters
+// Render writes an answer as an agent reads it, within budget characters
 // (0: no bound), with notes of what was left out and how to get more. The
 // lists of the structured result are cut to what the text shows (REG-12):
 // outline's definitions, callers' sites, value and type uses, callees'
 // sites.
-func Text(a *graph.Answer, budget int) string {
+func Render(a *graph.Answer, budget int) string {
 	w := &writer{budget: budget}
 	if a.Candidates != nil {
 		return ambiguous(w, a)
