@@ -203,7 +203,8 @@ func (x *Index) one(op string, spec Spec, synced int) (Target, IndexState, *Answ
 	return ts[0], st, nil, nil
 }
 
-// Outline lists a file's definitions as a tree.
+// Outline lists a file's definitions as a tree: in its order, each with
+// its depth (Lines).
 func (x *Index) Outline(file string, synced int) (*Answer, error) {
 	x.mu.RLock()
 	defer x.mu.RUnlock()

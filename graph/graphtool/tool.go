@@ -132,6 +132,8 @@ func query(ctx context.Context, c *registry.Call, g *Graph, p params) (Result, e
 		}
 		return Result{}, err
 	}
+	// Render cuts the answer's lists to what the text shows, so confirm
+	// asks about the sites the agent sees.
 	r := Result{Answer: a, text: Render(a, budget.Reserve(400).Chars())}
 	// An ambiguous symbol's answer is the list of definitions: nothing to
 	// confirm until one is chosen.
