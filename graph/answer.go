@@ -10,7 +10,9 @@ import (
 	"time"
 )
 
-// Answer is one query's result: data for a program and text for a model.
+// Answer is one query's result, as data: the structured result a client
+// reads (the JSON fields) and what the text needs beyond it (the fields
+// the JSON leaves out). graphtool writes the text an agent reads.
 type Answer struct {
 	Op          string     `json:"operation"`
 	Symbol      *Symbol    `json:"symbol,omitempty" jsonschema:"the definition the question was about"`
@@ -24,7 +26,58 @@ type Answer struct {
 	LowerBound  bool       `json:"lower_bound,omitempty" jsonschema:"the true answer may hold more: the walk met value uses, candidates it did not follow, or an index still building"`
 	Index       IndexState `json:"index"`
 	Status      *Status    `json:"status,omitempty"`
-	text        string
+
+	// Past here, data for the text only: the structured result is the
+	// tool's contract and stays as it is.
+
+	// Query is the name or query asked (find; an ambiguous name).
+	Query string `json:"-"`
+	// Lines go with the definitions outline, find and an ambiguous name
+	// list (Definitions, or Candidates), one for each, in order.
+	Lines []DefLine `json:"-"`
+	// File is outline's file, or the file whose impact was walked.
+	File *FileInfo `json:"-"`
+	// Matches counts find's matches; Definitions holds the best of them.
+	Matches int `json:"-"`
+	// Unplaced is the first of the calls named like a callers symbol that
+	// lead to no definition (Counts.Unresolved counts them).
+	Unplaced *Site `json:"-"`
+	// NameOnlyReceivers: the symbol is a method in a package-scoped
+	// language, whose candidate sites are calls of its name on receivers
+	// of a type the index does not know.
+	NameOnlyReceivers bool `json:"-"`
+	// MaxDepth is the depth impact was asked to walk.
+	MaxDepth int `json:"-"`
+	// NotFollowed counts impact's candidate dependents, listed but not
+	// walked further.
+	NotFollowed int `json:"-"`
+	// Macro is a definition impact walked that invokes a macro: calls in
+	// the macro's expansion are not seen.
+	Macro *MacroUse `json:"-"`
+}
+
+// DefLine is what a list shows of a definition besides its Symbol.
+type DefLine struct {
+	Code  string // its first line, trimmed
+	Local string // outline: its name within the file (Type.Method)
+	Depth int    // outline: how deep it nests
+}
+
+// FileInfo is what an answer says of one file.
+type FileInfo struct {
+	Rel         string
+	Language    string
+	Definitions int
+	Errors      int // syntax errors
+	FirstError  int // the line of the first
+}
+
+// MacroUse is a definition whose body invokes a macro.
+type MacroUse struct {
+	In    string // the definition, qualified
+	Macro string // the macro, qualified
+	File  string // where the macro is defined
+	Line  int
 }
 
 // Counts split an answer's edges by how they were resolved.
@@ -57,7 +110,8 @@ func (c *Counts) add(class string) {
 	}
 }
 
-func (c Counts) total() int {
+// Total counts the edges of every class.
+func (c Counts) Total() int {
 	return c.Exact + c.Import + c.Candidate + c.Implementation + c.Unresolved
 }
 
@@ -71,56 +125,18 @@ type IndexState struct {
 	// NamesOnly: find ahead of the index lists the names that hold the
 	// query; names holding only its letters in order wait for the index.
 	NamesOnly bool `json:"names_only,omitempty" jsonschema:"find answered ahead of the index: names holding the query's letters only in order are left out until the index is ready"`
+	// The build's progress then, as Index.Progress gives it.
+	Done  int `json:"-"`
+	Total int `json:"-"`
 }
-
-// Text is the answer for a model.
-func (a *Answer) Text() string { return a.text }
 
 func (x *Index) state(synced int) IndexState {
 	if p := x.parent; p != nil {
 		p.mu.RLock()
 		defer p.mu.RUnlock()
-		return IndexState{Ready: false, Files: len(p.files), Found: max(p.total, x.total), Synced: synced, Ahead: len(x.parsed), NamesOnly: x.namesOnly}
+		return IndexState{Ready: false, Files: len(p.files), Found: max(p.total, x.total), Synced: synced, Ahead: len(x.parsed), NamesOnly: x.namesOnly, Done: x.done, Total: x.total}
 	}
-	return IndexState{Ready: x.Ready(), Files: len(x.files), Found: x.total, Synced: synced}
-}
-
-// writer builds an answer's text within a budget of characters.
-type writer struct {
-	b      strings.Builder
-	budget int
-	cut    int // lines left out
-}
-
-func (w *writer) line(format string, args ...any) bool {
-	if w.cut > 0 {
-		// Past the budget every later line is left out too, uncounted in
-		// bytes: formatting them would cost what the budget saves.
-		w.cut++
-		return false
-	}
-	s := fmt.Sprintf(format, args...)
-	if w.budget > 0 && w.b.Len()+len(s)+1 > w.budget {
-		w.cut++
-		return false
-	}
-	w.b.WriteString(s)
-	w.b.WriteByte('\n')
-	return true
-}
-
-// head writes a line outside the budget (summaries that must show).
-func (w *writer) head(format string, args ...any) {
-	fmt.Fprintf(&w.b, format, args...)
-	w.b.WriteByte('\n')
-}
-
-func (w *writer) String(more string) string {
-	s := strings.TrimRight(w.b.String(), "\n")
-	if w.cut > 0 {
-		s += fmt.Sprintf("\n(%d more lines not shown: the output budget was reached; %s)", w.cut, more)
-	}
-	return s
+	return IndexState{Ready: x.Ready(), Files: len(x.files), Found: x.total, Synced: synced, Done: x.done, Total: x.total}
 }
 
 // lines reads files' lines for quoting, once per answer.
@@ -156,6 +172,7 @@ func (l *lines) get(rel string, n int) string {
 	return s
 }
 
+// quoteLine quotes a source line in an error message.
 func quoteLine(s string) string {
 	if s == "" {
 		return "(empty)"
@@ -163,58 +180,35 @@ func quoteLine(s string) string {
 	return "`" + s + "`"
 }
 
-func (x *Index) partialNote(w *writer, st IndexState) {
-	if st.Ahead > 0 {
-		w.head("(computed from %d files ahead of the index, which is still building (%d of %d files indexed so far): the files whose text holds the name and the folders that define it)", st.Ahead, st.Files, st.Found)
-		if st.NamesOnly {
-			w.head("(names that hold the query's letters only in order are left out until the index is ready)")
-		}
-		return
-	}
-	if !st.Ready {
-		w.head("(index still building: %s; this answer covers only those)", x.progressText())
-	}
-}
-
-func describe(s Symbol) string {
-	return fmt.Sprintf("%s %s (%s:%d)", s.Kind, s.Qualified, s.File, s.Line)
-}
-
 // ambiguous answers a spec that names several definitions.
-func (x *Index) ambiguous(op string, spec Spec, ts []Target, budget int, st IndexState) *Answer {
-	a := &Answer{Op: op, Index: st}
-	w := &writer{budget: budget}
-	name := spec.Symbol
-	w.head("%q names %d definitions; which one? Ask again with file and line (or a qualified name such as Type.Method or pkg.Func):", name, len(ts))
+func (x *Index) ambiguous(op string, spec Spec, ts []Target, st IndexState) *Answer {
+	a := &Answer{Op: op, Index: st, Query: spec.Symbol}
 	l := lines{x: x}
-	for i, t := range ts {
+	for _, t := range ts {
 		s := symbolOf(t)
 		a.Candidates = append(a.Candidates, s)
-		if !w.line("%d. %s  %s", i+1, describe(s), quoteLine(l.get(s.File, s.Line))) {
-			continue
-		}
+		a.Lines = append(a.Lines, DefLine{Code: l.get(s.File, s.Line)})
 	}
-	x.partialNote(w, st)
-	a.text = w.String("qualify the name to narrow the list")
 	return a
 }
 
 // one locates the single definition a spec names; when it names several,
 // the answer is the ranked list (ambiguous). x.mu is held.
-func (x *Index) one(op string, spec Spec, budget, synced int) (Target, IndexState, *Answer, error) {
+func (x *Index) one(op string, spec Spec, synced int) (Target, IndexState, *Answer, error) {
 	st := x.state(synced)
 	ts, err := x.locate(spec)
 	if err != nil {
 		return Target{}, st, nil, err
 	}
 	if len(ts) > 1 {
-		return Target{}, st, x.ambiguous(op, spec, ts, budget, st), nil
+		return Target{}, st, x.ambiguous(op, spec, ts, st), nil
 	}
 	return ts[0], st, nil, nil
 }
 
-// Outline lists a file's definitions as a tree.
-func (x *Index) Outline(file string, budget int, synced int) (*Answer, error) {
+// Outline lists a file's definitions as a tree: in its order, each with
+// its depth (Lines).
+func (x *Index) Outline(file string, synced int) (*Answer, error) {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	file = strings.TrimPrefix(filepath.ToSlash(file), "./")
@@ -223,11 +217,9 @@ func (x *Index) Outline(file string, budget int, synced int) (*Answer, error) {
 		return nil, x.fileProblem(file)
 	}
 	st := x.state(synced)
-	a := &Answer{Op: "outline", Index: st}
-	w := &writer{budget: budget}
-	w.head("%s (%s): %d definitions", f.Rel, f.Lang.ID, len(f.Defs))
+	a := &Answer{Op: "outline", Index: st, File: &FileInfo{Rel: f.Rel, Language: f.Lang.ID, Definitions: len(f.Defs), Errors: f.Errors}}
 	if f.Errors > 0 {
-		w.head("(%d syntax errors, first at line %v: indexed as far as it parses)", f.Errors, f.ErrorAt[0])
+		a.File.FirstError = f.ErrorAt[0]
 	}
 	// Nesting by range; Go methods sit under their type when it is here.
 	depth := make([]int, len(f.Defs))
@@ -260,18 +252,14 @@ func (x *Index) Outline(file string, budget int, synced int) (*Answer, error) {
 		}
 		top = append(top, i)
 	}
+	a.Definitions = make([]Symbol, 0, len(f.Defs))
+	a.Lines = make([]DefLine, 0, len(f.Defs))
 	l := lines{x: x}
 	var emit func(i, indent int)
 	emit = func(i, indent int) {
 		d := &f.Defs[i]
-		span := fmt.Sprintf("%d", d.Line)
-		if d.EndLine > d.Line {
-			span = fmt.Sprintf("%d-%d", d.Line, d.EndLine)
-		}
-		// The structured list holds what the text shows (REG-12).
-		if w.line("%s%s %s [%s]  %s", indentOf(indent), d.Kind, d.Qualified(), span, quoteLine(l.get(f.Rel, int(d.Line)))) {
-			a.Definitions = append(a.Definitions, symbolOf(Target{f, int32(i)}))
-		}
+		a.Definitions = append(a.Definitions, symbolOf(Target{f, int32(i)}))
+		a.Lines = append(a.Lines, DefLine{Code: l.get(f.Rel, int(d.Line)), Local: d.Qualified(), Depth: indent})
 		for _, j := range under[i] {
 			emit(j, indent+1)
 		}
@@ -280,26 +268,12 @@ func (x *Index) Outline(file string, budget int, synced int) (*Answer, error) {
 		emit(i, depth[i])
 	}
 	a.Counts.Shown = len(a.Definitions)
-	x.partialNote(w, st)
-	a.text = w.String("ask find or callers about one definition")
 	return a, nil
-}
-
-// maxIndent is the deepest nesting drawn as indentation; deeper levels are
-// numbered, so a line's length does not grow with the depth (N20: 40,000
-// nested functions made the outline quadratic).
-const maxIndent = 24
-
-func indentOf(depth int) string {
-	if depth <= maxIndent {
-		return strings.Repeat("  ", depth)
-	}
-	return strings.Repeat("  ", maxIndent) + fmt.Sprintf("(depth %d) ", depth)
 }
 
 // Find ranks definitions whose names match query (exact, prefix,
 // substring, then letters in order), optionally of one kind.
-func (x *Index) Find(query, kind string, limit, budget, synced int) (*Answer, error) {
+func (x *Index) Find(query, kind string, limit, synced int) (*Answer, error) {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	q := strings.TrimSpace(query)
@@ -357,8 +331,7 @@ func (x *Index) Find(query, kind string, limit, budget, synced int) (*Answer, er
 		return hits[i].t.Def < hits[j].t.Def
 	})
 	st := x.state(synced)
-	a := &Answer{Op: "find", Index: st}
-	w := &writer{budget: budget}
+	a := &Answer{Op: "find", Index: st, Query: q, Matches: len(hits)}
 	if len(hits) == 0 && len(otherKinds) > 0 {
 		kinds := make([]string, 0, len(otherKinds))
 		for k, n := range otherKinds {
@@ -372,19 +345,13 @@ func (x *Index) Find(query, kind string, limit, budget, synced int) (*Answer, er
 		return nil, &LookupError{fmt.Sprintf("no definition matches %q%s", q, x.nearNames(name))}
 	}
 	shown := min(limit, len(hits))
-	w.head("%d definitions match %q; best %d:", len(hits), q, shown)
 	l := lines{x: x}
 	for _, h := range hits[:shown] {
 		s := symbolOf(h.t)
 		a.Definitions = append(a.Definitions, s)
-		w.line("%s  %s", describe(s), quoteLine(l.get(s.File, s.Line)))
+		a.Lines = append(a.Lines, DefLine{Code: l.get(s.File, s.Line)})
 	}
 	a.Counts.Shown = shown
-	if len(hits) > shown {
-		w.head("(%d more: raise limit, give a kind, or qualify the name)", len(hits)-shown)
-	}
-	x.partialNote(w, st)
-	a.text = w.String("raise the budget or narrow the query")
 	return a, nil
 }
 
@@ -426,10 +393,10 @@ func subsequence(s, sub string) bool {
 }
 
 // Callers answers who calls the symbol.
-func (x *Index) Callers(spec Spec, budget, synced int) (*Answer, error) {
+func (x *Index) Callers(spec Spec, synced int) (*Answer, error) {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	t, st, amb, err := x.one("callers", spec, budget, synced)
+	t, st, amb, err := x.one("callers", spec, synced)
 	if amb != nil || err != nil {
 		return amb, err
 	}
@@ -443,75 +410,38 @@ func (x *Index) Callers(spec Spec, budget, synced int) (*Answer, error) {
 	}
 	a.Counts.Values, a.Counts.Elsewhere = len(values), elsewhere
 	a.Counts.Unresolved = len(nowhere)
-	w := &writer{budget: budget}
-	impl := ""
-	if a.Counts.Implementation > 0 {
-		impl = fmt.Sprintf(", %d through an interface or base", a.Counts.Implementation)
-	}
-	w.head("callers of %s: %d call sites (%d exact, %d import, %d candidate%s)", describe(sym), len(calls), a.Counts.Exact, a.Counts.Import, a.Counts.Candidate, impl)
-	if len(calls) == 0 {
-		w.head("no call site in the index leads here")
-	}
 	l := lines{x: x}
 	for _, s := range calls {
 		s.Code = l.get(s.File, s.Line)
-		if w.line("%s:%d  in %s  [%s]  %s", s.File, s.Line, s.In, classNote(s), quoteLine(s.Code)) {
-			a.Sites = append(a.Sites, s)
-		}
+		a.Sites = append(a.Sites, s)
 	}
 	a.Counts.Shown = len(a.Sites)
 	if len(values) > 0 {
 		a.LowerBound = true
-		w.line("passed or stored as a value at %d places (calls through those are not seen):", len(values))
 		for _, s := range values {
 			s.Code = l.get(s.File, s.Line)
-			if w.line("%s:%d  in %s  %s", s.File, s.Line, s.In, quoteLine(s.Code)) {
-				a.Values = append(a.Values, s)
-			}
+			a.Values = append(a.Values, s)
 		}
 	}
-	if len(cs.types) > 0 {
-		w.line("used as a type at %d places (annotations, bases; not calls):", len(cs.types))
-		for _, s := range cs.types {
-			s.Code = l.get(s.File, s.Line)
-			if w.line("%s:%d  in %s  [%s]  %s", s.File, s.Line, s.In, classNote(s), quoteLine(s.Code)) {
-				a.TypeUses = append(a.TypeUses, s)
-			}
-		}
-	}
-	if elsewhere > 0 {
-		w.head("%d other references named %s lead to other definitions", elsewhere, sym.Name)
+	for _, s := range cs.types {
+		s.Code = l.get(s.File, s.Line)
+		a.TypeUses = append(a.TypeUses, s)
 	}
 	if len(nowhere) > 0 {
 		s := nowhere[0]
-		w.head("%d calls named %s lead to no definition in the index (external, or a receiver it cannot place), first %s:%d %s", len(nowhere), sym.Name, s.File, s.Line, quoteLine(l.get(s.File, s.Line)))
+		s.Code = l.get(s.File, s.Line)
+		a.Unplaced = &s
 	}
-	if t.D().Container != "" && t.File.Lang.Scope == "directory" && a.Counts.Candidate > 0 {
-		w.head("candidate sites call a method of this name on a receiver whose type the index does not know (an interface, a field, a variable)")
-	}
-	x.partialNote(w, st)
+	a.NameOnlyReceivers = t.D().Container != "" && t.File.Lang.Scope == "directory"
 	a.LowerBound = a.LowerBound || !st.Ready
-	a.text = w.String("ask about one file with file and line, or raise the budget")
 	return a, nil
 }
 
-func classNote(s Site) string {
-	switch {
-	case s.Class == Candidate:
-		return fmt.Sprintf("candidate %d of %d: %s", s.Rank, s.Of, s.Reason)
-	case s.Class == Implementation:
-		return fmt.Sprintf("implementation %d of %d: %s", s.Rank, s.Of, s.Reason)
-	case s.Reason != "":
-		return s.Class + ": " + s.Reason
-	}
-	return s.Class
-}
-
 // Callees answers what the symbol calls.
-func (x *Index) Callees(spec Spec, budget, synced int) (*Answer, error) {
+func (x *Index) Callees(spec Spec, synced int) (*Answer, error) {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	t, st, amb, err := x.one("callees", spec, budget, synced)
+	t, st, amb, err := x.one("callees", spec, synced)
 	if amb != nil || err != nil {
 		return amb, err
 	}
@@ -521,45 +451,12 @@ func (x *Index) Callees(spec Spec, budget, synced int) (*Answer, error) {
 	for _, s := range sites {
 		a.Counts.add(s.Class)
 	}
-	w := &writer{budget: budget}
-	w.head("calls made by %s: %d (%d exact, %d import, %d candidate, %d unresolved)", describe(sym), len(sites), a.Counts.Exact, a.Counts.Import, a.Counts.Candidate, a.Counts.Unresolved)
 	l := lines{x: x}
 	for _, s := range sites {
 		s.Code = l.get(s.File, s.Line)
-		var to string
-		switch s.Class {
-		case Unresolved:
-			to = "unresolved: " + s.Why
-		case Candidate:
-			var names []string
-			for i, c := range s.Targets {
-				if i == 3 {
-					names = append(names, fmt.Sprintf("+%d more", len(s.Targets)-3))
-					break
-				}
-				names = append(names, fmt.Sprintf("%s (%s:%d; %s)", c.Qualified, c.File, c.Line, c.Reason))
-			}
-			to = fmt.Sprintf("candidates: %s", strings.Join(names, ", "))
-		default:
-			c := s.Targets[0]
-			to = fmt.Sprintf("%s: %s (%s:%d)", s.Class, c.Qualified, c.File, c.Line)
-			if n := len(s.Targets) - 1; n > 0 && s.Targets[1].Reason == Implementation {
-				to += fmt.Sprintf(", implemented by %s (%s:%d)", s.Targets[1].Qualified, s.Targets[1].File, s.Targets[1].Line)
-				if n > 1 {
-					to += fmt.Sprintf(" and %d more", n-1)
-				}
-			}
-			if s.Reason != "" {
-				to += "; " + s.Reason
-			}
-		}
-		if w.line("%d  %s -> %s  %s", s.Line, s.Call, to, quoteLine(s.Code)) {
-			a.Sites = append(a.Sites, s)
-		}
+		a.Sites = append(a.Sites, s)
 	}
 	a.Counts.Shown = len(a.Sites)
-	x.partialNote(w, st)
-	a.text = w.String("raise the budget")
 	return a, nil
 }
 
@@ -586,7 +483,7 @@ type Dependent struct {
 
 // Impact walks callers outward from a symbol, or from every definition in
 // a file, to depth.
-func (x *Index) Impact(spec Spec, depth, perDepth, budget, synced int) (*Answer, error) {
+func (x *Index) Impact(spec Spec, depth, perDepth, synced int) (*Answer, error) {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	if depth <= 0 {
@@ -597,7 +494,7 @@ func (x *Index) Impact(spec Spec, depth, perDepth, budget, synced int) (*Answer,
 	}
 	st := x.state(synced)
 	var start []Target
-	var what string
+	var fi *FileInfo
 	if spec.Symbol == "" && spec.Line == 0 && spec.File != "" {
 		file := strings.TrimPrefix(filepath.ToSlash(spec.File), "./")
 		f := x.files[file]
@@ -607,16 +504,15 @@ func (x *Index) Impact(spec Spec, depth, perDepth, budget, synced int) (*Answer,
 		for i := range f.Defs {
 			start = append(start, Target{f, int32(i)})
 		}
-		what = fmt.Sprintf("file %s (%d definitions)", f.Rel, len(f.Defs))
+		fi = &FileInfo{Rel: f.Rel, Language: f.Lang.ID, Definitions: len(f.Defs)}
 	} else {
-		t, _, amb, err := x.one("impact", spec, budget, synced)
+		t, _, amb, err := x.one("impact", spec, synced)
 		if amb != nil || err != nil {
 			return amb, err
 		}
 		start = []Target{t}
-		what = describe(symbolOf(t))
 	}
-	a := &Answer{Op: "impact", Index: st}
+	a := &Answer{Op: "impact", Index: st, File: fi, MaxDepth: depth}
 	if len(start) == 1 {
 		s := symbolOf(start[0])
 		a.Symbol = &s
@@ -630,14 +526,13 @@ func (x *Index) Impact(spec Spec, depth, perDepth, budget, synced int) (*Answer,
 		}
 	}
 	frontier := start
-	macro := "" // a walked definition that invokes a macro, and the macro
-	notFollowed := 0
+	var macro *MacroUse // a walked definition that invokes a macro
 	l := lines{x: x}
 	for dep := 1; dep <= depth && len(frontier) > 0; dep++ {
 		ring := Depth{Depth: dep, Dependents: []Dependent{}}
 		var next []Target
 		for _, t := range frontier {
-			if macro == "" {
+			if macro == nil {
 				macro = x.macroUse(t)
 			}
 		}
@@ -675,7 +570,7 @@ func (x *Index) Impact(spec Spec, depth, perDepth, budget, synced int) (*Answer,
 						next = append(next, s.encl)
 					}
 				} else {
-					notFollowed++
+					a.NotFollowed++
 				}
 			}
 		}
@@ -688,38 +583,12 @@ func (x *Index) Impact(spec Spec, depth, perDepth, budget, synced int) (*Answer,
 		frontier = next
 	}
 	for _, t := range frontier { // the last ring, not walked further
-		if macro == "" {
+		if macro == nil {
 			macro = x.macroUse(t)
 		}
 	}
-	a.LowerBound = a.Counts.Values > 0 || notFollowed > 0 || !st.Ready || macro != ""
-	w := &writer{budget: budget}
-	total := a.Counts.total()
-	bound := "exact count"
-	if a.LowerBound {
-		bound = "lower bound"
-	}
-	w.head("impact of %s, to depth %d: %d dependents (%d exact, %d import, %d candidate) — %s", what, depth, total, a.Counts.Exact, a.Counts.Import, a.Counts.Candidate, bound)
-	for _, ring := range a.Depths {
-		w.head("depth %d: %d (%d exact, %d import, %d candidate; %d value uses not followed)", ring.Depth, ring.Counts.total(), ring.Counts.Exact, ring.Counts.Import, ring.Counts.Candidate, ring.Counts.Values)
-		for _, d := range ring.Dependents {
-			w.line("  %s  via %s:%d %s [%s]  %s", d.Symbol.Qualified, d.Via.File, d.Via.Line, d.Via.Call, classNote(d.Via), quoteLine(d.Via.Code))
-		}
-		if ring.Truncated > 0 {
-			w.head("  (+%d more at depth %d; raise limit to list them)", ring.Truncated, ring.Depth)
-		}
-	}
-	if notFollowed > 0 {
-		w.head("%d candidate dependents (name-only matches) were listed but not followed further", notFollowed)
-	}
-	if a.Counts.Values > 0 {
-		w.head("%d value uses (callbacks, stored functions) may call into this from places not counted", a.Counts.Values)
-	}
-	if macro != "" {
-		w.head("%s: calls made inside a macro's expansion are not seen", macro)
-	}
-	x.partialNote(w, st)
-	a.text = w.String("lower depth or limit, or ask callers about one symbol")
+	a.Macro = macro
+	a.LowerBound = a.Counts.Values > 0 || a.NotFollowed > 0 || !st.Ready || macro != nil
 	return a, nil
 }
 
@@ -742,10 +611,12 @@ type Status struct {
 	MemoryMiB  float64        `json:"memory_mib" jsonschema:"estimated size of the index's records"`
 	Supported  []string       `json:"supported"`
 	Generation uint64         `json:"generation"`
+	// SaveError says why the snapshot could not be written.
+	SaveError string `json:"-"`
 }
 
 // StatusAnswer describes what is indexed.
-func (x *Index) StatusAnswer(budget, synced int) *Answer {
+func (x *Index) StatusAnswer(synced int) *Answer {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	s := &Status{Root: x.root, Ready: x.Ready(), Files: len(x.files), Found: x.total, Languages: map[string]int{}, Skipped: map[string]int{},
@@ -775,53 +646,14 @@ func (x *Index) StatusAnswer(budget, synced int) *Answer {
 	if s.Ready {
 		s.BuildTime = x.took.Round(time.Millisecond).String()
 	}
-	a := &Answer{Op: "status", Index: x.state(synced), Status: s}
-	w := &writer{budget: budget}
-	state := "ready"
-	if !s.Ready {
-		state = "building: " + x.progressText()
-	}
-	w.head("code graph of %s: %s", x.root, state)
 	s.Freshness = "file events (inotify), checked before every answer"
 	if x.watch == nil {
 		s.Freshness = "every file's size and modification time, checked before every answer (" + x.watchNote + ")"
 	}
-	if s.Ready {
-		w.head("built in %s; %d files re-read since, after writes or outside changes", s.BuildTime, s.Refreshed)
-		if s.Snapshot > 0 {
-			w.head("%d files taken unchanged from the snapshot in the cache folder", s.Snapshot)
-		}
-		if x.saveErr != nil {
-			w.head("the snapshot could not be written: %v", x.saveErr)
-		}
+	if x.saveErr != nil {
+		s.SaveError = x.saveErr.Error()
 	}
-	w.head("changes outside the tools are noticed by %s", s.Freshness)
-	var langs []string
-	for id, n := range s.Languages {
-		langs = append(langs, fmt.Sprintf("%s %d", id, n))
-	}
-	sort.Strings(langs)
-	w.head("files indexed: %d (%s); %d definitions, %d references; about %.1f MiB", s.Files, strings.Join(langs, ", "), s.Defs, s.Refs, s.MemoryMiB)
-	w.head("languages read: %s", strings.Join(s.Supported, ", "))
-	if len(skips) > 0 {
-		var reasons []string
-		for r, n := range s.Skipped {
-			reasons = append(reasons, fmt.Sprintf("%d %s", n, r))
-		}
-		sort.Strings(reasons)
-		w.head("skipped: %d files (%s)", len(skips), strings.Join(reasons, "; "))
-		for _, sk := range skips {
-			w.line("  %s", sk)
-		}
-	}
-	if len(errs) > 0 {
-		w.head("syntax errors in %d files (indexed as far as they parse):", len(errs))
-		for _, e := range errs {
-			w.line("  %s", e)
-		}
-	}
-	a.text = w.String("the lists are in the structured result")
-	return a
+	return &Answer{Op: "status", Index: x.state(synced), Status: s}
 }
 
 // Definitions lists every definition in the index, sorted by file and
@@ -844,12 +676,11 @@ func (x *Index) Definitions() []Symbol {
 	return out
 }
 
-// macroUse names the first macro t's body invokes ("f invokes macro M"),
-// or "".
-func (x *Index) macroUse(t Target) string {
+// macroUse is the first macro t's body invokes, or nil.
+func (x *Index) macroUse(t Target) *MacroUse {
 	f, d := t.File, t.D()
 	if !functionLike[d.Kind] {
-		return ""
+		return nil
 	}
 	for ri := range f.Refs {
 		r := &f.Refs[ri]
@@ -858,9 +689,9 @@ func (x *Index) macroUse(t Target) string {
 		}
 		for _, u := range x.resolve(f, r).Targets {
 			if u.D().Kind == "macro" {
-				return qualified(t) + " invokes macro " + qualified(u) + " (" + u.File.Rel + ":" + itoa(int(u.D().Line)) + ")"
+				return &MacroUse{In: qualified(t), Macro: qualified(u), File: u.File.Rel, Line: int(u.D().Line)}
 			}
 		}
 	}
-	return ""
+	return nil
 }

@@ -116,7 +116,7 @@ func measureTarget(ctx context.Context, c config, x *graph.Index, s *server, d *
 
 	// The graph.
 	t0 := time.Now()
-	a, err := x.Callers(graph.Spec{File: t.Rel, Line: t.Line, Symbol: t.Name}, 0, 0)
+	a, err := x.Callers(graph.Spec{File: t.Rel, Line: t.Line, Symbol: t.Name}, 0)
 	r.graphDur = time.Since(t0)
 	switch {
 	case err != nil:

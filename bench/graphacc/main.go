@@ -216,7 +216,7 @@ func measure(c config) error {
 		return errors.New("the index was not built in an hour")
 	}
 	tm.build = time.Since(t0)
-	st := x.StatusAnswer(0, 0).Status
+	st := x.StatusAnswer(0).Status
 	logf("indexed %d files (%d %s) in %s: %d definitions, %d references, %.0f MiB; %d skipped",
 		st.Files, st.Languages[c.lang.id], c.lang.id, tm.build.Round(time.Millisecond), st.Defs, st.Refs, st.MemoryMiB, len(st.SkipList))
 	if st.Languages[c.lang.id] == 0 {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/astgrep"
 	"github.com/builtin-tools/builtin-tools/graph"
+	"github.com/builtin-tools/builtin-tools/graph/graphtool"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
@@ -54,7 +55,7 @@ func main() {
 			pprof.StopCPUProfile()
 		}
 		x.Flush(context.Background())
-		st := x.StatusAnswer(0, 0).Status
+		st := x.StatusAnswer(0).Status
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
 		fmt.Printf("build seconds=%.3f files=%d definitions=%d references=%d from_snapshot=%d index_mib=%.1f heap_sys_mib=%d\n",
@@ -137,7 +138,11 @@ func queries(root string, n int, seed uint64) {
 		for round := 0; round < 3; round++ {
 			t0 := time.Now()
 			x.Sync(context.Background())
-			a, err := x.Callers(spec, 8000, 0)
+			// An answer is timed as a client gets it: with its text.
+			a, err := x.Callers(spec, 0)
+			if err == nil {
+				graphtool.Render(a, 8000)
+			}
 			d := time.Since(t0)
 			if err != nil {
 				fail(fmt.Sprintf("callers %s: %v", t.Qualified, err))
@@ -148,13 +153,17 @@ func queries(root string, n int, seed uint64) {
 			}
 			t0 = time.Now()
 			x.Sync(context.Background())
-			x.Callees(spec, 8000, 0)
+			if a, err := x.Callees(spec, 0); err == nil {
+				graphtool.Render(a, 8000)
+			}
 			if round == 2 {
 				callees = append(callees, time.Since(t0))
 			}
 			t0 = time.Now()
 			x.Sync(context.Background())
-			x.Impact(spec, 3, 30, 8000, 0)
+			if a, err := x.Impact(spec, 3, 30, 0); err == nil {
+				graphtool.Render(a, 8000)
+			}
 			if round == 2 {
 				impact = append(impact, time.Since(t0))
 			}
@@ -183,13 +192,13 @@ func queries(root string, n int, seed uint64) {
 		if err := x.Refresh(context.Background(), p); err != nil {
 			fail(err.Error())
 		}
-		a, err := x.Callees(graph.Spec{File: t.File, Symbol: name}, 0, 0)
+		a, err := x.Callees(graph.Spec{File: t.File, Symbol: name}, 0)
 		d := time.Since(t0)
 		if err != nil {
 			fail(fmt.Sprintf("after the edit of %s: %v", t.File, err))
 		}
 		if t.Kind == "function" && (len(a.Sites) != 1 || len(a.Sites[0].Targets) == 0 || a.Sites[0].Targets[0].Line != t.Line) {
-			fail(fmt.Sprintf("after the edit of %s the new call does not lead to %s: %s", t.File, t.Qualified, a.Text()))
+			fail(fmt.Sprintf("after the edit of %s the new call does not lead to %s: %s", t.File, t.Qualified, graphtool.Render(a, 0)))
 		}
 		edits = append(edits, d)
 		if len(old) < 100<<10 {

@@ -251,7 +251,7 @@ func (k *checker) outline(rel string) []graph.Symbol {
 		return o
 	}
 	var defs []graph.Symbol
-	if a, err := k.x.Outline(rel, 0, 0); err == nil {
+	if a, err := k.x.Outline(rel, 0); err == nil {
 		defs = a.Definitions
 	}
 	k.outlines[rel] = defs

@@ -30,7 +30,7 @@ type op struct {
 	name string
 	doc  string
 	wait bool // waits (bounded) for a build in progress
-	run  func(x *graph.Index, p params, budget, synced int) (*graph.Answer, error)
+	run  func(x *graph.Index, p params, synced int) (*graph.Answer, error)
 }
 
 func (o op) ChoiceName() string { return o.name }
@@ -39,29 +39,29 @@ func (o op) ChoiceDoc() string  { return o.doc }
 func spec(p params) graph.Spec { return graph.Spec{Symbol: p.Symbol, File: p.File, Line: p.Line} }
 
 var ops = []op{
-	{"outline", "outline (file: its definitions as a tree)", true, func(x *graph.Index, p params, b, s int) (*graph.Answer, error) {
+	{"outline", "outline (file: its definitions as a tree)", true, func(x *graph.Index, p params, s int) (*graph.Answer, error) {
 		if p.File == "" {
 			return nil, fmt.Errorf("outline needs file (a path relative to the root)")
 		}
-		return x.Outline(p.File, b, s)
+		return x.Outline(p.File, s)
 	}},
-	{"find", "find (symbol: a name or part of one, ranked; kind narrows)", true, func(x *graph.Index, p params, b, s int) (*graph.Answer, error) {
-		return x.Find(p.Symbol, p.Kind, p.Limit, b, s)
+	{"find", "find (symbol: a name or part of one, ranked; kind narrows)", true, func(x *graph.Index, p params, s int) (*graph.Answer, error) {
+		return x.Find(p.Symbol, p.Kind, p.Limit, s)
 	}},
-	{"callers", "callers (of symbol, or file+line: every call site, each marked exact / import / candidate)", true, func(x *graph.Index, p params, b, s int) (*graph.Answer, error) {
-		return x.Callers(spec(p), b, s)
+	{"callers", "callers (of symbol, or file+line: every call site, each marked exact / import / candidate)", true, func(x *graph.Index, p params, s int) (*graph.Answer, error) {
+		return x.Callers(spec(p), s)
 	}},
-	{"callees", "callees (what symbol calls, each resolved)", true, func(x *graph.Index, p params, b, s int) (*graph.Answer, error) {
-		return x.Callees(spec(p), b, s)
+	{"callees", "callees (what symbol calls, each resolved)", true, func(x *graph.Index, p params, s int) (*graph.Answer, error) {
+		return x.Callees(spec(p), s)
 	}},
-	{"impact", "impact (of symbol or of a whole file: what depends on it, by depth, with counts per class and whether the count is a lower bound)", true, func(x *graph.Index, p params, b, s int) (*graph.Answer, error) {
+	{"impact", "impact (of symbol or of a whole file: what depends on it, by depth, with counts per class and whether the count is a lower bound)", true, func(x *graph.Index, p params, s int) (*graph.Answer, error) {
 		if p.Depth > 6 {
 			p.Depth = 6
 		}
-		return x.Impact(spec(p), p.Depth, p.Limit, b, s)
+		return x.Impact(spec(p), p.Depth, p.Limit, s)
 	}},
-	{"status", "status (files indexed, skipped and why, syntax errors, languages, build time)", false, func(x *graph.Index, p params, b, s int) (*graph.Answer, error) {
-		return x.StatusAnswer(b, s), nil
+	{"status", "status (files indexed, skipped and why, syntax errors, languages, build time)", false, func(x *graph.Index, p params, s int) (*graph.Answer, error) {
+		return x.StatusAnswer(s), nil
 	}},
 }
 
@@ -102,7 +102,7 @@ func query(ctx context.Context, c *registry.Call, g *Graph, p params) (Result, e
 	x.Start(nil)
 	if a != nil {
 		g.announceWhenReady(c.Run)
-		return Result{Answer: a, text: a.Text()}, nil
+		return Result{Answer: a, text: Render(a, c.Budget().Reserve(400).Chars())}, nil
 	}
 	if o.wait {
 		// Wait for a build in progress, bounded, telling the client how far
@@ -125,14 +125,16 @@ func query(ctx context.Context, c *registry.Call, g *Graph, p params) (Result, e
 		// The marks need room after the answer.
 		budget = registry.Budget(budget.Chars() * 2 / 3)
 	}
-	a, err = o.run(x, p, budget.Reserve(400).Chars(), synced)
+	a, err = o.run(x, p, synced)
 	if err != nil {
 		if le := (*graph.LookupError)(nil); errors.As(err, &le) && !x.Ready() {
 			return Result{}, fmt.Errorf("%w — but the index is still building (%s); ask again when status says ready", le, x.ProgressText())
 		}
 		return Result{}, err
 	}
-	r := Result{Answer: a, text: a.Text()}
+	// Render cuts the answer's lists to what the text shows, so confirm
+	// asks about the sites the agent sees.
+	r := Result{Answer: a, text: Render(a, budget.Reserve(400).Chars())}
 	// An ambiguous symbol's answer is the list of definitions: nothing to
 	// confirm until one is chosen.
 	if p.Confirm && len(a.Candidates) == 0 {
@@ -171,7 +173,7 @@ func ahead(ctx context.Context, c *registry.Call, g *Graph, x *graph.Index, o op
 	if err != nil || sub == nil || x.Ready() {
 		return nil
 	}
-	a, err := o.run(sub, p, c.Budget().Reserve(400).Chars(), 0)
+	a, err := o.run(sub, p, 0)
 	if err != nil {
 		return nil
 	}

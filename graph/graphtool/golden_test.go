@@ -1,0 +1,290 @@
+package graphtool_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	builtintools "github.com/builtin-tools/builtin-tools"
+	"github.com/builtin-tools/builtin-tools/graph"
+	"github.com/builtin-tools/builtin-tools/graph/graphtool"
+	"github.com/builtin-tools/builtin-tools/registry"
+	"github.com/builtin-tools/builtin-tools/tiers"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/rogpeppe/go-internal/txtar"
+)
+
+// goldenScrub replaces what changes from run to run.
+var goldenScrub = []struct {
+	re   *regexp.Regexp
+	with string
+}{
+	{regexp.MustCompile(`built in [0-9.]+[µm]?s`), "built in TIME"},
+	{regexp.MustCompile(`"build_time":"[^"]*"`), `"build_time":"TIME"`},
+}
+
+// TestGolden replays each testdata/golden archive's queries through the
+// code_graph tool and compares the text and the structured result, byte
+// for byte, with the archive's "want" (rewritten with -update). The
+// archive's files under root/ are the checkout; "queries" holds one JSON
+// call a line, with "budget N" (the run's output budget from there on) and
+// "maxfilesize N" (the index's, for the whole archive) lines between.
+func TestGolden(t *testing.T) {
+	paths, _ := filepath.Glob("testdata/golden/*.txtar")
+	if len(paths) == 0 {
+		t.Fatal("no golden archives")
+	}
+	for _, p := range paths {
+		t.Run(strings.TrimSuffix(filepath.Base(p), ".txtar"), func(t *testing.T) {
+			ar, err := txtar.ParseFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			root := t.TempDir()
+			var queries, want []byte
+			for _, f := range ar.Files {
+				switch {
+				case f.Name == "queries":
+					queries = f.Data
+				case f.Name == "want":
+					want = f.Data
+				case strings.HasPrefix(f.Name, "root/"):
+					dst := filepath.Join(root, filepath.FromSlash(strings.TrimPrefix(f.Name, "root/")))
+					os.MkdirAll(filepath.Dir(dst), 0o755)
+					if err := os.WriteFile(dst, f.Data, 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			got := replayGolden(t, root, string(queries))
+			if *update {
+				out := &txtar.Archive{Comment: ar.Comment}
+				for _, f := range ar.Files {
+					if f.Name != "want" {
+						out.Files = append(out.Files, f)
+					}
+				}
+				out.Files = append(out.Files, txtar.File{Name: "want", Data: []byte(got)})
+				if err := os.WriteFile(p, txtar.Format(out), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if got != string(want) {
+				t.Errorf("output differs from %s (go test -run TestGolden -update rewrites it):\n%s", p, lineDiff(string(want), got))
+			}
+		})
+	}
+}
+
+func replayGolden(t *testing.T, root, queries string) string {
+	t.Helper()
+	var maxFile int64
+	for _, l := range strings.Split(queries, "\n") {
+		if v, ok := strings.CutPrefix(l, "maxfilesize "); ok {
+			maxFile, _ = strconv.ParseInt(v, 10, 64)
+		}
+	}
+	runs := map[int]*registry.Run{}
+	defer func() {
+		for _, r := range runs {
+			r.Close()
+		}
+	}()
+	budget := 0
+	var out strings.Builder
+	for _, l := range strings.Split(queries, "\n") {
+		l = strings.TrimSpace(l)
+		if v, ok := strings.CutPrefix(l, "budget "); ok {
+			budget, _ = strconv.Atoi(v)
+			continue
+		}
+		if l == "" || strings.HasPrefix(l, "#") || strings.HasPrefix(l, "maxfilesize ") {
+			continue
+		}
+		r := runs[budget]
+		if r == nil {
+			var err error
+			r, err = builtintools.NewRun(builtintools.Options{Root: root, Without: []string{"lsp"}, OutputBudget: budget,
+				Graph: graphtool.Config{Options: graph.Options{MaxFileSize: maxFile}, Wait: time.Minute}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			runs[budget] = r
+		}
+		res, err := r.Call(context.Background(), tiers.Normal, "code_graph", json.RawMessage(l))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if budget > 0 {
+			fmt.Fprintf(&out, "> [budget %d] %s\n", budget, l)
+		} else {
+			fmt.Fprintf(&out, "> %s\n", l)
+		}
+		out.WriteString(resultText(root, res))
+	}
+	return out.String()
+}
+
+// resultText is a result's text blocks, then its structured content as
+// the client receives it.
+func resultText(root string, res *mcp.CallToolResult) string {
+	var b strings.Builder
+	if res.IsError {
+		b.WriteString("error: ")
+	}
+	for _, c := range res.Content {
+		if tc, ok := c.(mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+			b.WriteByte('\n')
+		}
+	}
+	if res.StructuredContent != nil {
+		j, err := json.Marshal(res.StructuredContent)
+		if err != nil {
+			j = []byte(err.Error())
+		}
+		fmt.Fprintf(&b, "structured: %s\n", j)
+	}
+	s := strings.ReplaceAll(b.String(), root, "$ROOT")
+	for _, sc := range goldenScrub {
+		s = sc.re.ReplaceAllString(s, sc.with)
+	}
+	return s
+}
+
+// lineDiff shows the first lines where want and got part.
+func lineDiff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	for i := 0; i < max(len(w), len(g)); i++ {
+		var wl, gl string
+		if i < len(w) {
+			wl = w[i]
+		}
+		if i < len(g) {
+			gl = g[i]
+		}
+		if wl != gl {
+			var b bytes.Buffer
+			fmt.Fprintf(&b, "line %d:\nwant: %s\ngot:  %s\n", i+1, wl, gl)
+			return b.String()
+		}
+	}
+	return "(same lines)"
+}
+
+// The tool's output schema is part of what clients see.
+func TestGoldenSchema(t *testing.T) {
+	var v any
+	if err := json.Unmarshal(graphtool.Tool.OutputSchema(), &v); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := json.MarshalIndent(v, "", " ")
+	got = append(got, '\n')
+	const p = "testdata/golden/schema.json"
+	if *update {
+		os.WriteFile(p, got, 0o644)
+		return
+	}
+	want, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("the output schema differs from %s:\n%s", p, lineDiff(string(want), string(got)))
+	}
+}
+
+// partialScrub replaces the counts of a build in progress.
+var partialScrub = []struct {
+	re   *regexp.Regexp
+	with string
+}{
+	{regexp.MustCompile(`\d+ of \d+ files indexed so far`), "N of M files indexed so far"},
+	{regexp.MustCompile(`"files":\d+,"found":\d+`), `"files":N,"found":M`},
+}
+
+// TestGoldenPartial is TestGolden for answers given while the index is
+// still building: ahead of the index (callers, callees) and from the part
+// indexed so far (outline, find, impact, status), with the build's
+// progress scrubbed. A build that wins the race skips the test.
+func TestGoldenPartial(t *testing.T) {
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "go.mod"), []byte("module m\n"), 0o644)
+	for i := 0; i < 4000; i++ {
+		dir := filepath.Join(root, fmt.Sprintf("p%03d", i/20))
+		os.MkdirAll(dir, 0o755)
+		body := fmt.Sprintf("package p%03d\n\nfunc F%d() { G%d() }\n\nfunc G%d() {}\n", i/20, i, i, i)
+		switch {
+		case i == 0:
+			body = "package p000\n\n// Alpha is the target.\nfunc Alpha() { beta() }\n\nfunc beta() {}\n"
+		case i%400 == 0:
+			body = fmt.Sprintf("package p%03d\n\nimport \"m/p000\"\n\nfunc F%d() { p000.Alpha() }\n", i/20, i)
+		}
+		os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%d.go", i)), []byte(body), 0o644)
+	}
+	r, err := builtintools.NewRun(builtintools.Options{Root: root, Without: []string{"lsp"},
+		Graph: graphtool.Config{Wait: time.Nanosecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	g, _ := graphtool.Key.Of(r)
+	queries := []string{
+		`{"operation": "callers", "symbol": "Alpha"}`,
+		`{"operation": "callees", "symbol": "p000.Alpha"}`,
+		`{"operation": "outline", "file": "p000/f0.go"}`,
+		`{"operation": "find", "symbol": "Alpha"}`,
+		`{"operation": "impact", "symbol": "beta", "depth": 1}`,
+		`{"operation": "callers", "symbol": "beta", "confirm": true}`,
+		`{"operation": "status"}`,
+	}
+	var out strings.Builder
+	for _, q := range queries {
+		var res *mcp.CallToolResult
+		for try := 0; ; try++ {
+			res, err = r.Call(context.Background(), tiers.Normal, "code_graph", json.RawMessage(q))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g.H.Index().Ready() {
+				t.Skipf("the build finished before %s was answered from part of it", q)
+			}
+			if !res.IsError {
+				break
+			}
+			if try == 200 {
+				t.Fatalf("%s: %s", q, resultText(root, res))
+			}
+			time.Sleep(time.Millisecond)
+		}
+		s := resultText(root, res)
+		for _, sc := range partialScrub {
+			s = sc.re.ReplaceAllString(s, sc.with)
+		}
+		if strings.Contains(q, "status") {
+			s = regexp.MustCompile(`\d+(\.\d+)?`).ReplaceAllString(s, "N")
+		}
+		fmt.Fprintf(&out, "> %s\n%s", q, s)
+	}
+	const p = "testdata/golden/partial.txt"
+	if *update {
+		os.WriteFile(p, []byte(out.String()), 0o644)
+		return
+	}
+	want, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.String() != string(want) {
+		t.Errorf("output differs from %s:\n%s", p, lineDiff(string(want), out.String()))
+	}
+}

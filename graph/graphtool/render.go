@@ -1,0 +1,369 @@
+package graphtool
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/builtin-tools/builtin-tools/graph"
+)
+
+// Render writes an answer as an agent reads it, within budget characters
+// (0: no bound), with notes of what was left out and how to get more. The
+// lists of the structured result are cut to what the text shows (REG-12):
+// outline's definitions, callers' sites, value and type uses, callees'
+// sites.
+func Render(a *graph.Answer, budget int) string {
+	w := &writer{budget: budget}
+	if a.Candidates != nil {
+		return ambiguous(w, a)
+	}
+	switch a.Op {
+	case "outline":
+		return outline(w, a)
+	case "find":
+		return find(w, a)
+	case "callers":
+		return callers(w, a)
+	case "callees":
+		return callees(w, a)
+	case "impact":
+		return impact(w, a)
+	case "status":
+		return status(w, a)
+	}
+	return fmt.Sprintf("(no text for operation %q)", a.Op)
+}
+
+// writer builds an answer's text within a budget of characters.
+type writer struct {
+	b      strings.Builder
+	budget int
+	cut    int // lines left out
+}
+
+func (w *writer) line(format string, args ...any) bool {
+	if w.cut > 0 {
+		// Past the budget every later line is left out too, uncounted in
+		// bytes: formatting them would cost what the budget saves.
+		w.cut++
+		return false
+	}
+	s := fmt.Sprintf(format, args...)
+	if w.budget > 0 && w.b.Len()+len(s)+1 > w.budget {
+		w.cut++
+		return false
+	}
+	w.b.WriteString(s)
+	w.b.WriteByte('\n')
+	return true
+}
+
+// head writes a line outside the budget (summaries that must show).
+func (w *writer) head(format string, args ...any) {
+	fmt.Fprintf(&w.b, format, args...)
+	w.b.WriteByte('\n')
+}
+
+// String is the text, with a note of the lines left out and what more
+// says about getting them.
+func (w *writer) String(more string) string {
+	s := strings.TrimRight(w.b.String(), "\n")
+	if w.cut > 0 {
+		s += fmt.Sprintf("\n(%d more lines not shown: the output budget was reached; %s)", w.cut, more)
+	}
+	return s
+}
+
+func quoteLine(s string) string {
+	if s == "" {
+		return "(empty)"
+	}
+	return "`" + s + "`"
+}
+
+// defLine is what the answer says of its i-th listed definition besides
+// its Symbol (nothing, for an answer made without it).
+func defLine(a *graph.Answer, i int) graph.DefLine {
+	if i < len(a.Lines) {
+		return a.Lines[i]
+	}
+	return graph.DefLine{}
+}
+
+func describe(s graph.Symbol) string {
+	return fmt.Sprintf("%s %s (%s:%d)", s.Kind, s.Qualified, s.File, s.Line)
+}
+
+func progress(st graph.IndexState) string {
+	if st.Total == 0 {
+		return "still listing the files"
+	}
+	return fmt.Sprintf("%d of %d files indexed so far", st.Done, st.Total)
+}
+
+// partialNote says an answer came from part of the tree.
+func partialNote(w *writer, st graph.IndexState) {
+	if st.Ahead > 0 {
+		w.head("(computed from %d files ahead of the index, which is still building (%d of %d files indexed so far): the files whose text holds the name and the folders that define it)", st.Ahead, st.Files, st.Found)
+		if st.NamesOnly {
+			w.head("(names that hold the query's letters only in order are left out until the index is ready)")
+		}
+		return
+	}
+	if !st.Ready {
+		w.head("(index still building: %s; this answer covers only those)", progress(st))
+	}
+}
+
+func ambiguous(w *writer, a *graph.Answer) string {
+	w.head("%q names %d definitions; which one? Ask again with file and line (or a qualified name such as Type.Method or pkg.Func):", a.Query, len(a.Candidates))
+	for i, d := range a.Candidates {
+		w.line("%d. %s  %s", i+1, describe(d), quoteLine(defLine(a, i).Code))
+	}
+	partialNote(w, a.Index)
+	return w.String("qualify the name to narrow the list")
+}
+
+// maxIndent is the deepest nesting drawn as indentation; deeper levels are
+// numbered, so a line's length does not grow with the depth (N20: 40,000
+// nested functions made the outline quadratic).
+const maxIndent = 24
+
+func indentOf(depth int) string {
+	if depth <= maxIndent {
+		return strings.Repeat("  ", depth)
+	}
+	return strings.Repeat("  ", maxIndent) + fmt.Sprintf("(depth %d) ", depth)
+}
+
+func outline(w *writer, a *graph.Answer) string {
+	f := a.File
+	w.head("%s (%s): %d definitions", f.Rel, f.Language, f.Definitions)
+	if f.Errors > 0 {
+		w.head("(%d syntax errors, first at line %v: indexed as far as it parses)", f.Errors, f.FirstError)
+	}
+	shown := 0
+	for i, d := range a.Definitions {
+		if w.cut > 0 {
+			w.cut++ // left out, unformatted (N20: 40,000 nested functions)
+			continue
+		}
+		span := fmt.Sprintf("%d", d.Line)
+		if d.EndLine > d.Line {
+			span = fmt.Sprintf("%d-%d", d.Line, d.EndLine)
+		}
+		l := defLine(a, i)
+		if w.line("%s%s %s [%s]  %s", indentOf(l.Depth), d.Kind, l.Local, span, quoteLine(l.Code)) {
+			shown++
+		}
+	}
+	a.Definitions = a.Definitions[:shown]
+	a.Counts.Shown = shown
+	partialNote(w, a.Index)
+	return w.String("ask find or callers about one definition")
+}
+
+func find(w *writer, a *graph.Answer) string {
+	w.head("%d definitions match %q; best %d:", a.Matches, a.Query, len(a.Definitions))
+	for i, d := range a.Definitions {
+		w.line("%s  %s", describe(d), quoteLine(defLine(a, i).Code))
+	}
+	if a.Matches > len(a.Definitions) {
+		w.head("(%d more: raise limit, give a kind, or qualify the name)", a.Matches-len(a.Definitions))
+	}
+	partialNote(w, a.Index)
+	return w.String("raise the budget or narrow the query")
+}
+
+func classNote(s graph.Site) string {
+	switch {
+	case s.Class == graph.Candidate:
+		return fmt.Sprintf("candidate %d of %d: %s", s.Rank, s.Of, s.Reason)
+	case s.Class == graph.Implementation:
+		return fmt.Sprintf("implementation %d of %d: %s", s.Rank, s.Of, s.Reason)
+	case s.Reason != "":
+		return s.Class + ": " + s.Reason
+	}
+	return s.Class
+}
+
+func callers(w *writer, a *graph.Answer) string {
+	sym, c := a.Symbol, a.Counts
+	impl := ""
+	if c.Implementation > 0 {
+		impl = fmt.Sprintf(", %d through an interface or base", c.Implementation)
+	}
+	w.head("callers of %s: %d call sites (%d exact, %d import, %d candidate%s)", describe(*sym), len(a.Sites), c.Exact, c.Import, c.Candidate, impl)
+	if len(a.Sites) == 0 {
+		w.head("no call site in the index leads here")
+	}
+	shown := 0
+	for _, s := range a.Sites {
+		if w.line("%s:%d  in %s  [%s]  %s", s.File, s.Line, s.In, classNote(s), quoteLine(s.Code)) {
+			shown++
+		}
+	}
+	a.Sites = a.Sites[:shown]
+	a.Counts.Shown = shown
+	if len(a.Values) > 0 {
+		w.line("passed or stored as a value at %d places (calls through those are not seen):", len(a.Values))
+		shown := 0
+		for _, s := range a.Values {
+			if w.line("%s:%d  in %s  %s", s.File, s.Line, s.In, quoteLine(s.Code)) {
+				shown++
+			}
+		}
+		a.Values = a.Values[:shown]
+	}
+	if len(a.TypeUses) > 0 {
+		w.line("used as a type at %d places (annotations, bases; not calls):", len(a.TypeUses))
+		shown := 0
+		for _, s := range a.TypeUses {
+			if w.line("%s:%d  in %s  [%s]  %s", s.File, s.Line, s.In, classNote(s), quoteLine(s.Code)) {
+				shown++
+			}
+		}
+		a.TypeUses = a.TypeUses[:shown]
+	}
+	if c.Elsewhere > 0 {
+		w.head("%d other references named %s lead to other definitions", c.Elsewhere, sym.Name)
+	}
+	if s := a.Unplaced; s != nil {
+		w.head("%d calls named %s lead to no definition in the index (external, or a receiver it cannot place), first %s:%d %s", c.Unresolved, sym.Name, s.File, s.Line, quoteLine(s.Code))
+	}
+	if a.NameOnlyReceivers && c.Candidate > 0 {
+		w.head("candidate sites call a method of this name on a receiver whose type the index does not know (an interface, a field, a variable)")
+	}
+	partialNote(w, a.Index)
+	return w.String("ask about one file with file and line, or raise the budget")
+}
+
+// callTo says where a call leads.
+func callTo(s graph.Site) string {
+	switch s.Class {
+	case graph.Unresolved:
+		return "unresolved: " + s.Why
+	case graph.Candidate:
+		var names []string
+		for i, c := range s.Targets {
+			if i == 3 {
+				names = append(names, fmt.Sprintf("+%d more", len(s.Targets)-3))
+				break
+			}
+			names = append(names, fmt.Sprintf("%s (%s:%d; %s)", c.Qualified, c.File, c.Line, c.Reason))
+		}
+		return fmt.Sprintf("candidates: %s", strings.Join(names, ", "))
+	}
+	c := s.Targets[0]
+	to := fmt.Sprintf("%s: %s (%s:%d)", s.Class, c.Qualified, c.File, c.Line)
+	if n := len(s.Targets) - 1; n > 0 && s.Targets[1].Reason == graph.Implementation {
+		to += fmt.Sprintf(", implemented by %s (%s:%d)", s.Targets[1].Qualified, s.Targets[1].File, s.Targets[1].Line)
+		if n > 1 {
+			to += fmt.Sprintf(" and %d more", n-1)
+		}
+	}
+	if s.Reason != "" {
+		to += "; " + s.Reason
+	}
+	return to
+}
+
+func callees(w *writer, a *graph.Answer) string {
+	c := a.Counts
+	w.head("calls made by %s: %d (%d exact, %d import, %d candidate, %d unresolved)", describe(*a.Symbol), len(a.Sites), c.Exact, c.Import, c.Candidate, c.Unresolved)
+	shown := 0
+	for _, s := range a.Sites {
+		if w.cut > 0 {
+			w.cut++ // left out: callTo's formatting would cost what the budget saves
+			continue
+		}
+		if w.line("%d  %s -> %s  %s", s.Line, s.Call, callTo(s), quoteLine(s.Code)) {
+			shown++
+		}
+	}
+	a.Sites = a.Sites[:shown]
+	a.Counts.Shown = shown
+	partialNote(w, a.Index)
+	return w.String("raise the budget")
+}
+
+func impact(w *writer, a *graph.Answer) string {
+	c := a.Counts
+	what := ""
+	if a.File != nil {
+		what = fmt.Sprintf("file %s (%d definitions)", a.File.Rel, a.File.Definitions)
+	} else {
+		what = describe(*a.Symbol)
+	}
+	bound := "exact count"
+	if a.LowerBound {
+		bound = "lower bound"
+	}
+	w.head("impact of %s, to depth %d: %d dependents (%d exact, %d import, %d candidate) — %s", what, a.MaxDepth, c.Total(), c.Exact, c.Import, c.Candidate, bound)
+	for _, ring := range a.Depths {
+		rc := ring.Counts
+		w.head("depth %d: %d (%d exact, %d import, %d candidate; %d value uses not followed)", ring.Depth, rc.Total(), rc.Exact, rc.Import, rc.Candidate, rc.Values)
+		for _, d := range ring.Dependents {
+			w.line("  %s  via %s:%d %s [%s]  %s", d.Symbol.Qualified, d.Via.File, d.Via.Line, d.Via.Call, classNote(d.Via), quoteLine(d.Via.Code))
+		}
+		if ring.Truncated > 0 {
+			w.head("  (+%d more at depth %d; raise limit to list them)", ring.Truncated, ring.Depth)
+		}
+	}
+	if a.NotFollowed > 0 {
+		w.head("%d candidate dependents (name-only matches) were listed but not followed further", a.NotFollowed)
+	}
+	if c.Values > 0 {
+		w.head("%d value uses (callbacks, stored functions) may call into this from places not counted", c.Values)
+	}
+	if m := a.Macro; m != nil {
+		w.head("%s invokes macro %s (%s:%d): calls made inside a macro's expansion are not seen", m.In, m.Macro, m.File, m.Line)
+	}
+	partialNote(w, a.Index)
+	return w.String("lower depth or limit, or ask callers about one symbol")
+}
+
+func status(w *writer, a *graph.Answer) string {
+	s := a.Status
+	state := "ready"
+	if !s.Ready {
+		state = "building: " + progress(a.Index)
+	}
+	w.head("code graph of %s: %s", s.Root, state)
+	if s.Ready {
+		w.head("built in %s; %d files re-read since, after writes or outside changes", s.BuildTime, s.Refreshed)
+		if s.Snapshot > 0 {
+			w.head("%d files taken unchanged from the snapshot in the cache folder", s.Snapshot)
+		}
+		if s.SaveError != "" {
+			w.head("the snapshot could not be written: %s", s.SaveError)
+		}
+	}
+	w.head("changes outside the tools are noticed by %s", s.Freshness)
+	var langs []string
+	for id, n := range s.Languages {
+		langs = append(langs, fmt.Sprintf("%s %d", id, n))
+	}
+	sort.Strings(langs)
+	w.head("files indexed: %d (%s); %d definitions, %d references; about %.1f MiB", s.Files, strings.Join(langs, ", "), s.Defs, s.Refs, s.MemoryMiB)
+	w.head("languages read: %s", strings.Join(s.Supported, ", "))
+	if len(s.SkipList) > 0 {
+		var reasons []string
+		for r, n := range s.Skipped {
+			reasons = append(reasons, fmt.Sprintf("%d %s", n, r))
+		}
+		sort.Strings(reasons)
+		w.head("skipped: %d files (%s)", len(s.SkipList), strings.Join(reasons, "; "))
+		for _, sk := range s.SkipList {
+			w.line("  %s", sk)
+		}
+	}
+	if len(s.ParseFail) > 0 {
+		w.head("syntax errors in %d files (indexed as far as they parse):", len(s.ParseFail))
+		for _, e := range s.ParseFail {
+			w.line("  %s", e)
+		}
+	}
+	return w.String("the lists are in the structured result")
+}

@@ -1,0 +1,118 @@
+package graphtool
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/builtin-tools/builtin-tools/astgrep"
+	"github.com/builtin-tools/builtin-tools/graph"
+	"github.com/builtin-tools/builtin-tools/pathguard"
+)
+
+// A partial answer says how far the build was when it was made, from the
+// answer's own data, not the index's state when the text is written.
+func TestPartialNoteFromTheAnswer(t *testing.T) {
+	sym := graph.Symbol{Name: "F", Qualified: "p.F", Kind: "function", File: "p/f.go", Line: 3}
+	a := &graph.Answer{Op: "callees", Symbol: &sym, Index: graph.IndexState{Files: 5, Found: 10, Done: 5, Total: 10}}
+	got := Render(a, 0)
+	want := "calls made by function p.F (p/f.go:3): 0 (0 exact, 0 import, 0 candidate, 0 unresolved)\n" +
+		"(index still building: 5 of 10 files indexed so far; this answer covers only those)"
+	if got != want {
+		t.Fatalf("got\n%s\nwant\n%s", got, want)
+	}
+	if got := Render(&graph.Answer{Op: "status", Status: &graph.Status{Root: "/r"}}, 0); !strings.HasPrefix(got, "code graph of /r: building: still listing the files\n") {
+		t.Fatalf("status before the files are listed:\n%s", got)
+	}
+}
+
+// Past the budget, lines are left out and counted, summaries still show,
+// and the structured lists keep only what the text shows.
+func TestBudgetCutsTextAndLists(t *testing.T) {
+	sym := graph.Symbol{Name: "T", Qualified: "p.T", Kind: "function", File: "p/t.go", Line: 1}
+	a := &graph.Answer{Op: "callers", Symbol: &sym, Index: graph.IndexState{Ready: true}}
+	for i := range 10 {
+		a.Sites = append(a.Sites, graph.Site{File: "p/a.go", Line: i + 1, In: "p.A", Class: graph.Exact, Code: "T()"})
+		a.Counts.Exact++
+	}
+	a.Counts.Elsewhere = 2
+	got := Render(a, 200)
+	if len(a.Sites) != 3 || a.Counts.Shown != 3 {
+		t.Fatalf("%d sites kept, %d shown, of 10:\n%s", len(a.Sites), a.Counts.Shown, got)
+	}
+	if !strings.Contains(got, "2 other references named T lead to other definitions") ||
+		!strings.HasSuffix(got, "(7 more lines not shown: the output budget was reached; ask about one file with file and line, or raise the budget)") {
+		t.Fatalf("text:\n%s", got)
+	}
+}
+
+// nestedIndex indexes one JavaScript file of n functions, each nested in
+// the one before.
+func nestedIndex(tb testing.TB, n int) *graph.Index {
+	tb.Helper()
+	var src strings.Builder
+	for i := range n {
+		fmt.Fprintf(&src, "function a%d() {\n", i)
+	}
+	src.WriteString(strings.Repeat("}\n", n))
+	root := tb.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "f.js"), []byte(src.String()), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	g, err := pathguard.New(root)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { g.Close() })
+	e := astgrep.NewEngine(astgrep.Options{})
+	tb.Cleanup(func() { e.Close() })
+	x, err := graph.New(g, e, graph.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(x.Close)
+	x.Start(nil)
+	if !x.Wait(context.Background(), time.Minute) {
+		tb.Fatal("index not built in a minute")
+	}
+	return x
+}
+
+// N20: an outline of deeply nested definitions costs what the budget
+// shows, not the square of the depth: lines stay short (deep levels are
+// numbered, not drawn) and the structured list holds only what is shown.
+func TestOutlineOfDeepNesting(t *testing.T) {
+	const n = 5000
+	x := nestedIndex(t, n)
+	a, err := x.Outline("f.js", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := Render(a, 8000)
+	for _, l := range strings.Split(text, "\n") {
+		if len(l) > 200 {
+			t.Fatalf("a line of %d bytes: %.80q…", len(l), l)
+		}
+	}
+	if len(a.Definitions) != a.Counts.Shown || a.Counts.Shown == 0 || a.Counts.Shown >= n {
+		t.Fatalf("%d definitions in the structured answer, %d shown, of %d", len(a.Definitions), a.Counts.Shown, n)
+	}
+	if !strings.Contains(text, "(depth 30) function a30") || !strings.Contains(text, "more lines not shown") {
+		t.Fatalf("outline:\n%s", text)
+	}
+}
+
+func BenchmarkOutlineDeepNesting(b *testing.B) {
+	x := nestedIndex(b, 40000)
+	for b.Loop() {
+		a, err := x.Outline("f.js", 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		Render(a, 8000)
+	}
+}
