@@ -112,6 +112,8 @@ type Field struct {
 	How       uint8
 	Line      int32
 	at        int32
+	module    bool // @field.module: a binding of the module's name (Container "")
+	global    bool // @field.global: a global statement naming it inside a function
 }
 
 // Import is one name an import binds in its file: a module (Name "") or
@@ -286,10 +288,19 @@ func extract(rel string, l *Language, src []byte, r *astgrep.CaptureResult) *Fil
 			}
 			defs = append(defs, defAt{d, m.Pattern})
 		case "field":
-			if typ == nil {
+			// A @field.module binding without a type still counts: it
+			// rebinds the module's name.
+			if typ == nil && (rl.kind != "module" && rl.kind != "global" || name == nil) {
 				continue
 			}
-			fd := Field{Type: intern(typeText(typ.Text(src))), How: how, Line: int32(typ.StartRow + 1), at: int32(typ.Start)}
+			var fd Field
+			if typ != nil {
+				fd = Field{Type: intern(clipLiteral(l, typeText(typ.Text(src)))), How: how, Line: int32(typ.StartRow + 1), at: int32(typ.Start)}
+			} else {
+				fd.Line = int32(name.StartRow + 1)
+			}
+			fd.module = rl.kind == "module" || rl.kind == "global"
+			fd.global = rl.kind == "global"
 			if name != nil {
 				fd.Name = intern(name.Text(src))
 				fd.at = int32(name.Start)
@@ -304,7 +315,7 @@ func extract(rel string, l *Language, src []byte, r *astgrep.CaptureResult) *Fil
 			} else if name != nil {
 				lc := Local{name: tab.id(name.Text(src)), at: int32(name.Start), Encl: -1, end: -1, line: int32(name.StartRow + 1)}
 				if typ != nil {
-					lc.typ, lc.how = tab.id(typeText(typ.Text(src))), how
+					lc.typ, lc.how = tab.id(clipLiteral(l, typeText(typ.Text(src)))), how
 					if how == TypeDeclared && rl.kind == "param" {
 						lc.how = TypeParam
 					}
@@ -721,6 +732,20 @@ func typeText(s string) string {
 func fieldsIn(defs []Def, fields []Field) []Field {
 	out := fields[:0]
 	for _, fd := range fields {
+		if fd.module {
+			// A module's own binding: outside every definition, or a
+			// global statement naming it from inside one.
+			inside := false
+			for i := range defs {
+				d := &defs[i]
+				inside = inside || (functionLike[d.Kind] || classLike[d.Kind]) && d.start <= fd.at && fd.at < d.end
+			}
+			if !inside || fd.global {
+				fd.Container = ""
+				out = append(out, fd)
+			}
+			continue
+		}
 		if fd.Container == "" {
 			best := -1
 			for i := range defs {
@@ -736,5 +761,32 @@ func fieldsIn(defs []Def, fields []Field) []Field {
 		}
 		out = append(out, fd)
 	}
-	return slices.Clip(out)
+	// An untyped binding of a module's name matters only beside a typed
+	// one (it makes the name's type unknown), and only once per place.
+	typed := map[string]map[int32]bool{}
+	for _, fd := range out {
+		if fd.module && fd.How != TypeNone {
+			if typed[fd.Name] == nil {
+				typed[fd.Name] = map[int32]bool{}
+			}
+			typed[fd.Name][fd.at] = true
+		}
+	}
+	kept := out[:0]
+	for _, fd := range out {
+		if fd.module && fd.How == TypeNone && (typed[fd.Name] == nil || typed[fd.Name][fd.at]) {
+			continue
+		}
+		kept = append(kept, fd)
+	}
+	return slices.Clip(kept)
+}
+
+// clipLiteral keeps a long literal assigned (d = {...}) as its start: its
+// type is all the index reads from it.
+func clipLiteral(l *Language, text string) string {
+	if p, t := l.literalType(text); t != "" && len(text) > 24 {
+		return p + "…"
+	}
+	return text
 }

@@ -77,6 +77,9 @@ type Language struct {
 	// bases, and, for an interface no class names, any method of that name
 	// as a candidate, since any object with it conforms) or "none".
 	Implements string
+	// LiteralTypes maps how a literal starts to the builtin type it is a
+	// value of ("\"": "str", "{": "dict"): a call on it is no user method.
+	LiteralTypes map[string]string
 
 	query    *astgrep.CaptureQuery
 	source   string // language.json and tags.scm, for the snapshot key
@@ -118,23 +121,24 @@ type langConfig struct {
 	// Queries are the query files read, in order, as one query; paths are
 	// relative to the language's folder and may name another language's
 	// (../javascript/jsx.scm). Default: tags.scm.
-	Queries      []string `json:"queries"`
-	Grammar      string   `json:"grammar"`
-	Scope        string   `json:"scope"`
-	Imports      string   `json:"imports"`
-	Self         []string `json:"self"`
-	Builtins     []string `json:"builtins"`
-	Extensions   []string `json:"extensions"`
-	Resolve      []string `json:"resolve"`
-	Variants     string   `json:"variants"`
-	Reexports    *bool    `json:"reexports"`
-	ImplicitSelf *bool    `json:"implicit_self"`
-	TypeWrappers []string `json:"type_wrappers"`
-	ElementTypes []string `json:"element_types"`
-	Implements   string   `json:"implements"`
-	Super        []string `json:"super"`
-	ModuleSelf   []string `json:"module_self"`
-	Constructor  string   `json:"constructor"`
+	Queries      []string          `json:"queries"`
+	Grammar      string            `json:"grammar"`
+	Scope        string            `json:"scope"`
+	Imports      string            `json:"imports"`
+	Self         []string          `json:"self"`
+	Builtins     []string          `json:"builtins"`
+	Extensions   []string          `json:"extensions"`
+	Resolve      []string          `json:"resolve"`
+	Variants     string            `json:"variants"`
+	Reexports    *bool             `json:"reexports"`
+	ImplicitSelf *bool             `json:"implicit_self"`
+	TypeWrappers []string          `json:"type_wrappers"`
+	ElementTypes []string          `json:"element_types"`
+	Implements   string            `json:"implements"`
+	Super        []string          `json:"super"`
+	ModuleSelf   []string          `json:"module_self"`
+	Constructor  string            `json:"constructor"`
+	LiteralTypes map[string]string `json:"literal_types"`
 }
 
 var (
@@ -270,6 +274,9 @@ func readConfig(fsys fs.FS, id string, depth int) (langConfig, []byte, error) {
 	if c.Constructor == "" {
 		c.Constructor = base.Constructor
 	}
+	if c.LiteralTypes == nil {
+		c.LiteralTypes = base.LiteralTypes
+	}
 	return c, append(append(raw, 0), baseRaw...), nil
 }
 
@@ -327,7 +334,7 @@ func loadLanguage(e *astgrep.Engine, fsys fs.FS, id string) (*Language, error) {
 	}
 	l := &Language{ID: id, Grammar: c.Grammar, Scope: c.Scope, Imports: c.Imports, Self: c.Self, Builtins: c.Builtins,
 		Extensions: c.Extensions, Resolve: c.Resolve, Variants: c.Variants, Reexports: c.Reexports != nil && *c.Reexports, ImplicitSelf: c.ImplicitSelf != nil && *c.ImplicitSelf, query: q, source: string(raw) + "\x00" + string(src),
-		TypeWrappers: c.TypeWrappers, ElementTypes: c.ElementTypes, Implements: c.Implements, Super: c.Super, ModuleSelf: c.ModuleSelf, Constructor: c.Constructor,
+		TypeWrappers: c.TypeWrappers, ElementTypes: c.ElementTypes, Implements: c.Implements, Super: c.Super, ModuleSelf: c.ModuleSelf, Constructor: c.Constructor, LiteralTypes: c.LiteralTypes,
 		builtins: map[string]bool{}, self: map[string]bool{}, wrappers: map[string]bool{}, elements: map[string]bool{}}
 	for _, w := range c.TypeWrappers {
 		l.wrappers[w] = true
@@ -361,7 +368,8 @@ func loadLanguage(e *astgrep.Engine, fsys fs.FS, id string) (*Language, error) {
 		what, kind, _ := strings.Cut(n, ".")
 		switch {
 		case what == "definition" || what == "reference":
-		case (what == "import" || what == "package" || what == "field") && kind == "", what == "local" && (kind == "" || kind == "scope" || kind == "param"):
+		case (what == "import" || what == "package" || what == "field") && kind == "", what == "local" && (kind == "" || kind == "scope" || kind == "param"),
+			what == "field" && (kind == "module" || kind == "global"):
 		default:
 			continue
 		}
@@ -380,3 +388,14 @@ func (s *LangSet) ForFile(name string) *Language {
 
 // Lookup returns a language by id, or nil.
 func (s *LangSet) Lookup(id string) *Language { return s.byID[id] }
+
+// literalType is the builtin type of a literal written as text ("" when
+// text is no literal the language lists): the longest prefix wins.
+func (l *Language) literalType(text string) (prefix, typ string) {
+	for p, t := range l.LiteralTypes {
+		if len(p) > len(prefix) && strings.HasPrefix(text, p) {
+			prefix, typ = p, t
+		}
+	}
+	return prefix, typ
+}

@@ -152,6 +152,10 @@ func (x *Index) resolveAt(f *File, r *Ref, lazy bool) Resolution {
 	if ts := x.typeMembers(f, recv, name, want); len(ts) > 0 {
 		return settle(f, Exact, ts, "member of "+recv)
 	}
+	// mod.Type.M(): a class of an imported module, and what it extends.
+	if ts := x.moduleTypeMembers(f, r, recv, name, want); len(ts) > 0 {
+		return settle(f, Exact, ts, "member of "+recv)
+	}
 	// console.log(), Math.max(), Vec::new(): an object the language
 	// defines, unless the file defines that name itself.
 	// super().m() (Python's super is a builtin) is a parent class's m: by

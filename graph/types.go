@@ -241,6 +241,14 @@ func (x *Index) exprDecl(f *File, encl, at int32, expr string, depth int) (declT
 	if depth > maxTypeDepth || expr == "" {
 		return declType{}, false
 	}
+	if p, t := f.Lang.literalType(expr); t != "" {
+		// "".join(xs), {}.get(k): a method of the language's own type.
+		lit := expr
+		if len(lit) > 24 {
+			lit = p + "…"
+		}
+		return declType{text: t, in: f, ev: lit + " is a " + t + " literal"}, true
+	}
 	if strings.Contains(expr, "->") { // C++: p->conn is (*p).conn
 		expr = strings.ReplaceAll(expr, "->", ".")
 	}
@@ -279,7 +287,10 @@ func (x *Index) exprDecl(f *File, encl, at int32, expr string, depth int) (declT
 	if i := lastTopDot(expr); i >= 0 {
 		// pkg.Var: a package-level variable with a declared type.
 		if files, _, bound := x.moduleBinding(f, expr[:i]); bound && files != nil && !f.boundAround(firstSegment(expr), encl, at) {
-			return varDecl(expr, x.exportedBy(files, expr[i+1:], isTypedVar))
+			if d, ok := varDecl(expr, x.exportedBy(files, expr[i+1:], isTypedVar)); ok {
+				return d, true
+			}
+			return x.instanceDecl(expr, x.exportedBy(files, expr[i+1:], isVar), depth)
 		}
 		cur, ok := x.exprDecl(f, encl, at, expr[:i], depth+1)
 		if !ok {
@@ -319,9 +330,14 @@ func (x *Index) exprDecl(f *File, encl, at int32, expr string, depth int) (declT
 			return declType{}, false
 		}
 	}
-	// A variable of the module or package with a declared type.
+	// A variable of the module or package with a declared type, else one
+	// its module constructs.
 	ts, _ := x.bareTargets(f, expr, isTypedVar)
-	return varDecl(expr, ts)
+	if d, ok := varDecl(expr, ts); ok {
+		return d, true
+	}
+	ts, _ = x.bareTargets(f, expr, isVar)
+	return x.instanceDecl(expr, ts, depth)
 }
 
 // opening returns the index of the bracket opening the one that ends s.
@@ -457,9 +473,37 @@ func (x *Index) calleeResult(f *File, encl, at int32, callee string, depth int) 
 		return declType{text: d.Name, in: t.File, ev: via + callee + " constructs " + d.Name, ctor: true}, true
 	}
 	if d.Type == "" {
-		return declType{}, false
+		r, ok := x.inferredResult(t, depth+1)
+		if !ok {
+			return declType{}, false
+		}
+		r.ev = via + qualified(t) + " returns " + r.text + " (all its return statements), " + t.File.Rel + ":" + itoa(int(d.Line)) + "; " + r.ev
+		r.ctor = false
+		return r, true
 	}
 	return declType{text: d.Type, in: t.File, ev: via + qualified(t) + " returns " + d.Type + ", " + t.File.Rel + ":" + itoa(int(d.Line))}, true
+}
+
+// The locals a language's query binds at each return statement and each
+// yield of a function (the keyword is the name: no identifier clashes).
+const (
+	returnLocal = "return"
+	yieldLocal  = "yield"
+)
+
+// inferredResult is the type a function without a declared result
+// returns when each of its return statements says the same one (return
+// Foo(), return a local constructed); a generator returns none of them.
+func (x *Index) inferredResult(t Target, depth int) (declType, bool) {
+	g, d := t.File, t.D()
+	if depth > maxTypeDepth || !functionLike[d.Kind] || g.bound(yieldLocal, t.Def, d.end) {
+		return declType{}, false
+	}
+	lc := g.localDecl(returnLocal, t.Def, d.end)
+	if lc == nil {
+		return declType{}, false
+	}
+	return x.localType(g, t.Def, lc, "the value returned", depth)
 }
 
 // bareTargets finds a bare name as a file sees it outside any function:
@@ -968,4 +1012,86 @@ func varDecl(expr string, ts []Target) (declType, bool) {
 	}
 	d := ts[0].D()
 	return declType{text: d.Type, in: ts[0].File, ev: evidence(expr, d.Type, "variable", ts[0].File, d.Line)}, true
+}
+
+// moduleTypeMembers finds members called name of the class recv names
+// as mod.Type (import pkg.widgets as W; W.Widget.__init__(self)), nearest
+// first through its bases.
+func (x *Index) moduleTypeMembers(f *File, r *Ref, recv, name string, want func(*Def) bool) []Target {
+	i := lastTopDot(recv)
+	if i <= 0 || strings.ContainsAny(recv, "()[]") || f.bound(firstSegment(recv), r.Encl, r.at) {
+		return nil
+	}
+	files, _, bound := x.moduleBinding(f, recv[:i])
+	if !bound || files == nil {
+		return nil
+	}
+	types := inVariant(f, x.exportedBy(files, recv[i+1:], func(d *Def) bool { return classLike[d.Kind] && !d.member() }))
+	if len(types) != 1 {
+		return nil
+	}
+	ms, _ := x.membersOf(types, name, func(e *Def) bool { return want(e) && e.member() }, 0)
+	return ms
+}
+
+func isVar(d *Def) bool {
+	return (d.Kind == "variable" || d.Kind == "constant") && !d.member()
+}
+
+// instanceDecl is the type of the module variable ts hold when none is
+// declared: what every binding of it in its module (@field.module,
+// @field.global) agrees it was set to, a construction or a call whose
+// result is known (_inst = Random()). Any other binding, an import or a
+// definition of the name makes it unknown.
+func (x *Index) instanceDecl(expr string, ts []Target, depth int) (declType, bool) {
+	if len(ts) == 0 || depth > maxTypeDepth {
+		return declType{}, false
+	}
+	g, name := ts[0].File, ts[0].D().Name
+	for _, t := range ts {
+		if t.File != g || t.D().Type != "" {
+			return declType{}, false
+		}
+	}
+	if len(pick(g, name, func(d *Def) bool { return !isVar(d) && !d.local })) > 0 {
+		return declType{}, false
+	}
+	for _, im := range g.Imports {
+		if im.Local == name {
+			return declType{}, false
+		}
+	}
+	var set *Field
+	typedAt := map[int32]bool{}
+	for i := range g.Fields {
+		fd := &g.Fields[i]
+		if fd.Container != "" || fd.Name != name || fd.How == TypeNone {
+			continue
+		}
+		if fd.How != TypeCall || set != nil && set.Type != fd.Type {
+			return declType{}, false
+		}
+		set = fd
+		typedAt[fd.at] = true
+	}
+	if set == nil {
+		return declType{}, false
+	}
+	for i := range g.Fields {
+		fd := &g.Fields[i]
+		if fd.Container == "" && fd.Name == name && fd.How == TypeNone && !typedAt[fd.at] {
+			return declType{}, false
+		}
+	}
+	r, ok := x.calleeResult(g, -1, set.at, set.Type, depth+1)
+	if !ok {
+		return declType{}, false
+	}
+	if r.ctor {
+		r.ev = evidence(expr, r.text, "module variable set to "+set.Type+"()", g, set.Line)
+	} else {
+		r.ev = evidence(expr, r.text, "module variable set to "+set.Type+"()", g, set.Line) + "; " + r.ev
+	}
+	r.ctor = false
+	return r, true
 }
