@@ -80,6 +80,9 @@ type Language struct {
 	// LiteralTypes maps how a literal starts to the builtin type it is a
 	// value of ("\"": "str", "{": "dict"): a call on it is no user method.
 	LiteralTypes map[string]string
+	// ClassSelf lists receivers that name the method's class itself (a
+	// Python classmethod's cls): cls() constructs it.
+	ClassSelf []string
 
 	query    *astgrep.CaptureQuery
 	source   string // language.json and tags.scm, for the snapshot key
@@ -139,6 +142,7 @@ type langConfig struct {
 	ModuleSelf   []string          `json:"module_self"`
 	Constructor  string            `json:"constructor"`
 	LiteralTypes map[string]string `json:"literal_types"`
+	ClassSelf    []string          `json:"class_self"`
 }
 
 var (
@@ -277,6 +281,9 @@ func readConfig(fsys fs.FS, id string, depth int) (langConfig, []byte, error) {
 	if c.LiteralTypes == nil {
 		c.LiteralTypes = base.LiteralTypes
 	}
+	if c.ClassSelf == nil {
+		c.ClassSelf = base.ClassSelf
+	}
 	return c, append(append(raw, 0), baseRaw...), nil
 }
 
@@ -334,7 +341,7 @@ func loadLanguage(e *astgrep.Engine, fsys fs.FS, id string) (*Language, error) {
 	}
 	l := &Language{ID: id, Grammar: c.Grammar, Scope: c.Scope, Imports: c.Imports, Self: c.Self, Builtins: c.Builtins,
 		Extensions: c.Extensions, Resolve: c.Resolve, Variants: c.Variants, Reexports: c.Reexports != nil && *c.Reexports, ImplicitSelf: c.ImplicitSelf != nil && *c.ImplicitSelf, query: q, source: string(raw) + "\x00" + string(src),
-		TypeWrappers: c.TypeWrappers, ElementTypes: c.ElementTypes, Implements: c.Implements, Super: c.Super, ModuleSelf: c.ModuleSelf, Constructor: c.Constructor, LiteralTypes: c.LiteralTypes,
+		TypeWrappers: c.TypeWrappers, ElementTypes: c.ElementTypes, Implements: c.Implements, Super: c.Super, ModuleSelf: c.ModuleSelf, Constructor: c.Constructor, LiteralTypes: c.LiteralTypes, ClassSelf: c.ClassSelf,
 		builtins: map[string]bool{}, self: map[string]bool{}, wrappers: map[string]bool{}, elements: map[string]bool{}}
 	for _, w := range c.TypeWrappers {
 		l.wrappers[w] = true

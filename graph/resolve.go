@@ -68,6 +68,10 @@ func (x *Index) resolveAt(f *File, r *Ref, lazy bool) Resolution {
 		encl = &f.Defs[r.Encl]
 	}
 	if r.recv == 0 {
+		// cls(): the class method's own class, constructed.
+		if ts := x.classSelf(f, r.Encl, r.at, name); len(ts) > 0 && r.Kind == RefCall {
+			return settle(f, Exact, ts, "the method's class")
+		}
 		// A local of the enclosing function hides every other definition.
 		if f.boundAround(name, r.Encl, r.at) {
 			return Resolution{Class: Unresolved, Why: "a local variable or parameter (a function value)"}

@@ -438,6 +438,10 @@ func (x *Index) calleeResult(f *File, encl, at int32, callee string, depth int) 
 	via := "" // the receiver's evidence
 	switch {
 	case recv == "":
+		if cs := x.classSelf(f, encl, at, name); len(cs) > 0 {
+			ts = cs
+			break
+		}
 		if f.bound(name, encl, at) {
 			return declType{}, false
 		}
@@ -1094,4 +1098,59 @@ func (x *Index) instanceDecl(expr string, ts []Target, depth int) (declType, boo
 	}
 	r.ctor = false
 	return r, true
+}
+
+// classSelf is the class a name like cls (language.json class_self) holds
+// in a method of it: bound once there (its parameter), in a class that is
+// no metaclass (whose cls would be another class).
+func (x *Index) classSelf(f *File, encl, at int32, name string) []Target {
+	if encl < 0 || !slices.Contains(f.Lang.ClassSelf, name) {
+		return nil
+	}
+	ed := &f.Defs[encl]
+	if ed.Container == "" || ed.Kind != "method" {
+		return nil
+	}
+	n := 0
+	for _, i := range f.localsNamed(name) {
+		if f.Locals[i].Encl == encl {
+			n++
+		}
+	}
+	if n != 1 {
+		return nil
+	}
+	ts := inVariant(f, pick(f, ed.Container, func(d *Def) bool { return classLike[d.Kind] && d.start <= f.Defs[encl].start && f.Defs[encl].end <= d.end }))
+	if len(ts) != 1 || x.isMetaclass(ts[0]) {
+		return nil
+	}
+	return ts
+}
+
+// isMetaclass says whether t extends the language's type (Python's type),
+// directly or through its bases.
+func (x *Index) isMetaclass(t Target) bool {
+	level := []Target{t}
+	seen := map[Target]bool{}
+	for d := 0; d <= maxTypeDepth && len(level) > 0; d++ {
+		var next []Target
+		for _, c := range level {
+			if seen[c] {
+				continue
+			}
+			seen[c] = true
+			for i := range c.File.Fields {
+				fd := &c.File.Fields[i]
+				if fd.Name == "" && fd.Container == c.D().Name {
+					if _, n := c.File.Lang.normType(fd.Type); n == "type" {
+						return true
+					}
+				}
+			}
+			bs, _ := x.bases(c)
+			next = append(next, bs...)
+		}
+		level = next
+	}
+	return false
 }
