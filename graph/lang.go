@@ -83,6 +83,9 @@ type Language struct {
 	// ClassSelf lists receivers that name the method's class itself (a
 	// Python classmethod's cls): cls() constructs it.
 	ClassSelf []string
+	// ModuleValues says a variable may hold a module (Python's m = mod):
+	// a receiver call no member matches may be a module's function.
+	ModuleValues bool
 
 	query    *astgrep.CaptureQuery
 	source   string // language.json and tags.scm, for the snapshot key
@@ -143,6 +146,7 @@ type langConfig struct {
 	Constructor  string            `json:"constructor"`
 	LiteralTypes map[string]string `json:"literal_types"`
 	ClassSelf    []string          `json:"class_self"`
+	ModuleValues *bool             `json:"module_values"`
 }
 
 var (
@@ -284,6 +288,9 @@ func readConfig(fsys fs.FS, id string, depth int) (langConfig, []byte, error) {
 	if c.ClassSelf == nil {
 		c.ClassSelf = base.ClassSelf
 	}
+	if c.ModuleValues == nil {
+		c.ModuleValues = base.ModuleValues
+	}
 	return c, append(append(raw, 0), baseRaw...), nil
 }
 
@@ -341,7 +348,7 @@ func loadLanguage(e *astgrep.Engine, fsys fs.FS, id string) (*Language, error) {
 	}
 	l := &Language{ID: id, Grammar: c.Grammar, Scope: c.Scope, Imports: c.Imports, Self: c.Self, Builtins: c.Builtins,
 		Extensions: c.Extensions, Resolve: c.Resolve, Variants: c.Variants, Reexports: c.Reexports != nil && *c.Reexports, ImplicitSelf: c.ImplicitSelf != nil && *c.ImplicitSelf, query: q, source: string(raw) + "\x00" + string(src),
-		TypeWrappers: c.TypeWrappers, ElementTypes: c.ElementTypes, Implements: c.Implements, Super: c.Super, ModuleSelf: c.ModuleSelf, Constructor: c.Constructor, LiteralTypes: c.LiteralTypes, ClassSelf: c.ClassSelf,
+		TypeWrappers: c.TypeWrappers, ElementTypes: c.ElementTypes, Implements: c.Implements, Super: c.Super, ModuleSelf: c.ModuleSelf, Constructor: c.Constructor, LiteralTypes: c.LiteralTypes, ClassSelf: c.ClassSelf, ModuleValues: c.ModuleValues != nil && *c.ModuleValues,
 		builtins: map[string]bool{}, self: map[string]bool{}, wrappers: map[string]bool{}, elements: map[string]bool{}}
 	for _, w := range c.TypeWrappers {
 		l.wrappers[w] = true

@@ -130,7 +130,7 @@ func (x *Index) resolveAt(f *File, r *Ref, lazy bool) Resolution {
 	// type the index does not know, whatever package or type shares its
 	// name.
 	if hint != nil || f.boundAround(firstSegment(recv), r.Encl, r.at) {
-		return x.byNameHint(lazy, f, r, func(d *Def) bool { return want(d) && d.member() }, hint)
+		return x.byNameHint(lazy, f, r, x.membersElseModules(l, name, want), hint)
 	}
 	// exports.f() inside its own module.
 	if slices.Contains(l.ModuleSelf, recv) && !f.bound(firstSegment(recv), r.Encl, r.at) {
@@ -167,7 +167,23 @@ func (x *Index) resolveAt(f *File, r *Ref, lazy bool) Resolution {
 	if first := firstSegment(recv); l.builtins[first] && !strings.HasPrefix(recv, "super(") && len(pick(f, first, func(*Def) bool { return true })) == 0 {
 		return Resolution{Class: Unresolved, Why: "builtin"}
 	}
-	return x.byName(lazy, f, r, func(d *Def) bool { return want(d) && d.member() })
+	return x.byName(lazy, f, r, x.membersElseModules(l, name, want))
+}
+
+// membersElseModules is the filter of a receiver call's candidates: the
+// members of that name, or, when the language has none, its module-level
+// functions, where a variable may hold a module (m = mod; m.f()).
+func (x *Index) membersElseModules(l *Language, name string, want func(*Def) bool) func(*Def) bool {
+	member := func(d *Def) bool { return want(d) && d.member() }
+	if !l.ModuleValues {
+		return member
+	}
+	for _, g := range x.langIx[l].defs[name] {
+		if len(pick(g, name, member)) > 0 {
+			return member
+		}
+	}
+	return func(d *Def) bool { return want(d) && functionLike[d.Kind] && !d.member() && !d.local }
 }
 
 // namespaceMember resolves ns::name when the receiver is a namespace (or

@@ -246,3 +246,15 @@ func TestMethodReadIsValueUse(t *testing.T) {
 		t.Errorf("reads of Reader.resources: want an exact value use at line 7 and a candidate at 9:\n%s\n%+v", a.Text(), a.Values)
 	}
 }
+
+// A call on a variable whose type is unknown, of a name only module-level
+// functions have, lists them as candidates (the variable may hold a
+// module), never "no definition named".
+func TestModuleHeldInVariable(t *testing.T) {
+	dumpHas(t, map[string]string{
+		"b64.py": "def header_length(s):\n    return len(s)\n",
+		"c.py":   "import b64\n\ndef use(flag):\n    m = b64 if flag else None\n    return m.header_length('x')\n",
+	}, []string{
+		"call c.py:5 m.header_length in use -> candidate[1] header_length (b64.py:1)",
+	})
+}
