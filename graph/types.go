@@ -578,6 +578,14 @@ func (x *Index) resolveDeclAll(d declType) typeRef {
 			return typeRef{builtin: name}
 		}
 		ts, ext := x.bareTargets(d.in, name, isType)
+		if len(ts) == 0 && ext == "" {
+			// A class defined inside a function (self in its methods):
+			// the file's one class of that name.
+			ts = pick(d.in, name, func(e *Def) bool { return isType(e) && e.local })
+			if len(ts) != 1 {
+				ts = nil
+			}
+		}
 		return typeRef{types: ts, external: ext}
 	}
 	if files, module, bound := x.moduleBinding(d.in, qual); bound {
