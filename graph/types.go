@@ -320,6 +320,20 @@ func (x *Index) exprDecl(f *File, encl, at int32, expr string, depth int) (declT
 	if ed != nil && ed.Container != "" && (f.Lang.self[expr] || ed.Self == expr) && !f.rebound(expr, encl, at) && !f.boundLocal(expr, encl, at, ed) {
 		return declType{text: ed.Container, in: f, ev: expr + " is " + ed.Container + ": the method's receiver"}, true
 	}
+	if ed != nil && ed.Container == "" && f.Lang.self[expr] {
+		// A closure inside a method sees the method's self (unless it
+		// binds the name itself).
+		inner := encl
+		for e, n := f.outer(encl), 0; e >= 0 && n < 16 && !f.bound(expr, inner, at); e, n = f.outer(e), n+1 {
+			if od := &f.Defs[e]; od.Container != "" && od.Kind == "method" {
+				if f.rebound(expr, e, at) {
+					break
+				}
+				return declType{text: od.Container, in: f, ev: expr + " is " + od.Container + ": the receiver of " + od.Name + ", around this closure"}, true
+			}
+			inner = e
+		}
+	}
 	// The innermost function binding it: a closure sees its enclosing
 	// function's locals.
 	for e, n := encl, 0; e >= 0 && n < 16; e, n = f.outer(e), n+1 {
