@@ -114,6 +114,7 @@ type Field struct {
 	at        int32
 	module    bool // @field.module: a binding of the module's name (Container "")
 	global    bool // @field.global: a global statement naming it inside a function
+	attr      bool // @field.attr: self.x = ... in any method, typed or not
 }
 
 // Import is one name an import binds in its file: a module (Name "") or
@@ -290,7 +291,7 @@ func extract(rel string, l *Language, src []byte, r *astgrep.CaptureResult) *Fil
 		case "field":
 			// A @field.module binding without a type still counts: it
 			// rebinds the module's name.
-			if typ == nil && (rl.kind != "module" && rl.kind != "global" || name == nil) {
+			if typ == nil && (rl.kind != "module" && rl.kind != "global" && rl.kind != "attr" || name == nil) {
 				continue
 			}
 			var fd Field
@@ -301,6 +302,7 @@ func extract(rel string, l *Language, src []byte, r *astgrep.CaptureResult) *Fil
 			}
 			fd.module = rl.kind == "module" || rl.kind == "global"
 			fd.global = rl.kind == "global"
+			fd.attr = rl.kind == "attr"
 			if name != nil {
 				fd.Name = intern(name.Text(src))
 				fd.at = int32(name.Start)
@@ -761,21 +763,34 @@ func fieldsIn(defs []Def, fields []Field) []Field {
 		}
 		out = append(out, fd)
 	}
-	// An untyped binding of a module's name matters only beside a typed
-	// one (it makes the name's type unknown), and only once per place.
-	typed := map[string]map[int32]bool{}
+	// An untyped binding of a module's name or of an attribute matters
+	// only beside a typed one (it makes the type unknown), and each place
+	// binds once.
+	typed := map[[2]string]map[int32]bool{}    // places a typed binding is at
+	declared := map[[2]string]map[int32]bool{} // the same, by a pattern of a class's own fields
+	mark := func(m map[[2]string]map[int32]bool, k [2]string, at int32) {
+		if m[k] == nil {
+			m[k] = map[int32]bool{}
+		}
+		m[k][at] = true
+	}
 	for _, fd := range out {
-		if fd.module && fd.How != TypeNone {
-			if typed[fd.Name] == nil {
-				typed[fd.Name] = map[int32]bool{}
+		k := [2]string{fd.Container, fd.Name}
+		if fd.How != TypeNone {
+			mark(typed, k, fd.at)
+			if !fd.attr {
+				mark(declared, k, fd.at)
 			}
-			typed[fd.Name][fd.at] = true
 		}
 	}
 	kept := out[:0]
 	for _, fd := range out {
-		if fd.module && fd.How == TypeNone && (typed[fd.Name] == nil || typed[fd.Name][fd.at]) {
+		k := [2]string{fd.Container, fd.Name}
+		if (fd.module || fd.attr) && fd.How == TypeNone && (typed[k] == nil || typed[k][fd.at]) {
 			continue
+		}
+		if fd.attr && fd.How != TypeNone && declared[k][fd.at] {
+			continue // an __init__ pattern has it already
 		}
 		kept = append(kept, fd)
 	}

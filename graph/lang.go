@@ -383,7 +383,7 @@ func loadLanguage(e *astgrep.Engine, fsys fs.FS, id string) (*Language, error) {
 		switch {
 		case what == "definition" || what == "reference":
 		case (what == "import" || what == "package" || what == "field") && kind == "", what == "local" && (kind == "" || kind == "scope" || kind == "param"),
-			what == "field" && (kind == "module" || kind == "global"):
+			what == "field" && (kind == "module" || kind == "global" || kind == "attr"):
 		default:
 			continue
 		}

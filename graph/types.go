@@ -715,31 +715,23 @@ func (x *Index) fieldOf(types []Target, name string, depth int) (declType, bool)
 			}
 			seen[t] = true
 			tn := t.D().Name
-			for _, g := range []*File{t.File} {
-				for i := range g.Fields {
-					fd := &g.Fields[i]
-					if fd.Container != tn || fd.Name != name {
-						continue
-					}
-					if fd.How == TypeExpr {
-						// self.conn = conn: the type of what was assigned, where it was.
-						r, ok := x.exprDecl(g, g.enclosingAt(fd.at), fd.at, fd.Type, d+1)
-						if !ok {
-							return declType{}, false
-						}
-						r.ev = evidence(name, r.text, "field set from "+fd.Type, g, fd.Line) + "; " + r.ev
-						return r, true
-					}
-					if fd.How == TypeCall {
-						r, ok := x.calleeResult(g, -1, fd.at, fd.Type, d+1)
-						if !ok {
-							return declType{}, false
-						}
-						r.ev = evidence(name, r.text, "field set to "+fd.Type+"()", g, fd.Line)
-						return r, true
-					}
+			g := t.File
+			var assigned []*Field
+			for i := range g.Fields {
+				fd := &g.Fields[i]
+				if fd.Container != tn || fd.Name != name {
+					continue
+				}
+				switch fd.How {
+				case TypeExpr, TypeCall, TypeNone:
+					assigned = append(assigned, fd)
+				default:
 					found = append(found, declType{text: fd.Type, in: g, ev: evidence(name, fd.Type, "field of "+tn, g, fd.Line)})
 				}
+			}
+			if len(found) == 0 && len(assigned) > 0 {
+				// Set, not declared: what every assignment agrees on.
+				return x.assignedField(g, name, assigned, d)
 			}
 			bs, _ := x.bases(t)
 			next = append(next, bs...)
@@ -1175,4 +1167,68 @@ func (x *Index) isMetaclass(t Target) bool {
 		level = next
 	}
 	return false
+}
+
+// assignedField is the type of a field no declaration types, from its
+// assignments (self.conn = conn, self.buf = Buffer()): each place that
+// binds it must be typed and all must name the one same type.
+func (x *Index) assignedField(g *File, name string, binds []*Field, depth int) (declType, bool) {
+	typedAt := map[int32]bool{}
+	for _, fd := range binds {
+		if fd.How != TypeNone {
+			typedAt[fd.at] = true
+		}
+	}
+	var out declType
+	var outType Target
+	have := false
+	for _, fd := range binds {
+		if fd.How == TypeNone {
+			if !typedAt[fd.at] {
+				return declType{}, false
+			}
+			continue
+		}
+		var r declType
+		var ok bool
+		if fd.How == TypeExpr {
+			// self.conn = conn: the type of what was assigned, where it was.
+			r, ok = x.exprDecl(g, g.enclosingAt(fd.at), fd.at, fd.Type, depth+1)
+			if ok {
+				r.ev = evidence(name, r.text, "field set from "+fd.Type, g, fd.Line) + "; " + r.ev
+			}
+		} else {
+			r, ok = x.calleeResult(g, g.enclosingAt(fd.at), fd.at, fd.Type, depth+1)
+			if ok && r.ctor {
+				r.ev = evidence(name, r.text, "field set to "+fd.Type+"()", g, fd.Line)
+			} else if ok {
+				r.ev = evidence(name, r.text, "field set to "+fd.Type+"()", g, fd.Line) + "; " + r.ev
+			}
+			r.ctor = false
+		}
+		if !ok {
+			return declType{}, false
+		}
+		if len(binds) == 1 {
+			return r, true
+		}
+		tr := x.resolveDecl(r)
+		var t Target
+		switch {
+		case len(tr.types) == 1:
+			t = tr.types[0]
+		case len(tr.types) > 0 || tr.builtin == "":
+			return declType{}, false
+		}
+		if have && (t != outType || tr.builtin != out.text && t.File == nil) {
+			return declType{}, false
+		}
+		if !have {
+			out, outType, have = r, t, true
+			if t.File == nil {
+				out.text = tr.builtin
+			}
+		}
+	}
+	return out, have
 }

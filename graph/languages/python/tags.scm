@@ -155,3 +155,24 @@
 (as_pattern_target (identifier) @name) @field.module
 (named_expression name: (identifier) @name) @field.module
 (global_statement (identifier) @name) @field.global
+; self.x = ... in any method binds the field too: typed (a construction, a
+; call, a name) or not (anything but None, which adds no methods); the
+; bindings must agree for self.x.m() to be typed by them.
+(assignment
+  left: (attribute object: (identifier) @_self attribute: (identifier) @name)
+  right: (_) @_r
+  (#eq? @_self "self")
+  (#not-eq? @_r "None")) @field.attr
+(assignment
+  left: (attribute object: (identifier) @_self attribute: (identifier) @name)
+  right: (call function: [(identifier) (attribute)] @type.call)
+  (#eq? @_self "self")) @field.attr
+(assignment
+  left: (attribute object: (identifier) @_self attribute: (identifier) @name)
+  right: [(identifier) (string) (concatenated_string) (dictionary) (list) (dictionary_comprehension) (list_comprehension)] @type.expr
+  (#eq? @_self "self")) @field.attr
+(augmented_assignment
+  left: (attribute object: (identifier) @_self attribute: (identifier) @name)
+  (#eq? @_self "self")) @field.attr
+(pattern_list (attribute object: (identifier) @_self attribute: (identifier) @name) (#eq? @_self "self")) @field.attr
+(tuple_pattern (attribute object: (identifier) @_self attribute: (identifier) @name) (#eq? @_self "self")) @field.attr
