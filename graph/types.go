@@ -1134,7 +1134,9 @@ func (x *Index) classSelf(f *File, encl, at int32, name string) []Target {
 	if n != 1 {
 		return nil
 	}
-	ts := inVariant(f, pick(f, ed.Container, func(d *Def) bool { return classLike[d.Kind] && d.start <= f.Defs[encl].start && f.Defs[encl].end <= d.end }))
+	ts := inVariant(f, pick(f, ed.Container, func(d *Def) bool {
+		return classLike[d.Kind] && d.start <= f.Defs[encl].start && f.Defs[encl].end <= d.end
+	}))
 	if len(ts) != 1 || x.isMetaclass(ts[0]) {
 		return nil
 	}
