@@ -130,6 +130,14 @@ func (x *Index) resolveAt(f *File, r *Ref, lazy bool) Resolution {
 	// type the index does not know, whatever package or type shares its
 	// name.
 	if hint != nil || f.boundAround(firstSegment(recv), r.Encl, r.at) {
+		// self.h set to a Handler() in one method and to a parameter in
+		// another: Handler's methods rank first, the call staying a
+		// candidate.
+		if hint == nil {
+			if soft := x.assignedHint(f, r, recv); len(soft) > 0 {
+				return x.byNameHow(lazy, f, r, x.membersElseModules(l, name, want), soft, "the receiver is assigned a ")
+			}
+		}
 		return x.byNameHint(lazy, f, r, x.membersElseModules(l, name, want), hint)
 	}
 	// exports.f() inside its own module.
@@ -768,6 +776,9 @@ type pending struct {
 	r    *Ref
 	ok   func(*Def) bool
 	hint []Target // the receiver's declared type, whose members rank first
+	// hintHow says how hint was found, before the type's name in a
+	// candidate's reason (default: a declared type).
+	hintHow string
 }
 
 type scored struct {
@@ -783,7 +794,12 @@ func (x *Index) byName(lazy bool, f *File, r *Ref, ok func(*Def) bool) Resolutio
 
 // byNameHint is byName with the receiver's declared type.
 func (x *Index) byNameHint(lazy bool, f *File, r *Ref, ok func(*Def) bool, hint []Target) Resolution {
-	p := &pending{f, r, ok, hint}
+	return x.byNameHow(lazy, f, r, ok, hint, "")
+}
+
+// byNameHow is byNameHint saying how the hint was found.
+func (x *Index) byNameHow(lazy bool, f *File, r *Ref, ok func(*Def) bool, hint []Target, how string) Resolution {
+	p := &pending{f: f, r: r, ok: ok, hint: hint, hintHow: how}
 	if lazy {
 		if len(x.langIx[f.Lang].defs[f.RefName(r)]) == 0 {
 			return unresolvedName(f, r)
@@ -840,7 +856,11 @@ func (x *Index) scores(p *pending, withReasons bool) []scored {
 			// receiver's name only breaks ties.
 			if d.Container != "" && hinted(p.hint, d.Container) {
 				s.score += 1000
-				s.reason += "; the receiver's declared type embeds or is " + d.Container
+				if p.hintHow != "" {
+					s.reason += "; " + p.hintHow + d.Container
+				} else {
+					s.reason += "; the receiver's declared type embeds or is " + d.Container
+				}
 			} else if recv != "" && d.Container != "" && resembles(recv, d.Container) {
 				s.score++
 				if withReasons {

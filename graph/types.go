@@ -1234,3 +1234,51 @@ func (x *Index) assignedField(g *File, name string, binds []*Field, depth int) (
 	}
 	return out, have
 }
+
+// assignedHint lists the classes a field receiver (self.h) is assigned
+// when its assignments do not agree on one type (self.h = Handler() in
+// one method, self.h = h in another): a hint for ranking, never an edge.
+func (x *Index) assignedHint(f *File, r *Ref, recv string) []Target {
+	i := lastTopDot(recv)
+	if i <= 0 || !isIdent(recv[i+1:]) {
+		return nil
+	}
+	cur, ok := x.exprDecl(f, r.Encl, r.at, recv[:i], 0)
+	if !ok {
+		return nil
+	}
+	name := recv[i+1:]
+	level := x.resolveDecl(cur).types
+	seen := map[Target]bool{}
+	var out []Target
+	for d := 0; d <= maxTypeDepth && len(level) > 0 && len(out) == 0; d++ {
+		var next []Target
+		for _, t := range level {
+			if seen[t] {
+				continue
+			}
+			seen[t] = true
+			g := t.File
+			for j := range g.Fields {
+				fd := &g.Fields[j]
+				if fd.Container != t.D().Name || fd.Name != name || fd.How != TypeCall && fd.How != TypeExpr {
+					continue
+				}
+				var v declType
+				var ok bool
+				if fd.How == TypeExpr {
+					v, ok = x.exprDecl(g, g.enclosingAt(fd.at), fd.at, fd.Type, 1)
+				} else {
+					v, ok = x.calleeResult(g, g.enclosingAt(fd.at), fd.at, fd.Type, 1)
+				}
+				if ok {
+					out = append(out, x.resolveDecl(v).types...)
+				}
+			}
+			bs, _ := x.bases(t)
+			next = append(next, bs...)
+		}
+		level = next
+	}
+	return out
+}
