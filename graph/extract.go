@@ -304,7 +304,12 @@ func extract(rel string, l *Language, src []byte, r *astgrep.CaptureResult) *Fil
 			fd.global = rl.kind == "global"
 			fd.attr = rl.kind == "attr"
 			if name != nil {
-				fd.Name = intern(name.Text(src))
+				// (A module or attribute binding's name is interned once
+				// kept: most are dropped.)
+				fd.Name = name.Text(src)
+				if !fd.module && !fd.attr {
+					fd.Name = intern(fd.Name)
+				}
 				fd.at = int32(name.Start)
 			}
 			if cont != nil {
@@ -397,6 +402,13 @@ func extract(rel string, l *Language, src []byte, r *astgrep.CaptureResult) *Fil
 	enclose(f.Defs, f.Refs)
 	f.strs = slices.Clip(tab.strs)
 	markLocal(f.Defs, parent, scopes)
+	if l.moduleFields {
+		// The @local bindings outside every function are the module's
+		// own (fieldsIn keeps those outside every definition).
+		for _, lc := range locals {
+			fields = append(fields, Field{Name: tab.strs[lc.name], Type: tab.strs[lc.typ], How: lc.how, Line: lc.line, at: lc.at, module: true})
+		}
+	}
 	f.Locals = f.localsIn(locals, scopes, names)
 	f.Fields = fieldsIn(f.Defs, fields)
 	// A value use of a local or a builtin (err, nil) passes no function of
@@ -732,18 +744,23 @@ func typeText(s string) string {
 // fieldsIn gives each field without an explicit container the innermost
 // class-like definition around it; fields outside any are dropped.
 func fieldsIn(defs []Def, fields []Field) []Field {
+	// The outermost functions and classes, by start (defs is sorted by
+	// start, outer first).
+	var tops [][2]int32
+	for i := range defs {
+		if d := &defs[i]; (functionLike[d.Kind] || classLike[d.Kind]) && (len(tops) == 0 || d.start >= tops[len(tops)-1][1]) {
+			tops = append(tops, [2]int32{d.start, d.end})
+		}
+	}
 	out := fields[:0]
 	for _, fd := range fields {
 		if fd.module {
 			// A module's own binding: outside every definition, or a
 			// global statement naming it from inside one.
-			inside := false
-			for i := range defs {
-				d := &defs[i]
-				inside = inside || (functionLike[d.Kind] || classLike[d.Kind]) && d.start <= fd.at && fd.at < d.end
-			}
-			if !inside || fd.global {
+			j := sort.Search(len(tops), func(i int) bool { return tops[i][0] > fd.at }) - 1
+			if inside := j >= 0 && fd.at < tops[j][1]; !inside || fd.global {
 				fd.Container = ""
+				fd.Name = intern(fd.Name)
 				out = append(out, fd)
 			}
 			continue
@@ -791,6 +808,9 @@ func fieldsIn(defs []Def, fields []Field) []Field {
 		}
 		if fd.attr && fd.How != TypeNone && declared[k][fd.at] {
 			continue // an __init__ pattern has it already
+		}
+		if fd.attr {
+			fd.Name = intern(fd.Name)
 		}
 		kept = append(kept, fd)
 	}

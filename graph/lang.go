@@ -107,10 +107,12 @@ type Language struct {
 	capTypeElem int
 	capTypeExpr int
 	capScope    int
-	wrappers    map[string]bool
-	elements    map[string]bool
-	builtins    map[string]bool
-	self        map[string]bool
+	// moduleFields: module-level @local bindings are module fields.
+	moduleFields bool
+	wrappers     map[string]bool
+	elements     map[string]bool
+	builtins     map[string]bool
+	self         map[string]bool
 }
 
 // role is what a pattern's match is: the capture that names it.
@@ -375,6 +377,9 @@ func loadLanguage(e *astgrep.Engine, fsys fs.FS, id string) (*Language, error) {
 	l.capTypeElem = q.Capture("type.elem")
 	l.capTypeExpr = q.Capture("type.expr")
 	l.capScope = q.Capture("scope")
+	// A query that marks module bindings (@field.module, @field.global)
+	// has its other module-level @local bindings read as them too.
+	l.moduleFields = q.Capture("field.module") >= 0 || q.Capture("field.global") >= 0
 	// A match's role is the capture of the node its pattern describes.
 	l.roles = make([]role, len(q.Names))
 	for ci, n := range q.Names {

@@ -144,15 +144,11 @@
   (#eq? @_self "self")) @field
 (class_definition superclasses: (argument_list [(identifier) (attribute)] @type)) @field
 ; A module's own variables: every binding of a name at the module's top
-; level (in if and try blocks too) and every global statement naming it;
-; they must agree for _inst = Random(); _inst.random() to type _inst.
-(assignment left: (identifier) @name) @field.module
-(assignment left: (identifier) @name right: (call function: [(identifier) (attribute)] @type.call)) @field.module
+; level (in if and try blocks too: the @local patterns above, read as the
+; module's outside functions, and these) and every global statement naming
+; it; they must agree for _inst = Random(); _inst.random() to type _inst.
 (augmented_assignment left: (identifier) @name) @field.module
-(pattern_list (identifier) @name) @field.module
 (tuple_pattern (identifier) @name) @field.module
-(for_statement left: (identifier) @name) @field.module
-(as_pattern_target (identifier) @name) @field.module
 (named_expression name: (identifier) @name) @field.module
 (global_statement (identifier) @name) @field.global
 ; self.x = ... in any method binds the field too: typed (a construction, a
