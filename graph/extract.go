@@ -403,10 +403,13 @@ func extract(rel string, l *Language, src []byte, r *astgrep.CaptureResult) *Fil
 	f.strs = slices.Clip(tab.strs)
 	markLocal(f.Defs, parent, scopes)
 	if l.moduleFields {
-		// The @local bindings outside every function are the module's
-		// own (fieldsIn keeps those outside every definition).
+		// The @local bindings outside every function and class are the
+		// module's own.
+		tops := outermost(f.Defs)
 		for _, lc := range locals {
-			fields = append(fields, Field{Name: tab.strs[lc.name], Type: tab.strs[lc.typ], How: lc.how, Line: lc.line, at: lc.at, module: true})
+			if !within(tops, lc.at) {
+				fields = append(fields, Field{Name: tab.strs[lc.name], Type: tab.strs[lc.typ], How: lc.how, Line: lc.line, at: lc.at, module: true})
+			}
 		}
 	}
 	f.Locals = f.localsIn(locals, scopes, names)
@@ -744,21 +747,13 @@ func typeText(s string) string {
 // fieldsIn gives each field without an explicit container the innermost
 // class-like definition around it; fields outside any are dropped.
 func fieldsIn(defs []Def, fields []Field) []Field {
-	// The outermost functions and classes, by start (defs is sorted by
-	// start, outer first).
-	var tops [][2]int32
-	for i := range defs {
-		if d := &defs[i]; (functionLike[d.Kind] || classLike[d.Kind]) && (len(tops) == 0 || d.start >= tops[len(tops)-1][1]) {
-			tops = append(tops, [2]int32{d.start, d.end})
-		}
-	}
+	tops := outermost(defs)
 	out := fields[:0]
 	for _, fd := range fields {
 		if fd.module {
 			// A module's own binding: outside every definition, or a
 			// global statement naming it from inside one.
-			j := sort.Search(len(tops), func(i int) bool { return tops[i][0] > fd.at }) - 1
-			if inside := j >= 0 && fd.at < tops[j][1]; !inside || fd.global {
+			if !within(tops, fd.at) || fd.global {
 				fd.Container = ""
 				fd.Name = intern(fd.Name)
 				out = append(out, fd)
@@ -824,4 +819,22 @@ func clipLiteral(l *Language, text string) string {
 		return p + "…"
 	}
 	return text
+}
+
+// outermost lists the ranges of the functions and classes no other
+// encloses, by start (defs is sorted by start, outer first).
+func outermost(defs []Def) [][2]int32 {
+	var tops [][2]int32
+	for i := range defs {
+		if d := &defs[i]; (functionLike[d.Kind] || classLike[d.Kind]) && (len(tops) == 0 || d.start >= tops[len(tops)-1][1]) {
+			tops = append(tops, [2]int32{d.start, d.end})
+		}
+	}
+	return tops
+}
+
+// within says whether byte offset at is inside one of the ranges.
+func within(tops [][2]int32, at int32) bool {
+	j := sort.Search(len(tops), func(i int) bool { return tops[i][0] > at }) - 1
+	return j >= 0 && at < tops[j][1]
 }
