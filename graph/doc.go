@@ -80,6 +80,18 @@
 // "declared" (a class naming it as a base). A type the source does not
 // declare leaves the call a ranked candidate; a declared type outside the
 // index (an external module, a builtin) makes it unresolved, saying so.
+// Where nothing is declared, agreeing assignments stand in: a @local
+// named by a return (or yield) keyword at each return statement types an
+// unannotated function's result when all agree and it yields nothing;
+// @field.module and @field.global (with the module-level @local
+// bindings) type a module variable every binding of which agrees
+// (_inst = Random()); @field.attr types self.x from every assignment of
+// it in the class (None aside), and ranks the classes assigned first when
+// they disagree. language.json's "literal_types" maps a literal's start
+// to its builtin type ("".join is no user method), "class_self" names
+// the class method's class (cls()), and "module_values" lets a variable
+// hold a module (a receiver call no member matches lists module
+// functions).
 // Options.QueryDirs adds or replaces languages without Go code;
 // testdata/fixtures holds one project per language with its known call
 // graph.

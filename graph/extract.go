@@ -113,6 +113,9 @@ type Field struct {
 	How       uint8
 	Line      int32
 	at        int32
+	module    bool // @field.module: a binding of the module's name (Container "")
+	global    bool // @field.global: a global statement naming it inside a function
+	attr      bool // @field.attr: self.x = ... in any method, typed or not
 }
 
 // Import is one name an import binds in its file: a module (Name "") or
@@ -310,12 +313,27 @@ func extract(rel string, l *Language, src []byte, r *astgrep.CaptureResult) *Fil
 			}
 			defs = append(defs, defAt{d, m.Pattern})
 		case "field":
-			if typ == nil {
+			// A @field.module binding without a type still counts: it
+			// rebinds the module's name.
+			if typ == nil && (rl.kind != "module" && rl.kind != "global" && rl.kind != "attr" || name == nil) {
 				continue
 			}
-			fd := Field{Type: intern(typeText(typ.Text(src))), How: how, Line: int32(typ.StartRow + 1), at: int32(typ.Start)}
+			var fd Field
+			if typ != nil {
+				fd = Field{Type: intern(clipLiteral(l, typeText(typ.Text(src)))), How: how, Line: int32(typ.StartRow + 1), at: int32(typ.Start)}
+			} else {
+				fd.Line = int32(name.StartRow + 1)
+			}
+			fd.module = rl.kind == "module" || rl.kind == "global"
+			fd.global = rl.kind == "global"
+			fd.attr = rl.kind == "attr"
 			if name != nil {
-				fd.Name = intern(name.Text(src))
+				// (A module or attribute binding's name is interned once
+				// kept: most are dropped.)
+				fd.Name = name.Text(src)
+				if !fd.module && !fd.attr {
+					fd.Name = intern(fd.Name)
+				}
 				fd.at = int32(name.Start)
 			}
 			if cont != nil {
@@ -328,7 +346,7 @@ func extract(rel string, l *Language, src []byte, r *astgrep.CaptureResult) *Fil
 			} else if name != nil {
 				lc := Local{name: tab.id(name.Text(src)), at: int32(name.Start), Encl: -1, end: -1, line: int32(name.StartRow + 1)}
 				if typ != nil {
-					lc.typ, lc.how = tab.id(typeText(typ.Text(src))), how
+					lc.typ, lc.how = tab.id(clipLiteral(l, typeText(typ.Text(src)))), how
 					if member {
 						lc.typ = tab.id(typeText(typ.Text(src)) + "." + name.Text(src))
 					}
@@ -411,6 +429,16 @@ func extract(rel string, l *Language, src []byte, r *astgrep.CaptureResult) *Fil
 	enclose(f.Defs, f.Refs)
 	f.strs = slices.Clip(tab.strs)
 	markLocal(f.Defs, parent, scopes)
+	if l.moduleFields {
+		// The @local bindings outside every function and class are the
+		// module's own.
+		tops := outermost(f.Defs)
+		for _, lc := range locals {
+			if !within(tops, lc.at) {
+				fields = append(fields, Field{Name: tab.strs[lc.name], Type: tab.strs[lc.typ], How: lc.how, Line: lc.line, at: lc.at, module: true})
+			}
+		}
+	}
 	f.Locals = f.localsIn(locals, scopes, names)
 	f.docTypes(docs, tab)
 	f.Fields = fieldsIn(f.Defs, fields)
@@ -747,8 +775,19 @@ func typeText(s string) string {
 // fieldsIn gives each field without an explicit container the innermost
 // class-like definition around it; fields outside any are dropped.
 func fieldsIn(defs []Def, fields []Field) []Field {
+	tops := outermost(defs)
 	out := fields[:0]
 	for _, fd := range fields {
+		if fd.module {
+			// A module's own binding: outside every definition, or a
+			// global statement naming it from inside one.
+			if !within(tops, fd.at) || fd.global {
+				fd.Container = ""
+				fd.Name = intern(fd.Name)
+				out = append(out, fd)
+			}
+			continue
+		}
 		if fd.Container == "" {
 			best := -1
 			for i := range defs {
@@ -764,5 +803,66 @@ func fieldsIn(defs []Def, fields []Field) []Field {
 		}
 		out = append(out, fd)
 	}
-	return slices.Clip(out)
+	// An untyped binding of a module's name or of an attribute matters
+	// only beside a typed one (it makes the type unknown), and each place
+	// binds once.
+	typed := map[[2]string]map[int32]bool{}    // places a typed binding is at
+	declared := map[[2]string]map[int32]bool{} // the same, by a pattern of a class's own fields
+	mark := func(m map[[2]string]map[int32]bool, k [2]string, at int32) {
+		if m[k] == nil {
+			m[k] = map[int32]bool{}
+		}
+		m[k][at] = true
+	}
+	for _, fd := range out {
+		k := [2]string{fd.Container, fd.Name}
+		if fd.How != TypeNone {
+			mark(typed, k, fd.at)
+			if !fd.attr {
+				mark(declared, k, fd.at)
+			}
+		}
+	}
+	kept := out[:0]
+	for _, fd := range out {
+		k := [2]string{fd.Container, fd.Name}
+		if (fd.module || fd.attr) && fd.How == TypeNone && (typed[k] == nil || typed[k][fd.at]) {
+			continue
+		}
+		if fd.attr && fd.How != TypeNone && declared[k][fd.at] {
+			continue // an __init__ pattern has it already
+		}
+		if fd.attr {
+			fd.Name = intern(fd.Name)
+		}
+		kept = append(kept, fd)
+	}
+	return slices.Clip(kept)
+}
+
+// clipLiteral keeps a long literal assigned (d = {...}) as its start: its
+// type is all the index reads from it.
+func clipLiteral(l *Language, text string) string {
+	if p, t := l.literalType(text); t != "" && len(text) > 24 {
+		return p + "…"
+	}
+	return text
+}
+
+// outermost lists the ranges of the functions and classes no other
+// encloses, by start (defs is sorted by start, outer first).
+func outermost(defs []Def) [][2]int32 {
+	var tops [][2]int32
+	for i := range defs {
+		if d := &defs[i]; (functionLike[d.Kind] || classLike[d.Kind]) && (len(tops) == 0 || d.start >= tops[len(tops)-1][1]) {
+			tops = append(tops, [2]int32{d.start, d.end})
+		}
+	}
+	return tops
+}
+
+// within says whether byte offset at is inside one of the ranges.
+func within(tops [][2]int32, at int32) bool {
+	j := sort.Search(len(tops), func(i int) bool { return tops[i][0] > at }) - 1
+	return j >= 0 && at < tops[j][1]
 }

@@ -78,6 +78,15 @@ type Language struct {
 	// bases, and, for an interface no class names, any method of that name
 	// as a candidate, since any object with it conforms) or "none".
 	Implements string
+	// LiteralTypes maps how a literal starts to the builtin type it is a
+	// value of ("\"": "str", "{": "dict"): a call on it is no user method.
+	LiteralTypes map[string]string
+	// ClassSelf lists receivers that name the method's class itself (a
+	// Python classmethod's cls): cls() constructs it.
+	ClassSelf []string
+	// ModuleValues says a variable may hold a module (Python's m = mod):
+	// a receiver call no member matches may be a module's function.
+	ModuleValues bool
 
 	query    *astgrep.CaptureQuery
 	source   string // language.json and tags.scm, for the snapshot key
@@ -104,6 +113,8 @@ type Language struct {
 	capTypeMember int
 	capTypeField  int
 	capScope      int
+	// moduleFields: module-level @local bindings are module fields.
+	moduleFields bool
 	// @doc.comment: the doc comment of the @doc function; docParam and
 	// docReturn (language.json doc_param, doc_return) read a parameter's
 	// type (groups: type, name) and the result type (group: type) in it.
@@ -130,25 +141,28 @@ type langConfig struct {
 	// Queries are the query files read, in order, as one query; paths are
 	// relative to the language's folder and may name another language's
 	// (../javascript/jsx.scm). Default: tags.scm.
-	Queries      []string `json:"queries"`
-	Grammar      string   `json:"grammar"`
-	Scope        string   `json:"scope"`
-	Imports      string   `json:"imports"`
-	Self         []string `json:"self"`
-	Builtins     []string `json:"builtins"`
-	Extensions   []string `json:"extensions"`
-	Resolve      []string `json:"resolve"`
-	Variants     string   `json:"variants"`
-	Reexports    *bool    `json:"reexports"`
-	ImplicitSelf *bool    `json:"implicit_self"`
-	TypeWrappers []string `json:"type_wrappers"`
-	ElementTypes []string `json:"element_types"`
-	Implements   string   `json:"implements"`
-	Super        []string `json:"super"`
-	ModuleSelf   []string `json:"module_self"`
-	Constructor  string   `json:"constructor"`
-	DocParam     string   `json:"doc_param"`
-	DocReturn    string   `json:"doc_return"`
+	Queries      []string          `json:"queries"`
+	Grammar      string            `json:"grammar"`
+	Scope        string            `json:"scope"`
+	Imports      string            `json:"imports"`
+	Self         []string          `json:"self"`
+	Builtins     []string          `json:"builtins"`
+	Extensions   []string          `json:"extensions"`
+	Resolve      []string          `json:"resolve"`
+	Variants     string            `json:"variants"`
+	Reexports    *bool             `json:"reexports"`
+	ImplicitSelf *bool             `json:"implicit_self"`
+	TypeWrappers []string          `json:"type_wrappers"`
+	ElementTypes []string          `json:"element_types"`
+	Implements   string            `json:"implements"`
+	Super        []string          `json:"super"`
+	ModuleSelf   []string          `json:"module_self"`
+	Constructor  string            `json:"constructor"`
+	DocParam     string            `json:"doc_param"`
+	DocReturn    string            `json:"doc_return"`
+	LiteralTypes map[string]string `json:"literal_types"`
+	ClassSelf    []string          `json:"class_self"`
+	ModuleValues *bool             `json:"module_values"`
 }
 
 var (
@@ -287,6 +301,15 @@ func readConfig(fsys fs.FS, id string, depth int) (langConfig, []byte, error) {
 	if c.DocParam == "" {
 		c.DocParam, c.DocReturn = base.DocParam, base.DocReturn
 	}
+	if c.LiteralTypes == nil {
+		c.LiteralTypes = base.LiteralTypes
+	}
+	if c.ClassSelf == nil {
+		c.ClassSelf = base.ClassSelf
+	}
+	if c.ModuleValues == nil {
+		c.ModuleValues = base.ModuleValues
+	}
 	return c, append(append(raw, 0), baseRaw...), nil
 }
 
@@ -344,7 +367,7 @@ func loadLanguage(e *astgrep.Engine, fsys fs.FS, id string) (*Language, error) {
 	}
 	l := &Language{ID: id, Grammar: c.Grammar, Scope: c.Scope, Imports: c.Imports, Self: c.Self, Builtins: c.Builtins,
 		Extensions: c.Extensions, Resolve: c.Resolve, Variants: c.Variants, Reexports: c.Reexports != nil && *c.Reexports, ImplicitSelf: c.ImplicitSelf != nil && *c.ImplicitSelf, query: q, source: string(raw) + "\x00" + string(src),
-		TypeWrappers: c.TypeWrappers, ElementTypes: c.ElementTypes, Implements: c.Implements, Super: c.Super, ModuleSelf: c.ModuleSelf, Constructor: c.Constructor,
+		TypeWrappers: c.TypeWrappers, ElementTypes: c.ElementTypes, Implements: c.Implements, Super: c.Super, ModuleSelf: c.ModuleSelf, Constructor: c.Constructor, LiteralTypes: c.LiteralTypes, ClassSelf: c.ClassSelf, ModuleValues: c.ModuleValues != nil && *c.ModuleValues,
 		builtins: map[string]bool{}, self: map[string]bool{}, wrappers: map[string]bool{}, elements: map[string]bool{}}
 	for _, w := range c.TypeWrappers {
 		l.wrappers[w] = true
@@ -384,6 +407,9 @@ func loadLanguage(e *astgrep.Engine, fsys fs.FS, id string) (*Language, error) {
 			return nil, fmt.Errorf("language %s: doc_return: %w", id, err)
 		}
 	}
+	// A query that marks module bindings (@field.module, @field.global)
+	// has its other module-level @local bindings read as them too.
+	l.moduleFields = q.Capture("field.module") >= 0 || q.Capture("field.global") >= 0
 	// A match's role is the capture of the node its pattern describes.
 	l.roles = make([]role, len(q.Names))
 	for ci, n := range q.Names {
@@ -391,7 +417,8 @@ func loadLanguage(e *astgrep.Engine, fsys fs.FS, id string) (*Language, error) {
 		what, kind, _ := strings.Cut(n, ".")
 		switch {
 		case what == "definition" || what == "reference":
-		case (what == "import" || what == "package" || what == "field" || what == "export" || what == "doc") && kind == "", what == "local" && (kind == "" || kind == "scope" || kind == "param"):
+		case (what == "import" || what == "package" || what == "field" || what == "export" || what == "doc") && kind == "", what == "local" && (kind == "" || kind == "scope" || kind == "param"),
+			what == "field" && (kind == "module" || kind == "global" || kind == "attr"):
 		default:
 			continue
 		}
@@ -410,3 +437,14 @@ func (s *LangSet) ForFile(name string) *Language {
 
 // Lookup returns a language by id, or nil.
 func (s *LangSet) Lookup(id string) *Language { return s.byID[id] }
+
+// literalType is the builtin type of a literal written as text ("" when
+// text is no literal the language lists): the longest prefix wins.
+func (l *Language) literalType(text string) (prefix, typ string) {
+	for p, t := range l.LiteralTypes {
+		if len(p) > len(prefix) && strings.HasPrefix(text, p) {
+			prefix, typ = p, t
+		}
+	}
+	return prefix, typ
+}

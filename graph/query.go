@@ -504,16 +504,23 @@ func (x *Index) callersOf(ts []Target) map[Target]*callerSet {
 		if ix == nil {
 			continue
 		}
-		anyType, anyGetter := false, false
+		anyType, anyGetter, anyMethod := false, false, false
 		for _, t := range group {
 			anyType = anyType || classLike[t.D().Kind]
 			anyGetter = anyGetter || t.D().Kind == "getter"
+			anyMethod = anyMethod || t.D().Kind == "method"
 		}
 		for _, g := range ix.refs[k.name] {
 			for _, ri := range g.refsNamed(k.name) {
 				r := &g.Refs[ri]
-				if r.Kind == RefType && !anyType || r.Kind == RefRead && !anyGetter {
+				if r.Kind == RefType && !anyType || r.Kind == RefRead && !anyGetter && !anyMethod {
 					continue
+				}
+				if r.Kind == RefRead && !anyGetter {
+					// obj.m read, not called: a method value.
+					v := *r
+					v.Kind = RefValue
+					r = &v
 				}
 				res := x.resolveAt(g, r, true)
 				var cands []scored // a pending resolution's candidates, scored once

@@ -68,6 +68,10 @@ func (x *Index) resolveAt(f *File, r *Ref, lazy bool) Resolution {
 		encl = &f.Defs[r.Encl]
 	}
 	if r.recv == 0 {
+		// cls(): the class method's own class, constructed.
+		if ts := x.classSelf(f, r.Encl, r.at, name); len(ts) > 0 && r.Kind == RefCall {
+			return settle(f, Exact, ts, "the method's class")
+		}
 		// A local of the enclosing function hides every other definition.
 		if f.boundAround(name, r.Encl, r.at) {
 			return Resolution{Class: Unresolved, Why: "a local variable or parameter (a function value)"}
@@ -129,7 +133,15 @@ func (x *Index) resolveAt(f *File, r *Ref, lazy bool) Resolution {
 	// type the index does not know, whatever package or type shares its
 	// name.
 	if hint != nil || f.boundAround(firstSegment(recv), r.Encl, r.at) {
-		return x.byNameHint(lazy, f, r, func(d *Def) bool { return want(d) && d.member() }, hint)
+		// self.h set to a Handler() in one method and to a parameter in
+		// another: Handler's methods rank first, the call staying a
+		// candidate.
+		if hint == nil {
+			if soft := x.assignedHint(f, r, recv); len(soft) > 0 {
+				return x.byNameHow(lazy, f, r, x.membersElseModules(l, name, want), soft, "the receiver is assigned a ")
+			}
+		}
+		return x.byNameHint(lazy, f, r, x.membersElseModules(l, name, want), hint)
 	}
 	// exports.f() inside its own module.
 	if slices.Contains(l.ModuleSelf, recv) && !f.bound(firstSegment(recv), r.Encl, r.at) {
@@ -155,6 +167,10 @@ func (x *Index) resolveAt(f *File, r *Ref, lazy bool) Resolution {
 	if ts := x.typeMembers(f, recv, name, want); len(ts) > 0 {
 		return settle(f, Exact, ts, "member of "+recv)
 	}
+	// mod.Type.M(): a class of an imported module, and what it extends.
+	if ts := x.moduleTypeMembers(f, r, recv, name, want); len(ts) > 0 {
+		return settle(f, Exact, ts, "member of "+recv)
+	}
 	// console.log(), Math.max(), Vec::new(): an object the language
 	// defines, unless the file defines that name itself.
 	// super().m() (Python's super is a builtin) is a parent class's m: by
@@ -162,7 +178,23 @@ func (x *Index) resolveAt(f *File, r *Ref, lazy bool) Resolution {
 	if first := firstSegment(recv); l.builtins[first] && !strings.HasPrefix(recv, "super(") && len(pick(f, first, func(*Def) bool { return true })) == 0 {
 		return Resolution{Class: Unresolved, Why: "builtin"}
 	}
-	return x.byName(lazy, f, r, func(d *Def) bool { return want(d) && d.member() })
+	return x.byName(lazy, f, r, x.membersElseModules(l, name, want))
+}
+
+// membersElseModules is the filter of a receiver call's candidates: the
+// members of that name, or, when the language has none, its module-level
+// functions, where a variable may hold a module (m = mod; m.f()).
+func (x *Index) membersElseModules(l *Language, name string, want func(*Def) bool) func(*Def) bool {
+	member := func(d *Def) bool { return want(d) && d.member() }
+	if !l.ModuleValues {
+		return member
+	}
+	for _, g := range x.langIx[l].defs[name] {
+		if len(pick(g, name, member)) > 0 {
+			return member
+		}
+	}
+	return func(d *Def) bool { return want(d) && functionLike[d.Kind] && !d.member() && !d.local }
 }
 
 // namespaceMember resolves ns::name when the receiver is a namespace (or
@@ -747,6 +779,9 @@ type pending struct {
 	r    *Ref
 	ok   func(*Def) bool
 	hint []Target // the receiver's declared type, whose members rank first
+	// hintHow says how hint was found, before the type's name in a
+	// candidate's reason (default: a declared type).
+	hintHow string
 }
 
 type scored struct {
@@ -762,7 +797,12 @@ func (x *Index) byName(lazy bool, f *File, r *Ref, ok func(*Def) bool) Resolutio
 
 // byNameHint is byName with the receiver's declared type.
 func (x *Index) byNameHint(lazy bool, f *File, r *Ref, ok func(*Def) bool, hint []Target) Resolution {
-	p := &pending{f, r, ok, hint}
+	return x.byNameHow(lazy, f, r, ok, hint, "")
+}
+
+// byNameHow is byNameHint saying how the hint was found.
+func (x *Index) byNameHow(lazy bool, f *File, r *Ref, ok func(*Def) bool, hint []Target, how string) Resolution {
+	p := &pending{f: f, r: r, ok: ok, hint: hint, hintHow: how}
 	if lazy {
 		if len(x.langIx[f.Lang].defs[f.RefName(r)]) == 0 {
 			return unresolvedName(f, r)
@@ -819,7 +859,11 @@ func (x *Index) scores(p *pending, withReasons bool) []scored {
 			// receiver's name only breaks ties.
 			if d.Container != "" && hinted(p.hint, d.Container) {
 				s.score += 1000
-				s.reason += "; the receiver's declared type embeds or is " + d.Container
+				if p.hintHow != "" {
+					s.reason += "; " + p.hintHow + d.Container
+				} else {
+					s.reason += "; the receiver's declared type embeds or is " + d.Container
+				}
 			} else if recv != "" && d.Container != "" && resembles(recv, d.Container) {
 				s.score++
 				if withReasons {

@@ -241,6 +241,14 @@ func (x *Index) exprDecl(f *File, encl, at int32, expr string, depth int) (declT
 	if depth > maxTypeDepth || expr == "" {
 		return declType{}, false
 	}
+	if p, t := f.Lang.literalType(expr); t != "" {
+		// "".join(xs), {}.get(k): a method of the language's own type.
+		lit := expr
+		if len(lit) > 24 {
+			lit = p + "…"
+		}
+		return declType{text: t, in: f, ev: lit + " is a " + t + " literal"}, true
+	}
 	if strings.Contains(expr, "->") { // C++: p->conn is (*p).conn
 		expr = strings.ReplaceAll(expr, "->", ".")
 	}
@@ -279,7 +287,10 @@ func (x *Index) exprDecl(f *File, encl, at int32, expr string, depth int) (declT
 	if i := lastTopDot(expr); i >= 0 {
 		// pkg.Var: a package-level variable with a declared type.
 		if files, _, bound := x.moduleBinding(f, expr[:i]); bound && files != nil && !f.boundAround(firstSegment(expr), encl, at) {
-			return varDecl(expr, x.exportedBy(files, expr[i+1:], isTypedVar))
+			if d, ok := varDecl(expr, x.exportedBy(files, expr[i+1:], isTypedVar)); ok {
+				return d, true
+			}
+			return x.instanceDecl(expr, x.exportedBy(files, expr[i+1:], isVar), depth)
 		}
 		cur, ok := x.exprDecl(f, encl, at, expr[:i], depth+1)
 		if !ok {
@@ -309,6 +320,20 @@ func (x *Index) exprDecl(f *File, encl, at int32, expr string, depth int) (declT
 	if ed != nil && ed.Container != "" && (f.Lang.self[expr] || ed.Self == expr) && !f.rebound(expr, encl, at) && !f.boundLocal(expr, encl, at, ed) {
 		return declType{text: ed.Container, in: f, ev: expr + " is " + ed.Container + ": the method's receiver"}, true
 	}
+	if ed != nil && ed.Container == "" && f.Lang.self[expr] {
+		// A closure inside a method sees the method's self (unless it
+		// binds the name itself).
+		inner := encl
+		for e, n := f.outer(encl), 0; e >= 0 && n < 16 && !f.bound(expr, inner, at); e, n = f.outer(e), n+1 {
+			if od := &f.Defs[e]; od.Container != "" && od.Kind == "method" {
+				if f.rebound(expr, e, at) {
+					break
+				}
+				return declType{text: od.Container, in: f, ev: expr + " is " + od.Container + ": the receiver of " + od.Name + ", around this closure"}, true
+			}
+			inner = e
+		}
+	}
 	// The innermost function binding it: a closure sees its enclosing
 	// function's locals.
 	for e, n := encl, 0; e >= 0 && n < 16; e, n = f.outer(e), n+1 {
@@ -319,9 +344,14 @@ func (x *Index) exprDecl(f *File, encl, at int32, expr string, depth int) (declT
 			return declType{}, false
 		}
 	}
-	// A variable of the module or package with a declared type.
+	// A variable of the module or package with a declared type, else one
+	// its module constructs.
 	ts, _ := x.bareTargets(f, expr, isTypedVar)
-	return varDecl(expr, ts)
+	if d, ok := varDecl(expr, ts); ok {
+		return d, true
+	}
+	ts, _ = x.bareTargets(f, expr, isVar)
+	return x.instanceDecl(expr, ts, depth)
 }
 
 // opening returns the index of the bracket opening the one that ends s.
@@ -439,6 +469,10 @@ func (x *Index) calleeResult(f *File, encl, at int32, callee string, depth int) 
 	via := "" // the receiver's evidence
 	switch {
 	case recv == "":
+		if cs := x.classSelf(f, encl, at, name); len(cs) > 0 {
+			ts = cs
+			break
+		}
 		if f.bound(name, encl, at) {
 			return declType{}, false
 		}
@@ -474,9 +508,37 @@ func (x *Index) calleeResult(f *File, encl, at int32, callee string, depth int) 
 		return declType{text: d.Name, in: t.File, ev: via + callee + " constructs " + d.Name, ctor: true}, true
 	}
 	if d.Type == "" {
-		return declType{}, false
+		r, ok := x.inferredResult(t, depth+1)
+		if !ok {
+			return declType{}, false
+		}
+		r.ev = via + qualified(t) + " returns " + r.text + " (all its return statements), " + t.File.Rel + ":" + itoa(int(d.Line)) + "; " + r.ev
+		r.ctor = false
+		return r, true
 	}
 	return declType{text: d.Type, in: t.File, ev: via + qualified(t) + " returns " + d.Type + ", " + t.File.Rel + ":" + itoa(int(d.Line))}, true
+}
+
+// The locals a language's query binds at each return statement and each
+// yield of a function (the keyword is the name: no identifier clashes).
+const (
+	returnLocal = "return"
+	yieldLocal  = "yield"
+)
+
+// inferredResult is the type a function without a declared result
+// returns when each of its return statements says the same one (return
+// Foo(), return a local constructed); a generator returns none of them.
+func (x *Index) inferredResult(t Target, depth int) (declType, bool) {
+	g, d := t.File, t.D()
+	if depth > maxTypeDepth || !functionLike[d.Kind] || g.bound(yieldLocal, t.Def, d.end) {
+		return declType{}, false
+	}
+	lc := g.localDecl(returnLocal, t.Def, d.end)
+	if lc == nil {
+		return declType{}, false
+	}
+	return x.localType(g, t.Def, lc, "the value returned", depth)
 }
 
 // bareTargets finds a bare name as a file sees it outside any function:
@@ -550,6 +612,14 @@ func (x *Index) resolveDeclAll(d declType) typeRef {
 			return typeRef{builtin: name}
 		}
 		ts, ext := x.bareTargets(d.in, name, isType)
+		if len(ts) == 0 && ext == "" {
+			// A class defined inside a function (self in its methods):
+			// the file's one class of that name.
+			ts = pick(d.in, name, func(e *Def) bool { return isType(e) && e.local })
+			if len(ts) != 1 {
+				ts = nil
+			}
+		}
 		return typeRef{types: ts, external: ext}
 	}
 	if files, module, bound := x.moduleBinding(d.in, qual); bound {
@@ -665,31 +735,23 @@ func (x *Index) fieldOf(types []Target, name string, depth int) (declType, bool)
 			}
 			seen[t] = true
 			tn := t.D().Name
-			for _, g := range []*File{t.File} {
-				for i := range g.Fields {
-					fd := &g.Fields[i]
-					if fd.Container != tn || fd.Name != name {
-						continue
-					}
-					if fd.How == TypeExpr {
-						// self.conn = conn: the type of what was assigned, where it was.
-						r, ok := x.exprDecl(g, g.enclosingAt(fd.at), fd.at, fd.Type, d+1)
-						if !ok {
-							return declType{}, false
-						}
-						r.ev = evidence(name, r.text, "field set from "+fd.Type, g, fd.Line) + "; " + r.ev
-						return r, true
-					}
-					if fd.How == TypeCall {
-						r, ok := x.calleeResult(g, -1, fd.at, fd.Type, d+1)
-						if !ok {
-							return declType{}, false
-						}
-						r.ev = evidence(name, r.text, "field set to "+fd.Type+"()", g, fd.Line)
-						return r, true
-					}
+			g := t.File
+			var assigned []*Field
+			for i := range g.Fields {
+				fd := &g.Fields[i]
+				if fd.Container != tn || fd.Name != name {
+					continue
+				}
+				switch fd.How {
+				case TypeExpr, TypeCall, TypeNone:
+					assigned = append(assigned, fd)
+				default:
 					found = append(found, declType{text: fd.Type, in: g, ev: evidence(name, fd.Type, "field of "+tn, g, fd.Line)})
 				}
+			}
+			if len(found) == 0 && len(assigned) > 0 {
+				// Set, not declared: what every assignment agrees on.
+				return x.assignedField(g, name, assigned, d)
 			}
 			bs, _ := x.bases(t)
 			next = append(next, bs...)
@@ -988,4 +1050,255 @@ func varDecl(expr string, ts []Target) (declType, bool) {
 	}
 	d := ts[0].D()
 	return declType{text: d.Type, in: ts[0].File, ev: evidence(expr, d.Type, "variable", ts[0].File, d.Line)}, true
+}
+
+// moduleTypeMembers finds members called name of the class recv names
+// as mod.Type (import pkg.widgets as W; W.Widget.__init__(self)), nearest
+// first through its bases.
+func (x *Index) moduleTypeMembers(f *File, r *Ref, recv, name string, want func(*Def) bool) []Target {
+	i := lastTopDot(recv)
+	if i <= 0 || strings.ContainsAny(recv, "()[]") || f.bound(firstSegment(recv), r.Encl, r.at) {
+		return nil
+	}
+	files, _, bound := x.moduleBinding(f, recv[:i])
+	if !bound || files == nil {
+		return nil
+	}
+	types := inVariant(f, x.exportedBy(files, recv[i+1:], func(d *Def) bool { return classLike[d.Kind] && !d.member() }))
+	if len(types) != 1 {
+		return nil
+	}
+	ms, _ := x.membersOf(types, name, func(e *Def) bool { return want(e) && e.member() }, 0)
+	return ms
+}
+
+func isVar(d *Def) bool {
+	return (d.Kind == "variable" || d.Kind == "constant") && !d.member()
+}
+
+// instanceDecl is the type of the module variable ts hold when none is
+// declared: what every binding of it in its module (@field.module,
+// @field.global) agrees it was set to, a construction or a call whose
+// result is known (_inst = Random()). Any other binding, an import or a
+// definition of the name makes it unknown.
+func (x *Index) instanceDecl(expr string, ts []Target, depth int) (declType, bool) {
+	if len(ts) == 0 || depth > maxTypeDepth {
+		return declType{}, false
+	}
+	g, name := ts[0].File, ts[0].D().Name
+	for _, t := range ts {
+		if t.File != g || t.D().Type != "" {
+			return declType{}, false
+		}
+	}
+	if len(pick(g, name, func(d *Def) bool { return !isVar(d) && !d.local })) > 0 {
+		return declType{}, false
+	}
+	for _, im := range g.Imports {
+		if im.Local == name {
+			return declType{}, false
+		}
+	}
+	var set *Field
+	typedAt := map[int32]bool{}
+	for i := range g.Fields {
+		fd := &g.Fields[i]
+		if fd.Container != "" || fd.Name != name || fd.How == TypeNone {
+			continue
+		}
+		if fd.How != TypeCall || set != nil && set.Type != fd.Type {
+			return declType{}, false
+		}
+		set = fd
+		typedAt[fd.at] = true
+	}
+	if set == nil {
+		return declType{}, false
+	}
+	for i := range g.Fields {
+		fd := &g.Fields[i]
+		if fd.Container == "" && fd.Name == name && fd.How == TypeNone && !typedAt[fd.at] {
+			return declType{}, false
+		}
+	}
+	r, ok := x.calleeResult(g, -1, set.at, set.Type, depth+1)
+	if !ok {
+		return declType{}, false
+	}
+	if r.ctor {
+		r.ev = evidence(expr, r.text, "module variable set to "+set.Type+"()", g, set.Line)
+	} else {
+		r.ev = evidence(expr, r.text, "module variable set to "+set.Type+"()", g, set.Line) + "; " + r.ev
+	}
+	r.ctor = false
+	return r, true
+}
+
+// classSelf is the class a name like cls (language.json class_self) holds
+// in a method of it: bound once there (its parameter), in a class that is
+// no metaclass (whose cls would be another class).
+func (x *Index) classSelf(f *File, encl, at int32, name string) []Target {
+	if encl < 0 || !slices.Contains(f.Lang.ClassSelf, name) {
+		return nil
+	}
+	ed := &f.Defs[encl]
+	if ed.Container == "" || ed.Kind != "method" {
+		return nil
+	}
+	n := 0
+	for _, i := range f.localsNamed(name) {
+		if f.Locals[i].Encl == encl {
+			n++
+		}
+	}
+	if n != 1 {
+		return nil
+	}
+	ts := inVariant(f, pick(f, ed.Container, func(d *Def) bool {
+		return classLike[d.Kind] && d.start <= f.Defs[encl].start && f.Defs[encl].end <= d.end
+	}))
+	if len(ts) != 1 || x.isMetaclass(ts[0]) {
+		return nil
+	}
+	return ts
+}
+
+// isMetaclass says whether t extends the language's type (Python's type),
+// directly or through its bases.
+func (x *Index) isMetaclass(t Target) bool {
+	level := []Target{t}
+	seen := map[Target]bool{}
+	for d := 0; d <= maxTypeDepth && len(level) > 0; d++ {
+		var next []Target
+		for _, c := range level {
+			if seen[c] {
+				continue
+			}
+			seen[c] = true
+			for i := range c.File.Fields {
+				fd := &c.File.Fields[i]
+				if fd.Name == "" && fd.Container == c.D().Name {
+					if _, n := c.File.Lang.normType(fd.Type); n == "type" {
+						return true
+					}
+				}
+			}
+			bs, _ := x.bases(c)
+			next = append(next, bs...)
+		}
+		level = next
+	}
+	return false
+}
+
+// assignedField is the type of a field no declaration types, from its
+// assignments (self.conn = conn, self.buf = Buffer()): each place that
+// binds it must be typed and all must name the one same type.
+func (x *Index) assignedField(g *File, name string, binds []*Field, depth int) (declType, bool) {
+	typedAt := map[int32]bool{}
+	for _, fd := range binds {
+		if fd.How != TypeNone {
+			typedAt[fd.at] = true
+		}
+	}
+	var out declType
+	var outType Target
+	have := false
+	for _, fd := range binds {
+		if fd.How == TypeNone {
+			if !typedAt[fd.at] {
+				return declType{}, false
+			}
+			continue
+		}
+		var r declType
+		var ok bool
+		if fd.How == TypeExpr {
+			// self.conn = conn: the type of what was assigned, where it was.
+			r, ok = x.exprDecl(g, g.enclosingAt(fd.at), fd.at, fd.Type, depth+1)
+			if ok {
+				r.ev = evidence(name, r.text, "field set from "+fd.Type, g, fd.Line) + "; " + r.ev
+			}
+		} else {
+			r, ok = x.calleeResult(g, g.enclosingAt(fd.at), fd.at, fd.Type, depth+1)
+			if ok && r.ctor {
+				r.ev = evidence(name, r.text, "field set to "+fd.Type+"()", g, fd.Line)
+			} else if ok {
+				r.ev = evidence(name, r.text, "field set to "+fd.Type+"()", g, fd.Line) + "; " + r.ev
+			}
+			r.ctor = false
+		}
+		if !ok {
+			return declType{}, false
+		}
+		if len(binds) == 1 {
+			return r, true
+		}
+		tr := x.resolveDecl(r)
+		var t Target
+		switch {
+		case len(tr.types) == 1:
+			t = tr.types[0]
+		case len(tr.types) > 0 || tr.builtin == "":
+			return declType{}, false
+		}
+		if have && (t != outType || tr.builtin != out.text && t.File == nil) {
+			return declType{}, false
+		}
+		if !have {
+			out, outType, have = r, t, true
+			if t.File == nil {
+				out.text = tr.builtin
+			}
+		}
+	}
+	return out, have
+}
+
+// assignedHint lists the classes a field receiver (self.h) is assigned
+// when its assignments do not agree on one type (self.h = Handler() in
+// one method, self.h = h in another): a hint for ranking, never an edge.
+func (x *Index) assignedHint(f *File, r *Ref, recv string) []Target {
+	i := lastTopDot(recv)
+	if i <= 0 || !isIdent(recv[i+1:]) {
+		return nil
+	}
+	cur, ok := x.exprDecl(f, r.Encl, r.at, recv[:i], 0)
+	if !ok {
+		return nil
+	}
+	name := recv[i+1:]
+	level := x.resolveDecl(cur).types
+	seen := map[Target]bool{}
+	var out []Target
+	for d := 0; d <= maxTypeDepth && len(level) > 0 && len(out) == 0; d++ {
+		var next []Target
+		for _, t := range level {
+			if seen[t] {
+				continue
+			}
+			seen[t] = true
+			g := t.File
+			for j := range g.Fields {
+				fd := &g.Fields[j]
+				if fd.Container != t.D().Name || fd.Name != name || fd.How != TypeCall && fd.How != TypeExpr {
+					continue
+				}
+				var v declType
+				var ok bool
+				if fd.How == TypeExpr {
+					v, ok = x.exprDecl(g, g.enclosingAt(fd.at), fd.at, fd.Type, 1)
+				} else {
+					v, ok = x.calleeResult(g, g.enclosingAt(fd.at), fd.at, fd.Type, 1)
+				}
+				if ok {
+					out = append(out, x.resolveDecl(v).types...)
+				}
+			}
+			bs, _ := x.bases(t)
+			next = append(next, bs...)
+		}
+		level = next
+	}
+	return out
 }

@@ -225,3 +225,36 @@ func TestStructuralInterfaceKeepsCandidates(t *testing.T) {
 		t.Fatalf("the call through Checker is not a candidate of the object's check:\n%s", a.Text())
 	}
 }
+
+// A method read without a call (for n in self.reader.resources) is a
+// value use of it, never dropped.
+func TestMethodReadIsValueUse(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{
+		"r.py": "class Reader:\n    def resources(self):\n        return []\n\n\ndef walk(r: Reader, other):\n    for n in r.resources:\n        pass\n    return other.resources\n",
+	})
+	x := buildRoot(t, root)
+	a, err := x.Callers(Spec{Symbol: "Reader.resources"}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := map[int]string{}
+	for _, s := range a.Values {
+		lines[s.Line] = s.Class
+	}
+	if lines[7] != Exact || lines[9] != Candidate || len(a.Sites) != 0 {
+		t.Errorf("reads of Reader.resources: want an exact value use at line 7 and a candidate at 9:\n%s\n%+v", a.Text(), a.Values)
+	}
+}
+
+// A call on a variable whose type is unknown, of a name only module-level
+// functions have, lists them as candidates (the variable may hold a
+// module), never "no definition named".
+func TestModuleHeldInVariable(t *testing.T) {
+	dumpHas(t, map[string]string{
+		"b64.py": "def header_length(s):\n    return len(s)\n",
+		"c.py":   "import b64\n\ndef use(flag):\n    m = b64 if flag else None\n    return m.header_length('x')\n",
+	}, []string{
+		"call c.py:5 m.header_length in use -> candidate[1] header_length (b64.py:1)",
+	})
+}

@@ -255,6 +255,9 @@ func measureTarget(ctx context.Context, c config, x *graph.Index, s *server, d *
 					if l.Path == itemRel && l.Line == nameLine {
 						fp.goes = "the target itself (yet incomingCalls left it out)"
 					}
+					if constructs(t, l.Path, src.line(l.Path, l.Line)) {
+						fp.goes = "the target's class, constructed: " + fp.goes
+					}
 				}
 			}
 			fp.cause = cls + ": " + fpCause(fp.goes)
@@ -319,6 +322,8 @@ func fpCause(goes string) string {
 	switch {
 	case goes == "":
 		return "not checked"
+	case strings.HasPrefix(goes, "the target's class"):
+		return "a construction of the target's class: the server's definition is the class, and incomingCalls lists constructions under the class, not its constructor"
 	case strings.HasPrefix(goes, "the target itself"):
 		return "the server's definition is the target, but incomingCalls left it out"
 	case strings.HasPrefix(goes, "nowhere"):
@@ -334,4 +339,19 @@ func clip(s string, n int) string {
 		return s[:n-3] + "..."
 	}
 	return s
+}
+
+// constructs says whether a definition the server gives at a site, at rel
+// with text line, is the class whose constructor target is (Python's
+// __init__): in the target's file, or in the typeshed stub of its module.
+func constructs(t *target, rel, line string) bool {
+	if t.Container == "" || t.Name != "__init__" {
+		return false
+	}
+	stub := strings.TrimSuffix(t.Rel, ".py") + ".pyi"
+	if rel != t.Rel && !strings.HasSuffix(rel, "/"+stub) {
+		return false
+	}
+	rest, ok := strings.CutPrefix(strings.TrimSpace(line), "class "+t.Container)
+	return ok && (rest == "" || rest[0] == '(' || rest[0] == ':')
 }

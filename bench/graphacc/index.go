@@ -511,7 +511,11 @@ func (s *sources) lines(rel string) []string {
 		return ls
 	}
 	var ls []string
-	if f, err := os.Open(filepath.Join(s.root, filepath.FromSlash(rel))); err == nil {
+	p := filepath.Join(s.root, filepath.FromSlash(rel))
+	if filepath.IsAbs(rel) { // a file outside the root (a typeshed stub)
+		p = rel
+	}
+	if f, err := os.Open(p); err == nil {
 		sc := bufio.NewScanner(f)
 		sc.Buffer(make([]byte, 1<<20), 16<<20)
 		for sc.Scan() {

@@ -96,6 +96,8 @@
 (assignment left: (identifier) @name type: (type) @type) @local
 (assignment left: (identifier) @name right: (call function: [(identifier) (attribute)] @type.call)) @local
 (assignment left: (identifier) @name right: [(identifier) (attribute)] @type.expr) @local
+; d = {}, s = "": a literal of a builtin type (language.json literal_types).
+(assignment left: (identifier) @name right: [(string) (concatenated_string) (dictionary) (list) (dictionary_comprehension) (list_comprehension)] @type.expr) @local
 (for_statement left: (identifier) @name right: [(identifier) (attribute)] @type.elem) @local
 (if_statement
   condition: (call
@@ -104,6 +106,13 @@
   consequence: (block) @scope
   (#eq? @_isinstance "isinstance")) @local
 (function_definition name: (identifier) @name return_type: (type) @type) @definition.function
+; A function's result without an annotation: each return statement binds
+; "return" (typed when it returns a construction, a name or an attribute),
+; each yield "yield"; the returns must all agree, and a generator has none.
+(return_statement "return" @name) @local
+(return_statement "return" @name (call function: [(identifier) (attribute)] @type.call)) @local
+(return_statement "return" @name [(identifier) (attribute)] @type.expr) @local
+(yield "yield" @name) @local
 (class_definition body: (block (expression_statement (assignment left: (identifier) @name type: (type) @type)))) @field
 (function_definition
   name: (identifier) @_init
@@ -126,4 +135,40 @@
     right: (identifier) @type.expr)))
   (#eq? @_init "__init__")
   (#eq? @_self "self")) @field
+(function_definition
+  name: (identifier) @_init
+  body: (block (expression_statement (assignment
+    left: (attribute object: (identifier) @_self attribute: (identifier) @name)
+    right: [(string) (concatenated_string) (dictionary) (list) (dictionary_comprehension) (list_comprehension)] @type.expr)))
+  (#eq? @_init "__init__")
+  (#eq? @_self "self")) @field
 (class_definition superclasses: (argument_list [(identifier) (attribute)] @type)) @field
+; A module's own variables: every binding of a name at the module's top
+; level (in if and try blocks too: the @local patterns above, read as the
+; module's outside functions, and these) and every global statement naming
+; it; they must agree for _inst = Random(); _inst.random() to type _inst.
+(augmented_assignment left: (identifier) @name) @field.module
+(tuple_pattern (identifier) @name) @field.module
+(named_expression name: (identifier) @name) @field.module
+(global_statement (identifier) @name) @field.global
+; self.x = ... in any method binds the field too: typed (a construction, a
+; call, a name) or not (anything but None, which adds no methods); the
+; bindings must agree for self.x.m() to be typed by them.
+(assignment
+  left: (attribute object: (identifier) @_self attribute: (identifier) @name)
+  right: (_) @_r
+  (#eq? @_self "self")
+  (#not-eq? @_r "None")) @field.attr
+(assignment
+  left: (attribute object: (identifier) @_self attribute: (identifier) @name)
+  right: (call function: [(identifier) (attribute)] @type.call)
+  (#eq? @_self "self")) @field.attr
+(assignment
+  left: (attribute object: (identifier) @_self attribute: (identifier) @name)
+  right: [(identifier) (string) (concatenated_string) (dictionary) (list) (dictionary_comprehension) (list_comprehension)] @type.expr
+  (#eq? @_self "self")) @field.attr
+(augmented_assignment
+  left: (attribute object: (identifier) @_self attribute: (identifier) @name)
+  (#eq? @_self "self")) @field.attr
+(pattern_list (attribute object: (identifier) @_self attribute: (identifier) @name) (#eq? @_self "self")) @field.attr
+(tuple_pattern (attribute object: (identifier) @_self attribute: (identifier) @name) (#eq? @_self "self")) @field.attr
