@@ -432,10 +432,8 @@ func (x *Index) put(rel string, f *File) {
 	eachName(f.Refs, func(n string) { ix.refs[n] = append(ix.refs[n], f) }, func(i int) string { return f.strs[f.Refs[i].name] })
 	ix.dirs[f.Dir] = append(ix.dirs[f.Dir], f)
 	ix.base[path.Base(f.Rel)] = append(ix.base[path.Base(f.Rel)], f)
-	if f.Lang.Imports == "dotted" {
-		for _, m := range dottedNames(f.Rel) {
-			ix.modules[m] = append(ix.modules[m], f)
-		}
+	for _, m := range f.Lang.rule.modules(f.Rel) {
+		ix.modules[m] = append(ix.modules[m], f)
 	}
 }
 
@@ -460,10 +458,8 @@ func (x *Index) drop(rel string) {
 	eachName(f.Refs, func(n string) { ix.refs[n] = without(ix.refs[n], f, ix.refs, n) }, func(i int) string { return f.strs[f.Refs[i].name] })
 	ix.dirs[f.Dir] = without(ix.dirs[f.Dir], f, ix.dirs, f.Dir)
 	ix.base[path.Base(f.Rel)] = without(ix.base[path.Base(f.Rel)], f, ix.base, path.Base(f.Rel))
-	if f.Lang.Imports == "dotted" {
-		for _, m := range dottedNames(f.Rel) {
-			ix.modules[m] = without(ix.modules[m], f, ix.modules, m)
-		}
+	for _, m := range f.Lang.rule.modules(f.Rel) {
+		ix.modules[m] = without(ix.modules[m], f, ix.modules, m)
 	}
 }
 
@@ -491,19 +487,6 @@ func without(list []*File, f *File, m map[string][]*File, key string) []*File {
 		return nil
 	}
 	return list
-}
-
-// dottedNames are the module paths a file answers to: a/b/c.py is a.b.c,
-// a/b/__init__.py is a.b (and, for src layouts, every shorter suffix).
-func dottedNames(rel string) []string {
-	p := strings.TrimSuffix(rel, path.Ext(rel))
-	p = strings.TrimSuffix(p, "/__init__")
-	parts := strings.Split(p, "/")
-	var out []string
-	for i := range parts {
-		out = append(out, strings.Join(parts[i:], "."))
-	}
-	return out
 }
 
 // Refresh re-reads files (absolute paths) now: the registry calls it after

@@ -31,8 +31,8 @@ type Language struct {
 	// "directory" (Go, Java, C: the files beside it) or "file" (Python,
 	// JavaScript, Rust: only its own definitions and imports).
 	Scope string
-	// Imports names how import paths map to files: go, dotted, relative,
-	// rust, include or none.
+	// Imports names the registered import rule (imports.go) that maps
+	// import paths to files: go, dotted, relative, rust, include or none.
 	Imports string
 	// Self lists receiver names that mean the enclosing class (self,
 	// this); a captured @self adds the method's own receiver name.
@@ -45,8 +45,8 @@ type Language struct {
 	// Variants names a rule for files built only for some systems: "go"
 	// (x_linux.go, x_amd64.go).
 	Variants string
-	// Resolve lists the suffixes tried after a relative import path
-	// (".ts", "/index.js"), for Imports "relative" and "include".
+	// Resolve lists the suffixes tried after an import path (".ts",
+	// "/index.js", "/__init__.py"), for the rules that read it.
 	Resolve []string
 	// ImplicitSelf says a bare name inside a method may be a member of its
 	// class (Java, C++); elsewhere members need self. or this.
@@ -78,6 +78,7 @@ type Language struct {
 	// as a candidate, since any object with it conforms) or "none".
 	Implements string
 
+	rule     importRule // Imports, made with its data from language.json
 	query    *astgrep.CaptureQuery
 	source   string // language.json and tags.scm, for the snapshot key
 	roles    []role // by capture index; capture -1 for captures that name no role
@@ -135,12 +136,23 @@ type langConfig struct {
 	Super        []string `json:"super"`
 	ModuleSelf   []string `json:"module_self"`
 	Constructor  string   `json:"constructor"`
+	// The import rule's data: see importData.
+	ModuleSeparator   string   `json:"module_separator"`
+	InitFile          string   `json:"init_file"`
+	ReplaceExtensions []string `json:"replace_extensions"`
+	PathRoot          string   `json:"path_root"`
+	PathSelf          string   `json:"path_self"`
+	PathParent        string   `json:"path_parent"`
+	RootFiles         []string `json:"root_files"`
+	SourceDir         string   `json:"source_dir"`
 }
 
-var (
-	scopes  = []string{"directory", "file"}
-	imports = []string{"go", "dotted", "relative", "rust", "include", "none"}
-)
+func (c *langConfig) importData() importData {
+	return importData{Separator: c.ModuleSeparator, InitFile: c.InitFile, Resolve: c.Resolve, Replace: c.ReplaceExtensions,
+		Root: c.PathRoot, Self: c.PathSelf, Parent: c.PathParent, RootFiles: c.RootFiles, SourceDir: c.SourceDir}
+}
+
+var scopes = []string{"directory", "file"}
 
 // LangSet is the languages the graph indexes, by id and by file name.
 type LangSet struct {
@@ -270,6 +282,30 @@ func readConfig(fsys fs.FS, id string, depth int) (langConfig, []byte, error) {
 	if c.Constructor == "" {
 		c.Constructor = base.Constructor
 	}
+	if c.ModuleSeparator == "" {
+		c.ModuleSeparator = base.ModuleSeparator
+	}
+	if c.InitFile == "" {
+		c.InitFile = base.InitFile
+	}
+	if c.ReplaceExtensions == nil {
+		c.ReplaceExtensions = base.ReplaceExtensions
+	}
+	if c.PathRoot == "" {
+		c.PathRoot = base.PathRoot
+	}
+	if c.PathSelf == "" {
+		c.PathSelf = base.PathSelf
+	}
+	if c.PathParent == "" {
+		c.PathParent = base.PathParent
+	}
+	if c.RootFiles == nil {
+		c.RootFiles = base.RootFiles
+	}
+	if c.SourceDir == "" {
+		c.SourceDir = base.SourceDir
+	}
 	return c, append(append(raw, 0), baseRaw...), nil
 }
 
@@ -306,8 +342,9 @@ func loadLanguage(e *astgrep.Engine, fsys fs.FS, id string) (*Language, error) {
 	if !slices.Contains([]string{"method_set", "declared", "structural", "none"}, c.Implements) {
 		return nil, fmt.Errorf("language %s: implements %q is not one of method_set, declared, structural, none", id, c.Implements)
 	}
-	if !slices.Contains(imports, c.Imports) {
-		return nil, fmt.Errorf("language %s: imports %q is not one of %s", id, c.Imports, strings.Join(imports, ", "))
+	rule, err := newImportRule(c.Imports, c.importData())
+	if err != nil {
+		return nil, fmt.Errorf("language %s: %w", id, err)
 	}
 	var src []byte
 	for _, name := range defaultQueries(c.Queries) {
@@ -326,7 +363,7 @@ func loadLanguage(e *astgrep.Engine, fsys fs.FS, id string) (*Language, error) {
 		return nil, fmt.Errorf("language %s: %w", id, err)
 	}
 	l := &Language{ID: id, Grammar: c.Grammar, Scope: c.Scope, Imports: c.Imports, Self: c.Self, Builtins: c.Builtins,
-		Extensions: c.Extensions, Resolve: c.Resolve, Variants: c.Variants, Reexports: c.Reexports != nil && *c.Reexports, ImplicitSelf: c.ImplicitSelf != nil && *c.ImplicitSelf, query: q, source: string(raw) + "\x00" + string(src),
+		rule: rule, Extensions: c.Extensions, Resolve: c.Resolve, Variants: c.Variants, Reexports: c.Reexports != nil && *c.Reexports, ImplicitSelf: c.ImplicitSelf != nil && *c.ImplicitSelf, query: q, source: string(raw) + "\x00" + string(src),
 		TypeWrappers: c.TypeWrappers, ElementTypes: c.ElementTypes, Implements: c.Implements, Super: c.Super, ModuleSelf: c.ModuleSelf, Constructor: c.Constructor,
 		builtins: map[string]bool{}, self: map[string]bool{}, wrappers: map[string]bool{}, elements: map[string]bool{}}
 	for _, w := range c.TypeWrappers {
