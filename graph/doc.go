@@ -58,8 +58,9 @@
 // file that is its folder's module: __init__, mod), "resolve" (suffixes
 // tried in order), "replace_extensions" (./b.js may name b.ts),
 // "path_root", "path_self", "path_parent", "root_files" and "source_dir"
-// (crate::, self::, super::, lib.rs, src/). A rule rejects the keys it
-// does not read, and an unknown rule names the registered ones.
+// (crate::, self::, super::, lib.rs, src/), "manifest" (go.mod, whose
+// module path prefixes its folder's import paths). A rule rejects the
+// keys it does not read, and an unknown rule names the registered ones.
 //
 // # Declared types
 //

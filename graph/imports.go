@@ -1,6 +1,8 @@
 package graph
 
 import (
+	"bufio"
+	"bytes"
 	"fmt"
 	"path"
 	"slices"
@@ -35,6 +37,10 @@ type importRule interface {
 	// names are the includer's, and what a header declares is defined in
 	// the sources beside it with its base name.
 	textual() bool
+	// manifest is the name of the file that declares the module path of
+	// its folder (go.mod), "" for none; modulePath reads that path.
+	manifest() string
+	modulePath(data []byte) string
 }
 
 // importData is what language.json gives a rule; each rule reads some of
@@ -49,6 +55,7 @@ type importData struct {
 	Parent    string   // path_parent: ... naming the module above (super)
 	RootFiles []string // root_files: the files that are a package's root module, in order (lib.rs)
 	SourceDir string   // source_dir: the folder a package's modules sit under (src)
+	Manifest  string   // manifest: the file declaring its folder's module path (go.mod)
 }
 
 // keys lists the rule keys d sets.
@@ -58,6 +65,7 @@ func (d importData) keys() []string {
 		"module_separator": d.Separator != "", "init_file": d.InitFile != "", "resolve": len(d.Resolve) > 0,
 		"replace_extensions": len(d.Replace) > 0, "path_root": d.Root != "", "path_self": d.Self != "",
 		"path_parent": d.Parent != "", "root_files": len(d.RootFiles) > 0, "source_dir": d.SourceDir != "",
+		"manifest": d.Manifest != "",
 	} {
 		if set {
 			out = append(out, k)
@@ -76,7 +84,8 @@ type ruleSpec struct {
 
 var importRules = map[string]ruleSpec{
 	"none": {make: func(importData) importRule { return noImports{} }},
-	"go":   {make: func(importData) importRule { return goImports{} }},
+	"go": {required: []string{"manifest"},
+		make: func(d importData) importRule { return goImports{manifestName: d.Manifest} }},
 	"dotted": {required: []string{"module_separator"}, optional: []string{"init_file", "resolve"},
 		make: func(d importData) importRule {
 			return dottedImports{sep: d.Separator, init: d.InitFile, resolve: d.Resolve}
@@ -124,14 +133,32 @@ func (noImports) isPath(string) bool                          { return false }
 func (noImports) defaultLocal(string, []*File) string         { return "" }
 func (noImports) bindsNames() bool                            { return false }
 func (noImports) textual() bool                               { return false }
+func (noImports) manifest() string                            { return "" }
+func (noImports) modulePath([]byte) string                    { return "" }
 
-// goImports: an import path is a package folder, under the go.mod that
-// declares the longest prefix of it.
-type goImports struct{ noImports }
+// goImports: an import path is a package folder, under the manifest
+// (go.mod) that declares the longest prefix of it.
+type goImports struct {
+	noImports
+	manifestName string
+}
+
+func (r goImports) manifest() string { return r.manifestName }
+
+// modulePath is the manifest's module directive.
+func (goImports) modulePath(data []byte) string {
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), "module "); ok {
+			return strings.Trim(strings.TrimSpace(rest), `"`)
+		}
+	}
+	return ""
+}
 
 func (goImports) files(x *Index, f *File, module string) ([]*File, bool) {
 	ix := x.langIx[f.Lang]
-	for _, m := range x.goMods {
+	for _, m := range x.mods {
 		if module == m.path || strings.HasPrefix(module, m.path+"/") {
 			return nonEmpty(ix.dirs[path.Join(m.dir, strings.TrimPrefix(module, m.path))])
 		}

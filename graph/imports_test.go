@@ -126,3 +126,23 @@ func TestImportRuleValidation(t *testing.T) {
 		t.Fatalf("an unchanged copy: %v", err)
 	}
 }
+
+// The go rule reads module paths from the manifest language.json names.
+func TestImportRuleManifestFromLanguageJSON(t *testing.T) {
+	files := map[string]string{
+		"mod.txt":     "module example.com/m\n",
+		"pkg/p.go":    "package pkg\n\nfunc F() {}\n",
+		"cmd/main.go": "package main\n\nimport \"example.com/m/pkg\"\n\nfunc main() { pkg.F() }\n",
+	}
+	root := t.TempDir()
+	writeTree(t, root, files)
+	if d := buildRoot(t, root).Dump(); strings.Contains(d, "-> exact pkg.F (pkg/p.go:3)") {
+		t.Errorf("mod.txt read as a manifest by the bundled go rule:\n%s", d)
+	}
+	qd := copyLanguages(t, "go", map[string]any{"manifest": "mod.txt"})
+	root = t.TempDir()
+	writeTree(t, root, files)
+	if d := buildRootOpts(t, root, Options{QueryDirs: []string{qd}}).Dump(); !strings.Contains(d, "pkg.F in main.main -> exact pkg.F (pkg/p.go:3)") {
+		t.Errorf("the manifest named in language.json was not read:\n%s", d)
+	}
+}

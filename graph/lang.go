@@ -145,11 +145,12 @@ type langConfig struct {
 	PathParent        string   `json:"path_parent"`
 	RootFiles         []string `json:"root_files"`
 	SourceDir         string   `json:"source_dir"`
+	Manifest          string   `json:"manifest"`
 }
 
 func (c *langConfig) importData() importData {
 	return importData{Separator: c.ModuleSeparator, InitFile: c.InitFile, Resolve: c.Resolve, Replace: c.ReplaceExtensions,
-		Root: c.PathRoot, Self: c.PathSelf, Parent: c.PathParent, RootFiles: c.RootFiles, SourceDir: c.SourceDir}
+		Root: c.PathRoot, Self: c.PathSelf, Parent: c.PathParent, RootFiles: c.RootFiles, SourceDir: c.SourceDir, Manifest: c.Manifest}
 }
 
 var scopes = []string{"directory", "file"}
@@ -158,15 +159,17 @@ var scopes = []string{"directory", "file"}
 type LangSet struct {
 	byID  map[string]*Language
 	byExt map[string]*Language
-	ids   []string
-	hash  string // of every language's files: snapshots made with other queries are not used
+	// manifests are the files import rules read module paths from (go.mod).
+	manifests map[string]importRule
+	ids       []string
+	hash      string // of every language's files: snapshots made with other queries are not used
 }
 
 // LoadLanguages reads the bundled languages/ folders and then each of
 // dirs (folders holding one folder per language), later ones replacing
 // earlier ones with the same id, and compiles their queries with e.
 func LoadLanguages(e *astgrep.Engine, dirs ...string) (*LangSet, error) {
-	s := &LangSet{byID: map[string]*Language{}, byExt: map[string]*Language{}}
+	s := &LangSet{byID: map[string]*Language{}, byExt: map[string]*Language{}, manifests: map[string]importRule{}}
 	sub, _ := fs.Sub(bundled, "languages")
 	fss := []fs.FS{sub}
 	for _, d := range dirs {
@@ -198,6 +201,9 @@ func LoadLanguages(e *astgrep.Engine, dirs ...string) (*LangSet, error) {
 		}
 		for _, x := range exts {
 			s.byExt[strings.ToLower(x)] = l
+		}
+		if m := l.rule.manifest(); m != "" {
+			s.manifests[m] = l.rule
 		}
 	}
 	sort.Strings(s.ids)
@@ -305,6 +311,9 @@ func readConfig(fsys fs.FS, id string, depth int) (langConfig, []byte, error) {
 	}
 	if c.SourceDir == "" {
 		c.SourceDir = base.SourceDir
+	}
+	if c.Manifest == "" {
+		c.Manifest = base.Manifest
 	}
 	return c, append(append(raw, 0), baseRaw...), nil
 }
