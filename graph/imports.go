@@ -173,16 +173,29 @@ func (goImports) files(x *Index, f *File, module string) ([]*File, bool) {
 }
 
 // defaultLocal is the package's declared name, else the path's last
-// element that is not a major version (v2).
+// element that is not a major version (v2). Build tags are not read, so
+// the name most files declare wins (a generator beside them is package
+// main), then the path's element, then the first in order: never the
+// order the files were read in.
 func (goImports) defaultLocal(module string, files []*File) string {
-	for _, g := range files {
-		if g.Package != "" && !strings.HasSuffix(g.Package, "_test") {
-			return g.Package
-		}
-	}
 	base := path.Base(module)
 	if len(base) > 1 && base[0] == 'v' && strings.Trim(base[1:], "0123456789") == "" {
 		base = path.Base(path.Dir(module))
+	}
+	best, most := "", 0
+	count := map[string]int{}
+	for _, g := range files {
+		if g.Package == "" || strings.HasSuffix(g.Package, "_test") {
+			continue
+		}
+		count[g.Package]++
+		n := count[g.Package]
+		if n > most || n == most && (g.Package == base || best != base && g.Package < best) {
+			best, most = g.Package, n
+		}
+	}
+	if best != "" {
+		return best
 	}
 	return base
 }

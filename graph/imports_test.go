@@ -146,3 +146,17 @@ func TestImportRuleManifestFromLanguageJSON(t *testing.T) {
 		t.Errorf("the manifest named in language.json was not read:\n%s", d)
 	}
 }
+
+// An import without an alias binds the package name most of the folder's
+// files declare, whatever order they were read in: a generator beside
+// them (package main, //go:build ignore, as crypto/md5/gen.go) does not
+// name the package.
+func TestGoImportNameIgnoresGenerator(t *testing.T) {
+	dumpHas(t, map[string]string{
+		"go.mod":       "module m\n",
+		"md5/a_gen.go": "//go:build ignore\n\npackage main\n\nfunc main() {}\n",
+		"md5/md5.go":   "package md5\n\nfunc Sum() {}\n",
+		"md5/x.go":     "package md5\n\nfunc helper() {}\n",
+		"use/use.go":   "package use\n\nimport \"m/md5\"\n\nfunc F() { md5.Sum() }\n",
+	}, []string{"call use/use.go:5 md5.Sum in use.F -> exact md5.Sum (md5/md5.go:3)"})
+}
