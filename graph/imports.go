@@ -238,10 +238,16 @@ func (r dottedImports) files(x *Index, f *File, module string) ([]*File, bool) {
 		rest = strings.ReplaceAll(rest, r.sep, "/")
 		p := path.Join(base, rest)
 		if rest == "" {
-			if r.init == "" {
-				return nil, false
+			// The package itself (from . import f): its folder's init file,
+			// by the resolve suffixes that name a file in the folder.
+			for _, ext := range r.resolve {
+				if name, ok := strings.CutPrefix(ext, "/"); ok {
+					if g := x.files[path.Join(base, name)]; g != nil {
+						return []*File{g}, true
+					}
+				}
 			}
-			return nonEmpty(ix.modules[strings.ReplaceAll(path.Join(base, r.init), "/", r.sep)])
+			return nil, false
 		}
 		for _, ext := range r.resolve {
 			if g := x.files[p+ext]; g != nil {

@@ -160,3 +160,13 @@ func TestGoImportNameIgnoresGenerator(t *testing.T) {
 		"use/use.go":   "package use\n\nimport \"m/md5\"\n\nfunc F() { md5.Sum() }\n",
 	}, []string{"call use/use.go:5 md5.Sum in use.F -> exact md5.Sum (md5/md5.go:3)"})
 }
+
+// from . import f names f in the package's own init file (it was
+// "external: ." for any package below the root).
+func TestDottedImportOfOwnPackage(t *testing.T) {
+	dumpHas(t, map[string]string{
+		"pkg/__init__.py": "def helper():\n    pass\n",
+		"pkg/m.py":        "from . import helper\n\nhelper()\n",
+		"pkg/sub/n.py":    "from .. import helper\n\nhelper()\n",
+	}, []string{"call pkg/m.py:3 helper in (top level) -> import helper (pkg/__init__.py:1)", "call pkg/sub/n.py:3 helper in (top level) -> import helper (pkg/__init__.py:1)"})
+}
