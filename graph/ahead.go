@@ -147,7 +147,7 @@ func (x *Index) aheadTree(ctx context.Context) (*Index, []walk.Entry, error) {
 	sub := &Index{root: x.root, guard: x.guard, eng: x.eng, langs: x.langs, opts: x.opts,
 		files: map[string]*File{}, dirs: map[string]int64{}, skipped: map[string]string{},
 		langIx: map[*Language]*langIndex{}, ready: make(chan struct{}), saved: make(chan struct{}),
-		ctx: ctx, cancel: func() {}, goModAt: map[string]string{}, parent: x, parsed: map[string]bool{}}
+		ctx: ctx, cancel: func() {}, modAt: map[string]string{}, parent: x, parsed: map[string]bool{}}
 	close(sub.ready)
 	close(sub.saved)
 	var found []walk.Entry

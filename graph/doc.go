@@ -52,6 +52,16 @@
 // A definition inside a function, a block or a value (@local.scope) is not
 // a name of its module: an import never resolves to it.
 //
+// "imports" names a registered import rule (imports.go: go, dotted,
+// relative, rust, include, none), which maps an import path to files;
+// its data is in the same file: "module_separator", "init_file" (the
+// file that is its folder's module: __init__, mod), "resolve" (suffixes
+// tried in order), "replace_extensions" (./b.js may name b.ts),
+// "path_root", "path_self", "path_parent", "root_files" and "source_dir"
+// (crate::, self::, super::, lib.rs, src/), "manifest" (go.mod, whose
+// module path prefixes its folder's import paths). A rule rejects the
+// keys it does not read, and an unknown rule names the registered ones.
+//
 // # Declared types
 //
 // A receiver's type is read from what the source declares, no type

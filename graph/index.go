@@ -1,8 +1,6 @@
 package graph
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -59,7 +57,7 @@ type Index struct {
 	gen     uint64 // moves on every change
 	modGen  uint64 // moves when the files a module path or package names may change
 	langIx  map[*Language]*langIndex
-	goMods  []goModule
+	mods    []manifestModule
 
 	impMu sync.Mutex
 	imp   map[*File]*fileScope       // scope's cache
@@ -67,7 +65,7 @@ type Index struct {
 	impls map[implKey][]Target       // implementations' cache
 	subs  map[*Language]subclassesAt // base-class fields by the base's name, by x.gen
 
-	goModAt   map[string]string // go.mod folder → module path
+	modAt     map[string]string // a manifest's (go.mod's) folder → module path
 	watch     *watcher          // nil: every Sync checks every stamp
 	watchNote string            // why there is no watcher
 	swept     bool              // a full stamp check ran after the build
@@ -105,7 +103,7 @@ type langIndex struct {
 	base    map[string][]*File // by file name (include and suffix lookups)
 }
 
-type goModule struct{ path, dir string }
+type manifestModule struct{ path, dir string }
 
 // New makes an index over the guard's root, every file read through it.
 // Nothing is read until Build.
@@ -128,7 +126,7 @@ func New(g *pathguard.Guard, eng *astgrep.Engine, opts Options) (*Index, error) 
 	x := &Index{root: root, guard: g, eng: eng, langs: langs, opts: opts,
 		files: map[string]*File{}, dirs: map[string]int64{}, skipped: map[string]string{},
 		langIx: map[*Language]*langIndex{}, ready: make(chan struct{}), saved: make(chan struct{}), ctx: ctx, cancel: cancel,
-		goModAt: map[string]string{}}
+		modAt: map[string]string{}}
 	if w, err := newWatcher(); err == nil {
 		x.watch = w
 	} else {
@@ -229,7 +227,7 @@ func (x *Index) walkOpts() walk.Options {
 		MaxFileSize: x.opts.MaxFileSize,
 		Dirs:        true,
 		Want: func(name string) bool {
-			return x.langs.ForFile(name) != nil || name == "go.mod"
+			return x.langs.ForFile(name) != nil || x.langs.manifests[name] != nil
 		},
 	}
 }
@@ -271,7 +269,7 @@ func (x *Index) build(ctx context.Context) error {
 	return nil
 }
 
-// admit records the folders and go.mod files of a walk and returns the
+// admit records the folders and manifests (go.mod) of a walk and returns the
 // files to (re)index.
 func (x *Index) admit(found []walk.Entry) []walk.Entry {
 	x.mu.Lock()
@@ -286,8 +284,8 @@ func (x *Index) admit(found []walk.Entry) []walk.Entry {
 				x.watchDir(e.Rel, e.Abs)
 			}
 			x.dirs[e.Rel] = x.dirMtime(e.Abs)
-		case path.Base(e.Rel) == "go.mod":
-			x.readGoMod(e)
+		case x.langs.manifests[path.Base(e.Rel)] != nil:
+			x.readManifest(e)
 		case e.TooLarge:
 			x.skipped[e.Rel] = fmt.Sprintf("larger than %d bytes", x.opts.MaxFileSize)
 		default:
@@ -311,28 +309,26 @@ func (x *Index) dirMtime(abs string) int64 {
 	return st.ModTime().UnixNano()
 }
 
-func (x *Index) readGoMod(e walk.Entry) {
+// readManifest records the module path a manifest declares for its
+// folder, by its language's import rule.
+func (x *Index) readManifest(e walk.Entry) {
 	dir := path.Dir(e.Rel)
-	delete(x.goModAt, dir)
+	delete(x.modAt, dir)
 	if data, _, err := x.guard.ReadFile(e.Abs, 1<<20); err == nil {
-		sc := bufio.NewScanner(bytes.NewReader(data))
-		for sc.Scan() {
-			if rest, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), "module "); ok {
-				x.goModAt[dir] = strings.Trim(strings.TrimSpace(rest), `"`)
-				break
-			}
+		if m := x.langs.manifests[path.Base(e.Rel)].modulePath(data); m != "" {
+			x.modAt[dir] = m
 		}
 	}
-	x.goMods = x.goMods[:0]
-	for d, m := range x.goModAt {
-		x.goMods = append(x.goMods, goModule{path: m, dir: d})
+	x.mods = x.mods[:0]
+	for d, m := range x.modAt {
+		x.mods = append(x.mods, manifestModule{path: m, dir: d})
 	}
 	// Longest module path first: nested modules win.
-	sort.Slice(x.goMods, func(i, j int) bool {
-		if len(x.goMods[i].path) != len(x.goMods[j].path) {
-			return len(x.goMods[i].path) > len(x.goMods[j].path)
+	sort.Slice(x.mods, func(i, j int) bool {
+		if len(x.mods[i].path) != len(x.mods[j].path) {
+			return len(x.mods[i].path) > len(x.mods[j].path)
 		}
-		return x.goMods[i].dir < x.goMods[j].dir
+		return x.mods[i].dir < x.mods[j].dir
 	})
 	x.gen++
 	x.modGen++
@@ -439,10 +435,8 @@ func (x *Index) put(rel string, f *File) {
 	eachName(f.Refs, func(n string) { ix.refs[n] = append(ix.refs[n], f) }, func(i int) string { return f.strs[f.Refs[i].name] })
 	ix.dirs[f.Dir] = append(ix.dirs[f.Dir], f)
 	ix.base[path.Base(f.Rel)] = append(ix.base[path.Base(f.Rel)], f)
-	if f.Lang.Imports == "dotted" {
-		for _, m := range dottedNames(f.Rel) {
-			ix.modules[m] = append(ix.modules[m], f)
-		}
+	for _, m := range f.Lang.rule.modules(f.Rel) {
+		ix.modules[m] = append(ix.modules[m], f)
 	}
 }
 
@@ -467,10 +461,8 @@ func (x *Index) drop(rel string) {
 	eachName(f.Refs, func(n string) { ix.refs[n] = without(ix.refs[n], f, ix.refs, n) }, func(i int) string { return f.strs[f.Refs[i].name] })
 	ix.dirs[f.Dir] = without(ix.dirs[f.Dir], f, ix.dirs, f.Dir)
 	ix.base[path.Base(f.Rel)] = without(ix.base[path.Base(f.Rel)], f, ix.base, path.Base(f.Rel))
-	if f.Lang.Imports == "dotted" {
-		for _, m := range dottedNames(f.Rel) {
-			ix.modules[m] = without(ix.modules[m], f, ix.modules, m)
-		}
+	for _, m := range f.Lang.rule.modules(f.Rel) {
+		ix.modules[m] = without(ix.modules[m], f, ix.modules, m)
 	}
 }
 
@@ -498,19 +490,6 @@ func without(list []*File, f *File, m map[string][]*File, key string) []*File {
 		return nil
 	}
 	return list
-}
-
-// dottedNames are the module paths a file answers to: a/b/c.py is a.b.c,
-// a/b/__init__.py is a.b (and, for src layouts, every shorter suffix).
-func dottedNames(rel string) []string {
-	p := strings.TrimSuffix(rel, path.Ext(rel))
-	p = strings.TrimSuffix(p, "/__init__")
-	parts := strings.Split(p, "/")
-	var out []string
-	for i := range parts {
-		out = append(out, strings.Join(parts[i:], "."))
-	}
-	return out
 }
 
 // Refresh re-reads files (absolute paths) now: the registry calls it after
@@ -589,7 +568,7 @@ func (x *Index) syncEvents(ctx context.Context, files, dirs []string) (int, erro
 	var changed []string
 	for _, rel := range files {
 		abs := filepath.Join(x.root, filepath.FromSlash(rel))
-		if path.Base(rel) == "go.mod" {
+		if x.langs.manifests[path.Base(rel)] != nil {
 			dirs = append(dirs, path.Dir(rel))
 			continue
 		}

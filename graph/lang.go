@@ -32,8 +32,8 @@ type Language struct {
 	// "directory" (Go, Java, C: the files beside it) or "file" (Python,
 	// JavaScript, Rust: only its own definitions and imports).
 	Scope string
-	// Imports names how import paths map to files: go, dotted, relative,
-	// rust, include or none.
+	// Imports names the registered import rule (imports.go) that maps
+	// import paths to files: go, dotted, relative, rust, include or none.
 	Imports string
 	// Self lists receiver names that mean the enclosing class (self,
 	// this); a captured @self adds the method's own receiver name.
@@ -46,8 +46,8 @@ type Language struct {
 	// Variants names a rule for files built only for some systems: "go"
 	// (x_linux.go, x_amd64.go).
 	Variants string
-	// Resolve lists the suffixes tried after a relative import path
-	// (".ts", "/index.js"), for Imports "relative" and "include".
+	// Resolve lists the suffixes tried after an import path (".ts",
+	// "/index.js", "/__init__.py"), for the rules that read it.
 	Resolve []string
 	// ImplicitSelf says a bare name inside a method may be a member of its
 	// class (Java, C++); elsewhere members need self. or this.
@@ -88,6 +88,7 @@ type Language struct {
 	// a receiver call no member matches may be a module's function.
 	ModuleValues bool
 
+	rule     importRule // Imports, made with its data from language.json
 	query    *astgrep.CaptureQuery
 	source   string // language.json and tags.scm, for the snapshot key
 	roles    []role // by capture index; capture -1 for captures that name no role
@@ -163,26 +164,40 @@ type langConfig struct {
 	LiteralTypes map[string]string `json:"literal_types"`
 	ClassSelf    []string          `json:"class_self"`
 	ModuleValues *bool             `json:"module_values"`
+	// The import rule's data: see importData.
+	ModuleSeparator   string   `json:"module_separator"`
+	InitFile          string   `json:"init_file"`
+	ReplaceExtensions []string `json:"replace_extensions"`
+	PathRoot          string   `json:"path_root"`
+	PathSelf          string   `json:"path_self"`
+	PathParent        string   `json:"path_parent"`
+	RootFiles         []string `json:"root_files"`
+	SourceDir         string   `json:"source_dir"`
+	Manifest          string   `json:"manifest"`
 }
 
-var (
-	scopes  = []string{"directory", "file"}
-	imports = []string{"go", "dotted", "relative", "rust", "include", "none"}
-)
+func (c *langConfig) importData() importData {
+	return importData{Separator: c.ModuleSeparator, InitFile: c.InitFile, Resolve: c.Resolve, Replace: c.ReplaceExtensions,
+		Root: c.PathRoot, Self: c.PathSelf, Parent: c.PathParent, RootFiles: c.RootFiles, SourceDir: c.SourceDir, Manifest: c.Manifest}
+}
+
+var scopes = []string{"directory", "file"}
 
 // LangSet is the languages the graph indexes, by id and by file name.
 type LangSet struct {
 	byID  map[string]*Language
 	byExt map[string]*Language
-	ids   []string
-	hash  string // of every language's files: snapshots made with other queries are not used
+	// manifests are the files import rules read module paths from (go.mod).
+	manifests map[string]importRule
+	ids       []string
+	hash      string // of every language's files: snapshots made with other queries are not used
 }
 
 // LoadLanguages reads the bundled languages/ folders and then each of
 // dirs (folders holding one folder per language), later ones replacing
 // earlier ones with the same id, and compiles their queries with e.
 func LoadLanguages(e *astgrep.Engine, dirs ...string) (*LangSet, error) {
-	s := &LangSet{byID: map[string]*Language{}, byExt: map[string]*Language{}}
+	s := &LangSet{byID: map[string]*Language{}, byExt: map[string]*Language{}, manifests: map[string]importRule{}}
 	sub, _ := fs.Sub(bundled, "languages")
 	fss := []fs.FS{sub}
 	for _, d := range dirs {
@@ -214,6 +229,9 @@ func LoadLanguages(e *astgrep.Engine, dirs ...string) (*LangSet, error) {
 		}
 		for _, x := range exts {
 			s.byExt[strings.ToLower(x)] = l
+		}
+		if m := l.rule.manifest(); m != "" {
+			s.manifests[m] = l.rule
 		}
 	}
 	sort.Strings(s.ids)
@@ -310,6 +328,33 @@ func readConfig(fsys fs.FS, id string, depth int) (langConfig, []byte, error) {
 	if c.ModuleValues == nil {
 		c.ModuleValues = base.ModuleValues
 	}
+	if c.ModuleSeparator == "" {
+		c.ModuleSeparator = base.ModuleSeparator
+	}
+	if c.InitFile == "" {
+		c.InitFile = base.InitFile
+	}
+	if c.ReplaceExtensions == nil {
+		c.ReplaceExtensions = base.ReplaceExtensions
+	}
+	if c.PathRoot == "" {
+		c.PathRoot = base.PathRoot
+	}
+	if c.PathSelf == "" {
+		c.PathSelf = base.PathSelf
+	}
+	if c.PathParent == "" {
+		c.PathParent = base.PathParent
+	}
+	if c.RootFiles == nil {
+		c.RootFiles = base.RootFiles
+	}
+	if c.SourceDir == "" {
+		c.SourceDir = base.SourceDir
+	}
+	if c.Manifest == "" {
+		c.Manifest = base.Manifest
+	}
 	return c, append(append(raw, 0), baseRaw...), nil
 }
 
@@ -346,8 +391,9 @@ func loadLanguage(e *astgrep.Engine, fsys fs.FS, id string) (*Language, error) {
 	if !slices.Contains([]string{"method_set", "declared", "structural", "none"}, c.Implements) {
 		return nil, fmt.Errorf("language %s: implements %q is not one of method_set, declared, structural, none", id, c.Implements)
 	}
-	if !slices.Contains(imports, c.Imports) {
-		return nil, fmt.Errorf("language %s: imports %q is not one of %s", id, c.Imports, strings.Join(imports, ", "))
+	rule, err := newImportRule(c.Imports, c.importData())
+	if err != nil {
+		return nil, fmt.Errorf("language %s: %w", id, err)
 	}
 	var src []byte
 	for _, name := range defaultQueries(c.Queries) {
@@ -366,7 +412,7 @@ func loadLanguage(e *astgrep.Engine, fsys fs.FS, id string) (*Language, error) {
 		return nil, fmt.Errorf("language %s: %w", id, err)
 	}
 	l := &Language{ID: id, Grammar: c.Grammar, Scope: c.Scope, Imports: c.Imports, Self: c.Self, Builtins: c.Builtins,
-		Extensions: c.Extensions, Resolve: c.Resolve, Variants: c.Variants, Reexports: c.Reexports != nil && *c.Reexports, ImplicitSelf: c.ImplicitSelf != nil && *c.ImplicitSelf, query: q, source: string(raw) + "\x00" + string(src),
+		rule: rule, Extensions: c.Extensions, Resolve: c.Resolve, Variants: c.Variants, Reexports: c.Reexports != nil && *c.Reexports, ImplicitSelf: c.ImplicitSelf != nil && *c.ImplicitSelf, query: q, source: string(raw) + "\x00" + string(src),
 		TypeWrappers: c.TypeWrappers, ElementTypes: c.ElementTypes, Implements: c.Implements, Super: c.Super, ModuleSelf: c.ModuleSelf, Constructor: c.Constructor, LiteralTypes: c.LiteralTypes, ClassSelf: c.ClassSelf, ModuleValues: c.ModuleValues != nil && *c.ModuleValues,
 		builtins: map[string]bool{}, self: map[string]bool{}, wrappers: map[string]bool{}, elements: map[string]bool{}}
 	for _, w := range c.TypeWrappers {

@@ -448,7 +448,7 @@ func (x *Index) callers(t Target) (calls, values []Site, elsewhere int, nowhere 
 // constructor t: u is t's class, in t's file or package folder.
 func constructs(u, t Target) bool {
 	d := u.D()
-	return classLike[d.Kind] && d.Name == t.D().Container && (u.File == t.File || u.File.Dir == t.File.Dir && u.File.Lang.Scope == "directory" || u.File.Dir == t.File.Dir && u.File.Lang.Imports == "include")
+	return classLike[d.Kind] && d.Name == t.D().Container && (u.File == t.File || u.File.Dir == t.File.Dir && u.File.Lang.Scope == "directory" || u.File.Dir == t.File.Dir && u.File.Lang.rule.textual())
 }
 
 // callersOf answers callers for many definitions at once, reading the
@@ -617,7 +617,7 @@ type renamesAt struct {
 // kept until the index changes.
 func (x *Index) renames(l *Language) map[string][]string {
 	ix := x.langIx[l]
-	if ix == nil || l.Imports == "go" || l.Imports == "none" || l.Imports == "include" {
+	if ix == nil || !l.rule.bindsNames() {
 		return nil
 	}
 	x.impMu.Lock()

@@ -421,7 +421,7 @@ func dedupeTargets(ts []Target) []Target {
 // viaIncludes resolves a bare name through included headers (C, C++): the
 // header itself and the sources beside it with its base name.
 func (x *Index) viaIncludes(f *File, name string, ok func(*Def) bool) (Resolution, bool) {
-	if f.Lang.Imports != "include" {
+	if !f.Lang.rule.textual() {
 		return Resolution{}, false
 	}
 	var files []*File
@@ -461,7 +461,7 @@ func (x *Index) moduleBinding(f *File, recv string) ([]*File, string, bool) {
 		return files, module, true
 	}
 	// A path written out in full: crate::a::b::f(), a.b.f(); crate::f().
-	if sep := moduleSep(f.Lang); sep != "" && (strings.Contains(recv, sep) || f.Lang.Imports == "rust" && (recv == "crate" || recv == "self" || recv == "super")) {
+	if f.Lang.rule.isPath(recv) {
 		if files, ok := x.moduleFiles(f, recv); ok {
 			return files, recv, true
 		}
@@ -513,211 +513,19 @@ func joinModule(l *Language, module, name string) string {
 	return module + moduleSep(l) + name
 }
 
-func moduleSep(l *Language) string {
-	switch l.Imports {
-	case "dotted":
-		return "."
-	case "rust":
-		return "::"
-	}
-	return ""
-}
+func moduleSep(l *Language) string { return l.rule.separator() }
 
 // defaultLocal is the name an import without an alias binds: the
 // package's declared name (Go), else the module path's last element.
 func (x *Index) defaultLocal(l *Language, module string, files []*File) string {
-	switch l.Imports {
-	case "go":
-		for _, g := range files {
-			if g.Package != "" && !strings.HasSuffix(g.Package, "_test") {
-				return g.Package
-			}
-		}
-		base := path.Base(module)
-		if len(base) > 1 && base[0] == 'v' && strings.Trim(base[1:], "0123456789") == "" {
-			base = path.Base(path.Dir(module))
-		}
-		return base
-	case "dotted":
-		return module
-	case "rust":
-		if i := strings.LastIndex(module, "::"); i >= 0 {
-			return module[i+2:]
-		}
-		return module
-	}
-	return ""
+	return l.rule.defaultLocal(module, files)
 }
 
 // moduleFiles maps an import path to the files it names, by the
 // language's import rule; known is false when it names nothing in the
 // index (a standard or third-party module).
 func (x *Index) moduleFiles(f *File, module string) ([]*File, bool) {
-	ix := x.langIx[f.Lang]
-	switch f.Lang.Imports {
-	case "go":
-		for _, m := range x.goMods {
-			if module == m.path || strings.HasPrefix(module, m.path+"/") {
-				return nonEmpty(ix.dirs[path.Join(m.dir, strings.TrimPrefix(module, m.path))])
-			}
-			if m.path == "std" {
-				// The standard library's import paths carry no module prefix.
-				if fs, ok := nonEmpty(ix.dirs[path.Join(m.dir, module)]); ok {
-					return fs, ok
-				}
-			}
-		}
-		return nonEmpty(ix.dirs[module])
-	case "dotted":
-		if strings.HasPrefix(module, ".") {
-			dots := len(module) - len(strings.TrimLeft(module, "."))
-			base := f.Dir
-			for i := 1; i < dots; i++ {
-				base = path.Dir(base)
-			}
-			rest := strings.ReplaceAll(module[dots:], ".", "/")
-			p := path.Join(base, rest)
-			if rest == "" {
-				return nonEmpty(ix.modules[strings.ReplaceAll(path.Join(base, "__init__"), "/", ".")])
-			}
-			for _, ext := range []string{".py", "/__init__.py"} {
-				if g := x.files[p+ext]; g != nil {
-					return []*File{g}, true
-				}
-			}
-			return nil, false
-		}
-		if fs := ix.modules[module]; len(fs) > 0 {
-			return narrow(fs, module), true
-		}
-		dir := strings.ReplaceAll(module, ".", "/")
-		var out []*File
-		for d, fs := range ix.dirs {
-			if d == dir || strings.HasSuffix(d, "/"+dir) {
-				out = append(out, fs...)
-			}
-		}
-		return nonEmpty(out)
-	case "relative":
-		if !strings.HasPrefix(module, ".") {
-			return nil, false
-		}
-		p := path.Join(f.Dir, module)
-		if g := x.files[p]; g != nil {
-			return []*File{g}, true
-		}
-		// TypeScript names its outputs: ./b.js may be b.ts.
-		stems := []string{p}
-		if ext := path.Ext(p); ext == ".js" || ext == ".jsx" || ext == ".mjs" || ext == ".cjs" {
-			stems = append(stems, strings.TrimSuffix(p, ext))
-		}
-		for _, stem := range stems {
-			for _, ext := range f.Lang.Resolve {
-				if g := x.files[stem+ext]; g != nil {
-					return []*File{g}, true
-				}
-			}
-		}
-		return nil, false
-	case "rust":
-		segs := strings.Split(module, "::")
-		crate, here := rustModule(f.Rel)
-		switch segs[0] {
-		case "crate":
-			segs = segs[1:]
-		case "self":
-			segs = append(here, segs[1:]...)
-		case "super":
-			up := here
-			for len(segs) > 0 && segs[0] == "super" {
-				if len(up) > 0 {
-					up = up[:len(up)-1]
-				}
-				segs = segs[1:]
-			}
-			segs = append(append([]string{}, up...), segs...)
-		default:
-			// A bare path: a module of this crate named from its root
-			// (2015 style) or a module declared here.
-			if fs, ok := x.rustFiles(ix, crate, append(append([]string{}, here...), segs...)); ok {
-				return fs, ok
-			}
-		}
-		return x.rustFiles(ix, crate, segs)
-	case "include":
-		if g := x.files[path.Join(f.Dir, module)]; g != nil {
-			return []*File{g}, true
-		}
-		var out []*File
-		for _, g := range ix.base[path.Base(module)] {
-			if g.Rel == module || strings.HasSuffix(g.Rel, "/"+module) {
-				out = append(out, g)
-			}
-		}
-		return nonEmpty(out)
-	}
-	return nil, false
-}
-
-// narrow prefers the file whose whole path is the module (a.b.c is
-// a/b/c.py) over those it is only a suffix of.
-func narrow(fs []*File, module string) []*File {
-	for _, g := range fs {
-		if dottedNames(g.Rel)[0] == module {
-			return []*File{g}
-		}
-	}
-	return fs
-}
-
-func nonEmpty(fs []*File) ([]*File, bool) { return fs, len(fs) > 0 }
-
-// rustModule splits a Rust file's path into its crate's source folder and
-// its module path there: src/a/b.rs is (src, [a b]); src/a/mod.rs,
-// src/lib.rs and src/main.rs name their folder.
-func rustModule(rel string) (string, []string) {
-	stem := strings.TrimSuffix(rel, ".rs")
-	crate := ""
-	rest := stem
-	if i := strings.LastIndex("/"+stem, "/src/"); i >= 0 {
-		crate = strings.TrimSuffix(("/" + stem)[:i+4], "/")
-		crate = strings.TrimPrefix(crate, "/")
-		rest = strings.TrimPrefix(stem[len(crate):], "/")
-	}
-	segs := strings.Split(rest, "/")
-	switch segs[len(segs)-1] {
-	case "mod", "lib", "main":
-		segs = segs[:len(segs)-1]
-	}
-	if len(segs) == 1 && segs[0] == "" {
-		segs = nil
-	}
-	return crate, segs
-}
-
-// rustFiles finds the file of module segs in crate: crate/a/b.rs or
-// crate/a/b/mod.rs; the crate root for no segments.
-func (x *Index) rustFiles(ix *langIndex, crate string, segs []string) ([]*File, bool) {
-	join := func(parts ...string) string {
-		p := path.Join(parts...)
-		return strings.TrimPrefix(p, "/")
-	}
-	if len(segs) == 0 {
-		for _, n := range []string{"lib.rs", "main.rs"} {
-			if g := x.files[join(crate, n)]; g != nil {
-				return []*File{g}, true
-			}
-		}
-		return nil, false
-	}
-	p := join(append([]string{crate}, segs...)...)
-	for _, c := range []string{p + ".rs", p + "/mod.rs"} {
-		if g := x.files[c]; g != nil {
-			return []*File{g}, true
-		}
-	}
-	// An item's path (crate::a::b::Item): the module is one shorter.
-	return nil, false
+	return f.Lang.rule.files(x, f, module)
 }
 
 // typeMembers finds members called name of the class-like definition recv
