@@ -30,6 +30,11 @@ type Def struct {
 	// local: inside a function, a block or a value, so not a name of its
 	// module (a def in a def, an object literal's method in a callback).
 	local bool
+	// How is how a variable's Type is known: TypeCall when Type is the
+	// callee whose result initializes it (var Stdout = NewFile(...)),
+	// TypeNew for a literal or constructor; TypeNone or TypeDeclared: as
+	// written.
+	How uint8
 }
 
 // member says d is reached through an object: a method of a class, or of
@@ -283,6 +288,7 @@ func extract(rel string, l *Language, src []byte, r *astgrep.CaptureResult) *Fil
 			}
 			if typ != nil {
 				d.Type = intern(typeText(typ.Text(src)))
+				d.How = how
 			}
 			defs = append(defs, defAt{d, m.Pattern})
 		case "field":
@@ -347,7 +353,7 @@ func extract(rel string, l *Language, src []byte, r *astgrep.CaptureResult) *Fil
 			// A later pattern may only add the declared type (a return
 			// type) to the kind the first one decided.
 			if k := len(f.Defs) - 1; d.d.Type != "" && f.Defs[k].nameAt == d.d.nameAt && f.Defs[k].Type == "" {
-				f.Defs[k].Type = d.d.Type
+				f.Defs[k].Type, f.Defs[k].How = d.d.Type, d.d.How
 			}
 			continue
 		}

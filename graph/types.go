@@ -279,7 +279,7 @@ func (x *Index) exprDecl(f *File, encl, at int32, expr string, depth int) (declT
 	if i := lastTopDot(expr); i >= 0 {
 		// pkg.Var: a package-level variable with a declared type.
 		if files, _, bound := x.moduleBinding(f, expr[:i]); bound && files != nil && !f.boundAround(firstSegment(expr), encl, at) {
-			return varDecl(expr, x.exportedBy(files, expr[i+1:], isTypedVar))
+			return x.varType(expr, x.exportedBy(files, expr[i+1:], isTypedVar), depth)
 		}
 		cur, ok := x.exprDecl(f, encl, at, expr[:i], depth+1)
 		if !ok {
@@ -321,7 +321,7 @@ func (x *Index) exprDecl(f *File, encl, at int32, expr string, depth int) (declT
 	}
 	// A variable of the module or package with a declared type.
 	ts, _ := x.bareTargets(f, expr, isTypedVar)
-	return varDecl(expr, ts)
+	return x.varType(expr, ts, depth)
 }
 
 // opening returns the index of the bracket opening the one that ends s.
@@ -447,6 +447,11 @@ func (x *Index) calleeResult(f *File, encl, at int32, callee string, depth int) 
 	if len(ts) == 0 && recv == "" && f.Lang.builtins[name] && !f.bound(name, encl, at) {
 		// str(x), open(p): a value of a type the language defines.
 		return declType{text: name, in: f, ev: callee + "() is builtin"}, true
+	}
+	if len(ts) > 1 && sameResult(ts) {
+		// NewFile in file_unix.go and file_windows.go: variants that say
+		// the same.
+		ts = ts[:1]
 	}
 	if len(ts) != 1 {
 		return declType{}, false
@@ -828,7 +833,7 @@ func (x *Index) byMethodSet(t, m Target) []Target {
 						break
 					}
 				}
-				if !has {
+				if !has && !x.promoted(c, n) {
 					all = false
 					break
 				}
@@ -968,4 +973,48 @@ func varDecl(expr string, ts []Target) (declType, bool) {
 	}
 	d := ts[0].D()
 	return declType{text: d.Type, in: ts[0].File, ev: evidence(expr, d.Type, "variable", ts[0].File, d.Line)}, true
+}
+
+// varType is varDecl that also follows a variable initialized by a call
+// (var Stdout = NewFile(...)) to the callee's declared result.
+func (x *Index) varType(expr string, ts []Target, depth int) (declType, bool) {
+	if len(ts) != 1 || ts[0].D().How != TypeCall {
+		return varDecl(expr, ts)
+	}
+	t := ts[0]
+	d := t.D()
+	r, ok := x.calleeResult(t.File, -1, d.start, d.Type, depth+1)
+	if !ok {
+		return declType{}, false
+	}
+	r.ev = evidence(expr, r.text, "variable set to "+d.Type+"()", t.File, d.Line) + "; " + r.ev
+	r.ctor = false
+	return r, true
+}
+
+// sameResult says the functions ts are variants of one (one package's
+// files) declaring the same result type.
+func sameResult(ts []Target) bool {
+	for _, t := range ts {
+		d, d0 := t.D(), ts[0].D()
+		if !functionLike[d.Kind] || d.Type == "" || d.Type != d0.Type || d.Container != d0.Container || t.File.Dir != ts[0].File.Dir || t.File.Package != ts[0].File.Package {
+			return false
+		}
+	}
+	return true
+}
+
+// promoted says whether method m's type has a method called name through
+// a struct it embeds (ir.ForStmt's Pos comes from miniNode).
+func (x *Index) promoted(m Target, name string) bool {
+	t, ok := x.containerType(m)
+	if !ok {
+		return false
+	}
+	bs, _ := x.bases(t)
+	if len(bs) == 0 {
+		return false
+	}
+	ms, _ := x.membersOf(bs, name, func(e *Def) bool { return functionLike[e.Kind] }, 1)
+	return len(ms) > 0
 }

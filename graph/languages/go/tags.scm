@@ -48,9 +48,22 @@
 ; embedded types, whose methods and fields are the struct's.
 (field_declaration name: (field_identifier) @name type: (_) @type) @field
 (field_declaration !name type: (_) @type) @field
+; An interface's embedded interface: its methods are the interface's.
+(interface_type (type_elem . [(type_identifier) (qualified_type)] @type .) @field)
 
 (source_file (const_declaration (const_spec name: (identifier) @name) @definition.constant))
 (source_file (var_declaration (var_spec name: (identifier) @name type: (_) @type) @definition.variable))
+; var Stdout = NewFile(...): the declared result of the callee; var d = T{}.
+(source_file (var_declaration (var_spec
+  . name: (identifier) @name .
+  value: (expression_list . (call_expression function: [(identifier) (selector_expression)] @type.call) .)
+  (#not-eq? @type.call "new")) @definition.variable))
+(source_file (var_declaration (var_spec
+  . name: (identifier) @name .
+  value: (expression_list . [
+    (composite_literal type: (_) @type.new)
+    (unary_expression operator: "&" operand: (composite_literal type: (_) @type.new))
+  ] .)) @definition.variable))
 (source_file (var_declaration (var_spec name: (identifier) @name) @definition.variable))
 
 ; Calls: f(), pkg.F(), x.M(), F[T]() (read as a conversion by the grammar).
@@ -84,7 +97,7 @@
 (parameter_declaration name: (identifier) @name type: (_) @type) @local.param
 (var_spec name: (identifier) @name type: (_) @type) @local
 (var_spec
-  name: (identifier) @name
+  . name: (identifier) @name .
   value: (expression_list . [
     (composite_literal type: (_) @type.new)
     (unary_expression operator: "&" operand: (composite_literal type: (_) @type.new))
@@ -115,7 +128,7 @@
   right: (expression_list . (type_assertion_expression type: (_) @type))) @local
 (range_clause
   left: (expression_list (identifier) (identifier) @name)
-  right: [(identifier) (selector_expression)] @type.elem) @local
+  right: [(identifier) (selector_expression) (call_expression)] @type.elem) @local
 (type_switch_statement
   alias: (expression_list (identifier) @name)
   (type_case type: (_) @type) @scope) @local
