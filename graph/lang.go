@@ -77,6 +77,10 @@ type Language struct {
 	// bases, and, for an interface no class names, any method of that name
 	// as a candidate, since any object with it conforms) or "none".
 	Implements string
+	// EmbeddedNamed says an embedded type (a @field with no name) is also
+	// a field named by its type (Go: l.Listener for an embedded
+	// net.Listener).
+	EmbeddedNamed bool
 
 	query    *astgrep.CaptureQuery
 	source   string // language.json and tags.scm, for the snapshot key
@@ -132,6 +136,8 @@ type langConfig struct {
 	TypeWrappers []string `json:"type_wrappers"`
 	ElementTypes []string `json:"element_types"`
 	Implements   string   `json:"implements"`
+	// EmbeddedNamed: see Language.
+	EmbeddedNamed *bool `json:"embedded_named"`
 	Super        []string `json:"super"`
 	ModuleSelf   []string `json:"module_self"`
 	Constructor  string   `json:"constructor"`
@@ -252,6 +258,9 @@ func readConfig(fsys fs.FS, id string, depth int) (langConfig, []byte, error) {
 	if c.ImplicitSelf == nil {
 		c.ImplicitSelf = base.ImplicitSelf
 	}
+	if c.EmbeddedNamed == nil {
+		c.EmbeddedNamed = base.EmbeddedNamed
+	}
 	if c.TypeWrappers == nil {
 		c.TypeWrappers = base.TypeWrappers
 	}
@@ -329,6 +338,7 @@ func loadLanguage(e *astgrep.Engine, fsys fs.FS, id string) (*Language, error) {
 		Extensions: c.Extensions, Resolve: c.Resolve, Variants: c.Variants, Reexports: c.Reexports != nil && *c.Reexports, ImplicitSelf: c.ImplicitSelf != nil && *c.ImplicitSelf, query: q, source: string(raw) + "\x00" + string(src),
 		TypeWrappers: c.TypeWrappers, ElementTypes: c.ElementTypes, Implements: c.Implements, Super: c.Super, ModuleSelf: c.ModuleSelf, Constructor: c.Constructor,
 		builtins: map[string]bool{}, self: map[string]bool{}, wrappers: map[string]bool{}, elements: map[string]bool{}}
+	l.EmbeddedNamed = c.EmbeddedNamed != nil && *c.EmbeddedNamed
 	for _, w := range c.TypeWrappers {
 		l.wrappers[w] = true
 	}

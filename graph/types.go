@@ -653,7 +653,7 @@ func (x *Index) fieldOf(types []Target, name string, depth int) (declType, bool)
 			for _, g := range []*File{t.File} {
 				for i := range g.Fields {
 					fd := &g.Fields[i]
-					if fd.Container != tn || fd.Name != name {
+					if fd.Container != tn || fd.Name != name && !g.embeddedAs(fd, name) {
 						continue
 					}
 					if fd.How == TypeExpr {
@@ -1017,4 +1017,14 @@ func (x *Index) promoted(m Target, name string) bool {
 	}
 	ms, _ := x.membersOf(bs, name, func(e *Def) bool { return functionLike[e.Kind] }, 1)
 	return len(ms) > 0
+}
+
+// embeddedAs says fd is a type embedded under the field name name (an
+// embedded *pkg.T is field T).
+func (f *File) embeddedAs(fd *Field, name string) bool {
+	if fd.Name != "" || !f.Lang.EmbeddedNamed {
+		return false
+	}
+	_, n := f.Lang.normType(fd.Type)
+	return n == name
 }

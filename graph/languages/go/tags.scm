@@ -65,6 +65,19 @@
     (unary_expression operator: "&" operand: (composite_literal type: (_) @type.new))
   ] .)) @definition.variable))
 (source_file (var_declaration (var_spec name: (identifier) @name) @definition.variable))
+; The same in a group: var ( a T; b = NewB() ).
+(source_file (var_declaration (var_spec_list (var_spec name: (identifier) @name type: (_) @type) @definition.variable)))
+(source_file (var_declaration (var_spec_list (var_spec
+  . name: (identifier) @name .
+  value: (expression_list . (call_expression function: [(identifier) (selector_expression)] @type.call) .)
+  (#not-eq? @type.call "new")) @definition.variable)))
+(source_file (var_declaration (var_spec_list (var_spec
+  . name: (identifier) @name .
+  value: (expression_list . [
+    (composite_literal type: (_) @type.new)
+    (unary_expression operator: "&" operand: (composite_literal type: (_) @type.new))
+  ] .)) @definition.variable)))
+(source_file (var_declaration (var_spec_list (var_spec name: (identifier) @name) @definition.variable)))
 
 ; Calls: f(), pkg.F(), x.M(), F[T]() (read as a conversion by the grammar).
 (call_expression function: (identifier) @name) @reference.call
