@@ -136,6 +136,10 @@
 (short_var_declaration
   left: (expression_list . (identifier) @name)
   right: (expression_list . [(identifier) (selector_expression) (index_expression)] @type.expr)) @local
+; p := &enc.p, buf := *s.buf: the operand's type names the same methods.
+(short_var_declaration
+  left: (expression_list . (identifier) @name)
+  right: (expression_list . (unary_expression operator: ["&" "*"] operand: [(identifier) (selector_expression)] @type.expr))) @local
 (short_var_declaration
   left: (expression_list . (identifier) @name)
   right: (expression_list . (type_assertion_expression type: (_) @type))) @local
@@ -179,3 +183,8 @@
 (for_statement) @local.scope
 (expression_switch_statement) @local.scope
 (type_switch_statement) @local.scope
+; Each case of a switch or select is a block of its own.
+(expression_case) @local.scope
+(default_case) @local.scope
+(type_case) @local.scope
+(communication_case) @local.scope
