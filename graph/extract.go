@@ -104,9 +104,11 @@ const (
 	TypeElem           // an element of a slice or map of a declared type (range)
 	TypeBranch         // a type switch case or an isinstance branch
 	TypeExpr           // the type of the expression assigned (x := s.conn)
+	TypeCall2          // the second result of the function called (ctx, span := Start())
+	TypeCall3          // its third result
 )
 
-var typeHow = [...]string{TypeNone: "", TypeDeclared: "declared", TypeParam: "parameter", TypeNew: "constructed", TypeCall: "result of", TypeElem: "element of", TypeBranch: "branch", TypeExpr: "assigned"}
+var typeHow = [...]string{TypeNone: "", TypeDeclared: "declared", TypeParam: "parameter", TypeNew: "constructed", TypeCall: "result of", TypeElem: "element of", TypeBranch: "branch", TypeExpr: "assigned", TypeCall2: "second result of", TypeCall3: "third result of"}
 
 // Field is a field with a declared type, or (Name "") an embedded type or
 // a base class, of the class-like definition Container.
@@ -239,6 +241,10 @@ func extract(rel string, l *Language, src []byte, r *astgrep.CaptureResult) *Fil
 				typ, how = c, TypeElem
 			case l.capTypeExpr:
 				typ, how = c, TypeExpr
+			case l.capTypeCall2:
+				typ, how = c, TypeCall2
+			case l.capTypeCall3:
+				typ, how = c, TypeCall3
 			case l.capScope:
 				scope = c
 			}

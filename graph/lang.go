@@ -106,6 +106,10 @@ type Language struct {
 	elements    map[string]bool
 	builtins    map[string]bool
 	self        map[string]bool
+
+	// @type.call.2, @type.call.3: the second or third result of calling
+	// this (x, y := f()).
+	capTypeCall2, capTypeCall3 int
 }
 
 // role is what a pattern's match is: the capture that names it.
@@ -136,11 +140,12 @@ type langConfig struct {
 	TypeWrappers []string `json:"type_wrappers"`
 	ElementTypes []string `json:"element_types"`
 	Implements   string   `json:"implements"`
-	// EmbeddedNamed: see Language.
-	EmbeddedNamed *bool `json:"embedded_named"`
 	Super        []string `json:"super"`
 	ModuleSelf   []string `json:"module_self"`
 	Constructor  string   `json:"constructor"`
+
+	// EmbeddedNamed: see Language.
+	EmbeddedNamed *bool `json:"embedded_named"`
 }
 
 var (
@@ -363,6 +368,8 @@ func loadLanguage(e *astgrep.Engine, fsys fs.FS, id string) (*Language, error) {
 	l.capTypeCall = q.Capture("type.call")
 	l.capTypeElem = q.Capture("type.elem")
 	l.capTypeExpr = q.Capture("type.expr")
+	l.capTypeCall2 = q.Capture("type.call.2")
+	l.capTypeCall3 = q.Capture("type.call.3")
 	l.capScope = q.Capture("scope")
 	// A match's role is the capture of the node its pattern describes.
 	l.roles = make([]role, len(q.Names))

@@ -370,6 +370,8 @@ func (f *File) boundLocal(name string, encl, at int32, ed *Def) bool {
 func (x *Index) localType(f *File, encl int32, lc *Local, name string, depth int) (declType, bool) {
 	text := f.strs[lc.typ]
 	switch lc.how {
+	case TypeCall2, TypeCall3:
+		return x.laterResult(f, encl, lc.at, text, int(lc.how-TypeCall2)+1, name, f.Rel, lc.line, depth)
 	case TypeCall:
 		d, ok := x.calleeResult(f, encl, lc.at, text, depth+1)
 		if !ok {
@@ -978,11 +980,14 @@ func varDecl(expr string, ts []Target) (declType, bool) {
 // varType is varDecl that also follows a variable initialized by a call
 // (var Stdout = NewFile(...)) to the callee's declared result.
 func (x *Index) varType(expr string, ts []Target, depth int) (declType, bool) {
-	if len(ts) != 1 || ts[0].D().How != TypeCall {
+	if len(ts) != 1 || ts[0].D().How != TypeCall && ts[0].D().How != TypeCall2 && ts[0].D().How != TypeCall3 {
 		return varDecl(expr, ts)
 	}
 	t := ts[0]
 	d := t.D()
+	if d.How != TypeCall {
+		return x.laterResult(t.File, -1, d.start, d.Type, int(d.How-TypeCall2)+1, expr, t.File.Rel, d.Line, depth)
+	}
 	r, ok := x.calleeResult(t.File, -1, d.start, d.Type, depth+1)
 	if !ok {
 		return declType{}, false
@@ -1027,4 +1032,50 @@ func (f *File) embeddedAs(fd *Field, name string) bool {
 	}
 	_, n := f.Lang.normType(fd.Type)
 	return n == name
+}
+
+// laterResult is the type of result n (0-based, n > 0) of calling callee:
+// ctx, span := trace.StartSpan(...) makes span the second result.
+func (x *Index) laterResult(f *File, encl, at int32, callee string, n int, name, rel string, line int32, depth int) (declType, bool) {
+	d, ok := x.calleeResult(f, encl, at, callee, depth+1)
+	if !ok || d.ctor || d.bases {
+		return declType{}, false
+	}
+	text, ok := resultAt(d.text, n)
+	if !ok {
+		return declType{}, false
+	}
+	d.text = text
+	d.ev = name + " is " + text + ": result " + itoa(n+1) + " of " + callee + ", " + rel + ":" + itoa(int(line)) + "; " + d.ev
+	return d, true
+}
+
+// resultAt is result n of a Go-style result list as written: "(*X,
+// error)", "(ctx Context, cancel CancelFunc)", "(a, b int)" (a is an
+// int).
+func resultAt(list string, n int) (string, bool) {
+	s := strings.TrimSpace(list)
+	if !strings.HasPrefix(s, "(") || !strings.HasSuffix(s, ")") {
+		return "", false
+	}
+	parts := topSplit(s[1:len(s)-1], ',')
+	if n >= len(parts) {
+		return "", false
+	}
+	named := false
+	for _, p := range parts {
+		if fs := strings.Fields(p); len(fs) > 1 && isIdent(fs[0]) && !strings.HasPrefix(p, "func") && !strings.HasPrefix(p, "chan") && !strings.HasPrefix(p, "map") && !strings.HasPrefix(p, "interface") && !strings.HasPrefix(p, "struct") {
+			named = true
+		}
+	}
+	if !named {
+		return parts[n], parts[n] != ""
+	}
+	// Named results: a name alone takes the type of the next one written.
+	for i := n; i < len(parts); i++ {
+		if fs := strings.Fields(parts[i]); len(fs) > 1 {
+			return strings.TrimSpace(strings.TrimPrefix(parts[i], fs[0])), true
+		}
+	}
+	return "", false
 }

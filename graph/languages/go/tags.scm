@@ -133,6 +133,16 @@
   left: (expression_list . (identifier) @name)
   right: (expression_list . (call_expression function: [(identifier) (selector_expression)] @type.call))
   (#not-eq? @type.call "new")) @local
+; ctx, span := trace.StartSpan(...): a later name holds a later result.
+(short_var_declaration
+  left: (expression_list . (_) . (identifier) @name)
+  right: (expression_list . (call_expression function: [(identifier) (selector_expression)] @type.call.2) .)) @local
+(short_var_declaration
+  left: (expression_list . (_) . (_) . (identifier) @name)
+  right: (expression_list . (call_expression function: [(identifier) (selector_expression)] @type.call.3) .)) @local
+(var_spec
+  . name: (_) . name: (identifier) @name
+  value: (expression_list . (call_expression function: [(identifier) (selector_expression)] @type.call.2) .)) @local
 (short_var_declaration
   left: (expression_list . (identifier) @name)
   right: (expression_list . [(identifier) (selector_expression) (index_expression)] @type.expr)) @local
