@@ -244,6 +244,9 @@ func (x *Index) exprDecl(f *File, encl, at int32, expr string, depth int) (declT
 	if strings.Contains(expr, "->") { // C++: p->conn is (*p).conn
 		expr = strings.ReplaceAll(expr, "->", ".")
 	}
+	if d, ok := literalDecl(f, expr); ok {
+		return d, true
+	}
 	switch expr[len(expr)-1] {
 	case ')':
 		if ed := encl; ed >= 0 && f.Defs[ed].Container != "" && slices.Contains(f.Lang.Super, expr) {
@@ -314,6 +317,9 @@ func (x *Index) exprDecl(f *File, encl, at int32, expr string, depth int) (declT
 	for e, n := encl, 0; e >= 0 && n < 16; e, n = f.outer(e), n+1 {
 		if lc := f.localDecl(expr, e, at); lc != nil {
 			return x.localType(f, e, lc, expr, depth)
+		}
+		if d, ok := x.agreedLocal(f, e, at, expr, depth); ok {
+			return d, true
 		}
 		if f.bound(expr, e, at) {
 			return declType{}, false
@@ -1078,4 +1084,79 @@ func resultAt(list string, n int) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// literalDecl is the type of a receiver written as a composite literal,
+// maybe parenthesized: (&Reader{}).ReadByte(), T{}.M().
+func literalDecl(f *File, expr string) (declType, bool) {
+	s := expr
+	for len(s) > 2 && s[0] == '(' && opening(s) == 0 {
+		s = s[1 : len(s)-1]
+	}
+	s = strings.TrimPrefix(s, "&")
+	if !strings.HasSuffix(s, "}") {
+		return declType{}, false
+	}
+	i := strings.IndexByte(s, '{')
+	if i <= 0 || closing(s, i) != len(s)-1 {
+		return declType{}, false
+	}
+	text := s[:i]
+	if q, n := f.Lang.normType(text); n == "" || q+"."+n != text && n != text {
+		return declType{}, false
+	}
+	return declType{text: text, in: f, ev: expr + " is " + text + ": a literal"}, true
+}
+
+// agreedLocal is the type of a local bound several times in its
+// innermost scope (ctx := req.Context(), then ctx, cancel :=
+// context.WithCancel(ctx)) when every binding's type, followed, names the
+// same definitions.
+func (x *Index) agreedLocal(f *File, encl, at int32, name string, depth int) (declType, bool) {
+	var ls []*Local
+	bestEnd := int64(-1)
+	for _, i := range f.localsNamed(name) {
+		l := &f.Locals[i]
+		if l.Encl != encl || l.at > at || (l.end >= 0 && at >= l.end) {
+			continue
+		}
+		end := int64(l.end)
+		if end < 0 {
+			end = 1 << 40
+		}
+		switch {
+		case bestEnd < 0 || end < bestEnd:
+			ls, bestEnd = []*Local{l}, end
+		case end == bestEnd:
+			ls = append(ls, l)
+		}
+	}
+	if len(ls) < 2 {
+		return declType{}, false
+	}
+	var first declType
+	var want []Target
+	for k, l := range ls {
+		if l.how == TypeNone {
+			return declType{}, false
+		}
+		d, ok := x.localType(f, encl, l, name, depth+1)
+		if !ok {
+			return declType{}, false
+		}
+		ts := slices.Clone(x.resolveDecl(d).types)
+		if len(ts) == 0 {
+			return declType{}, false
+		}
+		sortTargets(ts)
+		if k == 0 {
+			first, want = d, ts
+			continue
+		}
+		if !slices.Equal(ts, want) {
+			return declType{}, false
+		}
+	}
+	first.ev += "; every binding of " + name + " in its scope says so"
+	return first, true
 }

@@ -129,6 +129,13 @@
     function: (identifier) @_new
     arguments: (argument_list . (_) @type.new .))
   (#eq? @_new "new"))) @local
+; hh := make([]*Hash, 7): the type make is given.
+(short_var_declaration
+  left: (expression_list . (identifier) @name)
+  right: (expression_list . (call_expression
+    function: (identifier) @_make
+    arguments: (argument_list . (_) @type))
+  (#eq? @_make "make"))) @local
 (short_var_declaration
   left: (expression_list . (identifier) @name)
   right: (expression_list . (call_expression function: [(identifier) (selector_expression)] @type.call))
