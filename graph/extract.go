@@ -106,9 +106,12 @@ const (
 	TypeExpr           // the type of the expression assigned (x := s.conn)
 	TypeCall2          // the second result of the function called (ctx, span := Start())
 	TypeCall3          // its third result
+	// TypeTypeParam: a type parameter (a local of a generic function, a
+	// field of a generic type, named like it), typed by its constraint.
+	TypeTypeParam
 )
 
-var typeHow = [...]string{TypeNone: "", TypeDeclared: "declared", TypeParam: "parameter", TypeNew: "constructed", TypeCall: "result of", TypeElem: "element of", TypeBranch: "branch", TypeExpr: "assigned", TypeCall2: "second result of", TypeCall3: "third result of"}
+var typeHow = [...]string{TypeNone: "", TypeDeclared: "declared", TypeParam: "parameter", TypeNew: "constructed", TypeCall: "result of", TypeElem: "element of", TypeBranch: "branch", TypeExpr: "assigned", TypeCall2: "second result of", TypeCall3: "third result of", TypeTypeParam: "type parameter"}
 
 // Field is a field with a declared type, or (Name "") an embedded type or
 // a base class, of the class-like definition Container.
@@ -245,6 +248,8 @@ func extract(rel string, l *Language, src []byte, r *astgrep.CaptureResult) *Fil
 				typ, how = c, TypeCall2
 			case l.capTypeCall3:
 				typ, how = c, TypeCall3
+			case l.capTypeParam:
+				typ, how = c, TypeTypeParam
 			case l.capScope:
 				scope = c
 			}

@@ -110,6 +110,8 @@ type Language struct {
 	// @type.call.2, @type.call.3: the second or third result of calling
 	// this (x, y := f()).
 	capTypeCall2, capTypeCall3 int
+	// @type.param: a type parameter's constraint.
+	capTypeParam int
 }
 
 // role is what a pattern's match is: the capture that names it.
@@ -370,6 +372,7 @@ func loadLanguage(e *astgrep.Engine, fsys fs.FS, id string) (*Language, error) {
 	l.capTypeExpr = q.Capture("type.expr")
 	l.capTypeCall2 = q.Capture("type.call.2")
 	l.capTypeCall3 = q.Capture("type.call.3")
+	l.capTypeParam = q.Capture("type.param")
 	l.capScope = q.Capture("scope")
 	// A match's role is the capture of the node its pattern describes.
 	l.roles = make([]role, len(q.Names))

@@ -316,7 +316,11 @@ func (x *Index) exprDecl(f *File, encl, at int32, expr string, depth int) (declT
 	// function's locals.
 	for e, n := encl, 0; e >= 0 && n < 16; e, n = f.outer(e), n+1 {
 		if lc := f.localDecl(expr, e, at); lc != nil {
-			return x.localType(f, e, lc, expr, depth)
+			d, ok := x.localType(f, e, lc, expr, depth)
+			if ok {
+				return x.typeParamIn(f, e, at, d)
+			}
+			return d, ok
 		}
 		if d, ok := x.agreedLocal(f, e, at, expr, depth); ok {
 			return d, true
@@ -470,6 +474,10 @@ func (x *Index) calleeResult(f *File, encl, at int32, callee string, depth int) 
 		return declType{text: d.Name, in: t.File, ev: via + callee + " constructs " + d.Name, ctor: true}, true
 	}
 	if d.Type == "" {
+		return declType{}, false
+	}
+	if t.File.typeParamNamed(t.Def, d.Type) {
+		// func Id[T I](x T) T: the result is the caller's T.
 		return declType{}, false
 	}
 	return declType{text: d.Type, in: t.File, ev: via + qualified(t) + " returns " + d.Type + ", " + t.File.Rel + ":" + itoa(int(d.Line))}, true
@@ -681,7 +689,14 @@ func (x *Index) fieldOf(types []Target, name string, depth int) (declType, bool)
 						r.ev = evidence(name, r.text, "field set to "+fd.Type+"()", g, fd.Line)
 						return r, true
 					}
-					found = append(found, declType{text: fd.Type, in: g, ev: evidence(name, fd.Type, "field of "+tn, g, fd.Line)})
+					if fd.How == TypeTypeParam {
+						continue
+					}
+					ft, ok := x.fieldTypeParam(g, tn, declType{text: fd.Type, in: g, ev: evidence(name, fd.Type, "field of "+tn, g, fd.Line)})
+					if !ok {
+						return declType{}, false
+					}
+					found = append(found, ft)
 				}
 			}
 			bs, _ := x.bases(t)
@@ -1159,4 +1174,78 @@ func (x *Index) agreedLocal(f *File, encl, at int32, name string, depth int) (de
 	}
 	first.ev += "; every binding of " + name + " in its scope says so"
 	return first, true
+}
+
+// typeParamIn is d, or, when d names a type parameter of the function
+// encl (or of one around it) in f, the interface constraining it; ok is
+// false for a type parameter constrained otherwise (T ~int | ~string,
+// or a method's T, whose constraint is the type's).
+func (x *Index) typeParamIn(f *File, encl, at int32, d declType) (declType, bool) {
+	if d.in != f {
+		return d, true
+	}
+	q, n := f.Lang.normType(d.text)
+	if q != "" || n == "" {
+		return d, true
+	}
+	for e, k := encl, 0; e >= 0 && k < 16; e, k = f.outer(e), k+1 {
+		for _, i := range f.localsNamed(n) {
+			l := &f.Locals[i]
+			if l.Encl != e || l.at > at {
+				continue
+			}
+			if l.how != TypeTypeParam {
+				return declType{}, false
+			}
+			return x.constraint(f, d, n, f.strs[l.typ])
+		}
+	}
+	return d, true
+}
+
+// fieldTypeParam is fieldOf's d for a field of type tn, or the constraint
+// of tn's type parameter it names (type Box[T I] struct{ v T }).
+func (x *Index) fieldTypeParam(g *File, tn string, d declType) (declType, bool) {
+	q, n := g.Lang.normType(d.text)
+	if q != "" || n == "" {
+		return d, true
+	}
+	for i := range g.Fields {
+		if fd := &g.Fields[i]; fd.How == TypeTypeParam && fd.Container == tn && fd.Name == n {
+			return x.constraint(g, d, n, fd.Type)
+		}
+	}
+	return d, true
+}
+
+// constraint types a value of type parameter n by its constraint, when
+// that names interfaces only: a call on it runs the interface's method.
+func (x *Index) constraint(f *File, d declType, n, text string) (declType, bool) {
+	c := declType{text: text, in: f, ev: d.ev + "; " + n + " is a type parameter constrained by " + text}
+	ts := x.resolveDecl(c).types
+	if len(ts) == 0 {
+		return declType{}, false
+	}
+	for _, t := range ts {
+		if t.D().Kind != "interface" {
+			return declType{}, false
+		}
+	}
+	return c, true
+}
+
+// typeParamNamed says whether type text (as written) names a type
+// parameter bound in definition e: its own, or one its receiver's type
+// arguments bind.
+func (f *File) typeParamNamed(e int32, text string) bool {
+	q, n := f.Lang.normType(text)
+	if q != "" || n == "" {
+		return false
+	}
+	for _, i := range f.localsNamed(n) {
+		if f.Locals[i].Encl == e && f.Locals[i].how == TypeTypeParam {
+			return true
+		}
+	}
+	return false
 }

@@ -167,6 +167,20 @@
   alias: (expression_list (identifier) @name)
   (type_case type: (_) @type) @scope) @local
 
+; Type parameters: a local of the generic function (of a method, by its
+; receiver's type arguments) or a field of the generic type, so a value of
+; type T is not the package's T; typed by the constraint.
+(function_declaration type_parameters: (type_parameter_list
+  (type_parameter_declaration name: (identifier) @name type: (type_constraint) @type.param) @local))
+; (A method's T is the type's: its "constraint" here is the type, Box,
+; which no call is typed by.)
+(method_declaration receiver: (parameter_list (parameter_declaration type: [
+  (generic_type type: (_) @type.param type_arguments: (type_arguments (type_elem (type_identifier) @name)))
+  (pointer_type (generic_type type: (_) @type.param type_arguments: (type_arguments (type_elem (type_identifier) @name))))
+  ]) @local))
+(type_spec type_parameters: (type_parameter_list
+  (type_parameter_declaration name: (identifier) @name type: (type_constraint) @type.param)) @field)
+
 ; Locals: a parameter or variable of a function hides a package or type of
 ; the same name (sha1 := sha1.New(); sha1.Sum(nil) calls a method of a
 ; value, not the package's Sum).
