@@ -101,6 +101,12 @@ func (l *Language) elemType(text string) string {
 	for strings.HasPrefix(s, "*") {
 		s = s[1:]
 	}
+	for _, c := range []string{"<-chan ", "chan<- ", "chan "} {
+		if strings.HasPrefix(s, c) {
+			// A channel's element: what a receive gives.
+			return strings.TrimSpace(s[len(c):])
+		}
+	}
 	switch {
 	case strings.HasPrefix(s, "map["):
 		if end := closing(s, 3); end > 0 {

@@ -140,6 +140,10 @@
   left: (expression_list . (identifier) @name)
   right: (expression_list . (call_expression function: [(identifier) (selector_expression)] @type.call))
   (#not-eq? @type.call "new")) @local
+; f := <-ch, f, ok := <-ch: an element of the channel.
+(short_var_declaration
+  left: (expression_list . (identifier) @name)
+  right: (expression_list . (unary_expression operator: "<-" operand: [(identifier) (selector_expression)] @type.elem) .)) @local
 ; ctx, span := trace.StartSpan(...): a later name holds a later result.
 (short_var_declaration
   left: (expression_list . (_) . (identifier) @name)
