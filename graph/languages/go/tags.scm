@@ -49,7 +49,9 @@
 (field_declaration name: (field_identifier) @name type: (_) @type) @field
 (field_declaration !name type: (_) @type) @field
 ; An interface's embedded interface: its methods are the interface's.
-(interface_type (type_elem . [(type_identifier) (qualified_type)] @type .) @field)
+; (Only a declared interface's: an interface literal in a struct's field
+; gives the struct nothing.)
+(type_spec type: (interface_type (type_elem . [(type_identifier) (qualified_type)] @type .) @field))
 
 (source_file (const_declaration (const_spec name: (identifier) @name) @definition.constant))
 (source_file (var_declaration (var_spec name: (identifier) @name type: (_) @type) @definition.variable))
