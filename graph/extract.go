@@ -595,7 +595,9 @@ func (f *File) localsIn(locals []Local, scopes [][2]int32, defNames map[int32]bo
 	out := make([]Local, 0, len(locals))
 	for i, l := range locals {
 		e := refs[i].Encl
-		if e < 0 || defNames[l.at] || !functionLike[defs[e].Kind] {
+		// (A variable's value may hold a function literal whose
+		// parameters are its locals: var tests = []T{{f: func(r *R) {...}}}.)
+		if e < 0 || defNames[l.at] || !functionLike[defs[e].Kind] && !(defs[e].Kind == "variable" && l.end >= 0) {
 			continue
 		}
 		l.Encl = e
