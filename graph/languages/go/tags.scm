@@ -59,7 +59,7 @@
 (source_file (var_declaration (var_spec
   . name: (identifier) @name .
   value: (expression_list . (call_expression function: [(identifier) (selector_expression)] @type.call) .)
-  (#not-eq? @type.call "new")) @definition.variable))
+  (#not-any-of? @type.call "new" "make")) @definition.variable))
 (source_file (var_declaration (var_spec
   . name: (identifier) @name .
   value: (expression_list . [
@@ -72,7 +72,7 @@
 (source_file (var_declaration (var_spec_list (var_spec
   . name: (identifier) @name .
   value: (expression_list . (call_expression function: [(identifier) (selector_expression)] @type.call) .)
-  (#not-eq? @type.call "new")) @definition.variable)))
+  (#not-any-of? @type.call "new" "make")) @definition.variable)))
 (source_file (var_declaration (var_spec_list (var_spec
   . name: (identifier) @name .
   value: (expression_list . [
