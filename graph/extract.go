@@ -30,6 +30,11 @@ type Def struct {
 	// local: inside a function, a block or a value, so not a name of its
 	// module (a def in a def, an object literal's method in a callback).
 	local bool
+	// How is how a variable's Type is known: TypeCall when Type is the
+	// callee whose result initializes it (var Stdout = NewFile(...)),
+	// TypeNew for a literal or constructor; TypeNone or TypeDeclared: as
+	// written.
+	How uint8
 }
 
 // member says d is reached through an object: a method of a class, or of
@@ -100,9 +105,14 @@ const (
 	TypeBranch         // a type switch case or an isinstance branch
 	TypeExpr           // the type of the expression assigned (x := s.conn)
 	TypeField          // the field of its own name of a declared type ({gen}: Cxt)
+	TypeCall2          // the second result of the function called (ctx, span := Start())
+	TypeCall3          // its third result
+	// TypeTypeParam: a type parameter (a local of a generic function, a
+	// field of a generic type, named like it), typed by its constraint.
+	TypeTypeParam
 )
 
-var typeHow = [...]string{TypeNone: "", TypeDeclared: "declared", TypeParam: "parameter", TypeNew: "constructed", TypeCall: "result of", TypeElem: "element of", TypeBranch: "branch", TypeExpr: "assigned", TypeField: "field of"}
+var typeHow = [...]string{TypeNone: "", TypeDeclared: "declared", TypeParam: "parameter", TypeNew: "constructed", TypeCall: "result of", TypeElem: "element of", TypeBranch: "branch", TypeExpr: "assigned", TypeField: "field of", TypeCall2: "second result of", TypeCall3: "third result of", TypeTypeParam: "type parameter"}
 
 // Field is a field with a declared type, or (Name "") an embedded type or
 // a base class, of the class-like definition Container.
@@ -248,6 +258,12 @@ func extract(rel string, l *Language, src []byte, r *astgrep.CaptureResult) *Fil
 				typ, how, member = c, TypeExpr, true
 			case l.capTypeField:
 				typ, how = c, TypeField
+			case l.capTypeCall2:
+				typ, how = c, TypeCall2
+			case l.capTypeCall3:
+				typ, how = c, TypeCall3
+			case l.capTypeParam:
+				typ, how = c, TypeTypeParam
 			case l.capScope:
 				scope = c
 			}
@@ -310,6 +326,7 @@ func extract(rel string, l *Language, src []byte, r *astgrep.CaptureResult) *Fil
 			}
 			if typ != nil {
 				d.Type = intern(typeText(typ.Text(src)))
+				d.How = how
 			}
 			defs = append(defs, defAt{d, m.Pattern})
 		case "field":
@@ -392,7 +409,7 @@ func extract(rel string, l *Language, src []byte, r *astgrep.CaptureResult) *Fil
 			// A later pattern may only add the declared type (a return
 			// type) to the kind the first one decided.
 			if k := len(f.Defs) - 1; d.d.Type != "" && f.Defs[k].nameAt == d.d.nameAt && f.Defs[k].Type == "" {
-				f.Defs[k].Type = d.d.Type
+				f.Defs[k].Type, f.Defs[k].How = d.d.Type, d.d.How
 			}
 			continue
 		}
@@ -634,7 +651,9 @@ func (f *File) localsIn(locals []Local, scopes [][2]int32, defNames map[int32]bo
 	out := make([]Local, 0, len(locals))
 	for i, l := range locals {
 		e := refs[i].Encl
-		if e < 0 || defNames[l.at] || !functionLike[defs[e].Kind] {
+		// (A variable's value may hold a function literal whose
+		// parameters are its locals: var tests = []T{{f: func(r *R) {...}}}.)
+		if e < 0 || defNames[l.at] || !functionLike[defs[e].Kind] && !(defs[e].Kind == "variable" && l.end >= 0) {
 			continue
 		}
 		l.Encl = e

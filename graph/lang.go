@@ -87,6 +87,10 @@ type Language struct {
 	// ModuleValues says a variable may hold a module (Python's m = mod):
 	// a receiver call no member matches may be a module's function.
 	ModuleValues bool
+	// EmbeddedNamed says an embedded type (a @field with no name) is also
+	// a field named by its type (Go: l.Listener for an embedded
+	// net.Listener).
+	EmbeddedNamed bool
 
 	rule     importRule // Imports, made with its data from language.json
 	query    *astgrep.CaptureQuery
@@ -126,6 +130,12 @@ type Language struct {
 	elements   map[string]bool
 	builtins   map[string]bool
 	self       map[string]bool
+
+	// @type.call.2, @type.call.3: the second or third result of calling
+	// this (x, y := f()).
+	capTypeCall2, capTypeCall3 int
+	// @type.param: a type parameter's constraint.
+	capTypeParam int
 }
 
 // role is what a pattern's match is: the capture that names it.
@@ -174,6 +184,8 @@ type langConfig struct {
 	RootFiles         []string `json:"root_files"`
 	SourceDir         string   `json:"source_dir"`
 	Manifest          string   `json:"manifest"`
+	// EmbeddedNamed: see Language.
+	EmbeddedNamed *bool `json:"embedded_named"`
 }
 
 func (c *langConfig) importData() importData {
@@ -298,6 +310,9 @@ func readConfig(fsys fs.FS, id string, depth int) (langConfig, []byte, error) {
 	if c.ImplicitSelf == nil {
 		c.ImplicitSelf = base.ImplicitSelf
 	}
+	if c.EmbeddedNamed == nil {
+		c.EmbeddedNamed = base.EmbeddedNamed
+	}
 	if c.TypeWrappers == nil {
 		c.TypeWrappers = base.TypeWrappers
 	}
@@ -415,6 +430,7 @@ func loadLanguage(e *astgrep.Engine, fsys fs.FS, id string) (*Language, error) {
 		rule: rule, Extensions: c.Extensions, Resolve: c.Resolve, Variants: c.Variants, Reexports: c.Reexports != nil && *c.Reexports, ImplicitSelf: c.ImplicitSelf != nil && *c.ImplicitSelf, query: q, source: string(raw) + "\x00" + string(src),
 		TypeWrappers: c.TypeWrappers, ElementTypes: c.ElementTypes, Implements: c.Implements, Super: c.Super, ModuleSelf: c.ModuleSelf, Constructor: c.Constructor, LiteralTypes: c.LiteralTypes, ClassSelf: c.ClassSelf, ModuleValues: c.ModuleValues != nil && *c.ModuleValues,
 		builtins: map[string]bool{}, self: map[string]bool{}, wrappers: map[string]bool{}, elements: map[string]bool{}}
+	l.EmbeddedNamed = c.EmbeddedNamed != nil && *c.EmbeddedNamed
 	for _, w := range c.TypeWrappers {
 		l.wrappers[w] = true
 	}
@@ -441,6 +457,9 @@ func loadLanguage(e *astgrep.Engine, fsys fs.FS, id string) (*Language, error) {
 	l.capTypeExpr = q.Capture("type.expr")
 	l.capTypeMember = q.Capture("type.member")
 	l.capTypeField = q.Capture("type.field")
+	l.capTypeCall2 = q.Capture("type.call.2")
+	l.capTypeCall3 = q.Capture("type.call.3")
+	l.capTypeParam = q.Capture("type.param")
 	l.capScope = q.Capture("scope")
 	l.capDocText = q.Capture("doc.comment")
 	if c.DocParam != "" {

@@ -20,7 +20,7 @@ import (
 // snapshot; any other is read and parsed again. The format is a string
 // table and varint records, written whole to a temporary file and renamed.
 
-const snapshotMagic = "btgraph10"
+const snapshotMagic = "btgraph11"
 
 func (x *Index) snapshotPath() string {
 	if x.opts.CacheDir == "" {
@@ -141,11 +141,12 @@ func (x *Index) save() error {
 			for _, v := range []int32{d.Line, d.EndLine, d.Col, d.start, d.end, d.nameAt} {
 				s.iv(int64(v))
 			}
+			// Bit 0: local; above it, how the type is known.
+			flags := uint64(d.How) << 1
 			if d.local {
-				s.uv(1)
-			} else {
-				s.uv(0)
+				flags |= 1
 			}
+			s.uv(flags)
 		}
 		s.uv(uint64(len(f.strs)))
 		for _, str := range f.strs {
@@ -303,7 +304,8 @@ func (x *Index) load() map[string]*File {
 			d.Name, d.Kind, d.Container, d.Self, d.Scope, d.Type = s.str(), s.str(), s.str(), s.str(), s.str(), s.str()
 			d.Line, d.EndLine, d.Col = int32(s.iv()), int32(s.iv()), int32(s.iv())
 			d.start, d.end, d.nameAt = int32(s.iv()), int32(s.iv()), int32(s.iv())
-			d.local = s.uv() == 1
+			flags := s.uv()
+			d.local, d.How = flags&1 == 1, uint8(flags>>1)
 		}
 		f.strs = make([]string, s.count())
 		for j := range f.strs {

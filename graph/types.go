@@ -101,6 +101,12 @@ func (l *Language) elemType(text string) string {
 	for strings.HasPrefix(s, "*") {
 		s = s[1:]
 	}
+	for _, c := range []string{"<-chan ", "chan<- ", "chan "} {
+		if strings.HasPrefix(s, c) {
+			// A channel's element: what a receive gives.
+			return strings.TrimSpace(s[len(c):])
+		}
+	}
 	switch {
 	case strings.HasPrefix(s, "map["):
 		if end := closing(s, 3); end > 0 {
@@ -252,6 +258,9 @@ func (x *Index) exprDecl(f *File, encl, at int32, expr string, depth int) (declT
 	if strings.Contains(expr, "->") { // C++: p->conn is (*p).conn
 		expr = strings.ReplaceAll(expr, "->", ".")
 	}
+	if d, ok := literalDecl(f, expr); ok {
+		return d, true
+	}
 	switch expr[len(expr)-1] {
 	case ')':
 		if ed := encl; ed >= 0 && f.Defs[ed].Container != "" && slices.Contains(f.Lang.Super, expr) {
@@ -287,7 +296,7 @@ func (x *Index) exprDecl(f *File, encl, at int32, expr string, depth int) (declT
 	if i := lastTopDot(expr); i >= 0 {
 		// pkg.Var: a package-level variable with a declared type.
 		if files, _, bound := x.moduleBinding(f, expr[:i]); bound && files != nil && !f.boundAround(firstSegment(expr), encl, at) {
-			if d, ok := varDecl(expr, x.exportedBy(files, expr[i+1:], isTypedVar)); ok {
+			if d, ok := x.varType(expr, x.exportedBy(files, expr[i+1:], isTypedVar), depth); ok {
 				return d, true
 			}
 			return x.instanceDecl(expr, x.exportedBy(files, expr[i+1:], isVar), depth)
@@ -338,7 +347,14 @@ func (x *Index) exprDecl(f *File, encl, at int32, expr string, depth int) (declT
 	// function's locals.
 	for e, n := encl, 0; e >= 0 && n < 16; e, n = f.outer(e), n+1 {
 		if lc := f.localDecl(expr, e, at); lc != nil {
-			return x.localType(f, e, lc, expr, depth)
+			d, ok := x.localType(f, e, lc, expr, depth)
+			if ok {
+				return x.typeParamIn(f, e, at, d)
+			}
+			return d, ok
+		}
+		if d, ok := x.agreedLocal(f, e, at, expr, depth); ok {
+			return d, true
 		}
 		if f.bound(expr, e, at) {
 			return declType{}, false
@@ -347,7 +363,7 @@ func (x *Index) exprDecl(f *File, encl, at int32, expr string, depth int) (declT
 	// A variable of the module or package with a declared type, else one
 	// its module constructs.
 	ts, _ := x.bareTargets(f, expr, isTypedVar)
-	if d, ok := varDecl(expr, ts); ok {
+	if d, ok := x.varType(expr, ts, depth); ok {
 		return d, true
 	}
 	ts, _ = x.bareTargets(f, expr, isVar)
@@ -400,6 +416,8 @@ func (f *File) boundLocal(name string, encl, at int32, ed *Def) bool {
 func (x *Index) localType(f *File, encl int32, lc *Local, name string, depth int) (declType, bool) {
 	text := f.strs[lc.typ]
 	switch lc.how {
+	case TypeCall2, TypeCall3:
+		return x.laterResult(f, encl, lc.at, text, int(lc.how-TypeCall2)+1, name, f.Rel, lc.line, depth)
 	case TypeCall:
 		d, ok := x.calleeResult(f, encl, lc.at, text, depth+1)
 		if !ok {
@@ -499,6 +517,11 @@ func (x *Index) calleeResult(f *File, encl, at int32, callee string, depth int) 
 		// str(x), open(p): a value of a type the language defines.
 		return declType{text: name, in: f, ev: callee + "() is builtin"}, true
 	}
+	if len(ts) > 1 && sameResult(ts) {
+		// NewFile in file_unix.go and file_windows.go: variants that say
+		// the same.
+		ts = ts[:1]
+	}
 	if len(ts) != 1 {
 		return declType{}, false
 	}
@@ -515,6 +538,10 @@ func (x *Index) calleeResult(f *File, encl, at int32, callee string, depth int) 
 		r.ev = via + qualified(t) + " returns " + r.text + " (all its return statements), " + t.File.Rel + ":" + itoa(int(d.Line)) + "; " + r.ev
 		r.ctor = false
 		return r, true
+	}
+	if t.File.typeParamNamed(t.Def, d.Type) {
+		// func Id[T I](x T) T: the result is the caller's T.
+		return declType{}, false
 	}
 	return declType{text: d.Type, in: t.File, ev: via + qualified(t) + " returns " + d.Type + ", " + t.File.Rel + ":" + itoa(int(d.Line))}, true
 }
@@ -739,14 +766,20 @@ func (x *Index) fieldOf(types []Target, name string, depth int) (declType, bool)
 			var assigned []*Field
 			for i := range g.Fields {
 				fd := &g.Fields[i]
-				if fd.Container != tn || fd.Name != name {
+				if fd.Container != tn || fd.Name != name && !g.embeddedAs(fd, name) {
 					continue
 				}
 				switch fd.How {
 				case TypeExpr, TypeCall, TypeNone:
 					assigned = append(assigned, fd)
+				case TypeTypeParam:
+					// A field of a type parameter's type: its constraint says nothing here.
 				default:
-					found = append(found, declType{text: fd.Type, in: g, ev: evidence(name, fd.Type, "field of "+tn, g, fd.Line)})
+					ft, ok := x.fieldTypeParam(g, tn, declType{text: fd.Type, in: g, ev: evidence(name, fd.Type, "field of "+tn, g, fd.Line)})
+					if !ok {
+						return declType{}, false
+					}
+					found = append(found, ft)
 				}
 			}
 			if len(found) == 0 && len(assigned) > 0 {
@@ -910,7 +943,7 @@ func (x *Index) byMethodSet(t, m Target) []Target {
 						break
 					}
 				}
-				if !has {
+				if !has && !x.promoted(c, n) {
 					all = false
 					break
 				}
@@ -1134,6 +1167,26 @@ func (x *Index) instanceDecl(expr string, ts []Target, depth int) (declType, boo
 	return r, true
 }
 
+// varType is varDecl that also follows a variable initialized by a call
+// (var Stdout = NewFile(...)) to the callee's declared result.
+func (x *Index) varType(expr string, ts []Target, depth int) (declType, bool) {
+	if len(ts) != 1 || ts[0].D().How != TypeCall && ts[0].D().How != TypeCall2 && ts[0].D().How != TypeCall3 {
+		return varDecl(expr, ts)
+	}
+	t := ts[0]
+	d := t.D()
+	if d.How != TypeCall {
+		return x.laterResult(t.File, -1, d.start, d.Type, int(d.How-TypeCall2)+1, expr, t.File.Rel, d.Line, depth)
+	}
+	r, ok := x.calleeResult(t.File, -1, d.start, d.Type, depth+1)
+	if !ok {
+		return declType{}, false
+	}
+	r.ev = evidence(expr, r.text, "variable set to "+d.Type+"()", t.File, d.Line) + "; " + r.ev
+	r.ctor = false
+	return r, true
+}
+
 // classSelf is the class a name like cls (language.json class_self) holds
 // in a method of it: bound once there (its parameter), in a class that is
 // no metaclass (whose cls would be another class).
@@ -1301,4 +1354,236 @@ func (x *Index) assignedHint(f *File, r *Ref, recv string) []Target {
 		level = next
 	}
 	return out
+}
+
+// sameResult says the functions ts are variants of one (one package's
+// files) declaring the same result type.
+func sameResult(ts []Target) bool {
+	for _, t := range ts {
+		d, d0 := t.D(), ts[0].D()
+		if !functionLike[d.Kind] || d.Type == "" || d.Type != d0.Type || d.Container != d0.Container || t.File.Dir != ts[0].File.Dir || t.File.Package != ts[0].File.Package {
+			return false
+		}
+	}
+	return true
+}
+
+// promoted says whether method m's type has a method called name through
+// a struct it embeds (ir.ForStmt's Pos comes from miniNode).
+func (x *Index) promoted(m Target, name string) bool {
+	t, ok := x.containerType(m)
+	if !ok {
+		return false
+	}
+	bs, _ := x.bases(t)
+	if len(bs) == 0 {
+		return false
+	}
+	ms, _ := x.membersOf(bs, name, func(e *Def) bool { return functionLike[e.Kind] }, 1)
+	return len(ms) > 0
+}
+
+// embeddedAs says fd is a type embedded under the field name name (an
+// embedded *pkg.T is field T).
+func (f *File) embeddedAs(fd *Field, name string) bool {
+	if fd.Name != "" || !f.Lang.EmbeddedNamed {
+		return false
+	}
+	_, n := f.Lang.normType(fd.Type)
+	return n == name
+}
+
+// laterResult is the type of result n (0-based, n > 0) of calling callee:
+// ctx, span := trace.StartSpan(...) makes span the second result.
+func (x *Index) laterResult(f *File, encl, at int32, callee string, n int, name, rel string, line int32, depth int) (declType, bool) {
+	d, ok := x.calleeResult(f, encl, at, callee, depth+1)
+	if !ok || d.ctor || d.bases {
+		return declType{}, false
+	}
+	text, ok := resultAt(d.text, n)
+	if !ok {
+		return declType{}, false
+	}
+	d.text = text
+	d.ev = name + " is " + text + ": result " + itoa(n+1) + " of " + callee + ", " + rel + ":" + itoa(int(line)) + "; " + d.ev
+	return d, true
+}
+
+// resultAt is result n of a Go-style result list as written: "(*X,
+// error)", "(ctx Context, cancel CancelFunc)", "(a, b int)" (a is an
+// int).
+func resultAt(list string, n int) (string, bool) {
+	s := strings.TrimSpace(list)
+	if !strings.HasPrefix(s, "(") || !strings.HasSuffix(s, ")") {
+		return "", false
+	}
+	parts := topSplit(s[1:len(s)-1], ',')
+	if n >= len(parts) {
+		return "", false
+	}
+	named := false
+	for _, p := range parts {
+		if fs := strings.Fields(p); len(fs) > 1 && isIdent(fs[0]) && !strings.HasPrefix(p, "func") && !strings.HasPrefix(p, "chan") && !strings.HasPrefix(p, "map") && !strings.HasPrefix(p, "interface") && !strings.HasPrefix(p, "struct") {
+			named = true
+		}
+	}
+	if !named {
+		return parts[n], parts[n] != ""
+	}
+	// Named results: a name alone takes the type of the next one written.
+	for i := n; i < len(parts); i++ {
+		if fs := strings.Fields(parts[i]); len(fs) > 1 {
+			return strings.TrimSpace(strings.TrimPrefix(parts[i], fs[0])), true
+		}
+	}
+	return "", false
+}
+
+// literalDecl is the type of a receiver written as a composite literal,
+// maybe parenthesized: (&Reader{}).ReadByte(), T{}.M().
+func literalDecl(f *File, expr string) (declType, bool) {
+	s := expr
+	for len(s) > 2 && s[0] == '(' && opening(s) == 0 {
+		s = s[1 : len(s)-1]
+	}
+	s = strings.TrimPrefix(s, "&")
+	if !strings.HasSuffix(s, "}") {
+		return declType{}, false
+	}
+	i := strings.IndexByte(s, '{')
+	if i <= 0 || closing(s, i) != len(s)-1 {
+		return declType{}, false
+	}
+	text := s[:i]
+	if q, n := f.Lang.normType(text); n == "" || q+"."+n != text && n != text {
+		return declType{}, false
+	}
+	return declType{text: text, in: f, ev: expr + " is " + text + ": a literal"}, true
+}
+
+// agreedLocal is the type of a local bound several times in its
+// innermost scope (ctx := req.Context(), then ctx, cancel :=
+// context.WithCancel(ctx)) when every binding's type, followed, names the
+// same definitions.
+func (x *Index) agreedLocal(f *File, encl, at int32, name string, depth int) (declType, bool) {
+	var ls []*Local
+	bestEnd := int64(-1)
+	for _, i := range f.localsNamed(name) {
+		l := &f.Locals[i]
+		if l.Encl != encl || l.at > at || (l.end >= 0 && at >= l.end) {
+			continue
+		}
+		end := int64(l.end)
+		if end < 0 {
+			end = 1 << 40
+		}
+		switch {
+		case bestEnd < 0 || end < bestEnd:
+			ls, bestEnd = []*Local{l}, end
+		case end == bestEnd:
+			ls = append(ls, l)
+		}
+	}
+	if len(ls) < 2 {
+		return declType{}, false
+	}
+	var first declType
+	var want []Target
+	for k, l := range ls {
+		if l.how == TypeNone {
+			return declType{}, false
+		}
+		d, ok := x.localType(f, encl, l, name, depth+1)
+		if !ok {
+			return declType{}, false
+		}
+		ts := slices.Clone(x.resolveDecl(d).types)
+		if len(ts) == 0 {
+			return declType{}, false
+		}
+		sortTargets(ts)
+		if k == 0 {
+			first, want = d, ts
+			continue
+		}
+		if !slices.Equal(ts, want) {
+			return declType{}, false
+		}
+	}
+	first.ev += "; every binding of " + name + " in its scope says so"
+	return first, true
+}
+
+// typeParamIn is d, or, when d names a type parameter of the function
+// encl (or of one around it) in f, the interface constraining it; ok is
+// false for a type parameter constrained otherwise (T ~int | ~string,
+// or a method's T, whose constraint is the type's).
+func (x *Index) typeParamIn(f *File, encl, at int32, d declType) (declType, bool) {
+	if d.in != f {
+		return d, true
+	}
+	q, n := f.Lang.normType(d.text)
+	if q != "" || n == "" {
+		return d, true
+	}
+	for e, k := encl, 0; e >= 0 && k < 16; e, k = f.outer(e), k+1 {
+		for _, i := range f.localsNamed(n) {
+			l := &f.Locals[i]
+			if l.Encl != e || l.at > at {
+				continue
+			}
+			if l.how != TypeTypeParam {
+				return declType{}, false
+			}
+			return x.constraint(f, d, n, f.strs[l.typ])
+		}
+	}
+	return d, true
+}
+
+// fieldTypeParam is fieldOf's d for a field of type tn, or the constraint
+// of tn's type parameter it names (type Box[T I] struct{ v T }).
+func (x *Index) fieldTypeParam(g *File, tn string, d declType) (declType, bool) {
+	q, n := g.Lang.normType(d.text)
+	if q != "" || n == "" {
+		return d, true
+	}
+	for i := range g.Fields {
+		if fd := &g.Fields[i]; fd.How == TypeTypeParam && fd.Container == tn && fd.Name == n {
+			return x.constraint(g, d, n, fd.Type)
+		}
+	}
+	return d, true
+}
+
+// constraint types a value of type parameter n by its constraint, when
+// that names interfaces only: a call on it runs the interface's method.
+func (x *Index) constraint(f *File, d declType, n, text string) (declType, bool) {
+	c := declType{text: text, in: f, ev: d.ev + "; " + n + " is a type parameter constrained by " + text}
+	ts := x.resolveDecl(c).types
+	if len(ts) == 0 {
+		return declType{}, false
+	}
+	for _, t := range ts {
+		if t.D().Kind != "interface" {
+			return declType{}, false
+		}
+	}
+	return c, true
+}
+
+// typeParamNamed says whether type text (as written) names a type
+// parameter bound in definition e: its own, or one its receiver's type
+// arguments bind.
+func (f *File) typeParamNamed(e int32, text string) bool {
+	q, n := f.Lang.normType(text)
+	if q != "" || n == "" {
+		return false
+	}
+	for _, i := range f.localsNamed(n) {
+		if f.Locals[i].Encl == e && f.Locals[i].how == TypeTypeParam {
+			return true
+		}
+	}
+	return false
 }

@@ -33,15 +33,18 @@ import (
 
 type Saver interface{ Save(n int) error }
 
-var stores = map[string]*store.Store{}
-var caches = map[string]*cache.Cache{}
-var savers = map[string]Saver{}
+var stores = table[*store.Store]()
+var caches = table[*cache.Cache]()
+var savers = table[Saver]()
 
 func Handle() {
 	stores["a"].Save(1)
 	caches["b"].Save(2)
 	savers["c"].Save(3)
 }
+
+// table's result is a type the declarations leave to the caller's T.
+func table[T any]() map[string]T { return nil }
 `,
 	}
 	for name, body := range files {

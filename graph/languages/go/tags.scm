@@ -48,10 +48,38 @@
 ; embedded types, whose methods and fields are the struct's.
 (field_declaration name: (field_identifier) @name type: (_) @type) @field
 (field_declaration !name type: (_) @type) @field
+; An interface's embedded interface: its methods are the interface's.
+; (Only a declared interface's: an interface literal in a struct's field
+; gives the struct nothing.)
+(type_spec type: (interface_type (type_elem . [(type_identifier) (qualified_type)] @type .) @field))
 
 (source_file (const_declaration (const_spec name: (identifier) @name) @definition.constant))
 (source_file (var_declaration (var_spec name: (identifier) @name type: (_) @type) @definition.variable))
+; var Stdout = NewFile(...): the declared result of the callee; var d = T{}.
+(source_file (var_declaration (var_spec
+  . name: (identifier) @name .
+  value: (expression_list . (call_expression function: [(identifier) (selector_expression)] @type.call) .)
+  (#not-any-of? @type.call "new" "make")) @definition.variable))
+(source_file (var_declaration (var_spec
+  . name: (identifier) @name .
+  value: (expression_list . [
+    (composite_literal type: (_) @type.new)
+    (unary_expression operator: "&" operand: (composite_literal type: (_) @type.new))
+  ] .)) @definition.variable))
 (source_file (var_declaration (var_spec name: (identifier) @name) @definition.variable))
+; The same in a group: var ( a T; b = NewB() ).
+(source_file (var_declaration (var_spec_list (var_spec name: (identifier) @name type: (_) @type) @definition.variable)))
+(source_file (var_declaration (var_spec_list (var_spec
+  . name: (identifier) @name .
+  value: (expression_list . (call_expression function: [(identifier) (selector_expression)] @type.call) .)
+  (#not-any-of? @type.call "new" "make")) @definition.variable)))
+(source_file (var_declaration (var_spec_list (var_spec
+  . name: (identifier) @name .
+  value: (expression_list . [
+    (composite_literal type: (_) @type.new)
+    (unary_expression operator: "&" operand: (composite_literal type: (_) @type.new))
+  ] .)) @definition.variable)))
+(source_file (var_declaration (var_spec_list (var_spec name: (identifier) @name) @definition.variable)))
 
 ; Calls: f(), pkg.F(), x.M(), F[T]() (read as a conversion by the grammar).
 (call_expression function: (identifier) @name) @reference.call
@@ -84,7 +112,7 @@
 (parameter_declaration name: (identifier) @name type: (_) @type) @local.param
 (var_spec name: (identifier) @name type: (_) @type) @local
 (var_spec
-  name: (identifier) @name
+  . name: (identifier) @name .
   value: (expression_list . [
     (composite_literal type: (_) @type.new)
     (unary_expression operator: "&" operand: (composite_literal type: (_) @type.new))
@@ -103,22 +131,61 @@
     function: (identifier) @_new
     arguments: (argument_list . (_) @type.new .))
   (#eq? @_new "new"))) @local
+; hh := make([]*Hash, 7): the type make is given.
+(short_var_declaration
+  left: (expression_list . (identifier) @name)
+  right: (expression_list . (call_expression
+    function: (identifier) @_make
+    arguments: (argument_list . (_) @type))
+  (#eq? @_make "make"))) @local
 (short_var_declaration
   left: (expression_list . (identifier) @name)
   right: (expression_list . (call_expression function: [(identifier) (selector_expression)] @type.call))
   (#not-eq? @type.call "new")) @local
+; f := <-ch, f, ok := <-ch: an element of the channel.
+(short_var_declaration
+  left: (expression_list . (identifier) @name)
+  right: (expression_list . (unary_expression operator: "<-" operand: [(identifier) (selector_expression)] @type.elem) .)) @local
+; ctx, span := trace.StartSpan(...): a later name holds a later result.
+(short_var_declaration
+  left: (expression_list . (_) . (identifier) @name)
+  right: (expression_list . (call_expression function: [(identifier) (selector_expression)] @type.call.2) .)) @local
+(short_var_declaration
+  left: (expression_list . (_) . (_) . (identifier) @name)
+  right: (expression_list . (call_expression function: [(identifier) (selector_expression)] @type.call.3) .)) @local
+(var_spec
+  . name: (_) . name: (identifier) @name
+  value: (expression_list . (call_expression function: [(identifier) (selector_expression)] @type.call.2) .)) @local
 (short_var_declaration
   left: (expression_list . (identifier) @name)
   right: (expression_list . [(identifier) (selector_expression) (index_expression)] @type.expr)) @local
+; p := &enc.p, buf := *s.buf: the operand's type names the same methods.
+(short_var_declaration
+  left: (expression_list . (identifier) @name)
+  right: (expression_list . (unary_expression operator: ["&" "*"] operand: [(identifier) (selector_expression)] @type.expr))) @local
 (short_var_declaration
   left: (expression_list . (identifier) @name)
   right: (expression_list . (type_assertion_expression type: (_) @type))) @local
 (range_clause
   left: (expression_list (identifier) (identifier) @name)
-  right: [(identifier) (selector_expression)] @type.elem) @local
+  right: [(identifier) (selector_expression) (call_expression)] @type.elem) @local
 (type_switch_statement
   alias: (expression_list (identifier) @name)
   (type_case type: (_) @type) @scope) @local
+
+; Type parameters: a local of the generic function (of a method, by its
+; receiver's type arguments) or a field of the generic type, so a value of
+; type T is not the package's T; typed by the constraint.
+(function_declaration type_parameters: (type_parameter_list
+  (type_parameter_declaration name: (identifier) @name type: (type_constraint) @type.param) @local))
+; (A method's T is the type's: its "constraint" here is the type, Box,
+; which no call is typed by.)
+(method_declaration receiver: (parameter_list (parameter_declaration type: [
+  (generic_type type: (_) @type.param type_arguments: (type_arguments (type_elem (type_identifier) @name)))
+  (pointer_type (generic_type type: (_) @type.param type_arguments: (type_arguments (type_elem (type_identifier) @name))))
+  ]) @local))
+(type_spec type_parameters: (type_parameter_list
+  (type_parameter_declaration name: (identifier) @name type: (type_constraint) @type.param)) @field)
 
 ; Locals: a parameter or variable of a function hides a package or type of
 ; the same name (sha1 := sha1.New(); sha1.Sum(nil) calls a method of a
@@ -153,3 +220,8 @@
 (for_statement) @local.scope
 (expression_switch_statement) @local.scope
 (type_switch_statement) @local.scope
+; Each case of a switch or select is a block of its own.
+(expression_case) @local.scope
+(default_case) @local.scope
+(type_case) @local.scope
+(communication_case) @local.scope
