@@ -243,7 +243,13 @@ func measureTarget(ctx context.Context, c config, x *graph.Index, s *server, d *
 				r.defAsked++
 				line := src.line(k.Rel, k.Line)
 				col := min(max(site.Column-1, 0), len(line))
-				locs, err := s.definition(ctx, k.Rel, place(line, k.Line, col, t.Name))
+				// The name written at the site: a construction names the
+				// class (EnvBuilder(...) for EnvBuilder.__init__).
+				name := t.Name
+				if i := strings.LastIndexAny(site.Call, ".:>"); site.Call != "" && site.Call[i+1:] != "" {
+					name = site.Call[i+1:]
+				}
+				locs, err := s.definition(ctx, k.Rel, place(line, k.Line, col, name))
 				switch {
 				case err != nil:
 					fp.goes = "error: " + err.Error()
