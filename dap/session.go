@@ -713,6 +713,11 @@ configured:
 	return nil
 }
 
+// gdbCannotInject is what gdb prints when ptrace cannot write a process's
+// extended register state (some kernels and virtual machines): it cannot
+// call a function in the process, which debugpy's attach by pid needs.
+const gdbCannotInject = "Couldn't write extended state status"
+
 func (s *Session) launchError(command string, err error) error {
 	var re *ResponseError
 	if errors.As(err, &re) {
@@ -723,6 +728,10 @@ func (s *Session) launchError(command string, err error) error {
 		s.mu.Lock()
 		said := strings.TrimSpace(s.launchOut)
 		s.mu.Unlock()
+		if s.Spec.ID == "debugpy" && command == "attach" && strings.Contains(msg+said, gdbCannotInject) {
+			// Before the adapter's long log, which the output budget may cut.
+			msg += "\n(gdb on this machine cannot run code inside another process: the kernel refused to write the process's extended register state, so debugpy cannot inject itself by pid, and the attempt may have disturbed the program. Start the program under debugpy instead — python -m debugpy --listen 5678 --wait-for-client prog.py, or debugpy.listen() in it — and attach with port, or use launch.)"
+		}
 		if said != "" {
 			msg += "\n" + said
 		}
