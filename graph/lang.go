@@ -280,97 +280,60 @@ func readConfig(fsys fs.FS, id string, depth int) (langConfig, []byte, error) {
 			c.Queries = append(c.Queries, path.Join("..", c.Extends, q))
 		}
 	}
-	if c.Grammar == "" {
-		c.Grammar = base.Grammar
-	}
-	if c.Scope == "" {
-		c.Scope = base.Scope
-	}
-	if c.Imports == "" {
-		c.Imports = base.Imports
-	}
-	if c.Self == nil {
-		c.Self = base.Self
-	}
-	if c.Builtins == nil {
-		c.Builtins = base.Builtins
-	}
+	inherit(&c.Grammar, base.Grammar)
+	inherit(&c.Scope, base.Scope)
+	inherit(&c.Imports, base.Imports)
+	inheritList(&c.Self, base.Self)
+	inheritList(&c.Builtins, base.Builtins)
 	if c.Extensions == nil && c.Grammar == base.Grammar {
 		c.Extensions = base.Extensions
 	}
-	if c.Resolve == nil {
-		c.Resolve = base.Resolve
-	}
-	if c.Variants == "" {
-		c.Variants = base.Variants
-	}
-	if c.Reexports == nil {
-		c.Reexports = base.Reexports
-	}
-	if c.ImplicitSelf == nil {
-		c.ImplicitSelf = base.ImplicitSelf
-	}
-	if c.EmbeddedNamed == nil {
-		c.EmbeddedNamed = base.EmbeddedNamed
-	}
-	if c.TypeWrappers == nil {
-		c.TypeWrappers = base.TypeWrappers
-	}
-	if c.ElementTypes == nil {
-		c.ElementTypes = base.ElementTypes
-	}
-	if c.Implements == "" {
-		c.Implements = base.Implements
-	}
-	if c.Super == nil {
-		c.Super = base.Super
-	}
-	if c.ModuleSelf == nil {
-		c.ModuleSelf = base.ModuleSelf
-	}
-	if c.Constructor == "" {
-		c.Constructor = base.Constructor
-	}
+	inheritList(&c.Resolve, base.Resolve)
+	inherit(&c.Variants, base.Variants)
+	inherit(&c.Reexports, base.Reexports)
+	inherit(&c.ImplicitSelf, base.ImplicitSelf)
+	inherit(&c.EmbeddedNamed, base.EmbeddedNamed)
+	inheritList(&c.TypeWrappers, base.TypeWrappers)
+	inheritList(&c.ElementTypes, base.ElementTypes)
+	inherit(&c.Implements, base.Implements)
+	inheritList(&c.Super, base.Super)
+	inheritList(&c.ModuleSelf, base.ModuleSelf)
+	inherit(&c.Constructor, base.Constructor)
 	if c.DocParam == "" {
 		c.DocParam, c.DocReturn = base.DocParam, base.DocReturn
 	}
 	if c.LiteralTypes == nil {
 		c.LiteralTypes = base.LiteralTypes
 	}
-	if c.ClassSelf == nil {
-		c.ClassSelf = base.ClassSelf
-	}
-	if c.ModuleValues == nil {
-		c.ModuleValues = base.ModuleValues
-	}
-	if c.ModuleSeparator == "" {
-		c.ModuleSeparator = base.ModuleSeparator
-	}
-	if c.InitFile == "" {
-		c.InitFile = base.InitFile
-	}
-	if c.ReplaceExtensions == nil {
-		c.ReplaceExtensions = base.ReplaceExtensions
-	}
-	if c.PathRoot == "" {
-		c.PathRoot = base.PathRoot
-	}
-	if c.PathSelf == "" {
-		c.PathSelf = base.PathSelf
-	}
-	if c.PathParent == "" {
-		c.PathParent = base.PathParent
-	}
-	if c.RootFiles == nil {
-		c.RootFiles = base.RootFiles
-	}
-	if c.SourceDir == "" {
-		c.SourceDir = base.SourceDir
-	}
-	if c.Manifest == "" {
-		c.Manifest = base.Manifest
-	}
+	inheritList(&c.ClassSelf, base.ClassSelf)
+	inherit(&c.ModuleValues, base.ModuleValues)
+	inherit(&c.ModuleSeparator, base.ModuleSeparator)
+	inherit(&c.InitFile, base.InitFile)
+	inheritList(&c.ReplaceExtensions, base.ReplaceExtensions)
+	inherit(&c.PathRoot, base.PathRoot)
+	inherit(&c.PathSelf, base.PathSelf)
+	inherit(&c.PathParent, base.PathParent)
+	inheritList(&c.RootFiles, base.RootFiles)
+	inherit(&c.SourceDir, base.SourceDir)
+	inherit(&c.Manifest, base.Manifest)
 	return c, append(append(raw, 0), baseRaw...), nil
+}
+
+// inherit takes the base's value for a key the language left empty or
+// left out.
+func inherit[T ~string | ~*bool](v *T, base T) {
+	var zero T
+	if *v == zero {
+		*v = base
+	}
+}
+
+// inheritList is inherit for lists: only a key left out (nil) is
+// inherited; an empty list written in the file stays empty.
+func inheritList[E any](v *[]E, base []E) {
+	if *v == nil {
+		*v = base
+	}
 }
 
 func defaultQueries(q []string) []string {
