@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -149,8 +150,10 @@ func orphans(kill bool) {
 
 // Shutdown ends what this process's children left behind: every process
 // carrying one of its tags, and the orphans adopted since AdoptOrphans.
-// The reaper does the same when this process ends without calling it.
+// The reaper does the same when this process ends without calling it; here
+// it is told the sweep is done and waited for, briefly.
 func Shutdown() {
 	endAllTagged()
 	orphans(true)
+	reap.finish(2 * time.Second)
 }

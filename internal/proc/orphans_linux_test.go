@@ -10,7 +10,8 @@ import (
 )
 
 // N18: a grandchild that left the group and cleared its environment is
-// reparented to a process that adopts orphans, and ended at Shutdown.
+// reparented to a process that adopts orphans, and ended at Shutdown; the
+// reaper has ended too by the time the process exits.
 func TestAdoptedOrphanEndsAtShutdown(t *testing.T) {
 	dir := t.TempDir()
 	self, err := os.Executable()
@@ -37,9 +38,18 @@ func TestAdoptedOrphanEndsAtShutdown(t *testing.T) {
 		ppid, _, _ := statOf(orphan)
 		return ppid == parent.Process.Pid
 	})
+	var reaper int
+	waitFor(t, "the adopting process started no reaper", 5*time.Second, func() bool {
+		reaper = readPid(filepath.Join(dir, "reaper"))
+		return reaper != 0
+	})
 	in.Close()
 	if err := parent.Wait(); err != nil {
 		t.Fatalf("the adopting process: %v", err)
+	}
+	if Running(reaper) {
+		syscall.Kill(reaper, syscall.SIGKILL)
+		t.Errorf("the reaper (pid %d) outlived the process that ended normally", reaper)
 	}
 	waitFor(t, "the adopted orphan outlived Shutdown", 5*time.Second, func() bool { return !Running(orphan) })
 }

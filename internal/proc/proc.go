@@ -34,6 +34,7 @@ import (
 	"runtime"
 	"sync"
 	"syscall"
+	"time"
 )
 
 type startReq struct {
@@ -105,6 +106,7 @@ type reaper struct {
 	mu     sync.Mutex
 	w      io.WriteCloser
 	cmd    *exec.Cmd
+	exited chan struct{}
 	failed bool
 }
 
@@ -113,7 +115,8 @@ var reap reaper
 // The reaper keeps a list of group ids, updated by "+ ID" and "- ID" lines,
 // and kills them all at end of input; then every process whose environment
 // carries this process's tag prefix ($1), and this process's temporary
-// folder (a "d PATH" line) goes. It ignores the signals a terminal or a supervisor sends
+// folder (a "d PATH" line) goes; an "x" line (a normal shutdown, which
+// swept already) skips the sweep. It ignores the signals a terminal or a supervisor sends
 // to this process's group, so it outlives this process long enough to act.
 const reaperScript = `trap '' INT TERM HUP QUIT
 g=" "
@@ -122,10 +125,11 @@ while read -r op id; do
 	+) g="$g$id " ;;
 	-) case "$g" in *" $id "*) g="${g%% $id *} ${g#* $id }" ;; esac ;;
 	d) dir=$id ;;
+	x) swept=1; break ;;
 	esac
 done
 for id in $g; do kill -KILL "-$id" 2>/dev/null; done
-if [ -n "$1" ] && [ -d /proc/self ]; then
+if [ -z "$swept" ] && [ -n "$1" ] && [ -d /proc/self ]; then
 	for e in /proc/[0-9]*/environ; do
 		if tr '\0' '\n' <"$e" 2>/dev/null | grep -q "^BUILTIN_TOOLS_PROC=$1"; then
 			p=${e#/proc/}
@@ -155,7 +159,11 @@ func (r *reaper) start() bool {
 		return false
 	}
 	known.add(cmd.Process.Pid, "")
-	go cmd.Wait() // ends only when this process does, or the pipe closes
+	r.exited = make(chan struct{})
+	go func(done chan struct{}) { // ends only when this process does, or the pipe closes
+		cmd.Wait()
+		close(done)
+	}(r.exited)
 	r.w, r.cmd = w, cmd
 	return true
 }
@@ -173,6 +181,26 @@ func (r *reaper) remove(pid int) {
 	defer r.mu.Unlock()
 	if r.w != nil {
 		fmt.Fprintf(r.w, "- %d\n", pid)
+	}
+}
+
+// finish ends the reaper at a normal shutdown, after this process has
+// ended what its children left: an "x" line says the sweep is done, so it
+// kills the recorded groups, removes the folder and exits at once, and this
+// process waits up to d for it, so that nothing of the run outlives the
+// process's own exit.
+func (r *reaper) finish(d time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.w == nil {
+		return
+	}
+	fmt.Fprintf(r.w, "x\n")
+	r.w.Close()
+	r.w = nil
+	select {
+	case <-r.exited:
+	case <-time.After(d):
 	}
 }
 

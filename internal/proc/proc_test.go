@@ -56,6 +56,7 @@ func adoptChild(dir string) {
 		os.Exit(3)
 	}
 	p.Wait()
+	os.WriteFile(filepath.Join(dir, "reaper"), []byte(strconv.Itoa(ReaperPID())), 0o644)
 	io.ReadAll(os.Stdin)
 	Shutdown()
 	os.Exit(0)
