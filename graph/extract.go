@@ -110,9 +110,15 @@ const (
 	// TypeTypeParam: a type parameter (a local of a generic function, a
 	// field of a generic type, named like it), typed by its constraint.
 	TypeTypeParam
+	// TypeResult: a local bound to a function literal; typ is what a call
+	// of it returns (setup := func() *DB {…}; db := setup()).
+	TypeResult
+	// TypeKey: what a one-variable range over the expression typ gives (a
+	// map's key, a channel's element).
+	TypeKey
 )
 
-var typeHow = [...]string{TypeNone: "", TypeDeclared: "declared", TypeParam: "parameter", TypeNew: "constructed", TypeCall: "result of", TypeElem: "element of", TypeBranch: "branch", TypeExpr: "assigned", TypeField: "field of", TypeCall2: "second result of", TypeCall3: "third result of", TypeTypeParam: "type parameter"}
+var typeHow = [...]string{TypeNone: "", TypeDeclared: "declared", TypeParam: "parameter", TypeNew: "constructed", TypeCall: "result of", TypeElem: "element of", TypeBranch: "branch", TypeExpr: "assigned", TypeField: "field of", TypeCall2: "second result of", TypeCall3: "third result of", TypeTypeParam: "type parameter", TypeResult: "function literal", TypeKey: "ranged over"}
 
 // Field is a field with a declared type, or (Name "") an embedded type or
 // a base class, of the class-like definition Container.
@@ -264,6 +270,10 @@ func extract(rel string, l *Language, src []byte, r *astgrep.CaptureResult) *Fil
 				typ, how = c, TypeCall3
 			case l.capTypeParam:
 				typ, how = c, TypeTypeParam
+			case l.capTypeResult:
+				typ, how = c, TypeResult
+			case l.capTypeKey:
+				typ, how = c, TypeKey
 			case l.capScope:
 				scope = c
 			}

@@ -134,6 +134,7 @@ type Language struct {
 	// @type.call.2, @type.call.3: the second or third result of calling
 	// this (x, y := f()).
 	capTypeCall2, capTypeCall3 int
+	capTypeResult, capTypeKey  int
 	// @type.param: a type parameter's constraint.
 	capTypeParam int
 }
@@ -423,6 +424,8 @@ func loadLanguage(e *astgrep.Engine, fsys fs.FS, id string) (*Language, error) {
 	l.capTypeCall2 = q.Capture("type.call.2")
 	l.capTypeCall3 = q.Capture("type.call.3")
 	l.capTypeParam = q.Capture("type.param")
+	l.capTypeResult = q.Capture("type.result")
+	l.capTypeKey = q.Capture("type.key")
 	l.capScope = q.Capture("scope")
 	l.capDocText = q.Capture("doc.comment")
 	if c.DocParam != "" {

@@ -306,6 +306,9 @@ func (x *Index) load() map[string]*File {
 			d.start, d.end, d.nameAt = int32(s.iv()), int32(s.iv()), int32(s.iv())
 			flags := s.uv()
 			d.local, d.How = flags&1 == 1, uint8(flags>>1)
+			if int(d.How) >= len(typeHow) {
+				s.err = errors.New("a definition typed in an unknown way")
+			}
 		}
 		f.strs = make([]string, s.count())
 		for j := range f.strs {
@@ -348,6 +351,9 @@ func (x *Index) load() map[string]*File {
 				if l.Encl >= int32(len(f.Defs)) {
 					s.err = errors.New("a local in a missing definition")
 				}
+				if int(l.how) >= len(typeHow) {
+					s.err = errors.New("a local typed in an unknown way")
+				}
 			}
 		}
 		if n := s.count(); n > 0 {
@@ -356,6 +362,9 @@ func (x *Index) load() map[string]*File {
 				fd := &f.Fields[j]
 				fd.Container, fd.Name, fd.Type = s.str(), s.str(), s.str()
 				fd.How, fd.Line, fd.at = uint8(s.uv()), int32(s.iv()), int32(s.iv())
+				if int(fd.How) >= len(typeHow) {
+					s.err = errors.New("a field typed in an unknown way")
+				}
 			}
 		}
 		if f.Lang == nil {

@@ -34,7 +34,7 @@ type typeRef struct {
 
 // maxTypeDepth bounds chains (a.b.c), result types followed and base
 // classes walked.
-const maxTypeDepth = 6
+const maxTypeDepth = 12
 
 // normType reduces a declared type to the qualifier and name of the type
 // whose members a value of it has: *pkg.T is (pkg, T), Optional[Foo] is
@@ -121,6 +121,27 @@ func (l *Language) elemType(text string) string {
 	}
 	if i := strings.IndexAny(s, "[<"); i > 0 && (s[len(s)-1] == ']' || s[len(s)-1] == '>') && l.elements[lastSegment(s[:i])] {
 		return topSplit(s[i+1:len(s)-1], ',')[0]
+	}
+	return ""
+}
+
+// keyType is what a one-variable range over a value of the collection
+// type text gives when that has methods: map[K]V's K, a channel's element
+// ("" for a slice's or string's int index).
+func keyType(text string) string {
+	s := strings.TrimSpace(text)
+	for strings.HasPrefix(s, "*") {
+		s = s[1:]
+	}
+	for _, c := range []string{"<-chan ", "chan<- ", "chan "} {
+		if strings.HasPrefix(s, c) {
+			return strings.TrimSpace(s[len(c):])
+		}
+	}
+	if strings.HasPrefix(s, "map[") {
+		if end := closing(s, 3); end > 0 {
+			return strings.TrimSpace(s[4:end])
+		}
 	}
 	return ""
 }
@@ -415,11 +436,14 @@ func (f *File) boundLocal(name string, encl, at int32, ed *Def) bool {
 // localType is the declared type of a typed local.
 func (x *Index) localType(f *File, encl int32, lc *Local, name string, depth int) (declType, bool) {
 	text := f.strs[lc.typ]
+	// What it is bound to is read before the binding: o := o, b :=
+	// b.Next() name the earlier o and b.
+	before := lc.at - 1
 	switch lc.how {
 	case TypeCall2, TypeCall3:
-		return x.laterResult(f, encl, lc.at, text, int(lc.how-TypeCall2)+1, name, f.Rel, lc.line, depth)
+		return x.laterResult(f, encl, before, text, int(lc.how-TypeCall2)+1, name, f.Rel, lc.line, depth)
 	case TypeCall:
-		d, ok := x.calleeResult(f, encl, lc.at, text, depth+1)
+		d, ok := x.calleeResult(f, encl, before, text, depth+1)
 		if !ok {
 			return declType{}, false
 		}
@@ -431,14 +455,14 @@ func (x *Index) localType(f *File, encl int32, lc *Local, name string, depth int
 		d.ctor = false
 		return d, true
 	case TypeExpr:
-		inner, ok := x.exprDecl(f, encl, lc.at, text, depth+1)
+		inner, ok := x.exprDecl(f, encl, before, text, depth+1)
 		if !ok {
 			return declType{}, false
 		}
 		inner.ev = name + " = " + text + ", " + f.Rel + ":" + itoa(int(lc.line)) + "; " + inner.ev
 		return inner, true
 	case TypeElem:
-		inner, ok := x.exprDecl(f, encl, lc.at, text, depth+1)
+		inner, ok := x.exprDecl(f, encl, before, text, depth+1)
 		if !ok {
 			return declType{}, false
 		}
@@ -447,8 +471,21 @@ func (x *Index) localType(f *File, encl int32, lc *Local, name string, depth int
 			return declType{}, false
 		}
 		return declType{text: el, in: inner.in, ev: evidence(name, el, "element of "+text, f, lc.line) + "; " + inner.ev}, true
+	case TypeKey:
+		inner, ok := x.exprDecl(f, encl, before, text, depth+1)
+		if !ok {
+			return declType{}, false
+		}
+		k := keyType(inner.text)
+		if k == "" {
+			return declType{}, false
+		}
+		return declType{text: k, in: inner.in, ev: evidence(name, k, "ranged over "+text, f, lc.line) + "; " + inner.ev}, true
 	case TypeField:
 		return x.destructuredField(f, lc, name, text)
+	case TypeResult:
+		// A function value: what calling it returns is no type of its own.
+		return declType{}, false
 	}
 	return declType{text: text, in: f, ev: evidence(name, text, typeHow[lc.how], f, lc.line)}, true
 }
@@ -492,7 +529,7 @@ func (x *Index) calleeResult(f *File, encl, at int32, callee string, depth int) 
 			break
 		}
 		if f.bound(name, encl, at) {
-			return declType{}, false
+			return f.localFuncResult(encl, at, name)
 		}
 		ts, _ = x.bareTargets(f, name, fnOrType)
 	default:
@@ -544,6 +581,47 @@ func (x *Index) calleeResult(f *File, encl, at int32, callee string, depth int) 
 		return declType{}, false
 	}
 	return declType{text: d.Type, in: t.File, ev: via + qualified(t) + " returns " + d.Type + ", " + t.File.Rel + ":" + itoa(int(d.Line))}, true
+}
+
+// localFuncResult is what a call of the local function value name
+// returns: the result of the literal it is bound to, or of its declared
+// function type (a parameter f func() *T).
+func (f *File) localFuncResult(encl, at int32, name string) (declType, bool) {
+	for e, n := encl, 0; e >= 0 && n < 16; e, n = f.outer(e), n+1 {
+		lc := f.localDecl(name, e, at)
+		if lc == nil {
+			if f.bound(name, e, at) {
+				return declType{}, false
+			}
+			continue
+		}
+		text := f.strs[lc.typ]
+		switch lc.how {
+		case TypeResult:
+		case TypeDeclared, TypeParam:
+			if text = funcTypeResult(text); text == "" {
+				return declType{}, false
+			}
+		default:
+			return declType{}, false
+		}
+		return declType{text: text, in: f, ev: name + " returns " + text + ": " + typeHow[lc.how] + ", " + f.Rel + ":" + itoa(int(lc.line))}, true
+	}
+	return declType{}, false
+}
+
+// funcTypeResult is the result of a function type as written, "func(a
+// int) *T" → "*T", or "" when it is none or has none.
+func funcTypeResult(text string) string {
+	s := strings.TrimSpace(text)
+	if !strings.HasPrefix(s, "func(") {
+		return ""
+	}
+	end := closing(s, 4)
+	if end < 0 {
+		return ""
+	}
+	return strings.TrimSpace(s[end+1:])
 }
 
 // The locals a language's query binds at each return statement and each
@@ -1455,6 +1533,10 @@ func literalDecl(f *File, expr string) (declType, bool) {
 		return declType{}, false
 	}
 	text := s[:i]
+	if (strings.HasPrefix(text, "[") || strings.HasPrefix(text, "map[")) && f.Lang.elemType(text) != "" {
+		// []Context{a, b}: a collection of a declared element type.
+		return declType{text: text, in: f, ev: "a " + text + " literal"}, true
+	}
 	if q, n := f.Lang.normType(text); n == "" || q+"."+n != text && n != text {
 		return declType{}, false
 	}

@@ -7,7 +7,7 @@ import "testing"
 // they return is an identifier.
 func FuzzTypeText(f *testing.F) {
 	for _, s := range []string{"*store.Store", "(*X, error)", "(x *X, err error)", "Optional[Foo]", "map[string][]*T", "[4]T", "Foo[]",
-		"Array<Foo>", "List[Foo]", ": Foo", "'Foo'", "Foo | None", "ns::W &", "(", ")", "()", "[", "]", "<>", "a[", "map[", "x.", ".", "::"} {
+		"Array<Foo>", "List[Foo]", ": Foo", "'Foo'", "Foo | None", "ns::W &", "(", ")", "()", "[", "]", "<>", "a[", "map[", "x.", ".", "::", "func(", "func()", "func(a int) *T", "chan<- T", "map[K]V"} {
 		f.Add(s)
 	}
 	l := &Language{wrappers: map[string]bool{"Optional": true}, elements: map[string]bool{"List": true, "Array": true}}
@@ -17,6 +17,8 @@ func FuzzTypeText(f *testing.F) {
 			t.Errorf("normType(%q) named %q, not an identifier", s, n)
 		}
 		l.elemType(s)
+		keyType(s)
+		funcTypeResult(s)
 		topSplit(s, ',')
 		opening(s)
 		lastTopDot(s)

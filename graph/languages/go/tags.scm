@@ -66,6 +66,10 @@
     (composite_literal type: (_) @type.new)
     (unary_expression operator: "&" operand: (composite_literal type: (_) @type.new))
   ] .)) @definition.variable))
+(source_file (var_declaration (var_spec
+  . name: (identifier) @name .
+  value: (expression_list . (call_expression function: (identifier) @_new arguments: (argument_list . (_) @type.new .)) .)
+  (#eq? @_new "new")) @definition.variable))
 (source_file (var_declaration (var_spec name: (identifier) @name) @definition.variable))
 ; The same in a group: var ( a T; b = NewB() ).
 (source_file (var_declaration (var_spec_list (var_spec name: (identifier) @name type: (_) @type) @definition.variable)))
@@ -79,6 +83,10 @@
     (composite_literal type: (_) @type.new)
     (unary_expression operator: "&" operand: (composite_literal type: (_) @type.new))
   ] .)) @definition.variable)))
+(source_file (var_declaration (var_spec_list (var_spec
+  . name: (identifier) @name .
+  value: (expression_list . (call_expression function: (identifier) @_new arguments: (argument_list . (_) @type.new .)) .)
+  (#eq? @_new "new")) @definition.variable)))
 (source_file (var_declaration (var_spec_list (var_spec name: (identifier) @name) @definition.variable)))
 
 ; Calls: f(), pkg.F(), x.M(), F[T]() (read as a conversion by the grammar).
@@ -119,6 +127,10 @@
     (call_expression function: [(identifier) (selector_expression)] @type.call)
   ])
   (#not-eq? @type.call "new")) @local
+(var_spec
+  . name: (identifier) @name .
+  value: (expression_list . (call_expression function: (identifier) @_new arguments: (argument_list . (_) @type.new .)) .)
+  (#eq? @_new "new")) @local
 (short_var_declaration
   left: (expression_list . (identifier) @name)
   right: (expression_list . [
@@ -156,6 +168,63 @@
 (var_spec
   . name: (_) . name: (identifier) @name
   value: (expression_list . (call_expression function: [(identifier) (selector_expression)] @type.call.2) .)) @local
+; setup := func() *DB {…}: a call of setup returns *DB.
+(short_var_declaration
+  left: (expression_list . (identifier) @name .)
+  right: (expression_list . (func_literal result: (_) @type.result) .)) @local
+(var_spec
+  . name: (identifier) @name .
+  value: (expression_list . (func_literal result: (_) @type.result) .)) @local
+; written, b := 0, new(strings.Builder): a later name paired with the
+; value in its place (second to fourth).
+(short_var_declaration
+  left: (expression_list . (_) . (identifier) @name)
+  right: (expression_list . (_) . [
+    (composite_literal type: (_) @type.new)
+    (unary_expression operator: "&" operand: (composite_literal type: (_) @type.new))
+    (call_expression function: [(identifier) (selector_expression)] @type.call)
+    (unary_expression operator: ["&" "*"] operand: [(identifier) (selector_expression)] @type.expr)
+    [(identifier) (selector_expression) (index_expression)] @type.expr
+  ])
+  (#not-eq? @type.call "new")) @local
+(short_var_declaration
+  left: (expression_list . (_) . (identifier) @name)
+  right: (expression_list . (_) . (call_expression
+    function: (identifier) @_new
+    arguments: (argument_list . (_) @type.new .))
+  (#eq? @_new "new"))) @local
+(short_var_declaration
+  left: (expression_list . (_) . (_) . (identifier) @name)
+  right: (expression_list . (_) . (_) . [
+    (composite_literal type: (_) @type.new)
+    (unary_expression operator: "&" operand: (composite_literal type: (_) @type.new))
+    (call_expression function: [(identifier) (selector_expression)] @type.call)
+    (unary_expression operator: ["&" "*"] operand: [(identifier) (selector_expression)] @type.expr)
+    [(identifier) (selector_expression) (index_expression)] @type.expr
+  ])
+  (#not-eq? @type.call "new")) @local
+(short_var_declaration
+  left: (expression_list . (_) . (_) . (identifier) @name)
+  right: (expression_list . (_) . (_) . (call_expression
+    function: (identifier) @_new
+    arguments: (argument_list . (_) @type.new .))
+  (#eq? @_new "new"))) @local
+(short_var_declaration
+  left: (expression_list . (_) . (_) . (_) . (identifier) @name)
+  right: (expression_list . (_) . (_) . (_) . [
+    (composite_literal type: (_) @type.new)
+    (unary_expression operator: "&" operand: (composite_literal type: (_) @type.new))
+    (call_expression function: [(identifier) (selector_expression)] @type.call)
+    (unary_expression operator: ["&" "*"] operand: [(identifier) (selector_expression)] @type.expr)
+    [(identifier) (selector_expression) (index_expression)] @type.expr
+  ])
+  (#not-eq? @type.call "new")) @local
+(short_var_declaration
+  left: (expression_list . (_) . (_) . (_) . (identifier) @name)
+  right: (expression_list . (_) . (_) . (_) . (call_expression
+    function: (identifier) @_new
+    arguments: (argument_list . (_) @type.new .))
+  (#eq? @_new "new"))) @local
 (short_var_declaration
   left: (expression_list . (identifier) @name)
   right: (expression_list . [(identifier) (selector_expression) (index_expression)] @type.expr)) @local
@@ -168,7 +237,11 @@
   right: (expression_list . (type_assertion_expression type: (_) @type))) @local
 (range_clause
   left: (expression_list (identifier) (identifier) @name)
-  right: [(identifier) (selector_expression) (call_expression)] @type.elem) @local
+  right: [(identifier) (selector_expression) (call_expression) (composite_literal)] @type.elem) @local
+; for k := range m: a map's key, a channel's element.
+(range_clause
+  left: (expression_list . (identifier) @name .)
+  right: [(identifier) (selector_expression) (call_expression)] @type.key) @local
 (type_switch_statement
   alias: (expression_list (identifier) @name)
   (type_case type: (_) @type) @scope) @local
