@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -431,13 +432,24 @@ func (x *Index) put(rel string, f *File) {
 	x.bytes += f.cost()
 	x.gen++
 	ix := x.li(f.Lang)
-	eachName(f.Defs, func(n string) { ix.defs[n] = append(ix.defs[n], f) }, func(i int) string { return f.Defs[i].Name })
-	eachName(f.Refs, func(n string) { ix.refs[n] = append(ix.refs[n], f) }, func(i int) string { return f.strs[f.Refs[i].name] })
-	ix.dirs[f.Dir] = append(ix.dirs[f.Dir], f)
-	ix.base[path.Base(f.Rel)] = append(ix.base[path.Base(f.Rel)], f)
+	eachName(f.Defs, func(n string) { ix.defs[n] = inserted(ix.defs[n], f) }, func(i int) string { return f.Defs[i].Name })
+	eachName(f.Refs, func(n string) { ix.refs[n] = inserted(ix.refs[n], f) }, func(i int) string { return f.strs[f.Refs[i].name] })
+	ix.dirs[f.Dir] = inserted(ix.dirs[f.Dir], f)
+	ix.base[path.Base(f.Rel)] = inserted(ix.base[path.Base(f.Rel)], f)
 	for _, m := range f.Lang.rule.modules(f.Rel) {
-		ix.modules[m] = append(ix.modules[m], f)
+		ix.modules[m] = inserted(ix.modules[m], f)
 	}
+}
+
+// inserted adds f to list in the order of paths: the lists, and whatever
+// is resolved from them (which of two variants' results a call names, the
+// order of tied candidates), do not depend on the order files were read.
+func inserted(list []*File, f *File) []*File {
+	if n := len(list); n == 0 || list[n-1].Rel < f.Rel {
+		return append(list, f)
+	}
+	i, _ := slices.BinarySearchFunc(list, f.Rel, func(g *File, rel string) int { return strings.Compare(g.Rel, rel) })
+	return slices.Insert(list, i, f)
 }
 
 // remove drops rel's record. x.mu is held.
