@@ -795,10 +795,39 @@ func unquote(s string) string {
 func typeText(s string) string {
 	s = strings.TrimSpace(s)
 	s = strings.TrimSpace(strings.TrimPrefix(s, ":"))
+	if strings.Contains(s, "\n") && (strings.Contains(s, "struct") || strings.Contains(s, "interface")) && strings.Contains(s, "{") {
+		s = strings.Join(strings.Fields(structLines(s)), " ")
+	}
 	if strings.ContainsAny(s, "\n\t") {
 		s = strings.Join(strings.Fields(s), " ")
 	}
 	return s
+}
+
+// structLines keeps the field boundaries of a struct type written over
+// lines (struct {\n a T\n b U\n}) as ";", where Go ends a statement at a
+// line's end, and drops line comments.
+func structLines(s string) string {
+	lines := strings.Split(s, "\n")
+	var b strings.Builder
+	for i, l := range lines {
+		if j := strings.Index(l, "//"); j >= 0 && !strings.ContainsAny(l[:j], "`\"") {
+			l = l[:j]
+		}
+		l = strings.TrimSpace(l)
+		b.WriteString(l)
+		if i == len(lines)-1 || l == "" {
+			b.WriteByte(' ')
+			continue
+		}
+		switch c := l[len(l)-1]; {
+		case c == ')' || c == ']' || c == '}' || c == '*' || c == '`' || c == '"' || c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80:
+			b.WriteString("; ")
+		default:
+			b.WriteByte(' ')
+		}
+	}
+	return b.String()
 }
 
 // fieldsIn gives each field without an explicit container the innermost

@@ -91,6 +91,11 @@ type Language struct {
 	// a field named by its type (Go: l.Listener for an embedded
 	// net.Listener).
 	EmbeddedNamed bool
+	// TypeLiterals are the keywords of types written in place (Go's
+	// struct { r *Replacer }, interface { io.Reader; io.ByteReader }): a
+	// value of one has the fields and the embedded types' members that its
+	// text lists.
+	TypeLiterals []string
 
 	rule     importRule // Imports, made with its data from language.json
 	query    *astgrep.CaptureQuery
@@ -187,6 +192,8 @@ type langConfig struct {
 	Manifest          string   `json:"manifest"`
 	// EmbeddedNamed: see Language.
 	EmbeddedNamed *bool `json:"embedded_named"`
+	// TypeLiterals: see Language.
+	TypeLiterals []string `json:"type_literals"`
 }
 
 func (c *langConfig) importData() importData {
@@ -294,6 +301,7 @@ func readConfig(fsys fs.FS, id string, depth int) (langConfig, []byte, error) {
 	inherit(&c.Reexports, base.Reexports)
 	inherit(&c.ImplicitSelf, base.ImplicitSelf)
 	inherit(&c.EmbeddedNamed, base.EmbeddedNamed)
+	inheritList(&c.TypeLiterals, base.TypeLiterals)
 	inheritList(&c.TypeWrappers, base.TypeWrappers)
 	inheritList(&c.ElementTypes, base.ElementTypes)
 	inherit(&c.Implements, base.Implements)
@@ -395,6 +403,7 @@ func loadLanguage(e *astgrep.Engine, fsys fs.FS, id string) (*Language, error) {
 		TypeWrappers: c.TypeWrappers, ElementTypes: c.ElementTypes, Implements: c.Implements, Super: c.Super, ModuleSelf: c.ModuleSelf, Constructor: c.Constructor, LiteralTypes: c.LiteralTypes, ClassSelf: c.ClassSelf, ModuleValues: c.ModuleValues != nil && *c.ModuleValues,
 		builtins: map[string]bool{}, self: map[string]bool{}, wrappers: map[string]bool{}, elements: map[string]bool{}}
 	l.EmbeddedNamed = c.EmbeddedNamed != nil && *c.EmbeddedNamed
+	l.TypeLiterals = c.TypeLiterals
 	for _, w := range c.TypeWrappers {
 		l.wrappers[w] = true
 	}

@@ -125,6 +125,101 @@ func (l *Language) elemType(text string) string {
 	return ""
 }
 
+// structField is one field of a struct type written in place; Name is ""
+// for an embedded type (or an interface's embedded interface).
+type structField struct{ Name, Type string }
+
+// structFields reads the fields of a struct or interface type written in
+// place, as the language writes it ("struct { a, b int; *bytes.Buffer }",
+// "interface { io.Reader; Close() error }": a method written there is no
+// definition, and reads as a type that resolves to none); ok is false for
+// any other text.
+func (l *Language) structFields(text string) ([]structField, bool) {
+	s := strings.TrimSpace(text)
+	for strings.HasPrefix(s, "*") {
+		s = strings.TrimSpace(s[1:])
+	}
+	kw := ""
+	for _, k := range l.TypeLiterals {
+		if strings.HasPrefix(s, k) {
+			kw = k
+		}
+	}
+	if kw == "" {
+		return nil, false
+	}
+	s = strings.TrimSpace(s[len(kw):])
+	if !strings.HasPrefix(s, "{") || closing(s, 0) != len(s)-1 {
+		return nil, false
+	}
+	var out []structField
+	{
+		for _, fd := range topSplit(s[1:len(s)-1], ';') {
+			if i := strings.IndexAny(fd, "`\""); i >= 0 { // a tag
+				fd = fd[:i]
+			}
+			fd = strings.TrimSpace(fd)
+			if fd == "" {
+				continue
+			}
+			// names, then the type: "a, b int"; one word alone is embedded.
+			rest, names := fd, []string(nil)
+			for {
+				j := 0
+				for j < len(rest) && (rest[j] == '_' || rest[j] >= 'a' && rest[j] <= 'z' || rest[j] >= 'A' && rest[j] <= 'Z' || rest[j] >= '0' && rest[j] <= '9' || rest[j] >= 0x80) {
+					j++
+				}
+				if j == 0 || j == len(rest) || rest[j] != ' ' && rest[j] != '\t' && rest[j] != ',' || !isIdent(rest[:j]) {
+					break
+				}
+				names = append(names, rest[:j])
+				rest = strings.TrimSpace(rest[j:])
+				if !strings.HasPrefix(rest, ",") {
+					break
+				}
+				rest = strings.TrimSpace(rest[1:])
+			}
+			if len(names) == 0 || rest == "" {
+				out = append(out, structField{Type: fd})
+				continue
+			}
+			for _, n := range names {
+				out = append(out, structField{Name: n, Type: rest})
+			}
+		}
+	}
+	return out, true
+}
+
+// literalField is the type of field name of a value of a struct type
+// written in place (cur), or of a type it embeds.
+func (x *Index) literalField(cur declType, fields []structField, name string, depth int) (declType, bool) {
+	for _, fd := range fields {
+		if fd.Name == name || fd.Name == "" && lastSegment(strings.TrimLeft(fd.Type, "*")) == name {
+			return declType{text: fd.Type, in: cur.in, ev: cur.ev + "; " + name + " is " + shortType(fd.Type) + ": a field of its struct"}, true
+		}
+	}
+	if ts := x.embeddedTypes(cur, fields); len(ts) > 0 {
+		next, ok := x.fieldOf(ts, name, depth)
+		if ok {
+			next.ev = cur.ev + "; " + next.ev
+		}
+		return next, ok
+	}
+	return declType{}, false
+}
+
+// embeddedTypes are the types a struct written in place embeds.
+func (x *Index) embeddedTypes(cur declType, fields []structField) []Target {
+	var out []Target
+	for _, fd := range fields {
+		if fd.Name == "" {
+			out = append(out, x.resolveDecl(declType{text: fd.Type, in: cur.in}).types...)
+		}
+	}
+	return out
+}
+
 // keyType is what a one-variable range over a value of the collection
 // type text gives when that has methods: map[K]V's K, a channel's element
 // ("" for a slice's or string's int index).
@@ -259,7 +354,21 @@ func (f *File) localsNamed(name string) []int {
 }
 
 func evidence(expr, text, how string, f *File, line int32) string {
-	return expr + " is " + text + ": " + how + ", " + f.Rel + ":" + itoa(int(line))
+	return expr + " is " + shortType(text) + ": " + how + ", " + f.Rel + ":" + itoa(int(line))
+}
+
+// shortType is a type's text for a reason: a long one (a struct written
+// in place) cut at a word, with an ellipsis.
+func shortType(text string) string {
+	const max = 40
+	if len(text) <= max {
+		return text
+	}
+	cut := strings.LastIndexByte(text[:max], ' ')
+	if cut <= 0 {
+		cut = max
+	}
+	return strings.TrimRight(text[:cut], ";,") + " …"
 }
 
 // exprDecl is the declared type of a receiver expression (x, self.x,
@@ -328,7 +437,11 @@ func (x *Index) exprDecl(f *File, encl, at int32, expr string, depth int) (declT
 		}
 		tr := x.resolveDecl(cur)
 		if len(tr.types) == 0 {
-			return declType{}, false
+			fields, ok := f.Lang.structFields(cur.text)
+			if !ok {
+				return declType{}, false
+			}
+			return x.literalField(cur, fields, expr[i+1:], depth+1)
 		}
 		next, ok := x.fieldOf(tr.types, expr[i+1:], depth+1)
 		if !ok {
@@ -896,6 +1009,14 @@ func (x *Index) viaType(f *File, r *Ref, recv, name string, want func(*Def) bool
 		return Resolution{}, nil, false
 	}
 	tr := x.resolveDecl(d)
+	if len(tr.types) == 0 {
+		if fields, ok := f.Lang.structFields(d.text); ok {
+			// A struct written in place: the members of what it embeds.
+			if tr.types = x.embeddedTypes(d, fields); len(tr.types) > 0 {
+				d.ev += "; it embeds " + qualified(tr.types[0])
+			}
+		}
+	}
 	switch {
 	case len(tr.types) > 0:
 	case tr.builtin != "":
