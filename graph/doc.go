@@ -72,9 +72,12 @@
 // element it is (range, for-of), @type.expr the expression assigned (x :=
 // s.conn), @type.member the expression a destructured name is a member of
 // (const {gen} = cxt is cxt.gen), @type.field the declared type whose
-// field of its own name it is ({gen}: Cxt), and @scope the node the
-// binding holds in (a type switch case, an isinstance or instanceof
-// branch). An @export's @name is the module's whole value (CommonJS
+// field of its own name it is ({gen}: Cxt), @type.result what a call of a
+// local bound to a function literal returns (setup := func() *DB {…}),
+// @type.key the expression a one-variable range runs over (a map's key, a
+// channel's element), and @scope the node the binding holds in (a type
+// switch case, an isinstance or instanceof branch). What a binding holds
+// is read before it: x := x names the earlier x. An @export's @name is the module's whole value (CommonJS
 // module.exports = X: a name require() binds calls X). A @doc.comment
 // before a @doc parameter list gives types by language.json "doc_param"
 // and "doc_return" (JSDoc @param {T} x, @returns {T}). A @field is a field of the class
@@ -84,6 +87,8 @@
 // a.b.c.M()), call results and elements, then looks the method up on the
 // type and what it embeds or extends, nearest first. language.json adds
 // "type_wrappers" (Optional[Foo] is a Foo), "element_types" (List[Foo]),
+// "type_literals" (Go's struct and interface: a type written in place has
+// the fields and embedded types its text lists),
 // "super" (receivers naming the bases), "constructor" (the method a call
 // of the class runs), "module_self" (exports) and "implements":
 // "method_set" (Go: a type with all the interface's methods) or
