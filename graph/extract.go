@@ -159,7 +159,11 @@ type File struct {
 	Package string
 	// Exports is the name the module's whole value is set to (CommonJS
 	// module.exports = X), or "".
-	Exports  string
+	Exports string
+	// Host says whether the file is built on this system by what it says
+	// inside (a Go //go:build line): HostAny without a say, HostYes or
+	// HostNo. Names (x_linux.go) are read apart, as variants.
+	Host     uint8
 	Defs     []Def
 	Refs     []Ref
 	Imports  []Import
@@ -207,7 +211,7 @@ func (t *table) id(s string) uint32 {
 
 // extract turns one file's query matches into a File.
 func extract(rel string, l *Language, src []byte, r *astgrep.CaptureResult) *File {
-	f := &File{Rel: rel, Dir: path.Dir(rel), Lang: l, Size: int64(len(src)), Hash: sha256.Sum256(src), Errors: r.Errors}
+	f := &File{Rel: rel, Dir: path.Dir(rel), Lang: l, Size: int64(len(src)), Hash: sha256.Sum256(src), Errors: r.Errors, Host: l.hostBuilt(src)}
 	for _, row := range r.ErrorRows {
 		f.ErrorAt = append(f.ErrorAt, row+1)
 	}

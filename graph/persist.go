@@ -20,7 +20,7 @@ import (
 // snapshot; any other is read and parsed again. The format is a string
 // table and varint records, written whole to a temporary file and renamed.
 
-const snapshotMagic = "btgraph11"
+const snapshotMagic = "btgraph12"
 
 func (x *Index) snapshotPath() string {
 	if x.opts.CacheDir == "" {
@@ -124,6 +124,7 @@ func (x *Index) save() error {
 		s.raw(f.Hash[:])
 		s.str(f.Package)
 		s.str(f.Exports)
+		s.uv(uint64(f.Host))
 		s.uv(uint64(f.Errors))
 		s.uv(uint64(len(f.ErrorAt)))
 		for _, e := range f.ErrorAt {
@@ -293,6 +294,9 @@ func (x *Index) load() map[string]*File {
 		}
 		f.Package = s.str()
 		f.Exports = s.str()
+		if f.Host = uint8(s.uv()); f.Host > HostNo {
+			s.err = errors.New("a file built for an unknown system")
+		}
 		f.Errors = int(s.uv())
 		f.ErrorAt = make([]int, s.count())
 		for j := range f.ErrorAt {

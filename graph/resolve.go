@@ -248,11 +248,33 @@ func settle(f *File, class string, ts []Target, reason string) Resolution {
 	if len(ts) == 1 {
 		return Resolution{Class: class, Targets: ts}
 	}
+	if f.Lang.Variants != "" {
+		// The one built on this system first (syscall_unix.go's, by its
+		// //go:build line, before net_js.go's).
+		ts = slices.Clone(ts)
+		slices.SortStableFunc(ts, func(a, b Target) int { return hostRank(a.File) - hostRank(b.File) })
+	}
 	reasons := make([]string, len(ts))
-	for i := range reasons {
+	for i, t := range ts {
 		reasons[i] = reason + ", one of " + itoa(len(ts)) + " with this name"
+		if t.File.Host == HostYes {
+			reasons[i] += "; built on this system"
+		}
 	}
 	return Resolution{Class: Candidate, Targets: ts, Reasons: reasons}
+}
+
+// hostRank orders variants: built on this system by name or //go:build
+// line first, then files that say nothing, then files built elsewhere.
+func hostRank(g *File) int {
+	v := g.Lang.variant(g.Rel)
+	switch {
+	case g.Host == HostNo || !v.compatible(host):
+		return 2
+	case g.Host == HostYes || !v.any():
+		return 0
+	}
+	return 1
 }
 
 func pick(f *File, name string, ok func(*Def) bool) []Target {
@@ -659,8 +681,12 @@ func (x *Index) scores(p *pending, withReasons bool) []scored {
 				case !mine.compatible(theirs):
 					s.score -= 300
 					s.reason += "; built for another system"
-				case !theirs.any() && theirs.compatible(host):
+				case g.Host == HostYes && theirs.compatible(host), g.Host == HostAny && !theirs.any() && theirs.compatible(host):
+					// Built for this system by its name or its //go:build line.
 					s.score += 5
+					if withReasons && g.Host == HostYes {
+						s.reason += "; built on this system"
+					}
 				}
 			}
 			// A declared receiver type beats file proximity; the

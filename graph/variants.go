@@ -1,6 +1,8 @@
 package graph
 
 import (
+	"bytes"
+	"go/build/constraint"
 	"path"
 	"runtime"
 	"strings"
@@ -82,4 +84,59 @@ func inVariant(f *File, ts []Target) []Target {
 		return ts
 	}
 	return out
+}
+
+// What a file says of the system it is built for (File.Host).
+const (
+	HostAny uint8 = iota
+	HostYes
+	HostNo
+)
+
+// unixOS are the systems Go's "unix" build tag names.
+var unixOS = setOf("aix android darwin dragonfly freebsd hurd illumos ios linux netbsd openbsd solaris")
+
+// hostBuilt reads a Go file's //go:build line (before its package clause)
+// against this system: its GOOS and GOARCH, unix, gc, cgo and every go1.N
+// release tag hold; any other tag does not.
+func (l *Language) hostBuilt(src []byte) uint8 {
+	if l.Variants != "go" {
+		return HostAny
+	}
+	for len(src) > 0 {
+		line := src
+		if i := bytes.IndexByte(src, '\n'); i >= 0 {
+			line, src = src[:i], src[i+1:]
+		} else {
+			src = nil
+		}
+		t := strings.TrimSpace(string(line))
+		switch {
+		case t == "" || strings.HasPrefix(t, "//") && !constraint.IsGoBuild(t):
+			continue
+		case constraint.IsGoBuild(t):
+			e, err := constraint.Parse(t)
+			if err != nil {
+				return HostAny
+			}
+			if e.Eval(hostTag) {
+				return HostYes
+			}
+			return HostNo
+		}
+		return HostAny // the package clause, or a block comment: no constraint read
+	}
+	return HostAny
+}
+
+func hostTag(tag string) bool {
+	switch {
+	case tag == runtime.GOOS, tag == runtime.GOARCH, tag == "gc", tag == "cgo":
+		return true
+	case tag == "unix":
+		return unixOS[runtime.GOOS]
+	case strings.HasPrefix(tag, "go1."):
+		return true
+	}
+	return false
 }
