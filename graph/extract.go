@@ -138,10 +138,14 @@ type Field struct {
 // one name from a module.
 type Import struct {
 	Module string
-	Name   string
+	Name   string // DefaultImport for the module's default export
 	Local  string // the name the file uses
 	Line   int32
 }
+
+// DefaultImport is an Import's Name for an import of a module's default
+// export (import D from './m'), whatever it is called there.
+const DefaultImport = "default"
 
 // File is what the index knows of one file.
 type File struct {
@@ -160,6 +164,9 @@ type File struct {
 	// Exports is the name the module's whole value is set to (CommonJS
 	// module.exports = X), or "".
 	Exports string
+	// Default is the definition a module's default export names (ES
+	// export default function f), or "": what import D from './m' binds.
+	Default string
 	// Host says whether the file is built on this system by what it says
 	// inside (a Go //go:build line): HostAny without a say, HostYes or
 	// HostNo. Names (x_linux.go) are read apart, as variants.
@@ -234,7 +241,7 @@ func extract(rel string, l *Language, src []byte, r *astgrep.CaptureResult) *Fil
 	var docs []docAt
 	for _, m := range r.Matches {
 		var rl *role
-		var name, recv, cont, self, mod, iname, alias, typ, scope *astgrep.QueryCapture
+		var name, recv, cont, self, mod, iname, idef, alias, typ, scope *astgrep.QueryCapture
 		how := TypeNone
 		member := false
 		for i := range m.Captures {
@@ -252,6 +259,8 @@ func extract(rel string, l *Language, src []byte, r *astgrep.CaptureResult) *Fil
 				mod = c
 			case l.capINm:
 				iname = c
+			case l.capIDef:
+				idef = c
 			case l.capAlias:
 				alias = c
 			case l.capType:
@@ -306,6 +315,12 @@ func extract(rel string, l *Language, src []byte, r *astgrep.CaptureResult) *Fil
 				}
 			}
 		case "export":
+			if rl.kind == "default" {
+				if name != nil && f.Default == "" {
+					f.Default = intern(name.Text(src))
+				}
+				continue
+			}
 			// Two different values (if/else) name none.
 			if e := name; e != nil && exportsSet && f.Exports != e.Text(src) {
 				f.Exports = ""
@@ -320,6 +335,9 @@ func extract(rel string, l *Language, src []byte, r *astgrep.CaptureResult) *Fil
 			if iname != nil {
 				im.Name = intern(iname.Text(src))
 				im.Local = im.Name
+			}
+			if idef != nil {
+				im.Name, im.Local = DefaultImport, intern(idef.Text(src))
 			}
 			if alias != nil {
 				im.Local = intern(alias.Text(src))

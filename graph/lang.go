@@ -107,6 +107,7 @@ type Language struct {
 	capSelf  int
 	capMod   int
 	capINm   int
+	capIDef  int
 	capAlias int
 	// Declared types: @type (as written), @type.new (constructed: T{},
 	// new T()), @type.call (the result of calling this), @type.elem (an
@@ -422,6 +423,7 @@ func loadLanguage(e *astgrep.Engine, fsys fs.FS, id string) (*Language, error) {
 	l.capSelf = q.Capture("self")
 	l.capMod = q.Capture("import.module")
 	l.capINm = q.Capture("import.name")
+	l.capIDef = q.Capture("import.default")
 	l.capAlias = q.Capture("import.alias")
 	l.capType = q.Capture("type")
 	l.capTypeNew = q.Capture("type.new")
@@ -458,6 +460,7 @@ func loadLanguage(e *astgrep.Engine, fsys fs.FS, id string) (*Language, error) {
 		switch {
 		case what == "definition" || what == "reference":
 		case (what == "import" || what == "package" || what == "field" || what == "export" || what == "doc") && kind == "", what == "local" && (kind == "" || kind == "scope" || kind == "param"),
+			what == "export" && kind == "default",
 			what == "field" && (kind == "module" || kind == "global" || kind == "attr"):
 		default:
 			continue

@@ -124,6 +124,7 @@ func (x *Index) save() error {
 		s.raw(f.Hash[:])
 		s.str(f.Package)
 		s.str(f.Exports)
+		s.str(f.Default)
 		s.uv(uint64(f.Host))
 		s.uv(uint64(f.Errors))
 		s.uv(uint64(len(f.ErrorAt)))
@@ -294,6 +295,7 @@ func (x *Index) load() map[string]*File {
 		}
 		f.Package = s.str()
 		f.Exports = s.str()
+		f.Default = s.str()
 		if f.Host = uint8(s.uv()); f.Host > HostNo {
 			s.err = errors.New("a file built for an unknown system")
 		}

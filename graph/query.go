@@ -630,8 +630,13 @@ func (x *Index) renames(l *Language) map[string][]string {
 	for _, fs := range ix.dirs {
 		for _, g := range fs {
 			for _, im := range g.Imports {
-				if im.Name != "" && im.Local != "" && im.Local != im.Name && im.Local != "*" && im.Local != "." {
-					out[im.Name] = append(out[im.Name], im.Local)
+				name := im.Name
+				if name == DefaultImport {
+					files, _ := x.moduleFiles(g, im.Module)
+					name = importedName(files, im)
+				}
+				if name != "" && im.Local != "" && im.Local != name && im.Local != "*" && im.Local != "." {
+					out[name] = append(out[name], im.Local)
 				}
 			}
 		}

@@ -310,6 +310,21 @@ func (x *Index) inScope(f *File, name string, ok func(*Def) bool) []Target {
 	return out
 }
 
+// importedName is the name an import binds in the module's files: the
+// definition the module's default export names for a default import
+// (else, as the usual export default class D, the local name itself).
+func importedName(files []*File, im Import) string {
+	if im.Name != DefaultImport {
+		return im.Name
+	}
+	for _, g := range files {
+		if g.Default != "" {
+			return g.Default
+		}
+	}
+	return im.Local
+}
+
 // viaNameImport resolves a bare name bound by a `from m import name`-style
 // import.
 func (x *Index) viaNameImport(f *File, name string, ok func(*Def) bool) (Resolution, bool) {
@@ -321,7 +336,7 @@ func (x *Index) viaNameImport(f *File, name string, ok func(*Def) bool) (Resolut
 		if !known {
 			return Resolution{Class: Unresolved, Why: "external: " + im.Module}, true
 		}
-		if ts := x.exportedBy(files, im.Name, ok); len(ts) > 0 {
+		if ts := x.exportedBy(files, importedName(files, im), ok); len(ts) > 0 {
 			return settle(f, ViaImport, ts, "imported"), true
 		}
 		return Resolution{Class: Unresolved, Why: "imported from " + im.Module + ", not defined there in the index"}, true
@@ -412,6 +427,9 @@ func (x *Index) reexported(files []*File, name string, ok func(*Def) bool, depth
 				continue
 			}
 			fs, known := x.moduleFiles(g, im.Module)
+			if next == DefaultImport {
+				next = importedName(fs, im)
+			}
 			if !known {
 				continue
 			}
@@ -576,7 +594,7 @@ func (x *Index) typeMembers(f *File, recv, name string, ok func(*Def) bool) []Ta
 			if star {
 				types = append(types, defsIn(files, recv, isType)...)
 			} else {
-				types = append(types, defsIn(files, im.Name, isType)...)
+				types = append(types, defsIn(files, importedName(files, im), isType)...)
 			}
 		}
 	}

@@ -2,8 +2,9 @@
 ; reads: the same node names in all three grammars.
 
 ; import D, {f, g as h} from './m'; import * as m from './m'. A default
-; import of a relative module binds its definition of the same name (the
-; usual `export default class D`; the index has no default-export record).
+; import of a relative module binds what the module's default export
+; names (export default function f, under any local name), else its
+; definition of the same name.
 (import_statement
   (import_clause (named_imports (import_specifier name: (_) @import.name alias: (_)? @import.alias)))
   source: (string) @import.module) @import
@@ -11,9 +12,18 @@
   (import_clause (namespace_import (identifier) @import.alias))
   source: (string) @import.module) @import
 (import_statement
-  (import_clause (identifier) @import.name)
+  (import_clause (identifier) @import.default)
   source: (string) @import.module
   (#match? @import.module "^.[.]")) @import
+; export default function f() {}, export default class C {}, export
+; default X: the module's default export.
+(program (export_statement declaration: [
+  (function_declaration name: (_) @name)
+  (generator_function_declaration name: (_) @name)
+  (class_declaration name: (_) @name)
+  ]) @export.default
+  (#match? @export.default "^export[ \t\n]+default"))
+(program (export_statement value: (identifier) @name) @export.default)
 ; A default import of a package binds the package, like import * as.
 (import_statement
   (import_clause (identifier) @import.alias)

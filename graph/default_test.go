@@ -1,0 +1,36 @@
+package graph
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/txtar"
+)
+
+// callers of an ES default export count the sites that call it under the
+// name a default import gives it.
+func TestCallersOfDefaultExport(t *testing.T) {
+	ar, err := txtar.ParseFile(filepath.Join("testdata", "fixtures", "typescript_default.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := buildFixture(t, ar)
+	for _, c := range []struct {
+		symbol, file string
+		line         int
+	}{{"makeThing", "b.ts", 8}, {"helper", "b.ts", 12}, {"Widget", "b.ts", 10}} {
+		a, err := x.Callers(Spec{Symbol: c.symbol}, 0)
+		if err != nil {
+			t.Fatalf("callers %s: %v", c.symbol, err)
+		}
+		found := false
+		for _, s := range a.Sites {
+			if s.File == c.file && s.Line == c.line && s.Class == ViaImport {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("callers %s: no import site at %s:%d; sites %+v", c.symbol, c.file, c.line, a.Sites)
+		}
+	}
+}
