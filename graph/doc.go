@@ -36,7 +36,9 @@
 // language has them, @receiver (the text before a called name),
 // @container (a definition's explicit container, as Go's receiver type),
 // @self (a method's receiver name), @import.module, @import.name and
-// @import.alias (the alias "*" or "." imports every name of the module).
+// @import.alias (the alias "*" or "." imports every name of the module);
+// @import.default is the local name of an import of the module's default
+// export, which an @export.default's @name names (ES export default f).
 // @local marks a parameter or variable: inside its function it hides a
 // package, type or function of the same name. Containers also come from
 // nesting (a namespace or module gives a scope instead), and each
