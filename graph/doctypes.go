@@ -20,6 +20,9 @@ func (f *File) docTypes(docs []docAt, tab *table) {
 		return
 	}
 	usable := func(t string) bool {
+		if e := l.elemType(t); e != "" { // {Sock[]}, {Array<Sock>}
+			t = e
+		}
 		_, n := l.normType(t)
 		return n != "" && !l.builtins[n]
 	}

@@ -10,6 +10,17 @@
   (#not-eq? @type.call "require")) @local
 (variable_declarator name: (identifier) @name value: [(identifier) (member_expression)] @type.expr) @local
 (for_in_statement left: (identifier) @name "of" right: [(identifier) (member_expression)] @type.elem) @local
+; xs.forEach((x) => …), xs.map(function (x) {…}): the callback's first
+; parameter is an element of the receiver (an element_types collection).
+; (TypeScript's typed parameters: its own types.scm.)
+(call_expression
+  function: (member_expression object: [(identifier) (member_expression)] @type.elem property: (property_identifier) @_m)
+  arguments: (arguments . [
+    (arrow_function parameter: (identifier) @name)
+    (arrow_function parameters: (formal_parameters . (identifier) @name))
+    (function_expression parameters: (formal_parameters . (identifier) @name))
+  ] @local)
+  (#any-of? @_m "forEach" "map" "filter" "find" "findIndex" "findLast" "findLastIndex" "some" "every" "flatMap"))
 (if_statement
   condition: (parenthesized_expression
     (binary_expression left: (identifier) @name "instanceof" right: [(identifier) (member_expression)] @type))

@@ -36,3 +36,12 @@
 (interface_body (property_signature name: (property_identifier) @name type: (type_annotation) @type) @field)
 (type_alias_declaration
   value: (object_type (property_signature name: (property_identifier) @name type: (type_annotation) @type) @field))
+
+; xs.forEach((x) => …) with an untyped parameter: an element of xs.
+(call_expression
+  function: (member_expression object: [(identifier) (member_expression)] @type.elem property: (property_identifier) @_m)
+  arguments: (arguments . [
+    (arrow_function parameters: (formal_parameters . (required_parameter pattern: (identifier) @name !type)))
+    (function_expression parameters: (formal_parameters . (required_parameter pattern: (identifier) @name !type)))
+  ] @local)
+  (#any-of? @_m "forEach" "map" "filter" "find" "findIndex" "findLast" "findLastIndex" "some" "every" "flatMap"))
