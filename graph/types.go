@@ -97,15 +97,9 @@ func (l *Language) normType(text string) (qual, name string) {
 // [N]E and map[K]V (V), E[], and Name[E] / Name<E> for a name listed in
 // the language's element_types.
 func (l *Language) elemType(text string) string {
-	s := strings.TrimSpace(text)
-	for strings.HasPrefix(s, "*") {
-		s = s[1:]
-	}
-	for _, c := range []string{"<-chan ", "chan<- ", "chan "} {
-		if strings.HasPrefix(s, c) {
-			// A channel's element: what a receive gives.
-			return strings.TrimSpace(s[len(c):])
-		}
+	s, el, isChan := collection(text)
+	if isChan {
+		return el // what a receive gives
 	}
 	switch {
 	case strings.HasPrefix(s, "map["):
@@ -220,18 +214,28 @@ func (x *Index) embeddedTypes(cur declType, fields []structField) []Target {
 	return out
 }
 
-// keyType is what a one-variable range over a value of the collection
-// type text gives when that has methods: map[K]V's K, a channel's element
-// ("" for a slice's or string's int index).
-func keyType(text string) string {
-	s := strings.TrimSpace(text)
+// collection is a collection type's text without pointers, and for a
+// channel type its element.
+func collection(text string) (s, chanElem string, isChan bool) {
+	s = strings.TrimSpace(text)
 	for strings.HasPrefix(s, "*") {
 		s = s[1:]
 	}
 	for _, c := range []string{"<-chan ", "chan<- ", "chan "} {
 		if strings.HasPrefix(s, c) {
-			return strings.TrimSpace(s[len(c):])
+			return s, strings.TrimSpace(s[len(c):]), true
 		}
+	}
+	return s, "", false
+}
+
+// keyType is what a one-variable range over a value of the collection
+// type text gives when that has methods: map[K]V's K, a channel's element
+// ("" for a slice's or string's int index).
+func keyType(text string) string {
+	s, el, isChan := collection(text)
+	if isChan {
+		return el
 	}
 	if strings.HasPrefix(s, "map[") {
 		if end := closing(s, 3); end > 0 {
