@@ -24,6 +24,7 @@ import (
 func main() {
 	root := flag.String("root", "", "tree to index (required)")
 	totals := flag.Bool("totals", false, "print the whole index's exact and candidate edge counts")
+	dump := flag.String("dump", "", "with -totals, also write the whole index's dump (graph.Index.Dump) to this file: two runs' dumps differ only if the index depends on the order files were read")
 	flag.Parse()
 	if *root == "" {
 		fmt.Fprintln(os.Stderr, "graphcands: -root is required")
@@ -44,6 +45,12 @@ func main() {
 	if *totals {
 		d := x.Dump()
 		fmt.Printf("exact=%d candidate=%d implementation-listing=%d\n", strings.Count(d, " -> exact"), strings.Count(d, " -> candidate"), strings.Count(d, " implementation["))
+		if *dump != "" {
+			if err := os.WriteFile(*dump, []byte(d), 0o644); err != nil {
+				fmt.Fprintln(os.Stderr, "graphcands:", err)
+				os.Exit(1)
+			}
+		}
 	}
 	for _, sym := range flag.Args() {
 		a, err := x.Callers(graph.Spec{Symbol: sym}, 0)
