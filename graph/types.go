@@ -564,6 +564,12 @@ func (x *Index) localType(f *File, encl int32, lc *Local, name string, depth int
 		if !ok {
 			return declType{}, false
 		}
+		if s := strings.TrimSpace(d.text); strings.HasPrefix(s, "(") && len(topSplit(s[1:len(s)-1], ',')) > 1 {
+			// x, err := f() with f() (path []dlist, ok bool): the first.
+			if first, ok := resultAt(s, 0); ok {
+				d.text = first
+			}
+		}
 		if d.ctor && !strings.Contains(text, ".") {
 			d.ev = evidence(name, d.text, "constructed", f, lc.line)
 		} else {
