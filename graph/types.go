@@ -652,9 +652,21 @@ func (x *Index) calleeResult(f *File, encl, at int32, callee string, depth int) 
 			break
 		}
 		if f.bound(name, encl, at) {
-			return f.localFuncResult(encl, at, name)
+			return x.localFuncResult(f, encl, at, name, depth)
 		}
 		ts, _ = x.bareTargets(f, name, fnOrType)
+		if len(ts) == 0 {
+			// var testHook = context.WithTimeout: a call of it calls that.
+			if vs, _ := x.bareTargets(f, name, isVar); len(vs) == 1 && vs[0].D().How == TypeExpr {
+				v := vs[0]
+				d, ok := x.calleeResult(v.File, -1, v.D().start, v.D().Type, depth+1)
+				if !ok || d.bases {
+					return declType{}, false
+				}
+				d.ev = name + " = " + v.D().Type + ", " + v.File.Rel + ":" + itoa(int(v.D().Line)) + "; " + d.ev
+				return d, true
+			}
+		}
 	default:
 		if files, _, bound := x.moduleBinding(f, recv); bound && !f.bound(firstSegment(recv), encl, at) {
 			ts = x.exportedBy(files, name, fnOrType)
@@ -707,9 +719,10 @@ func (x *Index) calleeResult(f *File, encl, at int32, callee string, depth int) 
 }
 
 // localFuncResult is what a call of the local function value name
-// returns: the result of the literal it is bound to, or of its declared
-// function type (a parameter f func() *T).
-func (f *File) localFuncResult(encl, at int32, name string) (declType, bool) {
+// returns: the result of the literal it is bound to, of its declared
+// function type (a parameter f func() *T), or of the function it was
+// set to (f := strings.ToUpper).
+func (x *Index) localFuncResult(f *File, encl, at int32, name string, depth int) (declType, bool) {
 	for e, n := encl, 0; e >= 0 && n < 16; e, n = f.outer(e), n+1 {
 		lc := f.localDecl(name, e, at)
 		if lc == nil {
@@ -725,6 +738,14 @@ func (f *File) localFuncResult(encl, at int32, name string) (declType, bool) {
 			if text = funcTypeResult(text); text == "" {
 				return declType{}, false
 			}
+		case TypeExpr:
+			// f := strings.ToUpper: a call of f is a call of what it holds.
+			d, ok := x.calleeResult(f, e, lc.at-1, text, depth+1)
+			if !ok || d.bases {
+				return declType{}, false
+			}
+			d.ev = name + " = " + text + ", " + f.Rel + ":" + itoa(int(lc.line)) + "; " + d.ev
+			return d, true
 		default:
 			return declType{}, false
 		}
@@ -1379,6 +1400,15 @@ func (x *Index) instanceDecl(expr string, ts []Target, depth int) (declType, boo
 // varType is varDecl that also follows a variable initialized by a call
 // (var Stdout = NewFile(...)) to the callee's declared result.
 func (x *Index) varType(expr string, ts []Target, depth int) (declType, bool) {
+	if len(ts) == 1 && ts[0].D().How == TypeExpr {
+		// var std = defaultLogger: the type of what it is set to.
+		t := ts[0]
+		d, ok := x.exprDecl(t.File, -1, t.D().start, t.D().Type, depth+1)
+		if ok {
+			d.ev = evidence(expr, d.text, "variable set to "+t.D().Type, t.File, t.D().Line) + "; " + d.ev
+		}
+		return d, ok
+	}
 	if len(ts) != 1 || ts[0].D().How != TypeCall && ts[0].D().How != TypeCall2 && ts[0].D().How != TypeCall3 {
 		return varDecl(expr, ts)
 	}

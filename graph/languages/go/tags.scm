@@ -70,6 +70,11 @@
   . name: (identifier) @name .
   value: (expression_list . (call_expression function: (identifier) @_new arguments: (argument_list . (_) @type.new .)) .)
   (#eq? @_new "new")) @definition.variable))
+; var testHook = context.WithTimeout, var std = defaultLogger: what it is
+; set to (a function a call of it calls, or a value's type).
+(source_file (var_declaration (var_spec
+  . name: (identifier) @name .
+  value: (expression_list . [(identifier) (selector_expression)] @type.expr .)) @definition.variable))
 (source_file (var_declaration (var_spec name: (identifier) @name) @definition.variable))
 ; The same in a group: var ( a T; b = NewB() ).
 (source_file (var_declaration (var_spec_list (var_spec name: (identifier) @name type: (_) @type) @definition.variable)))
@@ -87,6 +92,9 @@
   . name: (identifier) @name .
   value: (expression_list . (call_expression function: (identifier) @_new arguments: (argument_list . (_) @type.new .)) .)
   (#eq? @_new "new")) @definition.variable)))
+(source_file (var_declaration (var_spec_list (var_spec
+  . name: (identifier) @name .
+  value: (expression_list . [(identifier) (selector_expression)] @type.expr .)) @definition.variable)))
 (source_file (var_declaration (var_spec_list (var_spec name: (identifier) @name) @definition.variable)))
 
 ; Calls: f(), pkg.F(), x.M(), F[T]() (read as a conversion by the grammar).
