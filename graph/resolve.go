@@ -699,7 +699,7 @@ func (x *Index) scores(p *pending, withReasons bool) []scored {
 				case !mine.compatible(theirs):
 					s.score -= 300
 					s.reason += "; built for another system"
-				case g.Host == HostYes && theirs.compatible(host), g.Host == HostAny && !theirs.any() && theirs.compatible(host):
+				case hostRank(g) == 0:
 					// Built for this system by its name or its //go:build line.
 					s.score += 5
 					if withReasons && g.Host == HostYes {

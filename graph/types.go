@@ -147,39 +147,34 @@ func (l *Language) structFields(text string) ([]structField, bool) {
 		return nil, false
 	}
 	var out []structField
-	{
-		for _, fd := range topSplit(s[1:len(s)-1], ';') {
-			if i := strings.IndexAny(fd, "`\""); i >= 0 { // a tag
-				fd = fd[:i]
+	for _, fd := range topSplit(s[1:len(s)-1], ';') {
+		if i := strings.IndexAny(fd, "`\""); i >= 0 { // a tag
+			fd = fd[:i]
+		}
+		fd = strings.TrimSpace(fd)
+		if fd == "" {
+			continue
+		}
+		// names, then the type: "a, b int"; one word alone is embedded.
+		rest, names := fd, []string(nil)
+		for {
+			j := strings.IndexAny(rest, " \t,")
+			if j <= 0 || !isIdent(rest[:j]) {
+				break
 			}
-			fd = strings.TrimSpace(fd)
-			if fd == "" {
-				continue
+			names = append(names, rest[:j])
+			rest = strings.TrimSpace(rest[j:])
+			if !strings.HasPrefix(rest, ",") {
+				break
 			}
-			// names, then the type: "a, b int"; one word alone is embedded.
-			rest, names := fd, []string(nil)
-			for {
-				j := 0
-				for j < len(rest) && (rest[j] == '_' || rest[j] >= 'a' && rest[j] <= 'z' || rest[j] >= 'A' && rest[j] <= 'Z' || rest[j] >= '0' && rest[j] <= '9' || rest[j] >= 0x80) {
-					j++
-				}
-				if j == 0 || j == len(rest) || rest[j] != ' ' && rest[j] != '\t' && rest[j] != ',' || !isIdent(rest[:j]) {
-					break
-				}
-				names = append(names, rest[:j])
-				rest = strings.TrimSpace(rest[j:])
-				if !strings.HasPrefix(rest, ",") {
-					break
-				}
-				rest = strings.TrimSpace(rest[1:])
-			}
-			if len(names) == 0 || rest == "" {
-				out = append(out, structField{Type: fd})
-				continue
-			}
-			for _, n := range names {
-				out = append(out, structField{Name: n, Type: rest})
-			}
+			rest = strings.TrimSpace(rest[1:])
+		}
+		if len(names) == 0 || rest == "" {
+			out = append(out, structField{Type: fd})
+			continue
+		}
+		for _, n := range names {
+			out = append(out, structField{Name: n, Type: rest})
 		}
 	}
 	return out, true
@@ -659,12 +654,7 @@ func (x *Index) calleeResult(f *File, encl, at int32, callee string, depth int) 
 			// var testHook = context.WithTimeout: a call of it calls that.
 			if vs, _ := x.bareTargets(f, name, isVar); len(vs) == 1 && vs[0].D().How == TypeExpr {
 				v := vs[0]
-				d, ok := x.calleeResult(v.File, -1, v.D().start, v.D().Type, depth+1)
-				if !ok || d.bases {
-					return declType{}, false
-				}
-				d.ev = name + " = " + v.D().Type + ", " + v.File.Rel + ":" + itoa(int(v.D().Line)) + "; " + d.ev
-				return d, true
+				return x.heldFuncResult(v.File, -1, v.D().start, name, v.D().Type, v.D().Line, depth)
 			}
 		}
 	default:
@@ -740,18 +730,24 @@ func (x *Index) localFuncResult(f *File, encl, at int32, name string, depth int)
 			}
 		case TypeExpr:
 			// f := strings.ToUpper: a call of f is a call of what it holds.
-			d, ok := x.calleeResult(f, e, lc.at-1, text, depth+1)
-			if !ok || d.bases {
-				return declType{}, false
-			}
-			d.ev = name + " = " + text + ", " + f.Rel + ":" + itoa(int(lc.line)) + "; " + d.ev
-			return d, true
+			return x.heldFuncResult(f, e, lc.at-1, name, text, lc.line, depth)
 		default:
 			return declType{}, false
 		}
 		return declType{text: text, in: f, ev: name + " returns " + text + ": " + typeHow[lc.how] + ", " + f.Rel + ":" + itoa(int(lc.line))}, true
 	}
 	return declType{}, false
+}
+
+// heldFuncResult is what a call of name returns when name was set to the
+// expression held (in g, before at): a call of that.
+func (x *Index) heldFuncResult(g *File, encl, at int32, name, held string, line int32, depth int) (declType, bool) {
+	d, ok := x.calleeResult(g, encl, at, held, depth+1)
+	if !ok || d.bases {
+		return declType{}, false
+	}
+	d.ev = name + " = " + held + ", " + g.Rel + ":" + itoa(int(line)) + "; " + d.ev
+	return d, true
 }
 
 // funcTypeResult is the result of a function type as written, "func(a
