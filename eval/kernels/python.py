@@ -670,8 +670,10 @@ def _track():
 
 def _update(old, new, depth=0):
     """Makes old (a function or class of the module before its reload)
-    behave as new."""
+    behave as new; False when part of it could not be swapped (a closure
+    whose free variables changed)."""
     import types
+    ok = True
     if isinstance(old, types.FunctionType) and isinstance(new, types.FunctionType):
         for attr in ("__code__", "__defaults__", "__kwdefaults__", "__doc__", "__annotations__"):
             try:
@@ -679,13 +681,14 @@ def _update(old, new, depth=0):
             except (AttributeError, TypeError, ValueError):
                 pass
         old.__dict__.update(new.__dict__)
+        ok = old.__code__ is new.__code__
     elif isinstance(old, type) and isinstance(new, type) and depth < 3:
         for key, val in list(new.__dict__.items()):
             if key in ("__dict__", "__weakref__", "__module__", "__qualname__"):
                 continue
             prev = old.__dict__.get(key)
             if isinstance(prev, types.FunctionType) and isinstance(val, types.FunctionType):
-                _update(prev, val, depth + 1)
+                ok = _update(prev, val, depth + 1) and ok
             else:
                 try:
                     setattr(old, key, val)
@@ -696,6 +699,112 @@ def _update(old, new, depth=0):
                 delattr(old, key)
             except (AttributeError, TypeError):
                 pass
+    return ok
+
+
+# Every version of a module's functions and classes that may still be
+# bound somewhere (`from m import f`, an instance's class) is kept, weakly,
+# by the name the module defined it under, and each good reload updates
+# them all, as IPython's autoreload does: updating only the objects the
+# module held at the reload would leave f with the first reloaded version.
+# A reload that fails puts the module's namespace back as it was, so the
+# next good one starts from the last good version (M-1).
+_versions = {}  # (module, name) → weak references to its versions
+_stale = {}  # id → (weak reference, module, name, why, cell): versions a reload could not update
+_failed = {}  # module → (cell, what happened, its source's stamp then)
+
+
+def _kind(v):
+    import types
+    if isinstance(v, type):
+        return "a class"
+    if isinstance(v, types.FunctionType):
+        return "a function"
+    return "an object of type " + type(v).__name__
+
+
+def _own(v, name):
+    import types
+    return isinstance(v, (type, types.FunctionType)) and getattr(v, "__module__", None) == name
+
+
+def _remember(name, namespace):
+    import weakref
+    for key, val in list(namespace.items()):
+        if not _own(val, name):
+            continue
+        refs = _versions.setdefault((name, key), [])
+        refs[:] = [r for r in refs if r() is not None]
+        if not any(r() is val for r in refs):
+            try:
+                refs.append(weakref.ref(val))
+            except TypeError:
+                pass
+
+
+def _renew(name, m):
+    """After a good reload of m: every earlier version behaves as the new
+    one, or is noted as stale when it cannot."""
+    import types, weakref
+    for (mod, key), refs in list(_versions.items()):
+        if mod != name:
+            continue
+        new = m.__dict__.get(key)
+        for r in refs:
+            old = r()
+            if old is None or old is new:
+                continue
+            why = None
+            if key not in m.__dict__:
+                why = "%s no longer defines %s" % (name, key)
+            elif not _own(new, name) or isinstance(old, type) != isinstance(new, type):
+                why = "%s.%s is now %s" % (name, key, _kind(new))
+            elif not _update(old, new):
+                why = "%s.%s could not be updated in place (its closure changed)" % (name, key)
+            if why:
+                _stale[id(old)] = (r, name, key, why, _cell)
+            else:
+                _stale.pop(id(old), None)
+    _remember(name, m.__dict__)
+
+
+def _note_stale():
+    """Names of the cell namespace (and instances) still holding a version
+    of a module's function or class that its reload could not update."""
+    for k in [k for k, v in _stale.items() if v[0]() is None]:
+        del _stale[k]
+    if not _stale:
+        return
+    by = {}  # (module, cell) → names, reasons
+    for n, v in list(_ns.items()):
+        if n.startswith("_") or (n in _hidden and _hidden[n] is v):
+            continue
+        hit = _stale.get(id(v))
+        if hit is None or hit[0]() is not v:
+            hit = _stale.get(id(type(v)))
+            if hit is None or hit[0]() is not type(v):
+                continue
+        names, why = by.setdefault((hit[1], hit[4]), ([], []))
+        names.append(n)
+        if hit[3] not in why:
+            why.append(hit[3])
+    for (mod, cell), (names, why) in by.items():
+        shown = ", ".join(names[:10]) + (" and %d more" % (len(names) - 10) if len(names) > 10 else "")
+        sys.stderr.write("[autoreload: %s still %s what %s defined before its reload in cell %s (%s)]\n" % (
+            shown, "holds" if len(names) == 1 else "hold", mod, cell, "; ".join(why)))
+
+
+def _reload_error(e):
+    """The exception a reload raised, in one line, with where it was
+    raised, root-relative."""
+    if isinstance(e, SyntaxError):
+        where = " (%s line %s)" % (_shown_path(e.filename), e.lineno) if e.filename and e.lineno else ""
+        return "%s: %s%s" % (type(e).__name__, e.msg, where)
+    text = "".join(traceback.format_exception_only(type(e), e)).strip().replace("\n", " ")
+    frames = [f for f in traceback.extract_tb(e.__traceback__) if f.filename != __file__ and not f.filename.startswith("<frozen")]
+    if frames:
+        text += " (%s line %d)" % (_shown_path(frames[-1].filename), frames[-1].lineno)
+    return text
 
 
 def _reload_changed(force=False):
@@ -706,6 +815,10 @@ def _reload_changed(force=False):
         before = _sources[name]
         now = _stat(before[0]) if before else None
         if m is None or now is None or (now == before and not force):
+            if m is not None and name in _failed and now == _failed[name][2]:
+                cell, what, _ = _failed[name]
+                sys.stderr.write("[autoreload: %s keeps its code from before cell %d, where its reload %s; the next cell reloads it once %s is fixed]\n" % (
+                    name, cell, what, _shown_path(now[0])))
             continue
         try:
             cached = importlib.util.cache_from_source(now[0])
@@ -716,18 +829,25 @@ def _reload_changed(force=False):
         except (OSError, ValueError, NotImplementedError):
             pass
         old = dict(m.__dict__)
+        _remember(name, old)
         _sources[name] = now
         try:
             importlib.reload(m)
         except BaseException as e:
-            if isinstance(e, KeyboardInterrupt):
+            # The module's namespace as it was: none of the half-run new code.
+            d = m.__dict__
+            for k in [k for k in d if k not in old]:
+                del d[k]
+            d.update(old)
+            sys.modules[name] = m
+            interrupted = isinstance(e, KeyboardInterrupt)
+            _failed[name] = (_cell, "was interrupted" if interrupted else "failed", now)
+            if interrupted:
                 raise
-            sys.stderr.write("[autoreload of %s failed: %s]\n" % (name, "".join(traceback.format_exception_only(type(e), e)).strip()))
+            sys.stderr.write("[autoreload of %s failed: %s; it keeps its old code]\n" % (name, _reload_error(e)))
             continue
-        for key, val in old.items():
-            new = m.__dict__.get(key)
-            if new is not None and new is not val and getattr(val, "__module__", None) == name:
-                _update(val, new)
+        _failed.pop(name, None)
+        _renew(name, m)
 
 
 for _name in ("sh", "bash", "cd", "env", "time", "timeit", "pip", "who", "whos", "load_ext", "autoreload"):
@@ -869,6 +989,7 @@ while True:
         try:
             if _autoreload:
                 _reload_changed()
+                _note_stale()
             result = _run(msg["code"], cell)
         except KeyboardInterrupt:
             error = "KeyboardInterrupt: the cell was interrupted"
