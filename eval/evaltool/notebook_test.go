@@ -310,3 +310,21 @@ func TestNotebookMatchesNbclient(t *testing.T) {
 		}
 	}
 }
+
+// R13 (L-5): a notebook with two top-level "cells" lists is refused before
+// anything runs: Jupyter shows only the last, and the first ran unseen.
+func TestNotebookDuplicateKeys(t *testing.T) {
+	r := newRun(t, eval.Config{})
+	hidden := `{"cell_type": "code", "execution_count": null, "metadata": {}, "outputs": [], "source": "open('hidden-ran.txt', 'w').close()"}`
+	shown := `{"cell_type": "code", "execution_count": null, "metadata": {}, "outputs": [], "source": "print('shown')"}`
+	nb := `{"cells": [` + hidden + `], "cells": [` + shown + `], "metadata": {"kernelspec": {"language": "python"}}, "nbformat": 4, "nbformat_minor": 5}`
+	os.WriteFile(filepath.Join(r.Root(), "dup.ipynb"), []byte(nb), 0o644)
+	text, isErr := nbCall(t, r, map[string]any{"notebook": "dup.ipynb"})
+	if !isErr {
+		t.Fatalf("not refused: %s", text)
+	}
+	want(t, text, `dup.ipynb: the key "cells" is given twice at the top level: Jupyter keeps only the last`)
+	if _, err := os.Stat(filepath.Join(r.Root(), "hidden-ran.txt")); err == nil {
+		t.Fatal("the hidden cell ran")
+	}
+}
