@@ -98,10 +98,17 @@ type EvalResult struct {
 	ResultSpilled string `json:"result_spilled,omitempty"`
 	ErrorSpilled  string `json:"error_spilled,omitempty"`
 	// Notebook is the notebook run, Ran its cells that ran, Written
-	// whether their outputs were written into it.
-	Notebook string `json:"notebook,omitempty"`
-	Ran      []int  `json:"cells_run,omitempty"`
-	Written  bool   `json:"written,omitempty"`
+	// whether their outputs were written into it, NotWritten why not.
+	// For a notebook, Cell is the kernel's number of the last cell run
+	// (its In [n]); Error, ErrorSpilled, Stopped, Interrupted and Memory
+	// are FailedCell's, the cell whose failure stopped the run.
+	Notebook   string `json:"notebook,omitempty"`
+	Ran        []int  `json:"cells_run,omitempty"`
+	FailedCell int    `json:"failed_cell,omitempty" jsonschema:"the notebook cell whose error, interrupt or lost kernel stopped the run"`
+	NotRun     []int  `json:"cells_not_run,omitempty" jsonschema:"code cells asked for that did not run, because the run stopped before them"`
+	NotCode    []int  `json:"cells_not_code,omitempty" jsonschema:"cells asked for that are not code (markdown, raw), so not run"`
+	Written    bool   `json:"written,omitempty"`
+	NotWritten string `json:"not_written,omitempty" jsonschema:"why the outputs were not written into the notebook (the write policy, a refused approval, the size eval reads)"`
 	text     string
 	images   [][]byte
 }
