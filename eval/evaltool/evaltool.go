@@ -109,8 +109,8 @@ type EvalResult struct {
 	NotCode    []int  `json:"cells_not_code,omitempty" jsonschema:"cells asked for that are not code (markdown, raw), so not run"`
 	Written    bool   `json:"written,omitempty"`
 	NotWritten string `json:"not_written,omitempty" jsonschema:"why the outputs were not written into the notebook (the write policy, a refused approval, the size eval reads)"`
-	text     string
-	images   [][]byte
+	text       string
+	images     [][]byte
 }
 
 // Text is what the agent reads.
