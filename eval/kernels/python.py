@@ -8,7 +8,7 @@
 # is waiting for one, the main loop between cells or a tool() call — and
 # hands each to its waiter by the id it names, so tool() works from any
 # thread, and a cell's request reaches the main thread with no hand-off.
-import _signal, ast, base64, fcntl, hashlib, io, json, os, sys, threading, traceback
+import _signal, ast, base64, codecs, fcntl, hashlib, io, json, os, sys, threading, traceback, types
 
 
 def _private(fd):
@@ -38,6 +38,8 @@ _ROOT = os.getcwd()
 sys.path[:] = [_ROOT] + [p for p in sys.path if p and os.path.abspath(p) != _HERE and os.path.abspath(p) != os.getcwd()]
 
 _MAIN = threading.get_ident()
+_PID = os.getpid()
+_child = False  # this is a process a cell forked, not the kernel
 _cell = None  # the running cell's number
 _last = 0  # the last cell run
 _send_lock = threading.RLock()
@@ -83,6 +85,12 @@ def _held_interrupt():
 
 def _send(msg):
     global _main_sending, _pending_interrupt
+    if _child:
+        # The channel is the kernel's: a forked child prints to its own
+        # pipe and sends nothing else.
+        if msg.get("type") == "stream":
+            sys.stdout.write(msg.get("text", ""))
+        return
     data = b"\n" + json.dumps(msg, default=repr).encode() + b"\n"
     main = threading.get_ident() == _MAIN
     with _send_lock:
@@ -123,6 +131,8 @@ def _await(ready):
     """The message ready() finds, reading the channel meanwhile when no
     other thread does."""
     global _reading, _main_awaiting
+    if _child:
+        raise RuntimeError("a forked child process cannot read the kernel's channel")
     main = threading.get_ident() == _MAIN
     if main:
         _main_awaiting = True
@@ -323,6 +333,8 @@ class ToolError(Exception):
 
 
 def tool(name, args=None):
+    if _child:
+        raise ToolError("tool() works only in the kernel's own process, not in a process a cell forked: call it before forking, or in the parent")
     call = next(_ids)
     with _cv:
         _replies[call] = None
@@ -340,7 +352,127 @@ def tool(name, args=None):
 _ids = iter(range(1, 1 << 62))
 
 
-_ns = {"__name__": "__main__", "display": display, "tool": tool, "ToolError": ToolError}
+# Cells run in a real __main__ module, as in Jupyter, so that pickle finds
+# what they define by name (multiprocessing sends a function defined in a
+# cell to its workers that way). The driver's own module stays alive by
+# its functions' globals, and this reference.
+_driver = sys.modules["__main__"]
+_main = types.ModuleType("__main__")
+_ns = _main.__dict__
+_ns.update({"display": display, "tool": tool, "ToolError": ToolError})
+sys.modules["__main__"] = _main
+
+# A cell that forks (os.fork, multiprocessing's fork start method) makes a
+# process that holds the kernel's channel and would go back to the
+# kernel's loop after the cell. The child closes the channel at once and
+# ends where the cell ends (_child_end). What it prints goes down a pipe of
+# its own to a thread of the kernel, which passes it on as output a line
+# at a time, so the lines of several children never cut into each other
+# (L-4); a child's children share its pipe.
+_fork_pipes = {}  # forking thread → the pipe made for its child
+_forwarding = set()  # read ends of children's pipes, read by threads
+
+
+class _PipeStream(io.TextIOBase):
+    def __init__(self, fd):
+        self.fd = fd
+
+    def writable(self):
+        return True
+
+    def fileno(self):
+        return self.fd
+
+    def write(self, s):
+        if s:
+            try:
+                _write_all(self.fd, s.encode("utf-8", "replace"))
+            except OSError:
+                pass
+        return len(s)
+
+    def flush(self):
+        pass
+
+
+def _before_fork():
+    if not _child:
+        try:
+            _fork_pipes[threading.get_ident()] = os.pipe()
+        except OSError:
+            pass  # no pipe: the child prints to the kernel's stdout
+
+
+def _after_fork_parent():
+    p = _fork_pipes.pop(threading.get_ident(), None)
+    if p is None:
+        return
+    os.close(p[1])
+    _forwarding.add(p[0])
+    # Not a thread of the running cell: what a child prints belongs to the
+    # cell running when it arrives, as a subprocess's output does.
+    _thread_start(threading.Thread(target=_forward, args=(p[0],), daemon=True, name="forked child's output"))
+
+
+def _forward(fd):
+    dec = codecs.getincrementaldecoder("utf-8")("replace")
+    buf = bytearray()
+    while True:
+        try:
+            chunk = os.read(fd, 1 << 16)
+        except OSError:
+            chunk = b""
+        if not chunk:
+            break
+        buf += chunk
+        end = buf.rfind(b"\n") + 1
+        if end == 0 and len(buf) >= _CHUNK:
+            end = len(buf)
+        if end:
+            _emit("stdout", dec.decode(bytes(buf[:end])))
+            del buf[:end]
+    rest = dec.decode(bytes(buf), final=True)
+    if rest:
+        _emit("stdout", rest)
+    _forwarding.discard(fd)
+    os.close(fd)
+
+
+def _after_fork_child():
+    global _child
+    if _child:
+        return  # a child's child: it shares its parent's pipe
+    mine = _fork_pipes.pop(threading.get_ident(), None)
+    for fd in [fd for p in _fork_pipes.values() for fd in p] + list(_forwarding) + [_IN, _OUT]:
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+    _fork_pipes.clear()
+    _forwarding.clear()
+    _child = True
+    out = 1
+    if mine is not None:
+        os.close(mine[0])
+        out = mine[1]
+    sys.stdout = sys.stderr = _PipeStream(out)
+    _signal.signal(_signal.SIGINT, _signal.default_int_handler)
+
+
+os.register_at_fork(before=_before_fork, after_in_parent=_after_fork_parent, after_in_child=_after_fork_child)
+
+
+def _child_end(error, code=None):
+    """A forked child reached the end of the cell: it ends here, its error
+    (or sys.exit's message) on its output, never reading the channel."""
+    if error:
+        sys.stderr.write(error + "\n")
+    if code is None:
+        code = 1 if error else 0
+    elif not isinstance(code, int):
+        sys.stderr.write(str(code) + "\n")
+        code = 1
+    os._exit(code & 0xFF)
 
 # IPython habits, rewritten to plain code before a cell runs. As IPython's
 # inputtransformer2 does, the rewriting works on tokens: a magic is a % or
@@ -995,12 +1127,16 @@ while True:
             error = "KeyboardInterrupt: the cell was interrupted"
             stop = _stop and dict(_stop, kind="interrupt" if _stop["kind"] == "error" else _stop["kind"])
         except SystemExit as e:
+            if _child:
+                _child_end(None, e.code)
             error = "SystemExit(%r): the cell called sys.exit; the kernel keeps running" % (e.code,)
             stop = _stop and dict(_stop, kind="exit" if _stop["kind"] == "error" else _stop["kind"])
         except BaseException as e:
             oom = isinstance(e, MemoryError)
             error = _traceback(e, cell, msg["code"])
             stop = _stop
+        if _child:
+            _child_end(error)
         try:
             _flush_figures()
         except Exception as e:
