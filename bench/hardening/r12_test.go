@@ -3,7 +3,6 @@
 package hardening
 
 import (
-	"fmt"
 	"regexp"
 	"strings"
 	"testing"
