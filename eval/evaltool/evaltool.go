@@ -43,7 +43,7 @@ type evalParams struct {
 	Description string `json:"description" jsonschema:"what the cell does, 5 to 10 words, for the transcript"`
 	Language    string `json:"language,omitempty" jsonschema:"python (the default), javascript (node, one persistent context; top-level await; static and dynamic imports, from the checkout's node_modules too) or typescript (compiled with types stripped, not checked, then run in the javascript context)" enum:"python,javascript,typescript"`
 	Reset       bool   `json:"reset,omitempty" jsonschema:"discard the interpreter's state first"`
-	Notebook    string `json:"notebook,omitempty" jsonschema:"a Jupyter notebook (.ipynb) under the root whose cells to run instead of code, in the notebook's language; their outputs and execution counts are written back into it"`
+	Notebook    string `json:"notebook,omitempty" jsonschema:"a Jupyter notebook (.ipynb) under the root whose cells to run instead of code, in the notebook's language; their outputs (each kept to 1 MiB, its head and tail) and execution counts are written back into it when the write policy allows"`
 	Cells       string `json:"cells,omitempty" jsonschema:"with notebook: which cells, numbered as read shows them: 3, 3-5, 1,4-6 or all (the default)"`
 }
 
