@@ -102,15 +102,35 @@ type EvalResult struct {
 	// For a notebook, Cell is the kernel's number of the last cell run
 	// (its In [n]); Error, ErrorSpilled, Stopped, Interrupted and Memory
 	// are FailedCell's, the cell whose failure stopped the run.
-	Notebook   string `json:"notebook,omitempty"`
-	Ran        []int  `json:"cells_run,omitempty"`
-	FailedCell int    `json:"failed_cell,omitempty" jsonschema:"the notebook cell whose error, interrupt or lost kernel stopped the run"`
-	NotRun     []int  `json:"cells_not_run,omitempty" jsonschema:"code cells asked for that did not run, because the run stopped before them"`
-	NotCode    []int  `json:"cells_not_code,omitempty" jsonschema:"cells asked for that are not code (markdown, raw), so not run"`
-	Written    bool   `json:"written,omitempty"`
-	NotWritten string `json:"not_written,omitempty" jsonschema:"why the outputs were not written into the notebook (the write policy, a refused approval, the size eval reads)"`
+	Notebook   string         `json:"notebook,omitempty"`
+	Ran        []int          `json:"cells_run,omitempty"`
+	CellsDone  []NotebookCell `json:"cell_results,omitempty" jsonschema:"what each notebook cell that ran did, as the text shows it"`
+	FailedCell int            `json:"failed_cell,omitempty" jsonschema:"the notebook cell whose error, interrupt or lost kernel stopped the run"`
+	NotRun     []int          `json:"cells_not_run,omitempty" jsonschema:"code cells asked for that did not run, because the run stopped before them"`
+	NotCode    []int          `json:"cells_not_code,omitempty" jsonschema:"cells asked for that are not code (markdown, raw), so not run"`
+	Written    bool           `json:"written,omitempty"`
+	NotWritten string         `json:"not_written,omitempty" jsonschema:"why the outputs were not written into the notebook (the write policy, a refused approval, the size eval reads)"`
 	text       string
 	images     [][]byte
+}
+
+// NotebookCell is what one cell of a notebook run did, its texts cut as
+// the text the agent reads shows them.
+type NotebookCell struct {
+	Cell        int        `json:"cell" jsonschema:"the cell's number in the notebook, as read shows it"`
+	Count       int        `json:"execution_count" jsonschema:"the kernel's number of the run, its In [n]"`
+	Output      string     `json:"output,omitempty"`
+	Result      string     `json:"result,omitempty"`
+	Error       string     `json:"error,omitempty"`
+	ImageN      int        `json:"images,omitempty"`
+	Interrupted string     `json:"interrupted,omitempty"`
+	Memory      string     `json:"memory,omitempty"`
+	Stopped     *eval.Stop `json:"stopped,omitempty"`
+	DurationMS  int64      `json:"duration_ms"`
+	// The files holding the whole texts that were cut.
+	Spilled       string `json:"spilled,omitempty"`
+	ResultSpilled string `json:"result_spilled,omitempty"`
+	ErrorSpilled  string `json:"error_spilled,omitempty"`
 }
 
 // Text is what the agent reads.
