@@ -468,4 +468,7 @@ func TestNotebookFailureStructured(t *testing.T) {
 		!reflect.DeepEqual(er.NotRun, []int{4}) || !reflect.DeepEqual(er.NotCode, []int{2, 5}) || !reflect.DeepEqual(er.Ran, []int{1, 3}) || er.Cell != 2 || !er.Written {
 		t.Fatalf("structured: %+v", er)
 	}
+	if c := er.CellsDone; len(c) != 2 || c[0].Cell != 1 || c[0].Count != 1 || c[0].Error != "" || c[1].Cell != 3 || c[1].Error != er.Error {
+		t.Fatalf("cell_results: %+v", c)
+	}
 }
