@@ -26,6 +26,8 @@ type Answer struct {
 	LowerBound  bool       `json:"lower_bound,omitempty" jsonschema:"the true answer may hold more: the walk met value uses, candidates it did not follow, or an index still building"`
 	Index       IndexState `json:"index"`
 	Status      *Status    `json:"status,omitempty"`
+	// File is outline's file, or the file whose impact was walked.
+	File *FileInfo `json:"file,omitempty" jsonschema:"outline's file, or the file whose impact was walked"`
 
 	// Past here, data for the text only: the structured result is the
 	// tool's contract and stays as it is.
@@ -35,8 +37,6 @@ type Answer struct {
 	// Lines go with the definitions outline, find and an ambiguous name
 	// list (Definitions, or Candidates), one for each, in order.
 	Lines []DefLine `json:"-"`
-	// File is outline's file, or the file whose impact was walked.
-	File *FileInfo `json:"-"`
 	// Matches counts find's matches; Definitions holds the best of them.
 	Matches int `json:"-"`
 	// Unplaced is the first of the calls named like a callers symbol that
@@ -65,11 +65,11 @@ type DefLine struct {
 
 // FileInfo is what an answer says of one file.
 type FileInfo struct {
-	Rel         string
-	Language    string
-	Definitions int
-	Errors      int // syntax errors
-	FirstError  int // the line of the first
+	Rel         string `json:"path"`
+	Language    string `json:"language"`
+	Definitions int    `json:"definitions"`
+	Errors      int    `json:"syntax_errors,omitempty" jsonschema:"syntax errors: the file is indexed as far as it parses"`
+	FirstError  int    `json:"first_error_line,omitempty" jsonschema:"the line of the first syntax error"`
 }
 
 // MacroUse is a definition whose body invokes a macro.
