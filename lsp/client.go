@@ -156,7 +156,7 @@ func startServer(ctx context.Context, spec *ServerSpec, l *Launch, relRoot strin
 
 	s.conn = jsonrpc2.NewConn(context.Background(),
 		framing.NewObjectStream(pipeRWC{r: p.Stdout(), w: p.Stdin()}),
-		jsonrpc2.HandlerWithError(s.handle),
+		connHandler{s: s, sync: jsonrpc2.HandlerWithError(s.handle)},
 		jsonrpc2.SetLogger(log.New(io.Discard, "", 0)))
 
 	go func() {
@@ -335,25 +335,6 @@ func (s *server) handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 		return nil, nil
 	case "workspace/workspaceFolders":
 		return []map[string]any{{"uri": fileURI(s.root), "name": filepath.Base(s.root)}}, nil
-	case "workspace/applyEdit":
-		// Taken only while lsp_fix runs a command that asked for it;
-		// queries never change files.
-		s.mu.Lock()
-		apply := s.applier
-		s.mu.Unlock()
-		if apply == nil {
-			return map[string]any{"applied": false, "failureReason": "this client applies edits only through lsp_rename and lsp_fix"}, nil
-		}
-		var p struct {
-			Edit workspaceEdit `json:"edit"`
-		}
-		if err := json.Unmarshal(params, &p); err != nil {
-			return map[string]any{"applied": false, "failureReason": "the edit could not be read: " + err.Error()}, nil
-		}
-		if err := apply(&p.Edit); err != nil {
-			return map[string]any{"applied": false, "failureReason": err.Error()}, nil
-		}
-		return map[string]any{"applied": true}, nil
 	case "window/workDoneProgress/create", "client/unregisterCapability", "window/showMessageRequest",
 		"workspace/diagnostic/refresh", "workspace/semanticTokens/refresh", "workspace/inlayHint/refresh",
 		"workspace/codeLens/refresh", "workspace/inlineValue/refresh", "window/showDocument":
@@ -365,6 +346,46 @@ func (s *server) handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 	return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeMethodNotFound, Message: "not supported by this client: " + req.Method}
 }
 
+// connHandler answers a workspace/applyEdit request on a goroutine of its
+// own — taking the edit may wait for the operator's approval, and the
+// connection must go on reading meanwhile — and everything else in order
+// on the read loop (handle).
+type connHandler struct {
+	s    *server
+	sync jsonrpc2.Handler
+}
+
+func (h connHandler) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
+	if req.Method != "workspace/applyEdit" || req.Notif {
+		h.sync.Handle(ctx, conn, req)
+		return
+	}
+	go func() {
+		_ = conn.Reply(ctx, req.ID, h.s.applyEdit(req))
+	}()
+}
+
+// applyEdit takes a workspace/applyEdit: only while lsp_fix runs a command
+// that asked for it; queries never change files.
+func (s *server) applyEdit(req *jsonrpc2.Request) map[string]any {
+	s.mu.Lock()
+	apply := s.applier
+	s.mu.Unlock()
+	if apply == nil {
+		return map[string]any{"applied": false, "failureReason": "this client applies edits only through lsp_rename and lsp_fix"}
+	}
+	var p struct {
+		Edit workspaceEdit `json:"edit"`
+	}
+	if req.Params == nil || json.Unmarshal(*req.Params, &p) != nil {
+		return map[string]any{"applied": false, "failureReason": "the edit could not be read"}
+	}
+	if err := apply(&p.Edit); err != nil {
+		return map[string]any{"applied": false, "failureReason": s.relText(err.Error())}
+	}
+	return map[string]any{"applied": true}
+}
+
 func (s *server) signalLocked() {
 	close(s.changed)
 	s.changed = make(chan struct{})
@@ -373,6 +394,58 @@ func (s *server) signalLocked() {
 // call sends one request, bounded by RequestTimeout, and maps failures to
 // a *ServerError. A request given up on is cancelled at the server.
 func (s *server) call(ctx context.Context, method string, params, result any) error {
+	return s.callBounded(ctx, method, params, result, nil)
+}
+
+// errBoundExpired is the cause a pausableBound cancels its request with.
+var errBoundExpired = errors.New("request bound expired")
+
+// pausableBound is a request's time limit that stops while the operator
+// is asked about something the request sent (an edit a command sends),
+// and starts afresh when the answer comes.
+type pausableBound struct {
+	d      time.Duration
+	mu     sync.Mutex
+	timer  *time.Timer
+	paused int
+	cancel context.CancelCauseFunc
+}
+
+func newPausableBound(d time.Duration) *pausableBound { return &pausableBound{d: d} }
+
+// start bounds ctx; the returned function releases it.
+func (b *pausableBound) start(ctx context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	b.mu.Lock()
+	b.cancel = cancel
+	b.timer = time.AfterFunc(b.d, func() { cancel(errBoundExpired) })
+	b.mu.Unlock()
+	return ctx, func() {
+		b.mu.Lock()
+		b.timer.Stop()
+		b.mu.Unlock()
+		cancel(nil)
+	}
+}
+
+func (b *pausableBound) pause() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.paused++; b.timer != nil {
+		b.timer.Stop()
+	}
+}
+
+func (b *pausableBound) resume() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.paused--; b.paused == 0 && b.timer != nil {
+		b.timer.Reset(b.d)
+	}
+}
+
+// callBounded is call with the time limit b (RequestTimeout when nil).
+func (s *server) callBounded(ctx context.Context, method string, params, result any, b *pausableBound) error {
 	if err := s.exitError(method); err != nil {
 		return err
 	}
@@ -382,7 +455,12 @@ func (s *server) call(ctx context.Context, method string, params, result any) er
 		s.touch()
 		s.inflight.Add(-1)
 	}()
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.RequestTimeout)
+	var cancel func()
+	if b == nil {
+		ctx, cancel = context.WithTimeout(ctx, s.cfg.RequestTimeout)
+	} else {
+		ctx, cancel = b.start(ctx)
+	}
 	defer cancel()
 	id := jsonrpc2.ID{Num: s.nextID.Add(1)}
 	if s.hooks != nil && s.hooks.beforeSend != nil {
@@ -408,6 +486,9 @@ func (s *server) call(ctx context.Context, method string, params, result any) er
 
 // failure turns a transport error into what the caller should see.
 func (s *server) failure(ctx context.Context, method string, err error) error {
+	if ctx.Err() != nil && errors.Is(context.Cause(ctx), errBoundExpired) {
+		err = context.DeadlineExceeded
+	}
 	var rpcErr *jsonrpc2.Error
 	switch {
 	case errors.As(err, &rpcErr):

@@ -127,7 +127,7 @@ func TestApplyTextEdits(t *testing.T) {
 		{"backwards", encUTF8, []textEdit{edit(0, 3, 0, 1, "x")}, "", "ends"},
 	}
 	for _, c := range cases {
-		got, err := applyTextEdits(text, c.edits, c.enc)
+		got, err := applyTextEdits(text, c.edits, c.enc, maxFileBytes)
 		if c.err != "" {
 			if err == nil || !strings.Contains(err.Error(), c.err) {
 				t.Errorf("%s: want error %q, got %v (%q)", c.name, c.err, err, got)
@@ -146,7 +146,7 @@ func FuzzApplyTextEdits(f *testing.F) {
 	f.Fuzz(func(t *testing.T, text string, a, b, c, d int, s1 string, e, g, h, i int, s2 string) {
 		edits := []textEdit{edit(a, b, c, d, s1), edit(e, g, h, i, s2)}
 		for _, enc := range []string{encUTF8, encUTF16, encUTF32} {
-			out, err := applyTextEdits(text, edits, enc)
+			out, err := applyTextEdits(text, edits, enc, maxFileBytes)
 			if err != nil {
 				continue
 			}
