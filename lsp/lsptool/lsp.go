@@ -77,6 +77,7 @@ var operations = []operation{
 			rel := *res
 			rel.Diagnostics = relDiagnostics(c, res.Diagnostics)
 			out.Diagnostics = &rel
+			out.shown = res
 			return nil
 		}},
 	{"definition", "position", "definition",
@@ -216,6 +217,9 @@ type LSPResult struct {
 	Status      *lsp.Status          `json:"status,omitempty"`
 	Reload      *lsp.ReloadResult    `json:"reload,omitempty"`
 	text        string
+	// shown is the diagnostics listing as the ledger takes it (absolute
+	// paths).
+	shown *lsp.FileDiagnostics
 }
 
 // Text is what the agent reads.
@@ -258,6 +262,18 @@ func query(ctx context.Context, c *registry.Call, s *Servers, p lspParams) (LSPR
 	if err := op.run(ctx, c, s.Sup, q, &out); err != nil {
 		// An error names files relative to the root, as results do.
 		return LSPResult{}, errors.New(s.Sup.RelText(err.Error()))
+	}
+	if d := out.shown; d != nil {
+		// What the agent was shown is what the next write's diagnostics
+		// are compared with: those not new, those gone fixed (WRT-2). An
+		// incomplete listing adds what it showed and drops nothing.
+		if abs, err := c.Path(d.File); err == nil {
+			if d.Incomplete {
+				s.ledger.Add(abs, d.Diagnostics, false)
+			} else {
+				s.ledger.Record(abs, d.Diagnostics, false)
+			}
+		}
 	}
 	return out, nil
 }
