@@ -77,6 +77,9 @@ type Calls struct {
 	// Declared is the function the position names, its Site the name in
 	// its declaration (Defined unset); set by CallHierarchy only.
 	Declared *CallSite `json:"declared,omitempty"`
+	// Loading says the server had not loaded its workspace when it
+	// answered (within StartTimeout): the answer may be incomplete.
+	Loading string `json:"loading,omitempty" jsonschema:"the server had not finished loading the workspace: the answer may be incomplete; ask again"`
 }
 
 // IncomingCalls lists every call of the function at the place, one site
@@ -123,7 +126,7 @@ func (s *Supervisor) calls(ctx context.Context, op string, file pathguard.Path, 
 		method = "callHierarchy/outgoingCalls"
 	}
 	res := &Calls{Operation: op, Symbol: r.symbol, Occurrence: r.shownOccurrence(), File: r.rel, Line: r.line, Server: r.srv.spec.ID,
-		Function: items[0].Name, Sites: []CallSite{}}
+		Function: items[0].Name, Sites: []CallSite{}, Loading: r.srv.stillLoading()}
 	q := s.newQuoter(r.srv)
 	type site struct {
 		uri   string

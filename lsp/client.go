@@ -43,6 +43,9 @@ type server struct {
 	guard        *pathguard.Guard    // every file read for the server goes through it
 	relText      func(string) string // Supervisor.RelText, for what the server says
 	loadTimedOut bool                // its initial loading outlasted StartTimeout
+	// loaded: the log line that says it has loaded its workspace
+	// (ServerSpec.LoadedLog) came, or it has none.
+	loaded bool
 
 	specialOnce sync.Once
 	special     string // what specialFilesNote found
@@ -130,6 +133,7 @@ func startServer(ctx context.Context, spec *ServerSpec, l *Launch, relRoot strin
 		docs:     map[string]*openDoc{},
 		diags:    map[string]*diagState{},
 		progress: map[string]bool{},
+		loaded:   spec.LoadedLog == nil,
 		changed:  make(chan struct{}),
 		encoding: encUTF16,
 		outbox:   make(chan *outgoing, outboxSize),
@@ -243,19 +247,38 @@ func (s *server) initialize(ctx context.Context) error {
 	return nil
 }
 
+func (s *server) readyLocked() bool {
+	return s.loaded && (!s.spec.Indexes || len(s.progress) == 0)
+}
+
+// stillLoading says, after a wait for it, that the server has not loaded
+// its workspace yet: "" when it has, else what a result notes (an answer
+// may be incomplete).
+func (s *server) stillLoading() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.readyLocked() {
+		return ""
+	}
+	return fmt.Sprintf("%s had not finished loading the workspace after %s (it has run %s), so the answer may be incomplete; ask again",
+		s.spec.ID, s.cfg.StartTimeout, time.Since(s.started).Round(time.Second))
+}
+
 // providerOn reads a capability that is a bool or an options object.
 func providerOn(raw json.RawMessage) bool {
 	raw = bytes.TrimSpace(raw)
 	return len(raw) > 0 && !bytes.Equal(raw, []byte("false")) && !bytes.Equal(raw, []byte("null"))
 }
 
-// waitIndexed waits until no work-done progress is active, bounded by ctx.
-// Work a server announces only after the call started is not waited for;
-// settle covers that case for a document just sent.
+// waitIndexed waits until the server has loaded its workspace — no
+// work-done progress active, for a server that reports its indexing so,
+// and its LoadedLog line seen — bounded by ctx. Work a server announces
+// only after the call started is not waited for; settle covers that case
+// for a document just sent.
 func (s *server) waitIndexed(ctx context.Context) {
 	for {
 		s.mu.Lock()
-		ready := len(s.progress) == 0
+		ready := s.readyLocked()
 		ch := s.changed
 		s.mu.Unlock()
 		if ready {
@@ -293,6 +316,19 @@ func (s *server) handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 			s.diags[p.URI] = &diagState{version: p.Version, items: p.Diagnostics, seq: s.diagSeq, at: time.Now()}
 			s.signalLocked()
 			s.mu.Unlock()
+		}
+		return nil, nil
+	case "window/logMessage":
+		if re := s.spec.LoadedLog; re != nil {
+			var p struct {
+				Message string `json:"message"`
+			}
+			if json.Unmarshal(params, &p) == nil && re.MatchString(p.Message) {
+				s.mu.Lock()
+				s.loaded = true
+				s.signalLocked()
+				s.mu.Unlock()
+			}
 		}
 		return nil, nil
 	case "$/progress":

@@ -19,7 +19,7 @@ import (
 // hostileSession opens a Supervisor whose one server, for .fake files, is
 // fakelsp.py playing the script s.play writes; the root holds fake.toml
 // and files.
-func hostileSession(t *testing.T, files map[string]string, cfg Config) *hostile {
+func hostileSession(t *testing.T, files map[string]string, cfg Config, tune ...func(*ServerSpec)) *hostile {
 	t.Helper()
 	testenv.LookPath(t, "python3")
 	fake, err := filepath.Abs(filepath.Join("testdata", "fakelsp.py"))
@@ -28,8 +28,12 @@ func hostileSession(t *testing.T, files map[string]string, cfg Config) *hostile 
 	}
 	script := filepath.Join(t.TempDir(), "script.json")
 	files["fake.toml"] = ""
-	cfg.Servers = []ServerSpec{{ID: "fake", Language: "Fake", Command: []string{"python3", fake, script},
-		Install: "it is the test's", RootMarkers: []string{"fake.toml"}, Extensions: map[string]string{".fake": "fake"}}}
+	spec := ServerSpec{ID: "fake", Language: "Fake", Command: []string{"python3", fake, script},
+		Install: "it is the test's", RootMarkers: []string{"fake.toml"}, Extensions: map[string]string{".fake": "fake"}}
+	for _, f := range tune {
+		f(&spec)
+	}
+	cfg.Servers = []ServerSpec{spec}
 	s := inlineSession(t, "python3", files, cfg)
 	return &hostile{session: s, script: script}
 }

@@ -74,6 +74,11 @@ func (s *Supervisor) planRename(ctx context.Context, file pathguard.Path, p Plac
 	if err != nil {
 		return nil, nil, err
 	}
+	if note := r.srv.stillLoading(); note != "" {
+		// A rename from a partial view of the workspace misses files.
+		r.srv.release()
+		return nil, nil, fmt.Errorf("%w: %s; nothing was renamed", ErrServerTimeout, strings.Replace(note, "the answer may be incomplete; ask again", "a rename now could miss files: try again", 1))
+	}
 	var we *workspaceEdit
 	params := renameParams{textDocumentPositionParams: r.params(), NewName: newName}
 	if err := r.srv.call(ctx, "textDocument/rename", params, &we); err != nil {

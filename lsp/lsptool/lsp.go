@@ -54,9 +54,18 @@ func locate(find func(*lsp.Supervisor) func(context.Context, pathguard.Path, lsp
 		if err != nil {
 			return err
 		}
-		out.Locations, out.text = res, FormatLocations(res)
+		out.Locations, out.text = res, withLoading(FormatLocations(res), res.Loading)
 		return nil
 	}
+}
+
+// withLoading adds to text that the server had not loaded its workspace
+// when it answered (the answer may be incomplete).
+func withLoading(text, loading string) string {
+	if loading == "" {
+		return text
+	}
+	return text + "\nnote: " + loading
 }
 
 var operations = []operation{
@@ -102,7 +111,7 @@ var operations = []operation{
 			if err != nil {
 				return err
 			}
-			out.Calls, out.text = res, FormatCalls(res, c.Budget())
+			out.Calls, out.text = res, withLoading(FormatCalls(res, c.Budget().Reserve(300)), res.Loading)
 			return nil
 		}},
 	{"outgoing_calls", "position", "outgoing_calls (every call the function at line/symbol makes)",
@@ -111,7 +120,7 @@ var operations = []operation{
 			if err != nil {
 				return err
 			}
-			out.Calls, out.text = res, FormatCalls(res, c.Budget())
+			out.Calls, out.text = res, withLoading(FormatCalls(res, c.Budget().Reserve(300)), res.Loading)
 			return nil
 		}},
 	{"hover", "position", "hover",
@@ -141,7 +150,7 @@ var operations = []operation{
 			if err != nil {
 				return err
 			}
-			out.Symbols, out.text = res, FormatSymbols(res)
+			out.Symbols, out.text = res, withLoading(FormatSymbols(res), res.Loading)
 			return nil
 		}},
 	{"status", "", "status (which servers run here, and why others do not)",
