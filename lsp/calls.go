@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/builtin-tools/builtin-tools/pathguard"
+	"github.com/sourcegraph/jsonrpc2"
 )
 
 // Call hierarchy operations, as [Calls.Operation] names them.
@@ -110,6 +111,9 @@ func (s *Supervisor) calls(ctx context.Context, op string, file pathguard.Path, 
 		return nil, err
 	}
 	defer r.srv.release()
+	if err := r.srv.lacksCalls(op); err != nil {
+		return nil, err
+	}
 	var items []callHierarchyItem
 	if err := r.srv.call(ctx, "textDocument/prepareCallHierarchy", r.params(), &items); err != nil {
 		if errors.Is(err, ErrServerFailed) {
@@ -141,6 +145,13 @@ func (s *Supervisor) calls(ctx context.Context, op string, file pathguard.Path, 
 	for i := range items {
 		var calls []callHierarchyCall
 		if err := r.srv.call(ctx, method, map[string]any{"item": items[i]}, &calls); err != nil {
+			var se *ServerError
+			if op == OpOutgoingCalls && errors.As(err, &se) && se.Code == jsonrpc2.CodeMethodNotFound {
+				r.srv.mu.Lock()
+				r.srv.noOutgoing, r.srv.outgoingAnswer = true, se.Detail
+				r.srv.mu.Unlock()
+				return nil, r.srv.lacksCalls(op)
+			}
 			return nil, err
 		}
 		for _, c := range calls {
@@ -194,6 +205,35 @@ func (s *Supervisor) calls(ctx context.Context, op string, file pathguard.Path, 
 	}
 	return res, nil
 }
+
+// lacksCalls says, when the server is known to have no call hierarchy in
+// direction op, which server lacks it and what answers instead.
+func (s *server) lacksCalls(op string) error {
+	s.mu.Lock()
+	none, noOut, answered := !s.callHierarchy, s.noOutgoing, s.outgoingAnswer
+	s.mu.Unlock()
+	name := s.spec.ID
+	if s.version != "" {
+		name = fmt.Sprintf("%s (%s)", s.spec.ID, s.version)
+	}
+	graph := `code_graph with operation "callers"`
+	if op == OpOutgoingCalls {
+		graph = `code_graph with operation "callees"`
+	}
+	switch {
+	case none:
+		return &noCallsError{fmt.Sprintf("%s has no call hierarchy (it announces no callHierarchyProvider), so it answers neither incoming_calls nor outgoing_calls; use %s, which answers from the code graph's index", name, graph)}
+	case noOut && op == OpOutgoingCalls:
+		return &noCallsError{fmt.Sprintf("%s does not answer outgoing_calls: it announces a call hierarchy but answers callHierarchy/outgoingCalls with %q; incoming_calls works. For the calls a function makes, use %s, which answers from the code graph's index", name, answered, graph)}
+	}
+	return nil
+}
+
+// noCallsError is a call hierarchy the server lacks.
+type noCallsError struct{ msg string }
+
+func (e *noCallsError) Error() string { return e.msg }
+func (e *noCallsError) Unwrap() error { return ErrNoCallHierarchy }
 
 // oneLineText keeps a server's detail on one line.
 func oneLineText(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -39,6 +39,7 @@ type server struct {
 	started  time.Time
 	encoding string
 	name     string // serverInfo name and version, when sent
+	version  string // serverInfo version, when sent
 
 	guard        *pathguard.Guard    // every file read for the server goes through it
 	relText      func(string) string // Supervisor.RelText, for what the server says
@@ -75,6 +76,10 @@ type server struct {
 	applier func(*workspaceEdit) error
 	// caps are the capabilities lsp_fix asks about.
 	formatting, rangeFormatting, resolveActions bool
+	// callHierarchy: it announced callHierarchyProvider; noOutgoing: it
+	// answered callHierarchy/outgoingCalls with "method not found".
+	callHierarchy, noOutgoing bool
+	outgoingAnswer            string // its error when noOutgoing
 	actionKinds                                 []string // the codeActionKinds it announced, nil if none
 	progress                                    map[string]bool
 	changed                                     chan struct{} // closed and replaced on every diagnostics or progress event
@@ -215,11 +220,13 @@ func (s *server) initialize(ctx context.Context) error {
 		s.name = res.ServerInfo.Name
 		if res.ServerInfo.Version != "" {
 			s.name += " " + res.ServerInfo.Version
+			s.version = res.ServerInfo.Version
 		}
 	}
 	s.mu.Lock()
 	s.pull = providerOn(res.Capabilities.DiagnosticProvider)
 	s.formatting = providerOn(res.Capabilities.DocumentFormattingProvider)
+	s.callHierarchy = providerOn(res.Capabilities.CallHierarchyProvider)
 	s.rangeFormatting = providerOn(res.Capabilities.DocumentRangeFormattingProvider)
 	var cap struct {
 		Kinds   []string `json:"codeActionKinds"`
@@ -528,7 +535,7 @@ func (s *server) failure(ctx context.Context, method string, err error) error {
 	var rpcErr *jsonrpc2.Error
 	switch {
 	case errors.As(err, &rpcErr):
-		return &ServerError{Server: s.spec.ID, Root: s.relRoot, Method: method, Kind: ErrServerFailed, Detail: s.relText(rpcErr.Message)}
+		return &ServerError{Server: s.spec.ID, Root: s.relRoot, Method: method, Kind: ErrServerFailed, Detail: s.relText(rpcErr.Message), Code: rpcErr.Code}
 	case errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil:
 		if exitErr := s.exitError(method); exitErr != nil {
 			return exitErr
