@@ -79,10 +79,10 @@ type server struct {
 	// callHierarchy: it announced callHierarchyProvider; noOutgoing: it
 	// answered callHierarchy/outgoingCalls with "method not found".
 	callHierarchy, noOutgoing bool
-	outgoingAnswer            string // its error when noOutgoing
-	actionKinds                                 []string // the codeActionKinds it announced, nil if none
-	progress                                    map[string]bool
-	changed                                     chan struct{} // closed and replaced on every diagnostics or progress event
+	outgoingAnswer            string   // its error when noOutgoing
+	actionKinds               []string // the codeActionKinds it announced, nil if none
+	progress                  map[string]bool
+	changed                   chan struct{} // closed and replaced on every diagnostics or progress event
 }
 
 type openDoc struct {
