@@ -74,6 +74,7 @@ func (s *Supervisor) at(ctx context.Context, file pathguard.Path, p Place) (*req
 // that changed on disk, and syncs path itself, reporting whether its text
 // changed. The caller must call srv.release() when done.
 func (s *Supervisor) sync(ctx context.Context, path string) (*server, *openDoc, bool, error) {
+	s.noteDir(path)
 	c, err := s.choose(path)
 	if err != nil {
 		return nil, nil, false, err

@@ -372,6 +372,26 @@ func TestRelText(t *testing.T) {
 			t.Errorf("RelText(%q) = %q, want %q", in, got, want)
 		}
 	}
+	// Paths a server gives from another folder: the root's parent (gopls
+	// names a file by its folder and name), or a folder of a file asked
+	// about; one under the root, a missing one and a package path stay.
+	for _, f := range []string{"shapes.go", "pkg/sub/s.go", "sub/x.go"} {
+		os.MkdirAll(filepath.Dir(filepath.Join(root, f)), 0o755)
+		os.WriteFile(filepath.Join(root, f), nil, 0o644)
+	}
+	s.noteDir(filepath.Join(root, "pkg/sub/s.go"))
+	base := filepath.Base(root)
+	for in, want := range map[string]string{
+		base + "/shapes.go:7:6: renaming this func":       "shapes.go:7:6: renaming this func",
+		"sub/s.go:5:6:\tconflicts with sub/s.go:3:6":     "pkg/sub/s.go:5:6:\tconflicts with pkg/sub/s.go:3:6",
+		"sub/x.go:1:1 is the root's own":                  "sub/x.go:1:1 is the root's own",
+		"(see " + base + "/missing.go) and example.com/m": "(see " + base + "/missing.go) and example.com/m",
+		"a/b/c" + base + "/shapes.go":                     "a/b/c" + base + "/shapes.go",
+	} {
+		if got := s.RelText(in); got != want {
+			t.Errorf("RelText(%q) = %q, want %q", in, got, want)
+		}
+	}
 }
 
 // FuzzFixDecoding feeds code actions as a server might send them to the
