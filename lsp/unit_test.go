@@ -383,7 +383,7 @@ func TestRelText(t *testing.T) {
 	base := filepath.Base(root)
 	for in, want := range map[string]string{
 		base + "/shapes.go:7:6: renaming this func":       "shapes.go:7:6: renaming this func",
-		"sub/s.go:5:6:\tconflicts with sub/s.go:3:6":     "pkg/sub/s.go:5:6:\tconflicts with pkg/sub/s.go:3:6",
+		"sub/s.go:5:6:\tconflicts with sub/s.go:3:6":      "pkg/sub/s.go:5:6:\tconflicts with pkg/sub/s.go:3:6",
 		"sub/x.go:1:1 is the root's own":                  "sub/x.go:1:1 is the root's own",
 		"(see " + base + "/missing.go) and example.com/m": "(see " + base + "/missing.go) and example.com/m",
 		"a/b/c" + base + "/shapes.go":                     "a/b/c" + base + "/shapes.go",
