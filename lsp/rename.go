@@ -161,7 +161,10 @@ func (s *Supervisor) stagedEdit(srv *server, plan *editPlan, what string) (*Stag
 			moves = append(moves, s.rel(f.path))
 			continue
 		}
-		lines := slices.Compact(slices.Sorted(slices.Values(f.lines)))
+		if f.content == f.diskText {
+			continue // edits that change nothing
+		}
+		lines := append([]int{}, slices.Compact(slices.Sorted(slices.Values(f.lines)))...)
 		out.Files = append(out.Files, staged.File{File: s.rel(f.path), Path: f.real, Before: []byte(f.diskText), After: []byte(f.content),
 			Edits: f.edits, Lines: lines})
 		out.Edits += f.edits

@@ -851,8 +851,10 @@ func (s *Supervisor) Status(ctx context.Context) *Status {
 		if binErr != nil && len(dirs) > 0 {
 			bin, binErr = s.program(spec.Command[0], spec.LocalBinDirs, probeRoot)
 		}
-		row := ServerStatus{ID: spec.ID, Language: spec.Language, Extensions: slices.Sorted(maps.Keys(spec.Extensions)),
-			RootMarkers: spec.RootMarkers, MarkerDirs: dirs, Program: spec.Command[0], Install: spec.Install}
+		// Lists the schema requires are [] when empty, never null (a
+		// RootAtTop row has no markers).
+		row := ServerStatus{ID: spec.ID, Language: spec.Language, Extensions: append([]string{}, slices.Sorted(maps.Keys(spec.Extensions))...),
+			RootMarkers: append([]string{}, spec.RootMarkers...), MarkerDirs: dirs, Program: spec.Command[0], Install: spec.Install}
 		if binErr == nil {
 			row.Binary = s.rel(bin) // a program inside a trusted checkout, relative
 		}

@@ -413,3 +413,18 @@ func FuzzFixDecoding(f *testing.F) {
 		}
 	})
 }
+
+// Every list a result's schema requires is [] when empty, never null: a
+// status row of a server with no root markers (RootAtTop) or extensions.
+func TestStatusListsAreNeverNull(t *testing.T) {
+	sup := NewSupervisor(t.TempDir(), Config{Servers: []ServerSpec{{ID: "top", Language: "Any", Command: []string{"no-such-program-here"},
+		Install: "none", RootAtTop: true}}})
+	defer sup.Close()
+	data, err := json.Marshal(sup.Status(t.Context()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(data), "null") {
+		t.Errorf("a status with null lists: %s", data)
+	}
+}
