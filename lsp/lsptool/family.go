@@ -19,7 +19,7 @@ type Servers struct {
 	ledger *lsp.Ledger
 
 	mu    sync.Mutex
-	plans map[*registry.Call]*lsp.FixPlan
+	plans map[*registry.Call]planned
 }
 
 // NewServers makes the resource over root, with a path guard of its own;

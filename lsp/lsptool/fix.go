@@ -55,9 +55,10 @@ func (r FixResult) Text() string { return r.text }
 type cardKey struct{}
 
 // fixApproval works the fix out before the operator is asked: the card
-// shows its files and diff, and the plan is kept for the handler, which
-// writes that plan and nothing else. A fix that changes nothing is not
-// asked about.
+// shows its files and diff, and the outcome is kept for the handler, which
+// writes that plan and nothing else — nor anything when the plan failed or
+// changed nothing, however the server answers when asked again. A fix that
+// changes nothing is not asked about.
 func fixApproval(ctx context.Context, c *registry.Call) (bool, string) {
 	if card, ok := ctx.Value(cardKey{}).(string); ok {
 		return true, card
@@ -69,34 +70,41 @@ func fixApproval(ctx context.Context, c *registry.Call) (bool, string) {
 	var p fixParams
 	json.Unmarshal(c.Args, &p)
 	plan, err := planFix(ctx, c, s, p)
-	if err != nil {
+	s.keepPlan(ctx, c, planned{plan, err})
+	switch {
+	case err != nil:
 		return true, "lsp_fix will fail: " + s.Sup.RelText(err.Error())
-	}
-	if plan.Result.Unchanged && plan.Command == "" {
+	case plan.Result.Unchanged && plan.Command == "":
 		return false, ""
 	}
-	s.keepPlan(ctx, c, plan)
 	return true, planCard(plan)
 }
 
-// keepPlan holds an approved call's plan for its handler, until the call
-// ends (a refused call's plan goes with it).
-func (s *Servers) keepPlan(ctx context.Context, c *registry.Call, p *lsp.FixPlan) {
+// planned is a fix worked out for an approval card: the plan, or why
+// there is none.
+type planned struct {
+	plan *lsp.FixPlan
+	err  error
+}
+
+// keepPlan holds what a call's card was made from for its handler, until
+// the call ends (a refused call's goes with it).
+func (s *Servers) keepPlan(ctx context.Context, c *registry.Call, p planned) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.plans == nil {
-		s.plans = map[*registry.Call]*lsp.FixPlan{}
+		s.plans = map[*registry.Call]planned{}
 	}
 	s.plans[c] = p
 	context.AfterFunc(ctx, func() { s.takePlan(c) })
 }
 
-func (s *Servers) takePlan(c *registry.Call) *lsp.FixPlan {
+func (s *Servers) takePlan(c *registry.Call) (planned, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	p := s.plans[c]
+	p, ok := s.plans[c]
 	delete(s.plans, c)
-	return p
+	return p, ok
 }
 
 // planFix works out the fix the arguments name, writing nothing.
@@ -126,17 +134,19 @@ func planFix(ctx context.Context, c *registry.Call, s *Servers, p fixParams) (*l
 }
 
 func fix(ctx context.Context, c *registry.Call, s *Servers, p fixParams) (FixResult, error) {
-	// The plan the operator approved, when asked; else worked out now.
-	plan := s.takePlan(c)
-	if plan == nil {
-		var err error
-		if plan, err = planFix(ctx, c, s, p); err != nil {
-			var stale *lsp.StaleActionError
-			if errors.As(err, &stale) && stale.Fresh != nil {
-				return FixResult{}, errors.New(s.Sup.RelText(err.Error() + ". Offered now:\n" + FormatCodeActions(enabledOnly(stale.Fresh), true)))
-			}
-			return FixResult{}, errors.New(s.Sup.RelText(err.Error()))
+	// What the operator's card was made from, when asked; else worked out
+	// now.
+	kept, asked := s.takePlan(c)
+	plan, err := kept.plan, kept.err
+	if !asked {
+		plan, err = planFix(ctx, c, s, p)
+	}
+	if err != nil {
+		var stale *lsp.StaleActionError
+		if errors.As(err, &stale) && stale.Fresh != nil {
+			return FixResult{}, errors.New(s.Sup.RelText(err.Error() + ". Offered now:\n" + FormatCodeActions(enabledOnly(stale.Fresh), true)))
 		}
+		return FixResult{}, errors.New(s.Sup.RelText(err.Error()))
 	}
 	// Each edit the fix's command sends passes the gate again, with its
 	// own diff on the card: under write=ask the operator approves it
