@@ -41,14 +41,14 @@ func TestColdPyrightReferencesWaitForTheWorkspace(t *testing.T) {
 // to stay loading.)
 func TestAnswerWhileLoadingSaysSo(t *testing.T) {
 	t.Parallel()
-	h := hostileSession(t, map[string]string{"a.fake": "hello world\n"}, Config{StartTimeout: 5 * time.Second},
+	h := hostileSession(t, map[string]string{"a.fake": "hello world\n"}, Config{StartTimeout: 15 * time.Second},
 		func(spec *ServerSpec) { spec.LoadedLog = regexp.MustCompile(`^never$`) })
 	h.play(map[string]any{"answers": map[string]any{
 		"textDocument/references": []any{map[string]any{"uri": h.uri("a.fake"), "range": map[string]any{
 			"start": map[string]int{"line": 0, "character": 6}, "end": map[string]int{"line": 0, "character": 11}}}},
 	}})
 	res := must(h.sup.References(h.ctx, h.at("a.fake"), Place{Line: 1, Symbol: "world"}))(t)
-	if res.Total != 1 || !strings.Contains(res.Loading, "fake had not finished loading the workspace after 5s") || !strings.Contains(res.Loading, "may be incomplete") {
+	if res.Total != 1 || !strings.Contains(res.Loading, "fake had not finished loading the workspace after 15s") || !strings.Contains(res.Loading, "may be incomplete") {
 		t.Errorf("references while loading: %+v", res)
 	}
 	_, err := h.sup.Rename(h.ctx, h.at("a.fake"), Place{Line: 1, Symbol: "world"}, "earth", false)

@@ -405,7 +405,7 @@ func (s *Supervisor) commit(ctx context.Context, p *editPlan, force bool) ([]str
 	// Writes, creations and removals all or nothing.
 	rep, err := atomicfile.WriteAll(s.guard, changes, atomicfile.Options{Force: force})
 	if errors.Is(err, atomicfile.ErrChanged) || errors.Is(err, atomicfile.ErrExists) {
-		return nil, fmt.Errorf("%w; it changed on disk while the rename was being worked out: run it again", err)
+		return nil, fmt.Errorf("%w; it changed on disk while the edit was being worked out: run it again", err)
 	}
 	if err != nil {
 		return nil, err

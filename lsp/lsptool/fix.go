@@ -159,10 +159,7 @@ func fix(ctx context.Context, c *registry.Call, s *Servers, p fixParams) (FixRes
 		what := fmt.Sprintf("the edit %s's command %s sent (%s)", e.Server, e.Command, textcut.Ellipsis(strings.Join(files, ", "), 80))
 		card := fmt.Sprintf("%s's command %s, run by lsp_fix %s, sent an edit: %s", e.Server, e.Command, fixName(&plan.Result),
 			changesCard(e.Changes, e.Edits))
-		if err := c.Escalate(context.WithValue(ctx, cardKey{}, card), tiers.Write, what); err != nil {
-			return fmt.Errorf("%s was not written: %v", what, err)
-		}
-		return nil
+		return c.Escalate(context.WithValue(ctx, cardKey{}, card), tiers.Write, what)
 	}
 	res, err := s.Sup.CommitFix(ctx, plan, p.Force, confirm)
 	if res != nil {
