@@ -2,6 +2,7 @@ package structural
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -154,8 +155,11 @@ func (s *Structural) planSymbol(ctx context.Context, g *pathguard.Guard, loc gra
 		return nil, err
 	}
 	content := string(src)
-	if at := loc.NameAt; at < 0 || at+len(loc.Name) > len(content) || content[at:at+len(loc.Name)] != loc.Name || loc.End > len(content) {
-		return nil, fmt.Errorf("%s changed since the code graph read it (%s is no longer where it was); nothing was written, call edit_symbol again", rel, loc.Name)
+	if sha256.Sum256(src) != loc.Hash {
+		return nil, errStaleRanges
+	}
+	if at := loc.NameAt; at < 0 || at+len(loc.Name) > len(content) || content[at:at+len(loc.Name)] != loc.Name || loc.Start < 0 || loc.Start > at || loc.End > len(content) {
+		return nil, fmt.Errorf("%s: the code graph's ranges for %s do not fit the file; nothing was written, call edit_symbol again", rel, loc.Name)
 	}
 	if m := generatedHeader.FindStringIndex(head(content, 40)); m != nil {
 		return nil, fmt.Errorf("%s is a generated file (%q): nothing was written. Change what it is generated from and generate it again",
@@ -625,5 +629,9 @@ func blanksAfter(content string, off int) int {
 	}
 	return n
 }
+
+// errStaleRanges says the file is not the one the definition's ranges
+// were read from (planCurrent locates it again).
+var errStaleRanges = errors.New("the file changed since the code graph read it")
 
 var errNoGraph = errors.New("edit_symbol finds definitions through the code graph, which this run does not have (the code_graph family is not attached); use edit, or ast_edit")
