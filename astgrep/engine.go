@@ -278,8 +278,9 @@ func (e *Engine) SearchFiles(ctx context.Context, q Query) (*Result, []FileMatch
 }
 
 // ParseErrorLines parses src as language and returns the 1-based line of
-// each of its ERROR and MISSING nodes, one entry per node (empty when it
-// parses cleanly).
+// each of its ERROR and MISSING nodes, one entry per node, and of each
+// line whose indentation the language refuses (IndentErrors: Python's,
+// which tree-sitter takes); empty when it parses cleanly.
 func (e *Engine) ParseErrorLines(language string, src []byte) ([]int, error) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
@@ -302,7 +303,11 @@ func (e *Engine) ParseErrorLines(language string, src []byte) ([]int, error) {
 	if err != nil {
 		return nil, err
 	}
-	return t.errorLines(), nil
+	lines := t.errorLines()
+	for _, ie := range IndentErrors(l.id, src) {
+		lines = append(lines, ie.Line)
+	}
+	return lines, nil
 }
 
 func (e *Engine) unknown(language, file string) error {
