@@ -630,7 +630,7 @@ func (r *Roster) finish(w *worker, out Outcome, err error, s *sink) {
 	}
 	w.info.Notes = append(slices.Clone(out.Notes), res.notes...)
 	if w.info.MaxCost > 0 && (w.info.Spent == nil || w.info.Spent.CostUSD == 0) && !w.info.Started.IsZero() {
-		w.info.Notes = append(w.info.Notes, fmt.Sprintf("its cost budget ($%g) was not enforced: the backend reported no cost (codex does not; a token budget works from tokens)", w.info.MaxCost))
+		w.info.Notes = append(w.info.Notes, fmt.Sprintf("its cost budget ($%g) was not enforced: the backend reported no cost (of the agent CLIs only claude reports one, with its result; a token budget works from tokens)", w.info.MaxCost))
 	}
 	r.setResultLocked(w, res)
 	w.unread = true
