@@ -2,6 +2,15 @@ package dap
 
 // The engine's answers, as data; package debugtool formats them.
 
+// nonNil is s, or an empty list for nil: a list a result's schema requires
+// is [] when empty, never null, which a strict client refuses.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
 // SessionInfo is where a session stands, in every result.
 type SessionInfo struct {
 	Adapter string `json:"adapter"`

@@ -298,7 +298,7 @@ func (s *Supervisor) launch(ctx context.Context, l LaunchSpec, wait time.Duratio
 	if res != nil {
 		res.BuildMS = sess.BuildTime.Milliseconds()
 		res.StartMS = sess.StartTime.Milliseconds()
-		res.Exceptions = &ExceptionsSet{Kinds: l.Exceptions, Filters: sess.filters, Note: spec.ExceptionNote}
+		res.Exceptions = &ExceptionsSet{Kinds: nonNil(l.Exceptions), Filters: nonNil(sess.filters), Note: spec.ExceptionNote}
 	}
 	return res, err
 }
@@ -982,7 +982,7 @@ func (s *Supervisor) Scopes(ctx context.Context, frame string) (*ScopesResult, e
 	if err := sess.call(ctx, "scopes", map[string]any{"frameId": fid}, &body); err != nil {
 		return nil, fmt.Errorf("scopes: %v", err)
 	}
-	res := &ScopesResult{Session: sess.Info(), Frame: frame}
+	res := &ScopesResult{Session: sess.Info(), Frame: frame, Scopes: []Scope{}}
 	for _, sc := range body.Scopes {
 		res.Scopes = append(res.Scopes, Scope{Name: sc.Name, Ref: ref(sc.VariablesReference, st.N), Count: sc.NamedVariables + sc.IndexedVariables, Expensive: sc.Expensive})
 	}
@@ -1097,7 +1097,7 @@ func (s *Supervisor) Threads(ctx context.Context) (*ThreadsResult, error) {
 	if err := sess.call(ctx, "threads", nil, &body); err != nil {
 		return nil, fmt.Errorf("threads: %v", err)
 	}
-	res := &ThreadsResult{Session: sess.Info(), Total: len(body.Threads)}
+	res := &ThreadsResult{Session: sess.Info(), Total: len(body.Threads), Groups: []ThreadGroup{}}
 	index := map[string]int{}
 	for _, t := range body.Threads {
 		name := groupName(t.Name)

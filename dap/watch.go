@@ -119,5 +119,5 @@ func (s *Supervisor) Watch(ctx context.Context, r, name, access string, remove b
 	sess.mu.Lock()
 	sess.watches = list
 	sess.mu.Unlock()
-	return &WatchResult{Session: sess.Info(), Watchpoints: list}, nil
+	return &WatchResult{Session: sess.Info(), Watchpoints: nonNil(list)}, nil
 }
