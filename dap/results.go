@@ -87,7 +87,7 @@ type StopResult struct {
 	// Earlier says the stop happened before this call: it is reported
 	// first, and the program was not resumed.
 	Earlier bool   `json:"earlier,omitempty"`
-	Output  string `json:"output,omitempty" jsonschema:"program output since the last call (the newest part)"`
+	Output  string `json:"output,omitempty" jsonschema:"program output no earlier result showed (the newest part)"`
 	// OutputMore counts characters of new output not shown (ask output).
 	OutputMore int    `json:"output_more,omitempty"`
 	BuildMS    int64  `json:"build_ms,omitempty" jsonschema:"delve: time spent building the program"`
@@ -175,10 +175,10 @@ type ThreadsResult struct {
 	Total   int           `json:"total"`
 }
 
-// OutputResult is the program's output since the last call.
+// OutputResult is the program's output that no result has shown yet.
 type OutputResult struct {
 	Session SessionInfo `json:"session"`
-	Output  string      `json:"output"`
+	Output  string      `json:"output" jsonschema:"output no result showed before, oldest first; a line in brackets marks output an earlier result showed"`
 	Skipped int64       `json:"skipped,omitempty" jsonschema:"bytes dropped before it for room"`
 	More    int         `json:"more,omitempty" jsonschema:"bytes left for the next call"`
 }

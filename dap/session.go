@@ -145,12 +145,40 @@ type Stop struct {
 }
 
 // outBuf keeps the debuggee's output, at least the newest maxOutput bytes,
-// with a cursor for "what is new since the last call".
+// with one cursor of what the agent has been shown, whatever result showed
+// it: output shown once is never shown again.
 type outBuf struct {
 	data    []byte
 	dropped int64 // bytes dropped from the front
-	read    int64 // absolute offset the output action has read to
-	shown   int64 // absolute offset stop results have shown to
+	// shown: every byte before it was shown, except the gaps, which a stop
+	// result left out for room (it shows the newest part) and output gives.
+	shown int64
+	gaps  []span
+	// lost counts gap bytes forgotten for room (more than maxGaps).
+	lost int64
+}
+
+// span is output from..to, absolute offsets.
+type span struct{ from, to int64 }
+
+// maxGaps bounds the gaps kept: a stop result that cut its output adds
+// one, and only output takes them.
+const maxGaps = 64
+
+// skip records output from..to as left out of a result.
+func (o *outBuf) skip(from, to int64) {
+	if from >= to {
+		return
+	}
+	if n := len(o.gaps); n > 0 && o.gaps[n-1].to == from {
+		o.gaps[n-1].to = to
+		return
+	}
+	if len(o.gaps) == maxGaps {
+		o.lost += o.gaps[0].to - o.gaps[0].from
+		o.gaps = o.gaps[1:]
+	}
+	o.gaps = append(o.gaps, span{from, to})
 }
 
 const maxOutput = 1 << 20
@@ -871,21 +899,56 @@ func (s *Session) AdapterPID() int {
 	return s.p.Pid()
 }
 
-// newOutput returns the program's output since the last call, and how many
-// bytes before it were dropped for room.
+// newOutput returns the program's output no result has shown yet, at most
+// limit bytes, oldest first: what stop results left out for room, then
+// what came after the last result; how many such bytes were dropped for
+// room; and how many are left for the next call.
 func (s *Session) newOutput(limit int) (text string, skipped int64, more int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	start := s.out.read - s.out.dropped
-	if start < 0 {
-		skipped = -start
-		start = 0
+	o := &s.out
+	end := o.dropped + int64(len(o.data))
+	skipped, o.lost = o.lost, 0
+	pieces := append(slices.Clone(o.gaps), span{o.shown, end})
+	var b []byte
+	at := int64(-1) // where the last piece taken ended
+	taken := 0      // pieces taken whole
+	for i, p := range pieces {
+		if p.from < o.dropped {
+			skipped += min(o.dropped, p.to) - p.from
+			p.from = min(o.dropped, p.to)
+		}
+		if p.from >= p.to {
+			taken = i + 1
+			continue
+		}
+		if at >= 0 && p.from != at {
+			b = append(b, "\n[… output shown in an earlier result …]\n"...)
+		}
+		room := int64(limit - len(b))
+		cut := min(p.to, p.from+max(room, 0))
+		for cut > p.from && cut < p.to && o.data[cut-o.dropped]&0xC0 == 0x80 {
+			cut-- // at a character
+		}
+		b = append(b, o.data[p.from-o.dropped:cut-o.dropped]...)
+		at = cut
+		if cut < p.to {
+			pieces[i].from = cut
+			break
+		}
+		taken = i + 1
 	}
-	data := s.out.data[start:]
-	if len(data) > limit {
-		more = len(data) - limit
-		data = data[:limit]
+	rest := pieces[taken:]
+	if len(rest) == 0 {
+		o.gaps, o.shown = o.gaps[:0], end
+	} else {
+		// The last piece is the new output; what is left of it starts
+		// at shown.
+		o.shown = rest[len(rest)-1].from
+		o.gaps = slices.Clone(rest[:len(rest)-1])
+		for _, p := range rest {
+			more += int(p.to - max(p.from, o.dropped))
+		}
 	}
-	s.out.read = s.out.dropped + start + int64(len(data))
-	return string(bytes.ToValidUTF8(data, []byte("\uFFFD"))), skipped, more
+	return string(bytes.ToValidUTF8(b, []byte("\uFFFD"))), skipped, more
 }

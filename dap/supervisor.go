@@ -633,21 +633,28 @@ func (s *Supervisor) endResult(sess *Session) *StopResult {
 	return res
 }
 
-// recentOutput is the output since the last result, cut to its last
-// 2,000 bytes for a stop result, and how many bytes before those it left
-// out; output, which has its own cursor, gives all of it.
+// recentOutput is the output no result has shown, cut to its last 2,000
+// bytes for a stop result, and how many bytes before those it left out;
+// output gives those later, and never what a result showed.
 func (sess *Session) recentOutput() (string, int) {
 	sess.mu.Lock()
 	defer sess.mu.Unlock()
 	o := &sess.out
 	end := o.dropped + int64(len(o.data))
-	from := max(o.shown, o.read, o.dropped)
+	from := max(o.shown, o.dropped)
 	const keep = 2000
 	start := max(from, end-keep)
 	data := o.data[start-o.dropped:]
-	for len(data) > 0 && start < end && data[0]&0xC0 == 0x80 {
-		data, start = data[1:], start+1 // start at a character
+	if start > from {
+		// Cut: start at a line when one begins soon, else at a character.
+		if i := bytes.IndexByte(data[:min(len(data), 300)], '\n'); i >= 0 && i+1 < len(data) {
+			data, start = data[i+1:], start+int64(i+1)
+		}
+		for len(data) > 0 && data[0]&0xC0 == 0x80 {
+			data, start = data[1:], start+1
+		}
 	}
+	o.skip(from, start)
 	o.shown = end
 	return string(bytes.ToValidUTF8(data, []byte("\uFFFD"))), int(start - from)
 }
@@ -1130,8 +1137,8 @@ func groupName(name string) string {
 	return name
 }
 
-// Output returns the program's output since the last call, at most limit
-// bytes.
+// Output returns the program's output no result has shown yet (what stop
+// results left out for room, then what came since), at most limit bytes.
 func (s *Supervisor) Output(limit int) (*OutputResult, error) {
 	s.mu.Lock()
 	sess := s.sess

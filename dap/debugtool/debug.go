@@ -178,7 +178,7 @@ var actions = []action{
 		out.Watch, out.text = res, formatWatch(res)
 		return nil
 	}},
-	{"output", "output (the program's output since the last call)", func(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugParams, out *DebugResult) error {
+	{"output", "output (the program's output that no result has shown yet: what stop results left out, then what came since)", func(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugParams, out *DebugResult) error {
 		res, err := sup.Output(c.Budget().Reserve(500).Chars())
 		if err != nil {
 			return err

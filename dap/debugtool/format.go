@@ -511,7 +511,7 @@ func formatOutput(r *dap.OutputResult) string {
 	if r.Output == "" {
 		return head + "No new output."
 	}
-	s := head + "Output since the last call:\n" + strings.TrimRight(r.Output, "\n")
+	s := head + "Output not shown before:\n" + strings.TrimRight(r.Output, "\n")
 	if r.Skipped > 0 {
 		s += fmt.Sprintf("\n[%d bytes before this were dropped: only the newest 1 MiB is kept]", r.Skipped)
 	}
