@@ -165,6 +165,12 @@ func coreSession(t *testing.T, root, bin, core, fn string, line int, src, local,
 	if err != nil || ev.Value == nil || ev.Value.Value != "40" {
 		t.Fatalf("evaluate: %+v %v", ev, err)
 	}
+	// Issue 26: without frame_id it ran in the top frame (runtime.raise in
+	// a Go crash), not the crashing frame the result showed.
+	ev, err = s.Evaluate(ctx, local+" + 40", "", 0)
+	if err != nil || ev.Value == nil || ev.Value.Value != "40" || ev.Frame != res.Frame.ID {
+		t.Fatalf("evaluate without frame_id, in the frame the crash showed (%s): %+v %v", res.Frame.ID, ev, err)
+	}
 	readOnly := func(what string, err error) {
 		t.Helper()
 		if err == nil || !strings.Contains(err.Error(), "a core file is read-only") {

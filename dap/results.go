@@ -154,8 +154,13 @@ type VariablesResult struct {
 type EvalResult struct {
 	Session    SessionInfo `json:"session"`
 	Expression string      `json:"expression"`
-	Value      *Var        `json:"value,omitempty"`
-	Error      string      `json:"error,omitempty" jsonschema:"what evaluating it said, when it failed"`
+	// Frame is the frame it was evaluated in: frame_id, or the one the
+	// stop showed.
+	Frame string `json:"frame_id,omitempty" jsonschema:"the frame it was evaluated in: frame_id, or by default the frame the stop showed"`
+	// In says so when that frame is not the top one.
+	In    string `json:"in,omitempty" jsonschema:"where it was evaluated, when that is not the top frame"`
+	Value *Var   `json:"value,omitempty"`
+	Error string `json:"error,omitempty" jsonschema:"what evaluating it said, when it failed"`
 	// TimedOut says it did not finish in time and still runs.
 	TimedOut bool   `json:"timed_out,omitempty" jsonschema:"it did not finish in time and still runs inside the program"`
 	Note     string `json:"note,omitempty"`

@@ -142,6 +142,11 @@ type Stop struct {
 	Breakpoints []string  `json:"breakpoints,omitempty" jsonschema:"ids of the breakpoints hit"`
 	At          time.Time `json:"-"`
 	adapterBPs  []int
+	// shown is the frame the stop's result showed, which evaluate,
+	// set_variable and watch default to; nil before it was shown. below:
+	// it is not the top frame.
+	shown *Frame
+	below bool
 }
 
 // outBuf keeps the debuggee's output, at least the newest maxOutput bytes,

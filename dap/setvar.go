@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	godap "github.com/google/go-dap"
@@ -28,8 +27,9 @@ type SetVarResult struct {
 // SetVariable sets name to value (an expression in the program's
 // language) in the container ref (from this stop: a scope's or a
 // variable's), or without ref in the frame's first scope (its locals; the
-// top frame unless frame is given). It sends setVariable, or setExpression
-// where the adapter has only that, then reads the variable back.
+// frame the stop showed unless frame is given). It sends setVariable, or
+// setExpression where the adapter has only that, then reads the variable
+// back.
 func (s *Supervisor) SetVariable(ctx context.Context, r, frame, name, value string) (*SetVarResult, error) {
 	sess, err := s.live()
 	if err != nil {
@@ -53,9 +53,8 @@ func (s *Supervisor) SetVariable(ctx context.Context, r, frame, name, value stri
 		if fid, err = sess.parseRef("frame_id", frame); err != nil {
 			return nil, err
 		}
-	} else if frames, _, err := sess.frames(ctx, st, st.ThreadID, 1); err == nil && len(frames) > 0 {
-		id, _, _ := strings.Cut(frames[0].ID, "@")
-		fid, _ = strconv.Atoi(id)
+	} else {
+		fid, _, _ = sess.shownFrame(ctx, st)
 	}
 	vref := 0
 	if r != "" {

@@ -676,13 +676,13 @@ func (s *Supervisor) stopResult(ctx context.Context, sess *Session, st *Stop) (*
 		}
 	}
 	if err == nil && len(frames) > 0 {
-		pick := 0
-		if st.Reason == "exception" || st.Reason == "panic" || st.Reason == "pause" || st.Reason == "crash" {
-			// The frame in the checkout nearest the top.
-			pick = max(inRoot(frames), 0)
-		}
+		pick := pickFrame(st.Reason, frames)
 		f := frames[pick]
 		res.Frame = &f
+		sess.mu.Lock()
+		shown := f
+		st.shown, st.below = &shown, pick > 0
+		sess.mu.Unlock()
 		if first := s.firstReport(sess, st); first {
 			st.Breakpoints = s.bps.hit(st.adapterBPs, f.File, f.Line)
 			st.Breakpoints = append(st.Breakpoints, s.bps.hitFunc(st.adapterBPs, st.Reason, frames[0].Name)...)
@@ -712,6 +712,46 @@ func (s *Supervisor) stopResult(ctx context.Context, sess *Session, st *Stop) (*
 	res.RunTo = s.settleRunTo(ctx, sess, st, top)
 	res.Output, res.OutputMore = sess.recentOutput()
 	return res, nil
+}
+
+// pickFrame is the frame a stop shows: the top one, or for an exception, a
+// panic, a pause or a crash the frame in the checkout nearest the top.
+func pickFrame(reason string, frames []Frame) int {
+	switch reason {
+	case "exception", "panic", "pause", "crash":
+		return max(inRoot(frames), 0)
+	}
+	return 0
+}
+
+// shownFrame is the frame the agent was shown as the stop's, which
+// evaluate, set_variable and watch default to (for a crash, the crashing
+// frame, not the signal handler above it): the one its result showed, else
+// the one it would show. It returns the adapter's frame id, 0 when the
+// stack cannot be read, and whether the frame is not the top one.
+func (sess *Session) shownFrame(ctx context.Context, st *Stop) (int, *Frame, bool) {
+	sess.mu.Lock()
+	f, below := st.shown, st.below
+	sess.mu.Unlock()
+	if f == nil {
+		frames, _, err := sess.frames(ctx, st, st.ThreadID, 30)
+		if err != nil || len(frames) == 0 {
+			return 0, nil, false
+		}
+		i := pickFrame(st.Reason, frames)
+		f, below = &frames[i], i > 0
+	}
+	id, _, _ := strings.Cut(f.ID, "@")
+	fid, _ := strconv.Atoi(id)
+	return fid, f, below
+}
+
+// frameAt names a frame and its line: "main.walk (main.go:12)".
+func frameAt(f *Frame) string {
+	if f.File == "" {
+		return f.Name
+	}
+	return fmt.Sprintf("%s (%s:%d)", f.Name, f.File, f.Line)
 }
 
 // inRoot is the index of the first frame in the checkout, -1 when none is.
@@ -1015,8 +1055,8 @@ func (s *Supervisor) Variables(ctx context.Context, r string, all bool) (*Variab
 	return &VariablesResult{Session: sess.Info(), Ref: r, Variables: vars, More: more, Hidden: hidden}, nil
 }
 
-// Evaluate evaluates an expression in a frame (default the stop's top
-// frame), waiting at most wait (the resume wait when 0, capped like a
+// Evaluate evaluates an expression in a frame (default the one the stop
+// showed: shownFrame), waiting at most wait (the resume wait when 0, capped like a
 // resume). An expression that fails is a result that says so; one that
 // runs out of time is a result that says what was done about it: pause is
 // sent, and an evaluate still running in the program makes the next one
@@ -1034,18 +1074,20 @@ func (s *Supervisor) Evaluate(ctx context.Context, expr, frame string, wait time
 		return nil, badArg("%s; a new one would wait behind it: wait and call evaluate again, or terminate the session", busy)
 	}
 	args := map[string]any{"expression": expr, "context": sess.Spec.ExprContext}
+	res := &EvalResult{Session: sess.Info(), Expression: expr, Frame: frame}
 	if frame != "" {
 		fid, err := sess.parseRef("frame_id", frame)
 		if err != nil {
 			return nil, err
 		}
 		args["frameId"] = fid
-	} else if frames, _, err := sess.frames(ctx, st, st.ThreadID, 1); err == nil && len(frames) > 0 {
-		id, _, _ := strings.Cut(frames[0].ID, "@")
-		fid, _ := strconv.Atoi(id)
+	} else if fid, f, below := sess.shownFrame(ctx, st); f != nil {
 		args["frameId"] = fid
+		res.Frame = f.ID
+		if below {
+			res.In = "evaluated in " + frameAt(f) + ", the frame the stop showed (not the top frame); frame_id picks another"
+		}
 	}
-	res := &EvalResult{Session: sess.Info(), Expression: expr}
 	var body godap.EvaluateResponseBody
 	p, err := sess.client.Send("evaluate", args)
 	if err != nil {

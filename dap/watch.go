@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	godap "github.com/google/go-dap"
@@ -30,8 +29,9 @@ type WatchResult struct {
 }
 
 // Watch adds a watchpoint on name in the container ref (from this stop;
-// default the top frame's locals), or with remove drops the one on name.
-// Only where the adapter advertises supportsDataBreakpoints.
+// default the locals of the frame the stop showed), or with remove drops
+// the one on name. Only where the adapter advertises
+// supportsDataBreakpoints.
 func (s *Supervisor) Watch(ctx context.Context, r, name, access string, remove bool) (*WatchResult, error) {
 	sess, err := s.live()
 	if err != nil {
@@ -71,9 +71,7 @@ func (s *Supervisor) Watch(ctx context.Context, r, name, access string, remove b
 			if vref, err = sess.parseRef("reference", r); err != nil {
 				return nil, err
 			}
-		} else if frames, _, err := sess.frames(ctx, st, st.ThreadID, 1); err == nil && len(frames) > 0 {
-			id, _, _ := strings.Cut(frames[0].ID, "@")
-			fid, _ := strconv.Atoi(id)
+		} else if fid, f, _ := sess.shownFrame(ctx, st); f != nil {
 			var scopes godap.ScopesResponseBody
 			if err := sess.call(ctx, "scopes", map[string]any{"frameId": fid}, &scopes); err != nil {
 				return nil, fmt.Errorf("scopes: %v", err)

@@ -36,7 +36,7 @@ type debugParams struct {
 	HitCond    string            `json:"hit_condition,omitempty" jsonschema:"breakpoints: stop only on these hits, such as >= 3"`
 	LogMessage string            `json:"log_message,omitempty" jsonschema:"breakpoints: a logpoint: print this (with {expressions}) instead of stopping"`
 	ThreadID   int               `json:"thread_id,omitempty" jsonschema:"resumes and stack: the thread (goroutine); default the stopped one"`
-	FrameID    string            `json:"frame_id,omitempty" jsonschema:"scopes and evaluate: a frame id from this stop, such as 1000@3"`
+	FrameID    string            `json:"frame_id,omitempty" jsonschema:"scopes, evaluate and set_variable: a frame id from this stop, such as 1000@3; evaluate, set_variable and watch default to the frame the stop showed (a crash's or an exception's frame in the checkout, not the top one)"`
 	Reference  string            `json:"reference,omitempty" jsonschema:"variables: a reference from this stop, such as 1001@3"`
 	All        bool              `json:"all,omitempty" jsonschema:"variables: also list what is left out as noise (debugpy's special and function variable groups, delve's unset result slots ~r0)"`
 	Name       string            `json:"name,omitempty" jsonschema:"set_variable: the variable to set"`
@@ -151,7 +151,7 @@ var actions = []action{
 		out.Variables, out.text = res, formatVariables(res, c.Budget().Chars())
 		return nil
 	}},
-	{"evaluate", "evaluate (expression, frame_id optional)", func(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugParams, out *DebugResult) error {
+	{"evaluate", "evaluate (expression; frame_id, default the frame the stop showed)", func(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugParams, out *DebugResult) error {
 		if strings.TrimSpace(p.Expression) == "" {
 			return errors.New("evaluate needs expression")
 		}
@@ -162,7 +162,7 @@ var actions = []action{
 		out.Eval, out.text = res, formatEval(res)
 		return nil
 	}},
-	{"set_variable", "set_variable (name, value; reference: the container from this stop, or frame_id: its locals, default the top frame's; shows the value read back)", func(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugParams, out *DebugResult) error {
+	{"set_variable", "set_variable (name, value; reference: the container from this stop, or frame_id: its locals, default the frame the stop showed; shows the value read back)", func(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugParams, out *DebugResult) error {
 		res, err := sup.SetVariable(ctx, p.Reference, p.FrameID, p.Name, p.Value)
 		if err != nil {
 			return err
@@ -170,7 +170,7 @@ var actions = []action{
 		out.SetVar, out.text = res, formatSetVar(res)
 		return nil
 	}},
-	{"watch", "watch (name, reference or the top frame's locals, access; unwatch: true removes it; a data breakpoint for this session, where the adapter has them: adapters says)", func(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugParams, out *DebugResult) error {
+	{"watch", "watch (name, reference or the locals of the frame the stop showed, access; unwatch: true removes it; a data breakpoint for this session, where the adapter has them: adapters says)", func(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugParams, out *DebugResult) error {
 		res, err := sup.Watch(ctx, p.Reference, p.Name, p.Access, p.Unwatch)
 		if err != nil {
 			return err

@@ -489,6 +489,9 @@ func formatEval(r *dap.EvalResult) string {
 	if r.TimedOut {
 		return head + sentence(r.Note)
 	}
+	if r.In != "" {
+		note = "\n" + sentence(r.In) + note
+	}
 	if r.Error != "" {
 		return head + fmt.Sprintf("%s raised an error: %s", r.Expression, r.Error) + note
 	}
