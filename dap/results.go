@@ -84,6 +84,9 @@ type StopResult struct {
 	// NeverHit lists, when the program ended, the breakpoints that were
 	// verified but never hit.
 	NeverHit []Breakpoint `json:"never_hit,omitempty"`
+	// NeverHitFuncs lists, when the program ended, the function
+	// breakpoints that were verified but never hit.
+	NeverHitFuncs []FuncBreakpoint `json:"never_hit_functions,omitempty" jsonschema:"when the program ended: the function breakpoints verified but never hit"`
 	// Earlier says the stop happened before this call: it is reported
 	// first, and the program was not resumed.
 	Earlier bool   `json:"earlier,omitempty"`
@@ -223,11 +226,12 @@ type TerminateResult struct {
 	Core bool `json:"core,omitempty" jsonschema:"the session read a core file; no program ran"`
 	// Killed says the adapter's disconnect did not end an attached program
 	// asked to end, so it was sent SIGKILL.
-	Killed   bool         `json:"killed,omitempty"`
-	ExitCode *int         `json:"exit_code,omitempty"`
-	NeverHit []Breakpoint `json:"never_hit,omitempty"`
-	Output   string       `json:"output,omitempty"`
-	Note     string       `json:"note,omitempty"`
+	Killed        bool             `json:"killed,omitempty"`
+	ExitCode      *int             `json:"exit_code,omitempty"`
+	NeverHit      []Breakpoint     `json:"never_hit,omitempty"`
+	NeverHitFuncs []FuncBreakpoint `json:"never_hit_functions,omitempty" jsonschema:"the function breakpoints verified but never hit"`
+	Output        string           `json:"output,omitempty"`
+	Note          string           `json:"note,omitempty"`
 }
 
 // What became of a program after terminate.

@@ -111,6 +111,9 @@ type Session struct {
 	runTo *runTo
 	// pausing: a pause was sent and the program has not run since.
 	pausing bool
+	// pyMain are the names of a launched Python program's own module,
+	// which runs as __main__ (debugpy's function breakpoints).
+	pyMain []string
 	// evalExpr is an evaluate that ran out of time and still runs, since
 	// evalSince.
 	evalExpr  string

@@ -239,6 +239,9 @@ func (s *Supervisor) launch(ctx context.Context, l LaunchSpec, wait time.Duratio
 	sess.attach = l.Attach
 	sess.core = core
 	sess.exceptions = l.Exceptions
+	if spec.ID == "debugpy" && !l.Attach {
+		sess.pyMain = pyMainModules(s.g, l)
+	}
 	if l.Attach && l.PID > 0 {
 		sess.pid = l.PID
 	}
@@ -626,6 +629,11 @@ func (s *Supervisor) endResult(sess *Session) *StopResult {
 	for _, b := range s.bps.All() {
 		if b.Verified && b.Hits == 0 && b.LogMessage == "" {
 			res.NeverHit = append(res.NeverHit, b)
+		}
+	}
+	for _, f := range s.bps.Funcs() {
+		if f.Verified && f.Hits == 0 {
+			res.NeverHitFuncs = append(res.NeverHitFuncs, f)
 		}
 	}
 	res.RunTo = s.settleRunTo(context.Background(), sess, nil, nil)
@@ -1228,9 +1236,9 @@ func (s *Supervisor) Terminate(ctx context.Context, terminateDebuggee bool) (*Te
 	kill := (!sess.attach || terminateDebuggee) && sess.core == "" // a core has no program to end
 	pid := sess.PID()
 	sess.finish("it was terminated", kill)
-	res := &TerminateResult{Program: sess.Program, Attached: sess.attach, PID: pid, ExitCode: end.ExitCode, NeverHit: end.NeverHit, Output: end.Output}
+	res := &TerminateResult{Program: sess.Program, Attached: sess.attach, PID: pid, ExitCode: end.ExitCode, NeverHit: end.NeverHit, NeverHitFuncs: end.NeverHitFuncs, Output: end.Output}
 	if sess.core != "" {
-		res.Core, res.Debuggee, res.NeverHit = true, DebuggeeNone, nil
+		res.Core, res.Debuggee, res.NeverHit, res.NeverHitFuncs = true, DebuggeeNone, nil, nil
 		return res, nil
 	}
 	if pid == 0 {

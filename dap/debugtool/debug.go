@@ -30,7 +30,7 @@ type debugParams struct {
 	Line       int               `json:"line,omitempty" jsonschema:"run_to_line: the 1-based line to run to, in file"`
 	Lines      []int             `json:"lines,omitempty" jsonschema:"breakpoints: 1-based lines to break at (added to the file's others); an empty list clears the file"`
 	Remove     []int             `json:"remove,omitempty" jsonschema:"breakpoints: lines whose breakpoints to remove"`
-	Functions  []string          `json:"functions,omitempty" jsonschema:"breakpoints: functions to break at, by name: pkg.Func or (*T).Method (delve), module.func (debugpy), main (lldb); with condition and hit_condition; an empty list clears them"`
+	Functions  []string          `json:"functions,omitempty" jsonschema:"breakpoints: functions to break at, by name: pkg.Func or (*T).Method (delve), module.func or module.Class.method, or a bare function name (debugpy), main (lldb); with condition and hit_condition; an empty list clears them; the program's end names those never hit"`
 	RemoveFns  []string          `json:"remove_functions,omitempty" jsonschema:"breakpoints: functions whose breakpoints to remove"`
 	Condition  string            `json:"condition,omitempty" jsonschema:"breakpoints: stop only when this expression is true"`
 	HitCond    string            `json:"hit_condition,omitempty" jsonschema:"breakpoints: stop only on these hits, such as >= 3"`

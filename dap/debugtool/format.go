@@ -122,6 +122,14 @@ func neverHit(bps []dap.Breakpoint) string {
 	return strings.Join(parts, ", ")
 }
 
+func neverHitFuncs(fs []dap.FuncBreakpoint) string {
+	var parts []string
+	for _, f := range fs {
+		parts = append(parts, f.ID+" "+f.Name)
+	}
+	return strings.Join(parts, ", ")
+}
+
 func formatStop(r *dap.StopResult) string {
 	var b strings.Builder
 	b.WriteString(sessionLine(r.Session) + "\n")
@@ -174,6 +182,9 @@ func formatStop(r *dap.StopResult) string {
 	}
 	if len(r.NeverHit) > 0 {
 		b.WriteString("Breakpoints verified but never hit: " + neverHit(r.NeverHit) + "\n")
+	}
+	if len(r.NeverHitFuncs) > 0 {
+		b.WriteString("Function breakpoints never hit: " + neverHitFuncs(r.NeverHitFuncs) + "\n")
 	}
 	if e := r.Exceptions; e != nil {
 		b.WriteString(formatExceptions(r.Session.Adapter, e) + "\n")
@@ -565,6 +576,9 @@ func formatTerminate(r *dap.TerminateResult) string {
 	}
 	if len(r.NeverHit) > 0 {
 		s += "\nBreakpoints verified but never hit: " + neverHit(r.NeverHit)
+	}
+	if len(r.NeverHitFuncs) > 0 {
+		s += "\nFunction breakpoints never hit: " + neverHitFuncs(r.NeverHitFuncs)
 	}
 	if r.Output != "" {
 		s += "\noutput:\n" + strings.TrimRight(r.Output, "\n")
