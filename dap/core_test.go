@@ -185,7 +185,7 @@ func coreSession(t *testing.T, root, bin, core, fn string, line int, src, local,
 	readOnly("run_to_line", err)
 	_, err = s.Restart(ctx, time.Second)
 	readOnly("restart", err)
-	_, err = s.SetVariable(ctx, "", res.Frame.ID, local, "7")
+	_, err = s.SetVariable(ctx, "", res.Frame.ID, local, "7", 0)
 	readOnly("set_variable", err)
 	_, err = s.Watch(ctx, "", local, "", false)
 	readOnly("watch", err)

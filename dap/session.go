@@ -114,10 +114,10 @@ type Session struct {
 	// pyMain are the names of a launched Python program's own module,
 	// which runs as __main__ (debugpy's function breakpoints).
 	pyMain []string
-	// evalExpr is an evaluate that ran out of time and still runs, since
-	// evalSince.
-	evalExpr  string
-	evalSince time.Time
+	// busy is an evaluate or set_variable that ran out of time and still
+	// runs, since busySince.
+	busy      string
+	busySince time.Time
 }
 
 type capabilities struct {
@@ -608,28 +608,53 @@ func (s *Session) closedError() error {
 	}
 }
 
-// evaluateRunning records an evaluate that ran out of time, until the
-// adapter answers it.
-func (s *Session) evaluateRunning(expr string, p *Pending) {
-	s.mu.Lock()
-	s.evalExpr, s.evalSince = expr, time.Now()
-	s.mu.Unlock()
-	go func() {
-		p.Wait(context.Background(), nil) // the answer, or the connection's end
+// bounded sends a request that runs code in the program (evaluate,
+// setVariable, setExpression) and waits at most d for its answer. Past d
+// it sends pause and waits a moment more (at most half of d, so the call
+// ends well within twice it): late says so. still: it has not answered
+// even then, and is recorded as what (busy) until it does, so that the
+// next such request is refused at once instead of queueing behind it.
+func (s *Session) bounded(ctx context.Context, st *Stop, command string, args, body any, d time.Duration, what string) (late, still bool, err error) {
+	p, err := s.client.Send(command, args)
+	if err != nil {
+		return false, false, s.closedError()
+	}
+	wctx, cancel := context.WithTimeout(ctx, d)
+	err = p.Wait(wctx, body)
+	late = err != nil && wctx.Err() != nil && ctx.Err() == nil
+	cancel()
+	if !late {
+		return false, false, err
+	}
+	pctx, cancel := context.WithTimeout(ctx, min(2*time.Second, d/2))
+	defer cancel()
+	if perr := s.call(pctx, "pause", map[string]any{"threadId": st.ThreadID}, nil); perr == nil {
+		err = p.Wait(pctx, body)
+	}
+	if err != nil && pctx.Err() != nil && ctx.Err() == nil {
 		s.mu.Lock()
-		s.evalExpr = ""
+		s.busy, s.busySince = what, time.Now()
 		s.mu.Unlock()
-	}()
+		go func() {
+			p.Wait(context.Background(), nil) // the answer, or the connection's end
+			s.mu.Lock()
+			s.busy = ""
+			s.mu.Unlock()
+		}()
+		return true, true, err
+	}
+	return true, false, err
 }
 
-// evaluating says which evaluate still runs, "" when none.
+// evaluating says which evaluate or set_variable still runs, "" when
+// none.
 func (s *Session) evaluating() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.evalExpr == "" {
+	if s.busy == "" {
 		return ""
 	}
-	return fmt.Sprintf("an earlier evaluate (%s) still runs inside the program, for %s now", s.evalExpr, time.Since(s.evalSince).Round(time.Second))
+	return fmt.Sprintf("an earlier %s still runs inside the program, for %s now", s.busy, time.Since(s.busySince).Round(time.Second))
 }
 
 // settle waits, for an adapter that sends one stopped event per thread,

@@ -691,13 +691,19 @@ func (s *Supervisor) stopResult(ctx context.Context, sess *Session, st *Stop) (*
 		shown := f
 		st.shown, st.below = &shown, pick > 0
 		sess.mu.Unlock()
+		sess.mu.Lock()
+		ids := st.Breakpoints
+		sess.mu.Unlock()
 		if first := s.firstReport(sess, st); first {
-			st.Breakpoints = s.bps.hit(st.adapterBPs, f.File, f.Line)
-			st.Breakpoints = append(st.Breakpoints, s.bps.hitFunc(st.adapterBPs, st.Reason, frames[0].Name)...)
+			ids = s.bps.hit(st.adapterBPs, f.File, f.Line)
+			ids = append(ids, s.bps.hitFunc(st.adapterBPs, st.Reason, frames[0].Name)...)
 		}
-		if st.Reason == "breakpoint" && len(st.Breakpoints) == 0 && frames[0].Line > 0 {
-			st.Breakpoints = s.bps.idsAt(frames[0].File, frames[0].Line)
+		if st.Reason == "breakpoint" && len(ids) == 0 && frames[0].Line > 0 {
+			ids = s.bps.idsAt(frames[0].File, frames[0].Line)
 		}
+		sess.mu.Lock() // status reads the stop meanwhile
+		st.Breakpoints = ids
+		sess.mu.Unlock()
 		if locals, more, hidden, err := sess.locals(ctx, st, f.ID); err == nil {
 			res.Locals, res.LocalsMore, res.LocalsHidden = locals, more, hidden
 		}
@@ -1079,7 +1085,7 @@ func (s *Supervisor) Evaluate(ctx context.Context, expr, frame string, wait time
 		return nil, err
 	}
 	if busy := sess.evaluating(); busy != "" {
-		return nil, badArg("%s; a new one would wait behind it: wait and call evaluate again, or terminate the session", busy)
+		return nil, badArg("%s; a new evaluate would wait behind it: wait and call evaluate again, or terminate the session", busy)
 	}
 	args := map[string]any{"expression": expr, "context": sess.Spec.ExprContext}
 	res := &EvalResult{Session: sess.Info(), Expression: expr, Frame: frame}
@@ -1097,36 +1103,17 @@ func (s *Supervisor) Evaluate(ctx context.Context, expr, frame string, wait time
 		}
 	}
 	var body godap.EvaluateResponseBody
-	p, err := sess.client.Send("evaluate", args)
-	if err != nil {
-		return nil, sess.closedError()
-	}
 	d := s.waitFor(wait)
-	ectx, cancel := context.WithTimeout(ctx, d)
-	err = p.Wait(ectx, &body)
-	late := err != nil && ectx.Err() != nil && ctx.Err() == nil
-	cancel()
-	if late {
-		// Out of time: ask the program to stop, and give it a moment (at
-		// most half the bound, so the call ends well within twice it).
-		pctx, cancel := context.WithTimeout(ctx, min(2*time.Second, d/2))
-		perr := sess.call(pctx, "pause", map[string]any{"threadId": st.ThreadID}, nil)
-		if perr == nil {
-			err = p.Wait(pctx, &body)
-		}
-		still := err != nil && pctx.Err() != nil && ctx.Err() == nil
-		cancel()
-		if still {
-			sess.evaluateRunning(expr, p)
-			res.TimedOut = true
-			res.Note = fmt.Sprintf("%s did not finish within %s; pause was sent and it still runs inside the program, so the next evaluate would wait behind it (a timeout_seconds up to %s waits longer); terminate ends the session and the program",
-				expr, d.Round(time.Millisecond), s.cfg.MaxResumeWait)
-			res.Session = sess.Info()
-			return res, nil
-		}
-		if err == nil || errors.As(err, new(*ResponseError)) {
-			res.Note = fmt.Sprintf("it ran past the %s bound; pause was sent and then it ended", d.Round(time.Millisecond))
-		}
+	late, still, err := sess.bounded(ctx, st, "evaluate", args, &body, d, "evaluate ("+textcut.Ellipsis(expr, 80)+")")
+	if still {
+		res.TimedOut = true
+		res.Note = fmt.Sprintf("%s did not finish within %s; pause was sent and it still runs inside the program, so the next evaluate would wait behind it (a timeout_seconds up to %s waits longer); terminate ends the session and the program",
+			expr, d.Round(time.Millisecond), s.cfg.MaxResumeWait)
+		res.Session = sess.Info()
+		return res, nil
+	}
+	if late && (err == nil || errors.As(err, new(*ResponseError))) {
+		res.Note = fmt.Sprintf("it ran past the %s bound; pause was sent and then it ended", d.Round(time.Millisecond))
 	}
 	if err != nil {
 		var re *ResponseError
@@ -1201,7 +1188,8 @@ func (s *Supervisor) Output(limit int) (*OutputResult, error) {
 }
 
 // Status says whether a session lives, where it stands, and the
-// breakpoints.
+// breakpoints. It never waits on the adapter, so it answers while another
+// operation runs (the debug tool lets it past its queue).
 func (s *Supervisor) Status() *StatusResult {
 	s.mu.Lock()
 	sess := s.sess
@@ -1215,7 +1203,10 @@ func (s *Supervisor) Status() *StatusResult {
 		res.Session = &info
 		sess.mu.Lock()
 		if n := len(sess.stops); n > 0 {
-			res.LastStop = sess.stops[n-1]
+			// A copy: status runs while another operation changes the stop.
+			st := *sess.stops[n-1]
+			st.Breakpoints = slices.Clone(st.Breakpoints)
+			res.LastStop = &st
 		}
 		sess.mu.Unlock()
 	}

@@ -44,7 +44,7 @@ type debugParams struct {
 	Access     string            `json:"access,omitempty" jsonschema:"watch: write (default), read or readWrite"`
 	Unwatch    bool              `json:"unwatch,omitempty" jsonschema:"watch: remove the watchpoint on name"`
 	Expression string            `json:"expression,omitempty" jsonschema:"evaluate: the expression, in the program's language"`
-	Timeout    int               `json:"timeout_seconds,omitempty" jsonschema:"launch and resumes: how long to wait for the program to stop; evaluate: how long to wait for the value (default 10, at most 300)"`
+	Timeout    int               `json:"timeout_seconds,omitempty" jsonschema:"launch and resumes: how long to wait for the program to stop; evaluate and set_variable: how long to wait for the value (default 10, at most 300)"`
 	// A pointer: unset and false differ for a launched program.
 	TerminateDebuggee *bool `json:"terminate_debuggee,omitempty" jsonschema:"terminate after attach: also end the program (default: detach and leave it running); a launched program always ends"`
 }
@@ -74,7 +74,7 @@ var actions = []action{
 		out.text = formatAdapters(out.Adapters)
 		return nil
 	}},
-	{"status", "status", func(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugParams, out *DebugResult) error {
+	{"status", "status (answers at once, also while another operation runs)", func(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugParams, out *DebugResult) error {
 		out.Status = sup.Status()
 		out.text = formatStatus(out.Status)
 		return nil
@@ -163,7 +163,7 @@ var actions = []action{
 		return nil
 	}},
 	{"set_variable", "set_variable (name, value; reference: the container from this stop, or frame_id: its locals, default the frame the stop showed; shows the value read back)", func(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugParams, out *DebugResult) error {
-		res, err := sup.SetVariable(ctx, p.Reference, p.FrameID, p.Name, p.Value)
+		res, err := sup.SetVariable(ctx, p.Reference, p.FrameID, p.Name, p.Value, seconds(p.Timeout))
 		if err != nil {
 			return err
 		}
@@ -213,13 +213,15 @@ var DebugTool = registry.Descriptor{
 		"Set breakpoints, launch, then continue or step: each waits for the next stop and says where and why, quoting the source line with the frame's locals. " +
 		"frame_id and reference values belong to one stop; after the program moves, call stack again. Operations: " + registry.ChoiceDocs(actions) + ".",
 	Serial: true,
-	// pause and terminate must reach a resume that is waiting.
+	// pause and terminate must reach a resume that is waiting; status
+	// never waits on the adapter, and answers while another operation
+	// runs (R11).
 	Interrupts: func(args json.RawMessage) bool {
 		var p struct {
 			Operation string `json:"operation"`
 		}
 		json.Unmarshal(args, &p)
-		return p.Operation == "pause" || p.Operation == "terminate"
+		return p.Operation == "pause" || p.Operation == "terminate" || p.Operation == "status"
 	},
 	Renamed: map[string]string{"action": "operation"},
 	Handler: registry.With(Key, debug).WithEnum("operation", registry.ChoiceNames(actions)),

@@ -604,6 +604,9 @@ func formatExceptions(adapter string, e *dap.ExceptionsSet) string {
 func formatSetVar(r *dap.SetVarResult) string {
 	var b strings.Builder
 	b.WriteString(sessionLine(r.Session) + "\n")
+	if r.TimedOut || r.Value == nil {
+		return b.String() + sentence(r.Note)
+	}
 	v := r.Value
 	fmt.Fprintf(&b, "Set %s (%s); read back: %s = %s", r.Name, r.Request, v.Name, v.Value)
 	if v.Type != "" {
