@@ -70,6 +70,7 @@ type Session struct {
 	abs    string           // the program's absolute path, for staleness
 	attach bool
 	core   string        // the core file's absolute path, for a post-mortem session
+	held   []*os.File    // files checked and handed to the adapter by descriptor
 	p      *proc.Process // the adapter; nil for one we dialled
 	tmp    string        // the session's folder: delve's build, the socket
 	client *Client
@@ -902,6 +903,9 @@ func (s *Session) finish(reason string, terminateDebuggee bool) {
 		}
 		if s.tmp != "" {
 			os.RemoveAll(s.tmp)
+		}
+		for _, f := range s.held {
+			f.Close()
 		}
 		if s.stopTimer != nil {
 			s.stopTimer()

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -174,11 +175,19 @@ func (s *Supervisor) launch(ctx context.Context, l LaunchSpec, wait time.Duratio
 	var spec AdapterSpec
 	var err error
 	core := ""
+	var held []*os.File // the files checked, which the adapter opens: kept open
+	defer func() {
+		for _, f := range held {
+			f.Close()
+		}
+	}()
 	if !l.Core.IsZero() {
-		if core, err = s.coreFile(l, program); err != nil {
+		var cf, exe *os.File
+		if core, cf, exe, err = s.coreFiles(l, program); err != nil {
 			return nil, err
 		}
-		spec, err = chooseCore(s.g, l.Adapter, relOr(s.g, program), program)
+		held = []*os.File{cf, exe}
+		spec, err = chooseCore(l.Adapter, exe)
 		l.Exceptions = []string{} // nothing runs, nothing is raised
 	} else if l.Attach {
 		spec, err = chooseAttach(l.Adapter, l.Port, l.PID)
@@ -213,7 +222,8 @@ func (s *Supervisor) launch(ctx context.Context, l LaunchSpec, wait time.Duratio
 	}
 	args, command, err := launchArgs(s.g, spec, l)
 	if core != "" {
-		args, command, err = coreArgs(spec, program, core, s.g.Root())
+		// The adapter opens the files checked, not their names (R10).
+		args, command, err = coreArgs(spec, heldPath(held[1]), heldPath(held[0]), s.g.Root())
 	}
 	if err != nil {
 		return nil, err
@@ -234,6 +244,7 @@ func (s *Supervisor) launch(ctx context.Context, l LaunchSpec, wait time.Duratio
 	if err != nil {
 		return nil, err
 	}
+	sess.held, held = held, nil // closed at the session's end
 	sess.Program = describeProgram(s.g, l)
 	sess.abs = program
 	sess.attach = l.Attach
