@@ -496,6 +496,10 @@ func (s *Session) event(e Event) {
 			// exception: it is the pause we asked for.
 			b.Reason, b.Description, b.Text = "pause", "", ""
 		}
+		if b.Reason == "breakpoint" && strings.HasPrefix(b.Description, "watchpoint") {
+			// lldb-dap's watchpoint stop.
+			b.Reason = "data breakpoint"
+		}
 		if s.core != "" {
 			// The crash a core holds. delve, opening one, tries to run it and
 			// reports that it cannot: its own attempt, not the crash.

@@ -705,7 +705,26 @@ func (s *Supervisor) stopResult(ctx context.Context, sess *Session, st *Stop) (*
 		sess.mu.Lock()
 		ids := st.Breakpoints
 		sess.mu.Unlock()
-		if first := s.firstReport(sess, st); first {
+		first := s.firstReport(sess, st)
+		var fired []string
+		if first {
+			var unchanged bool
+			fired, unchanged = sess.noteWatches(ctx, st)
+			if st.Reason == "data breakpoint" && unchanged && len(s.bps.idsAt(frames[0].File, frames[0].Line)) > 0 {
+				// No watched value changed, and a breakpoint is where it
+				// stopped: that breakpoint's stop, mislabelled.
+				sess.mu.Lock()
+				st.Reason = "breakpoint"
+				sess.mu.Unlock()
+				res.Note = strings.TrimPrefix(res.Note+"; "+sess.Spec.ID+" reported a data breakpoint, but no watched value changed: it stopped at the breakpoint there", "; ")
+			}
+		}
+		switch {
+		case first && st.Reason == "data breakpoint":
+			// A watchpoint's stop: a line breakpoint where it landed was
+			// not hit (the write was the line before).
+			ids = fired
+		case first:
 			ids = s.bps.hit(st.adapterBPs, f.File, f.Line)
 			ids = append(ids, s.bps.hitFunc(st.adapterBPs, st.Reason, frames[0].Name)...)
 		}
