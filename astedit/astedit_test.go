@@ -423,3 +423,18 @@ func TestReindent(t *testing.T) {
 		}
 	}
 }
+
+// R9: a rewrite that leaves Python indentation Python refuses (which
+// tree-sitter-python takes) is refused like any other break.
+func TestRewriteThatBreaksPythonIndentationIsRefused(t *testing.T) {
+	root := writeTree(t, map[string]string{"m.py": "def f(x):\n    return x\n"})
+	st := NewStager(newEngine(t))
+	_, err := st.Stage(context.Background(), astgrep.Query{Path: at(root), Pattern: "return $X", Language: "python"}, "y = $X\n  return y")
+	var pbe *ParseBreakError
+	if !errors.As(err, &pbe) || len(pbe.Files) != 1 || pbe.Files[0].File != "m.py" {
+		t.Fatalf("got %v, want a ParseBreakError for m.py", err)
+	}
+	if len(st.Pending()) != 0 {
+		t.Fatal("a refused rewrite was staged")
+	}
+}

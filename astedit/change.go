@@ -36,7 +36,7 @@ func (s *Stager) StageChange(g *pathguard.Guard, c staged.Change) (staged.Staged
 			return staged.Staged{}, &StaleError{ID: "the edit", Files: []string{f.File}, Redo: c.Redo}
 		}
 		if len(f.After) > MaxResultBytes {
-			return staged.Staged{}, &ResultTooLargeError{File: f.File, Limit: MaxResultBytes}
+			return staged.Staged{}, &staged.TooLargeError{File: f.File, Size: len(f.After), Limit: MaxResultBytes}
 		}
 		fc := FileChange{File: filepath.ToSlash(f.File), Path: real, Replacements: f.Edits, Lines: f.Lines,
 			before: f.Before, after: f.After}

@@ -187,9 +187,15 @@ func (e *Engine) MatchSnippet(ctx context.Context, q Query, code []byte) (*Resul
 	if err != nil {
 		return nil, err
 	}
-	m := c.newMatcher()
+	m := e.newMatcher(ctx, c)
 	m.t = t
 	raw := m.findAll()
+	switch {
+	case errors.Is(m.stopped, errStepBudget):
+		return nil, errors.New(e.stepBudget("on the snippet"))
+	case m.stopped != nil:
+		return nil, m.stopped
+	}
 	maxResults := q.MaxResults
 	if maxResults <= 0 {
 		maxResults = DefaultMaxResults

@@ -3,6 +3,7 @@ package astgrep
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -41,6 +42,11 @@ type Options struct {
 	// GOMAXPROCS. Reading and parsing are further bounded per process:
 	// GOMAXPROCS files at a time across all engines.
 	Workers int
+	// MaxRuleSteps bounds the work of matching a rule at one file (each
+	// check tried counts a step, and a pattern's own steps count): a file
+	// that needs more is left out and listed in Result.Skipped, a snippet
+	// is refused. Default DefaultMaxRuleSteps.
+	MaxRuleSteps int
 }
 
 // Defaults applied by NewEngine and Search; DefaultCacheBytes is the
@@ -278,8 +284,9 @@ func (e *Engine) SearchFiles(ctx context.Context, q Query) (*Result, []FileMatch
 }
 
 // ParseErrorLines parses src as language and returns the 1-based line of
-// each of its ERROR and MISSING nodes, one entry per node (empty when it
-// parses cleanly).
+// each of its ERROR and MISSING nodes, one entry per node, and of each
+// line whose indentation the language refuses (IndentErrors: Python's,
+// which tree-sitter takes); empty when it parses cleanly.
 func (e *Engine) ParseErrorLines(language string, src []byte) ([]int, error) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
@@ -302,7 +309,11 @@ func (e *Engine) ParseErrorLines(language string, src []byte) ([]int, error) {
 	if err != nil {
 		return nil, err
 	}
-	return t.errorLines(), nil
+	lines := t.errorLines()
+	for _, ie := range IndentErrors(l.id, src) {
+		lines = append(lines, ie.Line)
+	}
+	return lines, nil
 }
 
 func (e *Engine) unknown(language, file string) error {
@@ -455,7 +466,7 @@ func (e *Engine) run(ctx context.Context, q Query, keep bool) (*Result, []FileMa
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			w := &worker{m: pat.newMatcher(), gen: gen}
+			w := &worker{m: e.newMatcher(ctx, pat), gen: gen}
 			for {
 				k := int(next.Add(1) - 1)
 				if k >= len(files) || ctx.Err() != nil {
@@ -593,6 +604,27 @@ func (c *compiled) newMatcher() *matcher {
 		return &matcher{rs: &ruleState{prog: c.prog}}
 	}
 	return &matcher{p: c.pat}
+}
+
+// newMatcher is c's matcher for a search under ctx, within the engine's
+// step budget.
+func (e *Engine) newMatcher(ctx context.Context, c *compiled) *matcher {
+	m := c.newMatcher()
+	m.ctx = ctx
+	if m.rs != nil {
+		m.rs.budget = e.opts.MaxRuleSteps
+	}
+	return m
+}
+
+// stepBudget is what a search says of a file or snippet whose matching
+// spent the step budget.
+func (e *Engine) stepBudget(where string) string {
+	budget := e.opts.MaxRuleSteps
+	if budget <= 0 {
+		budget = DefaultMaxRuleSteps
+	}
+	return fmt.Sprintf("matching the rule %s took more than %d steps (the limit), so it was stopped; narrow the rule: a kind or pattern at its top, stopBy neighbor or a stopBy rule rather than end, each utility rule used once", where, budget)
 }
 
 // mayMatch is the prefilter: false means src cannot hold a match.
@@ -758,10 +790,14 @@ func (e *Engine) searchFile(ctx context.Context, w *worker, g *pathguard.Guard, 
 	// only counted.
 	if !needed() {
 		o.count = w.m.countAll()
+		e.stopped(w.m, &o)
 		return o
 	}
 	raw := w.m.findAll()
 	o.count = len(raw)
+	if e.stopped(w.m, &o) {
+		return o
+	}
 	if len(raw) == 0 || !needed() {
 		return o
 	}
@@ -774,6 +810,19 @@ func (e *Engine) searchFile(ctx context.Context, w *worker, g *pathguard.Guard, 
 		o.matches[i] = e.toMatch(t, pat, f.rel, starts, r)
 	}
 	return o
+}
+
+// stopped turns a file whose matching stopped early into a skipped one
+// (a search cancelled is the caller's to report).
+func (e *Engine) stopped(m *matcher, o *fileOutcome) bool {
+	if m.stopped == nil {
+		return false
+	}
+	o.count = 0
+	if errors.Is(m.stopped, errStepBudget) {
+		o.skip = e.stepBudget("here") + "; the file is left out"
+	}
+	return true
 }
 
 // parseFile reads, prefilters and parses f in slot s, filling claim (when

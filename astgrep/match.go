@@ -2,6 +2,7 @@ package astgrep
 
 import (
 	"bytes"
+	"context"
 	"sort"
 )
 
@@ -37,6 +38,12 @@ type matcher struct {
 	// metavariable indexes into the rule's (-1 binds nothing).
 	remap []int
 	rs    *ruleState // set for a rule search
+	// ctx is the search's: a rule's matching and the node loop stop when
+	// it ends (nil: never).
+	ctx context.Context
+	// stopped says why the last scan stopped before the end of the tree:
+	// errStepBudget or ctx's error; nil when it went through.
+	stopped error
 }
 
 // gid is the binding id of pattern metavariable mv, or -1 when it binds
@@ -91,9 +98,13 @@ func (m *matcher) scan(countOnly bool) ([]rawMatch, int) {
 	var out []rawMatch
 	n := 0
 	nodes := m.t.nodes
+	m.stopped = nil
 	if root := m.p.root; root != nil {
 		want := root.sym
 		for i := range nodes {
+			if m.cancelled(i) {
+				break
+			}
 			if nodes[i].sym != want || nodes[i].flags&flagExtra != 0 {
 				continue
 			}
@@ -110,6 +121,9 @@ func (m *matcher) scan(countOnly bool) ([]rawMatch, int) {
 	seq := m.p.seq
 	first := seq[0]
 	for i := range nodes {
+		if m.cancelled(i) {
+			break
+		}
 		if m.t.leaf(i) || nodes[i].flags&flagExtra != 0 {
 			continue
 		}
@@ -130,6 +144,15 @@ func (m *matcher) scan(countOnly bool) ([]rawMatch, int) {
 		}
 	}
 	return out, n
+}
+
+// cancelled looks at the search's context every 256 nodes of a pattern
+// scan (each node's work is bounded by stepLimit).
+func (m *matcher) cancelled(i int) bool {
+	if i&255 == 0 && m.ctx != nil && m.ctx.Err() != nil {
+		m.stopped = m.ctx.Err()
+	}
+	return m.stopped != nil
 }
 
 func (m *matcher) matchNode(p *pnode, ti int) bool {

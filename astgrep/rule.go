@@ -34,9 +34,13 @@ type RuleSpec struct {
 
 // Limits on a rule. Real rules nest a handful of levels; the bounds keep
 // a generated or hostile rule from exhausting the stack or the compiler.
+// MaxRuleExpanded bounds the rule written out in full, each matches
+// replaced by the utility rule it names: utilities that use others
+// several times over multiply (40 levels of two uses are 2^40 objects).
 const (
-	MaxRuleDepth = 64
-	MaxRuleNodes = 2000
+	MaxRuleDepth    = 64
+	MaxRuleNodes    = 2000
+	MaxRuleExpanded = 20 * MaxRuleNodes
 )
 
 // ErrRuleAndPattern is returned for a query that gives both a pattern and
@@ -193,7 +197,66 @@ func parseRuleSpec(spec *RuleSpec) (*parsedRule, error) {
 			return nil, err
 		}
 	}
+	if err := out.checkExpanded(); err != nil {
+		return nil, err
+	}
 	return out, nil
+}
+
+// checkExpanded refuses a rule that, written out in full, has more than
+// MaxRuleExpanded objects. The utils are acyclic here; sizes saturate.
+func (pr *parsedRule) checkExpanded() error {
+	const over = MaxRuleExpanded + 1
+	sizes := map[string]int{}
+	var size func(n *rnode) int
+	size = func(n *rnode) int {
+		if n == nil {
+			return 0
+		}
+		total := 1
+		add := func(k int) { total = min(total+k, over) }
+		if n.matches != "" {
+			k, ok := sizes[n.matches]
+			if !ok {
+				k = size(pr.utils[n.matches])
+				sizes[n.matches] = k
+			}
+			add(k)
+		}
+		for _, c := range n.all {
+			add(size(c))
+		}
+		for _, c := range n.any {
+			add(size(c))
+		}
+		add(size(n.not))
+		for _, r := range []*relation{n.inside, n.has, n.precedes, n.follows} {
+			if r != nil {
+				add(size(r.rule))
+				add(size(r.stopRule))
+			}
+		}
+		return total
+	}
+	total := size(pr.root)
+	for _, c := range pr.constraints {
+		total = min(total+size(c.rule), over)
+	}
+	if total <= MaxRuleExpanded {
+		return nil
+	}
+	// Name the utility that weighs most, written out.
+	heaviest, most := "", 0
+	for name, k := range sizes {
+		if k > most || k == most && name < heaviest {
+			heaviest, most = name, k
+		}
+	}
+	amount := fmt.Sprint(most)
+	if most >= over {
+		amount = fmt.Sprintf("more than %d", MaxRuleExpanded)
+	}
+	return &RuleError{Path: "utils." + heaviest, Msg: fmt.Sprintf("the rule has more than %d rule objects once each matches is counted as the utility rule it names (utils.%s alone is %s: utility rules that use others several times over multiply), and matching would repeat that work at every node; use each utility rule once (an any of its cases instead of several matches of it)", MaxRuleExpanded, heaviest, amount)}
 }
 
 // walkRefs calls f with every util name n refers to.
@@ -480,6 +543,7 @@ const (
 	opHas
 	opPrecedes
 	opFollows
+	opMatches // a utility rule: subs[0], remembered per node (matcher.util)
 )
 
 // crule is a rule compiled for one language: its keys' checks in order.
@@ -493,6 +557,9 @@ type crule struct {
 	// of relational targets, which are in the same file); any and not add
 	// none.
 	lits map[string]bool
+	// vars are the metavariable ids the rule reads or binds, sorted: its
+	// result at a node depends only on their bindings.
+	vars []int
 }
 
 type cop struct {
@@ -505,6 +572,7 @@ type cop struct {
 	stopEnd  bool
 	stopRule *crule
 	field    uint8 // 0: none
+	util     int   // opMatches: the utility rule's number
 }
 
 // ruleProgram is a rule compiled for one language, ready to match.
@@ -529,6 +597,7 @@ type ruleCompiler struct {
 	prog  *ruleProgram
 	ids   map[string]int
 	utils map[string]*crule
+	utilN map[string]int
 	kinds map[string][]uint16
 }
 
@@ -538,7 +607,7 @@ func (e *Engine) compileRule(ctx context.Context, l *language, pr *parsedRule) (
 	if err := l.load(); err != nil {
 		return nil, err
 	}
-	rc := &ruleCompiler{ctx: ctx, e: e, l: l, pr: pr, prog: &ruleProgram{}, ids: map[string]int{}, utils: map[string]*crule{}}
+	rc := &ruleCompiler{ctx: ctx, e: e, l: l, pr: pr, prog: &ruleProgram{}, ids: map[string]int{}, utils: map[string]*crule{}, utilN: map[string]int{}}
 	root, err := rc.compile(pr.root, "rule")
 	if err != nil {
 		return nil, err
@@ -704,8 +773,9 @@ kind:
 				return nil, err
 			}
 			rc.utils[n.matches] = u
+			rc.utilN[n.matches] = len(rc.utilN)
 		}
-		c.ops = append(c.ops, cop{kind: opAll, subs: []*crule{u}})
+		c.ops = append(c.ops, cop{kind: opMatches, subs: []*crule{u}, util: rc.utilN[n.matches]})
 		narrow(u.syms)
 		need(u)
 	}
@@ -739,7 +809,38 @@ kind:
 		}
 		c.ops = append(c.ops, op)
 	}
+	c.vars = opVars(c.ops)
 	return c, nil
+}
+
+// opVars is the sorted set of metavariable ids ops read or bind.
+func opVars(ops []cop) []int {
+	seen := map[int]bool{}
+	for _, op := range ops {
+		if op.kind == opPattern || op.kind == opMeta {
+			for _, id := range op.remap {
+				if id >= 0 {
+					seen[id] = true
+				}
+			}
+		}
+		for _, sub := range op.subs {
+			for _, id := range sub.vars {
+				seen[id] = true
+			}
+		}
+		if op.stopRule != nil {
+			for _, id := range op.stopRule.vars {
+				seen[id] = true
+			}
+		}
+	}
+	out := make([]int, 0, len(seen))
+	for id := range seen {
+		out = append(out, id)
+	}
+	sort.Ints(out)
+	return out
 }
 
 // bind returns the rule's id for metavariable name ("" or _X: -1).

@@ -189,6 +189,11 @@ func FuzzRule(f *testing.F) {
 	for _, c := range append(append([]rcase{}, goRules...), rcase{rule: `{"kind": "identifier", "insde": {}}`}, rcase{rule: `{"matches": "a"}`, utils: `{"a": {"matches": "a"}}`}, rcase{rule: `{"not": {"not": {"kind": "x"}}}`}) {
 		f.Add(c.rule, c.utils, c.constraints)
 	}
+	// R5: utilities that use each other twice over, 40 and 12 levels.
+	for _, n := range []int{40, 12} {
+		utils, _ := json.Marshal(doublingUtils(n, map[string]any{"kind": "identifier", "regex": "^NEVER$"}))
+		f.Add(`{"matches": "u0"}`, string(utils), "")
+	}
 	e := NewEngine(Options{})
 	f.Cleanup(func() { e.Close() })
 	l := e.langs.lookup("go")

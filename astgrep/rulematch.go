@@ -1,5 +1,11 @@
 package astgrep
 
+import (
+	"encoding/binary"
+	"errors"
+	"slices"
+)
+
 // Rule matching over a flattened tree. Relational rules walk every node,
 // named or not, comments included, as ast-grep does: has looks at children
 // (stopBy neighbor) or all descendants in preorder (end); inside at the
@@ -15,6 +21,60 @@ type ruleState struct {
 	parents []int32 // of m.t, when parentT == m.t
 	parentT *tree
 	scratch []binding
+	// memo holds utility rules' results on this tree (see util).
+	memo map[utilKey]utilResult
+	key  []byte
+	// steps counts the work on this tree against budget; at check the
+	// budget and the search's context are looked at again.
+	steps, check, budget int
+}
+
+// utilKey is a utility rule tried at a node with the bindings its
+// metavariables had (env, encoded; "" when it has none).
+type utilKey struct {
+	util, node int32
+	env        string
+}
+
+// utilResult is what the try gave: whether it matched, and the bindings
+// it added.
+type utilResult struct {
+	ok   bool
+	adds []binding
+}
+
+// Bounds on the work of matching a rule at one tree. Each op tried
+// counts a step, and a pattern's own steps count too; the memo is emptied
+// when it grows past maxUtilMemo entries (it is an optimisation only).
+const (
+	DefaultMaxRuleSteps = 50_000_000
+	stepCheckEvery      = 4096
+	maxUtilMemo         = 1 << 20
+)
+
+// errStepBudget stops a rule's matching at a tree past the step budget.
+var errStepBudget = errors.New("the rule's step budget is spent")
+
+// tick counts one step and reports whether matching must stop: the
+// budget is spent or the search was cancelled (m.stopped says which).
+func (m *matcher) tick(n int) bool {
+	rs := m.rs
+	rs.steps += n
+	if rs.steps >= rs.check {
+		rs.check = rs.steps + stepCheckEvery
+		budget := rs.budget
+		if budget <= 0 {
+			budget = DefaultMaxRuleSteps
+		}
+		switch {
+		case m.stopped != nil:
+		case rs.steps > budget:
+			m.stopped = errStepBudget
+		case m.ctx != nil && m.ctx.Err() != nil:
+			m.stopped = m.ctx.Err()
+		}
+	}
+	return m.stopped != nil
 }
 
 // parentsOf returns each node's parent index (-1 for the root), built once
@@ -48,7 +108,14 @@ func (m *matcher) parentsOf() []int32 {
 // scanRule finds every node the rule matches, in tree order (outer before
 // inner), keeping them unless countOnly.
 func (m *matcher) scanRule(countOnly bool) ([]rawMatch, int) {
-	prog := m.rs.prog
+	rs := m.rs
+	prog := rs.prog
+	if rs.memo == nil {
+		rs.memo = map[utilKey]utilResult{}
+	}
+	clear(rs.memo)
+	rs.steps, rs.check = 0, 0
+	m.stopped = nil
 	var out []rawMatch
 	n := 0
 	nodes := m.t.nodes
@@ -56,8 +123,15 @@ func (m *matcher) scanRule(countOnly bool) ([]rawMatch, int) {
 		if !prog.root.syms[nodes[i].sym] {
 			continue
 		}
+		if m.tick(1) {
+			break
+		}
 		m.env, m.arena = m.env[:0], m.arena[:0]
-		if !m.rule(prog.root, i) || !m.constraintsHold() {
+		ok := m.rule(prog.root, i) && m.constraintsHold()
+		if m.stopped != nil {
+			break // the result may be wrong: a not of a cut-short try holds
+		}
+		if !ok {
 			continue
 		}
 		n++
@@ -115,6 +189,9 @@ func (m *matcher) try(r *crule, i int) bool {
 }
 
 func (m *matcher) op(op *cop, i int) bool {
+	if m.tick(1) {
+		return false
+	}
 	nodes := m.t.nodes
 	switch op.kind {
 	case opPattern:
@@ -125,8 +202,9 @@ func (m *matcher) op(op *cop, i int) bool {
 		savedP, savedRemap, savedSteps := m.p, m.remap, m.steps
 		m.p, m.remap, m.steps = op.pat, op.remap, 0
 		ok := m.matchNode(op.pat.root, i)
+		used := m.steps
 		m.p, m.remap, m.steps = savedP, savedRemap, savedSteps
-		return ok
+		return !m.tick(used) && ok
 	case opMeta:
 		if nodes[i].flags&flagNamed == 0 {
 			return false
@@ -173,8 +251,68 @@ func (m *matcher) op(op *cop, i int) bool {
 		return m.inside(op, i)
 	case opPrecedes, opFollows:
 		return m.sibling(op, i)
+	case opMatches:
+		return m.util(op, i)
 	}
 	return false
+}
+
+// util matches a utility rule. Utilities are shared and may use each
+// other several times over, so the same one is tried again and again at
+// one node; its result there depends only on the node and on the
+// bindings of its own metavariables, so it is worked out once for each
+// and remembered with the bindings it added.
+func (m *matcher) util(op *cop, i int) bool {
+	u := op.subs[0]
+	rs := m.rs
+	key := utilKey{util: int32(op.util), node: int32(i)}
+	if len(u.vars) > 0 {
+		key.env = m.envKey(u.vars)
+	}
+	if r, ok := rs.memo[key]; ok {
+		if r.ok {
+			m.env = append(m.env, r.adds...)
+		}
+		return r.ok
+	}
+	mark := len(m.env)
+	ok := m.rule(u, i)
+	if m.stopped != nil {
+		return false
+	}
+	r := utilResult{ok: ok}
+	if ok && len(m.env) > mark {
+		r.adds = slices.Clone(m.env[mark:])
+	}
+	if len(rs.memo) >= maxUtilMemo {
+		clear(rs.memo)
+	}
+	rs.memo[key] = r
+	return ok
+}
+
+// envKey encodes the bindings of vars in m.env.
+func (m *matcher) envKey(vars []int) string {
+	b := m.rs.key[:0]
+	for _, v := range vars {
+		k := slices.IndexFunc(m.env, func(e binding) bool { return e.mv == v })
+		switch {
+		case k < 0:
+			b = append(b, 'u')
+		case m.rs.prog.multi[v]:
+			e := m.env[k]
+			b = append(b, 'r')
+			b = binary.AppendVarint(b, int64(len(e.nodes)))
+			for _, n := range e.nodes {
+				b = binary.AppendVarint(b, int64(n))
+			}
+		default:
+			b = append(b, 'n')
+			b = binary.AppendVarint(b, int64(m.env[k].node))
+		}
+	}
+	m.rs.key = b
+	return string(b)
 }
 
 // fieldChild is i's first child by field f, or -1.
@@ -216,7 +354,7 @@ func (m *matcher) has(op *cop, i int) bool {
 			return false
 		case op.stopEnd:
 			end := int(nodes[c].last)
-			for k := c; k < end; k++ {
+			for k := c; k < end && m.stopped == nil; k++ {
 				if !m.layout(k) && m.try(sub, k) {
 					return true
 				}
@@ -231,7 +369,7 @@ func (m *matcher) has(op *cop, i int) bool {
 	case op.stopRule != nil:
 		// Descendants in preorder, not descending past a node the stop
 		// rule matches (that node itself is tried).
-		for k := i + 1; k < end; {
+		for k := i + 1; k < end && m.stopped == nil; {
 			if !m.layout(k) && m.try(sub, k) {
 				return true
 			}
@@ -243,14 +381,14 @@ func (m *matcher) has(op *cop, i int) bool {
 		}
 		return false
 	case op.stopEnd:
-		for k := i + 1; k < end; k++ {
+		for k := i + 1; k < end && m.stopped == nil; k++ {
 			if !m.layout(k) && m.try(sub, k) {
 				return true
 			}
 		}
 		return false
 	default:
-		for k := i + 1; k < end; k = int(nodes[k].last) {
+		for k := i + 1; k < end && m.stopped == nil; k = int(nodes[k].last) {
 			if !m.layout(k) && m.try(sub, k) {
 				return true
 			}
@@ -263,7 +401,7 @@ func (m *matcher) inside(op *cop, i int) bool {
 	ps := m.parentsOf()
 	sub := op.subs[0]
 	prev := i
-	for a := int(ps[i]); a >= 0; a = int(ps[a]) {
+	for a := int(ps[i]); a >= 0 && m.stopped == nil; a = int(ps[a]) {
 		expect := prev
 		prev = a
 		stop := op.stopRule != nil && m.test(op.stopRule, a)
@@ -323,6 +461,9 @@ func (m *matcher) sibling(op *cop, i int) bool {
 	}
 	sub := op.subs[0]
 	for _, k := range sibs {
+		if m.stopped != nil {
+			return false
+		}
 		if m.layout(k) {
 			continue
 		}

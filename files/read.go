@@ -65,7 +65,7 @@ type ReadResult struct {
 	LastLine   int      `json:"last_line,omitempty" jsonschema:"last line shown"`
 	TotalLines int      `json:"total_lines,omitempty" jsonschema:"lines in the file (a lower bound when counted is false)"`
 	Counted    bool     `json:"counted,omitempty" jsonschema:"whether total_lines counts the whole file"`
-	Content    string   `json:"content,omitempty" jsonschema:"the lines shown, as in the file (long lines cut)"`
+	Content    string   `json:"content,omitempty" jsonschema:"the lines shown, as in the file (long lines cut); a notebook's cells as the text renders them"`
 	Entries    []string `json:"entries,omitempty" jsonschema:"a folder's entries; folders end in /, symbolic links in @"`
 	MimeType   string   `json:"mime_type,omitempty"`
 	Bytes      int64    `json:"bytes,omitempty"`
@@ -172,7 +172,7 @@ func readNotebook(f io.Reader, rel string, p readParams, budget int) (ReadResult
 	if r.ImagesCut > 0 {
 		res.Notes = append(res.Notes, fmt.Sprintf("%d more images not returned (at most %d a read); read with offset to see later cells' images", r.ImagesCut, notebook.MaxImages))
 	}
-	res.text = r.Text
+	res.text, res.Content = r.Text, r.Text
 	if len(res.Notes) > 0 {
 		res.text += "\n[" + strings.Join(res.Notes, "; ") + "]"
 	}

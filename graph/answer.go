@@ -26,6 +26,8 @@ type Answer struct {
 	LowerBound  bool       `json:"lower_bound,omitempty" jsonschema:"the true answer may hold more: the walk met value uses, candidates it did not follow, or an index still building"`
 	Index       IndexState `json:"index"`
 	Status      *Status    `json:"status,omitempty"`
+	// File is outline's file, or the file whose impact was walked.
+	File *FileInfo `json:"file,omitempty" jsonschema:"outline's file, or the file whose impact was walked"`
 
 	// Past here, data for the text only: the structured result is the
 	// tool's contract and stays as it is.
@@ -35,8 +37,6 @@ type Answer struct {
 	// Lines go with the definitions outline, find and an ambiguous name
 	// list (Definitions, or Candidates), one for each, in order.
 	Lines []DefLine `json:"-"`
-	// File is outline's file, or the file whose impact was walked.
-	File *FileInfo `json:"-"`
 	// Matches counts find's matches; Definitions holds the best of them.
 	Matches int `json:"-"`
 	// Unplaced is the first of the calls named like a callers symbol that
@@ -65,11 +65,11 @@ type DefLine struct {
 
 // FileInfo is what an answer says of one file.
 type FileInfo struct {
-	Rel         string
-	Language    string
-	Definitions int
-	Errors      int // syntax errors
-	FirstError  int // the line of the first
+	Rel         string `json:"path"`
+	Language    string `json:"language"`
+	Definitions int    `json:"definitions"`
+	Errors      int    `json:"syntax_errors,omitempty" jsonschema:"syntax errors: the file is indexed as far as it parses"`
+	FirstError  int    `json:"first_error_line,omitempty" jsonschema:"the line of the first syntax error"`
 }
 
 // MacroUse is a definition whose body invokes a macro.
@@ -479,7 +479,21 @@ type Dependent struct {
 	Symbol Symbol `json:"symbol"`
 	Via    Site   `json:"via"`
 	On     string `json:"on" jsonschema:"the definition it calls"`
+	// More are its other candidate calls on the ring before, when Via is
+	// a candidate too: any of them may be the true call.
+	More     []DepSite `json:"more,omitempty" jsonschema:"when via is a candidate: the dependent's other candidate calls on the ring before (at most 8); any of them may be the true call"`
+	MoreLeft int       `json:"more_left,omitempty" jsonschema:"candidate calls past the 8 in more"`
 }
+
+// DepSite is one more call by which a dependent may depend on the ring
+// before.
+type DepSite struct {
+	Site
+	On string `json:"on" jsonschema:"the definition it calls"`
+}
+
+// maxMore bounds a dependent's More.
+const maxMore = 8
 
 // Impact walks callers outward from a symbol, or from every definition in
 // a file, to depth.
@@ -531,6 +545,9 @@ func (x *Index) Impact(spec Spec, depth, perDepth, synced int) (*Answer, error) 
 	for dep := 1; dep <= depth && len(frontier) > 0; dep++ {
 		ring := Depth{Depth: dep, Dependents: []Dependent{}}
 		var next []Target
+		// This ring's dependents whose first call is a candidate: their
+		// index in ring.Dependents, -1 past the limit.
+		weak := map[depNodeKey]int{}
 		for _, t := range frontier {
 			if macro == nil {
 				macro = x.macroUse(t)
@@ -555,15 +572,46 @@ func (x *Index) Impact(spec Spec, depth, perDepth, synced int) (*Answer, error) 
 					dsym = Symbol{Name: "(top level)", Qualified: s.File + " (top level)", Kind: "file", File: s.File, Line: s.Line, EndLine: s.Line, Language: s.fileRef.Lang.ID}
 				}
 				if visited[key] {
+					i, ok := weak[key]
+					switch {
+					case !ok:
+					case s.Class == Exact || s.Class == ViaImport:
+						// A sure call makes the dependent sure: counted and
+						// walked as such.
+						delete(weak, key)
+						ring.Counts.Candidate--
+						ring.Counts.add(s.Class)
+						a.NotFollowed--
+						if i >= 0 {
+							s.Code = l.get(s.File, s.Line)
+							ring.Dependents[i] = Dependent{Symbol: ring.Dependents[i].Symbol, Via: s, On: qualified(t)}
+						}
+						if s.hasEncl {
+							next = append(next, s.encl)
+						}
+					case s.Class == Candidate && i >= 0:
+						d := &ring.Dependents[i]
+						if len(d.More) < maxMore {
+							s.Code = l.get(s.File, s.Line)
+							d.More = append(d.More, DepSite{Site: s, On: qualified(t)})
+						} else {
+							d.MoreLeft++
+						}
+					}
 					continue
 				}
 				visited[key] = true
 				ring.Counts.add(s.Class)
+				i := -1
 				if len(ring.Dependents) < perDepth {
 					s.Code = l.get(s.File, s.Line)
+					i = len(ring.Dependents)
 					ring.Dependents = append(ring.Dependents, Dependent{Symbol: dsym, Via: s, On: qualified(t)})
 				} else {
 					ring.Truncated++
+				}
+				if s.Class == Candidate {
+					weak[key] = i
 				}
 				if s.Class == Exact || s.Class == ViaImport {
 					if s.hasEncl {
@@ -620,7 +668,7 @@ func (x *Index) StatusAnswer(synced int) *Answer {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	s := &Status{Root: x.root, Ready: x.Ready(), Files: len(x.files), Found: x.total, Languages: map[string]int{}, Skipped: map[string]int{},
-		Refreshed: x.refreshed, Snapshot: x.fromSnapshot, MemoryMiB: float64(x.bytes) / (1 << 20), Supported: x.langs.IDs(), Generation: x.gen}
+		Refreshed: x.refreshed, Snapshot: x.fromSnapshot, MemoryMiB: float64(x.bytes) / (1 << 20), Supported: append([]string{}, x.langs.IDs()...), Generation: x.gen}
 	var errs []string
 	for _, f := range x.files {
 		s.Languages[f.Lang.ID]++

@@ -5,8 +5,9 @@ package graph
 // it (which checks them against the bytes it reads).
 type Located struct {
 	Symbol
-	Start, End int // the whole definition, as tags.scm captures it
-	NameAt     int // the name's first byte
+	Start, End int      // the whole definition, as tags.scm captures it
+	NameAt     int      // the name's first byte
+	Hash       [32]byte // SHA-256 of the file's bytes these ranges are in
 }
 
 // Locate is the lookup callers and callees use: the definitions a spec
@@ -22,7 +23,7 @@ func (x *Index) Locate(s Spec) ([]Located, error) {
 	out := make([]Located, len(ts))
 	for i, t := range ts {
 		d := t.D()
-		out[i] = Located{Symbol: symbolOf(t), Start: int(d.start), End: int(d.end), NameAt: int(d.nameAt)}
+		out[i] = Located{Symbol: symbolOf(t), Start: int(d.start), End: int(d.end), NameAt: int(d.nameAt), Hash: t.File.Hash}
 	}
 	return out, nil
 }

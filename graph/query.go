@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"cmp"
 	"fmt"
 	"path"
 	"path/filepath"
@@ -101,7 +102,14 @@ func (x *Index) locate(s Spec) ([]Target, error) {
 		}
 	}
 	if len(out) == 0 {
-		return nil, &LookupError{fmt.Sprintf("no definition named %q in the index%s", sym, x.nearNames(name))}
+		near := ""
+		if qual != "" {
+			near = x.nearQualified(qual, name)
+		}
+		if near == "" {
+			near = x.nearNames(name)
+		}
+		return nil, &LookupError{fmt.Sprintf("no definition named %q in the index%s", sym, near)}
 	}
 	sortTargets(out)
 	return out, nil
@@ -261,18 +269,7 @@ func (x *Index) nearNames(name string) string {
 	best := map[string]int{}
 	for _, ix := range x.langIx {
 		for n := range ix.defs {
-			ln := strings.ToLower(n)
-			s := 0
-			switch {
-			case ln == low:
-				s = 100
-			case strings.HasPrefix(ln, low) || strings.HasPrefix(low, ln) && len(ln) >= 3:
-				s = 60
-			case strings.Contains(ln, low):
-				s = 40
-			case len(low) >= 4 && editDistance(ln, low) <= 2:
-				s = 50 - editDistance(ln, low)
-			}
+			s := likeness(strings.ToLower(n), low, false)
 			if s > best[n] {
 				best[n] = s
 			}
@@ -293,6 +290,87 @@ func (x *Index) nearNames(name string) string {
 	if len(cs) == 0 {
 		return "; nothing with a similar name either (code_graph status shows what is indexed)"
 	}
+	var names []string
+	for i := 0; i < len(cs) && i < 8; i++ {
+		names = append(names, cs[i].name)
+	}
+	return "; similar names: " + strings.Join(names, ", ")
+}
+
+// likeness scores how much a name looks like a query, both in lower case:
+// 100 the same, 60 one starts the other, 40 one holds the other, 50 less
+// the edit distance for a misspelling (queries of 4 letters or more, at
+// most 2 edits; with narrow, as within one type's members, queries of 2
+// or 3 letters at 1 edit too); 0 not alike.
+func likeness(ln, low string, narrow bool) int {
+	switch {
+	case ln == low:
+		return 100
+	case strings.HasPrefix(ln, low) || strings.HasPrefix(low, ln) && len(ln) >= 3:
+		return 60
+	case strings.Contains(ln, low):
+		return 40
+	case len(low) >= 4 && editDistance(ln, low) <= 2:
+		return 50 - editDistance(ln, low)
+	case narrow && len(low) >= 2 && len(low) < 4 && editDistance(ln, low) <= 1:
+		return 49
+	}
+	return 0
+}
+
+// nearQualified suggests definitions for a qualified name (Type.member,
+// pkg.Func) that names nothing, matching each part as nearNames matches a
+// name: members of what qual names whose names look like name, and
+// definitions named name whose type or package looks like qual's last
+// part. "" when nothing is alike.
+func (x *Index) nearQualified(qual, name string) string {
+	low := strings.ToLower(name)
+	parts := strings.Split(strings.ReplaceAll(qual, "::", "."), ".")
+	lowQual := strings.ToLower(parts[len(parts)-1])
+	best := map[string]int{}
+	for _, ix := range x.langIx {
+		for n, files := range ix.defs {
+			ns := likeness(strings.ToLower(n), low, true)
+			if ns == 0 {
+				continue
+			}
+			for _, f := range files {
+				for _, i := range f.defsNamed(n) {
+					t := Target{f, i}
+					score := 0
+					if qualifies(t, qual) {
+						score = 100 + ns
+					} else if place := cmp.Or(t.D().Container, f.Package); place != "" && ns == 100 {
+						if ts := likeness(strings.ToLower(place), lowQual, false); ts > 0 {
+							score = ns + ts
+						}
+					}
+					if q := qualified(t); score > best[q] {
+						best[q] = score
+					}
+				}
+			}
+		}
+	}
+	type cand struct {
+		name  string
+		score int
+	}
+	var cs []cand
+	for n, s := range best {
+		if s > 0 {
+			cs = append(cs, cand{n, s})
+		}
+	}
+	if len(cs) == 0 {
+		return ""
+	}
+	sort.Slice(cs, func(i, j int) bool {
+		if cs[i].score != cs[j].score {
+			return cs[i].score > cs[j].score
+		}
+		return cs[i].name < cs[j].name
+	})
 	var names []string
 	for i := 0; i < len(cs) && i < 8; i++ {
 		names = append(names, cs[i].name)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"go/build/constraint"
 	"path"
+	"path/filepath"
 	"runtime"
 	"strings"
 )
@@ -103,6 +104,23 @@ func (l *Language) hostBuilt(src []byte) uint8 {
 	if l.Variants != "go" {
 		return HostAny
 	}
+	t := goBuildLine(src)
+	if t == "" {
+		return HostAny
+	}
+	e, err := constraint.Parse(t)
+	if err != nil {
+		return HostAny
+	}
+	if e.Eval(hostTag) {
+		return HostYes
+	}
+	return HostNo
+}
+
+// goBuildLine is a Go file's //go:build line (before its package clause),
+// or "".
+func goBuildLine(src []byte) string {
 	for len(src) > 0 {
 		line := src
 		if i := bytes.IndexByte(src, '\n'); i >= 0 {
@@ -115,26 +133,57 @@ func (l *Language) hostBuilt(src []byte) uint8 {
 		case t == "" || strings.HasPrefix(t, "//") && !constraint.IsGoBuild(t):
 			continue
 		case constraint.IsGoBuild(t):
-			e, err := constraint.Parse(t)
-			if err != nil {
-				return HostAny
-			}
-			if e.Eval(hostTag) {
-				return HostYes
-			}
-			return HostNo
+			return t
 		}
-		return HostAny // the package clause, or a block comment: no constraint read
+		return "" // the package clause, or a block comment: no constraint read
 	}
-	return HostAny
+	return ""
 }
 
-func hostTag(tag string) bool {
+// TagOnly is the //go:build line of the indexed Go file rel when no GOOS
+// and GOARCH satisfy it: it needs a tag of its own (integration,
+// hardening). A type checker loading the module for some system, as gopls
+// does for a file of another GOOS, has no package for it unless given the
+// tag. "" for any other file.
+func (x *Index) TagOnly(rel string) string {
+	x.mu.RLock()
+	f := x.files[rel]
+	x.mu.RUnlock()
+	if f == nil || f.Lang.Variants != "go" || f.Host != HostNo {
+		return ""
+	}
+	data, _, err := x.guard.ReadFile(filepath.Join(x.root, filepath.FromSlash(rel)), x.opts.MaxFileSize)
+	if err != nil {
+		return ""
+	}
+	t := goBuildLine(data)
+	e, err := constraint.Parse(t)
+	if err != nil {
+		return ""
+	}
+	for goos := range goOS {
+		for arch := range goArch {
+			if e.Eval(func(tag string) bool { return systemTag(tag, goos, arch) }) {
+				return ""
+			}
+		}
+	}
+	return t
+}
+
+func hostTag(tag string) bool { return systemTag(tag, runtime.GOOS, runtime.GOARCH) }
+
+// systemTag says whether tag holds when building for os and arch: the
+// two, what they imply (unix; android is linux, ios darwin, illumos
+// solaris), gc, cgo and every go1.N release tag.
+func systemTag(tag, os, arch string) bool {
 	switch {
-	case tag == runtime.GOOS, tag == runtime.GOARCH, tag == "gc", tag == "cgo":
+	case tag == os, tag == arch, tag == "gc", tag == "cgo":
 		return true
 	case tag == "unix":
-		return unixOS[runtime.GOOS]
+		return unixOS[os]
+	case tag == "linux" && os == "android", tag == "darwin" && os == "ios", tag == "solaris" && os == "illumos":
+		return true
 	case strings.HasPrefix(tag, "go1."):
 		return true
 	}

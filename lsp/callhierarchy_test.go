@@ -128,3 +128,27 @@ func firstLine(t testing.TB, text, word string) int {
 	t.Fatal(fmt.Sprintf("no %q in the text", word))
 	return 0
 }
+
+// clangd 14 announces a call hierarchy but answers outgoingCalls with
+// "method not found": the error says which server lacks it and what
+// answers instead, and incoming calls still work.
+func TestOutgoingCallsWhereTheServerLacksThem(t *testing.T) {
+	t.Parallel()
+	s := newSession(t, "c", "clangd", Config{})
+	in := must(s.sup.IncomingCalls(s.ctx, s.at("geometry.c"), Place{Line: 3, Symbol: "area"}))(t)
+	if in.Total != 1 || in.Sites[0].Site.Path != "main.c" {
+		t.Errorf("incoming calls of area: %+v", in)
+	}
+	_, err := s.sup.OutgoingCalls(s.ctx, s.at("main.c"), Place{Line: 3, Symbol: "main"})
+	if err == nil {
+		t.Log("this clangd answers outgoing calls; nothing to check")
+		return
+	}
+	expectErr(t, "outgoing calls", err, ErrNoCallHierarchy, "clangd", "does not answer outgoing_calls", "incoming_calls works", `code_graph with operation "callees"`)
+	if !strings.HasPrefix(err.Error(), "clangd (") {
+		t.Errorf("the error does not start with the server and its version: %v", err)
+	}
+	// Known now: asked again, it is refused without asking the server.
+	_, err = s.sup.OutgoingCalls(s.ctx, s.at("main.c"), Place{Line: 3, Symbol: "main"})
+	expectErr(t, "outgoing calls again", err, ErrNoCallHierarchy, "does not answer outgoing_calls")
+}

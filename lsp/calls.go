@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/builtin-tools/builtin-tools/pathguard"
+	"github.com/sourcegraph/jsonrpc2"
 )
 
 // Call hierarchy operations, as [Calls.Operation] names them.
@@ -77,6 +78,9 @@ type Calls struct {
 	// Declared is the function the position names, its Site the name in
 	// its declaration (Defined unset); set by CallHierarchy only.
 	Declared *CallSite `json:"declared,omitempty"`
+	// Loading says the server had not loaded its workspace when it
+	// answered (within StartTimeout): the answer may be incomplete.
+	Loading string `json:"loading,omitempty" jsonschema:"the server had not finished loading the workspace: the answer may be incomplete; ask again"`
 }
 
 // IncomingCalls lists every call of the function at the place, one site
@@ -107,6 +111,9 @@ func (s *Supervisor) calls(ctx context.Context, op string, file pathguard.Path, 
 		return nil, err
 	}
 	defer r.srv.release()
+	if err := r.srv.lacksCalls(op); err != nil {
+		return nil, err
+	}
 	var items []callHierarchyItem
 	if err := r.srv.call(ctx, "textDocument/prepareCallHierarchy", r.params(), &items); err != nil {
 		if errors.Is(err, ErrServerFailed) {
@@ -123,7 +130,7 @@ func (s *Supervisor) calls(ctx context.Context, op string, file pathguard.Path, 
 		method = "callHierarchy/outgoingCalls"
 	}
 	res := &Calls{Operation: op, Symbol: r.symbol, Occurrence: r.shownOccurrence(), File: r.rel, Line: r.line, Server: r.srv.spec.ID,
-		Function: items[0].Name, Sites: []CallSite{}}
+		Function: items[0].Name, Sites: []CallSite{}, Loading: r.srv.stillLoading()}
 	q := s.newQuoter(r.srv)
 	type site struct {
 		uri   string
@@ -138,6 +145,13 @@ func (s *Supervisor) calls(ctx context.Context, op string, file pathguard.Path, 
 	for i := range items {
 		var calls []callHierarchyCall
 		if err := r.srv.call(ctx, method, map[string]any{"item": items[i]}, &calls); err != nil {
+			var se *ServerError
+			if op == OpOutgoingCalls && errors.As(err, &se) && se.Code == jsonrpc2.CodeMethodNotFound {
+				r.srv.mu.Lock()
+				r.srv.noOutgoing, r.srv.outgoingAnswer = true, se.Detail
+				r.srv.mu.Unlock()
+				return nil, r.srv.lacksCalls(op)
+			}
 			return nil, err
 		}
 		for _, c := range calls {
@@ -191,6 +205,35 @@ func (s *Supervisor) calls(ctx context.Context, op string, file pathguard.Path, 
 	}
 	return res, nil
 }
+
+// lacksCalls says, when the server is known to have no call hierarchy in
+// direction op, which server lacks it and what answers instead.
+func (s *server) lacksCalls(op string) error {
+	s.mu.Lock()
+	none, noOut, answered := !s.callHierarchy, s.noOutgoing, s.outgoingAnswer
+	s.mu.Unlock()
+	name := s.spec.ID
+	if s.version != "" {
+		name = fmt.Sprintf("%s (%s)", s.spec.ID, s.version)
+	}
+	graph := `code_graph with operation "callers"`
+	if op == OpOutgoingCalls {
+		graph = `code_graph with operation "callees"`
+	}
+	switch {
+	case none:
+		return &noCallsError{fmt.Sprintf("%s has no call hierarchy (it announces no callHierarchyProvider), so it answers neither incoming_calls nor outgoing_calls; use %s, which answers from the code graph's index", name, graph)}
+	case noOut && op == OpOutgoingCalls:
+		return &noCallsError{fmt.Sprintf("%s does not answer outgoing_calls: it announces a call hierarchy but answers callHierarchy/outgoingCalls with %q; incoming_calls works. For the calls a function makes, use %s, which answers from the code graph's index", name, answered, graph)}
+	}
+	return nil
+}
+
+// noCallsError is a call hierarchy the server lacks.
+type noCallsError struct{ msg string }
+
+func (e *noCallsError) Error() string { return e.msg }
+func (e *noCallsError) Unwrap() error { return ErrNoCallHierarchy }
 
 // oneLineText keeps a server's detail on one line.
 func oneLineText(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -39,10 +39,14 @@ type server struct {
 	started  time.Time
 	encoding string
 	name     string // serverInfo name and version, when sent
+	version  string // serverInfo version, when sent
 
 	guard        *pathguard.Guard    // every file read for the server goes through it
 	relText      func(string) string // Supervisor.RelText, for what the server says
 	loadTimedOut bool                // its initial loading outlasted StartTimeout
+	// loaded: the log line that says it has loaded its workspace
+	// (ServerSpec.LoadedLog) came, or it has none.
+	loaded bool
 
 	specialOnce sync.Once
 	special     string // what specialFilesNote found
@@ -72,9 +76,13 @@ type server struct {
 	applier func(*workspaceEdit) error
 	// caps are the capabilities lsp_fix asks about.
 	formatting, rangeFormatting, resolveActions bool
-	actionKinds                                 []string // the codeActionKinds it announced, nil if none
-	progress                                    map[string]bool
-	changed                                     chan struct{} // closed and replaced on every diagnostics or progress event
+	// callHierarchy: it announced callHierarchyProvider; noOutgoing: it
+	// answered callHierarchy/outgoingCalls with "method not found".
+	callHierarchy, noOutgoing bool
+	outgoingAnswer            string   // its error when noOutgoing
+	actionKinds               []string // the codeActionKinds it announced, nil if none
+	progress                  map[string]bool
+	changed                   chan struct{} // closed and replaced on every diagnostics or progress event
 }
 
 type openDoc struct {
@@ -130,6 +138,7 @@ func startServer(ctx context.Context, spec *ServerSpec, l *Launch, relRoot strin
 		docs:     map[string]*openDoc{},
 		diags:    map[string]*diagState{},
 		progress: map[string]bool{},
+		loaded:   spec.LoadedLog == nil,
 		changed:  make(chan struct{}),
 		encoding: encUTF16,
 		outbox:   make(chan *outgoing, outboxSize),
@@ -156,7 +165,7 @@ func startServer(ctx context.Context, spec *ServerSpec, l *Launch, relRoot strin
 
 	s.conn = jsonrpc2.NewConn(context.Background(),
 		framing.NewObjectStream(pipeRWC{r: p.Stdout(), w: p.Stdin()}),
-		jsonrpc2.HandlerWithError(s.handle),
+		connHandler{s: s, sync: jsonrpc2.HandlerWithError(s.handle)},
 		jsonrpc2.SetLogger(log.New(io.Discard, "", 0)))
 
 	go func() {
@@ -211,11 +220,13 @@ func (s *server) initialize(ctx context.Context) error {
 		s.name = res.ServerInfo.Name
 		if res.ServerInfo.Version != "" {
 			s.name += " " + res.ServerInfo.Version
+			s.version = res.ServerInfo.Version
 		}
 	}
 	s.mu.Lock()
 	s.pull = providerOn(res.Capabilities.DiagnosticProvider)
 	s.formatting = providerOn(res.Capabilities.DocumentFormattingProvider)
+	s.callHierarchy = providerOn(res.Capabilities.CallHierarchyProvider)
 	s.rangeFormatting = providerOn(res.Capabilities.DocumentRangeFormattingProvider)
 	var cap struct {
 		Kinds   []string `json:"codeActionKinds"`
@@ -243,19 +254,38 @@ func (s *server) initialize(ctx context.Context) error {
 	return nil
 }
 
+func (s *server) readyLocked() bool {
+	return s.loaded && (!s.spec.Indexes || len(s.progress) == 0)
+}
+
+// stillLoading says, after a wait for it, that the server has not loaded
+// its workspace yet: "" when it has, else what a result notes (an answer
+// may be incomplete).
+func (s *server) stillLoading() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.readyLocked() {
+		return ""
+	}
+	return fmt.Sprintf("%s had not finished loading the workspace after %s (it has run %s), so the answer may be incomplete; ask again",
+		s.spec.ID, s.cfg.StartTimeout, time.Since(s.started).Round(time.Second))
+}
+
 // providerOn reads a capability that is a bool or an options object.
 func providerOn(raw json.RawMessage) bool {
 	raw = bytes.TrimSpace(raw)
 	return len(raw) > 0 && !bytes.Equal(raw, []byte("false")) && !bytes.Equal(raw, []byte("null"))
 }
 
-// waitIndexed waits until no work-done progress is active, bounded by ctx.
-// Work a server announces only after the call started is not waited for;
-// settle covers that case for a document just sent.
+// waitIndexed waits until the server has loaded its workspace — no
+// work-done progress active, for a server that reports its indexing so,
+// and its LoadedLog line seen — bounded by ctx. Work a server announces
+// only after the call started is not waited for; settle covers that case
+// for a document just sent.
 func (s *server) waitIndexed(ctx context.Context) {
 	for {
 		s.mu.Lock()
-		ready := len(s.progress) == 0
+		ready := s.readyLocked()
 		ch := s.changed
 		s.mu.Unlock()
 		if ready {
@@ -293,6 +323,19 @@ func (s *server) handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 			s.diags[p.URI] = &diagState{version: p.Version, items: p.Diagnostics, seq: s.diagSeq, at: time.Now()}
 			s.signalLocked()
 			s.mu.Unlock()
+		}
+		return nil, nil
+	case "window/logMessage":
+		if re := s.spec.LoadedLog; re != nil {
+			var p struct {
+				Message string `json:"message"`
+			}
+			if json.Unmarshal(params, &p) == nil && re.MatchString(p.Message) {
+				s.mu.Lock()
+				s.loaded = true
+				s.signalLocked()
+				s.mu.Unlock()
+			}
 		}
 		return nil, nil
 	case "$/progress":
@@ -335,25 +378,6 @@ func (s *server) handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 		return nil, nil
 	case "workspace/workspaceFolders":
 		return []map[string]any{{"uri": fileURI(s.root), "name": filepath.Base(s.root)}}, nil
-	case "workspace/applyEdit":
-		// Taken only while lsp_fix runs a command that asked for it;
-		// queries never change files.
-		s.mu.Lock()
-		apply := s.applier
-		s.mu.Unlock()
-		if apply == nil {
-			return map[string]any{"applied": false, "failureReason": "this client applies edits only through lsp_rename and lsp_fix"}, nil
-		}
-		var p struct {
-			Edit workspaceEdit `json:"edit"`
-		}
-		if err := json.Unmarshal(params, &p); err != nil {
-			return map[string]any{"applied": false, "failureReason": "the edit could not be read: " + err.Error()}, nil
-		}
-		if err := apply(&p.Edit); err != nil {
-			return map[string]any{"applied": false, "failureReason": err.Error()}, nil
-		}
-		return map[string]any{"applied": true}, nil
 	case "window/workDoneProgress/create", "client/unregisterCapability", "window/showMessageRequest",
 		"workspace/diagnostic/refresh", "workspace/semanticTokens/refresh", "workspace/inlayHint/refresh",
 		"workspace/codeLens/refresh", "workspace/inlineValue/refresh", "window/showDocument":
@@ -365,6 +389,46 @@ func (s *server) handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 	return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeMethodNotFound, Message: "not supported by this client: " + req.Method}
 }
 
+// connHandler answers a workspace/applyEdit request on a goroutine of its
+// own — taking the edit may wait for the operator's approval, and the
+// connection must go on reading meanwhile — and everything else in order
+// on the read loop (handle).
+type connHandler struct {
+	s    *server
+	sync jsonrpc2.Handler
+}
+
+func (h connHandler) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
+	if req.Method != "workspace/applyEdit" || req.Notif {
+		h.sync.Handle(ctx, conn, req)
+		return
+	}
+	go func() {
+		_ = conn.Reply(ctx, req.ID, h.s.applyEdit(req))
+	}()
+}
+
+// applyEdit takes a workspace/applyEdit: only while lsp_fix runs a command
+// that asked for it; queries never change files.
+func (s *server) applyEdit(req *jsonrpc2.Request) map[string]any {
+	s.mu.Lock()
+	apply := s.applier
+	s.mu.Unlock()
+	if apply == nil {
+		return map[string]any{"applied": false, "failureReason": "this client applies edits only through lsp_rename and lsp_fix"}
+	}
+	var p struct {
+		Edit workspaceEdit `json:"edit"`
+	}
+	if req.Params == nil || json.Unmarshal(*req.Params, &p) != nil {
+		return map[string]any{"applied": false, "failureReason": "the edit could not be read"}
+	}
+	if err := apply(&p.Edit); err != nil {
+		return map[string]any{"applied": false, "failureReason": s.relText(err.Error())}
+	}
+	return map[string]any{"applied": true}
+}
+
 func (s *server) signalLocked() {
 	close(s.changed)
 	s.changed = make(chan struct{})
@@ -373,6 +437,58 @@ func (s *server) signalLocked() {
 // call sends one request, bounded by RequestTimeout, and maps failures to
 // a *ServerError. A request given up on is cancelled at the server.
 func (s *server) call(ctx context.Context, method string, params, result any) error {
+	return s.callBounded(ctx, method, params, result, nil)
+}
+
+// errBoundExpired is the cause a pausableBound cancels its request with.
+var errBoundExpired = errors.New("request bound expired")
+
+// pausableBound is a request's time limit that stops while the operator
+// is asked about something the request sent (an edit a command sends),
+// and starts afresh when the answer comes.
+type pausableBound struct {
+	d      time.Duration
+	mu     sync.Mutex
+	timer  *time.Timer
+	paused int
+	cancel context.CancelCauseFunc
+}
+
+func newPausableBound(d time.Duration) *pausableBound { return &pausableBound{d: d} }
+
+// start bounds ctx; the returned function releases it.
+func (b *pausableBound) start(ctx context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	b.mu.Lock()
+	b.cancel = cancel
+	b.timer = time.AfterFunc(b.d, func() { cancel(errBoundExpired) })
+	b.mu.Unlock()
+	return ctx, func() {
+		b.mu.Lock()
+		b.timer.Stop()
+		b.mu.Unlock()
+		cancel(nil)
+	}
+}
+
+func (b *pausableBound) pause() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.paused++; b.timer != nil {
+		b.timer.Stop()
+	}
+}
+
+func (b *pausableBound) resume() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.paused--; b.paused == 0 && b.timer != nil {
+		b.timer.Reset(b.d)
+	}
+}
+
+// callBounded is call with the time limit b (RequestTimeout when nil).
+func (s *server) callBounded(ctx context.Context, method string, params, result any, b *pausableBound) error {
 	if err := s.exitError(method); err != nil {
 		return err
 	}
@@ -382,7 +498,12 @@ func (s *server) call(ctx context.Context, method string, params, result any) er
 		s.touch()
 		s.inflight.Add(-1)
 	}()
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.RequestTimeout)
+	var cancel func()
+	if b == nil {
+		ctx, cancel = context.WithTimeout(ctx, s.cfg.RequestTimeout)
+	} else {
+		ctx, cancel = b.start(ctx)
+	}
 	defer cancel()
 	id := jsonrpc2.ID{Num: s.nextID.Add(1)}
 	if s.hooks != nil && s.hooks.beforeSend != nil {
@@ -408,10 +529,13 @@ func (s *server) call(ctx context.Context, method string, params, result any) er
 
 // failure turns a transport error into what the caller should see.
 func (s *server) failure(ctx context.Context, method string, err error) error {
+	if ctx.Err() != nil && errors.Is(context.Cause(ctx), errBoundExpired) {
+		err = context.DeadlineExceeded
+	}
 	var rpcErr *jsonrpc2.Error
 	switch {
 	case errors.As(err, &rpcErr):
-		return &ServerError{Server: s.spec.ID, Root: s.relRoot, Method: method, Kind: ErrServerFailed, Detail: s.relText(rpcErr.Message)}
+		return &ServerError{Server: s.spec.ID, Root: s.relRoot, Method: method, Kind: ErrServerFailed, Detail: s.relText(rpcErr.Message), Code: rpcErr.Code}
 	case errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil:
 		if exitErr := s.exitError(method); exitErr != nil {
 			return exitErr

@@ -100,9 +100,10 @@ func sortDiagnostics(ds []Diagnostic) {
 // clip cuts s to at most n bytes (and an ellipsis) on a rune boundary.
 func clip(s string, n int) string { return textcut.BytesEllipsis(s, n) }
 
-// Ledger remembers, for one run, which diagnostics were already reported,
-// so the write wrapper appends only new ones (WRT-2), and says which of
-// them a later check no longer finds. The key is file, severity, code and
+// Ledger remembers, for one run, which diagnostics the agent was already
+// shown — after a write or by a diagnostics listing — so the write wrapper
+// appends only new ones (WRT-2), and says which of them a later check no
+// longer finds. The key is file, severity, code and
 // message, deliberately not the position: an error that merely moved is
 // not new. The ledger holds what the file showed the last time it was
 // checked, so an error that went away and came back is new again. Safe
@@ -162,6 +163,31 @@ func (l *Ledger) Record(file string, diags []Diagnostic, includeInfo bool) (fres
 	sortDiagnostics(gone)
 	l.seen[file] = now
 	return fresh, gone
+}
+
+// Add records diags as shown for file, keeping what it held (a listing
+// known to be incomplete says nothing of what went away).
+func (l *Ledger) Add(file string, diags []Diagnostic, includeInfo bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	held := l.seen[file]
+	if held == nil {
+		held = map[ledgerKey]Diagnostic{}
+		l.seen[file] = held
+	}
+	for _, d := range diags {
+		if !includeInfo && d.Severity > SeverityWarning {
+			continue
+		}
+		if k := (ledgerKey{d.Severity, d.Code, d.Message}); !hasKey(held, k) {
+			held[k] = d
+		}
+	}
+}
+
+func hasKey(m map[ledgerKey]Diagnostic, k ledgerKey) bool {
+	_, ok := m[k]
+	return ok
 }
 
 // Forget drops what the ledger holds for file (it was deleted).

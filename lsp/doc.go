@@ -93,13 +93,18 @@
 // # Fixes
 //
 // [Supervisor.CodeActions] gives each enabled action an id held for the
-// run with the file's text it was computed from; [Supervisor.ApplyAction]
-// applies one (refused, with the actions offered now, once the file has
-// changed), and [Supervisor.Fix] applies organize imports, fix-all or
-// formatting by kind. An action's edit goes through the same plan and
-// commit as a rename; its command runs through workspace/executeCommand
-// while the server's workspace/applyEdit requests are taken for that one
-// call (refused at any other time), bounded by [Config.ApplyEditWait].
+// run with the file's text it was computed from. [Supervisor.PlanAction]
+// works one out (refused, with the actions offered now, once the file has
+// changed) and [Supervisor.PlanFix] organize imports, fix-all or
+// formatting by kind, writing nothing: the [FixPlan] holds the files and
+// their text before and after, for an approval card. [Supervisor.CommitFix]
+// writes exactly that plan, then runs the action's command through
+// workspace/executeCommand while the server's workspace/applyEdit requests
+// are taken for that one call (refused at any other time), each put to a
+// [Confirm] before it is written, bounded by [Config.ApplyEditWait].
+// [Supervisor.ApplyAction] and [Supervisor.Fix] do both with no one to
+// confirm. An edit that would make a file larger than 16 MiB is refused
+// before anything is written, by lsp_rename too.
 //
 // # Why the LSP types are hand-written
 //

@@ -242,7 +242,7 @@ func (s *server) storedDiagnostics(uri string) []lspDiagnostic {
 // for that indexing to end. Both waits are bounded; failures are left to
 // the query that follows.
 func (s *server) settle(ctx context.Context, doc *openDoc, changed bool) {
-	if !s.spec.Indexes {
+	if !s.spec.Indexes && s.spec.LoadedLog == nil {
 		return
 	}
 	if changed {

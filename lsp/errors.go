@@ -29,6 +29,9 @@ var (
 	ErrClosed = errors.New("lsp supervisor is closed")
 	// ErrBadArgument: an operation's arguments do not fit together.
 	ErrBadArgument = errors.New("bad argument")
+	// ErrNoCallHierarchy: the server has no call hierarchy, or not the
+	// direction asked (clangd 14 has no outgoing calls).
+	ErrNoCallHierarchy = errors.New("the server has no such call hierarchy")
 )
 
 // UnavailableError says, per candidate server, which half of detection
@@ -55,6 +58,9 @@ type ServerError struct {
 	Method string
 	Kind   error // ErrServerExited, ErrServerTimeout or ErrServerFailed
 	Detail string
+	// Code is the JSON-RPC error code the server answered with
+	// (ErrServerFailed), 0 otherwise.
+	Code int64
 }
 
 func (e *ServerError) Error() string {

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/builtin-tools/builtin-tools/internal/textcut"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
@@ -133,11 +134,68 @@ type FixResult struct {
 	Notes     []string `json:"notes,omitempty" jsonschema:"what the writes could not keep"`
 }
 
-// ApplyAction applies the code action listed under id: its edit, then its
-// command (whose workspace/applyEdit is taken, bounded by ApplyEditWait),
-// all through the one commit plan. An action listed for a file that has
-// changed since is refused with the actions offered now.
+// FileChange is one file a planned edit changes, with its text before and
+// after (a moved file's before is its source's text), for a card's diff.
+type FileChange struct {
+	FileEdit
+	Before string `json:"-"`
+	After  string `json:"-"`
+}
+
+// FixPlan is an lsp_fix worked out and not yet written (FIX-1): the
+// action's own edit planned against the files as they are, and the command
+// it runs after it, whose edit is known only once it runs. [Supervisor.CommitFix]
+// writes exactly this plan, so what an approval card showed is what is
+// written.
+type FixPlan struct {
+	// Result is what the fix reports once written: its id or kind, title,
+	// file and server, and the files and edits of its own edit.
+	Result FixResult
+	// Changes are the files its own edit changes, sorted by path.
+	Changes []FileChange
+	// Command is the server command it runs after its edit, "" for none.
+	Command string
+
+	srv  *server
+	path string    // the file the fix is for, absolute
+	plan *editPlan // nil: no edit of its own
+	args json.RawMessage
+	// needEdit: the command is the whole fix, so it must send an edit;
+	// noEditUnchanged: one that sends none (a FixCommands command) means
+	// there was nothing to change.
+	needEdit, noEditUnchanged bool
+}
+
+// ProposedEdit is an edit a fix's command sent, planned and not yet
+// written: what a [Confirm] is asked about.
+type ProposedEdit struct {
+	Server  string
+	Command string
+	Files   []FileEdit
+	Changes []FileChange
+	Edits   int
+}
+
+// Confirm is asked about each edit a fix's command sends, before it is
+// written; an error refuses the edit (the server is told it was not
+// applied, and the fix fails with the error).
+type Confirm func(ctx context.Context, e *ProposedEdit) error
+
+// ApplyAction applies the code action listed under id: PlanAction, then
+// CommitFix with no one to confirm the command's edits.
 func (s *Supervisor) ApplyAction(ctx context.Context, id string, force bool) (*FixResult, error) {
+	p, err := s.PlanAction(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return s.CommitFix(ctx, p, force, nil)
+}
+
+// PlanAction works out the code action listed under id — resolved when it
+// carries neither edit nor command, its edit planned against the files as
+// they are — and writes nothing. An action listed for a file that has
+// changed since is refused with the actions offered now.
+func (s *Supervisor) PlanAction(ctx context.Context, id string) (*FixPlan, error) {
 	a, err := s.actions.get(strings.TrimSpace(id))
 	if err != nil {
 		return nil, err
@@ -164,15 +222,28 @@ func (s *Supervisor) ApplyAction(ctx context.Context, id string, force bool) (*F
 	if srv != a.srv {
 		return nil, fmt.Errorf("%s was listed by a %s that has since been restarted, and its edit belongs to that one; nothing was applied: list the actions again with lsp code_actions", a.id, srv.spec.ID)
 	}
-	res := &FixResult{ID: a.id, Title: s.RelText(a.action.Title), File: a.rel, Server: srv.spec.ID}
-	return res, s.apply(ctx, srv, a.action, force, res)
+	p := &FixPlan{Result: FixResult{ID: a.id, Title: s.RelText(a.action.Title), File: a.rel, Server: srv.spec.ID}, srv: srv, path: a.path}
+	if err := s.planAction(ctx, srv, a.action, p); err != nil {
+		return nil, err
+	}
+	return p, nil
 }
 
-// Fix applies a fix of kind to file: organize_imports and fix_all ask the
-// server for that source action over the whole file, format for
-// textDocument/formatting, or rangeFormatting over lines [from, to] when
-// from > 0.
+// Fix applies a fix of kind to file: PlanFix, then CommitFix with no one
+// to confirm the command's edits.
 func (s *Supervisor) Fix(ctx context.Context, file pathguard.Path, kind string, from, to int, force bool) (*FixResult, error) {
+	p, err := s.PlanFix(ctx, file, kind, from, to)
+	if err != nil {
+		return nil, err
+	}
+	return s.CommitFix(ctx, p, force, nil)
+}
+
+// PlanFix works out a fix of kind for file and writes nothing:
+// organize_imports and fix_all ask the server for that source action over
+// the whole file, format for textDocument/formatting, or rangeFormatting
+// over lines [from, to] when from > 0.
+func (s *Supervisor) PlanFix(ctx context.Context, file pathguard.Path, kind string, from, to int) (*FixPlan, error) {
 	if kind != FixFormat && fixKinds[kind] == "" {
 		return nil, fmt.Errorf("%w: kind must be organize_imports, fix_all or format, not %q", ErrBadArgument, kind)
 	}
@@ -190,23 +261,18 @@ func (s *Supervisor) Fix(ctx context.Context, file pathguard.Path, kind string, 
 	defer srv.release()
 	srv.settle(ctx, doc, changed)
 	rel := s.rel(path)
-	res := &FixResult{Kind: kind, File: rel, Server: srv.spec.ID}
+	p := &FixPlan{Result: FixResult{Kind: kind, File: rel, Server: srv.spec.ID}, srv: srv, path: path}
 	d := newDocument(doc.text)
 	if kind == FixFormat {
-		return res, s.format(ctx, srv, doc, d, from, to, force, res)
+		return p, s.planFormat(ctx, srv, doc, d, from, to, p)
 	}
 	want := fixKinds[kind]
 	if cmd := srv.spec.FixCommands[kind]; cmd != "" {
 		// Offered as a command, not a code action: its edit comes back as
 		// workspace/applyEdit; none means nothing to change.
-		res.Command = cmd
 		args, _ := json.Marshal([]string{doc.uri})
-		err := s.runCommand(ctx, srv, cmd, args, true, force, res)
-		if errors.Is(err, ErrNoEdit) {
-			res.Unchanged, res.Files = true, []FileEdit{}
-			return res, nil
-		}
-		return res, err
+		p.Command, p.args, p.needEdit, p.noEditUnchanged = cmd, args, true, true
+		return p, nil
 	}
 	params := codeActionParams{TextDocument: textDocumentIdentifier{URI: doc.uri}, Range: wholeRange(d, srv.encoding)}
 	if kind == FixAll {
@@ -228,15 +294,16 @@ func (s *Supervisor) Fix(ctx context.Context, file pathguard.Path, kind string, 
 	var kinds []string
 	for _, a := range actions {
 		if a.Disabled == nil && (a.Kind == want || strings.HasPrefix(a.Kind, want+".")) {
-			res.Title = s.RelText(a.Title)
-			err := s.apply(ctx, srv, a, force, res)
+			p.Result.Title = s.RelText(a.Title)
+			err := s.planAction(ctx, srv, a, p)
 			if errors.Is(err, errEmptyAction) {
 				// Offered with nothing in it: nothing to change, as when
 				// it is not offered at all.
-				res.Unchanged, res.Files, res.Title = true, []FileEdit{}, ""
-				return res, nil
+				p.Result.Title = ""
+				p.unchanged()
+				return p, nil
 			}
-			return res, err
+			return p, err
 		}
 		if a.Kind != "" && !slices.Contains(kinds, a.Kind) {
 			kinds = append(kinds, a.Kind)
@@ -249,8 +316,8 @@ func (s *Supervisor) Fix(ctx context.Context, file pathguard.Path, kind string, 
 		return k == want || strings.HasPrefix(want, k+".") || strings.HasPrefix(k, want+".")
 	}) {
 		// It has the kind and offered none here: nothing to do.
-		res.Unchanged, res.Files = true, []FileEdit{}
-		return res, nil
+		p.unchanged()
+		return p, nil
 	}
 	offered := "nothing"
 	if len(kinds) > 0 {
@@ -262,15 +329,22 @@ func (s *Supervisor) Fix(ctx context.Context, file pathguard.Path, kind string, 
 	return nil, fmt.Errorf("%w: %s offers no %s action (%s) for %s — it offered %s; nothing was changed", ErrNoSuchFix, srv.spec.ID, kind, want, rel, offered)
 }
 
+// unchanged marks a plan that changes nothing.
+func (p *FixPlan) unchanged() {
+	p.plan, p.Command = nil, ""
+	p.Result.Unchanged, p.Result.Files, p.Result.Edits = true, []FileEdit{}, 0
+	p.Changes = []FileChange{}
+}
+
 // wholeRange is the range of the whole document.
 func wholeRange(d *document, enc string) lspRange {
 	last := d.lineCount() - 1
 	return lspRange{End: position{Line: last, Character: encodedColumn(d.line(last), len(d.line(last)), enc)}}
 }
 
-// format asks for the file's (or lines from..to's) formatting edits and
-// applies them.
-func (s *Supervisor) format(ctx context.Context, srv *server, doc *openDoc, d *document, from, to int, force bool, res *FixResult) error {
+// planFormat asks for the file's (or lines from..to's) formatting edits
+// and plans them.
+func (s *Supervisor) planFormat(ctx context.Context, srv *server, doc *openDoc, d *document, from, to int, p *FixPlan) error {
 	srv.mu.Lock()
 	whole, ranged := srv.formatting, srv.rangeFormatting
 	srv.mu.Unlock()
@@ -282,7 +356,7 @@ func (s *Supervisor) format(ctx context.Context, srv *server, doc *openDoc, d *d
 			to = from
 		}
 		if from > d.lineCount() {
-			return fmt.Errorf("%w: %s has %d lines; line %d is past its end", ErrBadArgument, res.File, d.lineCount(), from)
+			return fmt.Errorf("%w: %s has %d lines; line %d is past its end", ErrBadArgument, p.Result.File, d.lineCount(), from)
 		}
 		if !ranged {
 			return fmt.Errorf("%w: %s does not format a line range; call lsp_fix with kind format and no line to format the whole file", ErrNoSuchFix, srv.spec.ID)
@@ -303,10 +377,10 @@ func (s *Supervisor) format(ctx context.Context, srv *server, doc *openDoc, d *d
 		}
 	}
 	if len(edits) == 0 {
-		res.Unchanged, res.Files = true, []FileEdit{}
+		p.unchanged()
 		return nil
 	}
-	return s.applyEdit(ctx, srv, &workspaceEdit{Changes: map[string][]textEdit{doc.uri: edits}}, force, res)
+	return s.planOwnEdit(srv, &workspaceEdit{Changes: map[string][]textEdit{doc.uri: edits}}, p)
 }
 
 // formatNote says what a server without formatting needs, "" when nothing
@@ -338,9 +412,10 @@ func formattingOptions(text string) map[string]any {
 	return map[string]any{"tabSize": size, "insertSpaces": !tab, "trimTrailingWhitespace": false, "insertFinalNewline": false}
 }
 
-// apply applies one code action: resolved first when it carries neither
-// edit nor command, then its edit, then its command.
-func (s *Supervisor) apply(ctx context.Context, srv *server, a codeActionOrCommand, force bool, res *FixResult) error {
+// planAction works out one code action into p: resolved first when it
+// carries neither edit nor command, then its edit planned, its command
+// noted for CommitFix.
+func (s *Supervisor) planAction(ctx context.Context, srv *server, a codeActionOrCommand, p *FixPlan) error {
 	if a.Disabled != nil {
 		return fmt.Errorf("%w: %q is disabled: %s", ErrNoSuchFix, a.Title, s.RelText(a.Disabled.Reason))
 	}
@@ -361,17 +436,153 @@ func (s *Supervisor) apply(ctx context.Context, srv *server, a codeActionOrComma
 	if a.Edit == nil && name == "" {
 		return fmt.Errorf("%w: %s gave %q neither an edit nor a command; nothing was changed", errEmptyAction, srv.spec.ID, a.Title)
 	}
-	res.Files = []FileEdit{}
+	p.Result.Files, p.Changes = []FileEdit{}, []FileChange{}
 	if a.Edit != nil {
-		if err := s.applyEdit(ctx, srv, a.Edit, force, res); err != nil {
+		if err := s.planOwnEdit(srv, a.Edit, p); err != nil {
 			return err
 		}
 	}
 	if name != "" {
-		res.Command = name
-		return s.runCommand(ctx, srv, name, args, a.Edit == nil, force, res)
+		p.Command, p.args, p.needEdit = name, args, a.Edit == nil
+	} else if p.plan == nil {
+		p.unchanged()
 	}
 	return nil
+}
+
+// planOwnEdit plans the fix's own WorkspaceEdit into p; an edit that
+// changes no byte leaves p with nothing to write.
+func (s *Supervisor) planOwnEdit(srv *server, we *workspaceEdit, p *FixPlan) error {
+	plan, err := s.planEdit(we, srv)
+	if err != nil {
+		return fmt.Errorf("not applied, no file changed: %w", err)
+	}
+	p.Result.Notes = append(p.Result.Notes, plan.notes...)
+	if !plan.changes() {
+		p.plan = nil
+		p.Result.Unchanged, p.Result.Files, p.Changes = true, []FileEdit{}, []FileChange{}
+		return nil
+	}
+	p.plan = plan
+	p.Changes = s.planChanges(plan)
+	p.Result.Files, p.Result.Edits = s.planFiles(plan)
+	return nil
+}
+
+// changes reports whether writing the plan changes any byte on disk.
+func (p *editPlan) changes() bool {
+	for _, f := range p.files {
+		if f.touched && (f.content != f.diskText || f.exists != f.existedOnDisk || f.from != "") {
+			return true
+		}
+	}
+	return false
+}
+
+// planChanges lists what a plan changes with each file's text before and
+// after, sorted by path (a moved file under its new path).
+func (s *Supervisor) planChanges(plan *editPlan) []FileChange {
+	edits, _ := s.planFiles(plan)
+	out := make([]FileChange, 0, len(edits))
+	for _, fe := range edits {
+		var f *plannedFile
+		for _, path := range plan.order {
+			if s.rel(path) == fe.Path {
+				f = plan.files[path]
+			}
+		}
+		if f == nil {
+			continue
+		}
+		c := FileChange{FileEdit: fe, After: f.content}
+		switch {
+		case f.from != "":
+			if src := plan.files[f.from]; src != nil {
+				c.Before = src.diskText
+			}
+		case f.existedOnDisk:
+			c.Before = f.diskText
+		}
+		if !f.exists {
+			c.After = ""
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// CommitFix writes what p planned — exactly that: a file changed on disk
+// since is refused, not re-planned — re-syncs the server, then runs the
+// command, taking the workspace/applyEdit requests it sends (each planned,
+// put to confirm when it is not nil, then written). On an error after
+// something was written, the result names what was, and so does the error.
+func (s *Supervisor) CommitFix(ctx context.Context, p *FixPlan, force bool, confirm Confirm) (*FixResult, error) {
+	res := p.Result
+	res.Files, res.Edits, res.Notes = []FileEdit{}, 0, slices.Clone(p.Result.Notes)
+	if p.plan == nil && p.Command == "" {
+		res.Unchanged = true
+		return &res, nil
+	}
+	srv, _, _, err := s.sync(ctx, p.path)
+	if err != nil {
+		return nil, err
+	}
+	defer srv.release()
+	if srv != p.srv {
+		return nil, fmt.Errorf("%s was restarted after this fix was worked out, and the fix belongs to the one before; nothing was applied: ask for it again", srv.spec.ID)
+	}
+	res.Unchanged = false
+	if p.plan != nil {
+		if err := s.commitFix(ctx, p.plan, force, &res); err != nil {
+			return nil, err
+		}
+		s.resyncFix(ctx, srv, p.plan, &res)
+	}
+	if p.Command != "" {
+		res.Command = p.Command
+		err := s.runCommand(ctx, srv, p.Command, p.args, p.needEdit, force, confirm, &res)
+		if errors.Is(err, ErrNoEdit) && p.noEditUnchanged {
+			res.Unchanged, res.Command = true, ""
+			return &res, nil
+		}
+		if err != nil {
+			if len(res.Files) > 0 {
+				err = fmt.Errorf("%w; before that, %s %s written and %s so", err, writtenList(res.Files), isAre(len(res.Files), "was", "were"), isAre(len(res.Files), "stays", "stay"))
+			}
+			return &res, err
+		}
+	}
+	res.Unchanged = len(res.Files) == 0
+	return &res, nil
+}
+
+// writtenList names files written: "a.go (2 edits), new.go (created)".
+func writtenList(files []FileEdit) string {
+	parts := make([]string, 0, len(files))
+	for _, f := range files {
+		var what []string
+		if f.Edits > 0 {
+			what = append(what, textcut.Count(f.Edits, "edit", "edits"))
+		}
+		if f.RenamedFrom != "" {
+			what = append(what, "renamed from "+f.RenamedFrom)
+		}
+		if f.Created {
+			what = append(what, "created")
+		}
+		if f.Deleted {
+			what = append(what, "deleted")
+		}
+		parts = append(parts, fmt.Sprintf("%s (%s)", f.Path, strings.Join(what, ", ")))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func isAre(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // commandOf reads the command of a CodeAction ({command: {command,
@@ -394,30 +605,11 @@ func commandOf(a codeActionOrCommand) (string, json.RawMessage) {
 	return c.Command, c.Arguments
 }
 
-// applyEdit writes a WorkspaceEdit through the commit plan, all or
-// nothing, re-syncs the server and adds what changed to res.
-func (s *Supervisor) applyEdit(ctx context.Context, srv *server, we *workspaceEdit, force bool, res *FixResult) error {
-	plan, err := s.planEdit(we, srv)
-	if err != nil {
-		return fmt.Errorf("not applied, no file changed: %w", err)
-	}
-	if err := s.commitFix(ctx, srv, plan, force, res); err != nil {
-		return err
-	}
-	return s.resyncAfterEdit(ctx, srv, plan)
-}
-
-// commitFix writes a plan and records it in res; a plan that changes no
-// byte writes nothing.
-func (s *Supervisor) commitFix(ctx context.Context, srv *server, plan *editPlan, force bool, res *FixResult) error {
-	same := true
-	for _, f := range plan.files {
-		if f.touched && (f.content != f.diskText || f.exists != f.existedOnDisk || f.from != "") {
-			same = false
-		}
-	}
-	if same {
-		res.Unchanged = len(res.Files) == 0
+// commitFix writes a plan and records what changed in res; a plan that
+// changes no byte writes nothing.
+func (s *Supervisor) commitFix(ctx context.Context, plan *editPlan, force bool, res *FixResult) error {
+	res.Notes = append(res.Notes, plan.notes...)
+	if !plan.changes() {
 		return nil
 	}
 	notes, err := s.commit(ctx, plan, force)
@@ -428,8 +620,15 @@ func (s *Supervisor) commitFix(ctx context.Context, srv *server, plan *editPlan,
 	files, edits := s.planFiles(plan)
 	res.Files = mergeFileEdits(res.Files, files)
 	res.Edits += edits
-	res.Unchanged = false
 	return nil
+}
+
+// resyncFix tells the server about what a plan wrote; one that could not
+// take it is a note: the files are written.
+func (s *Supervisor) resyncFix(ctx context.Context, srv *server, plan *editPlan, res *FixResult) {
+	if err := s.resyncAfterEdit(ctx, srv, plan); err != nil {
+		res.Notes = append(res.Notes, fmt.Sprintf("re-syncing %s after the write failed (use lsp reload): %v", srv.spec.ID, err))
+	}
 }
 
 func mergeFileEdits(a, b []FileEdit) []FileEdit {
@@ -445,17 +644,28 @@ func mergeFileEdits(a, b []FileEdit) []FileEdit {
 	return a
 }
 
-// runCommand runs a code action's command with workspace/executeCommand,
-// taking the workspace/applyEdit requests the server sends meanwhile
-// through the commit plan. The server answers the command only after its
-// edit was applied, but a late edit is waited for, up to ApplyEditWait;
-// a command that sent none is an error: nothing changed.
-func (s *Supervisor) runCommand(ctx context.Context, srv *server, name string, args json.RawMessage, needEdit, force bool, res *FixResult) error {
+// runCommand runs a fix's command with workspace/executeCommand, taking
+// the workspace/applyEdit requests the server sends meanwhile: each is
+// planned, put to confirm (when set) and written through the commit plan
+// before the server is answered; the server is re-synced once the command
+// is done (pyright does not answer a command whose file changed under
+// it). They are taken one at a time; once one is refused, so are the rest
+// of this command's. The command's time bound stops while the operator is
+// asked. The server answers the command only after its edits were taken,
+// but a late edit is waited for, up to ApplyEditWait; a command that needed
+// an edit and sent none is an error: nothing changed.
+func (s *Supervisor) runCommand(ctx context.Context, srv *server, name string, args json.RawMessage, needEdit, force bool, confirm Confirm, res *FixResult) error {
 	got := make(chan struct{}, 1)
-	var plans []*editPlan
-	var applyErr error
-	var mu sync.Mutex
-	done := false // set once the results are read: a late edit is refused
+	bound := newPausableBound(s.cfg.RequestTimeout)
+	var (
+		mu       sync.Mutex // guards res, applied, applyErr, done
+		one      sync.Mutex // one edit at a time
+		busy     sync.WaitGroup
+		applied  int
+		plans    []*editPlan
+		applyErr error
+		done     bool // set once the results are read: a late edit is refused
+	)
 	srv.mu.Lock()
 	if srv.applier != nil {
 		srv.mu.Unlock()
@@ -463,10 +673,19 @@ func (s *Supervisor) runCommand(ctx context.Context, srv *server, name string, a
 	}
 	srv.applier = func(we *workspaceEdit) error {
 		mu.Lock()
-		defer mu.Unlock()
-		if done {
+		switch {
+		case done:
+			mu.Unlock()
 			return errors.New("the fix's command had already finished")
+		case applyErr != nil:
+			mu.Unlock()
+			return errors.New("an earlier edit of this command was not applied, so no later one is")
 		}
+		busy.Add(1)
+		mu.Unlock()
+		defer busy.Done()
+		one.Lock()
+		defer one.Unlock()
 		defer func() {
 			select {
 			case got <- struct{}{}:
@@ -474,13 +693,22 @@ func (s *Supervisor) runCommand(ctx context.Context, srv *server, name string, a
 			}
 		}()
 		plan, err := s.planEdit(we, srv)
+		if err == nil && confirm != nil && plan.changes() {
+			files, edits := s.planFiles(plan)
+			bound.pause()
+			err = confirm(ctx, &ProposedEdit{Server: srv.spec.ID, Command: name, Files: files, Changes: s.planChanges(plan), Edits: edits})
+			bound.resume()
+		}
+		mu.Lock()
+		defer mu.Unlock()
 		if err == nil {
-			err = s.commitFix(ctx, srv, plan, force, res)
+			err = s.commitFix(ctx, plan, force, res)
 		}
 		if err != nil {
 			applyErr = err
 			return err
 		}
+		applied++
 		plans = append(plans, plan)
 		return nil
 	}
@@ -495,11 +723,11 @@ func (s *Supervisor) runCommand(ctx context.Context, srv *server, name string, a
 		params["arguments"] = args
 	}
 	var out json.RawMessage
-	callErr := srv.call(ctx, "workspace/executeCommand", params, &out)
+	callErr := srv.callBounded(ctx, "workspace/executeCommand", params, &out, bound)
 	mu.Lock()
-	n := len(plans)
+	n, failed := applied, applyErr != nil
 	mu.Unlock()
-	if needEdit && callErr == nil && n == 0 && applyErr == nil {
+	if needEdit && callErr == nil && n == 0 && !failed {
 		t := time.NewTimer(s.cfg.ApplyEditWait)
 		select {
 		case <-got:
@@ -508,26 +736,26 @@ func (s *Supervisor) runCommand(ctx context.Context, srv *server, name string, a
 		}
 		t.Stop()
 	}
-	srv.mu.Lock()
-	srv.applier = nil
-	srv.mu.Unlock()
 	mu.Lock()
 	done = true
 	mu.Unlock()
+	// An edit taken before done finishes (its question is bounded by its
+	// own time limit).
+	busy.Wait()
+	mu.Lock()
+	defer mu.Unlock()
 	for _, p := range plans {
-		if err := s.resyncAfterEdit(ctx, srv, p); err != nil {
-			return fmt.Errorf("the fix was applied, but re-syncing %s failed (use reload): %w", srv.spec.ID, err)
-		}
+		s.resyncFix(ctx, srv, p, res)
 	}
 	switch {
 	case applyErr != nil:
 		return fmt.Errorf("%s's command %s sent an edit that was not applied: %w", srv.spec.ID, name, applyErr)
 	case callErr != nil:
-		if len(plans) > 0 {
+		if applied > 0 {
 			return fmt.Errorf("%s applied an edit, then its command %s failed: %w", srv.spec.ID, name, callErr)
 		}
 		return callErr
-	case needEdit && len(plans) == 0 && len(res.Files) == 0:
+	case needEdit && applied == 0:
 		return fmt.Errorf("%w: %s ran the command %s but sent no edit (workspace/applyEdit) within %s of answering; no file was changed",
 			ErrNoEdit, srv.spec.ID, name, s.cfg.ApplyEditWait)
 	}

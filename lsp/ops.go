@@ -74,6 +74,7 @@ func (s *Supervisor) at(ctx context.Context, file pathguard.Path, p Place) (*req
 // that changed on disk, and syncs path itself, reporting whether its text
 // changed. The caller must call srv.release() when done.
 func (s *Supervisor) sync(ctx context.Context, path string) (*server, *openDoc, bool, error) {
+	s.noteDir(path)
 	c, err := s.choose(path)
 	if err != nil {
 		return nil, nil, false, err
@@ -157,7 +158,7 @@ func (s *Supervisor) locations(ctx context.Context, method, op string, file path
 	locs := decodeLocations(raw)
 	sortLocations(locs)
 	res := &Locations{Operation: op, Symbol: r.symbol, Occurrence: r.shownOccurrence(), File: r.rel, Line: r.line, Server: r.srv.spec.ID,
-		Locations: make([]Location, 0, min(len(locs), limit)), Total: len(locs)}
+		Locations: make([]Location, 0, min(len(locs), limit)), Total: len(locs), Loading: r.srv.stillLoading()}
 	q := s.newQuoter(r.srv)
 	for _, l := range locs[:min(len(locs), limit)] {
 		res.Locations = append(res.Locations, q.location(l))
@@ -459,10 +460,13 @@ func (s *Supervisor) workspaceSymbols(ctx context.Context, query string) (*Symbo
 	res := &Symbols{Query: query, Symbols: []Symbol{}}
 	quoters := map[*server]*quoter{}
 	for _, srv := range srvs {
-		if srv.spec.Indexes {
+		if srv.spec.Indexes || srv.spec.LoadedLog != nil {
 			wctx, cancel := context.WithTimeout(ctx, s.cfg.StartTimeout)
 			srv.waitIndexed(wctx)
 			cancel()
+		}
+		if note := srv.stillLoading(); note != "" {
+			res.Loading = strings.TrimPrefix(res.Loading+"; "+note, "; ")
 		}
 		var entries []symbolEntry
 		if err := srv.call(ctx, "workspace/symbol", workspaceSymbolParams{Query: query}, &entries); err != nil {

@@ -253,6 +253,7 @@ type initializeResult struct {
 		DocumentFormattingProvider      json.RawMessage `json:"documentFormattingProvider,omitempty"`
 		DocumentRangeFormattingProvider json.RawMessage `json:"documentRangeFormattingProvider,omitempty"`
 		CodeActionProvider              json.RawMessage `json:"codeActionProvider,omitempty"`
+		CallHierarchyProvider           json.RawMessage `json:"callHierarchyProvider,omitempty"`
 	} `json:"capabilities"`
 	// clangd before LSP 3.17 answers the offsetEncoding extension here.
 	OffsetEncoding string `json:"offsetEncoding,omitempty"`

@@ -53,11 +53,14 @@ func (s *Supervisor) Rename(ctx context.Context, file pathguard.Path, p Place, n
 	if err != nil {
 		return nil, fmt.Errorf("rename not applied: %w", err)
 	}
-	if err := s.resyncAfterEdit(ctx, r.srv, plan); err != nil {
-		return nil, fmt.Errorf("rename applied, but re-syncing %s failed (use reload): %w", r.srv.spec.ID, err)
-	}
-	res := &RenameResult{Symbol: r.symbol, Occurrence: r.shownOccurrence(), NewName: newName, Server: r.srv.spec.ID, Notes: notes}
+	res := &RenameResult{Symbol: r.symbol, Occurrence: r.shownOccurrence(), NewName: newName, Server: r.srv.spec.ID,
+		Notes: append(slices.Clone(plan.notes), notes...)}
 	res.Files, res.Edits = s.planFiles(plan)
+	// The files are written: a server that could not take them back is a
+	// note on what happened, not a failure of it.
+	if err := s.resyncAfterEdit(ctx, r.srv, plan); err != nil {
+		res.Notes = append(res.Notes, fmt.Sprintf("re-syncing %s after the write failed (use lsp reload): %v", r.srv.spec.ID, err))
+	}
 	return res, nil
 }
 
@@ -70,6 +73,11 @@ func (s *Supervisor) planRename(ctx context.Context, file pathguard.Path, p Plac
 	r, err := s.at(ctx, file, p)
 	if err != nil {
 		return nil, nil, err
+	}
+	if note := r.srv.stillLoading(); note != "" {
+		// A rename from a partial view of the workspace misses files.
+		r.srv.release()
+		return nil, nil, fmt.Errorf("%w: %s; nothing was renamed", ErrServerTimeout, strings.Replace(note, "the answer may be incomplete; ask again", "a rename now could miss files: try again", 1))
 	}
 	var we *workspaceEdit
 	params := renameParams{textDocumentPositionParams: r.params(), NewName: newName}
@@ -153,7 +161,10 @@ func (s *Supervisor) stagedEdit(srv *server, plan *editPlan, what string) (*Stag
 			moves = append(moves, s.rel(f.path))
 			continue
 		}
-		lines := slices.Compact(slices.Sorted(slices.Values(f.lines)))
+		if f.content == f.diskText {
+			continue // edits that change nothing
+		}
+		lines := append([]int{}, slices.Compact(slices.Sorted(slices.Values(f.lines)))...)
 		out.Files = append(out.Files, staged.File{File: s.rel(f.path), Path: f.real, Before: []byte(f.diskText), After: []byte(f.content),
 			Edits: f.edits, Lines: lines})
 		out.Edits += f.edits
@@ -171,6 +182,9 @@ func (s *Supervisor) stagedEdit(srv *server, plan *editPlan, what string) (*Stag
 type editPlan struct {
 	files map[string]*plannedFile
 	order []string
+	// notes say what of the edit was left out as doing nothing (a file
+	// renamed onto itself).
+	notes []string
 }
 
 type plannedFile struct {
@@ -248,7 +262,7 @@ func (s *Supervisor) planEdit(we *workspaceEdit, srv *server) (*editPlan, error)
 				f.lines = append(f.lines, e.Range.Start.Line+1)
 			}
 		}
-		out, err := applyTextEdits(f.content, edits, enc)
+		out, err := applyTextEdits(f.content, edits, enc, maxFileBytes)
 		if err != nil {
 			return fmt.Errorf("%s: %w", s.rel(f.path), err)
 		}
@@ -300,6 +314,11 @@ func (s *Supervisor) planEdit(we *workspaceEdit, srv *server) (*editPlan, error)
 			to, err := get(dc.NewURI)
 			if err != nil {
 				return nil, err
+			}
+			if from == to || from.real == to.real {
+				// Moving a file onto itself with overwrite would delete it.
+				p.notes = append(p.notes, fmt.Sprintf("the edit renames %s onto itself, which changes nothing; it was skipped", s.rel(from.path)))
+				continue
 			}
 			if !from.exists {
 				if ignoreMissing {
@@ -386,7 +405,7 @@ func (s *Supervisor) commit(ctx context.Context, p *editPlan, force bool) ([]str
 	// Writes, creations and removals all or nothing.
 	rep, err := atomicfile.WriteAll(s.guard, changes, atomicfile.Options{Force: force})
 	if errors.Is(err, atomicfile.ErrChanged) || errors.Is(err, atomicfile.ErrExists) {
-		return nil, fmt.Errorf("%w; it changed on disk while the rename was being worked out: run it again", err)
+		return nil, fmt.Errorf("%w; it changed on disk while the edit was being worked out: run it again", err)
 	}
 	if err != nil {
 		return nil, err
@@ -493,9 +512,10 @@ func (s *Supervisor) resyncAfterEdit(ctx context.Context, srv *server, p *editPl
 }
 
 // applyTextEdits applies LSP text edits (all relative to text) and returns
-// the new text. Overlapping edits are an error; edits at the same position
-// apply in the order given.
-func applyTextEdits(text string, edits []textEdit, enc string) (string, error) {
+// the new text, refusing one longer than limit bytes before building it.
+// Overlapping edits are an error; edits at the same position apply in the
+// order given.
+func applyTextEdits(text string, edits []textEdit, enc string, limit int) (string, error) {
 	d := newDocument(text)
 	type span struct {
 		start, end, idx int
@@ -519,6 +539,13 @@ func applyTextEdits(text string, edits []textEdit, enc string) (string, error) {
 	slices.SortStableFunc(spans, func(a, b span) int {
 		return cmp.Or(cmp.Compare(a.start, b.start), cmp.Compare(a.idx, b.idx))
 	})
+	size := len(text)
+	for _, sp := range spans {
+		size += len(sp.text) - (sp.end - sp.start)
+	}
+	if size > limit {
+		return "", fmt.Errorf("the edit would make it %d bytes, over the %d-byte (%d MiB) limit for a file written from a language server's edit", size, limit, limit>>20)
+	}
 	var b strings.Builder
 	b.Grow(len(text))
 	pos := 0

@@ -57,6 +57,9 @@ type Locations struct {
 	// MaxLocations of them.
 	Locations []Location `json:"locations" jsonschema:"what the server found, sorted, cut at 50"`
 	Total     int        `json:"total" jsonschema:"how many the server found"`
+	// Loading says the server had not loaded its workspace when it
+	// answered (within StartTimeout): the answer may be incomplete.
+	Loading string `json:"loading,omitempty" jsonschema:"the server had not finished loading the workspace: the answer may be incomplete; ask again"`
 }
 
 // Hover is the server's signature and documentation for a symbol.
@@ -102,6 +105,9 @@ type Symbols struct {
 	// Failures are the servers whose workspace search failed while others
 	// answered.
 	Failures []string `json:"failures,omitempty" jsonschema:"errors of servers that failed while others answered"`
+	// Loading names the servers that had not loaded their workspace when
+	// they answered a workspace search: the answer may be incomplete.
+	Loading string `json:"loading,omitempty" jsonschema:"servers that had not finished loading the workspace: the answer may be incomplete; ask again"`
 }
 
 // CodeAction is one fix or refactoring a server offers. Nothing is applied.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -65,6 +66,12 @@ type ServerSpec struct {
 	// Indexes says the server reports its initial indexing as $/progress;
 	// queries wait (bounded by StartTimeout) for that work to end.
 	Indexes bool
+	// LoadedLog matches the window/logMessage a server sends once it has
+	// loaded its workspace, for one that reports its loading no other way
+	// (pyright answers references from the files it has found so far);
+	// queries wait for it as for Indexes, and an answer given before it
+	// came says it may be incomplete.
+	LoadedLog *regexp.Regexp
 	// InitializationOptions is sent in initialize.
 	InitializationOptions any
 	// Settings answers workspace/configuration, by section ("" is the whole
@@ -141,6 +148,7 @@ func DefaultServers() []ServerSpec {
 			LocalBinDirs: []string{"node_modules/.bin", ".venv/bin", "venv/bin"},
 			Checker:      []string{"pyright"},
 			FixCommands:  map[string]string{"organize_imports": "pyright.organizeimports"},
+			LoadedLog:    regexp.MustCompile(`^(Found \d+ source files?|No source files found\.)$`),
 			FormatNote:   "pyright has no formatter; run black or ruff format from a shell",
 			Settings: map[string]any{
 				"python":          map[string]any{},

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -45,6 +46,11 @@ type Supervisor struct {
 
 	// actions are the code actions listed in this run, by id (fix.go).
 	actions actionTable
+
+	// dirs are the folders of files asked about, where RelText looks for a
+	// file a server names from a folder other than the root.
+	dirsMu sync.Mutex
+	dirs   map[string]bool
 
 	mu      sync.Mutex
 	closed  bool
@@ -195,6 +201,13 @@ func (s *Supervisor) rel(path string) string {
 // result names files: "/root/a.go" and "file:///root/a.go" become "a.go".
 // The root itself stays named (a message may say what paths are relative
 // to), as does a path outside it.
+//
+// A server may also name a file relative to a folder other than the root:
+// gopls writes "shapes/a.go:7:6" — the file's folder and name — for
+// root/shapes/a.go when the root is "shapes", and "sub/a.go" for
+// root/pkg/sub/a.go. A relative path that is no file under the root but is
+// one under the root's parent, or under a folder of a file asked about (or
+// one above it), is rewritten to the path from the root.
 func (s *Supervisor) RelText(text string) string {
 	for _, r := range s.roots {
 		if !strings.Contains(text, r) {
@@ -203,7 +216,84 @@ func (s *Supervisor) RelText(text string) string {
 		text = replacePath(text, fileURI(r)+"/", "")
 		text = replacePath(text, r+string(filepath.Separator), "")
 	}
-	return text
+	if !strings.Contains(text, "/") || s.guard == nil {
+		return text
+	}
+	var b strings.Builder
+	last := 0
+	for _, m := range relPathToken.FindAllStringSubmatchIndex(text, -1) {
+		if rel, ok := s.fromElsewhere(text[m[2]:m[3]]); ok {
+			b.WriteString(text[last:m[2]])
+			b.WriteString(rel)
+			last = m[3]
+		}
+	}
+	if last == 0 {
+		return text
+	}
+	b.WriteString(text[last:])
+	return b.String()
+}
+
+// relPathToken is a relative path of at least two parts (group 1), at the
+// start of text or after a character that is no part of a path.
+var relPathToken = regexp.MustCompile(`(?:^|[^\w./~-])((?:[\w.~-]+/)+[\w.~-]*[\w~-])`)
+
+// maxDirs bounds the folders RelText remembers.
+const maxDirs = 1000
+
+// noteDir remembers the folder of a file asked about, for RelText.
+func (s *Supervisor) noteDir(path string) {
+	s.dirsMu.Lock()
+	defer s.dirsMu.Unlock()
+	if s.dirs == nil {
+		s.dirs = map[string]bool{}
+	}
+	if len(s.dirs) < maxDirs {
+		s.dirs[filepath.Dir(path)] = true
+	}
+}
+
+// fromElsewhere finds the file under the root that tok, a relative path
+// no file under the root has, names from another folder: the root's
+// parent, or a remembered folder or one above it.
+func (s *Supervisor) fromElsewhere(tok string) (string, bool) {
+	if strings.HasPrefix(tok, "/") {
+		return "", false
+	}
+	exists := func(abs string) bool {
+		if !s.inRoot(abs) || abs == s.root {
+			return false
+		}
+		info, err := s.guard.Lstat(abs)
+		return err == nil && !info.IsDir()
+	}
+	if exists(filepath.Join(s.root, tok)) {
+		return "", false // already relative to the root
+	}
+	s.dirsMu.Lock()
+	bases := []string{filepath.Dir(s.root)}
+	for d := range s.dirs {
+		bases = append(bases, d)
+	}
+	s.dirsMu.Unlock()
+	slices.SortFunc(bases, func(a, b string) int { return cmp.Compare(len(b), len(a)) }) // deepest first
+	seen := map[string]bool{}
+	for _, d := range bases {
+		for ; s.inRoot(d) || d == filepath.Dir(s.root); d = filepath.Dir(d) {
+			if seen[d] {
+				break
+			}
+			seen[d] = true
+			if abs := filepath.Join(d, tok); exists(abs) {
+				return s.rel(abs), true
+			}
+			if d == filepath.Dir(s.root) {
+				break
+			}
+		}
+	}
+	return "", false
 }
 
 // replacePath replaces prefix in text where it starts a path (not inside a
@@ -761,8 +851,10 @@ func (s *Supervisor) Status(ctx context.Context) *Status {
 		if binErr != nil && len(dirs) > 0 {
 			bin, binErr = s.program(spec.Command[0], spec.LocalBinDirs, probeRoot)
 		}
-		row := ServerStatus{ID: spec.ID, Language: spec.Language, Extensions: slices.Sorted(maps.Keys(spec.Extensions)),
-			RootMarkers: spec.RootMarkers, MarkerDirs: dirs, Program: spec.Command[0], Install: spec.Install}
+		// Lists the schema requires are [] when empty, never null (a
+		// RootAtTop row has no markers).
+		row := ServerStatus{ID: spec.ID, Language: spec.Language, Extensions: append([]string{}, slices.Sorted(maps.Keys(spec.Extensions))...),
+			RootMarkers: append([]string{}, spec.RootMarkers...), MarkerDirs: dirs, Program: spec.Command[0], Install: spec.Install}
 		if binErr == nil {
 			row.Binary = s.rel(bin) // a program inside a trusted checkout, relative
 		}

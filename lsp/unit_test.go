@@ -127,7 +127,7 @@ func TestApplyTextEdits(t *testing.T) {
 		{"backwards", encUTF8, []textEdit{edit(0, 3, 0, 1, "x")}, "", "ends"},
 	}
 	for _, c := range cases {
-		got, err := applyTextEdits(text, c.edits, c.enc)
+		got, err := applyTextEdits(text, c.edits, c.enc, maxFileBytes)
 		if c.err != "" {
 			if err == nil || !strings.Contains(err.Error(), c.err) {
 				t.Errorf("%s: want error %q, got %v (%q)", c.name, c.err, err, got)
@@ -146,7 +146,7 @@ func FuzzApplyTextEdits(f *testing.F) {
 	f.Fuzz(func(t *testing.T, text string, a, b, c, d int, s1 string, e, g, h, i int, s2 string) {
 		edits := []textEdit{edit(a, b, c, d, s1), edit(e, g, h, i, s2)}
 		for _, enc := range []string{encUTF8, encUTF16, encUTF32} {
-			out, err := applyTextEdits(text, edits, enc)
+			out, err := applyTextEdits(text, edits, enc, maxFileBytes)
 			if err != nil {
 				continue
 			}
@@ -372,6 +372,26 @@ func TestRelText(t *testing.T) {
 			t.Errorf("RelText(%q) = %q, want %q", in, got, want)
 		}
 	}
+	// Paths a server gives from another folder: the root's parent (gopls
+	// names a file by its folder and name), or a folder of a file asked
+	// about; one under the root, a missing one and a package path stay.
+	for _, f := range []string{"shapes.go", "pkg/sub/s.go", "sub/x.go"} {
+		os.MkdirAll(filepath.Dir(filepath.Join(root, f)), 0o755)
+		os.WriteFile(filepath.Join(root, f), nil, 0o644)
+	}
+	s.noteDir(filepath.Join(root, "pkg/sub/s.go"))
+	base := filepath.Base(root)
+	for in, want := range map[string]string{
+		base + "/shapes.go:7:6: renaming this func":       "shapes.go:7:6: renaming this func",
+		"sub/s.go:5:6:\tconflicts with sub/s.go:3:6":      "pkg/sub/s.go:5:6:\tconflicts with pkg/sub/s.go:3:6",
+		"sub/x.go:1:1 is the root's own":                  "sub/x.go:1:1 is the root's own",
+		"(see " + base + "/missing.go) and example.com/m": "(see " + base + "/missing.go) and example.com/m",
+		"a/b/c" + base + "/shapes.go":                     "a/b/c" + base + "/shapes.go",
+	} {
+		if got := s.RelText(in); got != want {
+			t.Errorf("RelText(%q) = %q, want %q", in, got, want)
+		}
+	}
 }
 
 // FuzzFixDecoding feeds code actions as a server might send them to the
@@ -392,4 +412,19 @@ func FuzzFixDecoding(f *testing.F) {
 			t.Fatalf("tab size %v for %q", opts["tabSize"], text)
 		}
 	})
+}
+
+// Every list a result's schema requires is [] when empty, never null: a
+// status row of a server with no root markers (RootAtTop) or extensions.
+func TestStatusListsAreNeverNull(t *testing.T) {
+	sup := NewSupervisor(t.TempDir(), Config{Servers: []ServerSpec{{ID: "top", Language: "Any", Command: []string{"no-such-program-here"},
+		Install: "none", RootAtTop: true}}})
+	defer sup.Close()
+	data, err := json.Marshal(sup.Status(t.Context()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(data), "null") {
+		t.Errorf("a status with null lists: %s", data)
+	}
 }

@@ -171,7 +171,7 @@ func Result(r Output) *mcp.CallToolResult {
 	if c, ok := r.(Contenter); ok {
 		res.Content = append(res.Content, c.MoreContent()...)
 	}
-	res.StructuredContent = r
+	res.StructuredContent = withoutNulls(r)
 	return res
 }
 

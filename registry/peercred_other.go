@@ -4,5 +4,6 @@ package registry
 
 import "net"
 
-// sameUser relies on the socket folder's mode (0700) here.
-func sameUser(conn net.Conn) error { return nil }
+// sameUser relies on the socket folder's mode (0700) here; the client's
+// process id is not known (0).
+func sameUser(conn net.Conn) (pid int, err error) { return 0, nil }

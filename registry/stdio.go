@@ -5,10 +5,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"log"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -25,143 +23,167 @@ const DefaultMaxFrameBytes = 16 << 20
 // calls still running; a call blocked for good does not keep the process.
 const drainTimeout = 3 * time.Second
 
+// callWorkers bounds the tool calls of one connection that run at once, as
+// mcp-go's stdio transport did; later ones wait their turn.
+const callWorkers = 5
+
 // ServeStdio serves the run's peer for mode over in and out until in ends or
-// ctx is cancelled. The client on the other end is the only peer.
+// ctx is cancelled. The client on the other end is the only peer of this
+// connection: it has a session of its own (requests to it, notifications,
+// answers), apart from any other connection of the process (R2).
 //
-// Every line of input passes a filter before mcp-go sees it: a
-// line over Config.MaxFrameBytes is answered with an error and skipped
-// with bounded memory; a line that is not UTF-8, or whose id is not a
-// string, a number or null, is answered with an error; a request other
-// than initialize and ping before initialize is refused. When the input
-// ends, calls still running get drainTimeout to finish, then serve returns
-// anyway.
+// Every line of input passes a filter first: a line over
+// Config.MaxFrameBytes is answered with an error and skipped with bounded
+// memory; a line that is not UTF-8, or whose id is not a string, a number
+// or null, is answered with an error; a request other than initialize and
+// ping before initialize is refused. When the input ends, the requests
+// already read get drainTimeout to be answered, then are cancelled, and
+// serve returns at most a second later.
 func (r *Run) ServeStdio(ctx context.Context, mode tiers.Mode, in io.Reader, out io.Writer) error {
+	return r.serveStdio(ctx, mode, in, newStdioSession(out))
+}
+
+func (r *Run) serveStdio(ctx context.Context, mode tiers.Mode, in io.Reader, sess *stdioSession) error {
 	s, err := r.Server(mode)
 	if err != nil {
 		return err
 	}
-	lw := &lockedWriter{w: out}
-	ss := server.NewStdioServer(s)
-	ss.SetErrorLogger(log.New(stderr, "builtin-tools: ", 0))
-
-	pr, pw := io.Pipe()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	inputDone := make(chan struct{})
-	go func() {
-		defer close(inputDone)
-		f := &frameFilter{max: r.cfg.MaxFrameBytes, reply: lw.reply, asked: lw.asked, unknown: func(name string) string {
-			if _, inCatalog := r.tools[name]; inCatalog {
-				return "" // the call path refuses it if the caller cannot see it
-			}
-			return r.refusal(mode, name)
-		}}
-		err := f.run(ctx, in, pw)
-		if err == nil {
-			// mcp-go cancels every call in flight the moment its input
-			// ends: it sees the end only once the requests already read
-			// are answered, or drainTimeout has passed.
-			lw.drained(ctx, drainTimeout)
+	if err := s.RegisterSession(ctx, sess); err != nil {
+		return err
+	}
+	defer s.UnregisterSession(context.WithoutCancel(ctx), sess.id)
+	go sess.forward(ctx)
+
+	c := &stdioConn{srv: s, sess: sess, ctx: s.WithContext(ctx, sess), workers: make(chan struct{}, callWorkers)}
+	f := &frameFilter{max: r.cfg.MaxFrameBytes, reply: sess.out.reply, unknown: func(name string) string {
+		if _, inCatalog := r.tools[name]; inCatalog {
+			return "" // the call path refuses it if the caller cannot see it
 		}
-		pw.CloseWithError(err) // EOF for mcp-go when err is nil
-	}()
-	done := make(chan error, 1)
-	go func() { done <- ss.Listen(ctx, pr, lw) }()
+		return r.refusal(mode, name)
+	}}
+	inputDone := make(chan error, 1)
+	go func() { inputDone <- f.run(ctx, in, c.dispatch) }()
 
 	select {
-	case err = <-done:
-	case <-inputDone:
-		select {
-		case err = <-done:
-		case <-time.After(drainTimeout):
-			cancel()
-			select {
-			case err = <-done:
-			case <-time.After(time.Second):
-				err = nil // a call blocked beyond cancellation; leave it behind
-			}
+	case err = <-inputDone:
+		sess.ended() // no answer to the server's own requests can come now
+		if err == nil {
+			c.calls.waitAtMost(drainTimeout)
 		}
+		cancel()
+		c.calls.waitAtMost(time.Second) // a call blocked beyond cancellation is left behind
 	case <-ctx.Done():
-		select {
-		case err = <-done:
-		case <-time.After(drainTimeout):
-			err = nil
-		}
-	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrClosedPipe) {
-		return nil
+		err = nil
+		c.calls.waitAtMost(drainTimeout)
 	}
 	return err
 }
 
-// lockedWriter writes whole frames, one at a time, for mcp-go's responses,
-// its requests to the client, and the filter's own errors. It counts the
-// requests passed to mcp-go that are not answered yet.
-type lockedWriter struct {
-	mu      sync.Mutex
-	w       io.Writer
-	pending int
-	idle    chan struct{} // closed when pending drops to 0, while someone waits
+// stdioConn dispatches the lines of one connection to mcp-go.
+type stdioConn struct {
+	srv     *server.MCPServer
+	sess    *stdioSession
+	ctx     context.Context // the connection's, carrying its session
+	workers chan struct{}   // tool calls running
+	calls   waitGroup       // requests not answered yet
 }
 
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if isResponse(p) && l.pending > 0 {
-		l.pending--
-		if l.pending == 0 && l.idle != nil {
-			close(l.idle)
-			l.idle = nil
-		}
+// dispatch handles one line the filter passed: a response to a request of
+// this session goes to it; a request is served in its own goroutine; a
+// notification is handled before the next line is read.
+func (c *stdioConn) dispatch(line []byte) {
+	var head struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
 	}
-	return l.w.Write(p)
-}
-
-// asked counts a request passed on to mcp-go.
-func (l *lockedWriter) asked() {
-	l.mu.Lock()
-	l.pending++
-	l.mu.Unlock()
-}
-
-// drained waits until every request passed on was answered, at most d.
-func (l *lockedWriter) drained(ctx context.Context, d time.Duration) {
-	l.mu.Lock()
-	if l.pending == 0 {
-		l.mu.Unlock()
+	if err := json.Unmarshal(line, &head); err != nil {
+		c.sess.out.reply(nil, codeParseError, "the message is not a JSON object; send one JSON-RPC message per line")
 		return
 	}
-	if l.idle == nil {
-		l.idle = make(chan struct{})
+	id := bytes.TrimSpace(head.ID)
+	hasID := len(id) > 0 && string(id) != "null"
+	switch {
+	case head.Method == "" && hasID && (hasTopLevelKey(line, "result") || hasTopLevelKey(line, "error")):
+		c.sess.answered(line) // an answer to nothing pending is dropped
+	case hasID:
+		c.calls.add()
+		go func() {
+			defer c.calls.done()
+			if head.Method == string(mcp.MethodToolsCall) {
+				select {
+				case c.workers <- struct{}{}:
+					defer func() { <-c.workers }()
+				case <-c.ctx.Done():
+					c.sess.out.reply(id, codeInternalError, "the connection is closing; the call was not run")
+					return
+				}
+			}
+			c.handle(id, line)
+		}()
+	default:
+		c.handle(nil, line)
 	}
-	idle := l.idle
-	l.mu.Unlock()
+}
+
+// handle passes one message to mcp-go and writes its answer, if any; a
+// panic is answered as an internal error.
+func (c *stdioConn) handle(id json.RawMessage, line []byte) {
+	defer func() {
+		if p := recover(); p != nil {
+			fmt.Fprintf(stderr, "builtin-tools: panic serving a request: %v\n", p)
+			if id != nil {
+				c.sess.out.reply(id, codeInternalError, fmt.Sprintf("internal error: %v", p))
+			}
+		}
+	}()
+	if resp := c.srv.HandleMessage(c.ctx, line); resp != nil {
+		c.sess.out.json(resp)
+	}
+}
+
+// waitGroup counts work in flight and can be waited for with a bound.
+type waitGroup struct {
+	mu   sync.Mutex
+	n    int
+	idle chan struct{} // closed when n drops to 0, while someone waits
+}
+
+func (w *waitGroup) add() {
+	w.mu.Lock()
+	w.n++
+	w.mu.Unlock()
+}
+
+func (w *waitGroup) done() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.n--
+	if w.n == 0 && w.idle != nil {
+		close(w.idle)
+		w.idle = nil
+	}
+}
+
+// waitAtMost waits until nothing is in flight, at most d.
+func (w *waitGroup) waitAtMost(d time.Duration) {
+	w.mu.Lock()
+	if w.n == 0 {
+		w.mu.Unlock()
+		return
+	}
+	if w.idle == nil {
+		w.idle = make(chan struct{})
+	}
+	idle := w.idle
+	w.mu.Unlock()
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-idle:
 	case <-t.C:
-	case <-ctx.Done():
 	}
-}
-
-// isResponse reports whether a frame mcp-go writes answers a request (an
-// id and no method) rather than asking the client something or notifying.
-func isResponse(p []byte) bool {
-	return topLevelID(p) != nil && !hasTopLevelKey(p, "method")
-}
-
-// reply writes a JSON-RPC error response with id (raw JSON, "null" when
-// unknown).
-func (l *lockedWriter) reply(id json.RawMessage, code int, msg string) {
-	if len(id) == 0 {
-		id = json.RawMessage("null")
-	}
-	m, _ := json.Marshal(msg)
-	// Not through Write: these answer requests mcp-go never saw.
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.w.Write(fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":%s}}`+"\n", id, code, m))
 }
 
 // JSON-RPC error codes the filter answers with.
@@ -169,6 +191,7 @@ const (
 	codeParseError     = -32700
 	codeInvalidRequest = -32600
 	codeInvalidParams  = -32602
+	codeInternalError  = -32603
 	codeNotInitialized = -32002 // as LSP's ServerNotInitialized
 )
 
@@ -177,15 +200,15 @@ type frameFilter struct {
 	max         int
 	reply       func(id json.RawMessage, code int, msg string)
 	initialized bool // an initialize request went through
-	// asked, when set, is told of every request passed on.
-	asked func()
 	// unknown, when set, explains a tools/call of a tool the run does not
 	// have ("" if it has it); such a call is answered -32602 with it, a
 	// more useful text than mcp-go's "tool not found".
 	unknown func(name string) string
 }
 
-func (f *frameFilter) run(ctx context.Context, in io.Reader, pass io.Writer) error {
+// run reads lines from in until it ends (nil) or fails, and passes each
+// line that passes check on, its own copy.
+func (f *frameFilter) run(ctx context.Context, in io.Reader, pass func(line []byte)) error {
 	limit := f.max
 	if limit <= 0 {
 		limit = DefaultMaxFrameBytes
@@ -234,14 +257,7 @@ func (f *frameFilter) run(ctx context.Context, in io.Reader, pass io.Writer) err
 		if !f.check(line) {
 			continue
 		}
-		if _, err := pass.Write(line); err != nil {
-			return nil // mcp-go stopped reading
-		}
-		if len(line) > 0 && line[len(line)-1] != '\n' {
-			if _, err := pass.Write([]byte{'\n'}); err != nil {
-				return nil
-			}
-		}
+		pass(bytes.Clone(line)) // pass may keep it: line is reused
 	}
 }
 
@@ -316,9 +332,6 @@ func (f *frameFilter) check(line []byte) bool {
 			f.reply(msg.ID, codeInvalidParams, why)
 			return false
 		}
-	}
-	if f.asked != nil {
-		f.asked()
 	}
 	return true
 }

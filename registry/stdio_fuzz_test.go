@@ -33,7 +33,13 @@ func FuzzFrameFilter(f *testing.F) {
 				t.Fatalf("reply with an id that is not JSON: %q", id)
 			}
 		}}
-		if err := ff.run(context.Background(), bytes.NewReader(in), &passed); err != nil {
+		pass := func(l []byte) {
+			passed.Write(l)
+			if len(l) > 0 && l[len(l)-1] != '\n' {
+				passed.WriteByte('\n')
+			}
+		}
+		if err := ff.run(context.Background(), bytes.NewReader(in), pass); err != nil {
 			t.Fatalf("run: %v", err)
 		}
 		lines := bytes.Count(in, []byte("\n"))

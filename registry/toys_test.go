@@ -99,6 +99,13 @@ func call(t *testing.T, r *registry.Run, mode tiers.Mode, name, args string) (st
 	if err != nil {
 		t.Fatalf("%s: protocol error %v", name, err)
 	}
+	for _, tool := range r.Visible(mode) {
+		if tool.Name == name {
+			if err := registry.CheckResult(tool, res); err != nil {
+				t.Errorf("%s %s: a strict client would throw this result away: %v", name, args, err)
+			}
+		}
+	}
 	return registry.ResultText(res), res.IsError
 }
 

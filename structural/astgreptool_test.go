@@ -3,6 +3,7 @@ package structural_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -195,5 +196,51 @@ func TestEditAndResolveTools(t *testing.T) {
 	text, isErr = call(t, r, tiers.Normal, "resolve", map[string]any{"edit_id": "edit_3", "action": "discard"})
 	if isErr || !strings.Contains(text, "discarded edit_3") {
 		t.Fatalf("discard: %q", text)
+	}
+}
+
+// Issue 26: operation dump's structured result carries the tree, the
+// nodes the text shows (cut by the output budget as the text is), each
+// with its kind, field and place.
+func TestDumpStructuredTree(t *testing.T) {
+	r := newRun(t, map[string]string{"a.go": shopGo}, builtintools.Options{OutputBudget: 1200})
+	b, _ := json.Marshal(map[string]any{"operation": "dump", "path": "a.go", "start_line": 1, "end_line": 20})
+	res, err := r.Call(context.Background(), tiers.Plan, "ast_grep", b)
+	if err != nil || res.IsError {
+		t.Fatalf("%v %s", err, registry.ResultText(res))
+	}
+	text := registry.ResultText(res)
+	raw, _ := json.Marshal(res.StructuredContent)
+	var out struct {
+		Total int
+		Tree  []struct {
+			Depth     int
+			Kind      string
+			Field     string
+			Named     bool
+			StartLine int `json:"start_line"`
+		}
+	}
+	if err := json.Unmarshal(raw, &out); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(text, "\n")
+	shown := len(lines) - 2 // the header and the note of what was left out
+	if !strings.Contains(lines[len(lines)-1], "left out by the output budget") || len(out.Tree) != shown || out.Total <= shown {
+		t.Fatalf("%d nodes in the tree, %d shown of %d:\n%s", len(out.Tree), shown, out.Total, text)
+	}
+	for i, n := range out.Tree {
+		want := strings.Repeat("  ", n.Depth)
+		if n.Field != "" {
+			want += n.Field + ": "
+		}
+		if n.Named {
+			want += n.Kind
+		} else {
+			want += fmt.Sprintf("%q", n.Kind)
+		}
+		if !strings.HasPrefix(lines[i+1], want+fmt.Sprintf(" %d:", n.StartLine)) {
+			t.Fatalf("node %d is %+v, the text says %q", i, n, lines[i+1])
+		}
 	}
 }

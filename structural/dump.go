@@ -92,13 +92,19 @@ func dump(ctx context.Context, c *registry.Call, s *Structural, p grepParams) (G
 	if err != nil {
 		return GrepResult{}, err
 	}
-	return GrepResult{Language: d.Language, Context: "dump", Total: d.Total, Matches: []GrepMatch{}, text: formatDump(what+where, d, c.Budget().Chars())}, nil
+	text, shown := formatDump(what+where, d, c.Budget().Chars())
+	out := GrepResult{Language: d.Language, Context: "dump", Total: d.Total, Matches: []GrepMatch{}, Tree: []TreeNode{}, ParseErrors: d.Errors, text: text}
+	for _, n := range d.Nodes[:shown] {
+		out.Tree = append(out.Tree, TreeNode{Depth: n.Depth, Kind: n.Kind, Field: n.Field, Named: n.Named, Extra: n.Extra, Error: n.Error, Missing: n.Missing,
+			StartLine: n.StartLine, StartCol: n.StartCol, EndLine: n.EndLine, EndCol: n.EndCol, Text: n.Text})
+	}
+	return out, nil
 }
 
 // formatDump writes one node a line, indented by depth: field name, then
 // the kind (named kinds bare, unnamed tokens quoted), the range, and a
-// leaf's text.
-func formatDump(what string, d *astgrep.Dump, budget int) string {
+// leaf's text; shown is how many of d.Nodes fit the budget.
+func formatDump(what string, d *astgrep.Dump, budget int) (text string, shown int) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "syntax tree of %s [%s; %d nodes", what, d.Language, d.Total)
 	if d.Errors > 0 {
@@ -132,7 +138,7 @@ func formatDump(what string, d *astgrep.Dump, budget int) string {
 		e.WriteString("\n")
 		if used+utf8.RuneCountInString(e.String()) > budget-200 {
 			fmt.Fprintf(&b, "[%d more nodes left out by the output budget (%d characters); dump fewer lines with start_line and end_line]\n", d.Total-i, budget)
-			return strings.TrimRight(b.String(), "\n")
+			return strings.TrimRight(b.String(), "\n"), i
 		}
 		used += utf8.RuneCountInString(e.String())
 		b.WriteString(e.String())
@@ -140,5 +146,5 @@ func formatDump(what string, d *astgrep.Dump, budget int) string {
 	if d.Total > len(d.Nodes) {
 		fmt.Fprintf(&b, "[%d more nodes not shown; raise max_results or dump fewer lines with start_line and end_line]\n", d.Total-len(d.Nodes))
 	}
-	return strings.TrimRight(b.String(), "\n")
+	return strings.TrimRight(b.String(), "\n"), len(d.Nodes)
 }

@@ -66,7 +66,7 @@ func editResult(p *astedit.Proposal, text string) EditResult {
 	out := EditResult{EditID: p.ID, Replacements: len(p.Replacements), Files: []StagedFile{}, Evicted: p.Evicted,
 		Diff: textcut.Bytes(p.Diff, maxDiffBytes), DiffCut: len(p.Diff) > maxDiffBytes, text: text}
 	for _, f := range p.Files {
-		out.Files = append(out.Files, StagedFile{File: f.File, Replacements: f.Replacements, Lines: f.Lines})
+		out.Files = append(out.Files, StagedFile{File: f.File, Replacements: f.Replacements, Lines: append([]int{}, f.Lines...)})
 	}
 	for _, d := range p.Dropped {
 		out.Dropped = append(out.Dropped, StagedMatch{File: d.File, Line: d.StartLine})

@@ -52,7 +52,25 @@ type GrepResult struct {
 	FilesParsed  int         `json:"files_parsed"`
 	FilesSkipped int         `json:"files_skipped,omitempty"`
 	Skipped      []Skipped   `json:"skipped,omitempty" jsonschema:"files left out, with why"`
+	Tree         []TreeNode  `json:"tree,omitempty" jsonschema:"operation dump: the syntax tree's nodes the text shows, in preorder (total counts every node in the range)"`
+	ParseErrors  int         `json:"parse_errors,omitempty" jsonschema:"operation dump: ERROR and MISSING nodes in the whole source (it does not parse cleanly)"`
 	text         string
+}
+
+// TreeNode is one node of a dumped syntax tree.
+type TreeNode struct {
+	Depth     int    `json:"depth" jsonschema:"nesting below the root of the tree (0)"`
+	Kind      string `json:"kind" jsonschema:"the node kind a rule's kind names; for an unnamed token, its text"`
+	Field     string `json:"field,omitempty" jsonschema:"the field by which it is its parent's child, as a rule's field names it"`
+	Named     bool   `json:"named" jsonschema:"a named node (false: an unnamed token such as a keyword or bracket)"`
+	Extra     bool   `json:"extra,omitempty" jsonschema:"a comment or other node the grammar allows anywhere"`
+	Error     bool   `json:"error,omitempty" jsonschema:"an ERROR node: the code does not parse here"`
+	Missing   bool   `json:"missing,omitempty" jsonschema:"a MISSING node the parser put in to recover"`
+	StartLine int    `json:"start_line"`
+	StartCol  int    `json:"start_col" jsonschema:"1-based byte column"`
+	EndLine   int    `json:"end_line"`
+	EndCol    int    `json:"end_col"`
+	Text      string `json:"text,omitempty" jsonschema:"a leaf's text (cut at 80 bytes)"`
 }
 
 // GrepMatch is one match.

@@ -79,8 +79,9 @@ func editSymbol(ctx context.Context, c *registry.Call, s *Structural, p symbolPa
 	if strings.TrimSpace(p.NewText) == "" && p.Operation != "replace_body" {
 		return SymbolResult{}, fmt.Errorf("new_text is empty; to delete a definition use edit, and give %s the text to put in", p.Operation)
 	}
-	// Locate, plan and write under the file's lock, so no other write of
-	// this process or another lands between the read and the write.
+	// Plan and write under the file's lock, so no other write of this
+	// process or another lands between the read and the write; the plan
+	// takes its ranges from the bytes read under the lock (planCurrent).
 	loc, abs, err := locateSymbol(ctx, c, p)
 	if err != nil {
 		return SymbolResult{}, err
@@ -90,7 +91,7 @@ func editSymbol(ctx context.Context, c *registry.Call, s *Structural, p symbolPa
 		return SymbolResult{}, fmt.Errorf("%v; %s was not changed", err, c.Rel(abs))
 	}
 	defer unlock()
-	plan, err := s.planSymbol(ctx, c.Run.Guard(), loc, abs, symbolEdit{Op: p.Operation, Text: p.NewText, Force: p.Force})
+	loc, plan, err := s.planCurrent(ctx, c, p, loc, abs)
 	if err != nil {
 		return SymbolResult{}, err
 	}
@@ -171,26 +172,74 @@ func (s *Structural) locateAndPlan(ctx context.Context, c *registry.Call, p symb
 	if err != nil {
 		return nil, err
 	}
-	return s.planSymbol(ctx, c.Run.Guard(), loc, abs, symbolEdit{Op: p.Operation, Text: p.NewText, Force: p.Force})
+	_, plan, err := s.planCurrent(ctx, c, p, loc, abs)
+	return plan, err
 }
 
-// locateSymbol asks the code graph, made fresh, for the one definition
-// the arguments name.
-func locateSymbol(ctx context.Context, c *registry.Call, p symbolParams) (graph.Located, string, error) {
+// planCurrent plans the edit on the file as it is now. The graph's ranges
+// are those of the bytes it last read, and a write since (inside the
+// body: the name stays where it was, the end moves) makes them wrong; so
+// a plan is made only when the bytes it reads are the bytes the ranges
+// were taken from. When they are not, the graph reads the file again and
+// the definition is located anew, by the same arguments, in the file as
+// it is: the edit is made to the definition as it is then, and the
+// result's diff shows what it replaced. Under the file's lock no tool of
+// ours writes meanwhile; another program writing it each time is refused.
+func (s *Structural) planCurrent(ctx context.Context, c *registry.Call, p symbolParams, loc graph.Located, abs string) (graph.Located, *symbolPlan, error) {
+	e := symbolEdit{Op: p.Operation, Text: p.NewText, Force: p.Force}
+	for try := 0; ; try++ {
+		plan, err := s.planSymbol(ctx, c.Run.Guard(), loc, abs, e)
+		if !errors.Is(err, errStaleRanges) {
+			return loc, plan, err
+		}
+		if try == 2 {
+			return loc, nil, fmt.Errorf("%s changed each time edit_symbol read it (another program is writing it), so nothing was written; call edit_symbol again", c.Rel(abs))
+		}
+		g, spec, err := graphSpec(c, p)
+		if err != nil {
+			return loc, nil, err
+		}
+		x := g.H.Index()
+		if err := x.Refresh(ctx, abs); err != nil {
+			return loc, nil, err
+		}
+		again, againAbs, err := pickLocated(c, x, spec)
+		if err != nil {
+			return loc, nil, fmt.Errorf("%s changed while edit_symbol was locating %s, and now: %w", c.Rel(abs), loc.Name, err)
+		}
+		if againAbs != abs {
+			return loc, nil, fmt.Errorf("%s changed while edit_symbol was locating %s, which is now found in %s; nothing was written, call edit_symbol again", c.Rel(abs), loc.Name, again.File)
+		}
+		loc = again
+	}
+}
+
+// graphSpec is the code graph and the lookup the arguments ask for.
+func graphSpec(c *registry.Call, p symbolParams) (*graphtool.Graph, graph.Spec, error) {
 	g, ok := graphtool.Key.Of(c.Run)
 	if !ok {
-		return graph.Located{}, "", errNoGraph
+		return nil, graph.Spec{}, errNoGraph
 	}
 	spec := graph.Spec{Symbol: strings.TrimSpace(p.Symbol), Line: p.Line}
 	if p.File != "" {
 		abs, err := c.Path(p.File)
 		if err != nil {
-			return graph.Located{}, "", err
+			return nil, graph.Spec{}, err
 		}
 		spec.File = c.Rel(abs)
 	}
 	if spec.Symbol == "" && (spec.File == "" || spec.Line == 0) {
-		return graph.Located{}, "", fmt.Errorf("name the definition: symbol (a name, Type.Method, pkg.Func or path/file.go:Func), or file and line")
+		return nil, graph.Spec{}, fmt.Errorf("name the definition: symbol (a name, Type.Method, pkg.Func or path/file.go:Func), or file and line")
+	}
+	return g, spec, nil
+}
+
+// locateSymbol asks the code graph, made fresh, for the one definition
+// the arguments name.
+func locateSymbol(ctx context.Context, c *registry.Call, p symbolParams) (graph.Located, string, error) {
+	g, spec, err := graphSpec(c, p)
+	if err != nil {
+		return graph.Located{}, "", err
 	}
 	x := g.H.Index()
 	x.Start(nil)
@@ -206,6 +255,11 @@ func locateSymbol(ctx context.Context, c *registry.Call, p symbolParams) (graph.
 	if _, err := x.Sync(ctx); err != nil {
 		return graph.Located{}, "", err
 	}
+	return pickLocated(c, x, spec)
+}
+
+// pickLocated is the one definition spec names in the graph as it is.
+func pickLocated(c *registry.Call, x *graph.Index, spec graph.Spec) (graph.Located, string, error) {
 	locs, err := x.Locate(spec)
 	if err != nil {
 		if !x.Ready() {

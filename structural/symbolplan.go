@@ -2,6 +2,7 @@ package structural
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -85,6 +86,7 @@ type shapes struct {
 	wrappers map[span]span // inner -> outer
 	docs     map[int]span  // block start -> its docstring statement
 	errors   int           // ERROR and MISSING nodes in the file as it is
+	indents  int           // its lines whose indentation Python refuses
 }
 
 func (s *Structural) shapesOf(ctx context.Context, g *pathguard.Guard, abs, language string) ([]byte, fs.FileInfo, *shapes, error) {
@@ -111,7 +113,8 @@ func (s *Structural) shapesOf(ctx context.Context, g *pathguard.Guard, abs, lang
 	if res.Err != nil {
 		return nil, nil, nil, fmt.Errorf("%s: %w", g.Rel(abs), res.Err)
 	}
-	sh := &shapes{bodies: map[span]span{}, wrappers: map[span]span{}, docs: map[int]span{}, errors: res.Errors}
+	indents := len(astgrep.IndentErrors(language, res.Src))
+	sh := &shapes{bodies: map[span]span{}, wrappers: map[span]span{}, docs: map[int]span{}, errors: res.Errors, indents: indents}
 	idx := func(name string) int { return q.Capture(name) }
 	def, body, inner, outer, doc := idx("def"), idx("body"), idx("inner"), idx("outer"), idx("doc")
 	for _, m := range res.Matches {
@@ -154,8 +157,11 @@ func (s *Structural) planSymbol(ctx context.Context, g *pathguard.Guard, loc gra
 		return nil, err
 	}
 	content := string(src)
-	if at := loc.NameAt; at < 0 || at+len(loc.Name) > len(content) || content[at:at+len(loc.Name)] != loc.Name || loc.End > len(content) {
-		return nil, fmt.Errorf("%s changed since the code graph read it (%s is no longer where it was); nothing was written, call edit_symbol again", rel, loc.Name)
+	if sha256.Sum256(src) != loc.Hash {
+		return nil, errStaleRanges
+	}
+	if at := loc.NameAt; at < 0 || at+len(loc.Name) > len(content) || content[at:at+len(loc.Name)] != loc.Name || loc.Start < 0 || loc.Start > at || loc.End > len(content) {
+		return nil, fmt.Errorf("%s: the code graph's ranges for %s do not fit the file; nothing was written, call edit_symbol again", rel, loc.Name)
 	}
 	if m := generatedHeader.FindStringIndex(head(content, 40)); m != nil {
 		return nil, fmt.Errorf("%s is a generated file (%q): nothing was written. Change what it is generated from and generate it again",
@@ -273,7 +279,7 @@ func (s *Structural) planSymbol(ctx context.Context, g *pathguard.Guard, loc gra
 	if after == content {
 		return nil, fmt.Errorf("the new text is what %s %s already is; nothing to change", loc.Kind, loc.Qualified)
 	}
-	if err := s.parseCheck(language, rel, sh.errors, []byte(after)); err != nil {
+	if err := s.parseCheck(language, rel, sh, []byte(after)); err != nil {
 		return nil, err
 	}
 	p := &symbolPlan{Abs: abs, Rel: rel, Def: loc, Before: src, After: []byte(after),
@@ -287,32 +293,57 @@ func (s *Structural) planSymbol(ctx context.Context, g *pathguard.Guard, loc gra
 }
 
 // parseCheck refuses a change that adds syntax errors, as ast_edit does:
-// was is the count of the file as it is (the shape query's parse).
-func (s *Structural) parseCheck(language, rel string, was int, after []byte) error {
+// was counts those of the file as it is (the shape query's parse), and
+// Python's indentation faults (tree-sitter takes what Python refuses).
+func (s *Structural) parseCheck(language, rel string, was *shapes, after []byte) error {
 	now, err := s.Engine.ParseErrorLines(language, after)
 	if err != nil {
 		return err
 	}
-	if len(now) <= was {
+	// ParseErrorLines counts both kinds; each is checked on its own.
+	ind := astgrep.IndentErrors(language, after)
+	for _, ie := range ind {
+		if i := slices.Index(now, ie.Line); i >= 0 {
+			now = slices.Delete(now, i, i+1)
+		}
+	}
+	e := &ParseRefusal{File: rel}
+	if len(ind) > was.indents {
+		e.Indent = ind[:min(len(ind), 3)]
+	}
+	if len(now) > was.errors {
+		e.Lines = slices.Compact(slices.Sorted(slices.Values(now)))
+		if len(e.Lines) > 5 {
+			e.Lines = e.Lines[:5]
+		}
+	}
+	if e.Indent == nil && e.Lines == nil {
 		return nil
 	}
-	lines := slices.Compact(slices.Sorted(slices.Values(now)))
-	if len(lines) > 5 {
-		lines = lines[:5]
-	}
-	return &ParseRefusal{File: rel, Lines: lines}
+	return e
 }
 
 // ParseRefusal is a change edit_symbol would not write: the file would
-// no longer parse.
+// no longer parse, or Python would refuse its indentation.
 type ParseRefusal struct {
-	File  string
-	Lines []int
+	File   string
+	Lines  []int                 // lines with syntax errors
+	Indent []astgrep.IndentError // lines whose indentation Python refuses
 }
 
 func (e *ParseRefusal) Error() string {
-	return fmt.Sprintf("nothing was written: the new text would leave %s with syntax errors (at line %s of the changed file). Check its brackets and separators, and that it is a whole definition (replace, insert_*) or a body (replace_body)",
-		e.File, lineList(e.Lines))
+	var why []string
+	if len(e.Indent) > 0 {
+		var faults []string
+		for _, ie := range e.Indent {
+			faults = append(faults, fmt.Sprintf("line %d: %s", ie.Line, ie.Msg))
+		}
+		why = append(why, fmt.Sprintf("indentation Python refuses (in the changed file, %s). Indent new_text's lines as one block in spaces or in tabs, not both, each nested line deeper than the line that opens its block and a dedent back to a level used above", strings.Join(faults, "; ")))
+	}
+	if len(e.Lines) > 0 {
+		why = append(why, fmt.Sprintf("syntax errors (at line %s of the changed file). Check its brackets and separators, and that it is a whole definition (replace, insert_*) or a body (replace_body)", lineList(e.Lines)))
+	}
+	return fmt.Sprintf("nothing was written: the new text would leave %s with %s", e.File, strings.Join(why, "; and with "))
 }
 
 // lineList is "3, 7, 9".
@@ -625,5 +656,9 @@ func blanksAfter(content string, off int) int {
 	}
 	return n
 }
+
+// errStaleRanges says the file is not the one the definition's ranges
+// were read from (planCurrent locates it again).
+var errStaleRanges = errors.New("the file changed since the code graph read it")
 
 var errNoGraph = errors.New("edit_symbol finds definitions through the code graph, which this run does not have (the code_graph family is not attached); use edit, or ast_edit")

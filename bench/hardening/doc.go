@@ -20,4 +20,9 @@
 // process it starts, and at its end kills what still carries the tag and
 // removes the folders. Cases that blew memory up at 39e7bea run serve
 // under a 4 GiB address-space limit (prlimit).
+//
+// Cases of the third report (R…, reliability-3d51568.md) give the figure
+// measured at 3d51568 as before. R2 and R14 link the library instead of
+// running the binary, as that attack's harness did: Run.ServeDebug has no
+// command of its own.
 package hardening

@@ -35,11 +35,15 @@ type server struct {
 	exited   chan struct{}
 	state    *os.ProcessState
 	inOnce   sync.Once
+	// answer, when set, answers the server's requests to the client (an
+	// elicitation); ok false answers "not supported".
+	answer func(method string, params json.RawMessage) (result any, ok bool)
 }
 
 type msg struct {
 	ID     json.RawMessage `json:"id"`
 	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
 	Result json.RawMessage `json:"result"`
 	Error  *rpcError       `json:"error"`
 	size   int             // bytes of the line
@@ -136,10 +140,14 @@ func (c *cx) serve(root string, args ...string) *server {
 
 func (s *server) pid() int { return s.cmd.Process.Pid }
 
-func (s *server) initialize() error {
+func (s *server) initialize() error { return s.initializeWith(map[string]any{}) }
+
+// initializeWith initializes declaring the client capabilities caps
+// (elicitation, for a case that answers approvals).
+func (s *server) initializeWith(caps map[string]any) error {
 	m, err := s.call("initialize", map[string]any{
 		"protocolVersion": "2025-06-18",
-		"capabilities":    map[string]any{},
+		"capabilities":    caps,
 		"clientInfo":      map[string]any{"name": "hardening", "version": "1"},
 	}, timeout)
 	if err != nil {
@@ -175,6 +183,13 @@ func (s *server) dispatch(line []byte) {
 	id := string(bytes.TrimSpace(m.ID))
 	if m.Method != "" {
 		if id != "" && id != "null" { // a request to the client
+			if s.answer != nil {
+				if res, ok := s.answer(m.Method, m.Params); ok {
+					b, _ := json.Marshal(res)
+					s.writeRaw(fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"result":%s}`+"\n", id, b))
+					return
+				}
+			}
 			s.writeRaw(fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"not supported by this client"}}`+"\n", id))
 		}
 		return

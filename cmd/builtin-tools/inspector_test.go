@@ -191,24 +191,21 @@ func TestInspectorAttachesToLiveRun(t *testing.T) {
 	if !strings.Contains(out, "not found") {
 		t.Fatalf("a write through a read-only socket: %s", out)
 	}
-	// One client at a time: a second is told so while the first is on.
+	// One client at a time: a second is told so while the first is on, as
+	// the answer to its own initialize, which the Inspector shows (issue 26;
+	// an error with id null it would drop).
 	first, err := net.Dial("unix", sock)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer first.Close()
-	first.Write([]byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n"))
+	first.Write([]byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"first-client","version":"1"}}}` + "\n"))
 	if line, err := bufio.NewReader(first).ReadString('\n'); err != nil || !strings.Contains(line, `"result"`) {
 		t.Fatalf("first client: %q %v", line, err)
 	}
-	second, err := net.Dial("unix", sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	line, _ := bufio.NewReader(second).ReadString('\n')
-	second.Close()
-	if !strings.Contains(line, "another client is attached") {
-		t.Fatalf("second client: %q", line)
+	out = inspect("--method", "tools/list", "--format", "json")
+	if !strings.Contains(out, "another client is attached") || !strings.Contains(out, "first-client 1") {
+		t.Fatalf("the Inspector as a second client: %s", out)
 	}
 	first.Close()
 	// The socket goes with the run.

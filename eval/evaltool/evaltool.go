@@ -43,7 +43,7 @@ type evalParams struct {
 	Description string `json:"description" jsonschema:"what the cell does, 5 to 10 words, for the transcript"`
 	Language    string `json:"language,omitempty" jsonschema:"python (the default), javascript (node, one persistent context; top-level await; static and dynamic imports, from the checkout's node_modules too) or typescript (compiled with types stripped, not checked, then run in the javascript context)" enum:"python,javascript,typescript"`
 	Reset       bool   `json:"reset,omitempty" jsonschema:"discard the interpreter's state first"`
-	Notebook    string `json:"notebook,omitempty" jsonschema:"a Jupyter notebook (.ipynb) under the root whose cells to run instead of code, in the notebook's language; their outputs and execution counts are written back into it"`
+	Notebook    string `json:"notebook,omitempty" jsonschema:"a Jupyter notebook (.ipynb) under the root whose cells to run instead of code, in the notebook's language; their outputs (each kept to 1 MiB, its head and tail) and execution counts are written back into it when the write policy allows"`
 	Cells       string `json:"cells,omitempty" jsonschema:"with notebook: which cells, numbered as read shows them: 3, 3-5, 1,4-6 or all (the default)"`
 }
 
@@ -98,12 +98,39 @@ type EvalResult struct {
 	ResultSpilled string `json:"result_spilled,omitempty"`
 	ErrorSpilled  string `json:"error_spilled,omitempty"`
 	// Notebook is the notebook run, Ran its cells that ran, Written
-	// whether their outputs were written into it.
-	Notebook string `json:"notebook,omitempty"`
-	Ran      []int  `json:"cells_run,omitempty"`
-	Written  bool   `json:"written,omitempty"`
-	text     string
-	images   [][]byte
+	// whether their outputs were written into it, NotWritten why not.
+	// For a notebook, Cell is the kernel's number of the last cell run
+	// (its In [n]); Error, ErrorSpilled, Stopped, Interrupted and Memory
+	// are FailedCell's, the cell whose failure stopped the run.
+	Notebook   string         `json:"notebook,omitempty"`
+	Ran        []int          `json:"cells_run,omitempty"`
+	CellsDone  []NotebookCell `json:"cell_results,omitempty" jsonschema:"what each notebook cell that ran did, as the text shows it"`
+	FailedCell int            `json:"failed_cell,omitempty" jsonschema:"the notebook cell whose error, interrupt or lost kernel stopped the run"`
+	NotRun     []int          `json:"cells_not_run,omitempty" jsonschema:"code cells asked for that did not run, because the run stopped before them"`
+	NotCode    []int          `json:"cells_not_code,omitempty" jsonschema:"cells asked for that are not code (markdown, raw), so not run"`
+	Written    bool           `json:"written,omitempty"`
+	NotWritten string         `json:"not_written,omitempty" jsonschema:"why the outputs were not written into the notebook (the write policy, a refused approval, the size eval reads)"`
+	text       string
+	images     [][]byte
+}
+
+// NotebookCell is what one cell of a notebook run did, its texts cut as
+// the text the agent reads shows them.
+type NotebookCell struct {
+	Cell        int        `json:"cell" jsonschema:"the cell's number in the notebook, as read shows it"`
+	Count       int        `json:"execution_count" jsonschema:"the kernel's number of the run, its In [n]"`
+	Output      string     `json:"output,omitempty"`
+	Result      string     `json:"result,omitempty"`
+	Error       string     `json:"error,omitempty"`
+	ImageN      int        `json:"images,omitempty"`
+	Interrupted string     `json:"interrupted,omitempty"`
+	Memory      string     `json:"memory,omitempty"`
+	Stopped     *eval.Stop `json:"stopped,omitempty"`
+	DurationMS  int64      `json:"duration_ms"`
+	// The files holding the whole texts that were cut.
+	Spilled       string `json:"spilled,omitempty"`
+	ResultSpilled string `json:"result_spilled,omitempty"`
+	ErrorSpilled  string `json:"error_spilled,omitempty"`
 }
 
 // Text is what the agent reads.

@@ -316,8 +316,11 @@ func TestForgedFrames(t *testing.T) {
 	want(t, text, "kernel state: preserved", "'fifth'")
 	// The channel is on fds above 200 and closed to children, whatever
 	// close_fds says.
-	_, text = cell(t, r, tiers.Normal, `import subprocess, __main__ as driver
-mine = {fd: 'pipe:[%d]' % os.fstat(fd).st_ino for fd in (driver._IN, driver._OUT)}
+	// (The driver's globals, reached through a function of its own: cells
+	// run in a __main__ module apart.)
+	_, text = cell(t, r, tiers.Normal, `import subprocess
+driver = display.__globals__
+mine = {fd: 'pipe:[%d]' % os.fstat(fd).st_ino for fd in (driver['_IN'], driver['_OUT'])}
 child = subprocess.run(['sh', '-c', 'for f in /proc/$$/fd/*; do readlink $f; done'], close_fds=False, capture_output=True, text=True).stdout.split()
 (sorted(mine), [p for p in mine.values() if p in child])`)
 	want(t, text, "([200, 201], [])")

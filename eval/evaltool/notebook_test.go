@@ -7,11 +7,15 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	builtintools "github.com/builtin-tools/builtin-tools"
+	"github.com/builtin-tools/builtin-tools/askuser"
 	"github.com/builtin-tools/builtin-tools/eval"
+	"github.com/builtin-tools/builtin-tools/eval/evaltool"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
@@ -167,7 +171,10 @@ func TestNotebookChangedMeanwhile(t *testing.T) {
 	if !isErr {
 		t.Fatalf("not refused: %s", text)
 	}
-	want(t, text, "cell 1 ran, but nb.ipynb changed on disk while they ran (another program wrote it), so their outputs were not written over it")
+	// R17 (L-9): "cell 1 ran", not "cells cell 1 ran".
+	if !strings.HasPrefix(text, "cell 1 ran, but nb.ipynb changed on disk while it ran (another program wrote it), so its outputs were not written over it") {
+		t.Fatalf("the refusal reads:\n%s", text)
+	}
 	data, _ := readNB(t, path)
 	if !strings.HasSuffix(string(data), "}\n\n") || strings.Contains(string(data), "output_type") {
 		t.Fatalf("the other program's version did not stay:\n%s", data)
@@ -308,5 +315,160 @@ func TestNotebookMatchesNbclient(t *testing.T) {
 		if a.Cells[i].Count == nil || b.Cells[i].Count == nil || *a.Cells[i].Count != *b.Cells[i].Count {
 			t.Errorf("cell %d: execution counts %v (eval) and %v (nbclient)", i+1, a.Cells[i].Count, b.Cells[i].Count)
 		}
+	}
+}
+
+// R13 (L-5): a notebook with two top-level "cells" lists is refused before
+// anything runs: Jupyter shows only the last, and the first ran unseen.
+func TestNotebookDuplicateKeys(t *testing.T) {
+	r := newRun(t, eval.Config{})
+	hidden := `{"cell_type": "code", "execution_count": null, "metadata": {}, "outputs": [], "source": "open('hidden-ran.txt', 'w').close()"}`
+	shown := `{"cell_type": "code", "execution_count": null, "metadata": {}, "outputs": [], "source": "print('shown')"}`
+	nb := `{"cells": [` + hidden + `], "cells": [` + shown + `], "metadata": {"kernelspec": {"language": "python"}}, "nbformat": 4, "nbformat_minor": 5}`
+	os.WriteFile(filepath.Join(r.Root(), "dup.ipynb"), []byte(nb), 0o644)
+	text, isErr := nbCall(t, r, map[string]any{"notebook": "dup.ipynb"})
+	if !isErr {
+		t.Fatalf("not refused: %s", text)
+	}
+	want(t, text, `dup.ipynb: the key "cells" is given twice at the top level: Jupyter keeps only the last`)
+	if _, err := os.Stat(filepath.Join(r.Root(), "hidden-ran.txt")); err == nil {
+		t.Fatal("the hidden cell ran")
+	}
+}
+
+// nbCallResult is nbCall with the structured result.
+func nbCallResult(t *testing.T, r *registry.Run, args map[string]any) (evaltool.EvalResult, string, bool) {
+	t.Helper()
+	args["description"] = "run cells of the notebook at hand"
+	b, _ := json.Marshal(args)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res, err := r.Call(ctx, tiers.Normal, "eval", b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	er, _ := res.StructuredContent.(evaltool.EvalResult)
+	return er, registry.ResultText(res), res.IsError
+}
+
+// R4 (M-2): what a notebook run writes back is bounded: an output over
+// 1 MiB is written as its head and tail around a note naming the file
+// with all of it, a run writes at most 16 MiB of outputs, and the notebook
+// stays one eval reads again.
+func TestNotebookOutputsBounded(t *testing.T) {
+	r := newRun(t, eval.Config{})
+	const big = "import sys\nline = 'x' * 999 + '\\n'\nfor i in range(5_000):\n    sys.stdout.write(line)\nprint('the end')"
+	// 18 cells of 1,000,000 bytes each: under a MiB each, 18 MB in all.
+	const mb = "import sys\nline = 'y' * 999 + '\\n'\nfor i in range(1_000):\n    sys.stdout.write(line)"
+	cells := []map[string]any{codeCell(big)}
+	for i := 0; i < 18; i++ {
+		cells = append(cells, codeCell(mb))
+	}
+	path := writeNotebook(t, r.Root(), "big.ipynb", "python", cells...)
+	er, text, isErr := nbCallResult(t, r, map[string]any{"notebook": "big.ipynb"})
+	if isErr || !er.Written {
+		t.Fatalf("not written: %s", text)
+	}
+	data, nb := readNB(t, path)
+	if len(data) > 17<<20 {
+		t.Fatalf("the notebook is %d bytes", len(data))
+	}
+	first := shape(nb.Cells[0].Outputs)
+	if len(first) != 1 || len(first[0]) > 1<<20 || !strings.Contains(first[0], "characters not written into the notebook; the whole output is in ") ||
+		!strings.HasSuffix(first[0], "the end\n") || !strings.HasPrefix(first[0], "printed: xxxx") {
+		t.Fatalf("cell 1's output (%d bytes): %.300q … %.300q", len(first[0]), first[0], first[0][max(0, len(first[0])-300):])
+	}
+	spill := regexp.MustCompile(`the whole output is in (\S+) while`).FindStringSubmatch(first[0])
+	if fi, err := os.Stat(spill[1]); err != nil || fi.Size() != int64(5_000_000+len("the end\n")) {
+		t.Fatalf("the file the note names: %v %v", fi, err)
+	}
+	if whole := shape(nb.Cells[1].Outputs); len(whole) != 1 || len(whole[0]) != len("printed: ")+1_000_000 {
+		t.Fatalf("cell 2's output is not whole: %d bytes", len(whole[0]))
+	}
+	last := shape(nb.Cells[18].Outputs)
+	if len(last) != 1 || !strings.Contains(last[0], "characters not written into the notebook") {
+		t.Fatalf("the last cell's output was written past the run's cap: %d bytes", len(last[0]))
+	}
+	// eval reads what it wrote.
+	if text, isErr := nbCall(t, r, map[string]any{"notebook": "big.ipynb", "cells": "2"}); isErr {
+		t.Fatalf("the notebook cannot be run again: %s", text)
+	}
+}
+
+// R16 (L-8): under write=deny the cells run and their outputs come back,
+// but the notebook is not written, and the result says so; under write=ask
+// the write-back is asked about, and a denial leaves the file as it was.
+func TestNotebookWriteGate(t *testing.T) {
+	var cards []string
+	answer := "Deny"
+	port := askuser.Func(func(ctx context.Context, q askuser.Question) (askuser.Answer, error) {
+		cards = append(cards, q.Question)
+		return askuser.Answer{Outcome: askuser.Answered, Choices: []string{answer}}, nil
+	})
+	for _, tc := range []struct {
+		policy    registry.Decision
+		answer    string
+		written   bool
+		want      string
+		cardCount int
+	}{
+		{registry.Deny, "", false, "Not written: this run's approval policy denies writes (write=deny), so nb.ipynb was left as it was; the outputs are only in this result.", 0},
+		{registry.Ask, "Deny", false, "Not written: writing the outputs into nb.ipynb was not approved (eval is refused: the operator denied it", 1},
+		{registry.Ask, "Allow", true, "Wrote the outputs and execution counts of cell 1 into nb.ipynb.", 1},
+	} {
+		t.Run(string(tc.policy)+tc.answer, func(t *testing.T) {
+			cards, answer = nil, tc.answer
+			root := t.TempDir()
+			r, err := builtintools.NewRun(builtintools.Options{Root: root, Without: []string{"lsp", "structural"}, Ask: port,
+				Policy: registry.Policy{tiers.Write: tc.policy}, Eval: eval.Config{Python: python}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { r.Close() })
+			path := writeNotebook(t, root, "nb.ipynb", "python", codeCell("print('ran')"))
+			before, _ := readNB(t, path)
+			er, text, isErr := nbCallResult(t, r, map[string]any{"notebook": "nb.ipynb"})
+			if isErr {
+				t.Fatal(text)
+			}
+			want(t, text, "── cell 1 · In [1] ──\nran\n", tc.want)
+			after, _ := readNB(t, path)
+			if changed := string(after) != string(before); changed != tc.written || er.Written != tc.written || (er.NotWritten == "") != tc.written {
+				t.Fatalf("file changed %v, structured %+v:\n%s", changed, er, text)
+			}
+			if len(cards) != tc.cardCount || (tc.cardCount > 0 && cards[0] != "Allow eval nb.ipynb? (a write tool)") {
+				t.Fatalf("cards: %q", cards)
+			}
+		})
+	}
+}
+
+// Issue 26: a notebook run that a cell stopped says so in its structured
+// result as in its text: which cell, its error, the cells that did not
+// run. R17 (L-9): a cell without output shows no header of its own.
+func TestNotebookFailureStructured(t *testing.T) {
+	r := newRun(t, eval.Config{})
+	writeNotebook(t, r.Root(), "nb.ipynb", "python",
+		codeCell("x = 1"),
+		map[string]any{"cell_type": "markdown", "metadata": map[string]any{}, "source": "note"},
+		codeCell("y = 2\n1 / 0\nz = 3"),
+		codeCell("print('never')"),
+		map[string]any{"cell_type": "markdown", "metadata": map[string]any{}, "source": "end"},
+	)
+	er, text, isErr := nbCallResult(t, r, map[string]any{"notebook": "nb.ipynb"})
+	if isErr {
+		t.Fatal(text)
+	}
+	want(t, text, "── cell 1 · In [1] ──\n── cell 3 · In [2] ──\nTraceback", "ZeroDivisionError",
+		"Stopped before cell 4: cell 3 did not finish cleanly", "Not code, not run: cells 2, 5.")
+	if strings.Contains(text, "[cell 1 ·") {
+		t.Fatalf("a cell's own header shown as its output:\n%s", text)
+	}
+	if er.FailedCell != 3 || !strings.Contains(er.Error, "ZeroDivisionError: division by zero") || er.Stopped == nil || er.Stopped.Statement != 2 ||
+		!reflect.DeepEqual(er.NotRun, []int{4}) || !reflect.DeepEqual(er.NotCode, []int{2, 5}) || !reflect.DeepEqual(er.Ran, []int{1, 3}) || er.Cell != 2 || !er.Written {
+		t.Fatalf("structured: %+v", er)
+	}
+	if c := er.CellsDone; len(c) != 2 || c[0].Cell != 1 || c[0].Count != 1 || c[0].Error != "" || c[1].Cell != 3 || c[1].Error != er.Error {
+		t.Fatalf("cell_results: %+v", c)
 	}
 }

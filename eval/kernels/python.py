@@ -8,7 +8,7 @@
 # is waiting for one, the main loop between cells or a tool() call — and
 # hands each to its waiter by the id it names, so tool() works from any
 # thread, and a cell's request reaches the main thread with no hand-off.
-import _signal, ast, base64, fcntl, hashlib, io, json, os, sys, threading, traceback
+import _signal, ast, base64, codecs, fcntl, hashlib, io, json, os, sys, threading, traceback, types
 
 
 def _private(fd):
@@ -38,6 +38,8 @@ _ROOT = os.getcwd()
 sys.path[:] = [_ROOT] + [p for p in sys.path if p and os.path.abspath(p) != _HERE and os.path.abspath(p) != os.getcwd()]
 
 _MAIN = threading.get_ident()
+_PID = os.getpid()
+_child = False  # this is a process a cell forked, not the kernel
 _cell = None  # the running cell's number
 _last = 0  # the last cell run
 _send_lock = threading.RLock()
@@ -83,6 +85,12 @@ def _held_interrupt():
 
 def _send(msg):
     global _main_sending, _pending_interrupt
+    if _child:
+        # The channel is the kernel's: a forked child prints to its own
+        # pipe and sends nothing else.
+        if msg.get("type") == "stream":
+            sys.stdout.write(msg.get("text", ""))
+        return
     data = b"\n" + json.dumps(msg, default=repr).encode() + b"\n"
     main = threading.get_ident() == _MAIN
     with _send_lock:
@@ -123,6 +131,8 @@ def _await(ready):
     """The message ready() finds, reading the channel meanwhile when no
     other thread does."""
     global _reading, _main_awaiting
+    if _child:
+        raise RuntimeError("a forked child process cannot read the kernel's channel")
     main = threading.get_ident() == _MAIN
     if main:
         _main_awaiting = True
@@ -323,6 +333,8 @@ class ToolError(Exception):
 
 
 def tool(name, args=None):
+    if _child:
+        raise ToolError("tool() works only in the kernel's own process, not in a process a cell forked: call it before forking, or in the parent")
     call = next(_ids)
     with _cv:
         _replies[call] = None
@@ -340,7 +352,127 @@ def tool(name, args=None):
 _ids = iter(range(1, 1 << 62))
 
 
-_ns = {"__name__": "__main__", "display": display, "tool": tool, "ToolError": ToolError}
+# Cells run in a real __main__ module, as in Jupyter, so that pickle finds
+# what they define by name (multiprocessing sends a function defined in a
+# cell to its workers that way). The driver's own module stays alive by
+# its functions' globals, and this reference.
+_driver = sys.modules["__main__"]
+_main = types.ModuleType("__main__")
+_ns = _main.__dict__
+_ns.update({"display": display, "tool": tool, "ToolError": ToolError})
+sys.modules["__main__"] = _main
+
+# A cell that forks (os.fork, multiprocessing's fork start method) makes a
+# process that holds the kernel's channel and would go back to the
+# kernel's loop after the cell. The child closes the channel at once and
+# ends where the cell ends (_child_end). What it prints goes down a pipe of
+# its own to a thread of the kernel, which passes it on as output a line
+# at a time, so the lines of several children never cut into each other
+# (L-4); a child's children share its pipe.
+_fork_pipes = {}  # forking thread → the pipe made for its child
+_forwarding = set()  # read ends of children's pipes, read by threads
+
+
+class _PipeStream(io.TextIOBase):
+    def __init__(self, fd):
+        self.fd = fd
+
+    def writable(self):
+        return True
+
+    def fileno(self):
+        return self.fd
+
+    def write(self, s):
+        if s:
+            try:
+                _write_all(self.fd, s.encode("utf-8", "replace"))
+            except OSError:
+                pass
+        return len(s)
+
+    def flush(self):
+        pass
+
+
+def _before_fork():
+    if not _child:
+        try:
+            _fork_pipes[threading.get_ident()] = os.pipe()
+        except OSError:
+            pass  # no pipe: the child prints to the kernel's stdout
+
+
+def _after_fork_parent():
+    p = _fork_pipes.pop(threading.get_ident(), None)
+    if p is None:
+        return
+    os.close(p[1])
+    _forwarding.add(p[0])
+    # Not a thread of the running cell: what a child prints belongs to the
+    # cell running when it arrives, as a subprocess's output does.
+    _thread_start(threading.Thread(target=_forward, args=(p[0],), daemon=True, name="forked child's output"))
+
+
+def _forward(fd):
+    dec = codecs.getincrementaldecoder("utf-8")("replace")
+    buf = bytearray()
+    while True:
+        try:
+            chunk = os.read(fd, 1 << 16)
+        except OSError:
+            chunk = b""
+        if not chunk:
+            break
+        buf += chunk
+        end = buf.rfind(b"\n") + 1
+        if end == 0 and len(buf) >= _CHUNK:
+            end = len(buf)
+        if end:
+            _emit("stdout", dec.decode(bytes(buf[:end])))
+            del buf[:end]
+    rest = dec.decode(bytes(buf), final=True)
+    if rest:
+        _emit("stdout", rest)
+    _forwarding.discard(fd)
+    os.close(fd)
+
+
+def _after_fork_child():
+    global _child
+    if _child:
+        return  # a child's child: it shares its parent's pipe
+    mine = _fork_pipes.pop(threading.get_ident(), None)
+    for fd in [fd for p in _fork_pipes.values() for fd in p] + list(_forwarding) + [_IN, _OUT]:
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+    _fork_pipes.clear()
+    _forwarding.clear()
+    _child = True
+    out = 1
+    if mine is not None:
+        os.close(mine[0])
+        out = mine[1]
+    sys.stdout = sys.stderr = _PipeStream(out)
+    _signal.signal(_signal.SIGINT, _signal.default_int_handler)
+
+
+os.register_at_fork(before=_before_fork, after_in_parent=_after_fork_parent, after_in_child=_after_fork_child)
+
+
+def _child_end(error, code=None):
+    """A forked child reached the end of the cell: it ends here, its error
+    (or sys.exit's message) on its output, never reading the channel."""
+    if error:
+        sys.stderr.write(error + "\n")
+    if code is None:
+        code = 1 if error else 0
+    elif not isinstance(code, int):
+        sys.stderr.write(str(code) + "\n")
+        code = 1
+    os._exit(code & 0xFF)
 
 # IPython habits, rewritten to plain code before a cell runs. As IPython's
 # inputtransformer2 does, the rewriting works on tokens: a magic is a % or
@@ -670,8 +802,10 @@ def _track():
 
 def _update(old, new, depth=0):
     """Makes old (a function or class of the module before its reload)
-    behave as new."""
+    behave as new; False when part of it could not be swapped (a closure
+    whose free variables changed)."""
     import types
+    ok = True
     if isinstance(old, types.FunctionType) and isinstance(new, types.FunctionType):
         for attr in ("__code__", "__defaults__", "__kwdefaults__", "__doc__", "__annotations__"):
             try:
@@ -679,13 +813,14 @@ def _update(old, new, depth=0):
             except (AttributeError, TypeError, ValueError):
                 pass
         old.__dict__.update(new.__dict__)
+        ok = old.__code__ is new.__code__
     elif isinstance(old, type) and isinstance(new, type) and depth < 3:
         for key, val in list(new.__dict__.items()):
             if key in ("__dict__", "__weakref__", "__module__", "__qualname__"):
                 continue
             prev = old.__dict__.get(key)
             if isinstance(prev, types.FunctionType) and isinstance(val, types.FunctionType):
-                _update(prev, val, depth + 1)
+                ok = _update(prev, val, depth + 1) and ok
             else:
                 try:
                     setattr(old, key, val)
@@ -696,6 +831,112 @@ def _update(old, new, depth=0):
                 delattr(old, key)
             except (AttributeError, TypeError):
                 pass
+    return ok
+
+
+# Every version of a module's functions and classes that may still be
+# bound somewhere (`from m import f`, an instance's class) is kept, weakly,
+# by the name the module defined it under, and each good reload updates
+# them all, as IPython's autoreload does: updating only the objects the
+# module held at the reload would leave f with the first reloaded version.
+# A reload that fails puts the module's namespace back as it was, so the
+# next good one starts from the last good version (M-1).
+_versions = {}  # (module, name) → weak references to its versions
+_stale = {}  # id → (weak reference, module, name, why, cell): versions a reload could not update
+_failed = {}  # module → (cell, what happened, its source's stamp then)
+
+
+def _kind(v):
+    import types
+    if isinstance(v, type):
+        return "a class"
+    if isinstance(v, types.FunctionType):
+        return "a function"
+    return "an object of type " + type(v).__name__
+
+
+def _own(v, name):
+    import types
+    return isinstance(v, (type, types.FunctionType)) and getattr(v, "__module__", None) == name
+
+
+def _remember(name, namespace):
+    import weakref
+    for key, val in list(namespace.items()):
+        if not _own(val, name):
+            continue
+        refs = _versions.setdefault((name, key), [])
+        refs[:] = [r for r in refs if r() is not None]
+        if not any(r() is val for r in refs):
+            try:
+                refs.append(weakref.ref(val))
+            except TypeError:
+                pass
+
+
+def _renew(name, m):
+    """After a good reload of m: every earlier version behaves as the new
+    one, or is noted as stale when it cannot."""
+    import types, weakref
+    for (mod, key), refs in list(_versions.items()):
+        if mod != name:
+            continue
+        new = m.__dict__.get(key)
+        for r in refs:
+            old = r()
+            if old is None or old is new:
+                continue
+            why = None
+            if key not in m.__dict__:
+                why = "%s no longer defines %s" % (name, key)
+            elif not _own(new, name) or isinstance(old, type) != isinstance(new, type):
+                why = "%s.%s is now %s" % (name, key, _kind(new))
+            elif not _update(old, new):
+                why = "%s.%s could not be updated in place (its closure changed)" % (name, key)
+            if why:
+                _stale[id(old)] = (r, name, key, why, _cell)
+            else:
+                _stale.pop(id(old), None)
+    _remember(name, m.__dict__)
+
+
+def _note_stale():
+    """Names of the cell namespace (and instances) still holding a version
+    of a module's function or class that its reload could not update."""
+    for k in [k for k, v in _stale.items() if v[0]() is None]:
+        del _stale[k]
+    if not _stale:
+        return
+    by = {}  # (module, cell) → names, reasons
+    for n, v in list(_ns.items()):
+        if n.startswith("_") or (n in _hidden and _hidden[n] is v):
+            continue
+        hit = _stale.get(id(v))
+        if hit is None or hit[0]() is not v:
+            hit = _stale.get(id(type(v)))
+            if hit is None or hit[0]() is not type(v):
+                continue
+        names, why = by.setdefault((hit[1], hit[4]), ([], []))
+        names.append(n)
+        if hit[3] not in why:
+            why.append(hit[3])
+    for (mod, cell), (names, why) in by.items():
+        shown = ", ".join(names[:10]) + (" and %d more" % (len(names) - 10) if len(names) > 10 else "")
+        sys.stderr.write("[autoreload: %s still %s what %s defined before its reload in cell %s (%s)]\n" % (
+            shown, "holds" if len(names) == 1 else "hold", mod, cell, "; ".join(why)))
+
+
+def _reload_error(e):
+    """The exception a reload raised, in one line, with where it was
+    raised, root-relative."""
+    if isinstance(e, SyntaxError):
+        where = " (%s line %s)" % (_shown_path(e.filename), e.lineno) if e.filename and e.lineno else ""
+        return "%s: %s%s" % (type(e).__name__, e.msg, where)
+    text = "".join(traceback.format_exception_only(type(e), e)).strip().replace("\n", " ")
+    frames = [f for f in traceback.extract_tb(e.__traceback__) if f.filename != __file__ and not f.filename.startswith("<frozen")]
+    if frames:
+        text += " (%s line %d)" % (_shown_path(frames[-1].filename), frames[-1].lineno)
+    return text
 
 
 def _reload_changed(force=False):
@@ -706,6 +947,10 @@ def _reload_changed(force=False):
         before = _sources[name]
         now = _stat(before[0]) if before else None
         if m is None or now is None or (now == before and not force):
+            if m is not None and name in _failed and now == _failed[name][2]:
+                cell, what, _ = _failed[name]
+                sys.stderr.write("[autoreload: %s keeps its code from before cell %d, where its reload %s; the next cell reloads it once %s is fixed]\n" % (
+                    name, cell, what, _shown_path(now[0])))
             continue
         try:
             cached = importlib.util.cache_from_source(now[0])
@@ -716,18 +961,25 @@ def _reload_changed(force=False):
         except (OSError, ValueError, NotImplementedError):
             pass
         old = dict(m.__dict__)
+        _remember(name, old)
         _sources[name] = now
         try:
             importlib.reload(m)
         except BaseException as e:
-            if isinstance(e, KeyboardInterrupt):
+            # The module's namespace as it was: none of the half-run new code.
+            d = m.__dict__
+            for k in [k for k in d if k not in old]:
+                del d[k]
+            d.update(old)
+            sys.modules[name] = m
+            interrupted = isinstance(e, KeyboardInterrupt)
+            _failed[name] = (_cell, "was interrupted" if interrupted else "failed", now)
+            if interrupted:
                 raise
-            sys.stderr.write("[autoreload of %s failed: %s]\n" % (name, "".join(traceback.format_exception_only(type(e), e)).strip()))
+            sys.stderr.write("[autoreload of %s failed: %s; it keeps its old code]\n" % (name, _reload_error(e)))
             continue
-        for key, val in old.items():
-            new = m.__dict__.get(key)
-            if new is not None and new is not val and getattr(val, "__module__", None) == name:
-                _update(val, new)
+        _failed.pop(name, None)
+        _renew(name, m)
 
 
 for _name in ("sh", "bash", "cd", "env", "time", "timeit", "pip", "who", "whos", "load_ext", "autoreload"):
@@ -869,17 +1121,22 @@ while True:
         try:
             if _autoreload:
                 _reload_changed()
+                _note_stale()
             result = _run(msg["code"], cell)
         except KeyboardInterrupt:
             error = "KeyboardInterrupt: the cell was interrupted"
             stop = _stop and dict(_stop, kind="interrupt" if _stop["kind"] == "error" else _stop["kind"])
         except SystemExit as e:
+            if _child:
+                _child_end(None, e.code)
             error = "SystemExit(%r): the cell called sys.exit; the kernel keeps running" % (e.code,)
             stop = _stop and dict(_stop, kind="exit" if _stop["kind"] == "error" else _stop["kind"])
         except BaseException as e:
             oom = isinstance(e, MemoryError)
             error = _traceback(e, cell, msg["code"])
             stop = _stop
+        if _child:
+            _child_end(error)
         try:
             _flush_figures()
         except Exception as e:

@@ -6,6 +6,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path"
+	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,11 +21,13 @@ import (
 	"github.com/builtin-tools/builtin-tools/registry"
 )
 
-// Bounds of one confirmation: sites asked at once, and the defaults of
-// sites asked in all and of the time from the first request (the server's
-// start included).
+// Bounds of one confirmation: sites asked at once, servers waited on at
+// once (a server's first site is asked alone: it starts the server, or
+// waits for its load), and the defaults of sites asked in all and of the
+// time from the first request (the servers' starts included).
 const (
 	confirmInFlight = 4
+	confirmStarts   = 2
 	confirmMaxSites = 200
 	confirmMaxTime  = 10 * time.Second
 )
@@ -51,6 +56,19 @@ type Confirmation struct {
 	ElapsedMS  int64         `json:"elapsed_ms" jsonschema:"time spent asking"`
 	Bound      string        `json:"bound,omitempty" jsonschema:"the bound that left sites unchecked: sites or time"`
 	Sites      []ConfirmMark `json:"sites,omitempty"`
+	// Dependents are impact's: a dependent may call the ring before at
+	// several candidate sites, and is a dependent when any of them is.
+	Dependents []DependentMark `json:"dependents,omitempty" jsonschema:"for impact: each dependent listed through candidate sites, marked from all of them: confirmed when one is, rejected when every one is, else unchecked"`
+}
+
+// DependentMark is an impact dependent's mark, from its candidate sites.
+type DependentMark struct {
+	Symbol string `json:"symbol" jsonschema:"the dependent, qualified"`
+	Depth  int    `json:"depth"`
+	Mark   string `json:"mark" jsonschema:"confirmed, rejected or unchecked"`
+	Sites  int    `json:"sites" jsonschema:"its candidate sites in the answer"`
+	Why    string `json:"why,omitempty" jsonschema:"for rejected and unchecked: why"`
+	left   int    // its candidate calls the answer does not list
 }
 
 // ConfirmMark is one candidate site and its mark.
@@ -65,10 +83,12 @@ type ConfirmMark struct {
 	Definition *lsp.Location `json:"definition,omitempty"`
 	DefinedAs  string        `json:"defined_as,omitempty" jsonschema:"the index's definition at that place"`
 	Why        string        `json:"why,omitempty" jsonschema:"for rejected and unchecked: why"`
+	Dependent  string        `json:"dependent,omitempty" jsonschema:"for impact: the dependent the site would make one"`
 	// target's place, when known: its file and lines.
 	tfile        string
 	tline, tlast int
 	asked        bool // the server answered, or failed, on it
+	dep          int  // its dependent in Confirmation.Dependents, or -1
 }
 
 // Result is a code_graph answer, with the language server's marks when
@@ -85,23 +105,30 @@ func (r Result) Text() string { return r.text }
 // candidateSites collects an answer's candidate sites with their targets:
 // callers' sites lead to the answer's symbol, an impact dependent's to the
 // definition it names (found in the ring before it, when listed there).
-func candidateSites(a *graph.Answer) []ConfirmMark {
+// An impact dependent listed through a candidate site brings all of its
+// candidate sites, and is one of the dependents returned.
+func candidateSites(a *graph.Answer) ([]ConfirmMark, []DependentMark) {
 	var out []ConfirmMark
-	add := func(s graph.Site, target string, t *graph.Symbol) {
+	var deps []DependentMark
+	add := func(s graph.Site, target string, t *graph.Symbol, dep int) {
 		if s.Class != graph.Candidate {
 			return
 		}
-		m := ConfirmMark{File: s.File, Line: s.Line, Column: s.Column, Call: s.Call, Target: target}
+		m := ConfirmMark{File: s.File, Line: s.Line, Column: s.Column, Call: s.Call, Target: target, dep: dep}
 		if t != nil {
 			m.tfile, m.tline, m.tlast = t.File, t.Line, max(t.EndLine, t.Line)
+		}
+		if dep >= 0 {
+			m.Dependent = deps[dep].Symbol
+			deps[dep].Sites++
 		}
 		out = append(out, m)
 	}
 	if a.Op == "callers" && a.Symbol != nil {
 		for _, s := range a.Sites {
-			add(s, a.Symbol.Qualified, a.Symbol)
+			add(s, a.Symbol.Qualified, a.Symbol, -1)
 		}
-		return out
+		return out, nil
 	}
 	known := map[string]*graph.Symbol{}
 	if a.Symbol != nil {
@@ -109,7 +136,15 @@ func candidateSites(a *graph.Answer) []ConfirmMark {
 	}
 	for _, ring := range a.Depths {
 		for _, d := range ring.Dependents {
-			add(d.Via, d.On, known[d.On])
+			if d.Via.Class != graph.Candidate {
+				continue
+			}
+			dep := len(deps)
+			deps = append(deps, DependentMark{Symbol: d.Symbol.Qualified, Depth: ring.Depth, left: d.MoreLeft})
+			add(d.Via, d.On, known[d.On], dep)
+			for _, m := range d.More {
+				add(m.Site, m.On, known[m.On], dep)
+			}
 		}
 		for i := range ring.Dependents {
 			s := &ring.Dependents[i].Symbol
@@ -118,62 +153,37 @@ func candidateSites(a *graph.Answer) []ConfirmMark {
 			}
 		}
 	}
-	return out
+	return out, deps
 }
 
 // confirm asks the run's language server for the definition at each of
 // the answer's candidate sites, a few at once, within the bounds.
 func confirm(ctx context.Context, c *registry.Call, g *Graph, x *graph.Index, a *graph.Answer) *Confirmation {
-	marks := candidateSites(a)
+	marks, deps := candidateSites(a)
 	maxSites, maxTime := cmp.Or(g.ConfirmSites, confirmMaxSites), cmp.Or(g.ConfirmTime, confirmMaxTime)
-	cf := &Confirmation{Candidates: len(marks), MaxSites: maxSites, MaxSeconds: maxTime.Seconds(), Sites: marks}
+	cf := &Confirmation{Candidates: len(marks), MaxSites: maxSites, MaxSeconds: maxTime.Seconds(), Sites: marks, Dependents: deps}
 	if len(marks) == 0 {
 		return cf
 	}
 	s, ok := lsptool.Key.Of(c.Run)
 	if !ok {
 		cf.NoServer = "this run has no language servers (the lsp tool is not loaded)"
-		cf.Unchecked = len(marks)
-		for i := range marks {
-			marks[i].Mark, marks[i].Why = Unchecked, "no language server"
-		}
+		noneAsked(cf)
 		return cf
 	}
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, maxTime)
 	defer cancel()
-	ck := &checker{c: c, x: x, sup: s.Sup, files: map[string][]string{}, outlines: map[string][]graph.Symbol{}}
+	ck := &checker{c: c, x: x, sup: s.Sup, files: map[string][]string{}, outlines: map[string][]graph.Symbol{}, stats: map[string]bool{}}
 	n := min(len(marks), maxSites)
-	// The first site alone: it starts the server, and says whether there
-	// is one for the language.
-	server, err := ck.check(ctx, &marks[0])
-	if err != nil && (errors.Is(err, lsp.ErrNotOwned) || errors.Is(err, lsp.ErrUnavailable)) {
-		cf.NoServer = noServer(a, s.Sup, err)
-		for i := range marks {
-			marks[i].Mark, marks[i].Why = Unchecked, "no language server"
-		}
-		cf.Unchecked = len(marks)
-		cf.ElapsedMS = time.Since(start).Milliseconds()
+	server, none := ck.ask(ctx, marks[:n])
+	cf.ElapsedMS = time.Since(start).Milliseconds()
+	if none != nil {
+		cf.NoServer = noServer(a, s.Sup, none)
+		noneAsked(cf)
 		return cf
 	}
 	cf.Server = server
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, confirmInFlight)
-	for i := 1; i < n; i++ {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func(m *ConfirmMark) {
-			defer func() { <-sem; wg.Done() }()
-			if srv, _ := ck.check(ctx, m); srv != "" {
-				mu.Lock()
-				cf.Server = srv
-				mu.Unlock()
-			}
-		}(&marks[i])
-	}
-	wg.Wait()
-	cf.ElapsedMS = time.Since(start).Milliseconds()
 	for i := range marks {
 		m := &marks[i]
 		switch {
@@ -196,7 +206,186 @@ func confirm(ctx context.Context, c *registry.Call, g *Graph, x *graph.Index, a 
 			cf.Unchecked++
 		}
 	}
+	markDependents(cf)
 	return cf
+}
+
+// noneAsked marks every site and dependent unchecked: no server was asked.
+func noneAsked(cf *Confirmation) {
+	for i := range cf.Sites {
+		cf.Sites[i].Mark, cf.Sites[i].Why = Unchecked, "no language server"
+	}
+	for i := range cf.Dependents {
+		cf.Dependents[i].Mark, cf.Dependents[i].Why = Unchecked, "no language server"
+	}
+	cf.Unchecked = len(cf.Sites)
+}
+
+// markDependents marks each impact dependent from its sites: confirmed
+// when one is, rejected only when every one is and none went unlisted.
+func markDependents(cf *Confirmation) {
+	confirmed, rejected := make([]int, len(cf.Dependents)), make([]int, len(cf.Dependents))
+	for _, m := range cf.Sites {
+		switch {
+		case m.dep < 0:
+		case m.Mark == Confirmed:
+			confirmed[m.dep]++
+		case m.Mark == Rejected:
+			rejected[m.dep]++
+		}
+	}
+	for i := range cf.Dependents {
+		d := &cf.Dependents[i]
+		switch {
+		case confirmed[i] > 0:
+			d.Mark = Confirmed
+		case rejected[i] == d.Sites && d.left > 0:
+			d.Mark, d.Why = Unchecked, fmt.Sprintf("its %d listed sites lead elsewhere; %d more candidate calls were not listed or asked", d.Sites, d.left)
+		case rejected[i] == d.Sites:
+			d.Mark, d.Why = Rejected, "every candidate site leads elsewhere"
+			if d.Sites == 1 {
+				d.Why = "its one candidate site leads elsewhere"
+			}
+		default:
+			d.Mark, d.Why = Unchecked, fmt.Sprintf("none of its %d candidate sites was confirmed, %d left unchecked", d.Sites, d.Sites-rejected[i])
+		}
+	}
+}
+
+// ask marks the sites, grouped by the folder their server is rooted in:
+// each group's first site alone (it starts that server, or waits for its
+// load), then the rest a few at once. Groups go on side by side, so a
+// server still loading its workspace holds one request, not every slot.
+// It returns a server that answered, and, when every group's server is
+// missing or cannot run, the first such error (nothing was asked).
+func (k *checker) ask(ctx context.Context, marks []ConfirmMark) (string, error) {
+	groups := map[string][]int{}
+	var order []string
+	for i := range marks {
+		key := k.serverDir(marks[i].File)
+		if groups[key] == nil {
+			order = append(order, key)
+		}
+		groups[key] = append(groups[key], i)
+	}
+	sort.SliceStable(order, func(i, j int) bool { return len(groups[order[i]]) > len(groups[order[j]]) })
+	var (
+		mu      sync.Mutex
+		server  string
+		none    error
+		missing int // groups with no server
+		wg      sync.WaitGroup
+		starts  = make(chan struct{}, confirmStarts)
+		slots   = make(chan struct{}, confirmInFlight)
+	)
+	answered := func(srv string) {
+		if srv != "" {
+			mu.Lock()
+			server = srv
+			mu.Unlock()
+		}
+	}
+	for _, key := range order {
+		idx := groups[key]
+		// The slot is taken here, in order: the biggest groups' servers
+		// are waited on first.
+		select {
+		case starts <- struct{}{}:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			first := &marks[idx[0]]
+			srv, err := k.check(ctx, first)
+			<-starts
+			answered(srv)
+			if err != nil && (errors.Is(err, lsp.ErrNotOwned) || errors.Is(err, lsp.ErrUnavailable)) {
+				mu.Lock()
+				missing++
+				if none == nil {
+					none = err
+				}
+				mu.Unlock()
+				for _, i := range idx[1:] {
+					marks[i].Mark, marks[i].Why = Unchecked, first.Why
+				}
+				return
+			}
+			var gw sync.WaitGroup
+			for _, i := range idx[1:] {
+				select {
+				case slots <- struct{}{}:
+				case <-ctx.Done():
+					gw.Wait()
+					return
+				}
+				gw.Add(1)
+				go func(m *ConfirmMark) {
+					defer func() { <-slots; gw.Done() }()
+					srv, _ := k.check(ctx, m)
+					answered(srv)
+				}(&marks[i])
+			}
+			gw.Wait()
+		}()
+	}
+	wg.Wait()
+	if missing < len(order) {
+		none = nil
+	}
+	return server, none
+}
+
+// serverDir names the server a site's file is likely served by: the
+// default row owning its extension and the nearest folder, up to the
+// root, holding one of that row's root markers. Only the order of asking
+// depends on it.
+func (k *checker) serverDir(rel string) string {
+	ext := path.Ext(rel)
+	k.mu.Lock()
+	if k.specs == nil {
+		k.specs = lsp.DefaultServers()
+	}
+	k.mu.Unlock()
+	for _, spec := range k.specs {
+		if _, ok := spec.Extensions[ext]; !ok {
+			continue
+		}
+		for dir := path.Dir(rel); ; dir = path.Dir(dir) {
+			for _, m := range spec.RootMarkers {
+				if k.exists(dir, m) {
+					return spec.ID + " " + dir
+				}
+			}
+			if dir == "." || dir == "/" {
+				break
+			}
+		}
+		return spec.ID
+	}
+	return ext
+}
+
+// exists says whether folder dir holds an entry of that name: a marker
+// that is a link or a pipe is the server's to refuse, in its own group.
+func (k *checker) exists(dir, name string) bool {
+	key := path.Join(dir, name)
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if ok, seen := k.stats[key]; seen {
+		return ok
+	}
+	ok := false
+	if loc, err := k.c.Location(dir); err == nil {
+		_, err = loc.Guard().Lstat(filepath.Join(loc.Abs(), name))
+		ok = err == nil
+	}
+	k.stats[key] = ok
+	return ok
 }
 
 // noServer is the one line saying why no server was asked.
@@ -223,6 +412,8 @@ type checker struct {
 	mu       sync.Mutex
 	files    map[string][]string
 	outlines map[string][]graph.Symbol
+	stats    map[string]bool  // whether a file exists
+	specs    []lsp.ServerSpec // the default server rows
 }
 
 func (k *checker) lines(rel string) ([]string, error) {
@@ -286,12 +477,12 @@ func (k *checker) check(ctx context.Context, m *ConfirmMark) (string, error) {
 			return "", err // past the time bound: marked by the caller
 		}
 		m.asked = true
-		m.Mark, m.Why = Unchecked, k.sup.RelText(err.Error())
+		m.Mark, m.Why = Unchecked, k.tagOnly(m.File)+k.sup.RelText(err.Error())
 		return "", err
 	}
 	m.asked = true
 	if len(res.Locations) == 0 {
-		m.Mark, m.Why = Unchecked, res.Server+" finds no definition there"
+		m.Mark, m.Why = Unchecked, k.tagOnly(m.File)+res.Server+" finds no definition there"
 		return res.Server, nil
 	}
 	// A definition spread over several declarations (TS overloads, a C
@@ -331,6 +522,16 @@ func (k *checker) check(ctx context.Context, m *ConfirmMark) (string, error) {
 		m.Why = fmt.Sprintf("%s says it is at %s:%d", res.Server, first.Path, first.Line)
 	}
 	return res.Server, nil
+}
+
+// tagOnly says, before a server's failure on a file, that the file builds
+// only with a tag of its own: a server that builds for some system
+// without that tag has no package for it.
+func (k *checker) tagOnly(rel string) string {
+	if t := k.x.TagOnly(rel); t != "" {
+		return fmt.Sprintf("%s builds only with a tag no GOOS or GOARCH sets (%s), which the server does not build with: ", rel, t)
+	}
+	return ""
 }
 
 // definedAt is the innermost indexed definition holding l, and whether an
@@ -383,11 +584,37 @@ func confirmText(cf *Confirmation, op string, room int) string {
 	server := cmp.Or(cf.Server, "the language server")
 	fmt.Fprintf(&b, "confirm (%s, definition at each candidate site; at most %d sites and %s): %s, %d confirmed, %d rejected, %d unchecked",
 		server, cf.MaxSites, seconds(cf.MaxSeconds), textcut.Count(cf.Candidates, "candidate", "candidates"), cf.Confirmed, cf.Rejected, cf.Unchecked)
-	if cf.Bound != "" {
-		fmt.Fprintf(&b, " (the %s bound was reached; ask again to check the rest)", cf.Bound)
+	switch cf.Bound {
+	case "time":
+		b.WriteString(" (the time bound was reached; ask again to check the rest: the servers started stay up and answer sooner)")
+	case "sites":
+		b.WriteString(" (the sites bound was reached; ask lsp definition at the unchecked sites)")
+	}
+	if len(cf.Dependents) > 0 {
+		var n [3]int
+		for _, d := range cf.Dependents {
+			switch d.Mark {
+			case Confirmed:
+				n[0]++
+			case Rejected:
+				n[1]++
+			default:
+				n[2]++
+			}
+		}
+		fmt.Fprintf(&b, "; of %s listed through them, %d confirmed, %d rejected, %d unchecked",
+			textcut.Count(len(cf.Dependents), "dependent", "dependents"), n[0], n[1], n[2])
 	}
 	b.WriteByte('\n')
-	for i, m := range cf.Sites {
+	var lines []string
+	for _, d := range cf.Dependents {
+		line := fmt.Sprintf("dependent %s (depth %d, %s)  [%s", d.Symbol, d.Depth, textcut.Count(d.Sites, "site", "sites"), d.Mark)
+		if d.Why != "" {
+			line += ": " + d.Why
+		}
+		lines = append(lines, line+"]\n")
+	}
+	for _, m := range cf.Sites {
 		line := fmt.Sprintf("%s:%d  %s", m.File, m.Line, m.Call)
 		if op == "impact" {
 			line += " -> " + m.Target
@@ -396,9 +623,11 @@ func confirmText(cf *Confirmation, op string, room int) string {
 		if m.Why != "" {
 			line += ": " + m.Why
 		}
-		line += "]\n"
+		lines = append(lines, line+"]\n")
+	}
+	for i, line := range lines {
 		if b.Len()+len(line) > room {
-			fmt.Fprintf(&b, "(%d more marks not shown: the output budget was reached; the structured result has them all)\n", len(cf.Sites)-i)
+			fmt.Fprintf(&b, "(%d more marks not shown: the output budget was reached; the structured result has them all)\n", len(lines)-i)
 			break
 		}
 		b.WriteString(line)

@@ -129,3 +129,62 @@ func TestConfirmBounds(t *testing.T) {
 		t.Errorf("the text does not say the time bound cut it: %s", text)
 	}
 }
+
+// Sites are asked per server root (issue 26 §2): a folder whose server
+// cannot run (here its go.mod is a link out of the root, which is no root
+// marker) leaves its own sites unchecked, saying why, and the sites of
+// the module whose server runs are still asked, though the broken folder's
+// site comes first.
+func TestConfirmPerServerRoot(t *testing.T) {
+	testenv.LookPath(t, "gopls")
+	root := t.TempDir()
+	files := map[string]string{
+		"go.mod":     "module example.com/shapes\n\ngo 1.22\n",
+		"shapes.go":  "package shapes\n\ntype Rect struct{ W, H float64 }\n\nfunc (r Rect) Area() float64 { return r.W * r.H }\n\nfunc First[T any](xs []T) T { return xs[0] }\n",
+		"use.go":     "package shapes\n\nfunc Use(rs []Rect) float64 { return First(rs).Area() }\n",
+		"aaa/aaa.go": "package aaa\n\nimport \"example.com/shapes\"\n\nfunc Use(rs []shapes.Rect) float64 { return shapes.First(rs).Area() }\n",
+	}
+	for name, body := range files {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(t.TempDir(), "go.mod")
+	if err := os.WriteFile(out, []byte("module example.com/aaa\n\ngo 1.22\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(out, filepath.Join(root, "aaa", "go.mod")); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	r, err := builtintools.NewRun(builtintools.Options{Root: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	args, _ := json.Marshal(map[string]any{"operation": "callers", "symbol": "Rect.Area", "confirm": true})
+	res, err := r.Call(context.Background(), tiers.Normal, "code_graph", args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := json.Marshal(res.StructuredContent)
+	var got confirmed
+	if err := json.Unmarshal(raw, &got); err != nil {
+		t.Fatal(err)
+	}
+	cf := got.Confirm
+	byFile := map[string]graphtool.ConfirmMark{}
+	for _, s := range cf.Sites {
+		byFile[s.File] = s
+	}
+	if len(cf.Sites) < 2 || cf.Sites[0].File != "aaa/aaa.go" {
+		t.Fatalf("the broken module's site is not asked first: %+v", cf.Sites)
+	}
+	if cf.NoServer != "" || cf.Server != "gopls" || byFile["use.go"].Mark != graphtool.Confirmed {
+		t.Errorf("the root module's site was not asked: %+v", cf)
+	}
+	if s := byFile["aaa/aaa.go"]; s.Mark != graphtool.Unchecked || !strings.Contains(s.Why, "root marker") {
+		t.Errorf("the broken module's site: %+v", s)
+	}
+}

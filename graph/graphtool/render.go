@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/builtin-tools/builtin-tools/graph"
+	"github.com/builtin-tools/builtin-tools/internal/textcut"
 )
 
 // Render writes an answer as an agent reads it, within budget characters
@@ -33,6 +35,38 @@ func Render(a *graph.Answer, budget int) string {
 		return status(w, a)
 	}
 	return fmt.Sprintf("(no text for operation %q)", a.Op)
+}
+
+// more says, per operation, how to get what an answer left out at the
+// output budget: only arguments and operations the tools have (the run's
+// budget is the harness's, not the agent's).
+var more = map[string]string{
+	"ambiguous": "qualify the name to narrow the list",
+	"outline":   "ask find or callers about one definition",
+	"find":      "lower limit, give a kind, or narrow the query",
+	"callers":   "impact with depth 1 lists each calling definition once; lsp references lists the server's references",
+	"callees":   "read the definition's lines for the rest",
+	"impact":    "lower depth or limit, or ask callers about one symbol",
+	"status":    "the lists are in the structured result",
+}
+
+// fit cuts a text over budget characters at a line, with a note of what
+// was cut and how to get it, so that the registry's generic cut never
+// stands in for the operation's own advice.
+func fit(text string, budget int, op string) string {
+	if budget <= 0 || len(text) <= budget {
+		return text
+	}
+	note := fmt.Sprintf("\n(%d more characters not shown: the output budget was reached; %s)", len(text), more[op])
+	n := max(budget-len(note), 0)
+	for n > 0 && !utf8.RuneStart(text[n]) {
+		n--
+	}
+	cut := text[:n]
+	if i := strings.LastIndexByte(cut, '\n'); i > 0 {
+		cut = cut[:i]
+	}
+	return cut + fmt.Sprintf("\n(%d more characters not shown: the output budget was reached; %s)", len(text)-len(cut), more[op])
 }
 
 // writer builds an answer's text within a budget of characters.
@@ -122,7 +156,7 @@ func ambiguous(w *writer, a *graph.Answer) string {
 		w.line("%d. %s  %s", i+1, describe(d), quoteLine(defLine(a, i).Code))
 	}
 	partialNote(w, a.Index)
-	return w.String("qualify the name to narrow the list")
+	return w.String(more["ambiguous"])
 }
 
 // maxIndent is the deepest nesting drawn as indentation; deeper levels are
@@ -161,7 +195,7 @@ func outline(w *writer, a *graph.Answer) string {
 	a.Definitions = a.Definitions[:shown]
 	a.Counts.Shown = shown
 	partialNote(w, a.Index)
-	return w.String("ask find or callers about one definition")
+	return w.String(more["outline"])
 }
 
 func find(w *writer, a *graph.Answer) string {
@@ -173,7 +207,7 @@ func find(w *writer, a *graph.Answer) string {
 		w.head("(%d more: raise limit, give a kind, or qualify the name)", a.Matches-len(a.Definitions))
 	}
 	partialNote(w, a.Index)
-	return w.String("raise the budget or narrow the query")
+	return w.String(more["find"])
 }
 
 func classNote(s graph.Site) string {
@@ -236,7 +270,7 @@ func callers(w *writer, a *graph.Answer) string {
 		w.head("candidate sites call a method of this name on a receiver whose type the index does not know (an interface, a field, a variable)")
 	}
 	partialNote(w, a.Index)
-	return w.String("ask about one file with file and line, or raise the budget")
+	return w.String(more["callers"])
 }
 
 // callTo says where a call leads.
@@ -285,7 +319,7 @@ func callees(w *writer, a *graph.Answer) string {
 	a.Sites = a.Sites[:shown]
 	a.Counts.Shown = shown
 	partialNote(w, a.Index)
-	return w.String("raise the budget")
+	return w.String(more["callees"])
 }
 
 func impact(w *writer, a *graph.Answer) string {
@@ -305,7 +339,11 @@ func impact(w *writer, a *graph.Answer) string {
 		rc := ring.Counts
 		w.head("depth %d: %d (%d exact, %d import, %d candidate; %d value uses not followed)", ring.Depth, rc.Total(), rc.Exact, rc.Import, rc.Candidate, rc.Values)
 		for _, d := range ring.Dependents {
-			w.line("  %s  via %s:%d %s [%s]  %s", d.Symbol.Qualified, d.Via.File, d.Via.Line, d.Via.Call, classNote(d.Via), quoteLine(d.Via.Code))
+			more := ""
+			if n := len(d.More) + d.MoreLeft; n > 0 {
+				more = fmt.Sprintf(" (and %s)", textcut.Count(n, "more candidate call", "more candidate calls"))
+			}
+			w.line("  %s  via %s:%d %s [%s]%s  %s", d.Symbol.Qualified, d.Via.File, d.Via.Line, d.Via.Call, classNote(d.Via), more, quoteLine(d.Via.Code))
 		}
 		if ring.Truncated > 0 {
 			w.head("  (+%d more at depth %d; raise limit to list them)", ring.Truncated, ring.Depth)
@@ -321,7 +359,7 @@ func impact(w *writer, a *graph.Answer) string {
 		w.head("%s invokes macro %s (%s:%d): calls made inside a macro's expansion are not seen", m.In, m.Macro, m.File, m.Line)
 	}
 	partialNote(w, a.Index)
-	return w.String("lower depth or limit, or ask callers about one symbol")
+	return w.String(more["impact"])
 }
 
 func status(w *writer, a *graph.Answer) string {
@@ -365,5 +403,5 @@ func status(w *writer, a *graph.Answer) string {
 			w.line("  %s", e)
 		}
 	}
-	return w.String("the lists are in the structured result")
+	return w.String(more["status"])
 }

@@ -45,7 +45,7 @@ func TestBudgetCutsTextAndLists(t *testing.T) {
 		t.Fatalf("%d sites kept, %d shown, of 10:\n%s", len(a.Sites), a.Counts.Shown, got)
 	}
 	if !strings.Contains(got, "2 other references named T lead to other definitions") ||
-		!strings.HasSuffix(got, "(7 more lines not shown: the output budget was reached; ask about one file with file and line, or raise the budget)") {
+		!strings.HasSuffix(got, "(7 more lines not shown: the output budget was reached; impact with depth 1 lists each calling definition once; lsp references lists the server's references)") {
 		t.Fatalf("text:\n%s", got)
 	}
 }

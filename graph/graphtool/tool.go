@@ -102,7 +102,7 @@ func query(ctx context.Context, c *registry.Call, g *Graph, p params) (Result, e
 	x.Start(nil)
 	if a != nil {
 		g.announceWhenReady(c.Run)
-		return Result{Answer: a, text: Render(a, c.Budget().Reserve(400).Chars())}, nil
+		return Result{Answer: a, text: fit(Render(a, c.Budget().Reserve(400).Chars()), c.Budget().Chars(), textOp(a))}, nil
 	}
 	if o.wait {
 		// Wait for a build in progress, bounded, telling the client how far
@@ -142,7 +142,16 @@ func query(ctx context.Context, c *registry.Call, g *Graph, p params) (Result, e
 		room := c.Budget().Chars() - len(r.text) - 200
 		r.text += "\n" + confirmText(r.Confirm, o.name, max(room, 200))
 	}
+	r.text = fit(r.text, c.Budget().Chars(), textOp(a))
 	return r, nil
+}
+
+// textOp is the operation whose advice an answer's text ends with.
+func textOp(a *graph.Answer) string {
+	if a.Candidates != nil {
+		return "ambiguous"
+	}
+	return a.Op
 }
 
 // ahead answers callers, callees and find on a cold tree at once, from

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -104,71 +105,127 @@ func (o Output) DataText(mime string) string {
 	return string(l)
 }
 
-// Parse reads a notebook. Its error says why the data is not one.
-func Parse(raw []byte) (*Notebook, error) {
-	var top struct {
-		Format   *int            `json:"nbformat"`
-		Cells    json.RawMessage `json:"cells"`
-		Metadata struct {
-			Kernelspec struct {
-				Language string `json:"language"`
-			} `json:"kernelspec"`
-			LanguageInfo struct {
-				Name string `json:"name"`
-			} `json:"language_info"`
-		} `json:"metadata"`
+// ErrDuplicateKey is a notebook with a key given twice in one object (the
+// top level or a cell): Jupyter, like Python's json, keeps the last and
+// shows nothing of the first, so what would run is not what a person
+// reviewing the notebook sees.
+var ErrDuplicateKey = errors.New("a key given twice")
+
+// DuplicateKeyError says which key is given twice, and where.
+type DuplicateKeyError struct {
+	Key  string
+	Cell int // 0 at the top level
+}
+
+func (e *DuplicateKeyError) Error() string {
+	where := "at the top level"
+	if e.Cell > 0 {
+		where = fmt.Sprintf("in cell %d", e.Cell)
 	}
-	if err := json.Unmarshal(raw, &top); err != nil {
+	return fmt.Sprintf("the key %q is given twice %s: Jupyter keeps only the last, so the file holds content it does not show; remove one of them", e.Key, where)
+}
+
+// Is makes errors.Is(err, ErrDuplicateKey) match.
+func (e *DuplicateKeyError) Is(target error) bool { return target == ErrDuplicateKey }
+
+// Parse reads a notebook. Its error says why the data is not one. Keys
+// match exactly, as in Jupyter (not Go's case-insensitive field match).
+func Parse(raw []byte) (*Notebook, error) {
+	if !json.Valid(raw) {
+		// Unmarshal checks the whole text before it decodes anything, so
+		// this only says where it is not JSON.
+		err := json.Unmarshal(raw, new(struct{}))
 		return nil, fmt.Errorf("not a notebook: not valid JSON (%v)", err)
 	}
-	if top.Format == nil || top.Cells == nil {
-		return nil, errors.New("not a notebook: no nbformat or cells")
+	nb := &Notebook{Raw: raw}
+	format, err := nb.scan()
+	var dup *DuplicateKeyError
+	if errors.As(err, &dup) {
+		return nil, err
 	}
-	if *top.Format != 4 {
-		return nil, fmt.Errorf("a notebook of nbformat %d; only nbformat 4 is read", *top.Format)
-	}
-	nb := &Notebook{Raw: raw, Format: 4, Language: top.Metadata.Kernelspec.Language}
-	if nb.Language == "" {
-		nb.Language = top.Metadata.LanguageInfo.Name
-	}
-	if err := nb.scan(); err != nil {
+	if err != nil {
 		return nil, fmt.Errorf("not a notebook: %v", err)
 	}
+	if format == nil || nb.Cells == nil {
+		return nil, errors.New("not a notebook: no nbformat or cells")
+	}
+	if *format != 4 {
+		return nil, fmt.Errorf("a notebook of nbformat %d; only nbformat 4 is read", *format)
+	}
+	nb.Format = 4
 	return nb, nil
 }
 
-// scan walks the top object's cells with a decoder, noting where each
-// cell's values are.
-func (nb *Notebook) scan() error {
+// scan walks the top object with a decoder: its nbformat, the kernel's
+// language, and each cell with where its values are.
+func (nb *Notebook) scan() (format *int, err error) {
 	dec := json.NewDecoder(bytes.NewReader(nb.Raw))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return errors.New("the file is not a JSON object")
+		return nil, errors.New("the file is not a JSON object")
 	}
+	seen := map[string]bool{}
 	for dec.More() {
 		key, err := dec.Token()
 		if err != nil {
-			return err
+			return nil, err
 		}
-		if key != "cells" {
+		k, _ := key.(string)
+		if seen[k] {
+			return nil, &DuplicateKeyError{Key: k}
+		}
+		seen[k] = true
+		switch k {
+		case "cells":
+			if t, err := dec.Token(); err != nil || t != json.Delim('[') {
+				return nil, errors.New("cells is not a list")
+			}
+			nb.Cells = []Cell{}
+			for dec.More() {
+				if err := nb.scanCell(dec); err != nil {
+					var dup *DuplicateKeyError
+					if errors.As(err, &dup) {
+						return nil, err
+					}
+					return nil, fmt.Errorf("cell %d: %v", len(nb.Cells)+1, err)
+				}
+			}
+			if _, err := dec.Token(); err != nil {
+				return nil, err
+			}
+		case "nbformat":
+			var n json.Number
+			if err := dec.Decode(&n); err != nil {
+				return nil, errors.New("nbformat is not a number")
+			}
+			v, err := strconv.Atoi(string(n))
+			if err != nil {
+				return nil, errors.New("nbformat is not a whole number")
+			}
+			format = &v
+		case "metadata":
+			var meta struct {
+				Kernelspec struct {
+					Language string `json:"language"`
+				} `json:"kernelspec"`
+				LanguageInfo struct {
+					Name string `json:"name"`
+				} `json:"language_info"`
+			}
+			if err := dec.Decode(&meta); err != nil {
+				return nil, fmt.Errorf("metadata: %v", err)
+			}
+			nb.Language = meta.Kernelspec.Language
+			if nb.Language == "" {
+				nb.Language = meta.LanguageInfo.Name
+			}
+		default:
 			var skip json.RawMessage
 			if err := dec.Decode(&skip); err != nil {
-				return err
+				return nil, err
 			}
-			continue
-		}
-		if t, err := dec.Token(); err != nil || t != json.Delim('[') {
-			return errors.New("cells is not a list")
-		}
-		for dec.More() {
-			if err := nb.scanCell(dec); err != nil {
-				return fmt.Errorf("cell %d: %v", len(nb.Cells)+1, err)
-			}
-		}
-		if _, err := dec.Token(); err != nil {
-			return err
 		}
 	}
-	return nil
+	return format, nil
 }
 
 func (nb *Notebook) scanCell(dec *json.Decoder) error {
@@ -176,12 +233,17 @@ func (nb *Notebook) scanCell(dec *json.Decoder) error {
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return errors.New("not an object")
 	}
+	seen := map[string]bool{}
 	for dec.More() {
 		key, err := dec.Token()
 		if err != nil {
 			return err
 		}
 		k, _ := key.(string)
+		if seen[k] {
+			return &DuplicateKeyError{Key: k, Cell: c.N}
+		}
+		seen[k] = true
 		if c.indent == "" {
 			c.indent = indentBefore(nb.Raw, int(dec.InputOffset()))
 		}
@@ -318,35 +380,54 @@ func (nb *Notebook) Apply(updates []Update) ([]byte, error) {
 		}
 		count := strconv.Itoa(u.Count)
 		nl := "\n"
-		if !strings.Contains(string(nb.Raw), "\n") {
+		if bytes.IndexByte(nb.Raw, '\n') < 0 {
 			nl, level = "", ""
 		}
-		switch {
-		case c.outputs[1] > 0:
-			edits = append(edits, edit{c.outputs[0], c.outputs[1], outs})
-		default:
-			edits = append(edits, edit{c.end, c.end, "," + nl + level + `"outputs": ` + outs})
-		}
+		// Keys added at the cell's end go in nbformat's order: the count
+		// before the outputs (the sort below keeps ties in this order).
 		if c.count[1] > 0 {
 			edits = append(edits, edit{c.count[0], c.count[1], count})
 		} else {
 			edits = append(edits, edit{c.end, c.end, "," + nl + level + `"execution_count": ` + count})
 		}
-	}
-	// Back to front, so earlier spans stay where they are.
-	for i := 1; i < len(edits); i++ {
-		for j := i; j > 0 && edits[j].from > edits[j-1].from; j-- {
-			edits[j], edits[j-1] = edits[j-1], edits[j]
+		if c.outputs[1] > 0 {
+			edits = append(edits, edit{c.outputs[0], c.outputs[1], outs})
+		} else {
+			edits = append(edits, edit{c.end, c.end, "," + nl + level + `"outputs": ` + outs})
 		}
 	}
-	out := append([]byte(nil), nb.Raw...)
+	// In file order, copied once into a buffer of the final size: a
+	// notebook of many cells is not copied once per edit.
+	sort.SliceStable(edits, func(i, j int) bool { return edits[i].from < edits[j].from })
+	size := len(nb.Raw)
 	for _, e := range edits {
-		out = append(out[:e.from], append([]byte(e.text), out[e.to:]...)...)
+		size += len(e.text) - (e.to - e.from)
 	}
-	if _, err := Parse(out); err != nil {
-		return nil, fmt.Errorf("the notebook with its new outputs does not parse (a bug): %v", err)
+	out := make([]byte, 0, size)
+	at := 0
+	for _, e := range edits {
+		out = append(out, nb.Raw[at:e.from]...)
+		out = append(out, e.text...)
+		at = e.to
+	}
+	out = append(out, nb.Raw[at:]...)
+	// Only values were replaced, and keys added where absent, so the
+	// structure stands if the text is JSON; checking that allocates
+	// nothing, where parsing again would hold the notebook twice more.
+	if !json.Valid(out) {
+		return nil, errors.New("the notebook with its new outputs is not valid JSON (a bug)")
 	}
 	return out, nil
+}
+
+// OutputBytes is the size in the file of code cell n's outputs and
+// execution count values: what new ones replace.
+func (nb *Notebook) OutputBytes(n int) int {
+	if n < 1 || n > len(nb.Cells) {
+		return 0
+	}
+	c := nb.Cells[n-1]
+	return c.outputs[1] - c.outputs[0] + c.count[1] - c.count[0]
 }
 
 // marshal writes outputs as nbformat's writer does: keys sorted, texts as

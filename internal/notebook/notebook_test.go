@@ -3,6 +3,8 @@ package notebook
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"strings"
 	"testing"
 )
 
@@ -78,9 +80,41 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 		if len(ups) > 0 {
-			if _, err := nb.Apply(ups); err != nil {
+			out, err := nb.Apply(ups)
+			if err != nil {
 				t.Fatalf("Apply: %v\n%q", err, data)
+			}
+			if _, err := Parse(out); err != nil {
+				t.Fatalf("Apply's notebook does not parse: %v\n%q", err, out)
 			}
 		}
 	})
+}
+
+// R13 (L-5): a key given twice at the top level or in a cell is refused:
+// Python's json, and so Jupyter, keeps the last, and the first would run
+// (and be listed) unseen. Keys match exactly, as in Python: a "CELLS" key
+// is not the cells.
+func TestDuplicateKeys(t *testing.T) {
+	hidden := `{"cell_type": "code", "metadata": {}, "outputs": [], "source": "open('hidden-ran.txt', 'w')"}`
+	shown := `{"cell_type": "code", "metadata": {}, "outputs": [], "source": "print('shown')"}`
+	for _, tc := range []struct{ nb, want string }{
+		{`{"cells": [` + hidden + `], "cells": [` + shown + `], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}`,
+			`the key "cells" is given twice at the top level: Jupyter keeps only the last`},
+		{`{"cells": [` + shown + `], "metadata": {}, "nbformat": 4, "nbformat": 4, "nbformat_minor": 5}`,
+			`the key "nbformat" is given twice at the top level`},
+		{`{"cells": [` + shown + `, {"cell_type": "code", "source": "1", "source": "2", "outputs": []}], "metadata": {}, "nbformat": 4}`,
+			`the key "source" is given twice in cell 2`},
+		{`{"cells": [{"cell_type": "code", "source": "1", "outputs": [], "outputs": []}], "metadata": {}, "nbformat": 4}`,
+			`the key "outputs" is given twice in cell 1`},
+	} {
+		_, err := Parse([]byte(tc.nb))
+		if err == nil || !errors.Is(err, ErrDuplicateKey) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s:\n%v, want %q", tc.nb, err, tc.want)
+		}
+	}
+	nb, err := Parse([]byte(`{"CELLS": [` + hidden + `], "cells": [` + shown + `], "metadata": {}, "nbformat": 4}`))
+	if err != nil || len(nb.Cells) != 1 || nb.Cells[0].Source != "print('shown')" {
+		t.Fatalf("a CELLS key beside cells: %+v %v", nb, err)
+	}
 }

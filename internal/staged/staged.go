@@ -5,7 +5,11 @@
 // through the tree-sitter family's store without importing it.
 package staged
 
-import "github.com/builtin-tools/builtin-tools/pathguard"
+import (
+	"fmt"
+
+	"github.com/builtin-tools/builtin-tools/pathguard"
+)
 
 // File is one file's text before and after the edit.
 type File struct {
@@ -38,4 +42,36 @@ type Staged struct {
 // Stager is the run's store of staged edits.
 type Stager interface {
 	StageChange(g *pathguard.Guard, c Change) (Staged, error)
+}
+
+// TooLargeError refuses a change after which a file would be larger than
+// Limit bytes, the limit for one file an edit writes. The store does not
+// know what the change is; the caller that does says it with Of.
+type TooLargeError struct {
+	File        string // relative to the root
+	Size, Limit int
+	what        string
+}
+
+// Error implements error.
+func (e *TooLargeError) Error() string {
+	what := e.what
+	if what == "" {
+		what = "the change"
+	}
+	return fmt.Sprintf("nothing was staged: %s would make %s %d bytes long, over the limit of %s for one file an edit writes", what, e.File, e.Size, mib(e.Limit))
+}
+
+// Of is e told as what ("renaming \"Total\" to \"Len\"") changes the file.
+func (e *TooLargeError) Of(what string) *TooLargeError {
+	c := *e
+	c.what = what
+	return &c
+}
+
+func mib(n int) string {
+	if n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
 }

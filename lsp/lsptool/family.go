@@ -5,15 +5,21 @@
 package lsptool
 
 import (
+	"sync"
+
 	"github.com/builtin-tools/builtin-tools/lsp"
 	"github.com/builtin-tools/builtin-tools/registry"
 )
 
-// Servers is the run's language-server resource: the supervisor and the
-// ledger of diagnostics already reported after writes.
+// Servers is the run's language-server resource: the supervisor, the
+// ledger of diagnostics the run has shown, and the lsp_fix plans approved
+// and not yet written.
 type Servers struct {
 	Sup    *lsp.Supervisor
 	ledger *lsp.Ledger
+
+	mu    sync.Mutex
+	plans map[*registry.Call]planned
 }
 
 // NewServers makes the resource over root, with a path guard of its own;

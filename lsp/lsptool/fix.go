@@ -2,10 +2,14 @@ package lsptool
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 
+	"github.com/aymanbagabas/go-udiff"
+	"github.com/builtin-tools/builtin-tools/internal/textcut"
 	"github.com/builtin-tools/builtin-tools/lsp"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
@@ -21,6 +25,9 @@ type fixParams struct {
 }
 
 // FixTool is the `lsp_fix` tool: it applies what a language server offers.
+// Under write=ask the card shows the files and diff of the fix's edit,
+// worked out before asking, and exactly that edit is written (R7); the
+// edit a command sends once it runs is asked about on a card of its own.
 var FixTool = registry.Descriptor{
 	Name:  "lsp_fix",
 	Title: "apply language-server fix",
@@ -29,8 +36,9 @@ var FixTool = registry.Descriptor{
 		"organize_imports, fix_all, or format (the whole file, or line..end_line). The server's edit, or the edit its command sends back, " +
 		"is written all or nothing; an id listed before its file changed is refused and the actions are listed afresh. " +
 		"New diagnostics come back with the result.",
-	Writes:  true,
-	Handler: registry.With(Key, fix),
+	Writes:   true,
+	Approval: fixApproval,
+	Handler:  registry.With(Key, fix),
 }
 
 // FixResult is what lsp_fix applied.
@@ -42,31 +50,96 @@ type FixResult struct {
 // Text is what the agent reads.
 func (r FixResult) Text() string { return r.text }
 
-func fix(ctx context.Context, c *registry.Call, s *Servers, p fixParams) (FixResult, error) {
-	var res *lsp.FixResult
-	var err error
+// cardKey carries, to fixApproval, the card of an edit a fix's command
+// sent (asked through Call.Escalate from inside the handler).
+type cardKey struct{}
+
+// fixApproval works the fix out before the operator is asked: the card
+// shows its files and diff, and the outcome is kept for the handler, which
+// writes that plan and nothing else — nor anything when the plan failed or
+// changed nothing, however the server answers when asked again. A fix that
+// changes nothing is not asked about.
+func fixApproval(ctx context.Context, c *registry.Call) (bool, string) {
+	if card, ok := ctx.Value(cardKey{}).(string); ok {
+		return true, card
+	}
+	s, ok := Key.Of(c.Run)
+	if !ok {
+		return true, ""
+	}
+	var p fixParams
+	json.Unmarshal(c.Args, &p)
+	plan, err := planFix(ctx, c, s, p)
+	s.keepPlan(ctx, c, planned{plan, err})
+	switch {
+	case err != nil:
+		return true, "lsp_fix will fail: " + s.Sup.RelText(err.Error())
+	case plan.Result.Unchanged && plan.Command == "":
+		return false, ""
+	}
+	return true, planCard(plan)
+}
+
+// planned is a fix worked out for an approval card: the plan, or why
+// there is none.
+type planned struct {
+	plan *lsp.FixPlan
+	err  error
+}
+
+// keepPlan holds what a call's card was made from for its handler, until
+// the call ends (a refused call's goes with it).
+func (s *Servers) keepPlan(ctx context.Context, c *registry.Call, p planned) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.plans == nil {
+		s.plans = map[*registry.Call]planned{}
+	}
+	s.plans[c] = p
+	context.AfterFunc(ctx, func() { s.takePlan(c) })
+}
+
+func (s *Servers) takePlan(c *registry.Call) (planned, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, ok := s.plans[c]
+	delete(s.plans, c)
+	return p, ok
+}
+
+// planFix works out the fix the arguments name, writing nothing.
+func planFix(ctx context.Context, c *registry.Call, s *Servers, p fixParams) (*lsp.FixPlan, error) {
 	switch {
 	case p.ID != "" && p.Kind != "":
-		return FixResult{}, errors.New("lsp_fix takes id (an action from lsp code_actions) or kind with file, not both")
+		return nil, errors.New("lsp_fix takes id (an action from lsp code_actions) or kind with file, not both")
 	case p.ID != "":
 		if p.Line > 0 || p.EndLine > 0 {
-			return FixResult{}, errors.New("line and end_line are for kind format; an action's id already says where it applies")
+			return nil, errors.New("line and end_line are for kind format; an action's id already says where it applies")
 		}
-		res, err = s.Sup.ApplyAction(ctx, p.ID, p.Force)
+		return s.Sup.PlanAction(ctx, p.ID)
 	case p.Kind != "":
 		if p.File == "" {
-			return FixResult{}, fmt.Errorf("kind %s needs file (a path relative to the root)", p.Kind)
+			return nil, fmt.Errorf("kind %s needs file (a path relative to the root)", p.Kind)
 		}
-		at, lerr := c.Location(p.File)
-		if lerr != nil {
-			return FixResult{}, lerr
+		at, err := c.Location(p.File)
+		if err != nil {
+			return nil, err
 		}
 		if p.EndLine > 0 && p.Line <= 0 {
-			return FixResult{}, errors.New("end_line needs line, the first line of the range")
+			return nil, errors.New("end_line needs line, the first line of the range")
 		}
-		res, err = s.Sup.Fix(ctx, at, p.Kind, p.Line, p.EndLine, p.Force)
-	default:
-		return FixResult{}, errors.New("lsp_fix needs id (an action from lsp code_actions) or kind (organize_imports, fix_all, format) with file")
+		return s.Sup.PlanFix(ctx, at, p.Kind, p.Line, p.EndLine)
+	}
+	return nil, errors.New("lsp_fix needs id (an action from lsp code_actions) or kind (organize_imports, fix_all, format) with file")
+}
+
+func fix(ctx context.Context, c *registry.Call, s *Servers, p fixParams) (FixResult, error) {
+	// What the operator's card was made from, when asked; else worked out
+	// now.
+	kept, asked := s.takePlan(c)
+	plan, err := kept.plan, kept.err
+	if !asked {
+		plan, err = planFix(ctx, c, s, p)
 	}
 	if err != nil {
 		var stale *lsp.StaleActionError
@@ -75,10 +148,105 @@ func fix(ctx context.Context, c *registry.Call, s *Servers, p fixParams) (FixRes
 		}
 		return FixResult{}, errors.New(s.Sup.RelText(err.Error()))
 	}
-	for _, f := range res.Files {
-		if abs, err := c.Path(f.Path); err == nil {
-			c.Wrote(abs)
+	// Each edit the fix's command sends passes the gate again, with its
+	// own diff on the card: under write=ask the operator approves it
+	// before it is written.
+	confirm := func(ctx context.Context, e *lsp.ProposedEdit) error {
+		files := make([]string, len(e.Files))
+		for i, f := range e.Files {
+			files[i] = f.Path
+		}
+		what := fmt.Sprintf("the edit %s's command %s sent (%s)", e.Server, e.Command, textcut.Ellipsis(strings.Join(files, ", "), 80))
+		card := fmt.Sprintf("%s's command %s, run by lsp_fix %s, sent an edit: %s", e.Server, e.Command, fixName(&plan.Result),
+			changesCard(e.Changes, e.Edits))
+		return c.Escalate(context.WithValue(ctx, cardKey{}, card), tiers.Write, what)
+	}
+	res, err := s.Sup.CommitFix(ctx, plan, p.Force, confirm)
+	if res != nil {
+		for _, f := range res.Files {
+			if abs, err := c.Path(f.Path); err == nil {
+				c.Wrote(abs)
+			}
 		}
 	}
+	if err != nil {
+		return FixResult{}, errors.New(s.Sup.RelText(err.Error()))
+	}
 	return FixResult{FixResult: res, text: strings.TrimSpace(FormatFix(res))}, nil
+}
+
+// fixName is how a card names a fix: its id or kind, and title.
+func fixName(r *lsp.FixResult) string {
+	what := r.ID
+	if what == "" {
+		what = strings.ReplaceAll(r.Kind, "_", " ")
+	}
+	if r.Title != "" {
+		what += fmt.Sprintf(" %q", oneLine(r.Title))
+	}
+	return what
+}
+
+// planCard is the approval card of a planned fix: what it is, the files
+// its edit changes and their diff, and the command it runs after.
+func planCard(p *lsp.FixPlan) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "lsp_fix %s for %s (%s)", fixName(&p.Result), p.Result.File, p.Result.Server)
+	if len(p.Changes) > 0 {
+		b.WriteString(" ")
+		b.WriteString(changesCard(p.Changes, p.Result.Edits))
+	}
+	for _, n := range p.Result.Notes {
+		fmt.Fprintf(&b, "\nnote: %s", n)
+	}
+	if p.Command != "" {
+		then := "It then runs"
+		if len(p.Changes) == 0 {
+			then = "It runs"
+		}
+		fmt.Fprintf(&b, "\n%s %s's command %s: what that changes is not known until it runs; each edit it sends will be shown for approval before it is written.",
+			then, p.Result.Server, p.Command)
+	}
+	return b.String()
+}
+
+// maxCardDiff bounds the diff an approval card shows.
+const maxCardDiff = 4000
+
+// changesCard lists the files an edit changes and its diff, cut at
+// maxCardDiff with a digest of the whole change, so one card approves one
+// change.
+func changesCard(changes []lsp.FileChange, edits int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "changes %s (%s):", textcut.Count(len(changes), "file", "files"), textcut.Count(edits, "edit", "edits"))
+	var diff strings.Builder
+	sum := sha256.New()
+	for _, f := range changes {
+		var what []string
+		from, to := "a/"+f.Path, "b/"+f.Path
+		switch {
+		case f.Deleted:
+			what, to = append(what, "deleted"), "/dev/null"
+		case f.Created:
+			what, from = append(what, "created"), "/dev/null"
+		case f.RenamedFrom != "":
+			what, from = append(what, "renamed from "+f.RenamedFrom), "a/"+f.RenamedFrom
+		}
+		if f.Edits > 0 {
+			what = append(what, textcut.Count(f.Edits, "edit", "edits"))
+		}
+		fmt.Fprintf(&b, "\n  %s: %s", f.Path, strings.Join(what, ", "))
+		d := udiff.Unified(from, to, f.Before, f.After)
+		if d == "" && f.RenamedFrom != "" {
+			d = fmt.Sprintf("--- %s\n+++ %s\n(moved, content unchanged)\n", from, to)
+		}
+		diff.WriteString(d)
+		fmt.Fprintf(sum, "%s\x00%s\x00%s\x00%s\x00", f.Path, f.RenamedFrom, f.Before, f.After)
+	}
+	b.WriteString("\ndiff:\n")
+	b.WriteString(textcut.Ellipsis(strings.TrimRight(diff.String(), "\n"), maxCardDiff))
+	if diff.Len() > maxCardDiff {
+		fmt.Fprintf(&b, "\n(the diff is cut; change %x)", sum.Sum(nil)[:8])
+	}
+	return b.String()
 }

@@ -54,9 +54,18 @@ func locate(find func(*lsp.Supervisor) func(context.Context, pathguard.Path, lsp
 		if err != nil {
 			return err
 		}
-		out.Locations, out.text = res, FormatLocations(res)
+		out.Locations, out.text = res, withLoading(FormatLocations(res), res.Loading)
 		return nil
 	}
+}
+
+// withLoading adds to text that the server had not loaded its workspace
+// when it answered (the answer may be incomplete).
+func withLoading(text, loading string) string {
+	if loading == "" {
+		return text
+	}
+	return text + "\nnote: " + loading
 }
 
 var operations = []operation{
@@ -77,6 +86,7 @@ var operations = []operation{
 			rel := *res
 			rel.Diagnostics = relDiagnostics(c, res.Diagnostics)
 			out.Diagnostics = &rel
+			out.shown = res
 			return nil
 		}},
 	{"definition", "position", "definition",
@@ -101,7 +111,7 @@ var operations = []operation{
 			if err != nil {
 				return err
 			}
-			out.Calls, out.text = res, FormatCalls(res, c.Budget())
+			out.Calls, out.text = res, withLoading(FormatCalls(res, c.Budget().Reserve(300)), res.Loading)
 			return nil
 		}},
 	{"outgoing_calls", "position", "outgoing_calls (every call the function at line/symbol makes)",
@@ -110,7 +120,7 @@ var operations = []operation{
 			if err != nil {
 				return err
 			}
-			out.Calls, out.text = res, FormatCalls(res, c.Budget())
+			out.Calls, out.text = res, withLoading(FormatCalls(res, c.Budget().Reserve(300)), res.Loading)
 			return nil
 		}},
 	{"hover", "position", "hover",
@@ -140,7 +150,7 @@ var operations = []operation{
 			if err != nil {
 				return err
 			}
-			out.Symbols, out.text = res, FormatSymbols(res)
+			out.Symbols, out.text = res, withLoading(FormatSymbols(res), res.Loading)
 			return nil
 		}},
 	{"status", "", "status (which servers run here, and why others do not)",
@@ -216,6 +226,9 @@ type LSPResult struct {
 	Status      *lsp.Status          `json:"status,omitempty"`
 	Reload      *lsp.ReloadResult    `json:"reload,omitempty"`
 	text        string
+	// shown is the diagnostics listing as the ledger takes it (absolute
+	// paths).
+	shown *lsp.FileDiagnostics
 }
 
 // Text is what the agent reads.
@@ -258,6 +271,18 @@ func query(ctx context.Context, c *registry.Call, s *Servers, p lspParams) (LSPR
 	if err := op.run(ctx, c, s.Sup, q, &out); err != nil {
 		// An error names files relative to the root, as results do.
 		return LSPResult{}, errors.New(s.Sup.RelText(err.Error()))
+	}
+	if d := out.shown; d != nil {
+		// What the agent was shown is what the next write's diagnostics
+		// are compared with: those not new, those gone fixed (WRT-2). An
+		// incomplete listing adds what it showed and drops nothing.
+		if abs, err := c.Path(d.File); err == nil {
+			if d.Incomplete {
+				s.ledger.Add(abs, d.Diagnostics, false)
+			} else {
+				s.ledger.Record(abs, d.Diagnostics, false)
+			}
+		}
 	}
 	return out, nil
 }

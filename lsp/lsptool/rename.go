@@ -118,6 +118,9 @@ func previewRename(ctx context.Context, c *registry.Call, s *Servers, p renamePa
 	}
 	title := fmt.Sprintf("rename %s at %s:%d to %q (%s)", symbol, at.Rel(), p.Line, p.NewName, plan.Server)
 	out, err := st.StageChange(at.Guard(), staged.Change{Title: title, Redo: "call lsp_rename with preview again", Files: plan.Files})
+	if tl, ok := errors.AsType[*staged.TooLargeError](err); ok {
+		return RenameResult{}, tl.Of(fmt.Sprintf("renaming %s to %q", symbol, textcut.Ellipsis(p.NewName, 80)))
+	}
 	if err != nil {
 		return RenameResult{}, err
 	}

@@ -253,7 +253,8 @@ func replay(t *testing.T, path string, opts Options) {
 					p = d.connect(t, root, s.mode, cfg, h)
 					peers[s.mode] = p
 				}
-				out := render(t, p, h, root, s)
+				out, res := render(t, p, h, root, s)
+				checkResult(t, d.name, p, s, res)
 				if opts.CheckArguments {
 					text, _, _ := strings.Cut(out, "\nstructured: ")
 					if bad := UnknownArguments(p.tools(t), s.tool, text, opts.Terms); len(bad) > 0 {
@@ -359,7 +360,31 @@ func checkout(t *testing.T, ar *txtar.Archive) string {
 	return real
 }
 
-func render(t *testing.T, p peer, h *human, root string, s step) string {
+// checkResult holds a result to what a strict client expects: valid
+// against the tool's output schema, and no count in its text that its
+// structured content leaves out.
+func checkResult(t *testing.T, driver string, p peer, s step, res *mcp.CallToolResult) {
+	t.Helper()
+	if res == nil {
+		return
+	}
+	for _, tool := range p.tools(t) {
+		if tool.Name != s.tool {
+			continue
+		}
+		if err := registry.CheckResult(tool, res); err != nil {
+			t.Errorf("%s: > %s %s: a strict client would throw this result away: %v", driver, s.tool, s.args, err)
+		}
+		if res.IsError {
+			return
+		}
+		if bad := Unsaid(res); len(bad) > 0 {
+			t.Errorf("%s: > %s %s: the text states what the structured content does not carry: %s", driver, s.tool, s.args, strings.Join(bad, "; "))
+		}
+	}
+}
+
+func render(t *testing.T, p peer, h *human, root string, s step) (string, *mcp.CallToolResult) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	var args map[string]any
@@ -391,7 +416,10 @@ func render(t *testing.T, p peer, h *human, root string, s step) string {
 			out += "\nstructured: " + string(b)
 		}
 	}
-	return strings.TrimRight(strings.ReplaceAll(out, root, "$ROOT"), "\n")
+	if err != nil {
+		res = nil
+	}
+	return strings.TrimRight(strings.ReplaceAll(out, root, "$ROOT"), "\n"), res
 }
 
 type scrubber struct {
