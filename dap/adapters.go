@@ -219,7 +219,7 @@ func Statuses(ctx context.Context, g *pathguard.Guard) []AdapterStatus {
 	dirs := markerDirs(ctx, g)
 	out := make([]AdapterStatus, 0, len(Adapters))
 	for _, a := range Adapters {
-		st := AdapterStatus{ID: a.ID, Language: a.Language, Markers: a.Markers, Exceptions: a.kinds(), ExceptionNote: a.ExceptionNote, Watchpoints: a.DataBreakpoints}
+		st := AdapterStatus{ID: a.ID, Language: a.Language, Markers: nonNil(a.Markers), Exceptions: a.kinds(), ExceptionNote: a.ExceptionNote, Watchpoints: a.DataBreakpoints}
 		for _, m := range a.Markers {
 			for _, d := range dirs[m] {
 				if !slices.Contains(st.MarkerDirs, d) {
