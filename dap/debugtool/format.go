@@ -227,6 +227,8 @@ func formatAdapters(rows []dap.AdapterStatus) string {
 		fmt.Fprintf(&b, "  %s (%s): %s\n", a.ID, a.Language, state)
 		if a.Watchpoints {
 			b.WriteString("    watchpoints (watch): yes\n")
+		} else if a.WatchpointsNote != "" {
+			fmt.Fprintf(&b, "    watchpoints (watch): not here: %s\n", a.WatchpointsNote)
 		} else {
 			b.WriteString("    watchpoints (watch): no, it has no data breakpoints\n")
 		}
