@@ -259,9 +259,12 @@ func fakeAdapter(t *testing.T, name string) {
 	}
 	Adapters = append(Adapters, AdapterSpec{ID: "fake", Language: "test",
 		Commands: [][]string{{"/usr/bin/env", fakeEnv + "=" + name, exe}}, Transport: Stdio, ExprContext: "repl",
-		StopBursts: scripts[name].threads > 1})
+		StopBursts: scripts[name].threads > 1, Adapter: scripted{}})
 	t.Cleanup(func() { Adapters = Adapters[:len(Adapters)-1] })
 }
+
+// scripted is the fake adapter's Adapter: the common behaviour.
+type scripted struct{ generic }
 
 // fakeRoot is a root with the fake's source file.
 func fakeRoot(t *testing.T) string {

@@ -217,7 +217,7 @@ func TestLLDBRust(t *testing.T) {
 // An adapter that exits during initialize is a clear error and leaves no
 // session.
 func TestAdapterExitsDuringInitialize(t *testing.T) {
-	Adapters = append(Adapters, AdapterSpec{ID: "broken", Language: "test", Commands: [][]string{{"sh", "-c", "echo 'cannot start: no licence' >&2; exit 3"}}, Transport: Stdio})
+	Adapters = append(Adapters, AdapterSpec{ID: "broken", Language: "test", Commands: [][]string{{"sh", "-c", "echo 'cannot start: no licence' >&2; exit 3"}}, Transport: Stdio, Adapter: scripted{}})
 	defer func() { Adapters = Adapters[:len(Adapters)-1] }()
 	root := writeTree(t, map[string]string{"x": ""})
 	s := newSupervisor(t, root, Config{})

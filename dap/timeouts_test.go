@@ -121,7 +121,7 @@ func TestStartTimeoutBounds(t *testing.T) {
 		within(t, "a start on an adapter that never answers", t0, bound)
 	})
 	t.Run("never connects", func(t *testing.T) {
-		Adapters = append(Adapters, AdapterSpec{ID: "silent", Language: "test", Commands: [][]string{{"sleep", "60"}}, Transport: UnixClient})
+		Adapters = append(Adapters, AdapterSpec{ID: "silent", Language: "test", Commands: [][]string{{"sleep", "60"}}, Transport: UnixClient, Adapter: scripted{}})
 		t.Cleanup(func() { Adapters = Adapters[:len(Adapters)-1] })
 		root := fakeRoot(t)
 		s := newSupervisor(t, root, Config{StartTimeout: bound})
