@@ -176,11 +176,26 @@ func (o Options) startTimeout() time.Duration {
 	return DefaultStartTimeout
 }
 
+// inProcess is an Adapter served in this process: start connects to it
+// instead of running a command. The tests' scripted adapter is one, so
+// that a test on testing/synctest's clock waits on no real pipe (the
+// clock stands still while a goroutine does).
+type inProcess interface {
+	connect() io.ReadWriteCloser
+}
+
+func newSession(spec AdapterSpec, root, tmp string, opts Options) *Session {
+	return &Session{Spec: spec, root: root, guard: opts.Guard, tmp: tmp, changed: make(chan struct{}), bps: opts.Breakpoints}
+}
+
 // start runs the adapter and connects to it; tmp is the session's folder
 // (the caller's to remove when start fails).
 func start(ctx context.Context, spec AdapterSpec, root, tmp string, opts Options) (*Session, error) {
 	if opts.Dial != "" {
 		return dial(ctx, spec, root, tmp, opts)
+	}
+	if a, ok := spec.Adapter.(inProcess); ok {
+		return newSession(spec, root, tmp, opts).connect(ctx, a.connect(), opts)
 	}
 	cmdline, why := spec.command(ctx)
 	if cmdline == nil {
@@ -189,16 +204,16 @@ func start(ctx context.Context, spec AdapterSpec, root, tmp string, opts Options
 		}
 		return nil, fmt.Errorf("%s is not installed: none of %s works here%s; %s", spec.ID, commandNames(spec), why, spec.Install)
 	}
-	s := &Session{Spec: spec, root: root, guard: opts.Guard, tmp: tmp, changed: make(chan struct{}), bps: opts.Breakpoints}
+	sess := newSession(spec, root, tmp, opts)
 	fail := func(err error) (*Session, error) {
-		s.kill()
+		sess.kill()
 		return nil, err
 	}
 	// failNote: the adapter is stopped first, so what it wrote is complete
 	// at once (an adapter that hangs would otherwise be waited on).
 	failNote := func(format string, args ...any) (*Session, error) {
-		s.kill()
-		return nil, fmt.Errorf(format+"%s", append(args, s.exitNote())...)
+		sess.kill()
+		return nil, fmt.Errorf(format+"%s", append(args, sess.exitNote())...)
 	}
 	var (
 		ln  net.Listener
@@ -231,7 +246,7 @@ func start(ctx context.Context, spec AdapterSpec, root, tmp string, opts Options
 		}
 		return fail(fmt.Errorf("starting %s: %v", spec.ID, err))
 	}
-	s.p = p
+	sess.p = p
 	var rw io.ReadWriteCloser
 	if spec.Transport == Stdio {
 		rw = pipeRW{p.Stdout(), p.Stdin()}
@@ -244,12 +259,13 @@ func start(ctx context.Context, spec AdapterSpec, root, tmp string, opts Options
 		}
 		rw = conn
 	}
-	return s.connect(ctx, rw, opts)
+	return sess.connect(ctx, rw, opts)
 }
 
 // dial connects to a listening adapter (debugpy.listen in the program).
 func dial(ctx context.Context, spec AdapterSpec, root, tmp string, opts Options) (*Session, error) {
-	s := &Session{Spec: spec, root: root, guard: opts.Guard, tmp: tmp, changed: make(chan struct{}), bps: opts.Breakpoints, attach: true}
+	sess := newSession(spec, root, tmp, opts)
+	sess.attach = true
 	var d net.Dialer
 	dctx, cancel := context.WithTimeout(ctx, opts.startTimeout())
 	defer cancel()
@@ -257,7 +273,7 @@ func dial(ctx context.Context, spec AdapterSpec, root, tmp string, opts Options)
 	if err != nil {
 		return nil, fmt.Errorf("nothing answers on %s: %v (the program must call debugpy.listen on that port)", opts.Dial, err)
 	}
-	return s.connect(ctx, conn, opts)
+	return sess.connect(ctx, conn, opts)
 }
 
 // connect starts the client on rw and initializes the adapter.
