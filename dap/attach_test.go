@@ -160,7 +160,8 @@ func TestTimeLimitDetaches(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { prog.Process.Kill(); prog.Wait() }()
-	s := newSupervisor(t, root, Config{TTL: 2 * time.Second})
+	// The limit counts lldb's attach, seconds on a loaded machine.
+	s := newSupervisor(t, root, Config{TTL: 10 * time.Second})
 	ctx := testCtx(t)
 	if _, err := s.Launch(ctx, LaunchSpec{Attach: true, PID: prog.Process.Pid}, 100*time.Millisecond); err != nil {
 		t.Fatal(err)
