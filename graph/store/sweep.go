@@ -247,4 +247,3 @@ func hexInto(dst []byte, s string) error {
 	_, err := hex.Decode(dst, []byte(s))
 	return err
 }
-
