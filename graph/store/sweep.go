@@ -102,6 +102,7 @@ func (s *Store) Sweep() (SweepStats, error) {
 		}
 		if !full && kept+add <= limit {
 			kept += add
+			st.BytesAfter += m.size
 			for k := range mine {
 				keep[k] = true
 			}
@@ -112,7 +113,9 @@ func (s *Store) Sweep() (SweepStats, error) {
 		full = true
 		if fi, err := os.Stat(m.path); err == nil && fi.ModTime().Equal(m.mtime) && os.Remove(m.path) == nil {
 			st.ManifestsRemoved++
+			continue
 		}
+		st.BytesAfter += m.size
 	}
 	for k, r := range records {
 		if keep[k] || now.Sub(r.mtime) <= s.opts.Grace {
@@ -133,9 +136,6 @@ func (s *Store) Sweep() (SweepStats, error) {
 	}
 	for _, r := range records {
 		st.BytesAfter += r.size
-	}
-	for _, m := range s.listManifests(nil, now) {
-		st.BytesAfter += m.size
 	}
 	return st, nil
 }
