@@ -51,6 +51,13 @@
 // indexes the string table wherever it is used), and Config.Checks names
 // a method the generated Validate calls last, for invariants no tag says.
 //
+// A package keeps its generated file current with a test that calls
+// Generate, compares with the file and rewrites it under -update (see
+// toyrecord's TestCodecUpToDate). If a type change leaves the old file
+// unable to compile, replace it with its package clause and run that test
+// with -update; tests that reach the codec through interfaces
+// (encoding.BinaryAppender, encoding.BinaryUnmarshaler) still compile.
+//
 // The generated code needs nothing from this package at run time. Why not
 // encoding/gob: gob sends its type description and compiles its decoder
 // per stream, about 130 µs per record, and a content-addressed store keeps
