@@ -479,3 +479,32 @@ func TestDefaultDir(t *testing.T) {
 		t.Fatalf("DefaultDir = %q, want %q", got, want)
 	}
 }
+
+// Any bytes in a record's or a manifest's place are a miss or the file
+// the store wrote; never a panic, never another key's payload.
+func FuzzStoreFile(f *testing.F) {
+	p := payload(1)[:300]
+	f.Add(append(appendHeader(nil, recordMagic, key(1), p), p...))
+	mp, _ := manifest("/r", Key{}, 1, 2).AppendBinary(nil)
+	id, name := manifestID("/r", Key{})
+	f.Add(append(appendHeader(nil, manifestMagic, id, mp), mp...))
+	f.Add([]byte(recordMagic))
+	dir := f.TempDir()
+	s := Open(dir, Options{})
+	rec := s.recordPath(key(1))
+	os.MkdirAll(filepath.Dir(rec), 0o700)
+	man := filepath.Join(dir, "manifests", name)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		os.WriteFile(rec, data, 0o600)
+		os.WriteFile(man, data, 0o600)
+		if got, ok := s.Get(key(1)); ok {
+			if want, err := parse(data, recordMagic, key(1)); err != nil || !bytes.Equal(got, want) {
+				t.Fatalf("a hit that is not the file's checked payload")
+			}
+		}
+		if m, ok := s.Manifest("/r", Key{}); ok && m.Root != "/r" {
+			t.Fatalf("a manifest of root %q", m.Root)
+		}
+		s.Sweep()
+	})
+}
