@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/builtin-tools/builtin-tools/internal/lifetime"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
@@ -24,7 +25,7 @@ var ErrOutsideRoot = errors.New("path is outside the root")
 var ErrNotRegular = pathguard.ErrNotRegular
 
 // ErrClosed is returned by an Engine after Close.
-var ErrClosed = errors.New("astgrep: engine is closed")
+var ErrClosed = lifetime.Closed("astgrep: engine is closed")
 
 // UnparsablePatternError says no scaffold context read the pattern without
 // syntax errors.

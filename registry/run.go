@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/builtin-tools/builtin-tools/internal/lifetime"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 	"github.com/builtin-tools/builtin-tools/tiers"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -311,8 +312,10 @@ func (r *Run) Context() context.Context { return r.ctx }
 // Families lists the run's families after Without, in order.
 func (r *Run) Families() []Extension { return slices.Clone(r.families) }
 
-// ErrClosed is returned by operations on a closed run.
-var ErrClosed = errors.New("the run is closed")
+// ErrClosed is returned by operations on a closed run, and is the cause of
+// every call the closing cancelled. It is lifetime.ErrClosed, the one value
+// errors.Is matches however deep an engine said it.
+var ErrClosed = lifetime.ErrClosed
 
 func (r *Run) attach(name string, resource any) error {
 	r.mu.Lock()
