@@ -156,6 +156,9 @@ func candidateSites(a *graph.Answer) ([]ConfirmMark, []DependentMark) {
 	return out, deps
 }
 
+// servers are the run's language servers, which confirm asks.
+var servers = registry.Requires(lsptool.Key, "confirm (candidate sites checked by a language server)", "code_graph")
+
 // confirm asks the run's language server for the definition at each of
 // the answer's candidate sites, a few at once, within the bounds.
 func confirm(ctx context.Context, c *registry.Call, g *Graph, x *graph.Index, a *graph.Answer) *Confirmation {
@@ -165,7 +168,7 @@ func confirm(ctx context.Context, c *registry.Call, g *Graph, x *graph.Index, a 
 	if len(marks) == 0 {
 		return cf
 	}
-	s, ok := lsptool.Key.Of(c.Run)
+	s, ok := servers.Of(c.Run)
 	if !ok {
 		cf.NoServer = "this run has no language servers (the lsp tool is not loaded)"
 		noneAsked(cf)
