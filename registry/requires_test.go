@@ -188,7 +188,9 @@ func TestApproveHookIsTyped(t *testing.T) {
 	asked = nil
 	big := registry.Descriptor{Name: "big", Tier: tiers.Write, Description: "counts",
 		Handler: registry.Func(func(ctx context.Context, c *registry.Call, p countParams) (msg, error) { return msg{"ran"}, nil },
-			registry.Approve(func(ctx context.Context, c *registry.Call, _ registry.None, p countParams) (bool, string) { return true, "" }))}
+			registry.Approve(func(ctx context.Context, c *registry.Call, _ registry.None, p countParams) (bool, string) {
+				return true, ""
+			}))}
 	r = newRun(t, registry.Config{Families: []registry.Extension{family("big", big)}, Approver: approver,
 		Policy: registry.Policy{tiers.Write: registry.Ask}})
 	if out, isErr := call(t, r, tiers.Normal, "big", `{"n":1180591620717411303424}`); !isErr || !strings.Contains(out, "arguments for big do not fit its schema") || len(asked) != 0 {
