@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/builtin-tools/builtin-tools/graph"
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
@@ -575,7 +576,7 @@ func seconds(s float64) string {
 
 // confirmText renders the marks after the answer's text, within room
 // characters.
-func confirmText(cf *Confirmation, op string, room int) string {
+func confirmText(cf *Confirmation, op string, room registry.Budget) string {
 	var b strings.Builder
 	if cf.NoServer != "" {
 		fmt.Fprintf(&b, "confirm: nothing asked: %s; the candidates above are unconfirmed", cf.NoServer)
@@ -628,8 +629,9 @@ func confirmText(cf *Confirmation, op string, room int) string {
 		}
 		lines = append(lines, line+"]\n")
 	}
+	used := utf8.RuneCountInString(b.String())
 	for i, line := range lines {
-		if b.Len()+len(line) > room {
+		if used += utf8.RuneCountInString(line); used > room.Chars() {
 			fmt.Fprintf(&b, "(%d more marks not shown: the output budget was reached; the structured result has them all)\n", len(lines)-i)
 			break
 		}
