@@ -353,7 +353,7 @@ func TestTinyBudget(t *testing.T) {
 		testenv.Missing(t, python, "not installed")
 	}
 	r, err := builtintools.NewRun(builtintools.Options{Root: t.TempDir(), Without: []string{"lsp", "structural"},
-		Eval: eval.Config{Python: python}, OutputBudget: 200})
+		Settings: map[string]any{"eval": eval.Config{Python: python}}, OutputBudget: 200})
 	if err != nil {
 		t.Fatal(err)
 	}
