@@ -17,8 +17,9 @@ var ErrEmptyPattern = errors.New("the pattern is empty: give a code fragment, e.
 // metavariable (`$A`, `$$$A`): it would match every node of every file.
 var ErrOnlyMetavariable = errors.New("the pattern is only a metavariable, which would match every node: put code around it, e.g. `foo($$$A)`")
 
-// ErrOutsideRoot is returned when Query.Path is not inside Query.Root.
-var ErrOutsideRoot = errors.New("path is outside the root")
+// ErrOutsideRoot is pathguard.ErrOutside: a location outside the run's
+// root, which the guard refuses before a Query can hold it.
+var ErrOutsideRoot = pathguard.ErrOutside
 
 // ErrNotRegular is returned for a Path that is a named pipe, a device or a
 // socket: reading one can block forever.
