@@ -4,12 +4,15 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	builtintools "github.com/builtin-tools/builtin-tools"
+	"github.com/builtin-tools/builtin-tools/askuser"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
+	"github.com/builtin-tools/builtin-tools/vibe/vibetool"
 )
 
 // The module's families declare what their tools use of each other. Left
@@ -53,5 +56,28 @@ func TestFamiliesDeclareWhatTheyUse(t *testing.T) {
 	}
 	if text := registry.ResultText(res); !res.IsError || !strings.Contains(text, "(the structural family was left out of this run); call lsp_rename without preview") {
 		t.Errorf("lsp_rename preview without structural: (error=%v) %s", res.IsError, text)
+	}
+}
+
+// Catalog is every tool the module ships, once each: all a run with every
+// family on (vibe mode, an ask port and a conversation for debug) registers,
+// and nothing else.
+func TestCatalog(t *testing.T) {
+	r, err := builtintools.NewRun(builtintools.Options{Root: t.TempDir(), ConversationID: "catalog", Ask: askuser.Func(nil),
+		Settings: map[string]any{"vibe": vibetool.Config{On: true, Commands: map[string]string{"fast": "true"}, StateDir: t.TempDir()}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var catalog, registered []string
+	for _, d := range builtintools.Catalog() {
+		catalog = append(catalog, d.Name)
+	}
+	for _, d := range r.Registered() {
+		registered = append(registered, d.Name)
+	}
+	slices.Sort(catalog)
+	if !slices.Equal(catalog, registered) {
+		t.Errorf("Catalog %q\nregistered %q", catalog, registered)
 	}
 }

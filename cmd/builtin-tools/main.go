@@ -164,7 +164,7 @@ func (b *byteSize) Set(v string) error {
 		*b = -1
 		return nil
 	}
-	num := strings.TrimRight(v, "KMGiBkmgib")
+	num := strings.TrimRight(v, "KMGBikmgb")
 	unit := strings.ToLower(strings.TrimSpace(v[len(num):]))
 	n, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
 	if err != nil || n <= 0 {
