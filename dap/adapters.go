@@ -71,6 +71,10 @@ type AdapterSpec struct {
 	// DataBreakpoints: the version installed here advertises
 	// supportsDataBreakpoints (watch checks the session's own answer).
 	DataBreakpoints bool
+	// HardwareWatch: its data breakpoints are the CPU's debug registers,
+	// which some virtual machines accept and never fire (checked once per
+	// process).
+	HardwareWatch bool
 	// Restart: the adapter's restart request is used when it offers one
 	// (otherwise restart ends the session and launches again).
 	Restart bool
@@ -91,6 +95,7 @@ var Adapters = []AdapterSpec{
 		// stopped event to say so: terminate and launch instead.
 		Restart:         false,
 		DataBreakpoints: true,
+		HardwareWatch:   true,
 	},
 	{
 		ID: "debugpy", Language: "Python", Markers: []string{"pyproject.toml", "setup.py", "requirements.txt"}, Extensions: []string{".py"},
@@ -117,6 +122,7 @@ var Adapters = []AdapterSpec{
 		StopBursts:      true,
 		Restart:         true,
 		DataBreakpoints: true,
+		HardwareWatch:   true,
 	},
 	{
 		ID: "dart", Language: "Dart", Markers: []string{"pubspec.yaml"}, Extensions: []string{".dart"},
@@ -203,7 +209,10 @@ type AdapterStatus struct {
 	Exceptions    []string `json:"exceptions,omitempty" jsonschema:"the exception kinds launch's exceptions may name for it"`
 	ExceptionNote string   `json:"exception_note,omitempty" jsonschema:"what it stops on without a filter"`
 	// Watchpoints says whether it has data breakpoints (watch).
-	Watchpoints bool `json:"watchpoints" jsonschema:"it has data breakpoints (watch)"`
+	Watchpoints bool `json:"watchpoints" jsonschema:"it has data breakpoints (watch) that fire on this machine"`
+	// WatchpointsNote says why watch does not work here although the
+	// adapter has data breakpoints.
+	WatchpointsNote string `json:"watchpoints_note,omitempty" jsonschema:"why watch does not work on this machine, when the adapter has data breakpoints"`
 }
 
 // Adapter states.
@@ -219,7 +228,12 @@ func Statuses(ctx context.Context, g *pathguard.Guard) []AdapterStatus {
 	dirs := markerDirs(ctx, g)
 	out := make([]AdapterStatus, 0, len(Adapters))
 	for _, a := range Adapters {
-		st := AdapterStatus{ID: a.ID, Language: a.Language, Markers: a.Markers, Exceptions: a.kinds(), ExceptionNote: a.ExceptionNote, Watchpoints: a.DataBreakpoints}
+		st := AdapterStatus{ID: a.ID, Language: a.Language, Markers: nonNil(a.Markers), Exceptions: a.kinds(), ExceptionNote: a.ExceptionNote, Watchpoints: a.DataBreakpoints}
+		if a.DataBreakpoints && a.HardwareWatch {
+			if fires, why := hardwareWatchpoints(); !fires {
+				st.Watchpoints, st.WatchpointsNote = false, why
+			}
+		}
 		for _, m := range a.Markers {
 			for _, d := range dirs[m] {
 				if !slices.Contains(st.MarkerDirs, d) {

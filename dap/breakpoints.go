@@ -126,7 +126,7 @@ func (b *Breakpoints) inFile(file string) []*Breakpoint {
 func (b *Breakpoints) All() []Breakpoint {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	var out []Breakpoint
+	out := []Breakpoint{} // a list, never null, in a result
 	for _, f := range sortedFiles(b.byFile) {
 		for _, bp := range b.byFile[f] {
 			if !bp.temp {

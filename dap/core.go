@@ -5,7 +5,9 @@ import (
 	"debug/buildinfo"
 	"debug/elf"
 	"errors"
+	"fmt"
 	"io/fs"
+	"os"
 	"strings"
 	"time"
 
@@ -20,37 +22,64 @@ import (
 // program of a core file session.
 const errCoreReadOnly = "a core file is read-only: nothing runs, so it cannot %s; stack, threads, scopes, variables and evaluate read the crash; to run the program, terminate and launch it without core"
 
-// checkCore says what is wrong with a core file named core (abs through
-// the guard), nil when it is an ELF core.
-func checkCore(g *pathguard.Guard, abs, core string) error {
+// openCore opens a core file named core (abs through the guard) and
+// checks it is an ELF core; the file checked is the one the adapter reads
+// (heldPath), so a name swapped after the check changes nothing (R10).
+func openCore(g *pathguard.Guard, abs, core string) (*os.File, error) {
 	if info, err := g.Stat(abs); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return badArg("core %s does not exist (paths are relative to the root)", core)
+			return nil, badArg("core %s does not exist (paths are relative to the root)", core)
 		}
-		return badArg("core %s cannot be read: %v", core, err)
+		return nil, badArg("core %s cannot be read: %v", core, err)
 	} else if info.IsDir() {
-		return badArg("core %s is a folder; give the core file the crash wrote", core)
+		return nil, badArg("core %s is a folder; give the core file the crash wrote", core)
 	}
 	f, _, err := g.Open(abs)
 	if err != nil {
-		return badArg("core %s cannot be opened: %v", core, err)
+		return nil, badArg("core %s cannot be opened: %v", core, err)
 	}
-	defer f.Close()
 	ef, err := elf.NewFile(f)
 	if err != nil {
-		return badArg("core %s is not a core file (not an ELF file); give the file the crash wrote (core or core.PID)", core)
+		f.Close()
+		return nil, badArg("core %s is not a core file (not an ELF file); give the file the crash wrote (core or core.PID)", core)
 	}
-	defer ef.Close()
 	if ef.Type != elf.ET_CORE {
-		return badArg("core %s is an ELF %s, not a core file; give the crash's core as core and the executable as program", core, strings.TrimPrefix(ef.Type.String(), "ET_"))
+		f.Close()
+		return nil, badArg("core %s is an ELF %s, not a core file; give the crash's core as core and the executable as program", core, strings.TrimPrefix(ef.Type.String(), "ET_"))
 	}
-	return nil
+	return f, nil
+}
+
+// openExecutable opens the program of a core session (abs through the
+// guard) and checks it is an ELF file; like the core, the adapter reads
+// the file checked.
+func openExecutable(g *pathguard.Guard, abs, program string) (*os.File, error) {
+	f, info, err := g.Open(abs)
+	if err != nil {
+		if info != nil && info.IsDir() {
+			return nil, badArg("program %s is a folder; with core, program is the executable that crashed", program)
+		}
+		return nil, badArg("program %s cannot be opened: %v", program, err)
+	}
+	if _, err := elf.NewFile(f); err != nil {
+		f.Close()
+		return nil, badArg("program %s is not an executable (%v); with core, program is the executable that crashed (debugpy opens no core files)", program, err)
+	}
+	return f, nil
+}
+
+// heldPath names an open file so that another process (the adapter) opens
+// that very file, whatever its name leads to now: /proc/PID/fd/N, which
+// reopens the descriptor's file, not a path. The file stays open for the
+// session's life.
+func heldPath(f *os.File) string {
+	return fmt.Sprintf("/proc/%d/fd/%d", os.Getpid(), f.Fd())
 }
 
 // chooseCore picks the adapter for a core: the one named (delve or lldb;
-// the others open no core file), else delve for a Go executable and lldb
-// for other native code.
-func chooseCore(g *pathguard.Guard, id, program, abs string) (AdapterSpec, error) {
+// the others open no core file), else delve for a Go executable (exe, open)
+// and lldb for other native code.
+func chooseCore(id string, exe *os.File) (AdapterSpec, error) {
 	if id != "" {
 		a, ok := Spec(id)
 		if !ok {
@@ -61,20 +90,7 @@ func chooseCore(g *pathguard.Guard, id, program, abs string) (AdapterSpec, error
 		}
 		return a, nil
 	}
-	f, info, err := g.Open(abs)
-	if err != nil {
-		return AdapterSpec{}, badArg("program %s cannot be opened: %v", program, err)
-	}
-	defer f.Close()
-	if info.IsDir() {
-		return AdapterSpec{}, badArg("program %s is a folder; with core, program is the executable that crashed", program)
-	}
-	ef, err := elf.NewFile(f)
-	if err != nil {
-		return AdapterSpec{}, badArg("program %s is not an executable (%v); with core, program is the executable that crashed (debugpy opens no core files)", program, err)
-	}
-	ef.Close()
-	if _, err := buildinfo.Read(f); err == nil {
+	if _, err := buildinfo.Read(exe); err == nil {
 		a, _ := Spec("delve")
 		return a, nil
 	}
@@ -113,28 +129,39 @@ type CoreInfo struct {
 	Frames int `json:"frames,omitempty" jsonschema:"frames in the whole stack"`
 }
 
-// coreFile checks a core launch and returns the core's absolute path.
-func (s *Supervisor) coreFile(l LaunchSpec, program string) (string, error) {
+// coreFiles checks a core launch and opens its core and executable (the
+// files the adapter is given); it returns the core's absolute path.
+func (s *Supervisor) coreFiles(l LaunchSpec, program string) (abs string, core, exe *os.File, err error) {
 	if a, ok := Spec(l.Adapter); ok && a.ID != "delve" && a.ID != "lldb" {
-		return "", badArg("%s cannot open a core file; core works with delve (Go) and lldb (C, C++, Rust)", a.ID)
+		return "", nil, nil, badArg("%s cannot open a core file; core works with delve (Go) and lldb (C, C++, Rust)", a.ID)
 	}
 	switch {
 	case l.Attach:
-		return "", badArg("core goes with launch (program: the executable that crashed), not attach")
+		return "", nil, nil, badArg("core goes with launch (program: the executable that crashed), not attach")
 	case l.Module != "" || l.Test != "":
-		return "", badArg("core takes program (the executable that crashed), not module or test")
+		return "", nil, nil, badArg("core takes program (the executable that crashed), not module or test")
 	case program == "":
-		return "", badArg("core needs program: the executable that crashed and wrote it")
+		return "", nil, nil, badArg("core needs program: the executable that crashed and wrote it")
 	}
-	abs, err := s.g.Of(l.Core)
-	if err != nil {
-		return "", badArg("%v", err)
+	if abs, err = s.g.Of(l.Core); err != nil {
+		return "", nil, nil, badArg("%v", err)
 	}
-	if err := checkCore(s.g, abs, l.Core.Rel()); err != nil {
-		return "", err
+	if core, err = openCore(s.g, abs, l.Core.Rel()); err != nil {
+		return "", nil, nil, err
 	}
-	return abs, nil
+	if exe, err = openExecutable(s.g, program, relOr(s.g, program)); err != nil {
+		core.Close()
+		return "", nil, nil, err
+	}
+	if coreHook != nil {
+		coreHook()
+	}
+	return abs, core, exe, nil
 }
+
+// coreHook, set by a test, runs once a core launch's files are checked and
+// open, before the adapter starts: where a swap of their names lands.
+var coreHook func()
 
 // openCore describes a core file session once open: the crash's stop (the
 // thread that crashed, its frame quoted, its locals), its threads and the

@@ -165,6 +165,12 @@ func coreSession(t *testing.T, root, bin, core, fn string, line int, src, local,
 	if err != nil || ev.Value == nil || ev.Value.Value != "40" {
 		t.Fatalf("evaluate: %+v %v", ev, err)
 	}
+	// Issue 26: without frame_id it ran in the top frame (runtime.raise in
+	// a Go crash), not the crashing frame the result showed.
+	ev, err = s.Evaluate(ctx, local+" + 40", "", 0)
+	if err != nil || ev.Value == nil || ev.Value.Value != "40" || ev.Frame != res.Frame.ID {
+		t.Fatalf("evaluate without frame_id, in the frame the crash showed (%s): %+v %v", res.Frame.ID, ev, err)
+	}
 	readOnly := func(what string, err error) {
 		t.Helper()
 		if err == nil || !strings.Contains(err.Error(), "a core file is read-only") {
@@ -179,7 +185,7 @@ func coreSession(t *testing.T, root, bin, core, fn string, line int, src, local,
 	readOnly("run_to_line", err)
 	_, err = s.Restart(ctx, time.Second)
 	readOnly("restart", err)
-	_, err = s.SetVariable(ctx, "", res.Frame.ID, local, "7")
+	_, err = s.SetVariable(ctx, "", res.Frame.ID, local, "7", 0)
 	readOnly("set_variable", err)
 	_, err = s.Watch(ctx, "", local, "", false)
 	readOnly("watch", err)
@@ -236,5 +242,118 @@ func TestCoreRefusals(t *testing.T) {
 		if len(proc.Children()) != before {
 			t.Errorf("%s started a process before it was refused", c.what)
 		}
+	}
+}
+
+const cSecret = `#include <stdlib.h>
+
+int depth(int n, int secret) {
+	int *p = 0;
+	if (n == 0) {
+		*p = secret;
+	}
+	return depth(n - 1, secret) + 1;
+}
+
+int main(int argc, char **argv) {
+	int secret = argc > 1 ? atoi(argv[1]) : 111;
+	return depth(3, secret);
+}
+`
+
+const goSecret = `package main
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+)
+
+type node struct {
+	next *node
+	v    int
+}
+
+func crash(n *node, secret int) int {
+	return n.next.v + secret
+}
+
+func main() {
+	secret := 111
+	if len(os.Args) > 1 {
+		secret, _ = strconv.Atoi(os.Args[1])
+	}
+	fmt.Println(crash(&node{}, secret))
+}
+`
+
+// R10: launch with core checked the core's path through the guard, and
+// the adapter opened the path later: a name swapped in between (here, at
+// once after the check: a link to a core outside the root) was read, and
+// an outside core's value shown (10 of 60 races). The adapter now opens
+// the very file checked (/proc/PID/fd/N of the descriptor kept open).
+func TestCoreSwappedAfterTheCheck(t *testing.T) {
+	for _, c := range []struct{ adapter, file, src string }{{"lldb", "crash.c", cSecret}, {"delve", "main.go", goSecret}} {
+		t.Run(c.adapter, func(t *testing.T) {
+			needAdapter(t, c.adapter)
+			root := writeTree(t, map[string]string{c.file: c.src, "go.mod": "module crash\n\ngo 1.22\n"})
+			bin := filepath.Join(root, "crash")
+			var build *exec.Cmd
+			if c.adapter == "lldb" {
+				build = exec.Command(testenv.LookPath(t, "gcc"), "-g", "-O0", "-o", bin, filepath.Join(root, c.file))
+			} else {
+				build = exec.Command(testenv.LookPath(t, "go"), "build", "-gcflags=all=-N -l", "-o", bin, ".")
+			}
+			build.Dir = root
+			if out, err := build.CombinedOutput(); err != nil {
+				t.Fatalf("build: %v\n%s", err, out)
+			}
+			core := makeCore(t, root, bin, "GOTRACEBACK=crash")
+			// The same program's core outside the root, with another secret.
+			outside := t.TempDir()
+			data, err := os.ReadFile(bin)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(outside, "crash"), data, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command("sh", "-c", "ulimit -c unlimited; exec ./crash 777")
+			cmd.Dir = outside
+			cmd.Env = append(os.Environ(), "GOTRACEBACK=crash")
+			cmd.Run()
+			secretCore := filepath.Join(outside, "core")
+			if _, err := os.Stat(secretCore); err != nil {
+				testenv.Unavailable(t, "a core file", fmt.Errorf("the second crash wrote no core: %v", err))
+			}
+			coreHook = func() {
+				// After the check, before the adapter opens anything.
+				tmp := core + ".swap"
+				if err := os.Symlink(secretCore, tmp); err != nil {
+					t.Error(err)
+				}
+				if err := os.Rename(tmp, core); err != nil {
+					t.Error(err)
+				}
+			}
+			t.Cleanup(func() { coreHook = nil })
+			s := newSupervisor(t, root, Config{})
+			ctx := testCtx(t)
+			res, err := s.Launch(ctx, LaunchSpec{Program: at(root, bin), Core: at(root, core)}, 30*time.Second)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fi, err := os.Lstat(core); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+				t.Fatalf("the hook did not swap the core: %v", err)
+			}
+			ev, err := s.Evaluate(ctx, "secret", "", 0)
+			if err != nil || ev.Value == nil {
+				t.Fatalf("evaluate secret in %+v: %+v %v", res.Frame, ev, err)
+			}
+			if ev.Value.Value != "111" {
+				t.Fatalf("the session read the core swapped in after the check: secret = %s, want 111", ev.Value.Value)
+			}
+			s.Terminate(ctx, false)
+		})
 	}
 }

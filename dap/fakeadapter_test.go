@@ -55,6 +55,10 @@ type script struct {
 	forever     bool // once its stops are over the program runs on: no exit
 	mute        bool // nothing is ever answered
 	hangLaunch  bool // launch is never answered, and initialized never sent
+	// reasons are the stops' reasons in turn (default breakpoint), and
+	// memory what a watchpoint's memory reads at each (delve's form).
+	reasons, memory []string
+	watch           bool // supportsDataBreakpoints
 }
 
 var scripts = map[string]script{
@@ -69,6 +73,9 @@ var scripts = map[string]script{
 	"forever":     {forever: true},
 	"mute":        {mute: true},
 	"hang-launch": {hangLaunch: true},
+	// delve with a watchpoint: a stop where the watched memory changed,
+	// then one labelled a data breakpoint where nothing changed.
+	"watch": {stops: 3, watch: true, reasons: []string{"breakpoint", "data breakpoint", "data breakpoint"}, memory: []string{"[1 0]", "[2 0]", "[2 0]"}},
 }
 
 // fakeSource is the file the fake's frames are in, in the root.
@@ -115,6 +122,9 @@ func (f *fake) stop() {
 	n := max(f.sc.threads, 1)
 	for t := 1; t <= n; t++ {
 		reason := "breakpoint"
+		if i := f.sc.stops - f.left - 1; i < len(f.sc.reasons) {
+			reason = f.sc.reasons[i]
+		}
 		if t < n {
 			reason = "trace" // lldb-dap's other threads
 		}
@@ -171,7 +181,7 @@ func (f *fake) serve() {
 			if f.sc.early {
 				f.event("initialized", nil)
 			}
-			f.reply(req, godap.Capabilities{SupportsConfigurationDoneRequest: true, SupportsConditionalBreakpoints: true})
+			f.reply(req, godap.Capabilities{SupportsConfigurationDoneRequest: true, SupportsConditionalBreakpoints: true, SupportsDataBreakpoints: f.sc.watch})
 		case *godap.LaunchRequest:
 			if f.sc.deferLaunch {
 				f.launch = req
@@ -217,7 +227,19 @@ func (f *fake) serve() {
 			if f.sc.hangEval {
 				continue
 			}
+			if i := f.sc.stops - f.left - 1; strings.HasPrefix(m.Arguments.Expression, "*(*[") && i >= 0 && i < len(f.sc.memory) {
+				f.reply(req, godap.EvaluateResponseBody{Result: f.sc.memory[i]})
+				continue
+			}
 			f.reply(req, godap.EvaluateResponseBody{Result: "42", Type: "int"})
+		case *godap.DataBreakpointInfoRequest:
+			f.reply(req, godap.DataBreakpointInfoResponseBody{DataId: "1,0,*(*[2]byte)(0xc000012345)", Description: m.Arguments.Name, AccessTypes: []godap.DataBreakpointAccessType{"write"}})
+		case *godap.SetDataBreakpointsRequest:
+			var bps []godap.Breakpoint
+			for i := range m.Arguments.Breakpoints {
+				bps = append(bps, godap.Breakpoint{Id: 100 + i, Verified: true})
+			}
+			f.reply(req, godap.SetDataBreakpointsResponseBody{Breakpoints: bps})
 		case *godap.DisconnectRequest:
 			f.reply(req, nil)
 			os.Exit(0)

@@ -163,3 +163,64 @@ func TestFunctionBreakpointsUnsupported(t *testing.T) {
 		t.Fatalf("a launch with a kept function breakpoint: %v", err)
 	}
 }
+
+const pyQualified = `import functools
+
+
+def logged(f):
+    @functools.wraps(f)
+    def wrapper(*a):
+        return f(*a)
+    return wrapper
+
+
+class Stock:
+    def __init__(self, n):
+        self.n = n
+
+    @logged
+    def value(self):
+        return self.n * 2
+
+
+def value(stocks):
+    return sum(s.value() for s in stocks)
+
+
+print(value([Stock(1), Stock(2), Stock(3)]))
+`
+
+// Issue 26: debugpy matches a function's bare name only, so the
+// documented module.func form never stopped and said nothing. Now a
+// method by module.Class.method stops in that method (decorated), not in
+// the module's function of the same name, with the agent's condition;
+// a name that is never called is reported when the program ends.
+func TestDebugpyQualifiedFunctionBreakpoints(t *testing.T) {
+	needAdapter(t, "debugpy")
+	root := writeTree(t, map[string]string{"app.py": pyQualified})
+	s := newSupervisor(t, root, Config{})
+	ctx := testCtx(t)
+	s.SetFunctionBreakpoints(ctx, []string{"app.Stock.value"}, "self.n > 1", "", nil, false)
+	s.SetFunctionBreakpoints(ctx, []string{"app.Stock.missing"}, "", "", nil, false)
+	stop, err := s.Launch(ctx, LaunchSpec{Program: at(root, "app.py")}, 30*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantStop(t, stop, "function breakpoint", 15, "@logged") // a decorated function starts at its decorator
+	if v := localNamed(stop.Locals, "self"); v == nil || !strings.Contains(stop.Frame.Name, "value") || strings.Join(stop.Stop.Breakpoints, ",") != "f1" {
+		t.Fatalf("stop %+v locals %+v", stop.Stop, stop.Locals)
+	}
+	ev, err := s.Evaluate(ctx, "self.n", "", 0)
+	if err != nil || ev.Value == nil || ev.Value.Value != "2" {
+		t.Fatalf("the condition self.n > 1: %+v %v", ev, err)
+	}
+	stop, _ = s.Resume(ctx, "continue", 0, 30*time.Second)
+	wantStop(t, stop, "function breakpoint", 15, "@logged")
+	end, err := s.Resume(ctx, "continue", 0, 30*time.Second)
+	if err != nil || end.Outcome != "exited" {
+		t.Fatalf("the end: %+v %v", end, err)
+	}
+	if len(end.NeverHitFuncs) != 1 || end.NeverHitFuncs[0].Name != "app.Stock.missing" {
+		t.Fatalf("never hit: %+v", end.NeverHitFuncs)
+	}
+}

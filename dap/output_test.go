@@ -49,3 +49,51 @@ func TestOutputBufferFull(t *testing.T) {
 		t.Fatalf("recent output again: %q, %d", recent, left)
 	}
 }
+
+// Issue 26: output repeated what the last stop's result had shown (39 of
+// 40 lines; pytest's report twice): it kept a cursor of its own. One
+// cursor now covers every result: output gives only what none showed,
+// the part a stop result left out for room first.
+func TestOutputShownOnce(t *testing.T) {
+	s := &Session{}
+	for i := range 40 {
+		s.out.add(fmt.Sprintf("line %d\n", i))
+	}
+	if recent, left := s.recentOutput(); !strings.HasPrefix(recent, "line 0\n") || left != 0 {
+		t.Fatalf("the stop's output: %q, %d left out", recent, left)
+	}
+	if text, _, more := s.newOutput(1 << 20); text != "" || more != 0 {
+		t.Fatalf("output after a stop showed it all: %q (%d more)", text, more)
+	}
+
+	// 5,000 bytes: the stop shows the newest 2,000; output the 3,000
+	// before them, and not the 2,000 again.
+	old := strings.Repeat("a", 3000)
+	s.out.add(old + strings.Repeat("b", 2000))
+	if recent, left := s.recentOutput(); recent != strings.Repeat("b", 2000) || left != 3000 {
+		t.Fatalf("the stop's output: %d bytes, %d left out", len(recent), left)
+	}
+	s.out.add("new\n")
+	text, skipped, more := s.newOutput(1 << 20)
+	if want := old + "\n[… output shown in an earlier result …]\nnew\n"; text != want || skipped != 0 || more != 0 {
+		t.Fatalf("output: %q, skipped %d, more %d; want %q", text, skipped, more, want)
+	}
+	if text, _, _ := s.newOutput(1 << 20); text != "" {
+		t.Fatalf("output twice: %q", text)
+	}
+
+	// A small limit pages through what is left, and nothing twice.
+	s.out.add(strings.Repeat("c", 2500) + "d")
+	s.recentOutput()
+	var got strings.Builder
+	for range 10 {
+		text, _, more := s.newOutput(200)
+		got.WriteString(text)
+		if more == 0 {
+			break
+		}
+	}
+	if got.String() != strings.Repeat("c", 501) {
+		t.Fatalf("paged output: %d bytes %q…", got.Len(), got.String()[:min(got.Len(), 40)])
+	}
+}

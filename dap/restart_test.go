@@ -48,7 +48,7 @@ func TestRestart(t *testing.T) {
 			if _, err := s.Resume(ctx, "continue", 0, 0); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := s.SetVariable(ctx, "", "", c.name, "40"); err != nil {
+			if _, err := s.SetVariable(ctx, "", "", c.name, "40", 0); err != nil {
 				t.Fatal(err)
 			}
 			res, err := s.Restart(ctx, 60*time.Second)

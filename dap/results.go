@@ -2,6 +2,15 @@ package dap
 
 // The engine's answers, as data; package debugtool formats them.
 
+// nonNil is s, or an empty list for nil: a list a result's schema requires
+// is [] when empty, never null, which a strict client refuses.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
 // SessionInfo is where a session stands, in every result.
 type SessionInfo struct {
 	Adapter string `json:"adapter"`
@@ -75,10 +84,13 @@ type StopResult struct {
 	// NeverHit lists, when the program ended, the breakpoints that were
 	// verified but never hit.
 	NeverHit []Breakpoint `json:"never_hit,omitempty"`
+	// NeverHitFuncs lists, when the program ended, the function
+	// breakpoints that were verified but never hit.
+	NeverHitFuncs []FuncBreakpoint `json:"never_hit_functions,omitempty" jsonschema:"when the program ended: the function breakpoints verified but never hit"`
 	// Earlier says the stop happened before this call: it is reported
 	// first, and the program was not resumed.
 	Earlier bool   `json:"earlier,omitempty"`
-	Output  string `json:"output,omitempty" jsonschema:"program output since the last call (the newest part)"`
+	Output  string `json:"output,omitempty" jsonschema:"program output no earlier result showed (the newest part)"`
 	// OutputMore counts characters of new output not shown (ask output).
 	OutputMore int    `json:"output_more,omitempty"`
 	BuildMS    int64  `json:"build_ms,omitempty" jsonschema:"delve: time spent building the program"`
@@ -145,8 +157,13 @@ type VariablesResult struct {
 type EvalResult struct {
 	Session    SessionInfo `json:"session"`
 	Expression string      `json:"expression"`
-	Value      *Var        `json:"value,omitempty"`
-	Error      string      `json:"error,omitempty" jsonschema:"what evaluating it said, when it failed"`
+	// Frame is the frame it was evaluated in: frame_id, or the one the
+	// stop showed.
+	Frame string `json:"frame_id,omitempty" jsonschema:"the frame it was evaluated in: frame_id, or by default the frame the stop showed"`
+	// In says so when that frame is not the top one.
+	In    string `json:"in,omitempty" jsonschema:"where it was evaluated, when that is not the top frame"`
+	Value *Var   `json:"value,omitempty"`
+	Error string `json:"error,omitempty" jsonschema:"what evaluating it said, when it failed"`
 	// TimedOut says it did not finish in time and still runs.
 	TimedOut bool   `json:"timed_out,omitempty" jsonschema:"it did not finish in time and still runs inside the program"`
 	Note     string `json:"note,omitempty"`
@@ -166,10 +183,10 @@ type ThreadsResult struct {
 	Total   int           `json:"total"`
 }
 
-// OutputResult is the program's output since the last call.
+// OutputResult is the program's output that no result has shown yet.
 type OutputResult struct {
 	Session SessionInfo `json:"session"`
-	Output  string      `json:"output"`
+	Output  string      `json:"output" jsonschema:"output no result showed before, oldest first; a line in brackets marks output an earlier result showed"`
 	Skipped int64       `json:"skipped,omitempty" jsonschema:"bytes dropped before it for room"`
 	More    int         `json:"more,omitempty" jsonschema:"bytes left for the next call"`
 }
@@ -209,11 +226,12 @@ type TerminateResult struct {
 	Core bool `json:"core,omitempty" jsonschema:"the session read a core file; no program ran"`
 	// Killed says the adapter's disconnect did not end an attached program
 	// asked to end, so it was sent SIGKILL.
-	Killed   bool         `json:"killed,omitempty"`
-	ExitCode *int         `json:"exit_code,omitempty"`
-	NeverHit []Breakpoint `json:"never_hit,omitempty"`
-	Output   string       `json:"output,omitempty"`
-	Note     string       `json:"note,omitempty"`
+	Killed        bool             `json:"killed,omitempty"`
+	ExitCode      *int             `json:"exit_code,omitempty"`
+	NeverHit      []Breakpoint     `json:"never_hit,omitempty"`
+	NeverHitFuncs []FuncBreakpoint `json:"never_hit_functions,omitempty" jsonschema:"the function breakpoints verified but never hit"`
+	Output        string           `json:"output,omitempty"`
+	Note          string           `json:"note,omitempty"`
 }
 
 // What became of a program after terminate.

@@ -182,7 +182,9 @@ func (s *Supervisor) settleRunTo(ctx context.Context, sess *Session, st *Stop, t
 		out.Reached = slices.Contains(st.Breakpoints, rt.id) ||
 			(st.Reason == "breakpoint" && top != nil && top.File == rt.file && top.Line == l)
 		if rt.temp {
-			st.Breakpoints = slices.DeleteFunc(st.Breakpoints, func(id string) bool { return id == rt.id })
+			sess.mu.Lock() // status reads the stop meanwhile
+			st.Breakpoints = slices.DeleteFunc(slices.Clone(st.Breakpoints), func(id string) bool { return id == rt.id })
+			sess.mu.Unlock()
 		}
 	}
 	if rt.temp {

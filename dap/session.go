@@ -70,6 +70,7 @@ type Session struct {
 	abs    string           // the program's absolute path, for staleness
 	attach bool
 	core   string        // the core file's absolute path, for a post-mortem session
+	held   []*os.File    // files checked and handed to the adapter by descriptor
 	p      *proc.Process // the adapter; nil for one we dialled
 	tmp    string        // the session's folder: delve's build, the socket
 	client *Client
@@ -111,10 +112,13 @@ type Session struct {
 	runTo *runTo
 	// pausing: a pause was sent and the program has not run since.
 	pausing bool
-	// evalExpr is an evaluate that ran out of time and still runs, since
-	// evalSince.
-	evalExpr  string
-	evalSince time.Time
+	// pyMain are the names of a launched Python program's own module,
+	// which runs as __main__ (debugpy's function breakpoints).
+	pyMain []string
+	// busy is an evaluate or set_variable that ran out of time and still
+	// runs, since busySince.
+	busy      string
+	busySince time.Time
 }
 
 type capabilities struct {
@@ -142,15 +146,48 @@ type Stop struct {
 	Breakpoints []string  `json:"breakpoints,omitempty" jsonschema:"ids of the breakpoints hit"`
 	At          time.Time `json:"-"`
 	adapterBPs  []int
+	// shown is the frame the stop's result showed, which evaluate,
+	// set_variable and watch default to; nil before it was shown. below:
+	// it is not the top frame.
+	shown *Frame
+	below bool
 }
 
 // outBuf keeps the debuggee's output, at least the newest maxOutput bytes,
-// with a cursor for "what is new since the last call".
+// with one cursor of what the agent has been shown, whatever result showed
+// it: output shown once is never shown again.
 type outBuf struct {
 	data    []byte
 	dropped int64 // bytes dropped from the front
-	read    int64 // absolute offset the output action has read to
-	shown   int64 // absolute offset stop results have shown to
+	// shown: every byte before it was shown, except the gaps, which a stop
+	// result left out for room (it shows the newest part) and output gives.
+	shown int64
+	gaps  []span
+	// lost counts gap bytes forgotten for room (more than maxGaps).
+	lost int64
+}
+
+// span is output from..to, absolute offsets.
+type span struct{ from, to int64 }
+
+// maxGaps bounds the gaps kept: a stop result that cut its output adds
+// one, and only output takes them.
+const maxGaps = 64
+
+// skip records output from..to as left out of a result.
+func (o *outBuf) skip(from, to int64) {
+	if from >= to {
+		return
+	}
+	if n := len(o.gaps); n > 0 && o.gaps[n-1].to == from {
+		o.gaps[n-1].to = to
+		return
+	}
+	if len(o.gaps) == maxGaps {
+		o.lost += o.gaps[0].to - o.gaps[0].from
+		o.gaps = o.gaps[1:]
+	}
+	o.gaps = append(o.gaps, span{from, to})
 }
 
 const maxOutput = 1 << 20
@@ -459,6 +496,10 @@ func (s *Session) event(e Event) {
 			// exception: it is the pause we asked for.
 			b.Reason, b.Description, b.Text = "pause", "", ""
 		}
+		if b.Reason == "breakpoint" && strings.HasPrefix(b.Description, "watchpoint") {
+			// lldb-dap's watchpoint stop.
+			b.Reason = "data breakpoint"
+		}
 		if s.core != "" {
 			// The crash a core holds. delve, opening one, tries to run it and
 			// reports that it cannot: its own attempt, not the crash.
@@ -572,28 +613,53 @@ func (s *Session) closedError() error {
 	}
 }
 
-// evaluateRunning records an evaluate that ran out of time, until the
-// adapter answers it.
-func (s *Session) evaluateRunning(expr string, p *Pending) {
-	s.mu.Lock()
-	s.evalExpr, s.evalSince = expr, time.Now()
-	s.mu.Unlock()
-	go func() {
-		p.Wait(context.Background(), nil) // the answer, or the connection's end
+// bounded sends a request that runs code in the program (evaluate,
+// setVariable, setExpression) and waits at most d for its answer. Past d
+// it sends pause and waits a moment more (at most half of d, so the call
+// ends well within twice it): late says so. still: it has not answered
+// even then, and is recorded as what (busy) until it does, so that the
+// next such request is refused at once instead of queueing behind it.
+func (s *Session) bounded(ctx context.Context, st *Stop, command string, args, body any, d time.Duration, what string) (late, still bool, err error) {
+	p, err := s.client.Send(command, args)
+	if err != nil {
+		return false, false, s.closedError()
+	}
+	wctx, cancel := context.WithTimeout(ctx, d)
+	err = p.Wait(wctx, body)
+	late = err != nil && wctx.Err() != nil && ctx.Err() == nil
+	cancel()
+	if !late {
+		return false, false, err
+	}
+	pctx, cancel := context.WithTimeout(ctx, min(2*time.Second, d/2))
+	defer cancel()
+	if perr := s.call(pctx, "pause", map[string]any{"threadId": st.ThreadID}, nil); perr == nil {
+		err = p.Wait(pctx, body)
+	}
+	if err != nil && pctx.Err() != nil && ctx.Err() == nil {
 		s.mu.Lock()
-		s.evalExpr = ""
+		s.busy, s.busySince = what, time.Now()
 		s.mu.Unlock()
-	}()
+		go func() {
+			p.Wait(context.Background(), nil) // the answer, or the connection's end
+			s.mu.Lock()
+			s.busy = ""
+			s.mu.Unlock()
+		}()
+		return true, true, err
+	}
+	return true, false, err
 }
 
-// evaluating says which evaluate still runs, "" when none.
+// evaluating says which evaluate or set_variable still runs, "" when
+// none.
 func (s *Session) evaluating() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.evalExpr == "" {
+	if s.busy == "" {
 		return ""
 	}
-	return fmt.Sprintf("an earlier evaluate (%s) still runs inside the program, for %s now", s.evalExpr, time.Since(s.evalSince).Round(time.Second))
+	return fmt.Sprintf("an earlier %s still runs inside the program, for %s now", s.busy, time.Since(s.busySince).Round(time.Second))
 }
 
 // settle waits, for an adapter that sends one stopped event per thread,
@@ -842,6 +908,9 @@ func (s *Session) finish(reason string, terminateDebuggee bool) {
 		if s.tmp != "" {
 			os.RemoveAll(s.tmp)
 		}
+		for _, f := range s.held {
+			f.Close()
+		}
 		if s.stopTimer != nil {
 			s.stopTimer()
 		}
@@ -871,21 +940,56 @@ func (s *Session) AdapterPID() int {
 	return s.p.Pid()
 }
 
-// newOutput returns the program's output since the last call, and how many
-// bytes before it were dropped for room.
+// newOutput returns the program's output no result has shown yet, at most
+// limit bytes, oldest first: what stop results left out for room, then
+// what came after the last result; how many such bytes were dropped for
+// room; and how many are left for the next call.
 func (s *Session) newOutput(limit int) (text string, skipped int64, more int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	start := s.out.read - s.out.dropped
-	if start < 0 {
-		skipped = -start
-		start = 0
+	o := &s.out
+	end := o.dropped + int64(len(o.data))
+	skipped, o.lost = o.lost, 0
+	pieces := append(slices.Clone(o.gaps), span{o.shown, end})
+	var b []byte
+	at := int64(-1) // where the last piece taken ended
+	taken := 0      // pieces taken whole
+	for i, p := range pieces {
+		if p.from < o.dropped {
+			skipped += min(o.dropped, p.to) - p.from
+			p.from = min(o.dropped, p.to)
+		}
+		if p.from >= p.to {
+			taken = i + 1
+			continue
+		}
+		if at >= 0 && p.from != at {
+			b = append(b, "\n[… output shown in an earlier result …]\n"...)
+		}
+		room := int64(limit - len(b))
+		cut := min(p.to, p.from+max(room, 0))
+		for cut > p.from && cut < p.to && o.data[cut-o.dropped]&0xC0 == 0x80 {
+			cut-- // at a character
+		}
+		b = append(b, o.data[p.from-o.dropped:cut-o.dropped]...)
+		at = cut
+		if cut < p.to {
+			pieces[i].from = cut
+			break
+		}
+		taken = i + 1
 	}
-	data := s.out.data[start:]
-	if len(data) > limit {
-		more = len(data) - limit
-		data = data[:limit]
+	rest := pieces[taken:]
+	if len(rest) == 0 {
+		o.gaps, o.shown = o.gaps[:0], end
+	} else {
+		// The last piece is the new output; what is left of it starts
+		// at shown.
+		o.shown = rest[len(rest)-1].from
+		o.gaps = slices.Clone(rest[:len(rest)-1])
+		for _, p := range rest {
+			more += int(p.to - max(p.from, o.dropped))
+		}
 	}
-	s.out.read = s.out.dropped + start + int64(len(data))
-	return string(bytes.ToValidUTF8(data, []byte("\uFFFD"))), skipped, more
+	return string(bytes.ToValidUTF8(b, []byte("\uFFFD"))), skipped, more
 }

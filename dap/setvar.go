@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
+	"time"
 
 	godap "github.com/google/go-dap"
+
+	"github.com/builtin-tools/builtin-tools/internal/textcut"
 )
 
 // SetVarResult is a variable after set_variable, as the adapter reads it
@@ -21,16 +23,22 @@ type SetVarResult struct {
 	// Request is setVariable or setExpression, whichever was sent.
 	Request string `json:"request"`
 	// Value is the variable as read back from the adapter after the set.
-	Value *Var   `json:"value,omitempty" jsonschema:"the variable as the adapter reads it back"`
-	Note  string `json:"note,omitempty"`
+	Value *Var `json:"value,omitempty" jsonschema:"the variable as the adapter reads it back"`
+	// TimedOut says the value did not finish in time and still runs.
+	TimedOut bool   `json:"timed_out,omitempty" jsonschema:"the value's expression did not finish in time and still runs inside the program"`
+	Note     string `json:"note,omitempty"`
 }
 
 // SetVariable sets name to value (an expression in the program's
 // language) in the container ref (from this stop: a scope's or a
 // variable's), or without ref in the frame's first scope (its locals; the
-// top frame unless frame is given). It sends setVariable, or setExpression
-// where the adapter has only that, then reads the variable back.
-func (s *Supervisor) SetVariable(ctx context.Context, r, frame, name, value string) (*SetVarResult, error) {
+// frame the stop showed unless frame is given). It sends setVariable, or
+// setExpression where the adapter has only that, then reads the variable
+// back. The set runs the value's expression in the program, so it is
+// bounded like evaluate (wait; R11): past it pause is sent, and one that
+// still runs is said and makes the next evaluate or set_variable refused
+// at once.
+func (s *Supervisor) SetVariable(ctx context.Context, r, frame, name, value string, wait time.Duration) (*SetVarResult, error) {
 	sess, err := s.live()
 	if err != nil {
 		return nil, err
@@ -48,14 +56,16 @@ func (s *Supervisor) SetVariable(ctx context.Context, r, frame, name, value stri
 	if r != "" && frame != "" {
 		return nil, badArg("set_variable takes reference (the container the variable is in) or frame_id (its locals), not both")
 	}
+	if busy := sess.evaluating(); busy != "" {
+		return nil, badArg("%s; a set_variable would wait behind it: wait and call set_variable again, or terminate the session", busy)
+	}
 	fid := 0
 	if frame != "" {
 		if fid, err = sess.parseRef("frame_id", frame); err != nil {
 			return nil, err
 		}
-	} else if frames, _, err := sess.frames(ctx, st, st.ThreadID, 1); err == nil && len(frames) > 0 {
-		id, _, _ := strings.Cut(frames[0].ID, "@")
-		fid, _ = strconv.Atoi(id)
+	} else {
+		fid, _, _ = sess.shownFrame(ctx, st)
 	}
 	vref := 0
 	if r != "" {
@@ -95,17 +105,30 @@ func (s *Supervisor) SetVariable(ctx context.Context, r, frame, name, value stri
 		res.Ref = ref(vref, st.N)
 	}
 	var body godap.SetVariableResponseBody
+	var args map[string]any
 	switch {
 	case sess.caps.SupportsSetVariable && vref != 0:
 		res.Request = "setVariable"
-		err = sess.call(ctx, "setVariable", map[string]any{"variablesReference": vref, "name": name, "value": value}, &body)
+		args = map[string]any{"variablesReference": vref, "name": name, "value": value}
 	case sess.caps.SupportsSetExpression:
 		res.Request = "setExpression"
-		err = sess.call(ctx, "setExpression", map[string]any{"expression": name, "value": value, "frameId": fid}, &body)
+		args = map[string]any{"expression": name, "value": value, "frameId": fid}
 	case !sess.caps.SupportsSetVariable:
 		return nil, badArg("%s sets no variables (its initialize answer has neither supportsSetVariable nor supportsSetExpression); evaluate an assignment instead", sess.Spec.ID)
 	default:
 		return nil, badArg("the frame has no scope to set %s in; pass reference (from scopes)", name)
+	}
+	d := s.waitFor(wait)
+	late, still, err := sess.bounded(ctx, st, res.Request, args, &body, d, "set_variable ("+name+" = "+textcut.Ellipsis(value, 60)+")")
+	if still {
+		res.TimedOut = true
+		res.Note = fmt.Sprintf("setting %s did not finish within %s; pause was sent and the value's expression still runs (in the program, or in %s itself), so the next evaluate or set_variable would wait behind it (a timeout_seconds up to %s waits longer); terminate ends the session and the program",
+			name, d.Round(time.Millisecond), sess.Spec.ID, s.cfg.MaxResumeWait)
+		res.Session = sess.Info()
+		return res, nil
+	}
+	if errors.Is(err, ErrClosed) {
+		return nil, sess.closedError()
 	}
 	if err != nil {
 		var re *ResponseError
@@ -134,6 +157,10 @@ func (s *Supervisor) SetVariable(ctx context.Context, r, frame, name, value stri
 		}
 	}
 	res.Value = lookup(back)
+	lateNote := ""
+	if late {
+		lateNote = fmt.Sprintf("it ran past the %s bound; pause was sent and then it ended", d.Round(time.Millisecond))
+	}
 	if before != nil && res.Value != nil && before.Value == res.Value.Value && res.Value.Value != strings.TrimSpace(value) {
 		res.Note = fmt.Sprintf("%s kept its value %s: %s accepted the request and did not change it (check value evaluates here, with evaluate)", name, before.Value, sess.Spec.ID)
 	}
@@ -147,6 +174,9 @@ func (s *Supervisor) SetVariable(ctx context.Context, r, frame, name, value stri
 		v := makeVar(name, body.Value, body.Type, body.VariablesReference, body.NamedVariables, body.IndexedVariables, st.N)
 		res.Value = &v
 		res.Note = "not found again among " + res.Ref + "'s children; shown is the adapter's answer to " + res.Request
+	}
+	if lateNote != "" {
+		res.Note = strings.TrimPrefix(res.Note+"; "+lateNote, "; ")
 	}
 	res.Session = sess.Info()
 	return res, nil

@@ -44,7 +44,7 @@ func TestSetVariable(t *testing.T) {
 			if err != nil || stop.Outcome != "stopped" {
 				t.Fatalf("launch: %+v %v", stop, err)
 			}
-			res, err := s.SetVariable(ctx, "", "", c.name, c.value)
+			res, err := s.SetVariable(ctx, "", "", c.name, c.value, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -54,7 +54,7 @@ func TestSetVariable(t *testing.T) {
 			if ev, _ := s.Evaluate(ctx, c.name, "", 0); ev == nil || ev.Value == nil || ev.Value.Value != c.want {
 				t.Fatalf("evaluate after the set: %+v", ev)
 			}
-			res, err = s.SetVariable(ctx, "", "", c.name, "nosuchname + 1")
+			res, err = s.SetVariable(ctx, "", "", c.name, "nosuchname + 1", 0)
 			switch {
 			case err == nil && c.adapter == "debugpy":
 				// debugpy accepts it and leaves the variable as it was:
@@ -65,7 +65,7 @@ func TestSetVariable(t *testing.T) {
 			case err == nil || !errors.Is(err, ErrBadArgument) || !strings.Contains(err.Error(), "refused to set "+c.name):
 				t.Fatalf("a value that does not evaluate: %v", err)
 			}
-			if _, err := s.SetVariable(ctx, "7@99", "", c.name, "1"); err == nil || !strings.Contains(err.Error(), "is from stop 99") {
+			if _, err := s.SetVariable(ctx, "7@99", "", c.name, "1", 0); err == nil || !strings.Contains(err.Error(), "is from stop 99") {
 				t.Fatalf("a reference from another stop: %v", err)
 			}
 			s.SetBreakpoints(ctx, at(root, c.file), nil, []int{c.line}, false)
@@ -91,10 +91,64 @@ func TestSetVariableUnsupported(t *testing.T) {
 	if _, err := s.Launch(ctx, LaunchSpec{Adapter: "fake", Program: at(root, fakeSource)}, 20*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.SetVariable(ctx, "", "", "n", "4"); err == nil || !strings.Contains(err.Error(), "fake sets no variables") || !strings.Contains(err.Error(), "evaluate") {
+	if _, err := s.SetVariable(ctx, "", "", "n", "4", 0); err == nil || !strings.Contains(err.Error(), "fake sets no variables") || !strings.Contains(err.Error(), "evaluate") {
 		t.Fatalf("set_variable without support: %v", err)
 	}
-	if _, err := s.SetVariable(ctx, "", "", "", "4"); err == nil || !strings.Contains(err.Error(), "needs name") {
+	if _, err := s.SetVariable(ctx, "", "", "", "4", 0); err == nil || !strings.Contains(err.Error(), "needs name") {
 		t.Fatalf("no name: %v", err)
+	}
+}
+
+// R11: set_variable had no time bound. A value that runs (debugpy: a
+// sleep) or one the adapter chews on (lldb: a 100,000-digit literal) held
+// the serial debug tool. It is bounded like evaluate: past the bound pause
+// is sent, the result says the value still runs, and the next evaluate or
+// set_variable is refused at once instead of queueing behind it;
+// terminate ends it all.
+func TestSetVariableTimeBound(t *testing.T) {
+	cases := []struct {
+		adapter, file, src string
+		line               int
+		name, value        string
+	}{
+		{"debugpy", "app.py", pyProgram, 4, "s", "__import__('time').sleep(60) or 5"},
+		{"lldb", "main.c", cProgram, 6, "sum", strings.Repeat("9", 100000)},
+	}
+	for _, c := range cases {
+		t.Run(c.adapter, func(t *testing.T) {
+			needAdapter(t, c.adapter)
+			root := writeTree(t, map[string]string{c.file: c.src})
+			program := at(root, c.file)
+			if c.adapter == "lldb" {
+				program = at(root, buildC(t, root))
+			}
+			s := newSupervisor(t, root, Config{})
+			ctx := testCtx(t)
+			s.SetBreakpoints(ctx, at(root, c.file), []LineSpec{{Line: c.line}}, nil, false)
+			if stop, err := s.Launch(ctx, LaunchSpec{Adapter: c.adapter, Program: program}, 60*time.Second); err != nil || stop.Outcome != "stopped" {
+				t.Fatalf("launch: %+v %v", stop, err)
+			}
+			t0 := time.Now()
+			res, err := s.SetVariable(ctx, "", "", c.name, c.value, 2*time.Second)
+			t.Logf("set_variable bounded at 2s answered in %s", time.Since(t0).Round(time.Millisecond))
+			if err != nil || !res.TimedOut || !strings.Contains(res.Note, "did not finish within 2s") || !strings.Contains(res.Note, "pause was sent") {
+				t.Fatalf("a value that does not finish: %+v %v", res, err)
+			}
+			if _, err := s.Evaluate(ctx, "1 + 1", "", 0); err == nil || !strings.Contains(err.Error(), "an earlier set_variable ("+c.name+" = ") {
+				t.Fatalf("an evaluate behind it: %v", err)
+			}
+			if _, err := s.SetVariable(ctx, "", "", c.name, "1", 0); err == nil || !strings.Contains(err.Error(), "still runs inside the program") {
+				t.Fatalf("a set_variable behind it: %v", err)
+			}
+			if st := s.Status(); st.Session == nil {
+				t.Fatalf("status: %+v", st)
+			}
+			adapter, prog := s.sess.AdapterPID(), s.sess.PID()
+			if _, err := s.Terminate(ctx, false); err != nil {
+				t.Fatal(err)
+			}
+			waitGone(t, "the adapter", adapter)
+			waitGone(t, "the program", prog)
+		})
 	}
 }

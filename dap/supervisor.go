@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -174,11 +175,19 @@ func (s *Supervisor) launch(ctx context.Context, l LaunchSpec, wait time.Duratio
 	var spec AdapterSpec
 	var err error
 	core := ""
+	var held []*os.File // the files checked, which the adapter opens: kept open
+	defer func() {
+		for _, f := range held {
+			f.Close()
+		}
+	}()
 	if !l.Core.IsZero() {
-		if core, err = s.coreFile(l, program); err != nil {
+		var cf, exe *os.File
+		if core, cf, exe, err = s.coreFiles(l, program); err != nil {
 			return nil, err
 		}
-		spec, err = chooseCore(s.g, l.Adapter, relOr(s.g, program), program)
+		held = []*os.File{cf, exe}
+		spec, err = chooseCore(l.Adapter, exe)
 		l.Exceptions = []string{} // nothing runs, nothing is raised
 	} else if l.Attach {
 		spec, err = chooseAttach(l.Adapter, l.Port, l.PID)
@@ -213,7 +222,8 @@ func (s *Supervisor) launch(ctx context.Context, l LaunchSpec, wait time.Duratio
 	}
 	args, command, err := launchArgs(s.g, spec, l)
 	if core != "" {
-		args, command, err = coreArgs(spec, program, core, s.g.Root())
+		// The adapter opens the files checked, not their names (R10).
+		args, command, err = coreArgs(spec, heldPath(held[1]), heldPath(held[0]), s.g.Root())
 	}
 	if err != nil {
 		return nil, err
@@ -234,11 +244,15 @@ func (s *Supervisor) launch(ctx context.Context, l LaunchSpec, wait time.Duratio
 	if err != nil {
 		return nil, err
 	}
+	sess.held, held = held, nil // closed at the session's end
 	sess.Program = describeProgram(s.g, l)
 	sess.abs = program
 	sess.attach = l.Attach
 	sess.core = core
 	sess.exceptions = l.Exceptions
+	if spec.ID == "debugpy" && !l.Attach {
+		sess.pyMain = pyMainModules(s.g, l)
+	}
 	if l.Attach && l.PID > 0 {
 		sess.pid = l.PID
 	}
@@ -298,7 +312,7 @@ func (s *Supervisor) launch(ctx context.Context, l LaunchSpec, wait time.Duratio
 	if res != nil {
 		res.BuildMS = sess.BuildTime.Milliseconds()
 		res.StartMS = sess.StartTime.Milliseconds()
-		res.Exceptions = &ExceptionsSet{Kinds: l.Exceptions, Filters: sess.filters, Note: spec.ExceptionNote}
+		res.Exceptions = &ExceptionsSet{Kinds: nonNil(l.Exceptions), Filters: nonNil(sess.filters), Note: spec.ExceptionNote}
 	}
 	return res, err
 }
@@ -628,26 +642,38 @@ func (s *Supervisor) endResult(sess *Session) *StopResult {
 			res.NeverHit = append(res.NeverHit, b)
 		}
 	}
+	for _, f := range s.bps.Funcs() {
+		if f.Verified && f.Hits == 0 {
+			res.NeverHitFuncs = append(res.NeverHitFuncs, f)
+		}
+	}
 	res.RunTo = s.settleRunTo(context.Background(), sess, nil, nil)
 	res.Output, res.OutputMore = sess.recentOutput()
 	return res
 }
 
-// recentOutput is the output since the last result, cut to its last
-// 2,000 bytes for a stop result, and how many bytes before those it left
-// out; output, which has its own cursor, gives all of it.
+// recentOutput is the output no result has shown, cut to its last 2,000
+// bytes for a stop result, and how many bytes before those it left out;
+// output gives those later, and never what a result showed.
 func (sess *Session) recentOutput() (string, int) {
 	sess.mu.Lock()
 	defer sess.mu.Unlock()
 	o := &sess.out
 	end := o.dropped + int64(len(o.data))
-	from := max(o.shown, o.read, o.dropped)
+	from := max(o.shown, o.dropped)
 	const keep = 2000
 	start := max(from, end-keep)
 	data := o.data[start-o.dropped:]
-	for len(data) > 0 && start < end && data[0]&0xC0 == 0x80 {
-		data, start = data[1:], start+1 // start at a character
+	if start > from {
+		// Cut: start at a line when one begins soon, else at a character.
+		if i := bytes.IndexByte(data[:min(len(data), 300)], '\n'); i >= 0 && i+1 < len(data) {
+			data, start = data[i+1:], start+int64(i+1)
+		}
+		for len(data) > 0 && data[0]&0xC0 == 0x80 {
+			data, start = data[1:], start+1
+		}
 	}
+	o.skip(from, start)
 	o.shown = end
 	return string(bytes.ToValidUTF8(data, []byte("\uFFFD"))), int(start - from)
 }
@@ -669,20 +695,45 @@ func (s *Supervisor) stopResult(ctx context.Context, sess *Session, st *Stop) (*
 		}
 	}
 	if err == nil && len(frames) > 0 {
-		pick := 0
-		if st.Reason == "exception" || st.Reason == "panic" || st.Reason == "pause" || st.Reason == "crash" {
-			// The frame in the checkout nearest the top.
-			pick = max(inRoot(frames), 0)
-		}
+		pick := pickFrame(st.Reason, frames)
 		f := frames[pick]
 		res.Frame = &f
-		if first := s.firstReport(sess, st); first {
-			st.Breakpoints = s.bps.hit(st.adapterBPs, f.File, f.Line)
-			st.Breakpoints = append(st.Breakpoints, s.bps.hitFunc(st.adapterBPs, st.Reason, frames[0].Name)...)
+		sess.mu.Lock()
+		shown := f
+		st.shown, st.below = &shown, pick > 0
+		sess.mu.Unlock()
+		sess.mu.Lock()
+		ids := st.Breakpoints
+		sess.mu.Unlock()
+		first := s.firstReport(sess, st)
+		var fired []string
+		if first {
+			var unchanged bool
+			fired, unchanged = sess.noteWatches(ctx, st)
+			if st.Reason == "data breakpoint" && unchanged && len(s.bps.idsAt(frames[0].File, frames[0].Line)) > 0 {
+				// No watched value changed, and a breakpoint is where it
+				// stopped: that breakpoint's stop, mislabelled.
+				sess.mu.Lock()
+				st.Reason = "breakpoint"
+				sess.mu.Unlock()
+				res.Note = strings.TrimPrefix(res.Note+"; "+sess.Spec.ID+" reported a data breakpoint, but no watched value changed: it stopped at the breakpoint there", "; ")
+			}
 		}
-		if st.Reason == "breakpoint" && len(st.Breakpoints) == 0 && frames[0].Line > 0 {
-			st.Breakpoints = s.bps.idsAt(frames[0].File, frames[0].Line)
+		switch {
+		case first && st.Reason == "data breakpoint":
+			// A watchpoint's stop: a line breakpoint where it landed was
+			// not hit (the write was the line before).
+			ids = fired
+		case first:
+			ids = s.bps.hit(st.adapterBPs, f.File, f.Line)
+			ids = append(ids, s.bps.hitFunc(st.adapterBPs, st.Reason, frames[0].Name)...)
 		}
+		if st.Reason == "breakpoint" && len(ids) == 0 && frames[0].Line > 0 {
+			ids = s.bps.idsAt(frames[0].File, frames[0].Line)
+		}
+		sess.mu.Lock() // status reads the stop meanwhile
+		st.Breakpoints = ids
+		sess.mu.Unlock()
 		if locals, more, hidden, err := sess.locals(ctx, st, f.ID); err == nil {
 			res.Locals, res.LocalsMore, res.LocalsHidden = locals, more, hidden
 		}
@@ -705,6 +756,46 @@ func (s *Supervisor) stopResult(ctx context.Context, sess *Session, st *Stop) (*
 	res.RunTo = s.settleRunTo(ctx, sess, st, top)
 	res.Output, res.OutputMore = sess.recentOutput()
 	return res, nil
+}
+
+// pickFrame is the frame a stop shows: the top one, or for an exception, a
+// panic, a pause or a crash the frame in the checkout nearest the top.
+func pickFrame(reason string, frames []Frame) int {
+	switch reason {
+	case "exception", "panic", "pause", "crash":
+		return max(inRoot(frames), 0)
+	}
+	return 0
+}
+
+// shownFrame is the frame the agent was shown as the stop's, which
+// evaluate, set_variable and watch default to (for a crash, the crashing
+// frame, not the signal handler above it): the one its result showed, else
+// the one it would show. It returns the adapter's frame id, 0 when the
+// stack cannot be read, and whether the frame is not the top one.
+func (sess *Session) shownFrame(ctx context.Context, st *Stop) (int, *Frame, bool) {
+	sess.mu.Lock()
+	f, below := st.shown, st.below
+	sess.mu.Unlock()
+	if f == nil {
+		frames, _, err := sess.frames(ctx, st, st.ThreadID, 30)
+		if err != nil || len(frames) == 0 {
+			return 0, nil, false
+		}
+		i := pickFrame(st.Reason, frames)
+		f, below = &frames[i], i > 0
+	}
+	id, _, _ := strings.Cut(f.ID, "@")
+	fid, _ := strconv.Atoi(id)
+	return fid, f, below
+}
+
+// frameAt names a frame and its line: "main.walk (main.go:12)".
+func frameAt(f *Frame) string {
+	if f.File == "" {
+		return f.Name
+	}
+	return fmt.Sprintf("%s (%s:%d)", f.Name, f.File, f.Line)
 }
 
 // inRoot is the index of the first frame in the checkout, -1 when none is.
@@ -982,7 +1073,7 @@ func (s *Supervisor) Scopes(ctx context.Context, frame string) (*ScopesResult, e
 	if err := sess.call(ctx, "scopes", map[string]any{"frameId": fid}, &body); err != nil {
 		return nil, fmt.Errorf("scopes: %v", err)
 	}
-	res := &ScopesResult{Session: sess.Info(), Frame: frame}
+	res := &ScopesResult{Session: sess.Info(), Frame: frame, Scopes: []Scope{}}
 	for _, sc := range body.Scopes {
 		res.Scopes = append(res.Scopes, Scope{Name: sc.Name, Ref: ref(sc.VariablesReference, st.N), Count: sc.NamedVariables + sc.IndexedVariables, Expensive: sc.Expensive})
 	}
@@ -1008,8 +1099,8 @@ func (s *Supervisor) Variables(ctx context.Context, r string, all bool) (*Variab
 	return &VariablesResult{Session: sess.Info(), Ref: r, Variables: vars, More: more, Hidden: hidden}, nil
 }
 
-// Evaluate evaluates an expression in a frame (default the stop's top
-// frame), waiting at most wait (the resume wait when 0, capped like a
+// Evaluate evaluates an expression in a frame (default the one the stop
+// showed: shownFrame), waiting at most wait (the resume wait when 0, capped like a
 // resume). An expression that fails is a result that says so; one that
 // runs out of time is a result that says what was done about it: pause is
 // sent, and an evaluate still running in the program makes the next one
@@ -1024,52 +1115,35 @@ func (s *Supervisor) Evaluate(ctx context.Context, expr, frame string, wait time
 		return nil, err
 	}
 	if busy := sess.evaluating(); busy != "" {
-		return nil, badArg("%s; a new one would wait behind it: wait and call evaluate again, or terminate the session", busy)
+		return nil, badArg("%s; a new evaluate would wait behind it: wait and call evaluate again, or terminate the session", busy)
 	}
 	args := map[string]any{"expression": expr, "context": sess.Spec.ExprContext}
+	res := &EvalResult{Session: sess.Info(), Expression: expr, Frame: frame}
 	if frame != "" {
 		fid, err := sess.parseRef("frame_id", frame)
 		if err != nil {
 			return nil, err
 		}
 		args["frameId"] = fid
-	} else if frames, _, err := sess.frames(ctx, st, st.ThreadID, 1); err == nil && len(frames) > 0 {
-		id, _, _ := strings.Cut(frames[0].ID, "@")
-		fid, _ := strconv.Atoi(id)
+	} else if fid, f, below := sess.shownFrame(ctx, st); f != nil {
 		args["frameId"] = fid
+		res.Frame = f.ID
+		if below {
+			res.In = "evaluated in " + frameAt(f) + ", the frame the stop showed (not the top frame); frame_id picks another"
+		}
 	}
-	res := &EvalResult{Session: sess.Info(), Expression: expr}
 	var body godap.EvaluateResponseBody
-	p, err := sess.client.Send("evaluate", args)
-	if err != nil {
-		return nil, sess.closedError()
-	}
 	d := s.waitFor(wait)
-	ectx, cancel := context.WithTimeout(ctx, d)
-	err = p.Wait(ectx, &body)
-	late := err != nil && ectx.Err() != nil && ctx.Err() == nil
-	cancel()
-	if late {
-		// Out of time: ask the program to stop, and give it a moment (at
-		// most half the bound, so the call ends well within twice it).
-		pctx, cancel := context.WithTimeout(ctx, min(2*time.Second, d/2))
-		perr := sess.call(pctx, "pause", map[string]any{"threadId": st.ThreadID}, nil)
-		if perr == nil {
-			err = p.Wait(pctx, &body)
-		}
-		still := err != nil && pctx.Err() != nil && ctx.Err() == nil
-		cancel()
-		if still {
-			sess.evaluateRunning(expr, p)
-			res.TimedOut = true
-			res.Note = fmt.Sprintf("%s did not finish within %s; pause was sent and it still runs inside the program, so the next evaluate would wait behind it (a timeout_seconds up to %s waits longer); terminate ends the session and the program",
-				expr, d.Round(time.Millisecond), s.cfg.MaxResumeWait)
-			res.Session = sess.Info()
-			return res, nil
-		}
-		if err == nil || errors.As(err, new(*ResponseError)) {
-			res.Note = fmt.Sprintf("it ran past the %s bound; pause was sent and then it ended", d.Round(time.Millisecond))
-		}
+	late, still, err := sess.bounded(ctx, st, "evaluate", args, &body, d, "evaluate ("+textcut.Ellipsis(expr, 80)+")")
+	if still {
+		res.TimedOut = true
+		res.Note = fmt.Sprintf("%s did not finish within %s; pause was sent and it still runs inside the program, so the next evaluate would wait behind it (a timeout_seconds up to %s waits longer); terminate ends the session and the program",
+			expr, d.Round(time.Millisecond), s.cfg.MaxResumeWait)
+		res.Session = sess.Info()
+		return res, nil
+	}
+	if late && (err == nil || errors.As(err, new(*ResponseError))) {
+		res.Note = fmt.Sprintf("it ran past the %s bound; pause was sent and then it ended", d.Round(time.Millisecond))
 	}
 	if err != nil {
 		var re *ResponseError
@@ -1097,7 +1171,7 @@ func (s *Supervisor) Threads(ctx context.Context) (*ThreadsResult, error) {
 	if err := sess.call(ctx, "threads", nil, &body); err != nil {
 		return nil, fmt.Errorf("threads: %v", err)
 	}
-	res := &ThreadsResult{Session: sess.Info(), Total: len(body.Threads)}
+	res := &ThreadsResult{Session: sess.Info(), Total: len(body.Threads), Groups: []ThreadGroup{}}
 	index := map[string]int{}
 	for _, t := range body.Threads {
 		name := groupName(t.Name)
@@ -1130,8 +1204,8 @@ func groupName(name string) string {
 	return name
 }
 
-// Output returns the program's output since the last call, at most limit
-// bytes.
+// Output returns the program's output no result has shown yet (what stop
+// results left out for room, then what came since), at most limit bytes.
 func (s *Supervisor) Output(limit int) (*OutputResult, error) {
 	s.mu.Lock()
 	sess := s.sess
@@ -1144,7 +1218,8 @@ func (s *Supervisor) Output(limit int) (*OutputResult, error) {
 }
 
 // Status says whether a session lives, where it stands, and the
-// breakpoints.
+// breakpoints. It never waits on the adapter, so it answers while another
+// operation runs (the debug tool lets it past its queue).
 func (s *Supervisor) Status() *StatusResult {
 	s.mu.Lock()
 	sess := s.sess
@@ -1158,7 +1233,10 @@ func (s *Supervisor) Status() *StatusResult {
 		res.Session = &info
 		sess.mu.Lock()
 		if n := len(sess.stops); n > 0 {
-			res.LastStop = sess.stops[n-1]
+			// A copy: status runs while another operation changes the stop.
+			st := *sess.stops[n-1]
+			st.Breakpoints = slices.Clone(st.Breakpoints)
+			res.LastStop = &st
 		}
 		sess.mu.Unlock()
 	}
@@ -1179,9 +1257,9 @@ func (s *Supervisor) Terminate(ctx context.Context, terminateDebuggee bool) (*Te
 	kill := (!sess.attach || terminateDebuggee) && sess.core == "" // a core has no program to end
 	pid := sess.PID()
 	sess.finish("it was terminated", kill)
-	res := &TerminateResult{Program: sess.Program, Attached: sess.attach, PID: pid, ExitCode: end.ExitCode, NeverHit: end.NeverHit, Output: end.Output}
+	res := &TerminateResult{Program: sess.Program, Attached: sess.attach, PID: pid, ExitCode: end.ExitCode, NeverHit: end.NeverHit, NeverHitFuncs: end.NeverHitFuncs, Output: end.Output}
 	if sess.core != "" {
-		res.Core, res.Debuggee, res.NeverHit = true, DebuggeeNone, nil
+		res.Core, res.Debuggee, res.NeverHit, res.NeverHitFuncs = true, DebuggeeNone, nil, nil
 		return res, nil
 	}
 	if pid == 0 {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	godap "github.com/google/go-dap"
@@ -21,6 +20,11 @@ type Watchpoint struct {
 	Verified    bool   `json:"verified"`
 	Message     string `json:"message,omitempty"`
 	dataID      string
+	adapterID   int
+	// memory reads what it watches from any frame (delve's data id ends
+	// in *(*[N]byte)(ADDR)), "" where there is no such expression; last is
+	// what it read at the last stop.
+	memory, last string
 }
 
 // WatchResult is the session's watchpoints after a change.
@@ -30,8 +34,9 @@ type WatchResult struct {
 }
 
 // Watch adds a watchpoint on name in the container ref (from this stop;
-// default the top frame's locals), or with remove drops the one on name.
-// Only where the adapter advertises supportsDataBreakpoints.
+// default the locals of the frame the stop showed), or with remove drops
+// the one on name. Only where the adapter advertises
+// supportsDataBreakpoints.
 func (s *Supervisor) Watch(ctx context.Context, r, name, access string, remove bool) (*WatchResult, error) {
 	sess, err := s.live()
 	if err != nil {
@@ -42,6 +47,9 @@ func (s *Supervisor) Watch(ctx context.Context, r, name, access string, remove b
 	}
 	if !sess.caps.SupportsDataBreakpoints {
 		return nil, badArg("%s has no data breakpoints (its initialize answer has no supportsDataBreakpoints); break on the lines that change %s instead", sess.Spec.ID, name)
+	}
+	if fires, why := hardwareWatchpoints(); sess.Spec.HardwareWatch && !fires && !remove {
+		return nil, badArg("%s's watchpoints are the CPU's, and %s: a watch on %s would never stop the program. Break on the lines that change %s instead (a breakpoint with a condition, or run_to_line)", sess.Spec.ID, why, name, name)
 	}
 	if strings.TrimSpace(name) == "" {
 		return nil, badArg("watch needs name: a variable of the stop's locals, or of reference")
@@ -71,9 +79,7 @@ func (s *Supervisor) Watch(ctx context.Context, r, name, access string, remove b
 			if vref, err = sess.parseRef("reference", r); err != nil {
 				return nil, err
 			}
-		} else if frames, _, err := sess.frames(ctx, st, st.ThreadID, 1); err == nil && len(frames) > 0 {
-			id, _, _ := strings.Cut(frames[0].ID, "@")
-			fid, _ := strconv.Atoi(id)
+		} else if fid, f, _ := sess.shownFrame(ctx, st); f != nil {
 			var scopes godap.ScopesResponseBody
 			if err := sess.call(ctx, "scopes", map[string]any{"frameId": fid}, &scopes); err != nil {
 				return nil, fmt.Errorf("scopes: %v", err)
@@ -101,7 +107,9 @@ func (s *Supervisor) Watch(ctx context.Context, r, name, access string, remove b
 		sess.nextWatch++
 		n := sess.nextWatch
 		sess.mu.Unlock()
-		list = append(list, Watchpoint{ID: fmt.Sprintf("w%d", n), Name: name, Description: info.Description, Access: access, dataID: id})
+		w := Watchpoint{ID: fmt.Sprintf("w%d", n), Name: name, Description: info.Description, Access: access, dataID: id, memory: watchMemory(id)}
+		w.last = sess.readMemory(ctx, w.memory)
+		list = append(list, w)
 	}
 	bps := make([]map[string]any, 0, len(list))
 	for _, w := range list {
@@ -113,11 +121,78 @@ func (s *Supervisor) Watch(ctx context.Context, r, name, access string, remove b
 	}
 	for i := range list {
 		if i < len(body.Breakpoints) {
-			list[i].Verified, list[i].Message = body.Breakpoints[i].Verified, body.Breakpoints[i].Message
+			list[i].Verified, list[i].Message, list[i].adapterID = body.Breakpoints[i].Verified, body.Breakpoints[i].Message, body.Breakpoints[i].Id
 		}
 	}
 	sess.mu.Lock()
 	sess.watches = list
 	sess.mu.Unlock()
-	return &WatchResult{Session: sess.Info(), Watchpoints: list}, nil
+	return &WatchResult{Session: sess.Info(), Watchpoints: nonNil(list)}, nil
+}
+
+// watchMemory is the expression that reads a watchpoint's memory from any
+// frame: delve's data id is "goroutine,frame,expression", and for a
+// variable the expression is *(*[N]byte)(ADDR). "" for any other id.
+func watchMemory(dataID string) string {
+	parts := strings.SplitN(dataID, ",", 3)
+	if len(parts) == 3 && strings.HasPrefix(parts[2], "*(*[") {
+		return parts[2]
+	}
+	return ""
+}
+
+// readMemory evaluates a watchpoint's memory expression, "" when there is
+// none or it fails.
+func (sess *Session) readMemory(ctx context.Context, expr string) string {
+	if expr == "" {
+		return ""
+	}
+	var body godap.EvaluateResponseBody
+	if sess.call(ctx, "evaluate", map[string]any{"expression": expr, "context": sess.Spec.ExprContext}, &body) != nil {
+		return ""
+	}
+	return body.Result
+}
+
+// noteWatches reads, at a stop, what each watchpoint holds, and says
+// which fired: those the adapter named (hitBreakpointIds), else those
+// whose memory changed since the last stop. unchanged: every watchpoint
+// watches writes and could be read, and none changed, so no watchpoint
+// fired, whatever the stop's reason says. (delve can label a line
+// breakpoint's stop a data breakpoint once a watchpoint exists: a debug
+// status bit from an earlier hit is read for this one.)
+func (sess *Session) noteWatches(ctx context.Context, st *Stop) (fired []string, unchanged bool) {
+	sess.mu.Lock()
+	list := slices.Clone(sess.watches)
+	sess.mu.Unlock()
+	if len(list) == 0 {
+		return nil, false
+	}
+	unchanged = true
+	for i, w := range list {
+		now := sess.readMemory(ctx, w.memory)
+		switch {
+		case w.adapterID != 0 && slices.Contains(st.adapterBPs, w.adapterID):
+			fired = append(fired, w.ID)
+			unchanged = false
+		case now == "" || w.last == "" || w.Access != "write":
+			unchanged = false
+		case now != w.last:
+			fired = append(fired, w.ID)
+			unchanged = false
+		}
+		list[i].last = now
+	}
+	if len(fired) == 0 && len(list) == 1 && (list[0].memory == "" || list[0].last == "") {
+		// The only watchpoint, and nothing to tell by: it is the one.
+		fired = []string{list[0].ID}
+	}
+	sess.mu.Lock()
+	for _, w := range list {
+		if i := slices.IndexFunc(sess.watches, func(x Watchpoint) bool { return x.ID == w.ID }); i >= 0 {
+			sess.watches[i].last = w.last
+		}
+	}
+	sess.mu.Unlock()
+	return fired, unchanged
 }

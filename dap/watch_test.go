@@ -1,6 +1,8 @@
 package dap
 
 import (
+	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -40,6 +42,7 @@ func TestWatchpoints(t *testing.T) {
 			t.Fatalf("the adapters table says data breakpoints %v; lldb-dap says %v", spec.DataBreakpoints, s.sess.caps.SupportsDataBreakpoints)
 		}
 		s.SetBreakpoints(ctx, at(root, "main.c"), nil, nil, true)
+		refusedWhereTheyDoNotFire(t, s, ctx, "hits")
 		w, err := s.Watch(ctx, "", "hits", "", false)
 		if err != nil {
 			t.Fatal(err)
@@ -79,6 +82,7 @@ func TestWatchpoints(t *testing.T) {
 			t.Fatal(err)
 		}
 		s.SetBreakpoints(ctx, at(root, "main.go"), nil, nil, true)
+		refusedWhereTheyDoNotFire(t, s, ctx, "sum")
 		w, err := s.Watch(ctx, "", "sum", "", false)
 		if err != nil {
 			t.Fatal(err)
@@ -113,4 +117,60 @@ func TestWatchpoints(t *testing.T) {
 			t.Fatalf("watch on debugpy: %v", err)
 		}
 	})
+}
+
+// refusedWhereTheyDoNotFire checks, on a machine whose hardware
+// watchpoints never fire (a virtual machine that keeps the debug
+// registers), that watch says so instead of setting a watchpoint the
+// program runs past; the rest of the test then needs other hardware.
+func refusedWhereTheyDoNotFire(t *testing.T, s *Supervisor, ctx context.Context, name string) {
+	t.Helper()
+	fires, why := hardwareWatchpoints()
+	if fires {
+		return
+	}
+	_, err := s.Watch(ctx, "", name, "", false)
+	if err == nil || !strings.Contains(err.Error(), "would never stop the program") || !strings.Contains(err.Error(), "do not fire") {
+		t.Fatalf("watch where hardware watchpoints do not fire: %v", err)
+	}
+	if st := Statuses(ctx, s.g); !slices.ContainsFunc(st, func(a AdapterStatus) bool {
+		return a.ID == s.sess.Spec.ID && !a.Watchpoints && a.WatchpointsNote == why
+	}) {
+		t.Fatalf("adapters does not say watch does not work here: %+v", st)
+	}
+	t.Skipf("watch is refused as it should be here; stopping at a write needs a machine whose watchpoints fire: %s", why)
+}
+
+// R17: on delve, a line breakpoint's stop was labelled "data breakpoint
+// b1" once a watchpoint existed: delve's label (a debug status bit from an
+// earlier hit read for this stop), and b1 matched by where it stopped. A
+// data breakpoint's stop names the watchpoint whose memory changed and
+// counts no line breakpoint; one where no watched value changed, at a
+// breakpoint, is that breakpoint's stop. (This machine's hardware
+// watchpoints do not fire under delve, so the scripted adapter plays
+// delve's events: its stops are all at prog.c:3.)
+func TestDataBreakpointLabel(t *testing.T) {
+	fakeAdapter(t, "watch")
+	root := fakeRoot(t)
+	s := newSupervisor(t, root, Config{})
+	ctx := testCtx(t)
+	s.SetBreakpoints(ctx, at(root, fakeSource), []LineSpec{{Line: 3}}, nil, false)
+	res, err := s.Launch(ctx, LaunchSpec{Adapter: "fake", Program: at(root, fakeSource)}, 20*time.Second)
+	if err != nil || res.Stop == nil || strings.Join(res.Stop.Breakpoints, ",") != "b1" {
+		t.Fatalf("launch: %+v %v", res, err)
+	}
+	if w, err := s.Watch(ctx, "", "n", "", false); err != nil || len(w.Watchpoints) != 1 {
+		t.Fatalf("watch: %+v %v", w, err)
+	}
+	res, err = s.Resume(ctx, "continue", 0, 0)
+	if err != nil || res.Stop == nil || res.Stop.Reason != "data breakpoint" || strings.Join(res.Stop.Breakpoints, ",") != "w1" {
+		t.Fatalf("the write: want data breakpoint w1, got %+v %v", res.Stop, err)
+	}
+	res, err = s.Resume(ctx, "continue", 0, 0)
+	if err != nil || res.Stop == nil || res.Stop.Reason != "breakpoint" || strings.Join(res.Stop.Breakpoints, ",") != "b1" || !strings.Contains(res.Note, "no watched value changed") {
+		t.Fatalf("a breakpoint's stop delve labels a data breakpoint: want breakpoint b1, got %+v (%q) %v", res.Stop, res.Note, err)
+	}
+	if st := s.Status(); len(st.Breakpoints) != 1 || st.Breakpoints[0].Hits != 2 {
+		t.Fatalf("b1's hits (the launch's stop and the last): %+v", st.Breakpoints)
+	}
 }

@@ -26,7 +26,8 @@
 // # Languages are data
 //
 // Each folder of languages/ is one language: language.json (the grammar,
-// the scope rule, the import rule, self names, builtins) and tags.scm, a
+// the scope rule, the import rule, self names, builtins), shapes.scm
+// (below, for edit_symbol) and tags.scm, a
 // tree-sitter query run by astgrep over the same grammars, parsers and
 // parse cache as ast_grep. A pattern's role is its capture on the node it
 // describes — @definition.KIND, @reference.call, @reference.type,
@@ -111,7 +112,30 @@
 // functions).
 // Options.QueryDirs adds or replaces languages without Go code;
 // testdata/fixtures holds one project per language with its known call
-// graph.
+// graph. language.json is read strictly: a key it does not know is an
+// error, not a setting silently ignored.
+//
+// # Shapes, for edit_symbol
+//
+// A language's shapes.scm (shapes.go; "shapes" lists other files, and a
+// language that extends another and has none takes the base's) says what
+// an editor of definitions needs beyond tags.scm: @def with @body (a
+// definition and its body), @outer around @inner (a declaration wrapping
+// one definition alone: Go's type around a type spec, Python's
+// decorators, export, const f = () => …, a C++ template) and @doc (a
+// body's docstring statement); @_name captures are for predicates, any
+// other is an error. language.json says how the language is laid out:
+// "indent" (one level where a file shows none; default four spaces),
+// "comments" and "comment_ends" (how a comment's line starts, how a block
+// comment's last line ends: the doc comment above a definition, and the
+// comment a generated file's "Code generated … DO NOT EDIT." header is
+// in), "attributes" (how a decorator, annotation or attribute line
+// starts), "braced_bodies" (false: the @body node is the body itself, as
+// Python's block, and braces in it are not its own) and "docstring" (a
+// regular expression for how a docstring starts, so new body text with
+// one replaces the old). Language.Shapes hands them to edit_symbol, which
+// holds no language's rules; a language without shapes.scm is indexed but
+// not edited.
 //
 // # Fresh
 //

@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
@@ -98,6 +99,7 @@ type Language struct {
 	TypeLiterals []string
 
 	rule     importRule // Imports, made with its data from language.json
+	shapes   *Shapes    // shapes.scm and its keys, nil without one
 	query    *astgrep.CaptureQuery
 	source   string // language.json and tags.scm, for the snapshot key
 	roles    []role // by capture index; capture -1 for captures that name no role
@@ -195,6 +197,8 @@ type langConfig struct {
 	EmbeddedNamed *bool `json:"embedded_named"`
 	// TypeLiterals: see Language.
 	TypeLiterals []string `json:"type_literals"`
+	// The keys of Shapes (shapes.go).
+	shapeConfig
 }
 
 func (c *langConfig) importData() importData {
@@ -271,9 +275,16 @@ func readConfig(fsys fs.FS, id string, depth int) (langConfig, []byte, error) {
 	if err != nil {
 		return c, nil, fmt.Errorf("language %s: %w", id, err)
 	}
-	if err := json.Unmarshal(raw, &c); err != nil {
+	// Strict: a misspelt key is an error, not a setting silently ignored.
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
 		return c, nil, fmt.Errorf("language %s: language.json: %w", id, err)
 	}
+	if dec.More() {
+		return c, nil, fmt.Errorf("language %s: language.json: more than one JSON value", id)
+	}
+	c.shapeConfig.defaults(fsys, id)
 	if c.Extends == "" {
 		return c, raw, nil
 	}
@@ -326,6 +337,7 @@ func readConfig(fsys fs.FS, id string, depth int) (langConfig, []byte, error) {
 	inheritList(&c.RootFiles, base.RootFiles)
 	inherit(&c.SourceDir, base.SourceDir)
 	inherit(&c.Manifest, base.Manifest)
+	c.shapeConfig.inherit(base.shapeConfig, c.Extends)
 	return c, append(append(raw, 0), baseRaw...), nil
 }
 
@@ -403,6 +415,9 @@ func loadLanguage(e *astgrep.Engine, fsys fs.FS, id string) (*Language, error) {
 		rule: rule, Extensions: c.Extensions, Resolve: c.Resolve, Variants: c.Variants, Reexports: c.Reexports != nil && *c.Reexports, ImplicitSelf: c.ImplicitSelf != nil && *c.ImplicitSelf, query: q, source: string(raw) + "\x00" + string(src),
 		TypeWrappers: c.TypeWrappers, ElementTypes: c.ElementTypes, Implements: c.Implements, Super: c.Super, ModuleSelf: c.ModuleSelf, Constructor: c.Constructor, LiteralTypes: c.LiteralTypes, ClassSelf: c.ClassSelf, ModuleValues: c.ModuleValues != nil && *c.ModuleValues,
 		builtins: map[string]bool{}, self: map[string]bool{}, wrappers: map[string]bool{}, elements: map[string]bool{}}
+	if l.shapes, err = c.shapeConfig.load(e, fsys, id, c.Grammar); err != nil {
+		return nil, err
+	}
 	l.EmbeddedNamed = c.EmbeddedNamed != nil && *c.EmbeddedNamed
 	l.TypeLiterals = c.TypeLiterals
 	for _, w := range c.TypeWrappers {

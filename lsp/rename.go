@@ -263,6 +263,10 @@ func (s *Supervisor) planEdit(we *workspaceEdit, srv *server) (*editPlan, error)
 			}
 		}
 		out, err := applyTextEdits(f.content, edits, enc, maxFileBytes)
+		if tl, ok := errors.AsType[*TooLargeError](err); ok {
+			tl.File = s.rel(f.path)
+			return tl
+		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", s.rel(f.path), err)
 		}
@@ -511,6 +515,21 @@ func (s *Supervisor) resyncAfterEdit(ctx context.Context, srv *server, p *editPl
 	return srv.notifyWatched(ctx, events)
 }
 
+// TooLargeError refuses an edit after which a file would be over Limit
+// bytes; nothing is written.
+type TooLargeError struct {
+	File        string // relative to the root, when known
+	Size, Limit int
+}
+
+func (e *TooLargeError) Error() string {
+	msg := fmt.Sprintf("the edit would make it %d bytes, over the %d-byte (%d MiB) limit for a file written from a language server's edit", e.Size, e.Limit, e.Limit>>20)
+	if e.File != "" {
+		return e.File + ": " + msg
+	}
+	return msg
+}
+
 // applyTextEdits applies LSP text edits (all relative to text) and returns
 // the new text, refusing one longer than limit bytes before building it.
 // Overlapping edits are an error; edits at the same position apply in the
@@ -544,7 +563,7 @@ func applyTextEdits(text string, edits []textEdit, enc string, limit int) (strin
 		size += len(sp.text) - (sp.end - sp.start)
 	}
 	if size > limit {
-		return "", fmt.Errorf("the edit would make it %d bytes, over the %d-byte (%d MiB) limit for a file written from a language server's edit", size, limit, limit>>20)
+		return "", &TooLargeError{Size: size, Limit: limit}
 	}
 	var b strings.Builder
 	b.Grow(len(text))

@@ -184,7 +184,11 @@ func (s *Structural) locateAndPlan(ctx context.Context, c *registry.Call, p symb
 func (s *Structural) planCurrent(ctx context.Context, c *registry.Call, p symbolParams, loc graph.Located, abs string) (graph.Located, *symbolPlan, error) {
 	e := symbolEdit{Op: p.Operation, Text: p.NewText, Force: p.Force}
 	for try := 0; ; try++ {
-		plan, err := s.planSymbol(ctx, c.Run.Guard(), loc, abs, e)
+		rules, err := languageShapes(c, loc)
+		if err != nil {
+			return loc, nil, err
+		}
+		plan, err := s.planSymbol(ctx, c.Run.Guard(), loc, abs, rules, e)
 		if !errors.Is(err, errStaleRanges) {
 			return loc, plan, err
 		}
@@ -208,6 +212,21 @@ func (s *Structural) planCurrent(ctx context.Context, c *registry.Call, p symbol
 		}
 		loc = again
 	}
+}
+
+// languageShapes is what the code graph's language of loc tells
+// edit_symbol: its shape query and layout (graph/languages/<id>/shapes.scm
+// and language.json).
+func languageShapes(c *registry.Call, loc graph.Located) (*graph.Shapes, error) {
+	g, ok := graphtool.Key.Of(c.Run)
+	if !ok {
+		return nil, errNoGraph
+	}
+	l := g.H.Index().Languages().Lookup(loc.Language)
+	if l == nil || l.Shapes() == nil {
+		return nil, fmt.Errorf("edit_symbol does not know %s's definitions: the code graph's language %s has no shapes.scm, which says where a definition's body is and what wraps it (add one beside its tags.scm); nothing was written, use edit or ast_edit", loc.File, loc.Language)
+	}
+	return l.Shapes(), nil
 }
 
 // graphSpec is the code graph and the lookup the arguments ask for.

@@ -66,7 +66,7 @@ func FuzzPlanSymbol(f *testing.F) {
 	f.Fuzz(func(t *testing.T, which, op uint8, text string) {
 		loc := defs[int(which)%len(defs)]
 		abs := filepath.Join(root, loc.File)
-		p, err := s.planSymbol(context.Background(), g, loc, abs, symbolEdit{Op: ops[int(op)%len(ops)], Text: text})
+		p, err := s.planSymbol(context.Background(), g, loc, abs, x.Languages().Lookup(loc.Language).Shapes(), symbolEdit{Op: ops[int(op)%len(ops)], Text: text})
 		if err != nil {
 			return
 		}

@@ -33,46 +33,9 @@ type symbolPlan struct {
 	Mode               fs.FileMode
 }
 
-// shapeQueries, per grammar, find what the code graph's definition node
-// does not say: its body (@def with @body), the declaration that wraps it
-// alone (@outer around @inner: Go's type Foo struct{} around the type
-// spec, Python's decorators, export, const f = () => …, C++'s template),
-// and Python's docstring (@doc).
-var shapeQueries = map[string]string{
-	"go": `(_ body: (_) @body) @def
-(type_spec type: (struct_type (field_declaration_list) @body)) @def
-(type_spec type: (interface_type) @body) @def
-(type_declaration . (type_spec) @inner .) @outer
-(type_declaration . (type_alias) @inner .) @outer
-(const_declaration . (const_spec) @inner .) @outer
-(var_declaration . (var_spec) @inner .) @outer`,
-	"python": `(_ body: (_) @body) @def
-(decorated_definition definition: (_) @inner) @outer
-(block . (expression_statement (string)) @doc)`,
-	"javascript": jsShapes,
-	"typescript": jsShapes + `
-(interface_declaration body: (_) @body) @def`,
-	"tsx": jsShapes + `
-(interface_declaration body: (_) @body) @def`,
-	"rust": `(_ body: (_) @body) @def`,
-	"c": `(_ body: (_) @body) @def
-(type_definition declarator: (_) @inner) @outer`,
-	"cpp": `(_ body: (_) @body) @def
-(template_declaration (_) @inner .) @outer
-(type_definition declarator: (_) @inner) @outer`,
-	"java": `(_ body: (_) @body) @def`,
-}
-
-const jsShapes = `(_ body: (_) @body) @def
-(variable_declarator value: [(arrow_function body: (_) @body) (function_expression body: (_) @body)]) @def
-(pair value: [(arrow_function body: (_) @body) (function_expression body: (_) @body)]) @def
-(export_statement declaration: (_) @inner) @outer
-(lexical_declaration . (variable_declarator) @inner .) @outer
-(variable_declaration . (variable_declarator) @inner .) @outer`
-
-// generatedHeader is the convention generated files follow
-// (https://go.dev/s/generatedcode), in any language's line comment.
-var generatedHeader = regexp.MustCompile(`(?m)^\s*(//|#|/\*+|\*|--)\s*Code generated .*DO NOT EDIT\.?`)
+// generatedLine is the convention generated files follow
+// (https://go.dev/s/generatedcode), after the language's comment start.
+var generatedLine = regexp.MustCompile(`^Code generated .*DO NOT EDIT\.?`)
 
 // maxNewText bounds new_text: one definition, not a file's worth.
 const maxNewText = 1 << 20
@@ -80,7 +43,8 @@ const maxNewText = 1 << 20
 // span is a byte range.
 type span struct{ start, end int }
 
-// shapes is what the shape queries found in a file.
+// shapes is what the language's shape query (graph.Shapes) found in a
+// file.
 type shapes struct {
 	bodies   map[span]span // definition -> its body
 	wrappers map[span]span // inner -> outer
@@ -89,12 +53,9 @@ type shapes struct {
 	indents  int           // its lines whose indentation Python refuses
 }
 
-func (s *Structural) shapesOf(ctx context.Context, g *pathguard.Guard, abs, language string) ([]byte, fs.FileInfo, *shapes, error) {
-	src, ok := shapeQueries[language]
-	if !ok {
-		return nil, nil, nil, fmt.Errorf("edit_symbol does not know %s's definitions; it edits Go, Python, JavaScript, TypeScript, Rust, C, C++ and Java", language)
-	}
-	q, err := s.Engine.CompileCaptureQuery(language, src)
+func (s *Structural) shapesOf(ctx context.Context, g *pathguard.Guard, abs string, rules *graph.Shapes) ([]byte, fs.FileInfo, *shapes, error) {
+	language := rules.Grammar
+	q, err := s.Engine.CompileCaptureQuery(language, rules.Query)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("edit_symbol's %s shape query: %w", language, err)
 	}
@@ -141,18 +102,16 @@ func (s *Structural) shapesOf(ctx context.Context, g *pathguard.Guard, abs, lang
 	return res.Src, res.Info, sh, nil
 }
 
-// plan works out the change without writing it. The caller holds the
-// file's lock when it will write.
-func (s *Structural) planSymbol(ctx context.Context, g *pathguard.Guard, loc graph.Located, abs string, e symbolEdit) (*symbolPlan, error) {
+// plan works out the change without writing it, by the rules of the
+// definition's language. The caller holds the file's lock when it will
+// write.
+func (s *Structural) planSymbol(ctx context.Context, g *pathguard.Guard, loc graph.Located, abs string, rules *graph.Shapes, e symbolEdit) (*symbolPlan, error) {
 	rel := g.Rel(abs)
 	if len(e.Text) > maxNewText {
 		return nil, fmt.Errorf("new_text is %d bytes; edit_symbol takes at most %d KiB for one definition, so nothing was written: write a file that large with write", len(e.Text), maxNewText>>10)
 	}
-	language := s.Engine.LanguageForFile(abs)
-	if language == "" {
-		language = loc.Language
-	}
-	src, info, sh, err := s.shapesOf(ctx, g, abs, language)
+	language := rules.Grammar
+	src, info, sh, err := s.shapesOf(ctx, g, abs, rules)
 	if err != nil {
 		return nil, err
 	}
@@ -163,9 +122,9 @@ func (s *Structural) planSymbol(ctx context.Context, g *pathguard.Guard, loc gra
 	if at := loc.NameAt; at < 0 || at+len(loc.Name) > len(content) || content[at:at+len(loc.Name)] != loc.Name || loc.Start < 0 || loc.Start > at || loc.End > len(content) {
 		return nil, fmt.Errorf("%s: the code graph's ranges for %s do not fit the file; nothing was written, call edit_symbol again", rel, loc.Name)
 	}
-	if m := generatedHeader.FindStringIndex(head(content, 40)); m != nil {
+	if h := generatedHeader(head(content, 40), rules.Comments); h != "" {
 		return nil, fmt.Errorf("%s is a generated file (%q): nothing was written. Change what it is generated from and generate it again",
-			rel, strings.TrimSpace(content[m[0]:m[1]]))
+			rel, h)
 	}
 	if info != nil && info.Mode().Perm()&0o222 == 0 && !e.Force {
 		return nil, fmt.Errorf("%s is read-only (mode %04o): nothing was written. Set force to change it anyway (its mode is kept)", rel, info.Mode().Perm())
@@ -188,7 +147,7 @@ func (s *Structural) planSymbol(ctx context.Context, g *pathguard.Guard, loc gra
 	ls := lineStart(content, ext.start)
 	atLineStart := strings.TrimSpace(content[ls:ext.start]) == ""
 	indent := leadingSpace(content[ls:])
-	unit := indentUnit(content, language)
+	unit := indentUnit(content, rules.Indent)
 	text := strings.ReplaceAll(e.Text, "\r\n", "\n")
 
 	var out strings.Builder
@@ -200,11 +159,11 @@ func (s *Structural) planSymbol(ctx context.Context, g *pathguard.Guard, loc gra
 		// decorator or attribute replaces those, else both stay.
 		from := ext.start
 		if atLineStart {
-			doc, attrs, sig := leadingLines(content, ls, loc.NameAt, language)
+			doc, attrs, sig := leadingLines(content, ls, loc.NameAt, rules)
 			switch {
-			case startsWithComment(text, language):
+			case hasPrefix(strings.TrimSpace(text), rules.Comments):
 				from = doc
-			case startsWithAttribute(text, language):
+			case hasPrefix(strings.TrimSpace(text), rules.Attributes):
 				from = attrs
 			default:
 				from = sig
@@ -230,7 +189,7 @@ func (s *Structural) planSymbol(ctx context.Context, g *pathguard.Guard, loc gra
 		if !ok {
 			return nil, fmt.Errorf("%s %s (%s:%d) has no body to replace; use operation replace for its whole text", loc.Kind, loc.Qualified, rel, loc.Line)
 		}
-		from, to, repl := bodyEdit(content, b, sh, text, indent, unit, language, nl)
+		from, to, repl := bodyEdit(content, b, sh, text, indent, unit, rules, nl)
 		out.WriteString(content[:from])
 		out.WriteString(repl)
 		out.WriteString(content[to:])
@@ -241,7 +200,7 @@ func (s *Structural) planSymbol(ctx context.Context, g *pathguard.Guard, loc gra
 		var at int
 		var piece string
 		if e.Op == "insert_before" {
-			at, _, _ = leadingLines(content, ls, loc.NameAt, language)
+			at, _, _ = leadingLines(content, ls, loc.NameAt, rules)
 			blanks := blanksBefore(content, at)
 			if at == 0 || opensBlock(content[lineStart(content, max(at-1, 0)):at]) {
 				// First in its file or block: set off as the definition is
@@ -261,7 +220,7 @@ func (s *Structural) planSymbol(ctx context.Context, g *pathguard.Guard, loc gra
 			if at == len(content) || closesBlock(content[at:lineEnd(content, at)]) {
 				// Last in its file or block: set off as the definition is
 				// from what precedes it.
-				doc, _, _ := leadingLines(content, ls, loc.NameAt, language)
+				doc, _, _ := leadingLines(content, ls, loc.NameAt, rules)
 				blanks = max(1, blanksBefore(content, doc))
 			}
 			lead += strings.Repeat(nl, blanks)
@@ -357,13 +316,14 @@ func lineList(xs []int) string {
 
 // bodyEdit is replace_body's range and text. A body in braces keeps its
 // braces (new text wrapped in braces is taken as the whole block); a
-// Python block keeps its docstring unless the new text starts with one.
-func bodyEdit(content string, b span, sh *shapes, text, indent, unit, language, nl string) (from, to int, repl string) {
+// block with a docstring (Python's) keeps it unless the new text starts
+// with one.
+func bodyEdit(content string, b span, sh *shapes, text, indent, unit string, rules *graph.Shapes, nl string) (from, to int, repl string) {
 	btext := content[b.start:b.end]
 	open, close := strings.IndexByte(btext, '{'), strings.LastIndexByte(btext, '}')
-	if language == "python" || open < 0 || close < open {
+	if !rules.BracedBodies || open < 0 || close < open {
 		from, to = b.start, b.end
-		if d, ok := sh.docs[b.start]; ok && !startsWithString(text) {
+		if d, ok := sh.docs[b.start]; ok && (rules.Docstring == nil || !rules.Docstring.MatchString(strings.TrimSpace(text))) {
 			// The docstring stays: the new text goes after its line.
 			bodyIndent := leadingSpace(content[lineStart(content, d.start):])
 			if from = lineEnd(content, d.end); from > to {
@@ -512,8 +472,9 @@ func head(s string, lines int) string {
 }
 
 // indentUnit is one level of the file's indentation: a tab if its
-// indented lines start with one, else the narrowest run of spaces.
-func indentUnit(content, language string) string {
+// indented lines start with one, else the narrowest run of spaces; the
+// language's (unit) when the file has none.
+func indentUnit(content, unit string) string {
 	narrowest := 0
 	for l := range strings.Lines(content) {
 		if strings.TrimSpace(l) == "" {
@@ -531,65 +492,60 @@ func indentUnit(content, language string) string {
 	if narrowest > 0 && narrowest <= 8 {
 		return strings.Repeat(" ", narrowest)
 	}
-	switch language {
-	case "go":
-		return "\t"
-	case "javascript", "typescript", "tsx":
-		return "  "
+	return unit
+}
+
+// generatedHeader is the line of head that says its file is generated,
+// "" if none does.
+func generatedHeader(head string, comments []string) string {
+	for l := range strings.Lines(head) {
+		l = strings.TrimSpace(l)
+		rest := l
+		for {
+			p := prefixOf(rest, comments)
+			if p == "" {
+				break
+			}
+			rest = rest[len(p):]
+		}
+		if rest == l {
+			continue
+		}
+		rest = strings.TrimLeft(rest, " \t")
+		if m := generatedLine.FindStringIndex(rest); m != nil {
+			return l[:len(l)-len(rest)+m[1]]
+		}
 	}
-	return "    "
+	return ""
 }
 
-func commentPrefixes(language string) []string {
-	if language == "python" {
-		return []string{"#"}
-	}
-	return []string{"//", "/*", "*"}
-}
+func hasPrefix(s string, prefixes []string) bool { return prefixOf(s, prefixes) != "" }
 
-// attributePrefixes start a line that decorates the definition below it:
-// Python's decorators, Java's annotations, TypeScript's decorators,
-// Rust's and C++'s attributes.
-func attributePrefixes(language string) []string {
-	switch language {
-	case "rust":
-		return []string{"#["}
-	case "c", "cpp":
-		return []string{"[["}
-	case "go":
-		return nil
-	}
-	return []string{"@"}
-}
-
-func startsWithComment(text, language string) bool {
-	return hasPrefix(strings.TrimSpace(text), commentPrefixes(language))
-}
-
-func startsWithAttribute(text, language string) bool {
-	return hasPrefix(strings.TrimSpace(text), attributePrefixes(language))
-}
-
-func hasPrefix(s string, prefixes []string) bool {
+// prefixOf is the first of prefixes s starts with.
+func prefixOf(s string, prefixes []string) string {
 	for _, p := range prefixes {
 		if strings.HasPrefix(s, p) {
+			return p
+		}
+	}
+	return ""
+}
+
+func hasSuffix(s string, suffixes []string) bool {
+	for _, x := range suffixes {
+		if strings.HasSuffix(s, x) {
 			return true
 		}
 	}
 	return false
 }
 
-func startsWithString(text string) bool {
-	t := strings.TrimLeft(strings.TrimSpace(text), "rRbBuUfF")
-	return strings.HasPrefix(t, `"`) || strings.HasPrefix(t, `'`)
-}
-
 // leadingLines splits what comes before a definition's name, from the
 // line at ls: its doc comment starts at doc, its decorators or attributes
 // at attrs (above the definition's node, as in Rust, or inside it, as in
 // Python and Java), its signature's line at sig; doc <= attrs <= sig.
-func leadingLines(content string, ls, nameAt int, language string) (doc, attrs, sig int) {
-	isAttr := func(l string) bool { return hasPrefix(strings.TrimSpace(l), attributePrefixes(language)) }
+func leadingLines(content string, ls, nameAt int, rules *graph.Shapes) (doc, attrs, sig int) {
+	isAttr := func(l string) bool { return hasPrefix(strings.TrimSpace(l), rules.Attributes) }
 	sig = ls
 	for sig < len(content) {
 		end := lineEnd(content, sig)
@@ -610,7 +566,7 @@ func leadingLines(content string, ls, nameAt int, language string) (doc, attrs, 
 	for doc > 0 {
 		prev := lineStart(content, doc-1)
 		l := strings.TrimSpace(content[prev:doc])
-		if l == "" || !startsWithComment(l, language) && !strings.HasSuffix(l, "*/") && !isAttr(l) {
+		if l == "" || !hasPrefix(l, rules.Comments) && !hasSuffix(l, rules.CommentEnds) && !isAttr(l) {
 			break
 		}
 		doc = prev

@@ -94,9 +94,10 @@ type Backend interface {
 }
 
 // Command runs a worker as a shell command line in the worker's folder:
-// the brief on stdin, the result on stdout (plain text, or JSON lines
-// whose "result" field is the result and whose usage fields are kept),
-// stderr kept as a bounded log. The environment names the worker and the
+// the brief on stdin, the result on stdout (plain text; JSON lines whose
+// "result" field is the result and whose usage fields are kept, when its
+// first line is one; or the stream of an agent CLI the line names, see
+// events.go), stderr kept as a bounded log. The environment names the worker and the
 // gate its tools must keep: VIBE_WORKER_ID, VIBE_WORKER_LABEL,
 // VIBE_WORKER_TIER, VIBE_MODE and VIBE_APPROVE; {mode} and {approve} in
 // the line are replaced by the same values.
@@ -161,7 +162,7 @@ func (c Command) Resumes(s Session) bool {
 // resumeLine is line resuming session s: `claude ... --resume ID`, `codex
 // exec ... resume ID` (before a last "-", the prompt read from stdin).
 func resumeLine(line string, s Session) (string, bool) {
-	if !sessionSafe.MatchString(s.ID) {
+	if !sessionSafe.MatchString(s.ID) || !streamsOf(line).allows(s.Backend) {
 		return "", false
 	}
 	line = strings.TrimSpace(line)
@@ -235,7 +236,7 @@ func (c Command) Run(ctx context.Context, j Job) (Outcome, error) {
 		return Outcome{}, fmt.Errorf("starting %q: %w", line, err)
 	}
 	read := make(chan stdoutResult, 1)
-	go func() { read <- readStdout(p.Stdout(), out, j.Activity, j.Usage) }()
+	go func() { read <- readStdout(p.Stdout(), out, streamsOf(line), j.Activity, j.Usage) }()
 	select {
 	case <-p.Exited():
 	case <-ctx.Done():
@@ -275,12 +276,13 @@ type stdoutResult struct {
 }
 
 // readStdout reads a worker's stdout to its end: lines that are JSON
-// records give the result and usage, every other byte goes to out as it
-// arrives. No line is ever held whole beyond recordMax: a longer one is
+// records of the stream's kind (events.go; agents are those its command
+// line names) give the result and usage, every other byte goes to out as
+// it arrives. No line is ever held whole beyond recordMax: a longer one is
 // output, and reading goes on after it.
-func readStdout(r io.Reader, out io.Writer, activity func(), onUsage func(Usage)) stdoutResult {
+func readStdout(r io.Reader, out io.Writer, agents agentStreams, activity func(), onUsage func(Usage)) stdoutResult {
 	var res stdoutResult
-	ev := &events{onUsage: onUsage}
+	ev := &events{agents: agents, onUsage: onUsage}
 	br := bufio.NewReaderSize(r, 64<<10)
 	var (
 		pending  []byte // a line that may be a record
@@ -301,8 +303,9 @@ func readStdout(r io.Reader, out io.Writer, activity func(), onUsage func(Usage)
 		complete := err == nil
 		if len(chunk) > 0 {
 			if !text && len(pending) == 0 {
-				if t := bytes.TrimLeft(chunk, " \t\r"); len(t) > 0 && t[0] != '{' && t[0] != '\n' {
+				if t := bytes.TrimLeft(chunk, " \t\r"); ev.stream == streamText || len(t) > 0 && t[0] != '{' && t[0] != '\n' {
 					text = true
+					ev.textLine()
 				}
 			}
 			if text {
@@ -311,6 +314,7 @@ func readStdout(r io.Reader, out io.Writer, activity func(), onUsage func(Usage)
 				pending = append(pending, chunk...)
 				if len(pending) > recordMax {
 					overlong++
+					ev.textLine()
 					emit(pending)
 					pending, text = nil, true
 				}
@@ -340,7 +344,7 @@ func readStdout(r io.Reader, out io.Writer, activity func(), onUsage func(Usage)
 		u := ev.usage
 		res.usage = &u
 	}
-	res.session, res.errs, res.agent = ev.sessionOf(), ev.errs, ev.kind != ""
+	res.session, res.errs, res.agent = ev.sessionOf(), ev.errs, ev.stream == streamAgent
 	if len(ev.errs) > 0 && ev.result != nil && *ev.result != "" {
 		res.final = nil
 		emit([]byte(*ev.result + "\n"))

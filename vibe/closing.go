@@ -15,10 +15,11 @@ import (
 // A root's state folder holds work only while it holds a record: a
 // worker's unread result, or a worktree with commits or changes. Every
 // roster over the folder holds a shared lock on its "users" file for its
-// life; the last one to close, finding no record left, removes the folder
-// (it takes the lock exclusively, so a roster that is starting waits and
-// then sees that the file it locked was removed, and makes the folder
-// again). Close lists what stays and why (Kept); the next roster over the
+// life; the last one to close, finding no record left, empties the folder
+// down to the highest worker id given (last-id, so that no id names two
+// workers over the root, issue 26) and the root's name (it takes the lock
+// exclusively, so a roster that is starting waits and then sees that the
+// file it locked was removed, and makes the folder's files again). Close lists what stays and why (Kept); the next roster over the
 // folder says it again in its first answer (Problems).
 
 const usersName = "users"
@@ -66,8 +67,9 @@ func sameFile(f *os.File, path string) bool {
 	return err == nil && os.SameFile(a, b)
 }
 
-// removeIdleFolder removes the state folder when no roster uses it and no
-// record is left in it. users is this roster's locked file.
+// removeIdleFolder empties the state folder, but for its last id and the
+// root's name, when no roster uses it and no record is left in it. users
+// is this roster's locked file.
 func removeIdleFolder(dir string, users *os.File) {
 	path := filepath.Join(dir, usersName)
 	// Asking for the lock exclusively on the file already held shared
@@ -83,12 +85,15 @@ func removeIdleFolder(dir string, users *os.File) {
 	if ents, err := os.ReadDir(filepath.Join(dir, "workers")); err != nil || len(ents) > 0 {
 		return
 	}
-	for _, name := range []string{"workers", "worktrees", rootName, "lock"} {
+	for _, name := range []string{"workers", "worktrees", "lock"} {
 		os.Remove(filepath.Join(dir, name)) // a folder that is not empty stays
 	}
-	// Last, so that a roster waiting for the lock sees the folder go.
+	// Last, so that a roster waiting for the lock sees the file go.
 	os.Remove(path)
-	os.Remove(dir)
+	if readLastID(dir) == 0 {
+		os.Remove(filepath.Join(dir, rootName))
+		os.Remove(dir)
+	}
 }
 
 // rootName is the file that names the folder's root, for a person looking.

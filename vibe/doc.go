@@ -29,5 +29,7 @@
 // worktree with commits or changes (Kept says which and why; the next
 // roster's first answer names the worktrees again). A worktree without
 // either is removed with its branch, and a root's state folder left with
-// no record is removed by the last roster over it to close.
+// no record is emptied by the last roster over it to close, down to the
+// highest worker id given there: ids go on, so that one never names two
+// workers over a root.
 package vibe

@@ -9,15 +9,56 @@ import (
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
 )
 
-// A worker's stdout may be the event stream of an agent CLI, told apart by
-// its records (no configuration): Claude Code's `claude -p --output-format
-// stream-json --verbose` (records of type system, assistant, user and
-// result, each with a session_id) and Codex's `codex exec --json`
-// (thread.started, turn.*, item.*, error). Besides them, a plain JSON line
-// with a "result" string and usage fields is a result. The stream gives
-// the final result, the usage so far (tokens, and Claude's cost), the
-// session to resume, and the errors the agent reported; what the agent
-// says and does along the way is written as readable output lines.
+// A worker's stdout may be the event stream of an agent CLI: Claude Code's
+// `claude -p --output-format stream-json --verbose` (records of type
+// system, assistant, user and result, each with a session_id) or Codex's
+// `codex exec --json` (thread.started, turn.*, item.*, error). The stream
+// gives the final result, the usage so far (tokens, and Claude's cost),
+// the session to resume, and the errors the agent reported; what the
+// agent says and does along the way is written as readable output lines.
+//
+// What a worker prints may come from anywhere, a file of the checkout
+// included, so the kind of stream is decided once, by its first non-blank
+// line, and never changes (R6): an agent's stream only when the command
+// line names that CLI and the first line is the record its stream opens
+// with (Claude's system record, Codex's thread.started); plain JSON records
+// (a "result" string, usage, model) only when the first line is one; text
+// otherwise, where no line is read as a record and stdout is the result.
+// A record of another kind is output; cost and session come only from an
+// agent's stream.
+
+// agentStreams says which agent CLIs a worker's command line names: a
+// word of it (not an option) whose file name holds "claude" or "codex",
+// such as claude, /usr/local/bin/codex, @openai/codex or run-claude.sh.
+type agentStreams struct{ claude, codex bool }
+
+func streamsOf(line string) agentStreams {
+	var s agentStreams
+	for _, w := range strings.Fields(line) {
+		if strings.HasPrefix(w, "-") {
+			continue
+		}
+		base := strings.ToLower(w[strings.LastIndexByte(w, '/')+1:])
+		s.claude = s.claude || strings.Contains(base, BackendClaude)
+		s.codex = s.codex || strings.Contains(base, BackendCodex)
+	}
+	return s
+}
+
+// allows says whether a stream of backend b may be read.
+func (s agentStreams) allows(b string) bool {
+	return b == BackendClaude && s.claude || b == BackendCodex && s.codex
+}
+
+// streamKind is what a worker's stdout was found to be.
+type streamKind int
+
+const (
+	streamUndecided streamKind = iota
+	streamText                 // no line is a record
+	streamRecords              // plain JSON records
+	streamAgent                // events.kind's
+)
 
 // Session is an agent CLI's session, which a later run can resume.
 type Session struct {
@@ -33,7 +74,9 @@ const (
 
 // events reads one run's records.
 type events struct {
-	kind    string // BackendClaude, BackendCodex, or "" (plain records)
+	agents  agentStreams // the agent streams the command line allows
+	stream  streamKind
+	kind    string // BackendClaude or BackendCodex in an agent's stream
 	session string
 	result  *string
 	final   bool
@@ -53,28 +96,54 @@ type events struct {
 
 // record reads a line that may be a record. It says whether it was one
 // (else the line is output) and returns what of it is output: a readable
-// line for what the agent said or did.
+// line for what the agent said or did. The first non-blank line decides
+// the stream's kind.
 func (e *events) record(line []byte) (text string, ok bool) {
 	t := bytes.TrimSpace(line)
-	if len(t) == 0 || t[0] != '{' {
+	if len(t) == 0 || e.stream == streamText {
 		return "", false
 	}
 	var m map[string]json.RawMessage
-	if json.Unmarshal(t, &m) != nil {
+	if t[0] != '{' || json.Unmarshal(t, &m) != nil {
+		e.textLine()
 		return "", false
 	}
 	var typ, sid string
 	json.Unmarshal(m["type"], &typ)
 	json.Unmarshal(m["session_id"], &sid)
-	switch {
-	case e.kind != BackendCodex && sid != "" && claudeTypes[typ]:
-		e.kind, e.session = BackendClaude, sid
-		return e.claude(typ, m, t), true
-	case e.kind != BackendClaude && codexType(typ):
-		e.kind = BackendCodex
-		return e.codex(typ, m, t), true
+	claudes, codexes := sid != "" && claudeTypes[typ], codexType(typ)
+	if e.stream == streamUndecided {
+		switch {
+		case e.agents.claude && claudes && typ == "system":
+			e.stream, e.kind = streamAgent, BackendClaude
+		case e.agents.codex && typ == "thread.started":
+			e.stream, e.kind = streamAgent, BackendCodex
+		case !claudes && !codexes && e.plain(m):
+			e.stream = streamRecords
+			return "", true
+		default:
+			e.stream = streamText
+			return "", false
+		}
 	}
-	return "", e.plain(m)
+	switch {
+	case e.stream == streamAgent && e.kind == BackendClaude && claudes:
+		e.session = sid
+		return e.claude(typ, m, t), true
+	case e.stream == streamAgent && e.kind == BackendCodex && codexes:
+		return e.codex(typ, m, t), true
+	case e.stream == streamRecords && !claudes && !codexes:
+		return "", e.plain(m)
+	}
+	return "", false
+}
+
+// textLine notes a line of output that is not a record: as the first, it
+// makes the stream text.
+func (e *events) textLine() {
+	if e.stream == streamUndecided {
+		e.stream = streamText
+	}
 }
 
 var claudeTypes = map[string]bool{"system": true, "assistant": true, "user": true, "result": true, "stream_event": true}
@@ -83,9 +152,9 @@ func codexType(t string) bool {
 	return t == "thread.started" || t == "error" || strings.HasPrefix(t, "turn.") || strings.HasPrefix(t, "item.")
 }
 
-// plain reads a record of no agent CLI: "result", "usage",
-// "total_cost_usd" or "cost_usd", "model". Each record's usage replaces
-// the last.
+// plain reads a record of no agent CLI: "result", "usage", "model". Each
+// record's usage replaces the last. A cost is not read: only an agent's
+// stream, which the command line names, says what a run cost.
 func (e *events) plain(m map[string]json.RawMessage) bool {
 	var res *string
 	if raw, ok := m["result"]; ok {
@@ -107,11 +176,6 @@ func (e *events) plain(m map[string]json.RawMessage) bool {
 		}
 		if pu.Out != nil {
 			u.OutputTokens = *pu.Out
-		}
-	}
-	for _, k := range []string{"total_cost_usd", "cost_usd"} {
-		if raw, ok := m[k]; ok && json.Unmarshal(raw, &u.CostUSD) == nil {
-			have = true
 		}
 	}
 	if raw, ok := m["model"]; ok && json.Unmarshal(raw, &u.Model) == nil {
@@ -405,7 +469,7 @@ func contentText(raw json.RawMessage) string {
 
 // sessionOf is the session the stream reported, if any.
 func (e *events) sessionOf() *Session {
-	if e.kind == "" || e.session == "" {
+	if e.stream != streamAgent || e.session == "" {
 		return nil
 	}
 	return &Session{Backend: e.kind, ID: e.session}

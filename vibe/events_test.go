@@ -42,7 +42,7 @@ func TestAgentStreams(t *testing.T) {
 			defer f.Close()
 			var out bytes.Buffer
 			var reports []Usage
-			res := readStdout(f, &out, nil, func(u Usage) { reports = append(reports, u) })
+			res := readStdout(f, &out, agentStreams{claude: true, codex: true}, nil, func(u Usage) { reports = append(reports, u) })
 			if c.result == "" && res.final != nil || c.result != "" && (res.final == nil || *res.final != c.result) {
 				t.Errorf("result %v", res.final)
 			}
@@ -75,7 +75,7 @@ func TestAgentStreams(t *testing.T) {
 // looks like a record is output.
 func TestPlainRecordsAndNonRecords(t *testing.T) {
 	var out bytes.Buffer
-	res := readStdout(strings.NewReader("{\"model\":\"m\"}\n{not json\n{\"type\":\"assistant\"}\n{\"result\":\"ok\",\"usage\":{\"input_tokens\":1,\"output_tokens\":2}}\n"), &out, nil, nil)
+	res := readStdout(strings.NewReader("{\"model\":\"m\"}\n{not json\n{\"type\":\"assistant\"}\n{\"result\":\"ok\",\"usage\":{\"input_tokens\":1,\"output_tokens\":2}}\n"), &out, agentStreams{}, nil, nil)
 	if res.final == nil || *res.final != "ok" || res.usage == nil || res.usage.Tokens() != 3 || res.usage.Model != "m" || res.session != nil || res.agent {
 		t.Fatalf("%+v %+v", res, res.usage)
 	}
@@ -207,7 +207,7 @@ func FuzzEvents(f *testing.F) {
 	f.Add([]byte("{\"result\":\"ok\"}\nplain \xe2\x82\n{\"type\":\"result\",\"session_id\":\"s\",\"is_error\":true,\"errors\":[\"x\"]}"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var out bytes.Buffer
-		res := readStdout(bytes.NewReader(data), &out, nil, func(u Usage) {})
+		res := readStdout(bytes.NewReader(data), &out, agentStreams{claude: true, codex: true}, nil, func(u Usage) {})
 		if out.Len() > len(data)+64*bytes.Count(data, []byte("\n"))+4096 && !res.agent {
 			t.Fatalf("%d bytes of output from %d of input", out.Len(), len(data))
 		}
@@ -249,19 +249,19 @@ func TestBudgets(t *testing.T) {
 	}
 }
 
-// A plain command that reports its usage as it goes is stopped, and its
-// process with it, when the usage passes max_tokens; the budget counts
-// every run of the worker.
+// A plain command that reports its usage as it goes (a stream of records:
+// its first line is one) is stopped, and its process with it, when the
+// usage passes max_tokens; the budget counts every run of the worker.
 func TestBudgetStopsAPlainWorker(t *testing.T) {
 	r := shRoster(t)
 	pidFile := filepath.Join(t.TempDir(), "pid")
-	brief := `echo started; sleep 300 & echo $! > ` + pidFile + `; echo '{"usage":{"input_tokens":500,"output_tokens":100}}'; wait`
+	brief := `echo '{"model":"m"}'; echo started; sleep 300 & echo $! > ` + pidFile + `; echo '{"usage":{"input_tokens":500,"output_tokens":100}}'; wait`
 	in, err := r.Spawn(SpawnRequest{Brief: brief, Label: "plain", MaxTokens: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Its first run stays within the budget: it is stopped by hand.
-	for i := 0; i < 1000 && r.List()[0].Spent == nil; i++ {
+	for i := 0; i < 1000 && (r.List()[0].Spent == nil || r.List()[0].Spent.Tokens() == 0); i++ {
 		time.Sleep(10 * time.Millisecond)
 	}
 	if k, _, _ := r.Kill(in.ID); k.Status != Killed || k.Spent == nil || k.Spent.Tokens() != 600 {

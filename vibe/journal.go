@@ -193,7 +193,8 @@ func idNumber(id string) int {
 	return n
 }
 
-// adopt reads the state folder: ids go on after the highest there, and
+// adopt reads the state folder: ids go on after the highest given there
+// (its last-id, or a worker's folder), and
 // the workers of released records and of processes that no longer run
 // become this roster's.
 func (r *Roster) adopt() error {
@@ -204,6 +205,7 @@ func (r *Roster) adopt() error {
 	} else {
 		defer unlock()
 	}
+	r.next = readLastID(r.cfg.StateDir)
 	ents, _ := os.ReadDir(dir)
 	var taken []*worker
 	for _, e := range ents {

@@ -84,9 +84,10 @@ func neutral(ctx context.Context, repo string) []string {
 		if section == "filter" {
 			extra = append(extra, "-c", "filter."+name+".smudge=", "-c", "filter."+name+".clean=", "-c", "filter."+name+".process=", "-c", "filter."+name+".required=false")
 		} else {
-			// An empty driver fails the file's merge: a conflict, not a
-			// program run.
-			extra = append(extra, "-c", "merge."+name+".driver=")
+			// A driver that only fails leaves the file conflicted, as a
+			// content conflict does, and runs nothing of the checkout (an
+			// empty one made git abort the whole merge with "cannot run").
+			extra = append(extra, "-c", "merge."+name+".driver=exit 1")
 		}
 	}
 	return extra

@@ -198,3 +198,34 @@ func TestMergeRunsNoFilter(t *testing.T) {
 		t.Fatal("the repository's filter driver ran")
 	}
 }
+
+// R17 (L-9 of the third attack): a file whose attributes pick the
+// repository's merge driver (never run) conflicts like any other when
+// both sides changed it: the conflict names it, instead of git's "cannot
+// run" of the switched-off driver, and nothing is applied.
+func TestMergeDriverConflictIsListed(t *testing.T) {
+	for _, cherry := range []bool{false, true} {
+		root := mergeRepo(t)
+		marker := filepath.Join(t.TempDir(), "ran")
+		gitOut(t, root, "config", "merge.evil.driver", "touch "+marker+"; false")
+		os.WriteFile(filepath.Join(root, ".gitattributes"), []byte("README merge=evil\n"), 0o644)
+		gitOut(t, root, "add", ".gitattributes")
+		gitOut(t, root, "commit", "-qm", "README has a merge driver")
+		r := isoRoster(t, root)
+		w := finished(t, r, "conflict", true)
+		os.WriteFile(filepath.Join(root, "README"), []byte("the root's README\n"), 0o644)
+		gitOut(t, root, "commit", "-qam", "root's README")
+		before := rootState(t, root)
+		_, err := r.Merge(MergeRequest{ID: w.ID, CherryPick: cherry})
+		var ce *ConflictError
+		if !errors.As(err, &ce) || strings.Join(ce.Files, ",") != "README" || !strings.Contains(err.Error(), "conflicts in 1 file: README. Nothing was applied") {
+			t.Fatalf("cherry-pick %v: %v", cherry, err)
+		}
+		if after := rootState(t, root); after != before {
+			t.Fatalf("the root changed:\n%s\n---\n%s", before, after)
+		}
+		if _, err := os.Stat(marker); err == nil {
+			t.Fatal("the repository's merge driver ran")
+		}
+	}
+}

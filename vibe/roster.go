@@ -366,10 +366,16 @@ func (r *Roster) UncommittedCounts(id string) (changed, untracked int) {
 
 // newID takes the next free id: its folder is made with O_EXCL semantics
 // (mkdir), so rosters of two processes over one state folder never take
-// the same one.
+// the same one, and the highest id given is kept in the folder (lastID),
+// so an id is never given again over this root, also once the worker's
+// record is gone (issue 26).
 func (r *Roster) newID() string {
 	r.idMu.Lock()
 	defer r.idMu.Unlock()
+	if unlock, err := lockFolder(r.cfg.StateDir, 10*time.Second); err == nil {
+		defer unlock()
+	}
+	r.next = max(r.next, readLastID(r.cfg.StateDir))
 	for tries := 0; ; tries++ {
 		r.next++
 		id := "w" + strconv.Itoa(r.next)
@@ -377,9 +383,26 @@ func (r *Roster) newID() string {
 		if err == nil || !errors.Is(err, os.ErrExist) || tries > 10000 {
 			// A state folder that cannot be written still gets workers;
 			// the journal's error says their records are only in memory.
+			writeWhole(filepath.Join(r.cfg.StateDir, lastIDName), []byte(strconv.Itoa(r.next)+"\n"))
 			return id
 		}
 	}
+}
+
+// lastIDName is the state folder's file that holds the number of the
+// highest worker id given over its root.
+const lastIDName = "last-id"
+
+func readLastID(dir string) int {
+	b, err := os.ReadFile(filepath.Join(dir, lastIDName))
+	if err != nil {
+		return 0
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
 }
 
 func (r *Roster) workerDir(id string) string { return filepath.Join(r.cfg.StateDir, "workers", id) }
@@ -630,7 +653,7 @@ func (r *Roster) finish(w *worker, out Outcome, err error, s *sink) {
 	}
 	w.info.Notes = append(slices.Clone(out.Notes), res.notes...)
 	if w.info.MaxCost > 0 && (w.info.Spent == nil || w.info.Spent.CostUSD == 0) && !w.info.Started.IsZero() {
-		w.info.Notes = append(w.info.Notes, fmt.Sprintf("its cost budget ($%g) was not enforced: the backend reported no cost (codex does not; a token budget works from tokens)", w.info.MaxCost))
+		w.info.Notes = append(w.info.Notes, fmt.Sprintf("its cost budget ($%g) was not enforced: the backend reported no cost (of the agent CLIs only claude reports one, with its result; a token budget works from tokens)", w.info.MaxCost))
 	}
 	r.setResultLocked(w, res)
 	w.unread = true

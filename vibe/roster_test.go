@@ -126,7 +126,9 @@ func TestFailureEmptyJSONAndFlood(t *testing.T) {
 	if e := by[empty.ID]; e.Status != Failed || !strings.Contains(e.Why, "without a final result") {
 		t.Errorf("a worker with no result: %+v", e)
 	}
-	if j := by[js.ID]; j.Status != Succeeded || j.Result != "all green" || j.Usage == nil || j.Usage.OutputTokens != 34 || j.Usage.CostUSD != 0.25 {
+	// A plain record's cost is not read (R6): only an agent's stream,
+	// which the command line names, says what a run cost.
+	if j := by[js.ID]; j.Status != Succeeded || j.Result != "all green" || j.Usage == nil || j.Usage.OutputTokens != 34 || j.Usage.CostUSD != 0 || j.Usage.Model != "m-1" {
 		t.Errorf("JSON lines: %+v (usage %+v)", j, j.Usage)
 	}
 	if fl := by[flood.ID]; fl.Status != Succeeded || !fl.Truncated || len([]rune(fl.Result)) != 500 {
@@ -372,8 +374,9 @@ func TestWaitWithNoIDsSkipsReadResults(t *testing.T) {
 }
 
 // Issue 19 §4: a state folder left with nothing in it (every result read,
-// no worktree) is removed when the last roster over it closes; one with an
-// unread result stays, and Close says why.
+// no worktree) is emptied when the last roster over it closes, but for the
+// last id given and the root's name (issue 26); one with an unread result
+// stays, and Close says why.
 func TestCloseRemovesTheIdleStateFolder(t *testing.T) {
 	script, _ := filepath.Abs("testdata/worker.sh")
 	state := filepath.Join(t.TempDir(), "root-state")
@@ -398,9 +401,8 @@ func TestCloseRemovesTheIdleStateFolder(t *testing.T) {
 		t.Fatalf("the folder went while another roster used it: %v", err)
 	}
 	b.Close()
-	if _, err := os.Stat(state); !os.IsNotExist(err) {
-		ents, _ := os.ReadDir(state)
-		t.Fatalf("the idle state folder is still there (%v): %v", err, ents)
+	if ents, _ := os.ReadDir(state); len(ents) != 2 || ents[0].Name() != lastIDName || ents[1].Name() != rootName {
+		t.Fatalf("the idle state folder holds %v", ents)
 	}
 	c := open()
 	in = spawn(t, c, "not read")
@@ -408,15 +410,62 @@ func TestCloseRemovesTheIdleStateFolder(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	c.Close()
-	if k := KeptText(c.Kept()); !strings.Contains(k, `w1 "t" (succeeded): its result was not read`) {
+	if k := KeptText(c.Kept()); !strings.Contains(k, `w2 "t" (succeeded): its result was not read`) {
 		t.Fatalf("kept: %q", k)
 	}
-	if _, err := os.Stat(filepath.Join(state, "workers", "w1", "worker.json")); err != nil {
+	if _, err := os.Stat(filepath.Join(state, "workers", "w2", "worker.json")); err != nil {
 		t.Fatalf("the unread record: %v", err)
 	}
 	d := open()
 	defer d.Close()
-	if done, _ := wait(t, d, true, time.Second, "w1"); done[0].Result != "done (w1 t fast): not read" {
+	if done, _ := wait(t, d, true, time.Second, "w2"); done[0].Result != "done (w2 t fast): not read" {
 		t.Fatalf("the next roster's result: %+v", done[0])
+	}
+}
+
+// Issue 26: a worker id names one worker over a root, never two: each
+// roster over a state folder goes on from the highest id any earlier one
+// gave, also after Close removed the records of read workers, and after
+// the folder was left idle (all that stays of it is that id and the
+// root's name).
+func TestIDsGoOnAcrossRosters(t *testing.T) {
+	script, _ := filepath.Abs("testdata/worker.sh")
+	state := filepath.Join(t.TempDir(), "root-state")
+	cfg := Config{StateDir: state, Dir: t.TempDir(), Backends: map[string]Backend{"fast": Command{Line: script}}}
+	open := func() *Roster {
+		r, err := New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	a := open()
+	kept, read := spawn(t, a, "kept"), spawn(t, a, "read")
+	wait(t, a, true, time.Minute, read.ID)
+	for i := 0; i < 1000 && len(a.Unread()) == 0; i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
+	a.Close()
+	if kept.ID != "w1" || read.ID != "w2" || len(a.Kept()) != 1 {
+		t.Fatalf("first roster: %s %s, kept %+v", kept.ID, read.ID, a.Kept())
+	}
+	b := open()
+	if in := spawn(t, b, "next"); in.ID != "w3" {
+		t.Fatalf("the next roster's first worker is %s, want w3 (w2 was the last roster's)", in.ID)
+	}
+	wait(t, b, true, time.Minute, "w1", "w3")
+	b.Close()
+	ents, _ := os.ReadDir(state)
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	if strings.Join(names, " ") != "last-id root" {
+		t.Fatalf("the idle state folder holds %v", names)
+	}
+	c := open()
+	defer c.Close()
+	if in := spawn(t, c, "after idle"); in.ID != "w4" {
+		t.Fatalf("after the folder went idle the next worker is %s, want w4", in.ID)
 	}
 }

@@ -30,7 +30,8 @@ func caseN17(c *cx) {
 	c.sub("20 MB line", func(c *cx) {
 		s := start(c)
 		defer s.kill()
-		sp := s.tool("vibe_spawn", map[string]any{"label": "h", "brief": "head -c 20000000 /dev/zero | tr '\\0' x\necho\necho '{\"result\":\"FINAL ANSWER\"}'\n"})
+		// A stream of records (R6: its first line is one) with a 20 MB line.
+		sp := s.tool("vibe_spawn", map[string]any{"label": "h", "brief": "echo '{\"model\":\"m\"}'\nhead -c 20000000 /dev/zero | tr '\\0' x\necho\necho '{\"result\":\"FINAL ANSWER\"}'\n"})
 		w := s.toolWithin(90*time.Second, "vibe_wait", map[string]any{"worker_ids": []string{workerID.FindString(sp.text)}, "timeout_seconds": 60})
 		c.line("a worker prints a 20 MB line, then {\"result\":\"FINAL ANSWER\"}: its end", w.summary(200), "w1 failed, exit 0: \"it ended without a final result\"")
 		c.want(w.ok() && strings.Contains(w.text, "FINAL ANSWER") && !strings.Contains(w.text, "failed"), "the final result, not failed")

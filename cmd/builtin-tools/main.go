@@ -75,6 +75,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return cmdAttach(args[1:], stdin, stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "builtin-tools", builtintools.Version)
+		// What can outlive a run here (R15): said where a user looks.
+		if ok, why := proc.Containment(); ok {
+			fmt.Fprintln(stdout, "children: "+why)
+		} else {
+			fmt.Fprintln(stdout, "children: no cgroup of their own, because "+why)
+		}
 		return 0
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)

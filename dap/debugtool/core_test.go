@@ -68,6 +68,12 @@ func TestCoreThroughTheTool(t *testing.T) {
 	if isErr || !strings.Contains(text, "4") {
 		t.Fatalf("evaluate on the core: %s", text)
 	}
+	// Without frame_id: the frame the result showed, not libc's raise at
+	// the top (issue 26).
+	text, isErr, _ = dbg(t, r, "evaluate", map[string]any{"expression": "xs[n - 1]"})
+	if isErr || !strings.Contains(text, "xs[n - 1] = 4") || !strings.Contains(text, "Evaluated in checked (crash.c:5), the frame the stop showed") {
+		t.Fatalf("evaluate on the core without frame_id: %s", text)
+	}
 	text, isErr, _ = dbg(t, r, "stack", nil)
 	if isErr || !strings.Contains(text, "crash.c:12 in main") {
 		t.Fatalf("stack on the core: %s", text)

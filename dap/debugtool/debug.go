@@ -30,13 +30,13 @@ type debugParams struct {
 	Line       int               `json:"line,omitempty" jsonschema:"run_to_line: the 1-based line to run to, in file"`
 	Lines      []int             `json:"lines,omitempty" jsonschema:"breakpoints: 1-based lines to break at (added to the file's others); an empty list clears the file"`
 	Remove     []int             `json:"remove,omitempty" jsonschema:"breakpoints: lines whose breakpoints to remove"`
-	Functions  []string          `json:"functions,omitempty" jsonschema:"breakpoints: functions to break at, by name: pkg.Func or (*T).Method (delve), module.func (debugpy), main (lldb); with condition and hit_condition; an empty list clears them"`
+	Functions  []string          `json:"functions,omitempty" jsonschema:"breakpoints: functions to break at, by name: pkg.Func or (*T).Method (delve), module.func or module.Class.method, or a bare function name (debugpy), main (lldb); with condition and hit_condition; an empty list clears them; the program's end names those never hit"`
 	RemoveFns  []string          `json:"remove_functions,omitempty" jsonschema:"breakpoints: functions whose breakpoints to remove"`
 	Condition  string            `json:"condition,omitempty" jsonschema:"breakpoints: stop only when this expression is true"`
 	HitCond    string            `json:"hit_condition,omitempty" jsonschema:"breakpoints: stop only on these hits, such as >= 3"`
 	LogMessage string            `json:"log_message,omitempty" jsonschema:"breakpoints: a logpoint: print this (with {expressions}) instead of stopping"`
 	ThreadID   int               `json:"thread_id,omitempty" jsonschema:"resumes and stack: the thread (goroutine); default the stopped one"`
-	FrameID    string            `json:"frame_id,omitempty" jsonschema:"scopes and evaluate: a frame id from this stop, such as 1000@3"`
+	FrameID    string            `json:"frame_id,omitempty" jsonschema:"scopes, evaluate and set_variable: a frame id from this stop, such as 1000@3; evaluate, set_variable and watch default to the frame the stop showed (a crash's or an exception's frame in the checkout, not the top one)"`
 	Reference  string            `json:"reference,omitempty" jsonschema:"variables: a reference from this stop, such as 1001@3"`
 	All        bool              `json:"all,omitempty" jsonschema:"variables: also list what is left out as noise (debugpy's special and function variable groups, delve's unset result slots ~r0)"`
 	Name       string            `json:"name,omitempty" jsonschema:"set_variable: the variable to set"`
@@ -44,7 +44,7 @@ type debugParams struct {
 	Access     string            `json:"access,omitempty" jsonschema:"watch: write (default), read or readWrite"`
 	Unwatch    bool              `json:"unwatch,omitempty" jsonschema:"watch: remove the watchpoint on name"`
 	Expression string            `json:"expression,omitempty" jsonschema:"evaluate: the expression, in the program's language"`
-	Timeout    int               `json:"timeout_seconds,omitempty" jsonschema:"launch and resumes: how long to wait for the program to stop; evaluate: how long to wait for the value (default 10, at most 300)"`
+	Timeout    int               `json:"timeout_seconds,omitempty" jsonschema:"launch and resumes: how long to wait for the program to stop; evaluate and set_variable: how long to wait for the value (default 10, at most 300)"`
 	// A pointer: unset and false differ for a launched program.
 	TerminateDebuggee *bool `json:"terminate_debuggee,omitempty" jsonschema:"terminate after attach: also end the program (default: detach and leave it running); a launched program always ends"`
 }
@@ -74,7 +74,7 @@ var actions = []action{
 		out.text = formatAdapters(out.Adapters)
 		return nil
 	}},
-	{"status", "status", func(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugParams, out *DebugResult) error {
+	{"status", "status (answers at once, also while another operation runs)", func(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugParams, out *DebugResult) error {
 		out.Status = sup.Status()
 		out.text = formatStatus(out.Status)
 		return nil
@@ -151,7 +151,7 @@ var actions = []action{
 		out.Variables, out.text = res, formatVariables(res, c.Budget().Chars())
 		return nil
 	}},
-	{"evaluate", "evaluate (expression, frame_id optional)", func(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugParams, out *DebugResult) error {
+	{"evaluate", "evaluate (expression; frame_id, default the frame the stop showed)", func(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugParams, out *DebugResult) error {
 		if strings.TrimSpace(p.Expression) == "" {
 			return errors.New("evaluate needs expression")
 		}
@@ -162,15 +162,15 @@ var actions = []action{
 		out.Eval, out.text = res, formatEval(res)
 		return nil
 	}},
-	{"set_variable", "set_variable (name, value; reference: the container from this stop, or frame_id: its locals, default the top frame's; shows the value read back)", func(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugParams, out *DebugResult) error {
-		res, err := sup.SetVariable(ctx, p.Reference, p.FrameID, p.Name, p.Value)
+	{"set_variable", "set_variable (name, value; reference: the container from this stop, or frame_id: its locals, default the frame the stop showed; shows the value read back)", func(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugParams, out *DebugResult) error {
+		res, err := sup.SetVariable(ctx, p.Reference, p.FrameID, p.Name, p.Value, seconds(p.Timeout))
 		if err != nil {
 			return err
 		}
 		out.SetVar, out.text = res, formatSetVar(res)
 		return nil
 	}},
-	{"watch", "watch (name, reference or the top frame's locals, access; unwatch: true removes it; a data breakpoint for this session, where the adapter has them: adapters says)", func(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugParams, out *DebugResult) error {
+	{"watch", "watch (name, reference or the locals of the frame the stop showed, access; unwatch: true removes it; a data breakpoint for this session, where the adapter has them: adapters says)", func(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugParams, out *DebugResult) error {
 		res, err := sup.Watch(ctx, p.Reference, p.Name, p.Access, p.Unwatch)
 		if err != nil {
 			return err
@@ -178,7 +178,7 @@ var actions = []action{
 		out.Watch, out.text = res, formatWatch(res)
 		return nil
 	}},
-	{"output", "output (the program's output since the last call)", func(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugParams, out *DebugResult) error {
+	{"output", "output (the program's output that no result has shown yet: what stop results left out, then what came since)", func(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugParams, out *DebugResult) error {
 		res, err := sup.Output(c.Budget().Reserve(500).Chars())
 		if err != nil {
 			return err
@@ -213,13 +213,15 @@ var DebugTool = registry.Descriptor{
 		"Set breakpoints, launch, then continue or step: each waits for the next stop and says where and why, quoting the source line with the frame's locals. " +
 		"frame_id and reference values belong to one stop; after the program moves, call stack again. Operations: " + registry.ChoiceDocs(actions) + ".",
 	Serial: true,
-	// pause and terminate must reach a resume that is waiting.
+	// pause and terminate must reach a resume that is waiting; status
+	// never waits on the adapter, and answers while another operation
+	// runs (R11).
 	Interrupts: func(args json.RawMessage) bool {
 		var p struct {
 			Operation string `json:"operation"`
 		}
 		json.Unmarshal(args, &p)
-		return p.Operation == "pause" || p.Operation == "terminate"
+		return p.Operation == "pause" || p.Operation == "terminate" || p.Operation == "status"
 	},
 	Renamed: map[string]string{"action": "operation"},
 	Handler: registry.With(Key, debug).WithEnum("operation", registry.ChoiceNames(actions)),

@@ -122,6 +122,14 @@ func neverHit(bps []dap.Breakpoint) string {
 	return strings.Join(parts, ", ")
 }
 
+func neverHitFuncs(fs []dap.FuncBreakpoint) string {
+	var parts []string
+	for _, f := range fs {
+		parts = append(parts, f.ID+" "+f.Name)
+	}
+	return strings.Join(parts, ", ")
+}
+
 func formatStop(r *dap.StopResult) string {
 	var b strings.Builder
 	b.WriteString(sessionLine(r.Session) + "\n")
@@ -175,6 +183,9 @@ func formatStop(r *dap.StopResult) string {
 	if len(r.NeverHit) > 0 {
 		b.WriteString("Breakpoints verified but never hit: " + neverHit(r.NeverHit) + "\n")
 	}
+	if len(r.NeverHitFuncs) > 0 {
+		b.WriteString("Function breakpoints never hit: " + neverHitFuncs(r.NeverHitFuncs) + "\n")
+	}
 	if e := r.Exceptions; e != nil {
 		b.WriteString(formatExceptions(r.Session.Adapter, e) + "\n")
 	}
@@ -216,6 +227,8 @@ func formatAdapters(rows []dap.AdapterStatus) string {
 		fmt.Fprintf(&b, "  %s (%s): %s\n", a.ID, a.Language, state)
 		if a.Watchpoints {
 			b.WriteString("    watchpoints (watch): yes\n")
+		} else if a.WatchpointsNote != "" {
+			fmt.Fprintf(&b, "    watchpoints (watch): not here: %s\n", a.WatchpointsNote)
 		} else {
 			b.WriteString("    watchpoints (watch): no, it has no data breakpoints\n")
 		}
@@ -489,6 +502,9 @@ func formatEval(r *dap.EvalResult) string {
 	if r.TimedOut {
 		return head + sentence(r.Note)
 	}
+	if r.In != "" {
+		note = "\n" + sentence(r.In) + note
+	}
 	if r.Error != "" {
 		return head + fmt.Sprintf("%s raised an error: %s", r.Expression, r.Error) + note
 	}
@@ -511,7 +527,7 @@ func formatOutput(r *dap.OutputResult) string {
 	if r.Output == "" {
 		return head + "No new output."
 	}
-	s := head + "Output since the last call:\n" + strings.TrimRight(r.Output, "\n")
+	s := head + "Output not shown before:\n" + strings.TrimRight(r.Output, "\n")
 	if r.Skipped > 0 {
 		s += fmt.Sprintf("\n[%d bytes before this were dropped: only the newest 1 MiB is kept]", r.Skipped)
 	}
@@ -563,6 +579,9 @@ func formatTerminate(r *dap.TerminateResult) string {
 	if len(r.NeverHit) > 0 {
 		s += "\nBreakpoints verified but never hit: " + neverHit(r.NeverHit)
 	}
+	if len(r.NeverHitFuncs) > 0 {
+		s += "\nFunction breakpoints never hit: " + neverHitFuncs(r.NeverHitFuncs)
+	}
 	if r.Output != "" {
 		s += "\noutput:\n" + strings.TrimRight(r.Output, "\n")
 	}
@@ -587,6 +606,9 @@ func formatExceptions(adapter string, e *dap.ExceptionsSet) string {
 func formatSetVar(r *dap.SetVarResult) string {
 	var b strings.Builder
 	b.WriteString(sessionLine(r.Session) + "\n")
+	if r.TimedOut || r.Value == nil {
+		return b.String() + sentence(r.Note)
+	}
 	v := r.Value
 	fmt.Fprintf(&b, "Set %s (%s); read back: %s = %s", r.Name, r.Request, v.Name, v.Value)
 	if v.Type != "" {

@@ -149,11 +149,14 @@ func orphans(kill bool) {
 }
 
 // Shutdown ends what this process's children left behind: every process
-// carrying one of its tags, and the orphans adopted since AdoptOrphans.
+// carrying one of its tags or in one of their cgroups, and the orphans
+// adopted since AdoptOrphans.
 // The reaper does the same when this process ends without calling it; here
 // it is told the sweep is done and waited for, briefly.
 func Shutdown() {
 	endAllTagged()
+	removeCgroups := shutdownCgroups()
 	orphans(true)
+	removeCgroups()
 	reap.finish(2 * time.Second)
 }

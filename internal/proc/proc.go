@@ -7,20 +7,23 @@
 // makes sure nothing it started outlives it or this process.
 //
 // Every child gets its own process group and an environment tag
-// (BUILTIN_TOOLS_PROC), inherited by everything it starts. Three mechanisms
-// cover its end and the end of this process:
+// (BUILTIN_TOOLS_PROC), inherited by everything it starts, and, where the
+// system lets this process make cgroups, a cgroup of its own that nothing
+// it starts can leave (cgroup_linux.go; [Containment] says whether).
+// Three mechanisms cover its end and the end of this process:
 //
 //   - When a child exits or is stopped, its group is killed, and so is every
 //     process still carrying its tag (a helper that called setsid left the
-//     group but not the environment).
+//     group but not the environment) or still in its cgroup (one that also
+//     cleared its environment).
 //   - On Linux the child gets a parent-death signal (SIGKILL). The kernel
 //     sends it when the thread that forked the child exits, so children are
 //     forked from one goroutine locked to an OS thread that never exits.
 //   - A small reaper (a POSIX shell reading a pipe from this process)
 //     records each group; when the pipe ends — this process exited, however
-//     it died — it kills every group still recorded and every process
-//     tagged by this process, and removes this process's temporary folder
-//     ([TempDir]).
+//     it died — it kills every group still recorded, every process in the
+//     children's cgroups and every process tagged by this process, and
+//     removes those cgroups and this process's temporary folder ([TempDir]).
 //
 // A command (not a library) may also call [AdoptOrphans] so that orphans
 // which dropped the tag are reparented to it and ended at [Shutdown].
@@ -57,24 +60,29 @@ func spawner() {
 }
 
 // spawn starts cmd in a process group of its own, with a parent-death
-// signal where the system has one, and records the group with the reaper.
-func spawn(cmd *exec.Cmd) error {
+// signal where the system has one, in a cgroup of its own where the system
+// gives one (its folder is returned), and records the group with the
+// reaper.
+func spawn(cmd *exec.Cmd) (string, error) {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
 	cmd.SysProcAttr.Setpgid = true
 	setDeathSignal(cmd.SysProcAttr)
+	cgroup, started := intoCgroup(cmd.SysProcAttr)
 	spawnOnce.Do(func() {
 		spawnCh = make(chan startReq)
 		go spawner()
 	})
 	done := make(chan error, 1)
 	spawnCh <- startReq{cmd, done}
-	if err := <-done; err != nil {
-		return err
+	err := <-done
+	started(err == nil)
+	if err != nil {
+		return "", err
 	}
 	reap.add(cmd.Process.Pid)
-	return nil
+	return cgroup, nil
 }
 
 // killGroup sends SIGKILL to the process group led by pid.
@@ -114,9 +122,11 @@ var reap reaper
 
 // The reaper keeps a list of group ids, updated by "+ ID" and "- ID" lines,
 // and kills them all at end of input; then every process whose environment
-// carries this process's tag prefix ($1), and this process's temporary
-// folder (a "d PATH" line) goes; an "x" line (a normal shutdown, which
-// swept already) skips the sweep. It ignores the signals a terminal or a supervisor sends
+// carries this process's tag prefix ($1), every process in the cgroups of
+// this process's children (under the folder a "c PATH" line names, which
+// goes with them), and this process's temporary folder (a "d PATH" line)
+// go; an "x" line (a normal shutdown, which swept already) skips the tag
+// sweep. It ignores the signals a terminal or a supervisor sends
 // to this process's group, so it outlives this process long enough to act.
 const reaperScript = `trap '' INT TERM HUP QUIT
 g=" "
@@ -125,10 +135,21 @@ while read -r op id; do
 	+) g="$g$id " ;;
 	-) case "$g" in *" $id "*) g="${g%% $id *} ${g#* $id }" ;; esac ;;
 	d) dir=$id ;;
+	c) cg=$id ;;
 	x) swept=1; break ;;
 	esac
 done
 for id in $g; do kill -KILL "-$id" 2>/dev/null; done
+[ -n "$cg" ] && [ -d "$cg" ] || cg=
+if [ -n "$cg" ]; then
+	for c in "$cg"/*/; do
+		[ -d "$c" ] || continue
+		if ! { echo 1 >"${c}cgroup.kill"; } 2>/dev/null; then
+			{ echo 1 >"${c}cgroup.freeze"; } 2>/dev/null
+			for i in 1 2 3; do kill -KILL $(cat "${c}cgroup.procs" 2>/dev/null) 2>/dev/null; done
+		fi
+	done
+fi
 if [ -z "$swept" ] && [ -n "$1" ] && [ -d /proc/self ]; then
 	for e in /proc/[0-9]*/environ; do
 		if tr '\0' '\n' <"$e" 2>/dev/null | grep -q "^BUILTIN_TOOLS_PROC=$1"; then
@@ -138,6 +159,12 @@ if [ -z "$swept" ] && [ -n "$1" ] && [ -d /proc/self ]; then
 	done
 fi
 if [ -n "$dir" ]; then rm -rf "$dir"; fi
+i=0
+while [ -n "$cg" ] && [ $i -lt 40 ] && ! rmdir "$cg" 2>/dev/null; do
+	find "$cg" -depth -mindepth 1 -type d -exec rmdir {} + 2>/dev/null
+	i=$((i+1))
+	[ $i -gt 1 ] && { sleep 0.05 2>/dev/null || sleep 1; }
+done
 `
 
 func (r *reaper) start() bool {
@@ -201,6 +228,16 @@ func (r *reaper) finish(d time.Duration) {
 	select {
 	case <-r.exited:
 	case <-time.After(d):
+	}
+}
+
+// cgroups tells the reaper to end the cgroups under dir, and dir, when
+// this process ends.
+func (r *reaper) cgroups(dir string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.start() {
+		fmt.Fprintf(r.w, "c %s\n", dir)
 	}
 }
 

@@ -28,7 +28,7 @@ func TestMain(m *testing.M) {
 	case strings.HasPrefix(dir, "adopt:"):
 		adoptChild(strings.TrimPrefix(dir, "adopt:"))
 	default:
-		cmd := exec.Command("/bin/sh", "-c", `sleep 301 & echo $! > "$1/helper"; setsid sleep 303 & echo $! > "$1/setsid"; exec sleep 302`, "sh", dir)
+		cmd := exec.Command("/bin/sh", "-c", `sleep 301 & echo $! > "$1/helper"; setsid sleep 303 & echo $! > "$1/setsid"; `+envless("$1/envless", 306)+`; exec sleep 302`, "sh", dir)
 		p, err := Start(cmd, Options{})
 		if err != nil {
 			os.Exit(3)
@@ -41,6 +41,15 @@ func TestMain(m *testing.M) {
 		select {} // until killed
 	}
 	os.Exit(m.Run())
+}
+
+// envless is a shell command that starts `sleep n` with no environment
+// and in a session of its own (env -i setsid), as R15's attack did, and
+// returns once the sleep wrote its pid to file (a shell word): it has then
+// left the group and the tag, and a kill of the group cannot catch it.
+func envless(file string, n int) string {
+	return `env -i setsid /bin/sh -c 'echo $$ > "$0"; exec sleep ` + strconv.Itoa(n) + `' ` + file + ` & ` +
+		`while [ ! -s ` + file + ` ]; do sleep 0.01 2>/dev/null || sleep 1; done`
 }
 
 // adoptChild starts a grandchild that leaves both the group and the
@@ -78,10 +87,12 @@ func readPid(path string) int {
 	return n
 }
 
-// D12, N7, N19: SIGKILL of the process that started a server leaves
-// neither the server, nor the helper it forked into its group, nor one that
-// called setsid, nor the process's temporary folder.
-func TestNothingOutlivesAKilledParent(t *testing.T) {
+// killedParent starts this test binary as a process that starts a server
+// (TestMain), which forks a helper into its group, one that calls setsid
+// and one that also clears its environment (env -i setsid); it returns
+// their pids once all run, the process, and the dir they were written to.
+func killedParent(t *testing.T) (*exec.Cmd, map[string]int, string) {
+	t.Helper()
 	dir := t.TempDir()
 	self, err := os.Executable()
 	if err != nil {
@@ -92,15 +103,26 @@ func TestNothingOutlivesAKilledParent(t *testing.T) {
 	if err := parent.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer parent.Process.Kill()
+	t.Cleanup(func() { parent.Process.Kill() })
 	pids := map[string]int{}
 	waitFor(t, "the child never started its server", 20*time.Second, func() bool {
-		for _, n := range []string{"server", "helper", "setsid"} {
+		for _, n := range []string{"server", "helper", "setsid", "envless"} {
 			pids[n] = readPid(filepath.Join(dir, n))
 		}
 		_, err := os.Stat(filepath.Join(dir, "tmp"))
-		return pids["server"] != 0 && pids["helper"] != 0 && pids["setsid"] != 0 && err == nil
+		return pids["server"] != 0 && pids["helper"] != 0 && pids["setsid"] != 0 && pids["envless"] != 0 && err == nil
 	})
+	envless := pids["envless"] // not 0: waitFor saw it
+	t.Cleanup(func() { syscall.Kill(envless, syscall.SIGKILL) })
+	return parent, pids, dir
+}
+
+// D12, N7, N19: SIGKILL of the process that started a server leaves
+// neither the server, nor the helper it forked into its group, nor one that
+// called setsid, nor the process's temporary folder.
+func TestNothingOutlivesAKilledParent(t *testing.T) {
+	parent, pids, dir := killedParent(t)
+	delete(pids, "envless") // R15: TestEnvlessHelperOfAKilledParent
 	tmp, _ := os.ReadFile(filepath.Join(dir, "tmp"))
 	for n, pid := range pids {
 		if !Running(pid) {
@@ -124,6 +146,47 @@ func TestNothingOutlivesAKilledParent(t *testing.T) {
 		_, err := os.Stat(string(tmp))
 		return errors.Is(err, os.ErrNotExist)
 	})
+}
+
+// needCgroups skips a test of what only a cgroup of each child catches,
+// saying why this system gives none (the programs the test runs are not
+// in question: those it needs it runs either way).
+func needCgroups(t *testing.T) {
+	t.Helper()
+	if ok, why := Containment(); !ok {
+		t.Skipf("this system gives no cgroup to each child: %s", why)
+	}
+}
+
+// R15 (L-7 of the third attack): a helper that clears its environment and
+// calls setsid (env -i setsid sleep) escapes the group and the tag; in the
+// cgroup of the child that started it, it is killed with the rest when the
+// process that started the child dies of SIGKILL.
+func TestEnvlessHelperOfAKilledParent(t *testing.T) {
+	needCgroups(t)
+	parent, pids, _ := killedParent(t)
+	parent.Process.Signal(syscall.SIGKILL)
+	parent.Wait()
+	waitFor(t, "the env -i setsid helper survived SIGKILL of its parent", 10*time.Second, func() bool { return !Running(pids["envless"]) })
+}
+
+// R15: the same helper ends with the child that started it.
+func TestEnvlessHelperEndsWithItsChild(t *testing.T) {
+	needCgroups(t)
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	p, err := Start(exec.Command("/bin/sh", "-c", envless(`"$1"`, 307)+`; echo started`, "sh", pidFile), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	pid := readPid(pidFile)
+	if pid <= 0 {
+		t.Fatalf("the child wrote no pid of its helper (%s)", p.Tail())
+	}
+	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
+	waitFor(t, "the env -i setsid helper outlived the child that started it", 5*time.Second, func() bool { return !Running(pid) })
 }
 
 // The reaper kills the groups still recorded when its input ends, and only

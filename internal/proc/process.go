@@ -54,10 +54,11 @@ type Options struct {
 // Process is a running child and everything this process knows of it.
 // Its methods are safe for concurrent use.
 type Process struct {
-	cmd  *exec.Cmd
-	pid  int
-	tag  string
-	opts Options
+	cmd    *exec.Cmd
+	pid    int
+	tag    string
+	cgroup string // its cgroup's folder; "" when the system gives none
+	opts   Options
 
 	stdin  *os.File // our end: PipeStdin, or the copy of Options.Stdin
 	stdout *os.File // our end, PipeStdout
@@ -143,8 +144,9 @@ func Start(cmd *exec.Cmd, o Options) (*Process, error) {
 	}
 	p.readers = append(p.readers, errR)
 
+	cgroups.setup() // outside spawnMu: it takes it to try a start
 	spawnMu.Lock()
-	err = spawn(cmd)
+	p.cgroup, err = spawn(cmd)
 	if err == nil {
 		p.pid = cmd.Process.Pid
 		known.add(p.pid, p.tag)
@@ -206,6 +208,7 @@ func (p *Process) wait() {
 	p.waitErr = err
 	killGroup(p.pid)
 	endTagged(p.tag)
+	endCgroup(p.cgroup)
 	reap.remove(p.pid)
 	known.remove(p.pid)
 	close(p.exited)

@@ -101,12 +101,16 @@ func previewRename(ctx context.Context, c *registry.Call, s *Servers, p renamePa
 	}
 	at, _ := c.Location(p.File)
 	plan, err := s.Sup.PlanRename(ctx, at, place, p.NewName)
-	if err != nil {
-		return RenameResult{}, errors.New(s.Sup.RelText(err.Error()))
-	}
 	symbol := fmt.Sprintf("%q", p.Symbol)
 	if p.Occurrence > 1 {
 		symbol += fmt.Sprintf(" (occurrence %d)", p.Occurrence)
+	}
+	renaming := fmt.Sprintf("renaming %s to %q", symbol, textcut.Ellipsis(p.NewName, 80))
+	if tl, ok := errors.AsType[*lsp.TooLargeError](err); ok {
+		return RenameResult{}, (&staged.TooLargeError{File: tl.File, Size: tl.Size, Limit: tl.Limit}).Of(renaming)
+	}
+	if err != nil {
+		return RenameResult{}, errors.New(s.Sup.RelText(err.Error()))
 	}
 	occ := 0
 	if p.Occurrence > 1 {
@@ -115,7 +119,7 @@ func previewRename(ctx context.Context, c *registry.Call, s *Servers, p renamePa
 	title := fmt.Sprintf("rename %s at %s:%d to %q (%s)", symbol, at.Rel(), p.Line, p.NewName, plan.Server)
 	out, err := st.StageChange(at.Guard(), staged.Change{Title: title, Redo: "call lsp_rename with preview again", Files: plan.Files})
 	if tl, ok := errors.AsType[*staged.TooLargeError](err); ok {
-		return RenameResult{}, tl.Of(fmt.Sprintf("renaming %s to %q", symbol, textcut.Ellipsis(p.NewName, 80)))
+		return RenameResult{}, tl.Of(renaming)
 	}
 	if err != nil {
 		return RenameResult{}, err

@@ -3,6 +3,7 @@ package vibetool_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -186,8 +187,36 @@ func TestServeExitRemovesIdleWorktrees(t *testing.T) {
 	}
 	second.c.Close()
 	second.cmd.Wait()
-	if ents, _ := os.ReadDir(state); len(ents) != 0 {
-		t.Fatalf("the state folder still holds %v", ents)
+	// All that stays is the root's last id (issue 26) and its name.
+	if left, _ := filepath.Glob(filepath.Join(state, "*", "*")); len(left) != 2 || filepath.Base(left[0]) != "last-id" || filepath.Base(left[1]) != "root" {
+		t.Fatalf("the state folder still holds %v", left)
+	}
+}
+
+// Issue 26: a worker id names one worker over a root, never two, across
+// serve processes: after one whose workers were all read exited (leaving
+// no record), and after one was killed, the next goes on from the last id.
+func TestIDsGoOnAcrossServes(t *testing.T) {
+	root := t.TempDir()
+	script, _ := filepath.Abs("../testdata/worker.sh")
+	args := []string{"--root", root, "--without", "lsp,code_graph", "--vibe", "--worker-command", "fast=" + script, "--vibe-state", t.TempDir()}
+	for i, end := range []string{"exit", "kill", ""} {
+		s := startServe(t, nil, args...)
+		want := fmt.Sprintf("w%d", i+1)
+		if out, isErr := s.call(t, "vibe_spawn", map[string]any{"brief": "answer", "label": end}); isErr || !strings.Contains(out, "started "+want) {
+			t.Fatalf("serve %d's first spawn (want %s): %s", i+1, want, out)
+		}
+		if out, _ := s.call(t, "vibe_wait", map[string]any{"worker_ids": []string{want}}); !strings.Contains(out, "done ("+want+" "+end) {
+			t.Fatalf("serve %d's worker: %s", i+1, out)
+		}
+		switch end {
+		case "exit":
+			s.c.Close()
+			s.cmd.Wait()
+		case "kill":
+			s.cmd.Process.Signal(syscall.SIGKILL)
+			s.cmd.Wait()
+		}
 	}
 }
 
