@@ -514,14 +514,6 @@ type callerSet struct {
 	nowhere       []Site
 }
 
-// callers lists the references that may lead to t: calls (and type uses
-// of a type) with their resolution, value uses apart, and how many
-// references of that name lead elsewhere.
-func (x *Index) callers(t Target) (calls, values []Site, elsewhere int, nowhere []Site) {
-	cs := x.callersOf([]Target{t})[t]
-	return cs.calls, cs.values, cs.elsewhere, cs.nowhere
-}
-
 // constructs says whether a call resolved to class u constructs with
 // constructor t: u is t's class, in t's file or package folder.
 func constructs(u, t Target) bool {

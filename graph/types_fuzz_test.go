@@ -1,6 +1,9 @@
 package graph
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // FuzzTypeText feeds declared-type text (as a query file captures it from
 // any source) to the functions that read it: none may panic, and a name
@@ -24,10 +27,25 @@ func FuzzTypeText(f *testing.F) {
 				t.Errorf("structFields(%q) named field %q, not an identifier", s, fd.Name)
 			}
 		}
-		funcTypeResult(s)
-		topSplit(s, ',')
-		opening(s)
-		lastTopDot(s)
+		if r := funcTypeResult(s); r != "" && (!strings.HasPrefix(strings.TrimSpace(s), "func(") || !strings.HasSuffix(strings.TrimSpace(s), r) || r != strings.TrimSpace(r)) {
+			t.Errorf("funcTypeResult(%q) = %q, not the trimmed end of a function type", s, r)
+		}
+		if parts := topSplit(s, ','); len(parts) == 0 || len(parts)-1 > strings.Count(s, ",") {
+			t.Errorf("topSplit(%q) = %q: more parts than commas allow", s, parts)
+		}
+		// opening's bracket starts the balanced run that ends s; lastTopDot's
+		// dot has as many closing brackets after it as opening ones.
+		if i := opening(s); i != -1 && (i < 0 || i >= len(s) || !strings.ContainsRune("([", rune(s[i])) || balance(s[i:]) != 0) {
+			t.Errorf("opening(%q) = %d, not the bracket that opens the end", s, i)
+		}
+		if i := lastTopDot(s); i != -1 && (i < 0 || i >= len(s) || s[i] != '.' || balance(s[i+1:]) != 0) {
+			t.Errorf("lastTopDot(%q) = %d, not a dot outside brackets", s, i)
+		}
 		wordAt(s, "x")
 	})
+}
+
+// balance is the round and square brackets s opens less those it closes.
+func balance(s string) int {
+	return strings.Count(s, "(") + strings.Count(s, "[") - strings.Count(s, ")") - strings.Count(s, "]")
 }

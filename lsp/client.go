@@ -56,6 +56,7 @@ type server struct {
 
 	nextID   atomic.Uint64
 	inflight atomic.Int32 // requests under way; the reaper skips busy servers
+	wrote    atomic.Int64 // bytes the server has taken from its input
 
 	// outbox holds notifications for writeLoop, the one goroutine that
 	// writes them, in order, until the process exits.
@@ -112,14 +113,30 @@ type testHooks struct {
 	requestSent func(s *server, method string)
 }
 
-// pipeRWC joins the server's stdout (read) and stdin (write).
+// pipeRWC joins the server's stdout (read) and stdin (write). Writes go
+// in pieces of a pipe's size and count what the server took, so a large
+// document a busy server reads slowly is told from one it never reads.
 type pipeRWC struct {
-	r io.ReadCloser
-	w io.WriteCloser
+	r     io.ReadCloser
+	w     io.WriteCloser
+	wrote *atomic.Int64
 }
 
-func (p pipeRWC) Read(b []byte) (int, error)  { return p.r.Read(b) }
-func (p pipeRWC) Write(b []byte) (int, error) { return p.w.Write(b) }
+const writePiece = 64 << 10
+
+func (p pipeRWC) Read(b []byte) (int, error) { return p.r.Read(b) }
+func (p pipeRWC) Write(b []byte) (int, error) {
+	n := 0
+	for n < len(b) {
+		m, err := p.w.Write(b[n:min(n+writePiece, len(b))])
+		n += m
+		p.wrote.Add(int64(m))
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
 func (p pipeRWC) Close() error {
 	return errors.Join(p.w.Close(), p.r.Close())
 }
@@ -164,7 +181,7 @@ func startServer(ctx context.Context, spec *ServerSpec, l *Launch, relRoot strin
 	s.proc = p
 
 	s.conn = jsonrpc2.NewConn(context.Background(),
-		framing.NewObjectStream(pipeRWC{r: p.Stdout(), w: p.Stdin()}),
+		framing.NewObjectStream(pipeRWC{r: p.Stdout(), w: p.Stdin(), wrote: &s.wrote}),
 		connHandler{s: s, sync: jsonrpc2.HandlerWithError(s.handle)},
 		jsonrpc2.SetLogger(log.New(io.Discard, "", 0)))
 
@@ -207,7 +224,9 @@ func (s *server) initialize(ctx context.Context) error {
 		params["initializationOptions"] = s.initOptions
 	}
 	var res initializeResult
-	if err := s.call(ctx, "initialize", params, &res); err != nil {
+	// A start is bounded by StartTimeout, not by one request's time: a
+	// server may take long to answer its first request on a cold machine.
+	if err := s.callBounded(ctx, "initialize", params, &res, newPausableBound(s.cfg.StartTimeout)); err != nil {
 		return err
 	}
 	switch enc := res.Capabilities.PositionEncoding; {
@@ -499,10 +518,12 @@ func (s *server) callBounded(ctx context.Context, method string, params, result 
 		s.inflight.Add(-1)
 	}()
 	var cancel func()
+	bound := s.cfg.RequestTimeout
 	if b == nil {
-		ctx, cancel = context.WithTimeout(ctx, s.cfg.RequestTimeout)
+		ctx, cancel = context.WithTimeout(ctx, bound)
 	} else {
 		ctx, cancel = b.start(ctx)
+		bound = b.d
 	}
 	defer cancel()
 	id := jsonrpc2.ID{Num: s.nextID.Add(1)}
@@ -511,7 +532,7 @@ func (s *server) callBounded(ctx context.Context, method string, params, result 
 	}
 	w, err := s.conn.DispatchCall(ctx, method, params, jsonrpc2.PickID(id))
 	if err != nil {
-		return s.failure(ctx, method, err)
+		return s.failureAfter(ctx, method, err, bound)
 	}
 	if s.hooks != nil && s.hooks.requestSent != nil {
 		s.hooks.requestSent(s, method)
@@ -524,11 +545,16 @@ func (s *server) callBounded(ctx context.Context, method string, params, result 
 		// Best effort, not waited for: the server may stop working on it.
 		s.post("$/cancelRequest", map[string]any{"id": id.Num})
 	}
-	return s.failure(ctx, method, err)
+	return s.failureAfter(ctx, method, err, bound)
 }
 
 // failure turns a transport error into what the caller should see.
 func (s *server) failure(ctx context.Context, method string, err error) error {
+	return s.failureAfter(ctx, method, err, s.cfg.RequestTimeout)
+}
+
+// failureAfter is failure for a request that was bounded by bound.
+func (s *server) failureAfter(ctx context.Context, method string, err error, bound time.Duration) error {
 	if ctx.Err() != nil && errors.Is(context.Cause(ctx), errBoundExpired) {
 		err = context.DeadlineExceeded
 	}
@@ -540,7 +566,7 @@ func (s *server) failure(ctx context.Context, method string, err error) error {
 		if exitErr := s.exitError(method); exitErr != nil {
 			return exitErr
 		}
-		detail := fmt.Sprintf("no answer within %s", s.cfg.RequestTimeout)
+		detail := fmt.Sprintf("no answer within %s", bound)
 		s.mu.Lock()
 		loading := s.loadTimedOut
 		s.mu.Unlock()
@@ -648,8 +674,8 @@ type outgoing struct {
 }
 
 // writeLoop writes the queued notifications in order until the process
-// exits. A write the server does not take within RequestTimeout means it
-// stopped reading its input: it is killed, which also ends the write.
+// exits. A write of which the server takes nothing for RequestTimeout means
+// it stopped reading its input: it is killed, which also ends the write.
 func (s *server) writeLoop() {
 	for {
 		select {
@@ -657,21 +683,46 @@ func (s *server) writeLoop() {
 			if m.abandoned.Load() {
 				continue // its caller gave up before it was sent
 			}
-			watchdog := time.AfterFunc(s.cfg.RequestTimeout, func() {
-				s.mu.Lock()
-				s.stalled = true
-				s.mu.Unlock()
-				s.kill()
-			})
 			// jsonrpc2 does not watch a context while it writes; the
 			// watchdog is what bounds the write.
+			stop := s.watchWrite()
 			err := s.conn.Notify(context.Background(), m.method, m.params)
-			watchdog.Stop()
+			close(stop)
 			m.done <- err
 		case <-s.exited:
 			return
 		}
 	}
+}
+
+// watchWrite kills the server when a write makes no progress for
+// RequestTimeout; closing the returned channel ends the watch.
+func (s *server) watchWrite() chan struct{} {
+	stop := make(chan struct{})
+	go func() {
+		tick := time.NewTicker(max(s.cfg.RequestTimeout/10, 10*time.Millisecond))
+		defer tick.Stop()
+		last, since := s.wrote.Load(), time.Now()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+			}
+			if now := s.wrote.Load(); now != last {
+				last, since = now, time.Now()
+				continue
+			}
+			if time.Since(since) >= s.cfg.RequestTimeout {
+				s.mu.Lock()
+				s.stalled = true
+				s.mu.Unlock()
+				s.kill()
+				return
+			}
+		}
+	}()
+	return stop
 }
 
 // notify sends a notification through writeLoop and waits until it is
