@@ -2,7 +2,6 @@ package debugtool
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -159,19 +158,14 @@ var DebugTool = registry.Descriptor{
 	Description: "Drive a debugger (delve for Go, debugpy for Python, lldb-dap for C, C++ and Rust): one session per conversation, with a time limit. " +
 		"Set breakpoints, launch, then continue or step: each waits for the next stop and says where and why, quoting the source line with the frame's locals. " +
 		"frame_id and reference values belong to one stop; after the program moves, call stack again. Operations: " + registry.ChoiceDocs(actions) + ".",
-	Serial: true,
+	Serial:  true,
+	Renamed: map[string]string{"action": "operation"},
 	// pause and terminate must reach a resume that is waiting; status
 	// never waits on the adapter, and answers while another operation
 	// runs (R11).
-	Interrupts: func(args json.RawMessage) bool {
-		var p struct {
-			Operation string `json:"operation"`
-		}
-		json.Unmarshal(args, &p)
+	Handler: registry.With(Key, debug, registry.Interrupts(func(_ *dap.Supervisor, p debugParams) bool {
 		return p.Operation == "pause" || p.Operation == "terminate" || p.Operation == "status"
-	},
-	Renamed: map[string]string{"action": "operation"},
-	Handler: registry.With(Key, debug).WithEnum("operation", registry.ChoiceNames(actions)),
+	})).WithEnum("operation", registry.ChoiceNames(actions)),
 }
 
 // DebugResult is the answer to one operation: the operation and the one

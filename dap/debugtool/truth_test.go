@@ -42,7 +42,8 @@ func debugRun(t *testing.T, files map[string]string, cfg dap.Config) (*registry.
 		}
 	}
 	root, _ = filepath.EvalSymlinks(root)
-	r, err := builtintools.NewRun(builtintools.Options{Root: root, ConversationID: "truth", Without: []string{"lsp", "structural"}, Debug: cfg})
+	r, err := builtintools.NewRun(builtintools.Options{Root: root, ConversationID: "truth", Without: []string{"lsp", "structural"},
+		Settings: map[string]any{debugtool.Key.Name(): cfg}})
 	if err != nil {
 		t.Fatal(err)
 	}
