@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/askuser"
-	"github.com/builtin-tools/builtin-tools/dap"
 	"github.com/builtin-tools/builtin-tools/dap/debugtool"
 	"github.com/builtin-tools/builtin-tools/eval/evaltool"
 	"github.com/builtin-tools/builtin-tools/files"
@@ -108,11 +107,6 @@ type Options struct {
 	// ClientProtocol is the MCP revision Run.Client negotiates (see
 	// registry.Config).
 	ClientProtocol string
-	// Debug is Settings["debug"].
-	//
-	// Deprecated: set Settings["debug"]; kept until the debug tool's tests
-	// move to it.
-	Debug dap.Config
 	// Vibe is Settings["vibe"].
 	//
 	// Deprecated: set Settings["vibe"]; kept until the vibe tools' tests
@@ -125,7 +119,6 @@ type Options struct {
 func NewRun(opts Options) (*registry.Run, error) {
 	settings := map[string]any{
 		askuser.Key.Name():   askuser.Config{Port: opts.Ask, Timeout: opts.AskTimeout},
-		debugtool.Key.Name(): opts.Debug,
 		vibetool.Key.Name():  opts.Vibe,
 	}
 	for k, v := range opts.Settings {

@@ -489,10 +489,8 @@ func first(s []string) string {
 // interrupts reports whether a call of serial tool e goes past the calls
 // queued before it (its Interrupts hook).
 func interrupts(e *entry, c *Call) bool {
-	if h := e.d.Handler.h; h.interrupts != nil {
-		return h.interrupts(c)
-	}
-	return e.d.Interrupts != nil && e.d.Interrupts(c.Args)
+	h := e.d.Handler.h
+	return h != nil && h.interrupts != nil && h.interrupts(c)
 }
 
 // approve runs the approval gate (REG-7); a non-nil result refuses the call.

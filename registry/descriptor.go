@@ -35,13 +35,6 @@ type Descriptor struct {
 	// session, an interpreter): the run serializes its calls in arrival
 	// order (REG-10), and tools/list says so in _meta.
 	Serial bool
-	// Interrupts, for a serial tool, picks the calls that do not queue
-	// behind a running call of the tool, from their raw arguments.
-	//
-	// Deprecated: give the handler an Interrupts hook, which gets the
-	// arguments decoded into its own params; this field stays only until
-	// the debug tool moves to it.
-	Interrupts func(args json.RawMessage) bool
 	// OpenWorld marks a tool that reaches beyond the run's root.
 	OpenWorld bool
 	// Writes marks a tool that writes files and records each with
