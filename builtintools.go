@@ -118,8 +118,8 @@ type Options struct {
 // opts allow. Close the run to stop everything it started.
 func NewRun(opts Options) (*registry.Run, error) {
 	settings := map[string]any{
-		askuser.Key.Name():   askuser.Config{Port: opts.Ask, Timeout: opts.AskTimeout},
-		vibetool.Key.Name():  opts.Vibe,
+		askuser.Key.Name():  askuser.Config{Port: opts.Ask, Timeout: opts.AskTimeout},
+		vibetool.Key.Name(): opts.Vibe,
 	}
 	for k, v := range opts.Settings {
 		settings[k] = v
