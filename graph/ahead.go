@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/builtin-tools/builtin-tools/graph/lang"
+
 	"github.com/builtin-tools/builtin-tools/internal/walk"
 )
 
@@ -90,8 +92,8 @@ func (x *Index) Ahead(ctx context.Context, symbol string, callees bool) (*Index,
 				continue
 			}
 			for ri := range f.Refs {
-				if r := &f.Refs[ri]; r.Kind == RefCall && r.at >= d.start && r.at < d.end {
-					called[f.strs[r.name]] = true
+				if r := &f.Refs[ri]; r.Kind == lang.RefCall && r.At >= d.Start && r.At < d.End {
+					called[f.Strs[r.Name]] = true
 				}
 			}
 		}
@@ -145,8 +147,8 @@ func (x *Index) AheadFind(ctx context.Context, query string) (*Index, error) {
 // unparsed; nil when the tree is small enough to wait for.
 func (x *Index) aheadTree(ctx context.Context) (*Index, []walk.Entry, error) {
 	sub := &Index{root: x.root, guard: x.guard, eng: x.eng, langs: x.langs, opts: x.opts,
-		files: map[string]*File{}, dirs: map[string]int64{}, skipped: map[string]string{},
-		langIx: map[*Language]*langIndex{}, ready: make(chan struct{}), saved: make(chan struct{}),
+		files: map[string]*File{}, ids: map[string]lang.FileID{}, dirs: map[string]int64{}, skipped: map[string]string{},
+		langIx: map[*lang.Language]*langIndex{}, ready: make(chan struct{}), saved: make(chan struct{}),
 		ctx: ctx, cancel: func() {}, modAt: map[string]string{}, parent: x, parsed: map[string]bool{}}
 	close(sub.ready)
 	close(sub.saved)
@@ -167,7 +169,7 @@ func (x *Index) aheadTree(ctx context.Context) (*Index, []walk.Entry, error) {
 	for _, e := range files {
 		sub.byRel[e.Rel] = e
 		if l := x.langs.ForFile(e.Rel); l != nil {
-			sub.put(e.Rel, &File{Rel: e.Rel, Dir: path.Dir(e.Rel), Lang: l, strs: []string{""}})
+			sub.put(e.Rel, &File{Rel: e.Rel, Dir: path.Dir(e.Rel), Lang: l, Record: lang.Empty()})
 		}
 	}
 	sub.mu.Unlock()
@@ -259,8 +261,8 @@ func (x *Index) callersNeed(ctx context.Context, files []*File, name string) err
 			strs[f] = append(strs[f], recv)
 			head := firstSegment(recv)
 			for li := range f.Locals {
-				if l := &f.Locals[li]; l.Encl == r.Encl && l.how != TypeNone && f.strs[l.name] == head {
-					strs[f] = append(strs[f], f.strs[l.typ])
+				if l := &f.Locals[li]; l.Encl == r.Encl && l.How != lang.TypeNone && f.Strs[l.Name] == head {
+					strs[f] = append(strs[f], f.Strs[l.Type])
 				}
 			}
 			if r.Encl >= 0 {
@@ -362,7 +364,7 @@ func (x *Index) namedBy(ctx context.Context, f *File, strs []string, wanted map[
 	binds := x.scope(f).bindings
 	locals := map[string]bool{}
 	for li := range f.Locals {
-		locals[f.strs[f.Locals[li].name]] = true
+		locals[f.Strs[f.Locals[li].Name]] = true
 	}
 	byFiles := map[string]map[string]bool{} // folder or module → names
 	add := func(key, n string) {
@@ -381,7 +383,7 @@ func (x *Index) namedBy(ctx context.Context, f *File, strs []string, wanted map[
 				}
 				continue
 			}
-			if !locals[head] && !f.Lang.builtins[head] {
+			if !locals[head] && !f.Lang.IsBuiltin(head) {
 				add("d:", head)
 			}
 		}

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/builtin-tools/builtin-tools/graph/lang"
 )
 
 // Answer is one query's result, as data: the structured result a client
@@ -226,7 +228,7 @@ func (x *Index) Outline(file string, synced int) (*Answer, error) {
 	var stack []int
 	for i := range f.Defs {
 		d := &f.Defs[i]
-		for len(stack) > 0 && f.Defs[stack[len(stack)-1]].end <= d.start {
+		for len(stack) > 0 && f.Defs[stack[len(stack)-1]].End <= d.Start {
 			stack = stack[:len(stack)-1]
 		}
 		depth[i] = len(stack)
@@ -238,7 +240,7 @@ func (x *Index) Outline(file string, synced int) (*Answer, error) {
 	}
 	typeAt := map[string]int{}
 	for i := range f.Defs {
-		if classLike[f.Defs[i].Kind] && depth[i] == 0 {
+		if lang.ClassLike(f.Defs[i].Kind) && depth[i] == 0 {
 			typeAt[f.Defs[i].Name] = i
 		}
 	}
@@ -727,12 +729,12 @@ func (x *Index) Definitions() []Symbol {
 // macroUse is the first macro t's body invokes, or nil.
 func (x *Index) macroUse(t Target) *MacroUse {
 	f, d := t.File, t.D()
-	if !functionLike[d.Kind] {
+	if !lang.FunctionLike(d.Kind) {
 		return nil
 	}
 	for ri := range f.Refs {
 		r := &f.Refs[ri]
-		if r.Kind != RefCall || r.at < d.start || r.at >= d.end {
+		if r.Kind != lang.RefCall || r.At < d.Start || r.At >= d.End {
 			continue
 		}
 		for _, u := range x.resolve(f, r).Targets {

@@ -55,7 +55,7 @@
 // A definition inside a function, a block or a value (@local.scope) is not
 // a name of its module: an import never resolves to it.
 //
-// "imports" names a registered import rule (imports.go: go, dotted,
+// "imports" names a registered import rule (lang/imports.go: go, dotted,
 // relative, rust, include, none), which maps an import path to files;
 // its data is in the same file: "module_separator", "init_file" (the
 // file that is its folder's module: __init__, mod), "resolve" (suffixes
@@ -117,7 +117,7 @@
 //
 // # Shapes, for edit_symbol
 //
-// A language's shapes.scm (shapes.go; "shapes" lists other files, and a
+// A language's shapes.scm (lang/shapes.go; "shapes" lists other files, and a
 // language that extends another and has none takes the base's) says what
 // an editor of definitions needs beyond tags.scm: @def with @body (a
 // definition and its body), @outer around @inner (a declaration wrapping

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-)
 
-var refKindNames = [...]string{RefCall: "call", RefType: "type", RefValue: "value", RefRead: "read"}
+	"github.com/builtin-tools/builtin-tools/graph/lang"
+)
 
 // Dump writes everything the index knows, one line per definition,
 // import and reference with its resolution, sorted by file and position:
@@ -37,14 +37,14 @@ func (x *Index) Dump() string {
 				in = qualified(Target{f, r.Encl})
 			}
 			call := f.RefName(r)
-			if r.recv != 0 {
+			if r.Recv != 0 {
 				call = f.RefReceiver(r) + "." + call
 			}
 			res := x.resolve(f, r)
-			if (r.Kind == RefValue || r.Kind == RefRead) && res.Class == Unresolved {
+			if (r.Kind == lang.RefValue || r.Kind == lang.RefRead) && res.Class == Unresolved {
 				continue // a variable, not a function passed on; not a getter's read
 			}
-			fmt.Fprintf(&b, "%s %s:%d %s in %s -> %s\n", refKindNames[r.Kind], rel, r.Line, call, in, resolutionText(res))
+			fmt.Fprintf(&b, "%s %s:%d %s in %s -> %s\n", lang.RefKindNames[r.Kind], rel, r.Line, call, in, resolutionText(res))
 		}
 	}
 	return b.String()

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -11,8 +12,9 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
+
+	"github.com/builtin-tools/builtin-tools/graph/lang"
 
 	"github.com/builtin-tools/builtin-tools/astgrep"
 	"github.com/builtin-tools/builtin-tools/internal/walk"
@@ -47,7 +49,7 @@ type Index struct {
 	root  string
 	guard *pathguard.Guard
 	eng   *astgrep.Engine
-	langs *LangSet
+	langs *lang.Set
 	opts  Options
 
 	mu      sync.RWMutex
@@ -57,14 +59,16 @@ type Index struct {
 	bytes   int64
 	gen     uint64 // moves on every change
 	modGen  uint64 // moves when the files a module path or package names may change
-	langIx  map[*Language]*langIndex
-	mods    []manifestModule
+	langIx  map[*lang.Language]*langIndex
+	mods    []lang.Module
+	byID    []*File                // by File.ID; nil for an id no longer used
+	ids     map[string]lang.FileID // File.ID by Rel, kept when a file goes
 
 	impMu sync.Mutex
-	imp   map[*File]*fileScope       // scope's cache
-	ren   map[*Language]renamesAt    // renames' cache, by x.gen
-	impls map[implKey][]Target       // implementations' cache
-	subs  map[*Language]subclassesAt // base-class fields by the base's name, by x.gen
+	imp   map[*File]*fileScope            // scope's cache
+	ren   map[*lang.Language]renamesAt    // renames' cache, by x.gen
+	impls map[implKey][]Target            // implementations' cache
+	subs  map[*lang.Language]subclassesAt // base-class fields by the base's name, by x.gen
 
 	modAt     map[string]string // a manifest's (go.mod's) folder → module path
 	watch     *watcher          // nil: every Sync checks every stamp
@@ -104,8 +108,6 @@ type langIndex struct {
 	base    map[string][]*File // by file name (include and suffix lookups)
 }
 
-type manifestModule struct{ path, dir string }
-
 // New makes an index over the guard's root, every file read through it.
 // Nothing is read until Build.
 func New(g *pathguard.Guard, eng *astgrep.Engine, opts Options) (*Index, error) {
@@ -119,14 +121,14 @@ func New(g *pathguard.Guard, eng *astgrep.Engine, opts Options) (*Index, error) 
 	if opts.MaxFileSize <= 0 {
 		opts.MaxFileSize = astgrep.DefaultMaxFileSize
 	}
-	langs, err := LoadLanguages(eng, opts.QueryDirs...)
+	langs, err := lang.Load(eng, opts.QueryDirs...)
 	if err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	x := &Index{root: root, guard: g, eng: eng, langs: langs, opts: opts,
-		files: map[string]*File{}, dirs: map[string]int64{}, skipped: map[string]string{},
-		langIx: map[*Language]*langIndex{}, ready: make(chan struct{}), saved: make(chan struct{}), ctx: ctx, cancel: cancel,
+		files: map[string]*File{}, ids: map[string]lang.FileID{}, dirs: map[string]int64{}, skipped: map[string]string{},
+		langIx: map[*lang.Language]*langIndex{}, ready: make(chan struct{}), saved: make(chan struct{}), ctx: ctx, cancel: cancel,
 		modAt: map[string]string{}}
 	if w, err := newWatcher(); err == nil {
 		x.watch = w
@@ -166,7 +168,7 @@ func (x *Index) Close() {
 }
 
 // Languages returns the languages the index knows.
-func (x *Index) Languages() *LangSet { return x.langs }
+func (x *Index) Languages() *lang.Set { return x.langs }
 
 // Root returns the folder indexed.
 func (x *Index) Root() string { return x.root }
@@ -228,7 +230,7 @@ func (x *Index) walkOpts() walk.Options {
 		MaxFileSize: x.opts.MaxFileSize,
 		Dirs:        true,
 		Want: func(name string) bool {
-			return x.langs.ForFile(name) != nil || x.langs.manifests[name] != nil
+			return x.langs.ForFile(name) != nil || x.langs.Manifest(name) != nil
 		},
 	}
 }
@@ -285,7 +287,7 @@ func (x *Index) admit(found []walk.Entry) []walk.Entry {
 				x.watchDir(e.Rel, e.Abs)
 			}
 			x.dirs[e.Rel] = x.dirMtime(e.Abs)
-		case x.langs.manifests[path.Base(e.Rel)] != nil:
+		case x.langs.Manifest(path.Base(e.Rel)) != nil:
 			x.readManifest(e)
 		case e.TooLarge:
 			x.skipped[e.Rel] = fmt.Sprintf("larger than %d bytes", x.opts.MaxFileSize)
@@ -316,20 +318,20 @@ func (x *Index) readManifest(e walk.Entry) {
 	dir := path.Dir(e.Rel)
 	delete(x.modAt, dir)
 	if data, _, err := x.guard.ReadFile(e.Abs, 1<<20); err == nil {
-		if m := x.langs.manifests[path.Base(e.Rel)].modulePath(data); m != "" {
+		if m := x.langs.Manifest(path.Base(e.Rel)).ModulePath(data); m != "" {
 			x.modAt[dir] = m
 		}
 	}
 	x.mods = x.mods[:0]
 	for d, m := range x.modAt {
-		x.mods = append(x.mods, manifestModule{path: m, dir: d})
+		x.mods = append(x.mods, lang.Module{Path: m, Dir: d})
 	}
 	// Longest module path first: nested modules win.
 	sort.Slice(x.mods, func(i, j int) bool {
-		if len(x.mods[i].path) != len(x.mods[j].path) {
-			return len(x.mods[i].path) > len(x.mods[j].path)
+		if len(x.mods[i].Path) != len(x.mods[j].Path) {
+			return len(x.mods[i].Path) > len(x.mods[j].Path)
 		}
-		return x.mods[i].dir < x.mods[j].dir
+		return x.mods[i].Dir < x.mods[j].Dir
 	})
 	x.gen++
 	x.modGen++
@@ -339,7 +341,7 @@ func (x *Index) readManifest(e walk.Entry) {
 func (x *Index) capture(ctx context.Context, entries []walk.Entry, counting bool) error {
 	type entry struct {
 		rel string
-		l   *Language
+		l   *lang.Language
 	}
 	cf := make([]astgrep.CaptureFile, 0, len(entries))
 	of := make(map[string]entry, len(entries))
@@ -348,7 +350,7 @@ func (x *Index) capture(ctx context.Context, entries []walk.Entry, counting bool
 		if l == nil {
 			continue
 		}
-		cf = append(cf, astgrep.CaptureFile{Path: e.Abs, Query: l.query, Info: e.Info})
+		cf = append(cf, astgrep.CaptureFile{Path: e.Abs, Query: l.Query(), Info: e.Info})
 		of[e.Abs] = entry{e.Rel, l}
 	}
 	lastNote := time.Now()
@@ -356,7 +358,7 @@ func (x *Index) capture(ctx context.Context, entries []walk.Entry, counting bool
 		rel, l := of[r.File.Path].rel, of[r.File.Path].l
 		var f *File
 		if r.Err == nil {
-			f = extract(rel, l, r.Src, r)
+			f = &File{Rel: rel, Dir: path.Dir(rel), Lang: l, Size: int64(len(r.Src)), Hash: sha256.Sum256(r.Src), Record: lang.Extract(l, r.Src, r)}
 			if r.Info != nil {
 				f.stamp(r.Info)
 			}
@@ -388,27 +390,7 @@ func (x *Index) capture(ctx context.Context, entries []walk.Entry, counting bool
 	})
 }
 
-// stamp records what tells a later reading whether the file changed.
-func (f *File) stamp(info fs.FileInfo) {
-	f.ModTime = info.ModTime().UnixNano()
-	f.Inode, f.CTime = inodeCTime(info)
-}
-
-// unchanged reports whether info shows the file as it was read: size,
-// modification time, inode and change time.
-func (f *File) unchanged(info fs.FileInfo) bool {
-	ino, ct := inodeCTime(info)
-	return info.Size() == f.Size && info.ModTime().UnixNano() == f.ModTime && ino == f.Inode && ct == f.CTime
-}
-
-func inodeCTime(info fs.FileInfo) (uint64, int64) {
-	if st, ok := info.Sys().(*syscall.Stat_t); ok {
-		return uint64(st.Ino), ctimeOf(st)
-	}
-	return 0, 0
-}
-
-func (x *Index) li(l *Language) *langIndex {
+func (x *Index) li(l *lang.Language) *langIndex {
 	ix := x.langIx[l]
 	if ix == nil {
 		ix = &langIndex{defs: map[string][]*File{}, refs: map[string][]*File{}, dirs: map[string][]*File{}, modules: map[string][]*File{}, base: map[string][]*File{}}
@@ -428,15 +410,24 @@ func (x *Index) put(rel string, f *File) {
 		return
 	}
 	delete(x.skipped, rel)
+	id, ok := x.ids[rel]
+	if !ok {
+		id = lang.FileID(len(x.byID))
+		x.ids[rel] = id
+		x.byID = append(x.byID, nil)
+	}
+	f.ID = id
+	f.Host = f.Lang.HostOf(f.BuildLine)
+	x.byID[id] = f
 	x.files[rel] = f
 	x.bytes += f.cost()
 	x.gen++
 	ix := x.li(f.Lang)
 	eachName(f.Defs, func(n string) { ix.defs[n] = inserted(ix.defs[n], f) }, func(i int) string { return f.Defs[i].Name })
-	eachName(f.Refs, func(n string) { ix.refs[n] = inserted(ix.refs[n], f) }, func(i int) string { return f.strs[f.Refs[i].name] })
+	eachName(f.Refs, func(n string) { ix.refs[n] = inserted(ix.refs[n], f) }, func(i int) string { return f.Strs[f.Refs[i].Name] })
 	ix.dirs[f.Dir] = inserted(ix.dirs[f.Dir], f)
 	ix.base[path.Base(f.Rel)] = inserted(ix.base[path.Base(f.Rel)], f)
-	for _, m := range f.Lang.rule.modules(f.Rel) {
+	for _, m := range f.Lang.Rule().Modules(f.Rel) {
 		ix.modules[m] = inserted(ix.modules[m], f)
 	}
 }
@@ -466,14 +457,15 @@ func (x *Index) drop(rel string) {
 		return
 	}
 	delete(x.files, rel)
+	x.byID[f.ID] = nil
 	x.bytes -= f.cost()
 	x.gen++
 	ix := x.li(f.Lang)
 	eachName(f.Defs, func(n string) { ix.defs[n] = without(ix.defs[n], f, ix.defs, n) }, func(i int) string { return f.Defs[i].Name })
-	eachName(f.Refs, func(n string) { ix.refs[n] = without(ix.refs[n], f, ix.refs, n) }, func(i int) string { return f.strs[f.Refs[i].name] })
+	eachName(f.Refs, func(n string) { ix.refs[n] = without(ix.refs[n], f, ix.refs, n) }, func(i int) string { return f.Strs[f.Refs[i].Name] })
 	ix.dirs[f.Dir] = without(ix.dirs[f.Dir], f, ix.dirs, f.Dir)
 	ix.base[path.Base(f.Rel)] = without(ix.base[path.Base(f.Rel)], f, ix.base, path.Base(f.Rel))
-	for _, m := range f.Lang.rule.modules(f.Rel) {
+	for _, m := range f.Lang.Rule().Modules(f.Rel) {
 		ix.modules[m] = without(ix.modules[m], f, ix.modules, m)
 	}
 }
@@ -580,7 +572,7 @@ func (x *Index) syncEvents(ctx context.Context, files, dirs []string) (int, erro
 	var changed []string
 	for _, rel := range files {
 		abs := filepath.Join(x.root, filepath.FromSlash(rel))
-		if x.langs.manifests[path.Base(rel)] != nil {
+		if x.langs.Manifest(path.Base(rel)) != nil {
 			dirs = append(dirs, path.Dir(rel))
 			continue
 		}

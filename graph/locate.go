@@ -23,7 +23,22 @@ func (x *Index) Locate(s Spec) ([]Located, error) {
 	out := make([]Located, len(ts))
 	for i, t := range ts {
 		d := t.D()
-		out[i] = Located{Symbol: symbolOf(t), Start: int(d.start), End: int(d.end), NameAt: int(d.nameAt), Hash: t.File.Hash}
+		out[i] = Located{Symbol: symbolOf(t), Start: int(d.Start), End: int(d.End), NameAt: int(d.NameAt), Hash: t.File.Hash}
 	}
 	return out, nil
+}
+
+// TagOnly is the //go:build line of the indexed Go file rel when no GOOS
+// and GOARCH satisfy it: it needs a tag of its own (integration,
+// hardening). A type checker loading the module for some system, as gopls
+// does for a file of another GOOS, has no package for it unless given the
+// tag. "" for any other file.
+func (x *Index) TagOnly(rel string) string {
+	x.mu.RLock()
+	f := x.files[rel]
+	x.mu.RUnlock()
+	if f == nil {
+		return ""
+	}
+	return f.Lang.TagOnly(f.BuildLine)
 }

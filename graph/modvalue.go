@@ -1,9 +1,11 @@
 package graph
 
+import "github.com/builtin-tools/builtin-tools/graph/lang"
+
 // viaModuleValue resolves a bare name bound to a whole module (const X =
 // require('./x')) whose value is one definition of it (module.exports =
 // X): calling or constructing the name reaches that definition.
-func (x *Index) viaModuleValue(f *File, name string, ok func(*Def) bool) (Resolution, bool) {
+func (x *Index) viaModuleValue(f *File, name string, ok func(*lang.Def) bool) (Resolution, bool) {
 	for _, im := range f.Imports {
 		if im.Name != "" || im.Local != name {
 			continue
@@ -15,7 +17,7 @@ func (x *Index) viaModuleValue(f *File, name string, ok func(*Def) bool) (Resolu
 		var ts []Target
 		for _, g := range files {
 			if g.Exports != "" {
-				ts = append(ts, pick(g, g.Exports, func(d *Def) bool { return ok(d) && !d.member() && !d.local })...)
+				ts = append(ts, pick(g, g.Exports, func(d *lang.Def) bool { return ok(d) && !d.Member() && !d.Local })...)
 			}
 		}
 		if len(ts) == 0 {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/builtin-tools/builtin-tools/graph/lang"
+
 	"github.com/builtin-tools/builtin-tools/internal/similar"
 )
 
@@ -85,7 +87,7 @@ func (x *Index) locate(s Spec) ([]Target, error) {
 	best := 0
 	for _, ix := range x.langIx {
 		for _, g := range ix.defs[name] {
-			for _, i := range g.defsNamed(name) {
+			for _, i := range g.DefsNamed(name) {
 				t := Target{g, i}
 				level := 2
 				if qual != "" {
@@ -335,7 +337,7 @@ func (x *Index) nearQualified(qual, name string) string {
 				continue
 			}
 			for _, f := range files {
-				for _, i := range f.defsNamed(n) {
+				for _, i := range f.DefsNamed(n) {
 					t := Target{f, i}
 					score := 0
 					if qualifies(t, qual) {
@@ -400,7 +402,7 @@ func sortTargets(ts []Target) {
 	rank := func(t Target) int {
 		d := t.D()
 		r := 0
-		if !functionLike[d.Kind] && !classLike[d.Kind] {
+		if !lang.FunctionLike(d.Kind) && !lang.ClassLike(d.Kind) {
 			r += 2
 		}
 		if d.Name != "" && !unicode.IsUpper(rune(d.Name[0])) {
@@ -442,7 +444,7 @@ type Site struct {
 func (x *Index) site(f *File, ri int32) Site {
 	r := &f.Refs[ri]
 	s := Site{File: f.Rel, Line: int(r.Line), Column: int(r.Col), Call: f.RefName(r), In: "(top level)", fileRef: f}
-	if r.recv != 0 {
+	if r.Recv != 0 {
 		s.Call = f.RefReceiver(r) + "." + s.Call
 	}
 	if r.Encl >= 0 {
@@ -461,7 +463,7 @@ func (x *Index) conformsTo(res Resolution, t Target) bool {
 		return false
 	}
 	m := res.Targets[0]
-	if m.File.Lang.Implements != "structural" || m.D().Name != t.D().Name || t.D().Kind != "method" && t.D().Container == "" || !functionLike[t.D().Kind] {
+	if m.File.Lang.Implements != "structural" || m.D().Name != t.D().Name || t.D().Kind != "method" && t.D().Container == "" || !lang.FunctionLike(t.D().Kind) {
 		return false
 	}
 	it, ok := x.containerType(m)
@@ -526,7 +528,7 @@ func (x *Index) callers(t Target) (calls, values []Site, elsewhere int, nowhere 
 // constructor t: u is t's class, in t's file or package folder.
 func constructs(u, t Target) bool {
 	d := u.D()
-	return classLike[d.Kind] && d.Name == t.D().Container && (u.File == t.File || u.File.Dir == t.File.Dir && u.File.Lang.Scope == "directory" || u.File.Dir == t.File.Dir && u.File.Lang.rule.textual())
+	return lang.ClassLike(d.Kind) && d.Name == t.D().Container && (u.File == t.File || u.File.Dir == t.File.Dir && u.File.Lang.Scope == "directory" || u.File.Dir == t.File.Dir && u.File.Lang.Rule().Textual())
 }
 
 // callersOf answers callers for many definitions at once, reading the
@@ -534,7 +536,7 @@ func constructs(u, t Target) bool {
 func (x *Index) callersOf(ts []Target) map[Target]*callerSet {
 	out := make(map[Target]*callerSet, len(ts))
 	type group struct {
-		l    *Language
+		l    *lang.Language
 		name string
 	}
 	byName := map[group][]Target{}
@@ -557,14 +559,14 @@ func (x *Index) callersOf(ts []Target) map[Target]*callerSet {
 	// the references to the class's name are read too.
 	ctor := map[Target]bool{}
 	for _, t := range ts {
-		if d := t.D(); d.Container != "" && (d.Kind == "constructor" || d.Name == t.File.Lang.Constructor && d.member()) {
+		if d := t.D(); d.Container != "" && (d.Kind == "constructor" || d.Name == t.File.Lang.Constructor && d.Member()) {
 			ctor[t] = true
 			if d.Name != d.Container {
 				ck := group{t.File.Lang, d.Container}
 				byName[ck] = append(byName[ck], t)
 			}
 			for _, sup := range t.File.Lang.Super { // super(...) in a subclass
-				if isIdent(sup) {
+				if lang.IsIdent(sup) {
 					sk := group{t.File.Lang, sup}
 					byName[sk] = append(byName[sk], t)
 				}
@@ -584,27 +586,27 @@ func (x *Index) callersOf(ts []Target) map[Target]*callerSet {
 		}
 		anyType, anyGetter, anyMethod := false, false, false
 		for _, t := range group {
-			anyType = anyType || classLike[t.D().Kind]
+			anyType = anyType || lang.ClassLike(t.D().Kind)
 			anyGetter = anyGetter || t.D().Kind == "getter"
 			anyMethod = anyMethod || t.D().Kind == "method"
 		}
 		for _, g := range ix.refs[k.name] {
-			for _, ri := range g.refsNamed(k.name) {
+			for _, ri := range g.RefsNamed(k.name) {
 				r := &g.Refs[ri]
-				if r.Kind == RefType && !anyType || r.Kind == RefRead && !anyGetter && !anyMethod {
+				if r.Kind == lang.RefType && !anyType || r.Kind == lang.RefRead && !anyGetter && !anyMethod {
 					continue
 				}
-				if r.Kind == RefRead && !anyGetter {
+				if r.Kind == lang.RefRead && !anyGetter {
 					// obj.m read, not called: a method value.
 					v := *r
-					v.Kind = RefValue
+					v.Kind = lang.RefValue
 					r = &v
 				}
 				res := x.resolveAt(g, r, true)
 				var cands []scored // a pending resolution's candidates, scored once
 				for _, t := range group {
 					cs := out[t]
-					if r.Kind == RefType && !classLike[t.D().Kind] {
+					if r.Kind == lang.RefType && !lang.ClassLike(t.D().Kind) {
 						continue
 					}
 					found := false
@@ -619,7 +621,7 @@ func (x *Index) callersOf(ts []Target) map[Target]*callerSet {
 						}
 					} else {
 						for _, u := range res.Targets {
-							if u == t || ctor[t] && r.Kind == RefCall && constructs(u, t) {
+							if u == t || ctor[t] && r.Kind == lang.RefCall && constructs(u, t) {
 								found = true
 								break
 							}
@@ -646,8 +648,8 @@ func (x *Index) callersOf(ts []Target) map[Target]*callerSet {
 							unresolved = len(cands) == 0
 						}
 						switch {
-						case r.Kind == RefType, r.Kind == RefRead:
-						case unresolved && r.Kind == RefCall:
+						case r.Kind == lang.RefType, r.Kind == lang.RefRead:
+						case unresolved && r.Kind == lang.RefCall:
 							cs.nowhere = append(cs.nowhere, x.site(g, ri))
 						case !unresolved:
 							cs.elsewhere++
@@ -660,13 +662,13 @@ func (x *Index) callersOf(ts []Target) map[Target]*callerSet {
 					} else {
 						s.setClass(res, t)
 					}
-					if ctor[t] && r.Kind == RefCall && s.Reason == "" && s.Class != Candidate {
+					if ctor[t] && r.Kind == lang.RefCall && s.Reason == "" && s.Class != Candidate {
 						s.Reason = "constructs " + t.D().Container
 					}
 					// A getter runs where it is read.
-					if r.Kind == RefType {
+					if r.Kind == lang.RefType {
 						cs.types = append(cs.types, s)
-					} else if r.Kind == RefValue && t.D().Kind != "getter" {
+					} else if r.Kind == lang.RefValue && t.D().Kind != "getter" {
 						cs.values = append(cs.values, s)
 					} else {
 						cs.calls = append(cs.calls, s)
@@ -693,9 +695,9 @@ type renamesAt struct {
 // (import {f as g}; export {f as g} from; from m import f as g), in
 // languages whose imports name definitions: one pass over the imports,
 // kept until the index changes.
-func (x *Index) renames(l *Language) map[string][]string {
+func (x *Index) renames(l *lang.Language) map[string][]string {
 	ix := x.langIx[l]
-	if ix == nil || !l.rule.bindsNames() {
+	if ix == nil || !l.Rule().BindsNames() {
 		return nil
 	}
 	x.impMu.Lock()
@@ -709,7 +711,7 @@ func (x *Index) renames(l *Language) map[string][]string {
 		for _, g := range fs {
 			for _, im := range g.Imports {
 				name := im.Name
-				if name == DefaultImport {
+				if name == lang.DefaultImport {
 					files, _ := x.moduleFiles(g, im.Module)
 					name = importedName(files, im)
 				}
@@ -721,7 +723,7 @@ func (x *Index) renames(l *Language) map[string][]string {
 	}
 	x.impMu.Lock()
 	if x.ren == nil {
-		x.ren = map[*Language]renamesAt{}
+		x.ren = map[*lang.Language]renamesAt{}
 	}
 	x.ren[l] = renamesAt{x.gen, out}
 	x.impMu.Unlock()
@@ -762,7 +764,7 @@ func (x *Index) callees(t Target) []Site {
 	var out []Site
 	for ri := range f.Refs {
 		r := &f.Refs[ri]
-		if r.Kind != RefCall || r.at < d.start || r.at >= d.end {
+		if r.Kind != lang.RefCall || r.At < d.Start || r.At >= d.End {
 			continue
 		}
 		s := x.site(f, int32(ri))
@@ -807,12 +809,12 @@ func (x *Index) declared(f *File, sym string, line int) []Target {
 	cont := ""
 	for i := range f.Defs {
 		d := &f.Defs[i]
-		if classLike[d.Kind] && int(d.Line) <= line && line <= int(d.EndLine) {
+		if lang.ClassLike(d.Kind) && int(d.Line) <= line && line <= int(d.EndLine) {
 			cont = d.Name
 		}
 	}
-	isFn := func(d *Def) bool { return functionLike[d.Kind] && d.Container == cont }
-	if ts := pick(f, sym, func(d *Def) bool { return isFn(d) && int(d.Line) != line }); len(ts) > 0 {
+	isFn := func(d *lang.Def) bool { return lang.FunctionLike(d.Kind) && d.Container == cont }
+	if ts := pick(f, sym, func(d *lang.Def) bool { return isFn(d) && int(d.Line) != line }); len(ts) > 0 {
 		return ts
 	}
 	ix := x.langIx[f.Lang]
@@ -852,8 +854,8 @@ func wordAt(text, sym string) int {
 			return -1
 		}
 		i += from
-		before := i == 0 || !isIdent(text[i-1:i])
-		after := i+len(sym) == len(text) || !isIdent("a"+text[i+len(sym):i+len(sym)+1])
+		before := i == 0 || !lang.IsIdent(text[i-1:i])
+		after := i+len(sym) == len(text) || !lang.IsIdent("a"+text[i+len(sym):i+len(sym)+1])
 		if before && after {
 			return i
 		}

@@ -6,18 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-)
 
-// Resolution classes: how sure an edge is.
-const (
-	Exact     = "exact"     // one definition in scope: same file, same package or class, a qualified import
-	ViaImport = "import"    // bound by one of the file's imports
-	Candidate = "candidate" // by name only: one of a ranked list
-	// Implementation is a call through an interface (or a class's method)
-	// that may run this definition: listed beside the exact edge to the
-	// interface's method, never instead of it.
-	Implementation = "implementation"
-	Unresolved     = "unresolved" // no definition in the index
+	"github.com/builtin-tools/builtin-tools/graph/lang"
 )
 
 // Target is one definition: a file's record and the index in its Defs.
@@ -27,7 +17,7 @@ type Target struct {
 }
 
 // D returns the definition.
-func (t Target) D() *Def { return &t.File.Defs[t.Def] }
+func (t Target) D() *lang.Def { return &t.File.Defs[t.Def] }
 
 // Resolution is where a reference leads and how that was decided.
 type Resolution struct {
@@ -41,46 +31,46 @@ type Resolution struct {
 }
 
 // resolve decides one reference. x.mu is held for reading.
-func (x *Index) resolve(f *File, r *Ref) Resolution { return x.resolveAt(f, r, false) }
+func (x *Index) resolve(f *File, r *lang.Ref) Resolution { return x.resolveAt(f, r, false) }
 
 // resolveAt decides one reference; lazy leaves a name-only resolution's
 // candidates unranked (Resolution.pending).
-func (x *Index) resolveAt(f *File, r *Ref, lazy bool) Resolution {
+func (x *Index) resolveAt(f *File, r *lang.Ref, lazy bool) Resolution {
 	name := f.RefName(r)
 	l := f.Lang
 	ix := x.langIx[l]
 	if ix == nil {
 		return Resolution{Class: Unresolved, Why: "no definition named " + name}
 	}
-	want := func(d *Def) bool {
+	want := func(d *lang.Def) bool {
 		switch r.Kind {
-		case RefType:
-			return classLike[d.Kind]
-		case RefValue:
-			return functionLike[d.Kind]
-		case RefRead:
+		case lang.RefType:
+			return lang.ClassLike(d.Kind)
+		case lang.RefValue:
+			return lang.FunctionLike(d.Kind)
+		case lang.RefRead:
 			return d.Kind == "getter"
 		}
 		return true
 	}
-	var encl *Def
+	var encl *lang.Def
 	if r.Encl >= 0 {
 		encl = &f.Defs[r.Encl]
 	}
-	if r.recv == 0 {
+	if r.Recv == 0 {
 		// cls(): the class method's own class, constructed.
-		if ts := x.classSelf(f, r.Encl, r.at, name); len(ts) > 0 && r.Kind == RefCall {
+		if ts := x.classSelf(f, r.Encl, r.At, name); len(ts) > 0 && r.Kind == lang.RefCall {
 			return settle(f, Exact, ts, "the method's class")
 		}
 		// A local of the enclosing function hides every other definition.
-		if f.boundAround(name, r.Encl, r.at) {
+		if f.BoundAround(name, r.Encl, r.At) {
 			return Resolution{Class: Unresolved, Why: "a local variable or parameter (a function value)"}
 		}
 		// An implicit this: a member of the enclosing class hides the
 		// file's names (C++'s class scope comes before its namespace's).
 		if encl != nil && encl.Container != "" && l.ImplicitSelf {
 			// (new C() names the class, not its constructor.)
-			if ts := x.inScope(f, name, func(d *Def) bool { return want(d) && d.Container == encl.Container && d.Kind != "constructor" }); len(ts) > 0 {
+			if ts := x.inScope(f, name, func(d *lang.Def) bool { return want(d) && d.Container == encl.Container && d.Kind != "constructor" }); len(ts) > 0 {
 				return settle(f, Exact, ts, "same class")
 			}
 		}
@@ -91,7 +81,7 @@ func (x *Index) resolveAt(f *File, r *Ref, lazy bool) Resolution {
 			}
 		}
 		// The file's own top-level definitions.
-		if ts := pick(f, name, func(d *Def) bool { return want(d) && !d.member() }); len(ts) > 0 {
+		if ts := pick(f, name, func(d *lang.Def) bool { return want(d) && !d.Member() }); len(ts) > 0 {
 			return settle(f, Exact, ts, "same file")
 		}
 		if res, ok := x.viaNameImport(f, name, want); ok {
@@ -104,22 +94,22 @@ func (x *Index) resolveAt(f *File, r *Ref, lazy bool) Resolution {
 			return res
 		}
 		if l.Scope == "directory" {
-			if ts := x.inScope(f, name, func(d *Def) bool { return want(d) && !d.member() }); len(ts) > 0 {
+			if ts := x.inScope(f, name, func(d *lang.Def) bool { return want(d) && !d.Member() }); len(ts) > 0 {
 				return settle(f, Exact, ts, "same package")
 			}
 		}
 		if res, ok := x.viaIncludes(f, name, want); ok {
 			return res
 		}
-		if l.builtins[name] {
+		if l.IsBuiltin(name) {
 			return Resolution{Class: Unresolved, Why: "builtin"}
 		}
-		return x.byName(lazy, f, r, func(d *Def) bool { return want(d) && !d.member() })
+		return x.byName(lazy, f, r, func(d *lang.Def) bool { return want(d) && !d.Member() })
 	}
 	recv := f.RefReceiver(r)
 	// self.m(), this.m(), or a Go method's own receiver.
-	if encl != nil && encl.Container != "" && (l.self[recv] || (encl.Self != "" && recv == encl.Self)) && !f.rebound(recv, r.Encl, r.at) {
-		if ts := x.inScope(f, name, func(d *Def) bool { return want(d) && d.Container == encl.Container }); len(ts) > 0 {
+	if encl != nil && encl.Container != "" && (l.IsSelf(recv) || (encl.Self != "" && recv == encl.Self)) && !f.Rebound(recv, r.Encl, r.At) {
+		if ts := x.inScope(f, name, func(d *lang.Def) bool { return want(d) && d.Container == encl.Container }); len(ts) > 0 {
 			return settle(f, Exact, ts, "same class")
 		}
 	}
@@ -132,7 +122,7 @@ func (x *Index) resolveAt(f *File, r *Ref, lazy bool) Resolution {
 	// A receiver that is a local variable or parameter names a value whose
 	// type the index does not know, whatever package or type shares its
 	// name.
-	if hint != nil || f.boundAround(firstSegment(recv), r.Encl, r.at) {
+	if hint != nil || f.BoundAround(firstSegment(recv), r.Encl, r.At) {
 		// self.h set to a Handler() in one method and to a parameter in
 		// another: Handler's methods rank first, the call staying a
 		// candidate.
@@ -144,8 +134,8 @@ func (x *Index) resolveAt(f *File, r *Ref, lazy bool) Resolution {
 		return x.byNameHint(lazy, f, r, x.membersElseModules(l, name, want), hint)
 	}
 	// exports.f() inside its own module.
-	if slices.Contains(l.ModuleSelf, recv) && !f.bound(firstSegment(recv), r.Encl, r.at) {
-		if ts := pick(f, name, func(d *Def) bool { return want(d) && !d.member() && !d.local }); len(ts) > 0 {
+	if slices.Contains(l.ModuleSelf, recv) && !f.Bound(firstSegment(recv), r.Encl, r.At) {
+		if ts := pick(f, name, func(d *lang.Def) bool { return want(d) && !d.Member() && !d.Local }); len(ts) > 0 {
 			return settle(f, Exact, ts, "this module's own")
 		}
 	}
@@ -175,7 +165,7 @@ func (x *Index) resolveAt(f *File, r *Ref, lazy bool) Resolution {
 	// defines, unless the file defines that name itself.
 	// super().m() (Python's super is a builtin) is a parent class's m: by
 	// name, below.
-	if first := firstSegment(recv); l.builtins[first] && !strings.HasPrefix(recv, "super(") && len(pick(f, first, func(*Def) bool { return true })) == 0 {
+	if first := firstSegment(recv); l.IsBuiltin(first) && !strings.HasPrefix(recv, "super(") && len(pick(f, first, func(*lang.Def) bool { return true })) == 0 {
 		return Resolution{Class: Unresolved, Why: "builtin"}
 	}
 	return x.byName(lazy, f, r, x.membersElseModules(l, name, want))
@@ -184,8 +174,8 @@ func (x *Index) resolveAt(f *File, r *Ref, lazy bool) Resolution {
 // membersElseModules is the filter of a receiver call's candidates: the
 // members of that name, or, when the language has none, its module-level
 // functions, where a variable may hold a module (m = mod; m.f()).
-func (x *Index) membersElseModules(l *Language, name string, want func(*Def) bool) func(*Def) bool {
-	member := func(d *Def) bool { return want(d) && d.member() }
+func (x *Index) membersElseModules(l *lang.Language, name string, want func(*lang.Def) bool) func(*lang.Def) bool {
+	member := func(d *lang.Def) bool { return want(d) && d.Member() }
 	if !l.ModuleValues {
 		return member
 	}
@@ -194,20 +184,20 @@ func (x *Index) membersElseModules(l *Language, name string, want func(*Def) boo
 			return member
 		}
 	}
-	return func(d *Def) bool { return want(d) && functionLike[d.Kind] && !d.member() && !d.local }
+	return func(d *lang.Def) bool { return want(d) && lang.FunctionLike(d.Kind) && !d.Member() && !d.Local }
 }
 
 // namespaceMember resolves ns::name when the receiver is a namespace (or
 // inline module) some definition lives in: top-level definitions first
 // (a class, not its constructor), the file's own before others.
-func (x *Index) namespaceMember(f *File, recv, name string, ok func(*Def) bool) (Resolution, bool) {
+func (x *Index) namespaceMember(f *File, recv, name string, ok func(*lang.Def) bool) (Resolution, bool) {
 	scope := strings.ReplaceAll(recv, "::", ".")
 	if strings.ContainsAny(scope, "()[]{}") {
 		return Resolution{}, false
 	}
 	var all []Target
 	for _, g := range x.langIx[f.Lang].defs[name] {
-		for _, i := range g.defsNamed(name) {
+		for _, i := range g.DefsNamed(name) {
 			d := &g.Defs[i]
 			if ok(d) && (d.Scope == scope || strings.HasSuffix(d.Scope, "."+scope)) {
 				all = append(all, Target{g, i})
@@ -219,7 +209,7 @@ func (x *Index) namespaceMember(f *File, recv, name string, ok func(*Def) bool) 
 	}
 	top := all[:0:0]
 	for _, t := range all {
-		if !t.D().member() {
+		if !t.D().Member() {
 			top = append(top, t)
 		}
 	}
@@ -236,6 +226,25 @@ func firstSegment(recv string) string {
 		return recv[:i]
 	}
 	return recv
+}
+
+// inVariant keeps the definitions a file of f's variant can reach, when
+// there are several and some are built for other variants.
+func inVariant(f *File, ts []Target) []Target {
+	if len(ts) < 2 || f.Lang.Variants == "" {
+		return ts
+	}
+	mine := f.Lang.Variant(f.Rel)
+	out := ts[:0:0]
+	for _, t := range ts {
+		if mine.Compatible(t.File.Lang.Variant(t.File.Rel)) {
+			out = append(out, t)
+		}
+	}
+	if len(out) == 0 {
+		return ts
+	}
+	return out
 }
 
 // settle returns an exact (or import) resolution, or candidates when there
@@ -257,7 +266,7 @@ func settle(f *File, class string, ts []Target, reason string) Resolution {
 	reasons := make([]string, len(ts))
 	for i, t := range ts {
 		reasons[i] = reason + ", one of " + itoa(len(ts)) + " with this name"
-		if t.File.Host == HostYes {
+		if t.File.Host == lang.HostYes {
 			reasons[i] += "; built on this system"
 		}
 	}
@@ -267,19 +276,19 @@ func settle(f *File, class string, ts []Target, reason string) Resolution {
 // hostRank orders variants: built on this system by name or //go:build
 // line first, then files that say nothing, then files built elsewhere.
 func hostRank(g *File) int {
-	v := g.Lang.variant(g.Rel)
+	v := g.Lang.Variant(g.Rel)
 	switch {
-	case g.Host == HostNo || !v.compatible(host):
+	case g.Host == lang.HostNo || !v.Compatible(lang.Host):
 		return 2
-	case g.Host == HostYes || !v.any():
+	case g.Host == lang.HostYes || !v.Any():
 		return 0
 	}
 	return 1
 }
 
-func pick(f *File, name string, ok func(*Def) bool) []Target {
+func pick(f *File, name string, ok func(*lang.Def) bool) []Target {
 	var out []Target
-	for _, i := range f.defsNamed(name) {
+	for _, i := range f.DefsNamed(name) {
 		if ok(&f.Defs[i]) {
 			out = append(out, Target{f, i})
 		}
@@ -287,7 +296,7 @@ func pick(f *File, name string, ok func(*Def) bool) []Target {
 	return out
 }
 
-func defsIn(files []*File, name string, ok func(*Def) bool) []Target {
+func defsIn(files []*File, name string, ok func(*lang.Def) bool) []Target {
 	var out []Target
 	for _, g := range files {
 		out = append(out, pick(g, name, ok)...)
@@ -297,7 +306,7 @@ func defsIn(files []*File, name string, ok func(*Def) bool) []Target {
 
 // inScope looks name up in the files that share f's scope: f alone, or
 // its folder (and package, when the language names one).
-func (x *Index) inScope(f *File, name string, ok func(*Def) bool) []Target {
+func (x *Index) inScope(f *File, name string, ok func(*lang.Def) bool) []Target {
 	if f.Lang.Scope != "directory" {
 		return pick(f, name, ok)
 	}
@@ -313,8 +322,8 @@ func (x *Index) inScope(f *File, name string, ok func(*Def) bool) []Target {
 // importedName is the name an import binds in the module's files: the
 // definition the module's default export names for a default import
 // (else, as the usual export default class D, the local name itself).
-func importedName(files []*File, im Import) string {
-	if im.Name != DefaultImport {
+func importedName(files []*File, im lang.Import) string {
+	if im.Name != lang.DefaultImport {
 		return im.Name
 	}
 	for _, g := range files {
@@ -327,7 +336,7 @@ func importedName(files []*File, im Import) string {
 
 // viaNameImport resolves a bare name bound by a `from m import name`-style
 // import.
-func (x *Index) viaNameImport(f *File, name string, ok func(*Def) bool) (Resolution, bool) {
+func (x *Index) viaNameImport(f *File, name string, ok func(*lang.Def) bool) (Resolution, bool) {
 	for _, im := range f.Imports {
 		if im.Name == "" || im.Local != name {
 			continue
@@ -346,7 +355,7 @@ func (x *Index) viaNameImport(f *File, name string, ok func(*Def) bool) (Resolut
 
 // viaStarImport resolves a bare name through imports of every name of a
 // module: Go's import . "m", Python's from m import *, Java's a.b.*.
-func (x *Index) viaStarImport(f *File, name string, ok func(*Def) bool) (Resolution, bool) {
+func (x *Index) viaStarImport(f *File, name string, ok func(*lang.Def) bool) (Resolution, bool) {
 	var files []*File
 	for _, im := range f.Imports {
 		if im.Local != "." && im.Local != "*" {
@@ -364,7 +373,7 @@ func (x *Index) viaStarImport(f *File, name string, ok func(*Def) bool) (Resolut
 
 // exportedBy finds name in a module's files: topLevelOf, then members of
 // that name.
-func (x *Index) exportedBy(files []*File, name string, ok func(*Def) bool) []Target {
+func (x *Index) exportedBy(files []*File, name string, ok func(*lang.Def) bool) []Target {
 	if ts := x.topLevelOf(files, name, ok); len(ts) > 0 {
 		return ts
 	}
@@ -375,8 +384,8 @@ func (x *Index) exportedBy(files []*File, name string, ok func(*Def) bool) []Tar
 // definitions, then, for a language whose modules re-export what they
 // import, through the files' own imports. A definition inside a function
 // or a value (a method of an object literal) is not the module's.
-func (x *Index) topLevelOf(files []*File, name string, ok func(*Def) bool) []Target {
-	top := func(d *Def) bool { return ok(d) && !d.member() }
+func (x *Index) topLevelOf(files []*File, name string, ok func(*lang.Def) bool) []Target {
+	top := func(d *lang.Def) bool { return ok(d) && !d.Member() }
 	if ts := moduleDefsIn(files, name, top); len(ts) > 0 {
 		return ts
 	}
@@ -385,11 +394,11 @@ func (x *Index) topLevelOf(files []*File, name string, ok func(*Def) bool) []Tar
 
 // moduleDefsIn is defsIn without the definitions nested in a function or
 // a value.
-func moduleDefsIn(files []*File, name string, ok func(*Def) bool) []Target {
+func moduleDefsIn(files []*File, name string, ok func(*lang.Def) bool) []Target {
 	var out []Target
 	for _, g := range files {
-		for _, i := range g.defsNamed(name) {
-			if ok(&g.Defs[i]) && !g.Defs[i].local {
+		for _, i := range g.DefsNamed(name) {
+			if ok(&g.Defs[i]) && !g.Defs[i].Local {
 				out = append(out, Target{g, i})
 			}
 		}
@@ -409,7 +418,7 @@ const maxReexport = 8
 // reexported follows name through the imports of files that bind it: a
 // named import (from .impl import f; export {f} from './impl') or an
 // import of every name (from .impl import *; export * from './impl').
-func (x *Index) reexported(files []*File, name string, ok func(*Def) bool, depth int, seen map[reexportKey]bool) []Target {
+func (x *Index) reexported(files []*File, name string, ok func(*lang.Def) bool, depth int, seen map[reexportKey]bool) []Target {
 	var out []Target
 	for _, g := range files {
 		if !g.Lang.Reexports || seen[reexportKey{g, name}] {
@@ -427,7 +436,7 @@ func (x *Index) reexported(files []*File, name string, ok func(*Def) bool, depth
 				continue
 			}
 			fs, known := x.moduleFiles(g, im.Module)
-			if next == DefaultImport {
+			if next == lang.DefaultImport {
 				next = importedName(fs, im)
 			}
 			if !known {
@@ -460,8 +469,8 @@ func dedupeTargets(ts []Target) []Target {
 
 // viaIncludes resolves a bare name through included headers (C, C++): the
 // header itself and the sources beside it with its base name.
-func (x *Index) viaIncludes(f *File, name string, ok func(*Def) bool) (Resolution, bool) {
-	if !f.Lang.rule.textual() {
+func (x *Index) viaIncludes(f *File, name string, ok func(*lang.Def) bool) (Resolution, bool) {
+	if !f.Lang.Rule().Textual() {
 		return Resolution{}, false
 	}
 	var files []*File
@@ -480,7 +489,7 @@ func (x *Index) viaIncludes(f *File, name string, ok func(*Def) bool) (Resolutio
 			}
 		}
 	}
-	ts := defsIn(files, name, func(d *Def) bool { return ok(d) && !d.member() })
+	ts := defsIn(files, name, func(d *lang.Def) bool { return ok(d) && !d.Member() })
 	if len(ts) == 0 {
 		ts = defsIn(files, name, ok)
 	}
@@ -501,7 +510,7 @@ func (x *Index) moduleBinding(f *File, recv string) ([]*File, string, bool) {
 		return files, module, true
 	}
 	// A path written out in full: crate::a::b::f(), a.b.f(); crate::f().
-	if f.Lang.rule.isPath(recv) {
+	if f.Lang.Rule().IsPath(recv) {
 		if files, ok := x.moduleFiles(f, recv); ok {
 			return files, recv, true
 		}
@@ -546,37 +555,42 @@ func (x *Index) bindings(f *File) map[string]string {
 
 // joinModule names a module inside another: a.b + c is a.b.c, but the
 // relative module "." + c is .c and ".." + c is ..c.
-func joinModule(l *Language, module, name string) string {
+func joinModule(l *lang.Language, module, name string) string {
 	if strings.Trim(module, ".") == "" {
 		return module + name
 	}
 	return module + moduleSep(l) + name
 }
 
-func moduleSep(l *Language) string { return l.rule.separator() }
+func moduleSep(l *lang.Language) string { return l.Rule().Separator() }
 
 // defaultLocal is the name an import without an alias binds: the
 // package's declared name (Go), else the module path's last element.
-func (x *Index) defaultLocal(l *Language, module string, files []*File) string {
-	return l.rule.defaultLocal(module, files)
+func (x *Index) defaultLocal(l *lang.Language, module string, files []*File) string {
+	pkgs := make([]string, len(files))
+	for i, g := range files {
+		pkgs[i] = g.Package
+	}
+	return l.Rule().DefaultLocal(module, pkgs)
 }
 
 // moduleFiles maps an import path to the files it names, by the
 // language's import rule; known is false when it names nothing in the
 // index (a standard or third-party module).
 func (x *Index) moduleFiles(f *File, module string) ([]*File, bool) {
-	return f.Lang.rule.files(x, f, module)
+	ids, known := f.Lang.Rule().Files(view{x}, f.Lang, f.Rel, module)
+	return x.filesOf(ids), known
 }
 
 // typeMembers finds members called name of the class-like definition recv
 // names, when recv is a type in scope or imported.
-func (x *Index) typeMembers(f *File, recv, name string, ok func(*Def) bool) []Target {
+func (x *Index) typeMembers(f *File, recv, name string, ok func(*lang.Def) bool) []Target {
 	if strings.ContainsAny(recv, ".()[]:") {
 		return nil
 	}
 	// A function holds members too where the language assigns them to it
 	// (X.m = function () {}).
-	isType := func(d *Def) bool { return classLike[d.Kind] || d.Kind == "function" && !d.member() }
+	isType := func(d *lang.Def) bool { return lang.ClassLike(d.Kind) || d.Kind == "function" && !d.Member() }
 	types := x.inScope(f, recv, isType)
 	if len(types) == 0 {
 		types = pick(f, recv, isType)
@@ -611,7 +625,7 @@ func (x *Index) typeMembers(f *File, recv, name string, ok func(*Def) bool) []Ta
 				continue
 			}
 			seen[g] = true
-			out = append(out, pick(g, name, func(d *Def) bool { return ok(d) && d.Container == t.D().Name })...)
+			out = append(out, pick(g, name, func(d *lang.Def) bool { return ok(d) && d.Container == t.D().Name })...)
 		}
 	}
 	return out
@@ -624,8 +638,8 @@ const maxCandidates = 64
 // asked (callers needs one candidate's rank, not the whole list).
 type pending struct {
 	f    *File
-	r    *Ref
-	ok   func(*Def) bool
+	r    *lang.Ref
+	ok   func(*lang.Def) bool
 	hint []Target // the receiver's declared type, whose members rank first
 	// hintHow says how hint was found, before the type's name in a
 	// candidate's reason (default: a declared type).
@@ -639,17 +653,17 @@ type scored struct {
 }
 
 // byName ranks every definition with the reference's name in the language.
-func (x *Index) byName(lazy bool, f *File, r *Ref, ok func(*Def) bool) Resolution {
+func (x *Index) byName(lazy bool, f *File, r *lang.Ref, ok func(*lang.Def) bool) Resolution {
 	return x.byNameHint(lazy, f, r, ok, nil)
 }
 
 // byNameHint is byName with the receiver's declared type.
-func (x *Index) byNameHint(lazy bool, f *File, r *Ref, ok func(*Def) bool, hint []Target) Resolution {
+func (x *Index) byNameHint(lazy bool, f *File, r *lang.Ref, ok func(*lang.Def) bool, hint []Target) Resolution {
 	return x.byNameHow(lazy, f, r, ok, hint, "")
 }
 
 // byNameHow is byNameHint saying how the hint was found.
-func (x *Index) byNameHow(lazy bool, f *File, r *Ref, ok func(*Def) bool, hint []Target, how string) Resolution {
+func (x *Index) byNameHow(lazy bool, f *File, r *lang.Ref, ok func(*lang.Def) bool, hint []Target, how string) Resolution {
 	p := &pending{f: f, r: r, ok: ok, hint: hint, hintHow: how}
 	if lazy {
 		if len(x.langIx[f.Lang].defs[f.RefName(r)]) == 0 {
@@ -660,9 +674,9 @@ func (x *Index) byNameHow(lazy bool, f *File, r *Ref, ok func(*Def) bool, hint [
 	return x.rankAll(p)
 }
 
-func unresolvedName(f *File, r *Ref) Resolution {
+func unresolvedName(f *File, r *lang.Ref) Resolution {
 	name := f.RefName(r)
-	if f.Lang.builtins[name] {
+	if f.Lang.IsBuiltin(name) {
 		return Resolution{Class: Unresolved, Why: "builtin"}
 	}
 	return Resolution{Class: Unresolved, Why: "no definition named " + name + " in the index"}
@@ -676,7 +690,7 @@ func (x *Index) scores(p *pending, withReasons bool) []scored {
 	var all []scored
 	name, recv := f.RefName(r), f.RefReceiver(r)
 	for _, g := range ix.defs[name] {
-		for _, i := range g.defsNamed(name) {
+		for _, i := range g.DefsNamed(name) {
 			d := &g.Defs[i]
 			if !p.ok(d) {
 				continue
@@ -694,15 +708,15 @@ func (x *Index) scores(p *pending, withReasons bool) []scored {
 			}
 			s.score += 10 * sharedDirs(f.Dir, g.Dir)
 			if f.Lang.Variants != "" {
-				mine, theirs := f.Lang.variant(f.Rel), g.Lang.variant(g.Rel)
+				mine, theirs := f.Lang.Variant(f.Rel), g.Lang.Variant(g.Rel)
 				switch {
-				case !mine.compatible(theirs):
+				case !mine.Compatible(theirs):
 					s.score -= 300
 					s.reason += "; built for another system"
 				case hostRank(g) == 0:
 					// Built for this system by its name or its //go:build line.
 					s.score += 5
-					if withReasons && g.Host == HostYes {
+					if withReasons && g.Host == lang.HostYes {
 						s.reason += "; built on this system"
 					}
 				}

@@ -3,6 +3,8 @@ package graph
 import (
 	"slices"
 	"strings"
+
+	"github.com/builtin-tools/builtin-tools/graph/lang"
 )
 
 // Declared types. The index has no type checker, but the source often
@@ -36,155 +38,11 @@ type typeRef struct {
 // classes walked.
 const maxTypeDepth = 12
 
-// normType reduces a declared type to the qualifier and name of the type
-// whose members a value of it has: *pkg.T is (pkg, T), Optional[Foo] is
-// Foo for a language listing Optional among its type_wrappers. A slice, a
-// map, a function type or a union names no such type: ("", "").
-func (l *Language) normType(text string) (qual, name string) {
-	s := text
-	for range 8 {
-		old := s
-		s = strings.TrimSpace(s)
-		if strings.HasPrefix(s, "(") && strings.HasSuffix(s, ")") {
-			// A result list: (*X, error), (x *X, err error).
-			first := topSplit(s[1:len(s)-1], ',')[0]
-			if fs := strings.Fields(first); len(fs) > 1 && isIdent(fs[0]) {
-				first = strings.Join(fs[1:], " ")
-			}
-			s = first
-			continue
-		}
-		for _, p := range []string{"*", "&mut ", "&", "mut ", "const ", "struct ", "class ", "union ", "enum ", "typename ", "readonly ", "dyn ", "impl ", "volatile "} {
-			s = strings.TrimPrefix(s, p)
-		}
-		for _, suf := range []string{"*", "&", "?", "| None", "| null", "| undefined", " const"} {
-			s = strings.TrimSpace(strings.TrimSuffix(s, suf))
-		}
-		if len(s) >= 2 && (s[0] == '"' || s[0] == '\'') && s[len(s)-1] == s[0] {
-			s = s[1 : len(s)-1]
-		}
-		if strings.HasSuffix(s, "[]") {
-			return "", ""
-		}
-		if i := strings.IndexAny(s, "[<"); i > 0 && (s[len(s)-1] == ']' || s[len(s)-1] == '>') {
-			base := s[:i]
-			if l.wrappers[lastSegment(base)] {
-				s = topSplit(s[i+1:len(s)-1], ',')[0]
-			} else {
-				s = base
-			}
-		}
-		if s == old {
-			break
-		}
-	}
-	if s == "" || strings.ContainsAny(s, "[]{}()<> ,|\"'=") {
-		return "", ""
-	}
-	qual, name = "", s
-	if i := strings.LastIndex(s, "::"); i >= 0 {
-		qual, name = s[:i], s[i+2:]
-	} else if i := strings.LastIndex(s, "."); i >= 0 {
-		qual, name = s[:i], s[i+1:]
-	}
-	if !isIdent(name) {
-		return "", ""
-	}
-	return qual, name
-}
-
-// elemType is the element type of a collection type as written: []E,
-// [N]E and map[K]V (V), E[], and Name[E] / Name<E> for a name listed in
-// the language's element_types.
-func (l *Language) elemType(text string) string {
-	s, el, isChan := collection(text)
-	if isChan {
-		return el // what a receive gives
-	}
-	switch {
-	case strings.HasPrefix(s, "map["):
-		if end := closing(s, 3); end > 0 {
-			return s[end+1:]
-		}
-	case strings.HasPrefix(s, "["):
-		if end := closing(s, 0); end > 0 {
-			return s[end+1:]
-		}
-	case strings.HasSuffix(s, "[]"):
-		return strings.TrimSuffix(s, "[]")
-	}
-	if i := strings.IndexAny(s, "[<"); i > 0 && (s[len(s)-1] == ']' || s[len(s)-1] == '>') && l.elements[lastSegment(s[:i])] {
-		return topSplit(s[i+1:len(s)-1], ',')[0]
-	}
-	return ""
-}
-
-// structField is one field of a struct type written in place; Name is ""
-// for an embedded type (or an interface's embedded interface).
-type structField struct{ Name, Type string }
-
-// structFields reads the fields of a struct or interface type written in
-// place, as the language writes it ("struct { a, b int; *bytes.Buffer }",
-// "interface { io.Reader; Close() error }": a method written there is no
-// definition, and reads as a type that resolves to none); ok is false for
-// any other text.
-func (l *Language) structFields(text string) ([]structField, bool) {
-	s := strings.TrimSpace(text)
-	for strings.HasPrefix(s, "*") {
-		s = strings.TrimSpace(s[1:])
-	}
-	kw := ""
-	for _, k := range l.TypeLiterals {
-		if strings.HasPrefix(s, k) {
-			kw = k
-		}
-	}
-	if kw == "" {
-		return nil, false
-	}
-	s = strings.TrimSpace(s[len(kw):])
-	if !strings.HasPrefix(s, "{") || closing(s, 0) != len(s)-1 {
-		return nil, false
-	}
-	var out []structField
-	for _, fd := range topSplit(s[1:len(s)-1], ';') {
-		if i := strings.IndexAny(fd, "`\""); i >= 0 { // a tag
-			fd = fd[:i]
-		}
-		fd = strings.TrimSpace(fd)
-		if fd == "" {
-			continue
-		}
-		// names, then the type: "a, b int"; one word alone is embedded.
-		rest, names := fd, []string(nil)
-		for {
-			j := strings.IndexAny(rest, " \t,")
-			if j <= 0 || !isIdent(rest[:j]) {
-				break
-			}
-			names = append(names, rest[:j])
-			rest = strings.TrimSpace(rest[j:])
-			if !strings.HasPrefix(rest, ",") {
-				break
-			}
-			rest = strings.TrimSpace(rest[1:])
-		}
-		if len(names) == 0 || rest == "" {
-			out = append(out, structField{Type: fd})
-			continue
-		}
-		for _, n := range names {
-			out = append(out, structField{Name: n, Type: rest})
-		}
-	}
-	return out, true
-}
-
 // literalField is the type of field name of a value of a struct type
 // written in place (cur), or of a type it embeds.
-func (x *Index) literalField(cur declType, fields []structField, name string, depth int) (declType, bool) {
+func (x *Index) literalField(cur declType, fields []lang.StructField, name string, depth int) (declType, bool) {
 	for _, fd := range fields {
-		if fd.Name == name || fd.Name == "" && lastSegment(strings.TrimLeft(fd.Type, "*")) == name {
+		if fd.Name == name || fd.Name == "" && lang.LastSegment(strings.TrimLeft(fd.Type, "*")) == name {
 			return declType{text: fd.Type, in: cur.in, ev: cur.ev + "; " + name + " is " + shortType(fd.Type) + ": a field of its struct"}, true
 		}
 	}
@@ -199,7 +57,7 @@ func (x *Index) literalField(cur declType, fields []structField, name string, de
 }
 
 // embeddedTypes are the types a struct written in place embeds.
-func (x *Index) embeddedTypes(cur declType, fields []structField) []Target {
+func (x *Index) embeddedTypes(cur declType, fields []lang.StructField) []Target {
 	var out []Target
 	for _, fd := range fields {
 		if fd.Name == "" {
@@ -209,110 +67,22 @@ func (x *Index) embeddedTypes(cur declType, fields []structField) []Target {
 	return out
 }
 
-// collection is a collection type's text without pointers, and for a
-// channel type its element.
-func collection(text string) (s, chanElem string, isChan bool) {
-	s = strings.TrimSpace(text)
-	for strings.HasPrefix(s, "*") {
-		s = s[1:]
-	}
-	for _, c := range []string{"<-chan ", "chan<- ", "chan "} {
-		if strings.HasPrefix(s, c) {
-			return s, strings.TrimSpace(s[len(c):]), true
-		}
-	}
-	return s, "", false
-}
-
-// keyType is what a one-variable range over a value of the collection
-// type text gives when that has methods: map[K]V's K, a channel's element
-// ("" for a slice's or string's int index).
-func keyType(text string) string {
-	s, el, isChan := collection(text)
-	if isChan {
-		return el
-	}
-	if strings.HasPrefix(s, "map[") {
-		if end := closing(s, 3); end > 0 {
-			return strings.TrimSpace(s[4:end])
-		}
-	}
-	return ""
-}
-
-// closing returns the index of the bracket closing the one at open.
-func closing(s string, open int) int {
-	depth := 0
-	for i := open; i < len(s); i++ {
-		switch s[i] {
-		case '[', '(', '<', '{':
-			depth++
-		case ']', ')', '>', '}':
-			depth--
-			if depth == 0 {
-				return i
-			}
-		}
-	}
-	return -1
-}
-
-// topSplit splits s at sep outside brackets.
-func topSplit(s string, sep byte) []string {
-	var out []string
-	depth, from := 0, 0
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '[', '(', '<', '{':
-			depth++
-		case ']', ')', '>', '}':
-			depth--
-		case sep:
-			if depth == 0 {
-				out = append(out, strings.TrimSpace(s[from:i]))
-				from = i + 1
-			}
-		}
-	}
-	return append(out, strings.TrimSpace(s[from:]))
-}
-
-func lastSegment(s string) string {
-	if i := strings.LastIndexAny(s, ".:"); i >= 0 {
-		return s[i+1:]
-	}
-	return s
-}
-
-func isIdent(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c == '_' || c == '$' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
-			return false
-		}
-	}
-	return true
-}
-
 // localDecl returns the typed binding of name visible at byte offset at
 // in definition encl: the bindings of the innermost scope holding one
 // must all say the same type (x = Foo() then x = Bar() says none).
-func (f *File) localDecl(name string, encl, at int32) *Local {
+func (f *File) localDecl(name string, encl, at int32) *lang.Local {
 	if encl < 0 {
 		return nil
 	}
-	var best *Local
+	var best *lang.Local
 	bestEnd := int64(-1)
 	agree := true
-	for _, i := range f.localsNamed(name) {
+	for _, i := range f.LocalsNamed(name) {
 		l := &f.Locals[i]
-		if l.Encl != encl || l.at > at || (l.end >= 0 && at >= l.end) {
+		if l.Encl != encl || l.At > at || (l.End >= 0 && at >= l.End) {
 			continue
 		}
-		end := int64(l.end)
+		end := int64(l.End)
 		if end < 0 {
 			end = 1 << 40
 		}
@@ -320,15 +90,15 @@ func (f *File) localDecl(name string, encl, at int32) *Local {
 		case best == nil || end < bestEnd:
 			best, bestEnd, agree = l, end, true
 		case end == bestEnd:
-			if l.typ != best.typ || l.how != best.how {
+			if l.Type != best.Type || l.How != best.How {
 				agree = false
 			}
-			if l.at > best.at {
+			if l.At > best.At {
 				best = l
 			}
 		}
 	}
-	if best == nil || !agree || best.how == TypeNone {
+	if best == nil || !agree || best.How == lang.TypeNone {
 		return nil
 	}
 	return best
@@ -339,14 +109,14 @@ func (f *File) localsNamed(name string) []int {
 	lo, hi := 0, len(f.Locals)
 	for lo < hi {
 		m := (lo + hi) / 2
-		if f.strs[f.Locals[m].name] < name {
+		if f.Strs[f.Locals[m].Name] < name {
 			lo = m + 1
 		} else {
 			hi = m
 		}
 	}
 	var out []int
-	for i := lo; i < len(f.Locals) && f.strs[f.Locals[i].name] == name; i++ {
+	for i := lo; i < len(f.Locals) && f.Strs[f.Locals[i].Name] == name; i++ {
 		out = append(out, i)
 	}
 	return out
@@ -376,7 +146,7 @@ func (x *Index) exprDecl(f *File, encl, at int32, expr string, depth int) (declT
 	if depth > maxTypeDepth || expr == "" {
 		return declType{}, false
 	}
-	if p, t := f.Lang.literalType(expr); t != "" {
+	if p, t := f.Lang.LiteralType(expr); t != "" {
 		// "".join(xs), {}.get(k): a method of the language's own type.
 		lit := expr
 		if len(lit) > 24 {
@@ -396,7 +166,7 @@ func (x *Index) exprDecl(f *File, encl, at int32, expr string, depth int) (declT
 			return declType{text: f.Defs[ed].Container, in: f, ev: expr + " is a base of " + f.Defs[ed].Container, bases: true}, true
 		}
 		// A call: what its callee returns.
-		open := opening(expr)
+		open := lang.Opening(expr)
 		if open <= 0 {
 			return declType{}, false
 		}
@@ -408,7 +178,7 @@ func (x *Index) exprDecl(f *File, encl, at int32, expr string, depth int) (declT
 		return x.calleeResult(f, encl, at, expr[:open], depth+1)
 	case ']':
 		// An index: an element of the collection.
-		open := opening(expr)
+		open := lang.Opening(expr)
 		if open <= 0 {
 			return declType{}, false
 		}
@@ -416,15 +186,15 @@ func (x *Index) exprDecl(f *File, encl, at int32, expr string, depth int) (declT
 		if !ok {
 			return declType{}, false
 		}
-		el := f.Lang.elemType(inner.text)
+		el := f.Lang.ElemType(inner.text)
 		if el == "" {
 			return declType{}, false
 		}
 		return declType{text: el, in: inner.in, ev: inner.ev + "; " + expr + " is an element"}, true
 	}
-	if i := lastTopDot(expr); i >= 0 {
+	if i := lang.LastTopDot(expr); i >= 0 {
 		// pkg.Var: a package-level variable with a declared type.
-		if files, _, bound := x.moduleBinding(f, expr[:i]); bound && files != nil && !f.boundAround(firstSegment(expr), encl, at) {
+		if files, _, bound := x.moduleBinding(f, expr[:i]); bound && files != nil && !f.BoundAround(firstSegment(expr), encl, at) {
 			if d, ok := x.varType(expr, x.exportedBy(files, expr[i+1:], isTypedVar), depth); ok {
 				return d, true
 			}
@@ -436,7 +206,7 @@ func (x *Index) exprDecl(f *File, encl, at int32, expr string, depth int) (declT
 		}
 		tr := x.resolveDecl(cur)
 		if len(tr.types) == 0 {
-			fields, ok := f.Lang.structFields(cur.text)
+			fields, ok := f.Lang.StructFields(cur.text)
 			if !ok {
 				return declType{}, false
 			}
@@ -449,26 +219,26 @@ func (x *Index) exprDecl(f *File, encl, at int32, expr string, depth int) (declT
 		next.ev = cur.ev + "; " + next.ev
 		return next, true
 	}
-	if !isIdent(expr) {
+	if !lang.IsIdent(expr) {
 		return declType{}, false
 	}
-	var ed *Def
+	var ed *lang.Def
 	if encl >= 0 {
 		ed = &f.Defs[encl]
 	}
 	if ed != nil && ed.Container != "" && slices.Contains(f.Lang.Super, expr) {
 		return declType{text: ed.Container, in: f, ev: expr + " is a base of " + ed.Container, bases: true}, true
 	}
-	if ed != nil && ed.Container != "" && (f.Lang.self[expr] || ed.Self == expr) && !f.rebound(expr, encl, at) && !f.boundLocal(expr, encl, at, ed) {
+	if ed != nil && ed.Container != "" && (f.Lang.IsSelf(expr) || ed.Self == expr) && !f.Rebound(expr, encl, at) && !f.boundLocal(expr, encl, at, ed) {
 		return declType{text: ed.Container, in: f, ev: expr + " is " + ed.Container + ": the method's receiver"}, true
 	}
-	if ed != nil && ed.Container == "" && f.Lang.self[expr] {
+	if ed != nil && ed.Container == "" && f.Lang.IsSelf(expr) {
 		// A closure inside a method sees the method's self (unless it
 		// binds the name itself).
 		inner := encl
-		for e, n := f.outer(encl), 0; e >= 0 && n < 16 && !f.bound(expr, inner, at); e, n = f.outer(e), n+1 {
+		for e, n := f.Outer(encl), 0; e >= 0 && n < 16 && !f.Bound(expr, inner, at); e, n = f.Outer(e), n+1 {
 			if od := &f.Defs[e]; od.Container != "" && od.Kind == "method" {
-				if f.rebound(expr, e, at) {
+				if f.Rebound(expr, e, at) {
 					break
 				}
 				return declType{text: od.Container, in: f, ev: expr + " is " + od.Container + ": the receiver of " + od.Name + ", around this closure"}, true
@@ -478,8 +248,8 @@ func (x *Index) exprDecl(f *File, encl, at int32, expr string, depth int) (declT
 	}
 	// The innermost function binding it: a closure sees its enclosing
 	// function's locals.
-	for e, n := encl, 0; e >= 0 && n < 16; e, n = f.outer(e), n+1 {
-		if lc := f.localDecl(expr, e, at); lc != nil {
+	for e, n := encl, 0; e >= 0 && n < 16; e, n = f.Outer(e), n+1 {
+		if lc := f.LocalDecl(expr, e, at); lc != nil {
 			d, ok := x.localType(f, e, lc, expr, depth)
 			if ok {
 				return x.typeParamIn(f, e, at, d)
@@ -489,7 +259,7 @@ func (x *Index) exprDecl(f *File, encl, at int32, expr string, depth int) (declT
 		if d, ok := x.agreedLocal(f, e, at, expr, depth); ok {
 			return d, true
 		}
-		if f.bound(expr, e, at) {
+		if f.Bound(expr, e, at) {
 			return declType{}, false
 		}
 	}
@@ -503,114 +273,79 @@ func (x *Index) exprDecl(f *File, encl, at int32, expr string, depth int) (declT
 	return x.instanceDecl(expr, ts, depth)
 }
 
-// opening returns the index of the bracket opening the one that ends s.
-func opening(s string) int {
-	depth := 0
-	for i := len(s) - 1; i >= 0; i-- {
-		switch s[i] {
-		case ')', ']':
-			depth++
-		case '(', '[':
-			depth--
-			if depth == 0 {
-				return i
-			}
-		}
-	}
-	return -1
-}
-
-// lastTopDot is the index of the last "." outside brackets, or -1.
-func lastTopDot(s string) int {
-	depth := 0
-	for i := len(s) - 1; i >= 0; i-- {
-		switch s[i] {
-		case ')', ']':
-			depth++
-		case '(', '[':
-			depth--
-		case '.':
-			if depth == 0 {
-				return i
-			}
-		}
-	}
-	return -1
-}
-
 // boundLocal says whether a self name is a plain local here (a Go method
 // whose receiver is unnamed, a parameter called like it) — never for the
 // method's own receiver.
-func (f *File) boundLocal(name string, encl, at int32, ed *Def) bool {
-	return ed.Self != name && !f.Lang.self[name] && f.bound(name, encl, at)
+func (f *File) boundLocal(name string, encl, at int32, ed *lang.Def) bool {
+	return ed.Self != name && !f.Lang.IsSelf(name) && f.Bound(name, encl, at)
 }
 
 // localType is the declared type of a typed local.
-func (x *Index) localType(f *File, encl int32, lc *Local, name string, depth int) (declType, bool) {
-	text := f.strs[lc.typ]
+func (x *Index) localType(f *File, encl int32, lc *lang.Local, name string, depth int) (declType, bool) {
+	text := f.Strs[lc.Type]
 	// What it is bound to is read before the binding: o := o, b :=
 	// b.Next() name the earlier o and b.
-	before := lc.at - 1
-	switch lc.how {
-	case TypeCall2, TypeCall3:
-		return x.laterResult(f, encl, before, text, int(lc.how-TypeCall2)+1, name, f.Rel, lc.line, depth)
-	case TypeCall:
+	before := lc.At - 1
+	switch lc.How {
+	case lang.TypeCall2, lang.TypeCall3:
+		return x.laterResult(f, encl, before, text, int(lc.How-lang.TypeCall2)+1, name, f.Rel, lc.Line, depth)
+	case lang.TypeCall:
 		d, ok := x.calleeResult(f, encl, before, text, depth+1)
 		if !ok {
 			return declType{}, false
 		}
-		if s := strings.TrimSpace(d.text); strings.HasPrefix(s, "(") && len(topSplit(s[1:len(s)-1], ',')) > 1 {
+		if s := strings.TrimSpace(d.text); strings.HasPrefix(s, "(") && len(lang.TopSplit(s[1:len(s)-1], ',')) > 1 {
 			// x, err := f() with f() (path []dlist, ok bool): the first.
-			if first, ok := resultAt(s, 0); ok {
+			if first, ok := lang.ResultAt(s, 0); ok {
 				d.text = first
 			}
 		}
 		if d.ctor && !strings.Contains(text, ".") {
-			d.ev = evidence(name, d.text, "constructed", f, lc.line)
+			d.ev = evidence(name, d.text, "constructed", f, lc.Line)
 		} else {
-			d.ev = name + " is " + d.text + ": result of " + text + ", " + f.Rel + ":" + itoa(int(lc.line)) + "; " + d.ev
+			d.ev = name + " is " + d.text + ": result of " + text + ", " + f.Rel + ":" + itoa(int(lc.Line)) + "; " + d.ev
 		}
 		d.ctor = false
 		return d, true
-	case TypeExpr:
+	case lang.TypeExpr:
 		inner, ok := x.exprDecl(f, encl, before, text, depth+1)
 		if !ok {
 			return declType{}, false
 		}
-		inner.ev = name + " = " + text + ", " + f.Rel + ":" + itoa(int(lc.line)) + "; " + inner.ev
+		inner.ev = name + " = " + text + ", " + f.Rel + ":" + itoa(int(lc.Line)) + "; " + inner.ev
 		return inner, true
-	case TypeElem:
+	case lang.TypeElem:
 		inner, ok := x.exprDecl(f, encl, before, text, depth+1)
 		if !ok {
 			return declType{}, false
 		}
-		el := f.Lang.elemType(inner.text)
+		el := f.Lang.ElemType(inner.text)
 		if el == "" {
 			return declType{}, false
 		}
-		return declType{text: el, in: inner.in, ev: evidence(name, el, "element of "+text, f, lc.line) + "; " + inner.ev}, true
-	case TypeKey:
+		return declType{text: el, in: inner.in, ev: evidence(name, el, "element of "+text, f, lc.Line) + "; " + inner.ev}, true
+	case lang.TypeKey:
 		inner, ok := x.exprDecl(f, encl, before, text, depth+1)
 		if !ok {
 			return declType{}, false
 		}
-		k := keyType(inner.text)
+		k := lang.KeyType(inner.text)
 		if k == "" {
 			return declType{}, false
 		}
-		return declType{text: k, in: inner.in, ev: evidence(name, k, "ranged over "+text, f, lc.line) + "; " + inner.ev}, true
-	case TypeField:
+		return declType{text: k, in: inner.in, ev: evidence(name, k, "ranged over "+text, f, lc.Line) + "; " + inner.ev}, true
+	case lang.TypeField:
 		return x.destructuredField(f, lc, name, text)
-	case TypeResult:
+	case lang.TypeResult:
 		// A function value: what calling it returns is no type of its own.
 		return declType{}, false
 	}
-	return declType{text: text, in: f, ev: evidence(name, text, typeHow[lc.how], f, lc.line)}, true
+	return declType{text: text, in: f, ev: evidence(name, text, lang.HowText[lc.How], f, lc.Line)}, true
 }
 
 // destructuredField is the type of a parameter destructured from a
 // declared type ({gen}: Cxt): Cxt's field gen.
-func (x *Index) destructuredField(f *File, lc *Local, name, text string) (declType, bool) {
+func (x *Index) destructuredField(f *File, lc *lang.Local, name, text string) (declType, bool) {
 	tr := x.resolveDecl(declType{text: text, in: f})
 	if len(tr.types) == 0 {
 		return declType{}, false
@@ -619,7 +354,7 @@ func (x *Index) destructuredField(f *File, lc *Local, name, text string) (declTy
 	if !ok {
 		return declType{}, false
 	}
-	d.ev = evidence(name, d.text, "destructured from "+text, f, lc.line) + "; " + d.ev
+	d.ev = evidence(name, d.text, "destructured from "+text, f, lc.Line) + "; " + d.ev
 	return d, true
 }
 
@@ -634,10 +369,10 @@ func (x *Index) calleeResult(f *File, encl, at int32, callee string, depth int) 
 	if i := strings.LastIndex(callee, "."); i >= 0 {
 		recv, name = callee[:i], callee[i+1:]
 	}
-	if !isIdent(name) {
+	if !lang.IsIdent(name) {
 		return declType{}, false
 	}
-	fnOrType := func(d *Def) bool { return functionLike[d.Kind] || classLike[d.Kind] }
+	fnOrType := func(d *lang.Def) bool { return lang.FunctionLike(d.Kind) || lang.ClassLike(d.Kind) }
 	var ts []Target
 	via := "" // the receiver's evidence
 	switch {
@@ -646,25 +381,25 @@ func (x *Index) calleeResult(f *File, encl, at int32, callee string, depth int) 
 			ts = cs
 			break
 		}
-		if f.bound(name, encl, at) {
+		if f.Bound(name, encl, at) {
 			return x.localFuncResult(f, encl, at, name, depth)
 		}
 		ts, _ = x.bareTargets(f, name, fnOrType)
 		if len(ts) == 0 {
 			// var testHook = context.WithTimeout: a call of it calls that.
-			if vs, _ := x.bareTargets(f, name, isVar); len(vs) == 1 && vs[0].D().How == TypeExpr {
+			if vs, _ := x.bareTargets(f, name, isVar); len(vs) == 1 && vs[0].D().How == lang.TypeExpr {
 				v := vs[0]
-				return x.heldFuncResult(v.File, -1, v.D().start, name, v.D().Type, v.D().Line, depth)
+				return x.heldFuncResult(v.File, -1, v.D().Start, name, v.D().Type, v.D().Line, depth)
 			}
 		}
 	default:
-		if files, _, bound := x.moduleBinding(f, recv); bound && !f.bound(firstSegment(recv), encl, at) {
+		if files, _, bound := x.moduleBinding(f, recv); bound && !f.Bound(firstSegment(recv), encl, at) {
 			ts = x.exportedBy(files, name, fnOrType)
 			break
 		}
 		d, ok := x.exprDecl(f, encl, at, recv, depth+1)
 		if !ok {
-			if tr := x.resolveDecl(declType{text: recv, in: f}); len(tr.types) > 0 && !f.bound(firstSegment(recv), encl, at) {
+			if tr := x.resolveDecl(declType{text: recv, in: f}); len(tr.types) > 0 && !f.Bound(firstSegment(recv), encl, at) {
 				ts, _ = x.membersOf(tr.types, name, fnOrType, depth+1)
 			}
 			break
@@ -675,7 +410,7 @@ func (x *Index) calleeResult(f *File, encl, at int32, callee string, depth int) 
 		}
 	}
 	ts = inVariant(f, ts)
-	if len(ts) == 0 && recv == "" && f.Lang.builtins[name] && !f.bound(name, encl, at) {
+	if len(ts) == 0 && recv == "" && f.Lang.IsBuiltin(name) && !f.Bound(name, encl, at) {
 		// str(x), open(p): a value of a type the language defines.
 		return declType{text: name, in: f, ev: callee + "() is builtin"}, true
 	}
@@ -689,7 +424,7 @@ func (x *Index) calleeResult(f *File, encl, at int32, callee string, depth int) 
 	}
 	t := ts[0]
 	d := t.D()
-	if classLike[d.Kind] {
+	if lang.ClassLike(d.Kind) {
 		return declType{text: d.Name, in: t.File, ev: via + callee + " constructs " + d.Name, ctor: true}, true
 	}
 	if d.Type == "" {
@@ -713,28 +448,28 @@ func (x *Index) calleeResult(f *File, encl, at int32, callee string, depth int) 
 // function type (a parameter f func() *T), or of the function it was
 // set to (f := strings.ToUpper).
 func (x *Index) localFuncResult(f *File, encl, at int32, name string, depth int) (declType, bool) {
-	for e, n := encl, 0; e >= 0 && n < 16; e, n = f.outer(e), n+1 {
-		lc := f.localDecl(name, e, at)
+	for e, n := encl, 0; e >= 0 && n < 16; e, n = f.Outer(e), n+1 {
+		lc := f.LocalDecl(name, e, at)
 		if lc == nil {
-			if f.bound(name, e, at) {
+			if f.Bound(name, e, at) {
 				return declType{}, false
 			}
 			continue
 		}
-		text := f.strs[lc.typ]
-		switch lc.how {
-		case TypeResult:
-		case TypeDeclared, TypeParam:
-			if text = funcTypeResult(text); text == "" {
+		text := f.Strs[lc.Type]
+		switch lc.How {
+		case lang.TypeResult:
+		case lang.TypeDeclared, lang.TypeParam:
+			if text = lang.FuncTypeResult(text); text == "" {
 				return declType{}, false
 			}
-		case TypeExpr:
+		case lang.TypeExpr:
 			// f := strings.ToUpper: a call of f is a call of what it holds.
-			return x.heldFuncResult(f, e, lc.at-1, name, text, lc.line, depth)
+			return x.heldFuncResult(f, e, lc.At-1, name, text, lc.Line, depth)
 		default:
 			return declType{}, false
 		}
-		return declType{text: text, in: f, ev: name + " returns " + text + ": " + typeHow[lc.how] + ", " + f.Rel + ":" + itoa(int(lc.line))}, true
+		return declType{text: text, in: f, ev: name + " returns " + text + ": " + lang.HowText[lc.How] + ", " + f.Rel + ":" + itoa(int(lc.Line))}, true
 	}
 	return declType{}, false
 }
@@ -750,20 +485,6 @@ func (x *Index) heldFuncResult(g *File, encl, at int32, name, held string, line 
 	return d, true
 }
 
-// funcTypeResult is the result of a function type as written, "func(a
-// int) *T" → "*T", or "" when it is none or has none.
-func funcTypeResult(text string) string {
-	s := strings.TrimSpace(text)
-	if !strings.HasPrefix(s, "func(") {
-		return ""
-	}
-	end := closing(s, 4)
-	if end < 0 {
-		return ""
-	}
-	return strings.TrimSpace(s[end+1:])
-}
-
 // The locals a language's query binds at each return statement and each
 // yield of a function (the keyword is the name: no identifier clashes).
 const (
@@ -776,10 +497,10 @@ const (
 // Foo(), return a local constructed); a generator returns none of them.
 func (x *Index) inferredResult(t Target, depth int) (declType, bool) {
 	g, d := t.File, t.D()
-	if depth > maxTypeDepth || !functionLike[d.Kind] || g.bound(yieldLocal, t.Def, d.end) {
+	if depth > maxTypeDepth || !lang.FunctionLike(d.Kind) || g.Bound(yieldLocal, t.Def, d.End) {
 		return declType{}, false
 	}
-	lc := g.localDecl(returnLocal, t.Def, d.end)
+	lc := g.LocalDecl(returnLocal, t.Def, d.End)
 	if lc == nil {
 		return declType{}, false
 	}
@@ -789,8 +510,8 @@ func (x *Index) inferredResult(t Target, depth int) (declType, bool) {
 // bareTargets finds a bare name as a file sees it outside any function:
 // its own definitions, its imports, its package, its included headers;
 // external names the module outside the index an import takes it from.
-func (x *Index) bareTargets(f *File, name string, ok func(*Def) bool) ([]Target, string) {
-	if ts := pick(f, name, func(d *Def) bool { return ok(d) && !d.member() && !d.local }); len(ts) > 0 {
+func (x *Index) bareTargets(f *File, name string, ok func(*lang.Def) bool) ([]Target, string) {
+	if ts := pick(f, name, func(d *lang.Def) bool { return ok(d) && !d.Member() && !d.Local }); len(ts) > 0 {
 		return ts, ""
 	}
 	if res, found := x.viaNameImport(f, name, ok); found {
@@ -806,7 +527,7 @@ func (x *Index) bareTargets(f *File, name string, ok func(*Def) bool) ([]Target,
 		return res.Targets, ""
 	}
 	if f.Lang.Scope == "directory" {
-		if ts := x.inScope(f, name, func(d *Def) bool { return ok(d) && !d.member() }); len(ts) > 0 {
+		if ts := x.inScope(f, name, func(d *lang.Def) bool { return ok(d) && !d.Member() }); len(ts) > 0 {
 			return ts, ""
 		}
 	}
@@ -847,20 +568,20 @@ func (x *Index) resolveDeclAll(d declType) typeRef {
 		return typeRef{types: out}
 	}
 	l := d.in.Lang
-	qual, name := l.normType(d.text)
+	qual, name := l.NormType(d.text)
 	if name == "" {
 		return typeRef{}
 	}
-	isType := func(d *Def) bool { return classLike[d.Kind] }
+	isType := func(d *lang.Def) bool { return lang.ClassLike(d.Kind) }
 	if qual == "" {
-		if l.builtins[name] {
+		if l.IsBuiltin(name) {
 			return typeRef{builtin: name}
 		}
 		ts, ext := x.bareTargets(d.in, name, isType)
 		if len(ts) == 0 && ext == "" {
 			// A class defined inside a function (self in its methods):
 			// the file's one class of that name.
-			ts = pick(d.in, name, func(e *Def) bool { return isType(e) && e.local })
+			ts = pick(d.in, name, func(e *lang.Def) bool { return isType(e) && e.Local })
 			if len(ts) != 1 {
 				ts = nil
 			}
@@ -877,7 +598,7 @@ func (x *Index) resolveDeclAll(d declType) typeRef {
 	if outer := x.resolveDecl(declType{text: qual, in: d.in}); len(outer.types) > 0 {
 		var out []Target
 		for _, t := range outer.types {
-			out = append(out, pick(t.File, name, func(e *Def) bool { return isType(e) && e.Container == t.D().Name })...)
+			out = append(out, pick(t.File, name, func(e *lang.Def) bool { return isType(e) && e.Container == t.D().Name })...)
 		}
 		return typeRef{types: out}
 	}
@@ -926,14 +647,14 @@ func (x *Index) bases(t Target) (out []Target, ext string) {
 // membersOf finds members called name of the types, walking what they
 // embed or extend nearest first; the second result is the type they were
 // found on.
-func (x *Index) membersOf(types []Target, name string, ok func(*Def) bool, depth int) ([]Target, []Target) {
+func (x *Index) membersOf(types []Target, name string, ok func(*lang.Def) bool, depth int) ([]Target, []Target) {
 	ms, on, _ := x.membersExt(types, name, ok, depth)
 	return ms, on
 }
 
 // membersExt is membersOf that also names a base outside the index met on
 // the way (where a member not found may come from).
-func (x *Index) membersExt(types []Target, name string, ok func(*Def) bool, depth int) ([]Target, []Target, string) {
+func (x *Index) membersExt(types []Target, name string, ok func(*lang.Def) bool, depth int) ([]Target, []Target, string) {
 	level := types
 	seen := map[Target]bool{}
 	ext := ""
@@ -946,7 +667,7 @@ func (x *Index) membersExt(types []Target, name string, ok func(*Def) bool, dept
 			seen[t] = true
 			tn := t.D().Name
 			for _, g := range x.namedIn(t, name) {
-				ms := pick(g, name, func(e *Def) bool { return ok(e) && e.Container == tn && !classLike[e.Kind] })
+				ms := pick(g, name, func(e *lang.Def) bool { return ok(e) && e.Container == tn && !lang.ClassLike(e.Kind) })
 				found = append(found, ms...)
 				for range ms {
 					on = append(on, t)
@@ -981,16 +702,16 @@ func (x *Index) fieldOf(types []Target, name string, depth int) (declType, bool)
 			seen[t] = true
 			tn := t.D().Name
 			g := t.File
-			var assigned []*Field
+			var assigned []*lang.Field
 			for i := range g.Fields {
 				fd := &g.Fields[i]
 				if fd.Container != tn || fd.Name != name && !g.embeddedAs(fd, name) {
 					continue
 				}
 				switch fd.How {
-				case TypeExpr, TypeCall, TypeNone:
+				case lang.TypeExpr, lang.TypeCall, lang.TypeNone:
 					assigned = append(assigned, fd)
-				case TypeTypeParam:
+				case lang.TypeTypeParam:
 					// A field of a type parameter's type: its constraint says nothing here.
 				default:
 					ft, ok := x.fieldTypeParam(g, tn, declType{text: fd.Type, in: g, ev: evidence(name, fd.Type, "field of "+tn, g, fd.Line)})
@@ -1030,14 +751,14 @@ func (x *Index) hasField(types []Target, name string) bool {
 // viaType resolves recv.name when recv's type is declared. ok is false
 // when the declaration leads nowhere the index can follow; hint is then
 // the declared type's definitions, which rank first among candidates.
-func (x *Index) viaType(f *File, r *Ref, recv, name string, want func(*Def) bool) (res Resolution, hint []Target, ok bool) {
-	d, found := x.exprDecl(f, r.Encl, r.at, recv, 0)
+func (x *Index) viaType(f *File, r *lang.Ref, recv, name string, want func(*lang.Def) bool) (res Resolution, hint []Target, ok bool) {
+	d, found := x.exprDecl(f, r.Encl, r.At, recv, 0)
 	if !found {
 		return Resolution{}, nil, false
 	}
 	tr := x.resolveDecl(d)
 	if len(tr.types) == 0 {
-		if fields, ok := f.Lang.structFields(d.text); ok {
+		if fields, ok := f.Lang.StructFields(d.text); ok {
 			// A struct written in place: the members of what it embeds.
 			if tr.types = x.embeddedTypes(d, fields); len(tr.types) > 0 {
 				d.ev += "; it embeds " + qualified(tr.types[0])
@@ -1053,10 +774,10 @@ func (x *Index) viaType(f *File, r *Ref, recv, name string, want func(*Def) bool
 	case len(tr.types) == 0:
 		return Resolution{}, nil, false
 	}
-	ms, _, ext := x.membersExt(tr.types, name, func(e *Def) bool { return want(e) && e.member() }, 0)
+	ms, _, ext := x.membersExt(tr.types, name, func(e *lang.Def) bool { return want(e) && e.Member() }, 0)
 	if len(ms) == 0 {
 		switch {
-		case r.Kind == RefCall && x.hasField(tr.types, name):
+		case r.Kind == lang.RefCall && x.hasField(tr.types, name):
 			return Resolution{Class: Unresolved, Why: "a field holding a function value (" + d.ev + ")"}, nil, true
 		case ext != "":
 			return Resolution{Class: Unresolved, Why: "inherited from " + ext + ", outside the index (" + d.ev + ")"}, nil, true
@@ -1086,7 +807,7 @@ func (x *Index) containerType(m Target) (Target, bool) {
 		return Target{}, false
 	}
 	for _, g := range x.namedIn(m, c) {
-		if ts := pick(g, c, func(d *Def) bool { return classLike[d.Kind] }); len(ts) > 0 {
+		if ts := pick(g, c, func(d *lang.Def) bool { return lang.ClassLike(d.Kind) }); len(ts) > 0 {
 			return ts[0], true
 		}
 	}
@@ -1151,9 +872,9 @@ func (x *Index) byMethodSet(t, m Target) []Target {
 	ix := x.langIx[t.File.Lang]
 	var out []Target
 	for _, g := range ix.defs[m.D().Name] {
-		for _, i := range g.defsNamed(m.D().Name) {
+		for _, i := range g.DefsNamed(m.D().Name) {
 			d := &g.Defs[i]
-			if d.Container == "" || !functionLike[d.Kind] || (d.Container == tn && g.Dir == t.File.Dir) {
+			if d.Container == "" || !lang.FunctionLike(d.Kind) || (d.Container == tn && g.Dir == t.File.Dir) {
 				continue
 			}
 			c := Target{g, i}
@@ -1164,7 +885,7 @@ func (x *Index) byMethodSet(t, m Target) []Target {
 			for _, n := range names {
 				has := false
 				for _, h := range x.namedIn(c, n) {
-					if len(pick(h, n, func(e *Def) bool { return e.Container == d.Container && functionLike[e.Kind] })) > 0 {
+					if len(pick(h, n, func(e *lang.Def) bool { return e.Container == d.Container && lang.FunctionLike(e.Kind) })) > 0 {
 						has = true
 						break
 					}
@@ -1196,7 +917,7 @@ func (x *Index) overrides(t, m Target) []Target {
 			bn := base.D().Name
 			for _, fr := range x.basesNamed(ix, t.File.Lang, bn) {
 				g, fd := fr.g, fr.fd
-				sub := pick(g, fd.Container, func(d *Def) bool { return classLike[d.Kind] })
+				sub := pick(g, fd.Container, func(d *lang.Def) bool { return lang.ClassLike(d.Kind) })
 				if len(sub) == 0 || seen[sub[0]] {
 					continue
 				}
@@ -1209,7 +930,7 @@ func (x *Index) overrides(t, m Target) []Target {
 				}
 				seen[sub[0]] = true
 				next = append(next, sub[0])
-				out = append(out, pick(g, m.D().Name, func(d *Def) bool { return d.Container == fd.Container && functionLike[d.Kind] })...)
+				out = append(out, pick(g, m.D().Name, func(d *lang.Def) bool { return d.Container == fd.Container && lang.FunctionLike(d.Kind) })...)
 			}
 		}
 		level = next
@@ -1224,7 +945,7 @@ func (f *File) enclosingAt(at int32) int32 {
 	best := int32(-1)
 	for i := range f.Defs {
 		d := &f.Defs[i]
-		if functionLike[d.Kind] && d.start <= at && at < d.end && (best < 0 || d.start >= f.Defs[best].start) {
+		if lang.FunctionLike(d.Kind) && d.Start <= at && at < d.End && (best < 0 || d.Start >= f.Defs[best].Start) {
 			best = int32(i)
 		}
 	}
@@ -1233,7 +954,7 @@ func (f *File) enclosingAt(at int32) int32 {
 
 // superCall resolves super(...) inside a method of encl's class: the
 // nearest base's constructor, else the base class itself.
-func (x *Index) superCall(f *File, r *Ref, encl *Def) (Resolution, bool) {
+func (x *Index) superCall(f *File, r *lang.Ref, encl *lang.Def) (Resolution, bool) {
 	d := declType{text: encl.Container, in: f, ev: "super is a base of " + encl.Container, bases: true}
 	tr := x.resolveDecl(d)
 	if len(tr.types) == 0 {
@@ -1242,7 +963,7 @@ func (x *Index) superCall(f *File, r *Ref, encl *Def) (Resolution, bool) {
 		}
 		return Resolution{}, false
 	}
-	isCtor := func(e *Def) bool { return e.Kind == "constructor" || e.Name == f.Lang.Constructor && e.member() }
+	isCtor := func(e *lang.Def) bool { return e.Kind == "constructor" || e.Name == f.Lang.Constructor && e.Member() }
 	for _, b := range tr.types {
 		ms, _ := x.membersOf([]Target{b}, f.Lang.Constructor, isCtor, 0)
 		if len(ms) == 1 {
@@ -1257,7 +978,7 @@ func (x *Index) superCall(f *File, r *Ref, encl *Def) (Resolution, bool) {
 
 type fieldRef struct {
 	g  *File
-	fd *Field
+	fd *lang.Field
 }
 
 type subclassesAt struct {
@@ -1267,7 +988,7 @@ type subclassesAt struct {
 
 // basesNamed lists the base-class fields of the language that name a type
 // called name (one pass over the index, kept until it changes).
-func (x *Index) basesNamed(ix *langIndex, l *Language, name string) []fieldRef {
+func (x *Index) basesNamed(ix *langIndex, l *lang.Language, name string) []fieldRef {
 	x.impMu.Lock()
 	e, ok := x.subs[l]
 	x.impMu.Unlock()
@@ -1280,7 +1001,7 @@ func (x *Index) basesNamed(ix *langIndex, l *Language, name string) []fieldRef {
 					if fd.Name != "" {
 						continue
 					}
-					_, n := g.Lang.normType(fd.Type)
+					_, n := g.Lang.NormType(fd.Type)
 					if n != "" {
 						m[n] = append(m[n], fieldRef{g, fd})
 					}
@@ -1290,7 +1011,7 @@ func (x *Index) basesNamed(ix *langIndex, l *Language, name string) []fieldRef {
 		e = subclassesAt{x.gen, m}
 		x.impMu.Lock()
 		if x.subs == nil {
-			x.subs = map[*Language]subclassesAt{}
+			x.subs = map[*lang.Language]subclassesAt{}
 		}
 		x.subs[l] = e
 		x.impMu.Unlock()
@@ -1298,8 +1019,8 @@ func (x *Index) basesNamed(ix *langIndex, l *Language, name string) []fieldRef {
 	return e.m[name]
 }
 
-func isTypedVar(d *Def) bool {
-	return (d.Kind == "variable" || d.Kind == "constant") && d.Type != "" && !d.member()
+func isTypedVar(d *lang.Def) bool {
+	return (d.Kind == "variable" || d.Kind == "constant") && d.Type != "" && !d.Member()
 }
 
 // varDecl is the declared type of the one variable ts holds.
@@ -1314,25 +1035,25 @@ func varDecl(expr string, ts []Target) (declType, bool) {
 // moduleTypeMembers finds members called name of the class recv names
 // as mod.Type (import pkg.widgets as W; W.Widget.__init__(self)), nearest
 // first through its bases.
-func (x *Index) moduleTypeMembers(f *File, r *Ref, recv, name string, want func(*Def) bool) []Target {
-	i := lastTopDot(recv)
-	if i <= 0 || strings.ContainsAny(recv, "()[]") || f.bound(firstSegment(recv), r.Encl, r.at) {
+func (x *Index) moduleTypeMembers(f *File, r *lang.Ref, recv, name string, want func(*lang.Def) bool) []Target {
+	i := lang.LastTopDot(recv)
+	if i <= 0 || strings.ContainsAny(recv, "()[]") || f.Bound(firstSegment(recv), r.Encl, r.At) {
 		return nil
 	}
 	files, _, bound := x.moduleBinding(f, recv[:i])
 	if !bound || files == nil {
 		return nil
 	}
-	types := inVariant(f, x.exportedBy(files, recv[i+1:], func(d *Def) bool { return classLike[d.Kind] && !d.member() }))
+	types := inVariant(f, x.exportedBy(files, recv[i+1:], func(d *lang.Def) bool { return lang.ClassLike(d.Kind) && !d.Member() }))
 	if len(types) != 1 {
 		return nil
 	}
-	ms, _ := x.membersOf(types, name, func(e *Def) bool { return want(e) && e.member() }, 0)
+	ms, _ := x.membersOf(types, name, func(e *lang.Def) bool { return want(e) && e.Member() }, 0)
 	return ms
 }
 
-func isVar(d *Def) bool {
-	return (d.Kind == "variable" || d.Kind == "constant") && !d.member()
+func isVar(d *lang.Def) bool {
+	return (d.Kind == "variable" || d.Kind == "constant") && !d.Member()
 }
 
 // instanceDecl is the type of the module variable ts hold when none is
@@ -1350,7 +1071,7 @@ func (x *Index) instanceDecl(expr string, ts []Target, depth int) (declType, boo
 			return declType{}, false
 		}
 	}
-	if len(pick(g, name, func(d *Def) bool { return !isVar(d) && !d.local })) > 0 {
+	if len(pick(g, name, func(d *lang.Def) bool { return !isVar(d) && !d.Local })) > 0 {
 		return declType{}, false
 	}
 	for _, im := range g.Imports {
@@ -1358,29 +1079,29 @@ func (x *Index) instanceDecl(expr string, ts []Target, depth int) (declType, boo
 			return declType{}, false
 		}
 	}
-	var set *Field
+	var set *lang.Field
 	typedAt := map[int32]bool{}
 	for i := range g.Fields {
 		fd := &g.Fields[i]
-		if fd.Container != "" || fd.Name != name || fd.How == TypeNone {
+		if fd.Container != "" || fd.Name != name || fd.How == lang.TypeNone {
 			continue
 		}
-		if fd.How != TypeCall || set != nil && set.Type != fd.Type {
+		if fd.How != lang.TypeCall || set != nil && set.Type != fd.Type {
 			return declType{}, false
 		}
 		set = fd
-		typedAt[fd.at] = true
+		typedAt[fd.At] = true
 	}
 	if set == nil {
 		return declType{}, false
 	}
 	for i := range g.Fields {
 		fd := &g.Fields[i]
-		if fd.Container == "" && fd.Name == name && fd.How == TypeNone && !typedAt[fd.at] {
+		if fd.Container == "" && fd.Name == name && fd.How == lang.TypeNone && !typedAt[fd.At] {
 			return declType{}, false
 		}
 	}
-	r, ok := x.calleeResult(g, -1, set.at, set.Type, depth+1)
+	r, ok := x.calleeResult(g, -1, set.At, set.Type, depth+1)
 	if !ok {
 		return declType{}, false
 	}
@@ -1396,24 +1117,24 @@ func (x *Index) instanceDecl(expr string, ts []Target, depth int) (declType, boo
 // varType is varDecl that also follows a variable initialized by a call
 // (var Stdout = NewFile(...)) to the callee's declared result.
 func (x *Index) varType(expr string, ts []Target, depth int) (declType, bool) {
-	if len(ts) == 1 && ts[0].D().How == TypeExpr {
+	if len(ts) == 1 && ts[0].D().How == lang.TypeExpr {
 		// var std = defaultLogger: the type of what it is set to.
 		t := ts[0]
-		d, ok := x.exprDecl(t.File, -1, t.D().start, t.D().Type, depth+1)
+		d, ok := x.exprDecl(t.File, -1, t.D().Start, t.D().Type, depth+1)
 		if ok {
 			d.ev = evidence(expr, d.text, "variable set to "+t.D().Type, t.File, t.D().Line) + "; " + d.ev
 		}
 		return d, ok
 	}
-	if len(ts) != 1 || ts[0].D().How != TypeCall && ts[0].D().How != TypeCall2 && ts[0].D().How != TypeCall3 {
+	if len(ts) != 1 || ts[0].D().How != lang.TypeCall && ts[0].D().How != lang.TypeCall2 && ts[0].D().How != lang.TypeCall3 {
 		return varDecl(expr, ts)
 	}
 	t := ts[0]
 	d := t.D()
-	if d.How != TypeCall {
-		return x.laterResult(t.File, -1, d.start, d.Type, int(d.How-TypeCall2)+1, expr, t.File.Rel, d.Line, depth)
+	if d.How != lang.TypeCall {
+		return x.laterResult(t.File, -1, d.Start, d.Type, int(d.How-lang.TypeCall2)+1, expr, t.File.Rel, d.Line, depth)
 	}
-	r, ok := x.calleeResult(t.File, -1, d.start, d.Type, depth+1)
+	r, ok := x.calleeResult(t.File, -1, d.Start, d.Type, depth+1)
 	if !ok {
 		return declType{}, false
 	}
@@ -1434,7 +1155,7 @@ func (x *Index) classSelf(f *File, encl, at int32, name string) []Target {
 		return nil
 	}
 	n := 0
-	for _, i := range f.localsNamed(name) {
+	for _, i := range f.LocalsNamed(name) {
 		if f.Locals[i].Encl == encl {
 			n++
 		}
@@ -1442,8 +1163,8 @@ func (x *Index) classSelf(f *File, encl, at int32, name string) []Target {
 	if n != 1 {
 		return nil
 	}
-	ts := inVariant(f, pick(f, ed.Container, func(d *Def) bool {
-		return classLike[d.Kind] && d.start <= f.Defs[encl].start && f.Defs[encl].end <= d.end
+	ts := inVariant(f, pick(f, ed.Container, func(d *lang.Def) bool {
+		return lang.ClassLike(d.Kind) && d.Start <= f.Defs[encl].Start && f.Defs[encl].End <= d.End
 	}))
 	if len(ts) != 1 || x.isMetaclass(ts[0]) {
 		return nil
@@ -1466,7 +1187,7 @@ func (x *Index) isMetaclass(t Target) bool {
 			for i := range c.File.Fields {
 				fd := &c.File.Fields[i]
 				if fd.Name == "" && fd.Container == c.D().Name {
-					if _, n := c.File.Lang.normType(fd.Type); n == "type" {
+					if _, n := c.File.Lang.NormType(fd.Type); n == "type" {
 						return true
 					}
 				}
@@ -1482,33 +1203,33 @@ func (x *Index) isMetaclass(t Target) bool {
 // assignedField is the type of a field no declaration types, from its
 // assignments (self.conn = conn, self.buf = Buffer()): each place that
 // binds it must be typed and all must name the one same type.
-func (x *Index) assignedField(g *File, name string, binds []*Field, depth int) (declType, bool) {
+func (x *Index) assignedField(g *File, name string, binds []*lang.Field, depth int) (declType, bool) {
 	typedAt := map[int32]bool{}
 	for _, fd := range binds {
-		if fd.How != TypeNone {
-			typedAt[fd.at] = true
+		if fd.How != lang.TypeNone {
+			typedAt[fd.At] = true
 		}
 	}
 	var out declType
 	var outType Target
 	have := false
 	for _, fd := range binds {
-		if fd.How == TypeNone {
-			if !typedAt[fd.at] {
+		if fd.How == lang.TypeNone {
+			if !typedAt[fd.At] {
 				return declType{}, false
 			}
 			continue
 		}
 		var r declType
 		var ok bool
-		if fd.How == TypeExpr {
+		if fd.How == lang.TypeExpr {
 			// self.conn = conn: the type of what was assigned, where it was.
-			r, ok = x.exprDecl(g, g.enclosingAt(fd.at), fd.at, fd.Type, depth+1)
+			r, ok = x.exprDecl(g, g.EnclosingAt(fd.At), fd.At, fd.Type, depth+1)
 			if ok {
 				r.ev = evidence(name, r.text, "field set from "+fd.Type, g, fd.Line) + "; " + r.ev
 			}
 		} else {
-			r, ok = x.calleeResult(g, g.enclosingAt(fd.at), fd.at, fd.Type, depth+1)
+			r, ok = x.calleeResult(g, g.EnclosingAt(fd.At), fd.At, fd.Type, depth+1)
 			if ok && r.ctor {
 				r.ev = evidence(name, r.text, "field set to "+fd.Type+"()", g, fd.Line)
 			} else if ok {
@@ -1546,12 +1267,12 @@ func (x *Index) assignedField(g *File, name string, binds []*Field, depth int) (
 // assignedHint lists the classes a field receiver (self.h) is assigned
 // when its assignments do not agree on one type (self.h = Handler() in
 // one method, self.h = h in another): a hint for ranking, never an edge.
-func (x *Index) assignedHint(f *File, r *Ref, recv string) []Target {
-	i := lastTopDot(recv)
-	if i <= 0 || !isIdent(recv[i+1:]) {
+func (x *Index) assignedHint(f *File, r *lang.Ref, recv string) []Target {
+	i := lang.LastTopDot(recv)
+	if i <= 0 || !lang.IsIdent(recv[i+1:]) {
 		return nil
 	}
-	cur, ok := x.exprDecl(f, r.Encl, r.at, recv[:i], 0)
+	cur, ok := x.exprDecl(f, r.Encl, r.At, recv[:i], 0)
 	if !ok {
 		return nil
 	}
@@ -1569,15 +1290,15 @@ func (x *Index) assignedHint(f *File, r *Ref, recv string) []Target {
 			g := t.File
 			for j := range g.Fields {
 				fd := &g.Fields[j]
-				if fd.Container != t.D().Name || fd.Name != name || fd.How != TypeCall && fd.How != TypeExpr {
+				if fd.Container != t.D().Name || fd.Name != name || fd.How != lang.TypeCall && fd.How != lang.TypeExpr {
 					continue
 				}
 				var v declType
 				var ok bool
-				if fd.How == TypeExpr {
-					v, ok = x.exprDecl(g, g.enclosingAt(fd.at), fd.at, fd.Type, 1)
+				if fd.How == lang.TypeExpr {
+					v, ok = x.exprDecl(g, g.EnclosingAt(fd.At), fd.At, fd.Type, 1)
 				} else {
-					v, ok = x.calleeResult(g, g.enclosingAt(fd.at), fd.at, fd.Type, 1)
+					v, ok = x.calleeResult(g, g.EnclosingAt(fd.At), fd.At, fd.Type, 1)
 				}
 				if ok {
 					out = append(out, x.resolveDecl(v).types...)
@@ -1596,7 +1317,7 @@ func (x *Index) assignedHint(f *File, r *Ref, recv string) []Target {
 func sameResult(ts []Target) bool {
 	for _, t := range ts {
 		d, d0 := t.D(), ts[0].D()
-		if !functionLike[d.Kind] || d.Type == "" || d.Type != d0.Type || d.Container != d0.Container || t.File.Dir != ts[0].File.Dir || t.File.Package != ts[0].File.Package {
+		if !lang.FunctionLike(d.Kind) || d.Type == "" || d.Type != d0.Type || d.Container != d0.Container || t.File.Dir != ts[0].File.Dir || t.File.Package != ts[0].File.Package {
 			return false
 		}
 	}
@@ -1614,17 +1335,17 @@ func (x *Index) promoted(m Target, name string) bool {
 	if len(bs) == 0 {
 		return false
 	}
-	ms, _ := x.membersOf(bs, name, func(e *Def) bool { return functionLike[e.Kind] }, 1)
+	ms, _ := x.membersOf(bs, name, func(e *lang.Def) bool { return lang.FunctionLike(e.Kind) }, 1)
 	return len(ms) > 0
 }
 
 // embeddedAs says fd is a type embedded under the field name name (an
 // embedded *pkg.T is field T).
-func (f *File) embeddedAs(fd *Field, name string) bool {
+func (f *File) embeddedAs(fd *lang.Field, name string) bool {
 	if fd.Name != "" || !f.Lang.EmbeddedNamed {
 		return false
 	}
-	_, n := f.Lang.normType(fd.Type)
+	_, n := f.Lang.NormType(fd.Type)
 	return n == name
 }
 
@@ -1635,7 +1356,7 @@ func (x *Index) laterResult(f *File, encl, at int32, callee string, n int, name,
 	if !ok || d.ctor || d.bases {
 		return declType{}, false
 	}
-	text, ok := resultAt(d.text, n)
+	text, ok := lang.ResultAt(d.text, n)
 	if !ok {
 		return declType{}, false
 	}
@@ -1644,41 +1365,11 @@ func (x *Index) laterResult(f *File, encl, at int32, callee string, n int, name,
 	return d, true
 }
 
-// resultAt is result n of a Go-style result list as written: "(*X,
-// error)", "(ctx Context, cancel CancelFunc)", "(a, b int)" (a is an
-// int).
-func resultAt(list string, n int) (string, bool) {
-	s := strings.TrimSpace(list)
-	if !strings.HasPrefix(s, "(") || !strings.HasSuffix(s, ")") {
-		return "", false
-	}
-	parts := topSplit(s[1:len(s)-1], ',')
-	if n >= len(parts) {
-		return "", false
-	}
-	named := false
-	for _, p := range parts {
-		if fs := strings.Fields(p); len(fs) > 1 && isIdent(fs[0]) && !strings.HasPrefix(p, "func") && !strings.HasPrefix(p, "chan") && !strings.HasPrefix(p, "map") && !strings.HasPrefix(p, "interface") && !strings.HasPrefix(p, "struct") {
-			named = true
-		}
-	}
-	if !named {
-		return parts[n], parts[n] != ""
-	}
-	// Named results: a name alone takes the type of the next one written.
-	for i := n; i < len(parts); i++ {
-		if fs := strings.Fields(parts[i]); len(fs) > 1 {
-			return strings.TrimSpace(strings.TrimPrefix(parts[i], fs[0])), true
-		}
-	}
-	return "", false
-}
-
 // literalDecl is the type of a receiver written as a composite literal,
 // maybe parenthesized: (&Reader{}).ReadByte(), T{}.M().
 func literalDecl(f *File, expr string) (declType, bool) {
 	s := expr
-	for len(s) > 2 && s[0] == '(' && opening(s) == 0 {
+	for len(s) > 2 && s[0] == '(' && lang.Opening(s) == 0 {
 		s = s[1 : len(s)-1]
 	}
 	s = strings.TrimPrefix(s, "&")
@@ -1686,15 +1377,15 @@ func literalDecl(f *File, expr string) (declType, bool) {
 		return declType{}, false
 	}
 	i := strings.IndexByte(s, '{')
-	if i <= 0 || closing(s, i) != len(s)-1 {
+	if i <= 0 || lang.Closing(s, i) != len(s)-1 {
 		return declType{}, false
 	}
 	text := s[:i]
-	if (strings.HasPrefix(text, "[") || strings.HasPrefix(text, "map[")) && f.Lang.elemType(text) != "" {
+	if (strings.HasPrefix(text, "[") || strings.HasPrefix(text, "map[")) && f.Lang.ElemType(text) != "" {
 		// []Context{a, b}: a collection of a declared element type.
 		return declType{text: text, in: f, ev: "a " + text + " literal"}, true
 	}
-	if q, n := f.Lang.normType(text); n == "" || q+"."+n != text && n != text {
+	if q, n := f.Lang.NormType(text); n == "" || q+"."+n != text && n != text {
 		return declType{}, false
 	}
 	return declType{text: text, in: f, ev: expr + " is " + text + ": a literal"}, true
@@ -1705,20 +1396,20 @@ func literalDecl(f *File, expr string) (declType, bool) {
 // context.WithCancel(ctx)) when every binding's type, followed, names the
 // same definitions.
 func (x *Index) agreedLocal(f *File, encl, at int32, name string, depth int) (declType, bool) {
-	var ls []*Local
+	var ls []*lang.Local
 	bestEnd := int64(-1)
-	for _, i := range f.localsNamed(name) {
+	for _, i := range f.LocalsNamed(name) {
 		l := &f.Locals[i]
-		if l.Encl != encl || l.at > at || (l.end >= 0 && at >= l.end) {
+		if l.Encl != encl || l.At > at || (l.End >= 0 && at >= l.End) {
 			continue
 		}
-		end := int64(l.end)
+		end := int64(l.End)
 		if end < 0 {
 			end = 1 << 40
 		}
 		switch {
 		case bestEnd < 0 || end < bestEnd:
-			ls, bestEnd = []*Local{l}, end
+			ls, bestEnd = []*lang.Local{l}, end
 		case end == bestEnd:
 			ls = append(ls, l)
 		}
@@ -1729,7 +1420,7 @@ func (x *Index) agreedLocal(f *File, encl, at int32, name string, depth int) (de
 	var first declType
 	var want []Target
 	for k, l := range ls {
-		if l.how == TypeNone {
+		if l.How == lang.TypeNone {
 			return declType{}, false
 		}
 		d, ok := x.localType(f, encl, l, name, depth+1)
@@ -1761,20 +1452,20 @@ func (x *Index) typeParamIn(f *File, encl, at int32, d declType) (declType, bool
 	if d.in != f {
 		return d, true
 	}
-	q, n := f.Lang.normType(d.text)
+	q, n := f.Lang.NormType(d.text)
 	if q != "" || n == "" {
 		return d, true
 	}
-	for e, k := encl, 0; e >= 0 && k < 16; e, k = f.outer(e), k+1 {
-		for _, i := range f.localsNamed(n) {
+	for e, k := encl, 0; e >= 0 && k < 16; e, k = f.Outer(e), k+1 {
+		for _, i := range f.LocalsNamed(n) {
 			l := &f.Locals[i]
-			if l.Encl != e || l.at > at {
+			if l.Encl != e || l.At > at {
 				continue
 			}
-			if l.how != TypeTypeParam {
+			if l.How != lang.TypeTypeParam {
 				return declType{}, false
 			}
-			return x.constraint(f, d, n, f.strs[l.typ])
+			return x.constraint(f, d, n, f.Strs[l.Type])
 		}
 	}
 	return d, true
@@ -1783,12 +1474,12 @@ func (x *Index) typeParamIn(f *File, encl, at int32, d declType) (declType, bool
 // fieldTypeParam is fieldOf's d for a field of type tn, or the constraint
 // of tn's type parameter it names (type Box[T I] struct{ v T }).
 func (x *Index) fieldTypeParam(g *File, tn string, d declType) (declType, bool) {
-	q, n := g.Lang.normType(d.text)
+	q, n := g.Lang.NormType(d.text)
 	if q != "" || n == "" {
 		return d, true
 	}
 	for i := range g.Fields {
-		if fd := &g.Fields[i]; fd.How == TypeTypeParam && fd.Container == tn && fd.Name == n {
+		if fd := &g.Fields[i]; fd.How == lang.TypeTypeParam && fd.Container == tn && fd.Name == n {
 			return x.constraint(g, d, n, fd.Type)
 		}
 	}
@@ -1815,12 +1506,12 @@ func (x *Index) constraint(f *File, d declType, n, text string) (declType, bool)
 // parameter bound in definition e: its own, or one its receiver's type
 // arguments bind.
 func (f *File) typeParamNamed(e int32, text string) bool {
-	q, n := f.Lang.normType(text)
+	q, n := f.Lang.NormType(text)
 	if q != "" || n == "" {
 		return false
 	}
-	for _, i := range f.localsNamed(n) {
-		if f.Locals[i].Encl == e && f.Locals[i].how == TypeTypeParam {
+	for _, i := range f.LocalsNamed(n) {
+		if f.Locals[i].Encl == e && f.Locals[i].How == lang.TypeTypeParam {
 			return true
 		}
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/graph"
 	"github.com/builtin-tools/builtin-tools/graph/graphtool"
+	"github.com/builtin-tools/builtin-tools/graph/lang"
 	"github.com/builtin-tools/builtin-tools/internal/atomicfile"
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
 	"github.com/builtin-tools/builtin-tools/registry"
@@ -221,7 +222,7 @@ func (s *Structural) planCurrent(ctx context.Context, c *registry.Call, p symbol
 // languageShapes is what the code graph's language of loc tells
 // edit_symbol: its shape query and layout (graph/languages/<id>/shapes.scm
 // and language.json).
-func languageShapes(c *registry.Call, loc graph.Located) (*graph.Shapes, error) {
+func languageShapes(c *registry.Call, loc graph.Located) (*lang.Shapes, error) {
 	g, ok := graphtool.Key.Of(c.Run)
 	if !ok {
 		return nil, errNoGraph
