@@ -133,7 +133,9 @@ func refusedWhereTheyDoNotFire(t *testing.T, s *Supervisor, ctx context.Context,
 	if err == nil || !strings.Contains(err.Error(), "would never stop the program") || !strings.Contains(err.Error(), "do not fire") {
 		t.Fatalf("watch where hardware watchpoints do not fire: %v", err)
 	}
-	if st := Statuses(ctx, s.g); !slices.ContainsFunc(st, func(a AdapterStatus) bool { return a.ID == s.sess.Spec.ID && !a.Watchpoints && a.WatchpointsNote == why }) {
+	if st := Statuses(ctx, s.g); !slices.ContainsFunc(st, func(a AdapterStatus) bool {
+		return a.ID == s.sess.Spec.ID && !a.Watchpoints && a.WatchpointsNote == why
+	}) {
 		t.Fatalf("adapters does not say watch does not work here: %+v", st)
 	}
 	t.Skipf("watch is refused as it should be here; stopping at a write needs a machine whose watchpoints fire: %s", why)
