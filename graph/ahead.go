@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/builtin-tools/builtin-tools/graph/lang"
+	"github.com/builtin-tools/builtin-tools/graph/snap"
 
 	"github.com/builtin-tools/builtin-tools/internal/walk"
 )
@@ -146,10 +147,10 @@ func (x *Index) AheadFind(ctx context.Context, query string) (*Index, error) {
 // aheadTree walks the tree into a new Ahead index holding every file
 // unparsed; nil when the tree is small enough to wait for.
 func (x *Index) aheadTree(ctx context.Context) (*Index, []walk.Entry, error) {
-	sub := &Index{root: x.root, guard: x.guard, eng: x.eng, langs: x.langs, opts: x.opts,
-		files: map[string]*File{}, ids: map[string]lang.FileID{}, dirs: map[string]int64{}, skipped: map[string]string{},
-		langIx: map[*lang.Language]*langIndex{}, ready: make(chan struct{}), saved: make(chan struct{}),
+	sub := &Index{root: x.root, guard: x.guard, eng: x.eng, langs: x.langs, opts: x.opts, b: snap.New(x.langs), dirs: map[string]int64{},
+		ready: make(chan struct{}), saved: make(chan struct{}),
 		ctx: ctx, cancel: func() {}, modAt: map[string]string{}, parent: x, parsed: map[string]bool{}}
+	sub.cur.Store(sub.b.Snapshot())
 	close(sub.ready)
 	close(sub.saved)
 	var found []walk.Entry
@@ -169,9 +170,10 @@ func (x *Index) aheadTree(ctx context.Context) (*Index, []walk.Entry, error) {
 	for _, e := range files {
 		sub.byRel[e.Rel] = e
 		if l := x.langs.ForFile(e.Rel); l != nil {
-			sub.put(e.Rel, &File{Rel: e.Rel, Dir: path.Dir(e.Rel), Lang: l, Record: lang.Empty()})
+			sub.put(&snap.Entry{Rel: e.Rel, Dir: path.Dir(e.Rel), Lang: l, Record: lang.Empty()})
 		}
 	}
+	sub.publish()
 	sub.mu.Unlock()
 	return sub, files, nil
 }
@@ -195,16 +197,16 @@ func (x *Index) parse(ctx context.Context, files []walk.Entry) error {
 }
 
 // parsedFiles lists an Ahead index's parsed files, by path.
-func (x *Index) parsedFiles() []*File {
+func (x *Index) parsedFiles() []*snap.Entry {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	var out []*File
+	var out []*snap.Entry
 	for rel := range x.parsed {
-		if f := x.files[rel]; f != nil {
+		if f := x.b.Entry(rel); f != nil {
 			out = append(out, f)
 		}
 	}
-	slices.SortFunc(out, func(a, b *File) int { return strings.Compare(a.Rel, b.Rel) })
+	slices.SortFunc(out, func(a, b *snap.Entry) int { return strings.Compare(a.Rel, b.Rel) })
 	return out
 }
 
@@ -222,7 +224,7 @@ func (x *Index) unparsed(files []walk.Entry) []walk.Entry {
 }
 
 // entries maps an Ahead index's files to their walk entries.
-func (x *Index) entries(fs []*File) []walk.Entry {
+func (x *Index) entries(fs []*snap.Entry) []walk.Entry {
 	out := make([]walk.Entry, 0, len(fs))
 	for _, f := range fs {
 		if e, ok := x.byRel[f.Rel]; ok {
@@ -248,8 +250,8 @@ func (x *Index) entries(fs []*File) []walk.Entry {
 //
 // Deeper chains may still answer as candidates where the full index
 // finds an exact edge.
-func (x *Index) callersNeed(ctx context.Context, files []*File, name string) error {
-	strs := map[*File][]string{}
+func (x *Index) callersNeed(ctx context.Context, files []*snap.Entry, name string) error {
+	strs := map[*snap.Entry][]string{}
 	var smallest []walk.Entry
 	for _, f := range files {
 		for ri := range f.Refs {
@@ -286,7 +288,7 @@ func (x *Index) callersNeed(ctx context.Context, files []*File, name string) err
 		}
 		var maybe []walk.Entry
 		for _, im := range f.Imports {
-			mods, known := x.moduleFiles(f, im.Module)
+			mods, known := x.resolverOf(x.Snapshot()).moduleFiles(f, im.Module)
 			if !known || im.Local != "" || x.anyParsed(mods) {
 				continue
 			}
@@ -346,7 +348,7 @@ func (x *Index) parsedSet() map[string]bool {
 	return maps.Clone(x.parsed)
 }
 
-func (x *Index) anyParsed(fs []*File) bool {
+func (x *Index) anyParsed(fs []*snap.Entry) bool {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	for _, g := range fs {
@@ -360,8 +362,8 @@ func (x *Index) anyParsed(fs []*File) bool {
 // namedBy lists the unparsed files that may define the names in strs as
 // f reads them: pkg.Member in the files of the module pkg binds, a bare
 // name in f's folder; the names are added to wanted.
-func (x *Index) namedBy(ctx context.Context, f *File, strs []string, wanted map[string]bool) []walk.Entry {
-	binds := x.scope(f).bindings
+func (x *Index) namedBy(ctx context.Context, f *snap.Entry, strs []string, wanted map[string]bool) []walk.Entry {
+	binds := x.resolverOf(x.Snapshot()).scope(f).bindings
 	locals := map[string]bool{}
 	for li := range f.Locals {
 		locals[f.Strs[f.Locals[li].Name]] = true
@@ -390,13 +392,11 @@ func (x *Index) namedBy(ctx context.Context, f *File, strs []string, wanted map[
 	}
 	var out []walk.Entry
 	for key, ns := range byFiles {
-		var fs []*File
+		var fs []*snap.Entry
 		if m, ok := strings.CutPrefix(key, "m:"); ok {
-			fs, _ = x.moduleFiles(f, m)
+			fs, _ = x.resolverOf(x.Snapshot()).moduleFiles(f, m)
 		} else {
-			x.mu.RLock()
-			fs = slices.Clone(x.langIx[f.Lang].dirs[f.Dir])
-			x.mu.RUnlock()
+			fs = x.Snapshot().Entries(x.Snapshot().Tables(f.Lang).Dirs.Get(f.Dir))
 		}
 		var names [][]byte
 		for n := range ns {

@@ -2,45 +2,38 @@ package graph
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/builtin-tools/builtin-tools/graph/lang"
+	"github.com/builtin-tools/builtin-tools/graph/snap"
 )
 
 // Dump writes everything the index knows, one line per definition,
 // import and reference with its resolution, sorted by file and position:
 // the form fixture tests compare against their golden files.
-func (x *Index) Dump() string {
-	x.mu.RLock()
-	defer x.mu.RUnlock()
-	rels := make([]string, 0, len(x.files))
-	for r := range x.files {
-		rels = append(rels, r)
-	}
-	sort.Strings(rels)
+func Dump(v View) string {
 	var b strings.Builder
-	for _, rel := range rels {
-		f := x.files[rel]
+	for f := range v.Snap.Files() {
+		rel := f.Rel
 		fmt.Fprintf(&b, "file %s %s package=%q errors=%d\n", rel, f.Lang.ID, f.Package, f.Errors)
 		for _, im := range f.Imports {
 			fmt.Fprintf(&b, "import %s:%d %q name=%q local=%q\n", rel, im.Line, im.Module, im.Name, im.Local)
 		}
 		for i := range f.Defs {
 			d := &f.Defs[i]
-			fmt.Fprintf(&b, "def %s:%d-%d %s %s\n", rel, d.Line, d.EndLine, d.Kind, qualified(Target{f, int32(i)}))
+			fmt.Fprintf(&b, "def %s:%d-%d %s %s\n", rel, d.Line, d.EndLine, d.Kind, qualified(snap.Target{File: f, Def: int32(i)}))
 		}
 		for i := range f.Refs {
 			r := &f.Refs[i]
 			in := "(top level)"
 			if r.Encl >= 0 {
-				in = qualified(Target{f, r.Encl})
+				in = qualified(snap.Target{File: f, Def: r.Encl})
 			}
 			call := f.RefName(r)
 			if r.Recv != 0 {
 				call = f.RefReceiver(r) + "." + call
 			}
-			res := x.resolve(f, r)
+			res := v.r.resolve(f, r)
 			if (r.Kind == lang.RefValue || r.Kind == lang.RefRead) && res.Class == Unresolved {
 				continue // a variable, not a function passed on; not a getter's read
 			}

@@ -8,13 +8,14 @@ import (
 	"io/fs"
 	"path"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/graph/lang"
+	"github.com/builtin-tools/builtin-tools/graph/snap"
 
 	"github.com/builtin-tools/builtin-tools/astgrep"
 	"github.com/builtin-tools/builtin-tools/internal/walk"
@@ -43,8 +44,10 @@ type Options struct {
 const DefaultMaxBytes = 400 << 20
 
 // Index is the code graph of one root: every file in a supported language,
-// its definitions, references and imports. It is safe for concurrent use;
-// queries read it while the build and refreshes write it file by file.
+// its definitions, references and imports. It is safe for concurrent use:
+// the build and refreshes make the next snapshot (snap.Builder) under the
+// index's lock and publish it whole; a query takes the published snapshot
+// (Snapshot) and takes no lock while it reads it.
 type Index struct {
 	root  string
 	guard *pathguard.Guard
@@ -52,24 +55,16 @@ type Index struct {
 	langs *lang.Set
 	opts  Options
 
-	mu      sync.RWMutex
-	files   map[string]*File // by Rel
-	dirs    map[string]int64 // folders walked, with their mtime
-	skipped map[string]string
-	bytes   int64
-	gen     uint64 // moves on every change
-	modGen  uint64 // moves when the files a module path or package names may change
-	langIx  map[*lang.Language]*langIndex
-	mods    []lang.Module
-	byID    []*File                // by File.ID; nil for an id no longer used
-	ids     map[string]lang.FileID // File.ID by Rel, kept when a file goes
+	cur   atomic.Pointer[snap.Snapshot] // the published snapshot
+	cache atomic.Pointer[cacheAt]       // the resolver's cache of the latest snapshot a query read
 
-	impMu sync.Mutex
-	imp   map[*File]*fileScope            // scope's cache
-	ren   map[*lang.Language]renamesAt    // renames' cache, by x.gen
-	impls map[implKey][]Target            // implementations' cache
-	subs  map[*lang.Language]subclassesAt // base-class fields by the base's name, by x.gen
-
+	// mu is the writers' lock: the builder, the folders and manifests
+	// walked, the watcher and the counters. No query holds it while it
+	// resolves.
+	mu        sync.RWMutex
+	b         *snap.Builder
+	published time.Time         // when the builder last published
+	dirs      map[string]int64  // folders walked, with their mtime
 	modAt     map[string]string // a manifest's (go.mod's) folder → module path
 	watch     *watcher          // nil: every Sync checks every stamp
 	watchNote string            // why there is no watcher
@@ -99,15 +94,6 @@ type Index struct {
 	namesOnly bool                  // on an AheadFind index: find leaves out letters-in-order matches
 }
 
-// langIndex maps names to the files that define or reference them.
-type langIndex struct {
-	defs    map[string][]*File
-	refs    map[string][]*File
-	dirs    map[string][]*File
-	modules map[string][]*File // dotted module paths (dotted imports)
-	base    map[string][]*File // by file name (include and suffix lookups)
-}
-
 // New makes an index over the guard's root, every file read through it.
 // Nothing is read until Build.
 func New(g *pathguard.Guard, eng *astgrep.Engine, opts Options) (*Index, error) {
@@ -126,10 +112,9 @@ func New(g *pathguard.Guard, eng *astgrep.Engine, opts Options) (*Index, error) 
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	x := &Index{root: root, guard: g, eng: eng, langs: langs, opts: opts,
-		files: map[string]*File{}, ids: map[string]lang.FileID{}, dirs: map[string]int64{}, skipped: map[string]string{},
-		langIx: map[*lang.Language]*langIndex{}, ready: make(chan struct{}), saved: make(chan struct{}), ctx: ctx, cancel: cancel,
-		modAt: map[string]string{}}
+	x := &Index{root: root, guard: g, eng: eng, langs: langs, opts: opts, b: snap.New(langs), dirs: map[string]int64{},
+		ready: make(chan struct{}), saved: make(chan struct{}), ctx: ctx, cancel: cancel, modAt: map[string]string{}}
+	x.cur.Store(x.b.Snapshot())
 	if w, err := newWatcher(); err == nil {
 		x.watch = w
 	} else {
@@ -254,14 +239,15 @@ func (x *Index) build(ctx context.Context) error {
 		x.mu.Lock()
 		for _, e := range files {
 			f := snap[e.Rel]
-			if f != nil && e.Info != nil && f.unchanged(e.Info) && f.Lang == x.langs.ForFile(e.Rel) {
-				x.put(e.Rel, f)
+			if f != nil && e.Info != nil && unchanged(f, e.Info) && f.Lang == x.langs.ForFile(e.Rel) {
+				x.put(f)
 				x.done++
 				x.fromSnapshot++
 				continue
 			}
 			todo = append(todo, e)
 		}
+		x.publish()
 		x.mu.Unlock()
 		files = todo
 	}
@@ -290,7 +276,7 @@ func (x *Index) admit(found []walk.Entry) []walk.Entry {
 		case x.langs.Manifest(path.Base(e.Rel)) != nil:
 			x.readManifest(e)
 		case e.TooLarge:
-			x.skipped[e.Rel] = fmt.Sprintf("larger than %d bytes", x.opts.MaxFileSize)
+			x.b.Skip(e.Rel, fmt.Sprintf("larger than %d bytes", x.opts.MaxFileSize))
 		default:
 			files = append(files, e)
 		}
@@ -301,6 +287,7 @@ func (x *Index) admit(found []walk.Entry) []walk.Entry {
 		}
 		x.dirs["."] = x.dirMtime(x.root)
 	}
+	x.publish()
 	return files
 }
 
@@ -322,19 +309,18 @@ func (x *Index) readManifest(e walk.Entry) {
 			x.modAt[dir] = m
 		}
 	}
-	x.mods = x.mods[:0]
+	var mods []lang.Module
 	for d, m := range x.modAt {
-		x.mods = append(x.mods, lang.Module{Path: m, Dir: d})
+		mods = append(mods, lang.Module{Path: m, Dir: d})
 	}
 	// Longest module path first: nested modules win.
-	sort.Slice(x.mods, func(i, j int) bool {
-		if len(x.mods[i].Path) != len(x.mods[j].Path) {
-			return len(x.mods[i].Path) > len(x.mods[j].Path)
+	sort.Slice(mods, func(i, j int) bool {
+		if len(mods[i].Path) != len(mods[j].Path) {
+			return len(mods[i].Path) > len(mods[j].Path)
 		}
-		return x.mods[i].Dir < x.mods[j].Dir
+		return mods[i].Dir < mods[j].Dir
 	})
-	x.gen++
-	x.modGen++
+	x.b.SetModules(mods)
 }
 
 // capture reads and extracts files and puts them in the index.
@@ -354,25 +340,26 @@ func (x *Index) capture(ctx context.Context, entries []walk.Entry, counting bool
 		of[e.Abs] = entry{e.Rel, l}
 	}
 	lastNote := time.Now()
-	return x.eng.Capture(ctx, x.guard, cf, func(r *astgrep.CaptureResult) {
+	err := x.eng.Capture(ctx, x.guard, cf, func(r *astgrep.CaptureResult) {
 		rel, l := of[r.File.Path].rel, of[r.File.Path].l
-		var f *File
+		var f *snap.Entry
 		if r.Err == nil {
-			f = &File{Rel: rel, Dir: path.Dir(rel), Lang: l, Size: int64(len(r.Src)), Hash: sha256.Sum256(r.Src), Record: lang.Extract(l, r.Src, r)}
+			f = &snap.Entry{Rel: rel, Dir: path.Dir(rel), Lang: l, Content: sha256.Sum256(r.Src), Record: lang.Extract(l, r.Src, r)}
 			if r.Info != nil {
-				f.stamp(r.Info)
+				f.Stamp = stampOf(r.Info)
 			}
+			f.Stamp.Size = int64(len(r.Src))
 		}
 		x.mu.Lock()
 		switch {
-		case counting && x.files[rel] != nil:
+		case counting && x.b.Entry(rel) != nil:
 			// A refresh after a write put a newer reading while the build
 			// was on its way to this file.
 		case f != nil:
-			x.put(rel, f)
+			x.put(f)
 		default:
-			x.remove(rel)
-			x.skipped[rel] = r.Err.Error()
+			x.b.Remove(rel)
+			x.b.Skip(rel, r.Err.Error())
 		}
 		var note func(int, int)
 		if counting {
@@ -382,118 +369,42 @@ func (x *Index) capture(ctx context.Context, entries []walk.Entry, counting bool
 				note = x.progress
 			}
 		}
+		// A long batch (the build) is published as it goes, so queries
+		// that do not wait for it see what is read so far.
+		if time.Since(x.published) > 250*time.Millisecond {
+			x.publish()
+		}
 		done, total := x.done, x.total
 		x.mu.Unlock()
 		if note != nil {
 			note(done, total)
 		}
 	})
+	x.mu.Lock()
+	x.publish()
+	x.mu.Unlock()
+	return err
 }
 
-func (x *Index) li(l *lang.Language) *langIndex {
-	ix := x.langIx[l]
-	if ix == nil {
-		ix = &langIndex{defs: map[string][]*File{}, refs: map[string][]*File{}, dirs: map[string][]*File{}, modules: map[string][]*File{}, base: map[string][]*File{}}
-		x.langIx[l] = ix
-	}
-	return ix
+// publish makes what the builder holds the snapshot queries read. x.mu
+// is held.
+func (x *Index) publish() {
+	x.cur.Store(x.b.Snapshot())
+	x.published = time.Now()
 }
 
-// put replaces rel's record with f, within the memory bound. x.mu is held.
-func (x *Index) put(rel string, f *File) {
-	if old := x.files[rel]; old == nil || old.Package != f.Package || old.Lang != f.Lang {
-		x.modGen++ // what import paths and packages name changes
-	}
-	x.drop(rel)
-	if x.bytes+f.cost() > x.opts.MaxBytes {
-		x.skipped[rel] = fmt.Sprintf("not indexed: the index reached its memory bound (%d MiB)", x.opts.MaxBytes>>20)
+// Snapshot is the index as last published: immutable, read with no lock.
+func (x *Index) Snapshot() *snap.Snapshot { return x.cur.Load() }
+
+// put replaces the record of f.Rel with f, within the memory bound. x.mu
+// is held.
+func (x *Index) put(f *snap.Entry) {
+	x.b.Remove(f.Rel)
+	if x.b.Bytes()+f.Cost() > x.opts.MaxBytes {
+		x.b.Skip(f.Rel, fmt.Sprintf("not indexed: the index reached its memory bound (%d MiB)", x.opts.MaxBytes>>20))
 		return
 	}
-	delete(x.skipped, rel)
-	id, ok := x.ids[rel]
-	if !ok {
-		id = lang.FileID(len(x.byID))
-		x.ids[rel] = id
-		x.byID = append(x.byID, nil)
-	}
-	f.ID = id
-	f.Host = f.Lang.HostOf(f.BuildLine)
-	x.byID[id] = f
-	x.files[rel] = f
-	x.bytes += f.cost()
-	x.gen++
-	ix := x.li(f.Lang)
-	eachName(f.Defs, func(n string) { ix.defs[n] = inserted(ix.defs[n], f) }, func(i int) string { return f.Defs[i].Name })
-	eachName(f.Refs, func(n string) { ix.refs[n] = inserted(ix.refs[n], f) }, func(i int) string { return f.Strs[f.Refs[i].Name] })
-	ix.dirs[f.Dir] = inserted(ix.dirs[f.Dir], f)
-	ix.base[path.Base(f.Rel)] = inserted(ix.base[path.Base(f.Rel)], f)
-	for _, m := range f.Lang.Rule().Modules(f.Rel) {
-		ix.modules[m] = inserted(ix.modules[m], f)
-	}
-}
-
-// inserted adds f to list in the order of paths: the lists, and whatever
-// is resolved from them (which of two variants' results a call names, the
-// order of tied candidates), do not depend on the order files were read.
-func inserted(list []*File, f *File) []*File {
-	if n := len(list); n == 0 || list[n-1].Rel < f.Rel {
-		return append(list, f)
-	}
-	i, _ := slices.BinarySearchFunc(list, f.Rel, func(g *File, rel string) int { return strings.Compare(g.Rel, rel) })
-	return slices.Insert(list, i, f)
-}
-
-// remove drops rel's record. x.mu is held.
-func (x *Index) remove(rel string) {
-	if x.files[rel] != nil {
-		x.modGen++
-	}
-	x.drop(rel)
-}
-
-func (x *Index) drop(rel string) {
-	f := x.files[rel]
-	if f == nil {
-		return
-	}
-	delete(x.files, rel)
-	x.byID[f.ID] = nil
-	x.bytes -= f.cost()
-	x.gen++
-	ix := x.li(f.Lang)
-	eachName(f.Defs, func(n string) { ix.defs[n] = without(ix.defs[n], f, ix.defs, n) }, func(i int) string { return f.Defs[i].Name })
-	eachName(f.Refs, func(n string) { ix.refs[n] = without(ix.refs[n], f, ix.refs, n) }, func(i int) string { return f.Strs[f.Refs[i].Name] })
-	ix.dirs[f.Dir] = without(ix.dirs[f.Dir], f, ix.dirs, f.Dir)
-	ix.base[path.Base(f.Rel)] = without(ix.base[path.Base(f.Rel)], f, ix.base, path.Base(f.Rel))
-	for _, m := range f.Lang.Rule().Modules(f.Rel) {
-		ix.modules[m] = without(ix.modules[m], f, ix.modules, m)
-	}
-}
-
-// eachName calls fn once per distinct name among n items.
-func eachName[T any](items []T, fn func(string), name func(int) string) {
-	seen := make(map[string]bool, len(items))
-	for i := range items {
-		n := name(i)
-		if !seen[n] {
-			seen[n] = true
-			fn(n)
-		}
-	}
-}
-
-func without(list []*File, f *File, m map[string][]*File, key string) []*File {
-	for i, g := range list {
-		if g == f {
-			list = append(list[:i:i], list[i+1:]...)
-			break
-		}
-	}
-	if len(list) == 0 {
-		delete(m, key)
-		return nil
-	}
-	return list
+	x.b.Put(f)
 }
 
 // Refresh re-reads files (absolute paths) now: the registry calls it after
@@ -501,6 +412,7 @@ func without(list []*File, f *File, m map[string][]*File, key string) []*File {
 // no supported language are ignored; deleted ones are dropped.
 func (x *Index) Refresh(ctx context.Context, abs ...string) error {
 	var entries []walk.Entry
+	gone := map[string]string{} // files to drop, and why they are not indexed ("": no reason to say)
 	for _, a := range abs {
 		rel, err := filepath.Rel(x.root, a)
 		if err != nil || strings.HasPrefix(rel, "..") {
@@ -512,27 +424,32 @@ func (x *Index) Refresh(ctx context.Context, abs ...string) error {
 		}
 		info, err := x.guard.Lstat(a)
 		if err != nil || !info.Mode().IsRegular() || walk.Excluded(x.guard, a, false, x.walkOpts()) {
-			x.mu.Lock()
-			x.remove(rel)
-			delete(x.skipped, rel)
-			x.mu.Unlock()
+			gone[rel] = ""
 			continue
 		}
 		if info.Size() > x.opts.MaxFileSize {
-			x.mu.Lock()
-			x.remove(rel)
-			x.skipped[rel] = fmt.Sprintf("larger than %d bytes", x.opts.MaxFileSize)
-			x.mu.Unlock()
+			gone[rel] = fmt.Sprintf("larger than %d bytes", x.opts.MaxFileSize)
 			continue
 		}
 		entries = append(entries, walk.Entry{Abs: a, Rel: rel, Info: info})
 	}
+	x.mu.Lock()
+	for rel, why := range gone {
+		x.b.Remove(rel)
+		if why == "" {
+			x.b.Unskip(rel)
+		} else {
+			x.b.Skip(rel, why)
+		}
+	}
+	x.refreshed += len(entries)
+	if len(entries) == 0 {
+		x.publish()
+	}
+	x.mu.Unlock()
 	if len(entries) == 0 {
 		return nil
 	}
-	x.mu.Lock()
-	x.refreshed += len(entries)
-	x.mu.Unlock()
 	return x.capture(ctx, entries, false)
 }
 
@@ -579,11 +496,9 @@ func (x *Index) syncEvents(ctx context.Context, files, dirs []string) (int, erro
 		if x.langs.ForFile(rel) == nil {
 			continue
 		}
-		x.mu.RLock()
-		f := x.files[rel]
-		x.mu.RUnlock()
+		f := x.Snapshot().Entry(rel)
 		st, err := x.guard.Lstat(abs)
-		if f != nil && err == nil && f.unchanged(st) {
+		if f != nil && err == nil && unchanged(f, st) {
 			continue // already read (a write through the registry)
 		}
 		changed = append(changed, abs)
@@ -605,23 +520,20 @@ func (x *Index) syncEvents(ctx context.Context, files, dirs []string) (int, erro
 // sweep checks every file's stamp and every folder's modification time.
 func (x *Index) sweep(ctx context.Context) (int, error) {
 	x.mu.RLock()
-	files := make(map[string]*File, len(x.files)) // records are immutable
-	for rel, f := range x.files {
-		files[rel] = f
-	}
 	dirs := make(map[string]int64, len(x.dirs))
 	for d, m := range x.dirs {
 		dirs[d] = m
 	}
 	x.mu.RUnlock()
 	var changed []string
-	for rel, f := range files {
-		abs := filepath.Join(x.root, filepath.FromSlash(rel))
+	x.Snapshot().Each(func(f *snap.Entry) bool {
+		abs := filepath.Join(x.root, filepath.FromSlash(f.Rel))
 		st, err := x.guard.Lstat(abs)
-		if err != nil || !f.unchanged(st) {
+		if err != nil || !unchanged(f, st) {
 			changed = append(changed, abs)
 		}
-	}
+		return true
+	})
 	var rewalk []string
 	for d, m := range dirs {
 		abs := filepath.Join(x.root, filepath.FromSlash(d))
@@ -684,20 +596,22 @@ func (x *Index) rewalk(ctx context.Context, abs string) (int, error) {
 	var gone []string
 	x.mu.Lock()
 	for _, e := range files {
-		if _, ok := x.files[e.Rel]; !ok {
+		if x.b.Entry(e.Rel) == nil {
 			todo = append(todo, e)
 		}
 	}
-	for r, f := range x.files {
+	x.b.Each(func(f *snap.Entry) bool {
 		if under(f.Dir) {
-			if _, err := x.guard.Lstat(filepath.Join(x.root, filepath.FromSlash(r))); err != nil {
-				gone = append(gone, r)
+			if _, err := x.guard.Lstat(filepath.Join(x.root, filepath.FromSlash(f.Rel))); err != nil {
+				gone = append(gone, f.Rel)
 			}
 		}
-	}
+		return true
+	})
 	for _, r := range gone {
-		x.remove(r)
+		x.b.Remove(r)
 	}
+	x.publish()
 	for d := range x.dirs {
 		if under(d) && d != "." {
 			if _, err := x.guard.Lstat(filepath.Join(x.root, filepath.FromSlash(d))); err != nil {

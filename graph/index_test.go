@@ -2,6 +2,7 @@ package graph
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -93,7 +94,7 @@ func TestRefreshAfterWrite(t *testing.T) {
 		"b.go": "package m\n\nfunc b() {\n\ttarget()\n}\n",
 	})
 	x := buildRoot(t, root)
-	before := x.gen
+	before := x.Snapshot().Gen
 	writeTree(t, root, map[string]string{"b.go": "package m\n\nfunc b() {\n\ttarget()\n\ttarget()\n}\n"})
 	if err := x.Refresh(context.Background(), filepath.Join(root, "b.go")); err != nil {
 		t.Fatal(err)
@@ -106,8 +107,8 @@ func TestRefreshAfterWrite(t *testing.T) {
 		t.Fatalf("after the write: %s", a.Text())
 	}
 	// One file was replaced: two generations (out, in), not a rebuild.
-	if x.gen-before != 2 {
-		t.Errorf("a one-file refresh moved the generation by %d", x.gen-before)
+	if x.Snapshot().Gen-before != 2 {
+		t.Errorf("a one-file refresh moved the generation by %d", x.Snapshot().Gen-before)
 	}
 }
 
@@ -153,7 +154,7 @@ func TestSharedAcrossRuns(t *testing.T) {
 	}
 	h1.Index().Start(nil)
 	h1.Close() // a run closing its handle releases it; the index lives on
-	if !h2.Index().Wait(context.Background(), time.Minute) || len(h2.Index().files) != 1 {
+	if !h2.Index().Wait(context.Background(), time.Minute) || h2.Index().Snapshot().Len() != 1 {
 		t.Fatal("the second run's index stopped when the first run closed its handle")
 	}
 	h2.Release()
@@ -167,22 +168,29 @@ func TestSharedAcrossRuns(t *testing.T) {
 	}
 }
 
-// Queries, refreshes and syncs at once (run with -race).
+// Queries read a snapshot while the build, refreshes and syncs make the
+// next ones (run with -race): a query takes no lock of the index, and the
+// snapshot it reads does not change under it.
 func TestConcurrentQueriesAndWrites(t *testing.T) {
 	root := t.TempDir()
-	writeTree(t, root, map[string]string{
+	files := map[string]string{
 		"go.mod": "module m\n",
 		"a.go":   "package m\n\nfunc T() {}\n",
 		"b.go":   "package m\n\nfunc B() { T() }\n",
-	})
-	x := buildRoot(t, root)
+	}
+	for i := range 150 {
+		files[fmt.Sprintf("p%d/f%d.go", i%10, i)] = fmt.Sprintf("package p%d\n\nimport \"m\"\n\nfunc F%d() { m.T(); F%d() }\n", i%10, i, (i+10)%150)
+	}
+	writeTree(t, root, files)
+	x := coldIndex(t, root)
+	x.Start(nil) // the build runs beside what follows
 	var wg sync.WaitGroup
 	for w := 0; w < 4; w++ {
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
 			for i := 0; i < 30; i++ {
-				switch (w + i) % 3 {
+				switch (w + i) % 4 {
 				case 0:
 					x.Callers(Spec{Symbol: "T"}, 0)
 					x.Impact(Spec{Symbol: "T"}, 3, 0, 0)
@@ -194,6 +202,14 @@ func TestConcurrentQueriesAndWrites(t *testing.T) {
 					p := filepath.Join(root, "b.go")
 					os.WriteFile(p, []byte(body), 0o644)
 					x.Refresh(context.Background(), p)
+				case 2:
+					// What a view reads stays as it was while others write.
+					v := x.View(0)
+					before := Dump(v)
+					time.Sleep(time.Millisecond)
+					if after := Dump(v); after != before {
+						t.Errorf("a snapshot changed under its reader:\n%s", diffLines(before, after))
+					}
 				default:
 					x.Sync(context.Background())
 					x.StatusAnswer(0)
@@ -202,6 +218,12 @@ func TestConcurrentQueriesAndWrites(t *testing.T) {
 		}(w)
 	}
 	wg.Wait()
+	if !x.Wait(context.Background(), time.Minute) {
+		t.Fatal("index not built in a minute")
+	}
+	if n := x.Snapshot().Len(); n != 152 {
+		t.Errorf("%d files indexed, want 152", n)
+	}
 }
 
 // A snapshot in the cache folder makes a new index over the same tree
@@ -246,8 +268,8 @@ func TestSnapshotWarmStart(t *testing.T) {
 	data, _ := os.ReadFile(paths[0])
 	os.WriteFile(paths[0], data[:len(data)/2], 0o600)
 	fourth := buildRootOpts(t, root, Options{CacheDir: cache})
-	if fourth.fromSnapshot != 0 || len(fourth.files) != 5 {
-		t.Fatalf("a cut snapshot gave %d files (%d indexed)", fourth.fromSnapshot, len(fourth.files))
+	if fourth.fromSnapshot != 0 || fourth.Snapshot().Len() != 5 {
+		t.Fatalf("a cut snapshot gave %d files (%d indexed)", fourth.fromSnapshot, fourth.Snapshot().Len())
 	}
 }
 

@@ -13,17 +13,15 @@ type Located struct {
 // Locate is the lookup callers and callees use: the definitions a spec
 // names, best first (more than one: the spec is ambiguous), or a
 // *LookupError that says what to try (near names, the line's text).
-func (x *Index) Locate(s Spec) ([]Located, error) {
-	x.mu.RLock()
-	defer x.mu.RUnlock()
-	ts, err := x.locate(s)
+func Locate(v View, s Spec) ([]Located, error) {
+	ts, err := v.locate(s)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]Located, len(ts))
 	for i, t := range ts {
 		d := t.D()
-		out[i] = Located{Symbol: symbolOf(t), Start: int(d.Start), End: int(d.End), NameAt: int(d.NameAt), Hash: t.File.Hash}
+		out[i] = Located{Symbol: symbolOf(t), Start: int(d.Start), End: int(d.End), NameAt: int(d.NameAt), Hash: t.File.Content}
 	}
 	return out, nil
 }
@@ -34,9 +32,7 @@ func (x *Index) Locate(s Spec) ([]Located, error) {
 // does for a file of another GOOS, has no package for it unless given the
 // tag. "" for any other file.
 func (x *Index) TagOnly(rel string) string {
-	x.mu.RLock()
-	f := x.files[rel]
-	x.mu.RUnlock()
+	f := x.Snapshot().Entry(rel)
 	if f == nil {
 		return ""
 	}

@@ -1,11 +1,14 @@
 package graph
 
-import "github.com/builtin-tools/builtin-tools/graph/lang"
+import (
+	"github.com/builtin-tools/builtin-tools/graph/lang"
+	"github.com/builtin-tools/builtin-tools/graph/snap"
+)
 
 // viaModuleValue resolves a bare name bound to a whole module (const X =
 // require('./x')) whose value is one definition of it (module.exports =
 // X): calling or constructing the name reaches that definition.
-func (x *Index) viaModuleValue(f *File, name string, ok func(*lang.Def) bool) (Resolution, bool) {
+func (x *resolver) viaModuleValue(f *snap.Entry, name string, ok func(*lang.Def) bool) (Resolution, bool) {
 	for _, im := range f.Imports {
 		if im.Name != "" || im.Local != name {
 			continue
@@ -14,7 +17,7 @@ func (x *Index) viaModuleValue(f *File, name string, ok func(*lang.Def) bool) (R
 		if !known {
 			return Resolution{}, false
 		}
-		var ts []Target
+		var ts []snap.Target
 		for _, g := range files {
 			if g.Exports != "" {
 				ts = append(ts, pick(g, g.Exports, func(d *lang.Def) bool { return ok(d) && !d.Member() && !d.Local })...)

@@ -13,6 +13,7 @@ import (
 	"sort"
 
 	"github.com/builtin-tools/builtin-tools/graph/lang"
+	"github.com/builtin-tools/builtin-tools/graph/snap"
 )
 
 // A snapshot keeps an index's records on disk (Options.CacheDir), one file
@@ -60,21 +61,18 @@ func (x *Index) save() error {
 	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 		return err
 	}
-	x.mu.RLock()
-	files := make([]*File, 0, len(x.files))
-	for _, f := range x.files {
+	var files []*snap.Entry // in path order
+	x.Snapshot().Each(func(f *snap.Entry) bool {
 		files = append(files, f)
-	}
-	x.mu.RUnlock()
-	sort.Slice(files, func(i, j int) bool { return files[i].Rel < files[j].Rel })
+		return true
+	})
 	tmp, err := os.CreateTemp(filepath.Dir(p), ".graph-*")
 	if err != nil {
 		return err
 	}
 	defer os.Remove(tmp.Name())
 	s := &snapWriter{w: bufio.NewWriterSize(tmp, 1<<20), strs: map[string]uint64{"": 0}}
-	// Files are immutable once in the index, so reading them without the
-	// lock is safe.
+	// A snapshot is immutable: it is read with no lock.
 	for _, f := range files {
 		s.add(f.Rel)
 		s.add(f.Lang.ID)
@@ -121,11 +119,11 @@ func (x *Index) save() error {
 	for _, f := range files {
 		s.str(f.Rel)
 		s.str(f.Lang.ID)
-		s.iv(f.Size)
-		s.iv(f.ModTime)
-		s.uv(f.Inode)
-		s.iv(f.CTime)
-		s.raw(f.Hash[:])
+		s.iv(f.Stamp.Size)
+		s.iv(f.Stamp.ModTime)
+		s.uv(f.Stamp.Inode)
+		s.iv(f.Stamp.CTime)
+		s.raw(f.Content[:])
 		s.str(f.Package)
 		s.str(f.Exports)
 		s.str(f.Default)
@@ -254,7 +252,7 @@ func (s *snapReader) count() int {
 
 // load reads the snapshot's records, by Rel; a missing, stale or damaged
 // snapshot gives none (the build then parses everything).
-func (x *Index) load() map[string]*File {
+func (x *Index) load() map[string]*snap.Entry {
 	p := x.snapshotPath()
 	if p == "" {
 		return nil
@@ -284,17 +282,17 @@ func (x *Index) load() map[string]*File {
 		s.strs[i] = lang.Intern(string(b))
 	}
 	nf := s.count()
-	out := make(map[string]*File, nf)
+	out := make(map[string]*snap.Entry, nf)
 	for i := 0; i < nf && s.err == nil; i++ {
-		f := &File{Record: &lang.Record{}}
+		f := &snap.Entry{Record: &lang.Record{}}
 		f.Rel = s.str()
 		f.Dir = pathDir(f.Rel)
 		f.Lang = x.langs.Lookup(s.str())
-		f.Size = s.iv()
-		f.ModTime = s.iv()
-		f.Inode = s.uv()
-		f.CTime = s.iv()
-		if _, err := io.ReadFull(s.r, f.Hash[:]); err != nil {
+		f.Stamp.Size = s.iv()
+		f.Stamp.ModTime = s.iv()
+		f.Stamp.Inode = s.uv()
+		f.Stamp.CTime = s.iv()
+		if _, err := io.ReadFull(s.r, f.Content[:]); err != nil {
 			return nil
 		}
 		f.Package = s.str()

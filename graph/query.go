@@ -10,6 +10,7 @@ import (
 	"unicode"
 
 	"github.com/builtin-tools/builtin-tools/graph/lang"
+	"github.com/builtin-tools/builtin-tools/graph/snap"
 
 	"github.com/builtin-tools/builtin-tools/internal/similar"
 )
@@ -40,14 +41,14 @@ type Symbol struct {
 	Reason    string `json:"reason,omitempty" jsonschema:"why a candidate is ranked where it is"`
 }
 
-func symbolOf(t Target) Symbol {
+func symbolOf(t snap.Target) Symbol {
 	d := t.D()
 	return Symbol{Name: d.Name, Qualified: qualified(t), Kind: d.Kind, File: t.File.Rel, Line: int(d.Line), EndLine: int(d.EndLine), Language: t.File.Lang.ID}
 }
 
 // qualified names a definition for a reader: pkg.Type.Method in Go,
 // Class.method elsewhere.
-func qualified(t Target) string {
+func qualified(t snap.Target) string {
 	d := t.D()
 	q := d.Qualified()
 	if t.File.Package != "" {
@@ -58,20 +59,20 @@ func qualified(t Target) string {
 
 // locate finds the definitions a spec names. More than one means the spec
 // is ambiguous; the caller answers with them as candidates.
-func (x *Index) locate(s Spec) ([]Target, error) {
+func (v View) locate(s Spec) ([]snap.Target, error) {
 	sym := strings.TrimSpace(s.Symbol)
 	file := strings.TrimPrefix(filepath.ToSlash(strings.TrimSpace(s.File)), "./")
 	if file == "" {
-		if i := strings.LastIndex(sym, ":"); i > 0 && !strings.Contains(sym[:i], ":") && x.langs.ForFile(sym[:i]) != nil {
+		if i := strings.LastIndex(sym, ":"); i > 0 && !strings.Contains(sym[:i], ":") && v.Snap.Langs.ForFile(sym[:i]) != nil {
 			file, sym = sym[:i], sym[i+1:]
 		}
 	}
 	if file != "" {
-		f := x.files[file]
+		f := v.Snap.Entry(file)
 		if f == nil {
-			return nil, x.fileProblem(file)
+			return nil, v.fileProblem(file)
 		}
-		return x.locateInFile(f, sym, s.Line)
+		return v.locateInFile(f, sym, s.Line)
 	}
 	if sym == "" {
 		return nil, &LookupError{"name a symbol (a name, Type.Method or pkg.Func), or a file and line"}
@@ -83,12 +84,12 @@ func (x *Index) locate(s Spec) ([]Target, error) {
 			break
 		}
 	}
-	var out []Target
+	var out []snap.Target
 	best := 0
-	for _, ix := range x.langIx {
-		for _, g := range ix.defs[name] {
+	for _, l := range v.Snap.Langs.All() {
+		for _, g := range v.r.defsOf(l, name) {
 			for _, i := range g.DefsNamed(name) {
-				t := Target{g, i}
+				t := snap.Target{File: g, Def: i}
 				level := 2
 				if qual != "" {
 					level = qualifyLevel(t, qual)
@@ -96,7 +97,7 @@ func (x *Index) locate(s Spec) ([]Target, error) {
 				switch {
 				case level == 0 || level < best:
 				case level > best:
-					best, out = level, []Target{t}
+					best, out = level, []snap.Target{t}
 				default:
 					out = append(out, t)
 				}
@@ -106,10 +107,10 @@ func (x *Index) locate(s Spec) ([]Target, error) {
 	if len(out) == 0 {
 		near := ""
 		if qual != "" {
-			near = x.nearQualified(qual, name)
+			near = v.nearQualified(qual, name)
 		}
 		if near == "" {
-			near = x.nearNames(name)
+			near = v.nearNames(name)
 		}
 		return nil, &LookupError{fmt.Sprintf("no definition named %q in the index%s", sym, near)}
 	}
@@ -119,12 +120,12 @@ func (x *Index) locate(s Spec) ([]Target, error) {
 
 // qualifies says whether qual (Type, pkg, pkg.Type, a folder, a module
 // file) names t's container or package.
-func qualifies(t Target, qual string) bool { return qualifyLevel(t, qual) > 0 }
+func qualifies(t snap.Target, qual string) bool { return qualifyLevel(t, qual) > 0 }
 
 // qualifyLevel says how well qual names t's place: 2 by its package,
 // folder or container, 1 only by its file's name (a Python module), 0 not
 // at all.
-func qualifyLevel(t Target, qual string) int {
+func qualifyLevel(t snap.Target, qual string) int {
 	d := t.D()
 	parts := strings.Split(strings.ReplaceAll(qual, "::", "."), ".")
 	last := parts[len(parts)-1]
@@ -149,13 +150,13 @@ func qualifyLevel(t Target, qual string) int {
 	return max(pkgLevel(qual), pkgLevel(strings.Join(parts, "/")))
 }
 
-func (x *Index) locateInFile(f *File, sym string, line int) ([]Target, error) {
+func (v View) locateInFile(f *snap.Entry, sym string, line int) ([]snap.Target, error) {
 	if line > 0 {
-		var onLine []Target
+		var onLine []snap.Target
 		for i := range f.Defs {
 			d := &f.Defs[i]
 			if int(d.Line) == line && (sym == "" || strings.Contains(d.Name, sym) || strings.Contains(d.Qualified(), sym)) {
-				onLine = append(onLine, Target{f, int32(i)})
+				onLine = append(onLine, snap.Target{File: f, Def: int32(i)})
 			}
 		}
 		if len(onLine) > 0 {
@@ -166,7 +167,7 @@ func (x *Index) locateInFile(f *File, sym string, line int) ([]Target, error) {
 			for i := range f.Refs {
 				r := &f.Refs[i]
 				if int(r.Line) == line && strings.Contains(f.RefName(r), sym) {
-					res := x.resolve(f, r)
+					res := v.r.resolve(f, r)
 					if len(res.Targets) > 0 {
 						return res.Targets, nil
 					}
@@ -176,10 +177,10 @@ func (x *Index) locateInFile(f *File, sym string, line int) ([]Target, error) {
 			// A declaration without a body (a TypeScript overload
 			// signature, a C prototype, a method declared in a C++ class):
 			// the definition it declares.
-			if ts := x.declared(f, sym, line); len(ts) > 0 {
+			if ts := v.r.declared(f, sym, line, v.lineOf(f.Rel, line)); len(ts) > 0 {
 				return ts, nil
 			}
-			return nil, &LookupError{fmt.Sprintf("%q is not on line %d of %s; that line reads: %s%s", sym, line, f.Rel, quoteLine(x.lineOf(f.Rel, line)), x.nearDefs(f, line))}
+			return nil, &LookupError{fmt.Sprintf("%q is not on line %d of %s; that line reads: %s%s", sym, line, f.Rel, quoteLine(v.lineOf(f.Rel, line)), v.nearDefs(f, line))}
 		}
 		// No name: the innermost definition around the line.
 		best := -1
@@ -190,21 +191,21 @@ func (x *Index) locateInFile(f *File, sym string, line int) ([]Target, error) {
 			}
 		}
 		if best < 0 {
-			return nil, &LookupError{fmt.Sprintf("line %d of %s is in no definition; it reads: %s%s", line, f.Rel, quoteLine(x.lineOf(f.Rel, line)), x.nearDefs(f, line))}
+			return nil, &LookupError{fmt.Sprintf("line %d of %s is in no definition; it reads: %s%s", line, f.Rel, quoteLine(v.lineOf(f.Rel, line)), v.nearDefs(f, line))}
 		}
-		return []Target{{f, int32(best)}}, nil
+		return []snap.Target{{File: f, Def: int32(best)}}, nil
 	}
 	if sym == "" {
 		return nil, &LookupError{"with a file, give a line or a symbol name"}
 	}
-	var exact, partial []Target
+	var exact, partial []snap.Target
 	for i := range f.Defs {
 		d := &f.Defs[i]
 		switch {
 		case d.Name == sym || d.Qualified() == sym:
-			exact = append(exact, Target{f, int32(i)})
+			exact = append(exact, snap.Target{File: f, Def: int32(i)})
 		case strings.Contains(d.Qualified(), sym):
-			partial = append(partial, Target{f, int32(i)})
+			partial = append(partial, snap.Target{File: f, Def: int32(i)})
 		}
 	}
 	if len(exact) > 0 {
@@ -213,20 +214,20 @@ func (x *Index) locateInFile(f *File, sym string, line int) ([]Target, error) {
 	if len(partial) > 0 {
 		return partial, nil
 	}
-	return nil, &LookupError{fmt.Sprintf("%s defines nothing named %q%s", f.Rel, sym, x.nearInFile(f, sym))}
+	return nil, &LookupError{fmt.Sprintf("%s defines nothing named %q%s", f.Rel, sym, v.nearInFile(f, sym))}
 }
 
-func (x *Index) fileProblem(file string) error {
-	if x.langs.ForFile(file) == nil {
-		return &LookupError{fmt.Sprintf("%s is not in a language the code graph reads; supported: %s", file, strings.Join(x.langs.IDs(), ", "))}
+func (v View) fileProblem(file string) error {
+	if v.Snap.Langs.ForFile(file) == nil {
+		return &LookupError{fmt.Sprintf("%s is not in a language the code graph reads; supported: %s", file, strings.Join(v.Snap.Langs.IDs(), ", "))}
 	}
-	if why, ok := x.skipped[file]; ok {
+	if why, ok := v.Snap.Skipped(file); ok {
 		return &LookupError{fmt.Sprintf("%s is not indexed: %s", file, why)}
 	}
 	return &LookupError{fmt.Sprintf("%s is not in the index (no such file, or left out by .gitignore, hidden or vendored folders)", file)}
 }
 
-func (x *Index) nearDefs(f *File, line int) string {
+func (v View) nearDefs(f *snap.Entry, line int) string {
 	var near []string
 	for i := range f.Defs {
 		d := &f.Defs[i]
@@ -243,7 +244,7 @@ func (x *Index) nearDefs(f *File, line int) string {
 	return "; definitions near it: " + strings.Join(near, ", ")
 }
 
-func (x *Index) nearInFile(f *File, sym string) string {
+func (v View) nearInFile(f *snap.Entry, sym string) string {
 	var near []string
 	low := strings.ToLower(sym)
 	for i := range f.Defs {
@@ -262,20 +263,21 @@ func (x *Index) nearInFile(f *File, sym string) string {
 }
 
 // nearNames suggests definitions whose names look like name.
-func (x *Index) nearNames(name string) string {
+func (v View) nearNames(name string) string {
 	type cand struct {
 		name  string
 		score int
 	}
 	low := strings.ToLower(name)
 	best := map[string]int{}
-	for _, ix := range x.langIx {
-		for n := range ix.defs {
+	for _, l := range v.Snap.Langs.All() {
+		v.Snap.Tables(l).Defs.Each(func(n string, _ []snap.FileID) bool {
 			s := likeness(strings.ToLower(n), low, false)
 			if s > best[n] {
 				best[n] = s
 			}
-		}
+			return true
+		})
 	}
 	var cs []cand
 	for n, s := range best {
@@ -325,20 +327,20 @@ func likeness(ln, low string, narrow bool) int {
 // name: members of what qual names whose names look like name, and
 // definitions named name whose type or package looks like qual's last
 // part. "" when nothing is alike.
-func (x *Index) nearQualified(qual, name string) string {
+func (v View) nearQualified(qual, name string) string {
 	low := strings.ToLower(name)
 	parts := strings.Split(strings.ReplaceAll(qual, "::", "."), ".")
 	lowQual := strings.ToLower(parts[len(parts)-1])
 	best := map[string]int{}
-	for _, ix := range x.langIx {
-		for n, files := range ix.defs {
+	for _, l := range v.Snap.Langs.All() {
+		for _, n := range v.Snap.Tables(l).Defs.Keys() {
 			ns := likeness(strings.ToLower(n), low, true)
 			if ns == 0 {
 				continue
 			}
-			for _, f := range files {
+			for _, f := range v.r.defsOf(l, n) {
 				for _, i := range f.DefsNamed(n) {
-					t := Target{f, i}
+					t := snap.Target{File: f, Def: i}
 					score := 0
 					if qualifies(t, qual) {
 						score = 100 + ns
@@ -398,8 +400,8 @@ func abs(n int) int {
 
 // sortTargets orders definitions for a reader: functions, methods and
 // types before variables, exported before not, then by path and line.
-func sortTargets(ts []Target) {
-	rank := func(t Target) int {
+func sortTargets(ts []snap.Target) {
+	rank := func(t snap.Target) int {
 		d := t.D()
 		r := 0
 		if !lang.FunctionLike(d.Kind) && !lang.ClassLike(d.Kind) {
@@ -436,19 +438,19 @@ type Site struct {
 	Reason  string   `json:"reason,omitempty"`
 	Targets []Symbol `json:"targets,omitempty" jsonschema:"for callees: where the call leads (ranked candidates when unsure)"`
 	Why     string   `json:"why,omitempty" jsonschema:"for unresolved: builtin, external module, no definition"`
-	encl    Target
+	encl    snap.Target
 	hasEncl bool
-	fileRef *File
+	fileRef *snap.Entry
 }
 
-func (x *Index) site(f *File, ri int32) Site {
+func (v View) site(f *snap.Entry, ri int32) Site {
 	r := &f.Refs[ri]
 	s := Site{File: f.Rel, Line: int(r.Line), Column: int(r.Col), Call: f.RefName(r), In: "(top level)", fileRef: f}
 	if r.Recv != 0 {
 		s.Call = f.RefReceiver(r) + "." + s.Call
 	}
 	if r.Encl >= 0 {
-		s.encl = Target{f, r.Encl}
+		s.encl = snap.Target{File: f, Def: r.Encl}
 		s.hasEncl = true
 		s.In = qualified(s.encl)
 	}
@@ -458,7 +460,7 @@ func (x *Index) site(f *File, ri int32) Site {
 // conformsTo: res is an exact call of an interface's method in a
 // structurally typed language ("implements": "structural") for which the
 // index knows no implementation, and t is a member method of that name.
-func (x *Index) conformsTo(res Resolution, t Target) bool {
+func (x *resolver) conformsTo(res Resolution, t snap.Target) bool {
 	if res.pending != nil || res.Class != Exact || len(res.Targets) != 1 || len(res.Impls) > 0 {
 		return false
 	}
@@ -470,7 +472,7 @@ func (x *Index) conformsTo(res Resolution, t Target) bool {
 	return ok && it.D().Kind == "interface"
 }
 
-func (s *Site) setClass(res Resolution, t Target) {
+func (s *Site) setClass(res Resolution, t snap.Target) {
 	s.Class = res.Class
 	if res.Class != Candidate {
 		s.Reason = res.Reason
@@ -519,27 +521,27 @@ type callerSet struct {
 // callers lists the references that may lead to t: calls (and type uses
 // of a type) with their resolution, value uses apart, and how many
 // references of that name lead elsewhere.
-func (x *Index) callers(t Target) (calls, values []Site, elsewhere int, nowhere []Site) {
-	cs := x.callersOf([]Target{t})[t]
+func (v View) callers(t snap.Target) (calls, values []Site, elsewhere int, nowhere []Site) {
+	cs := v.callersOf([]snap.Target{t})[t]
 	return cs.calls, cs.values, cs.elsewhere, cs.nowhere
 }
 
 // constructs says whether a call resolved to class u constructs with
 // constructor t: u is t's class, in t's file or package folder.
-func constructs(u, t Target) bool {
+func constructs(u, t snap.Target) bool {
 	d := u.D()
 	return lang.ClassLike(d.Kind) && d.Name == t.D().Container && (u.File == t.File || u.File.Dir == t.File.Dir && u.File.Lang.Scope == "directory" || u.File.Dir == t.File.Dir && u.File.Lang.Rule().Textual())
 }
 
 // callersOf answers callers for many definitions at once, reading the
 // references of each name once.
-func (x *Index) callersOf(ts []Target) map[Target]*callerSet {
-	out := make(map[Target]*callerSet, len(ts))
+func (v View) callersOf(ts []snap.Target) map[snap.Target]*callerSet {
+	out := make(map[snap.Target]*callerSet, len(ts))
 	type group struct {
 		l    *lang.Language
 		name string
 	}
-	byName := map[group][]Target{}
+	byName := map[group][]snap.Target{}
 	for _, t := range ts {
 		if out[t] != nil {
 			continue
@@ -557,7 +559,7 @@ func (x *Index) callersOf(ts []Target) map[Target]*callerSet {
 	}
 	// A constructor runs where its class is constructed (new C(), C()):
 	// the references to the class's name are read too.
-	ctor := map[Target]bool{}
+	ctor := map[snap.Target]bool{}
 	for _, t := range ts {
 		if d := t.D(); d.Container != "" && (d.Kind == "constructor" || d.Name == t.File.Lang.Constructor && d.Member()) {
 			ctor[t] = true
@@ -574,23 +576,19 @@ func (x *Index) callersOf(ts []Target) map[Target]*callerSet {
 		}
 	}
 	for _, k := range keys {
-		for _, a := range aliasesOf(x.renames(k.l), k.name) {
+		for _, a := range aliasesOf(v.r.renames(k.l), k.name) {
 			ak := group{k.l, a}
 			byName[ak] = append(byName[ak], byName[k]...)
 		}
 	}
 	for k, group := range byName {
-		ix := x.langIx[k.l]
-		if ix == nil {
-			continue
-		}
 		anyType, anyGetter, anyMethod := false, false, false
 		for _, t := range group {
 			anyType = anyType || lang.ClassLike(t.D().Kind)
 			anyGetter = anyGetter || t.D().Kind == "getter"
 			anyMethod = anyMethod || t.D().Kind == "method"
 		}
-		for _, g := range ix.refs[k.name] {
+		for _, g := range v.r.refsOf(k.l, k.name) {
 			for _, ri := range g.RefsNamed(k.name) {
 				r := &g.Refs[ri]
 				if r.Kind == lang.RefType && !anyType || r.Kind == lang.RefRead && !anyGetter && !anyMethod {
@@ -602,7 +600,7 @@ func (x *Index) callersOf(ts []Target) map[Target]*callerSet {
 					v.Kind = lang.RefValue
 					r = &v
 				}
-				res := x.resolveAt(g, r, true)
+				res := v.r.resolveAt(g, r, true)
 				var cands []scored // a pending resolution's candidates, scored once
 				for _, t := range group {
 					cs := out[t]
@@ -614,9 +612,9 @@ func (x *Index) callersOf(ts []Target) map[Target]*callerSet {
 					if res.pending != nil {
 						if res.pending.ok(t.D()) {
 							if cands == nil {
-								cands = x.scores(res.pending, false)
+								cands = v.r.scores(res.pending, false)
 							}
-							rank, of, reason = x.rankOf(res.pending, t, cands)
+							rank, of, reason = v.r.rankOf(res.pending, t, cands)
 							found = rank > 0
 						}
 					} else {
@@ -630,10 +628,10 @@ func (x *Index) callersOf(ts []Target) map[Target]*callerSet {
 							found = found || u == t
 						}
 					}
-					if !found && x.conformsTo(res, t) {
+					if !found && v.r.conformsTo(res, t) {
 						// A structural interface with no declared
 						// implementation: t may be what runs.
-						s := x.site(g, ri)
+						s := v.site(g, ri)
 						s.Class, s.Rank, s.Of = Candidate, 1, 1
 						s.Reason = "a call of " + qualified(res.Targets[0]) + ", an interface no class names as a base; " + qualified(t) + " has a method of this name, and any object with one conforms"
 						cs.calls = append(cs.calls, s)
@@ -643,20 +641,20 @@ func (x *Index) callersOf(ts []Target) map[Target]*callerSet {
 						unresolved := res.Class == Unresolved
 						if res.pending != nil {
 							if cands == nil {
-								cands = x.scores(res.pending, false)
+								cands = v.r.scores(res.pending, false)
 							}
 							unresolved = len(cands) == 0
 						}
 						switch {
 						case r.Kind == lang.RefType, r.Kind == lang.RefRead:
 						case unresolved && r.Kind == lang.RefCall:
-							cs.nowhere = append(cs.nowhere, x.site(g, ri))
+							cs.nowhere = append(cs.nowhere, v.site(g, ri))
 						case !unresolved:
 							cs.elsewhere++
 						}
 						continue
 					}
-					s := x.site(g, ri)
+					s := v.site(g, ri)
 					if res.pending != nil {
 						s.Class, s.Rank, s.Of, s.Reason = Candidate, rank, of, reason
 					} else {
@@ -686,47 +684,42 @@ func (x *Index) callersOf(ts []Target) map[Target]*callerSet {
 	return out
 }
 
-type renamesAt struct {
-	gen uint64
-	m   map[string][]string
-}
-
 // renames maps each name an import renames to the local names it gets
 // (import {f as g}; export {f as g} from; from m import f as g), in
 // languages whose imports name definitions: one pass over the imports,
-// kept until the index changes.
-func (x *Index) renames(l *lang.Language) map[string][]string {
-	ix := x.langIx[l]
-	if ix == nil || !l.Rule().BindsNames() {
+// kept with the snapshot.
+func (x *resolver) renames(l *lang.Language) map[string][]string {
+	if !l.Rule().BindsNames() {
 		return nil
 	}
-	x.impMu.Lock()
-	e, ok := x.ren[l]
-	x.impMu.Unlock()
-	if ok && e.gen == x.gen {
-		return e.m
+	x.c.mu.Lock()
+	m, ok := x.c.ren[l]
+	x.c.mu.Unlock()
+	if ok {
+		return m
 	}
 	out := map[string][]string{}
-	for _, fs := range ix.dirs {
-		for _, g := range fs {
-			for _, im := range g.Imports {
-				name := im.Name
-				if name == lang.DefaultImport {
-					files, _ := x.moduleFiles(g, im.Module)
-					name = importedName(files, im)
-				}
-				if name != "" && im.Local != "" && im.Local != name && im.Local != "*" && im.Local != "." {
-					out[name] = append(out[name], im.Local)
-				}
+	for g := range x.s.Files() {
+		if g.Lang != l {
+			continue
+		}
+		for _, im := range g.Imports {
+			name := im.Name
+			if name == lang.DefaultImport {
+				files, _ := x.moduleFiles(g, im.Module)
+				name = importedName(files, im)
+			}
+			if name != "" && im.Local != "" && im.Local != name && im.Local != "*" && im.Local != "." {
+				out[name] = append(out[name], im.Local)
 			}
 		}
 	}
-	x.impMu.Lock()
-	if x.ren == nil {
-		x.ren = map[*lang.Language]renamesAt{}
+	x.c.mu.Lock()
+	if x.c.ren == nil {
+		x.c.ren = map[*lang.Language]map[string][]string{}
 	}
-	x.ren[l] = renamesAt{x.gen, out}
-	x.impMu.Unlock()
+	x.c.ren[l] = out
+	x.c.mu.Unlock()
 	return out
 }
 
@@ -758,7 +751,7 @@ func aliasesOf(renames map[string][]string, name string) []string {
 }
 
 // callees lists the calls made inside t's definition, each resolved.
-func (x *Index) callees(t Target) []Site {
+func (v View) callees(t snap.Target) []Site {
 	f := t.File
 	d := t.D()
 	var out []Site
@@ -767,8 +760,8 @@ func (x *Index) callees(t Target) []Site {
 		if r.Kind != lang.RefCall || r.At < d.Start || r.At >= d.End {
 			continue
 		}
-		s := x.site(f, int32(ri))
-		res := x.resolve(f, r)
+		s := v.site(f, int32(ri))
+		res := v.r.resolve(f, r)
 		s.Class, s.Why = res.Class, res.Why
 		if res.Class != Candidate {
 			s.Reason = res.Reason
@@ -798,9 +791,9 @@ func (x *Index) callees(t Target) []Site {
 // signature); definitions of that name in the file come first (an
 // overload's implementation), then, for a member of the class around the
 // line or a prototype, those in the files beside it with its base name
-// (x.h and x.c), then the language's.
-func (x *Index) declared(f *File, sym string, line int) []Target {
-	text := x.lineOf(f.Rel, line)
+// (x.h and x.c), then the language's. text is the line, as the file reads
+// now.
+func (x *resolver) declared(f *snap.Entry, sym string, line int, text string) []snap.Target {
 	at := wordAt(text, sym)
 	if at < 0 || !strings.HasPrefix(strings.TrimLeft(text[at+len(sym):], " \t"), "(") && !strings.HasPrefix(strings.TrimLeft(text[at+len(sym):], " \t"), "<") {
 		return nil
@@ -817,13 +810,9 @@ func (x *Index) declared(f *File, sym string, line int) []Target {
 	if ts := pick(f, sym, func(d *lang.Def) bool { return isFn(d) && int(d.Line) != line }); len(ts) > 0 {
 		return ts
 	}
-	ix := x.langIx[f.Lang]
-	if ix == nil {
-		return nil
-	}
 	stem := strings.TrimSuffix(f.Rel, path.Ext(f.Rel))
-	var beside, dir, all []Target
-	for _, g := range ix.defs[sym] {
+	var beside, dir, all []snap.Target
+	for _, g := range x.defsOf(f.Lang, sym) {
 		if g == f {
 			continue
 		}
@@ -838,7 +827,7 @@ func (x *Index) declared(f *File, sym string, line int) []Target {
 			}
 		}
 	}
-	for _, ts := range [][]Target{beside, dir, all} {
+	for _, ts := range [][]snap.Target{beside, dir, all} {
 		if len(ts) > 0 {
 			return ts
 		}

@@ -8,40 +8,28 @@ import (
 	"strings"
 
 	"github.com/builtin-tools/builtin-tools/graph/lang"
+	"github.com/builtin-tools/builtin-tools/graph/snap"
 )
-
-// Target is one definition: a file's record and the index in its Defs.
-type Target struct {
-	File *File
-	Def  int32
-}
-
-// D returns the definition.
-func (t Target) D() *lang.Def { return &t.File.Defs[t.Def] }
 
 // Resolution is where a reference leads and how that was decided.
 type Resolution struct {
 	Class   string
-	Targets []Target // exact and import: the definition (or overloads); candidate: ranked, best first
-	Reasons []string // for candidates: why each is ranked where it is
-	Why     string   // for unresolved: builtin, external module, no definition
-	Reason  string   // for exact: the evidence when it is more than scope (a declared type)
-	Impls   []Target // for exact on an interface's (or a class's) method: what the call may run instead
-	pending *pending // a name-only resolution not ranked yet (callers)
+	Targets []snap.Target // exact and import: the definition (or overloads); candidate: ranked, best first
+	Reasons []string      // for candidates: why each is ranked where it is
+	Why     string        // for unresolved: builtin, external module, no definition
+	Reason  string        // for exact: the evidence when it is more than scope (a declared type)
+	Impls   []snap.Target // for exact on an interface's (or a class's) method: what the call may run instead
+	pending *pending      // a name-only resolution not ranked yet (callers)
 }
 
-// resolve decides one reference. x.mu is held for reading.
-func (x *Index) resolve(f *File, r *lang.Ref) Resolution { return x.resolveAt(f, r, false) }
+// resolve decides one reference.
+func (x *resolver) resolve(f *snap.Entry, r *lang.Ref) Resolution { return x.resolveAt(f, r, false) }
 
 // resolveAt decides one reference; lazy leaves a name-only resolution's
 // candidates unranked (Resolution.pending).
-func (x *Index) resolveAt(f *File, r *lang.Ref, lazy bool) Resolution {
+func (x *resolver) resolveAt(f *snap.Entry, r *lang.Ref, lazy bool) Resolution {
 	name := f.RefName(r)
 	l := f.Lang
-	ix := x.langIx[l]
-	if ix == nil {
-		return Resolution{Class: Unresolved, Why: "no definition named " + name}
-	}
 	want := func(d *lang.Def) bool {
 		switch r.Kind {
 		case lang.RefType:
@@ -174,12 +162,12 @@ func (x *Index) resolveAt(f *File, r *lang.Ref, lazy bool) Resolution {
 // membersElseModules is the filter of a receiver call's candidates: the
 // members of that name, or, when the language has none, its module-level
 // functions, where a variable may hold a module (m = mod; m.f()).
-func (x *Index) membersElseModules(l *lang.Language, name string, want func(*lang.Def) bool) func(*lang.Def) bool {
+func (x *resolver) membersElseModules(l *lang.Language, name string, want func(*lang.Def) bool) func(*lang.Def) bool {
 	member := func(d *lang.Def) bool { return want(d) && d.Member() }
 	if !l.ModuleValues {
 		return member
 	}
-	for _, g := range x.langIx[l].defs[name] {
+	for _, g := range x.defsOf(l, name) {
 		if len(pick(g, name, member)) > 0 {
 			return member
 		}
@@ -190,17 +178,17 @@ func (x *Index) membersElseModules(l *lang.Language, name string, want func(*lan
 // namespaceMember resolves ns::name when the receiver is a namespace (or
 // inline module) some definition lives in: top-level definitions first
 // (a class, not its constructor), the file's own before others.
-func (x *Index) namespaceMember(f *File, recv, name string, ok func(*lang.Def) bool) (Resolution, bool) {
+func (x *resolver) namespaceMember(f *snap.Entry, recv, name string, ok func(*lang.Def) bool) (Resolution, bool) {
 	scope := strings.ReplaceAll(recv, "::", ".")
 	if strings.ContainsAny(scope, "()[]{}") {
 		return Resolution{}, false
 	}
-	var all []Target
-	for _, g := range x.langIx[f.Lang].defs[name] {
+	var all []snap.Target
+	for _, g := range x.defsOf(f.Lang, name) {
 		for _, i := range g.DefsNamed(name) {
 			d := &g.Defs[i]
 			if ok(d) && (d.Scope == scope || strings.HasSuffix(d.Scope, "."+scope)) {
-				all = append(all, Target{g, i})
+				all = append(all, snap.Target{File: g, Def: i})
 			}
 		}
 	}
@@ -230,7 +218,7 @@ func firstSegment(recv string) string {
 
 // inVariant keeps the definitions a file of f's variant can reach, when
 // there are several and some are built for other variants.
-func inVariant(f *File, ts []Target) []Target {
+func inVariant(f *snap.Entry, ts []snap.Target) []snap.Target {
 	if len(ts) < 2 || f.Lang.Variants == "" {
 		return ts
 	}
@@ -252,7 +240,7 @@ func inVariant(f *File, ts []Target) []Target {
 //
 // Definitions built only for other variants than f's (x_windows.go from
 // x_linux.go) are left out first.
-func settle(f *File, class string, ts []Target, reason string) Resolution {
+func settle(f *snap.Entry, class string, ts []snap.Target, reason string) Resolution {
 	ts = inVariant(f, ts)
 	if len(ts) == 1 {
 		return Resolution{Class: class, Targets: ts}
@@ -261,7 +249,7 @@ func settle(f *File, class string, ts []Target, reason string) Resolution {
 		// The one built on this system first (syscall_unix.go's, by its
 		// //go:build line, before net_js.go's).
 		ts = slices.Clone(ts)
-		slices.SortStableFunc(ts, func(a, b Target) int { return hostRank(a.File) - hostRank(b.File) })
+		slices.SortStableFunc(ts, func(a, b snap.Target) int { return hostRank(a.File) - hostRank(b.File) })
 	}
 	reasons := make([]string, len(ts))
 	for i, t := range ts {
@@ -275,7 +263,7 @@ func settle(f *File, class string, ts []Target, reason string) Resolution {
 
 // hostRank orders variants: built on this system by name or //go:build
 // line first, then files that say nothing, then files built elsewhere.
-func hostRank(g *File) int {
+func hostRank(g *snap.Entry) int {
 	v := g.Lang.Variant(g.Rel)
 	switch {
 	case g.Host == lang.HostNo || !v.Compatible(lang.Host):
@@ -286,18 +274,18 @@ func hostRank(g *File) int {
 	return 1
 }
 
-func pick(f *File, name string, ok func(*lang.Def) bool) []Target {
-	var out []Target
+func pick(f *snap.Entry, name string, ok func(*lang.Def) bool) []snap.Target {
+	var out []snap.Target
 	for _, i := range f.DefsNamed(name) {
 		if ok(&f.Defs[i]) {
-			out = append(out, Target{f, i})
+			out = append(out, snap.Target{File: f, Def: i})
 		}
 	}
 	return out
 }
 
-func defsIn(files []*File, name string, ok func(*lang.Def) bool) []Target {
-	var out []Target
+func defsIn(files []*snap.Entry, name string, ok func(*lang.Def) bool) []snap.Target {
+	var out []snap.Target
 	for _, g := range files {
 		out = append(out, pick(g, name, ok)...)
 	}
@@ -306,12 +294,12 @@ func defsIn(files []*File, name string, ok func(*lang.Def) bool) []Target {
 
 // inScope looks name up in the files that share f's scope: f alone, or
 // its folder (and package, when the language names one).
-func (x *Index) inScope(f *File, name string, ok func(*lang.Def) bool) []Target {
+func (x *resolver) inScope(f *snap.Entry, name string, ok func(*lang.Def) bool) []snap.Target {
 	if f.Lang.Scope != "directory" {
 		return pick(f, name, ok)
 	}
-	var out []Target
-	for _, g := range x.langIx[f.Lang].defs[name] {
+	var out []snap.Target
+	for _, g := range x.defsOf(f.Lang, name) {
 		if g.Dir == f.Dir && g.Package == f.Package {
 			out = append(out, pick(g, name, ok)...)
 		}
@@ -322,7 +310,7 @@ func (x *Index) inScope(f *File, name string, ok func(*lang.Def) bool) []Target 
 // importedName is the name an import binds in the module's files: the
 // definition the module's default export names for a default import
 // (else, as the usual export default class D, the local name itself).
-func importedName(files []*File, im lang.Import) string {
+func importedName(files []*snap.Entry, im lang.Import) string {
 	if im.Name != lang.DefaultImport {
 		return im.Name
 	}
@@ -336,7 +324,7 @@ func importedName(files []*File, im lang.Import) string {
 
 // viaNameImport resolves a bare name bound by a `from m import name`-style
 // import.
-func (x *Index) viaNameImport(f *File, name string, ok func(*lang.Def) bool) (Resolution, bool) {
+func (x *resolver) viaNameImport(f *snap.Entry, name string, ok func(*lang.Def) bool) (Resolution, bool) {
 	for _, im := range f.Imports {
 		if im.Name == "" || im.Local != name {
 			continue
@@ -355,8 +343,8 @@ func (x *Index) viaNameImport(f *File, name string, ok func(*lang.Def) bool) (Re
 
 // viaStarImport resolves a bare name through imports of every name of a
 // module: Go's import . "m", Python's from m import *, Java's a.b.*.
-func (x *Index) viaStarImport(f *File, name string, ok func(*lang.Def) bool) (Resolution, bool) {
-	var files []*File
+func (x *resolver) viaStarImport(f *snap.Entry, name string, ok func(*lang.Def) bool) (Resolution, bool) {
+	var files []*snap.Entry
 	for _, im := range f.Imports {
 		if im.Local != "." && im.Local != "*" {
 			continue
@@ -373,7 +361,7 @@ func (x *Index) viaStarImport(f *File, name string, ok func(*lang.Def) bool) (Re
 
 // exportedBy finds name in a module's files: topLevelOf, then members of
 // that name.
-func (x *Index) exportedBy(files []*File, name string, ok func(*lang.Def) bool) []Target {
+func (x *resolver) exportedBy(files []*snap.Entry, name string, ok func(*lang.Def) bool) []snap.Target {
 	if ts := x.topLevelOf(files, name, ok); len(ts) > 0 {
 		return ts
 	}
@@ -384,7 +372,7 @@ func (x *Index) exportedBy(files []*File, name string, ok func(*lang.Def) bool) 
 // definitions, then, for a language whose modules re-export what they
 // import, through the files' own imports. A definition inside a function
 // or a value (a method of an object literal) is not the module's.
-func (x *Index) topLevelOf(files []*File, name string, ok func(*lang.Def) bool) []Target {
+func (x *resolver) topLevelOf(files []*snap.Entry, name string, ok func(*lang.Def) bool) []snap.Target {
 	top := func(d *lang.Def) bool { return ok(d) && !d.Member() }
 	if ts := moduleDefsIn(files, name, top); len(ts) > 0 {
 		return ts
@@ -394,12 +382,12 @@ func (x *Index) topLevelOf(files []*File, name string, ok func(*lang.Def) bool) 
 
 // moduleDefsIn is defsIn without the definitions nested in a function or
 // a value.
-func moduleDefsIn(files []*File, name string, ok func(*lang.Def) bool) []Target {
-	var out []Target
+func moduleDefsIn(files []*snap.Entry, name string, ok func(*lang.Def) bool) []snap.Target {
+	var out []snap.Target
 	for _, g := range files {
 		for _, i := range g.DefsNamed(name) {
 			if ok(&g.Defs[i]) && !g.Defs[i].Local {
-				out = append(out, Target{g, i})
+				out = append(out, snap.Target{File: g, Def: i})
 			}
 		}
 	}
@@ -407,7 +395,7 @@ func moduleDefsIn(files []*File, name string, ok func(*lang.Def) bool) []Target 
 }
 
 type reexportKey struct {
-	f    *File
+	f    *snap.Entry
 	name string
 }
 
@@ -418,8 +406,8 @@ const maxReexport = 8
 // reexported follows name through the imports of files that bind it: a
 // named import (from .impl import f; export {f} from './impl') or an
 // import of every name (from .impl import *; export * from './impl').
-func (x *Index) reexported(files []*File, name string, ok func(*lang.Def) bool, depth int, seen map[reexportKey]bool) []Target {
-	var out []Target
+func (x *resolver) reexported(files []*snap.Entry, name string, ok func(*lang.Def) bool, depth int, seen map[reexportKey]bool) []snap.Target {
+	var out []snap.Target
 	for _, g := range files {
 		if !g.Lang.Reexports || seen[reexportKey{g, name}] {
 			continue
@@ -452,11 +440,11 @@ func (x *Index) reexported(files []*File, name string, ok func(*lang.Def) bool, 
 	return dedupeTargets(out)
 }
 
-func dedupeTargets(ts []Target) []Target {
+func dedupeTargets(ts []snap.Target) []snap.Target {
 	if len(ts) < 2 {
 		return ts
 	}
-	seen := map[Target]bool{}
+	seen := map[snap.Target]bool{}
 	out := ts[:0]
 	for _, t := range ts {
 		if !seen[t] {
@@ -469,11 +457,11 @@ func dedupeTargets(ts []Target) []Target {
 
 // viaIncludes resolves a bare name through included headers (C, C++): the
 // header itself and the sources beside it with its base name.
-func (x *Index) viaIncludes(f *File, name string, ok func(*lang.Def) bool) (Resolution, bool) {
+func (x *resolver) viaIncludes(f *snap.Entry, name string, ok func(*lang.Def) bool) (Resolution, bool) {
 	if !f.Lang.Rule().Textual() {
 		return Resolution{}, false
 	}
-	var files []*File
+	var files []*snap.Entry
 	for _, im := range f.Imports {
 		hs, known := x.moduleFiles(f, im.Module)
 		if !known {
@@ -482,7 +470,7 @@ func (x *Index) viaIncludes(f *File, name string, ok func(*lang.Def) bool) (Reso
 		for _, h := range hs {
 			files = append(files, h)
 			stem := strings.TrimSuffix(h.Rel, path.Ext(h.Rel))
-			for _, g := range x.langIx[f.Lang].dirs[h.Dir] {
+			for _, g := range x.dirOf(f.Lang, h.Dir) {
 				if g != h && strings.TrimSuffix(g.Rel, path.Ext(g.Rel)) == stem {
 					files = append(files, g)
 				}
@@ -501,7 +489,7 @@ func (x *Index) viaIncludes(f *File, name string, ok func(*lang.Def) bool) (Reso
 
 // moduleBinding says whether recv names a module the file imports, and the
 // module's files (nil when it is outside the index).
-func (x *Index) moduleBinding(f *File, recv string) ([]*File, string, bool) {
+func (x *resolver) moduleBinding(f *snap.Entry, recv string) ([]*snap.Entry, string, bool) {
 	if module, ok := x.scope(f).bindings[recv]; ok {
 		files, known := x.moduleFiles(f, module)
 		if !known {
@@ -520,7 +508,7 @@ func (x *Index) moduleBinding(f *File, recv string) ([]*File, string, bool) {
 
 // bindings maps the local names f's imports bind to the modules they
 // name (the first import of a name wins).
-func (x *Index) bindings(f *File) map[string]string {
+func (x *resolver) bindings(f *snap.Entry) map[string]string {
 	out := map[string]string{}
 	for _, im := range f.Imports {
 		if im.Name != "" {
@@ -566,7 +554,7 @@ func moduleSep(l *lang.Language) string { return l.Rule().Separator() }
 
 // defaultLocal is the name an import without an alias binds: the
 // package's declared name (Go), else the module path's last element.
-func (x *Index) defaultLocal(l *lang.Language, module string, files []*File) string {
+func (x *resolver) defaultLocal(l *lang.Language, module string, files []*snap.Entry) string {
 	pkgs := make([]string, len(files))
 	for i, g := range files {
 		pkgs[i] = g.Package
@@ -577,14 +565,14 @@ func (x *Index) defaultLocal(l *lang.Language, module string, files []*File) str
 // moduleFiles maps an import path to the files it names, by the
 // language's import rule; known is false when it names nothing in the
 // index (a standard or third-party module).
-func (x *Index) moduleFiles(f *File, module string) ([]*File, bool) {
-	ids, known := f.Lang.Rule().Files(view{x}, f.Lang, f.Rel, module)
-	return x.filesOf(ids), known
+func (x *resolver) moduleFiles(f *snap.Entry, module string) ([]*snap.Entry, bool) {
+	ids, known := f.Lang.Rule().Files(x.s, f.Lang, f.Rel, module)
+	return x.s.Entries(ids), known
 }
 
 // typeMembers finds members called name of the class-like definition recv
 // names, when recv is a type in scope or imported.
-func (x *Index) typeMembers(f *File, recv, name string, ok func(*lang.Def) bool) []Target {
+func (x *resolver) typeMembers(f *snap.Entry, recv, name string, ok func(*lang.Def) bool) []snap.Target {
 	if strings.ContainsAny(recv, ".()[]:") {
 		return nil
 	}
@@ -612,13 +600,13 @@ func (x *Index) typeMembers(f *File, recv, name string, ok func(*lang.Def) bool)
 			}
 		}
 	}
-	var out []Target
-	seen := map[*File]bool{}
+	var out []snap.Target
+	seen := map[*snap.Entry]bool{}
 	for _, t := range types {
 		// Members live in the type's file, or (Go) beside it.
-		files := []*File{t.File}
+		files := []*snap.Entry{t.File}
 		if f.Lang.Scope == "directory" {
-			files = x.langIx[f.Lang].dirs[t.File.Dir]
+			files = x.dirOf(f.Lang, t.File.Dir)
 		}
 		for _, g := range files {
 			if seen[g] {
@@ -637,36 +625,36 @@ const maxCandidates = 64
 // pending is a name-only resolution whose candidates are ranked only when
 // asked (callers needs one candidate's rank, not the whole list).
 type pending struct {
-	f    *File
+	f    *snap.Entry
 	r    *lang.Ref
 	ok   func(*lang.Def) bool
-	hint []Target // the receiver's declared type, whose members rank first
+	hint []snap.Target // the receiver's declared type, whose members rank first
 	// hintHow says how hint was found, before the type's name in a
 	// candidate's reason (default: a declared type).
 	hintHow string
 }
 
 type scored struct {
-	t      Target
+	t      snap.Target
 	score  int
 	reason string
 }
 
 // byName ranks every definition with the reference's name in the language.
-func (x *Index) byName(lazy bool, f *File, r *lang.Ref, ok func(*lang.Def) bool) Resolution {
+func (x *resolver) byName(lazy bool, f *snap.Entry, r *lang.Ref, ok func(*lang.Def) bool) Resolution {
 	return x.byNameHint(lazy, f, r, ok, nil)
 }
 
 // byNameHint is byName with the receiver's declared type.
-func (x *Index) byNameHint(lazy bool, f *File, r *lang.Ref, ok func(*lang.Def) bool, hint []Target) Resolution {
+func (x *resolver) byNameHint(lazy bool, f *snap.Entry, r *lang.Ref, ok func(*lang.Def) bool, hint []snap.Target) Resolution {
 	return x.byNameHow(lazy, f, r, ok, hint, "")
 }
 
 // byNameHow is byNameHint saying how the hint was found.
-func (x *Index) byNameHow(lazy bool, f *File, r *lang.Ref, ok func(*lang.Def) bool, hint []Target, how string) Resolution {
+func (x *resolver) byNameHow(lazy bool, f *snap.Entry, r *lang.Ref, ok func(*lang.Def) bool, hint []snap.Target, how string) Resolution {
 	p := &pending{f: f, r: r, ok: ok, hint: hint, hintHow: how}
 	if lazy {
-		if len(x.langIx[f.Lang].defs[f.RefName(r)]) == 0 {
+		if len(x.s.Tables(f.Lang).Defs.Get(f.RefName(r))) == 0 {
 			return unresolvedName(f, r)
 		}
 		return Resolution{Class: Candidate, pending: p}
@@ -674,7 +662,7 @@ func (x *Index) byNameHow(lazy bool, f *File, r *lang.Ref, ok func(*lang.Def) bo
 	return x.rankAll(p)
 }
 
-func unresolvedName(f *File, r *lang.Ref) Resolution {
+func unresolvedName(f *snap.Entry, r *lang.Ref) Resolution {
 	name := f.RefName(r)
 	if f.Lang.IsBuiltin(name) {
 		return Resolution{Class: Unresolved, Why: "builtin"}
@@ -683,19 +671,18 @@ func unresolvedName(f *File, r *lang.Ref) Resolution {
 }
 
 // scores lists p's candidates with their scores, unsorted.
-func (x *Index) scores(p *pending, withReasons bool) []scored {
+func (x *resolver) scores(p *pending, withReasons bool) []scored {
 	f, r := p.f, p.r
-	ix := x.langIx[f.Lang]
 	imported := x.scope(f).imported
 	var all []scored
 	name, recv := f.RefName(r), f.RefReceiver(r)
-	for _, g := range ix.defs[name] {
+	for _, g := range x.defsOf(f.Lang, name) {
 		for _, i := range g.DefsNamed(name) {
 			d := &g.Defs[i]
 			if !p.ok(d) {
 				continue
 			}
-			s := scored{t: Target{g, i}}
+			s := scored{t: snap.Target{File: g, Def: i}}
 			switch {
 			case g == f:
 				s.score, s.reason = 600, "same file"
@@ -753,7 +740,7 @@ func before(a, b scored) bool {
 }
 
 // rankAll resolves a pending name-only reference in full.
-func (x *Index) rankAll(p *pending) Resolution {
+func (x *resolver) rankAll(p *pending) Resolution {
 	all := x.scores(p, true)
 	if len(all) == 0 {
 		return unresolvedName(p.f, p.r)
@@ -776,7 +763,7 @@ func (x *Index) rankAll(p *pending) Resolution {
 // however far down: a method called on an interface is a candidate of
 // every method of that name, and dropping the low ranks would drop those
 // call sites.
-func (x *Index) rankOf(p *pending, t Target, all []scored) (int, int, string) {
+func (x *resolver) rankOf(p *pending, t snap.Target, all []scored) (int, int, string) {
 	var mine *scored
 	for i := range all {
 		if all[i].t == t {
@@ -799,7 +786,7 @@ func (x *Index) rankOf(p *pending, t Target, all []scored) (int, int, string) {
 	return rank, len(all), reason
 }
 
-func hinted(hint []Target, container string) bool {
+func hinted(hint []snap.Target, container string) bool {
 	for _, t := range hint {
 		if t.D().Name == container {
 			return true
@@ -857,23 +844,20 @@ func containsFold(s, sub string) bool {
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
-// fileScope is what a file's imports make visible. It holds names, not
-// file records (a refresh replaces records), and stays valid until the
-// set of files or packages changes (Index.modGen).
+// fileScope is what a file's imports make visible: names, not records.
 type fileScope struct {
-	modGen   uint64
 	imported map[string]bool   // files its imports name, by Rel
 	bindings map[string]string // local name → module
 }
 
-func (x *Index) scope(f *File) *fileScope {
-	x.impMu.Lock()
-	e := x.imp[f]
-	x.impMu.Unlock()
-	if e != nil && e.modGen == x.modGen {
+func (x *resolver) scope(f *snap.Entry) *fileScope {
+	x.c.mu.Lock()
+	e := x.c.imp[f]
+	x.c.mu.Unlock()
+	if e != nil {
 		return e
 	}
-	e = &fileScope{modGen: x.modGen, imported: map[string]bool{}, bindings: x.bindings(f)}
+	e = &fileScope{imported: map[string]bool{}, bindings: x.bindings(f)}
 	for _, im := range f.Imports {
 		if fs, known := x.moduleFiles(f, im.Module); known {
 			for _, g := range fs {
@@ -881,11 +865,11 @@ func (x *Index) scope(f *File) *fileScope {
 			}
 		}
 	}
-	x.impMu.Lock()
-	if x.imp == nil || len(x.imp) > 50000 {
-		x.imp = map[*File]*fileScope{}
+	x.c.mu.Lock()
+	if x.c.imp == nil || len(x.c.imp) > 50000 {
+		x.c.imp = map[*snap.Entry]*fileScope{}
 	}
-	x.imp[f] = e
-	x.impMu.Unlock()
+	x.c.imp[f] = e
+	x.c.mu.Unlock()
 	return e
 }

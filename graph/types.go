@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/builtin-tools/builtin-tools/graph/lang"
+	"github.com/builtin-tools/builtin-tools/graph/snap"
 )
 
 // Declared types. The index has no type checker, but the source often
@@ -19,9 +20,9 @@ import (
 
 // declType is a type as the source writes it, and where.
 type declType struct {
-	text string // as written: *store.Store, []*Conn, Optional[Foo]
-	in   *File  // the file whose names it is written in
-	ev   string // the evidence, for the edge's reason
+	text string      // as written: *store.Store, []*Conn, Optional[Foo]
+	in   *snap.Entry // the file whose names it is written in
+	ev   string      // the evidence, for the edge's reason
 	// bases: the type's bases, not the type (super.m()).
 	bases bool
 	ctor  bool // a constructor call made it (Foo())
@@ -29,9 +30,9 @@ type declType struct {
 
 // typeRef is what a declared type names.
 type typeRef struct {
-	types    []Target // the class-like definitions (several: variants, duplicates)
-	external string   // a module outside the index it comes from
-	builtin  string   // a type the language defines
+	types    []snap.Target // the class-like definitions (several: variants, duplicates)
+	external string        // a module outside the index it comes from
+	builtin  string        // a type the language defines
 }
 
 // maxTypeDepth bounds chains (a.b.c), result types followed and base
@@ -40,7 +41,7 @@ const maxTypeDepth = 12
 
 // literalField is the type of field name of a value of a struct type
 // written in place (cur), or of a type it embeds.
-func (x *Index) literalField(cur declType, fields []lang.StructField, name string, depth int) (declType, bool) {
+func (x *resolver) literalField(cur declType, fields []lang.StructField, name string, depth int) (declType, bool) {
 	for _, fd := range fields {
 		if fd.Name == name || fd.Name == "" && lang.LastSegment(strings.TrimLeft(fd.Type, "*")) == name {
 			return declType{text: fd.Type, in: cur.in, ev: cur.ev + "; " + name + " is " + shortType(fd.Type) + ": a field of its struct"}, true
@@ -57,8 +58,8 @@ func (x *Index) literalField(cur declType, fields []lang.StructField, name strin
 }
 
 // embeddedTypes are the types a struct written in place embeds.
-func (x *Index) embeddedTypes(cur declType, fields []lang.StructField) []Target {
-	var out []Target
+func (x *resolver) embeddedTypes(cur declType, fields []lang.StructField) []snap.Target {
+	var out []snap.Target
 	for _, fd := range fields {
 		if fd.Name == "" {
 			out = append(out, x.resolveDecl(declType{text: fd.Type, in: cur.in}).types...)
@@ -67,62 +68,7 @@ func (x *Index) embeddedTypes(cur declType, fields []lang.StructField) []Target 
 	return out
 }
 
-// localDecl returns the typed binding of name visible at byte offset at
-// in definition encl: the bindings of the innermost scope holding one
-// must all say the same type (x = Foo() then x = Bar() says none).
-func (f *File) localDecl(name string, encl, at int32) *lang.Local {
-	if encl < 0 {
-		return nil
-	}
-	var best *lang.Local
-	bestEnd := int64(-1)
-	agree := true
-	for _, i := range f.LocalsNamed(name) {
-		l := &f.Locals[i]
-		if l.Encl != encl || l.At > at || (l.End >= 0 && at >= l.End) {
-			continue
-		}
-		end := int64(l.End)
-		if end < 0 {
-			end = 1 << 40
-		}
-		switch {
-		case best == nil || end < bestEnd:
-			best, bestEnd, agree = l, end, true
-		case end == bestEnd:
-			if l.Type != best.Type || l.How != best.How {
-				agree = false
-			}
-			if l.At > best.At {
-				best = l
-			}
-		}
-	}
-	if best == nil || !agree || best.How == lang.TypeNone {
-		return nil
-	}
-	return best
-}
-
-// localsNamed returns the indexes of f's locals called name.
-func (f *File) localsNamed(name string) []int {
-	lo, hi := 0, len(f.Locals)
-	for lo < hi {
-		m := (lo + hi) / 2
-		if f.Strs[f.Locals[m].Name] < name {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	var out []int
-	for i := lo; i < len(f.Locals) && f.Strs[f.Locals[i].Name] == name; i++ {
-		out = append(out, i)
-	}
-	return out
-}
-
-func evidence(expr, text, how string, f *File, line int32) string {
+func evidence(expr, text, how string, f *snap.Entry, line int32) string {
 	return expr + " is " + shortType(text) + ": " + how + ", " + f.Rel + ":" + itoa(int(line))
 }
 
@@ -142,7 +88,7 @@ func shortType(text string) string {
 
 // exprDecl is the declared type of a receiver expression (x, self.x,
 // s.conn.buf, s.Conn(), xs[i]) at byte offset at inside definition encl.
-func (x *Index) exprDecl(f *File, encl, at int32, expr string, depth int) (declType, bool) {
+func (x *resolver) exprDecl(f *snap.Entry, encl, at int32, expr string, depth int) (declType, bool) {
 	if depth > maxTypeDepth || expr == "" {
 		return declType{}, false
 	}
@@ -229,7 +175,7 @@ func (x *Index) exprDecl(f *File, encl, at int32, expr string, depth int) (declT
 	if ed != nil && ed.Container != "" && slices.Contains(f.Lang.Super, expr) {
 		return declType{text: ed.Container, in: f, ev: expr + " is a base of " + ed.Container, bases: true}, true
 	}
-	if ed != nil && ed.Container != "" && (f.Lang.IsSelf(expr) || ed.Self == expr) && !f.Rebound(expr, encl, at) && !f.boundLocal(expr, encl, at, ed) {
+	if ed != nil && ed.Container != "" && (f.Lang.IsSelf(expr) || ed.Self == expr) && !f.Rebound(expr, encl, at) && !boundLocal(f, expr, encl, at, ed) {
 		return declType{text: ed.Container, in: f, ev: expr + " is " + ed.Container + ": the method's receiver"}, true
 	}
 	if ed != nil && ed.Container == "" && f.Lang.IsSelf(expr) {
@@ -276,12 +222,12 @@ func (x *Index) exprDecl(f *File, encl, at int32, expr string, depth int) (declT
 // boundLocal says whether a self name is a plain local here (a Go method
 // whose receiver is unnamed, a parameter called like it) — never for the
 // method's own receiver.
-func (f *File) boundLocal(name string, encl, at int32, ed *lang.Def) bool {
+func boundLocal(f *snap.Entry, name string, encl, at int32, ed *lang.Def) bool {
 	return ed.Self != name && !f.Lang.IsSelf(name) && f.Bound(name, encl, at)
 }
 
 // localType is the declared type of a typed local.
-func (x *Index) localType(f *File, encl int32, lc *lang.Local, name string, depth int) (declType, bool) {
+func (x *resolver) localType(f *snap.Entry, encl int32, lc *lang.Local, name string, depth int) (declType, bool) {
 	text := f.Strs[lc.Type]
 	// What it is bound to is read before the binding: o := o, b :=
 	// b.Next() name the earlier o and b.
@@ -345,7 +291,7 @@ func (x *Index) localType(f *File, encl int32, lc *lang.Local, name string, dept
 
 // destructuredField is the type of a parameter destructured from a
 // declared type ({gen}: Cxt): Cxt's field gen.
-func (x *Index) destructuredField(f *File, lc *lang.Local, name, text string) (declType, bool) {
+func (x *resolver) destructuredField(f *snap.Entry, lc *lang.Local, name, text string) (declType, bool) {
 	tr := x.resolveDecl(declType{text: text, in: f})
 	if len(tr.types) == 0 {
 		return declType{}, false
@@ -360,7 +306,7 @@ func (x *Index) destructuredField(f *File, lc *lang.Local, name, text string) (d
 
 // calleeResult is the type a call of callee (f, pkg.New, x.Make) yields:
 // the class it constructs, or the function's declared result type.
-func (x *Index) calleeResult(f *File, encl, at int32, callee string, depth int) (declType, bool) {
+func (x *resolver) calleeResult(f *snap.Entry, encl, at int32, callee string, depth int) (declType, bool) {
 	if depth > maxTypeDepth {
 		return declType{}, false
 	}
@@ -373,7 +319,7 @@ func (x *Index) calleeResult(f *File, encl, at int32, callee string, depth int) 
 		return declType{}, false
 	}
 	fnOrType := func(d *lang.Def) bool { return lang.FunctionLike(d.Kind) || lang.ClassLike(d.Kind) }
-	var ts []Target
+	var ts []snap.Target
 	via := "" // the receiver's evidence
 	switch {
 	case recv == "":
@@ -436,7 +382,7 @@ func (x *Index) calleeResult(f *File, encl, at int32, callee string, depth int) 
 		r.ctor = false
 		return r, true
 	}
-	if t.File.typeParamNamed(t.Def, d.Type) {
+	if typeParamNamed(t.File, t.Def, d.Type) {
 		// func Id[T I](x T) T: the result is the caller's T.
 		return declType{}, false
 	}
@@ -447,7 +393,7 @@ func (x *Index) calleeResult(f *File, encl, at int32, callee string, depth int) 
 // returns: the result of the literal it is bound to, of its declared
 // function type (a parameter f func() *T), or of the function it was
 // set to (f := strings.ToUpper).
-func (x *Index) localFuncResult(f *File, encl, at int32, name string, depth int) (declType, bool) {
+func (x *resolver) localFuncResult(f *snap.Entry, encl, at int32, name string, depth int) (declType, bool) {
 	for e, n := encl, 0; e >= 0 && n < 16; e, n = f.Outer(e), n+1 {
 		lc := f.LocalDecl(name, e, at)
 		if lc == nil {
@@ -476,7 +422,7 @@ func (x *Index) localFuncResult(f *File, encl, at int32, name string, depth int)
 
 // heldFuncResult is what a call of name returns when name was set to the
 // expression held (in g, before at): a call of that.
-func (x *Index) heldFuncResult(g *File, encl, at int32, name, held string, line int32, depth int) (declType, bool) {
+func (x *resolver) heldFuncResult(g *snap.Entry, encl, at int32, name, held string, line int32, depth int) (declType, bool) {
 	d, ok := x.calleeResult(g, encl, at, held, depth+1)
 	if !ok || d.bases {
 		return declType{}, false
@@ -495,7 +441,7 @@ const (
 // inferredResult is the type a function without a declared result
 // returns when each of its return statements says the same one (return
 // Foo(), return a local constructed); a generator returns none of them.
-func (x *Index) inferredResult(t Target, depth int) (declType, bool) {
+func (x *resolver) inferredResult(t snap.Target, depth int) (declType, bool) {
 	g, d := t.File, t.D()
 	if depth > maxTypeDepth || !lang.FunctionLike(d.Kind) || g.Bound(yieldLocal, t.Def, d.End) {
 		return declType{}, false
@@ -510,7 +456,7 @@ func (x *Index) inferredResult(t Target, depth int) (declType, bool) {
 // bareTargets finds a bare name as a file sees it outside any function:
 // its own definitions, its imports, its package, its included headers;
 // external names the module outside the index an import takes it from.
-func (x *Index) bareTargets(f *File, name string, ok func(*lang.Def) bool) ([]Target, string) {
+func (x *resolver) bareTargets(f *snap.Entry, name string, ok func(*lang.Def) bool) ([]snap.Target, string) {
 	if ts := pick(f, name, func(d *lang.Def) bool { return ok(d) && !d.Member() && !d.Local }); len(ts) > 0 {
 		return ts, ""
 	}
@@ -538,7 +484,7 @@ func (x *Index) bareTargets(f *File, name string, ok func(*lang.Def) bool) ([]Ta
 }
 
 // resolveDecl finds the class-like definitions a declared type names.
-func (x *Index) resolveDecl(d declType) typeRef {
+func (x *resolver) resolveDecl(d declType) typeRef {
 	tr := x.resolveDeclAll(d)
 	if d.in != nil {
 		// x_windows.go's T, not x_js.go's.
@@ -547,13 +493,13 @@ func (x *Index) resolveDecl(d declType) typeRef {
 	return tr
 }
 
-func (x *Index) resolveDeclAll(d declType) typeRef {
+func (x *resolver) resolveDeclAll(d declType) typeRef {
 	if d.in == nil {
 		return typeRef{}
 	}
 	if d.bases {
 		d.bases = false
-		var out []Target
+		var out []snap.Target
 		ext := ""
 		for _, t := range x.resolveDecl(d).types {
 			bs, e := x.bases(t)
@@ -596,7 +542,7 @@ func (x *Index) resolveDeclAll(d declType) typeRef {
 	}
 	// Outer.Inner, ns::T: a type nested in a named one.
 	if outer := x.resolveDecl(declType{text: qual, in: d.in}); len(outer.types) > 0 {
-		var out []Target
+		var out []snap.Target
 		for _, t := range outer.types {
 			out = append(out, pick(t.File, name, func(e *lang.Def) bool { return isType(e) && e.Container == t.D().Name })...)
 		}
@@ -610,12 +556,12 @@ func (x *Index) resolveDeclAll(d declType) typeRef {
 
 // namedIn lists the files that may hold t's members (its own, or Go's
 // package) and define name.
-func (x *Index) namedIn(t Target, name string) []*File {
+func (x *resolver) namedIn(t snap.Target, name string) []*snap.Entry {
 	if t.File.Lang.Scope != "directory" {
-		return []*File{t.File}
+		return []*snap.Entry{t.File}
 	}
-	var out []*File
-	for _, g := range x.langIx[t.File.Lang].defs[name] {
+	var out []*snap.Entry
+	for _, g := range x.defsOf(t.File.Lang, name) {
 		if g.Dir == t.File.Dir && g.Package == t.File.Package {
 			out = append(out, g)
 		}
@@ -626,9 +572,9 @@ func (x *Index) namedIn(t Target, name string) []*File {
 // bases lists what a type embeds or extends, resolved; ext names one
 // that is outside the index (a module's or the language's own). Fields
 // and bases are declared with the type, in its file.
-func (x *Index) bases(t Target) (out []Target, ext string) {
+func (x *resolver) bases(t snap.Target) (out []snap.Target, ext string) {
 	name := t.D().Name
-	for _, g := range []*File{t.File} {
+	for _, g := range []*snap.Entry{t.File} {
 		for i := range g.Fields {
 			fd := &g.Fields[i]
 			if fd.Name != "" || fd.Container != name {
@@ -647,19 +593,19 @@ func (x *Index) bases(t Target) (out []Target, ext string) {
 // membersOf finds members called name of the types, walking what they
 // embed or extend nearest first; the second result is the type they were
 // found on.
-func (x *Index) membersOf(types []Target, name string, ok func(*lang.Def) bool, depth int) ([]Target, []Target) {
+func (x *resolver) membersOf(types []snap.Target, name string, ok func(*lang.Def) bool, depth int) ([]snap.Target, []snap.Target) {
 	ms, on, _ := x.membersExt(types, name, ok, depth)
 	return ms, on
 }
 
 // membersExt is membersOf that also names a base outside the index met on
 // the way (where a member not found may come from).
-func (x *Index) membersExt(types []Target, name string, ok func(*lang.Def) bool, depth int) ([]Target, []Target, string) {
+func (x *resolver) membersExt(types []snap.Target, name string, ok func(*lang.Def) bool, depth int) ([]snap.Target, []snap.Target, string) {
 	level := types
-	seen := map[Target]bool{}
+	seen := map[snap.Target]bool{}
 	ext := ""
 	for d := depth; d <= maxTypeDepth && len(level) > 0; d++ {
-		var found, on, next []Target
+		var found, on, next []snap.Target
 		for _, t := range level {
 			if seen[t] {
 				continue
@@ -689,11 +635,11 @@ func (x *Index) membersExt(types []Target, name string, ok func(*lang.Def) bool,
 
 // fieldOf is the declared type of field name of the types (or of what
 // they embed or extend, nearest first).
-func (x *Index) fieldOf(types []Target, name string, depth int) (declType, bool) {
+func (x *resolver) fieldOf(types []snap.Target, name string, depth int) (declType, bool) {
 	level := types
-	seen := map[Target]bool{}
+	seen := map[snap.Target]bool{}
 	for d := depth; d <= maxTypeDepth && len(level) > 0; d++ {
-		var next []Target
+		var next []snap.Target
 		var found []declType
 		for _, t := range level {
 			if seen[t] {
@@ -705,7 +651,7 @@ func (x *Index) fieldOf(types []Target, name string, depth int) (declType, bool)
 			var assigned []*lang.Field
 			for i := range g.Fields {
 				fd := &g.Fields[i]
-				if fd.Container != tn || fd.Name != name && !g.embeddedAs(fd, name) {
+				if fd.Container != tn || fd.Name != name && !embeddedAs(g, fd, name) {
 					continue
 				}
 				switch fd.How {
@@ -743,7 +689,7 @@ func (x *Index) fieldOf(types []Target, name string, depth int) (declType, bool)
 }
 
 // hasField says whether the types (or their bases) have a field name.
-func (x *Index) hasField(types []Target, name string) bool {
+func (x *resolver) hasField(types []snap.Target, name string) bool {
 	_, ok := x.fieldOf(types, name, 0)
 	return ok
 }
@@ -751,7 +697,7 @@ func (x *Index) hasField(types []Target, name string) bool {
 // viaType resolves recv.name when recv's type is declared. ok is false
 // when the declaration leads nowhere the index can follow; hint is then
 // the declared type's definitions, which rank first among candidates.
-func (x *Index) viaType(f *File, r *lang.Ref, recv, name string, want func(*lang.Def) bool) (res Resolution, hint []Target, ok bool) {
+func (x *resolver) viaType(f *snap.Entry, r *lang.Ref, recv, name string, want func(*lang.Def) bool) (res Resolution, hint []snap.Target, ok bool) {
 	d, found := x.exprDecl(f, r.Encl, r.At, recv, 0)
 	if !found {
 		return Resolution{}, nil, false
@@ -801,22 +747,17 @@ func (x *Index) viaType(f *File, r *lang.Ref, recv, name string, want func(*lang
 }
 
 // containerType is the class-like definition a member belongs to.
-func (x *Index) containerType(m Target) (Target, bool) {
+func (x *resolver) containerType(m snap.Target) (snap.Target, bool) {
 	c := m.D().Container
 	if c == "" {
-		return Target{}, false
+		return snap.Target{}, false
 	}
 	for _, g := range x.namedIn(m, c) {
 		if ts := pick(g, c, func(d *lang.Def) bool { return lang.ClassLike(d.Kind) }); len(ts) > 0 {
 			return ts[0], true
 		}
 	}
-	return Target{}, false
-}
-
-type implKey struct {
-	m   Target
-	gen uint64
+	return snap.Target{}, false
 }
 
 // implementations lists what a call of method m may run instead: for an
@@ -824,7 +765,7 @@ type implKey struct {
 // it (by method set for a language whose "implements" is "method_set",
 // Go; else the classes declaring it as a base); for a class's method in a
 // language with declared bases, its subclasses' overrides.
-func (x *Index) implementations(m Target) []Target {
+func (x *resolver) implementations(m snap.Target) []snap.Target {
 	t, ok := x.containerType(m)
 	if !ok {
 		return nil
@@ -837,31 +778,30 @@ func (x *Index) implementations(m Target) []Target {
 	if l.Implements == "none" {
 		return nil
 	}
-	key := implKey{m, x.gen}
-	x.impMu.Lock()
-	if ts, ok := x.impls[key]; ok {
-		x.impMu.Unlock()
+	x.c.mu.Lock()
+	if ts, ok := x.c.impls[m]; ok {
+		x.c.mu.Unlock()
 		return ts
 	}
-	x.impMu.Unlock()
-	var out []Target
+	x.c.mu.Unlock()
+	var out []snap.Target
 	if l.Implements == "method_set" {
 		out = x.byMethodSet(t, m)
 	} else {
 		out = x.overrides(t, m)
 	}
-	x.impMu.Lock()
-	if x.impls == nil || len(x.impls) > 10000 {
-		x.impls = map[implKey][]Target{}
+	x.c.mu.Lock()
+	if x.c.impls == nil || len(x.c.impls) > 10000 {
+		x.c.impls = map[snap.Target][]snap.Target{}
 	}
-	x.impls[key] = out
-	x.impMu.Unlock()
+	x.c.impls[m] = out
+	x.c.mu.Unlock()
 	return out
 }
 
 // byMethodSet lists the methods called like m of the types whose methods
 // include every method of interface t.
-func (x *Index) byMethodSet(t, m Target) []Target {
+func (x *resolver) byMethodSet(t, m snap.Target) []snap.Target {
 	tn := t.D().Name
 	var names []string
 	for i := range t.File.Defs {
@@ -869,15 +809,14 @@ func (x *Index) byMethodSet(t, m Target) []Target {
 			names = append(names, d.Name)
 		}
 	}
-	ix := x.langIx[t.File.Lang]
-	var out []Target
-	for _, g := range ix.defs[m.D().Name] {
+	var out []snap.Target
+	for _, g := range x.defsOf(t.File.Lang, m.D().Name) {
 		for _, i := range g.DefsNamed(m.D().Name) {
 			d := &g.Defs[i]
 			if d.Container == "" || !lang.FunctionLike(d.Kind) || (d.Container == tn && g.Dir == t.File.Dir) {
 				continue
 			}
-			c := Target{g, i}
+			c := snap.Target{File: g, Def: i}
 			if ct, ok := x.containerType(c); ok && ct.D().Kind == "interface" {
 				continue
 			}
@@ -906,16 +845,15 @@ func (x *Index) byMethodSet(t, m Target) []Target {
 
 // overrides lists the methods called like m of the classes that name t
 // (or a class that does) as a base.
-func (x *Index) overrides(t, m Target) []Target {
-	ix := x.langIx[t.File.Lang]
-	var out []Target
-	seen := map[Target]bool{t: true}
-	level := []Target{t}
+func (x *resolver) overrides(t, m snap.Target) []snap.Target {
+	var out []snap.Target
+	seen := map[snap.Target]bool{t: true}
+	level := []snap.Target{t}
 	for depth := 0; depth < maxTypeDepth && len(level) > 0; depth++ {
-		var next []Target
+		var next []snap.Target
 		for _, base := range level {
 			bn := base.D().Name
-			for _, fr := range x.basesNamed(ix, t.File.Lang, bn) {
+			for _, fr := range x.basesNamed(t.File.Lang, bn) {
 				g, fd := fr.g, fr.fd
 				sub := pick(g, fd.Container, func(d *lang.Def) bool { return lang.ClassLike(d.Kind) })
 				if len(sub) == 0 || seen[sub[0]] {
@@ -939,22 +877,9 @@ func (x *Index) overrides(t, m Target) []Target {
 	return out
 }
 
-// enclosingAt is the innermost function-like definition around byte
-// offset at, or -1.
-func (f *File) enclosingAt(at int32) int32 {
-	best := int32(-1)
-	for i := range f.Defs {
-		d := &f.Defs[i]
-		if lang.FunctionLike(d.Kind) && d.Start <= at && at < d.End && (best < 0 || d.Start >= f.Defs[best].Start) {
-			best = int32(i)
-		}
-	}
-	return best
-}
-
 // superCall resolves super(...) inside a method of encl's class: the
 // nearest base's constructor, else the base class itself.
-func (x *Index) superCall(f *File, r *lang.Ref, encl *lang.Def) (Resolution, bool) {
+func (x *resolver) superCall(f *snap.Entry, r *lang.Ref, encl *lang.Def) (Resolution, bool) {
 	d := declType{text: encl.Container, in: f, ev: "super is a base of " + encl.Container, bases: true}
 	tr := x.resolveDecl(d)
 	if len(tr.types) == 0 {
@@ -965,7 +890,7 @@ func (x *Index) superCall(f *File, r *lang.Ref, encl *lang.Def) (Resolution, boo
 	}
 	isCtor := func(e *lang.Def) bool { return e.Kind == "constructor" || e.Name == f.Lang.Constructor && e.Member() }
 	for _, b := range tr.types {
-		ms, _ := x.membersOf([]Target{b}, f.Lang.Constructor, isCtor, 0)
+		ms, _ := x.membersOf([]snap.Target{b}, f.Lang.Constructor, isCtor, 0)
 		if len(ms) == 1 {
 			return Resolution{Class: Exact, Targets: ms, Reason: d.ev}, true
 		}
@@ -977,46 +902,42 @@ func (x *Index) superCall(f *File, r *lang.Ref, encl *lang.Def) (Resolution, boo
 }
 
 type fieldRef struct {
-	g  *File
+	g  *snap.Entry
 	fd *lang.Field
 }
 
-type subclassesAt struct {
-	gen uint64
-	m   map[string][]fieldRef
-}
-
 // basesNamed lists the base-class fields of the language that name a type
-// called name (one pass over the index, kept until it changes).
-func (x *Index) basesNamed(ix *langIndex, l *lang.Language, name string) []fieldRef {
-	x.impMu.Lock()
-	e, ok := x.subs[l]
-	x.impMu.Unlock()
-	if !ok || e.gen != x.gen {
-		m := map[string][]fieldRef{}
-		for _, fs := range ix.dirs {
-			for _, g := range fs {
-				for i := range g.Fields {
-					fd := &g.Fields[i]
-					if fd.Name != "" {
-						continue
-					}
-					_, n := g.Lang.NormType(fd.Type)
-					if n != "" {
-						m[n] = append(m[n], fieldRef{g, fd})
-					}
+// called name (one pass over the index, kept with the snapshot).
+func (x *resolver) basesNamed(l *lang.Language, name string) []fieldRef {
+	x.c.mu.Lock()
+	m, ok := x.c.subs[l]
+	x.c.mu.Unlock()
+	if !ok {
+		m = map[string][]fieldRef{}
+		x.s.Each(func(g *snap.Entry) bool {
+			if g.Lang != l {
+				return true
+			}
+			for i := range g.Fields {
+				fd := &g.Fields[i]
+				if fd.Name != "" {
+					continue
+				}
+				_, n := g.Lang.NormType(fd.Type)
+				if n != "" {
+					m[n] = append(m[n], fieldRef{g, fd})
 				}
 			}
+			return true
+		})
+		x.c.mu.Lock()
+		if x.c.subs == nil {
+			x.c.subs = map[*lang.Language]map[string][]fieldRef{}
 		}
-		e = subclassesAt{x.gen, m}
-		x.impMu.Lock()
-		if x.subs == nil {
-			x.subs = map[*lang.Language]subclassesAt{}
-		}
-		x.subs[l] = e
-		x.impMu.Unlock()
+		x.c.subs[l] = m
+		x.c.mu.Unlock()
 	}
-	return e.m[name]
+	return m[name]
 }
 
 func isTypedVar(d *lang.Def) bool {
@@ -1024,7 +945,7 @@ func isTypedVar(d *lang.Def) bool {
 }
 
 // varDecl is the declared type of the one variable ts holds.
-func varDecl(expr string, ts []Target) (declType, bool) {
+func varDecl(expr string, ts []snap.Target) (declType, bool) {
 	if len(ts) != 1 {
 		return declType{}, false
 	}
@@ -1035,7 +956,7 @@ func varDecl(expr string, ts []Target) (declType, bool) {
 // moduleTypeMembers finds members called name of the class recv names
 // as mod.Type (import pkg.widgets as W; W.Widget.__init__(self)), nearest
 // first through its bases.
-func (x *Index) moduleTypeMembers(f *File, r *lang.Ref, recv, name string, want func(*lang.Def) bool) []Target {
+func (x *resolver) moduleTypeMembers(f *snap.Entry, r *lang.Ref, recv, name string, want func(*lang.Def) bool) []snap.Target {
 	i := lang.LastTopDot(recv)
 	if i <= 0 || strings.ContainsAny(recv, "()[]") || f.Bound(firstSegment(recv), r.Encl, r.At) {
 		return nil
@@ -1061,7 +982,7 @@ func isVar(d *lang.Def) bool {
 // @field.global) agrees it was set to, a construction or a call whose
 // result is known (_inst = Random()). Any other binding, an import or a
 // definition of the name makes it unknown.
-func (x *Index) instanceDecl(expr string, ts []Target, depth int) (declType, bool) {
+func (x *resolver) instanceDecl(expr string, ts []snap.Target, depth int) (declType, bool) {
 	if len(ts) == 0 || depth > maxTypeDepth {
 		return declType{}, false
 	}
@@ -1116,7 +1037,7 @@ func (x *Index) instanceDecl(expr string, ts []Target, depth int) (declType, boo
 
 // varType is varDecl that also follows a variable initialized by a call
 // (var Stdout = NewFile(...)) to the callee's declared result.
-func (x *Index) varType(expr string, ts []Target, depth int) (declType, bool) {
+func (x *resolver) varType(expr string, ts []snap.Target, depth int) (declType, bool) {
 	if len(ts) == 1 && ts[0].D().How == lang.TypeExpr {
 		// var std = defaultLogger: the type of what it is set to.
 		t := ts[0]
@@ -1146,7 +1067,7 @@ func (x *Index) varType(expr string, ts []Target, depth int) (declType, bool) {
 // classSelf is the class a name like cls (language.json class_self) holds
 // in a method of it: bound once there (its parameter), in a class that is
 // no metaclass (whose cls would be another class).
-func (x *Index) classSelf(f *File, encl, at int32, name string) []Target {
+func (x *resolver) classSelf(f *snap.Entry, encl, at int32, name string) []snap.Target {
 	if encl < 0 || !slices.Contains(f.Lang.ClassSelf, name) {
 		return nil
 	}
@@ -1174,11 +1095,11 @@ func (x *Index) classSelf(f *File, encl, at int32, name string) []Target {
 
 // isMetaclass says whether t extends the language's type (Python's type),
 // directly or through its bases.
-func (x *Index) isMetaclass(t Target) bool {
-	level := []Target{t}
-	seen := map[Target]bool{}
+func (x *resolver) isMetaclass(t snap.Target) bool {
+	level := []snap.Target{t}
+	seen := map[snap.Target]bool{}
 	for d := 0; d <= maxTypeDepth && len(level) > 0; d++ {
-		var next []Target
+		var next []snap.Target
 		for _, c := range level {
 			if seen[c] {
 				continue
@@ -1203,7 +1124,7 @@ func (x *Index) isMetaclass(t Target) bool {
 // assignedField is the type of a field no declaration types, from its
 // assignments (self.conn = conn, self.buf = Buffer()): each place that
 // binds it must be typed and all must name the one same type.
-func (x *Index) assignedField(g *File, name string, binds []*lang.Field, depth int) (declType, bool) {
+func (x *resolver) assignedField(g *snap.Entry, name string, binds []*lang.Field, depth int) (declType, bool) {
 	typedAt := map[int32]bool{}
 	for _, fd := range binds {
 		if fd.How != lang.TypeNone {
@@ -1211,7 +1132,7 @@ func (x *Index) assignedField(g *File, name string, binds []*lang.Field, depth i
 		}
 	}
 	var out declType
-	var outType Target
+	var outType snap.Target
 	have := false
 	for _, fd := range binds {
 		if fd.How == lang.TypeNone {
@@ -1244,7 +1165,7 @@ func (x *Index) assignedField(g *File, name string, binds []*lang.Field, depth i
 			return r, true
 		}
 		tr := x.resolveDecl(r)
-		var t Target
+		var t snap.Target
 		switch {
 		case len(tr.types) == 1:
 			t = tr.types[0]
@@ -1267,7 +1188,7 @@ func (x *Index) assignedField(g *File, name string, binds []*lang.Field, depth i
 // assignedHint lists the classes a field receiver (self.h) is assigned
 // when its assignments do not agree on one type (self.h = Handler() in
 // one method, self.h = h in another): a hint for ranking, never an edge.
-func (x *Index) assignedHint(f *File, r *lang.Ref, recv string) []Target {
+func (x *resolver) assignedHint(f *snap.Entry, r *lang.Ref, recv string) []snap.Target {
 	i := lang.LastTopDot(recv)
 	if i <= 0 || !lang.IsIdent(recv[i+1:]) {
 		return nil
@@ -1278,10 +1199,10 @@ func (x *Index) assignedHint(f *File, r *lang.Ref, recv string) []Target {
 	}
 	name := recv[i+1:]
 	level := x.resolveDecl(cur).types
-	seen := map[Target]bool{}
-	var out []Target
+	seen := map[snap.Target]bool{}
+	var out []snap.Target
 	for d := 0; d <= maxTypeDepth && len(level) > 0 && len(out) == 0; d++ {
-		var next []Target
+		var next []snap.Target
 		for _, t := range level {
 			if seen[t] {
 				continue
@@ -1314,7 +1235,7 @@ func (x *Index) assignedHint(f *File, r *lang.Ref, recv string) []Target {
 
 // sameResult says the functions ts are variants of one (one package's
 // files) declaring the same result type.
-func sameResult(ts []Target) bool {
+func sameResult(ts []snap.Target) bool {
 	for _, t := range ts {
 		d, d0 := t.D(), ts[0].D()
 		if !lang.FunctionLike(d.Kind) || d.Type == "" || d.Type != d0.Type || d.Container != d0.Container || t.File.Dir != ts[0].File.Dir || t.File.Package != ts[0].File.Package {
@@ -1326,7 +1247,7 @@ func sameResult(ts []Target) bool {
 
 // promoted says whether method m's type has a method called name through
 // a struct it embeds (ir.ForStmt's Pos comes from miniNode).
-func (x *Index) promoted(m Target, name string) bool {
+func (x *resolver) promoted(m snap.Target, name string) bool {
 	t, ok := x.containerType(m)
 	if !ok {
 		return false
@@ -1341,7 +1262,7 @@ func (x *Index) promoted(m Target, name string) bool {
 
 // embeddedAs says fd is a type embedded under the field name name (an
 // embedded *pkg.T is field T).
-func (f *File) embeddedAs(fd *lang.Field, name string) bool {
+func embeddedAs(f *snap.Entry, fd *lang.Field, name string) bool {
 	if fd.Name != "" || !f.Lang.EmbeddedNamed {
 		return false
 	}
@@ -1351,7 +1272,7 @@ func (f *File) embeddedAs(fd *lang.Field, name string) bool {
 
 // laterResult is the type of result n (0-based, n > 0) of calling callee:
 // ctx, span := trace.StartSpan(...) makes span the second result.
-func (x *Index) laterResult(f *File, encl, at int32, callee string, n int, name, rel string, line int32, depth int) (declType, bool) {
+func (x *resolver) laterResult(f *snap.Entry, encl, at int32, callee string, n int, name, rel string, line int32, depth int) (declType, bool) {
 	d, ok := x.calleeResult(f, encl, at, callee, depth+1)
 	if !ok || d.ctor || d.bases {
 		return declType{}, false
@@ -1367,7 +1288,7 @@ func (x *Index) laterResult(f *File, encl, at int32, callee string, n int, name,
 
 // literalDecl is the type of a receiver written as a composite literal,
 // maybe parenthesized: (&Reader{}).ReadByte(), T{}.M().
-func literalDecl(f *File, expr string) (declType, bool) {
+func literalDecl(f *snap.Entry, expr string) (declType, bool) {
 	s := expr
 	for len(s) > 2 && s[0] == '(' && lang.Opening(s) == 0 {
 		s = s[1 : len(s)-1]
@@ -1395,7 +1316,7 @@ func literalDecl(f *File, expr string) (declType, bool) {
 // innermost scope (ctx := req.Context(), then ctx, cancel :=
 // context.WithCancel(ctx)) when every binding's type, followed, names the
 // same definitions.
-func (x *Index) agreedLocal(f *File, encl, at int32, name string, depth int) (declType, bool) {
+func (x *resolver) agreedLocal(f *snap.Entry, encl, at int32, name string, depth int) (declType, bool) {
 	var ls []*lang.Local
 	bestEnd := int64(-1)
 	for _, i := range f.LocalsNamed(name) {
@@ -1418,7 +1339,7 @@ func (x *Index) agreedLocal(f *File, encl, at int32, name string, depth int) (de
 		return declType{}, false
 	}
 	var first declType
-	var want []Target
+	var want []snap.Target
 	for k, l := range ls {
 		if l.How == lang.TypeNone {
 			return declType{}, false
@@ -1448,7 +1369,7 @@ func (x *Index) agreedLocal(f *File, encl, at int32, name string, depth int) (de
 // encl (or of one around it) in f, the interface constraining it; ok is
 // false for a type parameter constrained otherwise (T ~int | ~string,
 // or a method's T, whose constraint is the type's).
-func (x *Index) typeParamIn(f *File, encl, at int32, d declType) (declType, bool) {
+func (x *resolver) typeParamIn(f *snap.Entry, encl, at int32, d declType) (declType, bool) {
 	if d.in != f {
 		return d, true
 	}
@@ -1473,7 +1394,7 @@ func (x *Index) typeParamIn(f *File, encl, at int32, d declType) (declType, bool
 
 // fieldTypeParam is fieldOf's d for a field of type tn, or the constraint
 // of tn's type parameter it names (type Box[T I] struct{ v T }).
-func (x *Index) fieldTypeParam(g *File, tn string, d declType) (declType, bool) {
+func (x *resolver) fieldTypeParam(g *snap.Entry, tn string, d declType) (declType, bool) {
 	q, n := g.Lang.NormType(d.text)
 	if q != "" || n == "" {
 		return d, true
@@ -1488,7 +1409,7 @@ func (x *Index) fieldTypeParam(g *File, tn string, d declType) (declType, bool) 
 
 // constraint types a value of type parameter n by its constraint, when
 // that names interfaces only: a call on it runs the interface's method.
-func (x *Index) constraint(f *File, d declType, n, text string) (declType, bool) {
+func (x *resolver) constraint(f *snap.Entry, d declType, n, text string) (declType, bool) {
 	c := declType{text: text, in: f, ev: d.ev + "; " + n + " is a type parameter constrained by " + text}
 	ts := x.resolveDecl(c).types
 	if len(ts) == 0 {
@@ -1505,7 +1426,7 @@ func (x *Index) constraint(f *File, d declType, n, text string) (declType, bool)
 // typeParamNamed says whether type text (as written) names a type
 // parameter bound in definition e: its own, or one its receiver's type
 // arguments bind.
-func (f *File) typeParamNamed(e int32, text string) bool {
+func typeParamNamed(f *snap.Entry, e int32, text string) bool {
 	q, n := f.Lang.NormType(text)
 	if q != "" || n == "" {
 		return false

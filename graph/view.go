@@ -1,84 +1,74 @@
 package graph
 
 import (
-	"slices"
+	"path/filepath"
 
-	"github.com/builtin-tools/builtin-tools/graph/lang"
+	"github.com/builtin-tools/builtin-tools/graph/snap"
 )
 
-// view is the index as import rules read it (lang.View). x.mu is held.
-type view struct{ x *Index }
-
-func (v view) Lookup(rel string) (lang.FileID, bool) {
-	if f := v.x.files[rel]; f != nil {
-		return f.ID, true
-	}
-	return 0, false
+// View is what a query reads: one snapshot, a resolver of it, the index's
+// state when it was taken, and where source lines are read from. A query
+// keeps to one view: targets of two snapshots are not comparable.
+type View struct {
+	Snap  *snap.Snapshot
+	State IndexState
+	Lines LineSource
+	r     *resolver
 }
 
-func (v view) table(l *lang.Language) *langIndex { return v.x.langIx[l] }
-
-func ids(fs []*File) []lang.FileID {
-	if len(fs) == 0 {
-		return nil
-	}
-	out := make([]lang.FileID, len(fs))
-	for i, f := range fs {
-		out[i] = f.ID
-	}
-	return out
+// LineSource reads a file (by its path relative to the root) for quoting
+// its lines.
+type LineSource interface {
+	ReadFile(rel string) ([]byte, error)
 }
 
-func (v view) Dir(l *lang.Language, dir string) []lang.FileID {
-	if ix := v.table(l); ix != nil {
-		return ids(ix.dirs[dir])
+// View is the index as a query reads it now: the published snapshot and
+// the index's state (synced: the files Sync re-read before it).
+func (x *Index) View(synced int) View {
+	st := x.state(synced) // before the snapshot: ready means it is complete
+	s := x.Snapshot()
+	if x.parent == nil {
+		st.Files = s.Len()
 	}
-	return nil
+	return View{Snap: s, State: st, Lines: x, r: x.resolverOf(s)}
 }
 
-func (v view) EachDir(l *lang.Language, fn func(string, []lang.FileID) bool) {
-	ix := v.table(l)
-	if ix == nil {
-		return
+// state is how complete the index is, for an answer.
+func (x *Index) state(synced int) IndexState {
+	if p := x.parent; p != nil {
+		p.mu.RLock()
+		defer p.mu.RUnlock()
+		x.mu.RLock()
+		defer x.mu.RUnlock()
+		return IndexState{Ready: false, Files: p.Snapshot().Len(), Found: max(p.total, x.total), Synced: synced, Ahead: len(x.parsed), NamesOnly: x.namesOnly, Done: x.done, Total: x.total}
 	}
-	dirs := make([]string, 0, len(ix.dirs))
-	for d := range ix.dirs {
-		dirs = append(dirs, d)
-	}
-	slices.Sort(dirs)
-	for _, d := range dirs {
-		if !fn(d, ids(ix.dirs[d])) {
-			return
-		}
-	}
+	ready := x.Ready()
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return IndexState{Ready: ready, Found: x.total, Synced: synced, Done: x.done, Total: x.total}
 }
 
-func (v view) Module(l *lang.Language, name string) []lang.FileID {
-	if ix := v.table(l); ix != nil {
-		return ids(ix.modules[name])
-	}
-	return nil
+// ReadFile reads a file of the root (rel to it) through the index's
+// guard, within its size bound.
+func (x *Index) ReadFile(rel string) ([]byte, error) {
+	data, _, err := x.guard.ReadFile(filepath.Join(x.root, filepath.FromSlash(rel)), x.opts.MaxFileSize)
+	return data, err
 }
 
-func (v view) Base(l *lang.Language, base string) []lang.FileID {
-	if ix := v.table(l); ix != nil {
-		return ids(ix.base[base])
-	}
-	return nil
+// The queries on the index as it is now (tests and measurement programs;
+// the code_graph tool takes one View per answer).
+
+func (x *Index) Outline(file string, synced int) (*Answer, error) {
+	return Outline(x.View(synced), file)
 }
-
-func (v view) Modules() []lang.Module { return v.x.mods }
-
-func (v view) Rel(id lang.FileID) string { return v.x.byID[id].Rel }
-
-// filesOf maps file ids to the index's files.
-func (x *Index) filesOf(ids []lang.FileID) []*File {
-	if len(ids) == 0 {
-		return nil
-	}
-	out := make([]*File, len(ids))
-	for i, id := range ids {
-		out[i] = x.byID[id]
-	}
-	return out
+func (x *Index) Find(query, kind string, limit, synced int) (*Answer, error) {
+	return Find(x.View(synced), query, kind, limit)
 }
+func (x *Index) Callers(spec Spec, synced int) (*Answer, error) { return Callers(x.View(synced), spec) }
+func (x *Index) Callees(spec Spec, synced int) (*Answer, error) { return Callees(x.View(synced), spec) }
+func (x *Index) Impact(spec Spec, depth, perDepth, synced int) (*Answer, error) {
+	return Impact(x.View(synced), spec, depth, perDepth)
+}
+func (x *Index) Definitions() []Symbol            { return Definitions(x.View(0)) }
+func (x *Index) Dump() string                     { return Dump(x.View(0)) }
+func (x *Index) Locate(s Spec) ([]Located, error) { return Locate(x.View(0), s) }
