@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/builtin-tools/builtin-tools/graph/lang"
+	"github.com/builtin-tools/builtin-tools/graph/resolve"
 	"github.com/builtin-tools/builtin-tools/graph/snap"
 
 	"github.com/builtin-tools/builtin-tools/internal/walk"
@@ -261,7 +262,7 @@ func (x *Index) callersNeed(ctx context.Context, files []*snap.Entry, name strin
 				continue
 			}
 			strs[f] = append(strs[f], recv)
-			head := firstSegment(recv)
+			head := resolve.FirstSegment(recv)
 			for li := range f.Locals {
 				if l := &f.Locals[li]; l.Encl == r.Encl && l.How != lang.TypeNone && f.Strs[l.Name] == head {
 					strs[f] = append(strs[f], f.Strs[l.Type])
@@ -281,14 +282,14 @@ func (x *Index) callersNeed(ctx context.Context, files []*snap.Entry, name strin
 		heads := map[string]bool{}
 		var names [][]byte
 		for _, r := range strs[f] {
-			if h := firstSegment(r); h != "" && !heads[h] {
+			if h := resolve.FirstSegment(r); h != "" && !heads[h] {
 				heads[h] = true
 				names = append(names, []byte(h))
 			}
 		}
 		var maybe []walk.Entry
 		for _, im := range f.Imports {
-			mods, known := x.resolverOf(x.Snapshot()).moduleFiles(f, im.Module)
+			mods, known := x.resolverOf(x.Snapshot()).ModuleFiles(f, im.Module)
 			if !known || im.Local != "" || x.anyParsed(mods) {
 				continue
 			}
@@ -363,7 +364,7 @@ func (x *Index) anyParsed(fs []*snap.Entry) bool {
 // f reads them: pkg.Member in the files of the module pkg binds, a bare
 // name in f's folder; the names are added to wanted.
 func (x *Index) namedBy(ctx context.Context, f *snap.Entry, strs []string, wanted map[string]bool) []walk.Entry {
-	binds := x.resolverOf(x.Snapshot()).scope(f).bindings
+	binds := x.resolverOf(x.Snapshot()).Bindings(f)
 	locals := map[string]bool{}
 	for li := range f.Locals {
 		locals[f.Strs[f.Locals[li].Name]] = true
@@ -394,7 +395,7 @@ func (x *Index) namedBy(ctx context.Context, f *snap.Entry, strs []string, wante
 	for key, ns := range byFiles {
 		var fs []*snap.Entry
 		if m, ok := strings.CutPrefix(key, "m:"); ok {
-			fs, _ = x.resolverOf(x.Snapshot()).moduleFiles(f, m)
+			fs, _ = x.resolverOf(x.Snapshot()).ModuleFiles(f, m)
 		} else {
 			fs = x.Snapshot().Entries(x.Snapshot().Tables(f.Lang).Dirs.Get(f.Dir))
 		}

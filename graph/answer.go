@@ -568,7 +568,7 @@ func Impact(v View, spec Spec, depth, perDepth int) (*Answer, error) {
 						a.NotFollowed--
 						if i >= 0 {
 							s.Code = l.get(s.File, s.Line)
-							ring.Dependents[i] = Dependent{Symbol: ring.Dependents[i].Symbol, Via: s, On: qualified(t)}
+							ring.Dependents[i] = Dependent{Symbol: ring.Dependents[i].Symbol, Via: s, On: t.Qualified()}
 						}
 						if s.hasEncl {
 							next = append(next, s.encl)
@@ -577,7 +577,7 @@ func Impact(v View, spec Spec, depth, perDepth int) (*Answer, error) {
 						d := &ring.Dependents[i]
 						if len(d.More) < maxMore {
 							s.Code = l.get(s.File, s.Line)
-							d.More = append(d.More, DepSite{Site: s, On: qualified(t)})
+							d.More = append(d.More, DepSite{Site: s, On: t.Qualified()})
 						} else {
 							d.MoreLeft++
 						}
@@ -590,7 +590,7 @@ func Impact(v View, spec Spec, depth, perDepth int) (*Answer, error) {
 				if len(ring.Dependents) < perDepth {
 					s.Code = l.get(s.File, s.Line)
 					i = len(ring.Dependents)
-					ring.Dependents = append(ring.Dependents, Dependent{Symbol: dsym, Via: s, On: qualified(t)})
+					ring.Dependents = append(ring.Dependents, Dependent{Symbol: dsym, Via: s, On: t.Qualified()})
 				} else {
 					ring.Truncated++
 				}
@@ -718,9 +718,9 @@ func (v View) macroUse(t snap.Target) *MacroUse {
 		if r.Kind != lang.RefCall || r.At < d.Start || r.At >= d.End {
 			continue
 		}
-		for _, u := range v.r.resolve(f, r).Targets {
+		for _, u := range v.r.Resolve(f, r).Targets {
 			if u.D().Kind == "macro" {
-				return &MacroUse{In: qualified(t), Macro: qualified(u), File: u.File.Rel, Line: int(u.D().Line)}
+				return &MacroUse{In: t.Qualified(), Macro: u.Qualified(), File: u.File.Rel, Line: int(u.D().Line)}
 			}
 		}
 	}

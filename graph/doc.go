@@ -86,7 +86,7 @@
 // and "doc_return" (JSDoc @param {T} x, @returns {T}). A @field is a field of the class
 // around it (or @container) with a @type, or without @name an embedded
 // type or base class. @type on a definition is its result type. The
-// resolver (types.go) follows receivers through locals, fields (chained:
+// resolver (resolve/types.go) follows receivers through locals, fields (chained:
 // a.b.c.M()), call results and elements, then looks the method up on the
 // type and what it embeds or extends, nearest first. language.json adds
 // "type_wrappers" (Optional[Foo] is a Foo), "element_types" (List[Foo]),

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/builtin-tools/builtin-tools/graph/lang"
+	"github.com/builtin-tools/builtin-tools/graph/resolve"
 	"github.com/builtin-tools/builtin-tools/graph/snap"
 )
 
@@ -21,19 +22,19 @@ func Dump(v View) string {
 		}
 		for i := range f.Defs {
 			d := &f.Defs[i]
-			fmt.Fprintf(&b, "def %s:%d-%d %s %s\n", rel, d.Line, d.EndLine, d.Kind, qualified(snap.Target{File: f, Def: int32(i)}))
+			fmt.Fprintf(&b, "def %s:%d-%d %s %s\n", rel, d.Line, d.EndLine, d.Kind, snap.Target{File: f, Def: int32(i)}.Qualified())
 		}
 		for i := range f.Refs {
 			r := &f.Refs[i]
 			in := "(top level)"
 			if r.Encl >= 0 {
-				in = qualified(snap.Target{File: f, Def: r.Encl})
+				in = snap.Target{File: f, Def: r.Encl}.Qualified()
 			}
 			call := f.RefName(r)
 			if r.Recv != 0 {
 				call = f.RefReceiver(r) + "." + call
 			}
-			res := v.r.resolve(f, r)
+			res := v.r.Resolve(f, r)
 			if (r.Kind == lang.RefValue || r.Kind == lang.RefRead) && res.Class == Unresolved {
 				continue // a variable, not a function passed on; not a getter's read
 			}
@@ -43,13 +44,13 @@ func Dump(v View) string {
 	return b.String()
 }
 
-func resolutionText(res Resolution) string {
+func resolutionText(res resolve.Resolution) string {
 	if res.Class == Unresolved {
 		return "unresolved (" + res.Why + ")"
 	}
 	var ts []string
 	for _, t := range res.Targets {
-		ts = append(ts, fmt.Sprintf("%s (%s:%d)", qualified(t), t.File.Rel, t.D().Line))
+		ts = append(ts, fmt.Sprintf("%s (%s:%d)", t.Qualified(), t.File.Rel, t.D().Line))
 	}
 	if res.Class == Candidate {
 		return fmt.Sprintf("candidate[%d] %s", len(ts), strings.Join(ts, ", "))
@@ -58,7 +59,7 @@ func resolutionText(res Resolution) string {
 	if len(res.Impls) > 0 {
 		var is []string
 		for _, t := range res.Impls {
-			is = append(is, fmt.Sprintf("%s (%s:%d)", qualified(t), t.File.Rel, t.D().Line))
+			is = append(is, fmt.Sprintf("%s (%s:%d)", t.Qualified(), t.File.Rel, t.D().Line))
 		}
 		out += fmt.Sprintf(" implementation[%d] %s", len(is), strings.Join(is, ", "))
 	}

@@ -7,9 +7,9 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"unicode"
 
 	"github.com/builtin-tools/builtin-tools/graph/lang"
+	"github.com/builtin-tools/builtin-tools/graph/resolve"
 	"github.com/builtin-tools/builtin-tools/graph/snap"
 
 	"github.com/builtin-tools/builtin-tools/internal/similar"
@@ -43,18 +43,7 @@ type Symbol struct {
 
 func symbolOf(t snap.Target) Symbol {
 	d := t.D()
-	return Symbol{Name: d.Name, Qualified: qualified(t), Kind: d.Kind, File: t.File.Rel, Line: int(d.Line), EndLine: int(d.EndLine), Language: t.File.Lang.ID}
-}
-
-// qualified names a definition for a reader: pkg.Type.Method in Go,
-// Class.method elsewhere.
-func qualified(t snap.Target) string {
-	d := t.D()
-	q := d.Qualified()
-	if t.File.Package != "" {
-		q = t.File.Package + "." + q
-	}
-	return q
+	return Symbol{Name: d.Name, Qualified: t.Qualified(), Kind: d.Kind, File: t.File.Rel, Line: int(d.Line), EndLine: int(d.EndLine), Language: t.File.Lang.ID}
 }
 
 // locate finds the definitions a spec names. More than one means the spec
@@ -87,7 +76,7 @@ func (v View) locate(s Spec) ([]snap.Target, error) {
 	var out []snap.Target
 	best := 0
 	for _, l := range v.Snap.Langs.All() {
-		for _, g := range v.r.defsOf(l, name) {
+		for _, g := range v.defsOf(l, name) {
 			for _, i := range g.DefsNamed(name) {
 				t := snap.Target{File: g, Def: i}
 				level := 2
@@ -114,7 +103,7 @@ func (v View) locate(s Spec) ([]snap.Target, error) {
 		}
 		return nil, &LookupError{fmt.Sprintf("no definition named %q in the index%s", sym, near)}
 	}
-	sortTargets(out)
+	resolve.SortTargets(out)
 	return out, nil
 }
 
@@ -167,7 +156,7 @@ func (v View) locateInFile(f *snap.Entry, sym string, line int) ([]snap.Target, 
 			for i := range f.Refs {
 				r := &f.Refs[i]
 				if int(r.Line) == line && strings.Contains(f.RefName(r), sym) {
-					res := v.r.resolve(f, r)
+					res := v.r.Resolve(f, r)
 					if len(res.Targets) > 0 {
 						return res.Targets, nil
 					}
@@ -177,7 +166,7 @@ func (v View) locateInFile(f *snap.Entry, sym string, line int) ([]snap.Target, 
 			// A declaration without a body (a TypeScript overload
 			// signature, a C prototype, a method declared in a C++ class):
 			// the definition it declares.
-			if ts := v.r.declared(f, sym, line, v.lineOf(f.Rel, line)); len(ts) > 0 {
+			if ts := v.r.Declared(f, sym, line, v.lineOf(f.Rel, line)); len(ts) > 0 {
 				return ts, nil
 			}
 			return nil, &LookupError{fmt.Sprintf("%q is not on line %d of %s; that line reads: %s%s", sym, line, f.Rel, quoteLine(v.lineOf(f.Rel, line)), v.nearDefs(f, line))}
@@ -338,7 +327,7 @@ func (v View) nearQualified(qual, name string) string {
 			if ns == 0 {
 				continue
 			}
-			for _, f := range v.r.defsOf(l, n) {
+			for _, f := range v.defsOf(l, n) {
 				for _, i := range f.DefsNamed(n) {
 					t := snap.Target{File: f, Def: i}
 					score := 0
@@ -349,7 +338,7 @@ func (v View) nearQualified(qual, name string) string {
 							score = ns + ts
 						}
 					}
-					if q := qualified(t); score > best[q] {
+					if q := t.Qualified(); score > best[q] {
 						best[q] = score
 					}
 				}
@@ -398,32 +387,6 @@ func abs(n int) int {
 	return n
 }
 
-// sortTargets orders definitions for a reader: functions, methods and
-// types before variables, exported before not, then by path and line.
-func sortTargets(ts []snap.Target) {
-	rank := func(t snap.Target) int {
-		d := t.D()
-		r := 0
-		if !lang.FunctionLike(d.Kind) && !lang.ClassLike(d.Kind) {
-			r += 2
-		}
-		if d.Name != "" && !unicode.IsUpper(rune(d.Name[0])) {
-			r++
-		}
-		return r
-	}
-	sort.SliceStable(ts, func(i, j int) bool {
-		ri, rj := rank(ts[i]), rank(ts[j])
-		if ri != rj {
-			return ri < rj
-		}
-		if ts[i].File.Rel != ts[j].File.Rel {
-			return ts[i].File.Rel < ts[j].File.Rel
-		}
-		return ts[i].Def < ts[j].Def
-	})
-}
-
 // Site is one reference as results show it.
 type Site struct {
 	File    string   `json:"file"`
@@ -452,27 +415,12 @@ func (v View) site(f *snap.Entry, ri int32) Site {
 	if r.Encl >= 0 {
 		s.encl = snap.Target{File: f, Def: r.Encl}
 		s.hasEncl = true
-		s.In = qualified(s.encl)
+		s.In = s.encl.Qualified()
 	}
 	return s
 }
 
-// conformsTo: res is an exact call of an interface's method in a
-// structurally typed language ("implements": "structural") for which the
-// index knows no implementation, and t is a member method of that name.
-func (x *resolver) conformsTo(res Resolution, t snap.Target) bool {
-	if res.pending != nil || res.Class != Exact || len(res.Targets) != 1 || len(res.Impls) > 0 {
-		return false
-	}
-	m := res.Targets[0]
-	if m.File.Lang.Implements != "structural" || m.D().Name != t.D().Name || t.D().Kind != "method" && t.D().Container == "" || !lang.FunctionLike(t.D().Kind) {
-		return false
-	}
-	it, ok := x.containerType(m)
-	return ok && it.D().Kind == "interface"
-}
-
-func (s *Site) setClass(res Resolution, t snap.Target) {
+func (s *Site) setClass(res resolve.Resolution, t snap.Target) {
 	s.Class = res.Class
 	if res.Class != Candidate {
 		s.Reason = res.Reason
@@ -480,7 +428,7 @@ func (s *Site) setClass(res Resolution, t snap.Target) {
 	for i, u := range res.Impls {
 		if u == t {
 			s.Class, s.Rank, s.Of = Implementation, i+1, len(res.Impls)
-			s.Reason = "a call of " + qualified(res.Targets[0]) + ", which " + qualified(t) + " implements"
+			s.Reason = "a call of " + res.Targets[0].Qualified() + ", which " + t.Qualified() + " implements"
 			if res.Reason != "" {
 				s.Reason += " (" + res.Reason + ")"
 			}
@@ -526,13 +474,6 @@ func (v View) callers(t snap.Target) (calls, values []Site, elsewhere int, nowhe
 	return cs.calls, cs.values, cs.elsewhere, cs.nowhere
 }
 
-// constructs says whether a call resolved to class u constructs with
-// constructor t: u is t's class, in t's file or package folder.
-func constructs(u, t snap.Target) bool {
-	d := u.D()
-	return lang.ClassLike(d.Kind) && d.Name == t.D().Container && (u.File == t.File || u.File.Dir == t.File.Dir && u.File.Lang.Scope == "directory" || u.File.Dir == t.File.Dir && u.File.Lang.Rule().Textual())
-}
-
 // callersOf answers callers for many definitions at once, reading the
 // references of each name once.
 func (v View) callersOf(ts []snap.Target) map[snap.Target]*callerSet {
@@ -576,7 +517,7 @@ func (v View) callersOf(ts []snap.Target) map[snap.Target]*callerSet {
 		}
 	}
 	for _, k := range keys {
-		for _, a := range aliasesOf(v.r.renames(k.l), k.name) {
+		for _, a := range v.r.Aliases(k.l, k.name) {
 			ak := group{k.l, a}
 			byName[ak] = append(byName[ak], byName[k]...)
 		}
@@ -588,7 +529,7 @@ func (v View) callersOf(ts []snap.Target) map[snap.Target]*callerSet {
 			anyGetter = anyGetter || t.D().Kind == "getter"
 			anyMethod = anyMethod || t.D().Kind == "method"
 		}
-		for _, g := range v.r.refsOf(k.l, k.name) {
+		for _, g := range v.refsOf(k.l, k.name) {
 			for _, ri := range g.RefsNamed(k.name) {
 				r := &g.Refs[ri]
 				if r.Kind == lang.RefType && !anyType || r.Kind == lang.RefRead && !anyGetter && !anyMethod {
@@ -600,8 +541,8 @@ func (v View) callersOf(ts []snap.Target) map[snap.Target]*callerSet {
 					v.Kind = lang.RefValue
 					r = &v
 				}
-				res := v.r.resolveAt(g, r, true)
-				var cands []scored // a pending resolution's candidates, scored once
+				res := v.r.ResolveLazy(g, r)
+				var cands []resolve.Scored // a pending resolution's candidates, scored once
 				for _, t := range group {
 					cs := out[t]
 					if r.Kind == lang.RefType && !lang.ClassLike(t.D().Kind) {
@@ -609,17 +550,17 @@ func (v View) callersOf(ts []snap.Target) map[snap.Target]*callerSet {
 					}
 					found := false
 					rank, of, reason := 0, 0, ""
-					if res.pending != nil {
-						if res.pending.ok(t.D()) {
+					if res.Pending != nil {
+						if res.Pending.Accepts(t.D()) {
 							if cands == nil {
-								cands = v.r.scores(res.pending, false)
+								cands = v.r.Scores(res.Pending)
 							}
-							rank, of, reason = v.r.rankOf(res.pending, t, cands)
+							rank, of, reason = v.r.RankOf(res.Pending, t, cands)
 							found = rank > 0
 						}
 					} else {
 						for _, u := range res.Targets {
-							if u == t || ctor[t] && r.Kind == lang.RefCall && constructs(u, t) {
+							if u == t || ctor[t] && r.Kind == lang.RefCall && resolve.Constructs(u, t) {
 								found = true
 								break
 							}
@@ -628,20 +569,20 @@ func (v View) callersOf(ts []snap.Target) map[snap.Target]*callerSet {
 							found = found || u == t
 						}
 					}
-					if !found && v.r.conformsTo(res, t) {
+					if !found && v.r.ConformsTo(res, t) {
 						// A structural interface with no declared
 						// implementation: t may be what runs.
 						s := v.site(g, ri)
 						s.Class, s.Rank, s.Of = Candidate, 1, 1
-						s.Reason = "a call of " + qualified(res.Targets[0]) + ", an interface no class names as a base; " + qualified(t) + " has a method of this name, and any object with one conforms"
+						s.Reason = "a call of " + res.Targets[0].Qualified() + ", an interface no class names as a base; " + t.Qualified() + " has a method of this name, and any object with one conforms"
 						cs.calls = append(cs.calls, s)
 						continue
 					}
 					if !found {
 						unresolved := res.Class == Unresolved
-						if res.pending != nil {
+						if res.Pending != nil {
 							if cands == nil {
-								cands = v.r.scores(res.pending, false)
+								cands = v.r.Scores(res.Pending)
 							}
 							unresolved = len(cands) == 0
 						}
@@ -655,7 +596,7 @@ func (v View) callersOf(ts []snap.Target) map[snap.Target]*callerSet {
 						continue
 					}
 					s := v.site(g, ri)
-					if res.pending != nil {
+					if res.Pending != nil {
 						s.Class, s.Rank, s.Of, s.Reason = Candidate, rank, of, reason
 					} else {
 						s.setClass(res, t)
@@ -684,72 +625,6 @@ func (v View) callersOf(ts []snap.Target) map[snap.Target]*callerSet {
 	return out
 }
 
-// renames maps each name an import renames to the local names it gets
-// (import {f as g}; export {f as g} from; from m import f as g), in
-// languages whose imports name definitions: one pass over the imports,
-// kept with the snapshot.
-func (x *resolver) renames(l *lang.Language) map[string][]string {
-	if !l.Rule().BindsNames() {
-		return nil
-	}
-	x.c.mu.Lock()
-	m, ok := x.c.ren[l]
-	x.c.mu.Unlock()
-	if ok {
-		return m
-	}
-	out := map[string][]string{}
-	for g := range x.s.Files() {
-		if g.Lang != l {
-			continue
-		}
-		for _, im := range g.Imports {
-			name := im.Name
-			if name == lang.DefaultImport {
-				files, _ := x.moduleFiles(g, im.Module)
-				name = importedName(files, im)
-			}
-			if name != "" && im.Local != "" && im.Local != name && im.Local != "*" && im.Local != "." {
-				out[name] = append(out[name], im.Local)
-			}
-		}
-	}
-	x.c.mu.Lock()
-	if x.c.ren == nil {
-		x.c.ren = map[*lang.Language]map[string][]string{}
-	}
-	x.c.ren[l] = out
-	x.c.mu.Unlock()
-	return out
-}
-
-// aliasesOf lists the other names imports give name, through chains of
-// renames (a re-export under a new name, imported under another). Where
-// an import came from is not checked here: the caller keeps only the
-// references that resolve to the definition.
-func aliasesOf(renames map[string][]string, name string) []string {
-	if len(renames) == 0 {
-		return nil
-	}
-	seen := map[string]bool{name: true}
-	var out []string
-	todo := []string{name}
-	for depth := 0; len(todo) > 0 && depth < maxReexport; depth++ {
-		var next []string
-		for _, n := range todo {
-			for _, a := range renames[n] {
-				if !seen[a] {
-					seen[a] = true
-					out = append(out, a)
-					next = append(next, a)
-				}
-			}
-		}
-		todo = next
-	}
-	return out
-}
-
 // callees lists the calls made inside t's definition, each resolved.
 func (v View) callees(t snap.Target) []Site {
 	f := t.File
@@ -761,7 +636,7 @@ func (v View) callees(t snap.Target) []Site {
 			continue
 		}
 		s := v.site(f, int32(ri))
-		res := v.r.resolve(f, r)
+		res := v.r.Resolve(f, r)
 		s.Class, s.Why = res.Class, res.Why
 		if res.Class != Candidate {
 			s.Reason = res.Reason
@@ -784,71 +659,4 @@ func (v View) callees(t snap.Target) []Site {
 		out = append(out, s)
 	}
 	return out
-}
-
-// declared finds the definitions a bodiless declaration of sym on line
-// declares: the line must hold sym as a word followed by "(" (a function's
-// signature); definitions of that name in the file come first (an
-// overload's implementation), then, for a member of the class around the
-// line or a prototype, those in the files beside it with its base name
-// (x.h and x.c), then the language's. text is the line, as the file reads
-// now.
-func (x *resolver) declared(f *snap.Entry, sym string, line int, text string) []snap.Target {
-	at := wordAt(text, sym)
-	if at < 0 || !strings.HasPrefix(strings.TrimLeft(text[at+len(sym):], " \t"), "(") && !strings.HasPrefix(strings.TrimLeft(text[at+len(sym):], " \t"), "<") {
-		return nil
-	}
-	// The class the line is in, if any: a method declared there.
-	cont := ""
-	for i := range f.Defs {
-		d := &f.Defs[i]
-		if lang.ClassLike(d.Kind) && int(d.Line) <= line && line <= int(d.EndLine) {
-			cont = d.Name
-		}
-	}
-	isFn := func(d *lang.Def) bool { return lang.FunctionLike(d.Kind) && d.Container == cont }
-	if ts := pick(f, sym, func(d *lang.Def) bool { return isFn(d) && int(d.Line) != line }); len(ts) > 0 {
-		return ts
-	}
-	stem := strings.TrimSuffix(f.Rel, path.Ext(f.Rel))
-	var beside, dir, all []snap.Target
-	for _, g := range x.defsOf(f.Lang, sym) {
-		if g == f {
-			continue
-		}
-		for _, t := range pick(g, sym, isFn) {
-			switch {
-			case strings.TrimSuffix(g.Rel, path.Ext(g.Rel)) == stem:
-				beside = append(beside, t)
-			case g.Dir == f.Dir:
-				dir = append(dir, t)
-			default:
-				all = append(all, t)
-			}
-		}
-	}
-	for _, ts := range [][]snap.Target{beside, dir, all} {
-		if len(ts) > 0 {
-			return ts
-		}
-	}
-	return nil
-}
-
-// wordAt is the index of sym in text as a whole word, or -1.
-func wordAt(text, sym string) int {
-	for from := 0; from < len(text); {
-		i := strings.Index(text[from:], sym)
-		if i < 0 {
-			return -1
-		}
-		i += from
-		before := i == 0 || !lang.IsIdent(text[i-1:i])
-		after := i+len(sym) == len(text) || !lang.IsIdent("a"+text[i+len(sym):i+len(sym)+1])
-		if before && after {
-			return i
-		}
-		from = i + 1
-	}
-	return -1
 }

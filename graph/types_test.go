@@ -2,6 +2,7 @@ package graph
 
 import (
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -121,7 +122,7 @@ func TestDeclarationPositions(t *testing.T) {
 			t.Errorf("%s:%d %s: %v", c.file, c.line, c.sym, err)
 			continue
 		}
-		if a.Symbol == nil || a.Symbol.File+":"+itoa(a.Symbol.Line) != c.want {
+		if a.Symbol == nil || a.Symbol.File+":"+strconv.Itoa(a.Symbol.Line) != c.want {
 			t.Errorf("%s:%d %s: want the definition at %s:\n%s", c.file, c.line, c.sym, c.want, a.Text())
 		}
 	}

@@ -1,8 +1,11 @@
 package graph
 
 import (
+	"iter"
 	"path/filepath"
 
+	"github.com/builtin-tools/builtin-tools/graph/lang"
+	"github.com/builtin-tools/builtin-tools/graph/resolve"
 	"github.com/builtin-tools/builtin-tools/graph/snap"
 )
 
@@ -13,7 +16,7 @@ type View struct {
 	Snap  *snap.Snapshot
 	State IndexState
 	Lines LineSource
-	r     *resolver
+	r     *resolve.Resolver
 }
 
 // LineSource reads a file (by its path relative to the root) for quoting
@@ -72,3 +75,54 @@ func (x *Index) Impact(spec Spec, depth, perDepth, synced int) (*Answer, error) 
 func (x *Index) Definitions() []Symbol            { return Definitions(x.View(0)) }
 func (x *Index) Dump() string                     { return Dump(x.View(0)) }
 func (x *Index) Locate(s Spec) ([]Located, error) { return Locate(x.View(0), s) }
+
+// cacheAt is the resolver's cache of one snapshot.
+type cacheAt struct {
+	s *snap.Snapshot
+	c *resolve.Cache
+}
+
+// resolverOf is a resolver of s with the cache of the latest snapshot a
+// query read, made anew from it (keeping what is still valid) when s is
+// newer.
+func (x *Index) resolverOf(s *snap.Snapshot) *resolve.Resolver {
+	ca := x.cache.Load()
+	if ca == nil || ca.s != s {
+		var prev *resolve.Cache
+		if ca != nil {
+			prev = ca.c
+		}
+		next := &cacheAt{s, resolve.NewCache(s, prev)}
+		switch {
+		case x.cache.CompareAndSwap(ca, next):
+			ca = next
+		default:
+			if now := x.cache.Load(); now != nil && now.s == s {
+				ca = now // another query made it first
+			} else {
+				ca = next
+			}
+		}
+	}
+	return resolve.New(s, ca.c)
+}
+
+// defsOf lists the files of l that define name, in path order.
+func (v View) defsOf(l *lang.Language, name string) iter.Seq2[int, *snap.Entry] {
+	return v.each(v.Snap.Tables(l).Defs.Get(name))
+}
+
+// refsOf lists the files of l that reference name, in path order.
+func (v View) refsOf(l *lang.Language, name string) iter.Seq2[int, *snap.Entry] {
+	return v.each(v.Snap.Tables(l).Refs.Get(name))
+}
+
+func (v View) each(ids []snap.FileID) iter.Seq2[int, *snap.Entry] {
+	return func(yield func(int, *snap.Entry) bool) {
+		for i, id := range ids {
+			if !yield(i, v.Snap.ByID(id)) {
+				return
+			}
+		}
+	}
+}

@@ -64,6 +64,9 @@ func (b *Builder) Snapshot() *Snapshot {
 	return b.s
 }
 
+// Langs are the languages of the snapshots built.
+func (b *Builder) Langs() *lang.Set { return b.s.Langs }
+
 // Entry is the file at rel as built so far, or nil.
 func (b *Builder) Entry(rel string) *Entry { return b.s.Entry(rel) }
 

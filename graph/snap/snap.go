@@ -61,6 +61,16 @@ type Target struct {
 // D returns the definition.
 func (t Target) D() *lang.Def { return &t.File.Defs[t.Def] }
 
+// Qualified names the definition for a reader: pkg.Type.Method in Go,
+// Class.method elsewhere.
+func (t Target) Qualified() string {
+	q := t.D().Qualified()
+	if t.File.Package != "" {
+		q = t.File.Package + "." + q
+	}
+	return q
+}
+
 // Snapshot is the index at one moment. It is immutable: any number of
 // goroutines read it with no lock.
 type Snapshot struct {

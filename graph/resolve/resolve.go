@@ -1,4 +1,4 @@
-package graph
+package resolve
 
 import (
 	"path"
@@ -19,15 +19,23 @@ type Resolution struct {
 	Why     string        // for unresolved: builtin, external module, no definition
 	Reason  string        // for exact: the evidence when it is more than scope (a declared type)
 	Impls   []snap.Target // for exact on an interface's (or a class's) method: what the call may run instead
-	pending *pending      // a name-only resolution not ranked yet (callers)
+	Pending *Pending      // a name-only resolution not ranked yet (callers)
 }
 
-// resolve decides one reference.
-func (x *resolver) resolve(f *snap.Entry, r *lang.Ref) Resolution { return x.resolveAt(f, r, false) }
+// Resolve decides one reference of f (r may be a copy of one of f.Refs
+// with another Kind).
+func (rv *Resolver) Resolve(f *snap.Entry, r *lang.Ref) Resolution { return rv.resolveAt(f, r, false) }
+
+// ResolveLazy decides one reference, leaving a name-only resolution's
+// candidates unranked (Resolution.Pending): callers ranks only the one it
+// asks about.
+func (rv *Resolver) ResolveLazy(f *snap.Entry, r *lang.Ref) Resolution {
+	return rv.resolveAt(f, r, true)
+}
 
 // resolveAt decides one reference; lazy leaves a name-only resolution's
-// candidates unranked (Resolution.pending).
-func (x *resolver) resolveAt(f *snap.Entry, r *lang.Ref, lazy bool) Resolution {
+// candidates unranked (Resolution.Pending).
+func (rv *Resolver) resolveAt(f *snap.Entry, r *lang.Ref, lazy bool) Resolution {
 	name := f.RefName(r)
 	l := f.Lang
 	want := func(d *lang.Def) bool {
@@ -47,127 +55,127 @@ func (x *resolver) resolveAt(f *snap.Entry, r *lang.Ref, lazy bool) Resolution {
 	}
 	if r.Recv == 0 {
 		// cls(): the class method's own class, constructed.
-		if ts := x.classSelf(f, r.Encl, r.At, name); len(ts) > 0 && r.Kind == lang.RefCall {
-			return settle(f, Exact, ts, "the method's class")
+		if ts := rv.classSelf(f, r.Encl, r.At, name); len(ts) > 0 && r.Kind == lang.RefCall {
+			return settle(f, lang.Exact, ts, "the method's class")
 		}
 		// A local of the enclosing function hides every other definition.
 		if f.BoundAround(name, r.Encl, r.At) {
-			return Resolution{Class: Unresolved, Why: "a local variable or parameter (a function value)"}
+			return Resolution{Class: lang.Unresolved, Why: "a local variable or parameter (a function value)"}
 		}
 		// An implicit this: a member of the enclosing class hides the
 		// file's names (C++'s class scope comes before its namespace's).
 		if encl != nil && encl.Container != "" && l.ImplicitSelf {
 			// (new C() names the class, not its constructor.)
-			if ts := x.inScope(f, name, func(d *lang.Def) bool { return want(d) && d.Container == encl.Container && d.Kind != "constructor" }); len(ts) > 0 {
-				return settle(f, Exact, ts, "same class")
+			if ts := rv.inScope(f, name, func(d *lang.Def) bool { return want(d) && d.Container == encl.Container && d.Kind != "constructor" }); len(ts) > 0 {
+				return settle(f, lang.Exact, ts, "same class")
 			}
 		}
 		// super(...): the constructor of the enclosing class's base.
 		if slices.Contains(l.Super, name) && encl != nil && encl.Container != "" {
-			if res, ok := x.superCall(f, r, encl); ok {
+			if res, ok := rv.superCall(f, r, encl); ok {
 				return res
 			}
 		}
 		// The file's own top-level definitions.
 		if ts := pick(f, name, func(d *lang.Def) bool { return want(d) && !d.Member() }); len(ts) > 0 {
-			return settle(f, Exact, ts, "same file")
+			return settle(f, lang.Exact, ts, "same file")
 		}
-		if res, ok := x.viaNameImport(f, name, want); ok {
+		if res, ok := rv.viaNameImport(f, name, want); ok {
 			return res
 		}
-		if res, ok := x.viaModuleValue(f, name, want); ok {
+		if res, ok := rv.viaModuleValue(f, name, want); ok {
 			return res
 		}
-		if res, ok := x.viaStarImport(f, name, want); ok {
+		if res, ok := rv.viaStarImport(f, name, want); ok {
 			return res
 		}
 		if l.Scope == "directory" {
-			if ts := x.inScope(f, name, func(d *lang.Def) bool { return want(d) && !d.Member() }); len(ts) > 0 {
-				return settle(f, Exact, ts, "same package")
+			if ts := rv.inScope(f, name, func(d *lang.Def) bool { return want(d) && !d.Member() }); len(ts) > 0 {
+				return settle(f, lang.Exact, ts, "same package")
 			}
 		}
-		if res, ok := x.viaIncludes(f, name, want); ok {
+		if res, ok := rv.viaIncludes(f, name, want); ok {
 			return res
 		}
 		if l.IsBuiltin(name) {
-			return Resolution{Class: Unresolved, Why: "builtin"}
+			return Resolution{Class: lang.Unresolved, Why: "builtin"}
 		}
-		return x.byName(lazy, f, r, func(d *lang.Def) bool { return want(d) && !d.Member() })
+		return rv.byName(lazy, f, r, func(d *lang.Def) bool { return want(d) && !d.Member() })
 	}
 	recv := f.RefReceiver(r)
 	// self.m(), this.m(), or a Go method's own receiver.
 	if encl != nil && encl.Container != "" && (l.IsSelf(recv) || (encl.Self != "" && recv == encl.Self)) && !f.Rebound(recv, r.Encl, r.At) {
-		if ts := x.inScope(f, name, func(d *lang.Def) bool { return want(d) && d.Container == encl.Container }); len(ts) > 0 {
-			return settle(f, Exact, ts, "same class")
+		if ts := rv.inScope(f, name, func(d *lang.Def) bool { return want(d) && d.Container == encl.Container }); len(ts) > 0 {
+			return settle(f, lang.Exact, ts, "same class")
 		}
 	}
 	// A receiver whose type the source declares: a method of that type
 	// (or of what it embeds or extends).
-	res, hint, typed := x.viaType(f, r, recv, name, want)
+	res, hint, typed := rv.viaType(f, r, recv, name, want)
 	if typed {
 		return res
 	}
 	// A receiver that is a local variable or parameter names a value whose
 	// type the index does not know, whatever package or type shares its
 	// name.
-	if hint != nil || f.BoundAround(firstSegment(recv), r.Encl, r.At) {
+	if hint != nil || f.BoundAround(FirstSegment(recv), r.Encl, r.At) {
 		// self.h set to a Handler() in one method and to a parameter in
 		// another: Handler's methods rank first, the call staying a
 		// candidate.
 		if hint == nil {
-			if soft := x.assignedHint(f, r, recv); len(soft) > 0 {
-				return x.byNameHow(lazy, f, r, x.membersElseModules(l, name, want), soft, "the receiver is assigned a ")
+			if soft := rv.assignedHint(f, r, recv); len(soft) > 0 {
+				return rv.byNameHow(lazy, f, r, rv.membersElseModules(l, name, want), soft, "the receiver is assigned a ")
 			}
 		}
-		return x.byNameHint(lazy, f, r, x.membersElseModules(l, name, want), hint)
+		return rv.byNameHint(lazy, f, r, rv.membersElseModules(l, name, want), hint)
 	}
 	// exports.f() inside its own module.
-	if slices.Contains(l.ModuleSelf, recv) && !f.Bound(firstSegment(recv), r.Encl, r.At) {
+	if slices.Contains(l.ModuleSelf, recv) && !f.Bound(FirstSegment(recv), r.Encl, r.At) {
 		if ts := pick(f, name, func(d *lang.Def) bool { return want(d) && !d.Member() && !d.Local }); len(ts) > 0 {
-			return settle(f, Exact, ts, "this module's own")
+			return settle(f, lang.Exact, ts, "this module's own")
 		}
 	}
 	// pkg.F() through an import of a module.
-	if files, module, bound := x.moduleBinding(f, recv); bound {
+	if files, module, bound := rv.moduleBinding(f, recv); bound {
 		if files == nil {
-			return Resolution{Class: Unresolved, Why: "external: " + module}
+			return Resolution{Class: lang.Unresolved, Why: "external: " + module}
 		}
-		if ts := x.exportedBy(files, name, want); len(ts) > 0 {
-			return settle(f, Exact, ts, "qualified import")
+		if ts := rv.exportedBy(files, name, want); len(ts) > 0 {
+			return settle(f, lang.Exact, ts, "qualified import")
 		}
-		return Resolution{Class: Unresolved, Why: "no " + name + " in " + module}
+		return Resolution{Class: lang.Unresolved, Why: "no " + name + " in " + module}
 	}
 	// ns::f(), Geo.area(): a namespace or module named by the receiver.
-	if res, ok := x.namespaceMember(f, recv, name, want); ok {
+	if res, ok := rv.namespaceMember(f, recv, name, want); ok {
 		return res
 	}
 	// Type.M(): a class named by the receiver.
-	if ts := x.typeMembers(f, recv, name, want); len(ts) > 0 {
-		return settle(f, Exact, ts, "member of "+recv)
+	if ts := rv.typeMembers(f, recv, name, want); len(ts) > 0 {
+		return settle(f, lang.Exact, ts, "member of "+recv)
 	}
 	// mod.Type.M(): a class of an imported module, and what it extends.
-	if ts := x.moduleTypeMembers(f, r, recv, name, want); len(ts) > 0 {
-		return settle(f, Exact, ts, "member of "+recv)
+	if ts := rv.moduleTypeMembers(f, r, recv, name, want); len(ts) > 0 {
+		return settle(f, lang.Exact, ts, "member of "+recv)
 	}
 	// console.log(), Math.max(), Vec::new(): an object the language
 	// defines, unless the file defines that name itself.
 	// super().m() (Python's super is a builtin) is a parent class's m: by
 	// name, below.
-	if first := firstSegment(recv); l.IsBuiltin(first) && !strings.HasPrefix(recv, "super(") && len(pick(f, first, func(*lang.Def) bool { return true })) == 0 {
-		return Resolution{Class: Unresolved, Why: "builtin"}
+	if first := FirstSegment(recv); l.IsBuiltin(first) && !strings.HasPrefix(recv, "super(") && len(pick(f, first, func(*lang.Def) bool { return true })) == 0 {
+		return Resolution{Class: lang.Unresolved, Why: "builtin"}
 	}
-	return x.byName(lazy, f, r, x.membersElseModules(l, name, want))
+	return rv.byName(lazy, f, r, rv.membersElseModules(l, name, want))
 }
 
 // membersElseModules is the filter of a receiver call's candidates: the
 // members of that name, or, when the language has none, its module-level
 // functions, where a variable may hold a module (m = mod; m.f()).
-func (x *resolver) membersElseModules(l *lang.Language, name string, want func(*lang.Def) bool) func(*lang.Def) bool {
+func (rv *Resolver) membersElseModules(l *lang.Language, name string, want func(*lang.Def) bool) func(*lang.Def) bool {
 	member := func(d *lang.Def) bool { return want(d) && d.Member() }
 	if !l.ModuleValues {
 		return member
 	}
-	for _, g := range x.defsOf(l, name) {
+	for _, g := range rv.defsOf(l, name) {
 		if len(pick(g, name, member)) > 0 {
 			return member
 		}
@@ -178,13 +186,13 @@ func (x *resolver) membersElseModules(l *lang.Language, name string, want func(*
 // namespaceMember resolves ns::name when the receiver is a namespace (or
 // inline module) some definition lives in: top-level definitions first
 // (a class, not its constructor), the file's own before others.
-func (x *resolver) namespaceMember(f *snap.Entry, recv, name string, ok func(*lang.Def) bool) (Resolution, bool) {
+func (rv *Resolver) namespaceMember(f *snap.Entry, recv, name string, ok func(*lang.Def) bool) (Resolution, bool) {
 	scope := strings.ReplaceAll(recv, "::", ".")
 	if strings.ContainsAny(scope, "()[]{}") {
 		return Resolution{}, false
 	}
 	var all []snap.Target
-	for _, g := range x.defsOf(f.Lang, name) {
+	for _, g := range rv.defsOf(f.Lang, name) {
 		for _, i := range g.DefsNamed(name) {
 			d := &g.Defs[i]
 			if ok(d) && (d.Scope == scope || strings.HasSuffix(d.Scope, "."+scope)) {
@@ -204,12 +212,12 @@ func (x *resolver) namespaceMember(f *snap.Entry, recv, name string, ok func(*la
 	if len(top) > 0 {
 		all = top
 	}
-	return settle(f, Exact, all, "in "+recv), true
+	return settle(f, lang.Exact, all, "in "+recv), true
 }
 
 // firstSegment is the receiver's first name: console in console.log, std
 // in std::mem.
-func firstSegment(recv string) string {
+func FirstSegment(recv string) string {
 	if i := strings.IndexAny(recv, ".:([{"); i >= 0 {
 		return recv[:i]
 	}
@@ -258,7 +266,7 @@ func settle(f *snap.Entry, class string, ts []snap.Target, reason string) Resolu
 			reasons[i] += "; built on this system"
 		}
 	}
-	return Resolution{Class: Candidate, Targets: ts, Reasons: reasons}
+	return Resolution{Class: lang.Candidate, Targets: ts, Reasons: reasons}
 }
 
 // hostRank orders variants: built on this system by name or //go:build
@@ -294,12 +302,12 @@ func defsIn(files []*snap.Entry, name string, ok func(*lang.Def) bool) []snap.Ta
 
 // inScope looks name up in the files that share f's scope: f alone, or
 // its folder (and package, when the language names one).
-func (x *resolver) inScope(f *snap.Entry, name string, ok func(*lang.Def) bool) []snap.Target {
+func (rv *Resolver) inScope(f *snap.Entry, name string, ok func(*lang.Def) bool) []snap.Target {
 	if f.Lang.Scope != "directory" {
 		return pick(f, name, ok)
 	}
 	var out []snap.Target
-	for _, g := range x.defsOf(f.Lang, name) {
+	for _, g := range rv.defsOf(f.Lang, name) {
 		if g.Dir == f.Dir && g.Package == f.Package {
 			out = append(out, pick(g, name, ok)...)
 		}
@@ -324,45 +332,45 @@ func importedName(files []*snap.Entry, im lang.Import) string {
 
 // viaNameImport resolves a bare name bound by a `from m import name`-style
 // import.
-func (x *resolver) viaNameImport(f *snap.Entry, name string, ok func(*lang.Def) bool) (Resolution, bool) {
+func (rv *Resolver) viaNameImport(f *snap.Entry, name string, ok func(*lang.Def) bool) (Resolution, bool) {
 	for _, im := range f.Imports {
 		if im.Name == "" || im.Local != name {
 			continue
 		}
-		files, known := x.moduleFiles(f, im.Module)
+		files, known := rv.ModuleFiles(f, im.Module)
 		if !known {
-			return Resolution{Class: Unresolved, Why: "external: " + im.Module}, true
+			return Resolution{Class: lang.Unresolved, Why: "external: " + im.Module}, true
 		}
-		if ts := x.exportedBy(files, importedName(files, im), ok); len(ts) > 0 {
-			return settle(f, ViaImport, ts, "imported"), true
+		if ts := rv.exportedBy(files, importedName(files, im), ok); len(ts) > 0 {
+			return settle(f, lang.ViaImport, ts, "imported"), true
 		}
-		return Resolution{Class: Unresolved, Why: "imported from " + im.Module + ", not defined there in the index"}, true
+		return Resolution{Class: lang.Unresolved, Why: "imported from " + im.Module + ", not defined there in the index"}, true
 	}
 	return Resolution{}, false
 }
 
 // viaStarImport resolves a bare name through imports of every name of a
 // module: Go's import . "m", Python's from m import *, Java's a.b.*.
-func (x *resolver) viaStarImport(f *snap.Entry, name string, ok func(*lang.Def) bool) (Resolution, bool) {
+func (rv *Resolver) viaStarImport(f *snap.Entry, name string, ok func(*lang.Def) bool) (Resolution, bool) {
 	var files []*snap.Entry
 	for _, im := range f.Imports {
 		if im.Local != "." && im.Local != "*" {
 			continue
 		}
-		if fs, known := x.moduleFiles(f, im.Module); known {
+		if fs, known := rv.ModuleFiles(f, im.Module); known {
 			files = append(files, fs...)
 		}
 	}
-	if ts := x.topLevelOf(files, name, ok); len(ts) > 0 {
-		return settle(f, ViaImport, ts, "imported with all of its module"), true
+	if ts := rv.topLevelOf(files, name, ok); len(ts) > 0 {
+		return settle(f, lang.ViaImport, ts, "imported with all of its module"), true
 	}
 	return Resolution{}, false
 }
 
 // exportedBy finds name in a module's files: topLevelOf, then members of
 // that name.
-func (x *resolver) exportedBy(files []*snap.Entry, name string, ok func(*lang.Def) bool) []snap.Target {
-	if ts := x.topLevelOf(files, name, ok); len(ts) > 0 {
+func (rv *Resolver) exportedBy(files []*snap.Entry, name string, ok func(*lang.Def) bool) []snap.Target {
+	if ts := rv.topLevelOf(files, name, ok); len(ts) > 0 {
 		return ts
 	}
 	return moduleDefsIn(files, name, ok)
@@ -372,12 +380,12 @@ func (x *resolver) exportedBy(files []*snap.Entry, name string, ok func(*lang.De
 // definitions, then, for a language whose modules re-export what they
 // import, through the files' own imports. A definition inside a function
 // or a value (a method of an object literal) is not the module's.
-func (x *resolver) topLevelOf(files []*snap.Entry, name string, ok func(*lang.Def) bool) []snap.Target {
+func (rv *Resolver) topLevelOf(files []*snap.Entry, name string, ok func(*lang.Def) bool) []snap.Target {
 	top := func(d *lang.Def) bool { return ok(d) && !d.Member() }
 	if ts := moduleDefsIn(files, name, top); len(ts) > 0 {
 		return ts
 	}
-	return x.reexported(files, name, top, 0, map[reexportKey]bool{})
+	return rv.reexported(files, name, top, 0, map[reexportKey]bool{})
 }
 
 // moduleDefsIn is defsIn without the definitions nested in a function or
@@ -406,7 +414,7 @@ const maxReexport = 8
 // reexported follows name through the imports of files that bind it: a
 // named import (from .impl import f; export {f} from './impl') or an
 // import of every name (from .impl import *; export * from './impl').
-func (x *resolver) reexported(files []*snap.Entry, name string, ok func(*lang.Def) bool, depth int, seen map[reexportKey]bool) []snap.Target {
+func (rv *Resolver) reexported(files []*snap.Entry, name string, ok func(*lang.Def) bool, depth int, seen map[reexportKey]bool) []snap.Target {
 	var out []snap.Target
 	for _, g := range files {
 		if !g.Lang.Reexports || seen[reexportKey{g, name}] {
@@ -423,7 +431,7 @@ func (x *resolver) reexported(files []*snap.Entry, name string, ok func(*lang.De
 			default:
 				continue
 			}
-			fs, known := x.moduleFiles(g, im.Module)
+			fs, known := rv.ModuleFiles(g, im.Module)
 			if next == lang.DefaultImport {
 				next = importedName(fs, im)
 			}
@@ -433,7 +441,7 @@ func (x *resolver) reexported(files []*snap.Entry, name string, ok func(*lang.De
 			if ts := moduleDefsIn(fs, next, ok); len(ts) > 0 {
 				out = append(out, ts...)
 			} else if depth+1 < maxReexport {
-				out = append(out, x.reexported(fs, next, ok, depth+1, seen)...)
+				out = append(out, rv.reexported(fs, next, ok, depth+1, seen)...)
 			}
 		}
 	}
@@ -457,20 +465,20 @@ func dedupeTargets(ts []snap.Target) []snap.Target {
 
 // viaIncludes resolves a bare name through included headers (C, C++): the
 // header itself and the sources beside it with its base name.
-func (x *resolver) viaIncludes(f *snap.Entry, name string, ok func(*lang.Def) bool) (Resolution, bool) {
+func (rv *Resolver) viaIncludes(f *snap.Entry, name string, ok func(*lang.Def) bool) (Resolution, bool) {
 	if !f.Lang.Rule().Textual() {
 		return Resolution{}, false
 	}
 	var files []*snap.Entry
 	for _, im := range f.Imports {
-		hs, known := x.moduleFiles(f, im.Module)
+		hs, known := rv.ModuleFiles(f, im.Module)
 		if !known {
 			continue
 		}
 		for _, h := range hs {
 			files = append(files, h)
 			stem := strings.TrimSuffix(h.Rel, path.Ext(h.Rel))
-			for _, g := range x.dirOf(f.Lang, h.Dir) {
+			for _, g := range rv.dirOf(f.Lang, h.Dir) {
 				if g != h && strings.TrimSuffix(g.Rel, path.Ext(g.Rel)) == stem {
 					files = append(files, g)
 				}
@@ -482,16 +490,16 @@ func (x *resolver) viaIncludes(f *snap.Entry, name string, ok func(*lang.Def) bo
 		ts = defsIn(files, name, ok)
 	}
 	if len(ts) > 0 {
-		return settle(f, ViaImport, ts, "in an included file"), true
+		return settle(f, lang.ViaImport, ts, "in an included file"), true
 	}
 	return Resolution{}, false
 }
 
 // moduleBinding says whether recv names a module the file imports, and the
 // module's files (nil when it is outside the index).
-func (x *resolver) moduleBinding(f *snap.Entry, recv string) ([]*snap.Entry, string, bool) {
-	if module, ok := x.scope(f).bindings[recv]; ok {
-		files, known := x.moduleFiles(f, module)
+func (rv *Resolver) moduleBinding(f *snap.Entry, recv string) ([]*snap.Entry, string, bool) {
+	if module, ok := rv.scope(f).bindings[recv]; ok {
+		files, known := rv.ModuleFiles(f, module)
 		if !known {
 			files = nil
 		}
@@ -499,7 +507,7 @@ func (x *resolver) moduleBinding(f *snap.Entry, recv string) ([]*snap.Entry, str
 	}
 	// A path written out in full: crate::a::b::f(), a.b.f(); crate::f().
 	if f.Lang.Rule().IsPath(recv) {
-		if files, ok := x.moduleFiles(f, recv); ok {
+		if files, ok := rv.ModuleFiles(f, recv); ok {
 			return files, recv, true
 		}
 	}
@@ -508,7 +516,7 @@ func (x *resolver) moduleBinding(f *snap.Entry, recv string) ([]*snap.Entry, str
 
 // bindings maps the local names f's imports bind to the modules they
 // name (the first import of a name wins).
-func (x *resolver) bindings(f *snap.Entry) map[string]string {
+func (rv *Resolver) bindings(f *snap.Entry) map[string]string {
 	out := map[string]string{}
 	for _, im := range f.Imports {
 		if im.Name != "" {
@@ -519,17 +527,17 @@ func (x *resolver) bindings(f *snap.Entry) map[string]string {
 				continue
 			}
 			joined := joinModule(f.Lang, im.Module, im.Name)
-			if _, ok := x.moduleFiles(f, joined); ok {
+			if _, ok := rv.ModuleFiles(f, joined); ok {
 				out[im.Local] = joined
-			} else if _, known := x.moduleFiles(f, im.Module); !known {
+			} else if _, known := rv.ModuleFiles(f, im.Module); !known {
 				out[im.Local] = joined
 			}
 			continue
 		}
 		local := im.Local
 		if local == "" {
-			files, _ := x.moduleFiles(f, im.Module)
-			local = x.defaultLocal(f.Lang, im.Module, files)
+			files, _ := rv.ModuleFiles(f, im.Module)
+			local = rv.defaultLocal(f.Lang, im.Module, files)
 		}
 		if local == "_" || local == "." || local == "*" || local == "" {
 			continue
@@ -554,7 +562,7 @@ func moduleSep(l *lang.Language) string { return l.Rule().Separator() }
 
 // defaultLocal is the name an import without an alias binds: the
 // package's declared name (Go), else the module path's last element.
-func (x *resolver) defaultLocal(l *lang.Language, module string, files []*snap.Entry) string {
+func (rv *Resolver) defaultLocal(l *lang.Language, module string, files []*snap.Entry) string {
 	pkgs := make([]string, len(files))
 	for i, g := range files {
 		pkgs[i] = g.Package
@@ -565,21 +573,21 @@ func (x *resolver) defaultLocal(l *lang.Language, module string, files []*snap.E
 // moduleFiles maps an import path to the files it names, by the
 // language's import rule; known is false when it names nothing in the
 // index (a standard or third-party module).
-func (x *resolver) moduleFiles(f *snap.Entry, module string) ([]*snap.Entry, bool) {
-	ids, known := f.Lang.Rule().Files(x.s, f.Lang, f.Rel, module)
-	return x.s.Entries(ids), known
+func (rv *Resolver) ModuleFiles(f *snap.Entry, module string) ([]*snap.Entry, bool) {
+	ids, known := f.Lang.Rule().Files(rv.s, f.Lang, f.Rel, module)
+	return rv.s.Entries(ids), known
 }
 
 // typeMembers finds members called name of the class-like definition recv
 // names, when recv is a type in scope or imported.
-func (x *resolver) typeMembers(f *snap.Entry, recv, name string, ok func(*lang.Def) bool) []snap.Target {
+func (rv *Resolver) typeMembers(f *snap.Entry, recv, name string, ok func(*lang.Def) bool) []snap.Target {
 	if strings.ContainsAny(recv, ".()[]:") {
 		return nil
 	}
 	// A function holds members too where the language assigns them to it
 	// (X.m = function () {}).
 	isType := func(d *lang.Def) bool { return lang.ClassLike(d.Kind) || d.Kind == "function" && !d.Member() }
-	types := x.inScope(f, recv, isType)
+	types := rv.inScope(f, recv, isType)
 	if len(types) == 0 {
 		types = pick(f, recv, isType)
 	}
@@ -589,7 +597,7 @@ func (x *resolver) typeMembers(f *snap.Entry, recv, name string, ok func(*lang.D
 			if im.Local != recv && !star || !star && im.Name == "" {
 				continue
 			}
-			files, known := x.moduleFiles(f, im.Module)
+			files, known := rv.ModuleFiles(f, im.Module)
 			if !known {
 				continue
 			}
@@ -606,7 +614,7 @@ func (x *resolver) typeMembers(f *snap.Entry, recv, name string, ok func(*lang.D
 		// Members live in the type's file, or (Go) beside it.
 		files := []*snap.Entry{t.File}
 		if f.Lang.Scope == "directory" {
-			files = x.dirOf(f.Lang, t.File.Dir)
+			files = rv.dirOf(f.Lang, t.File.Dir)
 		}
 		for _, g := range files {
 			if seen[g] {
@@ -622,9 +630,9 @@ func (x *resolver) typeMembers(f *snap.Entry, recv, name string, ok func(*lang.D
 // maxCandidates bounds the candidates a resolution lists (callees, dumps).
 const maxCandidates = 64
 
-// pending is a name-only resolution whose candidates are ranked only when
+// Pending is a name-only resolution whose candidates are ranked only when
 // asked (callers needs one candidate's rank, not the whole list).
-type pending struct {
+type Pending struct {
 	f    *snap.Entry
 	r    *lang.Ref
 	ok   func(*lang.Def) bool
@@ -634,55 +642,62 @@ type pending struct {
 	hintHow string
 }
 
-type scored struct {
+// Accepts says whether d is a definition p's candidates are among.
+func (p *Pending) Accepts(d *lang.Def) bool { return p.ok(d) }
+
+// Scored is one candidate of a Pending resolution with its score.
+type Scored struct {
 	t      snap.Target
 	score  int
 	reason string
 }
 
+// Scores lists p's candidates with their scores, unsorted, for RankOf.
+func (rv *Resolver) Scores(p *Pending) []Scored { return rv.scores(p, false) }
+
 // byName ranks every definition with the reference's name in the language.
-func (x *resolver) byName(lazy bool, f *snap.Entry, r *lang.Ref, ok func(*lang.Def) bool) Resolution {
-	return x.byNameHint(lazy, f, r, ok, nil)
+func (rv *Resolver) byName(lazy bool, f *snap.Entry, r *lang.Ref, ok func(*lang.Def) bool) Resolution {
+	return rv.byNameHint(lazy, f, r, ok, nil)
 }
 
 // byNameHint is byName with the receiver's declared type.
-func (x *resolver) byNameHint(lazy bool, f *snap.Entry, r *lang.Ref, ok func(*lang.Def) bool, hint []snap.Target) Resolution {
-	return x.byNameHow(lazy, f, r, ok, hint, "")
+func (rv *Resolver) byNameHint(lazy bool, f *snap.Entry, r *lang.Ref, ok func(*lang.Def) bool, hint []snap.Target) Resolution {
+	return rv.byNameHow(lazy, f, r, ok, hint, "")
 }
 
 // byNameHow is byNameHint saying how the hint was found.
-func (x *resolver) byNameHow(lazy bool, f *snap.Entry, r *lang.Ref, ok func(*lang.Def) bool, hint []snap.Target, how string) Resolution {
-	p := &pending{f: f, r: r, ok: ok, hint: hint, hintHow: how}
+func (rv *Resolver) byNameHow(lazy bool, f *snap.Entry, r *lang.Ref, ok func(*lang.Def) bool, hint []snap.Target, how string) Resolution {
+	p := &Pending{f: f, r: r, ok: ok, hint: hint, hintHow: how}
 	if lazy {
-		if len(x.s.Tables(f.Lang).Defs.Get(f.RefName(r))) == 0 {
+		if len(rv.s.Tables(f.Lang).Defs.Get(f.RefName(r))) == 0 {
 			return unresolvedName(f, r)
 		}
-		return Resolution{Class: Candidate, pending: p}
+		return Resolution{Class: lang.Candidate, Pending: p}
 	}
-	return x.rankAll(p)
+	return rv.rankAll(p)
 }
 
 func unresolvedName(f *snap.Entry, r *lang.Ref) Resolution {
 	name := f.RefName(r)
 	if f.Lang.IsBuiltin(name) {
-		return Resolution{Class: Unresolved, Why: "builtin"}
+		return Resolution{Class: lang.Unresolved, Why: "builtin"}
 	}
-	return Resolution{Class: Unresolved, Why: "no definition named " + name + " in the index"}
+	return Resolution{Class: lang.Unresolved, Why: "no definition named " + name + " in the index"}
 }
 
 // scores lists p's candidates with their scores, unsorted.
-func (x *resolver) scores(p *pending, withReasons bool) []scored {
+func (rv *Resolver) scores(p *Pending, withReasons bool) []Scored {
 	f, r := p.f, p.r
-	imported := x.scope(f).imported
-	var all []scored
+	imported := rv.scope(f).imported
+	var all []Scored
 	name, recv := f.RefName(r), f.RefReceiver(r)
-	for _, g := range x.defsOf(f.Lang, name) {
+	for _, g := range rv.defsOf(f.Lang, name) {
 		for _, i := range g.DefsNamed(name) {
 			d := &g.Defs[i]
 			if !p.ok(d) {
 				continue
 			}
-			s := scored{t: snap.Target{File: g, Def: i}}
+			s := Scored{t: snap.Target{File: g, Def: i}}
 			switch {
 			case g == f:
 				s.score, s.reason = 600, "same file"
@@ -729,7 +744,7 @@ func (x *resolver) scores(p *pending, withReasons bool) []scored {
 	return all
 }
 
-func before(a, b scored) bool {
+func before(a, b Scored) bool {
 	if a.score != b.score {
 		return a.score > b.score
 	}
@@ -739,14 +754,14 @@ func before(a, b scored) bool {
 	return a.t.Def < b.t.Def
 }
 
-// rankAll resolves a pending name-only reference in full.
-func (x *resolver) rankAll(p *pending) Resolution {
-	all := x.scores(p, true)
+// rankAll resolves a Pending name-only reference in full.
+func (rv *Resolver) rankAll(p *Pending) Resolution {
+	all := rv.scores(p, true)
 	if len(all) == 0 {
 		return unresolvedName(p.f, p.r)
 	}
 	sort.Slice(all, func(i, j int) bool { return before(all[i], all[j]) })
-	res := Resolution{Class: Candidate}
+	res := Resolution{Class: lang.Candidate}
 	for i, s := range all {
 		if i == maxCandidates {
 			res.Reasons[len(res.Reasons)-1] += "; " + itoa(len(all)-maxCandidates) + " more by name"
@@ -763,8 +778,8 @@ func (x *resolver) rankAll(p *pending) Resolution {
 // however far down: a method called on an interface is a candidate of
 // every method of that name, and dropping the low ranks would drop those
 // call sites.
-func (x *resolver) rankOf(p *pending, t snap.Target, all []scored) (int, int, string) {
-	var mine *scored
+func (rv *Resolver) RankOf(p *Pending, t snap.Target, all []Scored) (int, int, string) {
+	var mine *Scored
 	for i := range all {
 		if all[i].t == t {
 			mine = &all[i]
@@ -850,26 +865,30 @@ type fileScope struct {
 	bindings map[string]string // local name → module
 }
 
-func (x *resolver) scope(f *snap.Entry) *fileScope {
-	x.c.mu.Lock()
-	e := x.c.imp[f]
-	x.c.mu.Unlock()
+// Bindings maps the local names f's imports bind to the modules they
+// name.
+func (rv *Resolver) Bindings(f *snap.Entry) map[string]string { return rv.scope(f).bindings }
+
+func (rv *Resolver) scope(f *snap.Entry) *fileScope {
+	rv.c.mu.Lock()
+	e := rv.c.imp[f]
+	rv.c.mu.Unlock()
 	if e != nil {
 		return e
 	}
-	e = &fileScope{imported: map[string]bool{}, bindings: x.bindings(f)}
+	e = &fileScope{imported: map[string]bool{}, bindings: rv.bindings(f)}
 	for _, im := range f.Imports {
-		if fs, known := x.moduleFiles(f, im.Module); known {
+		if fs, known := rv.ModuleFiles(f, im.Module); known {
 			for _, g := range fs {
 				e.imported[g.Rel] = true
 			}
 		}
 	}
-	x.c.mu.Lock()
-	if x.c.imp == nil || len(x.c.imp) > 50000 {
-		x.c.imp = map[*snap.Entry]*fileScope{}
+	rv.c.mu.Lock()
+	if rv.c.imp == nil || len(rv.c.imp) > 50000 {
+		rv.c.imp = map[*snap.Entry]*fileScope{}
 	}
-	x.c.imp[f] = e
-	x.c.mu.Unlock()
+	rv.c.imp[f] = e
+	rv.c.mu.Unlock()
 	return e
 }

@@ -1,4 +1,4 @@
-package graph
+package resolve
 
 import (
 	"github.com/builtin-tools/builtin-tools/graph/lang"
@@ -8,12 +8,12 @@ import (
 // viaModuleValue resolves a bare name bound to a whole module (const X =
 // require('./x')) whose value is one definition of it (module.exports =
 // X): calling or constructing the name reaches that definition.
-func (x *resolver) viaModuleValue(f *snap.Entry, name string, ok func(*lang.Def) bool) (Resolution, bool) {
+func (rv *Resolver) viaModuleValue(f *snap.Entry, name string, ok func(*lang.Def) bool) (Resolution, bool) {
 	for _, im := range f.Imports {
 		if im.Name != "" || im.Local != name {
 			continue
 		}
-		files, known := x.moduleFiles(f, im.Module)
+		files, known := rv.ModuleFiles(f, im.Module)
 		if !known {
 			return Resolution{}, false
 		}
@@ -26,7 +26,7 @@ func (x *resolver) viaModuleValue(f *snap.Entry, name string, ok func(*lang.Def)
 		if len(ts) == 0 {
 			return Resolution{}, false
 		}
-		return settle(f, ViaImport, ts, "the value of "+im.Module+" (module.exports = "+ts[0].D().Name+")"), true
+		return settle(f, lang.ViaImport, ts, "the value of "+im.Module+" (module.exports = "+ts[0].D().Name+")"), true
 	}
 	return Resolution{}, false
 }

@@ -1,4 +1,4 @@
-package graph
+package resolve
 
 import (
 	"slices"
@@ -41,14 +41,14 @@ const maxTypeDepth = 12
 
 // literalField is the type of field name of a value of a struct type
 // written in place (cur), or of a type it embeds.
-func (x *resolver) literalField(cur declType, fields []lang.StructField, name string, depth int) (declType, bool) {
+func (rv *Resolver) literalField(cur declType, fields []lang.StructField, name string, depth int) (declType, bool) {
 	for _, fd := range fields {
 		if fd.Name == name || fd.Name == "" && lang.LastSegment(strings.TrimLeft(fd.Type, "*")) == name {
 			return declType{text: fd.Type, in: cur.in, ev: cur.ev + "; " + name + " is " + shortType(fd.Type) + ": a field of its struct"}, true
 		}
 	}
-	if ts := x.embeddedTypes(cur, fields); len(ts) > 0 {
-		next, ok := x.fieldOf(ts, name, depth)
+	if ts := rv.embeddedTypes(cur, fields); len(ts) > 0 {
+		next, ok := rv.fieldOf(ts, name, depth)
 		if ok {
 			next.ev = cur.ev + "; " + next.ev
 		}
@@ -58,11 +58,11 @@ func (x *resolver) literalField(cur declType, fields []lang.StructField, name st
 }
 
 // embeddedTypes are the types a struct written in place embeds.
-func (x *resolver) embeddedTypes(cur declType, fields []lang.StructField) []snap.Target {
+func (rv *Resolver) embeddedTypes(cur declType, fields []lang.StructField) []snap.Target {
 	var out []snap.Target
 	for _, fd := range fields {
 		if fd.Name == "" {
-			out = append(out, x.resolveDecl(declType{text: fd.Type, in: cur.in}).types...)
+			out = append(out, rv.resolveDecl(declType{text: fd.Type, in: cur.in}).types...)
 		}
 	}
 	return out
@@ -88,7 +88,7 @@ func shortType(text string) string {
 
 // exprDecl is the declared type of a receiver expression (x, self.x,
 // s.conn.buf, s.Conn(), xs[i]) at byte offset at inside definition encl.
-func (x *resolver) exprDecl(f *snap.Entry, encl, at int32, expr string, depth int) (declType, bool) {
+func (rv *Resolver) exprDecl(f *snap.Entry, encl, at int32, expr string, depth int) (declType, bool) {
 	if depth > maxTypeDepth || expr == "" {
 		return declType{}, false
 	}
@@ -121,14 +121,14 @@ func (x *resolver) exprDecl(f *snap.Entry, encl, at int32, expr string, depth in
 			text := expr[open+1 : len(expr)-1]
 			return declType{text: text, in: f, ev: expr + " is " + text + ": asserted"}, true
 		}
-		return x.calleeResult(f, encl, at, expr[:open], depth+1)
+		return rv.calleeResult(f, encl, at, expr[:open], depth+1)
 	case ']':
 		// An index: an element of the collection.
 		open := lang.Opening(expr)
 		if open <= 0 {
 			return declType{}, false
 		}
-		inner, ok := x.exprDecl(f, encl, at, expr[:open], depth+1)
+		inner, ok := rv.exprDecl(f, encl, at, expr[:open], depth+1)
 		if !ok {
 			return declType{}, false
 		}
@@ -140,25 +140,25 @@ func (x *resolver) exprDecl(f *snap.Entry, encl, at int32, expr string, depth in
 	}
 	if i := lang.LastTopDot(expr); i >= 0 {
 		// pkg.Var: a package-level variable with a declared type.
-		if files, _, bound := x.moduleBinding(f, expr[:i]); bound && files != nil && !f.BoundAround(firstSegment(expr), encl, at) {
-			if d, ok := x.varType(expr, x.exportedBy(files, expr[i+1:], isTypedVar), depth); ok {
+		if files, _, bound := rv.moduleBinding(f, expr[:i]); bound && files != nil && !f.BoundAround(FirstSegment(expr), encl, at) {
+			if d, ok := rv.varType(expr, rv.exportedBy(files, expr[i+1:], isTypedVar), depth); ok {
 				return d, true
 			}
-			return x.instanceDecl(expr, x.exportedBy(files, expr[i+1:], isVar), depth)
+			return rv.instanceDecl(expr, rv.exportedBy(files, expr[i+1:], isVar), depth)
 		}
-		cur, ok := x.exprDecl(f, encl, at, expr[:i], depth+1)
+		cur, ok := rv.exprDecl(f, encl, at, expr[:i], depth+1)
 		if !ok {
 			return declType{}, false
 		}
-		tr := x.resolveDecl(cur)
+		tr := rv.resolveDecl(cur)
 		if len(tr.types) == 0 {
 			fields, ok := f.Lang.StructFields(cur.text)
 			if !ok {
 				return declType{}, false
 			}
-			return x.literalField(cur, fields, expr[i+1:], depth+1)
+			return rv.literalField(cur, fields, expr[i+1:], depth+1)
 		}
-		next, ok := x.fieldOf(tr.types, expr[i+1:], depth+1)
+		next, ok := rv.fieldOf(tr.types, expr[i+1:], depth+1)
 		if !ok {
 			return declType{}, false
 		}
@@ -196,13 +196,13 @@ func (x *resolver) exprDecl(f *snap.Entry, encl, at int32, expr string, depth in
 	// function's locals.
 	for e, n := encl, 0; e >= 0 && n < 16; e, n = f.Outer(e), n+1 {
 		if lc := f.LocalDecl(expr, e, at); lc != nil {
-			d, ok := x.localType(f, e, lc, expr, depth)
+			d, ok := rv.localType(f, e, lc, expr, depth)
 			if ok {
-				return x.typeParamIn(f, e, at, d)
+				return rv.typeParamIn(f, e, at, d)
 			}
 			return d, ok
 		}
-		if d, ok := x.agreedLocal(f, e, at, expr, depth); ok {
+		if d, ok := rv.agreedLocal(f, e, at, expr, depth); ok {
 			return d, true
 		}
 		if f.Bound(expr, e, at) {
@@ -211,12 +211,12 @@ func (x *resolver) exprDecl(f *snap.Entry, encl, at int32, expr string, depth in
 	}
 	// A variable of the module or package with a declared type, else one
 	// its module constructs.
-	ts, _ := x.bareTargets(f, expr, isTypedVar)
-	if d, ok := x.varType(expr, ts, depth); ok {
+	ts, _ := rv.bareTargets(f, expr, isTypedVar)
+	if d, ok := rv.varType(expr, ts, depth); ok {
 		return d, true
 	}
-	ts, _ = x.bareTargets(f, expr, isVar)
-	return x.instanceDecl(expr, ts, depth)
+	ts, _ = rv.bareTargets(f, expr, isVar)
+	return rv.instanceDecl(expr, ts, depth)
 }
 
 // boundLocal says whether a self name is a plain local here (a Go method
@@ -227,16 +227,16 @@ func boundLocal(f *snap.Entry, name string, encl, at int32, ed *lang.Def) bool {
 }
 
 // localType is the declared type of a typed local.
-func (x *resolver) localType(f *snap.Entry, encl int32, lc *lang.Local, name string, depth int) (declType, bool) {
+func (rv *Resolver) localType(f *snap.Entry, encl int32, lc *lang.Local, name string, depth int) (declType, bool) {
 	text := f.Strs[lc.Type]
 	// What it is bound to is read before the binding: o := o, b :=
 	// b.Next() name the earlier o and b.
 	before := lc.At - 1
 	switch lc.How {
 	case lang.TypeCall2, lang.TypeCall3:
-		return x.laterResult(f, encl, before, text, int(lc.How-lang.TypeCall2)+1, name, f.Rel, lc.Line, depth)
+		return rv.laterResult(f, encl, before, text, int(lc.How-lang.TypeCall2)+1, name, f.Rel, lc.Line, depth)
 	case lang.TypeCall:
-		d, ok := x.calleeResult(f, encl, before, text, depth+1)
+		d, ok := rv.calleeResult(f, encl, before, text, depth+1)
 		if !ok {
 			return declType{}, false
 		}
@@ -254,14 +254,14 @@ func (x *resolver) localType(f *snap.Entry, encl int32, lc *lang.Local, name str
 		d.ctor = false
 		return d, true
 	case lang.TypeExpr:
-		inner, ok := x.exprDecl(f, encl, before, text, depth+1)
+		inner, ok := rv.exprDecl(f, encl, before, text, depth+1)
 		if !ok {
 			return declType{}, false
 		}
 		inner.ev = name + " = " + text + ", " + f.Rel + ":" + itoa(int(lc.Line)) + "; " + inner.ev
 		return inner, true
 	case lang.TypeElem:
-		inner, ok := x.exprDecl(f, encl, before, text, depth+1)
+		inner, ok := rv.exprDecl(f, encl, before, text, depth+1)
 		if !ok {
 			return declType{}, false
 		}
@@ -271,7 +271,7 @@ func (x *resolver) localType(f *snap.Entry, encl int32, lc *lang.Local, name str
 		}
 		return declType{text: el, in: inner.in, ev: evidence(name, el, "element of "+text, f, lc.Line) + "; " + inner.ev}, true
 	case lang.TypeKey:
-		inner, ok := x.exprDecl(f, encl, before, text, depth+1)
+		inner, ok := rv.exprDecl(f, encl, before, text, depth+1)
 		if !ok {
 			return declType{}, false
 		}
@@ -281,7 +281,7 @@ func (x *resolver) localType(f *snap.Entry, encl int32, lc *lang.Local, name str
 		}
 		return declType{text: k, in: inner.in, ev: evidence(name, k, "ranged over "+text, f, lc.Line) + "; " + inner.ev}, true
 	case lang.TypeField:
-		return x.destructuredField(f, lc, name, text)
+		return rv.destructuredField(f, lc, name, text)
 	case lang.TypeResult:
 		// A function value: what calling it returns is no type of its own.
 		return declType{}, false
@@ -291,12 +291,12 @@ func (x *resolver) localType(f *snap.Entry, encl int32, lc *lang.Local, name str
 
 // destructuredField is the type of a parameter destructured from a
 // declared type ({gen}: Cxt): Cxt's field gen.
-func (x *resolver) destructuredField(f *snap.Entry, lc *lang.Local, name, text string) (declType, bool) {
-	tr := x.resolveDecl(declType{text: text, in: f})
+func (rv *Resolver) destructuredField(f *snap.Entry, lc *lang.Local, name, text string) (declType, bool) {
+	tr := rv.resolveDecl(declType{text: text, in: f})
 	if len(tr.types) == 0 {
 		return declType{}, false
 	}
-	d, ok := x.fieldOf(tr.types, name, 1)
+	d, ok := rv.fieldOf(tr.types, name, 1)
 	if !ok {
 		return declType{}, false
 	}
@@ -306,7 +306,7 @@ func (x *resolver) destructuredField(f *snap.Entry, lc *lang.Local, name, text s
 
 // calleeResult is the type a call of callee (f, pkg.New, x.Make) yields:
 // the class it constructs, or the function's declared result type.
-func (x *resolver) calleeResult(f *snap.Entry, encl, at int32, callee string, depth int) (declType, bool) {
+func (rv *Resolver) calleeResult(f *snap.Entry, encl, at int32, callee string, depth int) (declType, bool) {
 	if depth > maxTypeDepth {
 		return declType{}, false
 	}
@@ -323,35 +323,35 @@ func (x *resolver) calleeResult(f *snap.Entry, encl, at int32, callee string, de
 	via := "" // the receiver's evidence
 	switch {
 	case recv == "":
-		if cs := x.classSelf(f, encl, at, name); len(cs) > 0 {
+		if cs := rv.classSelf(f, encl, at, name); len(cs) > 0 {
 			ts = cs
 			break
 		}
 		if f.Bound(name, encl, at) {
-			return x.localFuncResult(f, encl, at, name, depth)
+			return rv.localFuncResult(f, encl, at, name, depth)
 		}
-		ts, _ = x.bareTargets(f, name, fnOrType)
+		ts, _ = rv.bareTargets(f, name, fnOrType)
 		if len(ts) == 0 {
 			// var testHook = context.WithTimeout: a call of it calls that.
-			if vs, _ := x.bareTargets(f, name, isVar); len(vs) == 1 && vs[0].D().How == lang.TypeExpr {
+			if vs, _ := rv.bareTargets(f, name, isVar); len(vs) == 1 && vs[0].D().How == lang.TypeExpr {
 				v := vs[0]
-				return x.heldFuncResult(v.File, -1, v.D().Start, name, v.D().Type, v.D().Line, depth)
+				return rv.heldFuncResult(v.File, -1, v.D().Start, name, v.D().Type, v.D().Line, depth)
 			}
 		}
 	default:
-		if files, _, bound := x.moduleBinding(f, recv); bound && !f.Bound(firstSegment(recv), encl, at) {
-			ts = x.exportedBy(files, name, fnOrType)
+		if files, _, bound := rv.moduleBinding(f, recv); bound && !f.Bound(FirstSegment(recv), encl, at) {
+			ts = rv.exportedBy(files, name, fnOrType)
 			break
 		}
-		d, ok := x.exprDecl(f, encl, at, recv, depth+1)
+		d, ok := rv.exprDecl(f, encl, at, recv, depth+1)
 		if !ok {
-			if tr := x.resolveDecl(declType{text: recv, in: f}); len(tr.types) > 0 && !f.Bound(firstSegment(recv), encl, at) {
-				ts, _ = x.membersOf(tr.types, name, fnOrType, depth+1)
+			if tr := rv.resolveDecl(declType{text: recv, in: f}); len(tr.types) > 0 && !f.Bound(FirstSegment(recv), encl, at) {
+				ts, _ = rv.membersOf(tr.types, name, fnOrType, depth+1)
 			}
 			break
 		}
-		if tr := x.resolveDecl(d); len(tr.types) > 0 {
-			ts, _ = x.membersOf(tr.types, name, fnOrType, depth+1)
+		if tr := rv.resolveDecl(d); len(tr.types) > 0 {
+			ts, _ = rv.membersOf(tr.types, name, fnOrType, depth+1)
 			via = d.ev + "; "
 		}
 	}
@@ -374,11 +374,11 @@ func (x *resolver) calleeResult(f *snap.Entry, encl, at int32, callee string, de
 		return declType{text: d.Name, in: t.File, ev: via + callee + " constructs " + d.Name, ctor: true}, true
 	}
 	if d.Type == "" {
-		r, ok := x.inferredResult(t, depth+1)
+		r, ok := rv.inferredResult(t, depth+1)
 		if !ok {
 			return declType{}, false
 		}
-		r.ev = via + qualified(t) + " returns " + r.text + " (all its return statements), " + t.File.Rel + ":" + itoa(int(d.Line)) + "; " + r.ev
+		r.ev = via + t.Qualified() + " returns " + r.text + " (all its return statements), " + t.File.Rel + ":" + itoa(int(d.Line)) + "; " + r.ev
 		r.ctor = false
 		return r, true
 	}
@@ -386,14 +386,14 @@ func (x *resolver) calleeResult(f *snap.Entry, encl, at int32, callee string, de
 		// func Id[T I](x T) T: the result is the caller's T.
 		return declType{}, false
 	}
-	return declType{text: d.Type, in: t.File, ev: via + qualified(t) + " returns " + d.Type + ", " + t.File.Rel + ":" + itoa(int(d.Line))}, true
+	return declType{text: d.Type, in: t.File, ev: via + t.Qualified() + " returns " + d.Type + ", " + t.File.Rel + ":" + itoa(int(d.Line))}, true
 }
 
 // localFuncResult is what a call of the local function value name
 // returns: the result of the literal it is bound to, of its declared
 // function type (a parameter f func() *T), or of the function it was
 // set to (f := strings.ToUpper).
-func (x *resolver) localFuncResult(f *snap.Entry, encl, at int32, name string, depth int) (declType, bool) {
+func (rv *Resolver) localFuncResult(f *snap.Entry, encl, at int32, name string, depth int) (declType, bool) {
 	for e, n := encl, 0; e >= 0 && n < 16; e, n = f.Outer(e), n+1 {
 		lc := f.LocalDecl(name, e, at)
 		if lc == nil {
@@ -411,7 +411,7 @@ func (x *resolver) localFuncResult(f *snap.Entry, encl, at int32, name string, d
 			}
 		case lang.TypeExpr:
 			// f := strings.ToUpper: a call of f is a call of what it holds.
-			return x.heldFuncResult(f, e, lc.At-1, name, text, lc.Line, depth)
+			return rv.heldFuncResult(f, e, lc.At-1, name, text, lc.Line, depth)
 		default:
 			return declType{}, false
 		}
@@ -422,8 +422,8 @@ func (x *resolver) localFuncResult(f *snap.Entry, encl, at int32, name string, d
 
 // heldFuncResult is what a call of name returns when name was set to the
 // expression held (in g, before at): a call of that.
-func (x *resolver) heldFuncResult(g *snap.Entry, encl, at int32, name, held string, line int32, depth int) (declType, bool) {
-	d, ok := x.calleeResult(g, encl, at, held, depth+1)
+func (rv *Resolver) heldFuncResult(g *snap.Entry, encl, at int32, name, held string, line int32, depth int) (declType, bool) {
+	d, ok := rv.calleeResult(g, encl, at, held, depth+1)
 	if !ok || d.bases {
 		return declType{}, false
 	}
@@ -441,7 +441,7 @@ const (
 // inferredResult is the type a function without a declared result
 // returns when each of its return statements says the same one (return
 // Foo(), return a local constructed); a generator returns none of them.
-func (x *resolver) inferredResult(t snap.Target, depth int) (declType, bool) {
+func (rv *Resolver) inferredResult(t snap.Target, depth int) (declType, bool) {
 	g, d := t.File, t.D()
 	if depth > maxTypeDepth || !lang.FunctionLike(d.Kind) || g.Bound(yieldLocal, t.Def, d.End) {
 		return declType{}, false
@@ -450,42 +450,42 @@ func (x *resolver) inferredResult(t snap.Target, depth int) (declType, bool) {
 	if lc == nil {
 		return declType{}, false
 	}
-	return x.localType(g, t.Def, lc, "the value returned", depth)
+	return rv.localType(g, t.Def, lc, "the value returned", depth)
 }
 
 // bareTargets finds a bare name as a file sees it outside any function:
 // its own definitions, its imports, its package, its included headers;
 // external names the module outside the index an import takes it from.
-func (x *resolver) bareTargets(f *snap.Entry, name string, ok func(*lang.Def) bool) ([]snap.Target, string) {
+func (rv *Resolver) bareTargets(f *snap.Entry, name string, ok func(*lang.Def) bool) ([]snap.Target, string) {
 	if ts := pick(f, name, func(d *lang.Def) bool { return ok(d) && !d.Member() && !d.Local }); len(ts) > 0 {
 		return ts, ""
 	}
-	if res, found := x.viaNameImport(f, name, ok); found {
-		if res.Class == Unresolved && strings.HasPrefix(res.Why, "external: ") {
+	if res, found := rv.viaNameImport(f, name, ok); found {
+		if res.Class == lang.Unresolved && strings.HasPrefix(res.Why, "external: ") {
 			return nil, strings.TrimPrefix(res.Why, "external: ")
 		}
 		return res.Targets, ""
 	}
-	if res, found := x.viaModuleValue(f, name, ok); found {
+	if res, found := rv.viaModuleValue(f, name, ok); found {
 		return res.Targets, ""
 	}
-	if res, found := x.viaStarImport(f, name, ok); found {
+	if res, found := rv.viaStarImport(f, name, ok); found {
 		return res.Targets, ""
 	}
 	if f.Lang.Scope == "directory" {
-		if ts := x.inScope(f, name, func(d *lang.Def) bool { return ok(d) && !d.Member() }); len(ts) > 0 {
+		if ts := rv.inScope(f, name, func(d *lang.Def) bool { return ok(d) && !d.Member() }); len(ts) > 0 {
 			return ts, ""
 		}
 	}
-	if res, found := x.viaIncludes(f, name, ok); found {
+	if res, found := rv.viaIncludes(f, name, ok); found {
 		return res.Targets, ""
 	}
 	return nil, ""
 }
 
 // resolveDecl finds the class-like definitions a declared type names.
-func (x *resolver) resolveDecl(d declType) typeRef {
-	tr := x.resolveDeclAll(d)
+func (rv *Resolver) resolveDecl(d declType) typeRef {
+	tr := rv.resolveDeclAll(d)
 	if d.in != nil {
 		// x_windows.go's T, not x_js.go's.
 		tr.types = inVariant(d.in, tr.types)
@@ -493,7 +493,7 @@ func (x *resolver) resolveDecl(d declType) typeRef {
 	return tr
 }
 
-func (x *resolver) resolveDeclAll(d declType) typeRef {
+func (rv *Resolver) resolveDeclAll(d declType) typeRef {
 	if d.in == nil {
 		return typeRef{}
 	}
@@ -501,8 +501,8 @@ func (x *resolver) resolveDeclAll(d declType) typeRef {
 		d.bases = false
 		var out []snap.Target
 		ext := ""
-		for _, t := range x.resolveDecl(d).types {
-			bs, e := x.bases(t)
+		for _, t := range rv.resolveDecl(d).types {
+			bs, e := rv.bases(t)
 			out = append(out, bs...)
 			if ext == "" {
 				ext = e
@@ -523,7 +523,7 @@ func (x *resolver) resolveDeclAll(d declType) typeRef {
 		if l.IsBuiltin(name) {
 			return typeRef{builtin: name}
 		}
-		ts, ext := x.bareTargets(d.in, name, isType)
+		ts, ext := rv.bareTargets(d.in, name, isType)
 		if len(ts) == 0 && ext == "" {
 			// A class defined inside a function (self in its methods):
 			// the file's one class of that name.
@@ -534,21 +534,21 @@ func (x *resolver) resolveDeclAll(d declType) typeRef {
 		}
 		return typeRef{types: ts, external: ext}
 	}
-	if files, module, bound := x.moduleBinding(d.in, qual); bound {
+	if files, module, bound := rv.moduleBinding(d.in, qual); bound {
 		if files == nil {
 			return typeRef{external: module}
 		}
-		return typeRef{types: x.topLevelOf(files, name, isType)}
+		return typeRef{types: rv.topLevelOf(files, name, isType)}
 	}
 	// Outer.Inner, ns::T: a type nested in a named one.
-	if outer := x.resolveDecl(declType{text: qual, in: d.in}); len(outer.types) > 0 {
+	if outer := rv.resolveDecl(declType{text: qual, in: d.in}); len(outer.types) > 0 {
 		var out []snap.Target
 		for _, t := range outer.types {
 			out = append(out, pick(t.File, name, func(e *lang.Def) bool { return isType(e) && e.Container == t.D().Name })...)
 		}
 		return typeRef{types: out}
 	}
-	if res, ok := x.namespaceMember(d.in, qual, name, isType); ok {
+	if res, ok := rv.namespaceMember(d.in, qual, name, isType); ok {
 		return typeRef{types: res.Targets}
 	}
 	return typeRef{}
@@ -556,12 +556,12 @@ func (x *resolver) resolveDeclAll(d declType) typeRef {
 
 // namedIn lists the files that may hold t's members (its own, or Go's
 // package) and define name.
-func (x *resolver) namedIn(t snap.Target, name string) []*snap.Entry {
+func (rv *Resolver) namedIn(t snap.Target, name string) []*snap.Entry {
 	if t.File.Lang.Scope != "directory" {
 		return []*snap.Entry{t.File}
 	}
 	var out []*snap.Entry
-	for _, g := range x.defsOf(t.File.Lang, name) {
+	for _, g := range rv.defsOf(t.File.Lang, name) {
 		if g.Dir == t.File.Dir && g.Package == t.File.Package {
 			out = append(out, g)
 		}
@@ -572,7 +572,7 @@ func (x *resolver) namedIn(t snap.Target, name string) []*snap.Entry {
 // bases lists what a type embeds or extends, resolved; ext names one
 // that is outside the index (a module's or the language's own). Fields
 // and bases are declared with the type, in its file.
-func (x *resolver) bases(t snap.Target) (out []snap.Target, ext string) {
+func (rv *Resolver) bases(t snap.Target) (out []snap.Target, ext string) {
 	name := t.D().Name
 	for _, g := range []*snap.Entry{t.File} {
 		for i := range g.Fields {
@@ -580,7 +580,7 @@ func (x *resolver) bases(t snap.Target) (out []snap.Target, ext string) {
 			if fd.Name != "" || fd.Container != name {
 				continue
 			}
-			tr := x.resolveDecl(declType{text: fd.Type, in: g})
+			tr := rv.resolveDecl(declType{text: fd.Type, in: g})
 			out = append(out, tr.types...)
 			if len(tr.types) == 0 && ext == "" {
 				ext = tr.external + tr.builtin
@@ -593,14 +593,14 @@ func (x *resolver) bases(t snap.Target) (out []snap.Target, ext string) {
 // membersOf finds members called name of the types, walking what they
 // embed or extend nearest first; the second result is the type they were
 // found on.
-func (x *resolver) membersOf(types []snap.Target, name string, ok func(*lang.Def) bool, depth int) ([]snap.Target, []snap.Target) {
-	ms, on, _ := x.membersExt(types, name, ok, depth)
+func (rv *Resolver) membersOf(types []snap.Target, name string, ok func(*lang.Def) bool, depth int) ([]snap.Target, []snap.Target) {
+	ms, on, _ := rv.membersExt(types, name, ok, depth)
 	return ms, on
 }
 
 // membersExt is membersOf that also names a base outside the index met on
 // the way (where a member not found may come from).
-func (x *resolver) membersExt(types []snap.Target, name string, ok func(*lang.Def) bool, depth int) ([]snap.Target, []snap.Target, string) {
+func (rv *Resolver) membersExt(types []snap.Target, name string, ok func(*lang.Def) bool, depth int) ([]snap.Target, []snap.Target, string) {
 	level := types
 	seen := map[snap.Target]bool{}
 	ext := ""
@@ -612,14 +612,14 @@ func (x *resolver) membersExt(types []snap.Target, name string, ok func(*lang.De
 			}
 			seen[t] = true
 			tn := t.D().Name
-			for _, g := range x.namedIn(t, name) {
+			for _, g := range rv.namedIn(t, name) {
 				ms := pick(g, name, func(e *lang.Def) bool { return ok(e) && e.Container == tn && !lang.ClassLike(e.Kind) })
 				found = append(found, ms...)
 				for range ms {
 					on = append(on, t)
 				}
 			}
-			bs, e := x.bases(t)
+			bs, e := rv.bases(t)
 			next = append(next, bs...)
 			if ext == "" {
 				ext = e
@@ -635,7 +635,7 @@ func (x *resolver) membersExt(types []snap.Target, name string, ok func(*lang.De
 
 // fieldOf is the declared type of field name of the types (or of what
 // they embed or extend, nearest first).
-func (x *resolver) fieldOf(types []snap.Target, name string, depth int) (declType, bool) {
+func (rv *Resolver) fieldOf(types []snap.Target, name string, depth int) (declType, bool) {
 	level := types
 	seen := map[snap.Target]bool{}
 	for d := depth; d <= maxTypeDepth && len(level) > 0; d++ {
@@ -660,7 +660,7 @@ func (x *resolver) fieldOf(types []snap.Target, name string, depth int) (declTyp
 				case lang.TypeTypeParam:
 					// A field of a type parameter's type: its constraint says nothing here.
 				default:
-					ft, ok := x.fieldTypeParam(g, tn, declType{text: fd.Type, in: g, ev: evidence(name, fd.Type, "field of "+tn, g, fd.Line)})
+					ft, ok := rv.fieldTypeParam(g, tn, declType{text: fd.Type, in: g, ev: evidence(name, fd.Type, "field of "+tn, g, fd.Line)})
 					if !ok {
 						return declType{}, false
 					}
@@ -669,9 +669,9 @@ func (x *resolver) fieldOf(types []snap.Target, name string, depth int) (declTyp
 			}
 			if len(found) == 0 && len(assigned) > 0 {
 				// Set, not declared: what every assignment agrees on.
-				return x.assignedField(g, name, assigned, d)
+				return rv.assignedField(g, name, assigned, d)
 			}
-			bs, _ := x.bases(t)
+			bs, _ := rv.bases(t)
 			next = append(next, bs...)
 		}
 		if len(found) > 0 {
@@ -689,44 +689,44 @@ func (x *resolver) fieldOf(types []snap.Target, name string, depth int) (declTyp
 }
 
 // hasField says whether the types (or their bases) have a field name.
-func (x *resolver) hasField(types []snap.Target, name string) bool {
-	_, ok := x.fieldOf(types, name, 0)
+func (rv *Resolver) hasField(types []snap.Target, name string) bool {
+	_, ok := rv.fieldOf(types, name, 0)
 	return ok
 }
 
 // viaType resolves recv.name when recv's type is declared. ok is false
 // when the declaration leads nowhere the index can follow; hint is then
 // the declared type's definitions, which rank first among candidates.
-func (x *resolver) viaType(f *snap.Entry, r *lang.Ref, recv, name string, want func(*lang.Def) bool) (res Resolution, hint []snap.Target, ok bool) {
-	d, found := x.exprDecl(f, r.Encl, r.At, recv, 0)
+func (rv *Resolver) viaType(f *snap.Entry, r *lang.Ref, recv, name string, want func(*lang.Def) bool) (res Resolution, hint []snap.Target, ok bool) {
+	d, found := rv.exprDecl(f, r.Encl, r.At, recv, 0)
 	if !found {
 		return Resolution{}, nil, false
 	}
-	tr := x.resolveDecl(d)
+	tr := rv.resolveDecl(d)
 	if len(tr.types) == 0 {
 		if fields, ok := f.Lang.StructFields(d.text); ok {
 			// A struct written in place: the members of what it embeds.
-			if tr.types = x.embeddedTypes(d, fields); len(tr.types) > 0 {
-				d.ev += "; it embeds " + qualified(tr.types[0])
+			if tr.types = rv.embeddedTypes(d, fields); len(tr.types) > 0 {
+				d.ev += "; it embeds " + tr.types[0].Qualified()
 			}
 		}
 	}
 	switch {
 	case len(tr.types) > 0:
 	case tr.builtin != "":
-		return Resolution{Class: Unresolved, Why: "builtin (" + d.ev + ")"}, nil, true
+		return Resolution{Class: lang.Unresolved, Why: "builtin (" + d.ev + ")"}, nil, true
 	case tr.external != "":
-		return Resolution{Class: Unresolved, Why: "external: " + tr.external + " (" + d.ev + ")"}, nil, true
+		return Resolution{Class: lang.Unresolved, Why: "external: " + tr.external + " (" + d.ev + ")"}, nil, true
 	case len(tr.types) == 0:
 		return Resolution{}, nil, false
 	}
-	ms, _, ext := x.membersExt(tr.types, name, func(e *lang.Def) bool { return want(e) && e.Member() }, 0)
+	ms, _, ext := rv.membersExt(tr.types, name, func(e *lang.Def) bool { return want(e) && e.Member() }, 0)
 	if len(ms) == 0 {
 		switch {
-		case r.Kind == lang.RefCall && x.hasField(tr.types, name):
-			return Resolution{Class: Unresolved, Why: "a field holding a function value (" + d.ev + ")"}, nil, true
+		case r.Kind == lang.RefCall && rv.hasField(tr.types, name):
+			return Resolution{Class: lang.Unresolved, Why: "a field holding a function value (" + d.ev + ")"}, nil, true
 		case ext != "":
-			return Resolution{Class: Unresolved, Why: "inherited from " + ext + ", outside the index (" + d.ev + ")"}, nil, true
+			return Resolution{Class: lang.Unresolved, Why: "inherited from " + ext + ", outside the index (" + d.ev + ")"}, nil, true
 		}
 		return Resolution{}, tr.types, false
 	}
@@ -737,22 +737,22 @@ func (x *resolver) viaType(f *snap.Entry, r *lang.Ref, recv, name string, want f
 		for i := range reasons {
 			reasons[i] = reason + "; one of " + itoa(len(ms)) + " with this name"
 		}
-		return Resolution{Class: Candidate, Targets: ms, Reasons: reasons}, nil, true
+		return Resolution{Class: lang.Candidate, Targets: ms, Reasons: reasons}, nil, true
 	}
-	res = Resolution{Class: Exact, Targets: ms, Reason: reason}
+	res = Resolution{Class: lang.Exact, Targets: ms, Reason: reason}
 	if !d.bases { // super.m() runs the base's m, not an override
-		res.Impls = x.implementations(ms[0])
+		res.Impls = rv.Implementations(ms[0])
 	}
 	return res, nil, true
 }
 
 // containerType is the class-like definition a member belongs to.
-func (x *resolver) containerType(m snap.Target) (snap.Target, bool) {
+func (rv *Resolver) ContainerType(m snap.Target) (snap.Target, bool) {
 	c := m.D().Container
 	if c == "" {
 		return snap.Target{}, false
 	}
-	for _, g := range x.namedIn(m, c) {
+	for _, g := range rv.namedIn(m, c) {
 		if ts := pick(g, c, func(d *lang.Def) bool { return lang.ClassLike(d.Kind) }); len(ts) > 0 {
 			return ts[0], true
 		}
@@ -765,8 +765,8 @@ func (x *resolver) containerType(m snap.Target) (snap.Target, bool) {
 // it (by method set for a language whose "implements" is "method_set",
 // Go; else the classes declaring it as a base); for a class's method in a
 // language with declared bases, its subclasses' overrides.
-func (x *resolver) implementations(m snap.Target) []snap.Target {
-	t, ok := x.containerType(m)
+func (rv *Resolver) Implementations(m snap.Target) []snap.Target {
+	t, ok := rv.ContainerType(m)
 	if !ok {
 		return nil
 	}
@@ -778,30 +778,30 @@ func (x *resolver) implementations(m snap.Target) []snap.Target {
 	if l.Implements == "none" {
 		return nil
 	}
-	x.c.mu.Lock()
-	if ts, ok := x.c.impls[m]; ok {
-		x.c.mu.Unlock()
+	rv.c.mu.Lock()
+	if ts, ok := rv.c.impls[m]; ok {
+		rv.c.mu.Unlock()
 		return ts
 	}
-	x.c.mu.Unlock()
+	rv.c.mu.Unlock()
 	var out []snap.Target
 	if l.Implements == "method_set" {
-		out = x.byMethodSet(t, m)
+		out = rv.byMethodSet(t, m)
 	} else {
-		out = x.overrides(t, m)
+		out = rv.overrides(t, m)
 	}
-	x.c.mu.Lock()
-	if x.c.impls == nil || len(x.c.impls) > 10000 {
-		x.c.impls = map[snap.Target][]snap.Target{}
+	rv.c.mu.Lock()
+	if rv.c.impls == nil || len(rv.c.impls) > 10000 {
+		rv.c.impls = map[snap.Target][]snap.Target{}
 	}
-	x.c.impls[m] = out
-	x.c.mu.Unlock()
+	rv.c.impls[m] = out
+	rv.c.mu.Unlock()
 	return out
 }
 
 // byMethodSet lists the methods called like m of the types whose methods
 // include every method of interface t.
-func (x *resolver) byMethodSet(t, m snap.Target) []snap.Target {
+func (rv *Resolver) byMethodSet(t, m snap.Target) []snap.Target {
 	tn := t.D().Name
 	var names []string
 	for i := range t.File.Defs {
@@ -810,26 +810,26 @@ func (x *resolver) byMethodSet(t, m snap.Target) []snap.Target {
 		}
 	}
 	var out []snap.Target
-	for _, g := range x.defsOf(t.File.Lang, m.D().Name) {
+	for _, g := range rv.defsOf(t.File.Lang, m.D().Name) {
 		for _, i := range g.DefsNamed(m.D().Name) {
 			d := &g.Defs[i]
 			if d.Container == "" || !lang.FunctionLike(d.Kind) || (d.Container == tn && g.Dir == t.File.Dir) {
 				continue
 			}
 			c := snap.Target{File: g, Def: i}
-			if ct, ok := x.containerType(c); ok && ct.D().Kind == "interface" {
+			if ct, ok := rv.ContainerType(c); ok && ct.D().Kind == "interface" {
 				continue
 			}
 			all := true
 			for _, n := range names {
 				has := false
-				for _, h := range x.namedIn(c, n) {
+				for _, h := range rv.namedIn(c, n) {
 					if len(pick(h, n, func(e *lang.Def) bool { return e.Container == d.Container && lang.FunctionLike(e.Kind) })) > 0 {
 						has = true
 						break
 					}
 				}
-				if !has && !x.promoted(c, n) {
+				if !has && !rv.promoted(c, n) {
 					all = false
 					break
 				}
@@ -839,13 +839,13 @@ func (x *resolver) byMethodSet(t, m snap.Target) []snap.Target {
 			}
 		}
 	}
-	sortTargets(out)
+	SortTargets(out)
 	return out
 }
 
 // overrides lists the methods called like m of the classes that name t
 // (or a class that does) as a base.
-func (x *resolver) overrides(t, m snap.Target) []snap.Target {
+func (rv *Resolver) overrides(t, m snap.Target) []snap.Target {
 	var out []snap.Target
 	seen := map[snap.Target]bool{t: true}
 	level := []snap.Target{t}
@@ -853,14 +853,14 @@ func (x *resolver) overrides(t, m snap.Target) []snap.Target {
 		var next []snap.Target
 		for _, base := range level {
 			bn := base.D().Name
-			for _, fr := range x.basesNamed(t.File.Lang, bn) {
-				g, fd := fr.g, fr.fd
-				sub := pick(g, fd.Container, func(d *lang.Def) bool { return lang.ClassLike(d.Kind) })
+			for _, fr := range rv.basesNamed(t.File.Lang, bn) {
+				g := rv.s.ByID(fr.id)
+				sub := pick(g, fr.container, func(d *lang.Def) bool { return lang.ClassLike(d.Kind) })
 				if len(sub) == 0 || seen[sub[0]] {
 					continue
 				}
 				found := false
-				for _, b := range x.resolveDecl(declType{text: fd.Type, in: g}).types {
+				for _, b := range rv.resolveDecl(declType{text: fr.typ, in: g}).types {
 					found = found || b == base
 				}
 				if !found {
@@ -868,55 +868,61 @@ func (x *resolver) overrides(t, m snap.Target) []snap.Target {
 				}
 				seen[sub[0]] = true
 				next = append(next, sub[0])
-				out = append(out, pick(g, m.D().Name, func(d *lang.Def) bool { return d.Container == fd.Container && lang.FunctionLike(d.Kind) })...)
+				out = append(out, pick(g, m.D().Name, func(d *lang.Def) bool { return d.Container == fr.container && lang.FunctionLike(d.Kind) })...)
 			}
 		}
 		level = next
 	}
-	sortTargets(out)
+	SortTargets(out)
 	return out
 }
 
 // superCall resolves super(...) inside a method of encl's class: the
 // nearest base's constructor, else the base class itself.
-func (x *resolver) superCall(f *snap.Entry, r *lang.Ref, encl *lang.Def) (Resolution, bool) {
+func (rv *Resolver) superCall(f *snap.Entry, r *lang.Ref, encl *lang.Def) (Resolution, bool) {
 	d := declType{text: encl.Container, in: f, ev: "super is a base of " + encl.Container, bases: true}
-	tr := x.resolveDecl(d)
+	tr := rv.resolveDecl(d)
 	if len(tr.types) == 0 {
 		if tr.external != "" {
-			return Resolution{Class: Unresolved, Why: "external: " + tr.external + " (" + d.ev + ")"}, true
+			return Resolution{Class: lang.Unresolved, Why: "external: " + tr.external + " (" + d.ev + ")"}, true
 		}
 		return Resolution{}, false
 	}
 	isCtor := func(e *lang.Def) bool { return e.Kind == "constructor" || e.Name == f.Lang.Constructor && e.Member() }
 	for _, b := range tr.types {
-		ms, _ := x.membersOf([]snap.Target{b}, f.Lang.Constructor, isCtor, 0)
+		ms, _ := rv.membersOf([]snap.Target{b}, f.Lang.Constructor, isCtor, 0)
 		if len(ms) == 1 {
-			return Resolution{Class: Exact, Targets: ms, Reason: d.ev}, true
+			return Resolution{Class: lang.Exact, Targets: ms, Reason: d.ev}, true
 		}
 	}
 	if len(tr.types) == 1 {
-		return Resolution{Class: Exact, Targets: tr.types, Reason: d.ev}, true
+		return Resolution{Class: lang.Exact, Targets: tr.types, Reason: d.ev}, true
 	}
 	return Resolution{}, false
 }
 
+// fieldRef is a base-class field: its file and what it says. It names the
+// file by id, so it stays true in a later snapshot whose bases are the
+// same.
 type fieldRef struct {
-	g  *snap.Entry
-	fd *lang.Field
+	id        snap.FileID
+	container string
+	typ       string
 }
 
 // basesNamed lists the base-class fields of the language that name a type
-// called name (one pass over the index, kept with the snapshot).
-func (x *resolver) basesNamed(l *lang.Language, name string) []fieldRef {
-	x.c.mu.Lock()
-	m, ok := x.c.subs[l]
-	x.c.mu.Unlock()
-	if !ok {
-		m = map[string][]fieldRef{}
-		x.s.Each(func(g *snap.Entry) bool {
+// called name (one pass over the index, kept while the language's bases
+// are the same).
+func (rv *Resolver) basesNamed(l *lang.Language, name string) []fieldRef {
+	gen := rv.s.Tables(l).BasesGen
+	rv.c.mu.Lock()
+	e, ok := rv.c.subs[l]
+	rv.c.mu.Unlock()
+	if !ok || e.gen != gen {
+		m := map[string][]fieldRef{}
+		for g := range rv.s.Files() {
 			if g.Lang != l {
-				return true
+				continue
 			}
 			for i := range g.Fields {
 				fd := &g.Fields[i]
@@ -925,19 +931,19 @@ func (x *resolver) basesNamed(l *lang.Language, name string) []fieldRef {
 				}
 				_, n := g.Lang.NormType(fd.Type)
 				if n != "" {
-					m[n] = append(m[n], fieldRef{g, fd})
+					m[n] = append(m[n], fieldRef{g.ID, fd.Container, fd.Type})
 				}
 			}
-			return true
-		})
-		x.c.mu.Lock()
-		if x.c.subs == nil {
-			x.c.subs = map[*lang.Language]map[string][]fieldRef{}
 		}
-		x.c.subs[l] = m
-		x.c.mu.Unlock()
+		e = subsAt{gen, m}
+		rv.c.mu.Lock()
+		if rv.c.subs == nil {
+			rv.c.subs = map[*lang.Language]subsAt{}
+		}
+		rv.c.subs[l] = e
+		rv.c.mu.Unlock()
 	}
-	return m[name]
+	return e.m[name]
 }
 
 func isTypedVar(d *lang.Def) bool {
@@ -956,20 +962,20 @@ func varDecl(expr string, ts []snap.Target) (declType, bool) {
 // moduleTypeMembers finds members called name of the class recv names
 // as mod.Type (import pkg.widgets as W; W.Widget.__init__(self)), nearest
 // first through its bases.
-func (x *resolver) moduleTypeMembers(f *snap.Entry, r *lang.Ref, recv, name string, want func(*lang.Def) bool) []snap.Target {
+func (rv *Resolver) moduleTypeMembers(f *snap.Entry, r *lang.Ref, recv, name string, want func(*lang.Def) bool) []snap.Target {
 	i := lang.LastTopDot(recv)
-	if i <= 0 || strings.ContainsAny(recv, "()[]") || f.Bound(firstSegment(recv), r.Encl, r.At) {
+	if i <= 0 || strings.ContainsAny(recv, "()[]") || f.Bound(FirstSegment(recv), r.Encl, r.At) {
 		return nil
 	}
-	files, _, bound := x.moduleBinding(f, recv[:i])
+	files, _, bound := rv.moduleBinding(f, recv[:i])
 	if !bound || files == nil {
 		return nil
 	}
-	types := inVariant(f, x.exportedBy(files, recv[i+1:], func(d *lang.Def) bool { return lang.ClassLike(d.Kind) && !d.Member() }))
+	types := inVariant(f, rv.exportedBy(files, recv[i+1:], func(d *lang.Def) bool { return lang.ClassLike(d.Kind) && !d.Member() }))
 	if len(types) != 1 {
 		return nil
 	}
-	ms, _ := x.membersOf(types, name, func(e *lang.Def) bool { return want(e) && e.Member() }, 0)
+	ms, _ := rv.membersOf(types, name, func(e *lang.Def) bool { return want(e) && e.Member() }, 0)
 	return ms
 }
 
@@ -982,7 +988,7 @@ func isVar(d *lang.Def) bool {
 // @field.global) agrees it was set to, a construction or a call whose
 // result is known (_inst = Random()). Any other binding, an import or a
 // definition of the name makes it unknown.
-func (x *resolver) instanceDecl(expr string, ts []snap.Target, depth int) (declType, bool) {
+func (rv *Resolver) instanceDecl(expr string, ts []snap.Target, depth int) (declType, bool) {
 	if len(ts) == 0 || depth > maxTypeDepth {
 		return declType{}, false
 	}
@@ -1022,7 +1028,7 @@ func (x *resolver) instanceDecl(expr string, ts []snap.Target, depth int) (declT
 			return declType{}, false
 		}
 	}
-	r, ok := x.calleeResult(g, -1, set.At, set.Type, depth+1)
+	r, ok := rv.calleeResult(g, -1, set.At, set.Type, depth+1)
 	if !ok {
 		return declType{}, false
 	}
@@ -1037,11 +1043,11 @@ func (x *resolver) instanceDecl(expr string, ts []snap.Target, depth int) (declT
 
 // varType is varDecl that also follows a variable initialized by a call
 // (var Stdout = NewFile(...)) to the callee's declared result.
-func (x *resolver) varType(expr string, ts []snap.Target, depth int) (declType, bool) {
+func (rv *Resolver) varType(expr string, ts []snap.Target, depth int) (declType, bool) {
 	if len(ts) == 1 && ts[0].D().How == lang.TypeExpr {
 		// var std = defaultLogger: the type of what it is set to.
 		t := ts[0]
-		d, ok := x.exprDecl(t.File, -1, t.D().Start, t.D().Type, depth+1)
+		d, ok := rv.exprDecl(t.File, -1, t.D().Start, t.D().Type, depth+1)
 		if ok {
 			d.ev = evidence(expr, d.text, "variable set to "+t.D().Type, t.File, t.D().Line) + "; " + d.ev
 		}
@@ -1053,9 +1059,9 @@ func (x *resolver) varType(expr string, ts []snap.Target, depth int) (declType, 
 	t := ts[0]
 	d := t.D()
 	if d.How != lang.TypeCall {
-		return x.laterResult(t.File, -1, d.Start, d.Type, int(d.How-lang.TypeCall2)+1, expr, t.File.Rel, d.Line, depth)
+		return rv.laterResult(t.File, -1, d.Start, d.Type, int(d.How-lang.TypeCall2)+1, expr, t.File.Rel, d.Line, depth)
 	}
-	r, ok := x.calleeResult(t.File, -1, d.Start, d.Type, depth+1)
+	r, ok := rv.calleeResult(t.File, -1, d.Start, d.Type, depth+1)
 	if !ok {
 		return declType{}, false
 	}
@@ -1067,7 +1073,7 @@ func (x *resolver) varType(expr string, ts []snap.Target, depth int) (declType, 
 // classSelf is the class a name like cls (language.json class_self) holds
 // in a method of it: bound once there (its parameter), in a class that is
 // no metaclass (whose cls would be another class).
-func (x *resolver) classSelf(f *snap.Entry, encl, at int32, name string) []snap.Target {
+func (rv *Resolver) classSelf(f *snap.Entry, encl, at int32, name string) []snap.Target {
 	if encl < 0 || !slices.Contains(f.Lang.ClassSelf, name) {
 		return nil
 	}
@@ -1087,7 +1093,7 @@ func (x *resolver) classSelf(f *snap.Entry, encl, at int32, name string) []snap.
 	ts := inVariant(f, pick(f, ed.Container, func(d *lang.Def) bool {
 		return lang.ClassLike(d.Kind) && d.Start <= f.Defs[encl].Start && f.Defs[encl].End <= d.End
 	}))
-	if len(ts) != 1 || x.isMetaclass(ts[0]) {
+	if len(ts) != 1 || rv.isMetaclass(ts[0]) {
 		return nil
 	}
 	return ts
@@ -1095,7 +1101,7 @@ func (x *resolver) classSelf(f *snap.Entry, encl, at int32, name string) []snap.
 
 // isMetaclass says whether t extends the language's type (Python's type),
 // directly or through its bases.
-func (x *resolver) isMetaclass(t snap.Target) bool {
+func (rv *Resolver) isMetaclass(t snap.Target) bool {
 	level := []snap.Target{t}
 	seen := map[snap.Target]bool{}
 	for d := 0; d <= maxTypeDepth && len(level) > 0; d++ {
@@ -1113,7 +1119,7 @@ func (x *resolver) isMetaclass(t snap.Target) bool {
 					}
 				}
 			}
-			bs, _ := x.bases(c)
+			bs, _ := rv.bases(c)
 			next = append(next, bs...)
 		}
 		level = next
@@ -1124,7 +1130,7 @@ func (x *resolver) isMetaclass(t snap.Target) bool {
 // assignedField is the type of a field no declaration types, from its
 // assignments (self.conn = conn, self.buf = Buffer()): each place that
 // binds it must be typed and all must name the one same type.
-func (x *resolver) assignedField(g *snap.Entry, name string, binds []*lang.Field, depth int) (declType, bool) {
+func (rv *Resolver) assignedField(g *snap.Entry, name string, binds []*lang.Field, depth int) (declType, bool) {
 	typedAt := map[int32]bool{}
 	for _, fd := range binds {
 		if fd.How != lang.TypeNone {
@@ -1145,12 +1151,12 @@ func (x *resolver) assignedField(g *snap.Entry, name string, binds []*lang.Field
 		var ok bool
 		if fd.How == lang.TypeExpr {
 			// self.conn = conn: the type of what was assigned, where it was.
-			r, ok = x.exprDecl(g, g.EnclosingAt(fd.At), fd.At, fd.Type, depth+1)
+			r, ok = rv.exprDecl(g, g.EnclosingAt(fd.At), fd.At, fd.Type, depth+1)
 			if ok {
 				r.ev = evidence(name, r.text, "field set from "+fd.Type, g, fd.Line) + "; " + r.ev
 			}
 		} else {
-			r, ok = x.calleeResult(g, g.EnclosingAt(fd.At), fd.At, fd.Type, depth+1)
+			r, ok = rv.calleeResult(g, g.EnclosingAt(fd.At), fd.At, fd.Type, depth+1)
 			if ok && r.ctor {
 				r.ev = evidence(name, r.text, "field set to "+fd.Type+"()", g, fd.Line)
 			} else if ok {
@@ -1164,7 +1170,7 @@ func (x *resolver) assignedField(g *snap.Entry, name string, binds []*lang.Field
 		if len(binds) == 1 {
 			return r, true
 		}
-		tr := x.resolveDecl(r)
+		tr := rv.resolveDecl(r)
 		var t snap.Target
 		switch {
 		case len(tr.types) == 1:
@@ -1188,17 +1194,17 @@ func (x *resolver) assignedField(g *snap.Entry, name string, binds []*lang.Field
 // assignedHint lists the classes a field receiver (self.h) is assigned
 // when its assignments do not agree on one type (self.h = Handler() in
 // one method, self.h = h in another): a hint for ranking, never an edge.
-func (x *resolver) assignedHint(f *snap.Entry, r *lang.Ref, recv string) []snap.Target {
+func (rv *Resolver) assignedHint(f *snap.Entry, r *lang.Ref, recv string) []snap.Target {
 	i := lang.LastTopDot(recv)
 	if i <= 0 || !lang.IsIdent(recv[i+1:]) {
 		return nil
 	}
-	cur, ok := x.exprDecl(f, r.Encl, r.At, recv[:i], 0)
+	cur, ok := rv.exprDecl(f, r.Encl, r.At, recv[:i], 0)
 	if !ok {
 		return nil
 	}
 	name := recv[i+1:]
-	level := x.resolveDecl(cur).types
+	level := rv.resolveDecl(cur).types
 	seen := map[snap.Target]bool{}
 	var out []snap.Target
 	for d := 0; d <= maxTypeDepth && len(level) > 0 && len(out) == 0; d++ {
@@ -1217,15 +1223,15 @@ func (x *resolver) assignedHint(f *snap.Entry, r *lang.Ref, recv string) []snap.
 				var v declType
 				var ok bool
 				if fd.How == lang.TypeExpr {
-					v, ok = x.exprDecl(g, g.EnclosingAt(fd.At), fd.At, fd.Type, 1)
+					v, ok = rv.exprDecl(g, g.EnclosingAt(fd.At), fd.At, fd.Type, 1)
 				} else {
-					v, ok = x.calleeResult(g, g.EnclosingAt(fd.At), fd.At, fd.Type, 1)
+					v, ok = rv.calleeResult(g, g.EnclosingAt(fd.At), fd.At, fd.Type, 1)
 				}
 				if ok {
-					out = append(out, x.resolveDecl(v).types...)
+					out = append(out, rv.resolveDecl(v).types...)
 				}
 			}
-			bs, _ := x.bases(t)
+			bs, _ := rv.bases(t)
 			next = append(next, bs...)
 		}
 		level = next
@@ -1247,16 +1253,16 @@ func sameResult(ts []snap.Target) bool {
 
 // promoted says whether method m's type has a method called name through
 // a struct it embeds (ir.ForStmt's Pos comes from miniNode).
-func (x *resolver) promoted(m snap.Target, name string) bool {
-	t, ok := x.containerType(m)
+func (rv *Resolver) promoted(m snap.Target, name string) bool {
+	t, ok := rv.ContainerType(m)
 	if !ok {
 		return false
 	}
-	bs, _ := x.bases(t)
+	bs, _ := rv.bases(t)
 	if len(bs) == 0 {
 		return false
 	}
-	ms, _ := x.membersOf(bs, name, func(e *lang.Def) bool { return lang.FunctionLike(e.Kind) }, 1)
+	ms, _ := rv.membersOf(bs, name, func(e *lang.Def) bool { return lang.FunctionLike(e.Kind) }, 1)
 	return len(ms) > 0
 }
 
@@ -1272,8 +1278,8 @@ func embeddedAs(f *snap.Entry, fd *lang.Field, name string) bool {
 
 // laterResult is the type of result n (0-based, n > 0) of calling callee:
 // ctx, span := trace.StartSpan(...) makes span the second result.
-func (x *resolver) laterResult(f *snap.Entry, encl, at int32, callee string, n int, name, rel string, line int32, depth int) (declType, bool) {
-	d, ok := x.calleeResult(f, encl, at, callee, depth+1)
+func (rv *Resolver) laterResult(f *snap.Entry, encl, at int32, callee string, n int, name, rel string, line int32, depth int) (declType, bool) {
+	d, ok := rv.calleeResult(f, encl, at, callee, depth+1)
 	if !ok || d.ctor || d.bases {
 		return declType{}, false
 	}
@@ -1316,7 +1322,7 @@ func literalDecl(f *snap.Entry, expr string) (declType, bool) {
 // innermost scope (ctx := req.Context(), then ctx, cancel :=
 // context.WithCancel(ctx)) when every binding's type, followed, names the
 // same definitions.
-func (x *resolver) agreedLocal(f *snap.Entry, encl, at int32, name string, depth int) (declType, bool) {
+func (rv *Resolver) agreedLocal(f *snap.Entry, encl, at int32, name string, depth int) (declType, bool) {
 	var ls []*lang.Local
 	bestEnd := int64(-1)
 	for _, i := range f.LocalsNamed(name) {
@@ -1344,15 +1350,15 @@ func (x *resolver) agreedLocal(f *snap.Entry, encl, at int32, name string, depth
 		if l.How == lang.TypeNone {
 			return declType{}, false
 		}
-		d, ok := x.localType(f, encl, l, name, depth+1)
+		d, ok := rv.localType(f, encl, l, name, depth+1)
 		if !ok {
 			return declType{}, false
 		}
-		ts := slices.Clone(x.resolveDecl(d).types)
+		ts := slices.Clone(rv.resolveDecl(d).types)
 		if len(ts) == 0 {
 			return declType{}, false
 		}
-		sortTargets(ts)
+		SortTargets(ts)
 		if k == 0 {
 			first, want = d, ts
 			continue
@@ -1369,7 +1375,7 @@ func (x *resolver) agreedLocal(f *snap.Entry, encl, at int32, name string, depth
 // encl (or of one around it) in f, the interface constraining it; ok is
 // false for a type parameter constrained otherwise (T ~int | ~string,
 // or a method's T, whose constraint is the type's).
-func (x *resolver) typeParamIn(f *snap.Entry, encl, at int32, d declType) (declType, bool) {
+func (rv *Resolver) typeParamIn(f *snap.Entry, encl, at int32, d declType) (declType, bool) {
 	if d.in != f {
 		return d, true
 	}
@@ -1386,7 +1392,7 @@ func (x *resolver) typeParamIn(f *snap.Entry, encl, at int32, d declType) (declT
 			if l.How != lang.TypeTypeParam {
 				return declType{}, false
 			}
-			return x.constraint(f, d, n, f.Strs[l.Type])
+			return rv.constraint(f, d, n, f.Strs[l.Type])
 		}
 	}
 	return d, true
@@ -1394,14 +1400,14 @@ func (x *resolver) typeParamIn(f *snap.Entry, encl, at int32, d declType) (declT
 
 // fieldTypeParam is fieldOf's d for a field of type tn, or the constraint
 // of tn's type parameter it names (type Box[T I] struct{ v T }).
-func (x *resolver) fieldTypeParam(g *snap.Entry, tn string, d declType) (declType, bool) {
+func (rv *Resolver) fieldTypeParam(g *snap.Entry, tn string, d declType) (declType, bool) {
 	q, n := g.Lang.NormType(d.text)
 	if q != "" || n == "" {
 		return d, true
 	}
 	for i := range g.Fields {
 		if fd := &g.Fields[i]; fd.How == lang.TypeTypeParam && fd.Container == tn && fd.Name == n {
-			return x.constraint(g, d, n, fd.Type)
+			return rv.constraint(g, d, n, fd.Type)
 		}
 	}
 	return d, true
@@ -1409,9 +1415,9 @@ func (x *resolver) fieldTypeParam(g *snap.Entry, tn string, d declType) (declTyp
 
 // constraint types a value of type parameter n by its constraint, when
 // that names interfaces only: a call on it runs the interface's method.
-func (x *resolver) constraint(f *snap.Entry, d declType, n, text string) (declType, bool) {
+func (rv *Resolver) constraint(f *snap.Entry, d declType, n, text string) (declType, bool) {
 	c := declType{text: text, in: f, ev: d.ev + "; " + n + " is a type parameter constrained by " + text}
-	ts := x.resolveDecl(c).types
+	ts := rv.resolveDecl(c).types
 	if len(ts) == 0 {
 		return declType{}, false
 	}
