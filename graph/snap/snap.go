@@ -8,7 +8,6 @@ package snap
 import (
 	"iter"
 	"slices"
-	"strings"
 
 	"github.com/builtin-tools/builtin-tools/graph/lang"
 )
@@ -82,13 +81,13 @@ type Snapshot struct {
 	// Langs are the languages the index reads.
 	Langs *lang.Set
 
-	files   []*Entry // by ID; nil where no file has the id
-	free    []FileID // ids no file has, for the next new file
-	byRel   map[string]FileID
+	files   *chunks  // by ID; nil where no file has the id
+	free    []FileID // ids below files.len() no file has, for the next new file
+	byRel   *table[FileID]
 	order   []FileID  // by Rel
 	tables  []*Tables // by Language.Index
 	mods    []lang.Module
-	skipped map[string]string
+	skipped *table[string]
 	bytes   int64
 }
 
@@ -108,65 +107,56 @@ type Tables struct {
 	BasesGen uint64
 }
 
-// Names maps a string to files, in path order.
-type Names struct{ m map[string][]FileID }
+// Names maps a string to files, in path order, in shards copied on
+// write.
+type Names struct{ t *table[[]FileID] }
 
 // Get lists the files of key, in path order. The list is the snapshot's:
 // never change it.
-func (n Names) Get(key string) []FileID { return n.m[key] }
+func (n Names) Get(key string) []FileID {
+	ids, _ := n.t.get(key)
+	return ids
+}
 
 // Len is the number of keys.
-func (n Names) Len() int { return len(n.m) }
+func (n Names) Len() int { return n.t.n }
 
 // Each calls fn with every key and its files, in no order, until it
 // returns false.
-func (n Names) Each(fn func(key string, ids []FileID) bool) {
-	for k, ids := range n.m {
-		if !fn(k, ids) {
-			return
-		}
-	}
-}
+func (n Names) Each(fn func(key string, ids []FileID) bool) { n.t.each(fn) }
 
 // Keys lists the keys, sorted.
 func (n Names) Keys() []string {
-	out := make([]string, 0, len(n.m))
-	for k := range n.m {
+	out := make([]string, 0, n.t.n)
+	n.t.each(func(k string, _ []FileID) bool {
 		out = append(out, k)
-	}
+		return true
+	})
 	slices.Sort(out)
 	return out
 }
 
 // Empty is a snapshot of no files.
 func Empty(langs *lang.Set) *Snapshot {
-	s := &Snapshot{Langs: langs, byRel: map[string]FileID{}, skipped: map[string]string{}}
+	e := newEpoch()
+	s := &Snapshot{Langs: langs, files: &chunks{epoch: e}, byRel: newTable[FileID](e), skipped: newTable[string](e)}
 	for range langs.All() {
-		s.tables = append(s.tables, newTables())
+		s.tables = append(s.tables, &Tables{Defs: Names{newTable[[]FileID](e)}, Refs: Names{newTable[[]FileID](e)}, Dirs: Names{newTable[[]FileID](e)},
+			Modules: Names{newTable[[]FileID](e)}, Base: Names{newTable[[]FileID](e)}})
 	}
 	return s
 }
 
-func newTables() *Tables {
-	return &Tables{Defs: Names{map[string][]FileID{}}, Refs: Names{map[string][]FileID{}}, Dirs: Names{map[string][]FileID{}},
-		Modules: Names{map[string][]FileID{}}, Base: Names{map[string][]FileID{}}}
-}
-
 // Entry is the file at rel, or nil.
 func (s *Snapshot) Entry(rel string) *Entry {
-	if id, ok := s.byRel[rel]; ok {
-		return s.files[id]
+	if id, ok := s.byRel.get(rel); ok {
+		return s.files.at(id)
 	}
 	return nil
 }
 
 // ByID is the file of an id, or nil.
-func (s *Snapshot) ByID(id FileID) *Entry {
-	if int(id) < len(s.files) {
-		return s.files[id]
-	}
-	return nil
-}
+func (s *Snapshot) ByID(id FileID) *Entry { return s.files.at(id) }
 
 // Entries maps ids to their entries.
 func (s *Snapshot) Entries(ids []FileID) []*Entry {
@@ -175,7 +165,7 @@ func (s *Snapshot) Entries(ids []FileID) []*Entry {
 	}
 	out := make([]*Entry, len(ids))
 	for i, id := range ids {
-		out[i] = s.files[id]
+		out[i] = s.files.at(id)
 	}
 	return out
 }
@@ -183,7 +173,7 @@ func (s *Snapshot) Entries(ids []FileID) []*Entry {
 // Each calls fn with every file in path order until it returns false.
 func (s *Snapshot) Each(fn func(*Entry) bool) {
 	for _, id := range s.order {
-		if !fn(s.files[id]) {
+		if !fn(s.files.at(id)) {
 			return
 		}
 	}
@@ -193,7 +183,7 @@ func (s *Snapshot) Each(fn func(*Entry) bool) {
 func (s *Snapshot) Files() iter.Seq[*Entry] {
 	return func(yield func(*Entry) bool) {
 		for _, id := range s.order {
-			if !yield(s.files[id]) {
+			if !yield(s.files.at(id)) {
 				return
 			}
 		}
@@ -207,16 +197,14 @@ func (s *Snapshot) Tables(l *lang.Language) *Tables { return s.tables[l.Index] }
 func (s *Snapshot) Mods() []lang.Module { return s.mods }
 
 // Skipped says why rel is not indexed, if it was left out.
-func (s *Snapshot) Skipped(rel string) (string, bool) {
-	why, ok := s.skipped[rel]
-	return why, ok
-}
+func (s *Snapshot) Skipped(rel string) (string, bool) { return s.skipped.get(rel) }
 
 // EachSkipped calls fn with every file left out and why, in no order.
 func (s *Snapshot) EachSkipped(fn func(rel, why string)) {
-	for rel, why := range s.skipped {
+	s.skipped.each(func(rel, why string) bool {
 		fn(rel, why)
-	}
+		return true
+	})
 }
 
 // Len is the number of files.
@@ -227,10 +215,7 @@ func (s *Snapshot) Bytes() int64 { return s.bytes }
 
 // The snapshot as import rules read it (lang.View).
 
-func (s *Snapshot) Lookup(rel string) (FileID, bool) {
-	id, ok := s.byRel[rel]
-	return id, ok
-}
+func (s *Snapshot) Lookup(rel string) (FileID, bool) { return s.byRel.get(rel) }
 
 func (s *Snapshot) Dir(l *lang.Language, dir string) []FileID { return s.tables[l.Index].Dirs.Get(dir) }
 
@@ -253,9 +238,6 @@ func (s *Snapshot) Base(l *lang.Language, base string) []FileID {
 
 func (s *Snapshot) Modules() []lang.Module { return s.mods }
 
-func (s *Snapshot) Rel(id FileID) string { return s.files[id].Rel }
+func (s *Snapshot) Rel(id FileID) string { return s.files.at(id).Rel }
 
 var _ lang.View = (*Snapshot)(nil)
-
-// before orders ids by their files' paths.
-func (s *Snapshot) cmp(a, b FileID) int { return strings.Compare(s.files[a].Rel, s.files[b].Rel) }

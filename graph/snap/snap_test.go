@@ -2,7 +2,9 @@ package snap
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"path"
+	"slices"
 	"strings"
 	"testing"
 
@@ -112,4 +114,123 @@ func TestOldSnapshotUnchanged(t *testing.T) {
 			t.Errorf("snapshot %d changed after later publishes", i)
 		}
 	}
+}
+
+// content is what a snapshot holds by path, ids aside: every file, the
+// order of files, and every table's posting lists as paths.
+func content(s *Snapshot) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "len %d bytes %d mods %v\n", s.Len(), s.Bytes(), s.Mods())
+	for e := range s.Files() {
+		fmt.Fprintf(&b, "file %s host %d defs %d refs %d\n", e.Rel, e.Host, len(e.Defs), len(e.Refs))
+		if s.Entry(e.Rel) != e || s.ByID(e.ID) != e {
+			fmt.Fprintf(&b, "  lookup of %s is lost\n", e.Rel)
+		}
+	}
+	var skipped []string
+	s.EachSkipped(func(rel, why string) { skipped = append(skipped, rel+": "+why) })
+	slices.Sort(skipped)
+	fmt.Fprintf(&b, "skipped %v\n", skipped)
+	for _, l := range s.Langs.All() {
+		t := s.Tables(l)
+		for _, tab := range []struct {
+			name string
+			n    Names
+		}{{"defs", t.Defs}, {"refs", t.Refs}, {"dirs", t.Dirs}, {"modules", t.Modules}, {"base", t.Base}} {
+			if got := len(tab.n.Keys()); got != tab.n.Len() {
+				fmt.Fprintf(&b, "%s %s counts %d keys, has %d\n", l.ID, tab.name, tab.n.Len(), got)
+			}
+			for _, k := range tab.n.Keys() {
+				var rels []string
+				for _, id := range tab.n.Get(k) {
+					rels = append(rels, s.ByID(id).Rel)
+				}
+				fmt.Fprintf(&b, "%s %s %s %v\n", l.ID, tab.name, k, rels)
+			}
+		}
+	}
+	return b.String()
+}
+
+// Incremental = fresh: after any sequence of puts and removes (and
+// publishes between them), every table equals a fresh build's of the same
+// files, and every list is in path order — the order tied candidates come
+// out in does not depend on the order files were read or edited.
+func TestIncrementalEqualsFresh(t *testing.T) {
+	ls := langs(t)
+	rnd := rand.New(rand.NewPCG(3, 4))
+	names := []string{"F", "G", "H", "New", "Save", "Close", "run", "main", "x1", "x2", "x3"}
+	pick := func(n int) []string {
+		var out []string
+		for range n {
+			out = append(out, names[rnd.IntN(len(names))])
+		}
+		return out
+	}
+	var rels []string
+	for i := range 300 { // enough ids for two chunks of the files table, and shards that grow
+		rels = append(rels, fmt.Sprintf("d%d/%c%d.go", i%13, 'a'+rune(i%26), i))
+	}
+	for _, py := range []string{"p/a.py", "p/b/c.py", "p/b/__init__.py"} {
+		rels = append(rels, py)
+	}
+	b := New(ls)
+	live := map[string]*Entry{}
+	for step := range 3000 {
+		rel := rels[rnd.IntN(len(rels))]
+		switch {
+		case rnd.IntN(5) == 0:
+			b.Remove(rel)
+			delete(live, rel)
+		case rnd.IntN(20) == 0:
+			b.Skip(rel, "too large")
+			b.Remove(rel)
+			delete(live, rel)
+		default:
+			e := entry(ls, rel, pick(rnd.IntN(5)), pick(rnd.IntN(8)))
+			if strings.HasSuffix(rel, ".py") {
+				e.Lang = ls.Lookup("python")
+			}
+			b.Put(e)
+			live[rel] = e
+		}
+		if rnd.IntN(7) == 0 || step == 2999 {
+			b.Snapshot()
+		}
+	}
+	got := b.Snapshot()
+	fresh := New(ls)
+	var keys []string
+	for rel := range live {
+		keys = append(keys, rel)
+	}
+	// A fresh build in another order (reverse path order).
+	slices.Sort(keys)
+	slices.Reverse(keys)
+	for _, rel := range keys {
+		e := *live[rel]
+		fresh.Put(&e)
+	}
+	// The same skips: those never put again after.
+	got.EachSkipped(func(rel, why string) { fresh.Skip(rel, why) })
+	want := fresh.Snapshot()
+	if g, w := content(got), content(want); g != w {
+		t.Fatalf("incremental build differs from a fresh one:\n%s", diff(w, g))
+	}
+}
+
+func diff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	var b strings.Builder
+	for _, l := range w {
+		if !slices.Contains(g, l) {
+			b.WriteString("- " + l + "\n")
+		}
+	}
+	for _, l := range g {
+		if !slices.Contains(w, l) {
+			b.WriteString("+ " + l + "\n")
+		}
+	}
+	return b.String()
 }
