@@ -52,6 +52,9 @@ func fakeServer(mode string) {
 			Method string          `json:"method"`
 		}
 		if json.Unmarshal(body, &msg) == nil && mode != "silent" && msg.Method == "initialize" {
+			if mode == "slowinit" {
+				time.Sleep(2 * time.Second) // a cold start, slower than one request may take
+			}
 			_ = w.Write(fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"result":{"capabilities":{}}}`, msg.ID))
 			if mode == "deaf" {
 				// Sleep rather than select{}: without -race the runtime
@@ -96,6 +99,19 @@ func TestServerNeverAnswersInitialize(t *testing.T) {
 	if n := len(sup.running()); n != 0 {
 		t.Fatalf("a server that never started is listed as running (%d)", n)
 	}
+}
+
+// A server slower to answer initialize than one request may take still
+// starts: a start is bounded by StartTimeout. (Under load the test binary
+// playing a server took over a second, and the start failed saying it had
+// waited StartTimeout, 1m0s, after one second.)
+func TestSlowInitializeIsBoundedByTheStartTimeout(t *testing.T) {
+	t.Parallel()
+	root := fakeRoot(t)
+	sup := NewSupervisor(root, Config{Servers: []ServerSpec{fakeSpec(t, "slowinit")}, RequestTimeout: time.Second, StartTimeout: 30 * time.Second})
+	defer sup.Close()
+	_, err := sup.Hover(t.Context(), loc(t, sup, filepath.Join(root, "a.fake")), Place{Line: 1, Symbol: "world"})
+	expectErr(t, "hover", err, ErrServerTimeout, "fake-slowinit (root .) did not answer on textDocument/hover: no answer within 1s")
 }
 
 func TestServerNeverAnswersRequests(t *testing.T) {

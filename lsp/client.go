@@ -207,7 +207,9 @@ func (s *server) initialize(ctx context.Context) error {
 		params["initializationOptions"] = s.initOptions
 	}
 	var res initializeResult
-	if err := s.call(ctx, "initialize", params, &res); err != nil {
+	// A start is bounded by StartTimeout, not by one request's time: a
+	// server may take long to answer its first request on a cold machine.
+	if err := s.callBounded(ctx, "initialize", params, &res, newPausableBound(s.cfg.StartTimeout)); err != nil {
 		return err
 	}
 	switch enc := res.Capabilities.PositionEncoding; {
@@ -499,10 +501,12 @@ func (s *server) callBounded(ctx context.Context, method string, params, result 
 		s.inflight.Add(-1)
 	}()
 	var cancel func()
+	bound := s.cfg.RequestTimeout
 	if b == nil {
-		ctx, cancel = context.WithTimeout(ctx, s.cfg.RequestTimeout)
+		ctx, cancel = context.WithTimeout(ctx, bound)
 	} else {
 		ctx, cancel = b.start(ctx)
+		bound = b.d
 	}
 	defer cancel()
 	id := jsonrpc2.ID{Num: s.nextID.Add(1)}
@@ -511,7 +515,7 @@ func (s *server) callBounded(ctx context.Context, method string, params, result 
 	}
 	w, err := s.conn.DispatchCall(ctx, method, params, jsonrpc2.PickID(id))
 	if err != nil {
-		return s.failure(ctx, method, err)
+		return s.failureAfter(ctx, method, err, bound)
 	}
 	if s.hooks != nil && s.hooks.requestSent != nil {
 		s.hooks.requestSent(s, method)
@@ -524,11 +528,16 @@ func (s *server) callBounded(ctx context.Context, method string, params, result 
 		// Best effort, not waited for: the server may stop working on it.
 		s.post("$/cancelRequest", map[string]any{"id": id.Num})
 	}
-	return s.failure(ctx, method, err)
+	return s.failureAfter(ctx, method, err, bound)
 }
 
 // failure turns a transport error into what the caller should see.
 func (s *server) failure(ctx context.Context, method string, err error) error {
+	return s.failureAfter(ctx, method, err, s.cfg.RequestTimeout)
+}
+
+// failureAfter is failure for a request that was bounded by bound.
+func (s *server) failureAfter(ctx context.Context, method string, err error, bound time.Duration) error {
 	if ctx.Err() != nil && errors.Is(context.Cause(ctx), errBoundExpired) {
 		err = context.DeadlineExceeded
 	}
@@ -540,7 +549,7 @@ func (s *server) failure(ctx context.Context, method string, err error) error {
 		if exitErr := s.exitError(method); exitErr != nil {
 			return exitErr
 		}
-		detail := fmt.Sprintf("no answer within %s", s.cfg.RequestTimeout)
+		detail := fmt.Sprintf("no answer within %s", bound)
 		s.mu.Lock()
 		loading := s.loadTimedOut
 		s.mu.Unlock()

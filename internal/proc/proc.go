@@ -125,7 +125,8 @@ var reap reaper
 // carries this process's tag prefix ($1), every process in the cgroups of
 // this process's children (under the folder a "c PATH" line names, which
 // goes with them), and this process's temporary folder (a "d PATH" line)
-// go; an "x" line (a normal shutdown, which swept already) skips the tag
+// go — the folder before the tag sweep, which forks twice per process on
+// the machine and takes seconds on a busy one; an "x" line (a normal shutdown, which swept already) skips the tag
 // sweep. It ignores the signals a terminal or a supervisor sends
 // to this process's group, so it outlives this process long enough to act.
 const reaperScript = `trap '' INT TERM HUP QUIT
@@ -150,6 +151,7 @@ if [ -n "$cg" ]; then
 		fi
 	done
 fi
+if [ -n "$dir" ]; then rm -rf "$dir"; fi
 if [ -z "$swept" ] && [ -n "$1" ] && [ -d /proc/self ]; then
 	for e in /proc/[0-9]*/environ; do
 		if tr '\0' '\n' <"$e" 2>/dev/null | grep -q "^BUILTIN_TOOLS_PROC=$1"; then
@@ -158,7 +160,6 @@ if [ -z "$swept" ] && [ -n "$1" ] && [ -d /proc/self ]; then
 		fi
 	done
 fi
-if [ -n "$dir" ]; then rm -rf "$dir"; fi
 i=0
 while [ -n "$cg" ] && [ $i -lt 40 ] && ! rmdir "$cg" 2>/dev/null; do
 	find "$cg" -depth -mindepth 1 -type d -exec rmdir {} + 2>/dev/null
