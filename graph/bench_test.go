@@ -13,6 +13,8 @@ func BenchmarkQueries(b *testing.B) {
 		{"callers", "ast.Inspect"}, {"callers", "Pos"}, {"callees", "Checker.expr"}, {"impact", "token.NewFileSet"},
 	} {
 		b.Run(q.op+"/"+q.sym, func(b *testing.B) {
+			cpu := cpuTime()
+			defer func() { b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N), "cpu-ns/op") }()
 			for range b.N {
 				var err error
 				switch q.op {

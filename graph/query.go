@@ -76,7 +76,8 @@ func (v View) locate(s Spec) ([]snap.Target, error) {
 	var out []snap.Target
 	best := 0
 	for _, l := range v.Snap.Langs.All() {
-		for _, g := range v.defsOf(l, name) {
+		for _, id := range v.Snap.Tables(l).Defs.Get(name) {
+			g := v.Snap.ByID(id)
 			for _, i := range g.DefsNamed(name) {
 				t := snap.Target{File: g, Def: i}
 				level := 2
@@ -327,7 +328,8 @@ func (v View) nearQualified(qual, name string) string {
 			if ns == 0 {
 				continue
 			}
-			for _, f := range v.defsOf(l, n) {
+			for _, id := range v.Snap.Tables(l).Defs.Get(n) {
+				f := v.Snap.ByID(id)
 				for _, i := range f.DefsNamed(n) {
 					t := snap.Target{File: f, Def: i}
 					score := 0
@@ -529,7 +531,8 @@ func (v View) callersOf(ts []snap.Target) map[snap.Target]*callerSet {
 			anyGetter = anyGetter || t.D().Kind == "getter"
 			anyMethod = anyMethod || t.D().Kind == "method"
 		}
-		for _, g := range v.refsOf(k.l, k.name) {
+		for _, id := range v.Snap.Tables(k.l).Refs.Get(k.name) {
+			g := v.Snap.ByID(id)
 			for _, ri := range g.RefsNamed(k.name) {
 				r := &g.Refs[ri]
 				if r.Kind == lang.RefType && !anyType || r.Kind == lang.RefRead && !anyGetter && !anyMethod {

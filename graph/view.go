@@ -1,10 +1,8 @@
 package graph
 
 import (
-	"iter"
 	"path/filepath"
 
-	"github.com/builtin-tools/builtin-tools/graph/lang"
 	"github.com/builtin-tools/builtin-tools/graph/resolve"
 	"github.com/builtin-tools/builtin-tools/graph/snap"
 )
@@ -105,24 +103,4 @@ func (x *Index) resolverOf(s *snap.Snapshot) *resolve.Resolver {
 		}
 	}
 	return resolve.New(s, ca.c)
-}
-
-// defsOf lists the files of l that define name, in path order.
-func (v View) defsOf(l *lang.Language, name string) iter.Seq2[int, *snap.Entry] {
-	return v.each(v.Snap.Tables(l).Defs.Get(name))
-}
-
-// refsOf lists the files of l that reference name, in path order.
-func (v View) refsOf(l *lang.Language, name string) iter.Seq2[int, *snap.Entry] {
-	return v.each(v.Snap.Tables(l).Refs.Get(name))
-}
-
-func (v View) each(ids []snap.FileID) iter.Seq2[int, *snap.Entry] {
-	return func(yield func(int, *snap.Entry) bool) {
-		for i, id := range ids {
-			if !yield(i, v.Snap.ByID(id)) {
-				return
-			}
-		}
-	}
 }

@@ -156,7 +156,8 @@ func (rv *Resolver) Declared(f *snap.Entry, sym string, line int, text string) [
 	}
 	stem := strings.TrimSuffix(f.Rel, path.Ext(f.Rel))
 	var beside, dir, all []snap.Target
-	for _, g := range rv.defsOf(f.Lang, sym) {
+	for _, id := range rv.s.Tables(f.Lang).Defs.Get(sym) {
+		g := rv.s.ByID(id)
 		if g == f {
 			continue
 		}

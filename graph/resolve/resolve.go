@@ -175,7 +175,8 @@ func (rv *Resolver) membersElseModules(l *lang.Language, name string, want func(
 	if !l.ModuleValues {
 		return member
 	}
-	for _, g := range rv.defsOf(l, name) {
+	for _, id := range rv.s.Tables(l).Defs.Get(name) {
+		g := rv.s.ByID(id)
 		if len(pick(g, name, member)) > 0 {
 			return member
 		}
@@ -192,7 +193,8 @@ func (rv *Resolver) namespaceMember(f *snap.Entry, recv, name string, ok func(*l
 		return Resolution{}, false
 	}
 	var all []snap.Target
-	for _, g := range rv.defsOf(f.Lang, name) {
+	for _, id := range rv.s.Tables(f.Lang).Defs.Get(name) {
+		g := rv.s.ByID(id)
 		for _, i := range g.DefsNamed(name) {
 			d := &g.Defs[i]
 			if ok(d) && (d.Scope == scope || strings.HasSuffix(d.Scope, "."+scope)) {
@@ -307,7 +309,8 @@ func (rv *Resolver) inScope(f *snap.Entry, name string, ok func(*lang.Def) bool)
 		return pick(f, name, ok)
 	}
 	var out []snap.Target
-	for _, g := range rv.defsOf(f.Lang, name) {
+	for _, id := range rv.s.Tables(f.Lang).Defs.Get(name) {
+		g := rv.s.ByID(id)
 		if g.Dir == f.Dir && g.Package == f.Package {
 			out = append(out, pick(g, name, ok)...)
 		}
@@ -691,7 +694,8 @@ func (rv *Resolver) scores(p *Pending, withReasons bool) []Scored {
 	imported := rv.scope(f).imported
 	var all []Scored
 	name, recv := f.RefName(r), f.RefReceiver(r)
-	for _, g := range rv.defsOf(f.Lang, name) {
+	for _, id := range rv.s.Tables(f.Lang).Defs.Get(name) {
+		g := rv.s.ByID(id)
 		for _, i := range g.DefsNamed(name) {
 			d := &g.Defs[i]
 			if !p.ok(d) {

@@ -7,7 +7,6 @@
 package resolve
 
 import (
-	"iter"
 	"maps"
 	"sync"
 
@@ -93,27 +92,6 @@ func NewCache(s *snap.Snapshot, prev *Cache) *Cache {
 		}
 	}
 	return c
-}
-
-// files lists the entries of ids, in order.
-func (rv *Resolver) files(ids []snap.FileID) iter.Seq2[int, *snap.Entry] {
-	return func(yield func(int, *snap.Entry) bool) {
-		for i, id := range ids {
-			if !yield(i, rv.s.ByID(id)) {
-				return
-			}
-		}
-	}
-}
-
-// defsOf lists the files of l that define name, in path order.
-func (rv *Resolver) defsOf(l *lang.Language, name string) iter.Seq2[int, *snap.Entry] {
-	return rv.files(rv.s.Tables(l).Defs.Get(name))
-}
-
-// refsOf lists the files of l that reference name, in path order.
-func (rv *Resolver) refsOf(l *lang.Language, name string) iter.Seq2[int, *snap.Entry] {
-	return rv.files(rv.s.Tables(l).Refs.Get(name))
 }
 
 // dirOf lists the files of l in a folder, in path order.

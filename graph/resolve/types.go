@@ -561,7 +561,8 @@ func (rv *Resolver) namedIn(t snap.Target, name string) []*snap.Entry {
 		return []*snap.Entry{t.File}
 	}
 	var out []*snap.Entry
-	for _, g := range rv.defsOf(t.File.Lang, name) {
+	for _, id := range rv.s.Tables(t.File.Lang).Defs.Get(name) {
+		g := rv.s.ByID(id)
 		if g.Dir == t.File.Dir && g.Package == t.File.Package {
 			out = append(out, g)
 		}
@@ -810,7 +811,8 @@ func (rv *Resolver) byMethodSet(t, m snap.Target) []snap.Target {
 		}
 	}
 	var out []snap.Target
-	for _, g := range rv.defsOf(t.File.Lang, m.D().Name) {
+	for _, id := range rv.s.Tables(t.File.Lang).Defs.Get(m.D().Name) {
+		g := rv.s.ByID(id)
 		for _, i := range g.DefsNamed(m.D().Name) {
 			d := &g.Defs[i]
 			if d.Container == "" || !lang.FunctionLike(d.Kind) || (d.Container == tn && g.Dir == t.File.Dir) {
