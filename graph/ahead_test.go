@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"strings"
 	"syscall"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/astgrep"
+	"github.com/builtin-tools/builtin-tools/graph/index"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
@@ -51,7 +53,7 @@ func copyGoroot(t testing.TB, root, sub string) {
 }
 
 // coldIndex is an index over root whose build has not started.
-func coldIndex(t testing.TB, root string) *Index {
+func coldIndex(t testing.TB, root string) tq {
 	t.Helper()
 	g, err := pathguard.New(root)
 	if err != nil {
@@ -60,12 +62,12 @@ func coldIndex(t testing.TB, root string) *Index {
 	t.Cleanup(func() { g.Close() })
 	e := astgrep.NewEngine(astgrep.Options{})
 	t.Cleanup(func() { e.Close() })
-	x, err := New(g, e, Options{})
+	x, err := index.New(g, e, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(x.Close)
-	return x
+	return queries(x)
 }
 
 // comparable is an answer without what says how complete the index was.
@@ -100,7 +102,7 @@ func TestAheadEqualsFullIndex(t *testing.T) {
 		{"callers", "Pos"}, {"callers", "Checker.expr"}, {"callers", "NewIdent"},
 		{"callees", "parser.ParseFile"}, {"callees", "Checker.expr"}, {"callees", "printer.Fprint"},
 	}
-	run := func(x *Index, q q) (*Answer, error) {
+	run := func(x tq, q q) (*Answer, error) {
 		if q.op == "callers" {
 			return x.Callers(Spec{Symbol: q.sym}, 0)
 		}
@@ -202,7 +204,7 @@ func cpuTime() time.Duration {
 
 // fill adds to files enough others that Ahead answers for the tree.
 func fill(files map[string]string) map[string]string {
-	for i := range AheadMinFiles {
+	for i := range index.AheadMinFiles {
 		files[fmt.Sprintf("fill/f%d.go", i)] = fmt.Sprintf("package fill\n\nfunc Fill%d() {}\n", i)
 	}
 	return files
@@ -313,5 +315,22 @@ func BenchmarkColdFind(b *testing.B) {
 		b.ReportMetric((cpuTime() - cpu).Seconds(), "cpu-s")
 		b.ReportMetric(float64(a.Index.Ahead), "files")
 		b.ReportMetric(float64(a.Counts.Shown), "shown")
+	}
+}
+
+func TestIdentChains(t *testing.T) {
+	for in, want := range map[string][][]string{
+		"*store.Store":            {{"store", "Store"}},
+		"map[string]*x.Y":         {{"map"}, {"string"}, {"x", "Y"}},
+		"a.b.c":                   {{"a", "b", "c"}},
+		"factory.New().Conn":      {{"factory", "New"}, {"Conn"}},
+		"ns::T":                   {{"ns", "T"}},
+		"[]int":                   {{"int"}},
+		"":                        nil,
+		"List[Optional[foo.Bar]]": {{"List"}, {"Optional"}, {"foo", "Bar"}},
+	} {
+		if got := identChains(in); !reflect.DeepEqual(got, want) {
+			t.Errorf("identChains(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

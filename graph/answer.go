@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/builtin-tools/builtin-tools/graph/index"
 	"github.com/builtin-tools/builtin-tools/graph/lang"
 	"github.com/builtin-tools/builtin-tools/graph/snap"
 )
@@ -645,15 +646,15 @@ type Status struct {
 	Generation uint64         `json:"generation"`
 	// SaveError says why the snapshot could not be written.
 	SaveError string `json:"-"`
+	// BuildError says why the build stopped short (its walk failed).
+	BuildError string `json:"-"`
 }
 
-// StatusAnswer describes what is indexed.
-func (x *Index) StatusAnswer(synced int) *Answer {
-	v := x.View(synced)
-	x.mu.RLock()
-	defer x.mu.RUnlock()
-	s := &Status{Root: x.root, Ready: v.State.Ready, Files: v.Snap.Len(), Found: x.total, Languages: map[string]int{}, Skipped: map[string]int{},
-		Refreshed: x.refreshed, Snapshot: x.fromSnapshot, MemoryMiB: float64(v.Snap.Bytes()) / (1 << 20), Supported: append([]string{}, x.langs.IDs()...), Generation: v.Snap.Gen}
+// StatusAnswer describes what is indexed: v's snapshot, and st, what the index
+// says of itself (index.Index.Stats).
+func StatusAnswer(v View, st index.Stats) *Answer {
+	s := &Status{Root: st.Root, Ready: v.State.Ready, Files: v.Snap.Len(), Found: st.Found, Languages: map[string]int{}, Skipped: map[string]int{},
+		Refreshed: st.Refreshed, Snapshot: st.FromSnapshot, MemoryMiB: float64(v.Snap.Bytes()) / (1 << 20), Supported: append([]string{}, v.Snap.Langs.IDs()...), Generation: v.Snap.Gen}
 	var errs []string
 	for f := range v.Snap.Files() {
 		s.Languages[f.Lang.ID]++
@@ -677,15 +678,13 @@ func (x *Index) StatusAnswer(synced int) *Answer {
 	sort.Strings(skips)
 	s.SkipList = skips
 	if s.Ready {
-		s.BuildTime = x.took.Round(time.Millisecond).String()
+		s.BuildTime = st.Took.Round(time.Millisecond).String()
 	}
 	s.Freshness = "file events (inotify), checked before every answer"
-	if x.watch == nil {
-		s.Freshness = "every file's size and modification time, checked before every answer (" + x.watchNote + ")"
+	if !st.Watching {
+		s.Freshness = "every file's size and modification time, checked before every answer (" + st.WatchNote + ")"
 	}
-	if x.saveErr != nil {
-		s.SaveError = x.saveErr.Error()
-	}
+	s.SaveError, s.BuildError = st.SaveError, st.BuildError
 	return &Answer{Op: "status", Index: v.State, Status: s}
 }
 
@@ -718,7 +717,7 @@ func (v View) macroUse(t snap.Target) *MacroUse {
 		if r.Kind != lang.RefCall || r.At < d.Start || r.At >= d.End {
 			continue
 		}
-		for _, u := range v.r.Resolve(f, r).Targets {
+		for _, u := range v.R.Resolve(f, r).Targets {
 			if u.D().Kind == "macro" {
 				return &MacroUse{In: t.Qualified(), Macro: u.Qualified(), File: u.File.Rel, Line: int(u.D().Line)}
 			}

@@ -139,14 +139,26 @@
 //
 // # Fresh
 //
-// Index.Refresh re-reads files now (the code_graph family calls it after
-// every write tool). Before each answer Sync drains an inotify watch of
-// the indexed folders (or, where there is none, checks every file's size,
-// modification time and inode), so changes made by anything else are
-// seen too. Both re-read only the files that changed; a one-file edit
+// index.Index.Refresh re-reads files now (the code_graph family calls it
+// after every write tool). Before each answer Sync drains an inotify watch
+// of the indexed folders (or, where there is none, checks every file's
+// size, modification time and inode), so changes made by anything else
+// are seen too. Both re-read only the files that changed; a one-file edit
 // costs that file's parse. Options.CacheDir keeps a snapshot of the
 // records on disk, so a new process starts from it and parses only the
 // files whose stamp changed. Runs in one process over the same root share
 // one index (Acquire); it is bounded by Options.MaxBytes, past which files
 // are named as not indexed.
+//
+// # Parts
+//
+// The graph is four parts, one direction: graph/lang (languages, loading,
+// extraction into immutable per-file records, the edge vocabulary, the
+// import and variants rules); graph/snap (the immutable snapshot the index
+// publishes after each change, tables copied on write) and graph/index
+// (build, refresh, watching, the records on disk, a partial snapshot for
+// an answer ahead of the build); graph/resolve (resolution against one
+// snapshot, no lock, no I/O, its caches per snapshot); and this package,
+// the queries, each on one View: a snapshot, a resolver of it, the index's
+// state then, and where the lines it quotes are read from.
 package graph

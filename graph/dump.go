@@ -34,7 +34,7 @@ func Dump(v View) string {
 			if r.Recv != 0 {
 				call = f.RefReceiver(r) + "." + call
 			}
-			res := v.r.Resolve(f, r)
+			res := v.R.Resolve(f, r)
 			if (r.Kind == lang.RefValue || r.Kind == lang.RefRead) && res.Class == Unresolved {
 				continue // a variable, not a function passed on; not a getter's read
 			}

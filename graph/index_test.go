@@ -11,9 +11,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/builtin-tools/builtin-tools/astgrep"
-	"github.com/builtin-tools/builtin-tools/pathguard"
 	"github.com/rogpeppe/go-internal/txtar"
+
+	"github.com/builtin-tools/builtin-tools/astgrep"
+	"github.com/builtin-tools/builtin-tools/graph/index"
+	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
 func writeTree(t testing.TB, root string, files map[string]string) {
@@ -29,7 +31,7 @@ func writeTree(t testing.TB, root string, files map[string]string) {
 	}
 }
 
-func callersText(t *testing.T, x *Index, sym string) string {
+func callersText(t *testing.T, x tq, sym string) string {
 	t.Helper()
 	if _, err := x.Sync(context.Background()); err != nil {
 		t.Fatal(err)
@@ -43,12 +45,9 @@ func callersText(t *testing.T, x *Index, sym string) string {
 
 // Files changed on disk by something other than the registry are noticed
 // at query time: an edited file, a new file in a new folder, a deleted one.
+// (graph/index's TestSyncSeesOutsideChanges checks both ways of noticing:
+// file events and stamps.)
 func TestSyncSeesOutsideChanges(t *testing.T) {
-	t.Run("watched", func(t *testing.T) { testOutsideChanges(t, false) })
-	t.Run("stamps", func(t *testing.T) { testOutsideChanges(t, true) })
-}
-
-func testOutsideChanges(t *testing.T, noWatcher bool) {
 	root := t.TempDir()
 	writeTree(t, root, map[string]string{
 		"go.mod": "module m\n",
@@ -56,15 +55,8 @@ func testOutsideChanges(t *testing.T, noWatcher bool) {
 		"b.go":   "package m\n\nfunc B() { Target() }\n",
 	})
 	x := buildRoot(t, root)
-	if noWatcher {
-		x.mu.Lock()
-		if x.watch != nil {
-			x.watch.close()
-			x.watch = nil
-		}
-		x.mu.Unlock()
-	} else if x.watch == nil {
-		t.Logf("no watcher here (%s): the stamp check is what is tested", x.watchNote)
+	if st := x.Stats(); !st.Watching {
+		t.Logf("no watcher here (%s): the stamp check is what is tested", st.WatchNote)
 	}
 	if got := callersText(t, x, "Target"); !strings.Contains(got, "1 call sites") {
 		t.Fatalf("before: %s", got)
@@ -206,7 +198,7 @@ func TestConcurrentQueriesAndWrites(t *testing.T) {
 					x.Refresh(context.Background(), p)
 				case 2:
 					// What a view reads stays as it was while others write.
-					v := x.View(0)
+					v := x.view(0)
 					before := Dump(v)
 					time.Sleep(time.Millisecond)
 					if after := Dump(v); after != before {
@@ -246,8 +238,8 @@ func TestSnapshotWarmStart(t *testing.T) {
 	cold.Flush(context.Background())
 	warm := buildRootOpts(t, root, Options{CacheDir: cache})
 	warm.Flush(context.Background())
-	if warm.fromSnapshot != 5 {
-		t.Fatalf("warm start took %d of 5 files from the snapshot", warm.fromSnapshot)
+	if warm.Stats().FromSnapshot != 5 {
+		t.Fatalf("warm start took %d of 5 files from the snapshot", warm.Stats().FromSnapshot)
 	}
 	if got := warm.Dump(); got != want {
 		t.Fatalf("a warm start answers differently:\n%s", diffLines(want, got))
@@ -256,8 +248,8 @@ func TestSnapshotWarmStart(t *testing.T) {
 	writeTree(t, root, map[string]string{"a.go": "package m\n\nfunc T() {}\n\nfunc U() { T() }\n"})
 	third := buildRootOpts(t, root, Options{CacheDir: cache})
 	third.Flush(context.Background())
-	if third.fromSnapshot != 4 {
-		t.Fatalf("after one edit, %d files came from the snapshot, want 4", third.fromSnapshot)
+	if third.Stats().FromSnapshot != 4 {
+		t.Fatalf("after one edit, %d files came from the snapshot, want 4", third.Stats().FromSnapshot)
 	}
 	if !strings.Contains(third.Dump(), "call a.go:5 T in m.U -> exact m.T") {
 		t.Fatalf("the edited file was not read again:\n%s", third.Dump())
@@ -270,8 +262,8 @@ func TestSnapshotWarmStart(t *testing.T) {
 	data, _ := os.ReadFile(paths[0])
 	os.WriteFile(paths[0], data[:len(data)/2], 0o600)
 	fourth := buildRootOpts(t, root, Options{CacheDir: cache})
-	if fourth.fromSnapshot != 0 || fourth.Snapshot().Len() != 5 {
-		t.Fatalf("a cut snapshot gave %d files (%d indexed)", fourth.fromSnapshot, fourth.Snapshot().Len())
+	if fourth.Stats().FromSnapshot != 0 || fourth.Snapshot().Len() != 5 {
+		t.Fatalf("a cut snapshot gave %d files (%d indexed)", fourth.Stats().FromSnapshot, fourth.Snapshot().Len())
 	}
 }
 
@@ -298,7 +290,7 @@ func TestQueryDirsAddALanguage(t *testing.T) {
 	writeTree(t, qd, map[string]string{"lua/tags.scm": "(function_statement nam: (identifier) @name) @definition.function\n"})
 	g, _ := pathguard.New(root)
 	defer g.Close()
-	if _, err := New(g, astgrep.NewEngine(astgrep.Options{}), Options{QueryDirs: []string{qd}}); err == nil || !strings.Contains(err.Error(), "tags.scm") || !strings.Contains(err.Error(), "line 1") {
+	if _, err := index.New(g, astgrep.NewEngine(astgrep.Options{}), Options{QueryDirs: []string{qd}}); err == nil || !strings.Contains(err.Error(), "tags.scm") || !strings.Contains(err.Error(), "line 1") {
 		t.Fatalf("a bad query file: %v", err)
 	}
 }
@@ -448,7 +440,7 @@ func TestGetters(t *testing.T) {
 
 // dumpHas builds files into a new root and checks that its dump holds
 // every line of want; it returns the index and the dump.
-func dumpHas(t *testing.T, files map[string]string, want []string) (*Index, string) {
+func dumpHas(t *testing.T, files map[string]string, want []string) (tq, string) {
 	t.Helper()
 	root := t.TempDir()
 	writeTree(t, root, files)
@@ -460,43 +452,6 @@ func dumpHas(t *testing.T, files map[string]string, want []string) (*Index, stri
 		}
 	}
 	return x, dump
-}
-
-// N21: a file rewritten in place with its size and modification time
-// restored is read again, by a warm start from the snapshot and by a
-// stamp sweep: its change time moved.
-func TestRewriteKeepingMtime(t *testing.T) {
-	root, cache := t.TempDir(), t.TempDir()
-	writeTree(t, root, map[string]string{"go.mod": "module p\n", "a.go": "package p\n\nfunc Alpha() {}\n"})
-	cold := buildRootOpts(t, root, Options{CacheDir: cache})
-	cold.Flush(context.Background())
-	abs := filepath.Join(root, "a.go")
-	before, err := os.Stat(abs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(20 * time.Millisecond) // a change time the clock can tell apart
-	f, err := os.OpenFile(abs, os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.WriteAt([]byte("package p\n\nfunc Omega() {}\n"), 0) // same size
-	f.Close()
-	if err := os.Chtimes(abs, before.ModTime(), before.ModTime()); err != nil {
-		t.Fatal(err)
-	}
-	warm := buildRootOpts(t, root, Options{CacheDir: cache})
-	warm.Flush(context.Background())
-	if d := warm.Dump(); !strings.Contains(d, "Omega") || strings.Contains(d, "Alpha") {
-		t.Fatalf("a warm start served the snapshot's stale record:\n%s", d)
-	}
-	// The first index, checking stamps (no watcher), sees it too.
-	if _, err := cold.sweep(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if d := cold.Dump(); !strings.Contains(d, "Omega") {
-		t.Fatalf("a stamp sweep missed the rewrite:\n%s", d)
-	}
 }
 
 // Incremental = fresh, through the index: after random writes, deletes

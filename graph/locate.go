@@ -31,8 +31,8 @@ func Locate(v View, s Spec) ([]Located, error) {
 // hardening). A type checker loading the module for some system, as gopls
 // does for a file of another GOOS, has no package for it unless given the
 // tag. "" for any other file.
-func (x *Index) TagOnly(rel string) string {
-	f := x.Snapshot().Entry(rel)
+func TagOnly(v View, rel string) string {
+	f := v.Snap.Entry(rel)
 	if f == nil {
 		return ""
 	}

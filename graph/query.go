@@ -157,7 +157,7 @@ func (v View) locateInFile(f *snap.Entry, sym string, line int) ([]snap.Target, 
 			for i := range f.Refs {
 				r := &f.Refs[i]
 				if int(r.Line) == line && strings.Contains(f.RefName(r), sym) {
-					res := v.r.Resolve(f, r)
+					res := v.R.Resolve(f, r)
 					if len(res.Targets) > 0 {
 						return res.Targets, nil
 					}
@@ -167,7 +167,7 @@ func (v View) locateInFile(f *snap.Entry, sym string, line int) ([]snap.Target, 
 			// A declaration without a body (a TypeScript overload
 			// signature, a C prototype, a method declared in a C++ class):
 			// the definition it declares.
-			if ts := v.r.Declared(f, sym, line, v.lineOf(f.Rel, line)); len(ts) > 0 {
+			if ts := v.R.Declared(f, sym, line, v.lineOf(f.Rel, line)); len(ts) > 0 {
 				return ts, nil
 			}
 			return nil, &LookupError{fmt.Sprintf("%q is not on line %d of %s; that line reads: %s%s", sym, line, f.Rel, quoteLine(v.lineOf(f.Rel, line)), v.nearDefs(f, line))}
@@ -468,13 +468,6 @@ type callerSet struct {
 	nowhere       []Site
 }
 
-// callers lists the references that may lead to t: calls (and type uses
-// of a type) with their resolution, value uses apart, and how many
-// references of that name lead elsewhere.
-func (v View) callers(t snap.Target) (calls, values []Site, elsewhere int, nowhere []Site) {
-	cs := v.callersOf([]snap.Target{t})[t]
-	return cs.calls, cs.values, cs.elsewhere, cs.nowhere
-}
 
 // callersOf answers callers for many definitions at once, reading the
 // references of each name once.
@@ -519,7 +512,7 @@ func (v View) callersOf(ts []snap.Target) map[snap.Target]*callerSet {
 		}
 	}
 	for _, k := range keys {
-		for _, a := range v.r.Aliases(k.l, k.name) {
+		for _, a := range v.R.Aliases(k.l, k.name) {
 			ak := group{k.l, a}
 			byName[ak] = append(byName[ak], byName[k]...)
 		}
@@ -544,7 +537,7 @@ func (v View) callersOf(ts []snap.Target) map[snap.Target]*callerSet {
 					v.Kind = lang.RefValue
 					r = &v
 				}
-				res := v.r.ResolveLazy(g, r)
+				res := v.R.ResolveLazy(g, r)
 				var cands []resolve.Scored // a pending resolution's candidates, scored once
 				for _, t := range group {
 					cs := out[t]
@@ -556,9 +549,9 @@ func (v View) callersOf(ts []snap.Target) map[snap.Target]*callerSet {
 					if res.Pending != nil {
 						if res.Pending.Accepts(t.D()) {
 							if cands == nil {
-								cands = v.r.Scores(res.Pending)
+								cands = v.R.Scores(res.Pending)
 							}
-							rank, of, reason = v.r.RankOf(res.Pending, t, cands)
+							rank, of, reason = v.R.RankOf(res.Pending, t, cands)
 							found = rank > 0
 						}
 					} else {
@@ -572,7 +565,7 @@ func (v View) callersOf(ts []snap.Target) map[snap.Target]*callerSet {
 							found = found || u == t
 						}
 					}
-					if !found && v.r.ConformsTo(res, t) {
+					if !found && v.R.ConformsTo(res, t) {
 						// A structural interface with no declared
 						// implementation: t may be what runs.
 						s := v.site(g, ri)
@@ -585,7 +578,7 @@ func (v View) callersOf(ts []snap.Target) map[snap.Target]*callerSet {
 						unresolved := res.Class == Unresolved
 						if res.Pending != nil {
 							if cands == nil {
-								cands = v.r.Scores(res.Pending)
+								cands = v.R.Scores(res.Pending)
 							}
 							unresolved = len(cands) == 0
 						}
@@ -639,7 +632,7 @@ func (v View) callees(t snap.Target) []Site {
 			continue
 		}
 		s := v.site(f, int32(ri))
-		res := v.r.Resolve(f, r)
+		res := v.R.Resolve(f, r)
 		s.Class, s.Why = res.Class, res.Why
 		if res.Class != Candidate {
 			s.Reason = res.Reason

@@ -49,16 +49,16 @@ func FuzzTypeText(f *testing.F) {
 			t.Errorf("normType(%q) named %q, not an identifier", s, n)
 		}
 		l.ElemType(s)
-		KeyType(s)
+		_ = KeyType(s)
 		fields, _ := l.StructFields(typeText(s))
 		for _, fd := range fields {
 			if fd.Name != "" && !IsIdent(fd.Name) {
 				t.Errorf("structFields(%q) named field %q, not an identifier", s, fd.Name)
 			}
 		}
-		FuncTypeResult(s)
-		TopSplit(s, ',')
-		Opening(s)
-		LastTopDot(s)
+		_ = FuncTypeResult(s)
+		_ = TopSplit(s, ',')
+		_ = Opening(s)
+		_ = LastTopDot(s)
 	})
 }

@@ -171,9 +171,7 @@ func TestIncrementalEqualsFresh(t *testing.T) {
 	for i := range 300 { // enough ids for two chunks of the files table, and shards that grow
 		rels = append(rels, fmt.Sprintf("d%d/%c%d.go", i%13, 'a'+rune(i%26), i))
 	}
-	for _, py := range []string{"p/a.py", "p/b/c.py", "p/b/__init__.py"} {
-		rels = append(rels, py)
-	}
+	rels = append(rels, "p/a.py", "p/b/c.py", "p/b/__init__.py")
 	b := New(ls)
 	live := map[string]*Entry{}
 	for step := range 3000 {

@@ -1,20 +1,10 @@
-package graph
+package index
 
 import (
 	"io/fs"
 	"syscall"
 
-	"github.com/builtin-tools/builtin-tools/graph/lang"
 	"github.com/builtin-tools/builtin-tools/graph/snap"
-)
-
-// Resolution classes: how sure an edge is (lang's edge vocabulary).
-const (
-	Exact          = lang.Exact
-	ViaImport      = lang.ViaImport
-	Candidate      = lang.Candidate
-	Implementation = lang.Implementation
-	Unresolved     = lang.Unresolved
 )
 
 // stampOf is what tells a later reading whether the file info describes

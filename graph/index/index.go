@@ -1,4 +1,10 @@
-package graph
+// Package index is the code graph's index of one root: it walks the tree,
+// reads every file in a supported language through astgrep's queries
+// into a record (graph/lang), publishes what it holds as an immutable
+// snapshot (graph/snap) after each change, keeps it fresh (re-reading
+// what a write or anything else changed) and keeps a copy of the records
+// on disk. It holds no resolution: queries read its snapshots.
+package index
 
 import (
 	"context"
@@ -55,8 +61,7 @@ type Index struct {
 	langs *lang.Set
 	opts  Options
 
-	cur   atomic.Pointer[snap.Snapshot] // the published snapshot
-	cache atomic.Pointer[cacheAt]       // the resolver's cache of the latest snapshot a query read
+	cur atomic.Pointer[snap.Snapshot] // the published snapshot
 
 	// mu is the writers' lock: the builder, the folders and manifests
 	// walked, the watcher and the counters. No query holds it while it
@@ -87,15 +92,10 @@ type Index struct {
 	saveErr      error         // why the snapshot could not be written
 	needSave     bool          // the build read files the snapshot did not have
 	saved        chan struct{} // closed when the build's goroutine is done
-
-	parent    *Index                // set on an Ahead index: the index still building
-	parsed    map[string]bool       // on an Ahead index: the files parsed; the rest are there unparsed
-	byRel     map[string]walk.Entry // on an Ahead index: the tree's files
-	namesOnly bool                  // on an AheadFind index: find leaves out letters-in-order matches
 }
 
 // New makes an index over the guard's root, every file read through it.
-// Nothing is read until Build.
+// Nothing is read until Start.
 func New(g *pathguard.Guard, eng *astgrep.Engine, opts Options) (*Index, error) {
 	if g == nil {
 		return nil, fmt.Errorf("%w: an index needs the path guard of its root", pathguard.ErrNoPath)
@@ -266,8 +266,6 @@ func (x *Index) admit(found []walk.Entry) []walk.Entry {
 	var files []walk.Entry
 	for _, e := range found {
 		switch {
-		case e.Dir && x.parent != nil:
-			// An Ahead index is never refreshed: no folder stamps.
 		case e.Dir:
 			if _, known := x.dirs[e.Rel]; !known {
 				x.watchDir(e.Rel, e.Abs)
@@ -276,17 +274,15 @@ func (x *Index) admit(found []walk.Entry) []walk.Entry {
 		case x.langs.Manifest(path.Base(e.Rel)) != nil:
 			x.readManifest(e)
 		case e.TooLarge:
-			x.b.Skip(e.Rel, fmt.Sprintf("larger than %d bytes", x.opts.MaxFileSize))
+			x.b.Skip(e.Rel, tooLarge(x.opts.MaxFileSize))
 		default:
 			files = append(files, e)
 		}
 	}
-	if x.parent == nil {
-		if _, known := x.dirs["."]; !known {
-			x.watchDir(".", x.root)
-		}
-		x.dirs["."] = x.dirMtime(x.root)
+	if _, known := x.dirs["."]; !known {
+		x.watchDir(".", x.root)
 	}
+	x.dirs["."] = x.dirMtime(x.root)
 	x.publish()
 	return files
 }
@@ -302,54 +298,37 @@ func (x *Index) dirMtime(abs string) int64 {
 // readManifest records the module path a manifest declares for its
 // folder, by its language's import rule.
 func (x *Index) readManifest(e walk.Entry) {
+	x.b.SetModules(readManifest(x.guard, x.langs, x.modAt, e))
+}
+
+// readManifest records in modAt the module path the manifest e declares
+// for its folder, and returns every module so recorded, longest path
+// first (nested modules win).
+func readManifest(g *pathguard.Guard, langs *lang.Set, modAt map[string]string, e walk.Entry) []lang.Module {
 	dir := path.Dir(e.Rel)
-	delete(x.modAt, dir)
-	if data, _, err := x.guard.ReadFile(e.Abs, 1<<20); err == nil {
-		if m := x.langs.Manifest(path.Base(e.Rel)).ModulePath(data); m != "" {
-			x.modAt[dir] = m
+	delete(modAt, dir)
+	if data, _, err := g.ReadFile(e.Abs, 1<<20); err == nil {
+		if m := langs.Manifest(path.Base(e.Rel)).ModulePath(data); m != "" {
+			modAt[dir] = m
 		}
 	}
 	var mods []lang.Module
-	for d, m := range x.modAt {
+	for d, m := range modAt {
 		mods = append(mods, lang.Module{Path: m, Dir: d})
 	}
-	// Longest module path first: nested modules win.
 	sort.Slice(mods, func(i, j int) bool {
 		if len(mods[i].Path) != len(mods[j].Path) {
 			return len(mods[i].Path) > len(mods[j].Path)
 		}
 		return mods[i].Dir < mods[j].Dir
 	})
-	x.b.SetModules(mods)
+	return mods
 }
 
 // capture reads and extracts files and puts them in the index.
 func (x *Index) capture(ctx context.Context, entries []walk.Entry, counting bool) error {
-	type entry struct {
-		rel string
-		l   *lang.Language
-	}
-	cf := make([]astgrep.CaptureFile, 0, len(entries))
-	of := make(map[string]entry, len(entries))
-	for _, e := range entries {
-		l := x.langs.ForFile(e.Rel)
-		if l == nil {
-			continue
-		}
-		cf = append(cf, astgrep.CaptureFile{Path: e.Abs, Query: l.Query(), Info: e.Info})
-		of[e.Abs] = entry{e.Rel, l}
-	}
 	lastNote := time.Now()
-	err := x.eng.Capture(ctx, x.guard, cf, func(r *astgrep.CaptureResult) {
-		rel, l := of[r.File.Path].rel, of[r.File.Path].l
-		var f *snap.Entry
-		if r.Err == nil {
-			f = &snap.Entry{Rel: rel, Dir: path.Dir(rel), Lang: l, Content: sha256.Sum256(r.Src), Record: lang.Extract(l, r.Src, r)}
-			if r.Info != nil {
-				f.Stamp = stampOf(r.Info)
-			}
-			f.Stamp.Size = int64(len(r.Src))
-		}
+	err := x.read(ctx, entries, func(rel string, f *snap.Entry, rerr error) {
 		x.mu.Lock()
 		switch {
 		case counting && x.b.Entry(rel) != nil:
@@ -359,7 +338,7 @@ func (x *Index) capture(ctx context.Context, entries []walk.Entry, counting bool
 			x.put(f)
 		default:
 			x.b.Remove(rel)
-			x.b.Skip(rel, r.Err.Error())
+			x.b.Skip(rel, rerr.Error())
 		}
 		var note func(int, int)
 		if counting {
@@ -386,6 +365,37 @@ func (x *Index) capture(ctx context.Context, entries []walk.Entry, counting bool
 	return err
 }
 
+// read parses and extracts files (in astgrep's work slots), calling fn
+// with each file's entry, or the error that kept it from being read.
+func (x *Index) read(ctx context.Context, entries []walk.Entry, fn func(rel string, f *snap.Entry, err error)) error {
+	type entry struct {
+		rel string
+		l   *lang.Language
+	}
+	cf := make([]astgrep.CaptureFile, 0, len(entries))
+	of := make(map[string]entry, len(entries))
+	for _, e := range entries {
+		l := x.langs.ForFile(e.Rel)
+		if l == nil {
+			continue
+		}
+		cf = append(cf, astgrep.CaptureFile{Path: e.Abs, Query: l.Query(), Info: e.Info})
+		of[e.Abs] = entry{e.Rel, l}
+	}
+	return x.eng.Capture(ctx, x.guard, cf, func(r *astgrep.CaptureResult) {
+		rel, l := of[r.File.Path].rel, of[r.File.Path].l
+		var f *snap.Entry
+		if r.Err == nil {
+			f = &snap.Entry{Rel: rel, Dir: path.Dir(rel), Lang: l, Content: sha256.Sum256(r.Src), Record: lang.Extract(l, r.Src, r)}
+			if r.Info != nil {
+				f.Stamp = stampOf(r.Info)
+			}
+			f.Stamp.Size = int64(len(r.Src))
+		}
+		fn(rel, f, r.Err)
+	})
+}
+
 // publish makes what the builder holds the snapshot queries read. x.mu
 // is held.
 func (x *Index) publish() {
@@ -398,13 +408,15 @@ func (x *Index) Snapshot() *snap.Snapshot { return x.cur.Load() }
 
 // put replaces the record of f.Rel with f, within the memory bound. x.mu
 // is held.
-func (x *Index) put(f *snap.Entry) {
-	x.b.Remove(f.Rel)
-	if x.b.Bytes()+f.Cost() > x.opts.MaxBytes {
-		x.b.Skip(f.Rel, fmt.Sprintf("not indexed: the index reached its memory bound (%d MiB)", x.opts.MaxBytes>>20))
+func (x *Index) put(f *snap.Entry) { putWithin(x.b, f, x.opts.MaxBytes) }
+
+func putWithin(b *snap.Builder, f *snap.Entry, max int64) {
+	b.Remove(f.Rel)
+	if b.Bytes()+f.Cost() > max {
+		b.Skip(f.Rel, fmt.Sprintf("not indexed: the index reached its memory bound (%d MiB)", max>>20))
 		return
 	}
-	x.b.Put(f)
+	b.Put(f)
 }
 
 // Refresh re-reads files (absolute paths) now: the registry calls it after
@@ -428,7 +440,7 @@ func (x *Index) Refresh(ctx context.Context, abs ...string) error {
 			continue
 		}
 		if info.Size() > x.opts.MaxFileSize {
-			gone[rel] = fmt.Sprintf("larger than %d bytes", x.opts.MaxFileSize)
+			gone[rel] = tooLarge(x.opts.MaxFileSize)
 			continue
 		}
 		entries = append(entries, walk.Entry{Abs: a, Rel: rel, Info: info})
@@ -647,16 +659,64 @@ func (x *Index) Flush(ctx context.Context) {
 
 // ProgressText says how far the build is, for a reader.
 func (x *Index) ProgressText() string {
-	x.mu.RLock()
-	defer x.mu.RUnlock()
-	return x.progressText()
-}
-
-// progressText is ProgressText with x.mu held.
-func (x *Index) progressText() string {
-	done, total := x.done, x.total
+	done, total := x.Progress()
 	if total == 0 {
 		return "still listing the files"
 	}
 	return fmt.Sprintf("%d of %d files indexed so far", done, total)
 }
+
+// State is how complete the index is: whether the build is done, and how
+// far it got.
+type State struct {
+	Ready       bool
+	Done, Total int // files the build finished, of those it found
+}
+
+// State says how complete the index is now. Read it before Snapshot: a
+// ready state then goes with a complete snapshot.
+func (x *Index) State() State {
+	ready := x.Ready()
+	done, total := x.Progress()
+	return State{Ready: ready, Done: done, Total: total}
+}
+
+// Stats are what status says of the index beyond its snapshot.
+type Stats struct {
+	Root         string
+	Found        int           // files the build found
+	Took         time.Duration // the build, once ready
+	Refreshed    int           // files re-read by writes and freshness checks since the build
+	FromSnapshot int           // files the build took from the snapshot on disk
+	// Watching says changes are noticed by file events; else every
+	// query checks every file's stamp, WatchNote saying why.
+	Watching  bool
+	WatchNote string
+	SaveError string // why the snapshot could not be written
+	// BuildError is why the build stopped short (the walk failed).
+	BuildError string
+}
+
+// Stats says what status says of the index.
+func (x *Index) Stats() Stats {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	st := Stats{Root: x.root, Found: x.total, Took: x.took, Refreshed: x.refreshed, FromSnapshot: x.fromSnapshot, Watching: x.watch != nil, WatchNote: x.watchNote}
+	if x.saveErr != nil {
+		st.SaveError = x.saveErr.Error()
+	}
+	if x.buildErr != nil && !errors.Is(x.buildErr, context.Canceled) {
+		st.BuildError = x.buildErr.Error()
+	}
+	return st
+}
+
+// ReadFile reads a file of the root (rel to it) through the index's
+// guard, within its size bound: the lines an answer quotes.
+func (x *Index) ReadFile(rel string) ([]byte, error) {
+	data, _, err := x.guard.ReadFile(filepath.Join(x.root, filepath.FromSlash(rel)), x.opts.MaxFileSize)
+	return data, err
+}
+
+// tooLarge says why a file over the size bound is not indexed.
+func tooLarge(max int64) string { return fmt.Sprintf("larger than %d bytes", max) }
