@@ -9,14 +9,11 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/askuser"
-	"github.com/builtin-tools/builtin-tools/astgrep"
 	"github.com/builtin-tools/builtin-tools/dap"
 	"github.com/builtin-tools/builtin-tools/dap/debugtool"
-	"github.com/builtin-tools/builtin-tools/eval"
 	"github.com/builtin-tools/builtin-tools/eval/evaltool"
 	"github.com/builtin-tools/builtin-tools/files"
 	"github.com/builtin-tools/builtin-tools/graph/graphtool"
-	"github.com/builtin-tools/builtin-tools/lsp"
 	"github.com/builtin-tools/builtin-tools/lsp/lsptool"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/structural"
@@ -27,7 +24,9 @@ import (
 const Version = "0.1.0"
 
 // Families lists the tool families this module ships, in the order they
-// open. Adding a family is its package and one line here.
+// open. Adding a family is its package and one line here: its
+// configuration, a type of its own, comes in Options.Settings under its
+// name.
 func Families() []registry.Extension {
 	return []registry.Extension{
 		files.Family,
@@ -89,29 +88,35 @@ type Options struct {
 	// module's; their tools pass the same call path (REG-8) and their
 	// wrappers apply to every tool.
 	Families []registry.Extension
-	// Settings configure the harness's own families, by family name.
+	// Settings configure families, by family name, each with a type of
+	// its own (a missing one means its defaults; a value of another type
+	// is an error at NewRun):
+	//
+	//	"lsp"         lsp.Config: the language-server supervisor
+	//	"structural"  astgrep.Options: the tree-sitter engine behind ast_grep,
+	//	              ast_edit, resolve and edit_symbol (GrammarDirs: folders
+	//	              of grammar libraries, libtree-sitter-<id>.so)
+	//	"code_graph"  graphtool.Config: the index's memory bound and extra
+	//	              languages, how long a query waits for a build
+	//	"debug"       dap.Config: a session's time limit, how long resumes wait
+	//	"eval"        eval.Config: the interpreter kernels
+	//	"vibe"        vibetool.Config: vibe mode on (the vibe_* workers), what
+	//	              runs a worker of each tier per mode, where their state is
+	//
+	// and a harness's own families' settings likewise.
 	Settings map[string]any
 	// ClientProtocol is the MCP revision Run.Client negotiates (see
 	// registry.Config).
 	ClientProtocol string
-	// LSP configures the language-server supervisor (zero value: defaults).
-	LSP lsp.Config
-	// Debug bounds debugging: a session's time limit, how long resumes
-	// wait (zero value: defaults).
+	// Debug is Settings["debug"].
+	//
+	// Deprecated: set Settings["debug"]; kept until the debug tool's tests
+	// move to it.
 	Debug dap.Config
-	// Eval configures the interpreter kernels (zero value: defaults).
-	Eval eval.Config
-	// Structural configures the tree-sitter engine behind ast_grep,
-	// ast_edit and resolve; GrammarDirs are folders of grammar libraries
-	// loaded at run time (libtree-sitter-<id>.so).
-	Structural astgrep.Options
-	// Graph configures the code graph: its memory bound, extra language
-	// folders, and how long a query waits for the index to build.
-	Graph graphtool.Config
-	// Vibe turns vibe mode on (the vibe_* background workers) and says
-	// what runs a worker of each tier, per mode (a plan or readonly call
-	// starts only a worker configured for its mode), and where workers'
-	// state is kept across processes.
+	// Vibe is Settings["vibe"].
+	//
+	// Deprecated: set Settings["vibe"]; kept until the vibe tools' tests
+	// move to it.
 	Vibe vibetool.Config
 }
 
@@ -119,13 +124,9 @@ type Options struct {
 // opts allow. Close the run to stop everything it started.
 func NewRun(opts Options) (*registry.Run, error) {
 	settings := map[string]any{
-		askuser.Key.Name():    askuser.Config{Port: opts.Ask, Timeout: opts.AskTimeout},
-		lsptool.Key.Name():    opts.LSP,
-		structural.Key.Name(): opts.Structural,
-		graphtool.Key.Name():  opts.Graph,
-		vibetool.Key.Name():   opts.Vibe,
-		debugtool.Key.Name():  opts.Debug,
-		evaltool.Key.Name():   opts.Eval,
+		askuser.Key.Name():   askuser.Config{Port: opts.Ask, Timeout: opts.AskTimeout},
+		debugtool.Key.Name(): opts.Debug,
+		vibetool.Key.Name():  opts.Vibe,
 	}
 	for k, v := range opts.Settings {
 		settings[k] = v

@@ -25,7 +25,7 @@ import (
 // or one of a tool named on the same line.
 func TestHintsNameRealArguments(t *testing.T) {
 	r, err := builtintools.NewRun(builtintools.Options{Root: t.TempDir(), ConversationID: "hints", Ask: askuser.Func(nil),
-		Vibe: vibetool.Config{On: true, Commands: map[string]string{"fast": "true"}, StateDir: t.TempDir()}})
+		Settings: map[string]any{"vibe": vibetool.Config{On: true, Commands: map[string]string{"fast": "true"}, StateDir: t.TempDir()}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,7 +19,7 @@ type Approver struct{}
 func (Approver) Approve(ctx context.Context, c *registry.Call) (bool, string, error) {
 	asker, ok := Key.Of(c.Run)
 	if !ok {
-		return false, "", fmt.Errorf("%w: this run has no ask port", ErrNoHuman)
+		return false, "", noHuman("this run has no ask port")
 	}
 	about := "Arguments:\n" + summarize(c.Args)
 	if s := c.ApprovalSummary(); s != "" {

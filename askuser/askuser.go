@@ -76,6 +76,55 @@ var ErrTimeout = errors.New("no answer in time")
 // where only its options were allowed): the answer is not used.
 var ErrInvalidAnswer = errors.New("the answer is not one the question allowed")
 
+// Error is why a question got no answer to use. Kind (ErrNoHuman,
+// ErrTimeout, ErrInvalidAnswer) is what errors.Is matches and Detail what
+// happened beyond it, so a caller that words its own sentence (ask_user's
+// answer to the agent) takes the detail as data, never from the text. Err,
+// when set, is the error behind it (registry.ErrNoAnswer), which errors.Is
+// matches too. Msg, when set, is the whole sentence.
+type Error struct {
+	Kind   error
+	Detail string
+	Err    error
+	Msg    string
+}
+
+// Error is Msg, or Kind's words and the detail: "no human is attached to
+// answer: this run has no ask port".
+func (e *Error) Error() string {
+	switch {
+	case e.Msg != "":
+		return e.Msg
+	case e.Detail == "":
+		return e.Kind.Error()
+	}
+	return e.Kind.Error() + ": " + e.Detail
+}
+
+// Unwrap gives Kind and Err, for errors.Is and errors.As.
+func (e *Error) Unwrap() []error {
+	var out []error
+	for _, err := range []error{e.Kind, e.Err} {
+		if err != nil {
+			out = append(out, err)
+		}
+	}
+	return out
+}
+
+func noHuman(format string, args ...any) error {
+	return &Error{Kind: ErrNoHuman, Detail: fmt.Sprintf(format, args...)}
+}
+
+// detail is what err says beyond its kind: an Error's Detail, or, from a
+// harness's port that wrapped a kind its own way, all of it.
+func detail(err error) string {
+	if e, ok := errors.AsType[*Error](err); ok && e.Msg == "" && e.Detail != "" {
+		return e.Detail
+	}
+	return err.Error()
+}
+
 // Port carries a question to a human and brings back the answer. Ask blocks
 // until answered, skipped, ctx ends, or the port finds nobody there (an
 // error wrapping ErrNoHuman).
@@ -110,7 +159,7 @@ func (a *Asker) timeout() time.Duration {
 // shape of the answer.
 func (a *Asker) Ask(ctx context.Context, q Question) (Answer, error) {
 	if a == nil || a.Port == nil {
-		return Answer{}, fmt.Errorf("%w: this run has no ask port", ErrNoHuman)
+		return Answer{}, noHuman("this run has no ask port")
 	}
 	if err := q.check(); err != nil {
 		return Answer{}, err
@@ -121,13 +170,13 @@ func (a *Asker) Ask(ctx context.Context, q Question) (Answer, error) {
 	ans, err := a.Port.Ask(tctx, q)
 	if err != nil {
 		if ctx.Err() == nil && errors.Is(context.Cause(tctx), ErrTimeout) {
-			return Answer{}, fmt.Errorf("%w after %s", ErrTimeout, timeout)
+			return Answer{}, &Error{Kind: ErrTimeout, Detail: "nobody answered within " + timeout.String()}
 		}
 		return Answer{}, err
 	}
 	if ans.Outcome == Answered {
 		if err := q.validate(&ans); err != nil {
-			return Answer{}, fmt.Errorf("%w: %v", ErrInvalidAnswer, err)
+			return Answer{}, &Error{Kind: ErrInvalidAnswer, Detail: err.Error()}
 		}
 	}
 	return ans, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -467,5 +468,30 @@ func TestClientThatFailsToAnswer(t *testing.T) {
 	if !isErr || !strings.Contains(text, "The question was sent to the MCP client, but no answer came back") || strings.Contains(text, "could not be asked") ||
 		!strings.Contains(text, "explicitly stated assumption") {
 		t.Fatalf("got (error=%v) %q", isErr, text)
+	}
+}
+
+// A question that got no answer to use fails with an *askuser.Error: its
+// kind for errors.Is, its detail as data (ask_user words its own sentence
+// from it, never by cutting the kind's words off the text), and the error
+// behind it still matched.
+func TestErrorKindsAndDetail(t *testing.T) {
+	a := &askuser.Asker{Port: askuser.Func(func(ctx context.Context, q askuser.Question) (askuser.Answer, error) {
+		return askuser.Answer{Outcome: askuser.Answered, Choices: []string{"green"}}, nil
+	})}
+	_, err := a.Ask(context.Background(), askuser.Question{Question: "Which?", Options: []askuser.Option{{Label: "red"}}})
+	e, ok := errors.AsType[*askuser.Error](err)
+	if !ok || !errors.Is(err, askuser.ErrInvalidAnswer) || errors.Is(err, askuser.ErrNoHuman) ||
+		!strings.HasPrefix(e.Detail, `it picked "green", which was not offered`) || err.Error() != askuser.ErrInvalidAnswer.Error()+": "+e.Detail {
+		t.Errorf("an answer not offered: %#v", err)
+	}
+	_, err = (&askuser.Asker{}).Ask(context.Background(), askuser.Question{Question: "Which?", AllowFreeText: true})
+	if e, ok := errors.AsType[*askuser.Error](err); !ok || !errors.Is(err, askuser.ErrNoHuman) || e.Detail != "this run has no ask port" {
+		t.Errorf("no port: %#v", err)
+	}
+	behind := fmt.Errorf("wrapped: %w", registry.ErrNoAnswer)
+	err = &askuser.Error{Kind: askuser.ErrNoHuman, Detail: behind.Error(), Err: behind}
+	if !errors.Is(err, askuser.ErrNoHuman) || !errors.Is(err, registry.ErrNoAnswer) || errors.Is(err, askuser.ErrTimeout) {
+		t.Errorf("the error behind it is lost: %v", err)
 	}
 }

@@ -23,7 +23,7 @@ type Elicitation struct{}
 func (Elicitation) Ask(ctx context.Context, q Question) (Answer, error) {
 	c := registry.CallOf(ctx)
 	if c == nil {
-		return Answer{}, fmt.Errorf("%w: the question was not asked from inside a tool call", ErrNoHuman)
+		return Answer{}, noHuman("the question was not asked from inside a tool call")
 	}
 	res, err := c.Elicit(ctx, mcp.ElicitationParams{
 		Mode:            mcp.ElicitationModeForm,
@@ -32,10 +32,10 @@ func (Elicitation) Ask(ctx context.Context, q Question) (Answer, error) {
 	})
 	switch {
 	case errors.Is(err, registry.ErrNoPeer):
-		return Answer{}, fmt.Errorf("%w: %v, so it cannot show questions", ErrNoHuman, err)
+		return Answer{}, noHuman("%v, so it cannot show questions", err)
 	case errors.Is(err, registry.ErrNoAnswer):
 		// Shown, but nothing came back: nobody to wait for, all the same.
-		return Answer{}, fmt.Errorf("%w: %w", ErrNoHuman, err)
+		return Answer{}, &Error{Kind: ErrNoHuman, Detail: err.Error(), Err: err}
 	case err != nil:
 		return Answer{}, err
 	}

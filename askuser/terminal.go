@@ -63,7 +63,7 @@ func (t *Terminal) Close() error {
 func OpenTTY() (*Terminal, error) {
 	f, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
 	if err != nil {
-		return nil, fmt.Errorf("%w: no terminal to ask on (%v)", ErrNoHuman, err)
+		return nil, noHuman("no terminal to ask on (%v)", err)
 	}
 	t := NewTerminal(f, f)
 	t.file = f
@@ -76,12 +76,12 @@ func (t *Terminal) Ask(ctx context.Context, q Question) (Answer, error) {
 	defer t.mu.Unlock()
 	select {
 	case <-t.done:
-		return Answer{}, fmt.Errorf("%w: the terminal was closed", ErrNoHuman)
+		return Answer{}, noHuman("the terminal was closed")
 	default:
 	}
 	select {
 	case <-t.eof:
-		return Answer{}, fmt.Errorf("%w: the terminal's input has ended", ErrNoHuman)
+		return Answer{}, noHuman("the terminal's input has ended")
 	default:
 	}
 	fmt.Fprintf(t.out, "\n── question ──\n%s\n\n", cardText(q))
@@ -91,7 +91,7 @@ func (t *Terminal) Ask(ctx context.Context, q Question) (Answer, error) {
 		select {
 		case line = <-t.lines:
 		case <-t.eof:
-			return Answer{}, fmt.Errorf("%w: the terminal's input has ended", ErrNoHuman)
+			return Answer{}, noHuman("the terminal's input has ended")
 		case <-ctx.Done():
 			fmt.Fprintln(t.out, "\n(no longer waiting for an answer)")
 			return Answer{}, ctx.Err()

@@ -65,17 +65,8 @@ func ask(ctx context.Context, c *registry.Call, asker *Asker, p askParams) (AskR
 		return AskResult{}, err
 	}
 	ans, err := asker.Ask(ctx, q)
-	switch {
-	case errors.Is(err, ErrTimeout):
-		return AskResult{}, fmt.Errorf("The question timed out: nobody answered within %s. Proceed under an explicitly stated assumption — say which one — and do not ask this question again.", asker.timeout())
-	case errors.Is(err, ErrInvalidAnswer):
-		return AskResult{}, fmt.Errorf("The question was asked, but the answer cannot be used: %s. Otherwise proceed under an explicitly stated assumption, and say which one.", strings.TrimPrefix(err.Error(), ErrInvalidAnswer.Error()+": "))
-	case errors.Is(err, registry.ErrNoAnswer):
-		return AskResult{}, fmt.Errorf("The question was sent to the MCP client, but no answer came back (%s). Do not wait for an answer and do not ask again: proceed under an explicitly stated assumption and say which one.", strings.TrimPrefix(err.Error(), ErrNoHuman.Error()+": "))
-	case errors.Is(err, ErrNoHuman):
-		return AskResult{}, fmt.Errorf("The question could not be asked: %v. Do not wait for an answer and do not ask again: proceed under an explicitly stated assumption and say which one.", err)
-	case err != nil:
-		return AskResult{}, fmt.Errorf("The question could not be asked: %v", err)
+	if err != nil {
+		return AskResult{}, failed(err, asker)
 	}
 	return AskResult{Outcome: ans.Outcome.String(), Choices: ans.Choices, Answer: ans.Text}, nil
 }
@@ -86,4 +77,27 @@ func quoteAll(s []string) string {
 		q[i] = fmt.Sprintf("%q", v)
 	}
 	return strings.Join(q, ", ")
+}
+
+// failed is the answer the agent reads when the question got no answer
+// to use: what happened, and what to do without one.
+func failed(err error, asker *Asker) error {
+	out := &Error{Err: err}
+	switch {
+	case errors.Is(err, ErrTimeout):
+		out.Kind = ErrTimeout
+		out.Msg = fmt.Sprintf("The question timed out: nobody answered within %s. Proceed under an explicitly stated assumption — say which one — and do not ask this question again.", asker.timeout())
+	case errors.Is(err, ErrInvalidAnswer):
+		out.Kind = ErrInvalidAnswer
+		out.Msg = fmt.Sprintf("The question was asked, but the answer cannot be used: %s. Otherwise proceed under an explicitly stated assumption, and say which one.", detail(err))
+	case errors.Is(err, registry.ErrNoAnswer):
+		out.Kind = ErrNoHuman
+		out.Msg = fmt.Sprintf("The question was sent to the MCP client, but no answer came back (%s). Do not wait for an answer and do not ask again: proceed under an explicitly stated assumption and say which one.", detail(err))
+	case errors.Is(err, ErrNoHuman):
+		out.Kind = ErrNoHuman
+		out.Msg = fmt.Sprintf("The question could not be asked: %v. Do not wait for an answer and do not ask again: proceed under an explicitly stated assumption and say which one.", err)
+	default:
+		out.Msg = fmt.Sprintf("The question could not be asked: %v", err)
+	}
+	return out
 }

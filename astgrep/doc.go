@@ -1,14 +1,9 @@
 // Package astgrep finds code by shape: structural search over tree-sitter
 // syntax trees, the engine behind the ast_grep tool (and, through
 // SearchFiles, behind astedit's staged rewrites). It does not rewrite
-// files, confine paths (the caller passes a Root it already confined) or
-// describe MCP tools.
-//
-// # Use
-//
-//	e := astgrep.NewEngine(astgrep.Options{GrammarDirs: []string{".tools/grammars"}})
-//	defer e.Close()
-//	res, err := e.Search(ctx, astgrep.Query{Root: root, Pattern: "defer $X.Close()", Language: "go"})
+// files or describe MCP tools, and it confines nothing itself: a Query's
+// Path comes from the run's path guard (pathguard.Path), and every file is
+// read through that guard. The package example is a search.
 //
 // One Engine serves one agent run: it holds the grammars it loaded from its
 // grammar folders and its compiled patterns, and allocates nothing big

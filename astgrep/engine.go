@@ -235,7 +235,7 @@ type SkippedFile struct {
 
 // Match is one place the pattern matched.
 type Match struct {
-	// File is relative to Query.Root, slash-separated.
+	// File is relative to the guard's root, slash-separated.
 	File string
 	// StartLine and EndLine are 1-based; StartByte and EndByte are byte
 	// offsets into the file (end exclusive).

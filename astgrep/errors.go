@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/builtin-tools/builtin-tools/internal/lifetime"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
@@ -16,15 +17,16 @@ var ErrEmptyPattern = errors.New("the pattern is empty: give a code fragment, e.
 // metavariable (`$A`, `$$$A`): it would match every node of every file.
 var ErrOnlyMetavariable = errors.New("the pattern is only a metavariable, which would match every node: put code around it, e.g. `foo($$$A)`")
 
-// ErrOutsideRoot is returned when Query.Path is not inside Query.Root.
-var ErrOutsideRoot = errors.New("path is outside the root")
+// ErrOutsideRoot is pathguard.ErrOutside: a location outside the run's
+// root, which the guard refuses before a Query can hold it.
+var ErrOutsideRoot = pathguard.ErrOutside
 
 // ErrNotRegular is returned for a Path that is a named pipe, a device or a
 // socket: reading one can block forever.
 var ErrNotRegular = pathguard.ErrNotRegular
 
 // ErrClosed is returned by an Engine after Close.
-var ErrClosed = errors.New("astgrep: engine is closed")
+var ErrClosed = lifetime.Closed("astgrep: engine is closed")
 
 // UnparsablePatternError says no scaffold context read the pattern without
 // syntax errors.

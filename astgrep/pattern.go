@@ -671,16 +671,3 @@ func isWord(s string) bool {
 	}
 	return true
 }
-
-// mayMatch is the prefilter: false means src cannot hold a match.
-func (p *pattern) mayMatch(src []byte) bool {
-	if p == nil {
-		return true
-	}
-	for _, l := range p.literals {
-		if !bytes.Contains(src, l) {
-			return false
-		}
-	}
-	return true
-}

@@ -149,8 +149,7 @@ func parseRuleSpec(spec *RuleSpec) (*parsedRule, error) {
 		out.constraints = append(out.constraints, parsedConstraint{name: mv, rule: n})
 	}
 	// Every matches names a util, and no util reaches itself.
-	var check func(n *rnode, path string) error
-	check = func(n *rnode, path string) error {
+	check := func(n *rnode, path string) error {
 		var err error
 		walkRefs(n, func(ref string) {
 			if err == nil && out.utils[ref] == nil {

@@ -80,8 +80,8 @@ func init() {
 	inProcess.Vibe = func(t *testing.T, mode tiers.Mode, root string, commands map[string]string) conformance.Peer {
 		t.Helper()
 		run, err := builtintools.NewRun(builtintools.Options{Root: root, ConversationID: "conformance",
-			Without: []string{"lsp", "code_graph"},
-			Vibe:    vibetool.Config{On: true, Commands: commands, StateDir: t.TempDir()}})
+			Without:  []string{"lsp", "code_graph"},
+			Settings: map[string]any{"vibe": vibetool.Config{On: true, Commands: commands, StateDir: t.TempDir()}}})
 		if err != nil {
 			t.Fatal(err)
 		}

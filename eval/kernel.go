@@ -34,6 +34,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/builtin-tools/builtin-tools/internal/lifetime"
 	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/internal/pyenv"
 )
@@ -561,7 +562,7 @@ func (h *Host) Run(ctx context.Context, lang, code string, reset bool, bridge Br
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
-		return nil, errors.New("the run is closed")
+		return nil, lifetime.ErrClosed
 	}
 	if lang == "" {
 		lang = "python"

@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
-	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -15,14 +15,26 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/astgrep"
 	"github.com/builtin-tools/builtin-tools/graph/index"
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
+
+// goroot is the GOROOT of the go command on PATH (runtime.GOROOT is where
+// the test binary was built, which need not be here).
+func goroot(tb testing.TB) string {
+	tb.Helper()
+	out, err := exec.Command(testenv.LookPath(tb, "go"), "env", "GOROOT").Output()
+	if err != nil {
+		tb.Fatalf("go env GOROOT: %v", err)
+	}
+	return strings.TrimSpace(string(out))
+}
 
 // copyGoroot copies GOROOT/src/<sub>'s Go files under root/<sub>, with
 // GOROOT's go.mod: a real tree of a few hundred files.
 func copyGoroot(t testing.TB, root, sub string) {
 	t.Helper()
-	src := filepath.Join(runtime.GOROOT(), "src")
+	src := filepath.Join(goroot(t), "src")
 	if _, err := os.Stat(filepath.Join(src, sub)); err != nil {
 		t.Skipf("no GOROOT source here: %v", err)
 	}
@@ -152,7 +164,7 @@ func TestAheadName(t *testing.T) {
 // 5 s for the build, then answer from what it indexed). Run with
 // -benchtime=1x: each iteration is a new, cold index.
 func BenchmarkColdCallers(b *testing.B) {
-	root := filepath.Join(runtime.GOROOT(), "src")
+	root := filepath.Join(goroot(b), "src")
 	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
 		b.Skipf("no GOROOT source here: %v", err)
 	}
@@ -297,7 +309,7 @@ func TestAheadFindEqualsFullIndex(t *testing.T) {
 // BenchmarkColdFind measures the first find answer on a cold GOROOT/src,
 // ahead of the index. Run with -benchtime=1x.
 func BenchmarkColdFind(b *testing.B) {
-	root := filepath.Join(runtime.GOROOT(), "src")
+	root := filepath.Join(goroot(b), "src")
 	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
 		b.Skipf("no GOROOT source here: %v", err)
 	}

@@ -76,7 +76,6 @@ func queries(x *index.Index) tq {
 	return tq{x, w.View}
 }
 
-func (x tq) Outline(file string, synced int) (*Answer, error) { return Outline(x.view(synced), file) }
 func (x tq) Find(query, kind string, limit, synced int) (*Answer, error) {
 	return Find(x.view(synced), query, kind, limit)
 }

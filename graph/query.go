@@ -468,7 +468,6 @@ type callerSet struct {
 	nowhere       []Site
 }
 
-
 // callersOf answers callers for many definitions at once, reading the
 // references of each name once.
 func (v View) callersOf(ts []snap.Target) map[snap.Target]*callerSet {

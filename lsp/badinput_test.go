@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/framing"
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
@@ -29,6 +30,9 @@ func TestMain(m *testing.M) {
 	if dir := os.Getenv(orphanChildEnv); dir != "" {
 		orphanChild(dir)
 	}
+	// The servers scripts/install.sh installed come first on PATH, for the
+	// example as for the tests (which find them with testenv.LookPath).
+	testenv.SetupPath()
 	os.Exit(m.Run())
 }
 

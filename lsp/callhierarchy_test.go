@@ -3,7 +3,6 @@ package lsp
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"os"
 	"strings"
 	"sync"
@@ -125,7 +124,7 @@ func firstLine(t testing.TB, text, word string) int {
 			return i + 1
 		}
 	}
-	t.Fatal(fmt.Sprintf("no %q in the text", word))
+	t.Fatalf("no %q in the text", word)
 	return 0
 }
 

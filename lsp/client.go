@@ -56,6 +56,7 @@ type server struct {
 
 	nextID   atomic.Uint64
 	inflight atomic.Int32 // requests under way; the reaper skips busy servers
+	wrote    atomic.Int64 // bytes the server has taken from its input
 
 	// outbox holds notifications for writeLoop, the one goroutine that
 	// writes them, in order, until the process exits.
@@ -112,14 +113,30 @@ type testHooks struct {
 	requestSent func(s *server, method string)
 }
 
-// pipeRWC joins the server's stdout (read) and stdin (write).
+// pipeRWC joins the server's stdout (read) and stdin (write). Writes go
+// in pieces of a pipe's size and count what the server took, so a large
+// document a busy server reads slowly is told from one it never reads.
 type pipeRWC struct {
-	r io.ReadCloser
-	w io.WriteCloser
+	r     io.ReadCloser
+	w     io.WriteCloser
+	wrote *atomic.Int64
 }
 
-func (p pipeRWC) Read(b []byte) (int, error)  { return p.r.Read(b) }
-func (p pipeRWC) Write(b []byte) (int, error) { return p.w.Write(b) }
+const writePiece = 64 << 10
+
+func (p pipeRWC) Read(b []byte) (int, error) { return p.r.Read(b) }
+func (p pipeRWC) Write(b []byte) (int, error) {
+	n := 0
+	for n < len(b) {
+		m, err := p.w.Write(b[n:min(n+writePiece, len(b))])
+		n += m
+		p.wrote.Add(int64(m))
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
 func (p pipeRWC) Close() error {
 	return errors.Join(p.w.Close(), p.r.Close())
 }
@@ -164,7 +181,7 @@ func startServer(ctx context.Context, spec *ServerSpec, l *Launch, relRoot strin
 	s.proc = p
 
 	s.conn = jsonrpc2.NewConn(context.Background(),
-		framing.NewObjectStream(pipeRWC{r: p.Stdout(), w: p.Stdin()}),
+		framing.NewObjectStream(pipeRWC{r: p.Stdout(), w: p.Stdin(), wrote: &s.wrote}),
 		connHandler{s: s, sync: jsonrpc2.HandlerWithError(s.handle)},
 		jsonrpc2.SetLogger(log.New(io.Discard, "", 0)))
 
@@ -657,8 +674,8 @@ type outgoing struct {
 }
 
 // writeLoop writes the queued notifications in order until the process
-// exits. A write the server does not take within RequestTimeout means it
-// stopped reading its input: it is killed, which also ends the write.
+// exits. A write of which the server takes nothing for RequestTimeout means
+// it stopped reading its input: it is killed, which also ends the write.
 func (s *server) writeLoop() {
 	for {
 		select {
@@ -666,21 +683,46 @@ func (s *server) writeLoop() {
 			if m.abandoned.Load() {
 				continue // its caller gave up before it was sent
 			}
-			watchdog := time.AfterFunc(s.cfg.RequestTimeout, func() {
-				s.mu.Lock()
-				s.stalled = true
-				s.mu.Unlock()
-				s.kill()
-			})
 			// jsonrpc2 does not watch a context while it writes; the
 			// watchdog is what bounds the write.
+			stop := s.watchWrite()
 			err := s.conn.Notify(context.Background(), m.method, m.params)
-			watchdog.Stop()
+			close(stop)
 			m.done <- err
 		case <-s.exited:
 			return
 		}
 	}
+}
+
+// watchWrite kills the server when a write makes no progress for
+// RequestTimeout; closing the returned channel ends the watch.
+func (s *server) watchWrite() chan struct{} {
+	stop := make(chan struct{})
+	go func() {
+		tick := time.NewTicker(max(s.cfg.RequestTimeout/10, 10*time.Millisecond))
+		defer tick.Stop()
+		last, since := s.wrote.Load(), time.Now()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+			}
+			if now := s.wrote.Load(); now != last {
+				last, since = now, time.Now()
+				continue
+			}
+			if time.Since(since) >= s.cfg.RequestTimeout {
+				s.mu.Lock()
+				s.stalled = true
+				s.mu.Unlock()
+				s.kill()
+				return
+			}
+		}
+	}()
+	return stop
 }
 
 // notify sends a notification through writeLoop and waits until it is

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/builtin-tools/builtin-tools/internal/lifetime"
 )
 
 // Sentinel errors callers test with errors.Is. The concrete errors carry
@@ -26,7 +28,7 @@ var (
 	// ErrBadFile: the file is missing, a folder, or outside the root.
 	ErrBadFile = errors.New("bad file argument")
 	// ErrClosed: the Supervisor was closed.
-	ErrClosed = errors.New("lsp supervisor is closed")
+	ErrClosed = lifetime.Closed("lsp supervisor is closed")
 	// ErrBadArgument: an operation's arguments do not fit together.
 	ErrBadArgument = errors.New("bad argument")
 	// ErrNoCallHierarchy: the server has no call hierarchy, or not the

@@ -2,14 +2,19 @@ package registry
 
 import (
 	"fmt"
+	"slices"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
 )
 
 // Budget is one result's output budget in characters (REG-12). Every tool
 // sizes its text by it, the same way: Reserve for what the result says
-// besides its body, HeadTail for a body that does not fit. The registry
-// cuts whatever still passes the run's budget, with a note, as a backstop.
+// besides its body, Split and Share for parts that share one result, Fits
+// to ask, HeadTail for a body whose end matters and Head for a list whose
+// start does. The registry cuts whatever still passes the run's budget,
+// with a note, as a backstop.
 type Budget int
 
 // minBody is the least any body gets, however small the budget: a result
@@ -41,4 +46,53 @@ func (b Budget) HeadTail(s, more string) string {
 		note += "; " + more
 	}
 	return head + note + "]\n" + tail
+}
+
+// Fits reports whether s, counted in characters, fits the budget.
+func (b Budget) Fits(s string) bool { return utf8.RuneCountInString(s) <= int(b) }
+
+// Split is one of n equal parts' share of the budget (n workers' answers in
+// one result): b/n, never under 40. Reserve on the share then leaves room
+// for what each part says besides its body.
+func (b Budget) Split(n int) Budget {
+	return Budget(max(int(b)/max(n, 1), minBody))
+}
+
+// Share divides the budget among parts of the given sizes in characters
+// (a cell's output, result and error): no part gets more than its size,
+// the smallest are served first, and what one leaves goes to the rest, so
+// short parts show whole and the long ones share what remains. A size of
+// 0 gets 0.
+func (b Budget) Share(sizes []int) []Budget {
+	out := make([]Budget, len(sizes))
+	var idx []int
+	for i, n := range sizes {
+		if n > 0 {
+			idx = append(idx, i)
+		}
+	}
+	slices.SortStableFunc(idx, func(x, y int) int { return sizes[x] - sizes[y] })
+	left := max(int(b), 0)
+	for k, i := range idx {
+		share := min(sizes[i], left/(len(idx)-k))
+		out[i] = Budget(share)
+		left -= share
+	}
+	return out
+}
+
+// Head fits s into the budget by keeping its start, cut after a whole line,
+// followed by note(n), where n is the characters left out (the note says
+// what was cut and how to get it); s itself when it fits. For a list whose
+// first lines matter most, where HeadTail's end would mislead.
+func (b Budget) Head(s string, note func(left int) string) string {
+	total := utf8.RuneCountInString(s)
+	if total <= int(b) {
+		return s
+	}
+	head := textcut.Runes(s, max(int(b)-utf8.RuneCountInString(note(total)), 0))
+	if i := strings.LastIndexByte(head, '\n'); i > 0 {
+		head = head[:i]
+	}
+	return head + note(total-utf8.RuneCountInString(head))
 }

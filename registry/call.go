@@ -48,10 +48,17 @@ type Call struct {
 	reports []Report
 
 	approvalSummary string
+	// escalation marks a Call.Escalate's call: its card is what the
+	// escalation names, not what the tool's Approve hook says.
+	escalation bool
+	// params is the arguments decoded into the handler's params, shared by
+	// its hooks (paramsOf).
+	params any
 }
 
 // ApprovalSummary is what the tool says of this call for an approval card
-// (Descriptor.Approval), "" when it says nothing beyond its arguments.
+// (its Approve hook, or what a Call.Escalate shows), "" when it says
+// nothing beyond its arguments.
 func (c *Call) ApprovalSummary() string { return c.approvalSummary }
 
 type callKey struct{}
@@ -240,7 +247,7 @@ func (r *Run) call(ctx context.Context, mode tiers.Mode, name string, args json.
 	if refused := r.approve(ctx, c); refused != nil {
 		return refused, nil
 	}
-	if e.serial != nil && (e.d.Interrupts == nil || !e.d.Interrupts(args)) {
+	if e.serial != nil && !interrupts(e, c) {
 		if err := e.serial.lock(ctx); err != nil {
 			return Failf("%s: gave up waiting for the previous call to this tool to finish: %v", name, context.Cause(ctx)), nil
 		}
@@ -479,6 +486,15 @@ func first(s []string) string {
 	return s[0]
 }
 
+// interrupts reports whether a call of serial tool e goes past the calls
+// queued before it (its Interrupts hook).
+func interrupts(e *entry, c *Call) bool {
+	if h := e.d.Handler.h; h.interrupts != nil {
+		return h.interrupts(c)
+	}
+	return e.d.Interrupts != nil && e.d.Interrupts(c.Args)
+}
+
 // approve runs the approval gate (REG-7); a non-nil result refuses the call.
 func (r *Run) approve(ctx context.Context, c *Call) *mcp.CallToolResult {
 	t := c.Tool.Tier
@@ -493,8 +509,11 @@ func (r *Run) approve(ctx context.Context, c *Call) *mcp.CallToolResult {
 		if c.Tool.Stages {
 			return nil // the call that applies what it stages is asked
 		}
-		if c.Tool.Approval != nil {
-			needed, summary := c.Tool.Approval(ctx, c)
+		if h := c.entry.d.Handler.h; h.approve != nil && !c.escalation {
+			needed, summary, err := h.approve(ctx, c)
+			if err != nil {
+				return Fail(err)
+			}
 			if !needed {
 				return nil
 			}

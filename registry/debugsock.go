@@ -7,7 +7,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -45,7 +44,7 @@ func (r *Run) serveDebug(ctx context.Context, mode tiers.Mode, waits debugWaits)
 		return "", err
 	}
 	if r.ctx.Err() != nil {
-		return "", errors.New("the run is closed")
+		return "", ErrClosed
 	}
 	dir, err := proc.TempDir("debug-")
 	if err != nil {

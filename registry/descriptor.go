@@ -36,9 +36,11 @@ type Descriptor struct {
 	// order (REG-10), and tools/list says so in _meta.
 	Serial bool
 	// Interrupts, for a serial tool, picks the calls that do not queue
-	// behind a running call of the tool (a debugger's pause and terminate,
-	// which must reach a resume that is waiting); the tool keeps them
-	// consistent itself.
+	// behind a running call of the tool, from their raw arguments.
+	//
+	// Deprecated: give the handler an Interrupts hook, which gets the
+	// arguments decoded into its own params; this field stays only until
+	// the debug tool moves to it.
 	Interrupts func(args json.RawMessage) bool
 	// OpenWorld marks a tool that reaches beyond the run's root.
 	OpenWorld bool
@@ -55,10 +57,6 @@ type Descriptor struct {
 	// write=ask it is not asked about — the applying call is, once; under
 	// write=deny it is refused like any write.
 	Stages bool
-	// Approval, when set, tells the approval gate whether this call needs
-	// approval at all (resolve's discard writes nothing) and what the card
-	// shows of it besides the arguments (the staged diff's summary).
-	Approval func(ctx context.Context, c *Call) (needed bool, summary string)
 	// Renamed maps argument names the tool once took to their names now,
 	// so a caller using an old one is told the new one (not in the schema:
 	// no aliases).
@@ -88,6 +86,9 @@ type handler struct {
 	in, out json.RawMessage
 	params  []string // argument names, sorted, for messages
 	call    func(ctx context.Context, c *Call) (*mcp.CallToolResult, error)
+	// The hooks (Approve, Interrupts), nil when the tool has none.
+	approve    func(ctx context.Context, c *Call) (needed bool, summary string, err error)
+	interrupts func(c *Call) bool
 
 	once     sync.Once
 	compiled *validator.Schema
@@ -97,25 +98,64 @@ type handler struct {
 // Func builds a handler that needs no resource. P is the params struct:
 // json tags name the arguments, a field without omitempty is required, the
 // jsonschema tag describes it and an enum:"a,b" tag lists its choices. R is
-// the result; its JSON form is the outputSchema.
-func Func[P any, R Output](fn func(ctx context.Context, c *Call, p P) (R, error)) Handler {
-	return newHandler[P, R]("", func(ctx context.Context, c *Call, p P) (R, error) { return fn(ctx, c, p) })
+// the result; its JSON form is the outputSchema. hooks (Approve,
+// Interrupts) get the resource as None.
+func Func[P any, R Output](fn func(ctx context.Context, c *Call, p P) (R, error), hooks ...Hook[None, P]) Handler {
+	always := func(*Run) (None, bool) { return None{}, true }
+	return newHandler("", always, func(ctx context.Context, c *Call, _ None, p P) (R, error) { return fn(ctx, c, p) }, hooks)
 }
 
 // With builds a handler that needs the resource under k and receives it
 // typed. The tool is registered only while that resource is attached.
-func With[T any, P any, R Output](k Key[T], fn func(ctx context.Context, c *Call, res T, p P) (R, error)) Handler {
-	return newHandler[P, R](k.name, func(ctx context.Context, c *Call, p P) (R, error) {
-		res, ok := k.Of(c.Run)
-		if !ok {
-			var zero R
-			return zero, fmt.Errorf("%s needs the run's %s resource, which is not attached (it may be closing)", c.Tool.Name, k.name)
-		}
-		return fn(ctx, c, res, p)
-	})
+func With[T any, P any, R Output](k Key[T], fn func(ctx context.Context, c *Call, res T, p P) (R, error), hooks ...Hook[T, P]) Handler {
+	return newHandler(k.name, k.Of, fn, hooks)
 }
 
-func newHandler[P any, R Output](need string, fn func(ctx context.Context, c *Call, p P) (R, error)) Handler {
+// Hook is a typed hook on a tool's call path, beside its handler: built
+// with Approve or Interrupts and given to With or Func, it gets the call's
+// arguments decoded into the handler's own params P — once per call, the
+// same value the handler gets, so it must not change it — and the
+// handler's resource T. A hook that does not fit its handler does not
+// compile.
+type Hook[T, P any] struct {
+	approve    func(ctx context.Context, c *Call, res T, p P) (bool, string)
+	interrupts func(res T, p P) bool
+}
+
+// Approve tells the approval gate, when the run's policy asks about the
+// tool's tier, whether this call needs approval at all (resolve's discard
+// writes nothing) and what the card shows of it besides the arguments (the
+// staged diff's summary). It is not asked about a Call.Escalate: that card
+// shows what the escalation names. While the resource is not attached the
+// call is asked about with no summary.
+func Approve[T, P any](fn func(ctx context.Context, c *Call, res T, p P) (needed bool, summary string)) Hook[T, P] {
+	return Hook[T, P]{approve: fn}
+}
+
+// Interrupts, for a serial tool, picks the calls that do not queue behind
+// a running call of the tool (a debugger's pause and terminate, which must
+// reach a resume that is waiting); the tool keeps them consistent itself.
+func Interrupts[T, P any](fn func(res T, p P) bool) Hook[T, P] {
+	return Hook[T, P]{interrupts: fn}
+}
+
+// paramsOf decodes the call's arguments into P once per call; the hooks
+// and the handler share the value.
+func paramsOf[P any](c *Call) (P, error) {
+	if p, ok := c.params.(P); ok {
+		return p, nil
+	}
+	var p P
+	if len(c.Args) > 0 {
+		if err := json.Unmarshal(c.Args, &p); err != nil {
+			return p, fmt.Errorf("arguments for %s do not fit its schema: %v", c.Tool.Name, err)
+		}
+	}
+	c.params = p
+	return p, nil
+}
+
+func newHandler[T, P any, R Output](need string, resource func(*Run) (T, bool), fn func(ctx context.Context, c *Call, res T, p P) (R, error), hooks []Hook[T, P]) Handler {
 	in, params, err := inputSchema[P]()
 	if err != nil {
 		panic(fmt.Sprintf("registry: input schema of %v: %v", reflect.TypeFor[P](), err))
@@ -126,17 +166,53 @@ func newHandler[P any, R Output](need string, fn func(ctx context.Context, c *Ca
 	}
 	h := &handler{need: need, in: in, out: out, params: params}
 	h.call = func(ctx context.Context, c *Call) (*mcp.CallToolResult, error) {
-		var p P
-		if len(c.Args) > 0 {
-			if err := json.Unmarshal(c.Args, &p); err != nil {
-				return Failf("arguments for %s do not fit its schema: %v", c.Tool.Name, err), nil
-			}
+		p, err := paramsOf[P](c)
+		if err != nil {
+			return Fail(err), nil
 		}
-		r, err := fn(ctx, c, p)
+		res, ok := resource(c.Run)
+		if !ok {
+			return Failf("%s needs the run's %s resource, which is not attached (it may be closing)", c.Tool.Name, need), nil
+		}
+		r, err := fn(ctx, c, res, p)
 		if err != nil {
 			return Fail(err), nil
 		}
 		return Result(r), nil
+	}
+	for _, k := range hooks {
+		switch {
+		case k.approve != nil:
+			if h.approve != nil {
+				panic(fmt.Sprintf("registry: two Approve hooks on the handler of %v", reflect.TypeFor[P]()))
+			}
+			approve := k.approve
+			h.approve = func(ctx context.Context, c *Call) (bool, string, error) {
+				p, err := paramsOf[P](c)
+				if err != nil {
+					return false, "", err
+				}
+				res, ok := resource(c.Run)
+				if !ok {
+					return true, "", nil
+				}
+				needed, summary := approve(ctx, c, res, p)
+				return needed, summary, nil
+			}
+		case k.interrupts != nil:
+			if h.interrupts != nil {
+				panic(fmt.Sprintf("registry: two Interrupts hooks on the handler of %v", reflect.TypeFor[P]()))
+			}
+			interrupts := k.interrupts
+			h.interrupts = func(c *Call) bool {
+				p, err := paramsOf[P](c)
+				if err != nil {
+					return false
+				}
+				res, ok := resource(c.Run)
+				return ok && interrupts(res, p)
+			}
+		}
 	}
 	return Handler{h}
 }
@@ -355,5 +431,5 @@ func (h Handler) WithEnum(arg string, values []string) Handler {
 	if err != nil {
 		panic(fmt.Sprintf("registry: WithEnum: %v", err))
 	}
-	return Handler{&handler{need: h.h.need, in: raw, out: h.h.out, params: h.h.params, call: h.h.call}}
+	return Handler{&handler{need: h.h.need, in: raw, out: h.h.out, params: h.h.params, call: h.h.call, approve: h.h.approve, interrupts: h.h.interrupts}}
 }

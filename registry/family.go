@@ -3,6 +3,7 @@ package registry
 import (
 	"errors"
 	"fmt"
+	"reflect"
 
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
@@ -93,6 +94,13 @@ type Family[T any] struct {
 	// Wrappers wrap tools of every family in the run; for a family with a
 	// resource, only while that resource is attached.
 	Wrappers []Wrapper
+	// Requires lists what the family's tools use of other families'
+	// resources (Requires, RequiresService), each with the tools that lose
+	// something without it; the run checks them when it opens.
+	Requires []Requirement
+	// Provides lists the services the family's resource offers other
+	// families, each found by its Go type (Provide).
+	Provides []Provision[T]
 }
 
 // Extension is a Family of any resource type, as Config.Families lists them.
@@ -105,6 +113,9 @@ type Extension interface {
 	Descriptors() []Descriptor
 	open(r *Run, env *Env) error
 	wrappers() []Wrapper
+	requires() []*requirement
+	provides() []providing
+	resourceType() reflect.Type
 }
 
 // Name returns the family's name.
@@ -115,6 +126,30 @@ func (f Family[T]) Summary() string { return f.Doc }
 
 // Descriptors returns the family's tools.
 func (f Family[T]) Descriptors() []Descriptor { return f.Tools }
+
+func (f Family[T]) requires() []*requirement {
+	out := make([]*requirement, len(f.Requires))
+	for i, q := range f.Requires {
+		out[i] = q.requirement()
+	}
+	return out
+}
+
+func (f Family[T]) provides() []providing {
+	out := make([]providing, len(f.Provides))
+	for i, p := range f.Provides {
+		out[i] = providing{typ: p.typ, provider: provider{family: f.Key.name, get: func(r *Run) (any, bool) {
+			res, ok := f.Key.Of(r)
+			if !ok {
+				return nil, false
+			}
+			return p.get(res), true
+		}}}
+	}
+	return out
+}
+
+func (f Family[T]) resourceType() reflect.Type { return reflect.TypeFor[T]() }
 
 func (f Family[T]) wrappers() []Wrapper {
 	out := make([]Wrapper, len(f.Wrappers))

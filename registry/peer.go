@@ -40,7 +40,7 @@ func (r *Run) Server(mode tiers.Mode) (*server.MCPServer, error) {
 		server.WithToolCapabilities(true),
 		server.WithLogging(),
 		server.WithHooks(hooks),
-		server.WithInstructions("Tools bound to this run's root "+r.guard.Root()+". Paths are relative to it."),
+		server.WithInstructions(r.instructions()),
 	)
 	tools := make([]server.ServerTool, 0, len(r.names))
 	for _, n := range r.names {
@@ -215,4 +215,14 @@ func (r *Run) Client(ctx context.Context, mode tiers.Mode, opts ...client.Client
 		return nil, err
 	}
 	return c, nil
+}
+
+// instructions is what a client is told of the run when it connects: the
+// root, and what tools lose in this run (Degraded).
+func (r *Run) instructions() string {
+	s := "Tools bound to this run's root " + r.guard.Root() + ". Paths are relative to it."
+	for _, d := range r.degraded {
+		s += "\n" + d.String() + "."
+	}
+	return s
 }

@@ -2,7 +2,6 @@ package registry_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -420,7 +419,7 @@ func TestPolicyString(t *testing.T) {
 
 // Under write=ask a staging tool is not asked about — the call that applies
 // what it staged is, once, with the tool's summary for the card; a call
-// that writes nothing (Approval says so) is not asked either.
+// that writes nothing (its Approve hook says so) is not asked either.
 func TestApprovalAskedOnceForStagedWrites(t *testing.T) {
 	var asked []string
 	approver := approverFunc(func(ctx context.Context, c *registry.Call) (bool, string, error) {
@@ -433,14 +432,11 @@ func TestApprovalAskedOnceForStagedWrites(t *testing.T) {
 		Action string `json:"action" jsonschema:"accept or discard"`
 	}
 	apply := registry.Descriptor{Name: "apply", Tier: tiers.Write, Description: "applies", Writes: true,
-		Approval: func(ctx context.Context, c *registry.Call) (bool, string) {
-			var p applyParams
-			json.Unmarshal(c.Args, &p)
-			return p.Action == "accept", "e1: 2 files, +3 -1 lines"
-		},
 		Handler: registry.Func(func(ctx context.Context, c *registry.Call, p applyParams) (msg, error) {
 			return msg{p.Action + "ed"}, nil
-		})}
+		}, registry.Approve(func(ctx context.Context, c *registry.Call, _ registry.None, p applyParams) (bool, string) {
+			return p.Action == "accept", "e1: 2 files, +3 -1 lines"
+		}))}
 	r := newRun(t, registry.Config{Policy: registry.Policy{tiers.Write: registry.Ask}, Approver: approver,
 		Families: []registry.Extension{toyFiles, family("staging", stage, apply)}})
 	for _, c := range []struct{ tool, args, want string }{{"stage", `{}`, "staged e1"}, {"apply", `{"action":"discard"}`, "discarded"}, {"apply", `{"action":"accept"}`, "accepted"}} {

@@ -7,11 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/builtin-tools/builtin-tools/internal/lifetime"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 	"github.com/builtin-tools/builtin-tools/tiers"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -137,6 +139,11 @@ type Run struct {
 	names    []string          // catalog names, sorted
 	families []Extension
 	wrappers []Wrapper
+	// What the families declared they use of each other, the services
+	// they provide, and the uses missing as the run opened (requires.go).
+	uses      []*requirement
+	providers map[reflect.Type]provider
+	degraded  []Degraded
 
 	ctx      context.Context
 	cancel   context.CancelCauseFunc
@@ -161,8 +168,10 @@ type entry struct {
 }
 
 // NewRun checks the families' tools (unique names, known tiers, object
-// schemas), makes a run over root and opens each family's resource.
-// Servers and kernels start later, on first use.
+// schemas) and what they declare they use of each other (Family.Requires),
+// makes a run over root and opens each family's resource. A use whose
+// value is missing once they opened does not fail the run: Degraded lists
+// it. Servers and kernels start later, on first use.
 func NewRun(cfg Config) (*Run, error) {
 	g, err := pathguard.New(cfg.Root)
 	if err != nil {
@@ -196,6 +205,9 @@ func NewRun(cfg Config) (*Run, error) {
 	if err != nil {
 		return fail(err)
 	}
+	if err := r.checkUses(cfg.Families, families); err != nil {
+		return fail(err)
+	}
 	for _, f := range families {
 		for _, d := range f.Descriptors() {
 			if err := r.add(d); err != nil {
@@ -217,6 +229,7 @@ func NewRun(cfg Config) (*Run, error) {
 			return fail(err)
 		}
 	}
+	r.degradations(cfg.Families)
 	return r, nil
 }
 
@@ -311,8 +324,10 @@ func (r *Run) Context() context.Context { return r.ctx }
 // Families lists the run's families after Without, in order.
 func (r *Run) Families() []Extension { return slices.Clone(r.families) }
 
-// ErrClosed is returned by operations on a closed run.
-var ErrClosed = errors.New("the run is closed")
+// ErrClosed is returned by operations on a closed run, and is the cause of
+// every call the closing cancelled. It is lifetime.ErrClosed, the one value
+// errors.Is matches however deep an engine said it.
+var ErrClosed = lifetime.ErrClosed
 
 func (r *Run) attach(name string, resource any) error {
 	r.mu.Lock()

@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # Installs everything the test suite needs, into .tools/ at the repository
-# root: the MCP Inspector here, and through scripts/install-*.sh the language
-# servers (gopls, pyright, typescript-language-server, clangd) and the
-# structural-search references (ast-grep, the Dart grammar). npm packages go
+# root: the MCP Inspector and the static checks (staticcheck, deadcode) here,
+# and through scripts/install-*.sh the language servers (gopls, pyright,
+# typescript-language-server, clangd) and the structural-search references
+# (ast-grep, the Dart grammar). npm packages go
 # into .tools/node_modules, never globally; Debian packages come from apt-get.
 # Idempotent: a second run only checks versions.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 INSPECTOR_VERSION=2.12.0
+# staticcheck 2026.2.2 is module version v0.8.2.
+STATICCHECK_VERSION=v0.8.2
+DEADCODE_VERSION=v0.52.0 # golang.org/x/tools
 
 for cmd in go node npm gcc; do
 	command -v "$cmd" >/dev/null || { echo "install.sh: $cmd is required" >&2; exit 2; }
@@ -35,6 +39,22 @@ else
 		"@modelcontextprotocol/inspector@$INSPECTOR_VERSION"
 fi
 .tools/node_modules/.bin/mcp-inspector --cli --version >/dev/null
+
+# The static checks scripts/test.sh runs, pinned: a Go program is checked
+# by the module version it was built from.
+have_go() { # binary module version
+	[ -x ".tools/bin/$1" ] && go version -m ".tools/bin/$1" 2>/dev/null | grep -qE "^[[:space:]]+mod[[:space:]]+$2[[:space:]]+$3[[:space:]]"
+}
+for tool in "staticcheck honnef.co/go/tools $STATICCHECK_VERSION honnef.co/go/tools/cmd/staticcheck" \
+	"deadcode golang.org/x/tools $DEADCODE_VERSION golang.org/x/tools/cmd/deadcode"; do
+	read -r name mod version pkg <<<"$tool"
+	if have_go "$name" "$mod" "$version"; then
+		echo "$name $version: already installed"
+	else
+		echo "$name $version: installing"
+		GOBIN="$PWD/.tools/bin" GOFLAGS=-mod=mod go install "$pkg@$version"
+	fi
+done
 
 shopt -s nullglob
 for script in scripts/install-*.sh; do

@@ -17,9 +17,27 @@ if [ -n "$unformatted" ]; then
 	echo "$unformatted" >&2
 	exit 1
 fi
+# staticcheck, and deadcode with -test: functions that neither a program
+# nor a test reaches. With -test the conformance suite and the harnesses
+# under internal/test, which only tests use, are live; an Example is live
+# only with its Output, which makes it run. Any finding fails, in every
+# module (bench's tagged reproductions too).
+tools="$PWD/.tools/bin"
+lint() { # [-tags T]: in the current module
+	"$tools/staticcheck" "$@" ./... || return 1
+	local dead
+	dead=$("$tools/deadcode" -test "$@" ./...) || return 1
+	if [ -n "$dead" ]; then
+		echo "deadcode: unreachable functions in $PWD:" >&2
+		echo "$dead" >&2
+		return 1
+	fi
+}
+lint
 go test -race -timeout 25m ./... "$@"
 # The benchmarks and the attack reproductions are a module of their own
 # (bench/go.mod); the reproductions (build tag hardening) run against a
 # fresh build of cmd/builtin-tools and fail when a fixed defect is back.
-(cd bench && go vet ./... && go vet -tags hardening ./... && go test ./...)
+(cd bench && go vet ./... && go vet -tags hardening ./... && lint && lint -tags hardening && go test ./...)
+(cd bench/tsruntime && go vet ./... && lint)
 (cd bench && go test -tags hardening -count=1 -timeout 20m ./hardening/)

@@ -119,7 +119,7 @@ func TestGrepTool(t *testing.T) {
 func TestDartFromGrammarFolder(t *testing.T) {
 	lib := testenv.File(t, "the Dart grammar", filepath.Join("grammars", "libtree-sitter-dart.so"))
 	r := newRun(t, map[string]string{"lib/screen.dart": widgetDart},
-		builtintools.Options{Structural: astgrep.Options{GrammarDirs: []string{filepath.Dir(lib)}}})
+		builtintools.Options{Settings: map[string]any{"structural": astgrep.Options{GrammarDirs: []string{filepath.Dir(lib)}}}})
 	text, isErr := call(t, r, tiers.Plan, "ast_grep", map[string]any{"pattern": "if ($X != null) $X.dispose()", "language": "dart"})
 	if isErr || !strings.HasPrefix(text, "1 match") || !strings.Contains(text, "lib/screen.dart:6:") || !strings.Contains(text, "$X = controller") {
 		t.Fatalf("guard: %q", text)

@@ -49,7 +49,10 @@ var Family = registry.Family[*Structural]{
 		}
 		return New(opts), nil
 	},
-	Tools: []registry.Descriptor{GrepTool, EditTool, ResolveTool, SymbolTool},
+	Tools:    []registry.Descriptor{GrepTool, EditTool, ResolveTool, SymbolTool},
+	Requires: []registry.Requirement{codeGraph},
+	// lsp_rename's preview stages among ast_edit's edits.
+	Provides: []registry.Provision[*Structural]{registry.Provide(func(s *Structural) staged.Stager { return s })},
 }
 
 func query(c *registry.Call, pattern, path, language string) (astgrep.Query, error) {

@@ -1,6 +1,8 @@
 package structural_test
 
 import (
+	"context"
+	"github.com/builtin-tools/builtin-tools/askuser"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -46,5 +48,40 @@ func TestResolveRefusesGitMetadata(t *testing.T) {
 		if data, _ := os.ReadFile(hookPath); string(data) != hook {
 			t.Errorf("allow-git-writes %v: the hook was rewritten:\n%s", allow, data)
 		}
+	}
+}
+
+// Under exec=ask, resolve's write of a hook escalates to exec and the
+// operator is asked, with the hook's path on the card: the tool's own
+// approval hook (which judges resolve's action) is not what decides.
+func TestResolveAsksExecForAHook(t *testing.T) {
+	git := testenv.LookPath(t, "git")
+	const hook = "import sys\nprint(1)\n"
+	var asked []string
+	port := askuser.Func(func(ctx context.Context, q askuser.Question) (askuser.Answer, error) {
+		asked = append(asked, q.Question+" "+q.Context)
+		return askuser.Answer{Outcome: askuser.Answered, Choices: []string{"Deny"}}, nil
+	})
+	r := newRun(t, map[string]string{"main.py": "print(1)\n"},
+		builtintools.Options{Policy: registry.Policy{tiers.Exec: registry.Ask}, AllowGitWrites: true, Ask: port})
+	if out, err := exec.Command(git, "init", "-q", r.Root()).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	hookPath := filepath.Join(r.Root(), ".git", "hooks", "post-checkout.py")
+	if err := os.WriteFile(hookPath, []byte(hook), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	text, isErr := call(t, r, tiers.Normal, "ast_edit", map[string]any{"pattern": "print($A)", "rewrite": "__import__('os').system('touch PWNED')",
+		"path": ".git/hooks/post-checkout.py", "language": "python"})
+	if isErr {
+		t.Fatalf("ast_edit: %s", text)
+	}
+	text, isErr = call(t, r, tiers.Normal, "resolve", map[string]any{"edit_id": "edit_1", "action": "accept"})
+	if !isErr || !strings.Contains(text, "the operator denied it") || len(asked) != 1 ||
+		!strings.Contains(asked[0], "(a exec tool)") || !strings.Contains(asked[0], ".git/hooks/post-checkout.py") {
+		t.Errorf("resolve under exec=ask: (error=%v) %s; asked %q", isErr, text, asked)
+	}
+	if data, _ := os.ReadFile(hookPath); string(data) != hook {
+		t.Errorf("the hook was rewritten without asking:\n%s", data)
 	}
 }

@@ -2,7 +2,6 @@ package structural
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -28,20 +27,13 @@ var ResolveTool = registry.Descriptor{
 	Writes: true,
 	// Asked once, here, on accept: ast_edit only stages (Stages); a
 	// discard writes nothing.
-	Approval: func(ctx context.Context, c *registry.Call) (bool, string) {
-		var p resolveParams
-		json.Unmarshal(c.Args, &p)
+	Handler: registry.With(Key, resolve, registry.Approve(func(ctx context.Context, c *registry.Call, s *Structural, p resolveParams) (bool, string) {
 		if p.Action != "accept" {
 			return false, ""
 		}
-		s, ok := Key.Of(c.Run)
-		if !ok {
-			return true, ""
-		}
 		summary, _ := s.Stager.Summary(p.EditID)
 		return true, summary
-	},
-	Handler: registry.With(Key, resolve),
+	})),
 }
 
 // ResolveResult is what resolve did.

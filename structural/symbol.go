@@ -3,7 +3,6 @@ package structural
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -43,21 +42,18 @@ var SymbolTool = registry.Descriptor{
 		"A name with several definitions is refused with the candidates; a change that would leave the file unparsable, a generated file " +
 		"and a read-only one (without force) are refused before anything is written. The result is the diff and the definition's new lines.",
 	Writes: true,
-	Approval: func(ctx context.Context, c *registry.Call) (bool, string) {
-		var p symbolParams
-		json.Unmarshal(c.Args, &p)
-		s, ok := Key.Of(c.Run)
-		if !ok {
-			return true, ""
-		}
+	Handler: registry.With(Key, editSymbol, registry.Approve(func(ctx context.Context, c *registry.Call, s *Structural, p symbolParams) (bool, string) {
 		plan, err := s.locateAndPlan(ctx, c, p)
 		if err != nil {
 			return true, "edit_symbol will fail: " + err.Error()
 		}
 		return true, approvalSummary(p, plan)
-	},
-	Handler: registry.With(Key, editSymbol),
+	})),
 }
+
+// codeGraph is the run's code graph, through which edit_symbol finds the
+// definition it edits.
+var codeGraph = registry.Requires(graphtool.Key, "editing a definition found by name (edit_symbol finds it through the code graph)", "edit_symbol")
 
 // SymbolResult is what edit_symbol wrote.
 type SymbolResult struct {
@@ -235,7 +231,7 @@ func languageShapes(c *registry.Call, loc graph.Located) (*lang.Shapes, error) {
 
 // graphSpec is the code graph and the lookup the arguments ask for.
 func graphSpec(c *registry.Call, p symbolParams) (*graphtool.Graph, graph.Spec, error) {
-	g, ok := graphtool.Key.Of(c.Run)
+	g, ok := codeGraph.Of(c.Run)
 	if !ok {
 		return nil, graph.Spec{}, errNoGraph
 	}

@@ -59,7 +59,7 @@ func TestEditSymbolLanguageAddedAsData(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := newRun(t, map[string]string{"src/Cart.kt": ktCart, "lib/greeter.rb": rbGreeter, "m.lua": "function helper() end\n"},
-		builtintools.Options{Graph: graphtool.Config{Options: graph.Options{QueryDirs: []string{langs}}}})
+		builtintools.Options{Settings: map[string]any{"code_graph": graphtool.Config{Options: graph.Options{QueryDirs: []string{langs}}}}})
 	steps := []struct {
 		args map[string]any
 		want string // in the text result

@@ -324,7 +324,7 @@ func bodyEdit(content string, b span, sh *shapes, text, indent, unit string, rul
 	btext := content[b.start:b.end]
 	open, close := strings.IndexByte(btext, '{'), strings.LastIndexByte(btext, '}')
 	if !rules.BracedBodies || open < 0 || close < open {
-		from, to = b.start, b.end
+		to = b.end
 		if d, ok := sh.docs[b.start]; ok && (rules.Docstring == nil || !rules.Docstring.MatchString(strings.TrimSpace(text))) {
 			// The docstring stays: the new text goes after its line.
 			bodyIndent := leadingSpace(content[lineStart(content, d.start):])

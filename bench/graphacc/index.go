@@ -488,18 +488,6 @@ func utf16Len(s string) int {
 	return n
 }
 
-// byteCol converts a UTF-16 column to a byte offset in line.
-func byteCol(line string, c16 int) int {
-	n := 0
-	for i, r := range line {
-		if n >= c16 {
-			return i
-		}
-		n += utf16.RuneLen(r)
-	}
-	return len(line)
-}
-
 // sources reads files' lines, once each.
 type sources struct {
 	root  string

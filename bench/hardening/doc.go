@@ -1,7 +1,8 @@
-// Package hardening reruns the reproductions of the two attack reports
-// (defects D1–D15 of reliability-6b63fa9.md, N1–N26 of
-// reliability-39e7bea.md and issue 17) against a built builtin-tools
-// binary, as tests under the build tag hardening (Linux only):
+// Package hardening reruns the reproductions of the attack reports against
+// a built builtin-tools binary — defects D1–D15 of the first attack
+// (6b63fa9), N1–N26 of the second (39e7bea) and issue 17, R1–R17 of the
+// third (3d51568), each a row of docs/HARDENING.md under its attack's
+// section — as tests under the build tag hardening (Linux only):
 //
 //	cd bench && go test -tags hardening ./hardening/ [-run TestN4] [-v]
 //	    [-bin PATH | BUILTIN_TOOLS_BIN=PATH] [-pending N1,N7 | -pending all]
@@ -21,8 +22,8 @@
 // removes the folders. Cases that blew memory up at 39e7bea run serve
 // under a 4 GiB address-space limit (prlimit).
 //
-// Cases of the third report (R…, reliability-3d51568.md) give the figure
-// measured at 3d51568 as before. R2 and R14 link the library instead of
+// Cases of the third attack (R…) give the figure measured at 3d51568 as
+// before. R2 and R14 link the library instead of
 // running the binary, as that attack's harness did: Run.ServeDebug has no
 // command of its own.
 package hardening

@@ -22,7 +22,7 @@ import (
 	"github.com/builtin-tools/builtin-tools/tiers"
 )
 
-// R2 (H-2 of reliability-3d51568): a harness serves its agent over
+// R2 (H-2 of the third attack, docs/HARDENING.md): a harness serves its agent over
 // Run.ServeStdio (write=ask, asked through MCP elicitation) and opens
 // Run.ServeDebug (read-only); an inspector attaches after the agent. The
 // agent's approval card went to the inspector, which allowed the edit, and

@@ -15,7 +15,7 @@ import (
 	builtintools "github.com/builtin-tools/builtin-tools"
 )
 
-// R14 (L-6 of reliability-3d51568): a client that connects to a run's
+// R14 (L-6 of the third attack, docs/HARDENING.md): a client that connects to a run's
 // debug socket and never speaks held the one slot until it closed; the
 // next client was told "another client is attached" for as long. Now the
 // slot is freed when the silent client has not initialized within 10 s.

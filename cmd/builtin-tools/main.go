@@ -22,10 +22,12 @@ import (
 	"github.com/builtin-tools/builtin-tools/askuser"
 	"github.com/builtin-tools/builtin-tools/astgrep"
 	"github.com/builtin-tools/builtin-tools/eval"
+	"github.com/builtin-tools/builtin-tools/eval/evaltool"
 	"github.com/builtin-tools/builtin-tools/graph"
 	"github.com/builtin-tools/builtin-tools/graph/graphtool"
 	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/registry"
+	"github.com/builtin-tools/builtin-tools/structural"
 	"github.com/builtin-tools/builtin-tools/tiers"
 	"github.com/builtin-tools/builtin-tools/vibe/vibetool"
 	"golang.org/x/term"
@@ -168,7 +170,7 @@ func (b *byteSize) Set(v string) error {
 		*b = -1
 		return nil
 	}
-	num := strings.TrimRight(v, "KMGiBkmgib")
+	num := strings.TrimRight(v, "KMGBikmgb")
 	unit := strings.ToLower(strings.TrimSpace(v[len(num):]))
 	n, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
 	if err != nil || n <= 0 {
@@ -249,10 +251,12 @@ func (c *common) newRun(stdin io.Reader, stdout io.Writer, stdio bool) (*registr
 	r, err := builtintools.NewRun(builtintools.Options{
 		Root: c.root, ConversationID: conv, Policy: policy,
 		Ask: port, AskTimeout: c.askTimeout, Without: without, TrustCheckout: c.trust, AllowGitWrites: c.gitWrites,
-		Structural:    astgrep.Options{GrammarDirs: grammarDirs},
-		Graph:         graphtool.Config{Options: graph.Options{CacheDir: c.graphCache, GrammarDirs: grammarDirs}, Wait: c.graphWait},
-		Vibe:          vibetool.Config{On: c.vibe, Commands: c.workers, StateDir: c.vibeState},
-		Eval:          eval.Config{OutputCap: int64(c.evalOutputCap), MemoryLimit: int64(c.evalMemory)},
+		Settings: map[string]any{
+			structural.Key.Name(): astgrep.Options{GrammarDirs: grammarDirs},
+			graphtool.Key.Name():  graphtool.Config{Options: graph.Options{CacheDir: c.graphCache, GrammarDirs: grammarDirs}, Wait: c.graphWait},
+			vibetool.Key.Name():   vibetool.Config{On: c.vibe, Commands: c.workers, StateDir: c.vibeState},
+			evaltool.Key.Name():   eval.Config{OutputCap: int64(c.evalOutputCap), MemoryLimit: int64(c.evalMemory)},
+		},
 		MaxFrameBytes: c.maxFrame,
 		OutputBudget:  c.budget,
 	})

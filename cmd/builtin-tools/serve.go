@@ -28,6 +28,12 @@ func cmdServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// Closing is bounded too: exit does not wait on a resource that hangs
 	// (children are killed by internal/proc even then).
 	defer closeWithin(r, 10*time.Second)
+	// What a --without or a missing option costs other families' tools,
+	// for the log of whoever started us (the client's instructions say it
+	// too).
+	for _, d := range r.Degraded() {
+		fmt.Fprintf(stderr, "builtin-tools serve: %s\n", d)
+	}
 	ctx, cancel := signalContext()
 	defer cancel()
 	if err := r.ServeStdio(ctx, mode, stdin, stdout); err != nil {

@@ -38,7 +38,9 @@ func TestAutoreload(t *testing.T) {
 	write("def area(w, h):\n    return w +\n")
 	_, text = cell(t, r, tiers.Normal, "area(2, 3)")
 	want(t, text, "[autoreload of shapes failed: ", "SyntaxError", "\n5")
-	_, text = cell(t, r, tiers.Normal, "%autoreload 0")
+	if res, text := cell(t, r, tiers.Normal, "%autoreload 0"); res.IsError {
+		t.Fatalf("%%autoreload 0: %s", text)
+	}
 	write("def area(w, h):\n    return w - h\n")
 	_, text = cell(t, r, tiers.Normal, "area(2, 3)")
 	want(t, text, "\n5")

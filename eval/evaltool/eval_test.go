@@ -53,7 +53,7 @@ func newRun(t *testing.T, cfg eval.Config) *registry.Run {
 	root := t.TempDir()
 	os.WriteFile(filepath.Join(root, "notes.txt"), []byte("buy milk\n"), 0o644)
 	r, err := builtintools.NewRun(builtintools.Options{Root: root, Without: []string{"lsp", "structural"},
-		Eval: cfg, Families: []registry.Extension{slow, block}})
+		Settings: map[string]any{"eval": cfg}, Families: []registry.Extension{slow, block}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,7 +201,7 @@ func TestBridgeKeepsTheRules(t *testing.T) {
 	root := t.TempDir()
 	var asked []string
 	r, err := builtintools.NewRun(builtintools.Options{Root: root, Without: []string{"lsp", "structural"},
-		Eval: eval.Config{Python: python}, Policy: registry.Policy{tiers.Write: registry.Ask, tiers.Exec: registry.Allow},
+		Settings: map[string]any{"eval": eval.Config{Python: python}}, Policy: registry.Policy{tiers.Write: registry.Ask, tiers.Exec: registry.Allow},
 		Ask: askuser.Func(func(ctx context.Context, q askuser.Question) (askuser.Answer, error) {
 			asked = append(asked, q.Question)
 			return askuser.Answer{Outcome: askuser.Answered, Choices: []string{"Deny"}}, nil
@@ -227,7 +227,7 @@ func TestBridgeKeepsTheRules(t *testing.T) {
 type registryRun = registry.Run
 
 func newRunAt(root string) (*registry.Run, error) {
-	return builtintools.NewRun(builtintools.Options{Root: root, Without: []string{"lsp", "structural"}, Eval: eval.Config{Python: python}})
+	return builtintools.NewRun(builtintools.Options{Root: root, Without: []string{"lsp", "structural"}, Settings: map[string]any{"eval": eval.Config{Python: python}}})
 }
 
 // EV-3: IPython habits are rewritten on tokens: a string or a comment that

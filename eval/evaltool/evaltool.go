@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 	"unicode/utf8"
 
@@ -175,7 +174,7 @@ func run(ctx context.Context, c *registry.Call, host *eval.Host, p evalParams) (
 	if err != nil {
 		return EvalResult{}, err
 	}
-	return format(host, res, c.Budget().Chars()), nil
+	return format(host, res, c.Budget()), nil
 }
 
 // maxListedCalls bounds the tool calls listed one by one.
@@ -183,7 +182,7 @@ const maxListedCalls = 50
 
 // format cuts the cell's texts to share budget and writes what the agent
 // reads.
-func format(host *eval.Host, res *eval.CellResult, budget int) EvalResult {
+func format(host *eval.Host, res *eval.CellResult, budget registry.Budget) EvalResult {
 	r := EvalResult{Cell: res.Cell, ImageN: res.ImageN, State: res.State, Interrupted: res.Interrupted,
 		Memory: res.Memory, Stopped: res.Stopped, DurationMS: res.DurationMS, images: res.Images}
 	for _, tc := range res.ToolCalls[:min(len(res.ToolCalls), maxListedCalls)] {
@@ -230,32 +229,30 @@ func format(host *eval.Host, res *eval.CellResult, budget int) EvalResult {
 		{"error", res.Error, &r.Error, &r.ErrorSpilled},
 	}
 	lens := make([]int, len(texts))
-	total := 0
+	total, parts := 0, 0
 	for i, x := range texts {
 		lens[i] = int(min(x.t.Chars, 1<<40))
 		total += lens[i]
+		if lens[i] > 0 {
+			parts++
+		}
 	}
 	// What the texts may take: the budget less the fixed lines and, when
 	// something is cut, the notes that say where the rest is (about 150
-	// characters each). Never below a floor, so a small budget still shows
-	// something (code review §2.1); the run's own cut is the backstop.
-	avail := budget - utf8.RuneCountInString(head) - utf8.RuneCountInString(foot.String())
-	if total > avail {
-		for _, n := range lens {
-			if n > 0 {
-				avail -= 150
-			}
-		}
+	// characters each); Reserve keeps a floor, so a small budget still
+	// shows something (code review §2.1); the run's own cut is the backstop.
+	fixed := utf8.RuneCountInString(head) + utf8.RuneCountInString(foot.String())
+	if total > budget.Chars()-fixed {
+		fixed += parts * cutNote
 	}
-	avail = max(avail, 60)
-	shares := fill(avail, lens)
+	shares := budget.Reserve(fixed).Share(lens)
 	var b strings.Builder
 	b.WriteString(head)
 	for i, x := range texts {
 		if x.t.Empty() {
 			continue
 		}
-		*x.shown, *x.path = cut(host, res.Cell, x.kind, x.t, shares[i])
+		*x.shown, *x.path = cut(host, res.Cell, x.kind, x.t, shares[i].Chars())
 		b.WriteString(strings.TrimRight(*x.shown, "\n") + "\n")
 	}
 	b.WriteString(foot.String())
@@ -263,24 +260,9 @@ func format(host *eval.Host, res *eval.CellResult, budget int) EvalResult {
 	return r
 }
 
-// fill shares avail among texts of the given lengths: each gets at most
-// its length, the shortest first, and what one leaves goes to the rest.
-func fill(avail int, lens []int) []int {
-	out := make([]int, len(lens))
-	idx := make([]int, 0, len(lens))
-	for i, n := range lens {
-		if n > 0 {
-			idx = append(idx, i)
-		}
-	}
-	sort.Slice(idx, func(a, b int) bool { return lens[idx[a]] < lens[idx[b]] })
-	for k, i := range idx {
-		share := min(lens[i], avail/(len(idx)-k))
-		out[i] = share
-		avail -= share
-	}
-	return out
-}
+// cutNote is about what the note on a cut text takes ("[… N characters
+// cut; the whole output is in F]").
+const cutNote = 150
 
 // cut returns t as shown within share characters: whole, or its head and
 // tail around a note naming the file with all of it.

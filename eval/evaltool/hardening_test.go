@@ -110,13 +110,17 @@ func TestLateThreads(t *testing.T) {
 	_, text = cell(t, r, tiers.Normal, "import time\ntime.sleep(1)\n'second'")
 	want(t, text, "LATE PRINT FROM CELL 1", "cell 1", "'second'")
 	// Printed while no cell runs: the next cell shows it, with a note.
-	_, text = cell(t, r, tiers.Normal, "threading.Thread(target=late, args=(3,)).start()")
+	if res, text := cell(t, r, tiers.Normal, "threading.Thread(target=late, args=(3,)).start()"); res.IsError {
+		t.Fatalf("starting the thread: %s", text)
+	}
 	time.Sleep(time.Second)
 	_, text = cell(t, r, tiers.Normal, "'third'")
 	want(t, text, "LATE PRINT FROM CELL 3", "cell 3", "'third'")
 	// A tool call from a thread whose cell returned is refused, not run
 	// under the next cell.
-	_, text = cell(t, r, tiers.Normal, "got = []\ndef late_tool():\n    time.sleep(0.4)\n    try:\n        tool('read', {'path': 'notes.txt'})\n        got.append('ran')\n    except ToolError as e:\n        got.append(str(e))\nthreading.Thread(target=late_tool).start()")
+	if res, text := cell(t, r, tiers.Normal, "got = []\ndef late_tool():\n    time.sleep(0.4)\n    try:\n        tool('read', {'path': 'notes.txt'})\n        got.append('ran')\n    except ToolError as e:\n        got.append(str(e))\nthreading.Thread(target=late_tool).start()"); res.IsError {
+		t.Fatalf("starting the thread: %s", text)
+	}
 	res, text := cell(t, r, tiers.Normal, "time.sleep(1)\ngot")
 	want(t, text, "after that cell returned")
 	if n := len(res.StructuredContent.(evaltool.EvalResult).ToolCalls); n != 0 {
@@ -353,7 +357,7 @@ func TestTinyBudget(t *testing.T) {
 		testenv.Missing(t, python, "not installed")
 	}
 	r, err := builtintools.NewRun(builtintools.Options{Root: t.TempDir(), Without: []string{"lsp", "structural"},
-		Eval: eval.Config{Python: python}, OutputBudget: 200})
+		Settings: map[string]any{"eval": eval.Config{Python: python}}, OutputBudget: 200})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -83,7 +83,6 @@ func runNotebook(ctx context.Context, c *registry.Call, host *eval.Host, p evalP
 	if err != nil {
 		return EvalResult{}, err
 	}
-	budget := c.Budget().Chars()
 	r := EvalResult{Notebook: rel, State: "preserved"}
 	var b strings.Builder
 	var updates []notebook.Update
@@ -110,7 +109,7 @@ func runNotebook(ctx context.Context, c *registry.Call, host *eval.Host, p evalP
 		updates = append(updates, notebook.Update{N: n, Count: res.Cell, Outputs: outputs(host, res, wb)})
 		r.Ran = append(r.Ran, n)
 		r.Cell, r.State, r.DurationMS = res.Cell, res.State, r.DurationMS+res.DurationMS
-		one := format(host, res, max(budget/max(len(which), 1), 400))
+		one := format(host, res, c.Budget().Split(len(which)))
 		fmt.Fprintf(&b, "── cell %d · In [%d] ──\n", n, res.Cell)
 		// The cell's own header is the notebook's; what follows it, if
 		// anything, is the cell's.

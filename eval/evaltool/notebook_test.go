@@ -420,7 +420,7 @@ func TestNotebookWriteGate(t *testing.T) {
 			cards, answer = nil, tc.answer
 			root := t.TempDir()
 			r, err := builtintools.NewRun(builtintools.Options{Root: root, Without: []string{"lsp", "structural"}, Ask: port,
-				Policy: registry.Policy{tiers.Write: tc.policy}, Eval: eval.Config{Python: python}})
+				Policy: registry.Policy{tiers.Write: tc.policy}, Settings: map[string]any{"eval": eval.Config{Python: python}}})
 			if err != nil {
 				t.Fatal(err)
 			}

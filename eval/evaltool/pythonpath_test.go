@@ -42,7 +42,7 @@ var pythonProject = map[string]string{
 
 func pythonRunAt(t *testing.T, root, interp string) *registry.Run {
 	t.Helper()
-	r, err := builtintools.NewRun(builtintools.Options{Root: root, Without: []string{"lsp", "structural"}, Eval: eval.Config{Python: interp}})
+	r, err := builtintools.NewRun(builtintools.Options{Root: root, Without: []string{"lsp", "structural"}, Settings: map[string]any{"eval": eval.Config{Python: interp}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/builtin-tools/builtin-tools/graph"
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
@@ -156,6 +157,9 @@ func candidateSites(a *graph.Answer) ([]ConfirmMark, []DependentMark) {
 	return out, deps
 }
 
+// servers are the run's language servers, which confirm asks.
+var servers = registry.Requires(lsptool.Key, "confirm (candidate sites checked by a language server)", "code_graph")
+
 // confirm asks the run's language server for the definition at each of
 // the answer's candidate sites, a few at once, within the bounds.
 func confirm(ctx context.Context, c *registry.Call, g *Graph, v graph.View, a *graph.Answer) *Confirmation {
@@ -165,7 +169,7 @@ func confirm(ctx context.Context, c *registry.Call, g *Graph, v graph.View, a *g
 	if len(marks) == 0 {
 		return cf
 	}
-	s, ok := lsptool.Key.Of(c.Run)
+	s, ok := servers.Of(c.Run)
 	if !ok {
 		cf.NoServer = "this run has no language servers (the lsp tool is not loaded)"
 		noneAsked(cf)
@@ -572,7 +576,7 @@ func seconds(s float64) string {
 
 // confirmText renders the marks after the answer's text, within room
 // characters.
-func confirmText(cf *Confirmation, op string, room int) string {
+func confirmText(cf *Confirmation, op string, room registry.Budget) string {
 	var b strings.Builder
 	if cf.NoServer != "" {
 		fmt.Fprintf(&b, "confirm: nothing asked: %s; the candidates above are unconfirmed", cf.NoServer)
@@ -625,8 +629,9 @@ func confirmText(cf *Confirmation, op string, room int) string {
 		}
 		lines = append(lines, line+"]\n")
 	}
+	used := utf8.RuneCountInString(b.String())
 	for i, line := range lines {
-		if b.Len()+len(line) > room {
+		if used += utf8.RuneCountInString(line); used > room.Chars() {
 			fmt.Fprintf(&b, "(%d more marks not shown: the output budget was reached; the structured result has them all)\n", len(lines)-i)
 			break
 		}

@@ -64,7 +64,7 @@ type confirmed struct {
 func callConfirm(t *testing.T, cfg graphtool.Config) (string, graphtool.Confirmation) {
 	t.Helper()
 	testenv.LookPath(t, "gopls")
-	r, err := builtintools.NewRun(builtintools.Options{Root: confirmFixture(t), Graph: cfg})
+	r, err := builtintools.NewRun(builtintools.Options{Root: confirmFixture(t), Settings: map[string]any{"code_graph": cfg}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -94,6 +94,7 @@ var Family = registry.Family[*Graph]{
 	},
 	Tools:    []registry.Descriptor{Tool},
 	Wrappers: []registry.Wrapper{ReindexOnWrite},
+	Requires: []registry.Requirement{servers},
 }
 
 // ReindexOnWrite re-reads the files a write tool changed, before its

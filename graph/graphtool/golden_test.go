@@ -117,7 +117,7 @@ func replayGolden(t *testing.T, root, queries string) string {
 		if r == nil {
 			var err error
 			r, err = builtintools.NewRun(builtintools.Options{Root: root, Without: []string{"lsp"}, OutputBudget: budget,
-				Graph: graphtool.Config{Options: graph.Options{MaxFileSize: maxFile}, Wait: time.Minute}})
+				Settings: map[string]any{"code_graph": graphtool.Config{Options: graph.Options{MaxFileSize: maxFile}, Wait: time.Minute}}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -235,7 +235,7 @@ func TestGoldenPartial(t *testing.T) {
 		os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%d.go", i)), []byte(body), 0o644)
 	}
 	r, err := builtintools.NewRun(builtintools.Options{Root: root, Without: []string{"lsp"},
-		Graph: graphtool.Config{Wait: time.Nanosecond}})
+		Settings: map[string]any{"code_graph": graphtool.Config{Wait: time.Nanosecond}}})
 	if err != nil {
 		t.Fatal(err)
 	}

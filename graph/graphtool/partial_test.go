@@ -49,7 +49,7 @@ func TestQueryBeforeReady(t *testing.T) {
 		os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%d.go", i)), []byte(body), 0o644)
 	}
 	r, err := builtintools.NewRun(builtintools.Options{Root: root, Without: []string{"lsp"},
-		Graph: graphtool.Config{Wait: time.Nanosecond}})
+		Settings: map[string]any{"code_graph": graphtool.Config{Wait: time.Nanosecond}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func TestPartialAnswerSaysSo(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(root, "a.go"), []byte("package m\n\nfunc Target() {}\n"), 0o644)
 	r, err := builtintools.NewRun(builtintools.Options{Root: root, Without: []string{"lsp"},
-		Graph: graphtool.Config{Wait: time.Nanosecond}})
+		Settings: map[string]any{"code_graph": graphtool.Config{Wait: time.Nanosecond}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +99,7 @@ func TestReadyIsAnnounced(t *testing.T) {
 		os.WriteFile(filepath.Join(root, fmt.Sprintf("f%d.go", i)), []byte(fmt.Sprintf("package m\n\nfunc F%d() { Target() }\n", i)), 0o644)
 	}
 	r, err := builtintools.NewRun(builtintools.Options{Root: root, Without: []string{"lsp"},
-		Graph: graphtool.Config{Wait: time.Nanosecond}})
+		Settings: map[string]any{"code_graph": graphtool.Config{Wait: time.Nanosecond}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +165,7 @@ func TestCallersAheadOfTheIndex(t *testing.T) {
 		os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%d.go", i)), []byte(body), 0o644)
 	}
 	r, err := builtintools.NewRun(builtintools.Options{Root: root, Without: []string{"lsp"},
-		Graph: graphtool.Config{Wait: time.Nanosecond}})
+		Settings: map[string]any{"code_graph": graphtool.Config{Wait: time.Nanosecond}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +199,7 @@ func TestFindAheadOfTheIndex(t *testing.T) {
 		os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%d.go", i)), []byte(body), 0o644)
 	}
 	r, err := builtintools.NewRun(builtintools.Options{Root: root, Without: []string{"lsp"},
-		Graph: graphtool.Config{Wait: time.Nanosecond}})
+		Settings: map[string]any{"code_graph": graphtool.Config{Wait: time.Nanosecond}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/graph"
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
+	"github.com/builtin-tools/builtin-tools/registry"
 )
 
 // Render writes an answer as an agent reads it, within budget characters
@@ -50,53 +51,48 @@ var more = map[string]string{
 	"status":    "the lists are in the structured result",
 }
 
-// fit cuts a text over budget characters at a line, with a note of what
-// was cut and how to get it, so that the registry's generic cut never
-// stands in for the operation's own advice.
-func fit(text string, budget int, op string) string {
-	if budget <= 0 || len(text) <= budget {
-		return text
-	}
-	note := fmt.Sprintf("\n(%d more characters not shown: the output budget was reached; %s)", len(text), more[op])
-	n := max(budget-len(note), 0)
-	for n > 0 && !utf8.RuneStart(text[n]) {
-		n--
-	}
-	cut := text[:n]
-	if i := strings.LastIndexByte(cut, '\n'); i > 0 {
-		cut = cut[:i]
-	}
-	return cut + fmt.Sprintf("\n(%d more characters not shown: the output budget was reached; %s)", len(text)-len(cut), more[op])
+// fit cuts a text over budget at a line, with a note of what was cut and
+// how to get it, so that the registry's generic cut never stands in for
+// the operation's own advice.
+func fit(text string, budget registry.Budget, op string) string {
+	return budget.Head(text, func(left int) string {
+		return fmt.Sprintf("\n(%d more characters not shown: the output budget was reached; %s)", left, more[op])
+	})
 }
 
 // writer builds an answer's text within a budget of characters.
 type writer struct {
 	b      strings.Builder
+	chars  int // characters written
 	budget int
 	cut    int // lines left out
 }
 
 func (w *writer) line(format string, args ...any) bool {
 	if w.cut > 0 {
-		// Past the budget every later line is left out too, uncounted in
-		// bytes: formatting them would cost what the budget saves.
+		// Past the budget every later line is left out too, unmeasured:
+		// formatting them would cost what the budget saves.
 		w.cut++
 		return false
 	}
 	s := fmt.Sprintf(format, args...)
-	if w.budget > 0 && w.b.Len()+len(s)+1 > w.budget {
+	n := utf8.RuneCountInString(s) + 1
+	if w.budget > 0 && w.chars+n > w.budget {
 		w.cut++
 		return false
 	}
 	w.b.WriteString(s)
 	w.b.WriteByte('\n')
+	w.chars += n
 	return true
 }
 
 // head writes a line outside the budget (summaries that must show).
 func (w *writer) head(format string, args ...any) {
-	fmt.Fprintf(&w.b, format, args...)
+	s := fmt.Sprintf(format, args...)
+	w.b.WriteString(s)
 	w.b.WriteByte('\n')
+	w.chars += utf8.RuneCountInString(s) + 1
 }
 
 // String is the text, with a note of the lines left out and what more

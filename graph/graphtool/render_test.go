@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/builtin-tools/builtin-tools/astgrep"
 	"github.com/builtin-tools/builtin-tools/graph"
@@ -48,6 +49,35 @@ func TestBudgetCutsTextAndLists(t *testing.T) {
 	if !strings.Contains(got, "2 other references named T lead to other definitions") ||
 		!strings.HasSuffix(got, "(7 more lines not shown: the output budget was reached; impact with depth 1 lists each calling definition once; lsp references lists the server's references)") {
 		t.Fatalf("text:\n%s", got)
+	}
+}
+
+// The budget counts characters, as the run's cut does: an answer whose
+// lines quote non-ASCII code (each "é" two bytes) shows as many lines as an
+// ASCII one, and fit's note counts characters too (code review §1: graphtool
+// counted bytes, so it showed about half of such an answer).
+func TestBudgetCountsCharacters(t *testing.T) {
+	sym := graph.Symbol{Name: "T", Qualified: "p.T", Kind: "function", File: "p/t.go", Line: 1}
+	answer := func(code string) *graph.Answer {
+		a := &graph.Answer{Op: "callers", Symbol: &sym, Index: graph.IndexState{Ready: true}}
+		for i := range 10 {
+			a.Sites = append(a.Sites, graph.Site{File: "p/a.go", Line: i + 1, In: "p.A", Class: graph.Exact, Code: code})
+			a.Counts.Exact++
+		}
+		return a
+	}
+	ascii, accented := answer("T(\"eeeeeeeeeeeeeeeeeeee\")"), answer("T(\"éééééééééééééééééééé\")")
+	Render(ascii, 400)
+	Render(accented, 400)
+	if len(accented.Sites) != len(ascii.Sites) || len(ascii.Sites) == 10 {
+		t.Errorf("within 400 characters: %d accented sites shown, %d ASCII ones", len(accented.Sites), len(ascii.Sites))
+	}
+	text := strings.Repeat("é\n", 300)
+	got := fit(text, 400, "callers")
+	head, _, _ := strings.Cut(got, "\n(")
+	if n := utf8.RuneCountInString(got); n > 400 || n < 390 ||
+		!strings.Contains(got, fmt.Sprintf("\n(%d more characters not shown", 600-utf8.RuneCountInString(head))) {
+		t.Errorf("fit to 400 characters: %d characters:\n%s", n, got)
 	}
 }
 

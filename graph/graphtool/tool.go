@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/builtin-tools/builtin-tools/graph"
 	"github.com/builtin-tools/builtin-tools/graph/index"
@@ -103,7 +104,7 @@ func query(ctx context.Context, c *registry.Call, g *Graph, p params) (Result, e
 	x.Start(nil)
 	if a != nil {
 		g.announceWhenReady(c.Run)
-		return Result{Answer: a, text: fit(Render(a, c.Budget().Reserve(400).Chars()), c.Budget().Chars(), textOp(a))}, nil
+		return Result{Answer: a, text: fit(Render(a, c.Budget().Reserve(400).Chars()), c.Budget(), textOp(a))}, nil
 	}
 	if o.wait {
 		// Wait for a build in progress, bounded, telling the client how far
@@ -123,8 +124,8 @@ func query(ctx context.Context, c *registry.Call, g *Graph, p params) (Result, e
 	}
 	budget := c.Budget()
 	if p.Confirm {
-		// The marks need room after the answer.
-		budget = registry.Budget(budget.Chars() * 2 / 3)
+		// The marks need a third of the room, after the answer.
+		budget = budget.Reserve(budget.Chars() / 3)
 	}
 	// One view per answer: the snapshot and resolver the whole answer (and
 	// confirm's outlines) read.
@@ -143,10 +144,10 @@ func query(ctx context.Context, c *registry.Call, g *Graph, p params) (Result, e
 	// confirm until one is chosen.
 	if p.Confirm && len(a.Candidates) == 0 {
 		r.Confirm = confirm(ctx, c, g, v, a)
-		room := c.Budget().Chars() - len(r.text) - 200
-		r.text += "\n" + confirmText(r.Confirm, o.name, max(room, 200))
+		room := c.Budget().Reserve(utf8.RuneCountInString(r.text) + 200)
+		r.text += "\n" + confirmText(r.Confirm, o.name, room)
 	}
-	r.text = fit(r.text, c.Budget().Chars(), textOp(a))
+	r.text = fit(r.text, c.Budget(), textOp(a))
 	return r, nil
 }
 

@@ -1,6 +1,9 @@
 package lang
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // A declared type's text reduces to the type whose members a value has.
 func TestNormType(t *testing.T) {
@@ -56,9 +59,24 @@ func FuzzTypeText(f *testing.F) {
 				t.Errorf("structFields(%q) named field %q, not an identifier", s, fd.Name)
 			}
 		}
-		_ = FuncTypeResult(s)
-		_ = TopSplit(s, ',')
-		_ = Opening(s)
-		_ = LastTopDot(s)
+		if r := FuncTypeResult(s); r != "" && (!strings.HasPrefix(strings.TrimSpace(s), "func(") || !strings.HasSuffix(strings.TrimSpace(s), r) || r != strings.TrimSpace(r)) {
+			t.Errorf("FuncTypeResult(%q) = %q, not the trimmed end of a function type", s, r)
+		}
+		if parts := TopSplit(s, ','); len(parts) == 0 || len(parts)-1 > strings.Count(s, ",") {
+			t.Errorf("TopSplit(%q) = %q: more parts than commas allow", s, parts)
+		}
+		// Opening's bracket starts the balanced run that ends s; LastTopDot's
+		// dot has as many closing brackets after it as opening ones.
+		if i := Opening(s); i != -1 && (i < 0 || i >= len(s) || !strings.ContainsRune("([", rune(s[i])) || balance(s[i:]) != 0) {
+			t.Errorf("Opening(%q) = %d, not the bracket that opens the end", s, i)
+		}
+		if i := LastTopDot(s); i != -1 && (i < 0 || i >= len(s) || s[i] != '.' || balance(s[i+1:]) != 0) {
+			t.Errorf("LastTopDot(%q) = %d, not a dot outside brackets", s, i)
+		}
 	})
+}
+
+// balance is the round and square brackets s opens less those it closes.
+func balance(s string) int {
+	return strings.Count(s, "(") + strings.Count(s, "[") - strings.Count(s, ")") - strings.Count(s, "]")
 }

@@ -209,9 +209,6 @@ func persistent(err error) bool {
 		errors.Is(err, syscall.EROFS) || errors.Is(err, fs.ErrPermission)
 }
 
-// Dir is the store's folder.
-func (s *Store) Dir() string { return s.dir }
-
 // Status reports what the store does and its counts since Open.
 func (s *Store) Status() Status {
 	s.mu.Lock()

@@ -886,7 +886,7 @@ func (g *gen) validate(root, n *node, x string, at []string, depth int) {
 			if f.n.k == kSlice && f.tag.sorted {
 				g.p("for %s := 1; %s < len(%s); %s++ {\nif %s[%s] < %s[%s-1] {\n", i, i, fx, i, fx, i, fx, i)
 				g.p("return fmt.Errorf(\"%s[%%d]: %%d is less than the element before it\"%s, %s, %s[%s])\n}\n}\n",
-					strings.TrimPrefix(strings.Join(fat, ""), "."), fmtArgs(depth), i, fx, i)
+					root.t.Name()+strings.Join(fat, ""), fmtArgs(depth), i, fx, i)
 			}
 			switch {
 			case (e.k == kUint || e.k == kInt || e.k == kByte) && (f.tag.index != "" || f.tag.bound != ""):
@@ -962,7 +962,7 @@ func (g *gen) checkInt(root, holder *node, hx, x string, f *field, at []string) 
 	case f.tag.bound != "":
 		what = "an offset within " + path
 	}
-	g.p("if !(%s) {\nreturn fmt.Errorf(\"%s: %%d is not %s (length %%d)\"%s, x, n)\n}\n}\n", ok, strings.TrimPrefix(name, "."), what, args)
+	g.p("if !(%s) {\nreturn fmt.Errorf(\"%s: %%d is not %s (length %%d)\"%s, x, n)\n}\n}\n", ok, root.t.Name()+name, what, args)
 }
 
 // --- helpers, once per file ---

@@ -38,20 +38,9 @@
 // first may sit outside the root, in a worktree's common folder, and the
 // second belongs to the user, not the checkout).
 //
-// Uses:
-//
-//	// every Go file, sorted, with those over 2 MiB marked TooLarge
-//	files, err := walk.Files(ctx, g, dir, walk.Options{
-//		MaxFileSize: 2 << 20,
-//		Want:        func(name string) bool { return strings.HasSuffix(name, ".go") },
-//	})
-//
-//	// a marker scan: folders too, four levels deep, hidden files kept
-//	err := walk.Walk(ctx, g, g.Root(), walk.Options{Dirs: true, MaxDepth: 4, HiddenFiles: true,
-//		SkipDirs: []string{"target", "build"}}, func(e walk.Entry) error { ...; return nil })
-//
-//	// a watcher deciding whether an event concerns the checkout
-//	if walk.Excluded(g, path, false, walk.Options{}) { ... }
+// The examples show its three uses: listing a search's files (Files), a
+// marker scan with folders (Walk), and a watcher's question about a path
+// that may be gone (Excluded).
 package walk
 
 import (

@@ -54,4 +54,5 @@ var Family = registry.Family[*Servers]{
 	},
 	Tools:    []registry.Descriptor{LSPTool, RenameTool, FixTool},
 	Wrappers: []registry.Wrapper{DiagnosticsOnWrite},
+	Requires: []registry.Requirement{staging},
 }

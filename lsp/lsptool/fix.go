@@ -3,7 +3,6 @@ package lsptool
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -36,9 +35,8 @@ var FixTool = registry.Descriptor{
 		"organize_imports, fix_all, or format (the whole file, or line..end_line). The server's edit, or the edit its command sends back, " +
 		"is written all or nothing; an id listed before its file changed is refused and the actions are listed afresh. " +
 		"New diagnostics come back with the result.",
-	Writes:   true,
-	Approval: fixApproval,
-	Handler:  registry.With(Key, fix),
+	Writes:  true,
+	Handler: registry.With(Key, fix, registry.Approve(fixApproval)),
 }
 
 // FixResult is what lsp_fix applied.
@@ -50,25 +48,12 @@ type FixResult struct {
 // Text is what the agent reads.
 func (r FixResult) Text() string { return r.text }
 
-// cardKey carries, to fixApproval, the card of an edit a fix's command
-// sent (asked through Call.Escalate from inside the handler).
-type cardKey struct{}
-
 // fixApproval works the fix out before the operator is asked: the card
 // shows its files and diff, and the outcome is kept for the handler, which
 // writes that plan and nothing else — nor anything when the plan failed or
 // changed nothing, however the server answers when asked again. A fix that
 // changes nothing is not asked about.
-func fixApproval(ctx context.Context, c *registry.Call) (bool, string) {
-	if card, ok := ctx.Value(cardKey{}).(string); ok {
-		return true, card
-	}
-	s, ok := Key.Of(c.Run)
-	if !ok {
-		return true, ""
-	}
-	var p fixParams
-	json.Unmarshal(c.Args, &p)
+func fixApproval(ctx context.Context, c *registry.Call, s *Servers, p fixParams) (bool, string) {
 	plan, err := planFix(ctx, c, s, p)
 	s.keepPlan(ctx, c, planned{plan, err})
 	switch {
@@ -159,7 +144,7 @@ func fix(ctx context.Context, c *registry.Call, s *Servers, p fixParams) (FixRes
 		what := fmt.Sprintf("the edit %s's command %s sent (%s)", e.Server, e.Command, textcut.Ellipsis(strings.Join(files, ", "), 80))
 		card := fmt.Sprintf("%s's command %s, run by lsp_fix %s, sent an edit: %s", e.Server, e.Command, fixName(&plan.Result),
 			changesCard(e.Changes, e.Edits))
-		return c.Escalate(context.WithValue(ctx, cardKey{}, card), tiers.Write, what)
+		return c.EscalateCard(ctx, tiers.Write, what, card)
 	}
 	res, err := s.Sup.CommitFix(ctx, plan, p.Force, confirm)
 	if res != nil {

@@ -2,7 +2,6 @@ package lsptool
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -36,18 +35,15 @@ var RenameTool = registry.Descriptor{
 	Writes: true,
 	// A preview only stages: under write=ask the resolve that accepts it
 	// is asked, once, with the diff on the card.
-	Approval: func(ctx context.Context, c *registry.Call) (bool, string) {
-		var p renameParams
-		json.Unmarshal(c.Args, &p)
+	Handler: registry.With(Key, rename, registry.Approve(func(ctx context.Context, c *registry.Call, s *Servers, p renameParams) (bool, string) {
 		return !p.Preview, ""
-	},
-	Handler: registry.With(Key, rename),
+	})),
 }
 
-// stagingKey finds the run's staged edits: the tree-sitter family's
-// resource (structural), seen only as a staged.Stager so that this family
-// builds without cgo.
-var stagingKey = registry.NewKey[staged.Stager]("structural")
+// staging is the run's store of staged edits, whichever family provides
+// it (the tree-sitter family, structural, as ast_edit's): found as a
+// staged.Stager, so that this family builds without cgo and names no other.
+var staging = registry.RequiresService[staged.Stager]("preview (the rename staged for resolve, as ast_edit's rewrites)", "lsp_rename")
 
 // RenameResult is what lsp_rename changed, or, with preview, staged.
 type RenameResult struct {
@@ -99,9 +95,9 @@ func rename(ctx context.Context, c *registry.Call, s *Servers, p renameParams) (
 }
 
 func previewRename(ctx context.Context, c *registry.Call, s *Servers, p renameParams, place lsp.Place) (RenameResult, error) {
-	st, ok := stagingKey.Of(c.Run)
+	st, ok := staging.Of(c.Run)
 	if !ok {
-		return RenameResult{}, errors.New("preview needs the staged edits of ast_edit and resolve, which this run does not have; call lsp_rename without preview to write the rename")
+		return RenameResult{}, fmt.Errorf("preview needs the staged edits of ast_edit and resolve, which this run does not have (%s); call lsp_rename without preview to write the rename", staging.Missing(c.Run))
 	}
 	at, _ := c.Location(p.File)
 	plan, err := s.Sup.PlanRename(ctx, at, place, p.NewName)

@@ -12,7 +12,7 @@ import (
 
 // SchemaHash changes whenever a field, a type, their order or the encoding changes:
 // the SHA-256 of the types' description and of this file's code.
-const SchemaHash = "547c997464f8f80da4912aea11a448da6e18f6c11739d484e99c666bad34fcf0"
+const SchemaHash = "45dedeb06297df92b706dc5034af619a7da2fbd31e3b182d9af28a9afc2d17e5"
 
 var _ = math.MaxInt32 // used or not, by the types
 
@@ -1446,82 +1446,82 @@ func (v *Record) UnmarshalBinary(data []byte) error {
 func (v *Record) Validate() error {
 	for i0 := 1; i0 < len(v.Strs.Ends); i0++ {
 		if v.Strs.Ends[i0] < v.Strs.Ends[i0-1] {
-			return fmt.Errorf("Strs.Ends[%d]: %d is less than the element before it", i0, v.Strs.Ends[i0])
+			return fmt.Errorf("Record.Strs.Ends[%d]: %d is less than the element before it", i0, v.Strs.Ends[i0])
 		}
 	}
 	for i0 := range v.Strs.Ends {
 		{
 			x, n := int64(v.Strs.Ends[i0]), int64(len(v.Strs.Data))
 			if !(x >= 0 && x <= n) {
-				return fmt.Errorf("Strs.Ends[%d]: %d is not an offset within .Data (length %d)", i0, x, n)
+				return fmt.Errorf("Record.Strs.Ends[%d]: %d is not an offset within .Data (length %d)", i0, x, n)
 			}
 		}
 	}
 	{
 		x, n := int64(v.Package), int64(len(v.Strs.Ends))
 		if !(x >= 0 && x < n) {
-			return fmt.Errorf("Package: %d is not an index of Strs.Ends (length %d)", x, n)
+			return fmt.Errorf("Record.Package: %d is not an index of Strs.Ends (length %d)", x, n)
 		}
 	}
 	{
 		x, n := int64(v.Exports), int64(len(v.Strs.Ends))
 		if !(x >= 0 && x < n) {
-			return fmt.Errorf("Exports: %d is not an index of Strs.Ends (length %d)", x, n)
+			return fmt.Errorf("Record.Exports: %d is not an index of Strs.Ends (length %d)", x, n)
 		}
 	}
 	{
 		x, n := int64(v.Default), int64(len(v.Strs.Ends))
 		if !(x >= 0 && x < n) {
-			return fmt.Errorf("Default: %d is not an index of Strs.Ends (length %d)", x, n)
+			return fmt.Errorf("Record.Default: %d is not an index of Strs.Ends (length %d)", x, n)
 		}
 	}
 	{
 		x, n := int64(v.BuildLine), int64(len(v.Strs.Ends))
 		if !(x >= 0 && x < n) {
-			return fmt.Errorf("BuildLine: %d is not an index of Strs.Ends (length %d)", x, n)
+			return fmt.Errorf("Record.BuildLine: %d is not an index of Strs.Ends (length %d)", x, n)
 		}
 	}
 	for i0 := range v.Defs {
 		{
 			x, n := int64(v.Defs[i0].Name), int64(len(v.Strs.Ends))
 			if !(x >= 0 && x < n) {
-				return fmt.Errorf("Defs[%d].Name: %d is not an index of Strs.Ends (length %d)", i0, x, n)
+				return fmt.Errorf("Record.Defs[%d].Name: %d is not an index of Strs.Ends (length %d)", i0, x, n)
 			}
 		}
 		{
 			x, n := int64(v.Defs[i0].Kind), int64(len(v.Strs.Ends))
 			if !(x >= 0 && x < n) {
-				return fmt.Errorf("Defs[%d].Kind: %d is not an index of Strs.Ends (length %d)", i0, x, n)
+				return fmt.Errorf("Record.Defs[%d].Kind: %d is not an index of Strs.Ends (length %d)", i0, x, n)
 			}
 		}
 		{
 			x, n := int64(v.Defs[i0].Container), int64(len(v.Strs.Ends))
 			if !(x >= 0 && x < n) {
-				return fmt.Errorf("Defs[%d].Container: %d is not an index of Strs.Ends (length %d)", i0, x, n)
+				return fmt.Errorf("Record.Defs[%d].Container: %d is not an index of Strs.Ends (length %d)", i0, x, n)
 			}
 		}
 		{
 			x, n := int64(v.Defs[i0].Scope), int64(len(v.Strs.Ends))
 			if !(x >= 0 && x < n) {
-				return fmt.Errorf("Defs[%d].Scope: %d is not an index of Strs.Ends (length %d)", i0, x, n)
+				return fmt.Errorf("Record.Defs[%d].Scope: %d is not an index of Strs.Ends (length %d)", i0, x, n)
 			}
 		}
 		{
 			x, n := int64(v.Defs[i0].Self), int64(len(v.Strs.Ends))
 			if !(x >= 0 && x < n) {
-				return fmt.Errorf("Defs[%d].Self: %d is not an index of Strs.Ends (length %d)", i0, x, n)
+				return fmt.Errorf("Record.Defs[%d].Self: %d is not an index of Strs.Ends (length %d)", i0, x, n)
 			}
 		}
 		{
 			x, n := int64(v.Defs[i0].Type), int64(len(v.Types))
 			if !(x >= 0 && x < n || x == -1) {
-				return fmt.Errorf("Defs[%d].Type: %d is not an index of Types (length %d)", i0, x, n)
+				return fmt.Errorf("Record.Defs[%d].Type: %d is not an index of Types (length %d)", i0, x, n)
 			}
 		}
 		{
 			x, n := int64(v.Defs[i0].Init), int64(len(v.Exprs))
 			if !(x >= 0 && x < n || x == -1) {
-				return fmt.Errorf("Defs[%d].Init: %d is not an index of Exprs (length %d)", i0, x, n)
+				return fmt.Errorf("Record.Defs[%d].Init: %d is not an index of Exprs (length %d)", i0, x, n)
 			}
 		}
 	}
@@ -1529,19 +1529,19 @@ func (v *Record) Validate() error {
 		{
 			x, n := int64(v.Refs[i0].Name), int64(len(v.Strs.Ends))
 			if !(x >= 0 && x < n) {
-				return fmt.Errorf("Refs[%d].Name: %d is not an index of Strs.Ends (length %d)", i0, x, n)
+				return fmt.Errorf("Record.Refs[%d].Name: %d is not an index of Strs.Ends (length %d)", i0, x, n)
 			}
 		}
 		{
 			x, n := int64(v.Refs[i0].Recv), int64(len(v.Exprs))
 			if !(x >= 0 && x < n || x == -1) {
-				return fmt.Errorf("Refs[%d].Recv: %d is not an index of Exprs (length %d)", i0, x, n)
+				return fmt.Errorf("Record.Refs[%d].Recv: %d is not an index of Exprs (length %d)", i0, x, n)
 			}
 		}
 		{
 			x, n := int64(v.Refs[i0].Encl), int64(len(v.Defs))
 			if !(x >= 0 && x < n || x == -1) {
-				return fmt.Errorf("Refs[%d].Encl: %d is not an index of Defs (length %d)", i0, x, n)
+				return fmt.Errorf("Record.Refs[%d].Encl: %d is not an index of Defs (length %d)", i0, x, n)
 			}
 		}
 	}
@@ -1549,13 +1549,13 @@ func (v *Record) Validate() error {
 		{
 			x, n := int64(v.Locals[i0].Name), int64(len(v.Strs.Ends))
 			if !(x >= 0 && x < n) {
-				return fmt.Errorf("Locals[%d].Name: %d is not an index of Strs.Ends (length %d)", i0, x, n)
+				return fmt.Errorf("Record.Locals[%d].Name: %d is not an index of Strs.Ends (length %d)", i0, x, n)
 			}
 		}
 		{
 			x, n := int64(v.Locals[i0].Encl), int64(len(v.Defs))
 			if !(x >= 0 && x < n || x == -1) {
-				return fmt.Errorf("Locals[%d].Encl: %d is not an index of Defs (length %d)", i0, x, n)
+				return fmt.Errorf("Record.Locals[%d].Encl: %d is not an index of Defs (length %d)", i0, x, n)
 			}
 		}
 	}
@@ -1563,13 +1563,13 @@ func (v *Record) Validate() error {
 		{
 			x, n := int64(v.Fields[i0].Container), int64(len(v.Strs.Ends))
 			if !(x >= 0 && x < n) {
-				return fmt.Errorf("Fields[%d].Container: %d is not an index of Strs.Ends (length %d)", i0, x, n)
+				return fmt.Errorf("Record.Fields[%d].Container: %d is not an index of Strs.Ends (length %d)", i0, x, n)
 			}
 		}
 		{
 			x, n := int64(v.Fields[i0].Name), int64(len(v.Strs.Ends))
 			if !(x >= 0 && x < n) {
-				return fmt.Errorf("Fields[%d].Name: %d is not an index of Strs.Ends (length %d)", i0, x, n)
+				return fmt.Errorf("Record.Fields[%d].Name: %d is not an index of Strs.Ends (length %d)", i0, x, n)
 			}
 		}
 	}
@@ -1577,19 +1577,19 @@ func (v *Record) Validate() error {
 		{
 			x, n := int64(v.Imports[i0].Module), int64(len(v.Strs.Ends))
 			if !(x >= 0 && x < n) {
-				return fmt.Errorf("Imports[%d].Module: %d is not an index of Strs.Ends (length %d)", i0, x, n)
+				return fmt.Errorf("Record.Imports[%d].Module: %d is not an index of Strs.Ends (length %d)", i0, x, n)
 			}
 		}
 		{
 			x, n := int64(v.Imports[i0].Name), int64(len(v.Strs.Ends))
 			if !(x >= 0 && x < n) {
-				return fmt.Errorf("Imports[%d].Name: %d is not an index of Strs.Ends (length %d)", i0, x, n)
+				return fmt.Errorf("Record.Imports[%d].Name: %d is not an index of Strs.Ends (length %d)", i0, x, n)
 			}
 		}
 		{
 			x, n := int64(v.Imports[i0].Local), int64(len(v.Strs.Ends))
 			if !(x >= 0 && x < n) {
-				return fmt.Errorf("Imports[%d].Local: %d is not an index of Strs.Ends (length %d)", i0, x, n)
+				return fmt.Errorf("Record.Imports[%d].Local: %d is not an index of Strs.Ends (length %d)", i0, x, n)
 			}
 		}
 	}
@@ -1597,13 +1597,13 @@ func (v *Record) Validate() error {
 		{
 			x, n := int64(v.Types[i0].Name), int64(len(v.Strs.Ends))
 			if !(x >= 0 && x < n) {
-				return fmt.Errorf("Types[%d].Name: %d is not an index of Strs.Ends (length %d)", i0, x, n)
+				return fmt.Errorf("Record.Types[%d].Name: %d is not an index of Strs.Ends (length %d)", i0, x, n)
 			}
 		}
 		{
 			x, n := int64(v.Types[i0].Text), int64(len(v.Strs.Ends))
 			if !(x >= 0 && x < n) {
-				return fmt.Errorf("Types[%d].Text: %d is not an index of Strs.Ends (length %d)", i0, x, n)
+				return fmt.Errorf("Record.Types[%d].Text: %d is not an index of Strs.Ends (length %d)", i0, x, n)
 			}
 		}
 	}
@@ -1611,14 +1611,14 @@ func (v *Record) Validate() error {
 		{
 			x, n := int64(v.Exprs[i0].Text), int64(len(v.Strs.Ends))
 			if !(x >= 0 && x < n) {
-				return fmt.Errorf("Exprs[%d].Text: %d is not an index of Strs.Ends (length %d)", i0, x, n)
+				return fmt.Errorf("Record.Exprs[%d].Text: %d is not an index of Strs.Ends (length %d)", i0, x, n)
 			}
 		}
 		{
 			x, n := int64(v.Exprs[i0].First), int64(len(v.Steps))
 			l := int64(v.Exprs[i0].N)
 			if !(x >= 0 && l >= 0 && x <= n-l) {
-				return fmt.Errorf("Exprs[%d].First: %d is not a span (with N) of Steps (length %d)", i0, x, n)
+				return fmt.Errorf("Record.Exprs[%d].First: %d is not a span (with N) of Steps (length %d)", i0, x, n)
 			}
 		}
 	}
@@ -1626,13 +1626,13 @@ func (v *Record) Validate() error {
 		{
 			x, n := int64(v.Steps[i0].Name), int64(len(v.Strs.Ends))
 			if !(x >= 0 && x < n) {
-				return fmt.Errorf("Steps[%d].Name: %d is not an index of Strs.Ends (length %d)", i0, x, n)
+				return fmt.Errorf("Record.Steps[%d].Name: %d is not an index of Strs.Ends (length %d)", i0, x, n)
 			}
 		}
 		{
 			x, n := int64(v.Steps[i0].Type), int64(len(v.Types))
 			if !(x >= 0 && x < n || x == -1) {
-				return fmt.Errorf("Steps[%d].Type: %d is not an index of Types (length %d)", i0, x, n)
+				return fmt.Errorf("Record.Steps[%d].Type: %d is not an index of Types (length %d)", i0, x, n)
 			}
 		}
 	}
@@ -1640,7 +1640,7 @@ func (v *Record) Validate() error {
 		{
 			x, n := int64(v.DefOrder[i0]), int64(len(v.Defs))
 			if !(x >= 0 && x < n) {
-				return fmt.Errorf("DefOrder[%d]: %d is not an index of Defs (length %d)", i0, x, n)
+				return fmt.Errorf("Record.DefOrder[%d]: %d is not an index of Defs (length %d)", i0, x, n)
 			}
 		}
 	}
@@ -1648,7 +1648,7 @@ func (v *Record) Validate() error {
 		{
 			x, n := int64(v.RefOrder[i0]), int64(len(v.Refs))
 			if !(x >= 0 && x < n) {
-				return fmt.Errorf("RefOrder[%d]: %d is not an index of Refs (length %d)", i0, x, n)
+				return fmt.Errorf("Record.RefOrder[%d]: %d is not an index of Refs (length %d)", i0, x, n)
 			}
 		}
 	}
@@ -1656,7 +1656,7 @@ func (v *Record) Validate() error {
 		{
 			x, n := int64(v.DefNames[i0]), int64(len(v.Strs.Ends))
 			if !(x >= 0 && x < n) {
-				return fmt.Errorf("DefNames[%d]: %d is not an index of Strs.Ends (length %d)", i0, x, n)
+				return fmt.Errorf("Record.DefNames[%d]: %d is not an index of Strs.Ends (length %d)", i0, x, n)
 			}
 		}
 	}
@@ -1664,7 +1664,7 @@ func (v *Record) Validate() error {
 		{
 			x, n := int64(v.RefNames[i0]), int64(len(v.Strs.Ends))
 			if !(x >= 0 && x < n) {
-				return fmt.Errorf("RefNames[%d]: %d is not an index of Strs.Ends (length %d)", i0, x, n)
+				return fmt.Errorf("Record.RefNames[%d]: %d is not an index of Strs.Ends (length %d)", i0, x, n)
 			}
 		}
 	}

@@ -150,7 +150,7 @@ const (
 func (r *Record) check() error {
 	for i, t := range r.Types {
 		if t.Last <= int32(i) || int(t.Last) > len(r.Types) {
-			return fmt.Errorf("Types[%d]: subtree end %d outside (%d, %d]", i, t.Last, i, len(r.Types))
+			return fmt.Errorf("Record.Types[%d]: subtree end %d outside (%d, %d]", i, t.Last, i, len(r.Types))
 		}
 	}
 	of := func(how uint8, of int32) bool {
@@ -161,12 +161,12 @@ func (r *Record) check() error {
 	}
 	for i, l := range r.Locals {
 		if !of(l.How, l.Of) {
-			return fmt.Errorf("Locals[%d]: Of %d outside its table", i, l.Of)
+			return fmt.Errorf("Record.Locals[%d]: Of %d outside its table", i, l.Of)
 		}
 	}
 	for i, f := range r.Fields {
 		if !of(f.How, f.Of) {
-			return fmt.Errorf("Fields[%d]: Of %d outside its table", i, f.Of)
+			return fmt.Errorf("Record.Fields[%d]: Of %d outside its table", i, f.Of)
 		}
 	}
 	return nil

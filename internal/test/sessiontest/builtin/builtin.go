@@ -27,7 +27,7 @@ func NewRun(root string, c sessiontest.Config) (*registry.Run, error) {
 		return nil, fmt.Errorf("sessiontest: Ask %q: a session asks through elicitation (\"elicit\") or not at all (\"\")", c.Ask)
 	}
 	if len(c.Workers) > 0 {
-		opts.Vibe = vibetool.Config{On: true, Commands: c.Workers, StateDir: c.VibeState}
+		opts.Settings = map[string]any{vibetool.Key.Name(): vibetool.Config{On: true, Commands: c.Workers, StateDir: c.VibeState}}
 	}
 	return builtintools.NewRun(opts)
 }
