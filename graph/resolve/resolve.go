@@ -573,12 +573,27 @@ func (rv *Resolver) defaultLocal(l *lang.Language, module string, files []*snap.
 	return l.Rule().DefaultLocal(module, pkgs)
 }
 
-// moduleFiles maps an import path to the files it names, by the
-// language's import rule; known is false when it names nothing in the
-// index (a standard or third-party module).
+// ModuleFiles maps an import path written in f to the files it names, by
+// the language's import rule; known is false when it names nothing in the
+// index (a standard or third-party module). The list is the cache's:
+// never change it.
 func (rv *Resolver) ModuleFiles(f *snap.Entry, module string) ([]*snap.Entry, bool) {
+	k := modKey{f.Rel, module}
+	rv.c.mu.Lock()
+	m, ok := rv.c.mods[k]
+	rv.c.mu.Unlock()
+	if ok {
+		return m.files, m.known
+	}
 	ids, known := f.Lang.Rule().Files(rv.s, f.Lang, f.Rel, module)
-	return rv.s.Entries(ids), known
+	m = modFiles{rv.s.Entries(ids), known}
+	rv.c.mu.Lock()
+	if rv.c.mods == nil || len(rv.c.mods) > 100000 {
+		rv.c.mods = map[modKey]modFiles{}
+	}
+	rv.c.mods[k] = m
+	rv.c.mu.Unlock()
+	return m.files, m.known
 }
 
 // typeMembers finds members called name of the class-like definition recv

@@ -46,11 +46,22 @@ type Cache struct {
 	ren map[*lang.Language]map[string][]string
 	// impls: implementations, for this snapshot only.
 	impls map[snap.Target][]snap.Target
+	// mods: the files an import path written in a file names, for this
+	// snapshot only (they are its entries).
+	mods map[modKey]modFiles
 	// subs: base-class fields by the base's name per language, by file
 	// id, valid while the language's BasesGen is.
 	subs map[*lang.Language]subsAt
 
 	importsGen uint64 // the sum of the languages' ImportsGen
+}
+
+// modKey is an import path as one file writes it.
+type modKey struct{ from, module string }
+
+type modFiles struct {
+	files []*snap.Entry
+	known bool
 }
 
 type subsAt struct {
@@ -76,6 +87,7 @@ func NewCache(s *snap.Snapshot, prev *Cache) *Cache {
 	defer prev.mu.Unlock()
 	if prev.s == s {
 		c.impls = maps.Clone(prev.impls)
+		c.mods = maps.Clone(prev.mods)
 	}
 	if prev.s.ModGen == s.ModGen {
 		c.imp = maps.Clone(prev.imp)
