@@ -2,9 +2,7 @@ package dap
 
 import (
 	"context"
-	"debug/buildinfo"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"path"
@@ -15,7 +13,6 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/proc"
-	"github.com/builtin-tools/builtin-tools/internal/pyenv"
 	"github.com/builtin-tools/builtin-tools/internal/walk"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
@@ -32,8 +29,9 @@ const (
 	UnixClient Transport = "unix-client"
 )
 
-// AdapterSpec is one debug adapter, as data (DBG-4). Adding an adapter is a
-// row in Adapters.
+// AdapterSpec is one debug adapter, as data (DBG-4), with the Adapter that
+// does what differs in code. Adding an adapter is a file holding both
+// (adapter_delve.go is one) and its row in Adapters.
 type AdapterSpec struct {
 	ID       string
 	Language string
@@ -78,60 +76,22 @@ type AdapterSpec struct {
 	// Restart: the adapter's restart request is used when it offers one
 	// (otherwise restart ends the session and launches again).
 	Restart bool
+	// BuildsInLaunch: the adapter builds the program inside the launch
+	// request, before initialized (a launch reports it as the build time).
+	BuildsInLaunch bool
+	// NoEmptyFilters: setExceptionBreakpoints is not sent with no filters.
+	NoEmptyFilters bool
+	// StaleSource: a frame's source file changed after the program file
+	// is marked newer (the program is an executable built earlier).
+	StaleSource bool
+	// Adapter is what the adapter does its own way.
+	Adapter Adapter
 }
 
-// Adapters is the table of debug adapters.
-var Adapters = []AdapterSpec{
-	{
-		ID: "delve", Language: "Go", Markers: []string{"go.mod"}, Extensions: []string{".go"},
-		Commands:       [][]string{{"dlv", "dap", "--client-addr", "{addr}"}},
-		Transport:      UnixClient,
-		Install:        "go install github.com/go-delve/delve/cmd/dlv@latest",
-		ExceptionKinds: map[string][]string{"uncaught": {"unrecovered-panic", "runtime-fatal-throw"}},
-		ExceptionNote:  "delve stops on every unrecovered panic and fatal throw (uncaught) already; Go has no filter for a recovered panic (raised) or user_unhandled",
-		ExprContext:    "repl",
-		Banners:        []string{"Type 'dlv help' for list of commands.\n"},
-		// delve's restart request leaves the new program held, with no
-		// stopped event to say so: terminate and launch instead.
-		Restart:         false,
-		DataBreakpoints: true,
-		HardwareWatch:   true,
-	},
-	{
-		ID: "debugpy", Language: "Python", Markers: []string{"pyproject.toml", "setup.py", "requirements.txt"}, Extensions: []string{".py"},
-		// Debian's debugpy is for /usr/bin/python3, which may not be the
-		// python3 first on PATH.
-		Commands:       [][]string{{"python3", "-m", "debugpy.adapter"}, {"/usr/bin/python3", "-m", "debugpy.adapter"}},
-		Transport:      Stdio,
-		Probe:          []string{"-c", "import debugpy"},
-		Install:        "apt-get install python3-debugpy (or pip install debugpy)",
-		ExceptionKinds: map[string][]string{"uncaught": {"uncaught"}, "raised": {"raised"}, "user_unhandled": {"userUnhandled"}},
-		ExceptionNote:  "a launch of -m pytest or -m unittest also stops on user_unhandled by default: the runner catches every test's exception, so a failing assert would never count as uncaught",
-		ExprContext:    "repl",
-	},
-	{
-		ID: "lldb", Language: "C, C++, Rust", Markers: []string{"Cargo.toml", "CMakeLists.txt", "Makefile", "compile_commands.json"},
-		Commands:  [][]string{{"lldb-dap"}, {"lldb-dap-19"}, {"lldb-dap-18"}, {"lldb-vscode"}},
-		Transport: Stdio,
-		Install:   "apt-get install lldb-19 (gives lldb-dap-19)",
-		// An uncaught C++ exception ends in abort(), a signal lldb stops on
-		// with no filter; cpp_throw stops at every throw, caught or not.
-		ExceptionKinds:  map[string][]string{"uncaught": {"rust_panic"}, "raised": {"cpp_throw", "rust_panic"}},
-		ExceptionNote:   "lldb stops on the signal an uncaught C++ exception ends in (SIGABRT) without a filter; raised is cpp_throw (and rust_panic where lldb-dap offers it); its own filters (cpp_catch, objc_throw …) may be named too",
-		ExprContext:     "watch",
-		StopBursts:      true,
-		Restart:         true,
-		DataBreakpoints: true,
-		HardwareWatch:   true,
-	},
-	{
-		ID: "dart", Language: "Dart", Markers: []string{"pubspec.yaml"}, Extensions: []string{".dart"},
-		Commands:    [][]string{{"dart", "debug_adapter"}},
-		Transport:   Stdio,
-		Install:     "install the Dart SDK (https://dart.dev/get-dart)",
-		ExprContext: "repl",
-	},
-}
+// Adapters is the table of debug adapters, each a row of data with its
+// Adapter, in a file of its own. The order is the order of choice (see
+// Adapter.Claims).
+var Adapters = []AdapterSpec{delveSpec, debugpySpec, lldbSpec, dartSpec}
 
 // Spec returns the adapter with id.
 func Spec(id string) (AdapterSpec, bool) {
@@ -246,13 +206,7 @@ func Statuses(ctx context.Context, g *pathguard.Guard) []AdapterStatus {
 		st.Why = why
 		if cmd != nil {
 			st.Binary = cmd[0]
-			if a.ID == "debugpy" {
-				st.Interpreter = cmd[0]
-				if py := pyenv.Interpreter(g.Root()); py != "" {
-					st.Interpreter = g.Rel(py)
-					st.InterpreterProblem = interpreterProblem(ctx, py, st.Interpreter, cmd[0])
-				}
-			}
+			a.Adapter.Describe(ctx, g, cmd, &st)
 		}
 		switch {
 		case cmd != nil && len(st.MarkerDirs) > 0:
@@ -300,20 +254,36 @@ func markerDirs(ctx context.Context, g *pathguard.Guard) map[string][]string {
 	return found
 }
 
-// chooseAdapter picks the adapter for a program: the one named, else by the
-// program's extension, else by what it is (a folder with Go files is a Go
-// package; an executable is native code).
+// named is the adapter the agent named, or an error listing them.
+func named(id string) (AdapterSpec, error) {
+	a, ok := Spec(id)
+	if !ok {
+		return AdapterSpec{}, badArg("unknown adapter %q; the adapters are %s", id, strings.Join(AdapterIDs(), ", "))
+	}
+	return a, nil
+}
+
+// claimed is the first adapter that claims c.
+func claimed(c Claim) (AdapterSpec, bool) {
+	for _, a := range Adapters {
+		if a.Adapter.Claims(c) {
+			return a, true
+		}
+	}
+	return AdapterSpec{}, false
+}
+
+// chooseAdapter picks the adapter for a program: the one named, else the
+// one that claims a module, else by the program's extension, else the one
+// that claims what it is (a folder, an executable).
 func chooseAdapter(g *pathguard.Guard, id, program, module string, abs string) (AdapterSpec, error) {
 	if id != "" {
-		a, ok := Spec(id)
-		if !ok {
-			return AdapterSpec{}, badArg("unknown adapter %q; the adapters are %s", id, strings.Join(AdapterIDs(), ", "))
-		}
-		return a, nil
+		return named(id)
 	}
 	if module != "" {
-		a, _ := Spec("debugpy")
-		return a, nil
+		if a, ok := claimed(Claim{Kind: ClaimModule}); ok {
+			return a, nil
+		}
 	}
 	ext := strings.ToLower(filepath.Ext(program))
 	for _, a := range Adapters {
@@ -326,94 +296,64 @@ func chooseAdapter(g *pathguard.Guard, id, program, module string, abs string) (
 	case err != nil:
 		return AdapterSpec{}, badArg("program %s does not exist", program)
 	case info.IsDir():
-		if hasGoFiles(g, abs) {
-			a, _ := Spec("delve")
+		if a, ok := claimed(Claim{Kind: ClaimFolder, Path: abs, Guard: g}); ok {
 			return a, nil
 		}
 		return AdapterSpec{}, badArg("program %s is a folder without Go files; give a file, a Go package folder, or adapter", program)
 	case info.Mode()&0o111 != 0:
-		a, _ := Spec("lldb")
-		return a, nil
+		if a, ok := claimed(Claim{Kind: ClaimExecutable, Path: abs, Guard: g}); ok {
+			return a, nil
+		}
 	}
 	return AdapterSpec{}, badArg("cannot tell which adapter debugs %s; pass adapter (%s)", program, strings.Join(AdapterIDs(), ", "))
 }
 
-// hasGoFiles reports whether the folder abs holds a .go file.
-func hasGoFiles(g *pathguard.Guard, abs string) bool {
-	entries, err := g.ReadDir(abs)
-	if err != nil {
-		return false
-	}
-	return slices.ContainsFunc(entries, func(e os.DirEntry) bool { return !e.IsDir() && strings.HasSuffix(e.Name(), ".go") })
-}
-
-// chooseAttach picks the adapter for an attach: the one named, else by
-// what the agent gave: a port is debugpy's (debugpy.listen in the
-// program); a pid is the adapter for what that process runs, read from
-// /proc/PID/exe: Python is debugpy's, a Go binary delve's, other native
-// code lldb's.
+// chooseAttach picks the adapter for an attach: the one named, else the
+// one that claims what the agent gave: a port (debugpy.listen in the
+// program), or a pid, by what that process runs (/proc/PID/exe).
 func chooseAttach(id string, port, pid int) (AdapterSpec, error) {
 	if id != "" {
-		a, ok := Spec(id)
-		if !ok {
-			return AdapterSpec{}, badArg("unknown adapter %q; the adapters are %s", id, strings.Join(AdapterIDs(), ", "))
-		}
-		return a, nil
+		return named(id)
 	}
 	switch {
 	case port > 0 && pid > 0:
 		return AdapterSpec{}, badArg("attach takes port (a Python program that called debugpy.listen) or pid (a running process), not both")
 	case port > 0:
-		a, _ := Spec("debugpy")
-		return a, nil
+		if a, ok := claimed(Claim{Kind: ClaimPort}); ok {
+			return a, nil
+		}
+		return AdapterSpec{}, badArg("no adapter attaches to a port; pass pid")
 	case pid <= 0:
 		return AdapterSpec{}, badArg("attach needs port (a Python program that called debugpy.listen on it) or pid (a running Go, Python, C, C++ or Rust program)")
 	}
 	exe := "/proc/" + strconv.Itoa(pid) + "/exe"
-	target, err := os.Readlink(exe)
-	if err != nil {
+	if _, err := os.Readlink(exe); err != nil {
 		if _, serr := os.Stat("/proc/" + strconv.Itoa(pid)); serr != nil {
 			return AdapterSpec{}, badArg("no process %d is running", pid)
 		}
-		return AdapterSpec{}, badArg("cannot tell what pid %d runs (%v); pass adapter (delve, debugpy or lldb)", pid, err)
+		return AdapterSpec{}, badArg("cannot tell what pid %d runs (%v); pass adapter (%s)", pid, err, orList(attachers()))
 	}
-	if strings.HasPrefix(filepath.Base(target), "python") {
-		a, _ := Spec("debugpy")
+	if a, ok := claimed(Claim{Kind: ClaimProcess, Path: exe}); ok {
 		return a, nil
 	}
-	if _, err := buildinfo.ReadFile(exe); err == nil {
-		a, _ := Spec("delve")
-		return a, nil
-	}
-	a, _ := Spec("lldb")
-	return a, nil
+	return AdapterSpec{}, badArg("no adapter claims what pid %d runs; pass adapter (%s)", pid, orList(attachers()))
 }
 
-// interpreterProblem says why py cannot run a program under debugpy, ""
-// when it can (or when that cannot be told). debugpy runs inside the
-// program: from py's own packages, or from the adapter's, which its
-// launcher puts on py's path; a distribution's debugpy may need packages
-// py does not have (Debian's needs bytecode), and the launch then waits
-// its full bound for a debuggee that died at once.
-func interpreterProblem(ctx context.Context, py, name, adapterPython string) string {
-	probe := func(bin string, args ...string) (string, error) {
-		pctx, cancel := context.WithTimeout(ctx, probeTimeout)
-		defer cancel()
-		out, err := proc.Probe(pctx, bin, args...)
-		return string(out), err
+// attachers are the ids of the adapters that attach.
+func attachers() []string {
+	var ids []string
+	for _, a := range Adapters {
+		if _, ok := a.Adapter.(Attacher); ok {
+			ids = append(ids, a.ID)
+		}
 	}
-	if _, err := probe(py, "-c", "import debugpy"); err == nil {
-		return ""
+	return ids
+}
+
+// orList is "a, b or c".
+func orList(xs []string) string {
+	if len(xs) < 2 {
+		return strings.Join(xs, "")
 	}
-	dir, err := probe(adapterPython, "-c", "import debugpy, os; print(os.path.dirname(os.path.dirname(debugpy.__file__)))")
-	if err != nil {
-		return ""
-	}
-	// As debugpy's own __main__ does: its folder on the path only for the
-	// import of debugpy itself.
-	out, err := probe(py, "-c", "import sys; sys.path.insert(0, sys.argv[1]); import debugpy; del sys.path[0]; import debugpy.server.api", lastLine(dir))
-	if err == nil {
-		return ""
-	}
-	return fmt.Sprintf("%s cannot run debugpy, which runs inside the program (%s); install it there: %s -m pip install debugpy", name, lastLine(out), name)
+	return strings.Join(xs[:len(xs)-1], ", ") + " or " + xs[len(xs)-1]
 }

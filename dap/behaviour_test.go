@@ -13,10 +13,7 @@ import (
 
 const busyGo = `package main
 
-import (
-	"fmt"
-	"time"
-)
+import "fmt"
 
 func main() {
 	n := 0
@@ -26,7 +23,6 @@ func main() {
 			fmt.Println("still", n)
 		}
 	}
-	time.Sleep(time.Second)
 }
 `
 
@@ -40,10 +36,10 @@ func goRoot(t *testing.T, src string, more map[string]string) string {
 	return writeTree(t, files)
 }
 
-// A continue that waits is reached by pause (the registry lets pause past
-// the tool's queue); a pause of a stopped program answers at once; a
-// resume that outlasts its wait says the program still runs; terminate
-// mid-run leaves no process.
+// delve pauses a busy loop; a pause of a stopped program answers at once;
+// a resume that outlasts its wait says the program still runs; terminate
+// mid-run leaves no process. (That a pause reaches a continue waiting for
+// a stop is TestPauseReachesAWaitingContinue's, on synctest's clock.)
 func TestPauseBusyLoopAndTerminate(t *testing.T) {
 	root := goRoot(t, busyGo, nil)
 	s := newSupervisor(t, root, Config{})
@@ -52,26 +48,9 @@ func TestPauseBusyLoopAndTerminate(t *testing.T) {
 	if err != nil || res.Outcome != "running" || !strings.Contains(res.Note, "still running") {
 		t.Fatalf("launch of a busy loop: %+v %v", res, err)
 	}
-	got := make(chan *StopResult, 1)
-	go func() {
-		r, err := s.Resume(ctx, "continue", 0, time.Minute)
-		if err != nil {
-			t.Error(err)
-		}
-		got <- r
-	}()
-	time.Sleep(300 * time.Millisecond)
 	p, err := s.Resume(ctx, "pause", 0, 10*time.Second)
 	if err != nil || p.Outcome != "stopped" || p.Stop.Reason != "pause" {
 		t.Fatalf("pause: %+v %v", p, err)
-	}
-	select {
-	case c := <-got:
-		if c.Outcome != "stopped" || c.Stop.N != p.Stop.N {
-			t.Fatalf("the waiting continue saw %+v", c)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the waiting continue did not return after pause")
 	}
 	again, err := s.Resume(ctx, "pause", 0, time.Second)
 	if err != nil || again.Stop == nil || again.Stop.N != p.Stop.N || !strings.Contains(again.Note, "already stopped") {
@@ -98,18 +77,25 @@ func TestPauseBusyLoopAndTerminate(t *testing.T) {
 	}
 }
 
-// The session's time limit stops it, and the next call says why.
+// The session's time limit stops it, and the next call says why. The
+// limit counts delve's build, which a loaded machine can make take
+// seconds: it is 10 s (the waits themselves are TestTimeLimitBoundsAWait's,
+// on synctest's clock).
 func TestTimeLimit(t *testing.T) {
 	root := goRoot(t, busyGo, nil)
-	s := newSupervisor(t, root, Config{TTL: 2 * time.Second})
+	s := newSupervisor(t, root, Config{TTL: 10 * time.Second})
 	ctx := testCtx(t)
 	if _, err := s.Launch(ctx, LaunchSpec{Program: at(root, root)}, 100*time.Millisecond); err != nil {
 		t.Fatal(err)
 	}
 	prog := s.sess.PID()
-	time.Sleep(3 * time.Second)
+	// A continue waits for the limit (real time: the program is delve's);
+	// the call after it says why the session ended.
+	if res, err := s.Resume(ctx, "continue", 0, time.Minute); err != nil || res.Outcome != "ended" {
+		t.Fatalf("a continue at the time limit: %+v %v", res, err)
+	}
 	_, err := s.Resume(ctx, "pause", 0, time.Second)
-	if err == nil || !strings.Contains(err.Error(), "time limit of 2s") {
+	if err == nil || !strings.Contains(err.Error(), "time limit of 10s") {
 		t.Fatalf("after the time limit: %v", err)
 	}
 	waitGone(t, "the program", prog)
@@ -336,10 +322,7 @@ func TestAdapterKilled(t *testing.T) {
 	}
 	prog := s.sess.PID()
 	syscall.Kill(s.sess.AdapterPID(), syscall.SIGKILL)
-	deadline := time.Now().Add(10 * time.Second)
-	for s.sess.Ended() == "" && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitSession(t, ctx, s.sess, "the session's end", func(sess *Session) bool { return sess.ended != "" })
 	_, err := s.Resume(ctx, "pause", 0, time.Second)
 	if err == nil || !strings.Contains(err.Error(), "adapter exited unexpectedly") {
 		t.Fatalf("after the adapter died: %v", err)

@@ -260,3 +260,20 @@ func (b *Breakpoints) resetCounts() {
 		f.Hits = 0
 	}
 }
+
+// idsAt lists breakpoints bound at file:line.
+func (b *Breakpoints) idsAt(file string, line int) []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var ids []string
+	for _, bp := range b.byFile[file] {
+		l := bp.Line
+		if bp.BoundLine > 0 {
+			l = bp.BoundLine
+		}
+		if l == line {
+			ids = append(ids, bp.ID)
+		}
+	}
+	return ids
+}

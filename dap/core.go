@@ -2,7 +2,6 @@ package dap
 
 import (
 	"context"
-	"debug/buildinfo"
 	"debug/elf"
 	"errors"
 	"fmt"
@@ -76,37 +75,47 @@ func heldPath(f *os.File) string {
 	return fmt.Sprintf("/proc/%d/fd/%d", os.Getpid(), f.Fd())
 }
 
-// chooseCore picks the adapter for a core: the one named (delve or lldb;
-// the others open no core file), else delve for a Go executable (exe, open)
-// and lldb for other native code.
+// chooseCore picks the adapter for a core: the one named (it must open
+// core files), else the one that claims a core of exe (open): delve for a
+// Go executable, lldb for other native code.
 func chooseCore(id string, exe *os.File) (AdapterSpec, error) {
 	if id != "" {
-		a, ok := Spec(id)
-		if !ok {
-			return AdapterSpec{}, badArg("unknown adapter %q; the adapters are %s", id, strings.Join(AdapterIDs(), ", "))
+		a, err := named(id)
+		if err != nil {
+			return AdapterSpec{}, err
 		}
-		if a.ID != "delve" && a.ID != "lldb" {
-			return AdapterSpec{}, badArg("%s cannot open a core file; core works with delve (Go) and lldb (C, C++, Rust)", a.ID)
+		if err := opensCores(a); err != nil {
+			return AdapterSpec{}, err
 		}
 		return a, nil
 	}
-	if _, err := buildinfo.Read(exe); err == nil {
-		a, _ := Spec("delve")
+	if a, ok := claimed(Claim{Kind: ClaimCore, Path: heldPath(exe)}); ok {
 		return a, nil
 	}
-	a, _ := Spec("lldb")
-	return a, nil
+	return AdapterSpec{}, badArg("no adapter opens a core of %s; core works with %s", exe.Name(), coreAdapters())
 }
 
-// coreArgs are the adapter's arguments to open a core.
-func coreArgs(spec AdapterSpec, program, core, cwd string) (map[string]any, string, error) {
-	switch spec.ID {
-	case "delve":
-		return map[string]any{"mode": "core", "program": program, "coreFilePath": core, "cwd": cwd, "hideSystemGoroutines": true}, "launch", nil
-	case "lldb":
-		return map[string]any{"program": program, "coreFile": core}, "attach", nil
+// opensCores refuses an adapter that opens no core files.
+func opensCores(a AdapterSpec) error {
+	if _, ok := a.Adapter.(CoreOpener); !ok {
+		return badArg("%s cannot open a core file; core works with %s", a.ID, coreAdapters())
 	}
-	return nil, "", badArg("%s cannot open a core file; core works with delve (Go) and lldb (C, C++, Rust)", spec.ID)
+	return nil
+}
+
+// coreAdapters names the adapters that open core files and their
+// languages: "delve (Go) and lldb (C, C++, Rust)".
+func coreAdapters() string {
+	var names []string
+	for _, a := range Adapters {
+		if _, ok := a.Adapter.(CoreOpener); ok {
+			names = append(names, a.ID+" ("+a.Language+")")
+		}
+	}
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
 // readOnly refuses what would run the program of a core file session.
@@ -132,8 +141,10 @@ type CoreInfo struct {
 // coreFiles checks a core launch and opens its core and executable (the
 // files the adapter is given); it returns the core's absolute path.
 func (s *Supervisor) coreFiles(l LaunchSpec, program string) (abs string, core, exe *os.File, err error) {
-	if a, ok := Spec(l.Adapter); ok && a.ID != "delve" && a.ID != "lldb" {
-		return "", nil, nil, badArg("%s cannot open a core file; core works with delve (Go) and lldb (C, C++, Rust)", a.ID)
+	if a, ok := Spec(l.Adapter); ok {
+		if err := opensCores(a); err != nil {
+			return "", nil, nil, err
+		}
 	}
 	switch {
 	case l.Attach:

@@ -1,7 +1,8 @@
 // Package dap drives debuggers over the Debug Adapter Protocol: real delve
 // (dlv dap, dialling a unix socket in a private folder, never TCP),
-// debugpy and lldb-dap (stdio), and any adapter added as a row of
-// Adapters.
+// debugpy and lldb-dap (stdio), and any adapter added as a file of its
+// own: its row of Adapters and its Adapter, the type that does what
+// differs (adapter.go says what that is).
 //
 // The Client sits on framing: one reader goroutine, responses matched to
 // requests by request_seq, every event in a numbered log. A Session runs

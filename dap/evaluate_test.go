@@ -43,25 +43,3 @@ func TestEvaluateTimeBound(t *testing.T) {
 	}
 	waitGone(t, "the program", prog)
 }
-
-// The same bound on the scripted adapter, which never answers: nothing is
-// installed, and the answer comes back in the bound.
-func TestEvaluateNeverAnswered(t *testing.T) {
-	fakeAdapter(t, "hang-eval")
-	root := fakeRoot(t)
-	s := newSupervisor(t, root, Config{})
-	ctx := testCtx(t)
-	if _, err := s.Launch(ctx, LaunchSpec{Adapter: "fake", Program: at(root, filepath.Join(root, fakeSource))}, 20*time.Second); err != nil {
-		t.Fatal(err)
-	}
-	ev, err := s.Evaluate(ctx, "spin()", "", 300*time.Millisecond)
-	if err != nil || !ev.TimedOut || !strings.Contains(ev.Note, "terminate ends the session") {
-		t.Fatalf("an evaluate never answered: %+v %v", ev, err)
-	}
-	if _, err := s.Evaluate(ctx, "n", "", 0); err == nil || !strings.Contains(err.Error(), "an earlier evaluate (spin()) still runs") {
-		t.Fatalf("the next evaluate: %v", err)
-	}
-	if _, err := s.Terminate(ctx, false); err != nil {
-		t.Fatal(err)
-	}
-}

@@ -26,14 +26,11 @@ func (a AdapterSpec) kinds() []string {
 	return out
 }
 
-// defaultExceptions is what a launch stops on when it names none: uncaught
-// exceptions, and for a Python test runner (which catches every test's
-// exception, so nothing is uncaught) user_unhandled as well.
+// defaultExceptions is what a launch stops on when it names none: the
+// adapter's default kinds (uncaught exceptions; debugpy's test runners add
+// user_unhandled) that it has filters for.
 func defaultExceptions(spec AdapterSpec, l LaunchSpec) []string {
-	want := []string{ExceptUncaught}
-	if spec.ID == "debugpy" && !l.Attach && (l.Module == "pytest" || l.Module == "unittest") {
-		want = append(want, ExceptUserUnhandled)
-	}
+	want := slices.Clone(spec.Adapter.DefaultExceptions(l))
 	return slices.DeleteFunc(want, func(k string) bool { _, ok := spec.ExceptionKinds[k]; return !ok })
 }
 

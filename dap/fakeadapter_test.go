@@ -4,18 +4,30 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	godap "github.com/google/go-dap"
+
+	"github.com/builtin-tools/builtin-tools/internal/proc"
 )
 
-// A scripted debug adapter: the test binary, run again with fakeEnv set,
-// speaks DAP on its stdin and stdout and plays one of the scripts below, so
-// the orderings Session handles are pinned with no adapter installed.
+// A scripted debug adapter plays one of the scripts below, so the
+// orderings Session handles are pinned with no adapter installed. It runs
+// as a process (fakeAdapter: the test binary run again with fakeEnv set,
+// speaking DAP on its stdin and stdout), for what only a process shows (how
+// it dies, what it wrote to stderr, its last events before it exits); or
+// in this process over net.Pipe (fakeHere), for the tests on
+// testing/synctest's clock, which stands still while a goroutine waits on a
+// real pipe.
 
 const fakeEnv = "BUILTIN_TOOLS_DAP_FAKE"
 
@@ -34,7 +46,7 @@ func TestMain(m *testing.M) {
 			fmt.Fprintf(os.Stderr, "no script %q\n", name)
 			os.Exit(2)
 		}
-		(&fake{sc: sc, r: bufio.NewReader(os.Stdin), name: name}).serve()
+		(&fake{sc: sc, r: bufio.NewReader(os.Stdin), w: os.Stdout, exit: os.Exit}).serve()
 		os.Exit(0)
 	}
 	os.Exit(m.Run())
@@ -51,8 +63,7 @@ type script struct {
 	atOnce      bool // after its last event the adapter exits, not waiting for disconnect
 	flood       int  // lines of 1,000 bytes the program prints right before it ends
 	hangEval    bool // an evaluate is never answered
-	slowInit    bool // initialize is answered after a second
-	forever     bool // once its stops are over the program runs on: no exit
+	forever     bool // once its stops are over the program runs on (until a pause stops it): no exit
 	mute        bool // nothing is ever answered
 	hangLaunch  bool // launch is never answered, and initialized never sent
 	// reasons are the stops' reasons in turn (default breakpoint), and
@@ -69,7 +80,6 @@ var scripts = map[string]script{
 	"dies":        {stops: 1, dieOn: "evaluate"},
 	"last-words":  {exitCode: 7, atOnce: true, flood: 2000},
 	"hang-eval":   {stops: 1, hangEval: true},
-	"slow-init":   {stops: 1, slowInit: true},
 	"forever":     {forever: true},
 	"mute":        {mute: true},
 	"hang-launch": {hangLaunch: true},
@@ -82,18 +92,21 @@ var scripts = map[string]script{
 const fakeSource = "prog.c"
 
 type fake struct {
-	sc     script
-	name   string
-	r      *bufio.Reader
-	seq    int
-	launch *godap.Request // a deferred launch
-	left   int            // stops still to come
+	sc      script
+	r       *bufio.Reader
+	w       io.Writer
+	exit    func(code int)  // the adapter ends; it does not return
+	hold    <-chan struct{} // initialize is answered once this is closed (nil: at once)
+	seq     int
+	launch  *godap.Request // a deferred launch
+	left    int            // stops still to come
+	running bool           // the program runs on, forever, until a pause
 }
 
 func (f *fake) write(m any) {
 	b, _ := json.Marshal(m)
-	if err := godap.WriteBaseMessage(os.Stdout, b); err != nil {
-		os.Exit(3)
+	if err := godap.WriteBaseMessage(f.w, b); err != nil {
+		f.exit(3)
 	}
 }
 
@@ -139,6 +152,7 @@ func (f *fake) run() {
 		return
 	}
 	if f.sc.forever {
+		f.running = true
 		return
 	}
 	line := strings.Repeat("x", 999) + "\n"
@@ -149,7 +163,7 @@ func (f *fake) run() {
 	f.event("exited", godap.ExitedEventBody{ExitCode: f.sc.exitCode})
 	f.event("terminated", nil)
 	if f.sc.atOnce {
-		os.Exit(0)
+		f.exit(0)
 	}
 }
 
@@ -171,12 +185,12 @@ func (f *fake) serve() {
 		}
 		if req.Command == f.sc.dieOn {
 			fmt.Fprintln(os.Stderr, "fake adapter: assertion failed in", req.Command)
-			os.Exit(134)
+			f.exit(134)
 		}
 		switch m := m.(type) {
 		case *godap.InitializeRequest:
-			if f.sc.slowInit {
-				time.Sleep(time.Second)
+			if f.hold != nil {
+				<-f.hold
 			}
 			if f.sc.early {
 				f.event("initialized", nil)
@@ -207,6 +221,12 @@ func (f *fake) serve() {
 		case *godap.ContinueRequest:
 			f.reply(req, godap.ContinueResponseBody{AllThreadsContinued: true})
 			f.run()
+		case *godap.PauseRequest:
+			f.reply(req, nil)
+			if f.running {
+				f.running = false
+				f.event("stopped", godap.StoppedEventBody{Reason: "pause", ThreadId: 1, AllThreadsStopped: true})
+			}
 		case *godap.NextRequest:
 			f.reply(req, nil)
 			f.event("stopped", godap.StoppedEventBody{Reason: "step", ThreadId: m.Arguments.ThreadId, AllThreadsStopped: true})
@@ -242,7 +262,7 @@ func (f *fake) serve() {
 			f.reply(req, godap.SetDataBreakpointsResponseBody{Breakpoints: bps})
 		case *godap.DisconnectRequest:
 			f.reply(req, nil)
-			os.Exit(0)
+			f.exit(0)
 		default:
 			f.reply(req, nil)
 		}
@@ -259,8 +279,76 @@ func fakeAdapter(t *testing.T, name string) {
 	}
 	Adapters = append(Adapters, AdapterSpec{ID: "fake", Language: "test",
 		Commands: [][]string{{"/usr/bin/env", fakeEnv + "=" + name, exe}}, Transport: Stdio, ExprContext: "repl",
-		StopBursts: scripts[name].threads > 1})
+		StopBursts: scripts[name].threads > 1, Adapter: scripted{}})
 	t.Cleanup(func() { Adapters = Adapters[:len(Adapters)-1] })
+}
+
+// scripted is the fake adapter's Adapter: the common behaviour.
+type scripted struct{ generic }
+
+// fakeHere adds the scripted adapter playing name to the table, as adapter
+// "fake", served in this process (see here), for the test's length. With
+// hold set, initialize is answered once it is closed.
+func fakeHere(t *testing.T, name string, hold <-chan struct{}) *here {
+	t.Helper()
+	h := &here{sc: scripts[name], hold: hold}
+	Adapters = append(Adapters, AdapterSpec{ID: "fake", Language: "test", Transport: Stdio, ExprContext: "repl",
+		StopBursts: scripts[name].threads > 1, Adapter: h})
+	t.Cleanup(func() { Adapters = Adapters[:len(Adapters)-1] })
+	return h
+}
+
+// launchHere launches the scripted adapter playing name, served in this
+// process, under a supervisor with cfg; the launch waits at most wait.
+func launchHere(t *testing.T, name string, cfg Config, wait time.Duration) (*Supervisor, *StopResult) {
+	t.Helper()
+	fakeHere(t, name, nil)
+	root := fakeRoot(t)
+	s := newSupervisor(t, root, cfg)
+	res, err := s.Launch(t.Context(), fakeLaunch(root), wait)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, res
+}
+
+// here is the scripted adapter served in this process: each session gets
+// a net.Pipe, and a goroutine plays the script on the other end; the
+// adapter's exit ends that goroutine.
+type here struct {
+	scripted
+	sc   script
+	hold <-chan struct{}
+	live atomic.Int32 // adapters serving a session
+}
+
+func (h *here) connect() io.ReadWriteCloser {
+	ours, theirs := net.Pipe()
+	exit := func(int) {
+		theirs.Close()
+		runtime.Goexit()
+	}
+	h.live.Add(1)
+	go func() {
+		defer h.live.Add(-1)
+		(&fake{sc: h.sc, r: bufio.NewReader(theirs), w: theirs, exit: exit, hold: h.hold}).serve()
+		theirs.Close()
+	}()
+	return ours
+}
+
+// bubble runs f on testing/synctest's clock (see fakeHere). What this
+// process starts once and keeps (internal/proc's reaper and folder) is
+// started first, outside the bubble, which waits for every goroutine
+// started in it to end.
+func bubble(t *testing.T, f func(t *testing.T)) {
+	t.Helper()
+	dir, err := proc.TempDir("warm-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.RemoveAll(dir)
+	synctest.Test(t, f)
 }
 
 // fakeRoot is a root with the fake's source file.

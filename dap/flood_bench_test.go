@@ -147,13 +147,10 @@ func timeAdapterAlone(b *testing.B, root string, l LaunchSpec) time.Duration {
 		b.Fatal(err)
 	}
 	defer g.Close()
-	args, command, err := launchArgs(g, spec, l)
+	dir := b.TempDir()
+	command, args, _, err := request(spec, Target{LaunchSpec: l, Guard: g, Cwd: g.Root(), Dir: dir}, "", "")
 	if err != nil {
 		b.Fatal(err)
-	}
-	dir := b.TempDir()
-	if _, ok := args["output"]; ok {
-		args["output"] = filepath.Join(dir, "bin")
 	}
 	t0 := time.Now()
 	var ln net.Listener

@@ -143,13 +143,8 @@ func TestFunctionBreakpointsDebugpyLLDB(t *testing.T) {
 // function breakpoint set in a session is refused, left unset, and says
 // what to do; one kept from before fails the launch with the same words.
 func TestFunctionBreakpointsUnsupported(t *testing.T) {
-	fakeAdapter(t, "delve")
-	root := fakeRoot(t)
-	s := newSupervisor(t, root, Config{})
-	ctx := testCtx(t)
-	if _, err := s.Launch(ctx, LaunchSpec{Adapter: "fake", Program: at(root, fakeSource)}, 20*time.Second); err != nil {
-		t.Fatal(err)
-	}
+	s, _ := launchHere(t, "delve", Config{}, 20*time.Second)
+	ctx := t.Context()
 	_, err := s.SetFunctionBreakpoints(ctx, []string{"main"}, "", "", nil, false)
 	if err == nil || !strings.Contains(err.Error(), "fake does not support function breakpoints") || !strings.Contains(err.Error(), "file and lines") {
 		t.Fatalf("function breakpoint on an adapter without them: %v", err)
@@ -159,7 +154,7 @@ func TestFunctionBreakpointsUnsupported(t *testing.T) {
 	}
 	s.Terminate(ctx, false)
 	s.bps.SetFuncs([]string{"main"}, "", "", nil, false)
-	if _, err := s.Launch(ctx, LaunchSpec{Adapter: "fake", Program: at(root, fakeSource)}, 20*time.Second); err == nil || !strings.Contains(err.Error(), "does not support function breakpoints") {
+	if _, err := s.Launch(ctx, s.last, 20*time.Second); err == nil || !strings.Contains(err.Error(), "does not support function breakpoints") {
 		t.Fatalf("a launch with a kept function breakpoint: %v", err)
 	}
 }

@@ -2,12 +2,10 @@ package dap
 
 import (
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
-
-	"github.com/builtin-tools/builtin-tools/internal/proc"
 )
 
 // The handshake orderings adapters use, on the scripted adapter: delve
@@ -140,32 +138,68 @@ func TestHandshakeLastEventBeforeExit(t *testing.T) {
 // the launch ends the one it made instead of storing it (its adapter would
 // have run until the time limit).
 func TestLaunchDuringClose(t *testing.T) {
-	fakeAdapter(t, "slow-init")
-	root := fakeRoot(t)
-	s := newSupervisor(t, root, Config{})
-	before := len(children())
-	errc := make(chan error, 1)
-	go func() {
-		_, err := s.Launch(testCtx(t), LaunchSpec{Adapter: "fake", Program: at(root, filepath.Join(root, fakeSource))}, 20*time.Second)
-		errc <- err
-	}()
-	deadline := time.Now().Add(10 * time.Second)
-	for len(children()) == before && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond) // until the adapter runs
-	}
-	s.Close()
-	if err := <-errc; err == nil || !strings.Contains(err.Error(), "the run is closed") {
-		t.Fatalf("a launch during Close: %v", err)
-	}
-	for len(children()) > before {
-		if time.Now().After(deadline) {
-			t.Fatalf("the adapter outlived the closed run: %v", children())
+	bubble(t, func(t *testing.T) {
+		hold := make(chan struct{})
+		h := fakeHere(t, "delve", hold)
+		root := fakeRoot(t)
+		s := newSupervisor(t, root, Config{})
+		errc := make(chan error, 1)
+		go func() {
+			_, err := s.Launch(t.Context(), fakeLaunch(root), 20*time.Second)
+			errc <- err
+		}()
+		synctest.Wait() // the adapter runs, and initialize waits for its answer
+		s.Close()
+		close(hold)
+		if err := <-errc; err == nil || !strings.Contains(err.Error(), "the run is closed") {
+			t.Fatalf("a launch during Close: %v", err)
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		synctest.Wait()
+		if n := h.live.Load(); n != 0 {
+			t.Fatalf("the adapter outlived the closed run (%d still served)", n)
+		}
+	})
 }
 
-// children are the processes proc started here, the reaper left out.
-func children() []int {
-	return slices.DeleteFunc(proc.Children(), func(pid int) bool { return pid == proc.ReaperPID() })
+// A continue that waits is reached by pause (the registry lets pause past
+// the tool's queue): it returns with the pause's stop, at once; a pause of
+// a stopped program answers at once.
+func TestPauseReachesAWaitingContinue(t *testing.T) {
+	bubble(t, func(t *testing.T) {
+		s, res := launchHere(t, "forever", Config{}, time.Second)
+		if res.Outcome != "running" {
+			t.Fatalf("launch of a program that never stops: %+v", res)
+		}
+		ctx := t.Context()
+		got := make(chan *StopResult, 1)
+		go func() {
+			r, err := s.Resume(ctx, "continue", 0, time.Minute)
+			if err != nil {
+				t.Error(err)
+			}
+			got <- r
+		}()
+		synctest.Wait() // the continue waits for a stop
+		t0 := time.Now()
+		p, err := s.Resume(ctx, "pause", 0, 10*time.Second)
+		if err != nil || p.Outcome != "stopped" || p.Stop.Reason != "pause" {
+			t.Fatalf("pause: %+v %v", p, err)
+		}
+		synctest.Wait()
+		select {
+		case c := <-got:
+			if c == nil || c.Outcome != "stopped" || c.Stop.N != p.Stop.N {
+				t.Fatalf("the waiting continue saw %+v", c)
+			}
+		default:
+			t.Fatal("the waiting continue did not return after pause")
+		}
+		again, err := s.Resume(ctx, "pause", 0, time.Second)
+		if err != nil || again.Stop == nil || again.Stop.N != p.Stop.N || !strings.Contains(again.Note, "already stopped") {
+			t.Fatalf("pause while stopped: %+v %v", again, err)
+		}
+		if d := time.Since(t0); d != 0 {
+			t.Fatalf("pause and the continue it reached waited %s", d)
+		}
+	})
 }

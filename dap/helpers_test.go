@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
@@ -97,13 +99,72 @@ func itoa(n int) string { return strconv.Itoa(n) }
 
 func waitGone(t *testing.T, what string, pid int) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for alive(pid) {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s (pid %d) still runs", what, pid)
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !exits(pid, 10*time.Second) {
+		t.Fatalf("%s (pid %d) still runs", what, pid)
 	}
+}
+
+// exits waits at most within for pid to end (a zombie counts) and reports
+// whether it did. It waits on the process's pidfd, so it returns the moment
+// the process ends; the process is a real one, which testing/synctest's
+// clock cannot wait on.
+func exits(pid int, within time.Duration) bool {
+	fd, err := unix.PidfdOpen(pid, 0)
+	if err != nil {
+		return !alive(pid) // ESRCH: it is gone
+	}
+	defer unix.Close(fd)
+	deadline := time.Now().Add(within)
+	for alive(pid) {
+		left := time.Until(deadline)
+		if left <= 0 {
+			return false
+		}
+		_, err := unix.Poll([]unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}, int(left.Milliseconds())+1)
+		if err != nil && err != unix.EINTR {
+			return !alive(pid)
+		}
+	}
+	return true
+}
+
+// waitSession waits until cond, read under the session's lock, holds: on
+// the session's change channel, which its events and its end close (no
+// clock to wait on: the adapter and the program are real processes).
+func waitSession(t *testing.T, ctx context.Context, sess *Session, what string, cond func(*Session) bool) {
+	t.Helper()
+	for {
+		sess.mu.Lock()
+		ok, changed := cond(sess), sess.changed
+		sess.mu.Unlock()
+		if ok {
+			return
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			t.Fatalf("waiting for %s: %v", what, context.Cause(ctx))
+		}
+	}
+}
+
+// sample writes src as file in a fresh root, and returns the root and the
+// program that adapter launches for it: the package's folder (delve, with
+// a go.mod), the executable gcc builds of it (lldb), else the file.
+func sample(t *testing.T, adapter, file, src string) (string, pathguard.Path) {
+	t.Helper()
+	files := map[string]string{file: src}
+	if adapter == "delve" {
+		files["go.mod"] = "module example.com/p\n\ngo 1.22\n"
+	}
+	root := writeTree(t, files)
+	switch adapter {
+	case "delve":
+		return root, at(root, root)
+	case "lldb":
+		return root, at(root, buildC(t, root))
+	}
+	return root, at(root, file)
 }
 
 // needAdapter skips (or, under BUILTIN_TOOLS_REQUIRE, fails) a test whose

@@ -92,6 +92,7 @@ func spawned(t testing.TB, root string) (plain, setsid int) {
 		if time.Now().After(deadline) {
 			t.Fatal("the debuggee did not start its helpers")
 		}
+		// Real processes write the files: polled, not on synctest's clock.
 		time.Sleep(20 * time.Millisecond)
 	}
 }

@@ -45,7 +45,8 @@ func TestStopBetweenCallsAndCaps(t *testing.T) {
 	if err != nil || res.Outcome != "running" {
 		t.Fatalf("launch: %+v %v", res, err)
 	}
-	time.Sleep(2 * time.Second) // the program reaches line 17 meanwhile
+	// The program reaches line 17 while no call runs.
+	waitSession(t, ctx, s.sess, "the stop at line 17", func(sess *Session) bool { return len(sess.stops) > 0 && !sess.running })
 	res, err = s.Resume(ctx, "continue", 0, 0)
 	if err != nil || res.Outcome != "stopped" || !res.Earlier || res.Frame.Line != 17 || !strings.Contains(res.Note, "not resumed") {
 		t.Fatalf("the stop between calls: %+v %v", res, err)
@@ -217,7 +218,7 @@ func TestLLDBRust(t *testing.T) {
 // An adapter that exits during initialize is a clear error and leaves no
 // session.
 func TestAdapterExitsDuringInitialize(t *testing.T) {
-	Adapters = append(Adapters, AdapterSpec{ID: "broken", Language: "test", Commands: [][]string{{"sh", "-c", "echo 'cannot start: no licence' >&2; exit 3"}}, Transport: Stdio})
+	Adapters = append(Adapters, AdapterSpec{ID: "broken", Language: "test", Commands: [][]string{{"sh", "-c", "echo 'cannot start: no licence' >&2; exit 3"}}, Transport: Stdio, Adapter: scripted{}})
 	defer func() { Adapters = Adapters[:len(Adapters)-1] }()
 	root := writeTree(t, map[string]string{"x": ""})
 	s := newSupervisor(t, root, Config{})
@@ -276,8 +277,8 @@ func TestDebugpyAttach(t *testing.T) {
 	if _, err := s.Terminate(ctx, false); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(200 * time.Millisecond)
-	if !alive(prog.Process.Pid) {
+	// A real process: only time tells that no kill comes after.
+	if exits(prog.Process.Pid, 200*time.Millisecond) {
 		t.Fatal("terminate of an attach session killed a program it did not start")
 	}
 }

@@ -22,18 +22,7 @@ func TestRestart(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.adapter, func(t *testing.T) {
 			needAdapter(t, c.adapter)
-			files := map[string]string{c.file: c.src}
-			if c.adapter == "delve" {
-				files["go.mod"] = "module example.com/p\n\ngo 1.22\n"
-			}
-			root := writeTree(t, files)
-			program := at(root, c.file)
-			if c.adapter == "delve" {
-				program = at(root, root)
-			}
-			if c.adapter == "lldb" {
-				program = at(root, buildC(t, root))
-			}
+			root, program := sample(t, c.adapter, c.file, c.src)
 			s := newSupervisor(t, root, Config{TTL: 10 * time.Minute})
 			ctx := testCtx(t)
 			if _, err := s.Restart(ctx, 0); err == nil || !strings.Contains(err.Error(), "no debug session") {

@@ -1,7 +1,6 @@
 package dap
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -102,8 +101,10 @@ type Session struct {
 	// lastStopped is when the last stopped event came, for adapters whose
 	// stops come in bursts.
 	lastStopped time.Time
-	// launched and launchCmd are the launch (or attach) request sent.
-	launched  map[string]any
+	// target is the launch or attach; launched and launchCmd the request
+	// sent for it.
+	target    Target
+	launched  any
 	launchCmd string
 	// watches are the session's data breakpoints.
 	watches   []Watchpoint
@@ -112,9 +113,6 @@ type Session struct {
 	runTo *runTo
 	// pausing: a pause was sent and the program has not run since.
 	pausing bool
-	// pyMain are the names of a launched Python program's own module,
-	// which runs as __main__ (debugpy's function breakpoints).
-	pyMain []string
 	// busy is an evaluate or set_variable that ran out of time and still
 	// runs, since busySince.
 	busy      string
@@ -153,66 +151,6 @@ type Stop struct {
 	below bool
 }
 
-// outBuf keeps the debuggee's output, at least the newest maxOutput bytes,
-// with one cursor of what the agent has been shown, whatever result showed
-// it: output shown once is never shown again.
-type outBuf struct {
-	data    []byte
-	dropped int64 // bytes dropped from the front
-	// shown: every byte before it was shown, except the gaps, which a stop
-	// result left out for room (it shows the newest part) and output gives.
-	shown int64
-	gaps  []span
-	// lost counts gap bytes forgotten for room (more than maxGaps).
-	lost int64
-}
-
-// span is output from..to, absolute offsets.
-type span struct{ from, to int64 }
-
-// maxGaps bounds the gaps kept: a stop result that cut its output adds
-// one, and only output takes them.
-const maxGaps = 64
-
-// skip records output from..to as left out of a result.
-func (o *outBuf) skip(from, to int64) {
-	if from >= to {
-		return
-	}
-	if n := len(o.gaps); n > 0 && o.gaps[n-1].to == from {
-		o.gaps[n-1].to = to
-		return
-	}
-	if len(o.gaps) == maxGaps {
-		o.lost += o.gaps[0].to - o.gaps[0].from
-		o.gaps = o.gaps[1:]
-	}
-	o.gaps = append(o.gaps, span{from, to})
-}
-
-const maxOutput = 1 << 20
-
-// add appends s. The buffer grows to twice maxOutput before its oldest
-// half goes, in one copy: each byte is copied at most once more however
-// the output comes, where trimming at every event copied the whole
-// buffer each time (M4).
-func (o *outBuf) add(s string) {
-	if len(s) >= maxOutput {
-		o.dropped += int64(len(o.data) + len(s) - maxOutput)
-		o.data = append(o.data[:0], s[len(s)-maxOutput:]...)
-		return
-	}
-	if len(o.data)+len(s) > 2*maxOutput {
-		over := len(o.data) - maxOutput
-		o.data = append(o.data[:0], o.data[over:]...)
-		o.dropped += int64(over)
-	}
-	if o.data == nil {
-		o.data = make([]byte, 0, 2*maxOutput)
-	}
-	o.data = append(o.data, s...)
-}
-
 // Options bound a session.
 type Options struct {
 	TTL time.Duration
@@ -238,10 +176,26 @@ func (o Options) startTimeout() time.Duration {
 	return DefaultStartTimeout
 }
 
-// start runs the adapter and connects to it.
-func start(ctx context.Context, spec AdapterSpec, root string, opts Options) (*Session, error) {
+// inProcess is an Adapter served in this process: start connects to it
+// instead of running a command. The tests' scripted adapter is one, so
+// that a test on testing/synctest's clock waits on no real pipe (the
+// clock stands still while a goroutine does).
+type inProcess interface {
+	connect() io.ReadWriteCloser
+}
+
+func newSession(spec AdapterSpec, root, tmp string, opts Options) *Session {
+	return &Session{Spec: spec, root: root, guard: opts.Guard, tmp: tmp, changed: make(chan struct{}), bps: opts.Breakpoints}
+}
+
+// start runs the adapter and connects to it; tmp is the session's folder
+// (the caller's to remove when start fails).
+func start(ctx context.Context, spec AdapterSpec, root, tmp string, opts Options) (*Session, error) {
 	if opts.Dial != "" {
-		return dial(ctx, spec, root, opts)
+		return dial(ctx, spec, root, tmp, opts)
+	}
+	if a, ok := spec.Adapter.(inProcess); ok {
+		return newSession(spec, root, tmp, opts).connect(ctx, a.connect(), opts)
 	}
 	cmdline, why := spec.command(ctx)
 	if cmdline == nil {
@@ -250,24 +204,21 @@ func start(ctx context.Context, spec AdapterSpec, root string, opts Options) (*S
 		}
 		return nil, fmt.Errorf("%s is not installed: none of %s works here%s; %s", spec.ID, commandNames(spec), why, spec.Install)
 	}
-	tmp, err := proc.TempDir("dap-")
-	if err != nil {
-		return nil, err
-	}
-	s := &Session{Spec: spec, root: root, guard: opts.Guard, tmp: tmp, changed: make(chan struct{}), bps: opts.Breakpoints}
+	sess := newSession(spec, root, tmp, opts)
 	fail := func(err error) (*Session, error) {
-		s.kill()
-		os.RemoveAll(tmp)
+		sess.kill()
 		return nil, err
 	}
 	// failNote: the adapter is stopped first, so what it wrote is complete
 	// at once (an adapter that hangs would otherwise be waited on).
 	failNote := func(format string, args ...any) (*Session, error) {
-		s.kill()
-		os.RemoveAll(tmp)
-		return nil, fmt.Errorf(format+"%s", append(args, s.exitNote())...)
+		sess.kill()
+		return nil, fmt.Errorf(format+"%s", append(args, sess.exitNote())...)
 	}
-	var ln net.Listener
+	var (
+		ln  net.Listener
+		err error
+	)
 	if spec.Transport == UnixClient {
 		sock := filepath.Join(tmp, "s")
 		if ln, err = net.Listen("unix", sock); err != nil {
@@ -295,7 +246,7 @@ func start(ctx context.Context, spec AdapterSpec, root string, opts Options) (*S
 		}
 		return fail(fmt.Errorf("starting %s: %v", spec.ID, err))
 	}
-	s.p = p
+	sess.p = p
 	var rw io.ReadWriteCloser
 	if spec.Transport == Stdio {
 		rw = pipeRW{p.Stdout(), p.Stdin()}
@@ -308,12 +259,13 @@ func start(ctx context.Context, spec AdapterSpec, root string, opts Options) (*S
 		}
 		rw = conn
 	}
-	return s.connect(ctx, rw, opts)
+	return sess.connect(ctx, rw, opts)
 }
 
 // dial connects to a listening adapter (debugpy.listen in the program).
-func dial(ctx context.Context, spec AdapterSpec, root string, opts Options) (*Session, error) {
-	s := &Session{Spec: spec, root: root, guard: opts.Guard, changed: make(chan struct{}), bps: opts.Breakpoints, attach: true}
+func dial(ctx context.Context, spec AdapterSpec, root, tmp string, opts Options) (*Session, error) {
+	sess := newSession(spec, root, tmp, opts)
+	sess.attach = true
 	var d net.Dialer
 	dctx, cancel := context.WithTimeout(ctx, opts.startTimeout())
 	defer cancel()
@@ -321,26 +273,23 @@ func dial(ctx context.Context, spec AdapterSpec, root string, opts Options) (*Se
 	if err != nil {
 		return nil, fmt.Errorf("nothing answers on %s: %v (the program must call debugpy.listen on that port)", opts.Dial, err)
 	}
-	return s.connect(ctx, conn, opts)
+	return sess.connect(ctx, conn, opts)
 }
 
 // connect starts the client on rw and initializes the adapter.
-func (s *Session) connect(ctx context.Context, rw io.ReadWriteCloser, opts Options) (*Session, error) {
-	spec := s.Spec
+func (sess *Session) connect(ctx context.Context, rw io.ReadWriteCloser, opts Options) (*Session, error) {
+	spec := sess.Spec
 	fail := func(format string, args ...any) (*Session, error) {
-		if s.client != nil {
-			s.client.Close()
+		if sess.client != nil {
+			sess.client.Close()
 		}
-		s.kill()
-		if s.tmp != "" {
-			os.RemoveAll(s.tmp)
-		}
-		return nil, fmt.Errorf(format+"%s", append(args, s.exitNote())...)
+		sess.kill()
+		return nil, fmt.Errorf(format+"%s", append(args, sess.exitNote())...)
 	}
-	s.client = NewClient(rw)
-	s.client.OnEvent = s.event
-	s.client.Start()
-	go s.watch()
+	sess.client = NewClient(rw)
+	sess.client.OnEvent = sess.event
+	sess.client.Start()
+	go sess.watch()
 
 	var caps capabilities
 	init := map[string]any{
@@ -350,20 +299,20 @@ func (s *Session) connect(ctx context.Context, rw io.ReadWriteCloser, opts Optio
 	}
 	ictx, cancel := context.WithTimeout(ctx, opts.startTimeout())
 	defer cancel()
-	if err := s.client.Call(ictx, "initialize", init, &caps); err != nil {
+	if err := sess.client.Call(ictx, "initialize", init, &caps); err != nil {
 		if ictx.Err() != nil && ctx.Err() == nil {
 			err = fmt.Errorf("no answer within %s", opts.startTimeout())
 		}
 		return fail("%s failed to initialize: %v", spec.ID, err)
 	}
-	s.caps = caps
+	sess.caps = caps
 	ttl := opts.TTL
 	if ttl <= 0 {
 		ttl = DefaultTTL
 	}
-	s.Started = time.Now()
-	s.Deadline = s.Started.Add(ttl)
-	return s, nil
+	sess.Started = time.Now()
+	sess.Deadline = sess.Started.Add(ttl)
+	return sess, nil
 }
 
 func commandNames(a AdapterSpec) string {
@@ -377,27 +326,27 @@ func commandNames(a AdapterSpec) string {
 // exitNote is stderrNote for an adapter that failed to start: its error
 // output is complete only once it has exited (the connection can close
 // first), so it waits for that, briefly.
-func (s *Session) exitNote() string {
-	if s.p != nil {
+func (sess *Session) exitNote() string {
+	if sess.p != nil {
 		select {
-		case <-s.p.Done():
+		case <-sess.p.Done():
 		case <-time.After(time.Second):
 		}
 	}
-	return s.stderrNote()
+	return sess.stderrNote()
 }
 
 // stderrNote is how the adapter ended, when it did, and the end of what it
 // wrote to stderr.
-func (s *Session) stderrNote() string {
-	if s.p == nil {
+func (sess *Session) stderrNote() string {
+	if sess.p == nil {
 		return ""
 	}
 	note := ""
-	if st := s.p.ExitStatus(); st != "" && !s.p.StoppedByUs() {
+	if st := sess.p.ExitStatus(); st != "" && !sess.p.StoppedByUs() {
 		note = " (" + st + ")"
 	}
-	if t := s.p.Tail().String(); t != "" {
+	if t := sess.p.Tail().String(); t != "" {
 		note += "; it said: " + lastLines(t, 5)
 	}
 	return note
@@ -446,52 +395,52 @@ func (p pipeRW) Close() error {
 // watch ends the session when the adapter goes away on its own: once its
 // connection has been read to the end, so that the events it sent last
 // (the program's exit) count.
-func (s *Session) watch() {
+func (sess *Session) watch() {
 	var exited <-chan struct{} // a dialled adapter: only its connection tells
-	if s.p != nil {
-		exited = s.p.Exited()
+	if sess.p != nil {
+		exited = sess.p.Exited()
 	}
 	select {
-	case <-s.client.Done():
+	case <-sess.client.Done():
 	case <-exited:
 		// What it wrote is still in the pipe or the socket; the pipe ends
 		// (proc closes it after Drain) even if a process it left holds it.
 		t := time.NewTimer(3 * time.Second)
 		select {
-		case <-s.client.Done():
+		case <-sess.client.Done():
 		case <-t.C:
 		}
 		t.Stop()
 	}
-	if s.p != nil {
+	if sess.p != nil {
 		select {
-		case <-s.p.Done(): // its stderr, complete
+		case <-sess.p.Done(): // its stderr, complete
 		case <-time.After(time.Second):
 		}
 	}
-	s.mu.Lock()
-	over := s.exitCode != nil || s.terminated
-	s.mu.Unlock()
+	sess.mu.Lock()
+	over := sess.exitCode != nil || sess.terminated
+	sess.mu.Unlock()
 	if over {
-		s.end(fmt.Sprintf("the program ended and the %s adapter exited", s.Spec.ID))
+		sess.end(fmt.Sprintf("the program ended and the %s adapter exited", sess.Spec.ID))
 		return
 	}
-	s.end(fmt.Sprintf("the %s adapter exited unexpectedly%s", s.Spec.ID, s.stderrNote()))
+	sess.end(fmt.Sprintf("the %s adapter exited unexpectedly%s", sess.Spec.ID, sess.stderrNote()))
 }
 
 // DefaultTTL is a session's hard time limit.
 const DefaultTTL = 30 * time.Minute
 
 // event updates the session's state; it runs on the client's reader.
-func (s *Session) event(e Event) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+func (sess *Session) event(e Event) {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
 	switch e.Name {
 	case "stopped":
 		var b godap.StoppedEventBody
 		json.Unmarshal(e.Body, &b)
-		s.lastStopped = e.At
-		if s.pausing && b.Reason == "exception" && strings.Contains(b.Description+" "+b.Text, "SIGSTOP") {
+		sess.lastStopped = e.At
+		if sess.pausing && b.Reason == "exception" && strings.Contains(b.Description+" "+b.Text, "SIGSTOP") {
 			// lldb-dap pauses with SIGSTOP and reports the signal as an
 			// exception: it is the pause we asked for.
 			b.Reason, b.Description, b.Text = "pause", "", ""
@@ -500,7 +449,7 @@ func (s *Session) event(e Event) {
 			// lldb-dap's watchpoint stop.
 			b.Reason = "data breakpoint"
 		}
-		if s.core != "" {
+		if sess.core != "" {
 			// The crash a core holds. delve, opening one, tries to run it and
 			// reports that it cannot: its own attempt, not the crash.
 			b.Reason = "crash"
@@ -509,106 +458,106 @@ func (s *Session) event(e Event) {
 			}
 		}
 		st := &Stop{Reason: b.Reason, Description: b.Description, Text: b.Text, ThreadID: b.ThreadId, At: e.At, adapterBPs: b.HitBreakpointIds}
-		if !s.running && len(s.stops) > s.resumed {
+		if !sess.running && len(sess.stops) > sess.resumed {
 			// A burst: lldb-dap sends one stopped event per thread. Keep one
 			// stop, focused on the thread with the most telling reason.
-			cur := s.stops[len(s.stops)-1]
+			cur := sess.stops[len(sess.stops)-1]
 			if rank(st.Reason) > rank(cur.Reason) {
 				st.N = cur.N
-				s.stops[len(s.stops)-1] = st
+				sess.stops[len(sess.stops)-1] = st
 			}
 			break
 		}
-		st.N = len(s.stops) + 1
-		s.stops = append(s.stops, st)
-		s.running = false
+		st.N = len(sess.stops) + 1
+		sess.stops = append(sess.stops, st)
+		sess.running = false
 	case "continued":
-		s.running = true
-		s.resumed = len(s.stops)
-		s.pausing = false
+		sess.running = true
+		sess.resumed = len(sess.stops)
+		sess.pausing = false
 	case "exited":
 		var b godap.ExitedEventBody
 		json.Unmarshal(e.Body, &b)
 		code := b.ExitCode
-		s.exitCode = &code
-		s.running = false
+		sess.exitCode = &code
+		sess.running = false
 	case "terminated":
-		s.terminated = true
-		s.running = false
+		sess.terminated = true
+		sess.running = false
 	case "output":
 		var b godap.OutputEventBody
 		json.Unmarshal(e.Body, &b)
 		switch {
 		case b.Category == "telemetry":
-		case !s.configured:
+		case !sess.configured:
 			// Before configurationDone the program has not run: this is
 			// the adapter talking ("Building …", a compiler's errors),
 			// kept for a launch that fails.
-			if len(s.launchOut) < 16<<10 {
-				s.launchOut += b.Output
+			if len(sess.launchOut) < 16<<10 {
+				sess.launchOut += b.Output
 			}
-		case b.Category == "console" && slices.Contains(s.Spec.Banners, b.Output):
+		case b.Category == "console" && slices.Contains(sess.Spec.Banners, b.Output):
 		default:
-			s.out.add(b.Output)
+			sess.out.add(b.Output)
 		}
 		return // output changes no state a waiter looks at
 	case "process":
 		var b godap.ProcessEventBody
 		json.Unmarshal(e.Body, &b)
-		if s.core != "" {
+		if sess.core != "" {
 			break // the crashed process's id: long gone, and never ours to end
 		}
-		if b.SystemProcessId > 0 && (s.pid == 0 || !s.attach) {
-			s.pid = b.SystemProcessId
+		if b.SystemProcessId > 0 && (sess.pid == 0 || !sess.attach) {
+			sess.pid = b.SystemProcessId
 		}
-		if b.SystemProcessId > 0 && !s.attach {
+		if b.SystemProcessId > 0 && !sess.attach {
 			// A group of the program's own, ours to end; never one of a
 			// program we attached to.
 			if pg, err := syscall.Getpgid(b.SystemProcessId); err == nil && pg != syscall.Getpgrp() && pg > 1 {
-				if s.pgid > 0 && s.pgid != pg {
-					proc.Untrack(s.pgid) // the program before an adapter's restart
+				if sess.pgid > 0 && sess.pgid != pg {
+					proc.Untrack(sess.pgid) // the program before an adapter's restart
 				}
-				s.pgid = pg
+				sess.pgid = pg
 				proc.Track(pg) // killed even if this process dies first
 			}
 		}
 	case "breakpoint":
 		var b godap.BreakpointEventBody
 		json.Unmarshal(e.Body, &b)
-		if s.bps != nil {
-			s.bps.update(b.Breakpoint)
+		if sess.bps != nil {
+			sess.bps.update(b.Breakpoint)
 		}
 	}
-	close(s.changed)
-	s.changed = make(chan struct{})
+	close(sess.changed)
+	sess.changed = make(chan struct{})
 }
 
 // call sends a request and waits for its response. When the adapter went
 // away meanwhile, the error says how the session ended.
-func (s *Session) call(ctx context.Context, command string, args, body any) error {
-	err := s.client.Call(ctx, command, args, body)
+func (sess *Session) call(ctx context.Context, command string, args, body any) error {
+	err := sess.client.Call(ctx, command, args, body)
 	if err != nil && errors.Is(err, ErrClosed) {
-		return s.closedError()
+		return sess.closedError()
 	}
 	return err
 }
 
 // closedError waits (bounded) until the session's end has a reason (watch
 // gives it once the connection is read to the end) and says it.
-func (s *Session) closedError() error {
+func (sess *Session) closedError() error {
 	deadline := time.NewTimer(5 * time.Second)
 	defer deadline.Stop()
 	for {
-		s.mu.Lock()
-		ended, changed := s.ended, s.changed
-		s.mu.Unlock()
+		sess.mu.Lock()
+		ended, changed := sess.ended, sess.changed
+		sess.mu.Unlock()
 		if ended != "" {
 			return noSession("the debug session ended: %s", ended)
 		}
 		select {
 		case <-changed:
 		case <-deadline.C:
-			return fmt.Errorf("%w%s", ErrClosed, s.stderrNote())
+			return fmt.Errorf("%w%s", ErrClosed, sess.stderrNote())
 		}
 	}
 }
@@ -619,10 +568,10 @@ func (s *Session) closedError() error {
 // ends well within twice it): late says so. still: it has not answered
 // even then, and is recorded as what (busy) until it does, so that the
 // next such request is refused at once instead of queueing behind it.
-func (s *Session) bounded(ctx context.Context, st *Stop, command string, args, body any, d time.Duration, what string) (late, still bool, err error) {
-	p, err := s.client.Send(command, args)
+func (sess *Session) bounded(ctx context.Context, st *Stop, command string, args, body any, d time.Duration, what string) (late, still bool, err error) {
+	p, err := sess.client.Send(command, args)
 	if err != nil {
-		return false, false, s.closedError()
+		return false, false, sess.closedError()
 	}
 	wctx, cancel := context.WithTimeout(ctx, d)
 	err = p.Wait(wctx, body)
@@ -633,18 +582,18 @@ func (s *Session) bounded(ctx context.Context, st *Stop, command string, args, b
 	}
 	pctx, cancel := context.WithTimeout(ctx, min(2*time.Second, d/2))
 	defer cancel()
-	if perr := s.call(pctx, "pause", map[string]any{"threadId": st.ThreadID}, nil); perr == nil {
+	if perr := sess.call(pctx, "pause", map[string]any{"threadId": st.ThreadID}, nil); perr == nil {
 		err = p.Wait(pctx, body)
 	}
 	if err != nil && pctx.Err() != nil && ctx.Err() == nil {
-		s.mu.Lock()
-		s.busy, s.busySince = what, time.Now()
-		s.mu.Unlock()
+		sess.mu.Lock()
+		sess.busy, sess.busySince = what, time.Now()
+		sess.mu.Unlock()
 		go func() {
 			p.Wait(context.Background(), nil) // the answer, or the connection's end
-			s.mu.Lock()
-			s.busy = ""
-			s.mu.Unlock()
+			sess.mu.Lock()
+			sess.busy = ""
+			sess.mu.Unlock()
 		}()
 		return true, true, err
 	}
@@ -653,27 +602,27 @@ func (s *Session) bounded(ctx context.Context, st *Stop, command string, args, b
 
 // evaluating says which evaluate or set_variable still runs, "" when
 // none.
-func (s *Session) evaluating() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.busy == "" {
+func (sess *Session) evaluating() string {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	if sess.busy == "" {
 		return ""
 	}
-	return fmt.Sprintf("an earlier %s still runs inside the program, for %s now", s.busy, time.Since(s.busySince).Round(time.Second))
+	return fmt.Sprintf("an earlier %s still runs inside the program, for %s now", sess.busy, time.Since(sess.busySince).Round(time.Second))
 }
 
 // settle waits, for an adapter that sends one stopped event per thread,
 // until the burst is over: no stopped event for burstQuiet, at most
 // burstMax after the first.
-func (s *Session) settle() {
-	if !s.Spec.StopBursts {
+func (sess *Session) settle() {
+	if !sess.Spec.StopBursts {
 		return
 	}
 	t0 := time.Now()
 	for time.Since(t0) < burstMax {
-		s.mu.Lock()
-		wait := burstQuiet - time.Since(s.lastStopped)
-		s.mu.Unlock()
+		sess.mu.Lock()
+		wait := burstQuiet - time.Since(sess.lastStopped)
+		sess.mu.Unlock()
 		if wait <= 0 {
 			return
 		}
@@ -705,7 +654,7 @@ func rank(reason string) int {
 // sent without waiting; initialized awaited (before or after the launch
 // response); breakpoints and exception filters; configurationDone; then
 // the launch response.
-func (s *Session) launch(ctx context.Context, l LaunchSpec, args map[string]any, command string, timeout time.Duration) error {
+func (sess *Session) launch(ctx context.Context, args any, command string, timeout time.Duration) error {
 	if timeout <= 0 {
 		timeout = 2 * time.Minute
 	}
@@ -715,148 +664,138 @@ func (s *Session) launch(ctx context.Context, l LaunchSpec, args map[string]any,
 	// response: wait for it from the start of the connection.
 	const after = 0
 	t0 := time.Now()
-	p, err := s.client.Send(command, args)
+	p, err := sess.client.Send(command, args)
 	if err != nil {
 		return err
 	}
 	resp := make(chan error, 1)
 	go func() { resp <- p.Wait(ctx, nil) }()
 	initialized := make(chan error, 1)
-	go func() { _, err := s.client.WaitEvent(ctx, after, "initialized"); initialized <- err }()
+	go func() { _, err := sess.client.WaitEvent(ctx, after, "initialized"); initialized <- err }()
 	var respErr error
 	gotResp := false
 	select {
 	case err := <-initialized:
 		if err != nil {
-			return s.launchError(command, err)
+			return sess.launchError(command, err)
 		}
 	case respErr = <-resp:
 		gotResp = true
 		if respErr != nil {
-			return s.launchError(command, respErr)
+			return sess.launchError(command, respErr)
 		}
 		if err := <-initialized; err != nil {
-			return s.launchError(command, err)
+			return sess.launchError(command, err)
 		}
 	}
 	tInit := time.Now()
-	if s.Spec.ID == "delve" && command == "launch" {
-		s.BuildTime = tInit.Sub(t0)
+	if sess.Spec.BuildsInLaunch && command == "launch" {
+		sess.BuildTime = tInit.Sub(t0)
 	}
-	if s.core != "" {
+	if sess.core != "" {
 		// Nothing runs in a core: no breakpoint or filter could be hit.
 		goto configured
 	}
-	if s.bps != nil {
-		for _, file := range s.bps.files() {
-			if err := s.setBreakpoints(ctx, file); err != nil {
+	if sess.bps != nil {
+		for _, file := range sess.bps.files() {
+			if err := sess.setBreakpoints(ctx, file); err != nil {
 				return err
 			}
 		}
 	}
-	if s.bps != nil && len(s.bps.Funcs()) > 0 {
+	if sess.bps != nil && len(sess.bps.Funcs()) > 0 {
 		// None set: nothing to send (a launch's handshake stays as short).
-		if err := s.setFunctionBreakpoints(ctx); err != nil {
+		if err := sess.setFunctionBreakpoints(ctx); err != nil {
 			return err
 		}
 	}
-	if err := s.setExceptions(ctx); err != nil {
+	if err := sess.setExceptions(ctx); err != nil {
 		return err
 	}
 configured:
-	s.mu.Lock()
-	s.configured = true
-	s.mu.Unlock()
-	if err := s.client.Call(ctx, "configurationDone", nil, nil); err != nil {
-		return s.launchError(command, err)
+	sess.mu.Lock()
+	sess.configured = true
+	sess.mu.Unlock()
+	if err := sess.client.Call(ctx, "configurationDone", nil, nil); err != nil {
+		return sess.launchError(command, err)
 	}
 	if !gotResp {
 		if err := <-resp; err != nil {
-			return s.launchError(command, err)
+			return sess.launchError(command, err)
 		}
 	}
-	s.StartTime = time.Since(tInit)
+	sess.StartTime = time.Since(tInit)
 	return nil
 }
 
-// gdbCannotInject is what gdb prints when ptrace cannot write a process's
-// extended register state (some kernels and virtual machines): it cannot
-// call a function in the process, which debugpy's attach by pid needs.
-const gdbCannotInject = "Couldn't write extended state status"
-
-func (s *Session) launchError(command string, err error) error {
+func (sess *Session) launchError(command string, err error) error {
 	var re *ResponseError
 	if errors.As(err, &re) {
 		msg := re.Detail
 		if msg == "" {
 			msg = re.Message
 		}
-		s.mu.Lock()
-		said := strings.TrimSpace(s.launchOut)
-		s.mu.Unlock()
-		if s.Spec.ID == "debugpy" && command == "attach" && strings.Contains(msg+said, gdbCannotInject) {
-			// Before the adapter's long log, which the output budget may cut.
-			msg += "\n(gdb on this machine cannot run code inside another process: the kernel refused to write the process's extended register state, so debugpy cannot inject itself by pid, and the attempt may have disturbed the program. Start the program under debugpy instead — python -m debugpy --listen 5678 --wait-for-client prog.py, or debugpy.listen() in it — and attach with port, or use launch.)"
-		}
+		sess.mu.Lock()
+		said := strings.TrimSpace(sess.launchOut)
+		sess.mu.Unlock()
+		msg = sess.Spec.Adapter.Explain(command, msg, said)
 		if said != "" {
 			msg += "\n" + said
 		}
-		return fmt.Errorf("%s refused the %s: %s", s.Spec.ID, command, msg)
+		return fmt.Errorf("%s refused the %s: %s", sess.Spec.ID, command, msg)
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
-		s.quiet.Store(true)
-		return fmt.Errorf("%s did not finish the %s in time%s", s.Spec.ID, command, s.stderrNote())
+		sess.quiet.Store(true)
+		return fmt.Errorf("%s did not finish the %s in time%s", sess.Spec.ID, command, sess.stderrNote())
 	}
-	return fmt.Errorf("%s: %v%s", command, err, s.stderrNote())
+	return fmt.Errorf("%s: %v%s", command, err, sess.stderrNote())
 }
 
 // setExceptions sends the exception filters the session's kinds and
 // names resolve to, against the filters the adapter offers.
-func (s *Session) setExceptions(ctx context.Context) error {
-	offered := make([]string, 0, len(s.caps.ExceptionBreakpointFilters))
-	for _, f := range s.caps.ExceptionBreakpointFilters {
+func (sess *Session) setExceptions(ctx context.Context) error {
+	offered := make([]string, 0, len(sess.caps.ExceptionBreakpointFilters))
+	for _, f := range sess.caps.ExceptionBreakpointFilters {
 		offered = append(offered, f.Filter)
 	}
-	filters, err := resolveExceptions(s.Spec, offered, s.exceptions)
+	filters, err := resolveExceptions(sess.Spec, offered, sess.exceptions)
 	if err != nil {
 		return err
 	}
-	s.filters = filters
-	if len(offered) == 0 || (len(filters) == 0 && s.Spec.ID == "lldb") {
-		// lldb-dap 19 given no filters leaves a launched program held in
-		// the dynamic loader's rendezvous (a pause finds it there).
+	sess.filters = filters
+	if len(offered) == 0 || (len(filters) == 0 && sess.Spec.NoEmptyFilters) {
 		return nil
 	}
-	return s.client.Call(ctx, "setExceptionBreakpoints", map[string]any{"filters": filters}, nil)
+	return sess.client.Call(ctx, "setExceptionBreakpoints", map[string]any{"filters": filters}, nil)
 }
 
 // setBreakpoints sends the whole, merged list of one file's breakpoints:
 // DAP's request replaces the file's list, so it always carries all of them.
-func (s *Session) setBreakpoints(ctx context.Context, file string) error {
-	bps := s.bps.inFile(file)
+func (sess *Session) setBreakpoints(ctx context.Context, file string) error {
+	bps := sess.bps.inFile(file)
 	list := make([]map[string]any, 0, len(bps))
 	for _, b := range bps {
 		m := map[string]any{"line": b.Line}
-		if b.Condition != "" && s.caps.SupportsConditionalBreakpoints {
+		if b.Condition != "" && sess.caps.SupportsConditionalBreakpoints {
 			m["condition"] = b.Condition
 		}
-		if b.HitCondition != "" && s.caps.SupportsHitConditionalBreakpoints {
+		if b.HitCondition != "" && sess.caps.SupportsHitConditionalBreakpoints {
 			m["hitCondition"] = b.HitCondition
 		}
-		if b.LogMessage != "" && s.caps.SupportsLogPoints {
+		if b.LogMessage != "" && sess.caps.SupportsLogPoints {
 			m["logMessage"] = b.LogMessage
 		}
 		list = append(list, m)
 	}
 	var body godap.SetBreakpointsResponseBody
-	err := s.client.Call(ctx, "setBreakpoints", map[string]any{
-		"source":      map[string]any{"path": filepath.Join(s.root, filepath.FromSlash(file)), "name": filepath.Base(file)},
+	err := sess.client.Call(ctx, "setBreakpoints", map[string]any{
+		"source":      map[string]any{"path": filepath.Join(sess.root, filepath.FromSlash(file)), "name": filepath.Base(file)},
 		"breakpoints": list, "lines": linesOf(bps),
 	}, &body)
 	if err != nil {
 		return fmt.Errorf("setting breakpoints in %s: %v", file, err)
 	}
-	s.bps.bound(file, body.Breakpoints, s.caps)
+	sess.bps.bound(file, body.Breakpoints, sess.caps)
 	return nil
 }
 
@@ -869,10 +808,10 @@ func linesOf(bps []*Breakpoint) []int {
 }
 
 // Ended reports why the session ended, "" while it lives.
-func (s *Session) Ended() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.ended
+func (sess *Session) Ended() string {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	return sess.ended
 }
 
 // end tears the session down once, whatever ended it: disconnect (with
@@ -880,116 +819,88 @@ func (s *Session) Ended() string {
 // detached from), then the adapter's process group, then the program's
 // (from the process event), then the session's folder (delve's build
 // output, the socket).
-func (s *Session) end(reason string) { s.finish(reason, !s.attach && s.core == "") }
+func (sess *Session) end(reason string) { sess.finish(reason, !sess.attach && sess.core == "") }
 
 // finish is end, with terminateDebuggee chosen: true also ends an
 // attached program.
-func (s *Session) finish(reason string, terminateDebuggee bool) {
-	s.endOnce.Do(func() {
-		s.mu.Lock()
-		s.ended = reason
-		s.running = false
-		pgid := s.pgid
-		close(s.changed)
-		s.changed = make(chan struct{})
-		s.mu.Unlock()
-		if s.client != nil && s.client.Err() == nil {
-			if !s.quiet.Load() {
+func (sess *Session) finish(reason string, terminateDebuggee bool) {
+	sess.endOnce.Do(func() {
+		sess.mu.Lock()
+		sess.ended = reason
+		sess.running = false
+		pgid := sess.pgid
+		close(sess.changed)
+		sess.changed = make(chan struct{})
+		sess.mu.Unlock()
+		if sess.client != nil && sess.client.Err() == nil {
+			if !sess.quiet.Load() {
 				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-				s.client.Call(ctx, "disconnect", map[string]any{"terminateDebuggee": terminateDebuggee, "restart": false}, nil)
+				sess.client.Call(ctx, "disconnect", map[string]any{"terminateDebuggee": terminateDebuggee, "restart": false}, nil)
 				cancel()
 			}
-			s.client.Close()
+			sess.client.Close()
 		}
-		s.kill()
+		sess.kill()
 		if pgid > 0 {
 			proc.Untrack(pgid)
 		}
-		if s.tmp != "" {
-			os.RemoveAll(s.tmp)
+		if sess.tmp != "" {
+			os.RemoveAll(sess.tmp)
 		}
-		for _, f := range s.held {
+		for _, f := range sess.held {
 			f.Close()
 		}
-		if s.stopTimer != nil {
-			s.stopTimer()
+		if sess.stopTimer != nil {
+			sess.stopTimer()
 		}
 	})
 }
 
 // kill stops the adapter's process group, and every process that carries
 // its environment tag, and waits for it, bounded.
-func (s *Session) kill() {
-	if s.p != nil {
-		s.p.Kill()
+func (sess *Session) kill() {
+	if sess.p != nil {
+		sess.p.Kill()
 	}
 }
 
 // PID is the debuggee's process id, 0 before the process event.
-func (s *Session) PID() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.pid
+func (sess *Session) PID() int {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	return sess.pid
 }
 
 // AdapterPID is the adapter's process id, 0 for one we dialled.
-func (s *Session) AdapterPID() int {
-	if s.p == nil {
+func (sess *Session) AdapterPID() int {
+	if sess.p == nil {
 		return 0
 	}
-	return s.p.Pid()
+	return sess.p.Pid()
 }
 
-// newOutput returns the program's output no result has shown yet, at most
-// limit bytes, oldest first: what stop results left out for room, then
-// what came after the last result; how many such bytes were dropped for
-// room; and how many are left for the next call.
-func (s *Session) newOutput(limit int) (text string, skipped int64, more int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	o := &s.out
-	end := o.dropped + int64(len(o.data))
-	skipped, o.lost = o.lost, 0
-	pieces := append(slices.Clone(o.gaps), span{o.shown, end})
-	var b []byte
-	at := int64(-1) // where the last piece taken ended
-	taken := 0      // pieces taken whole
-	for i, p := range pieces {
-		if p.from < o.dropped {
-			skipped += min(o.dropped, p.to) - p.from
-			p.from = min(o.dropped, p.to)
-		}
-		if p.from >= p.to {
-			taken = i + 1
-			continue
-		}
-		if at >= 0 && p.from != at {
-			b = append(b, "\n[… output shown in an earlier result …]\n"...)
-		}
-		room := int64(limit - len(b))
-		cut := min(p.to, p.from+max(room, 0))
-		for cut > p.from && cut < p.to && o.data[cut-o.dropped]&0xC0 == 0x80 {
-			cut-- // at a character
-		}
-		b = append(b, o.data[p.from-o.dropped:cut-o.dropped]...)
-		at = cut
-		if cut < p.to {
-			pieces[i].from = cut
-			break
-		}
-		taken = i + 1
+// Info says where the session stands.
+func (sess *Session) Info() SessionInfo {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	return sess.infoLocked()
+}
+
+func (sess *Session) infoLocked() SessionInfo {
+	info := SessionInfo{Adapter: sess.Spec.ID, Program: sess.Program, PID: sess.pid,
+		AgeSeconds: int(time.Since(sess.Started).Seconds()), RemainingSeconds: max(int(time.Until(sess.Deadline).Seconds()), 0)}
+	switch {
+	case sess.ended != "":
+		info.State = "ended"
+	case sess.exitCode != nil || sess.terminated:
+		info.State = "exited"
+	case sess.running:
+		info.State = "running"
+	case len(sess.stops) > 0:
+		info.State = "stopped"
+		info.Stop = len(sess.stops)
+	default:
+		info.State = "running"
 	}
-	rest := pieces[taken:]
-	if len(rest) == 0 {
-		o.gaps, o.shown = o.gaps[:0], end
-	} else {
-		// The last piece is the new output; what is left of it starts
-		// at shown.
-		o.shown = rest[len(rest)-1].from
-		o.gaps = slices.Clone(rest[:len(rest)-1])
-		for _, p := range rest {
-			more += int(p.to - max(p.from, o.dropped))
-		}
-	}
-	return string(bytes.ToValidUTF8(b, []byte("\uFFFD"))), skipped, more
+	return info
 }

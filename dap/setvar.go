@@ -72,17 +72,8 @@ func (s *Supervisor) SetVariable(ctx context.Context, r, frame, name, value stri
 		if vref, err = sess.parseRef("reference", r); err != nil {
 			return nil, err
 		}
-	} else {
-		var scopes godap.ScopesResponseBody
-		if err := sess.call(ctx, "scopes", map[string]any{"frameId": fid}, &scopes); err != nil {
-			return nil, fmt.Errorf("scopes: %v", err)
-		}
-		for _, sc := range scopes.Scopes {
-			if !sc.Expensive && sc.VariablesReference != 0 {
-				vref = sc.VariablesReference
-				break
-			}
-		}
+	} else if vref, err = sess.localsRef(ctx, fid); err != nil {
+		return nil, fmt.Errorf("scopes: %v", err)
 	}
 	lookup := func(in int) *Var {
 		if in == 0 {
@@ -146,14 +137,8 @@ func (s *Supervisor) SetVariable(ctx context.Context, r, frame, name, value stri
 	// when it was made).
 	back := vref
 	if r == "" && vref != 0 {
-		var scopes godap.ScopesResponseBody
-		if sess.call(ctx, "scopes", map[string]any{"frameId": fid}, &scopes) == nil {
-			for _, sc := range scopes.Scopes {
-				if !sc.Expensive && sc.VariablesReference != 0 {
-					back = sc.VariablesReference
-					break
-				}
-			}
+		if fresh, err := sess.localsRef(ctx, fid); err == nil && fresh != 0 {
+			back = fresh
 		}
 	}
 	res.Value = lookup(back)

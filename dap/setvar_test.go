@@ -25,18 +25,7 @@ func TestSetVariable(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.adapter, func(t *testing.T) {
 			needAdapter(t, c.adapter)
-			files := map[string]string{c.file: c.src}
-			if c.adapter == "delve" {
-				files["go.mod"] = "module example.com/p\n\ngo 1.22\n"
-			}
-			root := writeTree(t, files)
-			program := at(root, c.file)
-			if c.adapter == "delve" {
-				program = at(root, root)
-			}
-			if c.adapter == "lldb" {
-				program = at(root, buildC(t, root))
-			}
+			root, program := sample(t, c.adapter, c.file, c.src)
 			s := newSupervisor(t, root, Config{})
 			ctx := testCtx(t)
 			s.SetBreakpoints(ctx, at(root, c.file), []LineSpec{{Line: c.line}}, nil, false)
@@ -84,13 +73,8 @@ func TestSetVariable(t *testing.T) {
 // An adapter that sets nothing (the scripted one) says so, and what to
 // do instead; an empty name is refused.
 func TestSetVariableUnsupported(t *testing.T) {
-	fakeAdapter(t, "delve")
-	root := fakeRoot(t)
-	s := newSupervisor(t, root, Config{})
-	ctx := testCtx(t)
-	if _, err := s.Launch(ctx, LaunchSpec{Adapter: "fake", Program: at(root, fakeSource)}, 20*time.Second); err != nil {
-		t.Fatal(err)
-	}
+	s, _ := launchHere(t, "delve", Config{}, 20*time.Second)
+	ctx := t.Context()
 	if _, err := s.SetVariable(ctx, "", "", "n", "4", 0); err == nil || !strings.Contains(err.Error(), "fake sets no variables") || !strings.Contains(err.Error(), "evaluate") {
 		t.Fatalf("set_variable without support: %v", err)
 	}
@@ -117,11 +101,7 @@ func TestSetVariableTimeBound(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.adapter, func(t *testing.T) {
 			needAdapter(t, c.adapter)
-			root := writeTree(t, map[string]string{c.file: c.src})
-			program := at(root, c.file)
-			if c.adapter == "lldb" {
-				program = at(root, buildC(t, root))
-			}
+			root, program := sample(t, c.adapter, c.file, c.src)
 			s := newSupervisor(t, root, Config{})
 			ctx := testCtx(t)
 			s.SetBreakpoints(ctx, at(root, c.file), []LineSpec{{Line: c.line}}, nil, false)

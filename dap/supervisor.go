@@ -1,16 +1,11 @@
 package dap
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -18,7 +13,7 @@ import (
 
 	godap "github.com/google/go-dap"
 
-	"github.com/builtin-tools/builtin-tools/internal/pyenv"
+	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
@@ -102,32 +97,6 @@ func (s *Supervisor) live() (*Session, error) {
 	return nil, noSession("%s", msg)
 }
 
-// Info says where the session stands.
-func (sess *Session) Info() SessionInfo {
-	sess.mu.Lock()
-	defer sess.mu.Unlock()
-	return sess.infoLocked()
-}
-
-func (sess *Session) infoLocked() SessionInfo {
-	info := SessionInfo{Adapter: sess.Spec.ID, Program: sess.Program, PID: sess.pid,
-		AgeSeconds: int(time.Since(sess.Started).Seconds()), RemainingSeconds: max(int(time.Until(sess.Deadline).Seconds()), 0)}
-	switch {
-	case sess.ended != "":
-		info.State = "ended"
-	case sess.exitCode != nil || sess.terminated:
-		info.State = "exited"
-	case sess.running:
-		info.State = "running"
-	case len(sess.stops) > 0:
-		info.State = "stopped"
-		info.Stop = len(sess.stops)
-	default:
-		info.State = "running"
-	}
-	return info
-}
-
 // Launch starts a session: the adapter, the handshake, the program; then it
 // waits (bounded) for the first stop. A second launch while one lives is
 // refused.
@@ -203,56 +172,51 @@ func (s *Supervisor) launch(ctx context.Context, l LaunchSpec, wait time.Duratio
 	if err := checkExceptions(spec, l.Exceptions); err != nil {
 		return nil, err
 	}
-	if spec.ID == "debugpy" && l.Attach && l.PID > 0 && l.Port <= 0 {
-		if _, err := exec.LookPath("gdb"); err != nil {
-			return nil, fmt.Errorf("debugpy attaches to a running Python program by pid with gdb, which is not installed here (apt-get install gdb); or have the program call debugpy.listen and attach with port")
-		}
+	if err := spec.Adapter.Preflight(ctx, spec, s.g, &l); err != nil {
+		return nil, err
 	}
-	if spec.ID == "debugpy" && !l.Attach && l.Python == "" {
-		// The checkout's interpreter; one that cannot run debugpy is said
-		// now, not after the launch's bound.
-		if py := pyenv.Interpreter(s.g.Root()); py != "" {
-			if cmd, _ := spec.command(ctx); cmd != nil {
-				if why := interpreterProblem(ctx, py, s.g.Rel(py), cmd[0]); why != "" {
-					return nil, fmt.Errorf("cannot launch under debugpy: %s", why)
-				}
-			}
-			l.Python = py
-		}
+	tmp, err := proc.TempDir("dap-")
+	if err != nil {
+		return nil, err
 	}
-	args, command, err := launchArgs(s.g, spec, l)
+	defer func() {
+		if tmp != "" { // not handed to a session
+			os.RemoveAll(tmp)
+		}
+	}()
+	t := Target{LaunchSpec: l, Guard: s.g, Cwd: l.Cwd.Abs(), Dir: tmp}
+	if l.Cwd.IsZero() {
+		t.Cwd = s.g.Root()
+	}
+	heldCore, heldExe := "", ""
 	if core != "" {
 		// The adapter opens the files checked, not their names (R10).
-		args, command, err = coreArgs(spec, heldPath(held[1]), heldPath(held[0]), s.g.Root())
+		heldCore, heldExe = heldPath(held[0]), heldPath(held[1])
 	}
+	command, args, dial, err := request(spec, t, heldCore, heldExe)
 	if err != nil {
 		return nil, err
 	}
 	s.bps.dropTemps()
 	s.bps.resetHits()
-	opts := Options{TTL: s.cfg.TTL, Guard: s.g, Breakpoints: s.bps, StartTimeout: s.cfg.StartTimeout}
+	opts := Options{TTL: s.cfg.TTL, Guard: s.g, Breakpoints: s.bps, StartTimeout: s.cfg.StartTimeout, Dial: dial}
 	if !deadline.IsZero() {
 		if opts.TTL = time.Until(deadline); opts.TTL <= 0 {
 			return nil, badArg("the session's time limit has passed; launch starts a new one")
 		}
 	}
-	if l.Attach && spec.ID == "debugpy" && l.Port > 0 {
-		// The program's debugpy.listen runs its own adapter on the port.
-		opts.Dial = fmt.Sprintf("127.0.0.1:%d", l.Port)
-	}
-	sess, err := start(ctx, spec, s.g.Root(), opts)
+	sess, err := start(ctx, spec, s.g.Root(), tmp, opts)
 	if err != nil {
 		return nil, err
 	}
+	tmp = ""                    // the session's: removed at its end
 	sess.held, held = held, nil // closed at the session's end
 	sess.Program = describeProgram(s.g, l)
 	sess.abs = program
 	sess.attach = l.Attach
 	sess.core = core
 	sess.exceptions = l.Exceptions
-	if spec.ID == "debugpy" && !l.Attach {
-		sess.pyMain = pyMainModules(s.g, l)
-	}
+	sess.target = t
 	if l.Attach && l.PID > 0 {
 		sess.pid = l.PID
 	}
@@ -272,9 +236,6 @@ func (s *Supervisor) launch(ctx context.Context, l LaunchSpec, wait time.Duratio
 	}
 	s.sess = sess
 	s.mu.Unlock()
-	if _, ok := args["output"]; ok {
-		args["output"] = filepath.Join(sess.tmp, "__debug_bin") // removed with the session
-	}
 	if !deadline.IsZero() {
 		sess.Deadline = deadline
 	}
@@ -295,7 +256,7 @@ func (s *Supervisor) launch(ctx context.Context, l LaunchSpec, wait time.Duratio
 		sess.end(fmt.Sprintf("it reached its time limit of %s, so the adapter and the program were stopped", limit))
 	})
 	sess.stopTimer = expire.Stop
-	if err := sess.launch(ctx, l, args, command, s.cfg.LaunchTimeout); err != nil {
+	if err := sess.launch(ctx, args, command, s.cfg.LaunchTimeout); err != nil {
 		sess.end("its launch failed")
 		return nil, err
 	}
@@ -349,88 +310,29 @@ func (s *Supervisor) waitFor(d time.Duration) time.Duration {
 	return min(d, s.cfg.MaxResumeWait)
 }
 
-// launchArgs builds the adapter's launch or attach arguments.
-func launchArgs(g *pathguard.Guard, spec AdapterSpec, l LaunchSpec) (map[string]any, string, error) {
-	cwd := l.Cwd.Abs()
-	if l.Cwd.IsZero() {
-		cwd = g.Root()
+// request is the request that starts a session for t, and its arguments:
+// the opening of core (the crash of exe) when core is set, an attach, or a
+// launch; dial is an address to connect to instead of starting the
+// adapter.
+func request(spec AdapterSpec, t Target, core, exe string) (command string, args any, dial string, err error) {
+	switch {
+	case core != "":
+		c, ok := spec.Adapter.(CoreOpener)
+		if !ok {
+			return "", nil, "", opensCores(spec)
+		}
+		command, args = c.Core(exe, core, t.Guard.Root())
+		return command, args, "", nil
+	case t.Attach:
+		a, ok := spec.Adapter.(Attacher)
+		if !ok {
+			return "", nil, "", badArg("%s cannot attach here", spec.ID)
+		}
+		args, dial, err = a.Attach(t)
+		return "attach", args, dial, err
 	}
-	program := l.Program.Abs()
-	args := l.Args
-	if args == nil {
-		args = []string{}
-	}
-	if l.Attach {
-		switch spec.ID {
-		case "debugpy":
-			if l.PID > 0 && l.Port <= 0 {
-				// debugpy injects itself into the process (with gdb).
-				return map[string]any{"processId": l.PID, "justMyCode": true}, "attach", nil
-			}
-			if l.Port <= 0 {
-				return nil, "", badArg("attach with debugpy needs port (the program runs debugpy.listen(port)) or pid")
-			}
-			return map[string]any{"connect": map[string]any{"host": "127.0.0.1", "port": l.Port}, "justMyCode": true, "redirectOutput": true}, "attach", nil
-		case "lldb", "delve":
-			if l.PID <= 0 {
-				return nil, "", badArg("attach with %s needs pid", spec.ID)
-			}
-			if spec.ID == "delve" {
-				return map[string]any{"mode": "local", "processId": l.PID}, "attach", nil
-			}
-			return map[string]any{"pid": l.PID}, "attach", nil
-		}
-		return nil, "", badArg("%s cannot attach here", spec.ID)
-	}
-	switch spec.ID {
-	case "delve":
-		mode := "debug"
-		if l.Test != "" {
-			mode = "test"
-			args = append([]string{"-test.run", l.Test}, args...)
-		} else if info, err := g.Stat(program); err == nil && !info.IsDir() && info.Mode()&0o111 != 0 && filepath.Ext(program) != ".go" {
-			mode = "exec"
-		}
-		m := map[string]any{"mode": mode, "program": program, "args": args, "cwd": cwd, "outputMode": "remote",
-			"stopOnEntry": false, "hideSystemGoroutines": true}
-		if mode != "exec" {
-			m["output"] = "" // set by the session: its own folder
-		}
-		if len(l.Env) > 0 {
-			m["env"] = l.Env
-		}
-		return m, "launch", nil
-	case "debugpy":
-		m := map[string]any{"console": "internalConsole", "redirectOutput": true, "justMyCode": true, "subProcess": false,
-			"cwd": cwd, "args": args, "stopOnEntry": false}
-		if l.Module != "" {
-			m["module"] = l.Module
-		} else {
-			m["program"] = program
-		}
-		// The checkout's own interpreter (Launch sets it), as a developer's
-		// shell would run it (debug is exec tier, behind approvals); else
-		// the adapter's.
-		if l.Python != "" {
-			m["python"] = []string{l.Python}
-		}
-		if len(l.Env) > 0 {
-			m["env"] = l.Env
-		}
-		return m, "launch", nil
-	case "lldb":
-		m := map[string]any{"program": program, "args": args, "cwd": cwd, "stopOnEntry": false}
-		if len(l.Env) > 0 {
-			var env []string
-			for k, v := range l.Env {
-				env = append(env, k+"="+v)
-			}
-			slices.Sort(env)
-			m["env"] = env
-		}
-		return m, "launch", nil
-	}
-	return map[string]any{"program": program, "args": args, "cwd": cwd}, "launch", nil
+	args, err = spec.Adapter.Launch(t)
+	return "launch", args, "", err
 }
 
 // SetBreakpoints changes file's breakpoints (merging: lines are added or
@@ -453,23 +355,33 @@ func (s *Supervisor) SetBreakpoints(ctx context.Context, at pathguard.Path, line
 		return nil, err
 	}
 	res := &BreakpointsResult{}
+	if err := s.send(res, func(sess *Session) error { return sess.setBreakpoints(ctx, file) }); err != nil {
+		return nil, err
+	}
+	res.Breakpoints = s.bps.All()
+	return res, nil
+}
+
+// send sends a change of the kept breakpoints to the live session, if
+// any, and says in res where they stand: sent to that session, or kept
+// for the next launch (a core file's session runs nothing).
+func (s *Supervisor) send(res *BreakpointsResult, to func(*Session) error) error {
 	s.mu.Lock()
 	sess := s.sess
 	s.mu.Unlock()
-	if sess != nil && sess.Ended() == "" && sess.core == "" {
-		if err := sess.setBreakpoints(ctx, file); err != nil {
-			return nil, err
-		}
-		info := sess.Info()
-		res.Session = &info
-	} else {
+	if sess == nil || sess.Ended() != "" || sess.core != "" {
 		res.Pending = true
 		if sess != nil && sess.Ended() == "" {
 			res.Note = coreBreakpointsNote
 		}
+		return nil
 	}
-	res.Breakpoints = s.bps.All()
-	return res, nil
+	if err := to(sess); err != nil {
+		return err
+	}
+	info := sess.Info()
+	res.Session = &info
+	return nil
 }
 
 // SetFunctionBreakpoints changes the function breakpoints (names added
@@ -486,21 +398,9 @@ func (s *Supervisor) SetFunctionBreakpoints(ctx context.Context, names []string,
 		return nil, err
 	}
 	res := &BreakpointsResult{}
-	s.mu.Lock()
-	sess := s.sess
-	s.mu.Unlock()
-	if sess != nil && sess.Ended() == "" && sess.core == "" {
-		if err := sess.setFunctionBreakpoints(ctx); err != nil {
-			s.bps.restoreFuncs(old)
-			return nil, err
-		}
-		info := sess.Info()
-		res.Session = &info
-	} else {
-		res.Pending = true
-		if sess != nil && sess.Ended() == "" {
-			res.Note = coreBreakpointsNote
-		}
+	if err := s.send(res, func(sess *Session) error { return sess.setFunctionBreakpoints(ctx) }); err != nil {
+		s.bps.restoreFuncs(old)
+		return nil, err
 	}
 	res.Breakpoints = s.bps.All()
 	res.Functions = s.bps.Funcs()
@@ -652,32 +552,6 @@ func (s *Supervisor) endResult(sess *Session) *StopResult {
 	return res
 }
 
-// recentOutput is the output no result has shown, cut to its last 2,000
-// bytes for a stop result, and how many bytes before those it left out;
-// output gives those later, and never what a result showed.
-func (sess *Session) recentOutput() (string, int) {
-	sess.mu.Lock()
-	defer sess.mu.Unlock()
-	o := &sess.out
-	end := o.dropped + int64(len(o.data))
-	from := max(o.shown, o.dropped)
-	const keep = 2000
-	start := max(from, end-keep)
-	data := o.data[start-o.dropped:]
-	if start > from {
-		// Cut: start at a line when one begins soon, else at a character.
-		if i := bytes.IndexByte(data[:min(len(data), 300)], '\n'); i >= 0 && i+1 < len(data) {
-			data, start = data[i+1:], start+int64(i+1)
-		}
-		for len(data) > 0 && data[0]&0xC0 == 0x80 {
-			data, start = data[1:], start+1
-		}
-	}
-	o.skip(from, start)
-	o.shown = end
-	return string(bytes.ToValidUTF8(data, []byte("\uFFFD"))), int(start - from)
-}
-
 // stopResult describes a stop: where (the frame with its source), why,
 // the breakpoints hit, the frame's locals, and new output.
 func (s *Supervisor) stopResult(ctx context.Context, sess *Session, st *Stop) (*StopResult, error) {
@@ -758,84 +632,6 @@ func (s *Supervisor) stopResult(ctx context.Context, sess *Session, st *Stop) (*
 	return res, nil
 }
 
-// pickFrame is the frame a stop shows: the top one, or for an exception, a
-// panic, a pause or a crash the frame in the checkout nearest the top.
-func pickFrame(reason string, frames []Frame) int {
-	switch reason {
-	case "exception", "panic", "pause", "crash":
-		return max(inRoot(frames), 0)
-	}
-	return 0
-}
-
-// shownFrame is the frame the agent was shown as the stop's, which
-// evaluate, set_variable and watch default to (for a crash, the crashing
-// frame, not the signal handler above it): the one its result showed, else
-// the one it would show. It returns the adapter's frame id, 0 when the
-// stack cannot be read, and whether the frame is not the top one.
-func (sess *Session) shownFrame(ctx context.Context, st *Stop) (int, *Frame, bool) {
-	sess.mu.Lock()
-	f, below := st.shown, st.below
-	sess.mu.Unlock()
-	if f == nil {
-		frames, _, err := sess.frames(ctx, st, st.ThreadID, 30)
-		if err != nil || len(frames) == 0 {
-			return 0, nil, false
-		}
-		i := pickFrame(st.Reason, frames)
-		f, below = &frames[i], i > 0
-	}
-	id, _, _ := strings.Cut(f.ID, "@")
-	fid, _ := strconv.Atoi(id)
-	return fid, f, below
-}
-
-// frameAt names a frame and its line: "main.walk (main.go:12)".
-func frameAt(f *Frame) string {
-	if f.File == "" {
-		return f.Name
-	}
-	return fmt.Sprintf("%s (%s:%d)", f.Name, f.File, f.Line)
-}
-
-// inRoot is the index of the first frame in the checkout, -1 when none is.
-func inRoot(frames []Frame) int {
-	return slices.IndexFunc(frames, func(f Frame) bool { return f.File != "" && !f.Outside && !f.Missing })
-}
-
-func frameName(frames []Frame) string {
-	if len(frames) == 0 {
-		return "no frame"
-	}
-	return frames[0].Name
-}
-
-// maxThreadsLooked bounds the stacks read to find the checkout's thread.
-const maxThreadsLooked = 64
-
-// userThread finds the thread whose stack reaches the checkout, for a stop
-// on one that does not: the lowest id that does (goroutine 1 is main), at
-// most maxThreadsLooked looked at; 0 when none does.
-func (sess *Session) userThread(ctx context.Context, st *Stop) (int, []Frame) {
-	var body godap.ThreadsResponseBody
-	if err := sess.call(ctx, "threads", nil, &body); err != nil {
-		return 0, nil
-	}
-	ids := make([]int, 0, len(body.Threads))
-	for _, t := range body.Threads {
-		if t.Id != st.ThreadID {
-			ids = append(ids, t.Id)
-		}
-	}
-	slices.Sort(ids)
-	for _, id := range ids[:min(len(ids), maxThreadsLooked)] {
-		if fr, _, err := sess.frames(ctx, st, id, 30); err == nil && inRoot(fr) >= 0 {
-			return id, fr
-		}
-	}
-	return 0, nil
-}
-
 // firstReport marks st reported and says whether it was its first time.
 func (s *Supervisor) firstReport(sess *Session, st *Stop) bool {
 	sess.mu.Lock()
@@ -847,200 +643,9 @@ func (s *Supervisor) firstReport(sess *Session, st *Stop) bool {
 	return false
 }
 
-// ref is an id tied to the stop it came from: "1000@3".
-func ref(id, stop int) string { return strconv.Itoa(id) + "@" + strconv.Itoa(stop) }
-
-// parseRef checks a reference against the current stop.
-func (sess *Session) parseRef(what, r string) (int, error) {
-	id, at, ok := strings.Cut(r, "@")
-	n, err1 := strconv.Atoi(id)
-	stop, err2 := strconv.Atoi(at)
-	if !ok || err1 != nil || err2 != nil {
-		return 0, badArg("%s %q is not one this tool gave: they look like 1000@3 (an id and the stop it came from)", what, r)
-	}
-	sess.mu.Lock()
-	defer sess.mu.Unlock()
-	if sess.running || len(sess.stops) == 0 {
-		return 0, badArg("%s %s is from stop %d, and the program is running now; pause it, then call stack again", what, r, stop)
-	}
-	if cur := len(sess.stops); stop != cur {
-		return 0, badArg("%s %s is from stop %d; the program is now at stop %d — call stack again", what, r, stop, cur)
-	}
-	return n, nil
-}
-
-// currentStop is the stop the program is at, nil while it runs.
-func (sess *Session) currentStop() (*Stop, error) {
-	sess.mu.Lock()
-	defer sess.mu.Unlock()
-	if sess.exitCode != nil || sess.terminated {
-		return nil, badArg("the program has exited; launch it again")
-	}
-	if sess.running || len(sess.stops) == 0 {
-		return nil, badArg("the program is running; pause it (or wait for a breakpoint with continue) first")
-	}
-	return sess.stops[len(sess.stops)-1], nil
-}
-
-// frames reads a thread's stack and quotes each frame's source; a file is
-// read once however many frames are in it.
-func (sess *Session) frames(ctx context.Context, st *Stop, thread, levels int) ([]Frame, int, error) {
-	var body godap.StackTraceResponseBody
-	if err := sess.call(ctx, "stackTrace", map[string]any{"threadId": thread, "startFrame": 0, "levels": levels}, &body); err != nil {
-		return nil, 0, err
-	}
-	var progTime time.Time
-	if info, err := sess.guard.Stat(sess.abs); err == nil && !info.IsDir() && sess.Spec.ID == "lldb" {
-		progTime = info.ModTime()
-	}
-	sources := map[string]*source{}
-	out := make([]Frame, 0, len(body.StackFrames))
-	quoted := false // the first frame in the checkout is quoted with lines around
-	for i, f := range body.StackFrames {
-		fr := Frame{ID: ref(f.Id, st.N), Name: f.Name, Line: f.Line}
-		if f.Source != nil && f.Source.Path != "" {
-			abs, err := sess.guard.Resolve(f.Source.Path)
-			if err != nil {
-				// Outside the root (the standard library, a symlink out):
-				// named, never read.
-				fr.File, fr.Outside = f.Source.Path, true
-			} else {
-				fr.File = sess.guard.Rel(abs)
-				src, ok := sources[abs]
-				if !ok {
-					src = sess.read(abs, progTime)
-					sources[abs] = src
-				}
-				if src.missing {
-					// A path from the build that names no file here (libc's
-					// "sysdeps/…", relative to where it was compiled).
-					fr.File, fr.Missing = f.Source.Path, true
-					out = append(out, fr)
-					continue
-				}
-				around := 0
-				if i == 0 || !quoted {
-					around, quoted = 2, true
-				}
-				fr.Source, fr.Newer = src.quote(f.Line, around), src.newer
-			}
-		}
-		out = append(out, fr)
-	}
-	return out, body.TotalFrames, nil
-}
-
-// source is a file's lines, read through the run's path guard.
-type source struct {
-	lines   []string
-	newer   bool // changed after the program was built
-	missing bool // no such file in the checkout
-}
-
-func (sess *Session) read(abs string, progTime time.Time) *source {
-	data, info, err := sess.guard.ReadFile(abs, 8<<20)
-	if err != nil {
-		return &source{missing: errors.Is(err, fs.ErrNotExist)}
-	}
-	return &source{lines: strings.Split(string(data), "\n"), newer: !progTime.IsZero() && info.ModTime().After(progTime)}
-}
-
-// quote returns line and around lines on each side.
-func (src *source) quote(line, around int) []SourceLine {
-	if line <= 0 {
-		return nil
-	}
-	var out []SourceLine
-	for n := max(line-around, 1); n <= min(line+around, len(src.lines)); n++ {
-		text := textcut.Ellipsis(strings.TrimRight(src.lines[n-1], "\r"), 300)
-		out = append(out, SourceLine{Line: n, Text: text, Current: n == line})
-	}
-	return out
-}
-
-// locals reads a frame's first scope, capped, noise left out.
-func (sess *Session) locals(ctx context.Context, st *Stop, frameRef string) ([]Var, int, []string, error) {
-	id, _, _ := strings.Cut(frameRef, "@")
-	fid, _ := strconv.Atoi(id)
-	var scopes godap.ScopesResponseBody
-	if err := sess.call(ctx, "scopes", map[string]any{"frameId": fid}, &scopes); err != nil {
-		return nil, 0, nil, err
-	}
-	for _, sc := range scopes.Scopes {
-		if sc.Expensive || sc.VariablesReference == 0 {
-			continue
-		}
-		return sess.children(ctx, st, sc.VariablesReference, 20, false)
-	}
-	return nil, 0, nil, nil
-}
-
-// children reads a reference's variables, at most max, values cut at 400
-// characters; unless all, what noise reads as a value is left out and
-// named (hidden).
-func (sess *Session) children(ctx context.Context, st *Stop, vref, max int, all bool) ([]Var, int, []string, error) {
-	var body godap.VariablesResponseBody
-	// The groups debugpy puts first count against the page.
-	if err := sess.call(ctx, "variables", map[string]any{"variablesReference": vref, "start": 0, "count": max + 3}, &body); err != nil {
-		return nil, 0, nil, err
-	}
-	var hidden []string
-	vars := body.Variables
-	if !all {
-		vars = slices.DeleteFunc(slices.Clone(vars), func(v godap.Variable) bool {
-			if sess.noise(v) {
-				hidden = append(hidden, v.Name)
-				return true
-			}
-			return false
-		})
-	}
-	more := 0
-	if len(vars) > max {
-		more = len(vars) - max
-		vars = vars[:max]
-	}
-	out := make([]Var, 0, len(vars))
-	for _, v := range vars {
-		out = append(out, makeVar(v.Name, v.Value, v.Type, v.VariablesReference, v.NamedVariables, v.IndexedVariables, st.N))
-	}
-	return out, more, hidden, nil
-}
-
-// noise is a child that reads as a value and is none: debugpy's "special
-// variables" and "function variables" groups (dunders and methods, on
-// every object), and delve's result slots (~r0), garbage until the
-// function returns.
-func (sess *Session) noise(v godap.Variable) bool {
-	switch sess.Spec.ID {
-	case "debugpy":
-		return v.Value == "" && v.VariablesReference > 0 && (v.Name == "special variables" || v.Name == "function variables")
-	case "delve":
-		n, ok := strings.CutPrefix(v.Name, "~r")
-		_, err := strconv.Atoi(n)
-		return ok && err == nil
-	}
-	return false
-}
-
-func makeVar(name, value, typ string, vref, named, indexed, stop int) Var {
-	v := Var{Name: name, Value: value, Type: typ, Named: named, Indexed: indexed}
-	if len([]rune(value)) > 400 {
-		v.Value, v.Cut = string([]rune(value)[:400])+"…", true
-	}
-	if vref > 0 {
-		v.Ref = ref(vref, stop)
-	}
-	return v
-}
-
 // Stack returns a thread's stack, at most levels (30) frames.
 func (s *Supervisor) Stack(ctx context.Context, thread int) (*StackResult, error) {
-	sess, err := s.live()
-	if err != nil {
-		return nil, err
-	}
-	st, err := sess.currentStop()
+	sess, st, err := s.stopped()
 	if err != nil {
 		return nil, err
 	}
@@ -1060,15 +665,10 @@ func (s *Supervisor) Stack(ctx context.Context, thread int) (*StackResult, error
 
 // Scopes lists a frame's scopes.
 func (s *Supervisor) Scopes(ctx context.Context, frame string) (*ScopesResult, error) {
-	sess, err := s.live()
+	sess, st, fid, err := s.refAt("frame_id", frame)
 	if err != nil {
 		return nil, err
 	}
-	fid, err := sess.parseRef("frame_id", frame)
-	if err != nil {
-		return nil, err
-	}
-	st, _ := sess.currentStop()
 	var body godap.ScopesResponseBody
 	if err := sess.call(ctx, "scopes", map[string]any{"frameId": fid}, &body); err != nil {
 		return nil, fmt.Errorf("scopes: %v", err)
@@ -1083,20 +683,44 @@ func (s *Supervisor) Scopes(ctx context.Context, frame string) (*ScopesResult, e
 // Variables lists a reference's children: at most 50; all keeps what is
 // left out as noise (see VariablesResult.Hidden).
 func (s *Supervisor) Variables(ctx context.Context, r string, all bool) (*VariablesResult, error) {
-	sess, err := s.live()
+	sess, st, vref, err := s.refAt("reference", r)
 	if err != nil {
 		return nil, err
 	}
-	vref, err := sess.parseRef("reference", r)
-	if err != nil {
-		return nil, err
-	}
-	st, _ := sess.currentStop()
 	vars, more, hidden, err := sess.children(ctx, st, vref, 50, all)
 	if err != nil {
 		return nil, fmt.Errorf("variables: %v", err)
 	}
 	return &VariablesResult{Session: sess.Info(), Ref: r, Variables: vars, More: more, Hidden: hidden}, nil
+}
+
+// stopped is the live session and the stop it is at; an error when the
+// program runs or has exited.
+func (s *Supervisor) stopped() (*Session, *Stop, error) {
+	sess, err := s.live()
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := sess.currentStop()
+	if err != nil {
+		return nil, nil, err
+	}
+	return sess, st, nil
+}
+
+// refAt is the live session, the stop it is at, and the adapter's id in r,
+// a reference (what: frame_id, reference) that must come from that stop.
+func (s *Supervisor) refAt(what, r string) (*Session, *Stop, int, error) {
+	sess, err := s.live()
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	id, err := sess.parseRef(what, r)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	st, _ := sess.currentStop()
+	return sess, st, id, nil
 }
 
 // Evaluate evaluates an expression in a frame (default the one the stop
@@ -1106,11 +730,7 @@ func (s *Supervisor) Variables(ctx context.Context, r string, all bool) (*Variab
 // sent, and an evaluate still running in the program makes the next one
 // wait for it (L7).
 func (s *Supervisor) Evaluate(ctx context.Context, expr, frame string, wait time.Duration) (*EvalResult, error) {
-	sess, err := s.live()
-	if err != nil {
-		return nil, err
-	}
-	st, err := sess.currentStop()
+	sess, st, err := s.stopped()
 	if err != nil {
 		return nil, err
 	}
@@ -1305,21 +925,4 @@ func waitState(ctx context.Context, pid int, within time.Duration, done func(sta
 		time.Sleep(20 * time.Millisecond)
 	}
 	return true
-}
-
-// idsAt lists breakpoints bound at file:line.
-func (b *Breakpoints) idsAt(file string, line int) []string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	var ids []string
-	for _, bp := range b.byFile[file] {
-		l := bp.Line
-		if bp.BoundLine > 0 {
-			l = bp.BoundLine
-		}
-		if l == line {
-			ids = append(ids, bp.ID)
-		}
-	}
-	return ids
 }

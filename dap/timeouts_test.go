@@ -9,17 +9,18 @@ import (
 )
 
 // Issue 19 §2: every configurable wait of debug bounds its call. Each is
-// set small on the scripted adapter that never answers (or a program that
-// never stops), and the call must return within twice it: a liveness
-// bound, not a measure of speed.
+// tried on the scripted adapter that never answers (or a program that
+// never stops), served in this process and run on testing/synctest's
+// clock, so the waits are the real defaults (10 s, 2 minutes, 30 minutes)
+// and take no time. A call must wait out its bound and return within twice
+// it.
 
-const bound = 2 * time.Second
-
-// within fails t unless the call that began at t0 returned within twice d.
+// within fails t unless the call that began at t0 returned after d and
+// within twice d.
 func within(t *testing.T, what string, t0 time.Time, d time.Duration) {
 	t.Helper()
-	if took := time.Since(t0); took > 2*d {
-		t.Errorf("%s bounded at %s took %s", what, d, took.Round(time.Millisecond))
+	if took := time.Since(t0); took < d || took > 2*d {
+		t.Errorf("%s bounded at %s took %s", what, d, took)
 	}
 }
 
@@ -27,101 +28,116 @@ func fakeLaunch(root string) LaunchSpec {
 	return LaunchSpec{Adapter: "fake", Program: at(root, filepath.Join(root, fakeSource))}
 }
 
-// The resume wait (Config.ResumeWait) bounds a launch and a continue that
-// give no wait; a resume's own wait (timeout_seconds) bounds it too.
+// The resume wait (Config.ResumeWait, 10 s by default) bounds a launch and
+// a continue that give no wait; a resume's own wait (timeout_seconds)
+// bounds it too.
 func TestResumeWaitBounds(t *testing.T) {
-	fakeAdapter(t, "forever")
-	root := fakeRoot(t)
-	s := newSupervisor(t, root, Config{ResumeWait: bound})
-	ctx := testCtx(t)
-	t0 := time.Now()
-	res, err := s.Launch(ctx, fakeLaunch(root), 0)
-	if err != nil || res.Outcome != "running" {
-		t.Fatalf("launch of a program that never stops: %+v %v", res, err)
-	}
-	within(t, "a launch's wait for its first stop (the resume wait)", t0, bound)
-	t0 = time.Now()
-	if res, err = s.Resume(ctx, "continue", 0, 0); err != nil || res.Outcome != "running" {
-		t.Fatalf("continue: %+v %v", res, err)
-	}
-	within(t, "a continue (the resume wait)", t0, bound)
-
-	s2 := newSupervisor(t, root, Config{}) // the default wait is 10 s
-	s.Close()
-	if _, err := s2.Launch(ctx, fakeLaunch(root), bound); err != nil {
-		t.Fatal(err)
-	}
-	t0 = time.Now()
-	if res, err = s2.Resume(ctx, "continue", 0, bound); err != nil || res.Outcome != "running" || !strings.Contains(res.Note, "still running after 2s") {
-		t.Fatalf("continue with its own wait: %+v %v", res, err)
-	}
-	within(t, "a continue's own wait (timeout_seconds)", t0, bound)
-}
-
-// An evaluate the adapter never answers returns within twice its wait:
-// its own (timeout_seconds), or the resume wait when it gives none. Past
-// the wait pause is sent and given at most the wait again.
-func TestEvaluateWaitBounds(t *testing.T) {
-	fakeAdapter(t, "hang-eval")
-	root := fakeRoot(t)
 	for _, c := range []struct {
-		name       string
-		cfg        Config
-		wait       time.Duration
-		configured time.Duration
+		name string
+		cfg  Config
+		wait time.Duration
 	}{
-		{"its own wait", Config{}, bound, bound},
-		{"the resume wait", Config{ResumeWait: bound}, 0, bound},
+		{"the default", Config{}, 10 * time.Second},
+		{"configured", Config{ResumeWait: time.Minute}, time.Minute},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			s := newSupervisor(t, root, c.cfg)
-			ctx := testCtx(t)
-			if _, err := s.Launch(ctx, fakeLaunch(root), 20*time.Second); err != nil {
-				t.Fatal(err)
-			}
-			t0 := time.Now()
-			ev, err := s.Evaluate(ctx, "spin()", "", c.wait)
-			if err != nil || !ev.TimedOut {
-				t.Fatalf("an evaluate never answered: %+v %v", ev, err)
-			}
-			within(t, "an evaluate", t0, c.configured)
+			bubble(t, func(t *testing.T) {
+				t0 := time.Now()
+				s, res := launchHere(t, "forever", c.cfg, 0)
+				if res.Outcome != "running" {
+					t.Fatalf("launch of a program that never stops: %+v", res)
+				}
+				within(t, "a launch's wait for its first stop (the resume wait)", t0, c.wait)
+				t0 = time.Now()
+				res, err := s.Resume(t.Context(), "continue", 0, 0)
+				if err != nil || res.Outcome != "running" {
+					t.Fatalf("continue: %+v %v", res, err)
+				}
+				within(t, "a continue (the resume wait)", t0, c.wait)
+				t0 = time.Now()
+				if res, err = s.Resume(t.Context(), "continue", 0, 5*time.Minute); err != nil || res.Outcome != "running" || !strings.Contains(res.Note, "still running after 5m0s") {
+					t.Fatalf("continue with its own wait: %+v %v", res, err)
+				}
+				within(t, "a continue's own wait (timeout_seconds)", t0, 5*time.Minute)
+			})
 		})
 	}
 }
 
-// The session's time limit (Config.TTL) ends a session whose call waits
-// longer: the waiting call returns when it ends, and says why.
-func TestTimeLimitBoundsAWait(t *testing.T) {
-	fakeAdapter(t, "forever")
-	root := fakeRoot(t)
-	s := newSupervisor(t, root, Config{TTL: bound})
-	ctx := testCtx(t)
-	t0 := time.Now()
-	res, err := s.Launch(ctx, fakeLaunch(root), time.Minute)
-	if err != nil || res.Outcome != "ended" || !strings.Contains(res.Ended, "time limit of 2s") {
-		t.Fatalf("a launch that waits past the time limit: %+v %v", res, err)
+// An evaluate the adapter never answers returns within twice its wait:
+// its own (timeout_seconds), or the resume wait when it gives none. Past
+// the wait pause is sent and given at most the wait again; the result
+// says the expression still runs, and the next evaluate says so at once.
+func TestEvaluateWaitBounds(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		wait, was time.Duration
+	}{
+		{"its own wait", 300 * time.Millisecond, 300 * time.Millisecond},
+		{"the resume wait", 0, 10 * time.Second},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			bubble(t, func(t *testing.T) {
+				s, _ := launchHere(t, "hang-eval", Config{}, 20*time.Second)
+				ctx := t.Context()
+				t0 := time.Now()
+				ev, err := s.Evaluate(ctx, "spin()", "", c.wait)
+				if err != nil || !ev.TimedOut || !strings.Contains(ev.Note, "terminate ends the session") {
+					t.Fatalf("an evaluate never answered: %+v %v", ev, err)
+				}
+				within(t, "an evaluate", t0, c.was)
+				if _, err := s.Evaluate(ctx, "n", "", 0); err == nil || !strings.Contains(err.Error(), "an earlier evaluate (spin()) still runs") {
+					t.Fatalf("the next evaluate: %v", err)
+				}
+				if _, err := s.Terminate(ctx, false); err != nil {
+					t.Fatal(err)
+				}
+			})
+		})
 	}
-	within(t, "a launch waiting a minute in a session", t0, bound)
 }
 
-// The adapter's start (Config.StartTimeout) bounds each way it can hang:
-// a stdio adapter that never answers initialize, one that should dial our
-// socket and never does, and a debugpy.listen port that accepts and then
-// says nothing.
+// The session's time limit (Config.TTL, 30 minutes by default) ends a
+// session whose call waits: the waiting call returns when it ends, and
+// says why.
+func TestTimeLimitBoundsAWait(t *testing.T) {
+	bubble(t, func(t *testing.T) {
+		t0 := time.Now()
+		s, res := launchHere(t, "forever", Config{}, 0)
+		var err error
+		for err == nil && res.Outcome == "running" {
+			res, err = s.Resume(t.Context(), "continue", 0, 5*time.Minute)
+		}
+		if err != nil || res.Outcome != "ended" || !strings.Contains(res.Ended, "time limit of 30m0s") {
+			t.Fatalf("continues that wait past the time limit: %+v %v", res, err)
+		}
+		within(t, "waits in a session", t0, DefaultTTL)
+	})
+}
+
+// The adapter's start (Config.StartTimeout, 20 s by default) bounds each
+// way it can hang: a stdio adapter that never answers initialize, one that
+// should dial our socket and never does, and a debugpy.listen port that
+// accepts and then says nothing. The last two wait on a real process and a
+// real socket, which synctest's clock cannot move past: they take their
+// bound, set small, in real time.
 func TestStartTimeoutBounds(t *testing.T) {
 	t.Run("initialize never answered", func(t *testing.T) {
-		fakeAdapter(t, "mute")
-		root := fakeRoot(t)
-		s := newSupervisor(t, root, Config{StartTimeout: bound})
-		t0 := time.Now()
-		_, err := s.Launch(testCtx(t), fakeLaunch(root), 0)
-		if err == nil || !strings.Contains(err.Error(), "failed to initialize: no answer within 2s") {
-			t.Fatalf("an adapter that never answers initialize: %v", err)
-		}
-		within(t, "a start on an adapter that never answers", t0, bound)
+		bubble(t, func(t *testing.T) {
+			fakeHere(t, "mute", nil)
+			root := fakeRoot(t)
+			s := newSupervisor(t, root, Config{})
+			t0 := time.Now()
+			_, err := s.Launch(t.Context(), fakeLaunch(root), 0)
+			if err == nil || !strings.Contains(err.Error(), "failed to initialize: no answer within 20s") {
+				t.Fatalf("an adapter that never answers initialize: %v", err)
+			}
+			within(t, "a start on an adapter that never answers", t0, DefaultStartTimeout)
+		})
 	})
+	const bound = 2 * time.Second
 	t.Run("never connects", func(t *testing.T) {
-		Adapters = append(Adapters, AdapterSpec{ID: "silent", Language: "test", Commands: [][]string{{"sleep", "60"}}, Transport: UnixClient})
+		Adapters = append(Adapters, AdapterSpec{ID: "silent", Language: "test", Commands: [][]string{{"sleep", "60"}}, Transport: UnixClient, Adapter: scripted{}})
 		t.Cleanup(func() { Adapters = Adapters[:len(Adapters)-1] })
 		root := fakeRoot(t)
 		s := newSupervisor(t, root, Config{StartTimeout: bound})
@@ -158,19 +174,22 @@ func TestStartTimeoutBounds(t *testing.T) {
 	})
 }
 
-// The launch bound (Config.LaunchTimeout) ends a launch the adapter never
-// answers; the teardown does not wait on that adapter again.
+// The launch bound (Config.LaunchTimeout, 2 minutes by default) ends a
+// launch the adapter never answers; the teardown does not wait on that
+// adapter again.
 func TestLaunchTimeoutBounds(t *testing.T) {
-	fakeAdapter(t, "hang-launch")
-	root := fakeRoot(t)
-	s := newSupervisor(t, root, Config{LaunchTimeout: bound})
-	t0 := time.Now()
-	_, err := s.Launch(testCtx(t), fakeLaunch(root), 0)
-	if err == nil || !strings.Contains(err.Error(), "did not finish the launch in time") {
-		t.Fatalf("a launch never answered: %v", err)
-	}
-	within(t, "a launch never answered", t0, bound)
-	if st := s.Status(); st.Session != nil {
-		t.Fatalf("left a session: %+v", st.Session)
-	}
+	bubble(t, func(t *testing.T) {
+		fakeHere(t, "hang-launch", nil)
+		root := fakeRoot(t)
+		s := newSupervisor(t, root, Config{})
+		t0 := time.Now()
+		_, err := s.Launch(t.Context(), fakeLaunch(root), 0)
+		if err == nil || !strings.Contains(err.Error(), "did not finish the launch in time") {
+			t.Fatalf("a launch never answered: %v", err)
+		}
+		within(t, "a launch never answered", t0, 2*time.Minute)
+		if st := s.Status(); st.Session != nil {
+			t.Fatalf("left a session: %+v", st.Session)
+		}
+	})
 }

@@ -80,15 +80,8 @@ func (s *Supervisor) Watch(ctx context.Context, r, name, access string, remove b
 				return nil, err
 			}
 		} else if fid, f, _ := sess.shownFrame(ctx, st); f != nil {
-			var scopes godap.ScopesResponseBody
-			if err := sess.call(ctx, "scopes", map[string]any{"frameId": fid}, &scopes); err != nil {
+			if vref, err = sess.localsRef(ctx, fid); err != nil {
 				return nil, fmt.Errorf("scopes: %v", err)
-			}
-			for _, sc := range scopes.Scopes {
-				if !sc.Expensive && sc.VariablesReference != 0 {
-					vref = sc.VariablesReference
-					break
-				}
 			}
 		}
 		var info godap.DataBreakpointInfoResponseBody

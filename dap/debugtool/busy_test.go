@@ -34,6 +34,8 @@ func TestStatusWhileSetVariableRuns(t *testing.T) {
 			"value": "open('started', 'w').close() or __import__('time').sleep(20) or 5", "timeout_seconds": 10})
 		set <- answer{text, isErr}
 	}()
+	// The marker is the program's (a real process): polled, not on
+	// synctest's clock.
 	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
 		if _, err := os.Stat(marker); err == nil {
 			break

@@ -50,12 +50,8 @@ func TestRunCloseStopsTheSession(t *testing.T) {
 	if err := run.Close(); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for running(pid) {
-		if time.Now().After(deadline) {
-			t.Fatal("the debugged program outlived Run.Close")
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !gone(pid, 10*time.Second) {
+		t.Fatal("the debugged program outlived Run.Close")
 	}
 
 	noConv, err := builtintools.NewRun(builtintools.Options{Root: root, Without: []string{"lsp", "structural"}})

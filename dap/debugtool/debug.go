@@ -2,13 +2,13 @@ package debugtool
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/dap"
+	"github.com/builtin-tools/builtin-tools/pathguard"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
 )
@@ -59,12 +59,7 @@ type action struct {
 
 func resume(name string) func(context.Context, *registry.Call, *dap.Supervisor, debugParams, *DebugResult) error {
 	return func(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugParams, out *DebugResult) error {
-		res, err := sup.Resume(ctx, name, p.ThreadID, seconds(p.Timeout))
-		if err != nil {
-			return err
-		}
-		out.Stop, out.text = res, formatStop(res)
-		return nil
+		return fill(out, &out.Stop, formatStop)(sup.Resume(ctx, name, p.ThreadID, seconds(p.Timeout)))
 	}
 }
 
@@ -98,93 +93,44 @@ var actions = []action{
 		if info, err := c.Run.Guard().Stat(at.Abs()); err != nil || info.IsDir() {
 			return fmt.Errorf("%s is not a file here (paths are relative to the root)", at.Rel())
 		}
-		res, err := sup.RunToLine(ctx, at, p.Line, seconds(p.Timeout))
-		if err != nil {
-			return err
-		}
-		out.Stop, out.text = res, formatStop(res)
-		return nil
+		return fill(out, &out.Stop, formatStop)(sup.RunToLine(ctx, at, p.Line, seconds(p.Timeout)))
 	}},
 	{"restart", "restart (the same program, args and breakpoints again, within the session's time limit: the adapter's restart where it has one, else terminate and launch)", func(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugParams, out *DebugResult) error {
-		res, err := sup.Restart(ctx, seconds(p.Timeout))
-		if err != nil {
-			return err
-		}
-		out.Stop, out.text = res, formatStop(res)
-		return nil
+		return fill(out, &out.Stop, formatStop)(sup.Restart(ctx, seconds(p.Timeout)))
 	}},
 	{"threads", "threads (goroutines grouped by where they are)", func(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugParams, out *DebugResult) error {
-		res, err := sup.Threads(ctx)
-		if err != nil {
-			return err
-		}
-		out.Threads, out.text = res, formatThreads(res)
-		return nil
+		return fill(out, &out.Threads, formatThreads)(sup.Threads(ctx))
 	}},
 	{"stack", "stack (thread_id; at most 30 frames)", func(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugParams, out *DebugResult) error {
-		res, err := sup.Stack(ctx, p.ThreadID)
-		if err != nil {
-			return err
-		}
-		out.Stack, out.text = res, formatStack(res)
-		return nil
+		return fill(out, &out.Stack, formatStack)(sup.Stack(ctx, p.ThreadID))
 	}},
 	{"scopes", "scopes (frame_id)", func(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugParams, out *DebugResult) error {
 		if p.FrameID == "" {
 			return errors.New("scopes needs frame_id, from a stop or from stack")
 		}
-		res, err := sup.Scopes(ctx, p.FrameID)
-		if err != nil {
-			return err
-		}
-		out.Scopes, out.text = res, formatScopes(res)
-		return nil
+		return fill(out, &out.Scopes, formatScopes)(sup.Scopes(ctx, p.FrameID))
 	}},
 	{"variables", "variables (reference; at most 50 children)", func(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugParams, out *DebugResult) error {
 		if p.Reference == "" {
 			return errors.New("variables needs reference, from scopes or from a variable with children")
 		}
-		res, err := sup.Variables(ctx, p.Reference, p.All)
-		if err != nil {
-			return err
-		}
-		out.Variables, out.text = res, formatVariables(res, c.Budget().Chars())
-		return nil
+		format := func(r *dap.VariablesResult) string { return formatVariables(r, c.Budget().Chars()) }
+		return fill(out, &out.Variables, format)(sup.Variables(ctx, p.Reference, p.All))
 	}},
 	{"evaluate", "evaluate (expression; frame_id, default the frame the stop showed)", func(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugParams, out *DebugResult) error {
 		if strings.TrimSpace(p.Expression) == "" {
 			return errors.New("evaluate needs expression")
 		}
-		res, err := sup.Evaluate(ctx, p.Expression, p.FrameID, seconds(p.Timeout))
-		if err != nil {
-			return err
-		}
-		out.Eval, out.text = res, formatEval(res)
-		return nil
+		return fill(out, &out.Eval, formatEval)(sup.Evaluate(ctx, p.Expression, p.FrameID, seconds(p.Timeout)))
 	}},
 	{"set_variable", "set_variable (name, value; reference: the container from this stop, or frame_id: its locals, default the frame the stop showed; shows the value read back)", func(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugParams, out *DebugResult) error {
-		res, err := sup.SetVariable(ctx, p.Reference, p.FrameID, p.Name, p.Value, seconds(p.Timeout))
-		if err != nil {
-			return err
-		}
-		out.SetVar, out.text = res, formatSetVar(res)
-		return nil
+		return fill(out, &out.SetVar, formatSetVar)(sup.SetVariable(ctx, p.Reference, p.FrameID, p.Name, p.Value, seconds(p.Timeout)))
 	}},
 	{"watch", "watch (name, reference or the locals of the frame the stop showed, access; unwatch: true removes it; a data breakpoint for this session, where the adapter has them: adapters says)", func(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugParams, out *DebugResult) error {
-		res, err := sup.Watch(ctx, p.Reference, p.Name, p.Access, p.Unwatch)
-		if err != nil {
-			return err
-		}
-		out.Watch, out.text = res, formatWatch(res)
-		return nil
+		return fill(out, &out.Watch, formatWatch)(sup.Watch(ctx, p.Reference, p.Name, p.Access, p.Unwatch))
 	}},
 	{"output", "output (the program's output that no result has shown yet: what stop results left out, then what came since)", func(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugParams, out *DebugResult) error {
-		res, err := sup.Output(c.Budget().Reserve(500).Chars())
-		if err != nil {
-			return err
-		}
-		out.Output, out.text = res, formatOutput(res)
-		return nil
+		return fill(out, &out.Output, formatOutput)(sup.Output(c.Budget().Reserve(500).Chars()))
 	}},
 	{"terminate", "terminate (ends a launched program; after attach, detaches and leaves the program running unless terminate_debuggee is true)", func(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugParams, out *DebugResult) error {
 		res, err := sup.Terminate(ctx, p.TerminateDebuggee != nil && *p.TerminateDebuggee)
@@ -212,19 +158,14 @@ var DebugTool = registry.Descriptor{
 	Description: "Drive a debugger (delve for Go, debugpy for Python, lldb-dap for C, C++ and Rust): one session per conversation, with a time limit. " +
 		"Set breakpoints, launch, then continue or step: each waits for the next stop and says where and why, quoting the source line with the frame's locals. " +
 		"frame_id and reference values belong to one stop; after the program moves, call stack again. Operations: " + registry.ChoiceDocs(actions) + ".",
-	Serial: true,
+	Serial:  true,
+	Renamed: map[string]string{"action": "operation"},
 	// pause and terminate must reach a resume that is waiting; status
 	// never waits on the adapter, and answers while another operation
 	// runs (R11).
-	Interrupts: func(args json.RawMessage) bool {
-		var p struct {
-			Operation string `json:"operation"`
-		}
-		json.Unmarshal(args, &p)
+	Handler: registry.With(Key, debug, registry.Interrupts(func(_ *dap.Supervisor, p debugParams) bool {
 		return p.Operation == "pause" || p.Operation == "terminate" || p.Operation == "status"
-	},
-	Renamed: map[string]string{"action": "operation"},
-	Handler: registry.With(Key, debug).WithEnum("operation", registry.ChoiceNames(actions)),
+	})).WithEnum("operation", registry.ChoiceNames(actions)),
 }
 
 // DebugResult is the answer to one operation: the operation and the one
@@ -270,6 +211,18 @@ func explain(err error) error {
 	return err
 }
 
+// fill puts an operation's result in its field of out, with the text
+// format makes of it; an error is returned as it is.
+func fill[T any](out *DebugResult, field *T, format func(T) string) func(T, error) error {
+	return func(res T, err error) error {
+		if err != nil {
+			return err
+		}
+		*field, out.text = res, format(res)
+		return nil
+	}
+}
+
 func seconds(n int) time.Duration {
 	if n <= 0 {
 		return 0
@@ -283,12 +236,7 @@ func setBreakpoints(ctx context.Context, c *registry.Call, sup *dap.Supervisor, 
 			return errors.New("breakpoints takes functions (and remove_functions) or file and lines, not both in one call; a function breakpoint has no log_message")
 		}
 		clearAll := p.Functions != nil && len(p.Functions) == 0 && len(p.RemoveFns) == 0
-		res, err := sup.SetFunctionBreakpoints(ctx, p.Functions, p.Condition, p.HitCond, p.RemoveFns, clearAll)
-		if err != nil {
-			return err
-		}
-		out.Breakpoints, out.text = res, formatBreakpoints(res)
-		return nil
+		return fill(out, &out.Breakpoints, formatBreakpoints)(sup.SetFunctionBreakpoints(ctx, p.Functions, p.Condition, p.HitCond, p.RemoveFns, clearAll))
 	}
 	if p.File == "" {
 		return errors.New("breakpoints needs file (relative to the root) and lines, or functions; lines: [] clears the file")
@@ -310,12 +258,7 @@ func setBreakpoints(ctx context.Context, c *registry.Call, sup *dap.Supervisor, 
 		lines = append(lines, dap.LineSpec{Line: l, Condition: p.Condition, HitCondition: p.HitCond, LogMessage: p.LogMessage})
 	}
 	clearAll := p.Lines != nil && len(p.Lines) == 0 && len(p.Remove) == 0
-	res, err := sup.SetBreakpoints(ctx, at, lines, p.Remove, clearAll)
-	if err != nil {
-		return err
-	}
-	out.Breakpoints, out.text = res, formatBreakpoints(res)
-	return nil
+	return fill(out, &out.Breakpoints, formatBreakpoints)(sup.SetBreakpoints(ctx, at, lines, p.Remove, clearAll))
 }
 
 func launch(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugParams, out *DebugResult) error {
@@ -324,28 +267,19 @@ func launch(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugP
 	if !l.Attach && p.Program == "" && p.Module == "" {
 		return errors.New("launch needs program (relative to the root) or module (Python)")
 	}
+	var err error
 	if p.Program != "" {
-		at, err := c.Location(p.Program)
-		if err != nil {
+		if l.Program, err = existing(c, "program", p.Program); err != nil {
 			return err
 		}
-		if _, err := c.Run.Guard().Stat(at.Abs()); err != nil {
-			return fmt.Errorf("program %s does not exist (paths are relative to the root)", at.Rel())
-		}
-		l.Program = at
 	}
 	if p.Core != "" {
 		if l.Attach {
 			return errors.New("core goes with launch (program: the executable that crashed), not attach")
 		}
-		at, err := c.Location(p.Core)
-		if err != nil {
+		if l.Core, err = existing(c, "core", p.Core); err != nil {
 			return err
 		}
-		if _, err := c.Run.Guard().Stat(at.Abs()); err != nil {
-			return fmt.Errorf("core %s does not exist (paths are relative to the root)", at.Rel())
-		}
-		l.Core = at
 	}
 	if p.Cwd != "" {
 		at, err := c.Location(p.Cwd)
@@ -354,10 +288,17 @@ func launch(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugP
 		}
 		l.Cwd = at
 	}
-	res, err := sup.Launch(ctx, l, seconds(p.Timeout))
+	return fill(out, &out.Stop, formatStop)(sup.Launch(ctx, l, seconds(p.Timeout)))
+}
+
+// existing is the path arg, which must exist, of what (program, core).
+func existing(c *registry.Call, what, arg string) (pathguard.Path, error) {
+	at, err := c.Location(arg)
 	if err != nil {
-		return err
+		return pathguard.Path{}, err
 	}
-	out.Stop, out.text = res, formatStop(res)
-	return nil
+	if _, err := c.Run.Guard().Stat(at.Abs()); err != nil {
+		return pathguard.Path{}, fmt.Errorf("%s %s does not exist (paths are relative to the root)", what, at.Rel())
+	}
+	return at, nil
 }

@@ -290,6 +290,21 @@ func formatBreakpointList(bps []dap.Breakpoint) string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
+// placed is what a breakpoint's line adds: that it waits for the next
+// launch, or why the adapter did not verify it (none when it gave no
+// reason).
+func placed(pending, verified bool, msg, none string) string {
+	switch {
+	case pending:
+		return " — sent at the next launch"
+	case verified:
+		return ""
+	case msg == "":
+		msg = none
+	}
+	return " — not verified: " + msg
+}
+
 func formatBreakpoints(r *dap.BreakpointsResult) string {
 	var b strings.Builder
 	if r.Session != nil {
@@ -297,32 +312,10 @@ func formatBreakpoints(r *dap.BreakpointsResult) string {
 	}
 	b.WriteString("Breakpoints:\n")
 	for _, bp := range r.Breakpoints {
-		line := formatBreakpointList([]dap.Breakpoint{bp})
-		switch {
-		case r.Pending:
-			line += " — sent at the next launch"
-		case !bp.Verified:
-			msg := bp.Message
-			if msg == "" {
-				msg = "the adapter could not place it yet"
-			}
-			line += " — not verified: " + msg
-		}
-		b.WriteString(line + "\n")
+		b.WriteString(formatBreakpointList([]dap.Breakpoint{bp}) + placed(r.Pending, bp.Verified, bp.Message, "the adapter could not place it yet") + "\n")
 	}
 	for _, f := range r.Functions {
-		line := formatFunc(f)
-		switch {
-		case r.Pending:
-			line += " — sent at the next launch"
-		case !f.Verified:
-			msg := f.Message
-			if msg == "" {
-				msg = "the adapter could not place it"
-			}
-			line += " — not verified: " + msg
-		}
-		b.WriteString(line + "\n")
+		b.WriteString(formatFunc(f) + placed(r.Pending, f.Verified, f.Message, "the adapter could not place it") + "\n")
 	}
 	if len(r.Breakpoints) == 0 && len(r.Functions) == 0 {
 		b.WriteString("  none\n")

@@ -1,0 +1,149 @@
+package dap
+
+import (
+	"bytes"
+	"slices"
+)
+
+// The program's output: kept in a buffer with one cursor of what the
+// agent was shown, whatever result showed it.
+
+// outBuf keeps the debuggee's output, at least the newest maxOutput bytes,
+// with one cursor of what the agent has been shown, whatever result showed
+// it: output shown once is never shown again.
+type outBuf struct {
+	data    []byte
+	dropped int64 // bytes dropped from the front
+	// shown: every byte before it was shown, except the gaps, which a stop
+	// result left out for room (it shows the newest part) and output gives.
+	shown int64
+	gaps  []span
+	// lost counts gap bytes forgotten for room (more than maxGaps).
+	lost int64
+}
+
+// span is output from..to, absolute offsets.
+type span struct{ from, to int64 }
+
+// maxGaps bounds the gaps kept: a stop result that cut its output adds
+// one, and only output takes them.
+const maxGaps = 64
+
+// skip records output from..to as left out of a result.
+func (o *outBuf) skip(from, to int64) {
+	if from >= to {
+		return
+	}
+	if n := len(o.gaps); n > 0 && o.gaps[n-1].to == from {
+		o.gaps[n-1].to = to
+		return
+	}
+	if len(o.gaps) == maxGaps {
+		o.lost += o.gaps[0].to - o.gaps[0].from
+		o.gaps = o.gaps[1:]
+	}
+	o.gaps = append(o.gaps, span{from, to})
+}
+
+const maxOutput = 1 << 20
+
+// add appends s. The buffer grows to twice maxOutput before its oldest
+// half goes, in one copy: each byte is copied at most once more however
+// the output comes, where trimming at every event copied the whole
+// buffer each time (M4).
+func (o *outBuf) add(s string) {
+	if len(s) >= maxOutput {
+		o.dropped += int64(len(o.data) + len(s) - maxOutput)
+		o.data = append(o.data[:0], s[len(s)-maxOutput:]...)
+		return
+	}
+	if len(o.data)+len(s) > 2*maxOutput {
+		over := len(o.data) - maxOutput
+		o.data = append(o.data[:0], o.data[over:]...)
+		o.dropped += int64(over)
+	}
+	if o.data == nil {
+		o.data = make([]byte, 0, 2*maxOutput)
+	}
+	o.data = append(o.data, s...)
+}
+
+// newOutput returns the program's output no result has shown yet, at most
+// limit bytes, oldest first: what stop results left out for room, then
+// what came after the last result; how many such bytes were dropped for
+// room; and how many are left for the next call.
+func (sess *Session) newOutput(limit int) (text string, skipped int64, more int) {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	o := &sess.out
+	end := o.dropped + int64(len(o.data))
+	skipped, o.lost = o.lost, 0
+	pieces := append(slices.Clone(o.gaps), span{o.shown, end})
+	var b []byte
+	at := int64(-1) // where the last piece taken ended
+	taken := 0      // pieces taken whole
+	for i, p := range pieces {
+		if p.from < o.dropped {
+			skipped += min(o.dropped, p.to) - p.from
+			p.from = min(o.dropped, p.to)
+		}
+		if p.from >= p.to {
+			taken = i + 1
+			continue
+		}
+		if at >= 0 && p.from != at {
+			b = append(b, "\n[… output shown in an earlier result …]\n"...)
+		}
+		room := int64(limit - len(b))
+		cut := min(p.to, p.from+max(room, 0))
+		for cut > p.from && cut < p.to && o.data[cut-o.dropped]&0xC0 == 0x80 {
+			cut-- // at a character
+		}
+		b = append(b, o.data[p.from-o.dropped:cut-o.dropped]...)
+		at = cut
+		if cut < p.to {
+			pieces[i].from = cut
+			break
+		}
+		taken = i + 1
+	}
+	rest := pieces[taken:]
+	if len(rest) == 0 {
+		o.gaps, o.shown = o.gaps[:0], end
+	} else {
+		// The last piece is the new output; what is left of it starts
+		// at shown.
+		o.shown = rest[len(rest)-1].from
+		o.gaps = slices.Clone(rest[:len(rest)-1])
+		for _, p := range rest {
+			more += int(p.to - max(p.from, o.dropped))
+		}
+	}
+	return string(bytes.ToValidUTF8(b, []byte("\uFFFD"))), skipped, more
+}
+
+// recentOutput is the output no result has shown, cut to its last 2,000
+// bytes for a stop result, and how many bytes before those it left out;
+// output gives those later, and never what a result showed.
+func (sess *Session) recentOutput() (string, int) {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	o := &sess.out
+	end := o.dropped + int64(len(o.data))
+	from := max(o.shown, o.dropped)
+	const keep = 2000
+	start := max(from, end-keep)
+	data := o.data[start-o.dropped:]
+	if start > from {
+		// Cut: start at a line when one begins soon, else at a character.
+		if i := bytes.IndexByte(data[:min(len(data), 300)], '\n'); i >= 0 && i+1 < len(data) {
+			data, start = data[i+1:], start+int64(i+1)
+		}
+		for len(data) > 0 && data[0]&0xC0 == 0x80 {
+			data, start = data[1:], start+1
+		}
+	}
+	o.skip(from, start)
+	o.shown = end
+	return string(bytes.ToValidUTF8(data, []byte("\uFFFD"))), int(start - from)
+}
