@@ -70,6 +70,8 @@ func TestLayers(t *testing.T) {
 					t.Errorf("%s imports %s, which is in no row", p.ImportPath, imp)
 				case r == harness && !test && row != harness:
 					t.Errorf("%s imports the harness %s outside its tests", p.ImportPath, imp)
+				case r == row && strings.HasPrefix(names[row], "graph "):
+					t.Errorf("%s imports %s, in its own row (%s): the graph's parts in one row do not import each other", p.ImportPath, imp, names[row])
 				case r == harness, r <= row:
 				case test && r == entry:
 				default:

@@ -3,20 +3,20 @@ package graph
 import (
 	"cmp"
 	"context"
-	"maps"
 	"path"
 	"slices"
 	"strings"
 
+	"github.com/builtin-tools/builtin-tools/graph/index"
+	"github.com/builtin-tools/builtin-tools/graph/lang"
+	"github.com/builtin-tools/builtin-tools/graph/resolve"
+	"github.com/builtin-tools/builtin-tools/graph/snap"
+
 	"github.com/builtin-tools/builtin-tools/internal/walk"
 )
 
-// AheadMinFiles is the smallest tree Ahead answers for; below it Ahead
-// returns nil and the query waits for the whole build.
-const AheadMinFiles = 200
-
-// Ahead builds, while the full build is still going, a small index of
-// only the files a query about name needs: those whose bytes hold the
+// Ahead builds, while the full build of x is still going, a snapshot of
+// only the files a query about name needs (an index.Partial): those whose bytes hold the
 // name (a literal scan, like astgrep's prefilter), every other file in the
 // folders of the files that define it (the target's package, which
 // same-package and import resolution read), and what resolving the
@@ -27,17 +27,19 @@ const AheadMinFiles = 200
 // callees, also the files that hold a name the definitions call);
 // answers say how many files they came from (IndexState.Ahead).
 // symbol is as the query gives it (pkg.Func, Type.Method,
-// file.go:Func): its last identifier is scanned for.
-func (x *Index) Ahead(ctx context.Context, symbol string, callees bool) (*Index, error) {
+// file.go:Func): its last identifier is scanned for. The view is nil for
+// a tree under index.AheadMinFiles: the query waits for the whole build.
+func Ahead(ctx context.Context, x *index.Index, symbol string, callees bool) (*View, error) {
 	name := aheadName(symbol)
 	if name == "" {
 		return nil, &LookupError{"no name to look for in " + symbol}
 	}
-	sub, files, err := x.aheadTree(ctx)
+	sub, err := x.NewPartial(ctx)
 	if sub == nil || err != nil {
 		return nil, err
 	}
-	hit := sub.scan(ctx, files, [][]byte{[]byte(name)}, false)
+	files := sub.Files()
+	hit := sub.Scan(ctx, files, [][]byte{[]byte(name)}, false)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -51,13 +53,13 @@ func (x *Index) Ahead(ctx context.Context, symbol string, callees bool) (*Index,
 			first = append(first, e)
 		}
 	}
-	if err := sub.parse(ctx, first); err != nil {
+	if err := sub.Parse(ctx, first); err != nil {
 		return nil, err
 	}
 	// The folders of the files that define the name: their other files
 	// hold the package's types, results and imports resolution may read.
 	pkgs := map[string]bool{}
-	for _, f := range sub.parsedFiles() {
+	for _, f := range sub.Parsed() {
 		for i := range f.Defs {
 			if f.Defs[i].Name == name {
 				pkgs[f.Dir] = true
@@ -71,27 +73,27 @@ func (x *Index) Ahead(ctx context.Context, symbol string, callees bool) (*Index,
 			more = append(more, e)
 		}
 	}
-	if err := sub.parse(ctx, more); err != nil {
+	if err := sub.Parse(ctx, more); err != nil {
 		return nil, err
 	}
-	callers := sub.parsedFiles()
-	if err := sub.callersNeed(ctx, callers, name); err != nil {
+	callers := sub.Parsed()
+	if err := callersNeed(ctx, sub, callers, name); err != nil {
 		return nil, err
 	}
 	if !callees {
-		return sub, nil
+		return aheadView(x, sub, false), nil
 	}
 	// The names the definitions call: their definitions and candidates.
 	called := map[string]bool{}
-	for _, f := range sub.parsedFiles() {
+	for _, f := range sub.Parsed() {
 		for i := range f.Defs {
 			d := &f.Defs[i]
 			if d.Name != name {
 				continue
 			}
 			for ri := range f.Refs {
-				if r := &f.Refs[ri]; r.Kind == RefCall && r.at >= d.start && r.at < d.end {
-					called[f.strs[r.name]] = true
+				if r := &f.Refs[ri]; r.Kind == lang.RefCall && r.At >= d.Start && r.At < d.End {
+					called[f.Strs[r.Name]] = true
 				}
 			}
 		}
@@ -102,33 +104,47 @@ func (x *Index) Ahead(ctx context.Context, symbol string, callees bool) (*Index,
 			names = append(names, []byte(n))
 		}
 	}
-	rest := sub.unparsed(files)
-	third := sub.scan(ctx, rest, names, false)
+	rest := sub.Unparsed(files)
+	third := sub.Scan(ctx, rest, names, false)
 	var callee []walk.Entry
 	for i, e := range rest {
 		if third[i] {
 			callee = append(callee, e)
 		}
 	}
-	return sub, sub.parse(ctx, callee)
+	if err := sub.Parse(ctx, callee); err != nil {
+		return nil, err
+	}
+	return aheadView(x, sub, false), nil
+}
+
+// aheadView is the view of a partial snapshot: the index is not ready, and
+// the answer says how many files it came from.
+func aheadView(x *index.Index, p *index.Partial, namesOnly bool) *View {
+	st := x.State()
+	full := x.Snapshot()
+	s := p.Snapshot()
+	n := len(p.Files())
+	return &View{Snap: s, R: resolve.New(s, nil), Lines: x,
+		State: IndexState{Ready: false, Files: full.Len(), Found: max(st.Total, n), Ahead: len(p.ParsedSet()), NamesOnly: namesOnly, Total: n}}
 }
 
 // AheadFind is Ahead for find: the files whose bytes hold the query's
 // name in any case, which hold every definition find ranks by the name
 // (exact, any case, prefix, substring). Names that hold the query's
 // letters only in order are in no literal scan: an answer from this
-// index leaves them out and says so (IndexState.NamesOnly).
-func (x *Index) AheadFind(ctx context.Context, query string) (*Index, error) {
+// view leaves them out and says so (IndexState.NamesOnly).
+func AheadFind(ctx context.Context, x *index.Index, query string) (*View, error) {
 	name := aheadName(query)
 	if name == "" {
 		return nil, &LookupError{"find needs a query: part of a name, or Type.Method"}
 	}
-	sub, files, err := x.aheadTree(ctx)
+	sub, err := x.NewPartial(ctx)
 	if sub == nil || err != nil {
 		return nil, err
 	}
-	sub.namesOnly = true
-	hit := sub.scan(ctx, files, [][]byte{[]byte(strings.ToLower(name))}, true)
+	files := sub.Files()
+	hit := sub.Scan(ctx, files, [][]byte{[]byte(strings.ToLower(name))}, true)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -138,96 +154,10 @@ func (x *Index) AheadFind(ctx context.Context, query string) (*Index, error) {
 			first = append(first, e)
 		}
 	}
-	return sub, sub.parse(ctx, first)
-}
-
-// aheadTree walks the tree into a new Ahead index holding every file
-// unparsed; nil when the tree is small enough to wait for.
-func (x *Index) aheadTree(ctx context.Context) (*Index, []walk.Entry, error) {
-	sub := &Index{root: x.root, guard: x.guard, eng: x.eng, langs: x.langs, opts: x.opts,
-		files: map[string]*File{}, dirs: map[string]int64{}, skipped: map[string]string{},
-		langIx: map[*Language]*langIndex{}, ready: make(chan struct{}), saved: make(chan struct{}),
-		ctx: ctx, cancel: func() {}, modAt: map[string]string{}, parent: x, parsed: map[string]bool{}}
-	close(sub.ready)
-	close(sub.saved)
-	var found []walk.Entry
-	if err := walk.Walk(ctx, x.guard, x.root, x.walkOpts(), func(e walk.Entry) error {
-		found = append(found, e)
-		return nil
-	}); err != nil {
-		return nil, nil, err
+	if err := sub.Parse(ctx, first); err != nil {
+		return nil, err
 	}
-	files := sub.admit(found)
-	if len(files) < AheadMinFiles {
-		return nil, nil, nil // the whole build is about as quick
-	}
-	sub.total = len(files)
-	sub.byRel = make(map[string]walk.Entry, len(files))
-	sub.mu.Lock()
-	for _, e := range files {
-		sub.byRel[e.Rel] = e
-		if l := x.langs.ForFile(e.Rel); l != nil {
-			sub.put(e.Rel, &File{Rel: e.Rel, Dir: path.Dir(e.Rel), Lang: l, strs: []string{""}})
-		}
-	}
-	sub.mu.Unlock()
-	return sub, files, nil
-}
-
-// parse reads and extracts those of files not parsed yet.
-func (x *Index) parse(ctx context.Context, files []walk.Entry) error {
-	var todo []walk.Entry
-	x.mu.Lock()
-	for _, e := range files {
-		if !x.parsed[e.Rel] {
-			x.parsed[e.Rel] = true
-			todo = append(todo, e)
-		}
-	}
-	x.mu.Unlock()
-	if len(todo) == 0 {
-		return ctx.Err()
-	}
-	largestFirst(todo)
-	return x.capture(ctx, todo, false)
-}
-
-// parsedFiles lists an Ahead index's parsed files, by path.
-func (x *Index) parsedFiles() []*File {
-	x.mu.RLock()
-	defer x.mu.RUnlock()
-	var out []*File
-	for rel := range x.parsed {
-		if f := x.files[rel]; f != nil {
-			out = append(out, f)
-		}
-	}
-	slices.SortFunc(out, func(a, b *File) int { return strings.Compare(a.Rel, b.Rel) })
-	return out
-}
-
-// unparsed lists those of files an Ahead index has not parsed.
-func (x *Index) unparsed(files []walk.Entry) []walk.Entry {
-	x.mu.RLock()
-	defer x.mu.RUnlock()
-	var out []walk.Entry
-	for _, e := range files {
-		if !x.parsed[e.Rel] {
-			out = append(out, e)
-		}
-	}
-	return out
-}
-
-// entries maps an Ahead index's files to their walk entries.
-func (x *Index) entries(fs []*File) []walk.Entry {
-	out := make([]walk.Entry, 0, len(fs))
-	for _, f := range fs {
-		if e, ok := x.byRel[f.Rel]; ok {
-			out = append(out, e)
-		}
-	}
-	return out
+	return aheadView(x, sub, true), nil
 }
 
 // callersNeed parses what resolving the receivers of the calls named
@@ -246,8 +176,8 @@ func (x *Index) entries(fs []*File) []walk.Entry {
 //
 // Deeper chains may still answer as candidates where the full index
 // finds an exact edge.
-func (x *Index) callersNeed(ctx context.Context, files []*File, name string) error {
-	strs := map[*File][]string{}
+func callersNeed(ctx context.Context, x *index.Partial, files []*snap.Entry, name string) error {
+	strs := map[*snap.Entry][]string{}
 	var smallest []walk.Entry
 	for _, f := range files {
 		for ri := range f.Refs {
@@ -257,10 +187,10 @@ func (x *Index) callersNeed(ctx context.Context, files []*File, name string) err
 				continue
 			}
 			strs[f] = append(strs[f], recv)
-			head := firstSegment(recv)
+			head := resolve.FirstSegment(recv)
 			for li := range f.Locals {
-				if l := &f.Locals[li]; l.Encl == r.Encl && l.how != TypeNone && f.strs[l.name] == head {
-					strs[f] = append(strs[f], f.strs[l.typ])
+				if l := &f.Locals[li]; l.Encl == r.Encl && l.How != lang.TypeNone && f.Strs[l.Name] == head {
+					strs[f] = append(strs[f], f.Strs[l.Type])
 				}
 			}
 			if r.Encl >= 0 {
@@ -277,18 +207,18 @@ func (x *Index) callersNeed(ctx context.Context, files []*File, name string) err
 		heads := map[string]bool{}
 		var names [][]byte
 		for _, r := range strs[f] {
-			if h := firstSegment(r); h != "" && !heads[h] {
+			if h := resolve.FirstSegment(r); h != "" && !heads[h] {
 				heads[h] = true
 				names = append(names, []byte(h))
 			}
 		}
 		var maybe []walk.Entry
 		for _, im := range f.Imports {
-			mods, known := x.moduleFiles(f, im.Module)
-			if !known || im.Local != "" || x.anyParsed(mods) {
+			mods, known := resolve.New(x.Snapshot(), nil).ModuleFiles(f, im.Module)
+			if !known || im.Local != "" || anyParsed(x.ParsedSet(), mods) {
 				continue
 			}
-			if es := x.entries(mods); len(es) > 0 {
+			if es := x.Walked(mods); len(es) > 0 {
 				largestFirst(es)
 				if heads[path.Base(im.Module)] {
 					smallest = append(smallest, es[len(es)-1])
@@ -297,26 +227,26 @@ func (x *Index) callersNeed(ctx context.Context, files []*File, name string) err
 				}
 			}
 		}
-		for i, h := range x.scan(ctx, maybe, names, false) {
+		for i, h := range x.Scan(ctx, maybe, names, false) {
 			if h {
 				smallest = append(smallest, maybe[i])
 			}
 		}
 	}
-	if err := x.parse(ctx, smallest); err != nil {
+	if err := x.Parse(ctx, smallest); err != nil {
 		return err
 	}
-	before := x.parsedSet()
+	before := x.ParsedSet()
 	wanted := map[string]bool{}
 	var next []walk.Entry
 	for f, ss := range strs {
-		next = append(next, x.namedBy(ctx, f, ss, wanted)...)
+		next = append(next, namedBy(ctx, x, f, ss, wanted)...)
 	}
-	if err := x.parse(ctx, next); err != nil {
+	if err := x.Parse(ctx, next); err != nil {
 		return err
 	}
 	next = next[:0]
-	for _, g := range x.parsedFiles() {
+	for _, g := range x.Parsed() {
 		if before[g.Rel] {
 			continue
 		}
@@ -332,37 +262,20 @@ func (x *Index) callersNeed(ctx context.Context, files []*File, name string) err
 			}
 		}
 		if len(ss) > 0 {
-			next = append(next, x.namedBy(ctx, g, ss, map[string]bool{})...)
+			next = append(next, namedBy(ctx, x, g, ss, map[string]bool{})...)
 		}
 	}
-	return x.parse(ctx, next)
-}
-
-func (x *Index) parsedSet() map[string]bool {
-	x.mu.RLock()
-	defer x.mu.RUnlock()
-	return maps.Clone(x.parsed)
-}
-
-func (x *Index) anyParsed(fs []*File) bool {
-	x.mu.RLock()
-	defer x.mu.RUnlock()
-	for _, g := range fs {
-		if x.parsed[g.Rel] {
-			return true
-		}
-	}
-	return false
+	return x.Parse(ctx, next)
 }
 
 // namedBy lists the unparsed files that may define the names in strs as
 // f reads them: pkg.Member in the files of the module pkg binds, a bare
 // name in f's folder; the names are added to wanted.
-func (x *Index) namedBy(ctx context.Context, f *File, strs []string, wanted map[string]bool) []walk.Entry {
-	binds := x.scope(f).bindings
+func namedBy(ctx context.Context, x *index.Partial, f *snap.Entry, strs []string, wanted map[string]bool) []walk.Entry {
+	binds := resolve.New(x.Snapshot(), nil).Bindings(f)
 	locals := map[string]bool{}
 	for li := range f.Locals {
-		locals[f.strs[f.Locals[li].name]] = true
+		locals[f.Strs[f.Locals[li].Name]] = true
 	}
 	byFiles := map[string]map[string]bool{} // folder or module → names
 	add := func(key, n string) {
@@ -381,27 +294,25 @@ func (x *Index) namedBy(ctx context.Context, f *File, strs []string, wanted map[
 				}
 				continue
 			}
-			if !locals[head] && !f.Lang.builtins[head] {
+			if !locals[head] && !f.Lang.IsBuiltin(head) {
 				add("d:", head)
 			}
 		}
 	}
 	var out []walk.Entry
 	for key, ns := range byFiles {
-		var fs []*File
+		var fs []*snap.Entry
 		if m, ok := strings.CutPrefix(key, "m:"); ok {
-			fs, _ = x.moduleFiles(f, m)
+			fs, _ = resolve.New(x.Snapshot(), nil).ModuleFiles(f, m)
 		} else {
-			x.mu.RLock()
-			fs = slices.Clone(x.langIx[f.Lang].dirs[f.Dir])
-			x.mu.RUnlock()
+			fs = x.Snapshot().Entries(x.Snapshot().Tables(f.Lang).Dirs.Get(f.Dir))
 		}
 		var names [][]byte
 		for n := range ns {
 			names = append(names, []byte(n))
 		}
-		es := x.unparsed(x.entries(fs))
-		for i, h := range x.scan(ctx, es, names, false) {
+		es := x.Unparsed(x.Walked(fs))
+		for i, h := range x.Scan(ctx, es, names, false) {
 			if h {
 				out = append(out, es[i])
 			}
@@ -481,4 +392,14 @@ func aheadName(symbol string) string {
 		s = s[i+1:]
 	}
 	return strings.TrimSpace(s)
+}
+
+// anyParsed says whether one of fs is parsed.
+func anyParsed(parsed map[string]bool, fs []*snap.Entry) bool {
+	for _, g := range fs {
+		if parsed[g.Rel] {
+			return true
+		}
+	}
+	return false
 }

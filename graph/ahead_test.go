@@ -7,12 +7,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/astgrep"
+	"github.com/builtin-tools/builtin-tools/graph/index"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
@@ -63,7 +65,7 @@ func copyGoroot(t testing.TB, root, sub string) {
 }
 
 // coldIndex is an index over root whose build has not started.
-func coldIndex(t testing.TB, root string) *Index {
+func coldIndex(t testing.TB, root string) tq {
 	t.Helper()
 	g, err := pathguard.New(root)
 	if err != nil {
@@ -72,12 +74,12 @@ func coldIndex(t testing.TB, root string) *Index {
 	t.Cleanup(func() { g.Close() })
 	e := astgrep.NewEngine(astgrep.Options{})
 	t.Cleanup(func() { e.Close() })
-	x, err := New(g, e, Options{})
+	x, err := index.New(g, e, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(x.Close)
-	return x
+	return queries(x)
 }
 
 // comparable is an answer without what says how complete the index was.
@@ -112,7 +114,7 @@ func TestAheadEqualsFullIndex(t *testing.T) {
 		{"callers", "Pos"}, {"callers", "Checker.expr"}, {"callers", "NewIdent"},
 		{"callees", "parser.ParseFile"}, {"callees", "Checker.expr"}, {"callees", "printer.Fprint"},
 	}
-	run := func(x *Index, q q) (*Answer, error) {
+	run := func(x tq, q q) (*Answer, error) {
 		if q.op == "callers" {
 			return x.Callers(Spec{Symbol: q.sym}, 0)
 		}
@@ -134,13 +136,13 @@ func TestAheadEqualsFullIndex(t *testing.T) {
 		if gerr != nil {
 			continue
 		}
-		if got.Index.Ahead == 0 || got.Index.Ahead >= len(full.files) || !strings.Contains(got.Text(), "files ahead of the index") {
-			t.Errorf("%s %s: ahead of the index from %d of %d files; text %q", q.op, q.sym, got.Index.Ahead, len(full.files), firstLine(got.Text()))
+		if got.Index.Ahead == 0 || got.Index.Ahead >= full.Snapshot().Len() || !strings.Contains(got.Text(), "files ahead of the index") {
+			t.Errorf("%s %s: ahead of the index from %d of %d files; text %q", q.op, q.sym, got.Index.Ahead, full.Snapshot().Len(), firstLine(got.Text()))
 		}
 		if g, w := comparable(t, got), comparable(t, want); g != w {
 			t.Errorf("%s %s: ahead answer differs from the full index's\nahead:\n%s\nfull:\n%s", q.op, q.sym, g, w)
 		}
-		t.Logf("%s %s: %d of %d files, %v, %d shown", q.op, q.sym, got.Index.Ahead, len(full.files), took.Round(time.Millisecond), got.Counts.Shown)
+		t.Logf("%s %s: %d of %d files, %v, %d shown", q.op, q.sym, got.Index.Ahead, full.Snapshot().Len(), took.Round(time.Millisecond), got.Counts.Shown)
 	}
 }
 
@@ -214,7 +216,7 @@ func cpuTime() time.Duration {
 
 // fill adds to files enough others that Ahead answers for the tree.
 func fill(files map[string]string) map[string]string {
-	for i := range AheadMinFiles {
+	for i := range index.AheadMinFiles {
 		files[fmt.Sprintf("fill/f%d.go", i)] = fmt.Sprintf("package fill\n\nfunc Fill%d() {}\n", i)
 	}
 	return files
@@ -300,7 +302,7 @@ func TestAheadFindEqualsFullIndex(t *testing.T) {
 		if !got.Index.NamesOnly {
 			t.Errorf("find %s ahead does not say it leaves letters-in-order matches out: %s", q, got.Text())
 		}
-		t.Logf("find %s: %d of %d files", q, got.Index.Ahead, len(full.files))
+		t.Logf("find %s: %d of %d files", q, got.Index.Ahead, full.Snapshot().Len())
 	}
 }
 
@@ -325,5 +327,22 @@ func BenchmarkColdFind(b *testing.B) {
 		b.ReportMetric((cpuTime() - cpu).Seconds(), "cpu-s")
 		b.ReportMetric(float64(a.Index.Ahead), "files")
 		b.ReportMetric(float64(a.Counts.Shown), "shown")
+	}
+}
+
+func TestIdentChains(t *testing.T) {
+	for in, want := range map[string][][]string{
+		"*store.Store":            {{"store", "Store"}},
+		"map[string]*x.Y":         {{"map"}, {"string"}, {"x", "Y"}},
+		"a.b.c":                   {{"a", "b", "c"}},
+		"factory.New().Conn":      {{"factory", "New"}, {"Conn"}},
+		"ns::T":                   {{"ns", "T"}},
+		"[]int":                   {{"int"}},
+		"":                        nil,
+		"List[Optional[foo.Bar]]": {{"List"}, {"Optional"}, {"foo", "Bar"}},
+	} {
+		if got := identChains(in); !reflect.DeepEqual(got, want) {
+			t.Errorf("identChains(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

@@ -8,6 +8,10 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/builtin-tools/builtin-tools/graph/index"
+	"github.com/builtin-tools/builtin-tools/graph/lang"
+	"github.com/builtin-tools/builtin-tools/graph/snap"
 )
 
 // Answer is one query's result, as data: the structured result a client
@@ -130,23 +134,14 @@ type IndexState struct {
 	Total int `json:"-"`
 }
 
-func (x *Index) state(synced int) IndexState {
-	if p := x.parent; p != nil {
-		p.mu.RLock()
-		defer p.mu.RUnlock()
-		return IndexState{Ready: false, Files: len(p.files), Found: max(p.total, x.total), Synced: synced, Ahead: len(x.parsed), NamesOnly: x.namesOnly, Done: x.done, Total: x.total}
-	}
-	return IndexState{Ready: x.Ready(), Files: len(x.files), Found: x.total, Synced: synced, Done: x.done, Total: x.total}
-}
-
 // lines reads files' lines for quoting, once per answer.
 type lines struct {
-	x     *Index
+	src   LineSource
 	files map[string][][]byte
 }
 
-func (x *Index) lineOf(rel string, n int) string {
-	l := lines{x: x}
+func (v View) lineOf(rel string, n int) string {
+	l := lines{src: v.Lines}
 	return l.get(rel, n)
 }
 
@@ -156,7 +151,7 @@ func (l *lines) get(rel string, n int) string {
 	}
 	ls, ok := l.files[rel]
 	if !ok {
-		data, _, err := l.x.guard.ReadFile(filepath.Join(l.x.root, filepath.FromSlash(rel)), l.x.opts.MaxFileSize)
+		data, err := l.src.ReadFile(rel)
 		if err == nil {
 			ls = bytes.Split(data, []byte("\n"))
 		}
@@ -181,9 +176,9 @@ func quoteLine(s string) string {
 }
 
 // ambiguous answers a spec that names several definitions.
-func (x *Index) ambiguous(op string, spec Spec, ts []Target, st IndexState) *Answer {
+func (v View) ambiguous(op string, spec Spec, ts []snap.Target, st IndexState) *Answer {
 	a := &Answer{Op: op, Index: st, Query: spec.Symbol}
-	l := lines{x: x}
+	l := lines{src: v.Lines}
 	for _, t := range ts {
 		s := symbolOf(t)
 		a.Candidates = append(a.Candidates, s)
@@ -193,30 +188,28 @@ func (x *Index) ambiguous(op string, spec Spec, ts []Target, st IndexState) *Ans
 }
 
 // one locates the single definition a spec names; when it names several,
-// the answer is the ranked list (ambiguous). x.mu is held.
-func (x *Index) one(op string, spec Spec, synced int) (Target, IndexState, *Answer, error) {
-	st := x.state(synced)
-	ts, err := x.locate(spec)
+// the answer is the ranked list (ambiguous).
+func (v View) one(op string, spec Spec) (snap.Target, IndexState, *Answer, error) {
+	st := v.State
+	ts, err := v.locate(spec)
 	if err != nil {
-		return Target{}, st, nil, err
+		return snap.Target{}, st, nil, err
 	}
 	if len(ts) > 1 {
-		return Target{}, st, x.ambiguous(op, spec, ts, st), nil
+		return snap.Target{}, st, v.ambiguous(op, spec, ts, st), nil
 	}
 	return ts[0], st, nil, nil
 }
 
 // Outline lists a file's definitions as a tree: in its order, each with
 // its depth (Lines).
-func (x *Index) Outline(file string, synced int) (*Answer, error) {
-	x.mu.RLock()
-	defer x.mu.RUnlock()
+func Outline(v View, file string) (*Answer, error) {
 	file = strings.TrimPrefix(filepath.ToSlash(file), "./")
-	f := x.files[file]
+	f := v.Snap.Entry(file)
 	if f == nil {
-		return nil, x.fileProblem(file)
+		return nil, v.fileProblem(file)
 	}
-	st := x.state(synced)
+	st := v.State
 	a := &Answer{Op: "outline", Index: st, File: &FileInfo{Rel: f.Rel, Language: f.Lang.ID, Definitions: len(f.Defs), Errors: f.Errors}}
 	if f.Errors > 0 {
 		a.File.FirstError = f.ErrorAt[0]
@@ -226,7 +219,7 @@ func (x *Index) Outline(file string, synced int) (*Answer, error) {
 	var stack []int
 	for i := range f.Defs {
 		d := &f.Defs[i]
-		for len(stack) > 0 && f.Defs[stack[len(stack)-1]].end <= d.start {
+		for len(stack) > 0 && f.Defs[stack[len(stack)-1]].End <= d.Start {
 			stack = stack[:len(stack)-1]
 		}
 		depth[i] = len(stack)
@@ -238,7 +231,7 @@ func (x *Index) Outline(file string, synced int) (*Answer, error) {
 	}
 	typeAt := map[string]int{}
 	for i := range f.Defs {
-		if classLike[f.Defs[i].Kind] && depth[i] == 0 {
+		if lang.ClassLike(f.Defs[i].Kind) && depth[i] == 0 {
 			typeAt[f.Defs[i].Name] = i
 		}
 	}
@@ -254,11 +247,11 @@ func (x *Index) Outline(file string, synced int) (*Answer, error) {
 	}
 	a.Definitions = make([]Symbol, 0, len(f.Defs))
 	a.Lines = make([]DefLine, 0, len(f.Defs))
-	l := lines{x: x}
+	l := lines{src: v.Lines}
 	var emit func(i, indent int)
 	emit = func(i, indent int) {
 		d := &f.Defs[i]
-		a.Definitions = append(a.Definitions, symbolOf(Target{f, int32(i)}))
+		a.Definitions = append(a.Definitions, symbolOf(snap.Target{File: f, Def: int32(i)}))
 		a.Lines = append(a.Lines, DefLine{Code: l.get(f.Rel, int(d.Line)), Local: d.Qualified(), Depth: indent})
 		for _, j := range under[i] {
 			emit(j, indent+1)
@@ -273,9 +266,7 @@ func (x *Index) Outline(file string, synced int) (*Answer, error) {
 
 // Find ranks definitions whose names match query (exact, prefix,
 // substring, then letters in order), optionally of one kind.
-func (x *Index) Find(query, kind string, limit, synced int) (*Answer, error) {
-	x.mu.RLock()
-	defer x.mu.RUnlock()
+func Find(v View, query, kind string, limit int) (*Answer, error) {
 	q := strings.TrimSpace(query)
 	if q == "" {
 		return nil, &LookupError{"find needs a query: part of a name, or Type.Method"}
@@ -289,25 +280,25 @@ func (x *Index) Find(query, kind string, limit, synced int) (*Answer, error) {
 	}
 	low := strings.ToLower(name)
 	type hit struct {
-		t     Target
+		t     snap.Target
 		score int
 	}
 	var hits []hit
 	otherKinds := map[string]int{} // matches left out by kind
-	for _, f := range x.files {
+	for f := range v.Snap.Files() {
 		for i := range f.Defs {
 			d := &f.Defs[i]
 			s := nameScore(d.Name, name, low)
-			if s == 0 || s == scoreLettersInOrder && x.namesOnly {
+			if s == 0 || s == scoreLettersInOrder && v.State.NamesOnly {
 				continue
 			}
 			if kind != "" && d.Kind != kind {
-				if qual == "" || qualifies(Target{f, int32(i)}, qual) {
+				if qual == "" || qualifies(snap.Target{File: f, Def: int32(i)}, qual) {
 					otherKinds[d.Kind]++
 				}
 				continue
 			}
-			t := Target{f, int32(i)}
+			t := snap.Target{File: f, Def: int32(i)}
 			if qual != "" {
 				if !qualifies(t, qual) {
 					continue
@@ -330,7 +321,7 @@ func (x *Index) Find(query, kind string, limit, synced int) (*Answer, error) {
 		}
 		return hits[i].t.Def < hits[j].t.Def
 	})
-	st := x.state(synced)
+	st := v.State
 	a := &Answer{Op: "find", Index: st, Query: q, Matches: len(hits)}
 	if len(hits) == 0 && len(otherKinds) > 0 {
 		kinds := make([]string, 0, len(otherKinds))
@@ -342,10 +333,10 @@ func (x *Index) Find(query, kind string, limit, synced int) (*Answer, error) {
 			kind, q, strings.Join(kinds, ", "))}
 	}
 	if len(hits) == 0 {
-		return nil, &LookupError{fmt.Sprintf("no definition matches %q%s", q, x.nearNames(name))}
+		return nil, &LookupError{fmt.Sprintf("no definition matches %q%s", q, v.nearNames(name))}
 	}
 	shown := min(limit, len(hits))
-	l := lines{x: x}
+	l := lines{src: v.Lines}
 	for _, h := range hits[:shown] {
 		s := symbolOf(h.t)
 		a.Definitions = append(a.Definitions, s)
@@ -393,15 +384,13 @@ func subsequence(s, sub string) bool {
 }
 
 // Callers answers who calls the symbol.
-func (x *Index) Callers(spec Spec, synced int) (*Answer, error) {
-	x.mu.RLock()
-	defer x.mu.RUnlock()
-	t, st, amb, err := x.one("callers", spec, synced)
+func Callers(v View, spec Spec) (*Answer, error) {
+	t, st, amb, err := v.one("callers", spec)
 	if amb != nil || err != nil {
 		return amb, err
 	}
 	sym := symbolOf(t)
-	cs := x.callersOf([]Target{t})[t]
+	cs := v.callersOf([]snap.Target{t})[t]
 	calls, values, elsewhere, nowhere := cs.calls, cs.values, cs.elsewhere, cs.nowhere
 	a := &Answer{Op: "callers", Symbol: &sym, Index: st, Sites: []Site{}}
 	a.Counts.TypeUses = len(cs.types)
@@ -410,7 +399,7 @@ func (x *Index) Callers(spec Spec, synced int) (*Answer, error) {
 	}
 	a.Counts.Values, a.Counts.Elsewhere = len(values), elsewhere
 	a.Counts.Unresolved = len(nowhere)
-	l := lines{x: x}
+	l := lines{src: v.Lines}
 	for _, s := range calls {
 		s.Code = l.get(s.File, s.Line)
 		a.Sites = append(a.Sites, s)
@@ -438,20 +427,18 @@ func (x *Index) Callers(spec Spec, synced int) (*Answer, error) {
 }
 
 // Callees answers what the symbol calls.
-func (x *Index) Callees(spec Spec, synced int) (*Answer, error) {
-	x.mu.RLock()
-	defer x.mu.RUnlock()
-	t, st, amb, err := x.one("callees", spec, synced)
+func Callees(v View, spec Spec) (*Answer, error) {
+	t, st, amb, err := v.one("callees", spec)
 	if amb != nil || err != nil {
 		return amb, err
 	}
 	sym := symbolOf(t)
-	sites := x.callees(t)
+	sites := v.callees(t)
 	a := &Answer{Op: "callees", Symbol: &sym, Index: st, Sites: []Site{}}
 	for _, s := range sites {
 		a.Counts.add(s.Class)
 	}
-	l := lines{x: x}
+	l := lines{src: v.Lines}
 	for _, s := range sites {
 		s.Code = l.get(s.File, s.Line)
 		a.Sites = append(a.Sites, s)
@@ -469,7 +456,7 @@ type Depth struct {
 }
 
 type depNodeKey struct {
-	f *File
+	f *snap.Entry
 	d int32
 }
 
@@ -497,34 +484,32 @@ const maxMore = 8
 
 // Impact walks callers outward from a symbol, or from every definition in
 // a file, to depth.
-func (x *Index) Impact(spec Spec, depth, perDepth, synced int) (*Answer, error) {
-	x.mu.RLock()
-	defer x.mu.RUnlock()
+func Impact(v View, spec Spec, depth, perDepth int) (*Answer, error) {
 	if depth <= 0 {
 		depth = 3
 	}
 	if perDepth <= 0 {
 		perDepth = 30
 	}
-	st := x.state(synced)
-	var start []Target
+	st := v.State
+	var start []snap.Target
 	var fi *FileInfo
 	if spec.Symbol == "" && spec.Line == 0 && spec.File != "" {
 		file := strings.TrimPrefix(filepath.ToSlash(spec.File), "./")
-		f := x.files[file]
+		f := v.Snap.Entry(file)
 		if f == nil {
-			return nil, x.fileProblem(file)
+			return nil, v.fileProblem(file)
 		}
 		for i := range f.Defs {
-			start = append(start, Target{f, int32(i)})
+			start = append(start, snap.Target{File: f, Def: int32(i)})
 		}
 		fi = &FileInfo{Rel: f.Rel, Language: f.Lang.ID, Definitions: len(f.Defs)}
 	} else {
-		t, _, amb, err := x.one("impact", spec, synced)
+		t, _, amb, err := v.one("impact", spec)
 		if amb != nil || err != nil {
 			return amb, err
 		}
-		start = []Target{t}
+		start = []snap.Target{t}
 	}
 	a := &Answer{Op: "impact", Index: st, File: fi, MaxDepth: depth}
 	if len(start) == 1 {
@@ -532,7 +517,7 @@ func (x *Index) Impact(spec Spec, depth, perDepth, synced int) (*Answer, error) 
 		a.Symbol = &s
 	}
 	visited := map[depNodeKey]bool{}
-	inStart := map[*File]bool{}
+	inStart := map[*snap.Entry]bool{}
 	for _, t := range start {
 		visited[depNodeKey{t.File, t.Def}] = true
 		if len(start) > 1 {
@@ -541,19 +526,19 @@ func (x *Index) Impact(spec Spec, depth, perDepth, synced int) (*Answer, error) 
 	}
 	frontier := start
 	var macro *MacroUse // a walked definition that invokes a macro
-	l := lines{x: x}
+	l := lines{src: v.Lines}
 	for dep := 1; dep <= depth && len(frontier) > 0; dep++ {
 		ring := Depth{Depth: dep, Dependents: []Dependent{}}
-		var next []Target
+		var next []snap.Target
 		// This ring's dependents whose first call is a candidate: their
 		// index in ring.Dependents, -1 past the limit.
 		weak := map[depNodeKey]int{}
 		for _, t := range frontier {
 			if macro == nil {
-				macro = x.macroUse(t)
+				macro = v.macroUse(t)
 			}
 		}
-		sets := x.callersOf(frontier)
+		sets := v.callersOf(frontier)
 		for _, t := range frontier {
 			cs := sets[t]
 			// A type's users depend on it as much as a function's callers.
@@ -584,7 +569,7 @@ func (x *Index) Impact(spec Spec, depth, perDepth, synced int) (*Answer, error) 
 						a.NotFollowed--
 						if i >= 0 {
 							s.Code = l.get(s.File, s.Line)
-							ring.Dependents[i] = Dependent{Symbol: ring.Dependents[i].Symbol, Via: s, On: qualified(t)}
+							ring.Dependents[i] = Dependent{Symbol: ring.Dependents[i].Symbol, Via: s, On: t.Qualified()}
 						}
 						if s.hasEncl {
 							next = append(next, s.encl)
@@ -593,7 +578,7 @@ func (x *Index) Impact(spec Spec, depth, perDepth, synced int) (*Answer, error) 
 						d := &ring.Dependents[i]
 						if len(d.More) < maxMore {
 							s.Code = l.get(s.File, s.Line)
-							d.More = append(d.More, DepSite{Site: s, On: qualified(t)})
+							d.More = append(d.More, DepSite{Site: s, On: t.Qualified()})
 						} else {
 							d.MoreLeft++
 						}
@@ -606,7 +591,7 @@ func (x *Index) Impact(spec Spec, depth, perDepth, synced int) (*Answer, error) 
 				if len(ring.Dependents) < perDepth {
 					s.Code = l.get(s.File, s.Line)
 					i = len(ring.Dependents)
-					ring.Dependents = append(ring.Dependents, Dependent{Symbol: dsym, Via: s, On: qualified(t)})
+					ring.Dependents = append(ring.Dependents, Dependent{Symbol: dsym, Via: s, On: t.Qualified()})
 				} else {
 					ring.Truncated++
 				}
@@ -632,7 +617,7 @@ func (x *Index) Impact(spec Spec, depth, perDepth, synced int) (*Answer, error) 
 	}
 	for _, t := range frontier { // the last ring, not walked further
 		if macro == nil {
-			macro = x.macroUse(t)
+			macro = v.macroUse(t)
 		}
 	}
 	a.Macro = macro
@@ -661,16 +646,17 @@ type Status struct {
 	Generation uint64         `json:"generation"`
 	// SaveError says why the snapshot could not be written.
 	SaveError string `json:"-"`
+	// BuildError says why the build stopped short (its walk failed).
+	BuildError string `json:"-"`
 }
 
-// StatusAnswer describes what is indexed.
-func (x *Index) StatusAnswer(synced int) *Answer {
-	x.mu.RLock()
-	defer x.mu.RUnlock()
-	s := &Status{Root: x.root, Ready: x.Ready(), Files: len(x.files), Found: x.total, Languages: map[string]int{}, Skipped: map[string]int{},
-		Refreshed: x.refreshed, Snapshot: x.fromSnapshot, MemoryMiB: float64(x.bytes) / (1 << 20), Supported: append([]string{}, x.langs.IDs()...), Generation: x.gen}
+// StatusAnswer describes what is indexed: v's snapshot, and st, what the index
+// says of itself (index.Index.Stats).
+func StatusAnswer(v View, st index.Stats) *Answer {
+	s := &Status{Root: st.Root, Ready: v.State.Ready, Files: v.Snap.Len(), Found: st.Found, Languages: map[string]int{}, Skipped: map[string]int{},
+		Refreshed: st.Refreshed, Snapshot: st.FromSnapshot, MemoryMiB: float64(v.Snap.Bytes()) / (1 << 20), Supported: append([]string{}, v.Snap.Langs.IDs()...), Generation: v.Snap.Gen}
 	var errs []string
-	for _, f := range x.files {
+	for f := range v.Snap.Files() {
 		s.Languages[f.Lang.ID]++
 		s.Defs += len(f.Defs)
 		s.Refs += len(f.Refs)
@@ -681,38 +667,34 @@ func (x *Index) StatusAnswer(synced int) *Answer {
 	sort.Strings(errs)
 	s.ParseFail = errs
 	var skips []string
-	for rel, why := range x.skipped {
+	v.Snap.EachSkipped(func(rel, why string) {
 		key := why
 		if i := strings.Index(key, ":"); i > 0 && !strings.HasPrefix(key, "not indexed") {
 			key = key[:i]
 		}
 		s.Skipped[key]++
 		skips = append(skips, rel+": "+why)
-	}
+	})
 	sort.Strings(skips)
 	s.SkipList = skips
 	if s.Ready {
-		s.BuildTime = x.took.Round(time.Millisecond).String()
+		s.BuildTime = st.Took.Round(time.Millisecond).String()
 	}
 	s.Freshness = "file events (inotify), checked before every answer"
-	if x.watch == nil {
-		s.Freshness = "every file's size and modification time, checked before every answer (" + x.watchNote + ")"
+	if !st.Watching {
+		s.Freshness = "every file's size and modification time, checked before every answer (" + st.WatchNote + ")"
 	}
-	if x.saveErr != nil {
-		s.SaveError = x.saveErr.Error()
-	}
-	return &Answer{Op: "status", Index: x.state(synced), Status: s}
+	s.SaveError, s.BuildError = st.SaveError, st.BuildError
+	return &Answer{Op: "status", Index: v.State, Status: s}
 }
 
 // Definitions lists every definition in the index, sorted by file and
 // line (for measurement programs).
-func (x *Index) Definitions() []Symbol {
-	x.mu.RLock()
-	defer x.mu.RUnlock()
+func Definitions(v View) []Symbol {
 	var out []Symbol
-	for _, f := range x.files {
+	for f := range v.Snap.Files() {
 		for i := range f.Defs {
-			out = append(out, symbolOf(Target{f, int32(i)}))
+			out = append(out, symbolOf(snap.Target{File: f, Def: int32(i)}))
 		}
 	}
 	sort.Slice(out, func(i, j int) bool {
@@ -725,19 +707,19 @@ func (x *Index) Definitions() []Symbol {
 }
 
 // macroUse is the first macro t's body invokes, or nil.
-func (x *Index) macroUse(t Target) *MacroUse {
+func (v View) macroUse(t snap.Target) *MacroUse {
 	f, d := t.File, t.D()
-	if !functionLike[d.Kind] {
+	if !lang.FunctionLike(d.Kind) {
 		return nil
 	}
 	for ri := range f.Refs {
 		r := &f.Refs[ri]
-		if r.Kind != RefCall || r.at < d.start || r.at >= d.end {
+		if r.Kind != lang.RefCall || r.At < d.Start || r.At >= d.End {
 			continue
 		}
-		for _, u := range x.resolve(f, r).Targets {
+		for _, u := range v.R.Resolve(f, r).Targets {
 			if u.D().Kind == "macro" {
-				return &MacroUse{In: qualified(t), Macro: qualified(u), File: u.File.Rel, Line: int(u.D().Line)}
+				return &MacroUse{In: t.Qualified(), Macro: u.Qualified(), File: u.File.Rel, Line: int(u.D().Line)}
 			}
 		}
 	}

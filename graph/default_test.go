@@ -34,3 +34,27 @@ func TestCallersOfDefaultExport(t *testing.T) {
 		}
 	}
 }
+
+// Definitions lists every definition of the view, by file and line (what
+// measurement programs pick targets from).
+func TestDefinitions(t *testing.T) {
+	ar, err := txtar.ParseFile(filepath.Join("testdata", "fixtures", "go_types.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := buildFixture(t, ar)
+	v := x.view(0)
+	defs := Definitions(v)
+	n := 0
+	for f := range v.Snap.Files() {
+		n += len(f.Defs)
+	}
+	if len(defs) != n || n == 0 {
+		t.Fatalf("%d definitions listed, the snapshot holds %d", len(defs), n)
+	}
+	for i := 1; i < len(defs); i++ {
+		if a, b := defs[i-1], defs[i]; a.File > b.File || a.File == b.File && a.Line > b.Line {
+			t.Fatalf("not by file and line: %+v before %+v", a, b)
+		}
+	}
+}

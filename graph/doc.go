@@ -55,7 +55,7 @@
 // A definition inside a function, a block or a value (@local.scope) is not
 // a name of its module: an import never resolves to it.
 //
-// "imports" names a registered import rule (imports.go: go, dotted,
+// "imports" names a registered import rule (lang/imports.go: go, dotted,
 // relative, rust, include, none), which maps an import path to files;
 // its data is in the same file: "module_separator", "init_file" (the
 // file that is its folder's module: __init__, mod), "resolve" (suffixes
@@ -86,7 +86,7 @@
 // and "doc_return" (JSDoc @param {T} x, @returns {T}). A @field is a field of the class
 // around it (or @container) with a @type, or without @name an embedded
 // type or base class. @type on a definition is its result type. The
-// resolver (types.go) follows receivers through locals, fields (chained:
+// resolver (resolve/types.go) follows receivers through locals, fields (chained:
 // a.b.c.M()), call results and elements, then looks the method up on the
 // type and what it embeds or extends, nearest first. language.json adds
 // "type_wrappers" (Optional[Foo] is a Foo), "element_types" (List[Foo]),
@@ -117,7 +117,7 @@
 //
 // # Shapes, for edit_symbol
 //
-// A language's shapes.scm (shapes.go; "shapes" lists other files, and a
+// A language's shapes.scm (lang/shapes.go; "shapes" lists other files, and a
 // language that extends another and has none takes the base's) says what
 // an editor of definitions needs beyond tags.scm: @def with @body (a
 // definition and its body), @outer around @inner (a declaration wrapping
@@ -139,14 +139,26 @@
 //
 // # Fresh
 //
-// Index.Refresh re-reads files now (the code_graph family calls it after
-// every write tool). Before each answer Sync drains an inotify watch of
-// the indexed folders (or, where there is none, checks every file's size,
-// modification time and inode), so changes made by anything else are
-// seen too. Both re-read only the files that changed; a one-file edit
+// index.Index.Refresh re-reads files now (the code_graph family calls it
+// after every write tool). Before each answer Sync drains an inotify watch
+// of the indexed folders (or, where there is none, checks every file's
+// size, modification time and inode), so changes made by anything else
+// are seen too. Both re-read only the files that changed; a one-file edit
 // costs that file's parse. Options.CacheDir keeps a snapshot of the
 // records on disk, so a new process starts from it and parses only the
 // files whose stamp changed. Runs in one process over the same root share
 // one index (Acquire); it is bounded by Options.MaxBytes, past which files
 // are named as not indexed.
+//
+// # Parts
+//
+// The graph is four parts, one direction: graph/lang (languages, loading,
+// extraction into immutable per-file records, the edge vocabulary, the
+// import and variants rules); graph/snap (the immutable snapshot the index
+// publishes after each change, tables copied on write) and graph/index
+// (build, refresh, watching, the records on disk, a partial snapshot for
+// an answer ahead of the build); graph/resolve (resolution against one
+// snapshot, no lock, no I/O, its caches per snapshot); and this package,
+// the queries, each on one View: a snapshot, a resolver of it, the index's
+// state then, and where the lines it quotes are read from.
 package graph

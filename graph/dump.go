@@ -2,61 +2,55 @@ package graph
 
 import (
 	"fmt"
-	"sort"
 	"strings"
-)
 
-var refKindNames = [...]string{RefCall: "call", RefType: "type", RefValue: "value", RefRead: "read"}
+	"github.com/builtin-tools/builtin-tools/graph/lang"
+	"github.com/builtin-tools/builtin-tools/graph/resolve"
+	"github.com/builtin-tools/builtin-tools/graph/snap"
+)
 
 // Dump writes everything the index knows, one line per definition,
 // import and reference with its resolution, sorted by file and position:
 // the form fixture tests compare against their golden files.
-func (x *Index) Dump() string {
-	x.mu.RLock()
-	defer x.mu.RUnlock()
-	rels := make([]string, 0, len(x.files))
-	for r := range x.files {
-		rels = append(rels, r)
-	}
-	sort.Strings(rels)
+func Dump(v View) string {
 	var b strings.Builder
-	for _, rel := range rels {
-		f := x.files[rel]
+	for f := range v.Snap.Files() {
+		rel := f.Rel
 		fmt.Fprintf(&b, "file %s %s package=%q errors=%d\n", rel, f.Lang.ID, f.Package, f.Errors)
 		for _, im := range f.Imports {
 			fmt.Fprintf(&b, "import %s:%d %q name=%q local=%q\n", rel, im.Line, im.Module, im.Name, im.Local)
 		}
 		for i := range f.Defs {
 			d := &f.Defs[i]
-			fmt.Fprintf(&b, "def %s:%d-%d %s %s\n", rel, d.Line, d.EndLine, d.Kind, qualified(Target{f, int32(i)}))
+			fmt.Fprintf(&b, "def %s:%d-%d %s %s\n", rel, d.Line, d.EndLine, d.Kind, snap.Target{File: f, Def: int32(i)}.Qualified())
 		}
 		for i := range f.Refs {
 			r := &f.Refs[i]
 			in := "(top level)"
 			if r.Encl >= 0 {
-				in = qualified(Target{f, r.Encl})
+				in = snap.Target{File: f, Def: r.Encl}.Qualified()
 			}
 			call := f.RefName(r)
-			if r.recv != 0 {
+			if r.Recv != 0 {
 				call = f.RefReceiver(r) + "." + call
 			}
-			res := x.resolve(f, r)
-			if (r.Kind == RefValue || r.Kind == RefRead) && res.Class == Unresolved {
+			res := v.R.Resolve(f, r)
+			if (r.Kind == lang.RefValue || r.Kind == lang.RefRead) && res.Class == Unresolved {
 				continue // a variable, not a function passed on; not a getter's read
 			}
-			fmt.Fprintf(&b, "%s %s:%d %s in %s -> %s\n", refKindNames[r.Kind], rel, r.Line, call, in, resolutionText(res))
+			fmt.Fprintf(&b, "%s %s:%d %s in %s -> %s\n", lang.RefKindNames[r.Kind], rel, r.Line, call, in, resolutionText(res))
 		}
 	}
 	return b.String()
 }
 
-func resolutionText(res Resolution) string {
+func resolutionText(res resolve.Resolution) string {
 	if res.Class == Unresolved {
 		return "unresolved (" + res.Why + ")"
 	}
 	var ts []string
 	for _, t := range res.Targets {
-		ts = append(ts, fmt.Sprintf("%s (%s:%d)", qualified(t), t.File.Rel, t.D().Line))
+		ts = append(ts, fmt.Sprintf("%s (%s:%d)", t.Qualified(), t.File.Rel, t.D().Line))
 	}
 	if res.Class == Candidate {
 		return fmt.Sprintf("candidate[%d] %s", len(ts), strings.Join(ts, ", "))
@@ -65,7 +59,7 @@ func resolutionText(res Resolution) string {
 	if len(res.Impls) > 0 {
 		var is []string
 		for _, t := range res.Impls {
-			is = append(is, fmt.Sprintf("%s (%s:%d)", qualified(t), t.File.Rel, t.D().Line))
+			is = append(is, fmt.Sprintf("%s (%s:%d)", t.Qualified(), t.File.Rel, t.D().Line))
 		}
 		out += fmt.Sprintf(" implementation[%d] %s", len(is), strings.Join(is, ", "))
 	}

@@ -9,16 +9,18 @@ import (
 	"testing"
 	"time"
 
-	"github.com/builtin-tools/builtin-tools/astgrep"
-	"github.com/builtin-tools/builtin-tools/pathguard"
 	"github.com/rogpeppe/go-internal/txtar"
+
+	"github.com/builtin-tools/builtin-tools/astgrep"
+	"github.com/builtin-tools/builtin-tools/graph/index"
+	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
 var update = flag.Bool("update", false, "rewrite the fixtures' golden files")
 
 // buildFixture writes a txtar archive's files (all but "expect") under a
 // new root and indexes it.
-func buildFixture(t *testing.T, ar *txtar.Archive) *Index {
+func buildFixture(t *testing.T, ar *txtar.Archive) tq {
 	t.Helper()
 	root := t.TempDir()
 	for _, f := range ar.Files {
@@ -36,12 +38,12 @@ func buildFixture(t *testing.T, ar *txtar.Archive) *Index {
 	return buildRoot(t, root)
 }
 
-func buildRoot(t testing.TB, root string) *Index {
+func buildRoot(t testing.TB, root string) tq {
 	t.Helper()
 	return buildRootOpts(t, root, Options{})
 }
 
-func buildRootOpts(t testing.TB, root string, opts Options) *Index {
+func buildRootOpts(t testing.TB, root string, opts Options) tq {
 	t.Helper()
 	g, err := pathguard.New(root)
 	if err != nil {
@@ -50,7 +52,7 @@ func buildRootOpts(t testing.TB, root string, opts Options) *Index {
 	t.Cleanup(func() { g.Close() })
 	e := astgrep.NewEngine(astgrep.Options{})
 	t.Cleanup(func() { e.Close() })
-	x, err := New(g, e, opts)
+	x, err := index.New(g, e, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +61,48 @@ func buildRootOpts(t testing.TB, root string, opts Options) *Index {
 	if !x.Wait(context.Background(), time.Minute) {
 		t.Fatal("index not built in a minute")
 	}
-	return x
+	return queries(x)
+}
+
+// tq is an index and the queries on its views, or (Index nil) the queries
+// on one view ahead of an index, for tests.
+type tq struct {
+	*index.Index
+	view func(synced int) View
+}
+
+func queries(x *index.Index) tq {
+	w := NewViewer(x)
+	return tq{x, w.View}
+}
+
+func (x tq) Find(query, kind string, limit, synced int) (*Answer, error) {
+	return Find(x.view(synced), query, kind, limit)
+}
+func (x tq) Callers(s Spec, synced int) (*Answer, error) { return Callers(x.view(synced), s) }
+func (x tq) Callees(s Spec, synced int) (*Answer, error) { return Callees(x.view(synced), s) }
+func (x tq) Impact(s Spec, depth, perDepth, synced int) (*Answer, error) {
+	return Impact(x.view(synced), s, depth, perDepth)
+}
+func (x tq) StatusAnswer(synced int) *Answer { return StatusAnswer(x.view(synced), x.Stats()) }
+func (x tq) Dump() string                    { return Dump(x.view(0)) }
+func (x tq) TagOnly(rel string) string       { return TagOnly(x.view(0), rel) }
+
+// Ahead is the queries on the view Ahead makes of x.
+func (x tq) Ahead(ctx context.Context, sym string, callees bool) (tq, error) {
+	v, err := Ahead(ctx, x.Index, sym, callees)
+	if v == nil {
+		return tq{}, err
+	}
+	return tq{view: func(int) View { return *v }}, err
+}
+
+func (x tq) AheadFind(ctx context.Context, q string) (tq, error) {
+	v, err := AheadFind(ctx, x.Index, q)
+	if v == nil {
+		return tq{}, err
+	}
+	return tq{view: func(int) View { return *v }}, err
 }
 
 // TestFixtures checks each language's fixture project: the hand-written

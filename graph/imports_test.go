@@ -8,6 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/builtin-tools/builtin-tools/graph/lang"
+	"github.com/builtin-tools/builtin-tools/graph/languages"
+
 	"github.com/builtin-tools/builtin-tools/astgrep"
 )
 
@@ -17,15 +20,15 @@ import (
 func copyLanguages(t *testing.T, id string, set map[string]any) string {
 	t.Helper()
 	dir := t.TempDir()
-	err := fs.WalkDir(bundled, "languages", func(p string, d fs.DirEntry, err error) error {
+	err := fs.WalkDir(languages.FS, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
-		data, err := bundled.ReadFile(p)
+		data, err := languages.FS.ReadFile(p)
 		if err != nil {
 			return err
 		}
-		rel := strings.TrimPrefix(p, "languages/")
+		rel := p
 		if rel == id+"/language.json" {
 			var m map[string]any
 			if err := json.Unmarshal(data, &m); err != nil {
@@ -117,12 +120,12 @@ func TestImportRuleValidation(t *testing.T) {
 		{map[string]any{"imports": "go", "module_separator": nil, "init_file": nil}, `language python: imports "go" does not read "resolve"`},
 		{map[string]any{"path_root": "crate"}, `language python: imports "dotted" does not read "path_root"`},
 	} {
-		_, err := LoadLanguages(e, copyLanguages(t, "python", c.set))
+		_, err := lang.Load(e, copyLanguages(t, "python", c.set))
 		if err == nil || err.Error() != c.want {
 			t.Errorf("%v: got %v, want %s", c.set, err, c.want)
 		}
 	}
-	if _, err := LoadLanguages(e, copyLanguages(t, "python", nil)); err != nil {
+	if _, err := lang.Load(e, copyLanguages(t, "python", nil)); err != nil {
 		t.Fatalf("an unchanged copy: %v", err)
 	}
 }

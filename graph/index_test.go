@@ -2,6 +2,8 @@ package graph
 
 import (
 	"context"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,7 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rogpeppe/go-internal/txtar"
+
 	"github.com/builtin-tools/builtin-tools/astgrep"
+	"github.com/builtin-tools/builtin-tools/graph/index"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
@@ -26,7 +31,7 @@ func writeTree(t testing.TB, root string, files map[string]string) {
 	}
 }
 
-func callersText(t *testing.T, x *Index, sym string) string {
+func callersText(t *testing.T, x tq, sym string) string {
 	t.Helper()
 	if _, err := x.Sync(context.Background()); err != nil {
 		t.Fatal(err)
@@ -40,12 +45,9 @@ func callersText(t *testing.T, x *Index, sym string) string {
 
 // Files changed on disk by something other than the registry are noticed
 // at query time: an edited file, a new file in a new folder, a deleted one.
+// (graph/index's TestSyncSeesOutsideChanges checks both ways of noticing:
+// file events and stamps.)
 func TestSyncSeesOutsideChanges(t *testing.T) {
-	t.Run("watched", func(t *testing.T) { testOutsideChanges(t, false) })
-	t.Run("stamps", func(t *testing.T) { testOutsideChanges(t, true) })
-}
-
-func testOutsideChanges(t *testing.T, noWatcher bool) {
 	root := t.TempDir()
 	writeTree(t, root, map[string]string{
 		"go.mod": "module m\n",
@@ -53,15 +55,8 @@ func testOutsideChanges(t *testing.T, noWatcher bool) {
 		"b.go":   "package m\n\nfunc B() { Target() }\n",
 	})
 	x := buildRoot(t, root)
-	if noWatcher {
-		x.mu.Lock()
-		if x.watch != nil {
-			x.watch.close()
-			x.watch = nil
-		}
-		x.mu.Unlock()
-	} else if x.watch == nil {
-		t.Logf("no watcher here (%s): the stamp check is what is tested", x.watchNote)
+	if st := x.Stats(); !st.Watching {
+		t.Logf("no watcher here (%s): the stamp check is what is tested", st.WatchNote)
 	}
 	if got := callersText(t, x, "Target"); !strings.Contains(got, "1 call sites") {
 		t.Fatalf("before: %s", got)
@@ -93,7 +88,7 @@ func TestRefreshAfterWrite(t *testing.T) {
 		"b.go": "package m\n\nfunc b() {\n\ttarget()\n}\n",
 	})
 	x := buildRoot(t, root)
-	before := x.gen
+	before := x.Snapshot().Gen
 	writeTree(t, root, map[string]string{"b.go": "package m\n\nfunc b() {\n\ttarget()\n\ttarget()\n}\n"})
 	if err := x.Refresh(context.Background(), filepath.Join(root, "b.go")); err != nil {
 		t.Fatal(err)
@@ -106,8 +101,8 @@ func TestRefreshAfterWrite(t *testing.T) {
 		t.Fatalf("after the write: %s", a.Text())
 	}
 	// One file was replaced: two generations (out, in), not a rebuild.
-	if x.gen-before != 2 {
-		t.Errorf("a one-file refresh moved the generation by %d", x.gen-before)
+	if x.Snapshot().Gen-before != 2 {
+		t.Errorf("a one-file refresh moved the generation by %d", x.Snapshot().Gen-before)
 	}
 }
 
@@ -153,7 +148,7 @@ func TestSharedAcrossRuns(t *testing.T) {
 	}
 	h1.Index().Start(nil)
 	h1.Close() // a run closing its handle releases it; the index lives on
-	if !h2.Index().Wait(context.Background(), time.Minute) || len(h2.Index().files) != 1 {
+	if !h2.Index().Wait(context.Background(), time.Minute) || h2.Index().Snapshot().Len() != 1 {
 		t.Fatal("the second run's index stopped when the first run closed its handle")
 	}
 	h2.Release()
@@ -167,22 +162,29 @@ func TestSharedAcrossRuns(t *testing.T) {
 	}
 }
 
-// Queries, refreshes and syncs at once (run with -race).
+// Queries read a snapshot while the build, refreshes and syncs make the
+// next ones (run with -race): a query takes no lock of the index, and the
+// snapshot it reads does not change under it.
 func TestConcurrentQueriesAndWrites(t *testing.T) {
 	root := t.TempDir()
-	writeTree(t, root, map[string]string{
+	files := map[string]string{
 		"go.mod": "module m\n",
 		"a.go":   "package m\n\nfunc T() {}\n",
 		"b.go":   "package m\n\nfunc B() { T() }\n",
-	})
-	x := buildRoot(t, root)
+	}
+	for i := range 150 {
+		files[fmt.Sprintf("p%d/f%d.go", i%10, i)] = fmt.Sprintf("package p%d\n\nimport \"m\"\n\nfunc F%d() { m.T(); F%d() }\n", i%10, i, (i+10)%150)
+	}
+	writeTree(t, root, files)
+	x := coldIndex(t, root)
+	x.Start(nil) // the build runs beside what follows
 	var wg sync.WaitGroup
 	for w := 0; w < 4; w++ {
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
 			for i := 0; i < 30; i++ {
-				switch (w + i) % 3 {
+				switch (w + i) % 4 {
 				case 0:
 					x.Callers(Spec{Symbol: "T"}, 0)
 					x.Impact(Spec{Symbol: "T"}, 3, 0, 0)
@@ -194,6 +196,14 @@ func TestConcurrentQueriesAndWrites(t *testing.T) {
 					p := filepath.Join(root, "b.go")
 					os.WriteFile(p, []byte(body), 0o644)
 					x.Refresh(context.Background(), p)
+				case 2:
+					// What a view reads stays as it was while others write.
+					v := x.view(0)
+					before := Dump(v)
+					time.Sleep(time.Millisecond)
+					if after := Dump(v); after != before {
+						t.Errorf("a snapshot changed under its reader:\n%s", diffLines(before, after))
+					}
 				default:
 					x.Sync(context.Background())
 					x.StatusAnswer(0)
@@ -202,6 +212,12 @@ func TestConcurrentQueriesAndWrites(t *testing.T) {
 		}(w)
 	}
 	wg.Wait()
+	if !x.Wait(context.Background(), time.Minute) {
+		t.Fatal("index not built in a minute")
+	}
+	if n := x.Snapshot().Len(); n != 152 {
+		t.Errorf("%d files indexed, want 152", n)
+	}
 }
 
 // A snapshot in the cache folder makes a new index over the same tree
@@ -222,8 +238,8 @@ func TestSnapshotWarmStart(t *testing.T) {
 	cold.Flush(context.Background())
 	warm := buildRootOpts(t, root, Options{CacheDir: cache})
 	warm.Flush(context.Background())
-	if warm.fromSnapshot != 5 {
-		t.Fatalf("warm start took %d of 5 files from the snapshot", warm.fromSnapshot)
+	if warm.Stats().FromSnapshot != 5 {
+		t.Fatalf("warm start took %d of 5 files from the snapshot", warm.Stats().FromSnapshot)
 	}
 	if got := warm.Dump(); got != want {
 		t.Fatalf("a warm start answers differently:\n%s", diffLines(want, got))
@@ -232,8 +248,8 @@ func TestSnapshotWarmStart(t *testing.T) {
 	writeTree(t, root, map[string]string{"a.go": "package m\n\nfunc T() {}\n\nfunc U() { T() }\n"})
 	third := buildRootOpts(t, root, Options{CacheDir: cache})
 	third.Flush(context.Background())
-	if third.fromSnapshot != 4 {
-		t.Fatalf("after one edit, %d files came from the snapshot, want 4", third.fromSnapshot)
+	if third.Stats().FromSnapshot != 4 {
+		t.Fatalf("after one edit, %d files came from the snapshot, want 4", third.Stats().FromSnapshot)
 	}
 	if !strings.Contains(third.Dump(), "call a.go:5 T in m.U -> exact m.T") {
 		t.Fatalf("the edited file was not read again:\n%s", third.Dump())
@@ -246,8 +262,8 @@ func TestSnapshotWarmStart(t *testing.T) {
 	data, _ := os.ReadFile(paths[0])
 	os.WriteFile(paths[0], data[:len(data)/2], 0o600)
 	fourth := buildRootOpts(t, root, Options{CacheDir: cache})
-	if fourth.fromSnapshot != 0 || len(fourth.files) != 5 {
-		t.Fatalf("a cut snapshot gave %d files (%d indexed)", fourth.fromSnapshot, len(fourth.files))
+	if fourth.Stats().FromSnapshot != 0 || fourth.Snapshot().Len() != 5 {
+		t.Fatalf("a cut snapshot gave %d files (%d indexed)", fourth.Stats().FromSnapshot, fourth.Snapshot().Len())
 	}
 }
 
@@ -274,7 +290,7 @@ func TestQueryDirsAddALanguage(t *testing.T) {
 	writeTree(t, qd, map[string]string{"lua/tags.scm": "(function_statement nam: (identifier) @name) @definition.function\n"})
 	g, _ := pathguard.New(root)
 	defer g.Close()
-	if _, err := New(g, astgrep.NewEngine(astgrep.Options{}), Options{QueryDirs: []string{qd}}); err == nil || !strings.Contains(err.Error(), "tags.scm") || !strings.Contains(err.Error(), "line 1") {
+	if _, err := index.New(g, astgrep.NewEngine(astgrep.Options{}), Options{QueryDirs: []string{qd}}); err == nil || !strings.Contains(err.Error(), "tags.scm") || !strings.Contains(err.Error(), "line 1") {
 		t.Fatalf("a bad query file: %v", err)
 	}
 }
@@ -424,7 +440,7 @@ func TestGetters(t *testing.T) {
 
 // dumpHas builds files into a new root and checks that its dump holds
 // every line of want; it returns the index and the dump.
-func dumpHas(t *testing.T, files map[string]string, want []string) (*Index, string) {
+func dumpHas(t *testing.T, files map[string]string, want []string) (tq, string) {
 	t.Helper()
 	root := t.TempDir()
 	writeTree(t, root, files)
@@ -438,39 +454,53 @@ func dumpHas(t *testing.T, files map[string]string, want []string) (*Index, stri
 	return x, dump
 }
 
-// N21: a file rewritten in place with its size and modification time
-// restored is read again, by a warm start from the snapshot and by a
-// stamp sweep: its change time moved.
-func TestRewriteKeepingMtime(t *testing.T) {
-	root, cache := t.TempDir(), t.TempDir()
-	writeTree(t, root, map[string]string{"go.mod": "module p\n", "a.go": "package p\n\nfunc Alpha() {}\n"})
-	cold := buildRootOpts(t, root, Options{CacheDir: cache})
-	cold.Flush(context.Background())
-	abs := filepath.Join(root, "a.go")
-	before, err := os.Stat(abs)
-	if err != nil {
+// Incremental = fresh, through the index: after random writes, deletes
+// and restores of a tree's files, each read again by Refresh (and a
+// sync), the dump equals that of an index built fresh on the final tree.
+func TestIncrementalDumpEqualsFresh(t *testing.T) {
+	root := t.TempDir()
+	var files []txtar.File
+	for _, name := range []string{"go_types", "python_types", "typescript", "cpp"} {
+		ar, err := txtar.ParseFile(filepath.Join("testdata", "fixtures", name+".txtar"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range ar.Files {
+			if f.Name != "expect" {
+				f.Name = name + "/" + f.Name
+				files = append(files, f)
+			}
+		}
+	}
+	for _, f := range files {
+		writeTree(t, root, map[string]string{f.Name: string(f.Data)})
+	}
+	x := buildRoot(t, root)
+	rnd := rand.New(rand.NewPCG(5, 6))
+	for step := range 40 {
+		f := files[rnd.IntN(len(files))]
+		abs := filepath.Join(root, filepath.FromSlash(f.Name))
+		switch rnd.IntN(4) {
+		case 0:
+			os.Remove(abs)
+		case 1:
+			// Another file's text of the same language at this path.
+			o := files[rnd.IntN(len(files))]
+			if filepath.Ext(o.Name) == filepath.Ext(f.Name) {
+				writeTree(t, root, map[string]string{f.Name: string(o.Data)})
+			}
+		default:
+			writeTree(t, root, map[string]string{f.Name: string(f.Data)})
+		}
+		if err := x.Refresh(context.Background(), abs); err != nil {
+			t.Fatalf("step %d: %v", step, err)
+		}
+	}
+	if _, err := x.Sync(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(20 * time.Millisecond) // a change time the clock can tell apart
-	f, err := os.OpenFile(abs, os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.WriteAt([]byte("package p\n\nfunc Omega() {}\n"), 0) // same size
-	f.Close()
-	if err := os.Chtimes(abs, before.ModTime(), before.ModTime()); err != nil {
-		t.Fatal(err)
-	}
-	warm := buildRootOpts(t, root, Options{CacheDir: cache})
-	warm.Flush(context.Background())
-	if d := warm.Dump(); !strings.Contains(d, "Omega") || strings.Contains(d, "Alpha") {
-		t.Fatalf("a warm start served the snapshot's stale record:\n%s", d)
-	}
-	// The first index, checking stamps (no watcher), sees it too.
-	if _, err := cold.sweep(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if d := cold.Dump(); !strings.Contains(d, "Omega") {
-		t.Fatalf("a stamp sweep missed the rewrite:\n%s", d)
+	got := x.Dump()
+	if want := buildRoot(t, root).Dump(); got != want {
+		t.Fatalf("after edits the index answers otherwise than a fresh one:\n%s", diffLines(want, got))
 	}
 }

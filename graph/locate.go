@@ -13,17 +13,28 @@ type Located struct {
 // Locate is the lookup callers and callees use: the definitions a spec
 // names, best first (more than one: the spec is ambiguous), or a
 // *LookupError that says what to try (near names, the line's text).
-func (x *Index) Locate(s Spec) ([]Located, error) {
-	x.mu.RLock()
-	defer x.mu.RUnlock()
-	ts, err := x.locate(s)
+func Locate(v View, s Spec) ([]Located, error) {
+	ts, err := v.locate(s)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]Located, len(ts))
 	for i, t := range ts {
 		d := t.D()
-		out[i] = Located{Symbol: symbolOf(t), Start: int(d.start), End: int(d.end), NameAt: int(d.nameAt), Hash: t.File.Hash}
+		out[i] = Located{Symbol: symbolOf(t), Start: int(d.Start), End: int(d.End), NameAt: int(d.NameAt), Hash: t.File.Content}
 	}
 	return out, nil
+}
+
+// TagOnly is the //go:build line of the indexed Go file rel when no GOOS
+// and GOARCH satisfy it: it needs a tag of its own (integration,
+// hardening). A type checker loading the module for some system, as gopls
+// does for a file of another GOOS, has no package for it unless given the
+// tag. "" for any other file.
+func TagOnly(v View, rel string) string {
+	f := v.Snap.Entry(rel)
+	if f == nil {
+		return ""
+	}
+	return f.Lang.TagOnly(f.BuildLine)
 }

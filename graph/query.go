@@ -7,7 +7,10 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"unicode"
+
+	"github.com/builtin-tools/builtin-tools/graph/lang"
+	"github.com/builtin-tools/builtin-tools/graph/resolve"
+	"github.com/builtin-tools/builtin-tools/graph/snap"
 
 	"github.com/builtin-tools/builtin-tools/internal/similar"
 )
@@ -38,38 +41,27 @@ type Symbol struct {
 	Reason    string `json:"reason,omitempty" jsonschema:"why a candidate is ranked where it is"`
 }
 
-func symbolOf(t Target) Symbol {
+func symbolOf(t snap.Target) Symbol {
 	d := t.D()
-	return Symbol{Name: d.Name, Qualified: qualified(t), Kind: d.Kind, File: t.File.Rel, Line: int(d.Line), EndLine: int(d.EndLine), Language: t.File.Lang.ID}
-}
-
-// qualified names a definition for a reader: pkg.Type.Method in Go,
-// Class.method elsewhere.
-func qualified(t Target) string {
-	d := t.D()
-	q := d.Qualified()
-	if t.File.Package != "" {
-		q = t.File.Package + "." + q
-	}
-	return q
+	return Symbol{Name: d.Name, Qualified: t.Qualified(), Kind: d.Kind, File: t.File.Rel, Line: int(d.Line), EndLine: int(d.EndLine), Language: t.File.Lang.ID}
 }
 
 // locate finds the definitions a spec names. More than one means the spec
 // is ambiguous; the caller answers with them as candidates.
-func (x *Index) locate(s Spec) ([]Target, error) {
+func (v View) locate(s Spec) ([]snap.Target, error) {
 	sym := strings.TrimSpace(s.Symbol)
 	file := strings.TrimPrefix(filepath.ToSlash(strings.TrimSpace(s.File)), "./")
 	if file == "" {
-		if i := strings.LastIndex(sym, ":"); i > 0 && !strings.Contains(sym[:i], ":") && x.langs.ForFile(sym[:i]) != nil {
+		if i := strings.LastIndex(sym, ":"); i > 0 && !strings.Contains(sym[:i], ":") && v.Snap.Langs.ForFile(sym[:i]) != nil {
 			file, sym = sym[:i], sym[i+1:]
 		}
 	}
 	if file != "" {
-		f := x.files[file]
+		f := v.Snap.Entry(file)
 		if f == nil {
-			return nil, x.fileProblem(file)
+			return nil, v.fileProblem(file)
 		}
-		return x.locateInFile(f, sym, s.Line)
+		return v.locateInFile(f, sym, s.Line)
 	}
 	if sym == "" {
 		return nil, &LookupError{"name a symbol (a name, Type.Method or pkg.Func), or a file and line"}
@@ -81,12 +73,13 @@ func (x *Index) locate(s Spec) ([]Target, error) {
 			break
 		}
 	}
-	var out []Target
+	var out []snap.Target
 	best := 0
-	for _, ix := range x.langIx {
-		for _, g := range ix.defs[name] {
-			for _, i := range g.defsNamed(name) {
-				t := Target{g, i}
+	for _, l := range v.Snap.Langs.All() {
+		for _, id := range v.Snap.Tables(l).Defs.Get(name) {
+			g := v.Snap.ByID(id)
+			for _, i := range g.DefsNamed(name) {
+				t := snap.Target{File: g, Def: i}
 				level := 2
 				if qual != "" {
 					level = qualifyLevel(t, qual)
@@ -94,7 +87,7 @@ func (x *Index) locate(s Spec) ([]Target, error) {
 				switch {
 				case level == 0 || level < best:
 				case level > best:
-					best, out = level, []Target{t}
+					best, out = level, []snap.Target{t}
 				default:
 					out = append(out, t)
 				}
@@ -104,25 +97,25 @@ func (x *Index) locate(s Spec) ([]Target, error) {
 	if len(out) == 0 {
 		near := ""
 		if qual != "" {
-			near = x.nearQualified(qual, name)
+			near = v.nearQualified(qual, name)
 		}
 		if near == "" {
-			near = x.nearNames(name)
+			near = v.nearNames(name)
 		}
 		return nil, &LookupError{fmt.Sprintf("no definition named %q in the index%s", sym, near)}
 	}
-	sortTargets(out)
+	resolve.SortTargets(out)
 	return out, nil
 }
 
 // qualifies says whether qual (Type, pkg, pkg.Type, a folder, a module
 // file) names t's container or package.
-func qualifies(t Target, qual string) bool { return qualifyLevel(t, qual) > 0 }
+func qualifies(t snap.Target, qual string) bool { return qualifyLevel(t, qual) > 0 }
 
 // qualifyLevel says how well qual names t's place: 2 by its package,
 // folder or container, 1 only by its file's name (a Python module), 0 not
 // at all.
-func qualifyLevel(t Target, qual string) int {
+func qualifyLevel(t snap.Target, qual string) int {
 	d := t.D()
 	parts := strings.Split(strings.ReplaceAll(qual, "::", "."), ".")
 	last := parts[len(parts)-1]
@@ -147,13 +140,13 @@ func qualifyLevel(t Target, qual string) int {
 	return max(pkgLevel(qual), pkgLevel(strings.Join(parts, "/")))
 }
 
-func (x *Index) locateInFile(f *File, sym string, line int) ([]Target, error) {
+func (v View) locateInFile(f *snap.Entry, sym string, line int) ([]snap.Target, error) {
 	if line > 0 {
-		var onLine []Target
+		var onLine []snap.Target
 		for i := range f.Defs {
 			d := &f.Defs[i]
 			if int(d.Line) == line && (sym == "" || strings.Contains(d.Name, sym) || strings.Contains(d.Qualified(), sym)) {
-				onLine = append(onLine, Target{f, int32(i)})
+				onLine = append(onLine, snap.Target{File: f, Def: int32(i)})
 			}
 		}
 		if len(onLine) > 0 {
@@ -164,7 +157,7 @@ func (x *Index) locateInFile(f *File, sym string, line int) ([]Target, error) {
 			for i := range f.Refs {
 				r := &f.Refs[i]
 				if int(r.Line) == line && strings.Contains(f.RefName(r), sym) {
-					res := x.resolve(f, r)
+					res := v.R.Resolve(f, r)
 					if len(res.Targets) > 0 {
 						return res.Targets, nil
 					}
@@ -174,10 +167,10 @@ func (x *Index) locateInFile(f *File, sym string, line int) ([]Target, error) {
 			// A declaration without a body (a TypeScript overload
 			// signature, a C prototype, a method declared in a C++ class):
 			// the definition it declares.
-			if ts := x.declared(f, sym, line); len(ts) > 0 {
+			if ts := v.R.Declared(f, sym, line, v.lineOf(f.Rel, line)); len(ts) > 0 {
 				return ts, nil
 			}
-			return nil, &LookupError{fmt.Sprintf("%q is not on line %d of %s; that line reads: %s%s", sym, line, f.Rel, quoteLine(x.lineOf(f.Rel, line)), x.nearDefs(f, line))}
+			return nil, &LookupError{fmt.Sprintf("%q is not on line %d of %s; that line reads: %s%s", sym, line, f.Rel, quoteLine(v.lineOf(f.Rel, line)), v.nearDefs(f, line))}
 		}
 		// No name: the innermost definition around the line.
 		best := -1
@@ -188,21 +181,21 @@ func (x *Index) locateInFile(f *File, sym string, line int) ([]Target, error) {
 			}
 		}
 		if best < 0 {
-			return nil, &LookupError{fmt.Sprintf("line %d of %s is in no definition; it reads: %s%s", line, f.Rel, quoteLine(x.lineOf(f.Rel, line)), x.nearDefs(f, line))}
+			return nil, &LookupError{fmt.Sprintf("line %d of %s is in no definition; it reads: %s%s", line, f.Rel, quoteLine(v.lineOf(f.Rel, line)), v.nearDefs(f, line))}
 		}
-		return []Target{{f, int32(best)}}, nil
+		return []snap.Target{{File: f, Def: int32(best)}}, nil
 	}
 	if sym == "" {
 		return nil, &LookupError{"with a file, give a line or a symbol name"}
 	}
-	var exact, partial []Target
+	var exact, partial []snap.Target
 	for i := range f.Defs {
 		d := &f.Defs[i]
 		switch {
 		case d.Name == sym || d.Qualified() == sym:
-			exact = append(exact, Target{f, int32(i)})
+			exact = append(exact, snap.Target{File: f, Def: int32(i)})
 		case strings.Contains(d.Qualified(), sym):
-			partial = append(partial, Target{f, int32(i)})
+			partial = append(partial, snap.Target{File: f, Def: int32(i)})
 		}
 	}
 	if len(exact) > 0 {
@@ -211,20 +204,20 @@ func (x *Index) locateInFile(f *File, sym string, line int) ([]Target, error) {
 	if len(partial) > 0 {
 		return partial, nil
 	}
-	return nil, &LookupError{fmt.Sprintf("%s defines nothing named %q%s", f.Rel, sym, x.nearInFile(f, sym))}
+	return nil, &LookupError{fmt.Sprintf("%s defines nothing named %q%s", f.Rel, sym, v.nearInFile(f, sym))}
 }
 
-func (x *Index) fileProblem(file string) error {
-	if x.langs.ForFile(file) == nil {
-		return &LookupError{fmt.Sprintf("%s is not in a language the code graph reads; supported: %s", file, strings.Join(x.langs.IDs(), ", "))}
+func (v View) fileProblem(file string) error {
+	if v.Snap.Langs.ForFile(file) == nil {
+		return &LookupError{fmt.Sprintf("%s is not in a language the code graph reads; supported: %s", file, strings.Join(v.Snap.Langs.IDs(), ", "))}
 	}
-	if why, ok := x.skipped[file]; ok {
+	if why, ok := v.Snap.Skipped(file); ok {
 		return &LookupError{fmt.Sprintf("%s is not indexed: %s", file, why)}
 	}
 	return &LookupError{fmt.Sprintf("%s is not in the index (no such file, or left out by .gitignore, hidden or vendored folders)", file)}
 }
 
-func (x *Index) nearDefs(f *File, line int) string {
+func (v View) nearDefs(f *snap.Entry, line int) string {
 	var near []string
 	for i := range f.Defs {
 		d := &f.Defs[i]
@@ -241,7 +234,7 @@ func (x *Index) nearDefs(f *File, line int) string {
 	return "; definitions near it: " + strings.Join(near, ", ")
 }
 
-func (x *Index) nearInFile(f *File, sym string) string {
+func (v View) nearInFile(f *snap.Entry, sym string) string {
 	var near []string
 	low := strings.ToLower(sym)
 	for i := range f.Defs {
@@ -260,20 +253,21 @@ func (x *Index) nearInFile(f *File, sym string) string {
 }
 
 // nearNames suggests definitions whose names look like name.
-func (x *Index) nearNames(name string) string {
+func (v View) nearNames(name string) string {
 	type cand struct {
 		name  string
 		score int
 	}
 	low := strings.ToLower(name)
 	best := map[string]int{}
-	for _, ix := range x.langIx {
-		for n := range ix.defs {
+	for _, l := range v.Snap.Langs.All() {
+		v.Snap.Tables(l).Defs.Each(func(n string, _ []snap.FileID) bool {
 			s := likeness(strings.ToLower(n), low, false)
 			if s > best[n] {
 				best[n] = s
 			}
-		}
+			return true
+		})
 	}
 	var cs []cand
 	for n, s := range best {
@@ -323,20 +317,21 @@ func likeness(ln, low string, narrow bool) int {
 // name: members of what qual names whose names look like name, and
 // definitions named name whose type or package looks like qual's last
 // part. "" when nothing is alike.
-func (x *Index) nearQualified(qual, name string) string {
+func (v View) nearQualified(qual, name string) string {
 	low := strings.ToLower(name)
 	parts := strings.Split(strings.ReplaceAll(qual, "::", "."), ".")
 	lowQual := strings.ToLower(parts[len(parts)-1])
 	best := map[string]int{}
-	for _, ix := range x.langIx {
-		for n, files := range ix.defs {
+	for _, l := range v.Snap.Langs.All() {
+		for _, n := range v.Snap.Tables(l).Defs.Keys() {
 			ns := likeness(strings.ToLower(n), low, true)
 			if ns == 0 {
 				continue
 			}
-			for _, f := range files {
-				for _, i := range f.defsNamed(n) {
-					t := Target{f, i}
+			for _, id := range v.Snap.Tables(l).Defs.Get(n) {
+				f := v.Snap.ByID(id)
+				for _, i := range f.DefsNamed(n) {
+					t := snap.Target{File: f, Def: i}
 					score := 0
 					if qualifies(t, qual) {
 						score = 100 + ns
@@ -345,7 +340,7 @@ func (x *Index) nearQualified(qual, name string) string {
 							score = ns + ts
 						}
 					}
-					if q := qualified(t); score > best[q] {
+					if q := t.Qualified(); score > best[q] {
 						best[q] = score
 					}
 				}
@@ -394,32 +389,6 @@ func abs(n int) int {
 	return n
 }
 
-// sortTargets orders definitions for a reader: functions, methods and
-// types before variables, exported before not, then by path and line.
-func sortTargets(ts []Target) {
-	rank := func(t Target) int {
-		d := t.D()
-		r := 0
-		if !functionLike[d.Kind] && !classLike[d.Kind] {
-			r += 2
-		}
-		if d.Name != "" && !unicode.IsUpper(rune(d.Name[0])) {
-			r++
-		}
-		return r
-	}
-	sort.SliceStable(ts, func(i, j int) bool {
-		ri, rj := rank(ts[i]), rank(ts[j])
-		if ri != rj {
-			return ri < rj
-		}
-		if ts[i].File.Rel != ts[j].File.Rel {
-			return ts[i].File.Rel < ts[j].File.Rel
-		}
-		return ts[i].Def < ts[j].Def
-	})
-}
-
 // Site is one reference as results show it.
 type Site struct {
 	File    string   `json:"file"`
@@ -434,41 +403,26 @@ type Site struct {
 	Reason  string   `json:"reason,omitempty"`
 	Targets []Symbol `json:"targets,omitempty" jsonschema:"for callees: where the call leads (ranked candidates when unsure)"`
 	Why     string   `json:"why,omitempty" jsonschema:"for unresolved: builtin, external module, no definition"`
-	encl    Target
+	encl    snap.Target
 	hasEncl bool
-	fileRef *File
+	fileRef *snap.Entry
 }
 
-func (x *Index) site(f *File, ri int32) Site {
+func (v View) site(f *snap.Entry, ri int32) Site {
 	r := &f.Refs[ri]
 	s := Site{File: f.Rel, Line: int(r.Line), Column: int(r.Col), Call: f.RefName(r), In: "(top level)", fileRef: f}
-	if r.recv != 0 {
+	if r.Recv != 0 {
 		s.Call = f.RefReceiver(r) + "." + s.Call
 	}
 	if r.Encl >= 0 {
-		s.encl = Target{f, r.Encl}
+		s.encl = snap.Target{File: f, Def: r.Encl}
 		s.hasEncl = true
-		s.In = qualified(s.encl)
+		s.In = s.encl.Qualified()
 	}
 	return s
 }
 
-// conformsTo: res is an exact call of an interface's method in a
-// structurally typed language ("implements": "structural") for which the
-// index knows no implementation, and t is a member method of that name.
-func (x *Index) conformsTo(res Resolution, t Target) bool {
-	if res.pending != nil || res.Class != Exact || len(res.Targets) != 1 || len(res.Impls) > 0 {
-		return false
-	}
-	m := res.Targets[0]
-	if m.File.Lang.Implements != "structural" || m.D().Name != t.D().Name || t.D().Kind != "method" && t.D().Container == "" || !functionLike[t.D().Kind] {
-		return false
-	}
-	it, ok := x.containerType(m)
-	return ok && it.D().Kind == "interface"
-}
-
-func (s *Site) setClass(res Resolution, t Target) {
+func (s *Site) setClass(res resolve.Resolution, t snap.Target) {
 	s.Class = res.Class
 	if res.Class != Candidate {
 		s.Reason = res.Reason
@@ -476,7 +430,7 @@ func (s *Site) setClass(res Resolution, t Target) {
 	for i, u := range res.Impls {
 		if u == t {
 			s.Class, s.Rank, s.Of = Implementation, i+1, len(res.Impls)
-			s.Reason = "a call of " + qualified(res.Targets[0]) + ", which " + qualified(t) + " implements"
+			s.Reason = "a call of " + res.Targets[0].Qualified() + ", which " + t.Qualified() + " implements"
 			if res.Reason != "" {
 				s.Reason += " (" + res.Reason + ")"
 			}
@@ -514,22 +468,15 @@ type callerSet struct {
 	nowhere       []Site
 }
 
-// constructs says whether a call resolved to class u constructs with
-// constructor t: u is t's class, in t's file or package folder.
-func constructs(u, t Target) bool {
-	d := u.D()
-	return classLike[d.Kind] && d.Name == t.D().Container && (u.File == t.File || u.File.Dir == t.File.Dir && u.File.Lang.Scope == "directory" || u.File.Dir == t.File.Dir && u.File.Lang.rule.textual())
-}
-
 // callersOf answers callers for many definitions at once, reading the
 // references of each name once.
-func (x *Index) callersOf(ts []Target) map[Target]*callerSet {
-	out := make(map[Target]*callerSet, len(ts))
+func (v View) callersOf(ts []snap.Target) map[snap.Target]*callerSet {
+	out := make(map[snap.Target]*callerSet, len(ts))
 	type group struct {
-		l    *Language
+		l    *lang.Language
 		name string
 	}
-	byName := map[group][]Target{}
+	byName := map[group][]snap.Target{}
 	for _, t := range ts {
 		if out[t] != nil {
 			continue
@@ -547,16 +494,16 @@ func (x *Index) callersOf(ts []Target) map[Target]*callerSet {
 	}
 	// A constructor runs where its class is constructed (new C(), C()):
 	// the references to the class's name are read too.
-	ctor := map[Target]bool{}
+	ctor := map[snap.Target]bool{}
 	for _, t := range ts {
-		if d := t.D(); d.Container != "" && (d.Kind == "constructor" || d.Name == t.File.Lang.Constructor && d.member()) {
+		if d := t.D(); d.Container != "" && (d.Kind == "constructor" || d.Name == t.File.Lang.Constructor && d.Member()) {
 			ctor[t] = true
 			if d.Name != d.Container {
 				ck := group{t.File.Lang, d.Container}
 				byName[ck] = append(byName[ck], t)
 			}
 			for _, sup := range t.File.Lang.Super { // super(...) in a subclass
-				if isIdent(sup) {
+				if lang.IsIdent(sup) {
 					sk := group{t.File.Lang, sup}
 					byName[sk] = append(byName[sk], t)
 				}
@@ -564,54 +511,51 @@ func (x *Index) callersOf(ts []Target) map[Target]*callerSet {
 		}
 	}
 	for _, k := range keys {
-		for _, a := range aliasesOf(x.renames(k.l), k.name) {
+		for _, a := range v.R.Aliases(k.l, k.name) {
 			ak := group{k.l, a}
 			byName[ak] = append(byName[ak], byName[k]...)
 		}
 	}
 	for k, group := range byName {
-		ix := x.langIx[k.l]
-		if ix == nil {
-			continue
-		}
 		anyType, anyGetter, anyMethod := false, false, false
 		for _, t := range group {
-			anyType = anyType || classLike[t.D().Kind]
+			anyType = anyType || lang.ClassLike(t.D().Kind)
 			anyGetter = anyGetter || t.D().Kind == "getter"
 			anyMethod = anyMethod || t.D().Kind == "method"
 		}
-		for _, g := range ix.refs[k.name] {
-			for _, ri := range g.refsNamed(k.name) {
+		for _, id := range v.Snap.Tables(k.l).Refs.Get(k.name) {
+			g := v.Snap.ByID(id)
+			for _, ri := range g.RefsNamed(k.name) {
 				r := &g.Refs[ri]
-				if r.Kind == RefType && !anyType || r.Kind == RefRead && !anyGetter && !anyMethod {
+				if r.Kind == lang.RefType && !anyType || r.Kind == lang.RefRead && !anyGetter && !anyMethod {
 					continue
 				}
-				if r.Kind == RefRead && !anyGetter {
+				if r.Kind == lang.RefRead && !anyGetter {
 					// obj.m read, not called: a method value.
 					v := *r
-					v.Kind = RefValue
+					v.Kind = lang.RefValue
 					r = &v
 				}
-				res := x.resolveAt(g, r, true)
-				var cands []scored // a pending resolution's candidates, scored once
+				res := v.R.ResolveLazy(g, r)
+				var cands []resolve.Scored // a pending resolution's candidates, scored once
 				for _, t := range group {
 					cs := out[t]
-					if r.Kind == RefType && !classLike[t.D().Kind] {
+					if r.Kind == lang.RefType && !lang.ClassLike(t.D().Kind) {
 						continue
 					}
 					found := false
 					rank, of, reason := 0, 0, ""
-					if res.pending != nil {
-						if res.pending.ok(t.D()) {
+					if res.Pending != nil {
+						if res.Pending.Accepts(t.D()) {
 							if cands == nil {
-								cands = x.scores(res.pending, false)
+								cands = v.R.Scores(res.Pending)
 							}
-							rank, of, reason = x.rankOf(res.pending, t, cands)
+							rank, of, reason = v.R.RankOf(res.Pending, t, cands)
 							found = rank > 0
 						}
 					} else {
 						for _, u := range res.Targets {
-							if u == t || ctor[t] && r.Kind == RefCall && constructs(u, t) {
+							if u == t || ctor[t] && r.Kind == lang.RefCall && resolve.Constructs(u, t) {
 								found = true
 								break
 							}
@@ -620,45 +564,45 @@ func (x *Index) callersOf(ts []Target) map[Target]*callerSet {
 							found = found || u == t
 						}
 					}
-					if !found && x.conformsTo(res, t) {
+					if !found && v.R.ConformsTo(res, t) {
 						// A structural interface with no declared
 						// implementation: t may be what runs.
-						s := x.site(g, ri)
+						s := v.site(g, ri)
 						s.Class, s.Rank, s.Of = Candidate, 1, 1
-						s.Reason = "a call of " + qualified(res.Targets[0]) + ", an interface no class names as a base; " + qualified(t) + " has a method of this name, and any object with one conforms"
+						s.Reason = "a call of " + res.Targets[0].Qualified() + ", an interface no class names as a base; " + t.Qualified() + " has a method of this name, and any object with one conforms"
 						cs.calls = append(cs.calls, s)
 						continue
 					}
 					if !found {
 						unresolved := res.Class == Unresolved
-						if res.pending != nil {
+						if res.Pending != nil {
 							if cands == nil {
-								cands = x.scores(res.pending, false)
+								cands = v.R.Scores(res.Pending)
 							}
 							unresolved = len(cands) == 0
 						}
 						switch {
-						case r.Kind == RefType, r.Kind == RefRead:
-						case unresolved && r.Kind == RefCall:
-							cs.nowhere = append(cs.nowhere, x.site(g, ri))
+						case r.Kind == lang.RefType, r.Kind == lang.RefRead:
+						case unresolved && r.Kind == lang.RefCall:
+							cs.nowhere = append(cs.nowhere, v.site(g, ri))
 						case !unresolved:
 							cs.elsewhere++
 						}
 						continue
 					}
-					s := x.site(g, ri)
-					if res.pending != nil {
+					s := v.site(g, ri)
+					if res.Pending != nil {
 						s.Class, s.Rank, s.Of, s.Reason = Candidate, rank, of, reason
 					} else {
 						s.setClass(res, t)
 					}
-					if ctor[t] && r.Kind == RefCall && s.Reason == "" && s.Class != Candidate {
+					if ctor[t] && r.Kind == lang.RefCall && s.Reason == "" && s.Class != Candidate {
 						s.Reason = "constructs " + t.D().Container
 					}
 					// A getter runs where it is read.
-					if r.Kind == RefType {
+					if r.Kind == lang.RefType {
 						cs.types = append(cs.types, s)
-					} else if r.Kind == RefValue && t.D().Kind != "getter" {
+					} else if r.Kind == lang.RefValue && t.D().Kind != "getter" {
 						cs.values = append(cs.values, s)
 					} else {
 						cs.calls = append(cs.calls, s)
@@ -676,89 +620,18 @@ func (x *Index) callersOf(ts []Target) map[Target]*callerSet {
 	return out
 }
 
-type renamesAt struct {
-	gen uint64
-	m   map[string][]string
-}
-
-// renames maps each name an import renames to the local names it gets
-// (import {f as g}; export {f as g} from; from m import f as g), in
-// languages whose imports name definitions: one pass over the imports,
-// kept until the index changes.
-func (x *Index) renames(l *Language) map[string][]string {
-	ix := x.langIx[l]
-	if ix == nil || !l.rule.bindsNames() {
-		return nil
-	}
-	x.impMu.Lock()
-	e, ok := x.ren[l]
-	x.impMu.Unlock()
-	if ok && e.gen == x.gen {
-		return e.m
-	}
-	out := map[string][]string{}
-	for _, fs := range ix.dirs {
-		for _, g := range fs {
-			for _, im := range g.Imports {
-				name := im.Name
-				if name == DefaultImport {
-					files, _ := x.moduleFiles(g, im.Module)
-					name = importedName(files, im)
-				}
-				if name != "" && im.Local != "" && im.Local != name && im.Local != "*" && im.Local != "." {
-					out[name] = append(out[name], im.Local)
-				}
-			}
-		}
-	}
-	x.impMu.Lock()
-	if x.ren == nil {
-		x.ren = map[*Language]renamesAt{}
-	}
-	x.ren[l] = renamesAt{x.gen, out}
-	x.impMu.Unlock()
-	return out
-}
-
-// aliasesOf lists the other names imports give name, through chains of
-// renames (a re-export under a new name, imported under another). Where
-// an import came from is not checked here: the caller keeps only the
-// references that resolve to the definition.
-func aliasesOf(renames map[string][]string, name string) []string {
-	if len(renames) == 0 {
-		return nil
-	}
-	seen := map[string]bool{name: true}
-	var out []string
-	todo := []string{name}
-	for depth := 0; len(todo) > 0 && depth < maxReexport; depth++ {
-		var next []string
-		for _, n := range todo {
-			for _, a := range renames[n] {
-				if !seen[a] {
-					seen[a] = true
-					out = append(out, a)
-					next = append(next, a)
-				}
-			}
-		}
-		todo = next
-	}
-	return out
-}
-
 // callees lists the calls made inside t's definition, each resolved.
-func (x *Index) callees(t Target) []Site {
+func (v View) callees(t snap.Target) []Site {
 	f := t.File
 	d := t.D()
 	var out []Site
 	for ri := range f.Refs {
 		r := &f.Refs[ri]
-		if r.Kind != RefCall || r.at < d.start || r.at >= d.end {
+		if r.Kind != lang.RefCall || r.At < d.Start || r.At >= d.End {
 			continue
 		}
-		s := x.site(f, int32(ri))
-		res := x.resolve(f, r)
+		s := v.site(f, int32(ri))
+		res := v.R.Resolve(f, r)
 		s.Class, s.Why = res.Class, res.Why
 		if res.Class != Candidate {
 			s.Reason = res.Reason
@@ -781,75 +654,4 @@ func (x *Index) callees(t Target) []Site {
 		out = append(out, s)
 	}
 	return out
-}
-
-// declared finds the definitions a bodiless declaration of sym on line
-// declares: the line must hold sym as a word followed by "(" (a function's
-// signature); definitions of that name in the file come first (an
-// overload's implementation), then, for a member of the class around the
-// line or a prototype, those in the files beside it with its base name
-// (x.h and x.c), then the language's.
-func (x *Index) declared(f *File, sym string, line int) []Target {
-	text := x.lineOf(f.Rel, line)
-	at := wordAt(text, sym)
-	if at < 0 || !strings.HasPrefix(strings.TrimLeft(text[at+len(sym):], " \t"), "(") && !strings.HasPrefix(strings.TrimLeft(text[at+len(sym):], " \t"), "<") {
-		return nil
-	}
-	// The class the line is in, if any: a method declared there.
-	cont := ""
-	for i := range f.Defs {
-		d := &f.Defs[i]
-		if classLike[d.Kind] && int(d.Line) <= line && line <= int(d.EndLine) {
-			cont = d.Name
-		}
-	}
-	isFn := func(d *Def) bool { return functionLike[d.Kind] && d.Container == cont }
-	if ts := pick(f, sym, func(d *Def) bool { return isFn(d) && int(d.Line) != line }); len(ts) > 0 {
-		return ts
-	}
-	ix := x.langIx[f.Lang]
-	if ix == nil {
-		return nil
-	}
-	stem := strings.TrimSuffix(f.Rel, path.Ext(f.Rel))
-	var beside, dir, all []Target
-	for _, g := range ix.defs[sym] {
-		if g == f {
-			continue
-		}
-		for _, t := range pick(g, sym, isFn) {
-			switch {
-			case strings.TrimSuffix(g.Rel, path.Ext(g.Rel)) == stem:
-				beside = append(beside, t)
-			case g.Dir == f.Dir:
-				dir = append(dir, t)
-			default:
-				all = append(all, t)
-			}
-		}
-	}
-	for _, ts := range [][]Target{beside, dir, all} {
-		if len(ts) > 0 {
-			return ts
-		}
-	}
-	return nil
-}
-
-// wordAt is the index of sym in text as a whole word, or -1.
-func wordAt(text, sym string) int {
-	for from := 0; from < len(text); {
-		i := strings.Index(text[from:], sym)
-		if i < 0 {
-			return -1
-		}
-		i += from
-		before := i == 0 || !isIdent(text[i-1:i])
-		after := i+len(sym) == len(text) || !isIdent("a"+text[i+len(sym):i+len(sym)+1])
-		if before && after {
-			return i
-		}
-		from = i + 1
-	}
-	return -1
 }

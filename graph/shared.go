@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/builtin-tools/builtin-tools/astgrep"
+	"github.com/builtin-tools/builtin-tools/graph/index"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
@@ -21,7 +22,7 @@ var shared struct {
 }
 
 type sharedIndex struct {
-	x    *Index
+	w    *Viewer
 	refs int
 	g    *pathguard.Guard
 	e    *astgrep.Engine
@@ -31,14 +32,19 @@ type sharedIndex struct {
 // index: closing one run's handle must not stop the index the other runs of
 // the process share.
 type Handle struct {
-	x    *Index
+	w    *Viewer
 	key  string
 	once sync.Once
 }
 
-// Index is the shared index, for queries. Never close it: Release (or
-// Close) the handle.
-func (h *Handle) Index() *Index { return h.x }
+// Index is the shared index: start it, wait for it, sync and refresh it.
+// Never close it: Release (or Close) the handle.
+func (h *Handle) Index() *index.Index { return h.w.x }
+
+// View is the index as a query reads it now, with the resolver's cache
+// the process's runs share (Viewer.View). A query takes one view and
+// keeps to it.
+func (h *Handle) View(synced int) View { return h.w.View(synced) }
 
 // Close releases the handle, as Release does.
 func (h *Handle) Close() error {
@@ -66,14 +72,14 @@ func Acquire(rg *pathguard.Guard, opts Options) (*Handle, error) {
 	defer shared.mu.Unlock()
 	if s := shared.m[key]; s != nil {
 		s.refs++
-		return &Handle{x: s.x, key: key}, nil
+		return &Handle{w: s.w, key: key}, nil
 	}
 	g, err := pathguard.New(root)
 	if err != nil {
 		return nil, err
 	}
 	e := astgrep.NewEngine(astgrep.Options{GrammarDirs: opts.GrammarDirs, MaxFileSize: opts.MaxFileSize})
-	x, err := New(g, e, opts)
+	x, err := index.New(g, e, opts)
 	if err != nil {
 		e.Close()
 		g.Close()
@@ -82,8 +88,9 @@ func Acquire(rg *pathguard.Guard, opts Options) (*Handle, error) {
 	if shared.m == nil {
 		shared.m = map[string]*sharedIndex{}
 	}
-	shared.m[key] = &sharedIndex{x: x, refs: 1, g: g, e: e}
-	return &Handle{x: x, key: key}, nil
+	w := NewViewer(x)
+	shared.m[key] = &sharedIndex{w: w, refs: 1, g: g, e: e}
+	return &Handle{w: w, key: key}, nil
 }
 
 // Release gives the reference back; the last one closes the index.
@@ -98,7 +105,7 @@ func (h *Handle) Release() {
 		}
 		shared.mu.Unlock()
 		if last {
-			s.x.Close()
+			s.w.x.Close()
 			s.e.Close()
 			s.g.Close()
 		}

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -63,38 +64,6 @@ func TestCallersThroughDeclaredTypes(t *testing.T) {
 	}
 }
 
-// A declared type's text reduces to the type whose members a value has.
-func TestNormType(t *testing.T) {
-	l := &Language{wrappers: map[string]bool{"Optional": true}, elements: map[string]bool{"list": true}}
-	for in, want := range map[string]string{
-		"*store.Store":      "store Store",
-		"(*Store, error)":   " Store",
-		"(s *Store, e err)": " Store",
-		"Optional[Foo]":     " Foo",
-		": Foo":             "",
-		"[]*Conn":           " ",
-		"map[string]int":    " ",
-		"Foo[]":             " ",
-		"List[T]":           " List",
-		"'Foo'":             " Foo",
-		"Foo | None":        " Foo",
-		"ns::Widget &":      "ns Widget",
-	} {
-		q, n := l.normType(in)
-		if want == "" {
-			continue
-		}
-		if got := q + " " + n; got != want {
-			t.Errorf("normType(%q) = %q, want %q", in, got, want)
-		}
-	}
-	for in, want := range map[string]string{"[]*Conn": "*Conn", "map[string]*C": "*C", "[4]T": "T", "Foo[]": "Foo", "list[Foo]": "Foo", "Set[Foo]": ""} {
-		if got := l.elemType(in); got != want {
-			t.Errorf("elemType(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 // new C(), super(...) and Python's C() are calls of the constructor;
 // callers of a class lists its uses as a type apart from its calls.
 func TestConstructorCallers(t *testing.T) {
@@ -153,7 +122,7 @@ func TestDeclarationPositions(t *testing.T) {
 			t.Errorf("%s:%d %s: %v", c.file, c.line, c.sym, err)
 			continue
 		}
-		if a.Symbol == nil || a.Symbol.File+":"+itoa(a.Symbol.Line) != c.want {
+		if a.Symbol == nil || a.Symbol.File+":"+strconv.Itoa(a.Symbol.Line) != c.want {
 			t.Errorf("%s:%d %s: want the definition at %s:\n%s", c.file, c.line, c.sym, c.want, a.Text())
 		}
 	}

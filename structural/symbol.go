@@ -11,6 +11,7 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/graph"
 	"github.com/builtin-tools/builtin-tools/graph/graphtool"
+	"github.com/builtin-tools/builtin-tools/graph/lang"
 	"github.com/builtin-tools/builtin-tools/internal/atomicfile"
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
 	"github.com/builtin-tools/builtin-tools/registry"
@@ -199,11 +200,10 @@ func (s *Structural) planCurrent(ctx context.Context, c *registry.Call, p symbol
 		if err != nil {
 			return loc, nil, err
 		}
-		x := g.H.Index()
-		if err := x.Refresh(ctx, abs); err != nil {
+		if err := g.H.Index().Refresh(ctx, abs); err != nil {
 			return loc, nil, err
 		}
-		again, againAbs, err := pickLocated(c, x, spec)
+		again, againAbs, err := pickLocated(c, g, spec)
 		if err != nil {
 			return loc, nil, fmt.Errorf("%s changed while edit_symbol was locating %s, and now: %w", c.Rel(abs), loc.Name, err)
 		}
@@ -217,7 +217,7 @@ func (s *Structural) planCurrent(ctx context.Context, c *registry.Call, p symbol
 // languageShapes is what the code graph's language of loc tells
 // edit_symbol: its shape query and layout (graph/languages/<id>/shapes.scm
 // and language.json).
-func languageShapes(c *registry.Call, loc graph.Located) (*graph.Shapes, error) {
+func languageShapes(c *registry.Call, loc graph.Located) (*lang.Shapes, error) {
 	g, ok := graphtool.Key.Of(c.Run)
 	if !ok {
 		return nil, errNoGraph
@@ -270,12 +270,13 @@ func locateSymbol(ctx context.Context, c *registry.Call, p symbolParams) (graph.
 	if _, err := x.Sync(ctx); err != nil {
 		return graph.Located{}, "", err
 	}
-	return pickLocated(c, x, spec)
+	return pickLocated(c, g, spec)
 }
 
 // pickLocated is the one definition spec names in the graph as it is.
-func pickLocated(c *registry.Call, x *graph.Index, spec graph.Spec) (graph.Located, string, error) {
-	locs, err := x.Locate(spec)
+func pickLocated(c *registry.Call, g *graphtool.Graph, spec graph.Spec) (graph.Located, string, error) {
+	x := g.H.Index()
+	locs, err := graph.Locate(g.H.View(0), spec)
 	if err != nil {
 		if !x.Ready() {
 			return graph.Located{}, "", fmt.Errorf("%w — but the code graph is still building (%s); call edit_symbol again shortly", err, x.ProgressText())

@@ -10,6 +10,7 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/astgrep"
 	"github.com/builtin-tools/builtin-tools/graph"
+	"github.com/builtin-tools/builtin-tools/graph/index"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
@@ -38,7 +39,7 @@ func FuzzPlanSymbol(f *testing.F) {
 	}
 	s := New(astgrep.Options{})
 	defer s.Close()
-	x, err := graph.New(g, s.Engine, graph.Options{})
+	x, err := index.New(g, s.Engine, graph.Options{})
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -47,10 +48,11 @@ func FuzzPlanSymbol(f *testing.F) {
 	if !x.Wait(context.Background(), time.Minute) {
 		f.Fatal("the index did not build")
 	}
+	v := graph.NewViewer(x).View(0)
 	var defs []graph.Located
 	for name := range fuzzFiles {
 		for line := 1; line < 12; line++ {
-			locs, err := x.Locate(graph.Spec{File: name, Line: line})
+			locs, err := graph.Locate(v, graph.Spec{File: name, Line: line})
 			if err == nil && locs[0].Line == line {
 				defs = append(defs, locs[0])
 			}

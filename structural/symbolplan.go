@@ -11,8 +11,10 @@ import (
 	"strings"
 
 	"github.com/aymanbagabas/go-udiff"
+
 	"github.com/builtin-tools/builtin-tools/astgrep"
 	"github.com/builtin-tools/builtin-tools/graph"
+	"github.com/builtin-tools/builtin-tools/graph/lang"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
@@ -53,7 +55,7 @@ type shapes struct {
 	indents  int           // its lines whose indentation Python refuses
 }
 
-func (s *Structural) shapesOf(ctx context.Context, g *pathguard.Guard, abs string, rules *graph.Shapes) ([]byte, fs.FileInfo, *shapes, error) {
+func (s *Structural) shapesOf(ctx context.Context, g *pathguard.Guard, abs string, rules *lang.Shapes) ([]byte, fs.FileInfo, *shapes, error) {
 	language := rules.Grammar
 	q, err := s.Engine.CompileCaptureQuery(language, rules.Query)
 	if err != nil {
@@ -105,7 +107,7 @@ func (s *Structural) shapesOf(ctx context.Context, g *pathguard.Guard, abs strin
 // plan works out the change without writing it, by the rules of the
 // definition's language. The caller holds the file's lock when it will
 // write.
-func (s *Structural) planSymbol(ctx context.Context, g *pathguard.Guard, loc graph.Located, abs string, rules *graph.Shapes, e symbolEdit) (*symbolPlan, error) {
+func (s *Structural) planSymbol(ctx context.Context, g *pathguard.Guard, loc graph.Located, abs string, rules *lang.Shapes, e symbolEdit) (*symbolPlan, error) {
 	rel := g.Rel(abs)
 	if len(e.Text) > maxNewText {
 		return nil, fmt.Errorf("new_text is %d bytes; edit_symbol takes at most %d KiB for one definition, so nothing was written: write a file that large with write", len(e.Text), maxNewText>>10)
@@ -318,7 +320,7 @@ func lineList(xs []int) string {
 // braces (new text wrapped in braces is taken as the whole block); a
 // block with a docstring (Python's) keeps it unless the new text starts
 // with one.
-func bodyEdit(content string, b span, sh *shapes, text, indent, unit string, rules *graph.Shapes, nl string) (from, to int, repl string) {
+func bodyEdit(content string, b span, sh *shapes, text, indent, unit string, rules *lang.Shapes, nl string) (from, to int, repl string) {
 	btext := content[b.start:b.end]
 	open, close := strings.IndexByte(btext, '{'), strings.LastIndexByte(btext, '}')
 	if !rules.BracedBodies || open < 0 || close < open {
@@ -544,7 +546,7 @@ func hasSuffix(s string, suffixes []string) bool {
 // line at ls: its doc comment starts at doc, its decorators or attributes
 // at attrs (above the definition's node, as in Rust, or inside it, as in
 // Python and Java), its signature's line at sig; doc <= attrs <= sig.
-func leadingLines(content string, ls, nameAt int, rules *graph.Shapes) (doc, attrs, sig int) {
+func leadingLines(content string, ls, nameAt int, rules *lang.Shapes) (doc, attrs, sig int) {
 	isAttr := func(l string) bool { return hasPrefix(strings.TrimSpace(l), rules.Attributes) }
 	sig = ls
 	for sig < len(content) {

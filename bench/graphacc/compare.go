@@ -108,7 +108,7 @@ func (r *result) visibleOurs(cls string) []skey {
 	return out
 }
 
-func measureTarget(ctx context.Context, c config, x *graph.Index, s *server, d *dump, sc *scope, src *sources, t *target) *result {
+func measureTarget(ctx context.Context, c config, w *graph.Viewer, s *server, d *dump, sc *scope, src *sources, t *target) *result {
 	r := &result{t: t, truth: map[skey]*truthSite{}, ours: map[string]map[skey]graph.Site{}, values: map[skey]graph.Site{}, invisible: map[skey]string{}}
 	for _, cls := range classes {
 		r.ours[cls] = map[skey]graph.Site{}
@@ -116,7 +116,7 @@ func measureTarget(ctx context.Context, c config, x *graph.Index, s *server, d *
 
 	// The graph.
 	t0 := time.Now()
-	a, err := x.Callers(graph.Spec{File: t.Rel, Line: t.Line, Symbol: t.Name}, 0)
+	a, err := graph.Callers(w.View(0), graph.Spec{File: t.Rel, Line: t.Line, Symbol: t.Name})
 	r.graphDur = time.Since(t0)
 	switch {
 	case err != nil:

@@ -45,6 +45,7 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/astgrep"
 	"github.com/builtin-tools/builtin-tools/graph"
+	"github.com/builtin-tools/builtin-tools/graph/index"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
@@ -201,7 +202,7 @@ func measure(c config) error {
 	defer g.Close()
 	e := astgrep.NewEngine(astgrep.Options{})
 	defer e.Close()
-	x, err := graph.New(g, e, graph.Options{MaxBytes: c.maxBytes})
+	x, err := index.New(g, e, graph.Options{MaxBytes: c.maxBytes})
 	if err != nil {
 		return err
 	}
@@ -216,14 +217,15 @@ func measure(c config) error {
 		return errors.New("the index was not built in an hour")
 	}
 	tm.build = time.Since(t0)
-	st := x.StatusAnswer(0).Status
+	w := graph.NewViewer(x)
+	st := graph.StatusAnswer(w.View(0), x.Stats()).Status
 	logf("indexed %d files (%d %s) in %s: %d definitions, %d references, %.0f MiB; %d skipped",
 		st.Files, st.Languages[c.lang.id], c.lang.id, tm.build.Round(time.Millisecond), st.Defs, st.Refs, st.MemoryMiB, len(st.SkipList))
 	if st.Languages[c.lang.id] == 0 {
 		return fmt.Errorf("no %s files indexed under %s", c.lang.id, c.root)
 	}
 	t0 = time.Now()
-	d := parseDump(x.Dump())
+	d := parseDump(graph.Dump(w.View(0)))
 	tm.dump = time.Since(t0)
 	logf("dump read in %s", tm.dump.Round(time.Millisecond))
 
@@ -261,7 +263,7 @@ func measure(c config) error {
 	// 4-5. Each target, both ways.
 	var results []*result
 	for i, t := range targets {
-		r := measureTarget(ctx, c, x, s, d, sc, src, t)
+		r := measureTarget(ctx, c, w, s, d, sc, src, t)
 		results = append(results, r)
 		logf("%d/%d %s: server %d sites, graph %d exact %d import %d candidate (%s + %s definitions)", i+1, len(targets), t.Qualified,
 			len(r.truth), len(r.ours[graph.Exact]), len(r.ours[graph.ViaImport]), len(r.ours[graph.Candidate]),

@@ -21,6 +21,7 @@ import (
 	"github.com/builtin-tools/builtin-tools/astgrep"
 	"github.com/builtin-tools/builtin-tools/graph"
 	"github.com/builtin-tools/builtin-tools/graph/graphtool"
+	"github.com/builtin-tools/builtin-tools/graph/index"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
@@ -55,7 +56,7 @@ func main() {
 			pprof.StopCPUProfile()
 		}
 		x.Flush(context.Background())
-		st := x.StatusAnswer(0).Status
+		st := graph.StatusAnswer(graph.NewViewer(x).View(0), x.Stats()).Status
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
 		fmt.Printf("build seconds=%.3f files=%d definitions=%d references=%d from_snapshot=%d index_mib=%.1f heap_sys_mib=%d\n",
@@ -75,7 +76,7 @@ func fail(msg string) {
 	os.Exit(2)
 }
 
-func open(root, cache, queryDirs string) *graph.Index {
+func open(root, cache, queryDirs string) *index.Index {
 	g, err := pathguard.New(root)
 	if err != nil {
 		fail(err.Error())
@@ -85,7 +86,7 @@ func open(root, cache, queryDirs string) *graph.Index {
 	if queryDirs != "" {
 		opts.QueryDirs = filepath.SplitList(queryDirs)
 	}
-	x, err := graph.New(g, e, opts)
+	x, err := index.New(g, e, opts)
 	if err != nil {
 		fail(err.Error())
 	}
@@ -94,8 +95,8 @@ func open(root, cache, queryDirs string) *graph.Index {
 
 // targets picks n Go functions and methods outside tests, at most two
 // per folder, by seed.
-func targets(x *graph.Index, n int, seed uint64) []graph.Symbol {
-	all := x.Definitions()
+func targets(w *graph.Viewer, n int, seed uint64) []graph.Symbol {
+	all := graph.Definitions(w.View(0))
 	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	r.Shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
 	perDir := map[string]int{}
@@ -130,7 +131,8 @@ func queries(root string, n int, seed uint64) {
 	x := open(root, "", "")
 	x.Start(nil)
 	x.Wait(context.Background(), time.Hour)
-	ts := targets(x, n, seed)
+	w := graph.NewViewer(x)
+	ts := targets(w, n, seed)
 	var callers, callees, impact []time.Duration
 	sites := 0
 	for _, t := range ts {
@@ -139,7 +141,7 @@ func queries(root string, n int, seed uint64) {
 			t0 := time.Now()
 			x.Sync(context.Background())
 			// An answer is timed as a client gets it: with its text.
-			a, err := x.Callers(spec, 0)
+			a, err := graph.Callers(w.View(0), spec)
 			if err == nil {
 				graphtool.Render(a, 8000)
 			}
@@ -153,7 +155,7 @@ func queries(root string, n int, seed uint64) {
 			}
 			t0 = time.Now()
 			x.Sync(context.Background())
-			if a, err := x.Callees(spec, 0); err == nil {
+			if a, err := graph.Callees(w.View(0), spec); err == nil {
 				graphtool.Render(a, 8000)
 			}
 			if round == 2 {
@@ -161,7 +163,7 @@ func queries(root string, n int, seed uint64) {
 			}
 			t0 = time.Now()
 			x.Sync(context.Background())
-			if a, err := x.Impact(spec, 3, 30, 0); err == nil {
+			if a, err := graph.Impact(w.View(0), spec, 3, 30); err == nil {
 				graphtool.Render(a, 8000)
 			}
 			if round == 2 {
@@ -192,7 +194,7 @@ func queries(root string, n int, seed uint64) {
 		if err := x.Refresh(context.Background(), p); err != nil {
 			fail(err.Error())
 		}
-		a, err := x.Callees(graph.Spec{File: t.File, Symbol: name}, 0)
+		a, err := graph.Callees(w.View(0), graph.Spec{File: t.File, Symbol: name})
 		d := time.Since(t0)
 		if err != nil {
 			fail(fmt.Sprintf("after the edit of %s: %v", t.File, err))

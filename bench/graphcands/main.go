@@ -18,13 +18,14 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/astgrep"
 	"github.com/builtin-tools/builtin-tools/graph"
+	"github.com/builtin-tools/builtin-tools/graph/index"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
 func main() {
 	root := flag.String("root", "", "tree to index (required)")
 	totals := flag.Bool("totals", false, "print the whole index's exact and candidate edge counts")
-	dump := flag.String("dump", "", "with -totals, also write the whole index's dump (graph.Index.Dump) to this file: two runs' dumps differ only if the index depends on the order files were read")
+	dump := flag.String("dump", "", "with -totals, also write the whole index's dump (graph.Dump) to this file: two runs' dumps differ only if the index depends on the order files were read")
 	flag.Parse()
 	if *root == "" {
 		fmt.Fprintln(os.Stderr, "graphcands: -root is required")
@@ -35,15 +36,16 @@ func main() {
 		fmt.Fprintln(os.Stderr, "graphcands:", err)
 		os.Exit(2)
 	}
-	x, err := graph.New(g, astgrep.NewEngine(astgrep.Options{}), graph.Options{})
+	x, err := index.New(g, astgrep.NewEngine(astgrep.Options{}), graph.Options{})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "graphcands:", err)
 		os.Exit(2)
 	}
 	x.Start(nil)
 	x.Wait(context.Background(), time.Hour)
+	w := graph.NewViewer(x)
 	if *totals {
-		d := x.Dump()
+		d := graph.Dump(w.View(0))
 		fmt.Printf("exact=%d candidate=%d implementation-listing=%d\n", strings.Count(d, " -> exact"), strings.Count(d, " -> candidate"), strings.Count(d, " implementation["))
 		if *dump != "" {
 			if err := os.WriteFile(*dump, []byte(d), 0o644); err != nil {
@@ -53,7 +55,7 @@ func main() {
 		}
 	}
 	for _, sym := range flag.Args() {
-		a, err := x.Callers(graph.Spec{Symbol: sym}, 0)
+		a, err := graph.Callers(w.View(0), graph.Spec{Symbol: sym})
 		if err != nil {
 			fmt.Printf("== %s: %v\n", sym, err)
 			continue

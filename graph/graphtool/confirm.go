@@ -162,7 +162,7 @@ var servers = registry.Requires(lsptool.Key, "confirm (candidate sites checked b
 
 // confirm asks the run's language server for the definition at each of
 // the answer's candidate sites, a few at once, within the bounds.
-func confirm(ctx context.Context, c *registry.Call, g *Graph, x *graph.Index, a *graph.Answer) *Confirmation {
+func confirm(ctx context.Context, c *registry.Call, g *Graph, v graph.View, a *graph.Answer) *Confirmation {
 	marks, deps := candidateSites(a)
 	maxSites, maxTime := cmp.Or(g.ConfirmSites, confirmMaxSites), cmp.Or(g.ConfirmTime, confirmMaxTime)
 	cf := &Confirmation{Candidates: len(marks), MaxSites: maxSites, MaxSeconds: maxTime.Seconds(), Sites: marks, Dependents: deps}
@@ -178,7 +178,7 @@ func confirm(ctx context.Context, c *registry.Call, g *Graph, x *graph.Index, a 
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, maxTime)
 	defer cancel()
-	ck := &checker{c: c, x: x, sup: s.Sup, files: map[string][]string{}, outlines: map[string][]graph.Symbol{}, stats: map[string]bool{}}
+	ck := &checker{c: c, v: v, sup: s.Sup, files: map[string][]string{}, outlines: map[string][]graph.Symbol{}, stats: map[string]bool{}}
 	n := min(len(marks), maxSites)
 	server, none := ck.ask(ctx, marks[:n])
 	cf.ElapsedMS = time.Since(start).Milliseconds()
@@ -411,7 +411,7 @@ func noServer(a *graph.Answer, sup *lsp.Supervisor, err error) string {
 // once.
 type checker struct {
 	c        *registry.Call
-	x        *graph.Index
+	v        graph.View // the answer's: outlines and build lines come from its snapshot
 	sup      *lsp.Supervisor
 	mu       sync.Mutex
 	files    map[string][]string
@@ -446,7 +446,7 @@ func (k *checker) outline(rel string) []graph.Symbol {
 		return o
 	}
 	var defs []graph.Symbol
-	if a, err := k.x.Outline(rel, 0); err == nil {
+	if a, err := graph.Outline(k.v, rel); err == nil {
 		defs = a.Definitions
 	}
 	k.outlines[rel] = defs
@@ -532,7 +532,7 @@ func (k *checker) check(ctx context.Context, m *ConfirmMark) (string, error) {
 // only with a tag of its own: a server that builds for some system
 // without that tag has no package for it.
 func (k *checker) tagOnly(rel string) string {
-	if t := k.x.TagOnly(rel); t != "" {
+	if t := graph.TagOnly(k.v, rel); t != "" {
 		return fmt.Sprintf("%s builds only with a tag no GOOS or GOARCH sets (%s), which the server does not build with: ", rel, t)
 	}
 	return ""

@@ -373,6 +373,9 @@ func status(w *writer, a *graph.Answer) string {
 		if s.SaveError != "" {
 			w.head("the snapshot could not be written: %s", s.SaveError)
 		}
+		if s.BuildError != "" {
+			w.head("the build stopped short: %s", s.BuildError)
+		}
 	}
 	w.head("changes outside the tools are noticed by %s", s.Freshness)
 	var langs []string

@@ -12,6 +12,7 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/astgrep"
 	"github.com/builtin-tools/builtin-tools/graph"
+	"github.com/builtin-tools/builtin-tools/graph/index"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
@@ -82,7 +83,7 @@ func TestBudgetCountsCharacters(t *testing.T) {
 
 // nestedIndex indexes one JavaScript file of n functions, each nested in
 // the one before.
-func nestedIndex(tb testing.TB, n int) *graph.Index {
+func nestedIndex(tb testing.TB, n int) graph.View {
 	tb.Helper()
 	var src strings.Builder
 	for i := range n {
@@ -100,7 +101,7 @@ func nestedIndex(tb testing.TB, n int) *graph.Index {
 	tb.Cleanup(func() { g.Close() })
 	e := astgrep.NewEngine(astgrep.Options{})
 	tb.Cleanup(func() { e.Close() })
-	x, err := graph.New(g, e, graph.Options{})
+	x, err := index.New(g, e, graph.Options{})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -109,7 +110,7 @@ func nestedIndex(tb testing.TB, n int) *graph.Index {
 	if !x.Wait(context.Background(), time.Minute) {
 		tb.Fatal("index not built in a minute")
 	}
-	return x
+	return graph.NewViewer(x).View(0)
 }
 
 // N20: an outline of deeply nested definitions costs what the budget
@@ -117,8 +118,8 @@ func nestedIndex(tb testing.TB, n int) *graph.Index {
 // numbered, not drawn) and the structured list holds only what is shown.
 func TestOutlineOfDeepNesting(t *testing.T) {
 	const n = 5000
-	x := nestedIndex(t, n)
-	a, err := x.Outline("f.js", 0)
+	v := nestedIndex(t, n)
+	a, err := graph.Outline(v, "f.js")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,9 +138,9 @@ func TestOutlineOfDeepNesting(t *testing.T) {
 }
 
 func BenchmarkOutlineDeepNesting(b *testing.B) {
-	x := nestedIndex(b, 40000)
+	v := nestedIndex(b, 40000)
 	for b.Loop() {
-		a, err := x.Outline("f.js", 0)
+		a, err := graph.Outline(v, "f.js")
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/builtin-tools/builtin-tools/graph"
+	"github.com/builtin-tools/builtin-tools/graph/index"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
 )
@@ -31,7 +32,7 @@ type op struct {
 	name string
 	doc  string
 	wait bool // waits (bounded) for a build in progress
-	run  func(x *graph.Index, p params, synced int) (*graph.Answer, error)
+	run  func(v graph.View, x *index.Index, p params) (*graph.Answer, error)
 }
 
 func (o op) ChoiceName() string { return o.name }
@@ -40,29 +41,29 @@ func (o op) ChoiceDoc() string  { return o.doc }
 func spec(p params) graph.Spec { return graph.Spec{Symbol: p.Symbol, File: p.File, Line: p.Line} }
 
 var ops = []op{
-	{"outline", "outline (file: its definitions as a tree)", true, func(x *graph.Index, p params, s int) (*graph.Answer, error) {
+	{"outline", "outline (file: its definitions as a tree)", true, func(v graph.View, _ *index.Index, p params) (*graph.Answer, error) {
 		if p.File == "" {
 			return nil, fmt.Errorf("outline needs file (a path relative to the root)")
 		}
-		return x.Outline(p.File, s)
+		return graph.Outline(v, p.File)
 	}},
-	{"find", "find (symbol: a name or part of one, ranked; kind narrows)", true, func(x *graph.Index, p params, s int) (*graph.Answer, error) {
-		return x.Find(p.Symbol, p.Kind, p.Limit, s)
+	{"find", "find (symbol: a name or part of one, ranked; kind narrows)", true, func(v graph.View, _ *index.Index, p params) (*graph.Answer, error) {
+		return graph.Find(v, p.Symbol, p.Kind, p.Limit)
 	}},
-	{"callers", "callers (of symbol, or file+line: every call site, each marked exact / import / candidate)", true, func(x *graph.Index, p params, s int) (*graph.Answer, error) {
-		return x.Callers(spec(p), s)
+	{"callers", "callers (of symbol, or file+line: every call site, each marked exact / import / candidate)", true, func(v graph.View, _ *index.Index, p params) (*graph.Answer, error) {
+		return graph.Callers(v, spec(p))
 	}},
-	{"callees", "callees (what symbol calls, each resolved)", true, func(x *graph.Index, p params, s int) (*graph.Answer, error) {
-		return x.Callees(spec(p), s)
+	{"callees", "callees (what symbol calls, each resolved)", true, func(v graph.View, _ *index.Index, p params) (*graph.Answer, error) {
+		return graph.Callees(v, spec(p))
 	}},
-	{"impact", "impact (of symbol or of a whole file: what depends on it, by depth, with counts per class and whether the count is a lower bound)", true, func(x *graph.Index, p params, s int) (*graph.Answer, error) {
+	{"impact", "impact (of symbol or of a whole file: what depends on it, by depth, with counts per class and whether the count is a lower bound)", true, func(v graph.View, _ *index.Index, p params) (*graph.Answer, error) {
 		if p.Depth > 6 {
 			p.Depth = 6
 		}
-		return x.Impact(spec(p), p.Depth, p.Limit, s)
+		return graph.Impact(v, spec(p), p.Depth, p.Limit)
 	}},
-	{"status", "status (files indexed, skipped and why, syntax errors, languages, build time)", false, func(x *graph.Index, p params, s int) (*graph.Answer, error) {
-		return x.StatusAnswer(s), nil
+	{"status", "status (files indexed, skipped and why, syntax errors, languages, build time)", false, func(v graph.View, x *index.Index, p params) (*graph.Answer, error) {
+		return graph.StatusAnswer(v, x.Stats()), nil
 	}},
 }
 
@@ -126,7 +127,10 @@ func query(ctx context.Context, c *registry.Call, g *Graph, p params) (Result, e
 		// The marks need a third of the room, after the answer.
 		budget = budget.Reserve(budget.Chars() / 3)
 	}
-	a, err = o.run(x, p, synced)
+	// One view per answer: the snapshot and resolver the whole answer (and
+	// confirm's outlines) read.
+	v := g.H.View(synced)
+	a, err = o.run(v, x, p)
 	if err != nil {
 		if le := (*graph.LookupError)(nil); errors.As(err, &le) && !x.Ready() {
 			return Result{}, fmt.Errorf("%w — but the index is still building (%s); ask again when status says ready", le, x.ProgressText())
@@ -139,7 +143,7 @@ func query(ctx context.Context, c *registry.Call, g *Graph, p params) (Result, e
 	// An ambiguous symbol's answer is the list of definitions: nothing to
 	// confirm until one is chosen.
 	if p.Confirm && len(a.Candidates) == 0 {
-		r.Confirm = confirm(ctx, c, g, x, a)
+		r.Confirm = confirm(ctx, c, g, v, a)
 		room := c.Budget().Reserve(utf8.RuneCountInString(r.text) + 200)
 		r.text += "\n" + confirmText(r.Confirm, o.name, room)
 	}
@@ -156,17 +160,16 @@ func textOp(a *graph.Answer) string {
 }
 
 // ahead answers callers, callees and find on a cold tree at once, from
-// the files that hold the name (graph.Index.Ahead), while the build goes
-// on. nil: the index is ready, the operation needs the whole index, or
+// the files that hold the name (graph.Ahead), while the build goes on. nil: the index is ready, the operation needs the whole index, or
 // the few files did not name the symbol (the usual path then waits and
 // says what it found).
-func ahead(ctx context.Context, c *registry.Call, g *Graph, x *graph.Index, o op, p params) *graph.Answer {
+func ahead(ctx context.Context, c *registry.Call, g *Graph, x *index.Index, o op, p params) *graph.Answer {
 	// confirm decides on the whole index's outline of each file, so it
 	// waits for the index as before.
 	if x.Ready() || p.Confirm || strings.TrimSpace(p.Symbol) == "" {
 		return nil
 	}
-	var sub *graph.Index
+	var sub *graph.View
 	var err error
 	switch o.name {
 	case "callers", "callees":
@@ -174,16 +177,16 @@ func ahead(ctx context.Context, c *registry.Call, g *Graph, x *graph.Index, o op
 		if p.File != "" {
 			sym = p.File + ":" + sym // the file is read whatever it holds
 		}
-		sub, err = x.Ahead(ctx, sym, o.name == "callees")
+		sub, err = graph.Ahead(ctx, x, sym, o.name == "callees")
 	case "find":
-		sub, err = x.AheadFind(ctx, p.Symbol)
+		sub, err = graph.AheadFind(ctx, x, p.Symbol)
 	default:
 		return nil
 	}
 	if err != nil || sub == nil || x.Ready() {
 		return nil
 	}
-	a, err := o.run(sub, p, 0)
+	a, err := o.run(*sub, x, p)
 	if err != nil {
 		return nil
 	}

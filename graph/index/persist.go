@@ -1,4 +1,4 @@
-package graph
+package index
 
 import (
 	"bufio"
@@ -11,6 +11,9 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+
+	"github.com/builtin-tools/builtin-tools/graph/lang"
+	"github.com/builtin-tools/builtin-tools/graph/snap"
 )
 
 // A snapshot keeps an index's records on disk (Options.CacheDir), one file
@@ -20,13 +23,13 @@ import (
 // snapshot; any other is read and parsed again. The format is a string
 // table and varint records, written whole to a temporary file and renamed.
 
-const snapshotMagic = "btgraph12"
+const snapshotMagic = "btgraph13"
 
 func (x *Index) snapshotPath() string {
 	if x.opts.CacheDir == "" {
 		return ""
 	}
-	h := sha256.Sum256([]byte(x.root + "\x00" + x.langs.hash))
+	h := sha256.Sum256([]byte(snapshotMagic + "\x00" + x.root + "\x00" + x.langs.Hash()))
 	return filepath.Join(x.opts.CacheDir, hex.EncodeToString(h[:12])+".graph")
 }
 
@@ -43,11 +46,11 @@ func (s *snapWriter) uv(v uint64) {
 		s.err = err
 	}
 }
-func (s *snapWriter) iv(v int64)      { s.uv(uint64(v<<1) ^ uint64(v>>63)) }
-func (s *snapWriter) str(v string)    { s.uv(s.strs[v]) }
-func (s *snapWriter) raw(b []byte)    { s.w.Write(b) }
-func (s *snapWriter) add(v string)    { s.strs[v] = 0 }
-func (s *snapWriter) addImp(i Import) { s.add(i.Module); s.add(i.Name); s.add(i.Local) }
+func (s *snapWriter) iv(v int64)           { s.uv(uint64(v<<1) ^ uint64(v>>63)) }
+func (s *snapWriter) str(v string)         { s.uv(s.strs[v]) }
+func (s *snapWriter) raw(b []byte)         { s.w.Write(b) }
+func (s *snapWriter) add(v string)         { s.strs[v] = 0 }
+func (s *snapWriter) addImp(i lang.Import) { s.add(i.Module); s.add(i.Name); s.add(i.Local) }
 
 // save writes the index's records to its snapshot.
 func (x *Index) save() error {
@@ -58,26 +61,25 @@ func (x *Index) save() error {
 	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 		return err
 	}
-	x.mu.RLock()
-	files := make([]*File, 0, len(x.files))
-	for _, f := range x.files {
+	var files []*snap.Entry // in path order
+	x.Snapshot().Each(func(f *snap.Entry) bool {
 		files = append(files, f)
-	}
-	x.mu.RUnlock()
-	sort.Slice(files, func(i, j int) bool { return files[i].Rel < files[j].Rel })
+		return true
+	})
 	tmp, err := os.CreateTemp(filepath.Dir(p), ".graph-*")
 	if err != nil {
 		return err
 	}
 	defer os.Remove(tmp.Name())
 	s := &snapWriter{w: bufio.NewWriterSize(tmp, 1<<20), strs: map[string]uint64{"": 0}}
-	// Files are immutable once in the index, so reading them without the
-	// lock is safe.
+	// A snapshot is immutable: it is read with no lock.
 	for _, f := range files {
 		s.add(f.Rel)
 		s.add(f.Lang.ID)
 		s.add(f.Package)
 		s.add(f.Exports)
+		s.add(f.Default)
+		s.add(f.BuildLine)
 		for i := range f.Defs {
 			d := &f.Defs[i]
 			s.add(d.Name)
@@ -92,7 +94,7 @@ func (x *Index) save() error {
 			s.add(fd.Name)
 			s.add(fd.Type)
 		}
-		for _, str := range f.strs {
+		for _, str := range f.Strs {
 			s.add(str)
 		}
 		for _, im := range f.Imports {
@@ -117,15 +119,15 @@ func (x *Index) save() error {
 	for _, f := range files {
 		s.str(f.Rel)
 		s.str(f.Lang.ID)
-		s.iv(f.Size)
-		s.iv(f.ModTime)
-		s.uv(f.Inode)
-		s.iv(f.CTime)
-		s.raw(f.Hash[:])
+		s.iv(f.Stamp.Size)
+		s.iv(f.Stamp.ModTime)
+		s.uv(f.Stamp.Inode)
+		s.iv(f.Stamp.CTime)
+		s.raw(f.Content[:])
 		s.str(f.Package)
 		s.str(f.Exports)
 		s.str(f.Default)
-		s.uv(uint64(f.Host))
+		s.str(f.BuildLine)
 		s.uv(uint64(f.Errors))
 		s.uv(uint64(len(f.ErrorAt)))
 		for _, e := range f.ErrorAt {
@@ -140,27 +142,27 @@ func (x *Index) save() error {
 			s.str(d.Self)
 			s.str(d.Scope)
 			s.str(d.Type)
-			for _, v := range []int32{d.Line, d.EndLine, d.Col, d.start, d.end, d.nameAt} {
+			for _, v := range []int32{d.Line, d.EndLine, d.Col, d.Start, d.End, d.NameAt} {
 				s.iv(int64(v))
 			}
 			// Bit 0: local; above it, how the type is known.
 			flags := uint64(d.How) << 1
-			if d.local {
+			if d.Local {
 				flags |= 1
 			}
 			s.uv(flags)
 		}
-		s.uv(uint64(len(f.strs)))
-		for _, str := range f.strs {
+		s.uv(uint64(len(f.Strs)))
+		for _, str := range f.Strs {
 			s.str(str)
 		}
 		s.uv(uint64(len(f.Refs)))
 		for i := range f.Refs {
 			r := &f.Refs[i]
-			s.uv(uint64(r.name))
-			s.uv(uint64(r.recv))
+			s.uv(uint64(r.Name))
+			s.uv(uint64(r.Recv))
 			s.uv(uint64(r.Kind))
-			for _, v := range []int32{r.Line, r.Col, r.Encl, r.at} {
+			for _, v := range []int32{r.Line, r.Col, r.Encl, r.At} {
 				s.iv(int64(v))
 			}
 		}
@@ -173,13 +175,13 @@ func (x *Index) save() error {
 		}
 		s.uv(uint64(len(f.Locals)))
 		for _, l := range f.Locals {
-			s.uv(uint64(l.name))
+			s.uv(uint64(l.Name))
 			s.iv(int64(l.Encl))
-			s.iv(int64(l.at))
-			s.iv(int64(l.end))
-			s.uv(uint64(l.typ))
-			s.uv(uint64(l.how))
-			s.iv(int64(l.line))
+			s.iv(int64(l.At))
+			s.iv(int64(l.End))
+			s.uv(uint64(l.Type))
+			s.uv(uint64(l.How))
+			s.iv(int64(l.Line))
 		}
 		s.uv(uint64(len(f.Fields)))
 		for _, fd := range f.Fields {
@@ -188,7 +190,7 @@ func (x *Index) save() error {
 			s.str(fd.Type)
 			s.uv(uint64(fd.How))
 			s.iv(int64(fd.Line))
-			s.iv(int64(fd.at))
+			s.iv(int64(fd.At))
 		}
 	}
 	if err := s.w.Flush(); err != nil {
@@ -250,7 +252,7 @@ func (s *snapReader) count() int {
 
 // load reads the snapshot's records, by Rel; a missing, stale or damaged
 // snapshot gives none (the build then parses everything).
-func (x *Index) load() map[string]*File {
+func (x *Index) load() map[string]*snap.Entry {
 	p := x.snapshotPath()
 	if p == "" {
 		return nil
@@ -277,98 +279,96 @@ func (x *Index) load() map[string]*File {
 		if _, err := io.ReadFull(s.r, b); err != nil {
 			return nil
 		}
-		s.strs[i] = intern(string(b))
+		s.strs[i] = lang.Intern(string(b))
 	}
 	nf := s.count()
-	out := make(map[string]*File, nf)
+	out := make(map[string]*snap.Entry, nf)
 	for i := 0; i < nf && s.err == nil; i++ {
-		f := &File{}
+		f := &snap.Entry{Record: &lang.Record{}}
 		f.Rel = s.str()
 		f.Dir = pathDir(f.Rel)
 		f.Lang = x.langs.Lookup(s.str())
-		f.Size = s.iv()
-		f.ModTime = s.iv()
-		f.Inode = s.uv()
-		f.CTime = s.iv()
-		if _, err := io.ReadFull(s.r, f.Hash[:]); err != nil {
+		f.Stamp.Size = s.iv()
+		f.Stamp.ModTime = s.iv()
+		f.Stamp.Inode = s.uv()
+		f.Stamp.CTime = s.iv()
+		if _, err := io.ReadFull(s.r, f.Content[:]); err != nil {
 			return nil
 		}
 		f.Package = s.str()
 		f.Exports = s.str()
 		f.Default = s.str()
-		if f.Host = uint8(s.uv()); f.Host > HostNo {
-			s.err = errors.New("a file built for an unknown system")
-		}
+		f.BuildLine = s.str()
 		f.Errors = int(s.uv())
 		f.ErrorAt = make([]int, s.count())
 		for j := range f.ErrorAt {
 			f.ErrorAt[j] = int(s.uv())
 		}
-		f.Defs = make([]Def, s.count())
+		f.Defs = make([]lang.Def, s.count())
 		for j := range f.Defs {
 			d := &f.Defs[j]
 			d.Name, d.Kind, d.Container, d.Self, d.Scope, d.Type = s.str(), s.str(), s.str(), s.str(), s.str(), s.str()
 			d.Line, d.EndLine, d.Col = int32(s.iv()), int32(s.iv()), int32(s.iv())
-			d.start, d.end, d.nameAt = int32(s.iv()), int32(s.iv()), int32(s.iv())
+			d.Start, d.End, d.NameAt = int32(s.iv()), int32(s.iv()), int32(s.iv())
 			flags := s.uv()
-			d.local, d.How = flags&1 == 1, uint8(flags>>1)
-			if int(d.How) >= len(typeHow) {
+			d.Local, d.How = flags&1 == 1, uint8(flags>>1)
+			if int(d.How) >= len(lang.HowText) {
 				s.err = errors.New("a definition typed in an unknown way")
 			}
 		}
-		f.strs = make([]string, s.count())
-		for j := range f.strs {
-			f.strs[j] = s.str()
+		f.Strs = make([]string, s.count())
+		for j := range f.Strs {
+			f.Strs[j] = s.str()
 		}
-		if len(f.strs) == 0 || f.strs[0] != "" {
+		if len(f.Strs) == 0 || f.Strs[0] != "" {
 			s.err = errors.New("a file's string table does not start empty")
 			break
 		}
 		id := func() uint32 {
 			v := s.uv()
-			if v >= uint64(len(f.strs)) {
+			if v >= uint64(len(f.Strs)) {
 				s.err = errors.New("a string id past its file's table")
 				return 0
 			}
 			return uint32(v)
 		}
-		f.Refs = make([]Ref, s.count())
+		f.Refs = make([]lang.Ref, s.count())
 		for j := range f.Refs {
 			r := &f.Refs[j]
-			r.name, r.recv = id(), id()
+			r.Name, r.Recv = id(), id()
 			r.Kind = uint8(s.uv())
-			r.Line, r.Col, r.Encl, r.at = int32(s.iv()), int32(s.iv()), int32(s.iv()), int32(s.iv())
+			r.Line, r.Col, r.Encl, r.At = int32(s.iv()), int32(s.iv()), int32(s.iv()), int32(s.iv())
 			if r.Encl >= int32(len(f.Defs)) {
 				s.err = errors.New("reference enclosed by a missing definition")
 			}
 		}
-		f.Imports = make([]Import, s.count())
+		f.Imports = make([]lang.Import, s.count())
 		for j := range f.Imports {
 			im := &f.Imports[j]
 			im.Module, im.Name, im.Local = s.str(), s.str(), s.str()
 			im.Line = int32(s.iv())
 		}
 		if n := s.count(); n > 0 {
-			f.Locals = make([]Local, n)
+			f.Locals = make([]lang.Local, n)
 			for j := range f.Locals {
 				l := &f.Locals[j]
-				l.name, l.Encl, l.at, l.end = id(), int32(s.iv()), int32(s.iv()), int32(s.iv())
-				l.typ, l.how, l.line = id(), uint8(s.uv()), int32(s.iv())
+				l.Name, l.Encl, l.At, l.End = id(), int32(s.iv()), int32(s.iv()), int32(s.iv())
+				l.Type, l.How, l.Line = id(), uint8(s.uv()), int32(s.iv())
 				if l.Encl >= int32(len(f.Defs)) {
 					s.err = errors.New("a local in a missing definition")
 				}
-				if int(l.how) >= len(typeHow) {
+				if int(l.How) >= len(lang.HowText) {
 					s.err = errors.New("a local typed in an unknown way")
 				}
 			}
 		}
 		if n := s.count(); n > 0 {
-			f.Fields = make([]Field, n)
+			f.Fields = make([]lang.Field, n)
 			for j := range f.Fields {
 				fd := &f.Fields[j]
 				fd.Container, fd.Name, fd.Type = s.str(), s.str(), s.str()
-				fd.How, fd.Line, fd.at = uint8(s.uv()), int32(s.iv()), int32(s.iv())
-				if int(fd.How) >= len(typeHow) {
+				fd.How, fd.Line, fd.At = uint8(s.uv()), int32(s.iv()), int32(s.iv())
+				if int(fd.How) >= len(lang.HowText) {
 					s.err = errors.New("a field typed in an unknown way")
 				}
 			}
@@ -376,8 +376,8 @@ func (x *Index) load() map[string]*File {
 		if f.Lang == nil {
 			continue
 		}
-		f.defOrder = order(len(f.Defs), func(i int) string { return f.Defs[i].Name })
-		f.refOrder = order(len(f.Refs), func(i int) string { return f.strs[f.Refs[i].name] })
+		f.DefOrder = lang.Order(len(f.Defs), func(i int) string { return f.Defs[i].Name })
+		f.RefOrder = lang.Order(len(f.Refs), func(i int) string { return f.Strs[f.Refs[i].Name] })
 		out[f.Rel] = f
 	}
 	if s.err != nil {

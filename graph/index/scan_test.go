@@ -1,4 +1,4 @@
-package graph
+package index
 
 import (
 	"context"
@@ -18,7 +18,7 @@ func TestScanReadsOnlyRegularFiles(t *testing.T) {
 	root := t.TempDir()
 	writeTree(t, root, map[string]string{"a/x.go": "package a\nfunc NewThing() {}\n", "a/y.go": "package a\n", "b/z.go": "package b\nvar newthing = 1\n",
 		"a/link.go": "package a\n", "a/pipe.go": "package a\n", "secret.txt": "NewThing"})
-	x := coldIndex(t, root)
+	x := coldIndex(t, root, Options{})
 	var found []walk.Entry
 	if err := walk.Walk(context.Background(), x.guard, x.root, x.walkOpts(), func(e walk.Entry) error {
 		found = append(found, e)
@@ -49,22 +49,5 @@ func TestScanReadsOnlyRegularFiles(t *testing.T) {
 	want["b/z.go"] = true
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("scan in any case: %v, want %v", got, want)
-	}
-}
-
-func TestIdentChains(t *testing.T) {
-	for in, want := range map[string][][]string{
-		"*store.Store":            {{"store", "Store"}},
-		"map[string]*x.Y":         {{"map"}, {"string"}, {"x", "Y"}},
-		"a.b.c":                   {{"a", "b", "c"}},
-		"factory.New().Conn":      {{"factory", "New"}, {"Conn"}},
-		"ns::T":                   {{"ns", "T"}},
-		"[]int":                   {{"int"}},
-		"":                        nil,
-		"List[Optional[foo.Bar]]": {{"List"}, {"Optional"}, {"foo", "Bar"}},
-	} {
-		if got := identChains(in); !reflect.DeepEqual(got, want) {
-			t.Errorf("identChains(%q) = %q, want %q", in, got, want)
-		}
 	}
 }

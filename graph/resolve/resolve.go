@@ -1,4 +1,4 @@
-package graph
+package resolve
 
 import (
 	"path"
@@ -6,211 +6,199 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/builtin-tools/builtin-tools/graph/lang"
+	"github.com/builtin-tools/builtin-tools/graph/snap"
 )
-
-// Resolution classes: how sure an edge is.
-const (
-	Exact     = "exact"     // one definition in scope: same file, same package or class, a qualified import
-	ViaImport = "import"    // bound by one of the file's imports
-	Candidate = "candidate" // by name only: one of a ranked list
-	// Implementation is a call through an interface (or a class's method)
-	// that may run this definition: listed beside the exact edge to the
-	// interface's method, never instead of it.
-	Implementation = "implementation"
-	Unresolved     = "unresolved" // no definition in the index
-)
-
-// Target is one definition: a file's record and the index in its Defs.
-type Target struct {
-	File *File
-	Def  int32
-}
-
-// D returns the definition.
-func (t Target) D() *Def { return &t.File.Defs[t.Def] }
 
 // Resolution is where a reference leads and how that was decided.
 type Resolution struct {
 	Class   string
-	Targets []Target // exact and import: the definition (or overloads); candidate: ranked, best first
-	Reasons []string // for candidates: why each is ranked where it is
-	Why     string   // for unresolved: builtin, external module, no definition
-	Reason  string   // for exact: the evidence when it is more than scope (a declared type)
-	Impls   []Target // for exact on an interface's (or a class's) method: what the call may run instead
-	pending *pending // a name-only resolution not ranked yet (callers)
+	Targets []snap.Target // exact and import: the definition (or overloads); candidate: ranked, best first
+	Reasons []string      // for candidates: why each is ranked where it is
+	Why     string        // for unresolved: builtin, external module, no definition
+	Reason  string        // for exact: the evidence when it is more than scope (a declared type)
+	Impls   []snap.Target // for exact on an interface's (or a class's) method: what the call may run instead
+	Pending *Pending      // a name-only resolution not ranked yet (callers)
 }
 
-// resolve decides one reference. x.mu is held for reading.
-func (x *Index) resolve(f *File, r *Ref) Resolution { return x.resolveAt(f, r, false) }
+// Resolve decides one reference of f (r may be a copy of one of f.Refs
+// with another Kind).
+func (rv *Resolver) Resolve(f *snap.Entry, r *lang.Ref) Resolution { return rv.resolveAt(f, r, false) }
+
+// ResolveLazy decides one reference, leaving a name-only resolution's
+// candidates unranked (Resolution.Pending): callers ranks only the one it
+// asks about.
+func (rv *Resolver) ResolveLazy(f *snap.Entry, r *lang.Ref) Resolution {
+	return rv.resolveAt(f, r, true)
+}
 
 // resolveAt decides one reference; lazy leaves a name-only resolution's
-// candidates unranked (Resolution.pending).
-func (x *Index) resolveAt(f *File, r *Ref, lazy bool) Resolution {
+// candidates unranked (Resolution.Pending).
+func (rv *Resolver) resolveAt(f *snap.Entry, r *lang.Ref, lazy bool) Resolution {
 	name := f.RefName(r)
 	l := f.Lang
-	ix := x.langIx[l]
-	if ix == nil {
-		return Resolution{Class: Unresolved, Why: "no definition named " + name}
-	}
-	want := func(d *Def) bool {
+	want := func(d *lang.Def) bool {
 		switch r.Kind {
-		case RefType:
-			return classLike[d.Kind]
-		case RefValue:
-			return functionLike[d.Kind]
-		case RefRead:
+		case lang.RefType:
+			return lang.ClassLike(d.Kind)
+		case lang.RefValue:
+			return lang.FunctionLike(d.Kind)
+		case lang.RefRead:
 			return d.Kind == "getter"
 		}
 		return true
 	}
-	var encl *Def
+	var encl *lang.Def
 	if r.Encl >= 0 {
 		encl = &f.Defs[r.Encl]
 	}
-	if r.recv == 0 {
+	if r.Recv == 0 {
 		// cls(): the class method's own class, constructed.
-		if ts := x.classSelf(f, r.Encl, r.at, name); len(ts) > 0 && r.Kind == RefCall {
-			return settle(f, Exact, ts, "the method's class")
+		if ts := rv.classSelf(f, r.Encl, r.At, name); len(ts) > 0 && r.Kind == lang.RefCall {
+			return settle(f, lang.Exact, ts, "the method's class")
 		}
 		// A local of the enclosing function hides every other definition.
-		if f.boundAround(name, r.Encl, r.at) {
-			return Resolution{Class: Unresolved, Why: "a local variable or parameter (a function value)"}
+		if f.BoundAround(name, r.Encl, r.At) {
+			return Resolution{Class: lang.Unresolved, Why: "a local variable or parameter (a function value)"}
 		}
 		// An implicit this: a member of the enclosing class hides the
 		// file's names (C++'s class scope comes before its namespace's).
 		if encl != nil && encl.Container != "" && l.ImplicitSelf {
 			// (new C() names the class, not its constructor.)
-			if ts := x.inScope(f, name, func(d *Def) bool { return want(d) && d.Container == encl.Container && d.Kind != "constructor" }); len(ts) > 0 {
-				return settle(f, Exact, ts, "same class")
+			if ts := rv.inScope(f, name, func(d *lang.Def) bool { return want(d) && d.Container == encl.Container && d.Kind != "constructor" }); len(ts) > 0 {
+				return settle(f, lang.Exact, ts, "same class")
 			}
 		}
 		// super(...): the constructor of the enclosing class's base.
 		if slices.Contains(l.Super, name) && encl != nil && encl.Container != "" {
-			if res, ok := x.superCall(f, r, encl); ok {
+			if res, ok := rv.superCall(f, r, encl); ok {
 				return res
 			}
 		}
 		// The file's own top-level definitions.
-		if ts := pick(f, name, func(d *Def) bool { return want(d) && !d.member() }); len(ts) > 0 {
-			return settle(f, Exact, ts, "same file")
+		if ts := pick(f, name, func(d *lang.Def) bool { return want(d) && !d.Member() }); len(ts) > 0 {
+			return settle(f, lang.Exact, ts, "same file")
 		}
-		if res, ok := x.viaNameImport(f, name, want); ok {
+		if res, ok := rv.viaNameImport(f, name, want); ok {
 			return res
 		}
-		if res, ok := x.viaModuleValue(f, name, want); ok {
+		if res, ok := rv.viaModuleValue(f, name, want); ok {
 			return res
 		}
-		if res, ok := x.viaStarImport(f, name, want); ok {
+		if res, ok := rv.viaStarImport(f, name, want); ok {
 			return res
 		}
 		if l.Scope == "directory" {
-			if ts := x.inScope(f, name, func(d *Def) bool { return want(d) && !d.member() }); len(ts) > 0 {
-				return settle(f, Exact, ts, "same package")
+			if ts := rv.inScope(f, name, func(d *lang.Def) bool { return want(d) && !d.Member() }); len(ts) > 0 {
+				return settle(f, lang.Exact, ts, "same package")
 			}
 		}
-		if res, ok := x.viaIncludes(f, name, want); ok {
+		if res, ok := rv.viaIncludes(f, name, want); ok {
 			return res
 		}
-		if l.builtins[name] {
-			return Resolution{Class: Unresolved, Why: "builtin"}
+		if l.IsBuiltin(name) {
+			return Resolution{Class: lang.Unresolved, Why: "builtin"}
 		}
-		return x.byName(lazy, f, r, func(d *Def) bool { return want(d) && !d.member() })
+		return rv.byName(lazy, f, r, func(d *lang.Def) bool { return want(d) && !d.Member() })
 	}
 	recv := f.RefReceiver(r)
 	// self.m(), this.m(), or a Go method's own receiver.
-	if encl != nil && encl.Container != "" && (l.self[recv] || (encl.Self != "" && recv == encl.Self)) && !f.rebound(recv, r.Encl, r.at) {
-		if ts := x.inScope(f, name, func(d *Def) bool { return want(d) && d.Container == encl.Container }); len(ts) > 0 {
-			return settle(f, Exact, ts, "same class")
+	if encl != nil && encl.Container != "" && (l.IsSelf(recv) || (encl.Self != "" && recv == encl.Self)) && !f.Rebound(recv, r.Encl, r.At) {
+		if ts := rv.inScope(f, name, func(d *lang.Def) bool { return want(d) && d.Container == encl.Container }); len(ts) > 0 {
+			return settle(f, lang.Exact, ts, "same class")
 		}
 	}
 	// A receiver whose type the source declares: a method of that type
 	// (or of what it embeds or extends).
-	res, hint, typed := x.viaType(f, r, recv, name, want)
+	res, hint, typed := rv.viaType(f, r, recv, name, want)
 	if typed {
 		return res
 	}
 	// A receiver that is a local variable or parameter names a value whose
 	// type the index does not know, whatever package or type shares its
 	// name.
-	if hint != nil || f.boundAround(firstSegment(recv), r.Encl, r.at) {
+	if hint != nil || f.BoundAround(FirstSegment(recv), r.Encl, r.At) {
 		// self.h set to a Handler() in one method and to a parameter in
 		// another: Handler's methods rank first, the call staying a
 		// candidate.
 		if hint == nil {
-			if soft := x.assignedHint(f, r, recv); len(soft) > 0 {
-				return x.byNameHow(lazy, f, r, x.membersElseModules(l, name, want), soft, "the receiver is assigned a ")
+			if soft := rv.assignedHint(f, r, recv); len(soft) > 0 {
+				return rv.byNameHow(lazy, f, r, rv.membersElseModules(l, name, want), soft, "the receiver is assigned a ")
 			}
 		}
-		return x.byNameHint(lazy, f, r, x.membersElseModules(l, name, want), hint)
+		return rv.byNameHint(lazy, f, r, rv.membersElseModules(l, name, want), hint)
 	}
 	// exports.f() inside its own module.
-	if slices.Contains(l.ModuleSelf, recv) && !f.bound(firstSegment(recv), r.Encl, r.at) {
-		if ts := pick(f, name, func(d *Def) bool { return want(d) && !d.member() && !d.local }); len(ts) > 0 {
-			return settle(f, Exact, ts, "this module's own")
+	if slices.Contains(l.ModuleSelf, recv) && !f.Bound(FirstSegment(recv), r.Encl, r.At) {
+		if ts := pick(f, name, func(d *lang.Def) bool { return want(d) && !d.Member() && !d.Local }); len(ts) > 0 {
+			return settle(f, lang.Exact, ts, "this module's own")
 		}
 	}
 	// pkg.F() through an import of a module.
-	if files, module, bound := x.moduleBinding(f, recv); bound {
+	if files, module, bound := rv.moduleBinding(f, recv); bound {
 		if files == nil {
-			return Resolution{Class: Unresolved, Why: "external: " + module}
+			return Resolution{Class: lang.Unresolved, Why: "external: " + module}
 		}
-		if ts := x.exportedBy(files, name, want); len(ts) > 0 {
-			return settle(f, Exact, ts, "qualified import")
+		if ts := rv.exportedBy(files, name, want); len(ts) > 0 {
+			return settle(f, lang.Exact, ts, "qualified import")
 		}
-		return Resolution{Class: Unresolved, Why: "no " + name + " in " + module}
+		return Resolution{Class: lang.Unresolved, Why: "no " + name + " in " + module}
 	}
 	// ns::f(), Geo.area(): a namespace or module named by the receiver.
-	if res, ok := x.namespaceMember(f, recv, name, want); ok {
+	if res, ok := rv.namespaceMember(f, recv, name, want); ok {
 		return res
 	}
 	// Type.M(): a class named by the receiver.
-	if ts := x.typeMembers(f, recv, name, want); len(ts) > 0 {
-		return settle(f, Exact, ts, "member of "+recv)
+	if ts := rv.typeMembers(f, recv, name, want); len(ts) > 0 {
+		return settle(f, lang.Exact, ts, "member of "+recv)
 	}
 	// mod.Type.M(): a class of an imported module, and what it extends.
-	if ts := x.moduleTypeMembers(f, r, recv, name, want); len(ts) > 0 {
-		return settle(f, Exact, ts, "member of "+recv)
+	if ts := rv.moduleTypeMembers(f, r, recv, name, want); len(ts) > 0 {
+		return settle(f, lang.Exact, ts, "member of "+recv)
 	}
 	// console.log(), Math.max(), Vec::new(): an object the language
 	// defines, unless the file defines that name itself.
 	// super().m() (Python's super is a builtin) is a parent class's m: by
 	// name, below.
-	if first := firstSegment(recv); l.builtins[first] && !strings.HasPrefix(recv, "super(") && len(pick(f, first, func(*Def) bool { return true })) == 0 {
-		return Resolution{Class: Unresolved, Why: "builtin"}
+	if first := FirstSegment(recv); l.IsBuiltin(first) && !strings.HasPrefix(recv, "super(") && len(pick(f, first, func(*lang.Def) bool { return true })) == 0 {
+		return Resolution{Class: lang.Unresolved, Why: "builtin"}
 	}
-	return x.byName(lazy, f, r, x.membersElseModules(l, name, want))
+	return rv.byName(lazy, f, r, rv.membersElseModules(l, name, want))
 }
 
 // membersElseModules is the filter of a receiver call's candidates: the
 // members of that name, or, when the language has none, its module-level
 // functions, where a variable may hold a module (m = mod; m.f()).
-func (x *Index) membersElseModules(l *Language, name string, want func(*Def) bool) func(*Def) bool {
-	member := func(d *Def) bool { return want(d) && d.member() }
+func (rv *Resolver) membersElseModules(l *lang.Language, name string, want func(*lang.Def) bool) func(*lang.Def) bool {
+	member := func(d *lang.Def) bool { return want(d) && d.Member() }
 	if !l.ModuleValues {
 		return member
 	}
-	for _, g := range x.langIx[l].defs[name] {
+	for _, id := range rv.s.Tables(l).Defs.Get(name) {
+		g := rv.s.ByID(id)
 		if len(pick(g, name, member)) > 0 {
 			return member
 		}
 	}
-	return func(d *Def) bool { return want(d) && functionLike[d.Kind] && !d.member() && !d.local }
+	return func(d *lang.Def) bool { return want(d) && lang.FunctionLike(d.Kind) && !d.Member() && !d.Local }
 }
 
 // namespaceMember resolves ns::name when the receiver is a namespace (or
 // inline module) some definition lives in: top-level definitions first
 // (a class, not its constructor), the file's own before others.
-func (x *Index) namespaceMember(f *File, recv, name string, ok func(*Def) bool) (Resolution, bool) {
+func (rv *Resolver) namespaceMember(f *snap.Entry, recv, name string, ok func(*lang.Def) bool) (Resolution, bool) {
 	scope := strings.ReplaceAll(recv, "::", ".")
 	if strings.ContainsAny(scope, "()[]{}") {
 		return Resolution{}, false
 	}
-	var all []Target
-	for _, g := range x.langIx[f.Lang].defs[name] {
-		for _, i := range g.defsNamed(name) {
+	var all []snap.Target
+	for _, id := range rv.s.Tables(f.Lang).Defs.Get(name) {
+		g := rv.s.ByID(id)
+		for _, i := range g.DefsNamed(name) {
 			d := &g.Defs[i]
 			if ok(d) && (d.Scope == scope || strings.HasSuffix(d.Scope, "."+scope)) {
-				all = append(all, Target{g, i})
+				all = append(all, snap.Target{File: g, Def: i})
 			}
 		}
 	}
@@ -219,23 +207,42 @@ func (x *Index) namespaceMember(f *File, recv, name string, ok func(*Def) bool) 
 	}
 	top := all[:0:0]
 	for _, t := range all {
-		if !t.D().member() {
+		if !t.D().Member() {
 			top = append(top, t)
 		}
 	}
 	if len(top) > 0 {
 		all = top
 	}
-	return settle(f, Exact, all, "in "+recv), true
+	return settle(f, lang.Exact, all, "in "+recv), true
 }
 
 // firstSegment is the receiver's first name: console in console.log, std
 // in std::mem.
-func firstSegment(recv string) string {
+func FirstSegment(recv string) string {
 	if i := strings.IndexAny(recv, ".:([{"); i >= 0 {
 		return recv[:i]
 	}
 	return recv
+}
+
+// inVariant keeps the definitions a file of f's variant can reach, when
+// there are several and some are built for other variants.
+func inVariant(f *snap.Entry, ts []snap.Target) []snap.Target {
+	if len(ts) < 2 || f.Lang.Variants == "" {
+		return ts
+	}
+	mine := f.Lang.Variant(f.Rel)
+	out := ts[:0:0]
+	for _, t := range ts {
+		if mine.Compatible(t.File.Lang.Variant(t.File.Rel)) {
+			out = append(out, t)
+		}
+	}
+	if len(out) == 0 {
+		return ts
+	}
+	return out
 }
 
 // settle returns an exact (or import) resolution, or candidates when there
@@ -243,7 +250,7 @@ func firstSegment(recv string) string {
 //
 // Definitions built only for other variants than f's (x_windows.go from
 // x_linux.go) are left out first.
-func settle(f *File, class string, ts []Target, reason string) Resolution {
+func settle(f *snap.Entry, class string, ts []snap.Target, reason string) Resolution {
 	ts = inVariant(f, ts)
 	if len(ts) == 1 {
 		return Resolution{Class: class, Targets: ts}
@@ -252,43 +259,43 @@ func settle(f *File, class string, ts []Target, reason string) Resolution {
 		// The one built on this system first (syscall_unix.go's, by its
 		// //go:build line, before net_js.go's).
 		ts = slices.Clone(ts)
-		slices.SortStableFunc(ts, func(a, b Target) int { return hostRank(a.File) - hostRank(b.File) })
+		slices.SortStableFunc(ts, func(a, b snap.Target) int { return hostRank(a.File) - hostRank(b.File) })
 	}
 	reasons := make([]string, len(ts))
 	for i, t := range ts {
 		reasons[i] = reason + ", one of " + itoa(len(ts)) + " with this name"
-		if t.File.Host == HostYes {
+		if t.File.Host == lang.HostYes {
 			reasons[i] += "; built on this system"
 		}
 	}
-	return Resolution{Class: Candidate, Targets: ts, Reasons: reasons}
+	return Resolution{Class: lang.Candidate, Targets: ts, Reasons: reasons}
 }
 
 // hostRank orders variants: built on this system by name or //go:build
 // line first, then files that say nothing, then files built elsewhere.
-func hostRank(g *File) int {
-	v := g.Lang.variant(g.Rel)
+func hostRank(g *snap.Entry) int {
+	v := g.Lang.Variant(g.Rel)
 	switch {
-	case g.Host == HostNo || !v.compatible(host):
+	case g.Host == lang.HostNo || !v.Compatible(lang.Host):
 		return 2
-	case g.Host == HostYes || !v.any():
+	case g.Host == lang.HostYes || !v.Any():
 		return 0
 	}
 	return 1
 }
 
-func pick(f *File, name string, ok func(*Def) bool) []Target {
-	var out []Target
-	for _, i := range f.defsNamed(name) {
+func pick(f *snap.Entry, name string, ok func(*lang.Def) bool) []snap.Target {
+	var out []snap.Target
+	for _, i := range f.DefsNamed(name) {
 		if ok(&f.Defs[i]) {
-			out = append(out, Target{f, i})
+			out = append(out, snap.Target{File: f, Def: i})
 		}
 	}
 	return out
 }
 
-func defsIn(files []*File, name string, ok func(*Def) bool) []Target {
-	var out []Target
+func defsIn(files []*snap.Entry, name string, ok func(*lang.Def) bool) []snap.Target {
+	var out []snap.Target
 	for _, g := range files {
 		out = append(out, pick(g, name, ok)...)
 	}
@@ -297,12 +304,13 @@ func defsIn(files []*File, name string, ok func(*Def) bool) []Target {
 
 // inScope looks name up in the files that share f's scope: f alone, or
 // its folder (and package, when the language names one).
-func (x *Index) inScope(f *File, name string, ok func(*Def) bool) []Target {
+func (rv *Resolver) inScope(f *snap.Entry, name string, ok func(*lang.Def) bool) []snap.Target {
 	if f.Lang.Scope != "directory" {
 		return pick(f, name, ok)
 	}
-	var out []Target
-	for _, g := range x.langIx[f.Lang].defs[name] {
+	var out []snap.Target
+	for _, id := range rv.s.Tables(f.Lang).Defs.Get(name) {
+		g := rv.s.ByID(id)
 		if g.Dir == f.Dir && g.Package == f.Package {
 			out = append(out, pick(g, name, ok)...)
 		}
@@ -313,8 +321,8 @@ func (x *Index) inScope(f *File, name string, ok func(*Def) bool) []Target {
 // importedName is the name an import binds in the module's files: the
 // definition the module's default export names for a default import
 // (else, as the usual export default class D, the local name itself).
-func importedName(files []*File, im Import) string {
-	if im.Name != DefaultImport {
+func importedName(files []*snap.Entry, im lang.Import) string {
+	if im.Name != lang.DefaultImport {
 		return im.Name
 	}
 	for _, g := range files {
@@ -327,45 +335,45 @@ func importedName(files []*File, im Import) string {
 
 // viaNameImport resolves a bare name bound by a `from m import name`-style
 // import.
-func (x *Index) viaNameImport(f *File, name string, ok func(*Def) bool) (Resolution, bool) {
+func (rv *Resolver) viaNameImport(f *snap.Entry, name string, ok func(*lang.Def) bool) (Resolution, bool) {
 	for _, im := range f.Imports {
 		if im.Name == "" || im.Local != name {
 			continue
 		}
-		files, known := x.moduleFiles(f, im.Module)
+		files, known := rv.ModuleFiles(f, im.Module)
 		if !known {
-			return Resolution{Class: Unresolved, Why: "external: " + im.Module}, true
+			return Resolution{Class: lang.Unresolved, Why: "external: " + im.Module}, true
 		}
-		if ts := x.exportedBy(files, importedName(files, im), ok); len(ts) > 0 {
-			return settle(f, ViaImport, ts, "imported"), true
+		if ts := rv.exportedBy(files, importedName(files, im), ok); len(ts) > 0 {
+			return settle(f, lang.ViaImport, ts, "imported"), true
 		}
-		return Resolution{Class: Unresolved, Why: "imported from " + im.Module + ", not defined there in the index"}, true
+		return Resolution{Class: lang.Unresolved, Why: "imported from " + im.Module + ", not defined there in the index"}, true
 	}
 	return Resolution{}, false
 }
 
 // viaStarImport resolves a bare name through imports of every name of a
 // module: Go's import . "m", Python's from m import *, Java's a.b.*.
-func (x *Index) viaStarImport(f *File, name string, ok func(*Def) bool) (Resolution, bool) {
-	var files []*File
+func (rv *Resolver) viaStarImport(f *snap.Entry, name string, ok func(*lang.Def) bool) (Resolution, bool) {
+	var files []*snap.Entry
 	for _, im := range f.Imports {
 		if im.Local != "." && im.Local != "*" {
 			continue
 		}
-		if fs, known := x.moduleFiles(f, im.Module); known {
+		if fs, known := rv.ModuleFiles(f, im.Module); known {
 			files = append(files, fs...)
 		}
 	}
-	if ts := x.topLevelOf(files, name, ok); len(ts) > 0 {
-		return settle(f, ViaImport, ts, "imported with all of its module"), true
+	if ts := rv.topLevelOf(files, name, ok); len(ts) > 0 {
+		return settle(f, lang.ViaImport, ts, "imported with all of its module"), true
 	}
 	return Resolution{}, false
 }
 
 // exportedBy finds name in a module's files: topLevelOf, then members of
 // that name.
-func (x *Index) exportedBy(files []*File, name string, ok func(*Def) bool) []Target {
-	if ts := x.topLevelOf(files, name, ok); len(ts) > 0 {
+func (rv *Resolver) exportedBy(files []*snap.Entry, name string, ok func(*lang.Def) bool) []snap.Target {
+	if ts := rv.topLevelOf(files, name, ok); len(ts) > 0 {
 		return ts
 	}
 	return moduleDefsIn(files, name, ok)
@@ -375,22 +383,22 @@ func (x *Index) exportedBy(files []*File, name string, ok func(*Def) bool) []Tar
 // definitions, then, for a language whose modules re-export what they
 // import, through the files' own imports. A definition inside a function
 // or a value (a method of an object literal) is not the module's.
-func (x *Index) topLevelOf(files []*File, name string, ok func(*Def) bool) []Target {
-	top := func(d *Def) bool { return ok(d) && !d.member() }
+func (rv *Resolver) topLevelOf(files []*snap.Entry, name string, ok func(*lang.Def) bool) []snap.Target {
+	top := func(d *lang.Def) bool { return ok(d) && !d.Member() }
 	if ts := moduleDefsIn(files, name, top); len(ts) > 0 {
 		return ts
 	}
-	return x.reexported(files, name, top, 0, map[reexportKey]bool{})
+	return rv.reexported(files, name, top, 0, map[reexportKey]bool{})
 }
 
 // moduleDefsIn is defsIn without the definitions nested in a function or
 // a value.
-func moduleDefsIn(files []*File, name string, ok func(*Def) bool) []Target {
-	var out []Target
+func moduleDefsIn(files []*snap.Entry, name string, ok func(*lang.Def) bool) []snap.Target {
+	var out []snap.Target
 	for _, g := range files {
-		for _, i := range g.defsNamed(name) {
-			if ok(&g.Defs[i]) && !g.Defs[i].local {
-				out = append(out, Target{g, i})
+		for _, i := range g.DefsNamed(name) {
+			if ok(&g.Defs[i]) && !g.Defs[i].Local {
+				out = append(out, snap.Target{File: g, Def: i})
 			}
 		}
 	}
@@ -398,7 +406,7 @@ func moduleDefsIn(files []*File, name string, ok func(*Def) bool) []Target {
 }
 
 type reexportKey struct {
-	f    *File
+	f    *snap.Entry
 	name string
 }
 
@@ -409,8 +417,8 @@ const maxReexport = 8
 // reexported follows name through the imports of files that bind it: a
 // named import (from .impl import f; export {f} from './impl') or an
 // import of every name (from .impl import *; export * from './impl').
-func (x *Index) reexported(files []*File, name string, ok func(*Def) bool, depth int, seen map[reexportKey]bool) []Target {
-	var out []Target
+func (rv *Resolver) reexported(files []*snap.Entry, name string, ok func(*lang.Def) bool, depth int, seen map[reexportKey]bool) []snap.Target {
+	var out []snap.Target
 	for _, g := range files {
 		if !g.Lang.Reexports || seen[reexportKey{g, name}] {
 			continue
@@ -426,8 +434,8 @@ func (x *Index) reexported(files []*File, name string, ok func(*Def) bool, depth
 			default:
 				continue
 			}
-			fs, known := x.moduleFiles(g, im.Module)
-			if next == DefaultImport {
+			fs, known := rv.ModuleFiles(g, im.Module)
+			if next == lang.DefaultImport {
 				next = importedName(fs, im)
 			}
 			if !known {
@@ -436,18 +444,18 @@ func (x *Index) reexported(files []*File, name string, ok func(*Def) bool, depth
 			if ts := moduleDefsIn(fs, next, ok); len(ts) > 0 {
 				out = append(out, ts...)
 			} else if depth+1 < maxReexport {
-				out = append(out, x.reexported(fs, next, ok, depth+1, seen)...)
+				out = append(out, rv.reexported(fs, next, ok, depth+1, seen)...)
 			}
 		}
 	}
 	return dedupeTargets(out)
 }
 
-func dedupeTargets(ts []Target) []Target {
+func dedupeTargets(ts []snap.Target) []snap.Target {
 	if len(ts) < 2 {
 		return ts
 	}
-	seen := map[Target]bool{}
+	seen := map[snap.Target]bool{}
 	out := ts[:0]
 	for _, t := range ts {
 		if !seen[t] {
@@ -460,49 +468,49 @@ func dedupeTargets(ts []Target) []Target {
 
 // viaIncludes resolves a bare name through included headers (C, C++): the
 // header itself and the sources beside it with its base name.
-func (x *Index) viaIncludes(f *File, name string, ok func(*Def) bool) (Resolution, bool) {
-	if !f.Lang.rule.textual() {
+func (rv *Resolver) viaIncludes(f *snap.Entry, name string, ok func(*lang.Def) bool) (Resolution, bool) {
+	if !f.Lang.Rule().Textual() {
 		return Resolution{}, false
 	}
-	var files []*File
+	var files []*snap.Entry
 	for _, im := range f.Imports {
-		hs, known := x.moduleFiles(f, im.Module)
+		hs, known := rv.ModuleFiles(f, im.Module)
 		if !known {
 			continue
 		}
 		for _, h := range hs {
 			files = append(files, h)
 			stem := strings.TrimSuffix(h.Rel, path.Ext(h.Rel))
-			for _, g := range x.langIx[f.Lang].dirs[h.Dir] {
+			for _, g := range rv.dirOf(f.Lang, h.Dir) {
 				if g != h && strings.TrimSuffix(g.Rel, path.Ext(g.Rel)) == stem {
 					files = append(files, g)
 				}
 			}
 		}
 	}
-	ts := defsIn(files, name, func(d *Def) bool { return ok(d) && !d.member() })
+	ts := defsIn(files, name, func(d *lang.Def) bool { return ok(d) && !d.Member() })
 	if len(ts) == 0 {
 		ts = defsIn(files, name, ok)
 	}
 	if len(ts) > 0 {
-		return settle(f, ViaImport, ts, "in an included file"), true
+		return settle(f, lang.ViaImport, ts, "in an included file"), true
 	}
 	return Resolution{}, false
 }
 
 // moduleBinding says whether recv names a module the file imports, and the
 // module's files (nil when it is outside the index).
-func (x *Index) moduleBinding(f *File, recv string) ([]*File, string, bool) {
-	if module, ok := x.scope(f).bindings[recv]; ok {
-		files, known := x.moduleFiles(f, module)
+func (rv *Resolver) moduleBinding(f *snap.Entry, recv string) ([]*snap.Entry, string, bool) {
+	if module, ok := rv.scope(f).bindings[recv]; ok {
+		files, known := rv.ModuleFiles(f, module)
 		if !known {
 			files = nil
 		}
 		return files, module, true
 	}
 	// A path written out in full: crate::a::b::f(), a.b.f(); crate::f().
-	if f.Lang.rule.isPath(recv) {
-		if files, ok := x.moduleFiles(f, recv); ok {
+	if f.Lang.Rule().IsPath(recv) {
+		if files, ok := rv.ModuleFiles(f, recv); ok {
 			return files, recv, true
 		}
 	}
@@ -511,7 +519,7 @@ func (x *Index) moduleBinding(f *File, recv string) ([]*File, string, bool) {
 
 // bindings maps the local names f's imports bind to the modules they
 // name (the first import of a name wins).
-func (x *Index) bindings(f *File) map[string]string {
+func (rv *Resolver) bindings(f *snap.Entry) map[string]string {
 	out := map[string]string{}
 	for _, im := range f.Imports {
 		if im.Name != "" {
@@ -522,17 +530,17 @@ func (x *Index) bindings(f *File) map[string]string {
 				continue
 			}
 			joined := joinModule(f.Lang, im.Module, im.Name)
-			if _, ok := x.moduleFiles(f, joined); ok {
+			if _, ok := rv.ModuleFiles(f, joined); ok {
 				out[im.Local] = joined
-			} else if _, known := x.moduleFiles(f, im.Module); !known {
+			} else if _, known := rv.ModuleFiles(f, im.Module); !known {
 				out[im.Local] = joined
 			}
 			continue
 		}
 		local := im.Local
 		if local == "" {
-			files, _ := x.moduleFiles(f, im.Module)
-			local = x.defaultLocal(f.Lang, im.Module, files)
+			files, _ := rv.ModuleFiles(f, im.Module)
+			local = rv.defaultLocal(f.Lang, im.Module, files)
 		}
 		if local == "_" || local == "." || local == "*" || local == "" {
 			continue
@@ -546,38 +554,58 @@ func (x *Index) bindings(f *File) map[string]string {
 
 // joinModule names a module inside another: a.b + c is a.b.c, but the
 // relative module "." + c is .c and ".." + c is ..c.
-func joinModule(l *Language, module, name string) string {
+func joinModule(l *lang.Language, module, name string) string {
 	if strings.Trim(module, ".") == "" {
 		return module + name
 	}
 	return module + moduleSep(l) + name
 }
 
-func moduleSep(l *Language) string { return l.rule.separator() }
+func moduleSep(l *lang.Language) string { return l.Rule().Separator() }
 
 // defaultLocal is the name an import without an alias binds: the
 // package's declared name (Go), else the module path's last element.
-func (x *Index) defaultLocal(l *Language, module string, files []*File) string {
-	return l.rule.defaultLocal(module, files)
+func (rv *Resolver) defaultLocal(l *lang.Language, module string, files []*snap.Entry) string {
+	pkgs := make([]string, len(files))
+	for i, g := range files {
+		pkgs[i] = g.Package
+	}
+	return l.Rule().DefaultLocal(module, pkgs)
 }
 
-// moduleFiles maps an import path to the files it names, by the
-// language's import rule; known is false when it names nothing in the
-// index (a standard or third-party module).
-func (x *Index) moduleFiles(f *File, module string) ([]*File, bool) {
-	return f.Lang.rule.files(x, f, module)
+// ModuleFiles maps an import path written in f to the files it names, by
+// the language's import rule; known is false when it names nothing in the
+// index (a standard or third-party module). The list is the cache's:
+// never change it.
+func (rv *Resolver) ModuleFiles(f *snap.Entry, module string) ([]*snap.Entry, bool) {
+	k := modKey{f.Rel, module}
+	rv.c.mu.Lock()
+	m, ok := rv.c.mods[k]
+	rv.c.mu.Unlock()
+	if ok {
+		return m.files, m.known
+	}
+	ids, known := f.Lang.Rule().Files(rv.s, f.Lang, f.Rel, module)
+	m = modFiles{rv.s.Entries(ids), known}
+	rv.c.mu.Lock()
+	if rv.c.mods == nil || len(rv.c.mods) > 100000 {
+		rv.c.mods = map[modKey]modFiles{}
+	}
+	rv.c.mods[k] = m
+	rv.c.mu.Unlock()
+	return m.files, m.known
 }
 
 // typeMembers finds members called name of the class-like definition recv
 // names, when recv is a type in scope or imported.
-func (x *Index) typeMembers(f *File, recv, name string, ok func(*Def) bool) []Target {
+func (rv *Resolver) typeMembers(f *snap.Entry, recv, name string, ok func(*lang.Def) bool) []snap.Target {
 	if strings.ContainsAny(recv, ".()[]:") {
 		return nil
 	}
 	// A function holds members too where the language assigns them to it
 	// (X.m = function () {}).
-	isType := func(d *Def) bool { return classLike[d.Kind] || d.Kind == "function" && !d.member() }
-	types := x.inScope(f, recv, isType)
+	isType := func(d *lang.Def) bool { return lang.ClassLike(d.Kind) || d.Kind == "function" && !d.Member() }
+	types := rv.inScope(f, recv, isType)
 	if len(types) == 0 {
 		types = pick(f, recv, isType)
 	}
@@ -587,7 +615,7 @@ func (x *Index) typeMembers(f *File, recv, name string, ok func(*Def) bool) []Ta
 			if im.Local != recv && !star || !star && im.Name == "" {
 				continue
 			}
-			files, known := x.moduleFiles(f, im.Module)
+			files, known := rv.ModuleFiles(f, im.Module)
 			if !known {
 				continue
 			}
@@ -598,20 +626,20 @@ func (x *Index) typeMembers(f *File, recv, name string, ok func(*Def) bool) []Ta
 			}
 		}
 	}
-	var out []Target
-	seen := map[*File]bool{}
+	var out []snap.Target
+	seen := map[*snap.Entry]bool{}
 	for _, t := range types {
 		// Members live in the type's file, or (Go) beside it.
-		files := []*File{t.File}
+		files := []*snap.Entry{t.File}
 		if f.Lang.Scope == "directory" {
-			files = x.langIx[f.Lang].dirs[t.File.Dir]
+			files = rv.dirOf(f.Lang, t.File.Dir)
 		}
 		for _, g := range files {
 			if seen[g] {
 				continue
 			}
 			seen[g] = true
-			out = append(out, pick(g, name, func(d *Def) bool { return ok(d) && d.Container == t.D().Name })...)
+			out = append(out, pick(g, name, func(d *lang.Def) bool { return ok(d) && d.Container == t.D().Name })...)
 		}
 	}
 	return out
@@ -620,68 +648,75 @@ func (x *Index) typeMembers(f *File, recv, name string, ok func(*Def) bool) []Ta
 // maxCandidates bounds the candidates a resolution lists (callees, dumps).
 const maxCandidates = 64
 
-// pending is a name-only resolution whose candidates are ranked only when
+// Pending is a name-only resolution whose candidates are ranked only when
 // asked (callers needs one candidate's rank, not the whole list).
-type pending struct {
-	f    *File
-	r    *Ref
-	ok   func(*Def) bool
-	hint []Target // the receiver's declared type, whose members rank first
+type Pending struct {
+	f    *snap.Entry
+	r    *lang.Ref
+	ok   func(*lang.Def) bool
+	hint []snap.Target // the receiver's declared type, whose members rank first
 	// hintHow says how hint was found, before the type's name in a
 	// candidate's reason (default: a declared type).
 	hintHow string
 }
 
-type scored struct {
-	t      Target
+// Accepts says whether d is a definition p's candidates are among.
+func (p *Pending) Accepts(d *lang.Def) bool { return p.ok(d) }
+
+// Scored is one candidate of a Pending resolution with its score.
+type Scored struct {
+	t      snap.Target
 	score  int
 	reason string
 }
 
+// Scores lists p's candidates with their scores, unsorted, for RankOf.
+func (rv *Resolver) Scores(p *Pending) []Scored { return rv.scores(p, false) }
+
 // byName ranks every definition with the reference's name in the language.
-func (x *Index) byName(lazy bool, f *File, r *Ref, ok func(*Def) bool) Resolution {
-	return x.byNameHint(lazy, f, r, ok, nil)
+func (rv *Resolver) byName(lazy bool, f *snap.Entry, r *lang.Ref, ok func(*lang.Def) bool) Resolution {
+	return rv.byNameHint(lazy, f, r, ok, nil)
 }
 
 // byNameHint is byName with the receiver's declared type.
-func (x *Index) byNameHint(lazy bool, f *File, r *Ref, ok func(*Def) bool, hint []Target) Resolution {
-	return x.byNameHow(lazy, f, r, ok, hint, "")
+func (rv *Resolver) byNameHint(lazy bool, f *snap.Entry, r *lang.Ref, ok func(*lang.Def) bool, hint []snap.Target) Resolution {
+	return rv.byNameHow(lazy, f, r, ok, hint, "")
 }
 
 // byNameHow is byNameHint saying how the hint was found.
-func (x *Index) byNameHow(lazy bool, f *File, r *Ref, ok func(*Def) bool, hint []Target, how string) Resolution {
-	p := &pending{f: f, r: r, ok: ok, hint: hint, hintHow: how}
+func (rv *Resolver) byNameHow(lazy bool, f *snap.Entry, r *lang.Ref, ok func(*lang.Def) bool, hint []snap.Target, how string) Resolution {
+	p := &Pending{f: f, r: r, ok: ok, hint: hint, hintHow: how}
 	if lazy {
-		if len(x.langIx[f.Lang].defs[f.RefName(r)]) == 0 {
+		if len(rv.s.Tables(f.Lang).Defs.Get(f.RefName(r))) == 0 {
 			return unresolvedName(f, r)
 		}
-		return Resolution{Class: Candidate, pending: p}
+		return Resolution{Class: lang.Candidate, Pending: p}
 	}
-	return x.rankAll(p)
+	return rv.rankAll(p)
 }
 
-func unresolvedName(f *File, r *Ref) Resolution {
+func unresolvedName(f *snap.Entry, r *lang.Ref) Resolution {
 	name := f.RefName(r)
-	if f.Lang.builtins[name] {
-		return Resolution{Class: Unresolved, Why: "builtin"}
+	if f.Lang.IsBuiltin(name) {
+		return Resolution{Class: lang.Unresolved, Why: "builtin"}
 	}
-	return Resolution{Class: Unresolved, Why: "no definition named " + name + " in the index"}
+	return Resolution{Class: lang.Unresolved, Why: "no definition named " + name + " in the index"}
 }
 
 // scores lists p's candidates with their scores, unsorted.
-func (x *Index) scores(p *pending, withReasons bool) []scored {
+func (rv *Resolver) scores(p *Pending, withReasons bool) []Scored {
 	f, r := p.f, p.r
-	ix := x.langIx[f.Lang]
-	imported := x.scope(f).imported
-	var all []scored
+	imported := rv.scope(f).imported
+	var all []Scored
 	name, recv := f.RefName(r), f.RefReceiver(r)
-	for _, g := range ix.defs[name] {
-		for _, i := range g.defsNamed(name) {
+	for _, id := range rv.s.Tables(f.Lang).Defs.Get(name) {
+		g := rv.s.ByID(id)
+		for _, i := range g.DefsNamed(name) {
 			d := &g.Defs[i]
 			if !p.ok(d) {
 				continue
 			}
-			s := scored{t: Target{g, i}}
+			s := Scored{t: snap.Target{File: g, Def: i}}
 			switch {
 			case g == f:
 				s.score, s.reason = 600, "same file"
@@ -694,15 +729,15 @@ func (x *Index) scores(p *pending, withReasons bool) []scored {
 			}
 			s.score += 10 * sharedDirs(f.Dir, g.Dir)
 			if f.Lang.Variants != "" {
-				mine, theirs := f.Lang.variant(f.Rel), g.Lang.variant(g.Rel)
+				mine, theirs := f.Lang.Variant(f.Rel), g.Lang.Variant(g.Rel)
 				switch {
-				case !mine.compatible(theirs):
+				case !mine.Compatible(theirs):
 					s.score -= 300
 					s.reason += "; built for another system"
 				case hostRank(g) == 0:
 					// Built for this system by its name or its //go:build line.
 					s.score += 5
-					if withReasons && g.Host == HostYes {
+					if withReasons && g.Host == lang.HostYes {
 						s.reason += "; built on this system"
 					}
 				}
@@ -728,7 +763,7 @@ func (x *Index) scores(p *pending, withReasons bool) []scored {
 	return all
 }
 
-func before(a, b scored) bool {
+func before(a, b Scored) bool {
 	if a.score != b.score {
 		return a.score > b.score
 	}
@@ -738,14 +773,14 @@ func before(a, b scored) bool {
 	return a.t.Def < b.t.Def
 }
 
-// rankAll resolves a pending name-only reference in full.
-func (x *Index) rankAll(p *pending) Resolution {
-	all := x.scores(p, true)
+// rankAll resolves a Pending name-only reference in full.
+func (rv *Resolver) rankAll(p *Pending) Resolution {
+	all := rv.scores(p, true)
 	if len(all) == 0 {
 		return unresolvedName(p.f, p.r)
 	}
 	sort.Slice(all, func(i, j int) bool { return before(all[i], all[j]) })
-	res := Resolution{Class: Candidate}
+	res := Resolution{Class: lang.Candidate}
 	for i, s := range all {
 		if i == maxCandidates {
 			res.Reasons[len(res.Reasons)-1] += "; " + itoa(len(all)-maxCandidates) + " more by name"
@@ -762,8 +797,8 @@ func (x *Index) rankAll(p *pending) Resolution {
 // however far down: a method called on an interface is a candidate of
 // every method of that name, and dropping the low ranks would drop those
 // call sites.
-func (x *Index) rankOf(p *pending, t Target, all []scored) (int, int, string) {
-	var mine *scored
+func (rv *Resolver) RankOf(p *Pending, t snap.Target, all []Scored) (int, int, string) {
+	var mine *Scored
 	for i := range all {
 		if all[i].t == t {
 			mine = &all[i]
@@ -785,7 +820,7 @@ func (x *Index) rankOf(p *pending, t Target, all []scored) (int, int, string) {
 	return rank, len(all), reason
 }
 
-func hinted(hint []Target, container string) bool {
+func hinted(hint []snap.Target, container string) bool {
 	for _, t := range hint {
 		if t.D().Name == container {
 			return true
@@ -843,35 +878,36 @@ func containsFold(s, sub string) bool {
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
-// fileScope is what a file's imports make visible. It holds names, not
-// file records (a refresh replaces records), and stays valid until the
-// set of files or packages changes (Index.modGen).
+// fileScope is what a file's imports make visible: names, not records.
 type fileScope struct {
-	modGen   uint64
 	imported map[string]bool   // files its imports name, by Rel
 	bindings map[string]string // local name → module
 }
 
-func (x *Index) scope(f *File) *fileScope {
-	x.impMu.Lock()
-	e := x.imp[f]
-	x.impMu.Unlock()
-	if e != nil && e.modGen == x.modGen {
+// Bindings maps the local names f's imports bind to the modules they
+// name.
+func (rv *Resolver) Bindings(f *snap.Entry) map[string]string { return rv.scope(f).bindings }
+
+func (rv *Resolver) scope(f *snap.Entry) *fileScope {
+	rv.c.mu.Lock()
+	e := rv.c.imp[f]
+	rv.c.mu.Unlock()
+	if e != nil {
 		return e
 	}
-	e = &fileScope{modGen: x.modGen, imported: map[string]bool{}, bindings: x.bindings(f)}
+	e = &fileScope{imported: map[string]bool{}, bindings: rv.bindings(f)}
 	for _, im := range f.Imports {
-		if fs, known := x.moduleFiles(f, im.Module); known {
+		if fs, known := rv.ModuleFiles(f, im.Module); known {
 			for _, g := range fs {
 				e.imported[g.Rel] = true
 			}
 		}
 	}
-	x.impMu.Lock()
-	if x.imp == nil || len(x.imp) > 50000 {
-		x.imp = map[*File]*fileScope{}
+	rv.c.mu.Lock()
+	if rv.c.imp == nil || len(rv.c.imp) > 50000 {
+		rv.c.imp = map[*snap.Entry]*fileScope{}
 	}
-	x.imp[f] = e
-	x.impMu.Unlock()
+	rv.c.imp[f] = e
+	rv.c.mu.Unlock()
 	return e
 }

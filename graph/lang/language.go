@@ -1,9 +1,8 @@
-package graph
+package lang
 
 import (
 	"bytes"
 	"crypto/sha256"
-	"embed"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -17,16 +16,17 @@ import (
 	"strings"
 
 	"github.com/builtin-tools/builtin-tools/astgrep"
+	"github.com/builtin-tools/builtin-tools/graph/languages"
 )
-
-//go:embed languages
-var bundled embed.FS
 
 // Language is one folder of languages/: its settings (language.json) and
 // its compiled query (tags.scm).
 type Language struct {
 	// ID is the folder's name.
 	ID string
+	// Index is the language's place in its Set (by id), for tables kept
+	// per language.
+	Index int
 	// Grammar is the astgrep language id the query is written for.
 	Grammar string
 	// Scope is where a bare name is looked up after the file itself:
@@ -98,7 +98,7 @@ type Language struct {
 	// text lists.
 	TypeLiterals []string
 
-	rule     importRule // Imports, made with its data from language.json
+	rule     ImportRule // Imports, made with its data from language.json
 	shapes   *Shapes    // shapes.scm and its keys, nil without one
 	query    *astgrep.CaptureQuery
 	source   string // language.json and tags.scm, for the snapshot key
@@ -208,23 +208,23 @@ func (c *langConfig) importData() importData {
 
 var scopes = []string{"directory", "file"}
 
-// LangSet is the languages the graph indexes, by id and by file name.
-type LangSet struct {
+// Set is the languages the graph indexes, by id and by file name.
+type Set struct {
 	byID  map[string]*Language
 	byExt map[string]*Language
 	// manifests are the files import rules read module paths from (go.mod).
-	manifests map[string]importRule
+	manifests map[string]ImportRule
 	ids       []string
-	hash      string // of every language's files: snapshots made with other queries are not used
+	list      []*Language // by id
+	hash      string      // of every language's files: records made with other queries are not used
 }
 
-// LoadLanguages reads the bundled languages/ folders and then each of
-// dirs (folders holding one folder per language), later ones replacing
+// Load reads the bundled language folders (graph/languages) and then each
+// of dirs (folders holding one folder per language), later ones replacing
 // earlier ones with the same id, and compiles their queries with e.
-func LoadLanguages(e *astgrep.Engine, dirs ...string) (*LangSet, error) {
-	s := &LangSet{byID: map[string]*Language{}, byExt: map[string]*Language{}, manifests: map[string]importRule{}}
-	sub, _ := fs.Sub(bundled, "languages")
-	fss := []fs.FS{sub}
+func Load(e *astgrep.Engine, dirs ...string) (*Set, error) {
+	s := &Set{byID: map[string]*Language{}, byExt: map[string]*Language{}, manifests: map[string]ImportRule{}}
+	fss := []fs.FS{languages.FS}
 	for _, d := range dirs {
 		fss = append(fss, os.DirFS(d))
 	}
@@ -245,7 +245,6 @@ func LoadLanguages(e *astgrep.Engine, dirs ...string) (*LangSet, error) {
 		}
 	}
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\n", snapshotMagic)
 	for id, l := range s.byID {
 		s.ids = append(s.ids, id)
 		exts := l.Extensions
@@ -255,13 +254,16 @@ func LoadLanguages(e *astgrep.Engine, dirs ...string) (*LangSet, error) {
 		for _, x := range exts {
 			s.byExt[strings.ToLower(x)] = l
 		}
-		if m := l.rule.manifest(); m != "" {
+		if m := l.rule.Manifest(); m != "" {
 			s.manifests[m] = l.rule
 		}
 	}
 	sort.Strings(s.ids)
-	for _, id := range s.ids {
-		fmt.Fprintf(h, "%s\x00%s\x00", id, s.byID[id].source)
+	for i, id := range s.ids {
+		l := s.byID[id]
+		l.Index = i
+		s.list = append(s.list, l)
+		fmt.Fprintf(h, "%s\x00%s\x00", id, l.source)
 	}
 	s.hash = hex.EncodeToString(h.Sum(nil))
 	return s, nil
@@ -486,19 +488,43 @@ func loadLanguage(e *astgrep.Engine, fsys fs.FS, id string) (*Language, error) {
 }
 
 // IDs lists the language ids, sorted.
-func (s *LangSet) IDs() []string { return s.ids }
+func (s *Set) IDs() []string { return s.ids }
+
+// All lists the languages by id; a language's place is its Index.
+func (s *Set) All() []*Language { return s.list }
 
 // ForFile returns the language of a file name, or nil.
-func (s *LangSet) ForFile(name string) *Language {
+func (s *Set) ForFile(name string) *Language {
 	return s.byExt[strings.ToLower(filepath.Ext(name))]
 }
 
 // Lookup returns a language by id, or nil.
-func (s *LangSet) Lookup(id string) *Language { return s.byID[id] }
+func (s *Set) Lookup(id string) *Language { return s.byID[id] }
 
-// literalType is the builtin type of a literal written as text ("" when
+// Manifest is the import rule that reads a manifest file of this name
+// (go.mod), or nil.
+func (s *Set) Manifest(name string) ImportRule { return s.manifests[name] }
+
+// Hash is a hash of every language's files: records made with other
+// query files or settings are not used.
+func (s *Set) Hash() string { return s.hash }
+
+// Rule is the language's import rule, made with its data.
+func (l *Language) Rule() ImportRule { return l.rule }
+
+// Query is the language's compiled main query (tags.scm and the files
+// "queries" lists).
+func (l *Language) Query() *astgrep.CaptureQuery { return l.query }
+
+// IsBuiltin says whether the language defines name itself.
+func (l *Language) IsBuiltin(name string) bool { return l.builtins[name] }
+
+// IsSelf says whether name means the enclosing class (self, this).
+func (l *Language) IsSelf(name string) bool { return l.self[name] }
+
+// LiteralType is the builtin type of a literal written as text ("" when
 // text is no literal the language lists): the longest prefix wins.
-func (l *Language) literalType(text string) (prefix, typ string) {
+func (l *Language) LiteralType(text string) (prefix, typ string) {
 	for p, t := range l.LiteralTypes {
 		if len(p) > len(prefix) && strings.HasPrefix(text, p) {
 			prefix, typ = p, t

@@ -1,4 +1,4 @@
-package graph
+package lang
 
 import (
 	"os"
@@ -14,7 +14,7 @@ import (
 func TestBundledShapes(t *testing.T) {
 	e := astgrep.NewEngine(astgrep.Options{})
 	defer e.Close()
-	s, err := LoadLanguages(e)
+	s, err := Load(e)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,10 +44,10 @@ func TestShapesFromQueryDirs(t *testing.T) {
 	e := astgrep.NewEngine(astgrep.Options{})
 	defer e.Close()
 	tags := "(function_statement name: (function_name (identifier) @name)) @definition.function\n"
-	load := func(files map[string]string) (*LangSet, error) {
+	load := func(files map[string]string) (*Set, error) {
 		qd := t.TempDir()
 		writeTree(t, qd, files)
-		return LoadLanguages(e, qd)
+		return Load(e, qd)
 	}
 	s, err := load(map[string]string{
 		"lua/language.json":  `{"grammar": "lua", "indent": "  ", "comments": ["--"], "braced_bodies": false}`,
@@ -91,13 +91,29 @@ func TestShapesFromQueryDirs(t *testing.T) {
 // Every bundled language.json key is one langConfig reads: with the
 // strict load, a key no code reads could not be shipped.
 func TestBundledLanguageJSONIsStrict(t *testing.T) {
-	dirs, err := os.ReadDir("languages")
+	dirs, err := os.ReadDir("../languages")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, d := range dirs {
-		if _, _, err := readConfig(os.DirFS("languages"), d.Name(), 0); err != nil {
-			t.Errorf("%s: %v", filepath.Join("languages", d.Name()), err)
+		if !d.IsDir() {
+			continue
+		}
+		if _, _, err := readConfig(os.DirFS("../languages"), d.Name(), 0); err != nil {
+			t.Errorf("%s: %v", filepath.Join("..", "languages", d.Name()), err)
+		}
+	}
+}
+
+func writeTree(t testing.TB, root string, files map[string]string) {
+	t.Helper()
+	for name, body := range files {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package graph
+package lang
 
 import "strings"
 
@@ -14,20 +14,19 @@ type docAt struct {
 // by the language's doc_param and doc_return expressions. A type the
 // language defines (Object, Function) says nothing about user methods:
 // it is left out, so such a receiver stays a ranked candidate.
-func (f *File) docTypes(docs []docAt, tab *table) {
-	l := f.Lang
+func (f *Record) docTypes(l *Language, docs []docAt, tab *table) {
 	if len(docs) == 0 || l.docParam == nil {
 		return
 	}
 	usable := func(t string) bool {
-		if e := l.elemType(t); e != "" { // {Sock[]}, {Array<Sock>}
+		if e := l.ElemType(t); e != "" { // {Sock[]}, {Array<Sock>}
 			t = e
 		}
-		_, n := l.normType(t)
+		_, n := l.NormType(t)
 		return n != "" && !l.builtins[n]
 	}
 	for _, dc := range docs {
-		fn := f.enclosingAt(dc.start)
+		fn := f.EnclosingAt(dc.start)
 		if fn < 0 {
 			continue
 		}
@@ -41,12 +40,12 @@ func (f *File) docTypes(docs []docAt, tab *table) {
 				continue
 			}
 			// The parameter of that name, in the parameter list.
-			for _, i := range f.localsNamed(m[2]) {
-				if lc := &f.Locals[i]; lc.Encl == fn && lc.at >= dc.start && lc.at < dc.end && lc.how == TypeNone && !lc.conflict {
-					lc.typ, lc.how = tab.id(strings.TrimSpace(m[1])), TypeParam
+			for _, i := range f.LocalsNamed(m[2]) {
+				if lc := &f.Locals[i]; lc.Encl == fn && lc.At >= dc.start && lc.At < dc.end && lc.How == TypeNone && !lc.conflict {
+					lc.Type, lc.How = tab.id(strings.TrimSpace(m[1])), TypeParam
 				}
 			}
 		}
 	}
-	f.strs = tab.strs
+	f.Strs = tab.strs
 }

@@ -1,10 +1,9 @@
-package graph
+package lang
 
 import (
 	"bytes"
 	"go/build/constraint"
 	"path"
-	"path/filepath"
 	"runtime"
 	"strings"
 )
@@ -28,66 +27,50 @@ func setOf(s string) map[string]bool {
 	return m
 }
 
-// variant is a file's system and architecture from its name ("" for any).
-type variant struct{ os, arch string }
+// Variant is a file's system and architecture from its name ("" for any).
+type Variant struct{ os, arch string }
 
-func goVariant(rel string) variant {
+func goVariant(rel string) Variant {
 	stem := strings.TrimSuffix(path.Base(rel), ".go")
 	stem = strings.TrimSuffix(stem, "_test")
 	parts := strings.Split(stem, "_")
 	n := len(parts)
 	if n < 2 {
-		return variant{}
+		return Variant{}
 	}
 	last := parts[n-1]
 	switch {
 	case goArch[last] && n >= 3 && goOS[parts[n-2]]:
-		return variant{os: parts[n-2], arch: last}
+		return Variant{os: parts[n-2], arch: last}
 	case goArch[last]:
-		return variant{arch: last}
+		return Variant{arch: last}
 	case goOS[last]:
-		return variant{os: last}
+		return Variant{os: last}
 	}
-	return variant{}
+	return Variant{}
 }
 
-// compatible says whether two variants can be built together.
-func (a variant) compatible(b variant) bool {
+// Compatible says whether two variants can be built together.
+func (a Variant) Compatible(b Variant) bool {
 	return (a.os == "" || b.os == "" || a.os == b.os) && (a.arch == "" || b.arch == "" || a.arch == b.arch)
 }
 
-func (v variant) any() bool { return v.os == "" && v.arch == "" }
+// Any says the variant is built for every system.
+func (v Variant) Any() bool { return v.os == "" && v.arch == "" }
 
-// host is the variant this process runs as.
-var host = variant{os: runtime.GOOS, arch: runtime.GOARCH}
+// Host is the variant this process runs as.
+var Host = Variant{os: runtime.GOOS, arch: runtime.GOARCH}
 
-func (l *Language) variant(rel string) variant {
+// Variant is the variant a file's path names by the language's variants
+// rule (the empty one for any system).
+func (l *Language) Variant(rel string) Variant {
 	if l.Variants == "go" {
 		return goVariant(rel)
 	}
-	return variant{}
+	return Variant{}
 }
 
-// inVariant keeps the definitions a file of f's variant can reach, when
-// there are several and some are built for other variants.
-func inVariant(f *File, ts []Target) []Target {
-	if len(ts) < 2 || f.Lang.Variants == "" {
-		return ts
-	}
-	mine := f.Lang.variant(f.Rel)
-	out := ts[:0:0]
-	for _, t := range ts {
-		if mine.compatible(t.File.Lang.variant(t.File.Rel)) {
-			out = append(out, t)
-		}
-	}
-	if len(out) == 0 {
-		return ts
-	}
-	return out
-}
-
-// What a file says of the system it is built for (File.Host).
+// What a file says of the system it is built for (HostOf).
 const (
 	HostAny uint8 = iota
 	HostYes
@@ -97,15 +80,11 @@ const (
 // unixOS are the systems Go's "unix" build tag names.
 var unixOS = setOf("aix android darwin dragonfly freebsd hurd illumos ios linux netbsd openbsd solaris")
 
-// hostBuilt reads a Go file's //go:build line (before its package clause)
+// HostOf reads a file's build line (Record.BuildLine, Go's //go:build)
 // against this system: its GOOS and GOARCH, unix, gc, cgo and every go1.N
 // release tag hold; any other tag does not.
-func (l *Language) hostBuilt(src []byte) uint8 {
-	if l.Variants != "go" {
-		return HostAny
-	}
-	t := goBuildLine(src)
-	if t == "" {
+func (l *Language) HostOf(t string) uint8 {
+	if l.Variants != "go" || t == "" {
 		return HostAny
 	}
 	e, err := constraint.Parse(t)
@@ -140,23 +119,15 @@ func goBuildLine(src []byte) string {
 	return ""
 }
 
-// TagOnly is the //go:build line of the indexed Go file rel when no GOOS
-// and GOARCH satisfy it: it needs a tag of its own (integration,
-// hardening). A type checker loading the module for some system, as gopls
-// does for a file of another GOOS, has no package for it unless given the
-// tag. "" for any other file.
-func (x *Index) TagOnly(rel string) string {
-	x.mu.RLock()
-	f := x.files[rel]
-	x.mu.RUnlock()
-	if f == nil || f.Lang.Variants != "go" || f.Host != HostNo {
+// TagOnly is a file's build line (Record.BuildLine) when no GOOS and
+// GOARCH satisfy it: it needs a tag of its own (integration, hardening). A
+// type checker loading the module for some system, as gopls does for a
+// file of another GOOS, has no package for it unless given the tag. ""
+// for any other line, and in a language without the go variants rule.
+func (l *Language) TagOnly(t string) string {
+	if l.Variants != "go" || t == "" || l.HostOf(t) != HostNo {
 		return ""
 	}
-	data, _, err := x.guard.ReadFile(filepath.Join(x.root, filepath.FromSlash(rel)), x.opts.MaxFileSize)
-	if err != nil {
-		return ""
-	}
-	t := goBuildLine(data)
 	e, err := constraint.Parse(t)
 	if err != nil {
 		return ""

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package graph
+package index
 
 import "errors"
 

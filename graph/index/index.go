@@ -1,18 +1,27 @@
-package graph
+// Package index is the code graph's index of one root: it walks the tree,
+// reads every file in a supported language through astgrep's queries
+// into a record (graph/lang), publishes what it holds as an immutable
+// snapshot (graph/snap) after each change, keeps it fresh (re-reading
+// what a write or anything else changed) and keeps a copy of the records
+// on disk. It holds no resolution: queries read its snapshots.
+package index
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io/fs"
 	"path"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
-	"syscall"
+	"sync/atomic"
 	"time"
+
+	"github.com/builtin-tools/builtin-tools/graph/lang"
+	"github.com/builtin-tools/builtin-tools/graph/snap"
 
 	"github.com/builtin-tools/builtin-tools/astgrep"
 	"github.com/builtin-tools/builtin-tools/internal/walk"
@@ -41,31 +50,26 @@ type Options struct {
 const DefaultMaxBytes = 400 << 20
 
 // Index is the code graph of one root: every file in a supported language,
-// its definitions, references and imports. It is safe for concurrent use;
-// queries read it while the build and refreshes write it file by file.
+// its definitions, references and imports. It is safe for concurrent use:
+// the build and refreshes make the next snapshot (snap.Builder) under the
+// index's lock and publish it whole; a query takes the published snapshot
+// (Snapshot) and takes no lock while it reads it.
 type Index struct {
 	root  string
 	guard *pathguard.Guard
 	eng   *astgrep.Engine
-	langs *LangSet
+	langs *lang.Set
 	opts  Options
 
-	mu      sync.RWMutex
-	files   map[string]*File // by Rel
-	dirs    map[string]int64 // folders walked, with their mtime
-	skipped map[string]string
-	bytes   int64
-	gen     uint64 // moves on every change
-	modGen  uint64 // moves when the files a module path or package names may change
-	langIx  map[*Language]*langIndex
-	mods    []manifestModule
+	cur atomic.Pointer[snap.Snapshot] // the published snapshot
 
-	impMu sync.Mutex
-	imp   map[*File]*fileScope       // scope's cache
-	ren   map[*Language]renamesAt    // renames' cache, by x.gen
-	impls map[implKey][]Target       // implementations' cache
-	subs  map[*Language]subclassesAt // base-class fields by the base's name, by x.gen
-
+	// mu is the writers' lock: the builder, the folders and manifests
+	// walked, the watcher and the counters. No query holds it while it
+	// resolves.
+	mu        sync.RWMutex
+	b         *snap.Builder
+	published time.Time         // when the builder last published
+	dirs      map[string]int64  // folders walked, with their mtime
 	modAt     map[string]string // a manifest's (go.mod's) folder → module path
 	watch     *watcher          // nil: every Sync checks every stamp
 	watchNote string            // why there is no watcher
@@ -88,26 +92,10 @@ type Index struct {
 	saveErr      error         // why the snapshot could not be written
 	needSave     bool          // the build read files the snapshot did not have
 	saved        chan struct{} // closed when the build's goroutine is done
-
-	parent    *Index                // set on an Ahead index: the index still building
-	parsed    map[string]bool       // on an Ahead index: the files parsed; the rest are there unparsed
-	byRel     map[string]walk.Entry // on an Ahead index: the tree's files
-	namesOnly bool                  // on an AheadFind index: find leaves out letters-in-order matches
 }
-
-// langIndex maps names to the files that define or reference them.
-type langIndex struct {
-	defs    map[string][]*File
-	refs    map[string][]*File
-	dirs    map[string][]*File
-	modules map[string][]*File // dotted module paths (dotted imports)
-	base    map[string][]*File // by file name (include and suffix lookups)
-}
-
-type manifestModule struct{ path, dir string }
 
 // New makes an index over the guard's root, every file read through it.
-// Nothing is read until Build.
+// Nothing is read until Start.
 func New(g *pathguard.Guard, eng *astgrep.Engine, opts Options) (*Index, error) {
 	if g == nil {
 		return nil, fmt.Errorf("%w: an index needs the path guard of its root", pathguard.ErrNoPath)
@@ -119,15 +107,14 @@ func New(g *pathguard.Guard, eng *astgrep.Engine, opts Options) (*Index, error) 
 	if opts.MaxFileSize <= 0 {
 		opts.MaxFileSize = astgrep.DefaultMaxFileSize
 	}
-	langs, err := LoadLanguages(eng, opts.QueryDirs...)
+	langs, err := lang.Load(eng, opts.QueryDirs...)
 	if err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	x := &Index{root: root, guard: g, eng: eng, langs: langs, opts: opts,
-		files: map[string]*File{}, dirs: map[string]int64{}, skipped: map[string]string{},
-		langIx: map[*Language]*langIndex{}, ready: make(chan struct{}), saved: make(chan struct{}), ctx: ctx, cancel: cancel,
-		modAt: map[string]string{}}
+	x := &Index{root: root, guard: g, eng: eng, langs: langs, opts: opts, b: snap.New(langs), dirs: map[string]int64{},
+		ready: make(chan struct{}), saved: make(chan struct{}), ctx: ctx, cancel: cancel, modAt: map[string]string{}}
+	x.cur.Store(x.b.Snapshot())
 	if w, err := newWatcher(); err == nil {
 		x.watch = w
 	} else {
@@ -166,7 +153,7 @@ func (x *Index) Close() {
 }
 
 // Languages returns the languages the index knows.
-func (x *Index) Languages() *LangSet { return x.langs }
+func (x *Index) Languages() *lang.Set { return x.langs }
 
 // Root returns the folder indexed.
 func (x *Index) Root() string { return x.root }
@@ -228,7 +215,7 @@ func (x *Index) walkOpts() walk.Options {
 		MaxFileSize: x.opts.MaxFileSize,
 		Dirs:        true,
 		Want: func(name string) bool {
-			return x.langs.ForFile(name) != nil || x.langs.manifests[name] != nil
+			return x.langs.ForFile(name) != nil || x.langs.Manifest(name) != nil
 		},
 	}
 }
@@ -252,14 +239,15 @@ func (x *Index) build(ctx context.Context) error {
 		x.mu.Lock()
 		for _, e := range files {
 			f := snap[e.Rel]
-			if f != nil && e.Info != nil && f.unchanged(e.Info) && f.Lang == x.langs.ForFile(e.Rel) {
-				x.put(e.Rel, f)
+			if f != nil && e.Info != nil && unchanged(f, e.Info) && f.Lang == x.langs.ForFile(e.Rel) {
+				x.put(f)
 				x.done++
 				x.fromSnapshot++
 				continue
 			}
 			todo = append(todo, e)
 		}
+		x.publish()
 		x.mu.Unlock()
 		files = todo
 	}
@@ -278,27 +266,24 @@ func (x *Index) admit(found []walk.Entry) []walk.Entry {
 	var files []walk.Entry
 	for _, e := range found {
 		switch {
-		case e.Dir && x.parent != nil:
-			// An Ahead index is never refreshed: no folder stamps.
 		case e.Dir:
 			if _, known := x.dirs[e.Rel]; !known {
 				x.watchDir(e.Rel, e.Abs)
 			}
 			x.dirs[e.Rel] = x.dirMtime(e.Abs)
-		case x.langs.manifests[path.Base(e.Rel)] != nil:
+		case x.langs.Manifest(path.Base(e.Rel)) != nil:
 			x.readManifest(e)
 		case e.TooLarge:
-			x.skipped[e.Rel] = fmt.Sprintf("larger than %d bytes", x.opts.MaxFileSize)
+			x.b.Skip(e.Rel, tooLarge(x.opts.MaxFileSize))
 		default:
 			files = append(files, e)
 		}
 	}
-	if x.parent == nil {
-		if _, known := x.dirs["."]; !known {
-			x.watchDir(".", x.root)
-		}
-		x.dirs["."] = x.dirMtime(x.root)
+	if _, known := x.dirs["."]; !known {
+		x.watchDir(".", x.root)
 	}
+	x.dirs["."] = x.dirMtime(x.root)
+	x.publish()
 	return files
 }
 
@@ -313,64 +298,47 @@ func (x *Index) dirMtime(abs string) int64 {
 // readManifest records the module path a manifest declares for its
 // folder, by its language's import rule.
 func (x *Index) readManifest(e walk.Entry) {
+	x.b.SetModules(readManifest(x.guard, x.langs, x.modAt, e))
+}
+
+// readManifest records in modAt the module path the manifest e declares
+// for its folder, and returns every module so recorded, longest path
+// first (nested modules win).
+func readManifest(g *pathguard.Guard, langs *lang.Set, modAt map[string]string, e walk.Entry) []lang.Module {
 	dir := path.Dir(e.Rel)
-	delete(x.modAt, dir)
-	if data, _, err := x.guard.ReadFile(e.Abs, 1<<20); err == nil {
-		if m := x.langs.manifests[path.Base(e.Rel)].modulePath(data); m != "" {
-			x.modAt[dir] = m
+	delete(modAt, dir)
+	if data, _, err := g.ReadFile(e.Abs, 1<<20); err == nil {
+		if m := langs.Manifest(path.Base(e.Rel)).ModulePath(data); m != "" {
+			modAt[dir] = m
 		}
 	}
-	x.mods = x.mods[:0]
-	for d, m := range x.modAt {
-		x.mods = append(x.mods, manifestModule{path: m, dir: d})
+	var mods []lang.Module
+	for d, m := range modAt {
+		mods = append(mods, lang.Module{Path: m, Dir: d})
 	}
-	// Longest module path first: nested modules win.
-	sort.Slice(x.mods, func(i, j int) bool {
-		if len(x.mods[i].path) != len(x.mods[j].path) {
-			return len(x.mods[i].path) > len(x.mods[j].path)
+	sort.Slice(mods, func(i, j int) bool {
+		if len(mods[i].Path) != len(mods[j].Path) {
+			return len(mods[i].Path) > len(mods[j].Path)
 		}
-		return x.mods[i].dir < x.mods[j].dir
+		return mods[i].Dir < mods[j].Dir
 	})
-	x.gen++
-	x.modGen++
+	return mods
 }
 
 // capture reads and extracts files and puts them in the index.
 func (x *Index) capture(ctx context.Context, entries []walk.Entry, counting bool) error {
-	type entry struct {
-		rel string
-		l   *Language
-	}
-	cf := make([]astgrep.CaptureFile, 0, len(entries))
-	of := make(map[string]entry, len(entries))
-	for _, e := range entries {
-		l := x.langs.ForFile(e.Rel)
-		if l == nil {
-			continue
-		}
-		cf = append(cf, astgrep.CaptureFile{Path: e.Abs, Query: l.query, Info: e.Info})
-		of[e.Abs] = entry{e.Rel, l}
-	}
 	lastNote := time.Now()
-	return x.eng.Capture(ctx, x.guard, cf, func(r *astgrep.CaptureResult) {
-		rel, l := of[r.File.Path].rel, of[r.File.Path].l
-		var f *File
-		if r.Err == nil {
-			f = extract(rel, l, r.Src, r)
-			if r.Info != nil {
-				f.stamp(r.Info)
-			}
-		}
+	err := x.read(ctx, entries, func(rel string, f *snap.Entry, rerr error) {
 		x.mu.Lock()
 		switch {
-		case counting && x.files[rel] != nil:
+		case counting && x.b.Entry(rel) != nil:
 			// A refresh after a write put a newer reading while the build
 			// was on its way to this file.
 		case f != nil:
-			x.put(rel, f)
+			x.put(f)
 		default:
-			x.remove(rel)
-			x.skipped[rel] = r.Err.Error()
+			x.b.Remove(rel)
+			x.b.Skip(rel, rerr.Error())
 		}
 		var note func(int, int)
 		if counting {
@@ -380,128 +348,75 @@ func (x *Index) capture(ctx context.Context, entries []walk.Entry, counting bool
 				note = x.progress
 			}
 		}
+		// A long batch (the build) is published as it goes, so queries
+		// that do not wait for it see what is read so far.
+		if time.Since(x.published) > 250*time.Millisecond {
+			x.publish()
+		}
 		done, total := x.done, x.total
 		x.mu.Unlock()
 		if note != nil {
 			note(done, total)
 		}
 	})
+	x.mu.Lock()
+	x.publish()
+	x.mu.Unlock()
+	return err
 }
 
-// stamp records what tells a later reading whether the file changed.
-func (f *File) stamp(info fs.FileInfo) {
-	f.ModTime = info.ModTime().UnixNano()
-	f.Inode, f.CTime = inodeCTime(info)
-}
-
-// unchanged reports whether info shows the file as it was read: size,
-// modification time, inode and change time.
-func (f *File) unchanged(info fs.FileInfo) bool {
-	ino, ct := inodeCTime(info)
-	return info.Size() == f.Size && info.ModTime().UnixNano() == f.ModTime && ino == f.Inode && ct == f.CTime
-}
-
-func inodeCTime(info fs.FileInfo) (uint64, int64) {
-	if st, ok := info.Sys().(*syscall.Stat_t); ok {
-		return uint64(st.Ino), ctimeOf(st)
+// read parses and extracts files (in astgrep's work slots), calling fn
+// with each file's entry, or the error that kept it from being read.
+func (x *Index) read(ctx context.Context, entries []walk.Entry, fn func(rel string, f *snap.Entry, err error)) error {
+	type entry struct {
+		rel string
+		l   *lang.Language
 	}
-	return 0, 0
+	cf := make([]astgrep.CaptureFile, 0, len(entries))
+	of := make(map[string]entry, len(entries))
+	for _, e := range entries {
+		l := x.langs.ForFile(e.Rel)
+		if l == nil {
+			continue
+		}
+		cf = append(cf, astgrep.CaptureFile{Path: e.Abs, Query: l.Query(), Info: e.Info})
+		of[e.Abs] = entry{e.Rel, l}
+	}
+	return x.eng.Capture(ctx, x.guard, cf, func(r *astgrep.CaptureResult) {
+		rel, l := of[r.File.Path].rel, of[r.File.Path].l
+		var f *snap.Entry
+		if r.Err == nil {
+			f = &snap.Entry{Rel: rel, Dir: path.Dir(rel), Lang: l, Content: sha256.Sum256(r.Src), Record: lang.Extract(l, r.Src, r)}
+			if r.Info != nil {
+				f.Stamp = stampOf(r.Info)
+			}
+			f.Stamp.Size = int64(len(r.Src))
+		}
+		fn(rel, f, r.Err)
+	})
 }
 
-func (x *Index) li(l *Language) *langIndex {
-	ix := x.langIx[l]
-	if ix == nil {
-		ix = &langIndex{defs: map[string][]*File{}, refs: map[string][]*File{}, dirs: map[string][]*File{}, modules: map[string][]*File{}, base: map[string][]*File{}}
-		x.langIx[l] = ix
-	}
-	return ix
+// publish makes what the builder holds the snapshot queries read. x.mu
+// is held.
+func (x *Index) publish() {
+	x.cur.Store(x.b.Snapshot())
+	x.published = time.Now()
 }
 
-// put replaces rel's record with f, within the memory bound. x.mu is held.
-func (x *Index) put(rel string, f *File) {
-	if old := x.files[rel]; old == nil || old.Package != f.Package || old.Lang != f.Lang {
-		x.modGen++ // what import paths and packages name changes
-	}
-	x.drop(rel)
-	if x.bytes+f.cost() > x.opts.MaxBytes {
-		x.skipped[rel] = fmt.Sprintf("not indexed: the index reached its memory bound (%d MiB)", x.opts.MaxBytes>>20)
+// Snapshot is the index as last published: immutable, read with no lock.
+func (x *Index) Snapshot() *snap.Snapshot { return x.cur.Load() }
+
+// put replaces the record of f.Rel with f, within the memory bound. x.mu
+// is held.
+func (x *Index) put(f *snap.Entry) { putWithin(x.b, f, x.opts.MaxBytes) }
+
+func putWithin(b *snap.Builder, f *snap.Entry, max int64) {
+	b.Remove(f.Rel)
+	if b.Bytes()+f.Cost() > max {
+		b.Skip(f.Rel, fmt.Sprintf("not indexed: the index reached its memory bound (%d MiB)", max>>20))
 		return
 	}
-	delete(x.skipped, rel)
-	x.files[rel] = f
-	x.bytes += f.cost()
-	x.gen++
-	ix := x.li(f.Lang)
-	eachName(f.Defs, func(n string) { ix.defs[n] = inserted(ix.defs[n], f) }, func(i int) string { return f.Defs[i].Name })
-	eachName(f.Refs, func(n string) { ix.refs[n] = inserted(ix.refs[n], f) }, func(i int) string { return f.strs[f.Refs[i].name] })
-	ix.dirs[f.Dir] = inserted(ix.dirs[f.Dir], f)
-	ix.base[path.Base(f.Rel)] = inserted(ix.base[path.Base(f.Rel)], f)
-	for _, m := range f.Lang.rule.modules(f.Rel) {
-		ix.modules[m] = inserted(ix.modules[m], f)
-	}
-}
-
-// inserted adds f to list in the order of paths: the lists, and whatever
-// is resolved from them (which of two variants' results a call names, the
-// order of tied candidates), do not depend on the order files were read.
-func inserted(list []*File, f *File) []*File {
-	if n := len(list); n == 0 || list[n-1].Rel < f.Rel {
-		return append(list, f)
-	}
-	i, _ := slices.BinarySearchFunc(list, f.Rel, func(g *File, rel string) int { return strings.Compare(g.Rel, rel) })
-	return slices.Insert(list, i, f)
-}
-
-// remove drops rel's record. x.mu is held.
-func (x *Index) remove(rel string) {
-	if x.files[rel] != nil {
-		x.modGen++
-	}
-	x.drop(rel)
-}
-
-func (x *Index) drop(rel string) {
-	f := x.files[rel]
-	if f == nil {
-		return
-	}
-	delete(x.files, rel)
-	x.bytes -= f.cost()
-	x.gen++
-	ix := x.li(f.Lang)
-	eachName(f.Defs, func(n string) { ix.defs[n] = without(ix.defs[n], f, ix.defs, n) }, func(i int) string { return f.Defs[i].Name })
-	eachName(f.Refs, func(n string) { ix.refs[n] = without(ix.refs[n], f, ix.refs, n) }, func(i int) string { return f.strs[f.Refs[i].name] })
-	ix.dirs[f.Dir] = without(ix.dirs[f.Dir], f, ix.dirs, f.Dir)
-	ix.base[path.Base(f.Rel)] = without(ix.base[path.Base(f.Rel)], f, ix.base, path.Base(f.Rel))
-	for _, m := range f.Lang.rule.modules(f.Rel) {
-		ix.modules[m] = without(ix.modules[m], f, ix.modules, m)
-	}
-}
-
-// eachName calls fn once per distinct name among n items.
-func eachName[T any](items []T, fn func(string), name func(int) string) {
-	seen := make(map[string]bool, len(items))
-	for i := range items {
-		n := name(i)
-		if !seen[n] {
-			seen[n] = true
-			fn(n)
-		}
-	}
-}
-
-func without(list []*File, f *File, m map[string][]*File, key string) []*File {
-	for i, g := range list {
-		if g == f {
-			list = append(list[:i:i], list[i+1:]...)
-			break
-		}
-	}
-	if len(list) == 0 {
-		delete(m, key)
-		return nil
-	}
-	return list
+	b.Put(f)
 }
 
 // Refresh re-reads files (absolute paths) now: the registry calls it after
@@ -509,6 +424,7 @@ func without(list []*File, f *File, m map[string][]*File, key string) []*File {
 // no supported language are ignored; deleted ones are dropped.
 func (x *Index) Refresh(ctx context.Context, abs ...string) error {
 	var entries []walk.Entry
+	gone := map[string]string{} // files to drop, and why they are not indexed ("": no reason to say)
 	for _, a := range abs {
 		rel, err := filepath.Rel(x.root, a)
 		if err != nil || strings.HasPrefix(rel, "..") {
@@ -520,27 +436,32 @@ func (x *Index) Refresh(ctx context.Context, abs ...string) error {
 		}
 		info, err := x.guard.Lstat(a)
 		if err != nil || !info.Mode().IsRegular() || walk.Excluded(x.guard, a, false, x.walkOpts()) {
-			x.mu.Lock()
-			x.remove(rel)
-			delete(x.skipped, rel)
-			x.mu.Unlock()
+			gone[rel] = ""
 			continue
 		}
 		if info.Size() > x.opts.MaxFileSize {
-			x.mu.Lock()
-			x.remove(rel)
-			x.skipped[rel] = fmt.Sprintf("larger than %d bytes", x.opts.MaxFileSize)
-			x.mu.Unlock()
+			gone[rel] = tooLarge(x.opts.MaxFileSize)
 			continue
 		}
 		entries = append(entries, walk.Entry{Abs: a, Rel: rel, Info: info})
 	}
+	x.mu.Lock()
+	for rel, why := range gone {
+		x.b.Remove(rel)
+		if why == "" {
+			x.b.Unskip(rel)
+		} else {
+			x.b.Skip(rel, why)
+		}
+	}
+	x.refreshed += len(entries)
+	if len(entries) == 0 {
+		x.publish()
+	}
+	x.mu.Unlock()
 	if len(entries) == 0 {
 		return nil
 	}
-	x.mu.Lock()
-	x.refreshed += len(entries)
-	x.mu.Unlock()
 	return x.capture(ctx, entries, false)
 }
 
@@ -580,18 +501,16 @@ func (x *Index) syncEvents(ctx context.Context, files, dirs []string) (int, erro
 	var changed []string
 	for _, rel := range files {
 		abs := filepath.Join(x.root, filepath.FromSlash(rel))
-		if x.langs.manifests[path.Base(rel)] != nil {
+		if x.langs.Manifest(path.Base(rel)) != nil {
 			dirs = append(dirs, path.Dir(rel))
 			continue
 		}
 		if x.langs.ForFile(rel) == nil {
 			continue
 		}
-		x.mu.RLock()
-		f := x.files[rel]
-		x.mu.RUnlock()
+		f := x.Snapshot().Entry(rel)
 		st, err := x.guard.Lstat(abs)
-		if f != nil && err == nil && f.unchanged(st) {
+		if f != nil && err == nil && unchanged(f, st) {
 			continue // already read (a write through the registry)
 		}
 		changed = append(changed, abs)
@@ -613,23 +532,20 @@ func (x *Index) syncEvents(ctx context.Context, files, dirs []string) (int, erro
 // sweep checks every file's stamp and every folder's modification time.
 func (x *Index) sweep(ctx context.Context) (int, error) {
 	x.mu.RLock()
-	files := make(map[string]*File, len(x.files)) // records are immutable
-	for rel, f := range x.files {
-		files[rel] = f
-	}
 	dirs := make(map[string]int64, len(x.dirs))
 	for d, m := range x.dirs {
 		dirs[d] = m
 	}
 	x.mu.RUnlock()
 	var changed []string
-	for rel, f := range files {
-		abs := filepath.Join(x.root, filepath.FromSlash(rel))
+	x.Snapshot().Each(func(f *snap.Entry) bool {
+		abs := filepath.Join(x.root, filepath.FromSlash(f.Rel))
 		st, err := x.guard.Lstat(abs)
-		if err != nil || !f.unchanged(st) {
+		if err != nil || !unchanged(f, st) {
 			changed = append(changed, abs)
 		}
-	}
+		return true
+	})
 	var rewalk []string
 	for d, m := range dirs {
 		abs := filepath.Join(x.root, filepath.FromSlash(d))
@@ -692,20 +608,22 @@ func (x *Index) rewalk(ctx context.Context, abs string) (int, error) {
 	var gone []string
 	x.mu.Lock()
 	for _, e := range files {
-		if _, ok := x.files[e.Rel]; !ok {
+		if x.b.Entry(e.Rel) == nil {
 			todo = append(todo, e)
 		}
 	}
-	for r, f := range x.files {
+	x.b.Each(func(f *snap.Entry) bool {
 		if under(f.Dir) {
-			if _, err := x.guard.Lstat(filepath.Join(x.root, filepath.FromSlash(r))); err != nil {
-				gone = append(gone, r)
+			if _, err := x.guard.Lstat(filepath.Join(x.root, filepath.FromSlash(f.Rel))); err != nil {
+				gone = append(gone, f.Rel)
 			}
 		}
-	}
+		return true
+	})
 	for _, r := range gone {
-		x.remove(r)
+		x.b.Remove(r)
 	}
+	x.publish()
 	for d := range x.dirs {
 		if under(d) && d != "." {
 			if _, err := x.guard.Lstat(filepath.Join(x.root, filepath.FromSlash(d))); err != nil {
@@ -741,16 +659,64 @@ func (x *Index) Flush(ctx context.Context) {
 
 // ProgressText says how far the build is, for a reader.
 func (x *Index) ProgressText() string {
-	x.mu.RLock()
-	defer x.mu.RUnlock()
-	return x.progressText()
-}
-
-// progressText is ProgressText with x.mu held.
-func (x *Index) progressText() string {
-	done, total := x.done, x.total
+	done, total := x.Progress()
 	if total == 0 {
 		return "still listing the files"
 	}
 	return fmt.Sprintf("%d of %d files indexed so far", done, total)
 }
+
+// State is how complete the index is: whether the build is done, and how
+// far it got.
+type State struct {
+	Ready       bool
+	Done, Total int // files the build finished, of those it found
+}
+
+// State says how complete the index is now. Read it before Snapshot: a
+// ready state then goes with a complete snapshot.
+func (x *Index) State() State {
+	ready := x.Ready()
+	done, total := x.Progress()
+	return State{Ready: ready, Done: done, Total: total}
+}
+
+// Stats are what status says of the index beyond its snapshot.
+type Stats struct {
+	Root         string
+	Found        int           // files the build found
+	Took         time.Duration // the build, once ready
+	Refreshed    int           // files re-read by writes and freshness checks since the build
+	FromSnapshot int           // files the build took from the snapshot on disk
+	// Watching says changes are noticed by file events; else every
+	// query checks every file's stamp, WatchNote saying why.
+	Watching  bool
+	WatchNote string
+	SaveError string // why the snapshot could not be written
+	// BuildError is why the build stopped short (the walk failed).
+	BuildError string
+}
+
+// Stats says what status says of the index.
+func (x *Index) Stats() Stats {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	st := Stats{Root: x.root, Found: x.total, Took: x.took, Refreshed: x.refreshed, FromSnapshot: x.fromSnapshot, Watching: x.watch != nil, WatchNote: x.watchNote}
+	if x.saveErr != nil {
+		st.SaveError = x.saveErr.Error()
+	}
+	if x.buildErr != nil && !errors.Is(x.buildErr, context.Canceled) {
+		st.BuildError = x.buildErr.Error()
+	}
+	return st
+}
+
+// ReadFile reads a file of the root (rel to it) through the index's
+// guard, within its size bound: the lines an answer quotes.
+func (x *Index) ReadFile(rel string) ([]byte, error) {
+	data, _, err := x.guard.ReadFile(filepath.Join(x.root, filepath.FromSlash(rel)), x.opts.MaxFileSize)
+	return data, err
+}
+
+// tooLarge says why a file over the size bound is not indexed.
+func tooLarge(max int64) string { return fmt.Sprintf("larger than %d bytes", max) }

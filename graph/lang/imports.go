@@ -1,4 +1,4 @@
-package graph
+package lang
 
 import (
 	"bufio"
@@ -10,37 +10,66 @@ import (
 	"strings"
 )
 
-// importRule is how one language's import paths name files in the index.
+// FileID names a file in a snapshot of the index (View).
+type FileID uint32
+
+// Module is a module path a manifest (go.mod) declares for its folder.
+type Module struct{ Path, Dir string }
+
+// View is what an import rule reads of the index: which files exist, and
+// the per-language tables of folders, dotted module names and file
+// names. Every list is in path order.
+type View interface {
+	// Lookup is the file at a path relative to the root.
+	Lookup(rel string) (FileID, bool)
+	// Dir lists the files of language l in a folder.
+	Dir(l *Language, dir string) []FileID
+	// EachDir calls fn with every folder holding files of l, in path
+	// order, until it returns false.
+	EachDir(l *Language, fn func(dir string, ids []FileID) bool)
+	// Module lists the files of l that answer to a module name (the
+	// rule's Modules).
+	Module(l *Language, name string) []FileID
+	// Base lists the files of l with a file name.
+	Base(l *Language, base string) []FileID
+	// Modules are the manifests' module paths, longest first.
+	Modules() []Module
+	// Rel is a file's path.
+	Rel(id FileID) string
+}
+
+// ImportRule is how one language's import paths name files in the index.
 // language.json's "imports" picks a registered rule by name; its data
 // (suffixes, init file, separator, ...) comes from the same file, so the
 // resolver knows only the order in which it tries imports.
-type importRule interface {
-	// files maps an import path written in f to the files it names; known
-	// is false when it names nothing in the index (a standard or
-	// third-party module).
-	files(x *Index, f *File, module string) (fs []*File, known bool)
-	// modules lists the module names a file answers to, for rules that
+type ImportRule interface {
+	// Files maps an import path written in the file fromRel (of language
+	// from) to the files it names; known is false when it names nothing in
+	// the index (a standard or third-party module).
+	Files(v View, from *Language, fromRel, module string) (ids []FileID, known bool)
+	// Modules lists the module names a file answers to, for rules that
 	// look a module up by its name (a/b/c.py is a.b.c); nil otherwise.
-	modules(rel string) []string
-	// separator joins a module and a name inside it (a.b, a::b); "" where
+	Modules(rel string) []string
+	// Separator joins a module and a name inside it (a.b, a::b); "" where
 	// import paths are not written in code.
-	separator() string
-	// isPath says a receiver written in code is itself a module path
+	Separator() string
+	// IsPath says a receiver written in code is itself a module path
 	// (a.b.f(), crate::a::f(), crate::f()).
-	isPath(recv string) bool
-	// defaultLocal is the name an import without an alias binds.
-	defaultLocal(module string, files []*File) string
-	// bindsNames says imports name definitions (from m import f), so the
+	IsPath(recv string) bool
+	// DefaultLocal is the name an import without an alias binds, given
+	// the package names the module's files declare.
+	DefaultLocal(module string, packages []string) string
+	// BindsNames says imports name definitions (from m import f), so the
 	// names they give a definition are followed.
-	bindsNames() bool
-	// textual says an import is the imported file's text (#include): its
+	BindsNames() bool
+	// Textual says an import is the imported file's text (#include): its
 	// names are the includer's, and what a header declares is defined in
 	// the sources beside it with its base name.
-	textual() bool
-	// manifest is the name of the file that declares the module path of
-	// its folder (go.mod), "" for none; modulePath reads that path.
-	manifest() string
-	modulePath(data []byte) string
+	Textual() bool
+	// Manifest is the name of the file that declares the module path of
+	// its folder (go.mod), "" for none; ModulePath reads that path.
+	Manifest() string
+	ModulePath(data []byte) string
 }
 
 // importData is what language.json gives a rule; each rule reads some of
@@ -79,26 +108,26 @@ func (d importData) keys() []string {
 // how it is made from them.
 type ruleSpec struct {
 	required, optional []string
-	make               func(importData) importRule
+	make               func(importData) ImportRule
 }
 
 var importRules = map[string]ruleSpec{
-	"none": {make: func(importData) importRule { return noImports{} }},
+	"none": {make: func(importData) ImportRule { return noImports{} }},
 	"go": {required: []string{"manifest"},
-		make: func(d importData) importRule { return goImports{manifestName: d.Manifest} }},
+		make: func(d importData) ImportRule { return goImports{manifestName: d.Manifest} }},
 	"dotted": {required: []string{"module_separator"}, optional: []string{"init_file", "resolve"},
-		make: func(d importData) importRule {
+		make: func(d importData) ImportRule {
 			return dottedImports{sep: d.Separator, init: d.InitFile, resolve: d.Resolve}
 		}},
 	"relative": {optional: []string{"resolve", "replace_extensions"},
-		make: func(d importData) importRule { return relativeImports{resolve: d.Resolve, replace: d.Replace} }},
+		make: func(d importData) ImportRule { return relativeImports{resolve: d.Resolve, replace: d.Replace} }},
 	"rust": {required: []string{"module_separator", "path_root", "path_self", "path_parent", "root_files", "source_dir", "resolve"}, optional: []string{"init_file"},
-		make: func(d importData) importRule { return crateImports{d: d} }},
-	"include": {make: func(importData) importRule { return includeImports{} }},
+		make: func(d importData) ImportRule { return crateImports{d: d} }},
+	"include": {make: func(importData) ImportRule { return includeImports{} }},
 }
 
 // newImportRule checks a language's rule name and data and makes the rule.
-func newImportRule(name string, d importData) (importRule, error) {
+func newImportRule(name string, d importData) (ImportRule, error) {
 	spec, ok := importRules[name]
 	if !ok {
 		var names []string
@@ -126,15 +155,15 @@ func newImportRule(name string, d importData) (importRule, error) {
 // defaults.
 type noImports struct{}
 
-func (noImports) files(*Index, *File, string) ([]*File, bool) { return nil, false }
-func (noImports) modules(string) []string                     { return nil }
-func (noImports) separator() string                           { return "" }
-func (noImports) isPath(string) bool                          { return false }
-func (noImports) defaultLocal(string, []*File) string         { return "" }
-func (noImports) bindsNames() bool                            { return false }
-func (noImports) textual() bool                               { return false }
-func (noImports) manifest() string                            { return "" }
-func (noImports) modulePath([]byte) string                    { return "" }
+func (noImports) Files(View, *Language, string, string) ([]FileID, bool) { return nil, false }
+func (noImports) Modules(string) []string                                { return nil }
+func (noImports) Separator() string                                      { return "" }
+func (noImports) IsPath(string) bool                                     { return false }
+func (noImports) DefaultLocal(string, []string) string                   { return "" }
+func (noImports) BindsNames() bool                                       { return false }
+func (noImports) Textual() bool                                          { return false }
+func (noImports) Manifest() string                                       { return "" }
+func (noImports) ModulePath([]byte) string                               { return "" }
 
 // goImports: an import path is a package folder, under the manifest
 // (go.mod) that declares the longest prefix of it.
@@ -143,10 +172,10 @@ type goImports struct {
 	manifestName string
 }
 
-func (r goImports) manifest() string { return r.manifestName }
+func (r goImports) Manifest() string { return r.manifestName }
 
 // modulePath is the manifest's module directive.
-func (goImports) modulePath(data []byte) string {
+func (goImports) ModulePath(data []byte) string {
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	for sc.Scan() {
 		if rest, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), "module "); ok {
@@ -156,20 +185,19 @@ func (goImports) modulePath(data []byte) string {
 	return ""
 }
 
-func (goImports) files(x *Index, f *File, module string) ([]*File, bool) {
-	ix := x.langIx[f.Lang]
-	for _, m := range x.mods {
-		if module == m.path || strings.HasPrefix(module, m.path+"/") {
-			return nonEmpty(ix.dirs[path.Join(m.dir, strings.TrimPrefix(module, m.path))])
+func (goImports) Files(v View, l *Language, _, module string) ([]FileID, bool) {
+	for _, m := range v.Modules() {
+		if module == m.Path || strings.HasPrefix(module, m.Path+"/") {
+			return nonEmpty(v.Dir(l, path.Join(m.Dir, strings.TrimPrefix(module, m.Path))))
 		}
-		if m.path == "std" {
+		if m.Path == "std" {
 			// The standard library's import paths carry no module prefix.
-			if fs, ok := nonEmpty(ix.dirs[path.Join(m.dir, module)]); ok {
+			if fs, ok := nonEmpty(v.Dir(l, path.Join(m.Dir, module))); ok {
 				return fs, ok
 			}
 		}
 	}
-	return nonEmpty(ix.dirs[module])
+	return nonEmpty(v.Dir(l, module))
 }
 
 // defaultLocal is the package's declared name, else the path's last
@@ -177,21 +205,21 @@ func (goImports) files(x *Index, f *File, module string) ([]*File, bool) {
 // the name most files declare wins (a generator beside them is package
 // main), then the path's element, then the first in order: never the
 // order the files were read in.
-func (goImports) defaultLocal(module string, files []*File) string {
+func (goImports) DefaultLocal(module string, packages []string) string {
 	base := path.Base(module)
 	if len(base) > 1 && base[0] == 'v' && strings.Trim(base[1:], "0123456789") == "" {
 		base = path.Base(path.Dir(module))
 	}
 	best, most := "", 0
 	count := map[string]int{}
-	for _, g := range files {
-		if g.Package == "" || strings.HasSuffix(g.Package, "_test") {
+	for _, p := range packages {
+		if p == "" || strings.HasSuffix(p, "_test") {
 			continue
 		}
-		count[g.Package]++
-		n := count[g.Package]
-		if n > most || n == most && (g.Package == base || best != base && g.Package < best) {
-			best, most = g.Package, n
+		count[p]++
+		n := count[p]
+		if n > most || n == most && (p == base || best != base && p < best) {
+			best, most = p, n
 		}
 	}
 	if best != "" {
@@ -211,7 +239,7 @@ type dottedImports struct {
 
 // modules: a/b/c.py is a.b.c, a/b/__init__.py is a.b, and every shorter
 // suffix of those.
-func (r dottedImports) modules(rel string) []string {
+func (r dottedImports) Modules(rel string) []string {
 	p := strings.TrimSuffix(rel, path.Ext(rel))
 	if r.init != "" {
 		p = strings.TrimSuffix(p, "/"+r.init)
@@ -224,14 +252,13 @@ func (r dottedImports) modules(rel string) []string {
 	return out
 }
 
-func (r dottedImports) files(x *Index, f *File, module string) ([]*File, bool) {
-	ix := x.langIx[f.Lang]
+func (r dottedImports) Files(v View, l *Language, fromRel, module string) ([]FileID, bool) {
 	if strings.HasPrefix(module, r.sep) {
 		dots, rest := 0, module
 		for strings.HasPrefix(rest, r.sep) {
 			dots, rest = dots+1, rest[len(r.sep):]
 		}
-		base := f.Dir
+		base := path.Dir(fromRel)
 		for i := 1; i < dots; i++ {
 			base = path.Dir(base)
 		}
@@ -242,48 +269,49 @@ func (r dottedImports) files(x *Index, f *File, module string) ([]*File, bool) {
 			// by the resolve suffixes that name a file in the folder.
 			for _, ext := range r.resolve {
 				if name, ok := strings.CutPrefix(ext, "/"); ok {
-					if g := x.files[path.Join(base, name)]; g != nil {
-						return []*File{g}, true
+					if g, ok := v.Lookup(path.Join(base, name)); ok {
+						return []FileID{g}, true
 					}
 				}
 			}
 			return nil, false
 		}
 		for _, ext := range r.resolve {
-			if g := x.files[p+ext]; g != nil {
-				return []*File{g}, true
+			if g, ok := v.Lookup(p + ext); ok {
+				return []FileID{g}, true
 			}
 		}
 		return nil, false
 	}
-	if fs := ix.modules[module]; len(fs) > 0 {
-		return r.narrow(fs, module), true
+	if fs := v.Module(l, module); len(fs) > 0 {
+		return r.narrow(v, fs, module), true
 	}
 	dir := strings.ReplaceAll(module, r.sep, "/")
-	var out []*File
-	for d, fs := range ix.dirs {
+	var out []FileID
+	v.EachDir(l, func(d string, fs []FileID) bool {
 		if d == dir || strings.HasSuffix(d, "/"+dir) {
 			out = append(out, fs...)
 		}
-	}
+		return true
+	})
 	return nonEmpty(out)
 }
 
 // narrow prefers the file whose whole path is the module (a.b.c is
 // a/b/c.py) over those it is only a suffix of.
-func (r dottedImports) narrow(fs []*File, module string) []*File {
+func (r dottedImports) narrow(v View, fs []FileID, module string) []FileID {
 	for _, g := range fs {
-		if r.modules(g.Rel)[0] == module {
-			return []*File{g}
+		if r.Modules(v.Rel(g))[0] == module {
+			return []FileID{g}
 		}
 	}
 	return fs
 }
 
-func (r dottedImports) separator() string                          { return r.sep }
-func (r dottedImports) isPath(recv string) bool                    { return strings.Contains(recv, r.sep) }
-func (dottedImports) defaultLocal(module string, _ []*File) string { return module }
-func (dottedImports) bindsNames() bool                             { return true }
+func (r dottedImports) Separator() string                           { return r.sep }
+func (r dottedImports) IsPath(recv string) bool                     { return strings.Contains(recv, r.sep) }
+func (dottedImports) DefaultLocal(module string, _ []string) string { return module }
+func (dottedImports) BindsNames() bool                              { return true }
 
 // relativeImports: only a path starting with "." names a file, beside the
 // importer, as written or with one of the resolve suffixes.
@@ -292,13 +320,13 @@ type relativeImports struct {
 	resolve, replace []string
 }
 
-func (r relativeImports) files(x *Index, f *File, module string) ([]*File, bool) {
+func (r relativeImports) Files(v View, _ *Language, fromRel, module string) ([]FileID, bool) {
 	if !strings.HasPrefix(module, ".") {
 		return nil, false
 	}
-	p := path.Join(f.Dir, module)
-	if g := x.files[p]; g != nil {
-		return []*File{g}, true
+	p := path.Join(path.Dir(fromRel), module)
+	if g, ok := v.Lookup(p); ok {
+		return []FileID{g}, true
 	}
 	// A path may name a file by its output's extension (./b.js for b.ts).
 	stems := []string{p}
@@ -307,15 +335,15 @@ func (r relativeImports) files(x *Index, f *File, module string) ([]*File, bool)
 	}
 	for _, stem := range stems {
 		for _, ext := range r.resolve {
-			if g := x.files[stem+ext]; g != nil {
-				return []*File{g}, true
+			if g, ok := v.Lookup(stem + ext); ok {
+				return []FileID{g}, true
 			}
 		}
 	}
 	return nil, false
 }
 
-func (relativeImports) bindsNames() bool { return true }
+func (relativeImports) BindsNames() bool { return true }
 
 // crateImports: a path of segments from the package's root (path_root),
 // the file's own module (path_self), the module above (path_parent), or,
@@ -326,9 +354,9 @@ type crateImports struct {
 	d importData
 }
 
-func (r crateImports) files(x *Index, f *File, module string) ([]*File, bool) {
+func (r crateImports) Files(v View, _ *Language, fromRel, module string) ([]FileID, bool) {
 	segs := strings.Split(module, r.d.Separator)
-	crate, here := r.module(f.Rel)
+	crate, here := r.module(fromRel)
 	switch segs[0] {
 	case r.d.Root:
 		segs = segs[1:]
@@ -346,11 +374,11 @@ func (r crateImports) files(x *Index, f *File, module string) ([]*File, bool) {
 	default:
 		// A bare path: a module of this crate named from its root
 		// (2015 style) or a module declared here.
-		if fs, ok := r.find(x, crate, append(append([]string{}, here...), segs...)); ok {
+		if fs, ok := r.find(v, crate, append(append([]string{}, here...), segs...)); ok {
 			return fs, ok
 		}
 	}
-	return r.find(x, crate, segs)
+	return r.find(v, crate, segs)
 }
 
 // module splits a file's path into its package's source folder and its
@@ -378,56 +406,56 @@ func (r crateImports) module(rel string) (string, []string) {
 // find is the file of module segs in crate: crate/a/b.rs or
 // crate/a/b/mod.rs; the crate's root for no segments. An item's path
 // (crate::a::b::Item) names no file: its module is one shorter.
-func (r crateImports) find(x *Index, crate string, segs []string) ([]*File, bool) {
+func (r crateImports) find(v View, crate string, segs []string) ([]FileID, bool) {
 	join := func(parts ...string) string {
 		return strings.TrimPrefix(path.Join(parts...), "/")
 	}
 	if len(segs) == 0 {
 		for _, n := range r.d.RootFiles {
-			if g := x.files[join(crate, n)]; g != nil {
-				return []*File{g}, true
+			if g, ok := v.Lookup(join(crate, n)); ok {
+				return []FileID{g}, true
 			}
 		}
 		return nil, false
 	}
 	p := join(append([]string{crate}, segs...)...)
 	for _, ext := range r.d.Resolve {
-		if g := x.files[p+ext]; g != nil {
-			return []*File{g}, true
+		if g, ok := v.Lookup(p + ext); ok {
+			return []FileID{g}, true
 		}
 	}
 	return nil, false
 }
 
-func (r crateImports) separator() string { return r.d.Separator }
-func (r crateImports) isPath(recv string) bool {
+func (r crateImports) Separator() string { return r.d.Separator }
+func (r crateImports) IsPath(recv string) bool {
 	return strings.Contains(recv, r.d.Separator) || recv == r.d.Root || recv == r.d.Self || recv == r.d.Parent
 }
-func (r crateImports) defaultLocal(module string, _ []*File) string {
+func (r crateImports) DefaultLocal(module string, _ []string) string {
 	if i := strings.LastIndex(module, r.d.Separator); i >= 0 {
 		return module[i+len(r.d.Separator):]
 	}
 	return module
 }
-func (crateImports) bindsNames() bool { return true }
+func (crateImports) BindsNames() bool { return true }
 
 // includeImports: an include names a file beside the includer, else any
 // file whose path ends with it.
 type includeImports struct{ noImports }
 
-func (includeImports) files(x *Index, f *File, module string) ([]*File, bool) {
-	if g := x.files[path.Join(f.Dir, module)]; g != nil {
-		return []*File{g}, true
+func (includeImports) Files(v View, l *Language, fromRel, module string) ([]FileID, bool) {
+	if g, ok := v.Lookup(path.Join(path.Dir(fromRel), module)); ok {
+		return []FileID{g}, true
 	}
-	var out []*File
-	for _, g := range x.langIx[f.Lang].base[path.Base(module)] {
-		if g.Rel == module || strings.HasSuffix(g.Rel, "/"+module) {
+	var out []FileID
+	for _, g := range v.Base(l, path.Base(module)) {
+		if rel := v.Rel(g); rel == module || strings.HasSuffix(rel, "/"+module) {
 			out = append(out, g)
 		}
 	}
 	return nonEmpty(out)
 }
 
-func (includeImports) textual() bool { return true }
+func (includeImports) Textual() bool { return true }
 
-func nonEmpty(fs []*File) ([]*File, bool) { return fs, len(fs) > 0 }
+func nonEmpty(fs []FileID) ([]FileID, bool) { return fs, len(fs) > 0 }

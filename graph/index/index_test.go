@@ -1,0 +1,224 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/builtin-tools/builtin-tools/astgrep"
+	"github.com/builtin-tools/builtin-tools/graph/snap"
+	"github.com/builtin-tools/builtin-tools/pathguard"
+)
+
+func writeTree(t testing.TB, root string, files map[string]string) {
+	t.Helper()
+	for name, body := range files {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// coldIndex is an index over root whose build has not started.
+func coldIndex(t testing.TB, root string, opts Options) *Index {
+	t.Helper()
+	g, err := pathguard.New(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { g.Close() })
+	e := astgrep.NewEngine(astgrep.Options{})
+	t.Cleanup(func() { e.Close() })
+	x, err := New(g, e, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(x.Close)
+	return x
+}
+
+func buildRootOpts(t testing.TB, root string, opts Options) *Index {
+	t.Helper()
+	x := coldIndex(t, root, opts)
+	x.Start(nil)
+	if !x.Wait(context.Background(), time.Minute) {
+		t.Fatal("index not built in a minute")
+	}
+	return x
+}
+
+// defs lists the snapshot's definitions as path:name, in path order.
+func defs(s *snap.Snapshot) string {
+	var out []string
+	for f := range s.Files() {
+		for i := range f.Defs {
+			out = append(out, f.Rel+":"+f.Defs[i].Name)
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+// refsTo lists the references to name as path:enclosing definition.
+func refsTo(s *snap.Snapshot, name string) []string {
+	var out []string
+	for f := range s.Files() {
+		for i := range f.Refs {
+			if r := &f.Refs[i]; f.RefName(r) == name {
+				in := "(top level)"
+				if r.Encl >= 0 {
+					in = f.Defs[r.Encl].Name
+				}
+				out = append(out, f.Rel+":"+in)
+			}
+		}
+	}
+	return out
+}
+
+// Files changed on disk by something other than the registry are noticed
+// when the index syncs (before every answer): an edited file, a new file
+// in a new folder, a deleted one — by file events, and by stamps where
+// there are none.
+func TestSyncSeesOutsideChanges(t *testing.T) {
+	t.Run("watched", func(t *testing.T) { testOutsideChanges(t, false) })
+	t.Run("stamps", func(t *testing.T) { testOutsideChanges(t, true) })
+}
+
+func testOutsideChanges(t *testing.T, noWatcher bool) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{
+		"go.mod": "module m\n",
+		"a.go":   "package m\n\nfunc Target() {}\n",
+		"b.go":   "package m\n\nfunc B() { Target() }\n",
+	})
+	x := buildRootOpts(t, root, Options{})
+	if noWatcher {
+		x.mu.Lock()
+		if x.watch != nil {
+			x.watch.close()
+			x.watch = nil
+		}
+		x.mu.Unlock()
+	} else if x.watch == nil {
+		t.Logf("no watcher here (%s): the stamp check is what is tested", x.watchNote)
+	}
+	sync := func() *snap.Snapshot {
+		t.Helper()
+		if _, err := x.Sync(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		return x.Snapshot()
+	}
+	if got := refsTo(sync(), "Target"); !slices.Equal(got, []string{"b.go:B"}) {
+		t.Fatalf("before: %v", got)
+	}
+	// Same size, so only the modification time tells.
+	time.Sleep(10 * time.Millisecond)
+	writeTree(t, root, map[string]string{"b.go": "package m\n\nfunc C() { Target() }\n"})
+	if got := refsTo(sync(), "Target"); !slices.Equal(got, []string{"b.go:C"}) {
+		t.Fatalf("an edit outside the registry was not seen: %v", got)
+	}
+	writeTree(t, root, map[string]string{"sub/deep/c.go": "package deep\n\nimport \"m\"\n\nfunc D() { m.Target() }\n"})
+	if got := refsTo(sync(), "Target"); !slices.Equal(got, []string{"b.go:C", "sub/deep/c.go:D"}) {
+		t.Fatalf("a new file in a new folder was not seen: %v", got)
+	}
+	if err := os.Remove(filepath.Join(root, "b.go")); err != nil {
+		t.Fatal(err)
+	}
+	if got := refsTo(sync(), "Target"); !slices.Equal(got, []string{"sub/deep/c.go:D"}) {
+		t.Fatalf("a deleted file is still in the index: %v", got)
+	}
+}
+
+// N21: a file rewritten in place with its size and modification time
+// restored is read again, by a warm start from the snapshot and by a
+// stamp sweep: its change time moved.
+func TestRewriteKeepingMtime(t *testing.T) {
+	root, cache := t.TempDir(), t.TempDir()
+	writeTree(t, root, map[string]string{"go.mod": "module p\n", "a.go": "package p\n\nfunc Alpha() {}\n"})
+	cold := buildRootOpts(t, root, Options{CacheDir: cache})
+	cold.Flush(context.Background())
+	abs := filepath.Join(root, "a.go")
+	before, err := os.Stat(abs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(20 * time.Millisecond) // a change time the clock can tell apart
+	f, err := os.OpenFile(abs, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteAt([]byte("package p\n\nfunc Omega() {}\n"), 0) // same size
+	f.Close()
+	if err := os.Chtimes(abs, before.ModTime(), before.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	warm := buildRootOpts(t, root, Options{CacheDir: cache})
+	warm.Flush(context.Background())
+	if d := defs(warm.Snapshot()); d != "a.go:Omega" {
+		t.Fatalf("a warm start served the snapshot's stale record: %s", d)
+	}
+	// The first index, checking stamps (no watcher), sees it too.
+	if _, err := cold.sweep(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if d := defs(cold.Snapshot()); d != "a.go:Omega" {
+		t.Fatalf("a stamp sweep missed the rewrite: %s", d)
+	}
+}
+
+// A partial snapshot holds every file of the tree, unparsed, and parses
+// only what it is asked to; the index's own snapshot is untouched by it.
+func TestPartial(t *testing.T) {
+	root := t.TempDir()
+	files := map[string]string{"go.mod": "module m\n"}
+	for i := range AheadMinFiles {
+		files[fmt.Sprintf("p%d/f%d.go", i%7, i)] = fmt.Sprintf("package p%d\n\nfunc F%d() {}\n", i%7, i)
+	}
+	writeTree(t, root, files)
+	x := coldIndex(t, root, Options{})
+	p, err := x.NewPartial(context.Background())
+	if err != nil || p == nil {
+		t.Fatalf("partial: %v %v", p, err)
+	}
+	if s := p.Snapshot(); s.Len() != AheadMinFiles || len(s.Mods()) != 1 || defs(s) != "" {
+		t.Fatalf("a new partial snapshot: %d files, modules %v, definitions %q", s.Len(), s.Mods(), defs(s))
+	}
+	hit := p.Scan(context.Background(), p.Files(), [][]byte{[]byte("F17()")}, false)
+	var want []string
+	for i, e := range p.Files() {
+		if hit[i] {
+			want = append(want, e.Rel)
+		}
+	}
+	var es = p.Files()[:0:0]
+	for i, e := range p.Files() {
+		if hit[i] {
+			es = append(es, e)
+		}
+	}
+	if err := p.Parse(context.Background(), es); err != nil {
+		t.Fatal(err)
+	}
+	if d := defs(p.Snapshot()); d != "p3/f17.go:F17" || !slices.Equal(want, []string{"p3/f17.go"}) {
+		t.Fatalf("after parsing %v: %q", want, d)
+	}
+	if len(p.Unparsed(p.Files())) != AheadMinFiles-1 || x.Snapshot().Len() != 0 {
+		t.Fatalf("%d unparsed, the index holds %d files", len(p.Unparsed(p.Files())), x.Snapshot().Len())
+	}
+	// A small tree is not worth one.
+	small := t.TempDir()
+	writeTree(t, small, map[string]string{"a.go": "package a\n"})
+	if p, err := coldIndex(t, small, Options{}).NewPartial(context.Background()); p != nil || err != nil {
+		t.Fatalf("a partial of a small tree: %v %v", p, err)
+	}
+}

@@ -1,0 +1,670 @@
+package lang
+
+import (
+	"slices"
+	"sort"
+	"strings"
+	"unique"
+
+	"github.com/builtin-tools/builtin-tools/astgrep"
+)
+
+func intern(s string) string { return unique.Make(s).Value() }
+
+// table builds a file's string table.
+type table struct {
+	ids  map[string]uint32
+	strs []string
+}
+
+func (t *table) id(s string) uint32 {
+	if s == "" {
+		return 0
+	}
+	if i, ok := t.ids[s]; ok {
+		return i
+	}
+	i := uint32(len(t.strs))
+	t.ids[s] = i
+	t.strs = append(t.strs, intern(s))
+	return i
+}
+
+// Extract turns one file's query matches (r, of l's query over src) into
+// its record.
+func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
+	f := &Record{Errors: r.Errors}
+	if l.Variants == "go" {
+		f.BuildLine = goBuildLine(src)
+	}
+	for _, row := range r.ErrorRows {
+		f.ErrorAt = append(f.ErrorAt, row+1)
+	}
+	type defAt struct {
+		d       Def
+		pattern int
+	}
+	var defs []defAt
+	type refAt struct {
+		r       Ref
+		pattern int
+		end     int32
+	}
+	var refs []refAt
+	var locals []Local
+	var fields []Field
+	var scopes [][2]int32
+	tab := &table{ids: map[string]uint32{}, strs: []string{""}}
+	exportsSet := false
+	var docs []docAt
+	for _, m := range r.Matches {
+		var rl *role
+		var name, recv, cont, self, mod, iname, idef, alias, typ, scope *astgrep.QueryCapture
+		how := TypeNone
+		member := false
+		for i := range m.Captures {
+			c := &m.Captures[i]
+			switch c.Index {
+			case l.capName:
+				name = c
+			case l.capRecv:
+				recv = c
+			case l.capCont:
+				cont = c
+			case l.capSelf:
+				self = c
+			case l.capMod:
+				mod = c
+			case l.capINm:
+				iname = c
+			case l.capIDef:
+				idef = c
+			case l.capAlias:
+				alias = c
+			case l.capType:
+				typ, how = c, TypeDeclared
+			case l.capTypeNew:
+				typ, how = c, TypeNew
+			case l.capTypeCall:
+				typ, how = c, TypeCall
+			case l.capTypeElem:
+				typ, how = c, TypeElem
+			case l.capTypeExpr:
+				typ, how = c, TypeExpr
+			case l.capTypeMember:
+				typ, how, member = c, TypeExpr, true
+			case l.capTypeField:
+				typ, how = c, TypeField
+			case l.capTypeCall2:
+				typ, how = c, TypeCall2
+			case l.capTypeCall3:
+				typ, how = c, TypeCall3
+			case l.capTypeParam:
+				typ, how = c, TypeTypeParam
+			case l.capTypeResult:
+				typ, how = c, TypeResult
+			case l.capTypeKey:
+				typ, how = c, TypeKey
+			case l.capScope:
+				scope = c
+			}
+			if ro := &l.roles[c.Index]; ro.capture >= 0 && rl == nil {
+				rl = ro
+			}
+		}
+		if rl == nil {
+			continue
+		}
+		var whole *astgrep.QueryCapture
+		for i := range m.Captures {
+			if m.Captures[i].Index == rl.capture {
+				whole = &m.Captures[i]
+			}
+		}
+		switch rl.what {
+		case "package":
+			if name != nil {
+				f.Package = intern(name.Text(src))
+			}
+		case "doc":
+			for i := range m.Captures {
+				if c := &m.Captures[i]; c.Index == l.capDocText {
+					docs = append(docs, docAt{int32(whole.Start), int32(whole.End), c.Text(src)})
+				}
+			}
+		case "export":
+			if rl.kind == "default" {
+				if name != nil && f.Default == "" {
+					f.Default = intern(name.Text(src))
+				}
+				continue
+			}
+			// Two different values (if/else) name none.
+			if e := name; e != nil && exportsSet && f.Exports != e.Text(src) {
+				f.Exports = ""
+			} else if e != nil && !exportsSet {
+				f.Exports, exportsSet = intern(e.Text(src)), true
+			}
+		case "import":
+			if mod == nil {
+				continue
+			}
+			im := Import{Module: intern(unquote(mod.Text(src))), Line: int32(mod.StartRow + 1)}
+			if iname != nil {
+				im.Name = intern(iname.Text(src))
+				im.Local = im.Name
+			}
+			if idef != nil {
+				im.Name, im.Local = DefaultImport, intern(idef.Text(src))
+			}
+			if alias != nil {
+				im.Local = intern(alias.Text(src))
+			}
+			f.Imports = append(f.Imports, im)
+		case "definition":
+			if name == nil {
+				continue
+			}
+			d := Def{Name: intern(name.Text(src)), Kind: intern(rl.kind),
+				Line: int32(whole.StartRow + 1), EndLine: int32(whole.EndRow + 1), Col: int32(name.StartCol + 1),
+				Start: int32(whole.Start), End: int32(whole.End), NameAt: int32(name.Start)}
+			if cont != nil {
+				d.Container = intern(cont.Text(src))
+			}
+			if self != nil {
+				d.Self = intern(self.Text(src))
+			}
+			if typ != nil {
+				d.Type = intern(typeText(typ.Text(src)))
+				d.How = how
+			}
+			defs = append(defs, defAt{d, m.Pattern})
+		case "field":
+			// A @field.module binding without a type still counts: it
+			// rebinds the module's name.
+			if typ == nil && (rl.kind != "module" && rl.kind != "global" && rl.kind != "attr" || name == nil) {
+				continue
+			}
+			var fd Field
+			if typ != nil {
+				fd = Field{Type: intern(clipLiteral(l, typeText(typ.Text(src)))), How: how, Line: int32(typ.StartRow + 1), At: int32(typ.Start)}
+			} else {
+				fd.Line = int32(name.StartRow + 1)
+			}
+			fd.Module = rl.kind == "module" || rl.kind == "global"
+			fd.Global = rl.kind == "global"
+			fd.Attr = rl.kind == "attr"
+			if name != nil {
+				// (A module or attribute binding's name is interned once
+				// kept: most are dropped.)
+				fd.Name = name.Text(src)
+				if !fd.Module && !fd.Attr {
+					fd.Name = intern(fd.Name)
+				}
+				fd.At = int32(name.Start)
+			}
+			if cont != nil {
+				fd.Container = intern(cont.Text(src))
+			}
+			fields = append(fields, fd)
+		case "local":
+			if kind := rl.kind; kind == "scope" {
+				scopes = append(scopes, [2]int32{int32(whole.Start), int32(whole.End)})
+			} else if name != nil {
+				lc := Local{Name: tab.id(name.Text(src)), At: int32(name.Start), Encl: -1, End: -1, Line: int32(name.StartRow + 1)}
+				if typ != nil {
+					lc.Type, lc.How = tab.id(clipLiteral(l, typeText(typ.Text(src)))), how
+					if member {
+						lc.Type = tab.id(typeText(typ.Text(src)) + "." + name.Text(src))
+					}
+					if how == TypeDeclared && rl.kind == "param" {
+						lc.How = TypeParam
+					}
+					if scope != nil {
+						lc.How = TypeBranch
+					}
+				}
+				if scope != nil {
+					lc.At, lc.End = int32(scope.Start), int32(scope.End)
+				}
+				locals = append(locals, lc)
+			}
+		case "reference":
+			if name == nil {
+				continue
+			}
+			k, ok := refKinds[rl.kind]
+			if !ok {
+				continue
+			}
+			rf := Ref{Name: tab.id(name.Text(src)), Kind: k, Line: int32(name.StartRow + 1), Col: int32(name.StartCol + 1), At: int32(name.Start), Encl: -1}
+			if recv != nil {
+				rf.Recv = tab.id(strings.Join(strings.Fields(recv.Text(src)), ""))
+			}
+			refs = append(refs, refAt{rf, m.Pattern, int32(name.End)})
+		}
+	}
+	// One definition per name node: the first pattern that matched it wins,
+	// so a specific pattern listed before a general one decides the kind.
+	sort.SliceStable(defs, func(i, j int) bool {
+		if defs[i].d.NameAt != defs[j].d.NameAt {
+			return defs[i].d.NameAt < defs[j].d.NameAt
+		}
+		return defs[i].pattern < defs[j].pattern
+	})
+	names := make(map[int32]bool, len(defs))
+	f.Defs = make([]Def, 0, len(defs))
+	for _, d := range defs {
+		if names[d.d.NameAt] {
+			// A later pattern may only add the declared type (a return
+			// type) to the kind the first one decided.
+			if k := len(f.Defs) - 1; d.d.Type != "" && f.Defs[k].NameAt == d.d.NameAt && f.Defs[k].Type == "" {
+				f.Defs[k].Type, f.Defs[k].How = d.d.Type, d.d.How
+			}
+			continue
+		}
+		names[d.d.NameAt] = true
+		f.Defs = append(f.Defs, d.d)
+	}
+	// Definitions by start, outer first, for nesting.
+	sort.SliceStable(f.Defs, func(i, j int) bool {
+		if f.Defs[i].Start != f.Defs[j].Start {
+			return f.Defs[i].Start < f.Defs[j].Start
+		}
+		return f.Defs[i].End > f.Defs[j].End
+	})
+	parent := nest(f.Defs)
+	// One reference per name node, and none on a definition's own name.
+	sort.SliceStable(refs, func(i, j int) bool {
+		if refs[i].r.At != refs[j].r.At {
+			return refs[i].r.At < refs[j].r.At
+		}
+		return refs[i].pattern < refs[j].pattern
+	})
+	last := int32(-1)
+	f.Refs = make([]Ref, 0, len(refs))
+	for _, r := range refs {
+		if r.r.At == last || names[r.r.At] {
+			continue
+		}
+		last = r.r.At
+		f.Refs = append(f.Refs, r.r)
+	}
+	if cap(f.Refs)-len(f.Refs) > 16 {
+		f.Refs = slices.Clone(f.Refs)
+	}
+	enclose(f.Defs, f.Refs)
+	f.Strs = slices.Clip(tab.strs)
+	markLocal(f.Defs, parent, scopes)
+	if l.moduleFields {
+		// The @local bindings outside every function and class are the
+		// module's own.
+		tops := outermost(f.Defs)
+		for _, lc := range locals {
+			if !within(tops, lc.At) {
+				fields = append(fields, Field{Name: tab.strs[lc.Name], Type: tab.strs[lc.Type], How: lc.How, Line: lc.Line, At: lc.At, Module: true})
+			}
+		}
+	}
+	f.Locals = f.localsIn(locals, scopes, names)
+	f.docTypes(l, docs, tab)
+	f.Fields = fieldsIn(f.Defs, fields)
+	// A value use of a local or a builtin (err, nil) passes no function of
+	// the index on: keeping it would only cost memory.
+	kept := f.Refs[:0]
+	for _, r := range f.Refs {
+		if r.Kind == RefValue && r.Recv == 0 && (l.builtins[f.Strs[r.Name]] || f.Bound(f.Strs[r.Name], r.Encl, r.At)) {
+			continue
+		}
+		kept = append(kept, r)
+	}
+	if len(kept) < len(f.Refs) {
+		f.Refs = slices.Clone(kept)
+	}
+	f.DefOrder = Order(len(f.Defs), func(i int) string { return f.Defs[i].Name })
+	f.RefOrder = Order(len(f.Refs), func(i int) string { return f.Strs[f.Refs[i].Name] })
+	return f
+}
+
+// nest sets the container of definitions nested in a class-like one,
+// makes functions inside classes methods, and marks local those whose
+// innermost enclosing definition is neither a class nor a namespace. It
+// returns each definition's innermost enclosing one (-1 for none). defs
+// is sorted by start, outer first.
+func nest(defs []Def) []int {
+	parent := make([]int, len(defs))
+	var stack []int
+	for i := range defs {
+		d := &defs[i]
+		for len(stack) > 0 && defs[stack[len(stack)-1]].End <= d.Start {
+			stack = stack[:len(stack)-1]
+		}
+		parent[i] = -1
+		if len(stack) > 0 {
+			parent[i] = stack[len(stack)-1]
+			p := &defs[parent[i]]
+			d.Local = !classLike[p.Kind] && !namespaceLike[p.Kind]
+			switch {
+			case d.Container == "" && classLike[p.Kind]:
+				d.Container = p.Name
+				d.Scope = p.Scope
+			case namespaceLike[p.Kind]:
+				d.Scope = p.Name
+				if p.Scope != "" {
+					d.Scope = p.Scope + "." + p.Name
+				}
+			default:
+				d.Scope = p.Scope
+			}
+		}
+		if d.Kind == "function" && d.Container != "" {
+			d.Kind = "method"
+		}
+		stack = append(stack, i)
+	}
+	return parent
+}
+
+// markLocal also marks local the definitions whose name lies in a scope
+// (a block, an arrow function) other than their own node and a
+// namespace's body. parent is what nest returned.
+func markLocal(defs []Def, parent []int, scopes [][2]int32) {
+	if len(scopes) == 0 {
+		return
+	}
+	sortScopes(scopes)
+	order := make([]int, len(defs))
+	for i := range order {
+		order[i] = i
+	}
+	sort.Slice(order, func(a, b int) bool { return defs[order[a]].NameAt < defs[order[b]].NameAt })
+	sw := scopeSweep{scopes: scopes}
+	for _, i := range order {
+		d := &defs[i]
+		open := sw.at(d.NameAt)
+		k := len(open) - 1
+		if k >= 0 && open[k] == [2]int32{d.Start, d.End} {
+			k--
+		}
+		if d.Local || k < 0 {
+			continue
+		}
+		s := open[k]
+		if p := parent[i]; p >= 0 && namespaceLike[defs[p].Kind] && defs[p].Start <= s[0] && s[1] <= defs[p].End {
+			continue // the namespace's own body
+		}
+		d.Local = true
+	}
+}
+
+// enclose sets each reference's enclosing definition: the innermost
+// function-like one around it, else the innermost of any kind. refs is
+// sorted by position.
+func enclose(defs []Def, refs []Ref) {
+	var stack []int
+	next := 0
+	for ri := range refs {
+		r := &refs[ri]
+		for len(stack) > 0 && defs[stack[len(stack)-1]].End <= r.At {
+			stack = stack[:len(stack)-1]
+		}
+		for next < len(defs) && defs[next].Start <= r.At {
+			for len(stack) > 0 && defs[stack[len(stack)-1]].End <= defs[next].Start {
+				stack = stack[:len(stack)-1]
+			}
+			if defs[next].End > r.At {
+				stack = append(stack, next)
+			}
+			next++
+		}
+		for len(stack) > 0 && defs[stack[len(stack)-1]].End <= r.At {
+			stack = stack[:len(stack)-1]
+		}
+		r.Encl = -1
+		for k := len(stack) - 1; k >= 0; k-- {
+			if functionLike[defs[stack[k]].Kind] {
+				r.Encl = int32(stack[k])
+				break
+			}
+		}
+		if r.Encl < 0 && len(stack) > 0 {
+			r.Encl = int32(stack[len(stack)-1])
+		}
+	}
+}
+
+// sortScopes sorts byte ranges by start, outer first.
+func sortScopes(scopes [][2]int32) {
+	sort.Slice(scopes, func(i, j int) bool {
+		if scopes[i][0] != scopes[j][0] {
+			return scopes[i][0] < scopes[j][0]
+		}
+		return scopes[i][1] > scopes[j][1]
+	})
+}
+
+// scopeSweep gives, for positions asked in increasing order, the scopes
+// open there, innermost last; scopes are sorted by sortScopes.
+type scopeSweep struct {
+	scopes, open [][2]int32
+	next         int
+}
+
+func (w *scopeSweep) at(pos int32) [][2]int32 {
+	for w.next < len(w.scopes) && w.scopes[w.next][0] <= pos {
+		for len(w.open) > 0 && w.open[len(w.open)-1][1] <= w.scopes[w.next][0] {
+			w.open = w.open[:len(w.open)-1]
+		}
+		if w.scopes[w.next][1] > pos {
+			w.open = append(w.open, w.scopes[w.next])
+		}
+		w.next++
+	}
+	for len(w.open) > 0 && w.open[len(w.open)-1][1] <= pos {
+		w.open = w.open[:len(w.open)-1]
+	}
+	return w.open
+}
+
+// localsIn keeps the locals inside a function-like definition (a
+// top-level binding is a definition, not a local), with their enclosing
+// definition, sorted by name and position.
+func (f *Record) localsIn(locals []Local, scopes [][2]int32, defNames map[int32]bool) []Local {
+	defs := f.Defs
+	if len(locals) == 0 {
+		return nil
+	}
+	sort.Slice(locals, func(i, j int) bool { return locals[i].At < locals[j].At })
+	// Each local's innermost scope.
+	sortScopes(scopes)
+	sw := scopeSweep{scopes: scopes}
+	for i := range locals {
+		if open := sw.at(locals[i].At); len(open) > 0 && locals[i].End < 0 {
+			locals[i].End = open[len(open)-1][1]
+		}
+	}
+	refs := make([]Ref, len(locals))
+	for i, l := range locals {
+		refs[i] = Ref{At: l.At}
+	}
+	enclose(defs, refs)
+	out := make([]Local, 0, len(locals))
+	for i, l := range locals {
+		e := refs[i].Encl
+		// (A variable's value may hold a function literal whose
+		// parameters are its locals: var tests = []T{{f: func(r *R) {...}}}.)
+		if e < 0 || defNames[l.At] || !functionLike[defs[e].Kind] && !(defs[e].Kind == "variable" && l.End >= 0) {
+			continue
+		}
+		l.Encl = e
+		// Several patterns bind the same name at one place: one record,
+		// typed when a pattern says the type, untyped when two disagree
+		// (case A, B: in a type switch).
+		if k := len(out) - 1; k >= 0 && out[k].At == l.At && out[k].Name == l.Name && out[k].End == l.End {
+			// A declared type wins over an initializer's (Base b = new
+			// Kid(): b is a Base).
+			declared := func(h uint8) bool { return h == TypeDeclared || h == TypeParam }
+			switch p := &out[k]; {
+			case l.How == TypeNone, p.conflict:
+			case p.How == TypeNone:
+				p.Type, p.How = l.Type, l.How
+			case declared(p.How) && !declared(l.How):
+			case declared(l.How) && !declared(p.How):
+				p.Type, p.How = l.Type, l.How
+			case p.Type != l.Type || p.How != l.How:
+				p.Type, p.How, p.conflict = 0, TypeNone, true
+			}
+			continue
+		}
+		out = append(out, l)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return f.Strs[out[i].Name] < f.Strs[out[j].Name] })
+	return slices.Clip(out)
+}
+
+func unquote(s string) string {
+	s = strings.TrimSpace(s)
+	if len(s) >= 2 && strings.ContainsRune("\"'`<", rune(s[0])) {
+		return s[1 : len(s)-1]
+	}
+	return s
+}
+
+// typeText is a declared type as the resolver reads it: one line, without
+// a type annotation's colon.
+func typeText(s string) string {
+	s = strings.TrimSpace(s)
+	s = strings.TrimSpace(strings.TrimPrefix(s, ":"))
+	if strings.Contains(s, "\n") && (strings.Contains(s, "struct") || strings.Contains(s, "interface")) && strings.Contains(s, "{") {
+		s = strings.Join(strings.Fields(structLines(s)), " ")
+	}
+	if strings.ContainsAny(s, "\n\t") {
+		s = strings.Join(strings.Fields(s), " ")
+	}
+	return s
+}
+
+// structLines keeps the field boundaries of a struct type written over
+// lines (struct {\n a T\n b U\n}) as ";", where Go ends a statement at a
+// line's end, and drops line comments.
+func structLines(s string) string {
+	lines := strings.Split(s, "\n")
+	var b strings.Builder
+	for i, l := range lines {
+		if j := strings.Index(l, "//"); j >= 0 && !strings.ContainsAny(l[:j], "`\"") {
+			l = l[:j]
+		}
+		l = strings.TrimSpace(l)
+		b.WriteString(l)
+		if i == len(lines)-1 || l == "" {
+			b.WriteByte(' ')
+			continue
+		}
+		switch c := l[len(l)-1]; {
+		case c == ')' || c == ']' || c == '}' || c == '*' || c == '`' || c == '"' || c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80:
+			b.WriteString("; ")
+		default:
+			b.WriteByte(' ')
+		}
+	}
+	return b.String()
+}
+
+// fieldsIn gives each field without an explicit container the innermost
+// class-like definition around it; fields outside any are dropped.
+func fieldsIn(defs []Def, fields []Field) []Field {
+	tops := outermost(defs)
+	out := fields[:0]
+	for _, fd := range fields {
+		if fd.Module {
+			// A module's own binding: outside every definition, or a
+			// global statement naming it from inside one.
+			if !within(tops, fd.At) || fd.Global {
+				fd.Container = ""
+				fd.Name = intern(fd.Name)
+				out = append(out, fd)
+			}
+			continue
+		}
+		if fd.Container == "" {
+			best := -1
+			for i := range defs {
+				d := &defs[i]
+				if classLike[d.Kind] && d.Start <= fd.At && fd.At < d.End && (best < 0 || d.Start >= defs[best].Start) {
+					best = i
+				}
+			}
+			if best < 0 {
+				continue
+			}
+			fd.Container = defs[best].Name
+		}
+		out = append(out, fd)
+	}
+	// An untyped binding of a module's name or of an attribute matters
+	// only beside a typed one (it makes the type unknown), and each place
+	// binds once.
+	typed := map[[2]string]map[int32]bool{}    // places a typed binding is at
+	declared := map[[2]string]map[int32]bool{} // the same, by a pattern of a class's own fields
+	mark := func(m map[[2]string]map[int32]bool, k [2]string, at int32) {
+		if m[k] == nil {
+			m[k] = map[int32]bool{}
+		}
+		m[k][at] = true
+	}
+	for _, fd := range out {
+		k := [2]string{fd.Container, fd.Name}
+		if fd.How != TypeNone {
+			mark(typed, k, fd.At)
+			if !fd.Attr {
+				mark(declared, k, fd.At)
+			}
+		}
+	}
+	kept := out[:0]
+	for _, fd := range out {
+		k := [2]string{fd.Container, fd.Name}
+		if (fd.Module || fd.Attr) && fd.How == TypeNone && (typed[k] == nil || typed[k][fd.At]) {
+			continue
+		}
+		if fd.Attr && fd.How != TypeNone && declared[k][fd.At] {
+			continue // an __init__ pattern has it already
+		}
+		if fd.Attr {
+			fd.Name = intern(fd.Name)
+		}
+		kept = append(kept, fd)
+	}
+	return slices.Clip(kept)
+}
+
+// clipLiteral keeps a long literal assigned (d = {...}) as its start: its
+// type is all the index reads from it.
+func clipLiteral(l *Language, text string) string {
+	if p, t := l.LiteralType(text); t != "" && len(text) > 24 {
+		return p + "…"
+	}
+	return text
+}
+
+// outermost lists the ranges of the functions and classes no other
+// encloses, by start (defs is sorted by start, outer first).
+func outermost(defs []Def) [][2]int32 {
+	var tops [][2]int32
+	for i := range defs {
+		if d := &defs[i]; (functionLike[d.Kind] || classLike[d.Kind]) && (len(tops) == 0 || d.Start >= tops[len(tops)-1][1]) {
+			tops = append(tops, [2]int32{d.Start, d.End})
+		}
+	}
+	return tops
+}
+
+// within says whether byte offset at is inside one of the ranges.
+func within(tops [][2]int32, at int32) bool {
+	j := sort.Search(len(tops), func(i int) bool { return tops[i][0] > at }) - 1
+	return j >= 0 && at < tops[j][1]
+}
+
+// Intern returns the one copy of s the process keeps: records read from
+// disk share their strings as extracted ones do.
+func Intern(s string) string { return intern(s) }

@@ -1,0 +1,32 @@
+package resolve
+
+import (
+	"github.com/builtin-tools/builtin-tools/graph/lang"
+	"github.com/builtin-tools/builtin-tools/graph/snap"
+)
+
+// viaModuleValue resolves a bare name bound to a whole module (const X =
+// require('./x')) whose value is one definition of it (module.exports =
+// X): calling or constructing the name reaches that definition.
+func (rv *Resolver) viaModuleValue(f *snap.Entry, name string, ok func(*lang.Def) bool) (Resolution, bool) {
+	for _, im := range f.Imports {
+		if im.Name != "" || im.Local != name {
+			continue
+		}
+		files, known := rv.ModuleFiles(f, im.Module)
+		if !known {
+			return Resolution{}, false
+		}
+		var ts []snap.Target
+		for _, g := range files {
+			if g.Exports != "" {
+				ts = append(ts, pick(g, g.Exports, func(d *lang.Def) bool { return ok(d) && !d.Member() && !d.Local })...)
+			}
+		}
+		if len(ts) == 0 {
+			return Resolution{}, false
+		}
+		return settle(f, lang.ViaImport, ts, "the value of "+im.Module+" (module.exports = "+ts[0].D().Name+")"), true
+	}
+	return Resolution{}, false
+}

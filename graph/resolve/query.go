@@ -1,0 +1,199 @@
+package resolve
+
+import (
+	"path"
+	"sort"
+	"strings"
+	"unicode"
+
+	"github.com/builtin-tools/builtin-tools/graph/lang"
+	"github.com/builtin-tools/builtin-tools/graph/snap"
+)
+
+// sortTargets orders definitions for a reader: functions, methods and
+// types before variables, exported before not, then by path and line.
+func SortTargets(ts []snap.Target) {
+	rank := func(t snap.Target) int {
+		d := t.D()
+		r := 0
+		if !lang.FunctionLike(d.Kind) && !lang.ClassLike(d.Kind) {
+			r += 2
+		}
+		if d.Name != "" && !unicode.IsUpper(rune(d.Name[0])) {
+			r++
+		}
+		return r
+	}
+	sort.SliceStable(ts, func(i, j int) bool {
+		ri, rj := rank(ts[i]), rank(ts[j])
+		if ri != rj {
+			return ri < rj
+		}
+		if ts[i].File.Rel != ts[j].File.Rel {
+			return ts[i].File.Rel < ts[j].File.Rel
+		}
+		return ts[i].Def < ts[j].Def
+	})
+}
+
+// conformsTo: res is an exact call of an interface's method in a
+// structurally typed language ("implements": "structural") for which the
+// index knows no implementation, and t is a member method of that name.
+func (rv *Resolver) ConformsTo(res Resolution, t snap.Target) bool {
+	if res.Pending != nil || res.Class != lang.Exact || len(res.Targets) != 1 || len(res.Impls) > 0 {
+		return false
+	}
+	m := res.Targets[0]
+	if m.File.Lang.Implements != "structural" || m.D().Name != t.D().Name || t.D().Kind != "method" && t.D().Container == "" || !lang.FunctionLike(t.D().Kind) {
+		return false
+	}
+	it, ok := rv.ContainerType(m)
+	return ok && it.D().Kind == "interface"
+}
+
+// constructs says whether a call resolved to class u constructs with
+// constructor t: u is t's class, in t's file or package folder.
+func Constructs(u, t snap.Target) bool {
+	d := u.D()
+	return lang.ClassLike(d.Kind) && d.Name == t.D().Container && (u.File == t.File || u.File.Dir == t.File.Dir && u.File.Lang.Scope == "directory" || u.File.Dir == t.File.Dir && u.File.Lang.Rule().Textual())
+}
+
+// renames maps each name an import renames to the local names it gets
+// (import {f as g}; export {f as g} from; from m import f as g), in
+// languages whose imports name definitions: one pass over the imports,
+// kept with the snapshot.
+func (rv *Resolver) renames(l *lang.Language) map[string][]string {
+	if !l.Rule().BindsNames() {
+		return nil
+	}
+	rv.c.mu.Lock()
+	m, ok := rv.c.ren[l]
+	rv.c.mu.Unlock()
+	if ok {
+		return m
+	}
+	out := map[string][]string{}
+	for g := range rv.s.Files() {
+		if g.Lang != l {
+			continue
+		}
+		for _, im := range g.Imports {
+			name := im.Name
+			if name == lang.DefaultImport {
+				files, _ := rv.ModuleFiles(g, im.Module)
+				name = importedName(files, im)
+			}
+			if name != "" && im.Local != "" && im.Local != name && im.Local != "*" && im.Local != "." {
+				out[name] = append(out[name], im.Local)
+			}
+		}
+	}
+	rv.c.mu.Lock()
+	if rv.c.ren == nil {
+		rv.c.ren = map[*lang.Language]map[string][]string{}
+	}
+	rv.c.ren[l] = out
+	rv.c.mu.Unlock()
+	return out
+}
+
+// Aliases lists the other names imports give name in language l
+// (import {f as g}; export {f as g} from), through chains of renames.
+func (rv *Resolver) Aliases(l *lang.Language, name string) []string {
+	return aliasesOf(rv.renames(l), name)
+}
+
+// aliasesOf lists the other names imports give name, through chains of
+// renames (a re-export under a new name, imported under another). Where
+// an import came from is not checked here: the caller keeps only the
+// references that resolve to the definition.
+func aliasesOf(renames map[string][]string, name string) []string {
+	if len(renames) == 0 {
+		return nil
+	}
+	seen := map[string]bool{name: true}
+	var out []string
+	todo := []string{name}
+	for depth := 0; len(todo) > 0 && depth < maxReexport; depth++ {
+		var next []string
+		for _, n := range todo {
+			for _, a := range renames[n] {
+				if !seen[a] {
+					seen[a] = true
+					out = append(out, a)
+					next = append(next, a)
+				}
+			}
+		}
+		todo = next
+	}
+	return out
+}
+
+// declared finds the definitions a bodiless declaration of sym on line
+// declares: the line must hold sym as a word followed by "(" (a function's
+// signature); definitions of that name in the file come first (an
+// overload's implementation), then, for a member of the class around the
+// line or a prototype, those in the files beside it with its base name
+// (x.h and x.c), then the language's. text is the line, as the file reads
+// now.
+func (rv *Resolver) Declared(f *snap.Entry, sym string, line int, text string) []snap.Target {
+	at := wordAt(text, sym)
+	if at < 0 || !strings.HasPrefix(strings.TrimLeft(text[at+len(sym):], " \t"), "(") && !strings.HasPrefix(strings.TrimLeft(text[at+len(sym):], " \t"), "<") {
+		return nil
+	}
+	// The class the line is in, if any: a method declared there.
+	cont := ""
+	for i := range f.Defs {
+		d := &f.Defs[i]
+		if lang.ClassLike(d.Kind) && int(d.Line) <= line && line <= int(d.EndLine) {
+			cont = d.Name
+		}
+	}
+	isFn := func(d *lang.Def) bool { return lang.FunctionLike(d.Kind) && d.Container == cont }
+	if ts := pick(f, sym, func(d *lang.Def) bool { return isFn(d) && int(d.Line) != line }); len(ts) > 0 {
+		return ts
+	}
+	stem := strings.TrimSuffix(f.Rel, path.Ext(f.Rel))
+	var beside, dir, all []snap.Target
+	for _, id := range rv.s.Tables(f.Lang).Defs.Get(sym) {
+		g := rv.s.ByID(id)
+		if g == f {
+			continue
+		}
+		for _, t := range pick(g, sym, isFn) {
+			switch {
+			case strings.TrimSuffix(g.Rel, path.Ext(g.Rel)) == stem:
+				beside = append(beside, t)
+			case g.Dir == f.Dir:
+				dir = append(dir, t)
+			default:
+				all = append(all, t)
+			}
+		}
+	}
+	for _, ts := range [][]snap.Target{beside, dir, all} {
+		if len(ts) > 0 {
+			return ts
+		}
+	}
+	return nil
+}
+
+// wordAt is the index of sym in text as a whole word, or -1.
+func wordAt(text, sym string) int {
+	for from := 0; from < len(text); {
+		i := strings.Index(text[from:], sym)
+		if i < 0 {
+			return -1
+		}
+		i += from
+		before := i == 0 || !lang.IsIdent(text[i-1:i])
+		after := i+len(sym) == len(text) || !lang.IsIdent("a"+text[i+len(sym):i+len(sym)+1])
+		if before && after {
+			return i
+		}
+		from = i + 1
+	}
+	return -1
+}

@@ -1,0 +1,112 @@
+// Package resolve is the code graph's resolver: it decides where a
+// reference leads — exact, import, candidate or unresolved — against one
+// snapshot (graph/snap), reading the records the snapshot holds. It takes
+// no lock of the index and does no I/O; what it computes once per
+// snapshot (file scopes, renames, implementations, subclasses) is kept in
+// a Cache, which the next snapshot's cache inherits where still valid.
+package resolve
+
+import (
+	"maps"
+	"sync"
+
+	"github.com/builtin-tools/builtin-tools/graph/lang"
+	"github.com/builtin-tools/builtin-tools/graph/snap"
+)
+
+// Resolver resolves references against one snapshot.
+type Resolver struct {
+	s *snap.Snapshot
+	c *Cache
+}
+
+// New is a resolver of s with cache c (made with NewCache for s); nil
+// gives it a private cache.
+func New(s *snap.Snapshot, c *Cache) *Resolver {
+	if c == nil || c.s != s {
+		c = NewCache(s, nil)
+	}
+	return &Resolver{s: s, c: c}
+}
+
+// Snapshot is the snapshot the resolver reads.
+func (rv *Resolver) Snapshot() *snap.Snapshot { return rv.s }
+
+// Cache holds what resolving computes once per snapshot. Safe for
+// concurrent use; it takes no lock a writer of the index holds and never
+// waits on I/O.
+type Cache struct {
+	s  *snap.Snapshot
+	mu sync.Mutex
+	// imp: a file's scope, valid while the snapshot's ModGen is the same
+	// (scopes hold paths and names, not entries).
+	imp map[*snap.Entry]*fileScope
+	// ren: renames per language, valid while ModGen and every language's
+	// ImportsGen are.
+	ren map[*lang.Language]map[string][]string
+	// impls: implementations, for this snapshot only.
+	impls map[snap.Target][]snap.Target
+	// mods: the files an import path written in a file names, for this
+	// snapshot only (they are its entries).
+	mods map[modKey]modFiles
+	// subs: base-class fields by the base's name per language, by file
+	// id, valid while the language's BasesGen is.
+	subs map[*lang.Language]subsAt
+
+	importsGen uint64 // the sum of the languages' ImportsGen
+}
+
+// modKey is an import path as one file writes it.
+type modKey struct{ from, module string }
+
+type modFiles struct {
+	files []*snap.Entry
+	known bool
+}
+
+type subsAt struct {
+	gen uint64 // the language's BasesGen
+	m   map[string][]fieldRef
+}
+
+// NewCache makes the cache of s, taking from prev (the cache of an
+// earlier snapshot, may be nil) every entry still valid for s: file
+// scopes when the files, packages and modules are the same (ModGen),
+// renames when imports are too (ImportsGen), subclasses when a language's
+// bases are (BasesGen). Valid entries are kept as they are: an inherited
+// cache answers as a fresh one would.
+func NewCache(s *snap.Snapshot, prev *Cache) *Cache {
+	c := &Cache{s: s}
+	for _, l := range s.Langs.All() {
+		c.importsGen += s.Tables(l).ImportsGen
+	}
+	if prev == nil || prev.s == nil {
+		return c
+	}
+	prev.mu.Lock()
+	defer prev.mu.Unlock()
+	if prev.s == s {
+		c.impls = maps.Clone(prev.impls)
+		c.mods = maps.Clone(prev.mods)
+	}
+	if prev.s.ModGen == s.ModGen {
+		c.imp = maps.Clone(prev.imp)
+		if prev.importsGen == c.importsGen {
+			c.ren = maps.Clone(prev.ren) // the maps in it are never changed
+		}
+	}
+	for l, e := range prev.subs {
+		if e.gen == s.Tables(l).BasesGen {
+			if c.subs == nil {
+				c.subs = map[*lang.Language]subsAt{}
+			}
+			c.subs[l] = e
+		}
+	}
+	return c
+}
+
+// dirOf lists the files of l in a folder, in path order.
+func (rv *Resolver) dirOf(l *lang.Language, dir string) []*snap.Entry {
+	return rv.s.Entries(rv.s.Tables(l).Dirs.Get(dir))
+}

@@ -1,0 +1,1448 @@
+package resolve
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/builtin-tools/builtin-tools/graph/lang"
+	"github.com/builtin-tools/builtin-tools/graph/snap"
+)
+
+// Declared types. The index has no type checker, but the source often
+// says what a receiver is: a parameter's or variable's declared type, a
+// composite literal or constructor, the declared result of the function
+// that made it, a field's declared type, an element of a declared slice,
+// a type switch's case. The query files capture that text (@type,
+// @type.new, @type.call, @type.elem on a @local, a @field or a
+// definition); the functions here follow it to the class-like definition
+// it names, and a method found on that type (or, nearest first, on what it
+// embeds or extends) is an exact edge whose reason quotes the evidence.
+
+// declType is a type as the source writes it, and where.
+type declType struct {
+	text string      // as written: *store.Store, []*Conn, Optional[Foo]
+	in   *snap.Entry // the file whose names it is written in
+	ev   string      // the evidence, for the edge's reason
+	// bases: the type's bases, not the type (super.m()).
+	bases bool
+	ctor  bool // a constructor call made it (Foo())
+}
+
+// typeRef is what a declared type names.
+type typeRef struct {
+	types    []snap.Target // the class-like definitions (several: variants, duplicates)
+	external string        // a module outside the index it comes from
+	builtin  string        // a type the language defines
+}
+
+// maxTypeDepth bounds chains (a.b.c), result types followed and base
+// classes walked.
+const maxTypeDepth = 12
+
+// literalField is the type of field name of a value of a struct type
+// written in place (cur), or of a type it embeds.
+func (rv *Resolver) literalField(cur declType, fields []lang.StructField, name string, depth int) (declType, bool) {
+	for _, fd := range fields {
+		if fd.Name == name || fd.Name == "" && lang.LastSegment(strings.TrimLeft(fd.Type, "*")) == name {
+			return declType{text: fd.Type, in: cur.in, ev: cur.ev + "; " + name + " is " + shortType(fd.Type) + ": a field of its struct"}, true
+		}
+	}
+	if ts := rv.embeddedTypes(cur, fields); len(ts) > 0 {
+		next, ok := rv.fieldOf(ts, name, depth)
+		if ok {
+			next.ev = cur.ev + "; " + next.ev
+		}
+		return next, ok
+	}
+	return declType{}, false
+}
+
+// embeddedTypes are the types a struct written in place embeds.
+func (rv *Resolver) embeddedTypes(cur declType, fields []lang.StructField) []snap.Target {
+	var out []snap.Target
+	for _, fd := range fields {
+		if fd.Name == "" {
+			out = append(out, rv.resolveDecl(declType{text: fd.Type, in: cur.in}).types...)
+		}
+	}
+	return out
+}
+
+func evidence(expr, text, how string, f *snap.Entry, line int32) string {
+	return expr + " is " + shortType(text) + ": " + how + ", " + f.Rel + ":" + itoa(int(line))
+}
+
+// shortType is a type's text for a reason: a long one (a struct written
+// in place) cut at a word, with an ellipsis.
+func shortType(text string) string {
+	const max = 40
+	if len(text) <= max {
+		return text
+	}
+	cut := strings.LastIndexByte(text[:max], ' ')
+	if cut <= 0 {
+		cut = max
+	}
+	return strings.TrimRight(text[:cut], ";,") + " …"
+}
+
+// exprDecl is the declared type of a receiver expression (x, self.x,
+// s.conn.buf, s.Conn(), xs[i]) at byte offset at inside definition encl.
+func (rv *Resolver) exprDecl(f *snap.Entry, encl, at int32, expr string, depth int) (declType, bool) {
+	if depth > maxTypeDepth || expr == "" {
+		return declType{}, false
+	}
+	if p, t := f.Lang.LiteralType(expr); t != "" {
+		// "".join(xs), {}.get(k): a method of the language's own type.
+		lit := expr
+		if len(lit) > 24 {
+			lit = p + "…"
+		}
+		return declType{text: t, in: f, ev: lit + " is a " + t + " literal"}, true
+	}
+	if strings.Contains(expr, "->") { // C++: p->conn is (*p).conn
+		expr = strings.ReplaceAll(expr, "->", ".")
+	}
+	if d, ok := literalDecl(f, expr); ok {
+		return d, true
+	}
+	switch expr[len(expr)-1] {
+	case ')':
+		if ed := encl; ed >= 0 && f.Defs[ed].Container != "" && slices.Contains(f.Lang.Super, expr) {
+			return declType{text: f.Defs[ed].Container, in: f, ev: expr + " is a base of " + f.Defs[ed].Container, bases: true}, true
+		}
+		// A call: what its callee returns.
+		open := lang.Opening(expr)
+		if open <= 0 {
+			return declType{}, false
+		}
+		if expr[open-1] == '.' {
+			// A type assertion, x.(T): the value is a T.
+			text := expr[open+1 : len(expr)-1]
+			return declType{text: text, in: f, ev: expr + " is " + text + ": asserted"}, true
+		}
+		return rv.calleeResult(f, encl, at, expr[:open], depth+1)
+	case ']':
+		// An index: an element of the collection.
+		open := lang.Opening(expr)
+		if open <= 0 {
+			return declType{}, false
+		}
+		inner, ok := rv.exprDecl(f, encl, at, expr[:open], depth+1)
+		if !ok {
+			return declType{}, false
+		}
+		el := f.Lang.ElemType(inner.text)
+		if el == "" {
+			return declType{}, false
+		}
+		return declType{text: el, in: inner.in, ev: inner.ev + "; " + expr + " is an element"}, true
+	}
+	if i := lang.LastTopDot(expr); i >= 0 {
+		// pkg.Var: a package-level variable with a declared type.
+		if files, _, bound := rv.moduleBinding(f, expr[:i]); bound && files != nil && !f.BoundAround(FirstSegment(expr), encl, at) {
+			if d, ok := rv.varType(expr, rv.exportedBy(files, expr[i+1:], isTypedVar), depth); ok {
+				return d, true
+			}
+			return rv.instanceDecl(expr, rv.exportedBy(files, expr[i+1:], isVar), depth)
+		}
+		cur, ok := rv.exprDecl(f, encl, at, expr[:i], depth+1)
+		if !ok {
+			return declType{}, false
+		}
+		tr := rv.resolveDecl(cur)
+		if len(tr.types) == 0 {
+			fields, ok := f.Lang.StructFields(cur.text)
+			if !ok {
+				return declType{}, false
+			}
+			return rv.literalField(cur, fields, expr[i+1:], depth+1)
+		}
+		next, ok := rv.fieldOf(tr.types, expr[i+1:], depth+1)
+		if !ok {
+			return declType{}, false
+		}
+		next.ev = cur.ev + "; " + next.ev
+		return next, true
+	}
+	if !lang.IsIdent(expr) {
+		return declType{}, false
+	}
+	var ed *lang.Def
+	if encl >= 0 {
+		ed = &f.Defs[encl]
+	}
+	if ed != nil && ed.Container != "" && slices.Contains(f.Lang.Super, expr) {
+		return declType{text: ed.Container, in: f, ev: expr + " is a base of " + ed.Container, bases: true}, true
+	}
+	if ed != nil && ed.Container != "" && (f.Lang.IsSelf(expr) || ed.Self == expr) && !f.Rebound(expr, encl, at) && !boundLocal(f, expr, encl, at, ed) {
+		return declType{text: ed.Container, in: f, ev: expr + " is " + ed.Container + ": the method's receiver"}, true
+	}
+	if ed != nil && ed.Container == "" && f.Lang.IsSelf(expr) {
+		// A closure inside a method sees the method's self (unless it
+		// binds the name itself).
+		inner := encl
+		for e, n := f.Outer(encl), 0; e >= 0 && n < 16 && !f.Bound(expr, inner, at); e, n = f.Outer(e), n+1 {
+			if od := &f.Defs[e]; od.Container != "" && od.Kind == "method" {
+				if f.Rebound(expr, e, at) {
+					break
+				}
+				return declType{text: od.Container, in: f, ev: expr + " is " + od.Container + ": the receiver of " + od.Name + ", around this closure"}, true
+			}
+			inner = e
+		}
+	}
+	// The innermost function binding it: a closure sees its enclosing
+	// function's locals.
+	for e, n := encl, 0; e >= 0 && n < 16; e, n = f.Outer(e), n+1 {
+		if lc := f.LocalDecl(expr, e, at); lc != nil {
+			d, ok := rv.localType(f, e, lc, expr, depth)
+			if ok {
+				return rv.typeParamIn(f, e, at, d)
+			}
+			return d, ok
+		}
+		if d, ok := rv.agreedLocal(f, e, at, expr, depth); ok {
+			return d, true
+		}
+		if f.Bound(expr, e, at) {
+			return declType{}, false
+		}
+	}
+	// A variable of the module or package with a declared type, else one
+	// its module constructs.
+	ts, _ := rv.bareTargets(f, expr, isTypedVar)
+	if d, ok := rv.varType(expr, ts, depth); ok {
+		return d, true
+	}
+	ts, _ = rv.bareTargets(f, expr, isVar)
+	return rv.instanceDecl(expr, ts, depth)
+}
+
+// boundLocal says whether a self name is a plain local here (a Go method
+// whose receiver is unnamed, a parameter called like it) — never for the
+// method's own receiver.
+func boundLocal(f *snap.Entry, name string, encl, at int32, ed *lang.Def) bool {
+	return ed.Self != name && !f.Lang.IsSelf(name) && f.Bound(name, encl, at)
+}
+
+// localType is the declared type of a typed local.
+func (rv *Resolver) localType(f *snap.Entry, encl int32, lc *lang.Local, name string, depth int) (declType, bool) {
+	text := f.Strs[lc.Type]
+	// What it is bound to is read before the binding: o := o, b :=
+	// b.Next() name the earlier o and b.
+	before := lc.At - 1
+	switch lc.How {
+	case lang.TypeCall2, lang.TypeCall3:
+		return rv.laterResult(f, encl, before, text, int(lc.How-lang.TypeCall2)+1, name, f.Rel, lc.Line, depth)
+	case lang.TypeCall:
+		d, ok := rv.calleeResult(f, encl, before, text, depth+1)
+		if !ok {
+			return declType{}, false
+		}
+		if s := strings.TrimSpace(d.text); strings.HasPrefix(s, "(") && len(lang.TopSplit(s[1:len(s)-1], ',')) > 1 {
+			// x, err := f() with f() (path []dlist, ok bool): the first.
+			if first, ok := lang.ResultAt(s, 0); ok {
+				d.text = first
+			}
+		}
+		if d.ctor && !strings.Contains(text, ".") {
+			d.ev = evidence(name, d.text, "constructed", f, lc.Line)
+		} else {
+			d.ev = name + " is " + d.text + ": result of " + text + ", " + f.Rel + ":" + itoa(int(lc.Line)) + "; " + d.ev
+		}
+		d.ctor = false
+		return d, true
+	case lang.TypeExpr:
+		inner, ok := rv.exprDecl(f, encl, before, text, depth+1)
+		if !ok {
+			return declType{}, false
+		}
+		inner.ev = name + " = " + text + ", " + f.Rel + ":" + itoa(int(lc.Line)) + "; " + inner.ev
+		return inner, true
+	case lang.TypeElem:
+		inner, ok := rv.exprDecl(f, encl, before, text, depth+1)
+		if !ok {
+			return declType{}, false
+		}
+		el := f.Lang.ElemType(inner.text)
+		if el == "" {
+			return declType{}, false
+		}
+		return declType{text: el, in: inner.in, ev: evidence(name, el, "element of "+text, f, lc.Line) + "; " + inner.ev}, true
+	case lang.TypeKey:
+		inner, ok := rv.exprDecl(f, encl, before, text, depth+1)
+		if !ok {
+			return declType{}, false
+		}
+		k := lang.KeyType(inner.text)
+		if k == "" {
+			return declType{}, false
+		}
+		return declType{text: k, in: inner.in, ev: evidence(name, k, "ranged over "+text, f, lc.Line) + "; " + inner.ev}, true
+	case lang.TypeField:
+		return rv.destructuredField(f, lc, name, text)
+	case lang.TypeResult:
+		// A function value: what calling it returns is no type of its own.
+		return declType{}, false
+	}
+	return declType{text: text, in: f, ev: evidence(name, text, lang.HowText[lc.How], f, lc.Line)}, true
+}
+
+// destructuredField is the type of a parameter destructured from a
+// declared type ({gen}: Cxt): Cxt's field gen.
+func (rv *Resolver) destructuredField(f *snap.Entry, lc *lang.Local, name, text string) (declType, bool) {
+	tr := rv.resolveDecl(declType{text: text, in: f})
+	if len(tr.types) == 0 {
+		return declType{}, false
+	}
+	d, ok := rv.fieldOf(tr.types, name, 1)
+	if !ok {
+		return declType{}, false
+	}
+	d.ev = evidence(name, d.text, "destructured from "+text, f, lc.Line) + "; " + d.ev
+	return d, true
+}
+
+// calleeResult is the type a call of callee (f, pkg.New, x.Make) yields:
+// the class it constructs, or the function's declared result type.
+func (rv *Resolver) calleeResult(f *snap.Entry, encl, at int32, callee string, depth int) (declType, bool) {
+	if depth > maxTypeDepth {
+		return declType{}, false
+	}
+	callee = strings.TrimSpace(callee)
+	recv, name := "", callee
+	if i := strings.LastIndex(callee, "."); i >= 0 {
+		recv, name = callee[:i], callee[i+1:]
+	}
+	if !lang.IsIdent(name) {
+		return declType{}, false
+	}
+	fnOrType := func(d *lang.Def) bool { return lang.FunctionLike(d.Kind) || lang.ClassLike(d.Kind) }
+	var ts []snap.Target
+	via := "" // the receiver's evidence
+	switch {
+	case recv == "":
+		if cs := rv.classSelf(f, encl, at, name); len(cs) > 0 {
+			ts = cs
+			break
+		}
+		if f.Bound(name, encl, at) {
+			return rv.localFuncResult(f, encl, at, name, depth)
+		}
+		ts, _ = rv.bareTargets(f, name, fnOrType)
+		if len(ts) == 0 {
+			// var testHook = context.WithTimeout: a call of it calls that.
+			if vs, _ := rv.bareTargets(f, name, isVar); len(vs) == 1 && vs[0].D().How == lang.TypeExpr {
+				v := vs[0]
+				return rv.heldFuncResult(v.File, -1, v.D().Start, name, v.D().Type, v.D().Line, depth)
+			}
+		}
+	default:
+		if files, _, bound := rv.moduleBinding(f, recv); bound && !f.Bound(FirstSegment(recv), encl, at) {
+			ts = rv.exportedBy(files, name, fnOrType)
+			break
+		}
+		d, ok := rv.exprDecl(f, encl, at, recv, depth+1)
+		if !ok {
+			if tr := rv.resolveDecl(declType{text: recv, in: f}); len(tr.types) > 0 && !f.Bound(FirstSegment(recv), encl, at) {
+				ts, _ = rv.membersOf(tr.types, name, fnOrType, depth+1)
+			}
+			break
+		}
+		if tr := rv.resolveDecl(d); len(tr.types) > 0 {
+			ts, _ = rv.membersOf(tr.types, name, fnOrType, depth+1)
+			via = d.ev + "; "
+		}
+	}
+	ts = inVariant(f, ts)
+	if len(ts) == 0 && recv == "" && f.Lang.IsBuiltin(name) && !f.Bound(name, encl, at) {
+		// str(x), open(p): a value of a type the language defines.
+		return declType{text: name, in: f, ev: callee + "() is builtin"}, true
+	}
+	if len(ts) > 1 && sameResult(ts) {
+		// NewFile in file_unix.go and file_windows.go: variants that say
+		// the same.
+		ts = ts[:1]
+	}
+	if len(ts) != 1 {
+		return declType{}, false
+	}
+	t := ts[0]
+	d := t.D()
+	if lang.ClassLike(d.Kind) {
+		return declType{text: d.Name, in: t.File, ev: via + callee + " constructs " + d.Name, ctor: true}, true
+	}
+	if d.Type == "" {
+		r, ok := rv.inferredResult(t, depth+1)
+		if !ok {
+			return declType{}, false
+		}
+		r.ev = via + t.Qualified() + " returns " + r.text + " (all its return statements), " + t.File.Rel + ":" + itoa(int(d.Line)) + "; " + r.ev
+		r.ctor = false
+		return r, true
+	}
+	if typeParamNamed(t.File, t.Def, d.Type) {
+		// func Id[T I](x T) T: the result is the caller's T.
+		return declType{}, false
+	}
+	return declType{text: d.Type, in: t.File, ev: via + t.Qualified() + " returns " + d.Type + ", " + t.File.Rel + ":" + itoa(int(d.Line))}, true
+}
+
+// localFuncResult is what a call of the local function value name
+// returns: the result of the literal it is bound to, of its declared
+// function type (a parameter f func() *T), or of the function it was
+// set to (f := strings.ToUpper).
+func (rv *Resolver) localFuncResult(f *snap.Entry, encl, at int32, name string, depth int) (declType, bool) {
+	for e, n := encl, 0; e >= 0 && n < 16; e, n = f.Outer(e), n+1 {
+		lc := f.LocalDecl(name, e, at)
+		if lc == nil {
+			if f.Bound(name, e, at) {
+				return declType{}, false
+			}
+			continue
+		}
+		text := f.Strs[lc.Type]
+		switch lc.How {
+		case lang.TypeResult:
+		case lang.TypeDeclared, lang.TypeParam:
+			if text = lang.FuncTypeResult(text); text == "" {
+				return declType{}, false
+			}
+		case lang.TypeExpr:
+			// f := strings.ToUpper: a call of f is a call of what it holds.
+			return rv.heldFuncResult(f, e, lc.At-1, name, text, lc.Line, depth)
+		default:
+			return declType{}, false
+		}
+		return declType{text: text, in: f, ev: name + " returns " + text + ": " + lang.HowText[lc.How] + ", " + f.Rel + ":" + itoa(int(lc.Line))}, true
+	}
+	return declType{}, false
+}
+
+// heldFuncResult is what a call of name returns when name was set to the
+// expression held (in g, before at): a call of that.
+func (rv *Resolver) heldFuncResult(g *snap.Entry, encl, at int32, name, held string, line int32, depth int) (declType, bool) {
+	d, ok := rv.calleeResult(g, encl, at, held, depth+1)
+	if !ok || d.bases {
+		return declType{}, false
+	}
+	d.ev = name + " = " + held + ", " + g.Rel + ":" + itoa(int(line)) + "; " + d.ev
+	return d, true
+}
+
+// The locals a language's query binds at each return statement and each
+// yield of a function (the keyword is the name: no identifier clashes).
+const (
+	returnLocal = "return"
+	yieldLocal  = "yield"
+)
+
+// inferredResult is the type a function without a declared result
+// returns when each of its return statements says the same one (return
+// Foo(), return a local constructed); a generator returns none of them.
+func (rv *Resolver) inferredResult(t snap.Target, depth int) (declType, bool) {
+	g, d := t.File, t.D()
+	if depth > maxTypeDepth || !lang.FunctionLike(d.Kind) || g.Bound(yieldLocal, t.Def, d.End) {
+		return declType{}, false
+	}
+	lc := g.LocalDecl(returnLocal, t.Def, d.End)
+	if lc == nil {
+		return declType{}, false
+	}
+	return rv.localType(g, t.Def, lc, "the value returned", depth)
+}
+
+// bareTargets finds a bare name as a file sees it outside any function:
+// its own definitions, its imports, its package, its included headers;
+// external names the module outside the index an import takes it from.
+func (rv *Resolver) bareTargets(f *snap.Entry, name string, ok func(*lang.Def) bool) ([]snap.Target, string) {
+	if ts := pick(f, name, func(d *lang.Def) bool { return ok(d) && !d.Member() && !d.Local }); len(ts) > 0 {
+		return ts, ""
+	}
+	if res, found := rv.viaNameImport(f, name, ok); found {
+		if res.Class == lang.Unresolved && strings.HasPrefix(res.Why, "external: ") {
+			return nil, strings.TrimPrefix(res.Why, "external: ")
+		}
+		return res.Targets, ""
+	}
+	if res, found := rv.viaModuleValue(f, name, ok); found {
+		return res.Targets, ""
+	}
+	if res, found := rv.viaStarImport(f, name, ok); found {
+		return res.Targets, ""
+	}
+	if f.Lang.Scope == "directory" {
+		if ts := rv.inScope(f, name, func(d *lang.Def) bool { return ok(d) && !d.Member() }); len(ts) > 0 {
+			return ts, ""
+		}
+	}
+	if res, found := rv.viaIncludes(f, name, ok); found {
+		return res.Targets, ""
+	}
+	return nil, ""
+}
+
+// resolveDecl finds the class-like definitions a declared type names.
+func (rv *Resolver) resolveDecl(d declType) typeRef {
+	tr := rv.resolveDeclAll(d)
+	if d.in != nil {
+		// x_windows.go's T, not x_js.go's.
+		tr.types = inVariant(d.in, tr.types)
+	}
+	return tr
+}
+
+func (rv *Resolver) resolveDeclAll(d declType) typeRef {
+	if d.in == nil {
+		return typeRef{}
+	}
+	if d.bases {
+		d.bases = false
+		var out []snap.Target
+		ext := ""
+		for _, t := range rv.resolveDecl(d).types {
+			bs, e := rv.bases(t)
+			out = append(out, bs...)
+			if ext == "" {
+				ext = e
+			}
+		}
+		if len(out) == 0 && ext != "" {
+			return typeRef{external: ext}
+		}
+		return typeRef{types: out}
+	}
+	l := d.in.Lang
+	qual, name := l.NormType(d.text)
+	if name == "" {
+		return typeRef{}
+	}
+	isType := func(d *lang.Def) bool { return lang.ClassLike(d.Kind) }
+	if qual == "" {
+		if l.IsBuiltin(name) {
+			return typeRef{builtin: name}
+		}
+		ts, ext := rv.bareTargets(d.in, name, isType)
+		if len(ts) == 0 && ext == "" {
+			// A class defined inside a function (self in its methods):
+			// the file's one class of that name.
+			ts = pick(d.in, name, func(e *lang.Def) bool { return isType(e) && e.Local })
+			if len(ts) != 1 {
+				ts = nil
+			}
+		}
+		return typeRef{types: ts, external: ext}
+	}
+	if files, module, bound := rv.moduleBinding(d.in, qual); bound {
+		if files == nil {
+			return typeRef{external: module}
+		}
+		return typeRef{types: rv.topLevelOf(files, name, isType)}
+	}
+	// Outer.Inner, ns::T: a type nested in a named one.
+	if outer := rv.resolveDecl(declType{text: qual, in: d.in}); len(outer.types) > 0 {
+		var out []snap.Target
+		for _, t := range outer.types {
+			out = append(out, pick(t.File, name, func(e *lang.Def) bool { return isType(e) && e.Container == t.D().Name })...)
+		}
+		return typeRef{types: out}
+	}
+	if res, ok := rv.namespaceMember(d.in, qual, name, isType); ok {
+		return typeRef{types: res.Targets}
+	}
+	return typeRef{}
+}
+
+// namedIn lists the files that may hold t's members (its own, or Go's
+// package) and define name.
+func (rv *Resolver) namedIn(t snap.Target, name string) []*snap.Entry {
+	if t.File.Lang.Scope != "directory" {
+		return []*snap.Entry{t.File}
+	}
+	var out []*snap.Entry
+	for _, id := range rv.s.Tables(t.File.Lang).Defs.Get(name) {
+		g := rv.s.ByID(id)
+		if g.Dir == t.File.Dir && g.Package == t.File.Package {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// bases lists what a type embeds or extends, resolved; ext names one
+// that is outside the index (a module's or the language's own). Fields
+// and bases are declared with the type, in its file.
+func (rv *Resolver) bases(t snap.Target) (out []snap.Target, ext string) {
+	name := t.D().Name
+	for _, g := range []*snap.Entry{t.File} {
+		for i := range g.Fields {
+			fd := &g.Fields[i]
+			if fd.Name != "" || fd.Container != name {
+				continue
+			}
+			tr := rv.resolveDecl(declType{text: fd.Type, in: g})
+			out = append(out, tr.types...)
+			if len(tr.types) == 0 && ext == "" {
+				ext = tr.external + tr.builtin
+			}
+		}
+	}
+	return out, ext
+}
+
+// membersOf finds members called name of the types, walking what they
+// embed or extend nearest first; the second result is the type they were
+// found on.
+func (rv *Resolver) membersOf(types []snap.Target, name string, ok func(*lang.Def) bool, depth int) ([]snap.Target, []snap.Target) {
+	ms, on, _ := rv.membersExt(types, name, ok, depth)
+	return ms, on
+}
+
+// membersExt is membersOf that also names a base outside the index met on
+// the way (where a member not found may come from).
+func (rv *Resolver) membersExt(types []snap.Target, name string, ok func(*lang.Def) bool, depth int) ([]snap.Target, []snap.Target, string) {
+	level := types
+	seen := map[snap.Target]bool{}
+	ext := ""
+	for d := depth; d <= maxTypeDepth && len(level) > 0; d++ {
+		var found, on, next []snap.Target
+		for _, t := range level {
+			if seen[t] {
+				continue
+			}
+			seen[t] = true
+			tn := t.D().Name
+			for _, g := range rv.namedIn(t, name) {
+				ms := pick(g, name, func(e *lang.Def) bool { return ok(e) && e.Container == tn && !lang.ClassLike(e.Kind) })
+				found = append(found, ms...)
+				for range ms {
+					on = append(on, t)
+				}
+			}
+			bs, e := rv.bases(t)
+			next = append(next, bs...)
+			if ext == "" {
+				ext = e
+			}
+		}
+		if len(found) > 0 {
+			return found, on, ""
+		}
+		level = next
+	}
+	return nil, nil, ext
+}
+
+// fieldOf is the declared type of field name of the types (or of what
+// they embed or extend, nearest first).
+func (rv *Resolver) fieldOf(types []snap.Target, name string, depth int) (declType, bool) {
+	level := types
+	seen := map[snap.Target]bool{}
+	for d := depth; d <= maxTypeDepth && len(level) > 0; d++ {
+		var next []snap.Target
+		var found []declType
+		for _, t := range level {
+			if seen[t] {
+				continue
+			}
+			seen[t] = true
+			tn := t.D().Name
+			g := t.File
+			var assigned []*lang.Field
+			for i := range g.Fields {
+				fd := &g.Fields[i]
+				if fd.Container != tn || fd.Name != name && !embeddedAs(g, fd, name) {
+					continue
+				}
+				switch fd.How {
+				case lang.TypeExpr, lang.TypeCall, lang.TypeNone:
+					assigned = append(assigned, fd)
+				case lang.TypeTypeParam:
+					// A field of a type parameter's type: its constraint says nothing here.
+				default:
+					ft, ok := rv.fieldTypeParam(g, tn, declType{text: fd.Type, in: g, ev: evidence(name, fd.Type, "field of "+tn, g, fd.Line)})
+					if !ok {
+						return declType{}, false
+					}
+					found = append(found, ft)
+				}
+			}
+			if len(found) == 0 && len(assigned) > 0 {
+				// Set, not declared: what every assignment agrees on.
+				return rv.assignedField(g, name, assigned, d)
+			}
+			bs, _ := rv.bases(t)
+			next = append(next, bs...)
+		}
+		if len(found) > 0 {
+			// Variants or duplicates of the type must agree.
+			for _, o := range found[1:] {
+				if o.text != found[0].text {
+					return declType{}, false
+				}
+			}
+			return found[0], true
+		}
+		level = next
+	}
+	return declType{}, false
+}
+
+// hasField says whether the types (or their bases) have a field name.
+func (rv *Resolver) hasField(types []snap.Target, name string) bool {
+	_, ok := rv.fieldOf(types, name, 0)
+	return ok
+}
+
+// viaType resolves recv.name when recv's type is declared. ok is false
+// when the declaration leads nowhere the index can follow; hint is then
+// the declared type's definitions, which rank first among candidates.
+func (rv *Resolver) viaType(f *snap.Entry, r *lang.Ref, recv, name string, want func(*lang.Def) bool) (res Resolution, hint []snap.Target, ok bool) {
+	d, found := rv.exprDecl(f, r.Encl, r.At, recv, 0)
+	if !found {
+		return Resolution{}, nil, false
+	}
+	tr := rv.resolveDecl(d)
+	if len(tr.types) == 0 {
+		if fields, ok := f.Lang.StructFields(d.text); ok {
+			// A struct written in place: the members of what it embeds.
+			if tr.types = rv.embeddedTypes(d, fields); len(tr.types) > 0 {
+				d.ev += "; it embeds " + tr.types[0].Qualified()
+			}
+		}
+	}
+	switch {
+	case len(tr.types) > 0:
+	case tr.builtin != "":
+		return Resolution{Class: lang.Unresolved, Why: "builtin (" + d.ev + ")"}, nil, true
+	case tr.external != "":
+		return Resolution{Class: lang.Unresolved, Why: "external: " + tr.external + " (" + d.ev + ")"}, nil, true
+	case len(tr.types) == 0:
+		return Resolution{}, nil, false
+	}
+	ms, _, ext := rv.membersExt(tr.types, name, func(e *lang.Def) bool { return want(e) && e.Member() }, 0)
+	if len(ms) == 0 {
+		switch {
+		case r.Kind == lang.RefCall && rv.hasField(tr.types, name):
+			return Resolution{Class: lang.Unresolved, Why: "a field holding a function value (" + d.ev + ")"}, nil, true
+		case ext != "":
+			return Resolution{Class: lang.Unresolved, Why: "inherited from " + ext + ", outside the index (" + d.ev + ")"}, nil, true
+		}
+		return Resolution{}, tr.types, false
+	}
+	ms = inVariant(f, ms)
+	reason := d.ev
+	if len(ms) != 1 {
+		reasons := make([]string, len(ms))
+		for i := range reasons {
+			reasons[i] = reason + "; one of " + itoa(len(ms)) + " with this name"
+		}
+		return Resolution{Class: lang.Candidate, Targets: ms, Reasons: reasons}, nil, true
+	}
+	res = Resolution{Class: lang.Exact, Targets: ms, Reason: reason}
+	if !d.bases { // super.m() runs the base's m, not an override
+		res.Impls = rv.Implementations(ms[0])
+	}
+	return res, nil, true
+}
+
+// containerType is the class-like definition a member belongs to.
+func (rv *Resolver) ContainerType(m snap.Target) (snap.Target, bool) {
+	c := m.D().Container
+	if c == "" {
+		return snap.Target{}, false
+	}
+	for _, g := range rv.namedIn(m, c) {
+		if ts := pick(g, c, func(d *lang.Def) bool { return lang.ClassLike(d.Kind) }); len(ts) > 0 {
+			return ts[0], true
+		}
+	}
+	return snap.Target{}, false
+}
+
+// implementations lists what a call of method m may run instead: for an
+// interface's method, the methods of that name of the types implementing
+// it (by method set for a language whose "implements" is "method_set",
+// Go; else the classes declaring it as a base); for a class's method in a
+// language with declared bases, its subclasses' overrides.
+func (rv *Resolver) Implementations(m snap.Target) []snap.Target {
+	t, ok := rv.ContainerType(m)
+	if !ok {
+		return nil
+	}
+	l := m.File.Lang
+	isIface := t.D().Kind == "interface" || t.D().Kind == "trait"
+	if l.Implements == "method_set" && !isIface {
+		return nil
+	}
+	if l.Implements == "none" {
+		return nil
+	}
+	rv.c.mu.Lock()
+	if ts, ok := rv.c.impls[m]; ok {
+		rv.c.mu.Unlock()
+		return ts
+	}
+	rv.c.mu.Unlock()
+	var out []snap.Target
+	if l.Implements == "method_set" {
+		out = rv.byMethodSet(t, m)
+	} else {
+		out = rv.overrides(t, m)
+	}
+	rv.c.mu.Lock()
+	if rv.c.impls == nil || len(rv.c.impls) > 10000 {
+		rv.c.impls = map[snap.Target][]snap.Target{}
+	}
+	rv.c.impls[m] = out
+	rv.c.mu.Unlock()
+	return out
+}
+
+// byMethodSet lists the methods called like m of the types whose methods
+// include every method of interface t.
+func (rv *Resolver) byMethodSet(t, m snap.Target) []snap.Target {
+	tn := t.D().Name
+	var names []string
+	for i := range t.File.Defs {
+		if d := &t.File.Defs[i]; d.Container == tn && d.Kind == "method" && d.Name != m.D().Name {
+			names = append(names, d.Name)
+		}
+	}
+	var out []snap.Target
+	for _, id := range rv.s.Tables(t.File.Lang).Defs.Get(m.D().Name) {
+		g := rv.s.ByID(id)
+		for _, i := range g.DefsNamed(m.D().Name) {
+			d := &g.Defs[i]
+			if d.Container == "" || !lang.FunctionLike(d.Kind) || (d.Container == tn && g.Dir == t.File.Dir) {
+				continue
+			}
+			c := snap.Target{File: g, Def: i}
+			if ct, ok := rv.ContainerType(c); ok && ct.D().Kind == "interface" {
+				continue
+			}
+			all := true
+			for _, n := range names {
+				has := false
+				for _, h := range rv.namedIn(c, n) {
+					if len(pick(h, n, func(e *lang.Def) bool { return e.Container == d.Container && lang.FunctionLike(e.Kind) })) > 0 {
+						has = true
+						break
+					}
+				}
+				if !has && !rv.promoted(c, n) {
+					all = false
+					break
+				}
+			}
+			if all {
+				out = append(out, c)
+			}
+		}
+	}
+	SortTargets(out)
+	return out
+}
+
+// overrides lists the methods called like m of the classes that name t
+// (or a class that does) as a base.
+func (rv *Resolver) overrides(t, m snap.Target) []snap.Target {
+	var out []snap.Target
+	seen := map[snap.Target]bool{t: true}
+	level := []snap.Target{t}
+	for depth := 0; depth < maxTypeDepth && len(level) > 0; depth++ {
+		var next []snap.Target
+		for _, base := range level {
+			bn := base.D().Name
+			for _, fr := range rv.basesNamed(t.File.Lang, bn) {
+				g := rv.s.ByID(fr.id)
+				sub := pick(g, fr.container, func(d *lang.Def) bool { return lang.ClassLike(d.Kind) })
+				if len(sub) == 0 || seen[sub[0]] {
+					continue
+				}
+				found := false
+				for _, b := range rv.resolveDecl(declType{text: fr.typ, in: g}).types {
+					found = found || b == base
+				}
+				if !found {
+					continue
+				}
+				seen[sub[0]] = true
+				next = append(next, sub[0])
+				out = append(out, pick(g, m.D().Name, func(d *lang.Def) bool { return d.Container == fr.container && lang.FunctionLike(d.Kind) })...)
+			}
+		}
+		level = next
+	}
+	SortTargets(out)
+	return out
+}
+
+// superCall resolves super(...) inside a method of encl's class: the
+// nearest base's constructor, else the base class itself.
+func (rv *Resolver) superCall(f *snap.Entry, r *lang.Ref, encl *lang.Def) (Resolution, bool) {
+	d := declType{text: encl.Container, in: f, ev: "super is a base of " + encl.Container, bases: true}
+	tr := rv.resolveDecl(d)
+	if len(tr.types) == 0 {
+		if tr.external != "" {
+			return Resolution{Class: lang.Unresolved, Why: "external: " + tr.external + " (" + d.ev + ")"}, true
+		}
+		return Resolution{}, false
+	}
+	isCtor := func(e *lang.Def) bool { return e.Kind == "constructor" || e.Name == f.Lang.Constructor && e.Member() }
+	for _, b := range tr.types {
+		ms, _ := rv.membersOf([]snap.Target{b}, f.Lang.Constructor, isCtor, 0)
+		if len(ms) == 1 {
+			return Resolution{Class: lang.Exact, Targets: ms, Reason: d.ev}, true
+		}
+	}
+	if len(tr.types) == 1 {
+		return Resolution{Class: lang.Exact, Targets: tr.types, Reason: d.ev}, true
+	}
+	return Resolution{}, false
+}
+
+// fieldRef is a base-class field: its file and what it says. It names the
+// file by id, so it stays true in a later snapshot whose bases are the
+// same.
+type fieldRef struct {
+	id        snap.FileID
+	container string
+	typ       string
+}
+
+// basesNamed lists the base-class fields of the language that name a type
+// called name (one pass over the index, kept while the language's bases
+// are the same).
+func (rv *Resolver) basesNamed(l *lang.Language, name string) []fieldRef {
+	gen := rv.s.Tables(l).BasesGen
+	rv.c.mu.Lock()
+	e, ok := rv.c.subs[l]
+	rv.c.mu.Unlock()
+	if !ok || e.gen != gen {
+		m := map[string][]fieldRef{}
+		for g := range rv.s.Files() {
+			if g.Lang != l {
+				continue
+			}
+			for i := range g.Fields {
+				fd := &g.Fields[i]
+				if fd.Name != "" {
+					continue
+				}
+				_, n := g.Lang.NormType(fd.Type)
+				if n != "" {
+					m[n] = append(m[n], fieldRef{g.ID, fd.Container, fd.Type})
+				}
+			}
+		}
+		e = subsAt{gen, m}
+		rv.c.mu.Lock()
+		if rv.c.subs == nil {
+			rv.c.subs = map[*lang.Language]subsAt{}
+		}
+		rv.c.subs[l] = e
+		rv.c.mu.Unlock()
+	}
+	return e.m[name]
+}
+
+func isTypedVar(d *lang.Def) bool {
+	return (d.Kind == "variable" || d.Kind == "constant") && d.Type != "" && !d.Member()
+}
+
+// varDecl is the declared type of the one variable ts holds.
+func varDecl(expr string, ts []snap.Target) (declType, bool) {
+	if len(ts) != 1 {
+		return declType{}, false
+	}
+	d := ts[0].D()
+	return declType{text: d.Type, in: ts[0].File, ev: evidence(expr, d.Type, "variable", ts[0].File, d.Line)}, true
+}
+
+// moduleTypeMembers finds members called name of the class recv names
+// as mod.Type (import pkg.widgets as W; W.Widget.__init__(self)), nearest
+// first through its bases.
+func (rv *Resolver) moduleTypeMembers(f *snap.Entry, r *lang.Ref, recv, name string, want func(*lang.Def) bool) []snap.Target {
+	i := lang.LastTopDot(recv)
+	if i <= 0 || strings.ContainsAny(recv, "()[]") || f.Bound(FirstSegment(recv), r.Encl, r.At) {
+		return nil
+	}
+	files, _, bound := rv.moduleBinding(f, recv[:i])
+	if !bound || files == nil {
+		return nil
+	}
+	types := inVariant(f, rv.exportedBy(files, recv[i+1:], func(d *lang.Def) bool { return lang.ClassLike(d.Kind) && !d.Member() }))
+	if len(types) != 1 {
+		return nil
+	}
+	ms, _ := rv.membersOf(types, name, func(e *lang.Def) bool { return want(e) && e.Member() }, 0)
+	return ms
+}
+
+func isVar(d *lang.Def) bool {
+	return (d.Kind == "variable" || d.Kind == "constant") && !d.Member()
+}
+
+// instanceDecl is the type of the module variable ts hold when none is
+// declared: what every binding of it in its module (@field.module,
+// @field.global) agrees it was set to, a construction or a call whose
+// result is known (_inst = Random()). Any other binding, an import or a
+// definition of the name makes it unknown.
+func (rv *Resolver) instanceDecl(expr string, ts []snap.Target, depth int) (declType, bool) {
+	if len(ts) == 0 || depth > maxTypeDepth {
+		return declType{}, false
+	}
+	g, name := ts[0].File, ts[0].D().Name
+	for _, t := range ts {
+		if t.File != g || t.D().Type != "" {
+			return declType{}, false
+		}
+	}
+	if len(pick(g, name, func(d *lang.Def) bool { return !isVar(d) && !d.Local })) > 0 {
+		return declType{}, false
+	}
+	for _, im := range g.Imports {
+		if im.Local == name {
+			return declType{}, false
+		}
+	}
+	var set *lang.Field
+	typedAt := map[int32]bool{}
+	for i := range g.Fields {
+		fd := &g.Fields[i]
+		if fd.Container != "" || fd.Name != name || fd.How == lang.TypeNone {
+			continue
+		}
+		if fd.How != lang.TypeCall || set != nil && set.Type != fd.Type {
+			return declType{}, false
+		}
+		set = fd
+		typedAt[fd.At] = true
+	}
+	if set == nil {
+		return declType{}, false
+	}
+	for i := range g.Fields {
+		fd := &g.Fields[i]
+		if fd.Container == "" && fd.Name == name && fd.How == lang.TypeNone && !typedAt[fd.At] {
+			return declType{}, false
+		}
+	}
+	r, ok := rv.calleeResult(g, -1, set.At, set.Type, depth+1)
+	if !ok {
+		return declType{}, false
+	}
+	if r.ctor {
+		r.ev = evidence(expr, r.text, "module variable set to "+set.Type+"()", g, set.Line)
+	} else {
+		r.ev = evidence(expr, r.text, "module variable set to "+set.Type+"()", g, set.Line) + "; " + r.ev
+	}
+	r.ctor = false
+	return r, true
+}
+
+// varType is varDecl that also follows a variable initialized by a call
+// (var Stdout = NewFile(...)) to the callee's declared result.
+func (rv *Resolver) varType(expr string, ts []snap.Target, depth int) (declType, bool) {
+	if len(ts) == 1 && ts[0].D().How == lang.TypeExpr {
+		// var std = defaultLogger: the type of what it is set to.
+		t := ts[0]
+		d, ok := rv.exprDecl(t.File, -1, t.D().Start, t.D().Type, depth+1)
+		if ok {
+			d.ev = evidence(expr, d.text, "variable set to "+t.D().Type, t.File, t.D().Line) + "; " + d.ev
+		}
+		return d, ok
+	}
+	if len(ts) != 1 || ts[0].D().How != lang.TypeCall && ts[0].D().How != lang.TypeCall2 && ts[0].D().How != lang.TypeCall3 {
+		return varDecl(expr, ts)
+	}
+	t := ts[0]
+	d := t.D()
+	if d.How != lang.TypeCall {
+		return rv.laterResult(t.File, -1, d.Start, d.Type, int(d.How-lang.TypeCall2)+1, expr, t.File.Rel, d.Line, depth)
+	}
+	r, ok := rv.calleeResult(t.File, -1, d.Start, d.Type, depth+1)
+	if !ok {
+		return declType{}, false
+	}
+	r.ev = evidence(expr, r.text, "variable set to "+d.Type+"()", t.File, d.Line) + "; " + r.ev
+	r.ctor = false
+	return r, true
+}
+
+// classSelf is the class a name like cls (language.json class_self) holds
+// in a method of it: bound once there (its parameter), in a class that is
+// no metaclass (whose cls would be another class).
+func (rv *Resolver) classSelf(f *snap.Entry, encl, at int32, name string) []snap.Target {
+	if encl < 0 || !slices.Contains(f.Lang.ClassSelf, name) {
+		return nil
+	}
+	ed := &f.Defs[encl]
+	if ed.Container == "" || ed.Kind != "method" {
+		return nil
+	}
+	n := 0
+	for _, i := range f.LocalsNamed(name) {
+		if f.Locals[i].Encl == encl {
+			n++
+		}
+	}
+	if n != 1 {
+		return nil
+	}
+	ts := inVariant(f, pick(f, ed.Container, func(d *lang.Def) bool {
+		return lang.ClassLike(d.Kind) && d.Start <= f.Defs[encl].Start && f.Defs[encl].End <= d.End
+	}))
+	if len(ts) != 1 || rv.isMetaclass(ts[0]) {
+		return nil
+	}
+	return ts
+}
+
+// isMetaclass says whether t extends the language's type (Python's type),
+// directly or through its bases.
+func (rv *Resolver) isMetaclass(t snap.Target) bool {
+	level := []snap.Target{t}
+	seen := map[snap.Target]bool{}
+	for d := 0; d <= maxTypeDepth && len(level) > 0; d++ {
+		var next []snap.Target
+		for _, c := range level {
+			if seen[c] {
+				continue
+			}
+			seen[c] = true
+			for i := range c.File.Fields {
+				fd := &c.File.Fields[i]
+				if fd.Name == "" && fd.Container == c.D().Name {
+					if _, n := c.File.Lang.NormType(fd.Type); n == "type" {
+						return true
+					}
+				}
+			}
+			bs, _ := rv.bases(c)
+			next = append(next, bs...)
+		}
+		level = next
+	}
+	return false
+}
+
+// assignedField is the type of a field no declaration types, from its
+// assignments (self.conn = conn, self.buf = Buffer()): each place that
+// binds it must be typed and all must name the one same type.
+func (rv *Resolver) assignedField(g *snap.Entry, name string, binds []*lang.Field, depth int) (declType, bool) {
+	typedAt := map[int32]bool{}
+	for _, fd := range binds {
+		if fd.How != lang.TypeNone {
+			typedAt[fd.At] = true
+		}
+	}
+	var out declType
+	var outType snap.Target
+	have := false
+	for _, fd := range binds {
+		if fd.How == lang.TypeNone {
+			if !typedAt[fd.At] {
+				return declType{}, false
+			}
+			continue
+		}
+		var r declType
+		var ok bool
+		if fd.How == lang.TypeExpr {
+			// self.conn = conn: the type of what was assigned, where it was.
+			r, ok = rv.exprDecl(g, g.EnclosingAt(fd.At), fd.At, fd.Type, depth+1)
+			if ok {
+				r.ev = evidence(name, r.text, "field set from "+fd.Type, g, fd.Line) + "; " + r.ev
+			}
+		} else {
+			r, ok = rv.calleeResult(g, g.EnclosingAt(fd.At), fd.At, fd.Type, depth+1)
+			if ok && r.ctor {
+				r.ev = evidence(name, r.text, "field set to "+fd.Type+"()", g, fd.Line)
+			} else if ok {
+				r.ev = evidence(name, r.text, "field set to "+fd.Type+"()", g, fd.Line) + "; " + r.ev
+			}
+			r.ctor = false
+		}
+		if !ok {
+			return declType{}, false
+		}
+		if len(binds) == 1 {
+			return r, true
+		}
+		tr := rv.resolveDecl(r)
+		var t snap.Target
+		switch {
+		case len(tr.types) == 1:
+			t = tr.types[0]
+		case len(tr.types) > 0 || tr.builtin == "":
+			return declType{}, false
+		}
+		if have && (t != outType || tr.builtin != out.text && t.File == nil) {
+			return declType{}, false
+		}
+		if !have {
+			out, outType, have = r, t, true
+			if t.File == nil {
+				out.text = tr.builtin
+			}
+		}
+	}
+	return out, have
+}
+
+// assignedHint lists the classes a field receiver (self.h) is assigned
+// when its assignments do not agree on one type (self.h = Handler() in
+// one method, self.h = h in another): a hint for ranking, never an edge.
+func (rv *Resolver) assignedHint(f *snap.Entry, r *lang.Ref, recv string) []snap.Target {
+	i := lang.LastTopDot(recv)
+	if i <= 0 || !lang.IsIdent(recv[i+1:]) {
+		return nil
+	}
+	cur, ok := rv.exprDecl(f, r.Encl, r.At, recv[:i], 0)
+	if !ok {
+		return nil
+	}
+	name := recv[i+1:]
+	level := rv.resolveDecl(cur).types
+	seen := map[snap.Target]bool{}
+	var out []snap.Target
+	for d := 0; d <= maxTypeDepth && len(level) > 0 && len(out) == 0; d++ {
+		var next []snap.Target
+		for _, t := range level {
+			if seen[t] {
+				continue
+			}
+			seen[t] = true
+			g := t.File
+			for j := range g.Fields {
+				fd := &g.Fields[j]
+				if fd.Container != t.D().Name || fd.Name != name || fd.How != lang.TypeCall && fd.How != lang.TypeExpr {
+					continue
+				}
+				var v declType
+				var ok bool
+				if fd.How == lang.TypeExpr {
+					v, ok = rv.exprDecl(g, g.EnclosingAt(fd.At), fd.At, fd.Type, 1)
+				} else {
+					v, ok = rv.calleeResult(g, g.EnclosingAt(fd.At), fd.At, fd.Type, 1)
+				}
+				if ok {
+					out = append(out, rv.resolveDecl(v).types...)
+				}
+			}
+			bs, _ := rv.bases(t)
+			next = append(next, bs...)
+		}
+		level = next
+	}
+	return out
+}
+
+// sameResult says the functions ts are variants of one (one package's
+// files) declaring the same result type.
+func sameResult(ts []snap.Target) bool {
+	for _, t := range ts {
+		d, d0 := t.D(), ts[0].D()
+		if !lang.FunctionLike(d.Kind) || d.Type == "" || d.Type != d0.Type || d.Container != d0.Container || t.File.Dir != ts[0].File.Dir || t.File.Package != ts[0].File.Package {
+			return false
+		}
+	}
+	return true
+}
+
+// promoted says whether method m's type has a method called name through
+// a struct it embeds (ir.ForStmt's Pos comes from miniNode).
+func (rv *Resolver) promoted(m snap.Target, name string) bool {
+	t, ok := rv.ContainerType(m)
+	if !ok {
+		return false
+	}
+	bs, _ := rv.bases(t)
+	if len(bs) == 0 {
+		return false
+	}
+	ms, _ := rv.membersOf(bs, name, func(e *lang.Def) bool { return lang.FunctionLike(e.Kind) }, 1)
+	return len(ms) > 0
+}
+
+// embeddedAs says fd is a type embedded under the field name name (an
+// embedded *pkg.T is field T).
+func embeddedAs(f *snap.Entry, fd *lang.Field, name string) bool {
+	if fd.Name != "" || !f.Lang.EmbeddedNamed {
+		return false
+	}
+	_, n := f.Lang.NormType(fd.Type)
+	return n == name
+}
+
+// laterResult is the type of result n (0-based, n > 0) of calling callee:
+// ctx, span := trace.StartSpan(...) makes span the second result.
+func (rv *Resolver) laterResult(f *snap.Entry, encl, at int32, callee string, n int, name, rel string, line int32, depth int) (declType, bool) {
+	d, ok := rv.calleeResult(f, encl, at, callee, depth+1)
+	if !ok || d.ctor || d.bases {
+		return declType{}, false
+	}
+	text, ok := lang.ResultAt(d.text, n)
+	if !ok {
+		return declType{}, false
+	}
+	d.text = text
+	d.ev = name + " is " + text + ": result " + itoa(n+1) + " of " + callee + ", " + rel + ":" + itoa(int(line)) + "; " + d.ev
+	return d, true
+}
+
+// literalDecl is the type of a receiver written as a composite literal,
+// maybe parenthesized: (&Reader{}).ReadByte(), T{}.M().
+func literalDecl(f *snap.Entry, expr string) (declType, bool) {
+	s := expr
+	for len(s) > 2 && s[0] == '(' && lang.Opening(s) == 0 {
+		s = s[1 : len(s)-1]
+	}
+	s = strings.TrimPrefix(s, "&")
+	if !strings.HasSuffix(s, "}") {
+		return declType{}, false
+	}
+	i := strings.IndexByte(s, '{')
+	if i <= 0 || lang.Closing(s, i) != len(s)-1 {
+		return declType{}, false
+	}
+	text := s[:i]
+	if (strings.HasPrefix(text, "[") || strings.HasPrefix(text, "map[")) && f.Lang.ElemType(text) != "" {
+		// []Context{a, b}: a collection of a declared element type.
+		return declType{text: text, in: f, ev: "a " + text + " literal"}, true
+	}
+	if q, n := f.Lang.NormType(text); n == "" || q+"."+n != text && n != text {
+		return declType{}, false
+	}
+	return declType{text: text, in: f, ev: expr + " is " + text + ": a literal"}, true
+}
+
+// agreedLocal is the type of a local bound several times in its
+// innermost scope (ctx := req.Context(), then ctx, cancel :=
+// context.WithCancel(ctx)) when every binding's type, followed, names the
+// same definitions.
+func (rv *Resolver) agreedLocal(f *snap.Entry, encl, at int32, name string, depth int) (declType, bool) {
+	var ls []*lang.Local
+	bestEnd := int64(-1)
+	for _, i := range f.LocalsNamed(name) {
+		l := &f.Locals[i]
+		if l.Encl != encl || l.At > at || (l.End >= 0 && at >= l.End) {
+			continue
+		}
+		end := int64(l.End)
+		if end < 0 {
+			end = 1 << 40
+		}
+		switch {
+		case bestEnd < 0 || end < bestEnd:
+			ls, bestEnd = []*lang.Local{l}, end
+		case end == bestEnd:
+			ls = append(ls, l)
+		}
+	}
+	if len(ls) < 2 {
+		return declType{}, false
+	}
+	var first declType
+	var want []snap.Target
+	for k, l := range ls {
+		if l.How == lang.TypeNone {
+			return declType{}, false
+		}
+		d, ok := rv.localType(f, encl, l, name, depth+1)
+		if !ok {
+			return declType{}, false
+		}
+		ts := slices.Clone(rv.resolveDecl(d).types)
+		if len(ts) == 0 {
+			return declType{}, false
+		}
+		SortTargets(ts)
+		if k == 0 {
+			first, want = d, ts
+			continue
+		}
+		if !slices.Equal(ts, want) {
+			return declType{}, false
+		}
+	}
+	first.ev += "; every binding of " + name + " in its scope says so"
+	return first, true
+}
+
+// typeParamIn is d, or, when d names a type parameter of the function
+// encl (or of one around it) in f, the interface constraining it; ok is
+// false for a type parameter constrained otherwise (T ~int | ~string,
+// or a method's T, whose constraint is the type's).
+func (rv *Resolver) typeParamIn(f *snap.Entry, encl, at int32, d declType) (declType, bool) {
+	if d.in != f {
+		return d, true
+	}
+	q, n := f.Lang.NormType(d.text)
+	if q != "" || n == "" {
+		return d, true
+	}
+	for e, k := encl, 0; e >= 0 && k < 16; e, k = f.Outer(e), k+1 {
+		for _, i := range f.LocalsNamed(n) {
+			l := &f.Locals[i]
+			if l.Encl != e || l.At > at {
+				continue
+			}
+			if l.How != lang.TypeTypeParam {
+				return declType{}, false
+			}
+			return rv.constraint(f, d, n, f.Strs[l.Type])
+		}
+	}
+	return d, true
+}
+
+// fieldTypeParam is fieldOf's d for a field of type tn, or the constraint
+// of tn's type parameter it names (type Box[T I] struct{ v T }).
+func (rv *Resolver) fieldTypeParam(g *snap.Entry, tn string, d declType) (declType, bool) {
+	q, n := g.Lang.NormType(d.text)
+	if q != "" || n == "" {
+		return d, true
+	}
+	for i := range g.Fields {
+		if fd := &g.Fields[i]; fd.How == lang.TypeTypeParam && fd.Container == tn && fd.Name == n {
+			return rv.constraint(g, d, n, fd.Type)
+		}
+	}
+	return d, true
+}
+
+// constraint types a value of type parameter n by its constraint, when
+// that names interfaces only: a call on it runs the interface's method.
+func (rv *Resolver) constraint(f *snap.Entry, d declType, n, text string) (declType, bool) {
+	c := declType{text: text, in: f, ev: d.ev + "; " + n + " is a type parameter constrained by " + text}
+	ts := rv.resolveDecl(c).types
+	if len(ts) == 0 {
+		return declType{}, false
+	}
+	for _, t := range ts {
+		if t.D().Kind != "interface" {
+			return declType{}, false
+		}
+	}
+	return c, true
+}
+
+// typeParamNamed says whether type text (as written) names a type
+// parameter bound in definition e: its own, or one its receiver's type
+// arguments bind.
+func typeParamNamed(f *snap.Entry, e int32, text string) bool {
+	q, n := f.Lang.NormType(text)
+	if q != "" || n == "" {
+		return false
+	}
+	for _, i := range f.LocalsNamed(n) {
+		if f.Locals[i].Encl == e && f.Locals[i].How == lang.TypeTypeParam {
+			return true
+		}
+	}
+	return false
+}
