@@ -10,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
@@ -102,30 +100,6 @@ func waitGone(t *testing.T, what string, pid int) {
 	if !exits(pid, 10*time.Second) {
 		t.Fatalf("%s (pid %d) still runs", what, pid)
 	}
-}
-
-// exits waits at most within for pid to end (a zombie counts) and reports
-// whether it did. It waits on the process's pidfd, so it returns the moment
-// the process ends; the process is a real one, which testing/synctest's
-// clock cannot wait on.
-func exits(pid int, within time.Duration) bool {
-	fd, err := unix.PidfdOpen(pid, 0)
-	if err != nil {
-		return !alive(pid) // ESRCH: it is gone
-	}
-	defer unix.Close(fd)
-	deadline := time.Now().Add(within)
-	for alive(pid) {
-		left := time.Until(deadline)
-		if left <= 0 {
-			return false
-		}
-		_, err := unix.Poll([]unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}, int(left.Milliseconds())+1)
-		if err != nil && err != unix.EINTR {
-			return !alive(pid)
-		}
-	}
-	return true
 }
 
 // waitSession waits until cond, read under the session's lock, holds: on
