@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/proc"
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
 func shRoster(t *testing.T) *Roster {
@@ -136,22 +137,9 @@ func TestResultFileHoldsEverything(t *testing.T) {
 	}
 }
 
-// gone waits (at most 5 s) for pid to be gone.
+// gone waits for pid to be gone (a zombie counts as gone).
 func gone(pid int) bool {
-	for i := 0; i < 250 && alive(pid) && !zombie(pid); i++ {
-		time.Sleep(20 * time.Millisecond)
-	}
-	return !alive(pid) || zombie(pid)
-}
-
-func zombie(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return true
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i >= 0 && i+2 < len(s) && s[i+2] == 'Z'
+	return testenv.Until(time.Minute, func() bool { return !testenv.ProcessRunning(pid) })
 }
 
 // deadOwner is an owner string of a process of this instance that ended.
