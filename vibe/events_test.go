@@ -282,7 +282,7 @@ func TestBudgetStopsAPlainWorker(t *testing.T) {
 	if d.Status != Failed || !d.OverBudget || !strings.HasPrefix(d.Why, "over budget: 1200 tokens used (1000 in, 200 out) of a budget of 1000") || d.Result != "started" {
 		t.Fatalf("second run: %+v", d)
 	}
-	if pid := pidIn(t, pidFile); !gone(pid) {
+	if pid := testenv.PidFile(t, pidFile); !testenv.Gone(pid) {
 		t.Fatalf("the over-budget worker's child %d outlived it", pid)
 	}
 }

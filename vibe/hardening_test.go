@@ -50,8 +50,8 @@ func TestBackgroundChildDoesNotHoldTheWorker(t *testing.T) {
 	if d := done[0]; d.Status != Succeeded || d.Result != "result-line" {
 		t.Fatalf("worker: %+v", d)
 	}
-	pid := pidIn(t, pidFile)
-	if !gone(pid) {
+	pid := testenv.PidFile(t, pidFile)
+	if !testenv.Gone(pid) {
 		t.Fatalf("the background child %d outlived its worker", pid)
 	}
 	if k, _, _ := r.Kill(in.ID); k.Status != Succeeded {
@@ -68,7 +68,7 @@ func TestSetsidChildDoesNotBlockKillOrSend(t *testing.T) {
 	for _, op := range []string{"kill", "send"} {
 		pidFile := filepath.Join(dir, op)
 		in := spawn(t, r, "setsid sleep 300 & echo $! > "+pidFile+"; echo started; sleep 300")
-		pid := pidIn(t, pidFile)
+		pid := testenv.PidFile(t, pidFile)
 		within(t, 20*time.Second, "vibe_"+op, func() {
 			if op == "kill" {
 				k, _, err := r.Kill(in.ID)
@@ -81,7 +81,7 @@ func TestSetsidChildDoesNotBlockKillOrSend(t *testing.T) {
 				t.Errorf("send: %v %v", restarted, err)
 			}
 		})
-		if !gone(pid) {
+		if !testenv.Gone(pid) {
 			t.Fatalf("the setsid child %d outlived vibe_%s", pid, op)
 		}
 	}
@@ -92,9 +92,9 @@ func TestCloseEndsSetsidChild(t *testing.T) {
 	r := shRoster(t)
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	spawn(t, r, "setsid sleep 300 & echo $! > "+pidFile+"; sleep 300")
-	pid := pidIn(t, pidFile)
+	pid := testenv.PidFile(t, pidFile)
 	within(t, 20*time.Second, "Close", func() { r.Close() })
-	if !gone(pid) {
+	if !testenv.Gone(pid) {
 		t.Fatalf("the setsid child %d outlived Close", pid)
 	}
 }
@@ -135,11 +135,6 @@ func TestResultFileHoldsEverything(t *testing.T) {
 	if !strings.Contains(string(end), "the last line") {
 		t.Fatalf("the result file ends %q", end)
 	}
-}
-
-// gone waits for pid to be gone (a zombie counts as gone).
-func gone(pid int) bool {
-	return testenv.Until(time.Minute, func() bool { return !testenv.ProcessRunning(pid) })
 }
 
 // deadOwner is an owner string of a process of this instance that ended.

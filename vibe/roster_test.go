@@ -185,30 +185,18 @@ func TestTimeoutKeepsPartialOutput(t *testing.T) {
 	}
 }
 
-// pidIn waits for a worker to write a pid to file.
-func pidIn(t *testing.T, file string) int {
-	t.Helper()
-	var pid int
-	testenv.WaitFor(t, time.Minute, "the worker's pid in "+file, func() bool {
-		b, _ := os.ReadFile(file)
-		pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
-		return pid > 0
-	})
-	return pid
-}
-
 // kill ends the worker's whole process group: no child is left behind.
 func TestKillLeavesNoOrphan(t *testing.T) {
 	r := newRoster(t, 4)
 	pidFile := filepath.Join(t.TempDir(), "child")
 	t.Setenv("VIBE_TEST_CHILD_PID", pidFile)
 	in := spawn(t, r, "child")
-	pid := pidIn(t, pidFile)
+	pid := testenv.PidFile(t, pidFile)
 	k, stopped, err := r.Kill(in.ID)
 	if err != nil || k.Status != Killed || !stopped || !strings.Contains(k.Result, "started a child") || !strings.Contains(k.Why, "vibe_kill stopped it while it ran") {
 		t.Fatalf("kill: %+v stopped=%v %v", k, stopped, err)
 	}
-	if !testenv.Until(time.Minute, func() bool { return !testenv.ProcessRunning(pid) }) {
+	if !testenv.Gone(pid) {
 		syscall.Kill(pid, syscall.SIGKILL)
 		t.Fatalf("the worker's child %d outlived the kill", pid)
 	}
@@ -358,7 +346,7 @@ func TestLostWorker(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	syscall.Kill(pidIn(t, pidFile), syscall.SIGKILL)
+	syscall.Kill(testenv.PidFile(t, pidFile), syscall.SIGKILL)
 	done, _ := wait(t, lost, true, time.Minute, w.ID)
 	if done[0].Status != Lost || !strings.Contains(done[0].Why, "signal") {
 		t.Fatalf("a worker killed from outside: %+v", done[0])

@@ -242,6 +242,25 @@ func WaitFor(t testing.TB, limit time.Duration, what string, cond func() bool) {
 	}
 }
 
+// Gone waits up to a minute for pid to end (a zombie counts as ended) and
+// says whether it did, for tests that check nothing outlives a kill.
+func Gone(pid int) bool {
+	return Until(time.Minute, func() bool { return !ProcessRunning(pid) })
+}
+
+// PidFile waits up to a minute for a process under test to write a pid to
+// file and returns it.
+func PidFile(t testing.TB, file string) int {
+	t.Helper()
+	var pid int
+	WaitFor(t, time.Minute, "a pid in "+file, func() bool {
+		b, _ := os.ReadFile(file)
+		pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+		return pid > 0
+	})
+	return pid
+}
+
 // WriteTree writes files (slash-separated names under root; a name ending
 // in "/" is an empty folder) and their folders.
 func WriteTree(t testing.TB, root string, files map[string]string) {
