@@ -232,27 +232,6 @@ func TestSendRestartsWithTheAppendedBrief(t *testing.T) {
 	}
 }
 
-func TestConcurrencyLimit(t *testing.T) {
-	r := newRoster(t, 2)
-	a := spawn(t, r, "sleep 0.6")
-	b := spawn(t, r, "sleep 0.6")
-	c := spawn(t, r, "now")
-	until(t, r, "two workers running", func() bool {
-		l := r.List()
-		return l[0].Status == Running && l[1].Status == Running
-	})
-	if st := r.List()[2].Status; st != Queued {
-		t.Fatalf("a third worker over a limit of 2 is %s", st)
-	}
-	done, _ := wait(t, r, true, time.Minute, a.ID, b.ID, c.ID)
-	if len(done) != 3 {
-		t.Fatalf("done %v", done)
-	}
-	if !done[2].Started.After(done[0].Ended.Add(-50*time.Millisecond)) && !done[2].Started.After(done[1].Ended.Add(-50*time.Millisecond)) {
-		t.Fatalf("the queued worker started at %v, before a slot was freed (%v, %v)", done[2].Started, done[0].Ended, done[1].Ended)
-	}
-}
-
 func TestBadInput(t *testing.T) {
 	r := newRoster(t, 2)
 	if _, err := r.Spawn(SpawnRequest{Brief: "  "}); err == nil || !strings.Contains(err.Error(), "brief is empty") {
