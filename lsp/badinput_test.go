@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/framing"
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
@@ -288,8 +289,7 @@ func stopAll(t *testing.T, pid int) {
 	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
 		t.Fatalf("SIGSTOP %d: %v", pid, err)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
+	testenv.WaitFor(t, time.Minute, fmt.Sprintf("every thread of process %d stopped", pid), func() bool {
 		stats, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/stat", pid))
 		running := 0
 		for _, st := range stats {
@@ -302,12 +302,8 @@ func stopAll(t *testing.T, pid int) {
 				running++
 			}
 		}
-		if len(stats) > 0 && running == 0 {
-			return
-		}
-		time.Sleep(time.Millisecond)
-	}
-	t.Fatalf("process %d did not stop within 5 s", pid)
+		return len(stats) > 0 && running == 0
+	})
 }
 
 func TestServerKilledMidRequest(t *testing.T) {
@@ -386,15 +382,11 @@ func TestIdleServersAreReaped(t *testing.T) {
 	s := newSession(t, "go", "gopls", Config{IdleTimeout: 300 * time.Millisecond})
 	must(s.sup.Hover(s.ctx, s.at("main.go"), Place{Line: 12, Symbol: "Total"}))(t)
 	pgids := runningGroups(s.sup)
-	deadline := time.Now().Add(30 * time.Second)
 	// Reaping shuts the server down in the background: wait for its
 	// processes to be gone.
-	for len(s.sup.running()) > 0 || groupAlive(pgids[0]) {
-		if time.Now().After(deadline) {
-			t.Fatal("idle server was not reaped within 30s")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	testenv.WaitFor(t, time.Minute, "the idle server reaped", func() bool {
+		return len(s.sup.running()) == 0 && !groupAlive(pgids[0])
+	})
 	// The next call starts it again.
 	must(s.sup.Hover(s.ctx, s.at("main.go"), Place{Line: 12, Symbol: "Total"}))(t)
 }
