@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
 // N16: worker results and worktrees survive serve's death: a finished,
@@ -37,9 +39,14 @@ func caseN16(c *cx) {
 	if !sp1.ok() || !sp2.ok() {
 		c.t.Fatalf("spawns: %s; %s", sp1.summary(150), sp2.summary(150))
 	}
-	time.Sleep(3 * time.Second) // w1 ends, w2 commits
+	// w1 ends, w2 commits.
+	testenv.Until(30*time.Second, func() bool {
+		log, _ := runProg(root, os.Environ(), "git", "log", "--all", "--oneline")
+		return strings.Contains(s1.tool("vibe_list", map[string]any{}).text, "unread results: w1") && strings.Contains(log, " wt\n")
+	})
+	rec := descendants(s1.pid())
 	s1.signal(syscall.SIGKILL, 10*time.Second)
-	time.Sleep(time.Second)
+	survivors(rec, 10*time.Second) // the workers go with serve
 
 	s2 := start()
 	defer s2.close()

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
 // N19: temp folders (eval's, debug's, gopls's, vibe's) do not stay after
@@ -36,8 +38,11 @@ func caseN19(c *cx) {
 	}
 	running := folders(c.tmp)
 	s.signal(syscall.SIGKILL, 10*time.Second)
-	time.Sleep(5 * time.Second)
-	afterKill := folders(c.tmp)
+	var afterKill []string
+	testenv.Until(5*time.Second, func() bool {
+		afterKill = folders(c.tmp)
+		return len(afterKill) == 0
+	})
 	s2, err := c.startServe(root, env, "--without", "lsp")
 	check(err)
 	check(s2.initialize())
