@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -38,9 +39,7 @@ func TestMain(m *testing.M) {
 // input ("deaf"); as a probe or a checker it never ends ("hang").
 func fakeServer(mode string) {
 	if mode == "hang" {
-		for {
-			time.Sleep(time.Hour)
-		}
+		hang()
 	}
 	r, w := framing.NewReader(os.Stdin), framing.NewWriter(os.Stdout)
 	for {
@@ -55,14 +54,18 @@ func fakeServer(mode string) {
 		if json.Unmarshal(body, &msg) == nil && mode != "silent" && msg.Method == "initialize" {
 			_ = w.Write(fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"result":{"capabilities":{}}}`, msg.ID))
 			if mode == "deaf" {
-				// Sleep rather than select{}: without -race the runtime
-				// would call a lone blocked goroutine a deadlock and exit.
-				for {
-					time.Sleep(time.Hour)
-				}
+				hang()
 			}
 		}
 	}
+}
+
+// hang blocks for good, reading a pipe nothing writes to: a lone select{}
+// would be called a deadlock by the runtime, which exits.
+func hang() {
+	r, w, _ := os.Pipe()
+	defer w.Close()
+	io.Copy(io.Discard, r)
 }
 
 func fakeSpec(t *testing.T, mode string) ServerSpec {

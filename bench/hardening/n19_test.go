@@ -25,14 +25,14 @@ func caseN19(c *cx) {
 	c.need("dlv")
 	root := c.root
 	writeFile(filepath.Join(root, "go.mod"), "module example.com/tmp\n\ngo 1.22\n")
-	writeFile(filepath.Join(root, "main.go"), "package main\n\nimport \"time\"\n\nfunc main() {\n\ttime.Sleep(100 * time.Second)\n}\n")
+	writeFile(filepath.Join(root, "main.go"), "package main\n\nimport \"time\"\n\nfunc main() {\n\t<-time.After(100 * time.Second)\n}\n")
 	env := c.vibeEnv()
 	s, err := c.startServe(root, env, "--vibe", "--worker-command", "fast=sh")
 	check(err)
 	check(s.initialize())
 	calls := []toolResult{
 		s.cell(60*time.Second, "open('/dev/null').close()\n'ok'\n"),
-		s.tool("lsp", map[string]any{"operation": "hover", "file": "main.go", "line": 6, "symbol": "Sleep"}),
+		s.tool("lsp", map[string]any{"operation": "hover", "file": "main.go", "line": 6, "symbol": "After"}),
 		s.tool("vibe_spawn", map[string]any{"label": "h", "brief": "sleep 100\n"}),
 		s.toolWithin(90*time.Second, "debug", map[string]any{"operation": "launch", "adapter": "delve", "program": ".", "timeout_seconds": 3}),
 	}

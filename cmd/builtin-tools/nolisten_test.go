@@ -81,8 +81,7 @@ const busyMain = `package main
 import "time"
 
 func main() {
-	for {
-		time.Sleep(time.Millisecond)
+	for range time.Tick(time.Millisecond) {
 	}
 }
 `
@@ -120,7 +119,7 @@ func TestServeOpensNoSocket(t *testing.T) {
 	testenv.LookPath(t, "dlv")
 	root := debugRoot(t)
 	p := startServe(t, root)
-	if res := p.call("ast_grep", map[string]any{"pattern": "time.Sleep($A)", "language": "go"}); res["isError"] == true {
+	if res := p.call("ast_grep", map[string]any{"pattern": "time.Tick($A)", "language": "go"}); res["isError"] == true {
 		t.Fatalf("ast_grep: %v", res)
 	}
 	if res := p.call("read", map[string]any{"path": "hello.txt"}); res["isError"] == true {
