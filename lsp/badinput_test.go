@@ -128,12 +128,10 @@ func TestServerStopsReading(t *testing.T) {
 	}
 	sup := NewSupervisor(root, Config{Servers: []ServerSpec{fakeSpec(t, "deaf")}, RequestTimeout: time.Second})
 	defer sup.Close()
-	t0 := time.Now()
+	// The call's context has no deadline: only the bound on the write
+	// can end it, with this error.
 	_, err := sup.Hover(t.Context(), loc(t, sup, filepath.Join(root, "big.fake")), Place{Line: 1, Symbol: "world"})
 	expectErr(t, "hover", err, ErrServerTimeout, "fake-deaf (root .) did not answer on textDocument/didOpen", "it stopped reading its input, so it was stopped")
-	if d := time.Since(t0); d > 15*time.Second {
-		t.Errorf("the blocked write took %s to end", d)
-	}
 	var pgids []int
 	sup.mu.Lock()
 	for _, e := range sup.servers {
