@@ -11,7 +11,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/builtin-tools/builtin-tools/internal/textcut"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
@@ -554,20 +553,7 @@ func (s *Supervisor) CommitFix(ctx context.Context, p *FixPlan, force bool, conf
 func writtenList(files []FileEdit) string {
 	parts := make([]string, 0, len(files))
 	for _, f := range files {
-		var what []string
-		if f.Edits > 0 {
-			what = append(what, textcut.Count(f.Edits, "edit", "edits"))
-		}
-		if f.RenamedFrom != "" {
-			what = append(what, "renamed from "+f.RenamedFrom)
-		}
-		if f.Created {
-			what = append(what, "created")
-		}
-		if f.Deleted {
-			what = append(what, "deleted")
-		}
-		parts = append(parts, fmt.Sprintf("%s (%s)", f.Path, strings.Join(what, ", ")))
+		parts = append(parts, fmt.Sprintf("%s (%s)", f.Path, f.What()))
 	}
 	return strings.Join(parts, ", ")
 }
