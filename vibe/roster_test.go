@@ -370,21 +370,27 @@ func TestWaitWithNoIDsSkipsReadResults(t *testing.T) {
 	}
 }
 
-// Issue 19 §4: a state folder left with nothing in it (every result read,
-// no worktree) is emptied when the last roster over it closes, but for the
-// last id given and the root's name (issue 26); one with an unread result
-// stays, and Close says why.
-func TestCloseRemovesTheIdleStateFolder(t *testing.T) {
+// sharedState is a state folder and a way to open rosters over it, which
+// the test closes itself.
+func sharedState(t *testing.T) (string, func() *Roster) {
 	script, _ := filepath.Abs("testdata/worker.sh")
 	state := filepath.Join(t.TempDir(), "root-state")
 	cfg := Config{StateDir: state, Dir: t.TempDir(), Backends: map[string]Backend{"fast": Command{Line: script}}}
-	open := func() *Roster {
+	return state, func() *Roster {
 		r, err := New(cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return r
 	}
+}
+
+// Issue 19 §4: a state folder left with nothing in it (every result read,
+// no worktree) is emptied when the last roster over it closes, but for the
+// last id given and the root's name (issue 26); one with an unread result
+// stays, and Close says why.
+func TestCloseRemovesTheIdleStateFolder(t *testing.T) {
+	state, open := sharedState(t)
 	a, b := open(), open()
 	in := spawn(t, a, "read me")
 	wait(t, a, true, time.Minute, in.ID)
@@ -424,16 +430,7 @@ func TestCloseRemovesTheIdleStateFolder(t *testing.T) {
 // the folder was left idle (all that stays of it is that id and the
 // root's name).
 func TestIDsGoOnAcrossRosters(t *testing.T) {
-	script, _ := filepath.Abs("testdata/worker.sh")
-	state := filepath.Join(t.TempDir(), "root-state")
-	cfg := Config{StateDir: state, Dir: t.TempDir(), Backends: map[string]Backend{"fast": Command{Line: script}}}
-	open := func() *Roster {
-		r, err := New(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return r
-	}
+	state, open := sharedState(t)
 	a := open()
 	kept, read := spawn(t, a, "kept"), spawn(t, a, "read")
 	wait(t, a, true, time.Minute, read.ID)
