@@ -52,9 +52,7 @@ func caseD12(c *cx) {
 			root, _ := c.pair("ts-" + t.what)
 			writeFile(filepath.Join(root, "package.json"), "{\"name\":\"x\"}\n")
 			writeFile(filepath.Join(root, "a.ts"), "export function g() { return 1 }\n")
-			s, err := c.startServe(root, c.env(fake))
-			check(err)
-			check(s.initialize())
+			s := c.serveIn(0, root, c.env(fake))
 			args := map[string]any{"operation": "diagnostics", "file": "*"}
 			if t.what == "server" {
 				args = map[string]any{"operation": "hover", "file": "a.ts", "line": 1, "symbol": "g"}

@@ -25,10 +25,7 @@ func caseN6(c *cx) {
 	root := c.root
 	writeFile(filepath.Join(root, "a.txt"), "a\n")
 	start := func(c *cx) *server {
-		s, err := c.startServe(root, c.vibeEnv(), "--without", "lsp", "--vibe", "--worker-command", "fast=sh")
-		check(err)
-		check(s.initialize())
-		return s
+		return c.serveIn(0, root, c.vibeEnv(), "--without", "lsp", "--vibe", "--worker-command", "fast=sh")
 	}
 
 	c.sub("background child", func(c *cx) {

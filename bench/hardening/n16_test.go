@@ -27,10 +27,7 @@ func caseN16(c *cx) {
 	gitRepo(root)
 	env := c.vibeEnv()
 	start := func() *server {
-		s, err := c.startServe(root, env, "--without", "lsp", "--vibe", "--worker-command", "fast=sh")
-		check(err)
-		check(s.initialize())
-		return s
+		return c.serveIn(0, root, env, "--without", "lsp", "--vibe", "--worker-command", "fast=sh")
 	}
 	s1 := start()
 	sp1 := s1.tool("vibe_spawn", map[string]any{"label": "h", "brief": "echo result-one-unread\n"})

@@ -27,9 +27,7 @@ func caseN19(c *cx) {
 	writeFile(filepath.Join(root, "go.mod"), "module example.com/tmp\n\ngo 1.22\n")
 	writeFile(filepath.Join(root, "main.go"), "package main\n\nimport \"time\"\n\nfunc main() {\n\t<-time.After(100 * time.Second)\n}\n")
 	env := c.vibeEnv()
-	s, err := c.startServe(root, env, "--vibe", "--worker-command", "fast=sh")
-	check(err)
-	check(s.initialize())
+	s := c.serveIn(0, root, env, "--vibe", "--worker-command", "fast=sh")
 	calls := []toolResult{
 		s.cell(60*time.Second, "open('/dev/null').close()\n'ok'\n"),
 		s.tool("lsp", map[string]any{"operation": "hover", "file": "main.go", "line": 6, "symbol": "After"}),
@@ -43,9 +41,7 @@ func caseN19(c *cx) {
 		afterKill = folders(c.tmp)
 		return len(afterKill) == 0
 	})
-	s2, err := c.startServe(root, env, "--without", "lsp")
-	check(err)
-	check(s2.initialize())
+	s2 := c.serveIn(0, root, env, "--without", "lsp")
 	r := s2.tool("write", map[string]any{"path": "x.txt", "content": "x\n"})
 	s2.close()
 	afterNext := folders(c.tmp)

@@ -34,9 +34,7 @@ func caseR15(c *cx) {
 	}
 	root := c.root
 	cellPid, workerPid := filepath.Join(c.base, "cell.pid"), filepath.Join(c.base, "worker.pid")
-	s, err := c.startServe(root, c.vibeEnv(), "--without", "lsp", "--vibe", "--worker-command", "fast=sh")
-	check(err)
-	check(s.initialize())
+	s := c.serveIn(0, root, c.vibeEnv(), "--without", "lsp", "--vibe", "--worker-command", "fast=sh")
 	defer s.kill()
 	e := s.cell(60*time.Second, fmt.Sprintf("import subprocess\nsubprocess.run(['sh', '-c', 'env -i setsid sleep 406 & echo $! > %s'])\n'started'\n", cellPid))
 	v := s.tool("vibe_spawn", map[string]any{"label": "h", "brief": "env -i setsid sleep 407 & echo $! > " + workerPid + "\nsleep 100\n"})
