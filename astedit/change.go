@@ -46,18 +46,9 @@ func (s *Stager) StageChange(g *pathguard.Guard, c staged.Change) (staged.Staged
 		p.Diff += fc.Diff
 		p.Edits += f.Edits
 	}
-	p.size = proposalSize(p)
-	if p.size > s.limits.MaxBytes {
-		return staged.Staged{}, fmt.Errorf("%w: nothing was staged: this edit would hold %s in memory until resolved (%s, before and after, with the diff), over the limit of %s for staged edits",
-			ErrTooLargeToStage, formatBytes(p.size), textcut.Count(len(p.Files), "file", "files"), formatBytes(s.limits.MaxBytes))
+	if err := s.hold(p, textcut.Count(len(p.Files), "file", "files"), ""); err != nil {
+		return staged.Staged{}, err
 	}
-	s.mu.Lock()
-	s.next++
-	p.ID = fmt.Sprintf("edit_%d", s.next)
-	p.Evicted = s.makeRoomLocked(p.size)
-	s.pending[p.ID] = p
-	s.held += p.size
-	s.mu.Unlock()
 	return staged.Staged{ID: p.ID, Diff: p.Diff, Evicted: p.Evicted}, nil
 }
 

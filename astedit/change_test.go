@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/builtin-tools/builtin-tools/internal/staged"
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
@@ -16,7 +17,7 @@ import (
 // staged.TooLargeError, which says the sizes and which the caller tells
 // as what the change is.
 func TestStageChangeOverTheSizeLimit(t *testing.T) {
-	root := writeTree(t, map[string]string{"a.go": "package a\n"})
+	root := testenv.Tree(t, map[string]string{"a.go": "package a\n"})
 	g, err := pathguard.New(root)
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/astgrep"
 	"github.com/builtin-tools/builtin-tools/internal/atomicfile"
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
 // D14: a multi-line rewrite's line breaks take the line end of the line
@@ -33,7 +34,7 @@ func TestRewriteTakesTheLineEndOfTheMatch(t *testing.T) {
 	e := newEngine(t)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			root := writeTree(t, map[string]string{"a.go": c.file})
+			root := testenv.Tree(t, map[string]string{"a.go": c.file})
 			st := NewStager(e)
 			p, err := st.Stage(context.Background(), astgrep.Query{Path: at(root), Pattern: c.pattern, Language: "go"}, c.rewrite)
 			if err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/astgrep"
 	"github.com/builtin-tools/builtin-tools/internal/atomicfile"
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
 func stageClose(t *testing.T, st *Stager, root string) *Proposal {
@@ -39,7 +40,7 @@ func checkHeld(t *testing.T, st *Stager) {
 // GOROOT). At most 16 stay pending; the oldest are dropped, named in the
 // proposal that dropped them, and resolving one says why and what to do.
 func TestPendingEditsAreBoundedByCount(t *testing.T) {
-	root := writeTree(t, map[string]string{"a.go": goSrc})
+	root := testenv.Tree(t, map[string]string{"a.go": goSrc})
 	st := NewStager(newEngine(t))
 	for i := 1; i <= 20; i++ {
 		p := stageClose(t, st, root)
@@ -85,7 +86,7 @@ func TestPendingEditsAreBoundedByBytes(t *testing.T) {
 	for i := 0; i < 4; i++ {
 		files[fmt.Sprintf("f%d.go", i)] = goSrc
 	}
-	root := writeTree(t, files)
+	root := testenv.Tree(t, files)
 	e := newEngine(t)
 	one := stageClose(t, NewStager(e), root).size
 	if one < int64(4*2*len(goSrc)) {

@@ -453,8 +453,8 @@ func TestApplyPatchFromRealDiffTools(t *testing.T) {
 		t.Run(tool, func(t *testing.T) {
 			testenv.LookPath(t, tool)
 			work := t.TempDir()
-			writeTree(t, filepath.Join(work, "a"), before)
-			writeTree(t, filepath.Join(work, "b"), after)
+			testenv.WriteTree(t, filepath.Join(work, "a"), before)
+			testenv.WriteTree(t, filepath.Join(work, "b"), after)
 			var patch string
 			if tool == "git" {
 				// A real repository: commit the old tree, stage the new one.
@@ -474,7 +474,7 @@ func TestApplyPatchFromRealDiffTools(t *testing.T) {
 				for name := range before {
 					os.Remove(filepath.Join(repo, name))
 				}
-				writeTree(t, repo, after)
+				testenv.WriteTree(t, repo, after)
 				git("add", "-A")
 				patch = git("diff", "--cached", "--no-color")
 			} else {
@@ -506,19 +506,6 @@ func TestApplyPatchFromRealDiffTools(t *testing.T) {
 				t.Errorf("src/gone.go not deleted")
 			}
 		})
-	}
-}
-
-func writeTree(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for name, content := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
 	}
 }
 

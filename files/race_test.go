@@ -19,33 +19,10 @@ func TestParallelEditsAllLand(t *testing.T) {
 		fmt.Fprintf(&b, "line%d\n", i)
 	}
 	h.put("f.txt", b.String())
-	var wg sync.WaitGroup
-	fails := make(chan string, n)
-	for i := 0; i < n; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			res := h.callQuiet("edit", map[string]any{"path": "f.txt", "old_string": fmt.Sprintf("line%d\n", i), "new_string": fmt.Sprintf("EDITED%d\n", i)})
-			if res != "" {
-				fails <- res
-			}
-		}()
-	}
-	wg.Wait()
-	close(fails)
-	for f := range fails {
-		t.Errorf("edit failed: %s", f)
-	}
-	got := h.get("f.txt")
-	lost := 0
-	for i := 0; i < n; i++ {
-		if !strings.Contains(got, fmt.Sprintf("EDITED%d\n", i)) {
-			lost++
-		}
-	}
-	if lost > 0 {
-		t.Fatalf("%d of %d parallel edits reported success but are not in the file", lost, n)
-	}
+	allLand(t, h, n, "edit", func(i int) (map[string]any, string) {
+		return map[string]any{"path": "f.txt", "old_string": fmt.Sprintf("line%d\n", i), "new_string": fmt.Sprintf("EDITED%d\n", i)},
+			fmt.Sprintf("EDITED%d\n", i)
+	})
 }
 
 func TestParallelPatchesAllLand(t *testing.T) {
@@ -58,15 +35,26 @@ func TestParallelPatchesAllLand(t *testing.T) {
 		fmt.Fprintf(&b, "l%d\n", i+1)
 	}
 	h.put("f.txt", b.String())
+	allLand(t, h, n, "apply_patch", func(i int) (map[string]any, string) {
+		at := 3*i + 1
+		patch := fmt.Sprintf("--- a/f.txt\n+++ b/f.txt\n@@ -%d,3 +%d,3 @@\n l%d\n-l%d\n+P%d\n l%d\n", at, at, at, at+1, at+1, at+2)
+		return map[string]any{"patch": patch}, fmt.Sprintf("\nP%d\n", at+1)
+	})
+}
+
+// allLand makes n calls of tool at once, the i-th with the arguments call
+// gives, and checks that each succeeded and left in f.txt the text call
+// gives with them.
+func allLand(t *testing.T, h *harness, n int, tool string, call func(i int) (args map[string]any, landed string)) {
+	t.Helper()
 	var wg sync.WaitGroup
 	fails := make(chan string, n)
 	for i := 0; i < n; i++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			at := 3*i + 1
-			patch := fmt.Sprintf("--- a/f.txt\n+++ b/f.txt\n@@ -%d,3 +%d,3 @@\n l%d\n-l%d\n+P%d\n l%d\n", at, at, at, at+1, at+1, at+2)
-			if res := h.callQuiet("apply_patch", map[string]any{"patch": patch}); res != "" {
+			args, _ := call(i)
+			if res := h.callQuiet(tool, args); res != "" {
 				fails <- res
 			}
 		}()
@@ -74,16 +62,16 @@ func TestParallelPatchesAllLand(t *testing.T) {
 	wg.Wait()
 	close(fails)
 	for f := range fails {
-		t.Errorf("apply_patch failed: %s", f)
+		t.Errorf("%s failed: %s", tool, f)
 	}
 	got := h.get("f.txt")
 	lost := 0
 	for i := 0; i < n; i++ {
-		if !strings.Contains(got, fmt.Sprintf("\nP%d\n", 3*i+2)) {
+		if _, landed := call(i); !strings.Contains(got, landed) {
 			lost++
 		}
 	}
 	if lost > 0 {
-		t.Fatalf("%d of %d parallel patches reported success but are not in the file", lost, n)
+		t.Fatalf("%d of %d parallel calls of %s reported success but are not in the file", lost, n, tool)
 	}
 }

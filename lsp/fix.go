@@ -11,7 +11,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/builtin-tools/builtin-tools/internal/textcut"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
@@ -213,12 +212,11 @@ func (s *Supervisor) PlanAction(ctx context.Context, id string) (*FixPlan, error
 		stale.Err = err
 		return nil, stale
 	}
-	srv, doc, changed, err := s.sync(ctx, a.path)
+	srv, _, err := s.syncSettled(ctx, a.path)
 	if err != nil {
 		return nil, err
 	}
 	defer srv.release()
-	srv.settle(ctx, doc, changed)
 	if srv != a.srv {
 		return nil, fmt.Errorf("%s was listed by a %s that has since been restarted, and its edit belongs to that one; nothing was applied: list the actions again with lsp code_actions", a.id, srv.spec.ID)
 	}
@@ -250,16 +248,11 @@ func (s *Supervisor) PlanFix(ctx context.Context, file pathguard.Path, kind stri
 	if from > 0 && kind != FixFormat {
 		return nil, fmt.Errorf("%w: a line range is for format only; %s works on the whole file", ErrBadArgument, kind)
 	}
-	path, err := s.checkFile(file)
-	if err != nil {
-		return nil, err
-	}
-	srv, doc, changed, err := s.sync(ctx, path)
+	srv, path, doc, err := s.settledFile(ctx, file)
 	if err != nil {
 		return nil, err
 	}
 	defer srv.release()
-	srv.settle(ctx, doc, changed)
 	rel := s.rel(path)
 	p := &FixPlan{Result: FixResult{Kind: kind, File: rel, Server: srv.spec.ID}, srv: srv, path: path}
 	d := newDocument(doc.text)
@@ -560,20 +553,7 @@ func (s *Supervisor) CommitFix(ctx context.Context, p *FixPlan, force bool, conf
 func writtenList(files []FileEdit) string {
 	parts := make([]string, 0, len(files))
 	for _, f := range files {
-		var what []string
-		if f.Edits > 0 {
-			what = append(what, textcut.Count(f.Edits, "edit", "edits"))
-		}
-		if f.RenamedFrom != "" {
-			what = append(what, "renamed from "+f.RenamedFrom)
-		}
-		if f.Created {
-			what = append(what, "created")
-		}
-		if f.Deleted {
-			what = append(what, "deleted")
-		}
-		parts = append(parts, fmt.Sprintf("%s (%s)", f.Path, strings.Join(what, ", ")))
+		parts = append(parts, fmt.Sprintf("%s (%s)", f.Path, f.What()))
 	}
 	return strings.Join(parts, ", ")
 }

@@ -212,21 +212,16 @@ func runningGroups(sup *Supervisor) []int {
 }
 
 // expectNoProcesses fails if any process of the groups is still running
-// a few seconds after Close (a group was sent SIGKILL, and the kernel
-// takes a moment to end its members).
+// after Close (a group was sent SIGKILL, and the kernel takes a moment to
+// end its members).
 func expectNoProcesses(t testing.TB, pgids []int) {
 	t.Helper()
 	if len(pgids) == 0 {
 		t.Fatal("no server was running; nothing to check")
 	}
-	deadline := time.Now().Add(5 * time.Second)
 	for _, g := range pgids {
-		for groupAlive(g) {
-			if time.Now().After(deadline) {
-				t.Errorf("process group %d still has running processes after Close", g)
-				break
-			}
-			time.Sleep(10 * time.Millisecond)
+		if !testenv.Until(time.Minute, func() bool { return !groupAlive(g) }) {
+			t.Errorf("process group %d still has running processes after Close", g)
 		}
 	}
 }

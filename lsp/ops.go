@@ -46,7 +46,7 @@ func (s *Supervisor) at(ctx context.Context, file pathguard.Path, p Place) (*req
 	if _, _, _, err := findSymbol(newDocument(text), rel, p); err != nil {
 		return nil, err
 	}
-	srv, doc, changed, err := s.sync(ctx, path)
+	srv, doc, err := s.syncSettled(ctx, path)
 	if err != nil {
 		return nil, err
 	}
@@ -56,7 +56,6 @@ func (s *Supervisor) at(ctx context.Context, file pathguard.Path, p Place) (*req
 			srv.release()
 		}
 	}()
-	srv.settle(ctx, doc, changed)
 	// The synced text is what the server sees; locate the symbol there.
 	d := newDocument(doc.text)
 	line0, col, part, err := findSymbol(d, rel, p)
@@ -93,6 +92,31 @@ func (s *Supervisor) sync(ctx context.Context, path string) (*server, *openDoc, 
 		return nil, nil, false, err
 	}
 	return srv, doc, changed, nil
+}
+
+// syncSettled is sync, then settle: the server has loaded path and its
+// project, and ended the indexing that follows, before a query about it.
+// The caller must call srv.release() when done.
+func (s *Supervisor) syncSettled(ctx context.Context, path string) (*server, *openDoc, error) {
+	srv, doc, changed, err := s.sync(ctx, path)
+	if err != nil {
+		return nil, nil, err
+	}
+	srv.settle(ctx, doc, changed)
+	return srv, doc, nil
+}
+
+// settledFile checks a file argument and is syncSettled on it, for a
+// request about a whole file. The caller must call srv.release() when
+// done.
+func (s *Supervisor) settledFile(ctx context.Context, file pathguard.Path) (srv *server, path string, doc *openDoc, err error) {
+	if path, err = s.checkFile(file); err != nil {
+		return nil, "", nil, err
+	}
+	if srv, doc, err = s.syncSettled(ctx, path); err != nil {
+		return nil, "", nil, err
+	}
+	return srv, path, doc, nil
 }
 
 // shownOccurrence is the occurrence a result names: only one past the
@@ -384,16 +408,11 @@ func (s *Supervisor) Symbols(ctx context.Context, query string, file pathguard.P
 }
 
 func (s *Supervisor) documentSymbols(ctx context.Context, query string, file pathguard.Path) (*Symbols, error) {
-	path, err := s.checkFile(file)
-	if err != nil {
-		return nil, err
-	}
-	srv, doc, changed, err := s.sync(ctx, path)
+	srv, path, doc, err := s.settledFile(ctx, file)
 	if err != nil {
 		return nil, err
 	}
 	defer srv.release()
-	srv.settle(ctx, doc, changed)
 	var entries []symbolEntry
 	if err := srv.call(ctx, "textDocument/documentSymbol", documentSymbolParams{TextDocument: textDocumentIdentifier{URI: doc.uri}}, &entries); err != nil {
 		return nil, err

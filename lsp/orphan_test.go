@@ -6,8 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -57,35 +55,12 @@ func TestSigkillLeavesNoOrphans(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer child.Process.Kill()
-	var pids []int
-	for deadline := time.Now().Add(30 * time.Second); len(pids) < 2; {
-		if time.Now().After(deadline) {
-			t.Fatal("the child never started its server and checker")
-		}
-		pids = pids[:0]
-		for _, f := range []string{"server-helper", "checker-helper"} {
-			data, _ := os.ReadFile(filepath.Join(dir, f))
-			if n, err := strconv.Atoi(strings.TrimSpace(string(data))); err == nil {
-				pids = append(pids, n)
-			}
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	pids := []int{testenv.PidFile(t, filepath.Join(dir, "server-helper")), testenv.PidFile(t, filepath.Join(dir, "checker-helper"))}
 	child.Process.Signal(syscall.SIGKILL)
 	child.Wait()
-	for deadline := time.Now().Add(10 * time.Second); ; {
-		var left []int
-		for _, p := range pids {
-			if testenv.ProcessRunning(p) {
-				left = append(left, p)
-			}
+	for _, p := range pids {
+		if !testenv.Gone(p) {
+			t.Errorf("helper %d still runs after its supervisor's process was killed", p)
 		}
-		if len(left) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("helpers %v still run after their supervisor's process was killed", left)
-		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }

@@ -90,7 +90,7 @@ func TestHoverWithholdsWhatIsDeclaredOutsideTheRoot(t *testing.T) {
 		s := sessionAt(t, root, "typescript-language-server")
 		// Until tsserver has loaded the project, both hover and definition
 		// know only the import binding.
-		waitFor(t, "the definition outside the root", func() bool {
+		testenv.WaitFor(t, time.Minute, "the definition outside the root", func() bool {
 			def, err := s.sup.Definition(s.ctx, s.at("a.ts"), Place{Line: 2, Symbol: "token"})
 			return err == nil && len(def.Locations) == 1 && def.Locations[0].Outside
 		})
@@ -129,7 +129,7 @@ func TestCodeActionTitlesForOutsideEditsAreWithheld(t *testing.T) {
 	s := sessionAt(t, root, "typescript-language-server")
 	// The fix hangs off the diagnostic, which comes once the project is
 	// loaded.
-	waitFor(t, "the diagnostic for missingHelper", func() bool {
+	testenv.WaitFor(t, time.Minute, "the diagnostic for missingHelper", func() bool {
 		d, err := s.sup.Diagnostics(s.ctx, s.at("a.ts"))
 		return err == nil && strings.Contains(diagKeys(root, d.Diagnostics), "missingHelper")
 	})
@@ -159,14 +159,4 @@ func sessionAt(t *testing.T, root, program string) *session {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	t.Cleanup(cancel)
 	return &session{t: t, root: root, sup: sup, ctx: ctx}
-}
-
-// waitFor polls ok for up to a minute.
-func waitFor(t *testing.T, what string, ok func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(time.Minute); !ok(); time.Sleep(200 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s did not come within a minute", what)
-		}
-	}
 }

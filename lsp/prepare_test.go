@@ -161,15 +161,10 @@ func TestCloseDuringAHungPreparation(t *testing.T) {
 		hover <- err
 	}()
 	<-entered
-	t0 := time.Now()
 	closed := make(chan struct{})
 	go func() { sup.Close(); close(closed) }()
 	select {
 	case <-closed:
-		t.Logf("Close returned after %s", time.Since(t0).Round(time.Millisecond))
-		if d := time.Since(t0); d > 30*time.Second {
-			t.Errorf("Close took %s", d)
-		}
 	case <-time.After(time.Minute):
 		releaseFIFO(fifo)
 		t.Fatal("Close did not return within a minute of a start stuck in its preparation")

@@ -31,11 +31,9 @@ exit 1
 	root := fakeRoot(t)
 	sup := NewSupervisor(root, Config{Servers: []ServerSpec{spec}, ProbeTimeout: time.Second})
 	defer sup.Close()
-	t0 := time.Now()
+	// The row's error names the probe's timeout: it, not the probe's end
+	// (minutes away), ended the wait.
 	row := statusRow(t, sup.Status(t.Context()), "hangs")
-	if d := time.Since(t0); d > 30*time.Second {
-		t.Errorf("status took %s with a probe bounded by 1s", d)
-	}
 	if row.State != StateBroken {
 		t.Errorf("status: want broken, got %+v", row)
 	}
@@ -48,18 +46,9 @@ exit 1
 	if len(ids) != 3 {
 		t.Fatalf("the probe recorded %q; want three processes", ids)
 	}
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		var left []string
-		for _, id := range ids {
-			if n, _ := strconv.Atoi(id); testenv.ProcessRunning(n) {
-				left = append(left, id)
-			}
-		}
-		if len(left) == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("processes %v of the probe still run", left)
+	for _, id := range ids {
+		if n, _ := strconv.Atoi(id); !testenv.Gone(n) {
+			t.Errorf("process %d of the probe still runs", n)
 		}
 	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/internal/atomicfile"
 	"github.com/builtin-tools/builtin-tools/internal/staged"
+	"github.com/builtin-tools/builtin-tools/internal/textcut"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
@@ -37,6 +38,24 @@ type FileEdit struct {
 	RenamedFrom string `json:"renamed_from,omitempty" jsonschema:"the path it had before, when moved"`
 	Created     bool   `json:"created,omitempty"`
 	Deleted     bool   `json:"deleted,omitempty"`
+}
+
+// What says what was done to the file: "2 edits, renamed from old.go".
+func (f FileEdit) What() string {
+	var what []string
+	if f.Edits > 0 {
+		what = append(what, textcut.Count(f.Edits, "edit", "edits"))
+	}
+	if f.RenamedFrom != "" {
+		what = append(what, "renamed from "+f.RenamedFrom)
+	}
+	if f.Created {
+		what = append(what, "created")
+	}
+	if f.Deleted {
+		what = append(what, "deleted")
+	}
+	return strings.Join(what, ", ")
 }
 
 // Rename renames the symbol at line/symbol of file to newName across the

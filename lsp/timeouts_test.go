@@ -6,25 +6,27 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
 // Issue 19 §2 (guard): every configurable timeout of lsp bounds its call.
 // Each is set small against a fake server (or probe, or checker) that
-// never answers, and the call must return within twice the timeout, with
-// a floor of two seconds over it — a liveness bound, not a measure.
+// never answers, under a context of a minute: the call must end by the
+// timeout's own error, which names it, before the context ends. (The
+// fake server is a process on real pipes, which no synctest bubble can
+// hold; the error, not a measured duration, says which limit ended the
+// call.)
 func TestEveryTimeoutBounds(t *testing.T) {
 	t.Parallel()
 	const d = time.Second
-	within := func(t *testing.T, what string, timeout time.Duration, call func(ctx context.Context) error, check func(error)) {
+	within := func(t *testing.T, what string, call func(ctx context.Context) error, check func(error)) {
 		t.Helper()
-		bound := max(2*timeout, timeout+2*time.Second)
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		t0 := time.Now()
 		err := call(ctx)
-		took := time.Since(t0)
-		if took > bound {
-			t.Errorf("%s took %s with a timeout of %s (bound %s)", what, took.Round(time.Millisecond), timeout, bound)
+		if ctx.Err() != nil {
+			t.Errorf("%s ended only with the test's minute: %v", what, err)
 		}
 		check(err)
 	}
@@ -34,7 +36,7 @@ func TestEveryTimeoutBounds(t *testing.T) {
 		root := fakeRoot(t)
 		sup := NewSupervisor(root, Config{Servers: []ServerSpec{fakeSpec(t, "silent")}, StartTimeout: d})
 		defer sup.Close()
-		within(t, "a first call to a server that never initializes", d, func(ctx context.Context) error {
+		within(t, "a first call to a server that never initializes", func(ctx context.Context) error {
 			_, err := sup.Hover(ctx, loc(t, sup, filepath.Join(root, "a.fake")), Place{Line: 1, Symbol: "world"})
 			return err
 		}, func(err error) {
@@ -46,7 +48,7 @@ func TestEveryTimeoutBounds(t *testing.T) {
 		root := fakeRoot(t)
 		sup := NewSupervisor(root, Config{Servers: []ServerSpec{fakeSpec(t, "mute")}, RequestTimeout: d})
 		defer sup.Close()
-		within(t, "a request the server never answers", d, func(ctx context.Context) error {
+		within(t, "a request the server never answers", func(ctx context.Context) error {
 			_, err := sup.Definition(ctx, loc(t, sup, filepath.Join(root, "a.fake")), Place{Line: 1, Symbol: "world"})
 			return err
 		}, func(err error) { expectErr(t, "definition", err, ErrServerTimeout, "no answer within 1s") })
@@ -60,7 +62,7 @@ func TestEveryTimeoutBounds(t *testing.T) {
 		}
 		sup := NewSupervisor(root, Config{Servers: []ServerSpec{fakeSpec(t, "deaf")}, RequestTimeout: d})
 		defer sup.Close()
-		within(t, "a document the server never reads", d, func(ctx context.Context) error {
+		within(t, "a document the server never reads", func(ctx context.Context) error {
 			_, err := sup.Hover(ctx, loc(t, sup, filepath.Join(root, "big.fake")), Place{Line: 1, Symbol: "world"})
 			return err
 		}, func(err error) { expectErr(t, "hover", err, ErrServerTimeout, "it stopped reading its input") })
@@ -71,13 +73,13 @@ func TestEveryTimeoutBounds(t *testing.T) {
 		sup := NewSupervisor(root, Config{Servers: []ServerSpec{fakeSpec(t, "mute")}, DiagnosticsWait: d})
 		defer sup.Close()
 		at := loc(t, sup, filepath.Join(root, "a.fake"))
-		within(t, "the diagnostics after a write", d, func(ctx context.Context) error {
+		within(t, "the diagnostics after a write", func(ctx context.Context) error {
 			_, err := sup.AfterWrite(ctx, at)
 			return err
 		}, func(err error) {
 			expectErr(t, "after write", err, ErrDiagnosticsTimeout, "published no diagnostics for a.fake version 1 within 1s")
 		})
-		within(t, "lsp diagnostics", d, func(ctx context.Context) error {
+		within(t, "lsp diagnostics", func(ctx context.Context) error {
 			res, err := sup.Diagnostics(ctx, at)
 			if err == nil && !res.Incomplete {
 				t.Errorf("diagnostics that never came are not marked incomplete: %+v", res)
@@ -97,7 +99,7 @@ func TestEveryTimeoutBounds(t *testing.T) {
 		sup := NewSupervisor(root, Config{Servers: []ServerSpec{spec}, CheckerTimeout: d})
 		defer sup.Close()
 		var rep *CheckReport
-		within(t, "a checker that never ends", d, func(ctx context.Context) error {
+		within(t, "a checker that never ends", func(ctx context.Context) error {
 			var err error
 			rep, err = sup.Check(ctx)
 			return err
@@ -119,7 +121,7 @@ func TestEveryTimeoutBounds(t *testing.T) {
 		spec.Command[0], spec.Probe = bin, []string{"-fake-lsp=hang"}
 		sup := NewSupervisor(root, Config{Servers: []ServerSpec{spec}, ProbeTimeout: d})
 		defer sup.Close()
-		within(t, "a probe that never ends", d, func(ctx context.Context) error {
+		within(t, "a probe that never ends", func(ctx context.Context) error {
 			_, err := sup.Hover(ctx, loc(t, sup, filepath.Join(root, "a.fake")), Place{Line: 1, Symbol: "world"})
 			return err
 		}, func(err error) {
@@ -135,12 +137,7 @@ func TestEveryTimeoutBounds(t *testing.T) {
 			t.Fatal("the mute server published diagnostics")
 		}
 		pgids := runningGroups(sup)
-		within(t, "reaping an idle server", d, func(ctx context.Context) error {
-			for len(sup.running()) > 0 && ctx.Err() == nil {
-				time.Sleep(20 * time.Millisecond)
-			}
-			return nil
-		}, func(error) {})
+		testenv.WaitFor(t, time.Minute, "reaping an idle server", func() bool { return len(sup.running()) == 0 })
 		expectNoProcesses(t, pgids)
 	})
 }

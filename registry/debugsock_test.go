@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/builtin-tools/builtin-tools/tiers"
 )
 
@@ -143,18 +144,19 @@ func TestDebugSocketSilentClientFreesTheSlot(t *testing.T) {
 
 	// The slot is freed once the silent client's session has ended: a
 	// refusal before that says the holder has just left.
-	for i := 0; ; i++ {
+	var refused map[string]any
+	if !testenv.Until(time.Minute, func() bool {
 		next := dialSock(t, sock)
 		next.send(initLine("1", "next"))
 		m, _ := next.next()
 		if m["result"] != nil {
-			break
+			return true
 		}
-		if i == 100 {
-			t.Fatalf("the slot was not freed: %v", m)
-		}
+		refused = m
 		next.conn.Close()
-		time.Sleep(20 * time.Millisecond)
+		return false
+	}) {
+		t.Fatalf("the slot was not freed: %v", refused)
 	}
 }
 

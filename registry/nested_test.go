@@ -14,6 +14,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
 	"github.com/mark3labs/mcp-go/client"
@@ -312,16 +313,10 @@ func TestQuestionWithNoRelay(t *testing.T) {
 	if !errors.Is(second, registry.ErrNoPeer) || !strings.Contains(second.Error(), "after 0s") {
 		t.Fatalf("second question, with no relay: %v", second)
 	}
-	for deadline := time.Now().Add(10 * time.Second); ; {
+	testenv.WaitFor(t, time.Minute, "the end of the goroutine that ran the call", func() bool {
 		buf := make([]byte, 1<<20)
-		if !strings.Contains(string(buf[:runtime.Stack(buf, true)]), "(*Run).converse.func1") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the goroutine that ran the call is still blocked")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return !strings.Contains(string(buf[:runtime.Stack(buf, true)]), "(*Run).converse.func1")
+	})
 }
 
 // A wrapper's report reaches the text and the structured result, on a

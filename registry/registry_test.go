@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/registry"
@@ -318,44 +319,66 @@ func TestCloseStopsEverything(t *testing.T) {
 }
 
 // REG-13: Close cancels a call in flight and waits for it before it closes
-// the resources under it; the call's result says the run closed.
+// the resources under it; the call's result says the run closed. In a
+// synctest bubble the test holds the call's cleanup: while it is held,
+// Close is seen blocked with the resource still open.
 func TestCloseCancelsCallsInFlight(t *testing.T) {
-	var log []string
-	var mu sync.Mutex
-	started := make(chan struct{})
-	block := toolOf("block", tiers.Read, func(ctx context.Context, c *registry.Call) (string, error) {
-		close(started)
-		<-ctx.Done()
-		time.Sleep(50 * time.Millisecond) // cleanup that Close must wait for
+	synctest.Test(t, func(t *testing.T) {
+		var log []string
+		var mu sync.Mutex
+		started, cleanup := make(chan struct{}), make(chan struct{})
+		block := toolOf("block", tiers.Read, func(ctx context.Context, c *registry.Call) (string, error) {
+			close(started)
+			<-ctx.Done()
+			<-cleanup // cleanup that Close must wait for
+			mu.Lock()
+			log = append(log, "call ended")
+			mu.Unlock()
+			return "", ctx.Err()
+		})
+		res := registry.Family[*closer]{Key: registry.NewKey[*closer]("res"), Tools: []registry.Descriptor{block},
+			Open: func(env *registry.Env) (*closer, error) { return &closer{"resource closed", &log, &mu}, nil }}
+		r, err := registry.NewRun(registry.Config{Root: t.TempDir(), Families: []registry.Extension{res}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Context().Err() != nil {
+			t.Fatal("a new run's context is done")
+		}
+		out := make(chan *mcp.CallToolResult, 1)
+		go func() {
+			res, _ := r.Call(context.Background(), tiers.Normal, "block", json.RawMessage(`{}`))
+			out <- res
+		}()
+		<-started
+		closed := make(chan error, 1)
+		go func() { closed <- r.Close() }()
+		synctest.Wait()
 		mu.Lock()
-		log = append(log, "call ended")
+		held := slices.Clone(log)
 		mu.Unlock()
-		return "", ctx.Err()
+		select {
+		case err := <-closed:
+			t.Fatalf("Close returned (%v) while a call ran; log %v", err, held)
+		default:
+		}
+		if len(held) != 0 {
+			t.Fatalf("while the call's cleanup runs: %v", held)
+		}
+		close(cleanup)
+		if err := <-closed; err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(log, []string{"call ended", "resource closed"}) {
+			t.Fatalf("order %v: the resource closed under a running call", log)
+		}
+		if res := <-out; res == nil || !contains(registry.ResultText(res), "block was cancelled", "the run is closed") {
+			t.Fatalf("cancelled call said %v", res)
+		}
+		if r.Context().Err() == nil {
+			t.Fatal("the run's context survived Close")
+		}
 	})
-	res := registry.Family[*closer]{Key: registry.NewKey[*closer]("res"), Tools: []registry.Descriptor{block},
-		Open: func(env *registry.Env) (*closer, error) { return &closer{"resource closed", &log, &mu}, nil }}
-	r, err := registry.NewRun(registry.Config{Root: t.TempDir(), Families: []registry.Extension{res}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r.Context().Err() != nil {
-		t.Fatal("a new run's context is done")
-	}
-	out := make(chan string, 1)
-	go func() { text, _ := call(t, r, tiers.Normal, "block", `{}`); out <- text }()
-	<-started
-	if err := r.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if !slices.Equal(log, []string{"call ended", "resource closed"}) {
-		t.Fatalf("order %v: the resource closed under a running call", log)
-	}
-	if text := <-out; !contains(text, "block was cancelled", "the run is closed") {
-		t.Fatalf("cancelled call said %q", text)
-	}
-	if r.Context().Err() == nil {
-		t.Fatal("the run's context survived Close")
-	}
 }
 
 func TestFamilyChecks(t *testing.T) {

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
 )
@@ -199,7 +200,10 @@ func TestStdioSessionsApart(t *testing.T) {
 	r.Notify("notifications/builtin-tools/worker", map[string]any{"id": "last"})
 	clients := append([]*lineClient{agent}, inspectors...)
 	for _, c := range clients {
-		waitFor(t, c, func() bool { n, _ := c.received("notifications/builtin-tools/worker"); return n >= 2 })
+		testenv.WaitFor(t, time.Minute, c.name+": two worker notifications", func() bool {
+			n, _ := c.received("notifications/builtin-tools/worker")
+			return n >= 2
+		})
 	}
 
 	// A readonly inspector holding the agent's request state cannot answer
@@ -245,17 +249,6 @@ func TestStdioSessionsApart(t *testing.T) {
 		if len(tokens) != 3 || strings.Count(strings.Join(tokens, " "), want) != 3 {
 			t.Errorf("%s: progress for %v, want 3 for %s", c.name, tokens, want)
 		}
-	}
-}
-
-// waitFor waits until cond holds for c, at most 30 s.
-func waitFor(t *testing.T, c *lineClient, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(30 * time.Second); !cond(); {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: condition not met within 30 s", c.name)
-		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }
 

@@ -189,16 +189,17 @@ func TestStdioFrameLimit(t *testing.T) {
 // D6: when the input ends, a call blocked for good does not keep serve
 // from returning.
 func TestStdioReturnsDespiteABlockedCall(t *testing.T) {
-	release := make(chan struct{})
+	started, release := make(chan struct{}), make(chan struct{})
 	defer close(release)
 	stuck := toolOf("stuck", tiers.Read, func(ctx context.Context, c *registry.Call) (string, error) {
+		close(started)
 		<-release // ignores ctx, as a call blocked in a system call would
 		return "late", nil
 	})
 	p := serveStdio(t, registry.Config{}, stuck)
 	p.initialize()
 	p.send(`{"jsonrpc":"2.0","id":13,"method":"tools/call","params":{"name":"stuck","arguments":{}}}`)
-	time.Sleep(50 * time.Millisecond) // let the call start
+	<-started
 	p.in.Close()
 	select {
 	case err := <-p.done:

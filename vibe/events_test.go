@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
 // The recorded streams of the real agent CLIs (testdata/agents, in
@@ -261,9 +263,10 @@ func TestBudgetStopsAPlainWorker(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Its first run stays within the budget: it is stopped by hand.
-	for i := 0; i < 1000 && (r.List()[0].Spent == nil || r.List()[0].Spent.Tokens() == 0); i++ {
-		time.Sleep(10 * time.Millisecond)
-	}
+	testenv.WaitFor(t, time.Minute, "the first usage report", func() bool {
+		s := r.List()[0].Spent
+		return s != nil && s.Tokens() > 0
+	})
 	if k, _, _ := r.Kill(in.ID); k.Status != Killed || k.Spent == nil || k.Spent.Tokens() != 600 {
 		t.Fatalf("first run: %+v", k)
 	}
@@ -279,7 +282,7 @@ func TestBudgetStopsAPlainWorker(t *testing.T) {
 	if d.Status != Failed || !d.OverBudget || !strings.HasPrefix(d.Why, "over budget: 1200 tokens used (1000 in, 200 out) of a budget of 1000") || d.Result != "started" {
 		t.Fatalf("second run: %+v", d)
 	}
-	if pid := pidIn(t, pidFile); !gone(pid) {
+	if pid := testenv.PidFile(t, pidFile); !testenv.Gone(pid) {
 		t.Fatalf("the over-budget worker's child %d outlived it", pid)
 	}
 }

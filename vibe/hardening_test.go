@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/proc"
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
 func shRoster(t *testing.T) *Roster {
@@ -49,8 +50,8 @@ func TestBackgroundChildDoesNotHoldTheWorker(t *testing.T) {
 	if d := done[0]; d.Status != Succeeded || d.Result != "result-line" {
 		t.Fatalf("worker: %+v", d)
 	}
-	pid := pidIn(t, pidFile)
-	if !gone(pid) {
+	pid := testenv.PidFile(t, pidFile)
+	if !testenv.Gone(pid) {
 		t.Fatalf("the background child %d outlived its worker", pid)
 	}
 	if k, _, _ := r.Kill(in.ID); k.Status != Succeeded {
@@ -67,7 +68,7 @@ func TestSetsidChildDoesNotBlockKillOrSend(t *testing.T) {
 	for _, op := range []string{"kill", "send"} {
 		pidFile := filepath.Join(dir, op)
 		in := spawn(t, r, "setsid sleep 300 & echo $! > "+pidFile+"; echo started; sleep 300")
-		pid := pidIn(t, pidFile)
+		pid := testenv.PidFile(t, pidFile)
 		within(t, 20*time.Second, "vibe_"+op, func() {
 			if op == "kill" {
 				k, _, err := r.Kill(in.ID)
@@ -80,7 +81,7 @@ func TestSetsidChildDoesNotBlockKillOrSend(t *testing.T) {
 				t.Errorf("send: %v %v", restarted, err)
 			}
 		})
-		if !gone(pid) {
+		if !testenv.Gone(pid) {
 			t.Fatalf("the setsid child %d outlived vibe_%s", pid, op)
 		}
 	}
@@ -91,9 +92,9 @@ func TestCloseEndsSetsidChild(t *testing.T) {
 	r := shRoster(t)
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	spawn(t, r, "setsid sleep 300 & echo $! > "+pidFile+"; sleep 300")
-	pid := pidIn(t, pidFile)
+	pid := testenv.PidFile(t, pidFile)
 	within(t, 20*time.Second, "Close", func() { r.Close() })
-	if !gone(pid) {
+	if !testenv.Gone(pid) {
 		t.Fatalf("the setsid child %d outlived Close", pid)
 	}
 }
@@ -134,24 +135,6 @@ func TestResultFileHoldsEverything(t *testing.T) {
 	if !strings.Contains(string(end), "the last line") {
 		t.Fatalf("the result file ends %q", end)
 	}
-}
-
-// gone waits (at most 5 s) for pid to be gone.
-func gone(pid int) bool {
-	for i := 0; i < 250 && alive(pid) && !zombie(pid); i++ {
-		time.Sleep(20 * time.Millisecond)
-	}
-	return !alive(pid) || zombie(pid)
-}
-
-func zombie(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return true
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i >= 0 && i+2 < len(s) && s[i+2] == 'Z'
 }
 
 // deadOwner is an owner string of a process of this instance that ended.

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/builtin-tools/builtin-tools/internal/textcut"
 )
 
 // Merging a worktree worker's branch into the root's current branch. The
@@ -53,14 +55,7 @@ type ConflictError struct {
 func (e *ConflictError) Error() string {
 	return fmt.Sprintf("%s of %s's branch %s into %s conflicts in %s: %s. Nothing was applied: the root's branch, index and files are as they were. "+
 		"Resolve by hand (git merge %s in the root), or vibe_send the worker a message to rebase its work on the root's HEAD and merge again",
-		e.Strategy, e.ID, e.Branch, e.Into, plural(len(e.Files), "file", "files"), strings.Join(e.Files, ", "), e.Branch)
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return strconv.Itoa(n) + " " + many
+		e.Strategy, e.ID, e.Branch, e.Into, textcut.Count(len(e.Files), "file", "files"), strings.Join(e.Files, ", "), e.Branch)
 }
 
 // neutral are the -c settings that switch off every filter and merge
@@ -169,7 +164,7 @@ func mergeBranch(iso isolation, req MergeRequest) (MergeResult, error) {
 	}
 	if changed, _ := parseStatus(st); len(changed) > 0 {
 		return MergeResult{}, fmt.Errorf("the root has uncommitted changes in %s (%s): commit or stash them first, so that the merge changes only what the worker did",
-			plural(len(changed), "file", "files"), names10(changed))
+			textcut.Count(len(changed), "file", "files"), names10(changed))
 	}
 	tip, err := g(repo, "rev-parse", "refs/heads/"+iso.Branch)
 	if err != nil {

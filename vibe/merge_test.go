@@ -106,24 +106,31 @@ func TestMergeWorkerBranch(t *testing.T) {
 	}
 }
 
+// conflicted merges a worker's README over a root whose README changed
+// too, and checks the conflict is named and nothing was applied.
+func conflicted(t *testing.T, r *Roster, root string, cherry bool) {
+	t.Helper()
+	w := finished(t, r, "conflict", true)
+	os.WriteFile(filepath.Join(root, "README"), []byte("the root's README\n"), 0o644)
+	gitOut(t, root, "commit", "-qam", "root's README")
+	before := rootState(t, root)
+	_, err := r.Merge(MergeRequest{ID: w.ID, CherryPick: cherry})
+	var ce *ConflictError
+	if !errors.As(err, &ce) || strings.Join(ce.Files, ",") != "README" || !strings.Contains(err.Error(), "conflicts in 1 file: README. Nothing was applied") {
+		t.Fatalf("cherry-pick %v: %v", cherry, err)
+	}
+	if after := rootState(t, root); after != before {
+		t.Fatalf("the root changed:\n%s\n---\n%s", before, after)
+	}
+}
+
 // A conflict applies nothing: the root's branch, index, status and files
 // are as they were, and the conflicting files are named.
 func TestMergeConflictAppliesNothing(t *testing.T) {
 	for _, cherry := range []bool{false, true} {
 		root := mergeRepo(t)
 		r := isoRoster(t, root)
-		w := finished(t, r, "conflict", true)
-		os.WriteFile(filepath.Join(root, "README"), []byte("the root's README\n"), 0o644)
-		gitOut(t, root, "commit", "-qam", "root's README")
-		before := rootState(t, root)
-		_, err := r.Merge(MergeRequest{ID: w.ID, CherryPick: cherry})
-		var ce *ConflictError
-		if !errors.As(err, &ce) || strings.Join(ce.Files, ",") != "README" || !strings.Contains(err.Error(), "conflicts in 1 file: README. Nothing was applied") {
-			t.Fatalf("cherry-pick %v: %v", cherry, err)
-		}
-		if after := rootState(t, root); after != before {
-			t.Fatalf("the root changed:\n%s\n---\n%s", before, after)
-		}
+		conflicted(t, r, root, cherry)
 		if wt := gitOut(t, root, "worktree", "list"); strings.Contains(wt, "merge-") {
 			t.Fatalf("a temporary worktree was left: %s", wt)
 		}
@@ -212,18 +219,7 @@ func TestMergeDriverConflictIsListed(t *testing.T) {
 		gitOut(t, root, "add", ".gitattributes")
 		gitOut(t, root, "commit", "-qm", "README has a merge driver")
 		r := isoRoster(t, root)
-		w := finished(t, r, "conflict", true)
-		os.WriteFile(filepath.Join(root, "README"), []byte("the root's README\n"), 0o644)
-		gitOut(t, root, "commit", "-qam", "root's README")
-		before := rootState(t, root)
-		_, err := r.Merge(MergeRequest{ID: w.ID, CherryPick: cherry})
-		var ce *ConflictError
-		if !errors.As(err, &ce) || strings.Join(ce.Files, ",") != "README" || !strings.Contains(err.Error(), "conflicts in 1 file: README. Nothing was applied") {
-			t.Fatalf("cherry-pick %v: %v", cherry, err)
-		}
-		if after := rootState(t, root); after != before {
-			t.Fatalf("the root changed:\n%s\n---\n%s", before, after)
-		}
+		conflicted(t, r, root, cherry)
 		if _, err := os.Stat(marker); err == nil {
 			t.Fatal("the repository's merge driver ran")
 		}

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
 func newRoster(t *testing.T, max int) *Roster {
@@ -45,6 +47,41 @@ func wait(t *testing.T, r *Roster, all bool, timeout time.Duration, ids ...strin
 	return done, pending
 }
 
+// until waits until cond holds, reading it again at each change of the
+// roster (a change closes r.changed), for at most a minute.
+func until(t *testing.T, r *Roster, what string, cond func() bool) {
+	t.Helper()
+	limit := time.NewTimer(time.Minute)
+	defer limit.Stop()
+	for {
+		r.mu.Lock()
+		changed := r.changed
+		r.mu.Unlock()
+		if cond() {
+			return
+		}
+		select {
+		case <-changed:
+		case <-limit.C:
+			t.Fatalf("%s: not within a minute", what)
+		}
+	}
+}
+
+// hasUnread says whether some result waits to be read.
+func hasUnread(r *Roster) func() bool { return func() bool { return len(r.Unread()) > 0 } }
+
+// working waits until the i-th worker runs and its process has said so
+// (worker.sh prints "working" before it sleeps). Output is no roster
+// change, so this polls.
+func working(t *testing.T, r *Roster, i int) {
+	t.Helper()
+	testenv.WaitFor(t, time.Minute, "the worker's first output", func() bool {
+		w := r.List()[i]
+		return w.Status == Running && strings.Contains(w.Tail, "working")
+	})
+}
+
 func TestSpawnAndWait(t *testing.T) {
 	r := newRoster(t, 4)
 	a := spawn(t, r, "add a test")
@@ -69,9 +106,7 @@ func TestSpawnAndWait(t *testing.T) {
 func TestResultNobodyWaitedFor(t *testing.T) {
 	r := newRoster(t, 4)
 	a := spawn(t, r, "quick")
-	for i := 0; i < 200 && len(r.Unread()) == 0; i++ {
-		time.Sleep(10 * time.Millisecond)
-	}
+	until(t, r, "an unread result", hasUnread(r))
 	if u := r.Unread(); len(u) != 1 || u[0] != a.ID {
 		t.Fatalf("unread %v", u)
 	}
@@ -150,37 +185,18 @@ func TestTimeoutKeepsPartialOutput(t *testing.T) {
 	}
 }
 
-func alive(pid int) bool { return syscall.Kill(pid, 0) == nil }
-
-// pidIn waits for a worker to write a pid to file.
-func pidIn(t *testing.T, file string) int {
-	t.Helper()
-	for i := 0; i < 300; i++ {
-		b, _ := os.ReadFile(file)
-		if pid, _ := strconv.Atoi(strings.TrimSpace(string(b))); pid > 0 {
-			return pid
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatal("the worker never wrote its pid")
-	return 0
-}
-
 // kill ends the worker's whole process group: no child is left behind.
 func TestKillLeavesNoOrphan(t *testing.T) {
 	r := newRoster(t, 4)
 	pidFile := filepath.Join(t.TempDir(), "child")
 	t.Setenv("VIBE_TEST_CHILD_PID", pidFile)
 	in := spawn(t, r, "child")
-	pid := pidIn(t, pidFile)
+	pid := testenv.PidFile(t, pidFile)
 	k, stopped, err := r.Kill(in.ID)
 	if err != nil || k.Status != Killed || !stopped || !strings.Contains(k.Result, "started a child") || !strings.Contains(k.Why, "vibe_kill stopped it while it ran") {
 		t.Fatalf("kill: %+v stopped=%v %v", k, stopped, err)
 	}
-	for i := 0; i < 100 && alive(pid); i++ {
-		time.Sleep(20 * time.Millisecond)
-	}
-	if alive(pid) {
+	if !testenv.Gone(pid) {
 		syscall.Kill(pid, syscall.SIGKILL)
 		t.Fatalf("the worker's child %d outlived the kill", pid)
 	}
@@ -193,7 +209,7 @@ func TestKillLeavesNoOrphan(t *testing.T) {
 func TestSendRestartsWithTheAppendedBrief(t *testing.T) {
 	r := newRoster(t, 4)
 	in := spawn(t, r, "sleep 30")
-	time.Sleep(100 * time.Millisecond)
+	working(t, r, 0)
 	got, restarted, err := r.Send(in.ID, "stop sleeping, just answer")
 	if err != nil || !restarted || got.Runs != 2 {
 		t.Fatalf("send: %+v restarted=%v %v", got, restarted, err)
@@ -213,24 +229,6 @@ func TestSendRestartsWithTheAppendedBrief(t *testing.T) {
 	done, _ := wait(t, r, true, time.Minute, q.ID)
 	if !strings.Contains(done[0].Result, "first  second") || done[0].Runs != 2 {
 		t.Fatalf("second run: %+v", done[0])
-	}
-}
-
-func TestConcurrencyLimit(t *testing.T) {
-	r := newRoster(t, 2)
-	a := spawn(t, r, "sleep 0.6")
-	b := spawn(t, r, "sleep 0.6")
-	c := spawn(t, r, "now")
-	time.Sleep(150 * time.Millisecond)
-	if st := r.List()[2].Status; st != Queued {
-		t.Fatalf("a third worker over a limit of 2 is %s", st)
-	}
-	done, _ := wait(t, r, true, time.Minute, a.ID, b.ID, c.ID)
-	if len(done) != 3 {
-		t.Fatalf("done %v", done)
-	}
-	if !done[2].Started.After(done[0].Ended.Add(-50*time.Millisecond)) && !done[2].Started.After(done[1].Ended.Add(-50*time.Millisecond)) {
-		t.Fatalf("the queued worker started at %v, before a slot was freed (%v, %v)", done[2].Started, done[0].Ended, done[1].Ended)
 	}
 }
 
@@ -264,15 +262,14 @@ func TestCloseWithWorkersRunning(t *testing.T) {
 	r := newRoster(t, 1)
 	spawn(t, r, "sleep 30")
 	spawn(t, r, "sleep 30")
-	time.Sleep(100 * time.Millisecond)
-	start := time.Now()
+	working(t, r, 0)
 	r.Close()
-	if d := time.Since(start); d > 5*time.Second {
-		t.Fatalf("Close took %v", d)
-	}
-	for _, w := range r.List() {
-		if w.Status != Killed {
-			t.Errorf("%s is %s after Close", w.ID, w.Status)
+	// Stopped, not waited for: a worker that ran to its end would have
+	// printed "done".
+	for i, w := range r.List() {
+		why := []string{"the run closed while it ran", "the run closed before it started"}[i]
+		if w.Status != Killed || !strings.HasPrefix(w.Why, why) || strings.Contains(w.Result, "done") {
+			t.Errorf("%s after Close: %s, %q, result %q", w.ID, w.Status, w.Why, w.Result)
 		}
 	}
 }
@@ -328,7 +325,7 @@ func TestLostWorker(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	syscall.Kill(pidIn(t, pidFile), syscall.SIGKILL)
+	syscall.Kill(testenv.PidFile(t, pidFile), syscall.SIGKILL)
 	done, _ := wait(t, lost, true, time.Minute, w.ID)
 	if done[0].Status != Lost || !strings.Contains(done[0].Why, "signal") {
 		t.Fatalf("a worker killed from outside: %+v", done[0])
@@ -373,21 +370,27 @@ func TestWaitWithNoIDsSkipsReadResults(t *testing.T) {
 	}
 }
 
-// Issue 19 §4: a state folder left with nothing in it (every result read,
-// no worktree) is emptied when the last roster over it closes, but for the
-// last id given and the root's name (issue 26); one with an unread result
-// stays, and Close says why.
-func TestCloseRemovesTheIdleStateFolder(t *testing.T) {
+// sharedState is a state folder and a way to open rosters over it, which
+// the test closes itself.
+func sharedState(t *testing.T) (string, func() *Roster) {
 	script, _ := filepath.Abs("testdata/worker.sh")
 	state := filepath.Join(t.TempDir(), "root-state")
 	cfg := Config{StateDir: state, Dir: t.TempDir(), Backends: map[string]Backend{"fast": Command{Line: script}}}
-	open := func() *Roster {
+	return state, func() *Roster {
 		r, err := New(cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return r
 	}
+}
+
+// Issue 19 §4: a state folder left with nothing in it (every result read,
+// no worktree) is emptied when the last roster over it closes, but for the
+// last id given and the root's name (issue 26); one with an unread result
+// stays, and Close says why.
+func TestCloseRemovesTheIdleStateFolder(t *testing.T) {
+	state, open := sharedState(t)
 	a, b := open(), open()
 	in := spawn(t, a, "read me")
 	wait(t, a, true, time.Minute, in.ID)
@@ -406,9 +409,7 @@ func TestCloseRemovesTheIdleStateFolder(t *testing.T) {
 	}
 	c := open()
 	in = spawn(t, c, "not read")
-	for i := 0; i < 1000 && len(c.Unread()) == 0; i++ {
-		time.Sleep(10 * time.Millisecond)
-	}
+	until(t, c, "an unread result", hasUnread(c))
 	c.Close()
 	if k := KeptText(c.Kept()); !strings.Contains(k, `w2 "t" (succeeded): its result was not read`) {
 		t.Fatalf("kept: %q", k)
@@ -429,22 +430,11 @@ func TestCloseRemovesTheIdleStateFolder(t *testing.T) {
 // the folder was left idle (all that stays of it is that id and the
 // root's name).
 func TestIDsGoOnAcrossRosters(t *testing.T) {
-	script, _ := filepath.Abs("testdata/worker.sh")
-	state := filepath.Join(t.TempDir(), "root-state")
-	cfg := Config{StateDir: state, Dir: t.TempDir(), Backends: map[string]Backend{"fast": Command{Line: script}}}
-	open := func() *Roster {
-		r, err := New(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return r
-	}
+	state, open := sharedState(t)
 	a := open()
 	kept, read := spawn(t, a, "kept"), spawn(t, a, "read")
 	wait(t, a, true, time.Minute, read.ID)
-	for i := 0; i < 1000 && len(a.Unread()) == 0; i++ {
-		time.Sleep(10 * time.Millisecond)
-	}
+	until(t, a, "an unread result", hasUnread(a))
 	a.Close()
 	if kept.ID != "w1" || read.ID != "w2" || len(a.Kept()) != 1 {
 		t.Fatalf("first roster: %s %s, kept %+v", kept.ID, read.ID, a.Kept())

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
 func gitRepo(t *testing.T) string {
@@ -118,9 +120,9 @@ func TestCloseRemovesIdleWorktreesAndReportsKept(t *testing.T) {
 	if done[0].Commits != 1 || done[0].Worktree == "" {
 		t.Fatalf("the committing worker: %+v", done[0])
 	}
-	for i := 0; i < 500 && !strings.Contains(worktreeList(t, root), filepath.Join("worktrees", idle.ID)); i++ {
-		time.Sleep(10 * time.Millisecond)
-	}
+	testenv.WaitFor(t, time.Minute, "the idle worker's worktree", func() bool {
+		return strings.Contains(worktreeList(t, root), filepath.Join("worktrees", idle.ID))
+	})
 	if err := r.Close(); err != nil {
 		t.Fatal(err)
 	}

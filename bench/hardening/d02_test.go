@@ -77,7 +77,9 @@ func caseD2(c *cx) {
 			fmt.Sprintf("[{\"directory\":%q,\"command\":\"cc -c main.c\",\"file\":\"main.c\"}]\n", root))
 		s := c.serve(root, "--mode", "readonly")
 		r := s.tool("lsp", map[string]any{"operation": "hover", "file": "main.c", "line": 2, "symbol": "add"})
-		time.Sleep(3 * time.Second) // the background index writes after the answer
+		// The background index writes after the answer, and what is
+		// measured is that nothing comes: no event ends this wait.
+		time.Sleep(3 * time.Second)
 		var names []string
 		ents, _ := os.ReadDir(root)
 		for _, e := range ents {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"golang.org/x/sys/unix"
 )
 
@@ -66,8 +67,13 @@ func caseD6(c *cx) {
 		c.sub("exit after "+how, func(c *cx) {
 			s, _ := lspSession(c)
 			s.toolAsync("lsp", hover)
-			time.Sleep(2 * time.Second)
-			rec := descendants(s.pid())
+			// The hover is in flight once gopls's go list runs (and blocks
+			// on the FIFO) below serve.
+			var rec []procInfo
+			testenv.Until(30*time.Second, func() bool {
+				rec = descendants(s.pid())
+				return named(rec, "go") > 0
+			})
 			var d time.Duration
 			var ok bool
 			if how == "SIGTERM" {
@@ -75,8 +81,7 @@ func caseD6(c *cx) {
 			} else {
 				d, ok = s.closeStdin(30 * time.Second)
 			}
-			time.Sleep(3 * time.Second)
-			surv := stillAlive(rec)
+			surv := survivors(rec, 3*time.Second)
 			killPids(surv)
 			c.line("serve exit after "+how+", a hover in flight (gopls's go list blocked on the FIFO); alive 3 s later",
 				fmt.Sprintf("%s; alive: %s (of %d below serve)", exitFigure(d, ok), procList(surv), len(rec)),

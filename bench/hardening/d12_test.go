@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
 // D12: no process is left running after serve is SIGKILLed.
@@ -50,9 +52,7 @@ func caseD12(c *cx) {
 			root, _ := c.pair("ts-" + t.what)
 			writeFile(filepath.Join(root, "package.json"), "{\"name\":\"x\"}\n")
 			writeFile(filepath.Join(root, "a.ts"), "export function g() { return 1 }\n")
-			s, err := c.startServe(root, c.env(fake))
-			check(err)
-			check(s.initialize())
+			s := c.serveIn(0, root, c.env(fake))
 			args := map[string]any{"operation": "diagnostics", "file": "*"}
 			if t.what == "server" {
 				args = map[string]any{"operation": "hover", "file": "a.ts", "line": 1, "symbol": "g"}
@@ -82,45 +82,19 @@ func caseD12(c *cx) {
 // s (nil: at once), SIGKILLs s, and lists those processes and the ones of
 // their groups still alive 3 s later. Survivors are then killed.
 func killAndCheck(s *server, ready func([]procInfo) bool) (rec, surv []procInfo) {
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	if !testenv.Until(30*time.Second, func() bool {
 		rec = descendants(s.pid())
-		if ready == nil || ready(rec) || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	if ready != nil && !ready(rec) {
+		return ready == nil || ready(rec)
+	}) {
 		s.kill()
 		return nil, nil
 	}
 	if _, ok := s.signal(syscall.SIGKILL, 10*time.Second); !ok {
 		return rec, nil
 	}
-	time.Sleep(3 * time.Second)
-	surv = stillAlive(rec)
+	surv = survivors(rec, 3*time.Second)
 	killPids(surv)
 	return rec, surv
-}
-
-// stillAlive lists the processes of rec, and of their groups, that run.
-func stillAlive(rec []procInfo) []procInfo {
-	var surv []procInfo
-	groups := map[int]bool{}
-	seen := map[int]bool{}
-	for _, p := range rec {
-		groups[p.pgid] = true
-		if now, ok := procStat(p.pid); ok && now.comm == p.comm && alive(p.pid) {
-			surv = append(surv, now)
-			seen[p.pid] = true
-		}
-	}
-	for _, p := range procs() {
-		if groups[p.pgid] && !seen[p.pid] && alive(p.pid) {
-			surv = append(surv, p)
-		}
-	}
-	return surv
 }
 
 func procList(ps []procInfo) string {

@@ -24,20 +24,7 @@ func caseD13(c *cx) {
 	// A larger --max-frame so the 150 MB call is read at all.
 	s := c.serve(root, "--without", "lsp", "--max-frame", fmt.Sprint(512<<20))
 	p := s.toolAsync("write", map[string]any{"path": "big.txt", "content": content})
-	var seen string
-	deadline := time.Now().Add(timeout)
-	for seen == "" && time.Now().Before(deadline) {
-		select {
-		case <-p.ch:
-			deadline = time.Time{} // finished before a temp file was seen
-		default:
-		}
-		if t := temps(root); len(t) > 0 {
-			seen = t[0]
-		} else {
-			time.Sleep(time.Millisecond)
-		}
-	}
+	seen := tempDuring(root, p, timeout)
 	s.signal(syscall.SIGKILL, 10*time.Second)
 	left := temps(root)
 	intact := readFile(big) == "original\n"

@@ -131,8 +131,12 @@ func (c *cx) startServeVia(prefix []string, root string, env []string, args ...s
 }
 
 // serve starts an initialized server with the default environment.
-func (c *cx) serve(root string, args ...string) *server {
-	s, err := c.startServe(root, nil, args...)
+func (c *cx) serve(root string, args ...string) *server { return c.serveIn(0, root, nil, args...) }
+
+// serveIn starts an initialized server in env (nil: the default), under an
+// address-space limit of asBytes (0: none; see startServeLimited).
+func (c *cx) serveIn(asBytes int64, root string, env []string, args ...string) *server {
+	s, err := c.startServeLimited(asBytes, root, env, args...)
 	check(err)
 	check(s.initialize())
 	return s

@@ -17,10 +17,8 @@ func caseN3(c *cx) {
 		c.sub(mode, func(c *cx) {
 			root, _ := c.pair(mode)
 			writeFile(filepath.Join(root, "a.txt"), "a\n")
-			s, err := c.startServe(root, c.vibeEnv(), "--without", "lsp", "--mode", mode, "--approve", "write=deny,exec=deny",
+			s := c.serveIn(0, root, c.vibeEnv(), "--without", "lsp", "--mode", mode, "--approve", "write=deny,exec=deny",
 				"--vibe", "--worker-command", "fast=sh")
-			check(err)
-			check(s.initialize())
 			defer s.close()
 			sp := s.tool("vibe_spawn", map[string]any{"label": "h", "brief": "echo pwned > written-in-" + mode + ".txt\necho done\n"})
 			var w toolResult

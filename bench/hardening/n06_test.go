@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
 var workerID = regexp.MustCompile(`\bw\d+\b`)
@@ -23,10 +25,7 @@ func caseN6(c *cx) {
 	root := c.root
 	writeFile(filepath.Join(root, "a.txt"), "a\n")
 	start := func(c *cx) *server {
-		s, err := c.startServe(root, c.vibeEnv(), "--without", "lsp", "--vibe", "--worker-command", "fast=sh")
-		check(err)
-		check(s.initialize())
-		return s
+		return c.serveIn(0, root, c.vibeEnv(), "--without", "lsp", "--vibe", "--worker-command", "fast=sh")
 	}
 
 	c.sub("background child", func(c *cx) {
@@ -47,7 +46,7 @@ func caseN6(c *cx) {
 		defer s.close()
 		sp := s.tool("vibe_spawn", map[string]any{"label": "h", "brief": "setsid sleep 30 &\nsleep 100\n"})
 		id := workerID.FindString(sp.text)
-		time.Sleep(time.Second)
+		bothSleep(s)
 		k := s.toolWithin(60*time.Second, "vibe_kill", map[string]any{"worker_id": id})
 		c.line("brief `setsid sleep 30 & sleep 100`: vibe_kill time, answer", secs(k.dur)+": "+k.summary(120), "29.01 s: w1 \"h\" [fast] killed, 30s (vibe_kill waited for the setsid child)")
 		c.want(k.ok() && k.dur < 10*time.Second, "vibe_kill answered within 10 s")
@@ -57,9 +56,15 @@ func caseN6(c *cx) {
 		s := start(c)
 		sp := s.tool("vibe_spawn", map[string]any{"label": "h", "brief": "setsid sleep 30 &\nsleep 100\n"})
 		_ = sp
-		time.Sleep(time.Second)
+		bothSleep(s)
 		d, ok := s.signal(syscall.SIGTERM, 30*time.Second)
 		c.line("the same worker running: serve's exit after SIGTERM", exitFigure(d, ok), "exited in 10.01 s (the setsid child survived)")
 		c.want(ok && d < 5*time.Second, "exit within 5 s")
 	})
+}
+
+// bothSleep waits (up to 30 s) until the worker's shell has started its
+// setsid child and its own sleep: two sleep processes below s.
+func bothSleep(s *server) {
+	testenv.Until(30*time.Second, func() bool { return named(descendants(s.pid()), "sleep") >= 2 })
 }

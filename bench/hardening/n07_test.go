@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
 // N7: tool() called from threads in an eval cell: 8 threads × 50 calls
@@ -48,8 +50,8 @@ f"{len(got) - len(bad)} of {len(got)} matched; first bad: {bad[:1]}"
 	c.sub("late output", func(c *cx) {
 		s := c.serve(root, "--without", "lsp")
 		defer s.kill()
-		r1 := s.cell(60*time.Second, "import threading, time\nthreading.Thread(target=lambda: (time.sleep(1), print('LATE PRINT FROM CELL 1'))).start()\n'cell 1 done'\n")
-		time.Sleep(2 * time.Second)
+		r1 := s.cell(60*time.Second, "import threading, time\nthreading.Thread(target=lambda: (time.sleep(1), print('LATE PRINT FROM CELL 1'), open('printed', 'w').close())).start()\n'cell 1 done'\n")
+		testenv.Until(30*time.Second, func() bool { return exists(filepath.Join(root, "printed")) })
 		r2 := s.cell(60*time.Second, "'cell 2 done'\n")
 		c.line("a thread prints 1 s after its cell returned: where the print shows",
 			fmt.Sprintf("cell 1: %s; cell 2: %s", r1.summary(80), r2.summary(160)), "cell 1: 'cell 1 done'; cell 2: LATE PRINT FROM CELL 1, then 'cell 2 done', with no note")

@@ -21,9 +21,7 @@ func TestN8(t *testing.T) { runCase(t, "N8", caseN8) }
 func caseN8(c *cx) {
 	root := c.root
 	c.sub("200 MB printed", func(c *cx) {
-		s, err := c.startServeLimited(memLimit, root, nil, "--without", "lsp")
-		check(err)
-		check(s.initialize())
+		s := c.serveIn(memLimit, root, nil, "--without", "lsp")
 		defer s.kill()
 		h0 := s.hwm()
 		r := s.cell(5*time.Minute, "import sys\nline = 'x' * 999 + '\\n'\nfor i in range(200_000):\n    sys.stdout.write(line)\n'flood done'\n")
@@ -33,9 +31,7 @@ func caseN8(c *cx) {
 		c.want(r.err == nil && h > 0 && h < 300<<10, "an answer, serve under 300 MiB")
 	})
 	c.sub("print forever", func(c *cx) {
-		s, err := c.startServeLimited(memLimit, root, nil, "--without", "lsp")
-		check(err)
-		check(s.initialize())
+		s := c.serveIn(memLimit, root, nil, "--without", "lsp")
 		defer s.kill()
 		r := s.cell(150*time.Second, "import sys\nline = 'y' * 999 + '\\n'\nwhile True:\n    sys.stdout.write(line)\n")
 		h := s.hwm()

@@ -20,9 +20,7 @@ func caseN9(c *cx) {
 	root := c.root
 	amplify := func(c *cx, tool string, args map[string]any, file, content string) {
 		writeFile(filepath.Join(root, file), content)
-		s, err := c.startServeLimited(memLimit, root, nil, "--without", "lsp")
-		check(err)
-		check(s.initialize())
+		s := c.serveIn(memLimit, root, nil, "--without", "lsp")
 		defer s.kill()
 		r := s.toolWithin(min(timeout, 120*time.Second), tool, args)
 		_, perr := s.call("ping", nil, 10*time.Second)

@@ -13,9 +13,7 @@ import (
 func TestN10(t *testing.T) { runCase(t, "N10", caseN10) }
 
 func caseN10(c *cx) {
-	s, err := c.startServeLimited(memLimit, c.root, nil, "--without", "lsp")
-	check(err)
-	check(s.initialize())
+	s := c.serveIn(memLimit, c.root, nil, "--without", "lsp")
 	defer s.kill()
 	r := s.cell(3*time.Minute, "'z' * 60_000_000\n")
 	h := s.hwm()

@@ -19,9 +19,7 @@ func caseN11(c *cx) {
 		{"last expression", "'y' * 70_000_000\n"},
 	} {
 		c.sub(k.name, func(c *cx) {
-			s, err := c.startServeLimited(memLimit, c.root, nil, "--without", "lsp")
-			check(err)
-			check(s.initialize())
+			s := c.serveIn(memLimit, c.root, nil, "--without", "lsp")
 			defer s.kill()
 			if r := s.cell(60*time.Second, "keep = 42\n"); !r.ok() {
 				c.t.Fatalf("first cell: %s", r.summary(200))

@@ -27,9 +27,7 @@ func caseN14(c *cx) {
 	}
 	hoverC := map[string]any{"operation": "hover", "file": "main.c", "line": 2, "symbol": "add"}
 	limited := func(c *cx, root, what, before string, args map[string]any) {
-		s, err := c.startServeLimited(memLimit, root, nil, "--mode", "readonly")
-		check(err)
-		check(s.initialize())
+		s := c.serveIn(memLimit, root, nil, "--mode", "readonly")
 		defer s.kill()
 		r := s.toolWithin(90*time.Second, "lsp", args)
 		_, perr := s.call("ping", nil, 10*time.Second)

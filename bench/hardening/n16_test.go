@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
 // N16: worker results and worktrees survive serve's death: a finished,
@@ -25,10 +27,7 @@ func caseN16(c *cx) {
 	gitRepo(root)
 	env := c.vibeEnv()
 	start := func() *server {
-		s, err := c.startServe(root, env, "--without", "lsp", "--vibe", "--worker-command", "fast=sh")
-		check(err)
-		check(s.initialize())
-		return s
+		return c.serveIn(0, root, env, "--without", "lsp", "--vibe", "--worker-command", "fast=sh")
 	}
 	s1 := start()
 	sp1 := s1.tool("vibe_spawn", map[string]any{"label": "h", "brief": "echo result-one-unread\n"})
@@ -37,9 +36,14 @@ func caseN16(c *cx) {
 	if !sp1.ok() || !sp2.ok() {
 		c.t.Fatalf("spawns: %s; %s", sp1.summary(150), sp2.summary(150))
 	}
-	time.Sleep(3 * time.Second) // w1 ends, w2 commits
+	// w1 ends, w2 commits.
+	testenv.Until(30*time.Second, func() bool {
+		log, _ := runProg(root, os.Environ(), "git", "log", "--all", "--oneline")
+		return strings.Contains(s1.tool("vibe_list", map[string]any{}).text, "unread results: w1") && strings.Contains(log, " wt\n")
+	})
+	rec := descendants(s1.pid())
 	s1.signal(syscall.SIGKILL, 10*time.Second)
-	time.Sleep(time.Second)
+	survivors(rec, 10*time.Second) // the workers go with serve
 
 	s2 := start()
 	defer s2.close()

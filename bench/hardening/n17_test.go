@@ -22,10 +22,7 @@ func caseN17(c *cx) {
 	root := c.root
 	start := func(c *cx) *server {
 		// A budget larger than the worker result's own cut, so its note shows.
-		s, err := c.startServeLimited(memLimit, root, c.vibeEnv(), "--without", "lsp", "--output-budget", "100000", "--vibe", "--worker-command", "fast=sh")
-		check(err)
-		check(s.initialize())
-		return s
+		return c.serveIn(memLimit, root, c.vibeEnv(), "--without", "lsp", "--output-budget", "100000", "--vibe", "--worker-command", "fast=sh")
 	}
 	c.sub("20 MB line", func(c *cx) {
 		s := start(c)

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
 // N18: children that call setsid do not outlive serve: a cell's, a
@@ -28,26 +30,27 @@ func caseN18(c *cx) {
 			writeFile(filepath.Join(root, "package.json"), "{\"name\":\"x\"}\n")
 			writeFile(filepath.Join(root, "a.ts"), "export function g() { return 1 }\n")
 			writeFile(filepath.Join(root, "spawn.py"), "import subprocess, time\nsubprocess.Popen(['setsid', 'sleep', '205'])\ntime.sleep(100)\n")
-			s, err := c.startServe(root, c.vibeEnv(fake), "--vibe", "--worker-command", "fast=sh")
-			check(err)
-			check(s.initialize())
+			s := c.serveIn(0, root, c.vibeEnv(fake), "--vibe", "--worker-command", "fast=sh")
 			s.toolAsync("lsp", map[string]any{"operation": "hover", "file": "a.ts", "line": 1, "symbol": "g"})
 			e := s.cell(60*time.Second, "import subprocess\nsubprocess.Popen(['setsid', 'sleep', '202'])\n'started'\n")
 			v := s.tool("vibe_spawn", map[string]any{"label": "h", "brief": "setsid sleep 203 &\nsleep 100\n"})
 			d := s.toolWithin(60*time.Second, "debug", map[string]any{"operation": "launch", "adapter": "debugpy", "program": "spawn.py", "timeout_seconds": 5})
 			want := map[string]string{"202": "cell", "203": "worker", "204": "server helper", "205": "debuggee"}
-			deadline := time.Now().Add(20 * time.Second)
-			for len(sleepers(c.base)) < len(want) && time.Now().Before(deadline) {
-				time.Sleep(100 * time.Millisecond)
-			}
-			seen := sleepers(c.base)
+			var seen map[string]int
+			testenv.Until(20*time.Second, func() bool {
+				seen = sleepers(c.base)
+				return len(seen) >= len(want)
+			})
 			if how == "SIGKILL" {
 				s.signal(syscall.SIGKILL, 10*time.Second)
 			} else {
 				s.closeStdin(30 * time.Second)
 			}
-			time.Sleep(3 * time.Second)
-			left := sleepers(c.base)
+			var left map[string]int
+			testenv.Until(3*time.Second, func() bool {
+				left = sleepers(c.base)
+				return len(left) == 0
+			})
 			var names []string
 			for arg := range left {
 				names = append(names, want[arg]+" (sleep "+arg+")")

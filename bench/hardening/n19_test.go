@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
 // N19: temp folders (eval's, debug's, gopls's, vibe's) do not stay after
@@ -23,24 +25,23 @@ func caseN19(c *cx) {
 	c.need("dlv")
 	root := c.root
 	writeFile(filepath.Join(root, "go.mod"), "module example.com/tmp\n\ngo 1.22\n")
-	writeFile(filepath.Join(root, "main.go"), "package main\n\nimport \"time\"\n\nfunc main() {\n\ttime.Sleep(100 * time.Second)\n}\n")
+	writeFile(filepath.Join(root, "main.go"), "package main\n\nimport \"time\"\n\nfunc main() {\n\t<-time.After(100 * time.Second)\n}\n")
 	env := c.vibeEnv()
-	s, err := c.startServe(root, env, "--vibe", "--worker-command", "fast=sh")
-	check(err)
-	check(s.initialize())
+	s := c.serveIn(0, root, env, "--vibe", "--worker-command", "fast=sh")
 	calls := []toolResult{
 		s.cell(60*time.Second, "open('/dev/null').close()\n'ok'\n"),
-		s.tool("lsp", map[string]any{"operation": "hover", "file": "main.go", "line": 6, "symbol": "Sleep"}),
+		s.tool("lsp", map[string]any{"operation": "hover", "file": "main.go", "line": 6, "symbol": "After"}),
 		s.tool("vibe_spawn", map[string]any{"label": "h", "brief": "sleep 100\n"}),
 		s.toolWithin(90*time.Second, "debug", map[string]any{"operation": "launch", "adapter": "delve", "program": ".", "timeout_seconds": 3}),
 	}
 	running := folders(c.tmp)
 	s.signal(syscall.SIGKILL, 10*time.Second)
-	time.Sleep(5 * time.Second)
-	afterKill := folders(c.tmp)
-	s2, err := c.startServe(root, env, "--without", "lsp")
-	check(err)
-	check(s2.initialize())
+	var afterKill []string
+	testenv.Until(5*time.Second, func() bool {
+		afterKill = folders(c.tmp)
+		return len(afterKill) == 0
+	})
+	s2 := c.serveIn(0, root, env, "--without", "lsp")
 	r := s2.tool("write", map[string]any{"path": "x.txt", "content": "x\n"})
 	s2.close()
 	afterNext := folders(c.tmp)

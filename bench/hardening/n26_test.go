@@ -36,15 +36,7 @@ func caseN26(c *cx) {
 	// and the write here would wait for it.)
 	content := strings.Repeat(strings.Repeat("x", 99)+"\n", 1_500_000) // 150 MB
 	p := inner.toolAsync("write", map[string]any{"path": "big.txt", "content": content})
-	var seen string
-	deadline := time.Now().Add(timeout)
-	for seen == "" && time.Now().Before(deadline) {
-		if t := temps(root); len(t) > 0 {
-			seen = t[0]
-		} else {
-			time.Sleep(time.Millisecond)
-		}
-	}
+	seen := tempDuring(root, p, timeout)
 	r := inner.awaitTool(p, timeout)
 	if seen == "" {
 		c.t.Skip("the inner write ended before its temp file was seen")

@@ -18,6 +18,7 @@ import (
 
 	builtintools "github.com/builtin-tools/builtin-tools"
 	"github.com/builtin-tools/builtin-tools/askuser"
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
 )
@@ -93,11 +94,12 @@ func caseR02(c *cx) {
 		r.Notify("notifications/builtin-tools/r02", map[string]any{"n": 1})
 		agent.call(30, `{"name":"read","arguments":{"path":"a.txt"}}`)
 		inspector.call(30, `{"name":"read","arguments":{"path":"a.txt"}}`)
-		deadline := time.Now().Add(5 * time.Second)
-		for time.Now().Before(deadline) && (agent.count("notifications/builtin-tools/r02", "") == 0 || inspector.count("notifications/builtin-tools/r02", "") == 0) {
-			time.Sleep(20 * time.Millisecond)
-		}
-		time.Sleep(200 * time.Millisecond) // a duplicate would be queued by now
+		testenv.Until(5*time.Second, func() bool {
+			return agent.count("notifications/builtin-tools/r02", "") > 0 && inspector.count("notifications/builtin-tools/r02", "") > 0
+		})
+		// Another round trip: a duplicate queued before it is in by its answer.
+		agent.call(31, `{"name":"read","arguments":{"path":"a.txt"}}`)
+		inspector.call(31, `{"name":"read","arguments":{"path":"a.txt"}}`)
 		a, i := agent.count("notifications/builtin-tools/r02", ""), inspector.count("notifications/builtin-tools/r02", "")
 		c.line("Run.Notify outside a call: copies at the agent / the inspector", fmt.Sprintf("%d / %d", a, i), "1 / 1 at 3d51568 here, from one shared channel that either client reads")
 		c.want(a == 1 && i == 1, "one at each")

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
 // R3 (M-1): with %autoreload 2, after a reload that failed (a syntax
@@ -41,10 +43,7 @@ func caseR3(c *cx) {
 			writeFile(mod, bad[kind])
 			if kind == "cancel" {
 				p := s.toolAsync("eval", map[string]any{"code": probe, "description": "a cell of the hardening reproductions"})
-				deadline := time.Now().Add(30 * time.Second)
-				for !exists(filepath.Join(root, "started")) && time.Now().Before(deadline) {
-					time.Sleep(50 * time.Millisecond)
-				}
+				testenv.Until(30*time.Second, func() bool { return exists(filepath.Join(root, "started")) })
 				check(s.notify("notifications/cancelled", map[string]any{"requestId": requestID(p), "reason": "the reproduction cancels it"}))
 				s.awaitTool(p, 60*time.Second)
 			} else {

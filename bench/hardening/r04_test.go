@@ -31,9 +31,7 @@ func caseR4(c *cx) {
 		"nbformat": 4, "nbformat_minor": 5}, "", " ")
 	nb := filepath.Join(root, "big.ipynb")
 	writeFile(nb, string(b)+"\n")
-	s, err := c.startServeLimited(memLimit, root, nil, "--without", "lsp")
-	check(err)
-	check(s.initialize())
+	s := c.serveIn(memLimit, root, nil, "--without", "lsp")
 	defer s.close()
 	h0 := s.hwm()
 	args := map[string]any{"notebook": "big.ipynb", "description": "run the notebook of big outputs"}

@@ -27,9 +27,7 @@ func caseR6(c *cx) {
 	for _, f := range fixtures {
 		writeFile(filepath.Join(root, "fixtures", f.name+".json"), f.text+"\n")
 	}
-	s, err := c.startServe(root, c.vibeEnv(), "--without", "lsp", "--vibe", "--worker-command", "fast=sh")
-	check(err)
-	check(s.initialize())
+	s := c.serveIn(0, root, c.vibeEnv(), "--without", "lsp", "--vibe", "--worker-command", "fast=sh")
 	defer s.close()
 	for _, f := range fixtures {
 		c.sub(f.name, func(c *cx) {

@@ -22,12 +22,6 @@ func caseR8(c *cx) {
 		return map[string]any{"range": map[string]any{"start": map[string]int{"line": 0, "character": 0}, "end": map[string]int{"line": 0, "character": 0}}, "newText": text}
 	}
 	uri := func(path string) string { return (&url.URL{Scheme: "file", Path: path}).String() }
-	serve := func(root string, env []string) *server {
-		s, err := c.startServe(root, env)
-		check(err)
-		check(s.initialize())
-		return s
-	}
 	c.sub("20 MB edit", func(c *cx) {
 		root, _ := c.pair("big")
 		goFiles(root)
@@ -37,7 +31,7 @@ func caseR8(c *cx) {
 			"textDocument/codeAction": []any{map[string]any{"title": "Format document", "kind": "source.format", "edit": edit}},
 			"textDocument/rename":     edit,
 		}})
-		s := serve(root, env)
+		s := c.serveIn(0, root, env)
 		s.tool("lsp", map[string]any{"operation": "code_actions", "file": "main.go", "line": 1, "symbol": "package"})
 		fix := s.tool("lsp_fix", map[string]any{"id": "action_1"})
 		sizeFix := fileSize(main)
@@ -63,7 +57,7 @@ func caseR8(c *cx) {
 				map[string]any{"edit": map[string]any{"changes": map[string]any{uri(victim): []any{insert("// second\n")}}}},
 			}},
 		})
-		s := serve(root, env)
+		s := c.serveIn(0, root, env)
 		s.tool("lsp", map[string]any{"operation": "code_actions", "file": "main.go", "line": 1, "symbol": "package"})
 		r := s.tool("lsp_fix", map[string]any{"id": "action_1"})
 		first := strings.HasPrefix(readFile(main), "// first\n")
@@ -82,7 +76,7 @@ func caseR8(c *cx) {
 			"textDocument/codeAction": []any{map[string]any{"title": "Tidy", "kind": "source", "edit": self}},
 			"textDocument/rename":     self,
 		}})
-		s := serve(root, env)
+		s := c.serveIn(0, root, env)
 		s.tool("lsp", map[string]any{"operation": "code_actions", "file": "main.go", "line": 1, "symbol": "package"})
 		fix := s.tool("lsp_fix", map[string]any{"id": "action_1"})
 		afterFix := exists(readme)

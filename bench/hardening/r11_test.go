@@ -46,7 +46,9 @@ func caseR11(c *cx) {
 				c.t.Fatalf("launch: %s", l.summary(200))
 			}
 			set := s.toolAsync("debug", map[string]any{"operation": "set_variable", "name": "x", "value": a.value})
-			time.Sleep(time.Second) // the set is under way
+			// The set is under way: nothing an adapter shows says when it
+			// began, so this waits on the clock.
+			time.Sleep(time.Second)
 			st := s.toolWithin(30*time.Second, "debug", map[string]any{"operation": "status"})
 			sv := s.awaitTool(set, 90*time.Second)
 			c.line(fmt.Sprintf("debug set_variable x to a value that does not finish (%s): time, answer; status sent during it", a.adapter),

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	builtintools "github.com/builtin-tools/builtin-tools"
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
 // R14 (L-6 of the third attack, docs/HARDENING.md): a client that connects to a run's
@@ -60,15 +61,17 @@ func caseR14(c *cx) {
 	c.sub("silent", func(c *cx) {
 		var served time.Duration
 		var last map[string]any
-		for i := 0; time.Since(t0) < 30*time.Second; i++ {
+		i := 0
+		testenv.Until(30*time.Second-time.Since(t0), func() bool {
+			i++
 			m, err := initialize(fmt.Sprint(i))
 			if err == nil && m["result"] != nil {
 				served = time.Since(t0)
-				break
+				return true
 			}
 			last = m
-			time.Sleep(250 * time.Millisecond)
-		}
+			return false
+		})
 		fig := "not within 30 s: " + fmt.Sprint(last)
 		if served > 0 {
 			fig = "served " + secs(served) + " after the silent client connected"

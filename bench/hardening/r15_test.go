@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
 // R15 (L-7 of the third attack): a helper that clears its environment and
@@ -32,20 +34,17 @@ func caseR15(c *cx) {
 	}
 	root := c.root
 	cellPid, workerPid := filepath.Join(c.base, "cell.pid"), filepath.Join(c.base, "worker.pid")
-	s, err := c.startServe(root, c.vibeEnv(), "--without", "lsp", "--vibe", "--worker-command", "fast=sh")
-	check(err)
-	check(s.initialize())
+	s := c.serveIn(0, root, c.vibeEnv(), "--without", "lsp", "--vibe", "--worker-command", "fast=sh")
 	defer s.kill()
 	e := s.cell(60*time.Second, fmt.Sprintf("import subprocess\nsubprocess.run(['sh', '-c', 'env -i setsid sleep 406 & echo $! > %s'])\n'started'\n", cellPid))
 	v := s.tool("vibe_spawn", map[string]any{"label": "h", "brief": "env -i setsid sleep 407 & echo $! > " + workerPid + "\nsleep 100\n"})
 	pids := map[string]int{}
-	deadline := time.Now().Add(20 * time.Second)
-	for (pids["cell"] == 0 || pids["worker"] == 0) && time.Now().Before(deadline) {
+	testenv.Until(20*time.Second, func() bool {
 		pids["cell"], pids["worker"] = pidIn(cellPid), pidIn(workerPid)
-		time.Sleep(100 * time.Millisecond)
-	}
+		return pids["cell"] != 0 && pids["worker"] != 0
+	})
 	s.signal(syscall.SIGKILL, 10*time.Second)
-	time.Sleep(3 * time.Second)
+	testenv.Until(3*time.Second, func() bool { return !alive(pids["cell"]) && !alive(pids["worker"]) })
 	var left []string
 	for who, pid := range pids {
 		if pid != 0 && alive(pid) {

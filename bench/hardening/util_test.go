@@ -18,6 +18,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
 // caseErr is what check panics with; guard turns it into a test failure.
@@ -333,6 +335,27 @@ func temps(dir string) []string {
 	return out
 }
 
+// tempDuring watches root for an atomic-write temporary file while the
+// call p runs, for at most d, and returns the first one seen, or "" when
+// the call was answered first (the answer stays for await). It looks
+// every millisecond: such a file lives only while its write is under way.
+func tempDuring(root string, p *pendingCall, d time.Duration) string {
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
+	limit := time.After(d)
+	for len(p.ch) == 0 {
+		if t := temps(root); len(t) > 0 {
+			return t[0]
+		}
+		select {
+		case <-tick.C:
+		case <-limit:
+			return ""
+		}
+	}
+	return ""
+}
+
 // countGlob counts the names in dir matching pattern.
 func countGlob(dir, pattern string) int {
 	m, _ := filepath.Glob(filepath.Join(dir, pattern))
@@ -460,6 +483,49 @@ func procStat(pid int) (procInfo, bool) {
 func alive(pid int) bool {
 	p, ok := procStat(pid)
 	return ok && p.state != 'Z' && p.state != 'X'
+}
+
+// stillAlive lists the processes of rec, and of their groups, that run.
+func stillAlive(rec []procInfo) []procInfo {
+	var surv []procInfo
+	groups := map[int]bool{}
+	seen := map[int]bool{}
+	for _, p := range rec {
+		groups[p.pgid] = true
+		if now, ok := procStat(p.pid); ok && now.comm == p.comm && alive(p.pid) {
+			surv = append(surv, now)
+			seen[p.pid] = true
+		}
+	}
+	for _, p := range procs() {
+		if groups[p.pgid] && !seen[p.pid] && alive(p.pid) {
+			surv = append(surv, p)
+		}
+	}
+	return surv
+}
+
+// survivors waits up to d for the processes of rec, and of their groups,
+// to end, and lists those still alive then: what "alive d later" means in
+// a figure, found as soon as nothing is.
+func survivors(rec []procInfo, d time.Duration) []procInfo {
+	var surv []procInfo
+	testenv.Until(d, func() bool {
+		surv = stillAlive(rec)
+		return len(surv) == 0
+	})
+	return surv
+}
+
+// named counts the processes of ps whose command is comm.
+func named(ps []procInfo, comm string) int {
+	n := 0
+	for _, p := range ps {
+		if p.comm == comm {
+			n++
+		}
+	}
+	return n
 }
 
 // descendants lists the processes below pid.

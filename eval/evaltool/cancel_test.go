@@ -27,16 +27,10 @@ var forever = map[string]string{
 
 // appeared reports once path exists, false after a minute.
 func appeared(path string) bool {
-	deadline := time.Now().Add(time.Minute)
-	for {
-		if _, err := os.Stat(path); err == nil {
-			return true
-		}
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	return testenv.Until(time.Minute, func() bool {
+		_, err := os.Stat(path)
+		return err == nil
+	})
 }
 
 // waitFor returns once path exists.

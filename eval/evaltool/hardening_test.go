@@ -102,7 +102,7 @@ with ThreadPoolExecutor(8) as ex:
 // billed silently to a later cell.
 func TestLateThreads(t *testing.T) {
 	r := newRun(t, eval.Config{})
-	_, text := cell(t, r, tiers.Normal, "import threading, time\ndef late(cell):\n    time.sleep(0.4)\n    print('LATE PRINT FROM CELL', cell)\nthreading.Thread(target=late, args=(1,)).start()\n'started'")
+	_, text := cell(t, r, tiers.Normal, "import threading, time\ndef late(cell):\n    time.sleep(0.4)\n    print('LATE PRINT FROM CELL', cell)\n    open('printed-%d' % cell, 'w').close()\nthreading.Thread(target=late, args=(1,)).start()\n'started'")
 	want(t, text, "'started'")
 	if strings.Contains(text, "LATE") {
 		t.Fatalf("printed before its time: %s", text)
@@ -113,7 +113,10 @@ func TestLateThreads(t *testing.T) {
 	if res, text := cell(t, r, tiers.Normal, "threading.Thread(target=late, args=(3,)).start()"); res.IsError {
 		t.Fatalf("starting the thread: %s", text)
 	}
-	time.Sleep(time.Second)
+	testenv.WaitFor(t, time.Minute, "the late print", func() bool {
+		_, err := os.Stat(filepath.Join(r.Root(), "printed-3"))
+		return err == nil
+	})
 	_, text = cell(t, r, tiers.Normal, "'third'")
 	want(t, text, "LATE PRINT FROM CELL 3", "cell 3", "'third'")
 	// A tool call from a thread whose cell returned is refused, not run
@@ -336,17 +339,16 @@ func TestResetEndsSetsidChild(t *testing.T) {
 	r := newRun(t, eval.Config{})
 	_, text := cell(t, r, tiers.Normal, "import subprocess\nsubprocess.Popen(['setsid', 'sleep', '202']).pid")
 	pid := lastInt(t, text)
-	time.Sleep(100 * time.Millisecond) // setsid has exec'd sleep
+	testenv.WaitFor(t, time.Minute, "setsid exec'ing sleep", func() bool {
+		comm, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm")
+		return string(comm) == "sleep\n"
+	})
 	args, _ := json.Marshal(map[string]any{"code": "1", "description": "a step of the test at hand", "reset": true})
 	if _, err := r.Call(context.Background(), tiers.Normal, "eval", args); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for alive(pid) {
-		if time.Now().After(deadline) {
-			t.Fatal("a setsid child of a cell outlived reset")
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !testenv.Gone(pid) {
+		t.Fatal("a setsid child of a cell outlived reset")
 	}
 }
 
@@ -418,6 +420,10 @@ func TestChildOutputStaysInItsCell(t *testing.T) {
 		}
 	}
 	cell(t, r, tiers.Normal, "subprocess.Popen(['sh', '-c', 'sleep 0.3; echo late child'])\nNone")
+	// The child prints on the kernel's real stdout, a pipe this process
+	// reads with no event a test can wait on; bytes read after the next
+	// cell began would be that cell's own. So this waits, on the clock,
+	// well past the child's print.
 	time.Sleep(time.Second)
 	_, text := cell(t, r, tiers.Normal, "'next'")
 	want(t, text, "late child", "returned", "'next'")

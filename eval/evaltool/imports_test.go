@@ -34,7 +34,7 @@ var esmFixture = map[string]string{
 func TestJavaScriptImports(t *testing.T) {
 	testenv.LookPath(t, "node")
 	r := newRun(t, eval.Config{})
-	writeFiles(t, r.Root(), esmFixture)
+	testenv.WriteTree(t, r.Root(), esmFixture)
 	jsImports(t, r)
 }
 
@@ -67,7 +67,7 @@ func jsImports(t *testing.T, r *registry.Run) {
 func TestJavaScriptImportsWithoutMainLoader(t *testing.T) {
 	node := testenv.LookPath(t, "node")
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
+	testenv.WriteTree(t, dir, map[string]string{
 		"hide.js": "const Module = require('module');\nconst vm = require('vm');\n" +
 			"const constants = Object.freeze({ ...vm.constants, USE_MAIN_CONTEXT_DEFAULT_LOADER: undefined });\n" +
 			"const hidden = new Proxy(vm, { get: (o, k) => (k === 'constants' ? constants : o[k]) });\n" +
@@ -77,7 +77,7 @@ func TestJavaScriptImportsWithoutMainLoader(t *testing.T) {
 	})
 	os.Chmod(filepath.Join(dir, "node"), 0o755)
 	r := newRun(t, eval.Config{Node: filepath.Join(dir, "node")})
-	writeFiles(t, r.Root(), esmFixture)
+	testenv.WriteTree(t, r.Root(), esmFixture)
 	if text := jsCell(t, r, "require('vm').constants.USE_MAIN_CONTEXT_DEFAULT_LOADER === undefined"); !strings.Contains(text, "true") {
 		t.Fatalf("the wrapper did not hide the loader constant:\n%s", text)
 	}

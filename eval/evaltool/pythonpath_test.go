@@ -17,20 +17,6 @@ import (
 	"github.com/builtin-tools/builtin-tools/tiers"
 )
 
-// writeFiles writes name → content under root.
-func writeFiles(t *testing.T, root string, files map[string]string) {
-	t.Helper()
-	for name, content := range files {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
 // pythonProject is a checkout with a flat package mypkg and a src-layout
 // package srcpkg (a pyproject for an editable install).
 var pythonProject = map[string]string{
@@ -79,12 +65,12 @@ func TestPythonImportsProject(t *testing.T) {
 	}
 	t.Run("system", func(t *testing.T) {
 		root := t.TempDir()
-		writeFiles(t, root, pythonProject)
+		testenv.WriteTree(t, root, pythonProject)
 		check(t, pythonRunAt(t, root, python))
 	})
 	t.Run("venv", func(t *testing.T) {
 		root := t.TempDir()
-		writeFiles(t, root, pythonProject)
+		testenv.WriteTree(t, root, pythonProject)
 		venv(t, root, "--without-pip")
 		r := pythonRunAt(t, root, "") // the checkout's .venv, found by the run
 		_, text := cell(t, r, tiers.Normal, "import sys\nsys.prefix")
@@ -93,21 +79,21 @@ func TestPythonImportsProject(t *testing.T) {
 	})
 	t.Run("src-pth", func(t *testing.T) {
 		root := t.TempDir()
-		writeFiles(t, root, pythonProject)
+		testenv.WriteTree(t, root, pythonProject)
 		py := venv(t, root, "--without-pip")
 		out, err := exec.Command(py, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])").Output()
 		if err != nil {
 			t.Fatal(err)
 		}
 		os.MkdirAll(strings.TrimSpace(string(out)), 0o755)
-		writeFiles(t, strings.TrimSpace(string(out)), map[string]string{"srcpkg.pth": filepath.Join(root, "src") + "\n"})
+		testenv.WriteTree(t, strings.TrimSpace(string(out)), map[string]string{"srcpkg.pth": filepath.Join(root, "src") + "\n"})
 		r := pythonRunAt(t, root, "")
 		_, text := cell(t, r, tiers.Normal, "import srcpkg, mypkg\nsrcpkg.NAME + ' ' + mypkg.NAME")
 		want(t, text, "'src flat'")
 	})
 	t.Run("src-pip-editable", func(t *testing.T) {
 		root := t.TempDir()
-		writeFiles(t, root, pythonProject)
+		testenv.WriteTree(t, root, pythonProject)
 		// setuptools' editable build needs wheel, which the system has.
 		py := venv(t, root, "--system-site-packages")
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)

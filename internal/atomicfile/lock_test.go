@@ -83,11 +83,7 @@ func TestLockHoldsFolderFlock(t *testing.T) {
 	// mid-write must not hold every writer there forever).
 	defer func(old time.Duration) { MaxLockWait = old }(MaxLockWait)
 	MaxLockWait = 200 * time.Millisecond
-	t0 := time.Now()
 	if _, err := Lock(context.Background(), filepath.Join(dir, "f.txt")); err == nil || !strings.Contains(err.Error(), "held the lock for 200ms") {
 		t.Fatalf("Lock with no deadline while another holds the folder: %v", err)
-	}
-	if d := time.Since(t0); d > 5*time.Second {
-		t.Fatalf("the wait took %s with a bound of 200ms", d)
 	}
 }

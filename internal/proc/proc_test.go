@@ -249,30 +249,28 @@ func TestLastOutputKept(t *testing.T) {
 
 // N6: a background grandchild that keeps the output pipe open does not keep
 // the process "running": it ends with its parent, in its group or out of it.
+// (The grandchild would hold the pipe for five minutes; the test gives up
+// after one, a guard against hanging, not a measure.)
 func TestGrandchildHoldingOutput(t *testing.T) {
 	dir := t.TempDir()
 	for _, c := range []struct{ name, line string }{
-		{"background", `sleep 40 & echo $! > "$1"; echo result`},
-		{"setsid", `setsid sleep 40 & echo $! > "$1"; echo result`},
+		{"background", `sleep 300 & echo $! > "$1"; echo result`},
+		{"setsid", `setsid sleep 300 & echo $! > "$1"; echo result`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			pidFile := filepath.Join(dir, c.name)
 			var buf bytes.Buffer
-			t0 := time.Now()
 			p, err := Start(exec.Command("/bin/sh", "-c", c.line, "sh", pidFile), Options{Stdout: &buf})
 			if err != nil {
 				t.Fatal(err)
 			}
 			select {
 			case <-p.Done():
-			case <-time.After(10 * time.Second):
+			case <-time.After(time.Minute):
 				t.Fatal("the process stays running while its grandchild holds its output")
 			}
 			if buf.String() != "result\n" || p.Wait() != nil {
 				t.Fatalf("output %q, wait %v", buf.String(), p.Wait())
-			}
-			if d := time.Since(t0); d > 5*time.Second {
-				t.Errorf("took %s", d)
 			}
 			child := readPid(pidFile)
 			waitFor(t, "the grandchild outlived its parent", 5*time.Second, func() bool { return child != 0 && !Running(child) })
@@ -281,8 +279,10 @@ func TestGrandchildHoldingOutput(t *testing.T) {
 }
 
 // Stop signals, waits the grace, then kills; the result says it was us.
+// The process says when SIGTERM came and ticks on, every 50 ms: ticks
+// after it show it ran on into the grace (a kill at once leaves none).
 func TestStopEscalates(t *testing.T) {
-	p, err := Start(exec.Command("/bin/sh", "-c", `trap '' TERM; echo ready; while :; do sleep 1; done`), Options{PipeStdout: true, Grace: 200 * time.Millisecond})
+	p, err := Start(exec.Command("/bin/sh", "-c", `trap 'echo term' TERM; echo ready; while :; do sleep 0.05; echo tick; done`), Options{PipeStdout: true, Grace: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -290,12 +290,12 @@ func TestStopEscalates(t *testing.T) {
 	if _, err := io.ReadFull(p.Stdout(), line); err != nil {
 		t.Fatal(err)
 	}
-	t0 := time.Now()
 	if err := p.Stop(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if d := time.Since(t0); d < 200*time.Millisecond {
-		t.Errorf("stopped in %s, before its grace", d)
+	rest, _ := io.ReadAll(p.Stdout())
+	if _, after, ok := strings.Cut(string(rest), "term\n"); !ok || strings.Count(after, "tick") < 2 {
+		t.Errorf("not run on after SIGTERM into its grace: it printed %q", rest)
 	}
 	if sig, ok := p.Signaled(); !ok || sig != syscall.SIGKILL || !p.StoppedByUs() {
 		t.Fatalf("signaled %v %v, by us %v", sig, ok, p.StoppedByUs())
@@ -309,14 +309,10 @@ func TestStopEscalates(t *testing.T) {
 func TestProbeThatHangs(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
-	t0 := time.Now()
 	out, err := Probe(ctx, "/bin/sh", "-c", "echo started; exec sleep 100")
 	var te *TimeoutError
 	if !errors.As(err, &te) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("err %v", err)
-	}
-	if d := time.Since(t0); d > 5*time.Second {
-		t.Fatalf("the probe took %s", d)
 	}
 	if string(out) != "started\n" {
 		t.Fatalf("output %q", out)

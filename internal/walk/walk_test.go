@@ -20,22 +20,7 @@ import (
 // empty folder) under a fresh root and returns its guard.
 func tree(t *testing.T, files map[string]string) *pathguard.Guard {
 	t.Helper()
-	root := t.TempDir()
-	for name, data := range files {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if strings.HasSuffix(name, "/") {
-			if err := os.MkdirAll(p, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	root := testenv.Tree(t, files)
 	g, err := pathguard.New(root)
 	if err != nil {
 		t.Fatal(err)

@@ -393,20 +393,7 @@ func FormatFix(r *lsp.FixResult) string {
 			fmt.Fprintf(&b, " (and ran the server command %s)", r.Command)
 		}
 		for _, f := range r.Files {
-			var notes []string
-			if f.Edits > 0 {
-				notes = append(notes, textcut.Count(f.Edits, "edit", "edits"))
-			}
-			if f.RenamedFrom != "" {
-				notes = append(notes, "renamed from "+f.RenamedFrom)
-			}
-			if f.Created {
-				notes = append(notes, "created")
-			}
-			if f.Deleted {
-				notes = append(notes, "deleted")
-			}
-			fmt.Fprintf(&b, "\n  %s: %s", f.Path, strings.Join(notes, ", "))
+			fmt.Fprintf(&b, "\n  %s: %s", f.Path, f.What())
 		}
 	}
 	for _, n := range r.Notes {
@@ -422,23 +409,10 @@ func FormatRename(r *lsp.RenameResult) string {
 	if r.Occurrence > 1 {
 		symbol += fmt.Sprintf(" (occurrence %d)", r.Occurrence)
 	}
-	fmt.Fprintf(&b, "renamed %s to %q (%s): %d %s in %d %s\n", symbol, r.NewName, r.Server,
-		r.Edits, plural(r.Edits, "edit"), len(r.Files), plural(len(r.Files), "file"))
+	fmt.Fprintf(&b, "renamed %s to %q (%s): %s in %s\n", symbol, r.NewName, r.Server,
+		textcut.Count(r.Edits, "edit", "edits"), textcut.Count(len(r.Files), "file", "files"))
 	for _, f := range r.Files {
-		var notes []string
-		if f.Edits > 0 {
-			notes = append(notes, fmt.Sprintf("%d %s", f.Edits, plural(f.Edits, "edit")))
-		}
-		if f.RenamedFrom != "" {
-			notes = append(notes, "renamed from "+f.RenamedFrom)
-		}
-		if f.Created {
-			notes = append(notes, "created")
-		}
-		if f.Deleted {
-			notes = append(notes, "deleted")
-		}
-		fmt.Fprintf(&b, "  %s: %s\n", f.Path, strings.Join(notes, ", "))
+		fmt.Fprintf(&b, "  %s: %s\n", f.Path, f.What())
 	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(&b, "note: %s\n", n)

@@ -81,7 +81,11 @@ func TestPlanModeSpawnNeedsAModeCommand(t *testing.T) {
 	if !isErr || !strings.Contains(out, "fast@plan") {
 		t.Errorf("send from plan mode: error=%v %s", isErr, out)
 	}
-	time.Sleep(500 * time.Millisecond)
+	// Every worker there is (only w1) has ended: what one could write is
+	// written.
+	if out, _ := callAs(t, r, tiers.Normal, "vibe_wait", map[string]any{"mode": "all"}); !strings.Contains(out, "w1") || strings.Contains(out, "w2") {
+		t.Fatalf("wait for every worker: %s", out)
+	}
 	if f := rootFiles(t, root); len(f) != 0 {
 		t.Fatalf("the root holds %v", f)
 	}
@@ -178,15 +182,7 @@ func TestRunCloseEndsSetsidChild(t *testing.T) {
 	pidFile := filepath.Join(t.TempDir(), "child")
 	r := gatedRun(t, t.TempDir(), "", map[string]string{"fast": "sh"})
 	callAs(t, r, tiers.Normal, "vibe_spawn", map[string]any{"brief": "setsid sleep 300 & echo $! > " + pidFile + "; sleep 300", "label": "long"})
-	var pid int
-	for i := 0; i < 300 && pid == 0; i++ {
-		time.Sleep(10 * time.Millisecond)
-		b, _ := os.ReadFile(pidFile)
-		pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
-	}
-	if pid == 0 {
-		t.Fatal("the worker's child never started")
-	}
+	pid := testenv.PidFile(t, pidFile)
 	done := make(chan error, 1)
 	go func() { done <- r.Close() }()
 	select {
@@ -197,10 +193,7 @@ func TestRunCloseEndsSetsidChild(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("Close did not return in 30 s")
 	}
-	for i := 0; i < 250 && testenv.ProcessRunning(pid); i++ {
-		time.Sleep(20 * time.Millisecond)
-	}
-	if testenv.ProcessRunning(pid) {
+	if !testenv.Gone(pid) {
 		syscall.Kill(pid, syscall.SIGKILL)
 		t.Fatalf("the worker's setsid child %d outlived the run", pid)
 	}

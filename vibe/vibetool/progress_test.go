@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/builtin-tools/builtin-tools/tiers"
 	"github.com/builtin-tools/builtin-tools/vibe/vibetool"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -19,12 +20,10 @@ func TestListShowsRunningWorkersOutput(t *testing.T) {
 	call(t, r, "vibe_spawn", map[string]any{"brief": "steps, then sleep 30", "label": "busy"})
 	var out string
 	var sc map[string]any
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+	testenv.Until(time.Minute, func() bool {
 		out, sc, _ = call(t, r, "vibe_list", map[string]any{})
-		if strings.Contains(out, "working") {
-			break
-		}
-	}
+		return strings.Contains(out, "working")
+	})
 	w := sc["workers"].([]any)[0].(map[string]any)
 	tail, _ := w["tail"].(string)
 	if !strings.Contains(out, "running") || !strings.Contains(out, "last activity ") || !strings.Contains(out, "  last output:\n") ||

@@ -100,23 +100,20 @@ func TestWorkersSurviveServeKill(t *testing.T) {
 		t.Fatalf("spawn: %s", out)
 	}
 	// Wait until w1 has ended and w2 has committed.
-	deadline := time.Now().Add(time.Minute)
-	for {
-		out, _ := first.call(t, "vibe_list", map[string]any{})
-		branches, _ := exec.Command("git", "-C", root, "log", "--all", "--oneline").Output()
-		if strings.Contains(out, "unread results: w1") && strings.Contains(string(branches), "held change") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the workers did not get going: %s\n%s", out, branches)
-		}
-		time.Sleep(50 * time.Millisecond)
+	var out string
+	var branches []byte
+	if !testenv.Until(time.Minute, func() bool {
+		out, _ = first.call(t, "vibe_list", map[string]any{})
+		branches, _ = exec.Command("git", "-C", root, "log", "--all", "--oneline").Output()
+		return strings.Contains(out, "unread results: w1") && strings.Contains(string(branches), "held change")
+	}) {
+		t.Fatalf("the workers did not get going: %s\n%s", out, branches)
 	}
 	first.cmd.Process.Signal(syscall.SIGKILL)
 	first.cmd.Wait()
 
 	second := startServe(t, env, args...)
-	out, _ := second.call(t, "vibe_list", map[string]any{})
+	out, _ = second.call(t, "vibe_list", map[string]any{})
 	t.Logf("the new serve lists:\n%s", out)
 	if !strings.Contains(out, `w1 "quick" [fast] succeeded`) || !strings.Contains(out, `w2 "wt" [fast] lost`) || !strings.Contains(out, "branch vibe/wt-w2-") {
 		t.Fatalf("the new serve lists:\n%s", out)

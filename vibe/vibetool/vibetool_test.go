@@ -3,15 +3,14 @@ package vibetool_test
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	builtintools "github.com/builtin-tools/builtin-tools"
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
 	"github.com/builtin-tools/builtin-tools/vibe/vibetool"
@@ -52,14 +51,10 @@ func TestToolsEndToEnd(t *testing.T) {
 	}
 	call(t, r, "vibe_spawn", map[string]any{"brief": "review it", "label": "review", "tier": "good"})
 	// A result that arrives while nobody waits is announced by every answer.
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	testenv.Until(time.Minute, func() bool {
 		out, sc, _ = call(t, r, "vibe_list", map[string]any{})
-		if len(sc["unread"].([]any)) == 2 || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return len(sc["unread"].([]any)) == 2
+	})
 	if !strings.Contains(out, "unread results: w1, w2") || !strings.Contains(out, "succeeded") {
 		t.Fatalf("list: %s", out)
 	}
@@ -76,7 +71,11 @@ func TestToolsEndToEnd(t *testing.T) {
 	if !strings.Contains(out, "was running: it was stopped and started again") {
 		t.Fatalf("send: %s", out)
 	}
-	time.Sleep(300 * time.Millisecond) // its second run says "working"
+	// Its second run says "working".
+	testenv.WaitFor(t, time.Minute, "the second run's output", func() bool {
+		out, _, _ = call(t, r, "vibe_list", map[string]any{})
+		return strings.Contains(out, "working")
+	})
 	out, _, _ = call(t, r, "vibe_kill", map[string]any{"worker_id": "w3"})
 	if !strings.Contains(out, "w3 \"slow\" [fast] killed") || !strings.Contains(out, "working") {
 		t.Fatalf("kill: %s", out)
@@ -124,26 +123,11 @@ func TestRunCloseStopsWorkers(t *testing.T) {
 	t.Setenv("VIBE_TEST_CHILD_PID", pidFile)
 	r := newRun(t, true)
 	call(t, r, "vibe_spawn", map[string]any{"brief": "child", "label": "long"})
-	var pid int
-	for i := 0; i < 300 && pid == 0; i++ {
-		time.Sleep(10 * time.Millisecond)
-		b, _ := os.ReadFile(pidFile)
-		pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
-	}
-	if pid == 0 {
-		t.Fatal("the worker's child never started")
-	}
-	start := time.Now()
+	pid := testenv.PidFile(t, pidFile)
 	if err := r.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if d := time.Since(start); d > 10*time.Second {
-		t.Fatalf("Close took %v", d)
-	}
-	for i := 0; i < 100 && syscall.Kill(pid, 0) == nil; i++ {
-		time.Sleep(20 * time.Millisecond)
-	}
-	if syscall.Kill(pid, 0) == nil {
+	if !testenv.Gone(pid) {
 		syscall.Kill(pid, syscall.SIGKILL)
 		t.Fatalf("the worker's child %d outlived the run", pid)
 	}

@@ -212,3 +212,85 @@ func Path(root string, p ...string) pathguard.Path {
 	}
 	return loc
 }
+
+// Until calls cond until it holds or limit passes and says whether it held:
+// at once, then at growing intervals up to 50 ms. It is the wait for what a
+// real process or server does, which no timer in the test controls; code
+// that waits only on timers and channels is tested in a testing/synctest
+// bubble instead, and code that exposes an event is waited on by it.
+func Until(limit time.Duration, cond func() bool) bool {
+	deadline := time.Now().Add(limit)
+	for pause := time.Millisecond; ; pause = min(2*pause, 50*time.Millisecond) {
+		if cond() {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		timer := time.NewTimer(pause)
+		<-timer.C
+	}
+}
+
+// WaitFor is Until failing t, saying what did not happen, when limit
+// passes. The limit is the patience of a loaded machine, not a measure:
+// a test never asserts how long something took.
+func WaitFor(t testing.TB, limit time.Duration, what string, cond func() bool) {
+	t.Helper()
+	if !Until(limit, cond) {
+		t.Fatalf("%s: not within %s", what, limit)
+	}
+}
+
+// Gone waits up to a minute for pid to end (a zombie counts as ended) and
+// says whether it did, for tests that check nothing outlives a kill.
+func Gone(pid int) bool {
+	return Until(time.Minute, func() bool { return !ProcessRunning(pid) })
+}
+
+// PidFile waits up to a minute for a process under test to write a pid to
+// file and returns it.
+func PidFile(t testing.TB, file string) int {
+	t.Helper()
+	var pid int
+	WaitFor(t, time.Minute, "a pid in "+file, func() bool {
+		b, _ := os.ReadFile(file)
+		pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+		return pid > 0
+	})
+	return pid
+}
+
+// WriteTree writes files (slash-separated names under root; a name ending
+// in "/" is an empty folder) and their folders.
+func WriteTree(t testing.TB, root string, files map[string]string) {
+	t.Helper()
+	for name, data := range files {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		dir := filepath.Dir(p)
+		if strings.HasSuffix(name, "/") {
+			dir = p
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasSuffix(name, "/") {
+			continue
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// Tree writes files (as WriteTree) under a fresh temporary root, which goes
+// when the test ends, and returns the root with symbolic links resolved.
+func Tree(t testing.TB, files map[string]string) string {
+	t.Helper()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	WriteTree(t, root, files)
+	return root
+}
