@@ -47,6 +47,8 @@ extern bool ts_tree_cursor_goto_next_sibling(TSTreeCursor *);
 extern bool ts_tree_cursor_goto_parent(TSTreeCursor *);
 extern uint32_t ts_language_version(const TSLanguage *);
 extern uint32_t ts_language_symbol_count(const TSLanguage *);
+extern uint32_t ts_language_state_count(const TSLanguage *);
+extern uint16_t ts_language_next_state(const TSLanguage *, uint16_t, TSSymbol);
 extern const char *ts_language_symbol_name(const TSLanguage *, TSSymbol);
 extern int ts_language_symbol_type(const TSLanguage *, TSSymbol);
 
@@ -426,6 +428,41 @@ static uint32_t bt_flatten(TSTree *t, const uint8_t *named, uint32_t nsyms, bt_n
 	return n;
 }
 
+// bt_fingerprint hashes (FNV-1a, 64 bits) what the public API shows of a
+// grammar's tables: ABI version, symbols (names and types), fields, and
+// the state reached from every state on every symbol.
+static uint64_t bt_fnv(uint64_t h, const void *p, size_t n) {
+	const unsigned char *b = p;
+	for (size_t i = 0; i < n; i++) {
+		h ^= b[i];
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
+static uint64_t bt_fingerprint(const TSLanguage *l) {
+	uint64_t h = 14695981039346656037ull;
+	uint32_t v[4] = {ts_language_version(l), ts_language_symbol_count(l), ts_language_state_count(l), ts_language_field_count(l)};
+	h = bt_fnv(h, v, sizeof v);
+	for (uint32_t s = 0; s < v[1]; s++) {
+		const char *name = ts_language_symbol_name(l, (TSSymbol)s);
+		if (name) h = bt_fnv(h, name, strlen(name) + 1);
+		int t = ts_language_symbol_type(l, (TSSymbol)s);
+		h = bt_fnv(h, &t, sizeof t);
+	}
+	for (uint32_t f = 1; f <= v[3]; f++) {
+		const char *name = ts_language_field_name_for_id(l, (uint16_t)f);
+		if (name) h = bt_fnv(h, name, strlen(name) + 1);
+	}
+	for (uint32_t st = 0; st < v[2] && st < 65535; st++) {
+		for (uint32_t s = 0; s < v[1]; s++) {
+			uint16_t next = ts_language_next_state(l, (uint16_t)st, (TSSymbol)s);
+			h = bt_fnv(h, &next, sizeof next);
+		}
+	}
+	return h;
+}
+
 static void bt_flag_store(size_t *flag, size_t v) {
 	__atomic_store_n(flag, v, __ATOMIC_SEQ_CST);
 }
@@ -604,6 +641,9 @@ func cMemoryBytes() int64 { return int64(C.bt_mapped_bytes()) }
 
 // grammarAddr identifies a loaded grammar for the parse cache.
 func grammarAddr(l tsLanguage) uintptr { return uintptr(unsafe.Pointer(l)) }
+
+// tableHash hashes the grammar's tables as the public API shows them.
+func tableHash(l tsLanguage) uint64 { return uint64(C.bt_fingerprint(l)) }
 
 func languageVersion(l tsLanguage) int { return int(C.ts_language_version(l)) }
 

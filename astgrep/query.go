@@ -2,7 +2,6 @@ package astgrep
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 )
 
@@ -390,7 +389,8 @@ type capPair struct {
 
 // qmatcher runs a compiled query over one tree.
 type qmatcher struct {
-	t *tree
+	t    *tree
+	stop bool // a visitor asked to stop: no more matches are emitted
 }
 
 func (m *qmatcher) children(i int) []int {
@@ -621,42 +621,49 @@ func (m *qmatcher) assign(q *qnode, kids []int, ci, j, last int, caps []capPair,
 	}
 }
 
-// runPatterns matches every pattern at every node, in tree order.
-// bySym lists, by symbol, the patterns whose root can be that symbol;
-// anyRoot those whose root can be anything.
-func runPatterns(t *tree, pats []qpattern, bySym [][]int, anyRoot []int, emit func(pattern int, caps []capPair)) {
-	m := &qmatcher{t: t}
-	var cands []int
-	for i := range t.nodes {
-		var byRoot []int
-		if s := int(t.nodes[i].sym); s < len(bySym) {
-			byRoot = bySym[s]
+// runPatterns matches every pattern at every node, in tree order, until
+// m.stop is set.
+func runPatterns(m *qmatcher, q *CaptureQuery, emit func(pattern int, caps []capPair)) {
+	for i := range m.t.nodes {
+		if m.stop {
+			return
 		}
-		if len(byRoot) == 0 && len(anyRoot) == 0 {
-			continue
-		}
-		cands = byRoot
-		if len(anyRoot) > 0 {
-			cands = append(append(cands[:0:0], byRoot...), anyRoot...)
-			sort.Ints(cands)
-		}
-		for _, pi := range cands {
-			m.match(i, pats[pi].root, nil, func(c []capPair) {
-				emit(pi, c)
-			})
-		}
+		matchNode(m, q, i, emit)
 	}
 }
 
-// rootSyms indexes patterns by the symbols their root can be; patterns
-// whose root can be anything go to anyRoot.
-func rootSyms(pats []qpattern, nsyms int) ([][]int, []int) {
-	by := make([][]int, nsyms)
-	var any []int
+// matchNode matches, at node i, the patterns of q whose root can be i's
+// symbol, in pattern order.
+func matchNode(m *qmatcher, q *CaptureQuery, i int, emit func(pattern int, caps []capPair)) {
+	cands := q.anyRoot
+	if s := int(m.t.nodes[i].sym); s < len(q.bySym) {
+		cands = q.bySym[s]
+	}
+	for _, pi := range cands {
+		if m.stop {
+			return
+		}
+		m.match(i, q.pats[pi].root, nil, func(c []capPair) {
+			if !m.stop {
+				emit(pi, c)
+			}
+		})
+	}
+}
+
+// rootSyms indexes patterns by the symbols their root can be: by[s]
+// lists, in pattern order, the patterns that can match a node of symbol s
+// (those whose root can be anything included); any lists the latter
+// alone, for symbols past the table (ERROR).
+func rootSyms(pats []qpattern, nsyms int) (by [][]int, any []int) {
+	by = make([][]int, nsyms)
 	for pi, p := range pats {
 		syms, ok := rootSet(p.root)
 		if !ok {
 			any = append(any, pi)
+			for s := range by {
+				by[s] = append(by[s], pi)
+			}
 			continue
 		}
 		for _, s := range syms {
