@@ -453,6 +453,15 @@ func (e *Engine) run(ctx context.Context, q Query, keep bool) (*Result, []FileMa
 	}
 	order := processingOrder(files)
 	gen := queryGen.Add(1)
+	var adm *admission
+	if e.cache != nil {
+		adm = &admission{budget: e.cache.c.budget()}
+		for _, f := range files {
+			if !f.tooLarge {
+				adm.total += f.size
+			}
+		}
+	}
 	outcomes := make([]fileOutcome, len(files))
 	fr := newFrontier(len(files), maxResults)
 	var done atomic.Int64
@@ -466,7 +475,7 @@ func (e *Engine) run(ctx context.Context, q Query, keep bool) (*Result, []FileMa
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			w := &worker{m: e.newMatcher(ctx, pat), gen: gen}
+			w := &worker{m: e.newMatcher(ctx, pat), gen: gen, adm: adm}
 			for {
 				k := int(next.Add(1) - 1)
 				if k >= len(files) || ctx.Err() != nil {
@@ -721,6 +730,7 @@ func (e *Engine) choose(ctx context.Context, q Query, pr *parsedRule, want *lang
 type worker struct {
 	m   *matcher
 	gen uint64
+	adm *admission // nil: the search does not use the cache
 }
 
 // searchFile takes one file's tree from the parse cache (waiting when
@@ -776,7 +786,7 @@ func (e *Engine) searchFile(ctx context.Context, w *worker, g *pathguard.Guard, 
 			return o
 		}
 		defer releaseSlot(s)
-		if t, o.skip = e.parseFile(ctx, s, w.gen, g, l, pat, f, keep, claim); t == nil {
+		if t, o.skip = e.parseFile(ctx, s, w, g, l, pat, f, keep, claim); t == nil {
 			return o
 		}
 	}
@@ -829,7 +839,8 @@ func (e *Engine) stopped(m *matcher, o *fileOutcome) bool {
 // set) if the cache admits the tree and abandoning it otherwise. It
 // returns nil and the reason to list the file as skipped (or "" when the
 // prefilter rules it out) when there is no tree to match.
-func (e *Engine) parseFile(ctx context.Context, s *slot, gen uint64, g *pathguard.Guard, l *language, pat *compiled, f candidate, keep bool, claim *cacheEntry) (t *tree, skip string) {
+func (e *Engine) parseFile(ctx context.Context, s *slot, w *worker, g *pathguard.Guard, l *language, pat *compiled, f candidate, keep bool, claim *cacheEntry) (t *tree, skip string) {
+	gen := w.gen
 	defer func() {
 		if claim != nil {
 			e.cache.c.abandon(claim)
@@ -849,6 +860,9 @@ func (e *Engine) parseFile(ctx context.Context, s *slot, gen uint64, g *pathguar
 			claim = nil
 		}
 	}
+	if w.adm != nil {
+		w.adm.sawRead(len(src))
+	}
 	if textcut.Binary(src) {
 		return nil, "binary"
 	}
@@ -860,10 +874,16 @@ func (e *Engine) parseFile(ctx context.Context, s *slot, gen uint64, g *pathguar
 	var cost int64
 	admitted := false
 	nodes, err := s.p.parse(ctx, l.g, src, s.nodes, func(count int) []node {
+		cost = treeCost(len(src), count)
+		if w.adm != nil {
+			w.adm.sawParsed(len(src), cost)
+		}
 		if claim == nil {
 			return nil
 		}
-		cost = treeCost(len(src), count)
+		if !w.adm.firstSight() && !e.cache.c.secondSight(claim.key, claim.stamp) {
+			return nil
+		}
 		if admitted = e.cache.c.admit(cost, gen); admitted {
 			return make([]node, count)
 		}
