@@ -139,14 +139,17 @@ static size_t bt_mapped;
 static size_t bt_mapped_bytes(void) { return __atomic_load_n(&bt_mapped, __ATOMIC_RELAXED); }
 
 #define BT_CHUNK_MIN (1u << 20)
+#define BT_HUGE_CHUNK (4u << 20)
 #define BT_CHUNK_MAX (64u << 20)
 
-// A pool keeps one empty chunk of at most BT_RETAIN_CHUNK bytes after a
-// parse, and more while all pools together keep less than BT_RETAIN_MAX,
-// so a parse that needs a few MiB does not fault fresh pages in every
-// time; the rest goes back to the system at once.
-#define BT_RETAIN_CHUNK (4u << 20)
-#define BT_RETAIN_MAX (16u << 20)
+// A pool keeps one empty chunk of at most BT_RETAIN_ONE bytes after a
+// parse, and more chunks of up to BT_RETAIN_CHUNK bytes while all pools
+// together keep less than BT_RETAIN_MAX, so a parse that needs a few MiB
+// does not fault fresh pages in every time; the rest goes back to the
+// system at once.
+#define BT_RETAIN_ONE (4u << 20)
+#define BT_RETAIN_CHUNK (16u << 20)
+#define BT_RETAIN_MAX (32u << 20)
 static size_t bt_retained;
 
 static void bt_oom(size_t n) {
@@ -162,6 +165,9 @@ static bt_chunk *bt_chunk_new(size_t cap) {
 	size_t len = (sizeof(bt_chunk) + cap + 4095) & ~(size_t)4095;
 	void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (m == MAP_FAILED) bt_oom(len);
+	// A big parse faults in tens of MiB: in huge pages, 512 times fewer
+	// faults (where the system gives them on request).
+	if (len >= BT_HUGE_CHUNK) madvise(m, len, MADV_HUGEPAGE);
 	bt_chunk *c = m;
 	c->base = (char *)(c + 1);
 	c->used = 0;
@@ -304,14 +310,13 @@ static bt_pool *bt_pool_new(void) {
 }
 
 // bt_pool_reset drops everything allocated from the pool, keeping empty
-// chunks of up to BT_RETAIN_CHUNK bytes for the next parses (see
-// BT_RETAIN_MAX).
+// chunks for the next parses (see BT_RETAIN_ONE).
 static void bt_pool_reset(bt_pool *p) {
 	bt_chunk *c = p->chunks;
 	while (c) {
 		bt_chunk *next = c->next;
-		if (c->cap <= BT_RETAIN_CHUNK &&
-		    (p->spare == NULL || __atomic_load_n(&bt_retained, __ATOMIC_RELAXED) + c->maplen <= BT_RETAIN_MAX)) {
+		if ((c->cap <= BT_RETAIN_ONE && p->spare == NULL) ||
+		    (c->cap <= BT_RETAIN_CHUNK && __atomic_load_n(&bt_retained, __ATOMIC_RELAXED) + c->maplen <= BT_RETAIN_MAX)) {
 			c->used = 0;
 			c->next = p->spare;
 			p->spare = c;
