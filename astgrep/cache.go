@@ -134,8 +134,8 @@ type admission struct {
 }
 
 // admissionSample is how much a search reads before its share of the
-// cache is projected; until then it caches at first sight. (A variable
-// for tests.)
+// cache is projected; until then a search that could exceed its share
+// caches at second sight only. (A variable for tests.)
 var admissionSample int64 = 4 << 20
 
 // admissionShare: a search whose trees are projected to take more than
@@ -150,17 +150,24 @@ func (a *admission) sawParsed(n int, cost int64) {
 }
 
 // firstSight reports whether trees of this search are cached the first
-// time they are parsed: the bytes parsed per byte read so far, times the
-// search's bytes, times the cost of a tree per byte, within a share of the
-// budget.
+// time they are parsed: yes when every file's tree would fit in the share
+// (at the usual cost of a tree per byte), else, once the search has read
+// enough to tell, when the bytes parsed per byte read so far, times the
+// search's bytes, times the cost of its trees per byte, fit.
 func (a *admission) firstSight() bool {
-	read, parsed, cost := a.read.Load(), a.parsed.Load(), a.cost.Load()
-	if read < admissionSample || parsed == 0 {
+	share := float64(a.budget / admissionShare)
+	if float64(a.total)*treeCostPerByte <= share {
 		return true
 	}
-	projected := float64(a.total) * float64(parsed) / float64(read) * float64(cost) / float64(parsed)
-	return projected <= float64(a.budget/admissionShare)
+	read, parsed, cost := a.read.Load(), a.parsed.Load(), a.cost.Load()
+	if read < admissionSample || parsed == 0 {
+		return false
+	}
+	return float64(a.total)*float64(parsed)/float64(read)*float64(cost)/float64(parsed) <= share
 }
+
+// treeCostPerByte is about what a tree costs per byte of its file.
+const treeCostPerByte = 4.5
 
 // procCache is the process's parse cache.
 var procCache = newParseCache(DefaultCacheBytes)

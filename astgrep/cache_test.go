@@ -372,7 +372,7 @@ func TestLargeSearchCachesOnSecondSight(t *testing.T) {
 	files := map[string]string{}
 	var body strings.Builder
 	for i := range 200 {
-		fmt.Fprintf(&body, "\tv%d := f(a, b%d)\n", i, i)
+		fmt.Fprintf(&body, "\tv%d := f(a, b%d) // a comment long enough that the tree costs about what real code costs\n", i, i)
 	}
 	const n = 40
 	for i := range n {

@@ -232,39 +232,44 @@ func (e *Engine) CaptureTrees(ctx context.Context, g *pathguard.Guard, files []C
 	}
 	workers := min(e.opts.Workers, len(files))
 	gen := queryGen.Add(1)
-	next := make(chan int)
+	order := make([]int, len(files))
+	for i := range order {
+		order[i] = i
+	}
+	fd := &feeder{order: order, weight: func(i int) int64 {
+		if files[i].Info == nil {
+			return 0
+		}
+		return bigParses.weight(files[i].Info.Size())
+	}}
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			x := &Tree{}
-			for i := range next {
-				e.captureOne(ctx, g, gen, files[i], x, fn)
+			for {
+				i, held, ok := fd.take(ctx)
+				if !ok || ctx.Err() != nil {
+					bigParses.release(held)
+					return
+				}
+				e.captureOne(ctx, g, gen, files[i], x, held, fn)
 			}
 		}()
 	}
-	var err error
-feed:
-	for i := range files {
-		select {
-		case next <- i:
-		case <-ctx.Done():
-			err = ctx.Err()
-			break feed
-		}
-	}
-	close(next)
 	wg.Wait()
-	if err == nil {
-		err = ctx.Err()
-	}
-	return err
+	return ctx.Err()
 }
 
 // captureOne reads and parses one file (or takes its tree from the
 // cache) and hands it to fn in x, the worker's Tree.
-func (e *Engine) captureOne(ctx context.Context, g *pathguard.Guard, gen uint64, f CaptureFile, x *Tree, fn func(*CaptureResult)) {
+func (e *Engine) captureOne(ctx context.Context, g *pathguard.Guard, gen uint64, f CaptureFile, x *Tree, held int64, fn func(*CaptureResult)) {
+	release := func() {
+		bigParses.release(held)
+		held = 0
+	}
+	defer release()
 	if ctx.Err() != nil {
 		return
 	}
@@ -298,6 +303,7 @@ func (e *Engine) captureOne(ctx context.Context, g *pathguard.Guard, gen uint64,
 			return
 		}
 		nodes, err := s.p.parse(ctx, q.lang.g, src, s.nodes, nil)
+		release()
 		if err != nil {
 			if ctx.Err() != nil {
 				return

@@ -465,7 +465,12 @@ func (e *Engine) run(ctx context.Context, q Query, keep bool) (*Result, []FileMa
 	outcomes := make([]fileOutcome, len(files))
 	fr := newFrontier(len(files), maxResults)
 	var done atomic.Int64
-	var next atomic.Int64
+	fd := &feeder{order: order, weight: func(i int) int64 {
+		if files[i].tooLarge {
+			return 0
+		}
+		return bigParses.weight(files[i].size)
+	}}
 	workers := e.opts.Workers
 	if workers > len(files) {
 		workers = len(files)
@@ -477,12 +482,14 @@ func (e *Engine) run(ctx context.Context, q Query, keep bool) (*Result, []FileMa
 			defer wg.Done()
 			w := &worker{m: e.newMatcher(ctx, pat), gen: gen, adm: adm}
 			for {
-				k := int(next.Add(1) - 1)
-				if k >= len(files) || ctx.Err() != nil {
+				i, held, ok := fd.take(ctx)
+				if !ok || ctx.Err() != nil {
+					bigParses.release(held)
 					return
 				}
-				i := order[k]
+				w.held = held
 				outcomes[i] = e.searchFile(ctx, w, g, lang, pat, files[i], keep, func() bool { return keep || fr.needed(i) })
+				w.dropToken()
 				fr.done(i, outcomes[i].count)
 				done.Add(1)
 			}
@@ -728,9 +735,16 @@ func (e *Engine) choose(ctx context.Context, q Query, pr *parsedRule, want *lang
 
 // worker is one search goroutine's matcher.
 type worker struct {
-	m   *matcher
-	gen uint64
-	adm *admission // nil: the search does not use the cache
+	m    *matcher
+	gen  uint64
+	adm  *admission // nil: the search does not use the cache
+	held int64      // bytes of the parse budget it holds for its file
+}
+
+// dropToken gives back the parse budget the worker holds.
+func (w *worker) dropToken() {
+	bigParses.release(w.held)
+	w.held = 0
 }
 
 // searchFile takes one file's tree from the parse cache (waiting when
@@ -786,10 +800,13 @@ func (e *Engine) searchFile(ctx context.Context, w *worker, g *pathguard.Guard, 
 			return o
 		}
 		defer releaseSlot(s)
-		if t, o.skip = e.parseFile(ctx, s, w, g, l, pat, f, keep, claim); t == nil {
+		t, o.skip = e.parseFile(ctx, s, w, g, l, pat, f, keep, claim)
+		w.dropToken()
+		if t == nil {
 			return o
 		}
 	}
+	w.dropToken()
 	if !e.noPrefilter && !pat.mayMatch(t.src) {
 		return o
 	}
