@@ -248,13 +248,15 @@ func (e *Engine) CaptureTrees(ctx context.Context, g *pathguard.Guard, files []C
 		go func() {
 			defer wg.Done()
 			x := &Tree{}
+			var rd fileReader
+			defer rd.close()
 			for {
 				i, held, ok := fd.take(ctx)
 				if !ok || ctx.Err() != nil {
 					bigParses.release(held)
 					return
 				}
-				e.captureOne(ctx, g, gen, files[i], x, held, fn)
+				e.captureOne(ctx, g, gen, files[i], x, &rd, held, fn)
 			}
 		}()
 	}
@@ -264,7 +266,7 @@ func (e *Engine) CaptureTrees(ctx context.Context, g *pathguard.Guard, files []C
 
 // captureOne reads and parses one file (or takes its tree from the
 // cache) and hands it to fn in x, the worker's Tree.
-func (e *Engine) captureOne(ctx context.Context, g *pathguard.Guard, gen uint64, f CaptureFile, x *Tree, held int64, fn func(*CaptureResult)) {
+func (e *Engine) captureOne(ctx context.Context, g *pathguard.Guard, gen uint64, f CaptureFile, x *Tree, rd *fileReader, held int64, fn func(*CaptureResult)) {
 	release := func() {
 		bigParses.release(held)
 		held = 0
@@ -287,7 +289,7 @@ func (e *Engine) captureOne(ctx context.Context, g *pathguard.Guard, gen uint64,
 			return
 		}
 		defer releaseSlot(s)
-		src, info, err := readInto(s.src[:0], g, f.Path, 0, e.opts.MaxFileSize)
+		src, info, err := rd.read(s.src[:0], g, f.Path, 0, e.opts.MaxFileSize)
 		s.src = src[:0]
 		if info != nil {
 			res.Info = info

@@ -481,6 +481,7 @@ func (e *Engine) run(ctx context.Context, q Query, keep bool) (*Result, []FileMa
 		go func() {
 			defer wg.Done()
 			w := &worker{m: e.newMatcher(ctx, pat), gen: gen, adm: adm}
+			defer w.rd.close()
 			for {
 				i, held, ok := fd.take(ctx)
 				if !ok || ctx.Err() != nil {
@@ -739,6 +740,7 @@ type worker struct {
 	gen  uint64
 	adm  *admission // nil: the search does not use the cache
 	held int64      // bytes of the parse budget it holds for its file
+	rd   fileReader
 }
 
 // dropToken gives back the parse budget the worker holds.
@@ -864,7 +866,7 @@ func (e *Engine) parseFile(ctx context.Context, s *slot, w *worker, g *pathguard
 		}
 	}()
 	readStart := time.Now()
-	src, info, err := readInto(s.src[:0], g, f.abs, f.size, e.opts.MaxFileSize)
+	src, info, err := w.rd.read(s.src[:0], g, f.abs, f.size, e.opts.MaxFileSize)
 	s.src = src[:0]
 	if err != nil {
 		return nil, "unreadable: " + err.Error()
