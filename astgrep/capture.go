@@ -401,7 +401,9 @@ func (x *Tree) push(q *CaptureQuery, visit func(*QueryMatch) bool) *matchScratch
 	}
 	s := x.scratch[x.depth]
 	x.depth++
-	s.qm = qmatcher{t: x.t}
+	// Fresh stacks (a visitor that panicked may have left them used).
+	s.qm.t, s.qm.stop = x.t, false
+	s.qm.kids, s.qm.caps, s.qm.hitN, s.qm.frameN = s.qm.kids[:0], s.qm.caps[:0], 0, 0
 	s.q, s.visit = q, visit
 	return s
 }
@@ -409,7 +411,15 @@ func (x *Tree) push(q *CaptureQuery, visit func(*QueryMatch) bool) *matchScratch
 func (x *Tree) pop() {
 	x.depth--
 	s := x.scratch[x.depth]
-	s.q, s.visit, s.qm.t = nil, nil, nil
+	s.q, s.visit, s.qm.t, s.qm.emit = nil, nil, nil, nil
+	// A rare huge file's lists are not kept for the next.
+	if cap(s.qm.kids) > 1<<16 {
+		s.qm.kids = nil
+	}
+	if cap(s.m.Captures) > 1<<12 {
+		s.m.Captures = nil
+	}
+	s.qm.caps = s.qm.caps[:0]
 }
 
 // deliver turns one raw match into s.m and visits it if its predicates

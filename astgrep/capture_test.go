@@ -182,7 +182,7 @@ func referenceMatches(q *CaptureQuery, t *tree) []QueryMatch {
 			anyRoot = append(anyRoot, pi)
 		}
 	}
-	m := &qmatcher{t: t}
+	m := &refMatcher{t: t}
 	for i := range t.nodes {
 		var cands []int
 		for pi, p := range q.pats {
@@ -510,5 +510,240 @@ func TestGrammarFingerprint(t *testing.T) {
 	}
 	if _, err := e[0].GrammarFingerprint("cobol"); err == nil {
 		t.Error("an unknown language has a fingerprint")
+	}
+}
+
+// refMatcher is the capture query matcher as it was before its
+// allocations were taken out, kept as the reference the matcher is held
+// to.
+type refMatcher struct {
+	t *tree
+}
+
+func (m *refMatcher) children(i int) []int {
+	end := int(m.t.nodes[i].last)
+	var out []int
+	for c := i + 1; c < end; c = int(m.t.nodes[c].last) {
+		out = append(out, c)
+	}
+	return out
+}
+
+func (m *refMatcher) named(i int) bool { return m.t.nodes[i].flags&flagNamed != 0 }
+
+// kindOK says whether node i is of q's kind (alternations aside).
+func (m *refMatcher) kindOK(i int, q *qnode) bool {
+	nd := &m.t.nodes[i]
+	switch q.kind {
+	case qAny:
+		return true
+	case qNamed:
+		return nd.flags&flagNamed != 0
+	case qErr:
+		return nd.flags&flagError != 0
+	case qLit:
+		if nd.flags&flagNamed != 0 {
+			return false
+		}
+		fallthrough
+	case qType:
+		for _, s := range q.syms {
+			if s == nd.sym {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// eligible says whether child c may be matched by pattern q: types and
+// (_) match named children only.
+func (m *refMatcher) eligible(c int, q *qnode) bool {
+	switch q.kind {
+	case qAny, qLit:
+		return true
+	case qAlt:
+		for _, a := range q.alts {
+			if m.eligible(c, a) {
+				return true
+			}
+		}
+		return false
+	}
+	return m.named(c)
+}
+
+// match tries node i against q and calls k with the captures of each way
+// it matches.
+func (m *refMatcher) match(i int, q *qnode, caps []capPair, k func([]capPair)) {
+	if q.kind == qAlt {
+		for _, a := range q.alts {
+			m.match(i, a, caps, func(c []capPair) {
+				k(refWithCaps(c, q.captures, i))
+			})
+		}
+		return
+	}
+	if !m.kindOK(i, q) || m.cannot(i, q) {
+		return
+	}
+	if len(q.negFields) > 0 || len(q.children) > 0 {
+		kids := m.children(i)
+		for _, f := range q.negFields {
+			for _, c := range kids {
+				if m.t.nodes[c].field == f {
+					return
+				}
+			}
+		}
+		caps = refWithCaps(caps, q.captures, i)
+		if len(q.children) == 0 {
+			k(caps)
+			return
+		}
+		m.assign(q, kids, 0, 0, -1, caps, k)
+		return
+	}
+	k(refWithCaps(caps, q.captures, i))
+}
+
+func refWithCaps(caps []capPair, ids []int, node int) []capPair {
+	if len(ids) == 0 {
+		return caps
+	}
+	out := make([]capPair, len(caps), len(caps)+len(ids))
+	copy(out, caps)
+	for _, id := range ids {
+		out = append(out, capPair{id, node})
+	}
+	return out
+}
+
+// cannot says, without allocating, that node i lacks a child some
+// required child pattern of q needs (one of the right field and kind):
+// most candidate patterns fail this way, before any matching work.
+func (m *refMatcher) cannot(i int, q *qnode) bool {
+	end := int(m.t.nodes[i].last)
+	for _, ch := range q.children {
+		if ch.quant == '?' || ch.quant == '*' {
+			continue
+		}
+		found := false
+		for c := i + 1; c < end && !found; c = int(m.t.nodes[c].last) {
+			if ch.field != 0 && m.t.nodes[c].field != ch.field {
+				continue
+			}
+			found = m.eligible(c, ch.n) && m.shallowOK(c, ch.n)
+		}
+		if !found {
+			return true
+		}
+	}
+	return false
+}
+
+// shallowOK is kindOK looking into alternations.
+func (m *refMatcher) shallowOK(c int, q *qnode) bool {
+	if q.kind != qAlt {
+		return m.kindOK(c, q)
+	}
+	for _, a := range q.alts {
+		if m.shallowOK(c, a) {
+			return true
+		}
+	}
+	return false
+}
+
+// nextNamed returns the position of the first named child at or after j.
+func (m *refMatcher) nextNamed(kids []int, j int) int {
+	for j < len(kids) && !m.named(kids[j]) {
+		j++
+	}
+	return j
+}
+
+// assign matches q's children from ci on against kids from j on; last is
+// the position of the previous child matched (-1 before any).
+func (m *refMatcher) assign(q *qnode, kids []int, ci, j, last int, caps []capPair, k func([]capPair)) {
+	if ci == len(q.children) {
+		if q.anchorLast && last >= 0 && m.nextNamed(kids, last+1) < len(kids) {
+			return
+		}
+		k(caps)
+		return
+	}
+	ch := q.children[ci]
+	fits := func(p int) bool {
+		c := kids[p]
+		if ch.field != 0 && m.t.nodes[c].field != ch.field {
+			return false
+		}
+		return m.eligible(c, ch.n)
+	}
+	// The positions this child may take: any from j, or, anchored, only
+	// the next named child.
+	positions := func(from int) (int, int) {
+		if ch.anchorBefore {
+			p := m.nextNamed(kids, from)
+			return p, min(p+1, len(kids))
+		}
+		return from, len(kids)
+	}
+	firstOf := func(p int, caps []capPair) ([]capPair, bool) {
+		var got []capPair
+		ok := false
+		m.match(kids[p], ch.n, caps, func(c []capPair) {
+			if !ok {
+				got, ok = c, true
+			}
+		})
+		return got, ok
+	}
+	switch ch.quant {
+	case 0:
+		lo, hi := positions(j)
+		for p := lo; p < hi; p++ {
+			if !fits(p) {
+				continue
+			}
+			m.match(kids[p], ch.n, caps, func(c []capPair) {
+				m.assign(q, kids, ci+1, p+1, p, c, k)
+			})
+		}
+	case '?':
+		lo, hi := positions(j)
+		for p := lo; p < hi; p++ {
+			if fits(p) {
+				if c, ok := firstOf(p, caps); ok {
+					m.assign(q, kids, ci+1, p+1, p, c, k)
+					return
+				}
+			}
+		}
+		m.assign(q, kids, ci+1, j, last, caps, k)
+	default: // * and +
+		n := 0
+		p := j
+		lastHit := last
+		for p < len(kids) {
+			if fits(p) {
+				if c, ok := firstOf(p, caps); ok {
+					caps, lastHit = c, p
+					n++
+				} else if n > 0 {
+					break
+				}
+			}
+			p++
+		}
+		if ch.quant == '+' && n == 0 {
+			return
+		}
+		next := j
+		if n > 0 {
+			next = lastHit + 1
+		}
+		m.assign(q, kids, ci+1, next, lastHit, caps, k)
 	}
 }
