@@ -459,16 +459,23 @@ func (s *matchScratch) deliver(pi int, caps []capPair) {
 // rows and columns filled in.
 func (q *CaptureQuery) matches(x *Tree) []QueryMatch {
 	var out []QueryMatch
+	var all []QueryCapture // every match's captures, one after another
+	var ends []int
 	q.Each(x, func(m *QueryMatch) bool {
-		caps := make([]QueryCapture, len(m.Captures))
-		for i, c := range m.Captures {
+		for _, c := range m.Captures {
 			c.StartRow, c.StartCol = x.Row(c.Start), x.Col(c.Start)
 			c.EndRow = x.Row(endOffset(c.Start, c.End))
-			caps[i] = c
+			all = append(all, c)
 		}
-		out = append(out, QueryMatch{Pattern: m.Pattern, Captures: caps})
+		out = append(out, QueryMatch{Pattern: m.Pattern})
+		ends = append(ends, len(all))
 		return true
 	})
+	start := 0
+	for i := range out {
+		out[i].Captures = all[start:ends[i]:ends[i]]
+		start = ends[i]
+	}
 	return out
 }
 
