@@ -75,11 +75,99 @@ type parseCache struct {
 	used  int64
 	lru   *list.List // of filled *cacheEntry, front = most recent
 	byKey map[cacheKey]*cacheEntry
+	// seen holds the files a large search parsed without caching them
+	// (see admission): the next search to parse one caches it.
+	seen map[seenKey]struct{}
 }
 
-func newParseCache(limit int64) *parseCache {
-	return &parseCache{limit: limit, lru: list.New(), byKey: map[cacheKey]*cacheEntry{}}
+type seenKey struct {
+	key   cacheKey
+	stamp fileStamp
 }
+
+// maxSeen bounds the seen set (about 100 bytes an entry); past it the set
+// starts again.
+const maxSeen = 1 << 17
+
+func newParseCache(limit int64) *parseCache {
+	return &parseCache{limit: limit, lru: list.New(), byKey: map[cacheKey]*cacheEntry{}, seen: map[seenKey]struct{}{}}
+}
+
+// secondSight records that a search parsed key at stamp st without
+// caching it, and reports whether one had already: a file parsed twice
+// is worth its room.
+func (c *parseCache) secondSight(key cacheKey, st fileStamp) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	k := seenKey{key, st}
+	if _, ok := c.seen[k]; ok {
+		delete(c.seen, k)
+		return true
+	}
+	if len(c.seen) >= maxSeen {
+		clear(c.seen)
+	}
+	c.seen[k] = struct{}{}
+	return false
+}
+
+func (c *parseCache) budget() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.limit
+}
+
+// admission decides, for one search, whether a tree is cached the first
+// time it is parsed. A search whose trees would take a large share of the
+// cache (an unselective pattern over a large tree) caches a tree only on
+// its second sight, so one cold search peaks at what it parses at once,
+// not at every tree it parsed, and does not flush what earlier searches
+// cached; a later search over the same files fills the cache. A smaller
+// search (a selective pattern, whose prefilter passes few files, or a
+// small tree) caches what it parses at once, as before.
+type admission struct {
+	total  int64 // bytes of the files the search may parse
+	budget int64 // the cache's budget when the search started
+	// Bytes read so far, and of those the bytes that passed the prefilter
+	// and were parsed, with the cost of their trees.
+	read, parsed, cost atomic.Int64
+}
+
+// admissionSample is how much a search reads before its share of the
+// cache is projected; until then a search that could exceed its share
+// caches at second sight only. (A variable for tests.)
+var admissionSample int64 = 4 << 20
+
+// admissionShare: a search whose trees are projected to take more than
+// this share of the budget caches at second sight only.
+const admissionShare = 4
+
+func (a *admission) sawRead(n int) { a.read.Add(int64(n)) }
+
+func (a *admission) sawParsed(n int, cost int64) {
+	a.parsed.Add(int64(n))
+	a.cost.Add(cost)
+}
+
+// firstSight reports whether trees of this search are cached the first
+// time they are parsed: yes when every file's tree would fit in the share
+// (at the usual cost of a tree per byte), else, once the search has read
+// enough to tell, when the bytes parsed per byte read so far, times the
+// search's bytes, times the cost of its trees per byte, fit.
+func (a *admission) firstSight() bool {
+	share := float64(a.budget / admissionShare)
+	if float64(a.total)*treeCostPerByte <= share {
+		return true
+	}
+	read, parsed, cost := a.read.Load(), a.parsed.Load(), a.cost.Load()
+	if read < admissionSample || parsed == 0 {
+		return false
+	}
+	return float64(a.total)*float64(parsed)/float64(read)*float64(cost)/float64(parsed) <= share
+}
+
+// treeCostPerByte is about what a tree costs per byte of its file.
+const treeCostPerByte = 4.5
 
 // procCache is the process's parse cache.
 var procCache = newParseCache(DefaultCacheBytes)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -357,5 +358,67 @@ func TestRacyEntryIsChecked(t *testing.T) {
 	now := time.Now()
 	if racy(fileStamp{ctime: now.Add(-3 * time.Second).UnixNano()}, now) || !racy(fileStamp{ctime: now.UnixNano()}, now) {
 		t.Error("racy() misjudges the window")
+	}
+}
+
+// A search whose trees would fill much of the cache caches a tree only
+// when it parses the file a second time, so a cold unselective search
+// peaks at what it parses at once; a selective search over the same tree
+// caches at first sight.
+func TestLargeSearchCachesOnSecondSight(t *testing.T) {
+	defer saveBudget()()
+	defer func(n int64) { admissionSample = n }(admissionSample)
+	admissionSample = 1 << 10
+	files := map[string]string{}
+	var body strings.Builder
+	for i := range 200 {
+		fmt.Fprintf(&body, "\tv%d := f(a, b%d) // a comment long enough that the tree costs about what real code costs\n", i, i)
+	}
+	const n = 40
+	for i := range n {
+		name := fmt.Sprintf("f%02d.go", i)
+		files[name] = fmt.Sprintf("package p\n\nfunc F%d() {\n%s}\n", i, body.String())
+		if i == 7 {
+			files[name] += "\nfunc rare() { defer x.Close() }\n"
+		}
+	}
+	root := writeTree(t, files)
+	// A budget twice what the search's trees take: they would fit, but
+	// take more than the share a first sight may.
+	e := NewEngine(Options{})
+	defer e.Close()
+	l := e.langs.lookup("go")
+	l.load()
+	p := getParser()
+	src := []byte(files["f00.go"])
+	nodes, err := p.parse(context.Background(), l.g, src, nil, nil)
+	putParser(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	SetProcessCacheBytes(2 * n * treeCost(len(src), len(nodes)))
+
+	q := Query{Path: at(root), Pattern: "$X := $Y"}
+	first, err := e.Search(context.Background(), q)
+	if err != nil || first.FilesParsed != n || first.FilesCached != 0 {
+		t.Fatalf("first: %v %+v", err, first)
+	}
+	second, err := e.Search(context.Background(), q)
+	if err != nil || second.FilesCached >= n/4 {
+		t.Fatalf("second search: %v; %d of %d files from the cache, want only the few the first search's sample cached", err, second.FilesCached, n)
+	}
+	third, err := e.Search(context.Background(), q)
+	if err != nil || third.FilesCached != n || third.Total != first.Total {
+		t.Fatalf("third search: %v; %d of %d files from the cache (%d matches, first %d)", err, third.FilesCached, n, third.Total, first.Total)
+	}
+
+	// A selective search over a fresh copy: its one tree is cached at once.
+	root2 := writeTree(t, files)
+	sel := Query{Path: at(root2), Pattern: "defer $X.Close()"}
+	if r, err := e.Search(context.Background(), sel); err != nil || r.FilesParsed != 1 || r.Total != 1 {
+		t.Fatalf("selective: %v %+v", err, r)
+	}
+	if r, err := e.Search(context.Background(), sel); err != nil || r.FilesCached != 1 {
+		t.Fatalf("selective again: %v %+v", err, r)
 	}
 }

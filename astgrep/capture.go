@@ -1,13 +1,13 @@
 package astgrep
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 
@@ -152,12 +152,18 @@ func makePredicate(name string, args []predArg) (*predicate, error) {
 	return &p, nil
 }
 
-// CaptureResult is what one file gave. Src is the file's text and is
-// valid only during the callback; copy what you keep.
+// CaptureResult is what one file gave. Src is the file's text and Tree
+// its syntax tree; both are valid only during the callback (copy what you
+// keep).
 type CaptureResult struct {
-	File    CaptureFile
-	Src     []byte
-	Info    fs.FileInfo // from the descriptor the file was read through
+	File CaptureFile
+	Src  []byte
+	Info fs.FileInfo // from the descriptor the file was read through
+	// Tree is the file's tree, for running queries over it
+	// (CaptureQuery.Each, Tree.MatchAt); nil when Err is set.
+	Tree *Tree
+	// Matches are File.Query's matches, in the order Each visits them
+	// (Capture and CaptureSnippet; CaptureTrees leaves them nil).
 	Matches []QueryMatch
 	// ErrorRows are 0-based rows of the first ERROR or MISSING nodes (at
 	// most 20); Errors counts them all. The matches cover what parsed.
@@ -174,10 +180,13 @@ type QueryMatch struct {
 	Captures []QueryCapture
 }
 
-// QueryCapture is one captured node: its capture index, byte range and
-// 0-based rows and start column (in bytes).
+// QueryCapture is one captured node: its capture index, the node (its
+// number in the Tree), its byte range, and its 0-based rows and start
+// column (in bytes). The visitor forms (Each, MatchAt) leave the rows and
+// the column -1, for Tree.Row and Tree.Col to give on demand.
 type QueryCapture struct {
 	Index              int
+	Node               int32
 	Start, End         int
 	StartRow, StartCol int
 	EndRow             int
@@ -200,7 +209,22 @@ type CaptureFile struct {
 // did it, so fn must be safe for concurrent use. Trees already in the
 // parse cache are used; new ones are not added to it (an index reads
 // every file once). It stops early when ctx ends and returns ctx's error.
+// It is CaptureTrees with each file's matches collected into
+// r.Matches, rows and columns filled in.
 func (e *Engine) Capture(ctx context.Context, g *pathguard.Guard, files []CaptureFile, fn func(*CaptureResult)) error {
+	return e.CaptureTrees(ctx, g, files, func(r *CaptureResult) {
+		if r.Tree != nil {
+			r.Matches = r.File.Query.matches(r.Tree)
+		}
+		fn(r)
+	})
+}
+
+// CaptureTrees is Capture without running the queries: fn gets each
+// file's Tree (r.Matches is nil) and runs what it needs over it,
+// r.File.Query.Each for the file's matches without building them all,
+// Tree.MatchAt for other queries of the language at chosen nodes.
+func (e *Engine) CaptureTrees(ctx context.Context, g *pathguard.Guard, files []CaptureFile, fn func(*CaptureResult)) error {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	if e.closed {
@@ -208,36 +232,46 @@ func (e *Engine) Capture(ctx context.Context, g *pathguard.Guard, files []Captur
 	}
 	workers := min(e.opts.Workers, len(files))
 	gen := queryGen.Add(1)
-	next := make(chan int)
+	order := make([]int, len(files))
+	for i := range order {
+		order[i] = i
+	}
+	fd := &feeder{order: order, weight: func(i int) int64 {
+		if files[i].Info == nil {
+			return 0
+		}
+		return bigParses.weight(files[i].Info.Size())
+	}}
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := range next {
-				e.captureOne(ctx, g, gen, files[i], fn)
+			x := &Tree{}
+			var rd fileReader
+			defer rd.close()
+			for {
+				i, held, ok := fd.take(ctx)
+				if !ok || ctx.Err() != nil {
+					bigParses.release(held)
+					return
+				}
+				e.captureOne(ctx, g, gen, files[i], x, &rd, held, fn)
 			}
 		}()
 	}
-	var err error
-feed:
-	for i := range files {
-		select {
-		case next <- i:
-		case <-ctx.Done():
-			err = ctx.Err()
-			break feed
-		}
-	}
-	close(next)
 	wg.Wait()
-	if err == nil {
-		err = ctx.Err()
-	}
-	return err
+	return ctx.Err()
 }
 
-func (e *Engine) captureOne(ctx context.Context, g *pathguard.Guard, gen uint64, f CaptureFile, fn func(*CaptureResult)) {
+// captureOne reads and parses one file (or takes its tree from the
+// cache) and hands it to fn in x, the worker's Tree.
+func (e *Engine) captureOne(ctx context.Context, g *pathguard.Guard, gen uint64, f CaptureFile, x *Tree, rd *fileReader, held int64, fn func(*CaptureResult)) {
+	release := func() {
+		bigParses.release(held)
+		held = 0
+	}
+	defer release()
 	if ctx.Err() != nil {
 		return
 	}
@@ -255,7 +289,7 @@ func (e *Engine) captureOne(ctx context.Context, g *pathguard.Guard, gen uint64,
 			return
 		}
 		defer releaseSlot(s)
-		src, info, err := readInto(s.src[:0], g, f.Path, 0, e.opts.MaxFileSize)
+		src, info, err := rd.read(s.src[:0], g, f.Path, 0, e.opts.MaxFileSize)
 		s.src = src[:0]
 		if info != nil {
 			res.Info = info
@@ -271,6 +305,7 @@ func (e *Engine) captureOne(ctx context.Context, g *pathguard.Guard, gen uint64,
 			return
 		}
 		nodes, err := s.p.parse(ctx, q.lang.g, src, s.nodes, nil)
+		release()
 		if err != nil {
 			if ctx.Err() != nil {
 				return
@@ -282,79 +317,204 @@ func (e *Engine) captureOne(ctx context.Context, g *pathguard.Guard, gen uint64,
 		s.nodes = nodes[:0]
 		t = &tree{src: src, nodes: nodes}
 	}
-	res.Src = t.src
-	var starts []int
-	for i := range t.nodes {
-		if t.nodes[i].flags&(flagError|flagMissing) == 0 {
-			continue
-		}
-		res.Errors++
-		if len(res.ErrorRows) < 20 {
-			if starts == nil {
-				starts = lineStarts(t.src)
-			}
-			res.ErrorRows = append(res.ErrorRows, lineOf(starts, int(t.nodes[i].start))-1)
-		}
-	}
-	res.Matches = q.run(t)
+	x.reset(t, q.lang)
+	defer x.reset(nil, nil)
+	res.Src, res.Tree = t.src, x
+	res.Errors, res.ErrorRows = x.errors()
 	fn(res)
 }
 
-// run matches the query over t and returns the matches whose predicates
-// hold, captures in tree order.
-func (q *CaptureQuery) run(t *tree) []QueryMatch {
-	var out []QueryMatch
-	var starts []int
-	row := func(off int) int {
-		if starts == nil {
-			starts = lineStarts(t.src)
+// errors counts the tree's ERROR and MISSING nodes and lists the rows of
+// the first 20.
+func (x *Tree) errors() (n int, rows []int) {
+	for i := range x.t.nodes {
+		nd := &x.t.nodes[i]
+		if nd.flags&(flagError|flagMissing) == 0 {
+			continue
 		}
-		return lineOf(starts, off) - 1
+		n++
+		if len(rows) < 20 {
+			rows = append(rows, x.Row(int(nd.start)))
+		}
 	}
-	runPatterns(t, q.pats, q.bySym, q.anyRoot, func(pi int, caps []capPair) {
-		m := QueryMatch{Pattern: pi, Captures: make([]QueryCapture, 0, len(caps))}
-		for _, c := range caps {
-			nd := &t.nodes[c.node]
-			sr := row(int(nd.start))
-			er := sr
-			if nd.end > nd.start {
-				er = row(int(nd.end) - 1)
+	return n, rows
+}
+
+// CaptureSnippet runs q over src, code in q's language held in memory
+// (nothing is read from disk): the result's File.Path is SnippetFile, its
+// Matches are filled as Capture fills them, and its Tree owns its memory
+// (it stays valid after the call, for one goroutine at a time).
+func (e *Engine) CaptureSnippet(ctx context.Context, q *CaptureQuery, src []byte) (*CaptureResult, error) {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	if e.closed {
+		return nil, ErrClosed
+	}
+	s, err := acquireSlot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	src = append([]byte(nil), src...)
+	t, err := e.parseWith(ctx, s.p, q.lang, src)
+	releaseSlot(s)
+	if err != nil {
+		return nil, err
+	}
+	x := &Tree{}
+	x.reset(t, q.lang)
+	res := &CaptureResult{File: CaptureFile{Path: SnippetFile, Query: q}, Src: src, Tree: x}
+	res.Errors, res.ErrorRows = x.errors()
+	res.Matches = q.matches(x)
+	return res, nil
+}
+
+// Each runs q over the whole tree and calls visit with every match whose
+// predicates hold: by root node in tree order, then by pattern, captures
+// sorted by position (an ancestor before its first descendant). The match
+// and its Captures are reused: they are valid only until visit returns,
+// and their rows and columns are -1 (Tree.Row gives them). visit returns
+// false to stop. q must be compiled for the tree's grammar.
+func (q *CaptureQuery) Each(t *Tree, visit func(m *QueryMatch) bool) {
+	s := t.push(q, visit)
+	defer t.pop()
+	runPatterns(&s.qm, q, s.emit)
+}
+
+// MatchAt runs, at node n alone, the patterns of q whose root can be n's
+// kind, and calls visit with each match as Each would (visit may call
+// MatchAt again). Every match Each finds rooted at n is found, in the
+// same order.
+func (x *Tree) MatchAt(n int32, q *CaptureQuery, visit func(m *QueryMatch) bool) {
+	s := x.push(q, visit)
+	defer x.pop()
+	matchNode(&s.qm, q, int(n), s.emit)
+}
+
+func (x *Tree) push(q *CaptureQuery, visit func(*QueryMatch) bool) *matchScratch {
+	if q.lang.ts != x.lang.ts {
+		panic(fmt.Sprintf("astgrep: a query compiled for %s run over a %s tree", q.lang.id, x.lang.id))
+	}
+	if x.depth == len(x.scratch) {
+		s := &matchScratch{}
+		s.emit = s.deliver
+		x.scratch = append(x.scratch, s)
+	}
+	s := x.scratch[x.depth]
+	x.depth++
+	// Fresh stacks (a visitor that panicked may have left them used).
+	s.qm.t, s.qm.stop = x.t, false
+	s.qm.kids, s.qm.caps, s.qm.hitN, s.qm.frameN = s.qm.kids[:0], s.qm.caps[:0], 0, 0
+	s.q, s.visit = q, visit
+	return s
+}
+
+func (x *Tree) pop() {
+	x.depth--
+	s := x.scratch[x.depth]
+	s.q, s.visit, s.qm.t, s.qm.emit = nil, nil, nil, nil
+	// A rare huge file's lists are not kept for the next.
+	if cap(s.qm.kids) > 1<<16 {
+		s.qm.kids = nil
+	}
+	if cap(s.m.Captures) > 1<<12 {
+		s.m.Captures = nil
+	}
+	s.qm.caps = s.qm.caps[:0]
+}
+
+// deliver turns one raw match into s.m and visits it if its predicates
+// hold.
+func (s *matchScratch) deliver(pi int, caps []capPair) {
+	m := &s.m
+	m.Pattern = pi
+	m.Captures = m.Captures[:0]
+	sorted := true
+	nodes := s.qm.t.nodes
+	for _, c := range caps {
+		nd := &nodes[c.node]
+		if n := len(m.Captures); n > 0 && int(nd.start) < m.Captures[n-1].Start {
+			sorted = false
+		}
+		m.Captures = append(m.Captures, QueryCapture{Index: c.capture, Node: int32(c.node), Start: int(nd.start), End: int(nd.end), StartRow: -1, StartCol: -1, EndRow: -1})
+	}
+	if !sorted {
+		// Stable: of two captures at one position, the outer (captured
+		// first) stays first.
+		cs := m.Captures
+		for i := 1; i < len(cs); i++ {
+			for j := i; j > 0 && cs[j].Start < cs[j-1].Start; j-- {
+				cs[j], cs[j-1] = cs[j-1], cs[j]
 			}
-			col := int(nd.start) - starts[sr]
-			m.Captures = append(m.Captures, QueryCapture{Index: c.capture, Start: int(nd.start), End: int(nd.end), StartRow: sr, StartCol: col, EndRow: er})
 		}
-		sort.SliceStable(m.Captures, func(i, j int) bool { return m.Captures[i].Start < m.Captures[j].Start })
-		if q.holds(t.src, m) {
-			out = append(out, m)
+	}
+	if !s.q.holds(s.qm.t.src, m) {
+		return
+	}
+	if !s.visit(m) {
+		s.qm.stop = true
+	}
+}
+
+// matches collects every match of q over x, each with its own captures,
+// rows and columns filled in.
+func (q *CaptureQuery) matches(x *Tree) []QueryMatch {
+	var out []QueryMatch
+	var all []QueryCapture // every match's captures, one after another
+	var ends []int
+	q.Each(x, func(m *QueryMatch) bool {
+		for _, c := range m.Captures {
+			c.StartRow, c.StartCol = x.Row(c.Start), x.Col(c.Start)
+			c.EndRow = x.Row(endOffset(c.Start, c.End))
+			all = append(all, c)
 		}
+		out = append(out, QueryMatch{Pattern: m.Pattern})
+		ends = append(ends, len(all))
+		return true
 	})
+	start := 0
+	for i := range out {
+		out[i].Captures = all[start:ends[i]:ends[i]]
+		start = ends[i]
+	}
 	return out
 }
 
-func (q *CaptureQuery) holds(src []byte, m QueryMatch) bool {
+// run is matches over a bare tree.
+func (q *CaptureQuery) run(t *tree) []QueryMatch {
+	x := &Tree{}
+	x.reset(t, q.lang)
+	return q.matches(x)
+}
+
+func (q *CaptureQuery) holds(src []byte, m *QueryMatch) bool {
 	for _, p := range q.pats[m.Pattern].preds {
 		for _, c := range m.Captures {
 			if c.Index != p.capture {
 				continue
 			}
-			text := string(src[c.Start:c.End])
+			text := src[c.Start:c.End]
 			var ok bool
 			switch p.op {
 			case "eq":
 				if p.other >= 0 {
 					ok = true
 					for _, o := range m.Captures {
-						if o.Index == p.other && string(src[o.Start:o.End]) != text {
+						if o.Index == p.other && !bytes.Equal(src[o.Start:o.End], text) {
 							ok = false
 						}
 					}
 				} else {
-					ok = text == p.values[0]
+					ok = string(text) == p.values[0]
 				}
 			case "match":
-				ok = p.re.MatchString(text)
+				ok = p.re.Match(text)
 			case "any-of":
-				ok = slices.Contains(p.values, text)
+				for _, v := range p.values {
+					if string(text) == v {
+						ok = true
+						break
+					}
+				}
 			}
 			if ok == p.negate {
 				return false

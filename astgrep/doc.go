@@ -16,9 +16,16 @@
 // device, inode, size, modification time and change time are unchanged,
 // so a second query, in the same run or another, reuses the first one's
 // parses, and a search that meets a file another search is parsing waits
-// for that parse. Closing an Engine evicts the trees no other open engine
-// used. Reading and parsing run in GOMAXPROCS work slots per process, so
-// many runs searching at once hold as much parse memory as one.
+// for that parse. A search whose trees would take more than a quarter of
+// the budget (an unselective pattern over a large tree) caches a tree
+// only the second time a search parses its file, so one cold search peaks
+// at the trees it parses at once rather than at every tree it parsed.
+// Closing an Engine evicts the trees no other open engine used. Reading
+// and parsing run in GOMAXPROCS work slots per process, so many runs
+// searching at once hold as much parse memory as one, and files of 128
+// KiB or more parse within a budget of 512 KiB of source at once (a
+// larger file alone), held back while the other workers go on with
+// smaller files: a parse holds tens of times its file's size.
 //
 // # Patterns
 //

@@ -453,10 +453,24 @@ func (e *Engine) run(ctx context.Context, q Query, keep bool) (*Result, []FileMa
 	}
 	order := processingOrder(files)
 	gen := queryGen.Add(1)
+	var adm *admission
+	if e.cache != nil {
+		adm = &admission{budget: e.cache.c.budget()}
+		for _, f := range files {
+			if !f.tooLarge {
+				adm.total += f.size
+			}
+		}
+	}
 	outcomes := make([]fileOutcome, len(files))
 	fr := newFrontier(len(files), maxResults)
 	var done atomic.Int64
-	var next atomic.Int64
+	fd := &feeder{order: order, weight: func(i int) int64 {
+		if files[i].tooLarge {
+			return 0
+		}
+		return bigParses.weight(files[i].size)
+	}}
 	workers := e.opts.Workers
 	if workers > len(files) {
 		workers = len(files)
@@ -466,14 +480,17 @@ func (e *Engine) run(ctx context.Context, q Query, keep bool) (*Result, []FileMa
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			w := &worker{m: e.newMatcher(ctx, pat), gen: gen}
+			w := &worker{m: e.newMatcher(ctx, pat), gen: gen, adm: adm}
+			defer w.rd.close()
 			for {
-				k := int(next.Add(1) - 1)
-				if k >= len(files) || ctx.Err() != nil {
+				i, held, ok := fd.take(ctx)
+				if !ok || ctx.Err() != nil {
+					bigParses.release(held)
 					return
 				}
-				i := order[k]
+				w.held = held
 				outcomes[i] = e.searchFile(ctx, w, g, lang, pat, files[i], keep, func() bool { return keep || fr.needed(i) })
+				w.dropToken()
 				fr.done(i, outcomes[i].count)
 				done.Add(1)
 			}
@@ -719,8 +736,17 @@ func (e *Engine) choose(ctx context.Context, q Query, pr *parsedRule, want *lang
 
 // worker is one search goroutine's matcher.
 type worker struct {
-	m   *matcher
-	gen uint64
+	m    *matcher
+	gen  uint64
+	adm  *admission // nil: the search does not use the cache
+	held int64      // bytes of the parse budget it holds for its file
+	rd   fileReader
+}
+
+// dropToken gives back the parse budget the worker holds.
+func (w *worker) dropToken() {
+	bigParses.release(w.held)
+	w.held = 0
 }
 
 // searchFile takes one file's tree from the parse cache (waiting when
@@ -776,10 +802,13 @@ func (e *Engine) searchFile(ctx context.Context, w *worker, g *pathguard.Guard, 
 			return o
 		}
 		defer releaseSlot(s)
-		if t, o.skip = e.parseFile(ctx, s, w.gen, g, l, pat, f, keep, claim); t == nil {
+		t, o.skip = e.parseFile(ctx, s, w, g, l, pat, f, keep, claim)
+		w.dropToken()
+		if t == nil {
 			return o
 		}
 	}
+	w.dropToken()
 	if !e.noPrefilter && !pat.mayMatch(t.src) {
 		return o
 	}
@@ -829,14 +858,15 @@ func (e *Engine) stopped(m *matcher, o *fileOutcome) bool {
 // set) if the cache admits the tree and abandoning it otherwise. It
 // returns nil and the reason to list the file as skipped (or "" when the
 // prefilter rules it out) when there is no tree to match.
-func (e *Engine) parseFile(ctx context.Context, s *slot, gen uint64, g *pathguard.Guard, l *language, pat *compiled, f candidate, keep bool, claim *cacheEntry) (t *tree, skip string) {
+func (e *Engine) parseFile(ctx context.Context, s *slot, w *worker, g *pathguard.Guard, l *language, pat *compiled, f candidate, keep bool, claim *cacheEntry) (t *tree, skip string) {
+	gen := w.gen
 	defer func() {
 		if claim != nil {
 			e.cache.c.abandon(claim)
 		}
 	}()
 	readStart := time.Now()
-	src, info, err := readInto(s.src[:0], g, f.abs, f.size, e.opts.MaxFileSize)
+	src, info, err := w.rd.read(s.src[:0], g, f.abs, f.size, e.opts.MaxFileSize)
 	s.src = src[:0]
 	if err != nil {
 		return nil, "unreadable: " + err.Error()
@@ -849,6 +879,9 @@ func (e *Engine) parseFile(ctx context.Context, s *slot, gen uint64, g *pathguar
 			claim = nil
 		}
 	}
+	if w.adm != nil {
+		w.adm.sawRead(len(src))
+	}
 	if textcut.Binary(src) {
 		return nil, "binary"
 	}
@@ -860,10 +893,16 @@ func (e *Engine) parseFile(ctx context.Context, s *slot, gen uint64, g *pathguar
 	var cost int64
 	admitted := false
 	nodes, err := s.p.parse(ctx, l.g, src, s.nodes, func(count int) []node {
+		cost = treeCost(len(src), count)
+		if w.adm != nil {
+			w.adm.sawParsed(len(src), cost)
+		}
 		if claim == nil {
 			return nil
 		}
-		cost = treeCost(len(src), count)
+		if !w.adm.firstSight() && !e.cache.c.secondSight(claim.key, claim.stamp) {
+			return nil
+		}
 		if admitted = e.cache.c.admit(cost, gen); admitted {
 			return make([]node, count)
 		}

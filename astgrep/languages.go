@@ -230,6 +230,9 @@ type language struct {
 	namesOnce sync.Once
 	names     []string        // symbol names by id
 	keywords  map[string]bool // word-like unnamed tokens: func, select, class
+	printOnce sync.Once
+	print     string // GrammarFingerprint
+	printErr  error
 }
 
 func (l *language) load() error {

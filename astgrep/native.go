@@ -47,6 +47,8 @@ extern bool ts_tree_cursor_goto_next_sibling(TSTreeCursor *);
 extern bool ts_tree_cursor_goto_parent(TSTreeCursor *);
 extern uint32_t ts_language_version(const TSLanguage *);
 extern uint32_t ts_language_symbol_count(const TSLanguage *);
+extern uint32_t ts_language_state_count(const TSLanguage *);
+extern uint16_t ts_language_next_state(const TSLanguage *, uint16_t, TSSymbol);
 extern const char *ts_language_symbol_name(const TSLanguage *, TSSymbol);
 extern int ts_language_symbol_type(const TSLanguage *, TSSymbol);
 
@@ -137,14 +139,17 @@ static size_t bt_mapped;
 static size_t bt_mapped_bytes(void) { return __atomic_load_n(&bt_mapped, __ATOMIC_RELAXED); }
 
 #define BT_CHUNK_MIN (1u << 20)
+#define BT_HUGE_CHUNK (4u << 20)
 #define BT_CHUNK_MAX (64u << 20)
 
-// A pool keeps one empty chunk of at most BT_RETAIN_CHUNK bytes after a
-// parse, and more while all pools together keep less than BT_RETAIN_MAX,
-// so a parse that needs a few MiB does not fault fresh pages in every
-// time; the rest goes back to the system at once.
-#define BT_RETAIN_CHUNK (4u << 20)
-#define BT_RETAIN_MAX (16u << 20)
+// A pool keeps one empty chunk of at most BT_RETAIN_ONE bytes after a
+// parse, and more chunks of up to BT_RETAIN_CHUNK bytes while all pools
+// together keep less than BT_RETAIN_MAX, so a parse that needs a few MiB
+// does not fault fresh pages in every time; the rest goes back to the
+// system at once.
+#define BT_RETAIN_ONE (4u << 20)
+#define BT_RETAIN_CHUNK (16u << 20)
+#define BT_RETAIN_MAX (32u << 20)
 static size_t bt_retained;
 
 static void bt_oom(size_t n) {
@@ -160,6 +165,9 @@ static bt_chunk *bt_chunk_new(size_t cap) {
 	size_t len = (sizeof(bt_chunk) + cap + 4095) & ~(size_t)4095;
 	void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (m == MAP_FAILED) bt_oom(len);
+	// A big parse faults in tens of MiB: in huge pages, 512 times fewer
+	// faults (where the system gives them on request).
+	if (len >= BT_HUGE_CHUNK) madvise(m, len, MADV_HUGEPAGE);
 	bt_chunk *c = m;
 	c->base = (char *)(c + 1);
 	c->used = 0;
@@ -302,14 +310,13 @@ static bt_pool *bt_pool_new(void) {
 }
 
 // bt_pool_reset drops everything allocated from the pool, keeping empty
-// chunks of up to BT_RETAIN_CHUNK bytes for the next parses (see
-// BT_RETAIN_MAX).
+// chunks for the next parses (see BT_RETAIN_ONE).
 static void bt_pool_reset(bt_pool *p) {
 	bt_chunk *c = p->chunks;
 	while (c) {
 		bt_chunk *next = c->next;
-		if (c->cap <= BT_RETAIN_CHUNK &&
-		    (p->spare == NULL || __atomic_load_n(&bt_retained, __ATOMIC_RELAXED) + c->maplen <= BT_RETAIN_MAX)) {
+		if ((c->cap <= BT_RETAIN_ONE && p->spare == NULL) ||
+		    (c->cap <= BT_RETAIN_CHUNK && __atomic_load_n(&bt_retained, __ATOMIC_RELAXED) + c->maplen <= BT_RETAIN_MAX)) {
 			c->used = 0;
 			c->next = p->spare;
 			p->spare = c;
@@ -367,9 +374,9 @@ static void bt_release(bt_pool *pool, TSParser *p) {
 	bt_pool_reset(pool);
 }
 
-// bt_flatten writes the tree into out (cap records). While a
-// node is open, its last field holds its parent's index, so no stack is
-// needed.
+// bt_flatten writes the tree into out (cap records) through a cursor:
+// the reference bt_flatten_direct is tested against. While a node is
+// open, its last field holds its parent's index, so no stack is needed.
 // named[sym] says whether a symbol is named; looking it up beats asking
 // the node.
 static uint32_t bt_flatten(TSTree *t, const uint8_t *named, uint32_t nsyms, bt_node *out, uint32_t cap) {
@@ -423,6 +430,281 @@ static uint32_t bt_flatten(TSTree *t, const uint8_t *named, uint32_t nsyms, bt_n
 		cur = parent;
 	}
 	ts_tree_cursor_delete(&c);
+	return n;
+}
+
+// bt_fingerprint hashes (FNV-1a, 64 bits) what the public API shows of a
+// grammar's tables: ABI version, symbols (names and types), fields, and
+// the state reached from every state on every symbol.
+static uint64_t bt_fnv(uint64_t h, const void *p, size_t n) {
+	const unsigned char *b = p;
+	for (size_t i = 0; i < n; i++) {
+		h ^= b[i];
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
+static uint64_t bt_fingerprint(const TSLanguage *l) {
+	uint64_t h = 14695981039346656037ull;
+	uint32_t v[4] = {ts_language_version(l), ts_language_symbol_count(l), ts_language_state_count(l), ts_language_field_count(l)};
+	h = bt_fnv(h, v, sizeof v);
+	for (uint32_t s = 0; s < v[1]; s++) {
+		const char *name = ts_language_symbol_name(l, (TSSymbol)s);
+		if (name) h = bt_fnv(h, name, strlen(name) + 1);
+		int t = ts_language_symbol_type(l, (TSSymbol)s);
+		h = bt_fnv(h, &t, sizeof t);
+	}
+	for (uint32_t f = 1; f <= v[3]; f++) {
+		const char *name = ts_language_field_name_for_id(l, (uint16_t)f);
+		if (name) h = bt_fnv(h, name, strlen(name) + 1);
+	}
+	for (uint32_t st = 0; st < v[2] && st < 65535; st++) {
+		for (uint32_t s = 0; s < v[1]; s++) {
+			uint16_t next = ts_language_next_state(l, (uint16_t)st, (TSSymbol)s);
+			h = bt_fnv(h, &next, sizeof next);
+		}
+	}
+	return h;
+}
+
+// ---- Flattening without a cursor ----
+//
+// bt_flatten_direct writes what bt_flatten writes, reading the parse's
+// subtrees directly instead of through a TSTreeCursor (which recomputes
+// each node's alias, visibility and field from its stack, and copies a
+// node per step). The declarations below restate the runtime's data
+// layout (subtree.h and the ABI 13/14 TSLanguage of parser.h in the
+// go-tree-sitter version go.mod pins); TestFlattenDirectEqualsCursor
+// holds the two flattens equal over every bundled grammar's test files
+// and GOROOT, which a changed layout would fail.
+
+typedef struct { uint32_t row, column; } bt_point;
+typedef struct { uint32_t bytes; bt_point extent; } bt_length;
+
+typedef struct {
+	bool is_inline : 1;
+	bool visible : 1;
+	bool named : 1;
+	bool extra : 1;
+	bool has_changes : 1;
+	bool is_missing : 1;
+	bool is_keyword : 1;
+	uint8_t symbol;
+	uint16_t parse_state;
+	uint8_t padding_columns;
+	uint8_t padding_rows : 4;
+	uint8_t lookahead_bytes : 4;
+	uint8_t padding_bytes;
+	uint8_t size_bytes;
+} bt_inline;
+
+typedef struct {
+	uint32_t ref_count;
+	bt_length padding;
+	bt_length size;
+	uint32_t lookahead_bytes;
+	uint32_t error_cost;
+	uint32_t child_count;
+	TSSymbol symbol;
+	uint16_t parse_state;
+	bool visible : 1;
+	bool named : 1;
+	bool extra : 1;
+	bool fragile_left : 1;
+	bool fragile_right : 1;
+	bool has_changes : 1;
+	bool has_external_tokens : 1;
+	bool has_external_scanner_state_change : 1;
+	bool depends_on_column : 1;
+	bool is_missing : 1;
+	bool is_keyword : 1;
+	// Inner nodes (child_count > 0) only.
+	uint32_t visible_child_count;
+	uint32_t named_child_count;
+	uint32_t visible_descendant_count;
+	int32_t dynamic_precedence;
+	uint16_t repeat_depth;
+	uint16_t production_id;
+} bt_heap;
+
+typedef union {
+	bt_inline data;
+	const bt_heap *ptr;
+} bt_subtree;
+
+typedef struct { uint16_t field_id; uint8_t child_index; bool inherited; } bt_field_entry;
+typedef struct { uint16_t index; uint16_t length; } bt_field_slice;
+typedef struct { bool visible; bool named; bool supertype; } bt_symbol_meta;
+
+typedef struct {
+	uint32_t version;
+	uint32_t symbol_count;
+	uint32_t alias_count;
+	uint32_t token_count;
+	uint32_t external_token_count;
+	uint32_t state_count;
+	uint32_t large_state_count;
+	uint32_t production_id_count;
+	uint32_t field_count;
+	uint16_t max_alias_sequence_length;
+	const uint16_t *parse_table;
+	const uint16_t *small_parse_table;
+	const uint32_t *small_parse_table_map;
+	const void *parse_actions;
+	const char *const *symbol_names;
+	const char *const *field_names;
+	const bt_field_slice *field_map_slices;
+	const bt_field_entry *field_map_entries;
+	const bt_symbol_meta *symbol_metadata;
+	const TSSymbol *public_symbol_map;
+	const uint16_t *alias_map;
+	const TSSymbol *alias_sequences;
+} bt_language;
+
+static inline uint32_t bt_st_child_count(bt_subtree s) { return s.data.is_inline ? 0 : s.ptr->child_count; }
+static inline TSSymbol bt_st_symbol(bt_subtree s) { return s.data.is_inline ? s.data.symbol : s.ptr->symbol; }
+static inline bool bt_st_visible(bt_subtree s) { return s.data.is_inline ? s.data.visible : s.ptr->visible; }
+static inline bool bt_st_named(bt_subtree s) { return s.data.is_inline ? s.data.named : s.ptr->named; }
+static inline bool bt_st_extra(bt_subtree s) { return s.data.is_inline ? s.data.extra : s.ptr->extra; }
+static inline bool bt_st_missing(bt_subtree s) { return s.data.is_inline ? s.data.is_missing : s.ptr->is_missing; }
+static inline uint32_t bt_st_size(bt_subtree s) { return s.data.is_inline ? s.data.size_bytes : s.ptr->size.bytes; }
+static inline uint32_t bt_st_padding(bt_subtree s) { return s.data.is_inline ? s.data.padding_bytes : s.ptr->padding.bytes; }
+static inline const bt_subtree *bt_st_children(bt_subtree s) { return (const bt_subtree *)s.ptr - s.ptr->child_count; }
+
+// One level of the walk: the children of a node, visible or hidden.
+typedef struct {
+	const bt_subtree *kids;
+	uint32_t count, i, structural;
+	uint32_t pos;            // where child i starts (its padding skipped)
+	const TSSymbol *aliases; // by structural index; NULL: none
+	const bt_field_entry *fm, *fm_end;
+	uint16_t inherit; // the field of visible descendants found through hidden nodes
+	uint32_t owner;   // the output node this level closes, or UINT32_MAX (hidden)
+} bt_frame;
+
+static inline uint8_t bt_node_flags(const bt_language *l, bt_subtree s, TSSymbol alias, TSSymbol sym, const uint8_t *named, uint32_t nsyms, bool errors) {
+	uint8_t f = 0;
+	bool isnamed;
+	if (sym < nsyms) isnamed = named[sym];
+	else if (alias) isnamed = l->symbol_metadata[alias].named;
+	else isnamed = bt_st_named(s);
+	if (isnamed) f |= BT_NAMED;
+	if (bt_st_extra(s)) f |= BT_EXTRA;
+	if (errors) {
+		if (sym == (TSSymbol)-1) f |= BT_ERROR | BT_NAMED;
+		if (bt_st_missing(s)) f |= BT_MISSING;
+	}
+	return f;
+}
+
+static inline TSSymbol bt_public(const bt_language *l, TSSymbol sym) {
+	return sym == (TSSymbol)-1 ? sym : l->public_symbol_map[sym];
+}
+
+// bt_push opens a level for the children of s (an inner node starting
+// at start).
+static void bt_push(bt_frame **stack, uint32_t *cap, uint32_t depth, const bt_language *l, bt_subtree s, uint32_t start, uint16_t inherit, uint32_t owner) {
+	if (depth == *cap) {
+		uint32_t nc = *cap * 2;
+		bt_frame *ns = realloc(*stack, nc * sizeof(bt_frame));
+		if (ns == NULL) bt_oom(nc * sizeof(bt_frame));
+		*stack = ns;
+		*cap = nc;
+	}
+	bt_frame *f = &(*stack)[depth];
+	f->count = s.ptr->child_count;
+	f->kids = bt_st_children(s);
+	f->i = 0;
+	f->structural = 0;
+	f->pos = start;
+	uint16_t prod = s.ptr->production_id;
+	f->aliases = prod ? &l->alias_sequences[prod * l->max_alias_sequence_length] : NULL;
+	f->fm = f->fm_end = NULL;
+	if (l->field_count > 0) {
+		bt_field_slice sl = l->field_map_slices[prod];
+		f->fm = &l->field_map_entries[sl.index];
+		f->fm_end = f->fm + sl.length;
+	}
+	f->inherit = inherit;
+	f->owner = owner;
+}
+
+static uint32_t bt_flatten_direct(TSTree *t, const TSLanguage *lang, const uint8_t *named, uint32_t nsyms, bt_node *out, uint32_t cap) {
+	const bt_language *l = (const bt_language *)lang;
+	TSNode rn = ts_tree_root_node(t);
+	bool errors = ts_node_has_error(rn);
+	bt_subtree root = *(const bt_subtree *)rn.id;
+	if (cap == 0) return 0;
+	TSSymbol rsym = bt_public(l, bt_st_symbol(root));
+	out[0].start = ts_node_start_byte(rn);
+	out[0].end = out[0].start + bt_st_size(root);
+	out[0].sym = rsym;
+	out[0].flags = bt_node_flags(l, root, 0, rsym, named, nsyms, errors);
+	out[0].field = 0;
+	out[0].last = 1;
+	uint32_t n = 1;
+	if (bt_st_child_count(root) == 0) return n;
+	uint32_t scap = 64, depth = 0;
+	bt_frame *stack = malloc(scap * sizeof(bt_frame));
+	if (stack == NULL) bt_oom(scap * sizeof(bt_frame));
+	bt_push(&stack, &scap, depth++, l, root, out[0].start, 0, 0);
+	while (depth > 0) {
+		bt_frame *f = &stack[depth - 1];
+		if (f->i == f->count) {
+			if (f->owner != UINT32_MAX) out[f->owner].last = n;
+			depth--;
+			continue;
+		}
+		bt_subtree c = f->kids[f->i];
+		uint32_t start = f->pos;
+		bool extra = bt_st_extra(c);
+		uint32_t k = f->structural;
+		f->i++;
+		f->pos = start + bt_st_size(c);
+		if (f->i < f->count) f->pos += bt_st_padding(f->kids[f->i]);
+		// A node's alias and field come from its parent's production by
+		// its index among the parent's non-extra children; a node with no
+		// field of its own takes the one of the hidden nodes it was found
+		// through.
+		TSSymbol alias = 0;
+		uint16_t field = 0;
+		if (!extra) {
+			f->structural++;
+			if (f->aliases) alias = f->aliases[k];
+			for (const bt_field_entry *e = f->fm; e < f->fm_end; e++) {
+				if (!e->inherited && e->child_index == k) {
+					field = e->field_id;
+					break;
+				}
+			}
+			if (field == 0) field = f->inherit;
+		}
+		uint32_t kids = bt_st_child_count(c);
+		if (bt_st_visible(c) || alias) {
+			if (n >= cap) break;
+			TSSymbol sym = bt_public(l, alias ? alias : bt_st_symbol(c));
+			bt_node *r = &out[n];
+			r->start = start;
+			r->end = start + bt_st_size(c);
+			r->sym = sym;
+			r->flags = bt_node_flags(l, c, alias, sym, named, nsyms, errors);
+			r->field = field < 255 ? (uint8_t)field : 255;
+			r->last = n + 1;
+			if (kids > 0) {
+				bt_push(&stack, &scap, depth++, l, c, start, 0, n);
+			}
+			n++;
+		} else if (kids > 0 && c.ptr->visible_child_count > 0) {
+			bt_push(&stack, &scap, depth++, l, c, start, field, UINT32_MAX);
+		}
+	}
+	// Close anything left open if cap was too small (should not happen).
+	while (depth > 0) {
+		bt_frame *f = &stack[--depth];
+		if (f->owner != UINT32_MAX) out[f->owner].last = n;
+	}
+	free(stack);
 	return n;
 }
 
@@ -567,8 +849,31 @@ func (p *parser) parse(ctx context.Context, lang *grammar, src []byte, buf []nod
 		}
 		out = buf[:int(count)]
 	}
-	n := C.bt_flatten(t, (*C.uint8_t)(unsafe.Pointer(&lang.named[0])), C.uint32_t(len(lang.named)), (*C.bt_node)(unsafe.Pointer(&out[0])), count)
+	n := C.bt_flatten_direct(t, lang.ts, (*C.uint8_t)(unsafe.Pointer(&lang.named[0])), C.uint32_t(len(lang.named)), (*C.bt_node)(unsafe.Pointer(&out[0])), count)
 	return out[:int(n)], nil
+}
+
+// parseBothWays parses src and flattens the tree with the cursor and
+// without it, for the test that holds the two equal.
+func (p *parser) parseBothWays(lang *grammar, src []byte) (direct, cursor []node, err error) {
+	var count C.uint32_t
+	ptr := (*C.char)(unsafe.Pointer(&emptySource[0]))
+	if len(src) > 0 {
+		ptr = (*C.char)(unsafe.Pointer(&src[0]))
+	}
+	var tp *C.TSParser
+	t := C.bt_parse(p.pool, lang.ts, ptr, C.uint32_t(len(src)), parseTimeout, p.cancel, &count, &tp)
+	defer C.bt_release(p.pool, tp)
+	if t == nil {
+		return nil, nil, errParseFailed
+	}
+	named, nsyms := (*C.uint8_t)(unsafe.Pointer(&lang.named[0])), C.uint32_t(len(lang.named))
+	direct = make([]node, int(count))
+	n := C.bt_flatten_direct(t, lang.ts, named, nsyms, (*C.bt_node)(unsafe.Pointer(&direct[0])), count)
+	direct = direct[:int(n)]
+	cursor = make([]node, int(count))
+	n = C.bt_flatten(t, named, nsyms, (*C.bt_node)(unsafe.Pointer(&cursor[0])), count)
+	return direct, cursor[:int(n)], nil
 }
 
 var emptySource = []byte{0}
@@ -604,6 +909,9 @@ func cMemoryBytes() int64 { return int64(C.bt_mapped_bytes()) }
 
 // grammarAddr identifies a loaded grammar for the parse cache.
 func grammarAddr(l tsLanguage) uintptr { return uintptr(unsafe.Pointer(l)) }
+
+// tableHash hashes the grammar's tables as the public API shows them.
+func tableHash(l tsLanguage) uint64 { return uint64(C.bt_fingerprint(l)) }
 
 func languageVersion(l tsLanguage) int { return int(C.ts_language_version(l)) }
 

@@ -2,7 +2,6 @@ package astgrep
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 )
 
@@ -388,18 +387,126 @@ type capPair struct {
 	node    int
 }
 
-// qmatcher runs a compiled query over one tree.
+// qmatcher runs a compiled query over one tree. Matching allocates
+// little once warm: children lists live on kids, a stack (each match
+// call gives back what it took), and capture lists on caps, cleared
+// before each pattern is tried at a node (a list may outlive the call
+// that made it, as a quantifier's first match does).
 type qmatcher struct {
-	t *tree
+	t    *tree
+	stop bool // a visitor asked to stop: no more matches are emitted
+
+	kids   []int
+	caps   []capPair
+	hits   []*firstHit // firstOf's, one per nesting level
+	hitN   int
+	frames []*assignFrame // assign's, one per nesting level
+	frameN int
+
+	// matchNode's continuation, bound once.
+	emit    func(pattern int, caps []capPair)
+	pattern int
+	rootK   func([]capPair)
 }
 
+// maxArenaCaps bounds the capture lists one pattern at one node keeps on
+// the matcher's stack (a quantifier over a long run copies its list per
+// child); past it they go to the heap.
+const maxArenaCaps = 1 << 16
+
 func (m *qmatcher) children(i int) []int {
+	start := len(m.kids)
 	end := int(m.t.nodes[i].last)
-	var out []int
 	for c := i + 1; c < end; c = int(m.t.nodes[c].last) {
-		out = append(out, c)
+		m.kids = append(m.kids, c)
 	}
-	return out
+	return m.kids[start:len(m.kids):len(m.kids)]
+}
+
+// withCaps returns caps followed by a capture of node for each of ids.
+func (m *qmatcher) withCaps(caps []capPair, ids []int, node int) []capPair {
+	if len(ids) == 0 {
+		return caps
+	}
+	if len(m.caps)+len(caps)+len(ids) > maxArenaCaps {
+		out := make([]capPair, len(caps), len(caps)+len(ids))
+		copy(out, caps)
+		for _, id := range ids {
+			out = append(out, capPair{id, node})
+		}
+		return out
+	}
+	start := len(m.caps)
+	m.caps = append(m.caps, caps...)
+	for _, id := range ids {
+		m.caps = append(m.caps, capPair{id, node})
+	}
+	return m.caps[start:len(m.caps):len(m.caps)]
+}
+
+// assignFrame is assign's continuation for a child matched at position
+// at: go on with the next child pattern after it. Frames are kept on the
+// matcher, one per nesting level, their continuations bound once.
+type assignFrame struct {
+	m    *qmatcher
+	q    *qnode
+	kids []int
+	ci   int
+	at   int
+	k    func([]capPair)
+	fn   func([]capPair) // cont, bound once
+}
+
+func (f *assignFrame) cont(c []capPair) {
+	f.m.assign(f.q, f.kids, f.ci+1, f.at+1, f.at, c, f.k)
+}
+
+func (m *qmatcher) pushFrame(q *qnode, kids []int, ci int, k func([]capPair)) *assignFrame {
+	if m.frameN == len(m.frames) {
+		f := &assignFrame{m: m}
+		f.fn = f.cont
+		m.frames = append(m.frames, f)
+	}
+	f := m.frames[m.frameN]
+	m.frameN++
+	f.q, f.kids, f.ci, f.k = q, kids, ci, k
+	return f
+}
+
+func (m *qmatcher) popFrame() {
+	m.frameN--
+	f := m.frames[m.frameN]
+	f.q, f.kids, f.k = nil, nil, nil
+}
+
+// firstHit keeps the first match a firstOf call sees.
+type firstHit struct {
+	got []capPair
+	ok  bool
+	fn  func([]capPair) // take, bound once
+}
+
+func (h *firstHit) take(c []capPair) {
+	if !h.ok {
+		h.got, h.ok = c, true
+	}
+}
+
+// firstOf returns the captures of the first way node c matches q.
+func (m *qmatcher) firstOf(c int, q *qnode, caps []capPair) ([]capPair, bool) {
+	if m.hitN == len(m.hits) {
+		h := &firstHit{}
+		h.fn = h.take
+		m.hits = append(m.hits, h)
+	}
+	h := m.hits[m.hitN]
+	m.hitN++
+	h.got, h.ok = nil, false
+	m.match(c, q, caps, h.fn)
+	m.hitN--
+	got, ok := h.got, h.ok
+	h.got = nil
+	return got, ok
 }
 
 func (m *qmatcher) named(i int) bool { return m.t.nodes[i].flags&flagNamed != 0 }
@@ -450,10 +557,12 @@ func (m *qmatcher) eligible(c int, q *qnode) bool {
 // it matches.
 func (m *qmatcher) match(i int, q *qnode, caps []capPair, k func([]capPair)) {
 	if q.kind == qAlt {
+		kk := k
+		if len(q.captures) > 0 {
+			kk = func(c []capPair) { k(m.withCaps(c, q.captures, i)) }
+		}
 		for _, a := range q.alts {
-			m.match(i, a, caps, func(c []capPair) {
-				k(withCaps(c, q.captures, i))
-			})
+			m.match(i, a, caps, kk)
 		}
 		return
 	}
@@ -461,35 +570,26 @@ func (m *qmatcher) match(i int, q *qnode, caps []capPair, k func([]capPair)) {
 		return
 	}
 	if len(q.negFields) > 0 || len(q.children) > 0 {
+		mark := len(m.kids)
 		kids := m.children(i)
 		for _, f := range q.negFields {
 			for _, c := range kids {
 				if m.t.nodes[c].field == f {
+					m.kids = m.kids[:mark]
 					return
 				}
 			}
 		}
-		caps = withCaps(caps, q.captures, i)
+		caps = m.withCaps(caps, q.captures, i)
 		if len(q.children) == 0 {
 			k(caps)
-			return
+		} else {
+			m.assign(q, kids, 0, 0, -1, caps, k)
 		}
-		m.assign(q, kids, 0, 0, -1, caps, k)
+		m.kids = m.kids[:mark]
 		return
 	}
-	k(withCaps(caps, q.captures, i))
-}
-
-func withCaps(caps []capPair, ids []int, node int) []capPair {
-	if len(ids) == 0 {
-		return caps
-	}
-	out := make([]capPair, len(caps), len(caps)+len(ids))
-	copy(out, caps)
-	for _, id := range ids {
-		out = append(out, capPair{id, node})
-	}
-	return out
+	k(m.withCaps(caps, q.captures, i))
 }
 
 // cannot says, without allocating, that node i lacks a child some
@@ -564,25 +664,24 @@ func (m *qmatcher) assign(q *qnode, kids []int, ci, j, last int, caps []capPair,
 		return from, len(kids)
 	}
 	firstOf := func(p int, caps []capPair) ([]capPair, bool) {
-		var got []capPair
-		ok := false
-		m.match(kids[p], ch.n, caps, func(c []capPair) {
-			if !ok {
-				got, ok = c, true
-			}
-		})
-		return got, ok
+		return m.firstOf(kids[p], ch.n, caps)
 	}
 	switch ch.quant {
 	case 0:
 		lo, hi := positions(j)
+		var f *assignFrame
 		for p := lo; p < hi; p++ {
 			if !fits(p) {
 				continue
 			}
-			m.match(kids[p], ch.n, caps, func(c []capPair) {
-				m.assign(q, kids, ci+1, p+1, p, c, k)
-			})
+			if f == nil {
+				f = m.pushFrame(q, kids, ci, k)
+			}
+			f.at = p
+			m.match(kids[p], ch.n, caps, f.fn)
+		}
+		if f != nil {
+			m.popFrame()
 		}
 	case '?':
 		lo, hi := positions(j)
@@ -621,42 +720,58 @@ func (m *qmatcher) assign(q *qnode, kids []int, ci, j, last int, caps []capPair,
 	}
 }
 
-// runPatterns matches every pattern at every node, in tree order.
-// bySym lists, by symbol, the patterns whose root can be that symbol;
-// anyRoot those whose root can be anything.
-func runPatterns(t *tree, pats []qpattern, bySym [][]int, anyRoot []int, emit func(pattern int, caps []capPair)) {
-	m := &qmatcher{t: t}
-	var cands []int
-	for i := range t.nodes {
-		var byRoot []int
-		if s := int(t.nodes[i].sym); s < len(bySym) {
-			byRoot = bySym[s]
+// runPatterns matches every pattern at every node, in tree order, until
+// m.stop is set.
+func runPatterns(m *qmatcher, q *CaptureQuery, emit func(pattern int, caps []capPair)) {
+	for i := range m.t.nodes {
+		if m.stop {
+			return
 		}
-		if len(byRoot) == 0 && len(anyRoot) == 0 {
-			continue
-		}
-		cands = byRoot
-		if len(anyRoot) > 0 {
-			cands = append(append(cands[:0:0], byRoot...), anyRoot...)
-			sort.Ints(cands)
-		}
-		for _, pi := range cands {
-			m.match(i, pats[pi].root, nil, func(c []capPair) {
-				emit(pi, c)
-			})
-		}
+		matchNode(m, q, i, emit)
 	}
 }
 
-// rootSyms indexes patterns by the symbols their root can be; patterns
-// whose root can be anything go to anyRoot.
-func rootSyms(pats []qpattern, nsyms int) ([][]int, []int) {
-	by := make([][]int, nsyms)
-	var any []int
+// matchNode matches, at node i, the patterns of q whose root can be i's
+// symbol, in pattern order.
+func matchNode(m *qmatcher, q *CaptureQuery, i int, emit func(pattern int, caps []capPair)) {
+	cands := q.anyRoot
+	if s := int(m.t.nodes[i].sym); s < len(q.bySym) {
+		cands = q.bySym[s]
+	}
+	if len(cands) == 0 {
+		return
+	}
+	if m.rootK == nil {
+		m.rootK = func(c []capPair) {
+			if !m.stop {
+				m.emit(m.pattern, c)
+			}
+		}
+	}
+	m.emit = emit
+	for _, pi := range cands {
+		if m.stop {
+			return
+		}
+		m.pattern = pi
+		m.caps = m.caps[:0]
+		m.match(i, q.pats[pi].root, nil, m.rootK)
+	}
+}
+
+// rootSyms indexes patterns by the symbols their root can be: by[s]
+// lists, in pattern order, the patterns that can match a node of symbol s
+// (those whose root can be anything included); any lists the latter
+// alone, for symbols past the table (ERROR).
+func rootSyms(pats []qpattern, nsyms int) (by [][]int, any []int) {
+	by = make([][]int, nsyms)
 	for pi, p := range pats {
 		syms, ok := rootSet(p.root)
 		if !ok {
 			any = append(any, pi)
+			for s := range by {
+				by[s] = append(by[s], pi)
+			}
 			continue
 		}
 		for _, s := range syms {

@@ -1,0 +1,749 @@
+package astgrep
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/builtin-tools/builtin-tools/internal/walk"
+	"github.com/builtin-tools/builtin-tools/pathguard"
+)
+
+// captureQueries are queries written for these tests, per language: every
+// construct the query language has (fields, negated fields, alternations,
+// quantifiers, anchors, wildcards at the root and inside, literal tokens,
+// ERROR, predicates).
+var captureQueries = map[string]string{
+	"go": `
+(function_declaration name: (identifier) @name body: (block . (_) @first (_)? @second)) @def
+(method_declaration receiver: (parameter_list (parameter_declaration type: [(type_identifier) @recv (pointer_type (type_identifier) @recv)])) name: (field_identifier) @name) @def
+(call_expression function: [(identifier) @callee (selector_expression operand: (_) @obj field: (field_identifier) @callee)] arguments: (argument_list (_)* @arg)) @call
+(short_var_declaration left: (expression_list (identifier)+ @lhs) right: (expression_list . (_) @rhs .)) @assign
+((identifier) @err (#eq? @err "err"))
+((identifier) @exported (#match? @exported "^[A-Z]") (#not-any-of? @exported "String" "Error"))
+(binary_expression left: (_) @l operator: ["==" "!="] right: (nil)) @nilcheck
+(if_statement !initializer condition: (_) @cond) @if
+(composite_literal type: (_) @t body: (literal_value (keyed_element)* @kv)) @lit
+(parameter_declaration name: (identifier) @p1 name: (identifier) @p2)
+(_ (comment) @doc . (function_declaration) @documented)
+(ERROR) @error
+(return_statement (expression_list . (identifier) @r1 . (_) @r2)) @ret
+`,
+	"python": `
+(function_definition name: (identifier) @name parameters: (parameters (identifier)* @param) body: (block . (expression_statement (string) @docstring)?)) @def
+(class_definition name: (identifier) @name superclasses: (argument_list (_)* @base)?) @class
+(call function: [(identifier) @callee (attribute object: (_) @obj attribute: (identifier) @callee)]) @call
+(assignment left: (_) @lhs right: (_) @rhs) @assign
+((identifier) @self (#eq? @self "self"))
+(import_from_statement module_name: (dotted_name) @module name: (dotted_name (identifier) @imported)) @import
+(_ "(" @open)
+(ERROR) @error
+`,
+	"javascript": `
+(function_declaration name: (identifier) @name parameters: (formal_parameters (_)* @param)) @def
+(call_expression function: [(identifier) @callee (member_expression object: (_) @obj property: (property_identifier) @callee)] arguments: (arguments . (_)? @first)) @call
+(variable_declarator name: (identifier) @var value: (_) @value) @decl
+(binary_expression left: (_) @l operator: "===" right: (_) @r) @eq
+((identifier) @req (#eq? @req "require"))
+(new_expression constructor: (_) @ctor) @new
+(ERROR) @error
+`,
+	"typescript": `
+(class_declaration name: (type_identifier) @name body: (class_body [(method_definition name: (property_identifier) @method) (public_field_definition name: (property_identifier) @field)]* )) @class
+(call_expression function: (member_expression object: (this) property: (property_identifier) @callee)) @selfcall
+(type_annotation (_) @type)
+(generic_type name: (type_identifier) @gen type_arguments: (type_arguments (_)+ @arg))
+(if_statement condition: (parenthesized_expression (binary_expression left: (_) @l right: (undefined)))) @undef
+(_ (comment)+ @comments . (_) @after)
+(ERROR) @error
+`,
+	"rust": `
+(function_item name: (identifier) @name parameters: (parameters (parameter pattern: (_) @pat type: (_) @type)*) return_type: (_)? @ret) @def
+(impl_item type: (_) @self body: (declaration_list (function_item name: (identifier) @method)*)) @impl
+(call_expression function: [(identifier) @callee (field_expression value: (_) @obj field: (field_identifier) @callee) (scoped_identifier path: (_) @path name: (identifier) @callee)]) @call
+(macro_invocation macro: (identifier) @macro (#any-of? @macro "println" "format" "vec")) @mac
+(let_declaration pattern: (_) @pat !type value: (_)? @value) @let
+(_ "?" @try)
+(ERROR) @error
+`,
+}
+
+// captureCorpus is what the capture tests run over, by language: the
+// cross-check fixtures and, for Go, a few packages of GOROOT/src.
+func captureCorpus(t *testing.T) map[string][]string {
+	t.Helper()
+	out := map[string][]string{}
+	for lang, dir := range fixtureDirs {
+		abs, err := filepath.Abs(filepath.Join("testdata", "crosscheck", dir))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[lang] = append(out[lang], abs)
+	}
+	src := filepath.Join(goroot(), "src")
+	for _, d := range []string{"go/ast", "go/parser", "net/url", "strings", "sort"} {
+		if _, err := os.Stat(filepath.Join(src, d)); err == nil {
+			out["go"] = append(out["go"], filepath.Join(src, d))
+		}
+	}
+	if len(out["go"]) == 0 {
+		t.Fatalf("no Go sources under %s", src)
+	}
+	return out
+}
+
+// graphQueries are the code graph's own query files, when this checkout
+// has them where they are today: more queries of the size real users run.
+func graphQueries(lang string) map[string]string {
+	out := map[string]string{}
+	paths, _ := filepath.Glob(filepath.Join("..", "graph", "languages", lang, "tags.scm"))
+	for _, p := range paths {
+		if b, err := os.ReadFile(p); err == nil {
+			out[p] = string(b)
+		}
+	}
+	return out
+}
+
+type captureCase struct {
+	name  string
+	query *CaptureQuery
+	files []CaptureFile
+	g     *pathguard.Guard
+}
+
+func captureCases(t *testing.T, e *Engine) []captureCase {
+	t.Helper()
+	var cases []captureCase
+	for lang, dirs := range captureCorpus(t) {
+		sources := map[string]string{"test query": captureQueries[lang]}
+		for name, src := range graphQueries(lang) {
+			sources[name] = src
+		}
+		for name, src := range sources {
+			q, err := e.CompileCaptureQuery(lang, src)
+			if err != nil {
+				t.Fatalf("%s %s: %v", lang, name, err)
+			}
+			for _, dir := range dirs {
+				g, err := pathguard.New(dir)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { g.Close() })
+				entries, err := walk.Files(context.Background(), g, dir, walk.Options{Want: func(n string) bool { return e.LanguageForFile(n) == lang }})
+				if err != nil {
+					t.Fatal(err)
+				}
+				c := captureCase{name: fmt.Sprintf("%s %s over %s", lang, name, filepath.Base(dir)), query: q, g: g}
+				for _, en := range entries {
+					c.files = append(c.files, CaptureFile{Path: en.Abs, Query: q, Info: en.Info})
+				}
+				if len(c.files) == 0 {
+					t.Fatalf("%s: no files", c.name)
+				}
+				cases = append(cases, c)
+			}
+		}
+	}
+	sort.Slice(cases, func(i, j int) bool { return cases[i].name < cases[j].name })
+	return cases
+}
+
+// matchKey is a match as text, for comparing runs.
+func matchKey(m *QueryMatch, rows bool) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "p%d", m.Pattern)
+	for _, c := range m.Captures {
+		fmt.Fprintf(&b, " %d@%d:%d-%d", c.Index, c.Node, c.Start, c.End)
+		if rows {
+			fmt.Fprintf(&b, "(%d.%d-%d)", c.StartRow, c.StartCol, c.EndRow)
+		}
+	}
+	return b.String()
+}
+
+// referenceMatches is the capture run as it was before the visitor API
+// (every match built, captures sorted with a stable sort, rows computed
+// for each), kept here to hold the new code to the old results.
+func referenceMatches(q *CaptureQuery, t *tree) []QueryMatch {
+	var out []QueryMatch
+	starts := lineStarts(t.src)
+	row := func(off int) int { return lineOf(starts, off) - 1 }
+	var anyRoot []int
+	for pi, p := range q.pats {
+		if _, ok := rootSet(p.root); !ok {
+			anyRoot = append(anyRoot, pi)
+		}
+	}
+	m := &refMatcher{t: t}
+	for i := range t.nodes {
+		var cands []int
+		for pi, p := range q.pats {
+			syms, ok := rootSet(p.root)
+			if ok && slices.Contains(syms, t.nodes[i].sym) {
+				cands = append(cands, pi)
+			}
+		}
+		cands = append(cands, anyRoot...)
+		sort.Ints(cands)
+		for _, pi := range cands {
+			m.match(i, q.pats[pi].root, nil, func(caps []capPair) {
+				qm := QueryMatch{Pattern: pi}
+				for _, c := range caps {
+					nd := &t.nodes[c.node]
+					sr := row(int(nd.start))
+					er := sr
+					if nd.end > nd.start {
+						er = row(int(nd.end) - 1)
+					}
+					qm.Captures = append(qm.Captures, QueryCapture{Index: c.capture, Node: int32(c.node), Start: int(nd.start), End: int(nd.end), StartRow: sr, StartCol: int(nd.start) - starts[sr], EndRow: er})
+				}
+				sort.SliceStable(qm.Captures, func(a, b int) bool { return qm.Captures[a].Start < qm.Captures[b].Start })
+				if q.holds(t.src, &qm) {
+					out = append(out, qm)
+				}
+			})
+		}
+	}
+	return out
+}
+
+// TestCaptureVisitorEqualsReference: Capture's matches, Each's visits and
+// MatchAt at every node, in preorder, give exactly the matches of the
+// capture run as it was before the visitor API, in the same order.
+func TestCaptureVisitorEqualsReference(t *testing.T) {
+	e := NewEngine(Options{CacheBytes: -1})
+	defer e.Close()
+	total := 0
+	for _, c := range captureCases(t, e) {
+		var mu sync.Mutex
+		got := map[string][]string{} // by path: Capture's matches
+		err := e.Capture(context.Background(), c.g, c.files, func(r *CaptureResult) {
+			if r.Err != nil {
+				t.Errorf("%s: %s: %v", c.name, r.File.Path, r.Err)
+				return
+			}
+			var keys []string
+			for i := range r.Matches {
+				keys = append(keys, matchKey(&r.Matches[i], true))
+			}
+			mu.Lock()
+			got[r.File.Path] = keys
+			mu.Unlock()
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		err = e.CaptureTrees(context.Background(), c.g, c.files, func(r *CaptureResult) {
+			if r.Matches != nil {
+				t.Errorf("%s: CaptureTrees filled Matches", c.name)
+			}
+			x := r.Tree
+			var want, each, at []string
+			for _, m := range referenceMatches(c.query, x.t) {
+				want = append(want, matchKey(&m, true))
+			}
+			c.query.Each(x, func(m *QueryMatch) bool {
+				for _, cp := range m.Captures {
+					if cp.StartRow != -1 || cp.EndRow != -1 || cp.StartCol != -1 {
+						t.Fatalf("%s: Each filled rows", c.name)
+					}
+					if s, e := x.Span(cp.Node); s != cp.Start || e != cp.End {
+						t.Fatalf("%s: capture node %d spans %d-%d, the capture %d-%d", c.name, cp.Node, s, e, cp.Start, cp.End)
+					}
+				}
+				each = append(each, matchKey(withRows(x, m), true))
+				return true
+			})
+			for n := range int32(x.Len()) {
+				x.MatchAt(n, c.query, func(m *QueryMatch) bool {
+					at = append(at, matchKey(withRows(x, m), true))
+					return true
+				})
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			n += len(want)
+			if !slices.Equal(got[r.File.Path], want) {
+				t.Errorf("%s: %s: Capture gave %d matches, the reference %d; first difference %s", c.name, r.File.Path, len(got[r.File.Path]), len(want), firstDiff(got[r.File.Path], want))
+			}
+			if !slices.Equal(each, want) {
+				t.Errorf("%s: %s: Each gave %d matches, the reference %d; first difference %s", c.name, r.File.Path, len(each), len(want), firstDiff(each, want))
+			}
+			if !slices.Equal(at, want) {
+				t.Errorf("%s: %s: MatchAt at every node gave %d matches, the full run %d; first difference %s", c.name, r.File.Path, len(at), len(want), firstDiff(at, want))
+			}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			t.Errorf("%s: no matches; the query should say something about the corpus", c.name)
+		}
+		total += n
+		t.Logf("%-60s %5d files %7d matches", c.name, len(c.files), n)
+	}
+	if total == 0 {
+		t.Fatal("no matches at all")
+	}
+}
+
+// withRows copies a visited match with its rows, as Capture fills them.
+func withRows(x *Tree, m *QueryMatch) *QueryMatch {
+	out := &QueryMatch{Pattern: m.Pattern}
+	for _, c := range m.Captures {
+		c.StartRow, c.StartCol, c.EndRow = x.Row(c.Start), x.Col(c.Start), x.Row(endOffset(c.Start, c.End))
+		out.Captures = append(out.Captures, c)
+	}
+	return out
+}
+
+func firstDiff(a, b []string) string {
+	for i := range max(len(a), len(b)) {
+		var x, y string
+		if i < len(a) {
+			x = a[i]
+		}
+		if i < len(b) {
+			y = b[i]
+		}
+		if x != y {
+			return fmt.Sprintf("at %d: %q vs %q", i, x, y)
+		}
+	}
+	return "none"
+}
+
+// A visitor can stop a run, and MatchAt can run inside a visit (the
+// extractor reads a type's shape while it reads the match naming it)
+// without disturbing the match being visited.
+func TestCaptureVisitorStopsAndNests(t *testing.T) {
+	e := NewEngine(Options{})
+	defer e.Close()
+	q, err := e.CompileCaptureQuery("go", `(function_declaration name: (identifier) @name result: (_) @result) @def`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shapes, err := e.CompileCaptureQuery("go", `
+(pointer_type (_) @elem) @pointer
+(qualified_type package: (package_identifier) @pkg name: (type_identifier) @name) @qualified
+(slice_type element: (_) @elem) @slice
+(type_identifier) @name`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := []byte("package p\n\nfunc A() *x.T { return nil }\nfunc B() []int { return nil }\nfunc C() y.U { return y.U{} }\n")
+	r, err := e.CaptureSnippet(context.Background(), q, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Matches) != 3 || r.Errors != 0 || r.File.Path != SnippetFile {
+		t.Fatalf("snippet: %d matches, %d errors, file %q", len(r.Matches), r.Errors, r.File.Path)
+	}
+	x := r.Tree
+	var shown []string
+	var shape func(n int32) string
+	shape = func(n int32) string {
+		out := ""
+		x.MatchAt(n, shapes, func(m *QueryMatch) bool {
+			var parts []string
+			for _, c := range m.Captures[1:] {
+				if x.Leaf(c.Node) {
+					parts = append(parts, string(x.Text(c.Node)))
+				} else {
+					parts = append(parts, shape(c.Node))
+				}
+			}
+			out = shapes.Names[m.Captures[0].Index] + "(" + strings.Join(parts, ",") + ")"
+			if len(m.Captures) == 1 {
+				out = shapes.Names[m.Captures[0].Index] + "=" + string(x.Text(n))
+			}
+			return false // the first pattern wins
+		})
+		return out
+	}
+	visits := 0
+	q.Each(x, func(m *QueryMatch) bool {
+		visits++
+		before := matchKey(m, false)
+		res := m.Captures[2]
+		shown = append(shown, fmt.Sprintf("%s %s line %d", x.Text(m.Captures[1].Node), shape(res.Node), x.Row(res.Start)+1))
+		if after := matchKey(m, false); after != before {
+			t.Errorf("MatchAt inside a visit changed the match visited: %s became %s", before, after)
+		}
+		return visits < 2
+	})
+	want := []string{"A pointer(qualified(x,T)) line 3", "B slice(int) line 4"}
+	if !slices.Equal(shown, want) {
+		t.Errorf("got %q, want %q (the visit stops after two)", shown, want)
+	}
+	if k := x.Kind(0); k != "source_file" {
+		t.Errorf("root kind %q", k)
+	}
+	if !x.Named(0) || x.Leaf(0) {
+		t.Errorf("root: named %v leaf %v", x.Named(0), x.Leaf(0))
+	}
+
+	// A query of another grammar is refused loudly, not run on the wrong
+	// symbols.
+	py, err := e.CompileCaptureQuery("python", `(identifier) @x`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Error("a Python query over a Go tree did not panic")
+			}
+		}()
+		py.Each(x, func(*QueryMatch) bool { return true })
+	}()
+}
+
+// CaptureSnippet gives what Capture gives for the same bytes in a file.
+func TestCaptureSnippetEqualsFile(t *testing.T) {
+	e := NewEngine(Options{CacheBytes: -1})
+	defer e.Close()
+	q, err := e.CompileCaptureQuery("go", captureQueries["go"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(goroot(), "src", "strings", "strings.go")
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Skip(err)
+	}
+	g, err := pathguard.New(filepath.Dir(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	var fromFile []string
+	err = e.Capture(context.Background(), g, []CaptureFile{{Path: path, Query: q}}, func(r *CaptureResult) {
+		for i := range r.Matches {
+			fromFile = append(fromFile, matchKey(&r.Matches[i], true))
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := e.CaptureSnippet(context.Background(), q, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fromSnippet []string
+	for i := range r.Matches {
+		fromSnippet = append(fromSnippet, matchKey(&r.Matches[i], true))
+	}
+	if len(fromFile) == 0 || !slices.Equal(fromFile, fromSnippet) {
+		t.Errorf("file %d matches, snippet %d; first difference %s", len(fromFile), len(fromSnippet), firstDiff(fromFile, fromSnippet))
+	}
+	// The snippet's tree is its own: valid after the call.
+	if r.Tree.Kind(0) != "source_file" || r.Tree.Len() < 1000 {
+		t.Errorf("snippet tree: root %q, %d nodes", r.Tree.Kind(0), r.Tree.Len())
+	}
+}
+
+// A grammar's fingerprint is the same in every engine that loads the same
+// grammar, and differs between grammars and between library files.
+func TestGrammarFingerprint(t *testing.T) {
+	so := dartGrammar(t)
+	dirs := []string{t.TempDir(), t.TempDir(), t.TempDir()}
+	data, err := os.ReadFile(so)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, d := range dirs {
+		b := data
+		if i == 2 {
+			// The same code with bytes appended: another build as far as
+			// a store key is concerned.
+			b = append(slices.Clone(data), "another build"...)
+		}
+		if err := os.WriteFile(filepath.Join(d, "libtree-sitter-dart.so"), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	print := func(e *Engine, lang string) string {
+		t.Helper()
+		f, err := e.GrammarFingerprint(lang)
+		if err != nil {
+			t.Fatalf("%s: %v", lang, err)
+		}
+		if len(f) != 32 {
+			t.Fatalf("%s: fingerprint %q", lang, f)
+		}
+		return f
+	}
+	var e [3]*Engine
+	for i, d := range dirs {
+		e[i] = NewEngine(Options{GrammarDirs: []string{d}})
+		defer e[i].Close()
+	}
+	seen := map[string]string{}
+	for _, lang := range []string{"go", "python", "javascript", "typescript", "tsx", "rust", "c", "cpp", "dart"} {
+		f := print(e[0], lang)
+		if other, ok := seen[f]; ok {
+			t.Errorf("%s and %s share fingerprint %s", lang, other, f)
+		}
+		seen[f] = lang
+		if g := print(e[1], lang); g != f {
+			t.Errorf("%s: two engines, two fingerprints: %s, %s", lang, f, g)
+		}
+		if print(e[0], lang) != f {
+			t.Errorf("%s: asked twice, two fingerprints", lang)
+		}
+	}
+	if print(e[0], "golang") != print(e[0], "go") {
+		t.Error("an alias has another fingerprint than its id")
+	}
+	if print(e[2], "dart") == print(e[0], "dart") {
+		t.Error("two different library files share a fingerprint")
+	}
+	if _, err := e[0].GrammarFingerprint("cobol"); err == nil {
+		t.Error("an unknown language has a fingerprint")
+	}
+}
+
+// refMatcher is the capture query matcher as it was before its
+// allocations were taken out, kept as the reference the matcher is held
+// to.
+type refMatcher struct {
+	t *tree
+}
+
+func (m *refMatcher) children(i int) []int {
+	end := int(m.t.nodes[i].last)
+	var out []int
+	for c := i + 1; c < end; c = int(m.t.nodes[c].last) {
+		out = append(out, c)
+	}
+	return out
+}
+
+func (m *refMatcher) named(i int) bool { return m.t.nodes[i].flags&flagNamed != 0 }
+
+// kindOK says whether node i is of q's kind (alternations aside).
+func (m *refMatcher) kindOK(i int, q *qnode) bool {
+	nd := &m.t.nodes[i]
+	switch q.kind {
+	case qAny:
+		return true
+	case qNamed:
+		return nd.flags&flagNamed != 0
+	case qErr:
+		return nd.flags&flagError != 0
+	case qLit:
+		if nd.flags&flagNamed != 0 {
+			return false
+		}
+		fallthrough
+	case qType:
+		for _, s := range q.syms {
+			if s == nd.sym {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// eligible says whether child c may be matched by pattern q: types and
+// (_) match named children only.
+func (m *refMatcher) eligible(c int, q *qnode) bool {
+	switch q.kind {
+	case qAny, qLit:
+		return true
+	case qAlt:
+		for _, a := range q.alts {
+			if m.eligible(c, a) {
+				return true
+			}
+		}
+		return false
+	}
+	return m.named(c)
+}
+
+// match tries node i against q and calls k with the captures of each way
+// it matches.
+func (m *refMatcher) match(i int, q *qnode, caps []capPair, k func([]capPair)) {
+	if q.kind == qAlt {
+		for _, a := range q.alts {
+			m.match(i, a, caps, func(c []capPair) {
+				k(refWithCaps(c, q.captures, i))
+			})
+		}
+		return
+	}
+	if !m.kindOK(i, q) || m.cannot(i, q) {
+		return
+	}
+	if len(q.negFields) > 0 || len(q.children) > 0 {
+		kids := m.children(i)
+		for _, f := range q.negFields {
+			for _, c := range kids {
+				if m.t.nodes[c].field == f {
+					return
+				}
+			}
+		}
+		caps = refWithCaps(caps, q.captures, i)
+		if len(q.children) == 0 {
+			k(caps)
+			return
+		}
+		m.assign(q, kids, 0, 0, -1, caps, k)
+		return
+	}
+	k(refWithCaps(caps, q.captures, i))
+}
+
+func refWithCaps(caps []capPair, ids []int, node int) []capPair {
+	if len(ids) == 0 {
+		return caps
+	}
+	out := make([]capPair, len(caps), len(caps)+len(ids))
+	copy(out, caps)
+	for _, id := range ids {
+		out = append(out, capPair{id, node})
+	}
+	return out
+}
+
+// cannot says, without allocating, that node i lacks a child some
+// required child pattern of q needs (one of the right field and kind):
+// most candidate patterns fail this way, before any matching work.
+func (m *refMatcher) cannot(i int, q *qnode) bool {
+	end := int(m.t.nodes[i].last)
+	for _, ch := range q.children {
+		if ch.quant == '?' || ch.quant == '*' {
+			continue
+		}
+		found := false
+		for c := i + 1; c < end && !found; c = int(m.t.nodes[c].last) {
+			if ch.field != 0 && m.t.nodes[c].field != ch.field {
+				continue
+			}
+			found = m.eligible(c, ch.n) && m.shallowOK(c, ch.n)
+		}
+		if !found {
+			return true
+		}
+	}
+	return false
+}
+
+// shallowOK is kindOK looking into alternations.
+func (m *refMatcher) shallowOK(c int, q *qnode) bool {
+	if q.kind != qAlt {
+		return m.kindOK(c, q)
+	}
+	for _, a := range q.alts {
+		if m.shallowOK(c, a) {
+			return true
+		}
+	}
+	return false
+}
+
+// nextNamed returns the position of the first named child at or after j.
+func (m *refMatcher) nextNamed(kids []int, j int) int {
+	for j < len(kids) && !m.named(kids[j]) {
+		j++
+	}
+	return j
+}
+
+// assign matches q's children from ci on against kids from j on; last is
+// the position of the previous child matched (-1 before any).
+func (m *refMatcher) assign(q *qnode, kids []int, ci, j, last int, caps []capPair, k func([]capPair)) {
+	if ci == len(q.children) {
+		if q.anchorLast && last >= 0 && m.nextNamed(kids, last+1) < len(kids) {
+			return
+		}
+		k(caps)
+		return
+	}
+	ch := q.children[ci]
+	fits := func(p int) bool {
+		c := kids[p]
+		if ch.field != 0 && m.t.nodes[c].field != ch.field {
+			return false
+		}
+		return m.eligible(c, ch.n)
+	}
+	// The positions this child may take: any from j, or, anchored, only
+	// the next named child.
+	positions := func(from int) (int, int) {
+		if ch.anchorBefore {
+			p := m.nextNamed(kids, from)
+			return p, min(p+1, len(kids))
+		}
+		return from, len(kids)
+	}
+	firstOf := func(p int, caps []capPair) ([]capPair, bool) {
+		var got []capPair
+		ok := false
+		m.match(kids[p], ch.n, caps, func(c []capPair) {
+			if !ok {
+				got, ok = c, true
+			}
+		})
+		return got, ok
+	}
+	switch ch.quant {
+	case 0:
+		lo, hi := positions(j)
+		for p := lo; p < hi; p++ {
+			if !fits(p) {
+				continue
+			}
+			m.match(kids[p], ch.n, caps, func(c []capPair) {
+				m.assign(q, kids, ci+1, p+1, p, c, k)
+			})
+		}
+	case '?':
+		lo, hi := positions(j)
+		for p := lo; p < hi; p++ {
+			if fits(p) {
+				if c, ok := firstOf(p, caps); ok {
+					m.assign(q, kids, ci+1, p+1, p, c, k)
+					return
+				}
+			}
+		}
+		m.assign(q, kids, ci+1, j, last, caps, k)
+	default: // * and +
+		n := 0
+		p := j
+		lastHit := last
+		for p < len(kids) {
+			if fits(p) {
+				if c, ok := firstOf(p, caps); ok {
+					caps, lastHit = c, p
+					n++
+				} else if n > 0 {
+					break
+				}
+			}
+			p++
+		}
+		if ch.quant == '+' && n == 0 {
+			return
+		}
+		next := j
+		if n > 0 {
+			next = lastHit + 1
+		}
+		m.assign(q, kids, ci+1, next, lastHit, caps, k)
+	}
+}
