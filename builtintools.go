@@ -107,19 +107,13 @@ type Options struct {
 	// ClientProtocol is the MCP revision Run.Client negotiates (see
 	// registry.Config).
 	ClientProtocol string
-	// Vibe is Settings["vibe"].
-	//
-	// Deprecated: set Settings["vibe"]; kept until the vibe tools' tests
-	// move to it.
-	Vibe vibetool.Config
 }
 
 // NewRun makes a run over opts.Root with the module's families opened as
 // opts allow. Close the run to stop everything it started.
 func NewRun(opts Options) (*registry.Run, error) {
 	settings := map[string]any{
-		askuser.Key.Name():  askuser.Config{Port: opts.Ask, Timeout: opts.AskTimeout},
-		vibetool.Key.Name(): opts.Vibe,
+		askuser.Key.Name(): askuser.Config{Port: opts.Ask, Timeout: opts.AskTimeout},
 	}
 	for k, v := range opts.Settings {
 		settings[k] = v

@@ -362,8 +362,7 @@ func describe(b *strings.Builder, in vibe.Info, full bool, room int) {
 // resultRoom is how many characters of result each of n workers' answers
 // may show within the call's output budget, after what else they say.
 func resultRoom(c *registry.Call, n int) int {
-	n = max(n, 1)
-	return max(c.Budget().Reserve(400).Chars()/n-1500, 200)
+	return max(c.Budget().Reserve(400).Split(n).Reserve(1500).Chars(), 200)
 }
 
 // gate is what a call passes on to the worker it starts: its mode and the

@@ -28,7 +28,7 @@ func gatedRun(t *testing.T, root, policy string, commands map[string]string) *re
 		t.Fatal(err)
 	}
 	r, err := builtintools.NewRun(builtintools.Options{Root: root, Policy: pol, Without: []string{"lsp", "code_graph"},
-		Vibe: vibetool.Config{On: true, Commands: commands, StateDir: t.TempDir()}})
+		Settings: map[string]any{"vibe": vibetool.Config{On: true, Commands: commands, StateDir: t.TempDir()}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +125,7 @@ func TestPlanWorkerCannotWriteTheRoot(t *testing.T) {
 		t.Errorf("{mode} and {approve} were not put in the command line")
 	}
 	// In normal mode the worker's gate is the run's policy: denied here.
-	out, _ = callAs(t, r, tiers.Normal, "vibe_spawn", map[string]any{"brief": "pwned.txt", "label": "n"})
+	callAs(t, r, tiers.Normal, "vibe_spawn", map[string]any{"brief": "pwned.txt", "label": "n"})
 	out, _ = callAs(t, r, tiers.Normal, "vibe_wait", map[string]any{"worker_ids": []string{"w3"}})
 	if !strings.Contains(out, "deny") || !strings.Contains(out, "mode normal") {
 		t.Fatalf("normal mode under write=deny:\n%s", out)

@@ -26,7 +26,7 @@ func TestMergeTool(t *testing.T) {
 	}
 	script, _ := filepath.Abs("../testdata/worker.sh")
 	r, err := builtintools.NewRun(builtintools.Options{Root: root, Without: []string{"lsp", "code_graph"},
-		Vibe: vibetool.Config{On: true, Commands: map[string]string{"fast": script, "fast@plan": script}, StateDir: t.TempDir()}})
+		Settings: map[string]any{"vibe": vibetool.Config{On: true, Commands: map[string]string{"fast": script, "fast@plan": script}, StateDir: t.TempDir()}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -223,7 +223,7 @@ func TestCloseLogsWhatItKept(t *testing.T) {
 	root := gitInit(t)
 	script, _ := filepath.Abs("../testdata/worker.sh")
 	r, err := builtintools.NewRun(builtintools.Options{Root: root, Without: []string{"lsp", "code_graph"},
-		Vibe: vibetool.Config{On: true, Commands: map[string]string{"fast": script}, StateDir: t.TempDir()}})
+		Settings: map[string]any{"vibe": vibetool.Config{On: true, Commands: map[string]string{"fast": script}, StateDir: t.TempDir()}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,6 +241,7 @@ func TestCloseLogsWhatItKept(t *testing.T) {
 	})
 	req := mcp.SetLevelRequest{}
 	req.Params.Level = mcp.LoggingLevelInfo
+	//lint:ignore SA1019 the run still serves clients of revisions with logging
 	if err := c.SetLevel(context.Background(), req); err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,7 @@ import (
 func TestTimeoutsBound(t *testing.T) {
 	script, _ := filepath.Abs("../testdata/worker.sh")
 	r, err := builtintools.NewRun(builtintools.Options{Root: t.TempDir(), Without: []string{"lsp", "code_graph"},
-		Vibe: vibetool.Config{On: true, Commands: map[string]string{"fast": script}, StateDir: t.TempDir(), Timeout: time.Second}})
+		Settings: map[string]any{"vibe": vibetool.Config{On: true, Commands: map[string]string{"fast": script}, StateDir: t.TempDir(), Timeout: time.Second}}})
 	if err != nil {
 		t.Fatal(err)
 	}

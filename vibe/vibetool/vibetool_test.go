@@ -20,7 +20,7 @@ func newRun(t *testing.T, on bool) *registry.Run {
 	t.Helper()
 	script, _ := filepath.Abs("../testdata/worker.sh")
 	r, err := builtintools.NewRun(builtintools.Options{Root: t.TempDir(), Without: []string{"lsp", "code_graph"},
-		Vibe: vibetool.Config{On: on, Commands: map[string]string{"fast": script, "good": script + " --good"}, MaxRunning: 2, StateDir: t.TempDir()}})
+		Settings: map[string]any{"vibe": vibetool.Config{On: on, Commands: map[string]string{"fast": script, "good": script + " --good"}, MaxRunning: 2, StateDir: t.TempDir()}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +106,7 @@ func TestBadInputAndVibeOff(t *testing.T) {
 		t.Fatalf("vibe off: %v %s", isErr, out)
 	}
 	bad, err := builtintools.NewRun(builtintools.Options{Root: t.TempDir(), Without: []string{"lsp", "code_graph"},
-		Vibe: vibetool.Config{On: true, Commands: map[string]string{"fast": "no-such-agent-cli -p"}, StateDir: t.TempDir()}})
+		Settings: map[string]any{"vibe": vibetool.Config{On: true, Commands: map[string]string{"fast": "no-such-agent-cli -p"}, StateDir: t.TempDir()}}})
 	if err != nil {
 		t.Fatal(err)
 	}
