@@ -101,8 +101,9 @@ type Language struct {
 	rule     ImportRule // Imports, made with its data from language.json
 	shapes   *Shapes    // shapes.scm and its keys, nil without one
 	query    *astgrep.CaptureQuery
-	source   string // language.json and tags.scm, for the snapshot key
-	roles    []role // by capture index; capture -1 for captures that name no role
+	source   string   // language.json and tags.scm, for the snapshot key
+	fp       [32]byte // fingerprint: what shapes its records besides the bytes; zero: not keyed
+	roles    []role   // by capture index; capture -1 for captures that name no role
 	capName  int
 	capRecv  int
 	capCont  int
@@ -263,6 +264,11 @@ func Load(e *astgrep.Engine, dirs ...string) (*Set, error) {
 		l := s.byID[id]
 		l.Index = i
 		s.list = append(s.list, l)
+		// A grammar with no fingerprint leaves the language's records
+		// out of the store: nothing would tell its versions apart.
+		if g, err := e.GrammarFingerprint(l.Grammar); err == nil {
+			l.fp = l.fingerprint(g)
+		}
 		fmt.Fprintf(h, "%s\x00%s\x00", id, l.source)
 	}
 	s.hash = hex.EncodeToString(h.Sum(nil))

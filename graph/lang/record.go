@@ -31,8 +31,8 @@ type Record struct {
 	Errors  int   // ERROR and MISSING nodes
 	ErrorAt []int // their first lines (1-based)
 	// DefOrder and RefOrder are Defs and Refs sorted by name.
-	DefOrder []int32
-	RefOrder []int32
+	DefOrder []int32 `codec:"index=Defs"`
+	RefOrder []int32 `codec:"index=Refs"`
 }
 
 // Empty is a record with nothing in it: a file known to exist, not read.
@@ -48,10 +48,10 @@ type Def struct {
 	// Type is what the source declares for it: a function's result type,
 	// as written (@type in its pattern), or "".
 	Type    string
-	Line    int32 // 1-based
+	Line    int32 `codec:"delta"` // 1-based
 	EndLine int32
 	Col     int32 // 1-based, in bytes, of the name
-	Start   int32 // byte range of the whole definition
+	Start   int32 `codec:"delta"` // byte range of the whole definition
 	End     int32
 	NameAt  int32
 	// Local: inside a function, a block or a value, so not a name of its
@@ -97,30 +97,30 @@ var RefKindNames = [...]string{RefCall: "call", RefType: "type", RefValue: "valu
 // Ref is one reference by name. Its strings are indexes into its record's
 // table (Record.Strs), so a record's references hold no pointers.
 type Ref struct {
-	Name uint32
-	Recv uint32 // the text before the name (pkg in pkg.F(), x.y in x.y.M())
+	Name uint32 `codec:"index=Strs"`
+	Recv uint32 `codec:"index=Strs"` // the text before the name (pkg in pkg.F(), x.y in x.y.M())
 	Kind uint8
-	Line int32
+	Line int32 `codec:"delta"`
 	Col  int32
-	Encl int32 // index in the record's Defs of the definition it is in, or -1
-	At   int32
+	Encl int32 `codec:"index=Defs,none=-1"` // index in the record's Defs of the definition it is in, or -1
+	At   int32 `codec:"delta"`
 }
 
 // Local is a name bound inside a definition (a parameter, a variable):
 // a receiver or call with that name after it is not a package or a
 // type.
 type Local struct {
-	Name uint32 // in the record's table
-	Encl int32  // the enclosing definition's index in Defs
+	Name uint32 `codec:"index=Strs"`         // in the record's table
+	Encl int32  `codec:"index=Defs,none=-1"` // the enclosing definition's index in Defs
 	At   int32
 	End  int32 // the end of the innermost @local.scope around it (a block, a closure), or -1: the whole definition
 	// Type is its declared type as written (How TypeDeclared, TypeParam,
 	// TypeNew), the callee whose result it holds (TypeCall) or the
 	// expression whose element it is (TypeElem); How is TypeNone when the
 	// source says nothing.
-	Type     uint32
+	Type     uint32 `codec:"index=Strs"`
 	How      uint8
-	conflict bool // (while extracting) two patterns gave it different types
+	conflict bool `codec:"-"` // (while extracting) two patterns gave it different types
 	Line     int32
 }
 

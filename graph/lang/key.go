@@ -1,0 +1,152 @@
+package lang
+
+import (
+	"crypto/sha256"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strconv"
+)
+
+// extractVersion is raised when what extraction reads from outside this
+// package changes its output (astgrep's capture order, its rows): the
+// package's own sources are hashed (extractorHash) and need no bump.
+const extractVersion = 1
+
+// The sources that turn captures into a record: any change to them makes
+// every record key another, so a record is never read by code that would
+// extract it differently.
+//
+//go:embed doctypes.go extract.go language.go record.go typetext.go variants.go vocab.go
+var extractorSources embed.FS
+
+// extractorHash is the SHA-256 of extractorSources, in name order.
+var extractorHash = func() [32]byte {
+	h := sha256.New()
+	entries, _ := fs.ReadDir(extractorSources, ".")
+	for _, e := range entries {
+		b, _ := fs.ReadFile(extractorSources, e.Name())
+		fmt.Fprintf(h, "%s\x00%d\x00", e.Name(), len(b))
+		h.Write(b)
+	}
+	var k [32]byte
+	h.Sum(k[:0])
+	return k
+}()
+
+// fingerprint is the key of everything that shapes l's records besides a
+// file's bytes: its language.json (and those it extends), its query
+// files, its grammar (astgrep's fingerprint: the bundled module's version
+// and symbol table, or a run-time library's bytes), this package's
+// extraction sources and the record schema.
+func (l *Language) fingerprint(grammar string) [32]byte {
+	h := sha256.New()
+	h.Write([]byte("btgraph-lang\x00" + l.ID + "\x00"))
+	h.Write([]byte(strconv.Itoa(len(l.source)) + "\x00" + l.source))
+	h.Write([]byte("\x00" + grammar + "\x00" + SchemaHash + "\x00" + strconv.Itoa(extractVersion) + "\x00"))
+	h.Write(extractorHash[:])
+	var k [32]byte
+	h.Sum(k[:0])
+	return k
+}
+
+// Keyed says whether l's records can be kept by content (RecordKey): its
+// grammar gave a fingerprint.
+func (l *Language) Keyed() bool { return l.fp != [32]byte{} }
+
+// RecordKey names the record of a file of l whose bytes have the SHA-256
+// content: the same bytes with the same extraction give the same key, at
+// any path, in any root, on any machine.
+func (l *Language) RecordKey(content [32]byte) [32]byte {
+	h := sha256.New()
+	h.Write([]byte("btgraph-record\x00"))
+	h.Write(l.fp[:])
+	h.Write(content[:])
+	var k [32]byte
+	h.Sum(k[:0])
+	return k
+}
+
+// Fingerprint names the set: its languages' fingerprints, by id. A root's
+// manifest is kept per root and set.
+func (s *Set) Fingerprint() [32]byte {
+	h := sha256.New()
+	h.Write([]byte("btgraph-set\x00"))
+	for _, l := range s.list {
+		h.Write([]byte(l.ID + "\x00"))
+		h.Write(l.fp[:])
+	}
+	var k [32]byte
+	h.Sum(k[:0])
+	return k
+}
+
+// DecodeRecord reads a record AppendBinary wrote: decoded, checked (every
+// index inside its table) and its strings shared with the process's
+// others, as extraction shares them. Damaged bytes are an error, never a
+// panic.
+func DecodeRecord(b []byte) (*Record, error) {
+	r := &Record{}
+	if err := r.UnmarshalBinary(b); err != nil {
+		return nil, err
+	}
+	if err := r.Validate(); err != nil {
+		return nil, err
+	}
+	r.intern()
+	return r, nil
+}
+
+// check is what Validate checks beyond the fields' tags.
+func (r *Record) check() error {
+	switch {
+	case len(r.Strs) == 0 || r.Strs[0] != "":
+		return errors.New("the string table does not start with \"\"")
+	case r.Errors < 0 || r.Errors > 0 && len(r.ErrorAt) == 0:
+		return errors.New("syntax errors without their lines")
+	case len(r.DefOrder) != len(r.Defs) || len(r.RefOrder) != len(r.Refs):
+		return errors.New("an order of another length than its table")
+	}
+	for i := range r.Defs {
+		if int(r.Defs[i].How) >= len(HowText) {
+			return fmt.Errorf("definition %d typed in an unknown way", i)
+		}
+	}
+	for i := range r.Refs {
+		if int(r.Refs[i].Kind) >= len(RefKindNames) {
+			return fmt.Errorf("reference %d of an unknown kind", i)
+		}
+	}
+	for i := range r.Locals {
+		if int(r.Locals[i].How) >= len(HowText) {
+			return fmt.Errorf("local %d typed in an unknown way", i)
+		}
+	}
+	for i := range r.Fields {
+		if int(r.Fields[i].How) >= len(HowText) {
+			return fmt.Errorf("field %d typed in an unknown way", i)
+		}
+	}
+	return nil
+}
+
+// intern makes r's strings the process's shared copies.
+func (r *Record) intern() {
+	r.Package, r.Exports, r.Default, r.BuildLine = intern(r.Package), intern(r.Exports), intern(r.Default), intern(r.BuildLine)
+	for i := range r.Defs {
+		d := &r.Defs[i]
+		d.Name, d.Kind, d.Container, d.Scope, d.Self, d.Type = intern(d.Name), intern(d.Kind), intern(d.Container), intern(d.Scope), intern(d.Self), intern(d.Type)
+	}
+	for i := range r.Imports {
+		im := &r.Imports[i]
+		im.Module, im.Name, im.Local = intern(im.Module), intern(im.Name), intern(im.Local)
+	}
+	for i := range r.Fields {
+		fd := &r.Fields[i]
+		fd.Container, fd.Name, fd.Type = intern(fd.Container), intern(fd.Name), intern(fd.Type)
+	}
+	for i, s := range r.Strs {
+		r.Strs[i] = intern(s)
+	}
+}
