@@ -202,6 +202,12 @@ type CaptureFile struct {
 	Path  string // absolute, inside the guard's root
 	Query *CaptureQuery
 	Info  fs.FileInfo
+	// Want, when set, is called with the file's bytes and the info of the
+	// descriptor they were read through, after the read and before the
+	// parse (not for a tree the parse cache holds), from the worker: false leaves the file unparsed and fn is not called for it
+	// (the caller had what the parse would give, e.g. a record kept by
+	// content). src is valid only during the call.
+	Want func(src []byte, info fs.FileInfo) bool
 }
 
 // Capture reads, parses and queries files, Workers at a time (bounded by
@@ -302,6 +308,9 @@ func (e *Engine) captureOne(ctx context.Context, g *pathguard.Guard, gen uint64,
 		}
 		if res.Err != nil {
 			fn(res)
+			return
+		}
+		if f.Want != nil && !f.Want(src, res.Info) {
 			return
 		}
 		nodes, err := s.p.parse(ctx, q.lang.g, src, s.nodes, nil)

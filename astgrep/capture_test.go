@@ -3,6 +3,7 @@ package astgrep
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -449,6 +450,44 @@ func TestCaptureSnippetEqualsFile(t *testing.T) {
 	// The snippet's tree is its own: valid after the call.
 	if r.Tree.Kind(0) != "source_file" || r.Tree.Len() < 1000 {
 		t.Errorf("snippet tree: root %q, %d nodes", r.Tree.Kind(0), r.Tree.Len())
+	}
+}
+
+// A file Want declines is read, not parsed, and gets no result; the
+// others are parsed as usual.
+func TestCaptureWant(t *testing.T) {
+	e := NewEngine(Options{CacheBytes: -1})
+	defer e.Close()
+	q, err := e.CompileCaptureQuery("go", captureQueries["go"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	for _, n := range []string{"a.go", "b.go"} {
+		os.WriteFile(filepath.Join(root, n), []byte("package p\n\nfunc "+n[:1]+"() {}\n"), 0o644)
+	}
+	g, err := pathguard.New(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	var seen []string
+	skip := func(src []byte, info fs.FileInfo) bool {
+		seen = append(seen, string(src[len(src)-7:])+info.Name())
+		return false
+	}
+	var got []string
+	err = e.Capture(context.Background(), g, []CaptureFile{{Path: filepath.Join(root, "a.go"), Query: q, Want: skip}, {Path: filepath.Join(root, "b.go"), Query: q}}, func(r *CaptureResult) {
+		got = append(got, filepath.Base(r.File.Path))
+		if r.Tree == nil || r.Err != nil {
+			t.Errorf("%s: not parsed", r.File.Path)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, []string{"b.go"}) || !slices.Equal(seen, []string{"a() {}\na.go"}) {
+		t.Fatalf("results for %v, Want saw %q", got, seen)
 	}
 }
 

@@ -644,8 +644,8 @@ type Status struct {
 	MemoryMiB  float64        `json:"memory_mib" jsonschema:"estimated size of the index's records"`
 	Supported  []string       `json:"supported"`
 	Generation uint64         `json:"generation"`
-	// SaveError says why the snapshot could not be written.
-	SaveError string `json:"-"`
+	// StoreError says why the graph store is not read or written.
+	StoreError string `json:"-"`
 	// BuildError says why the build stopped short (its walk failed).
 	BuildError string `json:"-"`
 }
@@ -654,7 +654,7 @@ type Status struct {
 // says of itself (index.Index.Stats).
 func StatusAnswer(v View, st index.Stats) *Answer {
 	s := &Status{Root: st.Root, Ready: v.State.Ready, Files: v.Snap.Len(), Found: st.Found, Languages: map[string]int{}, Skipped: map[string]int{},
-		Refreshed: st.Refreshed, Snapshot: st.FromSnapshot, MemoryMiB: float64(v.Snap.Bytes()) / (1 << 20), Supported: append([]string{}, v.Snap.Langs.IDs()...), Generation: v.Snap.Gen}
+		Refreshed: st.Refreshed, Snapshot: st.FromStore, MemoryMiB: float64(v.Snap.Bytes()) / (1 << 20), Supported: append([]string{}, v.Snap.Langs.IDs()...), Generation: v.Snap.Gen}
 	var errs []string
 	for f := range v.Snap.Files() {
 		s.Languages[f.Lang.ID]++
@@ -684,7 +684,7 @@ func StatusAnswer(v View, st index.Stats) *Answer {
 	if !st.Watching {
 		s.Freshness = "every file's size and modification time, checked before every answer (" + st.WatchNote + ")"
 	}
-	s.SaveError, s.BuildError = st.SaveError, st.BuildError
+	s.StoreError, s.BuildError = st.StoreError, st.BuildError
 	return &Answer{Op: "status", Index: v.State, Status: s}
 }
 

@@ -144,9 +144,10 @@
 // of the indexed folders (or, where there is none, checks every file's
 // size, modification time and inode), so changes made by anything else
 // are seen too. Both re-read only the files that changed; a one-file edit
-// costs that file's parse. Options.CacheDir keeps a snapshot of the
-// records on disk, so a new process starts from it and parses only the
-// files whose stamp changed. Runs in one process over the same root share
+// costs that file's parse. Options.StoreDir keeps the records on disk in
+// the user's graph store, by content, with a manifest per root, so a new
+// process, another worktree or a copy of the tree parses only the files
+// whose bytes no record has. Runs in one process over the same root share
 // one index (Acquire); it is bounded by Options.MaxBytes, past which files
 // are named as not indexed.
 //

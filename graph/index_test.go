@@ -2,6 +2,7 @@ package graph
 
 import (
 	"context"
+	"encoding/hex"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -220,50 +221,155 @@ func TestConcurrentQueriesAndWrites(t *testing.T) {
 	}
 }
 
-// A snapshot in the cache folder makes a new index over the same tree
-// start from it: unchanged files are not parsed, changed ones are, and the
-// answers are the same as a cold build's.
-func TestSnapshotWarmStart(t *testing.T) {
+// storeTree is a small tree of Go files, one of them with a syntax error.
+var storeTree = map[string]string{
+	"go.mod":      "module m\n",
+	"a.go":        "package m\n\nfunc T() {}\n",
+	"b/b.go":      "package b\n\nimport \"m\"\n\nfunc B() { m.T() }\n",
+	"c/c.go":      "package c\n\nfunc C() { broken( }\n",
+	"d/x.go":      "package d\n\ntype X struct{}\n\nfunc (x *X) M() { x.N() }\n\nfunc (x *X) N() {}\n",
+	"d/y_test.go": "package d\n\nfunc TestY() { new(X).M() }\n",
+}
+
+// counts is what a build took from the store and what it parsed.
+func counts(x tq) string {
+	x.Flush(context.Background())
+	st := x.Stats()
+	return fmt.Sprintf("from store %d, parsed %d", st.FromStore, st.Parsed)
+}
+
+// A new index over a tree whose records are in the store parses none of
+// its files, and a changed file only, and answers as a cold build does; a
+// lost manifest costs reading and hashing the files, not parsing them.
+func TestStoreWarmStart(t *testing.T) {
 	root, cache := t.TempDir(), t.TempDir()
-	writeTree(t, root, map[string]string{
-		"go.mod":      "module m\n",
-		"a.go":        "package m\n\nfunc T() {}\n",
-		"b/b.go":      "package b\n\nimport \"m\"\n\nfunc B() { m.T() }\n",
-		"c/c.go":      "package c\n\nfunc C() { broken( }\n",
-		"d/x.go":      "package d\n\ntype X struct{}\n\nfunc (x *X) M() { x.N() }\n\nfunc (x *X) N() {}\n",
-		"d/y_test.go": "package d\n\nfunc TestY() { new(X).M() }\n",
-	})
-	cold := buildRootOpts(t, root, Options{CacheDir: cache})
+	writeTree(t, root, storeTree)
+	cold := buildRootOpts(t, root, Options{StoreDir: cache})
 	want := cold.Dump()
-	cold.Flush(context.Background())
-	warm := buildRootOpts(t, root, Options{CacheDir: cache})
-	warm.Flush(context.Background())
-	if warm.Stats().FromSnapshot != 5 {
-		t.Fatalf("warm start took %d of 5 files from the snapshot", warm.Stats().FromSnapshot)
+	if c := counts(cold); c != "from store 0, parsed 5" {
+		t.Fatalf("cold build: %s", c)
+	}
+	warm := buildRootOpts(t, root, Options{StoreDir: cache})
+	if c := counts(warm); c != "from store 5, parsed 0" {
+		t.Fatalf("warm start: %s", c)
 	}
 	if got := warm.Dump(); got != want {
 		t.Fatalf("a warm start answers differently:\n%s", diffLines(want, got))
 	}
 	time.Sleep(10 * time.Millisecond)
 	writeTree(t, root, map[string]string{"a.go": "package m\n\nfunc T() {}\n\nfunc U() { T() }\n"})
-	third := buildRootOpts(t, root, Options{CacheDir: cache})
-	third.Flush(context.Background())
-	if third.Stats().FromSnapshot != 4 {
-		t.Fatalf("after one edit, %d files came from the snapshot, want 4", third.Stats().FromSnapshot)
+	third := buildRootOpts(t, root, Options{StoreDir: cache})
+	if c := counts(third); c != "from store 4, parsed 1" {
+		t.Fatalf("after one edit: %s", c)
 	}
 	if !strings.Contains(third.Dump(), "call a.go:5 T in m.U -> exact m.T") {
 		t.Fatalf("the edited file was not read again:\n%s", third.Dump())
 	}
-	// A damaged snapshot is ignored, not trusted.
-	paths, _ := filepath.Glob(filepath.Join(cache, "*.graph"))
+	// A damaged manifest is ignored; the records are found by content.
+	paths, _ := filepath.Glob(filepath.Join(cache, "manifests", "*.m"))
 	if len(paths) != 1 {
-		t.Fatalf("cache holds %v", paths)
+		t.Fatalf("the store holds manifests %v", paths)
 	}
 	data, _ := os.ReadFile(paths[0])
 	os.WriteFile(paths[0], data[:len(data)/2], 0o600)
-	fourth := buildRootOpts(t, root, Options{CacheDir: cache})
-	if fourth.Stats().FromSnapshot != 0 || fourth.Snapshot().Len() != 5 {
-		t.Fatalf("a cut snapshot gave %d files (%d indexed)", fourth.Stats().FromSnapshot, fourth.Snapshot().Len())
+	fourth := buildRootOpts(t, root, Options{StoreDir: cache})
+	if c := counts(fourth); c != "from store 5, parsed 0" || fourth.Snapshot().Len() != 5 {
+		t.Fatalf("a cut manifest: %s, %d files", c, fourth.Snapshot().Len())
+	}
+}
+
+// copyTree copies the folder src to dst.
+func copyTree(t *testing.T, src, dst string) {
+	t.Helper()
+	if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A second root over the same files (a copy, a worktree at another
+// commit) parses only the files whose bytes differ, and answers as a cold
+// build of it does.
+func TestStoreSharedAcrossRoots(t *testing.T) {
+	first, second, cache := t.TempDir(), t.TempDir(), t.TempDir()
+	writeTree(t, first, storeTree)
+	counts(buildRootOpts(t, first, Options{StoreDir: cache}))
+	copyTree(t, first, second)
+	writeTree(t, second, map[string]string{"b/b.go": "package b\n\nimport \"m\"\n\nfunc B() { m.T(); B() }\n"})
+	x := buildRootOpts(t, second, Options{StoreDir: cache})
+	if c := counts(x); c != "from store 4, parsed 1" {
+		t.Fatalf("the second root: %s", c)
+	}
+	if want, got := buildRoot(t, second).Dump(), x.Dump(); got != want {
+		t.Fatalf("the second root answers differently from a cold build:\n%s", diffLines(want, got))
+	}
+}
+
+// A store copied to another machine (here: another folder, under a tree
+// copied to another root) serves its records there: nothing is parsed.
+func TestStoreCopiedToAnotherRoot(t *testing.T) {
+	root, cache := t.TempDir(), t.TempDir()
+	writeTree(t, root, storeTree)
+	want := buildRootOpts(t, root, Options{StoreDir: cache}).Dump()
+	root2, cache2 := t.TempDir(), t.TempDir()
+	copyTree(t, root, root2)
+	copyTree(t, cache, cache2)
+	x := buildRootOpts(t, root2, Options{StoreDir: cache2})
+	if c := counts(x); c != "from store 5, parsed 0" {
+		t.Fatalf("with the copied store: %s", c)
+	}
+	if got := x.Dump(); got != want {
+		t.Fatalf("the copy answers differently:\n%s", diffLines(want, got))
+	}
+}
+
+// A damaged record is a miss: its file is parsed again and the record
+// written whole.
+func TestStoreTornRecordIsRemade(t *testing.T) {
+	root, cache := t.TempDir(), t.TempDir()
+	writeTree(t, root, storeTree)
+	cold := buildRootOpts(t, root, Options{StoreDir: cache})
+	want := cold.Dump()
+	counts(cold)
+	l := cold.Languages().Lookup("go")
+	key := l.RecordKey(cold.Snapshot().Entry("d/x.go").Content)
+	h := hex.EncodeToString(key[:])
+	p := filepath.Join(cache, "records", h[:2], h)
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, data[:len(data)-3], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	x := buildRootOpts(t, root, Options{StoreDir: cache})
+	if c := counts(x); c != "from store 4, parsed 1" {
+		t.Fatalf("with a torn record: %s", c)
+	}
+	if got := x.Dump(); got != want {
+		t.Fatalf("answers differ after a torn record:\n%s", diffLines(want, got))
+	}
+	if again, err := os.ReadFile(p); err != nil || len(again) != len(data) {
+		t.Fatalf("the record was not written again: %d bytes of %d, %v", len(again), len(data), err)
+	}
+	if c := counts(buildRootOpts(t, root, Options{StoreDir: cache})); c != "from store 5, parsed 0" {
+		t.Fatalf("after the record was remade: %s", c)
+	}
+}
+
+// A store that cannot be used leaves the index working in memory, and
+// status says why.
+func TestStoreUnusable(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, storeTree)
+	notDir := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(notDir, []byte("x"), 0o600)
+	x := buildRootOpts(t, root, Options{StoreDir: notDir})
+	if c := counts(x); c != "from store 0, parsed 5" || x.Snapshot().Len() != 5 {
+		t.Fatalf("with no store: %s, %d files", c, x.Snapshot().Len())
+	}
+	st := StatusAnswer(x.view(0), x.Stats()).Status
+	if !strings.Contains(st.StoreError, "cannot be used") {
+		t.Fatalf("status does not say why the store is not used: %q", st.StoreError)
 	}
 }
 

@@ -28,7 +28,7 @@ import (
 func main() {
 	root := flag.String("root", "", "tree to index")
 	mode := flag.String("mode", "build", "build (one build, timed) or queries (build, then time queries and edits)")
-	cache := flag.String("cache", "", "snapshot folder (graph.Options.CacheDir)")
+	cache := flag.String("cache", "", "graph store folder (graph.Options.StoreDir)")
 	n := flag.Int("n", 50, "query targets and edits (queries mode)")
 	seed := flag.Uint64("seed", 1, "target choice")
 	scratch := flag.String("scratch", "", "queries mode: a copy of the tree the edits may change (required)")
@@ -59,8 +59,8 @@ func main() {
 		st := graph.StatusAnswer(graph.NewViewer(x).View(0), x.Stats()).Status
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
-		fmt.Printf("build seconds=%.3f files=%d definitions=%d references=%d from_snapshot=%d index_mib=%.1f heap_sys_mib=%d\n",
-			took.Seconds(), st.Files, st.Defs, st.Refs, st.Snapshot, st.MemoryMiB, ms.HeapSys>>20)
+		fmt.Printf("build seconds=%.3f files=%d definitions=%d references=%d from_store=%d parsed=%d index_mib=%.1f heap_sys_mib=%d\n",
+			took.Seconds(), st.Files, st.Defs, st.Refs, st.Snapshot, x.Stats().Parsed, st.MemoryMiB, ms.HeapSys>>20)
 	case "queries":
 		if *scratch == "" {
 			fail("-scratch is required: the edits write to it")
@@ -82,7 +82,7 @@ func open(root, cache, queryDirs string) *index.Index {
 		fail(err.Error())
 	}
 	e := astgrep.NewEngine(astgrep.Options{})
-	opts := graph.Options{CacheDir: cache}
+	opts := graph.Options{StoreDir: cache}
 	if queryDirs != "" {
 		opts.QueryDirs = filepath.SplitList(queryDirs)
 	}

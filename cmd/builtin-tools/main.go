@@ -25,6 +25,7 @@ import (
 	"github.com/builtin-tools/builtin-tools/eval/evaltool"
 	"github.com/builtin-tools/builtin-tools/graph"
 	"github.com/builtin-tools/builtin-tools/graph/graphtool"
+	"github.com/builtin-tools/builtin-tools/graph/store"
 	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/structural"
@@ -98,7 +99,7 @@ type common struct {
 	trust, vibe, gitWrites                                    bool
 	workers                                                   tierCommands
 	maxFrame, budget                                          int
-	evalOutputCap, evalMemory                                 byteSize
+	evalOutputCap, evalMemory, graphCacheSize                 byteSize
 }
 
 func (c *common) register(fs *flag.FlagSet, defaultAsk string) {
@@ -113,7 +114,8 @@ func (c *common) register(fs *flag.FlagSet, defaultAsk string) {
 	fs.BoolVar(&c.gitWrites, "allow-git-writes", false, "let write tools change repository metadata (.git/); changes to what git executes (config, hooks, info/) still need exec approval")
 	fs.IntVar(&c.budget, "output-budget", registry.DefaultOutputBudget, "characters of text one result may hold; a longer one says what it left out and how to get it")
 	fs.StringVar(&c.grammars, "grammars", defaultGrammars(), "folders of tree-sitter grammar libraries (libtree-sitter-<id>.so) loaded at run time, separated by "+string(os.PathListSeparator))
-	fs.StringVar(&c.graphCache, "graph-cache", defaultGraphCache(), "folder for code_graph's snapshots, so the next process over the same tree starts warm (\"\" keeps none)")
+	fs.StringVar(&c.graphCache, "graph-cache", store.DefaultDir(), "the graph store: code_graph's per-file records by content, shared by every root, worktree and process of the user, so a file whose bytes were read before is not parsed again (\"\" keeps none)")
+	fs.Var(&c.graphCacheSize, "graph-cache-size", "bound of the graph store on disk, e.g. 1GiB (the default), or none; past it the least recently used roots' records are removed (hourly, by one process)")
 	wait := 5 * time.Second
 	if fs.Name() == "call" {
 		wait = 2 * time.Minute // one call per process: wait for the whole index
@@ -164,6 +166,15 @@ func (b *byteSize) String() string {
 	return strconv.FormatInt(int64(*b), 10)
 }
 
+// storeBytes is the size as the graph store's bound: 0 its default,
+// none no bound.
+func (b byteSize) storeBytes() int64 {
+	if b < 0 {
+		return 1 << 62
+	}
+	return int64(b)
+}
+
 func (b *byteSize) Set(v string) error {
 	v = strings.TrimSpace(v)
 	if strings.EqualFold(v, "none") {
@@ -183,15 +194,6 @@ func (b *byteSize) Set(v string) error {
 	}
 	*b = byteSize(n * mult)
 	return nil
-}
-
-// defaultGraphCache is the per-user cache folder for code graph snapshots.
-func defaultGraphCache() string {
-	dir, err := os.UserCacheDir()
-	if err != nil {
-		return ""
-	}
-	return filepath.Join(dir, "builtin-tools", "graph")
 }
 
 // defaultGrammars is $BUILTIN_TOOLS_GRAMMARS, else the per-user grammar
@@ -253,7 +255,7 @@ func (c *common) newRun(stdin io.Reader, stdout io.Writer, stdio bool) (*registr
 		Ask: port, AskTimeout: c.askTimeout, Without: without, TrustCheckout: c.trust, AllowGitWrites: c.gitWrites,
 		Settings: map[string]any{
 			structural.Key.Name(): astgrep.Options{GrammarDirs: grammarDirs},
-			graphtool.Key.Name():  graphtool.Config{Options: graph.Options{CacheDir: c.graphCache, GrammarDirs: grammarDirs}, Wait: c.graphWait},
+			graphtool.Key.Name():  graphtool.Config{Options: graph.Options{StoreDir: c.graphCache, StoreBytes: c.graphCacheSize.storeBytes(), GrammarDirs: grammarDirs}, Wait: c.graphWait},
 			vibetool.Key.Name():   vibetool.Config{On: c.vibe, Commands: c.workers, StateDir: c.vibeState},
 			evaltool.Key.Name():   eval.Config{OutputCap: int64(c.evalOutputCap), MemoryLimit: int64(c.evalMemory)},
 		},

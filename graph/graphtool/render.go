@@ -368,10 +368,10 @@ func status(w *writer, a *graph.Answer) string {
 	if s.Ready {
 		w.head("built in %s; %d files re-read since, after writes or outside changes", s.BuildTime, s.Refreshed)
 		if s.Snapshot > 0 {
-			w.head("%d files taken unchanged from the snapshot in the cache folder", s.Snapshot)
+			w.head("%d files' records taken from the graph store, not parsed", s.Snapshot)
 		}
-		if s.SaveError != "" {
-			w.head("the snapshot could not be written: %s", s.SaveError)
+		if s.StoreError != "" {
+			w.head("the graph store is not used in full (%s): the index works in memory all the same", s.StoreError)
 		}
 		if s.BuildError != "" {
 			w.head("the build stopped short: %s", s.BuildError)

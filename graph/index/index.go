@@ -3,7 +3,8 @@
 // into a record (graph/lang), publishes what it holds as an immutable
 // snapshot (graph/snap) after each change, keeps it fresh (re-reading
 // what a write or anything else changed) and keeps a copy of the records
-// on disk. It holds no resolution: queries read its snapshots.
+// in the graph store on disk. It holds no resolution: queries read its
+// snapshots.
 package index
 
 import (
@@ -22,6 +23,7 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/graph/lang"
 	"github.com/builtin-tools/builtin-tools/graph/snap"
+	"github.com/builtin-tools/builtin-tools/graph/store"
 
 	"github.com/builtin-tools/builtin-tools/astgrep"
 	"github.com/builtin-tools/builtin-tools/internal/walk"
@@ -40,10 +42,15 @@ type Options struct {
 	QueryDirs []string
 	// GrammarDirs are astgrep's folders of run-time grammar libraries.
 	GrammarDirs []string
-	// CacheDir, when set, keeps a snapshot of the index there, so a new
-	// process over the same tree starts from it and reads only the files
-	// that changed.
-	CacheDir string
+	// StoreDir, when set, is the graph store (graph/store) the index
+	// keeps its files' records in, by content, with a manifest of the
+	// root: a new process over the same tree, another worktree of it or a
+	// copy parses only the files whose bytes no record has. "": records
+	// are kept in memory only.
+	StoreDir string
+	// StoreBytes bounds the store's size on disk (store.Options.MaxBytes);
+	// 0 is store.DefaultMaxBytes.
+	StoreBytes int64
 }
 
 // DefaultMaxBytes is the index's memory bound unless Options say otherwise.
@@ -88,10 +95,14 @@ type Index struct {
 	progress  func(done, total int)
 	refreshed int // files re-read by freshness checks since the build
 
-	fromSnapshot int           // files the build took from the snapshot
-	saveErr      error         // why the snapshot could not be written
-	needSave     bool          // the build read files the snapshot did not have
-	saved        chan struct{} // closed when the build's goroutine is done
+	st          *store.Store  // nil: records are kept in memory only
+	setKey      store.Key     // the languages' fingerprint: the manifest's key with the root
+	hadManifest bool          // the build found the root's manifest
+	byManifest  int           // files the build took by their manifest stamps, unread
+	manifestAt  int           // refreshed when the manifest was last written
+	fromStore   atomic.Int64  // files whose record came from the store, not a parse
+	parsed      atomic.Int64  // files parsed
+	saved       chan struct{} // closed when the build's goroutine is done
 }
 
 // New makes an index over the guard's root, every file read through it.
@@ -115,6 +126,10 @@ func New(g *pathguard.Guard, eng *astgrep.Engine, opts Options) (*Index, error) 
 	x := &Index{root: root, guard: g, eng: eng, langs: langs, opts: opts, b: snap.New(langs), dirs: map[string]int64{},
 		ready: make(chan struct{}), saved: make(chan struct{}), ctx: ctx, cancel: cancel, modAt: map[string]string{}}
 	x.cur.Store(x.b.Snapshot())
+	if opts.StoreDir != "" {
+		x.st = store.Open(opts.StoreDir, store.Options{MaxBytes: opts.StoreBytes})
+		x.setKey = langs.Fingerprint()
+	}
 	if w, err := newWatcher(); err == nil {
 		x.watch = w
 	} else {
@@ -137,7 +152,8 @@ func (x *Index) watchDir(rel, abs string) {
 	}
 }
 
-// Close stops a build in progress.
+// Close stops a build in progress, and writes the root's manifest again
+// when files were re-read since it was written.
 func (x *Index) Close() {
 	x.cancel()
 	x.buildOnce.Do(func() {
@@ -145,6 +161,12 @@ func (x *Index) Close() {
 		close(x.saved)
 	})
 	<-x.saved
+	x.mu.RLock()
+	stale := x.buildErr == nil && !x.started.IsZero() && x.refreshed != x.manifestAt
+	x.mu.RUnlock()
+	if stale {
+		x.writeManifest()
+	}
 	x.mu.Lock()
 	if x.watch != nil {
 		x.watch.close()
@@ -174,14 +196,13 @@ func (x *Index) Start(progress func(done, total int)) {
 			x.took = time.Since(x.started)
 			x.mu.Unlock()
 			close(x.ready)
-			// The snapshot is written after the index is ready: queries do
-			// not wait for it.
-			if err == nil && x.needSave {
-				if err := x.save(); err != nil {
-					x.mu.Lock()
-					x.saveErr = err
-					x.mu.Unlock()
-				}
+			// The manifest is written after the index is ready: queries do
+			// not wait for it. One that named every file unchanged stands.
+			x.mu.RLock()
+			write := err == nil && (!x.hadManifest || x.byManifest != x.total)
+			x.mu.RUnlock()
+			if write {
+				x.writeManifest()
 			}
 		}()
 	})
@@ -233,29 +254,10 @@ func (x *Index) build(ctx context.Context) error {
 	x.mu.Lock()
 	x.total = len(files)
 	x.mu.Unlock()
-	if snap := x.load(); snap != nil {
-		// Files unchanged since the snapshot are taken from it.
-		todo := files[:0:0]
-		x.mu.Lock()
-		for _, e := range files {
-			f := snap[e.Rel]
-			if f != nil && e.Info != nil && unchanged(f, e.Info) && f.Lang == x.langs.ForFile(e.Rel) {
-				x.put(f)
-				x.done++
-				x.fromSnapshot++
-				continue
-			}
-			todo = append(todo, e)
-		}
-		x.publish()
-		x.mu.Unlock()
-		files = todo
+	if x.st != nil {
+		files = x.fromManifest(ctx, files)
 	}
-	if err := x.capture(ctx, files, true); err != nil {
-		return err
-	}
-	x.needSave = len(files) > 0 || x.fromSnapshot == 0
-	return nil
+	return x.capture(ctx, files, true)
 }
 
 // admit records the folders and manifests (go.mod) of a walk and returns the
@@ -365,34 +367,54 @@ func (x *Index) capture(ctx context.Context, entries []walk.Entry, counting bool
 	return err
 }
 
-// read parses and extracts files (in astgrep's work slots), calling fn
-// with each file's entry, or the error that kept it from being read.
+// read reads files (in astgrep's work slots), takes each one's record
+// from the store by its bytes' key or parses and extracts it (and stores
+// the record), calling fn with each file's entry, or the error that kept
+// it from being read.
 func (x *Index) read(ctx context.Context, entries []walk.Entry, fn func(rel string, f *snap.Entry, err error)) error {
 	type entry struct {
-		rel string
-		l   *lang.Language
+		rel    string
+		l      *lang.Language
+		sum    [32]byte // the bytes' SHA-256, when hashed is set
+		hashed bool
 	}
 	cf := make([]astgrep.CaptureFile, 0, len(entries))
-	of := make(map[string]entry, len(entries))
+	of := make(map[string]*entry, len(entries))
 	for _, e := range entries {
 		l := x.langs.ForFile(e.Rel)
 		if l == nil {
 			continue
 		}
-		cf = append(cf, astgrep.CaptureFile{Path: e.Abs, Query: l.Query(), Info: e.Info})
-		of[e.Abs] = entry{e.Rel, l}
+		en := &entry{rel: e.Rel, l: l}
+		c := astgrep.CaptureFile{Path: e.Abs, Query: l.Query(), Info: e.Info}
+		if x.st != nil && l.Keyed() {
+			// Want and the result of one file run in turn on one worker.
+			c.Want = func(src []byte, info fs.FileInfo) bool {
+				en.sum, en.hashed = sha256.Sum256(src), true
+				rec := x.getRecord(l.RecordKey(en.sum))
+				if rec == nil {
+					return true
+				}
+				fn(en.rel, entryOf(en.rel, l, en.sum, rec, info, len(src)), nil)
+				return false
+			}
+		}
+		cf = append(cf, c)
+		of[e.Abs] = en
 	}
 	return x.eng.Capture(ctx, x.guard, cf, func(r *astgrep.CaptureResult) {
-		rel, l := of[r.File.Path].rel, of[r.File.Path].l
+		en := of[r.File.Path]
 		var f *snap.Entry
 		if r.Err == nil {
-			f = &snap.Entry{Rel: rel, Dir: path.Dir(rel), Lang: l, Content: sha256.Sum256(r.Src), Record: lang.Extract(l, r.Src, r)}
-			if r.Info != nil {
-				f.Stamp = stampOf(r.Info)
+			if !en.hashed {
+				en.sum = sha256.Sum256(r.Src)
 			}
-			f.Stamp.Size = int64(len(r.Src))
+			rec := lang.Extract(en.l, r.Src, r)
+			x.parsed.Add(1)
+			x.putRecord(en.l, en.sum, rec)
+			f = entryOf(en.rel, en.l, en.sum, rec, r.Info, len(r.Src))
 		}
-		fn(rel, f, r.Err)
+		fn(en.rel, f, r.Err)
 	})
 }
 
@@ -649,7 +671,7 @@ func (x *Index) Progress() (done, total int) {
 	return x.done, x.total
 }
 
-// Flush waits until the build, and the snapshot it writes, are done.
+// Flush waits until the build, and the manifest it writes, are done.
 func (x *Index) Flush(ctx context.Context) {
 	select {
 	case <-x.saved:
@@ -683,16 +705,21 @@ func (x *Index) State() State {
 
 // Stats are what status says of the index beyond its snapshot.
 type Stats struct {
-	Root         string
-	Found        int           // files the build found
-	Took         time.Duration // the build, once ready
-	Refreshed    int           // files re-read by writes and freshness checks since the build
-	FromSnapshot int           // files the build took from the snapshot on disk
+	Root      string
+	Found     int           // files the build found
+	Took      time.Duration // the build, once ready
+	Refreshed int           // files re-read by writes and freshness checks since the build
+	// FromStore counts the files whose record came from the graph store
+	// instead of a parse, Parsed those parsed, since the index was made.
+	FromStore, Parsed int
 	// Watching says changes are noticed by file events; else every
 	// query checks every file's stamp, WatchNote saying why.
 	Watching  bool
 	WatchNote string
-	SaveError string // why the snapshot could not be written
+	// StoreError says why records are not read from or written to the
+	// store (it cannot be used, or a write failed): the index works in
+	// memory all the same.
+	StoreError string
 	// BuildError is why the build stopped short (the walk failed).
 	BuildError string
 }
@@ -701,9 +728,14 @@ type Stats struct {
 func (x *Index) Stats() Stats {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	st := Stats{Root: x.root, Found: x.total, Took: x.took, Refreshed: x.refreshed, FromSnapshot: x.fromSnapshot, Watching: x.watch != nil, WatchNote: x.watchNote}
-	if x.saveErr != nil {
-		st.SaveError = x.saveErr.Error()
+	st := Stats{Root: x.root, Found: x.total, Took: x.took, Refreshed: x.refreshed, FromStore: int(x.fromStore.Load()), Parsed: int(x.parsed.Load()),
+		Watching: x.watch != nil, WatchNote: x.watchNote}
+	if x.st != nil {
+		if s := x.st.Status(); s.Reason != "" {
+			st.StoreError = s.Reason
+		} else {
+			st.StoreError = s.LastErr
+		}
 	}
 	if x.buildErr != nil && !errors.Is(x.buildErr, context.Canceled) {
 		st.BuildError = x.buildErr.Error()

@@ -145,7 +145,7 @@ func testOutsideChanges(t *testing.T, noWatcher bool) {
 func TestRewriteKeepingMtime(t *testing.T) {
 	root, cache := t.TempDir(), t.TempDir()
 	writeTree(t, root, map[string]string{"go.mod": "module p\n", "a.go": "package p\n\nfunc Alpha() {}\n"})
-	cold := buildRootOpts(t, root, Options{CacheDir: cache})
+	cold := buildRootOpts(t, root, Options{StoreDir: cache})
 	cold.Flush(context.Background())
 	abs := filepath.Join(root, "a.go")
 	before, err := os.Stat(abs)
@@ -162,10 +162,10 @@ func TestRewriteKeepingMtime(t *testing.T) {
 	if err := os.Chtimes(abs, before.ModTime(), before.ModTime()); err != nil {
 		t.Fatal(err)
 	}
-	warm := buildRootOpts(t, root, Options{CacheDir: cache})
+	warm := buildRootOpts(t, root, Options{StoreDir: cache})
 	warm.Flush(context.Background())
 	if d := defs(warm.Snapshot()); d != "a.go:Omega" {
-		t.Fatalf("a warm start served the snapshot's stale record: %s", d)
+		t.Fatalf("a warm start served the stale record: %s", d)
 	}
 	// The first index, checking stamps (no watcher), sees it too.
 	if _, err := cold.sweep(context.Background()); err != nil {

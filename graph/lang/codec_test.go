@@ -6,9 +6,10 @@ import (
 	"flag"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
-	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/txtar"
@@ -16,6 +17,7 @@ import (
 	"github.com/builtin-tools/builtin-tools/astgrep"
 	"github.com/builtin-tools/builtin-tools/graph/languages"
 	"github.com/builtin-tools/builtin-tools/internal/codecgen"
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
 var update = flag.Bool("update", false, "rewrite codec_gen.go")
@@ -72,8 +74,13 @@ func samples(t testing.TB, s *Set) []sample {
 		t.Fatal("no fixture files")
 	}
 	n := len(out)
+	gr, err := exec.Command(testenv.LookPath(t, "go"), "env", "GOROOT").Output()
+	if err != nil {
+		t.Fatalf("go env GOROOT: %v", err)
+	}
+	goroot := strings.TrimSpace(string(gr))
 	for _, dir := range []string{"go/ast", "net/http", "runtime", "syscall"} {
-		names, _ := filepath.Glob(filepath.Join(runtime.GOROOT(), "src", dir, "*.go"))
+		names, _ := filepath.Glob(filepath.Join(goroot, "src", dir, "*.go"))
 		for i, name := range names {
 			if i%4 != 0 {
 				continue
@@ -86,7 +93,7 @@ func samples(t testing.TB, s *Set) []sample {
 		}
 	}
 	if len(out) == n {
-		t.Fatalf("no Go sources under GOROOT %s", runtime.GOROOT())
+		t.Fatalf("no Go sources under GOROOT %s", goroot)
 	}
 	return out
 }

@@ -664,7 +664,3 @@ func within(tops [][2]int32, at int32) bool {
 	j := sort.Search(len(tops), func(i int) bool { return tops[i][0] > at }) - 1
 	return j >= 0 && at < tops[j][1]
 }
-
-// Intern returns the one copy of s the process keeps: records read from
-// disk share their strings as extracted ones do.
-func Intern(s string) string { return intern(s) }

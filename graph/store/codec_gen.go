@@ -11,7 +11,7 @@ import (
 
 // ManifestSchema changes whenever a field, a type, their order or the encoding changes:
 // the SHA-256 of the types' description and of this file's code.
-const ManifestSchema = "1aac965250f359c6a2f6dc23de6be91f9da22c9683f4757b17f856b106ec543c"
+const ManifestSchema = "68bdb67fdb18a6bb419249f45d1d3b3dfd2f23bcbb9cb45b264ea2d56dd6d9a9"
 
 var _ = math.MaxInt32 // used or not, by the types
 
@@ -21,6 +21,7 @@ func codecFileAppend(b []byte, v *File) []byte {
 	b = binary.AppendUvarint(b, uint64(len(v.Lang)))
 	b = append(b, v.Lang...)
 	b = append(b, v.Key[:]...)
+	b = append(b, v.Content[:]...)
 	b = binary.AppendVarint(b, int64(v.Size))
 	b = binary.AppendVarint(b, int64(v.ModTime))
 	b = binary.AppendVarint(b, int64(v.Inode))
@@ -32,6 +33,7 @@ func (d *codecDecoder) codecFile(v *File) {
 	v.Path = d.string()
 	v.Lang = d.string()
 	d.array(v.Key[:])
+	d.array(v.Content[:])
 	{
 		var u uint64
 		if len(d.b) > 0 && d.b[0] < 0x80 {
@@ -96,7 +98,7 @@ func codecManifestAppend(b []byte, v *Manifest) []byte {
 func (d *codecDecoder) codecManifest(v *Manifest) {
 	v.Root = d.string()
 	d.array(v.Set[:])
-	if n := d.count(38); n > 0 {
+	if n := d.count(70); n > 0 {
 		v.Files = make([]File, n)
 		for i0 := range v.Files {
 			d.codecFile(&v.Files[i0])

@@ -343,6 +343,16 @@ func parse(b []byte, magic string, id Key) ([]byte, error) {
 	return payload, nil
 }
 
+// Reject says the payload Get gave for key could not be used (it passed
+// the store's checks but not the caller's): it counts as damaged, and the
+// next Put of key rewrites it.
+func (s *Store) Reject(key Key) {
+	s.damaged.Add(1)
+	s.mu.Lock()
+	s.bad[key] = true
+	s.mu.Unlock()
+}
+
 // Put stores payload under key, unless a file of the right size is there
 // already (the same key is the same bytes). An error says the record was
 // not written; it is for the caller's status, not a failure of its work:
@@ -438,6 +448,7 @@ type File struct {
 	Path                        string // slash-separated, relative to the root
 	Lang                        string // the language that made the record
 	Key                         Key
+	Content                     Key // the SHA-256 of the file's bytes
 	Size, ModTime, Inode, CTime int64
 }
 

@@ -1,0 +1,142 @@
+package index
+
+import (
+	"context"
+	"io/fs"
+	"path"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/builtin-tools/builtin-tools/graph/lang"
+	"github.com/builtin-tools/builtin-tools/graph/snap"
+	"github.com/builtin-tools/builtin-tools/graph/store"
+	"github.com/builtin-tools/builtin-tools/internal/walk"
+)
+
+// The index keeps its files' records in a graph store (Options.StoreDir)
+// by content: a record's key is the SHA-256 of the file's bytes and of
+// everything that shapes extraction (lang.Language.RecordKey), so any
+// root, worktree or process of the user that meets the same bytes takes
+// the record instead of parsing the file. A root's manifest names each
+// file's record with the stamp it had: a warm start trusts a file whose
+// stamp matches without reading it, reads and hashes every other file,
+// and parses only those whose key the store does not have.
+
+// entryOf makes the entry of a file of l at rel whose bytes (size long,
+// their SHA-256 sum) gave rec.
+func entryOf(rel string, l *lang.Language, sum [32]byte, rec *lang.Record, info fs.FileInfo, size int) *snap.Entry {
+	f := &snap.Entry{Rel: rel, Dir: path.Dir(rel), Lang: l, Content: sum, Record: rec}
+	if info != nil {
+		f.Stamp = stampOf(info)
+	}
+	f.Stamp.Size = int64(size)
+	return f
+}
+
+// getRecord returns the stored record of key, or nil; a payload that does
+// not decode is rejected, so the next Put of the key rewrites it.
+func (x *Index) getRecord(key [32]byte) *lang.Record {
+	p, ok := x.st.Get(key)
+	if !ok {
+		return nil
+	}
+	rec, err := lang.DecodeRecord(p)
+	if err != nil {
+		x.st.Reject(key)
+		return nil
+	}
+	x.fromStore.Add(1)
+	return rec
+}
+
+// putRecord stores a record just extracted. A write that fails is the
+// store's to report (Stats.StoreError); the index goes on in memory.
+func (x *Index) putRecord(l *lang.Language, sum [32]byte, rec *lang.Record) {
+	if x.st == nil || !l.Keyed() {
+		return
+	}
+	b, _ := rec.AppendBinary(nil)
+	x.st.Put(l.RecordKey(sum), b)
+}
+
+// fromManifest puts in the index every file whose stamp matches the one
+// the root's manifest has for it and whose record the store has, and
+// returns the other files.
+func (x *Index) fromManifest(ctx context.Context, files []walk.Entry) []walk.Entry {
+	m, ok := x.st.Manifest(x.root, x.setKey)
+	if !ok {
+		return files
+	}
+	x.mu.Lock()
+	x.hadManifest = true
+	x.mu.Unlock()
+	byPath := make(map[string]*store.File, len(m.Files))
+	for i := range m.Files {
+		byPath[m.Files[i].Path] = &m.Files[i]
+	}
+	got := make([]*snap.Entry, len(files))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(files) || ctx.Err() != nil {
+					return
+				}
+				e := files[i]
+				mf, l := byPath[e.Rel], x.langs.ForFile(e.Rel)
+				if mf == nil || l == nil || !l.Keyed() || mf.Lang != l.ID || e.Info == nil {
+					continue
+				}
+				st := stampOf(e.Info)
+				if st != (snap.Stamp{Size: mf.Size, ModTime: mf.ModTime, Inode: uint64(mf.Inode), CTime: mf.CTime}) || l.RecordKey(mf.Content) != mf.Key {
+					continue
+				}
+				if rec := x.getRecord(mf.Key); rec != nil {
+					got[i] = entryOf(e.Rel, l, mf.Content, rec, e.Info, int(st.Size))
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	todo := files[:0:0]
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	for i, e := range files {
+		if got[i] == nil {
+			todo = append(todo, e)
+			continue
+		}
+		x.put(got[i])
+		x.done++
+		x.byManifest++
+	}
+	x.publish()
+	return todo
+}
+
+// writeManifest writes the root's manifest from the published snapshot,
+// then bounds the store when no process has lately.
+func (x *Index) writeManifest() {
+	if x.st == nil {
+		return
+	}
+	m := &store.Manifest{Root: x.root, Set: x.setKey}
+	x.mu.Lock()
+	x.manifestAt = x.refreshed
+	x.mu.Unlock()
+	x.Snapshot().Each(func(f *snap.Entry) bool {
+		if f.Lang.Keyed() {
+			m.Files = append(m.Files, store.File{Path: f.Rel, Lang: f.Lang.ID, Key: f.Lang.RecordKey(f.Content), Content: f.Content,
+				Size: f.Stamp.Size, ModTime: f.Stamp.ModTime, Inode: int64(f.Stamp.Inode), CTime: f.Stamp.CTime})
+		}
+		return true
+	})
+	if x.st.PutManifest(m) == nil && x.st.SweepDue() {
+		x.st.Sweep()
+	}
+}
