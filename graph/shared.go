@@ -53,8 +53,8 @@ func (h *Handle) Close() error {
 }
 
 func sharedKey(root string, opts Options) string {
-	return fmt.Sprintf("%s\x00%d\x00%d\x00%s\x00%s", root, opts.MaxBytes, opts.MaxFileSize,
-		strings.Join(opts.QueryDirs, "\x00"), strings.Join(opts.GrammarDirs, "\x00"))
+	return fmt.Sprintf("%s\x00%d\x00%d\x00%s\x00%s\x00%s\x00%d", root, opts.MaxBytes, opts.MaxFileSize,
+		strings.Join(opts.QueryDirs, "\x00"), strings.Join(opts.GrammarDirs, "\x00"), opts.StoreDir, opts.StoreBytes)
 }
 
 // Acquire returns the process's index of the root of g (a run's guard) for

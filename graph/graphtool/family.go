@@ -58,6 +58,10 @@ func (g *Graph) Close() error {
 // Config configures the family: the index's options, how long a query
 // waits for a build (default 5 s), and confirm's bounds: sites asked
 // (default 200) and time from the first request (default 10 s).
+// Options.StoreDir is the graph store (the serve command's --graph-cache,
+// store.DefaultDir by default, shared by every root, worktree and worker
+// of the user; "" keeps records in memory only) and Options.StoreBytes
+// its bound on disk (--graph-cache-size, default 1 GiB).
 type Config struct {
 	graph.Options
 	Wait         time.Duration
