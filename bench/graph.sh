@@ -8,8 +8,9 @@
 # time at /usr/bin/time. Alternating, ROUNDS times:
 #   ast-grep run -p 'defer $X.Close()' -l go --globs '!**/vendor/**' ROOT
 #                                   (one scan of the tree with one pattern)
-#   graphbench -mode build          (cold: a new process, no snapshot)
-#   graphbench -mode build -cache D (warm: a new process, D's snapshot)
+#   graphbench -mode build          (cold: a new process, no store)
+#   graphbench -mode build -cache D (warm: a new process, D's graph store
+#                                    and the root's manifest)
 # then once, on a scratch copy of ROOT, graphbench -mode queries: callers,
 # callees and impact (depth 3) of 50 functions and methods chosen by seed,
 # and the re-index after a one-file edit of each target's file.
@@ -34,7 +35,7 @@ for ((r = 1; r <= rounds; r++)); do
 	"$gnutime" -o "$tmp/t" -f '%e %M' "$bench" -root "$root" -mode build -query-dirs "$tmp/parse-only" >/dev/null
 	read -r s m <"$tmp/t"; echo "$s" >>"$tmp/parse.s"
 	rm -rf "$tmp/cache"/*
-	"$bench" -root "$root" -mode build -cache "$tmp/cache" >/dev/null # writes the snapshot
+	"$bench" -root "$root" -mode build -cache "$tmp/cache" >/dev/null # writes the records and the manifest
 	"$gnutime" -o "$tmp/t" -f '%e %M' "$bench" -root "$root" -mode build -cache "$tmp/cache" >"$tmp/warm.out"
 	read -r s m <"$tmp/t"; echo "$s" >>"$tmp/warm.s"; echo "$m" >>"$tmp/warm.m"
 done
@@ -43,7 +44,7 @@ printf '%-34s %10s %10s\n' run seconds peak_MiB
 printf '%-34s %10s %10s\n' "ast-grep, one pattern" "$(median <"$tmp/ag.s")" "$(mib "$(median <"$tmp/ag.m")")"
 printf '%-34s %10s %10s\n' "graph, cold index (process)" "$(median <"$tmp/cold.s")" "$(mib "$(median <"$tmp/cold.m")")"
 printf '%-34s %10s\n' "graph, parse only (one pattern)" "$(median <"$tmp/parse.s")"
-printf '%-34s %10s %10s\n' "graph, warm from snapshot (process)" "$(median <"$tmp/warm.s")" "$(mib "$(median <"$tmp/warm.m")")"
+printf '%-34s %10s %10s\n' "graph, warm from the store (process)" "$(median <"$tmp/warm.s")" "$(mib "$(median <"$tmp/warm.m")")"
 awk -v a="$(median <"$tmp/ag.s")" -v c="$(median <"$tmp/cold.s")" 'BEGIN {printf "cold index / ast-grep scan: %.2f\n", c/a}'
 cp -r "$root" "$tmp/scratch"
 "$bench" -root "$tmp/scratch" -mode queries -scratch "$tmp/scratch" -n 50
