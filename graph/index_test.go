@@ -302,6 +302,14 @@ func TestStoreSharedAcrossRoots(t *testing.T) {
 	if want, got := buildRoot(t, second).Dump(), x.Dump(); got != want {
 		t.Fatalf("the second root answers differently from a cold build:\n%s", diffLines(want, got))
 	}
+	// The file written back as the first root has it is re-read, not parsed.
+	writeTree(t, second, map[string]string{"b/b.go": storeTree["b/b.go"]})
+	if err := x.Refresh(context.Background(), filepath.Join(second, "b", "b.go")); err != nil {
+		t.Fatal(err)
+	}
+	if c := counts(x); c != "from store 5, parsed 1" {
+		t.Fatalf("after writing the file back: %s", c)
+	}
 }
 
 // A store copied to another machine (here: another folder, under a tree
