@@ -128,7 +128,6 @@ func New(g *pathguard.Guard, eng *astgrep.Engine, opts Options) (*Index, error) 
 	x.cur.Store(x.b.Snapshot())
 	if opts.StoreDir != "" {
 		x.st = store.Open(opts.StoreDir, store.Options{MaxBytes: opts.StoreBytes})
-		x.setKey = langs.Fingerprint()
 	}
 	if w, err := newWatcher(); err == nil {
 		x.watch = w
@@ -242,6 +241,16 @@ func (x *Index) walkOpts() walk.Options {
 }
 
 func (x *Index) build(ctx context.Context) error {
+	// The languages' fingerprints (a hash of each grammar's tables) are
+	// made while the tree is walked.
+	keyed := make(chan struct{})
+	if x.st != nil {
+		go func() {
+			defer close(keyed)
+			x.setKey = x.langs.Fingerprint()
+		}()
+		defer func() { <-keyed }()
+	}
 	var found []walk.Entry
 	err := walk.Walk(ctx, x.guard, x.root, x.walkOpts(), func(e walk.Entry) error {
 		found = append(found, e)
@@ -255,6 +264,7 @@ func (x *Index) build(ctx context.Context) error {
 	x.total = len(files)
 	x.mu.Unlock()
 	if x.st != nil {
+		<-keyed
 		files = x.fromManifest(ctx, files)
 	}
 	return x.capture(ctx, files, true)

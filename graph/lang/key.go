@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"io/fs"
 	"strconv"
+	"sync"
+
+	"github.com/builtin-tools/builtin-tools/astgrep"
 )
 
 // extractVersion is raised when what extraction reads from outside this
@@ -51,14 +54,49 @@ func (l *Language) fingerprint(grammar string) [32]byte {
 	return k
 }
 
+// keyState makes a set's fingerprints once, when the first key is asked
+// for: hashing a grammar's tables costs up to tens of milliseconds, which
+// a process that keeps no records does not pay.
+type keyState struct {
+	once sync.Once
+	e    *astgrep.Engine
+	set  *Set
+}
+
+func (k *keyState) wait() {
+	if k == nil {
+		return // a Language not from Load: no keys
+	}
+	k.once.Do(func() {
+		var wg sync.WaitGroup
+		for _, l := range k.set.list {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				// A grammar with no fingerprint leaves the language's
+				// records out of the store: nothing would tell its
+				// versions apart.
+				if g, err := k.e.GrammarFingerprint(l.Grammar); err == nil {
+					l.fp = l.fingerprint(g)
+				}
+			}()
+		}
+		wg.Wait()
+	})
+}
+
 // Keyed says whether l's records can be kept by content (RecordKey): its
 // grammar gave a fingerprint.
-func (l *Language) Keyed() bool { return l.fp != [32]byte{} }
+func (l *Language) Keyed() bool {
+	l.keys.wait()
+	return l.fp != [32]byte{}
+}
 
 // RecordKey names the record of a file of l whose bytes have the SHA-256
 // content: the same bytes with the same extraction give the same key, at
 // any path, in any root, on any machine.
 func (l *Language) RecordKey(content [32]byte) [32]byte {
+	l.keys.wait()
 	h := sha256.New()
 	h.Write([]byte("btgraph-record\x00"))
 	h.Write(l.fp[:])
@@ -71,6 +109,7 @@ func (l *Language) RecordKey(content [32]byte) [32]byte {
 // Fingerprint names the set: its languages' fingerprints, by id. A root's
 // manifest is kept per root and set.
 func (s *Set) Fingerprint() [32]byte {
+	s.keys.wait()
 	h := sha256.New()
 	h.Write([]byte("btgraph-set\x00"))
 	for _, l := range s.list {

@@ -101,9 +101,10 @@ type Language struct {
 	rule     ImportRule // Imports, made with its data from language.json
 	shapes   *Shapes    // shapes.scm and its keys, nil without one
 	query    *astgrep.CaptureQuery
-	source   string   // language.json and tags.scm, for the snapshot key
-	fp       [32]byte // fingerprint: what shapes its records besides the bytes; zero: not keyed
-	roles    []role   // by capture index; capture -1 for captures that name no role
+	source   string    // language.json and tags.scm, for the snapshot key
+	fp       [32]byte  // fingerprint: what shapes its records besides the bytes; zero: not keyed
+	keys     *keyState // its set's fingerprints, made on first use
+	roles    []role    // by capture index; capture -1 for captures that name no role
 	capName  int
 	capRecv  int
 	capCont  int
@@ -218,6 +219,7 @@ type Set struct {
 	ids       []string
 	list      []*Language // by id
 	hash      string      // of every language's files: records made with other queries are not used
+	keys      *keyState
 }
 
 // Load reads the bundled language folders (graph/languages) and then each
@@ -225,6 +227,7 @@ type Set struct {
 // earlier ones with the same id, and compiles their queries with e.
 func Load(e *astgrep.Engine, dirs ...string) (*Set, error) {
 	s := &Set{byID: map[string]*Language{}, byExt: map[string]*Language{}, manifests: map[string]ImportRule{}}
+	s.keys = &keyState{e: e, set: s}
 	fss := []fs.FS{languages.FS}
 	for _, d := range dirs {
 		fss = append(fss, os.DirFS(d))
@@ -264,11 +267,7 @@ func Load(e *astgrep.Engine, dirs ...string) (*Set, error) {
 		l := s.byID[id]
 		l.Index = i
 		s.list = append(s.list, l)
-		// A grammar with no fingerprint leaves the language's records
-		// out of the store: nothing would tell its versions apart.
-		if g, err := e.GrammarFingerprint(l.Grammar); err == nil {
-			l.fp = l.fingerprint(g)
-		}
+		l.keys = s.keys
 		fmt.Fprintf(h, "%s\x00%s\x00", id, l.source)
 	}
 	s.hash = hex.EncodeToString(h.Sum(nil))
