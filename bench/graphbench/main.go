@@ -59,8 +59,11 @@ func main() {
 		st := graph.StatusAnswer(graph.NewViewer(x).View(0), x.Stats()).Status
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
-		fmt.Printf("build seconds=%.3f files=%d definitions=%d references=%d from_store=%d parsed=%d index_mib=%.1f heap_sys_mib=%d\n",
-			took.Seconds(), st.Files, st.Defs, st.Refs, st.Snapshot, x.Stats().Parsed, st.MemoryMiB, ms.HeapSys>>20)
+		sys := ms.HeapSys
+		runtime.GC() // what the index keeps live
+		runtime.ReadMemStats(&ms)
+		fmt.Printf("build seconds=%.3f files=%d definitions=%d references=%d from_store=%d parsed=%d index_mib=%.1f heap_sys_mib=%d live_mib=%d\n",
+			took.Seconds(), st.Files, st.Defs, st.Refs, st.Snapshot, x.Stats().Parsed, st.MemoryMiB, sys>>20, ms.HeapAlloc>>20)
 	case "queries":
 		if *scratch == "" {
 			fail("-scratch is required: the edits write to it")

@@ -121,10 +121,11 @@ func (s *Set) Fingerprint() [32]byte {
 	return k
 }
 
-// DecodeRecord reads a record AppendBinary wrote: decoded, checked (every
-// index inside its table) and its strings shared with the process's
-// others, as extraction shares them. Damaged bytes are an error, never a
-// panic.
+// DecodeRecord reads a record AppendBinary wrote, decoded and checked
+// (every index inside its table). Damaged bytes are an error, never a
+// panic. Its strings are its own, not interned as extraction's are:
+// interning them cost a warm start of GOROOT 0.8 CPU-s for 9 MiB of live
+// heap.
 func DecodeRecord(b []byte) (*Record, error) {
 	r := &Record{}
 	if err := r.UnmarshalBinary(b); err != nil {
@@ -133,7 +134,6 @@ func DecodeRecord(b []byte) (*Record, error) {
 	if err := r.Validate(); err != nil {
 		return nil, err
 	}
-	r.intern()
 	return r, nil
 }
 
@@ -168,24 +168,4 @@ func (r *Record) check() error {
 		}
 	}
 	return nil
-}
-
-// intern makes r's strings the process's shared copies.
-func (r *Record) intern() {
-	r.Package, r.Exports, r.Default, r.BuildLine = intern(r.Package), intern(r.Exports), intern(r.Default), intern(r.BuildLine)
-	for i := range r.Defs {
-		d := &r.Defs[i]
-		d.Name, d.Kind, d.Container, d.Scope, d.Self, d.Type = intern(d.Name), intern(d.Kind), intern(d.Container), intern(d.Scope), intern(d.Self), intern(d.Type)
-	}
-	for i := range r.Imports {
-		im := &r.Imports[i]
-		im.Module, im.Name, im.Local = intern(im.Module), intern(im.Name), intern(im.Local)
-	}
-	for i := range r.Fields {
-		fd := &r.Fields[i]
-		fd.Container, fd.Name, fd.Type = intern(fd.Container), intern(fd.Name), intern(fd.Type)
-	}
-	for i, s := range r.Strs {
-		r.Strs[i] = intern(s)
-	}
 }
