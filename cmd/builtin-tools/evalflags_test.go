@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -28,5 +30,31 @@ func TestEvalSizeFlags(t *testing.T) {
 		`{"code": "import resource\nresource.getrlimit(resource.RLIMIT_AS)[0] >> 20", "description": "read the kernel's own memory limit"}`)
 	if code != 0 || !strings.Contains(out, "1024") {
 		t.Fatalf("code %d, %q %q", code, out, errs)
+	}
+}
+
+// --graph-cache is the graph store a call writes its records and the
+// root's manifest to; --graph-cache-size bounds it (none: no bound).
+func TestGraphCacheFlags(t *testing.T) {
+	if none, dflt := byteSize(-1).storeBytes(), byteSize(0).storeBytes(); none < 1<<60 || dflt != 0 {
+		t.Fatalf("none gives %d, the default %d", none, dflt)
+	}
+	dir := t.TempDir()
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "a.go"), []byte("package a\n\nfunc A() {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCmd(t, "", "call", "--root", root, "--graph-cache", dir, "--graph-cache-size", "64MiB", "code_graph", `{"operation": "find", "symbol": "A"}`)
+	if code != 0 || !strings.Contains(out, "a.go") {
+		t.Fatalf("code %d, %q %q", code, out, errs)
+	}
+	records, _ := filepath.Glob(filepath.Join(dir, "records", "*", "*"))
+	manifests, _ := filepath.Glob(filepath.Join(dir, "manifests", "*.m"))
+	if len(records) != 1 || len(manifests) != 1 {
+		t.Fatalf("the store holds records %v, manifests %v", records, manifests)
+	}
+	code, _, errs = runCmd(t, "", "call", "--root", root, "--graph-cache-size", "lots", "code_graph", `{"operation": "status"}`)
+	if code != 2 || !strings.Contains(errs, "want a size such as 512MiB") {
+		t.Fatalf("code %d, %q", code, errs)
 	}
 }
