@@ -89,6 +89,9 @@ type Counts struct {
 	Exact     int `json:"exact"`
 	Import    int `json:"import"`
 	Candidate int `json:"candidate"`
+	// Interface counts calls through an interface to its own method
+	// (dispatch: what runs is one of its implementations).
+	Interface int `json:"interface,omitempty"`
 	// Implementation counts calls through an interface (or a base
 	// class's method) that may run this definition.
 	Implementation int `json:"implementation,omitempty"`
@@ -107,6 +110,8 @@ func (c *Counts) add(class string) {
 		c.Import++
 	case Candidate:
 		c.Candidate++
+	case Interface:
+		c.Interface++
 	case Implementation:
 		c.Implementation++
 	default:
@@ -116,7 +121,7 @@ func (c *Counts) add(class string) {
 
 // Total counts the edges of every class.
 func (c Counts) Total() int {
-	return c.Exact + c.Import + c.Candidate + c.Implementation + c.Unresolved
+	return c.Exact + c.Import + c.Candidate + c.Interface + c.Implementation + c.Unresolved
 }
 
 // IndexState says how complete the index was when the answer was made.
@@ -560,7 +565,7 @@ func Impact(v View, spec Spec, depth, perDepth int) (*Answer, error) {
 					i, ok := weak[key]
 					switch {
 					case !ok:
-					case s.Class == Exact || s.Class == ViaImport:
+					case sure(s.Class):
 						// A sure call makes the dependent sure: counted and
 						// walked as such.
 						delete(weak, key)
@@ -598,7 +603,7 @@ func Impact(v View, spec Spec, depth, perDepth int) (*Answer, error) {
 				if s.Class == Candidate {
 					weak[key] = i
 				}
-				if s.Class == Exact || s.Class == ViaImport {
+				if sure(s.Class) {
 					if s.hasEncl {
 						next = append(next, s.encl)
 					}
@@ -611,6 +616,7 @@ func Impact(v View, spec Spec, depth, perDepth int) (*Answer, error) {
 		a.Counts.Exact += ring.Counts.Exact
 		a.Counts.Import += ring.Counts.Import
 		a.Counts.Candidate += ring.Counts.Candidate
+		a.Counts.Interface += ring.Counts.Interface
 		a.Counts.Values += ring.Counts.Values
 		a.Depths = append(a.Depths, ring)
 		frontier = next
@@ -624,6 +630,11 @@ func Impact(v View, spec Spec, depth, perDepth int) (*Answer, error) {
 	a.LowerBound = a.Counts.Values > 0 || a.NotFollowed > 0 || !st.Ready || macro != nil
 	return a, nil
 }
+
+// sure says whether an impact walk follows an edge of class: a call of
+// the definition itself, or of the interface method it declares (a
+// caller through the interface depends on its declaration).
+func sure(class string) bool { return class == Exact || class == ViaImport || class == Interface }
 
 // Status describes the index.
 type Status struct {

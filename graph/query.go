@@ -397,7 +397,7 @@ type Site struct {
 	Code    string   `json:"code" jsonschema:"the source line"`
 	Call    string   `json:"call" jsonschema:"what is called (receiver.name)"`
 	In      string   `json:"in" jsonschema:"the enclosing definition, or (top level)"`
-	Class   string   `json:"class" jsonschema:"exact, import, candidate or unresolved"`
+	Class   string   `json:"class" jsonschema:"exact, import, interface (a call through an interface: dispatch to its implementations), implementation, candidate or unresolved"`
 	Rank    int      `json:"rank,omitempty" jsonschema:"for a candidate: its place among the definitions of that name"`
 	Of      int      `json:"of,omitempty"`
 	Reason  string   `json:"reason,omitempty"`
@@ -446,7 +446,7 @@ func (s *Site) setClass(res resolve.Resolution, t snap.Target) {
 	}
 }
 
-var classOrder = map[string]int{Exact: 0, ViaImport: 1, Implementation: 2, Candidate: 3, Unresolved: 4}
+var classOrder = map[string]int{Exact: 0, ViaImport: 1, Interface: 2, Implementation: 3, Candidate: 4, Unresolved: 5}
 
 func sortSites(ss []Site) {
 	sort.SliceStable(ss, func(i, j int) bool {

@@ -10,7 +10,8 @@ import (
 )
 
 // callers of an implementation lists a call through its interface as an
-// implementation site, never as an exact one, and a declared receiver's
+// implementation site, never as an exact one (and callers of the
+// interface's method as an interface site), and a declared receiver's
 // call as exact with its evidence; counts.unresolved counts the calls of
 // the name that lead nowhere.
 func TestCallersThroughDeclaredTypes(t *testing.T) {
@@ -37,6 +38,15 @@ func TestCallersThroughDeclaredTypes(t *testing.T) {
 	}
 	if a.Counts.Implementation != 1 || a.Counts.Candidate != 2 {
 		t.Errorf("counts %+v:\n%s", a.Counts, a.Text())
+	}
+	// The call through the interface is dispatch to the interface's
+	// method, not an exact call of it.
+	i, err := x.Callers(Spec{Symbol: "store.Saver.Save"}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(i.Sites) == 0 || i.Sites[0].In != "api.Iface" || i.Sites[0].Class != Interface || i.Counts.Interface != 1 || i.Counts.Exact != 0 {
+		t.Errorf("callers of store.Saver.Save: counts %+v\n%+v", i.Counts, i.Sites)
 	}
 	// cache.Cache.Save is not called through store.Store's sites.
 	c, err := x.Callers(Spec{Symbol: "cache.Cache.Save"}, 0)

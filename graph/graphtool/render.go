@@ -218,11 +218,20 @@ func classNote(s graph.Site) string {
 	return s.Class
 }
 
+// ifaceCount is a head's count of calls through an interface, when
+// there are any.
+func ifaceCount(c graph.Counts) string {
+	if c.Interface == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %d interface (dispatch)", c.Interface)
+}
+
 func callers(w *writer, a *graph.Answer) string {
 	sym, c := a.Symbol, a.Counts
-	impl := ""
+	impl := ifaceCount(c)
 	if c.Implementation > 0 {
-		impl = fmt.Sprintf(", %d through an interface or base", c.Implementation)
+		impl += fmt.Sprintf(", %d through an interface or base", c.Implementation)
 	}
 	w.head("callers of %s: %d call sites (%d exact, %d import, %d candidate%s)", describe(*sym), len(a.Sites), c.Exact, c.Import, c.Candidate, impl)
 	if len(a.Sites) == 0 {
@@ -301,7 +310,7 @@ func callTo(s graph.Site) string {
 
 func callees(w *writer, a *graph.Answer) string {
 	c := a.Counts
-	w.head("calls made by %s: %d (%d exact, %d import, %d candidate, %d unresolved)", describe(*a.Symbol), len(a.Sites), c.Exact, c.Import, c.Candidate, c.Unresolved)
+	w.head("calls made by %s: %d (%d exact, %d import, %d candidate, %d unresolved%s)", describe(*a.Symbol), len(a.Sites), c.Exact, c.Import, c.Candidate, c.Unresolved, ifaceCount(c))
 	shown := 0
 	for _, s := range a.Sites {
 		if w.cut > 0 {
@@ -330,10 +339,10 @@ func impact(w *writer, a *graph.Answer) string {
 	if a.LowerBound {
 		bound = "lower bound"
 	}
-	w.head("impact of %s, to depth %d: %d dependents (%d exact, %d import, %d candidate) — %s", what, a.MaxDepth, c.Total(), c.Exact, c.Import, c.Candidate, bound)
+	w.head("impact of %s, to depth %d: %d dependents (%d exact, %d import, %d candidate%s) — %s", what, a.MaxDepth, c.Total(), c.Exact, c.Import, c.Candidate, ifaceCount(c), bound)
 	for _, ring := range a.Depths {
 		rc := ring.Counts
-		w.head("depth %d: %d (%d exact, %d import, %d candidate; %d value uses not followed)", ring.Depth, rc.Total(), rc.Exact, rc.Import, rc.Candidate, rc.Values)
+		w.head("depth %d: %d (%d exact, %d import, %d candidate%s; %d value uses not followed)", ring.Depth, rc.Total(), rc.Exact, rc.Import, rc.Candidate, ifaceCount(rc), rc.Values)
 		for _, d := range ring.Dependents {
 			more := ""
 			if n := len(d.More) + d.MoreLeft; n > 0 {

@@ -743,8 +743,18 @@ func (rv *Resolver) viaType(f *snap.Entry, r *lang.Ref, recv, name string, want 
 	res = Resolution{Class: lang.Exact, Targets: ms, Reason: reason}
 	if !d.bases { // super.m() runs the base's m, not an override
 		res.Impls = rv.Implementations(ms[0])
+		if rv.InterfaceMethod(ms[0]) {
+			res.Class = lang.Interface
+		}
 	}
 	return res, nil, true
+}
+
+// InterfaceMethod says whether m is a method of an interface (or trait):
+// a call of it is dispatch to whatever implements it.
+func (rv *Resolver) InterfaceMethod(m snap.Target) bool {
+	t, ok := rv.ContainerType(m)
+	return ok && (t.D().Kind == "interface" || t.D().Kind == "trait")
 }
 
 // containerType is the class-like definition a member belongs to.
