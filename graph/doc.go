@@ -80,7 +80,10 @@
 // @type.key the expression a one-variable range runs over (a map's key, a
 // channel's element), and @scope the node the binding holds in (a type
 // switch case, an isinstance or instanceof branch). What a binding holds
-// is read before it: x := x names the earlier x. An @export's @name is the module's whole value (CommonJS
+// is read before it: x := x names the earlier x. language.json's
+// "declared_after" (Go) puts a local in scope only after the node that
+// declares it (x, err := x() calls the function x); "conversions" (Go)
+// makes a call of a type a use of it (MyInt(3)), not a call. An @export's @name is the module's whole value (CommonJS
 // module.exports = X: a name require() binds calls X). A @doc.comment
 // before a @doc parameter list gives types by language.json "doc_param"
 // and "doc_return" (JSDoc @param {T} x, @returns {T}). A @field is a field of the class

@@ -599,8 +599,9 @@ func (v View) callersOf(ts []snap.Target) map[snap.Target]*callerSet {
 					if ctor[t] && r.Kind == lang.RefCall && s.Reason == "" && s.Class != Candidate {
 						s.Reason = "constructs " + t.D().Container
 					}
-					// A getter runs where it is read.
-					if r.Kind == lang.RefType {
+					// A getter runs where it is read; a conversion (Go's
+					// T(x)) uses its type.
+					if r.Kind == lang.RefType || r.Kind == lang.RefCall && g.Lang.Conversions && lang.ClassLike(t.D().Kind) {
 						cs.types = append(cs.types, s)
 					} else if r.Kind == lang.RefValue && t.D().Kind != "getter" {
 						cs.values = append(cs.values, s)
@@ -630,8 +631,11 @@ func (v View) callees(t snap.Target) []Site {
 		if r.Kind != lang.RefCall || r.At < d.Start || r.At >= d.End {
 			continue
 		}
-		s := v.site(f, int32(ri))
 		res := v.R.Resolve(f, r)
+		if res.Conversion {
+			continue // T(x) converts: no call is made
+		}
+		s := v.site(f, int32(ri))
 		s.Class, s.Why = res.Class, res.Why
 		if res.Class != Candidate {
 			s.Reason = res.Reason

@@ -237,3 +237,44 @@ func TestModuleHeldInVariable(t *testing.T) {
 		"call c.py:5 m.header_length in use -> candidate[1] header_length (b64.py:1)",
 	})
 }
+
+// A Go conversion T(x) uses the type T: callers of T lists it as a type
+// use, never as a call site, and callees of the function converting
+// leaves it out (no call is made). In x, err := x(...) the call is of the
+// function x: the name is declared only after the statement.
+func TestConversionsAndDeclaredAfter(t *testing.T) {
+	ar, err := txtar.ParseFile(filepath.Join("testdata", "fixtures", "go_dispatch.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := buildFixture(t, ar)
+	for _, typ := range []string{"conv.MyInt", "conv.Path", "conv.Handler"} {
+		a, err := x.Callers(Spec{Symbol: typ}, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		used := false
+		for _, s := range a.TypeUses {
+			used = used || s.In == "conv.Use"
+		}
+		if len(a.Sites) != 0 || !used {
+			t.Errorf("callers of %s: sites %+v, type uses %+v", typ, a.Sites, a.TypeUses)
+		}
+	}
+	c, err := x.Callees(Spec{Symbol: "conv.Use"}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range c.Sites {
+		t.Errorf("callees of conv.Use lists %s (%s)", s.Call, s.Class)
+	}
+	for _, fn := range []string{"conv.parse", "conv.next", "conv.wrap"} {
+		a, err := x.Callers(Spec{Symbol: fn}, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Counts.Exact != 1 {
+			t.Errorf("callers of %s: %+v %+v", fn, a.Counts, a.Sites)
+		}
+	}
+}

@@ -20,17 +20,37 @@ type Resolution struct {
 	Reason  string        // for exact: the evidence when it is more than scope (a declared type)
 	Impls   []snap.Target // for exact on an interface's (or a class's) method: what the call may run instead
 	Pending *Pending      // a name-only resolution not ranked yet (callers)
+	// Conversion: a call of a type in a language where that converts
+	// (Go's MyInt(3)): a use of the type, not a call.
+	Conversion bool
 }
 
 // Resolve decides one reference of f (r may be a copy of one of f.Refs
 // with another Kind).
-func (rv *Resolver) Resolve(f *snap.Entry, r *lang.Ref) Resolution { return rv.resolveAt(f, r, false) }
+func (rv *Resolver) Resolve(f *snap.Entry, r *lang.Ref) Resolution {
+	return conversion(f, r, rv.resolveAt(f, r, false))
+}
 
 // ResolveLazy decides one reference, leaving a name-only resolution's
 // candidates unranked (Resolution.Pending): callers ranks only the one it
 // asks about.
 func (rv *Resolver) ResolveLazy(f *snap.Entry, r *lang.Ref) Resolution {
-	return rv.resolveAt(f, r, true)
+	return conversion(f, r, rv.resolveAt(f, r, true))
+}
+
+// conversion marks a call that leads only to types, in a language where
+// calling a type converts to it.
+func conversion(f *snap.Entry, r *lang.Ref, res Resolution) Resolution {
+	if r.Kind != lang.RefCall || !f.Lang.Conversions || len(res.Targets) == 0 {
+		return res
+	}
+	for _, t := range res.Targets {
+		if !lang.ClassLike(t.D().Kind) {
+			return res
+		}
+	}
+	res.Conversion = true
+	return res
 }
 
 // resolveAt decides one reference; lazy leaves a name-only resolution's
