@@ -100,7 +100,11 @@
 // "method_set" (Go: a type with all the interface's methods) or
 // "declared" (a class naming it as a base). A type the source does not
 // declare leaves the call a ranked candidate; a declared type outside the
-// index (an external module, a builtin) makes it unresolved, saying so.
+// index (an external module, a builtin) makes it unresolved, saying so,
+// unless it may dispatch into the index (Go's w io.Writer, a method an
+// interface takes from one outside, a TypeScript interface's
+// function-valued property): then the methods of that name are
+// candidates whose reason says why.
 // Where nothing is declared, agreeing assignments stand in: a @local
 // named by a return (or yield) keyword at each return statement types an
 // unannotated function's result when all agree and it yields nothing;

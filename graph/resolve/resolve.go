@@ -131,7 +131,7 @@ func (rv *Resolver) resolveAt(f *snap.Entry, r *lang.Ref, lazy bool) Resolution 
 	}
 	// A receiver whose type the source declares: a method of that type
 	// (or of what it embeds or extends).
-	res, hint, typed := rv.viaType(f, r, recv, name, want)
+	res, hint, typed := rv.viaType(f, r, recv, name, want, lazy)
 	if typed {
 		return res
 	}
@@ -678,6 +678,9 @@ type Pending struct {
 	// hintHow says how hint was found, before the type's name in a
 	// candidate's reason (default: a declared type).
 	hintHow string
+	// note ends every candidate's reason: why a call of a declared type
+	// is still name-only (dispatch the index cannot see into).
+	note string
 }
 
 // Accepts says whether d is a definition p's candidates are among.
@@ -776,6 +779,9 @@ func (rv *Resolver) scores(p *Pending, withReasons bool) []Scored {
 				if withReasons {
 					s.reason += "; receiver looks like " + d.Container
 				}
+			}
+			if p.note != "" {
+				s.reason += "; " + p.note
 			}
 			all = append(all, s)
 		}
