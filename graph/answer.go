@@ -46,6 +46,8 @@ type Answer struct {
 	// Unplaced is the first of the calls named like a callers symbol that
 	// lead to no definition (Counts.Unresolved counts them).
 	Unplaced *Site `json:"-"`
+	// Dispatched is the first of the calls counts.dispatch counts.
+	Dispatched *Site `json:"-"`
 	// NameOnlyReceivers: the symbol is a method in a package-scoped
 	// language, whose candidate sites are calls of its name on receivers
 	// of a type the index does not know.
@@ -99,7 +101,11 @@ type Counts struct {
 	Values         int `json:"values,omitempty"`
 	TypeUses       int `json:"type_uses,omitempty"`
 	Elsewhere      int `json:"elsewhere,omitempty" jsonschema:"references with this name that resolve to other definitions"`
-	Shown          int `json:"shown"`
+	// Dispatch counts calls of this name on values of a type declared
+	// outside the index that may be an interface (net.Conn): not listed,
+	// and the answer is a lower bound.
+	Dispatch int `json:"dispatch,omitempty" jsonschema:"calls of this name through a type declared outside the index that may be an interface, so may run this method: not listed; the answer is a lower bound"`
+	Shown    int `json:"shown"`
 }
 
 func (c *Counts) add(class string) {
@@ -426,6 +432,13 @@ func Callers(v View, spec Spec) (*Answer, error) {
 		s.Code = l.get(s.File, s.Line)
 		a.Unplaced = &s
 	}
+	if len(cs.dispatch) > 0 {
+		a.Counts.Dispatch = len(cs.dispatch)
+		s := cs.dispatch[0]
+		s.Code = l.get(s.File, s.Line)
+		a.Dispatched = &s
+		a.LowerBound = true
+	}
 	a.NameOnlyReceivers = t.D().Container != "" && t.File.Lang.Scope == "directory"
 	a.LowerBound = a.LowerBound || !st.Ready
 	return a, nil
@@ -549,6 +562,12 @@ func Impact(v View, spec Spec, depth, perDepth int) (*Answer, error) {
 			// A type's users depend on it as much as a function's callers.
 			calls, values := append(slices.Clip(cs.calls), cs.types...), cs.values
 			ring.Counts.Values += len(values)
+			ring.Counts.Dispatch += len(cs.dispatch)
+			if a.Dispatched == nil && len(cs.dispatch) > 0 {
+				s := cs.dispatch[0]
+				s.Code = l.get(s.File, s.Line)
+				a.Dispatched = &s
+			}
 			for _, s := range calls {
 				if inStart[s.fileRef] {
 					continue // a file's impact is on other files
@@ -617,6 +636,7 @@ func Impact(v View, spec Spec, depth, perDepth int) (*Answer, error) {
 		a.Counts.Import += ring.Counts.Import
 		a.Counts.Candidate += ring.Counts.Candidate
 		a.Counts.Interface += ring.Counts.Interface
+		a.Counts.Dispatch += ring.Counts.Dispatch
 		a.Counts.Values += ring.Counts.Values
 		a.Depths = append(a.Depths, ring)
 		frontier = next
@@ -627,7 +647,7 @@ func Impact(v View, spec Spec, depth, perDepth int) (*Answer, error) {
 		}
 	}
 	a.Macro = macro
-	a.LowerBound = a.Counts.Values > 0 || a.NotFollowed > 0 || !st.Ready || macro != nil
+	a.LowerBound = a.Counts.Values > 0 || a.NotFollowed > 0 || a.Counts.Dispatch > 0 || !st.Ready || macro != nil
 	return a, nil
 }
 

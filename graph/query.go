@@ -466,6 +466,9 @@ type callerSet struct {
 	types         []Site // a class's uses as a type (annotations, bases)
 	elsewhere     int
 	nowhere       []Site
+	// dispatch: calls of this name on a value of a type declared outside
+	// the index that may be an interface (Resolution.Dispatch).
+	dispatch []Site
 }
 
 // callersOf answers callers for many definitions at once, reading the
@@ -583,6 +586,12 @@ func (v View) callersOf(ts []snap.Target) map[snap.Target]*callerSet {
 						}
 						switch {
 						case r.Kind == lang.RefType, r.Kind == lang.RefRead:
+						case res.Dispatch != "" && r.Kind == lang.RefCall && t.D().Member() && lang.FunctionLike(t.D().Kind):
+							// conn.Close(), conn a net.Conn: if an
+							// interface, t may be what runs.
+							s := v.site(g, ri)
+							s.Class, s.Why = Unresolved, res.Why
+							cs.dispatch = append(cs.dispatch, s)
 						case unresolved && r.Kind == lang.RefCall:
 							cs.nowhere = append(cs.nowhere, v.site(g, ri))
 						case !unresolved:
@@ -617,6 +626,7 @@ func (v View) callersOf(ts []snap.Target) map[snap.Target]*callerSet {
 		sortSites(cs.values)
 		sortSites(cs.types)
 		sortSites(cs.nowhere)
+		sortSites(cs.dispatch)
 	}
 	return out
 }

@@ -278,3 +278,43 @@ func TestConversionsAndDeclaredAfter(t *testing.T) {
 		}
 	}
 }
+
+// A call through a type declared outside the index is never silent to
+// callers of a method it may run: named like the method (io.Writer's
+// Write) it is a candidate; else (net.Conn's Close) counted as dispatch,
+// the answer a lower bound; a pointer (*strings.Builder) is neither.
+func TestExternalDispatch(t *testing.T) {
+	ar, err := txtar.ParseFile(filepath.Join("testdata", "fixtures", "go_dispatch.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := buildFixture(t, ar)
+	w, err := x.Callers(Spec{Symbol: "sink.File.Write"}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(w.Sites) != 1 || w.Sites[0].In != "sink.Emit" || w.Sites[0].Class != Candidate || !strings.Contains(w.Sites[0].Reason, "declared outside the index") {
+		t.Errorf("callers of sink.File.Write: %+v", w.Sites)
+	}
+	c, err := x.Callers(Spec{Symbol: "sink.File.Close"}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Counts.Dispatch != 1 || c.Dispatched == nil || c.Dispatched.In != "sink.Hang" || !c.LowerBound {
+		t.Errorf("callers of sink.File.Close: counts %+v, lower bound %v, sites %+v", c.Counts, c.LowerBound, c.Sites)
+	}
+	i, err := x.Impact(Spec{Symbol: "sink.File.Close"}, 2, 10, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if i.Counts.Dispatch != 1 || !i.LowerBound {
+		t.Errorf("impact of sink.File.Close: counts %+v, lower bound %v", i.Counts, i.LowerBound)
+	}
+	b, err := x.Callers(Spec{Symbol: "sink.File.WriteString"}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Sites) != 0 || b.Counts.Dispatch != 0 {
+		t.Errorf("callers of sink.File.WriteString: counts %+v, sites %+v", b.Counts, b.Sites)
+	}
+}

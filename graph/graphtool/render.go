@@ -271,11 +271,20 @@ func callers(w *writer, a *graph.Answer) string {
 	if s := a.Unplaced; s != nil {
 		w.head("%d calls named %s lead to no definition in the index (external, or a receiver it cannot place), first %s:%d %s", c.Unresolved, sym.Name, s.File, s.Line, quoteLine(s.Code))
 	}
+	dispatchNote(w, a)
 	if a.NameOnlyReceivers && c.Candidate > 0 {
 		w.head("candidate sites call a method of this name on a receiver whose type the index does not know (an interface, a field, a variable)")
 	}
 	partialNote(w, a.Index)
 	return w.String(more["callers"])
+}
+
+// dispatchNote says how many calls through a type outside the index may
+// run the symbol and were not counted.
+func dispatchNote(w *writer, a *graph.Answer) {
+	if s := a.Dispatched; s != nil && a.Counts.Dispatch > 0 {
+		w.head("%s through a type declared outside the index that may be an interface (first %s:%d %s, %s) may run this too: not counted, a lower bound", textcut.Count(a.Counts.Dispatch, "call", "calls"), s.File, s.Line, s.Call, quoteLine(s.Code))
+	}
 }
 
 // callTo says where a call leads.
@@ -360,6 +369,7 @@ func impact(w *writer, a *graph.Answer) string {
 	if c.Values > 0 {
 		w.head("%d value uses (callbacks, stored functions) may call into this from places not counted", c.Values)
 	}
+	dispatchNote(w, a)
 	if m := a.Macro; m != nil {
 		w.head("%s invokes macro %s (%s:%d): calls made inside a macro's expansion are not seen", m.In, m.Macro, m.File, m.Line)
 	}

@@ -23,6 +23,10 @@ type Resolution struct {
 	// Conversion: a call of a type in a language where that converts
 	// (Go's MyInt(3)): a use of the type, not a call.
 	Conversion bool
+	// Dispatch, for an unresolved call on a value of a type declared
+	// outside the index that may be an interface (net.Conn): that type.
+	// A method of the index of this name may be what runs.
+	Dispatch string
 }
 
 // Resolve decides one reference of f (r may be a copy of one of f.Refs

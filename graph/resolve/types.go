@@ -723,11 +723,19 @@ func (rv *Resolver) viaType(f *snap.Entry, r *lang.Ref, recv, name string, want 
 		return Resolution{Class: lang.Unresolved, Why: "builtin (" + d.ev + ")"}, nil, true
 	case tr.external != "":
 		res := Resolution{Class: lang.Unresolved, Why: "external: " + tr.external + " (" + d.ev + ")"}
-		if r.Kind == lang.RefCall && f.Lang.Implements == "method_set" {
-			// io.Writer may be an interface any type of the index
-			// satisfies.
-			note := d.ev + "; " + shortType(d.text) + " is declared outside the index (" + tr.external + "): if an interface, a call through it may run this"
-			return rv.dispatch(lazy, f, r, name, nil, note, res), nil, true
+		if text := strings.TrimSpace(d.text); r.Kind == lang.RefCall && f.Lang.Implements == "method_set" && !strings.HasPrefix(text, "*") {
+			// A value (not a pointer) of a type outside the index may be
+			// an interface a type of the index satisfies: io.Writer.
+			// Named like the method, as Go names its interfaces
+			// (io.Writer and Write, io.ReadCloser and Close), its call is
+			// listed with the methods it may run; else (net.Conn,
+			// sync.Mutex: an interface or not) callers count it as
+			// dispatch it may miss.
+			if namedForMethod(lang.LastSegment(text), name) {
+				note := d.ev + "; " + shortType(text) + " is declared outside the index (" + tr.external + "): if an interface, a call through it may run this"
+				return rv.dispatch(lazy, f, r, name, nil, note, res), nil, true
+			}
+			res.Dispatch = shortType(text)
 		}
 		return res, nil, true
 	case len(tr.types) == 0:
@@ -799,6 +807,14 @@ func (rv *Resolver) dispatch(lazy bool, f *snap.Entry, r *lang.Ref, name string,
 		return Resolution{Class: lang.Candidate, Pending: p}
 	}
 	return rv.rankAll(p)
+}
+
+// namedForMethod says whether a type's name is how Go names an interface
+// with that method: the method itself (net.Error's Error), or an agent
+// noun made of it (io.Writer, io.ReadWriteCloser's Write, fmt.Stringer),
+// not any name holding it (sync.WaitGroup's Wait).
+func namedForMethod(typ, method string) bool {
+	return typ == method || strings.Contains(typ, method) && strings.HasSuffix(typ, "er")
 }
 
 // anyInterface is the first interface (or trait) among types, or a
