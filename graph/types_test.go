@@ -310,6 +310,13 @@ func TestExternalDispatch(t *testing.T) {
 	if i.Counts.Dispatch != 1 || !i.LowerBound {
 		t.Errorf("impact of sink.File.Close: counts %+v, lower bound %v", i.Counts, i.LowerBound)
 	}
+	e, err := x.Callers(Spec{Symbol: "sink.Failure.Error"}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Counts.Dispatch != 1 || len(e.Sites) != 0 || !e.LowerBound {
+		t.Errorf("callers of sink.Failure.Error (err.Error() through the builtin error): counts %+v, sites %+v", e.Counts, e.Sites)
+	}
 	b, err := x.Callers(Spec{Symbol: "sink.File.WriteString"}, 0)
 	if err != nil {
 		t.Fatal(err)

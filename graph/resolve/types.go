@@ -720,7 +720,13 @@ func (rv *Resolver) viaType(f *snap.Entry, r *lang.Ref, recv, name string, want 
 	switch {
 	case len(tr.types) > 0:
 	case tr.builtin != "":
-		return Resolution{Class: lang.Unresolved, Why: "builtin (" + d.ev + ")"}, nil, true
+		res := Resolution{Class: lang.Unresolved, Why: "builtin (" + d.ev + ")"}
+		if r.Kind == lang.RefCall && f.Lang.Implements == "method_set" {
+			// Go's builtin types with methods are interfaces (err.Error()):
+			// too common to list as candidates, counted by callers.
+			res.Dispatch = shortType(d.text)
+		}
+		return res, nil, true
 	case tr.external != "":
 		res := Resolution{Class: lang.Unresolved, Why: "external: " + tr.external + " (" + d.ev + ")"}
 		if text := strings.TrimSpace(d.text); r.Kind == lang.RefCall && f.Lang.Implements == "method_set" && !strings.HasPrefix(text, "*") {
