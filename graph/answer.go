@@ -471,7 +471,25 @@ type Depth struct {
 	Counts     Counts      `json:"counts"`
 	Dependents []Dependent `json:"dependents"`
 	Truncated  int         `json:"truncated,omitempty" jsonschema:"dependents at this depth not listed"`
+	// NotFollowed says, by reason, what the ring met and did not walk on
+	// from; any makes the ring (and the answer) a lower bound.
+	NotFollowed []Unfollowed `json:"not_followed,omitempty" jsonschema:"what this ring met and did not walk on from, by reason, with how many; any makes the ring a lower bound"`
+	LowerBound  bool         `json:"lower_bound,omitempty" jsonschema:"this ring may miss dependents: see not_followed"`
 }
+
+// Unfollowed counts what an impact ring did not follow for one reason.
+type Unfollowed struct {
+	Reason string `json:"reason" jsonschema:"candidate (name-only call sites, listed, not walked), candidate value (a function value of a name-only match), dispatch (calls through a type declared outside the index that may be an interface), implementations (of an interface method: ask impact of each)"`
+	Count  int    `json:"count" jsonschema:"call sites, or for implementations the methods"`
+}
+
+// The reasons an impact ring does not follow something.
+const (
+	notCandidate      = "candidate"
+	notCandidateValue = "candidate value"
+	notDispatch       = "dispatch"
+	notImplementation = "implementations"
+)
 
 type depNodeKey struct {
 	f *snap.Entry
@@ -484,6 +502,9 @@ type Dependent struct {
 	Symbol Symbol `json:"symbol"`
 	Via    Site   `json:"via"`
 	On     string `json:"on" jsonschema:"the definition it calls"`
+	// Value: Via passes or stores On as a function value (sort.Slice(xs,
+	// less), http.HandleFunc("/", h)) rather than calling it.
+	Value bool `json:"value,omitempty" jsonschema:"via passes or stores the definition as a function value (a callback) instead of calling it"`
 	// More are its other candidate calls on the ring before, when Via is
 	// a candidate too: any of them may be the true call.
 	More     []DepSite `json:"more,omitempty" jsonschema:"when via is a candidate: the dependent's other candidate calls on the ring before (at most 8); any of them may be the true call"`
@@ -557,20 +578,41 @@ func Impact(v View, spec Spec, depth, perDepth int) (*Answer, error) {
 			}
 		}
 		sets := v.callersOf(frontier)
+		// Candidate sites per dependent not (yet) made sure.
+		candSites := map[depNodeKey]int{}
+		not := map[string]int{}
 		for _, t := range frontier {
 			cs := sets[t]
-			// A type's users depend on it as much as a function's callers.
-			calls, values := append(slices.Clip(cs.calls), cs.types...), cs.values
-			ring.Counts.Values += len(values)
+			if d := t.D(); d.Member() && lang.FunctionLike(d.Kind) {
+				// A change to an interface's method changes what each
+				// implementation must be; their callers are not walked
+				// (ask impact of each), only counted.
+				if c, ok := v.R.ContainerType(t); ok && (c.D().Kind == "interface" || c.D().Kind == "trait") {
+					not[notImplementation] += len(v.R.Implementations(t))
+				}
+			}
+			// A type's users depend on it as much as a function's callers;
+			// a function passing t as a value (a callback) depends on it
+			// as much as one calling it.
+			calls := slices.Concat(cs.calls, cs.types)
+			nCalls := len(calls)
+			calls = append(calls, cs.values...)
+			ring.Counts.Values += len(cs.values)
 			ring.Counts.Dispatch += len(cs.dispatch)
+			not[notDispatch] += len(cs.dispatch)
 			if a.Dispatched == nil && len(cs.dispatch) > 0 {
 				s := cs.dispatch[0]
 				s.Code = l.get(s.File, s.Line)
 				a.Dispatched = &s
 			}
-			for _, s := range calls {
+			for si, s := range calls {
+				value := si >= nCalls
 				if inStart[s.fileRef] {
 					continue // a file's impact is on other files
+				}
+				if value && !sure(s.Class) {
+					not[notCandidateValue]++
+					continue
 				}
 				key := depNodeKey{s.fileRef, -1}
 				var dsym Symbol
@@ -579,6 +621,9 @@ func Impact(v View, spec Spec, depth, perDepth int) (*Answer, error) {
 					dsym = symbolOf(s.encl)
 				} else {
 					dsym = Symbol{Name: "(top level)", Qualified: s.File + " (top level)", Kind: "file", File: s.File, Line: s.Line, EndLine: s.Line, Language: s.fileRef.Lang.ID}
+				}
+				if s.Class == Candidate {
+					candSites[key]++
 				}
 				if visited[key] {
 					i, ok := weak[key]
@@ -593,7 +638,7 @@ func Impact(v View, spec Spec, depth, perDepth int) (*Answer, error) {
 						a.NotFollowed--
 						if i >= 0 {
 							s.Code = l.get(s.File, s.Line)
-							ring.Dependents[i] = Dependent{Symbol: ring.Dependents[i].Symbol, Via: s, On: t.Qualified()}
+							ring.Dependents[i] = Dependent{Symbol: ring.Dependents[i].Symbol, Via: s, On: t.Qualified(), Value: value}
 						}
 						if s.hasEncl {
 							next = append(next, s.encl)
@@ -615,7 +660,7 @@ func Impact(v View, spec Spec, depth, perDepth int) (*Answer, error) {
 				if len(ring.Dependents) < perDepth {
 					s.Code = l.get(s.File, s.Line)
 					i = len(ring.Dependents)
-					ring.Dependents = append(ring.Dependents, Dependent{Symbol: dsym, Via: s, On: t.Qualified()})
+					ring.Dependents = append(ring.Dependents, Dependent{Symbol: dsym, Via: s, On: t.Qualified(), Value: value})
 				} else {
 					ring.Truncated++
 				}
@@ -631,11 +676,21 @@ func Impact(v View, spec Spec, depth, perDepth int) (*Answer, error) {
 				}
 			}
 		}
+		for key := range weak {
+			not[notCandidate] += candSites[key]
+		}
+		for _, r := range []string{notCandidate, notCandidateValue, notDispatch, notImplementation} {
+			if not[r] > 0 {
+				ring.NotFollowed = append(ring.NotFollowed, Unfollowed{Reason: r, Count: not[r]})
+			}
+		}
+		ring.LowerBound = len(ring.NotFollowed) > 0
 		ring.Counts.Shown = len(ring.Dependents)
 		a.Counts.Exact += ring.Counts.Exact
 		a.Counts.Import += ring.Counts.Import
 		a.Counts.Candidate += ring.Counts.Candidate
 		a.Counts.Interface += ring.Counts.Interface
+		a.Counts.Implementation += ring.Counts.Implementation
 		a.Counts.Dispatch += ring.Counts.Dispatch
 		a.Counts.Values += ring.Counts.Values
 		a.Depths = append(a.Depths, ring)
@@ -648,13 +703,20 @@ func Impact(v View, spec Spec, depth, perDepth int) (*Answer, error) {
 	}
 	a.Macro = macro
 	a.LowerBound = a.Counts.Values > 0 || a.NotFollowed > 0 || a.Counts.Dispatch > 0 || !st.Ready || macro != nil
+	for _, r := range a.Depths {
+		a.LowerBound = a.LowerBound || r.LowerBound
+	}
 	return a, nil
 }
 
 // sure says whether an impact walk follows an edge of class: a call of
-// the definition itself, or of the interface method it declares (a
-// caller through the interface depends on its declaration).
-func sure(class string) bool { return class == Exact || class == ViaImport || class == Interface }
+// the definition itself, of the interface method it declares (a caller
+// through the interface depends on its declaration), or through an
+// interface (or a base class's method) the definition implements (what
+// runs there may be this definition).
+func sure(class string) bool {
+	return class == Exact || class == ViaImport || class == Interface || class == Implementation
+}
 
 // Status describes the index.
 type Status struct {

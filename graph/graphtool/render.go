@@ -227,12 +227,41 @@ func ifaceCount(c graph.Counts) string {
 	return fmt.Sprintf(", %d interface (dispatch)", c.Interface)
 }
 
+// implCount is a count's calls through an interface or base the symbol
+// implements.
+func implCount(c graph.Counts) string {
+	if c.Implementation == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %d through an interface or base", c.Implementation)
+}
+
+// notFollowed says what an impact ring met and did not walk on from.
+func notFollowed(ring graph.Depth) string {
+	if len(ring.NotFollowed) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, n := range ring.NotFollowed {
+		switch n.Reason {
+		case "candidate":
+			parts = append(parts, textcut.Count(n.Count, "candidate site", "candidate sites")+" (name-only)")
+		case "candidate value":
+			parts = append(parts, textcut.Count(n.Count, "value use", "value uses")+" of a name-only match")
+		case "dispatch":
+			parts = append(parts, textcut.Count(n.Count, "call", "calls")+" through a type outside the index")
+		case "implementations":
+			parts = append(parts, "the callers of "+textcut.Count(n.Count, "implementation", "implementations")+" (ask impact of each)")
+		default:
+			parts = append(parts, fmt.Sprintf("%d %s", n.Count, n.Reason))
+		}
+	}
+	return "; not followed: " + strings.Join(parts, ", ") + " — lower bound"
+}
+
 func callers(w *writer, a *graph.Answer) string {
 	sym, c := a.Symbol, a.Counts
-	impl := ifaceCount(c)
-	if c.Implementation > 0 {
-		impl += fmt.Sprintf(", %d through an interface or base", c.Implementation)
-	}
+	impl := ifaceCount(c) + implCount(c)
 	w.head("callers of %s: %d call sites (%d exact, %d import, %d candidate%s)", describe(*sym), len(a.Sites), c.Exact, c.Import, c.Candidate, impl)
 	if len(a.Sites) == 0 {
 		w.head("no call site in the index leads here")
@@ -348,16 +377,24 @@ func impact(w *writer, a *graph.Answer) string {
 	if a.LowerBound {
 		bound = "lower bound"
 	}
-	w.head("impact of %s, to depth %d: %d dependents (%d exact, %d import, %d candidate%s) — %s", what, a.MaxDepth, c.Total(), c.Exact, c.Import, c.Candidate, ifaceCount(c), bound)
+	w.head("impact of %s, to depth %d: %d dependents (%d exact, %d import, %d candidate%s%s) — %s", what, a.MaxDepth, c.Total(), c.Exact, c.Import, c.Candidate, ifaceCount(c), implCount(c), bound)
 	for _, ring := range a.Depths {
 		rc := ring.Counts
-		w.head("depth %d: %d (%d exact, %d import, %d candidate%s; %d value uses not followed)", ring.Depth, rc.Total(), rc.Exact, rc.Import, rc.Candidate, ifaceCount(rc), rc.Values)
+		values := ""
+		if rc.Values > 0 {
+			values = fmt.Sprintf("; %s", textcut.Count(rc.Values, "function value passed or stored", "function values passed or stored"))
+		}
+		w.head("depth %d: %d (%d exact, %d import, %d candidate%s%s%s)%s", ring.Depth, rc.Total(), rc.Exact, rc.Import, rc.Candidate, ifaceCount(rc), implCount(rc), values, notFollowed(ring))
 		for _, d := range ring.Dependents {
 			more := ""
 			if n := len(d.More) + d.MoreLeft; n > 0 {
 				more = fmt.Sprintf(" (and %s)", textcut.Count(n, "more candidate call", "more candidate calls"))
 			}
-			w.line("  %s  via %s:%d %s [%s]%s  %s", d.Symbol.Qualified, d.Via.File, d.Via.Line, d.Via.Call, classNote(d.Via), more, quoteLine(d.Via.Code))
+			call := d.Via.Call
+			if d.Value {
+				call += " (as a value)"
+			}
+			w.line("  %s  via %s:%d %s [%s]%s  %s", d.Symbol.Qualified, d.Via.File, d.Via.Line, call, classNote(d.Via), more, quoteLine(d.Via.Code))
 		}
 		if ring.Truncated > 0 {
 			w.head("  (+%d more at depth %d; raise limit to list them)", ring.Truncated, ring.Depth)
@@ -367,7 +404,7 @@ func impact(w *writer, a *graph.Answer) string {
 		w.head("%d candidate dependents (name-only matches) were listed but not followed further", a.NotFollowed)
 	}
 	if c.Values > 0 {
-		w.head("%d value uses (callbacks, stored functions) may call into this from places not counted", c.Values)
+		w.head("%d value uses (callbacks, stored functions): the functions passing them are walked, the calls made through them later are not seen", c.Values)
 	}
 	dispatchNote(w, a)
 	if m := a.Macro; m != nil {
