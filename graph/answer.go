@@ -610,7 +610,7 @@ func Impact(v View, spec Spec, depth, perDepth int) (*Answer, error) {
 				if inStart[s.fileRef] {
 					continue // a file's impact is on other files
 				}
-				if value && !sure(s.Class) {
+				if value && !follows(s) {
 					not[notCandidateValue]++
 					continue
 				}
@@ -622,14 +622,14 @@ func Impact(v View, spec Spec, depth, perDepth int) (*Answer, error) {
 				} else {
 					dsym = Symbol{Name: "(top level)", Qualified: s.File + " (top level)", Kind: "file", File: s.File, Line: s.Line, EndLine: s.Line, Language: s.fileRef.Lang.ID}
 				}
-				if s.Class == Candidate {
+				if s.Class == Candidate && !s.dispatch {
 					candSites[key]++
 				}
 				if visited[key] {
 					i, ok := weak[key]
 					switch {
 					case !ok:
-					case sure(s.Class):
+					case follows(s):
 						// A sure call makes the dependent sure: counted and
 						// walked as such.
 						delete(weak, key)
@@ -664,10 +664,10 @@ func Impact(v View, spec Spec, depth, perDepth int) (*Answer, error) {
 				} else {
 					ring.Truncated++
 				}
-				if s.Class == Candidate {
+				if !follows(s) {
 					weak[key] = i
 				}
-				if sure(s.Class) {
+				if follows(s) {
 					if s.hasEncl {
 						next = append(next, s.encl)
 					}
@@ -717,6 +717,12 @@ func Impact(v View, spec Spec, depth, perDepth int) (*Answer, error) {
 func sure(class string) bool {
 	return class == Exact || class == ViaImport || class == Interface || class == Implementation
 }
+
+// follows says whether an impact walk walks on from a site: a sure edge,
+// or a candidate that is dispatch through an interface the definition may
+// satisfy (w.Write with w an io.Writer), which may run it as an
+// implementation's call does.
+func follows(s Site) bool { return sure(s.Class) || s.Class == Candidate && s.dispatch }
 
 // Status describes the index.
 type Status struct {

@@ -406,6 +406,10 @@ type Site struct {
 	encl    snap.Target
 	hasEncl bool
 	fileRef *snap.Entry
+	// dispatch: a candidate that is a call through an interface the
+	// definition may satisfy (one declared outside the index, or a
+	// structural one no class names): impact walks on from it.
+	dispatch bool
 }
 
 func (v View) site(f *snap.Entry, ri int32) Site {
@@ -571,7 +575,7 @@ func (v View) callersOf(ts []snap.Target) map[snap.Target]*callerSet {
 						// A structural interface with no declared
 						// implementation: t may be what runs.
 						s := v.site(g, ri)
-						s.Class, s.Rank, s.Of = Candidate, 1, 1
+						s.Class, s.Rank, s.Of, s.dispatch = Candidate, 1, 1, true
 						s.Reason = "a call of " + res.Targets[0].Qualified() + ", an interface no class names as a base; " + t.Qualified() + " has a method of this name, and any object with one conforms"
 						cs.calls = append(cs.calls, s)
 						continue
@@ -602,6 +606,7 @@ func (v View) callersOf(ts []snap.Target) map[snap.Target]*callerSet {
 					s := v.site(g, ri)
 					if res.Pending != nil {
 						s.Class, s.Rank, s.Of, s.Reason = Candidate, rank, of, reason
+						s.dispatch = res.Pending.Dispatch()
 					} else {
 						s.setClass(res, t)
 					}

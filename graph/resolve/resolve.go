@@ -687,6 +687,11 @@ type Pending struct {
 	note string
 }
 
+// Dispatch says whether p's candidates are what a call through a
+// declared type the index cannot see into may run (io.Writer's Write):
+// not a guess at the receiver's type but dispatch, each a possible runner.
+func (p *Pending) Dispatch() bool { return p.note != "" }
+
 // Accepts says whether d is a definition p's candidates are among.
 func (p *Pending) Accepts(d *lang.Def) bool { return p.ok(d) }
 
