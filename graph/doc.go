@@ -20,8 +20,8 @@
 // An unknown or ambiguous symbol is answered with near names or ranked
 // candidates, never with a substitute; references that resolve elsewhere
 // or nowhere are counted in the answer, and functions passed as values are
-// listed apart (calls through them are not seen), so an impact walk that
-// meets one says its count is a lower bound.
+// listed apart (calls through them are not seen): an impact walk takes the
+// function passing one as a dependent and says its count is a lower bound.
 //
 // # Languages are data
 //
