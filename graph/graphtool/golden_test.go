@@ -16,6 +16,7 @@ import (
 	builtintools "github.com/builtin-tools/builtin-tools"
 	"github.com/builtin-tools/builtin-tools/graph"
 	"github.com/builtin-tools/builtin-tools/graph/graphtool"
+	"github.com/builtin-tools/builtin-tools/internal/test/sessiontest/builtin"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -68,7 +69,7 @@ func TestGolden(t *testing.T) {
 				}
 			}
 			got := replayGolden(t, root, string(queries))
-			if *update {
+			if *builtin.Update {
 				out := &txtar.Archive{Comment: ar.Comment}
 				for _, f := range ar.Files {
 					if f.Name != "want" {
@@ -193,7 +194,7 @@ func TestGoldenSchema(t *testing.T) {
 	got, _ := json.MarshalIndent(v, "", " ")
 	got = append(got, '\n')
 	const p = "testdata/golden/schema.json"
-	if *update {
+	if *builtin.Update {
 		os.WriteFile(p, got, 0o644)
 		return
 	}
@@ -279,7 +280,7 @@ func TestGoldenPartial(t *testing.T) {
 		fmt.Fprintf(&out, "> %s\n%s", q, s)
 	}
 	const p = "testdata/golden/partial.txt"
-	if *update {
+	if *builtin.Update {
 		os.WriteFile(p, []byte(out.String()), 0o644)
 		return
 	}
