@@ -110,6 +110,14 @@ func runAstGrep(t *testing.T, bin, root string, cases []xcase, extra ...string) 
 		}
 		rules = append(rules, r)
 	}
+	return scanRules(t, bin, root, rules, extra...)
+}
+
+// scanRules runs ast-grep scan with the inline rules over root (rule i has
+// the id r<i>) and returns, per rule, the set of "file:start:end" it
+// reported.
+func scanRules(t *testing.T, bin, root string, rules []string, extra ...string) []map[string]bool {
+	t.Helper()
 	args := append([]string{"scan", "--inline-rules", strings.Join(rules, "---\n"), "--json=stream"}, extra...)
 	args = append(args, ".")
 	cmd := exec.Command(bin, args...)
@@ -128,7 +136,7 @@ func runAstGrep(t *testing.T, bin, root string, cases []xcase, extra ...string) 
 			t.Fatalf("ast-grep: %v\n%s", err, stderr.String())
 		}
 	}()
-	sets := make([]map[string]bool, len(cases))
+	sets := make([]map[string]bool, len(rules))
 	for i := range sets {
 		sets[i] = map[string]bool{}
 	}
