@@ -173,6 +173,50 @@ func Unavailable(t testing.TB, what string, err error) {
 	t.Skipf("%s is not available here (%v); set BUILTIN_TOOLS_REQUIRE=all to make this a failure", what, err)
 }
 
+// AsNobody runs the test name of this test binary again as uid 65534, from
+// a copy in a fresh folder everyone can read (base; setup, when given, puts
+// a fixture there and returns environment for the child), for the checks
+// that root would pass by ignoring permission bits. t fails unless the test
+// passes there; where the uid cannot be switched to, it is Unavailable.
+func AsNobody(t testing.TB, name string, setup func(base string) []string) {
+	t.Helper()
+	base, err := os.MkdirTemp("", "nobody-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(base) })
+	if err := os.Chmod(base, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(self)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(base, filepath.Base(self))
+	if err := os.WriteFile(bin, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env := append(os.Environ(), "HOME="+base)
+	if setup != nil {
+		env = append(env, setup(base)...)
+	}
+	cmd := exec.Command(bin, "-test.run=^"+name+"$", "-test.v", "-test.count=1")
+	cmd.Dir = base
+	cmd.Env = env
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	out, err := cmd.CombinedOutput()
+	if errors.Is(err, syscall.EPERM) {
+		Unavailable(t, "switching to uid 65534", err)
+	}
+	if err != nil || !strings.Contains(string(out), "--- PASS: "+name) {
+		t.Fatalf("%s as uid 65534: %v\n%s", name, err, out)
+	}
+}
+
 // ProcessRunning reports whether pid is a live process, a zombie waiting
 // to be reaped not counting, for tests that check nothing outlives a kill.
 func ProcessRunning(pid int) bool {
