@@ -45,11 +45,8 @@ func (e *Engine) DumpTree(ctx context.Context, language string, src []byte, from
 	if e.closed {
 		return nil, ErrClosed
 	}
-	l := e.langs.lookup(language)
-	if l == nil {
-		return nil, e.unknown(language, "")
-	}
-	if err := l.load(); err != nil {
+	l, err := e.loaded(language)
+	if err != nil {
 		return nil, err
 	}
 	s, err := acquireSlot(ctx)
@@ -119,11 +116,8 @@ func trimUTF8(s string) string {
 // Kinds lists language's named node kinds and its field names, sorted,
 // as rules name them.
 func (e *Engine) Kinds(language string) (kinds, fields []string, err error) {
-	l := e.langs.lookup(language)
-	if l == nil {
-		return nil, nil, e.unknown(language, "")
-	}
-	if err := l.load(); err != nil {
+	l, err := e.loaded(language)
+	if err != nil {
 		return nil, nil, err
 	}
 	l.loadNames()

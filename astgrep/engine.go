@@ -283,6 +283,18 @@ func (e *Engine) SearchFiles(ctx context.Context, q Query) (*Result, []FileMatch
 	return e.run(ctx, q, true)
 }
 
+// loaded is the language of id (or alias) name, its grammar loaded.
+func (e *Engine) loaded(name string) (*language, error) {
+	l := e.langs.lookup(name)
+	if l == nil {
+		return nil, e.unknown(name, "")
+	}
+	if err := l.load(); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
 // ParseErrorLines parses src as language and returns the 1-based line of
 // each of its ERROR and MISSING nodes, one entry per node, and of each
 // line whose indentation the language refuses (IndentErrors: Python's,
@@ -293,11 +305,8 @@ func (e *Engine) ParseErrorLines(language string, src []byte) ([]int, error) {
 	if e.closed {
 		return nil, ErrClosed
 	}
-	l := e.langs.lookup(language)
-	if l == nil {
-		return nil, e.unknown(language, "")
-	}
-	if err := l.load(); err != nil {
+	l, err := e.loaded(language)
+	if err != nil {
 		return nil, err
 	}
 	s, err := acquireSlot(context.Background())
