@@ -124,20 +124,7 @@ var stdio = conformance.Target{
 	Name: "stdio",
 	Connect: func(t *testing.T, mode tiers.Mode, without []string) conformance.Peer {
 		t.Helper()
-		bin := testenv.Command(t)
-		c, err := client.NewStdioMCPClient(bin, os.Environ(), "serve", "--root", t.TempDir(),
-			"--mode", string(mode), "--without", strings.Join(without, ","))
-		if err != nil {
-			t.Fatal(err)
-		}
-		init := mcp.InitializeRequest{}
-		init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
-		init.Params.ClientInfo = mcp.Implementation{Name: "conformance", Version: "1"}
-		if _, err := c.Initialize(context.Background(), init); err != nil {
-			c.Close()
-			t.Fatal(err)
-		}
-		return conformance.ClientPeer(c)
+		return stdioPeer(t, "serve", "--root", t.TempDir(), "--mode", string(mode), "--without", strings.Join(without, ","))
 	},
 }
 
