@@ -1,8 +1,6 @@
 package structural_test
 
 import (
-	"context"
-	"github.com/builtin-tools/builtin-tools/askuser"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +8,7 @@ import (
 	"testing"
 
 	builtintools "github.com/builtin-tools/builtin-tools"
+	"github.com/builtin-tools/builtin-tools/internal/test/asktest"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
@@ -64,16 +63,12 @@ func TestResolveRefusesGitMetadata(t *testing.T) {
 // operator is asked, with the hook's path on the card: the tool's own
 // approval hook (which judges resolve's action) is not what decides.
 func TestResolveAsksExecForAHook(t *testing.T) {
-	var asked []string
-	port := askuser.Func(func(ctx context.Context, q askuser.Question) (askuser.Answer, error) {
-		asked = append(asked, q.Question+" "+q.Context)
-		return askuser.Answer{Outcome: askuser.Answered, Choices: []string{"Deny"}}, nil
-	})
+	port := asktest.New("Deny")
 	r, hookPath := stagedHookEdit(t, builtintools.Options{Policy: registry.Policy{tiers.Exec: registry.Ask}, AllowGitWrites: true, Ask: port})
 	text, isErr := call(t, r, tiers.Normal, "resolve", map[string]any{"edit_id": "edit_1", "action": "accept"})
-	if !isErr || !strings.Contains(text, "the operator denied it") || len(asked) != 1 ||
-		!strings.Contains(asked[0], "(a exec tool)") || !strings.Contains(asked[0], ".git/hooks/post-checkout.py") {
-		t.Errorf("resolve under exec=ask: (error=%v) %s; asked %q", isErr, text, asked)
+	if !isErr || !strings.Contains(text, "the operator denied it") || len(port.Cards()) != 1 ||
+		!strings.Contains(port.Cards()[0], "(a exec tool)") || !strings.Contains(port.Cards()[0], ".git/hooks/post-checkout.py") {
+		t.Errorf("resolve under exec=ask: (error=%v) %s; asked %q", isErr, text, port.Cards())
 	}
 	if data, _ := os.ReadFile(hookPath); string(data) != hookSource {
 		t.Errorf("the hook was rewritten without asking:\n%s", data)
