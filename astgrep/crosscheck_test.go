@@ -177,6 +177,15 @@ func ourMatchDetails(t *testing.T, e *Engine, root string, c xcase) (map[string]
 	if err != nil {
 		t.Fatalf("%s %q: %v", c.lang, c.pattern, err)
 	}
+	return matchSet(t, fmt.Sprintf("%q", c.pattern), files, res.Total)
+}
+
+// matchSet keys each match of files "file:start:end" (ast-grep reports a
+// node's range untrimmed; ours trims blanks, which only Go's comment nodes,
+// a trailing newline, carry), and fails t unless there are total distinct
+// ones.
+func matchSet(t *testing.T, what string, files []FileMatches, total int) (map[string]bool, map[string]Match) {
+	t.Helper()
 	set := map[string]bool{}
 	details := map[string]Match{}
 	for _, f := range files {
@@ -186,8 +195,8 @@ func ourMatchDetails(t *testing.T, e *Engine, root string, c xcase) (map[string]
 			details[k] = m
 		}
 	}
-	if len(set) != res.Total {
-		t.Fatalf("%q: %d distinct matches, total %d", c.pattern, len(set), res.Total)
+	if len(set) != total {
+		t.Fatalf("%s: %d distinct matches, total %d", what, len(set), total)
 	}
 	return set, details
 }

@@ -122,21 +122,7 @@ func ourRuleMatches(t *testing.T, e *Engine, root, lang string, c rcase) (map[st
 	if err != nil {
 		t.Fatalf("%s: %v", c.rule, err)
 	}
-	set := map[string]bool{}
-	details := map[string]Match{}
-	for _, f := range files {
-		for _, m := range f.Matches {
-			// ast-grep reports a node's range untrimmed; ours trims blanks,
-			// which only Go's comment nodes (a trailing newline) carry.
-			k := fmt.Sprintf("%s:%d:%d", f.File, m.StartByte, m.EndByte)
-			set[k] = true
-			details[k] = m
-		}
-	}
-	if len(set) != res.Total {
-		t.Fatalf("%s: %d distinct matches, total %d", c.rule, len(set), res.Total)
-	}
-	return set, details
+	return matchSet(t, c.rule, files, res.Total)
 }
 
 // crossCheckRules compares every case's matches under root; differences
