@@ -106,7 +106,7 @@ func TestWriteToolsRefuseGitMetadata(t *testing.T) {
 		{"write", map[string]any{"path": "fake/objects/x", "content": "x"}, ""},
 		{"write", map[string]any{"path": "fake/refs/x", "content": "x"}, "fake/refs/x"},
 	}
-	before := snapshot(t, root)
+	before := testenv.Snapshot(t, root)
 	for _, tc := range cases {
 		_, existed := os.Lstat(filepath.Join(root, tc.path))
 		text, isErr := metaCall(t, r, tc.tool, tc.args)
@@ -123,7 +123,7 @@ func TestWriteToolsRefuseGitMetadata(t *testing.T) {
 			t.Errorf("%s: %s was created", tc.tool, tc.path)
 		}
 	}
-	if d := diffSnapshots(before, snapshot(t, root)); d != "added fake, added fake/HEAD, added fake/objects, added fake/objects/x" {
+	if d := testenv.SnapshotDiff(before, testenv.Snapshot(t, root)); d != "added fake, added fake/HEAD, added fake/objects, added fake/objects/x" {
 		t.Errorf("the tools changed: %s", d)
 	}
 	if got := gitStatus(t, root); strings.Contains(got, ".git") || !strings.Contains(got, "fake/") {

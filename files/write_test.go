@@ -122,7 +122,7 @@ func TestWriteRefusesPathsOutsideRoot(t *testing.T) {
 	if err := os.Symlink(out, h.abs("door")); err != nil {
 		t.Fatal(err)
 	}
-	before := snapshot(t, filepath.Dir(h.root))
+	before := testenv.Snapshot(t, filepath.Dir(h.root))
 	for _, p := range []string{
 		"../outside/victim.txt",
 		"../outside/new.txt",
@@ -135,7 +135,7 @@ func TestWriteRefusesPathsOutsideRoot(t *testing.T) {
 		msg := h.fail("write", map[string]any{"path": p, "content": "pwned\n"})
 		wantAll(t, msg, "outside the root "+h.root)
 	}
-	if d := diffSnapshots(before, snapshot(t, filepath.Dir(h.root))); d != "" {
+	if d := testenv.SnapshotDiff(before, testenv.Snapshot(t, filepath.Dir(h.root))); d != "" {
 		t.Errorf("refused writes changed files: %s", d)
 	}
 }
@@ -190,10 +190,10 @@ func TestWriteIntoReadOnlyFolder(t *testing.T) {
 	testenv.AsNobody(t, "TestWriteIntoReadOnlyFolder", func(b string) []string {
 		base = b
 		makeReadOnlyFixture(t, base)
-		before = snapshot(t, filepath.Join(base, "root"))
+		before = testenv.Snapshot(t, filepath.Join(base, "root"))
 		return []string{readOnlyFixtureEnv + "=" + base}
 	})
-	if d := diffSnapshots(before, snapshot(t, filepath.Join(base, "root"))); d != "" {
+	if d := testenv.SnapshotDiff(before, testenv.Snapshot(t, filepath.Join(base, "root"))); d != "" {
 		t.Errorf("the failed writes changed the fixture: %s", d)
 	}
 }

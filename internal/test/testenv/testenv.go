@@ -14,9 +14,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -337,4 +339,64 @@ func Tree(t testing.TB, files map[string]string) string {
 	}
 	WriteTree(t, root, files)
 	return root
+}
+
+// Snapshot records every entry under dir: file bytes and modes, symlink
+// targets, folders and their permissions, the mode of anything else. Two
+// equal snapshots mean nothing under dir changed.
+func Snapshot(t testing.TB, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		switch {
+		case d.Type()&fs.ModeSymlink != 0:
+			target, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			out[rel] = "link -> " + target
+		case d.IsDir():
+			out[rel] = "dir " + info.Mode().Perm().String()
+		case info.Mode().IsRegular():
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			out[rel] = info.Mode().String() + " " + string(data)
+		default: // a FIFO or device is not opened: reading one could block
+			out[rel] = info.Mode().String()
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("snapshot %s: %v", dir, err)
+	}
+	return out
+}
+
+// SnapshotDiff describes how two snapshots differ, or returns "".
+func SnapshotDiff(before, after map[string]string) string {
+	var diffs []string
+	for k, v := range before {
+		if w, ok := after[k]; !ok {
+			diffs = append(diffs, "removed "+k)
+		} else if w != v {
+			diffs = append(diffs, "changed "+k)
+		}
+	}
+	for k := range after {
+		if _, ok := before[k]; !ok {
+			diffs = append(diffs, "added "+k)
+		}
+	}
+	sort.Strings(diffs)
+	return strings.Join(diffs, ", ")
 }
