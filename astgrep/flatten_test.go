@@ -2,6 +2,7 @@ package astgrep
 
 import (
 	"bytes"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -53,7 +54,8 @@ func flattenCorpus(t *testing.T, e *Engine) map[string][][]byte {
 			add(f.Name, f.Data)
 		}
 	}
-	// Roots, and how many files of each -short reads (0: all).
+	// Roots, and how many files of each -short (or -race, which
+	// multiplies the two flattens' cost) reads (0: all).
 	roots := []struct {
 		dir   string
 		short int
@@ -74,7 +76,10 @@ func flattenCorpus(t *testing.T, e *Engine) map[string][][]byte {
 	for _, r := range roots {
 		n := 0
 		filepath.WalkDir(r.dir, func(p string, d os.DirEntry, err error) error {
-			if err != nil || d.IsDir() || (testing.Short() && r.short > 0 && n >= r.short) {
+			if (testing.Short() || raceEnabled) && r.short > 0 && n >= r.short {
+				return fs.SkipAll
+			}
+			if err != nil || d.IsDir() {
 				return nil
 			}
 			if e.langs.forFile(p) == nil {

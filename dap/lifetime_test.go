@@ -87,6 +87,15 @@ func spawned(t testing.TB, root string) (plain, setsid int) {
 		if plain > 0 && setsid > 0 {
 			os.Remove(filepath.Join(root, "plain"))
 			os.Remove(filepath.Join(root, "setsid"))
+			// The shell writes a pid right after its fork: wait for the
+			// exec of sleep, since a process caught mid-exec shows an
+			// empty environment.
+			for _, pid := range []int{plain, setsid} {
+				testenv.WaitFor(t, 10*time.Second, "sleep to run in pid "+strconv.Itoa(pid), func() bool {
+					cmd, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+					return strings.HasPrefix(string(cmd), "sleep\x00")
+				})
+			}
 			return plain, setsid
 		}
 		if time.Now().After(deadline) {

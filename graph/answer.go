@@ -46,6 +46,8 @@ type Answer struct {
 	// Unplaced is the first of the calls named like a callers symbol that
 	// lead to no definition (Counts.Unresolved counts them).
 	Unplaced *Site `json:"-"`
+	// Dispatched is the first of the calls counts.dispatch counts.
+	Dispatched *Site `json:"-"`
 	// NameOnlyReceivers: the symbol is a method in a package-scoped
 	// language, whose candidate sites are calls of its name on receivers
 	// of a type the index does not know.
@@ -89,6 +91,9 @@ type Counts struct {
 	Exact     int `json:"exact"`
 	Import    int `json:"import"`
 	Candidate int `json:"candidate"`
+	// Interface counts calls through an interface to its own method
+	// (dispatch: what runs is one of its implementations).
+	Interface int `json:"interface,omitempty"`
 	// Implementation counts calls through an interface (or a base
 	// class's method) that may run this definition.
 	Implementation int `json:"implementation,omitempty"`
@@ -96,7 +101,11 @@ type Counts struct {
 	Values         int `json:"values,omitempty"`
 	TypeUses       int `json:"type_uses,omitempty"`
 	Elsewhere      int `json:"elsewhere,omitempty" jsonschema:"references with this name that resolve to other definitions"`
-	Shown          int `json:"shown"`
+	// Dispatch counts calls of this name on values of a type declared
+	// outside the index that may be an interface (net.Conn): not listed,
+	// and the answer is a lower bound.
+	Dispatch int `json:"dispatch,omitempty" jsonschema:"calls of this name through a type declared outside the index that may be an interface, so may run this method: not listed; the answer is a lower bound"`
+	Shown    int `json:"shown"`
 }
 
 func (c *Counts) add(class string) {
@@ -107,6 +116,8 @@ func (c *Counts) add(class string) {
 		c.Import++
 	case Candidate:
 		c.Candidate++
+	case Interface:
+		c.Interface++
 	case Implementation:
 		c.Implementation++
 	default:
@@ -116,7 +127,7 @@ func (c *Counts) add(class string) {
 
 // Total counts the edges of every class.
 func (c Counts) Total() int {
-	return c.Exact + c.Import + c.Candidate + c.Implementation + c.Unresolved
+	return c.Exact + c.Import + c.Candidate + c.Interface + c.Implementation + c.Unresolved
 }
 
 // IndexState says how complete the index was when the answer was made.
@@ -421,6 +432,13 @@ func Callers(v View, spec Spec) (*Answer, error) {
 		s.Code = l.get(s.File, s.Line)
 		a.Unplaced = &s
 	}
+	if len(cs.dispatch) > 0 {
+		a.Counts.Dispatch = len(cs.dispatch)
+		s := cs.dispatch[0]
+		s.Code = l.get(s.File, s.Line)
+		a.Dispatched = &s
+		a.LowerBound = true
+	}
 	a.NameOnlyReceivers = t.D().Container != "" && t.File.Lang.Scope == "directory"
 	a.LowerBound = a.LowerBound || !st.Ready
 	return a, nil
@@ -544,6 +562,12 @@ func Impact(v View, spec Spec, depth, perDepth int) (*Answer, error) {
 			// A type's users depend on it as much as a function's callers.
 			calls, values := append(slices.Clip(cs.calls), cs.types...), cs.values
 			ring.Counts.Values += len(values)
+			ring.Counts.Dispatch += len(cs.dispatch)
+			if a.Dispatched == nil && len(cs.dispatch) > 0 {
+				s := cs.dispatch[0]
+				s.Code = l.get(s.File, s.Line)
+				a.Dispatched = &s
+			}
 			for _, s := range calls {
 				if inStart[s.fileRef] {
 					continue // a file's impact is on other files
@@ -560,7 +584,7 @@ func Impact(v View, spec Spec, depth, perDepth int) (*Answer, error) {
 					i, ok := weak[key]
 					switch {
 					case !ok:
-					case s.Class == Exact || s.Class == ViaImport:
+					case sure(s.Class):
 						// A sure call makes the dependent sure: counted and
 						// walked as such.
 						delete(weak, key)
@@ -598,7 +622,7 @@ func Impact(v View, spec Spec, depth, perDepth int) (*Answer, error) {
 				if s.Class == Candidate {
 					weak[key] = i
 				}
-				if s.Class == Exact || s.Class == ViaImport {
+				if sure(s.Class) {
 					if s.hasEncl {
 						next = append(next, s.encl)
 					}
@@ -611,6 +635,8 @@ func Impact(v View, spec Spec, depth, perDepth int) (*Answer, error) {
 		a.Counts.Exact += ring.Counts.Exact
 		a.Counts.Import += ring.Counts.Import
 		a.Counts.Candidate += ring.Counts.Candidate
+		a.Counts.Interface += ring.Counts.Interface
+		a.Counts.Dispatch += ring.Counts.Dispatch
 		a.Counts.Values += ring.Counts.Values
 		a.Depths = append(a.Depths, ring)
 		frontier = next
@@ -621,9 +647,14 @@ func Impact(v View, spec Spec, depth, perDepth int) (*Answer, error) {
 		}
 	}
 	a.Macro = macro
-	a.LowerBound = a.Counts.Values > 0 || a.NotFollowed > 0 || !st.Ready || macro != nil
+	a.LowerBound = a.Counts.Values > 0 || a.NotFollowed > 0 || a.Counts.Dispatch > 0 || !st.Ready || macro != nil
 	return a, nil
 }
+
+// sure says whether an impact walk follows an edge of class: a call of
+// the definition itself, or of the interface method it declares (a
+// caller through the interface depends on its declaration).
+func sure(class string) bool { return class == Exact || class == ViaImport || class == Interface }
 
 // Status describes the index.
 type Status struct {

@@ -80,7 +80,10 @@
 // @type.key the expression a one-variable range runs over (a map's key, a
 // channel's element), and @scope the node the binding holds in (a type
 // switch case, an isinstance or instanceof branch). What a binding holds
-// is read before it: x := x names the earlier x. An @export's @name is the module's whole value (CommonJS
+// is read before it: x := x names the earlier x. language.json's
+// "declared_after" (Go) puts a local in scope only after the node that
+// declares it (x, err := x() calls the function x); "conversions" (Go)
+// makes a call of a type a use of it (MyInt(3)), not a call. An @export's @name is the module's whole value (CommonJS
 // module.exports = X: a name require() binds calls X). A @doc.comment
 // before a @doc parameter list gives types by language.json "doc_param"
 // and "doc_return" (JSDoc @param {T} x, @returns {T}). A @field is a field of the class
@@ -97,7 +100,11 @@
 // "method_set" (Go: a type with all the interface's methods) or
 // "declared" (a class naming it as a base). A type the source does not
 // declare leaves the call a ranked candidate; a declared type outside the
-// index (an external module, a builtin) makes it unresolved, saying so.
+// index (an external module, a builtin) makes it unresolved, saying so,
+// unless it may dispatch into the index (Go's w io.Writer, a method an
+// interface takes from one outside, a TypeScript interface's
+// function-valued property): then the methods of that name are
+// candidates whose reason says why.
 // Where nothing is declared, agreeing assignments stand in: a @local
 // named by a return (or yield) keyword at each return statement types an
 // unannotated function's result when all agree and it yields nothing;

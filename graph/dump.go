@@ -38,7 +38,11 @@ func Dump(v View) string {
 			if (r.Kind == lang.RefValue || r.Kind == lang.RefRead) && res.Class == Unresolved {
 				continue // a variable, not a function passed on; not a getter's read
 			}
-			fmt.Fprintf(&b, "%s %s:%d %s in %s -> %s\n", lang.RefKindNames[r.Kind], rel, r.Line, call, in, resolutionText(res))
+			kind := lang.RefKindNames[r.Kind]
+			if res.Conversion {
+				kind = lang.RefKindNames[lang.RefType]
+			}
+			fmt.Fprintf(&b, "%s %s:%d %s in %s -> %s\n", kind, rel, r.Line, call, in, resolutionText(res))
 		}
 	}
 	return b.String()

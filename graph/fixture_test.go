@@ -150,7 +150,7 @@ func TestFixtures(t *testing.T) {
 //
 //	CALLER -> CALLEE CLASS
 //
-// (CLASS exact, import, candidate, implementation, unresolved; CALLEE is a qualified name,
+// (CLASS exact, import, interface, candidate, implementation, unresolved; CALLEE is a qualified name,
 // or for unresolved the call's text), and "def KIND QUALIFIED".
 func checkExpect(t *testing.T, dump, expect string) {
 	t.Helper()
@@ -199,7 +199,7 @@ func checkExpect(t *testing.T, dump, expect string) {
 				found = found || strings.HasPrefix(res, "candidate[") && strings.Contains(res, " "+callee+" (")
 			case "implementation":
 				_, impls, ok := strings.Cut(res, " implementation[")
-				found = found || strings.HasPrefix(res, "exact ") && ok && strings.Contains(impls, " "+callee+" (")
+				found = found || (strings.HasPrefix(res, "exact ") || strings.HasPrefix(res, "interface ")) && ok && strings.Contains(impls, " "+callee+" (")
 			default:
 				found = found || strings.HasPrefix(res, class+" "+callee+" (")
 			}

@@ -397,7 +397,7 @@ type Site struct {
 	Code    string   `json:"code" jsonschema:"the source line"`
 	Call    string   `json:"call" jsonschema:"what is called (receiver.name)"`
 	In      string   `json:"in" jsonschema:"the enclosing definition, or (top level)"`
-	Class   string   `json:"class" jsonschema:"exact, import, candidate or unresolved"`
+	Class   string   `json:"class" jsonschema:"exact, import, interface (a call through an interface: dispatch to its implementations), implementation, candidate or unresolved"`
 	Rank    int      `json:"rank,omitempty" jsonschema:"for a candidate: its place among the definitions of that name"`
 	Of      int      `json:"of,omitempty"`
 	Reason  string   `json:"reason,omitempty"`
@@ -446,7 +446,7 @@ func (s *Site) setClass(res resolve.Resolution, t snap.Target) {
 	}
 }
 
-var classOrder = map[string]int{Exact: 0, ViaImport: 1, Implementation: 2, Candidate: 3, Unresolved: 4}
+var classOrder = map[string]int{Exact: 0, ViaImport: 1, Interface: 2, Implementation: 3, Candidate: 4, Unresolved: 5}
 
 func sortSites(ss []Site) {
 	sort.SliceStable(ss, func(i, j int) bool {
@@ -466,6 +466,9 @@ type callerSet struct {
 	types         []Site // a class's uses as a type (annotations, bases)
 	elsewhere     int
 	nowhere       []Site
+	// dispatch: calls of this name on a value of a type declared outside
+	// the index that may be an interface (Resolution.Dispatch).
+	dispatch []Site
 }
 
 // callersOf answers callers for many definitions at once, reading the
@@ -583,6 +586,12 @@ func (v View) callersOf(ts []snap.Target) map[snap.Target]*callerSet {
 						}
 						switch {
 						case r.Kind == lang.RefType, r.Kind == lang.RefRead:
+						case res.Dispatch != "" && r.Kind == lang.RefCall && t.D().Member() && lang.FunctionLike(t.D().Kind):
+							// conn.Close(), conn a net.Conn: if an
+							// interface, t may be what runs.
+							s := v.site(g, ri)
+							s.Class, s.Why = Unresolved, res.Why
+							cs.dispatch = append(cs.dispatch, s)
 						case unresolved && r.Kind == lang.RefCall:
 							cs.nowhere = append(cs.nowhere, v.site(g, ri))
 						case !unresolved:
@@ -599,8 +608,9 @@ func (v View) callersOf(ts []snap.Target) map[snap.Target]*callerSet {
 					if ctor[t] && r.Kind == lang.RefCall && s.Reason == "" && s.Class != Candidate {
 						s.Reason = "constructs " + t.D().Container
 					}
-					// A getter runs where it is read.
-					if r.Kind == lang.RefType {
+					// A getter runs where it is read; a conversion (Go's
+					// T(x)) uses its type.
+					if r.Kind == lang.RefType || r.Kind == lang.RefCall && g.Lang.Conversions && lang.ClassLike(t.D().Kind) {
 						cs.types = append(cs.types, s)
 					} else if r.Kind == lang.RefValue && t.D().Kind != "getter" {
 						cs.values = append(cs.values, s)
@@ -616,6 +626,7 @@ func (v View) callersOf(ts []snap.Target) map[snap.Target]*callerSet {
 		sortSites(cs.values)
 		sortSites(cs.types)
 		sortSites(cs.nowhere)
+		sortSites(cs.dispatch)
 	}
 	return out
 }
@@ -630,8 +641,11 @@ func (v View) callees(t snap.Target) []Site {
 		if r.Kind != lang.RefCall || r.At < d.Start || r.At >= d.End {
 			continue
 		}
-		s := v.site(f, int32(ri))
 		res := v.R.Resolve(f, r)
+		if res.Conversion {
+			continue // T(x) converts: no call is made
+		}
+		s := v.site(f, int32(ri))
 		s.Class, s.Why = res.Class, res.Why
 		if res.Class != Candidate {
 			s.Reason = res.Reason

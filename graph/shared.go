@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/builtin-tools/builtin-tools/astgrep"
 	"github.com/builtin-tools/builtin-tools/graph/index"
@@ -35,6 +36,8 @@ type Handle struct {
 	w    *Viewer
 	key  string
 	once sync.Once
+	// views counts View calls: an answer takes one (a test checks it).
+	views atomic.Int64
 }
 
 // Index is the shared index: start it, wait for it, sync and refresh it.
@@ -44,7 +47,13 @@ func (h *Handle) Index() *index.Index { return h.w.x }
 // View is the index as a query reads it now, with the resolver's cache
 // the process's runs share (Viewer.View). A query takes one view and
 // keeps to it.
-func (h *Handle) View(synced int) View { return h.w.View(synced) }
+func (h *Handle) View(synced int) View {
+	h.views.Add(1)
+	return h.w.View(synced)
+}
+
+// Views counts the views the handle has given.
+func (h *Handle) Views() int64 { return h.views.Load() }
 
 // Close releases the handle, as Release does.
 func (h *Handle) Close() error {

@@ -10,7 +10,8 @@ import (
 )
 
 // callers of an implementation lists a call through its interface as an
-// implementation site, never as an exact one, and a declared receiver's
+// implementation site, never as an exact one (and callers of the
+// interface's method as an interface site), and a declared receiver's
 // call as exact with its evidence; counts.unresolved counts the calls of
 // the name that lead nowhere.
 func TestCallersThroughDeclaredTypes(t *testing.T) {
@@ -37,6 +38,15 @@ func TestCallersThroughDeclaredTypes(t *testing.T) {
 	}
 	if a.Counts.Implementation != 1 || a.Counts.Candidate != 2 {
 		t.Errorf("counts %+v:\n%s", a.Counts, a.Text())
+	}
+	// The call through the interface is dispatch to the interface's
+	// method, not an exact call of it.
+	i, err := x.Callers(Spec{Symbol: "store.Saver.Save"}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(i.Sites) == 0 || i.Sites[0].In != "api.Iface" || i.Sites[0].Class != Interface || i.Counts.Interface != 1 || i.Counts.Exact != 0 {
+		t.Errorf("callers of store.Saver.Save: counts %+v\n%+v", i.Counts, i.Sites)
 	}
 	// cache.Cache.Save is not called through store.Store's sites.
 	c, err := x.Callers(Spec{Symbol: "cache.Cache.Save"}, 0)
@@ -226,4 +236,92 @@ func TestModuleHeldInVariable(t *testing.T) {
 	}, []string{
 		"call c.py:5 m.header_length in use -> candidate[1] header_length (b64.py:1)",
 	})
+}
+
+// A Go conversion T(x) uses the type T: callers of T lists it as a type
+// use, never as a call site, and callees of the function converting
+// leaves it out (no call is made). In x, err := x(...) the call is of the
+// function x: the name is declared only after the statement.
+func TestConversionsAndDeclaredAfter(t *testing.T) {
+	ar, err := txtar.ParseFile(filepath.Join("testdata", "fixtures", "go_dispatch.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := buildFixture(t, ar)
+	for _, typ := range []string{"conv.MyInt", "conv.Path", "conv.Handler"} {
+		a, err := x.Callers(Spec{Symbol: typ}, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		used := false
+		for _, s := range a.TypeUses {
+			used = used || s.In == "conv.Use"
+		}
+		if len(a.Sites) != 0 || !used {
+			t.Errorf("callers of %s: sites %+v, type uses %+v", typ, a.Sites, a.TypeUses)
+		}
+	}
+	c, err := x.Callees(Spec{Symbol: "conv.Use"}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range c.Sites {
+		t.Errorf("callees of conv.Use lists %s (%s)", s.Call, s.Class)
+	}
+	for _, fn := range []string{"conv.parse", "conv.next", "conv.wrap"} {
+		a, err := x.Callers(Spec{Symbol: fn}, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Counts.Exact != 1 {
+			t.Errorf("callers of %s: %+v %+v", fn, a.Counts, a.Sites)
+		}
+	}
+}
+
+// A call through a type declared outside the index is never silent to
+// callers of a method it may run: named like the method (io.Writer's
+// Write) it is a candidate; else (net.Conn's Close) counted as dispatch,
+// the answer a lower bound; a pointer (*strings.Builder) is neither.
+func TestExternalDispatch(t *testing.T) {
+	ar, err := txtar.ParseFile(filepath.Join("testdata", "fixtures", "go_dispatch.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := buildFixture(t, ar)
+	w, err := x.Callers(Spec{Symbol: "sink.File.Write"}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(w.Sites) != 1 || w.Sites[0].In != "sink.Emit" || w.Sites[0].Class != Candidate || !strings.Contains(w.Sites[0].Reason, "declared outside the index") {
+		t.Errorf("callers of sink.File.Write: %+v", w.Sites)
+	}
+	c, err := x.Callers(Spec{Symbol: "sink.File.Close"}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Counts.Dispatch != 1 || c.Dispatched == nil || c.Dispatched.In != "sink.Hang" || !c.LowerBound {
+		t.Errorf("callers of sink.File.Close: counts %+v, lower bound %v, sites %+v", c.Counts, c.LowerBound, c.Sites)
+	}
+	i, err := x.Impact(Spec{Symbol: "sink.File.Close"}, 2, 10, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if i.Counts.Dispatch != 1 || !i.LowerBound {
+		t.Errorf("impact of sink.File.Close: counts %+v, lower bound %v", i.Counts, i.LowerBound)
+	}
+	e, err := x.Callers(Spec{Symbol: "sink.Failure.Error"}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Counts.Dispatch != 1 || len(e.Sites) != 0 || !e.LowerBound {
+		t.Errorf("callers of sink.Failure.Error (err.Error() through the builtin error): counts %+v, sites %+v", e.Counts, e.Sites)
+	}
+	b, err := x.Callers(Spec{Symbol: "sink.File.WriteString"}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Sites) != 0 || b.Counts.Dispatch != 0 {
+		t.Errorf("callers of sink.File.WriteString: counts %+v, sites %+v", b.Counts, b.Sites)
+	}
 }

@@ -17,6 +17,7 @@ const (
 	Exact          = lang.Exact
 	ViaImport      = lang.ViaImport
 	Candidate      = lang.Candidate
+	Interface      = lang.Interface
 	Implementation = lang.Implementation
 	Unresolved     = lang.Unresolved
 )

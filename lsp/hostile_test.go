@@ -72,7 +72,9 @@ func offer(action map[string]any) map[string]any {
 // before anything is written, by lsp_fix and by lsp_rename alike.
 func TestHostileEditOverSizeLimit(t *testing.T) {
 	t.Parallel()
-	h := hostileSession(t, map[string]string{"a.fake": "hello world\n"}, Config{})
+	// Reading a 20 MiB answer under -race on a loaded machine can take
+	// longer than the default bound; this test is of the size limit.
+	h := hostileSession(t, map[string]string{"a.fake": "hello world\n"}, Config{RequestTimeout: 3 * time.Minute})
 	big := strings.Repeat("x", 20<<20)
 	edit := map[string]any{"changes": map[string]any{h.uri("a.fake"): []any{insert(big)}}}
 	h.play(map[string]any{"answers": map[string]any{

@@ -81,8 +81,9 @@ type result struct {
 }
 
 // Implementation sites (a call through an interface or a base that may
-// run the target) are found sites, like candidates, not exact edges.
-var classes = []string{graph.Exact, graph.ViaImport, graph.Implementation, graph.Candidate}
+// run the target) are found sites, like candidates, not exact edges; so
+// are interface sites (a call through the interface, of its method).
+var classes = []string{graph.Exact, graph.ViaImport, graph.Interface, graph.Implementation, graph.Candidate}
 
 func (r *result) inOurs(k skey, cls ...string) bool {
 	for _, c := range cls {

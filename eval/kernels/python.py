@@ -8,7 +8,7 @@
 # is waiting for one, the main loop between cells or a tool() call — and
 # hands each to its waiter by the id it names, so tool() works from any
 # thread, and a cell's request reaches the main thread with no hand-off.
-import _signal, ast, base64, codecs, fcntl, hashlib, io, json, os, sys, threading, traceback, types
+import _signal, select as _select, time as _time_mod, ast, base64, codecs, fcntl, hashlib, io, json, os, sys, threading, traceback, types
 
 
 def _private(fd):
@@ -371,6 +371,7 @@ sys.modules["__main__"] = _main
 # (L-4); a child's children share its pipe.
 _fork_pipes = {}  # forking thread → the pipe made for its child
 _forwarding = set()  # read ends of children's pipes, read by threads
+_forward_busy = set()  # those whose thread holds output not yet sent
 
 
 class _PipeStream(io.TextIOBase):
@@ -418,6 +419,13 @@ def _forward(fd):
     dec = codecs.getincrementaldecoder("utf-8")("replace")
     buf = bytearray()
     while True:
+        # Busy from before the read until what it read is sent, so that
+        # _forwarded_drain sees the output either in the pipe or here.
+        try:
+            _select.select([fd], [], [])
+        except OSError:
+            pass
+        _forward_busy.add(fd)
         try:
             chunk = os.read(fd, 1 << 16)
         except OSError:
@@ -431,11 +439,29 @@ def _forward(fd):
         if end:
             _emit("stdout", dec.decode(bytes(buf[:end])))
             del buf[:end]
+        _forward_busy.discard(fd)
     rest = dec.decode(bytes(buf), final=True)
     if rest:
         _emit("stdout", rest)
     _forwarding.discard(fd)
     os.close(fd)
+    _forward_busy.discard(fd)
+
+
+def _forwarded_drain(limit=0.5):
+    """Waits, at most limit seconds, until what forked children have
+    already written is sent: a child the cell waited for printed before it
+    ended, and that belongs to this cell, not the next."""
+    deadline = _time_mod.monotonic() + limit
+    while _time_mod.monotonic() < deadline:
+        fds = list(_forwarding)
+        try:
+            ready = _select.select(fds, [], [], 0)[0] if fds else []
+        except (OSError, ValueError):
+            continue  # a thread closed its pipe meanwhile: look again
+        if not ready and not _forward_busy:
+            return
+        _time_mod.sleep(0.002)
 
 
 def _after_fork_child():
@@ -450,6 +476,7 @@ def _after_fork_child():
             pass
     _fork_pipes.clear()
     _forwarding.clear()
+    _forward_busy.clear()
     _child = True
     out = 1
     if mine is not None:
@@ -1145,6 +1172,8 @@ while True:
         error = _parts("error", cell, error)
     except KeyboardInterrupt:
         error = (error or "") + "\nKeyboardInterrupt: the cell was interrupted"
+    if _forwarding:
+        _forwarded_drain()
     _cell, _last = None, cell
     if _autoreload:
         _track()

@@ -124,9 +124,19 @@ func replayGolden(t *testing.T, root, queries string) string {
 			}
 			runs[budget] = r
 		}
+		g, ok := graphtool.Key.Of(r)
+		if !ok {
+			t.Fatal("no code_graph resource in the run")
+		}
+		views := g.H.Views()
 		res, err := r.Call(context.Background(), tiers.Normal, "code_graph", json.RawMessage(l))
 		if err != nil {
 			t.Fatal(err)
+		}
+		// One view per answer (one snapshot, one resolver): a second would
+		// mix snapshots in one answer.
+		if n := g.H.Views() - views; n > 1 {
+			t.Errorf("%s took %d views of the index; an answer takes one", l, n)
 		}
 		if budget > 0 {
 			fmt.Fprintf(&out, "> [budget %d] %s\n", budget, l)

@@ -218,11 +218,20 @@ func classNote(s graph.Site) string {
 	return s.Class
 }
 
+// ifaceCount is a head's count of calls through an interface, when
+// there are any.
+func ifaceCount(c graph.Counts) string {
+	if c.Interface == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %d interface (dispatch)", c.Interface)
+}
+
 func callers(w *writer, a *graph.Answer) string {
 	sym, c := a.Symbol, a.Counts
-	impl := ""
+	impl := ifaceCount(c)
 	if c.Implementation > 0 {
-		impl = fmt.Sprintf(", %d through an interface or base", c.Implementation)
+		impl += fmt.Sprintf(", %d through an interface or base", c.Implementation)
 	}
 	w.head("callers of %s: %d call sites (%d exact, %d import, %d candidate%s)", describe(*sym), len(a.Sites), c.Exact, c.Import, c.Candidate, impl)
 	if len(a.Sites) == 0 {
@@ -262,11 +271,20 @@ func callers(w *writer, a *graph.Answer) string {
 	if s := a.Unplaced; s != nil {
 		w.head("%d calls named %s lead to no definition in the index (external, or a receiver it cannot place), first %s:%d %s", c.Unresolved, sym.Name, s.File, s.Line, quoteLine(s.Code))
 	}
+	dispatchNote(w, a)
 	if a.NameOnlyReceivers && c.Candidate > 0 {
 		w.head("candidate sites call a method of this name on a receiver whose type the index does not know (an interface, a field, a variable)")
 	}
 	partialNote(w, a.Index)
 	return w.String(more["callers"])
+}
+
+// dispatchNote says how many calls through a type outside the index may
+// run the symbol and were not counted.
+func dispatchNote(w *writer, a *graph.Answer) {
+	if s := a.Dispatched; s != nil && a.Counts.Dispatch > 0 {
+		w.head("%s through a type declared outside the index that may be an interface (first %s:%d %s, %s) may run this too: not counted, a lower bound", textcut.Count(a.Counts.Dispatch, "call", "calls"), s.File, s.Line, s.Call, quoteLine(s.Code))
+	}
 }
 
 // callTo says where a call leads.
@@ -301,7 +319,7 @@ func callTo(s graph.Site) string {
 
 func callees(w *writer, a *graph.Answer) string {
 	c := a.Counts
-	w.head("calls made by %s: %d (%d exact, %d import, %d candidate, %d unresolved)", describe(*a.Symbol), len(a.Sites), c.Exact, c.Import, c.Candidate, c.Unresolved)
+	w.head("calls made by %s: %d (%d exact, %d import, %d candidate, %d unresolved%s)", describe(*a.Symbol), len(a.Sites), c.Exact, c.Import, c.Candidate, c.Unresolved, ifaceCount(c))
 	shown := 0
 	for _, s := range a.Sites {
 		if w.cut > 0 {
@@ -330,10 +348,10 @@ func impact(w *writer, a *graph.Answer) string {
 	if a.LowerBound {
 		bound = "lower bound"
 	}
-	w.head("impact of %s, to depth %d: %d dependents (%d exact, %d import, %d candidate) — %s", what, a.MaxDepth, c.Total(), c.Exact, c.Import, c.Candidate, bound)
+	w.head("impact of %s, to depth %d: %d dependents (%d exact, %d import, %d candidate%s) — %s", what, a.MaxDepth, c.Total(), c.Exact, c.Import, c.Candidate, ifaceCount(c), bound)
 	for _, ring := range a.Depths {
 		rc := ring.Counts
-		w.head("depth %d: %d (%d exact, %d import, %d candidate; %d value uses not followed)", ring.Depth, rc.Total(), rc.Exact, rc.Import, rc.Candidate, rc.Values)
+		w.head("depth %d: %d (%d exact, %d import, %d candidate%s; %d value uses not followed)", ring.Depth, rc.Total(), rc.Exact, rc.Import, rc.Candidate, ifaceCount(rc), rc.Values)
 		for _, d := range ring.Dependents {
 			more := ""
 			if n := len(d.More) + d.MoreLeft; n > 0 {
@@ -351,6 +369,7 @@ func impact(w *writer, a *graph.Answer) string {
 	if c.Values > 0 {
 		w.head("%d value uses (callbacks, stored functions) may call into this from places not counted", c.Values)
 	}
+	dispatchNote(w, a)
 	if m := a.Macro; m != nil {
 		w.head("%s invokes macro %s (%s:%d): calls made inside a macro's expansion are not seen", m.In, m.Macro, m.File, m.Line)
 	}

@@ -74,7 +74,8 @@ var Tool = registry.Descriptor{
 	Tier:  tiers.Read,
 	Description: "Ask the code graph of this checkout: a tree-sitter index of definitions, call sites, type uses and imports " +
 		"(Go, Python, JavaScript, TypeScript, Rust, C, C++, Java). No types: every edge says how it was resolved — exact (one " +
-		"definition in scope), import, or candidate (by name only, ranked, with the reason) — and an unknown or ambiguous name is " +
+		"definition in scope), import, interface (a call through an interface: dispatch, its implementations listed as " +
+		"implementation), or candidate (by name only, ranked, with the reason) — and an unknown or ambiguous name is " +
 		"answered with candidates, never guessed. Fresh after every write. For type-accurate answers use lsp. Operations: " +
 		registry.ChoiceDocs(ops) + ".",
 	Renamed: map[string]string{"op": "operation"},

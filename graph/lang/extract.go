@@ -226,6 +226,12 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 				}
 				if scope != nil {
 					lc.At, lc.End = int32(scope.Start), int32(scope.End)
+				} else if l.DeclaredAfter && how != TypeTypeParam {
+					// In scope after its declaration: x, err := x()
+					// calls the function x. (Every pattern binding a name
+					// at one place moves it alike: they stay one record.
+					// A type parameter is in scope in its own list.)
+					lc.At = int32(whole.End)
 				}
 				locals = append(locals, lc)
 			}
@@ -474,7 +480,13 @@ func (f *Record) localsIn(locals []Local, scopes [][2]int32, defNames map[int32]
 	if len(locals) == 0 {
 		return nil
 	}
-	sort.Slice(locals, func(i, j int) bool { return locals[i].At < locals[j].At })
+	// (By name too: the names of one statement may share a place.)
+	sort.SliceStable(locals, func(i, j int) bool {
+		if locals[i].At != locals[j].At {
+			return locals[i].At < locals[j].At
+		}
+		return locals[i].Name < locals[j].Name
+	})
 	// Each local's innermost scope.
 	sortScopes(scopes)
 	sw := scopeSweep{scopes: scopes}

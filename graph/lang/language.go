@@ -88,6 +88,12 @@ type Language struct {
 	// ModuleValues says a variable may hold a module (Python's m = mod):
 	// a receiver call no member matches may be a module's function.
 	ModuleValues bool
+	// Conversions says a call of a type is a conversion (Go's MyInt(3),
+	// pkg.T(x)): a use of the type, not a call of it.
+	Conversions bool
+	// DeclaredAfter says a local is in scope only after the statement
+	// declaring it (Go: in x, err := x(), x is the function).
+	DeclaredAfter bool
 	// EmbeddedNamed says an embedded type (a @field with no name) is also
 	// a field named by its type (Go: l.Listener for an embedded
 	// net.Listener).
@@ -161,28 +167,30 @@ type langConfig struct {
 	// Queries are the query files read, in order, as one query; paths are
 	// relative to the language's folder and may name another language's
 	// (../javascript/jsx.scm). Default: tags.scm.
-	Queries      []string          `json:"queries"`
-	Grammar      string            `json:"grammar"`
-	Scope        string            `json:"scope"`
-	Imports      string            `json:"imports"`
-	Self         []string          `json:"self"`
-	Builtins     []string          `json:"builtins"`
-	Extensions   []string          `json:"extensions"`
-	Resolve      []string          `json:"resolve"`
-	Variants     string            `json:"variants"`
-	Reexports    *bool             `json:"reexports"`
-	ImplicitSelf *bool             `json:"implicit_self"`
-	TypeWrappers []string          `json:"type_wrappers"`
-	ElementTypes []string          `json:"element_types"`
-	Implements   string            `json:"implements"`
-	Super        []string          `json:"super"`
-	ModuleSelf   []string          `json:"module_self"`
-	Constructor  string            `json:"constructor"`
-	DocParam     string            `json:"doc_param"`
-	DocReturn    string            `json:"doc_return"`
-	LiteralTypes map[string]string `json:"literal_types"`
-	ClassSelf    []string          `json:"class_self"`
-	ModuleValues *bool             `json:"module_values"`
+	Queries       []string          `json:"queries"`
+	Grammar       string            `json:"grammar"`
+	Scope         string            `json:"scope"`
+	Imports       string            `json:"imports"`
+	Self          []string          `json:"self"`
+	Builtins      []string          `json:"builtins"`
+	Extensions    []string          `json:"extensions"`
+	Resolve       []string          `json:"resolve"`
+	Variants      string            `json:"variants"`
+	Reexports     *bool             `json:"reexports"`
+	ImplicitSelf  *bool             `json:"implicit_self"`
+	TypeWrappers  []string          `json:"type_wrappers"`
+	ElementTypes  []string          `json:"element_types"`
+	Implements    string            `json:"implements"`
+	Super         []string          `json:"super"`
+	ModuleSelf    []string          `json:"module_self"`
+	Constructor   string            `json:"constructor"`
+	DocParam      string            `json:"doc_param"`
+	DocReturn     string            `json:"doc_return"`
+	LiteralTypes  map[string]string `json:"literal_types"`
+	ClassSelf     []string          `json:"class_self"`
+	ModuleValues  *bool             `json:"module_values"`
+	Conversions   *bool             `json:"conversions"`
+	DeclaredAfter *bool             `json:"declared_after"`
 	// The import rule's data: see importData.
 	ModuleSeparator   string   `json:"module_separator"`
 	InitFile          string   `json:"init_file"`
@@ -330,6 +338,8 @@ func readConfig(fsys fs.FS, id string, depth int) (langConfig, []byte, error) {
 	}
 	inheritList(&c.ClassSelf, base.ClassSelf)
 	inherit(&c.ModuleValues, base.ModuleValues)
+	inherit(&c.Conversions, base.Conversions)
+	inherit(&c.DeclaredAfter, base.DeclaredAfter)
 	inherit(&c.ModuleSeparator, base.ModuleSeparator)
 	inherit(&c.InitFile, base.InitFile)
 	inheritList(&c.ReplaceExtensions, base.ReplaceExtensions)
@@ -415,7 +425,7 @@ func loadLanguage(e *astgrep.Engine, fsys fs.FS, id string) (*Language, error) {
 	}
 	l := &Language{ID: id, Grammar: c.Grammar, Scope: c.Scope, Imports: c.Imports, Self: c.Self, Builtins: c.Builtins,
 		rule: rule, Extensions: c.Extensions, Resolve: c.Resolve, Variants: c.Variants, Reexports: c.Reexports != nil && *c.Reexports, ImplicitSelf: c.ImplicitSelf != nil && *c.ImplicitSelf, query: q, source: string(raw) + "\x00" + string(src),
-		TypeWrappers: c.TypeWrappers, ElementTypes: c.ElementTypes, Implements: c.Implements, Super: c.Super, ModuleSelf: c.ModuleSelf, Constructor: c.Constructor, LiteralTypes: c.LiteralTypes, ClassSelf: c.ClassSelf, ModuleValues: c.ModuleValues != nil && *c.ModuleValues,
+		TypeWrappers: c.TypeWrappers, ElementTypes: c.ElementTypes, Implements: c.Implements, Super: c.Super, ModuleSelf: c.ModuleSelf, Constructor: c.Constructor, LiteralTypes: c.LiteralTypes, ClassSelf: c.ClassSelf, ModuleValues: c.ModuleValues != nil && *c.ModuleValues, Conversions: c.Conversions != nil && *c.Conversions, DeclaredAfter: c.DeclaredAfter != nil && *c.DeclaredAfter,
 		builtins: map[string]bool{}, self: map[string]bool{}, wrappers: map[string]bool{}, elements: map[string]bool{}}
 	if l.shapes, err = c.shapeConfig.load(e, fsys, id, c.Grammar); err != nil {
 		return nil, err

@@ -36,11 +36,11 @@ func SortTargets(ts []snap.Target) {
 	})
 }
 
-// conformsTo: res is an exact call of an interface's method in a
+// conformsTo: res is a call of an interface's method in a
 // structurally typed language ("implements": "structural") for which the
 // index knows no implementation, and t is a member method of that name.
 func (rv *Resolver) ConformsTo(res Resolution, t snap.Target) bool {
-	if res.Pending != nil || res.Class != lang.Exact || len(res.Targets) != 1 || len(res.Impls) > 0 {
+	if res.Pending != nil || res.Class != lang.Interface || len(res.Targets) != 1 || len(res.Impls) > 0 {
 		return false
 	}
 	m := res.Targets[0]

@@ -20,17 +20,41 @@ type Resolution struct {
 	Reason  string        // for exact: the evidence when it is more than scope (a declared type)
 	Impls   []snap.Target // for exact on an interface's (or a class's) method: what the call may run instead
 	Pending *Pending      // a name-only resolution not ranked yet (callers)
+	// Conversion: a call of a type in a language where that converts
+	// (Go's MyInt(3)): a use of the type, not a call.
+	Conversion bool
+	// Dispatch, for an unresolved call on a value of a type declared
+	// outside the index that may be an interface (net.Conn): that type.
+	// A method of the index of this name may be what runs.
+	Dispatch string
 }
 
 // Resolve decides one reference of f (r may be a copy of one of f.Refs
 // with another Kind).
-func (rv *Resolver) Resolve(f *snap.Entry, r *lang.Ref) Resolution { return rv.resolveAt(f, r, false) }
+func (rv *Resolver) Resolve(f *snap.Entry, r *lang.Ref) Resolution {
+	return conversion(f, r, rv.resolveAt(f, r, false))
+}
 
 // ResolveLazy decides one reference, leaving a name-only resolution's
 // candidates unranked (Resolution.Pending): callers ranks only the one it
 // asks about.
 func (rv *Resolver) ResolveLazy(f *snap.Entry, r *lang.Ref) Resolution {
-	return rv.resolveAt(f, r, true)
+	return conversion(f, r, rv.resolveAt(f, r, true))
+}
+
+// conversion marks a call that leads only to types, in a language where
+// calling a type converts to it.
+func conversion(f *snap.Entry, r *lang.Ref, res Resolution) Resolution {
+	if r.Kind != lang.RefCall || !f.Lang.Conversions || len(res.Targets) == 0 {
+		return res
+	}
+	for _, t := range res.Targets {
+		if !lang.ClassLike(t.D().Kind) {
+			return res
+		}
+	}
+	res.Conversion = true
+	return res
 }
 
 // resolveAt decides one reference; lazy leaves a name-only resolution's
@@ -111,7 +135,7 @@ func (rv *Resolver) resolveAt(f *snap.Entry, r *lang.Ref, lazy bool) Resolution 
 	}
 	// A receiver whose type the source declares: a method of that type
 	// (or of what it embeds or extends).
-	res, hint, typed := rv.viaType(f, r, recv, name, want)
+	res, hint, typed := rv.viaType(f, r, recv, name, want, lazy)
 	if typed {
 		return res
 	}
@@ -658,6 +682,9 @@ type Pending struct {
 	// hintHow says how hint was found, before the type's name in a
 	// candidate's reason (default: a declared type).
 	hintHow string
+	// note ends every candidate's reason: why a call of a declared type
+	// is still name-only (dispatch the index cannot see into).
+	note string
 }
 
 // Accepts says whether d is a definition p's candidates are among.
@@ -756,6 +783,9 @@ func (rv *Resolver) scores(p *Pending, withReasons bool) []Scored {
 				if withReasons {
 					s.reason += "; receiver looks like " + d.Container
 				}
+			}
+			if p.note != "" {
+				s.reason += "; " + p.note
 			}
 			all = append(all, s)
 		}

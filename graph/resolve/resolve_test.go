@@ -108,7 +108,7 @@ func TestResolutionOrder(t *testing.T) {
 	got := all(resolve.New(s, nil))
 	for _, want := range []string{
 		"api/api.go:8 s.Save -> exact store.Store.Save@store/store.go:3 — s is *store.Store: parameter, api/api.go:7",
-		"api/api.go:12 sv.Save -> exact store.Saver.Save@store/store.go:6 impls cache.Cache.Save,store.Store.Save — sv is store.Saver: parameter, api/api.go:11",
+		"api/api.go:12 sv.Save -> interface store.Saver.Save@store/store.go:6 impls cache.Cache.Save,store.Store.Save — sv is store.Saver: parameter, api/api.go:11",
 		"api/api.go:15 .helper -> exact api.helper@api/helper.go:1",
 		"api/api.go:18 store.New -> exact store.New@store/store.go:9",
 		"api/api.go:22 n.Save -> exact store.Store.Save@store/store.go:3 — n is *Store: result of store.New, api/api.go:21; store.New returns *Store, store/store.go:9",

@@ -698,7 +698,12 @@ func (rv *Resolver) hasField(types []snap.Target, name string) bool {
 // viaType resolves recv.name when recv's type is declared. ok is false
 // when the declaration leads nowhere the index can follow; hint is then
 // the declared type's definitions, which rank first among candidates.
-func (rv *Resolver) viaType(f *snap.Entry, r *lang.Ref, recv, name string, want func(*lang.Def) bool) (res Resolution, hint []snap.Target, ok bool) {
+//
+// A call the declared type dispatches where the index cannot see (an
+// interface declared outside it, a method an interface takes from one, an
+// interface's function-valued property) lists the methods of that name
+// as candidates, saying so, never nothing.
+func (rv *Resolver) viaType(f *snap.Entry, r *lang.Ref, recv, name string, want func(*lang.Def) bool, lazy bool) (res Resolution, hint []snap.Target, ok bool) {
 	d, found := rv.exprDecl(f, r.Encl, r.At, recv, 0)
 	if !found {
 		return Resolution{}, nil, false
@@ -715,19 +720,54 @@ func (rv *Resolver) viaType(f *snap.Entry, r *lang.Ref, recv, name string, want 
 	switch {
 	case len(tr.types) > 0:
 	case tr.builtin != "":
-		return Resolution{Class: lang.Unresolved, Why: "builtin (" + d.ev + ")"}, nil, true
+		res := Resolution{Class: lang.Unresolved, Why: "builtin (" + d.ev + ")"}
+		if r.Kind == lang.RefCall && f.Lang.Implements == "method_set" {
+			// Go's builtin types with methods are interfaces (err.Error()):
+			// too common to list as candidates, counted by callers.
+			res.Dispatch = shortType(d.text)
+		}
+		return res, nil, true
 	case tr.external != "":
-		return Resolution{Class: lang.Unresolved, Why: "external: " + tr.external + " (" + d.ev + ")"}, nil, true
+		res := Resolution{Class: lang.Unresolved, Why: "external: " + tr.external + " (" + d.ev + ")"}
+		if text := strings.TrimSpace(d.text); r.Kind == lang.RefCall && f.Lang.Implements == "method_set" && !strings.HasPrefix(text, "*") {
+			// A value (not a pointer) of a type outside the index may be
+			// an interface a type of the index satisfies: io.Writer.
+			// Named like the method, as Go names its interfaces
+			// (io.Writer and Write, io.ReadCloser and Close), its call is
+			// listed with the methods it may run; else (net.Conn,
+			// sync.Mutex: an interface or not) callers count it as
+			// dispatch it may miss.
+			if namedForMethod(lang.LastSegment(text), name) {
+				note := d.ev + "; " + shortType(text) + " is declared outside the index (" + tr.external + "): if an interface, a call through it may run this"
+				return rv.dispatch(lazy, f, r, name, nil, note, res), nil, true
+			}
+			res.Dispatch = shortType(text)
+		}
+		return res, nil, true
 	case len(tr.types) == 0:
 		return Resolution{}, nil, false
 	}
 	ms, _, ext := rv.membersExt(tr.types, name, func(e *lang.Def) bool { return want(e) && e.Member() }, 0)
 	if len(ms) == 0 {
+		iface := rv.anyInterface(tr.types)
 		switch {
 		case r.Kind == lang.RefCall && rv.hasField(tr.types, name):
-			return Resolution{Class: lang.Unresolved, Why: "a field holding a function value (" + d.ev + ")"}, nil, true
+			res := Resolution{Class: lang.Unresolved, Why: "a field holding a function value (" + d.ev + ")"}
+			if iface.Def >= 0 {
+				// observer.error(err), error a function-valued property
+				// of interface Observer: a class implementing it runs
+				// its method.
+				note := d.ev + "; " + name + " is a function-valued property of interface " + iface.D().Name + ": an object conforming to it may run this"
+				return rv.dispatch(lazy, f, r, name, rv.declaredImplementers(iface), note, res), nil, true
+			}
+			return res, nil, true
 		case ext != "":
-			return Resolution{Class: lang.Unresolved, Why: "inherited from " + ext + ", outside the index (" + d.ev + ")"}, nil, true
+			res := Resolution{Class: lang.Unresolved, Why: "inherited from " + ext + ", outside the index (" + d.ev + ")"}
+			if r.Kind == lang.RefCall && iface.Def >= 0 {
+				note := d.ev + "; " + name + " comes from " + ext + ", outside the index, through interface " + iface.D().Name + ": a call through it may run this"
+				return rv.dispatch(lazy, f, r, name, nil, note, res), nil, true
+			}
+			return res, nil, true
 		}
 		return Resolution{}, tr.types, false
 	}
@@ -743,8 +783,93 @@ func (rv *Resolver) viaType(f *snap.Entry, r *lang.Ref, recv, name string, want 
 	res = Resolution{Class: lang.Exact, Targets: ms, Reason: reason}
 	if !d.bases { // super.m() runs the base's m, not an override
 		res.Impls = rv.Implementations(ms[0])
+		if rv.InterfaceMethod(ms[0]) {
+			res.Class = lang.Interface
+		}
 	}
 	return res, nil, true
+}
+
+// dispatch is a call through an interface the index cannot see into:
+// the methods called name (of classes, not of interfaces) ranked as
+// candidates, each reason ending with note; else, when the index has
+// none, res (why it is unresolved).
+func (rv *Resolver) dispatch(lazy bool, f *snap.Entry, r *lang.Ref, name string, hint []snap.Target, note string, res Resolution) Resolution {
+	ok := func(d *lang.Def) bool { return d.Member() && lang.FunctionLike(d.Kind) }
+	p := &Pending{f: f, r: r, hint: hint, note: note}
+	// (An interface's own method never runs.)
+	p.ok = func(d *lang.Def) bool { return ok(d) && !rv.interfaceNamed(f.Lang, d.Container) }
+	found := false
+	for _, id := range rv.s.Tables(f.Lang).Defs.Get(name) {
+		g := rv.s.ByID(id)
+		for _, i := range g.DefsNamed(name) {
+			found = found || p.ok(&g.Defs[i])
+		}
+	}
+	if !found {
+		return res
+	}
+	if lazy {
+		return Resolution{Class: lang.Candidate, Pending: p}
+	}
+	return rv.rankAll(p)
+}
+
+// namedForMethod says whether a type's name is how Go names an interface
+// with that method: the method itself (net.Error's Error), or an agent
+// noun made of it (io.Writer, io.ReadWriteCloser's Write, fmt.Stringer),
+// not any name holding it (sync.WaitGroup's Wait).
+func namedForMethod(typ, method string) bool {
+	return typ == method || strings.Contains(typ, method) && strings.HasSuffix(typ, "er")
+}
+
+// anyInterface is the first interface (or trait) among types, or a
+// target whose Def is -1.
+func (rv *Resolver) anyInterface(types []snap.Target) snap.Target {
+	for _, t := range types {
+		if k := t.D().Kind; k == "interface" || k == "trait" {
+			return t
+		}
+	}
+	return snap.Target{Def: -1}
+}
+
+// declaredImplementers are the classes naming interface t as a base.
+func (rv *Resolver) declaredImplementers(t snap.Target) []snap.Target {
+	var out []snap.Target
+	for _, fr := range rv.basesNamed(t.File.Lang, t.D().Name) {
+		g := rv.s.ByID(fr.id)
+		out = append(out, pick(g, fr.container, func(d *lang.Def) bool { return lang.ClassLike(d.Kind) })...)
+	}
+	return out
+}
+
+// interfaceNamed says whether every class-like definition called name in
+// the language is an interface or trait (and there is one).
+func (rv *Resolver) interfaceNamed(l *lang.Language, name string) bool {
+	if name == "" {
+		return false
+	}
+	found := false
+	for _, id := range rv.s.Tables(l).Defs.Get(name) {
+		g := rv.s.ByID(id)
+		for _, i := range g.DefsNamed(name) {
+			switch k := g.Defs[i].Kind; {
+			case k == "interface" || k == "trait":
+				found = true
+			case lang.ClassLike(k):
+				return false
+			}
+		}
+	}
+	return found
+}
+
+// InterfaceMethod says whether m is a method of an interface (or trait):
+// a call of it is dispatch to whatever implements it.
+func (rv *Resolver) InterfaceMethod(m snap.Target) bool {
+	t, ok := rv.ContainerType(m)
+	return ok && (t.D().Kind == "interface" || t.D().Kind == "trait")
 }
 
 // containerType is the class-like definition a member belongs to.

@@ -276,7 +276,7 @@
 (short_var_declaration left: (expression_list (identifier) @name)) @local
 (var_spec name: (identifier) @name) @local
 (range_clause left: (expression_list (identifier) @name)) @local
-(type_switch_statement alias: (expression_list (identifier) @name)) @local
+(type_switch_statement alias: (expression_list (identifier) @name) @local)
 (receive_statement left: (expression_list (identifier) @name)) @local
 (const_spec name: (identifier) @name) @local
 
