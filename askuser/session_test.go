@@ -1,7 +1,6 @@
 package askuser_test
 
 import (
-	"flag"
 	"testing"
 	"time"
 
@@ -9,8 +8,6 @@ import (
 	"github.com/builtin-tools/builtin-tools/internal/test/sessiontest/builtin"
 	"github.com/mark3labs/mcp-go/mcp"
 )
-
-var update = flag.Bool("update", false, "rewrite the outputs of testdata/sessions from an in-process replay")
 
 // sessionAskTimeout is short, so the session of a human who answers late
 // costs little; an answer given at once comes back well within it.
@@ -30,7 +27,7 @@ func TestSessions(t *testing.T) {
 				NewRun: builtin.NewRun,
 				// Issue 19 §3: every argument a hint or an error names exists.
 				CheckArguments: true,
-				Update:         *update && version == mcp.ProtocolVersion20251125,
+				Update:         *builtin.Update && version == mcp.ProtocolVersion20251125,
 				// mcp-go's stdio client wraps its handler's error once more.
 				Scrub: []sessiontest.Scrub{{Pattern: `elicitation request failed: `, Replace: ``}},
 			})

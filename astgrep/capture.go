@@ -65,11 +65,8 @@ type predicate struct {
 // Supported predicates are #eq?, #match?, #any-of? and their #not-
 // forms; directives (#set!, #strip!, ...) are ignored.
 func (e *Engine) CompileCaptureQuery(language, source string) (*CaptureQuery, error) {
-	l := e.langs.lookup(language)
-	if l == nil {
-		return nil, e.unknown(language, "")
-	}
-	if err := l.load(); err != nil {
+	l, err := e.loaded(language)
+	if err != nil {
 		return nil, err
 	}
 	pats, names, err := compileQuery(l, source)

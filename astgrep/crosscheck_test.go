@@ -110,6 +110,14 @@ func runAstGrep(t *testing.T, bin, root string, cases []xcase, extra ...string) 
 		}
 		rules = append(rules, r)
 	}
+	return scanRules(t, bin, root, rules, extra...)
+}
+
+// scanRules runs ast-grep scan with the inline rules over root (rule i has
+// the id r<i>) and returns, per rule, the set of "file:start:end" it
+// reported.
+func scanRules(t *testing.T, bin, root string, rules []string, extra ...string) []map[string]bool {
+	t.Helper()
 	args := append([]string{"scan", "--inline-rules", strings.Join(rules, "---\n"), "--json=stream"}, extra...)
 	args = append(args, ".")
 	cmd := exec.Command(bin, args...)
@@ -128,7 +136,7 @@ func runAstGrep(t *testing.T, bin, root string, cases []xcase, extra ...string) 
 			t.Fatalf("ast-grep: %v\n%s", err, stderr.String())
 		}
 	}()
-	sets := make([]map[string]bool, len(cases))
+	sets := make([]map[string]bool, len(rules))
 	for i := range sets {
 		sets[i] = map[string]bool{}
 	}
@@ -169,6 +177,15 @@ func ourMatchDetails(t *testing.T, e *Engine, root string, c xcase) (map[string]
 	if err != nil {
 		t.Fatalf("%s %q: %v", c.lang, c.pattern, err)
 	}
+	return matchSet(t, fmt.Sprintf("%q", c.pattern), files, res.Total)
+}
+
+// matchSet keys each match of files "file:start:end" (ast-grep reports a
+// node's range untrimmed; ours trims blanks, which only Go's comment nodes,
+// a trailing newline, carry), and fails t unless there are total distinct
+// ones.
+func matchSet(t *testing.T, what string, files []FileMatches, total int) (map[string]bool, map[string]Match) {
+	t.Helper()
 	set := map[string]bool{}
 	details := map[string]Match{}
 	for _, f := range files {
@@ -178,8 +195,8 @@ func ourMatchDetails(t *testing.T, e *Engine, root string, c xcase) (map[string]
 			details[k] = m
 		}
 	}
-	if len(set) != res.Total {
-		t.Fatalf("%q: %d distinct matches, total %d", c.pattern, len(set), res.Total)
+	if len(set) != total {
+		t.Fatalf("%s: %d distinct matches, total %d", what, len(set), total)
 	}
 	return set, details
 }

@@ -35,32 +35,20 @@ type Dump struct {
 	Errors int
 }
 
-// DumpTree parses src as language and lists the nodes that overlap lines
+// DumpTree parses src as lang and lists the nodes that overlap lines
 // from..to (1-based, inclusive; 0 and 0 mean the whole source), at most
 // limit of them (0: no limit), so an agent can see the kinds and fields a
 // rule names.
-func (e *Engine) DumpTree(ctx context.Context, language string, src []byte, from, to, limit int) (*Dump, error) {
-	e.mu.RLock()
-	defer e.mu.RUnlock()
-	if e.closed {
-		return nil, ErrClosed
-	}
-	l := e.langs.lookup(language)
-	if l == nil {
-		return nil, e.unknown(language, "")
-	}
-	if err := l.load(); err != nil {
-		return nil, err
-	}
-	s, err := acquireSlot(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer releaseSlot(s)
-	t, err := e.parseWith(ctx, s.p, l, src)
-	if err != nil {
-		return nil, err
-	}
+func (e *Engine) DumpTree(ctx context.Context, lang string, src []byte, from, to, limit int) (*Dump, error) {
+	var d *Dump
+	err := e.withTree(ctx, lang, src, func(l *language, t *tree) (err error) {
+		d, err = dumpTree(l, t, src, from, to, limit)
+		return err
+	})
+	return d, err
+}
+
+func dumpTree(l *language, t *tree, src []byte, from, to, limit int) (*Dump, error) {
 	starts := lineStarts(src)
 	if from <= 0 {
 		from = 1
@@ -119,11 +107,8 @@ func trimUTF8(s string) string {
 // Kinds lists language's named node kinds and its field names, sorted,
 // as rules name them.
 func (e *Engine) Kinds(language string) (kinds, fields []string, err error) {
-	l := e.langs.lookup(language)
-	if l == nil {
-		return nil, nil, e.unknown(language, "")
-	}
-	if err := l.load(); err != nil {
+	l, err := e.loaded(language)
+	if err != nil {
 		return nil, nil, err
 	}
 	l.loadNames()

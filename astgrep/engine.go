@@ -283,37 +283,56 @@ func (e *Engine) SearchFiles(ctx context.Context, q Query) (*Result, []FileMatch
 	return e.run(ctx, q, true)
 }
 
-// ParseErrorLines parses src as language and returns the 1-based line of
-// each of its ERROR and MISSING nodes, one entry per node, and of each
-// line whose indentation the language refuses (IndentErrors: Python's,
-// which tree-sitter takes); empty when it parses cleanly.
-func (e *Engine) ParseErrorLines(language string, src []byte) ([]int, error) {
-	e.mu.RLock()
-	defer e.mu.RUnlock()
-	if e.closed {
-		return nil, ErrClosed
-	}
-	l := e.langs.lookup(language)
+// loaded is the language of id (or alias) name, its grammar loaded.
+func (e *Engine) loaded(name string) (*language, error) {
+	l := e.langs.lookup(name)
 	if l == nil {
-		return nil, e.unknown(language, "")
+		return nil, e.unknown(name, "")
 	}
 	if err := l.load(); err != nil {
 		return nil, err
 	}
-	s, err := acquireSlot(context.Background())
+	return l, nil
+}
+
+// ParseErrorLines parses src as lang and returns the 1-based line of
+// each of its ERROR and MISSING nodes, one entry per node, and of each
+// line whose indentation the language refuses (IndentErrors: Python's,
+// which tree-sitter takes); empty when it parses cleanly.
+func (e *Engine) ParseErrorLines(lang string, src []byte) ([]int, error) {
+	var lines []int
+	err := e.withTree(context.Background(), lang, src, func(l *language, t *tree) error {
+		lines = t.errorLines()
+		for _, ie := range IndentErrors(l.id, src) {
+			lines = append(lines, ie.Line)
+		}
+		return nil
+	})
+	return lines, err
+}
+
+// withTree parses src as lang on a parser slot and calls f with the
+// tree, while the engine is held open and the slot is taken.
+func (e *Engine) withTree(ctx context.Context, lang string, src []byte, f func(*language, *tree) error) error {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	if e.closed {
+		return ErrClosed
+	}
+	l, err := e.loaded(lang)
 	if err != nil {
-		return nil, err
+		return err
+	}
+	s, err := acquireSlot(ctx)
+	if err != nil {
+		return err
 	}
 	defer releaseSlot(s)
-	t, err := e.parseWith(context.Background(), s.p, l, src)
+	t, err := e.parseWith(ctx, s.p, l, src)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	lines := t.errorLines()
-	for _, ie := range IndentErrors(l.id, src) {
-		lines = append(lines, ie.Line)
-	}
-	return lines, nil
+	return f(l, t)
 }
 
 func (e *Engine) unknown(language, file string) error {

@@ -22,11 +22,8 @@ const treeFormat = 1
 // changes, and when this package changes how it flattens a parse. Equal
 // fingerprints in two processes mean equal trees for equal bytes.
 func (e *Engine) GrammarFingerprint(language string) (string, error) {
-	l := e.langs.lookup(language)
-	if l == nil {
-		return "", e.unknown(language, "")
-	}
-	if err := l.load(); err != nil {
+	l, err := e.loaded(language)
+	if err != nil {
 		return "", err
 	}
 	l.printOnce.Do(func() { l.print, l.printErr = l.fingerprint() })

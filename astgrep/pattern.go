@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -638,26 +637,8 @@ func collectLiterals(p *pattern) [][]byte {
 	for _, n := range p.seq {
 		walk(n)
 	}
-	var lits []string
-	for s := range set {
-		if s != "" {
-			lits = append(lits, s)
-		}
-	}
-	sort.Slice(lits, func(i, j int) bool {
-		if len(lits[i]) != len(lits[j]) {
-			return len(lits[i]) > len(lits[j])
-		}
-		return lits[i] < lits[j]
-	})
-	if len(lits) > 6 {
-		lits = lits[:6]
-	}
-	out := make([][]byte, len(lits))
-	for i, s := range lits {
-		out[i] = []byte(s)
-	}
-	return out
+	delete(set, "")
+	return topLiterals(set)
 }
 
 func isWord(s string) bool {

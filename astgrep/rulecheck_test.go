@@ -1,12 +1,9 @@
 package astgrep
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -116,38 +113,7 @@ func runAstGrepRules(t *testing.T, bin, root, lang string, cases []rcase, extra 
 		}
 		docs = append(docs, ruleYAML(fmt.Sprintf("r%d", i), lang, c))
 	}
-	args := append([]string{"scan", "--inline-rules", strings.Join(docs, "---\n"), "--json=stream"}, extra...)
-	args = append(args, ".")
-	cmd := exec.Command(bin, args...)
-	cmd.Dir = root
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("ast-grep: %v\n%s", err, stderr.String())
-	}
-	sets := make([]map[string]bool, len(cases))
-	for i := range sets {
-		sets[i] = map[string]bool{}
-	}
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	for sc.Scan() {
-		var m struct {
-			File  string `json:"file"`
-			Range struct {
-				ByteOffset struct{ Start, End int } `json:"byteOffset"`
-			} `json:"range"`
-			RuleID string `json:"ruleId"`
-		}
-		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
-			t.Fatalf("ast-grep output: %v: %s", err, sc.Text())
-		}
-		var idx int
-		fmt.Sscanf(m.RuleID, "r%d", &idx)
-		sets[idx][fmt.Sprintf("%s:%d:%d", filepath.ToSlash(m.File), m.Range.ByteOffset.Start, m.Range.ByteOffset.End)] = true
-	}
-	return sets
+	return scanRules(t, bin, root, docs, extra...)
 }
 
 func ourRuleMatches(t *testing.T, e *Engine, root, lang string, c rcase) (map[string]bool, map[string]Match) {
@@ -156,21 +122,7 @@ func ourRuleMatches(t *testing.T, e *Engine, root, lang string, c rcase) (map[st
 	if err != nil {
 		t.Fatalf("%s: %v", c.rule, err)
 	}
-	set := map[string]bool{}
-	details := map[string]Match{}
-	for _, f := range files {
-		for _, m := range f.Matches {
-			// ast-grep reports a node's range untrimmed; ours trims blanks,
-			// which only Go's comment nodes (a trailing newline) carry.
-			k := fmt.Sprintf("%s:%d:%d", f.File, m.StartByte, m.EndByte)
-			set[k] = true
-			details[k] = m
-		}
-	}
-	if len(set) != res.Total {
-		t.Fatalf("%s: %d distinct matches, total %d", c.rule, len(set), res.Total)
-	}
-	return set, details
+	return matchSet(t, c.rule, files, res.Total)
 }
 
 // crossCheckRules compares every case's matches under root; differences

@@ -35,43 +35,35 @@ var inProcess = conformance.Target{
 	Name: "inprocess",
 	Connect: func(t *testing.T, mode tiers.Mode, without []string) conformance.Peer {
 		t.Helper()
-		run, err := builtintools.NewRun(builtintools.Options{
-			Root: t.TempDir(), ConversationID: "conformance",
-			Ask: askuser.Func(func(ctx context.Context, q askuser.Question) (askuser.Answer, error) {
-				return askuser.Answer{Outcome: askuser.Declined}, nil
-			}),
-			Without: without,
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { run.Close() })
-		c, err := run.Client(context.Background(), mode)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return conformance.ClientPeer(c)
+		return inProcessPeer(t, mode, builtintools.Options{Root: t.TempDir(), ConversationID: "conformance", Ask: declineAll, Without: without})
 	},
+}
+
+// declineAll is a human who declines every question.
+var declineAll = askuser.Func(func(ctx context.Context, q askuser.Question) (askuser.Answer, error) {
+	return askuser.Answer{Outcome: askuser.Declined}, nil
+})
+
+// inProcessPeer is a client in mode of a run made with opts, closed with
+// the test.
+func inProcessPeer(t *testing.T, mode tiers.Mode, opts builtintools.Options) conformance.Peer {
+	t.Helper()
+	run, err := builtintools.NewRun(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { run.Close() })
+	c, err := run.Client(context.Background(), mode)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return conformance.ClientPeer(c)
 }
 
 func init() {
 	inProcess.Budget = func(t *testing.T, root string, budget int) conformance.Peer {
 		t.Helper()
-		run, err := builtintools.NewRun(builtintools.Options{
-			Root: root, ConversationID: "conformance", OutputBudget: budget,
-			Ask: askuser.Func(func(ctx context.Context, q askuser.Question) (askuser.Answer, error) {
-				return askuser.Answer{Outcome: askuser.Declined}, nil
-			}),
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { run.Close() })
-		c, err := run.Client(context.Background(), tiers.Normal)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return conformance.ClientPeer(c)
+		return inProcessPeer(t, tiers.Normal, builtintools.Options{Root: root, ConversationID: "conformance", OutputBudget: budget, Ask: declineAll})
 	}
 	stdio.Budget = func(t *testing.T, root string, budget int) conformance.Peer {
 		t.Helper()
@@ -79,18 +71,9 @@ func init() {
 	}
 	inProcess.Vibe = func(t *testing.T, mode tiers.Mode, root string, commands map[string]string) conformance.Peer {
 		t.Helper()
-		run, err := builtintools.NewRun(builtintools.Options{Root: root, ConversationID: "conformance",
+		return inProcessPeer(t, mode, builtintools.Options{Root: root, ConversationID: "conformance",
 			Without:  []string{"lsp", "code_graph"},
 			Settings: map[string]any{"vibe": vibetool.Config{On: true, Commands: commands, StateDir: t.TempDir()}}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { run.Close() })
-		c, err := run.Client(context.Background(), mode)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return conformance.ClientPeer(c)
 	}
 	stdio.Vibe = func(t *testing.T, mode tiers.Mode, root string, commands map[string]string) conformance.Peer {
 		t.Helper()
@@ -124,20 +107,7 @@ var stdio = conformance.Target{
 	Name: "stdio",
 	Connect: func(t *testing.T, mode tiers.Mode, without []string) conformance.Peer {
 		t.Helper()
-		bin := testenv.Command(t)
-		c, err := client.NewStdioMCPClient(bin, os.Environ(), "serve", "--root", t.TempDir(),
-			"--mode", string(mode), "--without", strings.Join(without, ","))
-		if err != nil {
-			t.Fatal(err)
-		}
-		init := mcp.InitializeRequest{}
-		init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
-		init.Params.ClientInfo = mcp.Implementation{Name: "conformance", Version: "1"}
-		if _, err := c.Initialize(context.Background(), init); err != nil {
-			c.Close()
-			t.Fatal(err)
-		}
-		return conformance.ClientPeer(c)
+		return stdioPeer(t, "serve", "--root", t.TempDir(), "--mode", string(mode), "--without", strings.Join(without, ","))
 	},
 }
 

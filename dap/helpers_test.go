@@ -152,3 +152,15 @@ func needAdapter(t testing.TB, id string) AdapterSpec {
 	}
 	return spec
 }
+
+// stopAt sets a breakpoint at file:line of root and launches l, failing tb
+// unless the program stops within wait.
+func stopAt(tb testing.TB, s *Supervisor, ctx context.Context, root, file string, line int, l LaunchSpec, wait time.Duration) *StopResult {
+	tb.Helper()
+	s.SetBreakpoints(ctx, at(root, file), []LineSpec{{Line: line}}, nil, false)
+	stop, err := s.Launch(ctx, l, wait)
+	if err != nil || stop.Outcome != "stopped" {
+		tb.Fatalf("launch: %+v %v", stop, err)
+	}
+	return stop
+}

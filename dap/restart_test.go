@@ -28,11 +28,7 @@ func TestRestart(t *testing.T) {
 			if _, err := s.Restart(ctx, 0); err == nil || !strings.Contains(err.Error(), "no debug session") {
 				t.Fatalf("restart without a session: %v", err)
 			}
-			s.SetBreakpoints(ctx, at(root, c.file), []LineSpec{{Line: c.line}}, nil, false)
-			stop, err := s.Launch(ctx, LaunchSpec{Adapter: c.adapter, Program: program}, 60*time.Second)
-			if err != nil || stop.Outcome != "stopped" {
-				t.Fatalf("launch: %+v %v", stop, err)
-			}
+			stopAt(t, s, ctx, root, c.file, c.line, LaunchSpec{Adapter: c.adapter, Program: program}, 60*time.Second)
 			deadline := s.sess.Deadline
 			if _, err := s.Resume(ctx, "continue", 0, 0); err != nil {
 				t.Fatal(err)

@@ -67,10 +67,7 @@ func BenchmarkRunToLine(b *testing.B) {
 			root, bin := tg.program(b)
 			s := newSupervisor(b, root, Config{})
 			ctx := testCtx(b)
-			s.SetBreakpoints(ctx, at(root, tg.file), []LineSpec{{Line: tg.lines[0]}}, nil, false)
-			if res, err := s.Launch(ctx, LaunchSpec{Adapter: tg.name, Program: at(root, bin)}, time.Minute); err != nil || res.Outcome != "stopped" {
-				b.Fatalf("launch: %+v %v", res, err)
-			}
+			stopAt(b, s, ctx, root, tg.file, tg.lines[0], LaunchSpec{Adapter: tg.name, Program: at(root, bin)}, time.Minute)
 			s.SetBreakpoints(ctx, at(root, tg.file), nil, nil, true)
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
@@ -89,10 +86,7 @@ func BenchmarkRestart(b *testing.B) {
 			root, bin := tg.program(b)
 			s := newSupervisor(b, root, Config{})
 			ctx := testCtx(b)
-			s.SetBreakpoints(ctx, at(root, tg.file), []LineSpec{{Line: tg.lines[0]}}, nil, false)
-			if res, err := s.Launch(ctx, LaunchSpec{Adapter: tg.name, Program: at(root, bin)}, time.Minute); err != nil || res.Outcome != "stopped" {
-				b.Fatalf("launch: %+v %v", res, err)
-			}
+			stopAt(b, s, ctx, root, tg.file, tg.lines[0], LaunchSpec{Adapter: tg.name, Program: at(root, bin)}, time.Minute)
 			b.ResetTimer()
 			how := ""
 			for i := 0; i < b.N; i++ {

@@ -28,11 +28,7 @@ func TestSetVariable(t *testing.T) {
 			root, program := sample(t, c.adapter, c.file, c.src)
 			s := newSupervisor(t, root, Config{})
 			ctx := testCtx(t)
-			s.SetBreakpoints(ctx, at(root, c.file), []LineSpec{{Line: c.line}}, nil, false)
-			stop, err := s.Launch(ctx, LaunchSpec{Adapter: c.adapter, Program: program}, 60*time.Second)
-			if err != nil || stop.Outcome != "stopped" {
-				t.Fatalf("launch: %+v %v", stop, err)
-			}
+			stopAt(t, s, ctx, root, c.file, c.line, LaunchSpec{Adapter: c.adapter, Program: program}, 60*time.Second)
 			res, err := s.SetVariable(ctx, "", "", c.name, c.value, 0)
 			if err != nil {
 				t.Fatal(err)
@@ -104,10 +100,7 @@ func TestSetVariableTimeBound(t *testing.T) {
 			root, program := sample(t, c.adapter, c.file, c.src)
 			s := newSupervisor(t, root, Config{})
 			ctx := testCtx(t)
-			s.SetBreakpoints(ctx, at(root, c.file), []LineSpec{{Line: c.line}}, nil, false)
-			if stop, err := s.Launch(ctx, LaunchSpec{Adapter: c.adapter, Program: program}, 60*time.Second); err != nil || stop.Outcome != "stopped" {
-				t.Fatalf("launch: %+v %v", stop, err)
-			}
+			stopAt(t, s, ctx, root, c.file, c.line, LaunchSpec{Adapter: c.adapter, Program: program}, 60*time.Second)
 			t0 := time.Now()
 			res, err := s.SetVariable(ctx, "", "", c.name, c.value, 2*time.Second)
 			t.Logf("set_variable bounded at 2s answered in %s", time.Since(t0).Round(time.Millisecond))

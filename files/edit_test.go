@@ -4,6 +4,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
 const goSource = `package main
@@ -169,14 +171,14 @@ func TestEditBadInput(t *testing.T) {
 		{"missing new_string", map[string]any{"path": "a.txt", "old_string": "a"},
 			[]string{"new_string"}},
 	}
-	before := snapshot(t, h.root)
+	before := testenv.Snapshot(t, h.root)
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			h.t = t
 			wantAll(t, h.fail("edit", tc.args), tc.want...)
 		})
 	}
-	if d := diffSnapshots(before, snapshot(t, h.root)); d != "" {
+	if d := testenv.SnapshotDiff(before, testenv.Snapshot(t, h.root)); d != "" {
 		t.Errorf("failed edits changed files: %s", d)
 	}
 }

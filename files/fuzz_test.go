@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/builtin-tools/builtin-tools/files"
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
 )
@@ -70,7 +71,7 @@ func FuzzApplyPatch(f *testing.F) {
 			t.Fatal(err)
 		}
 		defer run.Close()
-		before := snapshot(t, parent)
+		before := testenv.Snapshot(t, parent)
 		args, _ := json.Marshal(map[string]string{"patch": patch})
 		res, err := run.Call(context.Background(), tiers.Normal, "apply_patch", args)
 		if err != nil {
@@ -83,7 +84,7 @@ func FuzzApplyPatch(f *testing.F) {
 		if text == "" {
 			t.Fatalf("empty result")
 		}
-		after := snapshot(t, parent)
+		after := testenv.Snapshot(t, parent)
 		for k, v := range before {
 			if !strings.HasPrefix(k, "root"+string(filepath.Separator)) && k != "root" && after[k] != v {
 				t.Fatalf("changed outside the root: %s", k)
@@ -98,7 +99,7 @@ func FuzzApplyPatch(f *testing.F) {
 			t.Fatalf("temporary files left: %v", left)
 		}
 		if res.IsError {
-			if d := diffSnapshots(before, after); d != "" {
+			if d := testenv.SnapshotDiff(before, after); d != "" {
 				t.Fatalf("failed patch (%s) changed files: %s", text, d)
 			}
 			return
@@ -151,7 +152,7 @@ func checkReport(t *testing.T, root, report string, before, after map[string]str
 			t.Fatalf("report says %s was deleted, but it exists", rel)
 		}
 	}
-	for _, k := range strings.Split(diffSnapshots(before, after), ", ") {
+	for _, k := range strings.Split(testenv.SnapshotDiff(before, after), ", ") {
 		if k == "" {
 			continue
 		}

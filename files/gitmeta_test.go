@@ -11,6 +11,7 @@ import (
 
 	builtintools "github.com/builtin-tools/builtin-tools"
 	"github.com/builtin-tools/builtin-tools/askuser"
+	"github.com/builtin-tools/builtin-tools/internal/test/asktest"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
@@ -105,7 +106,7 @@ func TestWriteToolsRefuseGitMetadata(t *testing.T) {
 		{"write", map[string]any{"path": "fake/objects/x", "content": "x"}, ""},
 		{"write", map[string]any{"path": "fake/refs/x", "content": "x"}, "fake/refs/x"},
 	}
-	before := snapshot(t, root)
+	before := testenv.Snapshot(t, root)
 	for _, tc := range cases {
 		_, existed := os.Lstat(filepath.Join(root, tc.path))
 		text, isErr := metaCall(t, r, tc.tool, tc.args)
@@ -122,7 +123,7 @@ func TestWriteToolsRefuseGitMetadata(t *testing.T) {
 			t.Errorf("%s: %s was created", tc.tool, tc.path)
 		}
 	}
-	if d := diffSnapshots(before, snapshot(t, root)); d != "added fake, added fake/HEAD, added fake/objects, added fake/objects/x" {
+	if d := testenv.SnapshotDiff(before, testenv.Snapshot(t, root)); d != "added fake, added fake/HEAD, added fake/objects, added fake/objects/x" {
 		t.Errorf("the tools changed: %s", d)
 	}
 	if got := gitStatus(t, root); strings.Contains(got, ".git") || !strings.Contains(got, "fake/") {
@@ -161,16 +162,12 @@ func TestAllowGitWritesStillGatesWhatGitExecutes(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(root, ".git", "hooks", "pre-commit")); err == nil {
 		t.Fatal("the hook was written with exec=deny")
 	}
-	var asked []string
-	port := askuser.Func(func(ctx context.Context, q askuser.Question) (askuser.Answer, error) {
-		asked = append(asked, q.Question+" "+q.Context)
-		return askuser.Answer{Outcome: askuser.Answered, Choices: []string{"Deny"}}, nil
-	})
+	port := asktest.New("Deny")
 	r = metaRun(t, root, registry.Policy{tiers.Exec: registry.Ask}, true, port)
 	text, isErr := metaCall(t, r, "write", hook)
-	if !isErr || !strings.Contains(text, "the operator denied it") || len(asked) != 1 ||
-		!strings.Contains(asked[0], "(a exec tool)") || !strings.Contains(asked[0], ".git/hooks/pre-commit") {
-		t.Fatalf("exec=ask, denied: (error=%v) %s; asked %q", isErr, text, asked)
+	if !isErr || !strings.Contains(text, "the operator denied it") || len(port.Cards()) != 1 ||
+		!strings.Contains(port.Cards()[0], "(a exec tool)") || !strings.Contains(port.Cards()[0], ".git/hooks/pre-commit") {
+		t.Fatalf("exec=ask, denied: (error=%v) %s; asked %q", isErr, text, port.Cards())
 	}
 	r = metaRun(t, root, registry.Policy{tiers.Exec: registry.Allow}, true, nil)
 	if text, isErr := metaCall(t, r, "write", hook); isErr {

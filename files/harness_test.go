@@ -205,63 +205,6 @@ func wantAll(t *testing.T, s string, subs ...string) {
 	}
 }
 
-// snapshot records every entry under dir: file bytes and modes, symlink
-// targets, folders. Two equal snapshots mean nothing changed.
-func snapshot(t testing.TB, dir string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		switch {
-		case d.Type()&fs.ModeSymlink != 0:
-			target, err := os.Readlink(p)
-			if err != nil {
-				return err
-			}
-			out[rel] = "link -> " + target
-		case d.IsDir():
-			out[rel] = "dir " + info.Mode().Perm().String()
-		default:
-			data, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			out[rel] = info.Mode().String() + " " + string(data)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatalf("snapshot %s: %v", dir, err)
-	}
-	return out
-}
-
-// diffSnapshots describes how two snapshots differ, or returns "".
-func diffSnapshots(before, after map[string]string) string {
-	var diffs []string
-	for k, v := range before {
-		if w, ok := after[k]; !ok {
-			diffs = append(diffs, "removed "+k)
-		} else if w != v {
-			diffs = append(diffs, "changed "+k)
-		}
-	}
-	for k := range after {
-		if _, ok := before[k]; !ok {
-			diffs = append(diffs, "added "+k)
-		}
-	}
-	sort.Strings(diffs)
-	return strings.Join(diffs, ", ")
-}
-
 // tempLeftovers lists atomic-write temporary files under dir.
 func tempLeftovers(t testing.TB, dir string) []string {
 	t.Helper()

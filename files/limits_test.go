@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
 // resultBudget is the files package's cap on any result that quotes file
@@ -64,7 +66,7 @@ func TestFailureMessagesCapQuotedLines(t *testing.T) {
 	h.put("many.txt", many.String())
 	h.put("ws.txt", "\tfoo("+tail+")\n\tbar("+tail+")\n")
 	h.put("p.txt", "1"+tail+"\n2"+tail+"\n3"+tail+"\n")
-	before := snapshot(t, h.root)
+	before := testenv.Snapshot(t, h.root)
 	cases := []struct {
 		name string
 		tool string
@@ -86,7 +88,7 @@ func TestFailureMessagesCapQuotedLines(t *testing.T) {
 			wantAll(t, clip(msg), tc.want, "[line cut: 100")
 		})
 	}
-	if d := diffSnapshots(before, snapshot(t, h.root)); d != "" {
+	if d := testenv.SnapshotDiff(before, testenv.Snapshot(t, h.root)); d != "" {
 		t.Errorf("failed calls changed files: %s", d)
 	}
 }

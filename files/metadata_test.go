@@ -28,10 +28,10 @@ func TestWriteToolsRefuseReadOnlyFileUnlessForced(t *testing.T) {
 		t.Run(tool, func(t *testing.T) {
 			h := newHarness(t)
 			h.putMode("f.txt", "old\n", 0o444)
-			before := snapshot(t, h.root)
+			before := testenv.Snapshot(t, h.root)
 			msg := h.fail(tool, args)
 			wantAll(t, msg, "read-only", "mode 0444", "force")
-			if d := diffSnapshots(before, snapshot(t, h.root)); d != "" {
+			if d := testenv.SnapshotDiff(before, testenv.Snapshot(t, h.root)); d != "" {
 				t.Errorf("refused %s changed files: %s", tool, d)
 			}
 			got := h.ok(tool, writeCalls(true)[tool])
@@ -57,10 +57,10 @@ func TestWriteToolsRefuseHardLinkedFileUnlessForced(t *testing.T) {
 			if err := os.Link(h.abs("f.txt"), h.abs("other.txt")); err != nil {
 				testenv.Unavailable(t, "hard links", err)
 			}
-			before := snapshot(t, h.root)
+			before := testenv.Snapshot(t, h.root)
 			msg := h.fail(tool, args)
 			wantAll(t, msg, "other hard links", "force")
-			if d := diffSnapshots(before, snapshot(t, h.root)); d != "" {
+			if d := testenv.SnapshotDiff(before, testenv.Snapshot(t, h.root)); d != "" {
 				t.Errorf("refused %s changed files: %s", tool, d)
 			}
 			got := h.ok(tool, writeCalls(true)[tool])

@@ -188,10 +188,10 @@ func TestApplyPatchRenameOntoExistingFileRefused(t *testing.T) {
 	h := newHarness(t)
 	h.put("from.txt", "f\n")
 	h.put("to.txt", "precious\n")
-	before := snapshot(t, h.root)
+	before := testenv.Snapshot(t, h.root)
 	msg := h.fail("apply_patch", map[string]any{"patch": "diff --git a/from.txt b/to.txt\nsimilarity index 100%\nrename from from.txt\nrename to to.txt\n"})
 	wantAll(t, msg, "to.txt", "already exists", "nothing was written")
-	if d := diffSnapshots(before, snapshot(t, h.root)); d != "" {
+	if d := testenv.SnapshotDiff(before, testenv.Snapshot(t, h.root)); d != "" {
 		t.Errorf("refused patch changed files: %s", d)
 	}
 }
@@ -287,7 +287,7 @@ func TestApplyPatchSecondHunkFailsNothingChanges(t *testing.T) {
 	}
 	h.put("second.txt", b.String())
 	h.put("untouched.txt", "u\n")
-	before := snapshot(t, h.root)
+	before := testenv.Snapshot(t, h.root)
 	patch := "--- a/first.txt\n+++ b/first.txt\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n" +
 		"--- /dev/null\n+++ b/created.txt\n@@ -0,0 +1 @@\n+new\n" +
 		"--- a/second.txt\n+++ b/second.txt\n" +
@@ -299,7 +299,7 @@ func TestApplyPatchSecondHunkFailsNothingChanges(t *testing.T) {
 		"The hunk expects:\n\trow 9\n\trow ten\n\trow 11\n",
 		"but at line 9 the file has:\n     9\trow 9\n    10\trow 10\n    11\trow 11\n",
 		"Read the file again")
-	if d := diffSnapshots(before, snapshot(t, h.root)); d != "" {
+	if d := testenv.SnapshotDiff(before, testenv.Snapshot(t, h.root)); d != "" {
 		t.Errorf("failed patch changed files: %s", d)
 	}
 }
@@ -316,7 +316,7 @@ func TestApplyPatchOutsideRootRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.put("in.txt", "i\n")
-	before := snapshot(t, filepath.Dir(h.root))
+	before := testenv.Snapshot(t, filepath.Dir(h.root))
 	inside := "--- a/in.txt\n+++ b/in.txt\n@@ -1 +1 @@\n-i\n+I\n"
 	for _, p := range []string{
 		inside + "--- a/../outside/o.txt\n+++ b/../outside/o.txt\n@@ -1 +1 @@\n-o\n+O\n",
@@ -329,7 +329,7 @@ func TestApplyPatchOutsideRootRefused(t *testing.T) {
 		msg := h.fail("apply_patch", map[string]any{"patch": p})
 		wantAll(t, msg, "outside the root "+h.root, "nothing was written")
 	}
-	if d := diffSnapshots(before, snapshot(t, filepath.Dir(h.root))); d != "" {
+	if d := testenv.SnapshotDiff(before, testenv.Snapshot(t, filepath.Dir(h.root))); d != "" {
 		t.Errorf("refused patches changed files: %s", d)
 	}
 }
@@ -393,14 +393,14 @@ func TestApplyPatchBadInput(t *testing.T) {
 		{"hunk past the end", "--- a/a.txt\n+++ b/a.txt\n@@ -5,2 +5,2 @@\n x\n-y\n+z\n",
 			[]string{"hunk 1 of 1 for a.txt", "the file has only 1 lines"}},
 	}
-	before := snapshot(t, h.root)
+	before := testenv.Snapshot(t, h.root)
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			h.t = t
 			wantAll(t, h.fail("apply_patch", map[string]any{"patch": tc.patch}), tc.want...)
 		})
 	}
-	if d := diffSnapshots(before, snapshot(t, h.root)); d != "" {
+	if d := testenv.SnapshotDiff(before, testenv.Snapshot(t, h.root)); d != "" {
 		t.Errorf("failed patches changed files: %s", d)
 	}
 }
@@ -496,7 +496,7 @@ func TestApplyPatchFromRealDiffTools(t *testing.T) {
 				h.put(name, content)
 			}
 			h.ok("apply_patch", map[string]any{"patch": patch})
-			got := snapshot(t, h.root)
+			got := testenv.Snapshot(t, h.root)
 			for name, content := range after {
 				if got[name] != "-rw-r--r-- "+content {
 					t.Errorf("%s = %q, want %q", name, got[name], content)

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
 // D14: in a traditional diff a/ and b/ are dropped only when the name
@@ -36,10 +38,10 @@ func TestApplyPatchTraditionalPrefixes(t *testing.T) {
 		h := newHarness(t)
 		h.put("b/conf.txt", "x\n")
 		h.put("conf.txt", "x\n")
-		before := snapshot(t, h.root)
+		before := testenv.Snapshot(t, h.root)
 		msg := h.fail("apply_patch", map[string]any{"patch": "--- b/conf.txt\n+++ b/conf.txt\n" + change})
 		wantAll(t, msg, "b/conf.txt", "conf.txt", "both exist", "diff --git", "nothing was written")
-		if d := diffSnapshots(before, snapshot(t, h.root)); d != "" {
+		if d := testenv.SnapshotDiff(before, testenv.Snapshot(t, h.root)); d != "" {
 			t.Errorf("refused patch changed files: %s", d)
 		}
 	})
@@ -51,11 +53,11 @@ func TestApplyPatchTraditionalPrefixes(t *testing.T) {
 		wantAll(t, got, "created new.txt")
 		// diff -N names the missing side with the epoch; b/ on both sides
 		// could be the folder
-		before := snapshot(t, h.root)
+		before := testenv.Snapshot(t, h.root)
 		msg := h.fail("apply_patch", map[string]any{"patch": "--- b/other.txt\t1970-01-01 00:00:00.000000000 +0000\n" +
 			"+++ b/other.txt\t2024-05-01 10:00:00.000000000 +0000\n@@ -0,0 +1 @@\n+n\n"})
 		wantAll(t, msg, "b/other.txt", "a folder b exists", "diff --git", "nothing was written")
-		if d := diffSnapshots(before, snapshot(t, h.root)); d != "" {
+		if d := testenv.SnapshotDiff(before, testenv.Snapshot(t, h.root)); d != "" {
 			t.Errorf("refused patch changed files: %s", d)
 		}
 	})
@@ -107,7 +109,7 @@ func TestApplyPatchRefusesLinksAndSubmodules(t *testing.T) {
 		{"submodule", "diff --git a/sub b/sub\nnew file mode 160000\nindex 0000000..1111111\n--- /dev/null\n+++ b/sub\n@@ -0,0 +1 @@\n+Subproject commit 1111111111111111111111111111111111111111\n",
 			"sub is a submodule (mode 160000)"},
 	}
-	before := snapshot(t, h.root)
+	before := testenv.Snapshot(t, h.root)
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			h.t = t
@@ -115,7 +117,7 @@ func TestApplyPatchRefusesLinksAndSubmodules(t *testing.T) {
 			wantAll(t, msg, tc.want, "nothing was written")
 		})
 	}
-	if d := diffSnapshots(before, snapshot(t, h.root)); d != "" {
+	if d := testenv.SnapshotDiff(before, testenv.Snapshot(t, h.root)); d != "" {
 		t.Errorf("refused patches changed files: %s", d)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
+	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -205,17 +206,7 @@ func TestReadPNGIsImageContent(t *testing.T) {
 	if !found {
 		t.Fatalf("no image content in %#v", res.Content)
 	}
-	wantAll(t, textOf(res), fmt.Sprintf("shot.png (image/png, %d bytes)", buf.Len()))
-}
-
-func textOf(res *mcp.CallToolResult) string {
-	var parts []string
-	for _, c := range res.Content {
-		if tc, ok := c.(mcp.TextContent); ok {
-			parts = append(parts, tc.Text)
-		}
-	}
-	return strings.Join(parts, "\n")
+	wantAll(t, registry.ResultText(res), fmt.Sprintf("shot.png (image/png, %d bytes)", buf.Len()))
 }
 
 // Bad input (issue 2): a binary file is refused with a message saying why.

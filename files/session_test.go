@@ -1,21 +1,16 @@
 package files_test
 
 import (
-	"flag"
 	"testing"
 
 	"github.com/builtin-tools/builtin-tools/internal/test/sessiontest"
 	"github.com/builtin-tools/builtin-tools/internal/test/sessiontest/builtin"
 )
 
-var update = flag.Bool("update", false, "rewrite the outputs of testdata/sessions from an in-process replay")
-
 // The file tools' output, as transcripts replayed in process and over
 // stdio (testdata/sessions).
 func TestSessions(t *testing.T) {
-	sessiontest.Run(t, "testdata/sessions", sessiontest.Options{
+	builtin.Replay(t, "testdata/sessions", sessiontest.Options{
 		Config: sessiontest.Config{Without: []string{"lsp", "structural"}},
-		NewRun: builtin.NewRun,
-		Update: *update,
 	})
 }

@@ -55,7 +55,7 @@ func TestSwappedFolderNeverLeadsOutside(t *testing.T) {
 		t.Run(tool, func(t *testing.T) {
 			h := newHarness(t)
 			stop := swapLoop(t, h)
-			outsideBefore := snapshot(t, filepath.Join(filepath.Dir(h.root), "outside"))
+			outsideBefore := testenv.Snapshot(t, filepath.Join(filepath.Dir(h.root), "outside"))
 			leaks := 0
 			for i := 0; i < n; i++ {
 				var args map[string]any
@@ -78,7 +78,7 @@ func TestSwappedFolderNeverLeadsOutside(t *testing.T) {
 			if leaks > 0 {
 				t.Errorf("%d of %d %s results showed the outside file", leaks, n, tool)
 			}
-			if d := diffSnapshots(outsideBefore, snapshot(t, filepath.Join(filepath.Dir(h.root), "outside"))); d != "" {
+			if d := testenv.SnapshotDiff(outsideBefore, testenv.Snapshot(t, filepath.Join(filepath.Dir(h.root), "outside"))); d != "" {
 				t.Errorf("%s changed the folder outside the root: %s", tool, d)
 			}
 			if left := tempLeftovers(t, filepath.Dir(h.root)); len(left) > 0 {

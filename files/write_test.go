@@ -5,9 +5,7 @@ import (
 	"errors"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"syscall"
 	"testing"
 
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
@@ -124,7 +122,7 @@ func TestWriteRefusesPathsOutsideRoot(t *testing.T) {
 	if err := os.Symlink(out, h.abs("door")); err != nil {
 		t.Fatal(err)
 	}
-	before := snapshot(t, filepath.Dir(h.root))
+	before := testenv.Snapshot(t, filepath.Dir(h.root))
 	for _, p := range []string{
 		"../outside/victim.txt",
 		"../outside/new.txt",
@@ -137,7 +135,7 @@ func TestWriteRefusesPathsOutsideRoot(t *testing.T) {
 		msg := h.fail("write", map[string]any{"path": p, "content": "pwned\n"})
 		wantAll(t, msg, "outside the root "+h.root)
 	}
-	if d := diffSnapshots(before, snapshot(t, filepath.Dir(h.root))); d != "" {
+	if d := testenv.SnapshotDiff(before, testenv.Snapshot(t, filepath.Dir(h.root))); d != "" {
 		t.Errorf("refused writes changed files: %s", d)
 	}
 }
@@ -185,38 +183,17 @@ func TestWriteIntoReadOnlyFolder(t *testing.T) {
 		return
 	}
 
-	// As root: a world-readable folder holding a copy of the test binary and
-	// the fixture, so that uid 65534 can reach both.
-	base, err := os.MkdirTemp("", "files-readonly-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(base) })
-	if err := os.Chmod(base, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(base, "files.test")
-	copyFile(t, self, bin, 0o755)
-	makeReadOnlyFixture(t, base)
-	before := snapshot(t, filepath.Join(base, "root"))
-
-	cmd := exec.Command(bin, "-test.run=^TestWriteIntoReadOnlyFolder$", "-test.v", "-test.count=1")
-	cmd.Dir = base
-	cmd.Env = append(os.Environ(), readOnlyFixtureEnv+"="+base, "HOME="+base)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
-	out, err := cmd.CombinedOutput()
-	if errors.Is(err, syscall.EPERM) {
-		testenv.Unavailable(t, "switching to uid 65534", err)
-	}
-	if err != nil {
-		t.Fatalf("unprivileged child failed: %v\n%s", err, out)
-	}
-	wantAll(t, string(out), "--- PASS: TestWriteIntoReadOnlyFolder")
-	if d := diffSnapshots(before, snapshot(t, filepath.Join(base, "root"))); d != "" {
+	// As root: uid 65534 runs the test again on a fixture in a
+	// world-readable folder.
+	var base string
+	var before map[string]string
+	testenv.AsNobody(t, "TestWriteIntoReadOnlyFolder", func(b string) []string {
+		base = b
+		makeReadOnlyFixture(t, base)
+		before = testenv.Snapshot(t, filepath.Join(base, "root"))
+		return []string{readOnlyFixtureEnv + "=" + base}
+	})
+	if d := testenv.SnapshotDiff(before, testenv.Snapshot(t, filepath.Join(base, "root"))); d != "" {
 		t.Errorf("the failed writes changed the fixture: %s", d)
 	}
 }
@@ -258,19 +235,5 @@ func checkReadOnlyWrite(t *testing.T, dir string) {
 	}
 	if left := tempLeftovers(t, h.root); len(left) > 0 {
 		t.Errorf("temporary files left: %v", left)
-	}
-}
-
-func copyFile(t *testing.T, from, to string, mode os.FileMode) {
-	t.Helper()
-	data, err := os.ReadFile(from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(to, data, mode); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chmod(to, mode); err != nil {
-		t.Fatal(err)
 	}
 }

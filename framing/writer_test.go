@@ -43,18 +43,7 @@ func TestWriterOneWritePerFrame(t *testing.T) {
 	rec := &callRecorder{}
 	w := NewWriter(rec)
 	const goroutines, each = 8, 50
-	var wg sync.WaitGroup
-	for g := range goroutines {
-		wg.Go(func() {
-			for i := range each {
-				if err := w.Write(payload(g, i)); err != nil {
-					t.Error(err)
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
+	writeAll(t, w, goroutines, each).Wait()
 	if len(rec.calls) != goroutines*each {
 		t.Fatalf("%d Write calls for %d frames", len(rec.calls), goroutines*each)
 	}
@@ -69,6 +58,23 @@ func TestWriterOneWritePerFrame(t *testing.T) {
 	}
 }
 
+// writeAll writes each payload(g, i) through w, from one goroutine per g;
+// the group ends when all have.
+func writeAll(t *testing.T, w *Writer, goroutines, each int) *sync.WaitGroup {
+	var wg sync.WaitGroup
+	for g := range goroutines {
+		wg.Go(func() {
+			for i := range each {
+				if err := w.Write(payload(g, i)); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	return &wg
+}
+
 // payload is a distinct body per goroutine and index, of varying size.
 func payload(g, i int) []byte {
 	return fmt.Appendf(nil, `{"g":%d,"i":%d,"pad":%q}`, g, i, bytes.Repeat([]byte{'a' + byte(i%26)}, (g*37+i*11)%3000))
@@ -81,17 +87,7 @@ func TestWriterConcurrentPipe(t *testing.T) {
 	pr, pw := io.Pipe()
 	w := NewWriter(pw)
 	const goroutines, each = 16, 200
-	var wg sync.WaitGroup
-	for g := range goroutines {
-		wg.Go(func() {
-			for i := range each {
-				if err := w.Write(payload(g, i)); err != nil {
-					t.Error(err)
-					return
-				}
-			}
-		})
-	}
+	wg := writeAll(t, w, goroutines, each)
 	go func() {
 		wg.Wait()
 		pw.Close()

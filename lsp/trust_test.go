@@ -91,13 +91,7 @@ func TestUntrustedCheckoutRunsNoProgramOfIt(t *testing.T) {
 
 	// Trusted, the checkout's own tsc is the checker, as a developer's
 	// shell would pick it.
-	// Its own clock: under load the untrusted half can use most of the first.
-	ctx2, cancel2 := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel2()
-	trusted := NewSupervisor(root, Config{Trusted: true})
-	defer trusted.Close()
-	out, err = trusted.Check(ctx2)
-	t.Logf("trusted diagnostics *: %v\n%+v", err, out)
+	checkTrusted(t, root)
 	if got := readMarker(marker); !strings.Contains(got, filepath.Join("node_modules", ".bin", "tsc")) {
 		t.Fatalf("a trusted checkout's tsc did not run; ran: %q", got)
 	}
@@ -139,13 +133,7 @@ func TestUntrustedCargoCheckIsNotRun(t *testing.T) {
 		t.Fatalf("the checkout changed:\nbefore:\n%s\nafter:\n%s", before, after)
 	}
 
-	// Its own clock: under load the untrusted half can use most of the first.
-	ctx2, cancel2 := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel2()
-	trusted := NewSupervisor(root, Config{Trusted: true})
-	defer trusted.Close()
-	out, err = trusted.Check(ctx2)
-	t.Logf("trusted diagnostics *: %v\n%+v", err, out)
+	out, _ = checkTrusted(t, root)
 	if _, err := os.Stat(marker); err != nil {
 		t.Fatalf("build.rs did not run in a trusted checkout: %v\n%+v", err, out)
 	}
@@ -179,4 +167,18 @@ func listTree(t *testing.T, root string) string {
 		return nil
 	})
 	return b.String()
+}
+
+// checkTrusted is diagnostics "*" of a trusted supervisor over root, on a
+// clock of its own: under load the untrusted half of a test can use most
+// of the first.
+func checkTrusted(t *testing.T, root string) (*CheckReport, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	trusted := NewSupervisor(root, Config{Trusted: true})
+	defer trusted.Close()
+	out, err := trusted.Check(ctx)
+	t.Logf("trusted diagnostics *: %v\n%+v", err, out)
+	return out, err
 }

@@ -1,14 +1,12 @@
 package structural_test
 
 import (
-	"context"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 
 	builtintools "github.com/builtin-tools/builtin-tools"
-	"github.com/builtin-tools/builtin-tools/askuser"
+	"github.com/builtin-tools/builtin-tools/internal/test/asktest"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
 )
@@ -17,14 +15,7 @@ import (
 // accepts it, with the staged diff on the card; staging and discarding
 // are not asked about.
 func TestRewriteAskedOnceAtAccept(t *testing.T) {
-	var mu sync.Mutex
-	var cards []string
-	port := askuser.Func(func(ctx context.Context, q askuser.Question) (askuser.Answer, error) {
-		mu.Lock()
-		cards = append(cards, q.Question+"\n"+q.Context)
-		mu.Unlock()
-		return askuser.Answer{Outcome: askuser.Answered, Choices: []string{"Allow"}}, nil
-	})
+	port := asktest.New("Allow")
 	r := newRun(t, map[string]string{"a.go": "package a\n\nfunc f() { println(1) }\n"},
 		builtintools.Options{Ask: port, Policy: registry.Policy{tiers.Write: registry.Ask}})
 	stage := func() string {
@@ -42,8 +33,8 @@ func TestRewriteAskedOnceAtAccept(t *testing.T) {
 	if out, isErr := call(t, r, tiers.Normal, "resolve", map[string]any{"edit_id": id, "action": "accept"}); isErr {
 		t.Fatalf("accept: %s", out)
 	}
-	if len(cards) != 1 || !strings.Contains(cards[0], "Allow resolve") || !strings.Contains(cards[0], "1 replacements of `println($A)` by `print($A)` in 1 files (a.go)") ||
-		!strings.Contains(cards[0], "+func f() { print(1) }") {
-		t.Fatalf("asked %d times: %q", len(cards), cards)
+	if len(port.Cards()) != 1 || !strings.Contains(port.Cards()[0], "Allow resolve") || !strings.Contains(port.Cards()[0], "1 replacements of `println($A)` by `print($A)` in 1 files (a.go)") ||
+		!strings.Contains(port.Cards()[0], "+func f() { print(1) }") {
+		t.Fatalf("asked %d times: %q", len(port.Cards()), port.Cards())
 	}
 }

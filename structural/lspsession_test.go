@@ -12,9 +12,7 @@ import (
 // diagnostics after its write and the code graph refreshed from it.
 func TestSessionsWithServers(t *testing.T) {
 	testenv.LookPath(t, "gopls")
-	sessiontest.Run(t, "testdata/lspsessions", sessiontest.Options{
-		NewRun:         builtin.NewRun,
-		Update:         *update,
+	builtin.Replay(t, "testdata/lspsessions", sessiontest.Options{
 		CheckArguments: true,
 	})
 }

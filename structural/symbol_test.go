@@ -8,11 +8,11 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 
 	builtintools "github.com/builtin-tools/builtin-tools"
 	"github.com/builtin-tools/builtin-tools/askuser"
+	"github.com/builtin-tools/builtin-tools/internal/test/asktest"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
 )
@@ -49,35 +49,24 @@ func TestEditSymbolReadOnly(t *testing.T) {
 // Under write=ask the card shows the diff of the change; a refusal
 // writes nothing.
 func TestEditSymbolAsksWithDiff(t *testing.T) {
-	var mu sync.Mutex
-	var cards []string
-	allow := false
-	port := askuser.Func(func(ctx context.Context, q askuser.Question) (askuser.Answer, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		cards = append(cards, q.Question+"\n"+q.Context)
-		if allow {
-			return askuser.Answer{Outcome: askuser.Answered, Choices: []string{"Allow"}}, nil
-		}
-		return askuser.Answer{Outcome: askuser.Answered, Choices: []string{"Deny"}}, nil
-	})
+	port := asktest.New("Deny")
 	r := newRun(t, map[string]string{"go.mod": "module a\n", "a.go": symGo},
 		builtintools.Options{Ask: port, Policy: registry.Policy{tiers.Write: registry.Ask}})
 	args := map[string]any{"symbol": "F", "operation": "replace_body", "new_text": `return "bye"`}
 	text, isErr := call(t, r, tiers.Normal, "edit_symbol", args)
-	if !isErr || len(cards) != 1 || !strings.Contains(text, "edit_symbol is refused") {
-		t.Fatalf("denied: (error=%v) %s; cards %q", isErr, text, cards)
+	if !isErr || len(port.Cards()) != 1 || !strings.Contains(text, "edit_symbol is refused") {
+		t.Fatalf("denied: (error=%v) %s; cards %q", isErr, text, port.Cards())
 	}
 	if data, _ := os.ReadFile(filepath.Join(r.Root(), "a.go")); string(data) != symGo {
 		t.Fatalf("written though denied:\n%s", data)
 	}
-	allow = true
+	port.Answer("Allow")
 	if text, isErr := call(t, r, tiers.Normal, "edit_symbol", args); isErr {
 		t.Fatalf("allowed: %s", text)
 	}
-	if len(cards) != 2 || !strings.Contains(cards[1], "Allow edit_symbol") || !strings.Contains(cards[1], "replace_body function a.F in a.go") ||
-		!strings.Contains(cards[1], "-\treturn \"hi\"") || !strings.Contains(cards[1], "+\treturn \"bye\"") {
-		t.Fatalf("cards: %q", cards)
+	if len(port.Cards()) != 2 || !strings.Contains(port.Cards()[1], "Allow edit_symbol") || !strings.Contains(port.Cards()[1], "replace_body function a.F in a.go") ||
+		!strings.Contains(port.Cards()[1], "-\treturn \"hi\"") || !strings.Contains(port.Cards()[1], "+\treturn \"bye\"") {
+		t.Fatalf("cards: %q", port.Cards())
 	}
 }
 

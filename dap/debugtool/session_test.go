@@ -1,15 +1,12 @@
 package debugtool_test
 
 import (
-	"flag"
 	"testing"
 
 	"github.com/builtin-tools/builtin-tools/internal/test/sessiontest"
 	"github.com/builtin-tools/builtin-tools/internal/test/sessiontest/builtin"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
-
-var update = flag.Bool("update", false, "rewrite the outputs of testdata/sessions from an in-process replay")
 
 // What changes from run to run: the time a session has left, build and
 // start times, process ids, where in the runtime a pause landed.
@@ -33,10 +30,8 @@ var scrub = []sessiontest.Scrub{
 // debug on real delve, as transcripts replayed in process and over stdio.
 func TestSessions(t *testing.T) {
 	testenv.LookPath(t, "dlv")
-	sessiontest.Run(t, "testdata/sessions", sessiontest.Options{
+	builtin.Replay(t, "testdata/sessions", sessiontest.Options{
 		Config: sessiontest.Config{Without: []string{"lsp", "structural"}, Conversation: "sessions"},
-		NewRun: builtin.NewRun,
-		Update: *update,
 		Scrub:  scrub,
 	})
 }

@@ -49,12 +49,11 @@ func TestAutoreload(t *testing.T) {
 // Bad uses of the autoreload magics say what to do.
 func TestAutoreloadErrors(t *testing.T) {
 	r := newRun(t, eval.Config{})
-	_, text := cell(t, r, tiers.Normal, "%autoreload 2")
-	want(t, text, "%autoreload needs `%load_ext autoreload` first")
-	_, text = cell(t, r, tiers.Normal, "%load_ext line_profiler")
-	want(t, text, "%load_ext line_profiler: this kernel is not IPython; the one extension it has is autoreload")
-	_, text = cell(t, r, tiers.Normal, "%load_ext autoreload\n%autoreload 1")
-	want(t, text, "%autoreload 1: the modes are 0 (off), 2 (all")
+	cells(t, r, "",
+		check{"%autoreload 2", []string{"%autoreload needs `%load_ext autoreload` first"}},
+		check{"%load_ext line_profiler", []string{"%load_ext line_profiler: this kernel is not IPython; the one extension it has is autoreload"}},
+		check{"%load_ext autoreload\n%autoreload 1", []string{"%autoreload 1: the modes are 0 (off), 2 (all"}},
+	)
 }
 
 // R3 (M-1): after a reload that failed (a syntax error, an exception at

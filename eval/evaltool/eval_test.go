@@ -65,15 +65,26 @@ func newRun(t *testing.T, cfg eval.Config) *registry.Run {
 	return r
 }
 
-func cell(t *testing.T, r *registry.Run, mode tiers.Mode, code string) (*mcp.CallToolResult, string) {
+// call runs code as a cell in language ("" is Python) in r.
+func call(t *testing.T, r *registry.Run, mode tiers.Mode, language, code string) *mcp.CallToolResult {
 	t.Helper()
-	args, _ := json.Marshal(map[string]any{"code": code, "description": "a step of the test at hand"})
+	a := map[string]any{"code": code, "description": "a step of the test at hand"}
+	if language != "" {
+		a["language"] = language
+	}
+	args, _ := json.Marshal(a)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	res, err := r.Call(ctx, mode, "eval", args)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return res
+}
+
+func cell(t *testing.T, r *registry.Run, mode tiers.Mode, code string) (*mcp.CallToolResult, string) {
+	t.Helper()
+	res := call(t, r, mode, "", code)
 	return res, registry.ResultText(res)
 }
 
@@ -82,6 +93,26 @@ func want(t *testing.T, text string, subs ...string) {
 	for _, s := range subs {
 		if !strings.Contains(text, s) {
 			t.Fatalf("missing %q in:\n%s", s, text)
+		}
+	}
+}
+
+// check is a cell and what its text must contain.
+type check struct {
+	code string
+	want []string
+}
+
+// cells runs each check's cell in turn in r, in normal mode and language
+// ("" is Python), and fails at the first whose text lacks what it wants.
+func cells(t *testing.T, r *registry.Run, language string, checks ...check) {
+	t.Helper()
+	for _, c := range checks {
+		text := registry.ResultText(call(t, r, tiers.Normal, language, c.code))
+		for _, s := range c.want {
+			if !strings.Contains(text, s) {
+				t.Fatalf("cell %q: missing %q in:\n%s", c.code, s, text)
+			}
 		}
 	}
 }
@@ -151,12 +182,11 @@ func TestDataFrameAndFigures(t *testing.T) {
 // calling eval is a clear error, and the result lists the calls.
 func TestToolBridge(t *testing.T) {
 	r := newRun(t, eval.Config{})
-	_, text := cell(t, r, tiers.Normal, "r = tool('read', {'path': 'notes.txt'})\nr['content']")
-	want(t, text, "'buy milk\\n'", "tool calls: read")
-	_, text = cell(t, r, tiers.Normal, "try:\n    tool('nosuch', {})\nexcept ToolError as e:\n    print('refused:', e)")
-	want(t, text, "refused: unknown tool \"nosuch\"")
-	_, text = cell(t, r, tiers.Normal, "tool('eval', {'code': '1', 'description': 'a step of the test at hand'})")
-	want(t, text, "ToolError", "cannot be called from inside its own call")
+	cells(t, r, "",
+		check{"r = tool('read', {'path': 'notes.txt'})\nr['content']", []string{"'buy milk\\n'", "tool calls: read"}},
+		check{"try:\n    tool('nosuch', {})\nexcept ToolError as e:\n    print('refused:', e)", []string{"refused: unknown tool \"nosuch\""}},
+		check{"tool('eval', {'code': '1', 'description': 'a step of the test at hand'})", []string{"ToolError", "cannot be called from inside its own call"}},
+	)
 }
 
 // A !cmd-style child cannot use the protocol's fds.
@@ -179,18 +209,14 @@ func TestChildrenCannotUseTheChannel(t *testing.T) {
 func TestClocks(t *testing.T) {
 	r := newRun(t, eval.Config{Inactivity: 700 * time.Millisecond, HardCap: 5 * time.Second})
 	cell(t, r, tiers.Normal, "kept = 7")
-	_, text := cell(t, r, tiers.Normal, "while True:\n    pass")
-	want(t, text, "KeyboardInterrupt", "Interrupted: no output for 700ms", "kernel state: preserved")
-	_, text = cell(t, r, tiers.Normal, "import time\nfor i in range(6):\n    print('tick', i)\n    time.sleep(0.3)\nkept")
-	want(t, text, "tick 5", "7")
-	_, text = cell(t, r, tiers.Normal, "tool('slow', {})\ntool('slow', {})\n'after'")
-	want(t, text, "'after'", "slow")
-	_, text = cell(t, r, tiers.Normal, "import time\nwhile True:\n    print('.', end='', flush=True)\n    time.sleep(0.1)")
-	want(t, text, "Interrupted: the cell ran for 5s (the hard cap)")
-	_, text = cell(t, r, tiers.Normal, "import os\nos._exit(3)")
-	want(t, text, "the kernel died (exit status 3)")
-	_, text = cell(t, r, tiers.Normal, "'kept' in dir()")
-	want(t, text, "kernel state: lost", "False")
+	cells(t, r, "",
+		check{"while True:\n    pass", []string{"KeyboardInterrupt", "Interrupted: no output for 700ms", "kernel state: preserved"}},
+		check{"import time\nfor i in range(6):\n    print('tick', i)\n    time.sleep(0.3)\nkept", []string{"tick 5", "7"}},
+		check{"tool('slow', {})\ntool('slow', {})\n'after'", []string{"'after'", "slow"}},
+		check{"import time\nwhile True:\n    print('.', end='', flush=True)\n    time.sleep(0.1)", []string{"Interrupted: the cell ran for 5s (the hard cap)"}},
+		check{"import os\nos._exit(3)", []string{"the kernel died (exit status 3)"}},
+		check{"'kept' in dir()", []string{"kernel state: lost", "False"}},
+	)
 }
 
 func decode(s string) ([]byte, error) { return base64Decode(s) }
@@ -242,22 +268,16 @@ func newRunAt(root string) (*registry.Run, error) {
 // %%bash raises on a non-zero exit; an unknown magic lists the known ones.
 func TestIPythonHabits(t *testing.T) {
 	r := newRun(t, eval.Config{})
-	_, text := cell(t, r, tiers.Normal, "name = 'world'\n!echo hello $name {1+2}\nfiles = !printf 'a\\nb\\n'\nfiles")
-	want(t, text, "hello world 3", "['a', 'b']")
-	_, text = cell(t, r, tiers.Normal, "s = '''\n%cd /nowhere\n!rm -rf /\n'''\n# %pip install nothing\nlen(s.splitlines())")
-	want(t, text, "3")
-	_, text = cell(t, r, tiers.Normal, "import os\n%cd /tmp\n%cd -\n%env GREETING=hi\nos.environ['GREETING']")
-	want(t, text, "/tmp", "env: GREETING=hi", "'hi'")
-	_, text = cell(t, r, tiers.Normal, "%%bash\necho from bash\nexit 3")
-	want(t, text, "from bash", "CalledProcessError")
-	_, text = cell(t, r, tiers.Normal, "%timeit -n 10 -r 2 sum(range(100))")
-	want(t, text, "per loop (best of 2 runs, 10 loops each)")
-	_, text = cell(t, r, tiers.Normal, "%%timeit -n 5 -r 1 xs = list(range(50))\nsorted(xs)")
-	want(t, text, "per loop (best of 1 runs, 5 loops each)")
-	_, text = cell(t, r, tiers.Normal, "x = %time 6 * 7\nx")
-	want(t, text, "Wall time", "42")
-	_, text = cell(t, r, tiers.Normal, "%matplotlib inline")
-	want(t, text, "unknown magic %matplotlib", "%pip")
+	cells(t, r, "",
+		check{"name = 'world'\n!echo hello $name {1+2}\nfiles = !printf 'a\\nb\\n'\nfiles", []string{"hello world 3", "['a', 'b']"}},
+		check{"s = '''\n%cd /nowhere\n!rm -rf /\n'''\n# %pip install nothing\nlen(s.splitlines())", []string{"3"}},
+		check{"import os\n%cd /tmp\n%cd -\n%env GREETING=hi\nos.environ['GREETING']", []string{"/tmp", "env: GREETING=hi", "'hi'"}},
+		check{"%%bash\necho from bash\nexit 3", []string{"from bash", "CalledProcessError"}},
+		check{"%timeit -n 10 -r 2 sum(range(100))", []string{"per loop (best of 2 runs, 10 loops each)"}},
+		check{"%%timeit -n 5 -r 1 xs = list(range(50))\nsorted(xs)", []string{"per loop (best of 1 runs, 5 loops each)"}},
+		check{"x = %time 6 * 7\nx", []string{"Wall time", "42"}},
+		check{"%matplotlib inline", []string{"unknown magic %matplotlib", "%pip"}},
+	)
 }
 
 // %pip installs a local package for the kernel's own interpreter; a
@@ -343,14 +363,7 @@ func TestEnvironment(t *testing.T) {
 
 func jsCell(t *testing.T, r *registry.Run, code string) string {
 	t.Helper()
-	args, _ := json.Marshal(map[string]any{"code": code, "description": "a step of the test at hand", "language": "javascript"})
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	res, err := r.Call(ctx, tiers.Normal, "eval", args)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return registry.ResultText(res)
+	return registry.ResultText(call(t, r, tiers.Normal, "javascript", code))
 }
 
 // JavaScript: one persistent context; let, const, class and function
@@ -362,21 +375,16 @@ func TestJavaScript(t *testing.T) {
 	testenv.LookPath(t, "node")
 	r := newRun(t, eval.Config{})
 	os.WriteFile(filepath.Join(r.Root(), "lib.mjs"), []byte("export default 40;\nexport const two = 2;\n"), 0o644)
-	text := jsCell(t, r, "let a = 1\nconst b = {x: [1, 2]}\nclass P { hi() { return 'hi' } }\nfunction f(n) { return n * 2 }\nconsole.log('one')\nconsole.log('two')\nb")
-	want(t, text, "one\ntwo\n{ x: [ 1, 2 ] }")
-	text = jsCell(t, r, "let a = 5\nconst b = 'again'\nnew P().hi() + ' ' + f(a) + ' ' + b")
-	want(t, text, "'hi 10 again'")
-	text = jsCell(t, r, "const v = await Promise.resolve(41)\nv + 1")
-	want(t, text, "42")
-	text = jsCell(t, r, "v")
-	want(t, text, "41")
-	text = jsCell(t, r, "import forty, { two as deux } from './lib.mjs'\nforty + deux")
-	want(t, text, "42")
-	text = jsCell(t, r, "const s = 'let x = 1; // not a comment'\nconst re = /a\\/b/\ns.length")
-	want(t, text, "27")
-	text = jsCell(t, r, "\n\nnull.boom")
-	want(t, text, "TypeError", "cell line 3")
-	text = jsCell(t, r, "const got = await tool('read', {path: 'notes.txt'})\ngot.content")
+	cells(t, r, "javascript",
+		check{"let a = 1\nconst b = {x: [1, 2]}\nclass P { hi() { return 'hi' } }\nfunction f(n) { return n * 2 }\nconsole.log('one')\nconsole.log('two')\nb", []string{"one\ntwo\n{ x: [ 1, 2 ] }"}},
+		check{"let a = 5\nconst b = 'again'\nnew P().hi() + ' ' + f(a) + ' ' + b", []string{"'hi 10 again'"}},
+		check{"const v = await Promise.resolve(41)\nv + 1", []string{"42"}},
+		check{"v", []string{"41"}},
+		check{"import forty, { two as deux } from './lib.mjs'\nforty + deux", []string{"42"}},
+		check{"const s = 'let x = 1; // not a comment'\nconst re = /a\\/b/\ns.length", []string{"27"}},
+		check{"\n\nnull.boom", []string{"TypeError", "cell line 3"}},
+	)
+	text := jsCell(t, r, "const got = await tool('read', {path: 'notes.txt'})\ngot.content")
 	want(t, text, "'buy milk\\n'", "tool calls: read")
 	text = jsCell(t, r, "require('child_process').execSync('echo hi >&4 2>&1; echo rc=$?', {shell: '/bin/bash'}).toString()")
 	want(t, text, "rc=1") // the write to fd 4 failed: it is not open in the child
@@ -388,10 +396,10 @@ func TestJavaScriptInterrupt(t *testing.T) {
 	testenv.LookPath(t, "node")
 	r := newRun(t, eval.Config{Inactivity: 500 * time.Millisecond})
 	jsCell(t, r, "let kept = 7")
-	text := jsCell(t, r, "for (;;) {}")
-	want(t, text, "Interrupted: no output for 500ms", "kernel state: preserved")
-	text = jsCell(t, r, "kept")
-	want(t, text, "kernel state: preserved", "7")
+	cells(t, r, "javascript",
+		check{"for (;;) {}", []string{"Interrupted: no output for 500ms", "kernel state: preserved"}},
+		check{"kept", []string{"kernel state: preserved", "7"}},
+	)
 }
 
 // Run.Close ends the kernels and what their cells started; tool() with bad

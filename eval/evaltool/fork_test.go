@@ -28,12 +28,11 @@ func TestForkedChildLeavesTheKernel(t *testing.T) {
 		want(t, text, fmt.Sprintf("\n%d", i))
 	}
 	// A child that raises, or calls sys.exit, ends with that status.
-	_, text = cell(t, r, tiers.Normal, "import sys\npid = os.fork()\nif pid == 0:\n    sys.exit(7)\nos.WEXITSTATUS(os.waitpid(pid, 0)[1])")
-	want(t, text, "\n7")
-	_, text = cell(t, r, tiers.Normal, "pid = os.fork()\nif pid == 0:\n    1 / 0\nos.WEXITSTATUS(os.waitpid(pid, 0)[1])")
-	want(t, text, "ZeroDivisionError", "\n1")
-	_, text = cell(t, r, tiers.Normal, "x")
-	want(t, text, "\n4")
+	cells(t, r, "",
+		check{"import sys\npid = os.fork()\nif pid == 0:\n    sys.exit(7)\nos.WEXITSTATUS(os.waitpid(pid, 0)[1])", []string{"\n7"}},
+		check{"pid = os.fork()\nif pid == 0:\n    1 / 0\nos.WEXITSTATUS(os.waitpid(pid, 0)[1])", []string{"ZeroDivisionError", "\n1"}},
+		check{"x", []string{"\n4"}},
+	)
 }
 
 // R12: multiprocessing workers (fork) started from a cell map a function

@@ -142,10 +142,10 @@ func TestInterruptWording(t *testing.T) {
 		t.Fatalf("a kernel that took the interrupt is said to have ignored it: %s", text)
 	}
 	want(t, text, "caught the interrupt")
-	_, text = cell(t, r, tiers.Normal, "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    pass")
-	want(t, text, "kernel state: lost", "ignores the interrupt")
-	_, text = cell(t, r, tiers.Normal, "1+1")
-	want(t, text, "kernel state: lost", "2")
+	cells(t, r, "",
+		check{"import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    pass", []string{"kernel state: lost", "ignores the interrupt"}},
+		check{"1+1", []string{"kernel state: lost", "2"}},
+	)
 }
 
 // heapPeak samples this process's heap while f runs and returns the peak
@@ -218,10 +218,10 @@ func TestOutputCap(t *testing.T) {
 	want(t, text, "kernel state: preserved", "1")
 	// One print over the cap: the interrupt lands while the kernel sends
 	// it, and waits for the message to be out.
-	_, text = cell(t, r, tiers.Normal, "print('x' * 12_000_000)")
-	want(t, text, "Interrupted: the cell printed over 4 MiB (the output cap)", "KeyboardInterrupt", "kernel state: preserved")
-	_, text = cell(t, r, tiers.Normal, "kept")
-	want(t, text, "kernel state: preserved", "1")
+	cells(t, r, "",
+		check{"print('x' * 12_000_000)", []string{"Interrupted: the cell printed over 4 MiB (the output cap)", "KeyboardInterrupt", "kernel state: preserved"}},
+		check{"kept", []string{"kernel state: preserved", "1"}},
+	)
 }
 
 // H5: kernels run under a memory limit; numpy and pandas import under the
@@ -276,12 +276,11 @@ func TestBigResultStructured(t *testing.T) {
 func TestOverFrameCap(t *testing.T) {
 	r := newRun(t, eval.Config{Inactivity: 2 * time.Minute, OutputCap: 1 << 30})
 	cell(t, r, tiers.Normal, "kept = 1")
-	_, text := cell(t, r, tiers.Normal, "print('x' * 70_000_000)")
-	want(t, text, "kernel state: preserved", "characters cut")
-	_, text = cell(t, r, tiers.Normal, "'y' * 70_000_000")
-	want(t, text, "kernel state: preserved", "characters cut", "'yyy")
-	_, text = cell(t, r, tiers.Normal, "kept")
-	want(t, text, "kernel state: preserved", "1")
+	cells(t, r, "",
+		check{"print('x' * 70_000_000)", []string{"kernel state: preserved", "characters cut"}},
+		check{"'y' * 70_000_000", []string{"kernel state: preserved", "characters cut", "'yyy"}},
+		check{"kept", []string{"kernel state: preserved", "1"}},
+	)
 }
 
 // forge writes a frame to every pipe the kernel holds besides its stdout
@@ -307,13 +306,12 @@ def forge(body):
 func TestForgedFrames(t *testing.T) {
 	r := newRun(t, eval.Config{})
 	cell(t, r, tiers.Normal, forge)
-	_, text := cell(t, r, tiers.Normal, "forge(b'{\"type\":\"done\",\"result\":\"FORGED\"}')\n'real result of cell'")
-	want(t, text, "'real result of cell'", "Dropped: ")
-	_, text = cell(t, r, tiers.Normal, "'second'")
-	want(t, text, "'second'")
-	_, text = cell(t, r, tiers.Normal, "'third'")
-	want(t, text, "'third'")
-	_, text = cell(t, r, tiers.Normal, "forge(b'{\"type\":\"stream\",\"name\":\"stdout\",\"text\":\"INJECTED\"}')\n'fourth'")
+	cells(t, r, "",
+		check{"forge(b'{\"type\":\"done\",\"result\":\"FORGED\"}')\n'real result of cell'", []string{"'real result of cell'", "Dropped: "}},
+		check{"'second'", []string{"'second'"}},
+		check{"'third'", []string{"'third'"}},
+	)
+	_, text := cell(t, r, tiers.Normal, "forge(b'{\"type\":\"stream\",\"name\":\"stdout\",\"text\":\"INJECTED\"}')\n'fourth'")
 	want(t, text, "'fourth'")
 	if strings.Contains(text, "INJECTED") {
 		t.Fatalf("a forged stream frame reached the output: %s", text)
@@ -397,12 +395,11 @@ func TestJavaScriptProtocol(t *testing.T) {
 	text := jsCell(t, r, "const got = await Promise.all(Array.from({length: 50}, (_, i) => tool('read', {path: 'f' + (i % 5) + '.txt'})))\ngot.filter((g, i) => g.content.includes('content ' + (i % 5))).length")
 	want(t, text, "50", "tool calls: 50")
 	jsCell(t, r, "let kept = 7\nsetTimeout(() => console.log('LATE JS FROM CELL 2'), 300)")
-	text = jsCell(t, r, "await new Promise((r) => setTimeout(r, 800))\n'second'")
-	want(t, text, "LATE JS FROM CELL 2", "cell 2", "'second'")
-	text = jsCell(t, r, "await new Promise(() => {})")
-	want(t, text, "Interrupted: no output for 1s", "kernel state: preserved")
-	text = jsCell(t, r, "kept")
-	want(t, text, "kernel state: preserved", "7")
+	cells(t, r, "javascript",
+		check{"await new Promise((r) => setTimeout(r, 800))\n'second'", []string{"LATE JS FROM CELL 2", "cell 2", "'second'"}},
+		check{"await new Promise(() => {})", []string{"Interrupted: no output for 1s", "kernel state: preserved"}},
+		check{"kept", []string{"kernel state: preserved", "7"}},
+	)
 }
 
 // What a cell's subprocesses print to the kernel's real stdout and stderr

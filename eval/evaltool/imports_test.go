@@ -40,21 +40,16 @@ func TestJavaScriptImports(t *testing.T) {
 
 func jsImports(t *testing.T, r *registry.Run) {
 	t.Helper()
-	text := jsCell(t, r, "console.log('before')\nimport os from 'node:os'\nconsole.log('after')\ntypeof os.cpus")
-	want(t, text, "before\nafter\n'function'")
-	text = jsCell(t, r, "import { join, sep as separator } from 'node:path'\njoin('a', 'b') + separator")
-	want(t, text, "'a/b/'")
-	text = jsCell(t, r, "typeof join + ' ' + typeof os.platform")
-	want(t, text, "'function function'")
-	text = jsCell(t, r, "import * as fsp from 'node:fs/promises'\nimport forty, { two } from './lib.mjs'\nimport './side.mjs'\n[typeof fsp.readFile, forty + two]")
-	want(t, text, "side effect ran", "[ 'function', 42 ]")
-	text = jsCell(t, r, "import data from './data.json' with { type: 'json' }\ndata.answer")
-	want(t, text, "42")
-	text = jsCell(t, r, "const m = await import('node:os')\ntypeof m.cpus")
-	want(t, text, "'function'")
-	text = jsCell(t, r, "import esm, { greet } from 'esm-only'\nimport { extra } from 'esm-only/extra'\nconst dyn = await import('esm-only')\n[esm, greet('you'), extra, dyn.greet === greet]")
-	want(t, text, "[ 'esm default', 'hello you', 'extra', true ]")
-	text = jsCell(t, r, "console.log('one')\nimport nothing from 'no-such-package'\nconsole.log('three')")
+	cells(t, r, "javascript",
+		check{"console.log('before')\nimport os from 'node:os'\nconsole.log('after')\ntypeof os.cpus", []string{"before\nafter\n'function'"}},
+		check{"import { join, sep as separator } from 'node:path'\njoin('a', 'b') + separator", []string{"'a/b/'"}},
+		check{"typeof join + ' ' + typeof os.platform", []string{"'function function'"}},
+		check{"import * as fsp from 'node:fs/promises'\nimport forty, { two } from './lib.mjs'\nimport './side.mjs'\n[typeof fsp.readFile, forty + two]", []string{"side effect ran", "[ 'function', 42 ]"}},
+		check{"import data from './data.json' with { type: 'json' }\ndata.answer", []string{"42"}},
+		check{"const m = await import('node:os')\ntypeof m.cpus", []string{"'function'"}},
+		check{"import esm, { greet } from 'esm-only'\nimport { extra } from 'esm-only/extra'\nconst dyn = await import('esm-only')\n[esm, greet('you'), extra, dyn.greet === greet]", []string{"[ 'esm default', 'hello you', 'extra', true ]"}},
+	)
+	text := jsCell(t, r, "console.log('one')\nimport nothing from 'no-such-package'\nconsole.log('three')")
 	want(t, text, "one\n", "no-such-package", "Stopped at statement 2 of 3 (line 2)", "statement 3 (line 3) did not run")
 	if strings.Contains(text, "three") {
 		t.Fatalf("a statement after the failed import ran:\n%s", text)

@@ -59,15 +59,8 @@ func writeNotebook(t testing.TB, root, rel, lang string, cells ...map[string]any
 
 func nbCall(t *testing.T, r *registry.Run, args map[string]any) (string, bool) {
 	t.Helper()
-	args["description"] = "run cells of the notebook at hand"
-	b, _ := json.Marshal(args)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	res, err := r.Call(ctx, tiers.Normal, "eval", b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return registry.ResultText(res), res.IsError
+	_, text, isErr := nbCallResult(t, r, args)
+	return text, isErr
 }
 
 type nbFile struct {

@@ -1,7 +1,6 @@
 package evaltool_test
 
 import (
-	"flag"
 	"path/filepath"
 	"testing"
 
@@ -9,8 +8,6 @@ import (
 	"github.com/builtin-tools/builtin-tools/internal/test/sessiontest/builtin"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
-
-var update = flag.Bool("update", false, "rewrite the outputs of testdata/sessions from an in-process replay")
 
 // Issue 19 §1 guard: per language, code after every statement kind that
 // could swallow the rest of a cell (an import, a top-level await, a class,
@@ -21,10 +18,8 @@ func TestSessions(t *testing.T) {
 	testenv.LookPath(t, "node")
 	// typescript.txtar's cells need the compiler the install step puts in .tools.
 	testenv.File(t, "typescript", filepath.Join("node_modules", "typescript", "lib", "typescript.js"))
-	sessiontest.Run(t, "testdata/sessions", sessiontest.Options{
+	builtin.Replay(t, "testdata/sessions", sessiontest.Options{
 		Config: sessiontest.Config{Without: []string{"lsp", "structural"}},
-		NewRun: builtin.NewRun,
-		Update: *update,
 		Scrub:  []sessiontest.Scrub{{Pattern: `· \d+ ms\]`, Replace: "· N ms]"}, {Pattern: `"duration_ms":\d+`, Replace: `"duration_ms":N`}},
 	})
 }

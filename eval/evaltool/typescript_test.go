@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/builtin-tools/builtin-tools/eval"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
@@ -18,13 +17,7 @@ import (
 
 func tsCell(t *testing.T, r *registry.Run, code string) (string, bool) {
 	t.Helper()
-	args, _ := json.Marshal(map[string]any{"code": code, "description": "a step of the test at hand", "language": "typescript"})
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	res, err := r.Call(ctx, tiers.Normal, "eval", args)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := call(t, r, tiers.Normal, "typescript", code)
 	return registry.ResultText(res), res.IsError
 }
 

@@ -16,6 +16,7 @@ import (
 	builtintools "github.com/builtin-tools/builtin-tools"
 	"github.com/builtin-tools/builtin-tools/graph"
 	"github.com/builtin-tools/builtin-tools/graph/graphtool"
+	"github.com/builtin-tools/builtin-tools/internal/test/sessiontest/builtin"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -68,7 +69,7 @@ func TestGolden(t *testing.T) {
 				}
 			}
 			got := replayGolden(t, root, string(queries))
-			if *update {
+			if *builtin.Update {
 				out := &txtar.Archive{Comment: ar.Comment}
 				for _, f := range ar.Files {
 					if f.Name != "want" {
@@ -202,17 +203,24 @@ func TestGoldenSchema(t *testing.T) {
 	}
 	got, _ := json.MarshalIndent(v, "", " ")
 	got = append(got, '\n')
-	const p = "testdata/golden/schema.json"
-	if *update {
-		os.WriteFile(p, got, 0o644)
+	goldenFile(t, "testdata/golden/schema.json", string(got))
+}
+
+// goldenFile compares got with the file p, or under -update writes it there.
+func goldenFile(t *testing.T, p, got string) {
+	t.Helper()
+	if *builtin.Update {
+		if err := os.WriteFile(p, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
 		return
 	}
 	want, err := os.ReadFile(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("the output schema differs from %s:\n%s", p, lineDiff(string(want), string(got)))
+	if got != string(want) {
+		t.Errorf("output differs from %s:\n%s", p, lineDiff(string(want), got))
 	}
 }
 
@@ -230,26 +238,17 @@ var partialScrub = []struct {
 // indexed so far (outline, find, impact, status), with the build's
 // progress scrubbed. A build that wins the race skips the test.
 func TestGoldenPartial(t *testing.T) {
-	root := t.TempDir()
-	os.WriteFile(filepath.Join(root, "go.mod"), []byte("module m\n"), 0o644)
-	for i := 0; i < 4000; i++ {
-		dir := filepath.Join(root, fmt.Sprintf("p%03d", i/20))
-		os.MkdirAll(dir, 0o755)
-		body := fmt.Sprintf("package p%03d\n\nfunc F%d() { G%d() }\n\nfunc G%d() {}\n", i/20, i, i, i)
+	root := coldTree(t, 4000, func(i int) string {
 		switch {
 		case i == 0:
-			body = "package p000\n\n// Alpha is the target.\nfunc Alpha() { beta() }\n\nfunc beta() {}\n"
+			return "package p000\n\n// Alpha is the target.\nfunc Alpha() { beta() }\n\nfunc beta() {}\n"
 		case i%400 == 0:
-			body = fmt.Sprintf("package p%03d\n\nimport \"m/p000\"\n\nfunc F%d() { p000.Alpha() }\n", i/20, i)
+			return fmt.Sprintf("package p%03d\n\nimport \"m/p000\"\n\nfunc F%d() { p000.Alpha() }\n", i/20, i)
 		}
-		os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%d.go", i)), []byte(body), 0o644)
-	}
-	r, err := builtintools.NewRun(builtintools.Options{Root: root, Without: []string{"lsp"},
-		Settings: map[string]any{"code_graph": graphtool.Config{Wait: time.Nanosecond}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+		return fmt.Sprintf("package p%03d\n\nfunc F%d() { G%d() }\n\nfunc G%d() {}\n", i/20, i, i, i)
+	})
+	r := coldRun(t, root)
+	var err error
 	g, _ := graphtool.Key.Of(r)
 	queries := []string{
 		`{"operation": "callers", "symbol": "Alpha"}`,
@@ -288,16 +287,5 @@ func TestGoldenPartial(t *testing.T) {
 		}
 		fmt.Fprintf(&out, "> %s\n%s", q, s)
 	}
-	const p = "testdata/golden/partial.txt"
-	if *update {
-		os.WriteFile(p, []byte(out.String()), 0o644)
-		return
-	}
-	want, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if out.String() != string(want) {
-		t.Errorf("output differs from %s:\n%s", p, lineDiff(string(want), out.String()))
-	}
+	goldenFile(t, "testdata/golden/partial.txt", out.String())
 }

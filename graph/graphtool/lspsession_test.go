@@ -13,9 +13,7 @@ import (
 // server says so.
 func TestLSPSessions(t *testing.T) {
 	testenv.LookPath(t, "gopls")
-	sessiontest.Run(t, "testdata/lspsessions", sessiontest.Options{
-		NewRun: builtin.NewRun,
-		Update: *update,
+	builtin.Replay(t, "testdata/lspsessions", sessiontest.Options{
 		Scrub: []sessiontest.Scrub{
 			{Pattern: `"elapsed_ms":\d+`, Replace: `"elapsed_ms":N`},
 		},

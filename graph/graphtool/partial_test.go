@@ -12,6 +12,7 @@ import (
 
 	builtintools "github.com/builtin-tools/builtin-tools"
 	"github.com/builtin-tools/builtin-tools/graph/graphtool"
+	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -25,35 +26,48 @@ func call(t *testing.T, r interface {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []string
-	for _, c := range res.Content {
-		if tc, ok := c.(mcp.TextContent); ok {
-			out = append(out, tc.Text)
-		}
-	}
-	return strings.Join(out, "\n")
+	return registry.ResultText(res)
 }
 
-// A query made before the index is built answers from what is indexed
-// and says how much that is; once built, the same query is complete.
-func TestQueryBeforeReady(t *testing.T) {
+// coldTree writes a Go module of n files under a fresh root, 20 a folder
+// (p000/f0.go, …), file i holding body(i), and returns the root.
+func coldTree(t *testing.T, n int, body func(i int) string) string {
+	t.Helper()
 	root := t.TempDir()
 	os.WriteFile(filepath.Join(root, "go.mod"), []byte("module m\n"), 0o644)
-	for i := 0; i < 3000; i++ {
+	for i := 0; i < n; i++ {
 		dir := filepath.Join(root, fmt.Sprintf("p%03d", i/20))
 		os.MkdirAll(dir, 0o755)
-		body := fmt.Sprintf("package p%03d\n\nimport \"m/p000\"\n\nfunc F%d() { p000.Target() }\n", i/20, i)
-		if i == 0 {
-			body = "package p000\n\nfunc Target() {}\n"
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%d.go", i)), []byte(body(i)), 0o644); err != nil {
+			t.Fatal(err)
 		}
-		os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%d.go", i)), []byte(body), 0o644)
 	}
+	return root
+}
+
+// coldRun is a run over root, closed with the test, whose code_graph
+// answers at once instead of waiting for its build.
+func coldRun(t *testing.T, root string) *registry.Run {
+	t.Helper()
 	r, err := builtintools.NewRun(builtintools.Options{Root: root, Without: []string{"lsp"},
 		Settings: map[string]any{"code_graph": graphtool.Config{Wait: time.Nanosecond}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer r.Close()
+	t.Cleanup(func() { r.Close() })
+	return r
+}
+
+// A query made before the index is built answers from what is indexed
+// and says how much that is; once built, the same query is complete.
+func TestQueryBeforeReady(t *testing.T) {
+	root := coldTree(t, 3000, func(i int) string {
+		if i == 0 {
+			return "package p000\n\nfunc Target() {}\n"
+		}
+		return fmt.Sprintf("package p%03d\n\nimport \"m/p000\"\n\nfunc F%d() { p000.Target() }\n", i/20, i)
+	})
+	r := coldRun(t, root)
 	first := call(t, r, map[string]any{"operation": "status"})
 	if !strings.Contains(first, "building:") {
 		t.Fatalf("status right after the first use: %s", first)
@@ -76,12 +90,7 @@ func TestPartialAnswerSaysSo(t *testing.T) {
 		os.WriteFile(filepath.Join(root, fmt.Sprintf("f%d.go", i)), []byte(fmt.Sprintf("package m\n\nfunc F%d() { Target() }\n\nfunc Target%d() {}\n", i, i)), 0o644)
 	}
 	os.WriteFile(filepath.Join(root, "a.go"), []byte("package m\n\nfunc Target() {}\n"), 0o644)
-	r, err := builtintools.NewRun(builtintools.Options{Root: root, Without: []string{"lsp"},
-		Settings: map[string]any{"code_graph": graphtool.Config{Wait: time.Nanosecond}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r := coldRun(t, root)
 	// The build walks 3,000 files; the first query comes before it has
 	// indexed them.
 	got := call(t, r, map[string]any{"operation": "find", "symbol": "F1"})
@@ -98,12 +107,7 @@ func TestReadyIsAnnounced(t *testing.T) {
 	for i := 0; i < 3000; i++ {
 		os.WriteFile(filepath.Join(root, fmt.Sprintf("f%d.go", i)), []byte(fmt.Sprintf("package m\n\nfunc F%d() { Target() }\n", i)), 0o644)
 	}
-	r, err := builtintools.NewRun(builtintools.Options{Root: root, Without: []string{"lsp"},
-		Settings: map[string]any{"code_graph": graphtool.Config{Wait: time.Nanosecond}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r := coldRun(t, root)
 	ctx := context.Background()
 	c, err := r.Client(ctx, tiers.Normal)
 	if err != nil {
@@ -150,26 +154,16 @@ func TestReadyIsAnnounced(t *testing.T) {
 // callers on a cold tree answers at once from the files that hold the
 // name, says so, and gives the full index's sites.
 func TestCallersAheadOfTheIndex(t *testing.T) {
-	root := t.TempDir()
-	os.WriteFile(filepath.Join(root, "go.mod"), []byte("module m\n"), 0o644)
-	for i := 0; i < 3000; i++ {
-		dir := filepath.Join(root, fmt.Sprintf("p%03d", i/20))
-		os.MkdirAll(dir, 0o755)
-		body := fmt.Sprintf("package p%03d\n\nfunc F%d() { G%d() }\n\nfunc G%d() {}\n", i/20, i, i, i)
+	root := coldTree(t, 3000, func(i int) string {
 		switch {
 		case i == 0:
-			body = "package p000\n\nfunc Target() {}\n"
+			return "package p000\n\nfunc Target() {}\n"
 		case i%100 == 0:
-			body = fmt.Sprintf("package p%03d\n\nimport \"m/p000\"\n\nfunc F%d() { p000.Target() }\n", i/20, i)
+			return fmt.Sprintf("package p%03d\n\nimport \"m/p000\"\n\nfunc F%d() { p000.Target() }\n", i/20, i)
 		}
-		os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%d.go", i)), []byte(body), 0o644)
-	}
-	r, err := builtintools.NewRun(builtintools.Options{Root: root, Without: []string{"lsp"},
-		Settings: map[string]any{"code_graph": graphtool.Config{Wait: time.Nanosecond}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+		return fmt.Sprintf("package p%03d\n\nfunc F%d() { G%d() }\n\nfunc G%d() {}\n", i/20, i, i, i)
+	})
+	r := coldRun(t, root)
 	got := call(t, r, map[string]any{"operation": "callers", "symbol": "Target"})
 	if !strings.Contains(got, "29 call sites (29 exact") {
 		t.Fatalf("callers on a cold tree: %s", got)
@@ -187,23 +181,13 @@ func TestCallersAheadOfTheIndex(t *testing.T) {
 // find on a cold tree answers at once from the files that hold the name
 // in any case, and says what it leaves out.
 func TestFindAheadOfTheIndex(t *testing.T) {
-	root := t.TempDir()
-	os.WriteFile(filepath.Join(root, "go.mod"), []byte("module m\n"), 0o644)
-	for i := 0; i < 3000; i++ {
-		dir := filepath.Join(root, fmt.Sprintf("p%03d", i/20))
-		os.MkdirAll(dir, 0o755)
-		body := fmt.Sprintf("package p%03d\n\nfunc F%d() {}\n", i/20, i)
+	root := coldTree(t, 3000, func(i int) string {
 		if i%500 == 0 {
-			body = fmt.Sprintf("package p%03d\n\nfunc RenderTarget%d() {}\n", i/20, i)
+			return fmt.Sprintf("package p%03d\n\nfunc RenderTarget%d() {}\n", i/20, i)
 		}
-		os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%d.go", i)), []byte(body), 0o644)
-	}
-	r, err := builtintools.NewRun(builtintools.Options{Root: root, Without: []string{"lsp"},
-		Settings: map[string]any{"code_graph": graphtool.Config{Wait: time.Nanosecond}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+		return fmt.Sprintf("package p%03d\n\nfunc F%d() {}\n", i/20, i)
+	})
+	r := coldRun(t, root)
 	got := call(t, r, map[string]any{"operation": "find", "symbol": "rendertarget"})
 	if !strings.Contains(got, "6 definitions match") {
 		t.Fatalf("find on a cold tree: %s", got)

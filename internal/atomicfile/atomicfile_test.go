@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -67,41 +66,6 @@ func mode(t *testing.T, path string) fs.FileMode {
 		t.Fatal(err)
 	}
 	return info.Mode().Perm()
-}
-
-// tree lists every entry under dir with its mode and content, so that two
-// trees compare byte for byte.
-func tree(t *testing.T, dir string) []string {
-	t.Helper()
-	var out []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		entry := rel + " " + info.Mode().String()
-		if info.Mode().IsRegular() {
-			data, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			entry += " " + string(data)
-		} else if info.Mode()&fs.ModeSymlink != 0 {
-			target, _ := os.Readlink(p)
-			entry += " -> " + target
-		}
-		out = append(out, entry)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sort.Strings(out)
-	return out
 }
 
 func noTemps(t *testing.T, dir string) {
@@ -375,7 +339,7 @@ func TestWriteFailuresLeaveNothing(t *testing.T) {
 	if err := syscall.Mkfifo(filepath.Join(dir, "pipe"), 0o644); err != nil {
 		testenv.Unavailable(t, "FIFOs", err)
 	}
-	before := tree(t, dir)
+	before := testenv.Snapshot(t, dir)
 	for _, p := range []string{
 		filepath.Join(dir, "folder"),             // a folder
 		filepath.Join(dir, "file", "under", "x"), // parent is a file
@@ -388,8 +352,8 @@ func TestWriteFailuresLeaveNothing(t *testing.T) {
 			t.Errorf("Write(%s) succeeded", p)
 		}
 	}
-	if got := tree(t, dir); strings.Join(got, "\n") != strings.Join(before, "\n") {
-		t.Errorf("failed writes changed the folder:\n%v\nwant\n%v", got, before)
+	if d := testenv.SnapshotDiff(before, testenv.Snapshot(t, dir)); d != "" {
+		t.Errorf("failed writes changed the folder: %s", d)
 	}
 }
 
@@ -460,7 +424,7 @@ func TestWriteAllAllOrNothing(t *testing.T) {
 	if err := os.Symlink("a.txt", filepath.Join(dir, "alias")); err != nil {
 		t.Fatal(err)
 	}
-	before := tree(t, dir)
+	before := testenv.Snapshot(t, dir)
 
 	_, err := atomicfile.WriteAll(g, []atomicfile.Change{
 		{Path: a, Data: []byte("changed")},
@@ -477,8 +441,8 @@ func TestWriteAllAllOrNothing(t *testing.T) {
 	if !strings.Contains(err.Error(), "blocker") || !strings.Contains(err.Error(), "no file was changed") {
 		t.Errorf("error %q should name the failing path and say nothing changed", err)
 	}
-	if got := tree(t, dir); strings.Join(got, "\n") != strings.Join(before, "\n") {
-		t.Errorf("after a failed WriteAll:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(before, "\n"))
+	if d := testenv.SnapshotDiff(before, testenv.Snapshot(t, dir)); d != "" {
+		t.Errorf("a failed WriteAll changed the folder: %s", d)
 	}
 	noTemps(t, dir)
 }

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
@@ -347,7 +346,7 @@ func TestStartErrors(t *testing.T) {
 func TestUnreadableFolderIsLeftOut(t *testing.T) {
 	if os.Geteuid() == 0 {
 		// Root reads every folder: run this test again as nobody.
-		asNobody(t, "TestUnreadableFolderIsLeftOut")
+		testenv.AsNobody(t, "TestUnreadableFolderIsLeftOut", nil)
 		return
 	}
 	g := tree(t, map[string]string{"a.go": "", "locked/b.go": ""})
@@ -394,42 +393,5 @@ func TestExcluded(t *testing.T) {
 	}
 	if !Excluded(g, filepath.Dir(root), true, Options{}) {
 		t.Error("a path outside the root is not excluded")
-	}
-}
-
-// asNobody runs the named test of this binary as uid 65534, from a copy in
-// a folder everyone can read, and fails t if it fails there.
-func asNobody(t *testing.T, name string) {
-	t.Helper()
-	base, err := os.MkdirTemp("", "walk-nobody-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(base) })
-	if err := os.Chmod(base, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(self)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(base, "walk.test")
-	if err := os.WriteFile(bin, data, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(bin, "-test.run=^"+name+"$", "-test.v", "-test.count=1")
-	cmd.Dir = base
-	cmd.Env = append(os.Environ(), "HOME="+base)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
-	out, err := cmd.CombinedOutput()
-	if errors.Is(err, syscall.EPERM) {
-		testenv.Unavailable(t, "switching to uid 65534", err)
-	}
-	if err != nil || !strings.Contains(string(out), "--- PASS: "+name) {
-		t.Fatalf("as nobody: %v\n%s", err, out)
 	}
 }

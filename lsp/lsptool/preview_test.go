@@ -3,16 +3,14 @@
 package lsptool_test
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 
 	builtintools "github.com/builtin-tools/builtin-tools"
-	"github.com/builtin-tools/builtin-tools/askuser"
+	"github.com/builtin-tools/builtin-tools/internal/test/asktest"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
@@ -120,27 +118,20 @@ func TestRenamePreview(t *testing.T) {
 // Under write=ask a previewed rename is asked about once, at accept, with
 // the rename and its diff on the card; the preview itself is not asked.
 func TestRenamePreviewAskedOnceAtAccept(t *testing.T) {
-	var mu sync.Mutex
-	var cards []string
-	port := askuser.Func(func(ctx context.Context, q askuser.Question) (askuser.Answer, error) {
-		mu.Lock()
-		cards = append(cards, q.Question+"\n"+q.Context)
-		mu.Unlock()
-		return askuser.Answer{Outcome: askuser.Answered, Choices: []string{"Allow"}}, nil
-	})
+	port := asktest.New("Allow")
 	r, root := previewRun(t, builtintools.Options{Ask: port, Policy: registry.Policy{tiers.Write: registry.Ask}})
 	text, isErr := call(t, r, tiers.Normal, "lsp_rename", map[string]any{"file": "cart.go", "line": 7, "symbol": "Total", "new_name": "Len", "preview": true})
-	if isErr || len(cards) != 0 {
-		t.Fatalf("preview asked %d times: %s", len(cards), text)
+	if isErr || len(port.Cards()) != 0 {
+		t.Fatalf("preview asked %d times: %s", len(port.Cards()), text)
 	}
 	text, isErr = call(t, r, tiers.Normal, "resolve", map[string]any{"edit_id": editID.FindString(text), "action": "accept"})
 	if isErr {
 		t.Fatalf("accept: %s", text)
 	}
-	if len(cards) != 1 || !strings.Contains(cards[0], "Allow resolve") ||
-		!strings.Contains(cards[0], `rename "Total" at cart.go:7 to "Len" (gopls): 6 edits in 2 files (cart.go, use.go)`) ||
-		!strings.Contains(cards[0], "+\treturn c.Len() + c.Len()") {
-		t.Fatalf("asked %d times: %q", len(cards), cards)
+	if len(port.Cards()) != 1 || !strings.Contains(port.Cards()[0], "Allow resolve") ||
+		!strings.Contains(port.Cards()[0], `rename "Total" at cart.go:7 to "Len" (gopls): 6 edits in 2 files (cart.go, use.go)`) ||
+		!strings.Contains(port.Cards()[0], "+\treturn c.Len() + c.Len()") {
+		t.Fatalf("asked %d times: %q", len(port.Cards()), port.Cards())
 	}
 	if !strings.Contains(readRoot(t, root, "use.go"), "c.Len()") {
 		t.Fatal("accepted rename not written")

@@ -3,15 +3,12 @@
 package lsptool_test
 
 import (
-	"flag"
 	"testing"
 
 	"github.com/builtin-tools/builtin-tools/internal/test/sessiontest"
 	"github.com/builtin-tools/builtin-tools/internal/test/sessiontest/builtin"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
-
-var update = flag.Bool("update", false, "rewrite the outputs of testdata/sessions from an in-process replay")
 
 // lsp and lsp_rename on real gopls, pyright and typescript-language-server,
 // as transcripts replayed in process and over stdio (testdata/sessions).
@@ -21,10 +18,8 @@ func TestSessions(t *testing.T) {
 	for _, program := range []string{"gopls", "pyright-langserver", "pyright", "typescript-language-server"} {
 		testenv.LookPath(t, program)
 	}
-	sessiontest.Run(t, "testdata/sessions", sessiontest.Options{
+	builtin.Replay(t, "testdata/sessions", sessiontest.Options{
 		Config: sessiontest.Config{Without: []string{"structural"}},
-		NewRun: builtin.NewRun,
-		Update: *update,
 		// eval's and the checkers' timings.
 		Scrub: []sessiontest.Scrub{
 			{Pattern: `(exit \d+), [0-9][0-9.]*(?:[µmn]?s|m[0-9.]+s)\)`, Replace: "$1, N)"},

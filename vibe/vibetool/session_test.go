@@ -1,7 +1,6 @@
 package vibetool_test
 
 import (
-	"flag"
 	"path/filepath"
 	"regexp"
 	"testing"
@@ -9,8 +8,6 @@ import (
 	"github.com/builtin-tools/builtin-tools/internal/test/sessiontest"
 	"github.com/builtin-tools/builtin-tools/internal/test/sessiontest/builtin"
 )
-
-var update = flag.Bool("update", false, "rewrite the outputs of testdata/sessions from an in-process replay")
 
 // The vibe tools with real shell workers (../testdata/worker.sh), as
 // transcripts replayed in process and over stdio (`serve --vibe
@@ -22,14 +19,12 @@ func TestSessions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sessiontest.Run(t, "testdata/sessions", sessiontest.Options{
+	builtin.Replay(t, "testdata/sessions", sessiontest.Options{
 		Config: sessiontest.Config{Without: []string{"lsp", "structural", "code_graph"},
 			Workers: map[string]string{"fast": worker, "good": worker + " --good"}},
-		NewRun: builtin.NewRun,
 		// Issue 19 §3: every argument a hint or an error names exists.
 		CheckArguments: true,
 		Terms:          []string{"timed_out"},
-		Update:         *update,
 		Scrub: []sessiontest.Scrub{
 			{Pattern: regexp.QuoteMeta(worker), Replace: "worker.sh"},
 			{Pattern: `(\] (queued|running|succeeded|failed|timed_out|killed|lost)( \(over budget\))?), [0-9][0-9.hmsµ]*`, Replace: "$1, …"},
@@ -47,14 +42,12 @@ func TestAgentSessions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sessiontest.Run(t, "testdata/agents", sessiontest.Options{
+	builtin.Replay(t, "testdata/agents", sessiontest.Options{
 		Config: sessiontest.Config{Without: []string{"lsp", "structural", "code_graph"},
 			Workers: map[string]string{"fast": dir + "/fake-claude.sh -p --output-format stream-json --verbose", "good": dir + "/fake-codex.sh exec --json"}},
-		NewRun:         builtin.NewRun,
 		CheckArguments: true,
 		// What the agent said and did is quoted, not a hint.
-		Terms:  []string{"error_max_turns", "file_path", "old_string", "new_string"},
-		Update: *update,
+		Terms: []string{"error_max_turns", "file_path", "old_string", "new_string"},
 		Scrub: []sessiontest.Scrub{
 			{Pattern: regexp.QuoteMeta(dir) + "/", Replace: ""},
 			{Pattern: `(\] (queued|running|succeeded|failed|timed_out|killed|lost)( \(over budget\))?), [0-9][0-9.hmsµ]*`, Replace: "$1, …"},

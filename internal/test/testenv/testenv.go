@@ -14,9 +14,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -173,6 +175,50 @@ func Unavailable(t testing.TB, what string, err error) {
 	t.Skipf("%s is not available here (%v); set BUILTIN_TOOLS_REQUIRE=all to make this a failure", what, err)
 }
 
+// AsNobody runs the test name of this test binary again as uid 65534, from
+// a copy in a fresh folder everyone can read (base; setup, when given, puts
+// a fixture there and returns environment for the child), for the checks
+// that root would pass by ignoring permission bits. t fails unless the test
+// passes there; where the uid cannot be switched to, it is Unavailable.
+func AsNobody(t testing.TB, name string, setup func(base string) []string) {
+	t.Helper()
+	base, err := os.MkdirTemp("", "nobody-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(base) })
+	if err := os.Chmod(base, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(self)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(base, filepath.Base(self))
+	if err := os.WriteFile(bin, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env := append(os.Environ(), "HOME="+base)
+	if setup != nil {
+		env = append(env, setup(base)...)
+	}
+	cmd := exec.Command(bin, "-test.run=^"+name+"$", "-test.v", "-test.count=1")
+	cmd.Dir = base
+	cmd.Env = env
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	out, err := cmd.CombinedOutput()
+	if errors.Is(err, syscall.EPERM) {
+		Unavailable(t, "switching to uid 65534", err)
+	}
+	if err != nil || !strings.Contains(string(out), "--- PASS: "+name) {
+		t.Fatalf("%s as uid 65534: %v\n%s", name, err, out)
+	}
+}
+
 // ProcessRunning reports whether pid is a live process, a zombie waiting
 // to be reaped not counting, for tests that check nothing outlives a kill.
 func ProcessRunning(pid int) bool {
@@ -293,4 +339,64 @@ func Tree(t testing.TB, files map[string]string) string {
 	}
 	WriteTree(t, root, files)
 	return root
+}
+
+// Snapshot records every entry under dir: file bytes and modes, symlink
+// targets, folders and their permissions, the mode of anything else. Two
+// equal snapshots mean nothing under dir changed.
+func Snapshot(t testing.TB, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		switch {
+		case d.Type()&fs.ModeSymlink != 0:
+			target, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			out[rel] = "link -> " + target
+		case d.IsDir():
+			out[rel] = "dir " + info.Mode().Perm().String()
+		case info.Mode().IsRegular():
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			out[rel] = info.Mode().String() + " " + string(data)
+		default: // a FIFO or device is not opened: reading one could block
+			out[rel] = info.Mode().String()
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("snapshot %s: %v", dir, err)
+	}
+	return out
+}
+
+// SnapshotDiff describes how two snapshots differ, or returns "".
+func SnapshotDiff(before, after map[string]string) string {
+	var diffs []string
+	for k, v := range before {
+		if w, ok := after[k]; !ok {
+			diffs = append(diffs, "removed "+k)
+		} else if w != v {
+			diffs = append(diffs, "changed "+k)
+		}
+	}
+	for k := range after {
+		if _, ok := before[k]; !ok {
+			diffs = append(diffs, "added "+k)
+		}
+	}
+	sort.Strings(diffs)
+	return strings.Join(diffs, ", ")
 }

@@ -5,7 +5,9 @@
 package builtin
 
 import (
+	"flag"
 	"fmt"
+	"testing"
 
 	builtintools "github.com/builtin-tools/builtin-tools"
 	"github.com/builtin-tools/builtin-tools/askuser"
@@ -13,6 +15,18 @@ import (
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/vibe/vibetool"
 )
+
+// Update is -update, for every package whose transcripts replay here: the
+// in-process replay rewrites their outputs, for review as a diff.
+var Update = flag.Bool("update", false, "rewrite the outputs of the transcripts from an in-process replay")
+
+// Replay replays every *.txtar under dir (sessiontest.Run) against runs made
+// by NewRun; opts.NewRun and opts.Update are set here, Update from -update.
+func Replay(t *testing.T, dir string, opts sessiontest.Options) {
+	t.Helper()
+	opts.NewRun, opts.Update = NewRun, *Update
+	sessiontest.Run(t, dir, opts)
+}
 
 // NewRun is a sessiontest.Options.NewRun for the module's own families:
 // the options the command builds from c.Flags().
