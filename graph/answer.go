@@ -595,16 +595,27 @@ func Impact(v View, spec Spec, depth, perDepth int) (*Answer, error) {
 			// a function passing t as a value (a callback) depends on it
 			// as much as one calling it.
 			calls := slices.Concat(cs.calls, cs.types)
+			// A call through the language's own interface (Go's
+			// err.Error()) may run t as an implementation's call does:
+			// walked on as a candidate that is dispatch.
+			for _, s := range cs.dispatch {
+				if s.dispatch {
+					s.Class, s.Rank, s.Of = Candidate, 1, 1
+					s.Reason = s.Why + "; the language's own interface, of this one method: " + t.Qualified() + " satisfies it and may run here"
+					s.Why = ""
+					calls = append(calls, s)
+					continue
+				}
+				ring.Counts.Dispatch++
+				not[notDispatch]++
+				if a.Dispatched == nil {
+					s.Code = l.get(s.File, s.Line)
+					a.Dispatched = &s
+				}
+			}
 			nCalls := len(calls)
 			calls = append(calls, cs.values...)
 			ring.Counts.Values += len(cs.values)
-			ring.Counts.Dispatch += len(cs.dispatch)
-			not[notDispatch] += len(cs.dispatch)
-			if a.Dispatched == nil && len(cs.dispatch) > 0 {
-				s := cs.dispatch[0]
-				s.Code = l.get(s.File, s.Line)
-				a.Dispatched = &s
-			}
 			for si, s := range calls {
 				value := si >= nCalls
 				if inStart[s.fileRef] {

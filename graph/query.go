@@ -408,7 +408,9 @@ type Site struct {
 	fileRef *snap.Entry
 	// dispatch: a candidate that is a call through an interface the
 	// definition may satisfy (one declared outside the index, or a
-	// structural one no class names): impact walks on from it.
+	// structural one no class names), or a dispatch site through the
+	// language's own interface (Go's err.Error()): impact walks on from
+	// it.
 	dispatch bool
 }
 
@@ -594,7 +596,7 @@ func (v View) callersOf(ts []snap.Target) map[snap.Target]*callerSet {
 							// conn.Close(), conn a net.Conn: if an
 							// interface, t may be what runs.
 							s := v.site(g, ri)
-							s.Class, s.Why = Unresolved, res.Why
+							s.Class, s.Why, s.dispatch = Unresolved, res.Why, res.DispatchBuiltin
 							cs.dispatch = append(cs.dispatch, s)
 						case unresolved && r.Kind == lang.RefCall:
 							cs.nowhere = append(cs.nowhere, v.site(g, ri))

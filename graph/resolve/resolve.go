@@ -27,6 +27,10 @@ type Resolution struct {
 	// outside the index that may be an interface (net.Conn): that type.
 	// A method of the index of this name may be what runs.
 	Dispatch string
+	// DispatchBuiltin: Dispatch's type is the language's own (Go's error),
+	// an interface whose only method is the one called, so any method of
+	// this name satisfies it and may run.
+	DispatchBuiltin bool
 }
 
 // Resolve decides one reference of f (r may be a copy of one of f.Refs

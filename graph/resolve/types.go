@@ -724,7 +724,7 @@ func (rv *Resolver) viaType(f *snap.Entry, r *lang.Ref, recv, name string, want 
 		if r.Kind == lang.RefCall && f.Lang.Implements == "method_set" {
 			// Go's builtin types with methods are interfaces (err.Error()):
 			// too common to list as candidates, counted by callers.
-			res.Dispatch = shortType(d.text)
+			res.Dispatch, res.DispatchBuiltin = shortType(d.text), true
 		}
 		return res, nil, true
 	case tr.external != "":
