@@ -749,7 +749,7 @@ type Status struct {
 	ParseFail  []string       `json:"syntax_errors,omitempty" jsonschema:"files with syntax errors, indexed as far as they parse"`
 	BuildTime  string         `json:"build_time,omitempty"`
 	Refreshed  int            `json:"refreshed" jsonschema:"files re-read after writes or outside changes since the build"`
-	Snapshot   int            `json:"from_snapshot,omitempty" jsonschema:"files the build took unchanged from the on-disk snapshot"`
+	FromStore  int            `json:"from_store,omitempty" jsonschema:"files whose records the build took from the graph store, not parsed"`
 	Freshness  string         `json:"freshness" jsonschema:"how changes made outside the tools are noticed"`
 	MemoryMiB  float64        `json:"memory_mib" jsonschema:"estimated size of the index's records"`
 	Supported  []string       `json:"supported"`
@@ -764,7 +764,7 @@ type Status struct {
 // says of itself (index.Index.Stats).
 func StatusAnswer(v View, st index.Stats) *Answer {
 	s := &Status{Root: st.Root, Ready: v.State.Ready, Files: v.Snap.Len(), Found: st.Found, Languages: map[string]int{}, Skipped: map[string]int{},
-		Refreshed: st.Refreshed, Snapshot: st.FromStore, MemoryMiB: float64(v.Snap.Bytes()) / (1 << 20), Supported: append([]string{}, v.Snap.Langs.IDs()...), Generation: v.Snap.Gen}
+		Refreshed: st.Refreshed, FromStore: st.FromStore, MemoryMiB: float64(v.Snap.Bytes()) / (1 << 20), Supported: append([]string{}, v.Snap.Langs.IDs()...), Generation: v.Snap.Gen}
 	var errs []string
 	for f := range v.Snap.Files() {
 		s.Languages[f.Lang.ID]++

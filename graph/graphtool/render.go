@@ -423,8 +423,8 @@ func status(w *writer, a *graph.Answer) string {
 	w.head("code graph of %s: %s", s.Root, state)
 	if s.Ready {
 		w.head("built in %s; %d files re-read since, after writes or outside changes", s.BuildTime, s.Refreshed)
-		if s.Snapshot > 0 {
-			w.head("%d files' records taken from the graph store, not parsed", s.Snapshot)
+		if s.FromStore > 0 {
+			w.head("%d files' records taken from the graph store, not parsed", s.FromStore)
 		}
 		if s.StoreError != "" {
 			w.head("the graph store is not used in full (%s): the index works in memory all the same", s.StoreError)
