@@ -95,11 +95,13 @@ type Index struct {
 	progress  func(done, total int)
 	refreshed int // files re-read by freshness checks since the build
 
-	st          *store.Store  // nil: records are kept in memory only
-	setKey      store.Key     // the languages' fingerprint: the manifest's key with the root
-	hadManifest bool          // the build found the root's manifest
-	byManifest  int           // files the build took by their manifest stamps, unread
-	manifestAt  int           // refreshed when the manifest was last written
+	st          *store.Store // nil: records are kept in memory only
+	setKey      store.Key    // the languages' fingerprint: the manifest's key with the root
+	hadManifest bool         // the build found the root's manifest
+	byManifest  int          // files the build took by their manifest stamps, unread
+	manifestAt  int          // refreshed when the manifest was last written
+	manifestDue *time.Timer  // a manifest write after refreshes, pending
+	manifestRun sync.WaitGroup
 	fromStore   atomic.Int64  // files whose record came from the store, not a parse
 	parsed      atomic.Int64  // files parsed
 	saved       chan struct{} // closed when the build's goroutine is done
@@ -160,6 +162,13 @@ func (x *Index) Close() {
 		close(x.saved)
 	})
 	<-x.saved
+	x.mu.Lock()
+	if x.manifestDue != nil && x.manifestDue.Stop() {
+		x.manifestRun.Done()
+	}
+	x.manifestDue = nil
+	x.mu.Unlock()
+	x.manifestRun.Wait()
 	x.mu.RLock()
 	stale := x.buildErr == nil && !x.started.IsZero() && x.refreshed != x.manifestAt
 	x.mu.RUnlock()
@@ -489,6 +498,8 @@ func (x *Index) Refresh(ctx context.Context, abs ...string) error {
 	x.refreshed += len(entries)
 	if len(entries) == 0 {
 		x.publish()
+	} else {
+		x.manifestLater()
 	}
 	x.mu.Unlock()
 	if len(entries) == 0 {

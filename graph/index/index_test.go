@@ -12,6 +12,7 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/astgrep"
 	"github.com/builtin-tools/builtin-tools/graph/snap"
+	"github.com/builtin-tools/builtin-tools/graph/store"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
@@ -220,5 +221,39 @@ func TestPartial(t *testing.T) {
 	writeTree(t, small, map[string]string{"a.go": "package a\n"})
 	if p, err := coldIndex(t, small, Options{}).NewPartial(context.Background()); p != nil || err != nil {
 		t.Fatalf("a partial of a small tree: %v %v", p, err)
+	}
+}
+
+// After files are re-read, the root's manifest is written again soon, not
+// only at Close: a process that is killed leaves a manifest naming the
+// files as they were a moment ago.
+func TestManifestWrittenAfterRefresh(t *testing.T) {
+	defer func(d time.Duration) { manifestDelay = d }(manifestDelay)
+	manifestDelay = 20 * time.Millisecond
+	root, cache := t.TempDir(), t.TempDir()
+	writeTree(t, root, map[string]string{"go.mod": "module m\n", "a.go": "package m\n\nfunc A() {}\n", "b.go": "package m\n\nfunc B() { A() }\n"})
+	x := buildRootOpts(t, root, Options{StoreDir: cache})
+	x.Flush(context.Background())
+	writeTree(t, root, map[string]string{"a.go": "package m\n\nfunc A() {}\n\nfunc A2() {}\n"})
+	if err := x.Refresh(context.Background(), filepath.Join(root, "a.go")); err != nil {
+		t.Fatal(err)
+	}
+	info, err := os.Stat(filepath.Join(root, "a.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(time.Minute)
+	for {
+		if m, ok := x.st.Manifest(x.root, x.setKey); ok {
+			i := slices.IndexFunc(m.Files, func(f store.File) bool { return f.Path == "a.go" })
+			if i >= 0 && m.Files[i].Size == info.Size() && m.Files[i].ModTime == info.ModTime().UnixNano() {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the manifest still names a.go as it was before the refresh")
+		}
+		// The write is the index's own timer's: polled on the real clock.
+		time.Sleep(10 * time.Millisecond)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/builtin-tools/builtin-tools/graph/lang"
 	"github.com/builtin-tools/builtin-tools/graph/snap"
@@ -117,6 +118,36 @@ func (x *Index) fromManifest(ctx context.Context, files []walk.Entry) []walk.Ent
 	}
 	x.publish()
 	return todo
+}
+
+// manifestDelay is how long after a refresh the root's manifest is written
+// again: a burst of edits is one write, and a process that is killed loses
+// at most that much (a stale manifest costs reading and hashing the files
+// it names wrongly, never a wrong record).
+var manifestDelay = 5 * time.Second
+
+// manifestLater writes the manifest manifestDelay from now unless a write
+// is already due; x.mu is held.
+func (x *Index) manifestLater() {
+	if x.st == nil || x.manifestDue != nil || x.ctx.Err() != nil {
+		return
+	}
+	x.manifestRun.Add(1)
+	x.manifestDue = time.AfterFunc(manifestDelay, func() {
+		defer x.manifestRun.Done()
+		x.mu.Lock()
+		x.manifestDue = nil
+		stale := x.buildErr == nil && x.refreshed != x.manifestAt
+		x.mu.Unlock()
+		select {
+		case <-x.saved: // the build and its own manifest are done
+		default:
+			return
+		}
+		if stale && x.ctx.Err() == nil {
+			x.writeManifest()
+		}
+	})
 }
 
 // writeManifest writes the root's manifest from the published snapshot,
