@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"bytes"
 	"cmp"
 	"fmt"
 	"path"
@@ -140,6 +141,53 @@ func qualifyLevel(t snap.Target, qual string) int {
 	return max(pkgLevel(qual), pkgLevel(strings.Join(parts, "/")))
 }
 
+// headOn is the definitions named sym whose head, not their first line,
+// is the line: the line of the name node, or the one right after it when
+// the value written there repeats the name (X.prototype.m =⏎ function m()).
+func (v View) headOn(f *snap.Entry, sym string, line int) []snap.Target {
+	name := lang.LastSegment(sym)
+	if !containsWord(v.lineOf(f.Rel, line), name) {
+		return nil
+	}
+	data, err := v.Lines.ReadFile(f.Rel)
+	if err != nil {
+		return nil
+	}
+	var out []snap.Target
+	for i := range f.Defs {
+		d := &f.Defs[i]
+		if int(d.Line) >= line || line > int(d.EndLine) || d.Name != name || (sym != name && d.Qualified() != sym) || int(d.NameAt) > len(data) {
+			continue
+		}
+		nameLine := 1 + bytes.Count(data[:d.NameAt], []byte("\n"))
+		if line == nameLine || line == nameLine+1 {
+			out = append(out, snap.Target{File: f, Def: int32(i)})
+		}
+	}
+	return out
+}
+
+// containsWord says s has w with no identifier character either side.
+func containsWord(s, w string) bool {
+	for from := 0; w != ""; {
+		i := strings.Index(s[from:], w)
+		if i < 0 {
+			return false
+		}
+		i += from
+		j := i + len(w)
+		if (i == 0 || !identByte(s[i-1])) && (j == len(s) || !identByte(s[j])) {
+			return true
+		}
+		from = i + 1
+	}
+	return false
+}
+
+func identByte(c byte) bool {
+	return c == '_' || c == '$' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
 func (v View) locateInFile(f *snap.Entry, sym string, line int) ([]snap.Target, error) {
 	if line > 0 {
 		var onLine []snap.Target
@@ -163,6 +211,11 @@ func (v View) locateInFile(f *snap.Entry, sym string, line int) ([]snap.Target, 
 					}
 					return nil, &LookupError{fmt.Sprintf("%s:%d calls %s, which has no definition in the index (%s)", f.Rel, line, f.RefName(r), res.Why)}
 				}
+			}
+			// A definition that starts above the line its name is on (a
+			// decorator above it, X.prototype.m =⏎ function m() {).
+			if ts := v.headOn(f, sym, line); len(ts) > 0 {
+				return ts, nil
 			}
 			// A declaration without a body (a TypeScript overload
 			// signature, a C prototype, a method declared in a C++ class):

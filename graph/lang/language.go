@@ -59,7 +59,8 @@ type Language struct {
 	// export-from, Rust's pub use.
 	Reexports bool
 	// TypeWrappers are generic types whose argument is the type a value
-	// is used as (Optional[Foo] is a Foo or None).
+	// is used as (Optional[Foo] is a Foo or None; Python's Type[Foo] is
+	// the class Foo, whose members are Foo's).
 	TypeWrappers []string
 	// Constructor names the method a call of the class runs (__init__,
 	// constructor), where constructors are not their own kind.
