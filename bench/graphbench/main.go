@@ -63,7 +63,7 @@ func main() {
 		runtime.GC() // what the index keeps live
 		runtime.ReadMemStats(&ms)
 		fmt.Printf("build seconds=%.3f files=%d definitions=%d references=%d from_store=%d parsed=%d index_mib=%.1f heap_sys_mib=%d live_mib=%d\n",
-			took.Seconds(), st.Files, st.Defs, st.Refs, st.Snapshot, x.Stats().Parsed, st.MemoryMiB, sys>>20, ms.HeapAlloc>>20)
+			took.Seconds(), st.Files, st.Defs, st.Refs, st.FromStore, x.Stats().Parsed, st.MemoryMiB, sys>>20, ms.HeapAlloc>>20)
 	case "queries":
 		if *scratch == "" {
 			fail("-scratch is required: the edits write to it")
