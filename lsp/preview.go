@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -99,7 +100,7 @@ func (s *Supervisor) Preview(ctx context.Context, files []Proposed) (*Preview, e
 		s.noteDir(path)
 		c, err := s.choose(path)
 		if err != nil {
-			v.State, v.Why = StateNoServer, s.RelText(err.Error())
+			v.State, v.Why = StateNoServer, s.RelText(noServerWhy(path, err))
 			continue
 		}
 		key := serverKey{c.spec.ID, c.root}
@@ -130,6 +131,18 @@ func (s *Supervisor) Preview(ctx context.Context, files []Proposed) (*Preview, e
 		}
 	}
 	return res, errors.Join(errs...)
+}
+
+// noServerWhy says in one line why no server owns path.
+func noServerWhy(path string, err error) string {
+	var ue *UnavailableError
+	switch {
+	case errors.Is(err, ErrNotOwned):
+		return fmt.Sprintf("no language server in the table handles %q files", filepath.Ext(path))
+	case errors.As(err, &ue):
+		return strings.Join(ue.Reasons, "; ")
+	}
+	return err.Error()
 }
 
 // previewOn previews items on c's server, holding its document sync for

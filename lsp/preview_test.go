@@ -88,7 +88,7 @@ func TestPreviewGopls(t *testing.T) {
 		s.write("notes.txt", "hello\n")
 		p := must(s.sup.Preview(s.ctx, []Proposed{{File: s.at("notes.txt"), Text: []byte("bye\n")},
 			{File: s.at("shapes/shapes.go"), Text: []byte(shapes)}}))(t)
-		if v := p.Files[0]; v.State != StateNoServer || v.Server != "" || !strings.Contains(v.Why, ".txt") {
+		if v := p.Files[0]; v.State != StateNoServer || v.Server != "" || !strings.Contains(v.Why, `".txt" files`) {
 			t.Errorf("no server: %+v", v)
 		}
 		if v := p.Files[1]; v.State != StateChecked || len(v.New)+len(v.Fixed) != 0 {

@@ -20,6 +20,10 @@ type Servers struct {
 
 	mu    sync.Mutex
 	plans map[*registry.Call]planned
+	// previews are staged changes' diagnostics previews, by edit id, for
+	// resolve (preview.go); keptOrder is their order, oldest first.
+	previews  map[string]kept
+	keptOrder []string
 }
 
 // NewServers makes the resource over root, with a path guard of its own;
