@@ -115,7 +115,7 @@ func edit(ctx context.Context, c *registry.Call, s *Structural, p editParams) (E
 
 // servers are the run's language servers, which check a staged edit's
 // text before it is accepted and the written text after.
-var servers = registry.Requires(lsptool.Key, "the diagnostics preview of a staged edit (what accepting would introduce and fix) and whether the accepted edit matched it", "ast_edit", "resolve")
+var servers = registry.Requires(lsptool.Key, "the diagnostics preview (what accepting a staged edit would introduce and fix)", "ast_edit", "resolve")
 
 // previewStaged runs the staged edit id's files past the language servers,
 // keeps the preview for resolve and sets *into; it returns the preview's
