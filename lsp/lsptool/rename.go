@@ -43,7 +43,7 @@ var RenameTool = registry.Descriptor{
 // staging is the run's store of staged edits, whichever family provides
 // it (the tree-sitter family, structural, as ast_edit's): found as a
 // staged.Stager, so that this family builds without cgo and names no other.
-var staging = registry.RequiresService[staged.Stager]("preview (the rename staged for resolve, as ast_edit's rewrites)", "lsp_rename")
+var staging = registry.RequiresService[staged.Stager]("preview (the change staged for resolve, as ast_edit's rewrites)", "lsp_rename", "lsp_fix")
 
 // RenameResult is what lsp_rename changed, or, with preview, staged.
 type RenameResult struct {
