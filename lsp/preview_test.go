@@ -3,8 +3,12 @@ package lsp
 import (
 	"context"
 	"errors"
+	"flag"
+	"math/rand/v2"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 )
 
 // TestPreviewGopls previews proposed contents on a real gopls: one that
@@ -96,4 +100,64 @@ func TestPreviewGopls(t *testing.T) {
 		}
 		asOnDisk(t)
 	})
+}
+
+var previewRounds = flag.Int("preview.rounds", 40, "previews TestPreviewCancelledAtRandom runs")
+
+// TestPreviewCancelledAtRandom runs previews from two callers at once on
+// one gopls, most of them cancelled at a random moment, and counts the
+// unsaved versions left behind after each: none, and the server's answers
+// are about the file as on disk at the end.
+func TestPreviewCancelledAtRandom(t *testing.T) {
+	s := newSession(t, "go", "gopls", Config{})
+	shapes := s.read("shapes/shapes.go")
+	broken := strings.Replace(shapes, "func Total(shapes []Shape) float64 {", "func Total(shapes []Shape) int {", 1)
+	// Warm the server: the first preview loads the workspace.
+	must(s.sup.Preview(s.ctx, []Proposed{{File: s.at("shapes/shapes.go"), Text: []byte(broken)}}))(t)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	completed, cancelled := 0, 0
+	for w := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(uint64(w), 31))
+			for range *previewRounds / 2 {
+				ctx, cancel := context.WithCancel(s.ctx)
+				timer := time.AfterFunc(time.Duration(rng.IntN(800))*time.Millisecond, cancel)
+				files := []Proposed{{File: s.at("shapes/shapes.go"), Text: []byte(broken)}}
+				if rng.IntN(2) == 0 {
+					files = append(files, Proposed{File: s.at("main.go"), Text: []byte(strings.Replace(s.read("main.go"), "sq,", "sq, 1,", 1))})
+				}
+				p, err := s.sup.Preview(ctx, files)
+				timer.Stop()
+				cancel()
+				mu.Lock()
+				switch {
+				case errors.Is(err, context.Canceled):
+					cancelled++
+				case err != nil:
+					t.Errorf("preview: %v", err)
+				case p.Files[0].State != StateChecked || len(p.Files[0].New) != 1:
+					t.Errorf("a preview that finished: %+v", p.Files[0])
+				default:
+					completed++
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	t.Logf("%d previews completed, %d cancelled", completed, cancelled)
+	if n := s.sup.unsavedDocs(); n != 0 {
+		t.Errorf("%d unsaved versions left behind", n)
+	}
+	d := must(s.sup.Diagnostics(s.ctx, s.at("shapes/shapes.go")))(t)
+	if len(d.Diagnostics) != 0 {
+		t.Errorf("lsp diagnostics sees a preview's text: %+v", d.Diagnostics)
+	}
+	h := must(s.sup.Hover(s.ctx, s.at("main.go"), Place{Line: 12, Symbol: "Total"}))(t)
+	if !strings.Contains(h.Contents, "[]shapes.Shape) float64") {
+		t.Errorf("hover sees a preview's text: %s", h.Contents)
+	}
 }
