@@ -114,6 +114,10 @@ func TestPreviewCancelledAtRandom(t *testing.T) {
 	broken := strings.Replace(shapes, "func Total(shapes []Shape) float64 {", "func Total(shapes []Shape) int {", 1)
 	// Warm the server: the first preview loads the workspace.
 	must(s.sup.Preview(s.ctx, []Proposed{{File: s.at("shapes/shapes.go"), Text: []byte(broken)}}))(t)
+	// The session's context ends after 3 minutes; a thousand rounds take
+	// longer.
+	base, stop := context.WithTimeout(context.Background(), time.Duration(*previewRounds)*2*time.Second)
+	defer stop()
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	completed, cancelled := 0, 0
@@ -123,7 +127,7 @@ func TestPreviewCancelledAtRandom(t *testing.T) {
 			defer wg.Done()
 			rng := rand.New(rand.NewPCG(uint64(w), 31))
 			for range *previewRounds / 2 {
-				ctx, cancel := context.WithCancel(s.ctx)
+				ctx, cancel := context.WithCancel(base)
 				timer := time.AfterFunc(time.Duration(rng.IntN(800))*time.Millisecond, cancel)
 				files := []Proposed{{File: s.at("shapes/shapes.go"), Text: []byte(broken)}}
 				if rng.IntN(2) == 0 {

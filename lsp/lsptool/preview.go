@@ -175,7 +175,7 @@ func FormatPreview(p *lsp.Preview) string {
 	}
 	switch {
 	case len(fresh) > 0:
-		fmt.Fprintf(&b, "%s: accepting would introduce %s:\n", head, countSeverities(fresh))
+		fmt.Fprintf(&b, "%s: the change would introduce %s:\n", head, countSeverities(fresh))
 		for i, d := range fresh {
 			if i == maxPreviewShown {
 				fmt.Fprintf(&b, "... and %d more\n", len(fresh)-i)
@@ -194,7 +194,7 @@ func FormatPreview(p *lsp.Preview) string {
 			}
 		}
 	case checked > 0:
-		fmt.Fprintf(&b, "%s: accepting introduces no error or warning in the %s checked\n", head, textcut.Count(checked, "file", "files"))
+		fmt.Fprintf(&b, "%s: the change introduces no error or warning in the %s checked\n", head, textcut.Count(checked, "file", "files"))
 	default:
 		fmt.Fprintf(&b, "%s: no file was checked\n", head)
 	}
