@@ -6,13 +6,12 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/internal/staged"
 	"github.com/builtin-tools/builtin-tools/lsp"
-	"github.com/builtin-tools/builtin-tools/lsp/lsptool"
 	"github.com/builtin-tools/builtin-tools/registry"
 )
 
 // servers are the run's language servers: with check, a write tool gives
 // them the contents it would write and writes nothing (PRE-1).
-var servers = registry.Requires(lsptool.Key, "check (the contents a call would write, checked by the language servers with nothing written)", "write", "edit", "apply_patch")
+var servers = registry.RequiresService[lsp.Checker]("check (the contents a call would write, checked by the language servers with nothing written)", "write", "edit", "apply_patch")
 
 // noCheckApproval lets a call with check through the approval gate: it
 // writes nothing.
@@ -29,9 +28,9 @@ func checkContents(ctx context.Context, c *registry.Call, files []staged.File) (
 	if !ok {
 		return nil, "", fmt.Errorf("check needs the language servers, which this run does not have (%s); nothing was written", servers.Missing(c.Run))
 	}
-	pv, err := sv.PreviewFiles(ctx, c, files)
+	pv, text, err := sv.CheckFiles(ctx, files)
 	if err != nil {
 		return nil, "", fmt.Errorf("the check stopped and nothing was written: %w", err)
 	}
-	return pv, lsptool.FormatPreview(pv), nil
+	return pv, text, nil
 }

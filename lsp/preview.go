@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/builtin-tools/builtin-tools/internal/staged"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
@@ -334,4 +335,12 @@ func (s *Supervisor) unsavedDocs() int {
 		srv.mu.Unlock()
 	}
 	return n
+}
+
+// Checker runs the contents a tool would write past the language servers
+// and writes nothing (PRE-1): the lsp family provides it to other
+// families' tools as a service, with the preview's text for an agent.
+// Each file's Path is absolute, inside the run's root.
+type Checker interface {
+	CheckFiles(ctx context.Context, files []staged.File) (*Preview, string, error)
 }

@@ -116,7 +116,7 @@ func TestPreviewCancelledAtRandom(t *testing.T) {
 	must(s.sup.Preview(s.ctx, []Proposed{{File: s.at("shapes/shapes.go"), Text: []byte(broken)}}))(t)
 	// The session's context ends after 3 minutes; a thousand rounds take
 	// longer.
-	base, stop := context.WithTimeout(context.Background(), time.Duration(*previewRounds)*2*time.Second)
+	base, stop := context.WithTimeout(context.Background(), 3*time.Minute+time.Duration(*previewRounds)*time.Second)
 	defer stop()
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -156,11 +156,11 @@ func TestPreviewCancelledAtRandom(t *testing.T) {
 	if n := s.sup.unsavedDocs(); n != 0 {
 		t.Errorf("%d unsaved versions left behind", n)
 	}
-	d := must(s.sup.Diagnostics(s.ctx, s.at("shapes/shapes.go")))(t)
+	d := must(s.sup.Diagnostics(base, s.at("shapes/shapes.go")))(t)
 	if len(d.Diagnostics) != 0 {
 		t.Errorf("lsp diagnostics sees a preview's text: %+v", d.Diagnostics)
 	}
-	h := must(s.sup.Hover(s.ctx, s.at("main.go"), Place{Line: 12, Symbol: "Total"}))(t)
+	h := must(s.sup.Hover(base, s.at("main.go"), Place{Line: 12, Symbol: "Total"}))(t)
 	if !strings.Contains(h.Contents, "[]shapes.Shape) float64") {
 		t.Errorf("hover sees a preview's text: %s", h.Contents)
 	}

@@ -59,4 +59,7 @@ var Family = registry.Family[*Servers]{
 	Tools:    []registry.Descriptor{LSPTool, RenameTool, FixTool},
 	Wrappers: []registry.Wrapper{DiagnosticsOnWrite},
 	Requires: []registry.Requirement{staging},
+	// write, edit and apply_patch with check run their contents past the
+	// servers.
+	Provides: []registry.Provision[*Servers]{registry.Provide(func(s *Servers) lsp.Checker { return s })},
 }

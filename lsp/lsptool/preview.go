@@ -49,6 +49,25 @@ func (s *Servers) PreviewFiles(ctx context.Context, c *registry.Call, files []st
 	return p, nil
 }
 
+// CheckFiles is PreviewFiles for a tool of another family, which finds
+// the Servers as an lsp.Checker: the paths through the supervisor's guard,
+// and the preview's text.
+func (s *Servers) CheckFiles(ctx context.Context, files []staged.File) (*lsp.Preview, string, error) {
+	var proposed []lsp.Proposed
+	for _, f := range files {
+		at, err := s.Sup.Guard().Path(f.Path)
+		if err != nil {
+			return nil, "", err
+		}
+		proposed = append(proposed, lsp.Proposed{File: at, Text: f.After})
+	}
+	p, err := s.Sup.Preview(ctx, proposed)
+	if err != nil {
+		return nil, "", err
+	}
+	return p, FormatPreview(p), nil
+}
+
 // Keep holds p, the preview of the change staged as id, for resolve.
 func (s *Servers) Keep(id string, p *lsp.Preview, files []staged.File) {
 	k := kept{preview: p, sums: map[string][sha256.Size]byte{}}
