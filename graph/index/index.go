@@ -296,7 +296,7 @@ func (x *Index) build(ctx context.Context) error {
 		<-keyed
 		files = x.fromManifest(ctx, files)
 	}
-	return x.capture(ctx, files, true)
+	return x.capture(ctx, files, true, false)
 }
 
 // admit records the folders and manifests (go.mod) of a walk and returns the
@@ -367,7 +367,7 @@ func readManifest(g *pathguard.Guard, langs *lang.Set, modAt map[string]string, 
 }
 
 // capture reads and extracts files and puts them in the index.
-func (x *Index) capture(ctx context.Context, entries []walk.Entry, counting bool) error {
+func (x *Index) capture(ctx context.Context, entries []walk.Entry, counting, oneAtATime bool) error {
 	var seq map[string]uint64 // this re-reading's number of each file
 	if !counting {
 		seq = make(map[string]uint64, len(entries))
@@ -388,7 +388,7 @@ func (x *Index) capture(ctx context.Context, entries []walk.Entry, counting bool
 		}()
 	}
 	lastNote := time.Now()
-	err := x.read(ctx, entries, func(rel string, f *snap.Entry, rerr error) {
+	err := x.read(ctx, entries, oneAtATime, func(rel string, f *snap.Entry, rerr error) {
 		x.mu.Lock()
 		switch {
 		case counting && x.b.Entry(rel) != nil:
@@ -432,8 +432,9 @@ func (x *Index) capture(ctx context.Context, entries []walk.Entry, counting bool
 // read reads files (in astgrep's work slots), takes each one's record
 // from the store by its bytes' key or parses and extracts it (and stores
 // the record), calling fn with each file's entry, or the error that kept
-// it from being read.
-func (x *Index) read(ctx context.Context, entries []walk.Entry, fn func(rel string, f *snap.Entry, err error)) error {
+// it from being read. oneAtATime reads one file at a time (the
+// refresher's workers), else as many as the engine's workers.
+func (x *Index) read(ctx context.Context, entries []walk.Entry, oneAtATime bool, fn func(rel string, f *snap.Entry, err error)) error {
 	type entry struct {
 		rel    string
 		l      *lang.Language
@@ -464,7 +465,18 @@ func (x *Index) read(ctx context.Context, entries []walk.Entry, fn func(rel stri
 		cf = append(cf, c)
 		of[e.Abs] = en
 	}
-	return x.eng.Capture(ctx, x.guard, cf, func(r *astgrep.CaptureResult) {
+	capture := x.eng.Capture
+	if oneAtATime {
+		capture = func(ctx context.Context, g *pathguard.Guard, cf []astgrep.CaptureFile, fn func(*astgrep.CaptureResult)) error {
+			for i := range cf {
+				if err := x.eng.Capture(ctx, g, cf[i:i+1], fn); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}
+	return capture(ctx, x.guard, cf, func(r *astgrep.CaptureResult) {
 		en := of[r.File.Path]
 		var f *snap.Entry
 		if r.Err == nil {
@@ -507,6 +519,11 @@ func putWithin(b *snap.Builder, f *snap.Entry, max int64) {
 // a write, so the next query sees the write. Files outside the root or in
 // no supported language are ignored; deleted ones are dropped.
 func (x *Index) Refresh(ctx context.Context, abs ...string) error {
+	return x.refresh(ctx, abs, false)
+}
+
+// refresh is Refresh, reading one file at a time when oneAtATime is set.
+func (x *Index) refresh(ctx context.Context, abs []string, oneAtATime bool) error {
 	var entries []walk.Entry
 	gone := map[string]string{} // files to drop, and why they are not indexed ("": no reason to say)
 	for _, a := range abs {
@@ -549,7 +566,7 @@ func (x *Index) Refresh(ctx context.Context, abs ...string) error {
 	if len(entries) == 0 {
 		return nil
 	}
-	return x.capture(ctx, entries, false)
+	return x.capture(ctx, entries, false, oneAtATime)
 }
 
 // syncNow is how many changed files Sync re-reads before it returns: the

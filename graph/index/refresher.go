@@ -9,7 +9,7 @@ import (
 // that Sync did not read before answering (past syncNow). It runs at most
 // refreshWorkers files at once, one less than the process's cores, so a
 // query always has a core to answer on while a large change (a checkout)
-// is read; queries read the snapshots it publishes file by file.
+// is read; queries read the snapshots it publishes every few files.
 
 // refreshWorkers is how many files the refresher reads at once.
 func refreshWorkers() int { return max(1, runtime.GOMAXPROCS(0)-1) }
@@ -82,25 +82,41 @@ func (x *Index) refreshWorker() {
 			x.pendMu.Unlock()
 			return
 		}
-		abs := x.queued[0]
-		x.queued[0] = ""
-		x.queued = x.queued[1:]
-		delete(x.queuedSet, abs)
-		x.inflight[abs]++
+		batch := append([]string(nil), x.queued[:min(refreshBatch, len(x.queued))]...)
+		clear(x.queued[:len(batch)])
+		x.queued = x.queued[len(batch):]
+		for _, a := range batch {
+			delete(x.queuedSet, a)
+			x.inflight[a]++
+		}
 		x.pendMu.Unlock()
-		if BeforeBackgroundReadForTest != nil {
-			BeforeBackgroundReadForTest(abs)
+		var todo []string
+		for _, a := range batch {
+			if BeforeBackgroundReadForTest != nil {
+				BeforeBackgroundReadForTest(a)
+			}
+			if !x.current(a) {
+				todo = append(todo, a)
+			}
 		}
-		if !x.current(abs) {
-			x.Refresh(x.ctx, abs) // an error is ctx's: the index is closing
-		}
+		// Published once at the end (or every 250 ms): each snapshot
+		// costs queries the resolver's per-snapshot caches.
+		x.refresh(x.ctx, todo, true) // an error is ctx's: the index is closing
 		x.pendMu.Lock()
-		if x.inflight[abs]--; x.inflight[abs] == 0 {
-			delete(x.inflight, abs)
+		for _, a := range batch {
+			if x.inflight[a]--; x.inflight[a] == 0 {
+				delete(x.inflight, a)
+			}
 		}
 		x.pendMu.Unlock()
 	}
 }
+
+// refreshBatch is how many files a worker re-reads, one at a time, before
+// it publishes them: a few parses' time, so a query that just sees a newer
+// snapshot rebuilds the resolver's per-snapshot caches an eighth as often
+// as after every file.
+const refreshBatch = 8
 
 // current says whether the published snapshot holds the file as it is on
 // disk (a write's Refresh, or an earlier worker, read it since it was
