@@ -96,6 +96,7 @@ type Index struct {
 	queuedSet map[string]bool
 	inflight  map[string]int // absolute paths a worker is re-reading
 	workers   int            // refresher workers running
+	pending   atomic.Int64   // files queued or in flight (Pending)
 	workRun   sync.WaitGroup
 
 	buildOnce sync.Once
@@ -180,6 +181,7 @@ func (x *Index) Close() {
 	<-x.saved
 	x.pendMu.Lock() // no worker is started past here (enqueue checks ctx)
 	x.queued, x.queuedSet = nil, map[string]bool{}
+	x.recount()
 	x.pendMu.Unlock()
 	x.workRun.Wait() // the refresher's workers stop at their next file
 	x.mu.Lock()

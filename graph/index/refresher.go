@@ -50,6 +50,7 @@ func (x *Index) split(changed []string) []string {
 		}
 		x.enqueue(a)
 	}
+	x.recount()
 	return now
 }
 
@@ -79,6 +80,7 @@ func (x *Index) refreshWorker() {
 		}
 		if len(x.queued) == 0 {
 			x.workers--
+			x.recount()
 			x.pendMu.Unlock()
 			return
 		}
@@ -89,6 +91,7 @@ func (x *Index) refreshWorker() {
 			delete(x.queuedSet, a)
 			x.inflight[a]++
 		}
+		x.recount()
 		x.pendMu.Unlock()
 		var todo []string
 		for _, a := range batch {
@@ -108,6 +111,7 @@ func (x *Index) refreshWorker() {
 				delete(x.inflight, a)
 			}
 		}
+		x.recount()
 		x.pendMu.Unlock()
 	}
 }
@@ -131,15 +135,17 @@ func (x *Index) current(abs string) bool {
 	return f != nil && err == nil && unchanged(f, st)
 }
 
-// Pending says how many changed files the refresher has still to re-read.
-func (x *Index) Pending() int {
-	x.pendMu.Lock()
-	defer x.pendMu.Unlock()
+// Pending says how many changed files the refresher has still to re-read
+// (a query reads it with no lock).
+func (x *Index) Pending() int { return int(x.pending.Load()) }
+
+// recount sets what Pending says. x.pendMu is held.
+func (x *Index) recount() {
 	n := len(x.queued)
 	for a := range x.inflight { // a file queued again while read is one file
 		if !x.queuedSet[a] {
 			n++
 		}
 	}
-	return n
+	x.pending.Store(int64(n))
 }
