@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -64,8 +63,8 @@ type previewItem struct {
 //
 // Each file's Verdict says what the version would introduce and what it
 // would fix against the file as on disk, keyed as the Ledger keys. A file
-// no server owns is StateNoServer with why; one whose server would not
-// start is StateServerFailed. Previews of one server are serialized, and
+// no server owns is NoServer with why; one whose server would not
+// start is ServerFailed. Previews of one server are serialized, and
 // no document sync of that server runs during one, so no other call sees
 // the proposed text. When ctx ends the documents are restored and ctx's
 // error is returned with what was found.
@@ -93,15 +92,17 @@ func (s *Supervisor) Preview(ctx context.Context, files []Proposed) (*Preview, e
 			return nil, fmt.Errorf("%w: %s is outside the root %s", ErrBadFile, abs, s.root)
 		}
 		v := &res.Files[i]
-		*v = Verdict{File: s.rel(path), New: []VerdictDiagnostic{}, Fixed: []VerdictDiagnostic{}}
+		*v = Verdict{File: s.rel(path), New: []Finding{}, Fixed: []Finding{}}
 		if len(f.Text) > maxFileBytes {
-			v.State, v.Why = StateNoServer, fmt.Sprintf("it would be %d bytes, over the %d-byte limit for language-server files", len(f.Text), maxFileBytes)
+			v.State, v.Why = NoServer, fmt.Sprintf("it would be %d bytes, over the %d-byte limit for language-server files", len(f.Text), maxFileBytes)
 			continue
 		}
 		s.noteDir(path)
 		c, err := s.choose(path)
 		if err != nil {
-			v.State, v.Why = StateNoServer, s.RelText(noServerWhy(path, err))
+			var why string
+			v.State, v.Server, why = unowned(path, err)
+			v.Why = s.RelText(why)
 			continue
 		}
 		key := serverKey{c.spec.ID, c.root}
@@ -123,10 +124,10 @@ func (s *Supervisor) Preview(ctx context.Context, files []Proposed) (*Preview, e
 	wg.Wait()
 	for _, key := range order {
 		for _, it := range groups[key].items {
-			if it.sent != nil && it.v.State == StateChecked {
+			if it.sent != nil && it.v.State == Checked {
 				res.after[it.v.File] = it.after
 			}
-			if it.v.State == StateTimedOut {
+			if it.v.State == TimedOut {
 				res.Incomplete, res.WaitMS = true, s.cfg.DiagnosticsWait.Milliseconds()
 			}
 		}
@@ -134,23 +135,11 @@ func (s *Supervisor) Preview(ctx context.Context, files []Proposed) (*Preview, e
 	return res, errors.Join(errs...)
 }
 
-// noServerWhy says in one line why no server owns path.
-func noServerWhy(path string, err error) string {
-	var ue *UnavailableError
-	switch {
-	case errors.Is(err, ErrNotOwned):
-		return fmt.Sprintf("no language server in the table handles %q files", filepath.Ext(path))
-	case errors.As(err, &ue):
-		return strings.Join(ue.Reasons, "; ")
-	}
-	return err.Error()
-}
-
 // previewOn previews items on c's server, holding its document sync for
 // the whole preview. It returns only ctx's error; a server's failure is
 // the items' verdict.
 func (s *Supervisor) previewOn(ctx context.Context, c *choice, items []*previewItem) error {
-	fail := func(state string, err error) {
+	fail := func(state State, err error) {
 		for _, it := range items {
 			if it.v.State == "" {
 				it.v.Server, it.v.State, it.v.Why = c.spec.ID, state, s.RelText(err.Error())
@@ -162,7 +151,7 @@ func (s *Supervisor) previewOn(ctx context.Context, c *choice, items []*previewI
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		fail(StateServerFailed, err)
+		fail(ServerFailed, err)
 		return nil
 	}
 	defer srv.release()
@@ -181,7 +170,7 @@ func (s *Supervisor) previewOn(ctx context.Context, c *choice, items []*previewI
 		}
 		doc, _, err := srv.syncFileLocked(send, it.path, c.languageID)
 		if err != nil {
-			it.v.State, it.v.Why = StateServerFailed, s.RelText(err.Error())
+			it.v.State, it.v.Why = ServerFailed, s.RelText(err.Error())
 			continue
 		}
 		it.base = doc
@@ -195,10 +184,10 @@ func (s *Supervisor) previewOn(ctx context.Context, c *choice, items []*previewI
 		case ctx.Err() != nil:
 			return ctx.Err()
 		case errors.Is(err, ErrDiagnosticsTimeout):
-			it.v.State, it.v.Why = StateTimedOut, "the diagnostics of the file as on disk did not arrive, so nothing can be said to be new or fixed: "+s.RelText(err.Error())
+			it.v.State, it.v.Why = TimedOut, "the diagnostics of the file as on disk did not arrive, so nothing can be said to be new or fixed: "+s.RelText(err.Error())
 			it.v.WaitedMS = s.cfg.DiagnosticsWait.Milliseconds()
 		case err != nil:
-			it.v.State, it.v.Why = StateServerFailed, s.RelText(err.Error())
+			it.v.State, it.v.Why = ServerFailed, s.RelText(err.Error())
 		default:
 			it.before = s.relMessages(convertDiagnostics(raw, it.path, it.base.text, srv.encoding))
 		}
@@ -228,7 +217,7 @@ func (s *Supervisor) previewOn(ctx context.Context, c *choice, items []*previewI
 		doc, err := srv.sendUnsaved(send, it.path, c.languageID, it.text)
 		it.sent = doc
 		if err != nil {
-			it.v.State, it.v.Why = StateServerFailed, s.RelText(err.Error())
+			it.v.State, it.v.Why = ServerFailed, s.RelText(err.Error())
 		}
 	}
 	if s.hooks != nil && s.hooks.previewSent != nil {
@@ -247,17 +236,17 @@ func (s *Supervisor) previewOn(ctx context.Context, c *choice, items []*previewI
 		case errors.Is(err, ErrDiagnosticsTimeout):
 			// What the server holds may be an earlier version's: none of
 			// it is reported as new.
-			it.v.State = StateTimedOut
+			it.v.State = TimedOut
 			it.v.Why = fmt.Sprintf("the diagnostics of the proposed version did not arrive within %s; the result is incomplete", s.cfg.DiagnosticsWait)
 			continue
 		case err != nil:
-			it.v.State, it.v.Why = StateServerFailed, s.RelText(err.Error())
+			it.v.State, it.v.Why = ServerFailed, s.RelText(err.Error())
 			continue
 		}
 		it.after = s.relMessages(convertDiagnostics(raw, it.path, it.text, srv.encoding))
 		fresh, gone := diffDiagnostics(it.before, it.after)
-		it.v.State = StateChecked
-		it.v.New, it.v.Fixed = verdictDiagnostics(fresh), verdictDiagnostics(gone)
+		it.v.State = Checked
+		it.v.New, it.v.Fixed = Findings(fresh), Findings(gone)
 	}
 	return nil
 }

@@ -44,8 +44,8 @@ func BenchmarkPreview(b *testing.B) {
 				t0 := time.Now()
 				p, err := s.sup.Preview(s.ctx, []Proposed{{File: at, Text: []byte(text)}})
 				d := time.Since(t0)
-				if err != nil || p.Files[0].State != StateChecked ||
-					!slices.ContainsFunc(p.Files[0].New, func(v VerdictDiagnostic) bool { return strings.Contains(v.Message, want) }) {
+				if err != nil || p.Files[0].State != Checked ||
+					!slices.ContainsFunc(p.Files[0].New, func(v Finding) bool { return strings.Contains(v.Message, want) }) {
 					b.Fatalf("preview %d: %v, %+v lacks %q", i, err, p, want)
 				}
 				return d

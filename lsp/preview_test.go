@@ -43,7 +43,7 @@ func TestPreviewGopls(t *testing.T) {
 			t.Fatalf("preview: %+v", p)
 		}
 		v := p.Files[0]
-		if v.File != "shapes/shapes.go" || v.Server != "gopls" || v.State != StateChecked || v.Version < 2 || len(v.Fixed) != 0 {
+		if v.File != "shapes/shapes.go" || v.Server != "gopls" || v.State != Checked || v.Version < 2 || len(v.Fixed) != 0 {
 			t.Errorf("verdict: %+v", v)
 		}
 		if len(v.New) != 1 || v.New[0].Severity != "error" || v.New[0].LineText != "\treturn sum" || !strings.Contains(v.New[0].Message, "float64") {
@@ -62,7 +62,7 @@ func TestPreviewGopls(t *testing.T) {
 		}
 		p := must(s.sup.Preview(s.ctx, []Proposed{{File: s.at("shapes/shapes.go"), Text: []byte(shapes)}}))(t)
 		v := p.Files[0]
-		if v.State != StateChecked || len(v.New) != 0 || len(v.Fixed) != 1 || v.Fixed[0].LineText != "\treturn sum" {
+		if v.State != Checked || len(v.New) != 0 || len(v.Fixed) != 1 || v.Fixed[0].LineText != "\treturn sum" {
 			t.Errorf("want one fixed error and nothing new, got %+v", v)
 		}
 		if !p.Matches("shapes/shapes.go", nil) {
@@ -92,10 +92,10 @@ func TestPreviewGopls(t *testing.T) {
 		s.write("notes.txt", "hello\n")
 		p := must(s.sup.Preview(s.ctx, []Proposed{{File: s.at("notes.txt"), Text: []byte("bye\n")},
 			{File: s.at("shapes/shapes.go"), Text: []byte(shapes)}}))(t)
-		if v := p.Files[0]; v.State != StateNoServer || v.Server != "" || !strings.Contains(v.Why, `".txt" files`) {
+		if v := p.Files[0]; v.State != NoServer || v.Server != "" || !strings.Contains(v.Why, ".txt files") {
 			t.Errorf("no server: %+v", v)
 		}
-		if v := p.Files[1]; v.State != StateChecked || len(v.New)+len(v.Fixed) != 0 {
+		if v := p.Files[1]; v.State != Checked || len(v.New)+len(v.Fixed) != 0 {
 			t.Errorf("an unchanged file: %+v", v)
 		}
 		asOnDisk(t)
@@ -142,7 +142,7 @@ func TestPreviewCancelledAtRandom(t *testing.T) {
 					cancelled++
 				case err != nil:
 					t.Errorf("preview: %v", err)
-				case p.Files[0].State != StateChecked || len(p.Files[0].New) != 1:
+				case p.Files[0].State != Checked || len(p.Files[0].New) != 1:
 					t.Errorf("a preview that finished: %+v", p.Files[0])
 				default:
 					completed++

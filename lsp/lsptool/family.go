@@ -20,6 +20,7 @@ type Servers struct {
 
 	mu    sync.Mutex
 	plans map[*registry.Call]planned
+	late  []late // verdicts that came after their write's result
 	// previews are staged changes' diagnostics previews, by edit id, for
 	// resolve (preview.go); keptOrder is their order, oldest first.
 	previews  map[string]kept
@@ -57,7 +58,7 @@ var Family = registry.Family[*Servers]{
 		return &Servers{Sup: lsp.OpenSupervisor(env.Guard, cfg), ledger: lsp.NewLedger()}, nil
 	},
 	Tools:    []registry.Descriptor{LSPTool, RenameTool, FixTool},
-	Wrappers: []registry.Wrapper{DiagnosticsOnWrite},
+	Wrappers: []registry.Wrapper{DiagnosticsOnWrite, LateDiagnostics},
 	Requires: []registry.Requirement{staging},
 	// write, edit and apply_patch with check run their contents past the
 	// servers.

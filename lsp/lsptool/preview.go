@@ -127,7 +127,7 @@ func (s *Servers) Compare(ctx context.Context, c *registry.Call, id string) *Pre
 	}
 	m := &PreviewMatch{Differences: []string{}}
 	for _, v := range k.preview.Files {
-		if v.State != lsp.StateChecked {
+		if v.State != lsp.Checked {
 			continue
 		}
 		at, err := c.Location(v.File)
@@ -165,7 +165,7 @@ const maxPreviewShown = 20
 // FormatPreview is what an agent reads of a preview: what accepting would
 // introduce, quoted, what it would fix, and each file not checked and why.
 func FormatPreview(p *lsp.Preview) string {
-	var fresh []lsp.VerdictDiagnostic
+	var fresh []lsp.Finding
 	var files []string
 	var notes []string
 	servers := map[string]bool{}
@@ -176,14 +176,14 @@ func FormatPreview(p *lsp.Preview) string {
 		}
 		fresh = append(fresh, v.New...)
 		switch v.State {
-		case lsp.StateChecked:
+		case lsp.Checked:
 			checked++
 			servers[v.Server] = true
-		case lsp.StateTimedOut:
+		case lsp.TimedOut:
 			notes = append(notes, fmt.Sprintf("%s: timed out after %d ms (%s); the preview is incomplete", v.File, v.WaitedMS, v.Server))
-		case lsp.StateNoServer:
+		case lsp.NoServer:
 			notes = append(notes, fmt.Sprintf("%s: not checked: %s", v.File, clip(oneLine(v.Why), 300)))
-		case lsp.StateServerFailed:
+		case lsp.ServerFailed:
 			notes = append(notes, fmt.Sprintf("%s: not checked: %s", v.File, clip(oneLine(v.Why), 300)))
 		}
 	}
@@ -238,7 +238,7 @@ func FormatPreview(p *lsp.Preview) string {
 
 // countSeverities says how many of ds are errors and how many warnings
 // ("1 error", "2 errors and 1 warning").
-func countSeverities(ds []lsp.VerdictDiagnostic) string {
+func countSeverities(ds []lsp.Finding) string {
 	errs, warns := 0, 0
 	for _, d := range ds {
 		if d.Severity == "warning" {
