@@ -205,7 +205,7 @@ func (s *Supervisor) previewOn(ctx context.Context, c *choice, items []*previewI
 		defer cancel()
 		for _, it := range items {
 			if it.sent != nil {
-				srv.restoreLocked(restore, it.path)
+				srv.restoreLocked(restore, it.path, it.base)
 			}
 		}
 	}()
@@ -283,13 +283,31 @@ func (s *server) sendUnsaved(ctx context.Context, path, languageID, text string)
 
 // restoreLocked puts path's document back to what is on disk after a
 // preview: didChange with the disk's text (didClose when the file is not
-// there, or cannot be read). The caller holds syncMu.
-func (s *server) restoreLocked(ctx context.Context, path string) error {
+// there, or cannot be read). base is the document as the server had it
+// before, nil for a file it did not have. The caller holds syncMu.
+func (s *server) restoreLocked(ctx context.Context, path string, base *openDoc) error {
 	s.mu.Lock()
 	doc := s.docs[path]
+	seq := s.diagSeq
 	s.mu.Unlock()
 	if doc == nil || !doc.unsaved {
 		return nil
+	}
+	if text, info, err := readText(s.guard, path); base != nil && err == nil && text == base.text {
+		// The disk still holds what the server had: only the text goes
+		// back. No didSave, which tells a server the file changed on disk
+		// and costs gopls a reload of the package.
+		next := &openDoc{path: path, uri: doc.uri, languageID: doc.languageID, version: doc.version + 1,
+			text: text, modTime: info.ModTime(), size: info.Size(), syncSeq: seq}
+		p := didChangeParams{TextDocument: versionedTextDocumentIdentifier{URI: next.uri, Version: &next.version}}
+		p.ContentChanges = append(p.ContentChanges, struct {
+			Text string `json:"text"`
+		}{text})
+		err := s.notify(ctx, "textDocument/didChange", p)
+		s.mu.Lock()
+		s.docs[path] = next
+		s.mu.Unlock()
+		return err
 	}
 	got, _, err := s.syncFileLocked(ctx, path, doc.languageID)
 	if err != nil {
