@@ -11,7 +11,7 @@ import (
 
 // SchemaHash changes whenever a field, a type, their order or the encoding changes:
 // the SHA-256 of the types' description and of this file's code.
-const SchemaHash = "89568ae301a5ea8178ebcff0b7c886971b271ff71de5b0dfb8513af83addce98"
+const SchemaHash = "658ed6bc01f42e24c64d35dce7b4fe5f4cd4c94f2cee27ad0f9e5414acd02313"
 
 var _ = math.MaxInt32 // used or not, by the types
 
@@ -28,6 +28,8 @@ func codecDefAppend(b []byte, v, prev *Def) []byte {
 	b = append(b, v.Self...)
 	b = binary.AppendUvarint(b, uint64(len(v.Type)))
 	b = append(b, v.Type...)
+	b = binary.AppendVarint(b, int64(v.T))
+	b = binary.AppendVarint(b, int64(v.X))
 	b = binary.AppendVarint(b, int64(v.Line)-int64(prev.Line))
 	b = binary.AppendVarint(b, int64(v.EndLine))
 	b = binary.AppendVarint(b, int64(v.Col))
@@ -50,6 +52,34 @@ func (d *codecDecoder) codecDef(v, prev *Def) {
 	v.Scope = d.string()
 	v.Self = d.string()
 	v.Type = d.string()
+	{
+		var u uint64
+		if len(d.b) > 0 && d.b[0] < 0x80 {
+			u = uint64(d.b[0])
+			d.b = d.b[1:]
+		} else {
+			u = d.uvarintSlow()
+		}
+		s := int64(u>>1) ^ -int64(u&1)
+		if s < math.MinInt32 || s > math.MaxInt32 {
+			d.fail("an int32 out of range")
+		}
+		v.T = int32(s)
+	}
+	{
+		var u uint64
+		if len(d.b) > 0 && d.b[0] < 0x80 {
+			u = uint64(d.b[0])
+			d.b = d.b[1:]
+		} else {
+			u = d.uvarintSlow()
+		}
+		s := int64(u>>1) ^ -int64(u&1)
+		if s < math.MinInt32 || s > math.MaxInt32 {
+			d.fail("an int32 out of range")
+		}
+		v.X = int32(s)
+	}
 	{
 		var u uint64
 		if len(d.b) > 0 && d.b[0] < 0x80 {
@@ -148,6 +178,7 @@ func (d *codecDecoder) codecDef(v, prev *Def) {
 func codecRefAppend(b []byte, v, prev *Ref) []byte {
 	b = binary.AppendUvarint(b, uint64(v.Name))
 	b = binary.AppendUvarint(b, uint64(v.Recv))
+	b = binary.AppendVarint(b, int64(v.X))
 	b = append(b, byte(v.Kind))
 	b = binary.AppendVarint(b, int64(v.Line)-int64(prev.Line))
 	b = binary.AppendVarint(b, int64(v.Col))
@@ -182,6 +213,20 @@ func (d *codecDecoder) codecRef(v, prev *Ref) {
 			d.fail("a uint32 out of range")
 		}
 		v.Recv = uint32(u)
+	}
+	{
+		var u uint64
+		if len(d.b) > 0 && d.b[0] < 0x80 {
+			u = uint64(d.b[0])
+			d.b = d.b[1:]
+		} else {
+			u = d.uvarintSlow()
+		}
+		s := int64(u>>1) ^ -int64(u&1)
+		if s < math.MinInt32 || s > math.MaxInt32 {
+			d.fail("an int32 out of range")
+		}
+		v.X = int32(s)
 	}
 	if len(d.b) > 0 {
 		v.Kind = uint8(d.b[0])
@@ -286,6 +331,8 @@ func codecLocalAppend(b []byte, v *Local) []byte {
 	b = binary.AppendVarint(b, int64(v.At))
 	b = binary.AppendVarint(b, int64(v.End))
 	b = binary.AppendUvarint(b, uint64(v.Type))
+	b = binary.AppendVarint(b, int64(v.T))
+	b = binary.AppendVarint(b, int64(v.X))
 	b = append(b, byte(v.How))
 	b = binary.AppendVarint(b, int64(v.Line))
 	return b
@@ -360,6 +407,34 @@ func (d *codecDecoder) codecLocal(v *Local) {
 		}
 		v.Type = uint32(u)
 	}
+	{
+		var u uint64
+		if len(d.b) > 0 && d.b[0] < 0x80 {
+			u = uint64(d.b[0])
+			d.b = d.b[1:]
+		} else {
+			u = d.uvarintSlow()
+		}
+		s := int64(u>>1) ^ -int64(u&1)
+		if s < math.MinInt32 || s > math.MaxInt32 {
+			d.fail("an int32 out of range")
+		}
+		v.T = int32(s)
+	}
+	{
+		var u uint64
+		if len(d.b) > 0 && d.b[0] < 0x80 {
+			u = uint64(d.b[0])
+			d.b = d.b[1:]
+		} else {
+			u = d.uvarintSlow()
+		}
+		s := int64(u>>1) ^ -int64(u&1)
+		if s < math.MinInt32 || s > math.MaxInt32 {
+			d.fail("an int32 out of range")
+		}
+		v.X = int32(s)
+	}
 	if len(d.b) > 0 {
 		v.How = uint8(d.b[0])
 		d.b = d.b[1:]
@@ -389,6 +464,8 @@ func codecFieldAppend(b []byte, v *Field) []byte {
 	b = append(b, v.Name...)
 	b = binary.AppendUvarint(b, uint64(len(v.Type)))
 	b = append(b, v.Type...)
+	b = binary.AppendVarint(b, int64(v.T))
+	b = binary.AppendVarint(b, int64(v.X))
 	b = append(b, byte(v.How))
 	b = binary.AppendVarint(b, int64(v.Line))
 	b = binary.AppendVarint(b, int64(v.At))
@@ -414,6 +491,34 @@ func (d *codecDecoder) codecField(v *Field) {
 	v.Container = d.string()
 	v.Name = d.string()
 	v.Type = d.string()
+	{
+		var u uint64
+		if len(d.b) > 0 && d.b[0] < 0x80 {
+			u = uint64(d.b[0])
+			d.b = d.b[1:]
+		} else {
+			u = d.uvarintSlow()
+		}
+		s := int64(u>>1) ^ -int64(u&1)
+		if s < math.MinInt32 || s > math.MaxInt32 {
+			d.fail("an int32 out of range")
+		}
+		v.T = int32(s)
+	}
+	{
+		var u uint64
+		if len(d.b) > 0 && d.b[0] < 0x80 {
+			u = uint64(d.b[0])
+			d.b = d.b[1:]
+		} else {
+			u = d.uvarintSlow()
+		}
+		s := int64(u>>1) ^ -int64(u&1)
+		if s < math.MinInt32 || s > math.MaxInt32 {
+			d.fail("an int32 out of range")
+		}
+		v.X = int32(s)
+	}
 	if len(d.b) > 0 {
 		v.How = uint8(d.b[0])
 		d.b = d.b[1:]
@@ -451,6 +556,170 @@ func (d *codecDecoder) codecField(v *Field) {
 	v.Module = d.bool()
 	v.Global = d.bool()
 	v.Attr = d.bool()
+}
+
+func codecTypeNodeAppend(b []byte, v *TypeNode) []byte {
+	b = append(b, byte(v.Form))
+	b = append(b, byte(v.Part))
+	b = binary.AppendUvarint(b, uint64(v.Name))
+	b = binary.AppendUvarint(b, uint64(v.Label))
+	b = binary.AppendUvarint(b, uint64(v.Text))
+	b = binary.AppendVarint(b, int64(v.Last))
+	return b
+}
+
+func (d *codecDecoder) codecTypeNode(v *TypeNode) {
+	if len(d.b) > 0 {
+		v.Form = uint8(d.b[0])
+		d.b = d.b[1:]
+	} else {
+		d.fail("short input")
+	}
+	if len(d.b) > 0 {
+		v.Part = uint8(d.b[0])
+		d.b = d.b[1:]
+	} else {
+		d.fail("short input")
+	}
+	{
+		var u uint64
+		if len(d.b) > 0 && d.b[0] < 0x80 {
+			u = uint64(d.b[0])
+			d.b = d.b[1:]
+		} else {
+			u = d.uvarintSlow()
+		}
+		if u > math.MaxUint32 {
+			d.fail("a uint32 out of range")
+		}
+		v.Name = uint32(u)
+	}
+	{
+		var u uint64
+		if len(d.b) > 0 && d.b[0] < 0x80 {
+			u = uint64(d.b[0])
+			d.b = d.b[1:]
+		} else {
+			u = d.uvarintSlow()
+		}
+		if u > math.MaxUint32 {
+			d.fail("a uint32 out of range")
+		}
+		v.Label = uint32(u)
+	}
+	{
+		var u uint64
+		if len(d.b) > 0 && d.b[0] < 0x80 {
+			u = uint64(d.b[0])
+			d.b = d.b[1:]
+		} else {
+			u = d.uvarintSlow()
+		}
+		if u > math.MaxUint32 {
+			d.fail("a uint32 out of range")
+		}
+		v.Text = uint32(u)
+	}
+	{
+		var u uint64
+		if len(d.b) > 0 && d.b[0] < 0x80 {
+			u = uint64(d.b[0])
+			d.b = d.b[1:]
+		} else {
+			u = d.uvarintSlow()
+		}
+		s := int64(u>>1) ^ -int64(u&1)
+		if s < math.MinInt32 || s > math.MaxInt32 {
+			d.fail("an int32 out of range")
+		}
+		v.Last = int32(s)
+	}
+}
+
+func codecExprAppend(b []byte, v *Expr) []byte {
+	b = binary.AppendVarint(b, int64(v.First))
+	b = append(b, byte(v.N))
+	return b
+}
+
+func (d *codecDecoder) codecExpr(v *Expr) {
+	{
+		var u uint64
+		if len(d.b) > 0 && d.b[0] < 0x80 {
+			u = uint64(d.b[0])
+			d.b = d.b[1:]
+		} else {
+			u = d.uvarintSlow()
+		}
+		s := int64(u>>1) ^ -int64(u&1)
+		if s < math.MinInt32 || s > math.MaxInt32 {
+			d.fail("an int32 out of range")
+		}
+		v.First = int32(s)
+	}
+	if len(d.b) > 0 {
+		v.N = uint8(d.b[0])
+		d.b = d.b[1:]
+	} else {
+		d.fail("short input")
+	}
+}
+
+func codecStepAppend(b []byte, v *Step) []byte {
+	b = append(b, byte(v.Op))
+	b = binary.AppendUvarint(b, uint64(v.Name))
+	b = binary.AppendUvarint(b, uint64(v.Text))
+	b = binary.AppendVarint(b, int64(v.Type))
+	return b
+}
+
+func (d *codecDecoder) codecStep(v *Step) {
+	if len(d.b) > 0 {
+		v.Op = uint8(d.b[0])
+		d.b = d.b[1:]
+	} else {
+		d.fail("short input")
+	}
+	{
+		var u uint64
+		if len(d.b) > 0 && d.b[0] < 0x80 {
+			u = uint64(d.b[0])
+			d.b = d.b[1:]
+		} else {
+			u = d.uvarintSlow()
+		}
+		if u > math.MaxUint32 {
+			d.fail("a uint32 out of range")
+		}
+		v.Name = uint32(u)
+	}
+	{
+		var u uint64
+		if len(d.b) > 0 && d.b[0] < 0x80 {
+			u = uint64(d.b[0])
+			d.b = d.b[1:]
+		} else {
+			u = d.uvarintSlow()
+		}
+		if u > math.MaxUint32 {
+			d.fail("a uint32 out of range")
+		}
+		v.Text = uint32(u)
+	}
+	{
+		var u uint64
+		if len(d.b) > 0 && d.b[0] < 0x80 {
+			u = uint64(d.b[0])
+			d.b = d.b[1:]
+		} else {
+			u = d.uvarintSlow()
+		}
+		s := int64(u>>1) ^ -int64(u&1)
+		if s < math.MinInt32 || s > math.MaxInt32 {
+			d.fail("an int32 out of range")
+		}
+		v.Type = int32(s)
+	}
 }
 
 func codecRecordAppend(b []byte, v *Record) []byte {
@@ -510,6 +779,24 @@ func codecRecordAppend(b []byte, v *Record) []byte {
 			b = binary.AppendVarint(b, int64(v.ErrorAt[i0]))
 		}
 	}
+	b = binary.AppendUvarint(b, uint64(len(v.Types)))
+	{
+		for i0 := range v.Types {
+			b = codecTypeNodeAppend(b, &v.Types[i0])
+		}
+	}
+	b = binary.AppendUvarint(b, uint64(len(v.Exprs)))
+	{
+		for i0 := range v.Exprs {
+			b = codecExprAppend(b, &v.Exprs[i0])
+		}
+	}
+	b = binary.AppendUvarint(b, uint64(len(v.Steps)))
+	{
+		for i0 := range v.Steps {
+			b = codecStepAppend(b, &v.Steps[i0])
+		}
+	}
 	b = binary.AppendUvarint(b, uint64(len(v.DefOrder)))
 	{
 		for i0 := range v.DefOrder {
@@ -530,7 +817,7 @@ func (d *codecDecoder) codecRecord(v *Record) {
 	v.Exports = d.string()
 	v.Default = d.string()
 	v.BuildLine = d.string()
-	if n := d.count(14); n > 0 {
+	if n := d.count(16); n > 0 {
 		v.Defs = make([]Def, n)
 		prev := &Def{}
 		for i0 := range v.Defs {
@@ -538,7 +825,7 @@ func (d *codecDecoder) codecRecord(v *Record) {
 			prev = &v.Defs[i0]
 		}
 	}
-	if n := d.count(7); n > 0 {
+	if n := d.count(8); n > 0 {
 		v.Refs = make([]Ref, n)
 		prev := &Ref{}
 		for i0 := range v.Refs {
@@ -552,13 +839,13 @@ func (d *codecDecoder) codecRecord(v *Record) {
 			d.codecImport(&v.Imports[i0])
 		}
 	}
-	if n := d.count(7); n > 0 {
+	if n := d.count(9); n > 0 {
 		v.Locals = make([]Local, n)
 		for i0 := range v.Locals {
 			d.codecLocal(&v.Locals[i0])
 		}
 	}
-	if n := d.count(9); n > 0 {
+	if n := d.count(11); n > 0 {
 		v.Fields = make([]Field, n)
 		for i0 := range v.Fields {
 			d.codecField(&v.Fields[i0])
@@ -601,6 +888,24 @@ func (d *codecDecoder) codecRecord(v *Record) {
 				}
 				v.ErrorAt[i0] = int(s)
 			}
+		}
+	}
+	if n := d.count(6); n > 0 {
+		v.Types = make([]TypeNode, n)
+		for i0 := range v.Types {
+			d.codecTypeNode(&v.Types[i0])
+		}
+	}
+	if n := d.count(2); n > 0 {
+		v.Exprs = make([]Expr, n)
+		for i0 := range v.Exprs {
+			d.codecExpr(&v.Exprs[i0])
+		}
+	}
+	if n := d.count(4); n > 0 {
+		v.Steps = make([]Step, n)
+		for i0 := range v.Steps {
+			d.codecStep(&v.Steps[i0])
 		}
 	}
 	if n := d.count(1); n > 0 {
@@ -666,6 +971,20 @@ func (v *Record) UnmarshalBinary(data []byte) error {
 // Validate checks what decoding cannot: that every index points into
 // its table (the codec tags of Record's fields).
 func (v *Record) Validate() error {
+	for i0 := range v.Defs {
+		{
+			x, n := int64(v.Defs[i0].T), int64(len(v.Types))
+			if !(x >= 0 && x <= n) {
+				return fmt.Errorf("Record.Defs[%d].T: %d is not an offset within Types (length %d)", i0, x, n)
+			}
+		}
+		{
+			x, n := int64(v.Defs[i0].X), int64(len(v.Exprs))
+			if !(x >= 0 && x <= n) {
+				return fmt.Errorf("Record.Defs[%d].X: %d is not an offset within Exprs (length %d)", i0, x, n)
+			}
+		}
+	}
 	for i0 := range v.Refs {
 		{
 			x, n := int64(v.Refs[i0].Name), int64(len(v.Strs))
@@ -677,6 +996,12 @@ func (v *Record) Validate() error {
 			x, n := int64(v.Refs[i0].Recv), int64(len(v.Strs))
 			if !(x >= 0 && x < n) {
 				return fmt.Errorf("Record.Refs[%d].Recv: %d is not an index of Strs (length %d)", i0, x, n)
+			}
+		}
+		{
+			x, n := int64(v.Refs[i0].X), int64(len(v.Exprs))
+			if !(x >= 0 && x <= n) {
+				return fmt.Errorf("Record.Refs[%d].X: %d is not an offset within Exprs (length %d)", i0, x, n)
 			}
 		}
 		{
@@ -703,6 +1028,72 @@ func (v *Record) Validate() error {
 			x, n := int64(v.Locals[i0].Type), int64(len(v.Strs))
 			if !(x >= 0 && x < n) {
 				return fmt.Errorf("Record.Locals[%d].Type: %d is not an index of Strs (length %d)", i0, x, n)
+			}
+		}
+		{
+			x, n := int64(v.Locals[i0].T), int64(len(v.Types))
+			if !(x >= 0 && x <= n) {
+				return fmt.Errorf("Record.Locals[%d].T: %d is not an offset within Types (length %d)", i0, x, n)
+			}
+		}
+		{
+			x, n := int64(v.Locals[i0].X), int64(len(v.Exprs))
+			if !(x >= 0 && x <= n) {
+				return fmt.Errorf("Record.Locals[%d].X: %d is not an offset within Exprs (length %d)", i0, x, n)
+			}
+		}
+	}
+	for i0 := range v.Fields {
+		{
+			x, n := int64(v.Fields[i0].T), int64(len(v.Types))
+			if !(x >= 0 && x <= n) {
+				return fmt.Errorf("Record.Fields[%d].T: %d is not an offset within Types (length %d)", i0, x, n)
+			}
+		}
+		{
+			x, n := int64(v.Fields[i0].X), int64(len(v.Exprs))
+			if !(x >= 0 && x <= n) {
+				return fmt.Errorf("Record.Fields[%d].X: %d is not an offset within Exprs (length %d)", i0, x, n)
+			}
+		}
+	}
+	for i0 := range v.Types {
+		{
+			x, n := int64(v.Types[i0].Name), int64(len(v.Strs))
+			if !(x >= 0 && x < n) {
+				return fmt.Errorf("Record.Types[%d].Name: %d is not an index of Strs (length %d)", i0, x, n)
+			}
+		}
+		{
+			x, n := int64(v.Types[i0].Label), int64(len(v.Strs))
+			if !(x >= 0 && x < n) {
+				return fmt.Errorf("Record.Types[%d].Label: %d is not an index of Strs (length %d)", i0, x, n)
+			}
+		}
+		{
+			x, n := int64(v.Types[i0].Text), int64(len(v.Strs))
+			if !(x >= 0 && x < n) {
+				return fmt.Errorf("Record.Types[%d].Text: %d is not an index of Strs (length %d)", i0, x, n)
+			}
+		}
+	}
+	for i0 := range v.Steps {
+		{
+			x, n := int64(v.Steps[i0].Name), int64(len(v.Strs))
+			if !(x >= 0 && x < n) {
+				return fmt.Errorf("Record.Steps[%d].Name: %d is not an index of Strs (length %d)", i0, x, n)
+			}
+		}
+		{
+			x, n := int64(v.Steps[i0].Text), int64(len(v.Strs))
+			if !(x >= 0 && x < n) {
+				return fmt.Errorf("Record.Steps[%d].Text: %d is not an index of Strs (length %d)", i0, x, n)
+			}
+		}
+		{
+			x, n := int64(v.Steps[i0].Type), int64(len(v.Types))
+			if !(x >= 0 && x <= n) {
+				return fmt.Errorf("Record.Steps[%d].Type: %d is not an offset within Types (length %d)", i0, x, n)
 			}
 		}
 	}

@@ -100,6 +100,13 @@ func samples(t testing.TB, s *Set) []sample {
 
 func extractAll(t testing.TB) []*Record {
 	t.Helper()
+	recs, _ := extractAllLangs(t)
+	return recs
+}
+
+// extractAllLangs is extractAll with each record's language.
+func extractAllLangs(t testing.TB) ([]*Record, []*Language) {
+	t.Helper()
 	e := astgrep.NewEngine(astgrep.Options{})
 	t.Cleanup(func() { e.Close() })
 	s, err := Load(e)
@@ -107,14 +114,16 @@ func extractAll(t testing.TB) []*Record {
 		t.Fatal(err)
 	}
 	var out []*Record
+	var ls []*Language
 	for _, sm := range samples(t, s) {
 		r, err := e.CaptureSnippet(context.Background(), sm.l.Query(), sm.src)
 		if err != nil {
 			t.Fatalf("%s: %v", sm.name, err)
 		}
 		out = append(out, Extract(sm.l, sm.src, r))
+		ls = append(ls, sm.l)
 	}
-	return out
+	return out, ls
 }
 
 // Every fixture file's record, and GOROOT samples', come back from their
