@@ -56,7 +56,7 @@ type Def struct {
 	Type    string
 	T       int32 `codec:"bound=Types"` // Type's tree (a type), 1-based; 0 none
 	X       int32 `codec:"bound=Exprs"` // Type's steps (an expression: How TypeCall, TypeExpr), 1-based; 0 none
-	Line    int32 `codec:"delta"` // 1-based
+	Line    int32 `codec:"delta"`       // 1-based
 	EndLine int32
 	Col     int32 // 1-based, in bytes, of the name
 	Start   int32 `codec:"delta"` // byte range of the whole definition
@@ -106,8 +106,8 @@ var RefKindNames = [...]string{RefCall: "call", RefType: "type", RefValue: "valu
 // table (Record.Strs), so a record's references hold no pointers.
 type Ref struct {
 	Name uint32 `codec:"index=Strs"`
-	Recv uint32 `codec:"index=Strs"` // the text before the name (pkg in pkg.F(), x.y in x.y.M())
-	X    int32  `codec:"bound=Exprs"`  // Recv's steps, 1-based; 0 none
+	Recv uint32 `codec:"index=Strs"`  // the text before the name (pkg in pkg.F(), x.y in x.y.M())
+	X    int32  `codec:"bound=Exprs"` // Recv's steps, 1-based; 0 none
 	Kind uint8
 	Line int32 `codec:"delta"`
 	Col  int32

@@ -127,8 +127,8 @@ type Expr struct {
 // Step is one step of an Expr.
 type Step struct {
 	Op   uint8
-	Name uint32 `codec:"index=Strs"` // SName, SField, SPath: the name
-	Text uint32 `codec:"index=Strs"` // the expression up to and with this step, as written
+	Name uint32 `codec:"index=Strs"`  // SName, SField, SPath: the name
+	Text uint32 `codec:"index=Strs"`  // the expression up to and with this step, as written
 	Type int32  `codec:"bound=Types"` // SAssert, SLiteral, SNew: the type (1-based; 0 none)
 }
 
