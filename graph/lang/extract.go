@@ -17,6 +17,21 @@ type table struct {
 	strs []string
 }
 
+// raw is id for a string of the record's trees: not interned (most are
+// only this file's).
+func (t *table) raw(s string) uint32 {
+	if s == "" {
+		return 0
+	}
+	if i, ok := t.ids[s]; ok {
+		return i
+	}
+	i := uint32(len(t.strs))
+	t.ids[s] = i
+	t.strs = append(t.strs, s)
+	return i
+}
+
 func (t *table) id(s string) uint32 {
 	if s == "" {
 		return 0

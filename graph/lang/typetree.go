@@ -311,14 +311,48 @@ type treeBuilder struct {
 	types []TypeNode
 	exprs []Expr
 	steps []Step
-	memoT map[treeKey]int32
-	memoX map[treeKey]int32
+	// memo: a tree or expression by kind, normalization and text (see
+	// key), so equal texts share one.
+	memo map[string]int32
+	key  []byte
+	// match's state: the node, the kind read, the form found, the parts
+	// (a stack: see match).
+	visit func(*astgrep.QueryMatch) bool
+	at    int32
+	expr  bool
+	form  uint8
+	parts []part
 }
 
-type treeKey struct {
-	kind string
-	text string
-	norm uint8
+// keyOf fills b.key with what memoizes node n read as tree (0) or with
+// normalization how (1+how).
+func (b *treeBuilder) keyOf(n int32, what uint8) []byte {
+	b.key = append(append(append(b.key[:0], what), b.x.Kind(n)...), 0)
+	b.key = append(b.key, b.x.Text(n)...)
+	return b.key
+}
+
+// id is the table's id of node n's text kept as typeText keeps it,
+// without copying a text that is already one line.
+func (b *treeBuilder) id(n int32, norm uint8) uint32 {
+	t := b.x.Text(n)
+	plain := len(t) > 0 && t[0] != ':' && t[0] != ' ' && t[len(t)-1] != ' '
+	for _, c := range t {
+		if c == '\n' || c == '\t' || c == '\r' || norm == normRecv && c == ' ' {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		if i, ok := b.tab.ids[string(t)]; ok {
+			return i
+		}
+		return b.tab.raw(string(t))
+	}
+	if norm == normRecv {
+		return b.tab.raw(strings.Join(strings.Fields(string(t)), ""))
+	}
+	return b.tab.raw(typeText(string(t)))
 }
 
 // Text normalizations: how a captured node's text is kept (as the
@@ -349,29 +383,41 @@ type part struct {
 // match reads node n by the patterns of one kind (types or expressions):
 // the form of the first pattern whose whole capture is n, and the parts
 // every match of that form at n captured, by position, each once.
-func (b *treeBuilder) match(n int32, expr bool) (uint8, []part) {
-	form := uint8(0)
-	var parts []part
-	b.x.MatchAt(n, b.tq.q, func(m *astgrep.QueryMatch) bool {
-		whole := uint8(0)
-		for _, c := range m.Captures {
-			if tc := b.tq.caps[c.Index]; tc.form != 0 && tc.expr == expr && tc.part == 0 && c.Node == n {
-				whole = tc.form
-			}
+//
+// The parts are b.parts[from:]: the caller truncates b.parts to from when
+// done with them (a part's own reading appends after them).
+func (b *treeBuilder) match(n int32, expr bool) (form uint8, from int) {
+	if b.visit == nil {
+		b.visit = b.matched
+	}
+	from = len(b.parts)
+	b.at, b.expr, b.form = n, expr, 0
+	b.x.MatchAt(n, b.tq.q, b.visit)
+	ps := b.parts[from:]
+	slices.SortStableFunc(ps, func(a, c part) int { return a.start - c.start })
+	ps = slices.CompactFunc(ps, func(a, c part) bool { return a.node == c.node && a.part == c.part })
+	b.parts = b.parts[:from+len(ps)]
+	return b.form, from
+}
+
+// matched takes one match at b.at into b.form and b.parts.
+func (b *treeBuilder) matched(m *astgrep.QueryMatch) bool {
+	whole := uint8(0)
+	for _, c := range m.Captures {
+		if tc := b.tq.caps[c.Index]; tc.form != 0 && tc.expr == b.expr && tc.part == 0 && c.Node == b.at {
+			whole = tc.form
 		}
-		if whole == 0 || form != 0 && whole != form {
-			return true
-		}
-		form = whole
-		for _, c := range m.Captures {
-			if tc := b.tq.caps[c.Index]; tc.form == form && tc.expr == expr && tc.part != 0 && c.Node != n {
-				parts = append(parts, part{c.Node, tc.part, c.Start})
-			}
-		}
+	}
+	if whole == 0 || b.form != 0 && whole != b.form {
 		return true
-	})
-	slices.SortStableFunc(parts, func(a, c part) int { return a.start - c.start })
-	return form, slices.CompactFunc(parts, func(a, c part) bool { return a.node == c.node && a.part == c.part })
+	}
+	b.form = whole
+	for _, c := range m.Captures {
+		if tc := b.tq.caps[c.Index]; tc.form == whole && tc.expr == b.expr && tc.part != 0 && c.Node != b.at {
+			b.parts = append(b.parts, part{c.Node, tc.part, c.Start})
+		}
+	}
+	return true
 }
 
 func (b *treeBuilder) text(n int32) string { return string(b.x.Text(n)) }
@@ -379,17 +425,17 @@ func (b *treeBuilder) text(n int32) string { return string(b.x.Text(n)) }
 // typeOf is the tree of type node n, its root's text kept as shown
 // (1-based id; memoized by kind and text).
 func (b *treeBuilder) typeOf(l *Language, n int32, shown string) int32 {
-	k := treeKey{b.x.Kind(n), b.text(n), normType}
-	if t, ok := b.memoT[k]; ok && b.Str(b.types[t-1].Text) == shown {
+	k := b.keyOf(n, 0)
+	if t, ok := b.memo[string(k)]; ok && b.Str(b.types[t-1].Text) == shown {
 		return t
 	}
+	if b.memo == nil {
+		b.memo = map[string]int32{}
+	}
+	b.memo[string(k)] = int32(len(b.types)) + 1
 	root := int32(len(b.types))
 	b.emitType(l, n, PNone, 0, root, 0)
-	b.types[root].Text = b.tab.id(shown)
-	if b.memoT == nil {
-		b.memoT = map[treeKey]int32{}
-	}
-	b.memoT[k] = root + 1
+	b.types[root].Text = b.tab.raw(shown)
 	return root + 1
 }
 
@@ -398,12 +444,14 @@ func (b *treeBuilder) Str(i uint32) string { return b.tab.strs[i] }
 // emitType appends node n and its subtree.
 func (b *treeBuilder) emitType(l *Language, n int32, p uint8, label uint32, root int32, depth int) {
 	i := len(b.types)
-	b.types = append(b.types, TypeNode{Part: p, Label: label, Text: b.tab.id(typeText(b.text(n)))})
+	b.types = append(b.types, TypeNode{Part: p, Label: label, Text: b.id(n, normType)})
 	defer func() { b.types[i].Last = int32(len(b.types)) }()
 	if depth > maxTypeDepth || len(b.types)-int(root) > maxTypeNodes {
 		return
 	}
-	form, parts := b.match(n, false)
+	form, from := b.match(n, false)
+	defer func() { b.parts = b.parts[:from] }()
+	nparts := len(b.parts) - from
 	switch form {
 	case 0:
 		return
@@ -411,22 +459,23 @@ func (b *treeBuilder) emitType(l *Language, n int32, p uint8, label uint32, root
 		if !b.x.Leaf(n) {
 			return
 		}
-		b.types[i].Name = b.tab.id(b.text(n))
+		b.types[i].Name = b.id(n, normType)
 	case TPath:
-		if len(parts) < 2 {
+		if nparts < 2 {
 			return
 		}
 		start, _ := b.x.Span(n)
-		last, _ := b.x.Span(parts[len(parts)-1].node)
-		b.types[i].Name = b.tab.id(strings.TrimRight(typeText(string(b.src[start:last])), ".: "))
+		last, _ := b.x.Span(b.parts[from+nparts-1].node)
+		b.types[i].Name = b.tab.raw(strings.TrimRight(typeText(string(b.src[start:last])), ".: "))
 	}
 	b.types[i].Form = form
 	// Labels name the item or field that follows them; an item or field
 	// counts once per label, at least once.
 	var labels []uint32
-	for _, pt := range parts {
+	for k := range nparts {
+		pt := b.parts[from+k]
 		if pt.part == pLabel {
-			labels = append(labels, b.tab.id(b.text(pt.node)))
+			labels = append(labels, b.id(pt.node, normType))
 			continue
 		}
 		if (form == TTuple || form == TStruct) && len(labels) > 0 {
@@ -443,24 +492,24 @@ func (b *treeBuilder) emitType(l *Language, n int32, p uint8, label uint32, root
 // exprOf is the expression at node n, shown as shown (1-based id; 0
 // never: an expression not read has N 0).
 func (b *treeBuilder) exprOf(l *Language, n int32, shown string, how uint8) int32 {
-	k := treeKey{b.x.Kind(n), b.text(n), how}
-	if x, ok := b.memoX[k]; ok && (b.exprs[x-1].N == 0 || b.Str(b.steps[b.exprs[x-1].First+int32(b.exprs[x-1].N)-1].Text) == shown) {
+	k := b.keyOf(n, 1+how)
+	if x, ok := b.memo[string(k)]; ok && (b.exprs[x-1].N == 0 || b.Str(b.steps[b.exprs[x-1].First+int32(b.exprs[x-1].N)-1].Text) == shown) {
 		return x
 	}
+	if b.memo == nil {
+		b.memo = map[string]int32{}
+	}
+	b.memo[string(k)] = int32(len(b.exprs)) + 1
 	first := len(b.steps)
 	e := Expr{First: int32(first)}
 	if b.emitSteps(l, n, how, 0) && len(b.steps)-first <= maxTypeSteps {
 		e.N = uint8(len(b.steps) - first)
-		b.steps[len(b.steps)-1].Text = b.tab.id(shown)
+		b.steps[len(b.steps)-1].Text = b.tab.raw(shown)
 	} else {
 		b.steps = b.steps[:first]
 		e.First = 0
 	}
 	b.exprs = append(b.exprs, e)
-	if b.memoX == nil {
-		b.memoX = map[treeKey]int32{}
-	}
-	b.memoX[k] = int32(len(b.exprs))
 	return int32(len(b.exprs))
 }
 
@@ -469,15 +518,17 @@ func (b *treeBuilder) emitSteps(l *Language, n int32, how uint8, depth int) bool
 	if depth > maxTypeSteps {
 		return false
 	}
-	op, parts := b.match(n, true)
+	op, from := b.match(n, true)
+	defer func() { b.parts = b.parts[:from] }()
 	st := Step{Op: op}
 	var obj int32 = -1
-	for _, pt := range parts {
+	for k := range len(b.parts) - from {
+		pt := b.parts[from+k]
 		switch pt.part {
 		case xObject, xCallee:
 			obj = pt.node
 		case xName:
-			st.Name = b.tab.id(b.text(pt.node))
+			st.Name = b.id(pt.node, normType)
 		case xType:
 			// Shown as the expression around it is (a receiver has no spaces).
 			st.Type = b.typeOf(l, pt.node, b.norm(l, b.text(pt.node), how))
@@ -490,7 +541,7 @@ func (b *treeBuilder) emitSteps(l *Language, n int32, how uint8, depth int) bool
 		if !b.x.Leaf(n) {
 			return false
 		}
-		st.Name = b.tab.id(b.text(n))
+		st.Name = b.id(n, normType)
 	case SField, SPath:
 		if obj < 0 || st.Name == 0 {
 			return false
@@ -511,7 +562,11 @@ func (b *treeBuilder) emitSteps(l *Language, n int32, how uint8, depth int) bool
 	if obj >= 0 && !b.emitSteps(l, obj, how, depth+1) {
 		return false
 	}
-	st.Text = b.tab.id(b.norm(l, b.text(n), how))
+	if how == normClipped {
+		st.Text = b.tab.raw(b.norm(l, b.text(n), how))
+	} else {
+		st.Text = b.id(n, how)
+	}
 	b.steps = append(b.steps, st)
 	return true
 }
