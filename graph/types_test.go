@@ -325,3 +325,51 @@ func TestExternalDispatch(t *testing.T) {
 		t.Errorf("callers of sink.File.WriteString: counts %+v, sites %+v", b.Counts, b.Sites)
 	}
 }
+
+// Types read as structure reach what their text hid from the text
+// readers: an array whose length is a shift ([1 << 4]*Conn, the '<'
+// taken for a bracket) and a receiver whose call has a bracket inside a
+// string (regexp-like New("a(")).
+func TestTypesReadAsStructure(t *testing.T) {
+	ar := txtar.Parse([]byte(`-- go.mod --
+module m
+-- conn/conn.go --
+package conn
+
+type Conn struct{}
+
+func (c *Conn) Send() {}
+
+func New(pattern string) *Conn { return &Conn{} }
+-- app/app.go --
+package app
+
+import "m/conn"
+
+func Shift() {
+	var pool [1 << 4]*conn.Conn
+	pool[0].Send()
+}
+
+func Quoted() {
+	conn.New("a(").Send()
+}
+`))
+	x := buildFixture(t, ar)
+	a, err := x.Callers(Spec{Symbol: "conn.Conn.Send"}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"app.Shift":  "pool[0] is an element",
+		"app.Quoted": "conn.New returns *Conn",
+	}
+	for _, s := range a.Sites {
+		if w, ok := want[s.In]; ok && s.Class == Exact && strings.Contains(s.Reason, w) {
+			delete(want, s.In)
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("not exact with their evidence: %v\n%s", want, a.Text())
+	}
+}

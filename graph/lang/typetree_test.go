@@ -1,10 +1,13 @@
 package lang
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/builtin-tools/builtin-tools/astgrep"
 )
 
 // typedPlaces lists every captured type and expression of a record: the
@@ -198,5 +201,84 @@ func TestStepsAgreeWithText(t *testing.T) {
 	bad = slices.Compact(bad)
 	if len(bad) > 0 {
 		t.Errorf("%d disagreements:\n%s", len(bad), strings.Join(bad[:min(len(bad), 60)], "\n"))
+	}
+}
+
+// Go's typeforms.scm reads types and receivers into the trees and steps
+// the resolver follows.
+func TestTypeForms(t *testing.T) {
+	e := astgrep.NewEngine(astgrep.Options{})
+	defer e.Close()
+	s, err := Load(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := s.Lookup("go")
+	src := []byte(`package p
+
+func f(m map[string][]*x.T, g func(int) (a, b *y.U, err error), c chan<- Box[int], s struct {
+	conn *Conn
+	io.Reader
+}) {
+	s.conn.buf[i].(W).Close()
+	(&T{}).M()
+	v := []*T{}
+	for _, w := range v {
+		w.M()
+	}
+}
+`)
+	r, err := e.CaptureSnippet(context.Background(), l.Query(), src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := Extract(l, src, r)
+	got := map[string]string{}
+	for _, lc := range rec.Locals {
+		if lc.T > 0 {
+			got[rec.Strs[lc.Name]] = rec.DumpType(lc.T)
+		}
+		if lc.X > 0 {
+			got[rec.Strs[lc.Name]] = rec.DumpExpr(lc.X)
+		}
+	}
+	for _, rf := range rec.Refs {
+		if rf.X > 0 {
+			got["recv "+rec.Strs[rf.Recv]] = rec.DumpExpr(rf.X)
+		}
+	}
+	for k, want := range map[string]string{
+		"m":                      "map(key string, elem slice(elem pointer(elem path x(seg x, seg T))))",
+		"g":                      "func(result tuple(item a:pointer(elem path y(seg y, seg U)), item b:pointer(elem path y(seg y, seg U)), item err:error))",
+		"c":                      "chan(elem generic(base Box, arg int))",
+		"s":                      "struct(field conn:pointer(elem Conn), field path io(seg io, seg Reader))",
+		"v":                      "slice(elem pointer(elem T))",
+		"w":                      "name v",
+		"recv s.conn.buf[i].(W)": "name s, field conn, field buf, index, assert W",
+		"recv (&T{})":            "literal T, addr, same",
+	} {
+		if got[k] != want {
+			t.Errorf("%s: %s, want %s", k, got[k], want)
+		}
+	}
+	if t.Failed() {
+		t.Logf("all: %q", got)
+	}
+}
+
+// A capture of typeforms.scm that names no form or part stops the load,
+// saying which are.
+func TestTypeFormsChecked(t *testing.T) {
+	e := astgrep.NewEngine(astgrep.Options{})
+	defer e.Close()
+	qd := t.TempDir()
+	writeTree(t, qd, map[string]string{
+		"lua/language.json": `{"grammar": "lua"}`,
+		"lua/tags.scm":      "(function_statement name: (function_name (identifier) @name)) @definition.function\n",
+		"lua/typeforms.scm": "(identifier) @type.nam\n",
+	})
+	_, err := Load(e, qd)
+	if err == nil || !strings.Contains(err.Error(), "language lua: typeforms.scm: capture @type.nam is no @type.<form>") {
+		t.Fatalf("got %v", err)
 	}
 }
