@@ -129,12 +129,14 @@
 // same (elem: parentheses, ~T), slice (elem), map (key, elem), chan (elem),
 // generic (base, arg…), func (result), tuple (item…, name… counted per
 // item), struct (field…, name…), interface (field…), union (arm…) and
-// null; and for an expression @expr.OP with OP.PART: name, field (object,
+// null, other; and for an expression @expr.OP with OP.PART: name, field (object,
 // name), path (object, name), call (callee), index (object), deref, addr,
 // same (object), assert (object, type), literal (type) and new (type). A
 // node no pattern reads is opaque and read from its text as before, as is
-// every type of a language without typeforms.scm (Go has one; the others
-// are read as text until theirs are written).
+// every type of a language without typeforms.scm (Go, TypeScript, TSX and
+// JavaScript have one; the others are read as text until theirs are
+// written), and a JSDoc type. "other" is a type that names nothing the
+// resolver follows (A & B, typeof x).
 // Options.QueryDirs adds or replaces languages without Go code;
 // testdata/fixtures holds one project per language with its known call
 // graph. language.json is read strictly: a key it does not know is an

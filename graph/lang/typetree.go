@@ -38,11 +38,12 @@ const (
 	TInterface       // interface { ... } written in place: field... (embedded interfaces)
 	TUnion           // A | B: arm...
 	TNull            // None, null, undefined
+	TOther           // a type that names no members the resolver follows (A & B, typeof x)
 	numForms
 )
 
 var formNames = [...]string{TOpaque: "opaque", TName: "name", TPath: "path", TPointer: "pointer", TSame: "same", TSlice: "slice", TMap: "map", TChan: "chan",
-	TGeneric: "generic", TFunc: "func", TTuple: "tuple", TStruct: "struct", TInterface: "interface", TUnion: "union", TNull: "null"}
+	TGeneric: "generic", TFunc: "func", TTuple: "tuple", TStruct: "struct", TInterface: "interface", TUnion: "union", TNull: "null", TOther: "other"}
 
 // Parts: a node's place under its parent (TypeNode.Part).
 const (
@@ -413,7 +414,7 @@ func (b *treeBuilder) matched(m *astgrep.QueryMatch) bool {
 	}
 	b.form = whole
 	for _, c := range m.Captures {
-		if tc := b.tq.caps[c.Index]; tc.form == whole && tc.expr == b.expr && tc.part != 0 && c.Node != b.at {
+		if tc := b.tq.caps[c.Index]; tc.form == whole && tc.expr == b.expr && tc.part != 0 && c.Node != b.at && !b.x.Extra(c.Node) {
 			b.parts = append(b.parts, part{c.Node, tc.part, c.Start})
 		}
 	}
@@ -456,7 +457,7 @@ func (b *treeBuilder) emitType(l *Language, n int32, p uint8, label uint32, root
 	case 0:
 		return
 	case TName:
-		if !b.x.Leaf(n) {
+		if !b.x.Leaf(n) && !word(b.x.Text(n)) {
 			return
 		}
 		b.types[i].Name = b.id(n, normType)
@@ -569,6 +570,17 @@ func (b *treeBuilder) emitSteps(l *Language, n int32, how uint8, depth int) bool
 	}
 	b.steps = append(b.steps, st)
 	return true
+}
+
+// word says a node's text is one word (a keyword type such as string
+// has a child token, and is still a name).
+func word(t []byte) bool {
+	for _, c := range t {
+		if !(c == '_' || c == '$' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c >= 0x80) {
+			return false
+		}
+	}
+	return len(t) > 0
 }
 
 // DumpType writes type t's tree on one line: form(children), a name as
@@ -707,6 +719,9 @@ func (r *Record) TypeName(l *Language, t int32) (qual, name string, ok bool) {
 // a generic listed in element_types' first argument; 0 for none.
 func (r *Record) ElemOf(l *Language, t int32) (int32, bool) {
 	t = r.derefs(t)
+	for n := r.Type(t); n != nil && n.Form == TSame; n = r.Type(t) {
+		t = r.derefs(r.child(t, PElem)) // readonly T[], an annotation's type
+	}
 	n := r.Type(t)
 	switch {
 	case n == nil:

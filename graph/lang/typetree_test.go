@@ -47,7 +47,7 @@ func TestNoOpaqueTypes(t *testing.T) {
 	nt, nx := 0, 0
 	var bad []string
 	for i, r := range recs {
-		if ls[i].ID != "go" {
+		if ls[i].types == nil {
 			continue
 		}
 		types, exprs, texts, xtexts := typedPlaces(r)
@@ -67,7 +67,7 @@ func TestNoOpaqueTypes(t *testing.T) {
 	slices.Sort(bad)
 	bad = slices.Compact(bad)
 	if len(bad) > 0 {
-		t.Errorf("%d of %d types and %d expressions not read, e.g.:\n%s", len(bad), nt, nx, strings.Join(bad[:min(len(bad), 40)], "\n"))
+		t.Errorf("%d of %d types and %d expressions not read, e.g.:\n%s", len(bad), nt, nx, strings.Join(bad[:min(len(bad), 60)], "\n"))
 	}
 	if nt < 1000 || nx < 1000 {
 		t.Errorf("only %d types and %d expressions captured", nt, nx)
@@ -160,7 +160,7 @@ func TestStepsAgreeWithText(t *testing.T) {
 	recs, ls := extractAllLangs(t)
 	var bad []string
 	for i, r := range recs {
-		if ls[i].ID != "go" {
+		if ls[i].types == nil {
 			continue
 		}
 		_, exprs, _, _ := typedPlaces(r)
@@ -263,6 +263,73 @@ func f(m map[string][]*x.T, g func(int) (a, b *y.U, err error), c chan<- Box[int
 	}
 	if t.Failed() {
 		t.Logf("all: %q", got)
+	}
+}
+
+// TypeScript's typeforms.scm: an annotation, a union with null, a
+// readonly collection, a wrapper, a type that names nothing; a receiver
+// with an optional chain is not read (its text was not either).
+func TestTypeFormsTypeScript(t *testing.T) {
+	e := astgrep.NewEngine(astgrep.Options{})
+	defer e.Close()
+	s, err := Load(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := s.Lookup("typescript")
+	src := []byte(`function f(a: ns.Foo | undefined, b: readonly Bar[], c: Readonly<Baz>, d: A & B, e: Map<string, Foo>) {
+  this.a.b[0].m();
+  this.a?.b.m();
+  f(x)!.m();
+}
+`)
+	r, err := e.CaptureSnippet(context.Background(), l.Query(), src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := Extract(l, src, r)
+	got := map[string]string{}
+	for _, lc := range rec.Locals {
+		if lc.T > 0 {
+			got[rec.Strs[lc.Name]] = rec.DumpType(lc.T)
+		}
+	}
+	for _, rf := range rec.Refs {
+		if rf.X > 0 {
+			got["recv "+rec.Strs[rf.Recv]] = rec.DumpExpr(rf.X)
+		}
+	}
+	for k, want := range map[string]string{
+		"a":                "same(elem union(arm path ns(seg ns, seg Foo), arm null()))",
+		"b":                "same(elem same(elem slice(elem Bar)))",
+		"c":                "same(elem generic(base Readonly, arg Baz))",
+		"d":                "same(elem other())",
+		"e":                "same(elem generic(base Map, arg string, arg Foo))",
+		"recv this.a.b[0]": "name this, field a, field b, index",
+		"recv this.a?.b":   "-",
+		"recv f(x)!":       "name f, call, same",
+	} {
+		if got[k] != want {
+			t.Errorf("%s: %s, want %s", k, got[k], want)
+		}
+	}
+	if t.Failed() {
+		t.Logf("all: %q", got)
+	}
+	for _, k := range []string{"a", "b", "c"} {
+		for _, lc := range rec.Locals {
+			if rec.Strs[lc.Name] != k {
+				continue
+			}
+			if q, n, _ := rec.TypeName(l, lc.T); n != map[string]string{"a": "Foo", "b": "", "c": "Baz"}[k] || k == "a" && q != "ns" {
+				t.Errorf("%s names %s.%s", k, q, n)
+			}
+			if k == "b" {
+				if el, _ := rec.ElemOf(l, lc.T); rec.TypeText(el) != "Bar" {
+					t.Errorf("b's element is %q", rec.TypeText(el))
+				}
+			}
+		}
 	}
 }
 
