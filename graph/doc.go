@@ -137,6 +137,8 @@
 // JavaScript have one; the others are read as text until theirs are
 // written), and a JSDoc type. "other" is a type that names nothing the
 // resolver follows (A & B, typeof x).
+// testdata/languages/kotlin is a language added as data, with its
+// typeforms.scm (TestLanguageAsData).
 // Options.QueryDirs adds or replaces languages without Go code;
 // testdata/fixtures holds one project per language with its known call
 // graph. language.json is read strictly: a key it does not know is an

@@ -539,7 +539,7 @@ func (b *treeBuilder) emitSteps(l *Language, n int32, how uint8, depth int) bool
 	case SNone:
 		return false
 	case SName:
-		if !b.x.Leaf(n) {
+		if !b.x.Leaf(n) && !word(b.x.Text(n)) {
 			return false
 		}
 		st.Name = b.id(n, normType)

@@ -24,8 +24,8 @@ type xref struct {
 
 // exprOf is the whole of expression x of f.
 func exprOf(f *snap.Entry, x int32) xref {
-	if x <= 0 || f == nil {
-		return xref{}
+	if x <= 0 || f == nil || len(f.ExprSteps(x)) == 0 {
+		return xref{} // not read: its text is
 	}
 	return xref{x, len(f.ExprSteps(x))}
 }
@@ -274,6 +274,9 @@ func (rv *Resolver) stepDecl(f *snap.Entry, encl, at int32, xr xref, depth int) 
 		return rv.fieldNamed(cur, name, depth)
 	case lang.SName:
 		return rv.nameDecl(f, encl, at, expr, depth)
+	case lang.SSame:
+		// (x), x!, x!!: x's type.
+		return rv.stepDecl(f, encl, at, xr.prefix(), depth+1)
 	}
 	return declType{}, false
 }
