@@ -261,7 +261,7 @@ func testLargeChange(t *testing.T, noWatcher bool) {
 	for i := range n {
 		files[fmt.Sprintf("b%02d.go", i)] = fmt.Sprintf("package m\n\nfunc B%02d() {}\n", i)
 	}
-	writeTree(t, root, files)
+	testenv.WriteTree(t, root, files)
 	release, held := make(chan struct{}), make(chan struct{}, n)
 	BeforeBackgroundReadForTest = func(string) {
 		held <- struct{}{}
@@ -292,7 +292,7 @@ func testLargeChange(t *testing.T, noWatcher bool) {
 	for i := range n {
 		changed[fmt.Sprintf("b%02d.go", i)] = fmt.Sprintf("package m\n\nfunc B%02d() { Target() }\n", i)
 	}
-	writeTree(t, root, changed)
+	testenv.WriteTree(t, root, changed)
 	got, err := x.Sync(context.Background())
 	if err != nil {
 		t.Fatal(err)
