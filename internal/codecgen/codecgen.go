@@ -52,8 +52,8 @@
 // a method the generated Validate calls last, for invariants no tag says.
 //
 // A package keeps its generated file current with a test that calls
-// Generate, compares with the file and rewrites it under -update (see
-// toyrecord's TestCodecUpToDate). If a type change leaves the old file
+// UpToDate, which compares the file with what Generate gives and rewrites
+// it under -update (see toyrecord's TestCodecUpToDate). If a type change leaves the old file
 // unable to compile, replace it with its package clause and run that test
 // with -update; tests that reach the codec through interfaces
 // (encoding.BinaryAppender, encoding.BinaryUnmarshaler) still compile.
