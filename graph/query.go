@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -532,6 +533,25 @@ type callerSet struct {
 
 // callersOf answers callers for many definitions at once, reading the
 // references of each name once.
+// refFiles lists the files whose references named name may lead to a
+// definition of language l: its own files, and those of the languages
+// importing by the same rule (a .tsx file imports a .ts one, C++ includes
+// a C header), whose imports resolve across them.
+func (v View) refFiles(l *lang.Language, name string) []snap.FileID {
+	ids := v.Snap.Tables(l).Refs.Get(name)
+	if l.Imports == "" || l.Imports == "none" {
+		return ids
+	}
+	for _, o := range v.Snap.Langs.All() {
+		if o != l && o.Imports == l.Imports {
+			if more := v.Snap.Tables(o).Refs.Get(name); len(more) > 0 {
+				ids = append(slices.Clip(ids), more...)
+			}
+		}
+	}
+	return ids
+}
+
 func (v View) callersOf(ts []snap.Target) map[snap.Target]*callerSet {
 	out := make(map[snap.Target]*callerSet, len(ts))
 	type group struct {
@@ -572,6 +592,17 @@ func (v View) callersOf(ts []snap.Target) map[snap.Target]*callerSet {
 			}
 		}
 	}
+	// A class is constructed where a class method calls its class by the
+	// language's name for it (Python's cls()): those references are read
+	// too, for the class and its constructor.
+	for _, t := range ts {
+		if lang.ClassLike(t.D().Kind) || ctor[t] {
+			for _, cs := range t.File.Lang.ClassSelf {
+				ck := group{t.File.Lang, cs}
+				byName[ck] = append(byName[ck], t)
+			}
+		}
+	}
 	for _, k := range keys {
 		for _, a := range v.R.Aliases(k.l, k.name) {
 			ak := group{k.l, a}
@@ -585,7 +616,7 @@ func (v View) callersOf(ts []snap.Target) map[snap.Target]*callerSet {
 			anyGetter = anyGetter || t.D().Kind == "getter"
 			anyMethod = anyMethod || t.D().Kind == "method"
 		}
-		for _, id := range v.Snap.Tables(k.l).Refs.Get(k.name) {
+		for _, id := range v.refFiles(k.l, k.name) {
 			g := v.Snap.ByID(id)
 			for _, ri := range g.RefsNamed(k.name) {
 				r := &g.Refs[ri]
