@@ -274,6 +274,30 @@ func (l *loaded) oracle(algo string) (*oracle, error) {
 		return nil, fmt.Errorf("-algo must be rta, cha or static, not %q", algo)
 	}
 	fset := prog.Fset
+	// A call through an interface is one whether or not the oracle found
+	// a type that may run there (RTA adds no edge when none is made an
+	// interface value): read from the instructions of every function it
+	// reached.
+	for fn, n := range cg.Nodes {
+		if fn == nil || n == nil {
+			continue
+		}
+		for _, b := range fn.Blocks {
+			for _, in := range b.Instrs {
+				c, ok := in.(ssa.CallInstruction)
+				if !ok || !c.Common().IsInvoke() {
+					continue
+				}
+				sp := fset.Position(c.Pos())
+				sr, ok := rel(sp)
+				mp, ok2 := rel(fset.Position(c.Common().Method.Pos()))
+				if ok && ok2 && o.files[sr] {
+					o.invokes[edge{pos{sr, sp.Line}, pos{mp, fset.Position(c.Common().Method.Pos()).Line}}] = true
+					o.anyCall[pos{sr, sp.Line}] = true
+				}
+			}
+		}
+	}
 	callgraph.GraphVisitEdges(cg, func(e *callgraph.Edge) error {
 		if e.Site == nil || e.Callee.Func == nil {
 			return nil
