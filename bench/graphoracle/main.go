@@ -376,7 +376,6 @@ type wrong struct {
 	class string
 	e     edge
 	call  string
-	to    string
 	kind  string
 }
 
@@ -555,7 +554,7 @@ func (m *measurement) detail(v graph.View, show int) string {
 		if byClass[w.class]++; byClass[w.class] > show {
 			continue
 		}
-		fmt.Fprintf(&b, "- %s %s `%s` -> %s `%s`\n", w.class, w.e.site, line(w.e.site), w.e.callee, line(w.e.callee))
+		fmt.Fprintf(&b, "- %s %s %s (%s) `%s` -> %s `%s`\n", w.class, w.e.site, w.call, w.kind, line(w.e.site), w.e.callee, line(w.e.callee))
 	}
 	sort.Slice(m.missed, func(i, j int) bool { return m.missed[i].site.String() < m.missed[j].site.String() })
 	fmt.Fprintf(&b, "\n## Static edges not found as exact or import (%d)\n\n", len(m.missed))
