@@ -13,7 +13,10 @@
 #                                    and the root's manifest)
 # then once, on a scratch copy of ROOT, graphbench -mode queries: callers,
 # callees and impact (depth 3) of 50 functions and methods chosen by seed,
-# and the re-index after a one-file edit of each target's file.
+# and the re-index after a one-file edit of each target's file; then
+# graphbench -mode refresh-latency: callers of the same targets, in a loop,
+# while 200 files changed at once outside the tools are re-read in the
+# background (three rounds).
 set -euo pipefail
 
 name=bench/graph.sh
@@ -48,3 +51,4 @@ printf '%-34s %10s %10s\n' "graph, warm from the store (process)" "$(median <"$t
 awk -v a="$(median <"$tmp/ag.s")" -v c="$(median <"$tmp/cold.s")" 'BEGIN {printf "cold index / ast-grep scan: %.2f\n", c/a}'
 cp -r "$root" "$tmp/scratch"
 "$bench" -root "$tmp/scratch" -mode queries -scratch "$tmp/scratch" -n 50
+"$bench" -root "$tmp/scratch" -mode refresh-latency -scratch "$tmp/scratch" -n 50 -files 200 -rounds 3

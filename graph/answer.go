@@ -135,11 +135,12 @@ func (c Counts) Total() int {
 
 // IndexState says how complete the index was when the answer was made.
 type IndexState struct {
-	Ready  bool `json:"ready"`
-	Files  int  `json:"files" jsonschema:"files indexed"`
-	Found  int  `json:"found" jsonschema:"files the build found"`
-	Synced int  `json:"synced,omitempty" jsonschema:"files re-read before answering because they changed"`
-	Ahead  int  `json:"ahead,omitempty" jsonschema:"the answer was computed, ahead of the index still building, from this many files: those whose text holds the name and the folders that define it"`
+	Ready   bool `json:"ready"`
+	Files   int  `json:"files" jsonschema:"files indexed"`
+	Found   int  `json:"found" jsonschema:"files the build found"`
+	Synced  int  `json:"synced,omitempty" jsonschema:"files re-read before answering because they changed"`
+	Pending int  `json:"pending,omitempty" jsonschema:"files changed outside the tools still being re-read in the background: the answer does not reflect them yet; ask again in a moment for the full answer"`
+	Ahead   int  `json:"ahead,omitempty" jsonschema:"the answer was computed, ahead of the index still building, from this many files: those whose text holds the name and the folders that define it"`
 	// NamesOnly: find ahead of the index lists the names that hold the
 	// query; names holding only its letters in order wait for the index.
 	NamesOnly bool `json:"names_only,omitempty" jsonschema:"find answered ahead of the index: names holding the query's letters only in order are left out until the index is ready"`

@@ -65,7 +65,7 @@ func (w *Viewer) View(synced int) View {
 	st := w.x.State() // before the snapshot: ready means it is complete
 	s := w.x.Snapshot()
 	return View{Snap: s, R: resolve.New(s, w.cacheOf(s)), Lines: w.x,
-		State: IndexState{Ready: st.Ready, Files: s.Len(), Found: st.Total, Synced: synced, Done: st.Done, Total: st.Total}}
+		State: IndexState{Ready: st.Ready, Files: s.Len(), Found: st.Total, Synced: synced, Pending: st.Pending, Done: st.Done, Total: st.Total}}
 }
 
 // cacheOf is the cache of s: the latest one, or one made from it when s

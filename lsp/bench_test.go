@@ -208,3 +208,105 @@ func BenchmarkDiagnosticsAfterRename(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkDiagnosticsBesideRaw measures, on one warm server, a write's
+// diagnostics (the file written, then AfterWrite, as the write wrapper
+// calls it) beside the raw round trip on the same connection: a
+// didChange sent straight to the server and its first publishDiagnostics
+// for that version (issue 31 §4). Iterations alternate the two, each with
+// a new error whose diagnostic the answer must hold. Only servers that
+// publish to this client: pyright and typescript-language-server are
+// asked (pulled), so they have no publish to time.
+//
+//	go test ./lsp/ -run '^$' -bench DiagnosticsBesideRaw -benchtime 30x
+func BenchmarkDiagnosticsBesideRaw(b *testing.B) {
+	for _, bs := range benchServers {
+		if bs.name != "gopls" && bs.name != "clangd" {
+			continue
+		}
+		b.Run(bs.name, func(b *testing.B) {
+			s := newSession(b, bs.fixture, bs.program, Config{})
+			path := s.path(bs.file)
+			orig := s.read(bs.file)
+			if _, err := s.sup.AfterWrite(s.ctx, loc(s.t, s.sup, path)); err != nil { // warm up
+				b.Fatal(err)
+			}
+			srvs := s.sup.running()
+			if len(srvs) != 1 {
+				b.Fatalf("%d servers running", len(srvs))
+			}
+			srv := srvs[0]
+			var raw, write []time.Duration
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				text, want := bs.broken(orig, 2*i)
+				t0 := time.Now()
+				s.write(bs.file, text)
+				diags, err := s.sup.AfterWrite(s.ctx, loc(s.t, s.sup, path))
+				write = append(write, time.Since(t0))
+				if err != nil || !slices.ContainsFunc(diags, func(d Diagnostic) bool { return strings.Contains(d.Message, want) }) {
+					b.Fatalf("write %d: %v: diagnostics lack %q: %+v", i, err, want, diags)
+				}
+
+				text, want = bs.broken(orig, 2*i+1)
+				s.write(bs.file, text) // untimed: the raw client has the text in memory
+				d, err := rawChange(s.ctx, srv, path, text)
+				if err != nil {
+					b.Fatal(err)
+				}
+				raw = append(raw, d)
+				if items := srv.storedDiagnostics(fileURI(path)); !slices.ContainsFunc(items, func(d lspDiagnostic) bool { return strings.Contains(d.Message, want) }) {
+					b.Fatalf("raw %d: diagnostics lack %q: %+v", i, want, items)
+				}
+			}
+			b.StopTimer()
+			slices.Sort(raw)
+			slices.Sort(write)
+			ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+			b.ReportMetric(ms(raw[len(raw)/2]), "raw-median-ms")
+			b.ReportMetric(ms(write[len(write)/2]), "write-median-ms")
+			b.ReportMetric(ms(write[len(write)*9/10]), "write-p90-ms")
+		})
+	}
+}
+
+// rawChange sends path's next version straight to srv, as a plain client
+// would, times it to the first publishDiagnostics for that version, and
+// records the version as the one the server has (with the file's stamp,
+// which already holds text), so the next AfterWrite syncs from it.
+func rawChange(ctx context.Context, srv *server, path, text string) (time.Duration, error) {
+	srv.mu.Lock()
+	doc := srv.docs[path]
+	srv.mu.Unlock()
+	info, err := srv.guard.Stat(path)
+	if err != nil {
+		return 0, err
+	}
+	next := *doc
+	next.version, next.text, next.modTime, next.size = doc.version+1, text, info.ModTime(), info.Size()
+	p := didChangeParams{TextDocument: versionedTextDocumentIdentifier{URI: doc.uri, Version: &next.version}}
+	p.ContentChanges = append(p.ContentChanges, struct {
+		Text string `json:"text"`
+	}{text})
+	t0 := time.Now()
+	if err := srv.notify(ctx, "textDocument/didChange", p); err != nil {
+		return 0, err
+	}
+	for {
+		srv.mu.Lock()
+		st, ch := srv.diags[doc.uri], srv.changed
+		srv.mu.Unlock()
+		if st != nil && st.version != nil && *st.version >= next.version {
+			d := time.Since(t0)
+			srv.mu.Lock()
+			srv.docs[path] = &next
+			srv.mu.Unlock()
+			return d, nil
+		}
+		select {
+		case <-ch:
+		case <-time.After(10 * time.Second):
+			return 0, fmt.Errorf("no publish for version %d within 10s", next.version)
+		}
+	}
+}

@@ -67,17 +67,23 @@
 //
 // # Diagnostics on write
 //
-// [Supervisor.AfterWrite] is the hook the write wrapper calls after write,
-// edit or apply_patch (WRT-1): it syncs the file and awaits the diagnostics
+// [Supervisor.CheckWritten] is the hook the write wrapper calls after write,
+// edit or apply_patch (WRT-1), and says what came of it in a [Verdict]
+// (WRT-4; [Supervisor.AfterWrite] is the same check as diagnostics and an
+// error): it syncs the file and awaits the diagnostics
 // for that exact version — pulled when the server offers it
 // (textDocument/diagnostic: pyright) or its row has a pull of its own
 // (typescript-language-server, which publishes nothing after a change that
 // leaves a clean file clean, is asked through tsserver's diagnostics
-// commands), otherwise published ones, once a publish for the version has
-// arrived and no further publish followed within a short settle window,
-// bounded by [Config.DiagnosticsWait]. There is no fixed sleep. A [Ledger]
+// commands), otherwise published ones: the first publish for the version
+// from a server that publishes once ([ServerSpec.PublishesOnce]: gopls,
+// clangd), else once a publish for the version has arrived and no further
+// publish followed within a short settle window, bounded by
+// [Config.DiagnosticsWait]. There is no fixed sleep. What comes after the
+// bound is watched for, up to [LateWait], and handed to the caller then
+// ([WriteCheck].Late; WRT-5). A [Ledger]
 // per run keeps only new diagnostics (WRT-2), says which reported ones a
-// later check no longer finds, and a file no server owns costs nothing
+// later check no longer finds, and a file no server owns costs no wait
 // (WRT-3). Every path a result names, in a server's or a checker's words
 // too, is relative to the root ([Supervisor.RelText]).
 //

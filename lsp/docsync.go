@@ -134,8 +134,10 @@ func (s *server) notifyWatched(ctx context.Context, events []fileEvent) error {
 
 // diagnosticsFor returns the server's diagnostics for doc's version: pulled
 // when the server offers textDocument/diagnostic or its row a pull of its
-// own (ServerSpec.pull), otherwise the published ones, once a publish for this version arrived and no further publish came
-// for DiagnosticsSettle. The wait is bounded by DiagnosticsWait; on timeout
+// own (ServerSpec.pull), otherwise the published ones: the first publish
+// for this version from a server that publishes once (PublishesOnce), else
+// once a publish for it arrived and no further publish came for
+// DiagnosticsSettle. The wait is bounded by DiagnosticsWait; on timeout
 // the last known diagnostics are returned with ErrDiagnosticsTimeout.
 func (s *server) diagnosticsFor(ctx context.Context, doc *openDoc) ([]lspDiagnostic, error) {
 	return s.diagnosticsForSince(ctx, doc, time.Now())
@@ -193,6 +195,9 @@ func (s *server) diagnosticsForSince(ctx context.Context, doc *openDoc, start ti
 			}
 		}
 		var settleC <-chan time.Time
+		if got && s.spec.PublishesOnce && st.version != nil {
+			return st.items, nil
+		}
 		if got {
 			quiet := time.Since(st.at)
 			if quiet >= s.cfg.DiagnosticsSettle {

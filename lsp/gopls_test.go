@@ -158,6 +158,23 @@ func TestGopls(t *testing.T) {
 		}
 	})
 
+	// gopls publishes once per version (PublishesOnce), so a write's answer
+	// is its first publish: that must hold the analyses' findings too, not
+	// only the type checker's (issue 31 §4).
+	t.Run("a write's diagnostics hold the analyses' findings", func(t *testing.T) {
+		orig := s.read("main.go")
+		s.write("main.go", orig+"\nfunc Vet() { fmt.Printf(\"%d\\n\", \"x\") }\n")
+		diags, err := s.sup.AfterWrite(s.ctx, loc(s.t, s.sup, main))
+		if err != nil {
+			t.Fatal(err)
+		}
+		expectContains(t, "diagnostics", diagKeys(s.root, diags), `main.go:15:26: warning: fmt.Printf format %d has arg "x" of wrong type string`)
+		s.write("main.go", orig)
+		if diags, err := s.sup.AfterWrite(s.ctx, loc(s.t, s.sup, main)); err != nil || len(diags) != 0 {
+			t.Fatalf("restored file: %+v, %v", diags, err)
+		}
+	})
+
 	t.Run("a file changed by someone else is re-synced before a query", func(t *testing.T) {
 		orig := s.read("main.go")
 		// Two lines pushed in above main's body: Total moves to line 14.

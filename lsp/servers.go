@@ -72,6 +72,12 @@ type ServerSpec struct {
 	// queries wait for it as for Indexes, and an answer given before it
 	// came says it may be incomplete.
 	LoadedLog *regexp.Regexp
+	// PublishesOnce says the server sends each document version's
+	// diagnostics in one versioned publishDiagnostics: the first one for the
+	// written version is complete, so it is not waited on for
+	// DiagnosticsSettle (issue 31 §4). Servers that publish in stages
+	// (syntax, then types, then analyses) leave it false.
+	PublishesOnce bool
 	// InitializationOptions is sent in initialize.
 	InitializationOptions any
 	// Settings answers workspace/configuration, by section ("" is the whole
@@ -132,10 +138,13 @@ func DefaultServers() []ServerSpec {
 			Extensions:  map[string]string{".go": "go"},
 			Checker:     []string{"go", "vet", "./..."},
 			Indexes:     true,
+			// With no delay gopls diagnoses a change in one pass, type
+			// errors and analyses together, and publishes it once per
+			// version; with one (1s by default) it publishes type errors
+			// first and the analyses' findings in a second publish later.
+			PublishesOnce: true,
 			Settings: map[string]any{
-				// Deep (analysis) diagnostics follow an edit after this
-				// delay; the default 1s would make writes wait or miss them.
-				"gopls": map[string]any{"diagnosticsDelay": "50ms", "symbolScope": "workspace"},
+				"gopls": map[string]any{"diagnosticsDelay": "0s", "symbolScope": "workspace"},
 			},
 		},
 		{
@@ -197,6 +206,9 @@ func DefaultServers() []ServerSpec {
 			},
 			CheckerNote: "C/C++ has no project checker here; run your build (cmake --build, make) or ask diagnostics for each file",
 			Indexes:     true,
+			// clangd publishes a version's diagnostics once, from the AST
+			// built with that version's preamble (clang-tidy's included).
+			PublishesOnce: true,
 		},
 		{
 			ID:          "rust-analyzer",

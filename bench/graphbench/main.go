@@ -1,7 +1,8 @@
 // Command graphbench measures the code graph (package graph) on a tree:
 // a cold or warm build in one process (-mode build), or, after a build,
 // the latency of queries and of re-indexing after one-file edits (-mode
-// queries). bench/graph.sh runs it beside ast-grep and writes the figures
+// queries), or of callers while many files changed outside the tools are
+// re-read in the background (-mode refresh-latency). bench/graph.sh runs it beside ast-grep and writes the figures
 // BENCHMARKS.md quotes.
 package main
 
@@ -23,17 +24,20 @@ import (
 	"github.com/builtin-tools/builtin-tools/graph/graphtool"
 	"github.com/builtin-tools/builtin-tools/graph/index"
 	"github.com/builtin-tools/builtin-tools/pathguard"
+	"golang.org/x/sys/unix"
 )
 
 func main() {
 	root := flag.String("root", "", "tree to index")
-	mode := flag.String("mode", "build", "build (one build, timed) or queries (build, then time queries and edits)")
+	mode := flag.String("mode", "build", "build (one build, timed), queries (build, then time queries and edits) or refresh-latency (build, then time callers while a change of -files files made outside the tools is re-read)")
 	cache := flag.String("cache", "", "graph store folder (graph.Options.StoreDir)")
 	n := flag.Int("n", 50, "query targets and edits (queries mode)")
 	seed := flag.Uint64("seed", 1, "target choice")
 	scratch := flag.String("scratch", "", "queries mode: a copy of the tree the edits may change (required)")
 	queryDirs := flag.String("query-dirs", "", "extra language folders (graph.Options.QueryDirs); a go folder with a one-pattern query measures the parse alone")
-	cpuProfile := flag.String("cpuprofile", "", "build mode: write a CPU profile of the build to this file")
+	cpuProfile := flag.String("cpuprofile", "", "build and refresh-latency modes: write a CPU profile of the build (of the whole run) to this file")
+	edits := flag.Int("files", 200, "refresh-latency mode: files changed at once outside the tools")
+	rounds := flag.Int("rounds", 3, "refresh-latency mode: how many times the files are changed")
 	flag.Parse()
 	if *root == "" {
 		fail("-root is required")
@@ -69,6 +73,19 @@ func main() {
 			fail("-scratch is required: the edits write to it")
 		}
 		queries(*scratch, *n, *seed)
+	case "refresh-latency":
+		if *scratch == "" {
+			fail("-scratch is required: the changes write to it")
+		}
+		if *cpuProfile != "" {
+			f, err := os.Create(*cpuProfile)
+			if err != nil {
+				fail(err.Error())
+			}
+			defer pprof.StopCPUProfile()
+			pprof.StartCPUProfile(f)
+		}
+		refreshLatency(*scratch, *n, *edits, *rounds, *seed)
 	default:
 		fail("unknown -mode " + *mode)
 	}
@@ -218,3 +235,115 @@ func queries(root string, n int, seed uint64) {
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// refreshLatency times callers of n targets (Sync, the answer and its
+// text, as a client gets it) while the index re-reads files changed at
+// once outside the tools: each round appends a comment to the same files
+// (chosen by seed among the Go files), then asks callers of every target
+// in turn until the background refresher has read them all. The first
+// query after the change re-reads syncNow files itself (Sync) before it
+// answers; the others answer from the snapshots the refresher publishes.
+func refreshLatency(root string, n, files, rounds int, seed uint64) {
+	ctx := context.Background()
+	x := open(root, "", "")
+	x.Start(nil)
+	x.Wait(ctx, time.Hour)
+	w := graph.NewViewer(x)
+	ts := targets(w, n, seed)
+	x.Sync(ctx) // the first full check of the stamps
+	var paths []string
+	for f := range w.View(0).Snap.Files() {
+		if f.Lang.ID == "go" && !strings.Contains(f.Rel, "testdata/") {
+			paths = append(paths, f.Rel)
+		}
+	}
+	sort.Strings(paths)
+	r := rand.New(rand.NewPCG(seed, seed^0x5bd1e995))
+	r.Shuffle(len(paths), func(i, j int) { paths[i], paths[j] = paths[j], paths[i] })
+	paths = paths[:min(files, len(paths))]
+	orig := make([][]byte, len(paths))
+	for i, p := range paths {
+		b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(p)))
+		if err != nil {
+			fail(err.Error())
+		}
+		orig[i] = b
+	}
+	// The queries run on one locked thread, so its CPU clock says what a
+	// query computed, apart from the time it waited for a core (on a
+	// shared machine, most of a slow query's time).
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	var cpu time.Duration // the last query's
+	ask := func(t graph.Symbol) (time.Duration, int) {
+		c0 := threadCPU()
+		defer func() { cpu = threadCPU() - c0 }()
+		t0 := time.Now()
+		synced, err := x.Sync(ctx)
+		if err != nil {
+			fail(err.Error())
+		}
+		a, err := graph.Callers(w.View(synced), graph.Spec{File: t.File, Line: t.Line, Symbol: t.Name})
+		if err != nil {
+			fail(fmt.Sprintf("callers %s: %v", t.Qualified, err))
+		}
+		graphtool.Render(a, 8000)
+		return time.Since(t0), synced
+	}
+	// A few targets' callers take long however idle the index is (a
+	// method name many types share): the time a query waits on the
+	// refresh is its excess over its own target's idle median.
+	var idle, busy, reads, excess, idleCPU, busyCPU, excessCPU []time.Duration
+	own, ownCPU := make([][]time.Duration, len(ts)), make([][]time.Duration, len(ts))
+	for range 3 {
+		for i, t := range ts {
+			d, _ := ask(t)
+			idle, idleCPU = append(idle, d), append(idleCPU, cpu)
+			own[i], ownCPU[i] = append(own[i], d), append(ownCPU[i], cpu)
+		}
+	}
+	med, medCPU := make([]time.Duration, len(ts)), make([]time.Duration, len(ts))
+	for i := range own {
+		med[i], medCPU[i] = pct(own[i], .5), pct(ownCPU[i], .5)
+	}
+	for round := range rounds {
+		for i, p := range paths {
+			body := append(append([]byte{}, orig[i]...), fmt.Sprintf("\n// graphbench refresh %d\n", round)...)
+			if err := os.WriteFile(filepath.Join(root, filepath.FromSlash(p)), body, 0o644); err != nil {
+				fail(err.Error())
+			}
+		}
+		t0 := time.Now()
+		for first := true; first || x.Pending() > 0; first = false {
+			for i, t := range ts {
+				d, synced := ask(t)
+				if synced > 0 {
+					reads = append(reads, d) // this query re-read files itself
+				} else {
+					busy, busyCPU = append(busy, d), append(busyCPU, cpu)
+					excess, excessCPU = append(excess, max(0, d-med[i])), append(excessCPU, max(0, cpu-medCPU[i]))
+				}
+			}
+		}
+		fmt.Printf("round %d: %d files re-read in %.3f s\n", round, len(paths), time.Since(t0).Seconds())
+	}
+	for i, p := range paths {
+		os.WriteFile(filepath.Join(root, filepath.FromSlash(p)), orig[i], 0o644)
+	}
+	fmt.Printf("refresh-latency targets=%d files=%d rounds=%d idle_callers_p50_ms=%.3f idle_callers_p99_ms=%.3f "+
+		"during_callers_n=%d during_callers_p50_ms=%.3f during_callers_p99_ms=%.3f during_callers_max_ms=%.3f "+
+		"during_excess_p50_ms=%.3f during_excess_p99_ms=%.3f syncing_queries_n=%d syncing_max_ms=%.3f\n",
+		len(ts), len(paths), rounds, ms(pct(idle, .5)), ms(pct(idle, .99)),
+		len(busy), ms(pct(busy, .5)), ms(pct(busy, .99)), ms(pct(busy, 1)),
+		ms(pct(excess, .5)), ms(pct(excess, .99)), len(reads), ms(pct(reads, 1)))
+	fmt.Printf("refresh-latency cpu idle_callers_p50_ms=%.3f idle_callers_p99_ms=%.3f during_callers_p50_ms=%.3f during_callers_p99_ms=%.3f "+
+		"during_excess_p50_ms=%.3f during_excess_p99_ms=%.3f\n",
+		ms(pct(idleCPU, .5)), ms(pct(idleCPU, .99)), ms(pct(busyCPU, .5)), ms(pct(busyCPU, .99)), ms(pct(excessCPU, .5)), ms(pct(excessCPU, .99)))
+}
+
+// threadCPU is the CPU time of the calling thread.
+func threadCPU() time.Duration {
+	var ts unix.Timespec
+	unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts)
+	return time.Duration(ts.Nano())
+}

@@ -133,8 +133,10 @@ func progress(st graph.IndexState) string {
 	return fmt.Sprintf("%d of %d files indexed so far", st.Done, st.Total)
 }
 
-// partialNote says an answer came from part of the tree.
+// partialNote says an answer came from part of the tree, or from a tree
+// some of whose changed files are still being re-read.
 func partialNote(w *writer, st graph.IndexState) {
+	pendingNote(w, st)
 	if st.Ahead > 0 {
 		w.head("(computed from %d files ahead of the index, which is still building (%d of %d files indexed so far): the files whose text holds the name and the folders that define it)", st.Ahead, st.Files, st.Found)
 		if st.NamesOnly {
@@ -144,6 +146,14 @@ func partialNote(w *writer, st graph.IndexState) {
 	}
 	if !st.Ready {
 		w.head("(index still building: %s; this answer covers only those)", progress(st))
+	}
+}
+
+// pendingNote says how many files changed outside the tools the answer
+// does not reflect yet.
+func pendingNote(w *writer, st graph.IndexState) {
+	if st.Pending > 0 {
+		w.head("(%d changed files are being re-read in the background: this answer does not reflect them yet; ask again in a moment for the full answer)", st.Pending)
 	}
 }
 
@@ -448,6 +458,7 @@ func status(w *writer, a *graph.Answer) string {
 		}
 	}
 	w.head("changes outside the tools are noticed by %s", s.Freshness)
+	pendingNote(w, a.Index)
 	var langs []string
 	for id, n := range s.Languages {
 		langs = append(langs, fmt.Sprintf("%s %d", id, n))

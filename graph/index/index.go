@@ -82,6 +82,22 @@ type Index struct {
 	watchNote string            // why there is no watcher
 	swept     bool              // a full stamp check ran after the build
 	syncMu    sync.Mutex        // one Sync at a time
+	// reading numbers each re-reading of a file begun outside the build
+	// (rel → the latest one's number, readSeq the last number given): of
+	// two readings of one file at once, the one begun last is kept.
+	reading map[string]uint64
+	readSeq uint64
+
+	// The background refresher (refresher.go): the files changed outside
+	// the tools that Sync left to it, re-read by at most refreshWorkers
+	// workers. pendMu guards these.
+	pendMu    sync.Mutex
+	queued    []string // absolute paths, in the order they were noticed
+	queuedSet map[string]bool
+	inflight  map[string]int // absolute paths a worker is re-reading
+	workers   int            // refresher workers running
+	pending   atomic.Int64   // files queued or in flight (Pending)
+	workRun   sync.WaitGroup
 
 	buildOnce sync.Once
 	ready     chan struct{}
@@ -126,7 +142,8 @@ func New(g *pathguard.Guard, eng *astgrep.Engine, opts Options) (*Index, error) 
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	x := &Index{root: root, guard: g, eng: eng, langs: langs, opts: opts, b: snap.New(langs), dirs: map[string]int64{},
-		ready: make(chan struct{}), saved: make(chan struct{}), ctx: ctx, cancel: cancel, modAt: map[string]string{}}
+		ready: make(chan struct{}), saved: make(chan struct{}), ctx: ctx, cancel: cancel, modAt: map[string]string{},
+		reading: map[string]uint64{}, queuedSet: map[string]bool{}, inflight: map[string]int{}}
 	x.cur.Store(x.b.Snapshot())
 	if opts.StoreDir != "" {
 		x.st = store.Open(opts.StoreDir, store.Options{MaxBytes: opts.StoreBytes})
@@ -162,6 +179,11 @@ func (x *Index) Close() {
 		close(x.saved)
 	})
 	<-x.saved
+	x.pendMu.Lock() // no worker is started past here (enqueue checks ctx)
+	x.queued, x.queuedSet = nil, map[string]bool{}
+	x.recount()
+	x.pendMu.Unlock()
+	x.workRun.Wait() // the refresher's workers stop at their next file
 	x.mu.Lock()
 	if x.manifestDue != nil && x.manifestDue.Stop() {
 		x.manifestRun.Done()
@@ -276,7 +298,7 @@ func (x *Index) build(ctx context.Context) error {
 		<-keyed
 		files = x.fromManifest(ctx, files)
 	}
-	return x.capture(ctx, files, true)
+	return x.capture(ctx, files, true, false)
 }
 
 // admit records the folders and manifests (go.mod) of a walk and returns the
@@ -347,14 +369,37 @@ func readManifest(g *pathguard.Guard, langs *lang.Set, modAt map[string]string, 
 }
 
 // capture reads and extracts files and puts them in the index.
-func (x *Index) capture(ctx context.Context, entries []walk.Entry, counting bool) error {
+func (x *Index) capture(ctx context.Context, entries []walk.Entry, counting, oneAtATime bool) error {
+	var seq map[string]uint64 // this re-reading's number of each file
+	if !counting {
+		seq = make(map[string]uint64, len(entries))
+		x.mu.Lock()
+		for _, e := range entries {
+			x.readSeq++
+			x.reading[e.Rel], seq[e.Rel] = x.readSeq, x.readSeq
+		}
+		x.mu.Unlock()
+		defer func() {
+			x.mu.Lock()
+			for rel, n := range seq {
+				if x.reading[rel] == n {
+					delete(x.reading, rel)
+				}
+			}
+			x.mu.Unlock()
+		}()
+	}
 	lastNote := time.Now()
-	err := x.read(ctx, entries, func(rel string, f *snap.Entry, rerr error) {
+	err := x.read(ctx, entries, oneAtATime, func(rel string, f *snap.Entry, rerr error) {
 		x.mu.Lock()
 		switch {
 		case counting && x.b.Entry(rel) != nil:
 			// A refresh after a write put a newer reading while the build
 			// was on its way to this file.
+		case !counting && x.reading[rel] != seq[rel]:
+			// A reading of the file begun after this one (a write's
+			// Refresh, the refresher) has the newer bytes, or the file
+			// was dropped meanwhile.
 		case f != nil:
 			x.put(f)
 		default:
@@ -389,8 +434,9 @@ func (x *Index) capture(ctx context.Context, entries []walk.Entry, counting bool
 // read reads files (in astgrep's work slots), takes each one's record
 // from the store by its bytes' key or parses and extracts it (and stores
 // the record), calling fn with each file's entry, or the error that kept
-// it from being read.
-func (x *Index) read(ctx context.Context, entries []walk.Entry, fn func(rel string, f *snap.Entry, err error)) error {
+// it from being read. oneAtATime reads one file at a time (the
+// refresher's workers), else as many as the engine's workers.
+func (x *Index) read(ctx context.Context, entries []walk.Entry, oneAtATime bool, fn func(rel string, f *snap.Entry, err error)) error {
 	type entry struct {
 		rel    string
 		l      *lang.Language
@@ -421,7 +467,18 @@ func (x *Index) read(ctx context.Context, entries []walk.Entry, fn func(rel stri
 		cf = append(cf, c)
 		of[e.Abs] = en
 	}
-	return x.eng.Capture(ctx, x.guard, cf, func(r *astgrep.CaptureResult) {
+	capture := x.eng.Capture
+	if oneAtATime {
+		capture = func(ctx context.Context, g *pathguard.Guard, cf []astgrep.CaptureFile, fn func(*astgrep.CaptureResult)) error {
+			for i := range cf {
+				if err := x.eng.Capture(ctx, g, cf[i:i+1], fn); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}
+	return capture(ctx, x.guard, cf, func(r *astgrep.CaptureResult) {
 		en := of[r.File.Path]
 		var f *snap.Entry
 		if r.Err == nil {
@@ -464,6 +521,11 @@ func putWithin(b *snap.Builder, f *snap.Entry, max int64) {
 // a write, so the next query sees the write. Files outside the root or in
 // no supported language are ignored; deleted ones are dropped.
 func (x *Index) Refresh(ctx context.Context, abs ...string) error {
+	return x.refresh(ctx, abs, false)
+}
+
+// refresh is Refresh, reading one file at a time when oneAtATime is set.
+func (x *Index) refresh(ctx context.Context, abs []string, oneAtATime bool) error {
 	var entries []walk.Entry
 	gone := map[string]string{} // files to drop, and why they are not indexed ("": no reason to say)
 	for _, a := range abs {
@@ -488,6 +550,7 @@ func (x *Index) Refresh(ctx context.Context, abs ...string) error {
 	}
 	x.mu.Lock()
 	for rel, why := range gone {
+		delete(x.reading, rel) // a reading of it under way is stale
 		x.b.Remove(rel)
 		if why == "" {
 			x.b.Unskip(rel)
@@ -505,13 +568,20 @@ func (x *Index) Refresh(ctx context.Context, abs ...string) error {
 	if len(entries) == 0 {
 		return nil
 	}
-	return x.capture(ctx, entries, false)
+	return x.capture(ctx, entries, false, oneAtATime)
 }
+
+// syncNow is how many changed files Sync re-reads before it returns: the
+// rest go to the background refresher, and answers say how many are
+// still pending (State.Pending), so a query never waits behind a large
+// change made outside the tools (a checkout, a generator).
+const syncNow = 16
 
 // Sync notices files changed on disk by anything else since they were
 // indexed (by size, modification time and inode), and folders whose
-// entries changed, and re-reads what changed. It returns how many files it
-// re-read or dropped.
+// entries changed; it re-reads up to syncNow changed files and drops the
+// deleted ones now, and queues the other changed files for the background
+// refresher. It returns how many files it re-read or dropped.
 func (x *Index) Sync(ctx context.Context) (int, error) {
 	if !x.Ready() {
 		return 0, nil
@@ -524,7 +594,8 @@ func (x *Index) Sync(ctx context.Context) (int, error) {
 	if w != nil && swept {
 		files, dirs, lost := w.drain()
 		if !lost {
-			return x.syncEvents(ctx, files, dirs)
+			changed, dirs := x.fromEvents(files, dirs)
+			return x.catchUp(ctx, changed, dirs)
 		}
 	} else if w != nil {
 		w.drain() // the full check below covers what is queued
@@ -538,10 +609,11 @@ func (x *Index) Sync(ctx context.Context) (int, error) {
 	return n, err
 }
 
-// syncEvents re-reads the files the watcher named whose stamps changed,
-// and lists the folders it named again.
-func (x *Index) syncEvents(ctx context.Context, files, dirs []string) (int, error) {
-	var changed []string
+// fromEvents returns the files the watcher named whose stamps changed,
+// and the folders to list again (those it named, and those of manifests
+// it named), as absolute paths.
+func (x *Index) fromEvents(files, dirs []string) (changed, rewalk []string) {
+	s := x.Snapshot()
 	for _, rel := range files {
 		abs := filepath.Join(x.root, filepath.FromSlash(rel))
 		if x.langs.Manifest(path.Base(rel)) != nil {
@@ -551,28 +623,21 @@ func (x *Index) syncEvents(ctx context.Context, files, dirs []string) (int, erro
 		if x.langs.ForFile(rel) == nil {
 			continue
 		}
-		f := x.Snapshot().Entry(rel)
+		f := s.Entry(rel)
 		st, err := x.guard.Lstat(abs)
 		if f != nil && err == nil && unchanged(f, st) {
 			continue // already read (a write through the registry)
 		}
 		changed = append(changed, abs)
 	}
-	n := len(changed)
-	if err := x.Refresh(ctx, changed...); err != nil {
-		return n, err
-	}
 	for _, d := range dirs {
-		added, err := x.rewalk(ctx, filepath.Join(x.root, filepath.FromSlash(d)))
-		n += added
-		if err != nil {
-			return n, err
-		}
+		rewalk = append(rewalk, filepath.Join(x.root, filepath.FromSlash(d)))
 	}
-	return n, nil
+	return changed, rewalk
 }
 
-// sweep checks every file's stamp and every folder's modification time.
+// sweep checks every file's stamp and every folder's modification time,
+// and catches up with what changed.
 func (x *Index) sweep(ctx context.Context) (int, error) {
 	x.mu.RLock()
 	dirs := make(map[string]int64, len(x.dirs))
@@ -596,24 +661,30 @@ func (x *Index) sweep(ctx context.Context) (int, error) {
 			rewalk = append(rewalk, abs)
 		}
 	}
-	n := len(changed)
-	if err := x.Refresh(ctx, changed...); err != nil {
-		return n, err
-	}
-	for _, d := range rewalk {
-		added, err := x.rewalk(ctx, d)
-		n += added
+	return x.catchUp(ctx, changed, rewalk)
+}
+
+// catchUp lists the folders again, then re-reads the changed files and
+// those new in the folders, up to syncNow of them now, the rest in the
+// background.
+func (x *Index) catchUp(ctx context.Context, changed, dirs []string) (int, error) {
+	n := 0
+	for _, d := range dirs {
+		added, dropped, err := x.rewalk(ctx, d)
+		n += dropped
 		if err != nil {
 			return n, err
 		}
+		changed = append(changed, added...)
 	}
-	return n, nil
+	now := x.split(changed)
+	return n + len(now), x.Refresh(ctx, now...)
 }
 
-// rewalk lists one folder again (its new subfolders in full), indexes the
-// files it did not know, and drops those gone from it or from its gone
-// subfolders.
-func (x *Index) rewalk(ctx context.Context, abs string) (int, error) {
+// rewalk lists one folder again (its new subfolders in full), drops the
+// files gone from it or from its gone subfolders, and returns the files it
+// did not know (to read) and how many it dropped.
+func (x *Index) rewalk(ctx context.Context, abs string) ([]string, int, error) {
 	rel, _ := filepath.Rel(x.root, abs)
 	rel = filepath.ToSlash(rel)
 	var found []walk.Entry
@@ -625,7 +696,7 @@ func (x *Index) rewalk(ctx context.Context, abs string) (int, error) {
 			return nil
 		})
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return 0, err
+			return nil, 0, err
 		}
 	}
 	x.mu.RLock()
@@ -642,17 +713,17 @@ func (x *Index) rewalk(ctx context.Context, abs string) (int, error) {
 			return nil
 		})
 		if err != nil {
-			return 0, err
+			return nil, 0, err
 		}
 	}
 	files := x.admit(found)
 	under := func(p string) bool { return rel == "." || p == rel || strings.HasPrefix(p, rel+"/") }
-	var todo []walk.Entry
+	var todo []string
 	var gone []string
 	x.mu.Lock()
 	for _, e := range files {
 		if x.b.Entry(e.Rel) == nil {
-			todo = append(todo, e)
+			todo = append(todo, e.Abs)
 		}
 	}
 	x.b.Each(func(f *snap.Entry) bool {
@@ -664,6 +735,7 @@ func (x *Index) rewalk(ctx context.Context, abs string) (int, error) {
 		return true
 	})
 	for _, r := range gone {
+		delete(x.reading, r)
 		x.b.Remove(r)
 	}
 	x.publish()
@@ -675,7 +747,7 @@ func (x *Index) rewalk(ctx context.Context, abs string) (int, error) {
 		}
 	}
 	x.mu.Unlock()
-	return len(todo) + len(gone), x.capture(ctx, todo, false)
+	return todo, len(gone), nil
 }
 
 // Started says whether Start was called.
@@ -714,6 +786,9 @@ func (x *Index) ProgressText() string {
 type State struct {
 	Ready       bool
 	Done, Total int // files the build finished, of those it found
+	// Pending counts the files changed outside the tools that the
+	// background refresher has still to re-read.
+	Pending int
 }
 
 // State says how complete the index is now. Read it before Snapshot: a
@@ -721,7 +796,7 @@ type State struct {
 func (x *Index) State() State {
 	ready := x.Ready()
 	done, total := x.Progress()
-	return State{Ready: ready, Done: done, Total: total}
+	return State{Ready: ready, Done: done, Total: total, Pending: x.Pending()}
 }
 
 // Stats are what status says of the index beyond its snapshot.

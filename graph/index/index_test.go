@@ -257,3 +257,85 @@ func TestManifestWrittenAfterRefresh(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// A change made outside the tools to more files than Sync reads at once:
+// Sync re-reads syncNow of them and returns, the rest are pending, and the
+// background refresher reads them; by file events and by stamps.
+func TestSyncLeavesALargeChangeToTheRefresher(t *testing.T) {
+	t.Run("watched", func(t *testing.T) { testLargeChange(t, false) })
+	t.Run("stamps", func(t *testing.T) { testLargeChange(t, true) })
+}
+
+func testLargeChange(t *testing.T, noWatcher bool) {
+	const n = 40
+	root := t.TempDir()
+	files := map[string]string{"go.mod": "module m\n", "a.go": "package m\n\nfunc Target() {}\n"}
+	for i := range n {
+		files[fmt.Sprintf("b%02d.go", i)] = fmt.Sprintf("package m\n\nfunc B%02d() {}\n", i)
+	}
+	writeTree(t, root, files)
+	release, held := make(chan struct{}), make(chan struct{}, n)
+	BeforeBackgroundReadForTest = func(string) {
+		held <- struct{}{}
+		<-release
+	}
+	t.Cleanup(func() { BeforeBackgroundReadForTest = nil })
+	x := buildRootOpts(t, root, Options{})
+	t.Cleanup(func() {
+		select {
+		case <-release:
+		default:
+			close(release) // before the index closes: its workers wait on it
+		}
+	})
+	if noWatcher {
+		x.mu.Lock()
+		if x.watch != nil {
+			x.watch.close()
+			x.watch = nil
+		}
+		x.mu.Unlock()
+	}
+	if _, err := x.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(10 * time.Millisecond) // modification times the stamps tell apart
+	changed := map[string]string{}
+	for i := range n {
+		changed[fmt.Sprintf("b%02d.go", i)] = fmt.Sprintf("package m\n\nfunc B%02d() { Target() }\n", i)
+	}
+	writeTree(t, root, changed)
+	got, err := x.Sync(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != syncNow {
+		t.Fatalf("Sync re-read %d files before returning, want %d", got, syncNow)
+	}
+	<-held // a worker has taken a file and waits
+	if x.Pending() != n-syncNow || len(refsTo(x.Snapshot(), "Target")) != syncNow {
+		t.Fatalf("Sync re-read %d files, %d pending, %d callers; want %d, %d, %d",
+			got, x.Pending(), len(refsTo(x.Snapshot(), "Target")), syncNow, n-syncNow, syncNow)
+	}
+	if st := x.State(); st.Pending != n-syncNow {
+		t.Fatalf("state: %+v", st)
+	}
+	// A second Sync does not queue them twice, nor read them now.
+	if got, err := x.Sync(context.Background()); err != nil || got != 0 || x.Pending() != n-syncNow {
+		t.Fatalf("a second Sync: %d re-read, %v, %d pending", got, err, x.Pending())
+	}
+	close(release)
+	deadline := time.Now().Add(time.Minute)
+	for x.Pending() > 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d files still pending after a minute", x.Pending())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if c := refsTo(x.Snapshot(), "Target"); len(c) != n {
+		t.Fatalf("after the refresher: %d callers, want %d: %v", len(c), n, c)
+	}
+	if st := x.Stats(); st.Refreshed != n {
+		t.Fatalf("refreshed %d, want %d", st.Refreshed, n)
+	}
+}

@@ -101,7 +101,7 @@ func (p *Partial) Parse(ctx context.Context, es []walk.Entry) error {
 	// Largest first: the parse workers then finish together instead of
 	// one waiting on a large file that came last.
 	slices.SortStableFunc(todo, func(a, b walk.Entry) int { return cmp.Compare(size(b), size(a)) })
-	return p.x.read(ctx, todo, func(rel string, f *snap.Entry, err error) {
+	return p.x.read(ctx, todo, false, func(rel string, f *snap.Entry, err error) {
 		p.mu.Lock()
 		defer p.mu.Unlock()
 		if f != nil {

@@ -20,6 +20,7 @@ type Servers struct {
 
 	mu    sync.Mutex
 	plans map[*registry.Call]planned
+	late  []late // verdicts that came after their write's result
 }
 
 // NewServers makes the resource over root, with a path guard of its own;
@@ -53,6 +54,6 @@ var Family = registry.Family[*Servers]{
 		return &Servers{Sup: lsp.OpenSupervisor(env.Guard, cfg), ledger: lsp.NewLedger()}, nil
 	},
 	Tools:    []registry.Descriptor{LSPTool, RenameTool, FixTool},
-	Wrappers: []registry.Wrapper{DiagnosticsOnWrite},
+	Wrappers: []registry.Wrapper{DiagnosticsOnWrite, LateDiagnostics},
 	Requires: []registry.Requirement{staging},
 }

@@ -98,7 +98,8 @@ func TestLSPToolOnGopls(t *testing.T) {
 
 // WRT-1..3: a write that breaks the build says so at once; a diagnostic
 // that only moved is not repeated; one that went away and came back is new;
-// a file no server owns is written without noise.
+// a file no server owns is written with no wait, and one line that says it
+// was not checked (WRT-4: silence means "checked, clean").
 func TestDiagnosticsOnWrite(t *testing.T) {
 	r := goRun(t)
 	broken := strings.Replace(cartGo, "return len(c.Items)", "return len(c.Itemz)", 1)
@@ -120,7 +121,7 @@ func TestDiagnosticsOnWrite(t *testing.T) {
 		t.Fatalf("a diagnostic that came back was not reported: %q", text)
 	}
 	text, _ = call(t, r, tiers.Normal, "write", map[string]any{"path": "notes.txt", "content": "no server owns me\n"})
-	if text != "created notes.txt (1 lines, 18 bytes)" {
+	if text != "created notes.txt (1 lines, 18 bytes)\nNot checked for diagnostics: notes.txt (no language server handles .txt files)" {
 		t.Fatalf("unowned file: %q", text)
 	}
 }

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/builtin-tools/builtin-tools/lsp"
 	"github.com/builtin-tools/builtin-tools/registry"
@@ -14,12 +16,17 @@ import (
 
 // DiagnosticsOnWrite wraps every tool that writes files: after a successful call,
 // each file it wrote is synced to its language server, that version's
-// diagnostics are awaited (bounded), and those the run has not reported
-// before are reported, with those reported earlier that the file no
-// longer has (WRT-1, WRT-2). Files no server owns cost nothing (WRT-3).
-// Errors and warnings are shown; hints and information are left to `lsp
+// diagnostics are awaited (bounded), and the result carries a verdict per
+// written file (WRT-4): checked, timed out, no server or the server failed,
+// with the diagnostics the run has not reported before and those reported
+// earlier that the file no longer has (WRT-1, WRT-2). Files no server owns
+// cost no wait (WRT-3). The text says nothing of a file checked clean, and
+// one line of files not checked, so silence means "checked, clean". Errors
+// and warnings are shown; hints and information are left to `lsp
 // diagnostics`. The report reaches the result's text and its structured
 // content (Call.Report), so a call made through eval's tool() gets it too.
+// Diagnostics that come after the wait are reported on the run's next
+// result (LateDiagnostics).
 var DiagnosticsOnWrite = registry.Wrapper{
 	Name:    "diagnostics-on-write",
 	Applies: registry.WritesFiles,
@@ -33,7 +40,32 @@ var DiagnosticsOnWrite = registry.Wrapper{
 			if !ok {
 				return res, nil
 			}
-			if rep := afterWrite(ctx, s.Sup, s.ledger, c); rep != nil {
+			if rep := s.afterWrite(ctx, c); rep != nil {
+				c.Report("diagnostics", rep.text(), rep.data())
+			}
+			return res, nil
+		}
+	},
+}
+
+// LateDiagnostics wraps every tool: a result of the run's (not a child
+// call's, which its parent may not show) carries the diagnostics that came
+// for a written version after its write's wait, each naming that write
+// (WRT-5).
+var LateDiagnostics = registry.Wrapper{
+	Name:    "late-diagnostics",
+	Applies: func(*registry.Descriptor) bool { return true },
+	Wrap: func(next registry.HandlerFunc) registry.HandlerFunc {
+		return func(ctx context.Context, c *registry.Call) (*mcp.CallToolResult, error) {
+			res, err := next(ctx, c)
+			if err != nil || res == nil || res.IsError || c.Parent != nil {
+				return res, err
+			}
+			s, ok := Key.Of(c.Run)
+			if !ok {
+				return res, nil
+			}
+			if rep := s.takeLate(); rep != nil {
 				c.Report("diagnostics", rep.text(), rep.data())
 			}
 			return res, nil
@@ -45,27 +77,38 @@ var DiagnosticsOnWrite = registry.Wrapper{
 // waits on its server, and a patch may touch hundreds.
 const writeWorkers = 4
 
-// checkWritten is Supervisor.AfterWrite; a test counts the checks under
+// checkWritten is Supervisor.CheckWritten; a test counts the checks under
 // way through it.
-var checkWritten = (*lsp.Supervisor).AfterWrite
+var checkWritten = (*lsp.Supervisor).CheckWritten
 
-// writeReport is what the diagnostics after a write found.
+// writeReport is what the diagnostics after a write found, or what came
+// late for earlier writes.
 type writeReport struct {
-	New       []lsp.Diagnostic // paths relative to the root
-	Fixed     []lsp.Diagnostic // reported earlier in this run, gone now
-	Unchecked []Unchecked
+	Files []lsp.Verdict
+	// new and fixed are the verdicts' New and Fixed as diagnostics (paths
+	// relative to the root), for the text.
+	new, fixed []lsp.Diagnostic
 }
 
-// Unchecked is a written file whose diagnostics could not be had.
-type Unchecked struct {
-	File  string `json:"file"`
-	Error string `json:"error"`
+// add appends a verdict and the diagnostics behind its New and Fixed.
+func (r *writeReport) add(v lsp.Verdict, fresh, fixed []lsp.Diagnostic) {
+	v.New, v.Fixed = lsp.Findings(fresh), lsp.Findings(fixed)
+	r.Files = append(r.Files, v)
+	r.new = append(r.new, fresh...)
+	r.fixed = append(r.fixed, fixed...)
 }
 
-func afterWrite(ctx context.Context, sup *lsp.Supervisor, ledger *lsp.Ledger, c *registry.Call) *writeReport {
+// late is a verdict that came after its write's result.
+type late struct {
+	v            lsp.Verdict
+	fresh, fixed []lsp.Diagnostic
+	began        time.Time
+}
+
+func (s *Servers) afterWrite(ctx context.Context, c *registry.Call) *writeReport {
 	written := c.Written()
 	type outcome struct {
-		diags []lsp.Diagnostic
+		check lsp.WriteCheck
 		err   error
 		gone  bool // the file no longer exists
 	}
@@ -73,6 +116,7 @@ func afterWrite(ctx context.Context, sup *lsp.Supervisor, ledger *lsp.Ledger, c 
 	jobs := make(chan int)
 	done := make(chan struct{})
 	workers := min(len(written), writeWorkers)
+	began := time.Now()
 	for range workers {
 		go func() {
 			defer func() { done <- struct{}{} }()
@@ -84,7 +128,7 @@ func afterWrite(ctx context.Context, sup *lsp.Supervisor, ledger *lsp.Ledger, c 
 				}
 				at, err := c.Location(f)
 				if err == nil {
-					results[i].diags, err = checkWritten(sup, ctx, at)
+					results[i].check, err = checkWritten(s.Sup, ctx, at)
 				}
 				results[i].err = err
 			}
@@ -101,25 +145,65 @@ func afterWrite(ctx context.Context, sup *lsp.Supervisor, ledger *lsp.Ledger, c 
 	rep := &writeReport{}
 	for i, r := range results {
 		f := written[i]
+		v := r.check.Verdict
 		switch {
 		case r.gone:
-			ledger.Forget(f)
+			s.ledger.Forget(f)
+			continue
 		case r.err != nil:
-			// What the server said of an earlier version is no news of
-			// this one, and no sign that anything was fixed.
-			if !errors.Is(r.err, lsp.ErrNotOwned) {
-				rep.Unchecked = append(rep.Unchecked, Unchecked{File: c.Rel(f), Error: sup.RelText(r.err.Error())})
+			v = lsp.Verdict{File: c.Rel(f), State: lsp.TimedOut, Why: "the call ended before the file was checked: " + s.Sup.RelText(r.err.Error())}
+			if !errors.Is(r.err, context.Canceled) && !errors.Is(r.err, context.DeadlineExceeded) {
+				v.State, v.Why = lsp.NoServer, s.Sup.RelText(r.err.Error())
 			}
-		case r.diags == nil:
-			// No server checked it (WRT-3).
-		default:
-			fresh, fixed := ledger.Record(f, r.diags, false)
-			rep.New = append(rep.New, relDiagnostics(c, fresh)...)
-			rep.Fixed = append(rep.Fixed, relDiagnostics(c, fixed)...)
+		case v.State == lsp.Checked:
+			fresh, fixed := s.ledger.Record(f, r.check.Diagnostics, false)
+			rep.add(v, relDiagnostics(c, fresh), relDiagnostics(c, fixed))
+			continue
+		case r.check.Late != nil:
+			// What the server said of an earlier version is no news of
+			// this one, and no sign that anything was fixed; what it says
+			// of this one later is reported then.
+			go s.awaitLate(f, v, r.check.Late, c, began)
 		}
+		rep.add(v, nil, nil)
 	}
-	if len(rep.New) == 0 && len(rep.Fixed) == 0 && len(rep.Unchecked) == 0 {
+	if len(rep.Files) == 0 {
 		return nil
+	}
+	return rep
+}
+
+// awaitLate waits for a timed-out check's late diagnostics (the channel is
+// closed within lsp.LateWait, or when the run's supervisor closes) and
+// keeps what they show, against the ledger, for the run's next result.
+func (s *Servers) awaitLate(abs string, v lsp.Verdict, ch <-chan []lsp.Diagnostic, c *registry.Call, began time.Time) {
+	diags, ok := <-ch
+	if !ok {
+		return
+	}
+	fresh, fixed := s.ledger.Record(abs, diags, false)
+	v.State, v.Why = lsp.Checked, ""
+	v.WaitedMS = time.Since(began).Milliseconds()
+	v.After = &lsp.WriteRef{File: v.File, Tool: c.Tool.Name}
+	s.mu.Lock()
+	s.late = append(s.late, late{v: v, fresh: relDiagnostics(c, fresh), fixed: relDiagnostics(c, fixed), began: began})
+	s.mu.Unlock()
+}
+
+// takeLate returns the late verdicts kept so far as one report, and
+// forgets them; nil when there are none.
+func (s *Servers) takeLate() *writeReport {
+	s.mu.Lock()
+	kept := s.late
+	s.late = nil
+	s.mu.Unlock()
+	if len(kept) == 0 {
+		return nil
+	}
+	rep := &writeReport{}
+	for _, l := range kept {
+		l.v.After.SecondsAgo = int(time.Since(l.began).Seconds())
+		rep.add(l.v, l.fresh, l.fixed)
 	}
 	return rep
 }
@@ -127,44 +211,92 @@ func afterWrite(ctx context.Context, sup *lsp.Supervisor, ledger *lsp.Ledger, c 
 // maxFixedShown bounds the fixed diagnostics listed in the text.
 const maxFixedShown = 20
 
-// text is what the agent reads.
+// text is what the agent reads: nothing of a file checked clean with
+// nothing gone, the new and fixed diagnostics, and one line for the files
+// not checked.
 func (r *writeReport) text() string {
 	var parts []string
-	if len(r.New) > 0 {
-		parts = append(parts, "New diagnostics after this write:\n"+FormatDiagnostics("", r.New))
+	var after []string
+	for _, v := range r.Files {
+		if v.After != nil {
+			after = append(after, fmt.Sprintf("after the write of %s %s ago (%s)", v.After.File, agoText(v.After.SecondsAgo), v.After.Tool))
+		}
 	}
-	if len(r.Fixed) > 0 {
+	if len(after) > 0 {
+		head := "Diagnostics that came late, " + strings.Join(after, "; ")
+		if len(r.new) == 0 && len(r.fixed) == 0 {
+			head += ": checked, nothing new"
+		}
+		parts = append(parts, head)
+	}
+	if len(r.new) > 0 {
+		head := "New diagnostics after this write:\n"
+		if len(after) > 0 {
+			head = "New:\n"
+		}
+		parts = append(parts, head+FormatDiagnostics("", r.new))
+	}
+	if len(r.fixed) > 0 {
 		var b strings.Builder
-		for i, d := range r.Fixed {
+		for i, d := range r.fixed {
 			if i == maxFixedShown {
-				fmt.Fprintf(&b, "... and %d more fixed\n", len(r.Fixed)-i)
+				fmt.Fprintf(&b, "... and %d more fixed\n", len(r.fixed)-i)
 				break
 			}
 			fmt.Fprintf(&b, "fixed: %s: %s\n", d.File, oneLine(d.Message))
 		}
 		parts = append(parts, strings.TrimRight(b.String(), "\n"))
 	}
-	if len(r.Unchecked) > 0 {
-		var notes []string
-		for _, u := range r.Unchecked {
-			notes = append(notes, u.File+": "+u.Error)
-		}
-		parts = append(parts, "Diagnostics could not be checked: "+strings.Join(notes, "; "))
+	if line := notChecked(r.Files); line != "" {
+		parts = append(parts, line)
 	}
 	return strings.Join(parts, "\n")
 }
 
-// data is the report's structured content: the same, as fields.
+// notChecked is one line naming the files not checked, grouped by why.
+func notChecked(vs []lsp.Verdict) string {
+	var whys []string
+	files := map[string][]string{}
+	for _, v := range vs {
+		if v.State == lsp.Checked {
+			continue
+		}
+		why := v.Why
+		if v.State == lsp.TimedOut {
+			why += "; what comes later is reported on the next result"
+		}
+		if _, seen := files[why]; !seen {
+			whys = append(whys, why)
+		}
+		files[why] = append(files[why], v.File)
+	}
+	if len(whys) == 0 {
+		return ""
+	}
+	var groups []string
+	for _, why := range whys {
+		fs := files[why]
+		shown := fs
+		if len(fs) > maxNotCheckedShown {
+			shown = append(slices.Clone(fs[:maxNotCheckedShown]), fmt.Sprintf("%d more", len(fs)-maxNotCheckedShown))
+		}
+		groups = append(groups, fmt.Sprintf("%s (%s)", strings.Join(shown, ", "), why))
+	}
+	return "Not checked for diagnostics: " + strings.Join(groups, "; ")
+}
+
+// maxNotCheckedShown bounds the files named for one reason.
+const maxNotCheckedShown = 5
+
+// agoText is a number of seconds as the text says it.
+func agoText(sec int) string {
+	if sec < 120 {
+		return fmt.Sprintf("%d s", sec)
+	}
+	return fmt.Sprintf("%d min", sec/60)
+}
+
+// data is the report's structured content: a verdict per file.
 func (r *writeReport) data() map[string]any {
-	m := map[string]any{}
-	if len(r.New) > 0 {
-		m["new"] = r.New
-	}
-	if len(r.Fixed) > 0 {
-		m["fixed"] = r.Fixed
-	}
-	if len(r.Unchecked) > 0 {
-		m["unchecked"] = r.Unchecked
-	}
-	return m
+	return map[string]any{"files": r.Files}
 }

@@ -27,14 +27,14 @@ func TestDiagnosticsOnWriteArePooled(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var now, checked atomic.Int32
 		release := make(chan struct{})
-		checkWritten = func(s *lsp.Supervisor, ctx context.Context, at pathguard.Path) ([]lsp.Diagnostic, error) {
+		checkWritten = func(s *lsp.Supervisor, ctx context.Context, at pathguard.Path) (lsp.WriteCheck, error) {
 			now.Add(1)
 			<-release
 			checked.Add(1)
 			now.Add(-1)
-			return nil, nil
+			return lsp.WriteCheck{}, nil
 		}
-		defer func() { checkWritten = (*lsp.Supervisor).AfterWrite }()
+		defer func() { checkWritten = (*lsp.Supervisor).CheckWritten }()
 
 		r, err := registry.NewRun(registry.Config{Root: t.TempDir(), Families: []registry.Extension{files.Family, Family}})
 		if err != nil {

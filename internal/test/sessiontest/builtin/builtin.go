@@ -25,6 +25,11 @@ var Update = flag.Bool("update", false, "rewrite the outputs of the transcripts 
 func Replay(t *testing.T, dir string, opts sessiontest.Options) {
 	t.Helper()
 	opts.NewRun, opts.Update = NewRun, *Update
+	// The waits of the diagnostics after a write (lsptool's verdicts).
+	opts.Scrub = append(opts.Scrub,
+		sessiontest.Scrub{Pattern: `"waited_ms":\d+`, Replace: `"waited_ms":N`},
+		sessiontest.Scrub{Pattern: `"seconds_ago":\d+`, Replace: `"seconds_ago":N`},
+		sessiontest.Scrub{Pattern: `\b\d+ s ago\b`, Replace: `N s ago`})
 	sessiontest.Run(t, dir, opts)
 }
 
