@@ -116,6 +116,10 @@ func (x *Tree) Kind(n int32) string { return x.lang.symbolName(x.t.nodes[n].sym)
 // Named reports whether node n is a named node (not a literal token).
 func (x *Tree) Named(n int32) bool { return x.t.nodes[n].flags&flagNamed != 0 }
 
+// Extra reports whether node n is one the grammar allows anywhere (a
+// comment).
+func (x *Tree) Extra(n int32) bool { return x.t.nodes[n].flags&flagExtra != 0 }
+
 // Leaf reports whether node n has no children at all.
 func (x *Tree) Leaf(n int32) bool { return x.t.leaf(int(n)) }
 

@@ -35,7 +35,8 @@
 //
 // Each folder of languages/ is one language: language.json (the grammar,
 // the scope rule, the import rule, self names, builtins), shapes.scm
-// (below, for edit_symbol) and tags.scm, a
+// (below, for edit_symbol), typeforms.scm (declared types as structure,
+// below) and tags.scm, a
 // tree-sitter query run by astgrep over the same grammars, parsers and
 // parse cache as ast_grep. A pattern's role is its capture on the node it
 // describes — @definition.KIND, @reference.call, @reference.type,
@@ -125,6 +126,27 @@
 // the class method's class (cls()), and "module_values" lets a variable
 // hold a module (a receiver call no member matches lists module
 // functions).
+//
+// A language's typeforms.scm ("type_forms" lists other files; a language
+// that extends another and has none takes the base's) says how to read a
+// type and a receiver as structure, so the resolver follows trees, not
+// text (lang/typetree.go). It is run only at the nodes the main query
+// captured as a type or an expression, then at their parts. A pattern
+// describes one node kind: @type.FORM on the node and @type.FORM.PART on
+// its immediate parts, the forms being name, path (seg…), pointer (elem),
+// same (elem: parentheses, ~T), slice (elem), map (key, elem), chan (elem),
+// generic (base, arg…), func (result), tuple (item…, name… counted per
+// item), struct (field…, name…), interface (field…), union (arm…) and
+// null, other; and for an expression @expr.OP with OP.PART: name, field (object,
+// name), path (object, name), call (callee), index (object), deref, addr,
+// same (object), assert (object, type), literal (type) and new (type). A
+// node no pattern reads is opaque and read from its text as before, as is
+// every type of a language without typeforms.scm (Go, TypeScript, TSX and
+// JavaScript have one; the others are read as text until theirs are
+// written), and a JSDoc type. "other" is a type that names nothing the
+// resolver follows (A & B, typeof x).
+// testdata/languages/kotlin is a language added as data, with its
+// typeforms.scm (TestLanguageAsData).
 // Options.QueryDirs adds or replaces languages without Go code;
 // testdata/fixtures holds one project per language with its known call
 // graph. language.json is read strictly: a key it does not know is an

@@ -24,26 +24,14 @@ var update = flag.Bool("update", false, "rewrite codec_gen.go")
 
 // The record's codec is the one its types give; -update rewrites it.
 func TestCodec(t *testing.T) {
-	src, err := codecgen.Generate(codecgen.Config{
+	if err := codecgen.UpToDate(codecgen.Config{
 		Package: "lang",
 		Roots:   []any{Record{}},
 		Checks:  map[string]string{"Record": "check"},
 		Header:  "Regenerate: go test ./graph/lang -run TestCodec -update",
-	})
-	if err != nil {
+	}, "codec_gen.go", *update); err != nil {
 		t.Fatal(err)
 	}
-	old, _ := os.ReadFile("codec_gen.go")
-	if bytes.Equal(old, src) {
-		return
-	}
-	if *update {
-		if err := os.WriteFile("codec_gen.go", src, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	t.Fatal("codec_gen.go is stale: run go test ./graph/lang -run TestCodec -update")
 }
 
 // sample is one file's bytes and its language.
@@ -100,6 +88,13 @@ func samples(t testing.TB, s *Set) []sample {
 
 func extractAll(t testing.TB) []*Record {
 	t.Helper()
+	recs, _ := extractAllLangs(t)
+	return recs
+}
+
+// extractAllLangs is extractAll with each record's language.
+func extractAllLangs(t testing.TB) ([]*Record, []*Language) {
+	t.Helper()
 	e := astgrep.NewEngine(astgrep.Options{})
 	t.Cleanup(func() { e.Close() })
 	s, err := Load(e)
@@ -107,14 +102,16 @@ func extractAll(t testing.TB) []*Record {
 		t.Fatal(err)
 	}
 	var out []*Record
+	var ls []*Language
 	for _, sm := range samples(t, s) {
 		r, err := e.CaptureSnippet(context.Background(), sm.l.Query(), sm.src)
 		if err != nil {
 			t.Fatalf("%s: %v", sm.name, err)
 		}
 		out = append(out, Extract(sm.l, sm.src, r))
+		ls = append(ls, sm.l)
 	}
-	return out
+	return out, ls
 }
 
 // Every fixture file's record, and GOROOT samples', come back from their

@@ -32,7 +32,7 @@ func (f *Record) docTypes(l *Language, docs []docAt, tab *table) {
 		}
 		if l.docReturn != nil && f.Defs[fn].Type == "" {
 			if m := l.docReturn.FindStringSubmatch(dc.text); m != nil && usable(m[1]) {
-				f.Defs[fn].Type = strings.TrimSpace(m[1])
+				f.Defs[fn].Type, f.Defs[fn].T, f.Defs[fn].X = strings.TrimSpace(m[1]), 0, 0
 			}
 		}
 		for _, m := range l.docParam.FindAllStringSubmatch(dc.text, -1) {
@@ -42,7 +42,7 @@ func (f *Record) docTypes(l *Language, docs []docAt, tab *table) {
 			// The parameter of that name, in the parameter list.
 			for _, i := range f.LocalsNamed(m[2]) {
 				if lc := &f.Locals[i]; lc.Encl == fn && lc.At >= dc.start && lc.At < dc.end && lc.How == TypeNone && !lc.conflict {
-					lc.Type, lc.How = tab.id(strings.TrimSpace(m[1])), TypeParam
+					lc.Type, lc.How, lc.T, lc.X = tab.id(strings.TrimSpace(m[1])), TypeParam, 0, 0
 				}
 			}
 		}

@@ -17,6 +17,21 @@ type table struct {
 	strs []string
 }
 
+// raw is id for a string of the record's trees: not interned (most are
+// only this file's).
+func (t *table) raw(s string) uint32 {
+	if s == "" {
+		return 0
+	}
+	if i, ok := t.ids[s]; ok {
+		return i
+	}
+	i := uint32(len(t.strs))
+	t.ids[s] = i
+	t.strs = append(t.strs, s)
+	return i
+}
+
 func (t *table) id(s string) uint32 {
 	if s == "" {
 		return 0
@@ -57,6 +72,21 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 	tab := &table{ids: map[string]uint32{}, strs: []string{""}}
 	exportsSet := false
 	var docs []docAt
+	var tb *treeBuilder
+	if l.types != nil && r.Tree != nil {
+		tb = &treeBuilder{tq: l.types, x: r.Tree, src: src, tab: tab}
+	}
+	// shape gives a captured type or expression its tree (t, x) when the
+	// language has typeforms.scm.
+	shape := func(c *astgrep.QueryCapture, how uint8, shown string, norm uint8) (t, x int32) {
+		if tb == nil {
+			return 0, 0
+		}
+		if typeNode(how) {
+			return tb.typeOf(l, c.Node, shown), 0
+		}
+		return 0, tb.exprOf(l, c.Node, shown, norm)
+	}
 	for _, m := range r.Matches {
 		var rl *role
 		var name, recv, cont, self, mod, iname, idef, alias, typ, scope *astgrep.QueryCapture
@@ -177,6 +207,7 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 			if typ != nil {
 				d.Type = intern(typeText(typ.Text(src)))
 				d.How = how
+				d.T, d.X = shape(typ, how, d.Type, normType)
 			}
 			defs = append(defs, defAt{d, m.Pattern})
 		case "field":
@@ -188,6 +219,7 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 			var fd Field
 			if typ != nil {
 				fd = Field{Type: intern(clipLiteral(l, typeText(typ.Text(src)))), How: how, Line: int32(typ.StartRow + 1), At: int32(typ.Start)}
+				fd.T, fd.X = shape(typ, how, fd.Type, normClipped)
 			} else {
 				fd.Line = int32(name.StartRow + 1)
 			}
@@ -213,9 +245,12 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 			} else if name != nil {
 				lc := Local{Name: tab.id(name.Text(src)), At: int32(name.Start), Encl: -1, End: -1, Line: int32(name.StartRow + 1)}
 				if typ != nil {
-					lc.Type, lc.How = tab.id(clipLiteral(l, typeText(typ.Text(src)))), how
+					shown := clipLiteral(l, typeText(typ.Text(src)))
+					lc.Type, lc.How = tab.id(shown), how
 					if member {
 						lc.Type = tab.id(typeText(typ.Text(src)) + "." + name.Text(src))
+					} else {
+						lc.T, lc.X = shape(typ, how, shown, normClipped)
 					}
 					if how == TypeDeclared && rl.kind == "param" {
 						lc.How = TypeParam
@@ -245,7 +280,9 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 			}
 			rf := Ref{Name: tab.id(name.Text(src)), Kind: k, Line: int32(name.StartRow + 1), Col: int32(name.StartCol + 1), At: int32(name.Start), Encl: -1}
 			if recv != nil {
-				rf.Recv = tab.id(strings.Join(strings.Fields(recv.Text(src)), ""))
+				shown := strings.Join(strings.Fields(recv.Text(src)), "")
+				rf.Recv = tab.id(shown)
+				_, rf.X = shape(recv, TypeExpr, shown, normRecv)
 			}
 			refs = append(refs, refAt{rf, m.Pattern, int32(name.End)})
 		}
@@ -265,7 +302,7 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 			// A later pattern may only add the declared type (a return
 			// type) to the kind the first one decided.
 			if k := len(f.Defs) - 1; d.d.Type != "" && f.Defs[k].NameAt == d.d.NameAt && f.Defs[k].Type == "" {
-				f.Defs[k].Type, f.Defs[k].How = d.d.Type, d.d.How
+				f.Defs[k].Type, f.Defs[k].How, f.Defs[k].T, f.Defs[k].X = d.d.Type, d.d.How, d.d.T, d.d.X
 			}
 			continue
 		}
@@ -308,7 +345,7 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 		tops := outermost(f.Defs)
 		for _, lc := range locals {
 			if !within(tops, lc.At) {
-				fields = append(fields, Field{Name: tab.strs[lc.Name], Type: tab.strs[lc.Type], How: lc.How, Line: lc.Line, At: lc.At, Module: true})
+				fields = append(fields, Field{Name: tab.strs[lc.Name], Type: tab.strs[lc.Type], T: lc.T, X: lc.X, How: lc.How, Line: lc.Line, At: lc.At, Module: true})
 			}
 		}
 	}
@@ -326,6 +363,9 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 	}
 	if len(kept) < len(f.Refs) {
 		f.Refs = slices.Clone(kept)
+	}
+	if tb != nil {
+		f.Types, f.Exprs, f.Steps = slices.Clip(tb.types), slices.Clip(tb.exprs), slices.Clip(tb.steps)
 	}
 	f.DefOrder = Order(len(f.Defs), func(i int) string { return f.Defs[i].Name })
 	f.RefOrder = Order(len(f.Refs), func(i int) string { return f.Strs[f.Refs[i].Name] })
@@ -519,12 +559,12 @@ func (f *Record) localsIn(locals []Local, scopes [][2]int32, defNames map[int32]
 			switch p := &out[k]; {
 			case l.How == TypeNone, p.conflict:
 			case p.How == TypeNone:
-				p.Type, p.How = l.Type, l.How
+				p.Type, p.How, p.T, p.X = l.Type, l.How, l.T, l.X
 			case declared(p.How) && !declared(l.How):
 			case declared(l.How) && !declared(p.How):
-				p.Type, p.How = l.Type, l.How
+				p.Type, p.How, p.T, p.X = l.Type, l.How, l.T, l.X
 			case p.Type != l.Type || p.How != l.How:
-				p.Type, p.How, p.conflict = 0, TypeNone, true
+				p.Type, p.How, p.T, p.X, p.conflict = 0, TypeNone, 0, 0, true
 			}
 			continue
 		}
@@ -540,6 +580,16 @@ func unquote(s string) string {
 		return s[1 : len(s)-1]
 	}
 	return s
+}
+
+// typeNode says a capture of this How holds a type (else an expression:
+// a callee, a value assigned, a collection ranged over).
+func typeNode(how uint8) bool {
+	switch how {
+	case TypeCall, TypeCall2, TypeCall3, TypeElem, TypeExpr, TypeKey:
+		return false
+	}
+	return true
 }
 
 // typeText is a declared type as the resolver reads it: one line, without

@@ -21,7 +21,7 @@ const extractVersion = 1
 // every record key another, so a record is never read by code that would
 // extract it differently.
 //
-//go:embed doctypes.go extract.go language.go record.go typetext.go variants.go vocab.go
+//go:embed doctypes.go extract.go language.go record.go typetext.go typetree.go variants.go vocab.go
 var extractorSources embed.FS
 
 // extractorHash is the SHA-256 of extractorSources, in name order.
@@ -165,6 +165,21 @@ func (r *Record) check() error {
 	for i := range r.Fields {
 		if int(r.Fields[i].How) >= len(HowText) {
 			return fmt.Errorf("field %d typed in an unknown way", i)
+		}
+	}
+	for i, n := range r.Types {
+		if n.Form >= numForms || n.Part >= numParts || n.Last <= int32(i) || int(n.Last) > len(r.Types) {
+			return fmt.Errorf("type node %d out of its table", i)
+		}
+	}
+	for i, e := range r.Exprs {
+		if e.First < 0 || int(e.First)+int(e.N) > len(r.Steps) {
+			return fmt.Errorf("expression %d out of the steps", i)
+		}
+	}
+	for i, s := range r.Steps {
+		if s.Op >= numOps {
+			return fmt.Errorf("step %d of an unknown kind", i)
 		}
 	}
 	return nil

@@ -107,8 +107,9 @@ type Language struct {
 
 	rule     ImportRule // Imports, made with its data from language.json
 	shapes   *Shapes    // shapes.scm and its keys, nil without one
+	types    *typeQuery // typeforms.scm, nil without one: declared types are read as text
 	query    *astgrep.CaptureQuery
-	source   string    // language.json and tags.scm, for the snapshot key
+	source   string    // language.json, tags.scm and typeforms.scm, for the snapshot key
 	fp       [32]byte  // fingerprint: what shapes its records besides the bytes; zero: not keyed
 	keys     *keyState // its set's fingerprints, made on first use
 	roles    []role    // by capture index; capture -1 for captures that name no role
@@ -210,6 +211,8 @@ type langConfig struct {
 	TypeLiterals []string `json:"type_literals"`
 	// The keys of Shapes (shapes.go).
 	shapeConfig
+	// The type query files (typetree.go).
+	typesConfig
 }
 
 func (c *langConfig) importData() importData {
@@ -301,6 +304,7 @@ func readConfig(fsys fs.FS, id string, depth int) (langConfig, []byte, error) {
 		return c, nil, fmt.Errorf("language %s: language.json: more than one JSON value", id)
 	}
 	c.shapeConfig.defaults(fsys, id)
+	c.typesConfig.defaults(fsys, id)
 	if c.Extends == "" {
 		return c, raw, nil
 	}
@@ -356,6 +360,7 @@ func readConfig(fsys fs.FS, id string, depth int) (langConfig, []byte, error) {
 	inherit(&c.SourceDir, base.SourceDir)
 	inherit(&c.Manifest, base.Manifest)
 	c.shapeConfig.inherit(base.shapeConfig, c.Extends)
+	c.typesConfig.inherit(base.typesConfig, c.Extends)
 	return c, append(append(raw, 0), baseRaw...), nil
 }
 
@@ -436,6 +441,11 @@ func loadLanguage(e *astgrep.Engine, fsys fs.FS, id string) (*Language, error) {
 	if l.shapes, err = c.shapeConfig.load(e, fsys, id, c.Grammar); err != nil {
 		return nil, err
 	}
+	var typesSrc string
+	if l.types, typesSrc, err = c.typesConfig.load(e, fsys, id, c.Grammar); err != nil {
+		return nil, err
+	}
+	l.source += "\x00" + typesSrc
 	l.EmbeddedNamed = c.EmbeddedNamed != nil && *c.EmbeddedNamed
 	l.TypeLiterals = c.TypeLiterals
 	for _, w := range c.TypeWrappers {

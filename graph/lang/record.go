@@ -30,6 +30,12 @@ type Record struct {
 	Strs    []string
 	Errors  int   // ERROR and MISSING nodes
 	ErrorAt []int // their first lines (1-based)
+	// Types are the declared types' trees, each in preorder (a T field
+	// is 1-based into it, 0 none); Exprs are expressions (an X field,
+	// 1-based) as Steps. See typetree.go.
+	Types []TypeNode
+	Exprs []Expr
+	Steps []Step
 	// DefOrder and RefOrder are Defs and Refs sorted by name.
 	DefOrder []int32 `codec:"index=Defs"`
 	RefOrder []int32 `codec:"index=Refs"`
@@ -48,7 +54,9 @@ type Def struct {
 	// Type is what the source declares for it: a function's result type,
 	// as written (@type in its pattern), or "".
 	Type    string
-	Line    int32 `codec:"delta"` // 1-based
+	T       int32 `codec:"bound=Types"` // Type's tree (a type), 1-based; 0 none
+	X       int32 `codec:"bound=Exprs"` // Type's steps (an expression: How TypeCall, TypeExpr), 1-based; 0 none
+	Line    int32 `codec:"delta"`       // 1-based
 	EndLine int32
 	Col     int32 // 1-based, in bytes, of the name
 	Start   int32 `codec:"delta"` // byte range of the whole definition
@@ -98,7 +106,8 @@ var RefKindNames = [...]string{RefCall: "call", RefType: "type", RefValue: "valu
 // table (Record.Strs), so a record's references hold no pointers.
 type Ref struct {
 	Name uint32 `codec:"index=Strs"`
-	Recv uint32 `codec:"index=Strs"` // the text before the name (pkg in pkg.F(), x.y in x.y.M())
+	Recv uint32 `codec:"index=Strs"`  // the text before the name (pkg in pkg.F(), x.y in x.y.M())
+	X    int32  `codec:"bound=Exprs"` // Recv's steps, 1-based; 0 none
 	Kind uint8
 	Line int32 `codec:"delta"`
 	Col  int32
@@ -119,6 +128,8 @@ type Local struct {
 	// expression whose element it is (TypeElem); How is TypeNone when the
 	// source says nothing.
 	Type     uint32 `codec:"index=Strs"`
+	T        int32  `codec:"bound=Types"` // Type's tree (a type), 1-based; 0 none
+	X        int32  `codec:"bound=Exprs"` // Type's steps (an expression), 1-based; 0 none
 	How      uint8
 	conflict bool `codec:"-"` // (while extracting) two patterns gave it different types
 	Line     int32
@@ -158,6 +169,8 @@ type Field struct {
 	Container string
 	Name      string
 	Type      string // as written; for How TypeCall, the callee
+	T         int32  `codec:"bound=Types"` // Type's tree (a type), 1-based; 0 none
+	X         int32  `codec:"bound=Exprs"` // Type's steps (an expression), 1-based; 0 none
 	How       uint8
 	Line      int32
 	At        int32
@@ -201,7 +214,7 @@ func NamespaceLike(kind string) bool { return namespaceLike[kind] }
 
 // Cost estimates the bytes r holds in memory.
 func (r *Record) Cost() int64 {
-	return 200 + int64(len(r.Defs))*112 + int64(len(r.Refs))*28 + int64(len(r.Imports))*72 + int64(len(r.Locals))*28 + int64(len(r.Fields))*64 + int64(len(r.Strs))*16 + int64(len(r.DefOrder)+len(r.RefOrder))*4
+	return 200 + int64(len(r.Types))*20 + int64(len(r.Exprs))*8 + int64(len(r.Steps))*16 + int64(len(r.Defs))*120 + int64(len(r.Refs))*32 + int64(len(r.Imports))*72 + int64(len(r.Locals))*36 + int64(len(r.Fields))*72 + int64(len(r.Strs))*16 + int64(len(r.DefOrder)+len(r.RefOrder))*4
 }
 
 // Str returns a string of the record's table.
@@ -319,16 +332,12 @@ func (r *Record) Rebound(name string, encl, at int32) bool {
 	return false
 }
 
-// LocalDecl returns the typed binding of name visible at byte offset at
-// in definition encl: the bindings of the innermost scope holding one
-// must all say the same type (x = Foo() then x = Bar() says none).
-func (r *Record) LocalDecl(name string, encl, at int32) *Local {
-	if encl < 0 {
-		return nil
-	}
-	var best *Local
+// InnermostLocals returns the bindings of name visible at byte offset at
+// in definition encl that are in the innermost scope holding one: several
+// where the name is bound again there (x := f(), then x = g()).
+func (r *Record) InnermostLocals(name string, encl, at int32) []*Local {
+	var ls []*Local
 	bestEnd := int64(-1)
-	agree := true
 	for _, i := range r.LocalsNamed(name) {
 		l := &r.Locals[i]
 		if l.Encl != encl || l.At > at || (l.End >= 0 && at >= l.End) {
@@ -339,18 +348,36 @@ func (r *Record) LocalDecl(name string, encl, at int32) *Local {
 			end = 1 << 40
 		}
 		switch {
-		case best == nil || end < bestEnd:
-			best, bestEnd, agree = l, end, true
+		case bestEnd < 0 || end < bestEnd:
+			ls, bestEnd = append(ls[:0], l), end
 		case end == bestEnd:
-			if l.Type != best.Type || l.How != best.How {
-				agree = false
-			}
-			if l.At > best.At {
-				best = l
-			}
+			ls = append(ls, l)
 		}
 	}
-	if best == nil || !agree || best.How == TypeNone {
+	return ls
+}
+
+// LocalDecl returns the typed binding of name visible at byte offset at
+// in definition encl: the bindings of the innermost scope holding one
+// must all say the same type (x = Foo() then x = Bar() says none).
+func (r *Record) LocalDecl(name string, encl, at int32) *Local {
+	if encl < 0 {
+		return nil
+	}
+	ls := r.InnermostLocals(name, encl, at)
+	if len(ls) == 0 {
+		return nil
+	}
+	best := ls[0]
+	for _, l := range ls[1:] {
+		if l.Type != best.Type || l.How != best.How {
+			return nil
+		}
+		if l.At > best.At {
+			best = l
+		}
+	}
+	if best.How == TypeNone {
 		return nil
 	}
 	return best

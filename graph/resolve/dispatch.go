@@ -207,7 +207,7 @@ func (rv *Resolver) overrides(t, m snap.Target) []snap.Target {
 					continue
 				}
 				found := false
-				for _, b := range rv.resolveDecl(declType{text: fr.typ, in: g}).types {
+				for _, b := range rv.resolveDecl(declType{text: fr.typ, t: fr.t, in: g}).types {
 					found = found || b == base
 				}
 				if !found {

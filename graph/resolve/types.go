@@ -21,8 +21,13 @@ import (
 // declType is a type as the source writes it, and where.
 type declType struct {
 	text string      // as written: *store.Store, []*Conn, Optional[Foo]
+	t    int32       // its tree in in's record (1-based); 0: read text
 	in   *snap.Entry // the file whose names it is written in
-	ev   string      // the evidence, for the edge's reason
+	// named: a type named by a receiver's name path (T.M, pkg.T.M): qual
+	// and name, read instead of text.
+	named      bool
+	qual, name string
+	ev         string // the evidence, for the edge's reason
 	// bases: the type's bases, not the type (super.m()).
 	bases bool
 	ctor  bool // a constructor call made it (Foo())
@@ -41,10 +46,12 @@ const maxTypeDepth = 12
 
 // literalField is the type of field name of a value of a struct type
 // written in place (cur), or of a type it embeds.
-func (rv *Resolver) literalField(cur declType, fields []lang.StructField, name string, depth int) (declType, bool) {
+func (rv *Resolver) literalField(cur declType, fields []lang.TreeField, name string, depth int) (declType, bool) {
 	for _, fd := range fields {
-		if fd.Name == name || fd.Name == "" && lang.LastSegment(strings.TrimLeft(fd.Type, "*")) == name {
-			return declType{text: fd.Type, in: cur.in, ev: cur.ev + "; " + name + " is " + shortType(fd.Type) + ": a field of its struct"}, true
+		d := declType{text: fd.Type, t: fd.T, in: cur.in}
+		if fd.Name == name || fd.Name == "" && embeddedName(d) == name {
+			d.ev = cur.ev + "; " + name + " is " + shortType(fd.Type) + ": a field of its struct"
+			return d, true
 		}
 	}
 	if ts := rv.embeddedTypes(cur, fields); len(ts) > 0 {
@@ -58,14 +65,24 @@ func (rv *Resolver) literalField(cur declType, fields []lang.StructField, name s
 }
 
 // embeddedTypes are the types a struct written in place embeds.
-func (rv *Resolver) embeddedTypes(cur declType, fields []lang.StructField) []snap.Target {
+func (rv *Resolver) embeddedTypes(cur declType, fields []lang.TreeField) []snap.Target {
 	var out []snap.Target
 	for _, fd := range fields {
 		if fd.Name == "" {
-			out = append(out, rv.resolveDecl(declType{text: fd.Type, in: cur.in}).types...)
+			out = append(out, rv.resolveDecl(declType{text: fd.Type, t: fd.T, in: cur.in}).types...)
 		}
 	}
 	return out
+}
+
+// embeddedName is the field name an embedded type d is known by (an
+// embedded *pkg.T is field T).
+func embeddedName(d declType) string {
+	if d.t > 0 && !d.in.Opaque(d.t) {
+		_, n := typeName(d)
+		return n
+	}
+	return lang.LastSegment(strings.TrimLeft(d.text, "*"))
 }
 
 func evidence(expr, text, how string, f *snap.Entry, line int32) string {
@@ -88,7 +105,14 @@ func shortType(text string) string {
 
 // exprDecl is the declared type of a receiver expression (x, self.x,
 // s.conn.buf, s.Conn(), xs[i]) at byte offset at inside definition encl.
-func (rv *Resolver) exprDecl(f *snap.Entry, encl, at int32, expr string, depth int) (declType, bool) {
+//
+// xs, when set, is the expression's steps: they are read instead of the
+// text.
+func (rv *Resolver) exprDecl(f *snap.Entry, encl, at int32, expr string, xs xref, depth int) (declType, bool) {
+	if xs.x > 0 {
+		return rv.stepDecl(f, encl, at, xs, depth)
+	}
+
 	if depth > maxTypeDepth || expr == "" {
 		return declType{}, false
 	}
@@ -98,7 +122,7 @@ func (rv *Resolver) exprDecl(f *snap.Entry, encl, at int32, expr string, depth i
 		if len(lit) > 24 {
 			lit = p + "…"
 		}
-		return declType{text: t, in: f, ev: lit + " is a " + t + " literal"}, true
+		return named(t, f, declType{ev: lit + " is a " + t + " literal"}), true
 	}
 	if strings.Contains(expr, "->") { // C++: p->conn is (*p).conn
 		expr = strings.ReplaceAll(expr, "->", ".")
@@ -121,22 +145,23 @@ func (rv *Resolver) exprDecl(f *snap.Entry, encl, at int32, expr string, depth i
 			text := expr[open+1 : len(expr)-1]
 			return declType{text: text, in: f, ev: expr + " is " + text + ": asserted"}, true
 		}
-		return rv.calleeResult(f, encl, at, expr[:open], depth+1)
+		return rv.calleeResult(f, encl, at, expr[:open], xref{}, depth+1)
 	case ']':
 		// An index: an element of the collection.
 		open := lang.Opening(expr)
 		if open <= 0 {
 			return declType{}, false
 		}
-		inner, ok := rv.exprDecl(f, encl, at, expr[:open], depth+1)
+		inner, ok := rv.exprDecl(f, encl, at, expr[:open], xref{}, depth+1)
 		if !ok {
 			return declType{}, false
 		}
-		el := f.Lang.ElemType(inner.text)
-		if el == "" {
+		el, ok := elemOf(inner)
+		if !ok {
 			return declType{}, false
 		}
-		return declType{text: el, in: inner.in, ev: inner.ev + "; " + expr + " is an element"}, true
+		el.ev = inner.ev + "; " + expr + " is an element"
+		return el, true
 	}
 	if i := lang.LastTopDot(expr); i >= 0 {
 		// pkg.Var: a package-level variable with a declared type.
@@ -146,37 +171,48 @@ func (rv *Resolver) exprDecl(f *snap.Entry, encl, at int32, expr string, depth i
 			}
 			return rv.instanceDecl(expr, rv.exportedBy(files, expr[i+1:], isVar), depth)
 		}
-		cur, ok := rv.exprDecl(f, encl, at, expr[:i], depth+1)
+		cur, ok := rv.exprDecl(f, encl, at, expr[:i], xref{}, depth+1)
 		if !ok {
 			return declType{}, false
 		}
-		tr := rv.resolveDecl(cur)
-		if len(tr.types) == 0 {
-			fields, ok := f.Lang.StructFields(cur.text)
-			if !ok {
-				return declType{}, false
-			}
-			return rv.literalField(cur, fields, expr[i+1:], depth+1)
-		}
-		next, ok := rv.fieldOf(tr.types, expr[i+1:], depth+1)
-		if !ok {
-			return declType{}, false
-		}
-		next.ev = cur.ev + "; " + next.ev
-		return next, true
+		return rv.fieldNamed(cur, expr[i+1:], depth)
 	}
 	if !lang.IsIdent(expr) {
 		return declType{}, false
 	}
+	return rv.nameDecl(f, encl, at, expr, depth)
+}
+
+// fieldNamed is the type of field name of a value of type cur.
+func (rv *Resolver) fieldNamed(cur declType, name string, depth int) (declType, bool) {
+	tr := rv.resolveDecl(cur)
+	if len(tr.types) == 0 {
+		fields, ok := fieldsOf(cur)
+		if !ok {
+			return declType{}, false
+		}
+		return rv.literalField(cur, fields, name, depth+1)
+	}
+	next, ok := rv.fieldOf(tr.types, name, depth+1)
+	if !ok {
+		return declType{}, false
+	}
+	next.ev = cur.ev + "; " + next.ev
+	return next, true
+}
+
+// nameDecl is the declared type of a name (a receiver, self, a local, a
+// variable of the module) at byte offset at inside definition encl.
+func (rv *Resolver) nameDecl(f *snap.Entry, encl, at int32, expr string, depth int) (declType, bool) {
 	var ed *lang.Def
 	if encl >= 0 {
 		ed = &f.Defs[encl]
 	}
 	if ed != nil && ed.Container != "" && slices.Contains(f.Lang.Super, expr) {
-		return declType{text: ed.Container, in: f, ev: expr + " is a base of " + ed.Container, bases: true}, true
+		return named(ed.Container, f, declType{ev: expr + " is a base of " + ed.Container, bases: true}), true
 	}
 	if ed != nil && ed.Container != "" && (f.Lang.IsSelf(expr) || ed.Self == expr) && !f.Rebound(expr, encl, at) && !boundLocal(f, expr, encl, at, ed) {
-		return declType{text: ed.Container, in: f, ev: expr + " is " + ed.Container + ": the method's receiver"}, true
+		return named(ed.Container, f, declType{ev: expr + " is " + ed.Container + ": the method's receiver"}), true
 	}
 	if ed != nil && ed.Container == "" && f.Lang.IsSelf(expr) {
 		// A closure inside a method sees the method's self (unless it
@@ -187,7 +223,7 @@ func (rv *Resolver) exprDecl(f *snap.Entry, encl, at int32, expr string, depth i
 				if f.Rebound(expr, e, at) {
 					break
 				}
-				return declType{text: od.Container, in: f, ev: expr + " is " + od.Container + ": the receiver of " + od.Name + ", around this closure"}, true
+				return named(od.Container, f, declType{ev: expr + " is " + od.Container + ": the receiver of " + od.Name + ", around this closure"}), true
 			}
 			inner = e
 		}
@@ -234,17 +270,15 @@ func (rv *Resolver) localType(f *snap.Entry, encl int32, lc *lang.Local, name st
 	before := lc.At - 1
 	switch lc.How {
 	case lang.TypeCall2, lang.TypeCall3:
-		return rv.laterResult(f, encl, before, text, int(lc.How-lang.TypeCall2)+1, name, f.Rel, lc.Line, depth)
+		return rv.laterResult(f, encl, before, text, exprOf(f, lc.X), int(lc.How-lang.TypeCall2)+1, name, f.Rel, lc.Line, depth)
 	case lang.TypeCall:
-		d, ok := rv.calleeResult(f, encl, before, text, depth+1)
+		d, ok := rv.calleeResult(f, encl, before, text, exprOf(f, lc.X), depth+1)
 		if !ok {
 			return declType{}, false
 		}
-		if s := strings.TrimSpace(d.text); strings.HasPrefix(s, "(") && len(lang.TopSplit(s[1:len(s)-1], ',')) > 1 {
+		if first, items, ok := itemOf(d, 0); ok && items > 1 {
 			// x, err := f() with f() (path []dlist, ok bool): the first.
-			if first, ok := lang.ResultAt(s, 0); ok {
-				d.text = first
-			}
+			d.text, d.t = first.text, first.t
 		}
 		if d.ctor && !strings.Contains(text, ".") {
 			d.ev = evidence(name, d.text, "constructed", f, lc.Line)
@@ -254,45 +288,47 @@ func (rv *Resolver) localType(f *snap.Entry, encl int32, lc *lang.Local, name st
 		d.ctor = false
 		return d, true
 	case lang.TypeExpr:
-		inner, ok := rv.exprDecl(f, encl, before, text, depth+1)
+		inner, ok := rv.exprDecl(f, encl, before, text, exprOf(f, lc.X), depth+1)
 		if !ok {
 			return declType{}, false
 		}
 		inner.ev = name + " = " + text + ", " + f.Rel + ":" + itoa(int(lc.Line)) + "; " + inner.ev
 		return inner, true
 	case lang.TypeElem:
-		inner, ok := rv.exprDecl(f, encl, before, text, depth+1)
+		inner, ok := rv.exprDecl(f, encl, before, text, exprOf(f, lc.X), depth+1)
 		if !ok {
 			return declType{}, false
 		}
-		el := f.Lang.ElemType(inner.text)
-		if el == "" {
+		el, ok := elemOf(inner)
+		if !ok {
 			return declType{}, false
 		}
-		return declType{text: el, in: inner.in, ev: evidence(name, el, "element of "+text, f, lc.Line) + "; " + inner.ev}, true
+		el.ev = evidence(name, el.text, "element of "+text, f, lc.Line) + "; " + inner.ev
+		return el, true
 	case lang.TypeKey:
-		inner, ok := rv.exprDecl(f, encl, before, text, depth+1)
+		inner, ok := rv.exprDecl(f, encl, before, text, exprOf(f, lc.X), depth+1)
 		if !ok {
 			return declType{}, false
 		}
-		k := lang.KeyType(inner.text)
-		if k == "" {
+		k, ok := keyOf(inner)
+		if !ok {
 			return declType{}, false
 		}
-		return declType{text: k, in: inner.in, ev: evidence(name, k, "ranged over "+text, f, lc.Line) + "; " + inner.ev}, true
+		k.ev = evidence(name, k.text, "ranged over "+text, f, lc.Line) + "; " + inner.ev
+		return k, true
 	case lang.TypeField:
 		return rv.destructuredField(f, lc, name, text)
 	case lang.TypeResult:
 		// A function value: what calling it returns is no type of its own.
 		return declType{}, false
 	}
-	return declType{text: text, in: f, ev: evidence(name, text, lang.HowText[lc.How], f, lc.Line)}, true
+	return declType{text: text, t: lc.T, in: f, ev: evidence(name, text, lang.HowText[lc.How], f, lc.Line)}, true
 }
 
 // destructuredField is the type of a parameter destructured from a
 // declared type ({gen}: Cxt): Cxt's field gen.
 func (rv *Resolver) destructuredField(f *snap.Entry, lc *lang.Local, name, text string) (declType, bool) {
-	tr := rv.resolveDecl(declType{text: text, in: f})
+	tr := rv.resolveDecl(declType{text: text, t: lc.T, in: f})
 	if len(tr.types) == 0 {
 		return declType{}, false
 	}
@@ -306,13 +342,26 @@ func (rv *Resolver) destructuredField(f *snap.Entry, lc *lang.Local, name, text 
 
 // calleeResult is the type a call of callee (f, pkg.New, x.Make) yields:
 // the class it constructs, or the function's declared result type.
-func (rv *Resolver) calleeResult(f *snap.Entry, encl, at int32, callee string, depth int) (declType, bool) {
+//
+// cx, when set, is the callee's steps, read instead of its text.
+func (rv *Resolver) calleeResult(f *snap.Entry, encl, at int32, callee string, cx xref, depth int) (declType, bool) {
 	if depth > maxTypeDepth {
 		return declType{}, false
 	}
 	callee = strings.TrimSpace(callee)
 	recv, name := "", callee
-	if i := strings.LastIndex(callee, "."); i >= 0 {
+	var rx xref // recv's steps
+	if st := cx.steps(f); len(st) > 0 {
+		switch last := st[len(st)-1]; {
+		case last.Op == lang.SName && len(st) == 1:
+			name = f.Strs[last.Name]
+		case last.Op == lang.SField:
+			rx = cx.prefix()
+			recv, name = f.Strs[st[len(st)-2].Text], f.Strs[last.Name]
+		default:
+			return declType{}, false
+		}
+	} else if i := strings.LastIndex(callee, "."); i >= 0 {
 		recv, name = callee[:i], callee[i+1:]
 	}
 	if !lang.IsIdent(name) {
@@ -335,7 +384,7 @@ func (rv *Resolver) calleeResult(f *snap.Entry, encl, at int32, callee string, d
 			// var testHook = context.WithTimeout: a call of it calls that.
 			if vs, _ := rv.bareTargets(f, name, isVar); len(vs) == 1 && vs[0].D().How == lang.TypeExpr {
 				v := vs[0]
-				return rv.heldFuncResult(v.File, -1, v.D().Start, name, v.D().Type, v.D().Line, depth)
+				return rv.heldFuncResult(v.File, -1, v.D().Start, name, v.D().Type, exprOf(v.File, v.D().X), v.D().Line, depth)
 			}
 		}
 	default:
@@ -343,9 +392,9 @@ func (rv *Resolver) calleeResult(f *snap.Entry, encl, at int32, callee string, d
 			ts = rv.exportedBy(files, name, fnOrType)
 			break
 		}
-		d, ok := rv.exprDecl(f, encl, at, recv, depth+1)
+		d, ok := rv.exprDecl(f, encl, at, recv, rx, depth+1)
 		if !ok {
-			if tr := rv.resolveDecl(declType{text: recv, in: f}); len(tr.types) > 0 && !f.Bound(FirstSegment(recv), encl, at) {
+			if tr := rv.resolveDecl(namedType(f, recv, rx)); len(tr.types) > 0 && !f.Bound(FirstSegment(recv), encl, at) {
 				ts, _ = rv.membersOf(tr.types, name, fnOrType, depth+1)
 			}
 			break
@@ -358,7 +407,7 @@ func (rv *Resolver) calleeResult(f *snap.Entry, encl, at int32, callee string, d
 	ts = inVariant(f, ts)
 	if len(ts) == 0 && recv == "" && f.Lang.IsBuiltin(name) && !f.Bound(name, encl, at) {
 		// str(x), open(p): a value of a type the language defines.
-		return declType{text: name, in: f, ev: callee + "() is builtin"}, true
+		return named(name, f, declType{ev: callee + "() is builtin"}), true
 	}
 	if len(ts) > 1 && sameResult(ts) {
 		// NewFile in file_unix.go and file_windows.go: variants that say
@@ -371,7 +420,7 @@ func (rv *Resolver) calleeResult(f *snap.Entry, encl, at int32, callee string, d
 	t := ts[0]
 	d := t.D()
 	if lang.ClassLike(d.Kind) {
-		return declType{text: d.Name, in: t.File, ev: via + callee + " constructs " + d.Name, ctor: true}, true
+		return named(d.Name, t.File, declType{ev: via + callee + " constructs " + d.Name, ctor: true}), true
 	}
 	if d.Type == "" {
 		r, ok := rv.inferredResult(t, depth+1)
@@ -382,11 +431,11 @@ func (rv *Resolver) calleeResult(f *snap.Entry, encl, at int32, callee string, d
 		r.ctor = false
 		return r, true
 	}
-	if typeParamNamed(t.File, t.Def, d.Type) {
+	if typeParamNamed(t.File, t.Def, declType{text: d.Type, t: d.T, in: t.File}) {
 		// func Id[T I](x T) T: the result is the caller's T.
 		return declType{}, false
 	}
-	return declType{text: d.Type, in: t.File, ev: via + t.Qualified() + " returns " + d.Type + ", " + t.File.Rel + ":" + itoa(int(d.Line))}, true
+	return declType{text: d.Type, t: d.T, in: t.File, ev: via + t.Qualified() + " returns " + d.Type + ", " + t.File.Rel + ":" + itoa(int(d.Line))}, true
 }
 
 // localFuncResult is what a call of the local function value name
@@ -402,28 +451,31 @@ func (rv *Resolver) localFuncResult(f *snap.Entry, encl, at int32, name string, 
 			}
 			continue
 		}
-		text := f.Strs[lc.Type]
+		d := declType{text: f.Strs[lc.Type], t: lc.T, in: f}
 		switch lc.How {
 		case lang.TypeResult:
 		case lang.TypeDeclared, lang.TypeParam:
-			if text = lang.FuncTypeResult(text); text == "" {
+			r, ok := funcResultOf(d)
+			if !ok {
 				return declType{}, false
 			}
+			d = r
 		case lang.TypeExpr:
 			// f := strings.ToUpper: a call of f is a call of what it holds.
-			return rv.heldFuncResult(f, e, lc.At-1, name, text, lc.Line, depth)
+			return rv.heldFuncResult(f, e, lc.At-1, name, d.text, exprOf(f, lc.X), lc.Line, depth)
 		default:
 			return declType{}, false
 		}
-		return declType{text: text, in: f, ev: name + " returns " + text + ": " + lang.HowText[lc.How] + ", " + f.Rel + ":" + itoa(int(lc.Line))}, true
+		d.ev = name + " returns " + d.text + ": " + lang.HowText[lc.How] + ", " + f.Rel + ":" + itoa(int(lc.Line))
+		return d, true
 	}
 	return declType{}, false
 }
 
 // heldFuncResult is what a call of name returns when name was set to the
 // expression held (in g, before at): a call of that.
-func (rv *Resolver) heldFuncResult(g *snap.Entry, encl, at int32, name, held string, line int32, depth int) (declType, bool) {
-	d, ok := rv.calleeResult(g, encl, at, held, depth+1)
+func (rv *Resolver) heldFuncResult(g *snap.Entry, encl, at int32, name, held string, hx xref, line int32, depth int) (declType, bool) {
+	d, ok := rv.calleeResult(g, encl, at, held, hx, depth+1)
 	if !ok || d.bases {
 		return declType{}, false
 	}
@@ -514,7 +566,7 @@ func (rv *Resolver) resolveDeclAll(d declType) typeRef {
 		return typeRef{types: out}
 	}
 	l := d.in.Lang
-	qual, name := l.NormType(d.text)
+	qual, name := typeName(d)
 	if name == "" {
 		return typeRef{}
 	}
@@ -581,7 +633,7 @@ func (rv *Resolver) bases(t snap.Target) (out []snap.Target, ext string) {
 			if fd.Name != "" || fd.Container != name {
 				continue
 			}
-			tr := rv.resolveDecl(declType{text: fd.Type, in: g})
+			tr := rv.resolveDecl(declType{text: fd.Type, t: fd.T, in: g})
 			out = append(out, tr.types...)
 			if len(tr.types) == 0 && ext == "" {
 				ext = tr.external + tr.builtin
@@ -661,7 +713,7 @@ func (rv *Resolver) fieldOf(types []snap.Target, name string, depth int) (declTy
 				case lang.TypeTypeParam:
 					// A field of a type parameter's type: its constraint says nothing here.
 				default:
-					ft, ok := rv.fieldTypeParam(g, tn, declType{text: fd.Type, in: g, ev: evidence(name, fd.Type, "field of "+tn, g, fd.Line)})
+					ft, ok := rv.fieldTypeParam(g, tn, declType{text: fd.Type, t: fd.T, in: g, ev: evidence(name, fd.Type, "field of "+tn, g, fd.Line)})
 					if !ok {
 						return declType{}, false
 					}
@@ -704,13 +756,13 @@ func (rv *Resolver) hasField(types []snap.Target, name string) bool {
 // interface's function-valued property) lists the methods of that name
 // as candidates, saying so, never nothing.
 func (rv *Resolver) viaType(f *snap.Entry, r *lang.Ref, recv, name string, want func(*lang.Def) bool, lazy bool) (res Resolution, hint []snap.Target, ok bool) {
-	d, found := rv.exprDecl(f, r.Encl, r.At, recv, 0)
+	d, found := rv.exprDecl(f, r.Encl, r.At, recv, exprOf(f, r.X), 0)
 	if !found {
 		return Resolution{}, nil, false
 	}
 	tr := rv.resolveDecl(d)
 	if len(tr.types) == 0 {
-		if fields, ok := f.Lang.StructFields(d.text); ok {
+		if fields, ok := fieldsOf(d); ok {
 			// A struct written in place: the members of what it embeds.
 			if tr.types = rv.embeddedTypes(d, fields); len(tr.types) > 0 {
 				d.ev += "; it embeds " + tr.types[0].Qualified()
@@ -729,7 +781,7 @@ func (rv *Resolver) viaType(f *snap.Entry, r *lang.Ref, recv, name string, want 
 		return res, nil, true
 	case tr.external != "":
 		res := Resolution{Class: lang.Unresolved, Why: "external: " + tr.external + " (" + d.ev + ")"}
-		if text := strings.TrimSpace(d.text); r.Kind == lang.RefCall && f.Lang.Implements == "method_set" && !strings.HasPrefix(text, "*") {
+		if text := strings.TrimSpace(d.text); r.Kind == lang.RefCall && f.Lang.Implements == "method_set" && !pointer(d) {
 			// A value (not a pointer) of a type outside the index may be
 			// an interface a type of the index satisfies: io.Writer.
 			// Named like the method, as Go names its interfaces
@@ -737,7 +789,7 @@ func (rv *Resolver) viaType(f *snap.Entry, r *lang.Ref, recv, name string, want 
 			// listed with the methods it may run; else (net.Conn,
 			// sync.Mutex: an interface or not) callers count it as
 			// dispatch it may miss.
-			if namedForMethod(lang.LastSegment(text), name) {
+			if namedForMethod(embeddedName(d), name) {
 				note := d.ev + "; " + shortType(text) + " is declared outside the index (" + tr.external + "): if an interface, a call through it may run this"
 				return rv.dispatch(lazy, f, r, name, nil, note, res), nil, true
 			}
@@ -793,7 +845,7 @@ func (rv *Resolver) viaType(f *snap.Entry, r *lang.Ref, recv, name string, want 
 // superCall resolves super(...) inside a method of encl's class: the
 // nearest base's constructor, else the base class itself.
 func (rv *Resolver) superCall(f *snap.Entry, r *lang.Ref, encl *lang.Def) (Resolution, bool) {
-	d := declType{text: encl.Container, in: f, ev: "super is a base of " + encl.Container, bases: true}
+	d := named(encl.Container, f, declType{ev: "super is a base of " + encl.Container, bases: true})
 	tr := rv.resolveDecl(d)
 	if len(tr.types) == 0 {
 		if tr.external != "" {
@@ -821,6 +873,7 @@ type fieldRef struct {
 	id        snap.FileID
 	container string
 	typ       string
+	t         int32 // typ's tree
 }
 
 // basesNamed lists the base-class fields of the language that name a type
@@ -842,9 +895,9 @@ func (rv *Resolver) basesNamed(l *lang.Language, name string) []fieldRef {
 				if fd.Name != "" {
 					continue
 				}
-				_, n := g.Lang.NormType(fd.Type)
+				_, n := typeName(declType{text: fd.Type, t: fd.T, in: g})
 				if n != "" {
-					m[n] = append(m[n], fieldRef{g.ID, fd.Container, fd.Type})
+					m[n] = append(m[n], fieldRef{g.ID, fd.Container, fd.Type, fd.T})
 				}
 			}
 		}
@@ -869,22 +922,35 @@ func varDecl(expr string, ts []snap.Target) (declType, bool) {
 		return declType{}, false
 	}
 	d := ts[0].D()
-	return declType{text: d.Type, in: ts[0].File, ev: evidence(expr, d.Type, "variable", ts[0].File, d.Line)}, true
+	return declType{text: d.Type, t: d.T, in: ts[0].File, ev: evidence(expr, d.Type, "variable", ts[0].File, d.Line)}, true
 }
 
 // moduleTypeMembers finds members called name of the class recv names
 // as mod.Type (import pkg.widgets as W; W.Widget.__init__(self)), nearest
 // first through its bases.
 func (rv *Resolver) moduleTypeMembers(f *snap.Entry, r *lang.Ref, recv, name string, want func(*lang.Def) bool) []snap.Target {
-	i := lang.LastTopDot(recv)
-	if i <= 0 || strings.ContainsAny(recv, "()[]") || f.Bound(FirstSegment(recv), r.Encl, r.At) {
+	var mod, tn string
+	if xr := exprOf(f, r.X); xr.k > 0 {
+		p := namePath(f, xr)
+		if len(p) < 2 {
+			return nil
+		}
+		mod, tn = f.Strs[xr.steps(f)[xr.k-2].Text], p[len(p)-1]
+	} else {
+		i := lang.LastTopDot(recv)
+		if i <= 0 || strings.ContainsAny(recv, "()[]") {
+			return nil
+		}
+		mod, tn = recv[:i], recv[i+1:]
+	}
+	if f.Bound(FirstSegment(recv), r.Encl, r.At) {
 		return nil
 	}
-	files, _, bound := rv.moduleBinding(f, recv[:i])
+	files, _, bound := rv.moduleBinding(f, mod)
 	if !bound || files == nil {
 		return nil
 	}
-	types := inVariant(f, rv.exportedBy(files, recv[i+1:], func(d *lang.Def) bool { return lang.ClassLike(d.Kind) && !d.Member() }))
+	types := inVariant(f, rv.exportedBy(files, tn, func(d *lang.Def) bool { return lang.ClassLike(d.Kind) && !d.Member() }))
 	if len(types) != 1 {
 		return nil
 	}
@@ -941,7 +1007,7 @@ func (rv *Resolver) instanceDecl(expr string, ts []snap.Target, depth int) (decl
 			return declType{}, false
 		}
 	}
-	r, ok := rv.calleeResult(g, -1, set.At, set.Type, depth+1)
+	r, ok := rv.calleeResult(g, -1, set.At, set.Type, exprOf(g, set.X), depth+1)
 	if !ok {
 		return declType{}, false
 	}
@@ -960,7 +1026,7 @@ func (rv *Resolver) varType(expr string, ts []snap.Target, depth int) (declType,
 	if len(ts) == 1 && ts[0].D().How == lang.TypeExpr {
 		// var std = defaultLogger: the type of what it is set to.
 		t := ts[0]
-		d, ok := rv.exprDecl(t.File, -1, t.D().Start, t.D().Type, depth+1)
+		d, ok := rv.exprDecl(t.File, -1, t.D().Start, t.D().Type, exprOf(t.File, t.D().X), depth+1)
 		if ok {
 			d.ev = evidence(expr, d.text, "variable set to "+t.D().Type, t.File, t.D().Line) + "; " + d.ev
 		}
@@ -972,9 +1038,9 @@ func (rv *Resolver) varType(expr string, ts []snap.Target, depth int) (declType,
 	t := ts[0]
 	d := t.D()
 	if d.How != lang.TypeCall {
-		return rv.laterResult(t.File, -1, d.Start, d.Type, int(d.How-lang.TypeCall2)+1, expr, t.File.Rel, d.Line, depth)
+		return rv.laterResult(t.File, -1, d.Start, d.Type, exprOf(t.File, d.X), int(d.How-lang.TypeCall2)+1, expr, t.File.Rel, d.Line, depth)
 	}
-	r, ok := rv.calleeResult(t.File, -1, d.Start, d.Type, depth+1)
+	r, ok := rv.calleeResult(t.File, -1, d.Start, d.Type, exprOf(t.File, d.X), depth+1)
 	if !ok {
 		return declType{}, false
 	}
@@ -1027,7 +1093,7 @@ func (rv *Resolver) isMetaclass(t snap.Target) bool {
 			for i := range c.File.Fields {
 				fd := &c.File.Fields[i]
 				if fd.Name == "" && fd.Container == c.D().Name {
-					if _, n := c.File.Lang.NormType(fd.Type); n == "type" {
+					if _, n := typeName(declType{text: fd.Type, t: fd.T, in: c.File}); n == "type" {
 						return true
 					}
 				}
@@ -1064,12 +1130,12 @@ func (rv *Resolver) assignedField(g *snap.Entry, name string, binds []*lang.Fiel
 		var ok bool
 		if fd.How == lang.TypeExpr {
 			// self.conn = conn: the type of what was assigned, where it was.
-			r, ok = rv.exprDecl(g, g.EnclosingAt(fd.At), fd.At, fd.Type, depth+1)
+			r, ok = rv.exprDecl(g, g.EnclosingAt(fd.At), fd.At, fd.Type, exprOf(g, fd.X), depth+1)
 			if ok {
 				r.ev = evidence(name, r.text, "field set from "+fd.Type, g, fd.Line) + "; " + r.ev
 			}
 		} else {
-			r, ok = rv.calleeResult(g, g.EnclosingAt(fd.At), fd.At, fd.Type, depth+1)
+			r, ok = rv.calleeResult(g, g.EnclosingAt(fd.At), fd.At, fd.Type, exprOf(g, fd.X), depth+1)
 			if ok && r.ctor {
 				r.ev = evidence(name, r.text, "field set to "+fd.Type+"()", g, fd.Line)
 			} else if ok {
@@ -1108,15 +1174,27 @@ func (rv *Resolver) assignedField(g *snap.Entry, name string, binds []*lang.Fiel
 // when its assignments do not agree on one type (self.h = Handler() in
 // one method, self.h = h in another): a hint for ranking, never an edge.
 func (rv *Resolver) assignedHint(f *snap.Entry, r *lang.Ref, recv string) []snap.Target {
-	i := lang.LastTopDot(recv)
-	if i <= 0 || !lang.IsIdent(recv[i+1:]) {
-		return nil
+	var cur declType
+	var name string
+	var ok bool
+	if xr := exprOf(f, r.X); xr.k > 0 {
+		st := xr.steps(f)
+		if st[len(st)-1].Op != lang.SField {
+			return nil
+		}
+		name = f.Strs[st[len(st)-1].Name]
+		cur, ok = rv.exprDecl(f, r.Encl, r.At, f.Strs[st[len(st)-2].Text], xr.prefix(), 0)
+	} else {
+		i := lang.LastTopDot(recv)
+		if i <= 0 || !lang.IsIdent(recv[i+1:]) {
+			return nil
+		}
+		name = recv[i+1:]
+		cur, ok = rv.exprDecl(f, r.Encl, r.At, recv[:i], xref{}, 0)
 	}
-	cur, ok := rv.exprDecl(f, r.Encl, r.At, recv[:i], 0)
 	if !ok {
 		return nil
 	}
-	name := recv[i+1:]
 	level := rv.resolveDecl(cur).types
 	seen := map[snap.Target]bool{}
 	var out []snap.Target
@@ -1136,9 +1214,9 @@ func (rv *Resolver) assignedHint(f *snap.Entry, r *lang.Ref, recv string) []snap
 				var v declType
 				var ok bool
 				if fd.How == lang.TypeExpr {
-					v, ok = rv.exprDecl(g, g.EnclosingAt(fd.At), fd.At, fd.Type, 1)
+					v, ok = rv.exprDecl(g, g.EnclosingAt(fd.At), fd.At, fd.Type, exprOf(g, fd.X), 1)
 				} else {
-					v, ok = rv.calleeResult(g, g.EnclosingAt(fd.At), fd.At, fd.Type, 1)
+					v, ok = rv.calleeResult(g, g.EnclosingAt(fd.At), fd.At, fd.Type, exprOf(g, fd.X), 1)
 				}
 				if ok {
 					out = append(out, rv.resolveDecl(v).types...)
@@ -1185,23 +1263,23 @@ func embeddedAs(f *snap.Entry, fd *lang.Field, name string) bool {
 	if fd.Name != "" || !f.Lang.EmbeddedNamed {
 		return false
 	}
-	_, n := f.Lang.NormType(fd.Type)
+	_, n := typeName(declType{text: fd.Type, t: fd.T, in: f})
 	return n == name
 }
 
 // laterResult is the type of result n (0-based, n > 0) of calling callee:
 // ctx, span := trace.StartSpan(...) makes span the second result.
-func (rv *Resolver) laterResult(f *snap.Entry, encl, at int32, callee string, n int, name, rel string, line int32, depth int) (declType, bool) {
-	d, ok := rv.calleeResult(f, encl, at, callee, depth+1)
+func (rv *Resolver) laterResult(f *snap.Entry, encl, at int32, callee string, cx xref, n int, name, rel string, line int32, depth int) (declType, bool) {
+	d, ok := rv.calleeResult(f, encl, at, callee, cx, depth+1)
 	if !ok || d.ctor || d.bases {
 		return declType{}, false
 	}
-	text, ok := lang.ResultAt(d.text, n)
+	item, _, ok := itemOf(d, n)
 	if !ok {
 		return declType{}, false
 	}
-	d.text = text
-	d.ev = name + " is " + text + ": result " + itoa(n+1) + " of " + callee + ", " + rel + ":" + itoa(int(line)) + "; " + d.ev
+	d.text, d.t = item.text, item.t
+	d.ev = name + " is " + d.text + ": result " + itoa(n+1) + " of " + callee + ", " + rel + ":" + itoa(int(line)) + "; " + d.ev
 	return d, true
 }
 
@@ -1236,24 +1314,7 @@ func literalDecl(f *snap.Entry, expr string) (declType, bool) {
 // context.WithCancel(ctx)) when every binding's type, followed, names the
 // same definitions.
 func (rv *Resolver) agreedLocal(f *snap.Entry, encl, at int32, name string, depth int) (declType, bool) {
-	var ls []*lang.Local
-	bestEnd := int64(-1)
-	for _, i := range f.LocalsNamed(name) {
-		l := &f.Locals[i]
-		if l.Encl != encl || l.At > at || (l.End >= 0 && at >= l.End) {
-			continue
-		}
-		end := int64(l.End)
-		if end < 0 {
-			end = 1 << 40
-		}
-		switch {
-		case bestEnd < 0 || end < bestEnd:
-			ls, bestEnd = []*lang.Local{l}, end
-		case end == bestEnd:
-			ls = append(ls, l)
-		}
-	}
+	ls := f.InnermostLocals(name, encl, at)
 	if len(ls) < 2 {
 		return declType{}, false
 	}
@@ -1292,7 +1353,7 @@ func (rv *Resolver) typeParamIn(f *snap.Entry, encl, at int32, d declType) (decl
 	if d.in != f {
 		return d, true
 	}
-	q, n := f.Lang.NormType(d.text)
+	q, n := typeName(d)
 	if q != "" || n == "" {
 		return d, true
 	}
@@ -1305,7 +1366,7 @@ func (rv *Resolver) typeParamIn(f *snap.Entry, encl, at int32, d declType) (decl
 			if l.How != lang.TypeTypeParam {
 				return declType{}, false
 			}
-			return rv.constraint(f, d, n, f.Strs[l.Type])
+			return rv.constraint(f, d, n, f.Strs[l.Type], l.T)
 		}
 	}
 	return d, true
@@ -1314,13 +1375,13 @@ func (rv *Resolver) typeParamIn(f *snap.Entry, encl, at int32, d declType) (decl
 // fieldTypeParam is fieldOf's d for a field of type tn, or the constraint
 // of tn's type parameter it names (type Box[T I] struct{ v T }).
 func (rv *Resolver) fieldTypeParam(g *snap.Entry, tn string, d declType) (declType, bool) {
-	q, n := g.Lang.NormType(d.text)
+	q, n := typeName(d)
 	if q != "" || n == "" {
 		return d, true
 	}
 	for i := range g.Fields {
 		if fd := &g.Fields[i]; fd.How == lang.TypeTypeParam && fd.Container == tn && fd.Name == n {
-			return rv.constraint(g, d, n, fd.Type)
+			return rv.constraint(g, d, n, fd.Type, fd.T)
 		}
 	}
 	return d, true
@@ -1328,8 +1389,8 @@ func (rv *Resolver) fieldTypeParam(g *snap.Entry, tn string, d declType) (declTy
 
 // constraint types a value of type parameter n by its constraint, when
 // that names interfaces only: a call on it runs the interface's method.
-func (rv *Resolver) constraint(f *snap.Entry, d declType, n, text string) (declType, bool) {
-	c := declType{text: text, in: f, ev: d.ev + "; " + n + " is a type parameter constrained by " + text}
+func (rv *Resolver) constraint(f *snap.Entry, d declType, n, text string, t int32) (declType, bool) {
+	c := declType{text: text, t: t, in: f, ev: d.ev + "; " + n + " is a type parameter constrained by " + text}
 	ts := rv.resolveDecl(c).types
 	if len(ts) == 0 {
 		return declType{}, false
@@ -1345,8 +1406,8 @@ func (rv *Resolver) constraint(f *snap.Entry, d declType, n, text string) (declT
 // typeParamNamed says whether type text (as written) names a type
 // parameter bound in definition e: its own, or one its receiver's type
 // arguments bind.
-func typeParamNamed(f *snap.Entry, e int32, text string) bool {
-	q, n := f.Lang.NormType(text)
+func typeParamNamed(f *snap.Entry, e int32, d declType) bool {
+	q, n := typeName(d)
 	if q != "" || n == "" {
 		return false
 	}

@@ -1,0 +1,41 @@
+package lang
+
+import (
+	"context"
+	"testing"
+
+	"github.com/builtin-tools/builtin-tools/astgrep"
+)
+
+// BenchmarkExtract measures extraction alone (the query's matches and the
+// record, trees and steps included) over the samples, parsed once.
+func BenchmarkExtract(b *testing.B) {
+	e := astgrep.NewEngine(astgrep.Options{})
+	b.Cleanup(func() { e.Close() })
+	s, err := Load(e)
+	if err != nil {
+		b.Fatal(err)
+	}
+	type parsed struct {
+		l   *Language
+		src []byte
+		r   *astgrep.CaptureResult
+	}
+	var ps []parsed
+	for _, sm := range samples(b, s) {
+		if sm.l.ID != "go" {
+			continue
+		}
+		r, err := e.CaptureSnippet(context.Background(), sm.l.Query(), sm.src)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ps = append(ps, parsed{sm.l, sm.src, r})
+	}
+	b.ResetTimer()
+	for range b.N {
+		for _, p := range ps {
+			Extract(p.l, p.src, p.r)
+		}
+	}
+}

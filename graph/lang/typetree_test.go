@@ -1,0 +1,352 @@
+package lang
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/builtin-tools/builtin-tools/astgrep"
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
+)
+
+// typedPlaces lists every captured type and expression of a record: the
+// tree ids (1-based) with the text the resolver reads, by how it is known.
+func typedPlaces(r *Record) (types, exprs []int32, texts map[int32]string, xtexts map[int32]string) {
+	texts, xtexts = map[int32]string{}, map[int32]string{}
+	add := func(t, x int32, text string) {
+		if t > 0 {
+			types = append(types, t)
+			texts[t] = text
+		}
+		if x > 0 {
+			exprs = append(exprs, x)
+			xtexts[x] = text
+		}
+	}
+	for _, d := range r.Defs {
+		add(d.T, d.X, d.Type)
+	}
+	for _, fd := range r.Fields {
+		add(fd.T, fd.X, fd.Type)
+	}
+	for _, lc := range r.Locals {
+		add(lc.T, lc.X, r.Strs[lc.Type])
+	}
+	for _, rf := range r.Refs {
+		add(0, rf.X, r.Strs[rf.Recv])
+	}
+	return
+}
+
+// Every type position Go's query captures, in the fixtures and the
+// GOROOT samples, has a tree with no opaque node, and every receiver and
+// expression is read as steps: Go's typeforms.scm describes all of them.
+func TestNoOpaqueTypes(t *testing.T) {
+	recs, ls := extractAllLangs(t)
+	nt, nx := 0, 0
+	var bad []string
+	for i, r := range recs {
+		if ls[i].types == nil {
+			continue
+		}
+		types, exprs, texts, xtexts := typedPlaces(r)
+		nt += len(types)
+		nx += len(exprs)
+		for _, id := range types {
+			if r.Opaque(id) {
+				bad = append(bad, "type "+texts[id]+": "+r.DumpType(id))
+			}
+		}
+		for _, x := range exprs {
+			if len(r.ExprSteps(x)) == 0 {
+				bad = append(bad, "expression "+xtexts[x])
+			}
+		}
+	}
+	slices.Sort(bad)
+	bad = slices.Compact(bad)
+	if len(bad) > 0 {
+		t.Errorf("%d of %d types and %d expressions not read, e.g.:\n%s", len(bad), nt, nx, strings.Join(bad[:min(len(bad), 60)], "\n"))
+	}
+	if nt < 1000 || nx < 1000 {
+		t.Errorf("only %d types and %d expressions captured", nt, nx)
+	}
+}
+
+// The trees say what the text functions read from the same text, for
+// every captured type of the samples, but where the text functions are
+// wrong: an array length with a shift or a call ([1 << 20]byte: '<'
+// taken for a bracket), named results ((lo, hi uint64) named lo; a name starting
+// "map"), an interface's methods (listed as embedded types that name
+// nothing), and an embedded pointer in a struct written in place (Go's
+// grammar keeps the * outside the type node: the tree says buf.Buffer).
+func TestTypeTreesAgreeWithText(t *testing.T) {
+	recs, ls := extractAllLangs(t)
+	var bad []string
+	named := func(r *Record, id int32) bool {
+		for _, c := range r.Children(id) {
+			if r.Types[c-1].Label != 0 {
+				return true
+			}
+		}
+		return false
+	}
+	for i, r := range recs {
+		l := ls[i]
+		types, _, _, _ := typedPlaces(r)
+		for _, id := range types {
+			text := r.TypeText(id)
+			if strings.Contains(text, "<<") || strings.Contains(text, "1 <") || strings.Contains(text, "Sizeof(") {
+				continue
+			}
+			if q, n, ok := r.TypeName(l, id); ok && !(r.Types[id-1].Form == TTuple && named(r, id)) {
+				if q2, n2 := l.NormType(text); q != q2 || n != n2 {
+					bad = append(bad, fmt.Sprintf("name %q: tree %q.%q, text %q.%q (%s)", text, q, n, q2, n2, r.DumpType(id)))
+				}
+			}
+			if e, ok := r.ElemOf(l, id); ok {
+				if got, want := r.TypeText(e), l.ElemType(text); got != want {
+					bad = append(bad, fmt.Sprintf("elem %q: tree %q, text %q (%s)", text, got, want, r.DumpType(id)))
+				}
+			}
+			if k, ok := r.KeyOf(id); ok {
+				if got, want := r.TypeText(k), KeyType(text); got != want {
+					bad = append(bad, fmt.Sprintf("key %q: tree %q, text %q", text, got, want))
+				}
+			}
+			if fs, isLit, ok := r.FieldsOf(id); ok {
+				want, wantLit := l.StructFields(text)
+				want = slices.DeleteFunc(want, func(f StructField) bool { return strings.Contains(f.Type, "(") })
+				for i := range want {
+					if want[i].Name == "" {
+						want[i].Type = strings.TrimLeft(want[i].Type, "*")
+					}
+				}
+				var got []StructField
+				for _, f := range fs {
+					got = append(got, StructField{f.Name, f.Type})
+				}
+				if isLit != wantLit || !slices.Equal(got, want) {
+					bad = append(bad, fmt.Sprintf("fields %q: tree %v %q, text %v %q", text, isLit, got, wantLit, want))
+				}
+			}
+			if res, ok := r.FuncResultOf(id); ok {
+				if got, want := r.TypeText(res), FuncTypeResult(text); got != want {
+					bad = append(bad, fmt.Sprintf("result %q: tree %q, text %q", text, got, want))
+				}
+			}
+			for k := range 3 {
+				if it, _, ok := r.ItemOf(id, k); ok && !strings.Contains(text, "(map") {
+					want, wok := ResultAt(text, k)
+					if got := r.TypeText(it); got != want || (it != 0) != wok {
+						bad = append(bad, fmt.Sprintf("item %d %q: tree %q, text %q", k, text, got, want))
+					}
+				}
+			}
+		}
+	}
+	slices.Sort(bad)
+	bad = slices.Compact(bad)
+	if len(bad) > 0 {
+		t.Errorf("%d disagreements:\n%s", len(bad), strings.Join(bad[:min(len(bad), 60)], "\n"))
+	}
+}
+
+// Each step of an expression splits its text where the resolver's text
+// reading splits it: a call at its last bracket, a field at its last dot
+// outside brackets, an index, an assertion.
+func TestStepsAgreeWithText(t *testing.T) {
+	recs, ls := extractAllLangs(t)
+	var bad []string
+	for i, r := range recs {
+		if ls[i].types == nil {
+			continue
+		}
+		_, exprs, _, _ := typedPlaces(r)
+		for _, x := range exprs {
+			st := r.ExprSteps(x)
+			for k, s := range st {
+				text := r.Strs[s.Text]
+				prev := ""
+				if k > 0 {
+					prev = r.Strs[st[k-1].Text]
+				}
+				ok := true
+				switch s.Op {
+				case SName:
+					ok = k == 0 && text == r.Strs[s.Name]
+				case SField:
+					j := LastTopDot(text)
+					ok = j >= 0 && strings.TrimSpace(text[:j]) == prev && text[j+1:] == r.Strs[s.Name]
+				case SCall:
+					j := Opening(text)
+					ok = strings.HasSuffix(text, ")") && j > 0 && text[j-1] != '.' && strings.TrimSpace(text[:j]) == prev
+				case SIndex:
+					j := Opening(text)
+					ok = strings.HasSuffix(text, "]") && j > 0 && strings.TrimSpace(text[:j]) == prev
+				case SAssert:
+					j := Opening(text)
+					ok = strings.HasSuffix(text, ")") && j > 0 && text[j-1] == '.' && text[j+1:len(text)-1] == r.TypeText(s.Type)
+				case SLiteral:
+					ok = k == 0 && strings.HasSuffix(text, "}")
+				}
+				if !ok && !strings.ContainsAny(text, "\"'`") { // (the text's brackets count those in strings)
+					bad = append(bad, fmt.Sprintf("%s: step %d %s (%s)", r.Strs[st[len(st)-1].Text], k, opNames[s.Op], r.DumpExpr(x)))
+				}
+			}
+		}
+	}
+	slices.Sort(bad)
+	bad = slices.Compact(bad)
+	if len(bad) > 0 {
+		t.Errorf("%d disagreements:\n%s", len(bad), strings.Join(bad[:min(len(bad), 60)], "\n"))
+	}
+}
+
+// Go's typeforms.scm reads types and receivers into the trees and steps
+// the resolver follows.
+func TestTypeForms(t *testing.T) {
+	e := astgrep.NewEngine(astgrep.Options{})
+	defer e.Close()
+	s, err := Load(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := s.Lookup("go")
+	src := []byte(`package p
+
+func f(m map[string][]*x.T, g func(int) (a, b *y.U, err error), c chan<- Box[int], s struct {
+	conn *Conn
+	io.Reader
+}) {
+	s.conn.buf[i].(W).Close()
+	(&T{}).M()
+	v := []*T{}
+	for _, w := range v {
+		w.M()
+	}
+}
+`)
+	r, err := e.CaptureSnippet(context.Background(), l.Query(), src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := Extract(l, src, r)
+	got := map[string]string{}
+	for _, lc := range rec.Locals {
+		if lc.T > 0 {
+			got[rec.Strs[lc.Name]] = rec.DumpType(lc.T)
+		}
+		if lc.X > 0 {
+			got[rec.Strs[lc.Name]] = rec.DumpExpr(lc.X)
+		}
+	}
+	for _, rf := range rec.Refs {
+		if rf.X > 0 {
+			got["recv "+rec.Strs[rf.Recv]] = rec.DumpExpr(rf.X)
+		}
+	}
+	for k, want := range map[string]string{
+		"m":                      "map(key string, elem slice(elem pointer(elem path x(seg x, seg T))))",
+		"g":                      "func(result tuple(item a:pointer(elem path y(seg y, seg U)), item b:pointer(elem path y(seg y, seg U)), item err:error))",
+		"c":                      "chan(elem generic(base Box, arg int))",
+		"s":                      "struct(field conn:pointer(elem Conn), field path io(seg io, seg Reader))",
+		"v":                      "slice(elem pointer(elem T))",
+		"w":                      "name v",
+		"recv s.conn.buf[i].(W)": "name s, field conn, field buf, index, assert W",
+		"recv (&T{})":            "literal T, addr, same",
+	} {
+		if got[k] != want {
+			t.Errorf("%s: %s, want %s", k, got[k], want)
+		}
+	}
+	if t.Failed() {
+		t.Logf("all: %q", got)
+	}
+}
+
+// TypeScript's typeforms.scm: an annotation, a union with null, a
+// readonly collection, a wrapper, a type that names nothing; a receiver
+// with an optional chain is not read (its text was not either).
+func TestTypeFormsTypeScript(t *testing.T) {
+	e := astgrep.NewEngine(astgrep.Options{})
+	defer e.Close()
+	s, err := Load(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := s.Lookup("typescript")
+	src := []byte(`function f(a: ns.Foo | undefined, b: readonly Bar[], c: Readonly<Baz>, d: A & B, e: Map<string, Foo>) {
+  this.a.b[0].m();
+  this.a?.b.m();
+  f(x)!.m();
+}
+`)
+	r, err := e.CaptureSnippet(context.Background(), l.Query(), src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := Extract(l, src, r)
+	got := map[string]string{}
+	for _, lc := range rec.Locals {
+		if lc.T > 0 {
+			got[rec.Strs[lc.Name]] = rec.DumpType(lc.T)
+		}
+	}
+	for _, rf := range rec.Refs {
+		if rf.X > 0 {
+			got["recv "+rec.Strs[rf.Recv]] = rec.DumpExpr(rf.X)
+		}
+	}
+	for k, want := range map[string]string{
+		"a":                "same(elem union(arm path ns(seg ns, seg Foo), arm null()))",
+		"b":                "same(elem same(elem slice(elem Bar)))",
+		"c":                "same(elem generic(base Readonly, arg Baz))",
+		"d":                "same(elem other())",
+		"e":                "same(elem generic(base Map, arg string, arg Foo))",
+		"recv this.a.b[0]": "name this, field a, field b, index",
+		"recv this.a?.b":   "-",
+		"recv f(x)!":       "name f, call, same",
+	} {
+		if got[k] != want {
+			t.Errorf("%s: %s, want %s", k, got[k], want)
+		}
+	}
+	if t.Failed() {
+		t.Logf("all: %q", got)
+	}
+	for _, k := range []string{"a", "b", "c"} {
+		for _, lc := range rec.Locals {
+			if rec.Strs[lc.Name] != k {
+				continue
+			}
+			if q, n, _ := rec.TypeName(l, lc.T); n != map[string]string{"a": "Foo", "b": "", "c": "Baz"}[k] || k == "a" && q != "ns" {
+				t.Errorf("%s names %s.%s", k, q, n)
+			}
+			if k == "b" {
+				if el, _ := rec.ElemOf(l, lc.T); rec.TypeText(el) != "Bar" {
+					t.Errorf("b's element is %q", rec.TypeText(el))
+				}
+			}
+		}
+	}
+}
+
+// A capture of typeforms.scm that names no form or part stops the load,
+// saying which are.
+func TestTypeFormsChecked(t *testing.T) {
+	e := astgrep.NewEngine(astgrep.Options{})
+	defer e.Close()
+	qd := t.TempDir()
+	testenv.WriteTree(t, qd, map[string]string{
+		"lua/language.json": `{"grammar": "lua"}`,
+		"lua/tags.scm":      "(function_statement name: (function_name (identifier) @name)) @definition.function\n",
+		"lua/typeforms.scm": "(identifier) @type.nam\n",
+	})
+	_, err := Load(e, qd)
+	if err == nil || !strings.Contains(err.Error(), "language lua: typeforms.scm: capture @type.nam is no @type.<form>") {
+		t.Fatalf("got %v", err)
+	}
+}
