@@ -88,16 +88,7 @@ type Index struct {
 	reading map[string]uint64
 	readSeq uint64
 
-	// The background refresher (refresher.go): the files changed outside
-	// the tools that Sync left to it, re-read by at most refreshWorkers
-	// workers. pendMu guards these.
-	pendMu    sync.Mutex
-	queued    []string // absolute paths, in the order they were noticed
-	queuedSet map[string]bool
-	inflight  map[string]int // absolute paths a worker is re-reading
-	workers   int            // refresher workers running
-	pending   atomic.Int64   // files queued or in flight (Pending)
-	workRun   sync.WaitGroup
+	bg refresher // the files Sync left to the background (refresher.go)
 
 	buildOnce sync.Once
 	ready     chan struct{}
@@ -143,7 +134,8 @@ func New(g *pathguard.Guard, eng *astgrep.Engine, opts Options) (*Index, error) 
 	ctx, cancel := context.WithCancel(context.Background())
 	x := &Index{root: root, guard: g, eng: eng, langs: langs, opts: opts, b: snap.New(langs), dirs: map[string]int64{},
 		ready: make(chan struct{}), saved: make(chan struct{}), ctx: ctx, cancel: cancel, modAt: map[string]string{},
-		reading: map[string]uint64{}, queuedSet: map[string]bool{}, inflight: map[string]int{}}
+		reading: map[string]uint64{}}
+	x.bg = refresher{x: x, queuedSet: map[string]bool{}, inflight: map[string]int{}}
 	x.cur.Store(x.b.Snapshot())
 	if opts.StoreDir != "" {
 		x.st = store.Open(opts.StoreDir, store.Options{MaxBytes: opts.StoreBytes})
@@ -179,11 +171,7 @@ func (x *Index) Close() {
 		close(x.saved)
 	})
 	<-x.saved
-	x.pendMu.Lock() // no worker is started past here (enqueue checks ctx)
-	x.queued, x.queuedSet = nil, map[string]bool{}
-	x.recount()
-	x.pendMu.Unlock()
-	x.workRun.Wait() // the refresher's workers stop at their next file
+	x.bg.stop()
 	x.mu.Lock()
 	if x.manifestDue != nil && x.manifestDue.Stop() {
 		x.manifestRun.Done()
@@ -313,7 +301,7 @@ func (x *Index) admit(found []walk.Entry) []walk.Entry {
 			if _, known := x.dirs[e.Rel]; !known {
 				x.watchDir(e.Rel, e.Abs)
 			}
-			x.dirs[e.Rel] = x.dirMtime(e.Abs)
+			x.dirs[e.Rel] = dirMtime(x.guard, e.Abs)
 		case x.langs.Manifest(path.Base(e.Rel)) != nil:
 			x.readManifest(e)
 		case e.TooLarge:
@@ -325,13 +313,13 @@ func (x *Index) admit(found []walk.Entry) []walk.Entry {
 	if _, known := x.dirs["."]; !known {
 		x.watchDir(".", x.root)
 	}
-	x.dirs["."] = x.dirMtime(x.root)
+	x.dirs["."] = dirMtime(x.guard, x.root)
 	x.publish()
 	return files
 }
 
-func (x *Index) dirMtime(abs string) int64 {
-	st, err := x.guard.Lstat(abs)
+func dirMtime(g *pathguard.Guard, abs string) int64 {
+	st, err := g.Lstat(abs)
 	if err != nil {
 		return 0
 	}
@@ -657,7 +645,7 @@ func (x *Index) sweep(ctx context.Context) (int, error) {
 	var rewalk []string
 	for d, m := range dirs {
 		abs := filepath.Join(x.root, filepath.FromSlash(d))
-		if x.dirMtime(abs) != m {
+		if dirMtime(x.guard, abs) != m {
 			rewalk = append(rewalk, abs)
 		}
 	}
@@ -677,7 +665,7 @@ func (x *Index) catchUp(ctx context.Context, changed, dirs []string) (int, error
 		}
 		changed = append(changed, added...)
 	}
-	now := x.split(changed)
+	now := x.bg.split(changed)
 	return n + len(now), x.Refresh(ctx, now...)
 }
 

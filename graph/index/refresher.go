@@ -3,6 +3,8 @@ package index
 import (
 	"path/filepath"
 	"runtime"
+	"sync"
+	"sync/atomic"
 )
 
 // The background refresher re-reads the files changed outside the tools
@@ -19,27 +21,50 @@ func refreshWorkers() int { return max(1, runtime.GOMAXPROCS(0)-1) }
 // refresher there to see an answer with files pending.
 var BeforeBackgroundReadForTest func(abs string)
 
+// refresher holds the files Sync left to the background: queued, and
+// being read by at most refreshWorkers workers.
+type refresher struct {
+	x         *Index
+	mu        sync.Mutex
+	queued    []string // absolute paths, in the order they were noticed
+	queuedSet map[string]bool
+	inflight  map[string]int // absolute paths a worker is re-reading
+	workers   int            // workers running
+	pending   atomic.Int64   // files queued or in flight (Pending)
+	run       sync.WaitGroup
+}
+
+// stop drops what is queued and waits for the workers, which stop at
+// their next file (the index's context has ended).
+func (r *refresher) stop() {
+	r.mu.Lock() // no worker is started past here (enqueue checks ctx)
+	r.queued, r.queuedSet = nil, map[string]bool{}
+	r.recount()
+	r.mu.Unlock()
+	r.run.Wait()
+}
+
 // split returns the changed files (absolute paths) Sync re-reads now: up
 // to syncNow of them, and every deleted one (dropping costs no parse). The
 // others are queued for the refresher, as is a file a worker is reading
 // (its bytes may have changed again after it began), unless queued
 // already.
-func (x *Index) split(changed []string) []string {
-	x.pendMu.Lock()
-	defer x.pendMu.Unlock()
+func (r *refresher) split(changed []string) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	var now []string
 	seen := make(map[string]bool, len(changed))
 	read := 0
 	for _, a := range changed {
-		if seen[a] || x.queuedSet[a] {
+		if seen[a] || r.queuedSet[a] {
 			continue
 		}
 		seen[a] = true
-		if x.inflight[a] > 0 {
-			x.enqueue(a)
+		if r.inflight[a] > 0 {
+			r.enqueue(a)
 			continue
 		}
-		if _, err := x.guard.Lstat(a); err != nil {
+		if _, err := r.x.guard.Lstat(a); err != nil {
 			now = append(now, a)
 			continue
 		}
@@ -48,71 +73,71 @@ func (x *Index) split(changed []string) []string {
 			now = append(now, a)
 			continue
 		}
-		x.enqueue(a)
+		r.enqueue(a)
 	}
-	x.recount()
+	r.recount()
 	return now
 }
 
 // enqueue queues a file for the refresher and starts a worker when fewer
-// than refreshWorkers run. x.pendMu is held.
-func (x *Index) enqueue(abs string) {
-	if x.ctx.Err() != nil {
+// than refreshWorkers run. r.mu is held.
+func (r *refresher) enqueue(abs string) {
+	if r.x.ctx.Err() != nil {
 		return
 	}
-	x.queued = append(x.queued, abs)
-	x.queuedSet[abs] = true
-	if x.workers < refreshWorkers() {
-		x.workers++
-		x.workRun.Add(1)
-		go x.refreshWorker()
+	r.queued = append(r.queued, abs)
+	r.queuedSet[abs] = true
+	if r.workers < refreshWorkers() {
+		r.workers++
+		r.run.Add(1)
+		go r.worker()
 	}
 }
 
 // refreshWorker re-reads queued files until none is left or the index is
 // closed.
-func (x *Index) refreshWorker() {
-	defer x.workRun.Done()
+func (r *refresher) worker() {
+	defer r.run.Done()
 	for {
-		x.pendMu.Lock()
-		if x.ctx.Err() != nil {
-			x.queued, x.queuedSet = nil, map[string]bool{}
+		r.mu.Lock()
+		if r.x.ctx.Err() != nil {
+			r.queued, r.queuedSet = nil, map[string]bool{}
 		}
-		if len(x.queued) == 0 {
-			x.workers--
-			x.recount()
-			x.pendMu.Unlock()
+		if len(r.queued) == 0 {
+			r.workers--
+			r.recount()
+			r.mu.Unlock()
 			return
 		}
-		batch := append([]string(nil), x.queued[:min(refreshBatch, len(x.queued))]...)
-		clear(x.queued[:len(batch)])
-		x.queued = x.queued[len(batch):]
+		batch := append([]string(nil), r.queued[:min(refreshBatch, len(r.queued))]...)
+		clear(r.queued[:len(batch)])
+		r.queued = r.queued[len(batch):]
 		for _, a := range batch {
-			delete(x.queuedSet, a)
-			x.inflight[a]++
+			delete(r.queuedSet, a)
+			r.inflight[a]++
 		}
-		x.recount()
-		x.pendMu.Unlock()
+		r.recount()
+		r.mu.Unlock()
 		var todo []string
 		for _, a := range batch {
 			if BeforeBackgroundReadForTest != nil {
 				BeforeBackgroundReadForTest(a)
 			}
-			if !x.current(a) {
+			if !r.current(a) {
 				todo = append(todo, a)
 			}
 		}
 		// Published once at the end (or every 250 ms): each snapshot
 		// costs queries the resolver's per-snapshot caches.
-		x.refresh(x.ctx, todo, true) // an error is ctx's: the index is closing
-		x.pendMu.Lock()
+		r.x.refresh(r.x.ctx, todo, true) // an error is ctx's: the index is closing
+		r.mu.Lock()
 		for _, a := range batch {
-			if x.inflight[a]--; x.inflight[a] == 0 {
-				delete(x.inflight, a)
+			if r.inflight[a]--; r.inflight[a] == 0 {
+				delete(r.inflight, a)
 			}
 		}
-		x.recount()
-		x.pendMu.Unlock()
+		r.recount()
+		r.mu.Unlock()
 	}
 }
 
@@ -125,7 +150,8 @@ const refreshBatch = 8
 // current says whether the published snapshot holds the file as it is on
 // disk (a write's Refresh, or an earlier worker, read it since it was
 // queued).
-func (x *Index) current(abs string) bool {
+func (r *refresher) current(abs string) bool {
+	x := r.x
 	rel, err := filepath.Rel(x.root, abs)
 	if err != nil {
 		return false
@@ -137,15 +163,15 @@ func (x *Index) current(abs string) bool {
 
 // Pending says how many changed files the refresher has still to re-read
 // (a query reads it with no lock).
-func (x *Index) Pending() int { return int(x.pending.Load()) }
+func (x *Index) Pending() int { return int(x.bg.pending.Load()) }
 
-// recount sets what Pending says. x.pendMu is held.
-func (x *Index) recount() {
-	n := len(x.queued)
-	for a := range x.inflight { // a file queued again while read is one file
-		if !x.queuedSet[a] {
+// recount sets what Pending says. r.mu is held.
+func (r *refresher) recount() {
+	n := len(r.queued)
+	for a := range r.inflight { // a file queued again while read is one file
+		if !r.queuedSet[a] {
 			n++
 		}
 	}
-	x.pending.Store(int64(n))
+	r.pending.Store(int64(n))
 }
