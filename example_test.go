@@ -62,4 +62,5 @@ func Example_harness() {
 	// operator sees: Allow edit notes.txt? (a write tool)
 	// edited notes.txt: replaced 1 occurrence (first at line 1)
 	//      1	buy oat milk
+	// Not checked for diagnostics: notes.txt (no language server handles .txt files)
 }

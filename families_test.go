@@ -39,13 +39,18 @@ func TestFamiliesDeclareWhatTheyUse(t *testing.T) {
 	for _, tc := range []struct {
 		without, want string
 	}{
-		{"structural", "lsp_rename: preview (the rename staged for resolve, as ast_edit's rewrites) is unavailable in this run: the structural family was left out of this run"},
+		{"structural", "lsp_rename, lsp_fix: preview (the change staged for resolve, as ast_edit's rewrites) is unavailable in this run: the structural family was left out of this run"},
 		{"code_graph", "edit_symbol: editing a definition found by name (edit_symbol finds it through the code graph) is unavailable in this run: the code_graph family was left out of this run"},
-		{"lsp", "code_graph: confirm (candidate sites checked by a language server) is unavailable in this run: the lsp family was left out of this run"},
+		{"lsp", "write, edit, apply_patch: check (the contents a call would write, checked by the language servers with nothing written) is unavailable in this run: the lsp family was left out of this run\n" +
+			"ast_edit, resolve: the diagnostics preview (what accepting a staged edit would introduce and fix) is unavailable in this run: the lsp family was left out of this run\n" +
+			"code_graph: confirm (candidate sites checked by a language server) is unavailable in this run: the lsp family was left out of this run"},
 	} {
-		d := run(tc.without).Degraded()
-		if len(d) != 1 || d[0].String() != tc.want {
-			t.Errorf("without %s: Degraded %v, want %q", tc.without, d, tc.want)
+		var got []string
+		for _, x := range run(tc.without).Degraded() {
+			got = append(got, x.String())
+		}
+		if strings.Join(got, "\n") != tc.want {
+			t.Errorf("without %s: Degraded %q, want %q", tc.without, got, tc.want)
 		}
 	}
 	// The tool says why, in its own answer.

@@ -60,3 +60,13 @@ func (p *Proposal) count() int {
 	}
 	return len(p.Replacements)
 }
+
+// Contents is each file of p with its text before and after, as a
+// staged.File: what a diagnostics preview gives the language servers.
+func (p *Proposal) Contents() []staged.File {
+	out := make([]staged.File, 0, len(p.Files))
+	for _, f := range p.Files {
+		out = append(out, staged.File{File: f.File, Path: f.Path, Before: f.before, After: f.after, Edits: f.Replacements, Lines: f.Lines})
+	}
+	return out
+}

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
 func TestCacheAdmissionKeepsFirstEntriesOfAScan(t *testing.T) {
@@ -189,7 +191,7 @@ func TestCacheBudget(t *testing.T) {
 	}
 
 	// Lowering the budget evicts; a negative one turns caching off.
-	root := writeTree(t, map[string]string{"a.go": "package p\n\nfunc f() { g(1) }\n"})
+	root := testenv.Tree(t, map[string]string{"a.go": "package p\n\nfunc f() { g(1) }\n"})
 	e := NewEngine(Options{})
 	defer e.Close()
 	q := Query{Path: at(root), Pattern: "g($X)"}
@@ -210,7 +212,7 @@ func TestCacheBudget(t *testing.T) {
 
 // The same query from two engines parses each file once.
 func TestEnginesShareTheCache(t *testing.T) {
-	root := writeTree(t, map[string]string{
+	root := testenv.Tree(t, map[string]string{
 		"a.go": "package p\n\nfunc f() { g(1) }\n",
 		"b.go": "package p\n\nfunc f() { g(2) }\n",
 	})
@@ -242,7 +244,7 @@ func TestManyEnginesAtOnce(t *testing.T) {
 	for i := 0; i < 60; i++ {
 		files[fmt.Sprintf("d%d/f%02d.go", i%3, i)] = fmt.Sprintf("package p\n\nfunc f%d() {\n\ty := %d\n\t_ = y\n}\n", i, i)
 	}
-	root := writeTree(t, files)
+	root := testenv.Tree(t, files)
 	var wg sync.WaitGroup
 	errs := make(chan error, 8)
 	cached := make([]int, 8)
@@ -280,7 +282,7 @@ func TestManyEnginesAtOnce(t *testing.T) {
 // The edits that keep size and modification time (utimes set back, an
 // atomic rename onto the file) are seen at once.
 func TestCacheNoticesEditsThatKeepSizeAndMtime(t *testing.T) {
-	root := writeTree(t, map[string]string{"a.go": "package p\n\nfunc f() { g(1) }\n"})
+	root := testenv.Tree(t, map[string]string{"a.go": "package p\n\nfunc f() { g(1) }\n"})
 	p := filepath.Join(root, "a.go")
 	info, err := os.Stat(p)
 	if err != nil {
@@ -328,7 +330,7 @@ func TestCacheNoticesEditsThatKeepSizeAndMtime(t *testing.T) {
 // the file's bytes: a second write within the same timestamp tick leaves
 // the stamp as it was.
 func TestRacyEntryIsChecked(t *testing.T) {
-	root := writeTree(t, map[string]string{"a.go": "package p\n\nfunc f() { g(1) }\n"})
+	root := testenv.Tree(t, map[string]string{"a.go": "package p\n\nfunc f() { g(1) }\n"})
 	p := filepath.Join(root, "a.go")
 	e := NewEngine(Options{})
 	defer e.Close()
@@ -382,7 +384,7 @@ func TestLargeSearchCachesOnSecondSight(t *testing.T) {
 			files[name] += "\nfunc rare() { defer x.Close() }\n"
 		}
 	}
-	root := writeTree(t, files)
+	root := testenv.Tree(t, files)
 	// A budget twice what the search's trees take: they would fit, but
 	// take more than the share a first sight may.
 	e := NewEngine(Options{})
@@ -413,7 +415,7 @@ func TestLargeSearchCachesOnSecondSight(t *testing.T) {
 	}
 
 	// A selective search over a fresh copy: its one tree is cached at once.
-	root2 := writeTree(t, files)
+	root2 := testenv.Tree(t, files)
 	sel := Query{Path: at(root2), Pattern: "defer $X.Close()"}
 	if r, err := e.Search(context.Background(), sel); err != nil || r.FilesParsed != 1 || r.Total != 1 {
 		t.Fatalf("selective: %v %+v", err, r)

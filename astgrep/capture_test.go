@@ -183,7 +183,7 @@ func referenceMatches(q *CaptureQuery, t *tree) []QueryMatch {
 			anyRoot = append(anyRoot, pi)
 		}
 	}
-	m := &refMatcher{t: t}
+	m := &refMatcher{qmatcher{t: t}}
 	for i := range t.nodes {
 		var cands []int
 		for pi, p := range q.pats {
@@ -554,9 +554,10 @@ func TestGrammarFingerprint(t *testing.T) {
 
 // refMatcher is the capture query matcher as it was before its
 // allocations were taken out, kept as the reference the matcher is held
-// to.
+// to: its own match, assign and children; the predicates, which never
+// allocated, are the matcher's.
 type refMatcher struct {
-	t *tree
+	qmatcher
 }
 
 func (m *refMatcher) children(i int) []int {
@@ -566,50 +567,6 @@ func (m *refMatcher) children(i int) []int {
 		out = append(out, c)
 	}
 	return out
-}
-
-func (m *refMatcher) named(i int) bool { return m.t.nodes[i].flags&flagNamed != 0 }
-
-// kindOK says whether node i is of q's kind (alternations aside).
-func (m *refMatcher) kindOK(i int, q *qnode) bool {
-	nd := &m.t.nodes[i]
-	switch q.kind {
-	case qAny:
-		return true
-	case qNamed:
-		return nd.flags&flagNamed != 0
-	case qErr:
-		return nd.flags&flagError != 0
-	case qLit:
-		if nd.flags&flagNamed != 0 {
-			return false
-		}
-		fallthrough
-	case qType:
-		for _, s := range q.syms {
-			if s == nd.sym {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// eligible says whether child c may be matched by pattern q: types and
-// (_) match named children only.
-func (m *refMatcher) eligible(c int, q *qnode) bool {
-	switch q.kind {
-	case qAny, qLit:
-		return true
-	case qAlt:
-		for _, a := range q.alts {
-			if m.eligible(c, a) {
-				return true
-			}
-		}
-		return false
-	}
-	return m.named(c)
 }
 
 // match tries node i against q and calls k with the captures of each way
@@ -656,50 +613,6 @@ func refWithCaps(caps []capPair, ids []int, node int) []capPair {
 		out = append(out, capPair{id, node})
 	}
 	return out
-}
-
-// cannot says, without allocating, that node i lacks a child some
-// required child pattern of q needs (one of the right field and kind):
-// most candidate patterns fail this way, before any matching work.
-func (m *refMatcher) cannot(i int, q *qnode) bool {
-	end := int(m.t.nodes[i].last)
-	for _, ch := range q.children {
-		if ch.quant == '?' || ch.quant == '*' {
-			continue
-		}
-		found := false
-		for c := i + 1; c < end && !found; c = int(m.t.nodes[c].last) {
-			if ch.field != 0 && m.t.nodes[c].field != ch.field {
-				continue
-			}
-			found = m.eligible(c, ch.n) && m.shallowOK(c, ch.n)
-		}
-		if !found {
-			return true
-		}
-	}
-	return false
-}
-
-// shallowOK is kindOK looking into alternations.
-func (m *refMatcher) shallowOK(c int, q *qnode) bool {
-	if q.kind != qAlt {
-		return m.kindOK(c, q)
-	}
-	for _, a := range q.alts {
-		if m.shallowOK(c, a) {
-			return true
-		}
-	}
-	return false
-}
-
-// nextNamed returns the position of the first named child at or after j.
-func (m *refMatcher) nextNamed(kids []int, j int) int {
-	for j < len(kids) && !m.named(kids[j]) {
-		j++
-	}
-	return j
 }
 
 // assign matches q's children from ci on against kids from j on; last is

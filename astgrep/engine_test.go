@@ -17,25 +17,9 @@ import (
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
-// writeTree writes files (slash paths → content) under a new temp root.
-func writeTree(t testing.TB, files map[string]string) string {
-	t.Helper()
-	root := t.TempDir()
-	for name, data := range files {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return root
-}
-
 func TestBinaryAndHugeFilesAreSkippedAndCounted(t *testing.T) {
 	huge := "package p\n\nfunc f() {\n" + strings.Repeat("\tpanic(1)\n", 3000) + "}\n"
-	root := writeTree(t, map[string]string{
+	root := testenv.Tree(t, map[string]string{
 		"a.go":      "package p\n\nfunc f() { panic(0) }\n",
 		"bin.go":    "package p\x00\x01\x02 panic(2)",
 		"huge.go":   huge,
@@ -63,7 +47,7 @@ func TestBinaryAndHugeFilesAreSkippedAndCounted(t *testing.T) {
 // A search takes its location only from a path guard: a location outside
 // the root cannot be made, and a query without one is refused.
 func TestPathOutsideRoot(t *testing.T) {
-	root := writeTree(t, map[string]string{"in/a.go": "package p\n"})
+	root := testenv.Tree(t, map[string]string{"in/a.go": "package p\n"})
 	e := NewEngine(Options{})
 	defer e.Close()
 	g, err := pathguard.New(filepath.Join(root, "in"))
@@ -82,7 +66,7 @@ func TestPathOutsideRoot(t *testing.T) {
 }
 
 func TestUnknownLanguageListsKnownOnes(t *testing.T) {
-	root := writeTree(t, map[string]string{"a.go": "package p\n", "x.weird": "f(1)\n"})
+	root := testenv.Tree(t, map[string]string{"a.go": "package p\n", "x.weird": "f(1)\n"})
 	e := NewEngine(Options{GrammarDirs: []string{"/nowhere/grammars"}})
 	defer e.Close()
 	_, err := e.Search(context.Background(), Query{Path: at(root), Pattern: "f($X)", Language: "fortran"})
@@ -111,7 +95,7 @@ func TestUnknownLanguageListsKnownOnes(t *testing.T) {
 }
 
 func TestUnparsablePatternNamesContexts(t *testing.T) {
-	root := writeTree(t, map[string]string{"a.py": "x = 1\n"})
+	root := testenv.Tree(t, map[string]string{"a.py": "x = 1\n"})
 	e := NewEngine(Options{})
 	defer e.Close()
 	_, err := e.Search(context.Background(), Query{Path: at(root), Pattern: "def (:", Language: "python"})
@@ -125,7 +109,7 @@ func TestUnparsablePatternNamesContexts(t *testing.T) {
 }
 
 func TestEmptyAndLoneMetavariablePatterns(t *testing.T) {
-	root := writeTree(t, map[string]string{"a.go": "package p\n"})
+	root := testenv.Tree(t, map[string]string{"a.go": "package p\n"})
 	e := NewEngine(Options{})
 	defer e.Close()
 	for pat, want := range map[string]error{"": ErrEmptyPattern, "  \n\t": ErrEmptyPattern, "$$$A": ErrOnlyMetavariable, " $X ": ErrOnlyMetavariable, "$$$": ErrOnlyMetavariable, "$_": ErrOnlyMetavariable} {
@@ -163,7 +147,7 @@ func TestBrokenGrammarLibraries(t *testing.T) {
 	// A library without the expected symbol.
 	buildGrammar(t, dir, "nosym", "int something_else(void) { return 1; }\n")
 
-	root := writeTree(t, map[string]string{"a.junk": "x", "a.future": "x", "a.nosym": "x", "a.go": "package p\n\nfunc f() { g(1) }\n"})
+	root := testenv.Tree(t, map[string]string{"a.junk": "x", "a.future": "x", "a.nosym": "x", "a.go": "package p\n\nfunc f() { g(1) }\n"})
 	e := NewEngine(Options{GrammarDirs: []string{dir}})
 	defer e.Close()
 	for _, id := range []string{"junk", "future", "nosym"} {
@@ -204,7 +188,7 @@ func TestDartGrammarLoadsFromFolder(t *testing.T) {
 	// Without the folder Dart is unknown, and the error says how to add it.
 	e2 := NewEngine(Options{})
 	defer e2.Close()
-	root := writeTree(t, map[string]string{"a.dart": "void main() { dispose(x); }\n"})
+	root := testenv.Tree(t, map[string]string{"a.dart": "void main() { dispose(x); }\n"})
 	_, err := e2.Search(context.Background(), Query{Path: at(root, filepath.Join(root, "a.dart")), Pattern: "dispose($X)"})
 	var ule *UnknownLanguageError
 	if !errors.As(err, &ule) {
@@ -213,7 +197,7 @@ func TestDartGrammarLoadsFromFolder(t *testing.T) {
 }
 
 func TestCacheServesSecondQueryAndNoticesEdits(t *testing.T) {
-	root := writeTree(t, map[string]string{
+	root := testenv.Tree(t, map[string]string{
 		"a.go": "package p\n\nfunc f() {\n\tdefer a.Close()\n}\n",
 		"b.go": "package p\n\nfunc g() {\n\tdefer b.Close()\n}\n",
 	})
@@ -253,7 +237,7 @@ func TestCancellation(t *testing.T) {
 	for i := 0; i < 200; i++ {
 		files[fmt.Sprintf("f%03d.go", i)] = "package p\n\nfunc f() { g(1) }\n"
 	}
-	root := writeTree(t, files)
+	root := testenv.Tree(t, files)
 	e := NewEngine(Options{})
 	defer e.Close()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -268,7 +252,7 @@ func TestProgressReportsFinalCount(t *testing.T) {
 	for i := 0; i < 30; i++ {
 		files[fmt.Sprintf("f%02d.go", i)] = "package p\n\nfunc f() { g(1) }\n"
 	}
-	root := writeTree(t, files)
+	root := testenv.Tree(t, files)
 	e := NewEngine(Options{})
 	defer e.Close()
 	var calls [][2]int
@@ -288,7 +272,7 @@ func TestConcurrentSearchesShareOneEngine(t *testing.T) {
 	for i := 0; i < 40; i++ {
 		files[fmt.Sprintf("d%d/f%02d.go", i%4, i)] = fmt.Sprintf("package p\n\nfunc f%d() {\n\tdefer x.Close()\n\ty := %d\n\t_ = y\n}\n", i, i)
 	}
-	root := writeTree(t, files)
+	root := testenv.Tree(t, files)
 	e := NewEngine(Options{Workers: 3})
 	defer e.Close()
 	var wg sync.WaitGroup
@@ -436,7 +420,7 @@ func TestTrimText(t *testing.T) {
 // a shallower one ignored (nothing in an ignored folder can be), and the
 // .gitignore files above Path apply.
 func TestWalkFollowsGitPrecedence(t *testing.T) {
-	root := writeTree(t, map[string]string{
+	root := testenv.Tree(t, map[string]string{
 		".gitignore":        "*_gen.go\nout/\n",
 		"a_gen.go":          "package p\n\nfunc f() { panic(1) }\n",
 		"sub/.gitignore":    "!keep_gen.go\n!out/\n",

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
 // distinctNames is n different identifiers: tree-sitter recovers from
@@ -45,7 +47,7 @@ func countingParse(t *testing.T, e *Engine, ctx context.Context, l *language, n 
 // finished.
 func TestPatternOverTheLimitsIsRefused(t *testing.T) {
 	e := newTestEngine(t)
-	root := writeTree(t, map[string]string{"a.go": "package a\n"})
+	root := testenv.Tree(t, map[string]string{"a.go": "package a\n"})
 	cases := []struct {
 		pattern string
 		want    string

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
 // Big files parse within the process's budget of source bytes in flight,
@@ -23,7 +25,7 @@ func TestBigParsesShareABudget(t *testing.T) {
 	for i := range 8 {
 		files[fmt.Sprintf("big%d.go", i)] = big
 	}
-	root := writeTree(t, files)
+	root := testenv.Tree(t, files)
 	for i := range 30 {
 		os.WriteFile(filepath.Join(root, fmt.Sprintf("small%02d.go", i)), []byte("package p\n\nfunc f() { x := 1 }\n"), 0o644)
 	}
@@ -82,7 +84,7 @@ func TestHeldBackBigFilesEndWithTheSearch(t *testing.T) {
 	for i := range 6 {
 		files[fmt.Sprintf("big%d.go", i)] = big
 	}
-	root := writeTree(t, files)
+	root := testenv.Tree(t, files)
 	e := NewEngine(Options{Workers: 4, CacheBytes: -1})
 	defer e.Close()
 	// Another parse holds the whole budget.

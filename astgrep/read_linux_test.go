@@ -7,6 +7,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
@@ -17,7 +18,7 @@ func TestFileReaderKeepsTheGuardsRules(t *testing.T) {
 	outside := t.TempDir()
 	secret := filepath.Join(outside, "secret.go")
 	os.WriteFile(secret, []byte("package secret\n"), 0o644)
-	root := writeTree(t, map[string]string{
+	root := testenv.Tree(t, map[string]string{
 		"a/one.go":   "package a\n",
 		"a/two.go":   "package a // two\n",
 		"b/three.go": "package b\n",

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
 func ruleOf(t testing.TB, src string) *RuleSpec {
@@ -45,7 +47,7 @@ func searchRule(t *testing.T, e *Engine, root string, spec *RuleSpec) (*Result, 
 // TestRuleSemantics checks what each kind of rule key matches on a small
 // file, with the counts read off the source by hand.
 func TestRuleSemantics(t *testing.T) {
-	root := writeTree(t, map[string]string{"a.go": ruleSnippet})
+	root := testenv.Tree(t, map[string]string{"a.go": ruleSnippet})
 	e := NewEngine(Options{})
 	defer e.Close()
 	cases := []struct {
@@ -89,7 +91,7 @@ func TestRuleSemantics(t *testing.T) {
 }
 
 func TestRuleConstraintsAndUtils(t *testing.T) {
-	root := writeTree(t, map[string]string{"a.go": ruleSnippet})
+	root := testenv.Tree(t, map[string]string{"a.go": ruleSnippet})
 	e := NewEngine(Options{})
 	defer e.Close()
 	spec := ruleOf(t, `{"pattern": "fmt.Println($A)", "inside": {"matches": "loop", "stopBy": "end"}}`)
@@ -109,7 +111,7 @@ func TestRuleConstraintsAndUtils(t *testing.T) {
 
 // TestRuleBadInput: every malformed rule is a RuleError saying what to do.
 func TestRuleBadInput(t *testing.T) {
-	root := writeTree(t, map[string]string{"a.go": ruleSnippet})
+	root := testenv.Tree(t, map[string]string{"a.go": ruleSnippet})
 	e := NewEngine(Options{})
 	defer e.Close()
 	deep := `{"kind": "identifier"}`

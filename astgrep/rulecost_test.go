@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
 // doublingUtils is the M-3 attack's utilities: u0 … u(n-1) each an any of
@@ -136,7 +138,7 @@ func deepParens(n int) string {
 func TestRuleStepBudget(t *testing.T) {
 	e := NewEngine(Options{MaxRuleSteps: 100_000})
 	t.Cleanup(func() { e.Close() })
-	root := writeTree(t, map[string]string{"deep.go": deepParens(200), "flat.go": "package p\n\nvar z = (y)\n"})
+	root := testenv.Tree(t, map[string]string{"deep.go": deepParens(200), "flat.go": "package p\n\nvar z = (y)\n"})
 	rule := &RuleSpec{Rule: map[string]any{"kind": "parenthesized_expression", "has": map[string]any{"stopBy": "end", "kind": "parenthesized_expression",
 		"has": map[string]any{"stopBy": "end", "kind": "parenthesized_expression", "has": map[string]any{"stopBy": "end", "kind": "identifier", "regex": "^NEVER$"}}}}}
 	res, err := returns(t, func() (*Result, error) {
@@ -163,7 +165,7 @@ func TestRuleStepBudget(t *testing.T) {
 func TestRuleMatchingStopsWhenCancelled(t *testing.T) {
 	e := NewEngine(Options{MaxRuleSteps: 1 << 62})
 	t.Cleanup(func() { e.Close() })
-	root := writeTree(t, map[string]string{"deep.go": deepParens(400)})
+	root := testenv.Tree(t, map[string]string{"deep.go": deepParens(400)})
 	rule := &RuleSpec{Rule: nestedHas(6)}
 	for _, where := range []string{"snippet", "search"} {
 		t.Run(where, func(t *testing.T) {

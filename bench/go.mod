@@ -9,6 +9,7 @@ require (
 	github.com/builtin-tools/builtin-tools v0.0.0
 	github.com/smacker/go-tree-sitter v0.0.0-20240827094217-dd81d9e9be82
 	golang.org/x/sys v0.50.0
+	golang.org/x/tools v0.52.0
 )
 
 require (
@@ -26,7 +27,9 @@ require (
 	github.com/sourcegraph/jsonrpc2 v0.2.3 // indirect
 	github.com/spf13/cast v1.7.1 // indirect
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
+	golang.org/x/mod v0.42.0 // indirect
 	golang.org/x/net v0.61.0 // indirect
+	golang.org/x/sync v0.25.0 // indirect
 	golang.org/x/text v0.44.0 // indirect
 	gopkg.in/warnings.v0 v0.1.2 // indirect
 )

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
@@ -46,7 +47,7 @@ func TestAdaptersAreTypes(t *testing.T) {
 
 // Each adapter's requests, as sent: typed, so a field is spelled once.
 func TestAdapterRequests(t *testing.T) {
-	root := writeTree(t, map[string]string{"go.mod": "module m\n", "main.go": "package main\n", "app.py": "", "prog": "", "prog.dart": ""})
+	root := testenv.Tree(t, map[string]string{"go.mod": "module m\n", "main.go": "package main\n", "app.py": "", "prog": "", "prog.dart": ""})
 	if err := os.Chmod(filepath.Join(root, "prog"), 0o755); err != nil {
 		t.Fatal(err)
 	}

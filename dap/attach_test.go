@@ -95,7 +95,7 @@ func TestAttachRefusesOwnProcesses(t *testing.T) {
 		{"one of its threads", thread, "this builtin-tools process itself"},
 		{"its process reaper", proc.ReaperPID(), "a process builtin-tools started"},
 	}
-	root := writeTree(t, map[string]string{"loop.c": "#include <unistd.h>\nint main(void) {\n\tvolatile long n = 0;\n\tfor (;;) {\n\t\tn++;\n\t\tusleep(1000);\n\t}\n}\n"})
+	root := testenv.Tree(t, map[string]string{"loop.c": "#include <unistd.h>\nint main(void) {\n\tvolatile long n = 0;\n\tfor (;;) {\n\t\tn++;\n\t\tusleep(1000);\n\t}\n}\n"})
 	for _, id := range []string{"lldb", "delve"} {
 		t.Run(id, func(t *testing.T) {
 			needAdapter(t, id)
@@ -150,7 +150,7 @@ func TestAttachRefusesOwnProcesses(t *testing.T) {
 func TestTimeLimitDetaches(t *testing.T) {
 	needAdapter(t, "lldb")
 	gcc := testenv.LookPath(t, "gcc")
-	root := writeTree(t, map[string]string{"loop.c": "#include <unistd.h>\nint main(void) {\n\tfor (;;)\n\t\tusleep(1000);\n}\n"})
+	root := testenv.Tree(t, map[string]string{"loop.c": "#include <unistd.h>\nint main(void) {\n\tfor (;;)\n\t\tusleep(1000);\n}\n"})
 	bin := filepath.Join(root, "loop")
 	if out, err := exec.Command(gcc, "-g", "-o", bin, filepath.Join(root, "loop.c")).CombinedOutput(); err != nil {
 		t.Fatalf("gcc: %v\n%s", err, out)
@@ -190,7 +190,7 @@ func TestAttachPythonByPidNeedsGdb(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { prog.Process.Kill(); prog.Wait() }()
-	root := writeTree(t, map[string]string{"x.py": ""})
+	root := testenv.Tree(t, map[string]string{"x.py": ""})
 	s := newSupervisor(t, root, Config{})
 	t.Setenv("PATH", t.TempDir())
 	_, err := s.Launch(testCtx(t), LaunchSpec{Attach: true, PID: prog.Process.Pid}, time.Second)

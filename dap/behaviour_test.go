@@ -33,7 +33,7 @@ func goRoot(t *testing.T, src string, more map[string]string) string {
 	for k, v := range more {
 		files[k] = v
 	}
-	return writeTree(t, files)
+	return testenv.Tree(t, files)
 }
 
 // delve pauses a busy loop; a pause of a stopped program answers at once;
@@ -145,7 +145,7 @@ print(parse("12x"))
 
 // An uncaught Python exception stops there, with its type and message.
 func TestPythonUncaughtException(t *testing.T) {
-	root := writeTree(t, map[string]string{"app.py": pyRaise})
+	root := testenv.Tree(t, map[string]string{"app.py": pyRaise})
 	s := newSupervisor(t, root, Config{})
 	res, err := s.Launch(testCtx(t), LaunchSpec{Program: at(root, filepath.Join(root, "app.py"))}, 0)
 	if err != nil {
@@ -254,7 +254,7 @@ def test_other():
 
 // A pytest run debugged, by module with -k.
 func TestPytestByName(t *testing.T) {
-	root := writeTree(t, map[string]string{"test_add.py": pyTest})
+	root := testenv.Tree(t, map[string]string{"test_add.py": pyTest})
 	s := newSupervisor(t, root, Config{})
 	ctx := testCtx(t)
 	s.SetBreakpoints(ctx, at(root, "test_add.py"), []LineSpec{{Line: 7}}, nil, false)
@@ -296,7 +296,7 @@ int main(void) {
 // A debuggee that crashes stops with the signal, at its line.
 func TestNativeCrash(t *testing.T) {
 	needAdapter(t, "lldb")
-	root := writeTree(t, map[string]string{"main.c": crashC})
+	root := testenv.Tree(t, map[string]string{"main.c": crashC})
 	bin := buildC(t, root)
 	s := newSupervisor(t, root, Config{})
 	res, err := s.Launch(testCtx(t), LaunchSpec{Program: at(root, bin)}, 0)

@@ -3,6 +3,8 @@ package dap
 import (
 	"strings"
 	"testing"
+
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
 func lineSpecs(from, to int) []LineSpec {
@@ -18,7 +20,7 @@ func lineSpecs(from, to int) []LineSpec {
 // Lines per call and breakpoints per file are capped, with an error naming
 // the cap, and a refused call changes nothing.
 func TestBreakpointCaps(t *testing.T) {
-	root := writeTree(t, map[string]string{"main.c": "int main(void) { return 0; }\n"})
+	root := testenv.Tree(t, map[string]string{"main.c": "int main(void) { return 0; }\n"})
 	s := newSupervisor(t, root, Config{})
 	ctx := testCtx(t)
 	if _, err := s.SetBreakpoints(ctx, at(root, "main.c"), lineSpecs(1, 80000), nil, false); err == nil || !strings.Contains(err.Error(), "at most 1000") {

@@ -84,7 +84,7 @@ func makeCore(t *testing.T, dir, bin string, env ...string) string {
 
 func TestCoreC(t *testing.T) {
 	needAdapter(t, "lldb")
-	root := writeTree(t, map[string]string{"crash.c": cCrash})
+	root := testenv.Tree(t, map[string]string{"crash.c": cCrash})
 	gcc := testenv.LookPath(t, "gcc")
 	bin := filepath.Join(root, "crash")
 	if out, err := exec.Command(gcc, "-g", "-O0", "-o", bin, filepath.Join(root, "crash.c")).CombinedOutput(); err != nil {
@@ -97,7 +97,7 @@ func TestCoreC(t *testing.T) {
 func TestCoreGo(t *testing.T) {
 	needAdapter(t, "delve")
 	goBin := testenv.LookPath(t, "go")
-	root := writeTree(t, map[string]string{"go.mod": "module crash\n\ngo 1.22\n", "main.go": goCrash})
+	root := testenv.Tree(t, map[string]string{"go.mod": "module crash\n\ngo 1.22\n", "main.go": goCrash})
 	bin := filepath.Join(root, "crash")
 	build := exec.Command(goBin, "build", "-gcflags=all=-N -l", "-o", bin, ".")
 	build.Dir = root
@@ -215,7 +215,7 @@ func coreSession(t *testing.T, root, bin, core, fn string, line int, src, local,
 // adapter starts.
 func TestCoreRefusals(t *testing.T) {
 	gcc := testenv.LookPath(t, "gcc")
-	root := writeTree(t, map[string]string{"crash.c": cCrash, "notes.txt": "not a core\n", "app.py": "print(1)\n"})
+	root := testenv.Tree(t, map[string]string{"crash.c": cCrash, "notes.txt": "not a core\n", "app.py": "print(1)\n"})
 	bin := filepath.Join(root, "crash")
 	if out, err := exec.Command(gcc, "-g", "-O0", "-o", bin, filepath.Join(root, "crash.c")).CombinedOutput(); err != nil {
 		t.Fatalf("gcc: %v\n%s", err, out)
@@ -296,7 +296,7 @@ func TestCoreSwappedAfterTheCheck(t *testing.T) {
 	for _, c := range []struct{ adapter, file, src string }{{"lldb", "crash.c", cSecret}, {"delve", "main.go", goSecret}} {
 		t.Run(c.adapter, func(t *testing.T) {
 			needAdapter(t, c.adapter)
-			root := writeTree(t, map[string]string{c.file: c.src, "go.mod": "module crash\n\ngo 1.22\n"})
+			root := testenv.Tree(t, map[string]string{c.file: c.src, "go.mod": "module crash\n\ngo 1.22\n"})
 			bin := filepath.Join(root, "crash")
 			var build *exec.Cmd
 			if c.adapter == "lldb" {

@@ -29,7 +29,7 @@ main()
 // A Python session with real debugpy, the same script as delve's.
 func TestDebugpySession(t *testing.T) {
 	testenv.LookPath(t, "python3")
-	root := writeTree(t, map[string]string{"requirements.txt": "", "app.py": pyProgram})
+	root := testenv.Tree(t, map[string]string{"requirements.txt": "", "app.py": pyProgram})
 	s := newSupervisor(t, root, Config{})
 	ctx := testCtx(t)
 	if _, err := s.SetBreakpoints(ctx, at(root, "app.py"), []LineSpec{{Line: 4}, {Line: 13}}, nil, false); err != nil {

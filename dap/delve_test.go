@@ -35,7 +35,7 @@ func main() {
 // and the never-hit report, nothing left running.
 func TestDelveSession(t *testing.T) {
 	testenv.LookPath(t, "dlv")
-	root := writeTree(t, map[string]string{"go.mod": "module example.com/p\n\ngo 1.22\n", "main.go": goProgram})
+	root := testenv.Tree(t, map[string]string{"go.mod": "module example.com/p\n\ngo 1.22\n", "main.go": goProgram})
 	s := newSupervisor(t, root, Config{})
 	ctx := testCtx(t)
 	bps, err := s.SetBreakpoints(ctx, at(root, "main.go"), []LineSpec{{Line: 8}, {Line: 18}}, nil, false)

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
 // L7: evaluate had no time bound: __import__('time').sleep(30) held the
@@ -13,7 +15,7 @@ import (
 // next evaluate says so at once instead of queueing behind it.
 func TestEvaluateTimeBound(t *testing.T) {
 	needAdapter(t, "debugpy")
-	root := writeTree(t, map[string]string{"requirements.txt": "", "app.py": pyProgram})
+	root := testenv.Tree(t, map[string]string{"requirements.txt": "", "app.py": pyProgram})
 	s := newSupervisor(t, root, Config{})
 	ctx := testCtx(t)
 	s.SetBreakpoints(ctx, at(root, "app.py"), []LineSpec{{Line: 4}}, nil, false)

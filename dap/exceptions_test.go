@@ -26,7 +26,7 @@ def test_add():
 // before, the run went to its end.
 func TestPytestAssertStops(t *testing.T) {
 	needAdapter(t, "debugpy")
-	root := writeTree(t, map[string]string{"test_add.py": pyFailingTest})
+	root := testenv.Tree(t, map[string]string{"test_add.py": pyFailingTest})
 	s := newSupervisor(t, root, Config{})
 	res, err := s.Launch(testCtx(t), LaunchSpec{Module: "pytest", Args: []string{"-q", "-p", "no:cacheprovider", "test_add.py"}}, 60*time.Second)
 	if err != nil {
@@ -61,7 +61,7 @@ print("parsed", parse("x"))
 // it stops where it is raised; with [] nothing stops it, uncaught or not.
 func TestDebugpyExceptionKinds(t *testing.T) {
 	needAdapter(t, "debugpy")
-	root := writeTree(t, map[string]string{"app.py": pyCaught, "raise.py": pyRaise})
+	root := testenv.Tree(t, map[string]string{"app.py": pyCaught, "raise.py": pyRaise})
 	s := newSupervisor(t, root, Config{})
 	ctx := testCtx(t)
 	res, err := s.Launch(ctx, LaunchSpec{Program: at(root, "app.py")}, 30*time.Second)
@@ -137,7 +137,7 @@ int main(int argc, char **argv) {
 func TestLLDBExceptions(t *testing.T) {
 	needAdapter(t, "lldb")
 	gxx := testenv.LookPath(t, "g++")
-	root := writeTree(t, map[string]string{"main.cpp": cppThrow})
+	root := testenv.Tree(t, map[string]string{"main.cpp": cppThrow})
 	bin := filepath.Join(root, "prog")
 	if out, err := exec.Command(gxx, "-g", "-O0", "-o", bin, filepath.Join(root, "main.cpp")).CombinedOutput(); err != nil {
 		t.Fatalf("g++: %v\n%s", err, out)
@@ -178,7 +178,7 @@ func TestLLDBExceptions(t *testing.T) {
 // The adapters listing says which kinds each adapter has, and what it
 // stops on without a filter (delve: every unrecovered panic already).
 func TestAdaptersListExceptions(t *testing.T) {
-	root := writeTree(t, map[string]string{"go.mod": "module x\n"})
+	root := testenv.Tree(t, map[string]string{"go.mod": "module x\n"})
 	s := newSupervisor(t, root, Config{})
 	for _, a := range s.Adapters(testCtx(t)) {
 		switch a.ID {

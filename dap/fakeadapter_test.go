@@ -18,6 +18,7 @@ import (
 	godap "github.com/google/go-dap"
 
 	"github.com/builtin-tools/builtin-tools/internal/proc"
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
 // A scripted debug adapter plays one of the scripts below, so the
@@ -353,5 +354,5 @@ func bubble(t *testing.T, f func(t *testing.T)) {
 
 // fakeRoot is a root with the fake's source file.
 func fakeRoot(t *testing.T) string {
-	return writeTree(t, map[string]string{fakeSource: "int main(void) {\n\tint n = 3;\n\treturn n;\n}\n"})
+	return testenv.Tree(t, map[string]string{fakeSource: "int main(void) {\n\tint n = 3;\n\treturn n;\n}\n"})
 }

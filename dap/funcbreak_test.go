@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
 const goMethods = `package main
@@ -104,7 +106,7 @@ main()
 func TestFunctionBreakpointsDebugpyLLDB(t *testing.T) {
 	t.Run("debugpy", func(t *testing.T) {
 		needAdapter(t, "debugpy")
-		root := writeTree(t, map[string]string{"app.py": pyFuncs})
+		root := testenv.Tree(t, map[string]string{"app.py": pyFuncs})
 		s := newSupervisor(t, root, Config{})
 		ctx := testCtx(t)
 		s.SetFunctionBreakpoints(ctx, []string{"helper"}, "n == 3", "", nil, false)
@@ -121,7 +123,7 @@ func TestFunctionBreakpointsDebugpyLLDB(t *testing.T) {
 	})
 	t.Run("lldb", func(t *testing.T) {
 		needAdapter(t, "lldb")
-		root := writeTree(t, map[string]string{"main.c": cProgram})
+		root := testenv.Tree(t, map[string]string{"main.c": cProgram})
 		bin := buildC(t, root)
 		s := newSupervisor(t, root, Config{})
 		ctx := testCtx(t)
@@ -192,7 +194,7 @@ print(value([Stock(1), Stock(2), Stock(3)]))
 // a name that is never called is reported when the program ends.
 func TestDebugpyQualifiedFunctionBreakpoints(t *testing.T) {
 	needAdapter(t, "debugpy")
-	root := writeTree(t, map[string]string{"app.py": pyQualified})
+	root := testenv.Tree(t, map[string]string{"app.py": pyQualified})
 	s := newSupervisor(t, root, Config{})
 	ctx := testCtx(t)
 	s.SetFunctionBreakpoints(ctx, []string{"app.Stock.value"}, "self.n > 1", "", nil, false)

@@ -14,27 +14,6 @@ import (
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
-// writeTree writes files under a fresh root and returns it, symlinks
-// resolved.
-func writeTree(t *testing.T, files map[string]string) string {
-	t.Helper()
-	root := t.TempDir()
-	for name, text := range files {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	real, err := filepath.EvalSymlinks(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return real
-}
-
 func newSupervisor(t testing.TB, root string, cfg Config) *Supervisor {
 	t.Helper()
 	g, err := pathguard.New(root)
@@ -131,7 +110,7 @@ func sample(t *testing.T, adapter, file, src string) (string, pathguard.Path) {
 	if adapter == "delve" {
 		files["go.mod"] = "module example.com/p\n\ngo 1.22\n"
 	}
-	root := writeTree(t, files)
+	root := testenv.Tree(t, files)
 	switch adapter {
 	case "delve":
 		return root, at(root, root)

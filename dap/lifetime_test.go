@@ -69,7 +69,7 @@ func spawnRoot(t *testing.T, id string) (string, LaunchSpec) {
 	if id == "lldb" {
 		testenv.LookPath(t, "gcc")
 	}
-	root := writeTree(t, nil)
+	root := testenv.Tree(t, nil)
 	if err := writeSpawn(root, id); err != nil {
 		t.Fatal(err)
 	}

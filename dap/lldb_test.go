@@ -45,7 +45,7 @@ func buildC(t *testing.T, root string) string {
 // A C session with real lldb-dap, the same script as delve's.
 func TestLLDBSession(t *testing.T) {
 	needAdapter(t, "lldb")
-	root := writeTree(t, map[string]string{"Makefile": "prog: main.c\n\tgcc -g -o prog main.c\n", "main.c": cProgram})
+	root := testenv.Tree(t, map[string]string{"Makefile": "prog: main.c\n\tgcc -g -o prog main.c\n", "main.c": cProgram})
 	bin := buildC(t, root)
 	s := newSupervisor(t, root, Config{})
 	ctx := testCtx(t)

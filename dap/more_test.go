@@ -136,7 +136,7 @@ int main(void) {
 // said.
 func TestLLDBThreadBurstAndStaleSource(t *testing.T) {
 	needAdapter(t, "lldb")
-	root := writeTree(t, map[string]string{"main.c": threadsC})
+	root := testenv.Tree(t, map[string]string{"main.c": threadsC})
 	gcc := testenv.LookPath(t, "gcc")
 	bin := filepath.Join(root, "prog")
 	if out, err := exec.Command(gcc, "-g", "-O0", "-pthread", "-o", bin, filepath.Join(root, "main.c")).CombinedOutput(); err != nil {
@@ -191,7 +191,7 @@ fn main() {
 func TestLLDBRust(t *testing.T) {
 	cargo := testenv.LookPath(t, "cargo")
 	needAdapter(t, "lldb")
-	root := writeTree(t, map[string]string{"Cargo.toml": "[package]\nname = \"sum\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n", "src/main.rs": rustMain})
+	root := testenv.Tree(t, map[string]string{"Cargo.toml": "[package]\nname = \"sum\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n", "src/main.rs": rustMain})
 	build := exec.Command(cargo, "build", "--offline", "--quiet")
 	build.Dir = root
 	if out, err := build.CombinedOutput(); err != nil {
@@ -220,7 +220,7 @@ func TestLLDBRust(t *testing.T) {
 func TestAdapterExitsDuringInitialize(t *testing.T) {
 	Adapters = append(Adapters, AdapterSpec{ID: "broken", Language: "test", Commands: [][]string{{"sh", "-c", "echo 'cannot start: no licence' >&2; exit 3"}}, Transport: Stdio, Adapter: scripted{}})
 	defer func() { Adapters = Adapters[:len(Adapters)-1] }()
-	root := writeTree(t, map[string]string{"x": ""})
+	root := testenv.Tree(t, map[string]string{"x": ""})
 	s := newSupervisor(t, root, Config{})
 	_, err := s.Launch(testCtx(t), LaunchSpec{Adapter: "broken", Program: at(root, filepath.Join(root, "x"))}, 0)
 	if err == nil || !strings.Contains(err.Error(), "failed to initialize") || !strings.Contains(err.Error(), "no licence") {
@@ -249,7 +249,7 @@ func TestDebugpyAttach(t *testing.T) {
 	if _, err := os.Stat(py); err != nil {
 		testenv.Missing(t, py, "not installed")
 	}
-	root := writeTree(t, map[string]string{"server.py": pyServer})
+	root := testenv.Tree(t, map[string]string{"server.py": pyServer})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -287,7 +287,7 @@ func TestDebugpyAttach(t *testing.T) {
 // no Dart SDK installs here, so dart's binary is reported missing.
 func TestAdapterStatuses(t *testing.T) {
 	testenv.LookPath(t, "dlv")
-	root := writeTree(t, map[string]string{"go.mod": "module m\n", "tools/pubspec.yaml": "name: x\n", "vendor/x/Cargo.toml": ""})
+	root := testenv.Tree(t, map[string]string{"go.mod": "module m\n", "tools/pubspec.yaml": "name: x\n", "vendor/x/Cargo.toml": ""})
 	s := newSupervisor(t, root, Config{})
 	byID := map[string]AdapterStatus{}
 	for _, st := range s.Adapters(testCtx(t)) {

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
 const goRunTo = `package main
@@ -94,7 +96,7 @@ func TestRunToLine(t *testing.T) {
 func TestRunToLineDebugpyLLDB(t *testing.T) {
 	t.Run("debugpy", func(t *testing.T) {
 		needAdapter(t, "debugpy")
-		root := writeTree(t, map[string]string{"app.py": pyProgram})
+		root := testenv.Tree(t, map[string]string{"app.py": pyProgram})
 		s := newSupervisor(t, root, Config{})
 		ctx := testCtx(t)
 		s.SetBreakpoints(ctx, at(root, "app.py"), []LineSpec{{Line: 9}}, nil, false)
@@ -112,7 +114,7 @@ func TestRunToLineDebugpyLLDB(t *testing.T) {
 	})
 	t.Run("lldb", func(t *testing.T) {
 		needAdapter(t, "lldb")
-		root := writeTree(t, map[string]string{"main.c": cProgram})
+		root := testenv.Tree(t, map[string]string{"main.c": cProgram})
 		bin := buildC(t, root)
 		s := newSupervisor(t, root, Config{})
 		ctx := testCtx(t)

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
 const cWatch = `#include <stdio.h>
@@ -30,7 +32,7 @@ int main(void) {
 func TestWatchpoints(t *testing.T) {
 	t.Run("lldb", func(t *testing.T) {
 		needAdapter(t, "lldb")
-		root := writeTree(t, map[string]string{"main.c": cWatch})
+		root := testenv.Tree(t, map[string]string{"main.c": cWatch})
 		bin := buildC(t, root)
 		s := newSupervisor(t, root, Config{})
 		ctx := testCtx(t)
@@ -103,7 +105,7 @@ func TestWatchpoints(t *testing.T) {
 	})
 	t.Run("debugpy", func(t *testing.T) {
 		needAdapter(t, "debugpy")
-		root := writeTree(t, map[string]string{"app.py": pyProgram})
+		root := testenv.Tree(t, map[string]string{"app.py": pyProgram})
 		s := newSupervisor(t, root, Config{})
 		ctx := testCtx(t)
 		s.SetBreakpoints(ctx, at(root, "app.py"), []LineSpec{{Line: 4}}, nil, false)

@@ -11,6 +11,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/builtin-tools/builtin-tools/internal/atomicfile"
+	"github.com/builtin-tools/builtin-tools/internal/staged"
+	"github.com/builtin-tools/builtin-tools/internal/textcut"
+	"github.com/builtin-tools/builtin-tools/lsp"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
 )
@@ -21,6 +24,7 @@ type editParams struct {
 	NewString  string `json:"new_string" jsonschema:"text to put in its place"`
 	ReplaceAll bool   `json:"replace_all,omitempty" jsonschema:"replace every occurrence instead of requiring exactly one"`
 	Force      bool   `json:"force,omitempty" jsonschema:"change the file even if it is read-only, has other hard links (they keep the old content) or its owner cannot be kept; the result says what was lost"`
+	Check      bool   `json:"check,omitempty" jsonschema:"write nothing: give the new contents to the file's language server as an unsaved version and report the errors and warnings writing them would introduce and fix"`
 }
 
 // Edit replaces exact text in a file.
@@ -33,7 +37,7 @@ var EditTool = registry.Descriptor{
 		"old_string is matched byte for byte first; in a file with CRLF line ends, LF in old_string also matches CRLF. " +
 		"new_string takes the line ends of the text it replaces.",
 	Writes:  true,
-	Handler: registry.Func(editFile),
+	Handler: registry.Func(editFile, noCheckApproval(func(p editParams) bool { return p.Check })),
 }
 
 // EditResult is what edit changed.
@@ -43,10 +47,18 @@ type EditResult struct {
 	FirstLine    int      `json:"first_line" jsonschema:"1-based line of the first replacement"`
 	Snippet      string   `json:"snippet" jsonschema:"the changed lines as they are now, numbered"`
 	Notes        []string `json:"notes,omitempty"`
+	// Checked and Preview are set with check: nothing was written.
+	Checked bool         `json:"checked,omitempty" jsonschema:"with check: nothing was written; snippet shows the lines as they would be"`
+	Preview *lsp.Preview `json:"preview,omitempty" jsonschema:"with check: the errors and warnings writing would introduce and fix"`
+	preview string
 }
 
 // Text is what the agent reads.
 func (r EditResult) Text() string {
+	if r.Checked {
+		return fmt.Sprintf("checked an edit of %s: %s (first at line %d); nothing was written\n%s\n%s", r.Path,
+			textcut.Count(r.Replacements, "occurrence", "occurrences"), r.FirstLine, r.Snippet, r.preview)
+	}
 	what := "1 occurrence"
 	if r.Replacements > 1 {
 		what = fmt.Sprintf("%d occurrences", r.Replacements)
@@ -129,15 +141,22 @@ func editFile(ctx context.Context, c *registry.Call, p editParams) (EditResult, 
 	}
 	b.WriteString(content[prev:])
 	updated := b.String()
+	firstLine := lineOf(content, offsets[0])
+	newLines := strings.Count(strings.TrimSuffix(p.NewString, "\n"), "\n") // a final line end starts no new line
+	if p.Check {
+		pv, text, err := checkContents(ctx, c, []staged.File{{File: rel, Path: abs, Before: data, After: []byte(updated)}})
+		if err != nil {
+			return EditResult{}, err
+		}
+		return EditResult{Path: rel, Replacements: len(offsets), FirstLine: firstLine,
+			Snippet: snippet(updated, firstLine, firstLine+newLines, c.Budget().Reserve(1000+utf8.RuneCountInString(text)).Chars()), Checked: true, Preview: pv, preview: text}, nil
+	}
 	rep, err := atomicfile.Write(c.Run.Guard(), atomicfile.Change{Path: abs, Data: []byte(updated), Expect: data, Expected: true},
 		commitOptions(ctx, c, p.Force))
 	if err != nil {
 		return EditResult{}, errors.New(writeError(rel, err))
 	}
 	c.Wrote(abs)
-
-	firstLine := lineOf(content, offsets[0])
-	newLines := strings.Count(strings.TrimSuffix(p.NewString, "\n"), "\n") // a final line end starts no new line
 	return EditResult{Path: rel, Replacements: len(offsets), FirstLine: firstLine,
 		Snippet: snippet(updated, firstLine, firstLine+newLines, quoteBudget(c)), Notes: reportNotes(rep)}, nil
 }

@@ -27,6 +27,8 @@ var Family = registry.Family[registry.None]{
 	Key:   registry.NewKey[registry.None]("files"),
 	Doc:   "read, write, edit and apply_patch: the harness's own file tools",
 	Tools: []registry.Descriptor{ReadTool, WriteTool, EditTool, ApplyPatchTool},
+	// check: true runs new contents past the language servers.
+	Requires: []registry.Requirement{servers},
 }
 
 // sniffLen is how much of a file decides whether it is binary, as git does.

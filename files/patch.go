@@ -13,7 +13,9 @@ import (
 
 	"github.com/bluekeyes/go-gitdiff/gitdiff"
 	"github.com/builtin-tools/builtin-tools/internal/atomicfile"
+	"github.com/builtin-tools/builtin-tools/internal/staged"
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
+	"github.com/builtin-tools/builtin-tools/lsp"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
@@ -22,6 +24,7 @@ import (
 type patchParams struct {
 	Patch string `json:"patch" jsonschema:"a unified diff (git diff or diff -u output) over one or more files; paths relative to the root, a/ and b/ prefixes allowed; /dev/null creates or deletes a file"`
 	Force bool   `json:"force,omitempty" jsonschema:"change files even if they are read-only, have other hard links (they keep the old content) or their owner cannot be kept; the result says what was lost"`
+	Check bool   `json:"check,omitempty" jsonschema:"write nothing: give the patched contents to the files' language servers as unsaved versions and report the errors and warnings applying it would introduce and fix"`
 }
 
 // ApplyPatch applies a unified diff to one or more files, all or nothing.
@@ -35,7 +38,7 @@ var ApplyPatchTool = registry.Descriptor{
 		"Supports new files, deletions, git renames and git mode changes (100644/100755); symbolic links and submodules are refused. " +
 		"Without \"diff --git\" lines, a/ and b/ are read as prefixes unless only the name with them exists.",
 	Writes:  true,
-	Handler: registry.Func(applyPatch),
+	Handler: registry.Func(applyPatch, noCheckApproval(func(p patchParams) bool { return p.Check })),
 }
 
 // PatchResult is what apply_patch changed.
@@ -45,6 +48,10 @@ type PatchResult struct {
 	Deleted []string `json:"deleted,omitempty" jsonschema:"files removed"`
 	Report  []string `json:"report" jsonschema:"one line per file of the patch: what was done to it"`
 	Notes   []string `json:"notes,omitempty"`
+	// Checked and Preview are set with check: nothing was written.
+	Checked bool         `json:"checked,omitempty" jsonschema:"with check: nothing was written; changed and report say what applying would do"`
+	Preview *lsp.Preview `json:"preview,omitempty" jsonschema:"with check: the errors and warnings applying would introduce and fix"`
+	preview string
 }
 
 // Text is what the agent reads.
@@ -52,6 +59,9 @@ func (r PatchResult) Text() string {
 	noun := "files"
 	if r.Files == 1 {
 		noun = "file"
+	}
+	if r.Checked {
+		return fmt.Sprintf("checked the patch of %d %s; nothing was written:\n%s\n%s", r.Files, noun, strings.Join(r.Report, "\n"), r.preview)
 	}
 	return fmt.Sprintf("applied the patch to %d %s:\n%s%s", r.Files, noun, strings.Join(r.Report, "\n"), noteText(r.Notes))
 }
@@ -287,6 +297,24 @@ func applyPatch(ctx context.Context, c *registry.Call, p patchParams) (PatchResu
 			ch.Perm = modes[abs]
 		}
 		changes = append(changes, ch)
+	}
+	if p.Check {
+		res := PatchResult{Files: len(files), Changed: []string{}, Report: report, Checked: true}
+		var proposed []staged.File
+		for _, ch := range changes {
+			if ch.Delete {
+				res.Deleted = append(res.Deleted, c.Rel(ch.Path))
+				continue
+			}
+			res.Changed = append(res.Changed, c.Rel(ch.Path))
+			proposed = append(proposed, staged.File{File: c.Rel(ch.Path), Path: ch.Path, Before: ch.Expect, After: ch.Data})
+		}
+		pv, text, err := checkContents(ctx, c, proposed)
+		if err != nil {
+			return PatchResult{}, err
+		}
+		res.Preview, res.preview = pv, text
+		return res, nil
 	}
 	rep, err := atomicfile.WriteAll(c.Run.Guard(), changes, commitOptions(ctx, c, p.Force))
 	if err != nil {

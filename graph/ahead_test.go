@@ -13,10 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/builtin-tools/builtin-tools/astgrep"
 	"github.com/builtin-tools/builtin-tools/graph/index"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
-	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
 // goroot is the GOROOT of the go command on PATH (runtime.GOROOT is where
@@ -67,19 +65,7 @@ func copyGoroot(t testing.TB, root, sub string) {
 // coldIndex is an index over root whose build has not started.
 func coldIndex(t testing.TB, root string) tq {
 	t.Helper()
-	g, err := pathguard.New(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { g.Close() })
-	e := astgrep.NewEngine(astgrep.Options{})
-	t.Cleanup(func() { e.Close() })
-	x, err := index.New(g, e, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(x.Close)
-	return queries(x)
+	return queries(newIndex(t, root, Options{}))
 }
 
 // comparable is an answer without what says how complete the index was.
@@ -228,7 +214,7 @@ func fill(files map[string]string) map[string]string {
 // receiver, the package name an import binds.
 func TestAheadReadsTheCallersImports(t *testing.T) {
 	root := t.TempDir()
-	writeTree(t, root, fill(map[string]string{
+	testenv.WriteTree(t, root, fill(map[string]string{
 		"go.mod":             "module m\n",
 		"store/store.go":     "package store\n\ntype Store struct{}\n\nfunc (s *Store) Save(n int) {}\n",
 		"cache/cache.go":     "package cache\n\ntype Cache struct{}\n\nfunc (c *Cache) Save(n int) {}\n",

@@ -23,7 +23,7 @@ type Answer struct {
 	Candidates  []Symbol   `json:"candidates,omitempty" jsonschema:"when the symbol was ambiguous: the definitions it may mean, ranked; ask again with file and line"`
 	Definitions []Symbol   `json:"definitions,omitempty"`
 	Sites       []Site     `json:"sites,omitempty" jsonschema:"callers: call sites; callees: calls made"`
-	Values      []Site     `json:"values,omitempty" jsonschema:"places the symbol is passed or stored as a value: calls through them are not seen"`
+	Values      []Site     `json:"values,omitempty" jsonschema:"callers: places the symbol is passed or stored as a value (calls through them are not seen); callees: the functions it passes or stores as values"`
 	TypeUses    []Site     `json:"type_uses,omitempty" jsonschema:"callers of a type: where it is used as a type (annotations, bases), apart from its constructions"`
 	Counts      Counts     `json:"counts"`
 	Depths      []Depth    `json:"depths,omitempty"`
@@ -32,6 +32,9 @@ type Answer struct {
 	Status      *Status    `json:"status,omitempty"`
 	// File is outline's file, or the file whose impact was walked.
 	File *FileInfo `json:"file,omitempty" jsonschema:"outline's file, or the file whose impact was walked"`
+	// Confidence: what was measured of each class of edges the answer
+	// holds, per language (graph/confidence.json).
+	Confidence []Confidence `json:"confidence,omitempty" jsonschema:"callers, callees and impact: for each class of edges in the answer and each language, the precision (and recall) the accuracy benchmarks measured of that class; weigh an edge by its class's figures"`
 
 	// Past here, data for the text only: the structured result is the
 	// tool's contract and stays as it is.
@@ -441,6 +444,7 @@ func Callers(v View, spec Spec) (*Answer, error) {
 		a.LowerBound = true
 	}
 	a.NameOnlyReceivers = t.D().Container != "" && t.File.Lang.Scope == "directory"
+	a.Confidence = confidenceOf(classesOf(a.Sites, a.Values))
 	a.LowerBound = a.LowerBound || !st.Ready
 	return a, nil
 }
@@ -452,7 +456,7 @@ func Callees(v View, spec Spec) (*Answer, error) {
 		return amb, err
 	}
 	sym := symbolOf(t)
-	sites := v.callees(t)
+	sites, values := v.callees(t)
 	a := &Answer{Op: "callees", Symbol: &sym, Index: st, Sites: []Site{}}
 	for _, s := range sites {
 		a.Counts.add(s.Class)
@@ -463,6 +467,12 @@ func Callees(v View, spec Spec) (*Answer, error) {
 		a.Sites = append(a.Sites, s)
 	}
 	a.Counts.Shown = len(a.Sites)
+	a.Counts.Values = len(values)
+	for _, s := range values {
+		s.Code = l.get(s.File, s.Line)
+		a.Values = append(a.Values, s)
+	}
+	a.Confidence = confidenceOf(classesOf(a.Sites, a.Values))
 	return a, nil
 }
 
@@ -566,6 +576,9 @@ func Impact(v View, spec Spec, depth, perDepth int) (*Answer, error) {
 	}
 	frontier := start
 	var macro *MacroUse // a walked definition that invokes a macro
+	// Each dependent's class and language as last counted: the classes
+	// the answer's confidence covers.
+	depClass := map[depNodeKey]langClass{}
 	l := lines{src: v.Lines}
 	for dep := 1; dep <= depth && len(frontier) > 0; dep++ {
 		ring := Depth{Depth: dep, Dependents: []Dependent{}}
@@ -647,6 +660,7 @@ func Impact(v View, spec Spec, depth, perDepth int) (*Answer, error) {
 						delete(weak, key)
 						ring.Counts.Candidate--
 						ring.Counts.add(s.Class)
+						depClass[key] = s.langClass()
 						a.NotFollowed--
 						if i >= 0 {
 							s.Code = l.get(s.File, s.Line)
@@ -668,6 +682,7 @@ func Impact(v View, spec Spec, depth, perDepth int) (*Answer, error) {
 				}
 				visited[key] = true
 				ring.Counts.add(s.Class)
+				depClass[key] = s.langClass()
 				i := -1
 				if len(ring.Dependents) < perDepth {
 					s.Code = l.get(s.File, s.Line)
@@ -714,6 +729,11 @@ func Impact(v View, spec Spec, depth, perDepth int) (*Answer, error) {
 		}
 	}
 	a.Macro = macro
+	set := map[langClass]bool{}
+	for _, lc := range depClass {
+		set[lc] = true
+	}
+	a.Confidence = confidenceOf(set)
 	a.LowerBound = a.Counts.Values > 0 || a.NotFollowed > 0 || a.Counts.Dispatch > 0 || !st.Ready || macro != nil
 	for _, r := range a.Depths {
 		a.LowerBound = a.LowerBound || r.LowerBound

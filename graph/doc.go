@@ -17,10 +17,18 @@
 //     only; "the receiver looks like T");
 //   - unresolved: builtin, an external module, or no definition.
 //
+// Every callers, callees and impact answer carries, once for each class
+// (and language) of edges it holds, what was measured of that class:
+// confidence.json keeps each benchmark's precision (and recall) per class
+// and language — bench/graphacc beside the language servers,
+// bench/graphoracle beside x/tools' call graphs for Go — with its
+// command, corpus, date and tree; whoever re-measures updates it.
+//
 // An unknown or ambiguous symbol is answered with near names or ranked
 // candidates, never with a substitute; references that resolve elsewhere
 // or nowhere are counted in the answer, and functions passed as values are
-// listed apart (calls through them are not seen): an impact walk takes the
+// listed apart (calls through them are not seen; callees lists the
+// functions a definition passes, as callers of each lists the use): an impact walk takes the
 // function passing one as a dependent and says its count is a lower bound.
 //
 // # Languages are data

@@ -45,6 +45,18 @@ func buildRoot(t testing.TB, root string) tq {
 
 func buildRootOpts(t testing.TB, root string, opts Options) tq {
 	t.Helper()
+	x := newIndex(t, root, opts)
+	x.Start(nil)
+	if !x.Wait(context.Background(), time.Minute) {
+		t.Fatal("index not built in a minute")
+	}
+	return queries(x)
+}
+
+// newIndex is an index over root, closed when the test ends; its build
+// has not started.
+func newIndex(t testing.TB, root string, opts Options) *index.Index {
+	t.Helper()
 	g, err := pathguard.New(root)
 	if err != nil {
 		t.Fatal(err)
@@ -57,11 +69,7 @@ func buildRootOpts(t testing.TB, root string, opts Options) tq {
 		t.Fatal(err)
 	}
 	t.Cleanup(x.Close)
-	x.Start(nil)
-	if !x.Wait(context.Background(), time.Minute) {
-		t.Fatal("index not built in a minute")
-	}
-	return queries(x)
+	return x
 }
 
 // tq is an index and the queries on its views, or (Index nil) the queries

@@ -12,6 +12,7 @@ import (
 	"github.com/builtin-tools/builtin-tools/graph/languages"
 
 	"github.com/builtin-tools/builtin-tools/astgrep"
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
 // copyLanguages writes the bundled languages under a new folder with one
@@ -71,7 +72,7 @@ func TestImportRuleDataFromLanguageJSON(t *testing.T) {
 	}
 	dump := func(opts Options) string {
 		root := t.TempDir()
-		writeTree(t, root, files)
+		testenv.WriteTree(t, root, files)
 		return buildRootOpts(t, root, opts).Dump()
 	}
 	check := func(dump string, want, not []string) {
@@ -138,13 +139,13 @@ func TestImportRuleManifestFromLanguageJSON(t *testing.T) {
 		"cmd/main.go": "package main\n\nimport \"example.com/m/pkg\"\n\nfunc main() { pkg.F() }\n",
 	}
 	root := t.TempDir()
-	writeTree(t, root, files)
+	testenv.WriteTree(t, root, files)
 	if d := buildRoot(t, root).Dump(); strings.Contains(d, "-> exact pkg.F (pkg/p.go:3)") {
 		t.Errorf("mod.txt read as a manifest by the bundled go rule:\n%s", d)
 	}
 	qd := copyLanguages(t, "go", map[string]any{"manifest": "mod.txt"})
 	root = t.TempDir()
-	writeTree(t, root, files)
+	testenv.WriteTree(t, root, files)
 	if d := buildRootOpts(t, root, Options{QueryDirs: []string{qd}}).Dump(); !strings.Contains(d, "pkg.F in main.main -> exact pkg.F (pkg/p.go:3)") {
 		t.Errorf("the manifest named in language.json was not read:\n%s", d)
 	}

@@ -16,21 +16,9 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/astgrep"
 	"github.com/builtin-tools/builtin-tools/graph/index"
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
-
-func writeTree(t testing.TB, root string, files map[string]string) {
-	t.Helper()
-	for name, body := range files {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
 
 func callersText(t *testing.T, x tq, sym string) string {
 	t.Helper()
@@ -50,7 +38,7 @@ func callersText(t *testing.T, x tq, sym string) string {
 // file events and stamps.)
 func TestSyncSeesOutsideChanges(t *testing.T) {
 	root := t.TempDir()
-	writeTree(t, root, map[string]string{
+	testenv.WriteTree(t, root, map[string]string{
 		"go.mod": "module m\n",
 		"a.go":   "package m\n\nfunc Target() {}\n",
 		"b.go":   "package m\n\nfunc B() { Target() }\n",
@@ -64,11 +52,11 @@ func TestSyncSeesOutsideChanges(t *testing.T) {
 	}
 	// Same size, so only the modification time tells.
 	time.Sleep(10 * time.Millisecond)
-	writeTree(t, root, map[string]string{"b.go": "package m\n\nfunc C() { Target() }\n"})
+	testenv.WriteTree(t, root, map[string]string{"b.go": "package m\n\nfunc C() { Target() }\n"})
 	if got := callersText(t, x, "Target"); !strings.Contains(got, "in m.C ") {
 		t.Fatalf("an edit outside the registry was not seen: %s", got)
 	}
-	writeTree(t, root, map[string]string{"sub/deep/c.go": "package deep\n\nimport \"m\"\n\nfunc D() { m.Target() }\n"})
+	testenv.WriteTree(t, root, map[string]string{"sub/deep/c.go": "package deep\n\nimport \"m\"\n\nfunc D() { m.Target() }\n"})
 	if got := callersText(t, x, "Target"); !strings.Contains(got, "sub/deep/c.go:5") {
 		t.Fatalf("a new file in a new folder was not seen: %s", got)
 	}
@@ -84,13 +72,13 @@ func TestSyncSeesOutsideChanges(t *testing.T) {
 // read the new text without a full re-index.
 func TestRefreshAfterWrite(t *testing.T) {
 	root := t.TempDir()
-	writeTree(t, root, map[string]string{
+	testenv.WriteTree(t, root, map[string]string{
 		"a.go": "package m\n\nfunc target() {}\n",
 		"b.go": "package m\n\nfunc b() {\n\ttarget()\n}\n",
 	})
 	x := buildRoot(t, root)
 	before := x.Snapshot().Gen
-	writeTree(t, root, map[string]string{"b.go": "package m\n\nfunc b() {\n\ttarget()\n\ttarget()\n}\n"})
+	testenv.WriteTree(t, root, map[string]string{"b.go": "package m\n\nfunc b() {\n\ttarget()\n\ttarget()\n}\n"})
 	if err := x.Refresh(context.Background(), filepath.Join(root, "b.go")); err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +103,7 @@ func TestMemoryBound(t *testing.T) {
 	for i := 0; i < 40; i++ {
 		files[filepath.Join("p", string(rune('a'+i%26))+strings.Repeat("x", i/26)+".go")] = "package p\n\nfunc F" + strings.Repeat("x", i) + "() { g(); g(); g() }\n"
 	}
-	writeTree(t, root, files)
+	testenv.WriteTree(t, root, files)
 	x := buildRootOpts(t, root, Options{MaxBytes: 8000})
 	st := x.StatusAnswer(0)
 	if st.Status.Files == 0 || st.Status.Files >= 40 {
@@ -130,7 +118,7 @@ func TestMemoryBound(t *testing.T) {
 // closes it.
 func TestSharedAcrossRuns(t *testing.T) {
 	root := t.TempDir()
-	writeTree(t, root, map[string]string{"a.go": "package a\n\nfunc A() {}\n"})
+	testenv.WriteTree(t, root, map[string]string{"a.go": "package a\n\nfunc A() {}\n"})
 	rg, err := pathguard.New(root)
 	if err != nil {
 		t.Fatal(err)
@@ -176,7 +164,7 @@ func TestConcurrentQueriesAndWrites(t *testing.T) {
 	for i := range 150 {
 		files[fmt.Sprintf("p%d/f%d.go", i%10, i)] = fmt.Sprintf("package p%d\n\nimport \"m\"\n\nfunc F%d() { m.T(); F%d() }\n", i%10, i, (i+10)%150)
 	}
-	writeTree(t, root, files)
+	testenv.WriteTree(t, root, files)
 	x := coldIndex(t, root)
 	x.Start(nil) // the build runs beside what follows
 	var wg sync.WaitGroup
@@ -243,7 +231,7 @@ func counts(x tq) string {
 // lost manifest costs reading and hashing the files, not parsing them.
 func TestStoreWarmStart(t *testing.T) {
 	root, cache := t.TempDir(), t.TempDir()
-	writeTree(t, root, storeTree)
+	testenv.WriteTree(t, root, storeTree)
 	cold := buildRootOpts(t, root, Options{StoreDir: cache})
 	want := cold.Dump()
 	if c := counts(cold); c != "from store 0, parsed 5" {
@@ -257,7 +245,7 @@ func TestStoreWarmStart(t *testing.T) {
 		t.Fatalf("a warm start answers differently:\n%s", diffLines(want, got))
 	}
 	time.Sleep(10 * time.Millisecond)
-	writeTree(t, root, map[string]string{"a.go": "package m\n\nfunc T() {}\n\nfunc U() { T() }\n"})
+	testenv.WriteTree(t, root, map[string]string{"a.go": "package m\n\nfunc T() {}\n\nfunc U() { T() }\n"})
 	third := buildRootOpts(t, root, Options{StoreDir: cache})
 	if c := counts(third); c != "from store 4, parsed 1" {
 		t.Fatalf("after one edit: %s", c)
@@ -291,10 +279,10 @@ func copyTree(t *testing.T, src, dst string) {
 // build of it does.
 func TestStoreSharedAcrossRoots(t *testing.T) {
 	first, second, cache := t.TempDir(), t.TempDir(), t.TempDir()
-	writeTree(t, first, storeTree)
+	testenv.WriteTree(t, first, storeTree)
 	counts(buildRootOpts(t, first, Options{StoreDir: cache}))
 	copyTree(t, first, second)
-	writeTree(t, second, map[string]string{"b/b.go": "package b\n\nimport \"m\"\n\nfunc B() { m.T(); B() }\n"})
+	testenv.WriteTree(t, second, map[string]string{"b/b.go": "package b\n\nimport \"m\"\n\nfunc B() { m.T(); B() }\n"})
 	x := buildRootOpts(t, second, Options{StoreDir: cache})
 	if c := counts(x); c != "from store 4, parsed 1" {
 		t.Fatalf("the second root: %s", c)
@@ -303,7 +291,7 @@ func TestStoreSharedAcrossRoots(t *testing.T) {
 		t.Fatalf("the second root answers differently from a cold build:\n%s", diffLines(want, got))
 	}
 	// The file written back as the first root has it is re-read, not parsed.
-	writeTree(t, second, map[string]string{"b/b.go": storeTree["b/b.go"]})
+	testenv.WriteTree(t, second, map[string]string{"b/b.go": storeTree["b/b.go"]})
 	if err := x.Refresh(context.Background(), filepath.Join(second, "b", "b.go")); err != nil {
 		t.Fatal(err)
 	}
@@ -316,7 +304,7 @@ func TestStoreSharedAcrossRoots(t *testing.T) {
 // copied to another root) serves its records there: nothing is parsed.
 func TestStoreCopiedToAnotherRoot(t *testing.T) {
 	root, cache := t.TempDir(), t.TempDir()
-	writeTree(t, root, storeTree)
+	testenv.WriteTree(t, root, storeTree)
 	want := buildRootOpts(t, root, Options{StoreDir: cache}).Dump()
 	root2, cache2 := t.TempDir(), t.TempDir()
 	copyTree(t, root, root2)
@@ -334,7 +322,7 @@ func TestStoreCopiedToAnotherRoot(t *testing.T) {
 // written whole.
 func TestStoreTornRecordIsRemade(t *testing.T) {
 	root, cache := t.TempDir(), t.TempDir()
-	writeTree(t, root, storeTree)
+	testenv.WriteTree(t, root, storeTree)
 	cold := buildRootOpts(t, root, Options{StoreDir: cache})
 	want := cold.Dump()
 	counts(cold)
@@ -368,7 +356,7 @@ func TestStoreTornRecordIsRemade(t *testing.T) {
 // status says why.
 func TestStoreUnusable(t *testing.T) {
 	root := t.TempDir()
-	writeTree(t, root, storeTree)
+	testenv.WriteTree(t, root, storeTree)
 	notDir := filepath.Join(t.TempDir(), "file")
 	os.WriteFile(notDir, []byte("x"), 0o600)
 	x := buildRootOpts(t, root, Options{StoreDir: notDir})
@@ -385,14 +373,14 @@ func TestStoreUnusable(t *testing.T) {
 // code: Lua here, which the bundled set does not index.
 func TestQueryDirsAddALanguage(t *testing.T) {
 	qd := t.TempDir()
-	writeTree(t, qd, map[string]string{
+	testenv.WriteTree(t, qd, map[string]string{
 		"lua/language.json": `{"grammar": "lua", "scope": "file", "builtins": ["print"]}`,
 		"lua/tags.scm": `(function_statement name: (function_name (identifier) @name)) @definition.function
 (function_call prefix: (identifier) @name) @reference.call
 `,
 	})
 	root := t.TempDir()
-	writeTree(t, root, map[string]string{"m.lua": "function helper() end\nfunction main() helper() print(1) end\n"})
+	testenv.WriteTree(t, root, map[string]string{"m.lua": "function helper() end\nfunction main() helper() print(1) end\n"})
 	x := buildRootOpts(t, root, Options{QueryDirs: []string{qd}})
 	dump := x.Dump()
 	for _, want := range []string{"def m.lua:1-1 function helper", "call m.lua:2 helper in main -> exact helper (m.lua:1)", "call m.lua:2 print in main -> unresolved (builtin)"} {
@@ -401,7 +389,7 @@ func TestQueryDirsAddALanguage(t *testing.T) {
 		}
 	}
 	// A broken query file is an error that names the file and line.
-	writeTree(t, qd, map[string]string{"lua/tags.scm": "(function_statement nam: (identifier) @name) @definition.function\n"})
+	testenv.WriteTree(t, qd, map[string]string{"lua/tags.scm": "(function_statement nam: (identifier) @name) @definition.function\n"})
 	g, _ := pathguard.New(root)
 	defer g.Close()
 	if _, err := index.New(g, astgrep.NewEngine(astgrep.Options{}), Options{QueryDirs: []string{qd}}); err == nil || !strings.Contains(err.Error(), "tags.scm") || !strings.Contains(err.Error(), "line 1") {
@@ -557,7 +545,7 @@ func TestGetters(t *testing.T) {
 func dumpHas(t *testing.T, files map[string]string, want []string) (tq, string) {
 	t.Helper()
 	root := t.TempDir()
-	writeTree(t, root, files)
+	testenv.WriteTree(t, root, files)
 	x := buildRoot(t, root)
 	dump := x.Dump()
 	for _, w := range want {
@@ -587,7 +575,7 @@ func TestIncrementalDumpEqualsFresh(t *testing.T) {
 		}
 	}
 	for _, f := range files {
-		writeTree(t, root, map[string]string{f.Name: string(f.Data)})
+		testenv.WriteTree(t, root, map[string]string{f.Name: string(f.Data)})
 	}
 	x := buildRoot(t, root)
 	rnd := rand.New(rand.NewPCG(5, 6))
@@ -601,10 +589,10 @@ func TestIncrementalDumpEqualsFresh(t *testing.T) {
 			// Another file's text of the same language at this path.
 			o := files[rnd.IntN(len(files))]
 			if filepath.Ext(o.Name) == filepath.Ext(f.Name) {
-				writeTree(t, root, map[string]string{f.Name: string(o.Data)})
+				testenv.WriteTree(t, root, map[string]string{f.Name: string(o.Data)})
 			}
 		default:
-			writeTree(t, root, map[string]string{f.Name: string(f.Data)})
+			testenv.WriteTree(t, root, map[string]string{f.Name: string(f.Data)})
 		}
 		if err := x.Refresh(context.Background(), abs); err != nil {
 			t.Fatalf("step %d: %v", step, err)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -532,6 +533,25 @@ type callerSet struct {
 
 // callersOf answers callers for many definitions at once, reading the
 // references of each name once.
+// refFiles lists the files whose references named name may lead to a
+// definition of language l: its own files, and those of the languages
+// importing by the same rule (a .tsx file imports a .ts one, C++ includes
+// a C header), whose imports resolve across them.
+func (v View) refFiles(l *lang.Language, name string) []snap.FileID {
+	ids := v.Snap.Tables(l).Refs.Get(name)
+	if l.Imports == "" || l.Imports == "none" {
+		return ids
+	}
+	for _, o := range v.Snap.Langs.All() {
+		if o != l && o.Imports == l.Imports {
+			if more := v.Snap.Tables(o).Refs.Get(name); len(more) > 0 {
+				ids = append(slices.Clip(ids), more...)
+			}
+		}
+	}
+	return ids
+}
+
 func (v View) callersOf(ts []snap.Target) map[snap.Target]*callerSet {
 	out := make(map[snap.Target]*callerSet, len(ts))
 	type group struct {
@@ -572,6 +592,17 @@ func (v View) callersOf(ts []snap.Target) map[snap.Target]*callerSet {
 			}
 		}
 	}
+	// A class is constructed where a class method calls its class by the
+	// language's name for it (Python's cls()): those references are read
+	// too, for the class and its constructor.
+	for _, t := range ts {
+		if lang.ClassLike(t.D().Kind) || ctor[t] {
+			for _, cs := range t.File.Lang.ClassSelf {
+				ck := group{t.File.Lang, cs}
+				byName[ck] = append(byName[ck], t)
+			}
+		}
+	}
 	for _, k := range keys {
 		for _, a := range v.R.Aliases(k.l, k.name) {
 			ak := group{k.l, a}
@@ -585,7 +616,7 @@ func (v View) callersOf(ts []snap.Target) map[snap.Target]*callerSet {
 			anyGetter = anyGetter || t.D().Kind == "getter"
 			anyMethod = anyMethod || t.D().Kind == "method"
 		}
-		for _, id := range v.Snap.Tables(k.l).Refs.Get(k.name) {
+		for _, id := range v.refFiles(k.l, k.name) {
 			g := v.Snap.ByID(id)
 			for _, ri := range g.RefsNamed(k.name) {
 				r := &g.Refs[ri]
@@ -692,13 +723,31 @@ func (v View) callersOf(ts []snap.Target) map[snap.Target]*callerSet {
 }
 
 // callees lists the calls made inside t's definition, each resolved.
-func (v View) callees(t snap.Target) []Site {
+func (v View) callees(t snap.Target) (calls, values []Site) {
 	f := t.File
 	d := t.D()
-	var out []Site
 	for ri := range f.Refs {
 		r := &f.Refs[ri]
-		if r.Kind != lang.RefCall || r.At < d.Start || r.At >= d.End {
+		if r.At < d.Start || r.At >= d.End {
+			continue
+		}
+		if r.Kind == lang.RefValue || r.Kind == lang.RefRead {
+			// As callers reads them: a getter runs where it is read (a
+			// call); a function or method read without a call is a value
+			// passed or stored (sort.Slice(xs, less), obj.m).
+			s, value, ok := v.valueRef(f, int32(ri))
+			switch {
+			case !ok, value && r.Line == d.Line && s.Targets[0].File == f.Rel && s.Targets[0].Line == int(d.Line) && s.Targets[0].Name == d.Name:
+				// (the definition naming itself on its first line:
+				// exports.f = function f)
+			case value:
+				values = append(values, s)
+			default:
+				calls = append(calls, s)
+			}
+			continue
+		}
+		if r.Kind != lang.RefCall {
 			continue
 		}
 		res := v.R.Resolve(f, r)
@@ -725,7 +774,34 @@ func (v View) callees(t snap.Target) []Site {
 		if res.Class == Candidate {
 			s.Of = len(res.Targets)
 		}
-		out = append(out, s)
+		calls = append(calls, s)
 	}
-	return out
+	return calls, values
+}
+
+// valueRef resolves a value use or a property read in a callee's body as
+// callers does: a read of a getter is a call of it (value false); a
+// function or method named without a call, resolved for sure, is a value
+// (value true). ok is false for anything else (a variable, a name-only
+// match).
+func (v View) valueRef(f *snap.Entry, ri int32) (s Site, value, ok bool) {
+	r := &f.Refs[ri]
+	res := v.R.Resolve(f, r)
+	getter := func(res resolve.Resolution) bool {
+		return len(res.Targets) > 0 && res.Targets[0].D().Kind == "getter"
+	}
+	if r.Kind == lang.RefRead && !getter(res) {
+		c := *r
+		c.Kind = lang.RefValue
+		res = v.R.Resolve(f, &c)
+	}
+	if !sure(res.Class) || len(res.Targets) == 0 || !lang.FunctionLike(res.Targets[0].D().Kind) {
+		return Site{}, false, false
+	}
+	s = v.site(f, ri)
+	s.Class, s.Reason = res.Class, res.Reason
+	for _, u := range res.Targets {
+		s.Targets = append(s.Targets, symbolOf(u))
+	}
+	return s, !getter(res), true
 }

@@ -97,6 +97,8 @@ type openDoc struct {
 	// syncSeq is the diagnostics sequence number when this version was
 	// sent: an unversioned publish after it belongs to this version.
 	syncSeq uint64
+	// unsaved: a preview's version, not what is on disk (preview.go).
+	unsaved bool
 }
 
 type diagState struct {
@@ -111,6 +113,7 @@ type diagState struct {
 type testHooks struct {
 	beforeSend  func(s *server, method string)
 	requestSent func(s *server, method string)
+	previewSent func(s *server) // a preview's versions were sent
 }
 
 // pipeRWC joins the server's stdout (read) and stdin (write). Writes go

@@ -87,6 +87,16 @@
 // (WRT-3). Every path a result names, in a server's or a checker's words
 // too, is relative to the root ([Supervisor.RelText]).
 //
+// # Preview
+//
+// [Supervisor.Preview] gives the servers proposed contents as unsaved
+// versions (didChange, or didOpen; never didSave), awaits those versions'
+// diagnostics as AfterWrite does, and puts every document back to the
+// disk's text, also when it fails or is cancelled. Previews of one server
+// are serialized with each other and with its document syncs. Each file's
+// [Verdict] says what the version would introduce and fix, keyed as the
+// [Ledger] keys, or why it was not checked.
+//
 // # Rename
 //
 // [Supervisor.Rename] applies the server's WorkspaceEdit — `changes` and

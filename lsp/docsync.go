@@ -39,6 +39,11 @@ func readText(g *pathguard.Guard, path string) (string, os.FileInfo, error) {
 func (s *server) syncFile(ctx context.Context, path, languageID string) (*openDoc, bool, error) {
 	s.syncMu.Lock()
 	defer s.syncMu.Unlock()
+	return s.syncFileLocked(ctx, path, languageID)
+}
+
+// syncFileLocked is syncFile for a caller holding syncMu (a preview).
+func (s *server) syncFileLocked(ctx context.Context, path, languageID string) (*openDoc, bool, error) {
 	s.mu.Lock()
 	doc := s.docs[path]
 	s.mu.Unlock()

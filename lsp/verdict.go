@@ -95,6 +95,30 @@ type WriteCheck struct {
 // installed: a verdict says only what is missing.
 var installedAt = regexp.MustCompile(`^(\S+ is installed) \([^)]*\)`)
 
+// unowned is the verdict on a file choose found no server for: NoServer
+// and which half is missing, or ServerFailed, the server that does not run
+// and its line.
+func unowned(path string, err error) (state State, server, why string) {
+	var ue *UnavailableError
+	switch {
+	case errors.Is(err, ErrNotOwned):
+		kind := filepath.Ext(path)
+		if kind == "" {
+			kind = filepath.Base(path)
+		}
+		return NoServer, "", fmt.Sprintf("no language server handles %s files", kind)
+	case errors.As(err, &ue) && len(ue.Broken) > 0:
+		return ServerFailed, ue.Broken[0], strings.Join(ue.Reasons, "; ")
+	case errors.As(err, &ue):
+		why := make([]string, len(ue.Reasons))
+		for i, r := range ue.Reasons {
+			why[i] = installedAt.ReplaceAllString(r, "$1")
+		}
+		return NoServer, "", strings.Join(why, "; ")
+	}
+	return ServerFailed, "", err.Error()
+}
+
 // LateWait bounds how long after a write's wait timed out its version's
 // diagnostics are still watched for.
 const LateWait = 2 * time.Minute
@@ -126,26 +150,12 @@ func (s *Supervisor) CheckWritten(ctx context.Context, at pathguard.Path) (Write
 	}
 	c, err := s.choose(path)
 	if err != nil {
-		var ue *UnavailableError
-		switch {
-		case errors.Is(err, ErrNotOwned):
-			kind := filepath.Ext(path)
-			if kind == "" {
-				kind = filepath.Base(path)
-			}
-			wc.State, wc.Why = NoServer, fmt.Sprintf("no language server handles %s files", kind)
-		case errors.As(err, &ue) && len(ue.Broken) > 0:
-			wc.Server = ue.Broken[0]
-			return failed(errors.New(strings.Join(ue.Reasons, "; ")))
-		case errors.As(err, &ue):
-			why := make([]string, len(ue.Reasons))
-			for i, r := range ue.Reasons {
-				why[i] = installedAt.ReplaceAllString(r, "$1")
-			}
-			wc.State, wc.Why = NoServer, strings.Join(why, "; ")
-		default:
-			return failed(err)
+		state, server, why := unowned(path, err)
+		if state == ServerFailed {
+			wc.Server = server
+			return failed(errors.New(why))
 		}
+		wc.State, wc.Why = state, why
 		return wc, nil
 	}
 	wc.Server = c.spec.ID
@@ -212,4 +222,32 @@ func (s *Supervisor) watchLate(srv *server, doc *openDoc) <-chan []Diagnostic {
 		}
 	}()
 	return late
+}
+
+// diffDiagnostics returns the errors and warnings of after whose key
+// (severity, code, message) before lacks, and those of before that after
+// lacks, each key once, as the Ledger counts them: what a preview's
+// version would introduce and fix.
+func diffDiagnostics(before, after []Diagnostic) (fresh, gone []Diagnostic) {
+	keys := func(ds []Diagnostic) map[ledgerKey]bool {
+		m := map[ledgerKey]bool{}
+		for _, d := range ds {
+			m[ledgerKey{d.Severity, d.Code, d.Message}] = true
+		}
+		return m
+	}
+	pick := func(ds []Diagnostic, other map[ledgerKey]bool) []Diagnostic {
+		seen := map[ledgerKey]bool{}
+		var out []Diagnostic
+		for _, d := range ds {
+			k := ledgerKey{d.Severity, d.Code, d.Message}
+			if d.Severity > SeverityWarning || other[k] || seen[k] {
+				continue
+			}
+			seen[k] = true
+			out = append(out, d)
+		}
+		return out
+	}
+	return pick(after, keys(before)), pick(before, keys(after))
 }

@@ -3,9 +3,14 @@ package structural
 import (
 	"context"
 	"fmt"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/builtin-tools/builtin-tools/astedit"
+	"github.com/builtin-tools/builtin-tools/internal/staged"
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
+	"github.com/builtin-tools/builtin-tools/lsp"
+	"github.com/builtin-tools/builtin-tools/lsp/lsptool"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
 )
@@ -43,7 +48,9 @@ type EditResult struct {
 	Evicted      []string      `json:"evicted,omitempty" jsonschema:"older pending edits dropped to make room"`
 	Diff         string        `json:"diff" jsonschema:"unified diff of every file"`
 	DiffCut      bool          `json:"diff_cut,omitempty" jsonschema:"the diff is longer than 256 KiB and was cut"`
-	text         string
+	// Preview is what accepting would do to the diagnostics (PRE-1).
+	Preview *lsp.Preview `json:"preview,omitempty" jsonschema:"per file, the errors and warnings accepting would introduce and fix, as the language servers see the staged text; absent when the run has no language servers"`
+	text    string
 }
 
 // maxDiffBytes bounds the diff a result carries as data.
@@ -94,5 +101,35 @@ func edit(ctx context.Context, c *registry.Call, s *Structural, p editParams) (E
 	if err != nil {
 		return EditResult{}, err
 	}
-	return editResult(prop, formatProposal(prop, c.Budget().Chars())), nil
+	res := editResult(prop, "")
+	pvText, err := previewStaged(ctx, c, prop.ID, prop.Contents(), &res.Preview)
+	if err != nil {
+		return EditResult{}, err
+	}
+	res.text = strings.TrimRight(formatProposal(prop, c.Budget().Reserve(utf8.RuneCountInString(pvText)+1).Chars()), "\n")
+	if pvText != "" {
+		res.text += "\n" + pvText
+	}
+	return res, nil
+}
+
+// servers are the run's language servers, which check a staged edit's
+// text before it is accepted and the written text after.
+var servers = registry.Requires(lsptool.Key, "the diagnostics preview (what accepting a staged edit would introduce and fix)", "ast_edit", "resolve")
+
+// previewStaged runs the staged edit id's files past the language servers,
+// keeps the preview for resolve and sets *into; it returns the preview's
+// text, "" when the run has no language servers.
+func previewStaged(ctx context.Context, c *registry.Call, id string, files []staged.File, into **lsp.Preview) (string, error) {
+	sv, ok := servers.Of(c.Run)
+	if !ok {
+		return "", nil
+	}
+	pv, err := sv.PreviewFiles(ctx, c, files)
+	if err != nil {
+		return "", fmt.Errorf("%s was staged, but its diagnostics preview stopped: %w", id, err)
+	}
+	sv.Keep(id, pv, files)
+	*into = pv
+	return lsptool.FormatPreview(pv), nil
 }

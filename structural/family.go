@@ -50,7 +50,7 @@ var Family = registry.Family[*Structural]{
 		return New(opts), nil
 	},
 	Tools:    []registry.Descriptor{GrepTool, EditTool, ResolveTool, SymbolTool},
-	Requires: []registry.Requirement{codeGraph},
+	Requires: []registry.Requirement{codeGraph, servers},
 	// lsp_rename's preview stages among ast_edit's edits.
 	Provides: []registry.Provision[*Structural]{registry.Provide(func(s *Structural) staged.Stager { return s })},
 }

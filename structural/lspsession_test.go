@@ -14,5 +14,7 @@ func TestSessionsWithServers(t *testing.T) {
 	testenv.LookPath(t, "gopls")
 	builtin.Replay(t, "testdata/lspsessions", sessiontest.Options{
 		CheckArguments: true,
+		// The ids staged edits are given.
+		Terms: []string{"edit_1", "edit_2", "edit_3", "edit_4", "edit_5", "old_string", "new_string"},
 	})
 }

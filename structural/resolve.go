@@ -7,6 +7,7 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/internal/atomicfile"
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
+	"github.com/builtin-tools/builtin-tools/lsp/lsptool"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
 )
@@ -32,6 +33,11 @@ var ResolveTool = registry.Descriptor{
 			return false, ""
 		}
 		summary, _ := s.Stager.Summary(p.EditID)
+		if sv, ok := servers.Of(c.Run); ok {
+			if pv, ok := sv.Kept(p.EditID); ok {
+				summary += "\n\n" + lsptool.FormatPreview(pv)
+			}
+		}
 		return true, summary
 	})),
 }
@@ -43,6 +49,9 @@ type ResolveResult struct {
 	Replacements int      `json:"replacements,omitempty"`
 	Files        []string `json:"files,omitempty" jsonschema:"files written, relative to the root"`
 	Notes        []string `json:"notes,omitempty"`
+	// Preview says whether what was written matched the edit's
+	// diagnostics preview (PRE-2).
+	Preview *lsptool.PreviewMatch `json:"preview,omitempty" jsonschema:"on accept of an edit that was previewed: whether the written files have the previewed contents and diagnostics"`
 }
 
 // Text is what the agent reads.
@@ -54,6 +63,9 @@ func (r ResolveResult) Text() string {
 		textcut.Count(r.Replacements, "replacement", "replacements"), textcut.Count(len(r.Files), "file", "files"), strings.Join(r.Files, ", "))
 	for _, n := range r.Notes {
 		text += "\nnote: " + n
+	}
+	if r.Preview != nil {
+		text += "\n" + r.Preview.Text()
 	}
 	return text
 }
@@ -81,5 +93,9 @@ func resolve(ctx context.Context, c *registry.Call, s *Structural, p resolvePara
 			c.Wrote(abs)
 		}
 	}
-	return ResolveResult{EditID: out.ID, Accepted: true, Replacements: out.Replacements, Files: out.Files, Notes: out.Notes}, nil
+	res := ResolveResult{EditID: out.ID, Accepted: true, Replacements: out.Replacements, Files: out.Files, Notes: out.Notes}
+	if sv, ok := servers.Of(c.Run); ok {
+		res.Preview = sv.Compare(ctx, c, out.ID)
+	}
+	return res, nil
 }

@@ -1,6 +1,7 @@
 package structural
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"errors"
@@ -8,12 +9,15 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/builtin-tools/builtin-tools/graph"
 	"github.com/builtin-tools/builtin-tools/graph/graphtool"
 	"github.com/builtin-tools/builtin-tools/graph/lang"
 	"github.com/builtin-tools/builtin-tools/internal/atomicfile"
+	"github.com/builtin-tools/builtin-tools/internal/staged"
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
+	"github.com/builtin-tools/builtin-tools/lsp"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
 )
@@ -25,6 +29,7 @@ type symbolParams struct {
 	Operation string `json:"operation" jsonschema:"replace (the whole definition), replace_body (what is inside its braces, or its indented block in Python), insert_before or insert_after it" enum:"replace,replace_body,insert_before,insert_after"`
 	NewText   string `json:"new_text" jsonschema:"the text to put in; it is re-indented to the definition's own indentation (a body to the body's)"`
 	Force     bool   `json:"force,omitempty" jsonschema:"change the file even if it is read-only, has other hard links (they keep the old content) or its owner cannot be kept; the result says what was lost"`
+	Preview   bool   `json:"preview,omitempty" jsonschema:"stage the change instead of writing it: the result is the diff, the diagnostics accepting would introduce or fix (the staged text checked by the language server, nothing written) and an edit_id for resolve to accept or discard"`
 }
 
 // SymbolTool is edit_symbol: an edit addressed by a definition's name,
@@ -43,6 +48,9 @@ var SymbolTool = registry.Descriptor{
 		"and a read-only one (without force) are refused before anything is written. The result is the diff and the definition's new lines.",
 	Writes: true,
 	Handler: registry.With(Key, editSymbol, registry.Approve(func(ctx context.Context, c *registry.Call, s *Structural, p symbolParams) (bool, string) {
+		if p.Preview {
+			return false, "" // it stages: resolve's accept is asked
+		}
 		plan, err := s.locateAndPlan(ctx, c, p)
 		if err != nil {
 			return true, "edit_symbol will fail: " + err.Error()
@@ -66,7 +74,10 @@ type SymbolResult struct {
 	Diff      string   `json:"diff" jsonschema:"unified diff of the file"`
 	DiffCut   bool     `json:"diff_cut,omitempty" jsonschema:"the diff is longer than 256 KiB and was cut"`
 	Notes     []string `json:"notes,omitempty"`
-	text      string
+	// EditID and Preview are set with preview: nothing was written.
+	EditID  string       `json:"edit_id,omitempty" jsonschema:"with preview: give it to resolve"`
+	Preview *lsp.Preview `json:"preview,omitempty" jsonschema:"with preview: the errors and warnings accepting would introduce and fix, as the language server sees the staged text"`
+	text    string
 }
 
 // Text is what the agent reads.
@@ -91,6 +102,9 @@ func editSymbol(ctx context.Context, c *registry.Call, s *Structural, p symbolPa
 	loc, plan, err := s.planCurrent(ctx, c, p, loc, abs)
 	if err != nil {
 		return SymbolResult{}, err
+	}
+	if p.Preview {
+		return s.previewSymbol(ctx, c, p, loc, plan)
 	}
 	// What is written must be what was approved: the file may have
 	// changed while the card was open.
@@ -121,6 +135,48 @@ func editSymbol(ctx context.Context, c *registry.Call, s *Structural, p symbolPa
 	}
 	out.text = symbolText(out, plan.Diff, c.Budget().Reserve(600).Chars())
 	return out, nil
+}
+
+// previewSymbol stages plan for resolve, as ast_edit stages a rewrite,
+// with its diagnostics preview; nothing is written.
+func (s *Structural) previewSymbol(ctx context.Context, c *registry.Call, p symbolParams, loc graph.Located, plan *symbolPlan) (SymbolResult, error) {
+	what := map[string]string{"replace": "replace", "replace_body": "replace the body of", "insert_before": "insert before", "insert_after": "insert after"}[p.Operation]
+	title := fmt.Sprintf("%s %s %s in %s", what, loc.Kind, loc.Qualified, plan.Rel)
+	files := []staged.File{{File: plan.Rel, Path: plan.Abs, Before: plan.Before, After: plan.After, Edits: 1, Lines: []int{firstChanged(plan.Before, plan.After)}}}
+	st, err := s.Stager.StageChange(c.Run.Guard(), staged.Change{Title: title, Redo: "call edit_symbol with preview again", Files: files})
+	if err != nil {
+		return SymbolResult{}, err
+	}
+	out := SymbolResult{File: plan.Rel, Symbol: loc.Qualified, Kind: loc.Kind, Operation: p.Operation,
+		StartLine: plan.StartLine, EndLine: plan.EndLine, EditID: st.ID,
+		Diff: textcut.Bytes(plan.Diff, maxDiffBytes), DiffCut: len(plan.Diff) > maxDiffBytes}
+	pvText, err := previewStaged(ctx, c, st.ID, files, &out.Preview)
+	if err != nil {
+		return SymbolResult{}, err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "(proposed) %s. Nothing is written yet: call resolve with edit_id %q and action \"accept\" to apply it, or \"discard\".\n", title, st.ID)
+	if len(st.Evicted) > 0 {
+		fmt.Fprintf(&b, "dropped older unresolved edits to make room (resolving them now fails): %s\n", strings.Join(st.Evicted, ", "))
+	}
+	diff := c.Budget().Reserve(utf8.RuneCountInString(b.String()+pvText)+200).Head(strings.TrimRight(plan.Diff, "\n"), func(left int) string {
+		return fmt.Sprintf("\n[diff cut by the output budget, %d characters left out; the structured result's diff is whole]", left)
+	})
+	b.WriteString(diff)
+	if pvText != "" {
+		b.WriteString("\n" + pvText)
+	}
+	out.text = b.String()
+	return out, nil
+}
+
+// firstChanged is the 1-based line of before where after first differs.
+func firstChanged(before, after []byte) int {
+	n := 0
+	for n < len(before) && n < len(after) && before[n] == after[n] {
+		n++
+	}
+	return bytes.Count(before[:n], []byte("\n")) + 1
 }
 
 // approvalSummary is the card's text: the diff, and when it is too long

@@ -255,6 +255,8 @@ func (rep *report) render() (summary, detail string) {
 	fmt.Fprintf(&b, "| precision, exact+import | %s | |\n", tot.precEI)
 	fmt.Fprintf(&b, "| precision, exact+import, counting the %d constructions of a constructor target's class the server's definition confirms (it lists them under the class) | %s | |\n", tot.constructions, tot.precEIc)
 	fmt.Fprintf(&b, "| precision, candidate | %s; the target ranked first at %s of the right ones | |\n", tot.prec[graph.Candidate], tot.candTop.short())
+	fmt.Fprintf(&b, "| precision, interface (a call through the interface of the target interface method) | %s | |\n", tot.prec[graph.Interface])
+	fmt.Fprintf(&b, "| precision, implementation (a call through an interface or base the target implements) | %s | |\n", tot.prec[graph.Implementation])
 	fmt.Fprintf(&b, "| server sites (the raw truth) | %d = %d to the target itself (%d call-shaped) + %d dispatch (through an interface method the target implements) + %d implementor (a concrete method implementing the target interface method) + %d not classified | |\n",
 		tot.truth, tot.itself, tot.itselfCalls, tot.dispatch, tot.implementor, tot.unknown)
 	fmt.Fprintf(&b, "| recall, any class, raw truth | %s | ≥ 85%% %s |\n", tot.rawAny, okMark(pct(tot.rawAny) >= 85))

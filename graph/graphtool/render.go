@@ -2,6 +2,7 @@ package graphtool
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -273,6 +274,7 @@ func callers(w *writer, a *graph.Answer) string {
 	sym, c := a.Symbol, a.Counts
 	impl := ifaceCount(c) + implCount(c)
 	w.head("callers of %s: %d call sites (%d exact, %d import, %d candidate%s)", describe(*sym), len(a.Sites), c.Exact, c.Import, c.Candidate, impl)
+	confidence(w, a)
 	if len(a.Sites) == 0 {
 		w.head("no call site in the index leads here")
 	}
@@ -359,6 +361,7 @@ func callTo(s graph.Site) string {
 func callees(w *writer, a *graph.Answer) string {
 	c := a.Counts
 	w.head("calls made by %s: %d (%d exact, %d import, %d candidate, %d unresolved%s)", describe(*a.Symbol), len(a.Sites), c.Exact, c.Import, c.Candidate, c.Unresolved, ifaceCount(c))
+	confidence(w, a)
 	shown := 0
 	for _, s := range a.Sites {
 		if w.cut > 0 {
@@ -371,6 +374,16 @@ func callees(w *writer, a *graph.Answer) string {
 	}
 	a.Sites = a.Sites[:shown]
 	a.Counts.Shown = shown
+	if len(a.Values) > 0 {
+		w.line("passes or stores as a value %s (calls made through them later are not seen):", textcut.Count(len(a.Values), "function", "functions"))
+		shown := 0
+		for _, s := range a.Values {
+			if w.line("%d  %s -> %s  %s", s.Line, s.Call, callTo(s), quoteLine(s.Code)) {
+				shown++
+			}
+		}
+		a.Values = a.Values[:shown]
+	}
 	partialNote(w, a.Index)
 	return w.String(more["callees"])
 }
@@ -388,6 +401,7 @@ func impact(w *writer, a *graph.Answer) string {
 		bound = "lower bound"
 	}
 	w.head("impact of %s, to depth %d: %d dependents (%d exact, %d import, %d candidate%s%s) — %s", what, a.MaxDepth, c.Total(), c.Exact, c.Import, c.Candidate, ifaceCount(c), implCount(c), bound)
+	confidence(w, a)
 	for _, ring := range a.Depths {
 		rc := ring.Counts
 		values := ""
@@ -470,4 +484,65 @@ func status(w *writer, a *graph.Answer) string {
 		}
 	}
 	return w.String(more["status"])
+}
+
+// confidence says in one line, once per class of edges the answer holds,
+// what the benchmarks measured of that class in that language: per
+// language the references, then each class's precision beside each ("–"
+// where one did not measure it). Recall and the rest are in the
+// structured result.
+func confidence(w *writer, a *graph.Answer) {
+	if len(a.Confidence) == 0 {
+		return
+	}
+	var parts []string
+	for i := 0; i < len(a.Confidence); {
+		lang := a.Confidence[i].Language
+		j := i
+		var refs []string
+		for ; j < len(a.Confidence) && a.Confidence[j].Language == lang; j++ {
+			for _, m := range a.Confidence[j].Measured {
+				if !slices.Contains(refs, m.Against) {
+					refs = append(refs, m.Against)
+				}
+			}
+		}
+		sort.Strings(refs)
+		var classes []string
+		for _, c := range a.Confidence[i:j] {
+			if len(c.Measured) == 0 {
+				classes = append(classes, c.Class+" not measured")
+				continue
+			}
+			var fs []string
+			for _, ref := range refs {
+				f := "–"
+				for _, m := range c.Measured {
+					if m.Against == ref {
+						f = fmt.Sprintf("%s of %d", percent(m.Precision), m.Edges)
+					}
+				}
+				fs = append(fs, f)
+			}
+			classes = append(classes, c.Class+" "+strings.Join(fs, " / "))
+		}
+		if len(refs) == 0 {
+			parts = append(parts, lang+": "+strings.Join(classes, ", "))
+		} else {
+			parts = append(parts, fmt.Sprintf("%s beside %s: %s", lang, strings.Join(refs, " / "), strings.Join(classes, ", ")))
+		}
+		i = j
+	}
+	w.head("measured precision (more in the structured result's confidence): %s", strings.Join(parts, "; "))
+}
+
+// percent writes a share as a percentage, 100 % only when it is whole.
+func percent(f float64) string {
+	switch {
+	case f >= 1:
+		return "100 %"
+	case f >= 0.999:
+		return "99.9 %"
+	}
+	return fmt.Sprintf("%.1f %%", 100*f)
 }

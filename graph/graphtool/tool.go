@@ -53,7 +53,7 @@ var ops = []op{
 	{"callers", "callers (of symbol, or file+line: every call site, each marked exact / import / candidate)", true, func(v graph.View, _ *index.Index, p params) (*graph.Answer, error) {
 		return graph.Callers(v, spec(p))
 	}},
-	{"callees", "callees (what symbol calls, each resolved)", true, func(v graph.View, _ *index.Index, p params) (*graph.Answer, error) {
+	{"callees", "callees (what symbol calls, each resolved, and the functions it passes or stores as values)", true, func(v graph.View, _ *index.Index, p params) (*graph.Answer, error) {
 		return graph.Callees(v, spec(p))
 	}},
 	{"impact", "impact (of symbol or of a whole file: what depends on it, by depth, with counts per class and whether the count is a lower bound)", true, func(v graph.View, _ *index.Index, p params) (*graph.Answer, error) {
@@ -76,7 +76,7 @@ var Tool = registry.Descriptor{
 		"(Go, Python, JavaScript, TypeScript, Rust, C, C++, Java). No types: every edge says how it was resolved — exact (one " +
 		"definition in scope), import, interface (a call through an interface: dispatch, its implementations listed as " +
 		"implementation), or candidate (by name only, ranked, with the reason) — and an unknown or ambiguous name is " +
-		"answered with candidates, never guessed. Fresh after every write. For type-accurate answers use lsp. Operations: " +
+		"answered with candidates, never guessed; each answer gives the measured precision of the classes it holds. Fresh after every write. For type-accurate answers use lsp. Operations: " +
 		registry.ChoiceDocs(ops) + ".",
 	Renamed: map[string]string{"op": "operation"},
 	Handler: registry.With(Key, query).WithEnum("operation", registry.ChoiceNames(ops)),

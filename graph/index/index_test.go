@@ -13,21 +13,9 @@ import (
 	"github.com/builtin-tools/builtin-tools/astgrep"
 	"github.com/builtin-tools/builtin-tools/graph/snap"
 	"github.com/builtin-tools/builtin-tools/graph/store"
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
-
-func writeTree(t testing.TB, root string, files map[string]string) {
-	t.Helper()
-	for name, body := range files {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
 
 // coldIndex is an index over root whose build has not started.
 func coldIndex(t testing.TB, root string, opts Options) *Index {
@@ -96,7 +84,7 @@ func TestSyncSeesOutsideChanges(t *testing.T) {
 
 func testOutsideChanges(t *testing.T, noWatcher bool) {
 	root := t.TempDir()
-	writeTree(t, root, map[string]string{
+	testenv.WriteTree(t, root, map[string]string{
 		"go.mod": "module m\n",
 		"a.go":   "package m\n\nfunc Target() {}\n",
 		"b.go":   "package m\n\nfunc B() { Target() }\n",
@@ -124,11 +112,11 @@ func testOutsideChanges(t *testing.T, noWatcher bool) {
 	}
 	// Same size, so only the modification time tells.
 	time.Sleep(10 * time.Millisecond)
-	writeTree(t, root, map[string]string{"b.go": "package m\n\nfunc C() { Target() }\n"})
+	testenv.WriteTree(t, root, map[string]string{"b.go": "package m\n\nfunc C() { Target() }\n"})
 	if got := refsTo(sync(), "Target"); !slices.Equal(got, []string{"b.go:C"}) {
 		t.Fatalf("an edit outside the registry was not seen: %v", got)
 	}
-	writeTree(t, root, map[string]string{"sub/deep/c.go": "package deep\n\nimport \"m\"\n\nfunc D() { m.Target() }\n"})
+	testenv.WriteTree(t, root, map[string]string{"sub/deep/c.go": "package deep\n\nimport \"m\"\n\nfunc D() { m.Target() }\n"})
 	if got := refsTo(sync(), "Target"); !slices.Equal(got, []string{"b.go:C", "sub/deep/c.go:D"}) {
 		t.Fatalf("a new file in a new folder was not seen: %v", got)
 	}
@@ -145,7 +133,7 @@ func testOutsideChanges(t *testing.T, noWatcher bool) {
 // stamp sweep: its change time moved.
 func TestRewriteKeepingMtime(t *testing.T) {
 	root, cache := t.TempDir(), t.TempDir()
-	writeTree(t, root, map[string]string{"go.mod": "module p\n", "a.go": "package p\n\nfunc Alpha() {}\n"})
+	testenv.WriteTree(t, root, map[string]string{"go.mod": "module p\n", "a.go": "package p\n\nfunc Alpha() {}\n"})
 	cold := buildRootOpts(t, root, Options{StoreDir: cache})
 	cold.Flush(context.Background())
 	abs := filepath.Join(root, "a.go")
@@ -185,7 +173,7 @@ func TestPartial(t *testing.T) {
 	for i := range AheadMinFiles {
 		files[fmt.Sprintf("p%d/f%d.go", i%7, i)] = fmt.Sprintf("package p%d\n\nfunc F%d() {}\n", i%7, i)
 	}
-	writeTree(t, root, files)
+	testenv.WriteTree(t, root, files)
 	x := coldIndex(t, root, Options{})
 	p, err := x.NewPartial(context.Background())
 	if err != nil || p == nil {
@@ -218,7 +206,7 @@ func TestPartial(t *testing.T) {
 	}
 	// A small tree is not worth one.
 	small := t.TempDir()
-	writeTree(t, small, map[string]string{"a.go": "package a\n"})
+	testenv.WriteTree(t, small, map[string]string{"a.go": "package a\n"})
 	if p, err := coldIndex(t, small, Options{}).NewPartial(context.Background()); p != nil || err != nil {
 		t.Fatalf("a partial of a small tree: %v %v", p, err)
 	}
@@ -231,10 +219,10 @@ func TestManifestWrittenAfterRefresh(t *testing.T) {
 	defer func(d time.Duration) { manifestDelay = d }(manifestDelay)
 	manifestDelay = 20 * time.Millisecond
 	root, cache := t.TempDir(), t.TempDir()
-	writeTree(t, root, map[string]string{"go.mod": "module m\n", "a.go": "package m\n\nfunc A() {}\n", "b.go": "package m\n\nfunc B() { A() }\n"})
+	testenv.WriteTree(t, root, map[string]string{"go.mod": "module m\n", "a.go": "package m\n\nfunc A() {}\n", "b.go": "package m\n\nfunc B() { A() }\n"})
 	x := buildRootOpts(t, root, Options{StoreDir: cache})
 	x.Flush(context.Background())
-	writeTree(t, root, map[string]string{"a.go": "package m\n\nfunc A() {}\n\nfunc A2() {}\n"})
+	testenv.WriteTree(t, root, map[string]string{"a.go": "package m\n\nfunc A() {}\n\nfunc A2() {}\n"})
 	if err := x.Refresh(context.Background(), filepath.Join(root, "a.go")); err != nil {
 		t.Fatal(err)
 	}
@@ -273,7 +261,7 @@ func testLargeChange(t *testing.T, noWatcher bool) {
 	for i := range n {
 		files[fmt.Sprintf("b%02d.go", i)] = fmt.Sprintf("package m\n\nfunc B%02d() {}\n", i)
 	}
-	writeTree(t, root, files)
+	testenv.WriteTree(t, root, files)
 	release, held := make(chan struct{}), make(chan struct{}, n)
 	BeforeBackgroundReadForTest = func(string) {
 		held <- struct{}{}
@@ -304,7 +292,7 @@ func testLargeChange(t *testing.T, noWatcher bool) {
 	for i := range n {
 		changed[fmt.Sprintf("b%02d.go", i)] = fmt.Sprintf("package m\n\nfunc B%02d() { Target() }\n", i)
 	}
-	writeTree(t, root, changed)
+	testenv.WriteTree(t, root, changed)
 	got, err := x.Sync(context.Background())
 	if err != nil {
 		t.Fatal(err)

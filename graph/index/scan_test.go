@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/builtin-tools/builtin-tools/internal/walk"
 )
 
@@ -16,7 +17,7 @@ import (
 // walk) as a hit, so the capture reports why.
 func TestScanReadsOnlyRegularFiles(t *testing.T) {
 	root := t.TempDir()
-	writeTree(t, root, map[string]string{"a/x.go": "package a\nfunc NewThing() {}\n", "a/y.go": "package a\n", "b/z.go": "package b\nvar newthing = 1\n",
+	testenv.WriteTree(t, root, map[string]string{"a/x.go": "package a\nfunc NewThing() {}\n", "a/y.go": "package a\n", "b/z.go": "package b\nvar newthing = 1\n",
 		"a/link.go": "package a\n", "a/pipe.go": "package a\n", "secret.txt": "NewThing"})
 	x := coldIndex(t, root, Options{})
 	var found []walk.Entry

@@ -6,28 +6,21 @@ package lang
 import (
 	"encoding/binary"
 	"fmt"
-	"math"
+
+	"github.com/builtin-tools/builtin-tools/internal/codecgen/wire"
 )
 
 // SchemaHash changes whenever a field, a type, their order or the encoding changes:
 // the SHA-256 of the types' description and of this file's code.
-const SchemaHash = "658ed6bc01f42e24c64d35dce7b4fe5f4cd4c94f2cee27ad0f9e5414acd02313"
-
-var _ = math.MaxInt32 // used or not, by the types
+const SchemaHash = "5afdf382e1ab3544748df4f47c3e8a1acb2ffc1aebe70644a2e1acb15ab316ba"
 
 func codecDefAppend(b []byte, v, prev *Def) []byte {
-	b = binary.AppendUvarint(b, uint64(len(v.Name)))
-	b = append(b, v.Name...)
-	b = binary.AppendUvarint(b, uint64(len(v.Kind)))
-	b = append(b, v.Kind...)
-	b = binary.AppendUvarint(b, uint64(len(v.Container)))
-	b = append(b, v.Container...)
-	b = binary.AppendUvarint(b, uint64(len(v.Scope)))
-	b = append(b, v.Scope...)
-	b = binary.AppendUvarint(b, uint64(len(v.Self)))
-	b = append(b, v.Self...)
-	b = binary.AppendUvarint(b, uint64(len(v.Type)))
-	b = append(b, v.Type...)
+	b = wire.AppendStr(b, v.Name)
+	b = wire.AppendStr(b, v.Kind)
+	b = wire.AppendStr(b, v.Container)
+	b = wire.AppendStr(b, v.Scope)
+	b = wire.AppendStr(b, v.Self)
+	b = wire.AppendStr(b, v.Type)
 	b = binary.AppendVarint(b, int64(v.T))
 	b = binary.AppendVarint(b, int64(v.X))
 	b = binary.AppendVarint(b, int64(v.Line)-int64(prev.Line))
@@ -36,143 +29,28 @@ func codecDefAppend(b []byte, v, prev *Def) []byte {
 	b = binary.AppendVarint(b, int64(v.Start)-int64(prev.Start))
 	b = binary.AppendVarint(b, int64(v.End))
 	b = binary.AppendVarint(b, int64(v.NameAt))
-	if v.Local {
-		b = append(b, 1)
-	} else {
-		b = append(b, 0)
-	}
+	b = wire.AppendBool(b, v.Local)
 	b = append(b, byte(v.How))
 	return b
 }
 
-func (d *codecDecoder) codecDef(v, prev *Def) {
-	v.Name = d.string()
-	v.Kind = d.string()
-	v.Container = d.string()
-	v.Scope = d.string()
-	v.Self = d.string()
-	v.Type = d.string()
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		s := int64(u>>1) ^ -int64(u&1)
-		if s < math.MinInt32 || s > math.MaxInt32 {
-			d.fail("an int32 out of range")
-		}
-		v.T = int32(s)
-	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		s := int64(u>>1) ^ -int64(u&1)
-		if s < math.MinInt32 || s > math.MaxInt32 {
-			d.fail("an int32 out of range")
-		}
-		v.X = int32(s)
-	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		s := int64(u>>1) ^ -int64(u&1)
-		s = int64(uint64(prev.Line) + uint64(s))
-		if s < math.MinInt32 || s > math.MaxInt32 {
-			d.fail("an int32 out of range")
-		}
-		v.Line = int32(s)
-	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		s := int64(u>>1) ^ -int64(u&1)
-		if s < math.MinInt32 || s > math.MaxInt32 {
-			d.fail("an int32 out of range")
-		}
-		v.EndLine = int32(s)
-	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		s := int64(u>>1) ^ -int64(u&1)
-		if s < math.MinInt32 || s > math.MaxInt32 {
-			d.fail("an int32 out of range")
-		}
-		v.Col = int32(s)
-	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		s := int64(u>>1) ^ -int64(u&1)
-		s = int64(uint64(prev.Start) + uint64(s))
-		if s < math.MinInt32 || s > math.MaxInt32 {
-			d.fail("an int32 out of range")
-		}
-		v.Start = int32(s)
-	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		s := int64(u>>1) ^ -int64(u&1)
-		if s < math.MinInt32 || s > math.MaxInt32 {
-			d.fail("an int32 out of range")
-		}
-		v.End = int32(s)
-	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		s := int64(u>>1) ^ -int64(u&1)
-		if s < math.MinInt32 || s > math.MaxInt32 {
-			d.fail("an int32 out of range")
-		}
-		v.NameAt = int32(s)
-	}
-	v.Local = d.bool()
-	if len(d.b) > 0 {
-		v.How = uint8(d.b[0])
-		d.b = d.b[1:]
-	} else {
-		d.fail("short input")
-	}
+func codecDefDecode(d *wire.Decoder, v, prev *Def) {
+	v.Name = d.Str()
+	v.Kind = d.Str()
+	v.Container = d.Str()
+	v.Scope = d.Str()
+	v.Self = d.Str()
+	v.Type = d.Str()
+	_ = wire.SmallInt(d, &v.T) || wire.Int(d, &v.T)
+	_ = wire.SmallInt(d, &v.X) || wire.Int(d, &v.X)
+	_ = wire.SmallIntDelta(d, &v.Line, prev.Line) || wire.IntDelta(d, &v.Line, prev.Line)
+	_ = wire.SmallInt(d, &v.EndLine) || wire.Int(d, &v.EndLine)
+	_ = wire.SmallInt(d, &v.Col) || wire.Int(d, &v.Col)
+	_ = wire.SmallIntDelta(d, &v.Start, prev.Start) || wire.IntDelta(d, &v.Start, prev.Start)
+	_ = wire.SmallInt(d, &v.End) || wire.Int(d, &v.End)
+	_ = wire.SmallInt(d, &v.NameAt) || wire.Int(d, &v.NameAt)
+	v.Local = d.Bool()
+	v.How = d.Byte()
 }
 
 func codecRefAppend(b []byte, v, prev *Ref) []byte {
@@ -187,142 +65,30 @@ func codecRefAppend(b []byte, v, prev *Ref) []byte {
 	return b
 }
 
-func (d *codecDecoder) codecRef(v, prev *Ref) {
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		if u > math.MaxUint32 {
-			d.fail("a uint32 out of range")
-		}
-		v.Name = uint32(u)
-	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		if u > math.MaxUint32 {
-			d.fail("a uint32 out of range")
-		}
-		v.Recv = uint32(u)
-	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		s := int64(u>>1) ^ -int64(u&1)
-		if s < math.MinInt32 || s > math.MaxInt32 {
-			d.fail("an int32 out of range")
-		}
-		v.X = int32(s)
-	}
-	if len(d.b) > 0 {
-		v.Kind = uint8(d.b[0])
-		d.b = d.b[1:]
-	} else {
-		d.fail("short input")
-	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		s := int64(u>>1) ^ -int64(u&1)
-		s = int64(uint64(prev.Line) + uint64(s))
-		if s < math.MinInt32 || s > math.MaxInt32 {
-			d.fail("an int32 out of range")
-		}
-		v.Line = int32(s)
-	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		s := int64(u>>1) ^ -int64(u&1)
-		if s < math.MinInt32 || s > math.MaxInt32 {
-			d.fail("an int32 out of range")
-		}
-		v.Col = int32(s)
-	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		s := int64(u>>1) ^ -int64(u&1)
-		if s < math.MinInt32 || s > math.MaxInt32 {
-			d.fail("an int32 out of range")
-		}
-		v.Encl = int32(s)
-	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		s := int64(u>>1) ^ -int64(u&1)
-		s = int64(uint64(prev.At) + uint64(s))
-		if s < math.MinInt32 || s > math.MaxInt32 {
-			d.fail("an int32 out of range")
-		}
-		v.At = int32(s)
-	}
+func codecRefDecode(d *wire.Decoder, v, prev *Ref) {
+	_ = wire.SmallUint(d, &v.Name) || wire.Uint(d, &v.Name)
+	_ = wire.SmallUint(d, &v.Recv) || wire.Uint(d, &v.Recv)
+	_ = wire.SmallInt(d, &v.X) || wire.Int(d, &v.X)
+	v.Kind = d.Byte()
+	_ = wire.SmallIntDelta(d, &v.Line, prev.Line) || wire.IntDelta(d, &v.Line, prev.Line)
+	_ = wire.SmallInt(d, &v.Col) || wire.Int(d, &v.Col)
+	_ = wire.SmallInt(d, &v.Encl) || wire.Int(d, &v.Encl)
+	_ = wire.SmallIntDelta(d, &v.At, prev.At) || wire.IntDelta(d, &v.At, prev.At)
 }
 
 func codecImportAppend(b []byte, v *Import) []byte {
-	b = binary.AppendUvarint(b, uint64(len(v.Module)))
-	b = append(b, v.Module...)
-	b = binary.AppendUvarint(b, uint64(len(v.Name)))
-	b = append(b, v.Name...)
-	b = binary.AppendUvarint(b, uint64(len(v.Local)))
-	b = append(b, v.Local...)
+	b = wire.AppendStr(b, v.Module)
+	b = wire.AppendStr(b, v.Name)
+	b = wire.AppendStr(b, v.Local)
 	b = binary.AppendVarint(b, int64(v.Line))
 	return b
 }
 
-func (d *codecDecoder) codecImport(v *Import) {
-	v.Module = d.string()
-	v.Name = d.string()
-	v.Local = d.string()
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		s := int64(u>>1) ^ -int64(u&1)
-		if s < math.MinInt32 || s > math.MaxInt32 {
-			d.fail("an int32 out of range")
-		}
-		v.Line = int32(s)
-	}
+func codecImportDecode(d *wire.Decoder, v *Import) {
+	v.Module = d.Str()
+	v.Name = d.Str()
+	v.Local = d.Str()
+	_ = wire.SmallInt(d, &v.Line) || wire.Int(d, &v.Line)
 }
 
 func codecLocalAppend(b []byte, v *Local) []byte {
@@ -338,224 +104,45 @@ func codecLocalAppend(b []byte, v *Local) []byte {
 	return b
 }
 
-func (d *codecDecoder) codecLocal(v *Local) {
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		if u > math.MaxUint32 {
-			d.fail("a uint32 out of range")
-		}
-		v.Name = uint32(u)
-	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		s := int64(u>>1) ^ -int64(u&1)
-		if s < math.MinInt32 || s > math.MaxInt32 {
-			d.fail("an int32 out of range")
-		}
-		v.Encl = int32(s)
-	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		s := int64(u>>1) ^ -int64(u&1)
-		if s < math.MinInt32 || s > math.MaxInt32 {
-			d.fail("an int32 out of range")
-		}
-		v.At = int32(s)
-	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		s := int64(u>>1) ^ -int64(u&1)
-		if s < math.MinInt32 || s > math.MaxInt32 {
-			d.fail("an int32 out of range")
-		}
-		v.End = int32(s)
-	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		if u > math.MaxUint32 {
-			d.fail("a uint32 out of range")
-		}
-		v.Type = uint32(u)
-	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		s := int64(u>>1) ^ -int64(u&1)
-		if s < math.MinInt32 || s > math.MaxInt32 {
-			d.fail("an int32 out of range")
-		}
-		v.T = int32(s)
-	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		s := int64(u>>1) ^ -int64(u&1)
-		if s < math.MinInt32 || s > math.MaxInt32 {
-			d.fail("an int32 out of range")
-		}
-		v.X = int32(s)
-	}
-	if len(d.b) > 0 {
-		v.How = uint8(d.b[0])
-		d.b = d.b[1:]
-	} else {
-		d.fail("short input")
-	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		s := int64(u>>1) ^ -int64(u&1)
-		if s < math.MinInt32 || s > math.MaxInt32 {
-			d.fail("an int32 out of range")
-		}
-		v.Line = int32(s)
-	}
+func codecLocalDecode(d *wire.Decoder, v *Local) {
+	_ = wire.SmallUint(d, &v.Name) || wire.Uint(d, &v.Name)
+	_ = wire.SmallInt(d, &v.Encl) || wire.Int(d, &v.Encl)
+	_ = wire.SmallInt(d, &v.At) || wire.Int(d, &v.At)
+	_ = wire.SmallInt(d, &v.End) || wire.Int(d, &v.End)
+	_ = wire.SmallUint(d, &v.Type) || wire.Uint(d, &v.Type)
+	_ = wire.SmallInt(d, &v.T) || wire.Int(d, &v.T)
+	_ = wire.SmallInt(d, &v.X) || wire.Int(d, &v.X)
+	v.How = d.Byte()
+	_ = wire.SmallInt(d, &v.Line) || wire.Int(d, &v.Line)
 }
 
 func codecFieldAppend(b []byte, v *Field) []byte {
-	b = binary.AppendUvarint(b, uint64(len(v.Container)))
-	b = append(b, v.Container...)
-	b = binary.AppendUvarint(b, uint64(len(v.Name)))
-	b = append(b, v.Name...)
-	b = binary.AppendUvarint(b, uint64(len(v.Type)))
-	b = append(b, v.Type...)
+	b = wire.AppendStr(b, v.Container)
+	b = wire.AppendStr(b, v.Name)
+	b = wire.AppendStr(b, v.Type)
 	b = binary.AppendVarint(b, int64(v.T))
 	b = binary.AppendVarint(b, int64(v.X))
 	b = append(b, byte(v.How))
 	b = binary.AppendVarint(b, int64(v.Line))
 	b = binary.AppendVarint(b, int64(v.At))
-	if v.Module {
-		b = append(b, 1)
-	} else {
-		b = append(b, 0)
-	}
-	if v.Global {
-		b = append(b, 1)
-	} else {
-		b = append(b, 0)
-	}
-	if v.Attr {
-		b = append(b, 1)
-	} else {
-		b = append(b, 0)
-	}
+	b = wire.AppendBool(b, v.Module)
+	b = wire.AppendBool(b, v.Global)
+	b = wire.AppendBool(b, v.Attr)
 	return b
 }
 
-func (d *codecDecoder) codecField(v *Field) {
-	v.Container = d.string()
-	v.Name = d.string()
-	v.Type = d.string()
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		s := int64(u>>1) ^ -int64(u&1)
-		if s < math.MinInt32 || s > math.MaxInt32 {
-			d.fail("an int32 out of range")
-		}
-		v.T = int32(s)
-	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		s := int64(u>>1) ^ -int64(u&1)
-		if s < math.MinInt32 || s > math.MaxInt32 {
-			d.fail("an int32 out of range")
-		}
-		v.X = int32(s)
-	}
-	if len(d.b) > 0 {
-		v.How = uint8(d.b[0])
-		d.b = d.b[1:]
-	} else {
-		d.fail("short input")
-	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		s := int64(u>>1) ^ -int64(u&1)
-		if s < math.MinInt32 || s > math.MaxInt32 {
-			d.fail("an int32 out of range")
-		}
-		v.Line = int32(s)
-	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		s := int64(u>>1) ^ -int64(u&1)
-		if s < math.MinInt32 || s > math.MaxInt32 {
-			d.fail("an int32 out of range")
-		}
-		v.At = int32(s)
-	}
-	v.Module = d.bool()
-	v.Global = d.bool()
-	v.Attr = d.bool()
+func codecFieldDecode(d *wire.Decoder, v *Field) {
+	v.Container = d.Str()
+	v.Name = d.Str()
+	v.Type = d.Str()
+	_ = wire.SmallInt(d, &v.T) || wire.Int(d, &v.T)
+	_ = wire.SmallInt(d, &v.X) || wire.Int(d, &v.X)
+	v.How = d.Byte()
+	_ = wire.SmallInt(d, &v.Line) || wire.Int(d, &v.Line)
+	_ = wire.SmallInt(d, &v.At) || wire.Int(d, &v.At)
+	v.Module = d.Bool()
+	v.Global = d.Bool()
+	v.Attr = d.Bool()
 }
 
 func codecTypeNodeAppend(b []byte, v *TypeNode) []byte {
@@ -568,72 +155,13 @@ func codecTypeNodeAppend(b []byte, v *TypeNode) []byte {
 	return b
 }
 
-func (d *codecDecoder) codecTypeNode(v *TypeNode) {
-	if len(d.b) > 0 {
-		v.Form = uint8(d.b[0])
-		d.b = d.b[1:]
-	} else {
-		d.fail("short input")
-	}
-	if len(d.b) > 0 {
-		v.Part = uint8(d.b[0])
-		d.b = d.b[1:]
-	} else {
-		d.fail("short input")
-	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		if u > math.MaxUint32 {
-			d.fail("a uint32 out of range")
-		}
-		v.Name = uint32(u)
-	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		if u > math.MaxUint32 {
-			d.fail("a uint32 out of range")
-		}
-		v.Label = uint32(u)
-	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		if u > math.MaxUint32 {
-			d.fail("a uint32 out of range")
-		}
-		v.Text = uint32(u)
-	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		s := int64(u>>1) ^ -int64(u&1)
-		if s < math.MinInt32 || s > math.MaxInt32 {
-			d.fail("an int32 out of range")
-		}
-		v.Last = int32(s)
-	}
+func codecTypeNodeDecode(d *wire.Decoder, v *TypeNode) {
+	v.Form = d.Byte()
+	v.Part = d.Byte()
+	_ = wire.SmallUint(d, &v.Name) || wire.Uint(d, &v.Name)
+	_ = wire.SmallUint(d, &v.Label) || wire.Uint(d, &v.Label)
+	_ = wire.SmallUint(d, &v.Text) || wire.Uint(d, &v.Text)
+	_ = wire.SmallInt(d, &v.Last) || wire.Int(d, &v.Last)
 }
 
 func codecExprAppend(b []byte, v *Expr) []byte {
@@ -642,27 +170,9 @@ func codecExprAppend(b []byte, v *Expr) []byte {
 	return b
 }
 
-func (d *codecDecoder) codecExpr(v *Expr) {
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		s := int64(u>>1) ^ -int64(u&1)
-		if s < math.MinInt32 || s > math.MaxInt32 {
-			d.fail("an int32 out of range")
-		}
-		v.First = int32(s)
-	}
-	if len(d.b) > 0 {
-		v.N = uint8(d.b[0])
-		d.b = d.b[1:]
-	} else {
-		d.fail("short input")
-	}
+func codecExprDecode(d *wire.Decoder, v *Expr) {
+	_ = wire.SmallInt(d, &v.First) || wire.Int(d, &v.First)
+	v.N = d.Byte()
 }
 
 func codecStepAppend(b []byte, v *Step) []byte {
@@ -673,64 +183,18 @@ func codecStepAppend(b []byte, v *Step) []byte {
 	return b
 }
 
-func (d *codecDecoder) codecStep(v *Step) {
-	if len(d.b) > 0 {
-		v.Op = uint8(d.b[0])
-		d.b = d.b[1:]
-	} else {
-		d.fail("short input")
-	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		if u > math.MaxUint32 {
-			d.fail("a uint32 out of range")
-		}
-		v.Name = uint32(u)
-	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		if u > math.MaxUint32 {
-			d.fail("a uint32 out of range")
-		}
-		v.Text = uint32(u)
-	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		s := int64(u>>1) ^ -int64(u&1)
-		if s < math.MinInt32 || s > math.MaxInt32 {
-			d.fail("an int32 out of range")
-		}
-		v.Type = int32(s)
-	}
+func codecStepDecode(d *wire.Decoder, v *Step) {
+	v.Op = d.Byte()
+	_ = wire.SmallUint(d, &v.Name) || wire.Uint(d, &v.Name)
+	_ = wire.SmallUint(d, &v.Text) || wire.Uint(d, &v.Text)
+	_ = wire.SmallInt(d, &v.Type) || wire.Int(d, &v.Type)
 }
 
 func codecRecordAppend(b []byte, v *Record) []byte {
-	b = binary.AppendUvarint(b, uint64(len(v.Package)))
-	b = append(b, v.Package...)
-	b = binary.AppendUvarint(b, uint64(len(v.Exports)))
-	b = append(b, v.Exports...)
-	b = binary.AppendUvarint(b, uint64(len(v.Default)))
-	b = append(b, v.Default...)
-	b = binary.AppendUvarint(b, uint64(len(v.BuildLine)))
-	b = append(b, v.BuildLine...)
+	b = wire.AppendStr(b, v.Package)
+	b = wire.AppendStr(b, v.Exports)
+	b = wire.AppendStr(b, v.Default)
+	b = wire.AppendStr(b, v.BuildLine)
 	b = binary.AppendUvarint(b, uint64(len(v.Defs)))
 	{
 		prev := &Def{}
@@ -768,8 +232,7 @@ func codecRecordAppend(b []byte, v *Record) []byte {
 	b = binary.AppendUvarint(b, uint64(len(v.Strs)))
 	{
 		for i0 := range v.Strs {
-			b = binary.AppendUvarint(b, uint64(len(v.Strs[i0])))
-			b = append(b, v.Strs[i0]...)
+			b = wire.AppendStr(b, v.Strs[i0])
 		}
 	}
 	b = binary.AppendVarint(b, int64(v.Errors))
@@ -812,138 +275,86 @@ func codecRecordAppend(b []byte, v *Record) []byte {
 	return b
 }
 
-func (d *codecDecoder) codecRecord(v *Record) {
-	v.Package = d.string()
-	v.Exports = d.string()
-	v.Default = d.string()
-	v.BuildLine = d.string()
-	if n := d.count(16); n > 0 {
+func codecRecordDecode(d *wire.Decoder, v *Record) {
+	v.Package = d.Str()
+	v.Exports = d.Str()
+	v.Default = d.Str()
+	v.BuildLine = d.Str()
+	if n := d.Count(16); n > 0 {
 		v.Defs = make([]Def, n)
 		prev := &Def{}
 		for i0 := range v.Defs {
-			d.codecDef(&v.Defs[i0], prev)
+			codecDefDecode(d, &v.Defs[i0], prev)
 			prev = &v.Defs[i0]
 		}
 	}
-	if n := d.count(8); n > 0 {
+	if n := d.Count(8); n > 0 {
 		v.Refs = make([]Ref, n)
 		prev := &Ref{}
 		for i0 := range v.Refs {
-			d.codecRef(&v.Refs[i0], prev)
+			codecRefDecode(d, &v.Refs[i0], prev)
 			prev = &v.Refs[i0]
 		}
 	}
-	if n := d.count(4); n > 0 {
+	if n := d.Count(4); n > 0 {
 		v.Imports = make([]Import, n)
 		for i0 := range v.Imports {
-			d.codecImport(&v.Imports[i0])
+			codecImportDecode(d, &v.Imports[i0])
 		}
 	}
-	if n := d.count(9); n > 0 {
+	if n := d.Count(9); n > 0 {
 		v.Locals = make([]Local, n)
 		for i0 := range v.Locals {
-			d.codecLocal(&v.Locals[i0])
+			codecLocalDecode(d, &v.Locals[i0])
 		}
 	}
-	if n := d.count(11); n > 0 {
+	if n := d.Count(11); n > 0 {
 		v.Fields = make([]Field, n)
 		for i0 := range v.Fields {
-			d.codecField(&v.Fields[i0])
+			codecFieldDecode(d, &v.Fields[i0])
 		}
 	}
-	if n := d.count(1); n > 0 {
+	if n := d.Count(1); n > 0 {
 		v.Strs = make([]string, n)
 		for i0 := range v.Strs {
-			v.Strs[i0] = d.string()
+			v.Strs[i0] = d.Str()
 		}
 	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		s := int64(u>>1) ^ -int64(u&1)
-		if s < math.MinInt || s > math.MaxInt {
-			d.fail("an int out of range")
-		}
-		v.Errors = int(s)
-	}
-	if n := d.count(1); n > 0 {
+	_ = wire.SmallInt(d, &v.Errors) || wire.Int(d, &v.Errors)
+	if n := d.Count(1); n > 0 {
 		v.ErrorAt = make([]int, n)
 		for i0 := range v.ErrorAt {
-			{
-				var u uint64
-				if len(d.b) > 0 && d.b[0] < 0x80 {
-					u = uint64(d.b[0])
-					d.b = d.b[1:]
-				} else {
-					u = d.uvarintSlow()
-				}
-				s := int64(u>>1) ^ -int64(u&1)
-				if s < math.MinInt || s > math.MaxInt {
-					d.fail("an int out of range")
-				}
-				v.ErrorAt[i0] = int(s)
-			}
+			_ = wire.SmallInt(d, &v.ErrorAt[i0]) || wire.Int(d, &v.ErrorAt[i0])
 		}
 	}
-	if n := d.count(6); n > 0 {
+	if n := d.Count(6); n > 0 {
 		v.Types = make([]TypeNode, n)
 		for i0 := range v.Types {
-			d.codecTypeNode(&v.Types[i0])
+			codecTypeNodeDecode(d, &v.Types[i0])
 		}
 	}
-	if n := d.count(2); n > 0 {
+	if n := d.Count(2); n > 0 {
 		v.Exprs = make([]Expr, n)
 		for i0 := range v.Exprs {
-			d.codecExpr(&v.Exprs[i0])
+			codecExprDecode(d, &v.Exprs[i0])
 		}
 	}
-	if n := d.count(4); n > 0 {
+	if n := d.Count(4); n > 0 {
 		v.Steps = make([]Step, n)
 		for i0 := range v.Steps {
-			d.codecStep(&v.Steps[i0])
+			codecStepDecode(d, &v.Steps[i0])
 		}
 	}
-	if n := d.count(1); n > 0 {
+	if n := d.Count(1); n > 0 {
 		v.DefOrder = make([]int32, n)
 		for i0 := range v.DefOrder {
-			{
-				var u uint64
-				if len(d.b) > 0 && d.b[0] < 0x80 {
-					u = uint64(d.b[0])
-					d.b = d.b[1:]
-				} else {
-					u = d.uvarintSlow()
-				}
-				s := int64(u>>1) ^ -int64(u&1)
-				if s < math.MinInt32 || s > math.MaxInt32 {
-					d.fail("an int32 out of range")
-				}
-				v.DefOrder[i0] = int32(s)
-			}
+			_ = wire.SmallInt(d, &v.DefOrder[i0]) || wire.Int(d, &v.DefOrder[i0])
 		}
 	}
-	if n := d.count(1); n > 0 {
+	if n := d.Count(1); n > 0 {
 		v.RefOrder = make([]int32, n)
 		for i0 := range v.RefOrder {
-			{
-				var u uint64
-				if len(d.b) > 0 && d.b[0] < 0x80 {
-					u = uint64(d.b[0])
-					d.b = d.b[1:]
-				} else {
-					u = d.uvarintSlow()
-				}
-				s := int64(u>>1) ^ -int64(u&1)
-				if s < math.MinInt32 || s > math.MaxInt32 {
-					d.fail("an int32 out of range")
-				}
-				v.RefOrder[i0] = int32(s)
-			}
+			_ = wire.SmallInt(d, &v.RefOrder[i0]) || wire.Int(d, &v.RefOrder[i0])
 		}
 	}
 }
@@ -956,16 +367,14 @@ func (v *Record) AppendBinary(b []byte) ([]byte, error) {
 // UnmarshalBinary sets v from data, which must be one whole encoding of
 // a Record. It never panics; call Validate before trusting indexes.
 func (v *Record) UnmarshalBinary(data []byte) error {
-	d := codecDecoder{b: data, n: len(data)}
+	d := wire.NewDecoder(data)
 	*v = Record{}
-	d.codecRecord(v)
-	if d.err == nil && len(d.b) != 0 {
-		d.fail("trailing bytes")
-	}
-	if d.err != nil {
+	codecRecordDecode(&d, v)
+	if err := d.Finish(); err != nil {
 		*v = Record{}
+		return err
 	}
-	return d.err
+	return nil
 }
 
 // Validate checks what decoding cannot: that every index points into
@@ -1114,87 +523,4 @@ func (v *Record) Validate() error {
 		}
 	}
 	return v.check()
-}
-
-// codecDecoder reads one encoding, consuming b; after the first failure
-// b is empty, so every read gives zero, every count 0, and decoding ends
-// without panicking.
-type codecDecoder struct {
-	b   []byte
-	n   int // the whole input's length, for positions in errors
-	err error
-}
-
-func (d *codecDecoder) fail(what string) {
-	if d.err == nil {
-		d.err = fmt.Errorf("codec: %s at byte %d", what, d.n-len(d.b))
-	}
-	d.b = nil
-}
-
-func (d *codecDecoder) uvarintSlow() uint64 {
-	v, n := binary.Uvarint(d.b)
-	if n <= 0 {
-		d.fail("a bad varint")
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-
-func (d *codecDecoder) bool() bool {
-	if len(d.b) > 0 && d.b[0] <= 1 {
-		v := d.b[0] == 1
-		d.b = d.b[1:]
-		return v
-	}
-	d.fail("a bad bool")
-	return false
-}
-
-// count reads a length and refuses one the bytes left cannot hold, at
-// min bytes an element: what bounds the allocations by the input.
-func (d *codecDecoder) count(min int) int {
-	n := d.uvarintSlow()
-	if n > uint64(len(d.b)/min) {
-		d.fail("a count past the end")
-		return 0
-	}
-	return int(n)
-}
-
-func (d *codecDecoder) take(n int) []byte {
-	if n > len(d.b) {
-		d.fail("short input")
-		return nil
-	}
-	s := d.b[:n:n]
-	d.b = d.b[n:]
-	return s
-}
-
-func (d *codecDecoder) string() string { return string(d.take(d.count(1))) }
-
-func (d *codecDecoder) bytes() []byte {
-	n := d.count(1)
-	if n == 0 {
-		return nil
-	}
-	return append([]byte(nil), d.take(n)...)
-}
-
-func (d *codecDecoder) array(dst []byte) { copy(dst, d.take(len(dst))) }
-
-func (d *codecDecoder) u32() uint32 {
-	if s := d.take(4); s != nil {
-		return binary.LittleEndian.Uint32(s)
-	}
-	return 0
-}
-
-func (d *codecDecoder) u64() uint64 {
-	if s := d.take(8); s != nil {
-		return binary.LittleEndian.Uint64(s)
-	}
-	return 0
 }

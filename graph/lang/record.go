@@ -332,16 +332,12 @@ func (r *Record) Rebound(name string, encl, at int32) bool {
 	return false
 }
 
-// LocalDecl returns the typed binding of name visible at byte offset at
-// in definition encl: the bindings of the innermost scope holding one
-// must all say the same type (x = Foo() then x = Bar() says none).
-func (r *Record) LocalDecl(name string, encl, at int32) *Local {
-	if encl < 0 {
-		return nil
-	}
-	var best *Local
+// InnermostLocals returns the bindings of name visible at byte offset at
+// in definition encl that are in the innermost scope holding one: several
+// where the name is bound again there (x := f(), then x = g()).
+func (r *Record) InnermostLocals(name string, encl, at int32) []*Local {
+	var ls []*Local
 	bestEnd := int64(-1)
-	agree := true
 	for _, i := range r.LocalsNamed(name) {
 		l := &r.Locals[i]
 		if l.Encl != encl || l.At > at || (l.End >= 0 && at >= l.End) {
@@ -352,18 +348,36 @@ func (r *Record) LocalDecl(name string, encl, at int32) *Local {
 			end = 1 << 40
 		}
 		switch {
-		case best == nil || end < bestEnd:
-			best, bestEnd, agree = l, end, true
+		case bestEnd < 0 || end < bestEnd:
+			ls, bestEnd = append(ls[:0], l), end
 		case end == bestEnd:
-			if l.Type != best.Type || l.How != best.How {
-				agree = false
-			}
-			if l.At > best.At {
-				best = l
-			}
+			ls = append(ls, l)
 		}
 	}
-	if best == nil || !agree || best.How == TypeNone {
+	return ls
+}
+
+// LocalDecl returns the typed binding of name visible at byte offset at
+// in definition encl: the bindings of the innermost scope holding one
+// must all say the same type (x = Foo() then x = Bar() says none).
+func (r *Record) LocalDecl(name string, encl, at int32) *Local {
+	if encl < 0 {
+		return nil
+	}
+	ls := r.InnermostLocals(name, encl, at)
+	if len(ls) == 0 {
+		return nil
+	}
+	best := ls[0]
+	for _, l := range ls[1:] {
+		if l.Type != best.Type || l.How != best.How {
+			return nil
+		}
+		if l.At > best.At {
+			best = l
+		}
+	}
+	if best.How == TypeNone {
 		return nil
 	}
 	return best

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/builtin-tools/builtin-tools/astgrep"
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
 // Every bundled language has its shapes: its own shapes.scm, or (tsx) the
@@ -46,7 +47,7 @@ func TestShapesFromQueryDirs(t *testing.T) {
 	tags := "(function_statement name: (function_name (identifier) @name)) @definition.function\n"
 	load := func(files map[string]string) (*Set, error) {
 		qd := t.TempDir()
-		writeTree(t, qd, files)
+		testenv.WriteTree(t, qd, files)
 		return Load(e, qd)
 	}
 	s, err := load(map[string]string{
@@ -101,19 +102,6 @@ func TestBundledLanguageJSONIsStrict(t *testing.T) {
 		}
 		if _, _, err := readConfig(os.DirFS("../languages"), d.Name(), 0); err != nil {
 			t.Errorf("%s: %v", filepath.Join("..", "languages", d.Name()), err)
-		}
-	}
-}
-
-func writeTree(t testing.TB, root string, files map[string]string) {
-	t.Helper()
-	for name, body := range files {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
 		}
 	}
 }

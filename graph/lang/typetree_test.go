@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/builtin-tools/builtin-tools/astgrep"
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
 // typedPlaces lists every captured type and expression of a record: the
@@ -356,7 +357,7 @@ func TestTypeFormsChecked(t *testing.T) {
 	e := astgrep.NewEngine(astgrep.Options{})
 	defer e.Close()
 	qd := t.TempDir()
-	writeTree(t, qd, map[string]string{
+	testenv.WriteTree(t, qd, map[string]string{
 		"lua/language.json": `{"grammar": "lua"}`,
 		"lua/tags.scm":      "(function_statement name: (function_name (identifier) @name)) @definition.function\n",
 		"lua/typeforms.scm": "(identifier) @type.nam\n",

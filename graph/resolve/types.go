@@ -1314,24 +1314,7 @@ func literalDecl(f *snap.Entry, expr string) (declType, bool) {
 // context.WithCancel(ctx)) when every binding's type, followed, names the
 // same definitions.
 func (rv *Resolver) agreedLocal(f *snap.Entry, encl, at int32, name string, depth int) (declType, bool) {
-	var ls []*lang.Local
-	bestEnd := int64(-1)
-	for _, i := range f.LocalsNamed(name) {
-		l := &f.Locals[i]
-		if l.Encl != encl || l.At > at || (l.End >= 0 && at >= l.End) {
-			continue
-		}
-		end := int64(l.End)
-		if end < 0 {
-			end = 1 << 40
-		}
-		switch {
-		case bestEnd < 0 || end < bestEnd:
-			ls, bestEnd = []*lang.Local{l}, end
-		case end == bestEnd:
-			ls = append(ls, l)
-		}
-	}
+	ls := f.InnermostLocals(name, encl, at)
 	if len(ls) < 2 {
 		return declType{}, false
 	}

@@ -5,21 +5,17 @@ package store
 
 import (
 	"encoding/binary"
-	"fmt"
-	"math"
+
+	"github.com/builtin-tools/builtin-tools/internal/codecgen/wire"
 )
 
 // ManifestSchema changes whenever a field, a type, their order or the encoding changes:
 // the SHA-256 of the types' description and of this file's code.
-const ManifestSchema = "68bdb67fdb18a6bb419249f45d1d3b3dfd2f23bcbb9cb45b264ea2d56dd6d9a9"
-
-var _ = math.MaxInt32 // used or not, by the types
+const ManifestSchema = "10919cf7c3f9146d68691220bffc4390985ab0d4850cff2329205928a38d728e"
 
 func codecFileAppend(b []byte, v *File) []byte {
-	b = binary.AppendUvarint(b, uint64(len(v.Path)))
-	b = append(b, v.Path...)
-	b = binary.AppendUvarint(b, uint64(len(v.Lang)))
-	b = append(b, v.Lang...)
+	b = wire.AppendStr(b, v.Path)
+	b = wire.AppendStr(b, v.Lang)
 	b = append(b, v.Key[:]...)
 	b = append(b, v.Content[:]...)
 	b = binary.AppendVarint(b, int64(v.Size))
@@ -29,60 +25,19 @@ func codecFileAppend(b []byte, v *File) []byte {
 	return b
 }
 
-func (d *codecDecoder) codecFile(v *File) {
-	v.Path = d.string()
-	v.Lang = d.string()
-	d.array(v.Key[:])
-	d.array(v.Content[:])
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		s := int64(u>>1) ^ -int64(u&1)
-		v.Size = int64(s)
-	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		s := int64(u>>1) ^ -int64(u&1)
-		v.ModTime = int64(s)
-	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		s := int64(u>>1) ^ -int64(u&1)
-		v.Inode = int64(s)
-	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		s := int64(u>>1) ^ -int64(u&1)
-		v.CTime = int64(s)
-	}
+func codecFileDecode(d *wire.Decoder, v *File) {
+	v.Path = d.Str()
+	v.Lang = d.Str()
+	d.Array(v.Key[:])
+	d.Array(v.Content[:])
+	_ = wire.SmallInt(d, &v.Size) || wire.Int(d, &v.Size)
+	_ = wire.SmallInt(d, &v.ModTime) || wire.Int(d, &v.ModTime)
+	_ = wire.SmallInt(d, &v.Inode) || wire.Int(d, &v.Inode)
+	_ = wire.SmallInt(d, &v.CTime) || wire.Int(d, &v.CTime)
 }
 
 func codecManifestAppend(b []byte, v *Manifest) []byte {
-	b = binary.AppendUvarint(b, uint64(len(v.Root)))
-	b = append(b, v.Root...)
+	b = wire.AppendStr(b, v.Root)
 	b = append(b, v.Set[:]...)
 	b = binary.AppendUvarint(b, uint64(len(v.Files)))
 	{
@@ -90,21 +45,20 @@ func codecManifestAppend(b []byte, v *Manifest) []byte {
 			b = codecFileAppend(b, &v.Files[i0])
 		}
 	}
-	b = binary.AppendUvarint(b, uint64(len(v.Data)))
-	b = append(b, v.Data...)
+	b = wire.AppendStr(b, v.Data)
 	return b
 }
 
-func (d *codecDecoder) codecManifest(v *Manifest) {
-	v.Root = d.string()
-	d.array(v.Set[:])
-	if n := d.count(70); n > 0 {
+func codecManifestDecode(d *wire.Decoder, v *Manifest) {
+	v.Root = d.Str()
+	d.Array(v.Set[:])
+	if n := d.Count(70); n > 0 {
 		v.Files = make([]File, n)
 		for i0 := range v.Files {
-			d.codecFile(&v.Files[i0])
+			codecFileDecode(d, &v.Files[i0])
 		}
 	}
-	v.Data = []uint8(d.bytes())
+	v.Data = d.Bytes()
 }
 
 // AppendBinary appends v's encoding to b.
@@ -115,103 +69,18 @@ func (v *Manifest) AppendBinary(b []byte) ([]byte, error) {
 // UnmarshalBinary sets v from data, which must be one whole encoding of
 // a Manifest. It never panics; call Validate before trusting indexes.
 func (v *Manifest) UnmarshalBinary(data []byte) error {
-	d := codecDecoder{b: data, n: len(data)}
+	d := wire.NewDecoder(data)
 	*v = Manifest{}
-	d.codecManifest(v)
-	if d.err == nil && len(d.b) != 0 {
-		d.fail("trailing bytes")
-	}
-	if d.err != nil {
+	codecManifestDecode(&d, v)
+	if err := d.Finish(); err != nil {
 		*v = Manifest{}
+		return err
 	}
-	return d.err
+	return nil
 }
 
 // Validate checks what decoding cannot: that every index points into
 // its table (the codec tags of Manifest's fields).
 func (v *Manifest) Validate() error {
 	return nil
-}
-
-// codecDecoder reads one encoding, consuming b; after the first failure
-// b is empty, so every read gives zero, every count 0, and decoding ends
-// without panicking.
-type codecDecoder struct {
-	b   []byte
-	n   int // the whole input's length, for positions in errors
-	err error
-}
-
-func (d *codecDecoder) fail(what string) {
-	if d.err == nil {
-		d.err = fmt.Errorf("codec: %s at byte %d", what, d.n-len(d.b))
-	}
-	d.b = nil
-}
-
-func (d *codecDecoder) uvarintSlow() uint64 {
-	v, n := binary.Uvarint(d.b)
-	if n <= 0 {
-		d.fail("a bad varint")
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-
-func (d *codecDecoder) bool() bool {
-	if len(d.b) > 0 && d.b[0] <= 1 {
-		v := d.b[0] == 1
-		d.b = d.b[1:]
-		return v
-	}
-	d.fail("a bad bool")
-	return false
-}
-
-// count reads a length and refuses one the bytes left cannot hold, at
-// min bytes an element: what bounds the allocations by the input.
-func (d *codecDecoder) count(min int) int {
-	n := d.uvarintSlow()
-	if n > uint64(len(d.b)/min) {
-		d.fail("a count past the end")
-		return 0
-	}
-	return int(n)
-}
-
-func (d *codecDecoder) take(n int) []byte {
-	if n > len(d.b) {
-		d.fail("short input")
-		return nil
-	}
-	s := d.b[:n:n]
-	d.b = d.b[n:]
-	return s
-}
-
-func (d *codecDecoder) string() string { return string(d.take(d.count(1))) }
-
-func (d *codecDecoder) bytes() []byte {
-	n := d.count(1)
-	if n == 0 {
-		return nil
-	}
-	return append([]byte(nil), d.take(n)...)
-}
-
-func (d *codecDecoder) array(dst []byte) { copy(dst, d.take(len(dst))) }
-
-func (d *codecDecoder) u32() uint32 {
-	if s := d.take(4); s != nil {
-		return binary.LittleEndian.Uint32(s)
-	}
-	return 0
-}
-
-func (d *codecDecoder) u64() uint64 {
-	if s := d.take(8); s != nil {
-		return binary.LittleEndian.Uint64(s)
-	}
-	return 0
 }

@@ -2,7 +2,6 @@ package store
 
 import (
 	"os"
-	"path/filepath"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -12,14 +11,7 @@ import (
 // root (whom permissions do not stop), else permissions.
 func readOnly(t *testing.T, dir string) {
 	if os.Geteuid() != 0 {
-		if err := os.Chmod(dir, 0o500); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { os.Chmod(dir, 0o700) })
-		for _, sub := range []string{"records", "manifests", "tmp"} {
-			os.Chmod(filepath.Join(dir, sub), 0o500)
-			t.Cleanup(func() { os.Chmod(filepath.Join(dir, sub), 0o700) })
-		}
+		readOnlyByPermissions(t, dir)
 		return
 	}
 	if err := unix.Mount(dir, dir, "", unix.MS_BIND, ""); err != nil {

@@ -4,7 +4,6 @@ package store
 
 import (
 	"os"
-	"path/filepath"
 	"testing"
 )
 
@@ -14,12 +13,5 @@ func readOnly(t *testing.T, dir string) {
 	if os.Geteuid() == 0 {
 		t.Skip("a read-only folder for root needs a Linux bind mount")
 	}
-	if err := os.Chmod(dir, 0o500); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.Chmod(dir, 0o700) })
-	for _, sub := range []string{"records", "manifests", "tmp"} {
-		os.Chmod(filepath.Join(dir, sub), 0o500)
-		t.Cleanup(func() { os.Chmod(filepath.Join(dir, sub), 0o700) })
-	}
+	readOnlyByPermissions(t, dir)
 }

@@ -21,6 +21,10 @@ type Servers struct {
 	mu    sync.Mutex
 	plans map[*registry.Call]planned
 	late  []late // verdicts that came after their write's result
+	// previews are staged changes' diagnostics previews, by edit id, for
+	// resolve (preview.go); keptOrder is their order, oldest first.
+	previews  map[string]kept
+	keptOrder []string
 }
 
 // NewServers makes the resource over root, with a path guard of its own;
@@ -56,4 +60,7 @@ var Family = registry.Family[*Servers]{
 	Tools:    []registry.Descriptor{LSPTool, RenameTool, FixTool},
 	Wrappers: []registry.Wrapper{DiagnosticsOnWrite, LateDiagnostics},
 	Requires: []registry.Requirement{staging},
+	// write, edit and apply_patch with check run their contents past the
+	// servers.
+	Provides: []registry.Provision[*Servers]{registry.Provide(func(s *Servers) lsp.Checker { return s })},
 }

@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/aymanbagabas/go-udiff"
+	"github.com/builtin-tools/builtin-tools/internal/staged"
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
 	"github.com/builtin-tools/builtin-tools/lsp"
 	"github.com/builtin-tools/builtin-tools/registry"
@@ -21,6 +23,7 @@ type fixParams struct {
 	Line    int    `json:"line,omitempty" jsonschema:"for format: first line (1-based) of a range to format instead of the whole file"`
 	EndLine int    `json:"end_line,omitempty" jsonschema:"for format: last line of the range (default: line)"`
 	Force   bool   `json:"force,omitempty" jsonschema:"change files even if they are read-only, have other hard links (they keep the old content) or their owner cannot be kept; the result says what was lost"`
+	Preview bool   `json:"preview,omitempty" jsonschema:"stage the fix's edit instead of writing it: the result is the diff, the diagnostics accepting would introduce or fix (the staged text checked by the language server, nothing written) and an edit_id for resolve to accept or discard; not for a fix that runs a server command"`
 }
 
 // FixTool is the `lsp_fix` tool: it applies what a language server offers.
@@ -42,7 +45,12 @@ var FixTool = registry.Descriptor{
 // FixResult is what lsp_fix applied.
 type FixResult struct {
 	*lsp.FixResult
-	text string
+	// EditID, Diff and Preview are set with preview: nothing was written.
+	EditID  string       `json:"edit_id,omitempty" jsonschema:"with preview: give it to resolve"`
+	Diff    string       `json:"diff,omitempty" jsonschema:"with preview: unified diff of every file"`
+	DiffCut bool         `json:"diff_cut,omitempty" jsonschema:"the diff is longer than 256 KiB and was cut"`
+	Preview *lsp.Preview `json:"preview,omitempty" jsonschema:"with preview: the errors and warnings accepting would introduce and fix, as the language server sees the staged text"`
+	text    string
 }
 
 // Text is what the agent reads.
@@ -54,6 +62,9 @@ func (r FixResult) Text() string { return r.text }
 // changed nothing, however the server answers when asked again. A fix that
 // changes nothing is not asked about.
 func fixApproval(ctx context.Context, c *registry.Call, s *Servers, p fixParams) (bool, string) {
+	if p.Preview {
+		return false, "" // it stages: resolve's accept is asked
+	}
 	plan, err := planFix(ctx, c, s, p)
 	s.keepPlan(ctx, c, planned{plan, err})
 	switch {
@@ -132,6 +143,9 @@ func fix(ctx context.Context, c *registry.Call, s *Servers, p fixParams) (FixRes
 			return FixResult{}, errors.New(s.Sup.RelText(err.Error() + ". Offered now:\n" + FormatCodeActions(enabledOnly(stale.Fresh), true)))
 		}
 		return FixResult{}, errors.New(s.Sup.RelText(err.Error()))
+	}
+	if p.Preview {
+		return previewFix(ctx, c, s, plan)
 	}
 	// Each edit the fix's command sends passes the gate again, with its
 	// own diff on the card: under write=ask the operator approves it
@@ -234,4 +248,61 @@ func changesCard(changes []lsp.FileChange, edits int) string {
 		fmt.Fprintf(&b, "\n(the diff is cut; change %x)", sum.Sum(nil)[:8])
 	}
 	return b.String()
+}
+
+// previewFix stages a fix's own edit for resolve, with its diagnostics
+// preview (PRE-1); nothing is written. A fix whose command makes the
+// change cannot be staged: its edit is known only once it runs.
+func previewFix(ctx context.Context, c *registry.Call, s *Servers, plan *lsp.FixPlan) (FixResult, error) {
+	name := fixName(&plan.Result)
+	if plan.Command != "" {
+		return FixResult{}, fmt.Errorf("lsp_fix %s runs %s's command %s, whose edit is known only once it runs, so it cannot be previewed; call lsp_fix without preview", name, plan.Result.Server, plan.Command)
+	}
+	if plan.Result.Unchanged || len(plan.Changes) == 0 {
+		return FixResult{FixResult: &plan.Result, text: strings.TrimSpace(FormatFix(&plan.Result))}, nil
+	}
+	st, ok := staging.Of(c.Run)
+	if !ok {
+		return FixResult{}, fmt.Errorf("preview needs the staged edits of ast_edit and resolve, which this run does not have (%s); call lsp_fix without preview to write the fix", staging.Missing(c.Run))
+	}
+	var files []staged.File
+	for _, f := range plan.Changes {
+		if f.Created || f.Deleted || f.RenamedFrom != "" {
+			return FixResult{}, fmt.Errorf("lsp_fix %s creates, deletes or moves %s, which a preview cannot stage; call lsp_fix without preview", name, f.Path)
+		}
+		abs, err := c.Path(f.Path)
+		if err != nil {
+			return FixResult{}, err
+		}
+		files = append(files, staged.File{File: f.Path, Path: abs, Before: []byte(f.Before), After: []byte(f.After), Edits: f.Edits,
+			Lines: []int{firstChanged(f.Before, f.After)}})
+	}
+	title := fmt.Sprintf("lsp_fix %s for %s (%s)", name, plan.Result.File, plan.Result.Server)
+	out, err := st.StageChange(c.Run.Guard(), staged.Change{Title: title, Redo: "call lsp_fix with preview again", Files: files})
+	if err != nil {
+		return FixResult{}, err
+	}
+	pv, err := s.PreviewFiles(ctx, c, files)
+	if err != nil {
+		return FixResult{}, fmt.Errorf("%s was staged, but its diagnostics preview stopped: %w", out.ID, err)
+	}
+	s.Keep(out.ID, pv, files)
+	res := FixResult{FixResult: &plan.Result, EditID: out.ID, Preview: pv,
+		Diff: textcut.Bytes(out.Diff, maxDiffBytes), DiffCut: len(out.Diff) > maxDiffBytes}
+	pvText := FormatPreview(pv)
+	staged := make([]StagedRename, 0, len(files))
+	for _, f := range files {
+		staged = append(staged, StagedRename{File: f.File, Edits: f.Edits, Lines: f.Lines})
+	}
+	res.text = formatRenamePreview(title, out, staged, plan.Result.Edits, c.Budget().Reserve(utf8.RuneCountInString(pvText)+1)) + "\n" + pvText
+	return res, nil
+}
+
+// firstChanged is the 1-based line of before where after first differs.
+func firstChanged(before, after string) int {
+	n := 0
+	for n < len(before) && n < len(after) && before[n] == after[n] {
+		n++
+	}
+	return strings.Count(before[:n], "\n") + 1
 }

@@ -20,7 +20,7 @@ type renameParams struct {
 	Symbol     string `json:"symbol" jsonschema:"the symbol's text on that line; a qualified name (pkg.Func, obj.method, Type::method) points at its last part"`
 	Occurrence int    `json:"occurrence,omitempty" jsonschema:"which occurrence of symbol on the line, when it appears there more than once (1-based; default 1)"`
 	NewName    string `json:"new_name" jsonschema:"the new name"`
-	Preview    bool   `json:"preview,omitempty" jsonschema:"stage the rename instead of writing it: the result is the edit count, the files and lines, a unified diff and an edit_id for resolve to accept or discard"`
+	Preview    bool   `json:"preview,omitempty" jsonschema:"stage the rename instead of writing it: the result is the edit count, the files and lines, a unified diff, the diagnostics accepting would introduce or fix (the staged text checked by the language server, nothing written) and an edit_id for resolve to accept or discard"`
 	Force      bool   `json:"force,omitempty" jsonschema:"change files even if they are read-only, have other hard links (they keep the old content) or their owner cannot be kept; the result says what was lost"`
 }
 
@@ -43,7 +43,7 @@ var RenameTool = registry.Descriptor{
 // staging is the run's store of staged edits, whichever family provides
 // it (the tree-sitter family, structural, as ast_edit's): found as a
 // staged.Stager, so that this family builds without cgo and names no other.
-var staging = registry.RequiresService[staged.Stager]("preview (the rename staged for resolve, as ast_edit's rewrites)", "lsp_rename")
+var staging = registry.RequiresService[staged.Stager]("preview (the change staged for resolve, as ast_edit's rewrites)", "lsp_rename", "lsp_fix")
 
 // RenameResult is what lsp_rename changed, or, with preview, staged.
 type RenameResult struct {
@@ -54,6 +54,8 @@ type RenameResult struct {
 	Diff    string         `json:"diff,omitempty" jsonschema:"with preview: unified diff of every file"`
 	DiffCut bool           `json:"diff_cut,omitempty" jsonschema:"the diff is longer than 256 KiB and was cut"`
 	Evicted []string       `json:"evicted,omitempty" jsonschema:"older pending edits dropped to make room"`
+	// Preview is what accepting would do to the diagnostics (PRE-1).
+	Preview *lsp.Preview `json:"preview,omitempty" jsonschema:"with preview: per file, the errors and warnings accepting would introduce and fix, as the language server sees the staged text"`
 	text    string
 }
 
@@ -131,7 +133,14 @@ func previewRename(ctx context.Context, c *registry.Call, s *Servers, p renamePa
 		res.Files = append(res.Files, lsp.FileEdit{Path: f.File, Edits: f.Edits})
 		res.Staged = append(res.Staged, StagedRename{File: f.File, Edits: f.Edits, Lines: f.Lines})
 	}
-	res.text = formatRenamePreview(title, out, res.Staged, plan.Edits, c.Budget())
+	pv, err := s.PreviewFiles(ctx, c, plan.Files)
+	if err != nil {
+		return RenameResult{}, fmt.Errorf("%s was staged, but its diagnostics preview stopped: %w", out.ID, err)
+	}
+	s.Keep(out.ID, pv, plan.Files)
+	res.Preview = pv
+	pvText := FormatPreview(pv)
+	res.text = formatRenamePreview(title, out, res.Staged, plan.Edits, c.Budget().Reserve(utf8.RuneCountInString(pvText)+1)) + "\n" + pvText
 	return res, nil
 }
 

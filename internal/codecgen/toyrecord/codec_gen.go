@@ -6,19 +6,16 @@ package toyrecord
 import (
 	"encoding/binary"
 	"fmt"
-	"math"
-	time "time"
+
+	"github.com/builtin-tools/builtin-tools/internal/codecgen/wire"
 )
 
 // SchemaHash changes whenever a field, a type, their order or the encoding changes:
 // the SHA-256 of the types' description and of this file's code.
-const SchemaHash = "45dedeb06297df92b706dc5034af619a7da2fbd31e3b182d9af28a9afc2d17e5"
-
-var _ = math.MaxInt32 // used or not, by the types
+const SchemaHash = "2ae1068b4e49a0d222b7aa6849fd5c7f5ba8be4498ecf4bda804c24330d759c0"
 
 func codecStringsAppend(b []byte, v *Strings) []byte {
-	b = binary.AppendUvarint(b, uint64(len(v.Data)))
-	b = append(b, v.Data...)
+	b = wire.AppendStr(b, v.Data)
 	b = binary.AppendUvarint(b, uint64(len(v.Ends)))
 	{
 		for i0 := range v.Ends {
@@ -32,29 +29,16 @@ func codecStringsAppend(b []byte, v *Strings) []byte {
 	return b
 }
 
-func (d *codecDecoder) codecStrings(v *Strings) {
-	v.Data = d.string()
-	if n := d.count(1); n > 0 {
+func codecStringsDecode(d *wire.Decoder, v *Strings) {
+	v.Data = d.Str()
+	if n := d.Count(1); n > 0 {
 		v.Ends = make([]uint32, n)
 		for i0 := range v.Ends {
 			var prev uint32
 			if i0 > 0 {
 				prev = v.Ends[i0-1]
 			}
-			{
-				var u uint64
-				if len(d.b) > 0 && d.b[0] < 0x80 {
-					u = uint64(d.b[0])
-					d.b = d.b[1:]
-				} else {
-					u = d.uvarintSlow()
-				}
-				u = uint64(prev) + uint64(int64(u>>1)^-int64(u&1))
-				if u > math.MaxUint32 {
-					d.fail("a uint32 out of range")
-				}
-				v.Ends[i0] = uint32(u)
-			}
+			_ = wire.SmallUintDelta(d, &v.Ends[i0], prev) || wire.UintDelta(d, &v.Ends[i0], prev)
 		}
 	}
 }
@@ -68,11 +52,7 @@ func codecDefAppend(b []byte, v, prev *Def) []byte {
 	b = binary.AppendVarint(b, int64(v.Type))
 	b = binary.AppendVarint(b, int64(v.Init))
 	b = append(b, byte(v.How))
-	if v.Local {
-		b = append(b, 1)
-	} else {
-		b = append(b, 0)
-	}
+	b = wire.AppendBool(b, v.Local)
 	b = binary.AppendVarint(b, int64(v.Line)-int64(prev.Line))
 	b = binary.AppendVarint(b, int64(v.EndLine)-int64(prev.EndLine))
 	b = binary.AppendVarint(b, int64(v.Col))
@@ -82,196 +62,22 @@ func codecDefAppend(b []byte, v, prev *Def) []byte {
 	return b
 }
 
-func (d *codecDecoder) codecDef(v, prev *Def) {
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		if u > math.MaxUint32 {
-			d.fail("a uint32 out of range")
-		}
-		v.Name = Str(u)
-	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		if u > math.MaxUint32 {
-			d.fail("a uint32 out of range")
-		}
-		v.Kind = Str(u)
-	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		if u > math.MaxUint32 {
-			d.fail("a uint32 out of range")
-		}
-		v.Container = Str(u)
-	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		if u > math.MaxUint32 {
-			d.fail("a uint32 out of range")
-		}
-		v.Scope = Str(u)
-	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		if u > math.MaxUint32 {
-			d.fail("a uint32 out of range")
-		}
-		v.Self = Str(u)
-	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		s := int64(u>>1) ^ -int64(u&1)
-		if s < math.MinInt32 || s > math.MaxInt32 {
-			d.fail("an int32 out of range")
-		}
-		v.Type = TypeID(s)
-	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		s := int64(u>>1) ^ -int64(u&1)
-		if s < math.MinInt32 || s > math.MaxInt32 {
-			d.fail("an int32 out of range")
-		}
-		v.Init = ExprID(s)
-	}
-	if len(d.b) > 0 {
-		v.How = uint8(d.b[0])
-		d.b = d.b[1:]
-	} else {
-		d.fail("short input")
-	}
-	v.Local = d.bool()
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		s := int64(u>>1) ^ -int64(u&1)
-		s = int64(uint64(prev.Line) + uint64(s))
-		if s < math.MinInt32 || s > math.MaxInt32 {
-			d.fail("an int32 out of range")
-		}
-		v.Line = int32(s)
-	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		s := int64(u>>1) ^ -int64(u&1)
-		s = int64(uint64(prev.EndLine) + uint64(s))
-		if s < math.MinInt32 || s > math.MaxInt32 {
-			d.fail("an int32 out of range")
-		}
-		v.EndLine = int32(s)
-	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		s := int64(u>>1) ^ -int64(u&1)
-		if s < math.MinInt32 || s > math.MaxInt32 {
-			d.fail("an int32 out of range")
-		}
-		v.Col = int32(s)
-	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		s := int64(u>>1) ^ -int64(u&1)
-		s = int64(uint64(prev.Start) + uint64(s))
-		if s < math.MinInt32 || s > math.MaxInt32 {
-			d.fail("an int32 out of range")
-		}
-		v.Start = int32(s)
-	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		s := int64(u>>1) ^ -int64(u&1)
-		s = int64(uint64(prev.End) + uint64(s))
-		if s < math.MinInt32 || s > math.MaxInt32 {
-			d.fail("an int32 out of range")
-		}
-		v.End = int32(s)
-	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		s := int64(u>>1) ^ -int64(u&1)
-		s = int64(uint64(prev.NameAt) + uint64(s))
-		if s < math.MinInt32 || s > math.MaxInt32 {
-			d.fail("an int32 out of range")
-		}
-		v.NameAt = int32(s)
-	}
+func codecDefDecode(d *wire.Decoder, v, prev *Def) {
+	_ = wire.SmallUint(d, &v.Name) || wire.Uint(d, &v.Name)
+	_ = wire.SmallUint(d, &v.Kind) || wire.Uint(d, &v.Kind)
+	_ = wire.SmallUint(d, &v.Container) || wire.Uint(d, &v.Container)
+	_ = wire.SmallUint(d, &v.Scope) || wire.Uint(d, &v.Scope)
+	_ = wire.SmallUint(d, &v.Self) || wire.Uint(d, &v.Self)
+	_ = wire.SmallInt(d, &v.Type) || wire.Int(d, &v.Type)
+	_ = wire.SmallInt(d, &v.Init) || wire.Int(d, &v.Init)
+	v.How = d.Byte()
+	v.Local = d.Bool()
+	_ = wire.SmallIntDelta(d, &v.Line, prev.Line) || wire.IntDelta(d, &v.Line, prev.Line)
+	_ = wire.SmallIntDelta(d, &v.EndLine, prev.EndLine) || wire.IntDelta(d, &v.EndLine, prev.EndLine)
+	_ = wire.SmallInt(d, &v.Col) || wire.Int(d, &v.Col)
+	_ = wire.SmallIntDelta(d, &v.Start, prev.Start) || wire.IntDelta(d, &v.Start, prev.Start)
+	_ = wire.SmallIntDelta(d, &v.End, prev.End) || wire.IntDelta(d, &v.End, prev.End)
+	_ = wire.SmallIntDelta(d, &v.NameAt, prev.NameAt) || wire.IntDelta(d, &v.NameAt, prev.NameAt)
 }
 
 func codecRefAppend(b []byte, v, prev *Ref) []byte {
@@ -285,98 +91,14 @@ func codecRefAppend(b []byte, v, prev *Ref) []byte {
 	return b
 }
 
-func (d *codecDecoder) codecRef(v, prev *Ref) {
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		if u > math.MaxUint32 {
-			d.fail("a uint32 out of range")
-		}
-		v.Name = Str(u)
-	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		s := int64(u>>1) ^ -int64(u&1)
-		if s < math.MinInt32 || s > math.MaxInt32 {
-			d.fail("an int32 out of range")
-		}
-		v.Recv = ExprID(s)
-	}
-	if len(d.b) > 0 {
-		v.Kind = uint8(d.b[0])
-		d.b = d.b[1:]
-	} else {
-		d.fail("short input")
-	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		s := int64(u>>1) ^ -int64(u&1)
-		s = int64(uint64(prev.Line) + uint64(s))
-		if s < math.MinInt32 || s > math.MaxInt32 {
-			d.fail("an int32 out of range")
-		}
-		v.Line = int32(s)
-	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		s := int64(u>>1) ^ -int64(u&1)
-		if s < math.MinInt32 || s > math.MaxInt32 {
-			d.fail("an int32 out of range")
-		}
-		v.Col = int32(s)
-	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		s := int64(u>>1) ^ -int64(u&1)
-		if s < math.MinInt32 || s > math.MaxInt32 {
-			d.fail("an int32 out of range")
-		}
-		v.Encl = int32(s)
-	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		s := int64(u>>1) ^ -int64(u&1)
-		s = int64(uint64(prev.At) + uint64(s))
-		if s < math.MinInt32 || s > math.MaxInt32 {
-			d.fail("an int32 out of range")
-		}
-		v.At = int32(s)
-	}
+func codecRefDecode(d *wire.Decoder, v, prev *Ref) {
+	_ = wire.SmallUint(d, &v.Name) || wire.Uint(d, &v.Name)
+	_ = wire.SmallInt(d, &v.Recv) || wire.Int(d, &v.Recv)
+	v.Kind = d.Byte()
+	_ = wire.SmallIntDelta(d, &v.Line, prev.Line) || wire.IntDelta(d, &v.Line, prev.Line)
+	_ = wire.SmallInt(d, &v.Col) || wire.Int(d, &v.Col)
+	_ = wire.SmallInt(d, &v.Encl) || wire.Int(d, &v.Encl)
+	_ = wire.SmallIntDelta(d, &v.At, prev.At) || wire.IntDelta(d, &v.At, prev.At)
 }
 
 func codecLocalAppend(b []byte, v *Local) []byte {
@@ -390,96 +112,14 @@ func codecLocalAppend(b []byte, v *Local) []byte {
 	return b
 }
 
-func (d *codecDecoder) codecLocal(v *Local) {
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		if u > math.MaxUint32 {
-			d.fail("a uint32 out of range")
-		}
-		v.Name = Str(u)
-	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		s := int64(u>>1) ^ -int64(u&1)
-		if s < math.MinInt32 || s > math.MaxInt32 {
-			d.fail("an int32 out of range")
-		}
-		v.Encl = int32(s)
-	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		s := int64(u>>1) ^ -int64(u&1)
-		if s < math.MinInt32 || s > math.MaxInt32 {
-			d.fail("an int32 out of range")
-		}
-		v.At = int32(s)
-	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		s := int64(u>>1) ^ -int64(u&1)
-		if s < math.MinInt32 || s > math.MaxInt32 {
-			d.fail("an int32 out of range")
-		}
-		v.End = int32(s)
-	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		s := int64(u>>1) ^ -int64(u&1)
-		if s < math.MinInt32 || s > math.MaxInt32 {
-			d.fail("an int32 out of range")
-		}
-		v.Line = int32(s)
-	}
-	if len(d.b) > 0 {
-		v.How = uint8(d.b[0])
-		d.b = d.b[1:]
-	} else {
-		d.fail("short input")
-	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		s := int64(u>>1) ^ -int64(u&1)
-		if s < math.MinInt32 || s > math.MaxInt32 {
-			d.fail("an int32 out of range")
-		}
-		v.Of = int32(s)
-	}
+func codecLocalDecode(d *wire.Decoder, v *Local) {
+	_ = wire.SmallUint(d, &v.Name) || wire.Uint(d, &v.Name)
+	_ = wire.SmallInt(d, &v.Encl) || wire.Int(d, &v.Encl)
+	_ = wire.SmallInt(d, &v.At) || wire.Int(d, &v.At)
+	_ = wire.SmallInt(d, &v.End) || wire.Int(d, &v.End)
+	_ = wire.SmallInt(d, &v.Line) || wire.Int(d, &v.Line)
+	v.How = d.Byte()
+	_ = wire.SmallInt(d, &v.Of) || wire.Int(d, &v.Of)
 }
 
 func codecFieldAppend(b []byte, v, prev *Field) []byte {
@@ -493,89 +133,14 @@ func codecFieldAppend(b []byte, v, prev *Field) []byte {
 	return b
 }
 
-func (d *codecDecoder) codecField(v, prev *Field) {
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		if u > math.MaxUint32 {
-			d.fail("a uint32 out of range")
-		}
-		v.Container = Str(u)
-	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		if u > math.MaxUint32 {
-			d.fail("a uint32 out of range")
-		}
-		v.Name = Str(u)
-	}
-	if len(d.b) > 0 {
-		v.How = uint8(d.b[0])
-		d.b = d.b[1:]
-	} else {
-		d.fail("short input")
-	}
-	if len(d.b) > 0 {
-		v.Flags = uint8(d.b[0])
-		d.b = d.b[1:]
-	} else {
-		d.fail("short input")
-	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		s := int64(u>>1) ^ -int64(u&1)
-		if s < math.MinInt32 || s > math.MaxInt32 {
-			d.fail("an int32 out of range")
-		}
-		v.Of = int32(s)
-	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		s := int64(u>>1) ^ -int64(u&1)
-		s = int64(uint64(prev.Line) + uint64(s))
-		if s < math.MinInt32 || s > math.MaxInt32 {
-			d.fail("an int32 out of range")
-		}
-		v.Line = int32(s)
-	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		s := int64(u>>1) ^ -int64(u&1)
-		s = int64(uint64(prev.At) + uint64(s))
-		if s < math.MinInt32 || s > math.MaxInt32 {
-			d.fail("an int32 out of range")
-		}
-		v.At = int32(s)
-	}
+func codecFieldDecode(d *wire.Decoder, v, prev *Field) {
+	_ = wire.SmallUint(d, &v.Container) || wire.Uint(d, &v.Container)
+	_ = wire.SmallUint(d, &v.Name) || wire.Uint(d, &v.Name)
+	v.How = d.Byte()
+	v.Flags = d.Byte()
+	_ = wire.SmallInt(d, &v.Of) || wire.Int(d, &v.Of)
+	_ = wire.SmallIntDelta(d, &v.Line, prev.Line) || wire.IntDelta(d, &v.Line, prev.Line)
+	_ = wire.SmallIntDelta(d, &v.At, prev.At) || wire.IntDelta(d, &v.At, prev.At)
 }
 
 func codecImportAppend(b []byte, v *Import) []byte {
@@ -586,60 +151,11 @@ func codecImportAppend(b []byte, v *Import) []byte {
 	return b
 }
 
-func (d *codecDecoder) codecImport(v *Import) {
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		if u > math.MaxUint32 {
-			d.fail("a uint32 out of range")
-		}
-		v.Module = Str(u)
-	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		if u > math.MaxUint32 {
-			d.fail("a uint32 out of range")
-		}
-		v.Name = Str(u)
-	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		if u > math.MaxUint32 {
-			d.fail("a uint32 out of range")
-		}
-		v.Local = Str(u)
-	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		s := int64(u>>1) ^ -int64(u&1)
-		if s < math.MinInt32 || s > math.MaxInt32 {
-			d.fail("an int32 out of range")
-		}
-		v.Line = int32(s)
-	}
+func codecImportDecode(d *wire.Decoder, v *Import) {
+	_ = wire.SmallUint(d, &v.Module) || wire.Uint(d, &v.Module)
+	_ = wire.SmallUint(d, &v.Name) || wire.Uint(d, &v.Name)
+	_ = wire.SmallUint(d, &v.Local) || wire.Uint(d, &v.Local)
+	_ = wire.SmallInt(d, &v.Line) || wire.Int(d, &v.Line)
 }
 
 func codecTypeNodeAppend(b []byte, v *TypeNode) []byte {
@@ -651,59 +167,12 @@ func codecTypeNodeAppend(b []byte, v *TypeNode) []byte {
 	return b
 }
 
-func (d *codecDecoder) codecTypeNode(v *TypeNode) {
-	if len(d.b) > 0 {
-		v.Form = uint8(d.b[0])
-		d.b = d.b[1:]
-	} else {
-		d.fail("short input")
-	}
-	if len(d.b) > 0 {
-		v.Part = uint8(d.b[0])
-		d.b = d.b[1:]
-	} else {
-		d.fail("short input")
-	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		if u > math.MaxUint32 {
-			d.fail("a uint32 out of range")
-		}
-		v.Name = Str(u)
-	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		if u > math.MaxUint32 {
-			d.fail("a uint32 out of range")
-		}
-		v.Text = Str(u)
-	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		s := int64(u>>1) ^ -int64(u&1)
-		if s < math.MinInt32 || s > math.MaxInt32 {
-			d.fail("an int32 out of range")
-		}
-		v.Last = int32(s)
-	}
+func codecTypeNodeDecode(d *wire.Decoder, v *TypeNode) {
+	v.Form = d.Byte()
+	v.Part = d.Byte()
+	_ = wire.SmallUint(d, &v.Name) || wire.Uint(d, &v.Name)
+	_ = wire.SmallUint(d, &v.Text) || wire.Uint(d, &v.Text)
+	_ = wire.SmallInt(d, &v.Last) || wire.Int(d, &v.Last)
 }
 
 func codecExprAppend(b []byte, v *Expr) []byte {
@@ -713,40 +182,10 @@ func codecExprAppend(b []byte, v *Expr) []byte {
 	return b
 }
 
-func (d *codecDecoder) codecExpr(v *Expr) {
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		if u > math.MaxUint32 {
-			d.fail("a uint32 out of range")
-		}
-		v.Text = Str(u)
-	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		s := int64(u>>1) ^ -int64(u&1)
-		if s < math.MinInt32 || s > math.MaxInt32 {
-			d.fail("an int32 out of range")
-		}
-		v.First = int32(s)
-	}
-	if len(d.b) > 0 {
-		v.N = uint8(d.b[0])
-		d.b = d.b[1:]
-	} else {
-		d.fail("short input")
-	}
+func codecExprDecode(d *wire.Decoder, v *Expr) {
+	_ = wire.SmallUint(d, &v.Text) || wire.Uint(d, &v.Text)
+	_ = wire.SmallInt(d, &v.First) || wire.Int(d, &v.First)
+	v.N = d.Byte()
 }
 
 func codecStepAppend(b []byte, v *Step) []byte {
@@ -756,40 +195,10 @@ func codecStepAppend(b []byte, v *Step) []byte {
 	return b
 }
 
-func (d *codecDecoder) codecStep(v *Step) {
-	if len(d.b) > 0 {
-		v.Op = uint8(d.b[0])
-		d.b = d.b[1:]
-	} else {
-		d.fail("short input")
-	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		if u > math.MaxUint32 {
-			d.fail("a uint32 out of range")
-		}
-		v.Name = Str(u)
-	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		s := int64(u>>1) ^ -int64(u&1)
-		if s < math.MinInt32 || s > math.MaxInt32 {
-			d.fail("an int32 out of range")
-		}
-		v.Type = TypeID(s)
-	}
+func codecStepDecode(d *wire.Decoder, v *Step) {
+	v.Op = d.Byte()
+	_ = wire.SmallUint(d, &v.Name) || wire.Uint(d, &v.Name)
+	_ = wire.SmallInt(d, &v.Type) || wire.Int(d, &v.Type)
 }
 
 func codecRecordAppend(b []byte, v *Record) []byte {
@@ -890,224 +299,99 @@ func codecRecordAppend(b []byte, v *Record) []byte {
 	return b
 }
 
-func (d *codecDecoder) codecRecord(v *Record) {
-	d.codecStrings(&v.Strs)
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		if u > math.MaxUint32 {
-			d.fail("a uint32 out of range")
-		}
-		v.Package = Str(u)
-	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		if u > math.MaxUint32 {
-			d.fail("a uint32 out of range")
-		}
-		v.Exports = Str(u)
-	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		if u > math.MaxUint32 {
-			d.fail("a uint32 out of range")
-		}
-		v.Default = Str(u)
-	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		if u > math.MaxUint32 {
-			d.fail("a uint32 out of range")
-		}
-		v.BuildLine = Str(u)
-	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		s := int64(u>>1) ^ -int64(u&1)
-		if s < math.MinInt32 || s > math.MaxInt32 {
-			d.fail("an int32 out of range")
-		}
-		v.Errors = int32(s)
-	}
-	if n := d.count(1); n > 0 {
+func codecRecordDecode(d *wire.Decoder, v *Record) {
+	codecStringsDecode(d, &v.Strs)
+	_ = wire.SmallUint(d, &v.Package) || wire.Uint(d, &v.Package)
+	_ = wire.SmallUint(d, &v.Exports) || wire.Uint(d, &v.Exports)
+	_ = wire.SmallUint(d, &v.Default) || wire.Uint(d, &v.Default)
+	_ = wire.SmallUint(d, &v.BuildLine) || wire.Uint(d, &v.BuildLine)
+	_ = wire.SmallInt(d, &v.Errors) || wire.Int(d, &v.Errors)
+	if n := d.Count(1); n > 0 {
 		v.ErrorAt = make([]int32, n)
 		for i0 := range v.ErrorAt {
 			var prev int32
 			if i0 > 0 {
 				prev = v.ErrorAt[i0-1]
 			}
-			{
-				var u uint64
-				if len(d.b) > 0 && d.b[0] < 0x80 {
-					u = uint64(d.b[0])
-					d.b = d.b[1:]
-				} else {
-					u = d.uvarintSlow()
-				}
-				s := int64(u>>1) ^ -int64(u&1)
-				s = int64(uint64(prev) + uint64(s))
-				if s < math.MinInt32 || s > math.MaxInt32 {
-					d.fail("an int32 out of range")
-				}
-				v.ErrorAt[i0] = int32(s)
-			}
+			_ = wire.SmallIntDelta(d, &v.ErrorAt[i0], prev) || wire.IntDelta(d, &v.ErrorAt[i0], prev)
 		}
 	}
-	if n := d.count(15); n > 0 {
+	if n := d.Count(15); n > 0 {
 		v.Defs = make([]Def, n)
 		prev := &Def{}
 		for i0 := range v.Defs {
-			d.codecDef(&v.Defs[i0], prev)
+			codecDefDecode(d, &v.Defs[i0], prev)
 			prev = &v.Defs[i0]
 		}
 	}
-	if n := d.count(7); n > 0 {
+	if n := d.Count(7); n > 0 {
 		v.Refs = make([]Ref, n)
 		prev := &Ref{}
 		for i0 := range v.Refs {
-			d.codecRef(&v.Refs[i0], prev)
+			codecRefDecode(d, &v.Refs[i0], prev)
 			prev = &v.Refs[i0]
 		}
 	}
-	if n := d.count(7); n > 0 {
+	if n := d.Count(7); n > 0 {
 		v.Locals = make([]Local, n)
 		for i0 := range v.Locals {
-			d.codecLocal(&v.Locals[i0])
+			codecLocalDecode(d, &v.Locals[i0])
 		}
 	}
-	if n := d.count(7); n > 0 {
+	if n := d.Count(7); n > 0 {
 		v.Fields = make([]Field, n)
 		prev := &Field{}
 		for i0 := range v.Fields {
-			d.codecField(&v.Fields[i0], prev)
+			codecFieldDecode(d, &v.Fields[i0], prev)
 			prev = &v.Fields[i0]
 		}
 	}
-	if n := d.count(4); n > 0 {
+	if n := d.Count(4); n > 0 {
 		v.Imports = make([]Import, n)
 		for i0 := range v.Imports {
-			d.codecImport(&v.Imports[i0])
+			codecImportDecode(d, &v.Imports[i0])
 		}
 	}
-	if n := d.count(5); n > 0 {
+	if n := d.Count(5); n > 0 {
 		v.Types = make([]TypeNode, n)
 		for i0 := range v.Types {
-			d.codecTypeNode(&v.Types[i0])
+			codecTypeNodeDecode(d, &v.Types[i0])
 		}
 	}
-	if n := d.count(3); n > 0 {
+	if n := d.Count(3); n > 0 {
 		v.Exprs = make([]Expr, n)
 		for i0 := range v.Exprs {
-			d.codecExpr(&v.Exprs[i0])
+			codecExprDecode(d, &v.Exprs[i0])
 		}
 	}
-	if n := d.count(3); n > 0 {
+	if n := d.Count(3); n > 0 {
 		v.Steps = make([]Step, n)
 		for i0 := range v.Steps {
-			d.codecStep(&v.Steps[i0])
+			codecStepDecode(d, &v.Steps[i0])
 		}
 	}
-	if n := d.count(1); n > 0 {
+	if n := d.Count(1); n > 0 {
 		v.DefOrder = make([]int32, n)
 		for i0 := range v.DefOrder {
-			{
-				var u uint64
-				if len(d.b) > 0 && d.b[0] < 0x80 {
-					u = uint64(d.b[0])
-					d.b = d.b[1:]
-				} else {
-					u = d.uvarintSlow()
-				}
-				s := int64(u>>1) ^ -int64(u&1)
-				if s < math.MinInt32 || s > math.MaxInt32 {
-					d.fail("an int32 out of range")
-				}
-				v.DefOrder[i0] = int32(s)
-			}
+			_ = wire.SmallInt(d, &v.DefOrder[i0]) || wire.Int(d, &v.DefOrder[i0])
 		}
 	}
-	if n := d.count(1); n > 0 {
+	if n := d.Count(1); n > 0 {
 		v.RefOrder = make([]int32, n)
 		for i0 := range v.RefOrder {
-			{
-				var u uint64
-				if len(d.b) > 0 && d.b[0] < 0x80 {
-					u = uint64(d.b[0])
-					d.b = d.b[1:]
-				} else {
-					u = d.uvarintSlow()
-				}
-				s := int64(u>>1) ^ -int64(u&1)
-				if s < math.MinInt32 || s > math.MaxInt32 {
-					d.fail("an int32 out of range")
-				}
-				v.RefOrder[i0] = int32(s)
-			}
+			_ = wire.SmallInt(d, &v.RefOrder[i0]) || wire.Int(d, &v.RefOrder[i0])
 		}
 	}
-	if n := d.count(1); n > 0 {
+	if n := d.Count(1); n > 0 {
 		v.DefNames = make([]Str, n)
 		for i0 := range v.DefNames {
-			{
-				var u uint64
-				if len(d.b) > 0 && d.b[0] < 0x80 {
-					u = uint64(d.b[0])
-					d.b = d.b[1:]
-				} else {
-					u = d.uvarintSlow()
-				}
-				if u > math.MaxUint32 {
-					d.fail("a uint32 out of range")
-				}
-				v.DefNames[i0] = Str(u)
-			}
+			_ = wire.SmallUint(d, &v.DefNames[i0]) || wire.Uint(d, &v.DefNames[i0])
 		}
 	}
-	if n := d.count(1); n > 0 {
+	if n := d.Count(1); n > 0 {
 		v.RefNames = make([]Str, n)
 		for i0 := range v.RefNames {
-			{
-				var u uint64
-				if len(d.b) > 0 && d.b[0] < 0x80 {
-					u = uint64(d.b[0])
-					d.b = d.b[1:]
-				} else {
-					u = d.uvarintSlow()
-				}
-				if u > math.MaxUint32 {
-					d.fail("a uint32 out of range")
-				}
-				v.RefNames[i0] = Str(u)
-			}
+			_ = wire.SmallUint(d, &v.RefNames[i0]) || wire.Uint(d, &v.RefNames[i0])
 		}
 	}
 }
@@ -1118,33 +402,9 @@ func codecSpanAppend(b []byte, v, prev *Span) []byte {
 	return b
 }
 
-func (d *codecDecoder) codecSpan(v, prev *Span) {
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		u = uint64(prev.From) + uint64(int64(u>>1)^-int64(u&1))
-		v.From = uint64(u)
-	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		s := int64(u>>1) ^ -int64(u&1)
-		s = int64(uint64(prev.To) + uint64(s))
-		if s < math.MinInt16 || s > math.MaxInt16 {
-			d.fail("an int16 out of range")
-		}
-		v.To = int16(s)
-	}
+func codecSpanDecode(d *wire.Decoder, v, prev *Span) {
+	_ = wire.SmallUintDelta(d, &v.From, prev.From) || wire.UintDelta(d, &v.From, prev.From)
+	_ = wire.SmallIntDelta(d, &v.To, prev.To) || wire.IntDelta(d, &v.To, prev.To)
 }
 
 func codecInnerAppend(b []byte, v *Inner) []byte {
@@ -1156,32 +416,24 @@ func codecInnerAppend(b []byte, v *Inner) []byte {
 			prev = &v.Spans[i0]
 		}
 	}
-	if v.Flag {
-		b = append(b, 1)
-	} else {
-		b = append(b, 0)
-	}
+	b = wire.AppendBool(b, v.Flag)
 	return b
 }
 
-func (d *codecDecoder) codecInner(v *Inner) {
-	if n := d.count(2); n > 0 {
+func codecInnerDecode(d *wire.Decoder, v *Inner) {
+	if n := d.Count(2); n > 0 {
 		v.Spans = make([]Span, n)
 		prev := &Span{}
 		for i0 := range v.Spans {
-			d.codecSpan(&v.Spans[i0], prev)
+			codecSpanDecode(d, &v.Spans[i0], prev)
 			prev = &v.Spans[i0]
 		}
 	}
-	v.Flag = d.bool()
+	v.Flag = d.Bool()
 }
 
 func codecEveryAppend(b []byte, v *Every) []byte {
-	if v.B {
-		b = append(b, 1)
-	} else {
-		b = append(b, 0)
-	}
+	b = wire.AppendBool(b, v.B)
 	b = append(b, byte(v.I8))
 	b = append(b, byte(v.U8))
 	b = binary.AppendVarint(b, int64(v.I16))
@@ -1192,14 +444,11 @@ func codecEveryAppend(b []byte, v *Every) []byte {
 	b = binary.AppendUvarint(b, uint64(v.U64))
 	b = binary.AppendVarint(b, int64(v.I))
 	b = binary.AppendUvarint(b, uint64(v.U))
-	b = binary.LittleEndian.AppendUint32(b, math.Float32bits(float32(v.F32)))
-	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(float64(v.F64)))
-	b = binary.AppendUvarint(b, uint64(len(v.S)))
-	b = append(b, v.S...)
-	b = binary.AppendUvarint(b, uint64(len(v.Name)))
-	b = append(b, v.Name...)
-	b = binary.AppendUvarint(b, uint64(len(v.Raw)))
-	b = append(b, v.Raw...)
+	b = wire.AppendFloat32(b, v.F32)
+	b = wire.AppendFloat64(b, v.F64)
+	b = wire.AppendStr(b, v.S)
+	b = wire.AppendStr(b, v.Name)
+	b = wire.AppendStr(b, v.Raw)
 	b = append(b, v.Key[:]...)
 	for i0 := range v.Pair {
 		b = binary.AppendVarint(b, int64(v.Pair[i0]))
@@ -1208,8 +457,7 @@ func codecEveryAppend(b []byte, v *Every) []byte {
 	b = binary.AppendUvarint(b, uint64(len(v.Names)))
 	{
 		for i0 := range v.Names {
-			b = binary.AppendUvarint(b, uint64(len(v.Names[i0])))
-			b = append(b, v.Names[i0]...)
+			b = wire.AppendStr(b, v.Names[i0])
 		}
 	}
 	b = binary.AppendUvarint(b, uint64(len(v.Deltas)))
@@ -1234,191 +482,53 @@ func codecEveryAppend(b []byte, v *Every) []byte {
 	return b
 }
 
-func (d *codecDecoder) codecEvery(v *Every) {
-	v.B = d.bool()
-	if len(d.b) > 0 {
-		v.I8 = int8(d.b[0])
-		d.b = d.b[1:]
-	} else {
-		d.fail("short input")
-	}
-	if len(d.b) > 0 {
-		v.U8 = uint8(d.b[0])
-		d.b = d.b[1:]
-	} else {
-		d.fail("short input")
-	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		s := int64(u>>1) ^ -int64(u&1)
-		if s < math.MinInt16 || s > math.MaxInt16 {
-			d.fail("an int16 out of range")
-		}
-		v.I16 = int16(s)
-	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		if u > math.MaxUint16 {
-			d.fail("a uint16 out of range")
-		}
-		v.U16 = uint16(u)
-	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		s := int64(u>>1) ^ -int64(u&1)
-		if s < math.MinInt32 || s > math.MaxInt32 {
-			d.fail("an int32 out of range")
-		}
-		v.I32 = int32(s)
-	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		if u > math.MaxUint32 {
-			d.fail("a uint32 out of range")
-		}
-		v.U32 = uint32(u)
-	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		s := int64(u>>1) ^ -int64(u&1)
-		v.I64 = int64(s)
-	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		v.U64 = uint64(u)
-	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		s := int64(u>>1) ^ -int64(u&1)
-		if s < math.MinInt || s > math.MaxInt {
-			d.fail("an int out of range")
-		}
-		v.I = int(s)
-	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		if u > math.MaxUint {
-			d.fail("a uint out of range")
-		}
-		v.U = uint(u)
-	}
-	v.F32 = float32(math.Float32frombits(d.u32()))
-	v.F64 = float64(math.Float64frombits(d.u64()))
-	v.S = d.string()
-	v.Name = Name(d.string())
-	v.Raw = []uint8(d.bytes())
-	d.array(v.Key[:])
+func codecEveryDecode(d *wire.Decoder, v *Every) {
+	v.B = d.Bool()
+	v.I8 = int8(d.Byte())
+	v.U8 = d.Byte()
+	_ = wire.SmallInt(d, &v.I16) || wire.Int(d, &v.I16)
+	_ = wire.SmallUint(d, &v.U16) || wire.Uint(d, &v.U16)
+	_ = wire.SmallInt(d, &v.I32) || wire.Int(d, &v.I32)
+	_ = wire.SmallUint(d, &v.U32) || wire.Uint(d, &v.U32)
+	_ = wire.SmallInt(d, &v.I64) || wire.Int(d, &v.I64)
+	_ = wire.SmallUint(d, &v.U64) || wire.Uint(d, &v.U64)
+	_ = wire.SmallInt(d, &v.I) || wire.Int(d, &v.I)
+	_ = wire.SmallUint(d, &v.U) || wire.Uint(d, &v.U)
+	v.F32 = d.Float32()
+	v.F64 = d.Float64()
+	v.S = d.Str()
+	v.Name = Name(d.Str())
+	v.Raw = d.Bytes()
+	d.Array(v.Key[:])
 	for i0 := range v.Pair {
-		{
-			var u uint64
-			if len(d.b) > 0 && d.b[0] < 0x80 {
-				u = uint64(d.b[0])
-				d.b = d.b[1:]
-			} else {
-				u = d.uvarintSlow()
-			}
-			s := int64(u>>1) ^ -int64(u&1)
-			if s < math.MinInt16 || s > math.MaxInt16 {
-				d.fail("an int16 out of range")
-			}
-			v.Pair[i0] = int16(s)
-		}
+		_ = wire.SmallInt(d, &v.Pair[i0]) || wire.Int(d, &v.Pair[i0])
 	}
-	{
-		var u uint64
-		if len(d.b) > 0 && d.b[0] < 0x80 {
-			u = uint64(d.b[0])
-			d.b = d.b[1:]
-		} else {
-			u = d.uvarintSlow()
-		}
-		s := int64(u>>1) ^ -int64(u&1)
-		v.Wait = time.Duration(s)
-	}
-	if n := d.count(1); n > 0 {
+	_ = wire.SmallInt(d, &v.Wait) || wire.Int(d, &v.Wait)
+	if n := d.Count(1); n > 0 {
 		v.Names = make([]string, n)
 		for i0 := range v.Names {
-			v.Names[i0] = d.string()
+			v.Names[i0] = d.Str()
 		}
 	}
-	if n := d.count(1); n > 0 {
+	if n := d.Count(1); n > 0 {
 		v.Deltas = make([]int64, n)
 		for i0 := range v.Deltas {
 			var prev int64
 			if i0 > 0 {
 				prev = v.Deltas[i0-1]
 			}
-			{
-				var u uint64
-				if len(d.b) > 0 && d.b[0] < 0x80 {
-					u = uint64(d.b[0])
-					d.b = d.b[1:]
-				} else {
-					u = d.uvarintSlow()
-				}
-				s := int64(u>>1) ^ -int64(u&1)
-				s = int64(uint64(prev) + uint64(s))
-				v.Deltas[i0] = int64(s)
-			}
+			_ = wire.SmallIntDelta(d, &v.Deltas[i0], prev) || wire.IntDelta(d, &v.Deltas[i0], prev)
 		}
 	}
-	if n := d.count(2); n > 0 {
+	if n := d.Count(2); n > 0 {
 		v.Spans = make([]Span, n)
 		prev := &Span{}
 		for i0 := range v.Spans {
-			d.codecSpan(&v.Spans[i0], prev)
+			codecSpanDecode(d, &v.Spans[i0], prev)
 			prev = &v.Spans[i0]
 		}
 	}
-	d.codecInner(&v.Nested)
+	codecInnerDecode(d, &v.Nested)
 }
 
 // AppendBinary appends v's encoding to b.
@@ -1429,16 +539,14 @@ func (v *Record) AppendBinary(b []byte) ([]byte, error) {
 // UnmarshalBinary sets v from data, which must be one whole encoding of
 // a Record. It never panics; call Validate before trusting indexes.
 func (v *Record) UnmarshalBinary(data []byte) error {
-	d := codecDecoder{b: data, n: len(data)}
+	d := wire.NewDecoder(data)
 	*v = Record{}
-	d.codecRecord(v)
-	if d.err == nil && len(d.b) != 0 {
-		d.fail("trailing bytes")
-	}
-	if d.err != nil {
+	codecRecordDecode(&d, v)
+	if err := d.Finish(); err != nil {
 		*v = Record{}
+		return err
 	}
-	return d.err
+	return nil
 }
 
 // Validate checks what decoding cannot: that every index points into
@@ -1679,103 +787,18 @@ func (v *Every) AppendBinary(b []byte) ([]byte, error) {
 // UnmarshalBinary sets v from data, which must be one whole encoding of
 // a Every. It never panics; call Validate before trusting indexes.
 func (v *Every) UnmarshalBinary(data []byte) error {
-	d := codecDecoder{b: data, n: len(data)}
+	d := wire.NewDecoder(data)
 	*v = Every{}
-	d.codecEvery(v)
-	if d.err == nil && len(d.b) != 0 {
-		d.fail("trailing bytes")
-	}
-	if d.err != nil {
+	codecEveryDecode(&d, v)
+	if err := d.Finish(); err != nil {
 		*v = Every{}
+		return err
 	}
-	return d.err
+	return nil
 }
 
 // Validate checks what decoding cannot: that every index points into
 // its table (the codec tags of Every's fields).
 func (v *Every) Validate() error {
 	return nil
-}
-
-// codecDecoder reads one encoding, consuming b; after the first failure
-// b is empty, so every read gives zero, every count 0, and decoding ends
-// without panicking.
-type codecDecoder struct {
-	b   []byte
-	n   int // the whole input's length, for positions in errors
-	err error
-}
-
-func (d *codecDecoder) fail(what string) {
-	if d.err == nil {
-		d.err = fmt.Errorf("codec: %s at byte %d", what, d.n-len(d.b))
-	}
-	d.b = nil
-}
-
-func (d *codecDecoder) uvarintSlow() uint64 {
-	v, n := binary.Uvarint(d.b)
-	if n <= 0 {
-		d.fail("a bad varint")
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-
-func (d *codecDecoder) bool() bool {
-	if len(d.b) > 0 && d.b[0] <= 1 {
-		v := d.b[0] == 1
-		d.b = d.b[1:]
-		return v
-	}
-	d.fail("a bad bool")
-	return false
-}
-
-// count reads a length and refuses one the bytes left cannot hold, at
-// min bytes an element: what bounds the allocations by the input.
-func (d *codecDecoder) count(min int) int {
-	n := d.uvarintSlow()
-	if n > uint64(len(d.b)/min) {
-		d.fail("a count past the end")
-		return 0
-	}
-	return int(n)
-}
-
-func (d *codecDecoder) take(n int) []byte {
-	if n > len(d.b) {
-		d.fail("short input")
-		return nil
-	}
-	s := d.b[:n:n]
-	d.b = d.b[n:]
-	return s
-}
-
-func (d *codecDecoder) string() string { return string(d.take(d.count(1))) }
-
-func (d *codecDecoder) bytes() []byte {
-	n := d.count(1)
-	if n == 0 {
-		return nil
-	}
-	return append([]byte(nil), d.take(n)...)
-}
-
-func (d *codecDecoder) array(dst []byte) { copy(dst, d.take(len(dst))) }
-
-func (d *codecDecoder) u32() uint32 {
-	if s := d.take(4); s != nil {
-		return binary.LittleEndian.Uint32(s)
-	}
-	return 0
-}
-
-func (d *codecDecoder) u64() uint64 {
-	if s := d.take(8); s != nil {
-		return binary.LittleEndian.Uint64(s)
-	}
-	return 0
 }

@@ -210,7 +210,10 @@ func AsNobody(t testing.TB, name string, setup func(base string) []string) {
 	cmd.Dir = base
 	cmd.Env = env
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
-	out, err := cmd.CombinedOutput()
+	// Through proc, like every child: its group, tag and reaper.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	out, err := proc.Output(ctx, cmd)
 	if errors.Is(err, syscall.EPERM) {
 		Unavailable(t, "switching to uid 65534", err)
 	}

@@ -22,13 +22,6 @@ if [ -n "$resume" ]; then
 	fi
 	fixture=claude-resume.jsonl
 fi
-case "$prompt" in
-*"fixture "*) fixture=$(printf '%s' "$prompt" | sed -n 's/.*fixture \([a-z0-9.-]*\).*/\1/p' | head -1) ;;
-esac
-pause=$FAKE_CLI_PAUSE
-case "$prompt" in *"slowly"*) pause=1 ;; esac
-while IFS= read -r line; do
-	printf '%s\n' "$line"
-	[ -n "$pause" ] && sleep "$pause"
-done < "$dir/$fixture"
+. "$dir/replay.sh"
+replay
 exit 0

@@ -20,15 +20,8 @@ while [ $# -gt 0 ]; do
 	shift
 done
 [ -n "$FAKE_CLI_LOG" ] && printf 'args: %s\nprompt: %s\n' "$args" "$prompt" >> "$FAKE_CLI_LOG"
-case "$prompt" in
-*"fixture "*) fixture=$(printf '%s' "$prompt" | sed -n 's/.*fixture \([a-z0-9.-]*\).*/\1/p' | head -1) ;;
-esac
+. "$dir/replay.sh"
+replay
 code=0
 [ "$fixture" = codex-failed.jsonl ] && code=1
-pause=$FAKE_CLI_PAUSE
-case "$prompt" in *"slowly"*) pause=1 ;; esac
-while IFS= read -r line; do
-	printf '%s\n' "$line"
-	[ -n "$pause" ] && sleep "$pause"
-done < "$dir/$fixture"
 exit $code

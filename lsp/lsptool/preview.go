@@ -1,0 +1,258 @@
+package lsptool
+
+import (
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/builtin-tools/builtin-tools/internal/staged"
+	"github.com/builtin-tools/builtin-tools/internal/textcut"
+	"github.com/builtin-tools/builtin-tools/lsp"
+	"github.com/builtin-tools/builtin-tools/registry"
+)
+
+// A staged change's diagnostics preview (PRE-1): the proposed contents go
+// to the servers as unsaved versions (lsp.Supervisor.Preview), and the
+// preview is kept with the edit's id so that resolve can say whether what
+// it wrote matched it (PRE-2).
+
+// maxKeptPreviews bounds the previews kept for resolve; the stager keeps
+// at most 16 edits pending, so older ones are of edits already gone.
+const maxKeptPreviews = 32
+
+// kept is a preview held for resolve: the verdicts and what each file's
+// proposed contents hashed to.
+type kept struct {
+	preview *lsp.Preview
+	sums    map[string][sha256.Size]byte // by file, relative to the root
+}
+
+// PreviewFiles runs files' after texts past their servers. Files with
+// nothing changed are left out. It fails only when ctx ends or a path is
+// refused; a server's failure is its files' verdict.
+func (s *Servers) PreviewFiles(ctx context.Context, c *registry.Call, files []staged.File) (*lsp.Preview, error) {
+	var proposed []lsp.Proposed
+	for _, f := range files {
+		at, err := c.Location(f.Path)
+		if err != nil {
+			return nil, err
+		}
+		proposed = append(proposed, lsp.Proposed{File: at, Text: f.After})
+	}
+	p, err := s.Sup.Preview(ctx, proposed)
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// CheckFiles is PreviewFiles for a tool of another family, which finds
+// the Servers as an lsp.Checker: the paths through the supervisor's guard,
+// and the preview's text.
+func (s *Servers) CheckFiles(ctx context.Context, files []staged.File) (*lsp.Preview, string, error) {
+	var proposed []lsp.Proposed
+	for _, f := range files {
+		at, err := s.Sup.Guard().Path(f.Path)
+		if err != nil {
+			return nil, "", err
+		}
+		proposed = append(proposed, lsp.Proposed{File: at, Text: f.After})
+	}
+	p, err := s.Sup.Preview(ctx, proposed)
+	if err != nil {
+		return nil, "", err
+	}
+	return p, FormatPreview(p), nil
+}
+
+// Keep holds p, the preview of the change staged as id, for resolve.
+func (s *Servers) Keep(id string, p *lsp.Preview, files []staged.File) {
+	k := kept{preview: p, sums: map[string][sha256.Size]byte{}}
+	for _, f := range files {
+		k.sums[f.File] = sha256.Sum256(f.After)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.previews == nil {
+		s.previews = map[string]kept{}
+	}
+	s.previews[id] = k
+	s.keptOrder = append(s.keptOrder, id)
+	for len(s.keptOrder) > maxKeptPreviews {
+		delete(s.previews, s.keptOrder[0])
+		s.keptOrder = s.keptOrder[1:]
+	}
+}
+
+// Kept returns the preview kept for id.
+func (s *Servers) Kept(id string) (*lsp.Preview, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k, ok := s.previews[id]
+	return k.preview, ok
+}
+
+// PreviewMatch says whether an accepted change matched its preview.
+type PreviewMatch struct {
+	Matched     bool     `json:"matched" jsonschema:"every file the preview checked was written with the previewed contents and has the errors and warnings the preview found"`
+	Compared    int      `json:"compared" jsonschema:"files compared: those the preview checked"`
+	Differences []string `json:"differences" jsonschema:"what differs, one line per file"`
+}
+
+// Text is the line resolve's result adds.
+func (m *PreviewMatch) Text() string {
+	if m.Matched {
+		return fmt.Sprintf("matches its diagnostics preview (%s: same contents, same errors and warnings)", textcut.Count(m.Compared, "file", "files"))
+	}
+	if m.Compared == 0 {
+		return "not compared with its diagnostics preview: " + strings.Join(m.Differences, "; ")
+	}
+	return "differs from its diagnostics preview: " + strings.Join(m.Differences, "; ")
+}
+
+// Compare checks the files of the accepted change id, now written,
+// against its kept preview: their bytes, then the diagnostics of the
+// written versions. Nil when no preview was kept for id. The kept preview
+// is dropped.
+func (s *Servers) Compare(ctx context.Context, c *registry.Call, id string) *PreviewMatch {
+	s.mu.Lock()
+	k, ok := s.previews[id]
+	delete(s.previews, id)
+	s.mu.Unlock()
+	if !ok {
+		return nil
+	}
+	m := &PreviewMatch{Differences: []string{}}
+	for _, v := range k.preview.Files {
+		if v.State != lsp.Checked {
+			continue
+		}
+		at, err := c.Location(v.File)
+		if err != nil {
+			m.Differences = append(m.Differences, v.File+": "+err.Error())
+			continue
+		}
+		data, _, err := c.Run.Guard().ReadFile(at.Abs(), 0)
+		if err != nil || sha256.Sum256(data) != k.sums[v.File] {
+			m.Differences = append(m.Differences, v.File+": the written contents are not the previewed ones")
+			continue
+		}
+		m.Compared++
+		d, err := s.Sup.Diagnostics(ctx, at)
+		switch {
+		case err != nil:
+			m.Differences = append(m.Differences, v.File+": its diagnostics could not be had: "+s.Sup.RelText(err.Error()))
+		case d.Incomplete:
+			m.Differences = append(m.Differences, fmt.Sprintf("%s: its diagnostics did not arrive within %d ms", v.File, d.WaitMS))
+		case !k.preview.Matches(v.File, d.Diagnostics):
+			m.Differences = append(m.Differences, v.File+": its errors and warnings are not those the preview found")
+		}
+	}
+	if m.Compared == 0 && len(m.Differences) == 0 {
+		m.Differences = append(m.Differences, "the preview checked none of its files")
+	}
+	m.Matched = m.Compared > 0 && len(m.Differences) == 0
+	return m
+}
+
+// maxPreviewShown bounds the diagnostics a preview's text lists, each of
+// new and fixed.
+const maxPreviewShown = 20
+
+// FormatPreview is what an agent reads of a preview: what accepting would
+// introduce, quoted, what it would fix, and each file not checked and why.
+func FormatPreview(p *lsp.Preview) string {
+	var fresh []lsp.Finding
+	var files []string
+	var notes []string
+	servers := map[string]bool{}
+	checked := 0
+	for _, v := range p.Files {
+		for range v.New {
+			files = append(files, v.File)
+		}
+		fresh = append(fresh, v.New...)
+		switch v.State {
+		case lsp.Checked:
+			checked++
+			servers[v.Server] = true
+		case lsp.TimedOut:
+			notes = append(notes, fmt.Sprintf("%s: timed out after %d ms (%s); the preview is incomplete", v.File, v.WaitedMS, v.Server))
+		case lsp.NoServer:
+			notes = append(notes, fmt.Sprintf("%s: not checked: %s", v.File, clip(oneLine(v.Why), 300)))
+		case lsp.ServerFailed:
+			notes = append(notes, fmt.Sprintf("%s: not checked: %s", v.File, clip(oneLine(v.Why), 300)))
+		}
+	}
+	var b strings.Builder
+	head := "diagnostics preview"
+	if len(servers) > 0 {
+		head += " (" + strings.Join(slices.Sorted(maps.Keys(servers)), ", ") + ")"
+	}
+	switch {
+	case len(fresh) > 0:
+		fmt.Fprintf(&b, "%s: the change would introduce %s:\n", head, countSeverities(fresh))
+		for i, d := range fresh {
+			if i == maxPreviewShown {
+				fmt.Fprintf(&b, "... and %d more\n", len(fresh)-i)
+				break
+			}
+			fmt.Fprintf(&b, "%s:%d:%d: %s: %s", files[i], d.Line, d.Column, d.Severity, oneLine(d.Message))
+			if d.Code != "" {
+				fmt.Fprintf(&b, " [%s]", d.Code)
+			}
+			if d.Source != "" {
+				fmt.Fprintf(&b, " (%s)", d.Source)
+			}
+			b.WriteByte('\n')
+			if t := strings.TrimSpace(d.LineText); t != "" {
+				fmt.Fprintf(&b, "    %s\n", clip(t, 200))
+			}
+		}
+	case checked > 0:
+		fmt.Fprintf(&b, "%s: the change introduces no error or warning in the %s checked\n", head, textcut.Count(checked, "file", "files"))
+	default:
+		fmt.Fprintf(&b, "%s: no file was checked\n", head)
+	}
+	n, total := 0, 0
+	for _, v := range p.Files {
+		total += len(v.Fixed)
+		for _, d := range v.Fixed {
+			if n < maxPreviewShown {
+				n++
+				fmt.Fprintf(&b, "would fix: %s:%d: %s: %s\n", v.File, d.Line, d.Severity, oneLine(d.Message))
+			}
+		}
+	}
+	if total > n {
+		fmt.Fprintf(&b, "... and %d more fixed\n", total-n)
+	}
+	for _, note := range notes {
+		b.WriteString(note + "\n")
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// countSeverities says how many of ds are errors and how many warnings
+// ("1 error", "2 errors and 1 warning").
+func countSeverities(ds []lsp.Finding) string {
+	errs, warns := 0, 0
+	for _, d := range ds {
+		if d.Severity == "warning" {
+			warns++
+		} else {
+			errs++
+		}
+	}
+	var parts []string
+	if errs > 0 {
+		parts = append(parts, textcut.Count(errs, "error", "errors"))
+	}
+	if warns > 0 {
+		parts = append(parts, textcut.Count(warns, "warning", "warnings"))
+	}
+	return strings.Join(parts, " and ")
+}

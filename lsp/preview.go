@@ -1,0 +1,353 @@
+package lsp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/builtin-tools/builtin-tools/internal/staged"
+	"github.com/builtin-tools/builtin-tools/pathguard"
+)
+
+// Proposed is one file's proposed contents for a preview.
+type Proposed struct {
+	File pathguard.Path
+	Text []byte
+}
+
+// Preview is what accepting proposed contents would do, per file, as the
+// servers that own the files see it (PRE-1).
+type Preview struct {
+	Files []Verdict `json:"files" jsonschema:"one entry per proposed file, in the order given"`
+	// Incomplete: a file's diagnostics did not arrive within the wait.
+	Incomplete bool  `json:"incomplete,omitempty" jsonschema:"some file's diagnostics did not arrive within the wait: what is new may be missing"`
+	WaitMS     int64 `json:"wait_ms,omitempty" jsonschema:"the wait for one version's diagnostics, when incomplete"`
+	// after is every diagnostic the proposed version had, by file, for
+	// Matches.
+	after map[string][]Diagnostic
+}
+
+// Matches reports whether ds, the diagnostics of file (relative to the
+// root) once written, are those the preview found for its proposed
+// version: the same errors and warnings by severity, code and message.
+// False when the preview did not check file.
+func (p *Preview) Matches(file string, ds []Diagnostic) bool {
+	before, ok := p.after[file]
+	if !ok {
+		return false
+	}
+	fresh, gone := diffDiagnostics(before, ds)
+	return len(fresh) == 0 && len(gone) == 0
+}
+
+// previewItem is one proposed file on its way through a server.
+type previewItem struct {
+	v      *Verdict
+	path   string
+	text   string
+	base   *openDoc // the document as on disk, nil for a new file
+	before []Diagnostic
+	sent   *openDoc // the unsaved version
+	after  []Diagnostic
+}
+
+// Preview gives the servers that own files their proposed contents as
+// unsaved versions (didOpen or didChange, no didSave), awaits each
+// version's diagnostics (bounded by DiagnosticsWait, as after a write),
+// then puts every document back to what is on disk — also when the
+// preview fails, ctx ends, or the wait times out. Nothing is written.
+//
+// Each file's Verdict says what the version would introduce and what it
+// would fix against the file as on disk, keyed as the Ledger keys. A file
+// no server owns is NoServer with why; one whose server would not
+// start is ServerFailed. Previews of one server are serialized, and
+// no document sync of that server runs during one, so no other call sees
+// the proposed text. When ctx ends the documents are restored and ctx's
+// error is returned with what was found.
+func (s *Supervisor) Preview(ctx context.Context, files []Proposed) (*Preview, error) {
+	s.mu.Lock()
+	closed := s.closed
+	s.mu.Unlock()
+	if closed {
+		return nil, ErrClosed
+	}
+	res := &Preview{Files: make([]Verdict, len(files)), after: map[string][]Diagnostic{}}
+	type group struct {
+		c     *choice
+		items []*previewItem
+	}
+	groups := map[serverKey]*group{}
+	var order []serverKey
+	for i, f := range files {
+		abs, err := s.guard.Of(f.File)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrBadFile, err)
+		}
+		path := filepath.Clean(abs)
+		if _, err := s.confine(path); !s.inRoot(path) || err != nil {
+			return nil, fmt.Errorf("%w: %s is outside the root %s", ErrBadFile, abs, s.root)
+		}
+		v := &res.Files[i]
+		*v = Verdict{File: s.rel(path), New: []Finding{}, Fixed: []Finding{}}
+		if len(f.Text) > maxFileBytes {
+			v.State, v.Why = NoServer, fmt.Sprintf("it would be %d bytes, over the %d-byte limit for language-server files", len(f.Text), maxFileBytes)
+			continue
+		}
+		s.noteDir(path)
+		c, err := s.choose(path)
+		if err != nil {
+			var why string
+			v.State, v.Server, why = unowned(path, err)
+			v.Why = s.RelText(why)
+			continue
+		}
+		key := serverKey{c.spec.ID, c.root}
+		if groups[key] == nil {
+			groups[key] = &group{c: c}
+			order = append(order, key)
+		}
+		groups[key].items = append(groups[key].items, &previewItem{v: v, path: path, text: string(f.Text)})
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, len(order))
+	for i, key := range order {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = s.previewOn(ctx, groups[key].c, groups[key].items)
+		}()
+	}
+	wg.Wait()
+	for _, key := range order {
+		for _, it := range groups[key].items {
+			if it.sent != nil && it.v.State == Checked {
+				res.after[it.v.File] = it.after
+			}
+			if it.v.State == TimedOut {
+				res.Incomplete, res.WaitMS = true, s.cfg.DiagnosticsWait.Milliseconds()
+			}
+		}
+	}
+	return res, errors.Join(errs...)
+}
+
+// previewOn previews items on c's server, holding its document sync for
+// the whole preview. It returns only ctx's error; a server's failure is
+// the items' verdict.
+func (s *Supervisor) previewOn(ctx context.Context, c *choice, items []*previewItem) error {
+	fail := func(state State, err error) {
+		for _, it := range items {
+			if it.v.State == "" {
+				it.v.Server, it.v.State, it.v.Why = c.spec.ID, state, s.RelText(err.Error())
+			}
+		}
+	}
+	srv, err := s.serverFor(ctx, c)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		fail(ServerFailed, err)
+		return nil
+	}
+	defer srv.release()
+	srv.syncMu.Lock()
+	defer srv.syncMu.Unlock()
+	// Notifications go out whole even when ctx ends, so what the server
+	// was sent is known and can be put back; only the waits watch ctx.
+	send, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.RequestTimeout)
+	defer cancel()
+
+	// The files as on disk: what the proposal is compared with.
+	for _, it := range items {
+		it.v.Server = srv.spec.ID
+		if _, err := s.guard.Stat(it.path); errors.Is(err, fs.ErrNotExist) {
+			continue // a new file: nothing to compare with
+		}
+		doc, _, err := srv.syncFileLocked(send, it.path, c.languageID)
+		if err != nil {
+			it.v.State, it.v.Why = ServerFailed, s.RelText(err.Error())
+			continue
+		}
+		it.base = doc
+	}
+	for _, it := range items {
+		if it.base == nil {
+			continue
+		}
+		raw, err := srv.diagnosticsFor(ctx, it.base)
+		switch {
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case errors.Is(err, ErrDiagnosticsTimeout):
+			it.v.State, it.v.Why = TimedOut, "the diagnostics of the file as on disk did not arrive, so nothing can be said to be new or fixed: "+s.RelText(err.Error())
+			it.v.WaitedMS = s.cfg.DiagnosticsWait.Milliseconds()
+		case err != nil:
+			it.v.State, it.v.Why = ServerFailed, s.RelText(err.Error())
+		default:
+			it.before = s.relMessages(convertDiagnostics(raw, it.path, it.base.text, srv.encoding))
+		}
+	}
+	if srv.spec.Indexes || srv.spec.LoadedLog != nil {
+		wctx, cancel := context.WithTimeout(ctx, s.cfg.StartTimeout)
+		srv.waitIndexed(wctx)
+		cancel()
+	}
+
+	// From the first unsaved version on, every document is put back before
+	// the sync is released, whatever happens.
+	defer func() {
+		restore, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.RequestTimeout)
+		defer cancel()
+		for _, it := range items {
+			if it.sent != nil {
+				srv.restoreLocked(restore, it.path, it.base)
+			}
+		}
+	}()
+	start := time.Now()
+	for _, it := range items {
+		if it.v.State != "" {
+			continue
+		}
+		doc, err := srv.sendUnsaved(send, it.path, c.languageID, it.text)
+		it.sent = doc
+		if err != nil {
+			it.v.State, it.v.Why = ServerFailed, s.RelText(err.Error())
+		}
+	}
+	if s.hooks != nil && s.hooks.previewSent != nil {
+		s.hooks.previewSent(srv)
+	}
+	for _, it := range items {
+		if it.v.State != "" || it.sent == nil {
+			continue
+		}
+		it.v.Version = it.sent.version
+		raw, err := srv.diagnosticsForSince(ctx, it.sent, start)
+		it.v.WaitedMS = time.Since(start).Milliseconds()
+		switch {
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case errors.Is(err, ErrDiagnosticsTimeout):
+			// What the server holds may be an earlier version's: none of
+			// it is reported as new.
+			it.v.State = TimedOut
+			it.v.Why = fmt.Sprintf("the diagnostics of the proposed version did not arrive within %s; the result is incomplete", s.cfg.DiagnosticsWait)
+			continue
+		case err != nil:
+			it.v.State, it.v.Why = ServerFailed, s.RelText(err.Error())
+			continue
+		}
+		it.after = s.relMessages(convertDiagnostics(raw, it.path, it.text, srv.encoding))
+		fresh, gone := diffDiagnostics(it.before, it.after)
+		it.v.State = Checked
+		it.v.New, it.v.Fixed = Findings(fresh), Findings(gone)
+	}
+	return nil
+}
+
+// sendUnsaved gives the server text for path as an unsaved version:
+// didOpen when it does not have the file open, else didChange with the
+// next version, never didSave. The caller holds syncMu and restores the
+// document (restoreLocked) afterwards.
+func (s *server) sendUnsaved(ctx context.Context, path, languageID, text string) (*openDoc, error) {
+	s.mu.Lock()
+	doc := s.docs[path]
+	seq := s.diagSeq
+	s.mu.Unlock()
+	next := &openDoc{path: path, uri: fileURI(path), languageID: languageID, version: 1, text: text, syncSeq: seq, unsaved: true}
+	var err error
+	if doc == nil {
+		err = s.notify(ctx, "textDocument/didOpen", didOpenParams{TextDocument: textDocumentItem{
+			URI: next.uri, LanguageID: languageID, Version: 1, Text: text}})
+	} else {
+		next.languageID, next.version = doc.languageID, doc.version+1
+		p := didChangeParams{TextDocument: versionedTextDocumentIdentifier{URI: next.uri, Version: &next.version}}
+		p.ContentChanges = append(p.ContentChanges, struct {
+			Text string `json:"text"`
+		}{text})
+		err = s.notify(ctx, "textDocument/didChange", p)
+	}
+	// Recorded even on an error: a notification that may have gone out is
+	// put back too.
+	s.mu.Lock()
+	s.docs[path] = next
+	s.mu.Unlock()
+	return next, err
+}
+
+// restoreLocked puts path's document back to what is on disk after a
+// preview: didChange with the disk's text (didClose when the file is not
+// there, or cannot be read). base is the document as the server had it
+// before, nil for a file it did not have. The caller holds syncMu.
+func (s *server) restoreLocked(ctx context.Context, path string, base *openDoc) error {
+	s.mu.Lock()
+	doc := s.docs[path]
+	seq := s.diagSeq
+	s.mu.Unlock()
+	if doc == nil || !doc.unsaved {
+		return nil
+	}
+	if text, info, err := readText(s.guard, path); base != nil && err == nil && text == base.text {
+		// The disk still holds what the server had: only the text goes
+		// back. No didSave, which tells a server the file changed on disk
+		// and costs gopls a reload of the package.
+		next := &openDoc{path: path, uri: doc.uri, languageID: doc.languageID, version: doc.version + 1,
+			text: text, modTime: info.ModTime(), size: info.Size(), syncSeq: seq}
+		p := didChangeParams{TextDocument: versionedTextDocumentIdentifier{URI: next.uri, Version: &next.version}}
+		p.ContentChanges = append(p.ContentChanges, struct {
+			Text string `json:"text"`
+		}{text})
+		err := s.notify(ctx, "textDocument/didChange", p)
+		s.mu.Lock()
+		s.docs[path] = next
+		s.mu.Unlock()
+		return err
+	}
+	got, _, err := s.syncFileLocked(ctx, path, doc.languageID)
+	if err != nil {
+		s.mu.Lock()
+		still := s.docs[path] == doc
+		s.mu.Unlock()
+		if still {
+			return errors.Join(err, s.closeDocLocked(ctx, doc))
+		}
+		return err
+	}
+	if got == doc {
+		// The disk holds the proposed text: the version stands, as saved.
+		s.mu.Lock()
+		doc.unsaved = false
+		s.mu.Unlock()
+	}
+	return nil
+}
+
+// unsavedDocs counts the documents a live server holds in a preview's
+// unsaved version.
+func (s *Supervisor) unsavedDocs() int {
+	n := 0
+	for _, srv := range s.running() {
+		srv.mu.Lock()
+		for _, d := range srv.docs {
+			if d.unsaved {
+				n++
+			}
+		}
+		srv.mu.Unlock()
+	}
+	return n
+}
+
+// Checker runs the contents a tool would write past the language servers
+// and writes nothing (PRE-1): the lsp family provides it to other
+// families' tools as a service, with the preview's text for an agent.
+// Each file's Path is absolute, inside the run's root.
+type Checker interface {
+	CheckFiles(ctx context.Context, files []staged.File) (*Preview, string, error)
+}

@@ -1,0 +1,73 @@
+package lsp
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// BenchmarkPreview measures, on a warm server and in the same run, a
+// plain write's diagnostics (the file written with a new error, then
+// AfterWrite) beside a one-file preview of the same text (Preview, which
+// also restores the document); each iteration does both, alternating
+// which goes first. Both must find the new error.
+func BenchmarkPreview(b *testing.B) {
+	for _, bs := range benchServers {
+		b.Run(bs.name, func(b *testing.B) {
+			s := newSession(b, bs.fixture, bs.program, Config{})
+			at := loc(s.t, s.sup, s.path(bs.file))
+			orig := s.read(bs.file)
+			if _, err := s.sup.AfterWrite(s.ctx, at); err != nil { // warm up
+				b.Fatal(err)
+			}
+			has := func(ds []Diagnostic, want string) bool {
+				return slices.ContainsFunc(ds, func(d Diagnostic) bool { return strings.Contains(d.Message, want) })
+			}
+			write := func(i int) time.Duration {
+				text, want := bs.broken(orig, i)
+				t0 := time.Now()
+				s.write(bs.file, text)
+				diags, err := s.sup.AfterWrite(s.ctx, at)
+				d := time.Since(t0)
+				if err != nil || !has(diags, want) {
+					b.Fatalf("write %d: %v, diagnostics lack %q: %+v", i, err, want, diags)
+				}
+				s.write(bs.file, orig)
+				if _, err := s.sup.AfterWrite(s.ctx, at); err != nil {
+					b.Fatal(err)
+				}
+				return d
+			}
+			preview := func(i int) time.Duration {
+				text, want := bs.broken(orig, 1_000_000+i)
+				t0 := time.Now()
+				p, err := s.sup.Preview(s.ctx, []Proposed{{File: at, Text: []byte(text)}})
+				d := time.Since(t0)
+				if err != nil || p.Files[0].State != Checked ||
+					!slices.ContainsFunc(p.Files[0].New, func(v Finding) bool { return strings.Contains(v.Message, want) }) {
+					b.Fatalf("preview %d: %v, %+v lacks %q", i, err, p, want)
+				}
+				return d
+			}
+			var writes, previews []time.Duration
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if i%2 == 0 {
+					writes = append(writes, write(i))
+					previews = append(previews, preview(i))
+				} else {
+					previews = append(previews, preview(i))
+					writes = append(writes, write(i))
+				}
+			}
+			b.StopTimer()
+			slices.Sort(writes)
+			slices.Sort(previews)
+			ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+			b.ReportMetric(ms(writes[len(writes)/2]), "write-median-ms")
+			b.ReportMetric(ms(previews[len(previews)/2]), "preview-median-ms")
+			b.ReportMetric(float64(previews[len(previews)/2])/float64(writes[len(writes)/2]), "preview/write")
+		})
+	}
+}
