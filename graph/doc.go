@@ -139,10 +139,11 @@
 // item), struct (field…, name…), interface (field…), union (arm…) and
 // null, other; and for an expression @expr.OP with OP.PART: name, field (object,
 // name), path (object, name), call (callee), index (object), deref, addr,
-// same (object), assert (object, type), literal (type) and new (type). A
+// same (object), assert (object, type), literal (type; none for a literal
+// whose type literal_types give from its text) and new (type). A
 // node no pattern reads is opaque and read from its text as before, as is
-// every type of a language without typeforms.scm (Go, TypeScript, TSX and
-// JavaScript have one; the others are read as text until theirs are
+// every type of a language without typeforms.scm (Go, TypeScript, TSX,
+// JavaScript, Python and Rust have one; the others are read as text until theirs are
 // written), and a JSDoc type. "other" is a type that names nothing the
 // resolver follows (A & B, typeof x).
 // testdata/languages/kotlin is a language added as data, with its

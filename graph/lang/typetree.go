@@ -81,7 +81,7 @@ const (
 	SAddr          // &x
 	SSame          // (x)
 	SAssert        // x.(T): Type
-	SLiteral       // T{...}: Type
+	SLiteral       // T{...}: Type; "s", {}, [x] (Type 0): the language's literal_types say
 	SNew           // new T(): Type
 	numOps
 )
@@ -547,7 +547,8 @@ func (b *treeBuilder) emitSteps(l *Language, n int32, how uint8, depth int) bool
 		if obj < 0 || st.Name == 0 {
 			return false
 		}
-	case SLiteral, SNew:
+	case SLiteral:
+	case SNew:
 		if st.Type == 0 {
 			return false
 		}
