@@ -143,7 +143,7 @@
 // whose type literal_types give from its text) and new (type). A
 // node no pattern reads is opaque and read from its text as before, as is
 // every type of a language without typeforms.scm (Go, TypeScript, TSX,
-// JavaScript, Python and Rust have one; the others are read as text until theirs are
+// JavaScript, Python, Rust and Java have one; the others are read as text until theirs are
 // written), and a JSDoc type. "other" is a type that names nothing the
 // resolver follows (A & B, typeof x).
 // testdata/languages/kotlin is a language added as data, with its

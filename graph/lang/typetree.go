@@ -102,7 +102,7 @@ const (
 var xPartNames = [...]string{xNone: "", xObject: "object", xName: "name", xCallee: "callee", xType: "type"}
 
 var opParts = [numOps][]uint8{
-	SField: {xObject, xName}, SPath: {xObject, xName}, SCall: {xCallee}, SIndex: {xObject}, SDeref: {xObject}, SAddr: {xObject},
+	SField: {xObject, xName}, SPath: {xObject, xName}, SCall: {xCallee, xObject, xName}, SIndex: {xObject}, SDeref: {xObject}, SAddr: {xObject},
 	SSame: {xObject}, SAssert: {xObject, xType}, SLiteral: {xType}, SNew: {xType},
 }
 
@@ -522,7 +522,7 @@ func (b *treeBuilder) emitSteps(l *Language, n int32, how uint8, depth int) bool
 	op, from := b.match(n, true)
 	defer func() { b.parts = b.parts[:from] }()
 	st := Step{Op: op}
-	var obj int32 = -1
+	var obj, name int32 = -1, -1
 	for k := range len(b.parts) - from {
 		pt := b.parts[from+k]
 		switch pt.part {
@@ -530,6 +530,7 @@ func (b *treeBuilder) emitSteps(l *Language, n int32, how uint8, depth int) bool
 			obj = pt.node
 		case xName:
 			st.Name = b.id(pt.node, normType)
+			name = pt.node
 		case xType:
 			// Shown as the expression around it is (a receiver has no spaces).
 			st.Type = b.typeOf(l, pt.node, b.norm(l, b.text(pt.node), how))
@@ -563,6 +564,14 @@ func (b *treeBuilder) emitSteps(l *Language, n int32, how uint8, depth int) bool
 	}
 	if obj >= 0 && !b.emitSteps(l, obj, how, depth+1) {
 		return false
+	}
+	if op == SCall && st.Name != 0 {
+		// A call written with its object and name (Java's a.m(x)): the
+		// field a.m, then its call.
+		s0, _ := b.x.Span(n)
+		_, e := b.x.Span(name)
+		b.steps = append(b.steps, Step{Op: SField, Name: st.Name, Text: b.tab.raw(b.norm(l, string(b.x.Text(n)[:e-s0]), how))})
+		st.Name = 0
 	}
 	if how == normClipped {
 		st.Text = b.tab.raw(b.norm(l, b.text(n), how))

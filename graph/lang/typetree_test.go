@@ -203,7 +203,8 @@ func TestStepsAgreeWithText(t *testing.T) {
 					ok = strings.HasSuffix(text, "]") && j > 0 && strings.TrimSpace(text[:j]) == prev
 				case SAssert:
 					j := Opening(text)
-					ok = strings.HasSuffix(text, ")") && j > 0 && text[j-1] == '.' && text[j+1:len(text)-1] == r.TypeText(s.Type)
+					ok = strings.HasSuffix(text, ")") && j > 0 && text[j-1] == '.' && text[j+1:len(text)-1] == r.TypeText(s.Type) ||
+						strings.HasPrefix(text, "("+r.TypeText(s.Type)+")") && strings.TrimSpace(text[len(r.TypeText(s.Type))+2:]) == prev // a cast, Java's (T)x
 				case SLiteral:
 					// T{...}, or a literal whose text literal_types type ("s", {}, [x]).
 					_, lt := ls[i].LiteralType(text)
@@ -505,6 +506,81 @@ func TestTypeFormsRust(t *testing.T) {
 		t.Logf("all: %q", got)
 	}
 	for k, want := range map[string]string{"a": ".T", "b": ".Vec", "c": ".Tr", "d": ".Option", "g": ".", "h": ".A", "p": ".T"} {
+		q, n, ok := rec.TypeName(l, ts[k])
+		if !ok || q+"."+n != want {
+			t.Errorf("%s names %s.%s (%v), want %s", k, q, n, ok, want)
+		}
+	}
+}
+
+// Java's typeforms.scm: a name, a path, generics, an array (its element
+// as the text reader read it), a primitive; receivers with fields,
+// method calls (the field a.m, then its call), an index, this, a cast
+// and parentheses.
+func TestTypeFormsJava(t *testing.T) {
+	e := astgrep.NewEngine(astgrep.Options{})
+	defer e.Close()
+	s, err := Load(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := s.Lookup("java")
+	src := []byte(`class C {
+    java.util.List<T> f(T a, a.b.T b, List<T> c, Map<K, V> d, T[] g, int h, @A T k) {
+        this.x.y(1)[0].z();
+        ((T) a).m();
+        (a).n();
+        go().p();
+        return null;
+    }
+}
+`)
+	r, err := e.CaptureSnippet(context.Background(), l.Query(), src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := Extract(l, src, r)
+	got := map[string]string{}
+	ts := map[string]int32{}
+	for _, lc := range rec.Locals {
+		if lc.T > 0 {
+			got[rec.Strs[lc.Name]] = rec.DumpType(lc.T)
+			ts[rec.Strs[lc.Name]] = lc.T
+		}
+	}
+	for _, d := range rec.Defs {
+		if d.T > 0 {
+			got["def "+d.Name] = rec.DumpType(d.T)
+		}
+	}
+	for _, rf := range rec.Refs {
+		if rf.X > 0 {
+			got["recv "+rec.Strs[rf.Recv]] = rec.DumpExpr(rf.X)
+		}
+	}
+	for k, want := range map[string]string{
+		"a":                   "T",
+		"b":                   "path a.b(seg path a(seg a, seg b), seg T)",
+		"c":                   "generic(base List, arg T)",
+		"d":                   "generic(base Map, arg K, arg V)",
+		"g":                   "slice(elem T)",
+		"h":                   "int",
+		"k":                   "T",
+		"def f":               "generic(base path java.util(seg path java(seg java, seg util), seg List), arg T)",
+		"recv this.x.y(1)[0]": "name this, field x, field y, call, index",
+		"recv ((T)a)":         "name a, assert T, same",
+		"recv (a)":            "name a, same",
+		"recv go()":           "name go, call",
+		"recv a.b":            "name a, field b",
+	} {
+		if got[k] != want {
+			t.Errorf("%s: %s, want %s", k, got[k], want)
+		}
+	}
+	if t.Failed() {
+		t.Logf("all: %q", got)
+	}
+	for k, want := range map[string]string{"a": ".T", "b": "a.b.T", "c": ".List", "d": ".Map", "h": ".int", "k": ".T"} {
 		q, n, ok := rec.TypeName(l, ts[k])
 		if !ok || q+"."+n != want {
 			t.Errorf("%s names %s.%s (%v), want %s", k, q, n, ok, want)
