@@ -226,14 +226,7 @@ func TestStepsAgreeWithText(t *testing.T) {
 // Go's typeforms.scm reads types and receivers into the trees and steps
 // the resolver follows.
 func TestTypeForms(t *testing.T) {
-	e := astgrep.NewEngine(astgrep.Options{})
-	defer e.Close()
-	s, err := Load(e)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l := s.Lookup("go")
-	src := []byte(`package p
+	_, _, got, _ := typeForms(t, "go", `package p
 
 func f(m map[string][]*x.T, g func(int) (a, b *y.U, err error), c chan<- Box[int], s struct {
 	conn *Conn
@@ -246,27 +239,8 @@ func f(m map[string][]*x.T, g func(int) (a, b *y.U, err error), c chan<- Box[int
 		w.M()
 	}
 }
-`)
-	r, err := e.CaptureSnippet(context.Background(), l.Query(), src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec := Extract(l, src, r)
-	got := map[string]string{}
-	for _, lc := range rec.Locals {
-		if lc.T > 0 {
-			got[rec.Strs[lc.Name]] = rec.DumpType(lc.T)
-		}
-		if lc.X > 0 {
-			got[rec.Strs[lc.Name]] = rec.DumpExpr(lc.X)
-		}
-	}
-	for _, rf := range rec.Refs {
-		if rf.X > 0 {
-			got["recv "+rec.Strs[rf.Recv]] = rec.DumpExpr(rf.X)
-		}
-	}
-	for k, want := range map[string]string{
+`, true)
+	wantForms(t, got, map[string]string{
 		"m":                      "map(key string, elem slice(elem pointer(elem path x(seg x, seg T))))",
 		"g":                      "func(result tuple(item a:pointer(elem path y(seg y, seg U)), item b:pointer(elem path y(seg y, seg U)), item err:error))",
 		"c":                      "chan(elem generic(base Box, arg int))",
@@ -275,42 +249,41 @@ func f(m map[string][]*x.T, g func(int) (a, b *y.U, err error), c chan<- Box[int
 		"w":                      "name v",
 		"recv s.conn.buf[i].(W)": "name s, field conn, field buf, index, assert W",
 		"recv (&T{})":            "literal T, addr, same",
-	} {
-		if got[k] != want {
-			t.Errorf("%s: %s, want %s", k, got[k], want)
-		}
-	}
-	if t.Failed() {
-		t.Logf("all: %q", got)
-	}
+	})
 }
 
-// TypeScript's typeforms.scm: an annotation, a union with null, a
-// readonly collection, a wrapper, a type that names nothing; a receiver
-// with an optional chain is not read (its text was not either).
-func TestTypeFormsTypeScript(t *testing.T) {
+// typeForms extracts src in the bundled language id and returns each
+// captured place's tree or steps dumped: a local's or a definition's
+// ("def f") type, a receiver's steps ("recv a.b"), and with localExprs a
+// local's assigned expression where it has one. ts keeps the locals' type
+// ids.
+func typeForms(t *testing.T, id, src string, localExprs bool) (l *Language, rec *Record, got map[string]string, ts map[string]int32) {
+	t.Helper()
 	e := astgrep.NewEngine(astgrep.Options{})
-	defer e.Close()
+	t.Cleanup(func() { e.Close() })
 	s, err := Load(e)
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := s.Lookup("typescript")
-	src := []byte(`function f(a: ns.Foo | undefined, b: readonly Bar[], c: Readonly<Baz>, d: A & B, e: Map<string, Foo>) {
-  this.a.b[0].m();
-  this.a?.b.m();
-  f(x)!.m();
-}
-`)
-	r, err := e.CaptureSnippet(context.Background(), l.Query(), src)
+	l = s.Lookup(id)
+	r, err := e.CaptureSnippet(context.Background(), l.Query(), []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := Extract(l, src, r)
-	got := map[string]string{}
+	rec = Extract(l, []byte(src), r)
+	got, ts = map[string]string{}, map[string]int32{}
 	for _, lc := range rec.Locals {
 		if lc.T > 0 {
 			got[rec.Strs[lc.Name]] = rec.DumpType(lc.T)
+			ts[rec.Strs[lc.Name]] = lc.T
+		}
+		if localExprs && lc.X > 0 {
+			got[rec.Strs[lc.Name]] = rec.DumpExpr(lc.X)
+		}
+	}
+	for _, d := range rec.Defs {
+		if d.T > 0 {
+			got["def "+d.Name] = rec.DumpType(d.T)
 		}
 	}
 	for _, rf := range rec.Refs {
@@ -318,7 +291,45 @@ func TestTypeFormsTypeScript(t *testing.T) {
 			got["recv "+rec.Strs[rf.Recv]] = rec.DumpExpr(rf.X)
 		}
 	}
-	for k, want := range map[string]string{
+	return l, rec, got, ts
+}
+
+// wantForms compares typeForms' dumps with want, listing all on a failure.
+func wantForms(t *testing.T, got, want map[string]string) {
+	t.Helper()
+	for k, w := range want {
+		if got[k] != w {
+			t.Errorf("%s: %s, want %s", k, got[k], w)
+		}
+	}
+	if t.Failed() {
+		t.Logf("all: %q", got)
+	}
+}
+
+// wantNames checks the qualifier and name each local's type gives
+// ("q.n", ".n" with no qualifier).
+func wantNames(t *testing.T, l *Language, rec *Record, ts map[string]int32, want map[string]string) {
+	t.Helper()
+	for k, w := range want {
+		q, n, ok := rec.TypeName(l, ts[k])
+		if !ok || q+"."+n != w {
+			t.Errorf("%s names %s.%s (%v), want %s", k, q, n, ok, w)
+		}
+	}
+}
+
+// TypeScript's typeforms.scm: an annotation, a union with null, a
+// readonly collection, a wrapper, a type that names nothing; a receiver
+// with an optional chain is not read (its text was not either).
+func TestTypeFormsTypeScript(t *testing.T) {
+	l, rec, got, _ := typeForms(t, "typescript", `function f(a: ns.Foo | undefined, b: readonly Bar[], c: Readonly<Baz>, d: A & B, e: Map<string, Foo>) {
+  this.a.b[0].m();
+  this.a?.b.m();
+  f(x)!.m();
+}
+`, false)
+	wantForms(t, got, map[string]string{
 		"a":                "same(elem union(arm path ns(seg ns, seg Foo), arm null()))",
 		"b":                "same(elem same(elem slice(elem Bar)))",
 		"c":                "same(elem generic(base Readonly, arg Baz))",
@@ -327,14 +338,7 @@ func TestTypeFormsTypeScript(t *testing.T) {
 		"recv this.a.b[0]": "name this, field a, field b, index",
 		"recv this.a?.b":   "-",
 		"recv f(x)!":       "name f, call, same",
-	} {
-		if got[k] != want {
-			t.Errorf("%s: %s, want %s", k, got[k], want)
-		}
-	}
-	if t.Failed() {
-		t.Logf("all: %q", got)
-	}
+	})
 	for _, k := range []string{"a", "b", "c"} {
 		for _, lc := range rec.Locals {
 			if rec.Strs[lc.Name] != k {
@@ -374,42 +378,12 @@ func TestTypeFormsChecked(t *testing.T) {
 // (fields, calls, an index, a literal); a dotted forward reference is left
 // to the text reader (the grammar does not parse a string).
 func TestTypeFormsPython(t *testing.T) {
-	e := astgrep.NewEngine(astgrep.Options{})
-	defer e.Close()
-	s, err := Load(e)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l := s.Lookup("python")
-	src := []byte(`def f(a: Optional[Foo], b: list[x.T], c: dict[str, Bar], d: Type[X], e: "Foo", g: Foo | None, h: typing.Optional["m.Foo"]) -> mod.T:
+	l, rec, got, ts := typeForms(t, "python", `def f(a: Optional[Foo], b: list[x.T], c: dict[str, Bar], d: Type[X], e: "Foo", g: Foo | None, h: typing.Optional["m.Foo"]) -> mod.T:
     a.b[0].c().d()
     "".join(b)
     (a).m()
-`)
-	r, err := e.CaptureSnippet(context.Background(), l.Query(), src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec := Extract(l, src, r)
-	got := map[string]string{}
-	ts := map[string]int32{}
-	for _, lc := range rec.Locals {
-		if lc.T > 0 {
-			got[rec.Strs[lc.Name]] = rec.DumpType(lc.T)
-			ts[rec.Strs[lc.Name]] = lc.T
-		}
-	}
-	for _, d := range rec.Defs {
-		if d.T > 0 {
-			got["def "+d.Name] = rec.DumpType(d.T)
-		}
-	}
-	for _, rf := range rec.Refs {
-		if rf.X > 0 {
-			got["recv "+rec.Strs[rf.Recv]] = rec.DumpExpr(rf.X)
-		}
-	}
-	for k, want := range map[string]string{
+`, false)
+	wantForms(t, got, map[string]string{
 		"a":               "same(elem generic(base Optional, arg same(elem Foo)))",
 		"b":               "same(elem generic(base list, arg same(elem path x(seg x, seg T))))",
 		"c":               "same(elem generic(base dict, arg same(elem str), arg same(elem Bar)))",
@@ -421,20 +395,8 @@ func TestTypeFormsPython(t *testing.T) {
 		"recv a.b[0].c()": "name a, field b, index, field c, call",
 		"recv \"\"":       "literal",
 		"recv (a)":        "name a, same",
-	} {
-		if got[k] != want {
-			t.Errorf("%s: %s, want %s", k, got[k], want)
-		}
-	}
-	if t.Failed() {
-		t.Logf("all: %q", got)
-	}
-	for k, want := range map[string]string{"a": ".Foo", "b": ".list", "c": ".dict", "d": ".X", "e": ".Foo", "g": ".Foo"} {
-		q, n, ok := rec.TypeName(l, ts[k])
-		if !ok || q+"."+n != want {
-			t.Errorf("%s names %s.%s (%v), want %s", k, q, n, ok, want)
-		}
-	}
+	})
+	wantNames(t, l, rec, ts, map[string]string{"a": ".Foo", "b": ".list", "c": ".dict", "d": ".X", "e": ".Foo", "g": ".Foo"})
 	if el, _ := rec.ElemOf(l, ts["b"]); rec.TypeText(el) != "x.T" {
 		t.Errorf("b's element is %q", rec.TypeText(el))
 	}
@@ -449,43 +411,13 @@ func TestTypeFormsPython(t *testing.T) {
 // dereference and a path; x? is left to the text reader (what it gives,
 // T of a Result<T, E>, is no step).
 func TestTypeFormsRust(t *testing.T) {
-	e := astgrep.NewEngine(astgrep.Options{})
-	defer e.Close()
-	s, err := Load(e)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l := s.Lookup("rust")
-	src := []byte(`fn f(a: &T, b: &mut Vec<a::b::T>, c: Box<dyn Tr>, d: Option<T>, g: &[T], h: (A, B), p: *const T) -> Result<T, E> {
+	l, rec, got, ts := typeForms(t, "rust", `fn f(a: &T, b: &mut Vec<a::b::T>, c: Box<dyn Tr>, d: Option<T>, g: &[T], h: (A, B), p: *const T) -> Result<T, E> {
     (*a.b)[0].c().d();
     crate::m::T::new();
     x.y()?.z();
 }
-`)
-	r, err := e.CaptureSnippet(context.Background(), l.Query(), src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec := Extract(l, src, r)
-	got := map[string]string{}
-	ts := map[string]int32{}
-	for _, lc := range rec.Locals {
-		if lc.T > 0 {
-			got[rec.Strs[lc.Name]] = rec.DumpType(lc.T)
-			ts[rec.Strs[lc.Name]] = lc.T
-		}
-	}
-	for _, d := range rec.Defs {
-		if d.T > 0 {
-			got["def "+d.Name] = rec.DumpType(d.T)
-		}
-	}
-	for _, rf := range rec.Refs {
-		if rf.X > 0 {
-			got["recv "+rec.Strs[rf.Recv]] = rec.DumpExpr(rf.X)
-		}
-	}
-	for k, want := range map[string]string{
+`, false)
+	wantForms(t, got, map[string]string{
 		"a":                  "same(elem T)",
 		"b":                  "same(elem generic(base Vec, arg path a::b(seg path a(seg a, seg b), seg T)))",
 		"c":                  "generic(base Box, arg same(elem Tr))",
@@ -497,20 +429,8 @@ func TestTypeFormsRust(t *testing.T) {
 		"recv (*a.b)[0].c()": "name a, field b, deref, same, index, field c, call",
 		"recv crate::m::T":   "name crate, path m, path T",
 		"recv x.y()?":        "-",
-	} {
-		if got[k] != want {
-			t.Errorf("%s: %s, want %s", k, got[k], want)
-		}
-	}
-	if t.Failed() {
-		t.Logf("all: %q", got)
-	}
-	for k, want := range map[string]string{"a": ".T", "b": ".Vec", "c": ".Tr", "d": ".Option", "g": ".", "h": ".A", "p": ".T"} {
-		q, n, ok := rec.TypeName(l, ts[k])
-		if !ok || q+"."+n != want {
-			t.Errorf("%s names %s.%s (%v), want %s", k, q, n, ok, want)
-		}
-	}
+	})
+	wantNames(t, l, rec, ts, map[string]string{"a": ".T", "b": ".Vec", "c": ".Tr", "d": ".Option", "g": ".", "h": ".A", "p": ".T"})
 }
 
 // Java's typeforms.scm: a name, a path, generics, an array (its element
@@ -518,14 +438,7 @@ func TestTypeFormsRust(t *testing.T) {
 // method calls (the field a.m, then its call), an index, this, a cast
 // and parentheses.
 func TestTypeFormsJava(t *testing.T) {
-	e := astgrep.NewEngine(astgrep.Options{})
-	defer e.Close()
-	s, err := Load(e)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l := s.Lookup("java")
-	src := []byte(`class C {
+	l, rec, got, ts := typeForms(t, "java", `class C {
     java.util.List<T> f(T a, a.b.T b, List<T> c, Map<K, V> d, T[] g, int h, @A T k) {
         this.x.y(1)[0].z();
         ((T) a).m();
@@ -534,31 +447,8 @@ func TestTypeFormsJava(t *testing.T) {
         return null;
     }
 }
-`)
-	r, err := e.CaptureSnippet(context.Background(), l.Query(), src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec := Extract(l, src, r)
-	got := map[string]string{}
-	ts := map[string]int32{}
-	for _, lc := range rec.Locals {
-		if lc.T > 0 {
-			got[rec.Strs[lc.Name]] = rec.DumpType(lc.T)
-			ts[rec.Strs[lc.Name]] = lc.T
-		}
-	}
-	for _, d := range rec.Defs {
-		if d.T > 0 {
-			got["def "+d.Name] = rec.DumpType(d.T)
-		}
-	}
-	for _, rf := range rec.Refs {
-		if rf.X > 0 {
-			got["recv "+rec.Strs[rf.Recv]] = rec.DumpExpr(rf.X)
-		}
-	}
-	for k, want := range map[string]string{
+`, false)
+	wantForms(t, got, map[string]string{
 		"a":                   "T",
 		"b":                   "path a.b(seg path a(seg a, seg b), seg T)",
 		"c":                   "generic(base List, arg T)",
@@ -572,18 +462,6 @@ func TestTypeFormsJava(t *testing.T) {
 		"recv (a)":            "name a, same",
 		"recv go()":           "name go, call",
 		"recv a.b":            "name a, field b",
-	} {
-		if got[k] != want {
-			t.Errorf("%s: %s, want %s", k, got[k], want)
-		}
-	}
-	if t.Failed() {
-		t.Logf("all: %q", got)
-	}
-	for k, want := range map[string]string{"a": ".T", "b": "a.b.T", "c": ".List", "d": ".Map", "h": ".int", "k": ".T"} {
-		q, n, ok := rec.TypeName(l, ts[k])
-		if !ok || q+"."+n != want {
-			t.Errorf("%s names %s.%s (%v), want %s", k, q, n, ok, want)
-		}
-	}
+	})
+	wantNames(t, l, rec, ts, map[string]string{"a": ".T", "b": "a.b.T", "c": ".List", "d": ".Map", "h": ".int", "k": ".T"})
 }
