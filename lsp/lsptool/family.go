@@ -21,6 +21,9 @@ type Servers struct {
 	mu    sync.Mutex
 	plans map[*registry.Call]planned
 	late  []late // verdicts that came after their write's result
+	// said holds the reasons for not checking a file that a result of
+	// this run gave in full; later results give them in a few words.
+	said map[string]bool
 	// previews are staged changes' diagnostics previews, by edit id, for
 	// resolve (preview.go); keptOrder is their order, oldest first.
 	previews  map[string]kept

@@ -88,6 +88,10 @@ type writeReport struct {
 	// new and fixed are the verdicts' New and Fixed as diagnostics (paths
 	// relative to the root), for the text.
 	new, fixed []lsp.Diagnostic
+	// said are the reasons for not checking that an earlier result of the
+	// run gave in full: the text says them in a few words (a checkout
+	// without rust-analyzer is not told so at length on every write).
+	said map[string]bool
 }
 
 // add appends a verdict and the diagnostics behind its New and Fixed.
@@ -170,6 +174,18 @@ func (s *Servers) afterWrite(ctx context.Context, c *registry.Call) *writeReport
 	if len(rep.Files) == 0 {
 		return nil
 	}
+	s.mu.Lock()
+	if s.said == nil {
+		s.said = map[string]bool{}
+	}
+	rep.said = map[string]bool{}
+	for _, v := range rep.Files {
+		if v.State == lsp.NoServer || v.State == lsp.ServerFailed {
+			rep.said[v.Why] = s.said[v.Why]
+			s.said[v.Why] = true
+		}
+	}
+	s.mu.Unlock()
 	return rep
 }
 
@@ -247,14 +263,15 @@ func (r *writeReport) text() string {
 		}
 		parts = append(parts, strings.TrimRight(b.String(), "\n"))
 	}
-	if line := notChecked(r.Files); line != "" {
+	if line := notChecked(r.Files, r.said); line != "" {
 		parts = append(parts, line)
 	}
 	return strings.Join(parts, "\n")
 }
 
-// notChecked is one line naming the files not checked, grouped by why.
-func notChecked(vs []lsp.Verdict) string {
+// notChecked is one line naming the files not checked, grouped by why; a
+// why the run was told before (said) is given in a few words.
+func notChecked(vs []lsp.Verdict, said map[string]bool) string {
 	var whys []string
 	files := map[string][]string{}
 	for _, v := range vs {
@@ -262,6 +279,12 @@ func notChecked(vs []lsp.Verdict) string {
 			continue
 		}
 		why := v.Why
+		if said[why] {
+			why = "no server, for the reason given earlier"
+			if v.State == lsp.ServerFailed {
+				why = "its server does not run, for the reason given earlier"
+			}
+		}
 		if v.State == lsp.TimedOut {
 			why += "; what comes later is reported on the next result"
 		}
