@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/graph/index"
+	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
@@ -21,7 +21,7 @@ import (
 // the test binary was built, which need not be here).
 func goroot(tb testing.TB) string {
 	tb.Helper()
-	out, err := exec.Command(testenv.LookPath(tb, "go"), "env", "GOROOT").Output()
+	out, err := proc.Probe(context.Background(), testenv.LookPath(tb, "go"), "env", "GOROOT")
 	if err != nil {
 		tb.Fatalf("go env GOROOT: %v", err)
 	}

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -17,6 +16,7 @@ import (
 	"github.com/builtin-tools/builtin-tools/astgrep"
 	"github.com/builtin-tools/builtin-tools/graph/languages"
 	"github.com/builtin-tools/builtin-tools/internal/codecgen"
+	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
@@ -62,7 +62,7 @@ func samples(t testing.TB, s *Set) []sample {
 		t.Fatal("no fixture files")
 	}
 	n := len(out)
-	gr, err := exec.Command(testenv.LookPath(t, "go"), "env", "GOROOT").Output()
+	gr, err := proc.Probe(context.Background(), testenv.LookPath(t, "go"), "env", "GOROOT")
 	if err != nil {
 		t.Fatalf("go env GOROOT: %v", err)
 	}
