@@ -131,25 +131,7 @@ func TestFixtures(t *testing.T) {
 			}
 			x := buildFixture(t, ar)
 			dump := x.Dump()
-			for _, f := range ar.Files {
-				if f.Name == "expect" {
-					checkExpect(t, dump, string(f.Data))
-				}
-			}
-			golden := strings.TrimSuffix(p, ".txtar") + ".golden"
-			if *update {
-				if err := os.WriteFile(golden, []byte(dump), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run with -update to write it)", err)
-			}
-			if string(want) != dump {
-				t.Errorf("dump differs from %s (run with -update and review the diff):\n%s", golden, diffLines(string(want), dump))
-			}
+			checkDump(t, p, ar, dump)
 		})
 	}
 }
@@ -240,4 +222,29 @@ func diffLines(want, got string) string {
 		}
 	}
 	return b.String()
+}
+
+// checkDump holds a fixture's dump to its expect section and to its
+// golden file (written instead with -update).
+func checkDump(t *testing.T, p string, ar *txtar.Archive, dump string) {
+	t.Helper()
+	for _, f := range ar.Files {
+		if f.Name == "expect" {
+			checkExpect(t, dump, string(f.Data))
+		}
+	}
+	golden := strings.TrimSuffix(p, ".txtar") + ".golden"
+	if *update {
+		if err := os.WriteFile(golden, []byte(dump), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run with -update to write it)", err)
+	}
+	if string(want) != dump {
+		t.Errorf("dump differs from %s (run with -update and review the diff):\n%s", golden, diffLines(string(want), dump))
+	}
 }

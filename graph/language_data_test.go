@@ -45,25 +45,7 @@ func TestLanguageAsData(t *testing.T) {
 			}
 			x := buildRootOpts(t, root, Options{QueryDirs: []string{dirs}})
 			dump := x.Dump()
-			for _, f := range ar.Files {
-				if f.Name == "expect" {
-					checkExpect(t, dump, string(f.Data))
-				}
-			}
-			golden := strings.TrimSuffix(p, ".txtar") + ".golden"
-			if *update {
-				if err := os.WriteFile(golden, []byte(dump), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run with -update to write it)", err)
-			}
-			if string(want) != dump {
-				t.Errorf("dump differs from %s (run with -update and review the diff):\n%s", golden, diffLines(string(want), dump))
-			}
+			checkDump(t, p, ar, dump)
 		})
 	}
 }
