@@ -157,6 +157,13 @@ func (s *server) diagnosticsForSince(ctx context.Context, doc *openDoc, start ti
 // (a file the server re-checks because another changed may be published
 // more than once under load).
 func (s *server) diagnosticsAwait(ctx context.Context, doc *openDoc, start time.Time, once bool) ([]lspDiagnostic, error) {
+	s.mu.Lock()
+	if doc.known != nil && doc.knownAt == s.changes {
+		items := doc.known
+		s.mu.Unlock()
+		return items, nil
+	}
+	s.mu.Unlock()
 	if s.spec.pull != nil {
 		items, err := s.spec.pull(ctx, s, doc)
 		var se *ServerError
