@@ -88,7 +88,7 @@ func (rv *Resolver) resolveAt(f *snap.Entry, r *lang.Ref, lazy bool) Resolution 
 		}
 		// A local of the enclosing function hides every other definition.
 		if f.BoundAround(name, r.Encl, r.At) {
-			return Resolution{Class: lang.Unresolved, Why: "a local variable or parameter (a function value)"}
+			return rv.localCall(f, r, name)
 		}
 		// An implicit this: a member of the enclosing class hides the
 		// file's names (C++'s class scope comes before its namespace's).

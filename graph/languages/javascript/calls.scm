@@ -12,5 +12,13 @@
 (arguments (identifier) @name) @reference.value
 (arguments
   (member_expression object: [(identifier) (this)] @receiver property: (property_identifier) @name)) @reference.value
+; A function held by a variable (const h = g; h = obj.m): a call of the
+; variable is a call of it when it is bound once.
+(variable_declarator value: (identifier) @name) @reference.value
+(variable_declarator
+  value: (member_expression object: [(identifier) (this)] @receiver property: (property_identifier) @name)) @reference.value
+(assignment_expression right: (identifier) @name) @reference.value
+(assignment_expression
+  right: (member_expression object: [(identifier) (this)] @receiver property: (property_identifier) @name)) @reference.value
 ; super(...) in a constructor runs the base class's constructor.
 (call_expression function: (super) @name) @reference.call
