@@ -1,6 +1,7 @@
 package resolve
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -128,4 +129,23 @@ func repeat(s string, n int) []string {
 		out[i] = s
 	}
 	return out
+}
+
+// CallOfCall is the name tags.scm gives a call of what a call returns
+// (f()(x)): the opening parenthesis of its arguments.
+const CallOfCall = "("
+
+// valueCall decides a call of a function value written in place: a
+// literal called where it is written, or what a call returns.
+func valueCall(l *lang.Language, r *lang.Ref, name string) (Resolution, bool) {
+	if r.Kind != lang.RefCall || r.Recv != 0 {
+		return Resolution{}, false
+	}
+	switch {
+	case name == CallOfCall:
+		return Resolution{Class: lang.Unresolved, Why: "a call of the function value a call returns (f()(…)): which function that is is not followed"}, true
+	case slices.Contains(l.FunctionLiterals, name):
+		return Resolution{Class: lang.Unresolved, Why: "a function literal called where it is written: the calls in it are listed as made by what encloses it"}, true
+	}
+	return Resolution{}, false
 }

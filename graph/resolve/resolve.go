@@ -81,6 +81,9 @@ func (rv *Resolver) resolveAt(f *snap.Entry, r *lang.Ref, lazy bool) Resolution 
 	if r.Encl >= 0 {
 		encl = &f.Defs[r.Encl]
 	}
+	if res, ok := valueCall(l, r, name); ok {
+		return res
+	}
 	if r.Recv == 0 {
 		// cls(): the class method's own class, constructed.
 		if ts := rv.classSelf(f, r.Encl, r.At, name); len(ts) > 0 && r.Kind == lang.RefCall {

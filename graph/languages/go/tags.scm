@@ -99,6 +99,11 @@
 
 ; Calls: f(), pkg.F(), x.M(), F[T]() (read as a conversion by the grammar).
 (call_expression function: (identifier) @name) @reference.call
+; A call of a function literal where it is written (func(){…}()) or of
+; what a call returns (f()(x)): named by the keyword and by the
+; arguments' parenthesis, which the resolver reads (function_literals).
+(call_expression function: [(func_literal "func" @name) (parenthesized_expression (func_literal "func" @name))]) @reference.call
+(call_expression function: [(call_expression) (parenthesized_expression (call_expression))] arguments: (argument_list "(" @name)) @reference.call
 ; T{}.M(): the receiver is the type itself.
 (call_expression
   function: (selector_expression

@@ -20,5 +20,10 @@
 (assignment_expression right: (identifier) @name) @reference.value
 (assignment_expression
   right: (member_expression object: [(identifier) (this)] @receiver property: (property_identifier) @name)) @reference.value
+; A call of a function literal where it is written ((() => …)(),
+; (function () {…})()) or of what a call returns (f()(x)): named by the
+; keyword and by the arguments' parenthesis (function_literals).
+(call_expression function: (parenthesized_expression [(arrow_function "=>" @name) (function_expression "function" @name)])) @reference.call
+(call_expression function: [(call_expression) (parenthesized_expression (call_expression))] arguments: (arguments "(" @name)) @reference.call
 ; super(...) in a constructor runs the base class's constructor.
 (call_expression function: (super) @name) @reference.call
