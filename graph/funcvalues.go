@@ -2,6 +2,7 @@ package graph
 
 import (
 	"github.com/builtin-tools/builtin-tools/graph/lang"
+	"github.com/builtin-tools/builtin-tools/graph/resolve"
 	"github.com/builtin-tools/builtin-tools/graph/snap"
 )
 
@@ -18,7 +19,7 @@ func (v View) heldCalls(t snap.Target, s Site) []Site {
 	seen := map[string]bool{}
 	for i := range g.Locals {
 		lc := &g.Locals[i]
-		if lc.Line != int32(s.Line) || lc.How != lang.TypeExpr || g.Strs[lc.Type] != s.Call {
+		if lc.Line != int32(s.Line) || lc.How != lang.TypeExpr || resolve.HeldText(g.Strs[lc.Type]) != s.Call {
 			continue
 		}
 		name := g.Strs[lc.Name]

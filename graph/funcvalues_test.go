@@ -19,6 +19,7 @@ func TestHeldCallsInCallers(t *testing.T) {
 		{"go_funcvalues", "app.G", []string{"app/app.go:11 candidate", "app/app.go:24 candidate"}},
 		{"go_funcvalues", "util.F", []string{"app/app.go:13 candidate"}},
 		{"go_funcvalues", "util.Store.Save", []string{"app/app.go:15 candidate"}},
+		{"go_funcvalues", "app.T.Cd", []string{"app/app.go:66 candidate"}},
 		{"python_funcvalues", "app.g", []string{"app.py:14 exact"}},
 		{"python_funcvalues", "helper", []string{"app.py:16 import"}},
 		{"python_funcvalues", "Store.save", []string{"app.py:25 exact"}},

@@ -90,6 +90,7 @@ func (rv *Resolver) heldCall(f *snap.Entry, name string, e, callAt int32) Resolu
 // value: the value reference the query records at the binding, on its
 // line, written as held. ok says it leads surely to functions.
 func (rv *Resolver) heldValue(f *snap.Entry, b *lang.Local, e int32, held string) (Resolution, bool) {
+	held = HeldText(held)
 	var found *lang.Ref
 	for _, ri := range f.RefsNamed(lang.LastSegment(held)) {
 		r := &f.Refs[ri]
@@ -148,4 +149,14 @@ func valueCall(l *lang.Language, r *lang.Ref, name string) (Resolution, bool) {
 		return Resolution{Class: lang.Unresolved, Why: "a function literal called where it is written: the calls in it are listed as made by what encloses it"}, true
 	}
 	return Resolution{}, false
+}
+
+// HeldText is the text of the value reference a local bound to the
+// expression held records: a method expression (*T).m is recorded with
+// the receiver T.
+func HeldText(held string) string {
+	if rest, ok := strings.CutPrefix(held, "(*"); ok {
+		return strings.Replace(rest, ")", "", 1)
+	}
+	return held
 }

@@ -297,6 +297,17 @@
 (short_var_declaration right: (expression_list (selector_expression operand: (identifier) @receiver field: (field_identifier) @name))) @reference.value
 (return_statement (expression_list (selector_expression operand: (identifier) @receiver field: (field_identifier) @name))) @reference.value
 (literal_element (selector_expression operand: (identifier) @receiver field: (field_identifier) @name)) @reference.value
+; A method expression as a value ((*T).m, (*pkg.T).m; T.m is above): in a
+; table of commands, an argument, an assignment, a return.
+(argument_list (selector_expression
+  operand: (parenthesized_expression (unary_expression operator: "*" operand: [(identifier) (selector_expression)] @receiver))
+  field: (field_identifier) @name)) @reference.value
+(literal_element (selector_expression
+  operand: (parenthesized_expression (unary_expression operator: "*" operand: [(identifier) (selector_expression)] @receiver))
+  field: (field_identifier) @name)) @reference.value
+(expression_list (selector_expression
+  operand: (parenthesized_expression (unary_expression operator: "*" operand: [(identifier) (selector_expression)] @receiver))
+  field: (field_identifier) @name)) @reference.value
 
 ; Scopes: a local is visible to the end of the block or closure it is
 ; declared in (a closure's parameters only inside it).
