@@ -66,9 +66,11 @@ func measureImpact(ctx context.Context, w *graph.Viewer, s *server, src *sources
 	}
 	for _, r := range a.Depths {
 		for _, dep := range r.Dependents {
-			if dep.Symbol.Kind != "file" {
-				ours[fmt.Sprintf("%s:%d", dep.Symbol.File, dep.Symbol.Line)] = true
+			line := dep.Symbol.Line
+			if dep.Symbol.Kind == "file" {
+				line = 1 // a module's top level: the server's item for it starts the file
 			}
+			ours[fmt.Sprintf("%s:%d", dep.Symbol.File, line)] = true
 		}
 	}
 	row.server, row.ours = len(truth), len(ours)

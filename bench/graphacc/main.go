@@ -25,6 +25,10 @@
 // stops every server (and its process group) when the run ends or on
 // SIGINT/SIGTERM.
 //
+// With -impact it also walks the server's incoming calls twice from each
+// target and compares the functions reached with graph's impact at depth 2
+// (reach, and what impact adds).
+//
 // bench/graphacc.sh runs it with the defaults; RESULTS.md has a run.
 package main
 
