@@ -20,6 +20,15 @@
 (assignment_expression right: (identifier) @name) @reference.value
 (assignment_expression
   right: (member_expression object: [(identifier) (this)] @receiver property: (property_identifier) @name)) @reference.value
+; A function returned, stored in an object or an array (return f;
+; {callee: this.parse}; [f, g]): a value use.
+(return_statement (identifier) @name) @reference.value
+(return_statement
+  (member_expression object: [(identifier) (this)] @receiver property: (property_identifier) @name)) @reference.value
+(pair value: (identifier) @name) @reference.value
+(pair
+  value: (member_expression object: [(identifier) (this)] @receiver property: (property_identifier) @name)) @reference.value
+(array (identifier) @name) @reference.value
 ; A call of a function literal where it is written ((() => …)(),
 ; (function () {…})()) or of what a call returns (f()(x)): named by the
 ; keyword and by the arguments' parenthesis (function_literals).
