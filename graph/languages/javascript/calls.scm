@@ -21,13 +21,10 @@
 (assignment_expression
   right: (member_expression object: [(identifier) (this)] @receiver property: (property_identifier) @name)) @reference.value
 ; A function returned, stored in an object or an array (return f;
-; {callee: this.parse}; [f, g]): a value use.
+; {callee: f}; [f, g]): a value use. (return this.x stays a read: it
+; may be a getter's.)
 (return_statement (identifier) @name) @reference.value
-(return_statement
-  (member_expression object: [(identifier) (this)] @receiver property: (property_identifier) @name)) @reference.value
 (pair value: (identifier) @name) @reference.value
-(pair
-  value: (member_expression object: [(identifier) (this)] @receiver property: (property_identifier) @name)) @reference.value
 (array (identifier) @name) @reference.value
 ; A call of a function literal where it is written ((() => …)(),
 ; (function () {…})()) or of what a call returns (f()(x)): named by the
