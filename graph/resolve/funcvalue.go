@@ -59,7 +59,7 @@ func (rv *Resolver) heldCall(f *snap.Entry, name string, e, callAt int32) Resolu
 	case lang.TypeExpr:
 		res, ok := rv.heldValue(f, b, e, held)
 		if !ok {
-			why := "a function value: " + name + " holds " + held + " (" + at + "), not a function the index defines"
+			why := "a function value: " + name + " holds " + held + " (" + at + "), which the index does not resolve to a function"
 			if res.Why != "" {
 				why += " (" + res.Why + ")"
 			}
