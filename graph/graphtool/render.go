@@ -377,7 +377,7 @@ func callees(w *writer, a *graph.Answer) string {
 	a.Sites = a.Sites[:shown]
 	a.Counts.Shown = shown
 	if len(a.Values) > 0 {
-		w.line("passes or stores as a value %s (calls made through them later are not seen):", textcut.Count(len(a.Values), "function", "functions"))
+		w.line("passes or stores as a value %s (a call through a local bound to one is listed above; calls made through them elsewhere are not seen):", textcut.Count(len(a.Values), "function", "functions"))
 		shown := 0
 		for _, s := range a.Values {
 			if w.line("%d  %s -> %s  %s", s.Line, s.Call, callTo(s), quoteLine(s.Code)) {
