@@ -75,7 +75,7 @@ func (rv *Resolver) heldCall(f *snap.Entry, name string, e, callAt int32) Resolu
 		why := name + " holds " + held + " (" + at + "); a later assignment " + name + " = … is not read"
 		return Resolution{Class: lang.Candidate, Targets: res.Targets, Reasons: repeat(why, len(res.Targets))}
 	case lang.TypeResult:
-		return Resolution{Class: lang.Unresolved, Why: "a function literal bound to " + at + ": the calls in it are listed in the function around it"}
+		return Resolution{Class: lang.Unresolved, Why: "a function literal bound to " + at + ": the calls in it are listed as made by what encloses it"}
 	case lang.TypeParam:
 		return Resolution{Class: lang.Unresolved, Why: "a parameter holding a function value (" + at + "): what callers pass is not followed"}
 	case lang.TypeDeclared:
