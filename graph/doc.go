@@ -92,8 +92,7 @@
 // s.conn), @type.member the expression a destructured name is a member of
 // (const {gen} = cxt is cxt.gen), @type.field the declared type whose
 // field of its own name it is ({gen}: Cxt), @type.result what a call of a
-// local bound to a function literal returns (setup := func() *DB {…}; the
-// func keyword for a literal without a result, which names no type),
+// local bound to a function literal returns (setup := func() *DB {…}),
 // @type.key the expression a one-variable range runs over (a map's key, a
 // channel's element), and @scope the node the binding holds in (a type
 // switch case, an isinstance or instanceof branch). What a binding holds

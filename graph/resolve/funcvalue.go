@@ -83,7 +83,7 @@ func (rv *Resolver) heldCall(f *snap.Entry, name string, e, callAt int32) Resolu
 	case lang.TypeCall, lang.TypeCall2, lang.TypeCall3:
 		return Resolution{Class: lang.Unresolved, Why: "a function value: " + name + " holds what " + held + " returns (" + at + "), not followed"}
 	}
-	return Resolution{Class: lang.Unresolved, Why: "a local variable or parameter holding a function value (" + at + "): what it holds is not followed"}
+	return Resolution{Class: lang.Unresolved, Why: "a local variable or parameter holding a function value (" + at + "): what it holds is not followed (a function literal's calls are listed as made by what encloses it)"}
 }
 
 // heldValue resolves the expression local b is bound to as a function

@@ -188,12 +188,6 @@
 (var_spec
   . name: (identifier) @name .
   value: (expression_list . (func_literal result: (_) @type.result) .)) @local
-; cleanup := func() {…}: a literal without a result, its keyword standing
-; for the result (it names no type), so a call of cleanup is known to be
-; of a literal, whose calls are the enclosing function's.
-(short_var_declaration
-  left: (expression_list . (identifier) @name .)
-  right: (expression_list . (func_literal "func" @type.result !result) .)) @local
 ; written, b := 0, new(strings.Builder): a later name paired with the
 ; value in its place (second to fourth).
 (short_var_declaration
