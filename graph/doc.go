@@ -102,7 +102,11 @@
 // makes a call of a type a use of it (MyInt(3)), not a call. An @export's @name is the module's whole value (CommonJS
 // module.exports = X: a name require() binds calls X). A @doc.comment
 // before a @doc parameter list gives types by language.json "doc_param"
-// and "doc_return" (JSDoc @param {T} x, @returns {T}). A @field is a field of the class
+// and "doc_return" (JSDoc @param {T} x, @returns {T}); a @doc.comment
+// that is its own @doc is read for "doc_import" (@typedef
+// {import("./m.js").T} T: an import of T), and a @type.doc comment gives
+// its @field the type "doc_type" reads (/** @type {T[]} */ this.xs = []).
+// A @field is a field of the class
 // around it (or @container) with a @type, or without @name an embedded
 // type or base class. @type on a definition is its result type. The
 // resolver (resolve/types.go) follows receivers through locals, fields (chained:

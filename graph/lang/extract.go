@@ -89,7 +89,7 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 	}
 	for _, m := range r.Matches {
 		var rl *role
-		var name, recv, cont, self, mod, iname, idef, alias, typ, scope *astgrep.QueryCapture
+		var name, recv, cont, self, mod, iname, idef, alias, typ, scope, doc *astgrep.QueryCapture
 		how := TypeNone
 		member := false
 		for i := range m.Captures {
@@ -137,6 +137,8 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 				typ, how = c, TypeKey
 			case l.capScope:
 				scope = c
+			case l.capTypeDoc:
+				doc = c
 			}
 			if ro := &l.roles[c.Index]; ro.capture >= 0 && rl == nil {
 				rl = ro
@@ -159,7 +161,8 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 		case "doc":
 			for i := range m.Captures {
 				if c := &m.Captures[i]; c.Index == l.capDocText {
-					docs = append(docs, docAt{int32(whole.Start), int32(whole.End), c.Text(src)})
+					// A comment that is its own @doc is read for imports only.
+					docs = append(docs, docAt{int32(whole.Start), int32(whole.End), int32(c.StartRow + 1), c.Start == whole.Start && c.End == whole.End, c.Text(src)})
 				}
 			}
 		case "export":
@@ -211,6 +214,14 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 			}
 			defs = append(defs, defAt{d, m.Pattern})
 		case "field":
+			if typ == nil && doc != nil && name != nil {
+				// /** @type {Option[]} */ this.options = []: the
+				// comment's type, as written.
+				if t := l.docFieldType(doc.Text(src)); t != "" {
+					fields = append(fields, Field{Name: intern(name.Text(src)), Type: intern(t), How: TypeDeclared, Line: int32(doc.StartRow + 1), At: int32(name.Start)})
+				}
+				continue
+			}
 			// A @field.module binding without a type still counts: it
 			// rebinds the module's name.
 			if typ == nil && (rl.kind != "module" && rl.kind != "global" && rl.kind != "attr" || name == nil) {
@@ -350,6 +361,7 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 		}
 	}
 	f.Locals = f.localsIn(locals, scopes, names)
+	f.docImports(l, docs)
 	f.docTypes(l, docs, tab)
 	f.Fields = fieldsIn(f.Defs, fields)
 	// A value use of a local or a builtin (err, nil) passes no function of

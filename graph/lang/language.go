@@ -154,15 +154,22 @@ type Language struct {
 	capDocText int
 	docParam   *regexp.Regexp
 	docReturn  *regexp.Regexp
-	wrappers   map[string]bool
-	elements   map[string]bool
-	builtins   map[string]bool
-	self       map[string]bool
+	// docImport (language.json doc_import) reads a type-only import in a
+	// doc comment (groups: module, name, local).
+	docImport *regexp.Regexp
+	wrappers  map[string]bool
+	elements  map[string]bool
+	builtins  map[string]bool
+	self      map[string]bool
 
 	// @type.call.2, @type.call.3: the second or third result of calling
 	// this (x, y := f()).
 	capTypeCall2, capTypeCall3 int
 	capTypeResult, capTypeKey  int
+	// @type.doc: a doc comment giving a field its type (language.json
+	// doc_type: @type {T}).
+	capTypeDoc int
+	docType    *regexp.Regexp
 	// @type.param: a type parameter's constraint.
 	capTypeParam int
 }
@@ -200,6 +207,8 @@ type langConfig struct {
 	Constructor   string            `json:"constructor"`
 	DocParam      string            `json:"doc_param"`
 	DocReturn     string            `json:"doc_return"`
+	DocImport     string            `json:"doc_import"`
+	DocType       string            `json:"doc_type"`
 	LiteralTypes  map[string]string `json:"literal_types"`
 	ClassSelf     []string          `json:"class_self"`
 	ModuleValues  *bool             `json:"module_values"`
@@ -356,6 +365,8 @@ func readConfig(fsys fs.FS, id string, depth int) (langConfig, []byte, error) {
 	if c.DocParam == "" {
 		c.DocParam, c.DocReturn = base.DocParam, base.DocReturn
 	}
+	inherit(&c.DocImport, base.DocImport)
+	inherit(&c.DocType, base.DocType)
 	if c.LiteralTypes == nil {
 		c.LiteralTypes = base.LiteralTypes
 	}
@@ -495,6 +506,7 @@ func loadLanguage(e *astgrep.Engine, fsys fs.FS, id string) (*Language, error) {
 	l.capTypeParam = q.Capture("type.param")
 	l.capTypeResult = q.Capture("type.result")
 	l.capTypeKey = q.Capture("type.key")
+	l.capTypeDoc = q.Capture("type.doc")
 	l.capScope = q.Capture("scope")
 	l.capDocText = q.Capture("doc.comment")
 	if c.DocParam != "" {
@@ -505,6 +517,19 @@ func loadLanguage(e *astgrep.Engine, fsys fs.FS, id string) (*Language, error) {
 	if c.DocReturn != "" {
 		if l.docReturn, err = regexp.Compile(c.DocReturn); err != nil {
 			return nil, fmt.Errorf("language %s: doc_return: %w", id, err)
+		}
+	}
+	if c.DocType != "" {
+		if l.docType, err = regexp.Compile(c.DocType); err != nil {
+			return nil, fmt.Errorf("language %s: doc_type: %w", id, err)
+		}
+	}
+	if c.DocImport != "" {
+		if l.docImport, err = regexp.Compile(c.DocImport); err != nil {
+			return nil, fmt.Errorf("language %s: doc_import: %w", id, err)
+		}
+		if l.docImport.NumSubexp() != 3 {
+			return nil, fmt.Errorf("language %s: doc_import needs three groups (module, name, local)", id)
 		}
 	}
 	// A query that marks module bindings (@field.module, @field.global)

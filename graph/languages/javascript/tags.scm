@@ -54,3 +54,6 @@
 ; its parameters and result (language.json doc_param, doc_return).
 (class_body (comment) @doc.comment . (method_definition parameters: (formal_parameters) @doc))
 (program (comment) @doc.comment . (function_declaration parameters: (formal_parameters) @doc))
+; A JSDoc comment of the module: the type-only imports it declares
+; (language.json doc_import: @typedef {import("./m.js").T} T).
+((comment) @doc.comment @doc (#match? @doc.comment "@typedef"))

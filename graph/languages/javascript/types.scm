@@ -11,10 +11,11 @@
 (variable_declarator name: (identifier) @name value: [(identifier) (member_expression)] @type.expr) @local
 (for_in_statement left: (identifier) @name "of" right: [(identifier) (member_expression)] @type.elem) @local
 ; xs.forEach((x) => …), xs.map(function (x) {…}): the callback's first
-; parameter is an element of the receiver (an element_types collection).
+; parameter is an element of the receiver (an element_types collection),
+; also of a call's result (this.ancestors().forEach((cmd) => …)).
 ; (TypeScript's typed parameters: its own types.scm.)
 (call_expression
-  function: (member_expression object: [(identifier) (member_expression)] @type.elem property: (property_identifier) @_m)
+  function: (member_expression object: [(identifier) (member_expression) (call_expression)] @type.elem property: (property_identifier) @_m)
   arguments: (arguments . [
     (arrow_function parameter: (identifier) @name)
     (arrow_function parameters: (formal_parameters . (identifier) @name))
@@ -37,6 +38,13 @@
   body: (statement_block (expression_statement (assignment_expression
     left: (member_expression object: (this) property: [(property_identifier) (private_property_identifier)] @name)
     right: (identifier) @type.expr)))
+  (#eq? @_c "constructor")) @field
+; /** @type {Option[]} */ this.options = [] in a constructor: the
+; comment's type (language.json doc_type).
+(method_definition
+  name: (property_identifier) @_c
+  body: (statement_block (comment) @type.doc . (expression_statement (assignment_expression
+    left: (member_expression object: (this) property: [(property_identifier) (private_property_identifier)] @name))))
   (#eq? @_c "constructor")) @field
 ; const {gen, n = 1} = cxt: gen is cxt.gen.
 (variable_declarator
