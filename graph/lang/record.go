@@ -50,7 +50,9 @@ type Def struct {
 	Kind      string // function, method, class, interface, struct, type, enum, constant, variable, macro, module, ...
 	Container string // receiver type or enclosing class; "" at top level
 	Scope     string // enclosing namespaces or modules (C++, TypeScript, Rust mod), dotted
-	Self      string // the receiver's name inside a method (Go), if captured
+	// Self is the receiver's name inside a method (Go), if captured; "=>"
+	// (LexicalSelf) for an arrow function, whose this is its outer one's.
+	Self string
 	// Type is what the source declares for it: a function's result type,
 	// as written (@type in its pattern), or "".
 	Type    string
@@ -71,6 +73,10 @@ type Def struct {
 	// written.
 	How uint8
 }
+
+// LexicalSelf is the Self of an arrow function: self (this) inside it is
+// the one of the definition around it.
+const LexicalSelf = "=>"
 
 // Member says d is reached through an object: a method of a class, or of
 // an object literal (kind method with no container), never by its bare

@@ -134,9 +134,16 @@ func (rv *Resolver) resolveAt(f *snap.Entry, r *lang.Ref, lazy bool) Resolution 
 		return rv.byName(lazy, f, r, func(d *lang.Def) bool { return want(d) && !d.Member() })
 	}
 	recv := f.RefReceiver(r)
-	// self.m(), this.m(), or a Go method's own receiver.
-	if encl != nil && encl.Container != "" && (l.IsSelf(recv) || (encl.Self != "" && recv == encl.Self)) && !f.Rebound(recv, r.Encl, r.At) {
-		if ts := rv.inScope(f, name, func(d *lang.Def) bool { return want(d) && d.Container == encl.Container }); len(ts) > 0 {
+	// self.m(), this.m(), or a Go method's own receiver; an arrow
+	// function's this is the one of the method around it.
+	self := encl
+	if encl != nil && encl.Self == lang.LexicalSelf && l.IsSelf(recv) && !f.Rebound(recv, r.Encl, r.At) {
+		if o := f.Outer(r.Encl); o >= 0 && f.Defs[o].Container != "" && lang.FunctionLike(f.Defs[o].Kind) {
+			self = &f.Defs[o]
+		}
+	}
+	if self != nil && self.Container != "" && (l.IsSelf(recv) || (self.Self != "" && recv == self.Self)) && !f.Rebound(recv, r.Encl, r.At) {
+		if ts := rv.inScope(f, name, func(d *lang.Def) bool { return want(d) && d.Container == self.Container }); len(ts) > 0 {
 			return settle(f, lang.Exact, ts, "same class")
 		}
 	}

@@ -47,7 +47,12 @@
 (object (method_definition "get" name: (property_identifier) @name) @definition.getter)
 (object (method_definition name: (property_identifier) @name) @definition.method)
 (object
-  (pair key: (property_identifier) @name value: [(arrow_function) (function_expression)]) @definition.method)
+  (pair key: (property_identifier) @name value: (function_expression)) @definition.method)
+; An arrow function's this is the one around it: its @self is "=>", so
+; this.m() in {upgrade: () => this.m()} inside a class's method is the
+; class's m.
+(object
+  (pair key: (property_identifier) @name value: (arrow_function "=>" @self)) @definition.method)
 
 ; Re-exports, as imports the module's users see through it (language.json
 ; "reexports"): export * from './m'; export {f, g as h} from './m'.
