@@ -465,6 +465,19 @@ func (b *treeBuilder) emitType(l *Language, n int32, p uint8, label uint32, root
 		if nparts < 2 {
 			return
 		}
+		// a::b::T nests to the right (C++): its last segment's segments
+		// are this path's.
+		for {
+			lp := b.parts[len(b.parts)-1]
+			f, lfrom := b.match(lp.node, false)
+			if f != TPath || len(b.parts)-lfrom < 2 {
+				b.parts = b.parts[:lfrom]
+				break
+			}
+			inner := slices.Clone(b.parts[lfrom:])
+			b.parts = append(b.parts[:lfrom-1], inner...)
+		}
+		nparts = len(b.parts) - from
 		start, _ := b.x.Span(n)
 		last, _ := b.x.Span(b.parts[from+nparts-1].node)
 		b.types[i].Name = b.tab.raw(strings.TrimRight(typeText(string(b.src[start:last])), ".: "))
@@ -684,7 +697,29 @@ func (r *Record) TypeName(l *Language, t int32) (qual, name string, ok bool) {
 			return "", "", true
 		case TPath:
 			cs := r.Children(t)
-			last := r.Type(cs[len(cs)-1])
+			for _, c := range cs[:len(cs)-1] {
+				if f := r.Types[c-1].Form; f != TName && f != TPath {
+					// std::vector<T>::iterator names no type read here.
+					return "", "", f != TOpaque
+				}
+			}
+			lt := cs[len(cs)-1]
+			last := r.Type(lt)
+			if last.Form == TGeneric {
+				// std::unique_ptr<T>: the generic, qualified by the path.
+				base := r.child(lt, PBase)
+				_, bn, ok := r.TypeName(l, base)
+				switch {
+				case !ok:
+					return "", "", false
+				case l.wrappers[bn]:
+					t = r.child(lt, PArg)
+					continue
+				case bn == "":
+					return "", "", true
+				}
+				return r.Strs[n.Name], bn, true
+			}
 			if last.Form != TName || !IsIdent(r.Strs[last.Name]) {
 				return "", "", last.Form != TOpaque
 			}

@@ -3,6 +3,8 @@ package lang
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -46,7 +48,7 @@ func typedPlaces(r *Record) (types, exprs []int32, texts map[int32]string, xtext
 // operator's value in parentheses ((dx*dx+dy*dy).sqrt() in Rust): no step
 // names its type, and its text named none either.
 func TestNoOpaqueTypes(t *testing.T) {
-	recs, ls := extractAllLangs(t)
+	recs, ls := extractWith(t, systemHeaders)
 	nt, nx := 0, 0
 	var bad []string
 	per := map[string][3]int{} // types, expressions, not read
@@ -87,6 +89,24 @@ func TestNoOpaqueTypes(t *testing.T) {
 	if nt < 1000 || nx < 1000 {
 		t.Errorf("only %d types and %d expressions captured", nt, nx)
 	}
+}
+
+// systemHeaders are the C headers of /usr/include and the C++ library's
+// (libstdc++'s bits/*.h, read as C++), when the machine has them: C and
+// C++ as written in the wild, beside the fixtures and GOROOT's cgo.
+func systemHeaders(s *Set) []sample {
+	var out []sample
+	add := func(pattern, id string) {
+		names, _ := filepath.Glob(pattern)
+		for _, name := range names {
+			if data, err := os.ReadFile(name); err == nil {
+				out = append(out, sample{name, s.Lookup(id), data})
+			}
+		}
+	}
+	add("/usr/include/*.h", "c")
+	add("/usr/include/c++/*/bits/*.h", "cpp")
+	return out
 }
 
 // The trees say what the text functions read from the same text, for
@@ -183,10 +203,11 @@ func TestStepsAgreeWithText(t *testing.T) {
 		for _, x := range exprs {
 			st := r.ExprSteps(x)
 			for k, s := range st {
-				text := r.Strs[s.Text]
+				// (C and C++'s a->b is a field as a.b is.)
+				text := strings.ReplaceAll(r.Strs[s.Text], "->", ".")
 				prev := ""
 				if k > 0 {
-					prev = r.Strs[st[k-1].Text]
+					prev = strings.ReplaceAll(r.Strs[st[k-1].Text], "->", ".")
 				}
 				ok := true
 				switch s.Op {
@@ -204,7 +225,8 @@ func TestStepsAgreeWithText(t *testing.T) {
 				case SAssert:
 					j := Opening(text)
 					ok = strings.HasSuffix(text, ")") && j > 0 && text[j-1] == '.' && text[j+1:len(text)-1] == r.TypeText(s.Type) ||
-						strings.HasPrefix(text, "("+r.TypeText(s.Type)+")") && strings.TrimSpace(text[len(r.TypeText(s.Type))+2:]) == prev // a cast, Java's (T)x
+						strings.HasPrefix(text, "("+r.TypeText(s.Type)+")") && strings.TrimSpace(text[len(r.TypeText(s.Type))+2:]) == prev || // a cast, Java's (T)x
+						strings.Contains(text, "_cast<"+r.TypeText(s.Type)+">(") && strings.HasSuffix(text, ">("+prev+")") // C++'s static_cast<T>(x)
 				case SLiteral:
 					// T{...}, or a literal whose text literal_types type ("s", {}, [x]).
 					_, lt := ls[i].LiteralType(text)
@@ -464,4 +486,57 @@ func TestTypeFormsJava(t *testing.T) {
 		"recv a.b":            "name a, field b",
 	})
 	wantNames(t, l, rec, ts, map[string]string{"a": ".T", "b": "a.b.T", "c": ".List", "d": ".Map", "h": ".int", "k": ".T"})
+}
+
+// C's and C++'s typeforms.scm: the declared type is the specifier (the
+// pointer is the declarator's), a qualified name nests to the right and
+// reads as one path, a template in a path is a generic; a receiver reads
+// through ->, (*p), an index, a call and a cast.
+func TestTypeFormsC(t *testing.T) {
+	_, _, got, _ := typeForms(t, "c", `struct ops { int (*write)(int); };
+struct s { struct ops *ops; unsigned long n; };
+void f(const struct s *s, struct s **pp, point_t pt) {
+	struct s v = *s;
+	s->ops->write(1);
+	(*pp)->ops->write(2);
+	((struct s *)pt.p)->ops->write(3);
+	get()->ops->write(4);
+	v.ops[0].write(5);
+}
+`, false)
+	wantForms(t, got, map[string]string{
+		"s":                          "same(elem s)",
+		"pp":                         "same(elem s)",
+		"pt":                         "point_t",
+		"v":                          "same(elem s)",
+		"recv s->ops":                "name s, field ops",
+		"recv (*pp)->ops":            "name pp, deref, same, field ops",
+		"recv ((structs*)pt.p)->ops": "name pt, field p, assert same(elem same(elem s)), same, field ops",
+		"recv get()->ops":            "name get, call, field ops",
+		"recv v.ops[0]":              "name v, field ops, index",
+	})
+}
+
+func TestTypeFormsCpp(t *testing.T) {
+	l, rec, got, ts := typeForms(t, "cpp", `namespace a { namespace b { struct T { void m(); }; } }
+void f(a::b::T x, std::unique_ptr<Foo> p, std::vector<Foo> v, std::map<int, Baz> m, const Foo &r, ::ns::U u, typename X::Y y) {
+	this->m();
+	static_cast<Foo *>(q)->m();
+	a::b::make().m();
+	v.at(0).m();
+}
+`, false)
+	wantForms(t, got, map[string]string{
+		"x":                         "path a::b(seg a, seg b, seg T)",
+		"p":                         "path std(seg std, seg generic(base unique_ptr, arg same(elem Foo)))",
+		"m":                         "path std(seg std, seg generic(base map, arg same(elem int), arg same(elem Baz)))",
+		"r":                         "Foo",
+		"u":                         "same(elem path ns(seg ns, seg U))",
+		"y":                         "same(elem path X(seg X, seg Y))",
+		"recv this":                 "name this",
+		"recv static_cast<Foo*>(q)": "name q, assert same(elem Foo)",
+		"recv a::b::make()":         "name a, path b::make, call",
+		"recv v.at(0)":              "name v, field at, call",
+	})
+	wantNames(t, l, rec, ts, map[string]string{"x": "a::b.T", "p": ".Foo", "v": "std.vector", "r": ".Foo", "u": "ns.U", "y": "X.Y"})
 }

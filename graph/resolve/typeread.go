@@ -274,8 +274,9 @@ func (rv *Resolver) stepDecl(f *snap.Entry, encl, at int32, xr xref, depth int) 
 		return rv.fieldNamed(cur, name, depth)
 	case lang.SName:
 		return rv.nameDecl(f, encl, at, expr, depth)
-	case lang.SSame:
-		// (x), x!, x!!: x's type.
+	case lang.SSame, lang.SDeref, lang.SAddr:
+		// (x), x!, x!!, *p, &x: x's type (a pointer's members are its
+		// target's).
 		return rv.stepDecl(f, encl, at, xr.prefix(), depth+1)
 	}
 	return declType{}, false
