@@ -144,6 +144,7 @@ type Language struct {
 	capDocText int
 	docParam   *regexp.Regexp
 	docReturn  *regexp.Regexp
+	docForms   []docForm
 	wrappers   map[string]bool
 	elements   map[string]bool
 	builtins   map[string]bool
@@ -190,6 +191,7 @@ type langConfig struct {
 	Constructor   string            `json:"constructor"`
 	DocParam      string            `json:"doc_param"`
 	DocReturn     string            `json:"doc_return"`
+	DocTypes      []docFormConfig   `json:"doc_types"`
 	LiteralTypes  map[string]string `json:"literal_types"`
 	ClassSelf     []string          `json:"class_self"`
 	ModuleValues  *bool             `json:"module_values"`
@@ -343,6 +345,9 @@ func readConfig(fsys fs.FS, id string, depth int) (langConfig, []byte, error) {
 	if c.DocParam == "" {
 		c.DocParam, c.DocReturn = base.DocParam, base.DocReturn
 	}
+	if c.DocTypes == nil {
+		c.DocTypes = base.DocTypes
+	}
 	if c.LiteralTypes == nil {
 		c.LiteralTypes = base.LiteralTypes
 	}
@@ -491,6 +496,9 @@ func loadLanguage(e *astgrep.Engine, fsys fs.FS, id string) (*Language, error) {
 		if l.docReturn, err = regexp.Compile(c.DocReturn); err != nil {
 			return nil, fmt.Errorf("language %s: doc_return: %w", id, err)
 		}
+	}
+	if l.docForms, err = loadDocForms(c.DocTypes); err != nil {
+		return nil, fmt.Errorf("language %s: doc_types: %w", id, err)
 	}
 	// A query that marks module bindings (@field.module, @field.global)
 	// has its other module-level @local bindings read as them too.

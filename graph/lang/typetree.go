@@ -527,6 +527,21 @@ func (b *treeBuilder) exprOf(l *Language, n int32, shown string, how uint8) int3
 	return int32(len(b.exprs))
 }
 
+// memberOf is the expression n.name (a name destructured from n: const
+// {gen} = cxt is cxt.gen), shown as shown; 0 when n is not read.
+func (b *treeBuilder) memberOf(l *Language, n int32, name, shown string) int32 {
+	obj := b.exprOf(l, n, typeText(b.text(n)), normType)
+	e := b.exprs[obj-1]
+	if e.N == 0 || e.N >= maxTypeSteps {
+		return 0
+	}
+	first := int32(len(b.steps))
+	b.steps = append(b.steps, b.steps[e.First:e.First+int32(e.N)]...)
+	b.steps = append(b.steps, Step{Op: SField, Name: b.tab.raw(name), Text: b.tab.raw(shown)})
+	b.exprs = append(b.exprs, Expr{First: first, N: e.N + 1})
+	return int32(len(b.exprs))
+}
+
 // emitSteps appends the steps of expression node n; false: not read.
 func (b *treeBuilder) emitSteps(l *Language, n int32, how uint8, depth int) bool {
 	if depth > maxTypeSteps {

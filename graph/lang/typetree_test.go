@@ -6,8 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/rogpeppe/go-internal/txtar"
 
 	"github.com/builtin-tools/builtin-tools/astgrep"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
@@ -539,4 +542,119 @@ void f(a::b::T x, std::unique_ptr<Foo> p, std::vector<Foo> v, std::map<int, Baz>
 		"recv v.at(0)":              "name v, field at, call",
 	})
 	wantNames(t, l, rec, ts, map[string]string{"x": "a::b.T", "p": ".Foo", "v": "std.vector", "r": ".Foo", "u": "ns.U", "y": "X.Y"})
+}
+
+// What the resolver reads of every declared type and expression the
+// fixtures capture, by language and text: the type's qualifier and name,
+// element, key, fields, function result and first results, and an
+// expression's steps. The golden was written while the text readers
+// (NormType, ElemType, KeyType, StructFields, FuncTypeResult, ResultAt and
+// the receiver's bracket scanners) were still there to agree with it, by
+// TestTypeTreesAgreeWithText and TestStepsAgreeWithText; it keeps that
+// agreement now they are gone (go test ./graph/lang -run TestTypeReads
+// -update rewrites it: review the diff).
+func TestTypeReads(t *testing.T) {
+	e := astgrep.NewEngine(astgrep.Options{})
+	t.Cleanup(func() { e.Close() })
+	s, err := Load(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	var lines []string
+	add := func(l string) {
+		if !seen[l] {
+			seen[l] = true
+			lines = append(lines, l)
+		}
+	}
+	paths, _ := filepath.Glob("../testdata/fixtures/*.txtar")
+	for _, p := range paths {
+		ar, err := txtar.ParseFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range ar.Files {
+			l := s.ForFile(f.Name)
+			if l == nil {
+				continue
+			}
+			res, err := e.CaptureSnippet(context.Background(), l.Query(), f.Data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := Extract(l, f.Data, res)
+			types, exprs, _, xtexts := typedPlaces(r)
+			for _, id := range types {
+				add(l.ID + " type " + strconv.Quote(r.TypeText(id)) + ": " + typeReads(r, l, id))
+			}
+			for _, x := range exprs {
+				add(l.ID + " expr " + strconv.Quote(xtexts[x]) + ": " + r.DumpExpr(x))
+			}
+		}
+	}
+	slices.Sort(lines)
+	got := strings.Join(lines, "\n") + "\n"
+	const golden = "testdata/typereads.golden"
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != string(want) {
+		wl := strings.Split(string(want), "\n")
+		var diff []string
+		for _, g := range lines {
+			if !slices.Contains(wl, g) {
+				diff = append(diff, "+ "+g)
+			}
+		}
+		for _, w := range wl {
+			if w != "" && !seen[w] {
+				diff = append(diff, "- "+w)
+			}
+		}
+		t.Errorf("type reads differ from %s:\n%s", golden, strings.Join(diff[:min(len(diff), 60)], "\n"))
+	}
+}
+
+// typeReads is what the resolver reads of type id, on one line.
+func typeReads(r *Record, l *Language, id int32) string {
+	var out []string
+	if q, n, ok := r.TypeName(l, id); ok && n != "" {
+		out = append(out, "name "+q+"."+n)
+	}
+	if e, ok := r.ElemOf(l, id); ok && e != 0 {
+		out = append(out, "elem "+r.TypeText(e))
+	}
+	if k, ok := r.KeyOf(id); ok && k != 0 {
+		out = append(out, "key "+r.TypeText(k))
+	}
+	if fs, isLit, ok := r.FieldsOf(id); ok && isLit {
+		var fl []string
+		for _, f := range fs {
+			fl = append(fl, f.Name+" "+f.Type)
+		}
+		out = append(out, "fields {"+strings.Join(fl, "; ")+"}")
+	}
+	if res, ok := r.FuncResultOf(id); ok && res != 0 {
+		out = append(out, "result "+r.TypeText(res))
+	}
+	for k := range 3 {
+		if it, _, ok := r.ItemOf(id, k); ok && it != 0 {
+			out = append(out, "item "+strconv.Itoa(k)+" "+r.TypeText(it))
+		}
+	}
+	if len(out) == 0 {
+		return "none"
+	}
+	return strings.Join(out, ", ")
 }

@@ -2,6 +2,7 @@ package resolve
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/builtin-tools/builtin-tools/graph/lang"
 	"github.com/builtin-tools/builtin-tools/graph/snap"
@@ -67,6 +68,29 @@ func named(name string, f *snap.Entry, d declType) declType {
 		d.named, d.name = true, name
 	}
 	return d
+}
+
+// qualifierType is the type a qualifier names (Outer in Outer.Inner, a::b
+// in a::b::T): a name path, split at its last separator.
+func qualifierType(q string, f *snap.Entry) declType {
+	d := declType{text: q, in: f, named: true}
+	d.qual, d.name = SplitName(q)
+	if !lang.IsIdent(d.name) {
+		d.qual, d.name = "", ""
+	}
+	return d
+}
+
+// SplitName splits a qualified name at its last separator ("::" or "."):
+// a::b::T is a::b and T. It reads a symbol's name, not a type.
+func SplitName(s string) (qual, name string) {
+	if i := strings.LastIndex(s, "::"); i >= 0 {
+		return s[:i], s[i+2:]
+	}
+	if i := strings.LastIndex(s, "."); i >= 0 {
+		return s[:i], s[i+1:]
+	}
+	return "", s
 }
 
 // sub is the declType of node t of d's tree (0: none).

@@ -593,7 +593,7 @@ func (rv *Resolver) resolveDeclAll(d declType) typeRef {
 		return typeRef{types: rv.topLevelOf(files, name, isType)}
 	}
 	// Outer.Inner, ns::T: a type nested in a named one.
-	if outer := rv.resolveDecl(declType{text: qual, in: d.in}); len(outer.types) > 0 {
+	if outer := rv.resolveDecl(qualifierType(qual, d.in)); len(outer.types) > 0 {
 		var out []snap.Target
 		for _, t := range outer.types {
 			out = append(out, pick(t.File, name, func(e *lang.Def) bool { return isType(e) && e.Container == t.D().Name })...)
