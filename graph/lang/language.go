@@ -99,11 +99,6 @@ type Language struct {
 	// a field named by its type (Go: l.Listener for an embedded
 	// net.Listener).
 	EmbeddedNamed bool
-	// TypeLiterals are the keywords of types written in place (Go's
-	// struct { r *Replacer }, interface { io.Reader; io.ByteReader }): a
-	// value of one has the fields and the embedded types' members that its
-	// text lists.
-	TypeLiterals []string
 
 	rule     ImportRule // Imports, made with its data from language.json
 	shapes   *Shapes    // shapes.scm and its keys, nil without one
@@ -209,8 +204,6 @@ type langConfig struct {
 	Manifest          string   `json:"manifest"`
 	// EmbeddedNamed: see Language.
 	EmbeddedNamed *bool `json:"embedded_named"`
-	// TypeLiterals: see Language.
-	TypeLiterals []string `json:"type_literals"`
 	// The keys of Shapes (shapes.go).
 	shapeConfig
 	// The type query files (typetree.go).
@@ -335,7 +328,6 @@ func readConfig(fsys fs.FS, id string, depth int) (langConfig, []byte, error) {
 	inherit(&c.Reexports, base.Reexports)
 	inherit(&c.ImplicitSelf, base.ImplicitSelf)
 	inherit(&c.EmbeddedNamed, base.EmbeddedNamed)
-	inheritList(&c.TypeLiterals, base.TypeLiterals)
 	inheritList(&c.TypeWrappers, base.TypeWrappers)
 	inheritList(&c.ElementTypes, base.ElementTypes)
 	inherit(&c.Implements, base.Implements)
@@ -452,7 +444,6 @@ func loadLanguage(e *astgrep.Engine, fsys fs.FS, id string) (*Language, error) {
 	}
 	l.source += "\x00" + typesSrc
 	l.EmbeddedNamed = c.EmbeddedNamed != nil && *c.EmbeddedNamed
-	l.TypeLiterals = c.TypeLiterals
 	for _, w := range c.TypeWrappers {
 		l.wrappers[w] = true
 	}
