@@ -17,8 +17,8 @@ import (
 // it anchored at the nodes the main query captured as declared types and
 // receivers, then at their parts, and stores the trees in the record
 // (Record.Types, Record.Exprs, Record.Steps). A node no pattern reads is
-// opaque: the resolver then reads its text as before (typetext.go), so a
-// language without typeforms.scm keeps working.
+// opaque: it names nothing (no type is read from its text), as every type
+// of a language without typeforms.scm.
 
 // Type forms (TypeNode.Form). TOpaque is a node the language's typeforms.scm
 // does not read.
@@ -679,7 +679,7 @@ func (r *Record) DumpExpr(x int32) string {
 }
 
 // The resolver's readings of a type tree. Each returns ok false when it
-// meets an opaque node: the caller reads the text instead.
+// meets an opaque node: the type names nothing the resolver follows.
 
 // child is t's first child of part p (0 for none).
 func (r *Record) child(t int32, p uint8) int32 {
@@ -691,7 +691,7 @@ func (r *Record) child(t int32, p uint8) int32 {
 	return 0
 }
 
-// TypeName is what NormType reads from the text: the qualifier and name
+// TypeName is the qualifier and name
 // of the type whose members a value of type t has (through pointers,
 // parentheses, a result list's first item, a wrapper's argument, a
 // union's one arm that is not null); ("", "") when it names none (a slice,
@@ -774,7 +774,7 @@ func (r *Record) TypeName(l *Language, t int32) (qual, name string, ok bool) {
 	return "", "", true
 }
 
-// ElemOf is what ElemType reads: the element of a collection type t
+// ElemOf is the element of a collection type t
 // (through pointers): a slice's, an array's, a map's value, a channel's,
 // a generic listed in element_types' first argument; 0 for none.
 func (r *Record) ElemOf(l *Language, t int32) (int32, bool) {
@@ -802,7 +802,7 @@ func (r *Record) ElemOf(l *Language, t int32) (int32, bool) {
 	return 0, true
 }
 
-// KeyOf is what KeyType reads: what a one-variable range over a value of
+// KeyOf is what a one-variable range over a value of
 // type t gives when that has methods: a map's key, a channel's element.
 func (r *Record) KeyOf(t int32) (int32, bool) {
 	t = r.derefs(t)
@@ -834,7 +834,7 @@ type TreeField struct {
 	T          int32
 }
 
-// FieldsOf is what StructFields reads: the fields of a struct or
+// FieldsOf is the fields of a struct or
 // interface type written in place (through pointers); isLit false for any
 // other type.
 func (r *Record) FieldsOf(t int32) (fields []TreeField, isLit, ok bool) {
@@ -855,7 +855,7 @@ func (r *Record) FieldsOf(t int32) (fields []TreeField, isLit, ok bool) {
 	return fields, true, true
 }
 
-// FuncResultOf is what FuncTypeResult reads: a function type's result
+// FuncResultOf is a function type's result
 // (0 for none or no function type).
 func (r *Record) FuncResultOf(t int32) (int32, bool) {
 	n := r.Type(t)
@@ -870,7 +870,7 @@ func (r *Record) FuncResultOf(t int32) (int32, bool) {
 	return 0, true
 }
 
-// ItemOf is what ResultAt reads: result i of a result list (0 for none);
+// ItemOf is result i of a result list (0 for none);
 // items is how many it has (0: t is no list).
 func (r *Record) ItemOf(t int32, i int) (item int32, items int, ok bool) {
 	n := r.Type(t)
