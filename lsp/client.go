@@ -72,7 +72,11 @@ type server struct {
 	docs     map[string]*openDoc // by absolute path
 	diags    map[string]*diagState
 	diagSeq  uint64
-	pull     bool // textDocument/diagnostic is offered
+	// changes counts the document notifications sent (didOpen,
+	// didChange, didClose, watched files): diagnostics known for a
+	// document hold while it is unchanged (openDoc.known).
+	changes uint64
+	pull    bool // textDocument/diagnostic is offered
 	// applier takes a workspace/applyEdit while lsp_fix runs a command.
 	applier func(*workspaceEdit) error
 	// caps are the capabilities lsp_fix asks about.
@@ -99,6 +103,11 @@ type openDoc struct {
 	syncSeq uint64
 	// unsaved: a preview's version, not what is on disk (preview.go).
 	unsaved bool
+	// known are the diagnostics of this text, known without the server
+	// (a preview's restored document has what it had before), valid while
+	// the server's changes count is knownAt.
+	known   []lspDiagnostic
+	knownAt uint64
 }
 
 type diagState struct {
@@ -735,6 +744,11 @@ func (s *server) watchWrite() chan struct{} {
 func (s *server) notify(ctx context.Context, method string, params any) error {
 	if err := s.exitError(method); err != nil {
 		return err
+	}
+	if strings.HasPrefix(method, "textDocument/did") && method != "textDocument/didSave" || method == "workspace/didChangeWatchedFiles" {
+		s.mu.Lock()
+		s.changes++
+		s.mu.Unlock()
 	}
 	m := &outgoing{method: method, params: params, done: make(chan error, 1)}
 	select {
