@@ -748,6 +748,16 @@ func (rv *Resolver) viaType(f *snap.Entry, r *lang.Ref, recv, name string, want 
 			}
 			return res, nil, true
 		}
+		if r.Kind == lang.RefCall {
+			// C's s->ops->write(): the functions stored in the field.
+			if fns, why := rv.storedFuncs(tr.types, name); len(fns) > 0 {
+				reasons := make([]string, len(fns))
+				for i := range fns {
+					reasons[i] = d.ev + "; " + why[i]
+				}
+				return Resolution{Class: lang.Candidate, Targets: fns, Reasons: reasons}, nil, true
+			}
+		}
 		return Resolution{}, tr.types, false
 	}
 	ms = inVariant(f, ms)
@@ -767,6 +777,47 @@ func (rv *Resolver) viaType(f *snap.Entry, r *lang.Ref, recv, name string, want 
 		}
 	}
 	return res, nil, true
+}
+
+// storedFuncs lists the functions a struct's initializers store in its
+// field name (.write = file_write, @field with @type.expr naming a
+// function), with why each: a call through the field may run any of
+// them, and others set where the index does not see.
+func (rv *Resolver) storedFuncs(types []snap.Target, name string) (fns []snap.Target, why []string) {
+	seen := map[snap.Target]bool{}
+	for _, t := range types {
+		tn := t.D().Name
+		// An initializer names its struct's type: the files that do.
+		for _, id := range rv.s.Tables(t.File.Lang).Refs.Get(tn) {
+			fns, why = rv.storedIn(rv.s.ByID(id), tn, name, seen, fns, why)
+		}
+	}
+	return fns, why
+}
+
+// storedIn adds the functions g's initializers store in field name of
+// type tn.
+func (rv *Resolver) storedIn(g *snap.Entry, tn, name string, seen map[snap.Target]bool, fns []snap.Target, why []string) ([]snap.Target, []string) {
+	for i := range g.Fields {
+		fd := &g.Fields[i]
+		if fd.Container != tn || fd.Name != name || fd.How != lang.TypeExpr {
+			continue
+		}
+		st := g.ExprSteps(fd.X)
+		if len(st) == 0 || st[0].Op != lang.SName || len(st) > 2 || len(st) == 2 && st[1].Op != lang.SAddr {
+			continue
+		}
+		fn := g.Strs[st[0].Name]
+		ts, _ := rv.bareTargets(g, fn, func(d *lang.Def) bool { return lang.FunctionLike(d.Kind) })
+		for _, ft := range inVariant(g, ts) {
+			if !seen[ft] {
+				seen[ft] = true
+				fns = append(fns, ft)
+				why = append(why, fn+" is stored in "+tn+"."+name+", "+g.Rel+":"+itoa(int(fd.Line)))
+			}
+		}
+	}
+	return fns, why
 }
 
 // superCall resolves super(...) inside a method of encl's class: the

@@ -26,3 +26,16 @@
   (function_declarator declarator: (identifier) @name . parameters: (parameter_list))
   (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))
 ]) @definition.function
+; A function stored in a struct's field by a designated initializer
+; (struct ops file_ops = { .write = file_write }, and in an array of
+; them): a call through the field (s->ops->write()) may run it.
+(declaration
+  type: [(struct_specifier name: (type_identifier) @container) (type_identifier) @container]
+  declarator: (init_declarator value: (initializer_list (initializer_pair
+    designator: (field_designator (field_identifier) @name)
+    value: [(identifier) (pointer_expression argument: (identifier))] @type.expr)))) @field
+(declaration
+  type: [(struct_specifier name: (type_identifier) @container) (type_identifier) @container]
+  declarator: (init_declarator value: (initializer_list (initializer_list (initializer_pair
+    designator: (field_designator (field_identifier) @name)
+    value: [(identifier) (pointer_expression argument: (identifier))] @type.expr))))) @field
