@@ -75,6 +75,9 @@ type server struct {
 	// changes counts the document notifications sent (didOpen,
 	// didChange, didClose, watched files): diagnostics known for a
 	// document hold while it is unchanged (openDoc.known).
+	// sent holds the text of the last versions sent, by path
+	// (setDocLocked).
+	sent    map[string][]sentText
 	changes uint64
 	pull    bool // textDocument/diagnostic is offered
 	// applier takes a workspace/applyEdit while lsp_fix runs a command.
@@ -108,6 +111,13 @@ type openDoc struct {
 	// the server's changes count is knownAt.
 	known   []lspDiagnostic
 	knownAt uint64
+}
+
+// sentText is a version of a document and its text.
+type sentText struct {
+	version int
+	text    string
+	changes uint64 // the server's count of document notifications after it
 }
 
 type diagState struct {
@@ -166,6 +176,7 @@ func startServer(ctx context.Context, spec *ServerSpec, l *Launch, relRoot strin
 		lastUsed: time.Now(),
 		docs:     map[string]*openDoc{},
 		diags:    map[string]*diagState{},
+		sent:     map[string][]sentText{},
 		progress: map[string]bool{},
 		loaded:   spec.LoadedLog == nil,
 		changed:  make(chan struct{}),

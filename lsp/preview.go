@@ -384,7 +384,7 @@ func (s *server) sendUnsaved(ctx context.Context, path, languageID, text string)
 	// Recorded even on an error: a notification that may have gone out is
 	// put back too.
 	s.mu.Lock()
-	s.docs[path] = next
+	s.setDocLocked(next)
 	s.mu.Unlock()
 	return next, err
 }
@@ -413,7 +413,7 @@ func (s *server) restoreLocked(ctx context.Context, path string, base *openDoc) 
 		}{text})
 		err := s.notify(ctx, "textDocument/didChange", p)
 		s.mu.Lock()
-		s.docs[path] = next
+		s.setDocLocked(next)
 		s.mu.Unlock()
 		return err
 	}
