@@ -123,6 +123,9 @@ func (s *Supervisor) Guard() *pathguard.Guard { return s.guard }
 // Root returns the checkout root the supervisor works in.
 func (s *Supervisor) Root() string { return s.root }
 
+// DiagnosticsWait is the bound on one version's diagnostics.
+func (s *Supervisor) DiagnosticsWait() time.Duration { return s.cfg.DiagnosticsWait }
+
 // Close shuts every server down (shutdown and exit, then kill of its
 // process group) and waits for them. Calls after Close fail with ErrClosed.
 func (s *Supervisor) Close() error {

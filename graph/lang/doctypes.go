@@ -1,6 +1,8 @@
 package lang
 
 import (
+	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -41,16 +43,106 @@ func (f *Record) docImports(l *Language, docs []docAt) {
 	}
 }
 
-// docTypes reads the types a doc comment declares (JSDoc @param {T} x,
-// @returns {T}) into the function's untyped parameters and its result,
-// by the language's doc_param and doc_return expressions. A type the
-// language defines (Object, Function) says nothing about user methods:
-// it is left out, so such a receiver stays a ranked candidate.
-func (f *Record) docTypes(l *Language, docs []docAt, tab *table) {
-	if len(docs) == 0 || l.docParam == nil {
+// docField is a field whose doc comment gives its type (/** @type
+// {Option[]} */ this.options = []): the field, and the comment's type.
+type docField struct {
+	fd   Field
+	text string
+}
+
+// docFormConfig is one rule of language.json's doc_types: a type written
+// in a comment (JSDoc's {Sock[]}) that matches the expression is of the
+// form named, its submatches its parts, in order. The rules are tried in
+// order; a text none matches is opaque.
+type docFormConfig struct {
+	Form  string   `json:"form"`
+	Match string   `json:"match"`
+	Parts []string `json:"parts"`
+}
+
+type docForm struct {
+	form  uint8
+	re    *regexp.Regexp
+	parts []uint8
+}
+
+func loadDocForms(cs []docFormConfig) ([]docForm, error) {
+	var out []docForm
+	for _, c := range cs {
+		f := slices.Index(formNames[:], c.Form)
+		if f <= 0 {
+			return nil, fmt.Errorf("form %q is none of %s", c.Form, strings.Join(formNames[1:], " "))
+		}
+		re, err := regexp.Compile(c.Match)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", c.Form, err)
+		}
+		if re.NumSubexp() != len(c.Parts) {
+			return nil, fmt.Errorf("%s: %q has %d groups for %d parts", c.Form, c.Match, re.NumSubexp(), len(c.Parts))
+		}
+		df := docForm{form: uint8(f), re: re}
+		for _, p := range c.Parts {
+			k := slices.Index(partNames[:], p)
+			if k <= 0 || !slices.Contains(formParts[f], uint8(k)) {
+				return nil, fmt.Errorf("%s: part %q is not one of the form's", c.Form, p)
+			}
+			df.parts = append(df.parts, uint8(k))
+		}
+		out = append(out, df)
+	}
+	return out, nil
+}
+
+// docType appends the tree of a type written in a comment, read by the
+// language's doc_types rules (1-based id).
+func (b *treeBuilder) docType(l *Language, s string) int32 {
+	root := int32(len(b.types))
+	b.emitDoc(l, strings.TrimSpace(s), PNone, 0)
+	return root + 1
+}
+
+func (b *treeBuilder) emitDoc(l *Language, s string, p uint8, depth int) {
+	i := len(b.types)
+	b.types = append(b.types, TypeNode{Part: p, Text: b.tab.raw(s)})
+	defer func() { b.types[i].Last = int32(len(b.types)) }()
+	if depth > maxTypeDepth || len(b.types) > maxTypeNodes+i {
 		return
 	}
-	usable := l.docUsable
+	for _, df := range l.docForms {
+		m := df.re.FindStringSubmatchIndex(s)
+		if m == nil {
+			continue
+		}
+		switch df.form {
+		case TName:
+			b.types[i].Name = b.tab.raw(s)
+		case TPath:
+			if len(df.parts) < 2 {
+				return
+			}
+			b.types[i].Name = b.tab.raw(strings.TrimRight(s[:m[2*len(df.parts)]], ".: "))
+		}
+		b.types[i].Form = df.form
+		for k, part := range df.parts {
+			if m[2+2*k] >= 0 {
+				b.emitDoc(l, strings.TrimSpace(s[m[2+2*k]:m[3+2*k]]), part, depth+1)
+			}
+		}
+		return
+	}
+}
+
+// docTypes reads the types a doc comment declares (JSDoc @param {T} x,
+// @returns {T}) into the function's untyped parameters and its result,
+// by the language's doc_param and doc_return expressions, as trees by its
+// doc_types. A type the language defines (Object, Function) says nothing
+// about user methods: it is left out, so such a receiver stays a ranked
+// candidate.
+func (f *Record) docTypes(l *Language, docs []docAt, tab *table, tb *treeBuilder) {
+	if len(docs) == 0 || l.docParam == nil || tb == nil {
+		return
+	}
+	tree := func(text string) int32 { return f.docTree(l, tab, tb, text) }
 	for _, dc := range docs {
 		if dc.module {
 			continue
@@ -60,18 +152,21 @@ func (f *Record) docTypes(l *Language, docs []docAt, tab *table) {
 			continue
 		}
 		if l.docReturn != nil && f.Defs[fn].Type == "" {
-			if m := l.docReturn.FindStringSubmatch(dc.text); m != nil && usable(m[1]) {
-				f.Defs[fn].Type, f.Defs[fn].T, f.Defs[fn].X = strings.TrimSpace(m[1]), 0, 0
+			if m := l.docReturn.FindStringSubmatch(dc.text); m != nil {
+				if t := tree(m[1]); t != 0 {
+					f.Defs[fn].Type, f.Defs[fn].T, f.Defs[fn].X = strings.TrimSpace(m[1]), t, 0
+				}
 			}
 		}
 		for _, m := range l.docParam.FindAllStringSubmatch(dc.text, -1) {
-			if !usable(m[1]) {
+			t := tree(m[1])
+			if t == 0 {
 				continue
 			}
 			// The parameter of that name, in the parameter list.
 			for _, i := range f.LocalsNamed(m[2]) {
 				if lc := &f.Locals[i]; lc.Encl == fn && lc.At >= dc.start && lc.At < dc.end && lc.How == TypeNone && !lc.conflict {
-					lc.Type, lc.How, lc.T, lc.X = tab.id(strings.TrimSpace(m[1])), TypeParam, 0, 0
+					lc.Type, lc.How, lc.T, lc.X = tab.id(strings.TrimSpace(m[1])), TypeParam, t, 0
 				}
 			}
 		}
@@ -79,26 +174,36 @@ func (f *Record) docTypes(l *Language, docs []docAt, tab *table) {
 	f.Strs = tab.strs
 }
 
-// docUsable says whether a doc comment's type names a type of the index
-// (or a collection of one): Object or Function say nothing of user
-// methods.
-func (l *Language) docUsable(t string) bool {
-	if e := l.ElemType(t); e != "" { // {Sock[]}, {Array<Sock>}
+// docTree is the tree of a type written in a comment, 0 when it names no
+// type of the index (a type the language defines, Object or Function,
+// says nothing about user methods).
+func (f *Record) docTree(l *Language, tab *table, tb *treeBuilder, text string) int32 {
+	root := tb.docType(l, text)
+	f.Types, f.Strs = tb.types, tab.strs
+	t := root
+	if e, _ := f.ElemOf(l, t); e != 0 { // {Sock[]}, {Array<Sock>}
 		t = e
 	}
-	_, n := l.NormType(t)
-	return n != "" && !l.builtins[n]
+	if _, n, _ := f.TypeName(l, t); n == "" || l.builtins[n] {
+		return 0
+	}
+	return root
 }
 
-// docFieldType is the type a field's doc comment declares (language.json
-// doc_type), or "" when it declares none the index can use.
-func (l *Language) docFieldType(text string) string {
-	if l.docType == nil {
-		return ""
+// docFields are the fields whose doc comments give a type the index can
+// use, typed by it.
+func (f *Record) docFields(l *Language, dfs []docField, tab *table, tb *treeBuilder) []Field {
+	if tb == nil {
+		return nil
 	}
-	m := l.docType.FindStringSubmatch(text)
-	if m == nil || !l.docUsable(m[1]) {
-		return ""
+	var out []Field
+	for _, df := range dfs {
+		if t := f.docTree(l, tab, tb, df.text); t != 0 {
+			fd := df.fd
+			fd.Type, fd.How, fd.T = intern(strings.TrimSpace(df.text)), TypeDeclared, t
+			out = append(out, fd)
+		}
 	}
-	return strings.TrimSpace(m[1])
+	f.Strs = tab.strs
+	return out
 }

@@ -72,6 +72,7 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 	tab := &table{ids: map[string]uint32{}, strs: []string{""}}
 	exportsSet := false
 	var docs []docAt
+	var docFields []docField
 	var tb *treeBuilder
 	if l.types != nil && r.Tree != nil {
 		tb = &treeBuilder{tq: l.types, x: r.Tree, src: src, tab: tab}
@@ -216,9 +217,11 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 		case "field":
 			if typ == nil && doc != nil && name != nil {
 				// /** @type {Option[]} */ this.options = []: the
-				// comment's type, as written.
-				if t := l.docFieldType(doc.Text(src)); t != "" {
-					fields = append(fields, Field{Name: intern(name.Text(src)), Type: intern(t), How: TypeDeclared, Line: int32(doc.StartRow + 1), At: int32(name.Start)})
+				// comment's type, read once the trees are built.
+				if l.docType != nil {
+					if m := l.docType.FindStringSubmatch(doc.Text(src)); m != nil {
+						docFields = append(docFields, docField{Field{Name: intern(name.Text(src)), Line: int32(doc.StartRow + 1), At: int32(name.Start)}, m[1]})
+					}
 				}
 				continue
 			}
@@ -260,6 +263,9 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 					lc.Type, lc.How = tab.id(shown), how
 					if member {
 						lc.Type = tab.id(typeText(typ.Text(src)) + "." + name.Text(src))
+						if tb != nil {
+							lc.X = tb.memberOf(l, typ.Node, name.Text(src), tab.strs[lc.Type])
+						}
 					} else {
 						lc.T, lc.X = shape(typ, how, shown, normClipped)
 					}
@@ -362,7 +368,8 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 	}
 	f.Locals = f.localsIn(locals, scopes, names)
 	f.docImports(l, docs)
-	f.docTypes(l, docs, tab)
+	f.docTypes(l, docs, tab, tb)
+	fields = append(fields, f.docFields(l, docFields, tab, tb)...)
 	f.Fields = fieldsIn(f.Defs, fields)
 	// A value use of a local or a builtin (err, nil) passes no function of
 	// the index on: keeping it would only cost memory.
