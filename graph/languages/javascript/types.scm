@@ -8,7 +8,8 @@
   name: (identifier) @name
   value: (call_expression function: [(identifier) (member_expression)] @type.call)
   (#not-eq? @type.call "require")) @local
-(variable_declarator name: (identifier) @name value: [(identifier) (member_expression)] @type.expr) @local
+; const self = this: the alias is the receiver's.
+(variable_declarator name: (identifier) @name value: [(identifier) (member_expression) (this)] @type.expr) @local
 (for_in_statement left: (identifier) @name "of" right: [(identifier) (member_expression)] @type.elem) @local
 ; xs.forEach((x) => …), xs.map(function (x) {…}): the callback's first
 ; parameter is an element of the receiver (an element_types collection),
