@@ -63,6 +63,8 @@ type server struct {
 	outbox chan *outgoing
 
 	syncMu sync.Mutex // orders document notifications with their versions
+	// view: calls share the server, a preview holds it alone (pool.go).
+	view viewLock
 
 	mu       sync.Mutex
 	exitErr  error // set when the process exited

@@ -1,0 +1,206 @@
+package lsptool_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/builtin-tools/builtin-tools/files"
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
+	"github.com/builtin-tools/builtin-tools/lsp"
+	"github.com/builtin-tools/builtin-tools/lsp/lsptool"
+	"github.com/builtin-tools/builtin-tools/registry"
+	"github.com/builtin-tools/builtin-tools/tiers"
+)
+
+// goplsIn lists the gopls processes working in root (their folder).
+func goplsIn(t testing.TB, root string) []int {
+	t.Helper()
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		testenv.Unavailable(t, "/proc", err)
+	}
+	var pids []int
+	for _, e := range ents {
+
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		comm, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "comm"))
+		cwd, _ := os.Readlink(filepath.Join("/proc", e.Name(), "cwd"))
+		stat, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if strings.TrimSpace(string(comm)) == "gopls" && cwd == root && !strings.Contains(string(stat), ") Z ") {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// sharedRun opens a run over root with the files and lsp families, its
+// servers in pool.
+func sharedRun(t testing.TB, root string, pool *lsp.Pool, trusted bool) *registry.Run {
+	t.Helper()
+	r, err := registry.NewRun(registry.Config{Root: root, Trusted: trusted, Families: []registry.Extension{files.Family, lsptool.Family},
+		Settings: map[string]any{"lsp": lsp.Config{Pool: pool}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r
+}
+
+// status is a run's `lsp status`, structured.
+func status(t *testing.T, r *registry.Run) *lsp.Status {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	res, err := r.Call(ctx, tiers.Plan, "lsp", []byte(`{"operation": "status"}`))
+	if err != nil || res.IsError {
+		t.Fatalf("status: %v %s", err, registry.ResultText(res))
+	}
+	checkStrict(t, r, "lsp", res)
+	raw, _ := json.Marshal(res.StructuredContent)
+	var out struct {
+		Status *lsp.Status `json:"status"`
+	}
+	if err := json.Unmarshal(raw, &out); err != nil || out.Status == nil {
+		t.Fatalf("status: %v in %s", err, raw)
+	}
+	return out.Status
+}
+
+// goplsRow is status's running gopls, if any.
+func goplsRow(st *lsp.Status) *lsp.RunningServer {
+	for _, s := range st.Servers {
+		if s.ID == "gopls" && len(s.Running) > 0 {
+			return &s.Running[0]
+		}
+	}
+	return nil
+}
+
+// LSP-8: four runs of one process over one Go module share one gopls; each
+// keeps its own ledger and status; an untrusted run beside trusted ones
+// gets its own; the server stops with the last run that holds it.
+func TestRunsShareOneServer(t *testing.T) {
+	testenv.LookPath(t, "gopls")
+	root := t.TempDir()
+	if resolved, err := filepath.EvalSymlinks(root); err == nil {
+		root = resolved
+	}
+	os.WriteFile(filepath.Join(root, "go.mod"), []byte(goMod), 0o644)
+	os.WriteFile(filepath.Join(root, "cart.go"), []byte(cartGo), 0o644)
+	pool := lsp.NewPool()
+	var runs []*registry.Run
+	var firsts []time.Duration
+	for i := range 4 {
+		r := sharedRun(t, root, pool, true)
+		runs = append(runs, r)
+		t0 := time.Now()
+		text, isErr := call(t, r, tiers.Plan, "lsp", map[string]any{"operation": "references", "file": "cart.go", "line": 7, "symbol": "Total"})
+		firsts = append(firsts, time.Since(t0))
+		if isErr || !strings.Contains(text, "cart.go:11") {
+			t.Fatalf("run %d: references: %q", i+1, text)
+		}
+		name := "f" + string(rune('1'+i)) + ".go"
+		text, isErr = call(t, r, tiers.Normal, "write", map[string]any{"path": name, "content": "package shop\n\nfunc f" + string(rune('1'+i)) + "() int { return (&Cart{}).Total() }\n"})
+		if isErr || strings.Contains(text, "New diagnostics") || strings.Contains(text, "Not checked") {
+			t.Fatalf("run %d: write: %q", i+1, text)
+		}
+	}
+	t.Logf("first answer (references) of each run: %v (the 2nd–4th on the warm shared server)", firsts)
+	if pids := goplsIn(t, root); len(pids) != 1 {
+		t.Fatalf("4 runs over one module: want 1 gopls, got %d (%v)", len(pids), pids)
+	}
+	pid := 0
+	for i, r := range runs {
+		row := goplsRow(status(t, r))
+		if row == nil || row.Clients != 4 || (pid != 0 && row.PID != pid) || row.MemoryKB <= 0 {
+			t.Fatalf("run %d: status: %+v", i+1, row)
+		}
+		pid = row.PID
+	}
+
+	// Each run's ledger is its own: a break written by run 1 is new to it;
+	// run 2 writing the same break is told too, as it was never shown it;
+	// run 1 writing it again is not.
+	broken := strings.Replace(cartGo, "return len(c.Items)", "return len(c.Itemz)", 1)
+	text, _ := call(t, runs[0], tiers.Normal, "write", map[string]any{"path": "cart.go", "content": broken})
+	if !strings.Contains(text, "New diagnostics") || !strings.Contains(text, "Itemz") {
+		t.Fatalf("run 1's break: %q", text)
+	}
+	text, _ = call(t, runs[1], tiers.Normal, "write", map[string]any{"path": "cart.go", "content": broken + "\n"})
+	if !strings.Contains(text, "New diagnostics") || !strings.Contains(text, "Itemz") {
+		t.Fatalf("run 2 was not told of a break its ledger never held: %q", text)
+	}
+	text, _ = call(t, runs[0], tiers.Normal, "write", map[string]any{"path": "cart.go", "content": broken})
+	if strings.Contains(text, "New diagnostics") {
+		t.Fatalf("run 1 was told again of a break it had been shown: %q", text)
+	}
+
+	// An untrusted run beside the trusted ones gets a gopls of its own.
+	untrusted := sharedRun(t, root, pool, false)
+	if text, isErr := call(t, untrusted, tiers.Plan, "lsp", map[string]any{"operation": "hover", "file": "cart.go", "line": 7, "symbol": "Total"}); isErr {
+		t.Fatalf("untrusted hover: %q", text)
+	}
+	row := goplsRow(status(t, untrusted))
+	if row == nil || row.PID == pid || row.Clients != 1 {
+		t.Fatalf("untrusted run's gopls: %+v beside the trusted runs' pid %d", row, pid)
+	}
+	if pids := goplsIn(t, root); len(pids) != 2 {
+		t.Fatalf("trusted and untrusted runs: want 2 gopls, got %v", pids)
+	}
+	untrusted.Close()
+
+	// Closing 3 of the 4 keeps the server; closing the 4th stops it.
+	for _, r := range runs[:3] {
+		r.Close()
+	}
+	if row := goplsRow(status(t, runs[3])); row == nil || row.PID != pid || row.Clients != 1 {
+		t.Fatalf("after 3 of 4 runs closed: %+v", row)
+	}
+	if text, isErr := call(t, runs[3], tiers.Plan, "lsp", map[string]any{"operation": "hover", "file": "cart.go", "line": 7, "symbol": "Total"}); isErr {
+		t.Fatalf("the 4th run after the others closed: %q", text)
+	}
+	runs[3].Close()
+	if pids := goplsIn(t, root); len(pids) != 0 {
+		t.Fatalf("after the last run closed: gopls %v still runs", pids)
+	}
+	if got := pool.Servers(); len(got) != 0 {
+		t.Fatalf("after the last run closed the pool holds %+v", got)
+	}
+}
+
+// A harness that asks for private servers gets one per run.
+func TestPrivateRunsDoNotShare(t *testing.T) {
+	testenv.LookPath(t, "gopls")
+	root := t.TempDir()
+	if resolved, err := filepath.EvalSymlinks(root); err == nil {
+		root = resolved
+	}
+	os.WriteFile(filepath.Join(root, "go.mod"), []byte(goMod), 0o644)
+	os.WriteFile(filepath.Join(root, "cart.go"), []byte(cartGo), 0o644)
+	for range 2 {
+		r, err := registry.NewRun(registry.Config{Root: root, Families: []registry.Extension{files.Family, lsptool.Family},
+			Settings: map[string]any{"lsp": lsp.Config{Private: true}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { r.Close() })
+		if text, isErr := call(t, r, tiers.Plan, "lsp", map[string]any{"operation": "hover", "file": "cart.go", "line": 7, "symbol": "Total"}); isErr {
+			t.Fatalf("hover: %q", text)
+		}
+		if row := goplsRow(status(t, r)); row == nil || row.Clients != 1 {
+			t.Fatalf("private run: %+v", row)
+		}
+	}
+	if pids := goplsIn(t, root); len(pids) != 2 {
+		t.Fatalf("two private runs: want 2 gopls, got %v", pids)
+	}
+}
