@@ -108,8 +108,10 @@ func TestRunsShareOneServer(t *testing.T) {
 		if isErr || !strings.Contains(text, "cart.go:11") {
 			t.Fatalf("run %d: references: %q", i+1, text)
 		}
+	}
+	for i, r := range runs {
 		name := "f" + string(rune('1'+i)) + ".go"
-		text, isErr = call(t, r, tiers.Normal, "write", map[string]any{"path": name, "content": "package shop\n\nfunc f" + string(rune('1'+i)) + "() int { return (&Cart{}).Total() }\n"})
+		text, isErr := call(t, r, tiers.Normal, "write", map[string]any{"path": name, "content": "package shop\n\nfunc f" + string(rune('1'+i)) + "() int { return (&Cart{}).Total() }\n"})
 		if isErr || strings.Contains(text, "New diagnostics") || strings.Contains(text, "Not checked") {
 			t.Fatalf("run %d: write: %q", i+1, text)
 		}
