@@ -116,6 +116,7 @@ type testHooks struct {
 	beforeSend  func(s *server, method string)
 	requestSent func(s *server, method string)
 	previewSent func(s *server) // a preview's versions were sent
+	shared      bool            // the servers still go to Config.Pool
 }
 
 // pipeRWC joins the server's stdout (read) and stdin (write). Writes go

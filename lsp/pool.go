@@ -244,7 +244,7 @@ func (s *Supervisor) launchDigest(c *choice) string {
 // other runs: a run that watches its servers (Observe, Stderr, test hooks)
 // keeps them to itself.
 func (s *Supervisor) poolFor() (*Pool, bool) {
-	if s.cfg.Pool == nil || s.hooks != nil || s.cfg.Observe != nil || s.cfg.Stderr != nil || s.guard == nil {
+	if s.cfg.Pool == nil || s.hooks != nil && !s.hooks.shared || s.cfg.Observe != nil || s.cfg.Stderr != nil || s.guard == nil {
 		return s.ownPool, false
 	}
 	return s.cfg.Pool, true
