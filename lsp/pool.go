@@ -19,7 +19,7 @@ import (
 
 // Pool holds running language servers for the Supervisors (runs) that
 // use it, so that runs of one process over the same folder share each
-// server (LSP-8). A server is keyed by its row, its root folder, the run's
+// server (LSP-7). A server is keyed by its row, its root folder, the run's
 // root, the trust of the checkout and everything that changes its start
 // (program, arguments, environment, settings, time limits): an untrusted
 // run never gets a server a trusted one started, nor the reverse. Each

@@ -10,7 +10,7 @@ import (
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
-// LSP-8, PRE-1: two runs share one gopls; run A's preview of a change
+// LSP-7, PRE-1: two runs share one gopls; run A's preview of a change
 // that breaks the build starts just after run B synced its file for a
 // hover and before B's request goes out. The preview waits for B's call
 // (B's call holds the server's view), so B's hover never sees the unsaved

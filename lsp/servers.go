@@ -294,7 +294,7 @@ type Config struct {
 	Stderr io.Writer
 	// Pool, when set, holds the servers, shared with the other
 	// Supervisors that use it over the same folder with the same trust and
-	// the same server settings (LSP-8); nil keeps them to this Supervisor.
+	// the same server settings (LSP-7); nil keeps them to this Supervisor.
 	// A Supervisor with Observe or Stderr set keeps its own either way.
 	Pool *Pool
 	// Private keeps lsptool's runs from putting their servers in

@@ -26,7 +26,7 @@ import (
 // demand, one per (server, root marker folder), restarts crashed ones on
 // the next call, and lets go of them all on Close. With [Config.Pool] set
 // the servers are shared with the other runs of the process over the same
-// folder (LSP-8), and a server stops when its last run closes; otherwise
+// folder (LSP-7), and a server stops when its last run closes; otherwise
 // they are the run's own. Idle ones are reaped either way. Its methods are
 // safe for concurrent use.
 type Supervisor struct {

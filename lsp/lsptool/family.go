@@ -56,7 +56,7 @@ var Family = registry.Family[*Servers]{
 		}
 		cfg.Trusted = cfg.Trusted || env.Trusted
 		// Runs of this process over the same folder share their servers
-		// (LSP-8) unless the harness keeps them apart.
+		// (LSP-7) unless the harness keeps them apart.
 		if cfg.Pool == nil && !cfg.Private {
 			cfg.Pool = lsp.ProcessPool()
 		}

@@ -85,7 +85,7 @@ func goplsRow(st *lsp.Status) *lsp.RunningServer {
 	return nil
 }
 
-// LSP-8: four runs of one process over one Go module share one gopls; each
+// LSP-7: four runs of one process over one Go module share one gopls; each
 // keeps its own ledger and status; an untrusted run beside trusted ones
 // gets its own; the server stops with the last run that holds it.
 func TestRunsShareOneServer(t *testing.T) {
