@@ -19,7 +19,12 @@ import (
 )
 
 // goplsIn lists the gopls processes working in root (their folder).
-func goplsIn(t testing.TB, root string) []int {
+func goplsIn(t testing.TB, root string) []int { return serversIn(t, root, "gopls") }
+
+// serversIn lists the live processes whose command line holds name and
+// that work in root (their folder) or, for a server that changes its
+// folder (pyright), descend from this process.
+func serversIn(t testing.TB, root, name string) []int {
 	t.Helper()
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
@@ -27,19 +32,39 @@ func goplsIn(t testing.TB, root string) []int {
 	}
 	var pids []int
 	for _, e := range ents {
-
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil {
 			continue
 		}
-		comm, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "comm"))
+		cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
 		cwd, _ := os.Readlink(filepath.Join("/proc", e.Name(), "cwd"))
 		stat, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if strings.TrimSpace(string(comm)) == "gopls" && cwd == root && !strings.Contains(string(stat), ") Z ") {
+		if strings.Contains(string(cmdline), name) && (cwd == root || root == "" && descends(pid)) && !strings.Contains(string(stat), ") Z ") {
 			pids = append(pids, pid)
 		}
 	}
 	return pids
+}
+
+// descends reports whether pid is a descendant of this process.
+func descends(pid int) bool {
+	for range 64 {
+		stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		if err != nil {
+			return false
+		}
+		_, rest, _ := strings.Cut(string(stat), ") ")
+		f := strings.Fields(rest)
+		if len(f) < 2 {
+			return false
+		}
+		if pid, _ = strconv.Atoi(f[1]); pid == os.Getpid() {
+			return true
+		} else if pid <= 1 {
+			return false
+		}
+	}
+	return false
 }
 
 // sharedRun opens a run over root with the files and lsp families, its
@@ -204,5 +229,85 @@ func TestPrivateRunsDoNotShare(t *testing.T) {
 	}
 	if pids := goplsIn(t, root); len(pids) != 2 {
 		t.Fatalf("two private runs: want 2 gopls, got %v", pids)
+	}
+}
+
+// Four runs opened at once, each asking references and writing a file
+// before any server runs, start one gopls between them.
+func TestConcurrentRunsStartOneServer(t *testing.T) {
+	testenv.LookPath(t, "gopls")
+	root := t.TempDir()
+	if resolved, err := filepath.EvalSymlinks(root); err == nil {
+		root = resolved
+	}
+	os.WriteFile(filepath.Join(root, "go.mod"), []byte(goMod), 0o644)
+	os.WriteFile(filepath.Join(root, "cart.go"), []byte(cartGo), 0o644)
+	pool := lsp.NewPool()
+	errs := make(chan string, 4)
+	for i := range 4 {
+		r := sharedRun(t, root, pool, false)
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			res, err := r.Call(ctx, tiers.Normal, "lsp", []byte(`{"operation": "references", "file": "cart.go", "line": 7, "symbol": "Total"}`))
+			if err != nil || res.IsError || !strings.Contains(registry.ResultText(res), "cart.go:11") {
+				errs <- "references: " + registry.ResultText(res)
+				return
+			}
+			name := "g" + strconv.Itoa(i)
+			args, _ := json.Marshal(map[string]any{"path": name + ".go", "content": "package shop\n\nfunc " + name + "() int { return (&Cart{}).Total() }\n"})
+			res, err = r.Call(ctx, tiers.Normal, "write", args)
+			if err != nil || res.IsError || strings.Contains(registry.ResultText(res), "New diagnostics") {
+				errs <- "write: " + registry.ResultText(res)
+				return
+			}
+			errs <- ""
+		}()
+	}
+	for range 4 {
+		if e := <-errs; e != "" {
+			t.Error(e)
+		}
+	}
+	if pids := goplsIn(t, root); len(pids) != 1 {
+		t.Fatalf("4 runs at once: want 1 gopls, got %v", pids)
+	}
+	if got := pool.Servers(); len(got) != 1 || got[0].Clients != 4 {
+		t.Fatalf("the pool: %+v", got)
+	}
+}
+
+// Three runs over one Python project share one pyright, and the last to
+// close stops it.
+func TestRunsShareOnePyright(t *testing.T) {
+	testenv.LookPath(t, "pyright-langserver")
+	root := t.TempDir()
+	if resolved, err := filepath.EvalSymlinks(root); err == nil {
+		root = resolved
+	}
+	os.WriteFile(filepath.Join(root, "pyproject.toml"), []byte("[project]\nname = \"shop\"\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "cart.py"), []byte("def total(items: list[int]) -> int:\n    return sum(items)\n\n\nprint(total([1, 2]))\n"), 0o644)
+	pool := lsp.NewPool()
+	var runs []*registry.Run
+	for i := range 3 {
+		r := sharedRun(t, root, pool, false)
+		runs = append(runs, r)
+		text, isErr := call(t, r, tiers.Plan, "lsp", map[string]any{"operation": "references", "file": "cart.py", "line": 1, "symbol": "total"})
+		if isErr || !strings.Contains(text, "cart.py:5") {
+			t.Fatalf("run %d: references: %q", i+1, text)
+		}
+	}
+	if pids := serversIn(t, "", "pyright-langserver"); len(pids) != 1 {
+		t.Fatalf("3 runs over one project: want 1 pyright, got %v", pids)
+	}
+	text, _ := call(t, runs[2], tiers.Normal, "write", map[string]any{"path": "cart.py", "content": "def total(items: list[int]) -> int:\n    return sum(itemz)\n"})
+	if !strings.Contains(text, "New diagnostics") || !strings.Contains(text, "itemz") {
+		t.Fatalf("run 3's break: %q", text)
+	}
+	for _, r := range runs {
+		r.Close()
+	}
+	if pids := serversIn(t, "", "pyright-langserver"); len(pids) != 0 {
+		t.Fatalf("after the last run closed: pyright %v still runs", pids)
 	}
 }
