@@ -79,8 +79,13 @@ func (p *Pool) acquire(key poolKey, idle time.Duration, start func(*serverEntry)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if e := p.entries[key]; e != nil && !e.gone {
-		e.refs++
-		return e, false
+		if !e.dead() {
+			e.refs++
+			return e, false
+		}
+		// Crashed or failed to start: its holders drop it on their next
+		// call; a run asking now gets a new one.
+		p.retireLocked(e)
 	}
 	e = &serverEntry{ready: make(chan struct{}), pool: p, key: key, refs: 1, done: make(chan struct{}), abandon: make(chan struct{})}
 	p.entries[key] = e
@@ -132,11 +137,11 @@ func (p *Pool) release(ctx context.Context, e *serverEntry, retire bool) {
 		e.stop(ctx)
 	}
 	if last {
-		e.guardOnce.Do(func() {
-			if e.guard != nil {
-				e.guard.Close()
-			}
-		})
+		select {
+		case <-e.ready:
+			e.closeGuard()
+		default: // the start, still under way, closes it
+		}
 	}
 }
 
@@ -156,6 +161,27 @@ func (e *serverEntry) stop(ctx context.Context) {
 		}
 		if e.srv != nil {
 			e.srv.shutdown(ctx)
+		}
+	})
+}
+
+// dead reports whether e's start failed or its server exited.
+func (e *serverEntry) dead() bool {
+	select {
+	case <-e.ready:
+		return e.err != nil || !e.srv.alive()
+	default:
+		return false
+	}
+}
+
+// closeGuard closes a shared server's own guard, once: called by the
+// last release once the start has ended, or by the start itself when it
+// ends after that release.
+func (e *serverEntry) closeGuard() {
+	e.guardOnce.Do(func() {
+		if e.guard != nil {
+			e.guard.Close()
 		}
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -119,5 +120,38 @@ func TestSharedServerIdleReaped(t *testing.T) {
 	must(b.Hover(a.ctx, loc(t, b, a.path("main.go")), Place{Line: 12, Symbol: "Total"}))(t)
 	if got := a.sup.Status(context.Background()); len(got.Servers) == 0 {
 		t.Fatal("no status")
+	}
+}
+
+// LSP-1 over a pool: a shared server that crashed is reported to each run
+// that held it, on its next call, and both runs then share the new one.
+func TestSharedServerCrashRestartsOnce(t *testing.T) {
+	t.Parallel()
+	cfg := Config{Pool: NewPool()}
+	a := newSession(t, "go", "gopls", cfg)
+	b := NewSupervisor(a.root, cfg)
+	t.Cleanup(func() { b.Close() })
+	must(a.sup.Hover(a.ctx, a.at("main.go"), Place{Line: 12, Symbol: "Total"}))(t)
+	must(b.Hover(a.ctx, loc(t, b, a.path("main.go")), Place{Line: 12, Symbol: "Total"}))(t)
+	old := a.sup.running()[0]
+	if err := syscall.Kill(old.pid(), syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-old.exited:
+	case <-time.After(time.Minute):
+		t.Fatal("the killed server did not exit")
+	}
+	must(a.sup.Hover(a.ctx, a.at("main.go"), Place{Line: 12, Symbol: "Total"}))(t)
+	must(b.Hover(a.ctx, loc(t, b, a.path("main.go")), Place{Line: 12, Symbol: "Total"}))(t)
+	ra, rb := a.sup.running(), b.running()
+	if len(ra) != 1 || len(rb) != 1 || ra[0] != rb[0] || ra[0] == old {
+		t.Fatalf("after the crash: want both runs on one new server, got %d and %d", len(ra), len(rb))
+	}
+	for _, sup := range []*Supervisor{a.sup, b} {
+		st := sup.Status(a.ctx)
+		if len(st.Servers[0].Crashes) != 1 || st.Servers[0].Running[0].Clients != 2 {
+			t.Errorf("status: %+v", st.Servers[0])
+		}
 	}
 }

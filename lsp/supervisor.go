@@ -641,6 +641,11 @@ func (srv *server) release() {
 // through the run's.
 func (s *Supervisor) start(e *serverEntry, c *choice, shared bool) {
 	defer close(e.ready)
+	defer func() {
+		if e.abandoned() {
+			e.closeGuard()
+		}
+	}()
 	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.StartTimeout)
 	defer cancel()
 	go func() {
