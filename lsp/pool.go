@@ -229,13 +229,6 @@ func (p *Pool) reap(e *serverEntry, idle time.Duration) {
 	}
 }
 
-// holders is how many runs hold e.
-func (p *Pool) holders(e *serverEntry) int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return e.refs
-}
-
 // launchDigest is what, beside the row's id and the roots, makes two
 // starts the same: the row's data and hooks, the program and environment,
 // the trust and the time limits the server's calls run with.
