@@ -218,9 +218,11 @@ func (p *Proposal) What() string {
 
 // Outcome is what Resolve did.
 type Outcome struct {
-	ID           string
-	Accepted     bool
-	Files        []string
+	ID       string
+	Accepted bool
+	Files    []string
+	// Before holds each file's bytes before the edit, by Files' order.
+	Before       [][]byte
 	Replacements int
 	// Notes say what the write could not keep (see atomicfile.Report).
 	Notes []string
@@ -514,6 +516,7 @@ func (s *Stager) Resolve(ctx context.Context, id string, accept bool, opts atomi
 	out := &Outcome{ID: id, Accepted: accept, Replacements: p.count()}
 	for _, f := range p.Files {
 		out.Files = append(out.Files, f.File)
+		out.Before = append(out.Before, f.before)
 	}
 	if !accept {
 		s.finishLocked(id, "discarded")

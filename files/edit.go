@@ -156,6 +156,7 @@ func editFile(ctx context.Context, c *registry.Call, p editParams) (EditResult, 
 	if err != nil {
 		return EditResult{}, errors.New(writeError(rel, err))
 	}
+	c.Before(abs, data)
 	c.Wrote(abs)
 	return EditResult{Path: rel, Replacements: len(offsets), FirstLine: firstLine,
 		Snippet: snippet(updated, firstLine, firstLine+newLines, quoteBudget(c)), Notes: reportNotes(rep)}, nil

@@ -325,6 +325,7 @@ func applyPatch(ctx context.Context, c *registry.Call, p patchParams) (PatchResu
 		if ch.Delete {
 			res.Deleted = append(res.Deleted, c.Rel(ch.Path))
 		} else {
+			c.Before(ch.Path, ch.Expect)
 			c.Wrote(ch.Path)
 			res.Changed = append(res.Changed, c.Rel(ch.Path))
 		}

@@ -83,6 +83,14 @@ func writeFile(ctx context.Context, c *registry.Call, p writeParams) (WriteResul
 	case err == nil:
 		verb = "replaced"
 	}
+	// What the file held, for the check of the files using what changed.
+	var before []byte
+	known := verb == "created"
+	if verb == "replaced" && !p.Check {
+		var err error
+		before, _, err = c.Run.Guard().ReadFile(abs, registry.MaxBefore)
+		known = err == nil
+	}
 	lines := strings.Count(p.Content, "\n")
 	if p.Content != "" && !strings.HasSuffix(p.Content, "\n") {
 		lines++
@@ -97,6 +105,9 @@ func writeFile(ctx context.Context, c *registry.Call, p writeParams) (WriteResul
 	rep, err := atomicfile.Write(c.Run.Guard(), atomicfile.Change{Path: abs, Data: []byte(p.Content)}, commitOptions(ctx, c, p.Force))
 	if err != nil {
 		return WriteResult{}, errors.New(writeError(rel, err))
+	}
+	if known {
+		c.Before(abs, before)
 	}
 	c.Wrote(abs)
 	return WriteResult{Path: rel, Created: verb == "created", Lines: lines, Bytes: len(p.Content), Notes: reportNotes(rep)}, nil

@@ -34,6 +34,7 @@ type sharedIndex struct {
 // the process share.
 type Handle struct {
 	w    *Viewer
+	e    *astgrep.Engine // the index's, for parsing versions held in memory
 	key  string
 	once sync.Once
 	// views counts View calls: an answer takes one (a test checks it).
@@ -81,7 +82,7 @@ func Acquire(rg *pathguard.Guard, opts Options) (*Handle, error) {
 	defer shared.mu.Unlock()
 	if s := shared.m[key]; s != nil {
 		s.refs++
-		return &Handle{w: s.w, key: key}, nil
+		return &Handle{w: s.w, e: s.e, key: key}, nil
 	}
 	g, err := pathguard.New(root)
 	if err != nil {
@@ -99,7 +100,7 @@ func Acquire(rg *pathguard.Guard, opts Options) (*Handle, error) {
 	}
 	w := NewViewer(x)
 	shared.m[key] = &sharedIndex{w: w, refs: 1, g: g, e: e}
-	return &Handle{w: w, key: key}, nil
+	return &Handle{w: w, e: e, key: key}, nil
 }
 
 // Release gives the reference back; the last one closes the index.

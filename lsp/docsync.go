@@ -149,6 +149,14 @@ func (s *server) diagnosticsFor(ctx context.Context, doc *openDoc) ([]lspDiagnos
 }
 
 func (s *server) diagnosticsForSince(ctx context.Context, doc *openDoc, start time.Time) ([]lspDiagnostic, error) {
+	return s.diagnosticsAwait(ctx, doc, start, s.spec.PublishesOnce)
+}
+
+// diagnosticsAwait is diagnosticsForSince; once false waits for the
+// publishes to settle even on a server that publishes once per version
+// (a file the server re-checks because another changed may be published
+// more than once under load).
+func (s *server) diagnosticsAwait(ctx context.Context, doc *openDoc, start time.Time, once bool) ([]lspDiagnostic, error) {
 	if s.spec.pull != nil {
 		items, err := s.spec.pull(ctx, s, doc)
 		var se *ServerError
@@ -189,7 +197,7 @@ func (s *server) diagnosticsForSince(ctx context.Context, doc *openDoc, start ti
 		s.mu.Unlock()
 		if pull {
 			// Pull diagnostics were registered while waiting.
-			return s.diagnosticsForSince(ctx, doc, start)
+			return s.diagnosticsAwait(ctx, doc, start, once)
 		}
 		got := false
 		if st != nil {
@@ -200,7 +208,7 @@ func (s *server) diagnosticsForSince(ctx context.Context, doc *openDoc, start ti
 			}
 		}
 		var settleC <-chan time.Time
-		if got && s.spec.PublishesOnce && st.version != nil {
+		if got && once && st.version != nil {
 			return st.items, nil
 		}
 		if got {

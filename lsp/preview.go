@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -23,6 +24,9 @@ type Proposed struct {
 // servers that own the files see it (PRE-1).
 type Preview struct {
 	Files []Verdict `json:"files" jsonschema:"one entry per proposed file, in the order given"`
+	// Others are the files using what the change alters, checked with
+	// the proposed versions against the disk's (WRT-6).
+	Others []Verdict `json:"other_files,omitempty" jsonschema:"files using definitions the change alters: what the proposed versions would break or fix in them"`
 	// Incomplete: a file's diagnostics did not arrive within the wait.
 	Incomplete bool  `json:"incomplete,omitempty" jsonschema:"some file's diagnostics did not arrive within the wait: what is new may be missing"`
 	WaitMS     int64 `json:"wait_ms,omitempty" jsonschema:"the wait for one version's diagnostics, when incomplete"`
@@ -68,7 +72,12 @@ type previewItem struct {
 // no document sync of that server runs during one, so no other call sees
 // the proposed text. When ctx ends the documents are restored and ctx's
 // error is returned with what was found.
-func (s *Supervisor) Preview(ctx context.Context, files []Proposed) (*Preview, error) {
+//
+// users are files that use what the change alters (their own contents
+// unchanged): each one a server of the proposed files owns is checked
+// too, its diagnostics with the proposed versions against those with the
+// disk's, into Others (at most MaxOtherFiles).
+func (s *Supervisor) Preview(ctx context.Context, files []Proposed, users ...pathguard.Path) (*Preview, error) {
 	s.mu.Lock()
 	closed := s.closed
 	s.mu.Unlock()
@@ -79,6 +88,7 @@ func (s *Supervisor) Preview(ctx context.Context, files []Proposed) (*Preview, e
 	type group struct {
 		c     *choice
 		items []*previewItem
+		users []*previewItem
 	}
 	groups := map[serverKey]*group{}
 	var order []serverKey
@@ -112,16 +122,47 @@ func (s *Supervisor) Preview(ctx context.Context, files []Proposed) (*Preview, e
 		}
 		groups[key].items = append(groups[key].items, &previewItem{v: v, path: path, text: string(f.Text)})
 	}
+	proposed := map[string]bool{}
+	for _, g := range groups {
+		for _, it := range g.items {
+			proposed[it.path] = true
+		}
+	}
+	var others []*previewItem
+	for _, u := range users {
+		abs, err := s.guard.Of(u)
+		if err != nil || len(others) == MaxOtherFiles {
+			continue
+		}
+		path := filepath.Clean(abs)
+		if proposed[path] || !s.inRoot(path) {
+			continue
+		}
+		proposed[path] = true
+		c, err := s.choose(path)
+		if err != nil || groups[serverKey{c.spec.ID, c.root}] == nil {
+			continue
+		}
+		g := groups[serverKey{c.spec.ID, c.root}]
+		it := &previewItem{v: &Verdict{File: s.rel(path), New: []Finding{}, Fixed: []Finding{}}, path: path}
+		g.users = append(g.users, it)
+		others = append(others, it)
+	}
 	var wg sync.WaitGroup
 	errs := make([]error, len(order))
 	for i, key := range order {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = s.previewOn(ctx, groups[key].c, groups[key].items)
+			errs[i] = s.previewOn(ctx, groups[key].c, groups[key].items, groups[key].users)
 		}()
 	}
 	wg.Wait()
+	for _, it := range others {
+		if it.v.State != "" {
+			res.Others = append(res.Others, *it.v)
+		}
+	}
 	for _, key := range order {
 		for _, it := range groups[key].items {
 			if it.sent != nil && it.v.State == Checked {
@@ -138,9 +179,9 @@ func (s *Supervisor) Preview(ctx context.Context, files []Proposed) (*Preview, e
 // previewOn previews items on c's server, holding its document sync for
 // the whole preview. It returns only ctx's error; a server's failure is
 // the items' verdict.
-func (s *Supervisor) previewOn(ctx context.Context, c *choice, items []*previewItem) error {
+func (s *Supervisor) previewOn(ctx context.Context, c *choice, items, users []*previewItem) error {
 	fail := func(state State, err error) {
-		for _, it := range items {
+		for _, it := range append(slices.Clip(items), users...) {
 			if it.v.State == "" {
 				it.v.Server, it.v.State, it.v.Why = c.spec.ID, state, s.RelText(err.Error())
 			}
@@ -185,7 +226,19 @@ func (s *Supervisor) previewOn(ctx context.Context, c *choice, items []*previewI
 		}
 		it.base = doc
 	}
-	for _, it := range items {
+	for _, it := range users {
+		it.v.Server = srv.spec.ID
+		doc, _, err := srv.syncFileLocked(send, it.path, c.languageID)
+		if err != nil || doc == nil {
+			it.v.State, it.v.Why = ServerFailed, "it could not be opened"
+			if err != nil {
+				it.v.Why = s.RelText(err.Error())
+			}
+			continue
+		}
+		it.base, it.text = doc, doc.text
+	}
+	for _, it := range append(slices.Clip(items), users...) {
 		if it.base == nil {
 			continue
 		}
@@ -213,7 +266,7 @@ func (s *Supervisor) previewOn(ctx context.Context, c *choice, items []*previewI
 	defer func() {
 		restore, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.RequestTimeout)
 		defer cancel()
-		for _, it := range items {
+		for _, it := range append(slices.Clip(items), users...) {
 			if it.sent != nil {
 				srv.restoreLocked(restore, it.path, it.base)
 			}
@@ -248,6 +301,48 @@ func (s *Supervisor) previewOn(ctx context.Context, c *choice, items []*previewI
 			// it is reported as new.
 			it.v.State = TimedOut
 			it.v.Why = fmt.Sprintf("the diagnostics of the proposed version did not arrive within %s; the result is incomplete", s.cfg.DiagnosticsWait)
+			continue
+		case err != nil:
+			it.v.State, it.v.Why = ServerFailed, s.RelText(err.Error())
+			continue
+		}
+		it.after = s.relMessages(convertDiagnostics(raw, it.path, it.text, srv.encoding))
+		fresh, gone := diffDiagnostics(it.before, it.after)
+		it.v.State = Checked
+		it.v.New, it.v.Fixed = Findings(fresh), Findings(gone)
+	}
+	return s.previewUsers(ctx, send, srv, c, users, start)
+}
+
+// previewUsers checks, once the proposed versions are with the server,
+// the files that use what they alter: each is sent again unchanged (a
+// version the server must check against the proposed ones; restored with
+// the rest) and its diagnostics compared with those it had with the
+// disk's versions.
+func (s *Supervisor) previewUsers(ctx, send context.Context, srv *server, c *choice, users []*previewItem, start time.Time) error {
+	for _, it := range users {
+		if it.v.State != "" || it.base == nil {
+			continue
+		}
+		doc, err := srv.sendUnsaved(send, it.path, c.languageID, it.text)
+		it.sent = doc
+		if err != nil {
+			it.v.State, it.v.Why = ServerFailed, s.RelText(err.Error())
+		}
+	}
+	for _, it := range users {
+		if it.v.State != "" || it.sent == nil {
+			continue
+		}
+		it.v.Version = it.sent.version
+		raw, err := srv.diagnosticsAwait(ctx, it.sent, start, false)
+		it.v.WaitedMS = time.Since(start).Milliseconds()
+		switch {
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case errors.Is(err, ErrDiagnosticsTimeout):
+			it.v.State = TimedOut
+			it.v.Why = fmt.Sprintf("its diagnostics with the proposed versions did not arrive within %s", s.cfg.DiagnosticsWait)
 			continue
 		case err != nil:
 			it.v.State, it.v.Why = ServerFailed, s.RelText(err.Error())

@@ -45,6 +45,9 @@ type Call struct {
 
 	mu      sync.Mutex
 	written []string
+	// before holds files' contents before the call first changed them
+	// (Before), by absolute path.
+	before  map[string][]byte
 	reports []Report
 
 	approvalSummary string
@@ -95,6 +98,40 @@ func (c *Call) Wrote(abs ...string) {
 		x.written = append(x.written, abs...)
 		x.mu.Unlock()
 	}
+}
+
+// MaxBefore bounds the size of a file Before keeps.
+const MaxBefore = 1 << 20
+
+// Before records what the file abs held before the call changed it (nil
+// for a file it creates), so a wrapper can tell what the change altered
+// (the definitions whose signature changed, for the check of the files
+// using them). The first record of a file stands: a call that writes one
+// file twice is compared with what it found. Files over MaxBefore are not
+// kept. A child's records reach its parents too.
+func (c *Call) Before(abs string, data []byte) {
+	if len(data) > MaxBefore {
+		return
+	}
+	data = slices.Clone(data)
+	for x := c; x != nil; x = x.Parent {
+		x.mu.Lock()
+		if _, ok := x.before[abs]; !ok {
+			if x.before == nil {
+				x.before = map[string][]byte{}
+			}
+			x.before[abs] = data
+		}
+		x.mu.Unlock()
+	}
+}
+
+// BeforeOf returns what Before recorded for abs.
+func (c *Call) BeforeOf(abs string) ([]byte, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	b, ok := c.before[abs]
+	return b, ok
 }
 
 // Report is what a wrapper adds to a call's result — diagnostics after a

@@ -88,8 +88,11 @@ func resolve(ctx context.Context, c *registry.Call, s *Structural, p resolvePara
 	if !accept {
 		return ResolveResult{EditID: out.ID}, nil
 	}
-	for _, f := range out.Files {
+	for i, f := range out.Files {
 		if abs, err := c.Path(f); err == nil {
+			if i < len(out.Before) {
+				c.Before(abs, out.Before[i])
+			}
 			c.Wrote(abs)
 		}
 	}

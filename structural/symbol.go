@@ -126,6 +126,7 @@ func editSymbol(ctx context.Context, c *registry.Call, s *Structural, p symbolPa
 		}
 		return SymbolResult{}, errors.New(msg)
 	}
+	c.Before(abs, plan.Before)
 	c.Wrote(abs)
 	out := SymbolResult{File: plan.Rel, Symbol: loc.Qualified, Kind: loc.Kind, Operation: p.Operation,
 		StartLine: plan.StartLine, EndLine: plan.EndLine,

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/graph"
+	"github.com/builtin-tools/builtin-tools/lsp"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -99,6 +100,8 @@ var Family = registry.Family[*Graph]{
 	Tools:    []registry.Descriptor{Tool},
 	Wrappers: []registry.Wrapper{ReindexOnWrite},
 	Requires: []registry.Requirement{servers},
+	// A write's check finds the files using what it changed here.
+	Provides: []registry.Provision[*Graph]{registry.Provide(func(g *Graph) lsp.Dependents { return g })},
 }
 
 // ReindexOnWrite re-reads the files a write tool changed, before its
@@ -121,4 +124,24 @@ var ReindexOnWrite = registry.Wrapper{
 			return res, err
 		}
 	},
+}
+
+// dependentsWait bounds how long a write's check waits for a build of the
+// index it started or found under way.
+const dependentsWait = 3 * time.Second
+
+// Dependents names the files using the definitions a write removed,
+// renamed or gave another signature (lsp.Dependents, for the lsp family's
+// check of other files). A build not yet begun is started; one under way
+// is waited for a little, and what it has indexed by then is used.
+func (g *Graph) Dependents(ctx context.Context, rel string, before, after []byte, max int) (changed, files []string, more int, err error) {
+	x := g.H.Index()
+	x.Start(nil)
+	if !x.Ready() {
+		wctx, cancel := context.WithTimeout(ctx, dependentsWait)
+		x.Wait(wctx, dependentsWait)
+		cancel()
+	}
+	d, err := g.H.Dependents(ctx, rel, before, after, max)
+	return d.Changed, d.Files, d.More, err
 }

@@ -17,6 +17,9 @@ import (
 type Servers struct {
 	Sup    *lsp.Supervisor
 	ledger *lsp.Ledger
+	// run is the run the resource belongs to, for the services it uses
+	// outside a call (a preview's users); nil when made by NewServers.
+	run *registry.Run
 
 	mu    sync.Mutex
 	plans map[*registry.Call]planned
@@ -61,15 +64,17 @@ var Family = registry.Family[*Servers]{
 			cfg.Pool = lsp.ProcessPool()
 		}
 		if env.Guard == nil {
-			return NewServers(env.Root, cfg), nil
+			s := NewServers(env.Root, cfg)
+			s.run = env.Run
+			return s, nil
 		}
 		// The run's guard: every file the servers' starts read, and every
 		// path they send back, is confined by the run's one os.Root.
-		return &Servers{Sup: lsp.OpenSupervisor(env.Guard, cfg), ledger: lsp.NewLedger()}, nil
+		return &Servers{Sup: lsp.OpenSupervisor(env.Guard, cfg), ledger: lsp.NewLedger(), run: env.Run}, nil
 	},
 	Tools:    []registry.Descriptor{LSPTool, RenameTool, FixTool},
 	Wrappers: []registry.Wrapper{DiagnosticsOnWrite, LateDiagnostics},
-	Requires: []registry.Requirement{staging},
+	Requires: []registry.Requirement{staging, dependents},
 	// write, edit and apply_patch with check run their contents past the
 	// servers.
 	Provides: []registry.Provision[*Servers]{registry.Provide(func(s *Servers) lsp.Checker { return s })},

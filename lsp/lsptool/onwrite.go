@@ -88,6 +88,9 @@ type writeReport struct {
 	// new and fixed are the verdicts' New and Fixed as diagnostics (paths
 	// relative to the root), for the text.
 	new, fixed []lsp.Diagnostic
+	// others is what the write did to the files using what it changed
+	// (WRT-6), nil when it changed no signature or name.
+	others *othersReport
 	// said are the reasons for not checking that an earlier result of the
 	// run gave in full: the text says them in a few words (a checkout
 	// without rust-analyzer is not told so at length on every write).
@@ -147,6 +150,7 @@ func (s *Servers) afterWrite(ctx context.Context, c *registry.Call) *writeReport
 	}
 
 	rep := &writeReport{}
+	var checked []string
 	for i, r := range results {
 		f := written[i]
 		v := r.check.Verdict
@@ -160,6 +164,7 @@ func (s *Servers) afterWrite(ctx context.Context, c *registry.Call) *writeReport
 				v.State, v.Why = lsp.NoServer, s.Sup.RelText(r.err.Error())
 			}
 		case v.State == lsp.Checked:
+			checked = append(checked, f)
 			fresh, fixed := s.ledger.Record(f, r.check.Diagnostics, false)
 			rep.add(v, relDiagnostics(c, fresh), relDiagnostics(c, fixed))
 			continue
@@ -171,6 +176,7 @@ func (s *Servers) afterWrite(ctx context.Context, c *registry.Call) *writeReport
 		}
 		rep.add(v, nil, nil)
 	}
+	rep.others = s.checkOthers(ctx, c, checked)
 	if len(rep.Files) == 0 {
 		return nil
 	}
@@ -266,6 +272,11 @@ func (r *writeReport) text() string {
 	if line := notChecked(r.Files, r.said); line != "" {
 		parts = append(parts, line)
 	}
+	if r.others != nil {
+		if t := r.others.text(); t != "" {
+			parts = append(parts, t)
+		}
+	}
 	return strings.Join(parts, "\n")
 }
 
@@ -321,5 +332,13 @@ func agoText(sec int) string {
 
 // data is the report's structured content: a verdict per file.
 func (r *writeReport) data() map[string]any {
-	return map[string]any{"files": r.Files}
+	m := map[string]any{"files": r.Files}
+	if o := r.others; o != nil {
+		m["other_files"] = o.Files
+		m["changed"] = o.Changed
+		if o.More > 0 {
+			m["other_files_not_checked"] = o.More
+		}
+	}
+	return m
 }

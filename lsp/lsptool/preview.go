@@ -11,6 +11,7 @@ import (
 	"github.com/builtin-tools/builtin-tools/internal/staged"
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
 	"github.com/builtin-tools/builtin-tools/lsp"
+	"github.com/builtin-tools/builtin-tools/pathguard"
 	"github.com/builtin-tools/builtin-tools/registry"
 )
 
@@ -42,11 +43,54 @@ func (s *Servers) PreviewFiles(ctx context.Context, c *registry.Call, files []st
 		}
 		proposed = append(proposed, lsp.Proposed{File: at, Text: f.After})
 	}
-	p, err := s.Sup.Preview(ctx, proposed)
+	p, err := s.Sup.Preview(ctx, proposed, s.users(ctx, files)...)
 	if err != nil {
 		return nil, err
 	}
 	return p, nil
+}
+
+// users names the files, other than files, that use the definitions
+// files' proposed contents remove, rename or give another signature (the
+// code graph's dependents, when the run has it), at most
+// lsp.MaxOtherFiles.
+func (s *Servers) users(ctx context.Context, files []staged.File) []pathguard.Path {
+	if s.run == nil {
+		return nil
+	}
+	deps, ok := dependents.Of(s.run)
+	if !ok {
+		return nil
+	}
+	g := s.Sup.Guard()
+	changing := map[string]bool{}
+	for _, f := range files {
+		changing[g.Rel(f.Path)] = true
+	}
+	var out []pathguard.Path
+	for _, f := range files {
+		before := f.Before
+		if before == nil {
+			b, _, err := g.ReadFile(f.Path, registry.MaxBefore)
+			if err != nil {
+				continue // a new file: nobody uses it yet
+			}
+			before = b
+		}
+		_, used, _, err := deps.Dependents(ctx, g.Rel(f.Path), before, f.After, lsp.MaxOtherFiles+len(files))
+		if err != nil {
+			continue
+		}
+		for _, u := range used {
+			if changing[u] || len(out) == lsp.MaxOtherFiles {
+				continue
+			}
+			if at, err := g.Path(u); err == nil {
+				out = append(out, at)
+			}
+		}
+	}
+	return out
 }
 
 // CheckFiles is PreviewFiles for a tool of another family, which finds
@@ -61,7 +105,7 @@ func (s *Servers) CheckFiles(ctx context.Context, files []staged.File) (*lsp.Pre
 		}
 		proposed = append(proposed, lsp.Proposed{File: at, Text: f.After})
 	}
-	p, err := s.Sup.Preview(ctx, proposed)
+	p, err := s.Sup.Preview(ctx, proposed, s.users(ctx, files)...)
 	if err != nil {
 		return nil, "", err
 	}
@@ -169,8 +213,13 @@ func FormatPreview(p *lsp.Preview) string {
 	var files []string
 	var notes []string
 	servers := map[string]bool{}
-	checked := 0
-	for _, v := range p.Files {
+	checked, others := 0, 0
+	all := append(slices.Clip(p.Files), p.Others...)
+	for i, v := range all {
+		if i >= len(p.Files) && v.State == lsp.Checked {
+			others++
+			checked--
+		}
 		for range v.New {
 			files = append(files, v.File)
 		}
@@ -212,13 +261,19 @@ func FormatPreview(p *lsp.Preview) string {
 				fmt.Fprintf(&b, "    %s\n", clip(t, 200))
 			}
 		}
+	case checked > 0 && others > 0:
+		fmt.Fprintf(&b, "%s: the change introduces no error or warning in the %s checked, nor in the %s using what it changes\n", head,
+			textcut.Count(checked, "file", "files"), textcut.Count(others, "other file", "other files"))
 	case checked > 0:
 		fmt.Fprintf(&b, "%s: the change introduces no error or warning in the %s checked\n", head, textcut.Count(checked, "file", "files"))
 	default:
 		fmt.Fprintf(&b, "%s: no file was checked\n", head)
 	}
+	if len(fresh) > 0 && others > 0 {
+		fmt.Fprintf(&b, "(%s using what the change alters were checked with it)\n", textcut.Count(others, "other file", "other files"))
+	}
 	n, total := 0, 0
-	for _, v := range p.Files {
+	for _, v := range all {
 		total += len(v.Fixed)
 		for _, d := range v.Fixed {
 			if n < maxPreviewShown {

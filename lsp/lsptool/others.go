@@ -1,0 +1,140 @@
+package lsptool
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/builtin-tools/builtin-tools/lsp"
+	"github.com/builtin-tools/builtin-tools/pathguard"
+	"github.com/builtin-tools/builtin-tools/registry"
+)
+
+// dependents is the run's code graph as the lsp family uses it: it names
+// the files using what a write changed (WRT-6).
+var dependents = registry.RequiresService[lsp.Dependents]("after a write, the check of the other files that use what it changed (the code graph names them)", "lsp")
+
+// othersReport is what a write did to the files using what it changed.
+type othersReport struct {
+	// Changed are the definitions whose signature or name changed, by
+	// written file (relative).
+	Changed map[string][]string
+	Files   []lsp.Verdict
+	// More counts the files using them that were not checked (over the
+	// bound).
+	More       int
+	new, fixed []lsp.Diagnostic
+}
+
+// checkOthers checks, for each written file its server checked and whose
+// earlier contents the call recorded, the files that use the definitions
+// the write removed, renamed or gave another signature: at most
+// lsp.MaxOtherFiles in all, none of them written by the call.
+func (s *Servers) checkOthers(ctx context.Context, c *registry.Call, checked []string) *othersReport {
+	deps, ok := dependents.Of(c.Run)
+	if !ok || len(checked) == 0 {
+		return nil
+	}
+	written := map[string]bool{}
+	for _, f := range c.Written() {
+		written[c.Rel(f)] = true
+	}
+	rep := &othersReport{Changed: map[string][]string{}}
+	budget := lsp.MaxOtherFiles
+	for _, abs := range checked {
+		before, ok := c.BeforeOf(abs)
+		if !ok || budget == 0 {
+			continue
+		}
+		after, _, err := c.Run.Guard().ReadFile(abs, registry.MaxBefore)
+		if err != nil {
+			continue
+		}
+		rel := c.Rel(abs)
+		changed, files, more, err := deps.Dependents(ctx, rel, before, after, budget+len(written))
+		if err != nil || len(changed) == 0 {
+			continue
+		}
+		rep.Changed[rel] = changed
+		var at []pathguard.Path
+		for _, f := range files {
+			if written[f] {
+				continue
+			}
+			if len(at) == budget {
+				more++
+				continue
+			}
+			if p, err := c.Location(f); err == nil {
+				at = append(at, p)
+			}
+		}
+		rep.More += more
+		if len(at) == 0 {
+			continue
+		}
+		loc, err := c.Location(abs)
+		if err != nil {
+			continue
+		}
+		oc, err := s.Sup.CheckOthers(ctx, loc, before, at)
+		if err != nil && oc == nil {
+			continue
+		}
+		budget -= len(at)
+		for path, ds := range oc.Diagnostics {
+			s.ledger.Record(path, ds, false)
+		}
+		for _, v := range oc.Files {
+			v.After = &lsp.WriteRef{File: rel, Tool: c.Tool.Name}
+			rep.Files = append(rep.Files, v)
+		}
+		rep.new = append(rep.new, relDiagnostics(c, oc.New)...)
+		rep.fixed = append(rep.fixed, relDiagnostics(c, oc.Fixed)...)
+	}
+	if len(rep.Changed) == 0 {
+		return nil
+	}
+	return rep
+}
+
+// text is what the agent reads of the other files: their new
+// diagnostics, what was fixed, and which were not checked.
+func (r *othersReport) text() string {
+	var names []string
+	for _, f := range slices.Sorted(maps.Keys(r.Changed)) {
+		names = append(names, fmt.Sprintf("%s in %s", strings.Join(r.Changed[f], ", "), f))
+	}
+	what := fmt.Sprintf("the signature or name of %s changed", strings.Join(names, "; "))
+	checked, unchecked := 0, []string{}
+	for _, v := range r.Files {
+		if v.State == lsp.Checked {
+			checked++
+		} else {
+			unchecked = append(unchecked, fmt.Sprintf("%s (%s)", v.File, v.Why))
+		}
+	}
+	var parts []string
+	switch {
+	case len(r.new) > 0:
+		parts = append(parts, fmt.Sprintf("In other files (%s; %d files using them checked):\n%s", what, checked, FormatDiagnostics("", r.new)))
+	case checked > 0:
+		parts = append(parts, fmt.Sprintf("In other files: %s; %d files using them checked, nothing new.", what, checked))
+	}
+	for i, d := range r.fixed {
+		if i == maxFixedShown {
+			parts = append(parts, fmt.Sprintf("... and %d more fixed in other files", len(r.fixed)-i))
+			break
+		}
+		parts = append(parts, fmt.Sprintf("fixed: %s: %s", d.File, oneLine(d.Message)))
+	}
+	if len(unchecked) > 0 {
+		parts = append(parts, "Other files not checked: "+strings.Join(unchecked, "; "))
+	}
+	if r.More > 0 {
+		parts = append(parts, fmt.Sprintf("%d more files use them and were not checked (over the bound of %d); ask `lsp diagnostics` on them or `code_graph callers`.", r.More, lsp.MaxOtherFiles))
+	}
+	return strings.Join(parts, "\n")
+}
