@@ -152,6 +152,9 @@ func TestRunsShareOneServer(t *testing.T) {
 			t.Fatalf("run %d: status: %+v", i+1, row)
 		}
 		pid = row.PID
+		if i == 0 {
+			t.Logf("the shared gopls: pid %d, %d runs, %d KiB resident", row.PID, row.Clients, row.MemoryKB)
+		}
 	}
 
 	// Each run's ledger is its own: a break written by run 1 is new to it;
