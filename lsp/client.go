@@ -74,7 +74,14 @@ type server struct {
 	docs     map[string]*openDoc // by absolute path
 	diags    map[string]*diagState
 	diagSeq  uint64
-	pull     bool // textDocument/diagnostic is offered
+	// changes counts the document notifications sent (didOpen,
+	// didChange, didClose, watched files): diagnostics known for a
+	// document hold while it is unchanged (openDoc.known).
+	// sent holds the text of the last versions sent, by path
+	// (setDocLocked).
+	sent    map[string][]sentText
+	changes uint64
+	pull    bool // textDocument/diagnostic is offered
 	// applier takes a workspace/applyEdit while lsp_fix runs a command.
 	applier func(*workspaceEdit) error
 	// caps are the capabilities lsp_fix asks about.
@@ -101,6 +108,17 @@ type openDoc struct {
 	syncSeq uint64
 	// unsaved: a preview's version, not what is on disk (preview.go).
 	unsaved bool
+	// known are the diagnostics of this text, known without the server
+	// (a preview's restored document has what it had before), valid while
+	// the server's changes count is knownAt.
+	known   []lspDiagnostic
+	knownAt uint64
+}
+
+// sentText is a version of a document and its text.
+type sentText struct {
+	version int
+	text    string
 }
 
 type diagState struct {
@@ -160,6 +178,7 @@ func startServer(ctx context.Context, spec *ServerSpec, l *Launch, relRoot strin
 		lastUsed: time.Now(),
 		docs:     map[string]*openDoc{},
 		diags:    map[string]*diagState{},
+		sent:     map[string][]sentText{},
 		progress: map[string]bool{},
 		loaded:   spec.LoadedLog == nil,
 		changed:  make(chan struct{}),
@@ -738,6 +757,11 @@ func (s *server) watchWrite() chan struct{} {
 func (s *server) notify(ctx context.Context, method string, params any) error {
 	if err := s.exitError(method); err != nil {
 		return err
+	}
+	if strings.HasPrefix(method, "textDocument/did") && method != "textDocument/didSave" || method == "workspace/didChangeWatchedFiles" {
+		s.mu.Lock()
+		s.changes++
+		s.mu.Unlock()
 	}
 	m := &outgoing{method: method, params: params, done: make(chan error, 1)}
 	select {

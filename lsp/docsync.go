@@ -93,7 +93,7 @@ func (s *server) syncFileLocked(ctx context.Context, path, languageID string) (*
 		return nil, false, err
 	}
 	s.mu.Lock()
-	s.docs[path] = next
+	s.setDocLocked(next)
 	s.mu.Unlock()
 	return next, true, nil
 }
@@ -101,6 +101,7 @@ func (s *server) syncFileLocked(ctx context.Context, path, languageID string) (*
 func (s *server) closeDocLocked(ctx context.Context, doc *openDoc) error {
 	s.mu.Lock()
 	delete(s.docs, doc.path)
+	delete(s.sent, doc.path)
 	delete(s.diags, doc.uri)
 	s.mu.Unlock()
 	return s.notify(ctx, "textDocument/didClose", didCloseParams{TextDocument: textDocumentIdentifier{URI: doc.uri}})
@@ -157,6 +158,13 @@ func (s *server) diagnosticsForSince(ctx context.Context, doc *openDoc, start ti
 // (a file the server re-checks because another changed may be published
 // more than once under load).
 func (s *server) diagnosticsAwait(ctx context.Context, doc *openDoc, start time.Time, once bool) ([]lspDiagnostic, error) {
+	s.mu.Lock()
+	if doc.known != nil && doc.knownAt == s.changes {
+		items := doc.known
+		s.mu.Unlock()
+		return items, nil
+	}
+	s.mu.Unlock()
 	if s.spec.pull != nil {
 		items, err := s.spec.pull(ctx, s, doc)
 		var se *ServerError
@@ -183,29 +191,44 @@ func (s *server) diagnosticsAwait(ctx context.Context, doc *openDoc, start time.
 
 	deadline := time.NewTimer(s.cfg.DiagnosticsWait - time.Since(start))
 	defer deadline.Stop()
-	var settle *time.Timer
+	var settle, grace *time.Timer
 	defer func() {
 		if settle != nil {
 			settle.Stop()
 		}
+		if grace != nil {
+			grace.Stop()
+		}
 	}()
+	var graceC <-chan time.Time
 	for {
 		s.mu.Lock()
 		st := s.diags[doc.uri]
 		ch := s.changed
 		pull := s.pull
+		// same: the last publish is for an earlier version sent with this
+		// very text. clangd, given back the text of a version it built
+		// (a preview's, then written), takes the inputs for unchanged
+		// when the restore between them was never processed, and
+		// publishes nothing: what it said of that text is the answer,
+		// unless a publish for this version comes within the settle.
+		got, same := false, false
+		if st != nil {
+			if st.version != nil {
+				same = *st.version < doc.version && s.sameText(doc.path, *st.version, doc.text)
+				got = *st.version >= doc.version || same && st.seq > doc.syncSeq
+			} else {
+				got = st.seq > doc.syncSeq
+			}
+		}
 		s.mu.Unlock()
 		if pull {
 			// Pull diagnostics were registered while waiting.
 			return s.diagnosticsAwait(ctx, doc, start, once)
 		}
-		got := false
-		if st != nil {
-			if st.version != nil {
-				got = *st.version >= doc.version
-			} else {
-				got = st.seq > doc.syncSeq
-			}
+		if same && !got && grace == nil {
+			grace = time.NewTimer(s.cfg.DiagnosticsSettle)
+			graceC = grace.C
 		}
 		var settleC <-chan time.Time
 		if got && once && st.version != nil {
@@ -226,6 +249,14 @@ func (s *server) diagnosticsAwait(ctx context.Context, doc *openDoc, start time.
 		select {
 		case <-ch:
 		case <-settleC:
+		case <-graceC:
+			s.mu.Lock()
+			st := s.diags[doc.uri]
+			ok := st != nil && st.version != nil && (*st.version >= doc.version || s.sameText(doc.path, *st.version, doc.text))
+			s.mu.Unlock()
+			if ok {
+				return st.items, nil
+			}
 		case <-deadline.C:
 			var items []lspDiagnostic
 			if st != nil {
@@ -242,6 +273,35 @@ func (s *server) diagnosticsAwait(ctx context.Context, doc *openDoc, start time.
 			return nil, ctx.Err()
 		}
 	}
+}
+
+// sentVersions bounds the versions of a document whose text is kept for
+// sameText.
+const sentVersions = 4
+
+// setDocLocked makes doc the server's copy of its file and keeps its
+// text by version. s.mu is held.
+func (s *server) setDocLocked(doc *openDoc) {
+	s.docs[doc.path] = doc
+	h := append(s.sent[doc.path], sentText{doc.version, doc.text})
+	if len(h) > sentVersions {
+		h = h[len(h)-sentVersions:]
+	}
+	s.sent[doc.path] = h
+}
+
+// sameText reports whether version of path was sent with text. A server
+// that answers a version with a result it kept for equal text (clangd
+// reuses the syntax tree it built for a preview's version when the file is
+// written with that text, and publishes under the old version) is still
+// speaking of text. s.mu is held.
+func (s *server) sameText(path string, version int, text string) bool {
+	for _, v := range s.sent[path] {
+		if v.version == version {
+			return v.text == text
+		}
+	}
+	return false
 }
 
 // storedDiagnostics returns the last diagnostics the server gave for uri.

@@ -53,7 +53,8 @@ type previewItem struct {
 	v      *Verdict
 	path   string
 	text   string
-	base   *openDoc // the document as on disk, nil for a new file
+	base   *openDoc        // the document as on disk, nil for a new file
+	raw    []lspDiagnostic // base's diagnostics as the server gave them
 	before []Diagnostic
 	sent   *openDoc // the unsaved version
 	after  []Diagnostic
@@ -252,6 +253,7 @@ func (s *Supervisor) previewOn(ctx context.Context, c *choice, items, users []*p
 		case err != nil:
 			it.v.State, it.v.Why = ServerFailed, s.RelText(err.Error())
 		default:
+			it.raw = raw
 			it.before = s.relMessages(convertDiagnostics(raw, it.path, it.base.text, srv.encoding))
 		}
 	}
@@ -266,11 +268,22 @@ func (s *Supervisor) previewOn(ctx context.Context, c *choice, items, users []*p
 	defer func() {
 		restore, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.RequestTimeout)
 		defer cancel()
-		for _, it := range append(slices.Clip(items), users...) {
+		all := append(slices.Clip(items), users...)
+		for _, it := range all {
 			if it.sent != nil {
 				srv.restoreLocked(restore, it.path, it.base)
 			}
 		}
+		// Every document is back to the text whose diagnostics the
+		// baseline read: they are what the server will say of it again,
+		// so the next wait for them (a preview's baseline) need not be.
+		srv.mu.Lock()
+		for _, it := range all {
+			if d := srv.docs[it.path]; d != nil && it.sent != nil && it.raw != nil && it.base != nil && d != it.base && !d.unsaved && d.text == it.base.text {
+				d.known, d.knownAt = it.raw, srv.changes
+			}
+		}
+		srv.mu.Unlock()
 	}()
 	start := time.Now()
 	for _, it := range items {
@@ -381,7 +394,7 @@ func (s *server) sendUnsaved(ctx context.Context, path, languageID, text string)
 	// Recorded even on an error: a notification that may have gone out is
 	// put back too.
 	s.mu.Lock()
-	s.docs[path] = next
+	s.setDocLocked(next)
 	s.mu.Unlock()
 	return next, err
 }
@@ -410,7 +423,7 @@ func (s *server) restoreLocked(ctx context.Context, path string, base *openDoc) 
 		}{text})
 		err := s.notify(ctx, "textDocument/didChange", p)
 		s.mu.Lock()
-		s.docs[path] = next
+		s.setDocLocked(next)
 		s.mu.Unlock()
 		return err
 	}

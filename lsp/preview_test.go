@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -163,5 +164,43 @@ func TestPreviewCancelledAtRandom(t *testing.T) {
 	h := must(s.sup.Hover(base, s.at("main.go"), Place{Line: 12, Symbol: "Total"}))(t)
 	if !strings.Contains(h.Contents, "[]shapes.Shape) float64") {
 		t.Errorf("hover sees a preview's text: %s", h.Contents)
+	}
+}
+
+// The change a preview checked, then written (ast_edit then resolve):
+// clangd, given back a version's text it built for the preview while the
+// restore between them was still queued, takes the inputs for unchanged
+// and publishes nothing for the written version. The write's check used
+// to time out after the whole wait; what clangd said of that very text is
+// its answer.
+func TestWriteAfterPreviewOfSameText(t *testing.T) {
+	for _, tc := range []struct{ fixture, program, file, add, want string }{
+		{"c", "clangd", "main.c", "\nint broken(void) { return undefinedX; }\n", "undefinedX"},
+		{"go", "gopls", "main.go", "\nfunc broken() { undefinedX() }\n", "undefinedX"},
+	} {
+		t.Run(tc.program, func(t *testing.T) {
+			t.Parallel()
+			s := newSession(t, tc.fixture, tc.program, Config{})
+			at := loc(s.t, s.sup, s.path(tc.file))
+			if _, err := s.sup.AfterWrite(s.ctx, at); err != nil {
+				t.Fatal(err)
+			}
+			broken := s.read(tc.file) + tc.add
+			for round := range 3 {
+				p, err := s.sup.Preview(s.ctx, []Proposed{{File: at, Text: []byte(broken)}})
+				if err != nil || p.Files[0].State != Checked {
+					t.Fatalf("round %d: preview: %v %+v", round, err, p)
+				}
+				s.write(tc.file, broken)
+				ds, err := s.sup.AfterWrite(s.ctx, at)
+				if err != nil {
+					t.Fatalf("round %d: the write of the previewed text: %v", round, err)
+				}
+				if !slices.ContainsFunc(ds, func(d Diagnostic) bool { return strings.Contains(d.Message, tc.want) }) {
+					t.Fatalf("round %d: the written version's diagnostics lack %q: %+v", round, tc.want, ds)
+				}
+				broken += "\n"
+			}
+		})
 	}
 }

@@ -10,12 +10,12 @@ import (
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
-// lsp and lsp_rename on real gopls, pyright and typescript-language-server,
+// lsp and lsp_rename on real gopls, pyright, typescript-language-server and clangd,
 // as transcripts replayed in process and over stdio (testdata/sessions).
 // Built with cgo: the replay goes through builtintools, which brings the
 // tree-sitter tools.
 func TestSessions(t *testing.T) {
-	for _, program := range []string{"gopls", "pyright-langserver", "pyright", "typescript-language-server"} {
+	for _, program := range []string{"gopls", "pyright-langserver", "pyright", "typescript-language-server", "clangd"} {
 		testenv.LookPath(t, program)
 	}
 	builtin.Replay(t, "testdata/sessions", sessiontest.Options{
