@@ -40,7 +40,8 @@ func TestFamiliesDeclareWhatTheyUse(t *testing.T) {
 		without, want string
 	}{
 		{"structural", "lsp_rename, lsp_fix: preview (the change staged for resolve, as ast_edit's rewrites) is unavailable in this run: the structural family was left out of this run"},
-		{"code_graph", "edit_symbol: editing a definition found by name (edit_symbol finds it through the code graph) is unavailable in this run: the code_graph family was left out of this run"},
+		{"code_graph", "lsp: after a write, the check of the other files that use what it changed (the code graph names them) is unavailable in this run: the code_graph family was left out of this run\n" +
+			"edit_symbol: editing a definition found by name (edit_symbol finds it through the code graph) is unavailable in this run: the code_graph family was left out of this run"},
 		{"lsp", "write, edit, apply_patch: check (the contents a call would write, checked by the language servers with nothing written) is unavailable in this run: the lsp family was left out of this run\n" +
 			"ast_edit, resolve: the diagnostics preview (what accepting a staged edit would introduce and fix) is unavailable in this run: the lsp family was left out of this run\n" +
 			"code_graph: confirm (candidate sites checked by a language server) is unavailable in this run: the lsp family was left out of this run"},

@@ -53,6 +53,7 @@ func TestHintsNameRealArguments(t *testing.T) {
 		}
 	}
 	snake := regexp.MustCompile(`\b[a-z]+(_[a-z]+)+\b`)
+	serverCode := regexp.MustCompile(` \[[A-Za-z0-9_.-]+\]( \([^)]*\))?\s*$`)
 	// "raise limit", "give file and line": the word after a verb of
 	// advice is an argument too.
 	advice := regexp.MustCompile(`(?:^|[;(:,.]\s*|\b(?:or|and|then)\s+)(?:raise|lower|give|pass|set|narrow)\s+([a-z][a-z_]*)\b`)
@@ -127,6 +128,11 @@ func TestHintsNameRealArguments(t *testing.T) {
 				}
 				if tool == "" || strings.HasPrefix(line, "structured: ") {
 					continue
+				}
+				// A diagnostic's code in brackets is the server's word
+				// quoted back (clangd's undeclared_var_use).
+				if strings.Contains(line, ": error: ") || strings.Contains(line, ": warning: ") {
+					line = serverCode.ReplaceAllString(line, "")
 				}
 				found := snake.FindAllString(line, -1)
 				for _, m := range advice.FindAllStringSubmatch(line, -1) {

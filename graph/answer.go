@@ -490,7 +490,7 @@ type Depth struct {
 
 // Unfollowed counts what an impact ring did not follow for one reason.
 type Unfollowed struct {
-	Reason string `json:"reason" jsonschema:"candidate (name-only call sites, listed, not walked), candidate value (a function value of a name-only match), dispatch (calls through a type declared outside the index that may be an interface), implementations (of an interface method: ask impact of each)"`
+	Reason string `json:"reason" jsonschema:"candidate (name-only call sites, listed, not walked), candidate value (a function value of a name-only match), value calls (a function value passed or stored: its passer is a dependent, but the calls later made through it by whatever receives it are not followed), dispatch (calls through a type declared outside the index that may be an interface), implementations (of an interface method: ask impact of each)"`
 	Count  int    `json:"count" jsonschema:"call sites, or for implementations the methods"`
 }
 
@@ -498,6 +498,7 @@ type Unfollowed struct {
 const (
 	notCandidate      = "candidate"
 	notCandidateValue = "candidate value"
+	notValueCalls     = "value calls"
 	notDispatch       = "dispatch"
 	notImplementation = "implementations"
 )
@@ -639,6 +640,11 @@ func Impact(v View, spec Spec, depth, perDepth int) (*Answer, error) {
 					not[notCandidateValue]++
 					continue
 				}
+				if value {
+					// Whatever receives the value may call it: those calls
+					// are not seen.
+					not[notValueCalls]++
+				}
 				key := depNodeKey{s.fileRef, -1}
 				var dsym Symbol
 				if s.hasEncl {
@@ -706,7 +712,7 @@ func Impact(v View, spec Spec, depth, perDepth int) (*Answer, error) {
 		for key := range weak {
 			not[notCandidate] += candSites[key]
 		}
-		for _, r := range []string{notCandidate, notCandidateValue, notDispatch, notImplementation} {
+		for _, r := range []string{notCandidate, notCandidateValue, notValueCalls, notDispatch, notImplementation} {
 			if not[r] > 0 {
 				ring.NotFollowed = append(ring.NotFollowed, Unfollowed{Reason: r, Count: not[r]})
 			}

@@ -27,9 +27,16 @@
 // An unknown or ambiguous symbol is answered with near names or ranked
 // candidates, never with a substitute; references that resolve elsewhere
 // or nowhere are counted in the answer, and functions passed as values are
-// listed apart (calls through them are not seen; callees lists the
-// functions a definition passes, as callers of each lists the use): an impact walk takes the
-// function passing one as a dependent and says its count is a lower bound.
+// listed apart (callees lists the functions a definition passes, as
+// callers of each lists the use): an impact walk takes the function
+// passing one as a dependent and says its count is a lower bound. A call
+// of a local bound once to a function the index defines (f := pkg.F;
+// f()) is an edge to it (resolve/funcvalue.go): exact where
+// language.json's "assignments_bind" says every assignment is recorded
+// (Python), else a candidate, since a later f = … is not; any other call
+// through a value (a parameter, a literal, a call's result, a literal
+// called in place, named by "function_literals", and f()(x), named "(")
+// is unresolved saying what it holds.
 //
 // # Languages are data
 //

@@ -712,6 +712,13 @@ func (v View) callersOf(ts []snap.Target) map[snap.Target]*callerSet {
 			}
 		}
 	}
+	// Calls through a local bound to a definition where it is used as a
+	// value (f := G; f()).
+	for t, cs := range out {
+		for _, s := range cs.values {
+			cs.calls = append(cs.calls, v.heldCalls(t, s)...)
+		}
+	}
 	for _, cs := range out {
 		sortSites(cs.calls)
 		sortSites(cs.values)

@@ -176,7 +176,7 @@ func TestClosureLocals(t *testing.T) {
 		"c.ts": "import * as path from 'path';\n\nexport function outer() {\n  const path = { join() {} };\n  const parseInt = (s: string) => 1;\n  function inner() {\n    path.join();\n    parseInt('1');\n  }\n  return inner;\n}\n",
 	}, []string{
 		"call c.py:7 os.getcwd in inner -> unresolved (no definition named getcwd in the index)",
-		"call c.py:8 len in inner -> unresolved (a local variable or parameter (a function value))",
+		"call c.py:8 len in inner -> unresolved (a function value: len holds what pick returns (len, c.py:5), not followed)",
 		"call c.ts:7 path.join in inner -> candidate[1] join (c.ts:4)",
 		"call c.ts:8 parseInt in inner -> exact parseInt (c.ts:5)",
 	})

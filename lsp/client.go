@@ -119,6 +119,7 @@ type openDoc struct {
 type sentText struct {
 	version int
 	text    string
+	changes uint64 // the server's count of document notifications after it
 }
 
 type diagState struct {

@@ -215,7 +215,7 @@ func (s *server) diagnosticsAwait(ctx context.Context, doc *openDoc, start time.
 		got, same := false, false
 		if st != nil {
 			if st.version != nil {
-				same = *st.version < doc.version && s.sameText(doc.path, *st.version, doc.text)
+				same = *st.version < doc.version && s.sameText(doc, *st.version)
 				got = *st.version >= doc.version || same && st.seq > doc.syncSeq
 			} else {
 				got = st.seq > doc.syncSeq
@@ -252,7 +252,7 @@ func (s *server) diagnosticsAwait(ctx context.Context, doc *openDoc, start time.
 		case <-graceC:
 			s.mu.Lock()
 			st := s.diags[doc.uri]
-			ok := st != nil && st.version != nil && (*st.version >= doc.version || s.sameText(doc.path, *st.version, doc.text))
+			ok := st != nil && st.version != nil && (*st.version >= doc.version || s.sameText(doc, *st.version))
 			s.mu.Unlock()
 			if ok {
 				return st.items, nil
@@ -283,25 +283,31 @@ const sentVersions = 4
 // text by version. s.mu is held.
 func (s *server) setDocLocked(doc *openDoc) {
 	s.docs[doc.path] = doc
-	h := append(s.sent[doc.path], sentText{doc.version, doc.text})
+	h := append(s.sent[doc.path], sentText{doc.version, doc.text, s.changes})
 	if len(h) > sentVersions {
 		h = h[len(h)-sentVersions:]
 	}
 	s.sent[doc.path] = h
 }
 
-// sameText reports whether version of path was sent with text. A server
-// that answers a version with a result it kept for equal text (clangd
-// reuses the syntax tree it built for a preview's version when the file is
-// written with that text, and publishes under the old version) is still
-// speaking of text. s.mu is held.
-func (s *server) sameText(path string, version int, text string) bool {
-	for _, v := range s.sent[path] {
-		if v.version == version {
-			return v.text == text
+// sameText reports whether version of doc's file was sent with doc's
+// text and nothing but that file changed since: a server that answers
+// doc with a result it kept for that version (clangd reuses the syntax
+// tree it built for a preview's version when the file is written with
+// that text) is speaking of the same inputs. A file sent again unchanged
+// while another file changed (CheckOthers) is not. s.mu is held.
+func (s *server) sameText(doc *openDoc, version int) bool {
+	var old, cur *sentText
+	for i := range s.sent[doc.path] {
+		switch v := &s.sent[doc.path][i]; v.version {
+		case version:
+			old = v
+		case doc.version:
+			cur = v
 		}
 	}
-	return false
+	return old != nil && cur != nil && old.text == doc.text &&
+		cur.changes-old.changes == uint64(doc.version-version)
 }
 
 // storedDiagnostics returns the last diagnostics the server gave for uri.

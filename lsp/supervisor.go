@@ -121,6 +121,9 @@ func (s *Supervisor) Guard() *pathguard.Guard { return s.guard }
 // Root returns the checkout root the supervisor works in.
 func (s *Supervisor) Root() string { return s.root }
 
+// DiagnosticsWait is the bound on one version's diagnostics.
+func (s *Supervisor) DiagnosticsWait() time.Duration { return s.cfg.DiagnosticsWait }
+
 // Close lets go of every server the run holds: each that no other run
 // holds is shut down (shutdown and exit, then kill of its process group)
 // and waited for. Calls after Close fail with ErrClosed.

@@ -25,6 +25,10 @@
 // stops every server (and its process group) when the run ends or on
 // SIGINT/SIGTERM.
 //
+// With -impact it also walks the server's incoming calls twice from each
+// target and compares the functions reached with graph's impact at depth 2
+// (reach, and what impact adds).
+//
 // bench/graphacc.sh runs it with the defaults; RESULTS.md has a run.
 package main
 
@@ -66,6 +70,7 @@ type config struct {
 	classify     bool
 	defMax       int
 	maxBytes     int64
+	impact       bool
 }
 
 func main() {
@@ -92,6 +97,7 @@ func run() int {
 	classify := flag.Bool("classify", true, "ask the server's definition at the truth sites of method targets (is the reference to the target itself or to a method corresponding to it through an interface?) and at every exact/import site it did not report")
 	defMax := flag.Int("def-max", 3000, "at most this many definition requests per target")
 	maxBytes := flag.Int64("max-bytes", 0, "graph.Options.MaxBytes (0: graph's default)")
+	impact := flag.Bool("impact", false, "also compare impact at depth 2 of each target with the server's incoming calls walked twice (the functions each reaches)")
 	flag.Parse()
 
 	l := langs[*langID]
@@ -100,7 +106,7 @@ func run() int {
 		return 2
 	}
 	c := config{lang: l, root: *root, n: *n, perDir: *perDir, seed: *seed, server: *srv, out: *out, serverLog: *srvLog,
-		loadTimeout: *loadTimeout, queryTimeout: *queryTimeout, settle: *settle, classify: *classify, defMax: *defMax, maxBytes: *maxBytes}
+		loadTimeout: *loadTimeout, queryTimeout: *queryTimeout, settle: *settle, classify: *classify, defMax: *defMax, maxBytes: *maxBytes, impact: *impact}
 	if c.root == "" {
 		c.root = l.defaultDir()
 	}
@@ -269,6 +275,16 @@ func measure(c config) error {
 			len(r.truth), len(r.ours[graph.Exact]), len(r.ours[graph.ViaImport]), len(r.ours[graph.Candidate]),
 			r.incDur.Round(time.Millisecond), r.defDur.Round(time.Millisecond))
 	}
+	var impact string
+	if c.impact {
+		var rows []impactRow
+		for i, t := range targets {
+			r := measureImpact(ctx, w, s, src, t)
+			rows = append(rows, r)
+			logf("impact %d/%d %s: server %d functions at depth 2, impact %d, both %d", i+1, len(targets), t.Qualified, r.server, r.ours, r.both)
+		}
+		impact = renderImpact(rows)
+	}
 	progress, _, msgs := s.snapshotProgress()
 	s.stop()
 	running.Store(nil)
@@ -276,6 +292,7 @@ func measure(c config) error {
 	// 6. The report.
 	rep := &report{c: c, st: st, tm: tm, targets: targets, results: results, skipped: skipped, sc: sc, progress: progress, messages: msgs, src: src}
 	summary, detail := rep.render()
+	summary += impact
 	fmt.Print(summary)
 	if err := os.WriteFile(c.out, []byte(summary+"\n"+detail), 0o644); err != nil {
 		return err

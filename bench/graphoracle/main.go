@@ -387,6 +387,7 @@ type measurement struct {
 	unloaded            int
 	wrongs              []wrong
 	missed              []edge
+	missedValue         []edge // function-value edges found in no class
 }
 
 func (m *measurement) wrongKinds(cls string) string {
@@ -520,6 +521,9 @@ func measure(v graph.View, o *oracle) *measurement {
 		if how == "static" && !foundEI[e] {
 			m.missed = append(m.missed, e)
 		}
+		if how == "value" && !foundAny[e] {
+			m.missedValue = append(m.missedValue, e)
+		}
 	}
 	return m
 }
@@ -559,6 +563,14 @@ func (m *measurement) detail(v graph.View, show int) string {
 	sort.Slice(m.missed, func(i, j int) bool { return m.missed[i].site.String() < m.missed[j].site.String() })
 	fmt.Fprintf(&b, "\n## Static edges not found as exact or import (%d)\n\n", len(m.missed))
 	for i, e := range m.missed {
+		if i == show*3 {
+			break
+		}
+		fmt.Fprintf(&b, "- %s `%s` -> %s `%s`\n", e.site, line(e.site), e.callee, line(e.callee))
+	}
+	sort.Slice(m.missedValue, func(i, j int) bool { return m.missedValue[i].site.String() < m.missedValue[j].site.String() })
+	fmt.Fprintf(&b, "\n## Function-value edges found in no class (%d)\n\n", len(m.missedValue))
+	for i, e := range m.missedValue {
 		if i == show*3 {
 			break
 		}

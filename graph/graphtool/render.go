@@ -259,6 +259,8 @@ func notFollowed(ring graph.Depth) string {
 			parts = append(parts, textcut.Count(n.Count, "candidate site", "candidate sites")+" (name-only)")
 		case "candidate value":
 			parts = append(parts, textcut.Count(n.Count, "value use", "value uses")+" of a name-only match")
+		case "value calls":
+			parts = append(parts, "the calls made through "+textcut.Count(n.Count, "function value", "function values")+" passed or stored")
 		case "dispatch":
 			parts = append(parts, textcut.Count(n.Count, "call", "calls")+" through a type outside the index")
 		case "implementations":
@@ -287,7 +289,7 @@ func callers(w *writer, a *graph.Answer) string {
 	a.Sites = a.Sites[:shown]
 	a.Counts.Shown = shown
 	if len(a.Values) > 0 {
-		w.line("passed or stored as a value at %d places (calls through those are not seen):", len(a.Values))
+		w.line("passed or stored as a value at %d places (calls through a local bound to it are listed above; calls by whatever receives it are not seen):", len(a.Values))
 		shown := 0
 		for _, s := range a.Values {
 			if w.line("%s:%d  in %s  %s", s.File, s.Line, s.In, quoteLine(s.Code)) {
@@ -375,7 +377,7 @@ func callees(w *writer, a *graph.Answer) string {
 	a.Sites = a.Sites[:shown]
 	a.Counts.Shown = shown
 	if len(a.Values) > 0 {
-		w.line("passes or stores as a value %s (calls made through them later are not seen):", textcut.Count(len(a.Values), "function", "functions"))
+		w.line("passes or stores as a value %s (a call through a local bound to one is listed above; calls made through them elsewhere are not seen):", textcut.Count(len(a.Values), "function", "functions"))
 		shown := 0
 		for _, s := range a.Values {
 			if w.line("%d  %s -> %s  %s", s.Line, s.Call, callTo(s), quoteLine(s.Code)) {

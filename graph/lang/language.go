@@ -95,6 +95,16 @@ type Language struct {
 	// DeclaredAfter says a local is in scope only after the statement
 	// declaring it (Go: in x, err := x(), x is the function).
 	DeclaredAfter bool
+	// AssignmentsBind says every assignment of a local is one of its
+	// bindings in the records (Python's x = …): a local bound once holds
+	// that one value for sure. Elsewhere (Go's x = …, JavaScript's
+	// x = …) a later assignment is not recorded.
+	AssignmentsBind bool
+	// FunctionLiterals are the names tags.scm gives a call of a function
+	// literal written in place (Go's func(){…}(), JavaScript's (() =>
+	// …)(), Python's (lambda: …)()): the keyword. Such a call is
+	// unresolved, saying its calls are listed in the function around it.
+	FunctionLiterals []string
 	// EmbeddedNamed says an embedded type (a @field with no name) is also
 	// a field named by its type (Go: l.Listener for an embedded
 	// net.Listener).
@@ -195,6 +205,9 @@ type langConfig struct {
 	ModuleValues  *bool             `json:"module_values"`
 	Conversions   *bool             `json:"conversions"`
 	DeclaredAfter *bool             `json:"declared_after"`
+	// (Every assignment of a local is a binding: see Language.)
+	AssignmentsBind  *bool    `json:"assignments_bind"`
+	FunctionLiterals []string `json:"function_literals"`
 	// The import rule's data: see importData.
 	ModuleSeparator   string   `json:"module_separator"`
 	InitFile          string   `json:"init_file"`
@@ -350,6 +363,8 @@ func readConfig(fsys fs.FS, id string, depth int) (langConfig, []byte, error) {
 	inherit(&c.ModuleValues, base.ModuleValues)
 	inherit(&c.Conversions, base.Conversions)
 	inherit(&c.DeclaredAfter, base.DeclaredAfter)
+	inherit(&c.AssignmentsBind, base.AssignmentsBind)
+	inheritList(&c.FunctionLiterals, base.FunctionLiterals)
 	inherit(&c.ModuleSeparator, base.ModuleSeparator)
 	inherit(&c.InitFile, base.InitFile)
 	inheritList(&c.ReplaceExtensions, base.ReplaceExtensions)
@@ -436,7 +451,7 @@ func loadLanguage(e *astgrep.Engine, fsys fs.FS, id string) (*Language, error) {
 	}
 	l := &Language{ID: id, Grammar: c.Grammar, Scope: c.Scope, Imports: c.Imports, Self: c.Self, Builtins: c.Builtins,
 		rule: rule, Extensions: c.Extensions, Resolve: c.Resolve, Variants: c.Variants, Reexports: c.Reexports != nil && *c.Reexports, ImplicitSelf: c.ImplicitSelf != nil && *c.ImplicitSelf, query: q, source: string(raw) + "\x00" + string(src),
-		TypeWrappers: c.TypeWrappers, ElementTypes: c.ElementTypes, Implements: c.Implements, Super: c.Super, ModuleSelf: c.ModuleSelf, Constructor: c.Constructor, LiteralTypes: c.LiteralTypes, ClassSelf: c.ClassSelf, ModuleValues: c.ModuleValues != nil && *c.ModuleValues, Conversions: c.Conversions != nil && *c.Conversions, DeclaredAfter: c.DeclaredAfter != nil && *c.DeclaredAfter,
+		TypeWrappers: c.TypeWrappers, ElementTypes: c.ElementTypes, Implements: c.Implements, Super: c.Super, ModuleSelf: c.ModuleSelf, Constructor: c.Constructor, LiteralTypes: c.LiteralTypes, ClassSelf: c.ClassSelf, ModuleValues: c.ModuleValues != nil && *c.ModuleValues, Conversions: c.Conversions != nil && *c.Conversions, DeclaredAfter: c.DeclaredAfter != nil && *c.DeclaredAfter, AssignmentsBind: c.AssignmentsBind != nil && *c.AssignmentsBind, FunctionLiterals: c.FunctionLiterals,
 		builtins: map[string]bool{}, self: map[string]bool{}, wrappers: map[string]bool{}, elements: map[string]bool{}}
 	if l.shapes, err = c.shapeConfig.load(e, fsys, id, c.Grammar); err != nil {
 		return nil, err

@@ -81,6 +81,9 @@ func (rv *Resolver) resolveAt(f *snap.Entry, r *lang.Ref, lazy bool) Resolution 
 	if r.Encl >= 0 {
 		encl = &f.Defs[r.Encl]
 	}
+	if res, ok := valueCall(l, r, name); ok {
+		return res
+	}
 	if r.Recv == 0 {
 		// cls(): the class method's own class, constructed.
 		if ts := rv.classSelf(f, r.Encl, r.At, name); len(ts) > 0 && r.Kind == lang.RefCall {
@@ -88,7 +91,7 @@ func (rv *Resolver) resolveAt(f *snap.Entry, r *lang.Ref, lazy bool) Resolution 
 		}
 		// A local of the enclosing function hides every other definition.
 		if f.BoundAround(name, r.Encl, r.At) {
-			return Resolution{Class: lang.Unresolved, Why: "a local variable or parameter (a function value)"}
+			return rv.localCall(f, r, name)
 		}
 		// An implicit this: a member of the enclosing class hides the
 		// file's names (C++'s class scope comes before its namespace's).

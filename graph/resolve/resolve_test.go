@@ -113,7 +113,7 @@ func TestResolutionOrder(t *testing.T) {
 		"api/api.go:18 store.New -> exact store.New@store/store.go:9",
 		"api/api.go:22 n.Save -> exact store.Store.Save@store/store.go:3 — n is *Store: result of store.New, api/api.go:21; store.New returns *Store, store/store.go:9",
 		"api/api.go:25 srv.st.Save -> exact store.Store.Save@store/store.go:3 — srv is Server: the method's receiver; st is *store.Store: field of Server, api/api.go:5",
-		"api/api.go:29 .helper -> unresolved  (a local variable or parameter (a function value))",
+		"api/api.go:29 .helper -> unresolved  (a local variable or parameter holding a function value (helper, api/api.go:28): what it holds is not followed (a function literal's calls are listed as made by what encloses it))",
 		// By name: the files of a module this file imports first.
 		"api/api.go:32 x.Save -> candidate store.Store.Save@store/store.go:3,store.Saver.Save@store/store.go:6,cache.Cache.Save@cache/cache.go:3",
 		"api/api.go:35 .len -> unresolved  (builtin)",

@@ -43,6 +43,10 @@ func (s *Servers) checkOthers(ctx context.Context, c *registry.Call, checked []s
 	}
 	rep := &othersReport{Changed: map[string][]string{}}
 	budget := lsp.MaxOtherFiles
+	// One write's checks of other files together wait at most twice one
+	// version's bound, however many written files changed a signature.
+	ctx, cancel := context.WithTimeout(ctx, 2*s.Sup.DiagnosticsWait())
+	defer cancel()
 	for _, abs := range checked {
 		before, ok := c.BeforeOf(abs)
 		if !ok || budget == 0 {

@@ -99,6 +99,11 @@
 
 ; Calls: f(), pkg.F(), x.M(), F[T]() (read as a conversion by the grammar).
 (call_expression function: (identifier) @name) @reference.call
+; A call of a function literal where it is written (func(){…}()) or of
+; what a call returns (f()(x)): named by the keyword and by the
+; arguments' parenthesis, which the resolver reads (function_literals).
+(call_expression function: [(func_literal "func" @name) (parenthesized_expression (func_literal "func" @name))]) @reference.call
+(call_expression function: [(call_expression) (parenthesized_expression (call_expression))] arguments: (argument_list "(" @name)) @reference.call
 ; T{}.M(): the receiver is the type itself.
 (call_expression
   function: (selector_expression
@@ -292,6 +297,17 @@
 (short_var_declaration right: (expression_list (selector_expression operand: (identifier) @receiver field: (field_identifier) @name))) @reference.value
 (return_statement (expression_list (selector_expression operand: (identifier) @receiver field: (field_identifier) @name))) @reference.value
 (literal_element (selector_expression operand: (identifier) @receiver field: (field_identifier) @name)) @reference.value
+; A method expression as a value ((*T).m, (*pkg.T).m; T.m is above): in a
+; table of commands, an argument, an assignment, a return.
+(argument_list (selector_expression
+  operand: (parenthesized_expression (unary_expression operator: "*" operand: [(identifier) (selector_expression)] @receiver))
+  field: (field_identifier) @name)) @reference.value
+(literal_element (selector_expression
+  operand: (parenthesized_expression (unary_expression operator: "*" operand: [(identifier) (selector_expression)] @receiver))
+  field: (field_identifier) @name)) @reference.value
+(expression_list (selector_expression
+  operand: (parenthesized_expression (unary_expression operator: "*" operand: [(identifier) (selector_expression)] @receiver))
+  field: (field_identifier) @name)) @reference.value
 
 ; Scopes: a local is visible to the end of the block or closure it is
 ; declared in (a closure's parameters only inside it).

@@ -12,5 +12,24 @@
 (arguments (identifier) @name) @reference.value
 (arguments
   (member_expression object: [(identifier) (this)] @receiver property: (property_identifier) @name)) @reference.value
+; A function held by a variable (const h = g; h = obj.m): a call of the
+; variable is a call of it when it is bound once.
+(variable_declarator value: (identifier) @name) @reference.value
+(variable_declarator
+  value: (member_expression object: [(identifier) (this)] @receiver property: (property_identifier) @name)) @reference.value
+(assignment_expression right: (identifier) @name) @reference.value
+(assignment_expression
+  right: (member_expression object: [(identifier) (this)] @receiver property: (property_identifier) @name)) @reference.value
+; A function returned, stored in an object or an array (return f;
+; {callee: f}; [f, g]): a value use. (return this.x stays a read: it
+; may be a getter's.)
+(return_statement (identifier) @name) @reference.value
+(pair value: (identifier) @name) @reference.value
+(array (identifier) @name) @reference.value
+; A call of a function literal where it is written ((() => …)(),
+; (function () {…})()) or of what a call returns (f()(x)): named by the
+; keyword and by the arguments' parenthesis (function_literals).
+(call_expression function: (parenthesized_expression [(arrow_function "=>" @name) (function_expression "function" @name)])) @reference.call
+(call_expression function: [(call_expression) (parenthesized_expression (call_expression))] arguments: (arguments "(" @name)) @reference.call
 ; super(...) in a constructor runs the base class's constructor.
 (call_expression function: (super) @name) @reference.call

@@ -48,6 +48,11 @@
 (call function: (attribute object: (_) @receiver attribute: (identifier) @name)) @reference.call
 
 ; A function passed as an argument, positionally or by keyword.
+; A call of a lambda where it is written ((lambda: …)()) or of what a
+; call returns (f()(x)): named by the keyword and by the arguments'
+; parenthesis (function_literals).
+(call function: (parenthesized_expression (lambda "lambda" @name))) @reference.call
+(call function: [(call) (parenthesized_expression (call))] arguments: (argument_list "(" @name)) @reference.call
 (argument_list (identifier) @name) @reference.value
 (argument_list (attribute object: (identifier) @receiver attribute: (identifier) @name)) @reference.value
 (keyword_argument value: (identifier) @name) @reference.value

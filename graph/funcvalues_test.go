@@ -1,0 +1,50 @@
+package graph
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/txtar"
+)
+
+// TestHeldCallsInCallers checks that callers of a function lists the
+// calls made through a local bound to it (f := G; f()), with the class
+// callees gives them: a candidate in Go and TypeScript, where a later
+// f = … is not in the records; exact or import in Python.
+func TestHeldCallsInCallers(t *testing.T) {
+	for _, c := range []struct {
+		fixture, symbol string
+		want            []string // file:line class
+	}{
+		{"go_funcvalues", "app.G", []string{"app/app.go:11 candidate", "app/app.go:24 candidate"}},
+		{"go_funcvalues", "util.F", []string{"app/app.go:13 candidate"}},
+		{"go_funcvalues", "util.Store.Save", []string{"app/app.go:15 candidate"}},
+		{"go_funcvalues", "app.T.Cd", []string{"app/app.go:66 candidate"}},
+		{"python_funcvalues", "app.g", []string{"app.py:14 exact"}},
+		{"python_funcvalues", "helper", []string{"app.py:16 import"}},
+		{"python_funcvalues", "Store.save", []string{"app.py:25 exact"}},
+		{"typescript_funcvalues", "app.g", []string{"app.ts:11 candidate"}},
+		{"typescript_funcvalues", "lib", []string{"plain.js:5 candidate"}},
+	} {
+		t.Run(c.fixture+"/"+c.symbol, func(t *testing.T) {
+			ar, err := txtar.ParseFile("testdata/fixtures/" + c.fixture + ".txtar")
+			if err != nil {
+				t.Fatal(err)
+			}
+			x := buildFixture(t, ar)
+			a, err := x.Callers(Spec{Symbol: c.symbol}, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]bool{}
+			for _, s := range a.Sites {
+				got[fmt.Sprintf("%s:%d %s", s.File, s.Line, s.Class)] = true
+			}
+			for _, w := range c.want {
+				if !got[w] {
+					t.Errorf("callers of %s: no call %s; got %v", c.symbol, w, got)
+				}
+			}
+		})
+	}
+}

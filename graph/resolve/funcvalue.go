@@ -1,0 +1,162 @@
+package resolve
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/builtin-tools/builtin-tools/graph/lang"
+	"github.com/builtin-tools/builtin-tools/graph/snap"
+)
+
+// localCall decides a call of a name that is a local of the function
+// around it (or of one it is nested in): a call through a function value.
+// A local bound once, to a function the index defines (f := pkg.F,
+// h = g), calls that function: exact where the language records every
+// assignment as a binding (Python), else a candidate, since a later
+// f = … is not in the records. Anything else is unresolved, saying what
+// the local holds (a function literal, a parameter, a call's result).
+func (rv *Resolver) localCall(f *snap.Entry, r *lang.Ref, name string) Resolution {
+	if r.Kind == lang.RefCall {
+		for e, n := r.Encl, 0; e >= 0 && n < 16; e, n = f.Outer(e), n+1 {
+			if f.Bound(name, e, r.At) {
+				return rv.heldCall(f, name, e, r.At)
+			}
+		}
+	}
+	if r.Kind == lang.RefType {
+		return Resolution{Class: lang.Unresolved, Why: "a type parameter (or another local of this name)"}
+	}
+	return Resolution{Class: lang.Unresolved, Why: "a local variable or parameter (a function value)"}
+}
+
+// heldCall decides a call of local name of definition e.
+func (rv *Resolver) heldCall(f *snap.Entry, name string, e, callAt int32) Resolution {
+	vis := f.InnermostLocals(name, e, callAt)
+	if len(vis) == 0 {
+		return Resolution{Class: lang.Unresolved, Why: "a local variable or parameter (a function value)"}
+	}
+	// Every binding of the scope holding the one seen, after the call
+	// too (a loop may run it again): a name shadowed in an inner block
+	// is another variable.
+	var binds []*lang.Local
+	for _, i := range f.LocalsNamed(name) {
+		if l := &f.Locals[i]; l.Encl == e && l.End == vis[0].End {
+			binds = append(binds, l)
+		}
+	}
+	b := binds[0]
+	at := name + ", " + f.Rel + ":" + strconv.Itoa(int(b.Line))
+	if len(binds) > 1 {
+		lines := make([]string, len(binds))
+		for i, l := range binds {
+			lines[i] = strconv.Itoa(int(l.Line))
+		}
+		return Resolution{Class: lang.Unresolved, Why: "a function value: " + name + " is bound " + strconv.Itoa(len(binds)) + " times (lines " + strings.Join(lines, ", ") + "); which function it holds is not followed"}
+	}
+	held := f.Strs[b.Type]
+	switch b.How {
+	case lang.TypeExpr:
+		res, ok := rv.heldValue(f, b, e, held)
+		if !ok {
+			why := "a function value: " + name + " holds " + held + " (" + at + "), which the index does not resolve to a function"
+			if res.Why != "" {
+				why += " (" + res.Why + ")"
+			}
+			return Resolution{Class: lang.Unresolved, Why: why}
+		}
+		if f.Lang.AssignmentsBind {
+			res.Reason = name + " holds " + held + ": its one assignment, " + f.Rel + ":" + strconv.Itoa(int(b.Line))
+			if len(res.Targets) > 1 {
+				return Resolution{Class: lang.Candidate, Targets: res.Targets, Reasons: repeat(res.Reason+" (one of the definitions of "+held+")", len(res.Targets))}
+			}
+			return Resolution{Class: res.Class, Targets: res.Targets, Reason: res.Reason}
+		}
+		why := name + " holds " + held + " (" + at + "); a later assignment " + name + " = … is not read"
+		return Resolution{Class: lang.Candidate, Targets: res.Targets, Reasons: repeat(why, len(res.Targets))}
+	case lang.TypeResult:
+		return Resolution{Class: lang.Unresolved, Why: "a function literal bound to " + at + ": the calls in it are listed as made by what encloses it"}
+	case lang.TypeParam:
+		return Resolution{Class: lang.Unresolved, Why: "a parameter holding a function value (" + at + "): what callers pass is not followed"}
+	case lang.TypeDeclared:
+		return Resolution{Class: lang.Unresolved, Why: "a variable of function type " + held + " (" + at + "): what is assigned to it is not followed"}
+	case lang.TypeCall, lang.TypeCall2, lang.TypeCall3:
+		return Resolution{Class: lang.Unresolved, Why: "a function value: " + name + " holds what " + held + " returns (" + at + "), not followed"}
+	}
+	return Resolution{Class: lang.Unresolved, Why: "a local variable or parameter holding a function value (" + at + "): what it holds is not followed (a function literal's calls are listed as made by what encloses it)"}
+}
+
+// heldValue resolves the expression local b is bound to as a function
+// value: the value reference the query records at the binding, on its
+// line, written as held. ok says it leads surely to functions.
+func (rv *Resolver) heldValue(f *snap.Entry, b *lang.Local, e int32, held string) (Resolution, bool) {
+	held = HeldText(held)
+	var found *lang.Ref
+	for _, ri := range f.RefsNamed(lang.LastSegment(held)) {
+		r := &f.Refs[ri]
+		if r.Kind != lang.RefValue || r.Line != b.Line || r.Encl != e {
+			continue
+		}
+		text := f.RefName(r)
+		if r.Recv != 0 {
+			text = f.RefReceiver(r) + "." + text
+		}
+		if text != held {
+			continue
+		}
+		if found != nil {
+			return Resolution{}, false // two on the line: which is the value is not known
+		}
+		found = r
+	}
+	if found == nil {
+		return Resolution{}, false
+	}
+	res := rv.Resolve(f, found)
+	if res.Class != lang.Exact && res.Class != lang.ViaImport || len(res.Targets) == 0 {
+		return res, false
+	}
+	for _, t := range res.Targets {
+		if !lang.FunctionLike(t.D().Kind) {
+			return res, false
+		}
+	}
+	return res, true
+}
+
+func repeat(s string, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = s
+	}
+	return out
+}
+
+// CallOfCall is the name tags.scm gives a call of what a call returns
+// (f()(x)): the opening parenthesis of its arguments.
+const CallOfCall = "("
+
+// valueCall decides a call of a function value written in place: a
+// literal called where it is written, or what a call returns.
+func valueCall(l *lang.Language, r *lang.Ref, name string) (Resolution, bool) {
+	if r.Kind != lang.RefCall || r.Recv != 0 {
+		return Resolution{}, false
+	}
+	switch {
+	case name == CallOfCall:
+		return Resolution{Class: lang.Unresolved, Why: "a call of the function value a call returns (f()(…)): which function that is is not followed"}, true
+	case slices.Contains(l.FunctionLiterals, name):
+		return Resolution{Class: lang.Unresolved, Why: "a function literal called where it is written: the calls in it are listed as made by what encloses it"}, true
+	}
+	return Resolution{}, false
+}
+
+// HeldText is the text of the value reference a local bound to the
+// expression held records: a method expression (*T).m is recorded with
+// the receiver T.
+func HeldText(held string) string {
+	if rest, ok := strings.CutPrefix(held, "(*"); ok {
+		return strings.Replace(rest, ")", "", 1)
+	}
+	return held
+}
