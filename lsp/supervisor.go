@@ -635,6 +635,12 @@ func (s *Supervisor) failed(key serverKey, err error) {
 // release ends a use begun by serverFor.
 func (srv *server) release() {
 	srv.view.unshare()
+	srv.endUse()
+}
+
+// endUse is release for a use that gave its view share back earlier
+// (a wait for late diagnostics, which asks the server nothing).
+func (srv *server) endUse() {
 	srv.touch()
 	srv.inflight.Add(-1)
 }
