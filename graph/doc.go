@@ -102,15 +102,14 @@
 // makes a call of a type a use of it (MyInt(3)), not a call. An @export's @name is the module's whole value (CommonJS
 // module.exports = X: a name require() binds calls X). A @doc.comment
 // before a @doc parameter list gives types by language.json "doc_param"
-// and "doc_return" (JSDoc @param {T} x, @returns {T}). A @field is a field of the class
+// and "doc_return" (JSDoc @param {T} x, @returns {T}), read as trees by
+// "doc_types" (a form per regular expression, its groups the parts). A @field is a field of the class
 // around it (or @container) with a @type, or without @name an embedded
 // type or base class. @type on a definition is its result type. The
 // resolver (resolve/types.go) follows receivers through locals, fields (chained:
 // a.b.c.M()), call results and elements, then looks the method up on the
 // type and what it embeds or extends, nearest first. language.json adds
 // "type_wrappers" (Optional[Foo] is a Foo), "element_types" (List[Foo]),
-// "type_literals" (Go's struct and interface: a type written in place has
-// the fields and embedded types its text lists),
 // "super" (receivers naming the bases), "constructor" (the method a call
 // of the class runs), "module_self" (exports) and "implements":
 // "method_set" (Go: a type with all the interface's methods) or
@@ -147,11 +146,10 @@
 // null, other; and for an expression @expr.OP with OP.PART: name, field (object,
 // name), path (object, name), call (callee), index (object), deref, addr,
 // same (object), assert (object, type), literal (type; none for a literal
-// whose type literal_types give from its text) and new (type). A
-// node no pattern reads is opaque and read from its text as before, as is
-// every type of a language without typeforms.scm (Go, TypeScript, TSX,
-// JavaScript, Python, Rust and Java have one; the others are read as text until theirs are
-// written), and a JSDoc type. "other" is a type that names nothing the
+// whose type literal_types give from its text) and new (type). No type
+// is read from its text: a node no pattern reads is opaque and names
+// nothing, as every type of a language without typeforms.scm does (all
+// the bundled ones have one). "other" is a type that names nothing the
 // resolver follows (A & B, typeof x).
 // testdata/languages/kotlin is a language added as data, with its
 // typeforms.scm (TestLanguageAsData).

@@ -305,7 +305,14 @@ func TestStoreSharedAcrossRoots(t *testing.T) {
 func TestStoreCopiedToAnotherRoot(t *testing.T) {
 	root, cache := t.TempDir(), t.TempDir()
 	testenv.WriteTree(t, root, storeTree)
-	want := buildRootOpts(t, root, Options{StoreDir: cache}).Dump()
+	first := buildRootOpts(t, root, Options{StoreDir: cache})
+	want := first.Dump()
+	// The build's manifest is written after it answers: the copy is made
+	// once it is (a copy taken meanwhile met a temporary file renamed
+	// under it).
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	first.Flush(ctx)
+	cancel()
 	root2, cache2 := t.TempDir(), t.TempDir()
 	copyTree(t, root, root2)
 	copyTree(t, cache, cache2)

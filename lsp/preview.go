@@ -299,30 +299,9 @@ func (s *Supervisor) previewOn(ctx context.Context, c *choice, items, users []*p
 	if s.hooks != nil && s.hooks.previewSent != nil {
 		s.hooks.previewSent(srv)
 	}
-	for _, it := range items {
-		if it.v.State != "" || it.sent == nil {
-			continue
-		}
-		it.v.Version = it.sent.version
-		raw, err := srv.diagnosticsForSince(ctx, it.sent, start)
-		it.v.WaitedMS = time.Since(start).Milliseconds()
-		switch {
-		case ctx.Err() != nil:
-			return ctx.Err()
-		case errors.Is(err, ErrDiagnosticsTimeout):
-			// What the server holds may be an earlier version's: none of
-			// it is reported as new.
-			it.v.State = TimedOut
-			it.v.Why = fmt.Sprintf("the diagnostics of the proposed version did not arrive within %s; the result is incomplete", s.cfg.DiagnosticsWait)
-			continue
-		case err != nil:
-			it.v.State, it.v.Why = ServerFailed, s.RelText(err.Error())
-			continue
-		}
-		it.after = s.relMessages(convertDiagnostics(raw, it.path, it.text, srv.encoding))
-		fresh, gone := diffDiagnostics(it.before, it.after)
-		it.v.State = Checked
-		it.v.New, it.v.Fixed = Findings(fresh), Findings(gone)
+	timedOut := fmt.Sprintf("the diagnostics of the proposed version did not arrive within %s; the result is incomplete", s.cfg.DiagnosticsWait)
+	if err := s.awaitSent(ctx, srv, items, start, srv.spec.PublishesOnce, timedOut); err != nil {
+		return err
 	}
 	return s.previewUsers(ctx, send, srv, c, users, start)
 }
@@ -343,19 +322,29 @@ func (s *Supervisor) previewUsers(ctx, send context.Context, srv *server, c *cho
 			it.v.State, it.v.Why = ServerFailed, s.RelText(err.Error())
 		}
 	}
-	for _, it := range users {
+	return s.awaitSent(ctx, srv, users, start, false,
+		fmt.Sprintf("its diagnostics with the proposed versions did not arrive within %s", s.cfg.DiagnosticsWait))
+}
+
+// awaitSent awaits the diagnostics of each item's unsaved version (once:
+// a server's first publish for it is the answer) and gives its verdict
+// against the item's baseline: new and fixed, or timed out (what the
+// server holds may be an earlier version's: none of it is reported as
+// new) saying timedOut, or the server's failure. It returns only ctx's
+// error.
+func (s *Supervisor) awaitSent(ctx context.Context, srv *server, items []*previewItem, start time.Time, once bool, timedOut string) error {
+	for _, it := range items {
 		if it.v.State != "" || it.sent == nil {
 			continue
 		}
 		it.v.Version = it.sent.version
-		raw, err := srv.diagnosticsAwait(ctx, it.sent, start, false)
+		raw, err := srv.diagnosticsAwait(ctx, it.sent, start, once)
 		it.v.WaitedMS = time.Since(start).Milliseconds()
 		switch {
 		case ctx.Err() != nil:
 			return ctx.Err()
 		case errors.Is(err, ErrDiagnosticsTimeout):
-			it.v.State = TimedOut
-			it.v.Why = fmt.Sprintf("its diagnostics with the proposed versions did not arrive within %s", s.cfg.DiagnosticsWait)
+			it.v.State, it.v.Why = TimedOut, timedOut
 			continue
 		case err != nil:
 			it.v.State, it.v.Why = ServerFailed, s.RelText(err.Error())

@@ -83,6 +83,19 @@ func samples(t testing.TB, s *Set) []sample {
 	if len(out) == n {
 		t.Fatalf("no Go sources under GOROOT %s", goroot)
 	}
+	// C: the runtime's cgo sources and headers.
+	n = len(out)
+	cs, _ := filepath.Glob(filepath.Join(goroot, "src", "runtime", "cgo", "*.[ch]"))
+	for _, name := range cs {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, sample{name, s.Lookup("c"), data})
+	}
+	if len(out) == n {
+		t.Fatalf("no C sources under GOROOT %s/src/runtime/cgo", goroot)
+	}
 	return out
 }
 
@@ -94,6 +107,11 @@ func extractAll(t testing.TB) []*Record {
 
 // extractAllLangs is extractAll with each record's language.
 func extractAllLangs(t testing.TB) ([]*Record, []*Language) {
+	return extractWith(t, nil)
+}
+
+// extractWith is extractAllLangs over the samples and those more adds.
+func extractWith(t testing.TB, more func(*Set) []sample) ([]*Record, []*Language) {
 	t.Helper()
 	e := astgrep.NewEngine(astgrep.Options{})
 	t.Cleanup(func() { e.Close() })
@@ -103,7 +121,11 @@ func extractAllLangs(t testing.TB) ([]*Record, []*Language) {
 	}
 	var out []*Record
 	var ls []*Language
-	for _, sm := range samples(t, s) {
+	all := samples(t, s)
+	if more != nil {
+		all = append(all, more(s)...)
+	}
+	for _, sm := range all {
 		r, err := e.CaptureSnippet(context.Background(), sm.l.Query(), sm.src)
 		if err != nil {
 			t.Fatalf("%s: %v", sm.name, err)

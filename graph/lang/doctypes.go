@@ -1,6 +1,11 @@
 package lang
 
-import "strings"
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+)
 
 // docAt is a doc comment and the parameter list of the function it
 // documents (byte range).
@@ -9,21 +14,110 @@ type docAt struct {
 	text       string
 }
 
-// docTypes reads the types a doc comment declares (JSDoc @param {T} x,
-// @returns {T}) into the function's untyped parameters and its result,
-// by the language's doc_param and doc_return expressions. A type the
-// language defines (Object, Function) says nothing about user methods:
-// it is left out, so such a receiver stays a ranked candidate.
-func (f *Record) docTypes(l *Language, docs []docAt, tab *table) {
-	if len(docs) == 0 || l.docParam == nil {
+// docFormConfig is one rule of language.json's doc_types: a type written
+// in a comment (JSDoc's {Sock[]}) that matches the expression is of the
+// form named, its submatches its parts, in order. The rules are tried in
+// order; a text none matches is opaque.
+type docFormConfig struct {
+	Form  string   `json:"form"`
+	Match string   `json:"match"`
+	Parts []string `json:"parts"`
+}
+
+type docForm struct {
+	form  uint8
+	re    *regexp.Regexp
+	parts []uint8
+}
+
+func loadDocForms(cs []docFormConfig) ([]docForm, error) {
+	var out []docForm
+	for _, c := range cs {
+		f := slices.Index(formNames[:], c.Form)
+		if f <= 0 {
+			return nil, fmt.Errorf("form %q is none of %s", c.Form, strings.Join(formNames[1:], " "))
+		}
+		re, err := regexp.Compile(c.Match)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", c.Form, err)
+		}
+		if re.NumSubexp() != len(c.Parts) {
+			return nil, fmt.Errorf("%s: %q has %d groups for %d parts", c.Form, c.Match, re.NumSubexp(), len(c.Parts))
+		}
+		df := docForm{form: uint8(f), re: re}
+		for _, p := range c.Parts {
+			k := slices.Index(partNames[:], p)
+			if k <= 0 || !slices.Contains(formParts[f], uint8(k)) {
+				return nil, fmt.Errorf("%s: part %q is not one of the form's", c.Form, p)
+			}
+			df.parts = append(df.parts, uint8(k))
+		}
+		out = append(out, df)
+	}
+	return out, nil
+}
+
+// docType appends the tree of a type written in a comment, read by the
+// language's doc_types rules (1-based id).
+func (b *treeBuilder) docType(l *Language, s string) int32 {
+	root := int32(len(b.types))
+	b.emitDoc(l, strings.TrimSpace(s), PNone, 0)
+	return root + 1
+}
+
+func (b *treeBuilder) emitDoc(l *Language, s string, p uint8, depth int) {
+	i := len(b.types)
+	b.types = append(b.types, TypeNode{Part: p, Text: b.tab.raw(s)})
+	defer func() { b.types[i].Last = int32(len(b.types)) }()
+	if depth > maxTypeDepth || len(b.types) > maxTypeNodes+i {
 		return
 	}
-	usable := func(t string) bool {
-		if e := l.ElemType(t); e != "" { // {Sock[]}, {Array<Sock>}
+	for _, df := range l.docForms {
+		m := df.re.FindStringSubmatchIndex(s)
+		if m == nil {
+			continue
+		}
+		switch df.form {
+		case TName:
+			b.types[i].Name = b.tab.raw(s)
+		case TPath:
+			if len(df.parts) < 2 {
+				return
+			}
+			b.types[i].Name = b.tab.raw(strings.TrimRight(s[:m[2*len(df.parts)]], ".: "))
+		}
+		b.types[i].Form = df.form
+		for k, part := range df.parts {
+			if m[2+2*k] >= 0 {
+				b.emitDoc(l, strings.TrimSpace(s[m[2+2*k]:m[3+2*k]]), part, depth+1)
+			}
+		}
+		return
+	}
+}
+
+// docTypes reads the types a doc comment declares (JSDoc @param {T} x,
+// @returns {T}) into the function's untyped parameters and its result,
+// by the language's doc_param and doc_return expressions, as trees by its
+// doc_types. A type the language defines (Object, Function) says nothing
+// about user methods: it is left out, so such a receiver stays a ranked
+// candidate.
+func (f *Record) docTypes(l *Language, docs []docAt, tab *table, tb *treeBuilder) {
+	if len(docs) == 0 || l.docParam == nil || tb == nil {
+		return
+	}
+	// tree is the type's tree, 0 when it names no type of the index.
+	tree := func(text string) int32 {
+		root := tb.docType(l, text)
+		f.Types, f.Strs = tb.types, tab.strs
+		t := root
+		if e, _ := f.ElemOf(l, t); e != 0 { // {Sock[]}, {Array<Sock>}
 			t = e
 		}
-		_, n := l.NormType(t)
-		return n != "" && !l.builtins[n]
+		if _, n, _ := f.TypeName(l, t); n == "" || l.builtins[n] {
+			return 0
+		}
+		return root
 	}
 	for _, dc := range docs {
 		fn := f.EnclosingAt(dc.start)
@@ -31,18 +125,21 @@ func (f *Record) docTypes(l *Language, docs []docAt, tab *table) {
 			continue
 		}
 		if l.docReturn != nil && f.Defs[fn].Type == "" {
-			if m := l.docReturn.FindStringSubmatch(dc.text); m != nil && usable(m[1]) {
-				f.Defs[fn].Type, f.Defs[fn].T, f.Defs[fn].X = strings.TrimSpace(m[1]), 0, 0
+			if m := l.docReturn.FindStringSubmatch(dc.text); m != nil {
+				if t := tree(m[1]); t != 0 {
+					f.Defs[fn].Type, f.Defs[fn].T, f.Defs[fn].X = strings.TrimSpace(m[1]), t, 0
+				}
 			}
 		}
 		for _, m := range l.docParam.FindAllStringSubmatch(dc.text, -1) {
-			if !usable(m[1]) {
+			t := tree(m[1])
+			if t == 0 {
 				continue
 			}
 			// The parameter of that name, in the parameter list.
 			for _, i := range f.LocalsNamed(m[2]) {
 				if lc := &f.Locals[i]; lc.Encl == fn && lc.At >= dc.start && lc.At < dc.end && lc.How == TypeNone && !lc.conflict {
-					lc.Type, lc.How, lc.T, lc.X = tab.id(strings.TrimSpace(m[1])), TypeParam, 0, 0
+					lc.Type, lc.How, lc.T, lc.X = tab.id(strings.TrimSpace(m[1])), TypeParam, t, 0
 				}
 			}
 		}

@@ -249,6 +249,9 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 					lc.Type, lc.How = tab.id(shown), how
 					if member {
 						lc.Type = tab.id(typeText(typ.Text(src)) + "." + name.Text(src))
+						if tb != nil {
+							lc.X = tb.memberOf(l, typ.Node, name.Text(src), tab.strs[lc.Type])
+						}
 					} else {
 						lc.T, lc.X = shape(typ, how, shown, normClipped)
 					}
@@ -350,7 +353,7 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 		}
 	}
 	f.Locals = f.localsIn(locals, scopes, names)
-	f.docTypes(l, docs, tab)
+	f.docTypes(l, docs, tab, tb)
 	f.Fields = fieldsIn(f.Defs, fields)
 	// A value use of a local or a builtin (err, nil) passes no function of
 	// the index on: keeping it would only cost memory.

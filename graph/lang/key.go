@@ -21,7 +21,7 @@ const extractVersion = 1
 // every record key another, so a record is never read by code that would
 // extract it differently.
 //
-//go:embed doctypes.go extract.go language.go record.go typetext.go typetree.go variants.go vocab.go
+//go:embed doctypes.go extract.go language.go names.go record.go typetree.go variants.go vocab.go
 var extractorSources embed.FS
 
 // extractorHash is the SHA-256 of extractorSources, in name order.

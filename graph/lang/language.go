@@ -109,11 +109,6 @@ type Language struct {
 	// a field named by its type (Go: l.Listener for an embedded
 	// net.Listener).
 	EmbeddedNamed bool
-	// TypeLiterals are the keywords of types written in place (Go's
-	// struct { r *Replacer }, interface { io.Reader; io.ByteReader }): a
-	// value of one has the fields and the embedded types' members that its
-	// text lists.
-	TypeLiterals []string
 
 	rule     ImportRule // Imports, made with its data from language.json
 	shapes   *Shapes    // shapes.scm and its keys, nil without one
@@ -154,6 +149,7 @@ type Language struct {
 	capDocText int
 	docParam   *regexp.Regexp
 	docReturn  *regexp.Regexp
+	docForms   []docForm
 	wrappers   map[string]bool
 	elements   map[string]bool
 	builtins   map[string]bool
@@ -200,6 +196,7 @@ type langConfig struct {
 	Constructor   string            `json:"constructor"`
 	DocParam      string            `json:"doc_param"`
 	DocReturn     string            `json:"doc_return"`
+	DocTypes      []docFormConfig   `json:"doc_types"`
 	LiteralTypes  map[string]string `json:"literal_types"`
 	ClassSelf     []string          `json:"class_self"`
 	ModuleValues  *bool             `json:"module_values"`
@@ -220,8 +217,6 @@ type langConfig struct {
 	Manifest          string   `json:"manifest"`
 	// EmbeddedNamed: see Language.
 	EmbeddedNamed *bool `json:"embedded_named"`
-	// TypeLiterals: see Language.
-	TypeLiterals []string `json:"type_literals"`
 	// The keys of Shapes (shapes.go).
 	shapeConfig
 	// The type query files (typetree.go).
@@ -346,7 +341,6 @@ func readConfig(fsys fs.FS, id string, depth int) (langConfig, []byte, error) {
 	inherit(&c.Reexports, base.Reexports)
 	inherit(&c.ImplicitSelf, base.ImplicitSelf)
 	inherit(&c.EmbeddedNamed, base.EmbeddedNamed)
-	inheritList(&c.TypeLiterals, base.TypeLiterals)
 	inheritList(&c.TypeWrappers, base.TypeWrappers)
 	inheritList(&c.ElementTypes, base.ElementTypes)
 	inherit(&c.Implements, base.Implements)
@@ -355,6 +349,9 @@ func readConfig(fsys fs.FS, id string, depth int) (langConfig, []byte, error) {
 	inherit(&c.Constructor, base.Constructor)
 	if c.DocParam == "" {
 		c.DocParam, c.DocReturn = base.DocParam, base.DocReturn
+	}
+	if c.DocTypes == nil {
+		c.DocTypes = base.DocTypes
 	}
 	if c.LiteralTypes == nil {
 		c.LiteralTypes = base.LiteralTypes
@@ -462,7 +459,6 @@ func loadLanguage(e *astgrep.Engine, fsys fs.FS, id string) (*Language, error) {
 	}
 	l.source += "\x00" + typesSrc
 	l.EmbeddedNamed = c.EmbeddedNamed != nil && *c.EmbeddedNamed
-	l.TypeLiterals = c.TypeLiterals
 	for _, w := range c.TypeWrappers {
 		l.wrappers[w] = true
 	}
@@ -506,6 +502,9 @@ func loadLanguage(e *astgrep.Engine, fsys fs.FS, id string) (*Language, error) {
 		if l.docReturn, err = regexp.Compile(c.DocReturn); err != nil {
 			return nil, fmt.Errorf("language %s: doc_return: %w", id, err)
 		}
+	}
+	if l.docForms, err = loadDocForms(c.DocTypes); err != nil {
+		return nil, fmt.Errorf("language %s: doc_types: %w", id, err)
 	}
 	// A query that marks module bindings (@field.module, @field.global)
 	// has its other module-level @local bindings read as them too.

@@ -17,8 +17,8 @@ import (
 // it anchored at the nodes the main query captured as declared types and
 // receivers, then at their parts, and stores the trees in the record
 // (Record.Types, Record.Exprs, Record.Steps). A node no pattern reads is
-// opaque: the resolver then reads its text as before (typetext.go), so a
-// language without typeforms.scm keeps working.
+// opaque: it names nothing (no type is read from its text), as every type
+// of a language without typeforms.scm.
 
 // Type forms (TypeNode.Form). TOpaque is a node the language's typeforms.scm
 // does not read.
@@ -465,6 +465,19 @@ func (b *treeBuilder) emitType(l *Language, n int32, p uint8, label uint32, root
 		if nparts < 2 {
 			return
 		}
+		// a::b::T nests to the right (C++): its last segment's segments
+		// are this path's.
+		for {
+			lp := b.parts[len(b.parts)-1]
+			f, lfrom := b.match(lp.node, false)
+			if f != TPath || len(b.parts)-lfrom < 2 {
+				b.parts = b.parts[:lfrom]
+				break
+			}
+			inner := slices.Clone(b.parts[lfrom:])
+			b.parts = append(b.parts[:lfrom-1], inner...)
+		}
+		nparts = len(b.parts) - from
 		start, _ := b.x.Span(n)
 		last, _ := b.x.Span(b.parts[from+nparts-1].node)
 		b.types[i].Name = b.tab.raw(strings.TrimRight(typeText(string(b.src[start:last])), ".: "))
@@ -511,6 +524,21 @@ func (b *treeBuilder) exprOf(l *Language, n int32, shown string, how uint8) int3
 		e.First = 0
 	}
 	b.exprs = append(b.exprs, e)
+	return int32(len(b.exprs))
+}
+
+// memberOf is the expression n.name (a name destructured from n: const
+// {gen} = cxt is cxt.gen), shown as shown; 0 when n is not read.
+func (b *treeBuilder) memberOf(l *Language, n int32, name, shown string) int32 {
+	obj := b.exprOf(l, n, typeText(b.text(n)), normType)
+	e := b.exprs[obj-1]
+	if e.N == 0 || e.N >= maxTypeSteps {
+		return 0
+	}
+	first := int32(len(b.steps))
+	b.steps = append(b.steps, b.steps[e.First:e.First+int32(e.N)]...)
+	b.steps = append(b.steps, Step{Op: SField, Name: b.tab.raw(name), Text: b.tab.raw(shown)})
+	b.exprs = append(b.exprs, Expr{First: first, N: e.N + 1})
 	return int32(len(b.exprs))
 }
 
@@ -651,7 +679,7 @@ func (r *Record) DumpExpr(x int32) string {
 }
 
 // The resolver's readings of a type tree. Each returns ok false when it
-// meets an opaque node: the caller reads the text instead.
+// meets an opaque node: the type names nothing the resolver follows.
 
 // child is t's first child of part p (0 for none).
 func (r *Record) child(t int32, p uint8) int32 {
@@ -663,7 +691,7 @@ func (r *Record) child(t int32, p uint8) int32 {
 	return 0
 }
 
-// TypeName is what NormType reads from the text: the qualifier and name
+// TypeName is the qualifier and name
 // of the type whose members a value of type t has (through pointers,
 // parentheses, a result list's first item, a wrapper's argument, a
 // union's one arm that is not null); ("", "") when it names none (a slice,
@@ -684,7 +712,29 @@ func (r *Record) TypeName(l *Language, t int32) (qual, name string, ok bool) {
 			return "", "", true
 		case TPath:
 			cs := r.Children(t)
-			last := r.Type(cs[len(cs)-1])
+			for _, c := range cs[:len(cs)-1] {
+				if f := r.Types[c-1].Form; f != TName && f != TPath {
+					// std::vector<T>::iterator names no type read here.
+					return "", "", f != TOpaque
+				}
+			}
+			lt := cs[len(cs)-1]
+			last := r.Type(lt)
+			if last.Form == TGeneric {
+				// std::unique_ptr<T>: the generic, qualified by the path.
+				base := r.child(lt, PBase)
+				_, bn, ok := r.TypeName(l, base)
+				switch {
+				case !ok:
+					return "", "", false
+				case l.wrappers[bn]:
+					t = r.child(lt, PArg)
+					continue
+				case bn == "":
+					return "", "", true
+				}
+				return r.Strs[n.Name], bn, true
+			}
 			if last.Form != TName || !IsIdent(r.Strs[last.Name]) {
 				return "", "", last.Form != TOpaque
 			}
@@ -724,7 +774,7 @@ func (r *Record) TypeName(l *Language, t int32) (qual, name string, ok bool) {
 	return "", "", true
 }
 
-// ElemOf is what ElemType reads: the element of a collection type t
+// ElemOf is the element of a collection type t
 // (through pointers): a slice's, an array's, a map's value, a channel's,
 // a generic listed in element_types' first argument; 0 for none.
 func (r *Record) ElemOf(l *Language, t int32) (int32, bool) {
@@ -752,7 +802,7 @@ func (r *Record) ElemOf(l *Language, t int32) (int32, bool) {
 	return 0, true
 }
 
-// KeyOf is what KeyType reads: what a one-variable range over a value of
+// KeyOf is what a one-variable range over a value of
 // type t gives when that has methods: a map's key, a channel's element.
 func (r *Record) KeyOf(t int32) (int32, bool) {
 	t = r.derefs(t)
@@ -784,7 +834,7 @@ type TreeField struct {
 	T          int32
 }
 
-// FieldsOf is what StructFields reads: the fields of a struct or
+// FieldsOf is the fields of a struct or
 // interface type written in place (through pointers); isLit false for any
 // other type.
 func (r *Record) FieldsOf(t int32) (fields []TreeField, isLit, ok bool) {
@@ -805,7 +855,7 @@ func (r *Record) FieldsOf(t int32) (fields []TreeField, isLit, ok bool) {
 	return fields, true, true
 }
 
-// FuncResultOf is what FuncTypeResult reads: a function type's result
+// FuncResultOf is a function type's result
 // (0 for none or no function type).
 func (r *Record) FuncResultOf(t int32) (int32, bool) {
 	n := r.Type(t)
@@ -820,7 +870,7 @@ func (r *Record) FuncResultOf(t int32) (int32, bool) {
 	return 0, true
 }
 
-// ItemOf is what ResultAt reads: result i of a result list (0 for none);
+// ItemOf is result i of a result list (0 for none);
 // items is how many it has (0: t is no list).
 func (r *Record) ItemOf(t int32, i int) (item int32, items int, ok bool) {
 	n := r.Type(t)

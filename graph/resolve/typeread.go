@@ -2,17 +2,18 @@ package resolve
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/builtin-tools/builtin-tools/graph/lang"
 	"github.com/builtin-tools/builtin-tools/graph/snap"
 )
 
-// Reading declared types and receivers. A record of a language with
-// typeforms.scm holds each captured type as a tree and each receiver as
-// steps (graph/lang/typetree.go); these functions follow them. A type
-// with an opaque node, a type made here from a name, and every type of a
-// language without typeforms.scm are read from their text as before
-// (lang/typetext.go).
+// Reading declared types and receivers. A record holds each captured type
+// as a tree and each receiver as steps (graph/lang/typetree.go, read by
+// the language's typeforms.scm); these functions follow them. No type is
+// read from its text: a type with an opaque node, and every type and
+// receiver of a language without typeforms.scm, names nothing here (its
+// receivers resolve by name, as any whose type is unknown).
 
 // xref is a prefix of an expression's steps: the first k steps of
 // expression x (1-based) of the entry it is read in; x 0: none, read the
@@ -48,15 +49,15 @@ func (xr xref) prefix() xref {
 // typeName is the qualifier and name of the type whose members a value of
 // d has ("", "" for none).
 func typeName(d declType) (qual, name string) {
+	if d.named {
+		return d.qual, d.name
+	}
 	if d.t > 0 {
 		if q, n, ok := d.in.TypeName(d.in.Lang, d.t); ok {
 			return q, n
 		}
 	}
-	if d.named {
-		return d.qual, d.name
-	}
-	return d.in.Lang.NormType(d.text)
+	return "", ""
 }
 
 // named is d as the type named name in f: a class's or a builtin's name,
@@ -67,6 +68,29 @@ func named(name string, f *snap.Entry, d declType) declType {
 		d.named, d.name = true, name
 	}
 	return d
+}
+
+// qualifierType is the type a qualifier names (Outer in Outer.Inner, a::b
+// in a::b::T): a name path, split at its last separator.
+func qualifierType(q string, f *snap.Entry) declType {
+	d := declType{text: q, in: f, named: true}
+	d.qual, d.name = SplitName(q)
+	if !lang.IsIdent(d.name) {
+		d.qual, d.name = "", ""
+	}
+	return d
+}
+
+// SplitName splits a qualified name at its last separator ("::" or "."):
+// a::b::T is a::b and T. It reads a symbol's name, not a type.
+func SplitName(s string) (qual, name string) {
+	if i := strings.LastIndex(s, "::"); i >= 0 {
+		return s[:i], s[i+2:]
+	}
+	if i := strings.LastIndex(s, "."); i >= 0 {
+		return s[:i], s[i+1:]
+	}
+	return "", s
 }
 
 // sub is the declType of node t of d's tree (0: none).
@@ -85,8 +109,7 @@ func elemOf(d declType) (declType, bool) {
 			return sub(d, e), e != 0
 		}
 	}
-	el := d.in.Lang.ElemType(d.text)
-	return declType{text: el, in: d.in}, el != ""
+	return declType{}, false
 }
 
 // keyOf is what a one-variable range over a value of type d gives when
@@ -100,8 +123,7 @@ func keyOf(d declType) (declType, bool) {
 			return sub(d, k), k != 0
 		}
 	}
-	k := lang.KeyType(d.text)
-	return declType{text: k, in: d.in}, k != ""
+	return declType{}, false
 }
 
 // fieldsOf lists the fields of a struct or interface type written in
@@ -115,12 +137,7 @@ func fieldsOf(d declType) ([]lang.TreeField, bool) {
 			return fs, isLit
 		}
 	}
-	fs, ok := d.in.Lang.StructFields(d.text)
-	out := make([]lang.TreeField, len(fs))
-	for i, f := range fs {
-		out[i] = lang.TreeField{Name: f.Name, Type: f.Type}
-	}
-	return out, ok
+	return nil, false
 }
 
 // funcResultOf is what a call of a value of function type d returns.
@@ -133,8 +150,7 @@ func funcResultOf(d declType) (declType, bool) {
 			return sub(d, r), r != 0
 		}
 	}
-	r := lang.FuncTypeResult(d.text)
-	return declType{text: r, in: d.in}, r != ""
+	return declType{}, false
 }
 
 // itemOf is result n of a result list d ((*X, error)); items counts
@@ -148,23 +164,12 @@ func itemOf(d declType, n int) (item declType, items int, ok bool) {
 			return sub(d, it), k, it != 0
 		}
 	}
-	text, ok := lang.ResultAt(d.text, n)
-	if s := d.text; len(s) > 1 && s[0] == '(' && s[len(s)-1] == ')' {
-		items = len(lang.TopSplit(s[1:len(s)-1], ','))
-	}
-	return declType{text: text, in: d.in}, items, ok
+	return declType{}, 0, false
 }
 
 // pointer says a value of type d is a pointer (*T).
 func pointer(d declType) bool {
-	if d.t > 0 && !d.in.Opaque(d.t) {
-		return d.in.Type(d.t).Form == lang.TPointer
-	}
-	s := d.text
-	for len(s) > 0 && (s[0] == ' ' || s[0] == '\t') {
-		s = s[1:]
-	}
-	return len(s) > 0 && s[0] == '*'
+	return d.t > 0 && !d.in.Opaque(d.t) && d.in.Type(d.t).Form == lang.TPointer
 }
 
 // namePath is the names of an expression made only of names and fields
@@ -274,8 +279,9 @@ func (rv *Resolver) stepDecl(f *snap.Entry, encl, at int32, xr xref, depth int) 
 		return rv.fieldNamed(cur, name, depth)
 	case lang.SName:
 		return rv.nameDecl(f, encl, at, expr, depth)
-	case lang.SSame:
-		// (x), x!, x!!: x's type.
+	case lang.SSame, lang.SDeref, lang.SAddr:
+		// (x), x!, x!!, *p, &x: x's type (a pointer's members are its
+		// target's).
 		return rv.stepDecl(f, encl, at, xr.prefix(), depth+1)
 	}
 	return declType{}, false

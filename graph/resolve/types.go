@@ -78,11 +78,8 @@ func (rv *Resolver) embeddedTypes(cur declType, fields []lang.TreeField) []snap.
 // embeddedName is the field name an embedded type d is known by (an
 // embedded *pkg.T is field T).
 func embeddedName(d declType) string {
-	if d.t > 0 && !d.in.Opaque(d.t) {
-		_, n := typeName(d)
-		return n
-	}
-	return lang.LastSegment(strings.TrimLeft(d.text, "*"))
+	_, n := typeName(d)
+	return n
 }
 
 func evidence(expr, text, how string, f *snap.Entry, line int32) string {
@@ -104,83 +101,13 @@ func shortType(text string) string {
 }
 
 // exprDecl is the declared type of a receiver expression (x, self.x,
-// s.conn.buf, s.Conn(), xs[i]) at byte offset at inside definition encl.
-//
-// xs, when set, is the expression's steps: they are read instead of the
-// text.
-func (rv *Resolver) exprDecl(f *snap.Entry, encl, at int32, expr string, xs xref, depth int) (declType, bool) {
-	if xs.x > 0 {
-		return rv.stepDecl(f, encl, at, xs, depth)
-	}
-
-	if depth > maxTypeDepth || expr == "" {
+// s.conn.buf, s.Conn(), xs[i]) at byte offset at inside definition encl,
+// read from its steps; an expression not read as steps has none.
+func (rv *Resolver) exprDecl(f *snap.Entry, encl, at int32, xs xref, depth int) (declType, bool) {
+	if xs.x <= 0 {
 		return declType{}, false
 	}
-	if p, t := f.Lang.LiteralType(expr); t != "" {
-		// "".join(xs), {}.get(k): a method of the language's own type.
-		lit := expr
-		if len(lit) > 24 {
-			lit = p + "…"
-		}
-		return named(t, f, declType{ev: lit + " is a " + t + " literal"}), true
-	}
-	if strings.Contains(expr, "->") { // C++: p->conn is (*p).conn
-		expr = strings.ReplaceAll(expr, "->", ".")
-	}
-	if d, ok := literalDecl(f, expr); ok {
-		return d, true
-	}
-	switch expr[len(expr)-1] {
-	case ')':
-		if ed := encl; ed >= 0 && f.Defs[ed].Container != "" && slices.Contains(f.Lang.Super, expr) {
-			return declType{text: f.Defs[ed].Container, in: f, ev: expr + " is a base of " + f.Defs[ed].Container, bases: true}, true
-		}
-		// A call: what its callee returns.
-		open := lang.Opening(expr)
-		if open <= 0 {
-			return declType{}, false
-		}
-		if expr[open-1] == '.' {
-			// A type assertion, x.(T): the value is a T.
-			text := expr[open+1 : len(expr)-1]
-			return declType{text: text, in: f, ev: expr + " is " + text + ": asserted"}, true
-		}
-		return rv.calleeResult(f, encl, at, expr[:open], xref{}, depth+1)
-	case ']':
-		// An index: an element of the collection.
-		open := lang.Opening(expr)
-		if open <= 0 {
-			return declType{}, false
-		}
-		inner, ok := rv.exprDecl(f, encl, at, expr[:open], xref{}, depth+1)
-		if !ok {
-			return declType{}, false
-		}
-		el, ok := elemOf(inner)
-		if !ok {
-			return declType{}, false
-		}
-		el.ev = inner.ev + "; " + expr + " is an element"
-		return el, true
-	}
-	if i := lang.LastTopDot(expr); i >= 0 {
-		// pkg.Var: a package-level variable with a declared type.
-		if files, _, bound := rv.moduleBinding(f, expr[:i]); bound && files != nil && !f.BoundAround(FirstSegment(expr), encl, at) {
-			if d, ok := rv.varType(expr, rv.exportedBy(files, expr[i+1:], isTypedVar), depth); ok {
-				return d, true
-			}
-			return rv.instanceDecl(expr, rv.exportedBy(files, expr[i+1:], isVar), depth)
-		}
-		cur, ok := rv.exprDecl(f, encl, at, expr[:i], xref{}, depth+1)
-		if !ok {
-			return declType{}, false
-		}
-		return rv.fieldNamed(cur, expr[i+1:], depth)
-	}
-	if !lang.IsIdent(expr) {
-		return declType{}, false
-	}
-	return rv.nameDecl(f, encl, at, expr, depth)
+	return rv.stepDecl(f, encl, at, xs, depth)
 }
 
 // fieldNamed is the type of field name of a value of type cur.
@@ -288,14 +215,14 @@ func (rv *Resolver) localType(f *snap.Entry, encl int32, lc *lang.Local, name st
 		d.ctor = false
 		return d, true
 	case lang.TypeExpr:
-		inner, ok := rv.exprDecl(f, encl, before, text, exprOf(f, lc.X), depth+1)
+		inner, ok := rv.exprDecl(f, encl, before, exprOf(f, lc.X), depth+1)
 		if !ok {
 			return declType{}, false
 		}
 		inner.ev = name + " = " + text + ", " + f.Rel + ":" + itoa(int(lc.Line)) + "; " + inner.ev
 		return inner, true
 	case lang.TypeElem:
-		inner, ok := rv.exprDecl(f, encl, before, text, exprOf(f, lc.X), depth+1)
+		inner, ok := rv.exprDecl(f, encl, before, exprOf(f, lc.X), depth+1)
 		if !ok {
 			return declType{}, false
 		}
@@ -306,7 +233,7 @@ func (rv *Resolver) localType(f *snap.Entry, encl int32, lc *lang.Local, name st
 		el.ev = evidence(name, el.text, "element of "+text, f, lc.Line) + "; " + inner.ev
 		return el, true
 	case lang.TypeKey:
-		inner, ok := rv.exprDecl(f, encl, before, text, exprOf(f, lc.X), depth+1)
+		inner, ok := rv.exprDecl(f, encl, before, exprOf(f, lc.X), depth+1)
 		if !ok {
 			return declType{}, false
 		}
@@ -361,8 +288,8 @@ func (rv *Resolver) calleeResult(f *snap.Entry, encl, at int32, callee string, c
 		default:
 			return declType{}, false
 		}
-	} else if i := strings.LastIndex(callee, "."); i >= 0 {
-		recv, name = callee[:i], callee[i+1:]
+	} else {
+		return declType{}, false // not read as steps
 	}
 	if !lang.IsIdent(name) {
 		return declType{}, false
@@ -392,7 +319,7 @@ func (rv *Resolver) calleeResult(f *snap.Entry, encl, at int32, callee string, c
 			ts = rv.exportedBy(files, name, fnOrType)
 			break
 		}
-		d, ok := rv.exprDecl(f, encl, at, recv, rx, depth+1)
+		d, ok := rv.exprDecl(f, encl, at, rx, depth+1)
 		if !ok {
 			if tr := rv.resolveDecl(namedType(f, recv, rx)); len(tr.types) > 0 && !f.Bound(FirstSegment(recv), encl, at) {
 				ts, _ = rv.membersOf(tr.types, name, fnOrType, depth+1)
@@ -593,7 +520,7 @@ func (rv *Resolver) resolveDeclAll(d declType) typeRef {
 		return typeRef{types: rv.topLevelOf(files, name, isType)}
 	}
 	// Outer.Inner, ns::T: a type nested in a named one.
-	if outer := rv.resolveDecl(declType{text: qual, in: d.in}); len(outer.types) > 0 {
+	if outer := rv.resolveDecl(qualifierType(qual, d.in)); len(outer.types) > 0 {
 		var out []snap.Target
 		for _, t := range outer.types {
 			out = append(out, pick(t.File, name, func(e *lang.Def) bool { return isType(e) && e.Container == t.D().Name })...)
@@ -756,7 +683,7 @@ func (rv *Resolver) hasField(types []snap.Target, name string) bool {
 // interface's function-valued property) lists the methods of that name
 // as candidates, saying so, never nothing.
 func (rv *Resolver) viaType(f *snap.Entry, r *lang.Ref, recv, name string, want func(*lang.Def) bool, lazy bool) (res Resolution, hint []snap.Target, ok bool) {
-	d, found := rv.exprDecl(f, r.Encl, r.At, recv, exprOf(f, r.X), 0)
+	d, found := rv.exprDecl(f, r.Encl, r.At, exprOf(f, r.X), 0)
 	if !found {
 		return Resolution{}, nil, false
 	}
@@ -821,6 +748,16 @@ func (rv *Resolver) viaType(f *snap.Entry, r *lang.Ref, recv, name string, want 
 			}
 			return res, nil, true
 		}
+		if r.Kind == lang.RefCall {
+			// C's s->ops->write(): the functions stored in the field.
+			if fns, why := rv.storedFuncs(tr.types, name); len(fns) > 0 {
+				reasons := make([]string, len(fns))
+				for i := range fns {
+					reasons[i] = d.ev + "; " + why[i]
+				}
+				return Resolution{Class: lang.Candidate, Targets: fns, Reasons: reasons}, nil, true
+			}
+		}
 		return Resolution{}, tr.types, false
 	}
 	ms = inVariant(f, ms)
@@ -840,6 +777,47 @@ func (rv *Resolver) viaType(f *snap.Entry, r *lang.Ref, recv, name string, want 
 		}
 	}
 	return res, nil, true
+}
+
+// storedFuncs lists the functions a struct's initializers store in its
+// field name (.write = file_write, @field with @type.expr naming a
+// function), with why each: a call through the field may run any of
+// them, and others set where the index does not see.
+func (rv *Resolver) storedFuncs(types []snap.Target, name string) (fns []snap.Target, why []string) {
+	seen := map[snap.Target]bool{}
+	for _, t := range types {
+		tn := t.D().Name
+		// An initializer names its struct's type: the files that do.
+		for _, id := range rv.s.Tables(t.File.Lang).Refs.Get(tn) {
+			fns, why = rv.storedIn(rv.s.ByID(id), tn, name, seen, fns, why)
+		}
+	}
+	return fns, why
+}
+
+// storedIn adds the functions g's initializers store in field name of
+// type tn.
+func (rv *Resolver) storedIn(g *snap.Entry, tn, name string, seen map[snap.Target]bool, fns []snap.Target, why []string) ([]snap.Target, []string) {
+	for i := range g.Fields {
+		fd := &g.Fields[i]
+		if fd.Container != tn || fd.Name != name || fd.How != lang.TypeExpr {
+			continue
+		}
+		st := g.ExprSteps(fd.X)
+		if len(st) == 0 || st[0].Op != lang.SName || len(st) > 2 || len(st) == 2 && st[1].Op != lang.SAddr {
+			continue
+		}
+		fn := g.Strs[st[0].Name]
+		ts, _ := rv.bareTargets(g, fn, func(d *lang.Def) bool { return lang.FunctionLike(d.Kind) })
+		for _, ft := range inVariant(g, ts) {
+			if !seen[ft] {
+				seen[ft] = true
+				fns = append(fns, ft)
+				why = append(why, fn+" is stored in "+tn+"."+name+", "+g.Rel+":"+itoa(int(fd.Line)))
+			}
+		}
+	}
+	return fns, why
 }
 
 // superCall resolves super(...) inside a method of encl's class: the
@@ -929,20 +907,12 @@ func varDecl(expr string, ts []snap.Target) (declType, bool) {
 // as mod.Type (import pkg.widgets as W; W.Widget.__init__(self)), nearest
 // first through its bases.
 func (rv *Resolver) moduleTypeMembers(f *snap.Entry, r *lang.Ref, recv, name string, want func(*lang.Def) bool) []snap.Target {
-	var mod, tn string
-	if xr := exprOf(f, r.X); xr.k > 0 {
-		p := namePath(f, xr)
-		if len(p) < 2 {
-			return nil
-		}
-		mod, tn = f.Strs[xr.steps(f)[xr.k-2].Text], p[len(p)-1]
-	} else {
-		i := lang.LastTopDot(recv)
-		if i <= 0 || strings.ContainsAny(recv, "()[]") {
-			return nil
-		}
-		mod, tn = recv[:i], recv[i+1:]
+	xr := exprOf(f, r.X)
+	p := namePath(f, xr)
+	if len(p) < 2 {
+		return nil
 	}
+	mod, tn := f.Strs[xr.steps(f)[xr.k-2].Text], p[len(p)-1]
 	if f.Bound(FirstSegment(recv), r.Encl, r.At) {
 		return nil
 	}
@@ -1026,7 +996,7 @@ func (rv *Resolver) varType(expr string, ts []snap.Target, depth int) (declType,
 	if len(ts) == 1 && ts[0].D().How == lang.TypeExpr {
 		// var std = defaultLogger: the type of what it is set to.
 		t := ts[0]
-		d, ok := rv.exprDecl(t.File, -1, t.D().Start, t.D().Type, exprOf(t.File, t.D().X), depth+1)
+		d, ok := rv.exprDecl(t.File, -1, t.D().Start, exprOf(t.File, t.D().X), depth+1)
 		if ok {
 			d.ev = evidence(expr, d.text, "variable set to "+t.D().Type, t.File, t.D().Line) + "; " + d.ev
 		}
@@ -1130,7 +1100,7 @@ func (rv *Resolver) assignedField(g *snap.Entry, name string, binds []*lang.Fiel
 		var ok bool
 		if fd.How == lang.TypeExpr {
 			// self.conn = conn: the type of what was assigned, where it was.
-			r, ok = rv.exprDecl(g, g.EnclosingAt(fd.At), fd.At, fd.Type, exprOf(g, fd.X), depth+1)
+			r, ok = rv.exprDecl(g, g.EnclosingAt(fd.At), fd.At, exprOf(g, fd.X), depth+1)
 			if ok {
 				r.ev = evidence(name, r.text, "field set from "+fd.Type, g, fd.Line) + "; " + r.ev
 			}
@@ -1174,24 +1144,13 @@ func (rv *Resolver) assignedField(g *snap.Entry, name string, binds []*lang.Fiel
 // when its assignments do not agree on one type (self.h = Handler() in
 // one method, self.h = h in another): a hint for ranking, never an edge.
 func (rv *Resolver) assignedHint(f *snap.Entry, r *lang.Ref, recv string) []snap.Target {
-	var cur declType
-	var name string
-	var ok bool
-	if xr := exprOf(f, r.X); xr.k > 0 {
-		st := xr.steps(f)
-		if st[len(st)-1].Op != lang.SField {
-			return nil
-		}
-		name = f.Strs[st[len(st)-1].Name]
-		cur, ok = rv.exprDecl(f, r.Encl, r.At, f.Strs[st[len(st)-2].Text], xr.prefix(), 0)
-	} else {
-		i := lang.LastTopDot(recv)
-		if i <= 0 || !lang.IsIdent(recv[i+1:]) {
-			return nil
-		}
-		name = recv[i+1:]
-		cur, ok = rv.exprDecl(f, r.Encl, r.At, recv[:i], xref{}, 0)
+	xr := exprOf(f, r.X)
+	st := xr.steps(f)
+	if len(st) < 2 || st[len(st)-1].Op != lang.SField {
+		return nil
 	}
+	name := f.Strs[st[len(st)-1].Name]
+	cur, ok := rv.exprDecl(f, r.Encl, r.At, xr.prefix(), 0)
 	if !ok {
 		return nil
 	}
@@ -1214,7 +1173,7 @@ func (rv *Resolver) assignedHint(f *snap.Entry, r *lang.Ref, recv string) []snap
 				var v declType
 				var ok bool
 				if fd.How == lang.TypeExpr {
-					v, ok = rv.exprDecl(g, g.EnclosingAt(fd.At), fd.At, fd.Type, exprOf(g, fd.X), 1)
+					v, ok = rv.exprDecl(g, g.EnclosingAt(fd.At), fd.At, exprOf(g, fd.X), 1)
 				} else {
 					v, ok = rv.calleeResult(g, g.EnclosingAt(fd.At), fd.At, fd.Type, exprOf(g, fd.X), 1)
 				}
@@ -1281,32 +1240,6 @@ func (rv *Resolver) laterResult(f *snap.Entry, encl, at int32, callee string, cx
 	d.text, d.t = item.text, item.t
 	d.ev = name + " is " + d.text + ": result " + itoa(n+1) + " of " + callee + ", " + rel + ":" + itoa(int(line)) + "; " + d.ev
 	return d, true
-}
-
-// literalDecl is the type of a receiver written as a composite literal,
-// maybe parenthesized: (&Reader{}).ReadByte(), T{}.M().
-func literalDecl(f *snap.Entry, expr string) (declType, bool) {
-	s := expr
-	for len(s) > 2 && s[0] == '(' && lang.Opening(s) == 0 {
-		s = s[1 : len(s)-1]
-	}
-	s = strings.TrimPrefix(s, "&")
-	if !strings.HasSuffix(s, "}") {
-		return declType{}, false
-	}
-	i := strings.IndexByte(s, '{')
-	if i <= 0 || lang.Closing(s, i) != len(s)-1 {
-		return declType{}, false
-	}
-	text := s[:i]
-	if (strings.HasPrefix(text, "[") || strings.HasPrefix(text, "map[")) && f.Lang.ElemType(text) != "" {
-		// []Context{a, b}: a collection of a declared element type.
-		return declType{text: text, in: f, ev: "a " + text + " literal"}, true
-	}
-	if q, n := f.Lang.NormType(text); n == "" || q+"."+n != text && n != text {
-		return declType{}, false
-	}
-	return declType{text: text, in: f, ev: expr + " is " + text + ": a literal"}, true
 }
 
 // agreedLocal is the type of a local bound several times in its

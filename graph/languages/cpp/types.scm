@@ -18,3 +18,10 @@
   (reference_declarator (field_identifier) @name)
 ]) @field
 (base_class_clause [(type_identifier) (qualified_identifier) (template_type)] @type) @field
+; Function and method results (a later pattern only adds the type to the
+; definition tags.scm made).
+(function_definition type: (_) @type declarator: [
+  (function_declarator declarator: [(identifier) @name (field_identifier) @name (qualified_identifier name: (identifier) @name)])
+  (pointer_declarator declarator: (function_declarator declarator: [(identifier) @name (field_identifier) @name (qualified_identifier name: (identifier) @name)]))
+  (reference_declarator (function_declarator declarator: [(identifier) @name (field_identifier) @name (qualified_identifier name: (identifier) @name)]))
+]) @definition.function

@@ -8,6 +8,7 @@ package snaptest
 import (
 	"path"
 	"sort"
+	"strings"
 
 	"github.com/builtin-tools/builtin-tools/graph/lang"
 	"github.com/builtin-tools/builtin-tools/graph/snap"
@@ -74,6 +75,7 @@ func (r *R) Def(name, kind string, opts ...DefOpt) *R {
 	for _, o := range opts {
 		o(&d)
 	}
+	d.T = r.typ(d.Type)
 	if n := len(r.open); n > 0 {
 		p := &r.rec.Defs[r.open[n-1]]
 		d.Local = !lang.ClassLike(p.Kind) && !lang.NamespaceLike(p.Kind)
@@ -117,7 +119,9 @@ func (r *R) encl() int32 {
 // TypeNone for untyped) by typ as written.
 func (r *R) Local(name string, how uint8, typ string) *R {
 	line, at := r.next()
-	r.locals = append(r.locals, lang.Local{Name: r.str(name), Encl: r.encl(), At: at, End: -1, Type: r.str(typ), How: how, Line: line})
+	lc := lang.Local{Name: r.str(name), Encl: r.encl(), At: at, End: -1, Type: r.str(typ), How: how, Line: line}
+	lc.T, lc.X = r.typed(how, typ)
+	r.locals = append(r.locals, lc)
 	return r
 }
 
@@ -125,7 +129,7 @@ func (r *R) Local(name string, how uint8, typ string) *R {
 // receiver written recv ("" for a bare name).
 func (r *R) Ref(name string, kind uint8, recv string) *R {
 	line, at := r.next()
-	r.rec.Refs = append(r.rec.Refs, lang.Ref{Name: r.str(name), Recv: r.str(recv), Kind: kind, Line: line, Col: 1, Encl: r.encl(), At: at})
+	r.rec.Refs = append(r.rec.Refs, lang.Ref{Name: r.str(name), Recv: r.str(recv), X: r.expr(recv), Kind: kind, Line: line, Col: 1, Encl: r.encl(), At: at})
 	return r
 }
 
@@ -133,8 +137,72 @@ func (r *R) Ref(name string, kind uint8, recv string) *R {
 // base), typed as how says by typ as written.
 func (r *R) Field(container, name string, how uint8, typ string) *R {
 	line, at := r.next()
-	r.rec.Fields = append(r.rec.Fields, lang.Field{Container: container, Name: name, Type: typ, How: how, Line: line, At: at})
+	fd := lang.Field{Container: container, Name: name, Type: typ, How: how, Line: line, At: at}
+	fd.T, fd.X = r.typed(how, typ)
+	r.rec.Fields = append(r.rec.Fields, fd)
 	return r
+}
+
+// The types and expressions a record written by hand holds are written
+// in a notation of this package, as extraction would have read them: a
+// type is a name, a path a.b.T, or * before one (a pointer); an
+// expression is names joined by dots (a name, then fields).
+
+// typed is the tree (t) or the steps (x) of typ captured as how says.
+func (r *R) typed(how uint8, typ string) (t, x int32) {
+	switch how {
+	case lang.TypeNone:
+		return 0, 0
+	case lang.TypeCall, lang.TypeCall2, lang.TypeCall3, lang.TypeElem, lang.TypeExpr, lang.TypeKey:
+		return 0, r.expr(typ)
+	}
+	return r.typ(typ), 0
+}
+
+// typ appends the tree of type s (1-based id; 0 for none).
+func (r *R) typ(s string) int32 {
+	if s == "" {
+		return 0
+	}
+	root := int32(len(r.rec.Types))
+	r.node(s, lang.PNone)
+	return root + 1
+}
+
+func (r *R) node(s string, part uint8) {
+	i := len(r.rec.Types)
+	r.rec.Types = append(r.rec.Types, lang.TypeNode{Part: part, Text: r.str(s)})
+	switch segs := strings.Split(s, "."); {
+	case strings.HasPrefix(s, "*"):
+		r.rec.Types[i].Form = lang.TPointer
+		r.node(s[1:], lang.PElem)
+	case len(segs) > 1:
+		r.rec.Types[i].Form, r.rec.Types[i].Name = lang.TPath, r.str(strings.Join(segs[:len(segs)-1], "."))
+		for _, g := range segs {
+			r.rec.Types = append(r.rec.Types, lang.TypeNode{Form: lang.TName, Part: lang.PSeg, Name: r.str(g), Text: r.str(g), Last: int32(len(r.rec.Types) + 1)})
+		}
+	default:
+		r.rec.Types[i].Form, r.rec.Types[i].Name = lang.TName, r.str(s)
+	}
+	r.rec.Types[i].Last = int32(len(r.rec.Types))
+}
+
+// expr appends the steps of expression s (1-based id; 0 for none).
+func (r *R) expr(s string) int32 {
+	if s == "" {
+		return 0
+	}
+	first := int32(len(r.rec.Steps))
+	segs := strings.Split(s, ".")
+	for k, g := range segs {
+		op := lang.SField
+		if k == 0 {
+			op = lang.SName
+		}
+		r.rec.Steps = append(r.rec.Steps, lang.Step{Op: op, Name: r.str(g), Text: r.str(strings.Join(segs[:k+1], "."))})
+	}
+	r.rec.Exprs = append(r.rec.Exprs, lang.Expr{First: first, N: uint8(len(segs))})
+	return int32(len(r.rec.Exprs))
 }
 
 // Done ends the open definitions and returns the record.
