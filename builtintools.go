@@ -91,7 +91,9 @@ type Options struct {
 	// its own (a missing one means its defaults; a value of another type
 	// is an error at NewRun):
 	//
-	//	"lsp"         lsp.Config: the language-server supervisor
+	//	"lsp"         lsp.Config: the language-server supervisor; the runs
+	//	              of a process over one folder share servers
+	//	              (lsp.ProcessPool) unless it says Private: true
 	//	"structural"  astgrep.Options: the tree-sitter engine behind ast_grep,
 	//	              ast_edit, resolve and edit_symbol (GrammarDirs: folders
 	//	              of grammar libraries, libtree-sitter-<id>.so)

@@ -63,6 +63,8 @@ type server struct {
 	outbox chan *outgoing
 
 	syncMu sync.Mutex // orders document notifications with their versions
+	// view: calls share the server, a preview holds it alone (pool.go).
+	view viewLock
 
 	mu       sync.Mutex
 	exitErr  error // set when the process exited
@@ -133,6 +135,7 @@ type testHooks struct {
 	beforeSend  func(s *server, method string)
 	requestSent func(s *server, method string)
 	previewSent func(s *server) // a preview's versions were sent
+	shared      bool            // the servers still go to Config.Pool
 }
 
 // pipeRWC joins the server's stdout (read) and stdin (write). Writes go

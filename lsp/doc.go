@@ -12,7 +12,10 @@
 // half is missing. Idle servers are reaped, a crashed one is reported on the
 // failing call and replaced on the next, and [Supervisor.Close] shuts them
 // all down (shutdown, exit, then a kill of the process group, so helper
-// processes such as tsserver do not outlive the run).
+// processes such as tsserver do not outlive the run). With [Config.Pool]
+// the runs of a process over the same folder share each server (a [Pool]
+// counts the runs holding it, and the last one to close stops it); each
+// run keeps what it was shown, and a preview holds its server alone.
 //
 // Servers are data: [DefaultServers] is a table of [ServerSpec] rows, and
 // adding a language is adding a row.

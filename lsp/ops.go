@@ -488,7 +488,14 @@ func (s *Supervisor) workspaceSymbols(ctx context.Context, query string) (*Symbo
 			res.Loading = strings.TrimPrefix(res.Loading+"; "+note, "; ")
 		}
 		var entries []symbolEntry
-		if err := srv.call(ctx, "workspace/symbol", workspaceSymbolParams{Query: query}, &entries); err != nil {
+		// Not while a preview's text is in the server.
+		if err := srv.view.share(ctx, s.cfg.viewBound()); err != nil {
+			res.Failures = append(res.Failures, srv.busyError("workspace/symbol", false).Error())
+			continue
+		}
+		err := srv.call(ctx, "workspace/symbol", workspaceSymbolParams{Query: query}, &entries)
+		srv.view.unshare()
+		if err != nil {
 			res.Failures = append(res.Failures, err.Error())
 			continue
 		}

@@ -85,6 +85,12 @@ func (s *Supervisor) CheckOthers(ctx context.Context, file pathguard.Path, befor
 		return out, nil // the written file's verdict says why
 	}
 	defer srv.release()
+	// The old text is given as an unsaved version: no other call, of this
+	// run or another sharing the server, uses it meanwhile (as a preview).
+	if err := srv.view.lockAlone(ctx, s.cfg.viewBound()); err != nil {
+		return out, nil
+	}
+	defer srv.view.unlockAlone()
 	srv.syncMu.Lock()
 	defer srv.syncMu.Unlock()
 	send, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.RequestTimeout)

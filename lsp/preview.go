@@ -197,6 +197,16 @@ func (s *Supervisor) previewOn(ctx context.Context, c *choice, items, users []*p
 		return nil
 	}
 	defer srv.release()
+	// No other call — of this run or another sharing the server — uses it
+	// while it holds the proposed text.
+	if err := srv.view.lockAlone(ctx, s.cfg.viewBound()); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		fail(ServerFailed, srv.busyError("preview", true))
+		return nil
+	}
+	defer srv.view.unlockAlone()
 	srv.syncMu.Lock()
 	defer srv.syncMu.Unlock()
 	// Notifications go out whole even when ctx ends, so what the server

@@ -239,6 +239,10 @@ type RunningServer struct {
 	UptimeSeconds int64  `json:"uptime_s"`
 	OpenFiles     int    `json:"open_files"`
 	Encoding      string `json:"encoding" jsonschema:"the position encoding it negotiated"`
+	// Clients is how many runs of this process use it (LSP-7).
+	Clients     int   `json:"clients" jsonschema:"how many runs of this process use it, this one included"`
+	MemoryKB    int64 `json:"memory_kb" jsonschema:"its resident memory in KiB, 0 when unknown"`
+	IdleSeconds int64 `json:"idle_s" jsonschema:"seconds since a run last used it"`
 }
 
 // Crash is a server's last unexpected exit for a root.

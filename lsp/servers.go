@@ -292,6 +292,15 @@ type Config struct {
 	Observe func(Notification)
 	// Stderr, when set, receives a copy of every server's standard error.
 	Stderr io.Writer
+	// Pool, when set, holds the servers, shared with the other
+	// Supervisors that use it over the same folder with the same trust and
+	// the same server settings (LSP-7); nil keeps them to this Supervisor.
+	// A Supervisor with Observe or Stderr set keeps its own either way.
+	Pool *Pool
+	// Private keeps lsptool's runs from putting their servers in
+	// [ProcessPool]: each run starts its own, as a harness that wants
+	// runs isolated from each other asks.
+	Private bool
 }
 
 // Notification is one notification a server sent, as [Config.Observe]

@@ -22,10 +22,13 @@ import (
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
-// Supervisor owns the language servers of one run: it starts them on
-// demand, one per (server, root marker folder), reaps idle ones, restarts
-// crashed ones on the next call, and stops them all on Close. Its methods
-// are safe for concurrent use.
+// Supervisor holds the language servers of one run: it starts them on
+// demand, one per (server, root marker folder), restarts crashed ones on
+// the next call, and lets go of them all on Close. With [Config.Pool] set
+// the servers are shared with the other runs of the process over the same
+// folder (LSP-7), and a server stops when its last run closes; otherwise
+// they are the run's own. Idle ones are reaped either way. Its methods are
+// safe for concurrent use.
 type Supervisor struct {
 	root  string // absolute, symlinks resolved
 	roots []string
@@ -52,30 +55,24 @@ type Supervisor struct {
 	dirsMu sync.Mutex
 	dirs   map[string]bool
 
+	// ownPool holds the servers this run shares with no other.
+	ownPool *Pool
+
 	mu      sync.Mutex
 	closed  bool
-	servers map[serverKey]*serverEntry
-	crashes map[serverKey]Crash // last unexpected exit, for Status
+	servers map[serverKey]*serverEntry // the pool entries this run holds
+	crashes map[serverKey]Crash        // last unexpected exit, for Status
 	// failures are servers that failed to start, not started again until
 	// their backoff ends (or reload).
 	failures map[serverKey]*startFailure
 	told     map[string]bool // servers that do not run, already reported on a write
-	reaping  bool
 	stop     chan struct{}
-	wg       sync.WaitGroup // starts and the reaper
+	wg       sync.WaitGroup // the starts this run began
 }
 
 type serverKey struct {
 	id   string
 	root string
-}
-
-// serverEntry is a server being started or running; ready is closed when
-// the start finished (srv or err set).
-type serverEntry struct {
-	ready chan struct{}
-	srv   *server
-	err   error
 }
 
 // NewSupervisor returns a Supervisor for the checkout at root, with a path
@@ -109,6 +106,7 @@ func newSupervisor(roots []string, guard *pathguard.Guard, cfg Config) *Supervis
 		guard:    guard,
 		cfg:      cfg.withDefaults(),
 		servers:  map[serverKey]*serverEntry{},
+		ownPool:  NewPool(),
 		crashes:  map[serverKey]Crash{},
 		failures: map[serverKey]*startFailure{},
 		told:     map[string]bool{},
@@ -126,8 +124,9 @@ func (s *Supervisor) Root() string { return s.root }
 // DiagnosticsWait is the bound on one version's diagnostics.
 func (s *Supervisor) DiagnosticsWait() time.Duration { return s.cfg.DiagnosticsWait }
 
-// Close shuts every server down (shutdown and exit, then kill of its
-// process group) and waits for them. Calls after Close fail with ErrClosed.
+// Close lets go of every server the run holds: each that no other run
+// holds is shut down (shutdown and exit, then kill of its process group)
+// and waited for. Calls after Close fail with ErrClosed.
 func (s *Supervisor) Close() error {
 	s.mu.Lock()
 	if s.closed {
@@ -145,36 +144,18 @@ func (s *Supervisor) Close() error {
 
 	ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
 	defer cancel()
-	// close(s.stop) above cancels every start; one that does not end
-	// within startGrace (a preparation stuck in a system call) is not
+	// A start this was the last holder of is cancelled; one that does not
+	// end within startGrace (a preparation stuck in a system call) is not
 	// waited for: start stops what it started once it returns.
-	starting, cancelStarting := context.WithTimeout(ctx, startGrace)
-	defer cancelStarting()
 	var wg sync.WaitGroup
 	for _, e := range entries {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			select {
-			case <-e.ready:
-			case <-starting.Done():
-				return
-			}
-			if e.srv != nil {
-				e.srv.shutdown(ctx)
-			}
+			e.pool.release(ctx, e, false)
 		}()
 	}
 	wg.Wait()
-	started := make(chan struct{})
-	go func() {
-		s.wg.Wait() // the starts and the idle reaper
-		close(started)
-	}()
-	select {
-	case <-started:
-	case <-starting.Done():
-	}
 	if s.ownGuard {
 		s.guard.Close()
 	}
@@ -556,7 +537,8 @@ func (s *Supervisor) program(name string, localDirs []string, root string) (stri
 
 // serverFor returns the running server for c, starting one (and waiting,
 // bounded by StartTimeout) when there is none or the last one died. The
-// server counts as in use (never reaped) until the caller calls release.
+// server counts as in use (never reaped, and no preview runs on it) until
+// the caller calls release.
 func (s *Supervisor) serverFor(ctx context.Context, c *choice) (*server, error) {
 	key := serverKey{c.spec.ID, c.root}
 	for {
@@ -571,11 +553,18 @@ func (s *Supervisor) serverFor(ctx context.Context, c *choice) (*server, error) 
 			return nil, &BackoffError{Err: f.err, Until: f.until}
 		}
 		if e == nil {
-			e = &serverEntry{ready: make(chan struct{})}
-			s.servers[key] = e
+			pool, shared := s.poolFor()
+			pkey := poolKey{id: c.spec.ID, root: c.root, runRoot: s.root, trusted: s.cfg.Trusted, launch: s.launchDigest(c)}
 			s.wg.Add(1)
-			go s.start(key, c, e)
-			s.startReaperLocked()
+			var created bool
+			e, created = pool.acquire(pkey, s.cfg.IdleTimeout, func(e *serverEntry) {
+				defer s.wg.Done()
+				s.start(e, c, shared)
+			})
+			if !created {
+				s.wg.Done()
+			}
+			s.servers[key] = e
 		}
 		s.mu.Unlock()
 
@@ -596,17 +585,32 @@ func (s *Supervisor) serverFor(ctx context.Context, c *choice) (*server, error) 
 		s.mu.Unlock()
 		if !e.srv.alive() {
 			// Crashed since the last call: note it and start afresh.
-			s.mu.Lock()
-			if !e.srv.closing {
+			e.srv.mu.Lock()
+			closing := e.srv.closing
+			e.srv.mu.Unlock()
+			if !closing {
+				s.mu.Lock()
 				s.crashes[key] = Crash{Root: s.rel(key.root), Error: e.srv.exitError("").Error(), At: time.Now()}
+				s.mu.Unlock()
 			}
-			s.mu.Unlock()
 			s.drop(key, e)
 			continue
 		}
-		e.srv.inflight.Add(1)
-		e.srv.touch()
-		return e.srv, nil
+		if !e.pool.use(e) {
+			// Reaped or reloaded (by this run or another): start afresh.
+			s.drop(key, e)
+			continue
+		}
+		srv := e.srv
+		srv.touch()
+		if err := srv.view.share(ctx, s.cfg.viewBound()); err != nil {
+			srv.inflight.Add(-1)
+			if errors.Is(err, errViewBusy) {
+				return nil, srv.busyError("", false)
+			}
+			return nil, err
+		}
+		return srv, nil
 	}
 }
 
@@ -630,18 +634,32 @@ func (s *Supervisor) failed(key serverKey, err error) {
 
 // release ends a use begun by serverFor.
 func (srv *server) release() {
+	srv.view.unshare()
+	srv.endUse()
+}
+
+// endUse is release for a use that gave its view share back earlier
+// (a wait for late diagnostics, which asks the server nothing).
+func (srv *server) endUse() {
 	srv.touch()
 	srv.inflight.Add(-1)
 }
 
-func (s *Supervisor) start(key serverKey, c *choice, e *serverEntry) {
-	defer s.wg.Done()
+// start starts c's server for e. A shared server gets a path guard of its
+// own (the run that started it may close first); a run's own server reads
+// through the run's.
+func (s *Supervisor) start(e *serverEntry, c *choice, shared bool) {
 	defer close(e.ready)
+	defer func() {
+		if e.abandoned() {
+			e.closeGuard()
+		}
+	}()
 	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.StartTimeout)
 	defer cancel()
 	go func() {
 		select {
-		case <-s.stop:
+		case <-e.abandon:
 			cancel()
 		case <-ctx.Done():
 		}
@@ -650,20 +668,26 @@ func (s *Supervisor) start(key serverKey, c *choice, e *serverEntry) {
 	if relRoot == "" {
 		relRoot = "."
 	}
-	l, err := s.launch(c)
+	guard, relText := s.guard, s.RelText
+	if shared {
+		g, err := pathguard.New(s.root)
+		if err != nil {
+			e.err = fmt.Errorf("starting %s for %s: %w", c.spec.ID, relRoot, err)
+			return
+		}
+		e.guard = g
+		view := &Supervisor{root: s.root, roots: s.roots, guard: g}
+		guard, relText = g, view.RelText
+	}
+	l, err := s.launch(c, guard)
 	var srv *server
 	if err == nil {
-		srv, err = startServer(ctx, c.spec, l, relRoot, &s.cfg, s.hooks, s.RelText)
+		srv, err = startServer(ctx, c.spec, l, relRoot, &s.cfg, s.hooks, relText)
 	}
-	if err == nil {
-		s.mu.Lock()
-		closed := s.closed
-		s.mu.Unlock()
-		if closed {
-			// Close gave up waiting for this start: stop what it started.
-			srv.kill()
-			err = ErrClosed
-		}
+	if err == nil && e.abandoned() {
+		// Every run that wanted it closed meanwhile: stop what it started.
+		srv.kill()
+		err = ErrClosed
 	}
 	if err != nil {
 		var se *ServerError
@@ -678,15 +702,15 @@ func (s *Supervisor) start(key serverKey, c *choice, e *serverEntry) {
 }
 
 // launch is one start of c, as its spec's Prepare leaves it: a private
-// state folder (removed with the server), the run's guard, and the
+// state folder (removed with the server), the guard g, and the
 // environment that keeps an untrusted checkout's toolchain files out.
-func (s *Supervisor) launch(c *choice) (*Launch, error) {
+func (s *Supervisor) launch(c *choice, g *pathguard.Guard) (*Launch, error) {
 	stateDir, err := proc.TempDir("lsp-" + strings.ReplaceAll(c.spec.ID, string(filepath.Separator), "_") + "-")
 	if err != nil {
 		return nil, fmt.Errorf("making %s's private folder: %w", c.spec.ID, err)
 	}
 	l := &Launch{Bin: c.bin, Args: append([]string(nil), c.spec.Command[1:]...), Root: c.root, Trusted: s.cfg.Trusted,
-		StateDir: stateDir, Guard: s.guard, Env: s.childEnv(c.root), InitializationOptions: c.spec.InitializationOptions}
+		StateDir: stateDir, Guard: g, Env: s.childEnv(c.root), InitializationOptions: c.spec.InitializationOptions}
 	if c.spec.Prepare != nil {
 		if err := c.spec.Prepare(l); err != nil {
 			os.RemoveAll(stateDir)
@@ -696,80 +720,60 @@ func (s *Supervisor) launch(c *choice) (*Launch, error) {
 	return l, nil
 }
 
-// drop forgets e if it is still the entry for key.
+// drop lets go of e if it is still the entry this run holds for key.
 func (s *Supervisor) drop(key serverKey, e *serverEntry) {
 	s.mu.Lock()
-	if s.servers[key] == e {
+	held := s.servers[key] == e
+	if held {
 		delete(s.servers, key)
 	}
 	s.mu.Unlock()
+	if held {
+		ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
+		defer cancel()
+		e.pool.release(ctx, e, false)
+	}
 }
 
-// startReaperLocked starts the idle reaper once a server exists.
-func (s *Supervisor) startReaperLocked() {
-	if s.reaping || s.cfg.IdleTimeout < 0 {
-		return
-	}
-	s.reaping = true
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		tick := time.NewTicker(max(s.cfg.IdleTimeout/4, 10*time.Millisecond))
-		defer tick.Stop()
-		for {
-			select {
-			case <-s.stop:
-				return
-			case <-tick.C:
-				s.reapIdle()
-			}
-		}
-	}()
-}
-
-// reapIdle shuts down servers unused for IdleTimeout.
-func (s *Supervisor) reapIdle() {
-	var idle []*server
-	s.mu.Lock()
-	for key, e := range s.servers {
-		select {
-		case <-e.ready:
-		default:
-			continue
-		}
-		if e.srv == nil || e.srv.inflight.Load() > 0 {
-			continue
-		}
-		e.srv.mu.Lock()
-		unused := time.Since(e.srv.lastUsed)
-		e.srv.mu.Unlock()
-		if unused >= s.cfg.IdleTimeout {
-			delete(s.servers, key)
-			idle = append(idle, e.srv)
-		}
-	}
-	s.mu.Unlock()
-	for _, srv := range idle {
-		srv.shutdown(context.Background())
-	}
+// runningEntry is a live server this run holds.
+type runningEntry struct {
+	srv     *server
+	clients int // runs holding it, this one included
 }
 
 // running returns the live servers, sorted by id and root.
 func (s *Supervisor) running() []*server {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	var out []*server
+	for _, r := range s.runningEntries() {
+		out = append(out, r.srv)
+	}
+	return out
+}
+
+// runningEntries is running with how many runs hold each server.
+func (s *Supervisor) runningEntries() []runningEntry {
+	s.mu.Lock()
+	var entries []*serverEntry
 	for _, e := range s.servers {
+		entries = append(entries, e)
+	}
+	s.mu.Unlock()
+	var out []runningEntry
+	for _, e := range entries {
 		select {
 		case <-e.ready:
-			if e.srv != nil && e.srv.alive() {
-				out = append(out, e.srv)
-			}
 		default:
+			continue
+		}
+		e.pool.mu.Lock()
+		gone, refs := e.gone, e.refs
+		e.pool.mu.Unlock()
+		if e.srv != nil && e.srv.alive() && !gone {
+			out = append(out, runningEntry{srv: e.srv, clients: refs})
 		}
 	}
-	slices.SortFunc(out, func(a, b *server) int {
-		return cmp.Or(strings.Compare(a.spec.ID, b.spec.ID), strings.Compare(a.root, b.root))
+	slices.SortFunc(out, func(a, b runningEntry) int {
+		return cmp.Or(strings.Compare(a.srv.spec.ID, b.srv.spec.ID), strings.Compare(a.srv.root, b.srv.root))
 	})
 	return out
 }
@@ -815,7 +819,9 @@ func (s *Supervisor) Reload(ctx context.Context, file pathguard.Path) (*ReloadRe
 		PID: srv.pid(), ReadyMS: time.Since(t0).Round(time.Millisecond).Milliseconds()}}}, nil
 }
 
-// stopKey shuts down the server for key, reporting whether one ran.
+// stopKey shuts down the server for key, reporting whether one ran. A
+// server other runs share stops for them too: their next call starts it
+// again.
 func (s *Supervisor) stopKey(ctx context.Context, key serverKey) bool {
 	s.mu.Lock()
 	e := s.servers[key]
@@ -825,14 +831,7 @@ func (s *Supervisor) stopKey(ctx context.Context, key serverKey) bool {
 	if e == nil {
 		return false
 	}
-	select {
-	case <-e.ready:
-	case <-ctx.Done():
-		return true
-	}
-	if e.srv != nil {
-		e.srv.shutdown(ctx)
-	}
+	e.pool.release(ctx, e, true)
 	return true
 }
 
@@ -841,7 +840,7 @@ func (s *Supervisor) stopKey(ctx context.Context, key serverKey) bool {
 // It starts nothing.
 func (s *Supervisor) Status(ctx context.Context) *Status {
 	markers := s.scanMarkers(ctx)
-	running := s.running()
+	running := s.runningEntries()
 	st := &Status{Root: s.root, Trusted: s.cfg.Trusted, Servers: make([]ServerStatus, 0, len(s.cfg.Servers))}
 	for i := range s.cfg.Servers {
 		spec := &s.cfg.Servers[i]
@@ -861,13 +860,14 @@ func (s *Supervisor) Status(ctx context.Context) *Status {
 		if binErr == nil {
 			row.Binary = s.rel(bin) // a program inside a trusted checkout, relative
 		}
-		for _, srv := range running {
-			if srv.spec == spec {
+		for _, r := range running {
+			if srv := r.srv; srv.spec.ID == spec.ID {
 				srv.mu.Lock()
 				n := len(srv.docs)
 				srv.mu.Unlock()
 				row.Running = append(row.Running, RunningServer{Root: srv.relRoot, PID: srv.pid(),
-					UptimeSeconds: int64(time.Since(srv.started).Round(time.Second) / time.Second), OpenFiles: n, Encoding: srv.encoding})
+					UptimeSeconds: int64(time.Since(srv.started).Round(time.Second) / time.Second), OpenFiles: n, Encoding: srv.encoding,
+					Clients: r.clients, MemoryKB: rssKB(srv.pid()), IdleSeconds: int64(srv.idleFor().Round(time.Second) / time.Second)})
 			}
 		}
 		switch {

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/proc"
@@ -53,8 +54,28 @@ type pins struct {
 }
 
 func (s *Supervisor) pins() *pins {
-	s.pinOnce.Do(func() { s.pinned = computePins() })
+	s.pinOnce.Do(func() { s.pinned = sharedPins() })
 	return s.pinned
+}
+
+// pinCache holds computePins' answer per environment of this process:
+// it asks the managers (rustup, pyenv …), which takes a run's first call
+// hundreds of milliseconds, and the answer changes only with the
+// environment.
+var pinCache struct {
+	sync.Mutex
+	env    string
+	pinned *pins
+}
+
+func sharedPins() *pins {
+	env := strings.Join(os.Environ(), "\x00")
+	pinCache.Lock()
+	defer pinCache.Unlock()
+	if pinCache.pinned == nil || pinCache.env != env {
+		pinCache.env, pinCache.pinned = env, computePins()
+	}
+	return pinCache.pinned
 }
 
 func computePins() *pins {

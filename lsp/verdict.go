@@ -196,9 +196,11 @@ func (s *Supervisor) CheckWritten(ctx context.Context, at pathguard.Path) (Write
 // released; the supervisor's Close ends the wait.
 func (s *Supervisor) watchLate(srv *server, doc *openDoc) <-chan []Diagnostic {
 	late := make(chan []Diagnostic, 1)
+	// It only listens: a preview need not wait for it.
+	srv.view.unshare()
 	go func() {
 		defer close(late)
-		defer srv.release()
+		defer srv.endUse()
 		ctx, cancel := context.WithTimeout(context.Background(), LateWait)
 		defer cancel()
 		go func() {

@@ -39,14 +39,16 @@ func NewServers(root string, cfg lsp.Config) *Servers {
 	return &Servers{Sup: lsp.NewSupervisor(root, cfg), ledger: lsp.NewLedger()}
 }
 
-// Close stops every server.
+// Close lets go of the run's servers: each no other run uses stops.
 func (s *Servers) Close() error { return s.Sup.Close() }
 
 // Key is the language-server resource's key.
 var Key = registry.NewKey[*Servers]("lsp")
 
 // Family is lsp, lsp_rename and diagnostics after every write. Its setting
-// is an lsp.Config; the run's trust of the checkout is added to it.
+// is an lsp.Config; the run's trust of the checkout is added to it, and
+// its servers go to lsp.ProcessPool unless the setting names a pool or
+// says Private.
 var Family = registry.Family[*Servers]{
 	Key: Key,
 	Doc: "lsp, lsp_rename, lsp_fix: language servers (gopls, pyright, typescript-language-server, clangd, …) and diagnostics after every write",
@@ -56,6 +58,11 @@ var Family = registry.Family[*Servers]{
 			return nil, err
 		}
 		cfg.Trusted = cfg.Trusted || env.Trusted
+		// Runs of this process over the same folder share their servers
+		// (LSP-7) unless the harness keeps them apart.
+		if cfg.Pool == nil && !cfg.Private {
+			cfg.Pool = lsp.ProcessPool()
+		}
 		if env.Guard == nil {
 			s := NewServers(env.Root, cfg)
 			s.run = env.Run

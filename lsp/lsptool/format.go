@@ -315,8 +315,16 @@ func FormatStatus(st *lsp.Status) string {
 		case lsp.StateRunning:
 			runs := make([]string, 0, len(s.Running))
 			for _, r := range s.Running {
-				runs = append(runs, fmt.Sprintf("%s (pid %d, up %s, %d open files, positions in %s)",
-					r.Root, r.PID, time.Duration(r.UptimeSeconds)*time.Second, r.OpenFiles, r.Encoding))
+				shared := "this run only"
+				if r.Clients > 1 {
+					shared = fmt.Sprintf("used by %d runs of this process", r.Clients)
+				}
+				mem := ""
+				if r.MemoryKB > 0 {
+					mem = fmt.Sprintf(", %d MiB resident", (r.MemoryKB+512)/1024)
+				}
+				runs = append(runs, fmt.Sprintf("%s (pid %d, up %s, %s%s, last used %s ago, %d open files, positions in %s)",
+					r.Root, r.PID, time.Duration(r.UptimeSeconds)*time.Second, shared, mem, time.Duration(r.IdleSeconds)*time.Second, r.OpenFiles, r.Encoding))
 			}
 			fmt.Fprintf(&b, "running for %s", strings.Join(runs, ", "))
 		case lsp.StateBroken:

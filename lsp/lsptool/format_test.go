@@ -176,7 +176,7 @@ func TestFormatStatus(t *testing.T) {
 	at := time.Date(2025, 1, 2, 15, 4, 5, 0, time.Local)
 	st := &lsp.Status{Root: "/work/x", Servers: []lsp.ServerStatus{
 		{ID: "gopls", Language: "Go", Extensions: []string{".go"}, State: lsp.StateRunning, MarkerDirs: []string{"."},
-			Running: []lsp.RunningServer{{Root: ".", PID: 42, UptimeSeconds: 75, OpenFiles: 2, Encoding: "utf-16"}},
+			Running: []lsp.RunningServer{{Root: ".", PID: 42, UptimeSeconds: 75, OpenFiles: 2, Encoding: "utf-16", Clients: 3, MemoryKB: 204800, IdleSeconds: 4}},
 			Crashes: []lsp.Crash{{Root: ".", Error: "gopls (root .) exited: signal: killed", At: at}}},
 		{ID: "pyright", Language: "Python", Extensions: []string{".py", ".pyi"}, State: lsp.StateNoMarker, Program: "pyright-langserver",
 			Binary: "/bin/pyright-langserver", RootMarkers: []string{"pyproject.toml", "setup.py"}},
@@ -193,7 +193,7 @@ func TestFormatStatus(t *testing.T) {
 	}}
 	expectText(t, "status", lsptool.FormatStatus(st), `language servers for /work/x:
 this checkout is not trusted: programs inside it (node_modules/.bin, .venv/bin, venv/bin) are not run and checkers that execute its code are skipped; a harness that trusts it sets TrustCheckout (builtin-tools --trust-checkout)
-- Go (gopls, .go): running for . (pid 42, up 1m15s, 2 open files, positions in utf-16); last crash: .: gopls (root .) exited: signal: killed at 15:04:05
+- Go (gopls, .go): running for . (pid 42, up 1m15s, used by 3 runs of this process, 200 MiB resident, last used 4s ago, 2 open files, positions in utf-16); last crash: .: gopls (root .) exited: signal: killed at 15:04:05
 - Python (pyright, .py .pyi): not used here: pyright-langserver is installed (/bin/pyright-langserver) but no root marker (pyproject.toml, setup.py) is in this checkout
 - Python (pylsp, .py): not used here: no root marker (pyproject.toml) in this checkout, and pylsp is not installed (apt-get install python3-pylsp)
 - TypeScript/JavaScript (typescript-language-server, .js .ts): available (marker in web; /bin/typescript-language-server), not started: it starts on the first call for one of its files; not run because the checkout is not trusted: web/node_modules/.bin/typescript-language-server

@@ -1,0 +1,438 @@
+package lsp
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/builtin-tools/builtin-tools/pathguard"
+)
+
+// Pool holds running language servers for the Supervisors (runs) that
+// use it, so that runs of one process over the same folder share each
+// server (LSP-7). A server is keyed by its row, its root folder, the run's
+// root, the trust of the checkout and everything that changes its start
+// (program, arguments, environment, settings, time limits): an untrusted
+// run never gets a server a trusted one started, nor the reverse. Each
+// Supervisor holding a server counts once; the server stops when the last
+// one lets go (Close), or earlier when no run has used it for the idle
+// time. Document state (open files, versions) belongs to the server and is
+// shared; what a run was shown — its ledger, action ids, crash notes,
+// late diagnostics — stays with the run.
+//
+// A Pool's methods are safe for concurrent use; its zero value is not
+// usable: call [NewPool] or use [ProcessPool].
+type Pool struct {
+	mu      sync.Mutex
+	entries map[poolKey]*serverEntry
+}
+
+// NewPool returns an empty pool.
+func NewPool() *Pool { return &Pool{entries: map[poolKey]*serverEntry{}} }
+
+var processPool = sync.OnceValue(NewPool)
+
+// ProcessPool is the pool lsptool's runs share unless their Config asks
+// for servers of their own ([Config.Private]).
+func ProcessPool() *Pool { return processPool() }
+
+// poolKey says which servers may stand in for each other.
+type poolKey struct {
+	id, root string // the row and the folder holding its marker
+	runRoot  string // the run's root: paths are told relative to it
+	trusted  bool
+	launch   string // a digest of what else shapes the start
+}
+
+// serverEntry is a server being started or running; ready is closed when
+// the start finished (srv or err set). The fields below ready are the
+// pool's, guarded by Pool.mu unless noted.
+type serverEntry struct {
+	ready chan struct{}
+	srv   *server
+	err   error
+
+	pool    *Pool
+	key     poolKey
+	refs    int           // Supervisors holding it
+	gone    bool          // out of the pool: reaped, reloaded, or its last run left
+	done    chan struct{} // closed when gone; ends the reaper
+	abandon chan struct{} // closed when no run holds it: cancels its start
+
+	guard     *pathguard.Guard // a shared server's own guard, closed after it stops
+	stopOnce  sync.Once
+	guardOnce sync.Once
+}
+
+// acquire returns the entry for key, counting one more holder, or makes
+// one and runs start for it (created). idle < 0 turns reaping off.
+func (p *Pool) acquire(key poolKey, idle time.Duration, start func(*serverEntry)) (e *serverEntry, created bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if e := p.entries[key]; e != nil && !e.gone {
+		if !e.dead() {
+			e.refs++
+			return e, false
+		}
+		// Crashed or failed to start: its holders drop it on their next
+		// call; a run asking now gets a new one.
+		p.retireLocked(e)
+	}
+	e = &serverEntry{ready: make(chan struct{}), pool: p, key: key, refs: 1, done: make(chan struct{}), abandon: make(chan struct{})}
+	p.entries[key] = e
+	go start(e)
+	if idle >= 0 {
+		go p.reap(e, idle)
+	}
+	return e, true
+}
+
+// use marks the server of a ready entry in use (never reaped until
+// release), or reports that the entry left the pool.
+func (p *Pool) use(e *serverEntry) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if e.gone {
+		return false
+	}
+	e.srv.inflight.Add(1)
+	return true
+}
+
+func (p *Pool) retireLocked(e *serverEntry) {
+	if e.gone {
+		return
+	}
+	e.gone = true
+	close(e.done)
+	if p.entries[e.key] == e {
+		delete(p.entries, e.key)
+	}
+}
+
+// release ends one Supervisor's hold on e. When it was the last, e leaves
+// the pool and its server is stopped before release returns; retire
+// also stops it for everyone (a reload), at once.
+func (p *Pool) release(ctx context.Context, e *serverEntry, retire bool) {
+	p.mu.Lock()
+	e.refs--
+	last := e.refs <= 0
+	if last || retire {
+		p.retireLocked(e)
+	}
+	if last {
+		close(e.abandon)
+	}
+	p.mu.Unlock()
+	if last || retire {
+		e.stop(ctx)
+	}
+	if last {
+		select {
+		case <-e.ready:
+			e.closeGuard()
+		default: // the start, still under way, closes it
+		}
+	}
+}
+
+// stop shuts the entry's server down once, waiting at most startGrace for
+// a start under way (which kills what it started once it sees it is
+// abandoned).
+func (e *serverEntry) stop(ctx context.Context) {
+	e.stopOnce.Do(func() {
+		grace := time.NewTimer(startGrace)
+		defer grace.Stop()
+		select {
+		case <-e.ready:
+		case <-grace.C:
+			return
+		case <-ctx.Done():
+			return
+		}
+		if e.srv != nil {
+			e.srv.shutdown(ctx)
+		}
+	})
+}
+
+// dead reports whether e's start failed or its server exited.
+func (e *serverEntry) dead() bool {
+	select {
+	case <-e.ready:
+		return e.err != nil || !e.srv.alive()
+	default:
+		return false
+	}
+}
+
+// closeGuard closes a shared server's own guard, once: called by the
+// last release once the start has ended, or by the start itself when it
+// ends after that release.
+func (e *serverEntry) closeGuard() {
+	e.guardOnce.Do(func() {
+		if e.guard != nil {
+			e.guard.Close()
+		}
+	})
+}
+
+// abandoned reports whether no run holds e any more.
+func (e *serverEntry) abandoned() bool {
+	select {
+	case <-e.abandon:
+		return true
+	default:
+		return false
+	}
+}
+
+// reap stops e's server once no run has used it for idle (LSP-1), counted
+// over every run that holds it.
+func (p *Pool) reap(e *serverEntry, idle time.Duration) {
+	select {
+	case <-e.ready:
+	case <-e.done:
+		return
+	}
+	if e.srv == nil {
+		return
+	}
+	tick := time.NewTicker(max(idle/4, 10*time.Millisecond))
+	defer tick.Stop()
+	for {
+		select {
+		case <-e.done:
+			return
+		case <-tick.C:
+		}
+		p.mu.Lock()
+		reaped := false
+		if !e.gone && e.srv.inflight.Load() == 0 && e.srv.idleFor() >= idle {
+			p.retireLocked(e)
+			reaped = true
+		}
+		p.mu.Unlock()
+		if reaped {
+			e.stop(context.Background())
+			return
+		}
+	}
+}
+
+// launchDigest is what, beside the row's id and the roots, makes two
+// starts the same: the row's data and hooks, the program and environment,
+// the trust and the time limits the server's calls run with.
+func (s *Supervisor) launchDigest(c *choice) string {
+	spec := c.spec
+	loaded := ""
+	if spec.LoadedLog != nil {
+		loaded = spec.LoadedLog.String()
+	}
+	data := map[string]any{
+		"command": spec.Command, "bin": c.bin, "env": s.childEnv(c.root), "markers": spec.RootMarkers,
+		"at_top": spec.RootAtTop, "ext": spec.Extensions, "local": spec.LocalBinDirs, "indexes": spec.Indexes,
+		"once": spec.PublishesOnce, "loaded": loaded, "settings": spec.Settings, "fix": spec.FixCommands,
+		"hooks": fmt.Sprintf("%p %p", spec.Prepare, spec.pull),
+		"times": []time.Duration{s.cfg.IdleTimeout, s.cfg.StartTimeout, s.cfg.RequestTimeout, s.cfg.DiagnosticsWait,
+			s.cfg.DiagnosticsSettle, s.cfg.ApplyEditWait},
+	}
+	raw, err := json.Marshal(data)
+	if err != nil {
+		raw = []byte(err.Error())
+	}
+	init, err := json.Marshal(spec.InitializationOptions)
+	if err != nil {
+		// Options that cannot be compared are never shared.
+		init = fmt.Appendf(nil, "%p", s)
+	}
+	sum := sha256.Sum256(append(raw, init...))
+	return hex.EncodeToString(sum[:])
+}
+
+// poolFor is the pool a start of c goes to, and whether it is shared with
+// other runs: a run that watches its servers (Observe, Stderr, test hooks)
+// keeps them to itself.
+func (s *Supervisor) poolFor() (*Pool, bool) {
+	if s.cfg.Pool == nil || s.hooks != nil && !s.hooks.shared || s.cfg.Observe != nil || s.cfg.Stderr != nil || s.guard == nil {
+		return s.ownPool, false
+	}
+	return s.cfg.Pool, true
+}
+
+// viewLock keeps a preview's unsaved text from every other use of the
+// server: uses share it, a preview holds it alone, and each waits for the
+// other, bounded.
+type viewLock struct {
+	mu      sync.Mutex
+	shares  int
+	alone   bool
+	changed chan struct{}
+}
+
+// wait blocks until ok holds (called with v.mu held, returns with it held)
+// or ctx ends or bound passes.
+func (v *viewLock) wait(ctx context.Context, bound time.Duration, ok func() bool) error {
+	var timer *time.Timer
+	for !ok() {
+		if v.changed == nil {
+			v.changed = make(chan struct{})
+		}
+		ch := v.changed
+		v.mu.Unlock()
+		if timer == nil {
+			timer = time.NewTimer(bound)
+			defer timer.Stop()
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			v.mu.Lock()
+			return ctx.Err()
+		case <-timer.C:
+			v.mu.Lock()
+			return errViewBusy
+		}
+		v.mu.Lock()
+	}
+	return nil
+}
+
+var errViewBusy = errors.New("busy")
+
+func (v *viewLock) signalLocked() {
+	if v.changed != nil {
+		close(v.changed)
+		v.changed = nil
+	}
+}
+
+// share waits until no preview holds the server, then counts a use.
+func (v *viewLock) share(ctx context.Context, bound time.Duration) error {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if err := v.wait(ctx, bound, func() bool { return !v.alone }); err != nil {
+		return err
+	}
+	v.shares++
+	return nil
+}
+
+func (v *viewLock) unshare() {
+	v.mu.Lock()
+	v.shares--
+	v.signalLocked()
+	v.mu.Unlock()
+}
+
+// lockAlone turns the caller's use into the only one: it gives up its
+// share, waits until no other use or preview is under way, and holds the
+// server alone until unlockAlone, which gives the share back.
+func (v *viewLock) lockAlone(ctx context.Context, bound time.Duration) error {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.shares--
+	v.signalLocked()
+	if err := v.wait(ctx, bound, func() bool { return !v.alone && v.shares == 0 }); err != nil {
+		v.shares++
+		return err
+	}
+	v.alone = true
+	return nil
+}
+
+func (v *viewLock) unlockAlone() {
+	v.mu.Lock()
+	v.alone = false
+	v.shares++
+	v.signalLocked()
+	v.mu.Unlock()
+}
+
+// viewBound bounds a wait for the server's view: as long as a preview
+// may hold it (its syncs, the waits for the file as on disk and for the
+// proposed version, the restore).
+func (c *Config) viewBound() time.Duration {
+	return c.StartTimeout + 2*c.RequestTimeout + 2*c.DiagnosticsWait
+}
+
+// busyError says why a call waited in vain for another call's preview, or
+// why a preview waited in vain for the calls under way.
+func (s *server) busyError(method string, preview bool) error {
+	detail := fmt.Sprintf("another call's diagnostics preview held it for over %s; ask again", s.cfg.viewBound())
+	if preview {
+		detail = fmt.Sprintf("other calls kept it busy for over %s, so the preview could not start; ask again", s.cfg.viewBound())
+	}
+	return &ServerError{Server: s.spec.ID, Root: s.relRoot, Method: method, Kind: ErrServerTimeout, Detail: detail}
+}
+
+// idleFor is how long no call has used the server.
+func (s *server) idleFor() time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return time.Since(s.lastUsed)
+}
+
+// rssKB reads a process's resident memory from /proc, 0 when unknown.
+func rssKB(pid int) int64 {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return 0
+	}
+	for line := range strings.Lines(string(data)) {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			f := strings.Fields(rest)
+			if len(f) > 0 {
+				n, _ := strconv.ParseInt(f[0], 10, 64)
+				return n
+			}
+		}
+	}
+	return 0
+}
+
+// PoolServer is one server a pool holds, for a harness's own view.
+type PoolServer struct {
+	Server   string `json:"server"`
+	Root     string `json:"root"` // absolute
+	PID      int    `json:"pid"`
+	Clients  int    `json:"clients"`
+	MemoryKB int64  `json:"memory_kb"`
+	Trusted  bool   `json:"trusted"`
+}
+
+// Servers lists the running servers the pool holds, by id and root.
+func (p *Pool) Servers() []PoolServer {
+	p.mu.Lock()
+	var out []PoolServer
+	for _, e := range p.entries {
+		select {
+		case <-e.ready:
+		default:
+			continue
+		}
+		if e.srv != nil && e.srv.alive() {
+			out = append(out, PoolServer{Server: e.key.id, Root: e.key.root, PID: e.srv.pid(), Clients: e.refs, Trusted: e.key.trusted})
+		}
+	}
+	p.mu.Unlock()
+	for i := range out {
+		out[i].MemoryKB = rssKB(out[i].PID)
+	}
+	slices.SortFunc(out, func(a, b PoolServer) int {
+		if c := strings.Compare(a.Server, b.Server); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Root, b.Root)
+	})
+	return out
+}

@@ -1,0 +1,157 @@
+package lsp
+
+import (
+	"context"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
+)
+
+// LSP-7, PRE-1: two runs share one gopls; run A's preview of a change
+// that breaks the build starts just after run B synced its file for a
+// hover and before B's request goes out. The preview waits for B's call
+// (B's call holds the server's view), so B's hover never sees the unsaved
+// text, and the preview is then checked as usual.
+func TestPreviewHiddenFromAnotherRun(t *testing.T) {
+	t.Parallel()
+	pool := NewPool()
+	a := newSession(t, "go", "gopls", Config{Pool: pool})
+	shapes := a.read("shapes/shapes.go")
+	broken := strings.Replace(shapes, "func Total(shapes []Shape) float64 {", "func Total(shapes []Shape) int {", 1)
+
+	var armed atomic.Bool
+	sent := make(chan struct{}, 1)     // the preview's versions are in the server
+	answered := make(chan struct{}, 1) // B's hover was answered
+	previewed := make(chan *Preview, 1)
+	a.sup.hooks = &testHooks{shared: true,
+		beforeSend: func(_ *server, method string) {
+			if method != "textDocument/hover" || !armed.CompareAndSwap(true, false) {
+				return
+			}
+			go func() {
+				p, err := a.sup.Preview(a.ctx, []Proposed{{File: a.at("shapes/shapes.go"), Text: []byte(broken)}})
+				if err != nil {
+					t.Error(err)
+				}
+				previewed <- p
+			}()
+			// Unfixed, the preview's text is in the server before B's
+			// hover is sent; fixed, the preview waits for B.
+			select {
+			case <-sent:
+			case <-time.After(2 * time.Second):
+			}
+		},
+		previewSent: func(*server) {
+			sent <- struct{}{}
+			select {
+			case <-answered:
+			case <-time.After(2 * time.Second):
+			}
+		}}
+	b := NewSupervisor(a.root, Config{Pool: pool})
+	t.Cleanup(func() { b.Close() })
+
+	// Both runs use the one server before.
+	must(a.sup.Hover(a.ctx, a.at("main.go"), Place{Line: 12, Symbol: "Total"}))(t)
+	must(b.Diagnostics(a.ctx, loc(t, b, a.path("shapes/shapes.go"))))(t)
+	if got := a.sup.runningEntries(); len(got) != 1 || got[0].clients != 2 {
+		t.Fatalf("want one gopls held by both runs, got %+v", got)
+	}
+
+	armed.Store(true)
+	h, err := b.Hover(a.ctx, loc(t, b, a.path("main.go")), Place{Line: 12, Symbol: "Total"})
+	answered <- struct{}{}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(h.Contents, "[]shapes.Shape) float64") {
+		t.Errorf("run B's hover saw run A's preview: %s", h.Contents)
+	}
+	var p *Preview
+	select {
+	case p = <-previewed:
+	case <-time.After(2 * time.Minute):
+		t.Fatal("the preview did not end")
+	}
+	if p == nil || p.Files[0].State != Checked || len(p.Files[0].New) != 1 {
+		t.Fatalf("the preview: %+v", p)
+	}
+	d := must(b.Diagnostics(a.ctx, loc(t, b, a.path("shapes/shapes.go"))))(t)
+	for _, x := range d.Diagnostics {
+		if x.Severity == SeverityError {
+			t.Errorf("run B's diagnostics after the preview: %s", x.Message)
+		}
+	}
+	if n := b.unsavedDocs(); n != 0 {
+		t.Errorf("%d unsaved versions left behind", n)
+	}
+}
+
+// LSP-1 over a pool: a shared server unused by every run for the idle
+// time is stopped; the runs' next call starts another.
+func TestSharedServerIdleReaped(t *testing.T) {
+	t.Parallel()
+	testenv.LookPath(t, "gopls")
+	cfg := Config{Pool: NewPool(), IdleTimeout: 300 * time.Millisecond}
+	a := newSession(t, "go", "gopls", cfg)
+	b := NewSupervisor(a.root, cfg)
+	t.Cleanup(func() { b.Close() })
+	must(a.sup.Hover(a.ctx, a.at("main.go"), Place{Line: 12, Symbol: "Total"}))(t)
+	must(b.Hover(a.ctx, loc(t, b, a.path("main.go")), Place{Line: 12, Symbol: "Total"}))(t)
+	first := a.sup.running()
+	if len(first) != 1 || len(b.running()) != 1 || b.running()[0] != first[0] {
+		t.Fatalf("want one shared server, got %d and %d", len(first), len(b.running()))
+	}
+	deadline := time.Now().Add(time.Minute)
+	for first[0].alive() && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if first[0].alive() {
+		t.Fatal("the idle shared server was not stopped")
+	}
+	if len(a.sup.running()) != 0 || len(b.running()) != 0 {
+		t.Fatal("a reaped server is still listed as running")
+	}
+	must(b.Hover(a.ctx, loc(t, b, a.path("main.go")), Place{Line: 12, Symbol: "Total"}))(t)
+	if got := a.sup.Status(context.Background()); len(got.Servers) == 0 {
+		t.Fatal("no status")
+	}
+}
+
+// LSP-1 over a pool: a shared server that crashed is reported to each run
+// that held it, on its next call, and both runs then share the new one.
+func TestSharedServerCrashRestartsOnce(t *testing.T) {
+	t.Parallel()
+	cfg := Config{Pool: NewPool()}
+	a := newSession(t, "go", "gopls", cfg)
+	b := NewSupervisor(a.root, cfg)
+	t.Cleanup(func() { b.Close() })
+	must(a.sup.Hover(a.ctx, a.at("main.go"), Place{Line: 12, Symbol: "Total"}))(t)
+	must(b.Hover(a.ctx, loc(t, b, a.path("main.go")), Place{Line: 12, Symbol: "Total"}))(t)
+	old := a.sup.running()[0]
+	if err := syscall.Kill(old.pid(), syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-old.exited:
+	case <-time.After(time.Minute):
+		t.Fatal("the killed server did not exit")
+	}
+	must(a.sup.Hover(a.ctx, a.at("main.go"), Place{Line: 12, Symbol: "Total"}))(t)
+	must(b.Hover(a.ctx, loc(t, b, a.path("main.go")), Place{Line: 12, Symbol: "Total"}))(t)
+	ra, rb := a.sup.running(), b.running()
+	if len(ra) != 1 || len(rb) != 1 || ra[0] != rb[0] || ra[0] == old {
+		t.Fatalf("after the crash: want both runs on one new server, got %d and %d", len(ra), len(rb))
+	}
+	for _, sup := range []*Supervisor{a.sup, b} {
+		st := sup.Status(a.ctx)
+		if len(st.Servers[0].Crashes) != 1 || st.Servers[0].Running[0].Clients != 2 {
+			t.Errorf("status: %+v", st.Servers[0])
+		}
+	}
+}
