@@ -709,15 +709,20 @@ func (p *Pending) Dispatch() bool { return p.note != "" }
 // Accepts says whether d is a definition p's candidates are among.
 func (p *Pending) Accepts(d *lang.Def) bool { return p.ok(d) }
 
-// Scored is one candidate of a Pending resolution with its score.
+// Scored is one candidate of a Pending resolution with its score. Its
+// reason is made only when asked (reasonOf): callers scores every
+// candidate of a site and reads one reason.
 type Scored struct {
-	t      snap.Target
-	score  int
-	reason string
+	t     snap.Target
+	score int
+	// what the score was made of, for its reason
+	place           int8 // 0 name only, 1 imported, 2 same directory, 3 same file
+	other, built    bool // built for another system; for this one
+	hint, resembled bool // the receiver's declared type; its name
 }
 
 // Scores lists p's candidates with their scores, unsorted, for RankOf.
-func (rv *Resolver) Scores(p *Pending) []Scored { return rv.scores(p, false) }
+func (rv *Resolver) Scores(p *Pending) []Scored { return rv.scores(p) }
 
 // byName ranks every definition with the reference's name in the language.
 func (rv *Resolver) byName(lazy bool, f *snap.Entry, r *lang.Ref, ok func(*lang.Def) bool) Resolution {
@@ -750,66 +755,128 @@ func unresolvedName(f *snap.Entry, r *lang.Ref) Resolution {
 }
 
 // scores lists p's candidates with their scores, unsorted.
-func (rv *Resolver) scores(p *Pending, withReasons bool) []Scored {
+func (rv *Resolver) scores(p *Pending) []Scored {
 	f, r := p.f, p.r
 	imported := rv.scope(f).imported
 	var all []Scored
 	name, recv := f.RefName(r), f.RefReceiver(r)
-	for _, id := range rv.s.Tables(f.Lang).Defs.Get(name) {
-		g := rv.s.ByID(id)
-		for _, i := range g.DefsNamed(name) {
-			d := &g.Defs[i]
-			if !p.ok(d) {
-				continue
-			}
-			s := Scored{t: snap.Target{File: g, Def: i}}
-			switch {
-			case g == f:
-				s.score, s.reason = 600, "same file"
-			case g.Dir == f.Dir:
-				s.score, s.reason = 500, "same directory"
-			case imported[g.Rel]:
-				s.score, s.reason = 400, "in a module this file imports"
-			default:
-				s.score, s.reason = 0, "name only"
-			}
-			s.score += 10 * sharedDirs(f.Dir, g.Dir)
-			if f.Lang.Variants != "" {
-				mine, theirs := f.Lang.Variant(f.Rel), g.Lang.Variant(g.Rel)
-				switch {
-				case !mine.Compatible(theirs):
-					s.score -= 300
-					s.reason += "; built for another system"
-				case hostRank(g) == 0:
-					// Built for this system by its name or its //go:build line.
-					s.score += 5
-					if withReasons && g.Host == lang.HostYes {
-						s.reason += "; built on this system"
-					}
-				}
-			}
-			// A declared receiver type beats file proximity; the
-			// receiver's name only breaks ties.
-			if d.Container != "" && hinted(p.hint, d.Container) {
-				s.score += 1000
-				if p.hintHow != "" {
-					s.reason += "; " + p.hintHow + d.Container
-				} else {
-					s.reason += "; the receiver's declared type embeds or is " + d.Container
-				}
-			} else if recv != "" && d.Container != "" && resembles(recv, d.Container) {
-				s.score++
-				if withReasons {
-					s.reason += "; receiver looks like " + d.Container
-				}
-			}
-			if p.note != "" {
-				s.reason += "; " + p.note
-			}
-			all = append(all, s)
+	var mine lang.Variant
+	if f.Lang.Variants != "" {
+		mine = f.Lang.Variant(f.Rel)
+	}
+	for _, nd := range rv.named(f.Lang, name) {
+		g, d := nd.t.File, nd.t.D()
+		if !p.ok(d) {
+			continue
 		}
+		s := Scored{t: nd.t}
+		switch {
+		case g == f:
+			s.score, s.place = 600, 3
+		case g.Dir == f.Dir:
+			s.score, s.place = 500, 2
+		case imported[g.Rel]:
+			s.score, s.place = 400, 1
+		}
+		s.score += 10 * sharedDirs(f.Dir, g.Dir)
+		if f.Lang.Variants != "" {
+			switch {
+			case !mine.Compatible(nd.variant):
+				s.score -= 300
+				s.other = true
+			case nd.host == 0:
+				// Built for this system by its name or its //go:build line.
+				s.score += 5
+				s.built = g.Host == lang.HostYes
+			}
+		}
+		// A declared receiver type beats file proximity; the
+		// receiver's name only breaks ties.
+		if d.Container != "" && hinted(p.hint, d.Container) {
+			s.score += 1000
+			s.hint = true
+		} else if recv != "" && d.Container != "" && resembles(recv, d.Container) {
+			s.score++
+			s.resembled = true
+		}
+		all = append(all, s)
 	}
 	return all
+}
+
+// reasonOf says why s is ranked where it is; full adds what only breaks
+// ties or goes without saying (built on this system, the receiver's
+// name), which RankOf's reader does not get.
+func reasonOf(p *Pending, s *Scored, full bool) string {
+	reason := [...]string{"name only", "in a module this file imports", "same directory", "same file"}[s.place]
+	if s.other {
+		reason += "; built for another system"
+	} else if s.built && full {
+		reason += "; built on this system"
+	}
+	if c := s.t.D().Container; s.hint {
+		if p.hintHow != "" {
+			reason += "; " + p.hintHow + c
+		} else {
+			reason += "; the receiver's declared type embeds or is " + c
+		}
+	} else if s.resembled && full {
+		reason += "; receiver looks like " + c
+	}
+	if p.note != "" {
+		reason += "; " + p.note
+	}
+	return reason
+}
+
+// namedDef is a definition of a name, with what ranking reads of its
+// file worked out once.
+type namedDef struct {
+	t       snap.Target
+	variant lang.Variant
+	host    int // hostRank
+}
+
+// namedAt is the definitions of one name in one language, in path order,
+// and the entries they were read from: valid in any snapshot whose Defs
+// table lists the same files with the same entries.
+type namedAt struct {
+	files []*snap.Entry
+	defs  []namedDef
+}
+
+type nameKey struct {
+	l    *lang.Language
+	name string
+}
+
+// named lists the definitions of name in language l, what a name-only
+// reference's candidates are drawn from. The lists are shared along the
+// snapshots (Cache.named) and each is made again only when a file
+// defining the name changed, came or went.
+func (rv *Resolver) named(l *lang.Language, name string) []namedDef {
+	ids := rv.s.Tables(l).Defs.Get(name)
+	k := nameKey{l, name}
+	if v, ok := rv.c.named.m.Load(k); ok {
+		if at := v.(*namedAt); slices.EqualFunc(at.files, ids, func(e *snap.Entry, id snap.FileID) bool { return rv.s.ByID(id) == e }) {
+			return at.defs
+		}
+	}
+	at := &namedAt{files: rv.s.Entries(ids)}
+	for _, g := range at.files {
+		var v lang.Variant
+		if l.Variants != "" {
+			v = g.Lang.Variant(g.Rel)
+		}
+		h := hostRank(g)
+		for _, i := range g.DefsNamed(name) {
+			at.defs = append(at.defs, namedDef{t: snap.Target{File: g, Def: i}, variant: v, host: h})
+		}
+	}
+	if _, had := rv.c.named.m.Swap(k, at); !had {
+		rv.c.named.n.Add(1)
+	}
+	return at.defs
 }
 
 func before(a, b Scored) bool {
@@ -824,7 +891,7 @@ func before(a, b Scored) bool {
 
 // rankAll resolves a Pending name-only reference in full.
 func (rv *Resolver) rankAll(p *Pending) Resolution {
-	all := rv.scores(p, true)
+	all := rv.scores(p)
 	if len(all) == 0 {
 		return unresolvedName(p.f, p.r)
 	}
@@ -836,7 +903,7 @@ func (rv *Resolver) rankAll(p *Pending) Resolution {
 			break
 		}
 		res.Targets = append(res.Targets, s.t)
-		res.Reasons = append(res.Reasons, s.reason)
+		res.Reasons = append(res.Reasons, reasonOf(p, &all[i], true))
 	}
 	return res
 }
@@ -862,7 +929,7 @@ func (rv *Resolver) RankOf(p *Pending, t snap.Target, all []Scored) (int, int, s
 			rank++
 		}
 	}
-	reason := mine.reason
+	reason := reasonOf(p, mine, false)
 	if recv := p.f.RefReceiver(p.r); recv != "" && mine.t.D().Container != "" && resembles(recv, mine.t.D().Container) {
 		reason += "; receiver looks like " + mine.t.D().Container
 	}
