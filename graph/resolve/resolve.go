@@ -621,7 +621,7 @@ func (rv *Resolver) ModuleFiles(f *snap.Entry, module string) ([]*snap.Entry, bo
 	m, ok := rv.c.mods[k]
 	rv.c.mu.Unlock()
 	if ok {
-		return m.files, m.known
+		return rv.current(m.files), m.known
 	}
 	ids, known := f.Lang.Rule().Files(rv.s, f.Lang, f.Rel, module)
 	m = modFiles{rv.s.Entries(ids), known}
@@ -632,6 +632,22 @@ func (rv *Resolver) ModuleFiles(f *snap.Entry, module string) ([]*snap.Entry, bo
 	rv.c.mods[k] = m
 	rv.c.mu.Unlock()
 	return m.files, m.known
+}
+
+// current is files with the entries this snapshot has for them: a list
+// kept from an earlier snapshot of the same files (ModGen) may hold the
+// entry a file had before it was read again.
+func (rv *Resolver) current(files []*snap.Entry) []*snap.Entry {
+	for i, e := range files {
+		if rv.s.ByID(e.ID) != e {
+			out := slices.Clone(files)
+			for j := i; j < len(out); j++ {
+				out[j] = rv.s.ByID(out[j].ID)
+			}
+			return out
+		}
+	}
+	return files
 }
 
 // typeMembers finds members called name of the class-like definition recv

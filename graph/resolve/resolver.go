@@ -47,8 +47,9 @@ type Cache struct {
 	ren map[*lang.Language]map[string][]string
 	// impls: implementations, for this snapshot only.
 	impls map[snap.Target][]snap.Target
-	// mods: the files an import path written in a file names, for this
-	// snapshot only (they are its entries).
+	// mods: the files an import path written in a file names, valid
+	// while ModGen is (the entries of files changed since are replaced
+	// when read).
 	mods map[modKey]modFiles
 	// subs: base-class fields by the base's name per language, by file
 	// id, valid while the language's BasesGen is.
@@ -121,10 +122,10 @@ func NewCache(s *snap.Snapshot, prev *Cache) *Cache {
 	defer prev.mu.Unlock()
 	if prev.s == s {
 		c.impls = maps.Clone(prev.impls)
-		c.mods = maps.Clone(prev.mods)
 	}
 	if prev.s.ModGen == s.ModGen {
 		c.imp = maps.Clone(prev.imp)
+		c.mods = maps.Clone(prev.mods) // the same files: ModuleFiles takes each one's entry anew
 		if prev.importsGen == c.importsGen {
 			c.ren = maps.Clone(prev.ren) // the maps in it are never changed
 		}
