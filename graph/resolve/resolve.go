@@ -147,6 +147,12 @@ func (rv *Resolver) resolveAt(f *snap.Entry, r *lang.Ref, lazy bool) Resolution 
 			return settle(f, lang.Exact, ts, "same class")
 		}
 	}
+	// this.m() in an object literal's own method: this is the literal.
+	if encl != nil && encl.Container == "" && encl.Kind == "method" && l.IsSelf(recv) && !f.Rebound(recv, r.Encl, r.At) {
+		if ts := literalMethods(f, r.Encl, name, want); len(ts) == 1 {
+			return Resolution{Class: lang.Exact, Targets: ts, Reason: "this is the object literal the method is in"}
+		}
+	}
 	// A receiver whose type the source declares: a method of that type
 	// (or of what it embeds or extends).
 	res, hint, typed := rv.viaType(f, r, recv, name, want, lazy)
@@ -648,6 +654,51 @@ func (rv *Resolver) current(files []*snap.Entry) []*snap.Entry {
 		}
 	}
 	return files
+}
+
+// literalMethods lists the methods named name of the object literal
+// whose method e is (const o = {m() {}, n() { this.m() }}): methods with
+// no class around them whose innermost enclosing definition is e's, with
+// nothing else of that definition declared between the two (const p =
+// {run() {…}}; const q = {helper() {…}} in one function are two
+// literals).
+func literalMethods(f *snap.Entry, e int32, name string, want func(*lang.Def) bool) []snap.Target {
+	parent := func(i int32) int32 {
+		d := &f.Defs[i]
+		for j := i - 1; j >= 0; j-- {
+			if p := &f.Defs[j]; p.Start <= d.Start && d.End <= p.End {
+				return j
+			}
+		}
+		return -1
+	}
+	literal := func(d *lang.Def) bool { return d.Kind == "method" && d.Container == "" }
+	pe := parent(e)
+	var out []snap.Target
+	for _, i := range f.DefsNamed(name) {
+		d := &f.Defs[i]
+		if i == e || !literal(d) || !want(d) || parent(i) != pe {
+			continue
+		}
+		lo, hi := min(d.End, f.Defs[e].End), max(d.Start, f.Defs[e].Start)
+		apart := false
+		for k := range f.Defs {
+			if o := &f.Defs[k]; int32(k) != i && int32(k) != e && lo <= o.Start && o.Start < hi && !literal(o) && parent(int32(k)) == pe {
+				apart = true
+				break
+			}
+		}
+		for k := range f.Locals {
+			if lc := &f.Locals[k]; lc.Encl == pe && lo <= lc.At && lc.At < hi {
+				apart = true
+				break
+			}
+		}
+		if !apart {
+			out = append(out, snap.Target{File: f, Def: i})
+		}
+	}
+	return out
 }
 
 // typeMembers finds members called name of the class-like definition recv
