@@ -661,7 +661,9 @@ func (rv *Resolver) current(files []*snap.Entry) []*snap.Entry {
 // no class around them whose innermost enclosing definition is e's, with
 // nothing else of that definition declared between the two (const p =
 // {run() {…}}; const q = {helper() {…}} in one function are two
-// literals).
+// literals), written on lines of their own at e's column (a literal
+// nested in a property, sub: {n() {…}}, is indented further; one written
+// on one line is left to the ranking).
 func literalMethods(f *snap.Entry, e int32, name string, want func(*lang.Def) bool) []snap.Target {
 	parent := func(i int32) int32 {
 		d := &f.Defs[i]
@@ -677,7 +679,7 @@ func literalMethods(f *snap.Entry, e int32, name string, want func(*lang.Def) bo
 	var out []snap.Target
 	for _, i := range f.DefsNamed(name) {
 		d := &f.Defs[i]
-		if i == e || !literal(d) || !want(d) || parent(i) != pe {
+		if i == e || !literal(d) || !want(d) || parent(i) != pe || d.Col != f.Defs[e].Col || d.Line == f.Defs[e].Line {
 			continue
 		}
 		lo, hi := min(d.End, f.Defs[e].End), max(d.Start, f.Defs[e].Start)
