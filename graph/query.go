@@ -718,6 +718,7 @@ func (v View) callersOf(ts []snap.Target) map[snap.Target]*callerSet {
 		for _, s := range cs.values {
 			cs.calls = append(cs.calls, v.heldCalls(t, s)...)
 		}
+		cs.calls = append(cs.calls, v.aliasCalls(t)...)
 	}
 	for _, cs := range out {
 		sortSites(cs.calls)

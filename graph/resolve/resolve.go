@@ -36,14 +36,14 @@ type Resolution struct {
 // Resolve decides one reference of f (r may be a copy of one of f.Refs
 // with another Kind).
 func (rv *Resolver) Resolve(f *snap.Entry, r *lang.Ref) Resolution {
-	return conversion(f, r, rv.resolveAt(f, r, false))
+	return rv.throughVariable(f, r, conversion(f, r, rv.resolveAt(f, r, false)))
 }
 
 // ResolveLazy decides one reference, leaving a name-only resolution's
 // candidates unranked (Resolution.Pending): callers ranks only the one it
 // asks about.
 func (rv *Resolver) ResolveLazy(f *snap.Entry, r *lang.Ref) Resolution {
-	return conversion(f, r, rv.resolveAt(f, r, true))
+	return rv.throughVariable(f, r, conversion(f, r, rv.resolveAt(f, r, true)))
 }
 
 // conversion marks a call that leads only to types, in a language where
