@@ -22,6 +22,7 @@ type Builder struct {
 	owned map[ownKey]bool
 	// orderOwned, freeOwned: the batch copied s.order, s.free.
 	orderOwned, freeOwned bool
+	seen                  map[nameKey]bool // eachKey's, kept between files
 }
 
 // ownKey names one posting list the builder copied since it last
@@ -66,7 +67,7 @@ func (b *Builder) w() *Snapshot {
 
 // Snapshot publishes what was built so far.
 func (b *Builder) Snapshot() *Snapshot {
-	b.dirty = false
+	b.dirty, b.owned = false, nil // (w makes the next batch's)
 	return b.s
 }
 
@@ -283,7 +284,18 @@ func nameSet(e *Entry) map[nameKey]bool {
 // eachKey calls fn with every table key e is listed under, once each.
 func (b *Builder) eachKey(e *Entry, fn func(table uint8, names *Names, key string)) {
 	t := b.s.tables[e.Lang.Index]
-	for k := range nameSet(e) {
+	if b.seen == nil || len(b.seen) > 1<<14 {
+		b.seen = map[nameKey]bool{} // (a rare huge file's is not kept)
+	}
+	seen := b.seen
+	defer clear(seen)
+	for i := range e.Defs {
+		seen[nameKey{tDefs, e.Defs[i].Name}] = true
+	}
+	for i := range e.Refs {
+		seen[nameKey{tRefs, e.Strs[e.Refs[i].Name]}] = true
+	}
+	for k := range seen {
 		fn(k.table, b.names(t, k.table), k.name)
 	}
 	fn(tDirs, b.names(t, tDirs), e.Dir)
