@@ -17,6 +17,19 @@ func intern(s string) string { return unique.Make(s).Value() }
 type table struct {
 	ids  map[string]uint32
 	strs []string
+	sc   *scratch // its interned strings, when set
+}
+
+// idOf is id for a node's text, copied only when the table has no such
+// string.
+func (t *table) idOf(b []byte) uint32 {
+	if len(b) == 0 {
+		return 0
+	}
+	if i, ok := t.ids[string(b)]; ok {
+		return i
+	}
+	return t.id(string(b))
 }
 
 // raw is id for a string of the record's trees: not interned (most are
@@ -43,7 +56,11 @@ func (t *table) id(s string) uint32 {
 	}
 	i := uint32(len(t.strs))
 	t.ids[s] = i
-	t.strs = append(t.strs, intern(s))
+	if t.sc != nil {
+		t.strs = append(t.strs, t.sc.intern([]byte(s)))
+	} else {
+		t.strs = append(t.strs, intern(s))
+	}
 	return i
 }
 
@@ -73,9 +90,26 @@ type scratch struct {
 	out    []Local
 	at     []Ref
 	ids    map[string]uint32
+	// interned: strings interned lately, by text. A name most files
+	// share (String, err, Reader) is looked up here without a copy of
+	// its bytes and without unique's own table, which costs more.
+	interned map[string]string
 }
 
-var scratchPool = sync.Pool{New: func() any { return &scratch{ids: map[string]uint32{}} }}
+// intern is intern(string(b)), from s.interned when it has it.
+func (s *scratch) intern(b []byte) string {
+	if v, ok := s.interned[string(b)]; ok {
+		return v
+	}
+	if len(s.interned) >= 1<<13 {
+		clear(s.interned)
+	}
+	v := intern(string(b))
+	s.interned[v] = v
+	return v
+}
+
+var scratchPool = sync.Pool{New: func() any { return &scratch{ids: map[string]uint32{}, interned: map[string]string{}} }}
 
 // put returns s to the pool, unless a rare huge file grew its lists.
 func (s *scratch) put() {
@@ -130,7 +164,8 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 	defer sc.put()
 	defs, refs, locals, fields, scopes := sc.defs[:0], sc.refs[:0], sc.locals[:0], sc.fields[:0], sc.scopes[:0]
 	defer func() { sc.defs, sc.refs, sc.locals, sc.fields, sc.scopes = defs, refs, locals, fields, scopes }()
-	tab := &table{ids: sc.ids, strs: []string{""}}
+	tab := &table{ids: sc.ids, strs: []string{""}, sc: sc}
+	text := func(c *astgrep.QueryCapture) []byte { return src[c.Start:c.End] }
 	exportsSet := false
 	var docs []docAt
 	var docFields []docField
@@ -260,14 +295,14 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 			if name == nil {
 				return
 			}
-			d := Def{Name: intern(name.Text(src)), Kind: rl.kind,
+			d := Def{Name: sc.intern(text(name)), Kind: rl.kind,
 				Line: int32(whole.StartRow + 1), EndLine: int32(whole.EndRow + 1), Col: int32(name.StartCol + 1),
 				Start: int32(whole.Start), End: int32(whole.End), NameAt: int32(name.Start)}
 			if cont != nil {
-				d.Container = intern(cont.Text(src))
+				d.Container = sc.intern(text(cont))
 			}
 			if self != nil {
-				d.Self = intern(self.Text(src))
+				d.Self = sc.intern(text(self))
 			}
 			if typ != nil {
 				d.Type = intern(typeText(typ.Text(src)))
@@ -311,14 +346,14 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 				fd.At = int32(name.Start)
 			}
 			if cont != nil {
-				fd.Container = intern(cont.Text(src))
+				fd.Container = sc.intern(text(cont))
 			}
 			fields = append(fields, fd)
 		case "local":
 			if kind := rl.kind; kind == "scope" {
 				scopes = append(scopes, [2]int32{int32(whole.Start), int32(whole.End)})
 			} else if name != nil {
-				lc := Local{Name: tab.id(name.Text(src)), At: int32(name.Start), Encl: -1, End: -1, Line: int32(name.StartRow + 1)}
+				lc := Local{Name: tab.idOf(text(name)), At: int32(name.Start), Encl: -1, End: -1, Line: int32(name.StartRow + 1)}
 				if typ != nil {
 					shown := clipLiteral(l, typeText(typ.Text(src)))
 					lc.Type, lc.How = tab.id(shown), how
@@ -356,7 +391,7 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 			if !ok {
 				return
 			}
-			rf := Ref{Name: tab.id(name.Text(src)), Kind: k, Line: int32(name.StartRow + 1), Col: int32(name.StartCol + 1), At: int32(name.Start), Encl: -1}
+			rf := Ref{Name: tab.idOf(text(name)), Kind: k, Line: int32(name.StartRow + 1), Col: int32(name.StartCol + 1), At: int32(name.Start), Encl: -1}
 			if recv != nil {
 				shown := strings.Join(strings.Fields(recv.Text(src)), "")
 				rf.Recv = tab.id(shown)
