@@ -1,6 +1,7 @@
 package lang
 
 import (
+	"bytes"
 	"cmp"
 	"slices"
 	"sort"
@@ -132,16 +133,15 @@ func eachMatch(r *astgrep.CaptureResult, visit func(m *astgrep.QueryMatch)) {
 		}
 		return
 	}
-	x := r.Tree
+	x, src := r.Tree, r.Src
 	r.File.Query.Each(x, func(m *astgrep.QueryMatch) bool {
 		for i := range m.Captures {
 			c := &m.Captures[i]
-			c.StartRow, c.StartCol = x.Row(c.Start), x.Col(c.Start)
-			end := c.Start
-			if c.End > c.Start {
-				end = c.End - 1
+			c.StartRow, c.StartCol = x.RowCol(c.Start)
+			c.EndRow = c.StartRow
+			if c.End-c.Start > 64 || bytes.IndexByte(src[c.Start:c.End], '\n') >= 0 {
+				c.EndRow = x.Row(c.End - 1)
 			}
-			c.EndRow = x.Row(end)
 		}
 		visit(m)
 		return true

@@ -321,14 +321,24 @@ func (b *Builder) list(lang int, table uint8, names *Names, key string, extra in
 // names, the order of tied candidates), do not depend on the order files
 // were read.
 func (b *Builder) insert(s *Snapshot, lang int, table uint8, names *Names, key string, id FileID) {
-	l := b.list(lang, table, names, key, 1)
+	// (The key's shard is found once, for the list and its update.)
+	sh := names.t.shard(b.epoch, key)
+	l, had := sh.m[key]
+	if k := (ownKey{lang, table, key}); !b.owned[k] {
+		b.owned[k] = true
+		l = append(make([]FileID, 0, len(l)+1), l...)
+	}
 	rel := s.files.at(id).Rel
 	if n := len(l); n == 0 || compare(s.files.at(l[n-1]).Rel, rel) < 0 {
-		names.t.set(b.epoch, key, append(l, id))
-		return
+		l = append(l, id)
+	} else {
+		i, _ := slices.BinarySearchFunc(l, rel, func(g FileID, rel string) int { return compare(s.files.at(g).Rel, rel) })
+		l = slices.Insert(l, i, id)
 	}
-	i, _ := slices.BinarySearchFunc(l, rel, func(g FileID, rel string) int { return compare(s.files.at(g).Rel, rel) })
-	names.t.set(b.epoch, key, slices.Insert(l, i, id))
+	sh.m[key] = l
+	if !had {
+		names.t.added(b.epoch)
+	}
 }
 
 func (b *Builder) delete(s *Snapshot, lang int, table uint8, names *Names, key string, id FileID) {
