@@ -58,7 +58,7 @@ func (t *table) id(s string) uint32 {
 	i := uint32(len(t.strs))
 	t.ids[s] = i
 	if t.sc != nil {
-		t.strs = append(t.strs, t.sc.intern([]byte(s)))
+		t.strs = append(t.strs, t.sc.internString(s))
 	} else {
 		t.strs = append(t.strs, intern(s))
 	}
@@ -102,10 +102,21 @@ func (s *scratch) intern(b []byte) string {
 	if v, ok := s.interned[string(b)]; ok {
 		return v
 	}
+	return s.add(intern(string(b)))
+}
+
+// internString is intern(v), from s.interned when it has it.
+func (s *scratch) internString(v string) string {
+	if w, ok := s.interned[v]; ok {
+		return w
+	}
+	return s.add(intern(v))
+}
+
+func (s *scratch) add(v string) string {
 	if len(s.interned) >= 1<<13 {
 		clear(s.interned)
 	}
-	v := intern(string(b))
 	s.interned[v] = v
 	return v
 }
@@ -305,7 +316,7 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 				d.Self = sc.intern(text(self))
 			}
 			if typ != nil {
-				d.Type = intern(typeText(typ.Text(src)))
+				d.Type = sc.internString(typeText(typ.Text(src)))
 				d.How = how
 				d.T, d.X = shape(typ, how, d.Type, normType)
 			}
@@ -328,7 +339,7 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 			}
 			var fd Field
 			if typ != nil {
-				fd = Field{Type: intern(clipLiteral(l, typeText(typ.Text(src)))), How: how, Line: int32(typ.StartRow + 1), At: int32(typ.Start)}
+				fd = Field{Type: sc.internString(clipLiteral(l, typeText(typ.Text(src)))), How: how, Line: int32(typ.StartRow + 1), At: int32(typ.Start)}
 				fd.T, fd.X = shape(typ, how, fd.Type, normClipped)
 			} else {
 				fd.Line = int32(name.StartRow + 1)
