@@ -93,13 +93,7 @@ func TestSignatureChangeBreaksOtherFiles(t *testing.T) {
 		t.Run(tc.server, func(t *testing.T) {
 			t.Parallel()
 			testenv.LookPath(t, tc.server)
-			root := t.TempDir()
-			testenv.WriteTree(t, root, tc.tree)
-			r, err := registry.NewRun(registry.Config{Root: root, Families: []registry.Extension{files.Family, lsptool.Family, graphtool.Family}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { r.Close() })
+			r := openRun(t, registry.Config{Root: testenv.Tree(t, tc.tree), Families: []registry.Extension{files.Family, lsptool.Family, graphtool.Family}})
 			for _, d := range r.Degraded() {
 				if d.Family == "lsp" && strings.Contains(d.Needs, "Dependents") {
 					t.Fatalf("the lsp family is degraded with the code graph in the run: %s", d)

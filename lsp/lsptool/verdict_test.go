@@ -3,16 +3,12 @@ package lsptool_test
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/builtin-tools/builtin-tools/files"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/builtin-tools/builtin-tools/lsp"
-	"github.com/builtin-tools/builtin-tools/lsp/lsptool"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -74,17 +70,8 @@ func checkStrict(t *testing.T, r *registry.Run, name string, res *mcp.CallToolRe
 // tool, once, naming the write. Before, they were dropped.
 func TestLateDiagnosticsOnNextResult(t *testing.T) {
 	testenv.LookPath(t, "gopls")
-	root := t.TempDir()
-	os.WriteFile(filepath.Join(root, "go.mod"), []byte(goMod), 0o644)
-	os.WriteFile(filepath.Join(root, "cart.go"), []byte(cartGo), 0o644)
 	// A wait no server meets: gopls loads the module first.
-	cfg := lsp.Config{DiagnosticsWait: time.Millisecond}
-	r, err := registry.NewRun(registry.Config{Root: root, Families: []registry.Extension{files.Family, lsptool.Family},
-		Settings: map[string]any{"lsp": cfg}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { r.Close() })
+	r := openRun(t, registry.Config{Root: goRoot(t), Settings: map[string]any{"lsp": lsp.Config{DiagnosticsWait: time.Millisecond}}})
 
 	broken := strings.Replace(cartGo, "len(c.Items)", "len(c.Itemz)", 1)
 	text, vs, _ := callChecked(t, r, "write", map[string]any{"path": "cart.go", "content": broken})
