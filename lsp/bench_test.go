@@ -14,31 +14,26 @@ import (
 type benchServer struct {
 	name, fixture, program string
 	file                   string
-	// broken returns the file's text with a new error naming id, and the
-	// substring its diagnostic message holds.
-	broken func(orig string, id int) (string, string)
+	// breaking is code that, added to the file, uses an undefined name
+	// (its %s).
+	breaking string
 	// a definition query for cold start
 	defLine   int
 	defSymbol string
 }
 
+// broken returns the file's text with a new error naming id, and the
+// substring its diagnostic message holds.
+func (bs benchServer) broken(orig string, id int) (string, string) {
+	name := fmt.Sprintf("undefined%d", id)
+	return orig + fmt.Sprintf(bs.breaking, name), name
+}
+
 var benchServers = []benchServer{
-	{"gopls", "go", "gopls", "main.go", func(orig string, id int) (string, string) {
-		name := fmt.Sprintf("undefined%d", id)
-		return orig + fmt.Sprintf("\nfunc broken() { %s() }\n", name), name
-	}, 12, "Total"},
-	{"pyright", "python", "pyright-langserver", "main.py", func(orig string, id int) (string, string) {
-		name := fmt.Sprintf("undefined%d", id)
-		return orig + fmt.Sprintf("print(%s)\n", name), name
-	}, 4, "total"},
-	{"typescript", "ts", "typescript-language-server", "src/main.ts", func(orig string, id int) (string, string) {
-		name := fmt.Sprintf("undefined%d", id)
-		return orig + fmt.Sprintf("console.log(%s);\n", name), name
-	}, 4, "total"},
-	{"clangd", "c", "clangd", "main.c", func(orig string, id int) (string, string) {
-		name := fmt.Sprintf("undefined%d", id)
-		return orig + fmt.Sprintf("int broken(void) { return %s; }\n", name), name
-	}, 6, "area"},
+	{"gopls", "go", "gopls", "main.go", "\nfunc broken() { %s() }\n", 12, "Total"},
+	{"pyright", "python", "pyright-langserver", "main.py", "print(%s)\n", 4, "total"},
+	{"typescript", "ts", "typescript-language-server", "src/main.ts", "console.log(%s);\n", 4, "total"},
+	{"clangd", "c", "clangd", "main.c", "int broken(void) { return %s; }\n", 6, "area"},
 }
 
 // reportLatencies adds median and p90 in milliseconds.
