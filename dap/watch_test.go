@@ -152,9 +152,7 @@ func refusedWhereTheyDoNotFire(t *testing.T, s *Supervisor, ctx context.Context,
 // watchpoints do not fire under delve, so the scripted adapter plays
 // delve's events: its stops are all at prog.c:3.)
 func TestDataBreakpointLabel(t *testing.T) {
-	fakeAdapter(t, "watch")
-	root := fakeRoot(t)
-	s := newSupervisor(t, root, Config{})
+	s, root := fakeProcess(t, "watch")
 	ctx := testCtx(t)
 	s.SetBreakpoints(ctx, at(root, fakeSource), []LineSpec{{Line: 3}}, nil, false)
 	res, err := s.Launch(ctx, LaunchSpec{Adapter: "fake", Program: at(root, fakeSource)}, 20*time.Second)
