@@ -75,19 +75,11 @@ func sharedRun(t testing.TB, root string, pool *lsp.Pool, trusted bool) *registr
 // status is a run's `lsp status`, structured.
 func status(t *testing.T, r *registry.Run) *lsp.Status {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	res, err := r.Call(ctx, tiers.Plan, "lsp", []byte(`{"operation": "status"}`))
-	if err != nil || res.IsError {
-		t.Fatalf("status: %v %s", err, registry.ResultText(res))
-	}
-	checkStrict(t, r, "lsp", res)
-	raw, _ := json.Marshal(res.StructuredContent)
-	var out struct {
+	text, out := decodeCall[struct {
 		Status *lsp.Status `json:"status"`
-	}
-	if err := json.Unmarshal(raw, &out); err != nil || out.Status == nil {
-		t.Fatalf("status: %v in %s", err, raw)
+	}](t, r, tiers.Plan, "lsp", map[string]any{"operation": "status"})
+	if out.Status == nil {
+		t.Fatalf("status: no status in %s", text)
 	}
 	return out.Status
 }

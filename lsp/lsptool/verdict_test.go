@@ -29,19 +29,7 @@ type verdictReport struct {
 // result; it returns the result's text and its diagnostics verdicts.
 func callChecked(t *testing.T, r *registry.Run, tool string, args map[string]any) (string, []lsp.Verdict, []string) {
 	t.Helper()
-	b, _ := json.Marshal(args)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	res, err := r.Call(ctx, tiers.Normal, tool, b)
-	if err != nil || res.IsError {
-		t.Fatalf("%s: %v %s", tool, err, registry.ResultText(res))
-	}
-	checkStrict(t, r, tool, res)
-	var rep verdictReport
-	raw, _ := json.Marshal(res.StructuredContent)
-	if err := json.Unmarshal(raw, &rep); err != nil {
-		t.Fatalf("%s: %v in %s", tool, err, raw)
-	}
+	text, rep := decodeCall[verdictReport](t, r, tiers.Normal, tool, args)
 	var vs []lsp.Verdict
 	var texts []string
 	for _, r := range rep.Reports {
@@ -50,7 +38,28 @@ func callChecked(t *testing.T, r *registry.Run, tool string, args map[string]any
 			texts = append(texts, r.Text)
 		}
 	}
-	return registry.ResultText(res), vs, texts
+	return text, vs, texts
+}
+
+// decodeCall calls tool in mode and fails t unless it succeeds and a
+// strict client keeps the result; it returns the result's text and its
+// structuredContent decoded as T.
+func decodeCall[T any](t *testing.T, r *registry.Run, mode tiers.Mode, tool string, args map[string]any) (string, T) {
+	t.Helper()
+	b, _ := json.Marshal(args)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	res, err := r.Call(ctx, mode, tool, b)
+	if err != nil || res.IsError {
+		t.Fatalf("%s: %v %s", tool, err, registry.ResultText(res))
+	}
+	checkStrict(t, r, tool, res)
+	var out T
+	raw, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(raw, &out); err != nil {
+		t.Fatalf("%s: %v in %s", tool, err, raw)
+	}
+	return registry.ResultText(res), out
 }
 
 func checkStrict(t *testing.T, r *registry.Run, name string, res *mcp.CallToolResult) {
