@@ -148,9 +148,12 @@ func (rv *Resolver) resolveAt(f *snap.Entry, r *lang.Ref, lazy bool) Resolution 
 		}
 	}
 	// this.m() in an object literal's own method: this is the literal.
+	// Which literal is told by position only (the records hold no
+	// literal's extent: two literals passed to two calls in a row look
+	// like one), so the edge is a candidate ranked alone, never exact.
 	if encl != nil && encl.Container == "" && encl.Kind == "method" && l.IsSelf(recv) && !f.Rebound(recv, r.Encl, r.At) {
 		if ts := literalMethods(f, r.Encl, name, want); len(ts) == 1 {
-			return Resolution{Class: lang.Exact, Targets: ts, Reason: "this is the object literal the method is in"}
+			return Resolution{Class: lang.Candidate, Targets: ts, Reasons: []string{"this is the object literal the method is in, told by the method's position (same column, nothing declared between)"}}
 		}
 	}
 	// A receiver whose type the source declares: a method of that type
