@@ -301,6 +301,14 @@ type Config struct {
 	// [ProcessPool]: each run starts its own, as a harness that wants
 	// runs isolated from each other asks.
 	Private bool
+	// MemoryBudget, in bytes, bounds the resident memory of all the
+	// servers of the pool this Supervisor's servers go to (LSP-8): before
+	// a start, idle servers are stopped, least recently used first, while
+	// the others' memory is at or over it. 0 leaves the pool's budget as
+	// it is (by default a quarter of the machine's memory); a negative one
+	// turns it off. The pool has one budget: the last Supervisor to set it
+	// wins.
+	MemoryBudget int64
 }
 
 // Notification is one notification a server sent, as [Config.Observe]
