@@ -27,6 +27,8 @@ import (
 	"github.com/builtin-tools/builtin-tools/graph/graphtool"
 	"github.com/builtin-tools/builtin-tools/graph/store"
 	"github.com/builtin-tools/builtin-tools/internal/proc"
+	"github.com/builtin-tools/builtin-tools/lsp"
+	"github.com/builtin-tools/builtin-tools/lsp/lsptool"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/structural"
 	"github.com/builtin-tools/builtin-tools/tiers"
@@ -99,7 +101,7 @@ type common struct {
 	trust, vibe, gitWrites                                    bool
 	workers                                                   tierCommands
 	maxFrame, budget                                          int
-	evalOutputCap, evalMemory, graphCacheSize                 byteSize
+	evalOutputCap, evalMemory, graphCacheSize, lspMemory      byteSize
 }
 
 func (c *common) register(fs *flag.FlagSet, defaultAsk string) {
@@ -124,6 +126,7 @@ func (c *common) register(fs *flag.FlagSet, defaultAsk string) {
 	fs.BoolVar(&c.vibe, "vibe", false, "vibe mode: the vibe_* background-worker tools (needs --worker-command)")
 	fs.Var(&c.evalOutputCap, "eval-output-cap", "bytes one eval cell may print before it is interrupted, e.g. 64MiB (the default); none for no cap")
 	fs.Var(&c.evalMemory, "eval-memory-limit", "address-space limit of each eval kernel, e.g. 8GiB (the default, or three quarters of the machine's memory when that is less); none for no limit")
+	fs.Var(&c.lspMemory, "lsp-memory-budget", "resident memory all language servers of this process may use together, e.g. 4GiB (default: a quarter of the machine's memory), or none; before a server starts past it, the least recently used idle ones are stopped")
 	fs.Var(&c.workers, "worker-command", "with --vibe, what runs a worker of a tier, as TIER=CMD (fast='claude -p' good='codex exec -') for calls in normal mode and TIER@MODE=CMD (fast@plan='CMD') for plan or readonly, whose workers must run their tools in that mode (the command gets VIBE_MODE and VIBE_APPROVE, and {mode} and {approve} in its line); a call in a mode with no command is refused; repeat for each")
 	fs.StringVar(&c.vibeState, "vibe-state", vibetool.DefaultStateDir(), "with --vibe, the folder where workers' records, results and worktrees are kept per root, so the next process over the same root finds them")
 }
@@ -258,6 +261,7 @@ func (c *common) newRun(stdin io.Reader, stdout io.Writer, stdio bool) (*registr
 			graphtool.Key.Name():  graphtool.Config{Options: graph.Options{StoreDir: c.graphCache, StoreBytes: c.graphCacheSize.storeBytes(), GrammarDirs: grammarDirs}, Wait: c.graphWait},
 			vibetool.Key.Name():   vibetool.Config{On: c.vibe, Commands: c.workers, StateDir: c.vibeState},
 			evaltool.Key.Name():   eval.Config{OutputCap: int64(c.evalOutputCap), MemoryLimit: int64(c.evalMemory)},
+			lsptool.Key.Name():    lsp.Config{MemoryBudget: int64(c.lspMemory)},
 		},
 		MaxFrameBytes: c.maxFrame,
 		OutputBudget:  c.budget,
