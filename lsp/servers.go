@@ -309,6 +309,14 @@ type Config struct {
 	// turns it off. The pool has one budget: the last Supervisor to set it
 	// wins.
 	MemoryBudget int64
+	// Broker is the folder of the user's language-server broker (LSP-9,
+	// [BrokerDir]): servers are asked of it, and shared with the other
+	// processes of the user; "" starts them in this process. When the
+	// broker cannot be reached or started, a server starts here.
+	Broker string
+	// BrokerCommand starts a broker when none answers in Broker (the
+	// command's lsp-broker mode); nil starts none.
+	BrokerCommand []string
 }
 
 // Notification is one notification a server sent, as [Config.Observe]

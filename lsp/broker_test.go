@@ -1,0 +1,85 @@
+package lsp
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// LSP-9: two Supervisors with pools of their own (as two processes have)
+// reach one gopls through the broker: both answer, a preview by one is
+// held from the other, and the broker ends the server once neither holds
+// it, then ends itself.
+func TestBrokerSharesServer(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "broker")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	served := make(chan error, 1)
+	go func() { served <- ServeBroker(ctx, dir, 3*time.Second, 500*time.Millisecond) }()
+	for range 500 {
+		if _, err := os.Stat(brokerSocket(dir)); err == nil {
+			break
+		}
+		select {
+		case err := <-served:
+			t.Fatalf("the broker ended: %v", err)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	a := newSession(t, "go", "gopls", Config{Pool: NewPool(), Broker: dir})
+	b := NewSupervisor(a.root, Config{Pool: NewPool(), Broker: dir})
+	t.Cleanup(func() { b.Close() })
+	h := must(a.sup.Hover(a.ctx, a.at("main.go"), Place{Line: 12, Symbol: "Total"}))(t)
+	if !strings.Contains(h.Contents, "float64") {
+		t.Fatalf("a's hover: %+v", h)
+	}
+	t0 := time.Now()
+	h = must(b.Hover(a.ctx, loc(t, b, a.path("main.go")), Place{Line: 12, Symbol: "Total"}))(t)
+	t.Logf("b's first answer, through the broker's warm gopls: %v", time.Since(t0))
+	if !strings.Contains(h.Contents, "float64") {
+		t.Fatalf("b's hover: %+v", h)
+	}
+	pa, pb := a.sup.running()[0].pid(), b.running()[0].pid()
+	if pa != pb {
+		t.Fatalf("two servers: %d and %d", pa, pb)
+	}
+	// a previews a break; b's diagnostics never see it.
+	shapes := a.read("shapes/shapes.go")
+	broken := strings.Replace(shapes, "func Total(shapes []Shape) float64 {", "func Total(shapes []Shape) int {", 1)
+	p, err := a.sup.Preview(a.ctx, []Proposed{{File: a.at("shapes/shapes.go"), Text: []byte(broken)}})
+	if err != nil || p.Files[0].State != Checked || len(p.Files[0].New) == 0 {
+		t.Fatalf("a's preview: %v %+v", err, p)
+	}
+	d := must(b.Diagnostics(a.ctx, loc(t, b, a.path("shapes/shapes.go"))))(t)
+	for _, x := range d.Diagnostics {
+		if x.Severity == SeverityError {
+			t.Errorf("b's diagnostics after a's preview: %s", x.Message)
+		}
+	}
+	a.sup.Close()
+	b.Close()
+	deadline := time.Now().Add(time.Minute)
+	for processAlive(pa) && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if processAlive(pa) {
+		t.Fatalf("gopls %d outlived its clients past the idle time", pa)
+	}
+	select {
+	case err := <-served:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the broker did not end with nothing to serve")
+	}
+}
+
+func processAlive(pid int) bool {
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	return err == nil && !strings.Contains(string(stat), ") Z ")
+}
