@@ -287,10 +287,6 @@ func writeLine(w io.Writer, v any) error {
 // backendFor finds or starts the server a hello names.
 func (b *Broker) backendFor(h *BrokerHello) (*backend, error) {
 	key := h.key()
-	if os.Getenv("BROKER_DEBUG") != "" {
-		raw, _ := json.Marshal(h)
-		os.WriteFile(filepath.Join(os.Getenv("BROKER_DEBUG"), key), raw, 0o600)
-	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if be := b.backends[key]; be != nil && be.alive() {
@@ -390,7 +386,7 @@ func startBackend(b *Broker, key string, h *BrokerHello) (*backend, error) {
 	be.cond = sync.NewCond(&be.mu)
 	go be.readServer(bufio.NewReader(p.Stdout()))
 	go func() {
-		p.Wait()
+		werr := p.Wait()
 		os.RemoveAll(dir)
 		close(be.exited)
 		be.mu.Lock()
@@ -398,8 +394,14 @@ func startBackend(b *Broker, key string, h *BrokerHello) (*backend, error) {
 		be.hold = nil
 		be.cond.Broadcast()
 		be.mu.Unlock()
-		// The clients see their server end as the connection's end.
+		// The clients are told how it ended (a crash is noted by each),
+		// then see the end as the connection's.
+		why := "exit status 0"
+		if werr != nil {
+			why = werr.Error()
+		}
 		for _, c := range cls {
+			c.send(map[string]any{"jsonrpc": "2.0", "method": "$/builtintools/exited", "params": map[string]any{"error": why}})
 			c.conn.Close()
 		}
 		b.mu.Lock()

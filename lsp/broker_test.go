@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -82,4 +83,59 @@ func TestBrokerSharesServer(t *testing.T) {
 func processAlive(pid int) bool {
 	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	return err == nil && !strings.Contains(string(stat), ") Z ")
+}
+
+// startBroker serves a broker in dir for the test.
+func startBroker(t *testing.T, dir string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- ServeBroker(ctx, dir, 3*time.Second, 0) }()
+	t.Cleanup(func() {
+		cancel()
+		<-served
+	})
+	for range 500 {
+		if _, err := os.Stat(brokerSocket(dir)); err == nil {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("no broker socket")
+}
+
+// LSP-9, LSP-1: a server the broker holds that crashes is reported to
+// each process's run on its next call, with how it ended, and restarts
+// once: both share the new one.
+func TestBrokerServerCrash(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "broker")
+	startBroker(t, dir)
+	a := newSession(t, "go", "gopls", Config{Pool: NewPool(), Broker: dir})
+	b := NewSupervisor(a.root, Config{Pool: NewPool(), Broker: dir})
+	t.Cleanup(func() { b.Close() })
+	must(a.sup.Hover(a.ctx, a.at("main.go"), Place{Line: 12, Symbol: "Total"}))(t)
+	must(b.Hover(a.ctx, loc(t, b, a.path("main.go")), Place{Line: 12, Symbol: "Total"}))(t)
+	old := a.sup.running()[0]
+	if err := syscall.Kill(old.pid(), syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-old.exited:
+	case <-time.After(time.Minute):
+		t.Fatal("the killed server's end was not seen")
+	}
+	must(a.sup.Hover(a.ctx, a.at("main.go"), Place{Line: 12, Symbol: "Total"}))(t)
+	must(b.Hover(a.ctx, loc(t, b, a.path("main.go")), Place{Line: 12, Symbol: "Total"}))(t)
+	ra, rb := a.sup.running(), b.running()
+	if len(ra) != 1 || len(rb) != 1 || ra[0].pid() != rb[0].pid() || ra[0].pid() == old.pid() {
+		t.Fatalf("after the crash: want both on one new server, got %d and %d", len(ra), len(rb))
+	}
+	for _, sup := range []*Supervisor{a.sup, b} {
+		st := sup.Status(a.ctx)
+		for _, row := range st.Servers {
+			if row.ID == "gopls" && (len(row.Crashes) != 1 || !strings.Contains(row.Crashes[0].Error, "killed")) {
+				t.Errorf("status: %+v", row.Crashes)
+			}
+		}
+	}
 }

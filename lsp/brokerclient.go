@@ -33,6 +33,9 @@ type brokerProc struct {
 	tail *proc.Tail
 	done chan struct{}
 	once sync.Once
+
+	mu     sync.Mutex
+	exited string // how the broker said the server ended
 }
 
 func (b *brokerProc) Pid() int         { return b.pid }
@@ -40,7 +43,24 @@ func (b *brokerProc) Tail() *proc.Tail { return b.tail }
 func (b *brokerProc) Kill() error      { b.end(); return b.conn.Close() }
 func (b *brokerProc) Wait() error {
 	<-b.done
-	return errors.New("its connection to the language-server broker closed")
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.exited != "" {
+		return errors.New(b.exited)
+	}
+	return errors.New("its connection to the language-server broker closed (the broker ended)")
+}
+
+// noteExit records how the broker said the server ended.
+func (b *brokerProc) noteExit(params []byte) {
+	var p struct {
+		Error string `json:"error"`
+	}
+	if json.Unmarshal(params, &p) == nil && p.Error != "" {
+		b.mu.Lock()
+		b.exited = p.Error
+		b.mu.Unlock()
+	}
 }
 func (b *brokerProc) end() { b.once.Do(func() { close(b.done) }) }
 

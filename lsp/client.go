@@ -197,11 +197,7 @@ func startServer(ctx context.Context, spec *ServerSpec, l *Launch, relRoot strin
 	if cfg.Broker != "" {
 		// The user's broker holds the server, shared with other processes
 		// (LSP-9); when it cannot, the server is this process's own.
-		bp, err := startViaBroker(ctx, cfg, spec, l)
-		if os.Getenv("BROKER_DEBUG") != "" && err != nil {
-			fmt.Fprintln(os.Stderr, "BROKER:", err)
-		}
-		if err == nil {
+		if bp, err := startViaBroker(ctx, cfg, spec, l); err == nil {
 			s.proc, rwc = bp, brokerRWC{b: bp, wrote: &s.wrote}
 		}
 	}
@@ -375,6 +371,11 @@ func (s *server) handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 		s.cfg.Observe(Notification{Server: s.spec.ID, Root: s.root, Method: req.Method, Params: params})
 	}
 	switch req.Method {
+	case "$/builtintools/exited":
+		if bp, ok := s.proc.(*brokerProc); ok {
+			bp.noteExit(params)
+		}
+		return nil, nil
 	case "textDocument/publishDiagnostics":
 		var p publishDiagnosticsParams
 		if json.Unmarshal(params, &p) == nil {

@@ -148,7 +148,9 @@ func brokerPID(t *testing.T, dir string) int {
 // one gopls, which the first started through the broker; the second's
 // first answer comes from the warm server. SIGKILL of the broker takes its
 // gopls along; each process's next call starts a new broker (or joins the
-// one the other started) and answers; in the end, one gopls again.
+// one the other started) and answers; in the end, one gopls again, which
+// the other process keeps using when the one that started the broker is
+// killed.
 func TestServeProcessesShareThroughBroker(t *testing.T) {
 	testenv.LookPath(t, "gopls")
 	testenv.SetupPath()
@@ -215,5 +217,18 @@ func TestServeProcessesShareThroughBroker(t *testing.T) {
 	}
 	if pid := brokerPID(t, dir); pid == broker || testenv.Gone(pid) {
 		t.Fatalf("no new broker: %d", pid)
+	}
+
+	// The process that started the new broker killed: the other keeps
+	// its server.
+	before := serverPIDs(root, "gopls")
+	a.cmd.Process.Kill()
+	t0 = time.Now()
+	if text := b.call("lsp", refs); !strings.Contains(text, "cart.go:11") {
+		t.Fatalf("b after a's SIGKILL: %s", text)
+	}
+	t.Logf("b's answer after the broker's starter was killed: %v", time.Since(t0))
+	if got := serverPIDs(root, "gopls"); len(got) != 1 || got[0] != before[0] {
+		t.Fatalf("after a's SIGKILL: gopls %v, before %v", got, before)
 	}
 }
