@@ -642,6 +642,11 @@ func (be *backend) fromClient(c *bclient, raw []byte) bool {
 		be.mu.Unlock()
 		c.send(rpcMsg{JSONRPC: "2.0", ID: m.ID, Result: json.RawMessage("null")})
 		return true
+	case m.Method == "$/builtintools/clients" && len(m.ID) > 0:
+		n := len(be.clients)
+		be.mu.Unlock()
+		c.send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": map[string]any{"clients": n}})
+		return true
 	case m.Method == "$/builtintools/release":
 		if be.hold == c {
 			be.hold = nil

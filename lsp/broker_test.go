@@ -48,6 +48,9 @@ func TestBrokerSharesServer(t *testing.T) {
 	if pa != pb {
 		t.Fatalf("two servers: %d and %d", pa, pb)
 	}
+	if st := a.sup.Status(a.ctx).Pool; len(st.Servers) != 1 || st.Servers[0].Processes != 2 || st.Servers[0].Clients != 1 {
+		t.Fatalf("a's status of the shared server: %+v", st.Servers)
+	}
 	// a previews a break; b's diagnostics never see it.
 	shapes := a.read("shapes/shapes.go")
 	broken := strings.Replace(shapes, "func Total(shapes []Shape) float64 {", "func Total(shapes []Shape) int {", 1)

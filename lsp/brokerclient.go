@@ -207,3 +207,20 @@ func (s *server) unholdAlone() {
 	}
 	s.view.unlockAlone()
 }
+
+// processes asks the broker how many connections (processes, one per
+// pool) share the server; 0 for a server of this process's own.
+func (s *server) processes(ctx context.Context) int {
+	if _, ok := s.proc.(*brokerProc); !ok || !s.alive() {
+		return 0
+	}
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	var res struct {
+		Clients int `json:"clients"`
+	}
+	if s.conn.Call(ctx, "$/builtintools/clients", nil, &res) != nil {
+		return 0
+	}
+	return res.Clients
+}

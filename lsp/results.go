@@ -230,6 +230,7 @@ type PoolServerStatus struct {
 	Trusted     bool   `json:"trusted" jsonschema:"it was started for a trusted checkout"`
 	State       string `json:"state" jsonschema:"starting, in_use (a call is under way), previewing (a preview holds it alone) or idle"`
 	Clients     int    `json:"clients" jsonschema:"runs of this process holding it"`
+	Processes   int    `json:"processes,omitempty" jsonschema:"processes sharing it through the broker, this one included; absent for a server of this process's own"`
 	PID         int    `json:"pid,omitempty"`
 	MemoryKB    int64  `json:"memory_kb" jsonschema:"resident memory of it and its child processes in KiB, 0 when unknown"`
 	IdleSeconds int64  `json:"idle_s" jsonschema:"seconds since its last use"`

@@ -923,7 +923,7 @@ func (s *Supervisor) Status(ctx context.Context) *Status {
 		}
 		st.Servers = append(st.Servers, row)
 	}
-	st.Pool = s.poolStatus()
+	st.Pool = s.poolStatus(ctx)
 	// One figure for a server's memory in both lists: with its children.
 	mem := map[int]int64{}
 	for _, p := range st.Pool.Servers {
@@ -942,7 +942,7 @@ func (s *Supervisor) Status(ctx context.Context) *Status {
 }
 
 // poolStatus lists the servers of the pool this run's servers go to.
-func (s *Supervisor) poolStatus() *PoolStatus {
+func (s *Supervisor) poolStatus(ctx context.Context) *PoolStatus {
 	pool, shared := s.poolFor()
 	held := map[*serverEntry]bool{}
 	s.mu.Lock()
@@ -967,6 +967,9 @@ func (s *Supervisor) poolStatus() *PoolStatus {
 		ps.Servers = append(ps.Servers, PoolServerStatus{Server: r.Server, Root: root, OtherFolder: other, ThisRun: held[r.e],
 			Trusted: r.Trusted, State: r.State, Clients: r.Clients, PID: r.PID, MemoryKB: r.MemoryKB,
 			IdleSeconds: int64(r.Idle.Round(time.Second) / time.Second), OverBudget: ps.BudgetKB > 0 && r.MemoryKB >= ps.BudgetKB})
+		if r.State != PoolStarting && r.e.srv != nil {
+			ps.Servers[len(ps.Servers)-1].Processes = r.e.srv.processes(ctx)
+		}
 	}
 	for _, b := range stops {
 		root, other := where(b.Root)

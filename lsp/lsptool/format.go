@@ -404,6 +404,9 @@ func formatPool(b *strings.Builder, p *lsp.PoolStatus) {
 		case s.ThisRun:
 			runs += ", this one included"
 		}
+		if s.Processes > 1 {
+			runs += fmt.Sprintf(", shared with %d other processes through the broker", s.Processes-1)
+		}
 		trust := "untrusted"
 		if s.Trusted {
 			trust = "trusted"
