@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/proc"
@@ -223,4 +224,37 @@ func (s *server) processes(ctx context.Context) int {
 		return 0
 	}
 	return res.Clients
+}
+
+// peerGone reports, for a server reached through the broker, whether the
+// broker has closed the connection though this process's read of it has
+// not seen the end yet (a broker just killed): the caller then ends the
+// server here, so the call starts afresh instead of failing on it.
+func (s *server) peerGone() bool {
+	bp, ok := s.proc.(*brokerProc)
+	if !ok {
+		return false
+	}
+	uc, ok := bp.conn.(*net.UnixConn)
+	if !ok {
+		return false
+	}
+	raw, err := uc.SyscallConn()
+	if err != nil {
+		return false
+	}
+	gone := false
+	_ = raw.Control(func(fd uintptr) {
+		var b [1]byte
+		n, _, err := syscall.Recvfrom(int(fd), b[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
+		gone = n == 0 && err == nil
+	})
+	if gone {
+		bp.Kill()
+		select {
+		case <-s.exited:
+		case <-time.After(time.Second):
+		}
+	}
+	return gone
 }

@@ -590,7 +590,7 @@ func (s *Supervisor) serverFor(ctx context.Context, c *choice) (*server, error) 
 		s.mu.Lock()
 		delete(s.failures, key)
 		s.mu.Unlock()
-		if !e.srv.alive() {
+		if e.srv.peerGone() || !e.srv.alive() {
 			// Crashed since the last call: note it and start afresh.
 			e.srv.mu.Lock()
 			closing := e.srv.closing
