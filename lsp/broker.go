@@ -319,6 +319,7 @@ type backend struct {
 	toClient    map[string]pendingCall // server→client requests, by the id sent to the client
 	initResult  json.RawMessage
 	initWaiting bool
+	initID      string // the id the first initialize was sent to the server with
 	initialized bool
 	docs        map[string]*bdoc
 	hold        *bclient
@@ -467,6 +468,15 @@ func (be *backend) leave(c *bclient) {
 			delete(be.pending, id)
 		}
 	}
+	// The server's requests to it are answered for it, so the server
+	// does not wait for ever.
+	var unanswered []json.RawMessage
+	for id, p := range be.toClient {
+		if p.c == c {
+			delete(be.toClient, id)
+			unanswered = append(unanswered, p.id)
+		}
+	}
 	var closes []string
 	for uri, d := range be.docs {
 		if d.open[c] {
@@ -491,6 +501,9 @@ func (be *backend) leave(c *bclient) {
 		})
 	}
 	be.mu.Unlock()
+	for _, id := range unanswered {
+		be.send(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": -32603, "message": "the client left"}})
+	}
 	for _, uri := range closes {
 		be.send(map[string]any{"jsonrpc": "2.0", "method": "textDocument/didClose", "params": map[string]any{"textDocument": map[string]any{"uri": uri}}})
 	}
@@ -666,6 +679,9 @@ func (be *backend) fromClient(c *bclient, raw []byte) bool {
 		be.nextID++
 		id := json.RawMessage(strconv.FormatInt(be.nextID, 10))
 		be.pending[string(id)] = pendingCall{c: c, id: m.ID, method: m.Method}
+		if m.Method == "initialize" {
+			be.initID = string(id)
+		}
 		if m.Method == "workspace/executeCommand" {
 			c.commands++
 		}
@@ -785,7 +801,10 @@ func (be *backend) readServer(r *bufio.Reader) {
 			p, ok := be.pending[string(m.ID)]
 			delete(be.pending, string(m.ID))
 			var waiting []*bclient
-			if ok && p.method == "initialize" {
+			// The first initialize's answer, even when the client that
+			// sent it has gone: the others wait for it.
+			if be.initID != "" && string(m.ID) == be.initID {
+				be.initID = ""
 				be.initWaiting = false
 				if len(m.Error) == 0 {
 					be.initResult = m.Result

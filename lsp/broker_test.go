@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -139,6 +140,41 @@ func TestBrokerServerCrash(t *testing.T) {
 			if row.ID == "gopls" && (len(row.Crashes) != 1 || !strings.Contains(row.Crashes[0].Error, "killed")) {
 				t.Errorf("status: %+v", row.Crashes)
 			}
+		}
+	}
+}
+
+// LSP-9: three processes' first calls at once: one server starts, the
+// first initialize reaches it, the others are answered from its result.
+func TestBrokerConcurrentStarts(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "broker")
+	startBroker(t, dir)
+	a := newSession(t, "go", "gopls", Config{Pool: NewPool(), Broker: dir})
+	sups := []*Supervisor{a.sup}
+	for range 2 {
+		s := NewSupervisor(a.root, Config{Pool: NewPool(), Broker: dir})
+		t.Cleanup(func() { s.Close() })
+		sups = append(sups, s)
+	}
+	errs := make(chan error, len(sups))
+	for _, s := range sups {
+		go func() {
+			h, err := s.Hover(a.ctx, loc(t, s, a.path("main.go")), Place{Line: 12, Symbol: "Total"})
+			if err == nil && !strings.Contains(h.Contents, "float64") {
+				err = errors.New("hover: " + h.Contents)
+			}
+			errs <- err
+		}()
+	}
+	for range sups {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	pid := sups[0].running()[0].pid()
+	for _, s := range sups[1:] {
+		if got := s.running()[0].pid(); got != pid {
+			t.Fatalf("servers %d and %d", pid, got)
 		}
 	}
 }
