@@ -629,7 +629,7 @@ func (v View) callersOf(ts []snap.Target) map[snap.Target]*callerSet {
 					v.Kind = lang.RefValue
 					r = &v
 				}
-				res := v.R.ResolveLazy(g, r)
+				res := v.R.SiteLazy(g, ri, r.Kind)
 				var cands []resolve.Scored // a pending resolution's candidates, scored once
 				for _, t := range group {
 					cs := out[t]
@@ -718,6 +718,7 @@ func (v View) callersOf(ts []snap.Target) map[snap.Target]*callerSet {
 		for _, s := range cs.values {
 			cs.calls = append(cs.calls, v.heldCalls(t, s)...)
 		}
+		cs.calls = append(cs.calls, v.aliasCalls(t)...)
 	}
 	for _, cs := range out {
 		sortSites(cs.calls)

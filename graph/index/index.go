@@ -497,11 +497,18 @@ func (x *Index) Snapshot() *snap.Snapshot { return x.cur.Load() }
 func (x *Index) put(f *snap.Entry) { putWithin(x.b, f, x.opts.MaxBytes) }
 
 func putWithin(b *snap.Builder, f *snap.Entry, max int64) {
-	b.Remove(f.Rel)
-	if b.Bytes()+f.Cost() > max {
+	var had int64
+	if old := b.Entry(f.Rel); old != nil {
+		had = old.Cost()
+	}
+	if b.Bytes()-had+f.Cost() > max {
+		b.Remove(f.Rel)
 		b.Skip(f.Rel, fmt.Sprintf("not indexed: the index reached its memory bound (%d MiB)", max>>20))
 		return
 	}
+	// Put replaces a file in place: the generations the resolver's caches
+	// are kept by (ModGen, ImportsGen, BasesGen) move only if what they
+	// follow changed, where a remove and a put would move them all.
 	b.Put(f)
 }
 

@@ -327,3 +327,48 @@ func testLargeChange(t *testing.T, noWatcher bool) {
 		t.Fatalf("refreshed %d, want %d", st.Refreshed, n)
 	}
 }
+
+// A file read again with its package, imports and embedded types as they
+// were is replaced in place: the generations the resolver keeps its file
+// scopes, renames and subclasses by do not move, so a body edited outside
+// the tools costs queries none of those caches.
+func TestRefreshInPlaceKeepsGenerations(t *testing.T) {
+	root := t.TempDir()
+	write := func(rel, body string) {
+		if err := os.WriteFile(filepath.Join(root, rel), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("go.mod", "module m\n")
+	write("a.go", "package m\n\nimport \"fmt\"\n\ntype T struct{ fmt.Stringer }\n\nfunc F() { fmt.Println(1) }\n")
+	write("b.go", "package m\n\nfunc G() { F() }\n")
+	x := buildRootOpts(t, root, Options{})
+	gens := func() string {
+		s := x.Snapshot()
+		var b strings.Builder
+		fmt.Fprintf(&b, "mod %d", s.ModGen)
+		for _, l := range s.Langs.All() {
+			fmt.Fprintf(&b, " %s %d %d", l.ID, s.Tables(l).ImportsGen, s.Tables(l).BasesGen)
+		}
+		return b.String()
+	}
+	before, gen := gens(), x.Snapshot().Gen
+	write("a.go", "package m\n\nimport \"fmt\"\n\ntype T struct{ fmt.Stringer }\n\nfunc F() { fmt.Println(2); H() }\n\nfunc H() {}\n")
+	if err := x.Refresh(context.Background(), filepath.Join(root, "a.go")); err != nil {
+		t.Fatal(err)
+	}
+	if x.Snapshot().Gen == gen || !strings.Contains(defs(x.Snapshot()), "a.go:H") {
+		t.Fatalf("the edit is not in the snapshot: %s", defs(x.Snapshot()))
+	}
+	if after := gens(); after != before {
+		t.Errorf("a body edit moved the generations: %s, then %s", before, after)
+	}
+	// An import added does move them.
+	write("a.go", "package m\n\nimport (\n\t\"fmt\"\n\t\"os\"\n)\n\ntype T struct{ fmt.Stringer }\n\nfunc F() { fmt.Println(os.Args) }\n")
+	if err := x.Refresh(context.Background(), filepath.Join(root, "a.go")); err != nil {
+		t.Fatal(err)
+	}
+	if after := gens(); after == before {
+		t.Errorf("an import added moved no generation: %s", after)
+	}
+}

@@ -57,7 +57,7 @@ func (rv *Resolver) heldCall(f *snap.Entry, name string, e, callAt int32) Resolu
 	held := f.Strs[b.Type]
 	switch b.How {
 	case lang.TypeExpr:
-		res, ok := rv.heldValue(f, b, e, held)
+		res, ok := rv.heldValue(f, b.Line, e, held, false)
 		if !ok {
 			why := "a function value: " + name + " holds " + held + " (" + at + "), which the index does not resolve to a function"
 			if res.Why != "" {
@@ -86,15 +86,17 @@ func (rv *Resolver) heldCall(f *snap.Entry, name string, e, callAt int32) Resolu
 	return Resolution{Class: lang.Unresolved, Why: "a local variable or parameter holding a function value (" + at + "): what it holds is not followed (a function literal's calls are listed as made by what encloses it)"}
 }
 
-// heldValue resolves the expression local b is bound to as a function
-// value: the value reference the query records at the binding, on its
-// line, written as held. ok says it leads surely to functions.
-func (rv *Resolver) heldValue(f *snap.Entry, b *lang.Local, e int32, held string) (Resolution, bool) {
+// heldValue resolves the expression a binding on line (in definition e)
+// holds as a function value: the value reference the query records there,
+// written as held. ok says it leads surely to functions, or with classes
+// to functions or classes (a language where calling a class constructs
+// it).
+func (rv *Resolver) heldValue(f *snap.Entry, line, e int32, held string, classes bool) (Resolution, bool) {
 	held = HeldText(held)
 	var found *lang.Ref
 	for _, ri := range f.RefsNamed(lang.LastSegment(held)) {
 		r := &f.Refs[ri]
-		if r.Kind != lang.RefValue || r.Line != b.Line || r.Encl != e {
+		if r.Kind != lang.RefValue || r.Line != line || r.Encl != e {
 			continue
 		}
 		text := f.RefName(r)
@@ -113,15 +115,62 @@ func (rv *Resolver) heldValue(f *snap.Entry, b *lang.Local, e int32, held string
 		return Resolution{}, false
 	}
 	res := rv.Resolve(f, found)
+	if classes {
+		// Read as a call of what it names (a value reference leads only
+		// to functions); not through Resolve, which would follow a
+		// variable holding a variable, maybe round.
+		c := *found
+		c.Kind = lang.RefCall
+		res = rv.resolveAt(f, &c, false)
+	}
 	if res.Class != lang.Exact && res.Class != lang.ViaImport || len(res.Targets) == 0 {
 		return res, false
 	}
 	for _, t := range res.Targets {
-		if !lang.FunctionLike(t.D().Kind) {
+		if k := t.D().Kind; !lang.FunctionLike(k) && !(classes && lang.ClassLike(k)) {
 			return res, false
 		}
 	}
 	return res, true
+}
+
+// throughVariable decides a call whose definition is a module-level
+// variable (var testHook = nop; handler = default_handler): a call of the
+// function value the variable holds, never of the variable, which runs no
+// code. A variable initialized with a function (or, in a language where
+// calling a class constructs it, a class) the index defines calls it:
+// exact where the language records every assignment as a binding and the
+// variable has one, else a candidate, since an assignment elsewhere (a
+// test replacing a hook) is not read. Anything else is unresolved saying
+// what the variable holds.
+func (rv *Resolver) throughVariable(f *snap.Entry, r *lang.Ref, res Resolution) Resolution {
+	if r.Kind != lang.RefCall || res.Class != lang.Exact && res.Class != lang.ViaImport || len(res.Targets) != 1 {
+		return res
+	}
+	t := res.Targets[0]
+	d := t.D()
+	if d.Kind != "variable" || d.Member() || d.Local {
+		return res
+	}
+	g := t.File
+	at := d.Name + " (" + g.Rel + ":" + strconv.Itoa(int(d.Line)) + ")"
+	switch d.How {
+	case lang.TypeExpr:
+		held, ok := rv.heldValue(g, d.Line, t.Def, d.Type, !g.Lang.Conversions)
+		if !ok {
+			return Resolution{Class: lang.Unresolved, Why: "a function value: the variable " + at + " holds " + d.Type + ", which the index does not resolve to a function"}
+		}
+		if g.Lang.AssignmentsBind && len(held.Targets) == 1 {
+			return Resolution{Class: held.Class, Targets: held.Targets, Reason: "the variable " + d.Name + " holds " + d.Type + ": its one assignment, " + g.Rel + ":" + strconv.Itoa(int(d.Line))}
+		}
+		why := "the variable " + at + " holds " + d.Type + "; an assignment to it elsewhere is not read"
+		return Resolution{Class: lang.Candidate, Targets: held.Targets, Reasons: repeat(why, len(held.Targets))}
+	case lang.TypeCall, lang.TypeCall2, lang.TypeCall3:
+		return Resolution{Class: lang.Unresolved, Why: "a function value: the variable " + at + " holds what " + d.Type + " returns, not followed"}
+	case lang.TypeDeclared:
+		return Resolution{Class: lang.Unresolved, Why: "the variable " + at + " of function type " + d.Type + ": what is assigned to it is not followed"}
+	}
+	return Resolution{Class: lang.Unresolved, Why: "a function value held by the variable " + at + ": what it holds is not followed"}
 }
 
 func repeat(s string, n int) []string {

@@ -36,14 +36,14 @@ type Resolution struct {
 // Resolve decides one reference of f (r may be a copy of one of f.Refs
 // with another Kind).
 func (rv *Resolver) Resolve(f *snap.Entry, r *lang.Ref) Resolution {
-	return conversion(f, r, rv.resolveAt(f, r, false))
+	return rv.throughVariable(f, r, conversion(f, r, rv.resolveAt(f, r, false)))
 }
 
 // ResolveLazy decides one reference, leaving a name-only resolution's
 // candidates unranked (Resolution.Pending): callers ranks only the one it
 // asks about.
 func (rv *Resolver) ResolveLazy(f *snap.Entry, r *lang.Ref) Resolution {
-	return conversion(f, r, rv.resolveAt(f, r, true))
+	return rv.throughVariable(f, r, conversion(f, r, rv.resolveAt(f, r, true)))
 }
 
 // conversion marks a call that leads only to types, in a language where
@@ -145,6 +145,12 @@ func (rv *Resolver) resolveAt(f *snap.Entry, r *lang.Ref, lazy bool) Resolution 
 	if self != nil && self.Container != "" && (l.IsSelf(recv) || (self.Self != "" && recv == self.Self)) && !f.Rebound(recv, r.Encl, r.At) {
 		if ts := rv.inScope(f, name, func(d *lang.Def) bool { return want(d) && d.Container == self.Container }); len(ts) > 0 {
 			return settle(f, lang.Exact, ts, "same class")
+		}
+	}
+	// this.m() in an object literal's own method: this is the literal.
+	if encl != nil && encl.Container == "" && encl.Kind == "method" && l.IsSelf(recv) && !f.Rebound(recv, r.Encl, r.At) {
+		if ts := literalMethods(f, r.Encl, name, want); len(ts) == 1 {
+			return Resolution{Class: lang.Exact, Targets: ts, Reason: "this is the object literal the method is in"}
 		}
 	}
 	// A receiver whose type the source declares: a method of that type
@@ -621,7 +627,7 @@ func (rv *Resolver) ModuleFiles(f *snap.Entry, module string) ([]*snap.Entry, bo
 	m, ok := rv.c.mods[k]
 	rv.c.mu.Unlock()
 	if ok {
-		return m.files, m.known
+		return rv.current(m.files), m.known
 	}
 	ids, known := f.Lang.Rule().Files(rv.s, f.Lang, f.Rel, module)
 	m = modFiles{rv.s.Entries(ids), known}
@@ -632,6 +638,69 @@ func (rv *Resolver) ModuleFiles(f *snap.Entry, module string) ([]*snap.Entry, bo
 	rv.c.mods[k] = m
 	rv.c.mu.Unlock()
 	return m.files, m.known
+}
+
+// current is files with the entries this snapshot has for them: a list
+// kept from an earlier snapshot of the same files (ModGen) may hold the
+// entry a file had before it was read again.
+func (rv *Resolver) current(files []*snap.Entry) []*snap.Entry {
+	for i, e := range files {
+		if rv.s.ByID(e.ID) != e {
+			out := slices.Clone(files)
+			for j := i; j < len(out); j++ {
+				out[j] = rv.s.ByID(out[j].ID)
+			}
+			return out
+		}
+	}
+	return files
+}
+
+// literalMethods lists the methods named name of the object literal
+// whose method e is (const o = {m() {}, n() { this.m() }}): methods with
+// no class around them whose innermost enclosing definition is e's, with
+// nothing else of that definition declared between the two (const p =
+// {run() {…}}; const q = {helper() {…}} in one function are two
+// literals), written on lines of their own at e's column (a literal
+// nested in a property, sub: {n() {…}}, is indented further; one written
+// on one line is left to the ranking).
+func literalMethods(f *snap.Entry, e int32, name string, want func(*lang.Def) bool) []snap.Target {
+	parent := func(i int32) int32 {
+		d := &f.Defs[i]
+		for j := i - 1; j >= 0; j-- {
+			if p := &f.Defs[j]; p.Start <= d.Start && d.End <= p.End {
+				return j
+			}
+		}
+		return -1
+	}
+	literal := func(d *lang.Def) bool { return d.Kind == "method" && d.Container == "" }
+	pe := parent(e)
+	var out []snap.Target
+	for _, i := range f.DefsNamed(name) {
+		d := &f.Defs[i]
+		if i == e || !literal(d) || !want(d) || parent(i) != pe || d.Col != f.Defs[e].Col || d.Line == f.Defs[e].Line {
+			continue
+		}
+		lo, hi := min(d.End, f.Defs[e].End), max(d.Start, f.Defs[e].Start)
+		apart := false
+		for k := range f.Defs {
+			if o := &f.Defs[k]; int32(k) != i && int32(k) != e && lo <= o.Start && o.Start < hi && !literal(o) && parent(int32(k)) == pe {
+				apart = true
+				break
+			}
+		}
+		for k := range f.Locals {
+			if lc := &f.Locals[k]; lc.Encl == pe && lo <= lc.At && lc.At < hi {
+				apart = true
+				break
+			}
+		}
+		if !apart {
+			out = append(out, snap.Target{File: f, Def: i})
+		}
+	}
+	return out
 }
 
 // typeMembers finds members called name of the class-like definition recv
@@ -709,15 +778,20 @@ func (p *Pending) Dispatch() bool { return p.note != "" }
 // Accepts says whether d is a definition p's candidates are among.
 func (p *Pending) Accepts(d *lang.Def) bool { return p.ok(d) }
 
-// Scored is one candidate of a Pending resolution with its score.
+// Scored is one candidate of a Pending resolution with its score. Its
+// reason is made only when asked (reasonOf): callers scores every
+// candidate of a site and reads one reason.
 type Scored struct {
-	t      snap.Target
-	score  int
-	reason string
+	t     snap.Target
+	score int
+	// what the score was made of, for its reason
+	place           int8 // 0 name only, 1 imported, 2 same directory, 3 same file
+	other, built    bool // built for another system; for this one
+	hint, resembled bool // the receiver's declared type; its name
 }
 
 // Scores lists p's candidates with their scores, unsorted, for RankOf.
-func (rv *Resolver) Scores(p *Pending) []Scored { return rv.scores(p, false) }
+func (rv *Resolver) Scores(p *Pending) []Scored { return rv.scores(p) }
 
 // byName ranks every definition with the reference's name in the language.
 func (rv *Resolver) byName(lazy bool, f *snap.Entry, r *lang.Ref, ok func(*lang.Def) bool) Resolution {
@@ -750,66 +824,128 @@ func unresolvedName(f *snap.Entry, r *lang.Ref) Resolution {
 }
 
 // scores lists p's candidates with their scores, unsorted.
-func (rv *Resolver) scores(p *Pending, withReasons bool) []Scored {
+func (rv *Resolver) scores(p *Pending) []Scored {
 	f, r := p.f, p.r
 	imported := rv.scope(f).imported
 	var all []Scored
 	name, recv := f.RefName(r), f.RefReceiver(r)
-	for _, id := range rv.s.Tables(f.Lang).Defs.Get(name) {
-		g := rv.s.ByID(id)
-		for _, i := range g.DefsNamed(name) {
-			d := &g.Defs[i]
-			if !p.ok(d) {
-				continue
-			}
-			s := Scored{t: snap.Target{File: g, Def: i}}
-			switch {
-			case g == f:
-				s.score, s.reason = 600, "same file"
-			case g.Dir == f.Dir:
-				s.score, s.reason = 500, "same directory"
-			case imported[g.Rel]:
-				s.score, s.reason = 400, "in a module this file imports"
-			default:
-				s.score, s.reason = 0, "name only"
-			}
-			s.score += 10 * sharedDirs(f.Dir, g.Dir)
-			if f.Lang.Variants != "" {
-				mine, theirs := f.Lang.Variant(f.Rel), g.Lang.Variant(g.Rel)
-				switch {
-				case !mine.Compatible(theirs):
-					s.score -= 300
-					s.reason += "; built for another system"
-				case hostRank(g) == 0:
-					// Built for this system by its name or its //go:build line.
-					s.score += 5
-					if withReasons && g.Host == lang.HostYes {
-						s.reason += "; built on this system"
-					}
-				}
-			}
-			// A declared receiver type beats file proximity; the
-			// receiver's name only breaks ties.
-			if d.Container != "" && hinted(p.hint, d.Container) {
-				s.score += 1000
-				if p.hintHow != "" {
-					s.reason += "; " + p.hintHow + d.Container
-				} else {
-					s.reason += "; the receiver's declared type embeds or is " + d.Container
-				}
-			} else if recv != "" && d.Container != "" && resembles(recv, d.Container) {
-				s.score++
-				if withReasons {
-					s.reason += "; receiver looks like " + d.Container
-				}
-			}
-			if p.note != "" {
-				s.reason += "; " + p.note
-			}
-			all = append(all, s)
+	var mine lang.Variant
+	if f.Lang.Variants != "" {
+		mine = f.Lang.Variant(f.Rel)
+	}
+	for _, nd := range rv.named(f.Lang, name) {
+		g, d := nd.t.File, nd.t.D()
+		if !p.ok(d) {
+			continue
 		}
+		s := Scored{t: nd.t}
+		switch {
+		case g == f:
+			s.score, s.place = 600, 3
+		case g.Dir == f.Dir:
+			s.score, s.place = 500, 2
+		case imported[g.Rel]:
+			s.score, s.place = 400, 1
+		}
+		s.score += 10 * sharedDirs(f.Dir, g.Dir)
+		if f.Lang.Variants != "" {
+			switch {
+			case !mine.Compatible(nd.variant):
+				s.score -= 300
+				s.other = true
+			case nd.host == 0:
+				// Built for this system by its name or its //go:build line.
+				s.score += 5
+				s.built = g.Host == lang.HostYes
+			}
+		}
+		// A declared receiver type beats file proximity; the
+		// receiver's name only breaks ties.
+		if d.Container != "" && hinted(p.hint, d.Container) {
+			s.score += 1000
+			s.hint = true
+		} else if recv != "" && d.Container != "" && resembles(recv, d.Container) {
+			s.score++
+			s.resembled = true
+		}
+		all = append(all, s)
 	}
 	return all
+}
+
+// reasonOf says why s is ranked where it is; full adds what only breaks
+// ties or goes without saying (built on this system, the receiver's
+// name), which RankOf's reader does not get.
+func reasonOf(p *Pending, s *Scored, full bool) string {
+	reason := [...]string{"name only", "in a module this file imports", "same directory", "same file"}[s.place]
+	if s.other {
+		reason += "; built for another system"
+	} else if s.built && full {
+		reason += "; built on this system"
+	}
+	if c := s.t.D().Container; s.hint {
+		if p.hintHow != "" {
+			reason += "; " + p.hintHow + c
+		} else {
+			reason += "; the receiver's declared type embeds or is " + c
+		}
+	} else if s.resembled && full {
+		reason += "; receiver looks like " + c
+	}
+	if p.note != "" {
+		reason += "; " + p.note
+	}
+	return reason
+}
+
+// namedDef is a definition of a name, with what ranking reads of its
+// file worked out once.
+type namedDef struct {
+	t       snap.Target
+	variant lang.Variant
+	host    int // hostRank
+}
+
+// namedAt is the definitions of one name in one language, in path order,
+// and the entries they were read from: valid in any snapshot whose Defs
+// table lists the same files with the same entries.
+type namedAt struct {
+	files []*snap.Entry
+	defs  []namedDef
+}
+
+type nameKey struct {
+	l    *lang.Language
+	name string
+}
+
+// named lists the definitions of name in language l, what a name-only
+// reference's candidates are drawn from. The lists are shared along the
+// snapshots (Cache.named) and each is made again only when a file
+// defining the name changed, came or went.
+func (rv *Resolver) named(l *lang.Language, name string) []namedDef {
+	ids := rv.s.Tables(l).Defs.Get(name)
+	k := nameKey{l, name}
+	if v, ok := rv.c.named.m.Load(k); ok {
+		if at := v.(*namedAt); slices.EqualFunc(at.files, ids, func(e *snap.Entry, id snap.FileID) bool { return rv.s.ByID(id) == e }) {
+			return at.defs
+		}
+	}
+	at := &namedAt{files: rv.s.Entries(ids)}
+	for _, g := range at.files {
+		var v lang.Variant
+		if l.Variants != "" {
+			v = g.Lang.Variant(g.Rel)
+		}
+		h := hostRank(g)
+		for _, i := range g.DefsNamed(name) {
+			at.defs = append(at.defs, namedDef{t: snap.Target{File: g, Def: i}, variant: v, host: h})
+		}
+	}
+	if _, had := rv.c.named.m.Swap(k, at); !had {
+		rv.c.named.n.Add(1)
+	}
+	return at.defs
 }
 
 func before(a, b Scored) bool {
@@ -824,7 +960,7 @@ func before(a, b Scored) bool {
 
 // rankAll resolves a Pending name-only reference in full.
 func (rv *Resolver) rankAll(p *Pending) Resolution {
-	all := rv.scores(p, true)
+	all := rv.scores(p)
 	if len(all) == 0 {
 		return unresolvedName(p.f, p.r)
 	}
@@ -836,7 +972,7 @@ func (rv *Resolver) rankAll(p *Pending) Resolution {
 			break
 		}
 		res.Targets = append(res.Targets, s.t)
-		res.Reasons = append(res.Reasons, s.reason)
+		res.Reasons = append(res.Reasons, reasonOf(p, &all[i], true))
 	}
 	return res
 }
@@ -862,7 +998,7 @@ func (rv *Resolver) RankOf(p *Pending, t snap.Target, all []Scored) (int, int, s
 			rank++
 		}
 	}
-	reason := mine.reason
+	reason := reasonOf(p, mine, false)
 	if recv := p.f.RefReceiver(p.r); recv != "" && mine.t.D().Container != "" && resembles(recv, mine.t.D().Container) {
 		reason += "; receiver looks like " + mine.t.D().Container
 	}

@@ -66,6 +66,36 @@ func all(rv *resolve.Resolver) string {
 	return b.String()
 }
 
+// lazily resolves every reference of s as callers does (SiteLazy, kept
+// per snapshot), and for a name-only one places each definition of the
+// name among its candidates (RankOf over Scores, drawn from the lists of
+// definitions by name the caches share along the snapshots).
+func lazily(rv *resolve.Resolver) string {
+	var b strings.Builder
+	for f := range rv.Snapshot().Files() {
+		for i := range f.Refs {
+			r := &f.Refs[i]
+			res := rv.SiteLazy(f, int32(i), r.Kind)
+			if res.Pending == nil {
+				fmt.Fprintf(&b, "%s:%d %s -> %s\n", f.Rel, r.Line, f.RefName(r), text(res))
+				continue
+			}
+			cands := rv.Scores(res.Pending)
+			for g := range rv.Snapshot().Files() {
+				for d := range g.Defs {
+					t := snap.Target{File: g, Def: int32(d)}
+					if t.D().Name != f.RefName(r) || !res.Pending.Accepts(t.D()) {
+						continue
+					}
+					rank, of, why := rv.RankOf(res.Pending, t, cands)
+					fmt.Fprintf(&b, "%s:%d %s -> %s %d of %d: %s\n", f.Rel, r.Line, f.RefName(r), t.Qualified(), rank, of, why)
+				}
+			}
+		}
+	}
+	return b.String()
+}
+
 // goTree is a small Go module written as records: a store and a cache
 // type with a Save method each, an interface they both satisfy, and an
 // api package calling them every way the resolver tells apart.
@@ -206,8 +236,9 @@ func TestInheritedCacheEqualsFresh(t *testing.T) {
 		}
 		s = b.Snapshot()
 		c = resolve.NewCache(s, c)
-		inherited := all(resolve.New(s, c))
-		fresh := all(resolve.New(s, nil))
+		rv := resolve.New(s, c)
+		inherited := all(rv) + lazily(rv) + lazily(rv) // the second from the sites kept
+		fresh := all(resolve.New(s, nil)) + lazily(resolve.New(s, nil)) + lazily(resolve.New(s, nil))
 		if inherited != fresh {
 			t.Fatalf("step %d (%s): the inherited cache answers otherwise\ninherited:\n%s\nfresh:\n%s", step, rel, inherited, fresh)
 		}

@@ -33,6 +33,9 @@
     (assignment left: (identifier) @name) @definition.constant)
   (#match? @name "^[A-Z][A-Z0-9_]*$"))
 (module (expression_statement (assignment left: (identifier) @name type: (type) @type) @definition.variable))
+; handler = default_handler, Alias = models.Store: what it is set to (a
+; function or class a call of it calls, or a value's type).
+(module (expression_statement (assignment left: (identifier) @name right: [(identifier) (attribute)] @type.expr) @definition.variable))
 (module (expression_statement (assignment left: (identifier) @name) @definition.variable))
 
 ; Base classes are type uses, listed before the value pattern below
