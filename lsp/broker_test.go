@@ -178,3 +178,18 @@ func TestBrokerConcurrentStarts(t *testing.T) {
 		}
 	}
 }
+
+// LSP-9: through the broker, an untrusted process never gets the server a
+// trusted one started: trust and the environment are the server's key.
+func TestBrokerKeepsTrustApart(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "broker")
+	startBroker(t, dir)
+	a := newSession(t, "go", "gopls", Config{Pool: NewPool(), Broker: dir})
+	b := NewSupervisor(a.root, Config{Pool: NewPool(), Broker: dir, Trusted: true})
+	t.Cleanup(func() { b.Close() })
+	must(a.sup.Hover(a.ctx, a.at("main.go"), Place{Line: 12, Symbol: "Total"}))(t)
+	must(b.Hover(a.ctx, loc(t, b, a.path("main.go")), Place{Line: 12, Symbol: "Total"}))(t)
+	if pa, pb := a.sup.running()[0].pid(), b.running()[0].pid(); pa == pb {
+		t.Fatalf("trusted and untrusted processes share gopls %d", pa)
+	}
+}

@@ -119,6 +119,12 @@ func dialBroker(ctx context.Context, dir string, command []string) (net.Conn, er
 	}
 }
 
+// perShell are variables that differ between processes of one user
+// without changing what a server does (the shell's, and internal/proc's
+// tag, which the broker's own start sets): left out of a hello, so they
+// do not keep processes from sharing.
+var perShell = map[string]bool{"PWD": true, "OLDPWD": true, "SHLVL": true, "_": true, "BUILTIN_TOOLS_PROC": true}
+
 // startViaBroker asks the broker for l's server.
 func startViaBroker(ctx context.Context, cfg *Config, spec *ServerSpec, l *Launch) (*brokerProc, error) {
 	h := BrokerHello{Server: spec.ID, Bin: l.Bin, Dir: l.Root, Trusted: l.Trusted, IdleMS: cfg.IdleTimeout.Milliseconds()}
@@ -126,7 +132,16 @@ func startViaBroker(ctx context.Context, cfg *Config, spec *ServerSpec, l *Launc
 	for _, a := range l.Args {
 		h.Args = append(h.Args, sub(a))
 	}
-	for _, e := range l.Env {
+	env := l.Env
+	if env == nil {
+		// What a child of this process would inherit, not the broker's.
+		env = os.Environ()
+	}
+	for _, e := range env {
+		name, _, _ := strings.Cut(e, "=")
+		if perShell[name] {
+			continue
+		}
 		h.Env = append(h.Env, sub(e))
 	}
 	if ents, err := os.ReadDir(l.StateDir); err == nil {
