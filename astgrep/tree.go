@@ -147,3 +147,9 @@ func (x *Tree) Col(off int) int {
 	r := x.Row(off)
 	return off - x.starts[r]
 }
+
+// RowCol is Row and Col of off, found at once.
+func (x *Tree) RowCol(off int) (row, col int) {
+	r := x.Row(off)
+	return r, off - x.starts[r]
+}

@@ -226,11 +226,7 @@ func TestGoTestByName(t *testing.T) {
 	root := goRoot(t, loopGo, map[string]string{"add_test.go": testGo})
 	s := newSupervisor(t, root, Config{})
 	ctx := testCtx(t)
-	s.SetBreakpoints(ctx, at(root, "add_test.go"), []LineSpec{{Line: 9}}, nil, false)
-	res, err := s.Launch(ctx, LaunchSpec{Program: at(root, root), Test: "TestAdd"}, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := stopAt(t, s, ctx, root, "add_test.go", 9, LaunchSpec{Program: at(root, root), Test: "TestAdd"}, 0)
 	if res.Outcome != "stopped" || res.Frame == nil || res.Frame.Line != 9 {
 		t.Fatalf("test stop: %+v %+v", res, res.Frame)
 	}
@@ -257,11 +253,7 @@ func TestPytestByName(t *testing.T) {
 	root := testenv.Tree(t, map[string]string{"test_add.py": pyTest})
 	s := newSupervisor(t, root, Config{})
 	ctx := testCtx(t)
-	s.SetBreakpoints(ctx, at(root, "test_add.py"), []LineSpec{{Line: 7}}, nil, false)
-	res, err := s.Launch(ctx, LaunchSpec{Module: "pytest", Args: []string{"-q", "-k", "test_add", "test_add.py"}}, 30*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := stopAt(t, s, ctx, root, "test_add.py", 7, LaunchSpec{Module: "pytest", Args: []string{"-q", "-k", "test_add", "test_add.py"}}, 30*time.Second)
 	if res.Outcome != "stopped" || res.Frame == nil || res.Frame.Line != 7 {
 		t.Fatalf("pytest stop: %+v %+v", res, res.Frame)
 	}

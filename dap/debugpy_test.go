@@ -3,7 +3,6 @@ package dap
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
@@ -55,15 +54,5 @@ func TestDebugpySession(t *testing.T) {
 	if err != nil || step.Outcome != "stopped" || step.Stop.Reason != "step" {
 		t.Fatalf("step: %+v %v", step, err)
 	}
-	s.SetBreakpoints(ctx, at(root, "app.py"), nil, []int{4}, false)
-	done, err := s.Resume(ctx, "continue", 0, 30*time.Second)
-	if err != nil || done.Outcome != "exited" || done.ExitCode == nil || *done.ExitCode != 0 {
-		t.Fatalf("continue to the end: %+v %v", done, err)
-	}
-	if !strings.Contains(done.Output, "total 6") {
-		t.Fatalf("output %q", done.Output)
-	}
-	if len(done.NeverHit) != 1 || done.NeverHit[0].Line != 13 {
-		t.Fatalf("never hit %+v", done.NeverHit)
-	}
+	continueToEnd(t, s, ctx, root, "app.py", 4, 13)
 }

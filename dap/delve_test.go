@@ -3,7 +3,6 @@ package dap
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
@@ -84,20 +83,7 @@ func TestDelveSession(t *testing.T) {
 	if _, err := s.Scopes(ctx, frame); err == nil || !strings.Contains(err.Error(), "is from stop 1; the program is now at stop 2") {
 		t.Fatalf("a stale frame: %v", err)
 	}
-	s.SetBreakpoints(ctx, at(root, "main.go"), nil, []int{8}, false)
-	done, err := s.Resume(ctx, "continue", 0, 30*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if done.Outcome != "exited" || done.ExitCode == nil || *done.ExitCode != 0 {
-		t.Fatalf("continue to the end: %+v", done)
-	}
-	if !strings.Contains(done.Output, "total 6") {
-		t.Fatalf("output %q", done.Output)
-	}
-	if len(done.NeverHit) != 1 || done.NeverHit[0].Line != 18 {
-		t.Fatalf("never hit %+v", done.NeverHit)
-	}
+	continueToEnd(t, s, ctx, root, "main.go", 8, 18)
 	s.mu.Lock()
 	sess := s.sess
 	s.mu.Unlock()

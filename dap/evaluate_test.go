@@ -18,11 +18,7 @@ func TestEvaluateTimeBound(t *testing.T) {
 	root := testenv.Tree(t, map[string]string{"requirements.txt": "", "app.py": pyProgram})
 	s := newSupervisor(t, root, Config{})
 	ctx := testCtx(t)
-	s.SetBreakpoints(ctx, at(root, "app.py"), []LineSpec{{Line: 4}}, nil, false)
-	res, err := s.Launch(ctx, LaunchSpec{Program: at(root, filepath.Join(root, "app.py"))}, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := stopAt(t, s, ctx, root, "app.py", 4, LaunchSpec{Program: at(root, filepath.Join(root, "app.py"))}, 0)
 	wantStop(t, res, "breakpoint", 4, "s += x")
 	t0 := time.Now()
 	ev, err := s.Evaluate(ctx, "__import__('time').sleep(30)", "", 2*time.Second)

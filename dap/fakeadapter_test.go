@@ -23,7 +23,7 @@ import (
 
 // A scripted debug adapter plays one of the scripts below, so the
 // orderings Session handles are pinned with no adapter installed. It runs
-// as a process (fakeAdapter: the test binary run again with fakeEnv set,
+// as a process (fakeProcess: the test binary run again with fakeEnv set,
 // speaking DAP on its stdin and stdout), for what only a process shows (how
 // it dies, what it wrote to stderr, its last events before it exits); or
 // in this process over net.Pipe (fakeHere), for the tests on
@@ -270,9 +270,10 @@ func (f *fake) serve() {
 	}
 }
 
-// fakeAdapter adds the scripted adapter playing name to the table, as
-// adapter "fake", for the test's length.
-func fakeAdapter(t *testing.T, name string) {
+// fakeProcess adds the scripted adapter playing name, run as a process of
+// its own, to the table, as adapter "fake", for the test's length; it
+// returns a supervisor over a fakeRoot, and that root.
+func fakeProcess(t *testing.T, name string) (*Supervisor, string) {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
@@ -282,6 +283,8 @@ func fakeAdapter(t *testing.T, name string) {
 		Commands: [][]string{{"/usr/bin/env", fakeEnv + "=" + name, exe}}, Transport: Stdio, ExprContext: "repl",
 		StopBursts: scripts[name].threads > 1, Adapter: scripted{}})
 	t.Cleanup(func() { Adapters = Adapters[:len(Adapters)-1] })
+	root := fakeRoot(t)
+	return newSupervisor(t, root, Config{}), root
 }
 
 // scripted is the fake adapter's Adapter: the common behaviour.

@@ -17,12 +17,10 @@ import (
 func TestHandshakeOrderings(t *testing.T) {
 	for _, name := range []string{"delve", "debugpy", "early"} {
 		t.Run(name, func(t *testing.T) {
-			fakeAdapter(t, name)
-			root := fakeRoot(t)
-			s := newSupervisor(t, root, Config{})
+			s, root := fakeProcess(t, name)
 			ctx := testCtx(t)
 			s.SetBreakpoints(ctx, at(root, fakeSource), []LineSpec{{Line: 3}}, nil, false)
-			res, err := s.Launch(ctx, LaunchSpec{Adapter: "fake", Program: at(root, filepath.Join(root, fakeSource))}, 20*time.Second)
+			res, err := s.Launch(ctx, fakeLaunch(root), 20*time.Second)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -53,11 +51,9 @@ func TestHandshakeOrderings(t *testing.T) {
 // focused on the thread at the breakpoint, and continue goes on to the
 // next burst, not to the rest of this one.
 func TestHandshakeThreadBurst(t *testing.T) {
-	fakeAdapter(t, "lldb-burst")
-	root := fakeRoot(t)
-	s := newSupervisor(t, root, Config{})
+	s, root := fakeProcess(t, "lldb-burst")
 	ctx := testCtx(t)
-	res, err := s.Launch(ctx, LaunchSpec{Adapter: "fake", Program: at(root, filepath.Join(root, fakeSource))}, 20*time.Second)
+	res, err := s.Launch(ctx, fakeLaunch(root), 20*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,9 +74,7 @@ func TestHandshakeThreadBurst(t *testing.T) {
 // once with what the adapter said, the session is over, and a new launch
 // works.
 func TestHandshakeAdapterDiesMidRequest(t *testing.T) {
-	fakeAdapter(t, "dies")
-	root := fakeRoot(t)
-	s := newSupervisor(t, root, Config{})
+	s, root := fakeProcess(t, "dies")
 	ctx := testCtx(t)
 	prog := filepath.Join(root, fakeSource)
 	if _, err := s.Launch(ctx, LaunchSpec{Adapter: "fake", Program: at(root, prog)}, 20*time.Second); err != nil {
@@ -107,14 +101,12 @@ func TestHandshakeAdapterDiesMidRequest(t *testing.T) {
 // round. Reading the adapter's output while os/exec's Wait closed the pipe
 // lost them.
 func TestHandshakeLastEventBeforeExit(t *testing.T) {
-	fakeAdapter(t, "last-words")
-	root := fakeRoot(t)
-	s := newSupervisor(t, root, Config{})
+	s, root := fakeProcess(t, "last-words")
 	ctx := testCtx(t)
 	lost := 0
 	const rounds = 20
 	for i := 0; i < rounds; i++ {
-		res, err := s.Launch(ctx, LaunchSpec{Adapter: "fake", Program: at(root, filepath.Join(root, fakeSource))}, 20*time.Second)
+		res, err := s.Launch(ctx, fakeLaunch(root), 20*time.Second)
 		if err != nil {
 			t.Fatalf("round %d: %v", i, err)
 		}

@@ -134,6 +134,24 @@ func needAdapter(t testing.TB, id string) AdapterSpec {
 
 // stopAt sets a breakpoint at file:line of root and launches l, failing tb
 // unless the program stops within wait.
+// continueToEnd drops the breakpoint at line of file and continues: the
+// sample program ends with exit code 0 and prints "total 6", and its one
+// breakpoint never hit is at neverHit.
+func continueToEnd(t *testing.T, s *Supervisor, ctx context.Context, root, file string, line, neverHit int) {
+	t.Helper()
+	s.SetBreakpoints(ctx, at(root, file), nil, []int{line}, false)
+	done, err := s.Resume(ctx, "continue", 0, 30*time.Second)
+	if err != nil || done.Outcome != "exited" || done.ExitCode == nil || *done.ExitCode != 0 {
+		t.Fatalf("continue to the end: %+v %v", done, err)
+	}
+	if !strings.Contains(done.Output, "total 6") {
+		t.Fatalf("output %q", done.Output)
+	}
+	if len(done.NeverHit) != 1 || done.NeverHit[0].Line != neverHit {
+		t.Fatalf("never hit %+v", done.NeverHit)
+	}
+}
+
 func stopAt(tb testing.TB, s *Supervisor, ctx context.Context, root, file string, line int, l LaunchSpec, wait time.Duration) *StopResult {
 	tb.Helper()
 	s.SetBreakpoints(ctx, at(root, file), []LineSpec{{Line: line}}, nil, false)

@@ -3,9 +3,7 @@ package dap
 import (
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
@@ -68,15 +66,5 @@ func TestLLDBSession(t *testing.T) {
 	if err != nil || step.Outcome != "stopped" || step.Stop.Reason != "step" {
 		t.Fatalf("step: %+v %v", step, err)
 	}
-	s.SetBreakpoints(ctx, at(root, "main.c"), nil, []int{6}, false)
-	done, err := s.Resume(ctx, "continue", 0, 30*time.Second)
-	if err != nil || done.Outcome != "exited" || done.ExitCode == nil || *done.ExitCode != 0 {
-		t.Fatalf("continue to the end: %+v %v", done, err)
-	}
-	if !strings.Contains(done.Output, "total 6") {
-		t.Fatalf("output %q", done.Output)
-	}
-	if len(done.NeverHit) != 1 || done.NeverHit[0].Line != 16 {
-		t.Fatalf("never hit %+v", done.NeverHit)
-	}
+	continueToEnd(t, s, ctx, root, "main.c", 6, 16)
 }

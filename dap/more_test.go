@@ -199,11 +199,7 @@ func TestLLDBRust(t *testing.T) {
 	}
 	s := newSupervisor(t, root, Config{})
 	ctx := testCtx(t)
-	s.SetBreakpoints(ctx, at(root, "src/main.rs"), []LineSpec{{Line: 4}}, nil, false)
-	res, err := s.Launch(ctx, LaunchSpec{Program: at(root, filepath.Join(root, "target", "debug", "sum"))}, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := stopAt(t, s, ctx, root, "src/main.rs", 4, LaunchSpec{Program: at(root, filepath.Join(root, "target", "debug", "sum"))}, 0)
 	wantStop(t, res, "breakpoint", 4, "sum += x")
 	if v := localNamed(res.Locals, "sum"); v == nil || v.Value != "0" {
 		t.Fatalf("locals %+v", res.Locals)
@@ -268,11 +264,7 @@ func TestDebugpyAttach(t *testing.T) {
 	}
 	s := newSupervisor(t, root, Config{})
 	ctx := testCtx(t)
-	s.SetBreakpoints(ctx, at(root, "server.py"), []LineSpec{{Line: 8}}, nil, false)
-	res, err := s.Launch(ctx, LaunchSpec{Adapter: "debugpy", Attach: true, Port: port}, 20*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := stopAt(t, s, ctx, root, "server.py", 8, LaunchSpec{Adapter: "debugpy", Attach: true, Port: port}, 20*time.Second)
 	wantStop(t, res, "breakpoint", 8, "n += 1")
 	if _, err := s.Terminate(ctx, false); err != nil {
 		t.Fatal(err)

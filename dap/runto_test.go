@@ -99,10 +99,7 @@ func TestRunToLineDebugpyLLDB(t *testing.T) {
 		root := testenv.Tree(t, map[string]string{"app.py": pyProgram})
 		s := newSupervisor(t, root, Config{})
 		ctx := testCtx(t)
-		s.SetBreakpoints(ctx, at(root, "app.py"), []LineSpec{{Line: 9}}, nil, false)
-		if _, err := s.Launch(ctx, LaunchSpec{Program: at(root, "app.py")}, 30*time.Second); err != nil {
-			t.Fatal(err)
-		}
+		stopAt(t, s, ctx, root, "app.py", 9, LaunchSpec{Program: at(root, "app.py")}, 30*time.Second)
 		res, err := s.RunToLine(ctx, at(root, "app.py"), 5, 0)
 		if err != nil {
 			t.Fatal(err)
@@ -118,10 +115,7 @@ func TestRunToLineDebugpyLLDB(t *testing.T) {
 		bin := buildC(t, root)
 		s := newSupervisor(t, root, Config{})
 		ctx := testCtx(t)
-		s.SetBreakpoints(ctx, at(root, "main.c"), []LineSpec{{Line: 13}}, nil, false)
-		if _, err := s.Launch(ctx, LaunchSpec{Program: at(root, bin)}, 30*time.Second); err != nil {
-			t.Fatal(err)
-		}
+		stopAt(t, s, ctx, root, "main.c", 13, LaunchSpec{Program: at(root, bin)}, 30*time.Second)
 		res, err := s.RunToLine(ctx, at(root, "main.c"), 8, 0)
 		if err != nil {
 			t.Fatal(err)

@@ -36,10 +36,7 @@ func TestWatchpoints(t *testing.T) {
 		bin := buildC(t, root)
 		s := newSupervisor(t, root, Config{})
 		ctx := testCtx(t)
-		s.SetBreakpoints(ctx, at(root, "main.c"), []LineSpec{{Line: 6}}, nil, false)
-		if _, err := s.Launch(ctx, LaunchSpec{Program: at(root, bin)}, 30*time.Second); err != nil {
-			t.Fatal(err)
-		}
+		stopAt(t, s, ctx, root, "main.c", 6, LaunchSpec{Program: at(root, bin)}, 30*time.Second)
 		if spec, _ := Spec("lldb"); s.sess.caps.SupportsDataBreakpoints != spec.DataBreakpoints {
 			t.Fatalf("the adapters table says data breakpoints %v; lldb-dap says %v", spec.DataBreakpoints, s.sess.caps.SupportsDataBreakpoints)
 		}
@@ -79,10 +76,7 @@ func TestWatchpoints(t *testing.T) {
 		root := goRoot(t, goProgram, nil)
 		s := newSupervisor(t, root, Config{})
 		ctx := testCtx(t)
-		s.SetBreakpoints(ctx, at(root, "main.go"), []LineSpec{{Line: 7}}, nil, false)
-		if _, err := s.Launch(ctx, LaunchSpec{Program: at(root, root)}, 60*time.Second); err != nil {
-			t.Fatal(err)
-		}
+		stopAt(t, s, ctx, root, "main.go", 7, LaunchSpec{Program: at(root, root)}, 60*time.Second)
 		s.SetBreakpoints(ctx, at(root, "main.go"), nil, nil, true)
 		refusedWhereTheyDoNotFire(t, s, ctx, "sum")
 		w, err := s.Watch(ctx, "", "sum", "", false)
@@ -108,10 +102,7 @@ func TestWatchpoints(t *testing.T) {
 		root := testenv.Tree(t, map[string]string{"app.py": pyProgram})
 		s := newSupervisor(t, root, Config{})
 		ctx := testCtx(t)
-		s.SetBreakpoints(ctx, at(root, "app.py"), []LineSpec{{Line: 4}}, nil, false)
-		if _, err := s.Launch(ctx, LaunchSpec{Program: at(root, "app.py")}, 30*time.Second); err != nil {
-			t.Fatal(err)
-		}
+		stopAt(t, s, ctx, root, "app.py", 4, LaunchSpec{Program: at(root, "app.py")}, 30*time.Second)
 		if spec, _ := Spec("debugpy"); s.sess.caps.SupportsDataBreakpoints != spec.DataBreakpoints {
 			t.Fatalf("the adapters table says data breakpoints %v; debugpy says %v", spec.DataBreakpoints, s.sess.caps.SupportsDataBreakpoints)
 		}
@@ -152,9 +143,7 @@ func refusedWhereTheyDoNotFire(t *testing.T, s *Supervisor, ctx context.Context,
 // watchpoints do not fire under delve, so the scripted adapter plays
 // delve's events: its stops are all at prog.c:3.)
 func TestDataBreakpointLabel(t *testing.T) {
-	fakeAdapter(t, "watch")
-	root := fakeRoot(t)
-	s := newSupervisor(t, root, Config{})
+	s, root := fakeProcess(t, "watch")
 	ctx := testCtx(t)
 	s.SetBreakpoints(ctx, at(root, fakeSource), []LineSpec{{Line: 3}}, nil, false)
 	res, err := s.Launch(ctx, LaunchSpec{Adapter: "fake", Program: at(root, fakeSource)}, 20*time.Second)

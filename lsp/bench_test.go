@@ -8,37 +8,64 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
 // benchServer is one real server and the edits that break and fix a file.
 type benchServer struct {
 	name, fixture, program string
 	file                   string
-	// broken returns the file's text with a new error naming id, and the
-	// substring its diagnostic message holds.
-	broken func(orig string, id int) (string, string)
+	// breaking is code that, added to the file, uses an undefined name
+	// (its %s).
+	breaking string
 	// a definition query for cold start
 	defLine   int
 	defSymbol string
 }
 
+// broken returns the file's text with a new error naming id, and the
+// substring its diagnostic message holds.
+func (bs benchServer) broken(orig string, id int) (string, string) {
+	name := fmt.Sprintf("undefined%d", id)
+	return orig + fmt.Sprintf(bs.breaking, name), name
+}
+
+// warmSession opens a session on bs's fixture and server and has the
+// server check bs.file once, so what is timed after meets it warm; it
+// returns the session, the file and its text.
+func warmSession(b *testing.B, bs benchServer) (*session, pathguard.Path, string) {
+	b.Helper()
+	s := newSession(b, bs.fixture, bs.program, Config{})
+	at := s.at(bs.file)
+	orig := s.read(bs.file)
+	if _, err := s.sup.AfterWrite(s.ctx, at); err != nil {
+		b.Fatal(err)
+	}
+	return s, at, orig
+}
+
+// timedBreak writes bs.file with a new error (broken(orig, id)) and returns
+// the time from the write to AfterWrite's answer, which must hold that
+// error's diagnostic.
+func (bs benchServer) timedBreak(b *testing.B, s *session, at pathguard.Path, orig string, id int) time.Duration {
+	b.Helper()
+	text, want := bs.broken(orig, id)
+	t0 := time.Now()
+	s.write(bs.file, text)
+	diags, err := s.sup.AfterWrite(s.ctx, at)
+	d := time.Since(t0)
+	if err != nil || !slices.ContainsFunc(diags, func(d Diagnostic) bool { return strings.Contains(d.Message, want) }) {
+		b.Fatalf("write %d: %v, diagnostics lack %q: %+v", id, err, want, diags)
+	}
+	return d
+}
+
 var benchServers = []benchServer{
-	{"gopls", "go", "gopls", "main.go", func(orig string, id int) (string, string) {
-		name := fmt.Sprintf("undefined%d", id)
-		return orig + fmt.Sprintf("\nfunc broken() { %s() }\n", name), name
-	}, 12, "Total"},
-	{"pyright", "python", "pyright-langserver", "main.py", func(orig string, id int) (string, string) {
-		name := fmt.Sprintf("undefined%d", id)
-		return orig + fmt.Sprintf("print(%s)\n", name), name
-	}, 4, "total"},
-	{"typescript", "ts", "typescript-language-server", "src/main.ts", func(orig string, id int) (string, string) {
-		name := fmt.Sprintf("undefined%d", id)
-		return orig + fmt.Sprintf("console.log(%s);\n", name), name
-	}, 4, "total"},
-	{"clangd", "c", "clangd", "main.c", func(orig string, id int) (string, string) {
-		name := fmt.Sprintf("undefined%d", id)
-		return orig + fmt.Sprintf("int broken(void) { return %s; }\n", name), name
-	}, 6, "area"},
+	{"gopls", "go", "gopls", "main.go", "\nfunc broken() { %s() }\n", 12, "Total"},
+	{"pyright", "python", "pyright-langserver", "main.py", "print(%s)\n", 4, "total"},
+	{"typescript", "ts", "typescript-language-server", "src/main.ts", "console.log(%s);\n", 4, "total"},
+	{"clangd", "c", "clangd", "main.c", "int broken(void) { return %s; }\n", 6, "area"},
 }
 
 // reportLatencies adds median and p90 in milliseconds.
@@ -58,26 +85,11 @@ func reportLatencies(b *testing.B, ds []time.Duration) {
 func BenchmarkDiagnosticsOnWrite(b *testing.B) {
 	for _, bs := range benchServers {
 		b.Run(bs.name, func(b *testing.B) {
-			s := newSession(b, bs.fixture, bs.program, Config{})
-			path := s.path(bs.file)
-			orig := s.read(bs.file)
-			if _, err := s.sup.AfterWrite(s.ctx, loc(s.t, s.sup, path)); err != nil { // warm up
-				b.Fatal(err)
-			}
+			s, at, orig := warmSession(b, bs)
 			var lat []time.Duration
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				text, want := bs.broken(orig, i)
-				t0 := time.Now()
-				s.write(bs.file, text)
-				diags, err := s.sup.AfterWrite(s.ctx, loc(s.t, s.sup, path))
-				lat = append(lat, time.Since(t0))
-				if err != nil {
-					b.Fatal(err)
-				}
-				if !slices.ContainsFunc(diags, func(d Diagnostic) bool { return strings.Contains(d.Message, want) }) {
-					b.Fatalf("write %d: diagnostics lack %q: %+v", i, want, diags)
-				}
+				lat = append(lat, bs.timedBreak(b, s, at, orig, i))
 			}
 			b.StopTimer()
 			reportLatencies(b, lat)
@@ -222,12 +234,7 @@ func BenchmarkDiagnosticsAfterRename(b *testing.B) {
 func BenchmarkDiagnosticsBesideRaw(b *testing.B) {
 	for _, bs := range benchServers {
 		b.Run(bs.name, func(b *testing.B) {
-			s := newSession(b, bs.fixture, bs.program, Config{})
-			path := s.path(bs.file)
-			orig := s.read(bs.file)
-			if _, err := s.sup.AfterWrite(s.ctx, loc(s.t, s.sup, path)); err != nil { // warm up
-				b.Fatal(err)
-			}
+			s, at, orig := warmSession(b, bs)
 			srvs := s.sup.running()
 			if len(srvs) != 1 {
 				b.Fatalf("%d servers running", len(srvs))
@@ -236,18 +243,11 @@ func BenchmarkDiagnosticsBesideRaw(b *testing.B) {
 			var raw, write []time.Duration
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				text, want := bs.broken(orig, 2*i)
-				t0 := time.Now()
-				s.write(bs.file, text)
-				diags, err := s.sup.AfterWrite(s.ctx, loc(s.t, s.sup, path))
-				write = append(write, time.Since(t0))
-				if err != nil || !slices.ContainsFunc(diags, func(d Diagnostic) bool { return strings.Contains(d.Message, want) }) {
-					b.Fatalf("write %d: %v: diagnostics lack %q: %+v", i, err, want, diags)
-				}
+				write = append(write, bs.timedBreak(b, s, at, orig, 2*i))
 
-				text, want = bs.broken(orig, 2*i+1)
+				text, want := bs.broken(orig, 2*i+1)
 				s.write(bs.file, text) // untimed: the raw client has the text in memory
-				d, items, err := rawChange(s.ctx, srv, path, text)
+				d, items, err := rawChange(s.ctx, srv, s.path(bs.file), text)
 				if err != nil {
 					b.Fatal(err)
 				}

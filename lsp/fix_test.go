@@ -1,10 +1,7 @@
 package lsp
 
 import (
-	"context"
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -17,22 +14,7 @@ func inlineSession(t testing.TB, program string, files map[string]string, cfg Co
 	t.Helper()
 	testenv.LookPath(t, program)
 	testenv.SetupPath()
-	root := t.TempDir()
-	if r, err := filepath.EvalSymlinks(root); err == nil {
-		root = r
-	}
-	for name, text := range files {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	sup := NewSupervisor(root, cfg)
-	t.Cleanup(func() { sup.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	t.Cleanup(cancel)
-	return &session{t: t, root: root, sup: sup, ctx: ctx}
+	return openSession(t, testenv.Tree(t, files), cfg)
 }
 
 // actionID finds the id of the first enabled action whose title has want.

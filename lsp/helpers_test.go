@@ -66,7 +66,12 @@ func newSession(t testing.TB, name string, program string, cfg Config) *session 
 		testenv.LookPath(t, program)
 	}
 	testenv.SetupPath()
-	root := fixture(t, name)
+	return openSession(t, fixture(t, name), cfg)
+}
+
+// openSession opens a Supervisor with cfg on root, closed when the test
+// ends, with a context of three minutes for its calls.
+func openSession(t testing.TB, root string, cfg Config) *session {
 	sup := NewSupervisor(root, cfg)
 	t.Cleanup(func() { sup.Close() })
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)

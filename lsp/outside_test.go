@@ -1,7 +1,6 @@
 package lsp
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -154,9 +153,5 @@ func TestCodeActionTitlesForOutsideEditsAreWithheld(t *testing.T) {
 func sessionAt(t *testing.T, root, program string) *session {
 	t.Helper()
 	testenv.LookPath(t, program)
-	sup := NewSupervisor(root, Config{})
-	t.Cleanup(func() { sup.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	t.Cleanup(cancel)
-	return &session{t: t, root: root, sup: sup, ctx: ctx}
+	return openSession(t, root, Config{})
 }

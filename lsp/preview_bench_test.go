@@ -15,24 +15,9 @@ import (
 func BenchmarkPreview(b *testing.B) {
 	for _, bs := range benchServers {
 		b.Run(bs.name, func(b *testing.B) {
-			s := newSession(b, bs.fixture, bs.program, Config{})
-			at := loc(s.t, s.sup, s.path(bs.file))
-			orig := s.read(bs.file)
-			if _, err := s.sup.AfterWrite(s.ctx, at); err != nil { // warm up
-				b.Fatal(err)
-			}
-			has := func(ds []Diagnostic, want string) bool {
-				return slices.ContainsFunc(ds, func(d Diagnostic) bool { return strings.Contains(d.Message, want) })
-			}
+			s, at, orig := warmSession(b, bs)
 			write := func(i int) time.Duration {
-				text, want := bs.broken(orig, i)
-				t0 := time.Now()
-				s.write(bs.file, text)
-				diags, err := s.sup.AfterWrite(s.ctx, at)
-				d := time.Since(t0)
-				if err != nil || !has(diags, want) {
-					b.Fatalf("write %d: %v, diagnostics lack %q: %+v", i, err, want, diags)
-				}
+				d := bs.timedBreak(b, s, at, orig, i)
 				s.write(bs.file, orig)
 				if _, err := s.sup.AfterWrite(s.ctx, at); err != nil {
 					b.Fatal(err)

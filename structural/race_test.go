@@ -35,29 +35,18 @@ func TestResolveDoesNotOverwriteAParallelEdit(t *testing.T) {
 		if i := strings.Index(text, `edit_id "`); i >= 0 {
 			id = strings.SplitN(text[i+len(`edit_id "`):], `"`, 2)[0]
 		}
-		var wg sync.WaitGroup
-		var resolveText, editText string
-		var resolveErr, editErr bool
-		wg.Add(2)
-		go func() {
-			defer wg.Done()
-			resolveText, resolveErr = callAny(r, "resolve", map[string]any{"edit_id": id, "action": "accept"})
-		}()
-		go func() {
-			defer wg.Done()
-			editText, editErr = callAny(r, "edit", map[string]any{"path": "p/a.go", "old_string": "// marker", "new_string": fmt.Sprintf("// edited %d", trial)})
-		}()
-		wg.Wait()
-		if editErr {
-			t.Fatalf("trial %d: edit failed: %s", trial, editText)
+		resolved, edited := callPair(r, "resolve", map[string]any{"edit_id": id, "action": "accept"},
+			"edit", map[string]any{"path": "p/a.go", "old_string": "// marker", "new_string": fmt.Sprintf("// edited %d", trial)})
+		if edited.isErr {
+			t.Fatalf("trial %d: edit failed: %s", trial, edited.text)
 		}
 		data, _ := os.ReadFile(path)
 		got := string(data)
 		if !strings.Contains(got, fmt.Sprintf("// edited %d", trial)) {
-			t.Fatalf("trial %d: the edit reported success but resolve overwrote it (resolve: %s)\n%s", trial, resolveText, got)
+			t.Fatalf("trial %d: the edit reported success but resolve overwrote it (resolve: %s)\n%s", trial, resolved.text, got)
 		}
-		if !resolveErr && !strings.Contains(got, "bar(1)") {
-			t.Fatalf("trial %d: resolve reported %q but the rewrite is not on disk:\n%s", trial, resolveText, got)
+		if !resolved.isErr && !strings.Contains(got, "bar(1)") {
+			t.Fatalf("trial %d: resolve reported %q but the rewrite is not on disk:\n%s", trial, resolved.text, got)
 		}
 	}
 }
@@ -69,6 +58,21 @@ func callAny(r *registry.Run, tool string, args map[string]any) (string, bool) {
 		return err.Error(), true
 	}
 	return registry.ResultText(res), res.IsError
+}
+
+// answer is one call's text and whether it failed.
+type answer struct {
+	text  string
+	isErr bool
+}
+
+// callPair makes two calls on r at once and returns what each answered.
+func callPair(r *registry.Run, tool1 string, args1 map[string]any, tool2 string, args2 map[string]any) (first, second answer) {
+	var wg sync.WaitGroup
+	wg.Go(func() { first.text, first.isErr = callAny(r, tool1, args1) })
+	wg.Go(func() { second.text, second.isErr = callAny(r, tool2, args2) })
+	wg.Wait()
+	return first, second
 }
 
 // D4: a staged edit whose folder is replaced by a link before accept is

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	builtintools "github.com/builtin-tools/builtin-tools"
@@ -40,33 +39,22 @@ func TestEditSymbolDuringAParallelEdit(t *testing.T) {
 	}
 	replaced := 0
 	for round := range rounds {
-		var wg sync.WaitGroup
-		var symText, editText string
-		var symErr, editErr bool
-		wg.Add(2)
-		go func() {
-			defer wg.Done()
-			symText, symErr = callAny(r, "edit_symbol", map[string]any{"symbol": "F", "operation": "replace",
-				"new_text": fmt.Sprintf("def F():\n    return %d", round+1)})
-		}()
-		go func() {
-			defer wg.Done()
-			editText, editErr = callAny(r, "edit", map[string]any{"path": "m.py", "old_string": "def F():\n", "new_string": "def F():\n    y = 0000\n"})
-		}()
-		wg.Wait()
-		if editErr {
-			t.Fatalf("round %d: edit: %s", round, editText)
+		sym, edited := callPair(r, "edit_symbol", map[string]any{"symbol": "F", "operation": "replace",
+			"new_text": fmt.Sprintf("def F():\n    return %d", round+1)},
+			"edit", map[string]any{"path": "m.py", "old_string": "def F():\n", "new_string": "def F():\n    y = 0000\n"})
+		if edited.isErr {
+			t.Fatalf("round %d: edit: %s", round, edited.text)
 		}
 		data, _ := os.ReadFile(path)
 		symbolRaceCheck(t, round, string(data))
-		if symErr {
-			if !strings.Contains(symText, "call edit_symbol again") {
-				t.Fatalf("round %d: edit_symbol failed for another reason: %s", round, symText)
+		if sym.isErr {
+			if !strings.Contains(sym.text, "call edit_symbol again") {
+				t.Fatalf("round %d: edit_symbol failed for another reason: %s", round, sym.text)
 			}
 			continue
 		}
 		replaced++
-		checkReplaceDiff(t, round, symText)
+		checkReplaceDiff(t, round, sym.text)
 	}
 	t.Logf("%d rounds, %d replaced", rounds, replaced)
 }

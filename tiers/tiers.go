@@ -9,6 +9,7 @@ package tiers
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -28,14 +29,7 @@ const (
 var All = []Tier{Read, Write, Exec}
 
 // ParseTier reads a tier name.
-func ParseTier(s string) (Tier, error) {
-	for _, t := range All {
-		if string(t) == s {
-			return t, nil
-		}
-	}
-	return "", fmt.Errorf("unknown tier %q: use one of read, write, exec", s)
-}
+func ParseTier(s string) (Tier, error) { return parse("tier", All, s) }
 
 // Mode is the kind of agent a run serves.
 type Mode string
@@ -53,13 +47,18 @@ const (
 var Modes = []Mode{Normal, Plan, ReadOnly}
 
 // ParseMode reads a mode name.
-func ParseMode(s string) (Mode, error) {
-	for _, m := range Modes {
-		if string(m) == s {
-			return m, nil
-		}
+func ParseMode(s string) (Mode, error) { return parse("mode", Modes, s) }
+
+// parse finds s among names; what says what a name names, for the error.
+func parse[T ~string](what string, names []T, s string) (T, error) {
+	if i := slices.Index(names, T(s)); i >= 0 {
+		return names[i], nil
 	}
-	return "", fmt.Errorf("unknown mode %q: use one of normal, plan, readonly", s)
+	list := make([]string, len(names))
+	for i, n := range names {
+		list[i] = string(n)
+	}
+	return "", fmt.Errorf("unknown %s %q: use one of %s", what, s, strings.Join(list, ", "))
 }
 
 // Sees reports whether a tool of tier t is visible and callable in mode m.

@@ -36,6 +36,7 @@ func main() {
 	scratch := flag.String("scratch", "", "queries mode: a copy of the tree the edits may change (required)")
 	queryDirs := flag.String("query-dirs", "", "extra language folders (graph.Options.QueryDirs); a go folder with a one-pattern query measures the parse alone")
 	cpuProfile := flag.String("cpuprofile", "", "build and refresh-latency modes: write a CPU profile of the build (of the whole run) to this file")
+	memProfile := flag.String("memprofile", "", "build mode: write an allocation profile of the build (every allocation's bytes and count, and what is live after it) to this file")
 	edits := flag.Int("files", 200, "refresh-latency mode: files changed at once outside the tools")
 	rounds := flag.Int("rounds", 3, "refresh-latency mode: how many times the files are changed")
 	flag.Parse()
@@ -44,6 +45,9 @@ func main() {
 	}
 	switch *mode {
 	case "build":
+		if *memProfile != "" {
+			runtime.MemProfileRate = 64 << 10
+		}
 		x := open(*root, *cache, *queryDirs)
 		if *cpuProfile != "" {
 			f, err := os.Create(*cpuProfile)
@@ -66,6 +70,14 @@ func main() {
 		sys := ms.HeapSys
 		runtime.GC() // what the index keeps live
 		runtime.ReadMemStats(&ms)
+		if *memProfile != "" {
+			f, err := os.Create(*memProfile)
+			if err != nil {
+				fail(err.Error())
+			}
+			pprof.Lookup("allocs").WriteTo(f, 0)
+			f.Close()
+		}
 		fmt.Printf("build seconds=%.3f files=%d definitions=%d references=%d from_store=%d parsed=%d index_mib=%.1f heap_sys_mib=%d live_mib=%d\n",
 			took.Seconds(), st.Files, st.Defs, st.Refs, st.FromStore, x.Stats().Parsed, st.MemoryMiB, sys>>20, ms.HeapAlloc>>20)
 	case "queries":

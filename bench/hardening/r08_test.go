@@ -22,20 +22,31 @@ func caseR8(c *cx) {
 		return map[string]any{"range": map[string]any{"start": map[string]int{"line": 0, "character": 0}, "end": map[string]int{"line": 0, "character": 0}}, "newText": text}
 	}
 	uri := func(path string) string { return (&url.URL{Scheme: "file", Path: path}).String() }
+	// offering is a fake gopls whose one code action and whose rename both
+	// answer with edit.
+	offering := func(c *cx, title, kind string, edit any) []string {
+		return c.fakeGopls(map[string]any{"answers": map[string]any{
+			"textDocument/codeAction": []any{map[string]any{"title": title, "kind": kind, "edit": edit}},
+			"textDocument/rename":     edit,
+		}})
+	}
+	// fixFirst lists main.go's code actions and applies the first.
+	fixFirst := func(s *server) toolResult {
+		s.tool("lsp", map[string]any{"operation": "code_actions", "file": "main.go", "line": 1, "symbol": "package"})
+		return s.tool("lsp_fix", map[string]any{"id": "action_1"})
+	}
+	renameMain := func(s *server) toolResult {
+		return s.tool("lsp_rename", map[string]any{"file": "main.go", "line": 3, "symbol": "main", "new_name": "run"})
+	}
 	c.sub("20 MB edit", func(c *cx) {
 		root, _ := c.pair("big")
 		goFiles(root)
 		main := filepath.Join(root, "main.go")
 		edit := map[string]any{"changes": map[string]any{uri(main): []any{insert("//" + strings.Repeat("x", 20<<20) + "\n")}}}
-		env := c.fakeGopls(map[string]any{"answers": map[string]any{
-			"textDocument/codeAction": []any{map[string]any{"title": "Format document", "kind": "source.format", "edit": edit}},
-			"textDocument/rename":     edit,
-		}})
-		s := c.serveIn(0, root, env)
-		s.tool("lsp", map[string]any{"operation": "code_actions", "file": "main.go", "line": 1, "symbol": "package"})
-		fix := s.tool("lsp_fix", map[string]any{"id": "action_1"})
+		s := c.serveIn(0, root, offering(c, "Format document", "source.format", edit))
+		fix := fixFirst(s)
 		sizeFix := fileSize(main)
-		ren := s.tool("lsp_rename", map[string]any{"file": "main.go", "line": 3, "symbol": "main", "new_name": "run"})
+		ren := renameMain(s)
 		sizeRen := fileSize(main)
 		c.line("an edit making main.go 20 MB: lsp_fix, then lsp_rename: main.go's size after each, and the answers",
 			fmt.Sprintf("%d, %d bytes; %s; %s", sizeFix, sizeRen, fix.summary(120), ren.summary(120)),
@@ -57,9 +68,7 @@ func caseR8(c *cx) {
 				map[string]any{"edit": map[string]any{"changes": map[string]any{uri(victim): []any{insert("// second\n")}}}},
 			}},
 		})
-		s := c.serveIn(0, root, env)
-		s.tool("lsp", map[string]any{"operation": "code_actions", "file": "main.go", "line": 1, "symbol": "package"})
-		r := s.tool("lsp_fix", map[string]any{"id": "action_1"})
+		r := fixFirst(c.serveIn(0, root, env))
 		first := strings.HasPrefix(readFile(main), "// first\n")
 		named := strings.Contains(r.text, "main.go (1 edit) was written")
 		c.line("a command sending two edits, the second outside the root: main.go keeps the first; does the answer say so?",
@@ -72,15 +81,10 @@ func caseR8(c *cx) {
 		goFiles(root)
 		readme := filepath.Join(root, "README")
 		self := map[string]any{"documentChanges": []any{map[string]any{"kind": "rename", "oldUri": uri(readme), "newUri": uri(readme), "options": map[string]any{"overwrite": true}}}}
-		env := c.fakeGopls(map[string]any{"answers": map[string]any{
-			"textDocument/codeAction": []any{map[string]any{"title": "Tidy", "kind": "source", "edit": self}},
-			"textDocument/rename":     self,
-		}})
-		s := c.serveIn(0, root, env)
-		s.tool("lsp", map[string]any{"operation": "code_actions", "file": "main.go", "line": 1, "symbol": "package"})
-		fix := s.tool("lsp_fix", map[string]any{"id": "action_1"})
+		s := c.serveIn(0, root, offering(c, "Tidy", "source", self))
+		fix := fixFirst(s)
 		afterFix := exists(readme)
-		ren := s.tool("lsp_rename", map[string]any{"file": "main.go", "line": 3, "symbol": "main", "new_name": "run"})
+		ren := renameMain(s)
 		kept := afterFix && exists(readme)
 		said := strings.Contains(fix.text, "onto itself") && strings.Contains(ren.text, "onto itself")
 		c.line("documentChanges: rename README → README with overwrite, by lsp_fix and lsp_rename: README kept? said?",

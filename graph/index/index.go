@@ -76,6 +76,7 @@ type Index struct {
 	mu        sync.RWMutex
 	b         *snap.Builder
 	published time.Time         // when the builder last published
+	looked    atomic.Bool       // a snapshot was taken since then (publishEvery)
 	dirs      map[string]int64  // folders walked, with their mtime
 	modAt     map[string]string // a manifest's (go.mod's) folder → module path
 	watch     *watcher          // nil: every Sync checks every stamp
@@ -404,7 +405,7 @@ func (x *Index) capture(ctx context.Context, entries []walk.Entry, counting, one
 		}
 		// A long batch (the build) is published as it goes, so queries
 		// that do not wait for it see what is read so far.
-		if time.Since(x.published) > 250*time.Millisecond {
+		if time.Since(x.published) > publishEvery(counting && !x.looked.Load(), x.started) {
 			x.publish()
 		}
 		done, total := x.done, x.total
@@ -455,11 +456,11 @@ func (x *Index) read(ctx context.Context, entries []walk.Entry, oneAtATime bool,
 		cf = append(cf, c)
 		of[e.Abs] = en
 	}
-	capture := x.eng.Capture
+	capture := x.eng.CaptureTrees // Extract runs the query over each tree, collecting no list
 	if oneAtATime {
 		capture = func(ctx context.Context, g *pathguard.Guard, cf []astgrep.CaptureFile, fn func(*astgrep.CaptureResult)) error {
 			for i := range cf {
-				if err := x.eng.Capture(ctx, g, cf[i:i+1], fn); err != nil {
+				if err := x.eng.CaptureTrees(ctx, g, cf[i:i+1], fn); err != nil {
 					return err
 				}
 			}
@@ -487,10 +488,30 @@ func (x *Index) read(ctx context.Context, entries []walk.Entry, oneAtATime bool,
 func (x *Index) publish() {
 	x.cur.Store(x.b.Snapshot())
 	x.published = time.Now()
+	x.looked.Store(false)
+}
+
+// publishEvery is how long a batch of files goes unpublished: 250 ms,
+// or during a build begun at started while no query took a snapshot
+// since the last publish (quiet), a quarter of the build's time so far.
+// Each publish makes the builder copy the shards and lists it writes
+// next, a cost that grows with the index: at a fixed interval a build's
+// cost would grow faster than its files.
+func publishEvery(quiet bool, started time.Time) time.Duration {
+	const every = 250 * time.Millisecond
+	if !quiet {
+		return every
+	}
+	return max(every, time.Since(started)/4)
 }
 
 // Snapshot is the index as last published: immutable, read with no lock.
-func (x *Index) Snapshot() *snap.Snapshot { return x.cur.Load() }
+func (x *Index) Snapshot() *snap.Snapshot {
+	if !x.looked.Load() {
+		x.looked.Store(true)
+	}
+	return x.cur.Load()
+}
 
 // put replaces the record of f.Rel with f, within the memory bound. x.mu
 // is held.

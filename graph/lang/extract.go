@@ -1,9 +1,12 @@
 package lang
 
 import (
+	"bytes"
+	"cmp"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"unique"
 
 	"github.com/builtin-tools/builtin-tools/astgrep"
@@ -15,6 +18,19 @@ func intern(s string) string { return unique.Make(s).Value() }
 type table struct {
 	ids  map[string]uint32
 	strs []string
+	sc   *scratch // its interned strings, when set
+}
+
+// idOf is id for a node's text, copied only when the table has no such
+// string.
+func (t *table) idOf(b []byte) uint32 {
+	if len(b) == 0 {
+		return 0
+	}
+	if i, ok := t.ids[string(b)]; ok {
+		return i
+	}
+	return t.id(string(b))
 }
 
 // raw is id for a string of the record's trees: not interned (most are
@@ -41,12 +57,112 @@ func (t *table) id(s string) uint32 {
 	}
 	i := uint32(len(t.strs))
 	t.ids[s] = i
-	t.strs = append(t.strs, intern(s))
+	if t.sc != nil {
+		t.strs = append(t.strs, t.sc.internString(s))
+	} else {
+		t.strs = append(t.strs, intern(s))
+	}
 	return i
 }
 
+// defAt is a definition found, with the pattern that found it.
+type defAt struct {
+	d       Def
+	pattern int
+}
+
+// refAt is a reference found, with its pattern and its name's end.
+type refAt struct {
+	r       Ref
+	pattern int
+	end     int32
+}
+
+// scratch is one extraction's working lists. They are kept between files
+// (scratchPool), so a file's extraction allocates little more than its
+// record: an index's build runs it once per file.
+type scratch struct {
+	defs   []defAt
+	refs   []refAt
+	kept   []Ref
+	locals []Local
+	fields []Field
+	scopes [][2]int32
+	out    []Local
+	at     []Ref
+	ids    map[string]uint32
+	// interned: strings interned lately, by text. A name most files
+	// share (String, err, Reader) is looked up here without a copy of
+	// its bytes and without unique's own table, which costs more.
+	interned map[string]string
+}
+
+// intern is intern(string(b)), from s.interned when it has it.
+func (s *scratch) intern(b []byte) string {
+	if v, ok := s.interned[string(b)]; ok {
+		return v
+	}
+	return s.add(intern(string(b)))
+}
+
+// internString is intern(v), from s.interned when it has it.
+func (s *scratch) internString(v string) string {
+	if w, ok := s.interned[v]; ok {
+		return w
+	}
+	return s.add(intern(v))
+}
+
+func (s *scratch) add(v string) string {
+	if len(s.interned) >= 1<<13 {
+		clear(s.interned)
+	}
+	s.interned[v] = v
+	return v
+}
+
+var scratchPool = sync.Pool{New: func() any { return &scratch{ids: map[string]uint32{}, interned: map[string]string{}} }}
+
+// put returns s to the pool, unless a rare huge file grew its lists.
+func (s *scratch) put() {
+	if cap(s.refs) > 1<<16 || cap(s.kept) > 1<<16 || cap(s.locals) > 1<<16 || cap(s.out) > 1<<16 || cap(s.at) > 1<<16 || len(s.ids) > 1<<14 {
+		return
+	}
+	clear(s.ids)
+	clear(s.defs[:cap(s.defs)]) // (their strings are the record's)
+	clear(s.fields[:cap(s.fields)])
+	scratchPool.Put(s)
+}
+
+// eachMatch visits r's matches: those r holds (Capture), else those of
+// its file's query over r.Tree, in the same order, without collecting
+// them (CaptureTrees): m is valid only during visit.
+func eachMatch(r *astgrep.CaptureResult, visit func(m *astgrep.QueryMatch)) {
+	if r.Matches != nil || r.Tree == nil {
+		for i := range r.Matches {
+			visit(&r.Matches[i])
+		}
+		return
+	}
+	x, src := r.Tree, r.Src
+	r.File.Query.Each(x, func(m *astgrep.QueryMatch) bool {
+		for i := range m.Captures {
+			c := &m.Captures[i]
+			c.StartRow, c.StartCol = x.RowCol(c.Start)
+			c.EndRow = c.StartRow
+			if c.End-c.Start > 64 || bytes.IndexByte(src[c.Start:c.End], '\n') >= 0 {
+				c.EndRow = x.Row(c.End - 1)
+			}
+		}
+		visit(m)
+		return true
+	})
+}
+
 // Extract turns one file's query matches (r, of l's query over src) into
-// its record.
+// its record. r's matches are those it holds (astgrep's Capture) or, when
+// it holds none, those of r.File.Query over r.Tree (CaptureTrees), which
+// builds no list of them.
 func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 	f := &Record{Errors: r.Errors}
 	if l.Variants == "go" {
@@ -55,21 +171,12 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 	for _, row := range r.ErrorRows {
 		f.ErrorAt = append(f.ErrorAt, row+1)
 	}
-	type defAt struct {
-		d       Def
-		pattern int
-	}
-	var defs []defAt
-	type refAt struct {
-		r       Ref
-		pattern int
-		end     int32
-	}
-	var refs []refAt
-	var locals []Local
-	var fields []Field
-	var scopes [][2]int32
-	tab := &table{ids: map[string]uint32{}, strs: []string{""}}
+	sc := scratchPool.Get().(*scratch)
+	defer sc.put()
+	defs, refs, locals, fields, scopes := sc.defs[:0], sc.refs[:0], sc.locals[:0], sc.fields[:0], sc.scopes[:0]
+	defer func() { sc.defs, sc.refs, sc.locals, sc.fields, sc.scopes = defs, refs, locals, fields, scopes }()
+	tab := &table{ids: sc.ids, strs: []string{""}, sc: sc}
+	text := func(c *astgrep.QueryCapture) []byte { return src[c.Start:c.End] }
 	exportsSet := false
 	var docs []docAt
 	var docFields []docField
@@ -88,7 +195,7 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 		}
 		return 0, tb.exprOf(l, c.Node, shown, norm)
 	}
-	for _, m := range r.Matches {
+	eachMatch(r, func(m *astgrep.QueryMatch) {
 		var rl *role
 		var name, recv, cont, self, mod, iname, idef, alias, typ, scope, doc *astgrep.QueryCapture
 		how := TypeNone
@@ -146,7 +253,7 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 			}
 		}
 		if rl == nil {
-			continue
+			return
 		}
 		var whole *astgrep.QueryCapture
 		for i := range m.Captures {
@@ -171,7 +278,7 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 				if name != nil && f.Default == "" {
 					f.Default = intern(name.Text(src))
 				}
-				continue
+				return
 			}
 			// Two different values (if/else) name none.
 			if e := name; e != nil && exportsSet && f.Exports != e.Text(src) {
@@ -181,7 +288,7 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 			}
 		case "import":
 			if mod == nil {
-				continue
+				return
 			}
 			im := Import{Module: intern(unquote(mod.Text(src))), Line: int32(mod.StartRow + 1)}
 			if iname != nil {
@@ -197,19 +304,19 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 			f.Imports = append(f.Imports, im)
 		case "definition":
 			if name == nil {
-				continue
+				return
 			}
-			d := Def{Name: intern(name.Text(src)), Kind: intern(rl.kind),
+			d := Def{Name: sc.intern(text(name)), Kind: rl.kind,
 				Line: int32(whole.StartRow + 1), EndLine: int32(whole.EndRow + 1), Col: int32(name.StartCol + 1),
 				Start: int32(whole.Start), End: int32(whole.End), NameAt: int32(name.Start)}
 			if cont != nil {
-				d.Container = intern(cont.Text(src))
+				d.Container = sc.intern(text(cont))
 			}
 			if self != nil {
-				d.Self = intern(self.Text(src))
+				d.Self = sc.intern(text(self))
 			}
 			if typ != nil {
-				d.Type = intern(typeText(typ.Text(src)))
+				d.Type = sc.internString(typeText(typ.Text(src)))
 				d.How = how
 				d.T, d.X = shape(typ, how, d.Type, normType)
 			}
@@ -223,16 +330,16 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 						docFields = append(docFields, docField{Field{Name: intern(name.Text(src)), Line: int32(doc.StartRow + 1), At: int32(name.Start)}, m[1]})
 					}
 				}
-				continue
+				return
 			}
 			// A @field.module binding without a type still counts: it
 			// rebinds the module's name.
 			if typ == nil && (rl.kind != "module" && rl.kind != "global" && rl.kind != "attr" || name == nil) {
-				continue
+				return
 			}
 			var fd Field
 			if typ != nil {
-				fd = Field{Type: intern(clipLiteral(l, typeText(typ.Text(src)))), How: how, Line: int32(typ.StartRow + 1), At: int32(typ.Start)}
+				fd = Field{Type: sc.internString(clipLiteral(l, typeText(typ.Text(src)))), How: how, Line: int32(typ.StartRow + 1), At: int32(typ.Start)}
 				fd.T, fd.X = shape(typ, how, fd.Type, normClipped)
 			} else {
 				fd.Line = int32(name.StartRow + 1)
@@ -250,14 +357,14 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 				fd.At = int32(name.Start)
 			}
 			if cont != nil {
-				fd.Container = intern(cont.Text(src))
+				fd.Container = sc.intern(text(cont))
 			}
 			fields = append(fields, fd)
 		case "local":
 			if kind := rl.kind; kind == "scope" {
 				scopes = append(scopes, [2]int32{int32(whole.Start), int32(whole.End)})
 			} else if name != nil {
-				lc := Local{Name: tab.id(name.Text(src)), At: int32(name.Start), Encl: -1, End: -1, Line: int32(name.StartRow + 1)}
+				lc := Local{Name: tab.idOf(text(name)), At: int32(name.Start), Encl: -1, End: -1, Line: int32(name.StartRow + 1)}
 				if typ != nil {
 					shown := clipLiteral(l, typeText(typ.Text(src)))
 					lc.Type, lc.How = tab.id(shown), how
@@ -289,13 +396,13 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 			}
 		case "reference":
 			if name == nil {
-				continue
+				return
 			}
 			k, ok := refKinds[rl.kind]
 			if !ok {
-				continue
+				return
 			}
-			rf := Ref{Name: tab.id(name.Text(src)), Kind: k, Line: int32(name.StartRow + 1), Col: int32(name.StartCol + 1), At: int32(name.Start), Encl: -1}
+			rf := Ref{Name: tab.idOf(text(name)), Kind: k, Line: int32(name.StartRow + 1), Col: int32(name.StartCol + 1), At: int32(name.Start), Encl: -1}
 			if recv != nil {
 				shown := strings.Join(strings.Fields(recv.Text(src)), "")
 				rf.Recv = tab.id(shown)
@@ -303,17 +410,23 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 			}
 			refs = append(refs, refAt{rf, m.Pattern, int32(name.End)})
 		}
-	}
+	})
 	// One definition per name node: the first pattern that matched it wins,
 	// so a specific pattern listed before a general one decides the kind.
-	sort.SliceStable(defs, func(i, j int) bool {
-		if defs[i].d.NameAt != defs[j].d.NameAt {
-			return defs[i].d.NameAt < defs[j].d.NameAt
+	slices.SortStableFunc(defs, func(a, b defAt) int {
+		if a.d.NameAt != b.d.NameAt {
+			return cmp.Compare(a.d.NameAt, b.d.NameAt)
 		}
-		return defs[i].pattern < defs[j].pattern
+		return cmp.Compare(a.pattern, b.pattern)
 	})
-	names := make(map[int32]bool, len(defs))
-	f.Defs = make([]Def, 0, len(defs))
+	n := 0
+	for i := range defs {
+		if i == 0 || defs[i].d.NameAt != defs[i-1].d.NameAt {
+			n++
+		}
+	}
+	names := make(map[int32]bool, n)
+	f.Defs = make([]Def, 0, n)
 	for _, d := range defs {
 		if names[d.d.NameAt] {
 			// A later pattern may only add the declared type (a return
@@ -327,33 +440,31 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 		f.Defs = append(f.Defs, d.d)
 	}
 	// Definitions by start, outer first, for nesting.
-	sort.SliceStable(f.Defs, func(i, j int) bool {
-		if f.Defs[i].Start != f.Defs[j].Start {
-			return f.Defs[i].Start < f.Defs[j].Start
+	slices.SortStableFunc(f.Defs, func(a, b Def) int {
+		if a.Start != b.Start {
+			return cmp.Compare(a.Start, b.Start)
 		}
-		return f.Defs[i].End > f.Defs[j].End
+		return cmp.Compare(b.End, a.End)
 	})
 	parent := nest(f.Defs)
 	// One reference per name node, and none on a definition's own name.
-	sort.SliceStable(refs, func(i, j int) bool {
-		if refs[i].r.At != refs[j].r.At {
-			return refs[i].r.At < refs[j].r.At
+	slices.SortStableFunc(refs, func(a, b refAt) int {
+		if a.r.At != b.r.At {
+			return cmp.Compare(a.r.At, b.r.At)
 		}
-		return refs[i].pattern < refs[j].pattern
+		return cmp.Compare(a.pattern, b.pattern)
 	})
 	last := int32(-1)
-	f.Refs = make([]Ref, 0, len(refs))
+	all := sc.kept[:0] // the record's references before the last cut below
 	for _, r := range refs {
 		if r.r.At == last || names[r.r.At] {
 			continue
 		}
 		last = r.r.At
-		f.Refs = append(f.Refs, r.r)
+		all = append(all, r.r)
 	}
-	if cap(f.Refs)-len(f.Refs) > 16 {
-		f.Refs = slices.Clone(f.Refs)
-	}
-	enclose(f.Defs, f.Refs)
+	sc.kept = all
+	enclose(f.Defs, all)
 	f.Strs = slices.Clip(tab.strs)
 	markLocal(f.Defs, parent, scopes)
 	if l.moduleFields {
@@ -366,23 +477,25 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 			}
 		}
 	}
-	f.Locals = f.localsIn(locals, scopes, names)
+	f.Locals = f.localsIn(locals, scopes, names, sc)
 	f.docImports(l, docs)
 	f.docTypes(l, docs, tab, tb)
 	fields = append(fields, f.docFields(l, docFields, tab, tb)...)
-	f.Fields = fieldsIn(f.Defs, fields)
+	if len(fields) > 0 {
+		// (fieldsIn keeps them in fields' array, which is the scratch's.)
+		in := fieldsIn(f.Defs, fields)
+		f.Fields = append(make([]Field, 0, len(in)), in...)
+	}
 	// A value use of a local or a builtin (err, nil) passes no function of
 	// the index on: keeping it would only cost memory.
-	kept := f.Refs[:0]
-	for _, r := range f.Refs {
+	kept := all[:0]
+	for _, r := range all {
 		if r.Kind == RefValue && r.Recv == 0 && (l.builtins[f.Strs[r.Name]] || f.Bound(f.Strs[r.Name], r.Encl, r.At)) {
 			continue
 		}
 		kept = append(kept, r)
 	}
-	if len(kept) < len(f.Refs) {
-		f.Refs = slices.Clone(kept)
-	}
+	f.Refs = append(make([]Ref, 0, len(kept)), kept...)
 	if tb != nil {
 		f.Types, f.Exprs, f.Steps = slices.Clip(tb.types), slices.Clip(tb.exprs), slices.Clip(tb.steps)
 	}
@@ -534,17 +647,18 @@ func (w *scopeSweep) at(pos int32) [][2]int32 {
 // localsIn keeps the locals inside a function-like definition (a
 // top-level binding is a definition, not a local), with their enclosing
 // definition, sorted by name and position.
-func (f *Record) localsIn(locals []Local, scopes [][2]int32, defNames map[int32]bool) []Local {
+// sc's lists are worked in.
+func (f *Record) localsIn(locals []Local, scopes [][2]int32, defNames map[int32]bool, sc *scratch) []Local {
 	defs := f.Defs
 	if len(locals) == 0 {
 		return nil
 	}
 	// (By name too: the names of one statement may share a place.)
-	sort.SliceStable(locals, func(i, j int) bool {
-		if locals[i].At != locals[j].At {
-			return locals[i].At < locals[j].At
+	slices.SortStableFunc(locals, func(a, b Local) int {
+		if a.At != b.At {
+			return cmp.Compare(a.At, b.At)
 		}
-		return locals[i].Name < locals[j].Name
+		return cmp.Compare(a.Name, b.Name)
 	})
 	// Each local's innermost scope.
 	sortScopes(scopes)
@@ -554,12 +668,14 @@ func (f *Record) localsIn(locals []Local, scopes [][2]int32, defNames map[int32]
 			locals[i].End = open[len(open)-1][1]
 		}
 	}
-	refs := make([]Ref, len(locals))
-	for i, l := range locals {
-		refs[i] = Ref{At: l.At}
+	refs := slices.Grow(sc.at[:0], len(locals))
+	for _, l := range locals {
+		refs = append(refs, Ref{At: l.At})
 	}
+	sc.at = refs
 	enclose(defs, refs)
-	out := make([]Local, 0, len(locals))
+	out := sc.out[:0]
+	defer func() { sc.out = out }()
 	for i, l := range locals {
 		e := refs[i].Encl
 		// (A variable's value may hold a function literal whose
@@ -589,8 +705,8 @@ func (f *Record) localsIn(locals []Local, scopes [][2]int32, defNames map[int32]
 		}
 		out = append(out, l)
 	}
-	sort.SliceStable(out, func(i, j int) bool { return f.Strs[out[i].Name] < f.Strs[out[j].Name] })
-	return slices.Clip(out)
+	slices.SortStableFunc(out, func(a, b Local) int { return strings.Compare(f.Strs[a.Name], f.Strs[b.Name]) })
+	return append(make([]Local, 0, len(out)), out...)
 }
 
 func unquote(s string) string {

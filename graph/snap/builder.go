@@ -22,6 +22,7 @@ type Builder struct {
 	owned map[ownKey]bool
 	// orderOwned, freeOwned: the batch copied s.order, s.free.
 	orderOwned, freeOwned bool
+	seen                  map[nameKey]bool // eachKey's, kept between files
 }
 
 // ownKey names one posting list the builder copied since it last
@@ -66,7 +67,7 @@ func (b *Builder) w() *Snapshot {
 
 // Snapshot publishes what was built so far.
 func (b *Builder) Snapshot() *Snapshot {
-	b.dirty = false
+	b.dirty, b.owned = false, nil // (w makes the next batch's)
 	return b.s
 }
 
@@ -283,7 +284,18 @@ func nameSet(e *Entry) map[nameKey]bool {
 // eachKey calls fn with every table key e is listed under, once each.
 func (b *Builder) eachKey(e *Entry, fn func(table uint8, names *Names, key string)) {
 	t := b.s.tables[e.Lang.Index]
-	for k := range nameSet(e) {
+	if b.seen == nil || len(b.seen) > 1<<14 {
+		b.seen = map[nameKey]bool{} // (a rare huge file's is not kept)
+	}
+	seen := b.seen
+	defer clear(seen)
+	for i := range e.Defs {
+		seen[nameKey{tDefs, e.Defs[i].Name}] = true
+	}
+	for i := range e.Refs {
+		seen[nameKey{tRefs, e.Strs[e.Refs[i].Name]}] = true
+	}
+	for k := range seen {
 		fn(k.table, b.names(t, k.table), k.name)
 	}
 	fn(tDirs, b.names(t, tDirs), e.Dir)
@@ -309,14 +321,24 @@ func (b *Builder) list(lang int, table uint8, names *Names, key string, extra in
 // names, the order of tied candidates), do not depend on the order files
 // were read.
 func (b *Builder) insert(s *Snapshot, lang int, table uint8, names *Names, key string, id FileID) {
-	l := b.list(lang, table, names, key, 1)
+	// (The key's shard is found once, for the list and its update.)
+	sh := names.t.shard(b.epoch, key)
+	l, had := sh.m[key]
+	if k := (ownKey{lang, table, key}); !b.owned[k] {
+		b.owned[k] = true
+		l = append(make([]FileID, 0, len(l)+1), l...)
+	}
 	rel := s.files.at(id).Rel
 	if n := len(l); n == 0 || compare(s.files.at(l[n-1]).Rel, rel) < 0 {
-		names.t.set(b.epoch, key, append(l, id))
-		return
+		l = append(l, id)
+	} else {
+		i, _ := slices.BinarySearchFunc(l, rel, func(g FileID, rel string) int { return compare(s.files.at(g).Rel, rel) })
+		l = slices.Insert(l, i, id)
 	}
-	i, _ := slices.BinarySearchFunc(l, rel, func(g FileID, rel string) int { return compare(s.files.at(g).Rel, rel) })
-	names.t.set(b.epoch, key, slices.Insert(l, i, id))
+	sh.m[key] = l
+	if !had {
+		names.t.added(b.epoch)
+	}
 }
 
 func (b *Builder) delete(s *Snapshot, lang int, table uint8, names *Names, key string, id FileID) {

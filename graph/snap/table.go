@@ -96,10 +96,16 @@ func (t *table[V]) shard(e uint64, k string) *shard[V] {
 // set and del change an owned table.
 func (t *table[V]) set(e uint64, k string, v V) {
 	sh := t.shard(e, k)
-	if _, ok := sh.m[k]; !ok {
-		t.n++
-	}
+	_, ok := sh.m[k]
 	sh.m[k] = v
+	if !ok {
+		t.added(e)
+	}
+}
+
+// added counts a key just put in a shard of the owned table.
+func (t *table[V]) added(e uint64) {
+	t.n++
 	if t.n > keysPerShard*len(t.shards) {
 		t.grow(e)
 	}

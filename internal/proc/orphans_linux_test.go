@@ -1,8 +1,6 @@
 package proc
 
 import (
-	"os"
-	"os/exec"
 	"path/filepath"
 	"syscall"
 	"testing"
@@ -14,12 +12,7 @@ import (
 // reaper has ended too by the time the process exits.
 func TestAdoptedOrphanEndsAtShutdown(t *testing.T) {
 	dir := t.TempDir()
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	parent := exec.Command(self, "-test.run=^$")
-	parent.Env = append(os.Environ(), childEnv+"=adopt:"+dir)
+	parent := selfChild(t, "adopt:"+dir)
 	in, err := parent.StdinPipe()
 	if err != nil {
 		t.Fatal(err)

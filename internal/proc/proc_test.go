@@ -87,6 +87,19 @@ func readPid(path string) int {
 	return n
 }
 
+// selfChild is this test binary run as the child TestMain plays, as
+// childEnv=role says (not started).
+func selfChild(t *testing.T, role string) *exec.Cmd {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(self, "-test.run=^$")
+	cmd.Env = append(os.Environ(), childEnv+"="+role)
+	return cmd
+}
+
 // killedParent starts this test binary as a process that starts a server
 // (TestMain), which forks a helper into its group, one that calls setsid
 // and one that also clears its environment (env -i setsid); it returns
@@ -94,12 +107,7 @@ func readPid(path string) int {
 func killedParent(t *testing.T) (*exec.Cmd, map[string]int, string) {
 	t.Helper()
 	dir := t.TempDir()
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	parent := exec.Command(self, "-test.run=^$")
-	parent.Env = append(os.Environ(), childEnv+"="+dir)
+	parent := selfChild(t, dir)
 	if err := parent.Start(); err != nil {
 		t.Fatal(err)
 	}

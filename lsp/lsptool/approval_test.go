@@ -11,10 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/builtin-tools/builtin-tools/files"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/builtin-tools/builtin-tools/lsp"
-	"github.com/builtin-tools/builtin-tools/lsp/lsptool"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
 )
@@ -50,25 +48,8 @@ func (a *cards) take() []string {
 // files, with lsp settings cfg.
 func askRun(t *testing.T, files_ map[string]string, cfg lsp.Config, approver registry.Approver) *registry.Run {
 	t.Helper()
-	root := t.TempDir()
-	if r, err := filepath.EvalSymlinks(root); err == nil {
-		root = r
-	}
-	for name, text := range files_ {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	r, err := registry.NewRun(registry.Config{Root: root, Families: []registry.Extension{files.Family, lsptool.Family},
-		Settings: map[string]any{"lsp": cfg},
-		Policy:   registry.Policy{tiers.Write: registry.Ask}, Approver: approver})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { r.Close() })
-	return r
+	return openRun(t, registry.Config{Root: testenv.Tree(t, files_), Settings: map[string]any{"lsp": cfg},
+		Policy: registry.Policy{tiers.Write: registry.Ask}, Approver: approver})
 }
 
 // fakeServer is the lsp row of testdata/fakelsp.py playing the script at

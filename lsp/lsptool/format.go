@@ -227,6 +227,7 @@ func FormatDiagnostics(root string, diags []lsp.Diagnostic) string {
 	slices.SortStableFunc(ds, func(a, b lsp.Diagnostic) int {
 		return cmp.Or(strings.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column))
 	})
+	found := lsp.Findings(ds)
 	var b strings.Builder
 	for i, d := range ds {
 		if i == maxDiagnosticsShown {
@@ -237,19 +238,26 @@ func FormatDiagnostics(root string, diags []lsp.Diagnostic) string {
 		if r, err := filepath.Rel(root, d.File); err == nil && !strings.HasPrefix(r, "..") {
 			rel = filepath.ToSlash(r)
 		}
-		fmt.Fprintf(&b, "%s:%d:%d: %s: %s", rel, d.Line, d.Column, d.Severity, oneLine(d.Message))
-		if d.Code != "" {
-			fmt.Fprintf(&b, " [%s]", d.Code)
-		}
-		if d.Source != "" {
-			fmt.Fprintf(&b, " (%s)", d.Source)
-		}
-		b.WriteByte('\n')
-		if t := strings.TrimSpace(d.LineText); t != "" {
-			fmt.Fprintf(&b, "    %s\n", clip(t, 200))
-		}
+		writeFinding(&b, rel, found[i])
 	}
 	return strings.TrimRight(b.String(), "\n")
+}
+
+// writeFinding writes d, in file rel, as
+// "path:line:col: severity: message [code] (source)" and a newline, with
+// its source line quoted under it.
+func writeFinding(b *strings.Builder, rel string, d lsp.Finding) {
+	fmt.Fprintf(b, "%s:%d:%d: %s: %s", rel, d.Line, d.Column, d.Severity, oneLine(d.Message))
+	if d.Code != "" {
+		fmt.Fprintf(b, " [%s]", d.Code)
+	}
+	if d.Source != "" {
+		fmt.Fprintf(b, " (%s)", d.Source)
+	}
+	b.WriteByte('\n')
+	if t := strings.TrimSpace(d.LineText); t != "" {
+		fmt.Fprintf(b, "    %s\n", clip(t, 200))
+	}
 }
 
 // FormatCheck renders diagnostics "*": each checker's command, exit and
@@ -451,13 +459,7 @@ func FormatReload(r *lsp.ReloadResult) string {
 
 // FormatFix renders what lsp_fix applied.
 func FormatFix(r *lsp.FixResult) string {
-	what := r.ID
-	if what == "" {
-		what = strings.ReplaceAll(r.Kind, "_", " ")
-	}
-	if r.Title != "" {
-		what += fmt.Sprintf(" %q", oneLine(r.Title))
-	}
+	what := fixName(r)
 	var b strings.Builder
 	if r.Unchanged {
 		fmt.Fprintf(&b, "%s for %s (%s): the server offered no change; no file was written", what, r.File, r.Server)

@@ -48,13 +48,31 @@ type opQuery struct {
 }
 
 // locate runs a navigation operation that answers with locations.
-func locate(find func(*lsp.Supervisor) func(context.Context, pathguard.Path, lsp.Place) (*lsp.Locations, error)) func(context.Context, *registry.Call, *lsp.Supervisor, opQuery, *LSPResult) error {
+func locate(find func(*lsp.Supervisor, context.Context, pathguard.Path, lsp.Place) (*lsp.Locations, error)) func(context.Context, *registry.Call, *lsp.Supervisor, opQuery, *LSPResult) error {
 	return func(ctx context.Context, c *registry.Call, sup *lsp.Supervisor, q opQuery, out *LSPResult) error {
-		res, err := find(sup)(ctx, q.file, q.place)
+		return fill(out, &out.Locations, func(res *lsp.Locations) string {
+			return withLoading(FormatLocations(res), res.Loading)
+		})(find(sup, ctx, q.file, q.place))
+	}
+}
+
+// callSites runs incoming_calls or outgoing_calls.
+func callSites(find func(*lsp.Supervisor, context.Context, pathguard.Path, lsp.Place) (*lsp.Calls, error)) func(context.Context, *registry.Call, *lsp.Supervisor, opQuery, *LSPResult) error {
+	return func(ctx context.Context, c *registry.Call, sup *lsp.Supervisor, q opQuery, out *LSPResult) error {
+		return fill(out, &out.Calls, func(res *lsp.Calls) string {
+			return withLoading(FormatCalls(res, c.Budget().Reserve(300)), res.Loading)
+		})(find(sup, ctx, q.file, q.place))
+	}
+}
+
+// fill returns a function that puts an answer and its text in out, or
+// returns the error that came instead.
+func fill[T any](out *LSPResult, field *T, format func(T) string) func(T, error) error {
+	return func(res T, err error) error {
 		if err != nil {
 			return err
 		}
-		out.Locations, out.text = res, withLoading(FormatLocations(res), res.Loading)
+		*field, out.text = res, format(res)
 		return nil
 	}
 }
@@ -89,48 +107,15 @@ var operations = []operation{
 			out.shown = res
 			return nil
 		}},
-	{"definition", "position", "definition",
-		locate(func(s *lsp.Supervisor) func(context.Context, pathguard.Path, lsp.Place) (*lsp.Locations, error) {
-			return s.Definition
-		})},
-	{"type_definition", "position", "type_definition",
-		locate(func(s *lsp.Supervisor) func(context.Context, pathguard.Path, lsp.Place) (*lsp.Locations, error) {
-			return s.TypeDefinition
-		})},
-	{"implementation", "position", "implementation",
-		locate(func(s *lsp.Supervisor) func(context.Context, pathguard.Path, lsp.Place) (*lsp.Locations, error) {
-			return s.Implementation
-		})},
-	{"references", "position", fmt.Sprintf("references (at most %d)", lsp.MaxReferences),
-		locate(func(s *lsp.Supervisor) func(context.Context, pathguard.Path, lsp.Place) (*lsp.Locations, error) {
-			return s.References
-		})},
-	{"incoming_calls", "position", "incoming_calls (every call of the function at line/symbol, one site a line)",
-		func(ctx context.Context, c *registry.Call, sup *lsp.Supervisor, q opQuery, out *LSPResult) error {
-			res, err := sup.IncomingCalls(ctx, q.file, q.place)
-			if err != nil {
-				return err
-			}
-			out.Calls, out.text = res, withLoading(FormatCalls(res, c.Budget().Reserve(300)), res.Loading)
-			return nil
-		}},
-	{"outgoing_calls", "position", "outgoing_calls (every call the function at line/symbol makes)",
-		func(ctx context.Context, c *registry.Call, sup *lsp.Supervisor, q opQuery, out *LSPResult) error {
-			res, err := sup.OutgoingCalls(ctx, q.file, q.place)
-			if err != nil {
-				return err
-			}
-			out.Calls, out.text = res, withLoading(FormatCalls(res, c.Budget().Reserve(300)), res.Loading)
-			return nil
-		}},
+	{"definition", "position", "definition", locate((*lsp.Supervisor).Definition)},
+	{"type_definition", "position", "type_definition", locate((*lsp.Supervisor).TypeDefinition)},
+	{"implementation", "position", "implementation", locate((*lsp.Supervisor).Implementation)},
+	{"references", "position", fmt.Sprintf("references (at most %d)", lsp.MaxReferences), locate((*lsp.Supervisor).References)},
+	{"incoming_calls", "position", "incoming_calls (every call of the function at line/symbol, one site a line)", callSites((*lsp.Supervisor).IncomingCalls)},
+	{"outgoing_calls", "position", "outgoing_calls (every call the function at line/symbol makes)", callSites((*lsp.Supervisor).OutgoingCalls)},
 	{"hover", "position", "hover",
 		func(ctx context.Context, c *registry.Call, sup *lsp.Supervisor, q opQuery, out *LSPResult) error {
-			res, err := sup.Hover(ctx, q.file, q.place)
-			if err != nil {
-				return err
-			}
-			out.Hover, out.text = res, FormatHover(res)
-			return nil
+			return fill(out, &out.Hover, FormatHover)(sup.Hover(ctx, q.file, q.place))
 		}},
 	{"code_actions", "position", "code_actions (file, line, symbol; each enabled action gets an id for lsp_fix)",
 		func(ctx context.Context, c *registry.Call, sup *lsp.Supervisor, q opQuery, out *LSPResult) error {
@@ -146,12 +131,9 @@ var operations = []operation{
 		}},
 	{"symbols", "query-or-file", "symbols (query for the workspace, or file for its outline)",
 		func(ctx context.Context, c *registry.Call, sup *lsp.Supervisor, q opQuery, out *LSPResult) error {
-			res, err := sup.Symbols(ctx, q.query, q.file)
-			if err != nil {
-				return err
-			}
-			out.Symbols, out.text = res, withLoading(FormatSymbols(res), res.Loading)
-			return nil
+			return fill(out, &out.Symbols, func(res *lsp.Symbols) string {
+				return withLoading(FormatSymbols(res), res.Loading)
+			})(sup.Symbols(ctx, q.query, q.file))
 		}},
 	{"status", "", "status (which servers run here, and why others do not)",
 		func(ctx context.Context, c *registry.Call, sup *lsp.Supervisor, q opQuery, out *LSPResult) error {
@@ -161,12 +143,7 @@ var operations = []operation{
 		}},
 	{"reload", "", "reload (restart the server for file)",
 		func(ctx context.Context, c *registry.Call, sup *lsp.Supervisor, q opQuery, out *LSPResult) error {
-			res, err := sup.Reload(ctx, q.file)
-			if err != nil {
-				return err
-			}
-			out.Reload, out.text = res, FormatReload(res)
-			return nil
+			return fill(out, &out.Reload, FormatReload)(sup.Reload(ctx, q.file))
 		}},
 }
 

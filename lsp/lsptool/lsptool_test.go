@@ -34,20 +34,33 @@ func use() int {
 }
 `
 
-func goRun(t testing.TB) *registry.Run {
+// goRoot is a fresh root holding the shop module (go.mod, cart.go).
+func goRoot(t testing.TB) string {
 	t.Helper()
-	testenv.LookPath(t, "gopls")
-	root := t.TempDir()
-	os.WriteFile(filepath.Join(root, "go.mod"), []byte(goMod), 0o644)
-	os.WriteFile(filepath.Join(root, "cart.go"), []byte(cartGo), 0o644)
-	// The two families, without the tree-sitter tools builtintools brings
-	// (cgo), so these tests build everywhere lsp does.
-	r, err := registry.NewRun(registry.Config{Root: root, Families: []registry.Extension{files.Family, lsptool.Family}})
+	return testenv.Tree(t, map[string]string{"go.mod": goMod, "cart.go": cartGo})
+}
+
+// openRun opens a run of cfg that closes when the test ends. A cfg without
+// families gets files and lsp: the two families, without the tree-sitter
+// tools builtintools brings (cgo), so these tests build everywhere lsp does.
+func openRun(t testing.TB, cfg registry.Config) *registry.Run {
+	t.Helper()
+	if cfg.Families == nil {
+		cfg.Families = []registry.Extension{files.Family, lsptool.Family}
+	}
+	r, err := registry.NewRun(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { r.Close() })
 	return r
+}
+
+// goRun is a run of files and lsp over goRoot, on a real gopls.
+func goRun(t testing.TB) *registry.Run {
+	t.Helper()
+	testenv.LookPath(t, "gopls")
+	return openRun(t, registry.Config{Root: goRoot(t)})
 }
 
 func call(t testing.TB, r *registry.Run, mode tiers.Mode, tool string, args map[string]any) (string, bool) {
@@ -148,9 +161,7 @@ func TestRenameTool(t *testing.T) {
 // read of a compile_commands.json FIFO did), and the call waiting for it
 // ends with the run.
 func TestRunCloseDuringAHungPreparation(t *testing.T) {
-	root := t.TempDir()
-	os.WriteFile(filepath.Join(root, "fake.toml"), nil, 0o644)
-	os.WriteFile(filepath.Join(root, "a.fake"), []byte("hello world\n"), 0o644)
+	root := testenv.Tree(t, map[string]string{"fake.toml": "", "a.fake": "hello world\n"})
 	fifo := filepath.Join(t.TempDir(), "fifo")
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
 		testenv.Unavailable(t, "named pipes", err)

@@ -1,7 +1,7 @@
 package lsptool_test
 
 import (
-	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -93,13 +93,7 @@ func TestSignatureChangeBreaksOtherFiles(t *testing.T) {
 		t.Run(tc.server, func(t *testing.T) {
 			t.Parallel()
 			testenv.LookPath(t, tc.server)
-			root := t.TempDir()
-			testenv.WriteTree(t, root, tc.tree)
-			r, err := registry.NewRun(registry.Config{Root: root, Families: []registry.Extension{files.Family, lsptool.Family, graphtool.Family}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { r.Close() })
+			r := openRun(t, registry.Config{Root: testenv.Tree(t, tc.tree), Families: []registry.Extension{files.Family, lsptool.Family, graphtool.Family}})
 			for _, d := range r.Degraded() {
 				if d.Family == "lsp" && strings.Contains(d.Needs, "Dependents") {
 					t.Fatalf("the lsp family is degraded with the code graph in the run: %s", d)
@@ -148,7 +142,7 @@ func TestSignatureChangeBreaksOtherFiles(t *testing.T) {
 				expectIn(t, "the edit's text", text, "In other files", u+":")
 			}
 			for f, v := range got {
-				if len(v.New) > 0 && !contains(tc.users, f) {
+				if len(v.New) > 0 && !slices.Contains(tc.users, f) {
 					t.Errorf("%s: the change does not touch it, but it is reported with %+v", f, v.New)
 				}
 			}
@@ -160,7 +154,7 @@ func TestSignatureChangeBreaksOtherFiles(t *testing.T) {
 				if len(v.New) > 0 {
 					t.Errorf("%s: new diagnostics after the signature was put back: %+v", v.File, v.New)
 				}
-				if contains(tc.users, v.File) && len(v.Fixed) > 0 {
+				if slices.Contains(tc.users, v.File) && len(v.Fixed) > 0 {
 					fixed++
 				}
 			}
@@ -186,18 +180,8 @@ type othersResult struct {
 
 func callOthers(t *testing.T, r *registry.Run, tool string, args map[string]any) othersResult {
 	t.Helper()
-	b, _ := json.Marshal(args)
-	res, err := r.Call(t.Context(), tiers.Normal, tool, b)
-	if err != nil || res.IsError {
-		t.Fatalf("%s: %v %s", tool, err, registry.ResultText(res))
-	}
-	checkStrict(t, r, tool, res)
-	var d othersData
-	raw, _ := json.Marshal(res.StructuredContent)
-	if err := json.Unmarshal(raw, &d); err != nil {
-		t.Fatalf("%s: %v in %s", tool, err, raw)
-	}
-	out := othersResult{text: registry.ResultText(res), changed: map[string][]string{}, preview: d.Preview.Others}
+	text, d := decodeCall[othersData](t, r, tiers.Normal, tool, args)
+	out := othersResult{text: text, changed: map[string][]string{}, preview: d.Preview.Others}
 	for _, rep := range d.Reports {
 		if rep.Kind == "diagnostics" {
 			out.others = append(out.others, rep.Data.Others...)
@@ -207,13 +191,4 @@ func callOthers(t *testing.T, r *registry.Run, tool string, args map[string]any)
 		}
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

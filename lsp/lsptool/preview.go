@@ -249,17 +249,7 @@ func FormatPreview(p *lsp.Preview) string {
 				fmt.Fprintf(&b, "... and %d more\n", len(fresh)-i)
 				break
 			}
-			fmt.Fprintf(&b, "%s:%d:%d: %s: %s", files[i], d.Line, d.Column, d.Severity, oneLine(d.Message))
-			if d.Code != "" {
-				fmt.Fprintf(&b, " [%s]", d.Code)
-			}
-			if d.Source != "" {
-				fmt.Fprintf(&b, " (%s)", d.Source)
-			}
-			b.WriteByte('\n')
-			if t := strings.TrimSpace(d.LineText); t != "" {
-				fmt.Fprintf(&b, "    %s\n", clip(t, 200))
-			}
+			writeFinding(&b, files[i], d)
 		}
 	case checked > 0 && others > 0:
 		fmt.Fprintf(&b, "%s: the change introduces no error or warning in the %s checked, nor in the %s using what it changes\n", head,

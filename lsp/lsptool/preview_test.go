@@ -29,12 +29,7 @@ func useTwice() int {
 func previewRun(t *testing.T, opts builtintools.Options) (*registry.Run, string) {
 	t.Helper()
 	testenv.LookPath(t, "gopls")
-	root := t.TempDir()
-	for name, text := range map[string]string{"go.mod": goMod, "cart.go": cartGo, "use.go": useGo} {
-		if err := os.WriteFile(filepath.Join(root, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	root := testenv.Tree(t, map[string]string{"go.mod": goMod, "cart.go": cartGo, "use.go": useGo})
 	opts.Root = root
 	opts.Without = []string{"code_graph", "debug", "eval", "vibe"}
 	r, err := builtintools.NewRun(opts)

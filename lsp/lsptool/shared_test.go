@@ -10,10 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/builtin-tools/builtin-tools/files"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/builtin-tools/builtin-tools/lsp"
-	"github.com/builtin-tools/builtin-tools/lsp/lsptool"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
 )
@@ -71,31 +69,17 @@ func descends(pid int) bool {
 // servers in pool.
 func sharedRun(t testing.TB, root string, pool *lsp.Pool, trusted bool) *registry.Run {
 	t.Helper()
-	r, err := registry.NewRun(registry.Config{Root: root, Trusted: trusted, Families: []registry.Extension{files.Family, lsptool.Family},
-		Settings: map[string]any{"lsp": lsp.Config{Pool: pool}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { r.Close() })
-	return r
+	return openRun(t, registry.Config{Root: root, Trusted: trusted, Settings: map[string]any{"lsp": lsp.Config{Pool: pool}}})
 }
 
 // status is a run's `lsp status`, structured.
 func status(t *testing.T, r *registry.Run) *lsp.Status {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	res, err := r.Call(ctx, tiers.Plan, "lsp", []byte(`{"operation": "status"}`))
-	if err != nil || res.IsError {
-		t.Fatalf("status: %v %s", err, registry.ResultText(res))
-	}
-	checkStrict(t, r, "lsp", res)
-	raw, _ := json.Marshal(res.StructuredContent)
-	var out struct {
+	text, out := decodeCall[struct {
 		Status *lsp.Status `json:"status"`
-	}
-	if err := json.Unmarshal(raw, &out); err != nil || out.Status == nil {
-		t.Fatalf("status: %v in %s", err, raw)
+	}](t, r, tiers.Plan, "lsp", map[string]any{"operation": "status"})
+	if out.Status == nil {
+		t.Fatalf("status: no status in %s", text)
 	}
 	return out.Status
 }
@@ -115,12 +99,7 @@ func goplsRow(st *lsp.Status) *lsp.RunningServer {
 // gets its own; the server stops with the last run that holds it.
 func TestRunsShareOneServer(t *testing.T) {
 	testenv.LookPath(t, "gopls")
-	root := t.TempDir()
-	if resolved, err := filepath.EvalSymlinks(root); err == nil {
-		root = resolved
-	}
-	os.WriteFile(filepath.Join(root, "go.mod"), []byte(goMod), 0o644)
-	os.WriteFile(filepath.Join(root, "cart.go"), []byte(cartGo), 0o644)
+	root := goRoot(t)
 	pool := lsp.NewPool()
 	var runs []*registry.Run
 	var firsts []time.Duration
@@ -214,19 +193,9 @@ func TestRunsShareOneServer(t *testing.T) {
 // A harness that asks for private servers gets one per run.
 func TestPrivateRunsDoNotShare(t *testing.T) {
 	testenv.LookPath(t, "gopls")
-	root := t.TempDir()
-	if resolved, err := filepath.EvalSymlinks(root); err == nil {
-		root = resolved
-	}
-	os.WriteFile(filepath.Join(root, "go.mod"), []byte(goMod), 0o644)
-	os.WriteFile(filepath.Join(root, "cart.go"), []byte(cartGo), 0o644)
+	root := goRoot(t)
 	for range 2 {
-		r, err := registry.NewRun(registry.Config{Root: root, Families: []registry.Extension{files.Family, lsptool.Family},
-			Settings: map[string]any{"lsp": lsp.Config{Private: true}}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { r.Close() })
+		r := openRun(t, registry.Config{Root: root, Settings: map[string]any{"lsp": lsp.Config{Private: true}}})
 		if text, isErr := call(t, r, tiers.Plan, "lsp", map[string]any{"operation": "hover", "file": "cart.go", "line": 7, "symbol": "Total"}); isErr {
 			t.Fatalf("hover: %q", text)
 		}
@@ -243,12 +212,7 @@ func TestPrivateRunsDoNotShare(t *testing.T) {
 // before any server runs, start one gopls between them.
 func TestConcurrentRunsStartOneServer(t *testing.T) {
 	testenv.LookPath(t, "gopls")
-	root := t.TempDir()
-	if resolved, err := filepath.EvalSymlinks(root); err == nil {
-		root = resolved
-	}
-	os.WriteFile(filepath.Join(root, "go.mod"), []byte(goMod), 0o644)
-	os.WriteFile(filepath.Join(root, "cart.go"), []byte(cartGo), 0o644)
+	root := goRoot(t)
 	pool := lsp.NewPool()
 	errs := make(chan string, 4)
 	for i := range 4 {
@@ -288,12 +252,8 @@ func TestConcurrentRunsStartOneServer(t *testing.T) {
 // close stops it.
 func TestRunsShareOnePyright(t *testing.T) {
 	testenv.LookPath(t, "pyright-langserver")
-	root := t.TempDir()
-	if resolved, err := filepath.EvalSymlinks(root); err == nil {
-		root = resolved
-	}
-	os.WriteFile(filepath.Join(root, "pyproject.toml"), []byte("[project]\nname = \"shop\"\n"), 0o644)
-	os.WriteFile(filepath.Join(root, "cart.py"), []byte("def total(items: list[int]) -> int:\n    return sum(items)\n\n\nprint(total([1, 2]))\n"), 0o644)
+	root := testenv.Tree(t, map[string]string{"pyproject.toml": "[project]\nname = \"shop\"\n",
+		"cart.py": "def total(items: list[int]) -> int:\n    return sum(items)\n\n\nprint(total([1, 2]))\n"})
 	pool := lsp.NewPool()
 	var runs []*registry.Run
 	for i := range 3 {

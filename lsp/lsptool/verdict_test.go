@@ -3,16 +3,12 @@ package lsptool_test
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/builtin-tools/builtin-tools/files"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/builtin-tools/builtin-tools/lsp"
-	"github.com/builtin-tools/builtin-tools/lsp/lsptool"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -33,19 +29,7 @@ type verdictReport struct {
 // result; it returns the result's text and its diagnostics verdicts.
 func callChecked(t *testing.T, r *registry.Run, tool string, args map[string]any) (string, []lsp.Verdict, []string) {
 	t.Helper()
-	b, _ := json.Marshal(args)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	res, err := r.Call(ctx, tiers.Normal, tool, b)
-	if err != nil || res.IsError {
-		t.Fatalf("%s: %v %s", tool, err, registry.ResultText(res))
-	}
-	checkStrict(t, r, tool, res)
-	var rep verdictReport
-	raw, _ := json.Marshal(res.StructuredContent)
-	if err := json.Unmarshal(raw, &rep); err != nil {
-		t.Fatalf("%s: %v in %s", tool, err, raw)
-	}
+	text, rep := decodeCall[verdictReport](t, r, tiers.Normal, tool, args)
 	var vs []lsp.Verdict
 	var texts []string
 	for _, r := range rep.Reports {
@@ -54,7 +38,28 @@ func callChecked(t *testing.T, r *registry.Run, tool string, args map[string]any
 			texts = append(texts, r.Text)
 		}
 	}
-	return registry.ResultText(res), vs, texts
+	return text, vs, texts
+}
+
+// decodeCall calls tool in mode and fails t unless it succeeds and a
+// strict client keeps the result; it returns the result's text and its
+// structuredContent decoded as T.
+func decodeCall[T any](t *testing.T, r *registry.Run, mode tiers.Mode, tool string, args map[string]any) (string, T) {
+	t.Helper()
+	b, _ := json.Marshal(args)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	res, err := r.Call(ctx, mode, tool, b)
+	if err != nil || res.IsError {
+		t.Fatalf("%s: %v %s", tool, err, registry.ResultText(res))
+	}
+	checkStrict(t, r, tool, res)
+	var out T
+	raw, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(raw, &out); err != nil {
+		t.Fatalf("%s: %v in %s", tool, err, raw)
+	}
+	return registry.ResultText(res), out
 }
 
 func checkStrict(t *testing.T, r *registry.Run, name string, res *mcp.CallToolResult) {
@@ -74,17 +79,8 @@ func checkStrict(t *testing.T, r *registry.Run, name string, res *mcp.CallToolRe
 // tool, once, naming the write. Before, they were dropped.
 func TestLateDiagnosticsOnNextResult(t *testing.T) {
 	testenv.LookPath(t, "gopls")
-	root := t.TempDir()
-	os.WriteFile(filepath.Join(root, "go.mod"), []byte(goMod), 0o644)
-	os.WriteFile(filepath.Join(root, "cart.go"), []byte(cartGo), 0o644)
 	// A wait no server meets: gopls loads the module first.
-	cfg := lsp.Config{DiagnosticsWait: time.Millisecond}
-	r, err := registry.NewRun(registry.Config{Root: root, Families: []registry.Extension{files.Family, lsptool.Family},
-		Settings: map[string]any{"lsp": cfg}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { r.Close() })
+	r := openRun(t, registry.Config{Root: goRoot(t), Settings: map[string]any{"lsp": lsp.Config{DiagnosticsWait: time.Millisecond}}})
 
 	broken := strings.Replace(cartGo, "len(c.Items)", "len(c.Itemz)", 1)
 	text, vs, _ := callChecked(t, r, "write", map[string]any{"path": "cart.go", "content": broken})
