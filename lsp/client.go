@@ -33,7 +33,7 @@ type server struct {
 	hooks   *testHooks
 
 	bin      string // the program started
-	proc     *proc.Process
+	proc     serverProc
 	conn     *jsonrpc2.Conn
 	exited   chan struct{} // closed once the process is reaped and its output drained
 	started  time.Time
@@ -193,21 +193,32 @@ func startServer(ctx context.Context, spec *ServerSpec, l *Launch, relRoot strin
 		os.RemoveAll(l.StateDir)
 		return nil, err
 	}
-	cmd := exec.Command(l.Bin, l.Args...)
-	cmd.Dir = l.Root
-	cmd.Env = l.Env
-	// proc gives it its own process group, so its end takes the helpers it
-	// spawned (tsserver, node workers) along, and makes sure neither
-	// outlives this process even if it is killed.
-	p, err := proc.Start(cmd, proc.Options{PipeStdin: true, PipeStdout: true, Stderr: cfg.Stderr})
-	if err != nil {
-		os.RemoveAll(l.StateDir)
-		return nil, fmt.Errorf("start %s: %w", l.Bin, err)
+	var rwc io.ReadWriteCloser
+	if cfg.Broker != "" {
+		// The user's broker holds the server, shared with other processes
+		// (LSP-9); when it cannot, the server is this process's own.
+		if bp, err := startViaBroker(ctx, cfg, spec, l); err == nil {
+			s.proc, rwc = bp, brokerRWC{b: bp, wrote: &s.wrote}
+		}
 	}
-	s.proc = p
+	if s.proc == nil {
+		cmd := exec.Command(l.Bin, l.Args...)
+		cmd.Dir = l.Root
+		cmd.Env = l.Env
+		// proc gives it its own process group, so its end takes the helpers it
+		// spawned (tsserver, node workers) along, and makes sure neither
+		// outlives this process even if it is killed.
+		p, err := proc.Start(cmd, proc.Options{PipeStdin: true, PipeStdout: true, Stderr: cfg.Stderr})
+		if err != nil {
+			os.RemoveAll(l.StateDir)
+			return nil, fmt.Errorf("start %s: %w", l.Bin, err)
+		}
+		s.proc, rwc = p, pipeRWC{r: p.Stdout(), w: p.Stdin(), wrote: &s.wrote}
+	}
+	p := s.proc
 
 	s.conn = jsonrpc2.NewConn(context.Background(),
-		framing.NewObjectStream(pipeRWC{r: p.Stdout(), w: p.Stdin(), wrote: &s.wrote}),
+		framing.NewObjectStream(rwc),
 		connHandler{s: s, sync: jsonrpc2.HandlerWithError(s.handle)},
 		jsonrpc2.SetLogger(log.New(io.Discard, "", 0)))
 
@@ -360,6 +371,11 @@ func (s *server) handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 		s.cfg.Observe(Notification{Server: s.spec.ID, Root: s.root, Method: req.Method, Params: params})
 	}
 	switch req.Method {
+	case "$/builtintools/exited":
+		if bp, ok := s.proc.(*brokerProc); ok {
+			bp.noteExit(params)
+		}
+		return nil, nil
 	case "textDocument/publishDiagnostics":
 		var p publishDiagnosticsParams
 		if json.Unmarshal(params, &p) == nil {

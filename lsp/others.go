@@ -87,10 +87,10 @@ func (s *Supervisor) CheckOthers(ctx context.Context, file pathguard.Path, befor
 	defer srv.release()
 	// The old text is given as an unsaved version: no other call, of this
 	// run or another sharing the server, uses it meanwhile (as a preview).
-	if err := srv.view.lockAlone(ctx, s.cfg.viewBound()); err != nil {
+	if err := srv.holdAlone(ctx, s.cfg.viewBound()); err != nil {
 		return out, nil
 	}
-	defer srv.view.unlockAlone()
+	defer srv.unholdAlone()
 	srv.syncMu.Lock()
 	defer srv.syncMu.Unlock()
 	send, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.RequestTimeout)

@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -27,17 +28,89 @@ import (
 // one lets go (Close), or earlier when no run has used it for the idle
 // time. Document state (open files, versions) belongs to the server and is
 // shared; what a run was shown — its ledger, action ids, crash notes,
-// late diagnostics — stays with the run.
+// late diagnostics — stays with the run. The servers keep within one
+// memory budget (LSP-8, [Pool.SetBudget]).
 //
 // A Pool's methods are safe for concurrent use; its zero value is not
 // usable: call [NewPool] or use [ProcessPool].
 type Pool struct {
 	mu      sync.Mutex
 	entries map[poolKey]*serverEntry
+	// budget bounds the servers' resident memory, in KiB (LSP-8): 0 a
+	// quarter of the machine's, < 0 none.
+	budget int64
+	stops  []BudgetStop // the latest stops for the budget, oldest first
 }
 
-// NewPool returns an empty pool.
+// NewPool returns an empty pool with the default memory budget.
 func NewPool() *Pool { return &Pool{entries: map[poolKey]*serverEntry{}} }
+
+// SetBudget sets the memory budget of the servers the pool holds, in
+// bytes: 0 is the default (a quarter of the machine's memory), a negative
+// one turns it off. It applies from the next server start.
+func (p *Pool) SetBudget(bytes int64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch {
+	case bytes < 0:
+		p.budget = -1
+	case bytes == 0:
+		p.budget = 0
+	default:
+		p.budget = max(bytes/1024, 1)
+	}
+}
+
+// budgetKB is the budget in KiB, 0 when there is none. Called with p.mu
+// held.
+func (p *Pool) budgetKB() int64 {
+	switch {
+	case p.budget < 0:
+		return 0
+	case p.budget > 0:
+		return p.budget
+	}
+	return defaultBudgetKB()
+}
+
+// defaultBudgetKB is a quarter of MemTotal, 0 (no budget) when unknown.
+var defaultBudgetKB = sync.OnceValue(func() int64 {
+	data, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	return meminfoKB(string(data), "MemTotal:") / 4
+})
+
+// meminfoKB reads one "Name: N kB" line of /proc/meminfo or a status file.
+func meminfoKB(data, name string) int64 {
+	for line := range strings.Lines(data) {
+		if rest, ok := strings.CutPrefix(line, name); ok {
+			if f := strings.Fields(rest); len(f) > 0 {
+				n, _ := strconv.ParseInt(f[0], 10, 64)
+				return n
+			}
+		}
+	}
+	return 0
+}
+
+// maxStops is how many budget stops a pool remembers for status.
+const maxStops = 8
+
+// BudgetStop is a server the pool stopped to keep within its memory
+// budget before starting another.
+type BudgetStop struct {
+	Server   string    // its row
+	Root     string    // its root folder, absolute
+	RunRoot  string    // the root of the runs that held it
+	MemoryKB int64     // its resident memory when stopped
+	UsedKB   int64     // the pool's servers' memory before the stop
+	BudgetKB int64     // the budget then
+	For      string    // the row of the server being started
+	ForRoot  string    // and its root folder, absolute
+	At       time.Time // when
+}
 
 var processPool = sync.OnceValue(NewPool)
 
@@ -88,8 +161,18 @@ func (p *Pool) acquire(key poolKey, idle time.Duration, start func(*serverEntry)
 		p.retireLocked(e)
 	}
 	e = &serverEntry{ready: make(chan struct{}), pool: p, key: key, refs: 1, done: make(chan struct{}), abandon: make(chan struct{})}
+	victims := p.makeRoomLocked(e)
 	p.entries[key] = e
-	go start(e)
+	go func() {
+		// The idle servers given up for the budget stop before the new
+		// one starts, so their memory is free for it.
+		for _, v := range victims {
+			ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
+			v.stop(ctx)
+			cancel()
+		}
+		start(e)
+	}()
 	if idle >= 0 {
 		go p.reap(e, idle)
 	}
@@ -382,57 +465,225 @@ func (s *server) idleFor() time.Duration {
 	return time.Since(s.lastUsed)
 }
 
+// makeRoomLocked keeps the pool within its budget before e starts
+// (LSP-8): while the running servers' resident memory is at or over the
+// budget, the least recently used one that no call is using (mid-request
+// or mid-preview) leaves the pool, and is returned to be stopped. A run
+// holding it starts it again on its next call. Called with p.mu held.
+func (p *Pool) makeRoomLocked(e *serverEntry) []*serverEntry {
+	limit := p.budgetKB()
+	if limit <= 0 {
+		return nil
+	}
+	type candidate struct {
+		e    *serverEntry
+		rss  int64
+		last time.Time
+	}
+	var used int64
+	var idle []candidate
+	var children map[int][]int
+	for _, x := range p.entries {
+		if x.gone || !x.started() || x.srv == nil || !x.srv.alive() {
+			continue
+		}
+		if children == nil {
+			children = procChildren()
+		}
+		rss := treeRSSKB(x.srv.pid(), children)
+		used += rss
+		if x.srv.inflight.Load() == 0 {
+			x.srv.mu.Lock()
+			last := x.srv.lastUsed
+			x.srv.mu.Unlock()
+			idle = append(idle, candidate{x, rss, last})
+		}
+	}
+	slices.SortFunc(idle, func(a, b candidate) int { return a.last.Compare(b.last) })
+	var victims []*serverEntry
+	for _, c := range idle {
+		if used < limit {
+			break
+		}
+		p.retireLocked(c.e)
+		victims = append(victims, c.e)
+		p.stops = append(p.stops, BudgetStop{Server: c.e.key.id, Root: c.e.key.root, RunRoot: c.e.key.runRoot, MemoryKB: c.rss,
+			UsedKB: used, BudgetKB: limit, For: e.key.id, ForRoot: e.key.root, At: time.Now()})
+		if len(p.stops) > maxStops {
+			p.stops = slices.Delete(p.stops, 0, len(p.stops)-maxStops)
+		}
+		used -= c.rss
+	}
+	return victims
+}
+
+// started reports whether e's start has ended.
+func (e *serverEntry) started() bool {
+	select {
+	case <-e.ready:
+		return true
+	default:
+		return false
+	}
+}
+
 // rssKB reads a process's resident memory from /proc, 0 when unknown.
 func rssKB(pid int) int64 {
 	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
 	if err != nil {
 		return 0
 	}
-	for line := range strings.Lines(string(data)) {
-		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			f := strings.Fields(rest)
-			if len(f) > 0 {
-				n, _ := strconv.ParseInt(f[0], 10, 64)
-				return n
-			}
+	return meminfoKB(string(data), "VmRSS:")
+}
+
+// procChildren maps each process to its children, from /proc.
+func procChildren() map[int][]int {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	children := map[int][]int{}
+	for _, ent := range ents {
+		child, err := strconv.Atoi(ent.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile("/proc/" + ent.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// After the command name, which may hold spaces and parentheses:
+		// the state, then the parent's pid.
+		i := strings.LastIndexByte(string(stat), ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(stat[i+1:]))
+		if len(f) < 2 {
+			continue
+		}
+		if parent, err := strconv.Atoi(f[1]); err == nil {
+			children[parent] = append(children[parent], child)
 		}
 	}
-	return 0
+	return children
+}
+
+// treeRSSKB is the resident memory of pid and every process under it
+// (children from procChildren): a server's own helpers, such as tsserver
+// under typescript-language-server, count toward its memory.
+func treeRSSKB(pid int, children map[int][]int) int64 {
+	total := rssKB(pid)
+	if total == 0 {
+		return 0
+	}
+	seen := map[int]bool{pid: true}
+	queue := slices.Clone(children[pid])
+	for len(queue) > 0 {
+		c := queue[0]
+		queue = queue[1:]
+		if seen[c] {
+			continue
+		}
+		seen[c] = true
+		total += rssKB(c)
+		queue = append(queue, children[c]...)
+	}
+	return total
 }
 
 // PoolServer is one server a pool holds, for a harness's own view.
 type PoolServer struct {
-	Server   string `json:"server"`
-	Root     string `json:"root"` // absolute
-	PID      int    `json:"pid"`
-	Clients  int    `json:"clients"`
-	MemoryKB int64  `json:"memory_kb"`
-	Trusted  bool   `json:"trusted"`
+	Server   string        `json:"server"`
+	Root     string        `json:"root"`     // absolute
+	RunRoot  string        `json:"run_root"` // the root of the runs holding it, absolute
+	State    string        `json:"state"`    // starting, in_use, previewing or idle
+	PID      int           `json:"pid"`      // 0 while starting
+	Clients  int           `json:"clients"`
+	MemoryKB int64         `json:"memory_kb"` // with its child processes
+	Idle     time.Duration `json:"idle"`      // since its last use
+	Trusted  bool          `json:"trusted"`
 }
 
-// Servers lists the running servers the pool holds, by id and root.
+// Server states in a pool's listing.
+const (
+	PoolStarting   = "starting"
+	PoolInUse      = "in_use"
+	PoolPreviewing = "previewing"
+	PoolIdle       = "idle"
+)
+
+// Servers lists the servers the pool holds, starting or running, by id
+// and root.
 func (p *Pool) Servers() []PoolServer {
+	rows, _ := p.list()
+	out := make([]PoolServer, len(rows))
+	for i, r := range rows {
+		out[i] = r.PoolServer
+	}
+	return out
+}
+
+// poolRow is a listed server with its entry.
+type poolRow struct {
+	PoolServer
+	e *serverEntry
+}
+
+// list is Servers with each one's entry, and the budget stops.
+func (p *Pool) list() ([]poolRow, []BudgetStop) {
 	p.mu.Lock()
-	var out []PoolServer
+	var out []poolRow
+	var srvs []*server
 	for _, e := range p.entries {
-		select {
-		case <-e.ready:
-		default:
+		if e.gone {
 			continue
 		}
-		if e.srv != nil && e.srv.alive() {
-			out = append(out, PoolServer{Server: e.key.id, Root: e.key.root, PID: e.srv.pid(), Clients: e.refs, Trusted: e.key.trusted})
+		row := poolRow{PoolServer{Server: e.key.id, Root: e.key.root, RunRoot: e.key.runRoot, State: PoolStarting, Clients: e.refs,
+			Trusted: e.key.trusted}, e}
+		var srv *server
+		if e.started() {
+			if e.srv == nil || !e.srv.alive() {
+				continue
+			}
+			srv = e.srv
+			row.PID = srv.pid()
+			row.State = PoolIdle
+			if srv.inflight.Load() > 0 {
+				row.State = PoolInUse
+			}
 		}
+		out = append(out, row)
+		srvs = append(srvs, srv)
 	}
+	stops := slices.Clone(p.stops)
 	p.mu.Unlock()
-	for i := range out {
-		out[i].MemoryKB = rssKB(out[i].PID)
-	}
-	slices.SortFunc(out, func(a, b PoolServer) int {
-		if c := strings.Compare(a.Server, b.Server); c != 0 {
-			return c
+	var children map[int][]int
+	for i, srv := range srvs {
+		if srv == nil {
+			continue
 		}
-		return strings.Compare(a.Root, b.Root)
+		srv.view.mu.Lock()
+		if srv.view.alone {
+			out[i].State = PoolPreviewing
+		}
+		srv.view.mu.Unlock()
+		out[i].Idle = srv.idleFor()
+		if children == nil {
+			children = procChildren()
+		}
+		out[i].MemoryKB = treeRSSKB(out[i].PID, children)
+	}
+	slices.SortFunc(out, func(a, b poolRow) int {
+		return cmp.Or(strings.Compare(a.Server, b.Server), strings.Compare(a.Root, b.Root), strings.Compare(a.RunRoot, b.RunRoot),
+			cmp.Compare(a.PID, b.PID))
 	})
-	return out
+	return out, stops
+}
+
+// Budget is the pool's memory budget in KiB, 0 when there is none.
+func (p *Pool) Budget() int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.budgetKB()
 }

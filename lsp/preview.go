@@ -199,14 +199,14 @@ func (s *Supervisor) previewOn(ctx context.Context, c *choice, items, users []*p
 	defer srv.release()
 	// No other call — of this run or another sharing the server — uses it
 	// while it holds the proposed text.
-	if err := srv.view.lockAlone(ctx, s.cfg.viewBound()); err != nil {
+	if err := srv.holdAlone(ctx, s.cfg.viewBound()); err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 		fail(ServerFailed, srv.busyError("preview", true))
 		return nil
 	}
-	defer srv.view.unlockAlone()
+	defer srv.unholdAlone()
 	srv.syncMu.Lock()
 	defer srv.syncMu.Unlock()
 	// Notifications go out whole even when ctx ends, so what the server

@@ -205,6 +205,48 @@ type Status struct {
 	Root    string         `json:"root" jsonschema:"the checkout root, absolute"`
 	Trusted bool           `json:"trusted" jsonschema:"programs and code inside the checkout may run"`
 	Servers []ServerStatus `json:"servers"`
+	// Pool is every server of the pool this run's servers go to, this
+	// run's and other runs' (LSP-8).
+	Pool *PoolStatus `json:"pool,omitempty"`
+}
+
+// PoolStatus is the servers a pool holds and its memory budget.
+type PoolStatus struct {
+	BudgetKB int64 `json:"budget_kb" jsonschema:"the memory budget of all its servers together in KiB, 0 for none"`
+	UsedKB   int64 `json:"used_kb" jsonschema:"the resident memory of its servers in KiB"`
+	// Shared: the pool is shared with the process's other runs; else it
+	// holds this run's servers only (a private run).
+	Shared  bool               `json:"shared" jsonschema:"other runs of this process use the pool; false for a run with servers of its own"`
+	Servers []PoolServerStatus `json:"servers" jsonschema:"every server it holds, starting or running"`
+	Stopped []BudgetStopStatus `json:"stopped_for_budget,omitempty" jsonschema:"idle servers stopped to keep within the budget before another started, latest last"`
+}
+
+// PoolServerStatus is one server of a pool.
+type PoolServerStatus struct {
+	Server      string `json:"server"`
+	Root        string `json:"root,omitempty" jsonschema:"its root folder relative to this run's root, . for the root; empty for another folder"`
+	OtherFolder bool   `json:"other_folder,omitempty" jsonschema:"it serves a folder outside this run's root"`
+	ThisRun     bool   `json:"this_run" jsonschema:"this run uses it"`
+	Trusted     bool   `json:"trusted" jsonschema:"it was started for a trusted checkout"`
+	State       string `json:"state" jsonschema:"starting, in_use (a call is under way), previewing (a preview holds it alone) or idle"`
+	Clients     int    `json:"clients" jsonschema:"runs of this process holding it"`
+	Processes   int    `json:"processes,omitempty" jsonschema:"processes sharing it through the broker, this one included; absent for a server of this process's own"`
+	PID         int    `json:"pid,omitempty"`
+	MemoryKB    int64  `json:"memory_kb" jsonschema:"resident memory of it and its child processes in KiB, 0 when unknown"`
+	IdleSeconds int64  `json:"idle_s" jsonschema:"seconds since its last use"`
+	OverBudget  bool   `json:"over_budget,omitempty" jsonschema:"it alone uses the whole budget or more"`
+}
+
+// BudgetStopStatus is a server stopped to keep within the budget.
+type BudgetStopStatus struct {
+	Server      string    `json:"server"`
+	Root        string    `json:"root,omitempty" jsonschema:"its root folder relative to this run's root; empty for another folder"`
+	OtherFolder bool      `json:"other_folder,omitempty"`
+	MemoryKB    int64     `json:"memory_kb" jsonschema:"its resident memory when stopped"`
+	UsedKB      int64     `json:"used_kb" jsonschema:"the pool's servers' memory before the stop"`
+	BudgetKB    int64     `json:"budget_kb"`
+	For         string    `json:"for" jsonschema:"the server whose start needed the room, as server and root"`
+	At          time.Time `json:"at"`
 }
 
 // ServerStatus is one row of the server table.
@@ -241,8 +283,9 @@ type RunningServer struct {
 	Encoding      string `json:"encoding" jsonschema:"the position encoding it negotiated"`
 	// Clients is how many runs of this process use it (LSP-7).
 	Clients     int   `json:"clients" jsonschema:"how many runs of this process use it, this one included"`
-	MemoryKB    int64 `json:"memory_kb" jsonschema:"its resident memory in KiB, 0 when unknown"`
+	MemoryKB    int64 `json:"memory_kb" jsonschema:"resident memory of it and its child processes in KiB, 0 when unknown"`
 	IdleSeconds int64 `json:"idle_s" jsonschema:"seconds since a run last used it"`
+	OverBudget  bool  `json:"over_budget,omitempty" jsonschema:"it alone uses the pool's whole memory budget or more"`
 }
 
 // Crash is a server's last unexpected exit for a root.

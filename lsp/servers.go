@@ -301,6 +301,22 @@ type Config struct {
 	// [ProcessPool]: each run starts its own, as a harness that wants
 	// runs isolated from each other asks.
 	Private bool
+	// MemoryBudget, in bytes, bounds the resident memory of all the
+	// servers of the pool this Supervisor's servers go to (LSP-8): before
+	// a start, idle servers are stopped, least recently used first, while
+	// the others' memory is at or over it. 0 leaves the pool's budget as
+	// it is (by default a quarter of the machine's memory); a negative one
+	// turns it off. The pool has one budget: the last Supervisor to set it
+	// wins.
+	MemoryBudget int64
+	// Broker is the folder of the user's language-server broker (LSP-9,
+	// [BrokerDir]): servers are asked of it, and shared with the other
+	// processes of the user; "" starts them in this process. When the
+	// broker cannot be reached or started, a server starts here.
+	Broker string
+	// BrokerCommand starts a broker when none answers in Broker (the
+	// command's lsp-broker mode); nil starts none.
+	BrokerCommand []string
 }
 
 // Notification is one notification a server sent, as [Config.Observe]

@@ -100,7 +100,7 @@ func OpenSupervisor(g *pathguard.Guard, cfg Config) *Supervisor {
 }
 
 func newSupervisor(roots []string, guard *pathguard.Guard, cfg Config) *Supervisor {
-	return &Supervisor{
+	s := &Supervisor{
 		root:     roots[0],
 		roots:    roots,
 		guard:    guard,
@@ -112,6 +112,13 @@ func newSupervisor(roots []string, guard *pathguard.Guard, cfg Config) *Supervis
 		told:     map[string]bool{},
 		stop:     make(chan struct{}),
 	}
+	if cfg.MemoryBudget != 0 {
+		s.ownPool.SetBudget(cfg.MemoryBudget)
+		if cfg.Pool != nil {
+			cfg.Pool.SetBudget(cfg.MemoryBudget)
+		}
+	}
+	return s
 }
 
 // Guard is the path guard the supervisor reads and confines through: the
@@ -583,7 +590,7 @@ func (s *Supervisor) serverFor(ctx context.Context, c *choice) (*server, error) 
 		s.mu.Lock()
 		delete(s.failures, key)
 		s.mu.Unlock()
-		if !e.srv.alive() {
+		if e.srv.peerGone() || !e.srv.alive() {
 			// Crashed since the last call: note it and start afresh.
 			e.srv.mu.Lock()
 			closing := e.srv.closing
@@ -916,7 +923,64 @@ func (s *Supervisor) Status(ctx context.Context) *Status {
 		}
 		st.Servers = append(st.Servers, row)
 	}
+	st.Pool = s.poolStatus(ctx)
+	// One figure for a server's memory in both lists: with its children.
+	mem := map[int]int64{}
+	for _, p := range st.Pool.Servers {
+		mem[p.PID] = p.MemoryKB
+	}
+	for i := range st.Servers {
+		for j := range st.Servers[i].Running {
+			r := &st.Servers[i].Running[j]
+			if kb, ok := mem[r.PID]; ok {
+				r.MemoryKB = kb
+			}
+			r.OverBudget = st.Pool.BudgetKB > 0 && r.MemoryKB >= st.Pool.BudgetKB
+		}
+	}
 	return st
+}
+
+// poolStatus lists the servers of the pool this run's servers go to.
+func (s *Supervisor) poolStatus(ctx context.Context) *PoolStatus {
+	pool, shared := s.poolFor()
+	held := map[*serverEntry]bool{}
+	s.mu.Lock()
+	for _, e := range s.servers {
+		held[e] = true
+	}
+	s.mu.Unlock()
+	rows, stops := pool.list()
+	ps := &PoolStatus{BudgetKB: pool.Budget(), Shared: shared, Servers: make([]PoolServerStatus, 0, len(rows))}
+	where := func(root string) (string, bool) {
+		if !s.inRoot(root) {
+			return "", true
+		}
+		if rel := s.rel(root); rel != "" {
+			return rel, false
+		}
+		return ".", false
+	}
+	for _, r := range rows {
+		root, other := where(r.Root)
+		ps.UsedKB += r.MemoryKB
+		ps.Servers = append(ps.Servers, PoolServerStatus{Server: r.Server, Root: root, OtherFolder: other, ThisRun: held[r.e],
+			Trusted: r.Trusted, State: r.State, Clients: r.Clients, PID: r.PID, MemoryKB: r.MemoryKB,
+			IdleSeconds: int64(r.Idle.Round(time.Second) / time.Second), OverBudget: ps.BudgetKB > 0 && r.MemoryKB >= ps.BudgetKB})
+		if r.State != PoolStarting && r.e.srv != nil {
+			ps.Servers[len(ps.Servers)-1].Processes = r.e.srv.processes(ctx)
+		}
+	}
+	for _, b := range stops {
+		root, other := where(b.Root)
+		forRoot, forOther := where(b.ForRoot)
+		if forOther {
+			forRoot = "another folder"
+		}
+		ps.Stopped = append(ps.Stopped, BudgetStopStatus{Server: b.Server, Root: root, OtherFolder: other, MemoryKB: b.MemoryKB,
+			UsedKB: b.UsedKB, BudgetKB: b.BudgetKB, For: b.For + " for " + forRoot, At: b.At})
+	}
+	return ps
 }
 
 // scanMarkers walks the checkout (bounded in depth and size, skipping

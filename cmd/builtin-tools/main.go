@@ -27,6 +27,8 @@ import (
 	"github.com/builtin-tools/builtin-tools/graph/graphtool"
 	"github.com/builtin-tools/builtin-tools/graph/store"
 	"github.com/builtin-tools/builtin-tools/internal/proc"
+	"github.com/builtin-tools/builtin-tools/lsp"
+	"github.com/builtin-tools/builtin-tools/lsp/lsptool"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/structural"
 	"github.com/builtin-tools/builtin-tools/tiers"
@@ -41,6 +43,7 @@ Usage:
   builtin-tools tools [flags]              list the tools a mode sees
   builtin-tools call [flags] TOOL [JSON]   run one call in a fresh run and print the result
   builtin-tools attach SOCKET              bridge stdin/stdout to a live run's debug socket (Run.ServeDebug)
+  builtin-tools lsp-broker [flags]         hold language servers for the user's processes (started by serve --lsp-broker)
   builtin-tools version
 
 Run 'builtin-tools COMMAND --help' for a command's flags.
@@ -74,6 +77,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return cmdCall(args[1:], stdin, stdout, stderr)
 	case "attach":
 		return cmdAttach(args[1:], stdin, stdout, stderr)
+	case "lsp-broker":
+		return cmdBroker(args[1:], stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "builtin-tools", builtintools.Version)
 		// What can outlive a run here (R15): said where a user looks.
@@ -96,10 +101,10 @@ type common struct {
 	root, mode, approve, ask, conversation, without, grammars string
 	graphCache, vibeState                                     string
 	askTimeout, graphWait                                     time.Duration
-	trust, vibe, gitWrites                                    bool
+	trust, vibe, gitWrites, broker                            bool
 	workers                                                   tierCommands
 	maxFrame, budget                                          int
-	evalOutputCap, evalMemory, graphCacheSize                 byteSize
+	evalOutputCap, evalMemory, graphCacheSize, lspMemory      byteSize
 }
 
 func (c *common) register(fs *flag.FlagSet, defaultAsk string) {
@@ -124,6 +129,8 @@ func (c *common) register(fs *flag.FlagSet, defaultAsk string) {
 	fs.BoolVar(&c.vibe, "vibe", false, "vibe mode: the vibe_* background-worker tools (needs --worker-command)")
 	fs.Var(&c.evalOutputCap, "eval-output-cap", "bytes one eval cell may print before it is interrupted, e.g. 64MiB (the default); none for no cap")
 	fs.Var(&c.evalMemory, "eval-memory-limit", "address-space limit of each eval kernel, e.g. 8GiB (the default, or three quarters of the machine's memory when that is less); none for no limit")
+	fs.Var(&c.lspMemory, "lsp-memory-budget", "resident memory all language servers of this process may use together, e.g. 4GiB (default: a quarter of the machine's memory), or none; before a server starts past it, the least recently used idle ones are stopped")
+	fs.BoolVar(&c.broker, "lsp-broker", false, "share language servers with the user's other builtin-tools processes through one broker process (started on first need, ended when unused); off, each process starts its own")
 	fs.Var(&c.workers, "worker-command", "with --vibe, what runs a worker of a tier, as TIER=CMD (fast='claude -p' good='codex exec -') for calls in normal mode and TIER@MODE=CMD (fast@plan='CMD') for plan or readonly, whose workers must run their tools in that mode (the command gets VIBE_MODE and VIBE_APPROVE, and {mode} and {approve} in its line); a call in a mode with no command is refused; repeat for each")
 	fs.StringVar(&c.vibeState, "vibe-state", vibetool.DefaultStateDir(), "with --vibe, the folder where workers' records, results and worktrees are kept per root, so the next process over the same root finds them")
 }
@@ -258,6 +265,7 @@ func (c *common) newRun(stdin io.Reader, stdout io.Writer, stdio bool) (*registr
 			graphtool.Key.Name():  graphtool.Config{Options: graph.Options{StoreDir: c.graphCache, StoreBytes: c.graphCacheSize.storeBytes(), GrammarDirs: grammarDirs}, Wait: c.graphWait},
 			vibetool.Key.Name():   vibetool.Config{On: c.vibe, Commands: c.workers, StateDir: c.vibeState},
 			evaltool.Key.Name():   eval.Config{OutputCap: int64(c.evalOutputCap), MemoryLimit: int64(c.evalMemory)},
+			lsptool.Key.Name():    c.lspConfig(),
 		},
 		MaxFrameBytes: c.maxFrame,
 		OutputBudget:  c.budget,
@@ -270,6 +278,37 @@ func (c *common) newRun(stdin io.Reader, stdout io.Writer, stdio bool) (*registr
 		}
 	}
 	return r, mode, err
+}
+
+// lspConfig is the lsp family's setting from the flags.
+func (c *common) lspConfig() lsp.Config {
+	cfg := lsp.Config{MemoryBudget: int64(c.lspMemory)}
+	if c.broker {
+		if exe, err := os.Executable(); err == nil {
+			cfg.Broker = lsp.BrokerDir()
+			cfg.BrokerCommand = []string{exe, "lsp-broker", "--dir", cfg.Broker}
+		}
+	}
+	return cfg
+}
+
+// cmdBroker is the language-server broker: it serves the user's other
+// processes until it has had no server and no client for --grace.
+func cmdBroker(args []string, stderr io.Writer) int {
+	fs := flagSet("lsp-broker", "lsp-broker [flags]\n\nHolds language servers for the user's builtin-tools processes (started by them with --lsp-broker).", stderr)
+	dir := fs.String("dir", lsp.BrokerDir(), "the private folder of its socket")
+	grace := fs.Duration("grace", 5*time.Second, "how long it waits, with no server and no client, before it exits")
+	idle := fs.Duration("idle", 0, "stop a server no client has held for this long (default: the idle time its first client asked for)")
+	if code, ok := parse(fs, args); !ok {
+		return code
+	}
+	ctx, cancel := signalContext()
+	defer cancel()
+	if err := lsp.ServeBroker(ctx, *dir, *grace, *idle); err != nil {
+		fmt.Fprintf(stderr, "builtin-tools lsp-broker: %v\n", err)
+		return 1
+	}
+	return 0
 }
 
 // familyNames lists the families --without takes.

@@ -412,3 +412,33 @@ func Children() []int {
 	}
 	return out
 }
+
+// StartDetached starts cmd as a daemon that serves other processes after
+// this one ends (the language-server broker): a session of its own, no
+// parent-death signal, none of this process's tags, and known here, so
+// that Shutdown does not kill it as an orphan. Standard streams are
+// /dev/null. It is reaped if it exits while this process runs. What it
+// starts is its own to end.
+func StartDetached(cmd *exec.Cmd) (int, error) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	env := cmd.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	cmd.Env = withoutTag(env)
+	spawnMu.Lock()
+	err := cmd.Start()
+	if err == nil {
+		known.add(cmd.Process.Pid, "")
+	}
+	spawnMu.Unlock()
+	if err != nil {
+		return 0, err
+	}
+	pid := cmd.Process.Pid
+	go func() {
+		cmd.Wait()
+		known.remove(pid)
+	}()
+	return pid, nil
+}

@@ -329,7 +329,10 @@ func FormatStatus(st *lsp.Status) string {
 				}
 				mem := ""
 				if r.MemoryKB > 0 {
-					mem = fmt.Sprintf(", %d MiB resident", (r.MemoryKB+512)/1024)
+					mem = fmt.Sprintf(", %s resident", mib(r.MemoryKB))
+				}
+				if r.OverBudget && st.Pool != nil {
+					mem += fmt.Sprintf(", over the memory budget of %s on its own", mib(st.Pool.BudgetKB))
 				}
 				runs = append(runs, fmt.Sprintf("%s (pid %d, up %s, %s%s, last used %s ago, %d open files, positions in %s)",
 					r.Root, r.PID, time.Duration(r.UptimeSeconds)*time.Second, shared, mem, time.Duration(r.IdleSeconds)*time.Second, r.OpenFiles, r.Encoding))
@@ -365,7 +368,70 @@ func FormatStatus(st *lsp.Status) string {
 		}
 		b.WriteByte('\n')
 	}
+	formatPool(&b, st.Pool)
 	return strings.TrimRight(b.String(), "\n")
+}
+
+// mib renders KiB as whole MiB, or KiB below one.
+func mib(kb int64) string {
+	if kb < 1024 {
+		return fmt.Sprintf("%d KiB", kb)
+	}
+	return fmt.Sprintf("%d MiB", (kb+512)/1024)
+}
+
+// formatPool renders every server of the run's pool (LSP-8): root, state,
+// runs holding it, memory and last use, then what the budget stopped.
+func formatPool(b *strings.Builder, p *lsp.PoolStatus) {
+	if p == nil || len(p.Servers) == 0 && len(p.Stopped) == 0 {
+		return
+	}
+	who := "this process's runs"
+	if !p.Shared {
+		who = "this run (servers of its own)"
+	}
+	budget := "no memory budget"
+	if p.BudgetKB > 0 {
+		budget = "memory budget " + mib(p.BudgetKB)
+	}
+	fmt.Fprintf(b, "servers of %s: %d, %s resident (%s)\n", who, len(p.Servers), mib(p.UsedKB), budget)
+	where := func(root string, other bool) string {
+		if other {
+			return "another folder"
+		}
+		return root
+	}
+	for _, s := range p.Servers {
+		runs := fmt.Sprintf("%d runs", s.Clients)
+		if s.Clients == 1 {
+			runs = "1 run"
+		}
+		switch {
+		case s.ThisRun && s.Clients == 1:
+			runs = "this run"
+		case s.ThisRun:
+			runs += ", this one included"
+		}
+		if s.Processes > 1 {
+			runs += fmt.Sprintf(", shared with %d other processes through the broker", s.Processes-1)
+		}
+		trust := "untrusted"
+		if s.Trusted {
+			trust = "trusted"
+		}
+		line := fmt.Sprintf("- %s for %s (%s): %s, held by %s", s.Server, where(s.Root, s.OtherFolder), trust, strings.ReplaceAll(s.State, "_", " "), runs)
+		if s.State != lsp.PoolStarting {
+			line += fmt.Sprintf(", %s resident, last used %s ago", mib(s.MemoryKB), time.Duration(s.IdleSeconds)*time.Second)
+		}
+		if s.OverBudget {
+			line += ", over the memory budget on its own"
+		}
+		b.WriteString(line + "\n")
+	}
+	for _, st := range p.Stopped {
+		fmt.Fprintf(b, "stopped for the memory budget at %s: %s for %s (%s resident; the servers held %s of %s), to start %s; a run using it starts it again on its next call\n",
+			st.At.Format(time.TimeOnly), st.Server, where(st.Root, st.OtherFolder), mib(st.MemoryKB), mib(st.UsedKB), mib(st.BudgetKB), st.For)
+	}
 }
 
 // FormatReload says which servers were restarted.

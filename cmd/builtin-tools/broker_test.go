@@ -1,0 +1,234 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
+)
+
+// mcpProc is a serve process spoken to over stdio.
+type mcpProc struct {
+	t    *testing.T
+	cmd  *exec.Cmd
+	in   io.WriteCloser
+	out  chan string
+	next int
+}
+
+func startBrokered(t *testing.T, bin string, env []string, args ...string) *mcpProc {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"serve"}, args...)...)
+	cmd.Env = env
+	in, _ := cmd.StdinPipe()
+	outPipe, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &mcpProc{t: t, cmd: cmd, in: in, out: make(chan string, 16), next: 1}
+	t.Cleanup(func() {
+		in.Close()
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			cmd.Process.Kill()
+			<-done
+		}
+	})
+	go func() {
+		r := bufio.NewReader(outPipe)
+		for {
+			l, err := r.ReadString('\n')
+			if err != nil {
+				close(p.out)
+				return
+			}
+			p.out <- l
+		}
+	}()
+	io.WriteString(in, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`+"\n")
+	p.wait(0)
+	io.WriteString(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+	return p
+}
+
+func (p *mcpProc) wait(id int) string {
+	p.t.Helper()
+	want := fmt.Sprintf(`"id":%d,`, id)
+	for {
+		select {
+		case l, ok := <-p.out:
+			if !ok {
+				p.t.Fatal("serve ended")
+			}
+			if strings.Contains(l, want) {
+				return l
+			}
+		case <-time.After(2 * time.Minute):
+			p.t.Fatalf("no answer to call %d", id)
+		}
+	}
+}
+
+// call calls a tool and returns its text, failing on an error result.
+func (p *mcpProc) call(tool string, args map[string]any) string {
+	p.t.Helper()
+	id := p.next
+	p.next++
+	raw, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": map[string]any{"name": tool, "arguments": args}})
+	io.WriteString(p.in, string(raw)+"\n")
+	var res struct {
+		Result struct {
+			IsError bool `json:"isError"`
+			Content []struct {
+				Text string `json:"text"`
+			} `json:"content"`
+		} `json:"result"`
+	}
+	line := p.wait(id)
+	if err := json.Unmarshal([]byte(line), &res); err != nil || res.Result.IsError || len(res.Result.Content) == 0 {
+		p.t.Fatalf("%s: %v %s", tool, err, line)
+	}
+	return res.Result.Content[0].Text
+}
+
+// serverPIDs lists the live processes named name working in root.
+func serverPIDs(root, name string) []int {
+	var out []int
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		cwd, _ := os.Readlink("/proc/" + e.Name() + "/cwd")
+		stat, _ := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if strings.Contains(string(cmdline), name) && cwd == root && !strings.Contains(string(stat), ") Z ") {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+func vmRSS(pid int) int64 {
+	data, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	for line := range strings.Lines(string(data)) {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			n, _ := strconv.ParseInt(strings.Fields(rest)[0], 10, 64)
+			return n
+		}
+	}
+	return 0
+}
+
+func brokerPID(t *testing.T, dir string) int {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, "lsp-broker.pid"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(data)))
+	return pid
+}
+
+// LSP-9: two serve processes with --lsp-broker over one Go module share
+// one gopls, which the first started through the broker; the second's
+// first answer comes from the warm server. SIGKILL of the broker takes its
+// gopls along; each process's next call starts a new broker (or joins the
+// one the other started) and answers; in the end, one gopls again, which
+// the other process keeps using when the one that started the broker is
+// killed.
+func TestServeProcessesShareThroughBroker(t *testing.T) {
+	testenv.LookPath(t, "gopls")
+	testenv.SetupPath()
+	bin := testenv.Command(t)
+	root := t.TempDir()
+	if resolved, err := filepath.EvalSymlinks(root); err == nil {
+		root = resolved
+	}
+	testenv.WriteTree(t, root, map[string]string{
+		"go.mod":  "module example.com/shop\n\ngo 1.22\n",
+		"cart.go": "package shop\n\n// Cart holds items.\ntype Cart struct{ Items []string }\n\n// Total counts the items.\nfunc (c *Cart) Total() int { return len(c.Items) }\n\nfunc use() int {\n\tc := &Cart{}\n\treturn c.Total() + c.Total()\n}\n",
+	})
+	runtime, err := os.MkdirTemp("", "rt-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(runtime) })
+	dir := filepath.Join(runtime, "builtin-tools")
+	env := append(os.Environ(), "XDG_RUNTIME_DIR="+runtime)
+	t.Cleanup(func() {
+		// The broker the processes started last outlives them by its
+		// idle time; end it, and its servers with it.
+		if pid := brokerPID(t, dir); pid > 0 {
+			syscall.Kill(pid, syscall.SIGTERM)
+			testenv.WaitFor(t, time.Minute, "the broker's end", func() bool { return testenv.Gone(pid) })
+		}
+		testenv.WaitFor(t, time.Minute, "gopls's end", func() bool { return len(serverPIDs(root, "gopls")) == 0 })
+	})
+	refs := map[string]any{"operation": "references", "file": "cart.go", "line": 7, "symbol": "Total"}
+
+	a := startBrokered(t, bin, env, "--root", root, "--lsp-broker")
+	b := startBrokered(t, bin, env, "--root", root, "--lsp-broker")
+	t0 := time.Now()
+	if text := a.call("lsp", refs); !strings.Contains(text, "cart.go:11") {
+		t.Fatalf("a: %s", text)
+	}
+	ta := time.Since(t0)
+	t0 = time.Now()
+	if text := b.call("lsp", refs); !strings.Contains(text, "cart.go:11") {
+		t.Fatalf("b: %s", text)
+	}
+	tb := time.Since(t0)
+	gopls := serverPIDs(root, "gopls")
+	if len(gopls) != 1 {
+		t.Fatalf("two processes through the broker: want 1 gopls, got %v", gopls)
+	}
+	broker := brokerPID(t, dir)
+	t.Logf("first answer: process 1 %v (cold), process 2 %v (warm, through the broker); one gopls, %d KiB resident", ta, tb, vmRSS(gopls[0]))
+	if text := b.call("write", map[string]any{"path": "f.go", "content": "package shop\n\nfunc f() int { return (&Cart{}).Total() }\n"}); strings.Contains(text, "New diagnostics") {
+		t.Fatalf("b's write: %s", text)
+	}
+
+	// The broker killed: its gopls ends with it, and each process's
+	// next call recovers.
+	syscall.Kill(broker, syscall.SIGKILL)
+	testenv.WaitFor(t, time.Minute, "gopls's end with its broker", func() bool { return len(serverPIDs(root, "gopls")) == 0 })
+	for i, p := range []*mcpProc{a, b} {
+		if text := p.call("lsp", refs); !strings.Contains(text, "cart.go:11") {
+			t.Fatalf("process %d after the broker's death: %s", i+1, text)
+		}
+	}
+	if got := serverPIDs(root, "gopls"); len(got) != 1 {
+		t.Fatalf("after the broker's restart: want 1 gopls, got %v", got)
+	}
+	if pid := brokerPID(t, dir); pid == broker || testenv.Gone(pid) {
+		t.Fatalf("no new broker: %d", pid)
+	}
+
+	// The process that started the new broker killed: the other keeps
+	// its server.
+	before := serverPIDs(root, "gopls")
+	a.cmd.Process.Kill()
+	t0 = time.Now()
+	if text := b.call("lsp", refs); !strings.Contains(text, "cart.go:11") {
+		t.Fatalf("b after a's SIGKILL: %s", text)
+	}
+	t.Logf("b's answer after the broker's starter was killed: %v", time.Since(t0))
+	if got := serverPIDs(root, "gopls"); len(got) != 1 || got[0] != before[0] {
+		t.Fatalf("after a's SIGKILL: gopls %v, before %v", got, before)
+	}
+}

@@ -1,0 +1,195 @@
+package lsp
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// LSP-9: two Supervisors with pools of their own (as two processes have)
+// reach one gopls through the broker: both answer, a preview by one is
+// held from the other, and the broker ends the server once neither holds
+// it, then ends itself.
+func TestBrokerSharesServer(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "broker")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	served := make(chan error, 1)
+	go func() { served <- ServeBroker(ctx, dir, 3*time.Second, 500*time.Millisecond) }()
+	for range 500 {
+		if _, err := os.Stat(brokerSocket(dir)); err == nil {
+			break
+		}
+		select {
+		case err := <-served:
+			t.Fatalf("the broker ended: %v", err)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	a := newSession(t, "go", "gopls", Config{Pool: NewPool(), Broker: dir})
+	b := NewSupervisor(a.root, Config{Pool: NewPool(), Broker: dir})
+	t.Cleanup(func() { b.Close() })
+	h := must(a.sup.Hover(a.ctx, a.at("main.go"), Place{Line: 12, Symbol: "Total"}))(t)
+	if !strings.Contains(h.Contents, "float64") {
+		t.Fatalf("a's hover: %+v", h)
+	}
+	t0 := time.Now()
+	h = must(b.Hover(a.ctx, loc(t, b, a.path("main.go")), Place{Line: 12, Symbol: "Total"}))(t)
+	t.Logf("b's first answer, through the broker's warm gopls: %v", time.Since(t0))
+	if !strings.Contains(h.Contents, "float64") {
+		t.Fatalf("b's hover: %+v", h)
+	}
+	pa, pb := a.sup.running()[0].pid(), b.running()[0].pid()
+	if pa != pb {
+		t.Fatalf("two servers: %d and %d", pa, pb)
+	}
+	if st := a.sup.Status(a.ctx).Pool; len(st.Servers) != 1 || st.Servers[0].Processes != 2 || st.Servers[0].Clients != 1 {
+		t.Fatalf("a's status of the shared server: %+v", st.Servers)
+	}
+	// a previews a break; b's diagnostics never see it.
+	shapes := a.read("shapes/shapes.go")
+	broken := strings.Replace(shapes, "func Total(shapes []Shape) float64 {", "func Total(shapes []Shape) int {", 1)
+	p, err := a.sup.Preview(a.ctx, []Proposed{{File: a.at("shapes/shapes.go"), Text: []byte(broken)}})
+	if err != nil || p.Files[0].State != Checked || len(p.Files[0].New) == 0 {
+		t.Fatalf("a's preview: %v %+v", err, p)
+	}
+	d := must(b.Diagnostics(a.ctx, loc(t, b, a.path("shapes/shapes.go"))))(t)
+	for _, x := range d.Diagnostics {
+		if x.Severity == SeverityError {
+			t.Errorf("b's diagnostics after a's preview: %s", x.Message)
+		}
+	}
+	a.sup.Close()
+	b.Close()
+	deadline := time.Now().Add(time.Minute)
+	for processAlive(pa) && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if processAlive(pa) {
+		t.Fatalf("gopls %d outlived its clients past the idle time", pa)
+	}
+	select {
+	case err := <-served:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the broker did not end with nothing to serve")
+	}
+}
+
+func processAlive(pid int) bool {
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	return err == nil && !strings.Contains(string(stat), ") Z ")
+}
+
+// startBroker serves a broker in dir for the test.
+func startBroker(t *testing.T, dir string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- ServeBroker(ctx, dir, 3*time.Second, 0) }()
+	t.Cleanup(func() {
+		cancel()
+		<-served
+	})
+	for range 500 {
+		if _, err := os.Stat(brokerSocket(dir)); err == nil {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("no broker socket")
+}
+
+// LSP-9, LSP-1: a server the broker holds that crashes is reported to
+// each process's run on its next call, with how it ended, and restarts
+// once: both share the new one.
+func TestBrokerServerCrash(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "broker")
+	startBroker(t, dir)
+	a := newSession(t, "go", "gopls", Config{Pool: NewPool(), Broker: dir})
+	b := NewSupervisor(a.root, Config{Pool: NewPool(), Broker: dir})
+	t.Cleanup(func() { b.Close() })
+	must(a.sup.Hover(a.ctx, a.at("main.go"), Place{Line: 12, Symbol: "Total"}))(t)
+	must(b.Hover(a.ctx, loc(t, b, a.path("main.go")), Place{Line: 12, Symbol: "Total"}))(t)
+	old := a.sup.running()[0]
+	if err := syscall.Kill(old.pid(), syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-old.exited:
+	case <-time.After(time.Minute):
+		t.Fatal("the killed server's end was not seen")
+	}
+	must(a.sup.Hover(a.ctx, a.at("main.go"), Place{Line: 12, Symbol: "Total"}))(t)
+	must(b.Hover(a.ctx, loc(t, b, a.path("main.go")), Place{Line: 12, Symbol: "Total"}))(t)
+	ra, rb := a.sup.running(), b.running()
+	if len(ra) != 1 || len(rb) != 1 || ra[0].pid() != rb[0].pid() || ra[0].pid() == old.pid() {
+		t.Fatalf("after the crash: want both on one new server, got %d and %d", len(ra), len(rb))
+	}
+	for _, sup := range []*Supervisor{a.sup, b} {
+		st := sup.Status(a.ctx)
+		for _, row := range st.Servers {
+			if row.ID == "gopls" && (len(row.Crashes) != 1 || !strings.Contains(row.Crashes[0].Error, "killed")) {
+				t.Errorf("status: %+v", row.Crashes)
+			}
+		}
+	}
+}
+
+// LSP-9: three processes' first calls at once: one server starts, the
+// first initialize reaches it, the others are answered from its result.
+func TestBrokerConcurrentStarts(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "broker")
+	startBroker(t, dir)
+	a := newSession(t, "go", "gopls", Config{Pool: NewPool(), Broker: dir})
+	sups := []*Supervisor{a.sup}
+	for range 2 {
+		s := NewSupervisor(a.root, Config{Pool: NewPool(), Broker: dir})
+		t.Cleanup(func() { s.Close() })
+		sups = append(sups, s)
+	}
+	errs := make(chan error, len(sups))
+	for _, s := range sups {
+		go func() {
+			h, err := s.Hover(a.ctx, loc(t, s, a.path("main.go")), Place{Line: 12, Symbol: "Total"})
+			if err == nil && !strings.Contains(h.Contents, "float64") {
+				err = errors.New("hover: " + h.Contents)
+			}
+			errs <- err
+		}()
+	}
+	for range sups {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	pid := sups[0].running()[0].pid()
+	for _, s := range sups[1:] {
+		if got := s.running()[0].pid(); got != pid {
+			t.Fatalf("servers %d and %d", pid, got)
+		}
+	}
+}
+
+// LSP-9: through the broker, an untrusted process never gets the server a
+// trusted one started: trust and the environment are the server's key.
+func TestBrokerKeepsTrustApart(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "broker")
+	startBroker(t, dir)
+	a := newSession(t, "go", "gopls", Config{Pool: NewPool(), Broker: dir})
+	b := NewSupervisor(a.root, Config{Pool: NewPool(), Broker: dir, Trusted: true})
+	t.Cleanup(func() { b.Close() })
+	must(a.sup.Hover(a.ctx, a.at("main.go"), Place{Line: 12, Symbol: "Total"}))(t)
+	must(b.Hover(a.ctx, loc(t, b, a.path("main.go")), Place{Line: 12, Symbol: "Total"}))(t)
+	if pa, pb := a.sup.running()[0].pid(), b.running()[0].pid(); pa == pb {
+		t.Fatalf("trusted and untrusted processes share gopls %d", pa)
+	}
+}
