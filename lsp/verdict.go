@@ -129,7 +129,15 @@ const LateWait = 2 * time.Minute
 // server (and why), or the server failed (its line). A file no server owns
 // is answered at once (WRT-3). It returns an error only for a path outside
 // the root and a cancelled ctx.
-func (s *Supervisor) CheckWritten(ctx context.Context, at pathguard.Path) (WriteCheck, error) {
+//
+// together says the call wrote other files with it (SyncWritten gave the
+// servers all of them first): a server that publishes once per version
+// may then publish this file's version more than once — first as it saw
+// it beside the others' old text, then again once it read theirs — so the
+// publishes are awaited to settle rather than the first taken (a rename's
+// caller would otherwise be reported broken by a name its callee file
+// already had).
+func (s *Supervisor) CheckWritten(ctx context.Context, at pathguard.Path, together bool) (WriteCheck, error) {
 	start := time.Now()
 	absPath, err := s.guard.Of(at)
 	if err != nil {
@@ -172,7 +180,7 @@ func (s *Supervisor) CheckWritten(ctx context.Context, at pathguard.Path) (Write
 		return failed(err)
 	}
 	wc.Version = doc.version
-	items, err := srv.diagnosticsFor(ctx, doc)
+	items, err := srv.diagnosticsAwait(ctx, doc, time.Now(), srv.spec.PublishesOnce && !together)
 	wc.WaitedMS = time.Since(start).Milliseconds()
 	switch {
 	case err == nil:
@@ -252,4 +260,31 @@ func diffDiagnostics(before, after []Diagnostic) (fresh, gone []Diagnostic) {
 		return out
 	}
 	return pick(after, keys(before)), pick(before, keys(after))
+}
+
+// SyncWritten gives each server the new text of every file a call wrote
+// before any of them is checked (CheckWritten with together), so no
+// file's diagnostics are taken while the server still holds another's old
+// text. A file it cannot sync is left to CheckWritten, which says why.
+func (s *Supervisor) SyncWritten(ctx context.Context, ats []pathguard.Path) {
+	for _, at := range ats {
+		abs, err := s.guard.Of(at)
+		if err != nil {
+			continue
+		}
+		path := filepath.Clean(abs)
+		if _, err := s.confine(path); !s.inRoot(path) || err != nil {
+			continue
+		}
+		c, err := s.choose(path)
+		if err != nil {
+			continue
+		}
+		srv, err := s.serverFor(ctx, c)
+		if err != nil {
+			continue
+		}
+		srv.syncFile(ctx, path, c.languageID)
+		srv.release()
+	}
 }

@@ -36,7 +36,7 @@ func TestCheckWrittenStates(t *testing.T) {
 
 	check := func(rel string) WriteCheck {
 		t.Helper()
-		wc, err := sup.CheckWritten(ctx, loc(t, sup, filepath.Join(root, rel)))
+		wc, err := sup.CheckWritten(ctx, loc(t, sup, filepath.Join(root, rel)), false)
 		if err != nil {
 			t.Fatalf("%s: %v", rel, err)
 		}

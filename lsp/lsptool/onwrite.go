@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/lsp"
+	"github.com/builtin-tools/builtin-tools/pathguard"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -124,6 +125,16 @@ func (s *Servers) afterWrite(ctx context.Context, c *registry.Call) *writeReport
 	done := make(chan struct{})
 	workers := min(len(written), writeWorkers)
 	began := time.Now()
+	together := len(written) > 1
+	if together {
+		var ats []pathguard.Path
+		for _, f := range written {
+			if at, err := c.Location(f); err == nil {
+				ats = append(ats, at)
+			}
+		}
+		s.Sup.SyncWritten(ctx, ats)
+	}
 	for range workers {
 		go func() {
 			defer func() { done <- struct{}{} }()
@@ -135,7 +146,7 @@ func (s *Servers) afterWrite(ctx context.Context, c *registry.Call) *writeReport
 				}
 				at, err := c.Location(f)
 				if err == nil {
-					results[i].check, err = checkWritten(s.Sup, ctx, at)
+					results[i].check, err = checkWritten(s.Sup, ctx, at, together)
 				}
 				results[i].err = err
 			}

@@ -27,7 +27,7 @@ func TestDiagnosticsOnWriteArePooled(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var now, checked atomic.Int32
 		release := make(chan struct{})
-		checkWritten = func(s *lsp.Supervisor, ctx context.Context, at pathguard.Path) (lsp.WriteCheck, error) {
+		checkWritten = func(s *lsp.Supervisor, ctx context.Context, at pathguard.Path, together bool) (lsp.WriteCheck, error) {
 			now.Add(1)
 			<-release
 			checked.Add(1)
