@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -117,20 +116,7 @@ func TestBrokerServerCrash(t *testing.T) {
 	a := newSession(t, "go", "gopls", Config{Pool: NewPool(), Broker: dir})
 	b := NewSupervisor(a.root, Config{Pool: NewPool(), Broker: dir})
 	t.Cleanup(func() { b.Close() })
-	must(a.sup.Hover(a.ctx, a.at("main.go"), Place{Line: 12, Symbol: "Total"}))(t)
-	must(b.Hover(a.ctx, loc(t, b, a.path("main.go")), Place{Line: 12, Symbol: "Total"}))(t)
-	old := a.sup.running()[0]
-	if err := syscall.Kill(old.pid(), syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-old.exited:
-	case <-time.After(time.Minute):
-		t.Fatal("the killed server's end was not seen")
-	}
-	must(a.sup.Hover(a.ctx, a.at("main.go"), Place{Line: 12, Symbol: "Total"}))(t)
-	must(b.Hover(a.ctx, loc(t, b, a.path("main.go")), Place{Line: 12, Symbol: "Total"}))(t)
-	ra, rb := a.sup.running(), b.running()
+	old, ra, rb := killShared(t, a, b)
 	if len(ra) != 1 || len(rb) != 1 || ra[0].pid() != rb[0].pid() || ra[0].pid() == old.pid() {
 		t.Fatalf("after the crash: want both on one new server, got %d and %d", len(ra), len(rb))
 	}

@@ -131,20 +131,7 @@ func TestSharedServerCrashRestartsOnce(t *testing.T) {
 	a := newSession(t, "go", "gopls", cfg)
 	b := NewSupervisor(a.root, cfg)
 	t.Cleanup(func() { b.Close() })
-	must(a.sup.Hover(a.ctx, a.at("main.go"), Place{Line: 12, Symbol: "Total"}))(t)
-	must(b.Hover(a.ctx, loc(t, b, a.path("main.go")), Place{Line: 12, Symbol: "Total"}))(t)
-	old := a.sup.running()[0]
-	if err := syscall.Kill(old.pid(), syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-old.exited:
-	case <-time.After(time.Minute):
-		t.Fatal("the killed server did not exit")
-	}
-	must(a.sup.Hover(a.ctx, a.at("main.go"), Place{Line: 12, Symbol: "Total"}))(t)
-	must(b.Hover(a.ctx, loc(t, b, a.path("main.go")), Place{Line: 12, Symbol: "Total"}))(t)
-	ra, rb := a.sup.running(), b.running()
+	old, ra, rb := killShared(t, a, b)
 	if len(ra) != 1 || len(rb) != 1 || ra[0] != rb[0] || ra[0] == old {
 		t.Fatalf("after the crash: want both runs on one new server, got %d and %d", len(ra), len(rb))
 	}
@@ -154,4 +141,27 @@ func TestSharedServerCrashRestartsOnce(t *testing.T) {
 			t.Errorf("status: %+v", st.Servers[0])
 		}
 	}
+}
+
+// killShared has a and b each answer a hover through the server they
+// share, kills it, waits for its end to be seen, and has each answer
+// again: it returns the killed server and the servers each runs after.
+func killShared(t *testing.T, a *session, b *Supervisor) (old *server, ra, rb []*server) {
+	t.Helper()
+	hover := func() {
+		must(a.sup.Hover(a.ctx, a.at("main.go"), Place{Line: 12, Symbol: "Total"}))(t)
+		must(b.Hover(a.ctx, loc(t, b, a.path("main.go")), Place{Line: 12, Symbol: "Total"}))(t)
+	}
+	hover()
+	old = a.sup.running()[0]
+	if err := syscall.Kill(old.pid(), syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-old.exited:
+	case <-time.After(time.Minute):
+		t.Fatal("the killed server's end was not seen")
+	}
+	hover()
+	return old, a.sup.running(), b.running()
 }
