@@ -200,25 +200,6 @@ func (b *Broker) accept() {
 	}
 }
 
-// peerUID is the user id of the process at the other end of c.
-func peerUID(c *net.UnixConn) (int, error) {
-	raw, err := c.SyscallConn()
-	if err != nil {
-		return -1, err
-	}
-	var cred *syscall.Ucred
-	var cerr error
-	if err := raw.Control(func(fd uintptr) {
-		cred, cerr = syscall.GetsockoptUcred(int(fd), syscall.SOL_SOCKET, syscall.SO_PEERCRED)
-	}); err != nil {
-		return -1, err
-	}
-	if cerr != nil {
-		return -1, cerr
-	}
-	return int(cred.Uid), nil
-}
-
 func (b *Broker) serve(c *net.UnixConn) {
 	defer c.Close()
 	// Only this user's processes: the folder is private, and the peer's
