@@ -1,12 +1,7 @@
 package main
 
 import (
-	"bufio"
-	"encoding/json"
-	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -16,93 +11,6 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
-
-// mcpProc is a serve process spoken to over stdio.
-type mcpProc struct {
-	t    *testing.T
-	cmd  *exec.Cmd
-	in   io.WriteCloser
-	out  chan string
-	next int
-}
-
-func startBrokered(t *testing.T, bin string, env []string, args ...string) *mcpProc {
-	t.Helper()
-	cmd := exec.Command(bin, append([]string{"serve"}, args...)...)
-	cmd.Env = env
-	in, _ := cmd.StdinPipe()
-	outPipe, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	p := &mcpProc{t: t, cmd: cmd, in: in, out: make(chan string, 16), next: 1}
-	t.Cleanup(func() {
-		in.Close()
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(20 * time.Second):
-			cmd.Process.Kill()
-			<-done
-		}
-	})
-	go func() {
-		r := bufio.NewReader(outPipe)
-		for {
-			l, err := r.ReadString('\n')
-			if err != nil {
-				close(p.out)
-				return
-			}
-			p.out <- l
-		}
-	}()
-	io.WriteString(in, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`+"\n")
-	p.wait(0)
-	io.WriteString(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
-	return p
-}
-
-func (p *mcpProc) wait(id int) string {
-	p.t.Helper()
-	want := fmt.Sprintf(`"id":%d,`, id)
-	for {
-		select {
-		case l, ok := <-p.out:
-			if !ok {
-				p.t.Fatal("serve ended")
-			}
-			if strings.Contains(l, want) {
-				return l
-			}
-		case <-time.After(2 * time.Minute):
-			p.t.Fatalf("no answer to call %d", id)
-		}
-	}
-}
-
-// call calls a tool and returns its text, failing on an error result.
-func (p *mcpProc) call(tool string, args map[string]any) string {
-	p.t.Helper()
-	id := p.next
-	p.next++
-	raw, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": map[string]any{"name": tool, "arguments": args}})
-	io.WriteString(p.in, string(raw)+"\n")
-	var res struct {
-		Result struct {
-			IsError bool `json:"isError"`
-			Content []struct {
-				Text string `json:"text"`
-			} `json:"content"`
-		} `json:"result"`
-	}
-	line := p.wait(id)
-	if err := json.Unmarshal([]byte(line), &res); err != nil || res.Result.IsError || len(res.Result.Content) == 0 {
-		p.t.Fatalf("%s: %v %s", tool, err, line)
-	}
-	return res.Result.Content[0].Text
-}
 
 // serverPIDs lists the live processes named name working in root.
 func serverPIDs(root, name string) []int {
@@ -154,7 +62,6 @@ func brokerPID(t *testing.T, dir string) int {
 func TestServeProcessesShareThroughBroker(t *testing.T) {
 	testenv.LookPath(t, "gopls")
 	testenv.SetupPath()
-	bin := testenv.Command(t)
 	root := t.TempDir()
 	if resolved, err := filepath.EvalSymlinks(root); err == nil {
 		root = resolved
@@ -181,15 +88,15 @@ func TestServeProcessesShareThroughBroker(t *testing.T) {
 	})
 	refs := map[string]any{"operation": "references", "file": "cart.go", "line": 7, "symbol": "Total"}
 
-	a := startBrokered(t, bin, env, "--root", root, "--lsp-broker")
-	b := startBrokered(t, bin, env, "--root", root, "--lsp-broker")
+	a := startServeWith(t, env, "--root", root, "--lsp-broker")
+	b := startServeWith(t, env, "--root", root, "--lsp-broker")
 	t0 := time.Now()
-	if text := a.call("lsp", refs); !strings.Contains(text, "cart.go:11") {
+	if text := a.text("lsp", refs); !strings.Contains(text, "cart.go:11") {
 		t.Fatalf("a: %s", text)
 	}
 	ta := time.Since(t0)
 	t0 = time.Now()
-	if text := b.call("lsp", refs); !strings.Contains(text, "cart.go:11") {
+	if text := b.text("lsp", refs); !strings.Contains(text, "cart.go:11") {
 		t.Fatalf("b: %s", text)
 	}
 	tb := time.Since(t0)
@@ -199,7 +106,7 @@ func TestServeProcessesShareThroughBroker(t *testing.T) {
 	}
 	broker := brokerPID(t, dir)
 	t.Logf("first answer: process 1 %v (cold), process 2 %v (warm, through the broker); one gopls, %d KiB resident", ta, tb, vmRSS(gopls[0]))
-	if text := b.call("write", map[string]any{"path": "f.go", "content": "package shop\n\nfunc f() int { return (&Cart{}).Total() }\n"}); strings.Contains(text, "New diagnostics") {
+	if text := b.text("write", map[string]any{"path": "f.go", "content": "package shop\n\nfunc f() int { return (&Cart{}).Total() }\n"}); strings.Contains(text, "New diagnostics") {
 		t.Fatalf("b's write: %s", text)
 	}
 
@@ -207,8 +114,8 @@ func TestServeProcessesShareThroughBroker(t *testing.T) {
 	// next call recovers.
 	syscall.Kill(broker, syscall.SIGKILL)
 	testenv.WaitFor(t, time.Minute, "gopls's end with its broker", func() bool { return len(serverPIDs(root, "gopls")) == 0 })
-	for i, p := range []*mcpProc{a, b} {
-		if text := p.call("lsp", refs); !strings.Contains(text, "cart.go:11") {
+	for i, p := range []*servePeer{a, b} {
+		if text := p.text("lsp", refs); !strings.Contains(text, "cart.go:11") {
 			t.Fatalf("process %d after the broker's death: %s", i+1, text)
 		}
 	}
@@ -224,7 +131,7 @@ func TestServeProcessesShareThroughBroker(t *testing.T) {
 	before := serverPIDs(root, "gopls")
 	a.cmd.Process.Kill()
 	t0 = time.Now()
-	if text := b.call("lsp", refs); !strings.Contains(text, "cart.go:11") {
+	if text := b.text("lsp", refs); !strings.Contains(text, "cart.go:11") {
 		t.Fatalf("b after a's SIGKILL: %s", text)
 	}
 	t.Logf("b's answer after the broker's starter was killed: %v", time.Since(t0))

@@ -26,13 +26,32 @@ type servePeer struct {
 
 func startServe(t *testing.T, root string) *servePeer {
 	t.Helper()
-	cmd := exec.Command(testenv.Command(t), "serve", "--root", root)
+	return startServeWith(t, nil, "--root", root)
+}
+
+// startServeWith starts serve with args, in env (nil: this process's),
+// and initializes its session; the test's end closes its input and waits
+// at most 20 s for it to end before killing it.
+func startServeWith(t *testing.T, env []string, args ...string) *servePeer {
+	t.Helper()
+	cmd := exec.Command(testenv.Command(t), append([]string{"serve"}, args...)...)
+	cmd.Env = env
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { stdin.Close(); cmd.Process.Kill(); cmd.Wait() })
+	t.Cleanup(func() {
+		stdin.Close()
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			cmd.Process.Kill()
+			<-done
+		}
+	})
 	p := &servePeer{t: t, cmd: cmd, stdin: stdin, lines: bufio.NewScanner(stdout)}
 	p.lines.Buffer(make([]byte, 1<<20), 1<<20)
 	p.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
@@ -47,19 +66,26 @@ func (p *servePeer) send(msg string) {
 	}
 }
 
+// recv reads up to the answer to the last request sent (p.id), passing
+// over notifications.
 func (p *servePeer) recv() map[string]any {
-	done := make(chan bool, 1)
-	var m map[string]any
-	go func() { done <- p.lines.Scan() }()
-	select {
-	case ok := <-done:
-		if !ok || json.Unmarshal(p.lines.Bytes(), &m) != nil {
-			p.t.Fatalf("bad reply %q", p.lines.Text())
+	p.t.Helper()
+	for {
+		done := make(chan bool, 1)
+		var m map[string]any
+		go func() { done <- p.lines.Scan() }()
+		select {
+		case ok := <-done:
+			if !ok || json.Unmarshal(p.lines.Bytes(), &m) != nil {
+				p.t.Fatalf("bad reply %q", p.lines.Text())
+			}
+		case <-time.After(2 * time.Minute):
+			p.t.Fatal("no reply")
 		}
-	case <-time.After(2 * time.Minute):
-		p.t.Fatal("no reply")
+		if id, ok := m["id"].(float64); ok && int(id) == p.id {
+			return m
+		}
 	}
-	return m
 }
 
 // call runs a tool and returns its result object.
@@ -74,6 +100,19 @@ func (p *servePeer) call(tool string, args map[string]any) map[string]any {
 		p.t.Fatalf("%s: %v", tool, reply)
 	}
 	return res
+}
+
+// text calls a tool and returns its text, failing on an error result.
+func (p *servePeer) text(tool string, args map[string]any) string {
+	p.t.Helper()
+	res := p.call(tool, args)
+	content, _ := res["content"].([]any)
+	if isErr, _ := res["isError"].(bool); isErr || len(content) == 0 {
+		p.t.Fatalf("%s: %v", tool, res)
+	}
+	first, _ := content[0].(map[string]any)
+	text, _ := first["text"].(string)
+	return text
 }
 
 const busyMain = `package main
