@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -20,6 +19,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/builtin-tools/builtin-tools/framing"
 	"github.com/builtin-tools/builtin-tools/internal/proc"
 )
 
@@ -234,7 +234,7 @@ func (b *Broker) serve(c *net.UnixConn) {
 		writeLine(c, brokerReply{Error: err.Error()})
 		return
 	}
-	cl := &bclient{conn: c, versions: map[string]map[int]int{}, latest: map[string]int{}}
+	cl := &bclient{conn: c, w: framing.NewWriter(c), versions: map[string]map[int]int{}, latest: map[string]int{}}
 	// The reply goes out before any message of the server can.
 	cl.wmu.Lock()
 	if !be.join(cl) {
@@ -248,8 +248,9 @@ func (b *Broker) serve(c *net.UnixConn) {
 	if err != nil {
 		return
 	}
+	fr := framing.NewReader(r, framing.WithMaxBody(maxFrame))
 	for {
-		msg, err := readFrame(r)
+		msg, err := fr.Read()
 		if err != nil {
 			return
 		}
@@ -290,7 +291,7 @@ type backend struct {
 	dir  string // the state folder
 
 	wmu sync.Mutex // one write to the server at a time
-	w   io.Writer
+	w   *framing.Writer
 
 	mu          sync.Mutex
 	cond        *sync.Cond
@@ -323,6 +324,7 @@ type bdoc struct {
 // bclient is one connection.
 type bclient struct {
 	conn     net.Conn
+	w        *framing.Writer // frames to conn
 	wmu      sync.Mutex
 	versions map[string]map[int]int // uri → server version → client version
 	latest   map[string]int         // uri → the server version of its last change
@@ -357,7 +359,7 @@ func startBackend(b *Broker, key string, h *BrokerHello) (*backend, error) {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("start %s: %w", h.Bin, err)
 	}
-	be := &backend{b: b, key: key, proc: p, idle: time.Duration(h.IdleMS) * time.Millisecond, dir: dir, w: p.Stdin(),
+	be := &backend{b: b, key: key, proc: p, idle: time.Duration(h.IdleMS) * time.Millisecond, dir: dir, w: framing.NewWriter(p.Stdin()),
 		pending: map[string]pendingCall{}, toClient: map[string]pendingCall{}, docs: map[string]*bdoc{}, exited: make(chan struct{})}
 	if be.idle <= 0 {
 		be.idle = DefaultIdleTimeout
@@ -366,7 +368,7 @@ func startBackend(b *Broker, key string, h *BrokerHello) (*backend, error) {
 		be.idle = min(be.idle, b.idle)
 	}
 	be.cond = sync.NewCond(&be.mu)
-	go be.readServer(bufio.NewReader(p.Stdout()))
+	go be.readServer(framing.NewReader(p.Stdout(), framing.WithMaxBody(maxFrame)))
 	go func() {
 		werr := p.Wait()
 		os.RemoveAll(dir)
@@ -502,55 +504,30 @@ type rpcMsg struct {
 
 func (m *rpcMsg) isResponse() bool { return m.Method == "" && len(m.ID) > 0 }
 
-func readFrame(r *bufio.Reader) ([]byte, error) {
-	n := -1
-	for {
-		line, err := r.ReadString('\n')
-		if err != nil {
-			return nil, err
-		}
-		line = strings.TrimRight(line, "\r\n")
-		if line == "" {
-			break
-		}
-		if v, ok := strings.CutPrefix(strings.ToLower(line), "content-length:"); ok {
-			n, err = strconv.Atoi(strings.TrimSpace(v))
-			if err != nil {
-				return nil, err
-			}
-		}
-	}
-	if n < 0 || n > 256<<20 {
-		return nil, errors.New("a frame without a usable Content-Length")
-	}
-	buf := make([]byte, n)
-	_, err := io.ReadFull(r, buf)
-	return buf, err
-}
+// maxFrame bounds a message through the broker (a file of maxFileBytes,
+// escaped as JSON, fits).
+const maxFrame = 256 << 20
 
-func writeFrame(w io.Writer, v any) error {
+// frame writes v as one message to w.
+func frame(w *framing.Writer, v any) error {
 	raw, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
-	var buf bytes.Buffer
-	fmt.Fprintf(&buf, "Content-Length: %d\r\n\r\n", len(raw))
-	buf.Write(raw)
-	_, err = w.Write(buf.Bytes())
-	return err
+	return w.Write(raw)
 }
 
 func (be *backend) send(v any) {
 	be.wmu.Lock()
 	defer be.wmu.Unlock()
-	_ = writeFrame(be.w, v)
+	_ = frame(be.w, v)
 }
 
 func (c *bclient) send(v any) {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	c.conn.SetWriteDeadline(time.Now().Add(30 * time.Second))
-	if writeFrame(c.conn, v) != nil {
+	if frame(c.w, v) != nil {
 		c.conn.Close()
 	}
 }
@@ -765,9 +742,9 @@ func (be *backend) syncLocked(c *bclient, m *rpcMsg) (any, bool) {
 }
 
 // readServer routes the server's messages.
-func (be *backend) readServer(r *bufio.Reader) {
+func (be *backend) readServer(r *framing.Reader) {
 	for {
-		raw, err := readFrame(r)
+		raw, err := r.Read()
 		if err != nil {
 			return
 		}
