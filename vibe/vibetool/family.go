@@ -375,9 +375,19 @@ func (r *Roster) finish(res Result, b *strings.Builder) Result {
 	for _, p := range r.Problems() {
 		fmt.Fprintf(b, "state folder: %s\n", p)
 	}
-	res.Unread = r.Unread()
-	if res.Unread == nil {
-		res.Unread = []string{}
+	// A worker this answer shows running that finished since is announced
+	// by the next answer: the text must not say both.
+	shown := map[string]bool{}
+	for _, in := range res.Workers {
+		if !in.Status.Finished() {
+			shown[in.ID] = true
+		}
+	}
+	res.Unread = []string{}
+	for _, id := range r.Unread() {
+		if !shown[id] {
+			res.Unread = append(res.Unread, id)
+		}
 	}
 	if len(res.Unread) > 0 {
 		sort.Strings(res.Unread)
