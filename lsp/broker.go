@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -36,6 +37,11 @@ import (
 //   - didOpen/didChange/didClose are counted per document: the server's
 //     versions are the broker's, kept monotonic, and publishDiagnostics
 //     goes to each client with the version it sent for that text;
+//   - a didOpen of the text the server already has reaches no server: the
+//     last diagnostics published for that version are replayed to the
+//     client (a joining process's first answer waits for no new check),
+//     and so are the server's loading state (work-done progress under
+//     way, the log line that says it has loaded) after its initialize;
 //   - server→client requests go to the client running a command
 //     (workspace/applyEdit), else to the longest connected one;
 //   - $/builtintools/hold gives one client the server alone (a preview):
@@ -58,7 +64,10 @@ type BrokerHello struct {
 	// get servers of their own.
 	Init     json.RawMessage `json:"init,omitempty"`
 	Settings json.RawMessage `json:"settings,omitempty"`
-	IdleMS   int64           `json:"idle_ms"`
+	// Loaded matches the log line by which the server says it has
+	// loaded its workspace (ServerSpec.LoadedLog).
+	Loaded string `json:"loaded,omitempty"`
+	IdleMS int64  `json:"idle_ms"`
 }
 
 // stateToken stands for the state folder in a hello's args and env: the
@@ -303,10 +312,18 @@ type backend struct {
 	initWaiting bool
 	initID      string // the id the first initialize was sent to the server with
 	initialized bool
+	docSent     int64 // document notifications sent to the server
+	configured  bool  // a client's didChangeConfiguration went through (the settings are the hello's, the same for all)
 	docs        map[string]*bdoc
-	hold        *bclient
-	idleTimer   *time.Timer
-	exited      chan struct{}
+	// progress holds each work-done progress under way, by token (its
+	// begin), and loadedLog the first log line matching the hello's
+	// Loaded: both replayed to a client that joins once the server runs.
+	progress  map[string]json.RawMessage
+	loaded    *regexp.Regexp
+	loadedLog json.RawMessage
+	hold      *bclient
+	idleTimer *time.Timer
+	exited    chan struct{}
 }
 
 type pendingCall struct {
@@ -319,6 +336,16 @@ type bdoc struct {
 	version int // the server's, monotonic
 	open    map[*bclient]bool
 	texts   map[int][32]byte // hash of the text at a server version, when known
+	// pub is the last versioned publish for the document, nil after an
+	// unversioned one or once no client has it open.
+	pub *lastPublish
+}
+
+// lastPublish is a server's publishDiagnostics, kept for replay.
+type lastPublish struct {
+	version int
+	diags   json.RawMessage
+	at      time.Time
 }
 
 // bclient is one connection.
@@ -330,6 +357,10 @@ type bclient struct {
 	latest   map[string]int         // uri → the server version of its last change
 	commands int                    // workspace/executeCommand under way
 	inits    []json.RawMessage      // initialize ids waiting for the first result
+	// unsaved are documents whose didOpen reached no server (the server
+	// has that text): the didSave that follows would only make it check
+	// the text again.
+	unsaved map[string]bool
 }
 
 func startBackend(b *Broker, key string, h *BrokerHello) (*backend, error) {
@@ -360,7 +391,11 @@ func startBackend(b *Broker, key string, h *BrokerHello) (*backend, error) {
 		return nil, fmt.Errorf("start %s: %w", h.Bin, err)
 	}
 	be := &backend{b: b, key: key, proc: p, idle: time.Duration(h.IdleMS) * time.Millisecond, dir: dir, w: framing.NewWriter(p.Stdin()),
-		pending: map[string]pendingCall{}, toClient: map[string]pendingCall{}, docs: map[string]*bdoc{}, exited: make(chan struct{})}
+		pending: map[string]pendingCall{}, toClient: map[string]pendingCall{}, docs: map[string]*bdoc{}, exited: make(chan struct{}),
+		progress: map[string]json.RawMessage{}}
+	if h.Loaded != "" {
+		be.loaded, _ = regexp.Compile(h.Loaded)
+	}
 	if be.idle <= 0 {
 		be.idle = DefaultIdleTimeout
 	}
@@ -570,7 +605,13 @@ func (be *backend) fromClient(c *bclient, raw []byte) bool {
 	case m.Method == "initialize" && len(m.ID) > 0:
 		if be.initResult != nil {
 			res := be.initResult
+			replay := be.loadingLocked()
 			be.mu.Unlock()
+			// Before the answer: the client's initialize returns knowing
+			// whether the server is still loading.
+			for _, r := range replay {
+				c.send(r)
+			}
 			c.send(rpcMsg{JSONRPC: "2.0", ID: m.ID, Result: res})
 			return true
 		}
@@ -592,6 +633,13 @@ func (be *backend) fromClient(c *bclient, raw []byte) bool {
 			return true
 		}
 		be.initialized = true
+	case m.Method == "workspace/didChangeConfiguration":
+		// Every client's settings are the hello's: the server has them.
+		if be.configured {
+			be.mu.Unlock()
+			return true
+		}
+		be.configured = true
 	case m.Method == "shutdown" && len(m.ID) > 0:
 		be.mu.Unlock()
 		c.send(rpcMsg{JSONRPC: "2.0", ID: m.ID, Result: json.RawMessage("null")})
@@ -614,9 +662,9 @@ func (be *backend) fromClient(c *bclient, raw []byte) bool {
 		c.send(rpcMsg{JSONRPC: "2.0", ID: m.ID, Result: json.RawMessage("null")})
 		return true
 	case m.Method == "$/builtintools/clients" && len(m.ID) > 0:
-		n := len(be.clients)
+		n, sent := len(be.clients), be.docSent
 		be.mu.Unlock()
-		c.send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": map[string]any{"clients": n}})
+		c.send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": map[string]any{"clients": n, "documentNotifications": sent}})
 		return true
 	case m.Method == "$/builtintools/release":
 		if be.hold == c {
@@ -627,9 +675,16 @@ func (be *backend) fromClient(c *bclient, raw []byte) bool {
 		return true
 	case strings.HasPrefix(m.Method, "textDocument/did"):
 		out, ok := be.syncLocked(c, &m)
+		replay := be.replayLocked(c, &m, out)
+		if ok {
+			be.docSent++
+		}
 		be.mu.Unlock()
 		if ok {
 			be.send(out)
+		}
+		if replay != nil {
+			c.send(replay)
 		}
 		return true
 	}
@@ -714,6 +769,20 @@ func (be *backend) syncLocked(c *bclient, m *rpcMsg) (any, bool) {
 	case "textDocument/didOpen":
 		wasOpen := len(d.open) > 0
 		d.open[c] = true
+		if h, ok := d.texts[d.version]; wasOpen && ok && h == sha256.Sum256([]byte(p.TextDocument.Text)) {
+			// The server has this text: the client's version stands
+			// for the server's current one, and nothing is sent.
+			if c.versions[uri] == nil {
+				c.versions[uri] = map[int]int{}
+			}
+			c.versions[uri][d.version] = p.TextDocument.Version
+			c.latest[uri] = d.version
+			if c.unsaved == nil {
+				c.unsaved = map[string]bool{}
+			}
+			c.unsaved[uri] = true
+			return nil, false
+		}
 		v := mapVersion(&p.TextDocument.Text)
 		if wasOpen {
 			return map[string]any{"jsonrpc": "2.0", "method": "textDocument/didChange", "params": map[string]any{
@@ -722,7 +791,14 @@ func (be *backend) syncLocked(c *bclient, m *rpcMsg) (any, bool) {
 		}
 		return map[string]any{"jsonrpc": "2.0", "method": m.Method, "params": map[string]any{
 			"textDocument": map[string]any{"uri": uri, "version": v, "languageId": p.TextDocument.Lang, "text": p.TextDocument.Text}}}, true
+	case "textDocument/didSave":
+		if c.unsaved[uri] {
+			delete(c.unsaved, uri)
+			return nil, false
+		}
+		return m, true
 	case "textDocument/didChange":
+		delete(c.unsaved, uri)
 		var text *string
 		if len(p.ContentChanges) == 1 && len(p.ContentChanges[0].Range) == 0 {
 			text = &p.ContentChanges[0].Text
@@ -736,9 +812,60 @@ func (be *backend) syncLocked(c *bclient, m *rpcMsg) (any, bool) {
 		delete(d.open, c)
 		delete(c.versions, uri)
 		delete(c.latest, uri)
+		delete(c.unsaved, uri)
+		if len(d.open) == 0 {
+			d.pub = nil
+		}
 		return m, len(d.open) == 0
 	}
 	return m, true
+}
+
+// replayLocked is, for a didOpen of c that reached no server (out is
+// nil: the server has that text at its current version), the last
+// diagnostics the server published for that version, as c's: the ones c
+// would get if the server checked the text again. Only a versioned
+// publish about that very text is replayed, so c never sees diagnostics
+// of a text it did not send.
+func (be *backend) replayLocked(c *bclient, m *rpcMsg, out any) any {
+	if m.Method != "textDocument/didOpen" || out != nil {
+		return nil
+	}
+	var p docParams
+	if json.Unmarshal(m.Params, &p) != nil {
+		return nil
+	}
+	uri := p.TextDocument.URI
+	d := be.docs[uri]
+	if d == nil || d.pub == nil || d.pub.version != d.version || c.latest[uri] != d.version {
+		return nil
+	}
+	cv, ok := c.versions[uri][d.version]
+	if !ok {
+		return nil
+	}
+	return map[string]any{"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics",
+		"params": map[string]any{"uri": uri, "version": cv, "diagnostics": d.pub.diags,
+			quietKey: time.Since(d.pub.at).Milliseconds()}}
+}
+
+// quietKey, in a replayed publish, says how many milliseconds ago the
+// server published it: no further publish came since, so a client that
+// waits for publishes to settle need not wait again.
+const quietKey = "builtintoolsQuietMs"
+
+// loadingLocked is what a client joining a running server is told of its
+// loading: the begin of each work-done progress under way, and the log
+// line that said the workspace was loaded.
+func (be *backend) loadingLocked() []json.RawMessage {
+	var out []json.RawMessage
+	for _, raw := range be.progress {
+		out = append(out, raw)
+	}
+	if be.loadedLog != nil {
+		out = append(out, be.loadedLog)
+	}
+	return out
 }
 
 // readServer routes the server's messages.
@@ -824,6 +951,7 @@ func (be *backend) readServer(r *framing.Reader) {
 			be.publish(&m)
 		default:
 			be.mu.Lock()
+			be.noteLoadingLocked(&m, raw)
 			cls := append([]*bclient(nil), be.clients...)
 			be.mu.Unlock()
 			for _, c := range cls {
@@ -852,6 +980,13 @@ func (be *backend) publish(m *rpcMsg) {
 	}
 	var outs []out
 	d := be.docs[p.URI]
+	if d != nil && len(d.open) > 0 {
+		if p.Version != nil {
+			d.pub = &lastPublish{version: *p.Version, diags: p.Diags, at: time.Now()}
+		} else {
+			d.pub = nil
+		}
+	}
 	for _, c := range be.clients {
 		if p.Version == nil {
 			outs = append(outs, out{c, m})
@@ -882,3 +1017,41 @@ func (be *backend) publish(m *rpcMsg) {
 		o.c.send(o.msg)
 	}
 }
+
+// noteLoadingLocked keeps what loadingLocked replays.
+func (be *backend) noteLoadingLocked(m *rpcMsg, raw []byte) {
+	switch m.Method {
+	case "$/progress":
+		var p struct {
+			Token json.RawMessage `json:"token"`
+			Value struct {
+				Kind string `json:"kind"`
+			} `json:"value"`
+		}
+		if json.Unmarshal(m.Params, &p) != nil {
+			return
+		}
+		switch p.Value.Kind {
+		case "begin":
+			if len(be.progress) < maxProgress {
+				be.progress[string(p.Token)] = append(json.RawMessage(nil), raw...)
+			}
+		case "end":
+			delete(be.progress, string(p.Token))
+		}
+	case "window/logMessage":
+		if be.loaded == nil || be.loadedLog != nil {
+			return
+		}
+		var p struct {
+			Message string `json:"message"`
+		}
+		if json.Unmarshal(m.Params, &p) == nil && be.loaded.MatchString(p.Message) {
+			be.loadedLog = append(json.RawMessage(nil), raw...)
+		}
+	}
+}
+
+// maxProgress bounds the progress a server may have under way that the
+// broker keeps for replay.
+const maxProgress = 256

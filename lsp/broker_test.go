@@ -2,11 +2,13 @@ package lsp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -177,5 +179,77 @@ func TestBrokerKeepsTrustApart(t *testing.T) {
 	must(b.Hover(a.ctx, loc(t, b, a.path("main.go")), Place{Line: 12, Symbol: "Total"}))(t)
 	if pa, pb := a.sup.running()[0].pid(), b.running()[0].pid(); pa == pb {
 		t.Fatalf("trusted and untrusted processes share gopls %d", pa)
+	}
+}
+
+// sentToServer is the broker's count of document notifications it has
+// sent srv's server.
+func sentToServer(t *testing.T, ctx context.Context, srv *server) int64 {
+	t.Helper()
+	var res struct {
+		Sent int64 `json:"documentNotifications"`
+	}
+	if err := srv.conn.Call(ctx, "$/builtintools/clients", nil, &res); err != nil {
+		t.Fatal(err)
+	}
+	return res.Sent
+}
+
+// LSP-9, issue 32: a process that opens a file the broker's gopls has
+// open with the same text gets the diagnostics gopls last published for
+// it, replayed: nothing reaches gopls, which has nothing to check again.
+// A process whose text differs gets none of another's: its text goes to
+// gopls and it waits for their check.
+func TestBrokerReplaysDiagnostics(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "broker")
+	startBroker(t, dir)
+	a := newSession(t, "go", "gopls", Config{Pool: NewPool(), Broker: dir})
+	a.write("bad.go", "package main\n\nfunc bad() int { return undefinedOne }\n")
+	d := must(a.sup.Diagnostics(a.ctx, a.at("bad.go")))(t)
+	if len(d.Diagnostics) != 1 || !strings.Contains(d.Diagnostics[0].Message, "undefinedOne") {
+		t.Fatalf("a's diagnostics: %+v", d.Diagnostics)
+	}
+	srvA := a.sup.running()[0]
+
+	join := func() (*Supervisor, *[]string) {
+		var mu sync.Mutex
+		var replayed []string
+		s := NewSupervisor(a.root, Config{Pool: NewPool(), Broker: dir, Observe: func(n Notification) {
+			var p publishDiagnosticsParams
+			if n.Method == "textDocument/publishDiagnostics" && json.Unmarshal(n.Params, &p) == nil && strings.HasSuffix(p.URI, "/bad.go") && p.QuietMS > 0 {
+				mu.Lock()
+				replayed = append(replayed, p.URI)
+				mu.Unlock()
+			}
+		}})
+		t.Cleanup(func() { s.Close() })
+		return s, &replayed
+	}
+	before := sentToServer(t, a.ctx, srvA)
+	b, replayed := join()
+	d = must(b.Diagnostics(a.ctx, loc(t, b, a.path("bad.go"))))(t)
+	if len(d.Diagnostics) != 1 || !strings.Contains(d.Diagnostics[0].Message, "undefinedOne") {
+		t.Fatalf("b's diagnostics: %+v", d.Diagnostics)
+	}
+	if b.running()[0].pid() != srvA.pid() {
+		t.Fatal("b has a gopls of its own")
+	}
+	if after := sentToServer(t, a.ctx, srvA); after != before {
+		t.Errorf("b's open of the text gopls has sent it %d document notifications; want none", after-before)
+	}
+	if len(*replayed) != 1 {
+		t.Errorf("b's diagnostics came from %d replays; want 1", len(*replayed))
+	}
+
+	// The file changed on disk; a has not looked again, so gopls has
+	// the old text. c's is the new one: c must see its own error only.
+	a.write("bad.go", "package main\n\nfunc bad() int { return undefinedTwo }\n")
+	c, replayed := join()
+	d = must(c.Diagnostics(a.ctx, loc(t, c, a.path("bad.go"))))(t)
+	if len(d.Diagnostics) != 1 || !strings.Contains(d.Diagnostics[0].Message, "undefinedTwo") {
+		t.Fatalf("c's diagnostics of the new text: %+v", d.Diagnostics)
+	}
+	if len(*replayed) != 0 {
+		t.Errorf("c, whose text gopls did not have, got %d replays", len(*replayed))
 	}
 }

@@ -155,6 +155,9 @@ func startViaBroker(ctx context.Context, cfg *Config, spec *ServerSpec, l *Launc
 		}
 	}
 	h.Init, _ = json.Marshal(l.InitializationOptions)
+	if spec.LoadedLog != nil {
+		h.Loaded = spec.LoadedLog.String()
+	}
 	h.Settings, _ = json.Marshal(spec.Settings)
 	c, err := dialBroker(ctx, cfg.Broker, cfg.BrokerCommand)
 	if err != nil {

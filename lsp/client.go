@@ -381,7 +381,11 @@ func (s *server) handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 		if json.Unmarshal(params, &p) == nil {
 			s.mu.Lock()
 			s.diagSeq++
-			s.diags[p.URI] = &diagState{version: p.Version, items: p.Diagnostics, seq: s.diagSeq, at: time.Now()}
+			at := time.Now()
+			if _, ok := s.proc.(*brokerProc); ok && p.QuietMS > 0 {
+				at = at.Add(-time.Duration(p.QuietMS) * time.Millisecond)
+			}
+			s.diags[p.URI] = &diagState{version: p.Version, items: p.Diagnostics, seq: s.diagSeq, at: at}
 			s.signalLocked()
 			s.mu.Unlock()
 		}
