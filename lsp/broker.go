@@ -68,6 +68,13 @@ type BrokerHello struct {
 	// loaded its workspace (ServerSpec.LoadedLog).
 	Loaded string `json:"loaded,omitempty"`
 	IdleMS int64  `json:"idle_ms"`
+	// Warm names the server as the client works it out before its pins
+	// and probe (lsp's warmKey): a full hello registers it for the server
+	// it gets; a hello with no Bin joins the live server registered
+	// under it (of the same Server, Dir and trust), or is refused; with
+	// Ask the reply only says whether there is one.
+	Warm string `json:"warm,omitempty"`
+	Ask  bool   `json:"ask,omitempty"`
 }
 
 // stateToken stands for the state folder in a hello's args and env: the
@@ -82,7 +89,7 @@ type brokerReply struct {
 
 func (h *BrokerHello) key() string {
 	k := *h
-	k.IdleMS = 0
+	k.IdleMS, k.Warm, k.Ask = 0, "", false
 	raw, _ := json.Marshal(k)
 	sum := sha256.Sum256(raw)
 	return hex.EncodeToString(sum[:])
@@ -93,6 +100,7 @@ type Broker struct {
 	ln       net.Listener
 	mu       sync.Mutex
 	backends map[string]*backend
+	warm     map[string]string // a hello's Warm → the key of the server it got
 	clients  int
 	changed  chan struct{}
 	idle     time.Duration // caps a hello's idle time, when positive
@@ -158,7 +166,7 @@ func ServeBroker(ctx context.Context, dir string, grace, idle time.Duration) err
 	if err != nil {
 		return err
 	}
-	b := &Broker{ln: ln, backends: map[string]*backend{}, changed: make(chan struct{}, 1), idle: idle, dir: dir}
+	b := &Broker{ln: ln, backends: map[string]*backend{}, warm: map[string]string{}, changed: make(chan struct{}, 1), idle: idle, dir: dir}
 	defer func() {
 		ln.Close()
 		b.mu.Lock()
@@ -234,12 +242,21 @@ func (b *Broker) serve(c *net.UnixConn) {
 	}
 	c.SetReadDeadline(time.Time{})
 	var h BrokerHello
-	if err := json.Unmarshal(line, &h); err != nil || h.Bin == "" {
+	if err := json.Unmarshal(line, &h); err != nil || h.Bin == "" && h.Warm == "" {
 		writeLine(c, brokerReply{Error: "a hello names the server's program"})
 		return
 	}
-	be, err := b.backendFor(&h)
-	if err != nil {
+	var be *backend
+	if h.Bin == "" {
+		if be = b.warmBackend(&h); be == nil {
+			writeLine(c, brokerReply{Error: "no server of that name runs"})
+			return
+		}
+		if h.Ask {
+			writeLine(c, brokerReply{PID: be.proc.Pid()})
+			return
+		}
+	} else if be, err = b.backendFor(&h); err != nil {
 		writeLine(c, brokerReply{Error: err.Error()})
 		return
 	}
@@ -281,6 +298,9 @@ func (b *Broker) backendFor(h *BrokerHello) (*backend, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if be := b.backends[key]; be != nil && be.alive() {
+		if h.Warm != "" {
+			b.warm[h.Warm] = key
+		}
 		return be, nil
 	}
 	be, err := startBackend(b, key, h)
@@ -288,16 +308,32 @@ func (b *Broker) backendFor(h *BrokerHello) (*backend, error) {
 		return nil, err
 	}
 	b.backends[key] = be
+	if h.Warm != "" {
+		b.warm[h.Warm] = key
+	}
 	return be, nil
+}
+
+// warmBackend is the live server a warm hello names, if it is of the
+// hello's server, folder and trust.
+func (b *Broker) warmBackend(h *BrokerHello) *backend {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	be := b.backends[b.warm[h.Warm]]
+	if be == nil || !be.alive() || be.hello.Server != h.Server || be.hello.Dir != h.Dir || be.hello.Trusted != h.Trusted {
+		return nil
+	}
+	return be
 }
 
 // backend is one server and its clients.
 type backend struct {
-	b    *Broker
-	key  string
-	proc *proc.Process
-	idle time.Duration
-	dir  string // the state folder
+	b     *Broker
+	key   string
+	hello BrokerHello // the first, which started it
+	proc  *proc.Process
+	idle  time.Duration
+	dir   string // the state folder
 
 	wmu sync.Mutex // one write to the server at a time
 	w   *framing.Writer
@@ -390,7 +426,7 @@ func startBackend(b *Broker, key string, h *BrokerHello) (*backend, error) {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("start %s: %w", h.Bin, err)
 	}
-	be := &backend{b: b, key: key, proc: p, idle: time.Duration(h.IdleMS) * time.Millisecond, dir: dir, w: framing.NewWriter(p.Stdin()),
+	be := &backend{b: b, key: key, hello: *h, proc: p, idle: time.Duration(h.IdleMS) * time.Millisecond, dir: dir, w: framing.NewWriter(p.Stdin()),
 		pending: map[string]pendingCall{}, toClient: map[string]pendingCall{}, docs: map[string]*bdoc{}, exited: make(chan struct{}),
 		progress: map[string]json.RawMessage{}}
 	if h.Loaded != "" {
@@ -426,6 +462,11 @@ func startBackend(b *Broker, key string, h *BrokerHello) (*backend, error) {
 		b.mu.Lock()
 		if b.backends[key] == be {
 			delete(b.backends, key)
+			for w, k := range b.warm {
+				if k == key {
+					delete(b.warm, w)
+				}
+			}
 		}
 		b.mu.Unlock()
 		b.poke()

@@ -50,6 +50,11 @@ func TestBrokerSharesServer(t *testing.T) {
 	if pa != pb {
 		t.Fatalf("two servers: %d and %d", pa, pb)
 	}
+	// b joined it warm: it asked the toolchain managers for no pins (nor
+	// probed gopls, nor prepared a start).
+	if b.pinned != nil {
+		t.Error("b worked out the pins for a server the broker runs warm")
+	}
 	if st := a.sup.Status(a.ctx).Pool; len(st.Servers) != 1 || st.Servers[0].Processes != 2 || st.Servers[0].Clients != 1 {
 		t.Fatalf("a's status of the shared server: %+v", st.Servers)
 	}

@@ -2,6 +2,8 @@ package lsp
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,12 +11,15 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/proc"
+	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
 // serverProc is a server's process as a Supervisor sees it: its own child
@@ -127,7 +132,14 @@ var perShell = map[string]bool{"PWD": true, "OLDPWD": true, "SHLVL": true, "_": 
 
 // startViaBroker asks the broker for l's server.
 func startViaBroker(ctx context.Context, cfg *Config, spec *ServerSpec, l *Launch) (*brokerProc, error) {
-	h := BrokerHello{Server: spec.ID, Bin: l.Bin, Dir: l.Root, Trusted: l.Trusted, IdleMS: cfg.IdleTimeout.Milliseconds()}
+	if l.joinOnly {
+		c, err := dialBroker(ctx, cfg.Broker, nil)
+		if err != nil {
+			return nil, err
+		}
+		return brokerHello(ctx, c, BrokerHello{Server: spec.ID, Dir: l.Root, Trusted: l.Trusted, Warm: l.warm})
+	}
+	h := BrokerHello{Server: spec.ID, Bin: l.Bin, Dir: l.Root, Trusted: l.Trusted, IdleMS: cfg.IdleTimeout.Milliseconds(), Warm: l.warm}
 	sub := func(s string) string { return strings.ReplaceAll(s, l.StateDir, stateToken) }
 	for _, a := range l.Args {
 		h.Args = append(h.Args, sub(a))
@@ -163,6 +175,12 @@ func startViaBroker(ctx context.Context, cfg *Config, spec *ServerSpec, l *Launc
 	if err != nil {
 		return nil, err
 	}
+	return brokerHello(ctx, c, h)
+}
+
+// brokerHello sends h on c and reads the broker's reply: the server's
+// messages follow it on c.
+func brokerHello(ctx context.Context, c net.Conn, h BrokerHello) (*brokerProc, error) {
 	stop := context.AfterFunc(ctx, func() { c.Close() })
 	defer stop()
 	if err := writeLine(c, h); err != nil {
@@ -275,4 +293,106 @@ func (s *server) peerGone() bool {
 		}
 	}
 	return gone
+}
+
+// warmKey names at the broker the server a start of c asks for, worked
+// out without the toolchain pins, the probe or the spec's Prepare (which
+// take a process's first call hundreds of milliseconds: they ask the
+// managers and run the program): the row and its hooks, the program's
+// file, the root, the trust and this process's environment (less the
+// per-shell variables), of which the pins are a function. A process
+// whose server runs warm under it joins it with none of them, as a run
+// of one process joins its pool's.
+func (s *Supervisor) warmKey(c *choice) string {
+	spec := c.spec
+	var size int64
+	var mtime time.Time
+	if info, err := os.Stat(c.bin); err == nil {
+		size, mtime = info.Size(), info.ModTime()
+	}
+	loaded := ""
+	if spec.LoadedLog != nil {
+		loaded = spec.LoadedLog.String()
+	}
+	var env []string
+	for _, e := range os.Environ() {
+		if name, _, _ := strings.Cut(e, "="); !perShell[name] {
+			env = append(env, e)
+		}
+	}
+	gowork, _ := s.goWork(c.root)
+	data := map[string]any{
+		"id": spec.ID, "command": spec.Command, "bin": c.bin, "size": size, "mtime": mtime, "root": c.root,
+		"trusted": s.cfg.Trusted, "env": env, "gowork": gowork, "uid": os.Getuid(),
+		"indexes": spec.Indexes, "once": spec.PublishesOnce, "loaded": loaded, "settings": spec.Settings,
+		"init": spec.InitializationOptions, "hooks": []string{funcName(spec.Prepare), funcName(spec.pull)},
+	}
+	raw, err := json.Marshal(data)
+	if err != nil {
+		return "" // options that cannot be compared: no warm join
+	}
+	sum := sha256.Sum256(raw)
+	return hex.EncodeToString(sum[:])
+}
+
+// funcName names a hook for warmKey: its address may differ between
+// processes of one program.
+func funcName(f any) string {
+	v := reflect.ValueOf(f)
+	if !v.IsValid() || v.IsNil() {
+		return ""
+	}
+	if fn := runtime.FuncForPC(v.Pointer()); fn != nil {
+		return fn.Name()
+	}
+	return "?"
+}
+
+// warmProbed holds the warm keys a broker has answered for: their
+// program runs, and needs no probe in this process.
+var warmProbed sync.Map
+
+// runsWarm reports whether the broker runs c's server warm for another
+// process (asked once per key while it does not): then the program
+// evidently runs, and choose need not probe it.
+func (s *Supervisor) runsWarm(c *choice) bool {
+	if s.cfg.Broker == "" {
+		return false
+	}
+	key := s.warmKey(c)
+	if key == "" {
+		return false
+	}
+	if _, ok := warmProbed.Load(key); ok {
+		return true
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	conn, err := dialBroker(ctx, s.cfg.Broker, nil)
+	if err != nil {
+		return false
+	}
+	bp, err := brokerHello(ctx, conn, BrokerHello{Server: c.spec.ID, Dir: c.root, Trusted: s.cfg.Trusted, Warm: key, Ask: true})
+	if err != nil {
+		return false
+	}
+	bp.conn.Close()
+	warmProbed.Store(key, true)
+	return true
+}
+
+// joinWarm joins the server the broker runs warm under c's warmKey, or
+// fails: the caller then starts one in full.
+func (s *Supervisor) joinWarm(ctx context.Context, c *choice, g *pathguard.Guard, relRoot string, relText func(string) string) (*server, error) {
+	key := s.warmKey(c)
+	if key == "" {
+		return nil, errors.New("no warm name")
+	}
+	stateDir, err := proc.TempDir("lsp-" + strings.ReplaceAll(c.spec.ID, string(filepath.Separator), "_") + "-")
+	if err != nil {
+		return nil, err
+	}
+	l := &Launch{Bin: c.bin, Root: c.root, Trusted: s.cfg.Trusted, StateDir: stateDir, Guard: g,
+		InitializationOptions: c.spec.InitializationOptions, warm: key, joinOnly: true}
+	return startServer(ctx, c.spec, l, relRoot, &s.cfg, s.hooks, relText)
 }

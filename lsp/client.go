@@ -197,8 +197,12 @@ func startServer(ctx context.Context, spec *ServerSpec, l *Launch, relRoot strin
 	if cfg.Broker != "" {
 		// The user's broker holds the server, shared with other processes
 		// (LSP-9); when it cannot, the server is this process's own.
-		if bp, err := startViaBroker(ctx, cfg, spec, l); err == nil {
+		bp, err := startViaBroker(ctx, cfg, spec, l)
+		if err == nil {
 			s.proc, rwc = bp, brokerRWC{b: bp, wrote: &s.wrote}
+		} else if l.joinOnly {
+			os.RemoveAll(l.StateDir)
+			return nil, err
 		}
 	}
 	if s.proc == nil {

@@ -114,6 +114,11 @@ type Launch struct {
 	// InitializationOptions starts as the spec's and is sent in
 	// initialize.
 	InitializationOptions any
+
+	// warm is the start's name at the broker (warmKey); joinOnly: only
+	// a server running under it is joined, none started.
+	warm     string
+	joinOnly bool
 }
 
 // owns reports whether the server handles path, and the language id.
