@@ -6,10 +6,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"runtime"
@@ -19,6 +17,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/proc"
+	"github.com/builtin-tools/builtin-tools/lsp/broker"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
@@ -96,34 +95,6 @@ func (r brokerRWC) Write(p []byte) (int, error) {
 
 func (r brokerRWC) Close() error { r.b.end(); return r.b.conn.Close() }
 
-// brokerSocket is the socket in a broker folder.
-func brokerSocket(dir string) string { return filepath.Join(dir, "lsp-broker.sock") }
-
-// dialBroker connects to the broker in dir, starting one with command
-// when none answers (a broker that died is replaced so).
-func dialBroker(ctx context.Context, dir string, command []string) (net.Conn, error) {
-	var d net.Dialer
-	c, err := d.DialContext(ctx, "unix", brokerSocket(dir))
-	if err == nil || len(command) == 0 {
-		return c, err
-	}
-	if err := privateDir(dir); err != nil {
-		return nil, err
-	}
-	// It serves other processes after this one ends.
-	if _, err := proc.StartDetached(exec.Command(command[0], command[1:]...)); err != nil {
-		return nil, fmt.Errorf("starting the language-server broker: %w", err)
-	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		c, err = d.DialContext(ctx, "unix", brokerSocket(dir))
-		if err == nil || time.Now().After(deadline) || ctx.Err() != nil {
-			return c, err
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // perShell are variables that differ between processes of one user
 // without changing what a server does (the shell's, and internal/proc's
 // tag, which the broker's own start sets): left out of a hello, so they
@@ -133,14 +104,14 @@ var perShell = map[string]bool{"PWD": true, "OLDPWD": true, "SHLVL": true, "_": 
 // startViaBroker asks the broker for l's server.
 func startViaBroker(ctx context.Context, cfg *Config, spec *ServerSpec, l *Launch) (*brokerProc, error) {
 	if l.joinOnly {
-		c, err := dialBroker(ctx, cfg.Broker, nil)
+		c, err := broker.Dial(ctx, cfg.Broker, nil)
 		if err != nil {
 			return nil, err
 		}
-		return brokerHello(ctx, c, BrokerHello{Server: spec.ID, Dir: l.Root, Trusted: l.Trusted, Warm: l.warm})
+		return brokerHello(ctx, c, broker.Hello{Server: spec.ID, Dir: l.Root, Trusted: l.Trusted, Warm: l.warm})
 	}
-	h := BrokerHello{Server: spec.ID, Bin: l.Bin, Dir: l.Root, Trusted: l.Trusted, IdleMS: cfg.IdleTimeout.Milliseconds(), Warm: l.warm}
-	sub := func(s string) string { return strings.ReplaceAll(s, l.StateDir, stateToken) }
+	h := broker.Hello{Server: spec.ID, Bin: l.Bin, Dir: l.Root, Trusted: l.Trusted, IdleMS: cfg.IdleTimeout.Milliseconds(), Warm: l.warm}
+	sub := func(s string) string { return strings.ReplaceAll(s, l.StateDir, broker.StateToken) }
 	for _, a := range l.Args {
 		h.Args = append(h.Args, sub(a))
 	}
@@ -162,7 +133,7 @@ func startViaBroker(ctx context.Context, cfg *Config, spec *ServerSpec, l *Launc
 				if h.Files == nil {
 					h.Files = map[string]string{}
 				}
-				h.Files[e.Name()] = strings.ReplaceAll(string(data), l.StateDir, stateToken)
+				h.Files[e.Name()] = strings.ReplaceAll(string(data), l.StateDir, broker.StateToken)
 			}
 		}
 	}
@@ -171,48 +142,20 @@ func startViaBroker(ctx context.Context, cfg *Config, spec *ServerSpec, l *Launc
 		h.Loaded = spec.LoadedLog.String()
 	}
 	h.Settings, _ = json.Marshal(spec.Settings)
-	c, err := dialBroker(ctx, cfg.Broker, cfg.BrokerCommand)
+	c, err := broker.Dial(ctx, cfg.Broker, cfg.BrokerCommand)
 	if err != nil {
 		return nil, err
 	}
 	return brokerHello(ctx, c, h)
 }
 
-// brokerHello sends h on c and reads the broker's reply: the server's
-// messages follow it on c.
-func brokerHello(ctx context.Context, c net.Conn, h BrokerHello) (*brokerProc, error) {
-	stop := context.AfterFunc(ctx, func() { c.Close() })
-	defer stop()
-	if err := writeLine(c, h); err != nil {
-		c.Close()
+// brokerHello greets the broker on c with h: the server it names.
+func brokerHello(ctx context.Context, c net.Conn, h broker.Hello) (*brokerProc, error) {
+	pid, err := broker.Greet(ctx, c, h)
+	if err != nil {
 		return nil, err
 	}
-	// Read the reply a byte at a time: what follows it is the server's.
-	var line []byte
-	b := make([]byte, 1)
-	for {
-		if _, err := c.Read(b); err != nil {
-			c.Close()
-			return nil, fmt.Errorf("the language-server broker: %w", err)
-		}
-		if b[0] == '\n' {
-			break
-		}
-		line = append(line, b[0])
-		if len(line) > 64<<10 {
-			c.Close()
-			return nil, errors.New("the language-server broker's reply is too long")
-		}
-	}
-	var r brokerReply
-	if err := json.Unmarshal(line, &r); err != nil || r.Error != "" {
-		c.Close()
-		if err == nil {
-			err = errors.New(r.Error)
-		}
-		return nil, fmt.Errorf("the language-server broker: %w", err)
-	}
-	return &brokerProc{conn: c, pid: r.PID, tail: proc.NewTail(1 << 10), done: make(chan struct{})}, nil
+	return &brokerProc{conn: c, pid: pid, tail: proc.NewTail(1 << 10), done: make(chan struct{})}, nil
 }
 
 // holdAlone takes the server's view alone (a preview): of the calls of
@@ -368,11 +311,11 @@ func (s *Supervisor) runsWarm(c *choice) bool {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	conn, err := dialBroker(ctx, s.cfg.Broker, nil)
+	conn, err := broker.Dial(ctx, s.cfg.Broker, nil)
 	if err != nil {
 		return false
 	}
-	bp, err := brokerHello(ctx, conn, BrokerHello{Server: c.spec.ID, Dir: c.root, Trusted: s.cfg.Trusted, Warm: key, Ask: true})
+	bp, err := brokerHello(ctx, conn, broker.Hello{Server: c.spec.ID, Dir: c.root, Trusted: s.cfg.Trusted, Warm: key, Ask: true})
 	if err != nil {
 		return false
 	}

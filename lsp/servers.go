@@ -315,7 +315,7 @@ type Config struct {
 	// wins.
 	MemoryBudget int64
 	// Broker is the folder of the user's language-server broker (LSP-9,
-	// [BrokerDir]): servers are asked of it, and shared with the other
+	// [broker.Dir]): servers are asked of it, and shared with the other
 	// processes of the user; "" starts them in this process. When the
 	// broker cannot be reached or started, a server starts here.
 	Broker string

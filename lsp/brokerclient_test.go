@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/builtin-tools/builtin-tools/lsp/broker"
 )
 
 // LSP-9: two Supervisors with pools of their own (as two processes have)
@@ -22,9 +24,9 @@ func TestBrokerSharesServer(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	served := make(chan error, 1)
-	go func() { served <- ServeBroker(ctx, dir, 3*time.Second, 500*time.Millisecond) }()
+	go func() { served <- broker.Serve(ctx, dir, 3*time.Second, 500*time.Millisecond) }()
 	for range 500 {
-		if _, err := os.Stat(brokerSocket(dir)); err == nil {
+		if _, err := os.Stat(broker.Socket(dir)); err == nil {
 			break
 		}
 		select {
@@ -100,13 +102,13 @@ func startBroker(t *testing.T, dir string) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan error, 1)
-	go func() { served <- ServeBroker(ctx, dir, 3*time.Second, 0) }()
+	go func() { served <- broker.Serve(ctx, dir, 3*time.Second, 0) }()
 	t.Cleanup(func() {
 		cancel()
 		<-served
 	})
 	for range 500 {
-		if _, err := os.Stat(brokerSocket(dir)); err == nil {
+		if _, err := os.Stat(broker.Socket(dir)); err == nil {
 			return
 		}
 		time.Sleep(10 * time.Millisecond)
