@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -258,5 +259,71 @@ func TestBrokerReplaysDiagnostics(t *testing.T) {
 	}
 	if len(*replayed) != 0 {
 		t.Errorf("c, whose text gopls did not have, got %d replays", len(*replayed))
+	}
+}
+
+// LSP-9 beyond gopls: two processes (Supervisors with pools of their
+// own) share one typescript-language-server, pyright or clangd through
+// the broker; the second's first diagnostics are complete (pyright
+// registers its pull diagnostics with the first client only: the broker
+// tells every client); and a preview by one stays hidden from the
+// other, which asks while the preview's text is in the server.
+func TestBrokerSharesOtherServers(t *testing.T) {
+	for _, tc := range []struct{ fixture, program, file, add, want string }{
+		{"ts", "typescript-language-server", "src/main.ts", "\nundefinedX();\n", "undefinedX"},
+		{"python", "pyright-langserver", "main.py", "\nundefinedX()\n", "undefinedX"},
+		{"c", "clangd", "main.c", "\nint broken(void) { return undefinedX; }\n", "undefinedX"},
+	} {
+		t.Run(tc.program, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "broker")
+			startBroker(t, dir)
+			a := newSession(t, tc.fixture, tc.program, Config{Pool: NewPool(), Broker: dir})
+			b := NewSupervisor(a.root, Config{Pool: NewPool(), Broker: dir})
+			t.Cleanup(func() { b.Close() })
+			at, bt := a.at(tc.file), loc(t, b, a.path(tc.file))
+			must(a.sup.Diagnostics(a.ctx, at))(t)
+			t0 := time.Now()
+			// b learns what the server registered for a (pyright's pull
+			// diagnostics): its answer is complete, not a wait for a
+			// publish that never comes.
+			if d := must(b.Diagnostics(a.ctx, bt))(t); d.Incomplete {
+				t.Errorf("b's first diagnostics from the warm server are incomplete: %+v", d)
+			}
+			t.Logf("b's first answer from the warm server: %v", time.Since(t0))
+			if pa, pb := a.sup.running()[0].pid(), b.running()[0].pid(); pa != pb {
+				t.Fatalf("two servers: %d and %d", pa, pb)
+			}
+			type answer struct {
+				d   *FileDiagnostics
+				err error
+			}
+			during := make(chan answer, 1)
+			a.sup.hooks = &testHooks{shared: true, previewSent: func(*server) {
+				go func() {
+					d, err := b.Diagnostics(a.ctx, bt)
+					during <- answer{d, err}
+				}()
+				// b's call waits for the preview's hold; the preview goes
+				// on after a while either way.
+				select {
+				case r := <-during:
+					during <- r
+				case <-time.After(time.Second):
+				}
+			}}
+			p, err := a.sup.Preview(a.ctx, []Proposed{{File: at, Text: []byte(a.read(tc.file) + tc.add)}})
+			if err != nil || p.Files[0].State != Checked || !slices.ContainsFunc(p.Files[0].New, func(d Finding) bool { return strings.Contains(d.Message, tc.want) }) {
+				t.Fatalf("a's preview: %v %+v", err, p)
+			}
+			r := <-during
+			if r.err != nil {
+				t.Fatal(r.err)
+			}
+			for _, d := range r.d.Diagnostics {
+				if strings.Contains(d.Message, tc.want) {
+					t.Errorf("b's diagnostics during a's preview: %s", d.Message)
+				}
+			}
+		})
 	}
 }

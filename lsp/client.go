@@ -284,7 +284,9 @@ func (s *server) initialize(ctx context.Context) error {
 		}
 	}
 	s.mu.Lock()
-	s.pull = providerOn(res.Capabilities.DiagnosticProvider)
+	// A capability registered before (the broker replays them to a
+	// joining client ahead of the answer) stands.
+	s.pull = s.pull || providerOn(res.Capabilities.DiagnosticProvider)
 	s.formatting = providerOn(res.Capabilities.DocumentFormattingProvider)
 	s.callHierarchy = providerOn(res.Capabilities.CallHierarchyProvider)
 	s.rangeFormatting = providerOn(res.Capabilities.DocumentRangeFormattingProvider)

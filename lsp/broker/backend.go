@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -48,9 +49,14 @@ type backend struct {
 	progress  map[string]json.RawMessage
 	loaded    *regexp.Regexp
 	loadedLog json.RawMessage
-	hold      *bclient
-	idleTimer *time.Timer
-	exited    chan struct{}
+	// registered holds the capabilities the server registered
+	// (client/registerCapability), by registration id, in order: every
+	// client is told of each, and a joining one of all (pyright
+	// registers its pull diagnostics so, and stops publishing).
+	registered []registration
+	hold       *bclient
+	idleTimer  *time.Timer
+	exited     chan struct{}
 }
 
 type pendingCall struct {
@@ -450,7 +456,76 @@ func (be *backend) loadingLocked() []json.RawMessage {
 	if be.loadedLog != nil {
 		out = append(out, be.loadedLog)
 	}
+	if len(be.registered) > 0 {
+		var regs []json.RawMessage
+		for _, r := range be.registered {
+			regs = append(regs, r.raw)
+		}
+		params, _ := json.Marshal(map[string]any{"registrations": regs})
+		raw, _ := json.Marshal(rpcMsg{JSONRPC: "2.0", ID: be.ownIDLocked(), Method: "client/registerCapability", Params: params})
+		out = append(out, raw)
+	}
 	return out
+}
+
+// registration is one capability the server registered.
+type registration struct {
+	id  string
+	raw json.RawMessage
+}
+
+// noteRegistrationLocked keeps the server's capability registrations
+// and drops its unregistrations; true for a request every client is to
+// see.
+func (be *backend) noteRegistrationLocked(m *rpcMsg) bool {
+	switch m.Method {
+	case "client/registerCapability":
+		var p struct {
+			Registrations []json.RawMessage `json:"registrations"`
+		}
+		if json.Unmarshal(m.Params, &p) != nil {
+			return false
+		}
+		for _, raw := range p.Registrations {
+			var r struct {
+				ID string `json:"id"`
+			}
+			if json.Unmarshal(raw, &r) == nil && len(be.registered) < maxRegistrations {
+				be.registered = append(be.registered, registration{r.ID, append(json.RawMessage(nil), raw...)})
+			}
+		}
+		return true
+	case "client/unregisterCapability":
+		var p struct {
+			Unregistrations []struct {
+				ID string `json:"id"`
+			} `json:"unregisterations"` // sic, as the protocol spells it
+		}
+		if json.Unmarshal(m.Params, &p) != nil {
+			return false
+		}
+		for _, u := range p.Unregistrations {
+			be.registered = slices.DeleteFunc(be.registered, func(r registration) bool { return r.id == u.ID })
+		}
+		return true
+	}
+	return false
+}
+
+// maxRegistrations bounds the registrations kept for replay.
+const maxRegistrations = 1024
+
+// ownID is an id for a request of the broker's own to a client, whose
+// answer nobody waits for.
+func (be *backend) ownID() json.RawMessage {
+	be.mu.Lock()
+	defer be.mu.Unlock()
+	return be.ownIDLocked()
+}
+
+func (be *backend) ownIDLocked() json.RawMessage {
+	be.nextID++
+	return json.RawMessage(strconv.Quote("own" + strconv.FormatInt(be.nextID, 10)))
 }
 
 // readServer routes the server's messages.
@@ -527,11 +602,24 @@ func (be *backend) readServer(r *framing.Reader) {
 			be.nextID++
 			id := json.RawMessage(strconv.Quote("b" + strconv.FormatInt(be.nextID, 10)))
 			be.toClient[string(id)] = pendingCall{c: to, id: m.ID, method: m.Method}
+			var others []*bclient
+			if be.noteRegistrationLocked(&m) {
+				for _, c := range be.clients {
+					if c != to {
+						others = append(others, c)
+					}
+				}
+			}
 			be.mu.Unlock()
 			orig := m.ID
 			m.ID = id
 			to.send(m)
 			m.ID = orig
+			// The others are told too; their answers are the broker's
+			// to drop (no call waits for them).
+			for _, c := range others {
+				c.send(rpcMsg{JSONRPC: "2.0", ID: be.ownID(), Method: m.Method, Params: m.Params})
+			}
 		case m.Method == "textDocument/publishDiagnostics":
 			be.publish(&m)
 		default:

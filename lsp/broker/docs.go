@@ -72,9 +72,13 @@ func (be *backend) syncLocked(c *bclient, m *rpcMsg) (any, bool) {
 	case "textDocument/didOpen":
 		wasOpen := len(d.open) > 0
 		d.open[c] = true
-		if h, ok := d.texts[d.version]; wasOpen && ok && h == sha256.Sum256([]byte(p.TextDocument.Text)) {
-			// The server has this text: the client's version stands
-			// for the server's current one, and nothing is sent.
+		h, ok := d.texts[d.version]
+		if wasOpen && ok && (d.pub != nil && d.pub.version == d.version || be.pullsLocked()) && h == sha256.Sum256([]byte(p.TextDocument.Text)) {
+			// The server has this text and has published its
+			// diagnostics (replayLocked), or is asked for them: the
+			// client's version stands for the server's current one, and
+			// nothing is sent. With no publish to replay the text goes
+			// again, so the server publishes.
 			if c.versions[uri] == nil {
 				c.versions[uri] = map[int]int{}
 			}
@@ -212,4 +216,29 @@ func (be *backend) publish(m *rpcMsg) {
 	for _, o := range outs {
 		o.c.send(o.msg)
 	}
+}
+
+// pullsLocked reports whether the server is asked for diagnostics
+// (textDocument/diagnostic, offered in its initialize answer or
+// registered): a client then gets them of the server's current text.
+func (be *backend) pullsLocked() bool {
+	var res struct {
+		Capabilities struct {
+			DiagnosticProvider json.RawMessage `json:"diagnosticProvider"`
+		} `json:"capabilities"`
+	}
+	if json.Unmarshal(be.initResult, &res) == nil {
+		if p := string(res.Capabilities.DiagnosticProvider); p != "" && p != "null" && p != "false" {
+			return true
+		}
+	}
+	for _, r := range be.registered {
+		var x struct {
+			Method string `json:"method"`
+		}
+		if json.Unmarshal(r.raw, &x) == nil && x.Method == "textDocument/diagnostic" {
+			return true
+		}
+	}
+	return false
 }
