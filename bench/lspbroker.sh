@@ -7,6 +7,7 @@
 #
 #   bench/lspbroker.sh [ROUNDS] [N]
 #   BASE=<commit> bench/lspbroker.sh [ROUNDS] [N]   # also the tree at <commit>, interleaved
+#   PREVIEWS=1000 bench/lspbroker.sh [ROUNDS] [N]   # instead: issue 32's interleaving target
 #
 # Needs gopls on PATH (scripts/install-lsp.sh puts it in .tools/bin).
 set -euo pipefail
@@ -26,4 +27,4 @@ if [[ -n "${BASE:-}" ]]; then
 	bins="base=$tmp/base,$bins"
 fi
 echo "# $(date -u +%Y-%m-%dT%H:%MZ) on $(nproc) cores; load $(cut -d' ' -f1-3 /proc/loadavg); $(gopls version | head -1); rounds $rounds, $n processes${BASE:+; base $BASE}"
-"$tmp/lspbroker" -bins "$bins" -rounds "$rounds" -n "$n"
+"$tmp/lspbroker" -bins "$bins" -rounds "$rounds" -n "$n" -previews "${PREVIEWS:-0}"

@@ -41,6 +41,7 @@ type brokerProc struct {
 
 	mu     sync.Mutex
 	exited string // how the broker said the server ended
+	idle   bool   // the broker stopped it for its idle time
 }
 
 func (b *brokerProc) Pid() int         { return b.pid }
@@ -60,12 +61,25 @@ func (b *brokerProc) Wait() error {
 func (b *brokerProc) noteExit(params []byte) {
 	var p struct {
 		Error string `json:"error"`
+		Idle  bool   `json:"idle"`
 	}
 	if json.Unmarshal(params, &p) == nil && p.Error != "" {
 		b.mu.Lock()
-		b.exited = p.Error
+		b.exited, b.idle = p.Error, p.Idle
 		b.mu.Unlock()
 	}
+}
+
+// stoppedIdle reports whether the broker stopped s for its idle time
+// (no crash: the next call starts it again, as after a pool's reap).
+func (s *server) stoppedIdle() bool {
+	bp, ok := s.proc.(*brokerProc)
+	if !ok {
+		return false
+	}
+	bp.mu.Lock()
+	defer bp.mu.Unlock()
+	return bp.idle
 }
 func (b *brokerProc) end() { b.once.Do(func() { close(b.done) }) }
 

@@ -101,9 +101,16 @@ func processAlive(pid int) bool {
 // startBroker serves a broker in dir for the test.
 func startBroker(t *testing.T, dir string) {
 	t.Helper()
+	startBrokerIdle(t, dir, 0)
+}
+
+// startBrokerIdle serves a broker in dir that caps its servers' idle
+// time at idle (when positive).
+func startBrokerIdle(t *testing.T, dir string, idle time.Duration) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan error, 1)
-	go func() { served <- broker.Serve(ctx, dir, 3*time.Second, 0) }()
+	go func() { served <- broker.Serve(ctx, dir, 3*time.Second, idle) }()
 	t.Cleanup(func() {
 		cancel()
 		<-served
@@ -115,6 +122,49 @@ func startBroker(t *testing.T, dir string) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	t.Fatal("no broker socket")
+}
+
+// LSP-9, LSP-1: the broker's idle time runs from the last use by any
+// process, not from the last connection's end: two processes whose own
+// pools would keep their connections for an hour still see the shared
+// gopls stop once neither has used it for the broker's idle time (1 s),
+// and their next call starts it again with no crash noted. Before, the
+// server lived as long as a connection did.
+func TestBrokerIdleCountsUse(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "broker")
+	startBrokerIdle(t, dir, time.Second)
+	a := newSession(t, "go", "gopls", Config{Pool: NewPool(), Broker: dir, IdleTimeout: time.Hour})
+	b := NewSupervisor(a.root, Config{Pool: NewPool(), Broker: dir, IdleTimeout: time.Hour})
+	t.Cleanup(func() { b.Close() })
+	hover := func(s *Supervisor) {
+		t.Helper()
+		h := must(s.Hover(a.ctx, loc(t, s, a.path("main.go")), Place{Line: 12, Symbol: "Total"}))(t)
+		if !strings.Contains(h.Contents, "float64") {
+			t.Fatalf("hover: %+v", h)
+		}
+	}
+	hover(a.sup)
+	hover(b)
+	pid := a.sup.running()[0].pid()
+	deadline := time.Now().Add(time.Minute)
+	for processAlive(pid) && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if processAlive(pid) {
+		t.Fatalf("gopls %d outlived its last use by a minute while the processes stayed connected (idle time 1 s)", pid)
+	}
+	hover(b)
+	hover(a.sup)
+	if got := b.running()[0].pid(); got == pid || got != a.sup.running()[0].pid() {
+		t.Fatalf("after the idle stop: want both on one new server, got %d and %d (old %d)", got, a.sup.running()[0].pid(), pid)
+	}
+	for _, s := range []*Supervisor{a.sup, b} {
+		for _, row := range s.Status(a.ctx).Servers {
+			if len(row.Crashes) > 0 {
+				t.Errorf("an idle stop noted as a crash: %+v", row.Crashes)
+			}
+		}
+	}
 }
 
 // LSP-9, LSP-1: a server the broker holds that crashes is reported to

@@ -599,7 +599,7 @@ func (s *Supervisor) serverFor(ctx context.Context, c *choice) (*server, error) 
 			e.srv.mu.Lock()
 			closing := e.srv.closing
 			e.srv.mu.Unlock()
-			if !closing {
+			if !closing && !e.srv.stoppedIdle() {
 				s.mu.Lock()
 				s.crashes[key] = Crash{Root: s.rel(key.root), Error: e.srv.exitError("").Error(), At: time.Now()}
 				s.mu.Unlock()

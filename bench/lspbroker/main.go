@@ -23,7 +23,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -33,6 +32,7 @@ func main() {
 	rounds := flag.Int("rounds", 3, "rounds; each runs every binary in both modes")
 	modes := flag.String("modes", "isolated,broker", "modes to run, in order: isolated (each process its own gopls), broker (--lsp-broker)")
 	files := flag.Int("files", 20, "extra files in the generated module (each imports a few standard packages)")
+	previews := flag.Int("previews", 0, "instead: the interleaving target, this many previews and writes in all from the n processes through the broker (interleave.go)")
 	flag.Parse()
 	if *bins == "" {
 		fail("-bins is required")
@@ -45,6 +45,18 @@ func main() {
 			name, path = filepath.Base(kv), kv
 		}
 		bs = append(bs, bin{name, path})
+	}
+	if *previews > 0 {
+		for r := 1; r <= *rounds; r++ {
+			for _, b := range bs {
+				res, err := interleave(b.path, *n, *previews)
+				if err != nil {
+					fail(fmt.Sprintf("%s interleave: %v", b.name, err))
+				}
+				fmt.Printf("round %d %-10s load %s  %s\n", r, b.name, loadavg(), res)
+			}
+		}
+		return
 	}
 	type key struct{ bin, mode string }
 	all := map[key][]result{}
@@ -153,11 +165,7 @@ func run(bin string, broker bool, n, files int) (res result, err error) {
 			p.close()
 		}
 		if broker {
-			if data, err := os.ReadFile(filepath.Join(runtime, "builtin-tools", "lsp-broker.pid")); err == nil {
-				if pid, _ := strconv.Atoi(strings.TrimSpace(string(data))); pid > 0 {
-					syscall.Kill(pid, syscall.SIGTERM)
-				}
-			}
+			stopBroker(runtime)
 		}
 		deadline := time.Now().Add(time.Minute)
 		for len(goplsPIDs(root)) > 0 && time.Now().Before(deadline) {
@@ -196,8 +204,7 @@ func run(bin string, broker bool, n, files int) (res result, err error) {
 		res.rssKB += rssKB(pid)
 	}
 	if broker {
-		if data, err := os.ReadFile(filepath.Join(runtime, "builtin-tools", "lsp-broker.pid")); err == nil {
-			pid, _ := strconv.Atoi(strings.TrimSpace(string(data)))
+		if pid := brokerPIDOf(runtime); pid > 0 {
 			res.brokerK = rssKB(pid)
 		}
 	}
@@ -354,6 +361,16 @@ func goplsPIDs(root string) []int {
 		}
 	}
 	return out
+}
+
+// brokerPIDOf is the pid of the broker of the runtime folder, 0 if none.
+func brokerPIDOf(runtime string) int {
+	data, err := os.ReadFile(filepath.Join(runtime, "builtin-tools", "lsp-broker.pid"))
+	if err != nil {
+		return 0
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(data)))
+	return pid
 }
 
 func rssKB(pid int) int64 {

@@ -55,8 +55,15 @@ type backend struct {
 	// registers its pull diagnostics so, and stops publishing).
 	registered []registration
 	hold       *bclient
-	idleTimer  *time.Timer
-	exited     chan struct{}
+	// preview is set while the server's diagnostics may be of a
+	// holder's unsaved text (previewDocs.go).
+	preview *heldPreview
+	// lastUse is when a client last sent the server anything but an
+	// answer: the idle time runs from it, whoever stays connected.
+	lastUse time.Time
+	// idleStop is set once the server is stopped for its idle time.
+	idleStop bool
+	exited   chan struct{}
 }
 
 type pendingCall struct {
@@ -120,6 +127,8 @@ func startBackend(b *broker, key string, h *Hello) (*backend, error) {
 		be.idle = min(be.idle, b.idle)
 	}
 	be.cond = sync.NewCond(&be.mu)
+	be.lastUse = time.Now()
+	go be.reapIdle()
 	go be.readServer(framing.NewReader(p.Stdout(), framing.WithMaxBody(maxFrame)))
 	go func() {
 		werr := p.Wait()
@@ -136,8 +145,11 @@ func startBackend(b *broker, key string, h *Hello) (*backend, error) {
 		if werr != nil {
 			why = werr.Error()
 		}
+		be.mu.Lock()
+		idle := be.idleStop
+		be.mu.Unlock()
 		for _, c := range cls {
-			c.send(map[string]any{"jsonrpc": "2.0", "method": "$/builtintools/exited", "params": map[string]any{"error": why}})
+			c.send(map[string]any{"jsonrpc": "2.0", "method": "$/builtintools/exited", "params": map[string]any{"error": why, "idle": idle}})
 			c.conn.Close()
 		}
 		b.mu.Lock()
@@ -153,6 +165,14 @@ func startBackend(b *broker, key string, h *Hello) (*backend, error) {
 		b.poke()
 	}()
 	return be, nil
+}
+
+// usable reports whether a client may join the server: it runs and is
+// not being stopped for its idle time.
+func (be *backend) usable() bool {
+	be.mu.Lock()
+	defer be.mu.Unlock()
+	return be.alive() && !be.idleStop
 }
 
 func (be *backend) alive() bool {
@@ -182,19 +202,15 @@ func (be *backend) stop() {
 func (be *backend) join(c *bclient) bool {
 	be.mu.Lock()
 	defer be.mu.Unlock()
-	if !be.alive() {
+	if !be.alive() || be.idleStop {
 		return false
 	}
 	be.clients = append(be.clients, c)
-	if be.idleTimer != nil {
-		be.idleTimer.Stop()
-		be.idleTimer = nil
-	}
 	return true
 }
 
 // leave drops a client: its documents are closed for it, its calls
-// forgotten, its hold released; the last one out starts the idle clock.
+// forgotten, its hold released.
 func (be *backend) leave(c *bclient) {
 	be.mu.Lock()
 	for i, x := range be.clients {
@@ -228,17 +244,8 @@ func (be *backend) leave(c *bclient) {
 	}
 	if be.hold == c {
 		be.hold = nil
+		be.releasedLocked(c)
 		be.cond.Broadcast()
-	}
-	if len(be.clients) == 0 && be.alive() {
-		be.idleTimer = time.AfterFunc(be.idle, func() {
-			be.mu.Lock()
-			empty := len(be.clients) == 0
-			be.mu.Unlock()
-			if empty {
-				be.stop()
-			}
-		})
 	}
 	be.mu.Unlock()
 	for _, id := range unanswered {
@@ -246,6 +253,31 @@ func (be *backend) leave(c *bclient) {
 	}
 	for _, uri := range closes {
 		be.send(map[string]any{"jsonrpc": "2.0", "method": "textDocument/didClose", "params": map[string]any{"textDocument": map[string]any{"uri": uri}}})
+	}
+}
+
+// reapIdle stops the server once no client has used it for its idle
+// time (LSP-1), counted from the last use by any client, whether or not
+// clients stay connected: none has a call at the server or holds it.
+func (be *backend) reapIdle() {
+	tick := time.NewTicker(max(be.idle/4, 10*time.Millisecond))
+	defer tick.Stop()
+	for {
+		select {
+		case <-be.exited:
+			return
+		case <-tick.C:
+		}
+		be.mu.Lock()
+		idle := len(be.pending) == 0 && be.hold == nil && !be.initWaiting && time.Since(be.lastUse) >= be.idle
+		if idle {
+			be.idleStop = true
+		}
+		be.mu.Unlock()
+		if idle {
+			be.stop()
+			return
+		}
 	}
 }
 
@@ -300,6 +332,14 @@ func (be *backend) fromClient(c *bclient, raw []byte) bool {
 	}
 	m.JSONRPC = "2.0"
 	be.mu.Lock()
+	if be.idleStop {
+		// Stopped for its idle time: the client sees the server's end.
+		be.mu.Unlock()
+		return false
+	}
+	if !m.isResponse() && m.Method != "$/builtintools/clients" {
+		be.lastUse = time.Now()
+	}
 	// Another client's hold: wait (bounded) until it ends.
 	if m.Method != "$/builtintools/release" {
 		deadline := time.Now().Add(holdWait)
@@ -391,6 +431,7 @@ func (be *backend) fromClient(c *bclient, raw []byte) bool {
 	case m.Method == "$/builtintools/release":
 		if be.hold == c {
 			be.hold = nil
+			be.releasedLocked(c)
 			be.cond.Broadcast()
 		}
 		be.mu.Unlock()
@@ -400,6 +441,9 @@ func (be *backend) fromClient(c *bclient, raw []byte) bool {
 		replay := be.replayLocked(c, &m, out)
 		if ok {
 			be.docSent++
+			if be.hold == c {
+				be.heldSentLocked(c, &m)
+			}
 		}
 		be.mu.Unlock()
 		if ok {

@@ -23,8 +23,9 @@
 //     other clients' messages wait until $/builtintools/release or until
 //     the holder's connection ends.
 //
-// A server with no client for its idle time is shut down; the broker
-// exits when it has no server and no client.
+// A server no client has used for its idle time is shut down, whether
+// or not clients stay connected; the broker exits when it has no server
+// and no client.
 package broker
 
 import (
@@ -294,7 +295,7 @@ func (b *broker) backendFor(h *Hello) (*backend, error) {
 	key := h.key()
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if be := b.backends[key]; be != nil && be.alive() {
+	if be := b.backends[key]; be != nil && be.usable() {
 		if h.Warm != "" {
 			b.warm[h.Warm] = key
 		}
@@ -317,7 +318,7 @@ func (b *broker) warmBackend(h *Hello) *backend {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	be := b.backends[b.warm[h.Warm]]
-	if be == nil || !be.alive() || be.hello.Server != h.Server || be.hello.Dir != h.Dir || be.hello.Trusted != h.Trusted {
+	if be == nil || !be.usable() || be.hello.Server != h.Server || be.hello.Dir != h.Dir || be.hello.Trusted != h.Trusted {
 		return nil
 	}
 	return be

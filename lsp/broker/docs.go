@@ -14,6 +14,7 @@ type bdoc struct {
 	version int // the server's, monotonic
 	open    map[*bclient]bool
 	texts   map[int][32]byte // hash of the text at a server version, when known
+	text    *string          // the text at the server's version, when known (a re-check sends it again)
 	// pub is the last versioned publish for the document, nil after an
 	// unversioned one or once no client has it open.
 	pub *lastPublish
@@ -56,6 +57,7 @@ func (be *backend) syncLocked(c *bclient, m *rpcMsg) (any, bool) {
 	}
 	mapVersion := func(text *string) int {
 		d.version++
+		d.text = text
 		if text != nil {
 			d.texts[d.version] = sha256.Sum256([]byte(*text))
 		}
@@ -163,7 +165,8 @@ const quietKey = "builtintoolsQuietMs"
 
 // publish sends a server's diagnostics to each client, with the version
 // that client sent for the text they are about; a client whose text is
-// another gets none.
+// another gets none; while they may be of a preview's text
+// (heldPreview), only the holder gets those of a document it sent.
 func (be *backend) publish(m *rpcMsg) {
 	var p struct {
 		URI     string          `json:"uri"`
@@ -180,14 +183,19 @@ func (be *backend) publish(m *rpcMsg) {
 	}
 	var outs []out
 	d := be.docs[p.URI]
+	to, recheck := be.previewPublishLocked(p.URI, p.Version)
 	if d != nil && len(d.open) > 0 {
-		if p.Version != nil {
+		if p.Version != nil && to == toAll {
 			d.pub = &lastPublish{version: *p.Version, diags: p.Diags, at: time.Now()}
 		} else {
 			d.pub = nil
 		}
 	}
 	for _, c := range be.clients {
+		if to == toNone || to == toHolder && c != be.preview.holder {
+			// Maybe of a preview's unsaved text.
+			continue
+		}
 		if p.Version == nil {
 			outs = append(outs, out{c, m})
 			continue
@@ -216,6 +224,31 @@ func (be *backend) publish(m *rpcMsg) {
 	for _, o := range outs {
 		o.c.send(o.msg)
 	}
+	for _, m := range recheck {
+		be.send(m)
+	}
+}
+
+// recheckLocked is a didChange of uri to the text the server has, at a
+// new version of the broker's own: the server checks it again and
+// publishes, and a client whose latest text it is gets that publish.
+// nil when the text is not known or no client has it open.
+func (be *backend) recheckLocked(uri string) any {
+	d := be.docs[uri]
+	if d == nil || d.text == nil || len(d.open) == 0 {
+		return nil
+	}
+	h, ok := d.texts[d.version]
+	if !ok {
+		return nil
+	}
+	d.version++
+	d.texts[d.version] = h
+	delete(d.texts, d.version-32)
+	be.docSent++
+	return map[string]any{"jsonrpc": "2.0", "method": "textDocument/didChange", "params": map[string]any{
+		"textDocument":   map[string]any{"uri": uri, "version": d.version},
+		"contentChanges": []map[string]any{{"text": *d.text}}}}
 }
 
 // pullsLocked reports whether the server is asked for diagnostics
