@@ -257,8 +257,9 @@ func (be *backend) leave(c *bclient) {
 }
 
 // reapIdle stops the server once no client has used it for its idle
-// time (LSP-1), counted from the last use by any client, whether or not
-// clients stay connected: none has a call at the server or holds it.
+// time (LSP-1), counted from the last use by any client (or the end of
+// the server's last work-done progress), whether or not clients stay
+// connected: none has a call at the server or holds it.
 func (be *backend) reapIdle() {
 	tick := time.NewTicker(max(be.idle/4, 10*time.Millisecond))
 	defer tick.Stop()
@@ -269,7 +270,9 @@ func (be *backend) reapIdle() {
 		case <-tick.C:
 		}
 		be.mu.Lock()
-		idle := len(be.pending) == 0 && be.hold == nil && !be.initWaiting && time.Since(be.lastUse) >= be.idle
+		// Work-done progress under way (a workspace loading) is use
+		// too: the clients wait for its end without asking anything.
+		idle := len(be.pending) == 0 && be.hold == nil && !be.initWaiting && len(be.progress) == 0 && time.Since(be.lastUse) >= be.idle
 		if idle {
 			be.idleStop = true
 		}
@@ -698,6 +701,7 @@ func (be *backend) noteLoadingLocked(m *rpcMsg, raw []byte) {
 			}
 		case "end":
 			delete(be.progress, string(p.Token))
+			be.lastUse = time.Now()
 		}
 	case "window/logMessage":
 		if be.loaded == nil || be.loadedLog != nil {
