@@ -2,11 +2,7 @@ package dap
 
 import (
 	"context"
-	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -56,27 +52,9 @@ func localNamed(vars []Var, name string) *Var {
 	return nil
 }
 
-// alive reports whether pid still runs (a zombie counts as gone).
-func alive(pid int) bool {
-	if pid <= 0 {
-		return false
-	}
-	if err := syscall.Kill(pid, 0); err != nil {
-		return false
-	}
-	data, err := os.ReadFile(filepath.Join("/proc", itoa(pid), "stat"))
-	if err != nil {
-		return false
-	}
-	f := strings.Fields(string(data))
-	return len(f) > 2 && f[2] != "Z"
-}
-
-func itoa(n int) string { return strconv.Itoa(n) }
-
 func waitGone(t *testing.T, what string, pid int) {
 	t.Helper()
-	if !exits(pid, 10*time.Second) {
+	if !testenv.Exits(pid, 10*time.Second) {
 		t.Fatalf("%s (pid %d) still runs", what, pid)
 	}
 }
