@@ -98,6 +98,19 @@ func sample(t *testing.T, adapter, file, src string) (string, pathguard.Path) {
 	return root, at(root, file)
 }
 
+// stoppedSample launches the sample of src (see sample) on adapter, on a
+// supervisor of its own, and returns once the program stops at line of
+// file, with the test's context and the sample's root.
+func stoppedSample(t *testing.T, adapter, file, src string, line int) (*Supervisor, context.Context, string) {
+	t.Helper()
+	needAdapter(t, adapter)
+	root, program := sample(t, adapter, file, src)
+	s := newSupervisor(t, root, Config{})
+	ctx := testCtx(t)
+	stopAt(t, s, ctx, root, file, line, LaunchSpec{Adapter: adapter, Program: program}, time.Minute)
+	return s, ctx, root
+}
+
 // needAdapter skips (or, under BUILTIN_TOOLS_REQUIRE, fails) a test whose
 // adapter is not installed, naming the install step.
 func needAdapter(t testing.TB, id string) AdapterSpec {
