@@ -226,11 +226,7 @@ func TestPlanSendToARootWorker(t *testing.T) {
 	if !isErr || !strings.Contains(out, "vibe_spawn started it with isolation none") {
 		t.Fatalf("send from plan mode to a root worker: error=%v %s", isErr, out)
 	}
-	c, err := r.Client(context.Background(), tiers.Plan)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := clientOf(t, r, tiers.Plan)
 	tools, err := c.ListTools(context.Background(), mcp.ListToolsRequest{})
 	if err != nil {
 		t.Fatal(err)

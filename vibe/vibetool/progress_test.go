@@ -47,11 +47,7 @@ func TestListShowsRunningWorkersOutput(t *testing.T) {
 func TestWaitReportsProgress(t *testing.T) {
 	defer vibetool.SetProgressEvery(vibetool.SetProgressEvery(200 * time.Millisecond))
 	r := newRun(t, true)
-	c, err := r.Client(context.Background(), tiers.Normal)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := clientOf(t, r, tiers.Normal)
 	msgs := make(chan string, 100)
 	c.OnNotification(func(n mcp.JSONRPCNotification) {
 		if n.Method == "notifications/progress" && n.Params.AdditionalFields["progressToken"] == "wait-1" {

@@ -227,11 +227,7 @@ func TestCloseLogsWhatItKept(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := r.Client(context.Background(), tiers.Normal)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := clientOf(t, r, tiers.Normal)
 	logs := make(chan string, 8)
 	c.OnNotification(func(n mcp.JSONRPCNotification) {
 		if n.Method == "notifications/message" {
