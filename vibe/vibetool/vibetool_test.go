@@ -14,7 +14,6 @@ import (
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
 	"github.com/builtin-tools/builtin-tools/vibe/vibetool"
-	"github.com/mark3labs/mcp-go/client"
 )
 
 func newRun(t *testing.T, on bool) *registry.Run {
@@ -27,17 +26,6 @@ func newRun(t *testing.T, on bool) *registry.Run {
 	}
 	t.Cleanup(func() { r.Close() })
 	return r
-}
-
-// clientOf is an MCP client of r in mode, closed when the test ends.
-func clientOf(t *testing.T, r *registry.Run, mode tiers.Mode) *client.Client {
-	t.Helper()
-	c, err := r.Client(context.Background(), mode)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return c
 }
 
 func call(t *testing.T, r *registry.Run, tool string, args map[string]any) (string, map[string]any, bool) {
