@@ -332,11 +332,7 @@ func TestPrefilterNeverDropsAMatch(t *testing.T) {
 			continue
 		}
 		root := t.TempDir()
-		for name, data := range c.files {
-			p := filepath.Join(root, filepath.FromSlash(name))
-			os.MkdirAll(filepath.Dir(p), 0o755)
-			os.WriteFile(p, data, 0o644)
-		}
+		testenv.WriteTree(t, root, c.files)
 		q := Query{Path: at(root), Pattern: c.pattern, Language: c.language, MaxResults: 1000}
 		if c.path != "" {
 			q.Path = at(root, filepath.Join(root, filepath.FromSlash(c.path)))

@@ -53,13 +53,7 @@ const widgetDart = `class Screen {
 func newRun(t *testing.T, files map[string]string, opts builtintools.Options) *registry.Run {
 	t.Helper()
 	root := t.TempDir()
-	for name, content := range files {
-		p := filepath.Join(root, name)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testenv.WriteTree(t, root, files)
 	opts.Root = root
 	opts.Without = append(opts.Without, "lsp")
 	r, err := builtintools.NewRun(opts)

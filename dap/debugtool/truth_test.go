@@ -31,15 +31,7 @@ const opArg = "operation"
 // debugRun is a run over a checkout of files with the debug tool.
 func debugRun(t *testing.T, files map[string]string, cfg dap.Config) (*registry.Run, string) {
 	t.Helper()
-	root := t.TempDir()
-	for name, text := range files {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	root, _ = filepath.EvalSymlinks(root)
+	root := testenv.Tree(t, files)
 	r, err := builtintools.NewRun(builtintools.Options{Root: root, ConversationID: "truth", Without: []string{"lsp", "structural"},
 		Settings: map[string]any{debugtool.Key.Name(): cfg}})
 	if err != nil {

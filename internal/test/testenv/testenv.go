@@ -325,7 +325,7 @@ func PidFile(t testing.TB, file string) int {
 
 // WriteTree writes files (slash-separated names under root; a name ending
 // in "/" is an empty folder) and their folders.
-func WriteTree(t testing.TB, root string, files map[string]string) {
+func WriteTree[T string | []byte](t testing.TB, root string, files map[string]T) {
 	t.Helper()
 	for name, data := range files {
 		p := filepath.Join(root, filepath.FromSlash(name))
