@@ -62,19 +62,28 @@ type Cache struct {
 	// snapshot it is read in.
 	named *namedStore
 
-	// sites: references resolved lazily (SiteLazy), for this snapshot
-	// only; nsites counts them, up to maxSites.
-	sites  sync.Map // siteKey → *Resolution
-	nsites atomic.Int64
+	// sites: references resolved lazily (SiteLazy), shared with the
+	// caches of the snapshots before and after of the same FactsGen.
+	sites *siteStore
+}
+
+// siteStore holds resolved sites along snapshots of one FactsGen: what
+// one resolved holds in the others, with the entries of the snapshot it
+// is read in (SiteLazy takes them anew by ID). It counts its sites and
+// stops taking new ones at maxSites; the next snapshot then starts
+// another.
+type siteStore struct {
+	m sync.Map // siteKey → *Resolution
+	n atomic.Int64
 }
 
 type siteKey struct {
-	f    *snap.Entry
+	f    snap.FileID
 	ri   int32
 	kind uint8
 }
 
-// maxSites bounds the sites a cache keeps: a few of the largest callers
+// maxSites bounds the sites a store keeps: a few of the largest callers
 // answers (a method name thousands of calls share), some megabytes.
 const maxSites = 50000
 
@@ -108,7 +117,7 @@ type subsAt struct {
 // bases are (BasesGen). Valid entries are kept as they are: an inherited
 // cache answers as a fresh one would.
 func NewCache(s *snap.Snapshot, prev *Cache) *Cache {
-	c := &Cache{s: s, named: &namedStore{}}
+	c := &Cache{s: s, named: &namedStore{}, sites: &siteStore{}}
 	for _, l := range s.Langs.All() {
 		c.importsGen += s.Tables(l).ImportsGen
 	}
@@ -117,6 +126,9 @@ func NewCache(s *snap.Snapshot, prev *Cache) *Cache {
 	}
 	if prev.named.n.Load() < maxNamed && prev.s.Langs == s.Langs {
 		c.named = prev.named
+	}
+	if prev.sites.n.Load() < maxSites && prev.s.Langs == s.Langs && prev.s.FactsGen == s.FactsGen {
+		c.sites = prev.sites
 	}
 	prev.mu.Lock()
 	defer prev.mu.Unlock()
@@ -151,9 +163,18 @@ func (rv *Resolver) dirOf(l *lang.Language, dir string) []*snap.Entry {
 // impact ask for the same sites again, and a name many types share has
 // thousands. The resolution is shared: never change it.
 func (rv *Resolver) SiteLazy(f *snap.Entry, ri int32, kind uint8) Resolution {
-	k := siteKey{f, ri, kind}
-	if v, ok := rv.c.sites.Load(k); ok {
-		return *v.(*Resolution)
+	k := siteKey{f.ID, ri, kind}
+	st := rv.c.sites
+	if v, ok := st.m.Load(k); ok {
+		res := v.(*Resolution)
+		if rv.holds(res) {
+			return *res
+		}
+		// Resolved in an earlier snapshot of the same facts: the same
+		// answer, with this snapshot's entries.
+		moved := rv.moved(res)
+		st.m.Store(k, &moved)
+		return moved
 	}
 	r := &f.Refs[ri]
 	if r.Kind != kind {
@@ -162,8 +183,50 @@ func (rv *Resolver) SiteLazy(f *snap.Entry, ri int32, kind uint8) Resolution {
 		r = &c
 	}
 	res := rv.ResolveLazy(f, r)
-	if rv.c.nsites.Add(1) <= maxSites {
-		rv.c.sites.Store(k, &res)
+	if st.n.Add(1) <= maxSites {
+		st.m.Store(k, &res)
 	}
 	return res
+}
+
+// holds says every entry res holds is rv's snapshot's.
+func (rv *Resolver) holds(res *Resolution) bool {
+	here := func(ts []snap.Target) bool {
+		for _, t := range ts {
+			if rv.s.ByID(t.File.ID) != t.File {
+				return false
+			}
+		}
+		return true
+	}
+	if p := res.Pending; p != nil && (rv.s.ByID(p.f.ID) != p.f || !here(p.hint) || p.iface != nil && p.iface.s != rv.s) {
+		return false
+	}
+	return here(res.Targets) && here(res.Impls)
+}
+
+// moved is res, resolved in a snapshot of rv's FactsGen, with the
+// entries of rv's snapshot (the same files, IDs and records).
+func (rv *Resolver) moved(res *Resolution) Resolution {
+	move := func(ts []snap.Target) []snap.Target {
+		if ts == nil {
+			return nil
+		}
+		out := make([]snap.Target, len(ts))
+		for i, t := range ts {
+			out[i] = snap.Target{File: rv.s.ByID(t.File.ID), Def: t.Def}
+		}
+		return out
+	}
+	m := *res
+	m.Targets, m.Impls = move(res.Targets), move(res.Impls)
+	if p := res.Pending; p != nil {
+		q := *p
+		q.f, q.hint = rv.s.ByID(p.f.ID), move(p.hint)
+		if q.iface != nil {
+			q.iface = rv
+		}
+		m.Pending = &q
+	}
+	return m
 }
