@@ -630,7 +630,6 @@ func (v View) callersOf(ts []snap.Target) map[snap.Target]*callerSet {
 					r = &v
 				}
 				res := v.R.SiteLazy(g, ri, r.Kind)
-				var cands []resolve.Scored // a pending resolution's candidates, scored once
 				for _, t := range group {
 					cs := out[t]
 					if r.Kind == lang.RefType && !lang.ClassLike(t.D().Kind) {
@@ -640,10 +639,7 @@ func (v View) callersOf(ts []snap.Target) map[snap.Target]*callerSet {
 					rank, of, reason := 0, 0, ""
 					if res.Pending != nil {
 						if res.Pending.Accepts(t.D()) {
-							if cands == nil {
-								cands = v.R.Scores(res.Pending)
-							}
-							rank, of, reason = v.R.RankOf(res.Pending, t, cands)
+							rank, of, reason = v.R.SiteRank(g, ri, r.Kind, res.Pending, t)
 							found = rank > 0
 						}
 					} else {
@@ -669,10 +665,7 @@ func (v View) callersOf(ts []snap.Target) map[snap.Target]*callerSet {
 					if !found {
 						unresolved := res.Class == Unresolved
 						if res.Pending != nil {
-							if cands == nil {
-								cands = v.R.Scores(res.Pending)
-							}
-							unresolved = len(cands) == 0
+							unresolved = v.R.SiteCandidates(g, ri, r.Kind, res.Pending) == 0
 						}
 						switch {
 						case r.Kind == lang.RefType, r.Kind == lang.RefRead:

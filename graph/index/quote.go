@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"container/list"
 	"crypto/sha256"
+	"os"
 	"path/filepath"
 	"sync"
 
@@ -40,7 +41,11 @@ type quoted struct {
 // change them.
 func (x *Index) Lines(e *snap.Entry) (lines [][]byte, ok bool) {
 	abs := filepath.Join(x.root, filepath.FromSlash(e.Rel))
-	if info, err := x.guard.Stat(abs); err != nil || !info.Mode().IsRegular() || stampOf(info) != e.Stamp {
+	// A plain lstat, not the guard's walk of the path: it only checks
+	// that the file is still the one whose lines are kept (read through
+	// the guard), and anything else there (a link, another file, one
+	// outside the root) has another stamp.
+	if info, err := os.Lstat(abs); err != nil || !info.Mode().IsRegular() || stampOf(info) != e.Stamp {
 		return nil, false
 	}
 	c := &x.quotes

@@ -88,6 +88,9 @@ func lazily(rv *resolve.Resolver) string {
 				continue
 			}
 			cands := rv.Scores(res.Pending)
+			if n := rv.SiteCandidates(f, int32(i), r.Kind, res.Pending); n != len(cands) {
+				fmt.Fprintf(&b, "%s:%d %s: %d candidates, kept %d\n", f.Rel, r.Line, f.RefName(r), len(cands), n)
+			}
 			for g := range rv.Snapshot().Files() {
 				for d := range g.Defs {
 					t := snap.Target{File: g, Def: int32(d)}
@@ -96,6 +99,10 @@ func lazily(rv *resolve.Resolver) string {
 					}
 					rank, of, why := rv.RankOf(res.Pending, t, cands)
 					fmt.Fprintf(&b, "%s:%d %s -> %s %d of %d: %s\n", f.Rel, r.Line, f.RefName(r), t.Qualified(), rank, of, why)
+					// The same, kept with the site.
+					if r2, of2, why2 := rv.SiteRank(f, int32(i), r.Kind, res.Pending, t); r2 != rank || of2 != of || why2 != why {
+						fmt.Fprintf(&b, "  but kept: %d of %d: %s\n", r2, of2, why2)
+					}
 				}
 			}
 		}

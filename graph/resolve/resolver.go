@@ -75,6 +75,22 @@ type Cache struct {
 type siteStore struct {
 	m sync.Map // siteKey → *Resolution
 	n atomic.Int64
+	// ranks: a name-only site's place among its candidates for one
+	// definition (SiteRank), and with no definition their number; they
+	// hold no entries, so they need no moving. nranks counts them.
+	ranks  sync.Map // rankKey → rankAt
+	nranks atomic.Int64
+}
+
+type rankKey struct {
+	site siteKey
+	id   snap.FileID
+	def  int32 // -1: the number of candidates
+}
+
+type rankAt struct {
+	rank, of int32
+	reason   string
 }
 
 type siteKey struct {
@@ -229,4 +245,38 @@ func (rv *Resolver) moved(res *Resolution) Resolution {
 		m.Pending = &q
 	}
 	return m
+}
+
+// SiteRank is RankOf for the site's pending resolution p (SiteLazy's)
+// and t, kept with the site: a name thousands of calls share ranks its
+// candidates once, not on every answer.
+func (rv *Resolver) SiteRank(f *snap.Entry, ri int32, kind uint8, p *Pending, t snap.Target) (rank, of int, reason string) {
+	k := rankKey{siteKey{f.ID, ri, kind}, t.File.ID, t.Def}
+	st := rv.c.sites
+	if v, ok := st.ranks.Load(k); ok {
+		at := v.(rankAt)
+		return int(at.rank), int(at.of), at.reason
+	}
+	all := rv.scores(p)
+	rank, of, reason = rv.RankOf(p, t, all)
+	if st.nranks.Add(2) <= 2*maxSites {
+		st.ranks.Store(k, rankAt{int32(rank), int32(of), reason})
+		st.ranks.Store(rankKey{k.site, 0, -1}, rankAt{of: int32(len(all))})
+	}
+	return rank, of, reason
+}
+
+// SiteCandidates is the number of candidates of the site's pending
+// resolution p (SiteLazy's), kept with the site.
+func (rv *Resolver) SiteCandidates(f *snap.Entry, ri int32, kind uint8, p *Pending) int {
+	k := rankKey{siteKey{f.ID, ri, kind}, 0, -1}
+	st := rv.c.sites
+	if v, ok := st.ranks.Load(k); ok {
+		return int(v.(rankAt).of)
+	}
+	n := len(rv.scores(p))
+	if st.nranks.Add(1) <= 2*maxSites {
+		st.ranks.Store(k, rankAt{of: int32(n)})
+	}
+	return n
 }
