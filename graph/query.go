@@ -638,7 +638,7 @@ func (v View) callersOf(ts []snap.Target) map[snap.Target]*callerSet {
 					found := false
 					rank, of, reason := 0, 0, ""
 					if res.Pending != nil {
-						if res.Pending.Accepts(t.D()) {
+						if v.R.Accepts(res.Pending, t.D()) {
 							rank, of, reason = v.R.SiteRank(g, ri, r.Kind, res.Pending, t)
 							found = rank > 0
 						}

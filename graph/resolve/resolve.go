@@ -771,14 +771,11 @@ type Pending struct {
 	// note ends every candidate's reason: why a call of a declared type
 	// is still name-only (dispatch the index cannot see into).
 	note string
-	// iface, for dispatch: the resolver whose snapshot's interfaces are
-	// left out (an interface's own method never runs).
-	iface *Resolver
-}
-
-// accepts says d is among p's candidates.
-func (p *Pending) accepts(d *lang.Def) bool {
-	return p.ok(d) && (p.iface == nil || !p.iface.interfaceNamed(p.f.Lang, d.Container))
+	// noIface, for dispatch: a method of an interface the snapshot
+	// declares is not a candidate (an interface's own method never runs).
+	// A flag, not a filter holding the resolver: a site kept along the
+	// snapshots must not keep an old snapshot alive.
+	noIface bool
 }
 
 // Dispatch says whether p's candidates are what a call through a
@@ -787,7 +784,9 @@ func (p *Pending) accepts(d *lang.Def) bool {
 func (p *Pending) Dispatch() bool { return p.note != "" }
 
 // Accepts says whether d is a definition p's candidates are among.
-func (p *Pending) Accepts(d *lang.Def) bool { return p.accepts(d) }
+func (rv *Resolver) Accepts(p *Pending, d *lang.Def) bool {
+	return p.ok(d) && (!p.noIface || !rv.interfaceNamed(p.f.Lang, d.Container))
+}
 
 // Scored is one candidate of a Pending resolution with its score. Its
 // reason is made only when asked (reasonOf): callers scores every
@@ -846,7 +845,7 @@ func (rv *Resolver) scores(p *Pending) []Scored {
 	}
 	for _, nd := range rv.named(f.Lang, name) {
 		g, d := nd.t.File, nd.t.D()
-		if !p.accepts(d) {
+		if !rv.Accepts(p, d) {
 			continue
 		}
 		s := Scored{t: nd.t}

@@ -94,7 +94,7 @@ func lazily(rv *resolve.Resolver) string {
 			for g := range rv.Snapshot().Files() {
 				for d := range g.Defs {
 					t := snap.Target{File: g, Def: int32(d)}
-					if t.D().Name != f.RefName(r) || !res.Pending.Accepts(t.D()) {
+					if t.D().Name != f.RefName(r) || !rv.Accepts(res.Pending, t.D()) {
 						continue
 					}
 					rank, of, why := rv.RankOf(res.Pending, t, cands)

@@ -215,7 +215,7 @@ func (rv *Resolver) holds(res *Resolution) bool {
 		}
 		return true
 	}
-	if p := res.Pending; p != nil && (rv.s.ByID(p.f.ID) != p.f || !here(p.hint) || p.iface != nil && p.iface.s != rv.s) {
+	if p := res.Pending; p != nil && (rv.s.ByID(p.f.ID) != p.f || !here(p.hint)) {
 		return false
 	}
 	return here(res.Targets) && here(res.Impls)
@@ -239,9 +239,6 @@ func (rv *Resolver) moved(res *Resolution) Resolution {
 	if p := res.Pending; p != nil {
 		q := *p
 		q.f, q.hint = rv.s.ByID(p.f.ID), move(p.hint)
-		if q.iface != nil {
-			q.iface = rv
-		}
 		m.Pending = &q
 	}
 	return m
