@@ -12,7 +12,7 @@ import (
 
 // SchemaHash changes whenever a field, a type, their order or the encoding changes:
 // the SHA-256 of the types' description and of this file's code.
-const SchemaHash = "5afdf382e1ab3544748df4f47c3e8a1acb2ffc1aebe70644a2e1acb15ab316ba"
+const SchemaHash = "2d08f0231ab5b0fc088cde85df6ebf823b9771361c328b9687e38b926e3eaa0c"
 
 func codecDefAppend(b []byte, v, prev *Def) []byte {
 	b = wire.AppendStr(b, v.Name)
@@ -62,6 +62,8 @@ func codecRefAppend(b []byte, v, prev *Ref) []byte {
 	b = binary.AppendVarint(b, int64(v.Col))
 	b = binary.AppendVarint(b, int64(v.Encl))
 	b = binary.AppendVarint(b, int64(v.At)-int64(prev.At))
+	b = append(b, byte(v.Arg))
+	b = binary.AppendVarint(b, int64(v.ArgOf))
 	return b
 }
 
@@ -74,6 +76,8 @@ func codecRefDecode(d *wire.Decoder, v, prev *Ref) {
 	_ = wire.SmallInt(d, &v.Col) || wire.Int(d, &v.Col)
 	_ = wire.SmallInt(d, &v.Encl) || wire.Int(d, &v.Encl)
 	_ = wire.SmallIntDelta(d, &v.At, prev.At) || wire.IntDelta(d, &v.At, prev.At)
+	v.Arg = d.Byte()
+	_ = wire.SmallInt(d, &v.ArgOf) || wire.Int(d, &v.ArgOf)
 }
 
 func codecImportAppend(b []byte, v *Import) []byte {
@@ -101,6 +105,7 @@ func codecLocalAppend(b []byte, v *Local) []byte {
 	b = binary.AppendVarint(b, int64(v.X))
 	b = append(b, byte(v.How))
 	b = binary.AppendVarint(b, int64(v.Line))
+	b = append(b, byte(v.Param))
 	return b
 }
 
@@ -114,6 +119,7 @@ func codecLocalDecode(d *wire.Decoder, v *Local) {
 	_ = wire.SmallInt(d, &v.X) || wire.Int(d, &v.X)
 	v.How = d.Byte()
 	_ = wire.SmallInt(d, &v.Line) || wire.Int(d, &v.Line)
+	v.Param = d.Byte()
 }
 
 func codecFieldAppend(b []byte, v *Field) []byte {
@@ -288,7 +294,7 @@ func codecRecordDecode(d *wire.Decoder, v *Record) {
 			prev = &v.Defs[i0]
 		}
 	}
-	if n := d.Count(8); n > 0 {
+	if n := d.Count(10); n > 0 {
 		v.Refs = make([]Ref, n)
 		prev := &Ref{}
 		for i0 := range v.Refs {
@@ -302,7 +308,7 @@ func codecRecordDecode(d *wire.Decoder, v *Record) {
 			codecImportDecode(d, &v.Imports[i0])
 		}
 	}
-	if n := d.Count(9); n > 0 {
+	if n := d.Count(10); n > 0 {
 		v.Locals = make([]Local, n)
 		for i0 := range v.Locals {
 			codecLocalDecode(d, &v.Locals[i0])

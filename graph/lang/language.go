@@ -141,6 +141,10 @@ type Language struct {
 	capTypeMember int
 	capTypeField  int
 	capScope      int
+	// @arguments: in a @reference.value pattern whose node is a call, the
+	// call's argument list holding @name (an argument's place); in a
+	// @local pattern, @parameters: the parameter list holding @name.
+	capArgs, capParams int
 	// moduleFields: module-level @local bindings are module fields.
 	moduleFields bool
 	// @doc.comment: the doc comment of the @doc function; docParam and
@@ -504,6 +508,8 @@ func loadLanguage(e *astgrep.Engine, fsys fs.FS, id string) (*Language, error) {
 	l.capTypeKey = q.Capture("type.key")
 	l.capTypeDoc = q.Capture("type.doc")
 	l.capScope = q.Capture("scope")
+	l.capArgs = q.Capture("arguments")
+	l.capParams = q.Capture("parameters")
 	l.capDocText = q.Capture("doc.comment")
 	if c.DocParam != "" {
 		if l.docParam, err = regexp.Compile(c.DocParam); err != nil {
