@@ -21,7 +21,7 @@ func TestArgumentsAndParameters(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
-		lang, src      string
+		lang, src    string
 		args, params []string
 	}{
 		{"go", "package p\n\nfunc (s *S) Run(a, b int, f func(), g func()) { f(); g() }\n\nfunc x() { s.Run(1, 2, F, pkg.G); H(Run(F)) }\n",

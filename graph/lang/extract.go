@@ -535,7 +535,7 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 		return cmp.Compare(a.pattern, b.pattern)
 	})
 	last := int32(-1)
-	all := sc.kept[:0] // the record's references before the last cut below
+	all := sc.kept[:0]        // the record's references before the last cut below
 	var calls map[int32]int32 // a call's node: its name's At
 	for _, r := range refs {
 		if r.r.At == last || names[r.r.At] {
