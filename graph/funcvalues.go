@@ -2,6 +2,8 @@ package graph
 
 import (
 	"slices"
+	"sort"
+	"strconv"
 
 	"github.com/builtin-tools/builtin-tools/graph/lang"
 	"github.com/builtin-tools/builtin-tools/graph/resolve"
@@ -111,4 +113,83 @@ func (v View) aliasCalls(t snap.Target) []Site {
 		}
 	}
 	return out
+}
+
+// passedCalls are the calls of t through a parameter of the function it
+// is passed to, at value use s (G(F), G calls its parameter f): F runs
+// there whenever that caller calls G. The callee must be resolved for
+// sure (exact or import) to one function; each call of the parameter in
+// its body, not shadowed by a closure's own, is a candidate that impact
+// walks on from (other callers of G may pass something else). Python's
+// self (a method's first parameter, named by "self") takes no argument of
+// a call on a receiver.
+func (v View) passedCalls(t snap.Target, s Site) []Site {
+	g := s.fileRef
+	if g == nil {
+		return nil
+	}
+	r := &g.Refs[s.ri]
+	if r.Arg == 0 || r.Kind != lang.RefValue {
+		return nil
+	}
+	i := sort.Search(len(g.Refs), func(i int) bool { return g.Refs[i].At >= r.ArgOf })
+	if i == len(g.Refs) || g.Refs[i].At != r.ArgOf || g.Refs[i].Kind != lang.RefCall {
+		return nil
+	}
+	call := &g.Refs[i]
+	res := v.R.Resolve(g, call)
+	if res.Class != lang.Exact && res.Class != lang.ViaImport || len(res.Targets) != 1 {
+		return nil
+	}
+	callee := res.Targets[0]
+	cf, cd := callee.File, callee.D()
+	if !lang.FunctionLike(cd.Kind) {
+		return nil
+	}
+	place := int(r.Arg)
+	param := -1
+	for j := range cf.Locals {
+		if lc := &cf.Locals[j]; lc.Encl == callee.Def && lc.Param == 1 && call.Recv != 0 && cd.Member() && cf.Lang.IsSelf(cf.Strs[lc.Name]) {
+			place++
+			break
+		}
+	}
+	for j := range cf.Locals {
+		if lc := &cf.Locals[j]; lc.Encl == callee.Def && int(lc.Param) == place {
+			param = j
+			break
+		}
+	}
+	if param < 0 {
+		return nil
+	}
+	p := &cf.Locals[param]
+	name := cf.Strs[p.Name]
+	var out []Site
+	for _, ci := range cf.RefsNamed(name) {
+		c := &cf.Refs[ci]
+		if c.Kind != lang.RefCall || c.Recv != 0 || c.At < cd.Start || c.At >= cd.End || !v.holdsParam(cf, c, callee.Def, p) {
+			continue
+		}
+		site := v.site(cf, ci)
+		site.Class, site.Rank, site.Of, site.passed = Candidate, 1, 1, true
+		site.Reason = "a call of " + callee.Qualified() + "'s parameter " + name + ", to which " + s.In + " (" + s.File + ":" + strconv.Itoa(s.Line) + ") passes " + t.Qualified()
+		out = append(out, site)
+	}
+	return out
+}
+
+// holdsParam says whether the name c calls is parameter p of definition
+// e there: not bound again by a closure on the way, nor in an inner block.
+func (v View) holdsParam(f *snap.Entry, c *lang.Ref, e int32, p *lang.Local) bool {
+	name := f.Strs[p.Name]
+	for d, n := c.Encl, 0; d >= 0 && n < 16; d, n = f.Outer(d), n+1 {
+		if d == e {
+			return slices.Contains(f.InnermostLocals(name, e, c.At), p)
+		}
+		if f.Bound(name, d, c.At) {
+			return false
+		}
+	}
+	return false
 }

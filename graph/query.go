@@ -466,11 +466,16 @@ type Site struct {
 	// language's own interface (Go's err.Error()): impact walks on from
 	// it.
 	dispatch bool
+	// passed: a call of a parameter the definition is passed to (G(F),
+	// G calls its f): impact walks on from it. reached: a value use
+	// passed to a call whose callee's calls of it are listed.
+	passed, reached bool
+	ri              int32 // the reference, in fileRef
 }
 
 func (v View) site(f *snap.Entry, ri int32) Site {
 	r := &f.Refs[ri]
-	s := Site{File: f.Rel, Line: int(r.Line), Column: int(r.Col), Call: f.RefName(r), In: "(top level)", fileRef: f}
+	s := Site{File: f.Rel, Line: int(r.Line), Column: int(r.Col), Call: f.RefName(r), In: "(top level)", fileRef: f, ri: ri}
 	if r.Recv != 0 {
 		s.Call = f.RefReceiver(r) + "." + s.Call
 	}
@@ -715,8 +720,21 @@ func (v View) callersOf(ts []snap.Target) map[snap.Target]*callerSet {
 	// Calls through a local bound to a definition where it is used as a
 	// value (f := G; f()).
 	for t, cs := range out {
-		for _, s := range cs.values {
-			cs.calls = append(cs.calls, v.heldCalls(t, s)...)
+		type at struct {
+			f  *snap.Entry
+			ri int32
+		}
+		seen := map[at]bool{} // (passed calls, once each)
+		for i := range cs.values {
+			s := &cs.values[i]
+			cs.calls = append(cs.calls, v.heldCalls(t, *s)...)
+			for _, c := range v.passedCalls(t, *s) {
+				s.reached = true
+				if k := (at{c.fileRef, c.ri}); !seen[k] {
+					seen[k] = true
+					cs.calls = append(cs.calls, c)
+				}
+			}
 		}
 		cs.calls = append(cs.calls, v.aliasCalls(t)...)
 	}

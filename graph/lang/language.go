@@ -587,6 +587,11 @@ func (l *Language) Rule() ImportRule { return l.rule }
 // "queries" lists).
 func (l *Language) Query() *astgrep.CaptureQuery { return l.query }
 
+// PassesArguments says whether the language's records place functions
+// passed to calls and parameters (@arguments, @parameters): callers of a
+// function passed lists the callee's calls of its parameter.
+func (l *Language) PassesArguments() bool { return l.capArgs >= 0 && l.capParams >= 0 }
+
 // IsBuiltin says whether the language defines name itself.
 func (l *Language) IsBuiltin(name string) bool { return l.builtins[name] }
 
