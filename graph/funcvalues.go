@@ -82,37 +82,27 @@ func (v View) variableCalls(t, holder snap.Target) []Site {
 	return out
 }
 
-// aliasCalls are the calls of class t through a module-level variable set
-// to it (Alias = Store; Alias()) in a language where calling a class
-// constructs it: the name is a value there, which a value reference does
-// not lead to a class, so the binding is found from t's name.
-func (v View) aliasCalls(t snap.Target) []Site {
-	d := t.D()
-	if !lang.ClassLike(d.Kind) || t.File.Lang.Conversions {
-		return nil
+// aliasHolder is the module-level variable value use r (of a class's
+// name) is the one value of (Alias = Store), or -1: in a language where
+// calling a class constructs it, a call of the variable constructs the
+// class, which a value reference does not lead to, so callersOf finds the
+// binding from the class's references (and variableCalls the calls).
+func aliasHolder(g *snap.Entry, r *lang.Ref) int32 {
+	if r.Kind != lang.RefValue || r.Encl < 0 {
+		return -1
 	}
-	var out []Site
-	for _, id := range v.refFiles(t.File.Lang, d.Name) {
-		g := v.Snap.ByID(id)
-		for _, ri := range g.RefsNamed(d.Name) {
-			r := &g.Refs[ri]
-			if r.Kind != lang.RefValue || r.Encl < 0 {
-				continue
-			}
-			h := &g.Defs[r.Encl]
-			if h.Kind != "variable" || h.Member() || h.Local || h.How != lang.TypeExpr || h.Line != r.Line {
-				continue
-			}
-			text := g.RefName(r)
-			if r.Recv != 0 {
-				text = g.RefReceiver(r) + "." + text
-			}
-			if resolve.HeldText(h.Type) == text {
-				out = append(out, v.variableCalls(t, snap.Target{File: g, Def: r.Encl})...)
-			}
-		}
+	h := &g.Defs[r.Encl]
+	if h.Kind != "variable" || h.Member() || h.Local || h.How != lang.TypeExpr || h.Line != r.Line {
+		return -1
 	}
-	return out
+	text := g.RefName(r)
+	if r.Recv != 0 {
+		text = g.RefReceiver(r) + "." + text
+	}
+	if resolve.HeldText(h.Type) != text {
+		return -1
+	}
+	return r.Encl
 }
 
 // passedCalls are the calls of t through a parameter of the function it

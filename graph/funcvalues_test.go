@@ -24,6 +24,7 @@ func TestHeldCallsInCallers(t *testing.T) {
 		{"python_funcvalues", "app.g", []string{"app.py:14 exact"}},
 		{"python_funcvalues", "helper", []string{"app.py:16 import"}},
 		{"python_funcvalues", "Store.save", []string{"app.py:25 exact"}},
+		{"python_modvars", "Store", []string{"app.py:20 exact"}},
 		{"typescript_funcvalues", "app.g", []string{"app.ts:11 candidate"}},
 		{"typescript_funcvalues", "lib", []string{"plain.js:5 candidate"}},
 	} {

@@ -614,6 +614,7 @@ func (v View) callersOf(ts []snap.Target) map[snap.Target]*callerSet {
 			byName[ak] = append(byName[ak], byName[k]...)
 		}
 	}
+	aliased := map[snap.Target][]snap.Target{} // a class: the variables set to it
 	for k, group := range byName {
 		anyType, anyGetter, anyMethod := false, false, false
 		for _, t := range group {
@@ -627,6 +628,16 @@ func (v View) callersOf(ts []snap.Target) map[snap.Target]*callerSet {
 				r := &g.Refs[ri]
 				if r.Kind == lang.RefType && !anyType || r.Kind == lang.RefRead && !anyGetter && !anyMethod {
 					continue
+				}
+				if anyType && r.Kind == lang.RefValue {
+					// Alias = Store: calls of Alias construct Store.
+					if h := aliasHolder(g, r); h >= 0 {
+						for _, t := range group {
+							if d := t.D(); d.Name == k.name && lang.ClassLike(d.Kind) && !t.File.Lang.Conversions {
+								aliased[t] = append(aliased[t], snap.Target{File: g, Def: h})
+							}
+						}
+					}
 				}
 				if r.Kind == lang.RefRead && !anyGetter {
 					// obj.m read, not called: a method value.
@@ -736,7 +747,9 @@ func (v View) callersOf(ts []snap.Target) map[snap.Target]*callerSet {
 				}
 			}
 		}
-		cs.calls = append(cs.calls, v.aliasCalls(t)...)
+		for _, h := range aliased[t] {
+			cs.calls = append(cs.calls, v.variableCalls(t, h)...)
+		}
 	}
 	for _, cs := range out {
 		sortSites(cs.calls)
