@@ -60,7 +60,8 @@
 // @self (a method's receiver name), @import.module, @import.name and
 // @import.alias (the alias "*" or "." imports every name of the module);
 // @arguments (in a @reference.value pattern on a call: the argument list
-// holding @name, so the record keeps the value's place and its call) and
+// holding @name, so the record keeps the value's place and its call, or
+// with @argument.name the keyword it is passed by) and
 // @parameters (in a @local pattern: the parameter list holding @name, its
 // place; Python's self is skipped on a call through a receiver);
 // @import.default is the local name of an import of the module's default

@@ -138,16 +138,26 @@ func (v View) passedCalls(t snap.Target, s Site) []Site {
 	}
 	place := int(r.Arg)
 	param := -1
-	for j := range cf.Locals {
-		if lc := &cf.Locals[j]; lc.Encl == callee.Def && lc.Param == 1 && call.Recv != 0 && cd.Member() && cf.Lang.IsSelf(cf.Strs[lc.Name]) {
-			place++
-			break
+	if r.Arg == lang.ArgByName {
+		// g(fn=F): the parameter of that name.
+		for _, j := range cf.LocalsNamed(g.Strs[r.Key]) {
+			if lc := &cf.Locals[j]; lc.Encl == callee.Def && lc.Param > 0 {
+				param = j
+				break
+			}
 		}
-	}
-	for j := range cf.Locals {
-		if lc := &cf.Locals[j]; lc.Encl == callee.Def && int(lc.Param) == place {
-			param = j
-			break
+	} else {
+		for j := range cf.Locals {
+			if lc := &cf.Locals[j]; lc.Encl == callee.Def && lc.Param == 1 && call.Recv != 0 && cd.Member() && cf.Lang.IsSelf(cf.Strs[lc.Name]) {
+				place++
+				break
+			}
+		}
+		for j := range cf.Locals {
+			if lc := &cf.Locals[j]; lc.Encl == callee.Def && int(lc.Param) == place {
+				param = j
+				break
+			}
 		}
 	}
 	if param < 0 {

@@ -61,7 +61,7 @@ func TestPassedCallsInCallers(t *testing.T) {
 		want, not       []string // file:line class
 	}{
 		{"go_passed", "app.F", []string{"app/app.go:9 candidate", "app/app.go:21 candidate", "util/util.go:5 candidate"}, []string{"app/app.go:28 candidate"}},
-		{"python_passed", "app.f", []string{"app.py:7 candidate", "app.py:24 candidate"}, nil},
+		{"python_passed", "app.f", []string{"app.py:7 candidate", "app.py:24 candidate", "app.py:36 candidate"}, nil},
 		{"typescript_passed", "app.f", []string{"app.ts:6 candidate", "lib.ts:2 candidate"}, nil},
 	} {
 		t.Run(c.fixture, func(t *testing.T) {

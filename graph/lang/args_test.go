@@ -26,8 +26,8 @@ func TestArgumentsAndParameters(t *testing.T) {
 	}{
 		{"go", "package p\n\nfunc (s *S) Run(a, b int, f func(), g func()) { f(); g() }\n\nfunc x() { s.Run(1, 2, F, pkg.G); H(Run(F)) }\n",
 			[]string{"F arg 3 of Run", "G arg 4 of Run", "F arg 1 of Run"}, []string{"a 1", "b 2", "f 3", "g 4"}},
-		{"python", "def run(self, f, *, key=None):\n    f()\n\nrun(None, g)\nobj.run(mod.h)\n",
-			[]string{"g arg 2 of run", "h arg 1 of run"}, []string{"f 2", "key 4", "self 1"}},
+		{"python", "def run(self, f, *, key=None):\n    f()\n\nrun(None, g)\nobj.run(mod.h)\nobj.run(key=k)\n",
+			[]string{"g arg 2 of run", "h arg 1 of run", "k arg key of run"}, []string{"f 2", "key 4", "self 1"}},
 		{"typescript", "function run({a}: T, f: () => void, g?: X) { f() }\nrun(x, h, this.m)\n",
 			[]string{"x arg 1 of run", "h arg 2 of run", "m arg 3 of run"}, []string{"f 2", "g 3"}},
 		{"javascript", "function run(a, f = null) { f() }\nrun(a, h); obj.run(this.m)\n",
@@ -51,7 +51,11 @@ func TestArgumentsAndParameters(t *testing.T) {
 						call = rec.Strs[o.Name]
 					}
 				}
-				args = append(args, fmt.Sprintf("%s arg %d of %s", rec.Strs[rf.Name], rf.Arg, call))
+				place := fmt.Sprint(rf.Arg)
+				if rf.Arg == ArgByName {
+					place = rec.Strs[rf.Key]
+				}
+				args = append(args, fmt.Sprintf("%s arg %s of %s", rec.Strs[rf.Name], place, call))
 			}
 			for _, lc := range rec.Locals {
 				if lc.Param > 0 {

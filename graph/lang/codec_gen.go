@@ -12,7 +12,7 @@ import (
 
 // SchemaHash changes whenever a field, a type, their order or the encoding changes:
 // the SHA-256 of the types' description and of this file's code.
-const SchemaHash = "2d08f0231ab5b0fc088cde85df6ebf823b9771361c328b9687e38b926e3eaa0c"
+const SchemaHash = "471f3ccc22b4ad3e051a660bedc6c26c08f1ed3c1d092a8555caa95c684626b2"
 
 func codecDefAppend(b []byte, v, prev *Def) []byte {
 	b = wire.AppendStr(b, v.Name)
@@ -64,6 +64,7 @@ func codecRefAppend(b []byte, v, prev *Ref) []byte {
 	b = binary.AppendVarint(b, int64(v.At)-int64(prev.At))
 	b = append(b, byte(v.Arg))
 	b = binary.AppendVarint(b, int64(v.ArgOf))
+	b = binary.AppendUvarint(b, uint64(v.Key))
 	return b
 }
 
@@ -78,6 +79,7 @@ func codecRefDecode(d *wire.Decoder, v, prev *Ref) {
 	_ = wire.SmallIntDelta(d, &v.At, prev.At) || wire.IntDelta(d, &v.At, prev.At)
 	v.Arg = d.Byte()
 	_ = wire.SmallInt(d, &v.ArgOf) || wire.Int(d, &v.ArgOf)
+	_ = wire.SmallUint(d, &v.Key) || wire.Uint(d, &v.Key)
 }
 
 func codecImportAppend(b []byte, v *Import) []byte {
@@ -294,7 +296,7 @@ func codecRecordDecode(d *wire.Decoder, v *Record) {
 			prev = &v.Defs[i0]
 		}
 	}
-	if n := d.Count(10); n > 0 {
+	if n := d.Count(11); n > 0 {
 		v.Refs = make([]Ref, n)
 		prev := &Ref{}
 		for i0 := range v.Refs {
@@ -423,6 +425,12 @@ func (v *Record) Validate() error {
 			x, n := int64(v.Refs[i0].Encl), int64(len(v.Defs))
 			if !(x >= 0 && x < n || x == -1) {
 				return fmt.Errorf("Record.Refs[%d].Encl: %d is not an index of Defs (length %d)", i0, x, n)
+			}
+		}
+		{
+			x, n := int64(v.Refs[i0].Key), int64(len(v.Strs))
+			if !(x >= 0 && x < n) {
+				return fmt.Errorf("Record.Refs[%d].Key: %d is not an index of Strs (length %d)", i0, x, n)
 			}
 		}
 	}

@@ -263,7 +263,7 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 	}
 	eachMatch(r, func(m *astgrep.QueryMatch) {
 		var rl *role
-		var name, recv, cont, self, mod, iname, idef, alias, typ, scope, doc, args, params *astgrep.QueryCapture
+		var name, recv, cont, self, mod, iname, idef, alias, typ, scope, doc, args, params, key *astgrep.QueryCapture
 		how := TypeNone
 		member := false
 		for i := range m.Captures {
@@ -317,6 +317,8 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 				args = c
 			case l.capParams:
 				params = c
+			case l.capArgName:
+				key = c
 			}
 			if ro := &l.roles[c.Index]; ro.capture >= 0 && rl == nil {
 				rl = ro
@@ -484,7 +486,9 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 			}
 			ra := refAt{rf, m.Pattern, int32(name.End), whole.Node}
 			if args != nil && r.Tree != nil && k == RefValue {
-				if n := argPlace(r.Tree, args.Node, name.Start); n <= 255 {
+				if key != nil {
+					ra.r.Arg, ra.r.Key = ArgByName, tab.idOf(text(key))
+				} else if n := argPlace(r.Tree, args.Node, name.Start); n < ArgByName {
 					ra.r.Arg = uint8(n)
 				}
 			}
@@ -567,14 +571,14 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 				if at, ok := calls[r.node]; ok {
 					all[j].ArgOf = at
 				} else {
-					all[j].Arg = 0
+					all[j].Arg, all[j].Key = 0, 0
 				}
 			}
 		}
 	}
 	for i := range all {
 		if all[i].ArgOf == 0 {
-			all[i].Arg = 0
+			all[i].Arg, all[i].Key = 0, 0
 		}
 	}
 	sc.kept = all

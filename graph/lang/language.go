@@ -145,6 +145,7 @@ type Language struct {
 	// call's argument list holding @name (an argument's place); in a
 	// @local pattern, @parameters: the parameter list holding @name.
 	capArgs, capParams int
+	capArgName         int // @argument.name: the keyword an argument is passed by
 	// moduleFields: module-level @local bindings are module fields.
 	moduleFields bool
 	// @doc.comment: the doc comment of the @doc function; docParam and
@@ -509,6 +510,7 @@ func loadLanguage(e *astgrep.Engine, fsys fs.FS, id string) (*Language, error) {
 	l.capTypeDoc = q.Capture("type.doc")
 	l.capScope = q.Capture("scope")
 	l.capArgs = q.Capture("arguments")
+	l.capArgName = q.Capture("argument.name")
 	l.capParams = q.Capture("parameters")
 	l.capDocText = q.Capture("doc.comment")
 	if c.DocParam != "" {

@@ -60,6 +60,8 @@
 (call arguments: (argument_list (attribute object: (identifier) @receiver attribute: (identifier) @name)) @arguments) @reference.value
 (argument_list (identifier) @name) @reference.value
 (argument_list (attribute object: (identifier) @receiver attribute: (identifier) @name)) @reference.value
+(call arguments: (argument_list (keyword_argument name: (identifier) @argument.name value: (identifier) @name)) @arguments) @reference.value
+(call arguments: (argument_list (keyword_argument name: (identifier) @argument.name value: (attribute object: (identifier) @receiver attribute: (identifier) @name))) @arguments) @reference.value
 (keyword_argument value: (identifier) @name) @reference.value
 (keyword_argument value: (attribute object: (_) @receiver attribute: (identifier) @name)) @reference.value
 ; Stored or returned: handler = obj.method, return f.
