@@ -2,19 +2,23 @@ package lsp
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
+	"reflect"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/proc"
+	"github.com/builtin-tools/builtin-tools/lsp/broker"
+	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
 // serverProc is a server's process as a Supervisor sees it: its own child
@@ -91,34 +95,6 @@ func (r brokerRWC) Write(p []byte) (int, error) {
 
 func (r brokerRWC) Close() error { r.b.end(); return r.b.conn.Close() }
 
-// brokerSocket is the socket in a broker folder.
-func brokerSocket(dir string) string { return filepath.Join(dir, "lsp-broker.sock") }
-
-// dialBroker connects to the broker in dir, starting one with command
-// when none answers (a broker that died is replaced so).
-func dialBroker(ctx context.Context, dir string, command []string) (net.Conn, error) {
-	var d net.Dialer
-	c, err := d.DialContext(ctx, "unix", brokerSocket(dir))
-	if err == nil || len(command) == 0 {
-		return c, err
-	}
-	if err := privateDir(dir); err != nil {
-		return nil, err
-	}
-	// It serves other processes after this one ends.
-	if _, err := proc.StartDetached(exec.Command(command[0], command[1:]...)); err != nil {
-		return nil, fmt.Errorf("starting the language-server broker: %w", err)
-	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		c, err = d.DialContext(ctx, "unix", brokerSocket(dir))
-		if err == nil || time.Now().After(deadline) || ctx.Err() != nil {
-			return c, err
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // perShell are variables that differ between processes of one user
 // without changing what a server does (the shell's, and internal/proc's
 // tag, which the broker's own start sets): left out of a hello, so they
@@ -127,8 +103,15 @@ var perShell = map[string]bool{"PWD": true, "OLDPWD": true, "SHLVL": true, "_": 
 
 // startViaBroker asks the broker for l's server.
 func startViaBroker(ctx context.Context, cfg *Config, spec *ServerSpec, l *Launch) (*brokerProc, error) {
-	h := BrokerHello{Server: spec.ID, Bin: l.Bin, Dir: l.Root, Trusted: l.Trusted, IdleMS: cfg.IdleTimeout.Milliseconds()}
-	sub := func(s string) string { return strings.ReplaceAll(s, l.StateDir, stateToken) }
+	if l.joinOnly {
+		c, err := broker.Dial(ctx, cfg.Broker, nil)
+		if err != nil {
+			return nil, err
+		}
+		return brokerHello(ctx, c, broker.Hello{Server: spec.ID, Dir: l.Root, Trusted: l.Trusted, Warm: l.warm})
+	}
+	h := broker.Hello{Server: spec.ID, Bin: l.Bin, Dir: l.Root, Trusted: l.Trusted, IdleMS: cfg.IdleTimeout.Milliseconds(), Warm: l.warm}
+	sub := func(s string) string { return strings.ReplaceAll(s, l.StateDir, broker.StateToken) }
 	for _, a := range l.Args {
 		h.Args = append(h.Args, sub(a))
 	}
@@ -150,48 +133,29 @@ func startViaBroker(ctx context.Context, cfg *Config, spec *ServerSpec, l *Launc
 				if h.Files == nil {
 					h.Files = map[string]string{}
 				}
-				h.Files[e.Name()] = strings.ReplaceAll(string(data), l.StateDir, stateToken)
+				h.Files[e.Name()] = strings.ReplaceAll(string(data), l.StateDir, broker.StateToken)
 			}
 		}
 	}
 	h.Init, _ = json.Marshal(l.InitializationOptions)
+	if spec.LoadedLog != nil {
+		h.Loaded = spec.LoadedLog.String()
+	}
 	h.Settings, _ = json.Marshal(spec.Settings)
-	c, err := dialBroker(ctx, cfg.Broker, cfg.BrokerCommand)
+	c, err := broker.Dial(ctx, cfg.Broker, cfg.BrokerCommand)
 	if err != nil {
 		return nil, err
 	}
-	stop := context.AfterFunc(ctx, func() { c.Close() })
-	defer stop()
-	if err := writeLine(c, h); err != nil {
-		c.Close()
+	return brokerHello(ctx, c, h)
+}
+
+// brokerHello greets the broker on c with h: the server it names.
+func brokerHello(ctx context.Context, c net.Conn, h broker.Hello) (*brokerProc, error) {
+	pid, err := broker.Greet(ctx, c, h)
+	if err != nil {
 		return nil, err
 	}
-	// Read the reply a byte at a time: what follows it is the server's.
-	var line []byte
-	b := make([]byte, 1)
-	for {
-		if _, err := c.Read(b); err != nil {
-			c.Close()
-			return nil, fmt.Errorf("the language-server broker: %w", err)
-		}
-		if b[0] == '\n' {
-			break
-		}
-		line = append(line, b[0])
-		if len(line) > 64<<10 {
-			c.Close()
-			return nil, errors.New("the language-server broker's reply is too long")
-		}
-	}
-	var r brokerReply
-	if err := json.Unmarshal(line, &r); err != nil || r.Error != "" {
-		c.Close()
-		if err == nil {
-			err = errors.New(r.Error)
-		}
-		return nil, fmt.Errorf("the language-server broker: %w", err)
-	}
-	return &brokerProc{conn: c, pid: r.PID, tail: proc.NewTail(1 << 10), done: make(chan struct{})}, nil
+	return &brokerProc{conn: c, pid: pid, tail: proc.NewTail(1 << 10), done: make(chan struct{})}, nil
 }
 
 // holdAlone takes the server's view alone (a preview): of the calls of
@@ -272,4 +236,106 @@ func (s *server) peerGone() bool {
 		}
 	}
 	return gone
+}
+
+// warmKey names at the broker the server a start of c asks for, worked
+// out without the toolchain pins, the probe or the spec's Prepare (which
+// take a process's first call hundreds of milliseconds: they ask the
+// managers and run the program): the row and its hooks, the program's
+// file, the root, the trust and this process's environment (less the
+// per-shell variables), of which the pins are a function. A process
+// whose server runs warm under it joins it with none of them, as a run
+// of one process joins its pool's.
+func (s *Supervisor) warmKey(c *choice) string {
+	spec := c.spec
+	var size int64
+	var mtime time.Time
+	if info, err := os.Stat(c.bin); err == nil {
+		size, mtime = info.Size(), info.ModTime()
+	}
+	loaded := ""
+	if spec.LoadedLog != nil {
+		loaded = spec.LoadedLog.String()
+	}
+	var env []string
+	for _, e := range os.Environ() {
+		if name, _, _ := strings.Cut(e, "="); !perShell[name] {
+			env = append(env, e)
+		}
+	}
+	gowork, _ := s.goWork(c.root)
+	data := map[string]any{
+		"id": spec.ID, "command": spec.Command, "bin": c.bin, "size": size, "mtime": mtime, "root": c.root,
+		"trusted": s.cfg.Trusted, "env": env, "gowork": gowork, "uid": os.Getuid(),
+		"indexes": spec.Indexes, "once": spec.PublishesOnce, "loaded": loaded, "settings": spec.Settings,
+		"init": spec.InitializationOptions, "hooks": []string{funcName(spec.Prepare), funcName(spec.pull)},
+	}
+	raw, err := json.Marshal(data)
+	if err != nil {
+		return "" // options that cannot be compared: no warm join
+	}
+	sum := sha256.Sum256(raw)
+	return hex.EncodeToString(sum[:])
+}
+
+// funcName names a hook for warmKey: its address may differ between
+// processes of one program.
+func funcName(f any) string {
+	v := reflect.ValueOf(f)
+	if !v.IsValid() || v.IsNil() {
+		return ""
+	}
+	if fn := runtime.FuncForPC(v.Pointer()); fn != nil {
+		return fn.Name()
+	}
+	return "?"
+}
+
+// warmProbed holds the warm keys a broker has answered for: their
+// program runs, and needs no probe in this process.
+var warmProbed sync.Map
+
+// runsWarm reports whether the broker runs c's server warm for another
+// process (asked once per key while it does not): then the program
+// evidently runs, and choose need not probe it.
+func (s *Supervisor) runsWarm(c *choice) bool {
+	if s.cfg.Broker == "" {
+		return false
+	}
+	key := s.warmKey(c)
+	if key == "" {
+		return false
+	}
+	if _, ok := warmProbed.Load(key); ok {
+		return true
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	conn, err := broker.Dial(ctx, s.cfg.Broker, nil)
+	if err != nil {
+		return false
+	}
+	bp, err := brokerHello(ctx, conn, broker.Hello{Server: c.spec.ID, Dir: c.root, Trusted: s.cfg.Trusted, Warm: key, Ask: true})
+	if err != nil {
+		return false
+	}
+	bp.conn.Close()
+	warmProbed.Store(key, true)
+	return true
+}
+
+// joinWarm joins the server the broker runs warm under c's warmKey, or
+// fails: the caller then starts one in full.
+func (s *Supervisor) joinWarm(ctx context.Context, c *choice, g *pathguard.Guard, relRoot string, relText func(string) string) (*server, error) {
+	key := s.warmKey(c)
+	if key == "" {
+		return nil, errors.New("no warm name")
+	}
+	stateDir, err := proc.TempDir("lsp-" + strings.ReplaceAll(c.spec.ID, string(filepath.Separator), "_") + "-")
+	if err != nil {
+		return nil, err
+	}
+	l := &Launch{Bin: c.bin, Root: c.root, Trusted: s.cfg.Trusted, StateDir: stateDir, Guard: g,
+		InitializationOptions: c.spec.InitializationOptions, warm: key, joinOnly: true}
+	return startServer(ctx, c.spec, l, relRoot, &s.cfg, s.hooks, relText)
 }

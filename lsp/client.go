@@ -197,8 +197,12 @@ func startServer(ctx context.Context, spec *ServerSpec, l *Launch, relRoot strin
 	if cfg.Broker != "" {
 		// The user's broker holds the server, shared with other processes
 		// (LSP-9); when it cannot, the server is this process's own.
-		if bp, err := startViaBroker(ctx, cfg, spec, l); err == nil {
+		bp, err := startViaBroker(ctx, cfg, spec, l)
+		if err == nil {
 			s.proc, rwc = bp, brokerRWC{b: bp, wrote: &s.wrote}
+		} else if l.joinOnly {
+			os.RemoveAll(l.StateDir)
+			return nil, err
 		}
 	}
 	if s.proc == nil {
@@ -280,7 +284,9 @@ func (s *server) initialize(ctx context.Context) error {
 		}
 	}
 	s.mu.Lock()
-	s.pull = providerOn(res.Capabilities.DiagnosticProvider)
+	// A capability registered before (the broker replays them to a
+	// joining client ahead of the answer) stands.
+	s.pull = s.pull || providerOn(res.Capabilities.DiagnosticProvider)
 	s.formatting = providerOn(res.Capabilities.DocumentFormattingProvider)
 	s.callHierarchy = providerOn(res.Capabilities.CallHierarchyProvider)
 	s.rangeFormatting = providerOn(res.Capabilities.DocumentRangeFormattingProvider)
@@ -381,7 +387,11 @@ func (s *server) handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 		if json.Unmarshal(params, &p) == nil {
 			s.mu.Lock()
 			s.diagSeq++
-			s.diags[p.URI] = &diagState{version: p.Version, items: p.Diagnostics, seq: s.diagSeq, at: time.Now()}
+			at := time.Now()
+			if _, ok := s.proc.(*brokerProc); ok && p.QuietMS > 0 {
+				at = at.Add(-time.Duration(p.QuietMS) * time.Millisecond)
+			}
+			s.diags[p.URI] = &diagState{version: p.Version, items: p.Diagnostics, seq: s.diagSeq, at: at}
 			s.signalLocked()
 			s.mu.Unlock()
 		}

@@ -322,7 +322,7 @@ func (s *Supervisor) launchDigest(c *choice) string {
 		loaded = spec.LoadedLog.String()
 	}
 	data := map[string]any{
-		"command": spec.Command, "bin": c.bin, "env": s.childEnv(c.root), "markers": spec.RootMarkers,
+		"command": spec.Command, "bin": c.bin, "env": s.envDigest(c.root), "markers": spec.RootMarkers,
 		"at_top": spec.RootAtTop, "ext": spec.Extensions, "local": spec.LocalBinDirs, "indexes": spec.Indexes,
 		"once": spec.PublishesOnce, "loaded": loaded, "settings": spec.Settings, "fix": spec.FixCommands,
 		"hooks": fmt.Sprintf("%p %p", spec.Prepare, spec.pull),

@@ -121,6 +121,9 @@ type publishDiagnosticsParams struct {
 	URI         string          `json:"uri"`
 	Version     *int            `json:"version,omitempty"`
 	Diagnostics []lspDiagnostic `json:"diagnostics"`
+	// QuietMS: a publish the broker replays says how long ago the server
+	// published it (quietKey).
+	QuietMS int64 `json:"builtintoolsQuietMs,omitempty"`
 }
 
 type documentDiagnosticParams struct {

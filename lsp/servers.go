@@ -114,6 +114,11 @@ type Launch struct {
 	// InitializationOptions starts as the spec's and is sent in
 	// initialize.
 	InitializationOptions any
+
+	// warm is the start's name at the broker (warmKey); joinOnly: only
+	// a server running under it is joined, none started.
+	warm     string
+	joinOnly bool
 }
 
 // owns reports whether the server handles path, and the language id.
@@ -310,7 +315,7 @@ type Config struct {
 	// wins.
 	MemoryBudget int64
 	// Broker is the folder of the user's language-server broker (LSP-9,
-	// [BrokerDir]): servers are asked of it, and shared with the other
+	// [broker.Dir]): servers are asked of it, and shared with the other
 	// processes of the user; "" starts them in this process. When the
 	// broker cannot be reached or started, a server starts here.
 	Broker string

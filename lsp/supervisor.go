@@ -426,13 +426,17 @@ func (s *Supervisor) choose(path string) (*choice, error) {
 			reasons = append(reasons, fmt.Sprintf("%s found %s but %s is not installed: %s",
 				spec.ID, s.rel(filepath.Join(root, marker)), spec.Command[0], spec.Install))
 		default:
+			c := &choice{spec: spec, root: root, bin: bin, languageID: langID}
+			if s.runsWarm(c) {
+				return c, nil
+			}
 			if err := s.probe(spec, bin, root); err != nil {
 				reasons = append(reasons, fmt.Sprintf("%s found %s, and %s is installed but does not run: %v; install it: %s",
 					spec.ID, s.rel(filepath.Join(root, marker)), bin, err, spec.Install))
 				broken = append(broken, spec.ID)
 				continue
 			}
-			return &choice{spec: spec, root: root, bin: bin, languageID: langID}, nil
+			return c, nil
 		}
 	}
 	if !owned {
@@ -686,10 +690,18 @@ func (s *Supervisor) start(e *serverEntry, c *choice, shared bool) {
 		view := &Supervisor{root: s.root, roots: s.roots, guard: g}
 		guard, relText = g, view.RelText
 	}
-	l, err := s.launch(c, guard)
 	var srv *server
-	if err == nil {
-		srv, err = startServer(ctx, c.spec, l, relRoot, &s.cfg, s.hooks, relText)
+	var err error
+	if s.cfg.Broker != "" {
+		// A server the broker runs warm for another process: joined with
+		// no pins, probe or Prepare; else started in full.
+		srv, _ = s.joinWarm(ctx, c, guard, relRoot, relText)
+	}
+	if srv == nil {
+		var l *Launch
+		if l, err = s.launch(c, guard); err == nil {
+			srv, err = startServer(ctx, c.spec, l, relRoot, &s.cfg, s.hooks, relText)
+		}
 	}
 	if err == nil && e.abandoned() {
 		// Every run that wanted it closed meanwhile: stop what it started.
@@ -718,6 +730,9 @@ func (s *Supervisor) launch(c *choice, g *pathguard.Guard) (*Launch, error) {
 	}
 	l := &Launch{Bin: c.bin, Args: append([]string(nil), c.spec.Command[1:]...), Root: c.root, Trusted: s.cfg.Trusted,
 		StateDir: stateDir, Guard: g, Env: s.childEnv(c.root), InitializationOptions: c.spec.InitializationOptions}
+	if s.cfg.Broker != "" {
+		l.warm = s.warmKey(c)
+	}
 	if c.spec.Prepare != nil {
 		if err := c.spec.Prepare(l); err != nil {
 			os.RemoveAll(stateDir)

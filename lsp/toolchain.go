@@ -133,11 +133,7 @@ func computePins() *pins {
 		}
 	}
 
-	if v := cmpEnv("VOLTA_HOME", filepath.Join(home, ".volta")); v != "" {
-		if info, err := os.Stat(filepath.Join(v, "bin")); err == nil && info.IsDir() {
-			p.voltaBin = filepath.Join(v, "bin")
-		}
-	}
+	p.voltaBin = voltaDir()
 
 	switch tc := os.Getenv("GOTOOLCHAIN"); {
 	case tc == "" || tc == "auto" || tc == "path":
@@ -146,6 +142,18 @@ func computePins() *pins {
 		add("GOTOOLCHAIN", tc[:strings.LastIndexByte(tc, '+')])
 	}
 	return p
+}
+
+// voltaDir is Volta's shim folder, "" when there is none: found without
+// asking a manager, so a program's choice need not wait for the pins.
+func voltaDir() string {
+	home, _ := os.UserHomeDir()
+	if v := cmpEnv("VOLTA_HOME", filepath.Join(home, ".volta")); v != "" {
+		if info, err := os.Stat(filepath.Join(v, "bin")); err == nil && info.IsDir() {
+			return filepath.Join(v, "bin")
+		}
+	}
+	return ""
 }
 
 // cmpEnv is the variable's value, or def when it is unset or empty.
@@ -212,6 +220,18 @@ func (s *Supervisor) childEnv(dir string) []string {
 	return env
 }
 
+// envDigest stands for childEnv(dir) in a pool's key without working the
+// pins out (a process's first call would wait for the managers): the pins
+// are a function of this process's environment (sharedPins), so that,
+// with the trust and the GOWORK setting, says the same.
+func (s *Supervisor) envDigest(dir string) []string {
+	if s.cfg.Trusted {
+		return nil
+	}
+	gowork, _ := s.goWork(dir)
+	return append(os.Environ(), "\x00GOWORK="+gowork)
+}
+
 // goWork says what GOWORK a go command started in dir gets: "off" when the
 // workspace file it would use is outside the root (it would bring modules
 // from outside the root into the server's answers).
@@ -241,8 +261,11 @@ func (s *Supervisor) goWork(dir string) (string, bool) {
 // (untrusted only): in a checkout whose package.json lists the tool, the
 // shim would run the checkout's own node_modules/.bin copy.
 func (s *Supervisor) unshim(bin string) (string, error) {
+	if s.cfg.Trusted || filepath.Dir(bin) != voltaDir() {
+		return bin, nil
+	}
 	p := s.pins()
-	if s.cfg.Trusted || p.voltaBin == "" || filepath.Dir(bin) != p.voltaBin {
+	if p.voltaBin == "" || filepath.Dir(bin) != p.voltaBin {
 		return bin, nil
 	}
 	name := filepath.Base(bin)

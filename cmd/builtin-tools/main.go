@@ -28,6 +28,7 @@ import (
 	"github.com/builtin-tools/builtin-tools/graph/store"
 	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/lsp"
+	"github.com/builtin-tools/builtin-tools/lsp/broker"
 	"github.com/builtin-tools/builtin-tools/lsp/lsptool"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/structural"
@@ -285,7 +286,7 @@ func (c *common) lspConfig() lsp.Config {
 	cfg := lsp.Config{MemoryBudget: int64(c.lspMemory)}
 	if c.broker {
 		if exe, err := os.Executable(); err == nil {
-			cfg.Broker = lsp.BrokerDir()
+			cfg.Broker = broker.Dir()
 			cfg.BrokerCommand = []string{exe, "lsp-broker", "--dir", cfg.Broker}
 		}
 	}
@@ -296,7 +297,7 @@ func (c *common) lspConfig() lsp.Config {
 // processes until it has had no server and no client for --grace.
 func cmdBroker(args []string, stderr io.Writer) int {
 	fs := flagSet("lsp-broker", "lsp-broker [flags]\n\nHolds language servers for the user's builtin-tools processes (started by them with --lsp-broker).", stderr)
-	dir := fs.String("dir", lsp.BrokerDir(), "the private folder of its socket")
+	dir := fs.String("dir", broker.Dir(), "the private folder of its socket")
 	grace := fs.Duration("grace", 5*time.Second, "how long it waits, with no server and no client, before it exits")
 	idle := fs.Duration("idle", 0, "stop a server no client has held for this long (default: the idle time its first client asked for)")
 	if code, ok := parse(fs, args); !ok {
@@ -304,7 +305,7 @@ func cmdBroker(args []string, stderr io.Writer) int {
 	}
 	ctx, cancel := signalContext()
 	defer cancel()
-	if err := lsp.ServeBroker(ctx, *dir, *grace, *idle); err != nil {
+	if err := broker.Serve(ctx, *dir, *grace, *idle); err != nil {
 		fmt.Fprintf(stderr, "builtin-tools lsp-broker: %v\n", err)
 		return 1
 	}

@@ -1,6 +1,6 @@
 //go:build unix && !linux
 
-package lsp
+package broker
 
 import (
 	"net"

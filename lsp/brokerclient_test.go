@@ -1,0 +1,329 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/builtin-tools/builtin-tools/lsp/broker"
+)
+
+// LSP-9: two Supervisors with pools of their own (as two processes have)
+// reach one gopls through the broker: both answer, a preview by one is
+// held from the other, and the broker ends the server once neither holds
+// it, then ends itself.
+func TestBrokerSharesServer(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "broker")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	served := make(chan error, 1)
+	go func() { served <- broker.Serve(ctx, dir, 3*time.Second, 500*time.Millisecond) }()
+	for range 500 {
+		if _, err := os.Stat(broker.Socket(dir)); err == nil {
+			break
+		}
+		select {
+		case err := <-served:
+			t.Fatalf("the broker ended: %v", err)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	a := newSession(t, "go", "gopls", Config{Pool: NewPool(), Broker: dir})
+	b := NewSupervisor(a.root, Config{Pool: NewPool(), Broker: dir})
+	t.Cleanup(func() { b.Close() })
+	h := must(a.sup.Hover(a.ctx, a.at("main.go"), Place{Line: 12, Symbol: "Total"}))(t)
+	if !strings.Contains(h.Contents, "float64") {
+		t.Fatalf("a's hover: %+v", h)
+	}
+	t0 := time.Now()
+	h = must(b.Hover(a.ctx, loc(t, b, a.path("main.go")), Place{Line: 12, Symbol: "Total"}))(t)
+	t.Logf("b's first answer, through the broker's warm gopls: %v", time.Since(t0))
+	if !strings.Contains(h.Contents, "float64") {
+		t.Fatalf("b's hover: %+v", h)
+	}
+	pa, pb := a.sup.running()[0].pid(), b.running()[0].pid()
+	if pa != pb {
+		t.Fatalf("two servers: %d and %d", pa, pb)
+	}
+	// b joined it warm: it asked the toolchain managers for no pins (nor
+	// probed gopls, nor prepared a start).
+	if b.pinned != nil {
+		t.Error("b worked out the pins for a server the broker runs warm")
+	}
+	if st := a.sup.Status(a.ctx).Pool; len(st.Servers) != 1 || st.Servers[0].Processes != 2 || st.Servers[0].Clients != 1 {
+		t.Fatalf("a's status of the shared server: %+v", st.Servers)
+	}
+	// a previews a break; b's diagnostics never see it.
+	shapes := a.read("shapes/shapes.go")
+	broken := strings.Replace(shapes, "func Total(shapes []Shape) float64 {", "func Total(shapes []Shape) int {", 1)
+	p, err := a.sup.Preview(a.ctx, []Proposed{{File: a.at("shapes/shapes.go"), Text: []byte(broken)}})
+	if err != nil || p.Files[0].State != Checked || len(p.Files[0].New) == 0 {
+		t.Fatalf("a's preview: %v %+v", err, p)
+	}
+	d := must(b.Diagnostics(a.ctx, loc(t, b, a.path("shapes/shapes.go"))))(t)
+	for _, x := range d.Diagnostics {
+		if x.Severity == SeverityError {
+			t.Errorf("b's diagnostics after a's preview: %s", x.Message)
+		}
+	}
+	a.sup.Close()
+	b.Close()
+	deadline := time.Now().Add(time.Minute)
+	for processAlive(pa) && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if processAlive(pa) {
+		t.Fatalf("gopls %d outlived its clients past the idle time", pa)
+	}
+	select {
+	case err := <-served:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the broker did not end with nothing to serve")
+	}
+}
+
+func processAlive(pid int) bool {
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	return err == nil && !strings.Contains(string(stat), ") Z ")
+}
+
+// startBroker serves a broker in dir for the test.
+func startBroker(t *testing.T, dir string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- broker.Serve(ctx, dir, 3*time.Second, 0) }()
+	t.Cleanup(func() {
+		cancel()
+		<-served
+	})
+	for range 500 {
+		if _, err := os.Stat(broker.Socket(dir)); err == nil {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("no broker socket")
+}
+
+// LSP-9, LSP-1: a server the broker holds that crashes is reported to
+// each process's run on its next call, with how it ended, and restarts
+// once: both share the new one.
+func TestBrokerServerCrash(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "broker")
+	startBroker(t, dir)
+	a := newSession(t, "go", "gopls", Config{Pool: NewPool(), Broker: dir})
+	b := NewSupervisor(a.root, Config{Pool: NewPool(), Broker: dir})
+	t.Cleanup(func() { b.Close() })
+	old, ra, rb := killShared(t, a, b)
+	if len(ra) != 1 || len(rb) != 1 || ra[0].pid() != rb[0].pid() || ra[0].pid() == old.pid() {
+		t.Fatalf("after the crash: want both on one new server, got %d and %d", len(ra), len(rb))
+	}
+	for _, sup := range []*Supervisor{a.sup, b} {
+		st := sup.Status(a.ctx)
+		for _, row := range st.Servers {
+			if row.ID == "gopls" && (len(row.Crashes) != 1 || !strings.Contains(row.Crashes[0].Error, "killed")) {
+				t.Errorf("status: %+v", row.Crashes)
+			}
+		}
+	}
+}
+
+// LSP-9: three processes' first calls at once: one server starts, the
+// first initialize reaches it, the others are answered from its result.
+func TestBrokerConcurrentStarts(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "broker")
+	startBroker(t, dir)
+	a := newSession(t, "go", "gopls", Config{Pool: NewPool(), Broker: dir})
+	sups := []*Supervisor{a.sup}
+	for range 2 {
+		s := NewSupervisor(a.root, Config{Pool: NewPool(), Broker: dir})
+		t.Cleanup(func() { s.Close() })
+		sups = append(sups, s)
+	}
+	errs := make(chan error, len(sups))
+	for _, s := range sups {
+		go func() {
+			h, err := s.Hover(a.ctx, loc(t, s, a.path("main.go")), Place{Line: 12, Symbol: "Total"})
+			if err == nil && !strings.Contains(h.Contents, "float64") {
+				err = errors.New("hover: " + h.Contents)
+			}
+			errs <- err
+		}()
+	}
+	for range sups {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	pid := sups[0].running()[0].pid()
+	for _, s := range sups[1:] {
+		if got := s.running()[0].pid(); got != pid {
+			t.Fatalf("servers %d and %d", pid, got)
+		}
+	}
+}
+
+// LSP-9: through the broker, an untrusted process never gets the server a
+// trusted one started: trust and the environment are the server's key.
+func TestBrokerKeepsTrustApart(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "broker")
+	startBroker(t, dir)
+	a := newSession(t, "go", "gopls", Config{Pool: NewPool(), Broker: dir})
+	b := NewSupervisor(a.root, Config{Pool: NewPool(), Broker: dir, Trusted: true})
+	t.Cleanup(func() { b.Close() })
+	must(a.sup.Hover(a.ctx, a.at("main.go"), Place{Line: 12, Symbol: "Total"}))(t)
+	must(b.Hover(a.ctx, loc(t, b, a.path("main.go")), Place{Line: 12, Symbol: "Total"}))(t)
+	if pa, pb := a.sup.running()[0].pid(), b.running()[0].pid(); pa == pb {
+		t.Fatalf("trusted and untrusted processes share gopls %d", pa)
+	}
+}
+
+// sentToServer is the broker's count of document notifications it has
+// sent srv's server.
+func sentToServer(t *testing.T, ctx context.Context, srv *server) int64 {
+	t.Helper()
+	var res struct {
+		Sent int64 `json:"documentNotifications"`
+	}
+	if err := srv.conn.Call(ctx, "$/builtintools/clients", nil, &res); err != nil {
+		t.Fatal(err)
+	}
+	return res.Sent
+}
+
+// LSP-9, issue 32: a process that opens a file the broker's gopls has
+// open with the same text gets the diagnostics gopls last published for
+// it, replayed: nothing reaches gopls, which has nothing to check again.
+// A process whose text differs gets none of another's: its text goes to
+// gopls and it waits for their check.
+func TestBrokerReplaysDiagnostics(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "broker")
+	startBroker(t, dir)
+	a := newSession(t, "go", "gopls", Config{Pool: NewPool(), Broker: dir})
+	a.write("bad.go", "package main\n\nfunc bad() int { return undefinedOne }\n")
+	d := must(a.sup.Diagnostics(a.ctx, a.at("bad.go")))(t)
+	if len(d.Diagnostics) != 1 || !strings.Contains(d.Diagnostics[0].Message, "undefinedOne") {
+		t.Fatalf("a's diagnostics: %+v", d.Diagnostics)
+	}
+	srvA := a.sup.running()[0]
+
+	join := func() (*Supervisor, *[]string) {
+		var mu sync.Mutex
+		var replayed []string
+		s := NewSupervisor(a.root, Config{Pool: NewPool(), Broker: dir, Observe: func(n Notification) {
+			var p publishDiagnosticsParams
+			if n.Method == "textDocument/publishDiagnostics" && json.Unmarshal(n.Params, &p) == nil && strings.HasSuffix(p.URI, "/bad.go") && p.QuietMS > 0 {
+				mu.Lock()
+				replayed = append(replayed, p.URI)
+				mu.Unlock()
+			}
+		}})
+		t.Cleanup(func() { s.Close() })
+		return s, &replayed
+	}
+	before := sentToServer(t, a.ctx, srvA)
+	b, replayed := join()
+	d = must(b.Diagnostics(a.ctx, loc(t, b, a.path("bad.go"))))(t)
+	if len(d.Diagnostics) != 1 || !strings.Contains(d.Diagnostics[0].Message, "undefinedOne") {
+		t.Fatalf("b's diagnostics: %+v", d.Diagnostics)
+	}
+	if b.running()[0].pid() != srvA.pid() {
+		t.Fatal("b has a gopls of its own")
+	}
+	if after := sentToServer(t, a.ctx, srvA); after != before {
+		t.Errorf("b's open of the text gopls has sent it %d document notifications; want none", after-before)
+	}
+	if len(*replayed) != 1 {
+		t.Errorf("b's diagnostics came from %d replays; want 1", len(*replayed))
+	}
+
+	// The file changed on disk; a has not looked again, so gopls has
+	// the old text. c's is the new one: c must see its own error only.
+	a.write("bad.go", "package main\n\nfunc bad() int { return undefinedTwo }\n")
+	c, replayed := join()
+	d = must(c.Diagnostics(a.ctx, loc(t, c, a.path("bad.go"))))(t)
+	if len(d.Diagnostics) != 1 || !strings.Contains(d.Diagnostics[0].Message, "undefinedTwo") {
+		t.Fatalf("c's diagnostics of the new text: %+v", d.Diagnostics)
+	}
+	if len(*replayed) != 0 {
+		t.Errorf("c, whose text gopls did not have, got %d replays", len(*replayed))
+	}
+}
+
+// LSP-9 beyond gopls: two processes (Supervisors with pools of their
+// own) share one typescript-language-server, pyright or clangd through
+// the broker; the second's first diagnostics are complete (pyright
+// registers its pull diagnostics with the first client only: the broker
+// tells every client); and a preview by one stays hidden from the
+// other, which asks while the preview's text is in the server.
+func TestBrokerSharesOtherServers(t *testing.T) {
+	for _, tc := range []struct{ fixture, program, file, add, want string }{
+		{"ts", "typescript-language-server", "src/main.ts", "\nundefinedX();\n", "undefinedX"},
+		{"python", "pyright-langserver", "main.py", "\nundefinedX()\n", "undefinedX"},
+		{"c", "clangd", "main.c", "\nint broken(void) { return undefinedX; }\n", "undefinedX"},
+	} {
+		t.Run(tc.program, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "broker")
+			startBroker(t, dir)
+			a := newSession(t, tc.fixture, tc.program, Config{Pool: NewPool(), Broker: dir})
+			b := NewSupervisor(a.root, Config{Pool: NewPool(), Broker: dir})
+			t.Cleanup(func() { b.Close() })
+			at, bt := a.at(tc.file), loc(t, b, a.path(tc.file))
+			must(a.sup.Diagnostics(a.ctx, at))(t)
+			t0 := time.Now()
+			// b learns what the server registered for a (pyright's pull
+			// diagnostics): its answer is complete, not a wait for a
+			// publish that never comes.
+			if d := must(b.Diagnostics(a.ctx, bt))(t); d.Incomplete {
+				t.Errorf("b's first diagnostics from the warm server are incomplete: %+v", d)
+			}
+			t.Logf("b's first answer from the warm server: %v", time.Since(t0))
+			if pa, pb := a.sup.running()[0].pid(), b.running()[0].pid(); pa != pb {
+				t.Fatalf("two servers: %d and %d", pa, pb)
+			}
+			type answer struct {
+				d   *FileDiagnostics
+				err error
+			}
+			during := make(chan answer, 1)
+			a.sup.hooks = &testHooks{shared: true, previewSent: func(*server) {
+				go func() {
+					d, err := b.Diagnostics(a.ctx, bt)
+					during <- answer{d, err}
+				}()
+				// b's call waits for the preview's hold; the preview goes
+				// on after a while either way.
+				select {
+				case r := <-during:
+					during <- r
+				case <-time.After(time.Second):
+				}
+			}}
+			p, err := a.sup.Preview(a.ctx, []Proposed{{File: at, Text: []byte(a.read(tc.file) + tc.add)}})
+			if err != nil || p.Files[0].State != Checked || !slices.ContainsFunc(p.Files[0].New, func(d Finding) bool { return strings.Contains(d.Message, tc.want) }) {
+				t.Fatalf("a's preview: %v %+v", err, p)
+			}
+			r := <-during
+			if r.err != nil {
+				t.Fatal(r.err)
+			}
+			for _, d := range r.d.Diagnostics {
+				if strings.Contains(d.Message, tc.want) {
+					t.Errorf("b's diagnostics during a's preview: %s", d.Message)
+				}
+			}
+		})
+	}
+}
