@@ -507,7 +507,7 @@ type Depth struct {
 
 // Unfollowed counts what an impact ring did not follow for one reason.
 type Unfollowed struct {
-	Reason string `json:"reason" jsonschema:"candidate (name-only call sites, listed, not walked), candidate value (a function value of a name-only match), value calls (a function value passed or stored: its passer is a dependent, but the calls later made through it by whatever receives it are not followed), dispatch (calls through a type declared outside the index that may be an interface), implementations (of an interface method: ask impact of each)"`
+	Reason string `json:"reason" jsonschema:"candidate (name-only call sites, listed, not walked), candidate value (a function value of a name-only match), value calls (a function value passed or stored: its passer is a dependent, but the calls later made through it by whatever receives it are not followed, but a known callee's calls of the parameter it is passed as are), dispatch (calls through a type declared outside the index that may be an interface), implementations (of an interface method: ask impact of each)"`
 	Count  int    `json:"count" jsonschema:"call sites, or for implementations the methods"`
 }
 
@@ -657,9 +657,10 @@ func Impact(v View, spec Spec, depth, perDepth int) (*Answer, error) {
 					not[notCandidateValue]++
 					continue
 				}
-				if value {
+				if value && !s.reached {
 					// Whatever receives the value may call it: those calls
-					// are not seen.
+					// are not seen (but a known callee's calls of the
+					// parameter it is passed as, which are in calls).
 					not[notValueCalls]++
 				}
 				key := depNodeKey{s.fileRef, -1}
@@ -670,7 +671,7 @@ func Impact(v View, spec Spec, depth, perDepth int) (*Answer, error) {
 				} else {
 					dsym = Symbol{Name: "(top level)", Qualified: s.File + " (top level)", Kind: "file", File: s.File, Line: s.Line, EndLine: s.Line, Language: s.fileRef.Lang.ID}
 				}
-				if s.Class == Candidate && !s.dispatch {
+				if s.Class == Candidate && !s.dispatch && !s.passed {
 					candSites[key]++
 				}
 				if visited[key] {
@@ -777,7 +778,9 @@ func sure(class string) bool {
 // or a candidate that is dispatch through an interface the definition may
 // satisfy (w.Write with w an io.Writer), which may run it as an
 // implementation's call does.
-func follows(s Site) bool { return sure(s.Class) || s.Class == Candidate && s.dispatch }
+func follows(s Site) bool {
+	return sure(s.Class) || s.Class == Candidate && (s.dispatch || s.passed)
+}
 
 // Status describes the index.
 type Status struct {

@@ -466,11 +466,16 @@ type Site struct {
 	// language's own interface (Go's err.Error()): impact walks on from
 	// it.
 	dispatch bool
+	// passed: a call of a parameter the definition is passed to (G(F),
+	// G calls its f): impact walks on from it. reached: a value use
+	// passed to a call whose callee's calls of it are listed.
+	passed, reached bool
+	ri              int32 // the reference, in fileRef
 }
 
 func (v View) site(f *snap.Entry, ri int32) Site {
 	r := &f.Refs[ri]
-	s := Site{File: f.Rel, Line: int(r.Line), Column: int(r.Col), Call: f.RefName(r), In: "(top level)", fileRef: f}
+	s := Site{File: f.Rel, Line: int(r.Line), Column: int(r.Col), Call: f.RefName(r), In: "(top level)", fileRef: f, ri: ri}
 	if r.Recv != 0 {
 		s.Call = f.RefReceiver(r) + "." + s.Call
 	}
@@ -609,6 +614,7 @@ func (v View) callersOf(ts []snap.Target) map[snap.Target]*callerSet {
 			byName[ak] = append(byName[ak], byName[k]...)
 		}
 	}
+	aliased := map[snap.Target][]snap.Target{} // a class: the variables set to it
 	for k, group := range byName {
 		anyType, anyGetter, anyMethod := false, false, false
 		for _, t := range group {
@@ -622,6 +628,16 @@ func (v View) callersOf(ts []snap.Target) map[snap.Target]*callerSet {
 				r := &g.Refs[ri]
 				if r.Kind == lang.RefType && !anyType || r.Kind == lang.RefRead && !anyGetter && !anyMethod {
 					continue
+				}
+				if anyType && r.Kind == lang.RefValue {
+					// Alias = Store: calls of Alias construct Store.
+					if h := aliasHolder(g, r); h >= 0 {
+						for _, t := range group {
+							if d := t.D(); d.Name == k.name && lang.ClassLike(d.Kind) && !t.File.Lang.Conversions {
+								aliased[t] = append(aliased[t], snap.Target{File: g, Def: h})
+							}
+						}
+					}
 				}
 				if r.Kind == lang.RefRead && !anyGetter {
 					// obj.m read, not called: a method value.
@@ -708,10 +724,25 @@ func (v View) callersOf(ts []snap.Target) map[snap.Target]*callerSet {
 	// Calls through a local bound to a definition where it is used as a
 	// value (f := G; f()).
 	for t, cs := range out {
-		for _, s := range cs.values {
-			cs.calls = append(cs.calls, v.heldCalls(t, s)...)
+		type at struct {
+			f  *snap.Entry
+			ri int32
 		}
-		cs.calls = append(cs.calls, v.aliasCalls(t)...)
+		seen := map[at]bool{} // (passed calls, once each)
+		for i := range cs.values {
+			s := &cs.values[i]
+			cs.calls = append(cs.calls, v.heldCalls(t, *s)...)
+			for _, c := range v.passedCalls(t, *s) {
+				s.reached = true
+				if k := (at{c.fileRef, c.ri}); !seen[k] {
+					seen[k] = true
+					cs.calls = append(cs.calls, c)
+				}
+			}
+		}
+		for _, h := range aliased[t] {
+			cs.calls = append(cs.calls, v.variableCalls(t, h)...)
+		}
 	}
 	for _, cs := range out {
 		sortSites(cs.calls)

@@ -668,15 +668,25 @@ func (rv *Resolver) current(files []*snap.Entry) []*snap.Entry {
 // nested in a property, sub: {n() {…}}, is indented further; one written
 // on one line is left to the ranking).
 func literalMethods(f *snap.Entry, e int32, name string, want func(*lang.Def) bool) []snap.Target {
-	parent := func(i int32) int32 {
+	// Each definition's innermost enclosing one, in one pass (Defs are by
+	// start, outer first): a stack of those around the last one.
+	par := make([]int32, len(f.Defs))
+	stack := make([]int32, 0, 8)
+	for i := range f.Defs {
 		d := &f.Defs[i]
-		for j := i - 1; j >= 0; j-- {
-			if p := &f.Defs[j]; p.Start <= d.Start && d.End <= p.End {
-				return j
+		for len(stack) > 0 {
+			if p := &f.Defs[stack[len(stack)-1]]; p.Start <= d.Start && d.End <= p.End {
+				break
 			}
+			stack = stack[:len(stack)-1]
 		}
-		return -1
+		par[i] = -1
+		if len(stack) > 0 {
+			par[i] = stack[len(stack)-1]
+		}
+		stack = append(stack, int32(i))
 	}
+	parent := func(i int32) int32 { return par[i] }
 	literal := func(d *lang.Def) bool { return d.Kind == "method" && d.Container == "" }
 	pe := parent(e)
 	var out []snap.Target
