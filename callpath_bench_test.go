@@ -3,6 +3,7 @@ package builtintools_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -35,28 +36,42 @@ func readRequest() mcp.CallToolRequest {
 	return req
 }
 
-// runCalls times every call and reports the median alongside ns/op.
+// runCalls times the read call through c.
 func runCalls(b *testing.B, c client.MCPClient) {
 	ctx := context.Background()
 	req := readRequest()
-	if res, err := c.CallTool(ctx, req); err != nil || res.IsError {
-		b.Fatalf("warm-up call: %v %v", err, registry.ResultText(res))
+	timeCalls(b, func() error { return failed(c.CallTool(ctx, req)) })
+}
+
+// timeCalls makes one call to warm up, then times each of b.N calls and
+// reports the median and the 99th percentile beside ns/op.
+func timeCalls(b *testing.B, call func() error) {
+	if err := call(); err != nil {
+		b.Fatalf("warm-up call: %v", err)
 	}
 	times := make([]time.Duration, 0, b.N)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		start := time.Now()
-		res, err := c.CallTool(ctx, req)
-		times = append(times, time.Since(start))
-		if err != nil || res.IsError {
+		t0 := time.Now()
+		err := call()
+		times = append(times, time.Since(t0))
+		if err != nil {
 			b.Fatalf("call: %v", err)
 		}
 	}
 	b.StopTimer()
 	slices.Sort(times)
-	b.ReportMetric(float64(times[len(times)/2].Microseconds()), "p50-µs")
-	b.ReportMetric(float64(times[len(times)*99/100].Microseconds()), "p99-µs")
+	b.ReportMetric(float64(times[len(times)/2].Nanoseconds())/1000, "p50-µs")
+	b.ReportMetric(float64(times[len(times)*99/100].Nanoseconds())/1000, "p99-µs")
+}
+
+// failed is a call's error, or its result's text when it is a tool error.
+func failed(res *mcp.CallToolResult, err error) error {
+	if err == nil && res.IsError {
+		return errors.New(registry.ResultText(res))
+	}
+	return err
 }
 
 // BenchmarkCallDirect measures Run.Call, the path an interpreter's tool()
@@ -69,24 +84,7 @@ func BenchmarkCallDirect(b *testing.B) {
 	defer r.Close()
 	args := json.RawMessage(`{"path":"small.txt"}`)
 	ctx := context.Background()
-	if res, err := r.Call(ctx, tiers.Normal, "read", args); err != nil || res.IsError {
-		b.Fatalf("%v %v", err, registry.ResultText(res))
-	}
-	times := make([]time.Duration, 0, b.N)
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		t0 := time.Now()
-		res, err := r.Call(ctx, tiers.Normal, "read", args)
-		times = append(times, time.Since(t0))
-		if err != nil || res.IsError {
-			b.Fatal(err)
-		}
-	}
-	b.StopTimer()
-	slices.Sort(times)
-	b.ReportMetric(float64(times[len(times)/2].Nanoseconds())/1000, "p50-µs")
-	b.ReportMetric(float64(times[len(times)*99/100].Nanoseconds())/1000, "p99-µs")
+	timeCalls(b, func() error { return failed(r.Call(ctx, tiers.Normal, "read", args)) })
 }
 
 func BenchmarkCallInProcess(b *testing.B) {

@@ -24,13 +24,19 @@ func goFile(b *testing.B) []byte {
 	return src
 }
 
+// goEngine is an engine, closed when b ends, and its Go grammar, loaded.
+func goEngine(b *testing.B) (*Engine, *language) {
+	e := NewEngine(Options{})
+	b.Cleanup(func() { e.Close() })
+	l := e.langs.lookup("go")
+	l.load()
+	return e, l
+}
+
 // BenchmarkParse measures parsing plus flattening one file.
 func BenchmarkParse(b *testing.B) {
 	src := goFile(b)
-	e := NewEngine(Options{})
-	defer e.Close()
-	l := e.langs.lookup("go")
-	l.load()
+	_, l := goEngine(b)
 	p := getParser()
 	defer putParser(p)
 	var buf []node
@@ -48,10 +54,7 @@ func BenchmarkParse(b *testing.B) {
 // file (no parsing).
 func BenchmarkMatch(b *testing.B) {
 	src := goFile(b)
-	e := NewEngine(Options{})
-	defer e.Close()
-	l := e.langs.lookup("go")
-	l.load()
+	e, l := goEngine(b)
 	pat, err := e.compile(context.Background(), l, "$X := $Y")
 	if err != nil {
 		b.Fatal(err)

@@ -409,14 +409,22 @@ func TestCaptureVisitorStopsAndNests(t *testing.T) {
 	}()
 }
 
-// CaptureSnippet gives what Capture gives for the same bytes in a file.
-func TestCaptureSnippetEqualsFile(t *testing.T) {
+// goCaptureQuery is an engine without a parse cache, closed when t ends,
+// and the Go capture query compiled on it.
+func goCaptureQuery(t *testing.T) (*Engine, *CaptureQuery) {
+	t.Helper()
 	e := NewEngine(Options{CacheBytes: -1})
-	defer e.Close()
+	t.Cleanup(func() { e.Close() })
 	q, err := e.CompileCaptureQuery("go", captureQueries["go"])
 	if err != nil {
 		t.Fatal(err)
 	}
+	return e, q
+}
+
+// CaptureSnippet gives what Capture gives for the same bytes in a file.
+func TestCaptureSnippetEqualsFile(t *testing.T) {
+	e, q := goCaptureQuery(t)
 	path := filepath.Join(goroot(), "src", "strings", "strings.go")
 	src, err := os.ReadFile(path)
 	if err != nil {
@@ -456,12 +464,7 @@ func TestCaptureSnippetEqualsFile(t *testing.T) {
 // A file Want declines is read, not parsed, and gets no result; the
 // others are parsed as usual.
 func TestCaptureWant(t *testing.T) {
-	e := NewEngine(Options{CacheBytes: -1})
-	defer e.Close()
-	q, err := e.CompileCaptureQuery("go", captureQueries["go"])
-	if err != nil {
-		t.Fatal(err)
-	}
+	e, q := goCaptureQuery(t)
 	root := t.TempDir()
 	for _, n := range []string{"a.go", "b.go"} {
 		os.WriteFile(filepath.Join(root, n), []byte("package p\n\nfunc "+n[:1]+"() {}\n"), 0o644)

@@ -232,12 +232,18 @@ func TestCacheServesSecondQueryAndNoticesEdits(t *testing.T) {
 	}
 }
 
-func TestCancellation(t *testing.T) {
+// callTree is a root of n Go files, each calling g once.
+func callTree(t *testing.T, n int) string {
+	t.Helper()
 	files := map[string]string{}
-	for i := 0; i < 200; i++ {
+	for i := range n {
 		files[fmt.Sprintf("f%03d.go", i)] = "package p\n\nfunc f() { g(1) }\n"
 	}
-	root := testenv.Tree(t, files)
+	return testenv.Tree(t, files)
+}
+
+func TestCancellation(t *testing.T) {
+	root := callTree(t, 200)
 	e := NewEngine(Options{})
 	defer e.Close()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -248,11 +254,7 @@ func TestCancellation(t *testing.T) {
 }
 
 func TestProgressReportsFinalCount(t *testing.T) {
-	files := map[string]string{}
-	for i := 0; i < 30; i++ {
-		files[fmt.Sprintf("f%02d.go", i)] = "package p\n\nfunc f() { g(1) }\n"
-	}
-	root := testenv.Tree(t, files)
+	root := callTree(t, 30)
 	e := NewEngine(Options{})
 	defer e.Close()
 	var calls [][2]int
@@ -330,11 +332,7 @@ func TestPrefilterNeverDropsAMatch(t *testing.T) {
 			continue
 		}
 		root := t.TempDir()
-		for name, data := range c.files {
-			p := filepath.Join(root, filepath.FromSlash(name))
-			os.MkdirAll(filepath.Dir(p), 0o755)
-			os.WriteFile(p, data, 0o644)
-		}
+		testenv.WriteTree(t, root, c.files)
 		q := Query{Path: at(root), Pattern: c.pattern, Language: c.language, MaxResults: 1000}
 		if c.path != "" {
 			q.Path = at(root, filepath.Join(root, filepath.FromSlash(c.path)))

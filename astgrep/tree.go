@@ -123,6 +123,10 @@ func (x *Tree) Extra(n int32) bool { return x.t.nodes[n].flags&flagExtra != 0 }
 // Leaf reports whether node n has no children at all.
 func (x *Tree) Leaf(n int32) bool { return x.t.leaf(int(n)) }
 
+// Last is one past the last node of n's subtree: n's children are n+1,
+// then each one's Last, while below Last(n).
+func (x *Tree) Last(n int32) int32 { return int32(x.t.nodes[n].last) }
+
 // Span is node n's byte range [start, end) in the source.
 func (x *Tree) Span(n int32) (start, end int) {
 	nd := &x.t.nodes[n]

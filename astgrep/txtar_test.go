@@ -108,15 +108,7 @@ func parseSearchCase(t *testing.T, file string) (*txtar.Archive, searchCase) {
 func runSearchCase(t *testing.T, e *Engine, file string) {
 	ar, c := parseSearchCase(t, file)
 	root := t.TempDir()
-	for name, data := range c.files {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testenv.WriteTree(t, root, c.files)
 	q := Query{Path: at(root), Pattern: c.pattern, Language: c.language, MaxResults: c.maxResults}
 	if c.path != "" {
 		q.Path = at(root, filepath.Join(root, filepath.FromSlash(c.path)))

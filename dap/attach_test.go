@@ -140,7 +140,7 @@ func TestAttachRefusesOwnProcesses(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A real process: only time tells that no kill comes after.
-	if exits(prog.Process.Pid, 300*time.Millisecond) {
+	if testenv.Exits(prog.Process.Pid, 300*time.Millisecond) {
 		t.Fatal("ending an attach session killed the program it attached to")
 	}
 }

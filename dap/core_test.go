@@ -85,11 +85,7 @@ func makeCore(t *testing.T, dir, bin string, env ...string) string {
 func TestCoreC(t *testing.T) {
 	needAdapter(t, "lldb")
 	root := testenv.Tree(t, map[string]string{"crash.c": cCrash})
-	gcc := testenv.LookPath(t, "gcc")
-	bin := filepath.Join(root, "crash")
-	if out, err := exec.Command(gcc, "-g", "-O0", "-o", bin, filepath.Join(root, "crash.c")).CombinedOutput(); err != nil {
-		t.Fatalf("gcc: %v\n%s", err, out)
-	}
+	bin := testenv.BuildC(t, root, "crash.c", "crash")
 	core := makeCore(t, root, bin)
 	coreSession(t, root, bin, core, "depth", 6, "*p = 42;", "n", "0")
 }
@@ -214,12 +210,8 @@ func coreSession(t *testing.T, root, bin, core, fn string, line int, src, local,
 // A core launch that cannot be: each says what is wrong, before any
 // adapter starts.
 func TestCoreRefusals(t *testing.T) {
-	gcc := testenv.LookPath(t, "gcc")
 	root := testenv.Tree(t, map[string]string{"crash.c": cCrash, "notes.txt": "not a core\n", "app.py": "print(1)\n"})
-	bin := filepath.Join(root, "crash")
-	if out, err := exec.Command(gcc, "-g", "-O0", "-o", bin, filepath.Join(root, "crash.c")).CombinedOutput(); err != nil {
-		t.Fatalf("gcc: %v\n%s", err, out)
-	}
+	bin := testenv.BuildC(t, root, "crash.c", "crash")
 	s := newSupervisor(t, root, Config{})
 	for _, c := range []struct {
 		what string
@@ -298,15 +290,14 @@ func TestCoreSwappedAfterTheCheck(t *testing.T) {
 			needAdapter(t, c.adapter)
 			root := testenv.Tree(t, map[string]string{c.file: c.src, "go.mod": "module crash\n\ngo 1.22\n"})
 			bin := filepath.Join(root, "crash")
-			var build *exec.Cmd
 			if c.adapter == "lldb" {
-				build = exec.Command(testenv.LookPath(t, "gcc"), "-g", "-O0", "-o", bin, filepath.Join(root, c.file))
+				testenv.BuildC(t, root, c.file, "crash")
 			} else {
-				build = exec.Command(testenv.LookPath(t, "go"), "build", "-gcflags=all=-N -l", "-o", bin, ".")
-			}
-			build.Dir = root
-			if out, err := build.CombinedOutput(); err != nil {
-				t.Fatalf("build: %v\n%s", err, out)
+				build := exec.Command(testenv.LookPath(t, "go"), "build", "-gcflags=all=-N -l", "-o", bin, ".")
+				build.Dir = root
+				if out, err := build.CombinedOutput(); err != nil {
+					t.Fatalf("build: %v\n%s", err, out)
+				}
 			}
 			core := makeCore(t, root, bin, "GOTRACEBACK=crash")
 			// The same program's core outside the root, with another secret.

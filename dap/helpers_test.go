@@ -2,11 +2,7 @@ package dap
 
 import (
 	"context"
-	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -56,27 +52,9 @@ func localNamed(vars []Var, name string) *Var {
 	return nil
 }
 
-// alive reports whether pid still runs (a zombie counts as gone).
-func alive(pid int) bool {
-	if pid <= 0 {
-		return false
-	}
-	if err := syscall.Kill(pid, 0); err != nil {
-		return false
-	}
-	data, err := os.ReadFile(filepath.Join("/proc", itoa(pid), "stat"))
-	if err != nil {
-		return false
-	}
-	f := strings.Fields(string(data))
-	return len(f) > 2 && f[2] != "Z"
-}
-
-func itoa(n int) string { return strconv.Itoa(n) }
-
 func waitGone(t *testing.T, what string, pid int) {
 	t.Helper()
-	if !exits(pid, 10*time.Second) {
+	if !testenv.Exits(pid, 10*time.Second) {
 		t.Fatalf("%s (pid %d) still runs", what, pid)
 	}
 }
@@ -118,6 +96,19 @@ func sample(t *testing.T, adapter, file, src string) (string, pathguard.Path) {
 		return root, at(root, buildC(t, root))
 	}
 	return root, at(root, file)
+}
+
+// stoppedSample launches the sample of src (see sample) on adapter, on a
+// supervisor of its own, and returns once the program stops at line of
+// file, with the test's context and the sample's root.
+func stoppedSample(t *testing.T, adapter, file, src string, line int) (*Supervisor, context.Context, string) {
+	t.Helper()
+	needAdapter(t, adapter)
+	root, program := sample(t, adapter, file, src)
+	s := newSupervisor(t, root, Config{})
+	ctx := testCtx(t)
+	stopAt(t, s, ctx, root, file, line, LaunchSpec{Adapter: adapter, Program: program}, time.Minute)
+	return s, ctx, root
 }
 
 // needAdapter skips (or, under BUILTIN_TOOLS_REQUIRE, fails) a test whose

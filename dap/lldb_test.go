@@ -1,8 +1,6 @@
 package dap
 
 import (
-	"os/exec"
-	"path/filepath"
 	"testing"
 
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
@@ -32,12 +30,7 @@ int main(void) {
 // buildC compiles the C fixture with debug information.
 func buildC(t *testing.T, root string) string {
 	t.Helper()
-	gcc := testenv.LookPath(t, "gcc")
-	bin := filepath.Join(root, "prog")
-	if out, err := exec.Command(gcc, "-g", "-O0", "-o", bin, filepath.Join(root, "main.c")).CombinedOutput(); err != nil {
-		t.Fatalf("gcc: %v\n%s", err, out)
-	}
-	return bin
+	return testenv.BuildC(t, root, "main.c", "prog")
 }
 
 // A C session with real lldb-dap, the same script as delve's.

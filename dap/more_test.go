@@ -137,11 +137,7 @@ int main(void) {
 func TestLLDBThreadBurstAndStaleSource(t *testing.T) {
 	needAdapter(t, "lldb")
 	root := testenv.Tree(t, map[string]string{"main.c": threadsC})
-	gcc := testenv.LookPath(t, "gcc")
-	bin := filepath.Join(root, "prog")
-	if out, err := exec.Command(gcc, "-g", "-O0", "-pthread", "-o", bin, filepath.Join(root, "main.c")).CombinedOutput(); err != nil {
-		t.Fatalf("gcc: %v\n%s", err, out)
-	}
+	bin := testenv.BuildC(t, root, "main.c", "prog", "-pthread")
 	later := time.Now().Add(time.Minute)
 	os.Chtimes(filepath.Join(root, "main.c"), later, later)
 	s := newSupervisor(t, root, Config{})
@@ -270,7 +266,7 @@ func TestDebugpyAttach(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A real process: only time tells that no kill comes after.
-	if exits(prog.Process.Pid, 200*time.Millisecond) {
+	if testenv.Exits(prog.Process.Pid, 200*time.Millisecond) {
 		t.Fatal("terminate of an attach session killed a program it did not start")
 	}
 }

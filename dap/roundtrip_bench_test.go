@@ -1,9 +1,7 @@
 package dap
 
 import (
-	"os"
-	"os/exec"
-	"path/filepath"
+	"context"
 	"testing"
 	"time"
 
@@ -45,29 +43,26 @@ func benchTargets() []benchTarget {
 		{"delve", "main.go", prebuilt, [2]int{8, 9}},
 		{"lldb", "main.c", func(b *testing.B) (string, string) {
 			needAdapter(b, "lldb")
-			gcc := testenv.LookPath(b, "gcc")
-			root := b.TempDir()
-			root, _ = filepath.EvalSymlinks(root)
-			src := filepath.Join(root, "main.c")
-			if err := os.WriteFile(src, []byte(benchC), 0o644); err != nil {
-				b.Fatal(err)
-			}
-			bin := filepath.Join(root, "prog")
-			if out, err := exec.Command(gcc, "-g", "-O0", "-o", bin, src).CombinedOutput(); err != nil {
-				b.Fatalf("gcc: %v\n%s", err, out)
-			}
-			return root, bin
+			root := testenv.Tree(b, map[string]string{"main.c": benchC})
+			return root, testenv.BuildC(b, root, "main.c", "prog")
 		}, [2]int{6, 7}},
 	}
+}
+
+// stopped builds tg's program, launches it on a supervisor of its own and
+// returns once it stops at tg's first line.
+func (tg benchTarget) stopped(b *testing.B) (*Supervisor, context.Context, string) {
+	root, bin := tg.program(b)
+	s := newSupervisor(b, root, Config{})
+	ctx := testCtx(b)
+	stopAt(b, s, ctx, root, tg.file, tg.lines[0], LaunchSpec{Adapter: tg.name, Program: at(root, bin)}, time.Minute)
+	return s, ctx, root
 }
 
 func BenchmarkRunToLine(b *testing.B) {
 	for _, tg := range benchTargets() {
 		b.Run(tg.name, func(b *testing.B) {
-			root, bin := tg.program(b)
-			s := newSupervisor(b, root, Config{})
-			ctx := testCtx(b)
-			stopAt(b, s, ctx, root, tg.file, tg.lines[0], LaunchSpec{Adapter: tg.name, Program: at(root, bin)}, time.Minute)
+			s, ctx, root := tg.stopped(b)
 			s.SetBreakpoints(ctx, at(root, tg.file), nil, nil, true)
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
@@ -83,10 +78,7 @@ func BenchmarkRunToLine(b *testing.B) {
 func BenchmarkRestart(b *testing.B) {
 	for _, tg := range benchTargets() {
 		b.Run(tg.name, func(b *testing.B) {
-			root, bin := tg.program(b)
-			s := newSupervisor(b, root, Config{})
-			ctx := testCtx(b)
-			stopAt(b, s, ctx, root, tg.file, tg.lines[0], LaunchSpec{Adapter: tg.name, Program: at(root, bin)}, time.Minute)
+			s, ctx, _ := tg.stopped(b)
 			b.ResetTimer()
 			how := ""
 			for i := 0; i < b.N; i++ {

@@ -4,8 +4,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
 const goRunTo = `package main
@@ -95,11 +93,7 @@ func TestRunToLine(t *testing.T) {
 // The same on debugpy and lldb-dap: reached, nothing left behind.
 func TestRunToLineDebugpyLLDB(t *testing.T) {
 	t.Run("debugpy", func(t *testing.T) {
-		needAdapter(t, "debugpy")
-		root := testenv.Tree(t, map[string]string{"app.py": pyProgram})
-		s := newSupervisor(t, root, Config{})
-		ctx := testCtx(t)
-		stopAt(t, s, ctx, root, "app.py", 9, LaunchSpec{Program: at(root, "app.py")}, 30*time.Second)
+		s, ctx, root := stoppedSample(t, "debugpy", "app.py", pyProgram, 9)
 		res, err := s.RunToLine(ctx, at(root, "app.py"), 5, 0)
 		if err != nil {
 			t.Fatal(err)
@@ -110,12 +104,7 @@ func TestRunToLineDebugpyLLDB(t *testing.T) {
 		}
 	})
 	t.Run("lldb", func(t *testing.T) {
-		needAdapter(t, "lldb")
-		root := testenv.Tree(t, map[string]string{"main.c": cProgram})
-		bin := buildC(t, root)
-		s := newSupervisor(t, root, Config{})
-		ctx := testCtx(t)
-		stopAt(t, s, ctx, root, "main.c", 13, LaunchSpec{Program: at(root, bin)}, 30*time.Second)
+		s, ctx, root := stoppedSample(t, "lldb", "main.c", cProgram, 13)
 		res, err := s.RunToLine(ctx, at(root, "main.c"), 8, 0)
 		if err != nil {
 			t.Fatal(err)

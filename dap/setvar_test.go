@@ -24,11 +24,7 @@ func TestSetVariable(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.adapter, func(t *testing.T) {
-			needAdapter(t, c.adapter)
-			root, program := sample(t, c.adapter, c.file, c.src)
-			s := newSupervisor(t, root, Config{})
-			ctx := testCtx(t)
-			stopAt(t, s, ctx, root, c.file, c.line, LaunchSpec{Adapter: c.adapter, Program: program}, 60*time.Second)
+			s, ctx, root := stoppedSample(t, c.adapter, c.file, c.src, c.line)
 			res, err := s.SetVariable(ctx, "", "", c.name, c.value, 0)
 			if err != nil {
 				t.Fatal(err)
@@ -96,11 +92,7 @@ func TestSetVariableTimeBound(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.adapter, func(t *testing.T) {
-			needAdapter(t, c.adapter)
-			root, program := sample(t, c.adapter, c.file, c.src)
-			s := newSupervisor(t, root, Config{})
-			ctx := testCtx(t)
-			stopAt(t, s, ctx, root, c.file, c.line, LaunchSpec{Adapter: c.adapter, Program: program}, 60*time.Second)
+			s, ctx, _ := stoppedSample(t, c.adapter, c.file, c.src, c.line)
 			t0 := time.Now()
 			res, err := s.SetVariable(ctx, "", "", c.name, c.value, 2*time.Second)
 			t.Logf("set_variable bounded at 2s answered in %s", time.Since(t0).Round(time.Millisecond))

@@ -31,12 +31,7 @@ int main(void) {
 // its end. debugpy has none, and says so.
 func TestWatchpoints(t *testing.T) {
 	t.Run("lldb", func(t *testing.T) {
-		needAdapter(t, "lldb")
-		root := testenv.Tree(t, map[string]string{"main.c": cWatch})
-		bin := buildC(t, root)
-		s := newSupervisor(t, root, Config{})
-		ctx := testCtx(t)
-		stopAt(t, s, ctx, root, "main.c", 6, LaunchSpec{Program: at(root, bin)}, 30*time.Second)
+		s, ctx, root := stoppedSample(t, "lldb", "main.c", cWatch, 6)
 		if spec, _ := Spec("lldb"); s.sess.caps.SupportsDataBreakpoints != spec.DataBreakpoints {
 			t.Fatalf("the adapters table says data breakpoints %v; lldb-dap says %v", spec.DataBreakpoints, s.sess.caps.SupportsDataBreakpoints)
 		}

@@ -1,8 +1,6 @@
 package files_test
 
 import (
-	"context"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +10,7 @@ import (
 	builtintools "github.com/builtin-tools/builtin-tools"
 	"github.com/builtin-tools/builtin-tools/askuser"
 	"github.com/builtin-tools/builtin-tools/internal/test/asktest"
+	"github.com/builtin-tools/builtin-tools/internal/test/runtest"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
@@ -57,16 +56,6 @@ func metaRun(t *testing.T, root string, policy registry.Policy, allow bool, ask 
 	return r
 }
 
-func metaCall(t *testing.T, r *registry.Run, tool string, args map[string]any) (string, bool) {
-	t.Helper()
-	b, _ := json.Marshal(args)
-	res, err := r.Call(context.Background(), tiers.Normal, tool, b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return registry.ResultText(res), res.IsError
-}
-
 // N3: write, edit and apply_patch changed .git/ — a core.fsmonitor
 // command in .git/config, an executable .git/hooks/pre-commit — even with
 // exec=deny, and the next git status ran the command while showing neither
@@ -109,7 +98,7 @@ func TestWriteToolsRefuseGitMetadata(t *testing.T) {
 	before := testenv.Snapshot(t, root)
 	for _, tc := range cases {
 		_, existed := os.Lstat(filepath.Join(root, tc.path))
-		text, isErr := metaCall(t, r, tc.tool, tc.args)
+		text, isErr := runtest.Call(t, r, tiers.Normal, tc.tool, tc.args)
 		if tc.path == "" {
 			if isErr {
 				t.Errorf("%s %v: %s", tc.tool, tc.args["path"], text)
@@ -149,12 +138,12 @@ func TestAllowGitWritesStillGatesWhatGitExecutes(t *testing.T) {
 	root := gitRepo(t)
 	hook := map[string]any{"path": ".git/hooks/pre-commit", "content": "#!/bin/sh\nexit 0\n"}
 	r := metaRun(t, root, registry.Policy{tiers.Exec: registry.Deny}, true, nil)
-	if text, isErr := metaCall(t, r, "write", map[string]any{"path": ".git/description", "content": "mine\n"}); isErr {
+	if text, isErr := runtest.Call(t, r, tiers.Normal, "write", map[string]any{"path": ".git/description", "content": "mine\n"}); isErr {
 		t.Fatalf("write .git/description with --allow-git-writes: %s", text)
 	}
 	for _, args := range []map[string]any{hook, {"path": ".git/info/attributes", "content": "* filter=x\n"},
 		{"path": ".git/config.worktree", "content": "[core]\n"}} {
-		text, isErr := metaCall(t, r, "write", args)
+		text, isErr := runtest.Call(t, r, tiers.Normal, "write", args)
 		if !isErr || !strings.Contains(text, "needs exec approval") || !strings.Contains(text, "exec=deny") {
 			t.Errorf("write %s with exec=deny: (error=%v) %s", args["path"], isErr, text)
 		}
@@ -164,13 +153,13 @@ func TestAllowGitWritesStillGatesWhatGitExecutes(t *testing.T) {
 	}
 	port := asktest.New("Deny")
 	r = metaRun(t, root, registry.Policy{tiers.Exec: registry.Ask}, true, port)
-	text, isErr := metaCall(t, r, "write", hook)
+	text, isErr := runtest.Call(t, r, tiers.Normal, "write", hook)
 	if !isErr || !strings.Contains(text, "the operator denied it") || len(port.Cards()) != 1 ||
 		!strings.Contains(port.Cards()[0], "(a exec tool)") || !strings.Contains(port.Cards()[0], ".git/hooks/pre-commit") {
 		t.Fatalf("exec=ask, denied: (error=%v) %s; asked %q", isErr, text, port.Cards())
 	}
 	r = metaRun(t, root, registry.Policy{tiers.Exec: registry.Allow}, true, nil)
-	if text, isErr := metaCall(t, r, "write", hook); isErr {
+	if text, isErr := runtest.Call(t, r, tiers.Normal, "write", hook); isErr {
 		t.Fatalf("exec=allow: %s", text)
 	}
 }

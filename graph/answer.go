@@ -152,11 +152,21 @@ type IndexState struct {
 // lines reads files' lines for quoting, once per answer.
 type lines struct {
 	src   LineSource
+	snap  *snap.Snapshot
 	files map[string][][]byte
 }
 
+// sharedLines is a LineSource that keeps files' lines between answers
+// (index.Index.Lines): those of e's file when it is still as e was read,
+// ok false otherwise.
+type sharedLines interface {
+	Lines(e *snap.Entry) (lines [][]byte, ok bool)
+}
+
+func (v View) lines() lines { return lines{src: v.Lines, snap: v.Snap} }
+
 func (v View) lineOf(rel string, n int) string {
-	l := lines{src: v.Lines}
+	l := v.lines()
 	return l.get(rel, n)
 }
 
@@ -166,9 +176,16 @@ func (l *lines) get(rel string, n int) string {
 	}
 	ls, ok := l.files[rel]
 	if !ok {
-		data, err := l.src.ReadFile(rel)
-		if err == nil {
-			ls = bytes.Split(data, []byte("\n"))
+		if sh, can := l.src.(sharedLines); can && l.snap != nil {
+			if e := l.snap.Entry(rel); e != nil {
+				ls, ok = sh.Lines(e)
+			}
+		}
+		if !ok {
+			data, err := l.src.ReadFile(rel)
+			if err == nil {
+				ls = bytes.Split(data, []byte("\n"))
+			}
 		}
 		l.files[rel] = ls
 	}
@@ -193,7 +210,7 @@ func quoteLine(s string) string {
 // ambiguous answers a spec that names several definitions.
 func (v View) ambiguous(op string, spec Spec, ts []snap.Target, st IndexState) *Answer {
 	a := &Answer{Op: op, Index: st, Query: spec.Symbol}
-	l := lines{src: v.Lines}
+	l := v.lines()
 	for _, t := range ts {
 		s := symbolOf(t)
 		a.Candidates = append(a.Candidates, s)
@@ -262,7 +279,7 @@ func Outline(v View, file string) (*Answer, error) {
 	}
 	a.Definitions = make([]Symbol, 0, len(f.Defs))
 	a.Lines = make([]DefLine, 0, len(f.Defs))
-	l := lines{src: v.Lines}
+	l := v.lines()
 	var emit func(i, indent int)
 	emit = func(i, indent int) {
 		d := &f.Defs[i]
@@ -351,7 +368,7 @@ func Find(v View, query, kind string, limit int) (*Answer, error) {
 		return nil, &LookupError{fmt.Sprintf("no definition matches %q%s", q, v.nearNames(name))}
 	}
 	shown := min(limit, len(hits))
-	l := lines{src: v.Lines}
+	l := v.lines()
 	for _, h := range hits[:shown] {
 		s := symbolOf(h.t)
 		a.Definitions = append(a.Definitions, s)
@@ -414,7 +431,7 @@ func Callers(v View, spec Spec) (*Answer, error) {
 	}
 	a.Counts.Values, a.Counts.Elsewhere = len(values), elsewhere
 	a.Counts.Unresolved = len(nowhere)
-	l := lines{src: v.Lines}
+	l := v.lines()
 	for _, s := range calls {
 		s.Code = l.get(s.File, s.Line)
 		a.Sites = append(a.Sites, s)
@@ -461,7 +478,7 @@ func Callees(v View, spec Spec) (*Answer, error) {
 	for _, s := range sites {
 		a.Counts.add(s.Class)
 	}
-	l := lines{src: v.Lines}
+	l := v.lines()
 	for _, s := range sites {
 		s.Code = l.get(s.File, s.Line)
 		a.Sites = append(a.Sites, s)
@@ -490,7 +507,7 @@ type Depth struct {
 
 // Unfollowed counts what an impact ring did not follow for one reason.
 type Unfollowed struct {
-	Reason string `json:"reason" jsonschema:"candidate (name-only call sites, listed, not walked), candidate value (a function value of a name-only match), value calls (a function value passed or stored: its passer is a dependent, but the calls later made through it by whatever receives it are not followed), dispatch (calls through a type declared outside the index that may be an interface), implementations (of an interface method: ask impact of each)"`
+	Reason string `json:"reason" jsonschema:"candidate (name-only call sites, listed, not walked), candidate value (a function value of a name-only match), value calls (a function value passed or stored: its passer is a dependent, but the calls later made through it by whatever receives it are not followed, but a known callee's calls of the parameter it is passed as are), dispatch (calls through a type declared outside the index that may be an interface), implementations (of an interface method: ask impact of each)"`
 	Count  int    `json:"count" jsonschema:"call sites, or for implementations the methods"`
 }
 
@@ -580,7 +597,7 @@ func Impact(v View, spec Spec, depth, perDepth int) (*Answer, error) {
 	// Each dependent's class and language as last counted: the classes
 	// the answer's confidence covers.
 	depClass := map[depNodeKey]langClass{}
-	l := lines{src: v.Lines}
+	l := v.lines()
 	for dep := 1; dep <= depth && len(frontier) > 0; dep++ {
 		ring := Depth{Depth: dep, Dependents: []Dependent{}}
 		var next []snap.Target
@@ -640,9 +657,10 @@ func Impact(v View, spec Spec, depth, perDepth int) (*Answer, error) {
 					not[notCandidateValue]++
 					continue
 				}
-				if value {
+				if value && !s.reached {
 					// Whatever receives the value may call it: those calls
-					// are not seen.
+					// are not seen (but a known callee's calls of the
+					// parameter it is passed as, which are in calls).
 					not[notValueCalls]++
 				}
 				key := depNodeKey{s.fileRef, -1}
@@ -653,7 +671,7 @@ func Impact(v View, spec Spec, depth, perDepth int) (*Answer, error) {
 				} else {
 					dsym = Symbol{Name: "(top level)", Qualified: s.File + " (top level)", Kind: "file", File: s.File, Line: s.Line, EndLine: s.Line, Language: s.fileRef.Lang.ID}
 				}
-				if s.Class == Candidate && !s.dispatch {
+				if s.Class == Candidate && !s.dispatch && !s.passed {
 					candSites[key]++
 				}
 				if visited[key] {
@@ -760,7 +778,9 @@ func sure(class string) bool {
 // or a candidate that is dispatch through an interface the definition may
 // satisfy (w.Write with w an io.Writer), which may run it as an
 // implementation's call does.
-func follows(s Site) bool { return sure(s.Class) || s.Class == Candidate && s.dispatch }
+func follows(s Site) bool {
+	return sure(s.Class) || s.Class == Candidate && (s.dispatch || s.passed)
+}
 
 // Status describes the index.
 type Status struct {

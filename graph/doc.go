@@ -29,7 +29,12 @@
 // or nowhere are counted in the answer, and functions passed as values are
 // listed apart (callees lists the functions a definition passes, as
 // callers of each lists the use): an impact walk takes the function
-// passing one as a dependent and says its count is a lower bound. A call
+// passing one as a dependent and says its count is a lower bound. A
+// function passed to a call whose callee is sure (exact or import) runs
+// where that callee calls the parameter it is passed as (G(F); func G(f
+// func()) { f() }): callers of F lists those calls as candidates saying
+// who passes F (another caller of G may pass something else), and impact
+// walks on from them to G's callers (funcvalues.go). A call
 // of a local bound once to a function the index defines (f := pkg.F;
 // f()) is an edge to it (resolve/funcvalue.go): exact where
 // language.json's "assignments_bind" says every assignment is recorded
@@ -54,6 +59,11 @@
 // @container (a definition's explicit container, as Go's receiver type),
 // @self (a method's receiver name), @import.module, @import.name and
 // @import.alias (the alias "*" or "." imports every name of the module);
+// @arguments (in a @reference.value pattern on a call: the argument list
+// holding @name, so the record keeps the value's place and its call, or
+// with @argument.name the keyword it is passed by) and
+// @parameters (in a @local pattern: the parameter list holding @name, its
+// place; Python's self is skipped on a call through a receiver);
 // @import.default is the local name of an import of the module's default
 // export, which an @export.default's @name names (ES export default f).
 // @local marks a parameter or variable: inside its function it hides a

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/txtar"
@@ -23,6 +24,7 @@ func TestHeldCallsInCallers(t *testing.T) {
 		{"python_funcvalues", "app.g", []string{"app.py:14 exact"}},
 		{"python_funcvalues", "helper", []string{"app.py:16 import"}},
 		{"python_funcvalues", "Store.save", []string{"app.py:25 exact"}},
+		{"python_modvars", "Store", []string{"app.py:20 exact"}},
 		{"typescript_funcvalues", "app.g", []string{"app.ts:11 candidate"}},
 		{"typescript_funcvalues", "lib", []string{"plain.js:5 candidate"}},
 	} {
@@ -43,6 +45,50 @@ func TestHeldCallsInCallers(t *testing.T) {
 			for _, w := range c.want {
 				if !got[w] {
 					t.Errorf("callers of %s: no call %s; got %v", c.symbol, w, got)
+				}
+			}
+		})
+	}
+}
+
+// TestPassedCallsInCallers checks that callers of a function passed to a
+// known callee lists the callee's calls of the parameter it is passed as,
+// as candidates saying who passes it, and no call of another variable of
+// that name (a closure's own parameter).
+func TestPassedCallsInCallers(t *testing.T) {
+	for _, c := range []struct {
+		fixture, symbol string
+		want, not       []string // file:line class
+	}{
+		{"go_passed", "app.F", []string{"app/app.go:9 candidate", "app/app.go:21 candidate", "util/util.go:5 candidate"}, []string{"app/app.go:28 candidate"}},
+		{"python_passed", "app.f", []string{"app.py:7 candidate", "app.py:24 candidate", "app.py:36 candidate"}, nil},
+		{"typescript_passed", "app.f", []string{"app.ts:6 candidate", "lib.ts:2 candidate"}, nil},
+	} {
+		t.Run(c.fixture, func(t *testing.T) {
+			ar, err := txtar.ParseFile("testdata/impact/" + c.fixture + ".txtar")
+			if err != nil {
+				t.Fatal(err)
+			}
+			x := buildFixture(t, ar)
+			a, err := x.Callers(Spec{Symbol: c.symbol}, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]bool{}
+			for _, s := range a.Sites {
+				got[fmt.Sprintf("%s:%d %s", s.File, s.Line, s.Class)] = true
+				if s.Class == "candidate" && !strings.Contains(s.Reason, "passes ") {
+					t.Errorf("callers of %s: %s:%d's reason does not say who passes it: %q", c.symbol, s.File, s.Line, s.Reason)
+				}
+			}
+			for _, w := range c.want {
+				if !got[w] {
+					t.Errorf("callers of %s: no call %s; got %v", c.symbol, w, got)
+				}
+			}
+			for _, w := range c.not {
+				if got[w] {
+					t.Errorf("callers of %s: %s listed; it calls another variable", c.symbol, w)
 				}
 			}
 		})

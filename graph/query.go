@@ -466,11 +466,16 @@ type Site struct {
 	// language's own interface (Go's err.Error()): impact walks on from
 	// it.
 	dispatch bool
+	// passed: a call of a parameter the definition is passed to (G(F),
+	// G calls its f): impact walks on from it. reached: a value use
+	// passed to a call whose callee's calls of it are listed.
+	passed, reached bool
+	ri              int32 // the reference, in fileRef
 }
 
 func (v View) site(f *snap.Entry, ri int32) Site {
 	r := &f.Refs[ri]
-	s := Site{File: f.Rel, Line: int(r.Line), Column: int(r.Col), Call: f.RefName(r), In: "(top level)", fileRef: f}
+	s := Site{File: f.Rel, Line: int(r.Line), Column: int(r.Col), Call: f.RefName(r), In: "(top level)", fileRef: f, ri: ri}
 	if r.Recv != 0 {
 		s.Call = f.RefReceiver(r) + "." + s.Call
 	}
@@ -609,6 +614,7 @@ func (v View) callersOf(ts []snap.Target) map[snap.Target]*callerSet {
 			byName[ak] = append(byName[ak], byName[k]...)
 		}
 	}
+	aliased := map[snap.Target][]snap.Target{} // a class: the variables set to it
 	for k, group := range byName {
 		anyType, anyGetter, anyMethod := false, false, false
 		for _, t := range group {
@@ -623,6 +629,16 @@ func (v View) callersOf(ts []snap.Target) map[snap.Target]*callerSet {
 				if r.Kind == lang.RefType && !anyType || r.Kind == lang.RefRead && !anyGetter && !anyMethod {
 					continue
 				}
+				if anyType && r.Kind == lang.RefValue {
+					// Alias = Store: calls of Alias construct Store.
+					if h := aliasHolder(g, r); h >= 0 {
+						for _, t := range group {
+							if d := t.D(); d.Name == k.name && lang.ClassLike(d.Kind) && !t.File.Lang.Conversions {
+								aliased[t] = append(aliased[t], snap.Target{File: g, Def: h})
+							}
+						}
+					}
+				}
 				if r.Kind == lang.RefRead && !anyGetter {
 					// obj.m read, not called: a method value.
 					v := *r
@@ -630,7 +646,6 @@ func (v View) callersOf(ts []snap.Target) map[snap.Target]*callerSet {
 					r = &v
 				}
 				res := v.R.SiteLazy(g, ri, r.Kind)
-				var cands []resolve.Scored // a pending resolution's candidates, scored once
 				for _, t := range group {
 					cs := out[t]
 					if r.Kind == lang.RefType && !lang.ClassLike(t.D().Kind) {
@@ -639,11 +654,8 @@ func (v View) callersOf(ts []snap.Target) map[snap.Target]*callerSet {
 					found := false
 					rank, of, reason := 0, 0, ""
 					if res.Pending != nil {
-						if res.Pending.Accepts(t.D()) {
-							if cands == nil {
-								cands = v.R.Scores(res.Pending)
-							}
-							rank, of, reason = v.R.RankOf(res.Pending, t, cands)
+						if v.R.Accepts(res.Pending, t.D()) {
+							rank, of, reason = v.R.SiteRank(g, ri, r.Kind, res.Pending, t)
 							found = rank > 0
 						}
 					} else {
@@ -669,10 +681,7 @@ func (v View) callersOf(ts []snap.Target) map[snap.Target]*callerSet {
 					if !found {
 						unresolved := res.Class == Unresolved
 						if res.Pending != nil {
-							if cands == nil {
-								cands = v.R.Scores(res.Pending)
-							}
-							unresolved = len(cands) == 0
+							unresolved = v.R.SiteCandidates(g, ri, r.Kind, res.Pending) == 0
 						}
 						switch {
 						case r.Kind == lang.RefType, r.Kind == lang.RefRead:
@@ -715,10 +724,25 @@ func (v View) callersOf(ts []snap.Target) map[snap.Target]*callerSet {
 	// Calls through a local bound to a definition where it is used as a
 	// value (f := G; f()).
 	for t, cs := range out {
-		for _, s := range cs.values {
-			cs.calls = append(cs.calls, v.heldCalls(t, s)...)
+		type at struct {
+			f  *snap.Entry
+			ri int32
 		}
-		cs.calls = append(cs.calls, v.aliasCalls(t)...)
+		seen := map[at]bool{} // (passed calls, once each)
+		for i := range cs.values {
+			s := &cs.values[i]
+			cs.calls = append(cs.calls, v.heldCalls(t, *s)...)
+			for _, c := range v.passedCalls(t, *s) {
+				s.reached = true
+				if k := (at{c.fileRef, c.ri}); !seen[k] {
+					seen[k] = true
+					cs.calls = append(cs.calls, c)
+				}
+			}
+		}
+		for _, h := range aliased[t] {
+			cs.calls = append(cs.calls, v.variableCalls(t, h)...)
+		}
 	}
 	for _, cs := range out {
 		sortSites(cs.calls)

@@ -14,6 +14,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/builtin-tools/builtin-tools/internal/test/runtest"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
@@ -97,7 +98,7 @@ func TestNestedCalls(t *testing.T) {
 func TestNotifyOutsideCalls(t *testing.T) {
 	r := newRun(t, registry.Config{})
 	ctx := context.Background()
-	c := peerOf(t, r, tiers.Normal)
+	c := runtest.Client(t, r, tiers.Normal)
 	got := make(chan mcp.JSONRPCNotification, 8)
 	c.OnNotification(func(n mcp.JSONRPCNotification) { got <- n })
 	r.Notify("notifications/builtin-tools/worker", map[string]any{"id": "w1", "status": "succeeded"})
@@ -132,7 +133,7 @@ func TestNotifyOutsideCalls(t *testing.T) {
 func TestStructuredContent(t *testing.T) {
 	r := newRun(t, registry.Config{})
 	ctx := context.Background()
-	c := peerOf(t, r, tiers.Normal)
+	c := runtest.Client(t, r, tiers.Normal)
 	list, err := c.ListTools(ctx, mcp.ListToolsRequest{})
 	if err != nil {
 		t.Fatal(err)
@@ -255,7 +256,7 @@ func TestChildProgressReachesTheParentToken(t *testing.T) {
 			return msg{registry.ResultText(c.Call(ctx, "a test", "tick", nil))}, nil
 		})}
 	r := newRun(t, registry.Config{Families: []registry.Extension{family("p", tick, parent)}})
-	c := peerOf(t, r, tiers.Normal)
+	c := runtest.Client(t, r, tiers.Normal)
 	got := make(chan mcp.JSONRPCNotification, 4)
 	c.OnNotification(func(n mcp.JSONRPCNotification) { got <- n })
 	req := mcp.CallToolRequest{}

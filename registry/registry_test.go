@@ -13,6 +13,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/builtin-tools/builtin-tools/internal/test/runtest"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -33,7 +34,7 @@ func TestRegisteredWhenResourceAttached(t *testing.T) {
 		Open: func(env *registry.Env) (*fakeDebugger, error) { return nil, registry.ErrSkip }}
 	r := newRun(t, registry.Config{Families: []registry.Extension{toyFiles, dbg}})
 	ctx := context.Background()
-	c := peerOf(t, r, tiers.Normal)
+	c := runtest.Client(t, r, tiers.Normal)
 	changed := make(chan struct{}, 4)
 	c.OnNotification(func(n mcp.JSONRPCNotification) {
 		if n.Method == string(mcp.MethodNotificationToolsListChanged) {
@@ -88,7 +89,7 @@ func TestRegisteredWhenResourceAttached(t *testing.T) {
 func TestPlanModeRefusesWriteByName(t *testing.T) {
 	r := newRun(t, registry.Config{})
 	ctx := context.Background()
-	c := peerOf(t, r, tiers.Plan)
+	c := runtest.Client(t, r, tiers.Plan)
 	res, err := c.ListTools(ctx, mcp.ListToolsRequest{})
 	if err != nil {
 		t.Fatal(err)
@@ -153,7 +154,7 @@ func TestOneCallPathForEveryCaller(t *testing.T) {
 	stage := toolOf("stage", tiers.Write, func(ctx context.Context, c *registry.Call) (string, error) { return "staged", nil })
 	r := newRun(t, registry.Config{Families: []registry.Extension{toyFiles, family("more", stage), record}})
 	ctx := context.Background()
-	c := peerOf(t, r, tiers.Normal)
+	c := runtest.Client(t, r, tiers.Normal)
 	req := mcp.CallToolRequest{}
 	req.Params.Name = "put"
 	req.Params.Arguments = map[string]any{"path": "a.txt", "content": "one\n"}

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/builtin-tools/builtin-tools/internal/test/runtest"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -76,7 +77,7 @@ func TestRequiredService(t *testing.T) {
 		if out, isErr := call(t, r, tiers.Normal, "stamp", `{}`); !isErr || out != "cannot stamp: "+d[0].Reason {
 			t.Errorf("%s: stamp: (error=%v) %q", tc.name, isErr, out)
 		}
-		c := peerOf(t, r, tiers.Normal)
+		c := runtest.Client(t, r, tiers.Normal)
 		init, err := c.Initialize(context.Background(), mcp.InitializeRequest{})
 		if err != nil {
 			t.Fatal(err)

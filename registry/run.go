@@ -296,16 +296,20 @@ func compileSchema(name string, raw json.RawMessage) (*jsonschema.Schema, error)
 	if !ok || obj["type"] != "object" {
 		return nil, fmt.Errorf("registry: tool %s: input schema must be an object schema", name)
 	}
-	c := jsonschema.NewCompiler()
-	url := "tool:" + name
-	if err := c.AddResource(url, doc); err != nil {
-		return nil, fmt.Errorf("registry: tool %s: %w", name, err)
-	}
-	s, err := c.Compile(url)
+	s, err := compileDoc("tool:"+name, doc)
 	if err != nil {
 		return nil, fmt.Errorf("registry: tool %s: invalid input schema: %w", name, err)
 	}
 	return s, nil
+}
+
+// compileDoc compiles the decoded schema doc, known by url.
+func compileDoc(url string, doc any) (*jsonschema.Schema, error) {
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource(url, doc); err != nil {
+		return nil, err
+	}
+	return c.Compile(url)
 }
 
 // Root returns the run's root, absolute with symlinks resolved.

@@ -361,39 +361,26 @@ func leadingID(head []byte) json.RawMessage {
 }
 
 // topLevelID finds the "id" member of the top-level object in a message
-// the JSON decoder refused (nested too deep, or cut short), by scanning
-// strings and brackets without building anything; nil when there is none
-// or it is not a string or a number.
+// the JSON decoder refused (nested too deep, or cut short); nil when there
+// is none or it is not a string or a number.
 func topLevelID(msg []byte) json.RawMessage {
-	depth := 0
-	for i := 0; i < len(msg); i++ {
-		switch c := msg[i]; c {
-		case '{', '[':
-			depth++
-		case '}', ']':
-			depth--
-			if depth <= 0 {
-				return nil
-			}
-		case '"':
-			end := stringEnd(msg, i)
-			if end < 0 {
-				return nil
-			}
-			if depth == 1 && string(msg[i:end]) == `"id"` {
-				rest := bytes.TrimLeft(msg[end:], " \t\r\n")
-				if len(rest) > 0 && rest[0] == ':' {
-					return leadingValue(bytes.TrimLeft(rest[1:], " \t\r\n"))
-				}
-			}
-			i = end - 1
-		}
+	if v, ok := topLevelValue(msg, "id"); ok {
+		return leadingValue(v)
 	}
 	return nil
 }
 
 // hasTopLevelKey reports whether the top-level object of msg has key.
 func hasTopLevelKey(msg []byte, key string) bool {
+	_, ok := topLevelValue(msg, key)
+	return ok
+}
+
+// topLevelValue finds the member key of the top-level object in msg by
+// scanning strings and brackets without building anything, so it works on
+// a message the JSON decoder refused: ok says the key is there, and the
+// bytes are what follows its colon (blanks skipped), to the end of msg.
+func topLevelValue(msg []byte, key string) ([]byte, bool) {
 	want := `"` + key + `"`
 	depth := 0
 	for i := 0; i < len(msg); i++ {
@@ -403,23 +390,23 @@ func hasTopLevelKey(msg []byte, key string) bool {
 		case '}', ']':
 			depth--
 			if depth <= 0 {
-				return false
+				return nil, false
 			}
 		case '"':
 			end := stringEnd(msg, i)
 			if end < 0 {
-				return false
+				return nil, false
 			}
 			if depth == 1 && string(msg[i:end]) == want {
 				rest := bytes.TrimLeft(msg[end:], " \t\r\n")
 				if len(rest) > 0 && rest[0] == ':' {
-					return true
+					return bytes.TrimLeft(rest[1:], " \t\r\n"), true
 				}
 			}
 			i = end - 1
 		}
 	}
-	return false
+	return nil, false
 }
 
 // stringEnd returns the index just past the JSON string starting at

@@ -82,12 +82,7 @@ func strictSchema(name string, raw json.RawMessage) (*jsonschema.Schema, error) 
 	if err != nil {
 		return nil, fmt.Errorf("%s: output schema is not JSON: %v", name, err)
 	}
-	c := jsonschema.NewCompiler()
-	url := "output:" + name
-	if err := c.AddResource(url, doc); err != nil {
-		return nil, fmt.Errorf("%s: output schema: %v", name, err)
-	}
-	s, err := c.Compile(url)
+	s, err := compileDoc("output:"+name, doc)
 	if err != nil {
 		return nil, fmt.Errorf("%s: output schema: %v", name, err)
 	}

@@ -12,7 +12,6 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
-	"github.com/mark3labs/mcp-go/client"
 )
 
 // Toy tools, so the registry's tests depend on no family's wording.
@@ -130,15 +129,4 @@ func contains(s string, subs ...string) bool {
 		}
 	}
 	return true
-}
-
-// peerOf connects an in-process client to r in mode, closed with the test.
-func peerOf(t *testing.T, r *registry.Run, mode tiers.Mode) *client.Client {
-	t.Helper()
-	c, err := r.Client(context.Background(), mode)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return c
 }

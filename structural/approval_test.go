@@ -9,6 +9,7 @@ import (
 
 	builtintools "github.com/builtin-tools/builtin-tools"
 	"github.com/builtin-tools/builtin-tools/internal/test/asktest"
+	"github.com/builtin-tools/builtin-tools/internal/test/runtest"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
@@ -22,18 +23,18 @@ func TestRewriteAskedOnceAtAccept(t *testing.T) {
 	r := newRun(t, map[string]string{"a.go": "package a\n\nfunc f() { println(1) }\n"},
 		builtintools.Options{Ask: port, Policy: registry.Policy{tiers.Write: registry.Ask}})
 	stage := func() string {
-		out, isErr := call(t, r, tiers.Normal, "ast_edit", map[string]any{"pattern": "println($A)", "rewrite": "print($A)", "language": "go"})
+		out, isErr := runtest.Call(t, r, tiers.Normal, "ast_edit", map[string]any{"pattern": "println($A)", "rewrite": "print($A)", "language": "go"})
 		if isErr {
 			t.Fatalf("ast_edit: %s", out)
 		}
 		return regexp.MustCompile(`edit_[0-9]+`).FindString(out)
 	}
 	id := stage()
-	if out, isErr := call(t, r, tiers.Normal, "resolve", map[string]any{"edit_id": id, "action": "discard"}); isErr {
+	if out, isErr := runtest.Call(t, r, tiers.Normal, "resolve", map[string]any{"edit_id": id, "action": "discard"}); isErr {
 		t.Fatalf("discard: %s", out)
 	}
 	id = stage()
-	if out, isErr := call(t, r, tiers.Normal, "resolve", map[string]any{"edit_id": id, "action": "accept"}); isErr {
+	if out, isErr := runtest.Call(t, r, tiers.Normal, "resolve", map[string]any{"edit_id": id, "action": "accept"}); isErr {
 		t.Fatalf("accept: %s", out)
 	}
 	if len(port.Cards()) != 1 || !strings.Contains(port.Cards()[0], "Allow resolve") || !strings.Contains(port.Cards()[0], "1 replacements of `println($A)` by `print($A)` in 1 files (a.go)") ||
@@ -59,12 +60,12 @@ func TestAcceptCardShowsPreview(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { r.Close() })
-	out, isErr := call(t, r, tiers.Normal, "ast_edit", map[string]any{"pattern": "g(1)", "rewrite": "g(1, 2)", "language": "go"})
+	out, isErr := runtest.Call(t, r, tiers.Normal, "ast_edit", map[string]any{"pattern": "g(1)", "rewrite": "g(1, 2)", "language": "go"})
 	if isErr || !strings.Contains(out, "the change would introduce 1 error") {
 		t.Fatalf("ast_edit: %s", out)
 	}
 	id := regexp.MustCompile(`edit_[0-9]+`).FindString(out)
-	if out, isErr := call(t, r, tiers.Normal, "resolve", map[string]any{"edit_id": id, "action": "accept"}); isErr || !strings.Contains(out, "matches its diagnostics preview") {
+	if out, isErr := runtest.Call(t, r, tiers.Normal, "resolve", map[string]any{"edit_id": id, "action": "accept"}); isErr || !strings.Contains(out, "matches its diagnostics preview") {
 		t.Fatalf("accept: %s", out)
 	}
 	if len(port.Cards()) != 1 || !strings.Contains(port.Cards()[0], "+func f() int { return g(1, 2) }") ||

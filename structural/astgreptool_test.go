@@ -11,6 +11,7 @@ import (
 
 	builtintools "github.com/builtin-tools/builtin-tools"
 	"github.com/builtin-tools/builtin-tools/astgrep"
+	"github.com/builtin-tools/builtin-tools/internal/test/runtest"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
@@ -52,13 +53,7 @@ const widgetDart = `class Screen {
 func newRun(t *testing.T, files map[string]string, opts builtintools.Options) *registry.Run {
 	t.Helper()
 	root := t.TempDir()
-	for name, content := range files {
-		p := filepath.Join(root, name)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testenv.WriteTree(t, root, files)
 	opts.Root = root
 	opts.Without = append(opts.Without, "lsp")
 	r, err := builtintools.NewRun(opts)
@@ -69,30 +64,20 @@ func newRun(t *testing.T, files map[string]string, opts builtintools.Options) *r
 	return r
 }
 
-func call(t *testing.T, r *registry.Run, mode tiers.Mode, tool string, args map[string]any) (string, bool) {
-	t.Helper()
-	b, _ := json.Marshal(args)
-	res, err := r.Call(context.Background(), mode, tool, b)
-	if err != nil {
-		t.Fatalf("%s: %v", tool, err)
-	}
-	return registry.ResultText(res), res.IsError
-}
-
 // AG-1..4 through the tool: the #646 trap finds the real call, never the
 // text in comments or strings; results carry file:line and captures.
 func TestGrepTool(t *testing.T) {
 	r := newRun(t, map[string]string{"shop/shop.go": shopGo, "go.mod": "module shop\n"}, builtintools.Options{})
-	text, isErr := call(t, r, tiers.Plan, "ast_grep", map[string]any{"pattern": "fmt.Println($$$ARGS)"})
+	text, isErr := runtest.Call(t, r, tiers.Plan, "ast_grep", map[string]any{"pattern": "fmt.Println($$$ARGS)"})
 	if isErr || !strings.HasPrefix(text, `1 match for "fmt.Println($$$ARGS)" [go`) ||
 		!strings.Contains(text, `shop/shop.go:14: fmt.Println("loaded", name)`) || !strings.Contains(text, `$$$ARGS = "loaded", name`) {
 		t.Fatalf("%q", text)
 	}
-	text, _ = call(t, r, tiers.Plan, "ast_grep", map[string]any{"pattern": "defer $X.Close()", "path": "shop/shop.go"})
+	text, _ = runtest.Call(t, r, tiers.Plan, "ast_grep", map[string]any{"pattern": "defer $X.Close()", "path": "shop/shop.go"})
 	if !strings.Contains(text, "shop/shop.go:13: defer f.Close()") || !strings.Contains(text, "$X = f") {
 		t.Fatalf("%q", text)
 	}
-	text, _ = call(t, r, tiers.Plan, "ast_grep", map[string]any{"pattern": "os.Remove($A)"})
+	text, _ = runtest.Call(t, r, tiers.Plan, "ast_grep", map[string]any{"pattern": "os.Remove($A)"})
 	if !strings.HasPrefix(text, `no matches for "os.Remove($A)" in 1 go files`) {
 		t.Fatalf("no match: %q", text)
 	}
@@ -106,7 +91,7 @@ func TestGrepTool(t *testing.T) {
 	} {
 		var m map[string]any
 		json.Unmarshal([]byte(args), &m)
-		text, isErr := call(t, r, tiers.Plan, "ast_grep", m)
+		text, isErr := runtest.Call(t, r, tiers.Plan, "ast_grep", m)
 		if !isErr || !strings.Contains(text, want) {
 			t.Errorf("%s: (error=%v) %q, want %q", args, isErr, text, want)
 		}
@@ -120,11 +105,11 @@ func TestDartFromGrammarFolder(t *testing.T) {
 	lib := testenv.File(t, "the Dart grammar", filepath.Join("grammars", "libtree-sitter-dart.so"))
 	r := newRun(t, map[string]string{"lib/screen.dart": widgetDart},
 		builtintools.Options{Settings: map[string]any{"structural": astgrep.Options{GrammarDirs: []string{filepath.Dir(lib)}}}})
-	text, isErr := call(t, r, tiers.Plan, "ast_grep", map[string]any{"pattern": "if ($X != null) $X.dispose()", "language": "dart"})
+	text, isErr := runtest.Call(t, r, tiers.Plan, "ast_grep", map[string]any{"pattern": "if ($X != null) $X.dispose()", "language": "dart"})
 	if isErr || !strings.HasPrefix(text, "1 match") || !strings.Contains(text, "lib/screen.dart:6:") || !strings.Contains(text, "$X = controller") {
 		t.Fatalf("guard: %q", text)
 	}
-	text, isErr = call(t, r, tiers.Plan, "ast_grep", map[string]any{"pattern": "dispose($X)", "language": "dart"})
+	text, isErr = runtest.Call(t, r, tiers.Plan, "ast_grep", map[string]any{"pattern": "dispose($X)", "language": "dart"})
 	if isErr || !strings.HasPrefix(text, "1 match") || !strings.Contains(text, "lib/screen.dart:8: dispose(controller)") {
 		t.Fatalf("call: %q", text)
 	}
@@ -148,11 +133,11 @@ func TestEditAndResolveTools(t *testing.T) {
 			}}}}
 	r := newRun(t, map[string]string{"shop/shop.go": shopGo}, builtintools.Options{Families: []registry.Extension{recorder}})
 	path := filepath.Join(r.Root(), "shop", "shop.go")
-	text, isErr := call(t, r, tiers.Plan, "ast_edit", map[string]any{"pattern": "fmt.Println($$$A)", "rewrite": "log.Println($$$A)"})
+	text, isErr := runtest.Call(t, r, tiers.Plan, "ast_edit", map[string]any{"pattern": "fmt.Println($$$A)", "rewrite": "log.Println($$$A)"})
 	if !isErr || !strings.Contains(text, "not available in plan mode") {
 		t.Fatalf("plan-mode ast_edit: %q", text)
 	}
-	text, isErr = call(t, r, tiers.Normal, "ast_edit", map[string]any{"pattern": "fmt.Println($$$A)", "rewrite": "log.Println($$$A)"})
+	text, isErr = runtest.Call(t, r, tiers.Normal, "ast_edit", map[string]any{"pattern": "fmt.Println($$$A)", "rewrite": "log.Println($$$A)"})
 	if isErr || !strings.Contains(text, `(proposed) 1 replacement in 1 file`) || !strings.Contains(text, `edit_id "edit_1"`) ||
 		!strings.Contains(text, `+	log.Println("loaded", name)`) {
 		t.Fatalf("stage: %q", text)
@@ -160,7 +145,7 @@ func TestEditAndResolveTools(t *testing.T) {
 	if data, _ := os.ReadFile(path); string(data) != shopGo {
 		t.Fatal("ast_edit wrote to disk")
 	}
-	text, isErr = call(t, r, tiers.Normal, "resolve", map[string]any{"edit_id": "edit_1", "action": "accept"})
+	text, isErr = runtest.Call(t, r, tiers.Normal, "resolve", map[string]any{"edit_id": "edit_1", "action": "accept"})
 	if isErr || !strings.Contains(text, "accepted edit_1: 1 replacement in 1 file written: shop/shop.go") {
 		t.Fatalf("accept: %q", text)
 	}
@@ -170,15 +155,15 @@ func TestEditAndResolveTools(t *testing.T) {
 	if len(wrote) != 1 || wrote[0] != "shop/shop.go" {
 		t.Fatalf("resolve recorded writes %v", wrote)
 	}
-	text, isErr = call(t, r, tiers.Normal, "resolve", map[string]any{"edit_id": "edit_1", "action": "accept"})
+	text, isErr = runtest.Call(t, r, tiers.Normal, "resolve", map[string]any{"edit_id": "edit_1", "action": "accept"})
 	if !isErr || !strings.Contains(text, "already accepted") {
 		t.Fatalf("second accept: %q", text)
 	}
 	// Staged, then the file changes: accept writes nothing.
-	call(t, r, tiers.Normal, "ast_edit", map[string]any{"pattern": "defer $X.Close()", "rewrite": "defer func() { _ = $X.Close() }()"})
+	runtest.Call(t, r, tiers.Normal, "ast_edit", map[string]any{"pattern": "defer $X.Close()", "rewrite": "defer func() { _ = $X.Close() }()"})
 	os.WriteFile(path, []byte(strings.Replace(shopGo, "loaded", "read", 1)), 0o644)
 	before, _ := os.ReadFile(path)
-	text, isErr = call(t, r, tiers.Normal, "resolve", map[string]any{"edit_id": "edit_2", "action": "accept"})
+	text, isErr = runtest.Call(t, r, tiers.Normal, "resolve", map[string]any{"edit_id": "edit_2", "action": "accept"})
 	if after, _ := os.ReadFile(path); !isErr || !strings.Contains(text, "shop/shop.go") || string(after) != string(before) {
 		t.Fatalf("stale accept: (error=%v) %q", isErr, text)
 	}
@@ -188,12 +173,12 @@ func TestEditAndResolveTools(t *testing.T) {
 	} {
 		var m map[string]any
 		json.Unmarshal([]byte(args), &m)
-		if text, isErr := call(t, r, tiers.Normal, "resolve", m); !isErr || !strings.Contains(text, want) {
+		if text, isErr := runtest.Call(t, r, tiers.Normal, "resolve", m); !isErr || !strings.Contains(text, want) {
 			t.Errorf("%s: %q, want %q", args, text, want)
 		}
 	}
-	call(t, r, tiers.Normal, "ast_edit", map[string]any{"pattern": "defer $X.Close()", "rewrite": "defer $X.Sync()"})
-	text, isErr = call(t, r, tiers.Normal, "resolve", map[string]any{"edit_id": "edit_3", "action": "discard"})
+	runtest.Call(t, r, tiers.Normal, "ast_edit", map[string]any{"pattern": "defer $X.Close()", "rewrite": "defer $X.Sync()"})
+	text, isErr = runtest.Call(t, r, tiers.Normal, "resolve", map[string]any{"edit_id": "edit_3", "action": "discard"})
 	if isErr || !strings.Contains(text, "discarded edit_3") {
 		t.Fatalf("discard: %q", text)
 	}

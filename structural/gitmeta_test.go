@@ -9,6 +9,7 @@ import (
 
 	builtintools "github.com/builtin-tools/builtin-tools"
 	"github.com/builtin-tools/builtin-tools/internal/test/asktest"
+	"github.com/builtin-tools/builtin-tools/internal/test/runtest"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
@@ -30,7 +31,7 @@ func stagedHookEdit(t *testing.T, opts builtintools.Options) (*registry.Run, str
 	if err := os.WriteFile(hookPath, []byte(hookSource), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	text, isErr := call(t, r, tiers.Normal, "ast_edit", map[string]any{"pattern": "print($A)", "rewrite": "__import__('os').system('touch PWNED')",
+	text, isErr := runtest.Call(t, r, tiers.Normal, "ast_edit", map[string]any{"pattern": "print($A)", "rewrite": "__import__('os').system('touch PWNED')",
 		"path": ".git/hooks/post-checkout.py", "language": "python"})
 	if isErr {
 		t.Fatalf("ast_edit: %s", text)
@@ -45,7 +46,7 @@ func stagedHookEdit(t *testing.T, opts builtintools.Options) (*registry.Run, str
 func TestResolveRefusesGitMetadata(t *testing.T) {
 	for _, allow := range []bool{false, true} {
 		r, hookPath := stagedHookEdit(t, builtintools.Options{Policy: registry.Policy{tiers.Exec: registry.Deny}, AllowGitWrites: allow})
-		text, isErr := call(t, r, tiers.Normal, "resolve", map[string]any{"edit_id": "edit_1", "action": "accept"})
+		text, isErr := runtest.Call(t, r, tiers.Normal, "resolve", map[string]any{"edit_id": "edit_1", "action": "accept"})
 		want := "repository's metadata"
 		if allow {
 			want = "exec=deny"
@@ -65,7 +66,7 @@ func TestResolveRefusesGitMetadata(t *testing.T) {
 func TestResolveAsksExecForAHook(t *testing.T) {
 	port := asktest.New("Deny")
 	r, hookPath := stagedHookEdit(t, builtintools.Options{Policy: registry.Policy{tiers.Exec: registry.Ask}, AllowGitWrites: true, Ask: port})
-	text, isErr := call(t, r, tiers.Normal, "resolve", map[string]any{"edit_id": "edit_1", "action": "accept"})
+	text, isErr := runtest.Call(t, r, tiers.Normal, "resolve", map[string]any{"edit_id": "edit_1", "action": "accept"})
 	if !isErr || !strings.Contains(text, "the operator denied it") || len(port.Cards()) != 1 ||
 		!strings.Contains(port.Cards()[0], "(a exec tool)") || !strings.Contains(port.Cards()[0], ".git/hooks/post-checkout.py") {
 		t.Errorf("resolve under exec=ask: (error=%v) %s; asked %q", isErr, text, port.Cards())

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	builtintools "github.com/builtin-tools/builtin-tools"
+	"github.com/builtin-tools/builtin-tools/internal/test/runtest"
 	"github.com/builtin-tools/builtin-tools/tiers"
 )
 
@@ -34,7 +35,7 @@ func TestRewriteOverLimitsRefusedBeforeItIsBuilt(t *testing.T) {
 	} {
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
-		text, isErr := call(t, r, tiers.Normal, "ast_edit", map[string]any{"pattern": "g($A)", "rewrite": tc.rewrite, "language": "go"})
+		text, isErr := runtest.Call(t, r, tiers.Normal, "ast_edit", map[string]any{"pattern": "g($A)", "rewrite": tc.rewrite, "language": "go"})
 		runtime.ReadMemStats(&after)
 		if !isErr || !strings.Contains(text, tc.want) || !strings.Contains(text, "nothing was staged") && !strings.Contains(text, "rewrite is too large") {
 			t.Errorf("rewrite of %d bytes: (error=%v) %.300s", len(tc.rewrite), isErr, text)

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	builtintools "github.com/builtin-tools/builtin-tools"
+	"github.com/builtin-tools/builtin-tools/internal/test/runtest"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
 )
@@ -27,7 +28,7 @@ func TestResolveDoesNotOverwriteAParallelEdit(t *testing.T) {
 		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		text, isErr := call(t, r, tiers.Normal, "ast_edit", map[string]any{"pattern": "foo($A)", "rewrite": "bar($A)", "language": "go"})
+		text, isErr := runtest.Call(t, r, tiers.Normal, "ast_edit", map[string]any{"pattern": "foo($A)", "rewrite": "bar($A)", "language": "go"})
 		if isErr {
 			t.Fatalf("ast_edit: %s", text)
 		}
@@ -84,7 +85,7 @@ func TestResolveRefusesAFolderSwappedForALink(t *testing.T) {
 			files := map[string]string{"pkg/a.go": "package pkg\n\nfunc f() { foo(1) }\n", "pkg/b.go": "package pkg\n\nfunc g() { foo(2) }\n"}
 			r := newRun(t, files, builtintools.Options{})
 			root := r.Root()
-			text, isErr := call(t, r, tiers.Normal, "ast_edit", map[string]any{"pattern": "foo($A)", "rewrite": "bar($A)", "language": "go"})
+			text, isErr := runtest.Call(t, r, tiers.Normal, "ast_edit", map[string]any{"pattern": "foo($A)", "rewrite": "bar($A)", "language": "go"})
 			if isErr {
 				t.Fatal(text)
 			}
@@ -103,7 +104,7 @@ func TestResolveRefusesAFolderSwappedForALink(t *testing.T) {
 			if err := os.Symlink(target, filepath.Join(root, "pkg")); err != nil {
 				t.Fatal(err)
 			}
-			text, isErr = call(t, r, tiers.Normal, "resolve", map[string]any{"edit_id": "edit_1", "action": "accept"})
+			text, isErr = runtest.Call(t, r, tiers.Normal, "resolve", map[string]any{"edit_id": "edit_1", "action": "accept"})
 			if !isErr || !strings.Contains(text, "nothing was written") {
 				t.Fatalf("resolve after the swap: %s", text)
 			}

@@ -13,6 +13,7 @@ import (
 	builtintools "github.com/builtin-tools/builtin-tools"
 	"github.com/builtin-tools/builtin-tools/askuser"
 	"github.com/builtin-tools/builtin-tools/internal/test/asktest"
+	"github.com/builtin-tools/builtin-tools/internal/test/runtest"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
 )
@@ -28,7 +29,7 @@ func TestEditSymbolReadOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	args := map[string]any{"symbol": "F", "operation": "replace_body", "new_text": `return "bye"`}
-	text, isErr := call(t, r, tiers.Normal, "edit_symbol", args)
+	text, isErr := runtest.Call(t, r, tiers.Normal, "edit_symbol", args)
 	if !isErr || !strings.Contains(text, "a.go is read-only (mode 0444): nothing was written. Set force") {
 		t.Fatalf("read-only: (error=%v) %s", isErr, text)
 	}
@@ -36,7 +37,7 @@ func TestEditSymbolReadOnly(t *testing.T) {
 		t.Fatalf("written anyway:\n%s", data)
 	}
 	args["force"] = true
-	text, isErr = call(t, r, tiers.Normal, "edit_symbol", args)
+	text, isErr = runtest.Call(t, r, tiers.Normal, "edit_symbol", args)
 	if isErr || !strings.Contains(text, "note: a.go was read-only") {
 		t.Fatalf("forced: (error=%v) %s", isErr, text)
 	}
@@ -53,7 +54,7 @@ func TestEditSymbolAsksWithDiff(t *testing.T) {
 	r := newRun(t, map[string]string{"go.mod": "module a\n", "a.go": symGo},
 		builtintools.Options{Ask: port, Policy: registry.Policy{tiers.Write: registry.Ask}})
 	args := map[string]any{"symbol": "F", "operation": "replace_body", "new_text": `return "bye"`}
-	text, isErr := call(t, r, tiers.Normal, "edit_symbol", args)
+	text, isErr := runtest.Call(t, r, tiers.Normal, "edit_symbol", args)
 	if !isErr || len(port.Cards()) != 1 || !strings.Contains(text, "edit_symbol is refused") {
 		t.Fatalf("denied: (error=%v) %s; cards %q", isErr, text, port.Cards())
 	}
@@ -61,7 +62,7 @@ func TestEditSymbolAsksWithDiff(t *testing.T) {
 		t.Fatalf("written though denied:\n%s", data)
 	}
 	port.Answer("Allow")
-	if text, isErr := call(t, r, tiers.Normal, "edit_symbol", args); isErr {
+	if text, isErr := runtest.Call(t, r, tiers.Normal, "edit_symbol", args); isErr {
 		t.Fatalf("allowed: %s", text)
 	}
 	if len(port.Cards()) != 2 || !strings.Contains(port.Cards()[1], "Allow edit_symbol") || !strings.Contains(port.Cards()[1], "replace_body function a.F in a.go") ||
@@ -74,7 +75,7 @@ func TestEditSymbolAsksWithDiff(t *testing.T) {
 func TestEditSymbolCRLF(t *testing.T) {
 	crlf := strings.ReplaceAll(symGo, "\n", "\r\n")
 	r := newRun(t, map[string]string{"go.mod": "module a\n", "a.go": crlf}, builtintools.Options{})
-	text, isErr := call(t, r, tiers.Normal, "edit_symbol", map[string]any{"symbol": "F", "operation": "replace_body", "new_text": "s := \"bye\"\nreturn s"})
+	text, isErr := runtest.Call(t, r, tiers.Normal, "edit_symbol", map[string]any{"symbol": "F", "operation": "replace_body", "new_text": "s := \"bye\"\nreturn s"})
 	if isErr {
 		t.Fatal(text)
 	}
@@ -89,14 +90,14 @@ func TestEditSymbolCRLF(t *testing.T) {
 // seen before the edit: the definition is found where it is now.
 func TestEditSymbolAfterOutsideChange(t *testing.T) {
 	r := newRun(t, map[string]string{"go.mod": "module a\n", "a.go": symGo}, builtintools.Options{})
-	if text, isErr := call(t, r, tiers.Plan, "code_graph", map[string]any{"operation": "outline", "file": "a.go"}); isErr {
+	if text, isErr := runtest.Call(t, r, tiers.Plan, "code_graph", map[string]any{"operation": "outline", "file": "a.go"}); isErr {
 		t.Fatal(text)
 	}
 	moved := "package a\n\nvar x = 1\n\n" + symGo[len("package a\n\n"):]
 	if err := os.WriteFile(filepath.Join(r.Root(), "a.go"), []byte(moved), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	text, isErr := call(t, r, tiers.Normal, "edit_symbol", map[string]any{"symbol": "F", "operation": "replace_body", "new_text": `return "bye"`})
+	text, isErr := runtest.Call(t, r, tiers.Normal, "edit_symbol", map[string]any{"symbol": "F", "operation": "replace_body", "new_text": `return "bye"`})
 	if isErr || !strings.Contains(text, "it is now at lines 6-8") {
 		t.Fatalf("(error=%v) %s", isErr, text)
 	}
@@ -144,7 +145,7 @@ func TestEditSymbolChangedWhileAsking(t *testing.T) {
 	r := newRun(t, map[string]string{"go.mod": "module a\n", "a.go": symGo},
 		builtintools.Options{Ask: port, Policy: registry.Policy{tiers.Write: registry.Ask}})
 	root = r.Root()
-	text, isErr := call(t, r, tiers.Normal, "edit_symbol", map[string]any{"symbol": "F", "operation": "replace_body", "new_text": `return "bye"`})
+	text, isErr := runtest.Call(t, r, tiers.Normal, "edit_symbol", map[string]any{"symbol": "F", "operation": "replace_body", "new_text": `return "bye"`})
 	if !isErr || !strings.Contains(text, "a.go changed while the change was waiting for approval, so nothing was written") {
 		t.Fatalf("(error=%v) %s", isErr, text)
 	}
@@ -156,7 +157,7 @@ func TestEditSymbolChangedWhileAsking(t *testing.T) {
 // A new_text over the bound is refused with the tool to use instead.
 func TestEditSymbolTooLarge(t *testing.T) {
 	r := newRun(t, map[string]string{"go.mod": "module a\n", "a.go": symGo}, builtintools.Options{})
-	text, isErr := call(t, r, tiers.Normal, "edit_symbol", map[string]any{"symbol": "F", "operation": "replace_body",
+	text, isErr := runtest.Call(t, r, tiers.Normal, "edit_symbol", map[string]any{"symbol": "F", "operation": "replace_body",
 		"new_text": "return \"" + strings.Repeat("x", 2<<20) + "\""})
 	if !isErr || !strings.Contains(text, "edit_symbol takes at most 1024 KiB for one definition, so nothing was written") {
 		t.Fatalf("(error=%v) %.300s", isErr, text)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	builtintools "github.com/builtin-tools/builtin-tools"
+	"github.com/builtin-tools/builtin-tools/internal/test/runtest"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/builtin-tools/builtin-tools/tiers"
 )
@@ -36,7 +37,7 @@ func TestEditSymbolRefusesPythonIndentation(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			r := newRun(t, map[string]string{"m.py": c.file}, builtintools.Options{})
 			path := filepath.Join(r.Root(), "m.py")
-			text, isErr := call(t, r, tiers.Normal, "edit_symbol", map[string]any{"symbol": c.symbol, "operation": c.op, "new_text": c.text})
+			text, isErr := runtest.Call(t, r, tiers.Normal, "edit_symbol", map[string]any{"symbol": c.symbol, "operation": c.op, "new_text": c.text})
 			got, _ := os.ReadFile(path)
 			if c.want == "" {
 				if isErr {

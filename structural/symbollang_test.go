@@ -9,6 +9,7 @@ import (
 	builtintools "github.com/builtin-tools/builtin-tools"
 	"github.com/builtin-tools/builtin-tools/graph"
 	"github.com/builtin-tools/builtin-tools/graph/graphtool"
+	"github.com/builtin-tools/builtin-tools/internal/test/runtest"
 	"github.com/builtin-tools/builtin-tools/tiers"
 )
 
@@ -80,7 +81,7 @@ func TestEditSymbolLanguageAddedAsData(t *testing.T) {
 			"inserted after method Greeter.hello in lib/greeter.rb; the new text is at lines 9-11"},
 	}
 	for _, s := range steps {
-		text, isErr := call(t, r, tiers.Normal, "edit_symbol", s.args)
+		text, isErr := runtest.Call(t, r, tiers.Normal, "edit_symbol", s.args)
 		if isErr || !strings.HasPrefix(text, s.want+"\n") {
 			t.Fatalf("%v: (error=%v) %s\nwant %s", s.args, isErr, text, s.want)
 		}
@@ -140,7 +141,7 @@ end
 		}
 	}
 
-	text, isErr := call(t, r, tiers.Normal, "edit_symbol", map[string]any{"symbol": "helper", "operation": "replace", "new_text": "function helper() return 1 end"})
+	text, isErr := runtest.Call(t, r, tiers.Normal, "edit_symbol", map[string]any{"symbol": "helper", "operation": "replace", "new_text": "function helper() return 1 end"})
 	if !isErr || !strings.Contains(text, "the code graph's language lua has no shapes.scm") {
 		t.Fatalf("a language with no shapes.scm: (error=%v) %s", isErr, text)
 	}

@@ -25,9 +25,10 @@
 // stops every server (and its process group) when the run ends or on
 // SIGINT/SIGTERM.
 //
-// With -impact it also walks the server's incoming calls twice from each
-// target and compares the functions reached with graph's impact at depth 2
-// (reach, and what impact adds).
+// With -impact it also walks the server's incoming calls from each target
+// to -impact-depth (2 by default) and compares the functions reached with
+// graph's impact at each depth from 2 (reach, what impact adds, and the
+// share of impact's functions the server reaches too).
 //
 // bench/graphacc.sh runs it with the defaults; RESULTS.md has a run.
 package main
@@ -71,6 +72,7 @@ type config struct {
 	defMax       int
 	maxBytes     int64
 	impact       bool
+	impactDepth  int
 }
 
 func main() {
@@ -97,7 +99,8 @@ func run() int {
 	classify := flag.Bool("classify", true, "ask the server's definition at the truth sites of method targets (is the reference to the target itself or to a method corresponding to it through an interface?) and at every exact/import site it did not report")
 	defMax := flag.Int("def-max", 3000, "at most this many definition requests per target")
 	maxBytes := flag.Int64("max-bytes", 0, "graph.Options.MaxBytes (0: graph's default)")
-	impact := flag.Bool("impact", false, "also compare impact at depth 2 of each target with the server's incoming calls walked twice (the functions each reaches)")
+	impact := flag.Bool("impact", false, "also compare impact of each target with the server's incoming calls walked as deep (the functions each reaches), at each depth from 2 to -impact-depth")
+	impactDepth := flag.Int("impact-depth", 2, "with -impact, the deepest depth compared (2 or more)")
 	flag.Parse()
 
 	l := langs[*langID]
@@ -106,7 +109,7 @@ func run() int {
 		return 2
 	}
 	c := config{lang: l, root: *root, n: *n, perDir: *perDir, seed: *seed, server: *srv, out: *out, serverLog: *srvLog,
-		loadTimeout: *loadTimeout, queryTimeout: *queryTimeout, settle: *settle, classify: *classify, defMax: *defMax, maxBytes: *maxBytes, impact: *impact}
+		loadTimeout: *loadTimeout, queryTimeout: *queryTimeout, settle: *settle, classify: *classify, defMax: *defMax, maxBytes: *maxBytes, impact: *impact, impactDepth: max(2, *impactDepth)}
 	if c.root == "" {
 		c.root = l.defaultDir()
 	}
@@ -279,11 +282,13 @@ func measure(c config) error {
 	if c.impact {
 		var rows []impactRow
 		for i, t := range targets {
-			r := measureImpact(ctx, w, s, src, t)
-			rows = append(rows, r)
-			logf("impact %d/%d %s: server %d functions at depth 2, impact %d, both %d", i+1, len(targets), t.Qualified, r.server, r.ours, r.both)
+			rs := measureImpact(ctx, w, s, src, t, c.impactDepth)
+			rows = append(rows, rs...)
+			for _, r := range rs {
+				logf("impact %d/%d %s: server %d functions at depth %d, impact %d, both %d", i+1, len(targets), t.Qualified, r.server, r.depth, r.ours, r.both)
+			}
 		}
-		impact = renderImpact(rows)
+		impact = renderImpact(rows, c.impactDepth)
 	}
 	progress, _, msgs := s.snapshotProgress()
 	s.stop()

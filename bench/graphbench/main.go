@@ -39,6 +39,8 @@ func main() {
 	memProfile := flag.String("memprofile", "", "build mode: write an allocation profile of the build (every allocation's bytes and count, and what is live after it) to this file")
 	edits := flag.Int("files", 200, "refresh-latency mode: files changed at once outside the tools")
 	rounds := flag.Int("rounds", 3, "refresh-latency mode: how many times the files are changed")
+	textOut := flag.String("text", "", "refresh-latency mode: write every target's callers answer (its text) to this file, idle and after the last round, to compare two trees")
+	change := flag.String("change", "append", "refresh-latency mode: how each file is changed: append (a comment at the end: the same definitions and references) or prepend (a comment line at the top: every line moves)")
 	flag.Parse()
 	if *root == "" {
 		fail("-root is required")
@@ -97,7 +99,7 @@ func main() {
 			defer pprof.StopCPUProfile()
 			pprof.StartCPUProfile(f)
 		}
-		refreshLatency(*scratch, *n, *edits, *rounds, *seed)
+		refreshLatency(*scratch, *n, *edits, *rounds, *seed, *change, *textOut)
 	default:
 		fail("unknown -mode " + *mode)
 	}
@@ -251,11 +253,15 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 // refreshLatency times callers of n targets (Sync, the answer and its
 // text, as a client gets it) while the index re-reads files changed at
 // once outside the tools: each round appends a comment to the same files
+// (or, with change prepend, writes one above their first line)
 // (chosen by seed among the Go files), then asks callers of every target
 // in turn until the background refresher has read them all. The first
 // query after the change re-reads syncNow files itself (Sync) before it
 // answers; the others answer from the snapshots the refresher publishes.
-func refreshLatency(root string, n, files, rounds int, seed uint64) {
+func refreshLatency(root string, n, files, rounds int, seed uint64, change, textOut string) {
+	if change != "append" && change != "prepend" {
+		fail("-change is append or prepend")
+	}
 	ctx := context.Background()
 	x := open(root, "", "")
 	x.Start(nil)
@@ -287,6 +293,7 @@ func refreshLatency(root string, n, files, rounds int, seed uint64) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	var cpu time.Duration // the last query's
+	var text string       // the last answer's
 	ask := func(t graph.Symbol) (time.Duration, int) {
 		c0 := threadCPU()
 		defer func() { cpu = threadCPU() - c0 }()
@@ -295,12 +302,23 @@ func refreshLatency(root string, n, files, rounds int, seed uint64) {
 		if err != nil {
 			fail(err.Error())
 		}
-		a, err := graph.Callers(w.View(synced), graph.Spec{File: t.File, Line: t.Line, Symbol: t.Name})
+		spec := graph.Spec{File: t.File, Line: t.Line, Symbol: t.Name}
+		if change == "prepend" { // its line moves: Type.Method in its file
+			spec = graph.Spec{File: t.File, Symbol: t.Qualified[strings.Index(t.Qualified, ".")+1:]}
+		}
+		a, err := graph.Callers(w.View(synced), spec)
 		if err != nil {
 			fail(fmt.Sprintf("callers %s: %v", t.Qualified, err))
 		}
-		graphtool.Render(a, 8000)
+		text = graphtool.Render(a, 8000)
 		return time.Since(t0), synced
+	}
+	var texts strings.Builder
+	keep := func(when string) {
+		for _, t := range ts {
+			ask(t)
+			fmt.Fprintf(&texts, "=== %s callers %s %s:%d\n%s\n", when, t.Qualified, t.File, t.Line, text)
+		}
 	}
 	// A few targets' callers take long however idle the index is (a
 	// method name many types share): the time a query waits on the
@@ -314,13 +332,20 @@ func refreshLatency(root string, n, files, rounds int, seed uint64) {
 			own[i], ownCPU[i] = append(own[i], d), append(ownCPU[i], cpu)
 		}
 	}
+	if textOut != "" {
+		keep("idle")
+	}
 	med, medCPU := make([]time.Duration, len(ts)), make([]time.Duration, len(ts))
 	for i := range own {
 		med[i], medCPU[i] = pct(own[i], .5), pct(ownCPU[i], .5)
 	}
 	for round := range rounds {
 		for i, p := range paths {
-			body := append(append([]byte{}, orig[i]...), fmt.Sprintf("\n// graphbench refresh %d\n", round)...)
+			note := fmt.Sprintf("// graphbench refresh %d\n", round)
+			body := append(append([]byte{}, orig[i]...), "\n"+note...)
+			if change == "prepend" { // round+1 lines: each round moves them again
+				body = append([]byte(strings.Repeat(note, round+1)), orig[i]...)
+			}
 			if err := os.WriteFile(filepath.Join(root, filepath.FromSlash(p)), body, 0o644); err != nil {
 				fail(err.Error())
 			}
@@ -338,6 +363,12 @@ func refreshLatency(root string, n, files, rounds int, seed uint64) {
 			}
 		}
 		fmt.Printf("round %d: %d files re-read in %.3f s\n", round, len(paths), time.Since(t0).Seconds())
+	}
+	if textOut != "" {
+		keep("after")
+		if err := os.WriteFile(textOut, []byte(texts.String()), 0o644); err != nil {
+			fail(err.Error())
+		}
 	}
 	for i, p := range paths {
 		os.WriteFile(filepath.Join(root, filepath.FromSlash(p)), orig[i], 0o644)

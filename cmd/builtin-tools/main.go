@@ -355,6 +355,25 @@ func parse(fs *flag.FlagSet, args []string) (int, bool) {
 	return 0, true
 }
 
+// openRun parses the flags of a command that takes no arguments and opens
+// its run on stdin and stdout; without a run, code is the exit status
+// (help, a bad flag or an argument, a run that cannot open, said on stderr).
+func (c *common) openRun(fs *flag.FlagSet, args []string, stdin io.Reader, stdout, stderr io.Writer) (r *registry.Run, mode tiers.Mode, code int) {
+	if code, ok := parse(fs, args); !ok {
+		return nil, "", code
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "builtin-tools %s: unexpected argument %q\n", fs.Name(), fs.Arg(0))
+		return nil, "", 2
+	}
+	r, mode, err := c.newRun(stdin, stdout, true)
+	if err != nil {
+		fmt.Fprintf(stderr, "builtin-tools %s: %v\n", fs.Name(), err)
+		return nil, "", 2
+	}
+	return r, mode, 0
+}
+
 func signalContext() (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 }

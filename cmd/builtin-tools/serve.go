@@ -13,17 +13,9 @@ func cmdServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flagSet("serve", "serve [flags]\n\nServes one run over stdin/stdout to the MCP client that started this process.", stderr)
 	c.register(fs, "elicit")
 	fs.IntVar(&c.maxFrame, "max-frame", registry.DefaultMaxFrameBytes, "largest message read from the client, in bytes; a longer one is answered with an error")
-	if code, ok := parse(fs, args); !ok {
+	r, mode, code := c.openRun(fs, args, stdin, stdout, stderr)
+	if r == nil {
 		return code
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "builtin-tools serve: unexpected argument %q\n", fs.Arg(0))
-		return 2
-	}
-	r, mode, err := c.newRun(stdin, stdout, true)
-	if err != nil {
-		fmt.Fprintf(stderr, "builtin-tools serve: %v\n", err)
-		return 2
 	}
 	// Closing is bounded too: exit does not wait on a resource that hangs
 	// (children are killed by internal/proc even then).

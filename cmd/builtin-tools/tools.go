@@ -16,17 +16,9 @@ func cmdTools(args []string, stdout, stderr io.Writer) int {
 	fs := flagSet("tools", "tools [flags]\n\nLists the tools a mode sees, one 'name<TAB>tier' line each.", stderr)
 	c.register(fs, "elicit")
 	fs.BoolVar(&asJSON, "json", false, "print the tools/list result as JSON")
-	if code, ok := parse(fs, args); !ok {
+	r, mode, code := c.openRun(fs, args, nil, nil, stderr)
+	if r == nil {
 		return code
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "builtin-tools tools: unexpected argument %q\n", fs.Arg(0))
-		return 2
-	}
-	r, mode, err := c.newRun(nil, nil, true)
-	if err != nil {
-		fmt.Fprintf(stderr, "builtin-tools tools: %v\n", err)
-		return 2
 	}
 	defer r.Close()
 	ctx := context.Background()

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -15,17 +14,6 @@ import (
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
 )
-
-func running(pid int) bool {
-	data, err := os.ReadFile("/proc/" + itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	f := strings.Fields(string(data))
-	return len(f) > 2 && f[2] != "Z"
-}
-
-func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 
 // Run.Close ends the session: the program and delve are gone; without a
 // conversation id the run has no debug tool (DBG-1).
@@ -44,13 +32,13 @@ func TestRunCloseStopsTheSession(t *testing.T) {
 	}
 	out := res.StructuredContent.(debugtool.DebugResult)
 	pid := out.Stop.Session.PID
-	if pid == 0 || !running(pid) {
+	if pid == 0 || !testenv.ProcessRunning(pid) {
 		t.Fatalf("the program is not running: %+v", out.Stop.Session)
 	}
 	if err := run.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if !gone(pid, 10*time.Second) {
+	if !testenv.Exits(pid, 10*time.Second) {
 		t.Fatal("the debugged program outlived Run.Close")
 	}
 

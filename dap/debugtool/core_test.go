@@ -32,15 +32,12 @@ int main(void) {
 // variables and evaluate read it; continue is refused as read-only.
 func TestCoreThroughTheTool(t *testing.T) {
 	testenv.LookPath(t, "lldb-dap-19")
-	gcc := testenv.LookPath(t, "gcc")
 	pattern, _ := os.ReadFile("/proc/sys/kernel/core_pattern")
 	if p := strings.TrimSpace(string(pattern)); p == "" || strings.HasPrefix(p, "|") || strings.Contains(p, "/") {
 		testenv.Unavailable(t, "a core file", fmt.Errorf("the machine's core_pattern (%q) does not write a core in the program's folder", p))
 	}
 	r, root := debugRun(t, map[string]string{"crash.c": crashC, "Makefile": "crash: crash.c\n"}, dap.Config{})
-	if out, err := exec.Command(gcc, "-g", "-O0", "-o", filepath.Join(root, "crash"), filepath.Join(root, "crash.c")).CombinedOutput(); err != nil {
-		t.Fatalf("gcc: %v\n%s", err, out)
-	}
+	testenv.BuildC(t, root, "crash.c", "crash")
 	crash := exec.Command("sh", "-c", "ulimit -c unlimited; exec ./crash")
 	crash.Dir = root
 	if err := crash.Run(); err == nil {

@@ -14,8 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	builtintools "github.com/builtin-tools/builtin-tools"
 	"github.com/builtin-tools/builtin-tools/dap"
 	"github.com/builtin-tools/builtin-tools/dap/debugtool"
@@ -33,15 +31,7 @@ const opArg = "operation"
 // debugRun is a run over a checkout of files with the debug tool.
 func debugRun(t *testing.T, files map[string]string, cfg dap.Config) (*registry.Run, string) {
 	t.Helper()
-	root := t.TempDir()
-	for name, text := range files {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	root, _ = filepath.EvalSymlinks(root)
+	root := testenv.Tree(t, files)
 	r, err := builtintools.NewRun(builtintools.Options{Root: root, ConversationID: "truth", Without: []string{"lsp", "structural"},
 		Settings: map[string]any{debugtool.Key.Name(): cfg}})
 	if err != nil {
@@ -101,28 +91,6 @@ func program(t *testing.T, dir string, argv ...string) *exec.Cmd {
 		t.Fatalf("%v did not start", argv)
 	}
 	return cmd
-}
-
-// gone waits (bounded) until pid has ended (a zombie counts: nothing
-// runs), on the process's pidfd: it returns the moment the process ends.
-func gone(pid int, within time.Duration) bool {
-	fd, err := unix.PidfdOpen(pid, 0)
-	if err != nil {
-		return !running(pid) // ESRCH: it is gone
-	}
-	defer unix.Close(fd)
-	deadline := time.Now().Add(within)
-	for running(pid) {
-		left := time.Until(deadline)
-		if left <= 0 {
-			return false
-		}
-		_, err := unix.Poll([]unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}, int(left.Milliseconds())+1)
-		if err != nil && err != unix.EINTR {
-			return !running(pid)
-		}
-	}
-	return true
 }
 
 const goLoop = `package main
@@ -188,12 +156,7 @@ func buildGo(t *testing.T, root string) string {
 
 func buildCLoop(t *testing.T, root string) string {
 	t.Helper()
-	gcc := testenv.LookPath(t, "gcc")
-	bin := filepath.Join(root, "loopc")
-	if out, err := exec.Command(gcc, "-g", "-O0", "-o", bin, filepath.Join(root, "loop.c")).CombinedOutput(); err != nil {
-		t.Fatalf("gcc: %v\n%s", err, out)
-	}
-	return bin
+	return testenv.BuildC(t, root, "loop.c", "loopc")
 }
 
 func freePort(t *testing.T) int {
@@ -302,7 +265,7 @@ func TestTerminateAfterAttach(t *testing.T) {
 			if out.Terminated == nil || out.Terminated.Debuggee != dap.DebuggeeEnded {
 				t.Errorf("structured: %+v", out.Terminated)
 			}
-			if !gone(pid, time.Second) {
+			if !testenv.Exits(pid, time.Second) {
 				t.Fatal("the result says the program ended; it still runs")
 			}
 		})
@@ -472,10 +435,7 @@ func TestVariablesSayWhatExpands(t *testing.T) {
 		{"lldb", "main.c", 8, map[string]string{"Makefile": "", "main.c": cVars}, "prog",
 			func(t *testing.T, root string) {
 				testenv.LookPath(t, "lldb-dap-19")
-				gcc := testenv.LookPath(t, "gcc")
-				if out, err := exec.Command(gcc, "-g", "-O0", "-o", filepath.Join(root, "prog"), filepath.Join(root, "main.c")).CombinedOutput(); err != nil {
-					t.Fatalf("gcc: %v %s", err, out)
-				}
+				testenv.BuildC(t, root, "main.c", "prog")
 			}, []expand{{"p", "price"}}},
 	}
 	for _, c := range cases {

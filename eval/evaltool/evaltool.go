@@ -83,19 +83,7 @@ type EvalResult struct {
 	ToolCallsTotal int             `json:"tool_calls_total,omitempty"`
 	// State is preserved, or lost with why.
 	State string `json:"kernel_state"`
-	// Interrupted says which limit stopped the cell.
-	Interrupted string `json:"interrupted,omitempty"`
-	// Memory says the cell ran out of memory, under which limit.
-	Memory string `json:"memory,omitempty"`
-	// Stopped says where a cell of several statements stopped when not
-	// all of it ran, and what did not run.
-	Stopped    *eval.Stop `json:"stopped,omitempty"`
-	DurationMS int64      `json:"duration_ms"`
-	// Spilled names the file holding the whole output when it was cut;
-	// ResultSpilled and ErrorSpilled the same for the result and the error.
-	Spilled       string `json:"spilled,omitempty"`
-	ResultSpilled string `json:"result_spilled,omitempty"`
-	ErrorSpilled  string `json:"error_spilled,omitempty"`
+	CellEnd
 	// Notebook is the notebook run, Ran its cells that ran, Written
 	// whether their outputs were written into it, NotWritten why not.
 	// For a notebook, Cell is the kernel's number of the last cell run
@@ -116,17 +104,28 @@ type EvalResult struct {
 // NotebookCell is what one cell of a notebook run did, its texts cut as
 // the text the agent reads shows them.
 type NotebookCell struct {
-	Cell        int        `json:"cell" jsonschema:"the cell's number in the notebook, as read shows it"`
-	Count       int        `json:"execution_count" jsonschema:"the kernel's number of the run, its In [n]"`
-	Output      string     `json:"output,omitempty"`
-	Result      string     `json:"result,omitempty"`
-	Error       string     `json:"error,omitempty"`
-	ImageN      int        `json:"images,omitempty"`
-	Interrupted string     `json:"interrupted,omitempty"`
-	Memory      string     `json:"memory,omitempty"`
-	Stopped     *eval.Stop `json:"stopped,omitempty"`
-	DurationMS  int64      `json:"duration_ms"`
-	// The files holding the whole texts that were cut.
+	Cell   int    `json:"cell" jsonschema:"the cell's number in the notebook, as read shows it"`
+	Count  int    `json:"execution_count" jsonschema:"the kernel's number of the run, its In [n]"`
+	Output string `json:"output,omitempty"`
+	Result string `json:"result,omitempty"`
+	Error  string `json:"error,omitempty"`
+	ImageN int    `json:"images,omitempty"`
+	CellEnd
+}
+
+// CellEnd is how a cell ended and where its cut texts are kept whole, the
+// same for the cell eval ran and for each cell of a notebook run.
+type CellEnd struct {
+	// Interrupted says which limit stopped the cell.
+	Interrupted string `json:"interrupted,omitempty"`
+	// Memory says the cell ran out of memory, under which limit.
+	Memory string `json:"memory,omitempty"`
+	// Stopped says where a cell of several statements stopped when not
+	// all of it ran, and what did not run.
+	Stopped    *eval.Stop `json:"stopped,omitempty"`
+	DurationMS int64      `json:"duration_ms"`
+	// Spilled names the file holding the whole output when it was cut;
+	// ResultSpilled and ErrorSpilled the same for the result and the error.
 	Spilled       string `json:"spilled,omitempty"`
 	ResultSpilled string `json:"result_spilled,omitempty"`
 	ErrorSpilled  string `json:"error_spilled,omitempty"`
@@ -183,8 +182,8 @@ const maxListedCalls = 50
 // format cuts the cell's texts to share budget and writes what the agent
 // reads.
 func format(host *eval.Host, res *eval.CellResult, budget registry.Budget) EvalResult {
-	r := EvalResult{Cell: res.Cell, ImageN: res.ImageN, State: res.State, Interrupted: res.Interrupted,
-		Memory: res.Memory, Stopped: res.Stopped, DurationMS: res.DurationMS, images: res.Images}
+	r := EvalResult{Cell: res.Cell, ImageN: res.ImageN, State: res.State, images: res.Images,
+		CellEnd: CellEnd{Interrupted: res.Interrupted, Memory: res.Memory, Stopped: res.Stopped, DurationMS: res.DurationMS}}
 	for _, tc := range res.ToolCalls[:min(len(res.ToolCalls), maxListedCalls)] {
 		tc.Error = textcut.Ellipsis(tc.Error, 300)
 		r.ToolCalls = append(r.ToolCalls, tc)

@@ -117,8 +117,7 @@ func runNotebook(ctx context.Context, c *registry.Call, host *eval.Host, p evalP
 			b.WriteString(body + "\n")
 		}
 		r.CellsDone = append(r.CellsDone, NotebookCell{Cell: n, Count: res.Cell, Output: one.Output, Result: one.Result, Error: one.Error,
-			ImageN: one.ImageN, Interrupted: one.Interrupted, Memory: one.Memory, Stopped: one.Stopped, DurationMS: one.DurationMS,
-			Spilled: one.Spilled, ResultSpilled: one.ResultSpilled, ErrorSpilled: one.ErrorSpilled})
+			ImageN: one.ImageN, CellEnd: one.CellEnd})
 		r.ImageN += res.ImageN
 		r.images = append(r.images, res.Images[:min(len(res.Images), maxNotebookImages-len(r.images))]...)
 		r.ToolCalls = append(r.ToolCalls, one.ToolCalls[:min(len(one.ToolCalls), maxListedCalls-len(r.ToolCalls))]...)

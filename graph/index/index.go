@@ -91,6 +91,8 @@ type Index struct {
 
 	bg refresher // the files Sync left to the background (refresher.go)
 
+	quotes quoteCache // files' lines answers quote (quote.go)
+
 	buildOnce sync.Once
 	ready     chan struct{}
 	total     int // files the build found

@@ -5,7 +5,6 @@ import (
 	"io/fs"
 	"path"
 	"runtime"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -76,46 +75,59 @@ func (x *Index) fromManifest(ctx context.Context, files []walk.Entry) []walk.Ent
 	for i := range m.Files {
 		byPath[m.Files[i].Path] = &m.Files[i]
 	}
+	// The records are read and decoded by one worker a core, in chunks
+	// taken in path order, while this goroutine puts each chunk decoded
+	// into the builder (one at a time, under the lock): the builder's
+	// name tables are as much work as the decoding, and now run beside it.
+	const chunk = 64
 	got := make([]*snap.Entry, len(files))
+	done := make([]chan struct{}, (len(files)+chunk-1)/chunk)
+	for c := range done {
+		done[c] = make(chan struct{})
+	}
 	var next atomic.Int64
-	var wg sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
-		wg.Add(1)
 		go func() {
-			defer wg.Done()
 			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(files) || ctx.Err() != nil {
+				c := int(next.Add(1) - 1)
+				if c >= len(done) {
 					return
 				}
-				e := files[i]
-				mf, l := byPath[e.Rel], x.langs.ForFile(e.Rel)
-				if mf == nil || l == nil || !l.Keyed() || mf.Lang != l.ID || e.Info == nil {
-					continue
+				for i := c * chunk; i < min(len(files), (c+1)*chunk) && ctx.Err() == nil; i++ {
+					e := files[i]
+					mf, l := byPath[e.Rel], x.langs.ForFile(e.Rel)
+					if mf == nil || l == nil || !l.Keyed() || mf.Lang != l.ID || e.Info == nil {
+						continue
+					}
+					st := stampOf(e.Info)
+					if st != (snap.Stamp{Size: mf.Size, ModTime: mf.ModTime, Inode: uint64(mf.Inode), CTime: mf.CTime}) || l.RecordKey(mf.Content) != mf.Key {
+						continue
+					}
+					if rec := x.getRecord(mf.Key); rec != nil {
+						got[i] = entryOf(e.Rel, l, mf.Content, rec, e.Info, int(st.Size))
+					}
 				}
-				st := stampOf(e.Info)
-				if st != (snap.Stamp{Size: mf.Size, ModTime: mf.ModTime, Inode: uint64(mf.Inode), CTime: mf.CTime}) || l.RecordKey(mf.Content) != mf.Key {
-					continue
-				}
-				if rec := x.getRecord(mf.Key); rec != nil {
-					got[i] = entryOf(e.Rel, l, mf.Content, rec, e.Info, int(st.Size))
-				}
+				close(done[c]) // (also when cancelled: nothing waits forever)
 			}
 		}()
 	}
-	wg.Wait()
 	todo := files[:0:0]
+	for c := range done {
+		<-done[c]
+		x.mu.Lock()
+		for i := c * chunk; i < min(len(files), (c+1)*chunk); i++ {
+			if got[i] == nil {
+				todo = append(todo, files[i])
+				continue
+			}
+			x.put(got[i])
+			x.done++
+			x.byManifest++
+		}
+		x.mu.Unlock()
+	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	for i, e := range files {
-		if got[i] == nil {
-			todo = append(todo, e)
-			continue
-		}
-		x.put(got[i])
-		x.done++
-		x.byManifest++
-	}
 	x.publish()
 	return todo
 }

@@ -12,7 +12,7 @@ import (
 
 // SchemaHash changes whenever a field, a type, their order or the encoding changes:
 // the SHA-256 of the types' description and of this file's code.
-const SchemaHash = "5afdf382e1ab3544748df4f47c3e8a1acb2ffc1aebe70644a2e1acb15ab316ba"
+const SchemaHash = "471f3ccc22b4ad3e051a660bedc6c26c08f1ed3c1d092a8555caa95c684626b2"
 
 func codecDefAppend(b []byte, v, prev *Def) []byte {
 	b = wire.AppendStr(b, v.Name)
@@ -62,6 +62,9 @@ func codecRefAppend(b []byte, v, prev *Ref) []byte {
 	b = binary.AppendVarint(b, int64(v.Col))
 	b = binary.AppendVarint(b, int64(v.Encl))
 	b = binary.AppendVarint(b, int64(v.At)-int64(prev.At))
+	b = append(b, byte(v.Arg))
+	b = binary.AppendVarint(b, int64(v.ArgOf))
+	b = binary.AppendUvarint(b, uint64(v.Key))
 	return b
 }
 
@@ -74,6 +77,9 @@ func codecRefDecode(d *wire.Decoder, v, prev *Ref) {
 	_ = wire.SmallInt(d, &v.Col) || wire.Int(d, &v.Col)
 	_ = wire.SmallInt(d, &v.Encl) || wire.Int(d, &v.Encl)
 	_ = wire.SmallIntDelta(d, &v.At, prev.At) || wire.IntDelta(d, &v.At, prev.At)
+	v.Arg = d.Byte()
+	_ = wire.SmallInt(d, &v.ArgOf) || wire.Int(d, &v.ArgOf)
+	_ = wire.SmallUint(d, &v.Key) || wire.Uint(d, &v.Key)
 }
 
 func codecImportAppend(b []byte, v *Import) []byte {
@@ -101,6 +107,7 @@ func codecLocalAppend(b []byte, v *Local) []byte {
 	b = binary.AppendVarint(b, int64(v.X))
 	b = append(b, byte(v.How))
 	b = binary.AppendVarint(b, int64(v.Line))
+	b = append(b, byte(v.Param))
 	return b
 }
 
@@ -114,6 +121,7 @@ func codecLocalDecode(d *wire.Decoder, v *Local) {
 	_ = wire.SmallInt(d, &v.X) || wire.Int(d, &v.X)
 	v.How = d.Byte()
 	_ = wire.SmallInt(d, &v.Line) || wire.Int(d, &v.Line)
+	v.Param = d.Byte()
 }
 
 func codecFieldAppend(b []byte, v *Field) []byte {
@@ -288,7 +296,7 @@ func codecRecordDecode(d *wire.Decoder, v *Record) {
 			prev = &v.Defs[i0]
 		}
 	}
-	if n := d.Count(8); n > 0 {
+	if n := d.Count(11); n > 0 {
 		v.Refs = make([]Ref, n)
 		prev := &Ref{}
 		for i0 := range v.Refs {
@@ -302,7 +310,7 @@ func codecRecordDecode(d *wire.Decoder, v *Record) {
 			codecImportDecode(d, &v.Imports[i0])
 		}
 	}
-	if n := d.Count(9); n > 0 {
+	if n := d.Count(10); n > 0 {
 		v.Locals = make([]Local, n)
 		for i0 := range v.Locals {
 			codecLocalDecode(d, &v.Locals[i0])
@@ -417,6 +425,12 @@ func (v *Record) Validate() error {
 			x, n := int64(v.Refs[i0].Encl), int64(len(v.Defs))
 			if !(x >= 0 && x < n || x == -1) {
 				return fmt.Errorf("Record.Refs[%d].Encl: %d is not an index of Defs (length %d)", i0, x, n)
+			}
+		}
+		{
+			x, n := int64(v.Refs[i0].Key), int64(len(v.Strs))
+			if !(x >= 0 && x < n) {
+				return fmt.Errorf("Record.Refs[%d].Key: %d is not an index of Strs (length %d)", i0, x, n)
 			}
 		}
 	}

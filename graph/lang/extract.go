@@ -71,11 +71,75 @@ type defAt struct {
 	pattern int
 }
 
-// refAt is a reference found, with its pattern and its name's end.
+// refAt is a reference found, with its pattern and its name's end; for
+// a call, node is the node of its pattern (the call), and for an argument
+// (Arg set), the call it is passed to.
 type refAt struct {
 	r       Ref
 	pattern int
 	end     int32
+	node    int32
+}
+
+// paramAt is a parameter found: its list's node, the list's child it is
+// in (argPlace) and its name's start.
+type paramAt struct{ list, child, at int32 }
+
+// placeParams gives each parameter local its place in its list: the
+// count of parameters before the child of the list its name is in (a
+// child no name was found in, as a destructured one, counts one), plus
+// the names before it in that child (Go's a, b int are two).
+func placeParams(locals []Local, params []paramAt) {
+	if len(params) == 0 {
+		return
+	}
+	type key struct{ list, child int32 }
+	names := map[key][]int32{}
+	for _, p := range params {
+		k := key{p.list, p.child}
+		if at := names[k]; !slices.Contains(at, p.at) {
+			names[k] = append(at, p.at)
+		}
+	}
+	for _, at := range names {
+		slices.Sort(at)
+	}
+	for i := range locals {
+		k := locals[i].param
+		if k <= 0 {
+			continue
+		}
+		locals[i].param = 0
+		p := params[k-1]
+		if p.child <= 0 {
+			continue
+		}
+		n := 0
+		for c := int32(1); c < p.child; c++ {
+			n += max(1, len(names[key{p.list, c}]))
+		}
+		j, _ := slices.BinarySearch(names[key{p.list, p.child}], p.at)
+		if n += j + 1; n <= 255 {
+			locals[i].Param = uint8(n)
+		}
+	}
+}
+
+// argPlace is the 1-based place, among the named children of list (a
+// call's argument list, a function's parameters), of the one holding
+// byte offset at; 0 when none does.
+func argPlace(x *astgrep.Tree, list int32, at int) int32 {
+	n := int32(0)
+	for c, end := list+1, x.Last(list); c < end; c = x.Last(c) {
+		if !x.Named(c) || x.Extra(c) {
+			continue
+		}
+		n++
+		if s, e := x.Span(c); s <= at && at < e {
+			return n
+		}
+	}
+	return 0
 }
 
 // scratch is one extraction's working lists. They are kept between files
@@ -88,6 +152,7 @@ type scratch struct {
 	locals []Local
 	fields []Field
 	scopes [][2]int32
+	params []paramAt
 	out    []Local
 	at     []Ref
 	ids    map[string]uint32
@@ -174,6 +239,7 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 	sc := scratchPool.Get().(*scratch)
 	defer sc.put()
 	defs, refs, locals, fields, scopes := sc.defs[:0], sc.refs[:0], sc.locals[:0], sc.fields[:0], sc.scopes[:0]
+	sc.params = sc.params[:0]
 	defer func() { sc.defs, sc.refs, sc.locals, sc.fields, sc.scopes = defs, refs, locals, fields, scopes }()
 	tab := &table{ids: sc.ids, strs: []string{""}, sc: sc}
 	text := func(c *astgrep.QueryCapture) []byte { return src[c.Start:c.End] }
@@ -197,7 +263,7 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 	}
 	eachMatch(r, func(m *astgrep.QueryMatch) {
 		var rl *role
-		var name, recv, cont, self, mod, iname, idef, alias, typ, scope, doc *astgrep.QueryCapture
+		var name, recv, cont, self, mod, iname, idef, alias, typ, scope, doc, args, params, key *astgrep.QueryCapture
 		how := TypeNone
 		member := false
 		for i := range m.Captures {
@@ -247,6 +313,12 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 				scope = c
 			case l.capTypeDoc:
 				doc = c
+			case l.capArgs:
+				args = c
+			case l.capParams:
+				params = c
+			case l.capArgName:
+				key = c
 			}
 			if ro := &l.roles[c.Index]; ro.capture >= 0 && rl == nil {
 				rl = ro
@@ -392,6 +464,10 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 					// A type parameter is in scope in its own list.)
 					lc.At = int32(whole.End)
 				}
+				if params != nil && r.Tree != nil {
+					sc.params = append(sc.params, paramAt{params.Node, argPlace(r.Tree, params.Node, name.Start), int32(name.Start)})
+					lc.param = int32(len(sc.params)) // placed below
+				}
 				locals = append(locals, lc)
 			}
 		case "reference":
@@ -408,7 +484,15 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 				rf.Recv = tab.id(shown)
 				_, rf.X = shape(recv, TypeExpr, shown, normRecv)
 			}
-			refs = append(refs, refAt{rf, m.Pattern, int32(name.End)})
+			ra := refAt{rf, m.Pattern, int32(name.End), whole.Node}
+			if args != nil && r.Tree != nil && k == RefValue {
+				if key != nil {
+					ra.r.Arg, ra.r.Key = ArgByName, tab.idOf(text(key))
+				} else if n := argPlace(r.Tree, args.Node, name.Start); n < ArgByName {
+					ra.r.Arg = uint8(n)
+				}
+			}
+			refs = append(refs, ra)
 		}
 	})
 	// One definition per name node: the first pattern that matched it wins,
@@ -455,13 +539,47 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 		return cmp.Compare(a.pattern, b.pattern)
 	})
 	last := int32(-1)
-	all := sc.kept[:0] // the record's references before the last cut below
+	all := sc.kept[:0]        // the record's references before the last cut below
+	var calls map[int32]int32 // a call's node: its name's At
 	for _, r := range refs {
 		if r.r.At == last || names[r.r.At] {
 			continue
 		}
 		last = r.r.At
+		if r.r.Kind == RefCall && r.r.Arg == 0 {
+			if calls == nil {
+				calls = map[int32]int32{}
+			}
+			if _, ok := calls[r.node]; !ok {
+				calls[r.node] = r.r.At
+			}
+		}
 		all = append(all, r.r)
+	}
+	// An argument's call: the call reference of the node its pattern
+	// matched (the call around the argument list).
+	if calls != nil {
+		j := 0
+		for _, r := range refs {
+			if r.r.Arg == 0 {
+				continue
+			}
+			for j < len(all) && all[j].At < r.r.At {
+				j++
+			}
+			if j < len(all) && all[j].At == r.r.At && all[j].Arg != 0 {
+				if at, ok := calls[r.node]; ok {
+					all[j].ArgOf = at
+				} else {
+					all[j].Arg, all[j].Key = 0, 0
+				}
+			}
+		}
+	}
+	for i := range all {
+		if all[i].ArgOf == 0 {
+			all[i].Arg, all[i].Key = 0, 0
+		}
 	}
 	sc.kept = all
 	enclose(f.Defs, all)
@@ -477,6 +595,7 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 			}
 		}
 	}
+	placeParams(locals, sc.params)
 	f.Locals = f.localsIn(locals, scopes, names, sc)
 	f.docImports(l, docs)
 	f.docTypes(l, docs, tab, tb)
@@ -688,6 +807,7 @@ func (f *Record) localsIn(locals []Local, scopes [][2]int32, defNames map[int32]
 		// typed when a pattern says the type, untyped when two disagree
 		// (case A, B: in a type switch).
 		if k := len(out) - 1; k >= 0 && out[k].At == l.At && out[k].Name == l.Name && out[k].End == l.End {
+			out[k].Param = max(out[k].Param, l.Param)
 			// A declared type wins over an initializer's (Base b = new
 			// Kid(): b is a Base).
 			declared := func(h uint8) bool { return h == TypeDeclared || h == TypeParam }

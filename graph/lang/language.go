@@ -141,6 +141,11 @@ type Language struct {
 	capTypeMember int
 	capTypeField  int
 	capScope      int
+	// @arguments: in a @reference.value pattern whose node is a call, the
+	// call's argument list holding @name (an argument's place); in a
+	// @local pattern, @parameters: the parameter list holding @name.
+	capArgs, capParams int
+	capArgName         int // @argument.name: the keyword an argument is passed by
 	// moduleFields: module-level @local bindings are module fields.
 	moduleFields bool
 	// @doc.comment: the doc comment of the @doc function; docParam and
@@ -504,6 +509,9 @@ func loadLanguage(e *astgrep.Engine, fsys fs.FS, id string) (*Language, error) {
 	l.capTypeKey = q.Capture("type.key")
 	l.capTypeDoc = q.Capture("type.doc")
 	l.capScope = q.Capture("scope")
+	l.capArgs = q.Capture("arguments")
+	l.capArgName = q.Capture("argument.name")
+	l.capParams = q.Capture("parameters")
 	l.capDocText = q.Capture("doc.comment")
 	if c.DocParam != "" {
 		if l.docParam, err = regexp.Compile(c.DocParam); err != nil {
@@ -580,6 +588,11 @@ func (l *Language) Rule() ImportRule { return l.rule }
 // Query is the language's compiled main query (tags.scm and the files
 // "queries" lists).
 func (l *Language) Query() *astgrep.CaptureQuery { return l.query }
+
+// PassesArguments says whether the language's records place functions
+// passed to calls and parameters (@arguments, @parameters): callers of a
+// function passed lists the callee's calls of its parameter.
+func (l *Language) PassesArguments() bool { return l.capArgs >= 0 && l.capParams >= 0 }
 
 // IsBuiltin says whether the language defines name itself.
 func (l *Language) IsBuiltin(name string) bool { return l.builtins[name] }

@@ -119,7 +119,18 @@ type Ref struct {
 	Col  int32
 	Encl int32 `codec:"index=Defs,none=-1"` // index in the record's Defs of the definition it is in, or -1
 	At   int32 `codec:"delta"`
+	// Arg is, for a value passed as an argument (G(F)), its 1-based place
+	// among the call's arguments (ArgByName: passed by the keyword Key,
+	// g(fn=F)), and ArgOf the At of the call's name (G): the call's
+	// reference is found by it. 0 for anything else.
+	Arg   uint8
+	ArgOf int32
+	Key   uint32 `codec:"index=Strs"`
 }
+
+// ArgByName is a Ref's Arg for a value passed by keyword (Ref.Key); a
+// place past it is not kept.
+const ArgByName = 255
 
 // Local is a name bound inside a definition (a parameter, a variable):
 // a receiver or call with that name after it is not a package or a
@@ -139,6 +150,11 @@ type Local struct {
 	How      uint8
 	conflict bool `codec:"-"` // (while extracting) two patterns gave it different types
 	Line     int32
+	// Param is a parameter's 1-based place in its function's parameter
+	// list (@parameters), 0 for any other local: a call of it is a call
+	// of what callers pass there.
+	Param uint8
+	param int32 `codec:"-"` // (while extracting) 1 + its index in the parameters found
 }
 
 // How a local's or field's type is known.

@@ -16,14 +16,12 @@ import (
 // none, res (why it is unresolved).
 func (rv *Resolver) dispatch(lazy bool, f *snap.Entry, r *lang.Ref, name string, hint []snap.Target, note string, res Resolution) Resolution {
 	ok := func(d *lang.Def) bool { return d.Member() && lang.FunctionLike(d.Kind) }
-	p := &Pending{f: f, r: r, hint: hint, note: note}
-	// (An interface's own method never runs.)
-	p.ok = func(d *lang.Def) bool { return ok(d) && !rv.interfaceNamed(f.Lang, d.Container) }
+	p := &Pending{f: f, r: r, ok: ok, hint: hint, note: note, noIface: true}
 	found := false
 	for _, id := range rv.s.Tables(f.Lang).Defs.Get(name) {
 		g := rv.s.ByID(id)
 		for _, i := range g.DefsNamed(name) {
-			found = found || p.ok(&g.Defs[i])
+			found = found || rv.Accepts(p, &g.Defs[i])
 		}
 	}
 	if !found {

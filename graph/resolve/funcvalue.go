@@ -77,6 +77,9 @@ func (rv *Resolver) heldCall(f *snap.Entry, name string, e, callAt int32) Resolu
 	case lang.TypeResult:
 		return Resolution{Class: lang.Unresolved, Why: "a function literal bound to " + at + ": the calls in it are listed as made by what encloses it"}
 	case lang.TypeParam:
+		if f.Lang.PassesArguments() {
+			return Resolution{Class: lang.Unresolved, Why: "a parameter holding a function value (" + at + "): callers of a function passed to it list this call; which one runs here is not followed"}
+		}
 		return Resolution{Class: lang.Unresolved, Why: "a parameter holding a function value (" + at + "): what callers pass is not followed"}
 	case lang.TypeDeclared:
 		return Resolution{Class: lang.Unresolved, Why: "a variable of function type " + held + " (" + at + "): what is assigned to it is not followed"}

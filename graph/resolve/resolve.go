@@ -668,15 +668,25 @@ func (rv *Resolver) current(files []*snap.Entry) []*snap.Entry {
 // nested in a property, sub: {n() {…}}, is indented further; one written
 // on one line is left to the ranking).
 func literalMethods(f *snap.Entry, e int32, name string, want func(*lang.Def) bool) []snap.Target {
-	parent := func(i int32) int32 {
+	// Each definition's innermost enclosing one, in one pass (Defs are by
+	// start, outer first): a stack of those around the last one.
+	par := make([]int32, len(f.Defs))
+	stack := make([]int32, 0, 8)
+	for i := range f.Defs {
 		d := &f.Defs[i]
-		for j := i - 1; j >= 0; j-- {
-			if p := &f.Defs[j]; p.Start <= d.Start && d.End <= p.End {
-				return j
+		for len(stack) > 0 {
+			if p := &f.Defs[stack[len(stack)-1]]; p.Start <= d.Start && d.End <= p.End {
+				break
 			}
+			stack = stack[:len(stack)-1]
 		}
-		return -1
+		par[i] = -1
+		if len(stack) > 0 {
+			par[i] = stack[len(stack)-1]
+		}
+		stack = append(stack, int32(i))
 	}
+	parent := func(i int32) int32 { return par[i] }
 	literal := func(d *lang.Def) bool { return d.Kind == "method" && d.Container == "" }
 	pe := parent(e)
 	var out []snap.Target
@@ -771,6 +781,11 @@ type Pending struct {
 	// note ends every candidate's reason: why a call of a declared type
 	// is still name-only (dispatch the index cannot see into).
 	note string
+	// noIface, for dispatch: a method of an interface the snapshot
+	// declares is not a candidate (an interface's own method never runs).
+	// A flag, not a filter holding the resolver: a site kept along the
+	// snapshots must not keep an old snapshot alive.
+	noIface bool
 }
 
 // Dispatch says whether p's candidates are what a call through a
@@ -779,7 +794,9 @@ type Pending struct {
 func (p *Pending) Dispatch() bool { return p.note != "" }
 
 // Accepts says whether d is a definition p's candidates are among.
-func (p *Pending) Accepts(d *lang.Def) bool { return p.ok(d) }
+func (rv *Resolver) Accepts(p *Pending, d *lang.Def) bool {
+	return p.ok(d) && (!p.noIface || !rv.interfaceNamed(p.f.Lang, d.Container))
+}
 
 // Scored is one candidate of a Pending resolution with its score. Its
 // reason is made only when asked (reasonOf): callers scores every
@@ -838,7 +855,7 @@ func (rv *Resolver) scores(p *Pending) []Scored {
 	}
 	for _, nd := range rv.named(f.Lang, name) {
 		g, d := nd.t.File, nd.t.D()
-		if !p.ok(d) {
+		if !rv.Accepts(p, d) {
 			continue
 		}
 		s := Scored{t: nd.t}

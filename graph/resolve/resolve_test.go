@@ -1,8 +1,10 @@
 package resolve_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -76,19 +78,31 @@ func lazily(rv *resolve.Resolver) string {
 		for i := range f.Refs {
 			r := &f.Refs[i]
 			res := rv.SiteLazy(f, int32(i), r.Kind)
+			for _, t := range slices.Concat(res.Targets, res.Impls) {
+				if rv.Snapshot().ByID(t.File.ID) != t.File {
+					fmt.Fprintf(&b, "%s:%d %s -> an entry of another snapshot: %s\n", f.Rel, r.Line, f.RefName(r), t.File.Rel)
+				}
+			}
 			if res.Pending == nil {
 				fmt.Fprintf(&b, "%s:%d %s -> %s\n", f.Rel, r.Line, f.RefName(r), text(res))
 				continue
 			}
 			cands := rv.Scores(res.Pending)
+			if n := rv.SiteCandidates(f, int32(i), r.Kind, res.Pending); n != len(cands) {
+				fmt.Fprintf(&b, "%s:%d %s: %d candidates, kept %d\n", f.Rel, r.Line, f.RefName(r), len(cands), n)
+			}
 			for g := range rv.Snapshot().Files() {
 				for d := range g.Defs {
 					t := snap.Target{File: g, Def: int32(d)}
-					if t.D().Name != f.RefName(r) || !res.Pending.Accepts(t.D()) {
+					if t.D().Name != f.RefName(r) || !rv.Accepts(res.Pending, t.D()) {
 						continue
 					}
 					rank, of, why := rv.RankOf(res.Pending, t, cands)
 					fmt.Fprintf(&b, "%s:%d %s -> %s %d of %d: %s\n", f.Rel, r.Line, f.RefName(r), t.Qualified(), rank, of, why)
+					// The same, kept with the site.
+					if r2, of2, why2 := rv.SiteRank(f, int32(i), r.Kind, res.Pending, t); r2 != rank || of2 != of || why2 != why {
+						fmt.Fprintf(&b, "  but kept: %d of %d: %s\n", r2, of2, why2)
+					}
 				}
 			}
 		}
@@ -226,7 +240,17 @@ func TestInheritedCacheEqualsFresh(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(1, 2))
 	for step := range 200 {
 		rel := rels[rnd.IntN(len(rels))]
-		switch k := rnd.IntN(len(alt[rel]) + 2); {
+		switch k := rnd.IntN(len(alt[rel]) + 3); {
+		case k == len(alt[rel])+2:
+			// New bytes, the same facts (a comment): the sites resolved
+			// before hold, with the new entry.
+			if e := s.Entry(rel); e != nil {
+				facts := s.FactsGen
+				snaptest.Put(b, map[string]*lang.Record{rel: clone(t, e.Record)})
+				if b.Snapshot().FactsGen != facts {
+					t.Fatalf("step %d: a record with the same facts moved FactsGen", step)
+				}
+			}
 		case k < len(alt[rel]):
 			snaptest.Put(b, map[string]*lang.Record{rel: alt[rel][k]})
 		case k == len(alt[rel]) && base[rel] != nil:
@@ -243,4 +267,18 @@ func TestInheritedCacheEqualsFresh(t *testing.T) {
 			t.Fatalf("step %d (%s): the inherited cache answers otherwise\ninherited:\n%s\nfresh:\n%s", step, rel, inherited, fresh)
 		}
 	}
+}
+
+// clone is a copy of rec that shares no memory with it.
+func clone(t *testing.T, rec *lang.Record) *lang.Record {
+	t.Helper()
+	data, err := json.Marshal(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c lang.Record
+	if err := json.Unmarshal(data, &c); err != nil {
+		t.Fatal(err)
+	}
+	return &c
 }

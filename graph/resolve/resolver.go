@@ -62,19 +62,44 @@ type Cache struct {
 	// snapshot it is read in.
 	named *namedStore
 
-	// sites: references resolved lazily (SiteLazy), for this snapshot
-	// only; nsites counts them, up to maxSites.
-	sites  sync.Map // siteKey → *Resolution
-	nsites atomic.Int64
+	// sites: references resolved lazily (SiteLazy), shared with the
+	// caches of the snapshots before and after of the same FactsGen.
+	sites *siteStore
+}
+
+// siteStore holds resolved sites along snapshots of one FactsGen: what
+// one resolved holds in the others, with the entries of the snapshot it
+// is read in (SiteLazy takes them anew by ID). It counts its sites and
+// stops taking new ones at maxSites; the next snapshot then starts
+// another.
+type siteStore struct {
+	m sync.Map // siteKey → *Resolution
+	n atomic.Int64
+	// ranks: a name-only site's place among its candidates for one
+	// definition (SiteRank), and with no definition their number; they
+	// hold no entries, so they need no moving. nranks counts them.
+	ranks  sync.Map // rankKey → rankAt
+	nranks atomic.Int64
+}
+
+type rankKey struct {
+	site siteKey
+	id   snap.FileID
+	def  int32 // -1: the number of candidates
+}
+
+type rankAt struct {
+	rank, of int32
+	reason   string
 }
 
 type siteKey struct {
-	f    *snap.Entry
+	f    snap.FileID
 	ri   int32
 	kind uint8
 }
 
-// maxSites bounds the sites a cache keeps: a few of the largest callers
+// maxSites bounds the sites a store keeps: a few of the largest callers
 // answers (a method name thousands of calls share), some megabytes.
 const maxSites = 50000
 
@@ -108,7 +133,7 @@ type subsAt struct {
 // bases are (BasesGen). Valid entries are kept as they are: an inherited
 // cache answers as a fresh one would.
 func NewCache(s *snap.Snapshot, prev *Cache) *Cache {
-	c := &Cache{s: s, named: &namedStore{}}
+	c := &Cache{s: s, named: &namedStore{}, sites: &siteStore{}}
 	for _, l := range s.Langs.All() {
 		c.importsGen += s.Tables(l).ImportsGen
 	}
@@ -117,6 +142,9 @@ func NewCache(s *snap.Snapshot, prev *Cache) *Cache {
 	}
 	if prev.named.n.Load() < maxNamed && prev.s.Langs == s.Langs {
 		c.named = prev.named
+	}
+	if prev.sites.n.Load() < maxSites && prev.s.Langs == s.Langs && prev.s.FactsGen == s.FactsGen {
+		c.sites = prev.sites
 	}
 	prev.mu.Lock()
 	defer prev.mu.Unlock()
@@ -151,9 +179,18 @@ func (rv *Resolver) dirOf(l *lang.Language, dir string) []*snap.Entry {
 // impact ask for the same sites again, and a name many types share has
 // thousands. The resolution is shared: never change it.
 func (rv *Resolver) SiteLazy(f *snap.Entry, ri int32, kind uint8) Resolution {
-	k := siteKey{f, ri, kind}
-	if v, ok := rv.c.sites.Load(k); ok {
-		return *v.(*Resolution)
+	k := siteKey{f.ID, ri, kind}
+	st := rv.c.sites
+	if v, ok := st.m.Load(k); ok {
+		res := v.(*Resolution)
+		if rv.holds(res) {
+			return *res
+		}
+		// Resolved in an earlier snapshot of the same facts: the same
+		// answer, with this snapshot's entries.
+		moved := rv.moved(res)
+		st.m.Store(k, &moved)
+		return moved
 	}
 	r := &f.Refs[ri]
 	if r.Kind != kind {
@@ -162,8 +199,81 @@ func (rv *Resolver) SiteLazy(f *snap.Entry, ri int32, kind uint8) Resolution {
 		r = &c
 	}
 	res := rv.ResolveLazy(f, r)
-	if rv.c.nsites.Add(1) <= maxSites {
-		rv.c.sites.Store(k, &res)
+	if st.n.Add(1) <= maxSites {
+		st.m.Store(k, &res)
 	}
 	return res
+}
+
+// holds says every entry res holds is rv's snapshot's.
+func (rv *Resolver) holds(res *Resolution) bool {
+	here := func(ts []snap.Target) bool {
+		for _, t := range ts {
+			if rv.s.ByID(t.File.ID) != t.File {
+				return false
+			}
+		}
+		return true
+	}
+	if p := res.Pending; p != nil && (rv.s.ByID(p.f.ID) != p.f || !here(p.hint)) {
+		return false
+	}
+	return here(res.Targets) && here(res.Impls)
+}
+
+// moved is res, resolved in a snapshot of rv's FactsGen, with the
+// entries of rv's snapshot (the same files, IDs and records).
+func (rv *Resolver) moved(res *Resolution) Resolution {
+	move := func(ts []snap.Target) []snap.Target {
+		if ts == nil {
+			return nil
+		}
+		out := make([]snap.Target, len(ts))
+		for i, t := range ts {
+			out[i] = snap.Target{File: rv.s.ByID(t.File.ID), Def: t.Def}
+		}
+		return out
+	}
+	m := *res
+	m.Targets, m.Impls = move(res.Targets), move(res.Impls)
+	if p := res.Pending; p != nil {
+		q := *p
+		q.f, q.hint = rv.s.ByID(p.f.ID), move(p.hint)
+		m.Pending = &q
+	}
+	return m
+}
+
+// SiteRank is RankOf for the site's pending resolution p (SiteLazy's)
+// and t, kept with the site: a name thousands of calls share ranks its
+// candidates once, not on every answer.
+func (rv *Resolver) SiteRank(f *snap.Entry, ri int32, kind uint8, p *Pending, t snap.Target) (rank, of int, reason string) {
+	k := rankKey{siteKey{f.ID, ri, kind}, t.File.ID, t.Def}
+	st := rv.c.sites
+	if v, ok := st.ranks.Load(k); ok {
+		at := v.(rankAt)
+		return int(at.rank), int(at.of), at.reason
+	}
+	all := rv.scores(p)
+	rank, of, reason = rv.RankOf(p, t, all)
+	if st.nranks.Add(2) <= 2*maxSites {
+		st.ranks.Store(k, rankAt{int32(rank), int32(of), reason})
+		st.ranks.Store(rankKey{k.site, 0, -1}, rankAt{of: int32(len(all))})
+	}
+	return rank, of, reason
+}
+
+// SiteCandidates is the number of candidates of the site's pending
+// resolution p (SiteLazy's), kept with the site.
+func (rv *Resolver) SiteCandidates(f *snap.Entry, ri int32, kind uint8, p *Pending) int {
+	k := rankKey{siteKey{f.ID, ri, kind}, 0, -1}
+	st := rv.c.sites
+	if v, ok := st.ranks.Load(k); ok {
+		return int(v.(rankAt).of)
+	}
+	n := len(rv.scores(p))
+	if st.nranks.Add(1) <= 2*maxSites {
+		st.ranks.Store(k, rankAt{of: int32(n)})
+	}
+	return n
 }

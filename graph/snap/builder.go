@@ -2,6 +2,7 @@ package snap
 
 import (
 	"path"
+	"reflect"
 	"slices"
 
 	"github.com/builtin-tools/builtin-tools/graph/lang"
@@ -96,6 +97,12 @@ func (b *Builder) Put(e *Entry) {
 	if old != nil && old.Lang != e.Lang {
 		b.Remove(e.Rel)
 		old = nil
+	}
+	if old != nil && old.Record != e.Record && reflect.DeepEqual(old.Record, e.Record) {
+		e.Record = old.Record // the same facts: nothing resolving reads moved
+	}
+	if old == nil || old.Record != e.Record {
+		s.FactsGen++
 	}
 	e.Host = e.Lang.HostOf(e.BuildLine)
 	t := s.tables[e.Lang.Index]
@@ -195,6 +202,7 @@ func (b *Builder) Remove(rel string) bool {
 	s.bytes -= old.Cost()
 	s.Gen++
 	s.ModGen++
+	s.FactsGen++
 	t := s.tables[old.Lang.Index]
 	t.ImportsGen++
 	if hasBases(old.Record) {
@@ -226,6 +234,7 @@ func (b *Builder) SetModules(ms []lang.Module) {
 	s.mods = ms
 	s.Gen++
 	s.ModGen++
+	s.FactsGen++
 }
 
 // names is a language's table by kind, the builder's own to change.

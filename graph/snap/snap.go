@@ -78,6 +78,13 @@ type Snapshot struct {
 	// ModGen moves when the set of files, the packages they declare or
 	// the modules change: what import paths name.
 	ModGen uint64
+	// FactsGen moves when what resolving reads changes: a file comes or
+	// goes, a file's record is another (Builder.Put keeps the old record
+	// of a re-read file whose facts are the same: a comment or a touch),
+	// or the modules change. Two snapshots of one FactsGen differ only in
+	// entries' Content and Stamp, so a resolution made in one holds in the
+	// other, its entries taken by ID.
+	FactsGen uint64
 	// Langs are the languages the index reads.
 	Langs *lang.Set
 

@@ -232,3 +232,36 @@ func diff(want, got string) string {
 	}
 	return b.String()
 }
+
+// A file re-read with the same facts (a comment added) keeps its record
+// and FactsGen; other facts, a file coming or going, move it.
+func TestFactsGen(t *testing.T) {
+	ls := langs(t)
+	b := New(ls)
+	b.Put(entry(ls, "a/a.go", []string{"F"}, []string{"G"}))
+	b.Put(entry(ls, "a/b.go", []string{"G"}, nil))
+	s := b.Snapshot()
+	same := entry(ls, "a/a.go", []string{"F"}, []string{"G"})
+	same.Content[0] = 1
+	b.Put(same)
+	s2 := b.Snapshot()
+	if s2.FactsGen != s.FactsGen || s2.Entry("a/a.go").Record != s.Entry("a/a.go").Record || s2.Gen == s.Gen {
+		t.Fatalf("the same facts: FactsGen %d → %d, record kept %v, Gen %d → %d", s.FactsGen, s2.FactsGen,
+			s2.Entry("a/a.go").Record == s.Entry("a/a.go").Record, s.Gen, s2.Gen)
+	}
+	if s2.Entry("a/a.go") == s.Entry("a/a.go") || s2.Entry("a/a.go").Content[0] != 1 {
+		t.Fatal("the entry is not the new one")
+	}
+	for _, step := range []func(){
+		func() { b.Put(entry(ls, "a/a.go", []string{"F"}, []string{"G", "H"})) },
+		func() { b.Put(entry(ls, "a/c.go", nil, nil)) },
+		func() { b.Remove("a/c.go") },
+		func() { b.SetModules([]lang.Module{{Path: "m", Dir: "."}}) },
+	} {
+		before := b.Snapshot().FactsGen
+		step()
+		if b.Snapshot().FactsGen == before {
+			t.Fatalf("a change of facts left FactsGen at %d", before)
+		}
+	}
+}

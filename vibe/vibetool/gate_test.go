@@ -2,7 +2,6 @@ package vibetool_test
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	builtintools "github.com/builtin-tools/builtin-tools"
+	"github.com/builtin-tools/builtin-tools/internal/test/runtest"
 	"github.com/builtin-tools/builtin-tools/internal/test/sessiontest"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/builtin-tools/builtin-tools/registry"
@@ -36,16 +36,6 @@ func gatedRun(t *testing.T, root, policy string, commands map[string]string) *re
 	return r
 }
 
-func callAs(t *testing.T, r *registry.Run, mode tiers.Mode, tool string, args map[string]any) (string, bool) {
-	t.Helper()
-	b, _ := json.Marshal(args)
-	res, err := r.Call(context.Background(), mode, tool, b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return registry.ResultText(res), res.IsError
-}
-
 func rootFiles(t *testing.T, root string) []string {
 	t.Helper()
 	ents, _ := os.ReadDir(root)
@@ -66,24 +56,24 @@ func TestPlanModeSpawnNeedsAModeCommand(t *testing.T) {
 	root := gitInit(t)
 	r := gatedRun(t, root, "write=deny,exec=deny", map[string]string{"fast": "sh"})
 	for _, mode := range []tiers.Mode{tiers.Plan, tiers.ReadOnly} {
-		out, isErr := callAs(t, r, mode, "vibe_spawn", map[string]any{"brief": "echo pwned > written-in-" + string(mode), "label": "x"})
+		out, isErr := runtest.Call(t, r, mode, "vibe_spawn", map[string]any{"brief": "echo pwned > written-in-" + string(mode), "label": "x"})
 		if !isErr || !strings.Contains(out, "fast@"+string(mode)+"='CMD'") {
 			t.Errorf("%s spawn with a command for normal mode only: error=%v %s", mode, isErr, out)
 		}
 	}
 	// A worker started in normal mode cannot be run again from plan mode
 	// by a command that is not the plan one.
-	out, isErr := callAs(t, r, tiers.Normal, "vibe_spawn", map[string]any{"brief": "echo normal", "label": "n"})
+	out, isErr := runtest.Call(t, r, tiers.Normal, "vibe_spawn", map[string]any{"brief": "echo normal", "label": "n"})
 	if isErr {
 		t.Fatalf("normal spawn: %s", out)
 	}
-	out, isErr = callAs(t, r, tiers.Plan, "vibe_send", map[string]any{"worker_id": "w1", "message": "echo pwned > sent-in-plan"})
+	out, isErr = runtest.Call(t, r, tiers.Plan, "vibe_send", map[string]any{"worker_id": "w1", "message": "echo pwned > sent-in-plan"})
 	if !isErr || !strings.Contains(out, "fast@plan") {
 		t.Errorf("send from plan mode: error=%v %s", isErr, out)
 	}
 	// Every worker there is (only w1) has ended: what one could write is
 	// written.
-	if out, _ := callAs(t, r, tiers.Normal, "vibe_wait", map[string]any{"mode": "all"}); !strings.Contains(out, "w1") || strings.Contains(out, "w2") {
+	if out, _ := runtest.Call(t, r, tiers.Normal, "vibe_wait", map[string]any{"mode": "all"}); !strings.Contains(out, "w1") || strings.Contains(out, "w2") {
 		t.Fatalf("wait for every worker: %s", out)
 	}
 	if f := rootFiles(t, root); len(f) != 0 {
@@ -102,17 +92,17 @@ func TestPlanWorkerCannotWriteTheRoot(t *testing.T) {
 	root := gitInit(t)
 	r := gatedRun(t, root, "write=deny,exec=deny", cmds)
 
-	out, isErr := callAs(t, r, tiers.Plan, "vibe_spawn", map[string]any{"brief": "pwned.txt", "label": "p", "isolation": "none"})
+	out, isErr := runtest.Call(t, r, tiers.Plan, "vibe_spawn", map[string]any{"brief": "pwned.txt", "label": "p", "isolation": "none"})
 	if !isErr || !strings.Contains(out, "worktree") {
 		t.Fatalf("isolation none from plan mode: error=%v %s", isErr, out)
 	}
 	for i, mode := range []tiers.Mode{tiers.Plan, tiers.ReadOnly} {
-		out, isErr = callAs(t, r, mode, "vibe_spawn", map[string]any{"brief": "pwned.txt", "label": "p"})
+		out, isErr = runtest.Call(t, r, mode, "vibe_spawn", map[string]any{"brief": "pwned.txt", "label": "p"})
 		if isErr || !strings.Contains(out, "in "+string(mode)+" mode") || !strings.Contains(out, "worktree of its own") {
 			t.Fatalf("%s spawn: %s", mode, out)
 		}
 		id := "w" + strconv.Itoa(i+1)
-		out, _ = callAs(t, r, mode, "vibe_wait", map[string]any{"worker_ids": []string{id}})
+		out, _ = runtest.Call(t, r, mode, "vibe_wait", map[string]any{"worker_ids": []string{id}})
 		t.Logf("%s worker:\n%s", mode, out)
 		if !strings.Contains(out, "not available in "+string(mode)+" mode") || !strings.Contains(out, "mode "+string(mode)+", policy write=deny,exec=deny") {
 			t.Fatalf("the %s worker's write was not refused by its own tools:\n%s", mode, out)
@@ -121,12 +111,12 @@ func TestPlanWorkerCannotWriteTheRoot(t *testing.T) {
 			t.Fatalf("the %s worker changed its worktree:\n%s", mode, out)
 		}
 	}
-	if mode := "readonly"; !strings.Contains(func() string { o, _ := callAs(t, r, tiers.Normal, "vibe_list", map[string]any{}); return o }(), "# "+mode+" write=deny,exec=deny") {
+	if mode := "readonly"; !strings.Contains(func() string { o, _ := runtest.Call(t, r, tiers.Normal, "vibe_list", map[string]any{}); return o }(), "# "+mode+" write=deny,exec=deny") {
 		t.Errorf("{mode} and {approve} were not put in the command line")
 	}
 	// In normal mode the worker's gate is the run's policy: denied here.
-	callAs(t, r, tiers.Normal, "vibe_spawn", map[string]any{"brief": "pwned.txt", "label": "n"})
-	out, _ = callAs(t, r, tiers.Normal, "vibe_wait", map[string]any{"worker_ids": []string{"w3"}})
+	runtest.Call(t, r, tiers.Normal, "vibe_spawn", map[string]any{"brief": "pwned.txt", "label": "n"})
+	out, _ = runtest.Call(t, r, tiers.Normal, "vibe_wait", map[string]any{"worker_ids": []string{"w3"}})
 	if !strings.Contains(out, "deny") || !strings.Contains(out, "mode normal") {
 		t.Fatalf("normal mode under write=deny:\n%s", out)
 	}
@@ -135,8 +125,8 @@ func TestPlanWorkerCannotWriteTheRoot(t *testing.T) {
 	}
 	// The control: allowed, the same worker writes the root.
 	open := gatedRun(t, root, "", cmds)
-	callAs(t, open, tiers.Normal, "vibe_spawn", map[string]any{"brief": "pwned.txt", "label": "n"})
-	out, _ = callAs(t, open, tiers.Normal, "vibe_wait", map[string]any{"mode": "all"})
+	runtest.Call(t, open, tiers.Normal, "vibe_spawn", map[string]any{"brief": "pwned.txt", "label": "n"})
+	out, _ = runtest.Call(t, open, tiers.Normal, "vibe_wait", map[string]any{"mode": "all"})
 	if _, err := os.Stat(filepath.Join(root, "pwned.txt")); err != nil {
 		t.Fatalf("the control worker did not write: %v\n%s", err, out)
 	}
@@ -152,20 +142,20 @@ func TestSpawnNamesUncommittedChanges(t *testing.T) {
 	os.WriteFile(filepath.Join(root, "a.txt"), []byte("committed\nuncommitted\n"), 0o644)
 	os.WriteFile(filepath.Join(root, "new.txt"), []byte("new\n"), 0o644)
 	r := gatedRun(t, root, "", map[string]string{"fast": "cat a.txt #"})
-	out, isErr := callAs(t, r, tiers.Normal, "vibe_spawn", map[string]any{"brief": "x", "label": "plain", "isolation": "worktree"})
+	out, isErr := runtest.Call(t, r, tiers.Normal, "vibe_spawn", map[string]any{"brief": "x", "label": "plain", "isolation": "worktree"})
 	if isErr || !strings.Contains(out, "at the root's HEAD") || !strings.Contains(out, "Not in it: the uncommitted changes of 1 file of the checkout (a.txt); carry_changes: true brings them.") ||
 		!strings.Contains(out, "new.txt") {
 		t.Fatalf("spawn without carry:\n%s", out)
 	}
-	out, _ = callAs(t, r, tiers.Normal, "vibe_wait", map[string]any{"worker_ids": []string{"w1"}})
+	out, _ = runtest.Call(t, r, tiers.Normal, "vibe_wait", map[string]any{"worker_ids": []string{"w1"}})
 	if strings.Contains(out, "uncommitted") {
 		t.Fatalf("the worktree had the uncommitted line without carry:\n%s", out)
 	}
-	out, isErr = callAs(t, r, tiers.Normal, "vibe_spawn", map[string]any{"brief": "x", "label": "carry", "isolation": "worktree", "carry_changes": true})
+	out, isErr = runtest.Call(t, r, tiers.Normal, "vibe_spawn", map[string]any{"brief": "x", "label": "carry", "isolation": "worktree", "carry_changes": true})
 	if isErr || !strings.Contains(out, "Carried into it: the uncommitted changes of 1 file (a.txt).") {
 		t.Fatalf("spawn with carry:\n%s", out)
 	}
-	out, _ = callAs(t, r, tiers.Normal, "vibe_wait", map[string]any{"worker_ids": []string{"w2"}})
+	out, _ = runtest.Call(t, r, tiers.Normal, "vibe_wait", map[string]any{"worker_ids": []string{"w2"}})
 	if !strings.Contains(out, "uncommitted") || strings.Contains(out, "branch vibe/") {
 		t.Fatalf("the carried worker (it changed nothing of its own):\n%s", out)
 	}
@@ -181,7 +171,7 @@ func TestSpawnNamesUncommittedChanges(t *testing.T) {
 func TestRunCloseEndsSetsidChild(t *testing.T) {
 	pidFile := filepath.Join(t.TempDir(), "child")
 	r := gatedRun(t, t.TempDir(), "", map[string]string{"fast": "sh"})
-	callAs(t, r, tiers.Normal, "vibe_spawn", map[string]any{"brief": "setsid sleep 300 & echo $! > " + pidFile + "; sleep 300", "label": "long"})
+	runtest.Call(t, r, tiers.Normal, "vibe_spawn", map[string]any{"brief": "setsid sleep 300 & echo $! > " + pidFile + "; sleep 300", "label": "long"})
 	pid := testenv.PidFile(t, pidFile)
 	done := make(chan error, 1)
 	go func() { done <- r.Close() }()
@@ -203,11 +193,11 @@ func TestRunCloseEndsSetsidChild(t *testing.T) {
 // worktree is needed.
 func TestPlanModeSpawnOutsideGit(t *testing.T) {
 	r := gatedRun(t, t.TempDir(), "", map[string]string{"fast@plan": "sh"})
-	out, isErr := callAs(t, r, tiers.Plan, "vibe_spawn", map[string]any{"brief": "echo hi", "label": "x"})
+	out, isErr := runtest.Call(t, r, tiers.Plan, "vibe_spawn", map[string]any{"brief": "echo hi", "label": "x"})
 	if !isErr || !strings.Contains(out, "plan mode runs in a git worktree") || !strings.Contains(out, "git repository") {
 		t.Fatalf("plan spawn outside git: error=%v %s", isErr, out)
 	}
-	out, isErr = callAs(t, r, tiers.Normal, "vibe_spawn", map[string]any{"brief": "echo hi", "label": "x"})
+	out, isErr = runtest.Call(t, r, tiers.Normal, "vibe_spawn", map[string]any{"brief": "echo hi", "label": "x"})
 	if !isErr || !strings.Contains(out, "no worker command for normal mode") {
 		t.Fatalf("normal spawn with a plan command only: error=%v %s", isErr, out)
 	}
@@ -218,19 +208,15 @@ func TestPlanModeSpawnOutsideGit(t *testing.T) {
 // isolation), and every snake_case name in the text is an argument.
 func TestPlanSendToARootWorker(t *testing.T) {
 	r := gatedRun(t, gitInit(t), "", map[string]string{"fast": "sh", "fast@plan": "sh"})
-	if out, isErr := callAs(t, r, tiers.Normal, "vibe_spawn", map[string]any{"brief": "echo hi", "label": "n", "isolation": "none"}); isErr {
+	if out, isErr := runtest.Call(t, r, tiers.Normal, "vibe_spawn", map[string]any{"brief": "echo hi", "label": "n", "isolation": "none"}); isErr {
 		t.Fatal(out)
 	}
-	callAs(t, r, tiers.Normal, "vibe_wait", map[string]any{"worker_id": "w1"})
-	out, isErr := callAs(t, r, tiers.Plan, "vibe_send", map[string]any{"worker_id": "w1", "message": "again"})
+	runtest.Call(t, r, tiers.Normal, "vibe_wait", map[string]any{"worker_id": "w1"})
+	out, isErr := runtest.Call(t, r, tiers.Plan, "vibe_send", map[string]any{"worker_id": "w1", "message": "again"})
 	if !isErr || !strings.Contains(out, "vibe_spawn started it with isolation none") {
 		t.Fatalf("send from plan mode to a root worker: error=%v %s", isErr, out)
 	}
-	c, err := r.Client(context.Background(), tiers.Plan)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := runtest.Client(t, r, tiers.Plan)
 	tools, err := c.ListTools(context.Background(), mcp.ListToolsRequest{})
 	if err != nil {
 		t.Fatal(err)

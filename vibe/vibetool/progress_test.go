@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/builtin-tools/builtin-tools/internal/test/runtest"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/builtin-tools/builtin-tools/tiers"
 	"github.com/builtin-tools/builtin-tools/vibe/vibetool"
@@ -47,11 +48,7 @@ func TestListShowsRunningWorkersOutput(t *testing.T) {
 func TestWaitReportsProgress(t *testing.T) {
 	defer vibetool.SetProgressEvery(vibetool.SetProgressEvery(200 * time.Millisecond))
 	r := newRun(t, true)
-	c, err := r.Client(context.Background(), tiers.Normal)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := runtest.Client(t, r, tiers.Normal)
 	msgs := make(chan string, 100)
 	c.OnNotification(func(n mcp.JSONRPCNotification) {
 		if n.Method == "notifications/progress" && n.Params.AdditionalFields["progressToken"] == "wait-1" {

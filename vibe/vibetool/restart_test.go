@@ -13,6 +13,7 @@ import (
 	"time"
 
 	builtintools "github.com/builtin-tools/builtin-tools"
+	"github.com/builtin-tools/builtin-tools/internal/test/runtest"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/builtin-tools/builtin-tools/tiers"
 	"github.com/builtin-tools/builtin-tools/vibe/vibetool"
@@ -227,11 +228,7 @@ func TestCloseLogsWhatItKept(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := r.Client(context.Background(), tiers.Normal)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := runtest.Client(t, r, tiers.Normal)
 	logs := make(chan string, 8)
 	c.OnNotification(func(n mcp.JSONRPCNotification) {
 		if n.Method == "notifications/message" {

@@ -118,6 +118,10 @@
 (type_conversion_expression type: (generic_type type: (type_identifier) @name)) @reference.call
 
 ; A function passed or stored as a value may be called from anywhere.
+; Passed to a call, its place among the call's @arguments is kept: a
+; call of that parameter in the callee runs it.
+(call_expression arguments: (argument_list (identifier) @name) @arguments) @reference.value
+(call_expression arguments: (argument_list (selector_expression operand: (identifier) @receiver field: (field_identifier) @name)) @arguments) @reference.value
 (argument_list (identifier) @name) @reference.value
 (argument_list (selector_expression operand: (identifier) @receiver field: (field_identifier) @name)) @reference.value
 (keyed_element (literal_element (identifier) @name) .) @reference.value
@@ -131,6 +135,11 @@
 ; new(T), x := NewX() (and x, err := NewX()) by NewX's declared result, a
 ; range's element, a type switch case naming one type.
 (parameter_declaration name: (identifier) @name type: (_) @type) @local.param
+; A function's parameters by their place in its @parameters (a
+; receiver's list is not one).
+(function_declaration parameters: (parameter_list (parameter_declaration name: (identifier) @name) @local) @parameters)
+(method_declaration parameters: (parameter_list (parameter_declaration name: (identifier) @name) @local) @parameters)
+(func_literal parameters: (parameter_list (parameter_declaration name: (identifier) @name) @local) @parameters)
 (var_spec name: (identifier) @name type: (_) @type) @local
 (var_spec
   . name: (identifier) @name .

@@ -9,7 +9,10 @@
   constructor: (member_expression object: (_) @receiver property: (property_identifier) @name)) @reference.call
 
 ; A function passed as an argument: f, obj.f, this.f.
+(call_expression arguments: (arguments (identifier) @name) @arguments) @reference.value
 (arguments (identifier) @name) @reference.value
+(call_expression arguments: (arguments
+  (member_expression object: [(identifier) (this)] @receiver property: (property_identifier) @name)) @arguments) @reference.value
 (arguments
   (member_expression object: [(identifier) (this)] @receiver property: (property_identifier) @name)) @reference.value
 ; A function held by a variable (const h = g; h = obj.m): a call of the

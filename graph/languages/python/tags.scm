@@ -56,8 +56,12 @@
 ; parenthesis (function_literals).
 (call function: (parenthesized_expression (lambda "lambda" @name))) @reference.call
 (call function: [(call) (parenthesized_expression (call))] arguments: (argument_list "(" @name)) @reference.call
+(call arguments: (argument_list (identifier) @name) @arguments) @reference.value
+(call arguments: (argument_list (attribute object: (identifier) @receiver attribute: (identifier) @name)) @arguments) @reference.value
 (argument_list (identifier) @name) @reference.value
 (argument_list (attribute object: (identifier) @receiver attribute: (identifier) @name)) @reference.value
+(call arguments: (argument_list (keyword_argument name: (identifier) @argument.name value: (identifier) @name)) @arguments) @reference.value
+(call arguments: (argument_list (keyword_argument name: (identifier) @argument.name value: (attribute object: (identifier) @receiver attribute: (identifier) @name))) @arguments) @reference.value
 (keyword_argument value: (identifier) @name) @reference.value
 (keyword_argument value: (attribute object: (_) @receiver attribute: (identifier) @name)) @reference.value
 ; Stored or returned: handler = obj.method, return f.
@@ -77,7 +81,8 @@
 ; Locals: a parameter or variable of a function hides a module, class or
 ; function of the same name (def f(os): os.getcwd() calls a method of the
 ; value).
-(parameters (identifier) @name) @local
+(parameters (identifier) @name) @local @parameters
+(parameters [(default_parameter name: (identifier) @name) (typed_parameter (identifier) @name) (typed_default_parameter name: (identifier) @name)] @local) @parameters
 (default_parameter name: (identifier) @name) @local
 (typed_parameter (identifier) @name) @local
 (typed_default_parameter name: (identifier) @name) @local

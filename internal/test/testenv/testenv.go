@@ -119,6 +119,21 @@ func LookPath(t testing.TB, program string) string {
 	return p
 }
 
+// BuildC compiles the C file src under root with debug information and no
+// optimisation (gcc -g -O0, then flags) into bin under root, for tests that
+// debug it, and returns bin's path; t fails on a compile error and fails or
+// skips, as Missing says, without gcc.
+func BuildC(t testing.TB, root, src, bin string, flags ...string) string {
+	t.Helper()
+	gcc := LookPath(t, "gcc")
+	out := filepath.Join(root, bin)
+	args := append(append([]string{"-g", "-O0"}, flags...), "-o", out, filepath.Join(root, src))
+	if msg, err := exec.Command(gcc, args...).CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, msg)
+	}
+	return out
+}
+
 // File returns a path under the install folder, failing or skipping t when
 // it does not exist.
 func File(t testing.TB, name, rel string) string {
@@ -293,9 +308,7 @@ func WaitFor(t testing.TB, limit time.Duration, what string, cond func() bool) {
 
 // Gone waits up to a minute for pid to end (a zombie counts as ended) and
 // says whether it did, for tests that check nothing outlives a kill.
-func Gone(pid int) bool {
-	return Until(time.Minute, func() bool { return !ProcessRunning(pid) })
-}
+func Gone(pid int) bool { return Exits(pid, time.Minute) }
 
 // PidFile waits up to a minute for a process under test to write a pid to
 // file and returns it.
@@ -312,7 +325,7 @@ func PidFile(t testing.TB, file string) int {
 
 // WriteTree writes files (slash-separated names under root; a name ending
 // in "/" is an empty folder) and their folders.
-func WriteTree(t testing.TB, root string, files map[string]string) {
+func WriteTree[T string | []byte](t testing.TB, root string, files map[string]T) {
 	t.Helper()
 	for name, data := range files {
 		p := filepath.Join(root, filepath.FromSlash(name))
