@@ -22,6 +22,9 @@
 //   - $/builtintools/hold gives one client the server alone (a preview):
 //     other clients' messages wait until $/builtintools/release or until
 //     the holder's connection ends.
+//     Until the server has published of the texts the holder restored,
+//     no other client gets a publish that may be of the preview's text
+//     (previewdocs.go).
 //
 // A server no client has used for its idle time is shut down, whether
 // or not clients stay connected; the broker exits when it has no server
