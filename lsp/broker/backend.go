@@ -273,11 +273,20 @@ func (be *backend) reapIdle() {
 		// Work-done progress under way (a workspace loading) is use
 		// too: the clients wait for its end without asking anything.
 		idle := len(be.pending) == 0 && be.hold == nil && !be.initWaiting && len(be.progress) == 0 && time.Since(be.lastUse) >= be.idle
+		var cls []*bclient
 		if idle {
 			be.idleStop = true
+			cls = append(cls, be.clients...)
 		}
 		be.mu.Unlock()
 		if idle {
+			// The clients are told first, so a process's next call sees
+			// the server gone and starts it again, rather than failing
+			// on a connection that ends under it.
+			for _, c := range cls {
+				c.send(map[string]any{"jsonrpc": "2.0", "method": "$/builtintools/exited", "params": map[string]any{"error": "stopped after its idle time", "idle": true}})
+				c.conn.Close()
+			}
 			be.stop()
 			return
 		}
