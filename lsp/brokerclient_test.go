@@ -167,6 +167,70 @@ func TestBrokerIdleCountsUse(t *testing.T) {
 	}
 }
 
+// LSP-8, LSP-9: one budget over the broker's servers, whichever process
+// started them. Two processes (pools of their own, a budget of 1 KiB
+// each) on two folders: b's server starting stops a's gopls, idle, which
+// a's own pool did not count (before, both ran); a's next call starts it
+// again with no crash noted, stopping b's. A server under a preview's
+// hold is not idle: it is spared, and both run.
+func TestBrokerBudgetStopsIdle(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "broker")
+	startBroker(t, dir)
+	cfg := Config{Broker: dir, MemoryBudget: 1}
+	cfg.Pool = NewPool()
+	a := newSession(t, "go", "gopls", cfg)
+	cfg.Pool = NewPool()
+	bs := newSession(t, "go", "gopls", cfg)
+	hover := func(s *session) {
+		t.Helper()
+		h := must(s.sup.Hover(s.ctx, s.at("main.go"), Place{Line: 12, Symbol: "Total"}))(t)
+		if !strings.Contains(h.Contents, "float64") {
+			t.Fatalf("hover: %+v", h)
+		}
+	}
+	gone := func(pid int) {
+		t.Helper()
+		deadline := time.Now().Add(time.Minute)
+		for processAlive(pid) && time.Now().Before(deadline) {
+			time.Sleep(50 * time.Millisecond)
+		}
+		if processAlive(pid) {
+			t.Fatalf("gopls %d, idle, outlived a start over the budget", pid)
+		}
+	}
+	hover(a)
+	pa := a.sup.running()[0].pid()
+	hover(bs)
+	pb := bs.sup.running()[0].pid()
+	gone(pa)
+	hover(a)
+	gone(pb)
+	for _, s := range []*session{a, bs} {
+		for _, row := range s.sup.Status(s.ctx).Servers {
+			if len(row.Crashes) > 0 {
+				t.Errorf("a stop for the budget noted as a crash: %+v", row.Crashes)
+			}
+		}
+	}
+	// a's server held (a preview): b's start spares it.
+	srv := a.sup.running()[0]
+	if err := srv.view.share(a.ctx, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.holdAlone(a.ctx, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	hover(bs)
+	if !processAlive(srv.pid()) {
+		t.Error("a held server was stopped for the budget")
+	}
+	srv.unholdAlone()
+	srv.view.unshare()
+	if n := len(bs.sup.running()); n != 1 {
+		t.Errorf("b: %d servers", n)
+	}
+}
+
 // LSP-9, LSP-1: a server the broker holds that crashes is reported to
 // each process's run on its next call, with how it ended, and restarts
 // once: both share the new one.

@@ -273,24 +273,35 @@ func (be *backend) reapIdle() {
 		// Work-done progress under way (a workspace loading) is use
 		// too: the clients wait for its end without asking anything.
 		idle := len(be.pending) == 0 && be.hold == nil && !be.initWaiting && len(be.progress) == 0 && time.Since(be.lastUse) >= be.idle
-		var cls []*bclient
-		if idle {
-			be.idleStop = true
-			cls = append(cls, be.clients...)
-		}
 		be.mu.Unlock()
 		if idle {
-			// The clients are told first, so a process's next call sees
-			// the server gone and starts it again, rather than failing
-			// on a connection that ends under it.
-			for _, c := range cls {
-				c.send(map[string]any{"jsonrpc": "2.0", "method": "$/builtintools/exited", "params": map[string]any{"error": "stopped after its idle time", "idle": true}})
-				c.conn.Close()
-			}
-			be.stop()
+			be.stopUnused("stopped after its idle time")
 			return
 		}
 	}
+}
+
+// stopUnused stops a server no client is using (its idle time, or the
+// memory budget). The clients are told first, as of an idle stop, so a
+// process's next call sees the server gone and starts it again, rather
+// than failing on a connection that ends under it or noting a crash.
+func (be *backend) stopUnused(why string) {
+	be.mu.Lock()
+	be.idleStop = true
+	cls := append([]*bclient(nil), be.clients...)
+	be.mu.Unlock()
+	for _, c := range cls {
+		c.send(map[string]any{"jsonrpc": "2.0", "method": "$/builtintools/exited", "params": map[string]any{"error": why, "idle": true}})
+		c.conn.Close()
+	}
+	be.stop()
+}
+
+// lastUsed is when a client last used the server.
+func (be *backend) lastUsed() time.Time {
+	be.mu.Lock()
+	defer be.mu.Unlock()
+	return be.lastUse
 }
 
 // rpcMsg is any JSON-RPC message.

@@ -69,6 +69,10 @@ type Hello struct {
 	// loaded its workspace (ServerSpec.LoadedLog).
 	Loaded string `json:"loaded,omitempty"`
 	IdleMS int64  `json:"idle_ms"`
+	// BudgetKB is the client's memory budget for servers (0: none): a
+	// server it starts first stops the least recently used idle ones
+	// while all the broker's are at or over it.
+	BudgetKB int64 `json:"budget_kb,omitempty"`
 	// Warm names the server as the client works it out before its pins
 	// and probe (lsp's warmKey): a full hello registers it for the server
 	// it gets; a hello with no Bin joins the live server registered
@@ -90,7 +94,7 @@ type reply struct {
 
 func (h *Hello) key() string {
 	k := *h
-	k.IdleMS, k.Warm, k.Ask = 0, "", false
+	k.IdleMS, k.Warm, k.Ask, k.BudgetKB = 0, "", false, 0
 	raw, _ := json.Marshal(k)
 	sum := sha256.Sum256(raw)
 	return hex.EncodeToString(sum[:])
@@ -304,6 +308,7 @@ func (b *broker) backendFor(h *Hello) (*backend, error) {
 		}
 		return be, nil
 	}
+	b.makeRoomLocked(h.BudgetKB)
 	be, err := startBackend(b, key, h)
 	if err != nil {
 		return nil, err
