@@ -235,6 +235,21 @@ func (s *server) processes(ctx context.Context) int {
 	return res.Clients
 }
 
+// brokerServers asks the broker, through s's connection, for every
+// server it holds; nil for a server of this process's own.
+func (s *server) brokerServers(ctx context.Context) *broker.Servers {
+	if _, ok := s.proc.(*brokerProc); !ok || !s.alive() {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	var res broker.Servers
+	if s.conn.Call(ctx, "$/builtintools/servers", nil, &res) != nil {
+		return nil
+	}
+	return &res
+}
+
 // peerGone reports, for a server reached through the broker, whether the
 // broker has closed the connection though this process's read of it has
 // not seen the end yet (a broker just killed): the caller then ends the

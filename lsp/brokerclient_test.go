@@ -61,6 +61,12 @@ func TestBrokerSharesServer(t *testing.T) {
 	if st := a.sup.Status(a.ctx).Pool; len(st.Servers) != 1 || st.Servers[0].Processes != 2 || st.Servers[0].Clients != 1 {
 		t.Fatalf("a's status of the shared server: %+v", st.Servers)
 	}
+	// The broker's servers, as a's status lists them: the one, with both
+	// processes, its memory and last use.
+	if br := a.sup.Status(a.ctx).Pool.Broker; br == nil || len(br.Servers) != 1 || br.Servers[0].Processes != 2 || br.Servers[0].Root != "." ||
+		br.Servers[0].PID != pa || br.Servers[0].MemoryKB <= 0 || br.UsedKB != br.Servers[0].MemoryKB {
+		t.Fatalf("a's status of the broker: %+v", br)
+	}
 	// a previews a break; b's diagnostics never see it.
 	shapes := a.read("shapes/shapes.go")
 	broken := strings.Replace(shapes, "func Total(shapes []Shape) float64 {", "func Total(shapes []Shape) int {", 1)

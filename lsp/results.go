@@ -219,6 +219,28 @@ type PoolStatus struct {
 	Shared  bool               `json:"shared" jsonschema:"other runs of this process use the pool; false for a run with servers of its own"`
 	Servers []PoolServerStatus `json:"servers" jsonschema:"every server it holds, starting or running"`
 	Stopped []BudgetStopStatus `json:"stopped_for_budget,omitempty" jsonschema:"idle servers stopped to keep within the budget before another started, latest last"`
+	Broker  *BrokerStatus      `json:"broker,omitempty" jsonschema:"with --lsp-broker: every server the broker holds, for all processes of the user"`
+}
+
+// BrokerStatus is what the broker holds (LSP-8, LSP-9).
+type BrokerStatus struct {
+	BudgetKB int64                `json:"budget_kb" jsonschema:"the memory budget of all the broker's servers together in KiB, 0 for none"`
+	UsedKB   int64                `json:"used_kb" jsonschema:"the resident memory of the broker's servers in KiB"`
+	Servers  []BrokerServerStatus `json:"servers" jsonschema:"every server the broker holds"`
+}
+
+// BrokerServerStatus is one server of the broker.
+type BrokerServerStatus struct {
+	Server      string `json:"server"`
+	Root        string `json:"root,omitempty" jsonschema:"its root folder relative to this run's root, . for the root; empty for another folder"`
+	OtherFolder bool   `json:"other_folder,omitempty" jsonschema:"it serves a folder outside this run's root"`
+	Trusted     bool   `json:"trusted" jsonschema:"it was started for a trusted checkout"`
+	State       string `json:"state" jsonschema:"in_use, previewing or idle"`
+	Processes   int    `json:"processes" jsonschema:"processes connected to it"`
+	PID         int    `json:"pid"`
+	MemoryKB    int64  `json:"memory_kb" jsonschema:"resident memory in KiB, with its child processes"`
+	IdleSeconds int64  `json:"idle_seconds" jsonschema:"seconds since any process last used it"`
+	OverBudget  bool   `json:"over_budget,omitempty" jsonschema:"it alone takes the broker's whole memory budget"`
 }
 
 // PoolServerStatus is one server of a pool.

@@ -986,6 +986,21 @@ func (s *Supervisor) poolStatus(ctx context.Context) *PoolStatus {
 			ps.Servers[len(ps.Servers)-1].Processes = r.e.srv.processes(ctx)
 		}
 	}
+	for _, r := range rows {
+		if r.State != PoolStarting && r.e.srv != nil {
+			if bs := r.e.srv.brokerServers(ctx); bs != nil {
+				ps.Broker = &BrokerStatus{BudgetKB: bs.BudgetKB, Servers: make([]BrokerServerStatus, 0, len(bs.Servers))}
+				for _, x := range bs.Servers {
+					root, other := where(x.Dir)
+					ps.Broker.UsedKB += x.MemoryKB
+					ps.Broker.Servers = append(ps.Broker.Servers, BrokerServerStatus{Server: x.Server, Root: root, OtherFolder: other,
+						Trusted: x.Trusted, State: x.State, Processes: x.Clients, PID: x.PID, MemoryKB: x.MemoryKB,
+						IdleSeconds: x.IdleMS / 1000, OverBudget: bs.BudgetKB > 0 && x.MemoryKB >= bs.BudgetKB})
+				}
+				break
+			}
+		}
+	}
 	for _, b := range stops {
 		root, other := where(b.Root)
 		forRoot, forOther := where(b.ForRoot)

@@ -104,6 +104,12 @@ func TestServeProcessesShareThroughBroker(t *testing.T) {
 	if len(gopls) != 1 {
 		t.Fatalf("two processes through the broker: want 1 gopls, got %v", gopls)
 	}
+	// Each process's status lists the broker's servers: the one gopls,
+	// both processes connected.
+	if text := a.text("lsp", map[string]any{"operation": "status"}); !strings.Contains(text, "servers of the broker (every process of this user): 1,") ||
+		!strings.Contains(text, "2 processes connected") {
+		t.Fatalf("a's status:\n%s", text)
+	}
 	broker := brokerPID(t, dir)
 	t.Logf("first answer: process 1 %v (cold), process 2 %v (warm, through the broker); one gopls, %d KiB resident", ta, tb, vmRSS(gopls[0]))
 	if text := b.text("write", map[string]any{"path": "f.go", "content": "package shop\n\nfunc f() int { return (&Cart{}).Total() }\n"}); strings.Contains(text, "New diagnostics") {

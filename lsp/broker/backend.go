@@ -360,7 +360,7 @@ func (be *backend) fromClient(c *bclient, raw []byte) bool {
 		be.mu.Unlock()
 		return false
 	}
-	if !m.isResponse() && m.Method != "$/builtintools/clients" {
+	if !m.isResponse() && m.Method != "$/builtintools/clients" && m.Method != "$/builtintools/servers" {
 		be.lastUse = time.Now()
 	}
 	// Another client's hold: wait (bounded) until it ends.
@@ -450,6 +450,10 @@ func (be *backend) fromClient(c *bclient, raw []byte) bool {
 		n, sent := len(be.clients), be.docSent
 		be.mu.Unlock()
 		c.send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": map[string]any{"clients": n, "documentNotifications": sent}})
+		return true
+	case m.Method == "$/builtintools/servers" && len(m.ID) > 0:
+		be.mu.Unlock()
+		c.send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": be.b.servers()})
 		return true
 	case m.Method == "$/builtintools/release":
 		if be.hold == c {

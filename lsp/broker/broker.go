@@ -109,6 +109,7 @@ type broker struct {
 	clients  int
 	changed  chan struct{}
 	idle     time.Duration // caps a hello's idle time, when positive
+	budgetKB int64         // the memory budget of the last hello that started a server
 	dir      string
 }
 
@@ -308,6 +309,7 @@ func (b *broker) backendFor(h *Hello) (*backend, error) {
 		}
 		return be, nil
 	}
+	b.budgetKB = h.BudgetKB
 	b.makeRoomLocked(h.BudgetKB)
 	be, err := startBackend(b, key, h)
 	if err != nil {

@@ -428,6 +428,25 @@ func formatPool(b *strings.Builder, p *lsp.PoolStatus) {
 		}
 		b.WriteString(line + "\n")
 	}
+	if br := p.Broker; br != nil {
+		budget := "no memory budget"
+		if br.BudgetKB > 0 {
+			budget = "memory budget " + mib(br.BudgetKB)
+		}
+		fmt.Fprintf(b, "servers of the broker (every process of this user): %d, %s resident (%s)\n", len(br.Servers), mib(br.UsedKB), budget)
+		for _, s := range br.Servers {
+			trust := "untrusted"
+			if s.Trusted {
+				trust = "trusted"
+			}
+			line := fmt.Sprintf("- %s for %s (%s): %s, %d processes connected, %s resident, last used %s ago", s.Server, where(s.Root, s.OtherFolder), trust,
+				strings.ReplaceAll(s.State, "_", " "), s.Processes, mib(s.MemoryKB), time.Duration(s.IdleSeconds)*time.Second)
+			if s.OverBudget {
+				line += ", over the memory budget on its own"
+			}
+			b.WriteString(line + "\n")
+		}
+	}
 	for _, st := range p.Stopped {
 		fmt.Fprintf(b, "stopped for the memory budget at %s: %s for %s (%s resident; the servers held %s of %s), to start %s; a run using it starts it again on its next call\n",
 			st.At.Format(time.TimeOnly), st.Server, where(st.Root, st.OtherFolder), mib(st.MemoryKB), mib(st.UsedKB), mib(st.BudgetKB), st.For)
