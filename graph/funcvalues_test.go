@@ -29,17 +29,8 @@ func TestHeldCallsInCallers(t *testing.T) {
 		{"typescript_funcvalues", "lib", []string{"plain.js:5 candidate"}},
 	} {
 		t.Run(c.fixture+"/"+c.symbol, func(t *testing.T) {
-			ar, err := txtar.ParseFile("testdata/fixtures/" + c.fixture + ".txtar")
-			if err != nil {
-				t.Fatal(err)
-			}
-			x := buildFixture(t, ar)
-			a, err := x.Callers(Spec{Symbol: c.symbol}, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
 			got := map[string]bool{}
-			for _, s := range a.Sites {
+			for _, s := range fixtureCallers(t, "testdata/fixtures/"+c.fixture+".txtar", c.symbol) {
 				got[fmt.Sprintf("%s:%d %s", s.File, s.Line, s.Class)] = true
 			}
 			for _, w := range c.want {
@@ -65,17 +56,8 @@ func TestPassedCallsInCallers(t *testing.T) {
 		{"typescript_passed", "app.f", []string{"app.ts:6 candidate", "lib.ts:2 candidate"}, nil},
 	} {
 		t.Run(c.fixture, func(t *testing.T) {
-			ar, err := txtar.ParseFile("testdata/impact/" + c.fixture + ".txtar")
-			if err != nil {
-				t.Fatal(err)
-			}
-			x := buildFixture(t, ar)
-			a, err := x.Callers(Spec{Symbol: c.symbol}, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
 			got := map[string]bool{}
-			for _, s := range a.Sites {
+			for _, s := range fixtureCallers(t, "testdata/impact/"+c.fixture+".txtar", c.symbol) {
 				got[fmt.Sprintf("%s:%d %s", s.File, s.Line, s.Class)] = true
 				if s.Class == "candidate" && !strings.Contains(s.Reason, "passes ") {
 					t.Errorf("callers of %s: %s:%d's reason does not say who passes it: %q", c.symbol, s.File, s.Line, s.Reason)
@@ -93,4 +75,19 @@ func TestPassedCallsInCallers(t *testing.T) {
 			}
 		})
 	}
+}
+
+// fixtureCallers is the callers answer's sites for symbol in the fixture
+// at path, indexed whole.
+func fixtureCallers(t *testing.T, path, symbol string) []Site {
+	t.Helper()
+	ar, err := txtar.ParseFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := buildFixture(t, ar).Callers(Spec{Symbol: symbol}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a.Sites
 }
