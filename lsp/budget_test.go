@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/builtin-tools/builtin-tools/internal/proc"
 )
 
 // waitExit waits for srv to exit, failing the test after a minute.
@@ -42,7 +44,7 @@ func TestBudgetStopsLeastRecentlyUsed(t *testing.T) {
 	hover(b)
 	hover(a) // b's server is now the least recently used
 	srvA, srvB := a.sup.running()[0], b.sup.running()[0]
-	rssA, rssB := treeRSSKB(srvA.pid(), procChildren()), treeRSSKB(srvB.pid(), procChildren())
+	rssA, rssB := proc.TreeRSSKB(srvA.pid(), proc.ChildMap()), proc.TreeRSSKB(srvB.pid(), proc.ChildMap())
 	if rssA == 0 || rssB == 0 {
 		t.Fatalf("no resident memory read: %d %d KiB", rssA, rssB)
 	}

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
@@ -488,9 +489,9 @@ func (p *Pool) makeRoomLocked(e *serverEntry) []*serverEntry {
 			continue
 		}
 		if children == nil {
-			children = procChildren()
+			children = proc.ChildMap()
 		}
-		rss := treeRSSKB(x.srv.pid(), children)
+		rss := proc.TreeRSSKB(x.srv.pid(), children)
 		used += rss
 		if x.srv.inflight.Load() == 0 {
 			x.srv.mu.Lock()
@@ -525,71 +526,6 @@ func (e *serverEntry) started() bool {
 	default:
 		return false
 	}
-}
-
-// rssKB reads a process's resident memory from /proc, 0 when unknown.
-func rssKB(pid int) int64 {
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
-	if err != nil {
-		return 0
-	}
-	return meminfoKB(string(data), "VmRSS:")
-}
-
-// procChildren maps each process to its children, from /proc.
-func procChildren() map[int][]int {
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil
-	}
-	children := map[int][]int{}
-	for _, ent := range ents {
-		child, err := strconv.Atoi(ent.Name())
-		if err != nil {
-			continue
-		}
-		stat, err := os.ReadFile("/proc/" + ent.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		// After the command name, which may hold spaces and parentheses:
-		// the state, then the parent's pid.
-		i := strings.LastIndexByte(string(stat), ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(string(stat[i+1:]))
-		if len(f) < 2 {
-			continue
-		}
-		if parent, err := strconv.Atoi(f[1]); err == nil {
-			children[parent] = append(children[parent], child)
-		}
-	}
-	return children
-}
-
-// treeRSSKB is the resident memory of pid and every process under it
-// (children from procChildren): a server's own helpers, such as tsserver
-// under typescript-language-server, count toward its memory.
-func treeRSSKB(pid int, children map[int][]int) int64 {
-	total := rssKB(pid)
-	if total == 0 {
-		return 0
-	}
-	seen := map[int]bool{pid: true}
-	queue := slices.Clone(children[pid])
-	for len(queue) > 0 {
-		c := queue[0]
-		queue = queue[1:]
-		if seen[c] {
-			continue
-		}
-		seen[c] = true
-		total += rssKB(c)
-		queue = append(queue, children[c]...)
-	}
-	return total
 }
 
 // PoolServer is one server a pool holds, for a harness's own view.
@@ -670,9 +606,9 @@ func (p *Pool) list() ([]poolRow, []BudgetStop) {
 		srv.view.mu.Unlock()
 		out[i].Idle = srv.idleFor()
 		if children == nil {
-			children = procChildren()
+			children = proc.ChildMap()
 		}
-		out[i].MemoryKB = treeRSSKB(out[i].PID, children)
+		out[i].MemoryKB = proc.TreeRSSKB(out[i].PID, children)
 	}
 	slices.SortFunc(out, func(a, b poolRow) int {
 		return cmp.Or(strings.Compare(a.Server, b.Server), strings.Compare(a.Root, b.Root), strings.Compare(a.RunRoot, b.RunRoot),

@@ -889,7 +889,7 @@ func (s *Supervisor) Status(ctx context.Context) *Status {
 				srv.mu.Unlock()
 				row.Running = append(row.Running, RunningServer{Root: srv.relRoot, PID: srv.pid(),
 					UptimeSeconds: int64(time.Since(srv.started).Round(time.Second) / time.Second), OpenFiles: n, Encoding: srv.encoding,
-					Clients: r.clients, MemoryKB: rssKB(srv.pid()), IdleSeconds: int64(srv.idleFor().Round(time.Second) / time.Second)})
+					Clients: r.clients, MemoryKB: proc.RSSKB(srv.pid()), IdleSeconds: int64(srv.idleFor().Round(time.Second) / time.Second)})
 			}
 		}
 		switch {

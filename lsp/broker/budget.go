@@ -1,11 +1,11 @@
 package broker
 
 import (
-	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/builtin-tools/builtin-tools/internal/proc"
 )
 
 // Servers is the broker's answer to $/builtintools/servers: every server
@@ -32,7 +32,7 @@ func (b *broker) servers() Servers {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	out := Servers{BudgetKB: b.budgetKB, Servers: []Server{}}
-	children := procChildren()
+	children := proc.ChildMap()
 	for _, be := range b.backends {
 		be.mu.Lock()
 		row := Server{Server: be.hello.Server, Dir: be.hello.Dir, Trusted: be.hello.Trusted, PID: be.proc.Pid(),
@@ -48,7 +48,7 @@ func (b *broker) servers() Servers {
 		if !live {
 			continue
 		}
-		row.MemoryKB = treeRSSKB(row.PID, children)
+		row.MemoryKB = proc.TreeRSSKB(row.PID, children)
 		out.Servers = append(out.Servers, row)
 	}
 	slices.SortFunc(out.Servers, func(x, y Server) int { return strings.Compare(x.Dir+x.Server, y.Dir+y.Server) })
@@ -69,7 +69,7 @@ func (b *broker) makeRoomLocked(limitKB int64) {
 		be  *backend
 		rss int64
 	}
-	children := procChildren()
+	children := proc.ChildMap()
 	var used int64
 	var idle []candidate
 	for _, be := range b.backends {
@@ -80,7 +80,7 @@ func (b *broker) makeRoomLocked(limitKB int64) {
 		if !live {
 			continue
 		}
-		rss := treeRSSKB(be.proc.Pid(), children)
+		rss := proc.TreeRSSKB(be.proc.Pid(), children)
 		used += rss
 		if free {
 			idle = append(idle, candidate{be, rss})
@@ -94,76 +94,4 @@ func (b *broker) makeRoomLocked(limitKB int64) {
 		c.be.stopUnused("stopped by the broker for the memory budget of its servers")
 		used -= c.rss
 	}
-}
-
-// procChildren maps each process to its children, from /proc (nil
-// where there is none).
-func procChildren() map[int][]int {
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil
-	}
-	children := map[int][]int{}
-	for _, ent := range ents {
-		pid, err := strconv.Atoi(ent.Name())
-		if err != nil {
-			continue
-		}
-		stat, err := os.ReadFile("/proc/" + ent.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		// After the command name, which may hold spaces and parentheses:
-		// the state, then the parent's pid.
-		i := strings.LastIndexByte(string(stat), ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(string(stat)[i+1:])
-		if len(f) < 2 {
-			continue
-		}
-		if ppid, err := strconv.Atoi(f[1]); err == nil {
-			children[ppid] = append(children[ppid], pid)
-		}
-	}
-	return children
-}
-
-// treeRSSKB is the resident memory of pid and every process under it.
-func treeRSSKB(pid int, children map[int][]int) int64 {
-	total := rssKB(pid)
-	if total == 0 {
-		return 0
-	}
-	seen := map[int]bool{pid: true}
-	queue := slices.Clone(children[pid])
-	for len(queue) > 0 {
-		c := queue[0]
-		queue = queue[1:]
-		if seen[c] {
-			continue
-		}
-		seen[c] = true
-		total += rssKB(c)
-		queue = append(queue, children[c]...)
-	}
-	return total
-}
-
-// rssKB is a process's resident memory from /proc, 0 when unknown.
-func rssKB(pid int) int64 {
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
-	if err != nil {
-		return 0
-	}
-	for line := range strings.Lines(string(data)) {
-		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			if f := strings.Fields(rest); len(f) > 0 {
-				n, _ := strconv.ParseInt(f[0], 10, 64)
-				return n
-			}
-		}
-	}
-	return 0
 }
