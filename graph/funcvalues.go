@@ -122,8 +122,8 @@ func (v View) passedCalls(t snap.Target, s Site) []Site {
 	if r.Arg == 0 || r.Kind != lang.RefValue {
 		return nil
 	}
-	i := sort.Search(len(g.Refs), func(i int) bool { return g.Refs[i].At >= r.ArgOf })
-	if i == len(g.Refs) || g.Refs[i].At != r.ArgOf || g.Refs[i].Kind != lang.RefCall {
+	i := sort.Search(len(g.Refs), func(i int) bool { return g.Refs[i].At >= r.ArgOf() })
+	if i == len(g.Refs) || g.Refs[i].At != r.ArgOf() || g.Refs[i].Kind != lang.RefCall {
 		return nil
 	}
 	call := &g.Refs[i]

@@ -47,7 +47,7 @@ func TestArgumentsAndParameters(t *testing.T) {
 				}
 				call := "?"
 				for _, o := range rec.Refs {
-					if o.At == rf.ArgOf && o.Kind == RefCall {
+					if o.At == rf.ArgOf() && o.Kind == RefCall {
 						call = rec.Strs[o.Name]
 					}
 				}

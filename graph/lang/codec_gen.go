@@ -12,7 +12,7 @@ import (
 
 // SchemaHash changes whenever a field, a type, their order or the encoding changes:
 // the SHA-256 of the types' description and of this file's code.
-const SchemaHash = "471f3ccc22b4ad3e051a660bedc6c26c08f1ed3c1d092a8555caa95c684626b2"
+const SchemaHash = "905f0fa9ca38ed2cdfc3fdfdf50015c6a09627b3f4e24b9bdd212fdde77bfb6e"
 
 func codecDefAppend(b []byte, v, prev *Def) []byte {
 	b = wire.AppendStr(b, v.Name)
@@ -58,12 +58,12 @@ func codecRefAppend(b []byte, v, prev *Ref) []byte {
 	b = binary.AppendUvarint(b, uint64(v.Recv))
 	b = binary.AppendVarint(b, int64(v.X))
 	b = append(b, byte(v.Kind))
+	b = append(b, byte(v.Arg))
+	b = binary.AppendUvarint(b, uint64(v.ArgBack))
 	b = binary.AppendVarint(b, int64(v.Line)-int64(prev.Line))
 	b = binary.AppendVarint(b, int64(v.Col))
 	b = binary.AppendVarint(b, int64(v.Encl))
 	b = binary.AppendVarint(b, int64(v.At)-int64(prev.At))
-	b = append(b, byte(v.Arg))
-	b = binary.AppendVarint(b, int64(v.ArgOf))
 	b = binary.AppendUvarint(b, uint64(v.Key))
 	return b
 }
@@ -73,12 +73,12 @@ func codecRefDecode(d *wire.Decoder, v, prev *Ref) {
 	_ = wire.SmallUint(d, &v.Recv) || wire.Uint(d, &v.Recv)
 	_ = wire.SmallInt(d, &v.X) || wire.Int(d, &v.X)
 	v.Kind = d.Byte()
+	v.Arg = d.Byte()
+	_ = wire.SmallUint(d, &v.ArgBack) || wire.Uint(d, &v.ArgBack)
 	_ = wire.SmallIntDelta(d, &v.Line, prev.Line) || wire.IntDelta(d, &v.Line, prev.Line)
 	_ = wire.SmallInt(d, &v.Col) || wire.Int(d, &v.Col)
 	_ = wire.SmallInt(d, &v.Encl) || wire.Int(d, &v.Encl)
 	_ = wire.SmallIntDelta(d, &v.At, prev.At) || wire.IntDelta(d, &v.At, prev.At)
-	v.Arg = d.Byte()
-	_ = wire.SmallInt(d, &v.ArgOf) || wire.Int(d, &v.ArgOf)
 	_ = wire.SmallUint(d, &v.Key) || wire.Uint(d, &v.Key)
 }
 

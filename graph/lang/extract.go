@@ -568,8 +568,8 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 				j++
 			}
 			if j < len(all) && all[j].At == r.r.At && all[j].Arg != 0 {
-				if at, ok := calls[r.node]; ok {
-					all[j].ArgOf = at
+				if at, ok := calls[r.node]; ok && r.r.At-at > 0 && r.r.At-at <= 0xFFFF {
+					all[j].ArgBack = uint16(r.r.At - at)
 				} else {
 					all[j].Arg, all[j].Key = 0, 0
 				}
@@ -577,7 +577,7 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 		}
 	}
 	for i := range all {
-		if all[i].ArgOf == 0 {
+		if all[i].ArgBack == 0 {
 			all[i].Arg, all[i].Key = 0, 0
 		}
 	}

@@ -115,17 +115,29 @@ type Ref struct {
 	Recv uint32 `codec:"index=Strs"`  // the text before the name (pkg in pkg.F(), x.y in x.y.M())
 	X    int32  `codec:"bound=Exprs"` // Recv's steps, 1-based; 0 none
 	Kind uint8
-	Line int32 `codec:"delta"`
-	Col  int32
-	Encl int32 `codec:"index=Defs,none=-1"` // index in the record's Defs of the definition it is in, or -1
-	At   int32 `codec:"delta"`
 	// Arg is, for a value passed as an argument (G(F)), its 1-based place
 	// among the call's arguments (ArgByName: passed by the keyword Key,
-	// g(fn=F)), and ArgOf the At of the call's name (G): the call's
-	// reference is found by it. 0 for anything else.
-	Arg   uint8
-	ArgOf int32
-	Key   uint32 `codec:"index=Strs"`
+	// g(fn=F)), and ArgBack how far before At the call's name (G) is: the
+	// call's reference is found by it (ArgOf). 0 for anything else, and
+	// for an argument more than 64 KiB after its call's name. Both sit in
+	// what would be Kind's padding: a reference is 1.34 M of a GOROOT
+	// index's records, and every byte of it is 1.3 MiB.
+	Arg     uint8
+	ArgBack uint16
+	Line    int32 `codec:"delta"`
+	Col     int32
+	Encl    int32  `codec:"index=Defs,none=-1"` // index in the record's Defs of the definition it is in, or -1
+	At      int32  `codec:"delta"`
+	Key     uint32 `codec:"index=Strs"`
+}
+
+// ArgOf is the At of the call's name r is passed to (Arg), 0 when r is
+// not an argument.
+func (r *Ref) ArgOf() int32 {
+	if r.ArgBack == 0 {
+		return 0
+	}
+	return r.At - int32(r.ArgBack)
 }
 
 // ArgByName is a Ref's Arg for a value passed by keyword (Ref.Key); a
