@@ -12,7 +12,7 @@ import (
 
 // SchemaHash changes whenever a field, a type, their order or the encoding changes:
 // the SHA-256 of the types' description and of this file's code.
-const SchemaHash = "905f0fa9ca38ed2cdfc3fdfdf50015c6a09627b3f4e24b9bdd212fdde77bfb6e"
+const SchemaHash = "080aad290294098ef9347025449033aabcc1166a884f0d65e1824fc6d23ebe4e"
 
 func codecDefAppend(b []byte, v, prev *Def) []byte {
 	b = wire.AppendStr(b, v.Name)
@@ -106,8 +106,8 @@ func codecLocalAppend(b []byte, v *Local) []byte {
 	b = binary.AppendVarint(b, int64(v.T))
 	b = binary.AppendVarint(b, int64(v.X))
 	b = append(b, byte(v.How))
-	b = binary.AppendVarint(b, int64(v.Line))
 	b = append(b, byte(v.Param))
+	b = binary.AppendVarint(b, int64(v.Line))
 	return b
 }
 
@@ -120,8 +120,8 @@ func codecLocalDecode(d *wire.Decoder, v *Local) {
 	_ = wire.SmallInt(d, &v.T) || wire.Int(d, &v.T)
 	_ = wire.SmallInt(d, &v.X) || wire.Int(d, &v.X)
 	v.How = d.Byte()
-	_ = wire.SmallInt(d, &v.Line) || wire.Int(d, &v.Line)
 	v.Param = d.Byte()
+	_ = wire.SmallInt(d, &v.Line) || wire.Int(d, &v.Line)
 }
 
 func codecFieldAppend(b []byte, v *Field) []byte {

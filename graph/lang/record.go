@@ -161,11 +161,11 @@ type Local struct {
 	X        int32  `codec:"bound=Exprs"` // Type's steps (an expression), 1-based; 0 none
 	How      uint8
 	conflict bool `codec:"-"` // (while extracting) two patterns gave it different types
-	Line     int32
 	// Param is a parameter's 1-based place in its function's parameter
 	// list (@parameters), 0 for any other local: a call of it is a call
-	// of what callers pass there.
+	// of what callers pass there. (Beside How, in its padding.)
 	Param uint8
+	Line  int32
 	param int32 `codec:"-"` // (while extracting) 1 + its index in the parameters found
 }
 
