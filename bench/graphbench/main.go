@@ -351,7 +351,7 @@ func refreshLatency(root string, n, files, rounds int, seed uint64, change, text
 			}
 		}
 		t0 := time.Now()
-		for first := true; first || x.Pending() > 0; first = false {
+		for first := true; first || x.State().Pending > 0; first = false {
 			for i, t := range ts {
 				d, synced := ask(t)
 				if synced > 0 {

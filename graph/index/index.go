@@ -814,7 +814,7 @@ type State struct {
 func (x *Index) State() State {
 	ready := x.Ready()
 	done, total := x.Progress()
-	return State{Ready: ready, Done: done, Total: total, Pending: x.Pending()}
+	return State{Ready: ready, Done: done, Total: total, Pending: int(x.bg.pending.Load())}
 }
 
 // Stats are what status says of the index beyond its snapshot.

@@ -301,22 +301,22 @@ func testLargeChange(t *testing.T, noWatcher bool) {
 		t.Fatalf("Sync re-read %d files before returning, want %d", got, syncNow)
 	}
 	<-held // a worker has taken a file and waits
-	if x.Pending() != n-syncNow || len(refsTo(x.Snapshot(), "Target")) != syncNow {
+	if x.State().Pending != n-syncNow || len(refsTo(x.Snapshot(), "Target")) != syncNow {
 		t.Fatalf("Sync re-read %d files, %d pending, %d callers; want %d, %d, %d",
-			got, x.Pending(), len(refsTo(x.Snapshot(), "Target")), syncNow, n-syncNow, syncNow)
+			got, x.State().Pending, len(refsTo(x.Snapshot(), "Target")), syncNow, n-syncNow, syncNow)
 	}
 	if st := x.State(); st.Pending != n-syncNow {
 		t.Fatalf("state: %+v", st)
 	}
 	// A second Sync does not queue them twice, nor read them now.
-	if got, err := x.Sync(context.Background()); err != nil || got != 0 || x.Pending() != n-syncNow {
-		t.Fatalf("a second Sync: %d re-read, %v, %d pending", got, err, x.Pending())
+	if got, err := x.Sync(context.Background()); err != nil || got != 0 || x.State().Pending != n-syncNow {
+		t.Fatalf("a second Sync: %d re-read, %v, %d pending", got, err, x.State().Pending)
 	}
 	close(release)
 	deadline := time.Now().Add(time.Minute)
-	for x.Pending() > 0 {
+	for x.State().Pending > 0 {
 		if time.Now().After(deadline) {
-			t.Fatalf("%d files still pending after a minute", x.Pending())
+			t.Fatalf("%d files still pending after a minute", x.State().Pending)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}

@@ -161,11 +161,7 @@ func (r *refresher) current(abs string) bool {
 	return f != nil && err == nil && unchanged(f, st)
 }
 
-// Pending says how many changed files the refresher has still to re-read
-// (a query reads it with no lock).
-func (x *Index) Pending() int { return int(x.bg.pending.Load()) }
-
-// recount sets what Pending says. r.mu is held.
+// recount sets what State().Pending says. r.mu is held.
 func (r *refresher) recount() {
 	n := len(r.queued)
 	for a := range r.inflight { // a file queued again while read is one file
