@@ -24,6 +24,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/builtin-tools/builtin-tools/internal/proc"
 )
 
 func main() {
@@ -201,11 +203,11 @@ func run(bin string, broker bool, n, files int) (res result, err error) {
 	pids := goplsPIDs(root)
 	res.gopls = len(pids)
 	for _, pid := range pids {
-		res.rssKB += rssKB(pid)
+		res.rssKB += proc.RSSKB(pid)
 	}
 	if broker {
 		if pid := brokerPIDOf(runtime); pid > 0 {
-			res.brokerK = rssKB(pid)
+			res.brokerK = proc.RSSKB(pid)
 		}
 	}
 	return res, nil
@@ -371,17 +373,6 @@ func brokerPIDOf(runtime string) int {
 	}
 	pid, _ := strconv.Atoi(strings.TrimSpace(string(data)))
 	return pid
-}
-
-func rssKB(pid int) int64 {
-	data, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
-	for line := range strings.Lines(string(data)) {
-		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			n, _ := strconv.ParseInt(strings.Fields(rest)[0], 10, 64)
-			return n
-		}
-	}
-	return 0
 }
 
 func loadavg() string {

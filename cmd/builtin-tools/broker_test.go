@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
@@ -29,17 +30,6 @@ func serverPIDs(root, name string) []int {
 		}
 	}
 	return out
-}
-
-func vmRSS(pid int) int64 {
-	data, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
-	for line := range strings.Lines(string(data)) {
-		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			n, _ := strconv.ParseInt(strings.Fields(rest)[0], 10, 64)
-			return n
-		}
-	}
-	return 0
 }
 
 func brokerPID(t *testing.T, dir string) int {
@@ -70,22 +60,7 @@ func TestServeProcessesShareThroughBroker(t *testing.T) {
 		"go.mod":  "module example.com/shop\n\ngo 1.22\n",
 		"cart.go": "package shop\n\n// Cart holds items.\ntype Cart struct{ Items []string }\n\n// Total counts the items.\nfunc (c *Cart) Total() int { return len(c.Items) }\n\nfunc use() int {\n\tc := &Cart{}\n\treturn c.Total() + c.Total()\n}\n",
 	})
-	runtime, err := os.MkdirTemp("", "rt-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(runtime) })
-	dir := filepath.Join(runtime, "builtin-tools")
-	env := append(os.Environ(), "XDG_RUNTIME_DIR="+runtime)
-	t.Cleanup(func() {
-		// The broker the processes started last outlives them by its
-		// idle time; end it, and its servers with it.
-		if pid := brokerPID(t, dir); pid > 0 {
-			syscall.Kill(pid, syscall.SIGTERM)
-			testenv.WaitFor(t, time.Minute, "the broker's end", func() bool { return testenv.Gone(pid) })
-		}
-		testenv.WaitFor(t, time.Minute, "gopls's end", func() bool { return len(serverPIDs(root, "gopls")) == 0 })
-	})
+	env, dir := brokerRuntime(t, root)
 	refs := map[string]any{"operation": "references", "file": "cart.go", "line": 7, "symbol": "Total"}
 
 	a := startServeWith(t, env, "--root", root, "--lsp-broker")
@@ -111,7 +86,7 @@ func TestServeProcessesShareThroughBroker(t *testing.T) {
 		t.Fatalf("a's status:\n%s", text)
 	}
 	broker := brokerPID(t, dir)
-	t.Logf("first answer: process 1 %v (cold), process 2 %v (warm, through the broker); one gopls, %d KiB resident", ta, tb, vmRSS(gopls[0]))
+	t.Logf("first answer: process 1 %v (cold), process 2 %v (warm, through the broker); one gopls, %d KiB resident", ta, tb, proc.RSSKB(gopls[0]))
 	if text := b.text("write", map[string]any{"path": "f.go", "content": "package shop\n\nfunc f() int { return (&Cart{}).Total() }\n"}); strings.Contains(text, "New diagnostics") {
 		t.Fatalf("b's write: %s", text)
 	}
@@ -144,4 +119,26 @@ func TestServeProcessesShareThroughBroker(t *testing.T) {
 	if got := serverPIDs(root, "gopls"); len(got) != 1 || got[0] != before[0] {
 		t.Fatalf("after a's SIGKILL: gopls %v, before %v", got, before)
 	}
+}
+
+// brokerRuntime is the environment of serve processes whose broker lives
+// in a runtime folder of the test's own, and the broker's folder in it.
+// At the end the broker the processes started last, which outlives them
+// by its idle time, is ended, and root's gopls with it.
+func brokerRuntime(t *testing.T, root string) (env []string, dir string) {
+	t.Helper()
+	runtime, err := os.MkdirTemp("", "rt-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(runtime) })
+	dir = filepath.Join(runtime, "builtin-tools")
+	t.Cleanup(func() {
+		if pid := brokerPID(t, dir); pid > 0 {
+			syscall.Kill(pid, syscall.SIGTERM)
+			testenv.WaitFor(t, time.Minute, "the broker's end", func() bool { return testenv.Gone(pid) })
+		}
+		testenv.WaitFor(t, time.Minute, "gopls's end", func() bool { return len(serverPIDs(root, "gopls")) == 0 })
+	})
+	return append(os.Environ(), "XDG_RUNTIME_DIR="+runtime), dir
 }

@@ -9,9 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
@@ -90,20 +88,7 @@ func TestBrokerInterleavedPreviews(t *testing.T) {
 		tree[fmt.Sprintf("p%d.go", i)] = interleaveOwn(i, 0, nil)
 	}
 	testenv.WriteTree(t, root, tree)
-	runtime, err := os.MkdirTemp("", "rt-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(runtime) })
-	dir := filepath.Join(runtime, "builtin-tools")
-	env := append(os.Environ(), "XDG_RUNTIME_DIR="+runtime)
-	t.Cleanup(func() {
-		if pid := brokerPID(t, dir); pid > 0 {
-			syscall.Kill(pid, syscall.SIGTERM)
-			testenv.WaitFor(t, time.Minute, "the broker's end", func() bool { return testenv.Gone(pid) })
-		}
-		testenv.WaitFor(t, time.Minute, "gopls's end", func() bool { return len(serverPIDs(root, "gopls")) == 0 })
-	})
+	env, _ := brokerRuntime(t, root)
 	var peers []*servePeer
 	for range n {
 		peers = append(peers, startServeWith(t, env, "--root", root, "--lsp-broker"))
