@@ -18,6 +18,7 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/framing"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
+	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
@@ -101,7 +102,7 @@ func TestServerNeverAnswersInitialize(t *testing.T) {
 	root := fakeRoot(t)
 	sup := NewSupervisor(root, Config{Servers: []ServerSpec{fakeSpec(t, "silent")}, StartTimeout: time.Second})
 	defer sup.Close()
-	_, err := sup.Hover(t.Context(), loc(t, sup, filepath.Join(root, "a.fake")), Place{Line: 1, Symbol: "world"})
+	_, err := sup.Hover(t.Context(), loc(t, sup, filepath.Join(root, "a.fake")), protocol.Place{Line: 1, Symbol: "world"})
 	expectErr(t, "hover", err, ErrServerTimeout, "starting fake-silent for .", "did not finish starting (initialize) within 1s")
 	if n := len(sup.running()); n != 0 {
 		t.Fatalf("a server that never started is listed as running (%d)", n)
@@ -117,7 +118,7 @@ func TestSlowInitializeIsBoundedByTheStartTimeout(t *testing.T) {
 	root := fakeRoot(t)
 	sup := NewSupervisor(root, Config{Servers: []ServerSpec{fakeSpec(t, "slowinit")}, RequestTimeout: time.Second, StartTimeout: 30 * time.Second})
 	defer sup.Close()
-	_, err := sup.Hover(t.Context(), loc(t, sup, filepath.Join(root, "a.fake")), Place{Line: 1, Symbol: "world"})
+	_, err := sup.Hover(t.Context(), loc(t, sup, filepath.Join(root, "a.fake")), protocol.Place{Line: 1, Symbol: "world"})
 	expectErr(t, "hover", err, ErrServerTimeout, "fake-slowinit (root .) did not answer on textDocument/hover: no answer within 1s")
 }
 
@@ -125,7 +126,7 @@ func TestServerNeverAnswersRequests(t *testing.T) {
 	t.Parallel()
 	root := fakeRoot(t)
 	sup := NewSupervisor(root, Config{Servers: []ServerSpec{fakeSpec(t, "mute")}, RequestTimeout: time.Second, DiagnosticsWait: time.Second})
-	_, err := sup.Hover(t.Context(), loc(t, sup, filepath.Join(root, "a.fake")), Place{Line: 1, Symbol: "world"})
+	_, err := sup.Hover(t.Context(), loc(t, sup, filepath.Join(root, "a.fake")), protocol.Place{Line: 1, Symbol: "world"})
 	expectErr(t, "hover", err, ErrServerTimeout, "fake-mute (root .) did not answer on textDocument/hover: no answer within 1s", "reload")
 	// Diagnostics are bounded too.
 	_, err = sup.AfterWrite(t.Context(), loc(t, sup, filepath.Join(root, "a.fake")))
@@ -149,7 +150,7 @@ func TestServerStopsReading(t *testing.T) {
 	defer sup.Close()
 	// The call's context has no deadline: only the bound on the write
 	// can end it, with this error.
-	_, err := sup.Hover(t.Context(), loc(t, sup, filepath.Join(root, "big.fake")), Place{Line: 1, Symbol: "world"})
+	_, err := sup.Hover(t.Context(), loc(t, sup, filepath.Join(root, "big.fake")), protocol.Place{Line: 1, Symbol: "world"})
 	expectErr(t, "hover", err, ErrServerTimeout, "fake-deaf (root .) did not answer on textDocument/didOpen", "it stopped reading its input, so it was stopped")
 	var pgids []int
 	sup.mu.Lock()
@@ -187,36 +188,36 @@ func TestBadArguments(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer other.Close()
-	_, err = s.sup.Definition(ctx, other.RootPath(), Place{Line: 1, Symbol: "x"})
+	_, err = s.sup.Definition(ctx, other.RootPath(), protocol.Place{Line: 1, Symbol: "x"})
 	expectErr(t, "another root", err, ErrBadFile, "belongs to another root")
-	_, err = s.sup.Definition(ctx, pathguard.Path{}, Place{Line: 1, Symbol: "x"})
+	_, err = s.sup.Definition(ctx, pathguard.Path{}, protocol.Place{Line: 1, Symbol: "x"})
 	expectErr(t, "no location", err, ErrBadFile, "file is required")
-	_, err = s.sup.Hover(ctx, s.at("missing.go"), Place{Line: 1, Symbol: "x"})
+	_, err = s.sup.Hover(ctx, s.at("missing.go"), protocol.Place{Line: 1, Symbol: "x"})
 	expectErr(t, "missing", err, ErrBadFile, "missing.go does not exist")
-	_, err = s.sup.References(ctx, s.at("shapes"), Place{Line: 1, Symbol: "x"})
+	_, err = s.sup.References(ctx, s.at("shapes"), protocol.Place{Line: 1, Symbol: "x"})
 	expectErr(t, "folder", err, ErrBadFile, "shapes is a folder")
 	_, err = s.sup.Diagnostics(ctx, s.at("missing.go"))
 	expectErr(t, "diagnostics missing", err, ErrBadFile, "does not exist")
 
-	var pe *PositionError
-	_, err = s.sup.Definition(ctx, loc(s.t, s.sup, main), Place{Line: 99, Symbol: "Total"})
+	var pe *protocol.PositionError
+	_, err = s.sup.Definition(ctx, loc(s.t, s.sup, main), protocol.Place{Line: 99, Symbol: "Total"})
 	expectErr(t, "line out of range", err, nil, "line 99 is out of range: main.go has 13 lines (lines are 1-based)")
 	if !errors.As(err, &pe) {
 		t.Errorf("want a *PositionError, got %T", err)
 	}
-	_, err = s.sup.Definition(ctx, loc(s.t, s.sup, main), Place{Line: 0, Symbol: "Total"})
+	_, err = s.sup.Definition(ctx, loc(s.t, s.sup, main), protocol.Place{Line: 0, Symbol: "Total"})
 	expectErr(t, "line 0", err, nil, "line 0 is out of range")
-	_, err = s.sup.Definition(ctx, loc(s.t, s.sup, main), Place{Line: 12, Symbol: "Totally"})
+	_, err = s.sup.Definition(ctx, loc(s.t, s.sup, main), protocol.Place{Line: 12, Symbol: "Totally"})
 	expectErr(t, "symbol absent", err, nil, `"Totally" is not on main.go:12, which reads "\tfmt.Println(\"größe 🚀\", shapes.Total(all))"`)
-	_, err = s.sup.Hover(ctx, loc(s.t, s.sup, main), Place{Line: 12, Symbol: ""})
+	_, err = s.sup.Hover(ctx, loc(s.t, s.sup, main), protocol.Place{Line: 12, Symbol: ""})
 	expectErr(t, "no symbol", err, nil, "symbol is required", "the column is never guessed", `shapes.Total(all)`)
-	_, err = s.sup.Rename(ctx, loc(s.t, s.sup, main), Place{Line: 12, Symbol: "Total"}, " ", false)
+	_, err = s.sup.Rename(ctx, loc(s.t, s.sup, main), protocol.Place{Line: 12, Symbol: "Total"}, " ", false)
 	expectErr(t, "rename without name", err, ErrBadArgument, "new_name is required")
 	_, err = s.sup.Symbols(ctx, "", pathguard.Path{})
 	expectErr(t, "symbols without query or file", err, ErrBadArgument, "query", "file")
 
 	s.write("README.md", "# fixture\n")
-	_, err = s.sup.Hover(ctx, s.at("README.md"), Place{Line: 1, Symbol: "fixture"})
+	_, err = s.sup.Hover(ctx, s.at("README.md"), protocol.Place{Line: 1, Symbol: "fixture"})
 	expectErr(t, "not owned", err, ErrNotOwned, `no server in the table handles ".md" files`)
 	diags, err := s.sup.AfterWrite(ctx, s.at("README.md"))
 	if diags != nil || err != nil {
@@ -240,7 +241,7 @@ func TestBinaryMissing(t *testing.T) {
 		t.Errorf("status: want the marker found in . and gopls-not-installed-here missing, got %+v", row)
 	}
 	expectContains(t, "status install", row.Install, "go install golang.org/x/tools/gopls@latest")
-	_, err := s.sup.Definition(s.ctx, loc(s.t, s.sup, main), Place{Line: 12, Symbol: "Total"})
+	_, err := s.sup.Definition(s.ctx, loc(s.t, s.sup, main), protocol.Place{Line: 12, Symbol: "Total"})
 	var ue *UnavailableError
 	expectErr(t, "definition", err, ErrUnavailable, "gopls found go.mod but gopls-not-installed-here is not installed: go install golang.org/x/tools/gopls@latest")
 	if !errors.As(err, &ue) || ue.File != "main.go" {
@@ -280,7 +281,7 @@ func TestMarkerMissing(t *testing.T) {
 			i := slices.IndexFunc(table, func(sp ServerSpec) bool { return sp.ID == "pyright" })
 			program := table[i].Command[0]
 			_, lookErr := exec.LookPath(program)
-			_, err := s.sup.Hover(s.ctx, s.at("tool.py"), Place{Line: 1, Symbol: "print"})
+			_, err := s.sup.Hover(s.ctx, s.at("tool.py"), protocol.Place{Line: 1, Symbol: "print"})
 			row := statusRow(t, s.sup.Status(s.ctx), "pyright")
 			if len(row.MarkerDirs) != 0 || strings.Join(row.RootMarkers, ", ") != strings.Trim(markers, "()") {
 				t.Errorf("status: want no marker found and the markers named, got %+v", row)
@@ -349,13 +350,13 @@ func TestServerKilledMidRequest(t *testing.T) {
 		},
 	}
 	shapes := s.path("shapes/shapes.go")
-	_, err := s.sup.References(s.ctx, loc(s.t, s.sup, shapes), Place{Line: 28, Symbol: "Total"})
+	_, err := s.sup.References(s.ctx, loc(s.t, s.sup, shapes), protocol.Place{Line: 28, Symbol: "Total"})
 	expectErr(t, "references", err, ErrServerExited, "gopls (root .) exited on textDocument/references", "signal: killed", "the next call starts a fresh server")
 	if killed == 0 {
 		t.Fatal("the hook never ran")
 	}
 
-	if refs := must(s.sup.References(s.ctx, loc(s.t, s.sup, shapes), Place{Line: 28, Symbol: "Total"}))(t); refs.Total != 2 {
+	if refs := must(s.sup.References(s.ctx, loc(s.t, s.sup, shapes), protocol.Place{Line: 28, Symbol: "Total"}))(t); refs.Total != 2 {
 		t.Errorf("references after crash: want 2, got %d", refs.Total)
 	}
 	run := s.sup.running()
@@ -382,7 +383,7 @@ func TestThousandsOfReferences(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.write("big/big.go", b.String())
-	refs, err := s.sup.References(s.ctx, s.at("big/big.go"), Place{Line: 3, Symbol: "Counter"})
+	refs, err := s.sup.References(s.ctx, s.at("big/big.go"), protocol.Place{Line: 3, Symbol: "Counter"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -400,7 +401,7 @@ func TestThousandsOfReferences(t *testing.T) {
 func TestIdleServersAreReaped(t *testing.T) {
 	t.Parallel()
 	s := newSession(t, "go", "gopls", Config{IdleTimeout: 300 * time.Millisecond})
-	must(s.sup.Hover(s.ctx, s.at("main.go"), Place{Line: 12, Symbol: "Total"}))(t)
+	must(s.sup.Hover(s.ctx, s.at("main.go"), protocol.Place{Line: 12, Symbol: "Total"}))(t)
 	pgids := runningGroups(s.sup)
 	// Reaping shuts the server down in the background: wait for its
 	// processes to be gone.
@@ -408,5 +409,5 @@ func TestIdleServersAreReaped(t *testing.T) {
 		return len(s.sup.running()) == 0 && !groupAlive(pgids[0])
 	})
 	// The next call starts it again.
-	must(s.sup.Hover(s.ctx, s.at("main.go"), Place{Line: 12, Symbol: "Total"}))(t)
+	must(s.sup.Hover(s.ctx, s.at("main.go"), protocol.Place{Line: 12, Symbol: "Total"}))(t)
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"testing"
 	"time"
+
+	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 )
 
 // BenchmarkIncomingCalls compares `lsp incoming_calls` through the
@@ -13,7 +15,7 @@ import (
 func BenchmarkIncomingCalls(b *testing.B) {
 	s := newSession(b, "go", "gopls", Config{})
 	shapes := s.at("shapes/shapes.go")
-	place := Place{Line: 28, Symbol: "Total"}
+	place := protocol.Place{Line: 28, Symbol: "Total"}
 	if _, err := s.sup.IncomingCalls(s.ctx, shapes, place); err != nil {
 		b.Fatal(err)
 	}
@@ -90,7 +92,7 @@ func BenchmarkFix(b *testing.B) {
 	}
 	srv.release()
 	b.Run("raw-formatting", func(b *testing.B) {
-		params := map[string]any{"textDocument": textDocumentIdentifier{URI: doc.uri}, "options": formattingOptions(ugly)}
+		params := map[string]any{"textDocument": protocol.TextDocumentIdentifier{URI: doc.uri}, "options": formattingOptions(ugly)}
 		for i := 0; i < b.N; i++ {
 			var edits json.RawMessage
 			if err := srv.conn.Call(context.Background(), "textDocument/formatting", params, &edits); err != nil || len(edits) < 10 {

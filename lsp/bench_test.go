@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
@@ -103,20 +104,20 @@ func BenchmarkDiagnosticsOnWrite(b *testing.B) {
 func BenchmarkReferences(b *testing.B) {
 	s := newSession(b, "go", "gopls", Config{})
 	shapes := s.at("shapes/shapes.go")
-	if _, err := s.sup.References(s.ctx, shapes, Place{Line: 28, Symbol: "Total"}); err != nil {
+	if _, err := s.sup.References(s.ctx, shapes, protocol.Place{Line: 28, Symbol: "Total"}); err != nil {
 		b.Fatal(err)
 	}
-	r, err := s.sup.at(s.ctx, shapes, Place{Line: 28, Symbol: "Total"})
+	r, err := s.sup.at(s.ctx, shapes, protocol.Place{Line: 28, Symbol: "Total"})
 	if err != nil {
 		b.Fatal(err)
 	}
 	r.srv.release()
-	p := referenceParams{textDocumentPositionParams: r.params()}
+	p := protocol.ReferenceParams{TextDocumentPositionParams: r.params()}
 	p.Context.IncludeDeclaration = true
 
 	b.Run("supervisor", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			out, err := s.sup.References(s.ctx, shapes, Place{Line: 28, Symbol: "Total"})
+			out, err := s.sup.References(s.ctx, shapes, protocol.Place{Line: 28, Symbol: "Total"})
 			if err != nil || out.Total != 2 {
 				b.Fatalf("%v: %+v", err, out)
 			}
@@ -146,7 +147,7 @@ func BenchmarkColdStart(b *testing.B) {
 				s := newSession(b, bs.fixture, bs.program, Config{})
 				b.StartTimer()
 				t0 := time.Now()
-				if _, err := s.sup.Definition(s.ctx, s.at(bs.file), Place{Line: bs.defLine, Symbol: bs.defSymbol}); err != nil {
+				if _, err := s.sup.Definition(s.ctx, s.at(bs.file), protocol.Place{Line: bs.defLine, Symbol: bs.defSymbol}); err != nil {
 					b.Fatal(err)
 				}
 				lat = append(lat, time.Since(t0))
@@ -187,7 +188,7 @@ func BenchmarkDiagnosticsAfterRename(b *testing.B) {
 	for _, rb := range renameBenches {
 		b.Run(rb.name, func(b *testing.B) {
 			s := newSession(b, rb.fixture, rb.program, Config{})
-			if _, err := s.sup.Hover(s.ctx, s.at(rb.file), Place{Line: rb.line, Symbol: rb.from}); err != nil { // warm up
+			if _, err := s.sup.Hover(s.ctx, s.at(rb.file), protocol.Place{Line: rb.line, Symbol: rb.from}); err != nil { // warm up
 				b.Fatal(err)
 			}
 			var lat []time.Duration
@@ -196,7 +197,7 @@ func BenchmarkDiagnosticsAfterRename(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				next := fmt.Sprintf("%s%d", rb.to, i)
 				t0 := time.Now()
-				res, err := s.sup.Rename(s.ctx, s.at(rb.file), Place{Line: rb.line, Symbol: name}, next, false)
+				res, err := s.sup.Rename(s.ctx, s.at(rb.file), protocol.Place{Line: rb.line, Symbol: name}, next, false)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -252,7 +253,7 @@ func BenchmarkDiagnosticsBesideRaw(b *testing.B) {
 					b.Fatal(err)
 				}
 				raw = append(raw, d)
-				if !slices.ContainsFunc(items, func(d lspDiagnostic) bool { return strings.Contains(d.Message, want) }) {
+				if !slices.ContainsFunc(items, func(d protocol.Diagnostic) bool { return strings.Contains(d.Message, want) }) {
 					b.Fatalf("raw %d: diagnostics lack %q: %+v", i, want, items)
 				}
 			}
@@ -273,7 +274,7 @@ func BenchmarkDiagnosticsBesideRaw(b *testing.B) {
 // same request AfterWrite makes, with nothing around it), and
 // records the version as the one the server has (with the file's stamp,
 // which already holds text), so the next AfterWrite syncs from it.
-func rawChange(ctx context.Context, srv *server, path, text string) (time.Duration, []lspDiagnostic, error) {
+func rawChange(ctx context.Context, srv *server, path, text string) (time.Duration, []protocol.Diagnostic, error) {
 	srv.mu.Lock()
 	doc := srv.docs[path]
 	pull := srv.pull
@@ -285,7 +286,7 @@ func rawChange(ctx context.Context, srv *server, path, text string) (time.Durati
 	next := *doc
 	next.version, next.text, next.modTime, next.size = doc.version+1, text, info.ModTime(), info.Size()
 	next.known = nil
-	p := didChangeParams{TextDocument: versionedTextDocumentIdentifier{URI: doc.uri, Version: &next.version}}
+	p := protocol.DidChangeParams{TextDocument: protocol.VersionedTextDocumentIdentifier{URI: doc.uri, Version: &next.version}}
 	p.ContentChanges = append(p.ContentChanges, struct {
 		Text string `json:"text"`
 	}{text})
@@ -305,8 +306,8 @@ func rawChange(ctx context.Context, srv *server, path, text string) (time.Durati
 		keep()
 		return d, items, err
 	case pull:
-		var rep documentDiagnosticReport
-		err := srv.call(ctx, "textDocument/diagnostic", documentDiagnosticParams{TextDocument: textDocumentIdentifier{URI: doc.uri}}, &rep)
+		var rep protocol.DocumentDiagnosticReport
+		err := srv.call(ctx, "textDocument/diagnostic", protocol.DocumentDiagnosticParams{TextDocument: protocol.TextDocumentIdentifier{URI: doc.uri}}, &rep)
 		d := time.Since(t0)
 		keep()
 		return d, rep.Items, err

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/lsp/broker"
+	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 )
 
 // LSP-9: two Supervisors with pools of their own (as two processes have)
@@ -39,12 +40,12 @@ func TestBrokerSharesServer(t *testing.T) {
 	a := newSession(t, "go", "gopls", Config{Pool: NewPool(), Broker: dir})
 	b := NewSupervisor(a.root, Config{Pool: NewPool(), Broker: dir})
 	t.Cleanup(func() { b.Close() })
-	h := must(a.sup.Hover(a.ctx, a.at("main.go"), Place{Line: 12, Symbol: "Total"}))(t)
+	h := must(a.sup.Hover(a.ctx, a.at("main.go"), protocol.Place{Line: 12, Symbol: "Total"}))(t)
 	if !strings.Contains(h.Contents, "float64") {
 		t.Fatalf("a's hover: %+v", h)
 	}
 	t0 := time.Now()
-	h = must(b.Hover(a.ctx, loc(t, b, a.path("main.go")), Place{Line: 12, Symbol: "Total"}))(t)
+	h = must(b.Hover(a.ctx, loc(t, b, a.path("main.go")), protocol.Place{Line: 12, Symbol: "Total"}))(t)
 	t.Logf("b's first answer, through the broker's warm gopls: %v", time.Since(t0))
 	if !strings.Contains(h.Contents, "float64") {
 		t.Fatalf("b's hover: %+v", h)
@@ -144,7 +145,7 @@ func TestBrokerIdleCountsUse(t *testing.T) {
 	t.Cleanup(func() { b.Close() })
 	hover := func(s *Supervisor) {
 		t.Helper()
-		h := must(s.Hover(a.ctx, loc(t, s, a.path("main.go")), Place{Line: 12, Symbol: "Total"}))(t)
+		h := must(s.Hover(a.ctx, loc(t, s, a.path("main.go")), protocol.Place{Line: 12, Symbol: "Total"}))(t)
 		if !strings.Contains(h.Contents, "float64") {
 			t.Fatalf("hover: %+v", h)
 		}
@@ -189,7 +190,7 @@ func TestBrokerBudgetStopsIdle(t *testing.T) {
 	bs := newSession(t, "go", "gopls", cfg)
 	hover := func(s *session) {
 		t.Helper()
-		h := must(s.sup.Hover(s.ctx, s.at("main.go"), Place{Line: 12, Symbol: "Total"}))(t)
+		h := must(s.sup.Hover(s.ctx, s.at("main.go"), protocol.Place{Line: 12, Symbol: "Total"}))(t)
 		if !strings.Contains(h.Contents, "float64") {
 			t.Fatalf("hover: %+v", h)
 		}
@@ -275,7 +276,7 @@ func TestBrokerConcurrentStarts(t *testing.T) {
 	errs := make(chan error, len(sups))
 	for _, s := range sups {
 		go func() {
-			h, err := s.Hover(a.ctx, loc(t, s, a.path("main.go")), Place{Line: 12, Symbol: "Total"})
+			h, err := s.Hover(a.ctx, loc(t, s, a.path("main.go")), protocol.Place{Line: 12, Symbol: "Total"})
 			if err == nil && !strings.Contains(h.Contents, "float64") {
 				err = errors.New("hover: " + h.Contents)
 			}
@@ -303,8 +304,8 @@ func TestBrokerKeepsTrustApart(t *testing.T) {
 	a := newSession(t, "go", "gopls", Config{Pool: NewPool(), Broker: dir})
 	b := NewSupervisor(a.root, Config{Pool: NewPool(), Broker: dir, Trusted: true})
 	t.Cleanup(func() { b.Close() })
-	must(a.sup.Hover(a.ctx, a.at("main.go"), Place{Line: 12, Symbol: "Total"}))(t)
-	must(b.Hover(a.ctx, loc(t, b, a.path("main.go")), Place{Line: 12, Symbol: "Total"}))(t)
+	must(a.sup.Hover(a.ctx, a.at("main.go"), protocol.Place{Line: 12, Symbol: "Total"}))(t)
+	must(b.Hover(a.ctx, loc(t, b, a.path("main.go")), protocol.Place{Line: 12, Symbol: "Total"}))(t)
 	if pa, pb := a.sup.running()[0].pid(), b.running()[0].pid(); pa == pb {
 		t.Fatalf("trusted and untrusted processes share gopls %d", pa)
 	}
@@ -343,7 +344,7 @@ func TestBrokerReplaysDiagnostics(t *testing.T) {
 		var mu sync.Mutex
 		var replayed []string
 		s := NewSupervisor(a.root, Config{Pool: NewPool(), Broker: dir, Observe: func(n Notification) {
-			var p publishDiagnosticsParams
+			var p protocol.PublishDiagnosticsParams
 			if n.Method == "textDocument/publishDiagnostics" && json.Unmarshal(n.Params, &p) == nil && strings.HasSuffix(p.URI, "/bad.go") && p.QuietMS > 0 {
 				mu.Lock()
 				replayed = append(replayed, p.URI)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/proc"
+	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 )
 
 // waitExit waits for srv to exit, failing the test after a minute.
@@ -35,7 +36,7 @@ func TestBudgetStopsLeastRecentlyUsed(t *testing.T) {
 	c := newSession(t, "go", "gopls", cfg)
 	hover := func(s *session) {
 		t.Helper()
-		h, err := s.sup.Hover(s.ctx, s.at("main.go"), Place{Line: 12, Symbol: "Total"})
+		h, err := s.sup.Hover(s.ctx, s.at("main.go"), protocol.Place{Line: 12, Symbol: "Total"})
 		if err != nil || !strings.Contains(h.Contents, "Total") {
 			t.Fatalf("hover in %s: %v %+v", s.root, err, h)
 		}
@@ -111,12 +112,12 @@ func TestBudgetSparesServerInPreview(t *testing.T) {
 	pool.SetBudget(1024)
 	a := newSession(t, "go", "gopls", Config{Pool: pool})
 	b := newSession(t, "go", "gopls", Config{Pool: pool})
-	must(a.sup.Hover(a.ctx, a.at("main.go"), Place{Line: 12, Symbol: "Total"}))(t)
+	must(a.sup.Hover(a.ctx, a.at("main.go"), protocol.Place{Line: 12, Symbol: "Total"}))(t)
 	srvA := a.sup.running()[0]
 	startedB := make(chan error, 1)
 	a.sup.hooks = &testHooks{shared: true, previewSent: func(*server) {
 		// a's server is mid-preview: b's start must leave it running.
-		_, err := b.sup.Hover(b.ctx, b.at("main.go"), Place{Line: 12, Symbol: "Total"})
+		_, err := b.sup.Hover(b.ctx, b.at("main.go"), protocol.Place{Line: 12, Symbol: "Total"})
 		startedB <- err
 	}}
 	shapes := a.read("shapes/shapes.go")

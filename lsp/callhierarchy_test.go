@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 )
 
 // CallHierarchy keeps every site where IncomingCalls cuts at
@@ -22,8 +24,8 @@ func TestCallHierarchyAllSites(t *testing.T) {
 	b.WriteString("}\n")
 	s.write("more.go", b.String())
 
-	capped := must(s.sup.IncomingCalls(s.ctx, s.at("shapes/shapes.go"), Place{Line: 28, Symbol: "Total"}))(t)
-	all := must(s.sup.CallHierarchy(s.ctx, OpIncomingCalls, s.at("shapes/shapes.go"), Place{Line: 28, Symbol: "Total"}))(t)
+	capped := must(s.sup.IncomingCalls(s.ctx, s.at("shapes/shapes.go"), protocol.Place{Line: 28, Symbol: "Total"}))(t)
+	all := must(s.sup.CallHierarchy(s.ctx, OpIncomingCalls, s.at("shapes/shapes.go"), protocol.Place{Line: 28, Symbol: "Total"}))(t)
 	want := MaxCallSites + 6 // and main.go's
 	if capped.Total != want || len(capped.Sites) != MaxCallSites || capped.Declared != nil {
 		t.Errorf("IncomingCalls: total %d, %d sites, declared %v; want %d, %d, nil", capped.Total, len(capped.Sites), capped.Declared, want, MaxCallSites)
@@ -41,7 +43,7 @@ func TestCallHierarchyAllSites(t *testing.T) {
 	if d == nil || d.Name != "Total" || locKey(d.Site) != "shapes/shapes.go:28:6: func Total(shapes []Shape) float64 {" {
 		t.Errorf("declared: %+v", d)
 	}
-	if _, err := s.sup.CallHierarchy(s.ctx, "callers", s.at("shapes/shapes.go"), Place{Line: 28, Symbol: "Total"}); err == nil {
+	if _, err := s.sup.CallHierarchy(s.ctx, "callers", s.at("shapes/shapes.go"), protocol.Place{Line: 28, Symbol: "Total"}); err == nil {
 		t.Error("an unknown operation was accepted")
 	}
 }
@@ -62,7 +64,7 @@ func TestRootAtTop(t *testing.T) {
 		t.Fatal(err)
 	}
 	var ue *UnavailableError
-	if _, err := s.sup.Definition(s.ctx, s.at("main.py"), Place{Line: 4, Symbol: "total"}); !errors.As(err, &ue) {
+	if _, err := s.sup.Definition(s.ctx, s.at("main.py"), protocol.Place{Line: 4, Symbol: "total"}); !errors.As(err, &ue) {
 		t.Fatalf("without a marker: %v, want an UnavailableError", err)
 	}
 
@@ -72,7 +74,7 @@ func TestRootAtTop(t *testing.T) {
 	}
 	sup := NewSupervisor(s.root, Config{Servers: servers, Observe: observe})
 	t.Cleanup(func() { sup.Close() })
-	got := must(sup.Definition(s.ctx, loc(t, sup, s.path("main.py")), Place{Line: 4, Symbol: "total"}))(t)
+	got := must(sup.Definition(s.ctx, loc(t, sup, s.path("main.py")), protocol.Place{Line: 4, Symbol: "total"}))(t)
 	expectContains(t, "definition", locKeys(got), "geometry.py:")
 	mu.Lock()
 	defer mu.Unlock()
@@ -99,7 +101,7 @@ func TestServerStderr(t *testing.T) {
 		}
 	}
 	s := newSession(t, "c", "clangd", Config{Servers: servers, Stderr: lockedWriter{&mu, &buf}})
-	must(s.sup.Hover(s.ctx, s.at("main.c"), Place{Line: firstLine(t, s.read("main.c"), "area"), Symbol: "area"}))(t)
+	must(s.sup.Hover(s.ctx, s.at("main.c"), protocol.Place{Line: firstLine(t, s.read("main.c"), "area"), Symbol: "area"}))(t)
 	mu.Lock()
 	defer mu.Unlock()
 	expectContains(t, "stderr", buf.String(), "clangd")
@@ -134,11 +136,11 @@ func firstLine(t testing.TB, text, word string) int {
 func TestOutgoingCallsWhereTheServerLacksThem(t *testing.T) {
 	t.Parallel()
 	s := newSession(t, "c", "clangd", Config{})
-	in := must(s.sup.IncomingCalls(s.ctx, s.at("geometry.c"), Place{Line: 3, Symbol: "area"}))(t)
+	in := must(s.sup.IncomingCalls(s.ctx, s.at("geometry.c"), protocol.Place{Line: 3, Symbol: "area"}))(t)
 	if in.Total != 1 || in.Sites[0].Site.Path != "main.c" {
 		t.Errorf("incoming calls of area: %+v", in)
 	}
-	_, err := s.sup.OutgoingCalls(s.ctx, s.at("main.c"), Place{Line: 3, Symbol: "main"})
+	_, err := s.sup.OutgoingCalls(s.ctx, s.at("main.c"), protocol.Place{Line: 3, Symbol: "main"})
 	if err == nil {
 		t.Log("this clangd answers outgoing calls; nothing to check")
 		return
@@ -148,6 +150,6 @@ func TestOutgoingCallsWhereTheServerLacksThem(t *testing.T) {
 		t.Errorf("the error does not start with the server and its version: %v", err)
 	}
 	// Known now: asked again, it is refused without asking the server.
-	_, err = s.sup.OutgoingCalls(s.ctx, s.at("main.c"), Place{Line: 3, Symbol: "main"})
+	_, err = s.sup.OutgoingCalls(s.ctx, s.at("main.c"), protocol.Place{Line: 3, Symbol: "main"})
 	expectErr(t, "outgoing calls again", err, ErrNoCallHierarchy, "does not answer outgoing_calls")
 }

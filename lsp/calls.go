@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 	"github.com/sourcegraph/jsonrpc2"
 )
@@ -30,8 +31,8 @@ type callHierarchyItem struct {
 	Kind           int             `json:"kind"`
 	Detail         string          `json:"detail,omitempty"`
 	URI            string          `json:"uri"`
-	Range          lspRange        `json:"range"`
-	SelectionRange lspRange        `json:"selectionRange"`
+	Range          protocol.Range  `json:"range"`
+	SelectionRange protocol.Range  `json:"selectionRange"`
 	Tags           json.RawMessage `json:"tags,omitempty"`
 	Data           json.RawMessage `json:"data,omitempty"`
 }
@@ -42,7 +43,7 @@ type callHierarchyItem struct {
 type callHierarchyCall struct {
 	From       *callHierarchyItem `json:"from,omitempty"`
 	To         *callHierarchyItem `json:"to,omitempty"`
-	FromRanges []lspRange         `json:"fromRanges"`
+	FromRanges []protocol.Range   `json:"fromRanges"`
 }
 
 // CallSite is one call: where it is, quoted, and the function at the other
@@ -85,12 +86,12 @@ type Calls struct {
 
 // IncomingCalls lists every call of the function at the place, one site
 // each, through the server's call hierarchy.
-func (s *Supervisor) IncomingCalls(ctx context.Context, file pathguard.Path, p Place) (*Calls, error) {
+func (s *Supervisor) IncomingCalls(ctx context.Context, file pathguard.Path, p protocol.Place) (*Calls, error) {
 	return s.calls(ctx, OpIncomingCalls, file, p, false)
 }
 
 // OutgoingCalls lists every call the function at the place makes.
-func (s *Supervisor) OutgoingCalls(ctx context.Context, file pathguard.Path, p Place) (*Calls, error) {
+func (s *Supervisor) OutgoingCalls(ctx context.Context, file pathguard.Path, p protocol.Place) (*Calls, error) {
 	return s.calls(ctx, OpOutgoingCalls, file, p, false)
 }
 
@@ -98,14 +99,14 @@ func (s *Supervisor) OutgoingCalls(ctx context.Context, file pathguard.Path, p P
 // (OpOutgoingCalls) for a caller that compares call sites by position, as
 // bench/graphacc compares the code graph with the server: every site is
 // kept (no MaxCallSites cut), and Declared names the function asked about.
-func (s *Supervisor) CallHierarchy(ctx context.Context, op string, file pathguard.Path, p Place) (*Calls, error) {
+func (s *Supervisor) CallHierarchy(ctx context.Context, op string, file pathguard.Path, p protocol.Place) (*Calls, error) {
 	if op != OpIncomingCalls && op != OpOutgoingCalls {
 		return nil, fmt.Errorf("call hierarchy operation %q: give %s or %s", op, OpIncomingCalls, OpOutgoingCalls)
 	}
 	return s.calls(ctx, op, file, p, true)
 }
 
-func (s *Supervisor) calls(ctx context.Context, op string, file pathguard.Path, p Place, all bool) (*Calls, error) {
+func (s *Supervisor) calls(ctx context.Context, op string, file pathguard.Path, p protocol.Place, all bool) (*Calls, error) {
 	r, err := s.at(ctx, file, p)
 	if err != nil {
 		return nil, err
@@ -134,7 +135,7 @@ func (s *Supervisor) calls(ctx context.Context, op string, file pathguard.Path, 
 	q := s.newQuoter(r.srv)
 	type site struct {
 		uri   string
-		rng   lspRange
+		rng   protocol.Range
 		other *callHierarchyItem
 	}
 	var sites []site
@@ -183,8 +184,8 @@ func (s *Supervisor) calls(ctx context.Context, op string, file pathguard.Path, 
 	keep := min(len(sites), MaxCallSites)
 	if all {
 		keep = len(sites)
-		d := CallSite{Site: q.location(location{URI: items[0].URI, Range: items[0].SelectionRange}), Name: items[0].Name,
-			Kind: symbolKindName(items[0].Kind)}
+		d := CallSite{Site: q.location(protocol.Location{URI: items[0].URI, Range: items[0].SelectionRange}), Name: items[0].Name,
+			Kind: protocol.SymbolKindName(items[0].Kind)}
 		d.Site.EndLine = 0
 		if !d.Site.Outside {
 			d.Detail = s.RelText(oneLineText(items[0].Detail))
@@ -192,8 +193,8 @@ func (s *Supervisor) calls(ctx context.Context, op string, file pathguard.Path, 
 		res.Declared = &d
 	}
 	for _, st := range sites[:keep] {
-		cs := CallSite{Site: q.location(location{URI: st.uri, Range: st.rng}), Name: st.other.Name, Kind: symbolKindName(st.other.Kind),
-			Defined: q.location(location{URI: st.other.URI, Range: st.other.SelectionRange})}
+		cs := CallSite{Site: q.location(protocol.Location{URI: st.uri, Range: st.rng}), Name: st.other.Name, Kind: protocol.SymbolKindName(st.other.Kind),
+			Defined: q.location(protocol.Location{URI: st.other.URI, Range: st.other.SelectionRange})}
 		cs.Site.EndLine = 0
 		// The declaration is named, not quoted: the site's line is the
 		// quote this result is about.

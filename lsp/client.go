@@ -20,6 +20,7 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/framing"
 	"github.com/builtin-tools/builtin-tools/internal/proc"
+	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 	"github.com/sourcegraph/jsonrpc2"
 )
@@ -83,7 +84,7 @@ type server struct {
 	changes uint64
 	pull    bool // textDocument/diagnostic is offered
 	// applier takes a workspace/applyEdit while lsp_fix runs a command.
-	applier func(*workspaceEdit) error
+	applier func(*protocol.WorkspaceEdit) error
 	// caps are the capabilities lsp_fix asks about.
 	formatting, rangeFormatting, resolveActions bool
 	// callHierarchy: it announced callHierarchyProvider; noOutgoing: it
@@ -111,7 +112,7 @@ type openDoc struct {
 	// known are the diagnostics of this text, known without the server
 	// (a preview's restored document has what it had before), valid while
 	// the server's changes count is knownAt.
-	known   []lspDiagnostic
+	known   []protocol.Diagnostic
 	knownAt uint64
 }
 
@@ -124,7 +125,7 @@ type sentText struct {
 
 type diagState struct {
 	version *int
-	items   []lspDiagnostic
+	items   []protocol.Diagnostic
 	seq     uint64
 	at      time.Time
 }
@@ -183,7 +184,7 @@ func startServer(ctx context.Context, spec *ServerSpec, l *Launch, relRoot strin
 		progress: map[string]bool{},
 		loaded:   spec.LoadedLog == nil,
 		changed:  make(chan struct{}),
-		encoding: encUTF16,
+		encoding: protocol.UTF16,
 		outbox:   make(chan *outgoing, outboxSize),
 		stateDir: l.StateDir,
 	}
@@ -259,12 +260,12 @@ func (s *server) initialize(ctx context.Context) error {
 		"workspaceFolders": []map[string]any{
 			{"uri": rootURI, "name": filepath.Base(s.root)},
 		},
-		"capabilities": clientCapabilities(),
+		"capabilities": protocol.ClientCapabilities(),
 	}
 	if s.initOptions != nil {
 		params["initializationOptions"] = s.initOptions
 	}
-	var res initializeResult
+	var res protocol.InitializeResult
 	// A start is bounded by StartTimeout, not by one request's time: a
 	// server may take long to answer its first request on a cold machine.
 	if err := s.callBounded(ctx, "initialize", params, &res, newPausableBound(s.cfg.StartTimeout)); err != nil {
@@ -383,7 +384,7 @@ func (s *server) handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 		}
 		return nil, nil
 	case "textDocument/publishDiagnostics":
-		var p publishDiagnosticsParams
+		var p protocol.PublishDiagnosticsParams
 		if json.Unmarshal(params, &p) == nil {
 			s.mu.Lock()
 			s.diagSeq++
@@ -410,7 +411,7 @@ func (s *server) handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 		}
 		return nil, nil
 	case "$/progress":
-		var p progressParams
+		var p protocol.ProgressParams
 		if json.Unmarshal(params, &p) == nil {
 			tok := string(p.Token)
 			s.mu.Lock()
@@ -425,7 +426,7 @@ func (s *server) handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 		}
 		return nil, nil
 	case "workspace/configuration":
-		var p configurationParams
+		var p protocol.ConfigurationParams
 		_ = json.Unmarshal(params, &p)
 		out := make([]any, len(p.Items))
 		for i, it := range p.Items {
@@ -433,7 +434,7 @@ func (s *server) handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 		}
 		return out, nil
 	case "client/registerCapability":
-		var p registrationParams
+		var p protocol.RegistrationParams
 		if json.Unmarshal(params, &p) == nil {
 			for _, r := range p.Registrations {
 				if r.Method == "textDocument/diagnostic" {
@@ -489,7 +490,7 @@ func (s *server) applyEdit(req *jsonrpc2.Request) map[string]any {
 		return map[string]any{"applied": false, "failureReason": "this client applies edits only through lsp_rename and lsp_fix"}
 	}
 	var p struct {
-		Edit workspaceEdit `json:"edit"`
+		Edit protocol.WorkspaceEdit `json:"edit"`
 	}
 	if req.Params == nil || json.Unmarshal(*req.Params, &p) != nil {
 		return map[string]any{"applied": false, "failureReason": "the edit could not be read"}

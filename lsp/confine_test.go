@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
+	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 )
 
 // D3: every path a server sends back goes through the path guard. Here a
@@ -40,7 +41,7 @@ func TestServerPathsThroughSymlinksStayOutside(t *testing.T) {
 	defer sup.Close()
 	main := filepath.Join(root, "main.go")
 
-	out, err := sup.Definition(ctx, loc(t, sup, main), Place{Line: 6, Symbol: "Helper"})
+	out, err := sup.Definition(ctx, loc(t, sup, main), protocol.Place{Line: 6, Symbol: "Helper"})
 	t.Logf("definition: %v\n%+v", err, out)
 	if err != nil {
 		t.Fatal(err)
@@ -48,7 +49,7 @@ func TestServerPathsThroughSymlinksStayOutside(t *testing.T) {
 	if len(out.Locations) != 1 || !out.Locations[0].Outside || out.Locations[0].Text != "" {
 		t.Fatalf("definition quoted a file outside the root, or did not say it is outside: %+v", out.Locations)
 	}
-	out, err = sup.References(ctx, loc(t, sup, main), Place{Line: 6, Symbol: "Helper"})
+	out, err = sup.References(ctx, loc(t, sup, main), protocol.Place{Line: 6, Symbol: "Helper"})
 	t.Logf("references: %v\n%+v", err, out)
 	for _, l := range out.Locations {
 		if strings.Contains(l.Text, "return 1") {
@@ -56,7 +57,7 @@ func TestServerPathsThroughSymlinksStayOutside(t *testing.T) {
 		}
 	}
 
-	res, err := sup.Rename(ctx, loc(t, sup, main), Place{Line: 6, Symbol: "Helper"}, "Pwned", false)
+	res, err := sup.Rename(ctx, loc(t, sup, main), protocol.Place{Line: 6, Symbol: "Helper"}, "Pwned", false)
 	t.Logf("rename: %v %v", res, err)
 	if err == nil || !strings.Contains(err.Error(), "outside the root") {
 		t.Fatalf("rename through a symlinked folder: %v, want a refusal", err)
@@ -85,7 +86,7 @@ func TestPipeIsRefused(t *testing.T) {
 	defer cancel()
 	_, err := sup.Diagnostics(ctx, loc(t, sup, pipe))
 	expectErr(t, "diagnostics of a pipe", err, ErrBadFile, "pipe.go is not a regular file")
-	_, err = sup.Hover(ctx, loc(t, sup, pipe), Place{Line: 1, Symbol: "x"})
+	_, err = sup.Hover(ctx, loc(t, sup, pipe), protocol.Place{Line: 1, Symbol: "x"})
 	expectErr(t, "hover of a pipe", err, ErrBadFile, "not a regular file")
 	if _, err := sup.AfterWrite(ctx, loc(t, sup, pipe)); err != nil {
 		t.Logf("after write of a pipe: %v", err)
@@ -102,6 +103,6 @@ func TestTimeoutNamesAPipeInTheRoot(t *testing.T) {
 	}
 	sup := NewSupervisor(root, Config{Servers: []ServerSpec{fakeSpec(t, "mute")}, RequestTimeout: time.Second})
 	defer sup.Close()
-	_, err := sup.Hover(t.Context(), loc(t, sup, filepath.Join(root, "a.fake")), Place{Line: 1, Symbol: "world"})
+	_, err := sup.Hover(t.Context(), loc(t, sup, filepath.Join(root, "a.fake")), protocol.Place{Line: 1, Symbol: "world"})
 	expectErr(t, "hover", err, ErrServerTimeout, "no answer within 1s", "p.fake is not a regular file", "remove it, then reload")
 }

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
+	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
@@ -56,12 +57,12 @@ type Diagnostic struct {
 
 // convertDiagnostics maps a server's diagnostics on doc to Diagnostics.
 // A missing severity counts as an error, as clients usually show it.
-func convertDiagnostics(items []lspDiagnostic, path, text, enc string) []Diagnostic {
-	d := newDocument(text)
+func convertDiagnostics(items []protocol.Diagnostic, path, text, enc string) []Diagnostic {
+	d := protocol.NewDocument(text)
 	out := make([]Diagnostic, 0, len(items))
 	for _, it := range items {
-		line := d.line(it.Range.Start.Line)
-		col := utf8.RuneCountInString(line[:byteColumn(line, it.Range.Start.Character, enc)]) + 1
+		line := d.Line(it.Range.Start.Line)
+		col := utf8.RuneCountInString(line[:protocol.ByteColumn(line, it.Range.Start.Character, enc)]) + 1
 		sev := Severity(it.Severity)
 		if sev < SeverityError || sev > SeverityHint {
 			sev = SeverityError

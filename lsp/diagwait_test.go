@@ -2,6 +2,8 @@ package lsp
 
 import (
 	"testing"
+
+	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 )
 
 // Issue 19 §2: after lsp_rename, the diagnostics of the files it changed
@@ -16,8 +18,8 @@ func TestDiagnosticsAfterRenameDoNotTimeOut(t *testing.T) {
 		t.Run(rb.name, func(t *testing.T) {
 			t.Parallel()
 			s := newSession(t, rb.fixture, rb.program, Config{})
-			must(s.sup.Hover(s.ctx, s.at(rb.file), Place{Line: rb.line, Symbol: rb.from}))(t) // the file is open
-			res := must(s.sup.Rename(s.ctx, s.at(rb.file), Place{Line: rb.line, Symbol: rb.from}, rb.to, false))(t)
+			must(s.sup.Hover(s.ctx, s.at(rb.file), protocol.Place{Line: rb.line, Symbol: rb.from}))(t) // the file is open
+			res := must(s.sup.Rename(s.ctx, s.at(rb.file), protocol.Place{Line: rb.line, Symbol: rb.from}, rb.to, false))(t)
 			if len(res.Files) < 2 {
 				t.Fatalf("the rename changed %d files, want 2", len(res.Files))
 			}

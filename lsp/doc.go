@@ -125,17 +125,8 @@
 // confirm. An edit that would make a file larger than 16 MiB is refused
 // before anything is written, by lsp_rename too.
 //
-// # Why the LSP types are hand-written
-//
-// The protocol structs in protocol.go are a minimal subset written here
-// rather than imported. go.lsp.dev/protocol (v0.12.0, the newest) predates
-// LSP 3.17: it has no positionEncodings and no pull diagnostics, and its
-// WorkspaceEdit.DocumentChanges holds only text edits, so the file renames
-// lsp_rename must apply cannot even be decoded; it would also bring zap, a
-// second JSON-RPC library and a JSON encoder. gopls's generated types are
-// internal to gopls. The subset covers only the fields this client sends or
-// reads, with the specification's JSON names; result shapes that vary by
-// server are decoded where they are used.
+// The LSP types and the position arithmetic are package [protocol]; the
+// data the operations return and their errors are package lsp's own.
 //
 // JSON-RPC is github.com/sourcegraph/jsonrpc2, over the project's framing
 // package (framing.NewObjectStream), which is the only code that knows the

@@ -8,6 +8,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
@@ -75,12 +76,12 @@ func (s *server) syncFileLocked(ctx context.Context, path, languageID string) (*
 	next := &openDoc{path: path, uri: fileURI(path), languageID: languageID, version: 1,
 		text: text, modTime: info.ModTime(), size: info.Size(), syncSeq: seq}
 	if doc == nil {
-		err = s.notify(ctx, "textDocument/didOpen", didOpenParams{TextDocument: textDocumentItem{
+		err = s.notify(ctx, "textDocument/didOpen", protocol.DidOpenParams{TextDocument: protocol.TextDocumentItem{
 			URI: next.uri, LanguageID: languageID, Version: 1, Text: text}})
 	} else {
 		next.languageID = doc.languageID
 		next.version = doc.version + 1
-		p := didChangeParams{TextDocument: versionedTextDocumentIdentifier{URI: next.uri, Version: &next.version}}
+		p := protocol.DidChangeParams{TextDocument: protocol.VersionedTextDocumentIdentifier{URI: next.uri, Version: &next.version}}
 		p.ContentChanges = append(p.ContentChanges, struct {
 			Text string `json:"text"`
 		}{text})
@@ -89,7 +90,7 @@ func (s *server) syncFileLocked(ctx context.Context, path, languageID string) (*
 	if err != nil {
 		return nil, false, err
 	}
-	if err := s.notify(ctx, "textDocument/didSave", didSaveParams{TextDocument: textDocumentIdentifier{URI: next.uri}}); err != nil {
+	if err := s.notify(ctx, "textDocument/didSave", protocol.DidSaveParams{TextDocument: protocol.TextDocumentIdentifier{URI: next.uri}}); err != nil {
 		return nil, false, err
 	}
 	s.mu.Lock()
@@ -104,7 +105,7 @@ func (s *server) closeDocLocked(ctx context.Context, doc *openDoc) error {
 	delete(s.sent, doc.path)
 	delete(s.diags, doc.uri)
 	s.mu.Unlock()
-	return s.notify(ctx, "textDocument/didClose", didCloseParams{TextDocument: textDocumentIdentifier{URI: doc.uri}})
+	return s.notify(ctx, "textDocument/didClose", protocol.DidCloseParams{TextDocument: protocol.TextDocumentIdentifier{URI: doc.uri}})
 }
 
 // resyncOpen re-syncs every open document that changed on disk since it
@@ -131,11 +132,11 @@ func (s *server) resyncOpen(ctx context.Context) error {
 
 // notifyWatched tells the server about files changed on disk that it may
 // not have open (after a rename touched them).
-func (s *server) notifyWatched(ctx context.Context, events []fileEvent) error {
+func (s *server) notifyWatched(ctx context.Context, events []protocol.FileEvent) error {
 	if len(events) == 0 {
 		return nil
 	}
-	return s.notify(ctx, "workspace/didChangeWatchedFiles", didChangeWatchedFilesParams{Changes: events})
+	return s.notify(ctx, "workspace/didChangeWatchedFiles", protocol.DidChangeWatchedFilesParams{Changes: events})
 }
 
 // diagnosticsFor returns the server's diagnostics for doc's version: pulled
@@ -145,11 +146,11 @@ func (s *server) notifyWatched(ctx context.Context, events []fileEvent) error {
 // once a publish for it arrived and no further publish came for
 // DiagnosticsSettle. The wait is bounded by DiagnosticsWait; on timeout
 // the last known diagnostics are returned with ErrDiagnosticsTimeout.
-func (s *server) diagnosticsFor(ctx context.Context, doc *openDoc) ([]lspDiagnostic, error) {
+func (s *server) diagnosticsFor(ctx context.Context, doc *openDoc) ([]protocol.Diagnostic, error) {
 	return s.diagnosticsForSince(ctx, doc, time.Now())
 }
 
-func (s *server) diagnosticsForSince(ctx context.Context, doc *openDoc, start time.Time) ([]lspDiagnostic, error) {
+func (s *server) diagnosticsForSince(ctx context.Context, doc *openDoc, start time.Time) ([]protocol.Diagnostic, error) {
 	return s.diagnosticsAwait(ctx, doc, start, s.spec.PublishesOnce)
 }
 
@@ -157,7 +158,7 @@ func (s *server) diagnosticsForSince(ctx context.Context, doc *openDoc, start ti
 // publishes to settle even on a server that publishes once per version
 // (a file the server re-checks because another changed may be published
 // more than once under load).
-func (s *server) diagnosticsAwait(ctx context.Context, doc *openDoc, start time.Time, once bool) ([]lspDiagnostic, error) {
+func (s *server) diagnosticsAwait(ctx context.Context, doc *openDoc, start time.Time, once bool) ([]protocol.Diagnostic, error) {
 	s.mu.Lock()
 	if doc.known != nil && doc.knownAt == s.changes {
 		items := doc.known
@@ -177,8 +178,8 @@ func (s *server) diagnosticsAwait(ctx context.Context, doc *openDoc, start time.
 	pull := s.pull
 	s.mu.Unlock()
 	if pull {
-		var rep documentDiagnosticReport
-		err := s.call(ctx, "textDocument/diagnostic", documentDiagnosticParams{TextDocument: textDocumentIdentifier{URI: doc.uri}}, &rep)
+		var rep protocol.DocumentDiagnosticReport
+		err := s.call(ctx, "textDocument/diagnostic", protocol.DocumentDiagnosticParams{TextDocument: protocol.TextDocumentIdentifier{URI: doc.uri}}, &rep)
 		if err == nil && rep.Kind == "full" {
 			return rep.Items, nil
 		}
@@ -258,7 +259,7 @@ func (s *server) diagnosticsAwait(ctx context.Context, doc *openDoc, start time.
 				return st.items, nil
 			}
 		case <-deadline.C:
-			var items []lspDiagnostic
+			var items []protocol.Diagnostic
 			if st != nil {
 				items = st.items
 			}
@@ -311,7 +312,7 @@ func (s *server) sameText(doc *openDoc, version int) bool {
 }
 
 // storedDiagnostics returns the last diagnostics the server gave for uri.
-func (s *server) storedDiagnostics(uri string) []lspDiagnostic {
+func (s *server) storedDiagnostics(uri string) []protocol.Diagnostic {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if st := s.diags[uri]; st != nil {

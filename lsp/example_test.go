@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/builtin-tools/builtin-tools/lsp"
+	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
@@ -47,7 +48,7 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	defs, err := sup.Definition(ctx, at, lsp.Place{Line: 6, Symbol: "Total"})
+	defs, err := sup.Definition(ctx, at, protocol.Place{Line: 6, Symbol: "Total"})
 	if err != nil {
 		fmt.Println(err) // readable: says what to do
 		return

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
@@ -68,9 +69,9 @@ type heldAction struct {
 	path   string // absolute
 	rel    string
 	text   string // the file's text when listed
-	place  Place
+	place  protocol.Place
 	srv    *server
-	action codeActionOrCommand
+	action protocol.CodeActionOrCommand
 }
 
 // actionTable holds the run's listed actions by id.
@@ -255,7 +256,7 @@ func (s *Supervisor) PlanFix(ctx context.Context, file pathguard.Path, kind stri
 	defer srv.release()
 	rel := s.rel(path)
 	p := &FixPlan{Result: FixResult{Kind: kind, File: rel, Server: srv.spec.ID}, srv: srv, path: path}
-	d := newDocument(doc.text)
+	d := protocol.NewDocument(doc.text)
 	if kind == FixFormat {
 		return p, s.planFormat(ctx, srv, doc, d, from, to, p)
 	}
@@ -267,7 +268,7 @@ func (s *Supervisor) PlanFix(ctx context.Context, file pathguard.Path, kind stri
 		p.Command, p.args, p.needEdit, p.noEditUnchanged = cmd, args, true, true
 		return p, nil
 	}
-	params := codeActionParams{TextDocument: textDocumentIdentifier{URI: doc.uri}, Range: wholeRange(d, srv.encoding)}
+	params := protocol.CodeActionParams{TextDocument: protocol.TextDocumentIdentifier{URI: doc.uri}, Range: wholeRange(d, srv.encoding)}
 	if kind == FixAll {
 		// A fix-all fixes the diagnostics it is given: have the current ones.
 		items, derr := srv.diagnosticsFor(ctx, doc)
@@ -277,10 +278,10 @@ func (s *Supervisor) PlanFix(ctx context.Context, file pathguard.Path, kind stri
 		params.Context.Diagnostics = items
 	}
 	if params.Context.Diagnostics == nil {
-		params.Context.Diagnostics = []lspDiagnostic{}
+		params.Context.Diagnostics = []protocol.Diagnostic{}
 	}
 	params.Context.Only = []string{want}
-	var actions []codeActionOrCommand
+	var actions []protocol.CodeActionOrCommand
 	if err := srv.call(ctx, "textDocument/codeAction", params, &actions); err != nil {
 		return nil, err
 	}
@@ -330,33 +331,33 @@ func (p *FixPlan) unchanged() {
 }
 
 // wholeRange is the range of the whole document.
-func wholeRange(d *document, enc string) lspRange {
-	last := d.lineCount() - 1
-	return lspRange{End: position{Line: last, Character: encodedColumn(d.line(last), len(d.line(last)), enc)}}
+func wholeRange(d *protocol.Document, enc string) protocol.Range {
+	last := d.LineCount() - 1
+	return protocol.Range{End: protocol.Position{Line: last, Character: protocol.EncodedColumn(d.Line(last), len(d.Line(last)), enc)}}
 }
 
 // planFormat asks for the file's (or lines from..to's) formatting edits
 // and plans them.
-func (s *Supervisor) planFormat(ctx context.Context, srv *server, doc *openDoc, d *document, from, to int, p *FixPlan) error {
+func (s *Supervisor) planFormat(ctx context.Context, srv *server, doc *openDoc, d *protocol.Document, from, to int, p *FixPlan) error {
 	srv.mu.Lock()
 	whole, ranged := srv.formatting, srv.rangeFormatting
 	srv.mu.Unlock()
 	opts := formattingOptions(doc.text)
-	var edits []textEdit
+	var edits []protocol.TextEdit
 	switch {
 	case from > 0:
 		if to < from {
 			to = from
 		}
-		if from > d.lineCount() {
-			return fmt.Errorf("%w: %s has %d lines; line %d is past its end", ErrBadArgument, p.Result.File, d.lineCount(), from)
+		if from > d.LineCount() {
+			return fmt.Errorf("%w: %s has %d lines; line %d is past its end", ErrBadArgument, p.Result.File, d.LineCount(), from)
 		}
 		if !ranged {
 			return fmt.Errorf("%w: %s does not format a line range; call lsp_fix with kind format and no line to format the whole file", ErrNoSuchFix, srv.spec.ID)
 		}
-		last := min(to, d.lineCount()) - 1
-		rng := lspRange{Start: position{Line: from - 1}, End: position{Line: last, Character: encodedColumn(d.line(last), len(d.line(last)), srv.encoding)}}
-		params := map[string]any{"textDocument": textDocumentIdentifier{URI: doc.uri}, "range": rng, "options": opts}
+		last := min(to, d.LineCount()) - 1
+		rng := protocol.Range{Start: protocol.Position{Line: from - 1}, End: protocol.Position{Line: last, Character: protocol.EncodedColumn(d.Line(last), len(d.Line(last)), srv.encoding)}}
+		params := map[string]any{"textDocument": protocol.TextDocumentIdentifier{URI: doc.uri}, "range": rng, "options": opts}
 		if err := srv.call(ctx, "textDocument/rangeFormatting", params, &edits); err != nil {
 			return err
 		}
@@ -364,7 +365,7 @@ func (s *Supervisor) planFormat(ctx context.Context, srv *server, doc *openDoc, 
 		if !whole {
 			return fmt.Errorf("%w: %s does not format documents (no documentFormattingProvider)%s; nothing was changed", ErrNoSuchFix, srv.spec.ID, srv.spec.formatNote())
 		}
-		params := map[string]any{"textDocument": textDocumentIdentifier{URI: doc.uri}, "options": opts}
+		params := map[string]any{"textDocument": protocol.TextDocumentIdentifier{URI: doc.uri}, "options": opts}
 		if err := srv.call(ctx, "textDocument/formatting", params, &edits); err != nil {
 			return err
 		}
@@ -373,7 +374,7 @@ func (s *Supervisor) planFormat(ctx context.Context, srv *server, doc *openDoc, 
 		p.unchanged()
 		return nil
 	}
-	return s.planOwnEdit(srv, &workspaceEdit{Changes: map[string][]textEdit{doc.uri: edits}}, p)
+	return s.planOwnEdit(srv, &protocol.WorkspaceEdit{Changes: map[string][]protocol.TextEdit{doc.uri: edits}}, p)
 }
 
 // formatNote says what a server without formatting needs, "" when nothing
@@ -408,7 +409,7 @@ func formattingOptions(text string) map[string]any {
 // planAction works out one code action into p: resolved first when it
 // carries neither edit nor command, then its edit planned, its command
 // noted for CommitFix.
-func (s *Supervisor) planAction(ctx context.Context, srv *server, a codeActionOrCommand, p *FixPlan) error {
+func (s *Supervisor) planAction(ctx context.Context, srv *server, a protocol.CodeActionOrCommand, p *FixPlan) error {
 	if a.Disabled != nil {
 		return fmt.Errorf("%w: %q is disabled: %s", ErrNoSuchFix, a.Title, s.RelText(a.Disabled.Reason))
 	}
@@ -418,7 +419,7 @@ func (s *Supervisor) planAction(ctx context.Context, srv *server, a codeActionOr
 		canResolve := srv.resolveActions
 		srv.mu.Unlock()
 		if canResolve {
-			var full codeActionOrCommand
+			var full protocol.CodeActionOrCommand
 			if err := srv.call(ctx, "codeAction/resolve", a, &full); err != nil {
 				return err
 			}
@@ -445,7 +446,7 @@ func (s *Supervisor) planAction(ctx context.Context, srv *server, a codeActionOr
 
 // planOwnEdit plans the fix's own WorkspaceEdit into p; an edit that
 // changes no byte leaves p with nothing to write.
-func (s *Supervisor) planOwnEdit(srv *server, we *workspaceEdit, p *FixPlan) error {
+func (s *Supervisor) planOwnEdit(srv *server, we *protocol.WorkspaceEdit, p *FixPlan) error {
 	plan, err := s.planEdit(we, srv)
 	if err != nil {
 		return fmt.Errorf("not applied, no file changed: %w", err)
@@ -567,7 +568,7 @@ func isAre(n int, one, many string) string {
 
 // commandOf reads the command of a CodeAction ({command: {command,
 // arguments}}) or of a bare Command ({command: "name", arguments}).
-func commandOf(a codeActionOrCommand) (string, json.RawMessage) {
+func commandOf(a protocol.CodeActionOrCommand) (string, json.RawMessage) {
 	raw := bytes.TrimSpace(a.Command)
 	if len(raw) == 0 || raw[0] == 'n' {
 		return "", nil
@@ -651,7 +652,7 @@ func (s *Supervisor) runCommand(ctx context.Context, srv *server, name string, a
 		srv.mu.Unlock()
 		return fmt.Errorf("%s is running another fix's command; try again when it is done", srv.spec.ID)
 	}
-	srv.applier = func(we *workspaceEdit) error {
+	srv.applier = func(we *protocol.WorkspaceEdit) error {
 		mu.Lock()
 		switch {
 		case done:

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
+	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 )
 
 // inlineSession opens a Supervisor on a fresh folder holding files.
@@ -41,7 +42,7 @@ func TestFixGopls(t *testing.T) {
 		"a.go":   "package fix\n\nimport (\n\t\"os\"\n\t\"fmt\"\n)\n\nfunc A() {\n\tfmt.Println(1)\n}\n",
 		"b.go":   "package fix\n\nfunc B()   int {\n  return  2\n}\n\nfunc C() int {\n  return  3\n}\n",
 	}, Config{})
-	acts := must(s.sup.CodeActions(s.ctx, s.at("a.go"), Place{Line: 4, Symbol: "os"}))(t)
+	acts := must(s.sup.CodeActions(s.ctx, s.at("a.go"), protocol.Place{Line: 4, Symbol: "os"}))(t)
 	// gopls fixes an unused import by organizing imports, offered at the line.
 	id := actionID(t, acts, "Organize Imports")
 	// The file changes after the listing: the id is refused, nothing is
@@ -116,7 +117,7 @@ func TestFixGoplsUndefinedName(t *testing.T) {
 		"go.mod": fixGoMod,
 		"a.go":   "package fix\n\nfunc A() int {\n\treturn missing(2)\n}\n",
 	}, Config{ApplyEditWait: 300 * time.Millisecond})
-	acts := must(s.sup.CodeActions(s.ctx, s.at("a.go"), Place{Line: 4, Symbol: "missing"}))(t)
+	acts := must(s.sup.CodeActions(s.ctx, s.at("a.go"), protocol.Place{Line: 4, Symbol: "missing"}))(t)
 	before := s.read("a.go")
 	_, err := s.sup.ApplyAction(s.ctx, actionID(t, acts, "Browse documentation"), false)
 	expectErr(t, "a command with no edit", err, ErrNoEdit, "ran the command gopls.doc", "sent no edit (workspace/applyEdit) within 300ms", "no file was changed")
@@ -143,7 +144,7 @@ func TestFixTypeScript(t *testing.T) {
 		"src/main.ts":   "import { unit, perimeter } from \"./shape\";\n\nconsole.log(perimetr(2));\n",
 		"src/ugly.ts":   "export function f(a:number){\nreturn a+1}\nexport function g(b:number){\nreturn b+2}\n",
 	}, Config{})
-	acts := must(s.sup.CodeActions(s.ctx, s.at("src/main.ts"), Place{Line: 3, Symbol: "perimetr"}))(t)
+	acts := must(s.sup.CodeActions(s.ctx, s.at("src/main.ts"), protocol.Place{Line: 3, Symbol: "perimetr"}))(t)
 	id := actionID(t, acts, "Change spelling to 'perimeter'")
 	res := must(s.sup.ApplyAction(s.ctx, id, false))(t)
 	if got := s.read("src/main.ts"); !strings.Contains(got, "console.log(perimeter(2));") || res.Edits != 1 {
@@ -197,7 +198,7 @@ func TestFixClangd(t *testing.T) {
 		"main.c":            "int counter_total(int x) { return x; }\n\nint main(void) {\n  return counter_totl(1);\n}\n",
 		"ugly.c":            "int f(int a){return a+1;}\n",
 	}, Config{})
-	acts := must(s.sup.CodeActions(s.ctx, s.at("main.c"), Place{Line: 4, Symbol: "counter_totl"}))(t)
+	acts := must(s.sup.CodeActions(s.ctx, s.at("main.c"), protocol.Place{Line: 4, Symbol: "counter_totl"}))(t)
 	id := actionID(t, acts, "counter_total")
 	must(s.sup.ApplyAction(s.ctx, id, false))(t)
 	if got := s.read("main.c"); !strings.Contains(got, "return counter_total(1);") {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
@@ -30,7 +31,7 @@ func TestGopls(t *testing.T) {
 	t.Run("definition after non-ASCII text on the line", func(t *testing.T) {
 		// Line 12 has "größe 🚀" before Total: the column must be counted in
 		// the server's encoding (UTF-16 for gopls, which offers no other).
-		out := must(s.sup.Definition(s.ctx, loc(s.t, s.sup, main), Place{Line: 12, Symbol: "Total"}))(t)
+		out := must(s.sup.Definition(s.ctx, loc(s.t, s.sup, main), protocol.Place{Line: 12, Symbol: "Total"}))(t)
 		if out.Total != 1 || out.Operation != OpDefinition || out.Server != "gopls" || out.File != "main.go" || out.Line != 12 || out.Symbol != "Total" {
 			t.Errorf("definition: %+v", out)
 		}
@@ -38,12 +39,12 @@ func TestGopls(t *testing.T) {
 	})
 
 	t.Run("type_definition", func(t *testing.T) {
-		out := must(s.sup.TypeDefinition(s.ctx, loc(s.t, s.sup, main), Place{Line: 10, Symbol: "sq"}))(t)
+		out := must(s.sup.TypeDefinition(s.ctx, loc(s.t, s.sup, main), protocol.Place{Line: 10, Symbol: "sq"}))(t)
 		expectContains(t, "type_definition", locKeys(out), "shapes/shapes.go:12:6: type Square struct {")
 	})
 
 	t.Run("implementation", func(t *testing.T) {
-		out := must(s.sup.Implementation(s.ctx, loc(s.t, s.sup, shapes), Place{Line: 8, Symbol: "Area"}))(t)
+		out := must(s.sup.Implementation(s.ctx, loc(s.t, s.sup, shapes), protocol.Place{Line: 8, Symbol: "Area"}))(t)
 		if out.Total != 2 {
 			t.Errorf("implementation: want 2, got %d", out.Total)
 		}
@@ -53,7 +54,7 @@ func TestGopls(t *testing.T) {
 	})
 
 	t.Run("references", func(t *testing.T) {
-		out := must(s.sup.References(s.ctx, loc(s.t, s.sup, shapes), Place{Line: 28, Symbol: "Total"}))(t)
+		out := must(s.sup.References(s.ctx, loc(s.t, s.sup, shapes), protocol.Place{Line: 28, Symbol: "Total"}))(t)
 		if out.Total != 2 || out.File != "shapes/shapes.go" || out.Line != 28 {
 			t.Errorf("references: %+v", out)
 		}
@@ -65,7 +66,7 @@ func TestGopls(t *testing.T) {
 	})
 
 	t.Run("hover", func(t *testing.T) {
-		out := must(s.sup.Hover(s.ctx, loc(s.t, s.sup, main), Place{Line: 12, Symbol: "Total"}))(t)
+		out := must(s.sup.Hover(s.ctx, loc(s.t, s.sup, main), protocol.Place{Line: 12, Symbol: "Total"}))(t)
 		if out.Truncated || out.Server != "gopls" {
 			t.Errorf("hover: %+v", out)
 		}
@@ -139,7 +140,7 @@ func TestGopls(t *testing.T) {
 			t.Errorf("diagnostics: want %+v in main.go, got %+v", want, fd)
 		}
 
-		actions := must(s.sup.CodeActions(s.ctx, loc(s.t, s.sup, main), Place{Line: 15, Symbol: "undefinedThing"}))(t)
+		actions := must(s.sup.CodeActions(s.ctx, loc(s.t, s.sup, main), protocol.Place{Line: 15, Symbol: "undefinedThing"}))(t)
 		if !slices.ContainsFunc(actions.Actions, func(a CodeAction) bool {
 			return strings.HasPrefix(a.Title, "Create function undefinedThing") && strings.HasPrefix(a.Kind, "quickfix")
 		}) {
@@ -179,15 +180,15 @@ func TestGopls(t *testing.T) {
 		orig := s.read("main.go")
 		// Two lines pushed in above main's body: Total moves to line 14.
 		s.write("main.go", strings.Replace(orig, "func main() {\n", "func main() {\n\t// a\n\t// b\n", 1))
-		out := must(s.sup.Definition(s.ctx, loc(s.t, s.sup, main), Place{Line: 14, Symbol: "Total"}))(t)
+		out := must(s.sup.Definition(s.ctx, loc(s.t, s.sup, main), protocol.Place{Line: 14, Symbol: "Total"}))(t)
 		expectContains(t, "definition", locKeys(out), "shapes/shapes.go:28:6")
-		refs := must(s.sup.References(s.ctx, loc(s.t, s.sup, shapes), Place{Line: 28, Symbol: "Total"}))(t)
+		refs := must(s.sup.References(s.ctx, loc(s.t, s.sup, shapes), protocol.Place{Line: 28, Symbol: "Total"}))(t)
 		expectContains(t, "references", locKeys(refs), "main.go:14:")
 		s.write("main.go", orig)
 	})
 
 	t.Run("rename", func(t *testing.T) {
-		res, err := s.sup.Rename(s.ctx, loc(s.t, s.sup, shapes), Place{Line: 28, Symbol: "Total"}, "Sum", false)
+		res, err := s.sup.Rename(s.ctx, loc(s.t, s.sup, shapes), protocol.Place{Line: 28, Symbol: "Total"}, "Sum", false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -200,7 +201,7 @@ func TestGopls(t *testing.T) {
 		expectContains(t, "main.go", s.read("main.go"), "shapes.Sum(all)")
 		expectContains(t, "shapes.go", s.read("shapes/shapes.go"), "// Sum adds", "func Sum(shapes []Shape)")
 		// The server saw the new text: the new name resolves, no errors.
-		out := must(s.sup.Definition(s.ctx, loc(s.t, s.sup, main), Place{Line: 12, Symbol: "Sum"}))(t)
+		out := must(s.sup.Definition(s.ctx, loc(s.t, s.sup, main), protocol.Place{Line: 12, Symbol: "Sum"}))(t)
 		expectContains(t, "definition", locKeys(out), "shapes/shapes.go:28:6: func Sum(")
 		if diags, err := s.sup.AfterWrite(s.ctx, loc(s.t, s.sup, main)); err != nil || len(diags) != 0 {
 			t.Fatalf("after rename: %+v, %v", diags, err)
@@ -217,7 +218,7 @@ func TestGopls(t *testing.T) {
 		if res.All || len(res.Servers) != 1 || res.Servers[0] != (Reloaded{Server: "gopls", Root: ".", WasRunning: true, PID: after[0].pid(), ReadyMS: res.Servers[0].ReadyMS}) {
 			t.Errorf("reload: want gopls for . restarted as pid %d, got %+v", after[0].pid(), res)
 		}
-		out := must(s.sup.Definition(s.ctx, loc(s.t, s.sup, main), Place{Line: 12, Symbol: "Sum"}))(t)
+		out := must(s.sup.Definition(s.ctx, loc(s.t, s.sup, main), protocol.Place{Line: 12, Symbol: "Sum"}))(t)
 		expectContains(t, "definition", locKeys(out), "shapes/shapes.go:28:6")
 		row := statusRow(t, s.sup.Status(s.ctx), "gopls")
 		if row.State != StateRunning || len(row.Running) != 1 || row.Running[0].Root != "." || row.Running[0].PID != after[0].pid() {
@@ -231,7 +232,7 @@ func TestGopls(t *testing.T) {
 			t.Fatal(err)
 		}
 		expectNoProcesses(t, pgids)
-		_, err := s.sup.Definition(s.ctx, loc(s.t, s.sup, main), Place{Line: 12, Symbol: "Sum"})
+		_, err := s.sup.Definition(s.ctx, loc(s.t, s.sup, main), protocol.Place{Line: 12, Symbol: "Sum"})
 		if !errors.Is(err, ErrClosed) {
 			t.Fatalf("call after Close: want ErrClosed, got %v", err)
 		}

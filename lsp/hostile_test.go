@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
+	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 )
 
 // A hostile server is played by testdata/fakelsp.py, since no real server
@@ -81,13 +82,13 @@ func TestHostileEditOverSizeLimit(t *testing.T) {
 		"textDocument/codeAction": []any{map[string]any{"title": "Format document", "kind": "source", "edit": edit}},
 		"textDocument/rename":     edit,
 	}})
-	acts := must(h.sup.CodeActions(h.ctx, h.at("a.fake"), Place{Line: 1, Symbol: "hello"}))(t)
+	acts := must(h.sup.CodeActions(h.ctx, h.at("a.fake"), protocol.Place{Line: 1, Symbol: "hello"}))(t)
 	_, err := h.sup.ApplyAction(h.ctx, actionID(t, acts, "Format document"), false)
 	expectErr(t, "a 20 MiB edit", err, nil, "a.fake", "16 MiB", "no file changed")
 	if got := h.read("a.fake"); got != "hello world\n" {
 		t.Errorf("a.fake was written: %d bytes", len(got))
 	}
-	_, err = h.sup.Rename(h.ctx, h.at("a.fake"), Place{Line: 1, Symbol: "hello"}, "bye", false)
+	_, err = h.sup.Rename(h.ctx, h.at("a.fake"), protocol.Place{Line: 1, Symbol: "hello"}, "bye", false)
 	expectErr(t, "a 20 MiB rename", err, nil, "a.fake", "16 MiB", "no file changed")
 	if got := h.read("a.fake"); got != "hello world\n" {
 		t.Errorf("a.fake was written by the rename: %d bytes", len(got))
@@ -108,7 +109,7 @@ func TestHostileCommandSecondEditRefused(t *testing.T) {
 			map[string]any{"edit": map[string]any{"changes": map[string]any{fileURI(outside): []any{insert("second\n")}}}},
 		}},
 	})
-	acts := must(h.sup.CodeActions(h.ctx, h.at("a.fake"), Place{Line: 1, Symbol: "hello"}))(t)
+	acts := must(h.sup.CodeActions(h.ctx, h.at("a.fake"), protocol.Place{Line: 1, Symbol: "hello"}))(t)
 	res, err := h.sup.ApplyAction(h.ctx, actionID(t, acts, "Fix it"), false)
 	expectErr(t, "the second edit", err, nil, "outside the root", "not applied")
 	if got := h.read("a.fake"); got != "first\nhello world\n" {
@@ -134,7 +135,7 @@ func TestHostileRenameOntoItself(t *testing.T) {
 		"textDocument/codeAction": []any{map[string]any{"title": "Tidy", "kind": "source", "edit": self}},
 		"textDocument/rename":     self,
 	}})
-	acts := must(h.sup.CodeActions(h.ctx, h.at("a.fake"), Place{Line: 1, Symbol: "hello"}))(t)
+	acts := must(h.sup.CodeActions(h.ctx, h.at("a.fake"), protocol.Place{Line: 1, Symbol: "hello"}))(t)
 	res := must(h.sup.ApplyAction(h.ctx, actionID(t, acts, "Tidy"), false))(t)
 	if got, err := os.ReadFile(h.path("README")); err != nil || string(got) != "read me\n" {
 		t.Fatalf("README after a rename onto itself: %q, %v", got, err)
@@ -142,7 +143,7 @@ func TestHostileRenameOntoItself(t *testing.T) {
 	if !res.Unchanged || len(res.Files) != 0 || !strings.Contains(strings.Join(res.Notes, "\n"), "renames README onto itself") {
 		t.Errorf("the result does not say the rename was a no-op: %+v", res)
 	}
-	ren := must(h.sup.Rename(h.ctx, h.at("a.fake"), Place{Line: 1, Symbol: "hello"}, "bye", false))(t)
+	ren := must(h.sup.Rename(h.ctx, h.at("a.fake"), protocol.Place{Line: 1, Symbol: "hello"}, "bye", false))(t)
 	if got, err := os.ReadFile(h.path("README")); err != nil || string(got) != "read me\n" {
 		t.Fatalf("README after lsp_rename's rename onto itself: %q, %v", got, err)
 	}

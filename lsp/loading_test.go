@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 )
 
 // A cold pyright answers references from the files it has found so far:
@@ -28,7 +30,7 @@ func TestColdPyrightReferencesWaitForTheWorkspace(t *testing.T) {
 		files[fmt.Sprintf("pkg/filler%d.py", i)] = fmt.Sprintf("import os\n\n\ndef g%d(a, b):\n    return os.path.join(str(a), str(b))\n", i)
 	}
 	s := inlineSession(t, "pyright-langserver", files, Config{})
-	res := must(s.sup.References(s.ctx, s.at("m3.py"), Place{Line: 5, Symbol: "helper"}))(t)
+	res := must(s.sup.References(s.ctx, s.at("m3.py"), protocol.Place{Line: 5, Symbol: "helper"}))(t)
 	data, _ := json.Marshal(res)
 	if res.Total != 16 && !strings.Contains(string(data), `"loading":`) {
 		t.Fatalf("a cold pyright gave %d of 16 references and the result does not say it may be incomplete: %s", res.Total, data)
@@ -47,10 +49,10 @@ func TestAnswerWhileLoadingSaysSo(t *testing.T) {
 		"textDocument/references": []any{map[string]any{"uri": h.uri("a.fake"), "range": map[string]any{
 			"start": map[string]int{"line": 0, "character": 6}, "end": map[string]int{"line": 0, "character": 11}}}},
 	}})
-	res := must(h.sup.References(h.ctx, h.at("a.fake"), Place{Line: 1, Symbol: "world"}))(t)
+	res := must(h.sup.References(h.ctx, h.at("a.fake"), protocol.Place{Line: 1, Symbol: "world"}))(t)
 	if res.Total != 1 || !strings.Contains(res.Loading, "fake had not finished loading the workspace after 15s") || !strings.Contains(res.Loading, "may be incomplete") {
 		t.Errorf("references while loading: %+v", res)
 	}
-	_, err := h.sup.Rename(h.ctx, h.at("a.fake"), Place{Line: 1, Symbol: "world"}, "earth", false)
+	_, err := h.sup.Rename(h.ctx, h.at("a.fake"), protocol.Place{Line: 1, Symbol: "world"}, "earth", false)
 	expectErr(t, "rename while loading", err, ErrServerTimeout, "had not finished loading", "a rename now could miss files", "nothing was renamed")
 }

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
+
+	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 )
 
 // Issue 19 §4: a file a rename moves (a server's rename-file operation)
@@ -47,7 +49,7 @@ func TestMovedFileKeepsModeAndOwner(t *testing.T) {
 		b, _ := json.Marshal(map[string]any{"kind": "rename", "oldUri": uri(name + ".txt"), "newUri": uri("moved/" + name + ".txt")})
 		changes = append(changes, b)
 	}
-	plan, err := sup.planEdit(&workspaceEdit{DocumentChanges: changes}, nil)
+	plan, err := sup.planEdit(&protocol.WorkspaceEdit{DocumentChanges: changes}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
@@ -25,7 +26,7 @@ type request struct {
 	occurrence int    // as asked, 0 for the first
 	part       string // the text pointed at: symbol, or its last part
 	byteAt     int    // byte column of part on the line
-	pos        position
+	pos        protocol.Position
 	doc        *openDoc
 }
 
@@ -33,7 +34,7 @@ type request struct {
 // server starts, so bad input fails fast), then syncs the file to its
 // server and converts the column to the server's position encoding. The
 // caller must call r.srv.release() when done.
-func (s *Supervisor) at(ctx context.Context, file pathguard.Path, p Place) (*request, error) {
+func (s *Supervisor) at(ctx context.Context, file pathguard.Path, p protocol.Place) (*request, error) {
 	path, err := s.checkFile(file)
 	if err != nil {
 		return nil, err
@@ -43,7 +44,7 @@ func (s *Supervisor) at(ctx context.Context, file pathguard.Path, p Place) (*req
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrBadFile, err)
 	}
-	if _, _, _, err := findSymbol(newDocument(text), rel, p); err != nil {
+	if _, _, _, err := protocol.FindSymbol(protocol.NewDocument(text), rel, p); err != nil {
 		return nil, err
 	}
 	srv, doc, err := s.syncSettled(ctx, path)
@@ -57,15 +58,15 @@ func (s *Supervisor) at(ctx context.Context, file pathguard.Path, p Place) (*req
 		}
 	}()
 	// The synced text is what the server sees; locate the symbol there.
-	d := newDocument(doc.text)
-	line0, col, part, err := findSymbol(d, rel, p)
+	d := protocol.NewDocument(doc.text)
+	line0, col, part, err := protocol.FindSymbol(d, rel, p)
 	if err != nil {
 		return nil, err
 	}
 	ok = true
 	return &request{
 		srv: srv, path: path, rel: rel, line: p.Line, symbol: p.Symbol, occurrence: p.Occurrence, part: part, byteAt: col, doc: doc,
-		pos: position{Line: line0, Character: encodedColumn(d.line(line0), col, srv.encoding)},
+		pos: protocol.Position{Line: line0, Character: protocol.EncodedColumn(d.Line(line0), col, srv.encoding)},
 	}, nil
 }
 
@@ -128,8 +129,8 @@ func (r *request) shownOccurrence() int {
 	return 0
 }
 
-func (r *request) params() textDocumentPositionParams {
-	return textDocumentPositionParams{TextDocument: textDocumentIdentifier{URI: r.doc.uri}, Position: r.pos}
+func (r *request) params() protocol.TextDocumentPositionParams {
+	return protocol.TextDocumentPositionParams{TextDocument: protocol.TextDocumentIdentifier{URI: r.doc.uri}, Position: r.pos}
 }
 
 func (r *request) where() string {
@@ -140,29 +141,29 @@ func (r *request) where() string {
 }
 
 // Definition returns where the symbol at line/symbol of file is declared.
-func (s *Supervisor) Definition(ctx context.Context, file pathguard.Path, p Place) (*Locations, error) {
+func (s *Supervisor) Definition(ctx context.Context, file pathguard.Path, p protocol.Place) (*Locations, error) {
 	return s.locations(ctx, "textDocument/definition", OpDefinition, file, p)
 }
 
 // TypeDefinition returns where the type of the symbol is declared.
-func (s *Supervisor) TypeDefinition(ctx context.Context, file pathguard.Path, p Place) (*Locations, error) {
+func (s *Supervisor) TypeDefinition(ctx context.Context, file pathguard.Path, p protocol.Place) (*Locations, error) {
 	return s.locations(ctx, "textDocument/typeDefinition", OpTypeDefinition, file, p)
 }
 
 // Implementation returns the concrete implementations of an interface or
 // abstract method (or the interfaces a type implements, per server).
-func (s *Supervisor) Implementation(ctx context.Context, file pathguard.Path, p Place) (*Locations, error) {
+func (s *Supervisor) Implementation(ctx context.Context, file pathguard.Path, p protocol.Place) (*Locations, error) {
 	return s.locations(ctx, "textDocument/implementation", OpImplementation, file, p)
 }
 
 // References returns every use of the symbol, declaration included, at most
 // MaxReferences of them with the total.
-func (s *Supervisor) References(ctx context.Context, file pathguard.Path, p Place) (*Locations, error) {
+func (s *Supervisor) References(ctx context.Context, file pathguard.Path, p protocol.Place) (*Locations, error) {
 	return s.locations(ctx, "textDocument/references", OpReferences, file, p)
 }
 
 // locations serves the definition-like requests and references.
-func (s *Supervisor) locations(ctx context.Context, method, op string, file pathguard.Path, p Place) (*Locations, error) {
+func (s *Supervisor) locations(ctx context.Context, method, op string, file pathguard.Path, p protocol.Place) (*Locations, error) {
 	r, err := s.at(ctx, file, p)
 	if err != nil {
 		return nil, err
@@ -171,7 +172,7 @@ func (s *Supervisor) locations(ctx context.Context, method, op string, file path
 	var params any = r.params()
 	limit := MaxLocations
 	if op == OpReferences {
-		p := referenceParams{textDocumentPositionParams: r.params()}
+		p := protocol.ReferenceParams{TextDocumentPositionParams: r.params()}
 		p.Context.IncludeDeclaration = true
 		params, limit = p, MaxReferences
 	}
@@ -191,7 +192,7 @@ func (s *Supervisor) locations(ctx context.Context, method, op string, file path
 }
 
 // decodeLocations reads Location, Location[], LocationLink[] or null.
-func decodeLocations(raw json.RawMessage) []location {
+func decodeLocations(raw json.RawMessage) []protocol.Location {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || raw[0] == 'n' {
 		return nil
@@ -204,14 +205,14 @@ func decodeLocations(raw json.RawMessage) []location {
 	} else {
 		items = []json.RawMessage{raw}
 	}
-	out := make([]location, 0, len(items))
+	out := make([]protocol.Location, 0, len(items))
 	for _, it := range items {
-		var link locationLink
+		var link protocol.LocationLink
 		if json.Unmarshal(it, &link) == nil && link.TargetURI != "" {
-			out = append(out, location{URI: link.TargetURI, Range: link.TargetSelectionRange})
+			out = append(out, protocol.Location{URI: link.TargetURI, Range: link.TargetSelectionRange})
 			continue
 		}
-		var l location
+		var l protocol.Location
 		if json.Unmarshal(it, &l) == nil && l.URI != "" {
 			out = append(out, l)
 		}
@@ -219,8 +220,8 @@ func decodeLocations(raw json.RawMessage) []location {
 	return out
 }
 
-func sortLocations(locs []location) {
-	slices.SortStableFunc(locs, func(a, b location) int {
+func sortLocations(locs []protocol.Location) {
+	slices.SortStableFunc(locs, func(a, b protocol.Location) int {
 		return cmp.Or(strings.Compare(a.URI, b.URI),
 			cmp.Compare(a.Range.Start.Line, b.Range.Start.Line),
 			cmp.Compare(a.Range.Start.Character, b.Range.Start.Character))
@@ -232,31 +233,31 @@ func sortLocations(locs []location) {
 type quoter struct {
 	s     *Supervisor
 	srv   *server
-	cache map[string]*document
+	cache map[string]*protocol.Document
 }
 
 func (s *Supervisor) newQuoter(srv *server) *quoter {
-	return &quoter{s: s, srv: srv, cache: map[string]*document{}}
+	return &quoter{s: s, srv: srv, cache: map[string]*protocol.Document{}}
 }
 
-func (q *quoter) document(path string) *document {
+func (q *quoter) document(path string) *protocol.Document {
 	if d, ok := q.cache[path]; ok {
 		return d
 	}
-	var d *document
+	var d *protocol.Document
 	q.srv.mu.Lock()
 	od := q.srv.docs[path]
 	q.srv.mu.Unlock()
 	if od != nil {
-		d = newDocument(od.text)
+		d = protocol.NewDocument(od.text)
 	} else if text, _, err := readText(q.s.guard, path); err == nil {
-		d = newDocument(text)
+		d = protocol.NewDocument(text)
 	}
 	q.cache[path] = d
 	return d
 }
 
-func (q *quoter) location(l location) Location {
+func (q *quoter) location(l protocol.Location) Location {
 	out := Location{Line: l.Range.Start.Line + 1, EndLine: l.Range.End.Line + 1}
 	path, ok := uriPath(l.URI)
 	if !ok {
@@ -275,21 +276,21 @@ func (q *quoter) location(l location) Location {
 	if d == nil {
 		return out
 	}
-	line := d.line(l.Range.Start.Line)
-	out.Column = utf8.RuneCountInString(line[:byteColumn(line, l.Range.Start.Character, q.srv.encoding)]) + 1
+	line := d.Line(l.Range.Start.Line)
+	out.Column = utf8.RuneCountInString(line[:protocol.ByteColumn(line, l.Range.Start.Character, q.srv.encoding)]) + 1
 	out.Text = clip(strings.TrimSpace(line), 200)
 	return out
 }
 
 // Hover returns the server's signature and documentation for the symbol;
 // Contents is "" when it has none.
-func (s *Supervisor) Hover(ctx context.Context, file pathguard.Path, p Place) (*Hover, error) {
+func (s *Supervisor) Hover(ctx context.Context, file pathguard.Path, p protocol.Place) (*Hover, error) {
 	r, err := s.at(ctx, file, p)
 	if err != nil {
 		return nil, err
 	}
 	defer r.srv.release()
-	var res *hoverResult
+	var res *protocol.HoverResult
 	if err := r.srv.call(ctx, "textDocument/hover", r.params(), &res); err != nil {
 		return nil, err
 	}
@@ -413,13 +414,13 @@ func (s *Supervisor) documentSymbols(ctx context.Context, query string, file pat
 		return nil, err
 	}
 	defer srv.release()
-	var entries []symbolEntry
-	if err := srv.call(ctx, "textDocument/documentSymbol", documentSymbolParams{TextDocument: textDocumentIdentifier{URI: doc.uri}}, &entries); err != nil {
+	var entries []protocol.SymbolEntry
+	if err := srv.call(ctx, "textDocument/documentSymbol", protocol.DocumentSymbolParams{TextDocument: protocol.TextDocumentIdentifier{URI: doc.uri}}, &entries); err != nil {
 		return nil, err
 	}
 	res := &Symbols{Query: query, File: s.rel(path), Server: srv.spec.ID, Symbols: []Symbol{}}
-	var walk func(es []symbolEntry, depth int)
-	walk = func(es []symbolEntry, depth int) {
+	var walk func(es []protocol.SymbolEntry, depth int)
+	walk = func(es []protocol.SymbolEntry, depth int) {
 		for i := range es {
 			e := &es[i]
 			line := 0
@@ -430,7 +431,7 @@ func (s *Supervisor) documentSymbols(ctx context.Context, query string, file pat
 			}
 			if query == "" || strings.Contains(strings.ToLower(e.Name), strings.ToLower(query)) {
 				if res.Total++; res.Total <= MaxDocumentSymbols {
-					res.Symbols = append(res.Symbols, Symbol{Name: e.Name, Kind: symbolKindName(e.Kind), Detail: e.Detail, Depth: depth,
+					res.Symbols = append(res.Symbols, Symbol{Name: e.Name, Kind: protocol.SymbolKindName(e.Kind), Detail: e.Detail, Depth: depth,
 						Location: Location{Path: res.File, Line: line}})
 				}
 			}
@@ -487,13 +488,13 @@ func (s *Supervisor) workspaceSymbols(ctx context.Context, query string) (*Symbo
 		if note := srv.stillLoading(); note != "" {
 			res.Loading = strings.TrimPrefix(res.Loading+"; "+note, "; ")
 		}
-		var entries []symbolEntry
+		var entries []protocol.SymbolEntry
 		// Not while a preview's text is in the server.
 		if err := srv.view.share(ctx, s.cfg.viewBound()); err != nil {
 			res.Failures = append(res.Failures, srv.busyError("workspace/symbol", false).Error())
 			continue
 		}
-		err := srv.call(ctx, "workspace/symbol", workspaceSymbolParams{Query: query}, &entries)
+		err := srv.call(ctx, "workspace/symbol", protocol.WorkspaceSymbolParams{Query: query}, &entries)
 		srv.view.unshare()
 		if err != nil {
 			res.Failures = append(res.Failures, err.Error())
@@ -512,7 +513,7 @@ func (s *Supervisor) workspaceSymbols(ctx context.Context, query string) (*Symbo
 				q = s.newQuoter(srv)
 				quoters[srv] = q
 			}
-			res.Symbols = append(res.Symbols, Symbol{Name: e.Name, Kind: symbolKindName(e.Kind), Container: e.ContainerName,
+			res.Symbols = append(res.Symbols, Symbol{Name: e.Name, Kind: protocol.SymbolKindName(e.Kind), Container: e.ContainerName,
 				Location: q.location(locs[0])})
 		}
 	}
@@ -526,7 +527,7 @@ func (s *Supervisor) workspaceSymbols(ctx context.Context, query string) (*Symbo
 // symbol (quick fixes for the diagnostics on that line included). It
 // applies nothing; each enabled action gets an id that ApplyAction takes
 // for the rest of the run.
-func (s *Supervisor) CodeActions(ctx context.Context, file pathguard.Path, p Place) (*CodeActions, error) {
+func (s *Supervisor) CodeActions(ctx context.Context, file pathguard.Path, p protocol.Place) (*CodeActions, error) {
 	r, err := s.at(ctx, file, p)
 	if err != nil {
 		return nil, err
@@ -537,23 +538,23 @@ func (s *Supervisor) CodeActions(ctx context.Context, file pathguard.Path, p Pla
 	if derr != nil {
 		items = r.srv.storedDiagnostics(r.doc.uri)
 	}
-	var onLine []lspDiagnostic
+	var onLine []protocol.Diagnostic
 	for _, d := range items {
 		if d.Range.Start.Line <= r.pos.Line && r.pos.Line <= d.Range.End.Line {
 			onLine = append(onLine, d)
 		}
 	}
-	d := newDocument(r.doc.text)
-	end := encodedColumn(d.line(r.pos.Line), r.byteAt+len(r.part), r.srv.encoding)
-	params := codeActionParams{
-		TextDocument: textDocumentIdentifier{URI: r.doc.uri},
-		Range:        lspRange{Start: r.pos, End: position{Line: r.pos.Line, Character: end}},
+	d := protocol.NewDocument(r.doc.text)
+	end := protocol.EncodedColumn(d.Line(r.pos.Line), r.byteAt+len(r.part), r.srv.encoding)
+	params := protocol.CodeActionParams{
+		TextDocument: protocol.TextDocumentIdentifier{URI: r.doc.uri},
+		Range:        protocol.Range{Start: r.pos, End: protocol.Position{Line: r.pos.Line, Character: end}},
 	}
 	params.Context.Diagnostics = onLine
 	if params.Context.Diagnostics == nil {
-		params.Context.Diagnostics = []lspDiagnostic{}
+		params.Context.Diagnostics = []protocol.Diagnostic{}
 	}
-	var actions []codeActionOrCommand
+	var actions []protocol.CodeActionOrCommand
 	if err := r.srv.call(ctx, "textDocument/codeAction", params, &actions); err != nil {
 		return nil, err
 	}
@@ -584,7 +585,7 @@ func (s *Supervisor) CodeActions(ctx context.Context, file pathguard.Path, p Pla
 }
 
 // outsideFiles lists the files of a WorkspaceEdit outside the root.
-func (s *Supervisor) outsideFiles(we *workspaceEdit) []string {
+func (s *Supervisor) outsideFiles(we *protocol.WorkspaceEdit) []string {
 	var out []string
 	for _, uri := range editURIs(we) {
 		if where, outside := s.outsideRoot(uri); outside && !slices.Contains(out, where) {
@@ -596,7 +597,7 @@ func (s *Supervisor) outsideFiles(we *workspaceEdit) []string {
 }
 
 // editFiles lists the files a WorkspaceEdit touches, relative to the root.
-func editFiles(s *Supervisor, we *workspaceEdit) []string {
+func editFiles(s *Supervisor, we *protocol.WorkspaceEdit) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, uri := range editURIs(we) {
@@ -614,13 +615,13 @@ func editFiles(s *Supervisor, we *workspaceEdit) []string {
 
 // editURIs lists the URIs a WorkspaceEdit names, the two ends of a rename
 // included.
-func editURIs(we *workspaceEdit) []string {
+func editURIs(we *protocol.WorkspaceEdit) []string {
 	var out []string
 	for uri := range we.Changes {
 		out = append(out, uri)
 	}
 	for _, raw := range we.DocumentChanges {
-		var dc documentChange
+		var dc protocol.DocumentChange
 		if json.Unmarshal(raw, &dc) == nil {
 			switch {
 			case dc.TextDocument != nil:

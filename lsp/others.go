@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
@@ -60,7 +61,7 @@ func (s *Supervisor) CheckOthers(ctx context.Context, file pathguard.Path, befor
 		path           string
 		v              Verdict
 		base           *openDoc
-		before, after_ []lspDiagnostic
+		before, after_ []protocol.Diagnostic
 		got            bool
 	}
 	var oth []*other
@@ -126,7 +127,7 @@ func (s *Supervisor) CheckOthers(ctx context.Context, file pathguard.Path, befor
 	// await sends each other's text again (a version the server must
 	// check with the written file as it now has it) and reads its
 	// diagnostics.
-	await := func(get func(*other) *[]lspDiagnostic, touch func(*other) (*openDoc, error)) error {
+	await := func(get func(*other) *[]protocol.Diagnostic, touch func(*other) (*openDoc, error)) error {
 		var docs []*openDoc
 		for _, o := range oth {
 			var d *openDoc
@@ -157,7 +158,7 @@ func (s *Supervisor) CheckOthers(ctx context.Context, file pathguard.Path, befor
 		}
 		return nil
 	}
-	err = await(func(o *other) *[]lspDiagnostic { return &o.before },
+	err = await(func(o *other) *[]protocol.Diagnostic { return &o.before },
 		func(o *other) (*openDoc, error) {
 			return srv.sendUnsaved(send, o.path, c.languageID, o.base.text)
 		})
@@ -168,7 +169,7 @@ func (s *Supervisor) CheckOthers(ctx context.Context, file pathguard.Path, befor
 	// written file's return to its new text.
 	srv.mu.Lock()
 	mark := srv.diagSeq
-	stored := map[string][]lspDiagnostic{}
+	stored := map[string][]protocol.Diagnostic{}
 	for uri, st := range srv.diags {
 		stored[uri] = st.items
 	}
@@ -177,7 +178,7 @@ func (s *Supervisor) CheckOthers(ctx context.Context, file pathguard.Path, befor
 	if err := srv.restoreLocked(send, path, base); err != nil {
 		return out, nil
 	}
-	err = await(func(o *other) *[]lspDiagnostic { o.got = true; return &o.after_ },
+	err = await(func(o *other) *[]protocol.Diagnostic { o.got = true; return &o.after_ },
 		func(o *other) (*openDoc, error) {
 			if err := srv.restoreLocked(send, o.path, o.base); err != nil {
 				return nil, err
@@ -216,7 +217,7 @@ func (s *Supervisor) CheckOthers(ctx context.Context, file pathguard.Path, befor
 			extra = append(extra, uri)
 		}
 	}
-	items := map[string][]lspDiagnostic{}
+	items := map[string][]protocol.Diagnostic{}
 	for _, uri := range extra {
 		items[uri] = srv.diags[uri].items
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
+	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 )
 
 // N4: hover quotes the declaration of the symbol (a constant's value, its
@@ -53,12 +54,12 @@ func TestHoverWithholdsWhatIsDeclaredOutsideTheRoot(t *testing.T) {
 			"app/main.go":   "package main\n\nimport \"example.com/sec\"\n\nfunc main() { println(sec.Token) }\n\n// Local is declared here.\nconst Local = 1\n\nvar _ = Local\n",
 		})
 		s := sessionAt(t, root, "gopls")
-		if def := must(s.sup.Definition(s.ctx, s.at("main.go"), Place{Line: 5, Symbol: "Token"}))(t); len(def.Locations) != 1 || !def.Locations[0].Outside {
+		if def := must(s.sup.Definition(s.ctx, s.at("main.go"), protocol.Place{Line: 5, Symbol: "Token"}))(t); len(def.Locations) != 1 || !def.Locations[0].Outside {
 			t.Fatalf("definition: want one location outside the root, got %+v", def.Locations)
 		}
-		expectWithheld(t, must(s.sup.Hover(s.ctx, s.at("main.go"), Place{Line: 5, Symbol: "Token"}))(t), "secret/s.go", goSecret, goSecretD)
+		expectWithheld(t, must(s.sup.Hover(s.ctx, s.at("main.go"), protocol.Place{Line: 5, Symbol: "Token"}))(t), "secret/s.go", goSecret, goSecretD)
 		// Inside the root hover is quoted as before.
-		if h := must(s.sup.Hover(s.ctx, s.at("main.go"), Place{Line: 10, Symbol: "Local"}))(t); !strings.Contains(h.Contents, "Local is declared here") || h.Withheld != "" {
+		if h := must(s.sup.Hover(s.ctx, s.at("main.go"), protocol.Place{Line: 10, Symbol: "Local"}))(t); !strings.Contains(h.Contents, "Local is declared here") || h.Withheld != "" {
 			t.Errorf("hover inside the root: %+v", h)
 		}
 	})
@@ -75,7 +76,7 @@ func TestHoverWithholdsWhatIsDeclaredOutsideTheRoot(t *testing.T) {
 			t.Fatal(err)
 		}
 		s := sessionAt(t, root, "gopls")
-		expectWithheld(t, must(s.sup.Hover(s.ctx, s.at("main.go"), Place{Line: 5, Symbol: "Token"}))(t), "ext/s.go", goSecret, goSecretD)
+		expectWithheld(t, must(s.sup.Hover(s.ctx, s.at("main.go"), protocol.Place{Line: 5, Symbol: "Token"}))(t), "ext/s.go", goSecret, goSecretD)
 	})
 	t.Run("typescript relative import", func(t *testing.T) {
 		t.Parallel()
@@ -90,13 +91,13 @@ func TestHoverWithholdsWhatIsDeclaredOutsideTheRoot(t *testing.T) {
 		// Until tsserver has loaded the project, both hover and definition
 		// know only the import binding.
 		testenv.WaitFor(t, time.Minute, "the definition outside the root", func() bool {
-			def, err := s.sup.Definition(s.ctx, s.at("a.ts"), Place{Line: 2, Symbol: "token"})
+			def, err := s.sup.Definition(s.ctx, s.at("a.ts"), protocol.Place{Line: 2, Symbol: "token"})
 			return err == nil && len(def.Locations) == 1 && def.Locations[0].Outside
 		})
-		expectWithheld(t, must(s.sup.Hover(s.ctx, s.at("a.ts"), Place{Line: 2, Symbol: "token"}))(t), "outside/secret.ts", tsSecret, tsSecretD)
+		expectWithheld(t, must(s.sup.Hover(s.ctx, s.at("a.ts"), protocol.Place{Line: 2, Symbol: "token"}))(t), "outside/secret.ts", tsSecret, tsSecretD)
 		// Library code the toolchain installed (TypeScript's lib.*.d.ts,
 		// under node_modules) is quoted: it is no one's secret.
-		if h := must(s.sup.Hover(s.ctx, s.at("a.ts"), Place{Line: 2, Symbol: "log"}))(t); h.Withheld != "" || !strings.Contains(h.Contents, "log(") {
+		if h := must(s.sup.Hover(s.ctx, s.at("a.ts"), protocol.Place{Line: 2, Symbol: "log"}))(t); h.Withheld != "" || !strings.Contains(h.Contents, "log(") {
 			t.Errorf("hover on console.log: %+v", h)
 		}
 	})
@@ -108,7 +109,7 @@ func TestHoverWithholdsWhatIsDeclaredOutsideTheRoot(t *testing.T) {
 			"main.go": "package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(1) }\n",
 		})
 		s := sessionAt(t, root, "gopls")
-		if h := must(s.sup.Hover(s.ctx, s.at("main.go"), Place{Line: 5, Symbol: "Println"}))(t); h.Withheld != "" || !strings.Contains(h.Contents, "func fmt.Println") {
+		if h := must(s.sup.Hover(s.ctx, s.at("main.go"), protocol.Place{Line: 5, Symbol: "Println"}))(t); h.Withheld != "" || !strings.Contains(h.Contents, "func fmt.Println") {
 			t.Errorf("hover on fmt.Println: %+v", h)
 		}
 	})
@@ -132,7 +133,7 @@ func TestCodeActionTitlesForOutsideEditsAreWithheld(t *testing.T) {
 		d, err := s.sup.Diagnostics(s.ctx, s.at("a.ts"))
 		return err == nil && strings.Contains(diagKeys(root, d.Diagnostics), "missingHelper")
 	})
-	res := must(s.sup.CodeActions(s.ctx, s.at("a.ts"), Place{Line: 2, Symbol: "missingHelper"}))(t)
+	res := must(s.sup.CodeActions(s.ctx, s.at("a.ts"), protocol.Place{Line: 2, Symbol: "missingHelper"}))(t)
 	outside := 0
 	for _, a := range res.Actions {
 		for _, f := range a.Files {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
+	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 )
 
 // LSP-7, PRE-1: two runs share one gopls; run A's preview of a change
@@ -57,14 +58,14 @@ func TestPreviewHiddenFromAnotherRun(t *testing.T) {
 	t.Cleanup(func() { b.Close() })
 
 	// Both runs use the one server before.
-	must(a.sup.Hover(a.ctx, a.at("main.go"), Place{Line: 12, Symbol: "Total"}))(t)
+	must(a.sup.Hover(a.ctx, a.at("main.go"), protocol.Place{Line: 12, Symbol: "Total"}))(t)
 	must(b.Diagnostics(a.ctx, loc(t, b, a.path("shapes/shapes.go"))))(t)
 	if got := a.sup.runningEntries(); len(got) != 1 || got[0].clients != 2 {
 		t.Fatalf("want one gopls held by both runs, got %+v", got)
 	}
 
 	armed.Store(true)
-	h, err := b.Hover(a.ctx, loc(t, b, a.path("main.go")), Place{Line: 12, Symbol: "Total"})
+	h, err := b.Hover(a.ctx, loc(t, b, a.path("main.go")), protocol.Place{Line: 12, Symbol: "Total"})
 	answered <- struct{}{}
 	if err != nil {
 		t.Fatal(err)
@@ -101,8 +102,8 @@ func TestSharedServerIdleReaped(t *testing.T) {
 	a := newSession(t, "go", "gopls", cfg)
 	b := NewSupervisor(a.root, cfg)
 	t.Cleanup(func() { b.Close() })
-	must(a.sup.Hover(a.ctx, a.at("main.go"), Place{Line: 12, Symbol: "Total"}))(t)
-	must(b.Hover(a.ctx, loc(t, b, a.path("main.go")), Place{Line: 12, Symbol: "Total"}))(t)
+	must(a.sup.Hover(a.ctx, a.at("main.go"), protocol.Place{Line: 12, Symbol: "Total"}))(t)
+	must(b.Hover(a.ctx, loc(t, b, a.path("main.go")), protocol.Place{Line: 12, Symbol: "Total"}))(t)
 	first := a.sup.running()
 	if len(first) != 1 || len(b.running()) != 1 || b.running()[0] != first[0] {
 		t.Fatalf("want one shared server, got %d and %d", len(first), len(b.running()))
@@ -117,7 +118,7 @@ func TestSharedServerIdleReaped(t *testing.T) {
 	if len(a.sup.running()) != 0 || len(b.running()) != 0 {
 		t.Fatal("a reaped server is still listed as running")
 	}
-	must(b.Hover(a.ctx, loc(t, b, a.path("main.go")), Place{Line: 12, Symbol: "Total"}))(t)
+	must(b.Hover(a.ctx, loc(t, b, a.path("main.go")), protocol.Place{Line: 12, Symbol: "Total"}))(t)
 	if got := a.sup.Status(context.Background()); len(got.Servers) == 0 {
 		t.Fatal("no status")
 	}
@@ -149,8 +150,8 @@ func TestSharedServerCrashRestartsOnce(t *testing.T) {
 func killShared(t *testing.T, a *session, b *Supervisor) (old *server, ra, rb []*server) {
 	t.Helper()
 	hover := func() {
-		must(a.sup.Hover(a.ctx, a.at("main.go"), Place{Line: 12, Symbol: "Total"}))(t)
-		must(b.Hover(a.ctx, loc(t, b, a.path("main.go")), Place{Line: 12, Symbol: "Total"}))(t)
+		must(a.sup.Hover(a.ctx, a.at("main.go"), protocol.Place{Line: 12, Symbol: "Total"}))(t)
+		must(b.Hover(a.ctx, loc(t, b, a.path("main.go")), protocol.Place{Line: 12, Symbol: "Total"}))(t)
 	}
 	hover()
 	old = a.sup.running()[0]

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
+	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 )
 
 // N6 and N10: what a server's start reads of the checkout, and the root
@@ -91,7 +92,7 @@ func TestClangdCompileCommandsMustBeARegularFileInTheRoot(t *testing.T) {
 				sup := NewSupervisor(root, Config{})
 				defer sup.Close()
 				err := quickly(t, "hover", func() error {
-					_, err := sup.Hover(t.Context(), loc(t, sup, filepath.Join(root, "a.c")), Place{Line: 1, Symbol: "hello"})
+					_, err := sup.Hover(t.Context(), loc(t, sup, filepath.Join(root, "a.c")), protocol.Place{Line: 1, Symbol: "hello"})
 					return err
 				})
 				expectErr(t, "hover", err, nil, "clangd was not started", name+" "+want, "replace it with the real compilation database, or remove it")
@@ -118,7 +119,7 @@ func TestRootMarkerMustBeARegularFileInTheRoot(t *testing.T) {
 				sup := NewSupervisor(root, Config{})
 				defer sup.Close()
 				err := quickly(t, "hover", func() error {
-					_, err := sup.Hover(t.Context(), loc(t, sup, filepath.Join(root, c.file)), Place{Line: 1, Symbol: c.symbol})
+					_, err := sup.Hover(t.Context(), loc(t, sup, filepath.Join(root, c.file)), protocol.Place{Line: 1, Symbol: c.symbol})
 					return err
 				})
 				expectErr(t, "hover", err, ErrUnavailable, "found "+c.marker+", which does not count as a root marker", "it "+want,
@@ -157,7 +158,7 @@ func TestCloseDuringAHungPreparation(t *testing.T) {
 	sup := NewSupervisor(root, Config{Servers: []ServerSpec{spec}})
 	hover := make(chan error, 1)
 	go func() {
-		_, err := sup.Hover(context.Background(), loc(t, sup, filepath.Join(root, "a.fake")), Place{Line: 1, Symbol: "world"})
+		_, err := sup.Hover(context.Background(), loc(t, sup, filepath.Join(root, "a.fake")), protocol.Place{Line: 1, Symbol: "world"})
 		hover <- err
 	}()
 	<-entered

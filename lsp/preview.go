@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/staged"
+	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
@@ -53,8 +54,8 @@ type previewItem struct {
 	v      *Verdict
 	path   string
 	text   string
-	base   *openDoc        // the document as on disk, nil for a new file
-	raw    []lspDiagnostic // base's diagnostics as the server gave them
+	base   *openDoc              // the document as on disk, nil for a new file
+	raw    []protocol.Diagnostic // base's diagnostics as the server gave them
 	before []Diagnostic
 	sent   *openDoc // the unsaved version
 	after  []Diagnostic
@@ -370,11 +371,11 @@ func (s *server) sendUnsaved(ctx context.Context, path, languageID, text string)
 	next := &openDoc{path: path, uri: fileURI(path), languageID: languageID, version: 1, text: text, syncSeq: seq, unsaved: true}
 	var err error
 	if doc == nil {
-		err = s.notify(ctx, "textDocument/didOpen", didOpenParams{TextDocument: textDocumentItem{
+		err = s.notify(ctx, "textDocument/didOpen", protocol.DidOpenParams{TextDocument: protocol.TextDocumentItem{
 			URI: next.uri, LanguageID: languageID, Version: 1, Text: text}})
 	} else {
 		next.languageID, next.version = doc.languageID, doc.version+1
-		p := didChangeParams{TextDocument: versionedTextDocumentIdentifier{URI: next.uri, Version: &next.version}}
+		p := protocol.DidChangeParams{TextDocument: protocol.VersionedTextDocumentIdentifier{URI: next.uri, Version: &next.version}}
 		p.ContentChanges = append(p.ContentChanges, struct {
 			Text string `json:"text"`
 		}{text})
@@ -406,7 +407,7 @@ func (s *server) restoreLocked(ctx context.Context, path string, base *openDoc) 
 		// and costs gopls a reload of the package.
 		next := &openDoc{path: path, uri: doc.uri, languageID: doc.languageID, version: doc.version + 1,
 			text: text, modTime: info.ModTime(), size: info.Size(), syncSeq: seq}
-		p := didChangeParams{TextDocument: versionedTextDocumentIdentifier{URI: next.uri, Version: &next.version}}
+		p := protocol.DidChangeParams{TextDocument: protocol.VersionedTextDocumentIdentifier{URI: next.uri, Version: &next.version}}
 		p.ContentChanges = append(p.ContentChanges, struct {
 			Text string `json:"text"`
 		}{text})

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 )
 
 // TestPreviewGopls previews proposed contents on a real gopls: one that
@@ -32,7 +34,7 @@ func TestPreviewGopls(t *testing.T) {
 				t.Errorf("lsp diagnostics sees the preview's text: %s", x.Message)
 			}
 		}
-		h := must(s.sup.Hover(s.ctx, s.at("main.go"), Place{Line: 12, Symbol: "Total"}))(t)
+		h := must(s.sup.Hover(s.ctx, s.at("main.go"), protocol.Place{Line: 12, Symbol: "Total"}))(t)
 		if !strings.Contains(h.Contents, "[]shapes.Shape) float64") {
 			t.Errorf("hover sees the preview's text: %s", h.Contents)
 		}
@@ -161,7 +163,7 @@ func TestPreviewCancelledAtRandom(t *testing.T) {
 	if len(d.Diagnostics) != 0 {
 		t.Errorf("lsp diagnostics sees a preview's text: %+v", d.Diagnostics)
 	}
-	h := must(s.sup.Hover(base, s.at("main.go"), Place{Line: 12, Symbol: "Total"}))(t)
+	h := must(s.sup.Hover(base, s.at("main.go"), protocol.Place{Line: 12, Symbol: "Total"}))(t)
 	if !strings.Contains(h.Contents, "[]shapes.Shape) float64") {
 		t.Errorf("hover sees a preview's text: %s", h.Contents)
 	}

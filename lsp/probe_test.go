@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
+	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 )
 
 // Issue 18: a probe that never ends (a server whose --version hangs, with
@@ -38,7 +39,7 @@ exit 1
 		t.Errorf("status: want broken, got %+v", row)
 	}
 	expectContains(t, "status", row.RunError, "`"+bin+" --version` did not finish within 1s")
-	_, err := sup.Hover(t.Context(), loc(t, sup, filepath.Join(root, "a.fake")), Place{Line: 1, Symbol: "world"})
+	_, err := sup.Hover(t.Context(), loc(t, sup, filepath.Join(root, "a.fake")), protocol.Place{Line: 1, Symbol: "world"})
 	expectErr(t, "hover", err, ErrUnavailable, "is installed but does not run", "did not finish within 1s", "install it: fix it")
 
 	data, _ := os.ReadFile(pids)

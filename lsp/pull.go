@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"strconv"
+
+	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 )
 
 // pullTSServer asks tsserver, through typescript-language-server's
@@ -13,9 +15,9 @@ import (
 // nothing after a change that leaves a file as clean as it was, so a wait
 // for its publish could only time out (issue 19 §2). tsserver answers
 // after it has taken the change sent before, so the answer is for doc.
-func pullTSServer(ctx context.Context, s *server, doc *openDoc) ([]lspDiagnostic, error) {
-	d := newDocument(doc.text)
-	items := []lspDiagnostic{}
+func pullTSServer(ctx context.Context, s *server, doc *openDoc) ([]protocol.Diagnostic, error) {
+	d := protocol.NewDocument(doc.text)
+	items := []protocol.Diagnostic{}
 	for _, command := range []string{"syntacticDiagnosticsSync", "semanticDiagnosticsSync", "suggestionDiagnosticsSync"} {
 		var res struct {
 			Success bool   `json:"success"`
@@ -29,7 +31,7 @@ func pullTSServer(ctx context.Context, s *server, doc *openDoc) ([]lspDiagnostic
 				Source   string                     `json:"source"`
 			} `json:"body"`
 		}
-		params := executeCommandParams{Command: "typescript.tsserverRequest", Arguments: []any{command, map[string]any{"file": doc.uri}}}
+		params := protocol.ExecuteCommandParams{Command: "typescript.tsserverRequest", Arguments: []any{command, map[string]any{"file": doc.uri}}}
 		if err := s.call(ctx, "workspace/executeCommand", params, &res); err != nil {
 			return nil, err
 		}
@@ -41,8 +43,8 @@ func pullTSServer(ctx context.Context, s *server, doc *openDoc) ([]lspDiagnostic
 			if source == "" {
 				source = "typescript" // as the server names the ones it publishes
 			}
-			items = append(items, lspDiagnostic{
-				Range:    lspRange{Start: tsPosition(d, it.Start.Line, it.Start.Offset, s.encoding), End: tsPosition(d, it.End.Line, it.End.Offset, s.encoding)},
+			items = append(items, protocol.Diagnostic{
+				Range:    protocol.Range{Start: tsPosition(d, it.Start.Line, it.Start.Offset, s.encoding), End: tsPosition(d, it.End.Line, it.End.Offset, s.encoding)},
 				Severity: tsSeverity(it.Category),
 				Code:     json.RawMessage(strconv.Itoa(it.Code)),
 				Source:   source,
@@ -55,9 +57,9 @@ func pullTSServer(ctx context.Context, s *server, doc *openDoc) ([]lspDiagnostic
 
 // tsPosition converts tsserver's 1-based line and UTF-16 offset to a
 // position in the server's encoding.
-func tsPosition(d *document, line, offset int, enc string) position {
-	text := d.line(line - 1)
-	return position{Line: max(line-1, 0), Character: encodedColumn(text, byteColumn(text, max(offset-1, 0), encUTF16), enc)}
+func tsPosition(d *protocol.Document, line, offset int, enc string) protocol.Position {
+	text := d.Line(line - 1)
+	return protocol.Position{Line: max(line-1, 0), Character: protocol.EncodedColumn(text, protocol.ByteColumn(text, max(offset-1, 0), protocol.UTF16), enc)}
 }
 
 // tsSeverity maps tsserver's diagnostic category to an LSP severity.

@@ -16,6 +16,7 @@ import (
 	"github.com/builtin-tools/builtin-tools/internal/atomicfile"
 	"github.com/builtin-tools/builtin-tools/internal/staged"
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
+	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
@@ -62,7 +63,7 @@ func (f FileEdit) What() string {
 // workspace: it asks the server for a WorkspaceEdit and applies it (both
 // `changes` and `documentChanges`, file creates, renames and deletes
 // included) to every file, all or nothing, then re-syncs the server.
-func (s *Supervisor) Rename(ctx context.Context, file pathguard.Path, p Place, newName string, force bool) (*RenameResult, error) {
+func (s *Supervisor) Rename(ctx context.Context, file pathguard.Path, p protocol.Place, newName string, force bool) (*RenameResult, error) {
 	r, plan, err := s.planRename(ctx, file, p, newName)
 	if err != nil {
 		return nil, err
@@ -85,7 +86,7 @@ func (s *Supervisor) Rename(ctx context.Context, file pathguard.Path, p Place, n
 
 // planRename asks the server for the rename's WorkspaceEdit and works it
 // out in memory. The caller must call r.srv.release() when err is nil.
-func (s *Supervisor) planRename(ctx context.Context, file pathguard.Path, p Place, newName string) (*request, *editPlan, error) {
+func (s *Supervisor) planRename(ctx context.Context, file pathguard.Path, p protocol.Place, newName string) (*request, *editPlan, error) {
 	if strings.TrimSpace(newName) == "" {
 		return nil, nil, fmt.Errorf("%w: new_name is required", ErrBadArgument)
 	}
@@ -98,8 +99,8 @@ func (s *Supervisor) planRename(ctx context.Context, file pathguard.Path, p Plac
 		r.srv.release()
 		return nil, nil, fmt.Errorf("%w: %s; nothing was renamed", ErrServerTimeout, strings.Replace(note, "the answer may be incomplete; ask again", "a rename now could miss files: try again", 1))
 	}
-	var we *workspaceEdit
-	params := renameParams{textDocumentPositionParams: r.params(), NewName: newName}
+	var we *protocol.WorkspaceEdit
+	params := protocol.RenameParams{TextDocumentPositionParams: r.params(), NewName: newName}
 	if err := r.srv.call(ctx, "textDocument/rename", params, &we); err != nil {
 		r.srv.release()
 		return nil, nil, err
@@ -157,7 +158,7 @@ type StagedEdit struct {
 // and writes nothing: the files it changes, their text before and after.
 // A rename that also creates, moves or deletes files is refused here
 // (staged edits change file contents only).
-func (s *Supervisor) PlanRename(ctx context.Context, file pathguard.Path, p Place, newName string) (*StagedEdit, error) {
+func (s *Supervisor) PlanRename(ctx context.Context, file pathguard.Path, p protocol.Place, newName string) (*StagedEdit, error) {
 	r, plan, err := s.planRename(ctx, file, p, newName)
 	if err != nil {
 		return nil, err
@@ -225,7 +226,7 @@ type plannedFile struct {
 // planEdit applies we to in-memory copies of the files. Every path must be
 // inside the root; text edits must not overlap; a versioned text edit must
 // match the version the server was given.
-func (s *Supervisor) planEdit(we *workspaceEdit, srv *server) (*editPlan, error) {
+func (s *Supervisor) planEdit(we *protocol.WorkspaceEdit, srv *server) (*editPlan, error) {
 	p := &editPlan{files: map[string]*plannedFile{}}
 	get := func(uri string) (*plannedFile, error) {
 		path, ok := uriPath(uri)
@@ -256,7 +257,7 @@ func (s *Supervisor) planEdit(we *workspaceEdit, srv *server) (*editPlan, error)
 		p.order = append(p.order, path)
 		return f, nil
 	}
-	edit := func(uri string, edits []textEdit, version *int) error {
+	edit := func(uri string, edits []protocol.TextEdit, version *int) error {
 		f, err := get(uri)
 		if err != nil {
 			return err
@@ -272,7 +273,7 @@ func (s *Supervisor) planEdit(we *workspaceEdit, srv *server) (*editPlan, error)
 				return fmt.Errorf("the edit is for version %d of %s but the server has version %d; run the rename again", *version, s.rel(f.path), doc.version)
 			}
 		}
-		enc := encUTF16
+		enc := protocol.UTF16
 		if srv != nil {
 			enc = srv.encoding
 		}
@@ -301,7 +302,7 @@ func (s *Supervisor) planEdit(we *workspaceEdit, srv *server) (*editPlan, error)
 		}
 	}
 	for _, raw := range we.DocumentChanges {
-		var dc documentChange
+		var dc protocol.DocumentChange
 		if err := json.Unmarshal(raw, &dc); err != nil {
 			return nil, fmt.Errorf("the server sent a documentChanges entry this client cannot read: %v", err)
 		}
@@ -508,7 +509,7 @@ func (s *Supervisor) keepMetadata(f *plannedFile) string {
 // resyncAfterEdit tells the server about every file the plan changed: open
 // ones through didChange/didClose, the rest as watched-file events.
 func (s *Supervisor) resyncAfterEdit(ctx context.Context, srv *server, p *editPlan) error {
-	var events []fileEvent
+	var events []protocol.FileEvent
 	for _, path := range p.order {
 		f := p.files[path]
 		if !f.touched {
@@ -522,14 +523,14 @@ func (s *Supervisor) resyncAfterEdit(ctx context.Context, srv *server, p *editPl
 				return err
 			}
 		}
-		typ := fileChanged
+		typ := protocol.FileChanged
 		switch {
 		case !f.exists:
-			typ = fileDeleted
+			typ = protocol.FileDeleted
 		case !f.existedOnDisk:
-			typ = fileCreated
+			typ = protocol.FileCreated
 		}
-		events = append(events, fileEvent{URI: fileURI(path), Type: typ})
+		events = append(events, protocol.FileEvent{URI: fileURI(path), Type: typ})
 	}
 	return srv.notifyWatched(ctx, events)
 }
@@ -553,19 +554,19 @@ func (e *TooLargeError) Error() string {
 // the new text, refusing one longer than limit bytes before building it.
 // Overlapping edits are an error; edits at the same position apply in the
 // order given.
-func applyTextEdits(text string, edits []textEdit, enc string, limit int) (string, error) {
-	d := newDocument(text)
+func applyTextEdits(text string, edits []protocol.TextEdit, enc string, limit int) (string, error) {
+	d := protocol.NewDocument(text)
 	type span struct {
 		start, end, idx int
 		text            string
 	}
 	spans := make([]span, 0, len(edits))
 	for i, e := range edits {
-		start, err := d.offset(e.Range.Start, enc)
+		start, err := d.Offset(e.Range.Start, enc)
 		if err != nil {
 			return "", err
 		}
-		end, err := d.offset(e.Range.End, enc)
+		end, err := d.Offset(e.Range.End, enc)
 		if err != nil {
 			return "", err
 		}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
@@ -87,7 +88,7 @@ type ServerSpec struct {
 	// pull asks a server that has no textDocument/diagnostic for a
 	// document's diagnostics in a request of its own; nil waits for what it
 	// publishes.
-	pull func(ctx context.Context, s *server, doc *openDoc) ([]lspDiagnostic, error)
+	pull func(ctx context.Context, s *server, doc *openDoc) ([]protocol.Diagnostic, error)
 }
 
 // Launch is one server start as [ServerSpec.Prepare] may adjust it.

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
@@ -57,18 +58,18 @@ func runServerCase(t *testing.T, c serverCase) {
 	def := s.path(c.defFile)
 
 	t.Run("definition", func(t *testing.T) {
-		out := must(s.sup.Definition(s.ctx, loc(s.t, s.sup, def), Place{Line: c.defLine, Symbol: c.defSymbol}))(t)
+		out := must(s.sup.Definition(s.ctx, loc(s.t, s.sup, def), protocol.Place{Line: c.defLine, Symbol: c.defSymbol}))(t)
 		expectContains(t, "definition", locKeys(out), c.defWant...)
 	})
 	t.Run("references", func(t *testing.T) {
-		out := must(s.sup.References(s.ctx, s.at(c.refFile), Place{Line: c.refLine, Symbol: c.refSymbol}))(t)
+		out := must(s.sup.References(s.ctx, s.at(c.refFile), protocol.Place{Line: c.refLine, Symbol: c.refSymbol}))(t)
 		if out.Total != c.refTotal || len(out.Locations) != c.refTotal {
 			t.Errorf("references: want %d, got %d of %d", c.refTotal, len(out.Locations), out.Total)
 		}
 		expectContains(t, "references", locKeys(out), c.refWant...)
 	})
 	t.Run("hover", func(t *testing.T) {
-		out := must(s.sup.Hover(s.ctx, loc(s.t, s.sup, def), Place{Line: c.defLine, Symbol: c.defSymbol}))(t)
+		out := must(s.sup.Hover(s.ctx, loc(s.t, s.sup, def), protocol.Place{Line: c.defLine, Symbol: c.defSymbol}))(t)
 		expectContains(t, "hover", out.Contents, c.hoverWant...)
 	})
 	t.Run("symbols", func(t *testing.T) {
@@ -103,7 +104,7 @@ func runServerCase(t *testing.T, c serverCase) {
 		}
 	})
 	t.Run("rename", func(t *testing.T) {
-		res, err := s.sup.Rename(s.ctx, s.at(c.renameFile), Place{Line: c.renameLine, Symbol: c.renameSymbol}, c.newName, false)
+		res, err := s.sup.Rename(s.ctx, s.at(c.renameFile), protocol.Place{Line: c.renameLine, Symbol: c.renameSymbol}, c.newName, false)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
+	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 )
 
 // Issue 19 §2 (guard): every configurable timeout of lsp bounds its call.
@@ -37,7 +38,7 @@ func TestEveryTimeoutBounds(t *testing.T) {
 		sup := NewSupervisor(root, Config{Servers: []ServerSpec{fakeSpec(t, "silent")}, StartTimeout: d})
 		defer sup.Close()
 		within(t, "a first call to a server that never initializes", func(ctx context.Context) error {
-			_, err := sup.Hover(ctx, loc(t, sup, filepath.Join(root, "a.fake")), Place{Line: 1, Symbol: "world"})
+			_, err := sup.Hover(ctx, loc(t, sup, filepath.Join(root, "a.fake")), protocol.Place{Line: 1, Symbol: "world"})
 			return err
 		}, func(err error) {
 			expectErr(t, "hover", err, ErrServerTimeout, "did not finish starting (initialize) within 1s")
@@ -49,7 +50,7 @@ func TestEveryTimeoutBounds(t *testing.T) {
 		sup := NewSupervisor(root, Config{Servers: []ServerSpec{fakeSpec(t, "mute")}, RequestTimeout: d})
 		defer sup.Close()
 		within(t, "a request the server never answers", func(ctx context.Context) error {
-			_, err := sup.Definition(ctx, loc(t, sup, filepath.Join(root, "a.fake")), Place{Line: 1, Symbol: "world"})
+			_, err := sup.Definition(ctx, loc(t, sup, filepath.Join(root, "a.fake")), protocol.Place{Line: 1, Symbol: "world"})
 			return err
 		}, func(err error) { expectErr(t, "definition", err, ErrServerTimeout, "no answer within 1s") })
 	})
@@ -63,7 +64,7 @@ func TestEveryTimeoutBounds(t *testing.T) {
 		sup := NewSupervisor(root, Config{Servers: []ServerSpec{fakeSpec(t, "deaf")}, RequestTimeout: d})
 		defer sup.Close()
 		within(t, "a document the server never reads", func(ctx context.Context) error {
-			_, err := sup.Hover(ctx, loc(t, sup, filepath.Join(root, "big.fake")), Place{Line: 1, Symbol: "world"})
+			_, err := sup.Hover(ctx, loc(t, sup, filepath.Join(root, "big.fake")), protocol.Place{Line: 1, Symbol: "world"})
 			return err
 		}, func(err error) { expectErr(t, "hover", err, ErrServerTimeout, "it stopped reading its input") })
 	})
@@ -122,7 +123,7 @@ func TestEveryTimeoutBounds(t *testing.T) {
 		sup := NewSupervisor(root, Config{Servers: []ServerSpec{spec}, ProbeTimeout: d})
 		defer sup.Close()
 		within(t, "a probe that never ends", func(ctx context.Context) error {
-			_, err := sup.Hover(ctx, loc(t, sup, filepath.Join(root, "a.fake")), Place{Line: 1, Symbol: "world"})
+			_, err := sup.Hover(ctx, loc(t, sup, filepath.Join(root, "a.fake")), protocol.Place{Line: 1, Symbol: "world"})
 			return err
 		}, func(err error) {
 			expectErr(t, "hover", err, ErrUnavailable, "-fake-lsp=hang` did not finish within 1s")

@@ -13,6 +13,7 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
+	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
@@ -70,7 +71,7 @@ func touchAll(t *testing.T, sup *Supervisor, file string) {
 	if _, err := sup.Reload(ctx, loc(t, sup, file)); err != nil {
 		t.Logf("reload: %v", err)
 	}
-	if _, err := sup.Hover(ctx, loc(t, sup, file), Place{Line: 1, Symbol: "hello"}); err != nil {
+	if _, err := sup.Hover(ctx, loc(t, sup, file), protocol.Place{Line: 1, Symbol: "hello"}); err != nil {
 		t.Logf("hover: %v", err)
 	}
 	if _, err := sup.Symbols(ctx, "hello", pathguard.Path{}); err != nil {
@@ -324,7 +325,7 @@ func TestShellHookManagersAreNeverRun(t *testing.T) {
 	sup := NewSupervisor(root, Config{})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	if _, err := sup.Hover(ctx, loc(t, sup, filepath.Join(root, "a.ts")), Place{Line: 1, Symbol: "hello"}); err != nil {
+	if _, err := sup.Hover(ctx, loc(t, sup, filepath.Join(root, "a.ts")), protocol.Place{Line: 1, Symbol: "hello"}); err != nil {
 		t.Fatal(err)
 	}
 	if rep, err := sup.Check(ctx); err == nil {

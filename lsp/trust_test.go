@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
+	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 )
 
 // D2: a read-tier call runs no program from the checkout and no code of it
@@ -68,10 +69,10 @@ func TestUntrustedCheckoutRunsNoProgramOfIt(t *testing.T) {
 	defer cancel()
 	sup := NewSupervisor(root, Config{})
 	defer sup.Close()
-	if _, err := sup.Hover(ctx, loc(t, sup, filepath.Join(root, "m.py")), Place{Line: 1, Symbol: "f"}); err != nil {
+	if _, err := sup.Hover(ctx, loc(t, sup, filepath.Join(root, "m.py")), protocol.Place{Line: 1, Symbol: "f"}); err != nil {
 		t.Logf("hover m.py: %v", err)
 	}
-	if _, err := sup.Hover(ctx, loc(t, sup, filepath.Join(root, "a.ts")), Place{Line: 1, Symbol: "g"}); err != nil {
+	if _, err := sup.Hover(ctx, loc(t, sup, filepath.Join(root, "a.ts")), protocol.Place{Line: 1, Symbol: "g"}); err != nil {
 		t.Logf("hover a.ts: %v", err)
 	}
 	out, err := sup.Check(ctx)
@@ -146,7 +147,7 @@ func TestClangdKeepsItsIndexOutsideTheRoot(t *testing.T) {
 	t.Parallel()
 	s := newSession(t, "c", "clangd", Config{})
 	before := listTree(t, s.root)
-	if out := must(s.sup.References(s.ctx, s.at("geometry.h"), Place{Line: 10, Symbol: "area"}))(t); out.Total != 3 {
+	if out := must(s.sup.References(s.ctx, s.at("geometry.h"), protocol.Place{Line: 10, Symbol: "area"}))(t); out.Total != 3 {
 		t.Errorf("references: want 3, got %d", out.Total)
 	}
 	s.sup.Close()

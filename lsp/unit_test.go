@@ -8,104 +8,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"unicode/utf8"
+
+	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 )
 
-func TestFindSymbol(t *testing.T) {
-	d := newDocument("package p\n\nfunc max(x int) int { return x }\r\nvar größe = \"🚀\" + name\n" +
-		"total := stats.Sum(xs) + stats.Sum(ys)\nc.total = c.total + a->b + T::m(x?.y)\n")
-	cases := []struct {
-		line       int
-		symbol     string
-		occurrence int
-		col        int    // byte column wanted
-		err        string // or the error text wanted
-	}{
-		{3, "max", 0, 5, ""},
-		{3, "x", 0, 9, ""}, // the whole word, not the x inside "max"
-		{3, "x", 2, 29, ""},
-		{3, "return x", 0, 22, ""},
-		{4, "name", 0, 23, ""},
-		{4, "größe", 0, 4, ""},
-		{4, "nome", 0, 0, `"nome" is not on f.go:4, which reads "var größe = \"🚀\" + name"`},
-		{4, "", 0, 0, "symbol is required"},
-		{7, "x", 0, 0, "line 7 is out of range: f.go has 6 lines"},
-		{0, "x", 0, 0, "line 0 is out of range"},
-		// Issue 19 §3: a qualified symbol points at its last part, and a
-		// repeated one is chosen by its occurrence.
-		{5, "stats.Sum", 0, 15, ""},
-		{5, "stats.Sum", 2, 31, ""},
-		{5, "Sum", 2, 31, ""},
-		{5, "stats", 2, 25, ""},
-		{5, "stats.Sum", 3, 0, `occurrence 3 of "stats.Sum" is past the last one: f.go:5, which reads "total := stats.Sum(xs) + stats.Sum(ys)", has it 2 times; give occurrence 1 to 2`},
-		{5, "total", 2, 0, "has it once; give occurrence 1 to 1"},
-		{5, "Sum", -1, 0, "occurrence -1 is not a count: occurrences are 1-based"},
-		{6, "c.total", 2, 12, ""},
-		{6, "a->b", 0, 23, ""},
-		{6, "T::m", 0, 30, ""},
-		{6, "x?.y", 0, 35, ""},
-		{6, "Cart.total", 0, 2, ""}, // not on the line as written: its last part
-		{6, "Cart.Total", 0, 0, `"Cart.Total" is not on f.go:6`},
-	}
-	for _, c := range cases {
-		p := Place{Line: c.line, Symbol: c.symbol, Occurrence: c.occurrence}
-		line0, col, _, err := findSymbol(d, "f.go", p)
-		if c.err != "" {
-			if err == nil || !strings.Contains(err.Error(), c.err) {
-				t.Errorf("%+v: want error %q, got %v", p, c.err, err)
-			}
-			continue
-		}
-		if err != nil || line0 != c.line-1 || col != c.col {
-			t.Errorf("%+v: got line0 %d col %d err %v; want col %d", p, line0, col, err, c.col)
-		}
-	}
-	if d.line(2) != "func max(x int) int { return x }" {
-		t.Errorf("CRLF line kept its CR: %q", d.line(2))
-	}
-	if _, _, _, err := findSymbol(newDocument(""), "e.go", Place{Line: 1, Symbol: "x"}); err == nil || !strings.Contains(err.Error(), "e.go is empty") {
-		t.Errorf("empty file: %v", err)
-	}
-}
-
-func TestColumns(t *testing.T) {
-	line := "größe 🚀 x"
-	b := strings.Index(line, "x") // 5 letters (7 bytes), space, rocket (4 bytes), space
-	want := map[string]int{encUTF8: 13, encUTF16: 9, encUTF32: 8}
-	for enc, col := range want {
-		if got := encodedColumn(line, b, enc); got != col {
-			t.Errorf("%s: encodedColumn = %d, want %d", enc, got, col)
-		}
-		if got := byteColumn(line, col, enc); got != b {
-			t.Errorf("%s: byteColumn(%d) = %d, want %d", enc, col, got, b)
-		}
-	}
-	if got := byteColumn(line, 999, encUTF16); got != len(line) {
-		t.Errorf("past the end: %d, want the line length %d", got, len(line))
-	}
-}
-
-func FuzzColumns(f *testing.F) {
-	f.Add("größe 🚀 x", 3)
-	f.Add("\xff\xfeab", 1)
-	f.Fuzz(func(t *testing.T, line string, at int) {
-		if at < 0 || at > len(line) {
-			return
-		}
-		for at > 0 && at < len(line) && !utf8.RuneStart(line[at]) {
-			at--
-		}
-		for _, enc := range []string{encUTF8, encUTF16, encUTF32} {
-			col := encodedColumn(line, at, enc)
-			if back := byteColumn(line, col, enc); back != at && utf8.ValidString(line) {
-				t.Fatalf("%s: byte %d -> column %d -> byte %d in %q", enc, at, col, back, line)
-			}
-		}
-	})
-}
-
-func edit(l1, c1, l2, c2 int, text string) textEdit {
-	return textEdit{Range: lspRange{Start: position{l1, c1}, End: position{l2, c2}}, NewText: text}
+func edit(l1, c1, l2, c2 int, text string) protocol.TextEdit {
+	return protocol.TextEdit{Range: protocol.Range{Start: protocol.Position{Line: l1, Character: c1}, End: protocol.Position{Line: l2, Character: c2}}, NewText: text}
 }
 
 func TestApplyTextEdits(t *testing.T) {
@@ -113,18 +21,18 @@ func TestApplyTextEdits(t *testing.T) {
 	cases := []struct {
 		name  string
 		enc   string
-		edits []textEdit
+		edits []protocol.TextEdit
 		want  string
 		err   string
 	}{
-		{"replace and insert, any order", encUTF16, []textEdit{edit(1, 0, 1, 1, "B"), edit(0, 0, 0, 1, "A")}, "A := 1\r\nB := größe + 🚀x\n", ""},
+		{"replace and insert, any order", protocol.UTF16, []protocol.TextEdit{edit(1, 0, 1, 1, "B"), edit(0, 0, 0, 1, "A")}, "A := 1\r\nB := größe + 🚀x\n", ""},
 		// x stands after the rocket: column 15 in UTF-16 units, 14 in runes.
-		{"utf-16 column after a surrogate pair", encUTF16, []textEdit{edit(1, 15, 1, 16, "y")}, "a := 1\r\nb := größe + 🚀y\n", ""},
-		{"utf-32 column", encUTF32, []textEdit{edit(1, 14, 1, 15, "y")}, "a := 1\r\nb := größe + 🚀y\n", ""},
-		{"inserts at one place keep their order", encUTF8, []textEdit{edit(0, 0, 0, 0, "1"), edit(0, 0, 0, 0, "2")}, "12a := 1\r\nb := größe + 🚀x\n", ""},
-		{"past the end clamps", encUTF8, []textEdit{edit(9, 0, 9, 0, "// end\n")}, text + "// end\n", ""},
-		{"overlap", encUTF8, []textEdit{edit(0, 0, 0, 3, "x"), edit(0, 2, 0, 4, "y")}, "", "overlapping"},
-		{"backwards", encUTF8, []textEdit{edit(0, 3, 0, 1, "x")}, "", "ends"},
+		{"utf-16 column after a surrogate pair", protocol.UTF16, []protocol.TextEdit{edit(1, 15, 1, 16, "y")}, "a := 1\r\nb := größe + 🚀y\n", ""},
+		{"utf-32 column", protocol.UTF32, []protocol.TextEdit{edit(1, 14, 1, 15, "y")}, "a := 1\r\nb := größe + 🚀y\n", ""},
+		{"inserts at one place keep their order", protocol.UTF8, []protocol.TextEdit{edit(0, 0, 0, 0, "1"), edit(0, 0, 0, 0, "2")}, "12a := 1\r\nb := größe + 🚀x\n", ""},
+		{"past the end clamps", protocol.UTF8, []protocol.TextEdit{edit(9, 0, 9, 0, "// end\n")}, text + "// end\n", ""},
+		{"overlap", protocol.UTF8, []protocol.TextEdit{edit(0, 0, 0, 3, "x"), edit(0, 2, 0, 4, "y")}, "", "overlapping"},
+		{"backwards", protocol.UTF8, []protocol.TextEdit{edit(0, 3, 0, 1, "x")}, "", "ends"},
 	}
 	for _, c := range cases {
 		got, err := applyTextEdits(text, c.edits, c.enc, maxFileBytes)
@@ -144,8 +52,8 @@ func FuzzApplyTextEdits(f *testing.F) {
 	f.Add("a\nbc\n", 0, 1, 1, 0, "x", 1, 0, 1, 2, "y")
 	f.Add("🚀\r\n", 0, 1, 0, 2, "", 5, 5, 6, 6, "z")
 	f.Fuzz(func(t *testing.T, text string, a, b, c, d int, s1 string, e, g, h, i int, s2 string) {
-		edits := []textEdit{edit(a, b, c, d, s1), edit(e, g, h, i, s2)}
-		for _, enc := range []string{encUTF8, encUTF16, encUTF32} {
+		edits := []protocol.TextEdit{edit(a, b, c, d, s1), edit(e, g, h, i, s2)}
+		for _, enc := range []string{protocol.UTF8, protocol.UTF16, protocol.UTF32} {
 			out, err := applyTextEdits(text, edits, enc, maxFileBytes)
 			if err != nil {
 				continue
@@ -178,13 +86,13 @@ func TestPlanAndCommitFileOperations(t *testing.T) {
 		b, _ := json.Marshal(v)
 		return b
 	}
-	we := &workspaceEdit{
-		Changes: map[string][]textEdit{uri("e.txt"): {edit(0, 0, 0, 6, "changed")}},
+	we := &protocol.WorkspaceEdit{
+		Changes: map[string][]protocol.TextEdit{uri("e.txt"): {edit(0, 0, 0, 6, "changed")}},
 		DocumentChanges: []json.RawMessage{
-			raw(map[string]any{"textDocument": map[string]any{"uri": uri("a.txt"), "version": nil}, "edits": []textEdit{edit(0, 6, 0, 9, "new")}}),
+			raw(map[string]any{"textDocument": map[string]any{"uri": uri("a.txt"), "version": nil}, "edits": []protocol.TextEdit{edit(0, 6, 0, 9, "new")}}),
 			raw(map[string]any{"kind": "rename", "oldUri": uri("a.txt"), "newUri": uri("b.txt")}),
 			raw(map[string]any{"kind": "create", "uri": uri("sub/c.txt")}),
-			raw(map[string]any{"textDocument": map[string]any{"uri": uri("sub/c.txt"), "version": nil}, "edits": []textEdit{edit(0, 0, 0, 0, "made\n")}}),
+			raw(map[string]any{"textDocument": map[string]any{"uri": uri("sub/c.txt"), "version": nil}, "edits": []protocol.TextEdit{edit(0, 0, 0, 0, "made\n")}}),
 			raw(map[string]any{"kind": "delete", "uri": uri("d.txt")}),
 		},
 	}
@@ -209,7 +117,7 @@ func TestPlanAndCommitFileOperations(t *testing.T) {
 	// An edit reaching outside the root refuses the whole edit.
 	outside := filepath.Join(t.TempDir(), "x.txt")
 	write("keep.txt", "keep\n")
-	we = &workspaceEdit{Changes: map[string][]textEdit{
+	we = &protocol.WorkspaceEdit{Changes: map[string][]protocol.TextEdit{
 		uri("keep.txt"):  {edit(0, 0, 0, 4, "lost")},
 		fileURI(outside): {edit(0, 0, 0, 0, "x")},
 	}}
@@ -217,7 +125,7 @@ func TestPlanAndCommitFileOperations(t *testing.T) {
 		t.Fatalf("edit outside the root: %v", err)
 	}
 	// Overlapping edits in one file refuse the whole edit too.
-	we = &workspaceEdit{Changes: map[string][]textEdit{
+	we = &protocol.WorkspaceEdit{Changes: map[string][]protocol.TextEdit{
 		uri("b.txt"):    {edit(0, 0, 0, 0, "ok ")},
 		uri("keep.txt"): {edit(0, 0, 0, 3, "x"), edit(0, 1, 0, 2, "y")},
 	}}
@@ -225,7 +133,7 @@ func TestPlanAndCommitFileOperations(t *testing.T) {
 		t.Fatalf("overlapping edits: %v", err)
 	}
 	// A file changed on disk between planning and commit: nothing written.
-	we = &workspaceEdit{Changes: map[string][]textEdit{
+	we = &protocol.WorkspaceEdit{Changes: map[string][]protocol.TextEdit{
 		uri("b.txt"):    {edit(0, 0, 0, 0, "ok ")},
 		uri("keep.txt"): {edit(0, 0, 0, 4, "lost")},
 	}}
@@ -403,7 +311,7 @@ func FuzzFixDecoding(f *testing.F) {
 	f.Add(`{"title":"x","command":null,"edit":{"changes":{}}}`, "")
 	f.Add(`{"title":"x","command":"`, " ")
 	f.Fuzz(func(t *testing.T, action, text string) {
-		var a codeActionOrCommand
+		var a protocol.CodeActionOrCommand
 		if json.Unmarshal([]byte(action), &a) == nil {
 			commandOf(a)
 		}

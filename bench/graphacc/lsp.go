@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/lsp"
+	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
@@ -131,24 +132,24 @@ func (s *server) path(rel string) (pathguard.Path, error) {
 	return s.sup.Guard().Path(rel)
 }
 
-// place is the lsp.Place of name at byte col of line lineNo (text): the
+// place is the protocol.Place of name at byte col of line lineNo (text): the
 // occurrence that starts there, else the first one after col (a server's
 // range may start before the name), else the first on the line.
-func place(text string, lineNo, col int, name string) lsp.Place {
-	if p, ok := lsp.PlaceAt(text, lineNo, col, name); ok {
+func place(text string, lineNo, col int, name string) protocol.Place {
+	if p, ok := protocol.PlaceAt(text, lineNo, col, name); ok {
 		return p
 	}
 	for c := max(col, 0) + 1; c < len(text); c++ {
-		if p, ok := lsp.PlaceAt(text, lineNo, c, name); ok {
+		if p, ok := protocol.PlaceAt(text, lineNo, c, name); ok {
 			return p
 		}
 	}
-	return lsp.Place{Line: lineNo, Symbol: name}
+	return protocol.Place{Line: lineNo, Symbol: name}
 }
 
 // incoming is every call site of the function at the place, through
 // lsp's call hierarchy (prepareCallHierarchy, then incomingCalls).
-func (s *server) incoming(ctx context.Context, rel string, p lsp.Place) (*lsp.Calls, error) {
+func (s *server) incoming(ctx context.Context, rel string, p protocol.Place) (*lsp.Calls, error) {
 	at, err := s.path(rel)
 	if err != nil {
 		return nil, err
@@ -157,7 +158,7 @@ func (s *server) incoming(ctx context.Context, rel string, p lsp.Place) (*lsp.Ca
 }
 
 // definition is where the server's definition at the place leads.
-func (s *server) definition(ctx context.Context, rel string, p lsp.Place) ([]lsp.Location, error) {
+func (s *server) definition(ctx context.Context, rel string, p protocol.Place) ([]lsp.Location, error) {
 	at, err := s.path(rel)
 	if err != nil {
 		return nil, err

@@ -19,6 +19,7 @@ import (
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
 	"github.com/builtin-tools/builtin-tools/lsp"
 	"github.com/builtin-tools/builtin-tools/lsp/lsptool"
+	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 	"github.com/builtin-tools/builtin-tools/registry"
 )
 
@@ -465,7 +466,7 @@ func (k *checker) check(ctx context.Context, m *ConfirmMark) (string, error) {
 		m.Mark, m.Why = Unchecked, "the file could not be read again"
 		return "", err
 	}
-	place, ok := lsp.PlaceAt(ls[m.Line-1], m.Line, m.Column-1, name)
+	place, ok := protocol.PlaceAt(ls[m.Line-1], m.Line, m.Column-1, name)
 	if !ok {
 		m.Mark, m.Why = Unchecked, "the call is no longer where the index saw it"
 		return "", nil

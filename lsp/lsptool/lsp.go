@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/builtin-tools/builtin-tools/lsp"
+	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
@@ -41,14 +42,14 @@ type opQuery struct {
 	op    string
 	file  pathguard.Path // zero when not given
 	all   bool           // file "*": the project's checker
-	place lsp.Place
+	place protocol.Place
 	query string
 	// includeDisabled: code_actions lists disabled actions too.
 	includeDisabled bool
 }
 
 // locate runs a navigation operation that answers with locations.
-func locate(find func(*lsp.Supervisor, context.Context, pathguard.Path, lsp.Place) (*lsp.Locations, error)) func(context.Context, *registry.Call, *lsp.Supervisor, opQuery, *LSPResult) error {
+func locate(find func(*lsp.Supervisor, context.Context, pathguard.Path, protocol.Place) (*lsp.Locations, error)) func(context.Context, *registry.Call, *lsp.Supervisor, opQuery, *LSPResult) error {
 	return func(ctx context.Context, c *registry.Call, sup *lsp.Supervisor, q opQuery, out *LSPResult) error {
 		return fill(out, &out.Locations, func(res *lsp.Locations) string {
 			return withLoading(FormatLocations(res), res.Loading)
@@ -57,7 +58,7 @@ func locate(find func(*lsp.Supervisor, context.Context, pathguard.Path, lsp.Plac
 }
 
 // callSites runs incoming_calls or outgoing_calls.
-func callSites(find func(*lsp.Supervisor, context.Context, pathguard.Path, lsp.Place) (*lsp.Calls, error)) func(context.Context, *registry.Call, *lsp.Supervisor, opQuery, *LSPResult) error {
+func callSites(find func(*lsp.Supervisor, context.Context, pathguard.Path, protocol.Place) (*lsp.Calls, error)) func(context.Context, *registry.Call, *lsp.Supervisor, opQuery, *LSPResult) error {
 	return func(ctx context.Context, c *registry.Call, sup *lsp.Supervisor, q opQuery, out *LSPResult) error {
 		return fill(out, &out.Calls, func(res *lsp.Calls) string {
 			return withLoading(FormatCalls(res, c.Budget().Reserve(300)), res.Loading)
@@ -216,7 +217,7 @@ func query(ctx context.Context, c *registry.Call, s *Servers, p lspParams) (LSPR
 	if !ok {
 		return LSPResult{}, fmt.Errorf("unknown operation %q; use one of %s", p.Operation, strings.Join(registry.ChoiceNames(operations), ", "))
 	}
-	q := opQuery{op: op.name, place: lsp.Place{Line: p.Line, Symbol: p.Symbol, Occurrence: p.Occurrence}, query: p.Query, includeDisabled: p.IncludeDisabled}
+	q := opQuery{op: op.name, place: protocol.Place{Line: p.Line, Symbol: p.Symbol, Occurrence: p.Occurrence}, query: p.Query, includeDisabled: p.IncludeDisabled}
 	switch {
 	case p.File == "*" && op.name == "diagnostics":
 		q.all = true

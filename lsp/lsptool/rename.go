@@ -10,6 +10,7 @@ import (
 	"github.com/builtin-tools/builtin-tools/internal/staged"
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
 	"github.com/builtin-tools/builtin-tools/lsp"
+	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
 )
@@ -80,7 +81,7 @@ func rename(ctx context.Context, c *registry.Call, s *Servers, p renameParams) (
 	if p.Line <= 0 || strings.TrimSpace(p.Symbol) == "" || strings.TrimSpace(p.NewName) == "" {
 		return RenameResult{}, errors.New("lsp_rename needs file, line (1-based), symbol (its text on that line) and new_name")
 	}
-	place := lsp.Place{Line: p.Line, Symbol: p.Symbol, Occurrence: p.Occurrence}
+	place := protocol.Place{Line: p.Line, Symbol: p.Symbol, Occurrence: p.Occurrence}
 	if p.Preview {
 		return previewRename(ctx, c, s, p, place)
 	}
@@ -96,7 +97,7 @@ func rename(ctx context.Context, c *registry.Call, s *Servers, p renameParams) (
 	return RenameResult{RenameResult: res, text: FormatRename(res)}, nil
 }
 
-func previewRename(ctx context.Context, c *registry.Call, s *Servers, p renameParams, place lsp.Place) (RenameResult, error) {
+func previewRename(ctx context.Context, c *registry.Call, s *Servers, p renameParams, place protocol.Place) (RenameResult, error) {
 	st, ok := staging.Of(c.Run)
 	if !ok {
 		return RenameResult{}, fmt.Errorf("preview needs the staged edits of ast_edit and resolve, which this run does not have (%s); call lsp_rename without preview to write the rename", staging.Missing(c.Run))

@@ -1,4 +1,4 @@
-package lsp
+package protocol
 
 import (
 	"fmt"
@@ -11,21 +11,21 @@ import (
 
 // Position encodings a server may negotiate (LSP 3.17 PositionEncodingKind).
 const (
-	encUTF8  = "utf-8"
-	encUTF16 = "utf-16"
-	encUTF32 = "utf-32"
+	UTF8  = "utf-8"
+	UTF16 = "utf-16"
+	UTF32 = "utf-32"
 )
 
-// document is a file's text split into lines for position work. Lines keep
+// Document is a file's text split into lines for position work. Lines keep
 // no line end; a trailing "\r" of a CRLF line is dropped from the line but
 // counted in offsets.
-type document struct {
+type Document struct {
 	text   string
 	starts []int // byte offset where each line starts
 }
 
-func newDocument(text string) *document {
-	d := &document{text: text, starts: []int{0}}
+func NewDocument(text string) *Document {
+	d := &Document{text: text, starts: []int{0}}
 	for i := 0; i < len(text); i++ {
 		if text[i] == '\n' {
 			d.starts = append(d.starts, i+1)
@@ -34,9 +34,9 @@ func newDocument(text string) *document {
 	return d
 }
 
-// lineCount is the number of lines a person sees: a final newline does not
+// LineCount is the number of lines a person sees: a final newline does not
 // start another line.
-func (d *document) lineCount() int {
+func (d *Document) LineCount() int {
 	n := len(d.starts)
 	if n > 1 && d.starts[n-1] == len(d.text) {
 		n--
@@ -47,8 +47,8 @@ func (d *document) lineCount() int {
 	return n
 }
 
-// line returns line i (0-based) without its line end; "" when out of range.
-func (d *document) line(i int) string {
+// Line returns line i (0-based) without its line end; "" when out of range.
+func (d *Document) Line(i int) string {
 	if i < 0 || i >= len(d.starts) {
 		return ""
 	}
@@ -60,24 +60,24 @@ func (d *document) line(i int) string {
 	return strings.TrimSuffix(d.text[start:end], "\r")
 }
 
-// offset converts an LSP position in encoding enc to a byte offset in the
+// Offset converts an LSP position in encoding enc to a byte offset in the
 // text. Like the specification says, a character past the end of the line
 // means the end of the line, and a line past the end means the end of text.
-func (d *document) offset(p position, enc string) (int, error) {
+func (d *Document) Offset(p Position, enc string) (int, error) {
 	if p.Line < 0 || p.Character < 0 {
 		return 0, fmt.Errorf("negative position %d:%d", p.Line, p.Character)
 	}
 	if p.Line >= len(d.starts) {
 		return len(d.text), nil
 	}
-	line := d.line(p.Line)
-	return d.starts[p.Line] + byteColumn(line, p.Character, enc), nil
+	line := d.Line(p.Line)
+	return d.starts[p.Line] + ByteColumn(line, p.Character, enc), nil
 }
 
-// byteColumn converts a column in encoding enc to a byte offset in line,
+// ByteColumn converts a column in encoding enc to a byte offset in line,
 // clamped to the line's length.
-func byteColumn(line string, col int, enc string) int {
-	if enc == encUTF8 {
+func ByteColumn(line string, col int, enc string) int {
+	if enc == UTF8 {
 		return min(col, len(line))
 	}
 	units := 0
@@ -85,7 +85,7 @@ func byteColumn(line string, col int, enc string) int {
 		if units >= col {
 			return i
 		}
-		if enc == encUTF16 && r >= 0x10000 {
+		if enc == UTF16 && r >= 0x10000 {
 			units += 2
 		} else {
 			units++
@@ -94,13 +94,13 @@ func byteColumn(line string, col int, enc string) int {
 	return len(line)
 }
 
-// encodedColumn converts a byte offset in line to a column in encoding enc.
-func encodedColumn(line string, byteOff int, enc string) int {
+// EncodedColumn converts a byte offset in line to a column in encoding enc.
+func EncodedColumn(line string, byteOff int, enc string) int {
 	prefix := line[:min(byteOff, len(line))]
 	switch enc {
-	case encUTF8:
+	case UTF8:
 		return len(prefix)
-	case encUTF32:
+	case UTF32:
 		return utf8.RuneCountInString(prefix)
 	default:
 		n := 0
@@ -172,18 +172,18 @@ func lastPart(symbol string) (int, string) {
 	return i + 1, symbol[i+1:]
 }
 
-// findSymbol locates p on d and returns the 0-based line, the byte column
+// FindSymbol locates p on d and returns the 0-based line, the byte column
 // where the symbol (for a qualified one, its last part) starts, and that
 // text. The occurrences counted are the matches standing as whole words,
 // or every match when none does ("x" in "max := x" is the second x's). A
 // qualified symbol not on the line as written is looked for as its last
 // part alone ("Cart.Total" on "func (c *Cart) Total()").
-func findSymbol(d *document, rel string, p Place) (int, int, string, error) {
-	n := d.lineCount()
+func FindSymbol(d *Document, rel string, p Place) (int, int, string, error) {
+	n := d.LineCount()
 	if p.Line < 1 || p.Line > n {
 		return 0, 0, "", &PositionError{File: rel, Line: p.Line, Symbol: p.Symbol, Lines: n}
 	}
-	text := d.line(p.Line - 1)
+	text := d.Line(p.Line - 1)
 	fail := &PositionError{File: rel, Line: p.Line, Symbol: p.Symbol, Text: text, Lines: n}
 	if p.Symbol == "" {
 		return 0, 0, "", fail
@@ -254,7 +254,7 @@ func isIdentRune(r rune) bool {
 }
 
 // PlaceAt is the Place of the name that starts at byte col (0-based) of
-// line (1-based), whose text is text: the occurrence counted as findSymbol
+// line (1-based), whose text is text: the occurrence counted as FindSymbol
 // counts it. ok is false when name does not start there.
 func PlaceAt(text string, line, col int, name string) (Place, bool) {
 	if name == "" {

@@ -1,6 +1,8 @@
-package lsp
+package protocol
 
-import "testing"
+import (
+	"testing"
+)
 
 // PlaceAt names a column as findSymbol finds it again: the round trip
 // lands on the same byte, and a column where the name does not start is
@@ -12,8 +14,8 @@ func TestPlaceAt(t *testing.T) {
 		if !ok {
 			t.Fatalf("PlaceAt(%d) refused a column where Save starts", col)
 		}
-		d := newDocument("a\nb\n" + text + "\n")
-		line, at, _, err := findSymbol(d, "f.go", p)
+		d := NewDocument("a\nb\n" + text + "\n")
+		line, at, _, err := FindSymbol(d, "f.go", p)
 		if err != nil || line != 2 || at != col {
 			t.Errorf("PlaceAt(%d) = %+v, found again at line %d col %d (%v)", col, p, line, at, err)
 		}

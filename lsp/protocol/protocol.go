@@ -1,4 +1,4 @@
-package lsp
+package protocol
 
 import (
 	"encoding/json"
@@ -11,148 +11,148 @@ import (
 // vs SymbolInformation, documentChanges entries) are decoded by hand from
 // json.RawMessage where they are used.
 
-type position struct {
+type Position struct {
 	Line      int `json:"line"`
 	Character int `json:"character"`
 }
 
-type lspRange struct {
-	Start position `json:"start"`
-	End   position `json:"end"`
+type Range struct {
+	Start Position `json:"start"`
+	End   Position `json:"end"`
 }
 
-type location struct {
-	URI   string   `json:"uri"`
-	Range lspRange `json:"range"`
+type Location struct {
+	URI   string `json:"uri"`
+	Range Range  `json:"range"`
 }
 
-// locationLink is the richer answer to definition-like requests.
-type locationLink struct {
-	TargetURI            string   `json:"targetUri"`
-	TargetRange          lspRange `json:"targetRange"`
-	TargetSelectionRange lspRange `json:"targetSelectionRange"`
+// LocationLink is the richer answer to definition-like requests.
+type LocationLink struct {
+	TargetURI            string `json:"targetUri"`
+	TargetRange          Range  `json:"targetRange"`
+	TargetSelectionRange Range  `json:"targetSelectionRange"`
 }
 
-type textDocumentIdentifier struct {
+type TextDocumentIdentifier struct {
 	URI string `json:"uri"`
 }
 
-type versionedTextDocumentIdentifier struct {
+type VersionedTextDocumentIdentifier struct {
 	URI     string `json:"uri"`
 	Version *int   `json:"version"`
 }
 
-type textDocumentItem struct {
+type TextDocumentItem struct {
 	URI        string `json:"uri"`
 	LanguageID string `json:"languageId"`
 	Version    int    `json:"version"`
 	Text       string `json:"text"`
 }
 
-type textDocumentPositionParams struct {
-	TextDocument textDocumentIdentifier `json:"textDocument"`
-	Position     position               `json:"position"`
+type TextDocumentPositionParams struct {
+	TextDocument TextDocumentIdentifier `json:"textDocument"`
+	Position     Position               `json:"position"`
 }
 
-type referenceParams struct {
-	textDocumentPositionParams
+type ReferenceParams struct {
+	TextDocumentPositionParams
 	Context struct {
 		IncludeDeclaration bool `json:"includeDeclaration"`
 	} `json:"context"`
 }
 
-type renameParams struct {
-	textDocumentPositionParams
+type RenameParams struct {
+	TextDocumentPositionParams
 	NewName string `json:"newName"`
 }
 
-type didOpenParams struct {
-	TextDocument textDocumentItem `json:"textDocument"`
+type DidOpenParams struct {
+	TextDocument TextDocumentItem `json:"textDocument"`
 }
 
-type didChangeParams struct {
-	TextDocument versionedTextDocumentIdentifier `json:"textDocument"`
+type DidChangeParams struct {
+	TextDocument VersionedTextDocumentIdentifier `json:"textDocument"`
 	// Full-text sync: one change without a range.
 	ContentChanges []struct {
 		Text string `json:"text"`
 	} `json:"contentChanges"`
 }
 
-type didSaveParams struct {
-	TextDocument textDocumentIdentifier `json:"textDocument"`
+type DidSaveParams struct {
+	TextDocument TextDocumentIdentifier `json:"textDocument"`
 	Text         *string                `json:"text,omitempty"`
 }
 
-type didCloseParams struct {
-	TextDocument textDocumentIdentifier `json:"textDocument"`
+type DidCloseParams struct {
+	TextDocument TextDocumentIdentifier `json:"textDocument"`
 }
 
-type fileEvent struct {
+type FileEvent struct {
 	URI  string `json:"uri"`
 	Type int    `json:"type"` // 1 created, 2 changed, 3 deleted
 }
 
 const (
-	fileCreated = 1
-	fileChanged = 2
-	fileDeleted = 3
+	FileCreated = 1
+	FileChanged = 2
+	FileDeleted = 3
 )
 
-type didChangeWatchedFilesParams struct {
-	Changes []fileEvent `json:"changes"`
+type DidChangeWatchedFilesParams struct {
+	Changes []FileEvent `json:"changes"`
 }
 
-// lspDiagnostic is a diagnostic as servers send it. Code may be a number or
+// Diagnostic is a diagnostic as servers send it. Code may be a number or
 // a string.
-type lspDiagnostic struct {
-	Range    lspRange        `json:"range"`
+type Diagnostic struct {
+	Range    Range           `json:"range"`
 	Severity int             `json:"severity,omitempty"`
 	Code     json.RawMessage `json:"code,omitempty"`
 	Source   string          `json:"source,omitempty"`
 	Message  string          `json:"message"`
 }
 
-type executeCommandParams struct {
+type ExecuteCommandParams struct {
 	Command   string `json:"command"`
 	Arguments []any  `json:"arguments,omitempty"`
 }
 
-type publishDiagnosticsParams struct {
-	URI         string          `json:"uri"`
-	Version     *int            `json:"version,omitempty"`
-	Diagnostics []lspDiagnostic `json:"diagnostics"`
+type PublishDiagnosticsParams struct {
+	URI         string       `json:"uri"`
+	Version     *int         `json:"version,omitempty"`
+	Diagnostics []Diagnostic `json:"diagnostics"`
 	// QuietMS: a publish the broker replays says how long ago the server
 	// published it (quietKey).
 	QuietMS int64 `json:"builtintoolsQuietMs,omitempty"`
 }
 
-type documentDiagnosticParams struct {
-	TextDocument textDocumentIdentifier `json:"textDocument"`
+type DocumentDiagnosticParams struct {
+	TextDocument TextDocumentIdentifier `json:"textDocument"`
 }
 
-// documentDiagnosticReport is the answer to textDocument/diagnostic: kind
+// DocumentDiagnosticReport is the answer to textDocument/diagnostic: kind
 // "full" with items, or "unchanged" (never asked for here: no resultId is
 // sent).
-type documentDiagnosticReport struct {
-	Kind  string          `json:"kind"`
-	Items []lspDiagnostic `json:"items"`
+type DocumentDiagnosticReport struct {
+	Kind  string       `json:"kind"`
+	Items []Diagnostic `json:"items"`
 }
 
-type codeActionParams struct {
-	TextDocument textDocumentIdentifier `json:"textDocument"`
-	Range        lspRange               `json:"range"`
+type CodeActionParams struct {
+	TextDocument TextDocumentIdentifier `json:"textDocument"`
+	Range        Range                  `json:"range"`
 	Context      struct {
-		Diagnostics []lspDiagnostic `json:"diagnostics"`
-		Only        []string        `json:"only,omitempty"`
+		Diagnostics []Diagnostic `json:"diagnostics"`
+		Only        []string     `json:"only,omitempty"`
 	} `json:"context"`
 }
 
-// codeActionOrCommand decodes both shapes: a Command has a string "command",
+// CodeActionOrCommand decodes both shapes: a Command has a string "command",
 // a CodeAction may carry an edit and a nested command object.
-type codeActionOrCommand struct {
+type CodeActionOrCommand struct {
 	Title   string          `json:"title"`
 	Kind    string          `json:"kind,omitempty"`
-	Edit    *workspaceEdit  `json:"edit,omitempty"`
+	Edit    *WorkspaceEdit  `json:"edit,omitempty"`
 	Command json.RawMessage `json:"command,omitempty"`
 	// Arguments belong to a bare Command (Command is then its name).
 	Arguments json.RawMessage `json:"arguments,omitempty"`
@@ -165,24 +165,24 @@ type codeActionOrCommand struct {
 	} `json:"disabled,omitempty"`
 }
 
-type textEdit struct {
-	Range   lspRange `json:"range"`
-	NewText string   `json:"newText"`
+type TextEdit struct {
+	Range   Range  `json:"range"`
+	NewText string `json:"newText"`
 }
 
-// workspaceEdit keeps documentChanges raw: entries are TextDocumentEdit or
+// WorkspaceEdit keeps documentChanges raw: entries are TextDocumentEdit or
 // CreateFile/RenameFile/DeleteFile, told apart by "kind".
-type workspaceEdit struct {
-	Changes         map[string][]textEdit `json:"changes,omitempty"`
+type WorkspaceEdit struct {
+	Changes         map[string][]TextEdit `json:"changes,omitempty"`
 	DocumentChanges []json.RawMessage     `json:"documentChanges,omitempty"`
 }
 
-// documentChange is the union of the documentChanges entry shapes.
-type documentChange struct {
+// DocumentChange is the union of the documentChanges entry shapes.
+type DocumentChange struct {
 	Kind string `json:"kind,omitempty"` // "", "create", "rename", "delete"
 	// TextDocumentEdit
-	TextDocument *versionedTextDocumentIdentifier `json:"textDocument,omitempty"`
-	Edits        []textEdit                       `json:"edits,omitempty"`
+	TextDocument *VersionedTextDocumentIdentifier `json:"textDocument,omitempty"`
+	Edits        []TextEdit                       `json:"edits,omitempty"`
 	// create, delete
 	URI string `json:"uri,omitempty"`
 	// rename
@@ -196,32 +196,32 @@ type documentChange struct {
 	} `json:"options,omitempty"`
 }
 
-type workspaceSymbolParams struct {
+type WorkspaceSymbolParams struct {
 	Query string `json:"query"`
 }
 
-type documentSymbolParams struct {
-	TextDocument textDocumentIdentifier `json:"textDocument"`
+type DocumentSymbolParams struct {
+	TextDocument TextDocumentIdentifier `json:"textDocument"`
 }
 
-// symbolEntry decodes both DocumentSymbol (range, children) and
+// SymbolEntry decodes both DocumentSymbol (range, children) and
 // SymbolInformation / WorkspaceSymbol (location, containerName).
-type symbolEntry struct {
+type SymbolEntry struct {
 	Name          string          `json:"name"`
 	Detail        string          `json:"detail,omitempty"`
 	Kind          int             `json:"kind"`
 	ContainerName string          `json:"containerName,omitempty"`
-	Range         *lspRange       `json:"range,omitempty"`
+	Range         *Range          `json:"range,omitempty"`
 	Location      json.RawMessage `json:"location,omitempty"`
-	Children      []symbolEntry   `json:"children,omitempty"`
+	Children      []SymbolEntry   `json:"children,omitempty"`
 }
 
-// hoverResult.Contents is MarkupContent, MarkedString or MarkedString[].
-type hoverResult struct {
+// HoverResult.Contents is MarkupContent, MarkedString or MarkedString[].
+type HoverResult struct {
 	Contents json.RawMessage `json:"contents"`
 }
 
-type progressParams struct {
+type ProgressParams struct {
 	Token json.RawMessage `json:"token"`
 	Value struct {
 		Kind    string `json:"kind"` // begin, report, end
@@ -230,23 +230,23 @@ type progressParams struct {
 	} `json:"value"`
 }
 
-type registrationParams struct {
+type RegistrationParams struct {
 	Registrations []struct {
 		ID     string `json:"id"`
 		Method string `json:"method"`
 	} `json:"registrations"`
 }
 
-type configurationParams struct {
+type ConfigurationParams struct {
 	Items []struct {
 		ScopeURI string `json:"scopeUri,omitempty"`
 		Section  string `json:"section,omitempty"`
 	} `json:"items"`
 }
 
-// initializeResult holds the capabilities this client acts on. Provider
+// InitializeResult holds the capabilities this client acts on. Provider
 // fields are kept raw: servers send a bool or an options object.
-type initializeResult struct {
+type InitializeResult struct {
 	Capabilities struct {
 		PositionEncoding   string          `json:"positionEncoding,omitempty"`
 		TextDocumentSync   json.RawMessage `json:"textDocumentSync,omitempty"`
@@ -274,18 +274,18 @@ var symbolKindNames = [...]string{
 	"enum member", "struct", "event", "operator", "type parameter",
 }
 
-func symbolKindName(k int) string {
+func SymbolKindName(k int) string {
 	if k > 0 && k < len(symbolKindNames) {
 		return symbolKindNames[k]
 	}
 	return "symbol"
 }
 
-// clientCapabilities is what this client announces in initialize: full-text
+// ClientCapabilities is what this client announces in initialize: full-text
 // sync with save notifications, published and pulled diagnostics, work-done
 // progress, documentChanges with file operations, and position encodings
 // utf-8 first (so columns are byte offsets when the server agrees).
-func clientCapabilities() map[string]any {
+func ClientCapabilities() map[string]any {
 	return map[string]any{
 		"general": map[string]any{
 			"positionEncodings": []string{"utf-8", "utf-16"},
