@@ -593,7 +593,7 @@ func (s *Supervisor) commitFix(ctx context.Context, plan *editPlan, force bool, 
 	if !plan.changes() {
 		return nil
 	}
-	notes, err := s.commit(ctx, plan, force)
+	notes, err := commit(ctx, editCheckout{s}, plan, force)
 	if err != nil {
 		return fmt.Errorf("not applied: %w", err)
 	}

@@ -53,7 +53,7 @@ func TestMovedFileKeepsModeAndOwner(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	notes, err := sup.commit(context.Background(), plan, false)
+	notes, err := commit(context.Background(), editCheckout{sup}, plan, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -69,7 +69,7 @@ func (s *Supervisor) Rename(ctx context.Context, file pathguard.Path, p protocol
 		return nil, err
 	}
 	defer r.srv.release()
-	notes, err := s.commit(ctx, plan, force)
+	notes, err := commit(ctx, editCheckout{s}, plan, force)
 	if err != nil {
 		return nil, fmt.Errorf("rename not applied: %w", err)
 	}
@@ -223,29 +223,82 @@ type plannedFile struct {
 	like          fs.FileInfo // for a moved file, its source as read
 }
 
-// planEdit applies we to in-memory copies of the files. Every path must be
-// inside the root; text edits must not overlap; a versioned text edit must
-// match the version the server was given.
+// planEdit works out we for srv in memory (see prepare).
 func (s *Supervisor) planEdit(we *protocol.WorkspaceEdit, srv *server) (*editPlan, error) {
+	enc, version := protocol.UTF16, func(string) (int, bool) { return 0, false }
+	if srv != nil {
+		enc = srv.encoding
+		version = func(path string) (int, bool) {
+			srv.mu.Lock()
+			defer srv.mu.Unlock()
+			if doc := srv.docs[path]; doc != nil {
+				return doc.version, true
+			}
+			return 0, false
+		}
+	}
+	return prepare(we, editCheckout{s}, enc, version, maxFileBytes)
+}
+
+// editCheckout is the checkout as an edit plan reads and writes it: through
+// the supervisor's guard, in the root's spelling.
+type editCheckout struct{ s *Supervisor }
+
+func (e editCheckout) Guard() *pathguard.Guard { return e.s.guard }
+func (e editCheckout) Rel(path string) string  { return e.s.rel(path) }
+
+func (e editCheckout) Read(real string) (string, fs.FileInfo, error) {
+	return readText(e.s.guard, real)
+}
+
+func (e editCheckout) Locate(uri string) (string, string, error) {
+	s := e.s
+	path, ok := uriPath(uri)
+	if !ok {
+		return "", "", fmt.Errorf("the server sent an edit for %s, which is not a file", uri)
+	}
+	path = s.canonical(path)
+	if !s.inRoot(path) {
+		return "", "", fmt.Errorf("the edit would change %s, outside the root %s", path, s.root)
+	}
+	confined, err := s.confine(path)
+	if err != nil {
+		return "", "", fmt.Errorf("the edit would change %s, which resolves outside the root %s (through a symbolic link)", s.rel(path), s.root)
+	}
+	return path, confined, nil
+}
+
+// Files is the checkout an edit plan reads and writes.
+type Files interface {
+	// Guard is the root every read and write goes through.
+	Guard() *pathguard.Guard
+	// Rel names a path as results do, relative to the root.
+	Rel(path string) string
+	// Locate checks the file a server's URI names: its path in the root's
+	// spelling and the file it is inside the root, or why it may not be
+	// edited.
+	Locate(uri string) (path, real string, err error)
+	// Read reads a file for editing.
+	Read(real string) (string, fs.FileInfo, error)
+}
+
+// prepare applies we to in-memory copies of the files. Every path must be
+// inside the root; text edits must not overlap; a versioned text edit must
+// match the version the server was given (versionOf reports it for an
+// open file); enc is the server's position encoding and limit the largest file
+// an edit may make.
+func prepare(we *protocol.WorkspaceEdit, files Files, enc string, versionOf func(path string) (int, bool), limit int) (*editPlan, error) {
 	p := &editPlan{files: map[string]*plannedFile{}}
 	get := func(uri string) (*plannedFile, error) {
-		path, ok := uriPath(uri)
-		if !ok {
-			return nil, fmt.Errorf("the server sent an edit for %s, which is not a file", uri)
-		}
-		path = s.canonical(path)
-		if !s.inRoot(path) {
-			return nil, fmt.Errorf("the edit would change %s, outside the root %s", path, s.root)
+		path, confined, err := files.Locate(uri)
+		if err != nil {
+			return nil, err
 		}
 		if f := p.files[path]; f != nil {
 			return f, nil
 		}
-		confined, err := s.confine(path)
-		if err != nil {
-			return nil, fmt.Errorf("the edit would change %s, which resolves outside the root %s (through a symbolic link)", s.rel(path), s.root)
-		}
 		f := &plannedFile{path: path, real: confined}
-		text, info, err := readText(s.guard, confined)
+		text, info, err := files.Read(confined)
 		switch {
 		case err == nil:
 			f.content, f.exists, f.existedOnDisk, f.diskText, f.info = text, true, true, text, info
@@ -263,32 +316,25 @@ func (s *Supervisor) planEdit(we *protocol.WorkspaceEdit, srv *server) (*editPla
 			return err
 		}
 		if !f.exists {
-			return fmt.Errorf("the edit changes %s, which does not exist", s.rel(f.path))
+			return fmt.Errorf("the edit changes %s, which does not exist", files.Rel(f.path))
 		}
-		if version != nil && srv != nil {
-			srv.mu.Lock()
-			doc := srv.docs[f.path]
-			srv.mu.Unlock()
-			if doc != nil && doc.version != *version {
-				return fmt.Errorf("the edit is for version %d of %s but the server has version %d; run the rename again", *version, s.rel(f.path), doc.version)
+		if version != nil {
+			if v, open := versionOf(f.path); open && v != *version {
+				return fmt.Errorf("the edit is for version %d of %s but the server has version %d; run the rename again", *version, files.Rel(f.path), v)
 			}
-		}
-		enc := protocol.UTF16
-		if srv != nil {
-			enc = srv.encoding
 		}
 		if f.content == f.diskText {
 			for _, e := range edits {
 				f.lines = append(f.lines, e.Range.Start.Line+1)
 			}
 		}
-		out, err := applyTextEdits(f.content, edits, enc, maxFileBytes)
+		out, err := applyTextEdits(f.content, edits, enc, limit)
 		if tl, ok := errors.AsType[*TooLargeError](err); ok {
-			tl.File = s.rel(f.path)
+			tl.File = files.Rel(f.path)
 			return tl
 		}
 		if err != nil {
-			return fmt.Errorf("%s: %w", s.rel(f.path), err)
+			return fmt.Errorf("%s: %w", files.Rel(f.path), err)
 		}
 		f.content = out
 		f.touched = true
@@ -327,7 +373,7 @@ func (s *Supervisor) planEdit(we *protocol.WorkspaceEdit, srv *server) (*editPla
 				if ignoreExists {
 					continue
 				}
-				return nil, fmt.Errorf("the edit creates %s, which already exists", s.rel(f.path))
+				return nil, fmt.Errorf("the edit creates %s, which already exists", files.Rel(f.path))
 			}
 			f.content, f.exists, f.touched = "", true, true
 		case "rename":
@@ -341,20 +387,20 @@ func (s *Supervisor) planEdit(we *protocol.WorkspaceEdit, srv *server) (*editPla
 			}
 			if from == to || from.real == to.real {
 				// Moving a file onto itself with overwrite would delete it.
-				p.notes = append(p.notes, fmt.Sprintf("the edit renames %s onto itself, which changes nothing; it was skipped", s.rel(from.path)))
+				p.notes = append(p.notes, fmt.Sprintf("the edit renames %s onto itself, which changes nothing; it was skipped", files.Rel(from.path)))
 				continue
 			}
 			if !from.exists {
 				if ignoreMissing {
 					continue
 				}
-				return nil, fmt.Errorf("the edit renames %s, which does not exist (folders cannot be renamed by this client)", s.rel(from.path))
+				return nil, fmt.Errorf("the edit renames %s, which does not exist (folders cannot be renamed by this client)", files.Rel(from.path))
 			}
 			if to.exists && !overwrite {
 				if ignoreExists {
 					continue
 				}
-				return nil, fmt.Errorf("the edit renames %s to %s, which already exists", s.rel(from.path), s.rel(to.path))
+				return nil, fmt.Errorf("the edit renames %s to %s, which already exists", files.Rel(from.path), files.Rel(to.path))
 			}
 			to.content, to.exists, to.touched, to.edits = from.content, true, true, from.edits
 			to.from, to.like = from.path, from.info
@@ -371,7 +417,7 @@ func (s *Supervisor) planEdit(we *protocol.WorkspaceEdit, srv *server) (*editPla
 				if ignoreMissing {
 					continue
 				}
-				return nil, fmt.Errorf("the edit deletes %s, which does not exist (folders cannot be deleted by this client)", s.rel(f.path))
+				return nil, fmt.Errorf("the edit deletes %s, which does not exist (folders cannot be deleted by this client)", files.Rel(f.path))
 			}
 			f.content, f.exists, f.touched = "", false, true
 		default:
@@ -384,7 +430,7 @@ func (s *Supervisor) planEdit(we *protocol.WorkspaceEdit, srv *server) (*editPla
 // commit writes every planned file all or nothing (atomicfile.WriteAll),
 // then removes files renamed away or deleted. Files are first checked
 // against the text read when planning, so concurrent edits are not lost.
-func (s *Supervisor) commit(ctx context.Context, p *editPlan, force bool) ([]string, error) {
+func commit(ctx context.Context, files Files, p *editPlan, force bool) ([]string, error) {
 	var touched []string
 	for _, path := range p.order {
 		if f := p.files[path]; f.touched {
@@ -417,7 +463,7 @@ func (s *Supervisor) commit(ctx context.Context, p *editPlan, force bool) ([]str
 				// A moved file takes its source's permissions, not the
 				// umask's; owner and special bits follow the commit.
 				ch.Chmod = f.like.Mode().Perm()
-				if err := movable(s.rel(f.from), f.like, force); err != nil {
+				if err := movable(files.Rel(f.from), f.like, force); err != nil {
 					return nil, err
 				}
 			}
@@ -427,7 +473,7 @@ func (s *Supervisor) commit(ctx context.Context, p *editPlan, force bool) ([]str
 		}
 	}
 	// Writes, creations and removals all or nothing.
-	rep, err := atomicfile.WriteAll(s.guard, changes, atomicfile.Options{Force: force})
+	rep, err := atomicfile.WriteAll(files.Guard(), changes, atomicfile.Options{Force: force})
 	if errors.Is(err, atomicfile.ErrChanged) || errors.Is(err, atomicfile.ErrExists) {
 		return nil, fmt.Errorf("%w; it changed on disk while the edit was being worked out: run it again", err)
 	}
@@ -437,7 +483,7 @@ func (s *Supervisor) commit(ctx context.Context, p *editPlan, force bool) ([]str
 	notes := rep.Notes
 	for _, path := range p.order {
 		if f := p.files[path]; f.touched && f.exists && f.like != nil {
-			if note := s.keepMetadata(f); note != "" {
+			if note := keepMetadata(files, f); note != "" {
 				notes = append(notes, note)
 			}
 		}
@@ -473,37 +519,37 @@ func canOwn(uid, gid uint32) bool {
 // keepMetadata gives a moved file, now in place, its source's owner, group
 // and special mode bits (setuid, setgid, sticky: a chown clears the first
 // two, so the mode comes after), and says what could not be kept.
-func (s *Supervisor) keepMetadata(f *plannedFile) string {
+func keepMetadata(files Files, f *plannedFile) string {
 	want, ok := f.like.Sys().(*syscall.Stat_t)
-	name, err := s.guard.Name(f.real)
+	name, err := files.Guard().Name(f.real)
 	if !ok || err != nil {
 		return ""
 	}
-	info, err := s.guard.Lstat(f.real)
+	info, err := files.Guard().Lstat(f.real)
 	if err != nil {
-		return fmt.Sprintf("%s: its mode and owner could not be checked after the move (%v)", s.rel(f.path), err)
+		return fmt.Sprintf("%s: its mode and owner could not be checked after the move (%v)", files.Rel(f.path), err)
 	}
 	got := info.Sys().(*syscall.Stat_t)
 	var lost []string
 	chowned := false
 	if got.Uid != want.Uid || got.Gid != want.Gid {
-		if err := s.guard.FS().Lchown(name, int(want.Uid), int(want.Gid)); err != nil {
+		if err := files.Guard().FS().Lchown(name, int(want.Uid), int(want.Gid)); err != nil {
 			lost = append(lost, fmt.Sprintf("now belongs to uid %d, gid %d (%s belonged to uid %d, gid %d, which could not be kept: %v)",
-				got.Uid, got.Gid, s.rel(f.from), want.Uid, want.Gid, err))
+				got.Uid, got.Gid, files.Rel(f.from), want.Uid, want.Gid, err))
 		} else {
 			chowned = true
 		}
 	}
 	mode := f.like.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
 	if chowned || info.Mode()&^fs.ModeType != mode {
-		if err := s.guard.FS().Chmod(name, mode); err != nil {
+		if err := files.Guard().FS().Chmod(name, mode); err != nil {
 			lost = append(lost, fmt.Sprintf("has mode %v instead of %v (%v)", info.Mode()&^fs.ModeType, mode, err))
 		}
 	}
 	if len(lost) == 0 {
 		return ""
 	}
-	return s.rel(f.path) + " " + strings.Join(lost, "; ")
+	return files.Rel(f.path) + " " + strings.Join(lost, "; ")
 }
 
 // resyncAfterEdit tells the server about every file the plan changed: open

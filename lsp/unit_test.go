@@ -100,7 +100,7 @@ func TestPlanAndCommitFileOperations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := sup.commit(context.Background(), plan, false); err != nil {
+	if _, err := commit(context.Background(), editCheckout{sup}, plan, false); err != nil {
 		t.Fatal(err)
 	}
 	for name, want := range map[string]string{"b.txt": "alpha new\n", "sub/c.txt": "made\n", "e.txt": "changed via changes\n"} {
@@ -142,7 +142,7 @@ func TestPlanAndCommitFileOperations(t *testing.T) {
 		t.Fatal(err)
 	}
 	write("keep.txt", "someone else\n")
-	if _, err := sup.commit(context.Background(), plan, false); err == nil || !strings.Contains(err.Error(), "changed on disk") {
+	if _, err := commit(context.Background(), editCheckout{sup}, plan, false); err == nil || !strings.Contains(err.Error(), "changed on disk") {
 		t.Fatalf("concurrent change: %v", err)
 	}
 	if got, _ := read("b.txt"); got != "alpha new\n" {
