@@ -102,7 +102,7 @@
 //
 // # Rename
 //
-// [Supervisor.Rename] applies the server's WorkspaceEdit — `changes` and
+// [Supervisor.Rename] applies the server's WorkspaceEdit (package [wsedit]) — `changes` and
 // `documentChanges`, including file create, rename and delete — in memory
 // first, then writes every file through internal/atomicfile all or nothing
 // (a moved file with its source's mode and owner), and re-syncs the

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/lsp/protocol"
+	"github.com/builtin-tools/builtin-tools/lsp/wsedit"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
@@ -157,8 +158,8 @@ type FixPlan struct {
 	Command string
 
 	srv  *server
-	path string    // the file the fix is for, absolute
-	plan *editPlan // nil: no edit of its own
+	path string       // the file the fix is for, absolute
+	plan *wsedit.Plan // nil: no edit of its own
 	args json.RawMessage
 	// needEdit: the command is the whole fix, so it must send an edit;
 	// noEditUnchanged: one that sends none (a FixCommands command) means
@@ -451,8 +452,8 @@ func (s *Supervisor) planOwnEdit(srv *server, we *protocol.WorkspaceEdit, p *Fix
 	if err != nil {
 		return fmt.Errorf("not applied, no file changed: %w", err)
 	}
-	p.Result.Notes = append(p.Result.Notes, plan.notes...)
-	if !plan.changes() {
+	p.Result.Notes = append(p.Result.Notes, plan.Notes...)
+	if !plan.Changes() {
 		p.plan = nil
 		p.Result.Unchanged, p.Result.Files, p.Changes = true, []FileEdit{}, []FileChange{}
 		return nil
@@ -463,41 +464,31 @@ func (s *Supervisor) planOwnEdit(srv *server, we *protocol.WorkspaceEdit, p *Fix
 	return nil
 }
 
-// changes reports whether writing the plan changes any byte on disk.
-func (p *editPlan) changes() bool {
-	for _, f := range p.files {
-		if f.touched && (f.content != f.diskText || f.exists != f.existedOnDisk || f.from != "") {
-			return true
-		}
-	}
-	return false
-}
-
 // planChanges lists what a plan changes with each file's text before and
 // after, sorted by path (a moved file under its new path).
-func (s *Supervisor) planChanges(plan *editPlan) []FileChange {
+func (s *Supervisor) planChanges(plan *wsedit.Plan) []FileChange {
 	edits, _ := s.planFiles(plan)
 	out := make([]FileChange, 0, len(edits))
 	for _, fe := range edits {
-		var f *plannedFile
-		for _, path := range plan.order {
+		var f *wsedit.File
+		for _, path := range plan.Order {
 			if s.rel(path) == fe.Path {
-				f = plan.files[path]
+				f = plan.Files[path]
 			}
 		}
 		if f == nil {
 			continue
 		}
-		c := FileChange{FileEdit: fe, After: f.content}
+		c := FileChange{FileEdit: fe, After: f.Content}
 		switch {
-		case f.from != "":
-			if src := plan.files[f.from]; src != nil {
-				c.Before = src.diskText
+		case f.From != "":
+			if src := plan.Files[f.From]; src != nil {
+				c.Before = src.DiskText
 			}
-		case f.existedOnDisk:
-			c.Before = f.diskText
+		case f.ExistedOnDisk:
+			c.Before = f.DiskText
 		}
-		if !f.exists {
+		if !f.Exists {
 			c.After = ""
 		}
 		out = append(out, c)
@@ -588,12 +579,12 @@ func commandOf(a protocol.CodeActionOrCommand) (string, json.RawMessage) {
 
 // commitFix writes a plan and records what changed in res; a plan that
 // changes no byte writes nothing.
-func (s *Supervisor) commitFix(ctx context.Context, plan *editPlan, force bool, res *FixResult) error {
-	res.Notes = append(res.Notes, plan.notes...)
-	if !plan.changes() {
+func (s *Supervisor) commitFix(ctx context.Context, plan *wsedit.Plan, force bool, res *FixResult) error {
+	res.Notes = append(res.Notes, plan.Notes...)
+	if !plan.Changes() {
 		return nil
 	}
-	notes, err := commit(ctx, editCheckout{s}, plan, force)
+	notes, err := wsedit.Commit(ctx, editCheckout{s}, plan, force)
 	if err != nil {
 		return fmt.Errorf("not applied: %w", err)
 	}
@@ -606,7 +597,7 @@ func (s *Supervisor) commitFix(ctx context.Context, plan *editPlan, force bool, 
 
 // resyncFix tells the server about what a plan wrote; one that could not
 // take it is a note: the files are written.
-func (s *Supervisor) resyncFix(ctx context.Context, srv *server, plan *editPlan, res *FixResult) {
+func (s *Supervisor) resyncFix(ctx context.Context, srv *server, plan *wsedit.Plan, res *FixResult) {
 	if err := s.resyncAfterEdit(ctx, srv, plan); err != nil {
 		res.Notes = append(res.Notes, fmt.Sprintf("re-syncing %s after the write failed (use lsp reload): %v", srv.spec.ID, err))
 	}
@@ -643,7 +634,7 @@ func (s *Supervisor) runCommand(ctx context.Context, srv *server, name string, a
 		one      sync.Mutex // one edit at a time
 		busy     sync.WaitGroup
 		applied  int
-		plans    []*editPlan
+		plans    []*wsedit.Plan
 		applyErr error
 		done     bool // set once the results are read: a late edit is refused
 	)
@@ -674,7 +665,7 @@ func (s *Supervisor) runCommand(ctx context.Context, srv *server, name string, a
 			}
 		}()
 		plan, err := s.planEdit(we, srv)
-		if err == nil && confirm != nil && plan.changes() {
+		if err == nil && confirm != nil && plan.Changes() {
 			files, edits := s.planFiles(plan)
 			bound.pause()
 			err = confirm(ctx, &ProposedEdit{Server: srv.spec.ID, Command: name, Files: files, Changes: s.planChanges(plan), Edits: edits})

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/builtin-tools/builtin-tools/lsp/protocol"
+	"github.com/builtin-tools/builtin-tools/lsp/wsedit"
 )
 
 // Issue 19 §4: a file a rename moves (a server's rename-file operation)
@@ -53,7 +54,7 @@ func TestMovedFileKeepsModeAndOwner(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	notes, err := commit(context.Background(), editCheckout{sup}, plan, false)
+	notes, err := wsedit.Commit(context.Background(), editCheckout{sup}, plan, false)
 	if err != nil {
 		t.Fatal(err)
 	}

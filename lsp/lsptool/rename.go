@@ -11,6 +11,7 @@ import (
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
 	"github.com/builtin-tools/builtin-tools/lsp"
 	"github.com/builtin-tools/builtin-tools/lsp/protocol"
+	"github.com/builtin-tools/builtin-tools/lsp/wsedit"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
 )
@@ -109,7 +110,7 @@ func previewRename(ctx context.Context, c *registry.Call, s *Servers, p renamePa
 		symbol += fmt.Sprintf(" (occurrence %d)", p.Occurrence)
 	}
 	renaming := fmt.Sprintf("renaming %s to %q", symbol, textcut.Ellipsis(p.NewName, 80))
-	if tl, ok := errors.AsType[*lsp.TooLargeError](err); ok {
+	if tl, ok := errors.AsType[*wsedit.TooLargeError](err); ok {
 		return RenameResult{}, (&staged.TooLargeError{File: tl.File, Size: tl.Size, Limit: tl.Limit}).Of(renaming)
 	}
 	if err != nil {
