@@ -224,38 +224,26 @@ type PoolStatus struct {
 
 // BrokerStatus is what the broker holds (LSP-8, LSP-9).
 type BrokerStatus struct {
-	BudgetKB int64                `json:"budget_kb" jsonschema:"the memory budget of all the broker's servers together in KiB, 0 for none"`
-	UsedKB   int64                `json:"used_kb" jsonschema:"the resident memory of the broker's servers in KiB"`
-	Servers  []BrokerServerStatus `json:"servers" jsonschema:"every server the broker holds"`
+	BudgetKB int64              `json:"budget_kb" jsonschema:"the memory budget of all the broker's servers together in KiB, 0 for none"`
+	UsedKB   int64              `json:"used_kb" jsonschema:"the resident memory of the broker's servers in KiB"`
+	Servers  []PoolServerStatus `json:"servers" jsonschema:"every server the broker holds"`
 }
 
-// BrokerServerStatus is one server of the broker.
-type BrokerServerStatus struct {
-	Server      string `json:"server"`
-	Root        string `json:"root,omitempty" jsonschema:"its root folder relative to this run's root, . for the root; empty for another folder"`
-	OtherFolder bool   `json:"other_folder,omitempty" jsonschema:"it serves a folder outside this run's root"`
-	Trusted     bool   `json:"trusted" jsonschema:"it was started for a trusted checkout"`
-	State       string `json:"state" jsonschema:"in_use, previewing or idle"`
-	Processes   int    `json:"processes" jsonschema:"processes connected to it"`
-	PID         int    `json:"pid"`
-	MemoryKB    int64  `json:"memory_kb" jsonschema:"resident memory in KiB, with its child processes"`
-	IdleSeconds int64  `json:"idle_seconds" jsonschema:"seconds since any process last used it"`
-	OverBudget  bool   `json:"over_budget,omitempty" jsonschema:"it alone takes the broker's whole memory budget"`
-}
-
-// PoolServerStatus is one server of a pool.
+// PoolServerStatus is one server of a pool, or of the broker (which is
+// the pool of every process of the user): the broker's list leaves out
+// this_run and clients, which only this process knows.
 type PoolServerStatus struct {
 	Server      string `json:"server"`
 	Root        string `json:"root,omitempty" jsonschema:"its root folder relative to this run's root, . for the root; empty for another folder"`
 	OtherFolder bool   `json:"other_folder,omitempty" jsonschema:"it serves a folder outside this run's root"`
-	ThisRun     bool   `json:"this_run" jsonschema:"this run uses it"`
+	ThisRun     bool   `json:"this_run,omitempty" jsonschema:"this run uses it; absent in the broker's list"`
 	Trusted     bool   `json:"trusted" jsonschema:"it was started for a trusted checkout"`
 	State       string `json:"state" jsonschema:"starting, in_use (a call is under way), previewing (a preview holds it alone) or idle"`
-	Clients     int    `json:"clients" jsonschema:"runs of this process holding it"`
+	Clients     int    `json:"clients,omitempty" jsonschema:"runs of this process holding it; absent when none, and in the broker's list"`
 	Processes   int    `json:"processes,omitempty" jsonschema:"processes sharing it through the broker, this one included; absent for a server of this process's own"`
 	PID         int    `json:"pid,omitempty"`
 	MemoryKB    int64  `json:"memory_kb" jsonschema:"resident memory of it and its child processes in KiB, 0 when unknown"`
-	IdleSeconds int64  `json:"idle_s" jsonschema:"seconds since its last use"`
+	IdleSeconds int64  `json:"idle_s" jsonschema:"seconds since any run or process last used it"`
 	OverBudget  bool   `json:"over_budget,omitempty" jsonschema:"it alone uses the whole budget or more"`
 }
 

@@ -989,11 +989,11 @@ func (s *Supervisor) poolStatus(ctx context.Context) *PoolStatus {
 	for _, r := range rows {
 		if r.State != PoolStarting && r.e.srv != nil {
 			if bs := r.e.srv.brokerServers(ctx); bs != nil {
-				ps.Broker = &BrokerStatus{BudgetKB: bs.BudgetKB, Servers: make([]BrokerServerStatus, 0, len(bs.Servers))}
+				ps.Broker = &BrokerStatus{BudgetKB: bs.BudgetKB, Servers: make([]PoolServerStatus, 0, len(bs.Servers))}
 				for _, x := range bs.Servers {
 					root, other := where(x.Dir)
 					ps.Broker.UsedKB += x.MemoryKB
-					ps.Broker.Servers = append(ps.Broker.Servers, BrokerServerStatus{Server: x.Server, Root: root, OtherFolder: other,
+					ps.Broker.Servers = append(ps.Broker.Servers, PoolServerStatus{Server: x.Server, Root: root, OtherFolder: other,
 						Trusted: x.Trusted, State: x.State, Processes: x.Clients, PID: x.PID, MemoryKB: x.MemoryKB,
 						IdleSeconds: x.IdleMS / 1000, OverBudget: bs.BudgetKB > 0 && x.MemoryKB >= bs.BudgetKB})
 				}
