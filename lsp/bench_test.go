@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/builtin-tools/builtin-tools/lsp/diag"
 	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
@@ -56,7 +57,7 @@ func (bs benchServer) timedBreak(b *testing.B, s *session, at pathguard.Path, or
 	s.write(bs.file, text)
 	diags, err := s.sup.AfterWrite(s.ctx, at)
 	d := time.Since(t0)
-	if err != nil || !slices.ContainsFunc(diags, func(d Diagnostic) bool { return strings.Contains(d.Message, want) }) {
+	if err != nil || !slices.ContainsFunc(diags, func(d diag.Diagnostic) bool { return strings.Contains(d.Message, want) }) {
 		b.Fatalf("write %d: %v, diagnostics lack %q: %+v", id, err, want, diags)
 	}
 	return d

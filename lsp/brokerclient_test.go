@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/lsp/broker"
+	"github.com/builtin-tools/builtin-tools/lsp/diag"
 	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 )
 
@@ -72,12 +73,12 @@ func TestBrokerSharesServer(t *testing.T) {
 	shapes := a.read("shapes/shapes.go")
 	broken := strings.Replace(shapes, "func Total(shapes []Shape) float64 {", "func Total(shapes []Shape) int {", 1)
 	p, err := a.sup.Preview(a.ctx, []Proposed{{File: a.at("shapes/shapes.go"), Text: []byte(broken)}})
-	if err != nil || p.Files[0].State != Checked || len(p.Files[0].New) == 0 {
+	if err != nil || p.Files[0].State != diag.Checked || len(p.Files[0].New) == 0 {
 		t.Fatalf("a's preview: %v %+v", err, p)
 	}
 	d := must(b.Diagnostics(a.ctx, loc(t, b, a.path("shapes/shapes.go"))))(t)
 	for _, x := range d.Diagnostics {
-		if x.Severity == SeverityError {
+		if x.Severity == diag.SeverityError {
 			t.Errorf("b's diagnostics after a's preview: %s", x.Message)
 		}
 	}
@@ -433,7 +434,7 @@ func TestBrokerSharesOtherServers(t *testing.T) {
 				}
 			}}
 			p, err := a.sup.Preview(a.ctx, []Proposed{{File: at, Text: []byte(a.read(tc.file) + tc.add)}})
-			if err != nil || p.Files[0].State != Checked || !slices.ContainsFunc(p.Files[0].New, func(d Finding) bool { return strings.Contains(d.Message, tc.want) }) {
+			if err != nil || p.Files[0].State != diag.Checked || !slices.ContainsFunc(p.Files[0].New, func(d diag.Finding) bool { return strings.Contains(d.Message, tc.want) }) {
 				t.Fatalf("a's preview: %v %+v", err, p)
 			}
 			r := <-during

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/proc"
+	"github.com/builtin-tools/builtin-tools/lsp/diag"
 	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 )
 
@@ -132,7 +133,7 @@ func TestBudgetSparesServerInPreview(t *testing.T) {
 	if !srvA.alive() {
 		t.Fatal("the server held by a preview was stopped for the budget")
 	}
-	if p.Files[0].State != Checked {
+	if p.Files[0].State != diag.Checked {
 		t.Errorf("the preview: %+v", p.Files[0])
 	}
 	if st := pool.Servers(); len(st) != 2 {

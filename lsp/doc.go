@@ -46,7 +46,7 @@
 //
 // # Operations
 //
-// Every query takes a file and a [Place]: a 1-based line and a symbol — a
+// Every query takes a file and a [protocol.Place]: a 1-based line and a symbol — a
 // substring of that line — never a column (LSP-3). The column is where the
 // substring stands (a whole word first; of a qualified name such as
 // stats.Sum, its last part; of a name the line holds more than once, the
@@ -71,7 +71,7 @@
 // # Diagnostics on write
 //
 // [Supervisor.CheckWritten] is the hook the write wrapper calls after write,
-// edit or apply_patch (WRT-1), and says what came of it in a [Verdict]
+// edit or apply_patch (WRT-1), and says what came of it in a [diag.Verdict]
 // (WRT-4; [Supervisor.AfterWrite] is the same check as diagnostics and an
 // error): it syncs the file and awaits the diagnostics
 // for that exact version — pulled when the server offers it
@@ -84,7 +84,7 @@
 // publish followed within a short settle window, bounded by
 // [Config.DiagnosticsWait]. There is no fixed sleep. What comes after the
 // bound is watched for, up to [LateWait], and handed to the caller then
-// ([WriteCheck].Late; WRT-5). A [Ledger]
+// ([diag.WriteCheck].Late; WRT-5). A [diag.Ledger]
 // per run keeps only new diagnostics (WRT-2), says which reported ones a
 // later check no longer finds, and a file no server owns costs no wait
 // (WRT-3). Every path a result names, in a server's or a checker's words
@@ -97,8 +97,8 @@
 // diagnostics as AfterWrite does, and puts every document back to the
 // disk's text, also when it fails or is cancelled. Previews of one server
 // are serialized with each other and with its document syncs. Each file's
-// [Verdict] says what the version would introduce and fix, keyed as the
-// [Ledger] keys, or why it was not checked.
+// [diag.Verdict] says what the version would introduce and fix, keyed as the
+// [diag.Ledger] keys, or why it was not checked.
 //
 // # Rename
 //
@@ -125,8 +125,10 @@
 // confirm. An edit that would make a file larger than 16 MiB is refused
 // before anything is written, by lsp_rename too.
 //
-// The LSP types and the position arithmetic are package [protocol]; the
-// data the operations return and their errors are package lsp's own.
+// Below this package: [protocol] (the LSP types and positions in a
+// document), [wsedit] (a WorkspaceEdit worked out and written all or
+// nothing) and [diag] (diagnostics, the run's ledger, a write's verdict).
+// The operations and their results and errors are package lsp's own.
 //
 // JSON-RPC is github.com/sourcegraph/jsonrpc2, over the project's framing
 // package (framing.NewObjectStream), which is the only code that knows the

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/builtin-tools/builtin-tools/lsp"
+	"github.com/builtin-tools/builtin-tools/lsp/diag"
 	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
@@ -33,7 +34,7 @@ func Example() {
 	defer g.Close()
 	sup := lsp.OpenSupervisor(g, lsp.Config{}) // starts nothing yet
 	defer sup.Close()
-	ledger := lsp.NewLedger()
+	ledger := diag.NewLedger()
 
 	// lsp status: gopls has its marker (go.mod) and its program.
 	for _, s := range sup.Status(ctx).Servers {

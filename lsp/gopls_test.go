@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/builtin-tools/builtin-tools/lsp/diag"
 	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
@@ -91,7 +92,7 @@ func TestGopls(t *testing.T) {
 	})
 
 	t.Run("diagnostics on write, with the ledger", func(t *testing.T) {
-		ledger := NewLedger()
+		ledger := diag.NewLedger()
 		orig := s.read("main.go")
 
 		s.write("main.go", orig+"\nfunc broken() { undefinedThing() }\n")
@@ -100,7 +101,7 @@ func TestGopls(t *testing.T) {
 			t.Fatal(err)
 		}
 		fresh := ledger.Fresh(main, diags, false)
-		want := Diagnostic{File: main, Line: 15, Column: 17, Severity: SeverityError, Code: "UndeclaredName", Source: "compiler",
+		want := diag.Diagnostic{File: main, Line: 15, Column: 17, Severity: diag.SeverityError, Code: "UndeclaredName", Source: "compiler",
 			Message: "undefined: undefinedThing", LineText: "func broken() { undefinedThing() }"}
 		if len(fresh) != 1 || fresh[0] != want {
 			t.Fatalf("first write: want %+v, got %+v", want, fresh)

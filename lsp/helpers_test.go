@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
+	"github.com/builtin-tools/builtin-tools/lsp/diag"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
@@ -141,7 +142,7 @@ func symKeys(r *Symbols) string {
 }
 
 // diagKeys is every diagnostic as "rel:line:col: severity: message".
-func diagKeys(root string, ds []Diagnostic) string {
+func diagKeys(root string, ds []diag.Diagnostic) string {
 	var keys []string
 	for _, d := range ds {
 		rel, _ := filepath.Rel(root, d.File)

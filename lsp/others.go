@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/builtin-tools/builtin-tools/lsp/diag"
 	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
@@ -28,11 +29,11 @@ const MaxOtherFiles = 20
 // written file as it was before, and every diagnostic each had after, by
 // absolute path, for the ledger.
 type OthersCheck struct {
-	Files       []Verdict
-	Diagnostics map[string][]Diagnostic
+	Files       []diag.Verdict
+	Diagnostics map[string][]diag.Diagnostic
 	// New and Fixed are the verdicts' New and Fixed as diagnostics
 	// (absolute paths), for the text.
-	New, Fixed []Diagnostic
+	New, Fixed []diag.Diagnostic
 }
 
 // CheckOthers checks the files others (which use what the write of file
@@ -47,7 +48,7 @@ type OthersCheck struct {
 // puts every document back on any exit; its waits are bounded by one
 // DiagnosticsWait. Others owned by another server are left out.
 func (s *Supervisor) CheckOthers(ctx context.Context, file pathguard.Path, before []byte, others []pathguard.Path) (*OthersCheck, error) {
-	out := &OthersCheck{Files: []Verdict{}, Diagnostics: map[string][]Diagnostic{}}
+	out := &OthersCheck{Files: []diag.Verdict{}, Diagnostics: map[string][]diag.Diagnostic{}}
 	abs, err := s.guard.Of(file)
 	if err != nil {
 		return out, fmt.Errorf("%w: %v", ErrBadFile, err)
@@ -59,7 +60,7 @@ func (s *Supervisor) CheckOthers(ctx context.Context, file pathguard.Path, befor
 	}
 	type other struct {
 		path           string
-		v              Verdict
+		v              diag.Verdict
 		base           *openDoc
 		before, after_ []protocol.Diagnostic
 		got            bool
@@ -79,7 +80,7 @@ func (s *Supervisor) CheckOthers(ctx context.Context, file pathguard.Path, befor
 		if oc, err := s.choose(a); err != nil || oc.spec.ID != c.spec.ID || oc.root != c.root {
 			continue
 		}
-		oth = append(oth, &other{path: a, v: Verdict{File: s.rel(a), Server: c.spec.ID, New: []Finding{}, Fixed: []Finding{}}})
+		oth = append(oth, &other{path: a, v: diag.Verdict{File: s.rel(a), Server: c.spec.ID, New: []diag.Finding{}, Fixed: []diag.Finding{}}})
 	}
 	srv, err := s.serverFor(ctx, c)
 	if err != nil {
@@ -104,7 +105,7 @@ func (s *Supervisor) CheckOthers(ctx context.Context, file pathguard.Path, befor
 	}
 	for _, o := range oth {
 		if o.base, _, err = srv.syncFileLocked(send, o.path, c.languageID); err != nil {
-			o.v.State, o.v.Why = ServerFailed, s.RelText(err.Error())
+			o.v.State, o.v.Why = diag.ServerFailed, s.RelText(err.Error())
 		}
 	}
 	// From the old text's version on, every document goes back to the
@@ -133,7 +134,7 @@ func (s *Supervisor) CheckOthers(ctx context.Context, file pathguard.Path, befor
 			var d *openDoc
 			if o.v.State == "" {
 				if d, err = touch(o); err != nil {
-					o.v.State, o.v.Why = ServerFailed, s.RelText(err.Error())
+					o.v.State, o.v.Why = diag.ServerFailed, s.RelText(err.Error())
 				}
 			}
 			docs = append(docs, d)
@@ -147,10 +148,10 @@ func (s *Supervisor) CheckOthers(ctx context.Context, file pathguard.Path, befor
 			case ctx.Err() != nil:
 				return ctx.Err()
 			case errors.Is(err, ErrDiagnosticsTimeout):
-				o.v.State = TimedOut
+				o.v.State = diag.TimedOut
 				o.v.Why = fmt.Sprintf("its diagnostics did not arrive within %s of the write's check", s.cfg.DiagnosticsWait)
 			case err != nil:
-				o.v.State, o.v.Why = ServerFailed, s.RelText(err.Error())
+				o.v.State, o.v.Why = diag.ServerFailed, s.RelText(err.Error())
 			default:
 				*get(o) = raw
 				o.v.Version = docs[i].version
@@ -196,11 +197,11 @@ func (s *Supervisor) CheckOthers(ctx context.Context, file pathguard.Path, befor
 	}
 	for _, o := range oth {
 		if o.v.State == "" && o.got {
-			o.v.State = Checked
-			was := s.relMessages(convertDiagnostics(o.before, o.path, o.base.text, srv.encoding))
-			now := s.relMessages(convertDiagnostics(o.after_, o.path, o.base.text, srv.encoding))
-			fresh, gone := diffDiagnostics(was, now)
-			o.v.New, o.v.Fixed = Findings(fresh), Findings(gone)
+			o.v.State = diag.Checked
+			was := s.relMessages(diag.Convert(o.before, o.path, o.base.text, srv.encoding))
+			now := s.relMessages(diag.Convert(o.after_, o.path, o.base.text, srv.encoding))
+			fresh, gone := diag.Diff(was, now)
+			o.v.New, o.v.Fixed = diag.Findings(fresh), diag.Findings(gone)
 			out.Diagnostics[o.path] = now
 			out.New, out.Fixed = append(out.New, fresh...), append(out.Fixed, gone...)
 		}
@@ -235,14 +236,14 @@ func (s *Supervisor) CheckOthers(ctx context.Context, file pathguard.Path, befor
 		if err != nil {
 			continue
 		}
-		was := s.relMessages(convertDiagnostics(stored[uri], p, text, srv.encoding))
-		now := s.relMessages(convertDiagnostics(items[uri], p, text, srv.encoding))
-		fresh, _ := diffDiagnostics(was, now)
+		was := s.relMessages(diag.Convert(stored[uri], p, text, srv.encoding))
+		now := s.relMessages(diag.Convert(items[uri], p, text, srv.encoding))
+		fresh, _ := diag.Diff(was, now)
 		if len(fresh) == 0 {
 			continue
 		}
-		out.Files = append(out.Files, Verdict{File: s.rel(p), Server: c.spec.ID, State: Checked,
-			New: Findings(fresh), Fixed: []Finding{}, WaitedMS: time.Since(start).Milliseconds()})
+		out.Files = append(out.Files, diag.Verdict{File: s.rel(p), Server: c.spec.ID, State: diag.Checked,
+			New: diag.Findings(fresh), Fixed: []diag.Finding{}, WaitedMS: time.Since(start).Milliseconds()})
 		out.Diagnostics[p] = now
 		out.New = append(out.New, fresh...)
 	}

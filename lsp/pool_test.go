@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
+	"github.com/builtin-tools/builtin-tools/lsp/diag"
 	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 )
 
@@ -79,12 +80,12 @@ func TestPreviewHiddenFromAnotherRun(t *testing.T) {
 	case <-time.After(2 * time.Minute):
 		t.Fatal("the preview did not end")
 	}
-	if p == nil || p.Files[0].State != Checked || len(p.Files[0].New) != 1 {
+	if p == nil || p.Files[0].State != diag.Checked || len(p.Files[0].New) != 1 {
 		t.Fatalf("the preview: %+v", p)
 	}
 	d := must(b.Diagnostics(a.ctx, loc(t, b, a.path("shapes/shapes.go"))))(t)
 	for _, x := range d.Diagnostics {
-		if x.Severity == SeverityError {
+		if x.Severity == diag.SeverityError {
 			t.Errorf("run B's diagnostics after the preview: %s", x.Message)
 		}
 	}

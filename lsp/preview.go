@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/staged"
+	"github.com/builtin-tools/builtin-tools/lsp/diag"
 	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
@@ -24,41 +25,41 @@ type Proposed struct {
 // Preview is what accepting proposed contents would do, per file, as the
 // servers that own the files see it (PRE-1).
 type Preview struct {
-	Files []Verdict `json:"files" jsonschema:"one entry per proposed file, in the order given"`
+	Files []diag.Verdict `json:"files" jsonschema:"one entry per proposed file, in the order given"`
 	// Others are the files using what the change alters, checked with
 	// the proposed versions against the disk's (WRT-6).
-	Others []Verdict `json:"other_files,omitempty" jsonschema:"files using definitions the change alters: what the proposed versions would break or fix in them"`
+	Others []diag.Verdict `json:"other_files,omitempty" jsonschema:"files using definitions the change alters: what the proposed versions would break or fix in them"`
 	// Incomplete: a file's diagnostics did not arrive within the wait.
 	Incomplete bool  `json:"incomplete,omitempty" jsonschema:"some file's diagnostics did not arrive within the wait: what is new may be missing"`
 	WaitMS     int64 `json:"wait_ms,omitempty" jsonschema:"the wait for one version's diagnostics, when incomplete"`
 	// after is every diagnostic the proposed version had, by file, for
 	// Matches.
-	after map[string][]Diagnostic
+	after map[string][]diag.Diagnostic
 }
 
 // Matches reports whether ds, the diagnostics of file (relative to the
 // root) once written, are those the preview found for its proposed
 // version: the same errors and warnings by severity, code and message.
 // False when the preview did not check file.
-func (p *Preview) Matches(file string, ds []Diagnostic) bool {
+func (p *Preview) Matches(file string, ds []diag.Diagnostic) bool {
 	before, ok := p.after[file]
 	if !ok {
 		return false
 	}
-	fresh, gone := diffDiagnostics(before, ds)
+	fresh, gone := diag.Diff(before, ds)
 	return len(fresh) == 0 && len(gone) == 0
 }
 
 // previewItem is one proposed file on its way through a server.
 type previewItem struct {
-	v      *Verdict
+	v      *diag.Verdict
 	path   string
 	text   string
 	base   *openDoc              // the document as on disk, nil for a new file
 	raw    []protocol.Diagnostic // base's diagnostics as the server gave them
-	before []Diagnostic
+	before []diag.Diagnostic
 	sent   *openDoc // the unsaved version
-	after  []Diagnostic
+	after  []diag.Diagnostic
 }
 
 // Preview gives the servers that own files their proposed contents as
@@ -86,7 +87,7 @@ func (s *Supervisor) Preview(ctx context.Context, files []Proposed, users ...pat
 	if closed {
 		return nil, ErrClosed
 	}
-	res := &Preview{Files: make([]Verdict, len(files)), after: map[string][]Diagnostic{}}
+	res := &Preview{Files: make([]diag.Verdict, len(files)), after: map[string][]diag.Diagnostic{}}
 	type group struct {
 		c     *choice
 		items []*previewItem
@@ -104,9 +105,9 @@ func (s *Supervisor) Preview(ctx context.Context, files []Proposed, users ...pat
 			return nil, fmt.Errorf("%w: %s is outside the root %s", ErrBadFile, abs, s.root)
 		}
 		v := &res.Files[i]
-		*v = Verdict{File: s.rel(path), New: []Finding{}, Fixed: []Finding{}}
+		*v = diag.Verdict{File: s.rel(path), New: []diag.Finding{}, Fixed: []diag.Finding{}}
 		if len(f.Text) > maxFileBytes {
-			v.State, v.Why = NoServer, fmt.Sprintf("it would be %d bytes, over the %d-byte limit for language-server files", len(f.Text), maxFileBytes)
+			v.State, v.Why = diag.NoServer, fmt.Sprintf("it would be %d bytes, over the %d-byte limit for language-server files", len(f.Text), maxFileBytes)
 			continue
 		}
 		s.noteDir(path)
@@ -146,7 +147,7 @@ func (s *Supervisor) Preview(ctx context.Context, files []Proposed, users ...pat
 			continue
 		}
 		g := groups[serverKey{c.spec.ID, c.root}]
-		it := &previewItem{v: &Verdict{File: s.rel(path), New: []Finding{}, Fixed: []Finding{}}, path: path}
+		it := &previewItem{v: &diag.Verdict{File: s.rel(path), New: []diag.Finding{}, Fixed: []diag.Finding{}}, path: path}
 		g.users = append(g.users, it)
 		others = append(others, it)
 	}
@@ -167,10 +168,10 @@ func (s *Supervisor) Preview(ctx context.Context, files []Proposed, users ...pat
 	}
 	for _, key := range order {
 		for _, it := range groups[key].items {
-			if it.sent != nil && it.v.State == Checked {
+			if it.sent != nil && it.v.State == diag.Checked {
 				res.after[it.v.File] = it.after
 			}
-			if it.v.State == TimedOut {
+			if it.v.State == diag.TimedOut {
 				res.Incomplete, res.WaitMS = true, s.cfg.DiagnosticsWait.Milliseconds()
 			}
 		}
@@ -182,7 +183,7 @@ func (s *Supervisor) Preview(ctx context.Context, files []Proposed, users ...pat
 // the whole preview. It returns only ctx's error; a server's failure is
 // the items' verdict.
 func (s *Supervisor) previewOn(ctx context.Context, c *choice, items, users []*previewItem) error {
-	fail := func(state State, err error) {
+	fail := func(state diag.State, err error) {
 		for _, it := range append(slices.Clip(items), users...) {
 			if it.v.State == "" {
 				it.v.Server, it.v.State, it.v.Why = c.spec.ID, state, s.RelText(err.Error())
@@ -194,7 +195,7 @@ func (s *Supervisor) previewOn(ctx context.Context, c *choice, items, users []*p
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		fail(ServerFailed, err)
+		fail(diag.ServerFailed, err)
 		return nil
 	}
 	defer srv.release()
@@ -204,7 +205,7 @@ func (s *Supervisor) previewOn(ctx context.Context, c *choice, items, users []*p
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		fail(ServerFailed, srv.busyError("preview", true))
+		fail(diag.ServerFailed, srv.busyError("preview", true))
 		return nil
 	}
 	defer srv.unholdAlone()
@@ -223,7 +224,7 @@ func (s *Supervisor) previewOn(ctx context.Context, c *choice, items, users []*p
 		}
 		doc, _, err := srv.syncFileLocked(send, it.path, c.languageID)
 		if err != nil {
-			it.v.State, it.v.Why = ServerFailed, s.RelText(err.Error())
+			it.v.State, it.v.Why = diag.ServerFailed, s.RelText(err.Error())
 			continue
 		}
 		it.base = doc
@@ -232,7 +233,7 @@ func (s *Supervisor) previewOn(ctx context.Context, c *choice, items, users []*p
 		it.v.Server = srv.spec.ID
 		doc, _, err := srv.syncFileLocked(send, it.path, c.languageID)
 		if err != nil || doc == nil {
-			it.v.State, it.v.Why = ServerFailed, "it could not be opened"
+			it.v.State, it.v.Why = diag.ServerFailed, "it could not be opened"
 			if err != nil {
 				it.v.Why = s.RelText(err.Error())
 			}
@@ -249,13 +250,13 @@ func (s *Supervisor) previewOn(ctx context.Context, c *choice, items, users []*p
 		case ctx.Err() != nil:
 			return ctx.Err()
 		case errors.Is(err, ErrDiagnosticsTimeout):
-			it.v.State, it.v.Why = TimedOut, "the diagnostics of the file as on disk did not arrive, so nothing can be said to be new or fixed: "+s.RelText(err.Error())
+			it.v.State, it.v.Why = diag.TimedOut, "the diagnostics of the file as on disk did not arrive, so nothing can be said to be new or fixed: "+s.RelText(err.Error())
 			it.v.WaitedMS = s.cfg.DiagnosticsWait.Milliseconds()
 		case err != nil:
-			it.v.State, it.v.Why = ServerFailed, s.RelText(err.Error())
+			it.v.State, it.v.Why = diag.ServerFailed, s.RelText(err.Error())
 		default:
 			it.raw = raw
-			it.before = s.relMessages(convertDiagnostics(raw, it.path, it.base.text, srv.encoding))
+			it.before = s.relMessages(diag.Convert(raw, it.path, it.base.text, srv.encoding))
 		}
 	}
 	if srv.spec.Indexes || srv.spec.LoadedLog != nil {
@@ -294,7 +295,7 @@ func (s *Supervisor) previewOn(ctx context.Context, c *choice, items, users []*p
 		doc, err := srv.sendUnsaved(send, it.path, c.languageID, it.text)
 		it.sent = doc
 		if err != nil {
-			it.v.State, it.v.Why = ServerFailed, s.RelText(err.Error())
+			it.v.State, it.v.Why = diag.ServerFailed, s.RelText(err.Error())
 		}
 	}
 	if s.hooks != nil && s.hooks.previewSent != nil {
@@ -320,7 +321,7 @@ func (s *Supervisor) previewUsers(ctx, send context.Context, srv *server, c *cho
 		doc, err := srv.sendUnsaved(send, it.path, c.languageID, it.text)
 		it.sent = doc
 		if err != nil {
-			it.v.State, it.v.Why = ServerFailed, s.RelText(err.Error())
+			it.v.State, it.v.Why = diag.ServerFailed, s.RelText(err.Error())
 		}
 	}
 	return s.awaitSent(ctx, srv, users, start, false,
@@ -345,16 +346,16 @@ func (s *Supervisor) awaitSent(ctx context.Context, srv *server, items []*previe
 		case ctx.Err() != nil:
 			return ctx.Err()
 		case errors.Is(err, ErrDiagnosticsTimeout):
-			it.v.State, it.v.Why = TimedOut, timedOut
+			it.v.State, it.v.Why = diag.TimedOut, timedOut
 			continue
 		case err != nil:
-			it.v.State, it.v.Why = ServerFailed, s.RelText(err.Error())
+			it.v.State, it.v.Why = diag.ServerFailed, s.RelText(err.Error())
 			continue
 		}
-		it.after = s.relMessages(convertDiagnostics(raw, it.path, it.text, srv.encoding))
-		fresh, gone := diffDiagnostics(it.before, it.after)
-		it.v.State = Checked
-		it.v.New, it.v.Fixed = Findings(fresh), Findings(gone)
+		it.after = s.relMessages(diag.Convert(raw, it.path, it.text, srv.encoding))
+		fresh, gone := diag.Diff(it.before, it.after)
+		it.v.State = diag.Checked
+		it.v.New, it.v.Fixed = diag.Findings(fresh), diag.Findings(gone)
 	}
 	return nil
 }

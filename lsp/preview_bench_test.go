@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/builtin-tools/builtin-tools/lsp/diag"
 )
 
 // BenchmarkPreview measures, on a warm server and in the same run, a
@@ -29,8 +31,8 @@ func BenchmarkPreview(b *testing.B) {
 				t0 := time.Now()
 				p, err := s.sup.Preview(s.ctx, []Proposed{{File: at, Text: []byte(text)}})
 				d := time.Since(t0)
-				if err != nil || p.Files[0].State != Checked ||
-					!slices.ContainsFunc(p.Files[0].New, func(v Finding) bool { return strings.Contains(v.Message, want) }) {
+				if err != nil || p.Files[0].State != diag.Checked ||
+					!slices.ContainsFunc(p.Files[0].New, func(v diag.Finding) bool { return strings.Contains(v.Message, want) }) {
 					b.Fatalf("preview %d: %v, %+v lacks %q", i, err, p, want)
 				}
 				return d

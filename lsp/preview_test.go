@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/builtin-tools/builtin-tools/lsp/diag"
 	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 )
 
@@ -30,7 +31,7 @@ func TestPreviewGopls(t *testing.T) {
 		}
 		d := must(s.sup.Diagnostics(s.ctx, s.at("shapes/shapes.go")))(t)
 		for _, x := range d.Diagnostics {
-			if x.Severity == SeverityError {
+			if x.Severity == diag.SeverityError {
 				t.Errorf("lsp diagnostics sees the preview's text: %s", x.Message)
 			}
 		}
@@ -46,7 +47,7 @@ func TestPreviewGopls(t *testing.T) {
 			t.Fatalf("preview: %+v", p)
 		}
 		v := p.Files[0]
-		if v.File != "shapes/shapes.go" || v.Server != "gopls" || v.State != Checked || v.Version < 2 || len(v.Fixed) != 0 {
+		if v.File != "shapes/shapes.go" || v.Server != "gopls" || v.State != diag.Checked || v.Version < 2 || len(v.Fixed) != 0 {
 			t.Errorf("verdict: %+v", v)
 		}
 		if len(v.New) != 1 || v.New[0].Severity != "error" || v.New[0].LineText != "\treturn sum" || !strings.Contains(v.New[0].Message, "float64") {
@@ -65,7 +66,7 @@ func TestPreviewGopls(t *testing.T) {
 		}
 		p := must(s.sup.Preview(s.ctx, []Proposed{{File: s.at("shapes/shapes.go"), Text: []byte(shapes)}}))(t)
 		v := p.Files[0]
-		if v.State != Checked || len(v.New) != 0 || len(v.Fixed) != 1 || v.Fixed[0].LineText != "\treturn sum" {
+		if v.State != diag.Checked || len(v.New) != 0 || len(v.Fixed) != 1 || v.Fixed[0].LineText != "\treturn sum" {
 			t.Errorf("want one fixed error and nothing new, got %+v", v)
 		}
 		if !p.Matches("shapes/shapes.go", nil) {
@@ -95,10 +96,10 @@ func TestPreviewGopls(t *testing.T) {
 		s.write("notes.txt", "hello\n")
 		p := must(s.sup.Preview(s.ctx, []Proposed{{File: s.at("notes.txt"), Text: []byte("bye\n")},
 			{File: s.at("shapes/shapes.go"), Text: []byte(shapes)}}))(t)
-		if v := p.Files[0]; v.State != NoServer || v.Server != "" || !strings.Contains(v.Why, ".txt files") {
+		if v := p.Files[0]; v.State != diag.NoServer || v.Server != "" || !strings.Contains(v.Why, ".txt files") {
 			t.Errorf("no server: %+v", v)
 		}
-		if v := p.Files[1]; v.State != Checked || len(v.New)+len(v.Fixed) != 0 {
+		if v := p.Files[1]; v.State != diag.Checked || len(v.New)+len(v.Fixed) != 0 {
 			t.Errorf("an unchanged file: %+v", v)
 		}
 		asOnDisk(t)
@@ -145,7 +146,7 @@ func TestPreviewCancelledAtRandom(t *testing.T) {
 					cancelled++
 				case err != nil:
 					t.Errorf("preview: %v", err)
-				case p.Files[0].State != Checked || len(p.Files[0].New) != 1:
+				case p.Files[0].State != diag.Checked || len(p.Files[0].New) != 1:
 					t.Errorf("a preview that finished: %+v", p.Files[0])
 				default:
 					completed++
@@ -194,7 +195,7 @@ func TestWriteAfterPreviewOfSameText(t *testing.T) {
 			// it came just before; that is the server's answer, not a wait.
 			for round := range 1 {
 				p, err := s.sup.Preview(s.ctx, []Proposed{{File: at, Text: []byte(broken)}})
-				if err != nil || p.Files[0].State != Checked {
+				if err != nil || p.Files[0].State != diag.Checked {
 					t.Fatalf("round %d: preview: %v %+v", round, err, p)
 				}
 				s.write(tc.file, broken)
@@ -202,7 +203,7 @@ func TestWriteAfterPreviewOfSameText(t *testing.T) {
 				if err != nil {
 					t.Fatalf("round %d: the write of the previewed text: %v", round, err)
 				}
-				if !slices.ContainsFunc(ds, func(d Diagnostic) bool { return strings.Contains(d.Message, tc.want) }) {
+				if !slices.ContainsFunc(ds, func(d diag.Diagnostic) bool { return strings.Contains(d.Message, tc.want) }) {
 					t.Fatalf("round %d: the written version's diagnostics lack %q: %+v", round, tc.want, ds)
 				}
 				broken += "\n"

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strconv"
 
+	"github.com/builtin-tools/builtin-tools/lsp/diag"
 	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 )
 
@@ -66,11 +67,11 @@ func tsPosition(d *protocol.Document, line, offset int, enc string) protocol.Pos
 func tsSeverity(category string) int {
 	switch category {
 	case "warning":
-		return int(SeverityWarning)
+		return int(diag.SeverityWarning)
 	case "suggestion":
-		return int(SeverityHint)
+		return int(diag.SeverityHint)
 	case "message":
-		return int(SeverityInformation)
+		return int(diag.SeverityInformation)
 	}
-	return int(SeverityError)
+	return int(diag.SeverityError)
 }

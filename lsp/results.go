@@ -1,6 +1,10 @@
 package lsp
 
-import "time"
+import (
+	"time"
+
+	"github.com/builtin-tools/builtin-tools/lsp/diag"
+)
 
 // The results below are data, not text: lsptool renders them for the agent
 // and publishes them as structured content, so every field has a
@@ -143,9 +147,9 @@ type CodeActions struct {
 
 // FileDiagnostics is what the owning server reports for one file.
 type FileDiagnostics struct {
-	File        string       `json:"file"`
-	Server      string       `json:"server"`
-	Diagnostics []Diagnostic `json:"diagnostics" jsonschema:"sorted by position"`
+	File        string            `json:"file"`
+	Server      string            `json:"server"`
+	Diagnostics []diag.Diagnostic `json:"diagnostics" jsonschema:"sorted by position"`
 	// Incomplete: the server had not finished within WaitMS
 	// (DiagnosticsWait); asking again may give more.
 	Incomplete bool  `json:"incomplete,omitempty" jsonschema:"the server had not finished; ask again"`

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/builtin-tools/builtin-tools/lsp/diag"
 	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
@@ -86,7 +87,7 @@ func runServerCase(t *testing.T, c serverCase) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		fresh := NewLedger().Fresh(path, diags, false)
+		fresh := diag.NewLedger().Fresh(path, diags, false)
 		text := diagKeys(s.root, fresh)
 		t.Logf("after write:\n%s", text)
 		expectContains(t, "after write", text, c.brokenWant)

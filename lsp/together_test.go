@@ -3,6 +3,7 @@ package lsp
 import (
 	"testing"
 
+	"github.com/builtin-tools/builtin-tools/lsp/diag"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
@@ -29,7 +30,7 @@ func TestFilesWrittenTogether(t *testing.T) {
 		s.write("stats/stats.go", "package stats\n\nfunc "+name+"(xs []int) int { return len(xs) }\n")
 		s.write("main.go", "package main\n\nimport \"example.com/tw/stats\"\n\nfunc main() { println(stats."+name+"(nil)) }\n")
 	}
-	errors := func(wc WriteCheck) int {
+	errors := func(wc diag.WriteCheck) int {
 		n := 0
 		for _, d := range wc.Diagnostics {
 			if d.Severity == 1 {
@@ -42,7 +43,7 @@ func TestFilesWrittenTogether(t *testing.T) {
 	// The caller alone: gopls has the callee's old text.
 	renamed("Total")
 	wc, err := s.sup.CheckWritten(s.ctx, s.at("main.go"), false)
-	if err != nil || wc.State != Checked {
+	if err != nil || wc.State != diag.Checked {
 		t.Fatalf("main.go alone: %v %+v", err, wc.Verdict)
 	}
 	if errors(wc) == 0 {
@@ -60,7 +61,7 @@ func TestFilesWrittenTogether(t *testing.T) {
 		s.sup.SyncWritten(s.ctx, []pathguard.Path{s.at("main.go"), s.at("stats/stats.go")})
 		for _, f := range []string{"main.go", "stats/stats.go"} {
 			wc, err := s.sup.CheckWritten(s.ctx, s.at(f), true)
-			if err != nil || wc.State != Checked {
+			if err != nil || wc.State != diag.Checked {
 				t.Fatalf("round %d, %s: %v %+v", round, f, err, wc.Verdict)
 			}
 			if n := errors(wc); n != 0 {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/builtin-tools/builtin-tools/lsp/diag"
 )
 
 // WRT-4: a write no server checks says why, on every write, in a verdict
@@ -34,7 +36,7 @@ func TestCheckWrittenStates(t *testing.T) {
 	os.WriteFile(filepath.Join(root, "other", "b.nm"), []byte("x\n"), 0o644)
 	ctx := context.Background()
 
-	check := func(rel string) WriteCheck {
+	check := func(rel string) diag.WriteCheck {
 		t.Helper()
 		wc, err := sup.CheckWritten(ctx, loc(t, sup, filepath.Join(root, rel)), false)
 		if err != nil {
@@ -45,19 +47,19 @@ func TestCheckWrittenStates(t *testing.T) {
 		}
 		return wc
 	}
-	expect := func(rel string, wc WriteCheck, server string, state State, why ...string) {
+	expect := func(rel string, wc diag.WriteCheck, server string, state diag.State, why ...string) {
 		t.Helper()
 		if wc.File != rel || wc.Server != server || wc.State != state || wc.Version != 0 {
 			t.Errorf("%s: want %s from %q; got %+v", rel, state, server, wc.Verdict)
 		}
 		expectContains(t, rel+" why", wc.Why, why...)
 	}
-	expect("README.md", check("README.md"), "", NoServer, "no language server handles .md files")
+	expect("README.md", check("README.md"), "", diag.NoServer, "no language server handles .md files")
 	wc := check("other/b.nm")
-	expect("other/b.nm", wc, "", NoServer, "nomark is installed but no root marker (nomark.json) was found in other")
+	expect("other/b.nm", wc, "", diag.NoServer, "nomark is installed but no root marker (nomark.json) was found in other")
 	for i := range 3 {
 		wc := check("src/main.rs")
-		expect("src/main.rs", wc, "rust-analyzer", ServerFailed, "Unknown binary 'rust-analyzer'", "rustup component add rust-analyzer")
+		expect("src/main.rs", wc, "rust-analyzer", diag.ServerFailed, "Unknown binary 'rust-analyzer'", "rustup component add rust-analyzer")
 		if strings.Contains(wc.Why, "frame_") {
 			t.Errorf("write %d: the why quotes the backtrace: %s", i+1, wc.Why)
 		}
@@ -65,6 +67,6 @@ func TestCheckWrittenStates(t *testing.T) {
 	if n := runs(count); n != 1 {
 		t.Errorf("the broken binary ran %d times, want once (the probe)", n)
 	}
-	expect("a.fake", check("a.fake"), "dies", ServerFailed, "fatal: the index is corrupt")
-	expect("a.fake", check("a.fake"), "dies", ServerFailed, "fatal: the index is corrupt", "retr")
+	expect("a.fake", check("a.fake"), "dies", diag.ServerFailed, "fatal: the index is corrupt")
+	expect("a.fake", check("a.fake"), "dies", diag.ServerFailed, "fatal: the index is corrupt", "retr")
 }

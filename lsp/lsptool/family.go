@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/builtin-tools/builtin-tools/lsp"
+	"github.com/builtin-tools/builtin-tools/lsp/diag"
 	"github.com/builtin-tools/builtin-tools/registry"
 )
 
@@ -16,7 +17,7 @@ import (
 // and not yet written.
 type Servers struct {
 	Sup    *lsp.Supervisor
-	ledger *lsp.Ledger
+	ledger *diag.Ledger
 	// run is the run the resource belongs to, for the services it uses
 	// outside a call (a preview's users); nil when made by NewServers.
 	run *registry.Run
@@ -36,7 +37,7 @@ type Servers struct {
 // NewServers makes the resource over root, with a path guard of its own;
 // it starts nothing.
 func NewServers(root string, cfg lsp.Config) *Servers {
-	return &Servers{Sup: lsp.NewSupervisor(root, cfg), ledger: lsp.NewLedger()}
+	return &Servers{Sup: lsp.NewSupervisor(root, cfg), ledger: diag.NewLedger()}
 }
 
 // Close lets go of the run's servers: each no other run uses stops.
@@ -70,7 +71,7 @@ var Family = registry.Family[*Servers]{
 		}
 		// The run's guard: every file the servers' starts read, and every
 		// path they send back, is confined by the run's one os.Root.
-		return &Servers{Sup: lsp.OpenSupervisor(env.Guard, cfg), ledger: lsp.NewLedger(), run: env.Run}, nil
+		return &Servers{Sup: lsp.OpenSupervisor(env.Guard, cfg), ledger: diag.NewLedger(), run: env.Run}, nil
 	},
 	Tools:    []registry.Descriptor{LSPTool, RenameTool, FixTool},
 	Wrappers: []registry.Wrapper{DiagnosticsOnWrite, LateDiagnostics},

@@ -11,6 +11,7 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
 	"github.com/builtin-tools/builtin-tools/lsp"
+	"github.com/builtin-tools/builtin-tools/lsp/diag"
 	"github.com/builtin-tools/builtin-tools/registry"
 )
 
@@ -202,12 +203,12 @@ func FormatFileDiagnostics(root string, r *lsp.FileDiagnostics) string {
 	if len(r.Diagnostics) == 0 {
 		return fmt.Sprintf("no problems reported in %s (%s)%s", r.File, r.Server, note)
 	}
-	counts := map[lsp.Severity]int{}
+	counts := map[diag.Severity]int{}
 	for _, d := range r.Diagnostics {
 		counts[d.Severity]++
 	}
 	var parts []string
-	for _, sev := range []lsp.Severity{lsp.SeverityError, lsp.SeverityWarning, lsp.SeverityInformation, lsp.SeverityHint} {
+	for _, sev := range []diag.Severity{diag.SeverityError, diag.SeverityWarning, diag.SeverityInformation, diag.SeverityHint} {
 		if n := counts[sev]; n > 0 {
 			parts = append(parts, strconv.Itoa(n)+" "+plural(n, sev.String()))
 		}
@@ -219,15 +220,15 @@ func FormatFileDiagnostics(root string, r *lsp.FileDiagnostics) string {
 // "path:line:col: severity: message [code] (source)" with the source line
 // quoted under it, paths relative to root, at most 100. It returns "" for
 // none.
-func FormatDiagnostics(root string, diags []lsp.Diagnostic) string {
+func FormatDiagnostics(root string, diags []diag.Diagnostic) string {
 	if len(diags) == 0 {
 		return ""
 	}
 	ds := slices.Clone(diags)
-	slices.SortStableFunc(ds, func(a, b lsp.Diagnostic) int {
+	slices.SortStableFunc(ds, func(a, b diag.Diagnostic) int {
 		return cmp.Or(strings.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column))
 	})
-	found := lsp.Findings(ds)
+	found := diag.Findings(ds)
 	var b strings.Builder
 	for i, d := range ds {
 		if i == maxDiagnosticsShown {
@@ -246,7 +247,7 @@ func FormatDiagnostics(root string, diags []lsp.Diagnostic) string {
 // writeFinding writes d, in file rel, as
 // "path:line:col: severity: message [code] (source)" and a newline, with
 // its source line quoted under it.
-func writeFinding(b *strings.Builder, rel string, d lsp.Finding) {
+func writeFinding(b *strings.Builder, rel string, d diag.Finding) {
 	fmt.Fprintf(b, "%s:%d:%d: %s: %s", rel, d.Line, d.Column, d.Severity, oneLine(d.Message))
 	if d.Code != "" {
 		fmt.Fprintf(b, " [%s]", d.Code)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/lsp"
+	"github.com/builtin-tools/builtin-tools/lsp/diag"
 	"github.com/builtin-tools/builtin-tools/lsp/lsptool"
 	"github.com/builtin-tools/builtin-tools/registry"
 )
@@ -115,20 +116,20 @@ func TestFormatCodeActions(t *testing.T) {
 
 func TestFormatDiagnostics(t *testing.T) {
 	root := "/r"
-	got := lsptool.FormatDiagnostics(root, []lsp.Diagnostic{
-		{File: "/r/b.go", Line: 2, Column: 1, Severity: lsp.SeverityWarning, Message: "w\nsecond line", Source: "vet"},
-		{File: "/r/a.go", Line: 9, Column: 4, Severity: lsp.SeverityError, Code: "E1", Message: "e", LineText: "\tx := 1"},
+	got := lsptool.FormatDiagnostics(root, []diag.Diagnostic{
+		{File: "/r/b.go", Line: 2, Column: 1, Severity: diag.SeverityWarning, Message: "w\nsecond line", Source: "vet"},
+		{File: "/r/a.go", Line: 9, Column: 4, Severity: diag.SeverityError, Code: "E1", Message: "e", LineText: "\tx := 1"},
 	})
 	expectText(t, "diagnostics", got, "a.go:9:4: error: e [E1]\n    x := 1\nb.go:2:1: warning: w ⏎ second line (vet)")
 	if lsptool.FormatDiagnostics(root, nil) != "" {
 		t.Error("no diagnostics should format as empty")
 	}
 
-	fd := &lsp.FileDiagnostics{File: "main.go", Server: "gopls", Diagnostics: []lsp.Diagnostic{
-		{File: "/r/main.go", Line: 15, Column: 17, Severity: lsp.SeverityError, Code: "UndeclaredName", Source: "compiler",
+	fd := &lsp.FileDiagnostics{File: "main.go", Server: "gopls", Diagnostics: []diag.Diagnostic{
+		{File: "/r/main.go", Line: 15, Column: 17, Severity: diag.SeverityError, Code: "UndeclaredName", Source: "compiler",
 			Message: "undefined: undefinedThing", LineText: "func broken() { undefinedThing() }"},
-		{File: "/r/main.go", Line: 16, Column: 1, Severity: lsp.SeverityHint, Message: "h"},
-		{File: "/r/main.go", Line: 17, Column: 1, Severity: lsp.SeverityHint, Message: "h2"},
+		{File: "/r/main.go", Line: 16, Column: 1, Severity: diag.SeverityHint, Message: "h"},
+		{File: "/r/main.go", Line: 17, Column: 1, Severity: diag.SeverityHint, Message: "h2"},
 	}}
 	expectText(t, "file", lsptool.FormatFileDiagnostics(root, fd), `1 error, 2 hints in main.go (gopls):
 main.go:15:17: error: undefined: undefinedThing [UndeclaredName] (compiler)

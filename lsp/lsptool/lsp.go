@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/builtin-tools/builtin-tools/lsp"
+	"github.com/builtin-tools/builtin-tools/lsp/diag"
 	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 	"github.com/builtin-tools/builtin-tools/registry"
@@ -164,8 +165,8 @@ func enabledOnly(r *lsp.CodeActions) *lsp.CodeActions {
 
 // relDiagnostics copies diagnostics with their files relative to the root,
 // as results show paths.
-func relDiagnostics(c *registry.Call, diags []lsp.Diagnostic) []lsp.Diagnostic {
-	out := make([]lsp.Diagnostic, len(diags))
+func relDiagnostics(c *registry.Call, diags []diag.Diagnostic) []diag.Diagnostic {
+	out := make([]diag.Diagnostic, len(diags))
 	for i, d := range diags {
 		d.File = c.Rel(d.File)
 		out[i] = d

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/lsp"
+	"github.com/builtin-tools/builtin-tools/lsp/diag"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -85,10 +86,10 @@ var checkWritten = (*lsp.Supervisor).CheckWritten
 // writeReport is what the diagnostics after a write found, or what came
 // late for earlier writes.
 type writeReport struct {
-	Files []lsp.Verdict
+	Files []diag.Verdict
 	// new and fixed are the verdicts' New and Fixed as diagnostics (paths
 	// relative to the root), for the text.
-	new, fixed []lsp.Diagnostic
+	new, fixed []diag.Diagnostic
 	// others is what the write did to the files using what it changed
 	// (WRT-6), nil when it changed no signature or name.
 	others *othersReport
@@ -99,8 +100,8 @@ type writeReport struct {
 }
 
 // add appends a verdict and the diagnostics behind its New and Fixed.
-func (r *writeReport) add(v lsp.Verdict, fresh, fixed []lsp.Diagnostic) {
-	v.New, v.Fixed = lsp.Findings(fresh), lsp.Findings(fixed)
+func (r *writeReport) add(v diag.Verdict, fresh, fixed []diag.Diagnostic) {
+	v.New, v.Fixed = diag.Findings(fresh), diag.Findings(fixed)
 	r.Files = append(r.Files, v)
 	r.new = append(r.new, fresh...)
 	r.fixed = append(r.fixed, fixed...)
@@ -108,15 +109,15 @@ func (r *writeReport) add(v lsp.Verdict, fresh, fixed []lsp.Diagnostic) {
 
 // late is a verdict that came after its write's result.
 type late struct {
-	v            lsp.Verdict
-	fresh, fixed []lsp.Diagnostic
+	v            diag.Verdict
+	fresh, fixed []diag.Diagnostic
 	began        time.Time
 }
 
 func (s *Servers) afterWrite(ctx context.Context, c *registry.Call) *writeReport {
 	written := c.Written()
 	type outcome struct {
-		check lsp.WriteCheck
+		check diag.WriteCheck
 		err   error
 		gone  bool // the file no longer exists
 	}
@@ -170,11 +171,11 @@ func (s *Servers) afterWrite(ctx context.Context, c *registry.Call) *writeReport
 			s.ledger.Forget(f)
 			continue
 		case r.err != nil:
-			v = lsp.Verdict{File: c.Rel(f), State: lsp.TimedOut, Why: "the call ended before the file was checked: " + s.Sup.RelText(r.err.Error())}
+			v = diag.Verdict{File: c.Rel(f), State: diag.TimedOut, Why: "the call ended before the file was checked: " + s.Sup.RelText(r.err.Error())}
 			if !errors.Is(r.err, context.Canceled) && !errors.Is(r.err, context.DeadlineExceeded) {
-				v.State, v.Why = lsp.NoServer, s.Sup.RelText(r.err.Error())
+				v.State, v.Why = diag.NoServer, s.Sup.RelText(r.err.Error())
 			}
-		case v.State == lsp.Checked:
+		case v.State == diag.Checked:
 			checked = append(checked, f)
 			fresh, fixed := s.ledger.Record(f, r.check.Diagnostics, false)
 			rep.add(v, relDiagnostics(c, fresh), relDiagnostics(c, fixed))
@@ -197,7 +198,7 @@ func (s *Servers) afterWrite(ctx context.Context, c *registry.Call) *writeReport
 	}
 	rep.said = map[string]bool{}
 	for _, v := range rep.Files {
-		if v.State == lsp.NoServer || v.State == lsp.ServerFailed {
+		if v.State == diag.NoServer || v.State == diag.ServerFailed {
 			rep.said[v.Why] = s.said[v.Why]
 			s.said[v.Why] = true
 		}
@@ -209,15 +210,15 @@ func (s *Servers) afterWrite(ctx context.Context, c *registry.Call) *writeReport
 // awaitLate waits for a timed-out check's late diagnostics (the channel is
 // closed within lsp.LateWait, or when the run's supervisor closes) and
 // keeps what they show, against the ledger, for the run's next result.
-func (s *Servers) awaitLate(abs string, v lsp.Verdict, ch <-chan []lsp.Diagnostic, c *registry.Call, began time.Time) {
+func (s *Servers) awaitLate(abs string, v diag.Verdict, ch <-chan []diag.Diagnostic, c *registry.Call, began time.Time) {
 	diags, ok := <-ch
 	if !ok {
 		return
 	}
 	fresh, fixed := s.ledger.Record(abs, diags, false)
-	v.State, v.Why = lsp.Checked, ""
+	v.State, v.Why = diag.Checked, ""
 	v.WaitedMS = time.Since(began).Milliseconds()
-	v.After = &lsp.WriteRef{File: v.File, Tool: c.Tool.Name}
+	v.After = &diag.WriteRef{File: v.File, Tool: c.Tool.Name}
 	s.mu.Lock()
 	s.late = append(s.late, late{v: v, fresh: relDiagnostics(c, fresh), fixed: relDiagnostics(c, fixed), began: began})
 	s.mu.Unlock()
@@ -293,21 +294,21 @@ func (r *writeReport) text() string {
 
 // notChecked is one line naming the files not checked, grouped by why; a
 // why the run was told before (said) is given in a few words.
-func notChecked(vs []lsp.Verdict, said map[string]bool) string {
+func notChecked(vs []diag.Verdict, said map[string]bool) string {
 	var whys []string
 	files := map[string][]string{}
 	for _, v := range vs {
-		if v.State == lsp.Checked {
+		if v.State == diag.Checked {
 			continue
 		}
 		why := v.Why
 		if said[why] {
 			why = "no server, for the reason given earlier"
-			if v.State == lsp.ServerFailed {
+			if v.State == diag.ServerFailed {
 				why = "its server does not run, for the reason given earlier"
 			}
 		}
-		if v.State == lsp.TimedOut {
+		if v.State == diag.TimedOut {
 			why += "; what comes later is reported on the next result"
 		}
 		if _, seen := files[why]; !seen {

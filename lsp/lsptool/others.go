@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/builtin-tools/builtin-tools/lsp"
+	"github.com/builtin-tools/builtin-tools/lsp/diag"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 	"github.com/builtin-tools/builtin-tools/registry"
 )
@@ -21,11 +22,11 @@ type othersReport struct {
 	// Changed are the definitions whose signature or name changed, by
 	// written file (relative).
 	Changed map[string][]string
-	Files   []lsp.Verdict
+	Files   []diag.Verdict
 	// More counts the files using them that were not checked (over the
 	// bound).
 	More       int
-	new, fixed []lsp.Diagnostic
+	new, fixed []diag.Diagnostic
 }
 
 // checkOthers checks, for each written file its server checked and whose
@@ -92,7 +93,7 @@ func (s *Servers) checkOthers(ctx context.Context, c *registry.Call, checked []s
 			s.ledger.Record(path, ds, false)
 		}
 		for _, v := range oc.Files {
-			v.After = &lsp.WriteRef{File: rel, Tool: c.Tool.Name}
+			v.After = &diag.WriteRef{File: rel, Tool: c.Tool.Name}
 			rep.Files = append(rep.Files, v)
 		}
 		rep.new = append(rep.new, relDiagnostics(c, oc.New)...)
@@ -114,7 +115,7 @@ func (r *othersReport) text() string {
 	what := fmt.Sprintf("the signature or name of %s changed", strings.Join(names, "; "))
 	checked, unchecked := 0, []string{}
 	for _, v := range r.Files {
-		if v.State == lsp.Checked {
+		if v.State == diag.Checked {
 			checked++
 		} else {
 			unchecked = append(unchecked, fmt.Sprintf("%s (%s)", v.File, v.Why))

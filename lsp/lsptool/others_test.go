@@ -8,7 +8,7 @@ import (
 	"github.com/builtin-tools/builtin-tools/files"
 	"github.com/builtin-tools/builtin-tools/graph/graphtool"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
-	"github.com/builtin-tools/builtin-tools/lsp"
+	"github.com/builtin-tools/builtin-tools/lsp/diag"
 	"github.com/builtin-tools/builtin-tools/lsp/lsptool"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
@@ -69,14 +69,14 @@ var othersCases = []othersCase{{
 // with the other files.
 type othersData struct {
 	Preview struct {
-		Others []lsp.Verdict `json:"other_files"`
+		Others []diag.Verdict `json:"other_files"`
 	} `json:"preview"`
 	Reports []struct {
 		Kind string `json:"kind"`
 		Text string `json:"text"`
 		Data struct {
-			Files   []lsp.Verdict       `json:"files"`
-			Others  []lsp.Verdict       `json:"other_files"`
+			Files   []diag.Verdict      `json:"files"`
+			Others  []diag.Verdict      `json:"other_files"`
 			Changed map[string][]string `json:"changed"`
 		} `json:"data"`
 	} `json:"reports"`
@@ -103,12 +103,12 @@ func TestSignatureChangeBreaksOtherFiles(t *testing.T) {
 			// Checked first, nothing written: the preview names the
 			// callers' new errors too.
 			pv := callOthers(t, r, "edit", map[string]any{"path": tc.file, "old_string": tc.old, "new_string": tc.new, "check": true})
-			previewed := map[string]lsp.Verdict{}
+			previewed := map[string]diag.Verdict{}
 			for _, v := range pv.preview {
 				previewed[v.File] = v
 			}
 			for _, u := range tc.users {
-				if v := previewed[u]; v.State != lsp.Checked || len(v.New) == 0 || !strings.Contains(v.New[0].Message, tc.want) {
+				if v := previewed[u]; v.State != diag.Checked || len(v.New) == 0 || !strings.Contains(v.New[0].Message, tc.want) {
 					t.Errorf("preview: %s: want a new error with %q; got %+v\n%s", u, tc.want, v, pv.text)
 				}
 				expectIn(t, "the preview's text", pv.text, u+":")
@@ -122,7 +122,7 @@ func TestSignatureChangeBreaksOtherFiles(t *testing.T) {
 			if len(changed[tc.file]) != 1 {
 				t.Errorf("changed: want the function in %s; got %v", tc.file, changed)
 			}
-			got := map[string]lsp.Verdict{}
+			got := map[string]diag.Verdict{}
 			for _, v := range others {
 				got[v.File] = v
 			}
@@ -132,7 +132,7 @@ func TestSignatureChangeBreaksOtherFiles(t *testing.T) {
 					t.Errorf("%s: not checked; other files: %+v\n%s", u, others, text)
 					continue
 				}
-				if v.State != lsp.Checked || len(v.New) == 0 || v.After == nil || v.After.File != tc.file || v.After.Tool != "edit" {
+				if v.State != diag.Checked || len(v.New) == 0 || v.After == nil || v.After.File != tc.file || v.After.Tool != "edit" {
 					t.Errorf("%s: want checked with a new error after the edit of %s; got %+v", u, tc.file, v)
 					continue
 				}
@@ -173,8 +173,8 @@ func TestSignatureChangeBreaksOtherFiles(t *testing.T) {
 
 type othersResult struct {
 	text    string
-	preview []lsp.Verdict
-	others  []lsp.Verdict
+	preview []diag.Verdict
+	others  []diag.Verdict
 	changed map[string][]string
 }
 

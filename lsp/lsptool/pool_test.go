@@ -11,6 +11,7 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/files"
 	"github.com/builtin-tools/builtin-tools/lsp"
+	"github.com/builtin-tools/builtin-tools/lsp/diag"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
@@ -27,12 +28,12 @@ func TestDiagnosticsOnWriteArePooled(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var now, checked atomic.Int32
 		release := make(chan struct{})
-		checkWritten = func(s *lsp.Supervisor, ctx context.Context, at pathguard.Path, together bool) (lsp.WriteCheck, error) {
+		checkWritten = func(s *lsp.Supervisor, ctx context.Context, at pathguard.Path, together bool) (diag.WriteCheck, error) {
 			now.Add(1)
 			<-release
 			checked.Add(1)
 			now.Add(-1)
-			return lsp.WriteCheck{}, nil
+			return diag.WriteCheck{}, nil
 		}
 		defer func() { checkWritten = (*lsp.Supervisor).CheckWritten }()
 

@@ -11,6 +11,7 @@ import (
 	"github.com/builtin-tools/builtin-tools/internal/staged"
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
 	"github.com/builtin-tools/builtin-tools/lsp"
+	"github.com/builtin-tools/builtin-tools/lsp/diag"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 	"github.com/builtin-tools/builtin-tools/registry"
 )
@@ -171,7 +172,7 @@ func (s *Servers) Compare(ctx context.Context, c *registry.Call, id string) *Pre
 	}
 	m := &PreviewMatch{Differences: []string{}}
 	for _, v := range k.preview.Files {
-		if v.State != lsp.Checked {
+		if v.State != diag.Checked {
 			continue
 		}
 		at, err := c.Location(v.File)
@@ -209,14 +210,14 @@ const maxPreviewShown = 20
 // FormatPreview is what an agent reads of a preview: what accepting would
 // introduce, quoted, what it would fix, and each file not checked and why.
 func FormatPreview(p *lsp.Preview) string {
-	var fresh []lsp.Finding
+	var fresh []diag.Finding
 	var files []string
 	var notes []string
 	servers := map[string]bool{}
 	checked, others := 0, 0
 	all := append(slices.Clip(p.Files), p.Others...)
 	for i, v := range all {
-		if i >= len(p.Files) && v.State == lsp.Checked {
+		if i >= len(p.Files) && v.State == diag.Checked {
 			others++
 			checked--
 		}
@@ -225,14 +226,14 @@ func FormatPreview(p *lsp.Preview) string {
 		}
 		fresh = append(fresh, v.New...)
 		switch v.State {
-		case lsp.Checked:
+		case diag.Checked:
 			checked++
 			servers[v.Server] = true
-		case lsp.TimedOut:
+		case diag.TimedOut:
 			notes = append(notes, fmt.Sprintf("%s: timed out after %d ms (%s); the preview is incomplete", v.File, v.WaitedMS, v.Server))
-		case lsp.NoServer:
+		case diag.NoServer:
 			notes = append(notes, fmt.Sprintf("%s: not checked: %s", v.File, clip(oneLine(v.Why), 300)))
-		case lsp.ServerFailed:
+		case diag.ServerFailed:
 			notes = append(notes, fmt.Sprintf("%s: not checked: %s", v.File, clip(oneLine(v.Why), 300)))
 		}
 	}
@@ -283,7 +284,7 @@ func FormatPreview(p *lsp.Preview) string {
 
 // countSeverities says how many of ds are errors and how many warnings
 // ("1 error", "2 errors and 1 warning").
-func countSeverities(ds []lsp.Finding) string {
+func countSeverities(ds []diag.Finding) string {
 	errs, warns := 0, 0
 	for _, d := range ds {
 		if d.Severity == "warning" {

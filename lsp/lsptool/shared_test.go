@@ -12,6 +12,7 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/builtin-tools/builtin-tools/lsp"
+	"github.com/builtin-tools/builtin-tools/lsp/diag"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
 )
@@ -146,7 +147,7 @@ func TestRunsShareOneServer(t *testing.T) {
 	}
 	text, vs, _ := callChecked(t, runs[1], "write", map[string]any{"path": "cart.go", "content": broken + "\n"})
 	switch {
-	case len(vs) == 1 && vs[0].State == lsp.TimedOut:
+	case len(vs) == 1 && vs[0].State == diag.TimedOut:
 		// A loaded machine: the ledger's part is not told by this write.
 		t.Logf("run 2's write timed out: %+v", vs[0])
 	case !strings.Contains(text, "New diagnostics") || !strings.Contains(text, "Itemz"):

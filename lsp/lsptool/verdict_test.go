@@ -9,6 +9,7 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/builtin-tools/builtin-tools/lsp"
+	"github.com/builtin-tools/builtin-tools/lsp/diag"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -20,17 +21,17 @@ type verdictReport struct {
 		Kind string `json:"kind"`
 		Text string `json:"text"`
 		Data struct {
-			Files []lsp.Verdict `json:"files"`
+			Files []diag.Verdict `json:"files"`
 		} `json:"data"`
 	} `json:"reports"`
 }
 
 // callChecked calls tool and fails t unless a strict client keeps the
 // result; it returns the result's text and its diagnostics verdicts.
-func callChecked(t *testing.T, r *registry.Run, tool string, args map[string]any) (string, []lsp.Verdict, []string) {
+func callChecked(t *testing.T, r *registry.Run, tool string, args map[string]any) (string, []diag.Verdict, []string) {
 	t.Helper()
 	text, rep := decodeCall[verdictReport](t, r, tiers.Normal, tool, args)
-	var vs []lsp.Verdict
+	var vs []diag.Verdict
 	var texts []string
 	for _, r := range rep.Reports {
 		if r.Kind == "diagnostics" {
@@ -84,13 +85,13 @@ func TestLateDiagnosticsOnNextResult(t *testing.T) {
 
 	broken := strings.Replace(cartGo, "len(c.Items)", "len(c.Itemz)", 1)
 	text, vs, _ := callChecked(t, r, "write", map[string]any{"path": "cart.go", "content": broken})
-	if len(vs) != 1 || vs[0].File != "cart.go" || vs[0].State != lsp.TimedOut || vs[0].Server != "gopls" || vs[0].Version != 1 ||
+	if len(vs) != 1 || vs[0].File != "cart.go" || vs[0].State != diag.TimedOut || vs[0].Server != "gopls" || vs[0].Version != 1 ||
 		!strings.Contains(vs[0].Why, "within 1ms") || len(vs[0].New) != 0 {
 		t.Fatalf("the write's verdict: want cart.go timed out at version 1; got %+v", vs)
 	}
 	expectIn(t, "the write's text", text, "Not checked for diagnostics: cart.go (gopls published no diagnostics for cart.go version 1 within 1ms; what comes later is reported on the next result)")
 
-	var late []lsp.Verdict
+	var late []diag.Verdict
 	var lateText []string
 	if !testenv.Until(time.Minute, func() bool {
 		_, late, lateText = callChecked(t, r, "read", map[string]any{"path": "go.mod"})
@@ -99,7 +100,7 @@ func TestLateDiagnosticsOnNextResult(t *testing.T) {
 		t.Fatal("no late diagnostics on any result within a minute")
 	}
 	v := late[0]
-	if len(late) != 1 || v.File != "cart.go" || v.State != lsp.Checked || v.Version != 1 || v.After == nil ||
+	if len(late) != 1 || v.File != "cart.go" || v.State != diag.Checked || v.Version != 1 || v.After == nil ||
 		v.After.File != "cart.go" || v.After.Tool != "write" || len(v.New) != 1 || v.New[0].Severity != "error" ||
 		!strings.Contains(v.New[0].Message, "c.Itemz undefined") || v.New[0].Line != 7 {
 		t.Fatalf("late verdict: want cart.go checked at version 1 after the write, with the new error; got %+v", late)
