@@ -192,7 +192,7 @@ func (s *Supervisor) stagedEdit(srv *server, plan *wsedit.Plan, what string) (*S
 	return out, nil
 }
 
-// planEdit works out we for srv in memory (see prepare).
+// planEdit works out we for srv in memory (see wsedit.Prepare).
 func (s *Supervisor) planEdit(we *protocol.WorkspaceEdit, srv *server) (*wsedit.Plan, error) {
 	enc, version := protocol.UTF16, func(string) (int, bool) { return 0, false }
 	if srv != nil {

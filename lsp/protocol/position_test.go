@@ -69,10 +69,10 @@ func TestColumns(t *testing.T) {
 	want := map[string]int{UTF8: 13, UTF16: 9, UTF32: 8}
 	for enc, col := range want {
 		if got := EncodedColumn(line, b, enc); got != col {
-			t.Errorf("%s: encodedColumn = %d, want %d", enc, got, col)
+			t.Errorf("%s: EncodedColumn = %d, want %d", enc, got, col)
 		}
 		if got := ByteColumn(line, col, enc); got != b {
-			t.Errorf("%s: byteColumn(%d) = %d, want %d", enc, col, got, b)
+			t.Errorf("%s: ByteColumn(%d) = %d, want %d", enc, col, got, b)
 		}
 	}
 	if got := ByteColumn(line, 999, UTF16); got != len(line) {
