@@ -103,14 +103,14 @@ func TestServeProcessesShareThroughBroker(t *testing.T) {
 	if got := serverPIDs(root, "gopls"); len(got) != 1 {
 		t.Fatalf("after the broker's restart: want 1 gopls, got %v", got)
 	}
-	if pid := brokerPID(t, dir); pid == broker || testenv.Gone(pid) {
+	if pid := brokerPID(t, dir); pid == broker || !proc.Running(pid) {
 		t.Fatalf("no new broker: %d", pid)
 	}
 
 	// The process that started the new broker killed: the other keeps
 	// its server.
-	before := serverPIDs(root, "gopls")
-	a.cmd.Process.Kill()
+	before, starter := serverPIDs(root, "gopls"), brokerPID(t, dir)
+	a.kill()
 	t0 = time.Now()
 	if text := b.text("lsp", refs); !strings.Contains(text, "cart.go:11") {
 		t.Fatalf("b after a's SIGKILL: %s", text)
@@ -118,6 +118,9 @@ func TestServeProcessesShareThroughBroker(t *testing.T) {
 	t.Logf("b's answer after the broker's starter was killed: %v", time.Since(t0))
 	if got := serverPIDs(root, "gopls"); len(got) != 1 || got[0] != before[0] {
 		t.Fatalf("after a's SIGKILL: gopls %v, before %v", got, before)
+	}
+	if !proc.Running(starter) {
+		t.Fatalf("the broker %d ended with the process that started it", starter)
 	}
 }
 

@@ -419,6 +419,11 @@ func Children() []int {
 // that Shutdown does not kill it as an orphan. Standard streams are
 // /dev/null. It is reaped if it exits while this process runs. What it
 // starts is its own to end.
+//
+// Where children get cgroups, it also leaves the cgroups that this process
+// and the builtin-tools processes that started it run in (each ends with
+// its process, and would take the daemon along): it starts in the cgroup
+// [DaemonCgroup] names, beside the outermost of them.
 func StartDetached(cmd *exec.Cmd) (int, error) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	env := cmd.Env
@@ -426,12 +431,15 @@ func StartDetached(cmd *exec.Cmd) (int, error) {
 		env = os.Environ()
 	}
 	cmd.Env = withoutTag(env)
+	cgroups.setup() // outside spawnMu: it takes it to try a start
+	started := intoDaemonCgroup(cmd.SysProcAttr)
 	spawnMu.Lock()
 	err := cmd.Start()
 	if err == nil {
 		known.add(cmd.Process.Pid, "")
 	}
 	spawnMu.Unlock()
+	started()
 	if err != nil {
 		return 0, err
 	}
