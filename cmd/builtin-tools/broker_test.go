@@ -63,8 +63,9 @@ func TestServeProcessesShareThroughBroker(t *testing.T) {
 	env, dir := brokerRuntime(t, root)
 	refs := map[string]any{"operation": "references", "file": "cart.go", "line": 7, "symbol": "Total"}
 
-	a := startServeWith(t, env, "--root", root, "--lsp-broker")
-	b := startServeWith(t, env, "--root", root, "--lsp-broker")
+	// The broker is on by default.
+	a := startServeWith(t, env, "--root", root)
+	b := startServeWith(t, env, "--root", root)
 	t0 := time.Now()
 	if text := a.text("lsp", refs); !strings.Contains(text, "cart.go:11") {
 		t.Fatalf("a: %s", text)

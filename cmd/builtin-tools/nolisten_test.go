@@ -28,7 +28,7 @@ type servePeer struct {
 
 func startServe(t *testing.T, root string) *servePeer {
 	t.Helper()
-	return startServeWith(t, nil, "--root", root)
+	return startServeWith(t, nil, "--root", root, "--lsp-broker=false")
 }
 
 // startServeWith starts serve with args, in env (nil: this process's),
@@ -61,7 +61,7 @@ func startServeWith(t *testing.T, env []string, args ...string) *servePeer {
 // cleanup.
 func startServeAlone(t *testing.T, root string) *servePeer {
 	t.Helper()
-	cmd := exec.Command(testenv.Command(t), "serve", "--root", root)
+	cmd := exec.Command(testenv.Command(t), "serve", "--root", root, "--lsp-broker=false")
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {
