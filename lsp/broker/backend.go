@@ -77,7 +77,7 @@ type bclient struct {
 	conn     net.Conn
 	w        *framing.Writer // frames to conn
 	wmu      sync.Mutex
-	trusted  bool // the trust of the run its hello was for
+	trusted  bool                   // the trust of the run its hello was for
 	versions map[string]map[int]int // uri → server version → client version
 	latest   map[string]int         // uri → the server version of its last change
 	commands int                    // workspace/executeCommand under way
