@@ -65,7 +65,7 @@ func TestServeProcessesShareThroughBroker(t *testing.T) {
 
 	// The broker is on by default.
 	a := startServeWith(t, env, "--root", root)
-	b := startServeWith(t, env, "--root", root)
+	b := startServeWith(t, env, "--root", root, "--lsp-memory-budget", "3GiB")
 	t0 := time.Now()
 	if text := a.text("lsp", refs); !strings.Contains(text, "cart.go:11") {
 		t.Fatalf("a: %s", text)
@@ -85,6 +85,10 @@ func TestServeProcessesShareThroughBroker(t *testing.T) {
 	if text := a.text("lsp", map[string]any{"operation": "status"}); !strings.Contains(text, "servers of the broker (every process of this user): 1,") ||
 		!strings.Contains(text, "2 processes connected") {
 		t.Fatalf("a's status:\n%s", text)
+	}
+	// One budget, the broker's, set by a, which started it: b is told.
+	if text := b.text("lsp", map[string]any{"operation": "status"}); !strings.Contains(text, "set when the broker started: it governs these servers, not this process's budget (3072 MiB)") {
+		t.Fatalf("b's status:\n%s", text)
 	}
 	broker := brokerPID(t, dir)
 	t.Logf("first answer: process 1 %v (cold), process 2 %v (warm, through the broker); one gopls, %d KiB resident", ta, tb, proc.RSSKB(gopls[0]))
