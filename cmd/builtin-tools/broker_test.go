@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -149,4 +150,46 @@ func brokerRuntime(t *testing.T, root string) (env []string, dir string) {
 		testenv.WaitFor(t, time.Minute, "gopls's end", func() bool { return len(serverPIDs(root, "gopls")) == 0 })
 	})
 	return append(os.Environ(), "XDG_RUNTIME_DIR="+runtime), dir
+}
+
+// Issue 32 §2: the broker, outside its starter's cgroup, lives on its own
+// idle timer only: once the process that used it is killed (through
+// proc, as a harness ends it), its gopls stops after the idle time and
+// the broker exits after its grace, leaving no process. The broker here
+// is started as serve starts it, with an idle time of 1 s and a grace of
+// 3 s.
+func TestBrokerEndsItselfWhenUnused(t *testing.T) {
+	testenv.LookPath(t, "gopls")
+	testenv.SetupPath()
+	root := t.TempDir()
+	if resolved, err := filepath.EvalSymlinks(root); err == nil {
+		root = resolved
+	}
+	testenv.WriteTree(t, root, map[string]string{
+		"go.mod":  "module example.com/shop\n\ngo 1.22\n",
+		"cart.go": "package shop\n\nfunc Total() int { return 1 }\n\nfunc use() int { return Total() }\n",
+	})
+	env, dir := brokerRuntime(t, root)
+	// serve first: the broker, with no client, waits only its grace.
+	a := startServeWith(t, env, "--root", root)
+	cmd := exec.Command(testenv.Command(t), "lsp-broker", "--dir", dir, "--idle", "1s", "--grace", "3s")
+	cmd.Env = env
+	pid, err := proc.StartDetached(cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	testenv.WaitFor(t, time.Minute, "the broker's socket", func() bool {
+		_, err := os.Stat(filepath.Join(dir, "lsp-broker.sock"))
+		return err == nil
+	})
+	if text := a.text("lsp", map[string]any{"operation": "references", "file": "cart.go", "line": 3, "symbol": "Total"}); !strings.Contains(text, "cart.go:5") {
+		t.Fatalf("references: %s", text)
+	}
+	if brokerPID(t, dir) != pid || len(serverPIDs(root, "gopls")) != 1 {
+		t.Fatalf("not through the broker %d: gopls %v", pid, serverPIDs(root, "gopls"))
+	}
+	a.kill()
+	testenv.WaitFor(t, time.Minute, "the unused broker's end, and its gopls's", func() bool {
+		return !proc.Running(pid) && len(serverPIDs(root, "gopls")) == 0
+	})
 }
