@@ -25,7 +25,9 @@ func TestBrokerSharesServer(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	served := make(chan error, 1)
-	go func() { served <- broker.Serve(ctx, dir, 3*time.Second, 500*time.Millisecond, 0) }()
+	// Idle time counts use: at 500 ms a loaded machine (load 11) let the
+	// server idle out between a's answer and b's join, so b started another.
+	go func() { served <- broker.Serve(ctx, dir, 3*time.Second, 5*time.Second, 0) }()
 	for range 500 {
 		if _, err := os.Stat(broker.Socket(dir)); err == nil {
 			break
