@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -406,11 +408,7 @@ func (k *knownSet) has(pid int) bool {
 func Children() []int {
 	known.mu.Lock()
 	defer known.mu.Unlock()
-	out := make([]int, 0, len(known.m))
-	for pid := range known.m {
-		out = append(out, pid)
-	}
-	return out
+	return slices.Collect(maps.Keys(known.m))
 }
 
 // StartDetached starts cmd as a daemon that serves other processes after
