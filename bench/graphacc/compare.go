@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/builtin-tools/builtin-tools/graph"
 )
@@ -271,6 +272,11 @@ func measureTarget(ctx context.Context, c config, w *graph.Viewer, s *server, d 
 					if constructs(t, l.Path, src.line(l.Path, l.Line)) {
 						fp.goes = "the target's class, constructed: " + fp.goes
 					}
+					// x = _inst.method at the module's top: what the name
+					// holds, the server does not follow.
+					if v, ok := moduleVariable(l.Path, src.line(l.Path, l.Line)); ok && c.lang.id == "python" && interpreterFinds(c.root, v, t) {
+						fp.goes = "a module variable the interpreter finds holds the target: " + fp.goes
+					}
 				}
 			}
 			fp.cause = cls + ": " + fpCause(fp.goes)
@@ -339,6 +345,8 @@ func fpCause(goes string) string {
 		return "a construction of the target's class: the server's definition is the class, and incomingCalls lists constructions under the class, not its constructor"
 	case strings.HasPrefix(goes, "the target itself"):
 		return "the server's definition is the target, but incomingCalls left it out"
+	case strings.HasPrefix(goes, "a module variable the interpreter finds"):
+		return "the server's definition is a module variable (x = _inst.method), which the interpreter, importing the module, finds holds the target"
 	case strings.HasPrefix(goes, "nowhere") && strings.Contains(goes, "the interpreter finds"):
 		return "the server finds no definition there (its stub leaves the name out); the interpreter, importing the module the call names, finds the target"
 	case strings.HasPrefix(goes, "nowhere"):
@@ -398,4 +406,17 @@ print(sys.modules[f.__module__].__file__, f.__code__.co_firstlineno)`
 	file, line, _ := strings.Cut(strings.TrimSpace(string(out)), " ")
 	rel, err := filepath.Rel(root, file)
 	return err == nil && filepath.ToSlash(rel) == t.Rel && line == strconv.Itoa(t.Line)
+}
+
+// moduleVariable names the module-level variable a Python line at rel
+// assigns (set_forkserver_preload = _forkserver.set_forkserver_preload in
+// multiprocessing/forkserver.py: multiprocessing.forkserver.set_forkserver_preload).
+func moduleVariable(rel, line string) (string, bool) {
+	name, _, ok := strings.Cut(line, "=")
+	name = strings.TrimSpace(name)
+	if !ok || name == "" || strings.HasPrefix(line, " ") || strings.HasPrefix(line, "\t") || strings.ContainsFunc(name, func(r rune) bool { return r != '_' && !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		return "", false
+	}
+	mod := strings.TrimSuffix(strings.TrimSuffix(rel, ".py"), "/__init__")
+	return strings.ReplaceAll(mod, "/", ".") + "." + name, true
 }
