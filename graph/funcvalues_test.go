@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-
-	"github.com/rogpeppe/go-internal/txtar"
 )
 
 // TestHeldCallsInCallers checks that callers of a function lists the
@@ -81,11 +79,7 @@ func TestPassedCallsInCallers(t *testing.T) {
 // at path, indexed whole.
 func fixtureCallers(t *testing.T, path, symbol string) []Site {
 	t.Helper()
-	ar, err := txtar.ParseFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := buildFixture(t, ar).Callers(Spec{Symbol: symbol}, 0)
+	a, err := buildFixture(t, readArchive(t, path)).Callers(Spec{Symbol: symbol}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
