@@ -43,6 +43,12 @@ import (
 // prepareRustAnalyzer). nvm, fnm and direnv act only through a shell's
 // hooks: nothing here runs them, and a child of this process never reads
 // .nvmrc, .node-version or .envrc through them.
+//
+// Whether a start obeys all that is one function, broker.CheckUntrusted,
+// which this process applies before each start (checkLaunch) and to each
+// program it resolves (unshim), and the broker to each hello again: it
+// also refuses a program or a variable of the user's environment that
+// leads inside the root (PATH, VIRTUAL_ENV, NODE_PATH …).
 
 // resolveTimeout bounds one manager query (rustup default, volta which).
 const resolveTimeout = 10 * time.Second
