@@ -185,7 +185,8 @@ func toolVersions(path string) map[string]string {
 
 // childEnv is the environment of a program started for the checkout in
 // dir ("" for a probe, which runs in proc.NeutralDir): nil, this process's
-// own, when the checkout is trusted; otherwise that with the pins.
+// own, when the checkout is trusted; otherwise that with the pins and
+// without folder-list entries inside the root (broker.OutsideRoot).
 func (s *Supervisor) childEnv(dir string) []string {
 	if s.cfg.Trusted {
 		return nil
@@ -196,7 +197,8 @@ func (s *Supervisor) childEnv(dir string) []string {
 			set = append(set, "GOWORK="+v)
 		}
 	}
-	env := os.Environ()
+	// PATH and the other folder lists lose what leads into the checkout.
+	env, _ := broker.OutsideRoot(os.Environ(), s.root)
 	for _, kv := range set {
 		name, _, _ := strings.Cut(kv, "=")
 		env = slices.DeleteFunc(env, func(e string) bool { return strings.HasPrefix(e, name+"=") })

@@ -3,6 +3,7 @@ package broker
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -257,6 +258,47 @@ func orDefault(v, home, sub string) string {
 		return ""
 	}
 	return filepath.Join(home, sub)
+}
+
+// OutsideRoot is env for a start for the untrusted root with the folder
+// lists (PATH, PYTHONPATH, NODE_PATH, LD_LIBRARY_PATH) keeping only their
+// entries outside root: an entry inside it, relative or empty (the
+// working folder, the checkout) is left out rather than the start
+// refused, so an activated virtualenv or a "." on PATH costs the servers
+// only the checkout's programs. left lists what it took out, as
+// "NAME entry". CheckUntrusted still refuses such an entry in a hello.
+func OutsideRoot(env []string, root string) (out, left []string) {
+	out = make([]string, 0, len(env))
+	for _, e := range env {
+		name, v, ok := strings.Cut(e, "=")
+		if !ok || !slices.Contains(folderLists, name) {
+			out = append(out, e)
+			continue
+		}
+		var keep []string
+		for _, p := range filepath.SplitList(v) {
+			if p == "" || !filepath.IsAbs(p) || within(p, root) {
+				left = append(left, name+" "+shown(p, root))
+				continue
+			}
+			keep = append(keep, p)
+		}
+		out = append(out, name+"="+strings.Join(keep, string(filepath.ListSeparator)))
+	}
+	return out, left
+}
+
+// folderLists are the variables OutsideRoot trims.
+var folderLists = []string{"PATH", "PYTHONPATH", "NODE_PATH", "LD_LIBRARY_PATH"}
+
+// LookOutside finds program as the untrusted root's start does: on env's
+// PATH less its entries inside root (OutsideRoot).
+func LookOutside(program, root string, env []string) (string, error) {
+	env, _ = OutsideRoot(env, root)
+	if p := lookPath(lookup(env)("PATH"), program); p != "" {
+		return p, nil
+	}
+	return "", fmt.Errorf("%s: %w (looked on PATH outside the checkout)", program, exec.ErrNotFound)
 }
 
 // lookPath finds an executable name in the folders of path (absolute
