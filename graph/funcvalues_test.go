@@ -2,6 +2,7 @@ package graph
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -54,10 +55,16 @@ func TestPassedCallsInCallers(t *testing.T) {
 		{"go_passed", "app.F", []string{"app/app.go:9 candidate", "app/app.go:21 candidate", "util/util.go:5 candidate"}, []string{"app/app.go:28 candidate"}},
 		{"python_passed", "app.f", []string{"app.py:7 candidate", "app.py:24 candidate", "app.py:36 candidate"}, nil},
 		{"typescript_passed", "app.f", []string{"app.ts:6 candidate", "lib.ts:2 candidate"}, nil},
+		// Handed on: the last callee's call, not a closure's own
+		// parameter, not a parameter bound again before it is handed on.
+		{"go_passed_on", "app.F", []string{"app/app.go:7 candidate", "app/app.go:9 candidate", "app/app.go:11 candidate", "app/app.go:19 candidate", "app/app.go:27 candidate", "util/util.go:5 candidate"}, []string{"app/app.go:35 candidate"}},
+		{"python_passed_on", "app.f", []string{"app.py:6 candidate", "app.py:10 candidate", "app.py:14 candidate", "app.py:31 candidate"}, []string{"app.py:48 candidate", "app.py:49 candidate"}},
+		{"typescript_passed_on", "app.f", []string{"lib.ts:2 candidate", "app.ts:6 candidate", "app.ts:23 candidate"}, nil},
 	} {
 		t.Run(c.fixture, func(t *testing.T) {
 			got := map[string]bool{}
-			for _, s := range fixtureCallers(t, "testdata/impact/"+c.fixture+".txtar", c.symbol) {
+			a := fixtureAnswer(t, "testdata/impact/"+c.fixture+".txtar", c.symbol)
+			for _, s := range slices.Concat(a.Sites, a.Values) {
 				got[fmt.Sprintf("%s:%d %s", s.File, s.Line, s.Class)] = true
 				if s.Class == "candidate" && !strings.Contains(s.Reason, "passes ") {
 					t.Errorf("callers of %s: %s:%d's reason does not say who passes it: %q", c.symbol, s.File, s.Line, s.Reason)
@@ -81,6 +88,13 @@ func TestPassedCallsInCallers(t *testing.T) {
 // at path, indexed whole.
 func fixtureCallers(t *testing.T, path, symbol string) []Site {
 	t.Helper()
+	return fixtureAnswer(t, path, symbol).Sites
+}
+
+// fixtureAnswer is the callers answer for symbol in the fixture at path,
+// indexed whole.
+func fixtureAnswer(t *testing.T, path, symbol string) *Answer {
+	t.Helper()
 	ar, err := txtar.ParseFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -89,5 +103,5 @@ func fixtureCallers(t *testing.T, path, symbol string) []Site {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return a.Sites
+	return a
 }

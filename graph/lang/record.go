@@ -320,6 +320,18 @@ func (r *Record) Bound(name string, encl, at int32) bool {
 	return false
 }
 
+// paramAt says whether name at byte offset at in definition encl is a
+// parameter (of encl or of a function it is nested in).
+func (r *Record) paramAt(name string, encl, at int32) bool {
+	for e, n := encl, 0; e >= 0 && n < 16; e, n = r.Outer(e), n+1 {
+		if r.Bound(name, e, at) {
+			ls := r.InnermostLocals(name, e, at)
+			return len(ls) == 1 && ls[0].Param > 0
+		}
+	}
+	return false
+}
+
 // Outer returns the function-like definition around definition e when e
 // is nested in one (a closure, a def in a def), else -1.
 func (r *Record) Outer(e int32) int32 {
