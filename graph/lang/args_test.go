@@ -32,6 +32,8 @@ func TestArgumentsAndParameters(t *testing.T) {
 			[]string{"x arg 1 of run", "h arg 2 of run", "m arg 3 of run"}, []string{"f 2", "g 3"}},
 		{"javascript", "function run(a, f = null) { f() }\nrun(a, h); obj.run(this.m)\n",
 			[]string{"a arg 1 of run", "h arg 2 of run", "m arg 1 of run"}, []string{"a 1", "f 2"}},
+		{"c", "void run(int n, void (*f)(int), handler g) { f(n); (*g)(n); }\nvoid x(void) { run(1, h, &k); }\n",
+			[]string{"n arg 1 of f", "n arg 1 of g", "h arg 2 of run", "k arg 3 of run"}, []string{"f 2", "g 3", "n 1"}},
 	} {
 		t.Run(c.lang, func(t *testing.T) {
 			l := s.Lookup(c.lang)
