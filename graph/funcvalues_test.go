@@ -60,6 +60,8 @@ func TestPassedCallsInCallers(t *testing.T) {
 		{"go_passed_on", "app.F", []string{"app/app.go:7 candidate", "app/app.go:9 candidate", "app/app.go:11 candidate", "app/app.go:19 candidate", "app/app.go:27 candidate", "util/util.go:5 candidate"}, []string{"app/app.go:35 candidate"}},
 		{"python_passed_on", "app.f", []string{"app.py:6 candidate", "app.py:10 candidate", "app.py:14 candidate", "app.py:31 candidate"}, []string{"app.py:48 candidate", "app.py:49 candidate"}},
 		{"c_passed", "f", []string{"app.c:4 candidate", "app.c:5 candidate", "app.c:9 candidate"}, nil},
+		{"cpp_passed", "f", []string{"app.cpp:8 candidate", "app.cpp:19 candidate"}, nil},
+		{"rust_passed", "f", []string{"src/lib.rs:5 candidate", "src/lib.rs:25 candidate"}, nil},
 		{"typescript_passed_on", "app.f", []string{"lib.ts:2 candidate", "app.ts:6 candidate", "app.ts:23 candidate"}, nil},
 	} {
 		t.Run(c.fixture, func(t *testing.T) {
