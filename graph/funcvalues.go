@@ -173,6 +173,11 @@ func (v View) passOn(g *snap.Entry, r *lang.Ref, how string, depth int, seen map
 			}
 		}
 	}
+	// self.fn = fn in a constructor: its class's methods' calls of
+	// self.fn.
+	if isConstructor(cd, cf.Lang) && v.storedCalls(callee, p, how, calls) {
+		reached = true
+	}
 	return reached
 }
 
@@ -196,6 +201,14 @@ func (v View) passedParam(g *snap.Entry, r *lang.Ref) (snap.Target, *lang.Local,
 	}
 	callee := res.Targets[0]
 	cf, cd := callee.File, callee.D()
+	if lang.ClassLike(cd.Kind) {
+		// Job(f), new Job(f): its constructor's parameter.
+		c, ok := constructorOf(callee)
+		if !ok {
+			return snap.Target{}, nil, false
+		}
+		callee, cd = c, c.D()
+	}
 	if !lang.FunctionLike(cd.Kind) {
 		return snap.Target{}, nil, false
 	}
@@ -209,7 +222,7 @@ func (v View) passedParam(g *snap.Entry, r *lang.Ref) (snap.Target, *lang.Local,
 		}
 		return snap.Target{}, nil, false
 	}
-	if call.Recv != 0 && cd.Member() && !unbound(g, call, cd) {
+	if (call.Recv != 0 || isConstructor(cd, cf.Lang)) && cd.Member() && !unbound(g, call, cd) {
 		for j := range cf.Locals {
 			if lc := &cf.Locals[j]; lc.Encl == callee.Def && lc.Param == 1 && cf.Lang.IsSelf(cf.Strs[lc.Name]) {
 				place++
@@ -223,6 +236,63 @@ func (v View) passedParam(g *snap.Entry, r *lang.Ref) (snap.Target, *lang.Local,
 		}
 	}
 	return snap.Target{}, nil, false
+}
+
+// isConstructor says whether d is a class's constructor (__init__,
+// constructor).
+func isConstructor(d *lang.Def, l *lang.Language) bool {
+	return d.Container != "" && d.Member() && (d.Kind == "constructor" || d.Name == l.Constructor)
+}
+
+// constructorOf is class c's own constructor, defined in its file.
+func constructorOf(c snap.Target) (snap.Target, bool) {
+	f, cd := c.File, c.D()
+	for i := range f.Defs {
+		if d := &f.Defs[i]; d.Container == cd.Name && d.Start >= cd.Start && d.End <= cd.End && isConstructor(d, f.Lang) {
+			return snap.Target{File: f, Def: int32(i)}, true
+		}
+	}
+	return snap.Target{}, false
+}
+
+// storedCalls adds the calls of the fields constructor ctor sets to its
+// parameter p (self.fn = fn, this.fn = fn): a call
+// of self.fn (this.fn) in a method of the same class may run what was
+// passed (another instance may hold another function), a candidate.
+func (v View) storedCalls(ctor snap.Target, p *lang.Local, how string, calls *[]Site) bool {
+	f, cd := ctor.File, ctor.D()
+	name := f.Strs[p.Name]
+	reached := false
+	for i := range f.Fields {
+		fd := &f.Fields[i]
+		if fd.Container == cd.Container && fd.How == lang.TypeExpr && fd.Type == name && fd.At >= cd.Start && fd.At < cd.End &&
+			slices.Contains(f.InnermostLocals(name, ctor.Def, fd.At), p) && v.fieldCalls(ctor, fd.Name, name, how, calls) {
+			reached = true
+		}
+	}
+	return reached
+}
+
+// fieldCalls adds the calls of self.field in the methods of constructor
+// ctor's class.
+func (v View) fieldCalls(ctor snap.Target, field, name, how string, calls *[]Site) bool {
+	f, cd := ctor.File, ctor.D()
+	reached := false
+	for _, ci := range f.RefsNamed(field) {
+		r := &f.Refs[ci]
+		if r.Kind != lang.RefCall || r.Recv == 0 || r.Encl < 0 || !f.Lang.IsSelf(f.RefReceiver(r)) {
+			continue
+		}
+		if m := &f.Defs[r.Encl]; m.Container != cd.Container || !m.Member() || !lang.FunctionLike(m.Kind) {
+			continue
+		}
+		site := v.site(f, ci)
+		site.Class, site.Rank, site.Of, site.passed = Candidate, 1, 1, true
+		site.Reason = "a call of " + cd.Container + "." + field + ", which " + ctor.Qualified() + " sets to its parameter " + name + ", to which " + how
+		*calls = append(*calls, site)
+		reached = true
+	}
+	return reached
 }
 
 // unbound says whether call (resolved to method d) is made on d's class

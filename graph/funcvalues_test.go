@@ -62,6 +62,9 @@ func TestPassedCallsInCallers(t *testing.T) {
 		{"c_passed", "f", []string{"app.c:4 candidate", "app.c:5 candidate", "app.c:9 candidate"}, nil},
 		{"cpp_passed", "f", []string{"app.cpp:8 candidate", "app.cpp:19 candidate"}, nil},
 		{"rust_passed", "f", []string{"src/lib.rs:5 candidate", "src/lib.rs:25 candidate"}, nil},
+		// Stored by a constructor: its class's calls of the field.
+		{"python_ctor", "app.f", []string{"app.py:11 candidate"}, []string{"app.py:14 candidate"}},
+		{"typescript_ctor", "app.f", []string{"app.ts:9 candidate"}, nil},
 		{"typescript_passed_on", "app.f", []string{"lib.ts:2 candidate", "app.ts:6 candidate", "app.ts:23 candidate"}, nil},
 	} {
 		t.Run(c.fixture, func(t *testing.T) {

@@ -607,10 +607,11 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 	}
 	// A value use of a local or a builtin (err, nil) passes no function of
 	// the index on: keeping it would only cost memory. A parameter passed
-	// as an argument may hand a function passed in on to another callee.
+	// that may hold a function, passed as an argument, may hand a function
+	// passed in on to another callee.
 	kept := all[:0]
 	for _, r := range all {
-		if r.Kind == RefValue && r.Recv == 0 && (l.builtins[f.Strs[r.Name]] || f.Bound(f.Strs[r.Name], r.Encl, r.At) && (r.Arg == 0 || !f.paramAt(f.Strs[r.Name], r.Encl, r.At))) {
+		if r.Kind == RefValue && r.Recv == 0 && (l.builtins[f.Strs[r.Name]] || f.Bound(f.Strs[r.Name], r.Encl, r.At) && (r.Arg == 0 || !f.funcParamAt(f.Strs[r.Name], r.Encl, r.At))) {
 			continue
 		}
 		kept = append(kept, r)

@@ -320,17 +320,38 @@ func (r *Record) Bound(name string, encl, at int32) bool {
 	return false
 }
 
-// paramAt says whether name at byte offset at in definition encl is a
-// parameter (of encl or of a function it is nested in).
-func (r *Record) paramAt(name string, encl, at int32) bool {
+// funcParamAt says whether name at byte offset at in definition encl is
+// a parameter (of encl or of a function it is nested in) that may hold a
+// function: untyped, or of a type whose text says so (funcTypeWords). A
+// parameter of another type handed on (ctx, w, a counter) is most of
+// them, and its reference would only cost memory.
+func (r *Record) funcParamAt(name string, encl, at int32) bool {
 	for e, n := encl, 0; e >= 0 && n < 16; e, n = r.Outer(e), n+1 {
 		if r.Bound(name, e, at) {
 			ls := r.InnermostLocals(name, e, at)
-			return len(ls) == 1 && ls[0].Param > 0
+			if len(ls) != 1 || ls[0].Param == 0 {
+				return false
+			}
+			if ls[0].How == TypeNone {
+				return true
+			}
+			t := strings.ToLower(r.Strs[ls[0].Type])
+			for _, w := range funcTypeWords {
+				if strings.Contains(t, w) {
+					return true
+				}
+			}
+			return false
 		}
 	}
 	return false
 }
+
+// funcTypeWords are what a declared type that may hold a function says,
+// lower-cased: Go's func(…) and XFunc, TypeScript's (…) => T and
+// Function, Rust's impl Fn, Python's Callable, C++'s std::function, and
+// the names such types are usually given.
+var funcTypeWords = []string{"func", "fn", "=>", "callable", "handler", "callback", "hook"}
 
 // Outer returns the function-like definition around definition e when e
 // is nested in one (a closure, a def in a def), else -1.
