@@ -215,7 +215,7 @@ func (v View) passedParam(g *snap.Entry, r *lang.Ref) (snap.Target, *lang.Local,
 	place := int(r.Arg)
 	if r.Arg == lang.ArgByName {
 		// g(fn=F): the parameter of that name.
-		for _, j := range cf.LocalsNamed(g.Strs[r.Key]) {
+		for _, j := range cf.LocalsNamed(g.ArgKey(r)) {
 			if lc := &cf.Locals[j]; lc.Encl == callee.Def && lc.Param > 0 {
 				return callee, lc, true
 			}

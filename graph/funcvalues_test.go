@@ -81,6 +81,11 @@ func TestPassedCallsInCallers(t *testing.T) {
 					t.Errorf("callers of %s: no call %s; got %v", c.symbol, w, got)
 				}
 			}
+			// Their confidence is the passed class's, not name-only
+			// candidates'.
+			if !slices.ContainsFunc(a.Confidence, func(c Confidence) bool { return c.Class == PassedClass }) {
+				t.Errorf("callers of %s: no confidence of the passed class: %+v", c.symbol, a.Confidence)
+			}
 			for _, w := range c.not {
 				if got[w] {
 					t.Errorf("callers of %s: %s listed; it calls another variable", c.symbol, w)

@@ -511,7 +511,7 @@ func (s *Site) setClass(res resolve.Resolution, t snap.Target) {
 	}
 }
 
-var classOrder = map[string]int{Exact: 0, ViaImport: 1, Interface: 2, Implementation: 3, Candidate: 4, Unresolved: 5}
+var classOrder = map[string]int{Exact: 0, ViaImport: 1, Interface: 2, Implementation: 3, PassedClass: 4, Candidate: 4, Unresolved: 5}
 
 func sortSites(ss []Site) {
 	sort.SliceStable(ss, func(i, j int) bool {

@@ -62,7 +62,7 @@ func TestArgumentsAndParameters(t *testing.T) {
 				}
 				place := fmt.Sprint(rf.Arg)
 				if rf.Arg == ArgByName {
-					place = rec.Strs[rf.Key]
+					place = rec.ArgKey(&rf)
 				}
 				args = append(args, fmt.Sprintf("%s arg %s of %s", rec.Strs[rf.Name], place, call))
 			}

@@ -79,6 +79,7 @@ type refAt struct {
 	pattern int
 	end     int32
 	node    int32
+	key     uint32 // the keyword it is passed by (Arg ArgByName)
 }
 
 // paramAt is a parameter found: its list's node, the list's child it is
@@ -484,10 +485,10 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 				rf.Recv = tab.id(shown)
 				_, rf.X = shape(recv, TypeExpr, shown, normRecv)
 			}
-			ra := refAt{rf, m.Pattern, int32(name.End), whole.Node}
+			ra := refAt{r: rf, pattern: m.Pattern, end: int32(name.End), node: whole.Node}
 			if args != nil && r.Tree != nil && k == RefValue {
 				if key != nil {
-					ra.r.Arg, ra.r.Key = ArgByName, tab.idOf(text(key))
+					ra.r.Arg, ra.key = ArgByName, tab.idOf(text(key))
 				} else if n := argPlace(r.Tree, args.Node, name.Start); n < ArgByName {
 					ra.r.Arg = uint8(n)
 				}
@@ -571,14 +572,14 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 				if at, ok := calls[r.node]; ok && r.r.At-at > 0 && r.r.At-at <= 0xFFFF {
 					all[j].ArgBack = uint16(r.r.At - at)
 				} else {
-					all[j].Arg, all[j].Key = 0, 0
+					all[j].Arg = 0
 				}
 			}
 		}
 	}
 	for i := range all {
 		if all[i].ArgBack == 0 {
-			all[i].Arg, all[i].Key = 0, 0
+			all[i].Arg = 0
 		}
 	}
 	sc.kept = all
@@ -617,6 +618,16 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 		kept = append(kept, r)
 	}
 	f.Refs = append(make([]Ref, 0, len(kept)), kept...)
+	for _, r := range refs {
+		if r.key == 0 {
+			continue
+		}
+		// (refs is by At too; the one kept at that At must be this one.)
+		i := sort.Search(len(f.Refs), func(i int) bool { return f.Refs[i].At >= r.r.At })
+		if i < len(f.Refs) && f.Refs[i].At == r.r.At && f.Refs[i].Arg == ArgByName && (len(f.ArgKeys) == 0 || f.ArgKeys[len(f.ArgKeys)-1].At != r.r.At) {
+			f.ArgKeys = append(f.ArgKeys, ArgKey{At: r.r.At, Key: r.key})
+		}
+	}
 	if tb != nil {
 		f.Types, f.Exprs, f.Steps = slices.Clip(tb.types), slices.Clip(tb.exprs), slices.Clip(tb.steps)
 	}

@@ -23,6 +23,7 @@ type Record struct {
 	BuildLine string
 	Defs      []Def    // by start, outer first
 	Refs      []Ref    // by position
+	ArgKeys   []ArgKey // by At: the keywords of values passed by one
 	Imports   []Import // in source order
 	Locals    []Local  // sorted by name, then position
 	Fields    []Field  // in source order
@@ -116,8 +117,8 @@ type Ref struct {
 	X    int32  `codec:"bound=Exprs"` // Recv's steps, 1-based; 0 none
 	Kind uint8
 	// Arg is, for a value passed as an argument (G(F)), its 1-based place
-	// among the call's arguments (ArgByName: passed by the keyword Key,
-	// g(fn=F)), and ArgBack how far before At the call's name (G) is: the
+	// among the call's arguments (ArgByName: passed by a keyword,
+	// g(fn=F), which Record.ArgKey gives), and ArgBack how far before At the call's name (G) is: the
 	// call's reference is found by it (ArgOf). 0 for anything else, and
 	// for an argument more than 64 KiB after its call's name. Both sit in
 	// what would be Kind's padding: a reference is 1.34 M of a GOROOT
@@ -128,7 +129,23 @@ type Ref struct {
 	Col     int32
 	Encl    int32  `codec:"index=Defs,none=-1"` // index in the record's Defs of the definition it is in, or -1
 	At      int32  `codec:"delta"`
-	Key     uint32 `codec:"index=Strs"`
+}
+
+// ArgKey is the keyword a value is passed by (g(fn=F)): kept beside the
+// references, not in each (a few in a record; a field in every reference
+// was 5 MiB of a GOROOT index).
+type ArgKey struct {
+	At  int32  `codec:"delta"` // the reference's At
+	Key uint32 `codec:"index=Strs"`
+}
+
+// ArgKey is the keyword r is passed by (Arg ArgByName), or "".
+func (r *Record) ArgKey(ref *Ref) string {
+	i := sort.Search(len(r.ArgKeys), func(i int) bool { return r.ArgKeys[i].At >= ref.At })
+	if i < len(r.ArgKeys) && r.ArgKeys[i].At == ref.At {
+		return r.Strs[r.ArgKeys[i].Key]
+	}
+	return ""
 }
 
 // ArgOf is the At of the call's name r is passed to (Arg), 0 when r is
@@ -140,7 +157,7 @@ func (r *Ref) ArgOf() int32 {
 	return r.At - int32(r.ArgBack)
 }
 
-// ArgByName is a Ref's Arg for a value passed by keyword (Ref.Key); a
+// ArgByName is a Ref's Arg for a value passed by keyword (ArgKey); a
 // place past it is not kept.
 const ArgByName = 255
 
