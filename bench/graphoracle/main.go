@@ -542,7 +542,7 @@ func measure(v graph.View, o *oracle) *measurement {
 				continue
 			}
 			a, err := graph.Callers(v, graph.Spec{File: f.Rel, Line: int(d.Line), Symbol: d.Name})
-			if err != nil || len(a.Definitions) != 1 || a.Definitions[0].Line != int(d.Line) {
+			if err != nil || a.Symbol == nil || a.Symbol.File != f.Rel || a.Symbol.Line != int(d.Line) {
 				continue
 			}
 			for _, s := range a.Sites {
