@@ -83,8 +83,13 @@ type refAt struct {
 }
 
 // paramAt is a parameter found: its list's node, the list's child it is
-// in (argPlace) and its name's start.
-type paramAt struct{ list, child, at int32 }
+// in (argPlace) and its name's start; and the local it places, by its
+// At and name (kept here, not in every Local, while extracting).
+type paramAt struct {
+	list, child, at int32
+	localAt         int32
+	localName       uint32
+}
 
 // placeParams gives each parameter local its place in its list: the
 // count of parameters before the child of the list its name is in (a
@@ -105,12 +110,19 @@ func placeParams(locals []Local, params []paramAt) {
 	for _, at := range names {
 		slices.Sort(at)
 	}
+	type local struct {
+		at   int32
+		name uint32
+	}
+	of := make(map[local]int, len(params))
+	for k, p := range params {
+		of[local{p.localAt, p.localName}] = k + 1
+	}
 	for i := range locals {
-		k := locals[i].param
+		k := of[local{locals[i].At, locals[i].Name}]
 		if k <= 0 {
 			continue
 		}
-		locals[i].param = 0
 		p := params[k-1]
 		if p.child <= 0 {
 			continue
@@ -466,8 +478,8 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 					lc.At = int32(whole.End)
 				}
 				if params != nil && r.Tree != nil {
-					sc.params = append(sc.params, paramAt{params.Node, argPlace(r.Tree, params.Node, name.Start), int32(name.Start)})
-					lc.param = int32(len(sc.params)) // placed below
+					// (placed below)
+					sc.params = append(sc.params, paramAt{params.Node, argPlace(r.Tree, params.Node, name.Start), int32(name.Start), lc.At, lc.Name})
 				}
 				locals = append(locals, lc)
 			}

@@ -183,7 +183,6 @@ type Local struct {
 	// of what callers pass there. (Beside How, in its padding.)
 	Param uint8
 	Line  int32
-	param int32 `codec:"-"` // (while extracting) 1 + its index in the parameters found
 }
 
 // How a local's or field's type is known.
