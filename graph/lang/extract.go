@@ -76,7 +76,7 @@ type defAt struct {
 // (Arg set), the call it is passed to.
 type refAt struct {
 	r       Ref
-	pattern int
+	pattern int32 // (a query's patterns are a few hundred)
 	end     int32
 	node    int32
 	key     uint32 // the keyword it is passed by (Arg ArgByName)
@@ -497,7 +497,7 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 				rf.Recv = tab.id(shown)
 				_, rf.X = shape(recv, TypeExpr, shown, normRecv)
 			}
-			ra := refAt{r: rf, pattern: m.Pattern, end: int32(name.End), node: whole.Node}
+			ra := refAt{r: rf, pattern: int32(m.Pattern), end: int32(name.End), node: whole.Node}
 			if args != nil && r.Tree != nil && k == RefValue {
 				if key != nil {
 					ra.r.Arg, ra.key = ArgByName, tab.idOf(text(key))
