@@ -344,14 +344,34 @@ func (r *Record) Bound(name string, encl, at int32) bool {
 func (r *Record) funcParamAt(name string, encl, at int32) bool {
 	for e, n := encl, 0; e >= 0 && n < 16; e, n = r.Outer(e), n+1 {
 		if r.Bound(name, e, at) {
-			ls := r.InnermostLocals(name, e, at)
-			if len(ls) != 1 || ls[0].Param == 0 {
+			// The innermost binding, as InnermostLocals finds it, without
+			// its slice: this runs for every local passed as an argument.
+			var l *Local
+			n, bestEnd := 0, int64(-1)
+			i := sort.Search(len(r.Locals), func(i int) bool { return r.Strs[r.Locals[i].Name] >= name })
+			for ; i < len(r.Locals) && r.Strs[r.Locals[i].Name] == name; i++ {
+				c := &r.Locals[i]
+				if c.Encl != e || c.At > at || (c.End >= 0 && at >= c.End) {
+					continue
+				}
+				end := int64(c.End)
+				if end < 0 {
+					end = 1 << 40
+				}
+				switch {
+				case l == nil || end < bestEnd:
+					l, n, bestEnd = c, 1, end
+				case end == bestEnd:
+					n++
+				}
+			}
+			if n != 1 || l.Param == 0 {
 				return false
 			}
-			if ls[0].How == TypeNone {
+			if l.How == TypeNone {
 				return true
 			}
-			t := strings.ToLower(r.Strs[ls[0].Type])
+			t := strings.ToLower(r.Strs[l.Type])
 			for _, w := range funcTypeWords {
 				if strings.Contains(t, w) {
 					return true
