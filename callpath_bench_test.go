@@ -112,7 +112,7 @@ func benchInProcess(b *testing.B, version string) {
 
 func BenchmarkCallStdio(b *testing.B) {
 	bin := testenv.Command(b)
-	c, err := client.NewStdioMCPClient(bin, os.Environ(), "serve", "--root", benchRoot(b), "--ask", "none")
+	c, err := client.NewStdioMCPClient(bin, os.Environ(), "serve", "--root", benchRoot(b), "--ask", "none", "--lsp-broker=false")
 	if err != nil {
 		b.Fatal(err)
 	}

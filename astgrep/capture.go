@@ -231,7 +231,7 @@ func (e *Engine) CaptureTrees(ctx context.Context, g *pathguard.Guard, files []C
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	if e.closed {
-		return errors.New("astgrep: engine closed")
+		return ErrClosed
 	}
 	workers := min(e.opts.Workers, len(files))
 	gen := queryGen.Add(1)

@@ -67,7 +67,7 @@ func init() {
 	}
 	stdio.Budget = func(t *testing.T, root string, budget int) conformance.Peer {
 		t.Helper()
-		return stdioPeer(t, "serve", "--root", root, "--conversation", "conformance", "--output-budget", strconv.Itoa(budget))
+		return stdioPeer(t, "serve", "--root", root, "--conversation", "conformance", "--output-budget", strconv.Itoa(budget), "--lsp-broker=false")
 	}
 	inProcess.Vibe = func(t *testing.T, mode tiers.Mode, root string, commands map[string]string) conformance.Peer {
 		t.Helper()

@@ -1,11 +1,14 @@
 package dap
 
 import (
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/builtin-tools/builtin-tools/internal/lifetime"
 )
 
 // The handshake orderings adapters use, on the scripted adapter: delve
@@ -143,7 +146,7 @@ func TestLaunchDuringClose(t *testing.T) {
 		synctest.Wait() // the adapter runs, and initialize waits for its answer
 		s.Close()
 		close(hold)
-		if err := <-errc; err == nil || !strings.Contains(err.Error(), "the run is closed") {
+		if err := <-errc; err == nil || !errors.Is(err, lifetime.ErrClosed) {
 			t.Fatalf("a launch during Close: %v", err)
 		}
 		synctest.Wait()

@@ -13,6 +13,7 @@ import (
 
 	godap "github.com/google/go-dap"
 
+	"github.com/builtin-tools/builtin-tools/internal/lifetime"
 	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
 	"github.com/builtin-tools/builtin-tools/pathguard"
@@ -110,7 +111,7 @@ func (s *Supervisor) launch(ctx context.Context, l LaunchSpec, wait time.Duratio
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
-		return nil, errors.New("the run is closed")
+		return nil, lifetime.ErrClosed
 	}
 	if cur := s.sess; cur != nil && cur.Ended() == "" {
 		info := cur.Info()
@@ -225,7 +226,7 @@ func (s *Supervisor) launch(ctx context.Context, l LaunchSpec, wait time.Duratio
 		// Close ran while the adapter started, and saw no session to end.
 		s.mu.Unlock()
 		sess.end("the run closed")
-		return nil, errors.New("the run is closed")
+		return nil, lifetime.ErrClosed
 	}
 	if cur := s.sess; cur != nil && cur.Ended() == "" {
 		// Another launch won the race (the registry serializes debug, a

@@ -54,13 +54,7 @@ func FuzzApplyPatch(f *testing.F) {
 	f.Fuzz(func(t *testing.T, patch string) {
 		parent := t.TempDir()
 		root := filepath.Join(parent, "root")
-		for name, content := range fuzzTree {
-			p := filepath.Join(root, name)
-			os.MkdirAll(filepath.Dir(p), 0o755)
-			if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
+		testenv.WriteTree(t, root, fuzzTree)
 		os.Mkdir(filepath.Join(parent, "outside"), 0o755)
 		os.WriteFile(filepath.Join(parent, "outside", "secret.txt"), []byte("secret\n"), 0o644)
 		os.Symlink("../outside", filepath.Join(root, "door"))

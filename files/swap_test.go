@@ -49,27 +49,34 @@ func swapLoop(t *testing.T, h *harness) (stop func()) {
 	return func() { done.Store(true); wg.Wait() }
 }
 
+// raceTools are the tools each race calls while swapLoop swaps sub.
+var raceTools = []string{"read", "write", "edit", "apply_patch"}
+
+// raceArgs is the arguments of tool's i-th call in a race: read and edit
+// take sub/a.txt, write puts content in writeTo, apply_patch creates
+// sub/p<i>.txt holding content.
+func raceArgs(tool string, i int, writeTo, content string) map[string]any {
+	switch tool {
+	case "read":
+		return map[string]any{"path": "sub/a.txt"}
+	case "write":
+		return map[string]any{"path": writeTo, "content": content}
+	case "edit":
+		return map[string]any{"path": "sub/a.txt", "old_string": "\n", "new_string": "!\n"}
+	}
+	return map[string]any{"patch": fmt.Sprintf("--- /dev/null\n+++ b/sub/p%d.txt\n@@ -0,0 +1 @@\n+%s", i, content)}
+}
+
 func TestSwappedFolderNeverLeadsOutside(t *testing.T) {
 	const n = 300
-	for _, tool := range []string{"read", "write", "edit", "apply_patch"} {
+	for _, tool := range raceTools {
 		t.Run(tool, func(t *testing.T) {
 			h := newHarness(t)
 			stop := swapLoop(t, h)
 			outsideBefore := testenv.Snapshot(t, filepath.Join(filepath.Dir(h.root), "outside"))
 			leaks := 0
 			for i := 0; i < n; i++ {
-				var args map[string]any
-				switch tool {
-				case "read":
-					args = map[string]any{"path": "sub/a.txt"}
-				case "write":
-					args = map[string]any{"path": fmt.Sprintf("sub/w%d.txt", i), "content": "PWNED\n"}
-				case "edit":
-					args = map[string]any{"path": "sub/a.txt", "old_string": "\n", "new_string": "!\n"}
-				case "apply_patch":
-					args = map[string]any{"patch": fmt.Sprintf("--- /dev/null\n+++ b/sub/p%d.txt\n@@ -0,0 +1 @@\n+PWNED\n", i)}
-				}
-				res := h.call(tool, args)
+				res := h.call(tool, raceArgs(tool, i, fmt.Sprintf("sub/w%d.txt", i), "PWNED\n"))
 				if strings.Contains(fmt.Sprint(res.Content), "OUTSIDE SECRET") {
 					leaks++
 				}
@@ -96,7 +103,7 @@ func TestSwappedFolderNeverLeadsOutside(t *testing.T) {
 // outside the root.
 func TestRaceRefusalsReadPlainly(t *testing.T) {
 	const n = 300
-	for _, tool := range []string{"read", "write", "edit", "apply_patch"} {
+	for _, tool := range raceTools {
 		t.Run(tool, func(t *testing.T) {
 			h := newHarness(t)
 			stop := swapLoop(t, h)
@@ -104,18 +111,7 @@ func TestRaceRefusalsReadPlainly(t *testing.T) {
 			outside := filepath.Join(filepath.Dir(h.root), "outside")
 			seen := map[string]int{}
 			for i := 0; i < n; i++ {
-				var args map[string]any
-				switch tool {
-				case "read":
-					args = map[string]any{"path": "sub/a.txt"}
-				case "write":
-					args = map[string]any{"path": "sub/w.txt", "content": "x\n"}
-				case "edit":
-					args = map[string]any{"path": "sub/a.txt", "old_string": "\n", "new_string": "!\n"}
-				case "apply_patch":
-					args = map[string]any{"patch": fmt.Sprintf("--- /dev/null\n+++ b/sub/p%d.txt\n@@ -0,0 +1 @@\n+x\n", i)}
-				}
-				msg := h.callQuiet(tool, args)
+				msg := h.callQuiet(tool, raceArgs(tool, i, "sub/w.txt", "x\n"))
 				if msg == "" {
 					continue
 				}

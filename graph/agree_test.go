@@ -1,9 +1,7 @@
 package graph
 
 import (
-	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/txtar"
@@ -16,77 +14,67 @@ import (
 // file's call of a .ts function, Python's cls() in a class method, a
 // method value obj.m.
 func TestCalleesCallersAgree(t *testing.T) {
-	paths, err := filepath.Glob("testdata/fixtures/*.txtar")
-	if err != nil || len(paths) == 0 {
-		t.Fatalf("no fixtures: %v", err)
-	}
-	for _, p := range paths {
-		t.Run(strings.TrimSuffix(filepath.Base(p), ".txtar"), func(t *testing.T) {
-			ar, err := txtar.ParseFile(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			v := buildFixture(t, ar).view(0)
-			for f := range v.Snap.Files() {
-				for i := range f.Defs {
-					d := &f.Defs[i]
-					if d.Kind != "function" && d.Kind != "method" {
-						continue
-					}
-					// The other way: what callers lists, callees of the
-					// calling definition gives.
-					if c, err := Callers(v, Spec{File: f.Rel, Line: int(d.Line), Symbol: d.Name}); err == nil && len(c.Candidates) == 0 {
-						for i, s := range slices.Concat(c.Sites, c.Values) {
-							value := i >= len(c.Sites)
-							if s.Class != Exact && s.Class != ViaImport || !s.hasEncl {
-								continue
-							}
-							from := symbolOf(s.encl)
-							b, err := Callees(v, Spec{File: from.File, Line: from.Line, Symbol: from.Name})
-							if err != nil || len(b.Candidates) > 0 {
-								continue
-							}
-							list, what := b.Sites, "call"
-							if value {
-								list, what = b.Values, "value use"
-							}
-							if !slices.ContainsFunc(list, func(o Site) bool { return o.File == s.File && o.Line == s.Line }) {
-								t.Errorf("callers of %s: %s:%d %s is an %s %s in %s, but callees of %s do not list it among its %ss", d.Name, s.File, s.Line, s.Call, s.Class, what, from.Qualified, from.Qualified, what)
-							}
-						}
-					}
-					a, err := Callees(v, Spec{File: f.Rel, Line: int(d.Line), Symbol: d.Name})
-					if err != nil || len(a.Candidates) > 0 {
-						continue
-					}
-					for i, s := range slices.Concat(a.Sites, a.Values) {
-						value := i >= len(a.Sites)
-						if s.Class != Exact && s.Class != ViaImport {
+	eachArchive(t, "testdata/fixtures/*.txtar", func(t *testing.T, _ string, ar *txtar.Archive) {
+		v := buildFixture(t, ar).view(0)
+		for f := range v.Snap.Files() {
+			for i := range f.Defs {
+				d := &f.Defs[i]
+				if d.Kind != "function" && d.Kind != "method" {
+					continue
+				}
+				// The other way: what callers lists, callees of the
+				// calling definition gives.
+				if c, err := Callers(v, Spec{File: f.Rel, Line: int(d.Line), Symbol: d.Name}); err == nil && len(c.Candidates) == 0 {
+					for i, s := range slices.Concat(c.Sites, c.Values) {
+						value := i >= len(c.Sites)
+						if s.Class != Exact && s.Class != ViaImport || !s.hasEncl {
 							continue
 						}
-						to := s.Targets[0]
-						c, err := Callers(v, Spec{File: to.File, Line: to.Line, Symbol: to.Name})
-						if err != nil {
-							t.Errorf("callers of %s (%s:%d), which %s:%d calls: %v", to.Qualified, to.File, to.Line, s.File, s.Line, err)
+						from := symbolOf(s.encl)
+						b, err := Callees(v, Spec{File: from.File, Line: from.Line, Symbol: from.Name})
+						if err != nil || len(b.Candidates) > 0 {
 							continue
 						}
-						if len(c.Candidates) > 0 {
-							continue // two definitions on the line (a one-line class and its method)
-						}
-						list, what := c.Sites, "call"
+						list, what := b.Sites, "call"
 						if value {
-							list, what = c.Values, "value use"
+							list, what = b.Values, "value use"
 						}
-						found := false
-						for _, cs := range list {
-							found = found || cs.File == s.File && cs.Line == s.Line
-						}
-						if !found {
-							t.Errorf("callees of %s: %s:%d %s is an %s %s of %s (%s:%d), but callers of it do not list the site among its %ss", d.Name, s.File, s.Line, s.Call, s.Class, what, to.Qualified, to.File, to.Line, what)
+						if !slices.ContainsFunc(list, func(o Site) bool { return o.File == s.File && o.Line == s.Line }) {
+							t.Errorf("callers of %s: %s:%d %s is an %s %s in %s, but callees of %s do not list it among its %ss", d.Name, s.File, s.Line, s.Call, s.Class, what, from.Qualified, from.Qualified, what)
 						}
 					}
 				}
+				a, err := Callees(v, Spec{File: f.Rel, Line: int(d.Line), Symbol: d.Name})
+				if err != nil || len(a.Candidates) > 0 {
+					continue
+				}
+				for i, s := range slices.Concat(a.Sites, a.Values) {
+					value := i >= len(a.Sites)
+					if s.Class != Exact && s.Class != ViaImport {
+						continue
+					}
+					to := s.Targets[0]
+					c, err := Callers(v, Spec{File: to.File, Line: to.Line, Symbol: to.Name})
+					if err != nil {
+						t.Errorf("callers of %s (%s:%d), which %s:%d calls: %v", to.Qualified, to.File, to.Line, s.File, s.Line, err)
+						continue
+					}
+					if len(c.Candidates) > 0 {
+						continue // two definitions on the line (a one-line class and its method)
+					}
+					list, what := c.Sites, "call"
+					if value {
+						list, what = c.Values, "value use"
+					}
+					found := false
+					for _, cs := range list {
+						found = found || cs.File == s.File && cs.Line == s.Line
+					}
+					if !found {
+						t.Errorf("callees of %s: %s:%d %s is an %s %s of %s (%s:%d), but callers of it do not list the site among its %ss", d.Name, s.File, s.Line, s.Call, s.Class, what, to.Qualified, to.File, to.Line, what)
+					}
+				}
 			}
-		})
-	}
+		}
+	})
 }

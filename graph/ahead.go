@@ -45,15 +45,9 @@ func Ahead(ctx context.Context, x *index.Index, symbol string, callees bool) (*V
 	}
 	file, _, _ := strings.Cut(symbol, ":")
 	file = path.Clean(strings.TrimSpace(file))
-	var first []walk.Entry
-	for i, e := range files {
-		// A file the symbol names is read whatever it holds: the full
-		// index's answer about it comes from its definitions.
-		if hit[i] || e.Rel == file {
-			first = append(first, e)
-		}
-	}
-	if err := sub.Parse(ctx, first); err != nil {
+	// A file the symbol names is read whatever it holds: the full index's
+	// answer about it comes from its definitions.
+	if err := parseWhere(ctx, sub, files, func(i int, e walk.Entry) bool { return hit[i] || e.Rel == file }); err != nil {
 		return nil, err
 	}
 	// The folders of the files that define the name: their other files
@@ -67,13 +61,7 @@ func Ahead(ctx context.Context, x *index.Index, symbol string, callees bool) (*V
 			}
 		}
 	}
-	var more []walk.Entry
-	for _, e := range files {
-		if pkgs[path.Dir(e.Rel)] {
-			more = append(more, e)
-		}
-	}
-	if err := sub.Parse(ctx, more); err != nil {
+	if err := parseWhere(ctx, sub, files, func(_ int, e walk.Entry) bool { return pkgs[path.Dir(e.Rel)] }); err != nil {
 		return nil, err
 	}
 	callers := sub.Parsed()
@@ -106,13 +94,7 @@ func Ahead(ctx context.Context, x *index.Index, symbol string, callees bool) (*V
 	}
 	rest := sub.Unparsed(files)
 	third := sub.Scan(ctx, rest, names, false)
-	var callee []walk.Entry
-	for i, e := range rest {
-		if third[i] {
-			callee = append(callee, e)
-		}
-	}
-	if err := sub.Parse(ctx, callee); err != nil {
+	if err := parseWhere(ctx, sub, rest, func(i int, _ walk.Entry) bool { return third[i] }); err != nil {
 		return nil, err
 	}
 	return aheadView(x, sub, false), nil
@@ -148,16 +130,21 @@ func AheadFind(ctx context.Context, x *index.Index, query string) (*View, error)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	var first []walk.Entry
-	for i, e := range files {
-		if hit[i] {
-			first = append(first, e)
-		}
-	}
-	if err := sub.Parse(ctx, first); err != nil {
+	if err := parseWhere(ctx, sub, files, func(i int, _ walk.Entry) bool { return hit[i] }); err != nil {
 		return nil, err
 	}
 	return aheadView(x, sub, true), nil
+}
+
+// parseWhere parses the files of es that pick picks (i is the index in es).
+func parseWhere(ctx context.Context, sub *index.Partial, es []walk.Entry, pick func(i int, e walk.Entry) bool) error {
+	var picked []walk.Entry
+	for i, e := range es {
+		if pick(i, e) {
+			picked = append(picked, e)
+		}
+	}
+	return sub.Parse(ctx, picked)
 }
 
 // callersNeed parses what resolving the receivers of the calls named

@@ -2,13 +2,11 @@ package graph
 
 import (
 	"io/fs"
-	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/builtin-tools/builtin-tools/graph/languages"
 	"github.com/builtin-tools/builtin-tools/graph/snap"
-	"github.com/rogpeppe/go-internal/txtar"
 )
 
 // TestConfidenceData checks confidence.json: it parses, each measurement
@@ -61,11 +59,7 @@ func TestConfidenceData(t *testing.T) {
 func TestAnswersCarryConfidence(t *testing.T) {
 	for _, name := range []string{"go", "go_dispatch", "python", "typescript", "javascript_cjs", "c", "rust"} {
 		t.Run(name, func(t *testing.T) {
-			ar, err := txtar.ParseFile(filepath.Join("testdata/fixtures", name+".txtar"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			x := buildFixture(t, ar)
+			x := fixture(t, name)
 			v := x.view(0)
 			asked, measured := 0, 0
 			for f := range v.Snap.Files() {
@@ -77,6 +71,7 @@ func TestAnswersCarryConfidence(t *testing.T) {
 					spec := Spec{File: f.Rel, Line: int(d.Line), Symbol: d.Name}
 					for _, op := range []string{"callers", "callees", "impact"} {
 						var a *Answer
+						var err error
 						var want map[langClass]bool
 						switch op {
 						case "callers":

@@ -1,20 +1,11 @@
 package graph
 
-import (
-	"path/filepath"
-	"testing"
-
-	"github.com/rogpeppe/go-internal/txtar"
-)
+import "testing"
 
 // callers of an ES default export count the sites that call it under the
 // name a default import gives it.
 func TestCallersOfDefaultExport(t *testing.T) {
-	ar, err := txtar.ParseFile(filepath.Join("testdata", "fixtures", "typescript_default.txtar"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	x := buildFixture(t, ar)
+	x := fixture(t, "typescript_default")
 	for _, c := range []struct {
 		symbol, file string
 		line         int
@@ -38,11 +29,7 @@ func TestCallersOfDefaultExport(t *testing.T) {
 // Definitions lists every definition of the view, by file and line (what
 // measurement programs pick targets from).
 func TestDefinitions(t *testing.T) {
-	ar, err := txtar.ParseFile(filepath.Join("testdata", "fixtures", "go_types.txtar"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	x := buildFixture(t, ar)
+	x := fixture(t, "go_types")
 	v := x.view(0)
 	defs := Definitions(v)
 	n := 0

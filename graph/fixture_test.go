@@ -13,29 +13,60 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/astgrep"
 	"github.com/builtin-tools/builtin-tools/graph/index"
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
 var update = flag.Bool("update", false, "rewrite the fixtures' golden files")
 
+// eachArchive runs check in a subtest, named for the archive, on each txtar
+// archive glob matches; at least one must.
+func eachArchive(t *testing.T, glob string, check func(t *testing.T, path string, ar *txtar.Archive)) {
+	t.Helper()
+	paths, err := filepath.Glob(glob)
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no archives match %s: %v", glob, err)
+	}
+	for _, p := range paths {
+		t.Run(strings.TrimSuffix(filepath.Base(p), ".txtar"), func(t *testing.T) {
+			check(t, p, readArchive(t, p))
+		})
+	}
+}
+
+func readArchive(t testing.TB, path string) *txtar.Archive {
+	t.Helper()
+	ar, err := txtar.ParseFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ar
+}
+
+// fixture is testdata/fixtures/name.txtar, indexed.
+func fixture(t *testing.T, name string) tq {
+	t.Helper()
+	return buildFixture(t, readArchive(t, filepath.Join("testdata", "fixtures", name+".txtar")))
+}
+
 // buildFixture writes a txtar archive's files (all but "expect") under a
 // new root and indexes it.
 func buildFixture(t *testing.T, ar *txtar.Archive) tq {
 	t.Helper()
+	return buildFixtureOpts(t, ar, Options{})
+}
+
+func buildFixtureOpts(t *testing.T, ar *txtar.Archive, opts Options) tq {
+	t.Helper()
 	root := t.TempDir()
+	files := map[string][]byte{}
 	for _, f := range ar.Files {
-		if f.Name == "expect" {
-			continue
-		}
-		p := filepath.Join(root, filepath.FromSlash(f.Name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
-			t.Fatal(err)
+		if f.Name != "expect" {
+			files[f.Name] = f.Data
 		}
 	}
-	return buildRoot(t, root)
+	testenv.WriteTree(t, root, files)
+	return buildRootOpts(t, root, opts)
 }
 
 func buildRoot(t testing.TB, root string) tq {
@@ -118,22 +149,9 @@ func (x tq) AheadFind(ctx context.Context, q string) (tq, error) {
 // whole dump must equal the golden file (go test -run TestFixtures -update
 // rewrites it; review the diff).
 func TestFixtures(t *testing.T) {
-	paths, err := filepath.Glob("testdata/fixtures/*.txtar")
-	if err != nil || len(paths) == 0 {
-		t.Fatalf("no fixtures: %v", err)
-	}
-	for _, p := range paths {
-		name := strings.TrimSuffix(filepath.Base(p), ".txtar")
-		t.Run(name, func(t *testing.T) {
-			ar, err := txtar.ParseFile(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			x := buildFixture(t, ar)
-			dump := x.Dump()
-			checkDump(t, p, ar, dump)
-		})
-	}
+	eachArchive(t, "testdata/fixtures/*.txtar", func(t *testing.T, p string, ar *txtar.Archive) {
+		checkDump(t, p, ar, buildFixture(t, ar).Dump())
+	})
 }
 
 // checkExpect checks lines of the form

@@ -5,8 +5,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/rogpeppe/go-internal/txtar"
 )
 
 // TestHeldCallsInCallers checks that callers of a function lists the
@@ -106,11 +104,7 @@ func fixtureCallers(t *testing.T, path, symbol string) []Site {
 // indexed whole.
 func fixtureAnswer(t *testing.T, path, symbol string) *Answer {
 	t.Helper()
-	ar, err := txtar.ParseFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := buildFixture(t, ar).Callers(Spec{Symbol: symbol}, 0)
+	a, err := buildFixture(t, readArchive(t, path)).Callers(Spec{Symbol: symbol}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package graph
 
 import (
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -17,11 +16,7 @@ import (
 // call as exact with its evidence; counts.unresolved counts the calls of
 // the name that lead nowhere.
 func TestCallersThroughDeclaredTypes(t *testing.T) {
-	ar, err := txtar.ParseFile(filepath.Join("testdata", "fixtures", "go_types.txtar"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	x := buildFixture(t, ar)
+	x := fixture(t, "go_types")
 	a, err := x.Callers(Spec{Symbol: "store.Store.Save"}, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -245,11 +240,7 @@ func TestModuleHeldInVariable(t *testing.T) {
 // leaves it out (no call is made). In x, err := x(...) the call is of the
 // function x: the name is declared only after the statement.
 func TestConversionsAndDeclaredAfter(t *testing.T) {
-	ar, err := txtar.ParseFile(filepath.Join("testdata", "fixtures", "go_dispatch.txtar"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	x := buildFixture(t, ar)
+	x := fixture(t, "go_dispatch")
 	for _, typ := range []string{"conv.MyInt", "conv.Path", "conv.Handler"} {
 		a, err := x.Callers(Spec{Symbol: typ}, 0)
 		if err != nil {
@@ -286,11 +277,7 @@ func TestConversionsAndDeclaredAfter(t *testing.T) {
 // Write) it is a candidate; else (net.Conn's Close) counted as dispatch,
 // the answer a lower bound; a pointer (*strings.Builder) is neither.
 func TestExternalDispatch(t *testing.T) {
-	ar, err := txtar.ParseFile(filepath.Join("testdata", "fixtures", "go_dispatch.txtar"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	x := buildFixture(t, ar)
+	x := fixture(t, "go_dispatch")
 	w, err := x.Callers(Spec{Symbol: "sink.File.Write"}, 0)
 	if err != nil {
 		t.Fatal(err)

@@ -115,22 +115,6 @@ func (r brokerRWC) Close() error { r.b.end(); return r.b.conn.Close() }
 // do not keep processes from sharing.
 var perShell = map[string]bool{"PWD": true, "OLDPWD": true, "SHLVL": true, "_": true, "BUILTIN_TOOLS_PROC": true}
 
-// brokerBudgetKB is the memory budget a process asks the broker to keep
-// its servers within (LSP-8), as its pool's: 0 for none.
-func brokerBudgetKB(cfg *Config) int64 {
-	switch {
-	case cfg.MemoryBudget < 0:
-		return 0
-	case cfg.MemoryBudget > 0:
-		return max(cfg.MemoryBudget/1024, 1)
-	case cfg.Pool != nil:
-		cfg.Pool.mu.Lock()
-		defer cfg.Pool.mu.Unlock()
-		return cfg.Pool.budgetKB()
-	}
-	return defaultBudgetKB()
-}
-
 // startViaBroker asks the broker for l's server.
 func startViaBroker(ctx context.Context, cfg *Config, spec *ServerSpec, l *Launch) (*brokerProc, error) {
 	if l.joinOnly {
@@ -140,7 +124,7 @@ func startViaBroker(ctx context.Context, cfg *Config, spec *ServerSpec, l *Launc
 		}
 		return brokerHello(ctx, c, broker.Hello{Server: spec.ID, Dir: l.Root, Trusted: l.Trusted, Warm: l.warm})
 	}
-	h := broker.Hello{Server: spec.ID, Bin: l.Bin, Dir: l.Root, Trusted: l.Trusted, IdleMS: cfg.IdleTimeout.Milliseconds(), Warm: l.warm, BudgetKB: brokerBudgetKB(cfg)}
+	h := broker.Hello{Server: spec.ID, Bin: l.Bin, Dir: l.Root, Trusted: l.Trusted, IdleMS: cfg.IdleTimeout.Milliseconds(), Warm: l.warm}
 	sub := func(s string) string { return strings.ReplaceAll(s, l.StateDir, broker.StateToken) }
 	for _, a := range l.Args {
 		h.Args = append(h.Args, sub(a))

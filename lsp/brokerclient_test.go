@@ -25,7 +25,9 @@ func TestBrokerSharesServer(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	served := make(chan error, 1)
-	go func() { served <- broker.Serve(ctx, dir, 3*time.Second, 500*time.Millisecond) }()
+	// Idle time counts use: at 500 ms a loaded machine (load 11) let the
+	// server idle out between a's answer and b's join, so b started another.
+	go func() { served <- broker.Serve(ctx, dir, 3*time.Second, 5*time.Second, 0) }()
 	for range 500 {
 		if _, err := os.Stat(broker.Socket(dir)); err == nil {
 			break
@@ -107,16 +109,16 @@ func processAlive(pid int) bool {
 // startBroker serves a broker in dir for the test.
 func startBroker(t *testing.T, dir string) {
 	t.Helper()
-	startBrokerIdle(t, dir, 0)
+	startBrokerIdle(t, dir, 0, 0)
 }
 
 // startBrokerIdle serves a broker in dir that caps its servers' idle
-// time at idle (when positive).
-func startBrokerIdle(t *testing.T, dir string, idle time.Duration) {
+// time at idle (when positive), with a memory budget of budgetKB.
+func startBrokerIdle(t *testing.T, dir string, idle time.Duration, budgetKB int64) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan error, 1)
-	go func() { served <- broker.Serve(ctx, dir, 3*time.Second, idle) }()
+	go func() { served <- broker.Serve(ctx, dir, 3*time.Second, idle, budgetKB) }()
 	t.Cleanup(func() {
 		cancel()
 		<-served
@@ -138,7 +140,7 @@ func startBrokerIdle(t *testing.T, dir string, idle time.Duration) {
 // server lived as long as a connection did.
 func TestBrokerIdleCountsUse(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "broker")
-	startBrokerIdle(t, dir, time.Second)
+	startBrokerIdle(t, dir, time.Second, 0)
 	a := newSession(t, "go", "gopls", Config{Pool: NewPool(), Broker: dir, IdleTimeout: time.Hour})
 	b := NewSupervisor(a.root, Config{Pool: NewPool(), Broker: dir, IdleTimeout: time.Hour})
 	t.Cleanup(func() { b.Close() })
@@ -174,15 +176,17 @@ func TestBrokerIdleCountsUse(t *testing.T) {
 }
 
 // LSP-8, LSP-9: one budget over the broker's servers, whichever process
-// started them. Two processes (pools of their own, a budget of 1 KiB
-// each) on two folders: b's server starting stops a's gopls, idle, which
+// started them: the broker's, set at its start (1 KiB here), whatever
+// budget the processes have (none). Two processes (pools of their own)
+// on two folders: b's server starting stops a's gopls, idle, which
 // a's own pool did not count (before, both ran); a's next call starts it
 // again with no crash noted, stopping b's. A server under a preview's
-// hold is not idle: it is spared, and both run.
+// hold is not idle: it is spared, and both run. Each process's status
+// says the broker's budget governs.
 func TestBrokerBudgetStopsIdle(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "broker")
-	startBroker(t, dir)
-	cfg := Config{Broker: dir, MemoryBudget: 1}
+	startBrokerIdle(t, dir, 0, 1)
+	cfg := Config{Broker: dir, MemoryBudget: -1}
 	cfg.Pool = NewPool()
 	a := newSession(t, "go", "gopls", cfg)
 	cfg.Pool = NewPool()
@@ -208,6 +212,9 @@ func TestBrokerBudgetStopsIdle(t *testing.T) {
 	pa := a.sup.running()[0].pid()
 	hover(bs)
 	pb := bs.sup.running()[0].pid()
+	if st := bs.sup.Status(bs.ctx).Pool; st == nil || st.BudgetKB != 0 || st.Broker == nil || st.Broker.BudgetKB != 1 {
+		t.Fatalf("b's status: want its own budget none and the broker's 1 KiB, got %+v", st)
+	}
 	gone(pa)
 	hover(a)
 	gone(pb)

@@ -74,6 +74,11 @@ func (p *Pool) budgetKB() int64 {
 	return defaultBudgetKB()
 }
 
+// DefaultBudgetKB is the memory budget of servers when none is given (a
+// pool's, the broker's): a quarter of MemTotal in KiB, 0 (no budget)
+// when unknown.
+func DefaultBudgetKB() int64 { return defaultBudgetKB() }
+
 // defaultBudgetKB is a quarter of MemTotal, 0 (no budget) when unknown.
 var defaultBudgetKB = sync.OnceValue(func() int64 {
 	data, err := os.ReadFile("/proc/meminfo")

@@ -219,7 +219,7 @@ type PoolStatus struct {
 	Shared  bool               `json:"shared" jsonschema:"other runs of this process use the pool; false for a run with servers of its own"`
 	Servers []PoolServerStatus `json:"servers" jsonschema:"every server it holds, starting or running"`
 	Stopped []BudgetStopStatus `json:"stopped_for_budget,omitempty" jsonschema:"idle servers stopped to keep within the budget before another started, latest last"`
-	Broker  *BrokerStatus      `json:"broker,omitempty" jsonschema:"with --lsp-broker: every server the broker holds, for all processes of the user"`
+	Broker  *BrokerStatus      `json:"broker,omitempty" jsonschema:"through the broker (serve's default): every server it holds, for all processes of the user"`
 }
 
 // BrokerStatus is what the broker holds (LSP-8, LSP-9).

@@ -312,15 +312,23 @@ type Config struct {
 	// the others' memory is at or over it. 0 leaves the pool's budget as
 	// it is (by default a quarter of the machine's memory); a negative one
 	// turns it off. The pool has one budget: the last Supervisor to set it
-	// wins.
+	// wins. Through a broker, the broker's budget governs its servers (set
+	// when it started: BrokerCommand's --memory-budget).
 	MemoryBudget int64
 	// Broker is the folder of the user's language-server broker (LSP-9,
 	// [broker.Dir]): servers are asked of it, and shared with the other
-	// processes of the user; "" starts them in this process. When the
-	// broker cannot be reached or started, a server starts here.
+	// processes of the user; "" (a library's default) starts them in this
+	// process, shared by its runs only. When the broker cannot be reached
+	// or started, a server starts here. `serve` sets it unless
+	// --lsp-broker=false.
 	Broker string
-	// BrokerCommand starts a broker when none answers in Broker (the
-	// command's lsp-broker mode); nil starts none.
+	// BrokerCommand starts a broker when none answers in Broker: an
+	// executable's lsp-broker mode, e.g. {"/path/to/builtin-tools",
+	// "lsp-broker", "--dir", dir, "--memory-budget", "4GiB"}. A library
+	// cannot start one of itself (the broker outlives the process that
+	// starts it), so a harness that wants its servers shared with other
+	// processes names the installed command here; nil starts none (a
+	// broker another process started is still used).
 	BrokerCommand []string
 }
 

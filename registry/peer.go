@@ -3,6 +3,8 @@ package registry
 import (
 	"context"
 	"encoding/json"
+	"maps"
+	"slices"
 	"sync"
 
 	"github.com/builtin-tools/builtin-tools/tiers"
@@ -77,11 +79,7 @@ func (ss *sessionSet) remove(s server.ClientSession) {
 func (ss *sessionSet) ids() []string {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
-	out := make([]string, 0, len(ss.m))
-	for id := range ss.m {
-		out = append(out, id)
-	}
-	return out
+	return slices.Collect(maps.Keys(ss.m))
 }
 
 // peerHandler enters the run's call path for a tools/call from a peer in

@@ -588,21 +588,15 @@ func (m *measurement) detail(v graph.View, show int) string {
 		}
 		fmt.Fprintf(&b, "- %s %s %s (%s) `%s` -> %s `%s`\n", w.class, w.e.site, w.call, w.kind, line(w.e.site), w.e.callee, line(w.e.callee))
 	}
-	sort.Slice(m.missed, func(i, j int) bool { return m.missed[i].site.String() < m.missed[j].site.String() })
-	fmt.Fprintf(&b, "\n## Static edges not found as exact or import (%d)\n\n", len(m.missed))
-	for i, e := range m.missed {
-		if i == show*3 {
-			break
+	// missed lists the first show*3 of es, in the order of their sites.
+	missed := func(title string, es []edge) {
+		sort.Slice(es, func(i, j int) bool { return es[i].site.String() < es[j].site.String() })
+		fmt.Fprintf(&b, "\n## %s (%d)\n\n", title, len(es))
+		for _, e := range es[:min(len(es), show*3)] {
+			fmt.Fprintf(&b, "- %s `%s` -> %s `%s`\n", e.site, line(e.site), e.callee, line(e.callee))
 		}
-		fmt.Fprintf(&b, "- %s `%s` -> %s `%s`\n", e.site, line(e.site), e.callee, line(e.callee))
 	}
-	sort.Slice(m.missedValue, func(i, j int) bool { return m.missedValue[i].site.String() < m.missedValue[j].site.String() })
-	fmt.Fprintf(&b, "\n## Function-value edges found in no class (%d)\n\n", len(m.missedValue))
-	for i, e := range m.missedValue {
-		if i == show*3 {
-			break
-		}
-		fmt.Fprintf(&b, "- %s `%s` -> %s `%s`\n", e.site, line(e.site), e.callee, line(e.callee))
-	}
+	missed("Static edges not found as exact or import", m.missed)
+	missed("Function-value edges found in no class", m.missedValue)
 	return b.String()
 }

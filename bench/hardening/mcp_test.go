@@ -82,7 +82,7 @@ func (c *cx) startServeVia(prefix []string, root string, env []string, args ...s
 	if env == nil {
 		env = c.env()
 	}
-	argv := append(append(prefix[:len(prefix):len(prefix)], bin, "serve", "--root", root, "--graph-cache="), args...)
+	argv := append(append(prefix[:len(prefix):len(prefix)], bin, "serve", "--root", root, "--graph-cache=", "--lsp-broker=false"), args...)
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = env
 	cmd.Dir = root

@@ -235,7 +235,7 @@ func (c *cx) callWithin(d time.Duration, term bool, dir string, env []string, ar
 	if env == nil {
 		env = c.env()
 	}
-	cmd := exec.Command(bin, append([]string{"call", "--graph-cache="}, args...)...)
+	cmd := exec.Command(bin, append([]string{"call", "--graph-cache=", "--lsp-broker=false"}, args...)...)
 	cmd.Dir = dir
 	cmd.Env = env
 	var out, errb bytes.Buffer

@@ -158,8 +158,8 @@ func run(bin string, broker bool, n, files int) (res result, err error) {
 	os.Mkdir(runtime, 0o700)
 	env := append(os.Environ(), "XDG_RUNTIME_DIR="+runtime)
 	args := []string{"serve", "--root", root}
-	if broker {
-		args = append(args, "--lsp-broker")
+	if !broker {
+		args = append(args, "--lsp-broker=false")
 	}
 	var peers []*peer
 	defer func() {

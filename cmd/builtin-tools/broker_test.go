@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -63,8 +64,9 @@ func TestServeProcessesShareThroughBroker(t *testing.T) {
 	env, dir := brokerRuntime(t, root)
 	refs := map[string]any{"operation": "references", "file": "cart.go", "line": 7, "symbol": "Total"}
 
-	a := startServeWith(t, env, "--root", root, "--lsp-broker")
-	b := startServeWith(t, env, "--root", root, "--lsp-broker")
+	// The broker is on by default.
+	a := startServeWith(t, env, "--root", root)
+	b := startServeWith(t, env, "--root", root, "--lsp-memory-budget", "3GiB")
 	t0 := time.Now()
 	if text := a.text("lsp", refs); !strings.Contains(text, "cart.go:11") {
 		t.Fatalf("a: %s", text)
@@ -85,6 +87,10 @@ func TestServeProcessesShareThroughBroker(t *testing.T) {
 		!strings.Contains(text, "2 processes connected") {
 		t.Fatalf("a's status:\n%s", text)
 	}
+	// One budget, the broker's, set by a, which started it: b is told.
+	if text := b.text("lsp", map[string]any{"operation": "status"}); !strings.Contains(text, "set when the broker started: it governs these servers, not this process's budget (3072 MiB)") {
+		t.Fatalf("b's status:\n%s", text)
+	}
 	broker := brokerPID(t, dir)
 	t.Logf("first answer: process 1 %v (cold), process 2 %v (warm, through the broker); one gopls, %d KiB resident", ta, tb, proc.RSSKB(gopls[0]))
 	if text := b.text("write", map[string]any{"path": "f.go", "content": "package shop\n\nfunc f() int { return (&Cart{}).Total() }\n"}); strings.Contains(text, "New diagnostics") {
@@ -103,14 +109,14 @@ func TestServeProcessesShareThroughBroker(t *testing.T) {
 	if got := serverPIDs(root, "gopls"); len(got) != 1 {
 		t.Fatalf("after the broker's restart: want 1 gopls, got %v", got)
 	}
-	if pid := brokerPID(t, dir); pid == broker || testenv.Gone(pid) {
+	if pid := brokerPID(t, dir); pid == broker || !proc.Running(pid) {
 		t.Fatalf("no new broker: %d", pid)
 	}
 
 	// The process that started the new broker killed: the other keeps
 	// its server.
-	before := serverPIDs(root, "gopls")
-	a.cmd.Process.Kill()
+	before, starter := serverPIDs(root, "gopls"), brokerPID(t, dir)
+	a.kill()
 	t0 = time.Now()
 	if text := b.text("lsp", refs); !strings.Contains(text, "cart.go:11") {
 		t.Fatalf("b after a's SIGKILL: %s", text)
@@ -118,6 +124,9 @@ func TestServeProcessesShareThroughBroker(t *testing.T) {
 	t.Logf("b's answer after the broker's starter was killed: %v", time.Since(t0))
 	if got := serverPIDs(root, "gopls"); len(got) != 1 || got[0] != before[0] {
 		t.Fatalf("after a's SIGKILL: gopls %v, before %v", got, before)
+	}
+	if !proc.Running(starter) {
+		t.Fatalf("the broker %d ended with the process that started it", starter)
 	}
 }
 
@@ -141,4 +150,46 @@ func brokerRuntime(t *testing.T, root string) (env []string, dir string) {
 		testenv.WaitFor(t, time.Minute, "gopls's end", func() bool { return len(serverPIDs(root, "gopls")) == 0 })
 	})
 	return append(os.Environ(), "XDG_RUNTIME_DIR="+runtime), dir
+}
+
+// Issue 32 §2: the broker, outside its starter's cgroup, lives on its own
+// idle timer only: once the process that used it is killed (through
+// proc, as a harness ends it), its gopls stops after the idle time and
+// the broker exits after its grace, leaving no process. The broker here
+// is started as serve starts it, with an idle time of 1 s and a grace of
+// 3 s.
+func TestBrokerEndsItselfWhenUnused(t *testing.T) {
+	testenv.LookPath(t, "gopls")
+	testenv.SetupPath()
+	root := t.TempDir()
+	if resolved, err := filepath.EvalSymlinks(root); err == nil {
+		root = resolved
+	}
+	testenv.WriteTree(t, root, map[string]string{
+		"go.mod":  "module example.com/shop\n\ngo 1.22\n",
+		"cart.go": "package shop\n\nfunc Total() int { return 1 }\n\nfunc use() int { return Total() }\n",
+	})
+	env, dir := brokerRuntime(t, root)
+	// serve first: the broker, with no client, waits only its grace.
+	a := startServeWith(t, env, "--root", root)
+	cmd := exec.Command(testenv.Command(t), "lsp-broker", "--dir", dir, "--idle", "1s", "--grace", "3s")
+	cmd.Env = env
+	pid, err := proc.StartDetached(cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	testenv.WaitFor(t, time.Minute, "the broker's socket", func() bool {
+		_, err := os.Stat(filepath.Join(dir, "lsp-broker.sock"))
+		return err == nil
+	})
+	if text := a.text("lsp", map[string]any{"operation": "references", "file": "cart.go", "line": 3, "symbol": "Total"}); !strings.Contains(text, "cart.go:5") {
+		t.Fatalf("references: %s", text)
+	}
+	if brokerPID(t, dir) != pid || len(serverPIDs(root, "gopls")) != 1 {
+		t.Fatalf("not through the broker %d: gopls %v", pid, serverPIDs(root, "gopls"))
+	}
+	a.kill()
+	testenv.WaitFor(t, time.Minute, "the unused broker's end, and its gopls's", func() bool {
+		return !proc.Running(pid) && len(serverPIDs(root, "gopls")) == 0
+	})
 }

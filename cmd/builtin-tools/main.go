@@ -44,7 +44,7 @@ Usage:
   builtin-tools tools [flags]              list the tools a mode sees
   builtin-tools call [flags] TOOL [JSON]   run one call in a fresh run and print the result
   builtin-tools attach SOCKET              bridge stdin/stdout to a live run's debug socket (Run.ServeDebug)
-  builtin-tools lsp-broker [flags]         hold language servers for the user's processes (started by serve --lsp-broker)
+  builtin-tools lsp-broker [flags]         hold language servers for the user's processes (started by serve)
   builtin-tools version
 
 Run 'builtin-tools COMMAND --help' for a command's flags.
@@ -131,7 +131,7 @@ func (c *common) register(fs *flag.FlagSet, defaultAsk string) {
 	fs.Var(&c.evalOutputCap, "eval-output-cap", "bytes one eval cell may print before it is interrupted, e.g. 64MiB (the default); none for no cap")
 	fs.Var(&c.evalMemory, "eval-memory-limit", "address-space limit of each eval kernel, e.g. 8GiB (the default, or three quarters of the machine's memory when that is less); none for no limit")
 	fs.Var(&c.lspMemory, "lsp-memory-budget", "resident memory all language servers of this process may use together, e.g. 4GiB (default: a quarter of the machine's memory), or none; before a server starts past it, the least recently used idle ones are stopped")
-	fs.BoolVar(&c.broker, "lsp-broker", false, "share language servers with the user's other builtin-tools processes through one broker process (started on first need, ended when unused); off, each process starts its own")
+	fs.BoolVar(&c.broker, "lsp-broker", true, "share language servers with the user's other builtin-tools processes through one broker process (started on first need, ended when unused; its socket in $XDG_RUNTIME_DIR/builtin-tools); --lsp-broker=false: this process starts its own, shared by its runs only")
 	fs.Var(&c.workers, "worker-command", "with --vibe, what runs a worker of a tier, as TIER=CMD (fast='claude -p' good='codex exec -') for calls in normal mode and TIER@MODE=CMD (fast@plan='CMD') for plan or readonly, whose workers must run their tools in that mode (the command gets VIBE_MODE and VIBE_APPROVE, and {mode} and {approve} in its line); a call in a mode with no command is refused; repeat for each")
 	fs.StringVar(&c.vibeState, "vibe-state", vibetool.DefaultStateDir(), "with --vibe, the folder where workers' records, results and worktrees are kept per root, so the next process over the same root finds them")
 }
@@ -287,7 +287,11 @@ func (c *common) lspConfig() lsp.Config {
 	if c.broker {
 		if exe, err := os.Executable(); err == nil {
 			cfg.Broker = broker.Dir()
+			// The broker this process starts keeps its budget for good.
 			cfg.BrokerCommand = []string{exe, "lsp-broker", "--dir", cfg.Broker}
+			if c.lspMemory != 0 {
+				cfg.BrokerCommand = append(cfg.BrokerCommand, "--memory-budget", c.lspMemory.String())
+			}
 		}
 	}
 	return cfg
@@ -296,16 +300,25 @@ func (c *common) lspConfig() lsp.Config {
 // cmdBroker is the language-server broker: it serves the user's other
 // processes until it has had no server and no client for --grace.
 func cmdBroker(args []string, stderr io.Writer) int {
-	fs := flagSet("lsp-broker", "lsp-broker [flags]\n\nHolds language servers for the user's builtin-tools processes (started by them with --lsp-broker).", stderr)
+	fs := flagSet("lsp-broker", "lsp-broker [flags]\n\nHolds language servers for the user's builtin-tools processes (started by them unless --lsp-broker=false).", stderr)
 	dir := fs.String("dir", broker.Dir(), "the private folder of its socket")
 	grace := fs.Duration("grace", 5*time.Second, "how long it waits, with no server and no client, before it exits")
 	idle := fs.Duration("idle", 0, "stop a server no client has held for this long (default: the idle time its first client asked for)")
+	var budget byteSize
+	fs.Var(&budget, "memory-budget", "resident memory all its servers may use together, e.g. 4GiB (default: a quarter of the machine's memory), or none; it governs whatever budget a later process has (serve passes its --lsp-memory-budget)")
 	if code, ok := parse(fs, args); !ok {
 		return code
 	}
+	budgetKB := lsp.DefaultBudgetKB()
+	switch {
+	case budget < 0:
+		budgetKB = 0
+	case budget > 0:
+		budgetKB = max(int64(budget)/1024, 1)
+	}
 	ctx, cancel := signalContext()
 	defer cancel()
-	if err := broker.Serve(ctx, *dir, *grace, *idle); err != nil {
+	if err := broker.Serve(ctx, *dir, *grace, *idle, budgetKB); err != nil {
 		fmt.Fprintf(stderr, "builtin-tools lsp-broker: %v\n", err)
 		return 1
 	}

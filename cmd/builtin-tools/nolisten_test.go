@@ -12,13 +12,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
 // servePeer is `builtin-tools serve` driven line by line.
 type servePeer struct {
 	t     *testing.T
-	cmd   *exec.Cmd
+	pid   int
+	kill  func() // SIGKILL, as its starter ends it, and waits for its end
 	stdin interface{ Write([]byte) (int, error) }
 	lines *bufio.Scanner
 	id    int
@@ -26,25 +28,49 @@ type servePeer struct {
 
 func startServe(t *testing.T, root string) *servePeer {
 	t.Helper()
-	return startServeWith(t, nil, "--root", root)
+	return startServeWith(t, nil, "--root", root, "--lsp-broker=false")
 }
 
 // startServeWith starts serve with args, in env (nil: this process's),
-// and initializes its session; the test's end closes its input and waits
-// at most 20 s for it to end before killing it.
+// through internal/proc as a harness would (a process group, a tag and,
+// where the system gives one, a cgroup of its own, which end with it),
+// and initializes its session; the test's end closes its input and
+// waits at most 20 s for it to end before killing it.
 func startServeWith(t *testing.T, env []string, args ...string) *servePeer {
 	t.Helper()
 	cmd := exec.Command(testenv.Command(t), append([]string{"serve"}, args...)...)
 	cmd.Env = env
+	p, err := proc.Start(cmd, proc.Options{PipeStdin: true, PipeStdout: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdin := p.Stdin()
+	t.Cleanup(func() {
+		stdin.Close()
+		select {
+		case <-p.Exited():
+		case <-time.After(20 * time.Second):
+			p.Kill()
+		}
+	})
+	return initServe(t, &servePeer{t: t, pid: p.Pid(), kill: func() { p.Kill() }, stdin: stdin, lines: bufio.NewScanner(p.Stdout())})
+}
+
+// startServeAlone starts serve outside internal/proc, so that nothing
+// but serve's own cleanup ends what it started: for a test of that
+// cleanup.
+func startServeAlone(t *testing.T, root string) *servePeer {
+	t.Helper()
+	cmd := exec.Command(testenv.Command(t), "serve", "--root", root, "--lsp-broker=false")
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
 	t.Cleanup(func() {
 		stdin.Close()
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
 		select {
 		case <-done:
 		case <-time.After(20 * time.Second):
@@ -52,7 +78,11 @@ func startServeWith(t *testing.T, env []string, args ...string) *servePeer {
 			<-done
 		}
 	})
-	p := &servePeer{t: t, cmd: cmd, stdin: stdin, lines: bufio.NewScanner(stdout)}
+	kill := func() { cmd.Process.Signal(syscall.SIGKILL); <-done }
+	return initServe(t, &servePeer{t: t, pid: cmd.Process.Pid, kill: kill, stdin: stdin, lines: bufio.NewScanner(stdout)})
+}
+
+func initServe(t *testing.T, p *servePeer) *servePeer {
 	p.lines.Buffer(make([]byte, 1<<20), 1<<20)
 	p.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
 	p.recv()
@@ -165,7 +195,7 @@ func TestServeOpensNoSocket(t *testing.T) {
 		t.Fatalf("read: %v", res)
 	}
 	launchBusy(t, p)
-	pid := strconv.Itoa(p.cmd.Process.Pid)
+	pid := strconv.Itoa(p.pid)
 	network := socketInodes(t, "tcp", "tcp6", "udp", "udp6")
 	listening := unixListeners(t)
 	fds, err := os.ReadDir(filepath.Join("/proc", pid, "fd"))
@@ -228,13 +258,12 @@ func unixListeners(t *testing.T) map[string]bool {
 // signal stops delve, the reaper kills the program's own process group.
 func TestServeKilledLeavesNoDebuggee(t *testing.T) {
 	testenv.LookPath(t, "dlv")
-	p := startServe(t, debugRoot(t))
+	p := startServeAlone(t, debugRoot(t))
 	prog := launchBusy(t, p)
 	if err := syscall.Kill(prog, 0); err != nil {
 		t.Fatalf("the program is not running: %v", err)
 	}
-	p.cmd.Process.Signal(syscall.SIGKILL)
-	p.cmd.Wait()
+	p.kill()
 	if !testenv.Gone(prog) {
 		t.Fatalf("the debugged program (pid %d) outlived serve's SIGKILL", prog)
 	}

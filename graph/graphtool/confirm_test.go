@@ -47,13 +47,7 @@ func Handle() {
 func table[T any]() map[string]T { return nil }
 `,
 	}
-	for name, body := range files {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testenv.WriteTree(t, root, files)
 	return root
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/builtin-tools/builtin-tools/graph"
 	"github.com/builtin-tools/builtin-tools/graph/graphtool"
 	"github.com/builtin-tools/builtin-tools/internal/test/sessiontest/builtin"
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -54,6 +55,7 @@ func TestGolden(t *testing.T) {
 			}
 			root := t.TempDir()
 			var queries, want []byte
+			checkout := map[string][]byte{}
 			for _, f := range ar.Files {
 				switch {
 				case f.Name == "queries":
@@ -61,13 +63,10 @@ func TestGolden(t *testing.T) {
 				case f.Name == "want":
 					want = f.Data
 				case strings.HasPrefix(f.Name, "root/"):
-					dst := filepath.Join(root, filepath.FromSlash(strings.TrimPrefix(f.Name, "root/")))
-					os.MkdirAll(filepath.Dir(dst), 0o755)
-					if err := os.WriteFile(dst, f.Data, 0o644); err != nil {
-						t.Fatal(err)
-					}
+					checkout[strings.TrimPrefix(f.Name, "root/")] = f.Data
 				}
 			}
+			testenv.WriteTree(t, root, checkout)
 			got := replayGolden(t, root, string(queries))
 			if *builtin.Update {
 				out := &txtar.Archive{Comment: ar.Comment}

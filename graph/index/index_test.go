@@ -82,6 +82,17 @@ func TestSyncSeesOutsideChanges(t *testing.T) {
 	t.Run("stamps", func(t *testing.T) { testOutsideChanges(t, true) })
 }
 
+// stopWatching closes x's file watcher: changes are then seen by their
+// stamps only.
+func stopWatching(x *Index) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.watch != nil {
+		x.watch.close()
+		x.watch = nil
+	}
+}
+
 func testOutsideChanges(t *testing.T, noWatcher bool) {
 	root := t.TempDir()
 	testenv.WriteTree(t, root, map[string]string{
@@ -91,12 +102,7 @@ func testOutsideChanges(t *testing.T, noWatcher bool) {
 	})
 	x := buildRootOpts(t, root, Options{})
 	if noWatcher {
-		x.mu.Lock()
-		if x.watch != nil {
-			x.watch.close()
-			x.watch = nil
-		}
-		x.mu.Unlock()
+		stopWatching(x)
 	} else if x.watch == nil {
 		t.Logf("no watcher here (%s): the stamp check is what is tested", x.watchNote)
 	}
@@ -277,12 +283,7 @@ func testLargeChange(t *testing.T, noWatcher bool) {
 		}
 	})
 	if noWatcher {
-		x.mu.Lock()
-		if x.watch != nil {
-			x.watch.close()
-			x.watch = nil
-		}
-		x.mu.Unlock()
+		stopWatching(x)
 	}
 	if _, err := x.Sync(context.Background()); err != nil {
 		t.Fatal(err)

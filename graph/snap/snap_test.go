@@ -45,24 +45,36 @@ func dump(s *Snapshot) string {
 	for e := range s.Files() {
 		fmt.Fprintf(&b, "file %d %s defs %d refs %d\n", e.ID, e.Rel, len(e.Defs), len(e.Refs))
 	}
+	writeTables(&b, s, false)
+	return b.String()
+}
+
+// writeTables writes every language's tables, each key with the paths of
+// its posting list. For content (what two builds of the same files share)
+// it leaves out the generations, which differ, and names a table whose
+// Len is not its number of keys.
+func writeTables(b *strings.Builder, s *Snapshot, content bool) {
 	for _, l := range s.Langs.All() {
 		t := s.Tables(l)
 		for _, tab := range []struct {
 			name string
 			n    Names
 		}{{"defs", t.Defs}, {"refs", t.Refs}, {"dirs", t.Dirs}, {"modules", t.Modules}, {"base", t.Base}} {
-			name, n := tab.name, tab.n
-			for _, k := range n.Keys() {
+			if got := len(tab.n.Keys()); content && got != tab.n.Len() {
+				fmt.Fprintf(b, "%s %s counts %d keys, has %d\n", l.ID, tab.name, tab.n.Len(), got)
+			}
+			for _, k := range tab.n.Keys() {
 				var rels []string
-				for _, id := range n.Get(k) {
+				for _, id := range tab.n.Get(k) {
 					rels = append(rels, s.ByID(id).Rel)
 				}
-				fmt.Fprintf(&b, "%s %s %s %v\n", l.ID, name, k, rels)
+				fmt.Fprintf(b, "%s %s %s %v\n", l.ID, tab.name, k, rels)
 			}
 		}
-		fmt.Fprintf(&b, "%s gens %d %d\n", l.ID, t.ImportsGen, t.BasesGen)
+		if !content {
+			fmt.Fprintf(b, "%s gens %d %d\n", l.ID, t.ImportsGen, t.BasesGen)
+		}
 	}
-	return b.String()
 }
 
 // A published snapshot never changes: the builder copies what it
@@ -131,24 +143,7 @@ func content(s *Snapshot) string {
 	s.EachSkipped(func(rel, why string) { skipped = append(skipped, rel+": "+why) })
 	slices.Sort(skipped)
 	fmt.Fprintf(&b, "skipped %v\n", skipped)
-	for _, l := range s.Langs.All() {
-		t := s.Tables(l)
-		for _, tab := range []struct {
-			name string
-			n    Names
-		}{{"defs", t.Defs}, {"refs", t.Refs}, {"dirs", t.Dirs}, {"modules", t.Modules}, {"base", t.Base}} {
-			if got := len(tab.n.Keys()); got != tab.n.Len() {
-				fmt.Fprintf(&b, "%s %s counts %d keys, has %d\n", l.ID, tab.name, tab.n.Len(), got)
-			}
-			for _, k := range tab.n.Keys() {
-				var rels []string
-				for _, id := range tab.n.Get(k) {
-					rels = append(rels, s.ByID(id).Rel)
-				}
-				fmt.Fprintf(&b, "%s %s %s %v\n", l.ID, tab.name, k, rels)
-			}
-		}
-	}
+	writeTables(&b, s, true)
 	return b.String()
 }
 

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
@@ -15,30 +16,23 @@ import (
 func TestGitMetadata(t *testing.T) {
 	parent := t.TempDir()
 	root := filepath.Join(parent, "root")
-	mk := func(rel, content string) {
-		p := filepath.Join(root, rel)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if content != "" {
-			os.WriteFile(p, []byte(content), 0o644)
-		} else {
-			os.MkdirAll(p, 0o755)
-		}
-	}
-	mk(".git/HEAD", "ref: refs/heads/main\n")
-	mk(".git/objects", "")
-	mk(".git/refs", "")
-	mk("bare/HEAD", "ref: refs/heads/main\n") // a bare repository under any name
-	mk("bare/objects", "")
-	mk("bare/refs", "")
-	mk("wt/.git", "gitdir: ../meta/worktrees/wt\n") // a linked worktree of a repository without a working tree
-	mk("meta/HEAD", "ref: refs/heads/main\n")
-	mk("meta/objects", "")
-	mk("meta/refs", "")
-	mk("meta/worktrees/wt/HEAD", "ref: refs/heads/wt\n")
-	mk("meta/worktrees/wt/commondir", "../..\n")
-	mk("gd/.git", "gitdir: inner\n") // names a folder below it, not (yet) a git folder
-	mk("half/HEAD", "x\n")           // HEAD and objects, no refs yet
-	mk("half/objects", "")
+	testenv.WriteTree(t, root, map[string]string{
+		".git/HEAD":                   "ref: refs/heads/main\n",
+		".git/objects/":               "",
+		".git/refs/":                  "",
+		"bare/HEAD":                   "ref: refs/heads/main\n", // a bare repository under any name
+		"bare/objects/":               "",
+		"bare/refs/":                  "",
+		"wt/.git":                     "gitdir: ../meta/worktrees/wt\n", // a linked worktree of a repository without a working tree
+		"meta/HEAD":                   "ref: refs/heads/main\n",
+		"meta/objects/":               "",
+		"meta/refs/":                  "",
+		"meta/worktrees/wt/HEAD":      "ref: refs/heads/wt\n",
+		"meta/worktrees/wt/commondir": "../..\n",
+		"gd/.git":                     "gitdir: inner\n", // names a folder below it, not (yet) a git folder
+		"half/HEAD":                   "x\n",             // HEAD and objects, no refs yet
+		"half/objects/":               "",
+	})
 	t.Setenv("GIT_DIR", filepath.Join(root, "envgit"))
 	g, err := pathguard.New(root)
 	if err != nil {

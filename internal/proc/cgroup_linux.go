@@ -201,6 +201,48 @@ func intoCgroup(a *syscall.SysProcAttr) (dir string, done func(started bool)) {
 	}
 }
 
+// daemonCgroupName is the cgroup daemons start in (StartDetached): not a
+// builtin-tools-<owner> folder, so no process's sweep takes it for one
+// of a process gone.
+const daemonCgroupName = cgroupPrefix + "daemons"
+
+// DaemonCgroup is the cgroup a daemon this process starts runs in:
+// daemonCgroupName in the cgroup of the outermost builtin-tools process
+// among this one and its starters (a cgroup <c>/builtin-tools-<owner>/N
+// is one that a builtin-tools process made for a child of its own, and
+// ends with that child). "" where children get no cgroups.
+func DaemonCgroup() string {
+	cgroups.setup()
+	if cgroups.base == "" {
+		return ""
+	}
+	c := filepath.Dir(cgroups.base) // this process's own
+	for {
+		parent := filepath.Dir(c)
+		if _, err := strconv.Atoi(filepath.Base(c)); err != nil || !strings.HasPrefix(filepath.Base(parent), cgroupPrefix) {
+			break
+		}
+		c = filepath.Dir(parent)
+	}
+	return filepath.Join(c, daemonCgroupName)
+}
+
+// intoDaemonCgroup sets a to start a daemon in DaemonCgroup; the
+// returned func closes what the start needed. Where that cgroup cannot
+// be made, the daemon starts in this process's own.
+func intoDaemonCgroup(a *syscall.SysProcAttr) (done func()) {
+	dir := DaemonCgroup()
+	if dir == "" {
+		return func() {}
+	}
+	_, fd, err := newCgroup(filepath.Dir(dir), filepath.Base(dir))
+	if err != nil {
+		return func() {}
+	}
+	a.UseCgroupFD, a.CgroupFD = true, fd
+	return func() { syscall.Close(fd) }
+}
+
 // endCgroup kills every process in a child's cgroup, then removes it (in
 // the background: the killed take a moment to leave it).
 func endCgroup(dir string) {

@@ -21,3 +21,8 @@ var cgroups cgroupState
 func intoCgroup(a *syscall.SysProcAttr) (string, func(bool)) { return "", func(bool) {} }
 
 func endCgroup(dir string) {}
+
+// DaemonCgroup is "": there are no cgroups here.
+func DaemonCgroup() string { return "" }
+
+func intoDaemonCgroup(a *syscall.SysProcAttr) func() { return func() {} }

@@ -27,6 +27,13 @@ func TestMain(m *testing.M) {
 	case dir == "":
 	case strings.HasPrefix(dir, "adopt:"):
 		adoptChild(strings.TrimPrefix(dir, "adopt:"))
+	case strings.HasPrefix(dir, "daemon:"):
+		pid, err := StartDetached(exec.Command("sleep", "307"))
+		if err != nil {
+			os.Exit(3)
+		}
+		os.WriteFile(filepath.Join(strings.TrimPrefix(dir, "daemon:"), "daemon"), []byte(strconv.Itoa(pid)), 0o644)
+		select {} // until killed
 	default:
 		cmd := exec.Command("/bin/sh", "-c", `sleep 301 & echo $! > "$1/helper"; setsid sleep 303 & echo $! > "$1/setsid"; `+envless("$1/envless", 306)+`; exec sleep 302`, "sh", dir)
 		p, err := Start(cmd, Options{})
@@ -419,5 +426,33 @@ func BenchmarkStartWait(b *testing.B) {
 			b.Fatal(err)
 		}
 		p.Wait()
+	}
+}
+
+// A daemon (the language-server broker) started by a child of this
+// process, which runs in a cgroup this process made for it, outlives the
+// child's end: it left that cgroup, its group and its session.
+func TestDaemonOutlivesItsStarter(t *testing.T) {
+	dir := t.TempDir()
+	p, err := Start(selfChild(t, "daemon:"+dir), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var daemon int
+	waitFor(t, "the child never started its daemon", 20*time.Second, func() bool {
+		daemon = readPid(filepath.Join(dir, "daemon"))
+		return daemon != 0
+	})
+	t.Cleanup(func() { syscall.Kill(daemon, syscall.SIGKILL) })
+	p.Kill()
+	<-p.Done()
+	if !Running(daemon) {
+		t.Fatalf("the daemon (pid %d) ended with the process that started it", daemon)
+	}
+	if want := DaemonCgroup(); want != "" {
+		b, _ := os.ReadFile(filepath.Join(want, "cgroup.procs"))
+		if !strings.Contains("\n"+string(b), "\n"+strconv.Itoa(daemon)+"\n") {
+			t.Fatalf("the daemon is not in %s: %q", want, b)
+		}
 	}
 }

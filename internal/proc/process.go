@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -406,11 +408,7 @@ func (k *knownSet) has(pid int) bool {
 func Children() []int {
 	known.mu.Lock()
 	defer known.mu.Unlock()
-	out := make([]int, 0, len(known.m))
-	for pid := range known.m {
-		out = append(out, pid)
-	}
-	return out
+	return slices.Collect(maps.Keys(known.m))
 }
 
 // StartDetached starts cmd as a daemon that serves other processes after
@@ -419,6 +417,11 @@ func Children() []int {
 // that Shutdown does not kill it as an orphan. Standard streams are
 // /dev/null. It is reaped if it exits while this process runs. What it
 // starts is its own to end.
+//
+// Where children get cgroups, it also leaves the cgroups that this process
+// and the builtin-tools processes that started it run in (each ends with
+// its process, and would take the daemon along): it starts in the cgroup
+// [DaemonCgroup] names, beside the outermost of them.
 func StartDetached(cmd *exec.Cmd) (int, error) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	env := cmd.Env
@@ -426,12 +429,15 @@ func StartDetached(cmd *exec.Cmd) (int, error) {
 		env = os.Environ()
 	}
 	cmd.Env = withoutTag(env)
+	cgroups.setup() // outside spawnMu: it takes it to try a start
+	started := intoDaemonCgroup(cmd.SysProcAttr)
 	spawnMu.Lock()
 	err := cmd.Start()
 	if err == nil {
 		known.add(cmd.Process.Pid, "")
 	}
 	spawnMu.Unlock()
+	started()
 	if err != nil {
 		return 0, err
 	}

@@ -77,6 +77,7 @@ type bclient struct {
 	conn     net.Conn
 	w        *framing.Writer // frames to conn
 	wmu      sync.Mutex
+	trusted  bool                   // the trust of the run its hello was for
 	versions map[string]map[int]int // uri → server version → client version
 	latest   map[string]int         // uri → the server version of its last change
 	commands int                    // workspace/executeCommand under way
@@ -354,6 +355,13 @@ func (be *backend) fromClient(c *bclient, raw []byte) bool {
 		return false
 	}
 	m.JSONRPC = "2.0"
+	if err := be.admits(c.trusted); err != nil {
+		// Never forwarded: a request is answered with why.
+		if !m.isResponse() && len(m.ID) > 0 {
+			c.send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "error": map[string]any{"code": -32600, "message": err.Error()}})
+		}
+		return true
+	}
 	be.mu.Lock()
 	if be.idleStop {
 		// Stopped for its idle time: the client sees the server's end.

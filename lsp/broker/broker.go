@@ -44,6 +44,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -69,10 +70,6 @@ type Hello struct {
 	// loaded its workspace (ServerSpec.LoadedLog).
 	Loaded string `json:"loaded,omitempty"`
 	IdleMS int64  `json:"idle_ms"`
-	// BudgetKB is the client's memory budget for servers (0: none): a
-	// server it starts first stops the least recently used idle ones
-	// while all the broker's are at or over it.
-	BudgetKB int64 `json:"budget_kb,omitempty"`
 	// Warm names the server as the client works it out before its pins
 	// and probe (lsp's warmKey): a full hello registers it for the server
 	// it gets; a hello with no Bin joins the live server registered
@@ -94,7 +91,7 @@ type reply struct {
 
 func (h *Hello) key() string {
 	k := *h
-	k.IdleMS, k.Warm, k.Ask, k.BudgetKB = 0, "", false, 0
+	k.IdleMS, k.Warm, k.Ask = 0, "", false
 	raw, _ := json.Marshal(k)
 	sum := sha256.Sum256(raw)
 	return hex.EncodeToString(sum[:])
@@ -109,7 +106,7 @@ type broker struct {
 	clients  int
 	changed  chan struct{}
 	idle     time.Duration // caps a hello's idle time, when positive
-	budgetKB int64         // the memory budget of the last hello that started a server
+	budgetKB int64         // the memory budget of all its servers, set at its start (0: none)
 	dir      string
 }
 
@@ -149,8 +146,10 @@ func privateDir(dir string) error {
 
 // Serve listens on dir/lsp-broker.sock until it has had no server
 // and no client for grace, or ctx ends.
-// A positive idle caps the idle time clients ask for.
-func Serve(ctx context.Context, dir string, grace, idle time.Duration) error {
+// A positive idle caps the idle time clients ask for; budgetKB is the
+// memory budget of all its servers together (0: none), whatever budget
+// a later client has (issue 32 §3: one budget, the broker's).
+func Serve(ctx context.Context, dir string, grace, idle time.Duration, budgetKB int64) error {
 	if err := privateDir(dir); err != nil {
 		return err
 	}
@@ -172,7 +171,7 @@ func Serve(ctx context.Context, dir string, grace, idle time.Duration) error {
 	if err != nil {
 		return err
 	}
-	b := &broker{ln: ln, backends: map[string]*backend{}, warm: map[string]string{}, changed: make(chan struct{}, 1), idle: idle, dir: dir}
+	b := &broker{ln: ln, backends: map[string]*backend{}, warm: map[string]string{}, changed: make(chan struct{}, 1), idle: idle, budgetKB: budgetKB, dir: dir}
 	defer func() {
 		ln.Close()
 		b.mu.Lock()
@@ -254,8 +253,8 @@ func (b *broker) serve(c *net.UnixConn) {
 	}
 	var be *backend
 	if h.Bin == "" {
-		if be = b.warmBackend(&h); be == nil {
-			writeLine(c, reply{Error: "no server of that name runs"})
+		if be, err = b.warmBackend(&h); err != nil {
+			writeLine(c, reply{Error: err.Error()})
 			return
 		}
 		if h.Ask {
@@ -266,7 +265,7 @@ func (b *broker) serve(c *net.UnixConn) {
 		writeLine(c, reply{Error: err.Error()})
 		return
 	}
-	cl := &bclient{conn: c, w: framing.NewWriter(c), versions: map[string]map[int]int{}, latest: map[string]int{}}
+	cl := &bclient{conn: c, w: framing.NewWriter(c), trusted: h.Trusted, versions: map[string]map[int]int{}, latest: map[string]int{}}
 	// The reply goes out before any message of the server can.
 	cl.wmu.Lock()
 	if !be.join(cl) {
@@ -309,8 +308,10 @@ func (b *broker) backendFor(h *Hello) (*backend, error) {
 		}
 		return be, nil
 	}
-	b.budgetKB = h.BudgetKB
-	b.makeRoomLocked(h.BudgetKB)
+	if err := toolchainRule(h); err != nil {
+		return nil, err
+	}
+	b.makeRoomLocked(b.budgetKB)
 	be, err := startBackend(b, key, h)
 	if err != nil {
 		return nil, err
@@ -323,13 +324,59 @@ func (b *broker) backendFor(h *Hello) (*backend, error) {
 }
 
 // warmBackend is the live server a warm hello names, if it is of the
-// hello's server, folder and trust.
-func (b *broker) warmBackend(h *Hello) *backend {
+// hello's server and folder, and the hello's trust may use it.
+func (b *broker) warmBackend(h *Hello) (*backend, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	be := b.backends[b.warm[h.Warm]]
-	if be == nil || !be.usable() || be.hello.Server != h.Server || be.hello.Dir != h.Dir || be.hello.Trusted != h.Trusted {
+	if be == nil || !be.usable() || be.hello.Server != h.Server || be.hello.Dir != h.Dir {
+		return nil, errors.New("no server of that name runs")
+	}
+	if err := be.admits(h.Trusted); err != nil {
+		return nil, err
+	}
+	return be, nil
+}
+
+// admits says why a client of the given trust may not use the server,
+// nil when it may. Checked at each join and on each message a client
+// sends (the trust rules hold per request, not only at the server's
+// start): an untrusted run never reaches a server started for a trusted
+// one, nor the reverse, and a server an untrusted run uses runs with the
+// checkout's toolchain choices pinned.
+func (be *backend) admits(trusted bool) error {
+	if trusted != be.hello.Trusted {
+		was, is := "a trusted", "an untrusted"
+		if trusted {
+			was, is = is, was
+		}
+		return fmt.Errorf("the %s server for %s was started for %s root, and this process's run is %s one: the broker gives a run only servers started with its own trust (its next call starts one of its own)",
+			be.hello.Server, be.hello.Dir, was, is)
+	}
+	if !trusted {
+		return toolchainRule(&be.hello)
+	}
+	return nil
+}
+
+// toolchainRule checks what the broker can see of the checkout-toolchain
+// rule (N1, lsp/toolchain.go) in an untrusted hello: the go command must
+// not pick the toolchain a go.mod or go.work of the checkout names, so
+// GOTOOLCHAIN is set and is neither auto nor path (nor …+auto, …+path).
+// The managers' pins (rustup, pyenv, asdf) depend on what the user has
+// installed, and are the process's to set.
+func toolchainRule(h *Hello) error {
+	if h.Trusted {
 		return nil
 	}
-	return be
+	tc, set := "", false
+	for _, e := range h.Env {
+		if v, ok := strings.CutPrefix(e, "GOTOOLCHAIN="); ok {
+			tc, set = v, true
+		}
+	}
+	if !set || tc == "" || tc == "auto" || tc == "path" || strings.HasSuffix(tc, "+auto") || strings.HasSuffix(tc, "+path") {
+		return fmt.Errorf("the %s server for %s is for an untrusted root, and its environment lets the checkout choose the Go toolchain (GOTOOLCHAIN=%s): the broker starts or serves it only with the toolchain pinned (GOTOOLCHAIN=local, as builtin-tools sets for an untrusted root)", h.Server, h.Dir, tc)
+	}
+	return nil
 }

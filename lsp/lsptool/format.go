@@ -433,6 +433,14 @@ func formatPool(b *strings.Builder, p *lsp.PoolStatus) {
 		if br.BudgetKB > 0 {
 			budget = "memory budget " + mib(br.BudgetKB)
 		}
+		if br.BudgetKB != p.BudgetKB {
+			// One budget over the broker's servers: set when it started.
+			own := "none"
+			if p.BudgetKB > 0 {
+				own = mib(p.BudgetKB)
+			}
+			budget += ", set when the broker started: it governs these servers, not this process's budget (" + own + ")"
+		}
 		fmt.Fprintf(b, "servers of the broker (every process of this user): %d, %s resident (%s)\n", len(br.Servers), mib(br.UsedKB), budget)
 		for _, s := range br.Servers {
 			trust := "untrusted"

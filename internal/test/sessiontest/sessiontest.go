@@ -512,7 +512,10 @@ func inProcess(t *testing.T, root string, mode tiers.Mode, newRun func(string, C
 
 func overStdio(t *testing.T, root string, mode tiers.Mode, c Config, h *human) peer {
 	bin := testenv.Command(t)
-	args := append([]string{"serve", "--root", root, "--mode", string(mode)}, c.Flags()...)
+	// No broker: the in-process replay it is compared with has none (a
+	// library run shares servers within its process only), and a test
+	// must not reach the servers of the user's other processes.
+	args := append([]string{"serve", "--root", root, "--mode", string(mode), "--lsp-broker=false"}, c.Flags()...)
 	tr := transport.NewStdio(bin, os.Environ(), args...)
 	ctx := context.Background()
 	if err := tr.Start(ctx); err != nil {
