@@ -91,11 +91,17 @@ type paramAt struct {
 	localName       uint32
 }
 
+// paramLocal is a parameter's local by its At and name.
+type paramLocal struct {
+	at   int32
+	name uint32
+}
+
 // placeParams gives each parameter local its place in its list: the
 // count of parameters before the child of the list its name is in (a
 // child no name was found in, as a destructured one, counts one), plus
 // the names before it in that child (Go's a, b int are two).
-func placeParams(locals []Local, params []paramAt) {
+func placeParams(locals []Local, params []paramAt, of map[paramLocal]int) {
 	if len(params) == 0 {
 		return
 	}
@@ -110,16 +116,12 @@ func placeParams(locals []Local, params []paramAt) {
 	for _, at := range names {
 		slices.Sort(at)
 	}
-	type local struct {
-		at   int32
-		name uint32
-	}
-	of := make(map[local]int, len(params))
+	clear(of)
 	for k, p := range params {
-		of[local{p.localAt, p.localName}] = k + 1
+		of[paramLocal{p.localAt, p.localName}] = k + 1
 	}
 	for i := range locals {
-		k := of[local{locals[i].At, locals[i].Name}]
+		k := of[paramLocal{locals[i].At, locals[i].Name}]
 		if k <= 0 {
 			continue
 		}
@@ -166,6 +168,7 @@ type scratch struct {
 	fields []Field
 	scopes [][2]int32
 	params []paramAt
+	of     map[paramLocal]int // placeParams': each parameter's local, 1 + its index in params
 	out    []Local
 	at     []Ref
 	ids    map[string]uint32
@@ -608,7 +611,10 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 			}
 		}
 	}
-	placeParams(locals, sc.params)
+	if sc.of == nil {
+		sc.of = map[paramLocal]int{}
+	}
+	placeParams(locals, sc.params, sc.of)
 	f.Locals = f.localsIn(locals, scopes, names, sc)
 	f.docImports(l, docs)
 	f.docTypes(l, docs, tab, tb)

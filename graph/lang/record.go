@@ -127,8 +127,8 @@ type Ref struct {
 	ArgBack uint16
 	Line    int32 `codec:"delta"`
 	Col     int32
-	Encl    int32  `codec:"index=Defs,none=-1"` // index in the record's Defs of the definition it is in, or -1
-	At      int32  `codec:"delta"`
+	Encl    int32 `codec:"index=Defs,none=-1"` // index in the record's Defs of the definition it is in, or -1
+	At      int32 `codec:"delta"`
 }
 
 // ArgKey is the keyword a value is passed by (g(fn=F)): kept beside the
