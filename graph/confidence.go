@@ -68,7 +68,7 @@ var loadConfidence = sync.OnceValues(func() (confidenceFile, error) {
 // given once per class an answer holds.
 type Confidence struct {
 	Language string    `json:"language"`
-	Class    string    `json:"class"`
+	Class    string    `json:"class" jsonschema:"a class of edges (exact, import, interface, implementation, candidate), or passed: the candidate calls of a parameter a function is passed to"`
 	Measured []Measure `json:"measured" jsonschema:"each benchmark's figures for this class in this language (graph/confidence.json); empty: not measured"`
 }
 
@@ -146,5 +146,14 @@ func (s Site) langClass() langClass {
 	if s.fileRef != nil {
 		id = s.fileRef.Lang.ID
 	}
+	if s.passed && s.Class == Candidate {
+		return langClass{id, PassedClass}
+	}
 	return langClass{id, s.Class}
 }
+
+// PassedClass is the class confidence gives the candidates that are calls
+// of a parameter a function is passed to (G(F); G calls its f), or of a
+// field a constructor set to it: measured apart from name-only
+// candidates, which they are not.
+const PassedClass = "passed"

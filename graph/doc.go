@@ -34,7 +34,10 @@
 // where that callee calls the parameter it is passed as (G(F); func G(f
 // func()) { f() }): callers of F lists those calls as candidates saying
 // who passes F (another caller of G may pass something else), and impact
-// walks on from them to G's callers (funcvalues.go). A call
+// walks on from them to G's callers (funcvalues.go); a callee handing
+// the parameter on to another is followed a few callees deep, and a
+// constructor storing it in a field (self.fn = fn) leads to its class's
+// calls of that field. A call
 // of a local bound once to a function the index defines (f := pkg.F;
 // f()) is an edge to it (resolve/funcvalue.go): exact where
 // language.json's "assignments_bind" says every assignment is recorded

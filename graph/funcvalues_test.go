@@ -2,6 +2,7 @@ package graph
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -52,10 +53,22 @@ func TestPassedCallsInCallers(t *testing.T) {
 		{"go_passed", "app.F", []string{"app/app.go:9 candidate", "app/app.go:21 candidate", "util/util.go:5 candidate"}, []string{"app/app.go:28 candidate"}},
 		{"python_passed", "app.f", []string{"app.py:7 candidate", "app.py:24 candidate", "app.py:36 candidate"}, nil},
 		{"typescript_passed", "app.f", []string{"app.ts:6 candidate", "lib.ts:2 candidate"}, nil},
+		// Handed on: the last callee's call, not a closure's own
+		// parameter, not a parameter bound again before it is handed on.
+		{"go_passed_on", "app.F", []string{"app/app.go:7 candidate", "app/app.go:9 candidate", "app/app.go:11 candidate", "app/app.go:19 candidate", "app/app.go:27 candidate", "util/util.go:5 candidate"}, []string{"app/app.go:35 candidate"}},
+		{"python_passed_on", "app.f", []string{"app.py:6 candidate", "app.py:10 candidate", "app.py:14 candidate", "app.py:31 candidate"}, []string{"app.py:48 candidate", "app.py:49 candidate"}},
+		{"c_passed", "f", []string{"app.c:4 candidate", "app.c:5 candidate", "app.c:9 candidate"}, nil},
+		{"cpp_passed", "f", []string{"app.cpp:8 candidate", "app.cpp:19 candidate"}, nil},
+		{"rust_passed", "f", []string{"src/lib.rs:5 candidate", "src/lib.rs:25 candidate"}, nil},
+		// Stored by a constructor: its class's calls of the field.
+		{"python_ctor", "app.f", []string{"app.py:11 candidate"}, []string{"app.py:14 candidate"}},
+		{"typescript_ctor", "app.f", []string{"app.ts:9 candidate"}, nil},
+		{"typescript_passed_on", "app.f", []string{"lib.ts:2 candidate", "app.ts:6 candidate", "app.ts:23 candidate"}, nil},
 	} {
 		t.Run(c.fixture, func(t *testing.T) {
 			got := map[string]bool{}
-			for _, s := range fixtureCallers(t, "testdata/impact/"+c.fixture+".txtar", c.symbol) {
+			a := fixtureAnswer(t, "testdata/impact/"+c.fixture+".txtar", c.symbol)
+			for _, s := range slices.Concat(a.Sites, a.Values) {
 				got[fmt.Sprintf("%s:%d %s", s.File, s.Line, s.Class)] = true
 				if s.Class == "candidate" && !strings.Contains(s.Reason, "passes ") {
 					t.Errorf("callers of %s: %s:%d's reason does not say who passes it: %q", c.symbol, s.File, s.Line, s.Reason)
@@ -65,6 +78,11 @@ func TestPassedCallsInCallers(t *testing.T) {
 				if !got[w] {
 					t.Errorf("callers of %s: no call %s; got %v", c.symbol, w, got)
 				}
+			}
+			// Their confidence is the passed class's, not name-only
+			// candidates'.
+			if !slices.ContainsFunc(a.Confidence, func(c Confidence) bool { return c.Class == PassedClass }) {
+				t.Errorf("callers of %s: no confidence of the passed class: %+v", c.symbol, a.Confidence)
 			}
 			for _, w := range c.not {
 				if got[w] {
@@ -79,9 +97,16 @@ func TestPassedCallsInCallers(t *testing.T) {
 // at path, indexed whole.
 func fixtureCallers(t *testing.T, path, symbol string) []Site {
 	t.Helper()
+	return fixtureAnswer(t, path, symbol).Sites
+}
+
+// fixtureAnswer is the callers answer for symbol in the fixture at path,
+// indexed whole.
+func fixtureAnswer(t *testing.T, path, symbol string) *Answer {
+	t.Helper()
 	a, err := buildFixture(t, readArchive(t, path)).Callers(Spec{Symbol: symbol}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return a.Sites
+	return a
 }

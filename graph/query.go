@@ -511,7 +511,7 @@ func (s *Site) setClass(res resolve.Resolution, t snap.Target) {
 	}
 }
 
-var classOrder = map[string]int{Exact: 0, ViaImport: 1, Interface: 2, Implementation: 3, Candidate: 4, Unresolved: 5}
+var classOrder = map[string]int{Exact: 0, ViaImport: 1, Interface: 2, Implementation: 3, PassedClass: 4, Candidate: 4, Unresolved: 5}
 
 func sortSites(ss []Site) {
 	sort.SliceStable(ss, func(i, j int) bool {
@@ -728,18 +728,27 @@ func (v View) callersOf(ts []snap.Target) map[snap.Target]*callerSet {
 			f  *snap.Entry
 			ri int32
 		}
-		seen := map[at]bool{} // (passed calls, once each)
+		seen := map[at]bool{} // (passed calls and hand-ons, once each)
+		var on []Site
 		for i := range cs.values {
 			s := &cs.values[i]
 			cs.calls = append(cs.calls, v.heldCalls(t, *s)...)
-			for _, c := range v.passedCalls(t, *s) {
-				s.reached = true
+			calls, ons, reached := v.passedCalls(t, *s)
+			s.reached = reached
+			for _, c := range calls {
 				if k := (at{c.fileRef, c.ri}); !seen[k] {
 					seen[k] = true
 					cs.calls = append(cs.calls, c)
 				}
 			}
+			for _, c := range ons {
+				if k := (at{c.fileRef, c.ri}); !seen[k] {
+					seen[k] = true
+					on = append(on, c)
+				}
+			}
 		}
+		cs.values = append(cs.values, on...)
 		for _, h := range aliased[t] {
 			cs.calls = append(cs.calls, v.variableCalls(t, h)...)
 		}

@@ -194,6 +194,10 @@ func startServer(ctx context.Context, spec *ServerSpec, l *Launch, relRoot strin
 		os.RemoveAll(l.StateDir)
 		return nil, err
 	}
+	if err := checkLaunch(l); err != nil {
+		os.RemoveAll(l.StateDir)
+		return nil, err
+	}
 	var rwc io.ReadWriteCloser
 	if cfg.Broker != "" {
 		// The user's broker holds the server, shared with other processes

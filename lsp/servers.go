@@ -289,7 +289,8 @@ type Config struct {
 	// the checkout. PATH is the user's choice and is used either way, but
 	// untrusted, the toolchain managers behind it (rustup, pyenv, asdf,
 	// Volta, the go command) are kept from the checkout's per-folder
-	// choices: see toolchain.go.
+	// choices, and a program or a variable that leads inside the root is
+	// refused (broker.CheckUntrusted): see toolchain.go.
 	Trusted bool
 	// Observe, when set, is handed every notification a server sends
 	// ($/progress, window/showMessage, window/logMessage ...). It runs on

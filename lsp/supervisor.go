@@ -19,6 +19,7 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/internal/walk"
+	"github.com/builtin-tools/builtin-tools/lsp/broker"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
@@ -524,10 +525,14 @@ func fileKind(info fs.FileInfo) string {
 
 // lookBin resolves a program: in a trusted checkout first in the server
 // root's local bin folders (node_modules/.bin, .venv/bin), then in the
-// supervisor root's; then PATH.
+// supervisor root's; then PATH (for an untrusted one, its folders outside
+// the root: an activated .venv or "." on PATH must not pick the program).
 func (s *Supervisor) lookBin(program string, localDirs []string, root string) (string, error) {
-	if filepath.IsAbs(program) || !s.cfg.Trusted {
+	if filepath.IsAbs(program) {
 		return exec.LookPath(program)
+	}
+	if !s.cfg.Trusted {
+		return broker.LookOutside(program, s.root, os.Environ())
 	}
 	if found := localBins(program, localDirs, root, s.root); len(found) > 0 {
 		return found[0], nil

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/proc"
+	"github.com/builtin-tools/builtin-tools/lsp/broker"
 )
 
 // Toolchain managers pick the program a shim runs from a file in the
@@ -42,6 +43,12 @@ import (
 // prepareRustAnalyzer). nvm, fnm and direnv act only through a shell's
 // hooks: nothing here runs them, and a child of this process never reads
 // .nvmrc, .node-version or .envrc through them.
+//
+// Whether a start obeys all that is one function, broker.CheckUntrusted,
+// which this process applies before each start (checkLaunch) and to each
+// program it resolves (unshim), and the broker to each hello again: it
+// also refuses a program or a variable of the user's environment that
+// leads inside the root (PATH, VIRTUAL_ENV, NODE_PATH …).
 
 // resolveTimeout bounds one manager query (rustup default, volta which).
 const resolveTimeout = 10 * time.Second
@@ -83,53 +90,39 @@ func computePins() *pins {
 	home, _ := os.UserHomeDir()
 	add := func(name, value string) { p.set = append(p.set, name+"="+value) }
 
-	if _, ok := os.LookupEnv("RUSTUP_TOOLCHAIN"); !ok {
-		if rustup, err := exec.LookPath("rustup"); err == nil {
+	// The managers, and which variable pins each, are the rule's
+	// (broker.ManagerPins), which the broker checks a hello against.
+	var global map[string]string
+	for _, m := range broker.ManagerPins(os.Environ()) {
+		if os.Getenv(m.Var) != "" {
+			continue
+		}
+		switch m.Var {
+		case "RUSTUP_TOOLCHAIN":
 			// "none" is no toolchain: the proxies then fail rather than
 			// follow the checkout's file.
 			tc := "none"
-			if out, err := query(rustup, "default"); err == nil {
+			if out, err := query(m.Manager, "default"); err == nil {
 				if f := strings.Fields(out); len(f) > 0 {
 					tc = f[0]
 				}
 			}
-			add("RUSTUP_TOOLCHAIN", tc)
-		}
-	}
-
-	if _, ok := os.LookupEnv("PYENV_VERSION"); !ok {
-		pyenv, err := exec.LookPath("pyenv")
-		if err != nil {
-			if r := cmpEnv("PYENV_ROOT", filepath.Join(home, ".pyenv")); r != "" {
-				if fileExists(filepath.Join(r, "bin", "pyenv")) {
-					pyenv, err = filepath.Join(r, "bin", "pyenv"), nil
-				}
-			}
-		}
-		if err == nil {
+			add(m.Var, tc)
+		case "PYENV_VERSION":
 			v := "system"
-			if out, err := query(pyenv, "version-name"); err == nil && strings.TrimSpace(out) != "" {
+			if out, err := query(m.Manager, "version-name"); err == nil && strings.TrimSpace(out) != "" {
 				v = strings.TrimSpace(strings.SplitN(out, "\n", 2)[0])
 			}
-			add("PYENV_VERSION", v)
-		}
-	}
-
-	if home != "" || os.Getenv("ASDF_DATA_DIR") != "" {
-		data := cmpEnv("ASDF_DATA_DIR", filepath.Join(home, ".asdf"))
-		if entries, err := os.ReadDir(filepath.Join(data, "plugins")); err == nil && len(entries) > 0 {
-			global := toolVersions(filepath.Join(home, cmpEnv("ASDF_DEFAULT_TOOL_VERSIONS_FILENAME", ".tool-versions")))
-			for _, e := range entries {
-				name := "ASDF_" + strings.ToUpper(strings.ReplaceAll(e.Name(), "-", "_")) + "_VERSION"
-				if _, ok := os.LookupEnv(name); ok {
-					continue
-				}
-				v := global[e.Name()]
-				if v == "" {
-					v = "system" // the next program on PATH, never the checkout's choice
-				}
-				add(name, v)
+			add(m.Var, v)
+		default: // an asdf plugin's
+			if global == nil {
+				global = toolVersions(filepath.Join(home, cmpEnv("ASDF_DEFAULT_TOOL_VERSIONS_FILENAME", ".tool-versions")))
 			}
+			v := global[filepath.Base(m.Manager)]
+			if v == "" {
+				v = "system" // the next program on PATH, never the checkout's choice
+			}
+			add(m.Var, v)
 		}
 	}
 
@@ -146,15 +139,7 @@ func computePins() *pins {
 
 // voltaDir is Volta's shim folder, "" when there is none: found without
 // asking a manager, so a program's choice need not wait for the pins.
-func voltaDir() string {
-	home, _ := os.UserHomeDir()
-	if v := cmpEnv("VOLTA_HOME", filepath.Join(home, ".volta")); v != "" {
-		if info, err := os.Stat(filepath.Join(v, "bin")); err == nil && info.IsDir() {
-			return filepath.Join(v, "bin")
-		}
-	}
-	return ""
-}
+func voltaDir() string { return broker.VoltaBin(os.Environ()) }
 
 // cmpEnv is the variable's value, or def when it is unset or empty.
 func cmpEnv(name, def string) string {
@@ -200,7 +185,8 @@ func toolVersions(path string) map[string]string {
 
 // childEnv is the environment of a program started for the checkout in
 // dir ("" for a probe, which runs in proc.NeutralDir): nil, this process's
-// own, when the checkout is trusted; otherwise that with the pins.
+// own, when the checkout is trusted; otherwise that with the pins and
+// without folder-list entries inside the root (broker.OutsideRoot).
 func (s *Supervisor) childEnv(dir string) []string {
 	if s.cfg.Trusted {
 		return nil
@@ -211,7 +197,8 @@ func (s *Supervisor) childEnv(dir string) []string {
 			set = append(set, "GOWORK="+v)
 		}
 	}
-	env := os.Environ()
+	// PATH and the other folder lists lose what leads into the checkout.
+	env, _ := broker.OutsideRoot(os.Environ(), s.root)
 	for _, kv := range set {
 		name, _, _ := strings.Cut(kv, "=")
 		env = slices.DeleteFunc(env, func(e string) bool { return strings.HasPrefix(e, name+"=") })
@@ -261,8 +248,13 @@ func (s *Supervisor) goWork(dir string) (string, bool) {
 // (untrusted only): in a checkout whose package.json lists the tool, the
 // shim would run the checkout's own node_modules/.bin copy.
 func (s *Supervisor) unshim(bin string) (string, error) {
-	if s.cfg.Trusted || filepath.Dir(bin) != voltaDir() {
+	if s.cfg.Trusted {
 		return bin, nil
+	}
+	if filepath.Dir(bin) != voltaDir() {
+		// PATH may lead inside the root: the rule refuses what lies
+		// there (the run's root, which holds every server's).
+		return bin, broker.CheckProgram(bin, s.root, os.Environ())
 	}
 	p := s.pins()
 	if p.voltaBin == "" || filepath.Dir(bin) != p.voltaBin {
@@ -275,6 +267,9 @@ func (s *Supervisor) unshim(bin string) (string, error) {
 		return r.bin, r.err
 	}
 	resolved, err := s.voltaWhich(p.voltaBin, name)
+	if err == nil {
+		err = broker.CheckProgram(resolved, s.root, os.Environ())
+	}
 	if s.unshimmed == nil {
 		s.unshimmed = map[string]unshimmed{}
 	}
@@ -307,4 +302,20 @@ func (s *Supervisor) voltaWhich(voltaBin, name string) (string, error) {
 			"install it with volta install %s, or trust the checkout", name, name, err, name)
 	}
 	return resolved, nil
+}
+
+// checkLaunch applies the checkout-toolchain rule (N1) to an untrusted
+// start as Prepare left it, before the server is started here or asked
+// of the broker: the rule is broker.CheckUntrusted, the one the broker
+// applies to every hello again, so the two never disagree (a broker's
+// refusal would otherwise fall back to a start here).
+func checkLaunch(l *Launch) error {
+	if l.Trusted || l.joinOnly {
+		return nil
+	}
+	env := l.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	return broker.CheckUntrusted(l.Bin, l.Root, env)
 }

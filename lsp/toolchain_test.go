@@ -443,3 +443,51 @@ func TestUntrustedEnvironmentPins(t *testing.T) {
 		t.Error("rustup is installed, but RUSTUP_TOOLCHAIN is not pinned")
 	}
 }
+
+// N1: the checkout-toolchain rule is the broker's (broker.CheckUntrusted)
+// and this process applies the same function before a start, with no
+// broker too: an untrusted run whose PATH leads into the root runs none
+// of the checkout's programs found there (PATH's folders inside the root
+// are passed over, and the server outside answers), and one whose
+// VIRTUAL_ENV is the checkout's is refused before pyright starts. Before,
+// PATH's pyright-langserver in the root ran, and pyright started with the
+// checkout's virtualenv.
+func TestUntrustedEnvironmentIntoTheRoot(t *testing.T) {
+	testenv.LookPath(t, "pyright-langserver")
+	root := t.TempDir()
+	marker := filepath.Join(t.TempDir(), "ran")
+	plant(t, root, marker, map[string]string{
+		"pyproject.toml":                        "[project]\nname = \"x\"\n",
+		"m.py":                                  "def f():\n    return 1\n",
+		"node_modules/.bin/pyright-langserver*": "",
+		".venv/bin/python*":                     "",
+		".venv/bin/python3*":                    "",
+	})
+	hover := func(t *testing.T) error {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		sup := NewSupervisor(root, Config{})
+		defer sup.Close()
+		_, err := sup.Hover(ctx, loc(t, sup, filepath.Join(root, "m.py")), Place{Line: 1, Symbol: "f"})
+		t.Logf("hover: %v", err)
+		return err
+	}
+	// PATH into the root (an activated .venv, node_modules/.bin, "." or an
+	// empty entry) is passed over: the server is the one outside.
+	t.Run("PATH", func(t *testing.T) {
+		sep := string(filepath.ListSeparator)
+		t.Setenv("PATH", filepath.Join(root, "node_modules", ".bin")+sep+filepath.Join(root, ".venv", "bin")+sep+"."+sep+sep+os.Getenv("PATH"))
+		err := hover(t)
+		if got := readMarker(marker); got != "" {
+			t.Fatalf("the checkout's program on PATH ran: %s", got)
+		}
+		if err != nil {
+			t.Fatalf("hover with the checkout's folders on PATH: %v", err)
+		}
+	})
+	t.Run("VIRTUAL_ENV", func(t *testing.T) {
+		t.Setenv("VIRTUAL_ENV", filepath.Join(root, ".venv"))
+		err := hover(t)
+		expectErr(t, "hover", err, nil, `VIRTUAL_ENV names ".venv", inside the root`, "virtualenv's interpreter")
+	})
+}

@@ -3,9 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
+	"os/exec"
+	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/builtin-tools/builtin-tools/graph"
 )
@@ -256,6 +260,9 @@ func measureTarget(ctx context.Context, c config, w *graph.Viewer, s *server, d 
 					fp.goes = "error: " + err.Error()
 				case len(locs) == 0:
 					fp.goes = "nowhere (no definition)"
+					if c.lang.id == "python" && interpreterFinds(c.root, site.Call, t) {
+						fp.goes = "nowhere (no definition); the interpreter finds the target: " + site.Call
+					}
 				default:
 					l := locs[0]
 					fp.goes = fmt.Sprintf("%s:%d `%s`", l.Path, l.Line, clip(strings.TrimSpace(src.line(l.Path, l.Line)), 100))
@@ -264,6 +271,11 @@ func measureTarget(ctx context.Context, c config, w *graph.Viewer, s *server, d 
 					}
 					if constructs(t, l.Path, src.line(l.Path, l.Line)) {
 						fp.goes = "the target's class, constructed: " + fp.goes
+					}
+					// x = _inst.method at the module's top: what the name
+					// holds, the server does not follow.
+					if v, ok := moduleVariable(l.Path, src.line(l.Path, l.Line)); ok && c.lang.id == "python" && interpreterFinds(c.root, v, t) {
+						fp.goes = "a module variable the interpreter finds holds the target: " + fp.goes
 					}
 				}
 			}
@@ -333,6 +345,10 @@ func fpCause(goes string) string {
 		return "a construction of the target's class: the server's definition is the class, and incomingCalls lists constructions under the class, not its constructor"
 	case strings.HasPrefix(goes, "the target itself"):
 		return "the server's definition is the target, but incomingCalls left it out"
+	case strings.HasPrefix(goes, "a module variable the interpreter finds"):
+		return "the server's definition is a module variable (x = _inst.method), which the interpreter, importing the module, finds holds the target"
+	case strings.HasPrefix(goes, "nowhere") && strings.Contains(goes, "the interpreter finds"):
+		return "the server finds no definition there (its stub leaves the name out); the interpreter, importing the module the call names, finds the target"
 	case strings.HasPrefix(goes, "nowhere"):
 		return "the server finds no definition there"
 	case strings.HasPrefix(goes, "error"):
@@ -361,4 +377,46 @@ func constructs(t *target, rel, line string) bool {
 	}
 	rest, ok := strings.CutPrefix(strings.TrimSpace(line), "class "+t.Container)
 	return ok && (rest == "" || rest[0] == '(' || rest[0] == ':')
+}
+
+// interpreterFinds asks the interpreter whose library root is (the
+// corpus: /usr/lib/python3.11) whether call (a.b.f as the index read it)
+// names the target: a module a.b whose attribute f is a function defined
+// at the target's file and line (frozen modules' code names no file: the
+// file is its module's). pyright answers from
+// typeshed's stubs, which leave private names out (importlib.util.
+// _find_spec_from_path): the module itself is the second witness.
+func interpreterFinds(root, call string, t *target) bool {
+	i := strings.LastIndexByte(call, '.')
+	if i <= 0 {
+		return false
+	}
+	mod, name := call[:i], call[i+1:]
+	prog := `import importlib, inspect, sys
+m = importlib.import_module(sys.argv[1])
+f = inspect.unwrap(getattr(m, sys.argv[2]))
+print(sys.modules[f.__module__].__file__, f.__code__.co_firstlineno)`
+	// The interpreter whose library root is: /usr/bin/python3.11 for
+	// /usr/lib/python3.11.
+	py := filepath.Join(filepath.Dir(filepath.Dir(root)), "bin", filepath.Base(root))
+	out, err := exec.Command(py, "-c", prog, mod, name).Output()
+	if err != nil {
+		return false
+	}
+	file, line, _ := strings.Cut(strings.TrimSpace(string(out)), " ")
+	rel, err := filepath.Rel(root, file)
+	return err == nil && filepath.ToSlash(rel) == t.Rel && line == strconv.Itoa(t.Line)
+}
+
+// moduleVariable names the module-level variable a Python line at rel
+// assigns (set_forkserver_preload = _forkserver.set_forkserver_preload in
+// multiprocessing/forkserver.py: multiprocessing.forkserver.set_forkserver_preload).
+func moduleVariable(rel, line string) (string, bool) {
+	name, _, ok := strings.Cut(line, "=")
+	name = strings.TrimSpace(name)
+	if !ok || name == "" || strings.HasPrefix(line, " ") || strings.HasPrefix(line, "\t") || strings.ContainsFunc(name, func(r rune) bool { return r != '_' && !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		return "", false
+	}
+	mod := strings.TrimSuffix(strings.TrimSuffix(rel, ".py"), "/__init__")
+	return strings.ReplaceAll(mod, "/", ".") + "." + name, true
 }

@@ -62,6 +62,10 @@ func (p pos) String() string { return fmt.Sprintf("%s:%d", p.Rel, p.Line) }
 // edge is a call: a site and the callee's definition.
 type edge struct{ site, callee pos }
 
+// passedClass is the candidates that are calls of a parameter a function
+// is passed to, measured apart (graph.PassedClass).
+const passedClass = graph.PassedClass
+
 // oracle is the compiler's call graph, keyed as the graph keys its edges.
 type oracle struct {
 	edges   map[edge]string // -> how the oracle calls it: static, invoke, value
@@ -144,7 +148,7 @@ func report(algo string, o *oracle, m *measurement, tOracle time.Duration) {
 		len(o.edges), m.byHow["static"], m.byHow["invoke"], m.byHow["value"], o.closures, o.outside, tOracle.Round(time.Millisecond))
 	fmt.Printf("graph: %d Go call sites in these files resolved (%d of them on lines the oracle has no call on)\n\n", m.sites, m.noOracle)
 	fmt.Printf("| class | precision | wrong: kind |\n|---|---|---|\n")
-	for _, cls := range []string{graph.Exact, graph.ViaImport, "exact+import", graph.Interface, graph.Implementation, graph.Candidate, "candidate site (any right)"} {
+	for _, cls := range []string{graph.Exact, graph.ViaImport, "exact+import", graph.Interface, graph.Implementation, graph.Candidate, "candidate site (any right)", passedClass} {
 		f := m.prec[cls]
 		fmt.Printf("| %s | %s | %s |\n", cls, f, m.wrongKinds(cls))
 	}
@@ -407,7 +411,7 @@ func (m *measurement) wrongKinds(cls string) string {
 
 func measure(v graph.View, o *oracle) *measurement {
 	m := &measurement{prec: map[string]*frac{}, recallEI: map[string]*frac{}, recallAny: map[string]*frac{}, byHow: map[string]int{}}
-	for _, k := range []string{graph.Exact, graph.ViaImport, "exact+import", graph.Interface, graph.Implementation, graph.Candidate, "candidate site (any right)"} {
+	for _, k := range []string{graph.Exact, graph.ViaImport, "exact+import", graph.Interface, graph.Implementation, graph.Candidate, "candidate site (any right)", passedClass} {
 		m.prec[k] = &frac{}
 	}
 	for _, k := range []string{"static", "invoke", "value", "all"} {
@@ -523,6 +527,30 @@ func measure(v graph.View, o *oracle) *measurement {
 		}
 		if how == "value" && !foundAny[e] {
 			m.missedValue = append(m.missedValue, e)
+		}
+	}
+	// Calls of a parameter a function is passed to (callers lists them,
+	// the resolver does not): each function's callers, judged as the
+	// passed class (graph.PassedClass).
+	for f := range v.Snap.Files() {
+		if f.Lang.ID != "go" || !o.files[f.Rel] {
+			continue
+		}
+		for i := range f.Defs {
+			d := &f.Defs[i]
+			if !lang.FunctionLike(d.Kind) {
+				continue
+			}
+			a, err := graph.Callers(v, graph.Spec{File: f.Rel, Line: int(d.Line), Symbol: d.Name})
+			if err != nil || a.Symbol == nil || a.Symbol.File != f.Rel || a.Symbol.Line != int(d.Line) {
+				continue
+			}
+			for _, s := range a.Sites {
+				if s.Class != graph.Candidate || !strings.Contains(s.Reason, " passes ") {
+					continue
+				}
+				judge(passedClass, edge{key(s.File, int32(s.Line)), key(f.Rel, d.Line)}, s.Call)
+			}
 		}
 	}
 	return m

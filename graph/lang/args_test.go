@@ -32,6 +32,15 @@ func TestArgumentsAndParameters(t *testing.T) {
 			[]string{"x arg 1 of run", "h arg 2 of run", "m arg 3 of run"}, []string{"f 2", "g 3"}},
 		{"javascript", "function run(a, f = null) { f() }\nrun(a, h); obj.run(this.m)\n",
 			[]string{"a arg 1 of run", "h arg 2 of run", "m arg 1 of run"}, []string{"a 1", "f 2"}},
+		// A parameter handed on is kept when it may hold a function.
+		{"go", "package p\n\nfunc Run(n int, f func(), h Handler) { Next(n, f, h) }\n",
+			[]string{"f arg 2 of Next", "h arg 3 of Next"}, []string{"f 2", "h 3", "n 1"}},
+		{"c", "void run(int n, void (*f)(int), handler g) { f(n); (*g)(n); }\nvoid x(void) { run(1, h, &k); }\n",
+			[]string{"h arg 2 of run", "k arg 3 of run"}, []string{"f 2", "g 3", "n 1"}},
+		{"cpp", "void run(int n, std::function<void(int)> f) { f(n); }\nvoid x() { run(1, h); s.run(2, ns::k); }\n",
+			[]string{"h arg 2 of run", "k arg 2 of run"}, []string{"f 2", "n 1"}},
+		{"rust", "impl S { fn run(&self, n: i32, f: impl Fn(i32)) { f(n) } }\nfn x(s: S) { s.run(1, h); S::run(&s, 2, m::k); }\n",
+			[]string{"h arg 2 of run", "k arg 3 of run"}, []string{"f 3", "n 2", "s 1", "self 1"}},
 	} {
 		t.Run(c.lang, func(t *testing.T) {
 			l := s.Lookup(c.lang)
@@ -53,7 +62,7 @@ func TestArgumentsAndParameters(t *testing.T) {
 				}
 				place := fmt.Sprint(rf.Arg)
 				if rf.Arg == ArgByName {
-					place = rec.Strs[rf.Key]
+					place = rec.ArgKey(&rf)
 				}
 				args = append(args, fmt.Sprintf("%s arg %s of %s", rec.Strs[rf.Name], place, call))
 			}

@@ -12,7 +12,7 @@ import (
 
 // SchemaHash changes whenever a field, a type, their order or the encoding changes:
 // the SHA-256 of the types' description and of this file's code.
-const SchemaHash = "080aad290294098ef9347025449033aabcc1166a884f0d65e1824fc6d23ebe4e"
+const SchemaHash = "f3f1d06dc5b2255fe9e974fdfd1be3d8fbc4fc79806dc8a34a034a296144322e"
 
 func codecDefAppend(b []byte, v, prev *Def) []byte {
 	b = wire.AppendStr(b, v.Name)
@@ -64,7 +64,6 @@ func codecRefAppend(b []byte, v, prev *Ref) []byte {
 	b = binary.AppendVarint(b, int64(v.Col))
 	b = binary.AppendVarint(b, int64(v.Encl))
 	b = binary.AppendVarint(b, int64(v.At)-int64(prev.At))
-	b = binary.AppendUvarint(b, uint64(v.Key))
 	return b
 }
 
@@ -78,6 +77,16 @@ func codecRefDecode(d *wire.Decoder, v, prev *Ref) {
 	_ = wire.SmallIntDelta(d, &v.Line, prev.Line) || wire.IntDelta(d, &v.Line, prev.Line)
 	_ = wire.SmallInt(d, &v.Col) || wire.Int(d, &v.Col)
 	_ = wire.SmallInt(d, &v.Encl) || wire.Int(d, &v.Encl)
+	_ = wire.SmallIntDelta(d, &v.At, prev.At) || wire.IntDelta(d, &v.At, prev.At)
+}
+
+func codecArgKeyAppend(b []byte, v, prev *ArgKey) []byte {
+	b = binary.AppendVarint(b, int64(v.At)-int64(prev.At))
+	b = binary.AppendUvarint(b, uint64(v.Key))
+	return b
+}
+
+func codecArgKeyDecode(d *wire.Decoder, v, prev *ArgKey) {
 	_ = wire.SmallIntDelta(d, &v.At, prev.At) || wire.IntDelta(d, &v.At, prev.At)
 	_ = wire.SmallUint(d, &v.Key) || wire.Uint(d, &v.Key)
 }
@@ -219,6 +228,14 @@ func codecRecordAppend(b []byte, v *Record) []byte {
 			prev = &v.Refs[i0]
 		}
 	}
+	b = binary.AppendUvarint(b, uint64(len(v.ArgKeys)))
+	{
+		prev := &ArgKey{}
+		for i0 := range v.ArgKeys {
+			b = codecArgKeyAppend(b, &v.ArgKeys[i0], prev)
+			prev = &v.ArgKeys[i0]
+		}
+	}
 	b = binary.AppendUvarint(b, uint64(len(v.Imports)))
 	{
 		for i0 := range v.Imports {
@@ -296,12 +313,20 @@ func codecRecordDecode(d *wire.Decoder, v *Record) {
 			prev = &v.Defs[i0]
 		}
 	}
-	if n := d.Count(11); n > 0 {
+	if n := d.Count(10); n > 0 {
 		v.Refs = make([]Ref, n)
 		prev := &Ref{}
 		for i0 := range v.Refs {
 			codecRefDecode(d, &v.Refs[i0], prev)
 			prev = &v.Refs[i0]
+		}
+	}
+	if n := d.Count(2); n > 0 {
+		v.ArgKeys = make([]ArgKey, n)
+		prev := &ArgKey{}
+		for i0 := range v.ArgKeys {
+			codecArgKeyDecode(d, &v.ArgKeys[i0], prev)
+			prev = &v.ArgKeys[i0]
 		}
 	}
 	if n := d.Count(4); n > 0 {
@@ -427,10 +452,12 @@ func (v *Record) Validate() error {
 				return fmt.Errorf("Record.Refs[%d].Encl: %d is not an index of Defs (length %d)", i0, x, n)
 			}
 		}
+	}
+	for i0 := range v.ArgKeys {
 		{
-			x, n := int64(v.Refs[i0].Key), int64(len(v.Strs))
+			x, n := int64(v.ArgKeys[i0].Key), int64(len(v.Strs))
 			if !(x >= 0 && x < n) {
-				return fmt.Errorf("Record.Refs[%d].Key: %d is not an index of Strs (length %d)", i0, x, n)
+				return fmt.Errorf("Record.ArgKeys[%d].Key: %d is not an index of Strs (length %d)", i0, x, n)
 			}
 		}
 	}

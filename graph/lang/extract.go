@@ -76,20 +76,32 @@ type defAt struct {
 // (Arg set), the call it is passed to.
 type refAt struct {
 	r       Ref
-	pattern int
+	pattern int32 // (a query's patterns are a few hundred)
 	end     int32
 	node    int32
+	key     uint32 // the keyword it is passed by (Arg ArgByName)
 }
 
 // paramAt is a parameter found: its list's node, the list's child it is
-// in (argPlace) and its name's start.
-type paramAt struct{ list, child, at int32 }
+// in (argPlace) and its name's start; and the local it places, by its
+// At and name (kept here, not in every Local, while extracting).
+type paramAt struct {
+	list, child, at int32
+	localAt         int32
+	localName       uint32
+}
+
+// paramLocal is a parameter's local by its At and name.
+type paramLocal struct {
+	at   int32
+	name uint32
+}
 
 // placeParams gives each parameter local its place in its list: the
 // count of parameters before the child of the list its name is in (a
 // child no name was found in, as a destructured one, counts one), plus
 // the names before it in that child (Go's a, b int are two).
-func placeParams(locals []Local, params []paramAt) {
+func placeParams(locals []Local, params []paramAt, of map[paramLocal]int) {
 	if len(params) == 0 {
 		return
 	}
@@ -104,12 +116,15 @@ func placeParams(locals []Local, params []paramAt) {
 	for _, at := range names {
 		slices.Sort(at)
 	}
+	clear(of)
+	for k, p := range params {
+		of[paramLocal{p.localAt, p.localName}] = k + 1
+	}
 	for i := range locals {
-		k := locals[i].param
+		k := of[paramLocal{locals[i].At, locals[i].Name}]
 		if k <= 0 {
 			continue
 		}
-		locals[i].param = 0
 		p := params[k-1]
 		if p.child <= 0 {
 			continue
@@ -153,6 +168,7 @@ type scratch struct {
 	fields []Field
 	scopes [][2]int32
 	params []paramAt
+	of     map[paramLocal]int // placeParams': each parameter's local, 1 + its index in params
 	out    []Local
 	at     []Ref
 	ids    map[string]uint32
@@ -465,8 +481,8 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 					lc.At = int32(whole.End)
 				}
 				if params != nil && r.Tree != nil {
-					sc.params = append(sc.params, paramAt{params.Node, argPlace(r.Tree, params.Node, name.Start), int32(name.Start)})
-					lc.param = int32(len(sc.params)) // placed below
+					// (placed below)
+					sc.params = append(sc.params, paramAt{params.Node, argPlace(r.Tree, params.Node, name.Start), int32(name.Start), lc.At, lc.Name})
 				}
 				locals = append(locals, lc)
 			}
@@ -484,10 +500,10 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 				rf.Recv = tab.id(shown)
 				_, rf.X = shape(recv, TypeExpr, shown, normRecv)
 			}
-			ra := refAt{rf, m.Pattern, int32(name.End), whole.Node}
+			ra := refAt{r: rf, pattern: int32(m.Pattern), end: int32(name.End), node: whole.Node}
 			if args != nil && r.Tree != nil && k == RefValue {
 				if key != nil {
-					ra.r.Arg, ra.r.Key = ArgByName, tab.idOf(text(key))
+					ra.r.Arg, ra.key = ArgByName, tab.idOf(text(key))
 				} else if n := argPlace(r.Tree, args.Node, name.Start); n < ArgByName {
 					ra.r.Arg = uint8(n)
 				}
@@ -571,14 +587,14 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 				if at, ok := calls[r.node]; ok && r.r.At-at > 0 && r.r.At-at <= 0xFFFF {
 					all[j].ArgBack = uint16(r.r.At - at)
 				} else {
-					all[j].Arg, all[j].Key = 0, 0
+					all[j].Arg = 0
 				}
 			}
 		}
 	}
 	for i := range all {
 		if all[i].ArgBack == 0 {
-			all[i].Arg, all[i].Key = 0, 0
+			all[i].Arg = 0
 		}
 	}
 	sc.kept = all
@@ -595,7 +611,10 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 			}
 		}
 	}
-	placeParams(locals, sc.params)
+	if sc.of == nil {
+		sc.of = map[paramLocal]int{}
+	}
+	placeParams(locals, sc.params, sc.of)
 	f.Locals = f.localsIn(locals, scopes, names, sc)
 	f.docImports(l, docs)
 	f.docTypes(l, docs, tab, tb)
@@ -606,15 +625,27 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 		f.Fields = append(make([]Field, 0, len(in)), in...)
 	}
 	// A value use of a local or a builtin (err, nil) passes no function of
-	// the index on: keeping it would only cost memory.
+	// the index on: keeping it would only cost memory. A parameter passed
+	// that may hold a function, passed as an argument, may hand a function
+	// passed in on to another callee.
 	kept := all[:0]
 	for _, r := range all {
-		if r.Kind == RefValue && r.Recv == 0 && (l.builtins[f.Strs[r.Name]] || f.Bound(f.Strs[r.Name], r.Encl, r.At)) {
+		if r.Kind == RefValue && r.Recv == 0 && (l.builtins[f.Strs[r.Name]] || f.Bound(f.Strs[r.Name], r.Encl, r.At) && (r.Arg == 0 || !f.funcParamAt(f.Strs[r.Name], r.Encl, r.At))) {
 			continue
 		}
 		kept = append(kept, r)
 	}
 	f.Refs = append(make([]Ref, 0, len(kept)), kept...)
+	for _, r := range refs {
+		if r.key == 0 {
+			continue
+		}
+		// (refs is by At too; the one kept at that At must be this one.)
+		i := sort.Search(len(f.Refs), func(i int) bool { return f.Refs[i].At >= r.r.At })
+		if i < len(f.Refs) && f.Refs[i].At == r.r.At && f.Refs[i].Arg == ArgByName && (len(f.ArgKeys) == 0 || f.ArgKeys[len(f.ArgKeys)-1].At != r.r.At) {
+			f.ArgKeys = append(f.ArgKeys, ArgKey{At: r.r.At, Key: r.key})
+		}
+	}
 	if tb != nil {
 		f.Types, f.Exprs, f.Steps = slices.Clip(tb.types), slices.Clip(tb.exprs), slices.Clip(tb.steps)
 	}

@@ -95,6 +95,11 @@ type Language struct {
 	// DeclaredAfter says a local is in scope only after the statement
 	// declaring it (Go: in x, err := x(), x is the function).
 	DeclaredAfter bool
+	// OneDefinition says a language has no overloads, so the functions of
+	// one name defined in one file are one function written once per
+	// preprocessor branch (C's #ifdef _WIN32 … #else …): a call of it
+	// calls that function, whichever branch the build takes.
+	OneDefinition bool
 	// AssignmentsBind says every assignment of a local is one of its
 	// bindings in the records (Python's x = …): a local bound once holds
 	// that one value for sure. Elsewhere (Go's x = …, JavaScript's
@@ -216,6 +221,7 @@ type langConfig struct {
 	ModuleValues  *bool             `json:"module_values"`
 	Conversions   *bool             `json:"conversions"`
 	DeclaredAfter *bool             `json:"declared_after"`
+	OneDefinition *bool             `json:"one_definition"`
 	// (Every assignment of a local is a binding: see Language.)
 	AssignmentsBind  *bool    `json:"assignments_bind"`
 	FunctionLiterals []string `json:"function_literals"`
@@ -376,6 +382,7 @@ func readConfig(fsys fs.FS, id string, depth int) (langConfig, []byte, error) {
 	inherit(&c.ModuleValues, base.ModuleValues)
 	inherit(&c.Conversions, base.Conversions)
 	inherit(&c.DeclaredAfter, base.DeclaredAfter)
+	inherit(&c.OneDefinition, base.OneDefinition)
 	inherit(&c.AssignmentsBind, base.AssignmentsBind)
 	inheritList(&c.FunctionLiterals, base.FunctionLiterals)
 	inherit(&c.ModuleSeparator, base.ModuleSeparator)
@@ -464,7 +471,7 @@ func loadLanguage(e *astgrep.Engine, fsys fs.FS, id string) (*Language, error) {
 	}
 	l := &Language{ID: id, Grammar: c.Grammar, Scope: c.Scope, Imports: c.Imports, Self: c.Self, Builtins: c.Builtins,
 		rule: rule, Extensions: c.Extensions, Resolve: c.Resolve, Variants: c.Variants, Reexports: c.Reexports != nil && *c.Reexports, ImplicitSelf: c.ImplicitSelf != nil && *c.ImplicitSelf, query: q, source: string(raw) + "\x00" + string(src),
-		TypeWrappers: c.TypeWrappers, ElementTypes: c.ElementTypes, Implements: c.Implements, Super: c.Super, ModuleSelf: c.ModuleSelf, Constructor: c.Constructor, LiteralTypes: c.LiteralTypes, ClassSelf: c.ClassSelf, ModuleValues: c.ModuleValues != nil && *c.ModuleValues, Conversions: c.Conversions != nil && *c.Conversions, DeclaredAfter: c.DeclaredAfter != nil && *c.DeclaredAfter, AssignmentsBind: c.AssignmentsBind != nil && *c.AssignmentsBind, FunctionLiterals: c.FunctionLiterals,
+		TypeWrappers: c.TypeWrappers, ElementTypes: c.ElementTypes, Implements: c.Implements, Super: c.Super, ModuleSelf: c.ModuleSelf, Constructor: c.Constructor, LiteralTypes: c.LiteralTypes, ClassSelf: c.ClassSelf, ModuleValues: c.ModuleValues != nil && *c.ModuleValues, Conversions: c.Conversions != nil && *c.Conversions, DeclaredAfter: c.DeclaredAfter != nil && *c.DeclaredAfter, OneDefinition: c.OneDefinition != nil && *c.OneDefinition, AssignmentsBind: c.AssignmentsBind != nil && *c.AssignmentsBind, FunctionLiterals: c.FunctionLiterals,
 		builtins: map[string]bool{}, self: map[string]bool{}, wrappers: map[string]bool{}, elements: map[string]bool{}}
 	if l.shapes, err = c.shapeConfig.load(e, fsys, id, c.Grammar); err != nil {
 		return nil, err

@@ -23,6 +23,7 @@ type Record struct {
 	BuildLine string
 	Defs      []Def    // by start, outer first
 	Refs      []Ref    // by position
+	ArgKeys   []ArgKey // by At: the keywords of values passed by one
 	Imports   []Import // in source order
 	Locals    []Local  // sorted by name, then position
 	Fields    []Field  // in source order
@@ -116,8 +117,8 @@ type Ref struct {
 	X    int32  `codec:"bound=Exprs"` // Recv's steps, 1-based; 0 none
 	Kind uint8
 	// Arg is, for a value passed as an argument (G(F)), its 1-based place
-	// among the call's arguments (ArgByName: passed by the keyword Key,
-	// g(fn=F)), and ArgBack how far before At the call's name (G) is: the
+	// among the call's arguments (ArgByName: passed by a keyword,
+	// g(fn=F), which Record.ArgKey gives), and ArgBack how far before At the call's name (G) is: the
 	// call's reference is found by it (ArgOf). 0 for anything else, and
 	// for an argument more than 64 KiB after its call's name. Both sit in
 	// what would be Kind's padding: a reference is 1.34 M of a GOROOT
@@ -126,9 +127,25 @@ type Ref struct {
 	ArgBack uint16
 	Line    int32 `codec:"delta"`
 	Col     int32
-	Encl    int32  `codec:"index=Defs,none=-1"` // index in the record's Defs of the definition it is in, or -1
-	At      int32  `codec:"delta"`
-	Key     uint32 `codec:"index=Strs"`
+	Encl    int32 `codec:"index=Defs,none=-1"` // index in the record's Defs of the definition it is in, or -1
+	At      int32 `codec:"delta"`
+}
+
+// ArgKey is the keyword a value is passed by (g(fn=F)): kept beside the
+// references, not in each (a few in a record; a field in every reference
+// was 5 MiB of a GOROOT index).
+type ArgKey struct {
+	At  int32  `codec:"delta"` // the reference's At
+	Key uint32 `codec:"index=Strs"`
+}
+
+// ArgKey is the keyword r is passed by (Arg ArgByName), or "".
+func (r *Record) ArgKey(ref *Ref) string {
+	i := sort.Search(len(r.ArgKeys), func(i int) bool { return r.ArgKeys[i].At >= ref.At })
+	if i < len(r.ArgKeys) && r.ArgKeys[i].At == ref.At {
+		return r.Strs[r.ArgKeys[i].Key]
+	}
+	return ""
 }
 
 // ArgOf is the At of the call's name r is passed to (Arg), 0 when r is
@@ -140,7 +157,7 @@ func (r *Ref) ArgOf() int32 {
 	return r.At - int32(r.ArgBack)
 }
 
-// ArgByName is a Ref's Arg for a value passed by keyword (Ref.Key); a
+// ArgByName is a Ref's Arg for a value passed by keyword (ArgKey); a
 // place past it is not kept.
 const ArgByName = 255
 
@@ -166,7 +183,6 @@ type Local struct {
 	// of what callers pass there. (Beside How, in its padding.)
 	Param uint8
 	Line  int32
-	param int32 `codec:"-"` // (while extracting) 1 + its index in the parameters found
 }
 
 // How a local's or field's type is known.
@@ -319,6 +335,59 @@ func (r *Record) Bound(name string, encl, at int32) bool {
 	}
 	return false
 }
+
+// funcParamAt says whether name at byte offset at in definition encl is
+// a parameter (of encl or of a function it is nested in) that may hold a
+// function: untyped, or of a type whose text says so (funcTypeWords). A
+// parameter of another type handed on (ctx, w, a counter) is most of
+// them, and its reference would only cost memory.
+func (r *Record) funcParamAt(name string, encl, at int32) bool {
+	for e, n := encl, 0; e >= 0 && n < 16; e, n = r.Outer(e), n+1 {
+		if r.Bound(name, e, at) {
+			// The innermost binding, as InnermostLocals finds it, without
+			// its slice: this runs for every local passed as an argument.
+			var l *Local
+			n, bestEnd := 0, int64(-1)
+			i := sort.Search(len(r.Locals), func(i int) bool { return r.Strs[r.Locals[i].Name] >= name })
+			for ; i < len(r.Locals) && r.Strs[r.Locals[i].Name] == name; i++ {
+				c := &r.Locals[i]
+				if c.Encl != e || c.At > at || (c.End >= 0 && at >= c.End) {
+					continue
+				}
+				end := int64(c.End)
+				if end < 0 {
+					end = 1 << 40
+				}
+				switch {
+				case l == nil || end < bestEnd:
+					l, n, bestEnd = c, 1, end
+				case end == bestEnd:
+					n++
+				}
+			}
+			if n != 1 || l.Param == 0 {
+				return false
+			}
+			if l.How == TypeNone {
+				return true
+			}
+			t := strings.ToLower(r.Strs[l.Type])
+			for _, w := range funcTypeWords {
+				if strings.Contains(t, w) {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	return false
+}
+
+// funcTypeWords are what a declared type that may hold a function says,
+// lower-cased: Go's func(…) and XFunc, TypeScript's (…) => T and
+// Function, Rust's impl Fn, Python's Callable, C++'s std::function, and
+// the names such types are usually given.
+var funcTypeWords = []string{"func", "fn", "=>", "callable", "handler", "callback", "hook"}
 
 // Outer returns the function-like definition around definition e when e
 // is nested in one (a closure, a def in a def), else -1.

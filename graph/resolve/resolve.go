@@ -302,6 +302,9 @@ func settle(f *snap.Entry, class string, ts []snap.Target, reason string) Resolu
 	if len(ts) == 1 {
 		return Resolution{Class: class, Targets: ts}
 	}
+	if branches(f.Lang, ts) {
+		return Resolution{Class: class, Targets: ts, Reason: "one function, defined once in each of " + itoa(len(ts)) + " preprocessor branches of " + ts[0].File.Rel}
+	}
 	if f.Lang.Variants != "" {
 		// The one built on this system first (syscall_unix.go's, by its
 		// //go:build line, before net_js.go's).
@@ -316,6 +319,21 @@ func settle(f *snap.Entry, class string, ts []snap.Target, reason string) Resolu
 		}
 	}
 	return Resolution{Class: lang.Candidate, Targets: ts, Reasons: reasons}
+}
+
+// branches says ts are one function written once per preprocessor
+// branch: functions of one name in one file of a language with no
+// overloads (language.json's one_definition).
+func branches(l *lang.Language, ts []snap.Target) bool {
+	if !l.OneDefinition {
+		return false
+	}
+	for _, t := range ts {
+		if d := t.D(); t.File != ts[0].File || d.Kind != "function" || d.Local {
+			return false
+		}
+	}
+	return true
 }
 
 // hostRank orders variants: built on this system by name or //go:build
@@ -542,7 +560,82 @@ func (rv *Resolver) viaIncludes(f *snap.Entry, name string, ok func(*lang.Def) b
 	if len(ts) > 0 {
 		return settle(f, lang.ViaImport, ts, "in an included file"), true
 	}
-	return Resolution{}, false
+	return rv.viaIncludedIncludes(f, name, ok)
+}
+
+// viaIncludedIncludes resolves a bare name through the headers the
+// included ones include in turn, as the preprocessor does (tree_cursor.c
+// includes tree_cursor.h, which includes subtree.h), and the sources
+// beside each with its base name. It runs only when no file included
+// directly defines the name, so what those give stays as it was.
+func (rv *Resolver) viaIncludedIncludes(f *snap.Entry, name string, ok func(*lang.Def) bool) (Resolution, bool) {
+	ids := rv.s.Tables(f.Lang).Defs.Get(name)
+	if len(ids) == 0 {
+		return Resolution{}, false
+	}
+	reach := rv.included(f)
+	var files []*snap.Entry
+	for _, id := range ids {
+		if g := rv.s.ByID(id); g != nil && g != f && reach[g.ID] {
+			files = append(files, g)
+		}
+	}
+	ts := defsIn(files, name, func(d *lang.Def) bool { return ok(d) && !d.Member() })
+	if len(ts) == 0 {
+		return Resolution{}, false
+	}
+	return settle(f, lang.ViaImport, ts, "in a file an included header includes"), true
+}
+
+// maxIncluded bounds the files the include closures cached for one
+// snapshot hold in all; past it the cache starts again.
+const maxIncluded = 1 << 20
+
+// included is the set of files f's includes reach, followed through the
+// headers' own includes, with the sources beside each header (x.c for
+// x.h; their own includes are not followed). Kept for the snapshot.
+func (rv *Resolver) included(f *snap.Entry) map[snap.FileID]bool {
+	rv.c.mu.Lock()
+	reach, ok := rv.c.incl[f.ID]
+	rv.c.mu.Unlock()
+	if ok {
+		return reach
+	}
+	reach = map[snap.FileID]bool{}
+	seen := map[*snap.Entry]bool{f: true}
+	queue := []*snap.Entry{f}
+	for len(queue) > 0 {
+		g := queue[0]
+		queue = queue[1:]
+		for _, im := range g.Imports {
+			hs, known := rv.ModuleFiles(g, im.Module)
+			if !known {
+				continue
+			}
+			for _, h := range hs {
+				if seen[h] {
+					continue
+				}
+				seen[h] = true
+				reach[h.ID] = true
+				queue = append(queue, h)
+				stem := strings.TrimSuffix(h.Rel, path.Ext(h.Rel))
+				for _, s := range rv.dirOf(f.Lang, h.Dir) {
+					if s != h && strings.TrimSuffix(s.Rel, path.Ext(s.Rel)) == stem {
+						reach[s.ID] = true
+					}
+				}
+			}
+		}
+	}
+	rv.c.mu.Lock()
+	if rv.c.incl == nil || rv.c.nincl > maxIncluded {
+		rv.c.incl, rv.c.nincl = map[snap.FileID]map[snap.FileID]bool{}, 0
+	}
+	rv.c.incl[f.ID] = reach
+	rv.c.nincl += len(reach)
+	rv.c.mu.Unlock()
+	return reach
 }
 
 // moduleBinding says whether recv names a module the file imports, and the

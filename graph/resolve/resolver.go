@@ -47,6 +47,10 @@ type Cache struct {
 	ren map[*lang.Language]map[string][]string
 	// impls: implementations, for this snapshot only.
 	impls map[snap.Target][]snap.Target
+	// incl: the files each file's includes reach (included), for this
+	// snapshot only; nincl counts them.
+	incl  map[snap.FileID]map[snap.FileID]bool
+	nincl int
 	// mods: the files an import path written in a file names, valid
 	// while ModGen is (the entries of files changed since are replaced
 	// when read).

@@ -44,7 +44,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -299,6 +298,9 @@ func writeLine(w io.Writer, v any) error {
 
 // backendFor finds or starts the server a hello names.
 func (b *broker) backendFor(h *Hello) (*backend, error) {
+	if err := checkoutRule(h); err != nil {
+		return nil, err
+	}
 	key := h.key()
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -307,9 +309,6 @@ func (b *broker) backendFor(h *Hello) (*backend, error) {
 			b.warm[h.Warm] = key
 		}
 		return be, nil
-	}
-	if err := toolchainRule(h); err != nil {
-		return nil, err
 	}
 	b.makeRoomLocked(b.budgetKB)
 	be, err := startBackend(b, key, h)
@@ -335,15 +334,16 @@ func (b *broker) warmBackend(h *Hello) (*backend, error) {
 	if err := be.admits(h.Trusted); err != nil {
 		return nil, err
 	}
+	if err := checkoutRule(&be.hello); err != nil {
+		return nil, err
+	}
 	return be, nil
 }
 
 // admits says why a client of the given trust may not use the server,
-// nil when it may. Checked at each join and on each message a client
-// sends (the trust rules hold per request, not only at the server's
-// start): an untrusted run never reaches a server started for a trusted
-// one, nor the reverse, and a server an untrusted run uses runs with the
-// checkout's toolchain choices pinned.
+// nil when it may. Checked on each message a client sends (the trust
+// rules hold per request, not only at the server's start): an untrusted
+// run never reaches a server started for a trusted one, nor the reverse.
 func (be *backend) admits(trusted bool) error {
 	if trusted != be.hello.Trusted {
 		was, is := "a trusted", "an untrusted"
@@ -353,30 +353,19 @@ func (be *backend) admits(trusted bool) error {
 		return fmt.Errorf("the %s server for %s was started for %s root, and this process's run is %s one: the broker gives a run only servers started with its own trust (its next call starts one of its own)",
 			be.hello.Server, be.hello.Dir, was, is)
 	}
-	if !trusted {
-		return toolchainRule(&be.hello)
-	}
 	return nil
 }
 
-// toolchainRule checks what the broker can see of the checkout-toolchain
-// rule (N1, lsp/toolchain.go) in an untrusted hello: the go command must
-// not pick the toolchain a go.mod or go.work of the checkout names, so
-// GOTOOLCHAIN is set and is neither auto nor path (nor …+auto, …+path).
-// The managers' pins (rustup, pyenv, asdf) depend on what the user has
-// installed, and are the process's to set.
-func toolchainRule(h *Hello) error {
+// checkoutRule applies the checkout-toolchain rule (N1, CheckUntrusted)
+// to an untrusted hello, whatever the process worked out itself: at each
+// full hello before a server is started or joined, and to the server's
+// own hello at each warm join.
+func checkoutRule(h *Hello) error {
 	if h.Trusted {
 		return nil
 	}
-	tc, set := "", false
-	for _, e := range h.Env {
-		if v, ok := strings.CutPrefix(e, "GOTOOLCHAIN="); ok {
-			tc, set = v, true
-		}
-	}
-	if !set || tc == "" || tc == "auto" || tc == "path" || strings.HasSuffix(tc, "+auto") || strings.HasSuffix(tc, "+path") {
-		return fmt.Errorf("the %s server for %s is for an untrusted root, and its environment lets the checkout choose the Go toolchain (GOTOOLCHAIN=%s): the broker starts or serves it only with the toolchain pinned (GOTOOLCHAIN=local, as builtin-tools sets for an untrusted root)", h.Server, h.Dir, tc)
+	if err := CheckUntrusted(h.Bin, h.Dir, h.Env); err != nil {
+		return fmt.Errorf("the broker refused the %s server: %w", h.Server, err)
 	}
 	return nil
 }

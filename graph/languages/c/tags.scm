@@ -46,7 +46,14 @@
 (call_expression function: (identifier) @name) @reference.call
 (call_expression function: (field_expression argument: (_) @receiver field: (field_identifier) @name)) @reference.call
 
+; A call through a function pointer dereferenced: (*cb)(x).
+(call_expression function: (parenthesized_expression (pointer_expression operator: "*" argument: (identifier) @name))) @reference.call
+
 ; A function passed as an argument or stored: f(cb), {cb}, .fn = cb, p = cb.
+; Passed to a call, its place among the call's @arguments is kept: a call
+; of that parameter in the callee runs it.
+(call_expression arguments: (argument_list (identifier) @name) @arguments) @reference.value
+(call_expression arguments: (argument_list (pointer_expression "&" argument: (identifier) @name)) @arguments) @reference.value
 (argument_list (identifier) @name) @reference.value
 (initializer_list (identifier) @name) @reference.value
 (initializer_pair value: (identifier) @name) @reference.value

@@ -98,7 +98,11 @@
   declarator: (init_declarator value: [(argument_list) (initializer_list)])
   (#not-eq? @receiver "std")) @reference.call
 
-; A function passed as an argument or stored.
+; A function passed as an argument or stored. Passed to a call, its
+; place among the call's @arguments is kept: a call of that parameter in
+; the callee runs it.
+(call_expression arguments: (argument_list (identifier) @name) @arguments) @reference.value
+(call_expression arguments: (argument_list (qualified_identifier scope: (_) @receiver name: (identifier) @name)) @arguments) @reference.value
 (argument_list (identifier) @name) @reference.value
 (argument_list (qualified_identifier scope: (_) @receiver name: (identifier) @name)) @reference.value
 (initializer_list (identifier) @name) @reference.value

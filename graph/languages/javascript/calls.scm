@@ -8,8 +8,10 @@
 (new_expression
   constructor: (member_expression object: (_) @receiver property: (property_identifier) @name)) @reference.call
 
-; A function passed as an argument: f, obj.f, this.f.
+; A function passed as an argument: f, obj.f, this.f (to new C(f) too: a
+; constructor may store it).
 (call_expression arguments: (arguments (identifier) @name) @arguments) @reference.value
+(new_expression arguments: (arguments (identifier) @name) @arguments) @reference.value
 (arguments (identifier) @name) @reference.value
 (call_expression arguments: (arguments
   (member_expression object: [(identifier) (this)] @receiver property: (property_identifier) @name)) @arguments) @reference.value

@@ -90,7 +90,11 @@
 (struct_expression name: (type_identifier) @name) @reference.call
 (struct_expression name: (scoped_type_identifier path: (_) @receiver name: (type_identifier) @name)) @reference.call
 
-; A function passed as a value: f, Type::f, module::f.
+; A function passed as a value: f, Type::f, module::f. Passed to a call,
+; its place among the call's @arguments is kept: a call of that parameter
+; in the callee runs it.
+(call_expression arguments: (arguments (identifier) @name) @arguments) @reference.value
+(call_expression arguments: (arguments (scoped_identifier path: (_) @receiver name: (identifier) @name)) @arguments) @reference.value
 (arguments (identifier) @name) @reference.value
 (arguments (scoped_identifier path: (_) @receiver name: (identifier) @name)) @reference.value
 

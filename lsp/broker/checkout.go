@@ -1,0 +1,331 @@
+package broker
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// The checkout-toolchain rule (N1) for a program started for an untrusted
+// root, in one place: the process applies it before it starts a server
+// or asks the broker for one (lsp/toolchain.go), and the broker applies
+// it again to every hello and join, whatever the process sent. A checkout
+// chooses what runs when
+//   - the program lies inside it (node_modules/.bin, .venv/bin, its own
+//     gopls), or is a Volta shim (which runs the checkout's copy of a
+//     tool its package.json lists);
+//   - a variable points inside it: an interpreter, a virtualenv, module
+//     or library search paths (VIRTUAL_ENV, PYTHONPATH, NODE_PATH, PATH …),
+//     or a toolchain (GOROOT, RUSTUP_TOOLCHAIN as a path, asdf's path:);
+//   - a toolchain manager is installed and its pin variable is unset:
+//     rustup reads rust-toolchain(.toml), pyenv .python-version, asdf
+//     .tool-versions from the working folder up ([ManagerPins]);
+//   - GOTOOLCHAIN is unset, auto or path: the go command runs the
+//     toolchain a go.mod or go.work "toolchain" line names.
+
+// Refusal says what of an untrusted start the rule refused, and why.
+// Paths inside the root are shown relative to it.
+type Refusal struct {
+	What string // "its program node_modules/.bin/x lies inside the root"
+	Why  string // what the checkout would choose through it
+	Fix  string // what the user can do
+}
+
+func (r *Refusal) Error() string {
+	return fmt.Sprintf("not started for this untrusted root: %s, so %s; %s, or trust the checkout (--trust-checkout)", r.What, r.Why, r.Fix)
+}
+
+// shown is p as a refusal shows it: relative to root when inside it.
+func shown(p, root string) string {
+	if rel, err := filepath.Rel(root, p); err == nil && filepath.IsAbs(p) && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return rel
+	}
+	return p
+}
+
+// pathVars are variables whose value is a path (or a list of paths) a
+// program started for the root follows to an interpreter, a toolchain or
+// code to load: one inside the root is the checkout's choice.
+var pathVars = map[string]string{
+	"PATH":             "programs it runs are looked up there",
+	"VIRTUAL_ENV":      "Python servers run that virtualenv's interpreter",
+	"CONDA_PREFIX":     "Python servers run that environment's interpreter",
+	"PYTHONHOME":       "Python loads its standard library from there",
+	"PYTHONPATH":       "Python imports modules from there",
+	"NODE_PATH":        "Node loads modules from there",
+	"GOROOT":           "the go command runs that toolchain",
+	"RUSTUP_HOME":      "rustup runs toolchains from there",
+	"CARGO_HOME":       "cargo reads its configuration and runs programs from there",
+	"RUSTUP_TOOLCHAIN": "rustup runs that toolchain",
+	"PYENV_ROOT":       "pyenv runs interpreters from there",
+	"ASDF_DATA_DIR":    "asdf runs tools from there",
+	"VOLTA_HOME":       "Volta runs tools from there",
+	"NVM_DIR":          "nvm runs Node from there",
+	"NVM_BIN":          "Node runs from there",
+	"LD_LIBRARY_PATH":  "programs load shared libraries from there",
+	"LD_PRELOAD":       "programs load those libraries",
+}
+
+// ManagerPin is a toolchain manager found in an environment, and the
+// variable that keeps it from the checkout's per-folder choice.
+type ManagerPin struct {
+	Var     string // RUSTUP_TOOLCHAIN, PYENV_VERSION, ASDF_<TOOL>_VERSION
+	Manager string // the manager's program (rustup, pyenv) or plugin folder
+	File    string // the checkout file it would read
+}
+
+// ManagerPins lists the managers installed in env (a process's
+// environment, NAME=value) whose pin variable an untrusted start must
+// set: rustup on PATH, pyenv on PATH or in PYENV_ROOT, each asdf plugin.
+func ManagerPins(env []string) []ManagerPin {
+	get := lookup(env)
+	home := get("HOME")
+	var out []ManagerPin
+	if bin := lookPath(get("PATH"), "rustup"); bin != "" {
+		out = append(out, ManagerPin{"RUSTUP_TOOLCHAIN", bin, "rust-toolchain.toml"})
+	}
+	pyenv := lookPath(get("PATH"), "pyenv")
+	if pyenv == "" {
+		if r := orDefault(get("PYENV_ROOT"), home, ".pyenv"); r != "" && isFile(filepath.Join(r, "bin", "pyenv")) {
+			pyenv = filepath.Join(r, "bin", "pyenv")
+		}
+	}
+	if pyenv != "" {
+		out = append(out, ManagerPin{"PYENV_VERSION", pyenv, ".python-version"})
+	}
+	if data := orDefault(get("ASDF_DATA_DIR"), home, ".asdf"); data != "" {
+		plugins := filepath.Join(data, "plugins")
+		if entries, err := os.ReadDir(plugins); err == nil {
+			for _, e := range entries {
+				name := "ASDF_" + strings.ToUpper(strings.ReplaceAll(e.Name(), "-", "_")) + "_VERSION"
+				out = append(out, ManagerPin{name, filepath.Join(plugins, e.Name()), ".tool-versions"})
+			}
+		}
+	}
+	return out
+}
+
+// VoltaBin is Volta's shim folder in env, "" when there is none.
+func VoltaBin(env []string) string {
+	get := lookup(env)
+	if v := orDefault(get("VOLTA_HOME"), get("HOME"), ".volta"); v != "" {
+		if info, err := os.Stat(filepath.Join(v, "bin")); err == nil && info.IsDir() {
+			return filepath.Join(v, "bin")
+		}
+	}
+	return ""
+}
+
+// CheckProgram refuses a program an untrusted start would run that the
+// checkout chose: one inside root (by its path or where its links lead),
+// or a Volta shim of env. nil when it may run.
+func CheckProgram(bin, root string, env []string) error {
+	if bin == "" {
+		return nil
+	}
+	if !filepath.IsAbs(bin) {
+		return &Refusal{What: "its program " + bin + " is not an absolute path",
+			Why: "it would be looked up from the working folder, which is the checkout", Fix: "install it on PATH"}
+	}
+	if within(bin, root) {
+		return &Refusal{What: "its program " + shown(bin, root) + " lies inside the root",
+			Why: "it is the checkout's own code", Fix: "install it outside the checkout (on PATH)"}
+	}
+	if v := VoltaBin(env); v != "" && filepath.Dir(bin) == v {
+		return &Refusal{What: "its program " + bin + " is a Volta shim",
+			Why: "it would run the checkout's own copy where the checkout's package.json lists it", Fix: "start the program `volta which` names instead"}
+	}
+	return nil
+}
+
+// CheckUntrusted is the whole rule for a start for the untrusted root:
+// the program (CheckProgram) and the environment env it runs with.
+func CheckUntrusted(bin, root string, env []string) error {
+	if err := CheckProgram(bin, root, env); err != nil {
+		return err
+	}
+	get := lookup(env)
+	for _, name := range sortedKeys(pathVars) {
+		v := get(name)
+		if v == "" {
+			continue
+		}
+		for _, p := range splitPaths(name, v) {
+			if (name == "RUSTUP_TOOLCHAIN" || name == "LD_PRELOAD") && !strings.ContainsRune(p, filepath.Separator) {
+				// A toolchain's or a library's name, not a path.
+				continue
+			}
+			if p == "" || !filepath.IsAbs(p) || within(p, root) {
+				return &Refusal{What: fmt.Sprintf("%s names %q, %s", name, shown(p, root), inRootWord(p)),
+					Why: pathVars[name], Fix: "start builtin-tools with " + name + " naming only folders outside the checkout"}
+			}
+		}
+	}
+	for _, m := range ManagerPins(env) {
+		v := get(m.Var)
+		if v == "" {
+			return &Refusal{What: m.Var + " is unset while " + m.Manager + " is installed",
+				Why: "it would follow the checkout's " + m.File, Fix: "set " + m.Var + " (builtin-tools sets it to your default for an untrusted root)"}
+		}
+		if dir, ok := strings.CutPrefix(v, "path:"); ok && (!filepath.IsAbs(dir) || within(dir, root)) {
+			return &Refusal{What: fmt.Sprintf("%s names %q, %s", m.Var, "path:"+shown(dir, root), inRootWord(dir)),
+				Why: "asdf would run that folder's programs", Fix: "set " + m.Var + " to an installed version"}
+		}
+	}
+	switch tc := get("GOTOOLCHAIN"); {
+	case !has(env, "GOTOOLCHAIN") || tc == "" || tc == "auto" || tc == "path" || strings.HasSuffix(tc, "+auto") || strings.HasSuffix(tc, "+path"):
+		return &Refusal{What: "GOTOOLCHAIN=" + tc + " lets the checkout choose the Go toolchain",
+			Why: "the go command would run the toolchain a go.mod or go.work \"toolchain\" line names", Fix: "set GOTOOLCHAIN=local (builtin-tools sets it for an untrusted root)"}
+	}
+	return nil
+}
+
+func inRootWord(p string) string {
+	if p == "" || !filepath.IsAbs(p) {
+		return "a folder relative to the working folder (the checkout)"
+	}
+	return "inside the root"
+}
+
+// splitPaths is the paths in a variable's value.
+func splitPaths(name, v string) []string {
+	switch name {
+	case "PATH", "PYTHONPATH", "NODE_PATH", "LD_LIBRARY_PATH":
+		return filepath.SplitList(v)
+	case "LD_PRELOAD":
+		return strings.FieldsFunc(v, func(r rune) bool { return r == ':' || r == ' ' })
+	}
+	return []string{v}
+}
+
+// within reports whether p is root or inside it, as written or where its
+// links lead.
+func within(p, root string) bool {
+	if root == "" {
+		return false
+	}
+	in := func(p, root string) bool {
+		rel, err := filepath.Rel(root, p)
+		return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+	}
+	p, root = filepath.Clean(p), filepath.Clean(root)
+	if in(p, root) {
+		return true
+	}
+	rr, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		rr = root
+	}
+	if in(p, rr) {
+		return true
+	}
+	if rp, err := filepath.EvalSymlinks(p); err == nil {
+		return in(rp, rr) || in(rp, root)
+	}
+	return false
+}
+
+func lookup(env []string) func(string) string {
+	return func(name string) string {
+		v := ""
+		for _, e := range env {
+			if val, ok := strings.CutPrefix(e, name+"="); ok {
+				v = val
+			}
+		}
+		return v
+	}
+}
+
+func has(env []string, name string) bool {
+	for _, e := range env {
+		if strings.HasPrefix(e, name+"=") {
+			return true
+		}
+	}
+	return false
+}
+
+// orDefault is v, else home/sub ("" when home is "").
+func orDefault(v, home, sub string) string {
+	if v != "" {
+		return v
+	}
+	if home == "" {
+		return ""
+	}
+	return filepath.Join(home, sub)
+}
+
+// OutsideRoot is env for a start for the untrusted root with the folder
+// lists (PATH, PYTHONPATH, NODE_PATH, LD_LIBRARY_PATH) keeping only their
+// entries outside root: an entry inside it, relative or empty (the
+// working folder, the checkout) is left out rather than the start
+// refused, so an activated virtualenv or a "." on PATH costs the servers
+// only the checkout's programs. left lists what it took out, as
+// "NAME entry". CheckUntrusted still refuses such an entry in a hello.
+func OutsideRoot(env []string, root string) (out, left []string) {
+	out = make([]string, 0, len(env))
+	for _, e := range env {
+		name, v, ok := strings.Cut(e, "=")
+		if !ok || !slices.Contains(folderLists, name) {
+			out = append(out, e)
+			continue
+		}
+		var keep []string
+		for _, p := range filepath.SplitList(v) {
+			if p == "" || !filepath.IsAbs(p) || within(p, root) {
+				left = append(left, name+" "+shown(p, root))
+				continue
+			}
+			keep = append(keep, p)
+		}
+		out = append(out, name+"="+strings.Join(keep, string(filepath.ListSeparator)))
+	}
+	return out, left
+}
+
+// folderLists are the variables OutsideRoot trims.
+var folderLists = []string{"PATH", "PYTHONPATH", "NODE_PATH", "LD_LIBRARY_PATH"}
+
+// LookOutside finds program as the untrusted root's start does: on env's
+// PATH less its entries inside root (OutsideRoot).
+func LookOutside(program, root string, env []string) (string, error) {
+	env, _ = OutsideRoot(env, root)
+	if p := lookPath(lookup(env)("PATH"), program); p != "" {
+		return p, nil
+	}
+	return "", fmt.Errorf("%s: %w (looked on PATH outside the checkout)", program, exec.ErrNotFound)
+}
+
+// lookPath finds an executable name in the folders of path (absolute
+// ones only: relative ones are refused above).
+func lookPath(path, name string) string {
+	for _, d := range filepath.SplitList(path) {
+		if !filepath.IsAbs(d) {
+			continue
+		}
+		p := filepath.Join(d, name)
+		if info, err := os.Stat(p); err == nil && info.Mode().IsRegular() && info.Mode().Perm()&0o111 != 0 {
+			return p
+		}
+	}
+	return ""
+}
+
+func isFile(p string) bool {
+	info, err := os.Stat(p)
+	return err == nil && info.Mode().IsRegular()
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
