@@ -468,7 +468,7 @@ func TestUntrustedEnvironmentIntoTheRoot(t *testing.T) {
 		defer cancel()
 		sup := NewSupervisor(root, Config{})
 		defer sup.Close()
-		_, err := sup.Hover(ctx, loc(t, sup, filepath.Join(root, "m.py")), Place{Line: 1, Symbol: "f"})
+		_, err := sup.Hover(ctx, loc(t, sup, filepath.Join(root, "m.py")), protocol.Place{Line: 1, Symbol: "f"})
 		t.Logf("hover: %v", err)
 		return err
 	}
