@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/builtin-tools/builtin-tools/lsp/broker"
 	"github.com/builtin-tools/builtin-tools/lsp/diag"
 	"github.com/builtin-tools/builtin-tools/lsp/protocol"
@@ -86,11 +87,7 @@ func TestBrokerSharesServer(t *testing.T) {
 	}
 	a.sup.Close()
 	b.Close()
-	deadline := time.Now().Add(time.Minute)
-	for processAlive(pa) && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
-	}
-	if processAlive(pa) {
+	if !testenv.Gone(pa) {
 		t.Fatalf("gopls %d outlived its clients past the idle time", pa)
 	}
 	select {
@@ -125,13 +122,10 @@ func startBrokerIdle(t *testing.T, dir string, idle time.Duration, budgetKB int6
 		cancel()
 		<-served
 	})
-	for range 500 {
-		if _, err := os.Stat(broker.Socket(dir)); err == nil {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatal("no broker socket")
+	testenv.WaitFor(t, 5*time.Second, "the broker's socket", func() bool {
+		_, err := os.Stat(broker.Socket(dir))
+		return err == nil
+	})
 }
 
 // LSP-9, LSP-1: the broker's idle time runs from the last use by any
@@ -156,11 +150,7 @@ func TestBrokerIdleCountsUse(t *testing.T) {
 	hover(a.sup)
 	hover(b)
 	pid := a.sup.running()[0].pid()
-	deadline := time.Now().Add(time.Minute)
-	for processAlive(pid) && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
-	}
-	if processAlive(pid) {
+	if !testenv.Gone(pid) {
 		t.Fatalf("gopls %d outlived its last use by a minute while the processes stayed connected (idle time 1 s)", pid)
 	}
 	hover(b)
@@ -202,11 +192,7 @@ func TestBrokerBudgetStopsIdle(t *testing.T) {
 	}
 	gone := func(pid int) {
 		t.Helper()
-		deadline := time.Now().Add(time.Minute)
-		for processAlive(pid) && time.Now().Before(deadline) {
-			time.Sleep(50 * time.Millisecond)
-		}
-		if processAlive(pid) {
+		if !testenv.Gone(pid) {
 			t.Fatalf("gopls %d, idle, outlived a start over the budget", pid)
 		}
 	}

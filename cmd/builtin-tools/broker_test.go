@@ -51,16 +51,7 @@ func brokerPID(t *testing.T, dir string) int {
 // the other process keeps using when the one that started the broker is
 // killed.
 func TestServeProcessesShareThroughBroker(t *testing.T) {
-	testenv.LookPath(t, "gopls")
-	testenv.SetupPath()
-	root := t.TempDir()
-	if resolved, err := filepath.EvalSymlinks(root); err == nil {
-		root = resolved
-	}
-	testenv.WriteTree(t, root, map[string]string{
-		"go.mod":  "module example.com/shop\n\ngo 1.22\n",
-		"cart.go": "package shop\n\n// Cart holds items.\ntype Cart struct{ Items []string }\n\n// Total counts the items.\nfunc (c *Cart) Total() int { return len(c.Items) }\n\nfunc use() int {\n\tc := &Cart{}\n\treturn c.Total() + c.Total()\n}\n",
-	})
+	root := shopModule(t, "package shop\n\n// Cart holds items.\ntype Cart struct{ Items []string }\n\n// Total counts the items.\nfunc (c *Cart) Total() int { return len(c.Items) }\n\nfunc use() int {\n\tc := &Cart{}\n\treturn c.Total() + c.Total()\n}\n")
 	env, dir := brokerRuntime(t, root)
 	refs := map[string]any{"operation": "references", "file": "cart.go", "line": 7, "symbol": "Total"}
 
@@ -159,16 +150,7 @@ func brokerRuntime(t *testing.T, root string) (env []string, dir string) {
 // is started as serve starts it, with an idle time of 1 s and a grace of
 // 3 s.
 func TestBrokerEndsItselfWhenUnused(t *testing.T) {
-	testenv.LookPath(t, "gopls")
-	testenv.SetupPath()
-	root := t.TempDir()
-	if resolved, err := filepath.EvalSymlinks(root); err == nil {
-		root = resolved
-	}
-	testenv.WriteTree(t, root, map[string]string{
-		"go.mod":  "module example.com/shop\n\ngo 1.22\n",
-		"cart.go": "package shop\n\nfunc Total() int { return 1 }\n\nfunc use() int { return Total() }\n",
-	})
+	root := shopModule(t, "package shop\n\nfunc Total() int { return 1 }\n\nfunc use() int { return Total() }\n")
 	env, dir := brokerRuntime(t, root)
 	// serve first: the broker, with no client, waits only its grace.
 	a := startServeWith(t, env, "--root", root)
@@ -192,4 +174,18 @@ func TestBrokerEndsItselfWhenUnused(t *testing.T) {
 	testenv.WaitFor(t, time.Minute, "the unused broker's end, and its gopls's", func() bool {
 		return !proc.Running(pid) && len(serverPIDs(root, "gopls")) == 0
 	})
+}
+
+// shopModule is a one-package Go module in a folder of its own (links
+// resolved, as gopls reports paths) with cart as its cart.go, for the
+// broker tests' serve processes.
+func shopModule(t *testing.T, cart string) string {
+	testenv.LookPath(t, "gopls")
+	testenv.SetupPath()
+	root := t.TempDir()
+	if resolved, err := filepath.EvalSymlinks(root); err == nil {
+		root = resolved
+	}
+	testenv.WriteTree(t, root, map[string]string{"go.mod": "module example.com/shop\n\ngo 1.22\n", "cart.go": cart})
+	return root
 }

@@ -107,19 +107,7 @@ func withEnv(env []string, name, value string) []string {
 func TestTrustPerHello(t *testing.T) {
 	root, gopls := goModule(t)
 	dir := serve(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	greet := func(h Hello) error {
-		c, err := Dial(ctx, dir, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := Greet(ctx, c, h); err != nil {
-			return err
-		}
-		t.Cleanup(func() { c.Close() })
-		return nil
-	}
+	greet := greeter(t, dir)
 	env := pinnedEnv()
 	if err := greet(Hello{Server: "gopls", Bin: gopls, Dir: root, Trusted: true, Env: env, Warm: "learned"}); err != nil {
 		t.Fatal(err)

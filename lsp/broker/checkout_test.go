@@ -26,15 +26,10 @@ func wrapper(t *testing.T, path, real, marker string) {
 
 // ran waits (bounded) for the wrapper's marker; false when it never came.
 func ran(marker string, wait time.Duration) bool {
-	for end := time.Now().Add(wait); ; {
-		if _, err := os.Stat(marker); err == nil {
-			return true
-		}
-		if time.Now().After(end) {
-			return false
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	return testenv.Until(wait, func() bool {
+		_, err := os.Stat(marker)
+		return err == nil
+	})
 }
 
 // pinnedEnv is this process's environment with every pin an untrusted
