@@ -56,30 +56,27 @@ func startServeWith(t *testing.T, env []string, args ...string) *servePeer {
 	return initServe(t, &servePeer{t: t, pid: p.Pid(), kill: func() { p.Kill() }, stdin: stdin, lines: bufio.NewScanner(p.Stdout())})
 }
 
-// startServeAlone starts serve outside internal/proc, so that nothing
-// but serve's own cleanup ends what it started: for a test of that
-// cleanup.
+// startServeAlone starts serve outside a cgroup of its own (proc's
+// Uncontained), so that nothing but serve's own cleanup ends what it
+// started: for a test of that cleanup.
 func startServeAlone(t *testing.T, root string) *servePeer {
 	t.Helper()
 	cmd := exec.Command(testenv.Command(t), "serve", "--root", root, "--lsp-broker=false")
-	stdin, _ := cmd.StdinPipe()
-	stdout, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
+	p, err := proc.Start(cmd, proc.Options{PipeStdin: true, PipeStdout: true, Uncontained: true})
+	if err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan struct{})
-	go func() { cmd.Wait(); close(done) }()
+	stdin := p.Stdin()
 	t.Cleanup(func() {
 		stdin.Close()
 		select {
-		case <-done:
+		case <-p.Exited():
 		case <-time.After(20 * time.Second):
-			cmd.Process.Kill()
-			<-done
+			p.Kill()
 		}
 	})
-	kill := func() { cmd.Process.Signal(syscall.SIGKILL); <-done }
-	return initServe(t, &servePeer{t: t, pid: cmd.Process.Pid, kill: kill, stdin: stdin, lines: bufio.NewScanner(stdout)})
+	kill := func() { p.Signal(syscall.SIGKILL); <-p.Exited() }
+	return initServe(t, &servePeer{t: t, pid: p.Pid(), kill: kill, stdin: stdin, lines: bufio.NewScanner(p.Stdout())})
 }
 
 func initServe(t *testing.T, p *servePeer) *servePeer {

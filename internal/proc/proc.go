@@ -60,16 +60,19 @@ func spawner() {
 }
 
 // spawn starts cmd in a process group of its own, with a parent-death
-// signal where the system has one, in a cgroup of its own where the system
-// gives one (its folder is returned), and records the group with the
-// reaper.
-func spawn(cmd *exec.Cmd) (string, error) {
+// signal where the system has one, if contained in a cgroup of its own
+// where the system gives one (its folder is returned), and records the
+// group with the reaper.
+func spawn(cmd *exec.Cmd, contained bool) (string, error) {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
 	cmd.SysProcAttr.Setpgid = true
 	setDeathSignal(cmd.SysProcAttr)
-	cgroup, started := intoCgroup(cmd.SysProcAttr)
+	cgroup, started := "", func(bool) {}
+	if contained {
+		cgroup, started = intoCgroup(cmd.SysProcAttr)
+	}
 	spawnOnce.Do(func() {
 		spawnCh = make(chan startReq)
 		go spawner()

@@ -51,6 +51,11 @@ type Options struct {
 	// its group was killed (default 2 s); then the pipes are closed, so a
 	// process that escaped the group cannot hold a reader forever.
 	Drain time.Duration
+	// Uncontained leaves the child in this process's cgroup, not one of its
+	// own that ends with it: what the child started in cgroups of its own
+	// then outlives it unless the child ends it. For a test of a program's
+	// own cleanup after it is killed; its process group is still ended.
+	Uncontained bool
 }
 
 // Process is a running child and everything this process knows of it.
@@ -148,7 +153,7 @@ func Start(cmd *exec.Cmd, o Options) (*Process, error) {
 
 	cgroups.setup() // outside spawnMu: it takes it to try a start
 	spawnMu.Lock()
-	p.cgroup, err = spawn(cmd)
+	p.cgroup, err = spawn(cmd, !o.Uncontained)
 	if err == nil {
 		p.pid = cmd.Process.Pid
 		known.add(p.pid, p.tag)
