@@ -4,8 +4,9 @@
 // own: its row of Adapters and its Adapter, the type that does what
 // differs (adapter.go says what that is).
 //
-// The Client sits on framing: one reader goroutine, responses matched to
-// requests by request_seq, every event in a numbered log. A Session runs
+// The connection is package dap/dapclient's Client, on framing: one reader
+// goroutine, responses matched to requests by request_seq, every event in a
+// numbered log. A Session runs
 // the handshake every adapter accepts — launch sent without waiting,
 // initialized awaited (it may come before the launch, or after its
 // response), breakpoints and exception filters, configurationDone, then

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/builtin-tools/builtin-tools/dap/dapclient"
 )
 
 // How a restart was done.
@@ -79,7 +81,7 @@ func (s *Supervisor) adapterRestart(ctx context.Context, sess *Session, wait tim
 	s.bps.resetCounts()
 	err := sess.call(ctx, "restart", map[string]any{"arguments": args}, nil)
 	if err != nil {
-		var re *ResponseError
+		var re *dapclient.ResponseError
 		if errors.As(err, &re) {
 			return nil, refused{fmt.Sprintf("%s refused its restart request (%s)", sess.Spec.ID, re.Error())}
 		}

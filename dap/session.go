@@ -19,6 +19,7 @@ import (
 
 	godap "github.com/google/go-dap"
 
+	"github.com/builtin-tools/builtin-tools/dap/dapclient"
 	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
@@ -72,7 +73,7 @@ type Session struct {
 	held   []*os.File    // files checked and handed to the adapter by descriptor
 	p      *proc.Process // the adapter; nil for one we dialled
 	tmp    string        // the session's folder: delve's build, the socket
-	client *Client
+	client *dapclient.Client
 	caps   capabilities
 	// exceptions are the kinds and filter names asked for; filters what
 	// was sent for them.
@@ -286,7 +287,7 @@ func (sess *Session) connect(ctx context.Context, rw io.ReadWriteCloser, opts Op
 		sess.kill()
 		return nil, fmt.Errorf(format+"%s", append(args, sess.exitNote())...)
 	}
-	sess.client = NewClient(rw)
+	sess.client = dapclient.New(rw)
 	sess.client.OnEvent = sess.event
 	sess.client.Start()
 	go sess.watch()
@@ -432,7 +433,7 @@ func (sess *Session) watch() {
 const DefaultTTL = 30 * time.Minute
 
 // event updates the session's state; it runs on the client's reader.
-func (sess *Session) event(e Event) {
+func (sess *Session) event(e dapclient.Event) {
 	sess.mu.Lock()
 	defer sess.mu.Unlock()
 	switch e.Name {
@@ -536,7 +537,7 @@ func (sess *Session) event(e Event) {
 // away meanwhile, the error says how the session ended.
 func (sess *Session) call(ctx context.Context, command string, args, body any) error {
 	err := sess.client.Call(ctx, command, args, body)
-	if err != nil && errors.Is(err, ErrClosed) {
+	if err != nil && errors.Is(err, dapclient.ErrClosed) {
 		return sess.closedError()
 	}
 	return err
@@ -557,7 +558,7 @@ func (sess *Session) closedError() error {
 		select {
 		case <-changed:
 		case <-deadline.C:
-			return fmt.Errorf("%w%s", ErrClosed, sess.stderrNote())
+			return fmt.Errorf("%w%s", dapclient.ErrClosed, sess.stderrNote())
 		}
 	}
 }
@@ -729,12 +730,9 @@ configured:
 }
 
 func (sess *Session) launchError(command string, err error) error {
-	var re *ResponseError
+	var re *dapclient.ResponseError
 	if errors.As(err, &re) {
-		msg := re.Detail
-		if msg == "" {
-			msg = re.Message
-		}
+		msg := re.Said()
 		sess.mu.Lock()
 		said := strings.TrimSpace(sess.launchOut)
 		sess.mu.Unlock()

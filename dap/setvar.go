@@ -9,6 +9,7 @@ import (
 
 	godap "github.com/google/go-dap"
 
+	"github.com/builtin-tools/builtin-tools/dap/dapclient"
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
 )
 
@@ -118,17 +119,13 @@ func (s *Supervisor) SetVariable(ctx context.Context, r, frame, name, value stri
 		res.Session = sess.Info()
 		return res, nil
 	}
-	if errors.Is(err, ErrClosed) {
+	if errors.Is(err, dapclient.ErrClosed) {
 		return nil, sess.closedError()
 	}
 	if err != nil {
-		var re *ResponseError
+		var re *dapclient.ResponseError
 		if errors.As(err, &re) {
-			msg := re.Detail
-			if msg == "" {
-				msg = re.Message
-			}
-			return nil, badArg("%s refused to set %s to %s: %s", sess.Spec.ID, name, value, msg)
+			return nil, badArg("%s refused to set %s to %s: %s", sess.Spec.ID, name, value, re.Said())
 		}
 		return nil, err
 	}

@@ -13,6 +13,7 @@ import (
 
 	godap "github.com/google/go-dap"
 
+	"github.com/builtin-tools/builtin-tools/dap/dapclient"
 	"github.com/builtin-tools/builtin-tools/internal/lifetime"
 	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
@@ -763,16 +764,16 @@ func (s *Supervisor) Evaluate(ctx context.Context, expr, frame string, wait time
 		res.Session = sess.Info()
 		return res, nil
 	}
-	if late && (err == nil || errors.As(err, new(*ResponseError))) {
+	if late && (err == nil || errors.As(err, new(*dapclient.ResponseError))) {
 		res.Note = fmt.Sprintf("it ran past the %s bound; pause was sent and then it ended", d.Round(time.Millisecond))
 	}
 	if err != nil {
-		var re *ResponseError
+		var re *dapclient.ResponseError
 		if errors.As(err, &re) {
 			res.Error = strings.TrimPrefix(re.Error(), "evaluate: ")
 			return res, nil
 		}
-		if errors.Is(err, ErrClosed) {
+		if errors.Is(err, dapclient.ErrClosed) {
 			return nil, sess.closedError()
 		}
 		return nil, err

@@ -1,4 +1,10 @@
-package dap
+// Package dapclient speaks the Debug Adapter Protocol over one connection:
+// requests sent and their responses matched by request_seq, events kept in
+// a numbered log, the adapter's own requests answered. It decodes only the
+// envelope and leaves bodies raw for go-dap's types, so an adapter's own
+// events never break the stream. It knows nothing of sessions, programs or
+// adapters (package dap does); framing reads and writes its frames.
+package dapclient
 
 import (
 	"context"
@@ -46,6 +52,15 @@ type ResponseError struct {
 	Detail  string // the error body's formatted message, when there is one
 }
 
+// Said is the adapter's own words: the error body's message, else the
+// response's.
+func (e *ResponseError) Said() string {
+	if e.Detail != "" {
+		return e.Detail
+	}
+	return e.Message
+}
+
 func (e *ResponseError) Error() string {
 	msg := e.Message
 	if e.Detail != "" && e.Detail != e.Message {
@@ -63,7 +78,7 @@ func (e *ResponseError) Error() string {
 // ErrClosed means the adapter's connection ended.
 var ErrClosed = errors.New("the debug adapter's connection closed")
 
-// maxLog bounds the event log; output text is kept apart (Session).
+// maxLog bounds the event log; a session keeps the program's output apart.
 const maxLog = 4096
 
 // Client speaks DAP over one connection: one reader goroutine, responses
@@ -94,8 +109,8 @@ type Client struct {
 	done chan struct{}
 }
 
-// NewClient starts reading rw. Close it with Close.
-func NewClient(rw io.ReadWriteCloser) *Client {
+// New makes a client on rw; Start begins reading it. Close it with Close.
+func New(rw io.ReadWriteCloser) *Client {
 	c := &Client{
 		rw:      rw,
 		r:       framing.NewReader(rw, framing.WithMaxBody(64<<20)),
