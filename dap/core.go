@@ -190,7 +190,7 @@ func (s *Supervisor) openCore(ctx context.Context, sess *Session, wait time.Dura
 	if th, err := s.Threads(ctx); err == nil {
 		info.Threads, info.Total = th.Groups, th.Total
 	}
-	if frames, total, err := sess.frames(ctx, res.Stop, res.Stop.ThreadID, 30); err == nil {
+	if frames, total, err := sess.stack.frames(ctx, res.Stop, res.Stop.ThreadID, 30); err == nil {
 		// From the frame above the checkout's first: a Go crash's top
 		// frames are the runtime's signal handling.
 		start := max(inRoot(frames)-1, 0)

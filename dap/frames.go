@@ -13,11 +13,24 @@ import (
 	godap "github.com/google/go-dap"
 
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
+	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
 // How a session reads a stop: its frames with their source quoted, a
 // frame's locals and a reference's children (noise left out), the frame a
 // stop shows, and references tied to the stop they came from.
+
+// stackReader reads a stopped program through its adapter: a thread's
+// frames with their source quoted (read through the run's guard), a
+// frame's locals, a reference's children with the noise left out, what a
+// watchpoint's memory holds. It keeps no state between reads; the stop
+// whose references it makes is the caller's.
+type stackReader struct {
+	call    func(ctx context.Context, command string, args, body any) error
+	guard   *pathguard.Guard // confines every path the adapter sends back
+	program string           // the program's absolute path, for staleness
+	spec    AdapterSpec
+}
 
 // pickFrame is the frame a stop shows: the top one, or for an exception, a
 // panic, a pause or a crash the frame in the checkout nearest the top.
@@ -39,7 +52,7 @@ func (sess *Session) shownFrame(ctx context.Context, st *Stop) (int, *Frame, boo
 	f, below := st.shown, st.below
 	sess.mu.Unlock()
 	if f == nil {
-		frames, _, err := sess.frames(ctx, st, st.ThreadID, 30)
+		frames, _, err := sess.stack.frames(ctx, st, st.ThreadID, 30)
 		if err != nil || len(frames) == 0 {
 			return 0, nil, false
 		}
@@ -77,9 +90,9 @@ const maxThreadsLooked = 64
 // userThread finds the thread whose stack reaches the checkout, for a stop
 // on one that does not: the lowest id that does (goroutine 1 is main), at
 // most maxThreadsLooked looked at; 0 when none does.
-func (sess *Session) userThread(ctx context.Context, st *Stop) (int, []Frame) {
+func (r *stackReader) userThread(ctx context.Context, st *Stop) (int, []Frame) {
 	var body godap.ThreadsResponseBody
-	if err := sess.call(ctx, "threads", nil, &body); err != nil {
+	if err := r.call(ctx, "threads", nil, &body); err != nil {
 		return 0, nil
 	}
 	ids := make([]int, 0, len(body.Threads))
@@ -90,7 +103,7 @@ func (sess *Session) userThread(ctx context.Context, st *Stop) (int, []Frame) {
 	}
 	slices.Sort(ids)
 	for _, id := range ids[:min(len(ids), maxThreadsLooked)] {
-		if fr, _, err := sess.frames(ctx, st, id, 30); err == nil && inRoot(fr) >= 0 {
+		if fr, _, err := r.frames(ctx, st, id, 30); err == nil && inRoot(fr) >= 0 {
 			return id, fr
 		}
 	}
@@ -134,13 +147,13 @@ func (sess *Session) currentStop() (*Stop, error) {
 
 // frames reads a thread's stack and quotes each frame's source; a file is
 // read once however many frames are in it.
-func (sess *Session) frames(ctx context.Context, st *Stop, thread, levels int) ([]Frame, int, error) {
+func (r *stackReader) frames(ctx context.Context, st *Stop, thread, levels int) ([]Frame, int, error) {
 	var body godap.StackTraceResponseBody
-	if err := sess.call(ctx, "stackTrace", map[string]any{"threadId": thread, "startFrame": 0, "levels": levels}, &body); err != nil {
+	if err := r.call(ctx, "stackTrace", map[string]any{"threadId": thread, "startFrame": 0, "levels": levels}, &body); err != nil {
 		return nil, 0, err
 	}
 	var progTime time.Time
-	if info, err := sess.guard.Stat(sess.abs); err == nil && !info.IsDir() && sess.Spec.StaleSource {
+	if info, err := r.guard.Stat(r.program); err == nil && !info.IsDir() && r.spec.StaleSource {
 		progTime = info.ModTime()
 	}
 	sources := map[string]*source{}
@@ -149,16 +162,16 @@ func (sess *Session) frames(ctx context.Context, st *Stop, thread, levels int) (
 	for i, f := range body.StackFrames {
 		fr := Frame{ID: ref(f.Id, st.N), Name: f.Name, Line: f.Line}
 		if f.Source != nil && f.Source.Path != "" {
-			abs, err := sess.guard.Resolve(f.Source.Path)
+			abs, err := r.guard.Resolve(f.Source.Path)
 			if err != nil {
 				// Outside the root (the standard library, a symlink out):
 				// named, never read.
 				fr.File, fr.Outside = f.Source.Path, true
 			} else {
-				fr.File = sess.guard.Rel(abs)
+				fr.File = r.guard.Rel(abs)
 				src, ok := sources[abs]
 				if !ok {
-					src = sess.read(abs, progTime)
+					src = r.source(abs, progTime)
 					sources[abs] = src
 				}
 				if src.missing {
@@ -187,8 +200,8 @@ type source struct {
 	missing bool // no such file in the checkout
 }
 
-func (sess *Session) read(abs string, progTime time.Time) *source {
-	data, info, err := sess.guard.ReadFile(abs, 8<<20)
+func (r *stackReader) source(abs string, progTime time.Time) *source {
+	data, info, err := r.guard.ReadFile(abs, 8<<20)
 	if err != nil {
 		return &source{missing: errors.Is(err, fs.ErrNotExist)}
 	}
@@ -209,21 +222,21 @@ func (src *source) quote(line, around int) []SourceLine {
 }
 
 // locals reads a frame's first scope, capped, noise left out.
-func (sess *Session) locals(ctx context.Context, st *Stop, frameRef string) ([]Var, int, []string, error) {
+func (r *stackReader) locals(ctx context.Context, st *Stop, frameRef string) ([]Var, int, []string, error) {
 	id, _, _ := strings.Cut(frameRef, "@")
 	fid, _ := strconv.Atoi(id)
-	vref, err := sess.localsRef(ctx, fid)
+	vref, err := r.localsRef(ctx, fid)
 	if err != nil || vref == 0 {
 		return nil, 0, nil, err
 	}
-	return sess.children(ctx, st, vref, 20, false)
+	return r.children(ctx, st, vref, 20, false)
 }
 
 // localsRef is the reference of the frame fid's first scope that is cheap
 // to read (its locals), 0 when it has none.
-func (sess *Session) localsRef(ctx context.Context, fid int) (int, error) {
+func (r *stackReader) localsRef(ctx context.Context, fid int) (int, error) {
 	var scopes godap.ScopesResponseBody
-	if err := sess.call(ctx, "scopes", map[string]any{"frameId": fid}, &scopes); err != nil {
+	if err := r.call(ctx, "scopes", map[string]any{"frameId": fid}, &scopes); err != nil {
 		return 0, err
 	}
 	for _, sc := range scopes.Scopes {
@@ -237,17 +250,17 @@ func (sess *Session) localsRef(ctx context.Context, fid int) (int, error) {
 // children reads a reference's variables, at most max, values cut at 400
 // characters; unless all, what noise reads as a value is left out and
 // named (hidden).
-func (sess *Session) children(ctx context.Context, st *Stop, vref, max int, all bool) ([]Var, int, []string, error) {
+func (r *stackReader) children(ctx context.Context, st *Stop, vref, max int, all bool) ([]Var, int, []string, error) {
 	var body godap.VariablesResponseBody
 	// The groups debugpy puts first count against the page.
-	if err := sess.call(ctx, "variables", map[string]any{"variablesReference": vref, "start": 0, "count": max + 3}, &body); err != nil {
+	if err := r.call(ctx, "variables", map[string]any{"variablesReference": vref, "start": 0, "count": max + 3}, &body); err != nil {
 		return nil, 0, nil, err
 	}
 	var hidden []string
 	vars := body.Variables
 	if !all {
 		vars = slices.DeleteFunc(slices.Clone(vars), func(v godap.Variable) bool {
-			if sess.Spec.Adapter.Noise(v) {
+			if r.spec.Adapter.Noise(v) {
 				hidden = append(hidden, v.Name)
 				return true
 			}
@@ -275,4 +288,17 @@ func makeVar(name, value, typ string, vref, named, indexed, stop int) Var {
 		v.Ref = ref(vref, stop)
 	}
 	return v
+}
+
+// memory evaluates a watchpoint's memory expression, "" when there is
+// none or it fails.
+func (r *stackReader) memory(ctx context.Context, expr string) string {
+	if expr == "" {
+		return ""
+	}
+	var body godap.EvaluateResponseBody
+	if r.call(ctx, "evaluate", map[string]any{"expression": expr, "context": r.spec.ExprContext}, &body) != nil {
+		return ""
+	}
+	return body.Result
 }

@@ -3,6 +3,10 @@ package dap
 import (
 	"bytes"
 	"slices"
+	"strings"
+	"sync"
+
+	godap "github.com/google/go-dap"
 )
 
 // The program's output: kept in a buffer with one cursor of what the
@@ -10,9 +14,18 @@ import (
 
 // outBuf keeps the debuggee's output, at least the newest maxOutput bytes,
 // with one cursor of what the agent has been shown, whatever result showed
-// it: output shown once is never shown again.
+// it: output shown once is never shown again. What the adapter says before
+// configurationDone is kept apart, for a launch that fails. Safe for
+// concurrent use; its lock is its own, since output changes nothing a
+// waiter on the session looks at.
 type outBuf struct {
-	data    []byte
+	mu sync.Mutex
+	// configured: configurationDone was sent, so output is the program's;
+	// before, it is the adapter talking ("Building …", a compiler's
+	// errors), kept in launch.
+	configured bool
+	launch     string
+	data       []byte
 	dropped int64 // bytes dropped from the front
 	// shown: every byte before it was shown, except the gaps, which a stop
 	// result left out for room (it shows the newest part) and output gives.
@@ -20,6 +33,38 @@ type outBuf struct {
 	gaps  []span
 	// lost counts gap bytes forgotten for room (more than maxGaps).
 	lost int64
+}
+
+// event takes an output event: telemetry and the adapter's banners are
+// dropped.
+func (o *outBuf) event(b godap.OutputEventBody, banners []string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	switch {
+	case b.Category == "telemetry":
+	case !o.configured:
+		if len(o.launch) < 16<<10 {
+			o.launch += b.Output
+		}
+	case b.Category == "console" && slices.Contains(banners, b.Output):
+	default:
+		o.add(b.Output)
+	}
+}
+
+// configure marks configurationDone sent: what comes next is the
+// program's.
+func (o *outBuf) configure() {
+	o.mu.Lock()
+	o.configured = true
+	o.mu.Unlock()
+}
+
+// launchSaid is what the adapter said before configurationDone.
+func (o *outBuf) launchSaid() string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return strings.TrimSpace(o.launch)
 }
 
 // span is output from..to, absolute offsets.
@@ -47,7 +92,7 @@ func (o *outBuf) skip(from, to int64) {
 
 const maxOutput = 1 << 20
 
-// add appends s. The buffer grows to twice maxOutput before its oldest
+// add appends s; the caller holds mu (or owns o alone). The buffer grows to twice maxOutput before its oldest
 // half goes, in one copy: each byte is copied at most once more however
 // the output comes, where trimming at every event copied the whole
 // buffer each time (M4).
@@ -68,14 +113,13 @@ func (o *outBuf) add(s string) {
 	o.data = append(o.data, s...)
 }
 
-// newOutput returns the program's output no result has shown yet, at most
+// unshown returns the program's output no result has shown yet, at most
 // limit bytes, oldest first: what stop results left out for room, then
 // what came after the last result; how many such bytes were dropped for
 // room; and how many are left for the next call.
-func (sess *Session) newOutput(limit int) (text string, skipped int64, more int) {
-	sess.mu.Lock()
-	defer sess.mu.Unlock()
-	o := &sess.out
+func (o *outBuf) unshown(limit int) (text string, skipped int64, more int) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
 	end := o.dropped + int64(len(o.data))
 	skipped, o.lost = o.lost, 0
 	pieces := append(slices.Clone(o.gaps), span{o.shown, end})
@@ -122,13 +166,12 @@ func (sess *Session) newOutput(limit int) (text string, skipped int64, more int)
 	return string(bytes.ToValidUTF8(b, []byte("\uFFFD"))), skipped, more
 }
 
-// recentOutput is the output no result has shown, cut to its last 2,000
+// recent is the output no result has shown, cut to its last 2,000
 // bytes for a stop result, and how many bytes before those it left out;
 // output gives those later, and never what a result showed.
-func (sess *Session) recentOutput() (string, int) {
-	sess.mu.Lock()
-	defer sess.mu.Unlock()
-	o := &sess.out
+func (o *outBuf) recent() (string, int) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
 	end := o.dropped + int64(len(o.data))
 	from := max(o.shown, o.dropped)
 	const keep = 2000

@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -67,13 +66,13 @@ type Session struct {
 
 	root   string
 	guard  *pathguard.Guard // confines every path the adapter sends back
-	abs    string           // the program's absolute path, for staleness
 	attach bool
 	core   string        // the core file's absolute path, for a post-mortem session
 	held   []*os.File    // files checked and handed to the adapter by descriptor
 	p      *proc.Process // the adapter; nil for one we dialled
 	tmp    string        // the session's folder: delve's build, the socket
 	client *dapclient.Client
+	stack  stackReader
 	caps   capabilities
 	// exceptions are the kinds and filter names asked for; filters what
 	// was sent for them.
@@ -87,10 +86,8 @@ type Session struct {
 	mu         sync.Mutex
 	stops      []*Stop
 	running    bool
-	resumed    int    // stops before the last resume; a later stopped event is a new stop
-	reported   int    // the last stop a result showed
-	configured bool   // configurationDone was sent
-	launchOut  string // what the adapter said before that
+	resumed    int // stops before the last resume; a later stopped event is a new stop
+	reported   int // the last stop a result showed
 	exitCode   *int
 	terminated bool
 	ended      string // why the session ended, "" while it lives
@@ -108,16 +105,14 @@ type Session struct {
 	launched  any
 	launchCmd string
 	// watches are the session's data breakpoints.
-	watches   []Watchpoint
-	nextWatch int
+	watches watchSet
 	// runTo is a run_to_line waiting for its stop.
 	runTo *runTo
 	// pausing: a pause was sent and the program has not run since.
 	pausing bool
 	// busy is an evaluate or set_variable that ran out of time and still
-	// runs, since busySince.
-	busy      string
-	busySince time.Time
+	// runs.
+	busy stillRunning
 }
 
 type capabilities struct {
@@ -186,7 +181,9 @@ type inProcess interface {
 }
 
 func newSession(spec AdapterSpec, root, tmp string, opts Options) *Session {
-	return &Session{Spec: spec, root: root, guard: opts.Guard, tmp: tmp, changed: make(chan struct{}), bps: opts.Breakpoints}
+	sess := &Session{Spec: spec, root: root, guard: opts.Guard, tmp: tmp, changed: make(chan struct{}), bps: opts.Breakpoints}
+	sess.stack = stackReader{call: sess.call, guard: opts.Guard, spec: spec}
+	return sess
 }
 
 // start runs the adapter and connects to it; tmp is the session's folder
@@ -434,6 +431,12 @@ const DefaultTTL = 30 * time.Minute
 
 // event updates the session's state; it runs on the client's reader.
 func (sess *Session) event(e dapclient.Event) {
+	if e.Name == "output" {
+		var b godap.OutputEventBody
+		json.Unmarshal(e.Body, &b)
+		sess.out.event(b, sess.Spec.Banners) // no state a waiter looks at
+		return
+	}
 	sess.mu.Lock()
 	defer sess.mu.Unlock()
 	switch e.Name {
@@ -485,23 +488,6 @@ func (sess *Session) event(e dapclient.Event) {
 	case "terminated":
 		sess.terminated = true
 		sess.running = false
-	case "output":
-		var b godap.OutputEventBody
-		json.Unmarshal(e.Body, &b)
-		switch {
-		case b.Category == "telemetry":
-		case !sess.configured:
-			// Before configurationDone the program has not run: this is
-			// the adapter talking ("Building …", a compiler's errors),
-			// kept for a launch that fails.
-			if len(sess.launchOut) < 16<<10 {
-				sess.launchOut += b.Output
-			}
-		case b.Category == "console" && slices.Contains(sess.Spec.Banners, b.Output):
-		default:
-			sess.out.add(b.Output)
-		}
-		return // output changes no state a waiter looks at
 	case "process":
 		var b godap.ProcessEventBody
 		json.Unmarshal(e.Body, &b)
@@ -587,29 +573,45 @@ func (sess *Session) bounded(ctx context.Context, st *Stop, command string, args
 		err = p.Wait(pctx, body)
 	}
 	if err != nil && pctx.Err() != nil && ctx.Err() == nil {
-		sess.mu.Lock()
-		sess.busy, sess.busySince = what, time.Now()
-		sess.mu.Unlock()
+		sess.busy.start(what)
 		go func() {
 			p.Wait(context.Background(), nil) // the answer, or the connection's end
-			sess.mu.Lock()
-			sess.busy = ""
-			sess.mu.Unlock()
+			sess.busy.done()
 		}()
 		return true, true, err
 	}
 	return true, false, err
 }
 
-// evaluating says which evaluate or set_variable still runs, "" when
-// none.
-func (sess *Session) evaluating() string {
-	sess.mu.Lock()
-	defer sess.mu.Unlock()
-	if sess.busy == "" {
+// stillRunning is a request that runs code in the program (evaluate,
+// set_variable) and ran out of its bound: while it runs, the next such
+// request is refused at once. Safe for concurrent use.
+type stillRunning struct {
+	mu    sync.Mutex
+	what  string
+	since time.Time
+}
+
+func (r *stillRunning) start(what string) {
+	r.mu.Lock()
+	r.what, r.since = what, time.Now()
+	r.mu.Unlock()
+}
+
+func (r *stillRunning) done() {
+	r.mu.Lock()
+	r.what = ""
+	r.mu.Unlock()
+}
+
+// note says which request still runs, "" when none.
+func (r *stillRunning) note() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.what == "" {
 		return ""
 	}
-	return fmt.Sprintf("an earlier %s still runs inside the program, for %s now", sess.busy, time.Since(sess.busySince).Round(time.Second))
+	return fmt.Sprintf("an earlier %s still runs inside the program, for %s now", r.what, time.Since(r.since).Round(time.Second))
 }
 
 // settle waits, for an adapter that sends one stopped event per thread,
@@ -714,9 +716,7 @@ func (sess *Session) launch(ctx context.Context, args any, command string, timeo
 		return err
 	}
 configured:
-	sess.mu.Lock()
-	sess.configured = true
-	sess.mu.Unlock()
+	sess.out.configure()
 	if err := sess.client.Call(ctx, "configurationDone", nil, nil); err != nil {
 		return sess.launchError(command, err)
 	}
@@ -733,9 +733,7 @@ func (sess *Session) launchError(command string, err error) error {
 	var re *dapclient.ResponseError
 	if errors.As(err, &re) {
 		msg := re.Said()
-		sess.mu.Lock()
-		said := strings.TrimSpace(sess.launchOut)
-		sess.mu.Unlock()
+		said := sess.out.launchSaid()
 		msg = sess.Spec.Adapter.Explain(command, msg, said)
 		if said != "" {
 			msg += "\n" + said

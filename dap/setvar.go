@@ -57,7 +57,7 @@ func (s *Supervisor) SetVariable(ctx context.Context, r, frame, name, value stri
 	if r != "" && frame != "" {
 		return nil, badArg("set_variable takes reference (the container the variable is in) or frame_id (its locals), not both")
 	}
-	if busy := sess.evaluating(); busy != "" {
+	if busy := sess.busy.note(); busy != "" {
 		return nil, badArg("%s; a set_variable would wait behind it: wait and call set_variable again, or terminate the session", busy)
 	}
 	fid := 0
@@ -73,14 +73,14 @@ func (s *Supervisor) SetVariable(ctx context.Context, r, frame, name, value stri
 		if vref, err = sess.parseRef("reference", r); err != nil {
 			return nil, err
 		}
-	} else if vref, err = sess.localsRef(ctx, fid); err != nil {
+	} else if vref, err = sess.stack.localsRef(ctx, fid); err != nil {
 		return nil, fmt.Errorf("scopes: %v", err)
 	}
 	lookup := func(in int) *Var {
 		if in == 0 {
 			return nil
 		}
-		vars, _, _, err := sess.children(ctx, st, in, 1000, true)
+		vars, _, _, err := sess.stack.children(ctx, st, in, 1000, true)
 		if err != nil {
 			return nil
 		}
@@ -134,7 +134,7 @@ func (s *Supervisor) SetVariable(ctx context.Context, r, frame, name, value stri
 	// when it was made).
 	back := vref
 	if r == "" && vref != 0 {
-		if fresh, err := sess.localsRef(ctx, fid); err == nil && fresh != 0 {
+		if fresh, err := sess.stack.localsRef(ctx, fid); err == nil && fresh != 0 {
 			back = fresh
 		}
 	}

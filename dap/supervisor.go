@@ -214,7 +214,7 @@ func (s *Supervisor) launch(ctx context.Context, l LaunchSpec, wait time.Duratio
 	tmp = ""                    // the session's: removed at its end
 	sess.held, held = held, nil // closed at the session's end
 	sess.Program = describeProgram(s.g, l)
-	sess.abs = program
+	sess.stack.program = program
 	sess.attach = l.Attach
 	sess.core = core
 	sess.exceptions = l.Exceptions
@@ -524,7 +524,7 @@ func (s *Supervisor) waitStop(ctx context.Context, sess *Session, n int, d time.
 		case <-timer:
 			res := &StopResult{Session: sess.Info(), Outcome: "running",
 				Note: fmt.Sprintf("still running after %s (last stop %d); call continue again to wait longer, or pause to stop it", d.Round(time.Millisecond), n)}
-			res.Output, res.OutputMore = sess.recentOutput()
+			res.Output, res.OutputMore = sess.out.recent()
 			return res, nil
 		case <-ctx.Done():
 			return nil, context.Cause(ctx)
@@ -550,7 +550,7 @@ func (s *Supervisor) endResult(sess *Session) *StopResult {
 		}
 	}
 	res.RunTo = s.settleRunTo(context.Background(), sess, nil, nil)
-	res.Output, res.OutputMore = sess.recentOutput()
+	res.Output, res.OutputMore = sess.out.recent()
 	return res
 }
 
@@ -558,11 +558,11 @@ func (s *Supervisor) endResult(sess *Session) *StopResult {
 // the breakpoints hit, the frame's locals, and new output.
 func (s *Supervisor) stopResult(ctx context.Context, sess *Session, st *Stop) (*StopResult, error) {
 	res := &StopResult{Session: sess.Info(), Outcome: "stopped", Stop: st}
-	frames, _, err := sess.frames(ctx, st, st.ThreadID, 30)
+	frames, _, err := sess.stack.frames(ctx, st, st.ThreadID, 30)
 	if err == nil && st.Reason == "pause" && inRoot(frames) < 0 {
 		// delve stops on the thread it interrupted, often idle in the
 		// runtime (goroutine 0): show the one running the checkout's code.
-		if tid, fr := sess.userThread(ctx, st); tid != 0 {
+		if tid, fr := sess.stack.userThread(ctx, st); tid != 0 {
 			res.Note = fmt.Sprintf("the adapter paused on thread %d in %s, outside the checkout; shown is thread %d, where the checkout's code is", st.ThreadID, frameName(frames), tid)
 			sess.mu.Lock()
 			st.ThreadID = tid
@@ -585,7 +585,7 @@ func (s *Supervisor) stopResult(ctx context.Context, sess *Session, st *Stop) (*
 		var fired []string
 		if first {
 			var unchanged bool
-			fired, unchanged = sess.noteWatches(ctx, st)
+			fired, unchanged = sess.watches.fired(st, func(expr string) string { return sess.stack.memory(ctx, expr) })
 			if st.Reason == "data breakpoint" && unchanged && len(s.bps.idsAt(frames[0].File, frames[0].Line)) > 0 {
 				// No watched value changed, and a breakpoint is where it
 				// stopped: that breakpoint's stop, mislabelled.
@@ -610,7 +610,7 @@ func (s *Supervisor) stopResult(ctx context.Context, sess *Session, st *Stop) (*
 		sess.mu.Lock() // status reads the stop meanwhile
 		st.Breakpoints = ids
 		sess.mu.Unlock()
-		if locals, more, hidden, err := sess.locals(ctx, st, f.ID); err == nil {
+		if locals, more, hidden, err := sess.stack.locals(ctx, st, f.ID); err == nil {
 			res.Locals, res.LocalsMore, res.LocalsHidden = locals, more, hidden
 		}
 	} else if err != nil {
@@ -630,7 +630,7 @@ func (s *Supervisor) stopResult(ctx context.Context, sess *Session, st *Stop) (*
 		top = &frames[0]
 	}
 	res.RunTo = s.settleRunTo(ctx, sess, st, top)
-	res.Output, res.OutputMore = sess.recentOutput()
+	res.Output, res.OutputMore = sess.out.recent()
 	return res, nil
 }
 
@@ -654,7 +654,7 @@ func (s *Supervisor) Stack(ctx context.Context, thread int) (*StackResult, error
 	if thread == 0 {
 		thread = st.ThreadID
 	}
-	frames, total, err := sess.frames(context.WithoutCancel(ctx), st, thread, 30)
+	frames, total, err := sess.stack.frames(context.WithoutCancel(ctx), st, thread, 30)
 	if err != nil {
 		return nil, fmt.Errorf("stack of thread %d: %v", thread, err)
 	}
@@ -689,7 +689,7 @@ func (s *Supervisor) Variables(ctx context.Context, r string, all bool) (*Variab
 	if err != nil {
 		return nil, err
 	}
-	vars, more, hidden, err := sess.children(ctx, st, vref, 50, all)
+	vars, more, hidden, err := sess.stack.children(ctx, st, vref, 50, all)
 	if err != nil {
 		return nil, fmt.Errorf("variables: %v", err)
 	}
@@ -736,7 +736,7 @@ func (s *Supervisor) Evaluate(ctx context.Context, expr, frame string, wait time
 	if err != nil {
 		return nil, err
 	}
-	if busy := sess.evaluating(); busy != "" {
+	if busy := sess.busy.note(); busy != "" {
 		return nil, badArg("%s; a new evaluate would wait behind it: wait and call evaluate again, or terminate the session", busy)
 	}
 	args := map[string]any{"expression": expr, "context": sess.Spec.ExprContext}
@@ -835,7 +835,7 @@ func (s *Supervisor) Output(limit int) (*OutputResult, error) {
 	if sess == nil {
 		return nil, noSession("there has been no debug session; start one with operation launch or attach")
 	}
-	text, skipped, more := sess.newOutput(limit)
+	text, skipped, more := sess.out.unshown(limit)
 	return &OutputResult{Session: sess.Info(), Output: text, Skipped: skipped, More: more}, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	godap "github.com/google/go-dap"
 )
@@ -60,9 +61,7 @@ func (s *Supervisor) Watch(ctx context.Context, r, name, access string, remove b
 	if !slices.Contains([]string{"write", "read", "readWrite"}, access) {
 		return nil, badArg("access %q: use write, read or readWrite", access)
 	}
-	sess.mu.Lock()
-	list := slices.Clone(sess.watches)
-	sess.mu.Unlock()
+	list := sess.watches.all()
 	if remove {
 		i := slices.IndexFunc(list, func(w Watchpoint) bool { return w.Name == name })
 		if i < 0 {
@@ -80,7 +79,7 @@ func (s *Supervisor) Watch(ctx context.Context, r, name, access string, remove b
 				return nil, err
 			}
 		} else if fid, f, _ := sess.shownFrame(ctx, st); f != nil {
-			if vref, err = sess.localsRef(ctx, fid); err != nil {
+			if vref, err = sess.stack.localsRef(ctx, fid); err != nil {
 				return nil, fmt.Errorf("scopes: %v", err)
 			}
 		}
@@ -96,12 +95,8 @@ func (s *Supervisor) Watch(ctx context.Context, r, name, access string, remove b
 			return nil, badArg("%s watches %s only for %v, not %s", sess.Spec.ID, name, info.AccessTypes, access)
 		}
 		list = slices.DeleteFunc(list, func(w Watchpoint) bool { return w.Name == name })
-		sess.mu.Lock()
-		sess.nextWatch++
-		n := sess.nextWatch
-		sess.mu.Unlock()
-		w := Watchpoint{ID: fmt.Sprintf("w%d", n), Name: name, Description: info.Description, Access: access, dataID: id, memory: watchMemory(id)}
-		w.last = sess.readMemory(ctx, w.memory)
+		w := Watchpoint{ID: sess.watches.newID(), Name: name, Description: info.Description, Access: access, dataID: id, memory: watchMemory(id)}
+		w.last = sess.stack.memory(ctx, w.memory)
 		list = append(list, w)
 	}
 	bps := make([]map[string]any, 0, len(list))
@@ -117,9 +112,7 @@ func (s *Supervisor) Watch(ctx context.Context, r, name, access string, remove b
 			list[i].Verified, list[i].Message, list[i].adapterID = body.Breakpoints[i].Verified, body.Breakpoints[i].Message, body.Breakpoints[i].Id
 		}
 	}
-	sess.mu.Lock()
-	sess.watches = list
-	sess.mu.Unlock()
+	sess.watches.replace(list)
 	return &WatchResult{Session: sess.Info(), Watchpoints: nonNil(list)}, nil
 }
 
@@ -134,36 +127,51 @@ func watchMemory(dataID string) string {
 	return ""
 }
 
-// readMemory evaluates a watchpoint's memory expression, "" when there is
-// none or it fails.
-func (sess *Session) readMemory(ctx context.Context, expr string) string {
-	if expr == "" {
-		return ""
-	}
-	var body godap.EvaluateResponseBody
-	if sess.call(ctx, "evaluate", map[string]any{"expression": expr, "context": sess.Spec.ExprContext}, &body) != nil {
-		return ""
-	}
-	return body.Result
+// watchSet is a session's watchpoints: their data ids are the adapter's
+// for that session, so they end with it. Safe for concurrent use.
+type watchSet struct {
+	mu   sync.Mutex
+	list []Watchpoint
+	next int
 }
 
-// noteWatches reads, at a stop, what each watchpoint holds, and says
+// all returns a copy of the list.
+func (ws *watchSet) all() []Watchpoint {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	return slices.Clone(ws.list)
+}
+
+// newID numbers a new watchpoint: w1, w2, ...
+func (ws *watchSet) newID() string {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	ws.next++
+	return fmt.Sprintf("w%d", ws.next)
+}
+
+// replace sets the list the adapter was sent.
+func (ws *watchSet) replace(list []Watchpoint) {
+	ws.mu.Lock()
+	ws.list = list
+	ws.mu.Unlock()
+}
+
+// fired reads (read), at stop st, what each watchpoint holds, and says
 // which fired: those the adapter named (hitBreakpointIds), else those
 // whose memory changed since the last stop. unchanged: every watchpoint
 // watches writes and could be read, and none changed, so no watchpoint
 // fired, whatever the stop's reason says. (delve can label a line
 // breakpoint's stop a data breakpoint once a watchpoint exists: a debug
 // status bit from an earlier hit is read for this one.)
-func (sess *Session) noteWatches(ctx context.Context, st *Stop) (fired []string, unchanged bool) {
-	sess.mu.Lock()
-	list := slices.Clone(sess.watches)
-	sess.mu.Unlock()
+func (ws *watchSet) fired(st *Stop, read func(expr string) string) (fired []string, unchanged bool) {
+	list := ws.all()
 	if len(list) == 0 {
 		return nil, false
 	}
 	unchanged = true
 	for i, w := range list {
-		now := sess.readMemory(ctx, w.memory)
+		now := read(w.memory)
 		switch {
 		case w.adapterID != 0 && slices.Contains(st.adapterBPs, w.adapterID):
 			fired = append(fired, w.ID)
@@ -180,12 +188,12 @@ func (sess *Session) noteWatches(ctx context.Context, st *Stop) (fired []string,
 		// The only watchpoint, and nothing to tell by: it is the one.
 		fired = []string{list[0].ID}
 	}
-	sess.mu.Lock()
+	ws.mu.Lock()
 	for _, w := range list {
-		if i := slices.IndexFunc(sess.watches, func(x Watchpoint) bool { return x.ID == w.ID }); i >= 0 {
-			sess.watches[i].last = w.last
+		if i := slices.IndexFunc(ws.list, func(x Watchpoint) bool { return x.ID == w.ID }); i >= 0 {
+			ws.list[i].last = w.last
 		}
 	}
-	sess.mu.Unlock()
+	ws.mu.Unlock()
 	return fired, unchanged
 }
