@@ -26,7 +26,7 @@ type outBuf struct {
 	configured bool
 	launch     string
 	data       []byte
-	dropped int64 // bytes dropped from the front
+	dropped    int64 // bytes dropped from the front
 	// shown: every byte before it was shown, except the gaps, which a stop
 	// result left out for room (it shows the newest part) and output gives.
 	shown int64
