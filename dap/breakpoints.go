@@ -32,6 +32,15 @@ type Breakpoint struct {
 	temp        bool // run_to_line's one-shot breakpoint, not listed
 }
 
+// at is the line the breakpoint is on: where the adapter put it, else the
+// one asked for.
+func (bp *Breakpoint) at() int {
+	if bp.BoundLine > 0 {
+		return bp.BoundLine
+	}
+	return bp.Line
+}
+
 // Breakpoints is the set kept for a run.
 type Breakpoints struct {
 	mu     sync.Mutex
@@ -105,15 +114,11 @@ func (b *Breakpoints) Set(file string, lines []LineSpec, remove []int, clear boo
 	return nil
 }
 
+// files lists the files with breakpoints, sorted.
 func (b *Breakpoints) files() []string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	var out []string
-	for f := range b.byFile {
-		out = append(out, f)
-	}
-	slices.Sort(out)
-	return out
+	return sortedFiles(b.byFile)
 }
 
 func (b *Breakpoints) inFile(file string) []*Breakpoint {
@@ -151,17 +156,7 @@ func (b *Breakpoints) bound(file string, got []godap.Breakpoint, caps capabiliti
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for i, bp := range b.byFile[file] {
-		var un []string
-		if bp.Condition != "" && !caps.SupportsConditionalBreakpoints {
-			un = append(un, "condition")
-		}
-		if bp.HitCondition != "" && !caps.SupportsHitConditionalBreakpoints {
-			un = append(un, "hit_condition")
-		}
-		if bp.LogMessage != "" && !caps.SupportsLogPoints {
-			un = append(un, "log_message")
-		}
-		bp.Unsupported = strings.Join(un, ", ")
+		bp.Unsupported = unsupported(caps, bp.Condition, bp.HitCondition, bp.LogMessage)
 		if i >= len(got) {
 			bp.Verified, bp.Message = false, "the adapter did not answer for it"
 			continue
@@ -172,6 +167,22 @@ func (b *Breakpoints) bound(file string, got []godap.Breakpoint, caps capabiliti
 			bp.BoundLine = g.Line
 		}
 	}
+}
+
+// unsupported names the settings given that the adapter does not
+// support, and that were therefore not sent: "condition, hit_condition".
+func unsupported(caps capabilities, cond, hitCond, logMessage string) string {
+	var un []string
+	if cond != "" && !caps.SupportsConditionalBreakpoints {
+		un = append(un, "condition")
+	}
+	if hitCond != "" && !caps.SupportsHitConditionalBreakpoints {
+		un = append(un, "hit_condition")
+	}
+	if logMessage != "" && !caps.SupportsLogPoints {
+		un = append(un, "log_message")
+	}
+	return strings.Join(un, ", ")
 }
 
 // update applies a breakpoint event (delve and lldb-dap verify late).
@@ -213,11 +224,7 @@ func (b *Breakpoints) hit(adapterIDs []int, file string, line int) []string {
 			if len(adapterIDs) > 0 {
 				match = bp.adapterID != 0 && slices.Contains(adapterIDs, bp.adapterID)
 			} else {
-				l := bp.Line
-				if bp.BoundLine > 0 {
-					l = bp.BoundLine
-				}
-				match = bp.File == file && l == line
+				match = bp.File == file && bp.at() == line
 			}
 			if match {
 				bp.Hits++
@@ -229,35 +236,27 @@ func (b *Breakpoints) hit(adapterIDs []int, file string, line int) []string {
 	return ids
 }
 
-// resetHits starts a new session's counts.
-func (b *Breakpoints) resetHits() {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	for _, list := range b.byFile {
-		for _, bp := range list {
-			bp.Hits, bp.adapterID = 0, 0
-		}
-	}
-	for _, f := range b.funcs {
-		f.Hits, f.adapterID = 0, 0
-	}
-}
-
 // cleanFile turns a path into the slash form the set is keyed by.
 func cleanFile(rel string) string { return path.Clean(strings.ReplaceAll(rel, "\\", "/")) }
 
-// resetCounts zeroes the hits (a restart in the same adapter keeps its
-// ids).
-func (b *Breakpoints) resetCounts() {
+// reset zeroes the hit counts, and with ids the adapter's ids too: a new
+// session's start (a restart in the same adapter keeps its ids).
+func (b *Breakpoints) reset(ids bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for _, list := range b.byFile {
 		for _, bp := range list {
 			bp.Hits = 0
+			if ids {
+				bp.adapterID = 0
+			}
 		}
 	}
 	for _, f := range b.funcs {
 		f.Hits = 0
+		if ids {
+			f.adapterID = 0
+		}
 	}
 }
 
@@ -267,11 +266,7 @@ func (b *Breakpoints) idsAt(file string, line int) []string {
 	defer b.mu.Unlock()
 	var ids []string
 	for _, bp := range b.byFile[file] {
-		l := bp.Line
-		if bp.BoundLine > 0 {
-			l = bp.BoundLine
-		}
-		if l == line {
+		if bp.at() == line {
 			ids = append(ids, bp.ID)
 		}
 	}

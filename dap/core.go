@@ -140,7 +140,7 @@ type CoreInfo struct {
 
 // coreFiles checks a core launch and opens its core and executable (the
 // files the adapter is given); it returns the core's absolute path.
-func (s *Supervisor) coreFiles(l LaunchSpec, program string) (abs string, core, exe *os.File, err error) {
+func coreFiles(g *pathguard.Guard, l LaunchSpec, program string) (abs string, core, exe *os.File, err error) {
 	if a, ok := Spec(l.Adapter); ok {
 		if err := opensCores(a); err != nil {
 			return "", nil, nil, err
@@ -154,13 +154,13 @@ func (s *Supervisor) coreFiles(l LaunchSpec, program string) (abs string, core, 
 	case program == "":
 		return "", nil, nil, badArg("core needs program: the executable that crashed and wrote it")
 	}
-	if abs, err = s.g.Of(l.Core); err != nil {
+	if abs, err = g.Of(l.Core); err != nil {
 		return "", nil, nil, badArg("%v", err)
 	}
-	if core, err = openCore(s.g, abs, l.Core.Rel()); err != nil {
+	if core, err = openCore(g, abs, l.Core.Rel()); err != nil {
 		return "", nil, nil, err
 	}
-	if exe, err = openExecutable(s.g, program, relOr(s.g, program)); err != nil {
+	if exe, err = openExecutable(g, program, relOr(g, program)); err != nil {
 		core.Close()
 		return "", nil, nil, err
 	}
@@ -178,7 +178,7 @@ var coreHook func()
 // thread that crashed, its frame quoted, its locals), its threads and the
 // top of that thread's stack.
 func (s *Supervisor) openCore(ctx context.Context, sess *Session, wait time.Duration) (*StopResult, error) {
-	res, err := s.waitStop(ctx, sess, 0, s.waitFor(wait))
+	res, err := s.waitStop(ctx, sess, 0, s.cfg.waitFor(wait))
 	if err != nil {
 		return nil, err
 	}

@@ -132,6 +132,26 @@ func (sess *Session) parseRef(what, r string) (int, error) {
 	return n, nil
 }
 
+// position is where the program stands, read at once, for a call that
+// resumes it.
+type position struct {
+	exited, stopped bool
+	stops           int   // how many so far
+	cur             *Stop // the stop it is at; nil unless stopped
+	unreported      bool  // cur is a stop no result has shown
+}
+
+func (sess *Session) position() position {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	p := position{exited: sess.exitCode != nil || sess.terminated, stopped: !sess.running && len(sess.stops) > 0, stops: len(sess.stops)}
+	if p.stopped {
+		p.cur = sess.stops[p.stops-1]
+		p.unreported = p.cur.N > sess.reported
+	}
+	return p
+}
+
 // currentStop is the stop the program is at, nil while it runs.
 func (sess *Session) currentStop() (*Stop, error) {
 	sess.mu.Lock()

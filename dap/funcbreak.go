@@ -157,14 +157,7 @@ func (sess *Session) setFunctionBreakpoints(ctx context.Context) error {
 	defer sess.bps.mu.Unlock()
 	n := 0 // the answer's index: in the order sent
 	for i, f := range sess.bps.funcs {
-		var un []string
-		if f.Condition != "" && !sess.caps.SupportsConditionalBreakpoints {
-			un = append(un, "condition")
-		}
-		if f.HitCondition != "" && !sess.caps.SupportsHitConditionalBreakpoints {
-			un = append(un, "hit_condition")
-		}
-		f.Unsupported = strings.Join(un, ", ")
+		f.Unsupported = unsupported(sess.caps, f.Condition, f.HitCondition, "")
 		f.sent = ""
 		if i < len(sent) && sent[i] != f.Name {
 			f.sent = sent[i]

@@ -21,11 +21,8 @@ const (
 // the session and launches again; an adapter that refuses its restart is
 // relaunched too, and the result says so.
 func (s *Supervisor) Restart(ctx context.Context, wait time.Duration) (*StopResult, error) {
-	sess, err := s.live()
+	sess, err := s.runnable("restart")
 	if err != nil {
-		return nil, err
-	}
-	if err := sess.readOnly("restart"); err != nil {
 		return nil, err
 	}
 	if sess.attach {
@@ -78,7 +75,7 @@ func (s *Supervisor) adapterRestart(ctx context.Context, sess *Session, wait tim
 	args := sess.launched
 	sess.mu.Unlock()
 	s.dropRunTo(ctx, sess)
-	s.bps.resetCounts()
+	s.bps.reset(false)
 	err := sess.call(ctx, "restart", map[string]any{"arguments": args}, nil)
 	if err != nil {
 		var re *dapclient.ResponseError
@@ -93,7 +90,7 @@ func (s *Supervisor) adapterRestart(ctx context.Context, sess *Session, wait tim
 	}
 	sess.exitCode, sess.terminated = nil, false
 	sess.mu.Unlock()
-	return s.waitStop(ctx, sess, before, s.waitFor(wait))
+	return s.waitStop(ctx, sess, before, s.cfg.waitFor(wait))
 }
 
 func joinNote(a, b string) string {

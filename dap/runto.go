@@ -78,11 +78,8 @@ func (b *Breakpoints) get(file, id string) (Breakpoint, bool) {
 // program's end) comes first, and the result says which. The session's
 // other breakpoints are untouched.
 func (s *Supervisor) RunToLine(ctx context.Context, at pathguard.Path, line int, wait time.Duration) (*StopResult, error) {
-	sess, err := s.live()
+	sess, err := s.runnable("run to a line")
 	if err != nil {
-		return nil, err
-	}
-	if err := sess.readOnly("run to a line"); err != nil {
 		return nil, err
 	}
 	if _, err := s.g.Of(at); err != nil {
@@ -92,19 +89,17 @@ func (s *Supervisor) RunToLine(ctx context.Context, at pathguard.Path, line int,
 		return nil, badArg("run_to_line needs line, 1-based")
 	}
 	file := cleanFile(at.Rel())
+	pos := sess.position()
+	before := pos.stops
 	sess.mu.Lock()
-	exited := sess.exitCode != nil || sess.terminated
-	stopped := !sess.running && len(sess.stops) > 0
-	before := len(sess.stops)
-	unreported := stopped && sess.stops[before-1].N > sess.reported
 	pending := sess.runTo
 	sess.mu.Unlock()
 	switch {
-	case exited:
+	case pos.exited:
 		return nil, badArg("the program has exited; launch it again")
-	case !stopped:
+	case !pos.stopped:
 		return nil, badArg("the program is running, so run_to_line cannot start from a stop; pause it first, or continue to wait for a stop")
-	case unreported:
+	case pos.unreported:
 		// A stop the agent has not seen: show it, resume nothing.
 		return s.Resume(ctx, "continue", 0, wait)
 	}
@@ -175,12 +170,8 @@ func (s *Supervisor) settleRunTo(ctx context.Context, sess *Session, st *Stop, t
 	}
 	if st != nil {
 		bp, _ := s.bps.get(rt.file, rt.id)
-		l := bp.Line
-		if bp.BoundLine > 0 {
-			l = bp.BoundLine
-		}
 		out.Reached = slices.Contains(st.Breakpoints, rt.id) ||
-			(st.Reason == "breakpoint" && top != nil && top.File == rt.file && top.Line == l)
+			(st.Reason == "breakpoint" && top != nil && top.File == rt.file && top.Line == bp.at())
 		if rt.temp {
 			sess.mu.Lock() // status reads the stop meanwhile
 			st.Breakpoints = slices.DeleteFunc(slices.Clone(st.Breakpoints), func(id string) bool { return id == rt.id })

@@ -40,11 +40,8 @@ type SetVarResult struct {
 // still runs is said and makes the next evaluate or set_variable refused
 // at once.
 func (s *Supervisor) SetVariable(ctx context.Context, r, frame, name, value string, wait time.Duration) (*SetVarResult, error) {
-	sess, err := s.live()
+	sess, err := s.runnable("set a variable")
 	if err != nil {
-		return nil, err
-	}
-	if err := sess.readOnly("set a variable"); err != nil {
 		return nil, err
 	}
 	st, err := sess.currentStop()
@@ -110,7 +107,7 @@ func (s *Supervisor) SetVariable(ctx context.Context, r, frame, name, value stri
 	default:
 		return nil, badArg("the frame has no scope to set %s in; pass reference (from scopes)", name)
 	}
-	d := s.waitFor(wait)
+	d := s.cfg.waitFor(wait)
 	late, still, err := sess.bounded(ctx, st, res.Request, args, &body, d, "set_variable ("+name+" = "+textcut.Ellipsis(value, 60)+")")
 	if still {
 		res.TimedOut = true

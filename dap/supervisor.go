@@ -49,15 +49,11 @@ type Supervisor struct {
 	last   LaunchSpec // the last launch that started, for restart
 }
 
-func (s *Supervisor) ttl() time.Duration {
-	if s.cfg.TTL > 0 {
-		return s.cfg.TTL
-	}
-	return DefaultTTL
-}
-
 // NewSupervisor makes a supervisor over the run's root; it starts nothing.
 func NewSupervisor(g *pathguard.Guard, cfg Config) *Supervisor {
+	if cfg.TTL <= 0 {
+		cfg.TTL = DefaultTTL
+	}
 	if cfg.ResumeWait <= 0 {
 		cfg.ResumeWait = 10 * time.Second
 	}
@@ -97,6 +93,19 @@ func (s *Supervisor) live() (*Session, error) {
 		msg = "the debug session ended: " + s.sess.Ended() + "; start a new one with operation launch or attach"
 	}
 	return nil, noSession("%s", msg)
+}
+
+// runnable is the live session for an operation that runs the program
+// (what it does, for the refusal): a core file's session is refused.
+func (s *Supervisor) runnable(what string) (*Session, error) {
+	sess, err := s.live()
+	if err != nil {
+		return nil, err
+	}
+	if err := sess.readOnly(what); err != nil {
+		return nil, err
+	}
+	return sess, nil
 }
 
 // Launch starts a session: the adapter, the handshake, the program; then it
@@ -154,7 +163,7 @@ func (s *Supervisor) launch(ctx context.Context, l LaunchSpec, wait time.Duratio
 	}()
 	if !l.Core.IsZero() {
 		var cf, exe *os.File
-		if core, cf, exe, err = s.coreFiles(l, program); err != nil {
+		if core, cf, exe, err = coreFiles(s.g, l, program); err != nil {
 			return nil, err
 		}
 		held = []*os.File{cf, exe}
@@ -200,7 +209,7 @@ func (s *Supervisor) launch(ctx context.Context, l LaunchSpec, wait time.Duratio
 		return nil, err
 	}
 	s.bps.dropTemps()
-	s.bps.resetHits()
+	s.bps.reset(true)
 	opts := Options{TTL: s.cfg.TTL, Guard: s.g, Breakpoints: s.bps, StartTimeout: s.cfg.StartTimeout, Dial: dial}
 	if !deadline.IsZero() {
 		if opts.TTL = time.Until(deadline); opts.TTL <= 0 {
@@ -244,7 +253,7 @@ func (s *Supervisor) launch(ctx context.Context, l LaunchSpec, wait time.Duratio
 	ttl := sess.Deadline.Sub(sess.Started)
 	limit := ttl
 	if !deadline.IsZero() {
-		limit = s.ttl() // the limit the first session of a restart had
+		limit = s.cfg.TTL // the limit the first session of a restart had
 	}
 	expire := time.AfterFunc(ttl, func() {
 		if sess.core != "" {
@@ -271,7 +280,7 @@ func (s *Supervisor) launch(ctx context.Context, l LaunchSpec, wait time.Duratio
 	if core != "" {
 		return s.openCore(ctx, sess, wait)
 	}
-	res, err := s.waitStop(ctx, sess, 0, s.waitFor(wait))
+	res, err := s.waitStop(ctx, sess, 0, s.cfg.waitFor(wait))
 	if res != nil {
 		res.BuildMS = sess.BuildTime.Milliseconds()
 		res.StartMS = sess.StartTime.Milliseconds()
@@ -305,11 +314,13 @@ func describeProgram(g *pathguard.Guard, l LaunchSpec) string {
 	return p
 }
 
-func (s *Supervisor) waitFor(d time.Duration) time.Duration {
+// waitFor is how long a call that asked for d waits: the default resume
+// wait for none, at most MaxResumeWait.
+func (c Config) waitFor(d time.Duration) time.Duration {
 	if d <= 0 {
-		return s.cfg.ResumeWait
+		return c.ResumeWait
 	}
-	return min(d, s.cfg.MaxResumeWait)
+	return min(d, c.MaxResumeWait)
 }
 
 // request is the request that starts a session for t, and its arguments:
@@ -424,44 +435,36 @@ func (s *Supervisor) Resume(ctx context.Context, action string, thread int, wait
 	if err := sess.readOnly(strings.ReplaceAll(action, "_", " ")); err != nil {
 		return nil, err
 	}
-	sess.mu.Lock()
-	exited := sess.exitCode != nil || sess.terminated
-	stopped := !sess.running && len(sess.stops) > 0
-	before := len(sess.stops)
-	unreported := stopped && sess.stops[before-1].N > sess.reported
-	var cur *Stop
-	if stopped {
-		cur = sess.stops[before-1]
-	}
-	sess.mu.Unlock()
-	if exited {
+	pos := sess.position()
+	before := pos.stops
+	if pos.exited {
 		return s.waitStop(ctx, sess, before, 0)
 	}
-	if !stopped && action == "continue" {
+	if !pos.stopped && action == "continue" {
 		// Already running: continue means wait for the next stop.
-		return s.waitStop(ctx, sess, before, s.waitFor(wait))
+		return s.waitStop(ctx, sess, before, s.cfg.waitFor(wait))
 	}
-	if !stopped && action != "pause" {
+	if !pos.stopped && action != "pause" {
 		return nil, badArg("the program is running, so it cannot %s; pause it first, or continue to wait for a stop", strings.ReplaceAll(action, "_", " "))
 	}
-	if unreported && action != "pause" {
-		res, err := s.stopResult(ctx, sess, cur)
+	if pos.unreported && action != "pause" {
+		res, err := s.stopResult(ctx, sess, pos.cur)
 		if res != nil {
 			res.Earlier = true
 			res.Note = "the program stopped here after your last call returned; it was not resumed — call " + action + " again to go on"
 		}
 		return res, err
 	}
-	if action == "pause" && stopped {
+	if action == "pause" && pos.stopped {
 		// Delve answers a pause of a stopped program with no event.
-		res, err := s.stopResult(ctx, sess, cur)
+		res, err := s.stopResult(ctx, sess, pos.cur)
 		if res != nil {
 			res.Note = "the program was already stopped"
 		}
 		return res, err
 	}
-	if thread == 0 && cur != nil {
-		thread = cur.ThreadID
+	if thread == 0 && pos.cur != nil {
+		thread = pos.cur.ThreadID
 	}
 	if thread == 0 {
 		thread = 1
@@ -485,7 +488,7 @@ func (s *Supervisor) Resume(ctx context.Context, action string, thread int, wait
 		}
 		return nil, fmt.Errorf("%s: %v", action, err)
 	}
-	return s.waitStop(ctx, sess, before, s.waitFor(wait))
+	return s.waitStop(ctx, sess, before, s.cfg.waitFor(wait))
 }
 
 // waitStop waits up to d for a stop after the first n, the program's end,
@@ -755,7 +758,7 @@ func (s *Supervisor) Evaluate(ctx context.Context, expr, frame string, wait time
 		}
 	}
 	var body godap.EvaluateResponseBody
-	d := s.waitFor(wait)
+	d := s.cfg.waitFor(wait)
 	late, still, err := sess.bounded(ctx, st, "evaluate", args, &body, d, "evaluate ("+textcut.Ellipsis(expr, 80)+")")
 	if still {
 		res.TimedOut = true

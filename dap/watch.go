@@ -39,11 +39,8 @@ type WatchResult struct {
 // the one on name. Only where the adapter advertises
 // supportsDataBreakpoints.
 func (s *Supervisor) Watch(ctx context.Context, r, name, access string, remove bool) (*WatchResult, error) {
-	sess, err := s.live()
+	sess, err := s.runnable("watch a variable")
 	if err != nil {
-		return nil, err
-	}
-	if err := sess.readOnly("watch a variable"); err != nil {
 		return nil, err
 	}
 	if !sess.caps.SupportsDataBreakpoints {
