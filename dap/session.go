@@ -72,7 +72,6 @@ type Session struct {
 	p      *proc.Process // the adapter; nil for one we dialled
 	tmp    string        // the session's folder: delve's build, the socket
 	client *dapclient.Client
-	stack  stackReader
 	caps   capabilities
 	// exceptions are the kinds and filter names asked for; filters what
 	// was sent for them.
@@ -82,6 +81,15 @@ type Session struct {
 	// quiet: the adapter let a request run out its bound, so the teardown
 	// does not wait on it for a disconnect answer.
 	quiet atomic.Bool
+	// stack reads the program where it stopped.
+	stack stackReader
+
+	// Each with a lock of its own: the program's output, the session's
+	// data breakpoints, and an evaluate or set_variable that ran out of
+	// time and still runs.
+	out     outBuf
+	watches watchSet
+	busy    stillRunning
 
 	mu         sync.Mutex
 	stops      []*Stop
@@ -93,7 +101,6 @@ type Session struct {
 	ended      string // why the session ended, "" while it lives
 	pid        int    // the debuggee's, from the process event
 	pgid       int    // its process group, killed at the end
-	out        outBuf
 	bps        *Breakpoints
 	changed    chan struct{}
 	// lastStopped is when the last stopped event came, for adapters whose
@@ -104,15 +111,10 @@ type Session struct {
 	target    Target
 	launched  any
 	launchCmd string
-	// watches are the session's data breakpoints.
-	watches watchSet
 	// runTo is a run_to_line waiting for its stop.
 	runTo *runTo
 	// pausing: a pause was sent and the program has not run since.
 	pausing bool
-	// busy is an evaluate or set_variable that ran out of time and still
-	// runs.
-	busy stillRunning
 }
 
 type capabilities struct {
