@@ -39,19 +39,25 @@ func refuseAttach(pid int) error {
 	return nil
 }
 
-// parentOf is pid's parent from /proc/PID/stat, 0 when unknown.
-func parentOf(pid int) int {
+// statFields are the fields of /proc/PID/stat after the command name
+// (state, ppid, …), nil when pid is gone.
+func statFields(pid int) []string {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
-		return 0
+		return nil
 	}
 	// "pid (comm) state ppid …": comm may hold spaces and parentheses.
 	s := string(b)
 	i := strings.LastIndexByte(s, ')')
 	if i < 0 {
-		return 0
+		return nil
 	}
-	f := strings.Fields(s[i+1:])
+	return strings.Fields(s[i+1:])
+}
+
+// parentOf is pid's parent from /proc/PID/stat, 0 when unknown.
+func parentOf(pid int) int {
+	f := statFields(pid)
 	if len(f) < 2 {
 		return 0
 	}
@@ -86,16 +92,7 @@ func commOf(pid int) string {
 // procState is pid's state letter from /proc/PID/stat (R, S, D, T, t …),
 // "" when it is gone or a zombie (it runs no more).
 func procState(pid int) string {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return ""
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return ""
-	}
-	f := strings.Fields(s[i+1:])
+	f := statFields(pid)
 	if len(f) == 0 || f[0] == "Z" || f[0] == "X" {
 		return ""
 	}
