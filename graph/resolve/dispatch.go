@@ -12,9 +12,10 @@ import (
 // Calls through interfaces and base classes: which methods a dispatch may
 // reach, and the implementations and overrides of a method.
 
-// hierarchy knows what a type's methods may be run instead of: the
-// classes that name a type as a base, and the implementations of a
-// method, kept for the snapshot. It reads declared types through ty.
+// hierarchy finds what a call of a method may run instead: the
+// implementations of an interface's method, the overrides in the classes
+// that name its class as a base. It keeps both for the snapshot and
+// reads declared types through ty.
 type hierarchy struct {
 	s  *snap.Snapshot
 	ty *typeReader
