@@ -1,7 +1,9 @@
 package resolve
 
 import (
+	"maps"
 	"strings"
+	"sync"
 
 	"github.com/builtin-tools/builtin-tools/graph/lang"
 	"github.com/builtin-tools/builtin-tools/graph/snap"
@@ -10,18 +12,51 @@ import (
 // Calls through interfaces and base classes: which methods a dispatch may
 // reach, and the implementations and overrides of a method.
 
+// hierarchy finds what a call of a method may run instead: the
+// implementations of an interface's method, the overrides in the classes
+// that name its class as a base. It keeps both for the snapshot and
+// reads declared types through ty.
+type hierarchy struct {
+	s  *snap.Snapshot
+	ty *typeReader
+	mu sync.Mutex
+	// impls: implementations, for this snapshot only.
+	impls map[snap.Target][]snap.Target
+	// subs: base-class fields by the base's name per language, by file
+	// id, valid while the language's BasesGen is.
+	subs map[*lang.Language]subsAt
+}
+
+// inherit takes from prev, the hierarchy of an earlier snapshot, what is
+// still valid for h's.
+func (h *hierarchy) inherit(prev *hierarchy) {
+	prev.mu.Lock()
+	defer prev.mu.Unlock()
+	if prev.s == h.s {
+		h.impls = maps.Clone(prev.impls)
+	}
+	for l, e := range prev.subs {
+		if e.gen == h.s.Tables(l).BasesGen {
+			if h.subs == nil {
+				h.subs = map[*lang.Language]subsAt{}
+			}
+			h.subs[l] = e
+		}
+	}
+}
+
 // dispatch is a call through an interface the index cannot see into:
 // the methods called name (of classes, not of interfaces) ranked as
 // candidates, each reason ending with note; else, when the index has
 // none, res (why it is unresolved).
-func (rv *Resolver) dispatch(lazy bool, f *snap.Entry, r *lang.Ref, name string, hint []snap.Target, note string, res Resolution) Resolution {
+func (rk *ranking) dispatch(lazy bool, f *snap.Entry, r *lang.Ref, name string, hint []snap.Target, note string, res Resolution) Resolution {
 	ok := func(d *lang.Def) bool { return d.Member() && lang.FunctionLike(d.Kind) }
 	p := &Pending{f: f, r: r, ok: ok, hint: hint, note: note, noIface: true}
 	found := false
-	for _, id := range rv.s.Tables(f.Lang).Defs.Get(name) {
-		g := rv.s.ByID(id)
+	for _, id := range rk.s.Tables(f.Lang).Defs.Get(name) {
+		g := rk.s.ByID(id)
 		for _, i := range g.DefsNamed(name) {
-			found = found || rv.Accepts(p, &g.Defs[i])
+			found = found || rk.Accepts(p, &g.Defs[i])
 		}
 	}
 	if !found {
@@ -30,7 +65,7 @@ func (rv *Resolver) dispatch(lazy bool, f *snap.Entry, r *lang.Ref, name string,
 	if lazy {
 		return Resolution{Class: lang.Candidate, Pending: p}
 	}
-	return rv.rankAll(p)
+	return rk.rankAll(p)
 }
 
 // namedForMethod says whether a type's name is how Go names an interface
@@ -43,7 +78,7 @@ func namedForMethod(typ, method string) bool {
 
 // anyInterface is the first interface (or trait) among types, or a
 // target whose Def is -1.
-func (rv *Resolver) anyInterface(types []snap.Target) snap.Target {
+func (h *hierarchy) anyInterface(types []snap.Target) snap.Target {
 	for _, t := range types {
 		if k := t.D().Kind; k == "interface" || k == "trait" {
 			return t
@@ -53,10 +88,10 @@ func (rv *Resolver) anyInterface(types []snap.Target) snap.Target {
 }
 
 // declaredImplementers are the classes naming interface t as a base.
-func (rv *Resolver) declaredImplementers(t snap.Target) []snap.Target {
+func (h *hierarchy) declaredImplementers(t snap.Target) []snap.Target {
 	var out []snap.Target
-	for _, fr := range rv.basesNamed(t.File.Lang, t.D().Name) {
-		g := rv.s.ByID(fr.id)
+	for _, fr := range h.basesNamed(t.File.Lang, t.D().Name) {
+		g := h.s.ByID(fr.id)
 		out = append(out, pick(g, fr.container, func(d *lang.Def) bool { return lang.ClassLike(d.Kind) })...)
 	}
 	return out
@@ -64,13 +99,13 @@ func (rv *Resolver) declaredImplementers(t snap.Target) []snap.Target {
 
 // interfaceNamed says whether every class-like definition called name in
 // the language is an interface or trait (and there is one).
-func (rv *Resolver) interfaceNamed(l *lang.Language, name string) bool {
+func (rk *ranking) interfaceNamed(l *lang.Language, name string) bool {
 	if name == "" {
 		return false
 	}
 	found := false
-	for _, id := range rv.s.Tables(l).Defs.Get(name) {
-		g := rv.s.ByID(id)
+	for _, id := range rk.s.Tables(l).Defs.Get(name) {
+		g := rk.s.ByID(id)
 		for _, i := range g.DefsNamed(name) {
 			switch k := g.Defs[i].Kind; {
 			case k == "interface" || k == "trait":
@@ -85,18 +120,18 @@ func (rv *Resolver) interfaceNamed(l *lang.Language, name string) bool {
 
 // InterfaceMethod says whether m is a method of an interface (or trait):
 // a call of it is dispatch to whatever implements it.
-func (rv *Resolver) InterfaceMethod(m snap.Target) bool {
-	t, ok := rv.ContainerType(m)
+func (h *hierarchy) InterfaceMethod(m snap.Target) bool {
+	t, ok := h.ContainerType(m)
 	return ok && (t.D().Kind == "interface" || t.D().Kind == "trait")
 }
 
 // containerType is the class-like definition a member belongs to.
-func (rv *Resolver) ContainerType(m snap.Target) (snap.Target, bool) {
+func (h *hierarchy) ContainerType(m snap.Target) (snap.Target, bool) {
 	c := m.D().Container
 	if c == "" {
 		return snap.Target{}, false
 	}
-	for _, g := range rv.namedIn(m, c) {
+	for _, g := range h.ty.namedIn(m, c) {
 		if ts := pick(g, c, func(d *lang.Def) bool { return lang.ClassLike(d.Kind) }); len(ts) > 0 {
 			return ts[0], true
 		}
@@ -109,8 +144,8 @@ func (rv *Resolver) ContainerType(m snap.Target) (snap.Target, bool) {
 // it (by method set for a language whose "implements" is "method_set",
 // Go; else the classes declaring it as a base); for a class's method in a
 // language with declared bases, its subclasses' overrides.
-func (rv *Resolver) Implementations(m snap.Target) []snap.Target {
-	t, ok := rv.ContainerType(m)
+func (h *hierarchy) Implementations(m snap.Target) []snap.Target {
+	t, ok := h.ContainerType(m)
 	if !ok {
 		return nil
 	}
@@ -122,30 +157,30 @@ func (rv *Resolver) Implementations(m snap.Target) []snap.Target {
 	if l.Implements == "none" {
 		return nil
 	}
-	rv.c.mu.Lock()
-	if ts, ok := rv.c.impls[m]; ok {
-		rv.c.mu.Unlock()
+	h.mu.Lock()
+	if ts, ok := h.impls[m]; ok {
+		h.mu.Unlock()
 		return ts
 	}
-	rv.c.mu.Unlock()
+	h.mu.Unlock()
 	var out []snap.Target
 	if l.Implements == "method_set" {
-		out = rv.byMethodSet(t, m)
+		out = h.byMethodSet(t, m)
 	} else {
-		out = rv.overrides(t, m)
+		out = h.overrides(t, m)
 	}
-	rv.c.mu.Lock()
-	if rv.c.impls == nil || len(rv.c.impls) > 10000 {
-		rv.c.impls = map[snap.Target][]snap.Target{}
+	h.mu.Lock()
+	if h.impls == nil || len(h.impls) > 10000 {
+		h.impls = map[snap.Target][]snap.Target{}
 	}
-	rv.c.impls[m] = out
-	rv.c.mu.Unlock()
+	h.impls[m] = out
+	h.mu.Unlock()
 	return out
 }
 
 // byMethodSet lists the methods called like m of the types whose methods
 // include every method of interface t.
-func (rv *Resolver) byMethodSet(t, m snap.Target) []snap.Target {
+func (h *hierarchy) byMethodSet(t, m snap.Target) []snap.Target {
 	tn := t.D().Name
 	var names []string
 	for i := range t.File.Defs {
@@ -154,27 +189,27 @@ func (rv *Resolver) byMethodSet(t, m snap.Target) []snap.Target {
 		}
 	}
 	var out []snap.Target
-	for _, id := range rv.s.Tables(t.File.Lang).Defs.Get(m.D().Name) {
-		g := rv.s.ByID(id)
+	for _, id := range h.s.Tables(t.File.Lang).Defs.Get(m.D().Name) {
+		g := h.s.ByID(id)
 		for _, i := range g.DefsNamed(m.D().Name) {
 			d := &g.Defs[i]
 			if d.Container == "" || !lang.FunctionLike(d.Kind) || (d.Container == tn && g.Dir == t.File.Dir) {
 				continue
 			}
 			c := snap.Target{File: g, Def: i}
-			if ct, ok := rv.ContainerType(c); ok && ct.D().Kind == "interface" {
+			if ct, ok := h.ContainerType(c); ok && ct.D().Kind == "interface" {
 				continue
 			}
 			all := true
 			for _, n := range names {
 				has := false
-				for _, h := range rv.namedIn(c, n) {
-					if len(pick(h, n, func(e *lang.Def) bool { return e.Container == d.Container && lang.FunctionLike(e.Kind) })) > 0 {
+				for _, hf := range h.ty.namedIn(c, n) {
+					if len(pick(hf, n, func(e *lang.Def) bool { return e.Container == d.Container && lang.FunctionLike(e.Kind) })) > 0 {
 						has = true
 						break
 					}
 				}
-				if !has && !rv.promoted(c, n) {
+				if !has && !h.promoted(c, n) {
 					all = false
 					break
 				}
@@ -190,7 +225,7 @@ func (rv *Resolver) byMethodSet(t, m snap.Target) []snap.Target {
 
 // overrides lists the methods called like m of the classes that name t
 // (or a class that does) as a base.
-func (rv *Resolver) overrides(t, m snap.Target) []snap.Target {
+func (h *hierarchy) overrides(t, m snap.Target) []snap.Target {
 	var out []snap.Target
 	seen := map[snap.Target]bool{t: true}
 	level := []snap.Target{t}
@@ -198,14 +233,14 @@ func (rv *Resolver) overrides(t, m snap.Target) []snap.Target {
 		var next []snap.Target
 		for _, base := range level {
 			bn := base.D().Name
-			for _, fr := range rv.basesNamed(t.File.Lang, bn) {
-				g := rv.s.ByID(fr.id)
+			for _, fr := range h.basesNamed(t.File.Lang, bn) {
+				g := h.s.ByID(fr.id)
 				sub := pick(g, fr.container, func(d *lang.Def) bool { return lang.ClassLike(d.Kind) })
 				if len(sub) == 0 || seen[sub[0]] {
 					continue
 				}
 				found := false
-				for _, b := range rv.resolveDecl(declType{text: fr.typ, t: fr.t, in: g}).types {
+				for _, b := range h.ty.resolveDecl(declType{text: fr.typ, t: fr.t, in: g}).types {
 					found = found || b == base
 				}
 				if !found {
@@ -220,4 +255,70 @@ func (rv *Resolver) overrides(t, m snap.Target) []snap.Target {
 	}
 	SortTargets(out)
 	return out
+}
+
+// fieldRef is a base-class field: its file and what it says. It names the
+// file by id, so it stays true in a later snapshot whose bases are the
+// same.
+type fieldRef struct {
+	id        snap.FileID
+	container string
+	typ       string
+	t         int32 // typ's tree
+}
+
+// basesNamed lists the base-class fields of the language that name a type
+// called name (one pass over the index, kept while the language's bases
+// are the same).
+func (h *hierarchy) basesNamed(l *lang.Language, name string) []fieldRef {
+	gen := h.s.Tables(l).BasesGen
+	h.mu.Lock()
+	e, ok := h.subs[l]
+	h.mu.Unlock()
+	if !ok || e.gen != gen {
+		m := map[string][]fieldRef{}
+		for g := range h.s.Files() {
+			if g.Lang != l {
+				continue
+			}
+			for i := range g.Fields {
+				fd := &g.Fields[i]
+				if fd.Name != "" {
+					continue
+				}
+				_, n := typeName(declType{text: fd.Type, t: fd.T, in: g})
+				if n != "" {
+					m[n] = append(m[n], fieldRef{g.ID, fd.Container, fd.Type, fd.T})
+				}
+			}
+		}
+		e = subsAt{gen, m}
+		h.mu.Lock()
+		if h.subs == nil {
+			h.subs = map[*lang.Language]subsAt{}
+		}
+		h.subs[l] = e
+		h.mu.Unlock()
+	}
+	return e.m[name]
+}
+
+// promoted says whether method m's type has a method called name through
+// a struct it embeds (ir.ForStmt's Pos comes from miniNode).
+func (h *hierarchy) promoted(m snap.Target, name string) bool {
+	t, ok := h.ContainerType(m)
+	if !ok {
+		return false
+	}
+	bs, _ := h.ty.bases(t)
+	if len(bs) == 0 {
+		return false
+	}
+	ms, _ := h.ty.membersOf(bs, name, func(e *lang.Def) bool { return lang.FunctionLike(e.Kind) }, 1)
+	return len(ms) > 0
+}
+
+type subsAt struct {
+	gen uint64 // the language's BasesGen
+	m   map[string][]fieldRef
 }

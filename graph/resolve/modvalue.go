@@ -8,12 +8,12 @@ import (
 // viaModuleValue resolves a bare name bound to a whole module (const X =
 // require('./x')) whose value is one definition of it (module.exports =
 // X): calling or constructing the name reaches that definition.
-func (rv *Resolver) viaModuleValue(f *snap.Entry, name string, ok func(*lang.Def) bool) (Resolution, bool) {
+func (sc *scopes) viaModuleValue(f *snap.Entry, name string, ok func(*lang.Def) bool) (Resolution, bool) {
 	for _, im := range f.Imports {
 		if im.Name != "" || im.Local != name {
 			continue
 		}
-		files, known := rv.ModuleFiles(f, im.Module)
+		files, known := sc.ModuleFiles(f, im.Module)
 		if !known {
 			return Resolution{}, false
 		}

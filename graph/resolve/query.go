@@ -39,7 +39,7 @@ func SortTargets(ts []snap.Target) {
 // conformsTo: res is a call of an interface's method in a
 // structurally typed language ("implements": "structural") for which the
 // index knows no implementation, and t is a member method of that name.
-func (rv *Resolver) ConformsTo(res Resolution, t snap.Target) bool {
+func (h *hierarchy) ConformsTo(res Resolution, t snap.Target) bool {
 	if res.Pending != nil || res.Class != lang.Interface || len(res.Targets) != 1 || len(res.Impls) > 0 {
 		return false
 	}
@@ -47,7 +47,7 @@ func (rv *Resolver) ConformsTo(res Resolution, t snap.Target) bool {
 	if m.File.Lang.Implements != "structural" || m.D().Name != t.D().Name || t.D().Kind != "method" && t.D().Container == "" || !lang.FunctionLike(t.D().Kind) {
 		return false
 	}
-	it, ok := rv.ContainerType(m)
+	it, ok := h.ContainerType(m)
 	return ok && it.D().Kind == "interface"
 }
 
@@ -56,78 +56,6 @@ func (rv *Resolver) ConformsTo(res Resolution, t snap.Target) bool {
 func Constructs(u, t snap.Target) bool {
 	d := u.D()
 	return lang.ClassLike(d.Kind) && d.Name == t.D().Container && (u.File == t.File || u.File.Dir == t.File.Dir && u.File.Lang.Scope == "directory" || u.File.Dir == t.File.Dir && u.File.Lang.Rule().Textual())
-}
-
-// renames maps each name an import renames to the local names it gets
-// (import {f as g}; export {f as g} from; from m import f as g), in
-// languages whose imports name definitions: one pass over the imports,
-// kept with the snapshot.
-func (rv *Resolver) renames(l *lang.Language) map[string][]string {
-	if !l.Rule().BindsNames() {
-		return nil
-	}
-	rv.c.mu.Lock()
-	m, ok := rv.c.ren[l]
-	rv.c.mu.Unlock()
-	if ok {
-		return m
-	}
-	out := map[string][]string{}
-	for g := range rv.s.Files() {
-		if g.Lang != l {
-			continue
-		}
-		for _, im := range g.Imports {
-			name := im.Name
-			if name == lang.DefaultImport {
-				files, _ := rv.ModuleFiles(g, im.Module)
-				name = importedName(files, im)
-			}
-			if name != "" && im.Local != "" && im.Local != name && im.Local != "*" && im.Local != "." {
-				out[name] = append(out[name], im.Local)
-			}
-		}
-	}
-	rv.c.mu.Lock()
-	if rv.c.ren == nil {
-		rv.c.ren = map[*lang.Language]map[string][]string{}
-	}
-	rv.c.ren[l] = out
-	rv.c.mu.Unlock()
-	return out
-}
-
-// Aliases lists the other names imports give name in language l
-// (import {f as g}; export {f as g} from), through chains of renames.
-func (rv *Resolver) Aliases(l *lang.Language, name string) []string {
-	return aliasesOf(rv.renames(l), name)
-}
-
-// aliasesOf lists the other names imports give name, through chains of
-// renames (a re-export under a new name, imported under another). Where
-// an import came from is not checked here: the caller keeps only the
-// references that resolve to the definition.
-func aliasesOf(renames map[string][]string, name string) []string {
-	if len(renames) == 0 {
-		return nil
-	}
-	seen := map[string]bool{name: true}
-	var out []string
-	todo := []string{name}
-	for depth := 0; len(todo) > 0 && depth < maxReexport; depth++ {
-		var next []string
-		for _, n := range todo {
-			for _, a := range renames[n] {
-				if !seen[a] {
-					seen[a] = true
-					out = append(out, a)
-					next = append(next, a)
-				}
-			}
-		}
-		todo = next
-	}
-	return out
 }
 
 // declared finds the definitions a bodiless declaration of sym on line

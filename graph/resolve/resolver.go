@@ -7,18 +7,26 @@
 package resolve
 
 import (
-	"maps"
 	"sync"
 	"sync/atomic"
 
-	"github.com/builtin-tools/builtin-tools/graph/lang"
 	"github.com/builtin-tools/builtin-tools/graph/snap"
 )
 
-// Resolver resolves references against one snapshot.
+// Resolver resolves references against one snapshot. Its parts are
+// split by what they keep: scopes (what a file sees through its folder,
+// imports and includes), the declared types (typeReader, keeping
+// nothing), the hierarchy (implementations and subclasses) and the
+// ranking of name-only candidates (the definitions by name); the
+// resolver itself keeps the sites callers asks about. Each part reads
+// only its own data and the parts below it.
 type Resolver struct {
 	s *snap.Snapshot
 	c *Cache
+	*scopes
+	*hierarchy
+	*ranking
+	ty *typeReader
 }
 
 // New is a resolver of s with cache c (made with NewCache for s); nil
@@ -27,44 +35,21 @@ func New(s *snap.Snapshot, c *Cache) *Resolver {
 	if c == nil || c.s != s {
 		c = NewCache(s, nil)
 	}
-	return &Resolver{s: s, c: c}
+	return &Resolver{s: s, c: c, scopes: &c.scopes, hierarchy: &c.hierarchy, ranking: &c.ranking, ty: &c.types}
 }
 
 // Snapshot is the snapshot the resolver reads.
 func (rv *Resolver) Snapshot() *snap.Snapshot { return rv.s }
 
-// Cache holds what resolving computes once per snapshot. Safe for
-// concurrent use; it takes no lock a writer of the index holds and never
-// waits on I/O.
+// Cache holds what resolving computes once per snapshot, in the part of
+// the resolver that computes it. Safe for concurrent use; it takes no
+// lock a writer of the index holds and never waits on I/O.
 type Cache struct {
-	s  *snap.Snapshot
-	mu sync.Mutex
-	// imp: a file's scope, valid while the snapshot's ModGen is the same
-	// (scopes hold paths and names, not entries).
-	imp map[*snap.Entry]*fileScope
-	// ren: renames per language, valid while ModGen and every language's
-	// ImportsGen are.
-	ren map[*lang.Language]map[string][]string
-	// impls: implementations, for this snapshot only.
-	impls map[snap.Target][]snap.Target
-	// incl: the files each file's includes reach (included), for this
-	// snapshot only; nincl counts them.
-	incl  map[snap.FileID]map[snap.FileID]bool
-	nincl int
-	// mods: the files an import path written in a file names, valid
-	// while ModGen is (the entries of files changed since are replaced
-	// when read).
-	mods map[modKey]modFiles
-	// subs: base-class fields by the base's name per language, by file
-	// id, valid while the language's BasesGen is.
-	subs map[*lang.Language]subsAt
-
-	importsGen uint64 // the sum of the languages' ImportsGen
-
-	// named: each name's definitions (named), shared with the caches of
-	// the snapshots before and after, each list checked against the
-	// snapshot it is read in.
-	named *namedStore
+	s         *snap.Snapshot
+	scopes    scopes
+	types     typeReader
+	hierarchy hierarchy
+	ranking   ranking
 
 	// sites: references resolved lazily (SiteLazy), shared with the
 	// caches of the snapshots before and after of the same FactsGen.
@@ -107,29 +92,6 @@ type siteKey struct {
 // answers (a method name thousands of calls share), some megabytes.
 const maxSites = 50000
 
-// namedStore holds the definitions by name along the snapshots. It is
-// made anew once it holds maxNamed names, so it neither grows without
-// bound nor keeps replaced entries alive for long.
-type namedStore struct {
-	m sync.Map // nameKey → *namedAt
-	n atomic.Int64
-}
-
-const maxNamed = 8192
-
-// modKey is an import path as one file writes it.
-type modKey struct{ from, module string }
-
-type modFiles struct {
-	files []*snap.Entry
-	known bool
-}
-
-type subsAt struct {
-	gen uint64 // the language's BasesGen
-	m   map[string][]fieldRef
-}
-
 // NewCache makes the cache of s, taking from prev (the cache of an
 // earlier snapshot, may be nil) every entry still valid for s: file
 // scopes when the files, packages and modules are the same (ModGen),
@@ -137,45 +99,26 @@ type subsAt struct {
 // bases are (BasesGen). Valid entries are kept as they are: an inherited
 // cache answers as a fresh one would.
 func NewCache(s *snap.Snapshot, prev *Cache) *Cache {
-	c := &Cache{s: s, named: &namedStore{}, sites: &siteStore{}}
+	c := &Cache{s: s, sites: &siteStore{}}
+	c.scopes.s = s
 	for _, l := range s.Langs.All() {
-		c.importsGen += s.Tables(l).ImportsGen
+		c.scopes.importsGen += s.Tables(l).ImportsGen
 	}
+	c.types.s, c.types.sc = s, &c.scopes
+	c.hierarchy.s, c.hierarchy.ty = s, &c.types
+	c.ranking.s, c.ranking.sc, c.ranking.names = s, &c.scopes, &namedStore{}
 	if prev == nil || prev.s == nil {
 		return c
 	}
-	if prev.named.n.Load() < maxNamed && prev.s.Langs == s.Langs {
-		c.named = prev.named
+	if prev.ranking.names.n.Load() < maxNamed && prev.s.Langs == s.Langs {
+		c.ranking.names = prev.ranking.names
 	}
 	if prev.sites.n.Load() < maxSites && prev.s.Langs == s.Langs && prev.s.FactsGen == s.FactsGen {
 		c.sites = prev.sites
 	}
-	prev.mu.Lock()
-	defer prev.mu.Unlock()
-	if prev.s == s {
-		c.impls = maps.Clone(prev.impls)
-	}
-	if prev.s.ModGen == s.ModGen {
-		c.imp = maps.Clone(prev.imp)
-		c.mods = maps.Clone(prev.mods) // the same files: ModuleFiles takes each one's entry anew
-		if prev.importsGen == c.importsGen {
-			c.ren = maps.Clone(prev.ren) // the maps in it are never changed
-		}
-	}
-	for l, e := range prev.subs {
-		if e.gen == s.Tables(l).BasesGen {
-			if c.subs == nil {
-				c.subs = map[*lang.Language]subsAt{}
-			}
-			c.subs[l] = e
-		}
-	}
+	c.hierarchy.inherit(&prev.hierarchy)
+	c.scopes.inherit(&prev.scopes)
 	return c
-}
-
-// dirOf lists the files of l in a folder, in path order.
-func (rv *Resolver) dirOf(l *lang.Language, dir string) []*snap.Entry {
-	return rv.s.Entries(rv.s.Tables(l).Dirs.Get(dir))
 }
 
 // SiteLazy is ResolveLazy of f's reference ri read as kind (a method

@@ -215,7 +215,7 @@ func joinDots(p []string) string {
 
 // stepDecl is exprDecl over the steps of xr: the declared type of the
 // expression they make, read left to right as exprDecl reads the text.
-func (rv *Resolver) stepDecl(f *snap.Entry, encl, at int32, xr xref, depth int) (declType, bool) {
+func (ty *typeReader) stepDecl(f *snap.Entry, encl, at int32, xr xref, depth int) (declType, bool) {
 	st := xr.steps(f)
 	if depth > maxTypeDepth || len(st) == 0 {
 		return declType{}, false
@@ -243,7 +243,7 @@ func (rv *Resolver) stepDecl(f *snap.Entry, encl, at int32, xr xref, depth int) 
 		if callee.x == 0 {
 			return declType{}, false
 		}
-		return rv.calleeResult(f, encl, at, f.Strs[st[len(st)-2].Text], callee, depth+1)
+		return ty.calleeResult(f, encl, at, f.Strs[st[len(st)-2].Text], callee, depth+1)
 	case lang.SAssert:
 		// A type assertion, x.(T): the value is a T.
 		d := declType{text: f.TypeText(last.Type), t: last.Type, in: f}
@@ -251,7 +251,7 @@ func (rv *Resolver) stepDecl(f *snap.Entry, encl, at int32, xr xref, depth int) 
 		return d, true
 	case lang.SIndex:
 		// An index: an element of the collection.
-		inner, ok := rv.stepDecl(f, encl, at, xr.prefix(), depth+1)
+		inner, ok := ty.stepDecl(f, encl, at, xr.prefix(), depth+1)
 		if !ok {
 			return declType{}, false
 		}
@@ -266,23 +266,23 @@ func (rv *Resolver) stepDecl(f *snap.Entry, encl, at int32, xr xref, depth int) 
 		objText := f.Strs[st[len(st)-2].Text]
 		name := f.Strs[last.Name]
 		// pkg.Var: a package-level variable with a declared type.
-		if files, _, bound := rv.moduleBinding(f, objText); bound && files != nil && !f.BoundAround(FirstSegment(expr), encl, at) {
-			if d, ok := rv.varType(expr, rv.exportedBy(files, name, isTypedVar), depth); ok {
+		if files, _, bound := ty.sc.moduleBinding(f, objText); bound && files != nil && !f.BoundAround(FirstSegment(expr), encl, at) {
+			if d, ok := ty.varType(expr, ty.sc.exportedBy(files, name, isTypedVar), depth); ok {
 				return d, true
 			}
-			return rv.instanceDecl(expr, rv.exportedBy(files, name, isVar), depth)
+			return ty.instanceDecl(expr, ty.sc.exportedBy(files, name, isVar), depth)
 		}
-		cur, ok := rv.stepDecl(f, encl, at, obj, depth+1)
+		cur, ok := ty.stepDecl(f, encl, at, obj, depth+1)
 		if !ok {
 			return declType{}, false
 		}
-		return rv.fieldNamed(cur, name, depth)
+		return ty.fieldNamed(cur, name, depth)
 	case lang.SName:
-		return rv.nameDecl(f, encl, at, expr, depth)
+		return ty.nameDecl(f, encl, at, expr, depth)
 	case lang.SSame, lang.SDeref, lang.SAddr:
 		// (x), x!, x!!, *p, &x: x's type (a pointer's members are its
 		// target's).
-		return rv.stepDecl(f, encl, at, xr.prefix(), depth+1)
+		return ty.stepDecl(f, encl, at, xr.prefix(), depth+1)
 	}
 	return declType{}, false
 }

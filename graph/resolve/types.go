@@ -18,6 +18,14 @@ import (
 // it names, and a method found on that type (or, nearest first, on what it
 // embeds or extends) is an exact edge whose reason quotes the evidence.
 
+// typeReader follows declared types to the definitions they name, in
+// one snapshot, looking names up as the file they are written in sees
+// them (sc). It keeps nothing: what it reads is the records'.
+type typeReader struct {
+	s  *snap.Snapshot
+	sc *scopes
+}
+
 // declType is a type as the source writes it, and where.
 type declType struct {
 	text string      // as written: *store.Store, []*Conn, Optional[Foo]
@@ -46,7 +54,7 @@ const maxTypeDepth = 12
 
 // literalField is the type of field name of a value of a struct type
 // written in place (cur), or of a type it embeds.
-func (rv *Resolver) literalField(cur declType, fields []lang.TreeField, name string, depth int) (declType, bool) {
+func (ty *typeReader) literalField(cur declType, fields []lang.TreeField, name string, depth int) (declType, bool) {
 	for _, fd := range fields {
 		d := declType{text: fd.Type, t: fd.T, in: cur.in}
 		if fd.Name == name || fd.Name == "" && embeddedName(d) == name {
@@ -54,8 +62,8 @@ func (rv *Resolver) literalField(cur declType, fields []lang.TreeField, name str
 			return d, true
 		}
 	}
-	if ts := rv.embeddedTypes(cur, fields); len(ts) > 0 {
-		next, ok := rv.fieldOf(ts, name, depth)
+	if ts := ty.embeddedTypes(cur, fields); len(ts) > 0 {
+		next, ok := ty.fieldOf(ts, name, depth)
 		if ok {
 			next.ev = cur.ev + "; " + next.ev
 		}
@@ -65,11 +73,11 @@ func (rv *Resolver) literalField(cur declType, fields []lang.TreeField, name str
 }
 
 // embeddedTypes are the types a struct written in place embeds.
-func (rv *Resolver) embeddedTypes(cur declType, fields []lang.TreeField) []snap.Target {
+func (ty *typeReader) embeddedTypes(cur declType, fields []lang.TreeField) []snap.Target {
 	var out []snap.Target
 	for _, fd := range fields {
 		if fd.Name == "" {
-			out = append(out, rv.resolveDecl(declType{text: fd.Type, t: fd.T, in: cur.in}).types...)
+			out = append(out, ty.resolveDecl(declType{text: fd.Type, t: fd.T, in: cur.in}).types...)
 		}
 	}
 	return out
@@ -103,24 +111,24 @@ func shortType(text string) string {
 // exprDecl is the declared type of a receiver expression (x, self.x,
 // s.conn.buf, s.Conn(), xs[i]) at byte offset at inside definition encl,
 // read from its steps; an expression not read as steps has none.
-func (rv *Resolver) exprDecl(f *snap.Entry, encl, at int32, xs xref, depth int) (declType, bool) {
+func (ty *typeReader) exprDecl(f *snap.Entry, encl, at int32, xs xref, depth int) (declType, bool) {
 	if xs.x <= 0 {
 		return declType{}, false
 	}
-	return rv.stepDecl(f, encl, at, xs, depth)
+	return ty.stepDecl(f, encl, at, xs, depth)
 }
 
 // fieldNamed is the type of field name of a value of type cur.
-func (rv *Resolver) fieldNamed(cur declType, name string, depth int) (declType, bool) {
-	tr := rv.resolveDecl(cur)
+func (ty *typeReader) fieldNamed(cur declType, name string, depth int) (declType, bool) {
+	tr := ty.resolveDecl(cur)
 	if len(tr.types) == 0 {
 		fields, ok := fieldsOf(cur)
 		if !ok {
 			return declType{}, false
 		}
-		return rv.literalField(cur, fields, name, depth+1)
+		return ty.literalField(cur, fields, name, depth+1)
 	}
-	next, ok := rv.fieldOf(tr.types, name, depth+1)
+	next, ok := ty.fieldOf(tr.types, name, depth+1)
 	if !ok {
 		return declType{}, false
 	}
@@ -130,7 +138,7 @@ func (rv *Resolver) fieldNamed(cur declType, name string, depth int) (declType, 
 
 // nameDecl is the declared type of a name (a receiver, self, a local, a
 // variable of the module) at byte offset at inside definition encl.
-func (rv *Resolver) nameDecl(f *snap.Entry, encl, at int32, expr string, depth int) (declType, bool) {
+func (ty *typeReader) nameDecl(f *snap.Entry, encl, at int32, expr string, depth int) (declType, bool) {
 	var ed *lang.Def
 	if encl >= 0 {
 		ed = &f.Defs[encl]
@@ -159,13 +167,13 @@ func (rv *Resolver) nameDecl(f *snap.Entry, encl, at int32, expr string, depth i
 	// function's locals.
 	for e, n := encl, 0; e >= 0 && n < 16; e, n = f.Outer(e), n+1 {
 		if lc := f.LocalDecl(expr, e, at); lc != nil {
-			d, ok := rv.localType(f, e, lc, expr, depth)
+			d, ok := ty.localType(f, e, lc, expr, depth)
 			if ok {
-				return rv.typeParamIn(f, e, at, d)
+				return ty.typeParamIn(f, e, at, d)
 			}
 			return d, ok
 		}
-		if d, ok := rv.agreedLocal(f, e, at, expr, depth); ok {
+		if d, ok := ty.agreedLocal(f, e, at, expr, depth); ok {
 			return d, true
 		}
 		if f.Bound(expr, e, at) {
@@ -174,12 +182,12 @@ func (rv *Resolver) nameDecl(f *snap.Entry, encl, at int32, expr string, depth i
 	}
 	// A variable of the module or package with a declared type, else one
 	// its module constructs.
-	ts, _ := rv.bareTargets(f, expr, isTypedVar)
-	if d, ok := rv.varType(expr, ts, depth); ok {
+	ts, _ := ty.sc.bareTargets(f, expr, isTypedVar)
+	if d, ok := ty.varType(expr, ts, depth); ok {
 		return d, true
 	}
-	ts, _ = rv.bareTargets(f, expr, isVar)
-	return rv.instanceDecl(expr, ts, depth)
+	ts, _ = ty.sc.bareTargets(f, expr, isVar)
+	return ty.instanceDecl(expr, ts, depth)
 }
 
 // boundLocal says whether a self name is a plain local here (a Go method
@@ -190,16 +198,16 @@ func boundLocal(f *snap.Entry, name string, encl, at int32, ed *lang.Def) bool {
 }
 
 // localType is the declared type of a typed local.
-func (rv *Resolver) localType(f *snap.Entry, encl int32, lc *lang.Local, name string, depth int) (declType, bool) {
+func (ty *typeReader) localType(f *snap.Entry, encl int32, lc *lang.Local, name string, depth int) (declType, bool) {
 	text := f.Strs[lc.Type]
 	// What it is bound to is read before the binding: o := o, b :=
 	// b.Next() name the earlier o and b.
 	before := lc.At - 1
 	switch lc.How {
 	case lang.TypeCall2, lang.TypeCall3:
-		return rv.laterResult(f, encl, before, text, exprOf(f, lc.X), int(lc.How-lang.TypeCall2)+1, name, f.Rel, lc.Line, depth)
+		return ty.laterResult(f, encl, before, text, exprOf(f, lc.X), int(lc.How-lang.TypeCall2)+1, name, f.Rel, lc.Line, depth)
 	case lang.TypeCall:
-		d, ok := rv.calleeResult(f, encl, before, text, exprOf(f, lc.X), depth+1)
+		d, ok := ty.calleeResult(f, encl, before, text, exprOf(f, lc.X), depth+1)
 		if !ok {
 			return declType{}, false
 		}
@@ -215,14 +223,14 @@ func (rv *Resolver) localType(f *snap.Entry, encl int32, lc *lang.Local, name st
 		d.ctor = false
 		return d, true
 	case lang.TypeExpr:
-		inner, ok := rv.exprDecl(f, encl, before, exprOf(f, lc.X), depth+1)
+		inner, ok := ty.exprDecl(f, encl, before, exprOf(f, lc.X), depth+1)
 		if !ok {
 			return declType{}, false
 		}
 		inner.ev = name + " = " + text + ", " + f.Rel + ":" + itoa(int(lc.Line)) + "; " + inner.ev
 		return inner, true
 	case lang.TypeElem:
-		inner, ok := rv.exprDecl(f, encl, before, exprOf(f, lc.X), depth+1)
+		inner, ok := ty.exprDecl(f, encl, before, exprOf(f, lc.X), depth+1)
 		if !ok {
 			return declType{}, false
 		}
@@ -233,7 +241,7 @@ func (rv *Resolver) localType(f *snap.Entry, encl int32, lc *lang.Local, name st
 		el.ev = evidence(name, el.text, "element of "+text, f, lc.Line) + "; " + inner.ev
 		return el, true
 	case lang.TypeKey:
-		inner, ok := rv.exprDecl(f, encl, before, exprOf(f, lc.X), depth+1)
+		inner, ok := ty.exprDecl(f, encl, before, exprOf(f, lc.X), depth+1)
 		if !ok {
 			return declType{}, false
 		}
@@ -244,7 +252,7 @@ func (rv *Resolver) localType(f *snap.Entry, encl int32, lc *lang.Local, name st
 		k.ev = evidence(name, k.text, "ranged over "+text, f, lc.Line) + "; " + inner.ev
 		return k, true
 	case lang.TypeField:
-		return rv.destructuredField(f, lc, name, text)
+		return ty.destructuredField(f, lc, name, text)
 	case lang.TypeResult:
 		// A function value: what calling it returns is no type of its own.
 		return declType{}, false
@@ -254,12 +262,12 @@ func (rv *Resolver) localType(f *snap.Entry, encl int32, lc *lang.Local, name st
 
 // destructuredField is the type of a parameter destructured from a
 // declared type ({gen}: Cxt): Cxt's field gen.
-func (rv *Resolver) destructuredField(f *snap.Entry, lc *lang.Local, name, text string) (declType, bool) {
-	tr := rv.resolveDecl(declType{text: text, t: lc.T, in: f})
+func (ty *typeReader) destructuredField(f *snap.Entry, lc *lang.Local, name, text string) (declType, bool) {
+	tr := ty.resolveDecl(declType{text: text, t: lc.T, in: f})
 	if len(tr.types) == 0 {
 		return declType{}, false
 	}
-	d, ok := rv.fieldOf(tr.types, name, 1)
+	d, ok := ty.fieldOf(tr.types, name, 1)
 	if !ok {
 		return declType{}, false
 	}
@@ -271,7 +279,7 @@ func (rv *Resolver) destructuredField(f *snap.Entry, lc *lang.Local, name, text 
 // the class it constructs, or the function's declared result type.
 //
 // cx, when set, is the callee's steps, read instead of its text.
-func (rv *Resolver) calleeResult(f *snap.Entry, encl, at int32, callee string, cx xref, depth int) (declType, bool) {
+func (ty *typeReader) calleeResult(f *snap.Entry, encl, at int32, callee string, cx xref, depth int) (declType, bool) {
 	if depth > maxTypeDepth {
 		return declType{}, false
 	}
@@ -299,35 +307,35 @@ func (rv *Resolver) calleeResult(f *snap.Entry, encl, at int32, callee string, c
 	via := "" // the receiver's evidence
 	switch {
 	case recv == "":
-		if cs := rv.classSelf(f, encl, at, name); len(cs) > 0 {
+		if cs := ty.classSelf(f, encl, at, name); len(cs) > 0 {
 			ts = cs
 			break
 		}
 		if f.Bound(name, encl, at) {
-			return rv.localFuncResult(f, encl, at, name, depth)
+			return ty.localFuncResult(f, encl, at, name, depth)
 		}
-		ts, _ = rv.bareTargets(f, name, fnOrType)
+		ts, _ = ty.sc.bareTargets(f, name, fnOrType)
 		if len(ts) == 0 {
 			// var testHook = context.WithTimeout: a call of it calls that.
-			if vs, _ := rv.bareTargets(f, name, isVar); len(vs) == 1 && vs[0].D().How == lang.TypeExpr {
+			if vs, _ := ty.sc.bareTargets(f, name, isVar); len(vs) == 1 && vs[0].D().How == lang.TypeExpr {
 				v := vs[0]
-				return rv.heldFuncResult(v.File, -1, v.D().Start, name, v.D().Type, exprOf(v.File, v.D().X), v.D().Line, depth)
+				return ty.heldFuncResult(v.File, -1, v.D().Start, name, v.D().Type, exprOf(v.File, v.D().X), v.D().Line, depth)
 			}
 		}
 	default:
-		if files, _, bound := rv.moduleBinding(f, recv); bound && !f.Bound(FirstSegment(recv), encl, at) {
-			ts = rv.exportedBy(files, name, fnOrType)
+		if files, _, bound := ty.sc.moduleBinding(f, recv); bound && !f.Bound(FirstSegment(recv), encl, at) {
+			ts = ty.sc.exportedBy(files, name, fnOrType)
 			break
 		}
-		d, ok := rv.exprDecl(f, encl, at, rx, depth+1)
+		d, ok := ty.exprDecl(f, encl, at, rx, depth+1)
 		if !ok {
-			if tr := rv.resolveDecl(namedType(f, recv, rx)); len(tr.types) > 0 && !f.Bound(FirstSegment(recv), encl, at) {
-				ts, _ = rv.membersOf(tr.types, name, fnOrType, depth+1)
+			if tr := ty.resolveDecl(namedType(f, recv, rx)); len(tr.types) > 0 && !f.Bound(FirstSegment(recv), encl, at) {
+				ts, _ = ty.membersOf(tr.types, name, fnOrType, depth+1)
 			}
 			break
 		}
-		if tr := rv.resolveDecl(d); len(tr.types) > 0 {
-			ts, _ = rv.membersOf(tr.types, name, fnOrType, depth+1)
+		if tr := ty.resolveDecl(d); len(tr.types) > 0 {
+			ts, _ = ty.membersOf(tr.types, name, fnOrType, depth+1)
 			via = d.ev + "; "
 		}
 	}
@@ -350,7 +358,7 @@ func (rv *Resolver) calleeResult(f *snap.Entry, encl, at int32, callee string, c
 		return named(d.Name, t.File, declType{ev: via + callee + " constructs " + d.Name, ctor: true}), true
 	}
 	if d.Type == "" {
-		r, ok := rv.inferredResult(t, depth+1)
+		r, ok := ty.inferredResult(t, depth+1)
 		if !ok {
 			return declType{}, false
 		}
@@ -369,7 +377,7 @@ func (rv *Resolver) calleeResult(f *snap.Entry, encl, at int32, callee string, c
 // returns: the result of the literal it is bound to, of its declared
 // function type (a parameter f func() *T), or of the function it was
 // set to (f := strings.ToUpper).
-func (rv *Resolver) localFuncResult(f *snap.Entry, encl, at int32, name string, depth int) (declType, bool) {
+func (ty *typeReader) localFuncResult(f *snap.Entry, encl, at int32, name string, depth int) (declType, bool) {
 	for e, n := encl, 0; e >= 0 && n < 16; e, n = f.Outer(e), n+1 {
 		lc := f.LocalDecl(name, e, at)
 		if lc == nil {
@@ -389,7 +397,7 @@ func (rv *Resolver) localFuncResult(f *snap.Entry, encl, at int32, name string, 
 			d = r
 		case lang.TypeExpr:
 			// f := strings.ToUpper: a call of f is a call of what it holds.
-			return rv.heldFuncResult(f, e, lc.At-1, name, d.text, exprOf(f, lc.X), lc.Line, depth)
+			return ty.heldFuncResult(f, e, lc.At-1, name, d.text, exprOf(f, lc.X), lc.Line, depth)
 		default:
 			return declType{}, false
 		}
@@ -401,8 +409,8 @@ func (rv *Resolver) localFuncResult(f *snap.Entry, encl, at int32, name string, 
 
 // heldFuncResult is what a call of name returns when name was set to the
 // expression held (in g, before at): a call of that.
-func (rv *Resolver) heldFuncResult(g *snap.Entry, encl, at int32, name, held string, hx xref, line int32, depth int) (declType, bool) {
-	d, ok := rv.calleeResult(g, encl, at, held, hx, depth+1)
+func (ty *typeReader) heldFuncResult(g *snap.Entry, encl, at int32, name, held string, hx xref, line int32, depth int) (declType, bool) {
+	d, ok := ty.calleeResult(g, encl, at, held, hx, depth+1)
 	if !ok || d.bases {
 		return declType{}, false
 	}
@@ -420,7 +428,7 @@ const (
 // inferredResult is the type a function without a declared result
 // returns when each of its return statements says the same one (return
 // Foo(), return a local constructed); a generator returns none of them.
-func (rv *Resolver) inferredResult(t snap.Target, depth int) (declType, bool) {
+func (ty *typeReader) inferredResult(t snap.Target, depth int) (declType, bool) {
 	g, d := t.File, t.D()
 	if depth > maxTypeDepth || !lang.FunctionLike(d.Kind) || g.Bound(yieldLocal, t.Def, d.End) {
 		return declType{}, false
@@ -429,42 +437,12 @@ func (rv *Resolver) inferredResult(t snap.Target, depth int) (declType, bool) {
 	if lc == nil {
 		return declType{}, false
 	}
-	return rv.localType(g, t.Def, lc, "the value returned", depth)
-}
-
-// bareTargets finds a bare name as a file sees it outside any function:
-// its own definitions, its imports, its package, its included headers;
-// external names the module outside the index an import takes it from.
-func (rv *Resolver) bareTargets(f *snap.Entry, name string, ok func(*lang.Def) bool) ([]snap.Target, string) {
-	if ts := pick(f, name, func(d *lang.Def) bool { return ok(d) && !d.Member() && !d.Local }); len(ts) > 0 {
-		return ts, ""
-	}
-	if res, found := rv.viaNameImport(f, name, ok); found {
-		if res.Class == lang.Unresolved && strings.HasPrefix(res.Why, "external: ") {
-			return nil, strings.TrimPrefix(res.Why, "external: ")
-		}
-		return res.Targets, ""
-	}
-	if res, found := rv.viaModuleValue(f, name, ok); found {
-		return res.Targets, ""
-	}
-	if res, found := rv.viaStarImport(f, name, ok); found {
-		return res.Targets, ""
-	}
-	if f.Lang.Scope == "directory" {
-		if ts := rv.inScope(f, name, func(d *lang.Def) bool { return ok(d) && !d.Member() }); len(ts) > 0 {
-			return ts, ""
-		}
-	}
-	if res, found := rv.viaIncludes(f, name, ok); found {
-		return res.Targets, ""
-	}
-	return nil, ""
+	return ty.localType(g, t.Def, lc, "the value returned", depth)
 }
 
 // resolveDecl finds the class-like definitions a declared type names.
-func (rv *Resolver) resolveDecl(d declType) typeRef {
-	tr := rv.resolveDeclAll(d)
+func (ty *typeReader) resolveDecl(d declType) typeRef {
+	tr := ty.resolveDeclAll(d)
 	if d.in != nil {
 		// x_windows.go's T, not x_js.go's.
 		tr.types = inVariant(d.in, tr.types)
@@ -472,7 +450,7 @@ func (rv *Resolver) resolveDecl(d declType) typeRef {
 	return tr
 }
 
-func (rv *Resolver) resolveDeclAll(d declType) typeRef {
+func (ty *typeReader) resolveDeclAll(d declType) typeRef {
 	if d.in == nil {
 		return typeRef{}
 	}
@@ -480,8 +458,8 @@ func (rv *Resolver) resolveDeclAll(d declType) typeRef {
 		d.bases = false
 		var out []snap.Target
 		ext := ""
-		for _, t := range rv.resolveDecl(d).types {
-			bs, e := rv.bases(t)
+		for _, t := range ty.resolveDecl(d).types {
+			bs, e := ty.bases(t)
 			out = append(out, bs...)
 			if ext == "" {
 				ext = e
@@ -502,7 +480,7 @@ func (rv *Resolver) resolveDeclAll(d declType) typeRef {
 		if l.IsBuiltin(name) {
 			return typeRef{builtin: name}
 		}
-		ts, ext := rv.bareTargets(d.in, name, isType)
+		ts, ext := ty.sc.bareTargets(d.in, name, isType)
 		if len(ts) == 0 && ext == "" {
 			// A class defined inside a function (self in its methods):
 			// the file's one class of that name.
@@ -513,21 +491,21 @@ func (rv *Resolver) resolveDeclAll(d declType) typeRef {
 		}
 		return typeRef{types: ts, external: ext}
 	}
-	if files, module, bound := rv.moduleBinding(d.in, qual); bound {
+	if files, module, bound := ty.sc.moduleBinding(d.in, qual); bound {
 		if files == nil {
 			return typeRef{external: module}
 		}
-		return typeRef{types: rv.topLevelOf(files, name, isType)}
+		return typeRef{types: ty.sc.topLevelOf(files, name, isType)}
 	}
 	// Outer.Inner, ns::T: a type nested in a named one.
-	if outer := rv.resolveDecl(qualifierType(qual, d.in)); len(outer.types) > 0 {
+	if outer := ty.resolveDecl(qualifierType(qual, d.in)); len(outer.types) > 0 {
 		var out []snap.Target
 		for _, t := range outer.types {
 			out = append(out, pick(t.File, name, func(e *lang.Def) bool { return isType(e) && e.Container == t.D().Name })...)
 		}
 		return typeRef{types: out}
 	}
-	if res, ok := rv.namespaceMember(d.in, qual, name, isType); ok {
+	if res, ok := ty.sc.namespaceMember(d.in, qual, name, isType); ok {
 		return typeRef{types: res.Targets}
 	}
 	return typeRef{}
@@ -535,13 +513,13 @@ func (rv *Resolver) resolveDeclAll(d declType) typeRef {
 
 // namedIn lists the files that may hold t's members (its own, or Go's
 // package) and define name.
-func (rv *Resolver) namedIn(t snap.Target, name string) []*snap.Entry {
+func (ty *typeReader) namedIn(t snap.Target, name string) []*snap.Entry {
 	if t.File.Lang.Scope != "directory" {
 		return []*snap.Entry{t.File}
 	}
 	var out []*snap.Entry
-	for _, id := range rv.s.Tables(t.File.Lang).Defs.Get(name) {
-		g := rv.s.ByID(id)
+	for _, id := range ty.s.Tables(t.File.Lang).Defs.Get(name) {
+		g := ty.s.ByID(id)
 		if g.Dir == t.File.Dir && g.Package == t.File.Package {
 			out = append(out, g)
 		}
@@ -552,7 +530,7 @@ func (rv *Resolver) namedIn(t snap.Target, name string) []*snap.Entry {
 // bases lists what a type embeds or extends, resolved; ext names one
 // that is outside the index (a module's or the language's own). Fields
 // and bases are declared with the type, in its file.
-func (rv *Resolver) bases(t snap.Target) (out []snap.Target, ext string) {
+func (ty *typeReader) bases(t snap.Target) (out []snap.Target, ext string) {
 	name := t.D().Name
 	for _, g := range []*snap.Entry{t.File} {
 		for i := range g.Fields {
@@ -560,7 +538,7 @@ func (rv *Resolver) bases(t snap.Target) (out []snap.Target, ext string) {
 			if fd.Name != "" || fd.Container != name {
 				continue
 			}
-			tr := rv.resolveDecl(declType{text: fd.Type, t: fd.T, in: g})
+			tr := ty.resolveDecl(declType{text: fd.Type, t: fd.T, in: g})
 			out = append(out, tr.types...)
 			if len(tr.types) == 0 && ext == "" {
 				ext = tr.external + tr.builtin
@@ -573,14 +551,14 @@ func (rv *Resolver) bases(t snap.Target) (out []snap.Target, ext string) {
 // membersOf finds members called name of the types, walking what they
 // embed or extend nearest first; the second result is the type they were
 // found on.
-func (rv *Resolver) membersOf(types []snap.Target, name string, ok func(*lang.Def) bool, depth int) ([]snap.Target, []snap.Target) {
-	ms, on, _ := rv.membersExt(types, name, ok, depth)
+func (ty *typeReader) membersOf(types []snap.Target, name string, ok func(*lang.Def) bool, depth int) ([]snap.Target, []snap.Target) {
+	ms, on, _ := ty.membersExt(types, name, ok, depth)
 	return ms, on
 }
 
 // membersExt is membersOf that also names a base outside the index met on
 // the way (where a member not found may come from).
-func (rv *Resolver) membersExt(types []snap.Target, name string, ok func(*lang.Def) bool, depth int) ([]snap.Target, []snap.Target, string) {
+func (ty *typeReader) membersExt(types []snap.Target, name string, ok func(*lang.Def) bool, depth int) ([]snap.Target, []snap.Target, string) {
 	level := types
 	seen := map[snap.Target]bool{}
 	ext := ""
@@ -592,14 +570,14 @@ func (rv *Resolver) membersExt(types []snap.Target, name string, ok func(*lang.D
 			}
 			seen[t] = true
 			tn := t.D().Name
-			for _, g := range rv.namedIn(t, name) {
+			for _, g := range ty.namedIn(t, name) {
 				ms := pick(g, name, func(e *lang.Def) bool { return ok(e) && e.Container == tn && !lang.ClassLike(e.Kind) })
 				found = append(found, ms...)
 				for range ms {
 					on = append(on, t)
 				}
 			}
-			bs, e := rv.bases(t)
+			bs, e := ty.bases(t)
 			next = append(next, bs...)
 			if ext == "" {
 				ext = e
@@ -615,7 +593,7 @@ func (rv *Resolver) membersExt(types []snap.Target, name string, ok func(*lang.D
 
 // fieldOf is the declared type of field name of the types (or of what
 // they embed or extend, nearest first).
-func (rv *Resolver) fieldOf(types []snap.Target, name string, depth int) (declType, bool) {
+func (ty *typeReader) fieldOf(types []snap.Target, name string, depth int) (declType, bool) {
 	level := types
 	seen := map[snap.Target]bool{}
 	for d := depth; d <= maxTypeDepth && len(level) > 0; d++ {
@@ -640,7 +618,7 @@ func (rv *Resolver) fieldOf(types []snap.Target, name string, depth int) (declTy
 				case lang.TypeTypeParam:
 					// A field of a type parameter's type: its constraint says nothing here.
 				default:
-					ft, ok := rv.fieldTypeParam(g, tn, declType{text: fd.Type, t: fd.T, in: g, ev: evidence(name, fd.Type, "field of "+tn, g, fd.Line)})
+					ft, ok := ty.fieldTypeParam(g, tn, declType{text: fd.Type, t: fd.T, in: g, ev: evidence(name, fd.Type, "field of "+tn, g, fd.Line)})
 					if !ok {
 						return declType{}, false
 					}
@@ -649,9 +627,9 @@ func (rv *Resolver) fieldOf(types []snap.Target, name string, depth int) (declTy
 			}
 			if len(found) == 0 && len(assigned) > 0 {
 				// Set, not declared: what every assignment agrees on.
-				return rv.assignedField(g, name, assigned, d)
+				return ty.assignedField(g, name, assigned, d)
 			}
-			bs, _ := rv.bases(t)
+			bs, _ := ty.bases(t)
 			next = append(next, bs...)
 		}
 		if len(found) > 0 {
@@ -669,8 +647,8 @@ func (rv *Resolver) fieldOf(types []snap.Target, name string, depth int) (declTy
 }
 
 // hasField says whether the types (or their bases) have a field name.
-func (rv *Resolver) hasField(types []snap.Target, name string) bool {
-	_, ok := rv.fieldOf(types, name, 0)
+func (ty *typeReader) hasField(types []snap.Target, name string) bool {
+	_, ok := ty.fieldOf(types, name, 0)
 	return ok
 }
 
@@ -683,15 +661,15 @@ func (rv *Resolver) hasField(types []snap.Target, name string) bool {
 // interface's function-valued property) lists the methods of that name
 // as candidates, saying so, never nothing.
 func (rv *Resolver) viaType(f *snap.Entry, r *lang.Ref, recv, name string, want func(*lang.Def) bool, lazy bool) (res Resolution, hint []snap.Target, ok bool) {
-	d, found := rv.exprDecl(f, r.Encl, r.At, exprOf(f, r.X), 0)
+	d, found := rv.ty.exprDecl(f, r.Encl, r.At, exprOf(f, r.X), 0)
 	if !found {
 		return Resolution{}, nil, false
 	}
-	tr := rv.resolveDecl(d)
+	tr := rv.ty.resolveDecl(d)
 	if len(tr.types) == 0 {
 		if fields, ok := fieldsOf(d); ok {
 			// A struct written in place: the members of what it embeds.
-			if tr.types = rv.embeddedTypes(d, fields); len(tr.types) > 0 {
+			if tr.types = rv.ty.embeddedTypes(d, fields); len(tr.types) > 0 {
 				d.ev += "; it embeds " + tr.types[0].Qualified()
 			}
 		}
@@ -726,11 +704,11 @@ func (rv *Resolver) viaType(f *snap.Entry, r *lang.Ref, recv, name string, want 
 	case len(tr.types) == 0:
 		return Resolution{}, nil, false
 	}
-	ms, _, ext := rv.membersExt(tr.types, name, func(e *lang.Def) bool { return want(e) && e.Member() }, 0)
+	ms, _, ext := rv.ty.membersExt(tr.types, name, func(e *lang.Def) bool { return want(e) && e.Member() }, 0)
 	if len(ms) == 0 {
 		iface := rv.anyInterface(tr.types)
 		switch {
-		case r.Kind == lang.RefCall && rv.hasField(tr.types, name):
+		case r.Kind == lang.RefCall && rv.ty.hasField(tr.types, name):
 			res := Resolution{Class: lang.Unresolved, Why: "a field holding a function value (" + d.ev + ")"}
 			if iface.Def >= 0 {
 				// observer.error(err), error a function-valued property
@@ -750,7 +728,7 @@ func (rv *Resolver) viaType(f *snap.Entry, r *lang.Ref, recv, name string, want 
 		}
 		if r.Kind == lang.RefCall {
 			// C's s->ops->write(): the functions stored in the field.
-			if fns, why := rv.storedFuncs(tr.types, name); len(fns) > 0 {
+			if fns, why := rv.ty.storedFuncs(tr.types, name); len(fns) > 0 {
 				reasons := make([]string, len(fns))
 				for i := range fns {
 					reasons[i] = d.ev + "; " + why[i]
@@ -783,13 +761,13 @@ func (rv *Resolver) viaType(f *snap.Entry, r *lang.Ref, recv, name string, want 
 // field name (.write = file_write, @field with @type.expr naming a
 // function), with why each: a call through the field may run any of
 // them, and others set where the index does not see.
-func (rv *Resolver) storedFuncs(types []snap.Target, name string) (fns []snap.Target, why []string) {
+func (ty *typeReader) storedFuncs(types []snap.Target, name string) (fns []snap.Target, why []string) {
 	seen := map[snap.Target]bool{}
 	for _, t := range types {
 		tn := t.D().Name
 		// An initializer names its struct's type: the files that do.
-		for _, id := range rv.s.Tables(t.File.Lang).Refs.Get(tn) {
-			fns, why = rv.storedIn(rv.s.ByID(id), tn, name, seen, fns, why)
+		for _, id := range ty.s.Tables(t.File.Lang).Refs.Get(tn) {
+			fns, why = ty.storedIn(ty.s.ByID(id), tn, name, seen, fns, why)
 		}
 	}
 	return fns, why
@@ -797,7 +775,7 @@ func (rv *Resolver) storedFuncs(types []snap.Target, name string) (fns []snap.Ta
 
 // storedIn adds the functions g's initializers store in field name of
 // type tn.
-func (rv *Resolver) storedIn(g *snap.Entry, tn, name string, seen map[snap.Target]bool, fns []snap.Target, why []string) ([]snap.Target, []string) {
+func (ty *typeReader) storedIn(g *snap.Entry, tn, name string, seen map[snap.Target]bool, fns []snap.Target, why []string) ([]snap.Target, []string) {
 	for i := range g.Fields {
 		fd := &g.Fields[i]
 		if fd.Container != tn || fd.Name != name || fd.How != lang.TypeExpr {
@@ -808,7 +786,7 @@ func (rv *Resolver) storedIn(g *snap.Entry, tn, name string, seen map[snap.Targe
 			continue
 		}
 		fn := g.Strs[st[0].Name]
-		ts, _ := rv.bareTargets(g, fn, func(d *lang.Def) bool { return lang.FunctionLike(d.Kind) })
+		ts, _ := ty.sc.bareTargets(g, fn, func(d *lang.Def) bool { return lang.FunctionLike(d.Kind) })
 		for _, ft := range inVariant(g, ts) {
 			if !seen[ft] {
 				seen[ft] = true
@@ -824,7 +802,7 @@ func (rv *Resolver) storedIn(g *snap.Entry, tn, name string, seen map[snap.Targe
 // nearest base's constructor, else the base class itself.
 func (rv *Resolver) superCall(f *snap.Entry, r *lang.Ref, encl *lang.Def) (Resolution, bool) {
 	d := named(encl.Container, f, declType{ev: "super is a base of " + encl.Container, bases: true})
-	tr := rv.resolveDecl(d)
+	tr := rv.ty.resolveDecl(d)
 	if len(tr.types) == 0 {
 		if tr.external != "" {
 			return Resolution{Class: lang.Unresolved, Why: "external: " + tr.external + " (" + d.ev + ")"}, true
@@ -833,7 +811,7 @@ func (rv *Resolver) superCall(f *snap.Entry, r *lang.Ref, encl *lang.Def) (Resol
 	}
 	isCtor := func(e *lang.Def) bool { return e.Kind == "constructor" || e.Name == f.Lang.Constructor && e.Member() }
 	for _, b := range tr.types {
-		ms, _ := rv.membersOf([]snap.Target{b}, f.Lang.Constructor, isCtor, 0)
+		ms, _ := rv.ty.membersOf([]snap.Target{b}, f.Lang.Constructor, isCtor, 0)
 		if len(ms) == 1 {
 			return Resolution{Class: lang.Exact, Targets: ms, Reason: d.ev}, true
 		}
@@ -842,52 +820,6 @@ func (rv *Resolver) superCall(f *snap.Entry, r *lang.Ref, encl *lang.Def) (Resol
 		return Resolution{Class: lang.Exact, Targets: tr.types, Reason: d.ev}, true
 	}
 	return Resolution{}, false
-}
-
-// fieldRef is a base-class field: its file and what it says. It names the
-// file by id, so it stays true in a later snapshot whose bases are the
-// same.
-type fieldRef struct {
-	id        snap.FileID
-	container string
-	typ       string
-	t         int32 // typ's tree
-}
-
-// basesNamed lists the base-class fields of the language that name a type
-// called name (one pass over the index, kept while the language's bases
-// are the same).
-func (rv *Resolver) basesNamed(l *lang.Language, name string) []fieldRef {
-	gen := rv.s.Tables(l).BasesGen
-	rv.c.mu.Lock()
-	e, ok := rv.c.subs[l]
-	rv.c.mu.Unlock()
-	if !ok || e.gen != gen {
-		m := map[string][]fieldRef{}
-		for g := range rv.s.Files() {
-			if g.Lang != l {
-				continue
-			}
-			for i := range g.Fields {
-				fd := &g.Fields[i]
-				if fd.Name != "" {
-					continue
-				}
-				_, n := typeName(declType{text: fd.Type, t: fd.T, in: g})
-				if n != "" {
-					m[n] = append(m[n], fieldRef{g.ID, fd.Container, fd.Type, fd.T})
-				}
-			}
-		}
-		e = subsAt{gen, m}
-		rv.c.mu.Lock()
-		if rv.c.subs == nil {
-			rv.c.subs = map[*lang.Language]subsAt{}
-		}
-		rv.c.subs[l] = e
-		rv.c.mu.Unlock()
-	}
-	return e.m[name]
 }
 
 func isTypedVar(d *lang.Def) bool {
@@ -924,7 +856,7 @@ func (rv *Resolver) moduleTypeMembers(f *snap.Entry, r *lang.Ref, recv, name str
 	if len(types) != 1 {
 		return nil
 	}
-	ms, _ := rv.membersOf(types, name, func(e *lang.Def) bool { return want(e) && e.Member() }, 0)
+	ms, _ := rv.ty.membersOf(types, name, func(e *lang.Def) bool { return want(e) && e.Member() }, 0)
 	return ms
 }
 
@@ -937,7 +869,7 @@ func isVar(d *lang.Def) bool {
 // @field.global) agrees it was set to, a construction or a call whose
 // result is known (_inst = Random()). Any other binding, an import or a
 // definition of the name makes it unknown.
-func (rv *Resolver) instanceDecl(expr string, ts []snap.Target, depth int) (declType, bool) {
+func (ty *typeReader) instanceDecl(expr string, ts []snap.Target, depth int) (declType, bool) {
 	if len(ts) == 0 || depth > maxTypeDepth {
 		return declType{}, false
 	}
@@ -977,7 +909,7 @@ func (rv *Resolver) instanceDecl(expr string, ts []snap.Target, depth int) (decl
 			return declType{}, false
 		}
 	}
-	r, ok := rv.calleeResult(g, -1, set.At, set.Type, exprOf(g, set.X), depth+1)
+	r, ok := ty.calleeResult(g, -1, set.At, set.Type, exprOf(g, set.X), depth+1)
 	if !ok {
 		return declType{}, false
 	}
@@ -992,11 +924,11 @@ func (rv *Resolver) instanceDecl(expr string, ts []snap.Target, depth int) (decl
 
 // varType is varDecl that also follows a variable initialized by a call
 // (var Stdout = NewFile(...)) to the callee's declared result.
-func (rv *Resolver) varType(expr string, ts []snap.Target, depth int) (declType, bool) {
+func (ty *typeReader) varType(expr string, ts []snap.Target, depth int) (declType, bool) {
 	if len(ts) == 1 && ts[0].D().How == lang.TypeExpr {
 		// var std = defaultLogger: the type of what it is set to.
 		t := ts[0]
-		d, ok := rv.exprDecl(t.File, -1, t.D().Start, exprOf(t.File, t.D().X), depth+1)
+		d, ok := ty.exprDecl(t.File, -1, t.D().Start, exprOf(t.File, t.D().X), depth+1)
 		if ok {
 			d.ev = evidence(expr, d.text, "variable set to "+t.D().Type, t.File, t.D().Line) + "; " + d.ev
 		}
@@ -1008,9 +940,9 @@ func (rv *Resolver) varType(expr string, ts []snap.Target, depth int) (declType,
 	t := ts[0]
 	d := t.D()
 	if d.How != lang.TypeCall {
-		return rv.laterResult(t.File, -1, d.Start, d.Type, exprOf(t.File, d.X), int(d.How-lang.TypeCall2)+1, expr, t.File.Rel, d.Line, depth)
+		return ty.laterResult(t.File, -1, d.Start, d.Type, exprOf(t.File, d.X), int(d.How-lang.TypeCall2)+1, expr, t.File.Rel, d.Line, depth)
 	}
-	r, ok := rv.calleeResult(t.File, -1, d.Start, d.Type, exprOf(t.File, d.X), depth+1)
+	r, ok := ty.calleeResult(t.File, -1, d.Start, d.Type, exprOf(t.File, d.X), depth+1)
 	if !ok {
 		return declType{}, false
 	}
@@ -1022,7 +954,7 @@ func (rv *Resolver) varType(expr string, ts []snap.Target, depth int) (declType,
 // classSelf is the class a name like cls (language.json class_self) holds
 // in a method of it: bound once there (its parameter), in a class that is
 // no metaclass (whose cls would be another class).
-func (rv *Resolver) classSelf(f *snap.Entry, encl, at int32, name string) []snap.Target {
+func (ty *typeReader) classSelf(f *snap.Entry, encl, at int32, name string) []snap.Target {
 	if encl < 0 || !slices.Contains(f.Lang.ClassSelf, name) {
 		return nil
 	}
@@ -1042,7 +974,7 @@ func (rv *Resolver) classSelf(f *snap.Entry, encl, at int32, name string) []snap
 	ts := inVariant(f, pick(f, ed.Container, func(d *lang.Def) bool {
 		return lang.ClassLike(d.Kind) && d.Start <= f.Defs[encl].Start && f.Defs[encl].End <= d.End
 	}))
-	if len(ts) != 1 || rv.isMetaclass(ts[0]) {
+	if len(ts) != 1 || ty.isMetaclass(ts[0]) {
 		return nil
 	}
 	return ts
@@ -1050,7 +982,7 @@ func (rv *Resolver) classSelf(f *snap.Entry, encl, at int32, name string) []snap
 
 // isMetaclass says whether t extends the language's type (Python's type),
 // directly or through its bases.
-func (rv *Resolver) isMetaclass(t snap.Target) bool {
+func (ty *typeReader) isMetaclass(t snap.Target) bool {
 	level := []snap.Target{t}
 	seen := map[snap.Target]bool{}
 	for d := 0; d <= maxTypeDepth && len(level) > 0; d++ {
@@ -1068,7 +1000,7 @@ func (rv *Resolver) isMetaclass(t snap.Target) bool {
 					}
 				}
 			}
-			bs, _ := rv.bases(c)
+			bs, _ := ty.bases(c)
 			next = append(next, bs...)
 		}
 		level = next
@@ -1079,7 +1011,7 @@ func (rv *Resolver) isMetaclass(t snap.Target) bool {
 // assignedField is the type of a field no declaration types, from its
 // assignments (self.conn = conn, self.buf = Buffer()): each place that
 // binds it must be typed and all must name the one same type.
-func (rv *Resolver) assignedField(g *snap.Entry, name string, binds []*lang.Field, depth int) (declType, bool) {
+func (ty *typeReader) assignedField(g *snap.Entry, name string, binds []*lang.Field, depth int) (declType, bool) {
 	typedAt := map[int32]bool{}
 	for _, fd := range binds {
 		if fd.How != lang.TypeNone {
@@ -1100,12 +1032,12 @@ func (rv *Resolver) assignedField(g *snap.Entry, name string, binds []*lang.Fiel
 		var ok bool
 		if fd.How == lang.TypeExpr {
 			// self.conn = conn: the type of what was assigned, where it was.
-			r, ok = rv.exprDecl(g, g.EnclosingAt(fd.At), fd.At, exprOf(g, fd.X), depth+1)
+			r, ok = ty.exprDecl(g, g.EnclosingAt(fd.At), fd.At, exprOf(g, fd.X), depth+1)
 			if ok {
 				r.ev = evidence(name, r.text, "field set from "+fd.Type, g, fd.Line) + "; " + r.ev
 			}
 		} else {
-			r, ok = rv.calleeResult(g, g.EnclosingAt(fd.At), fd.At, fd.Type, exprOf(g, fd.X), depth+1)
+			r, ok = ty.calleeResult(g, g.EnclosingAt(fd.At), fd.At, fd.Type, exprOf(g, fd.X), depth+1)
 			if ok && r.ctor {
 				r.ev = evidence(name, r.text, "field set to "+fd.Type+"()", g, fd.Line)
 			} else if ok {
@@ -1119,7 +1051,7 @@ func (rv *Resolver) assignedField(g *snap.Entry, name string, binds []*lang.Fiel
 		if len(binds) == 1 {
 			return r, true
 		}
-		tr := rv.resolveDecl(r)
+		tr := ty.resolveDecl(r)
 		var t snap.Target
 		switch {
 		case len(tr.types) == 1:
@@ -1150,11 +1082,11 @@ func (rv *Resolver) assignedHint(f *snap.Entry, r *lang.Ref, recv string) []snap
 		return nil
 	}
 	name := f.Strs[st[len(st)-1].Name]
-	cur, ok := rv.exprDecl(f, r.Encl, r.At, xr.prefix(), 0)
+	cur, ok := rv.ty.exprDecl(f, r.Encl, r.At, xr.prefix(), 0)
 	if !ok {
 		return nil
 	}
-	level := rv.resolveDecl(cur).types
+	level := rv.ty.resolveDecl(cur).types
 	seen := map[snap.Target]bool{}
 	var out []snap.Target
 	for d := 0; d <= maxTypeDepth && len(level) > 0 && len(out) == 0; d++ {
@@ -1173,15 +1105,15 @@ func (rv *Resolver) assignedHint(f *snap.Entry, r *lang.Ref, recv string) []snap
 				var v declType
 				var ok bool
 				if fd.How == lang.TypeExpr {
-					v, ok = rv.exprDecl(g, g.EnclosingAt(fd.At), fd.At, exprOf(g, fd.X), 1)
+					v, ok = rv.ty.exprDecl(g, g.EnclosingAt(fd.At), fd.At, exprOf(g, fd.X), 1)
 				} else {
-					v, ok = rv.calleeResult(g, g.EnclosingAt(fd.At), fd.At, fd.Type, exprOf(g, fd.X), 1)
+					v, ok = rv.ty.calleeResult(g, g.EnclosingAt(fd.At), fd.At, fd.Type, exprOf(g, fd.X), 1)
 				}
 				if ok {
-					out = append(out, rv.resolveDecl(v).types...)
+					out = append(out, rv.ty.resolveDecl(v).types...)
 				}
 			}
-			bs, _ := rv.bases(t)
+			bs, _ := rv.ty.bases(t)
 			next = append(next, bs...)
 		}
 		level = next
@@ -1201,21 +1133,6 @@ func sameResult(ts []snap.Target) bool {
 	return true
 }
 
-// promoted says whether method m's type has a method called name through
-// a struct it embeds (ir.ForStmt's Pos comes from miniNode).
-func (rv *Resolver) promoted(m snap.Target, name string) bool {
-	t, ok := rv.ContainerType(m)
-	if !ok {
-		return false
-	}
-	bs, _ := rv.bases(t)
-	if len(bs) == 0 {
-		return false
-	}
-	ms, _ := rv.membersOf(bs, name, func(e *lang.Def) bool { return lang.FunctionLike(e.Kind) }, 1)
-	return len(ms) > 0
-}
-
 // embeddedAs says fd is a type embedded under the field name name (an
 // embedded *pkg.T is field T).
 func embeddedAs(f *snap.Entry, fd *lang.Field, name string) bool {
@@ -1228,8 +1145,8 @@ func embeddedAs(f *snap.Entry, fd *lang.Field, name string) bool {
 
 // laterResult is the type of result n (0-based, n > 0) of calling callee:
 // ctx, span := trace.StartSpan(...) makes span the second result.
-func (rv *Resolver) laterResult(f *snap.Entry, encl, at int32, callee string, cx xref, n int, name, rel string, line int32, depth int) (declType, bool) {
-	d, ok := rv.calleeResult(f, encl, at, callee, cx, depth+1)
+func (ty *typeReader) laterResult(f *snap.Entry, encl, at int32, callee string, cx xref, n int, name, rel string, line int32, depth int) (declType, bool) {
+	d, ok := ty.calleeResult(f, encl, at, callee, cx, depth+1)
 	if !ok || d.ctor || d.bases {
 		return declType{}, false
 	}
@@ -1246,7 +1163,7 @@ func (rv *Resolver) laterResult(f *snap.Entry, encl, at int32, callee string, cx
 // innermost scope (ctx := req.Context(), then ctx, cancel :=
 // context.WithCancel(ctx)) when every binding's type, followed, names the
 // same definitions.
-func (rv *Resolver) agreedLocal(f *snap.Entry, encl, at int32, name string, depth int) (declType, bool) {
+func (ty *typeReader) agreedLocal(f *snap.Entry, encl, at int32, name string, depth int) (declType, bool) {
 	ls := f.InnermostLocals(name, encl, at)
 	if len(ls) < 2 {
 		return declType{}, false
@@ -1257,11 +1174,11 @@ func (rv *Resolver) agreedLocal(f *snap.Entry, encl, at int32, name string, dept
 		if l.How == lang.TypeNone {
 			return declType{}, false
 		}
-		d, ok := rv.localType(f, encl, l, name, depth+1)
+		d, ok := ty.localType(f, encl, l, name, depth+1)
 		if !ok {
 			return declType{}, false
 		}
-		ts := slices.Clone(rv.resolveDecl(d).types)
+		ts := slices.Clone(ty.resolveDecl(d).types)
 		if len(ts) == 0 {
 			return declType{}, false
 		}
@@ -1282,7 +1199,7 @@ func (rv *Resolver) agreedLocal(f *snap.Entry, encl, at int32, name string, dept
 // encl (or of one around it) in f, the interface constraining it; ok is
 // false for a type parameter constrained otherwise (T ~int | ~string,
 // or a method's T, whose constraint is the type's).
-func (rv *Resolver) typeParamIn(f *snap.Entry, encl, at int32, d declType) (declType, bool) {
+func (ty *typeReader) typeParamIn(f *snap.Entry, encl, at int32, d declType) (declType, bool) {
 	if d.in != f {
 		return d, true
 	}
@@ -1299,7 +1216,7 @@ func (rv *Resolver) typeParamIn(f *snap.Entry, encl, at int32, d declType) (decl
 			if l.How != lang.TypeTypeParam {
 				return declType{}, false
 			}
-			return rv.constraint(f, d, n, f.Strs[l.Type], l.T)
+			return ty.constraint(f, d, n, f.Strs[l.Type], l.T)
 		}
 	}
 	return d, true
@@ -1307,14 +1224,14 @@ func (rv *Resolver) typeParamIn(f *snap.Entry, encl, at int32, d declType) (decl
 
 // fieldTypeParam is fieldOf's d for a field of type tn, or the constraint
 // of tn's type parameter it names (type Box[T I] struct{ v T }).
-func (rv *Resolver) fieldTypeParam(g *snap.Entry, tn string, d declType) (declType, bool) {
+func (ty *typeReader) fieldTypeParam(g *snap.Entry, tn string, d declType) (declType, bool) {
 	q, n := typeName(d)
 	if q != "" || n == "" {
 		return d, true
 	}
 	for i := range g.Fields {
 		if fd := &g.Fields[i]; fd.How == lang.TypeTypeParam && fd.Container == tn && fd.Name == n {
-			return rv.constraint(g, d, n, fd.Type, fd.T)
+			return ty.constraint(g, d, n, fd.Type, fd.T)
 		}
 	}
 	return d, true
@@ -1322,9 +1239,9 @@ func (rv *Resolver) fieldTypeParam(g *snap.Entry, tn string, d declType) (declTy
 
 // constraint types a value of type parameter n by its constraint, when
 // that names interfaces only: a call on it runs the interface's method.
-func (rv *Resolver) constraint(f *snap.Entry, d declType, n, text string, t int32) (declType, bool) {
+func (ty *typeReader) constraint(f *snap.Entry, d declType, n, text string, t int32) (declType, bool) {
 	c := declType{text: text, t: t, in: f, ev: d.ev + "; " + n + " is a type parameter constrained by " + text}
-	ts := rv.resolveDecl(c).types
+	ts := ty.resolveDecl(c).types
 	if len(ts) == 0 {
 		return declType{}, false
 	}
