@@ -35,20 +35,12 @@ func (t *table) idOf(b []byte) uint32 {
 
 // raw is id for a string of the record's trees: not interned (most are
 // only this file's).
-func (t *table) raw(s string) uint32 {
-	if s == "" {
-		return 0
-	}
-	if i, ok := t.ids[s]; ok {
-		return i
-	}
-	i := uint32(len(t.strs))
-	t.ids[s] = i
-	t.strs = append(t.strs, s)
-	return i
-}
+func (t *table) raw(s string) uint32 { return t.put(s, false) }
 
-func (t *table) id(s string) uint32 {
+// id is the id for s, interned when it is new to the table.
+func (t *table) id(s string) uint32 { return t.put(s, true) }
+
+func (t *table) put(s string, share bool) uint32 {
 	if s == "" {
 		return 0
 	}
@@ -57,11 +49,14 @@ func (t *table) id(s string) uint32 {
 	}
 	i := uint32(len(t.strs))
 	t.ids[s] = i
-	if t.sc != nil {
-		t.strs = append(t.strs, t.sc.internString(s))
-	} else {
-		t.strs = append(t.strs, intern(s))
+	switch {
+	case !share:
+	case t.sc != nil:
+		s = t.sc.internString(s)
+	default:
+		s = intern(s)
 	}
+	t.strs = append(t.strs, s)
 	return i
 }
 
