@@ -706,6 +706,20 @@ func (g *gen) emitAppend(n *node) {
 	g.p("return b\n}\n\n")
 }
 
+// structArgs is what a struct's Append or Decode call takes after the
+// buffer: &x, and, delta-coded, the previous value (a zero one when there
+// is none), for both sides read one layout.
+func (g *gen) structArgs(n *node, x, prev string) string {
+	switch {
+	case !n.delta:
+		return "&" + x
+	case prev == "":
+		return fmt.Sprintf("&%s, &%s{}", x, g.typ(n.t))
+	default:
+		return fmt.Sprintf("&%s, &%s", x, prev)
+	}
+}
+
 // appendValue writes code appending x (of node n); prev is the previous
 // element's value for a delta-coded field.
 func (g *gen) appendValue(n *node, x, prev string, tg tag, depth int) {
@@ -733,15 +747,7 @@ func (g *gen) appendValue(n *node, x, prev string, tg tag, depth int) {
 	case kString, kBytes:
 		g.p("b = wire.AppendStr(b, %s)\n", x)
 	case kStruct:
-		if n.delta {
-			if prev == "" {
-				g.p("b = %sAppend(b, &%s, &%s{})\n", g.fn(n.t), x, g.typ(n.t))
-			} else {
-				g.p("b = %sAppend(b, &%s, &%s)\n", g.fn(n.t), x, prev)
-			}
-		} else {
-			g.p("b = %sAppend(b, &%s)\n", g.fn(n.t), x)
-		}
+		g.p("b = %sAppend(b, %s)\n", g.fn(n.t), g.structArgs(n, x, prev))
 	case kArray:
 		if n.elem.k == kByte {
 			g.p("b = append(b, %s[:]...)\n", x)
@@ -839,15 +845,7 @@ func (g *gen) decodeValue(n *node, x, prev string, tg tag, depth int) {
 	case kBytes:
 		g.p("%s = %s\n", x, g.conv(n, "d.Bytes()", "[]uint8"))
 	case kStruct:
-		if n.delta {
-			if prev == "" {
-				g.p("%sDecode(d, &%s, &%s{})\n", g.fn(n.t), x, tn)
-			} else {
-				g.p("%sDecode(d, &%s, &%s)\n", g.fn(n.t), x, prev)
-			}
-		} else {
-			g.p("%sDecode(d, &%s)\n", g.fn(n.t), x)
-		}
+		g.p("%sDecode(d, %s)\n", g.fn(n.t), g.structArgs(n, x, prev))
 	case kArray:
 		if n.elem.k == kByte {
 			g.p("d.Array(%s[:])\n", x)
