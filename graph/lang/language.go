@@ -331,8 +331,8 @@ func readConfig(fsys fs.FS, id string, depth int) (langConfig, []byte, error) {
 	if dec.More() {
 		return c, nil, fmt.Errorf("language %s: language.json: more than one JSON value", id)
 	}
-	c.shapeConfig.defaults(fsys, id)
-	c.typesConfig.defaults(fsys, id)
+	defaultFile(&c.ShapeFiles, fsys, id, "shapes.scm")
+	defaultFile(&c.TypeFiles, fsys, id, "typeforms.scm")
 	if c.Extends == "" {
 		return c, raw, nil
 	}
@@ -395,7 +395,7 @@ func readConfig(fsys fs.FS, id string, depth int) (langConfig, []byte, error) {
 	inherit(&c.SourceDir, base.SourceDir)
 	inherit(&c.Manifest, base.Manifest)
 	c.shapeConfig.inherit(base.shapeConfig, c.Extends)
-	c.typesConfig.inherit(base.typesConfig, c.Extends)
+	inheritFiles(&c.TypeFiles, base.TypeFiles, c.Extends)
 	return c, append(append(raw, 0), baseRaw...), nil
 }
 
@@ -413,6 +413,28 @@ func inherit[T ~string | ~*bool](v *T, base T) {
 func inheritList[E any](v *[]E, base []E) {
 	if *v == nil {
 		*v = base
+	}
+}
+
+// defaultFile makes a left-out list of query files [name] when the
+// language's folder has that file.
+func defaultFile(files *[]string, fsys fs.FS, id, name string) {
+	if *files != nil {
+		return
+	}
+	if _, err := fs.Stat(fsys, path.Join(id, name)); err == nil {
+		*files = []string{name}
+	}
+}
+
+// inheritFiles is inheritList for a list of query files: base's, named
+// from this language's folder (../extends/f).
+func inheritFiles(files *[]string, base []string, extends string) {
+	if *files != nil {
+		return
+	}
+	for _, f := range base {
+		*files = append(*files, path.Join("..", extends, f))
 	}
 }
 
