@@ -83,41 +83,37 @@ func samples(t testing.TB, s *Set) []sample {
 	if len(out) == 0 {
 		t.Fatal("no fixture files")
 	}
-	n := len(out)
 	gr, err := proc.Probe(context.Background(), testenv.LookPath(t, "go"), "env", "GOROOT")
 	if err != nil {
 		t.Fatalf("go env GOROOT: %v", err)
 	}
 	goroot := strings.TrimSpace(string(gr))
-	for _, dir := range []string{"go/ast", "net/http", "runtime", "syscall"} {
-		names, _ := filepath.Glob(filepath.Join(goroot, "src", dir, "*.go"))
-		for i, name := range names {
-			if i%4 != 0 {
-				continue
-			}
+	// read adds the files named, in language id; none is a failure.
+	read := func(names []string, id, where string) {
+		if len(names) == 0 {
+			t.Fatalf("no %s sources under GOROOT %s", id, where)
+		}
+		for _, name := range names {
 			data, err := os.ReadFile(name)
 			if err != nil {
 				t.Fatal(err)
 			}
-			out = append(out, sample{name, s.Lookup("go"), data})
+			out = append(out, sample{name, s.Lookup(id), data})
 		}
 	}
-	if len(out) == n {
-		t.Fatalf("no Go sources under GOROOT %s", goroot)
+	var gos []string
+	for _, dir := range []string{"go/ast", "net/http", "runtime", "syscall"} {
+		names, _ := filepath.Glob(filepath.Join(goroot, "src", dir, "*.go"))
+		for i, name := range names {
+			if i%4 == 0 {
+				gos = append(gos, name)
+			}
+		}
 	}
+	read(gos, "go", goroot)
 	// C: the runtime's cgo sources and headers.
-	n = len(out)
 	cs, _ := filepath.Glob(filepath.Join(goroot, "src", "runtime", "cgo", "*.[ch]"))
-	for _, name := range cs {
-		data, err := os.ReadFile(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, sample{name, s.Lookup("c"), data})
-	}
-	if len(out) == n {
-		t.Fatalf("no C sources under GOROOT %s/src/runtime/cgo", goroot)
-	}
+	read(cs, "c", goroot+"/src/runtime/cgo")
 	return out
 }
 

@@ -765,24 +765,14 @@ func (r *Record) ElemOf(l *Language, t int32) (int32, bool) {
 	for n := r.Type(t); n != nil && n.Form == TSame; n = r.Type(t) {
 		t = r.derefs(r.child(t, PElem)) // readonly T[], an annotation's type
 	}
-	n := r.Type(t)
-	switch {
-	case n == nil:
-		return 0, true
-	case n.Form == TOpaque:
-		return 0, false
-	case n.Form == TSlice || n.Form == TMap || n.Form == TChan:
-		return r.child(t, PElem), true
-	case n.Form == TGeneric:
+	if n := r.Type(t); n != nil && n.Form == TGeneric {
 		_, bn, ok := r.TypeName(l, r.child(t, PBase))
-		if !ok {
-			return 0, false
+		if !ok || !l.elements[bn] {
+			return 0, ok
 		}
-		if l.elements[bn] {
-			return r.child(t, PArg), true
-		}
+		return r.child(t, PArg), true
 	}
-	return 0, true
+	return r.partIf(t, PElem, TSlice, TMap, TChan)
 }
 
 // KeyOf is what a one-variable range over a value of
@@ -792,19 +782,19 @@ func (r *Record) KeyOf(t int32) (int32, bool) {
 	if n := r.Type(t); n != nil && n.Form == TChan {
 		return r.child(t, PElem), true
 	}
-	return r.partIf(t, TMap, PKey)
+	return r.partIf(t, PKey, TMap)
 }
 
-// partIf is t's part p when t is of form f, else 0; false only when t is
-// opaque, so that nothing can be said.
-func (r *Record) partIf(t int32, f, p uint8) (int32, bool) {
+// partIf is t's part p when t is of one of forms, else 0; false only when
+// t is opaque, so that nothing can be said.
+func (r *Record) partIf(t int32, p uint8, forms ...uint8) (int32, bool) {
 	n := r.Type(t)
 	switch {
 	case n == nil:
 		return 0, true
 	case n.Form == TOpaque:
 		return 0, false
-	case n.Form == f:
+	case slices.Contains(forms, n.Form):
 		return r.child(t, p), true
 	}
 	return 0, true
@@ -847,7 +837,7 @@ func (r *Record) FieldsOf(t int32) (fields []TreeField, isLit, ok bool) {
 
 // FuncResultOf is a function type's result
 // (0 for none or no function type).
-func (r *Record) FuncResultOf(t int32) (int32, bool) { return r.partIf(t, TFunc, PResult) }
+func (r *Record) FuncResultOf(t int32) (int32, bool) { return r.partIf(t, PResult, TFunc) }
 
 // ItemOf is result i of a result list (0 for none);
 // items is how many it has (0: t is no list).
