@@ -763,10 +763,7 @@ func (g *gen) appendValue(n *node, x, prev string, tg tag, depth int) {
 			g.p("b = append(b, %s[:]...)\n", x)
 			return
 		}
-		i := fmt.Sprintf("i%d", depth)
-		g.p("for %s := range %s {\n", i, x)
-		g.appendValue(n.elem, x+"["+i+"]", "", tag{}, depth+1)
-		g.p("}\n")
+		g.elemLoop(n.elem, x, depth, g.appendValue)
 	case kSlice:
 		g.p("b = binary.AppendUvarint(b, uint64(len(%s)))\n{\n", x)
 		defer g.p("}\n")
@@ -799,10 +796,17 @@ func (g *gen) sliceLoop(e *node, x string, tg tag, depth int, value func(n *node
 		g.p(call+"&%s[%s], prev)\nprev = &%s[%s]\n", g.fn(e.t), x, i, x, i)
 		g.p("}\n")
 	default:
-		g.p("for %s := range %s {\n", i, x)
-		value(e, x+"["+i+"]", "", tag{}, depth+1)
-		g.p("}\n")
+		g.elemLoop(e, x, depth, value)
 	}
+}
+
+// elemLoop writes the loop over array or slice x's elements (of node e),
+// each written by value on its own.
+func (g *gen) elemLoop(e *node, x string, depth int, value func(n *node, x, prev string, tg tag, depth int)) {
+	i := fmt.Sprintf("i%d", depth)
+	g.p("for %s := range %s {\n", i, x)
+	value(e, x+"["+i+"]", "", tag{}, depth+1)
+	g.p("}\n")
 }
 
 // --- decoding ---
@@ -867,10 +871,7 @@ func (g *gen) decodeValue(n *node, x, prev string, tg tag, depth int) {
 			g.p("d.Array(%s[:])\n", x)
 			return
 		}
-		i := fmt.Sprintf("i%d", depth)
-		g.p("for %s := range %s {\n", i, x)
-		g.decodeValue(n.elem, x+"["+i+"]", "", tag{}, depth+1)
-		g.p("}\n")
+		g.elemLoop(n.elem, x, depth, g.decodeValue)
 	case kSlice:
 		e := n.elem
 		g.p("if n := d.Count(%d); n > 0 {\n%s = make(%s, n)\n", e.min, x, tn)
