@@ -279,6 +279,10 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 		member := false
 		for i := range m.Captures {
 			c := &m.Captures[i]
+			if h := l.typeHow[c.Index]; h != TypeNone {
+				typ, how = c, h
+				member = member || c.Index == l.capTypeMember
+			}
 			switch c.Index {
 			case l.capName:
 				name = c
@@ -296,30 +300,6 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 				idef = c
 			case l.capAlias:
 				alias = c
-			case l.capType:
-				typ, how = c, TypeDeclared
-			case l.capTypeNew:
-				typ, how = c, TypeNew
-			case l.capTypeCall:
-				typ, how = c, TypeCall
-			case l.capTypeElem:
-				typ, how = c, TypeElem
-			case l.capTypeExpr:
-				typ, how = c, TypeExpr
-			case l.capTypeMember:
-				typ, how, member = c, TypeExpr, true
-			case l.capTypeField:
-				typ, how = c, TypeField
-			case l.capTypeCall2:
-				typ, how = c, TypeCall2
-			case l.capTypeCall3:
-				typ, how = c, TypeCall3
-			case l.capTypeParam:
-				typ, how = c, TypeTypeParam
-			case l.capTypeResult:
-				typ, how = c, TypeResult
-			case l.capTypeKey:
-				typ, how = c, TypeKey
 			case l.capScope:
 				scope = c
 			case l.capTypeDoc:
