@@ -21,15 +21,11 @@ type Config struct {
 var Family = registry.Family[*Asker]{
 	Key: Key,
 	Doc: "ask_user: a question to the human, and the port approval prompts use",
-	Open: func(env *registry.Env) (*Asker, error) {
-		cfg, err := registry.Setting[Config](env, Key.Name())
-		if err != nil {
-			return nil, err
-		}
+	Open: registry.Configured(Key, func(env *registry.Env, cfg Config) (*Asker, error) {
 		if cfg.Port == nil {
 			return nil, registry.ErrSkip
 		}
 		return &Asker{Port: cfg.Port, Timeout: cfg.Timeout}, nil
-	},
+	}),
 	Tools: []registry.Descriptor{AskTool},
 }

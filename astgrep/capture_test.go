@@ -558,7 +558,8 @@ func TestGrammarFingerprint(t *testing.T) {
 // refMatcher is the capture query matcher as it was before its
 // allocations were taken out, kept as the reference the matcher is held
 // to: its own match, assign and children; the predicates, which never
-// allocated, are the matcher's.
+// allocated, are the matcher's, and so is the walk over a quantified
+// child's positions (assignRepeated), run with the reference's matching.
 type refMatcher struct {
 	qmatcher
 }
@@ -629,76 +630,30 @@ func (m *refMatcher) assign(q *qnode, kids []int, ci, j, last int, caps []capPai
 		return
 	}
 	ch := q.children[ci]
-	fits := func(p int) bool {
-		c := kids[p]
-		if ch.field != 0 && m.t.nodes[c].field != ch.field {
-			return false
-		}
-		return m.eligible(c, ch.n)
-	}
-	// The positions this child may take: any from j, or, anchored, only
-	// the next named child.
-	positions := func(from int) (int, int) {
-		if ch.anchorBefore {
-			p := m.nextNamed(kids, from)
-			return p, min(p+1, len(kids))
-		}
-		return from, len(kids)
-	}
-	firstOf := func(p int, caps []capPair) ([]capPair, bool) {
-		var got []capPair
-		ok := false
-		m.match(kids[p], ch.n, caps, func(c []capPair) {
-			if !ok {
-				got, ok = c, true
-			}
+	if ch.quant != 0 {
+		m.assignRepeated(ch, kids, j, last, caps, m.firstOf, func(j, last int, caps []capPair) {
+			m.assign(q, kids, ci+1, j, last, caps, k)
 		})
-		return got, ok
+		return
 	}
-	switch ch.quant {
-	case 0:
-		lo, hi := positions(j)
-		for p := lo; p < hi; p++ {
-			if !fits(p) {
-				continue
-			}
+	lo, hi := m.positions(ch, kids, j)
+	for p := lo; p < hi; p++ {
+		if m.fits(ch, kids[p]) {
 			m.match(kids[p], ch.n, caps, func(c []capPair) {
 				m.assign(q, kids, ci+1, p+1, p, c, k)
 			})
 		}
-	case '?':
-		lo, hi := positions(j)
-		for p := lo; p < hi; p++ {
-			if fits(p) {
-				if c, ok := firstOf(p, caps); ok {
-					m.assign(q, kids, ci+1, p+1, p, c, k)
-					return
-				}
-			}
-		}
-		m.assign(q, kids, ci+1, j, last, caps, k)
-	default: // * and +
-		n := 0
-		p := j
-		lastHit := last
-		for p < len(kids) {
-			if fits(p) {
-				if c, ok := firstOf(p, caps); ok {
-					caps, lastHit = c, p
-					n++
-				} else if n > 0 {
-					break
-				}
-			}
-			p++
-		}
-		if ch.quant == '+' && n == 0 {
-			return
-		}
-		next := j
-		if n > 0 {
-			next = lastHit + 1
-		}
-		m.assign(q, kids, ci+1, next, lastHit, caps, k)
 	}
+}
+
+// firstOf is the captures of the first way node c matches q.
+func (m *refMatcher) firstOf(c int, q *qnode, caps []capPair) ([]capPair, bool) {
+	var got []capPair
+	ok := false
+	m.match(c, q, caps, func(c []capPair) {
+		if !ok {
+			got, ok = c, true
+		}
+	})
+	return got, ok
 }

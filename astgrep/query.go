@@ -647,77 +647,89 @@ func (m *qmatcher) assign(q *qnode, kids []int, ci, j, last int, caps []capPair,
 		return
 	}
 	ch := q.children[ci]
-	fits := func(p int) bool {
-		c := kids[p]
-		if ch.field != 0 && m.t.nodes[c].field != ch.field {
-			return false
+	if ch.quant != 0 {
+		m.assignRepeated(ch, kids, j, last, caps, m.firstOf, func(j, last int, caps []capPair) {
+			m.assign(q, kids, ci+1, j, last, caps, k)
+		})
+		return
+	}
+	lo, hi := m.positions(ch, kids, j)
+	var f *assignFrame
+	for p := lo; p < hi; p++ {
+		if !m.fits(ch, kids[p]) {
+			continue
 		}
-		return m.eligible(c, ch.n)
-	}
-	// The positions this child may take: any from j, or, anchored, only
-	// the next named child.
-	positions := func(from int) (int, int) {
-		if ch.anchorBefore {
-			p := m.nextNamed(kids, from)
-			return p, min(p+1, len(kids))
+		if f == nil {
+			f = m.pushFrame(q, kids, ci, k)
 		}
-		return from, len(kids)
+		f.at = p
+		m.match(kids[p], ch.n, caps, f.fn)
 	}
-	firstOf := func(p int, caps []capPair) ([]capPair, bool) {
-		return m.firstOf(kids[p], ch.n, caps)
+	if f != nil {
+		m.popFrame()
 	}
-	switch ch.quant {
-	case 0:
-		lo, hi := positions(j)
-		var f *assignFrame
+}
+
+// fits says whether node c may be child ch: of its field, and eligible.
+func (m *qmatcher) fits(ch *qchild, c int) bool {
+	if ch.field != 0 && m.t.nodes[c].field != ch.field {
+		return false
+	}
+	return m.eligible(c, ch.n)
+}
+
+// positions is the positions in kids child ch may take from position
+// from: any, or, anchored, only the next named child.
+func (m *qmatcher) positions(ch *qchild, kids []int, from int) (int, int) {
+	if ch.anchorBefore {
+		p := m.nextNamed(kids, from)
+		return p, min(p+1, len(kids))
+	}
+	return from, len(kids)
+}
+
+// assignRepeated is assign for a child ch quantified '?', '*' or '+', the
+// matcher's and the reference's it is tested against alike: each takes
+// the first way a node matches (first, its own), and rest goes on with
+// the next child from position j, after position last (its own assign).
+func (m *qmatcher) assignRepeated(ch *qchild, kids []int, j, last int, caps []capPair,
+	first func(c int, q *qnode, caps []capPair) ([]capPair, bool), rest func(j, last int, caps []capPair)) {
+	if ch.quant == '?' {
+		lo, hi := m.positions(ch, kids, j)
 		for p := lo; p < hi; p++ {
-			if !fits(p) {
-				continue
-			}
-			if f == nil {
-				f = m.pushFrame(q, kids, ci, k)
-			}
-			f.at = p
-			m.match(kids[p], ch.n, caps, f.fn)
-		}
-		if f != nil {
-			m.popFrame()
-		}
-	case '?':
-		lo, hi := positions(j)
-		for p := lo; p < hi; p++ {
-			if fits(p) {
-				if c, ok := firstOf(p, caps); ok {
-					m.assign(q, kids, ci+1, p+1, p, c, k)
+			if m.fits(ch, kids[p]) {
+				if c, ok := first(kids[p], ch.n, caps); ok {
+					rest(p+1, p, c)
 					return
 				}
 			}
 		}
-		m.assign(q, kids, ci+1, j, last, caps, k)
-	default: // * and +
-		n := 0
-		p := j
-		lastHit := last
-		for p < len(kids) {
-			if fits(p) {
-				if c, ok := firstOf(p, caps); ok {
-					caps, lastHit = c, p
-					n++
-				} else if n > 0 {
-					break
-				}
-			}
-			p++
-		}
-		if ch.quant == '+' && n == 0 {
-			return
-		}
-		next := j
-		if n > 0 {
-			next = lastHit + 1
-		}
-		m.assign(q, kids, ci+1, next, lastHit, caps, k)
+		rest(j, last, caps)
+		return
 	}
+	// * and +
+	n := 0
+	p := j
+	lastHit := last
+	for p < len(kids) {
+		if m.fits(ch, kids[p]) {
+			if c, ok := first(kids[p], ch.n, caps); ok {
+				caps, lastHit = c, p
+				n++
+			} else if n > 0 {
+				break
+			}
+		}
+		p++
+	}
+	if ch.quant == '+' && n == 0 {
+		return
+	}
+	next := j
+	if n > 0 {
+		next = lastHit + 1
+	}
+	rest(next, lastHit, caps)
 }
 
 // runPatterns matches every pattern at every node, in tree order, until

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"github.com/builtin-tools/builtin-tools/internal/similar"
+	"maps"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -116,7 +118,7 @@ func parseRuleSpec(spec *RuleSpec) (*parsedRule, error) {
 	}
 	p := &ruleParser{}
 	out := &parsedRule{utils: map[string]*rnode{}}
-	names := sortedKeys(spec.Utils)
+	names := slices.Sorted(maps.Keys(spec.Utils))
 	for _, name := range names {
 		obj, ok := spec.Utils[name].(map[string]any)
 		if !ok {
@@ -133,7 +135,7 @@ func parseRuleSpec(spec *RuleSpec) (*parsedRule, error) {
 		return nil, err
 	}
 	out.root = root
-	for _, name := range sortedKeys(spec.Constraints) {
+	for _, name := range slices.Sorted(maps.Keys(spec.Constraints)) {
 		obj, ok := spec.Constraints[name].(map[string]any)
 		if !ok {
 			return nil, &RuleError{Path: "constraints." + name, Msg: "a constraint is a rule object its metavariable's capture must match"}
@@ -281,15 +283,6 @@ func walkRefs(n *rnode, f func(string)) {
 	}
 }
 
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
 func listOrNone(xs []string) string {
 	if len(xs) == 0 {
 		return "none"
@@ -310,7 +303,7 @@ func (p *ruleParser) rule(obj map[string]any, path string, depth int, rel bool) 
 		valid = relationKeys
 	}
 	n := &rnode{}
-	keys := sortedKeys(obj)
+	keys := slices.Sorted(maps.Keys(obj))
 	for _, k := range keys {
 		if !contains(valid, k) {
 			if msg, ok := unbuiltKeys[k]; ok {

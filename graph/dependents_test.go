@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
-	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
 // What a change breaks elsewhere (WRT-6): a body edit changes no
@@ -29,11 +28,7 @@ func TestDependents(t *testing.T) {
 		"py/lib.py":  pyLib,
 		"py/a.py":    "from lib import total, Cart\n\nX = total([1])\nCart().add(2)\n",
 	})
-	rg, err := pathguard.New(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rg.Close()
+	rg := guardOf(t, root)
 	h, err := Acquire(rg, Options{})
 	if err != nil {
 		t.Fatal(err)

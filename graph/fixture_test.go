@@ -84,15 +84,22 @@ func buildRootOpts(t testing.TB, root string, opts Options) tq {
 	return queries(x)
 }
 
-// newIndex is an index over root, closed when the test ends; its build
-// has not started.
-func newIndex(t testing.TB, root string, opts Options) *index.Index {
+// guardOf is a guard of root, closed when the test ends.
+func guardOf(t testing.TB, root string) *pathguard.Guard {
 	t.Helper()
 	g, err := pathguard.New(root)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { g.Close() })
+	return g
+}
+
+// newIndex is an index over root, closed when the test ends; its build
+// has not started.
+func newIndex(t testing.TB, root string, opts Options) *index.Index {
+	t.Helper()
+	g := guardOf(t, root)
 	e := astgrep.NewEngine(astgrep.Options{})
 	t.Cleanup(func() { e.Close() })
 	x, err := index.New(g, e, opts)

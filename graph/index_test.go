@@ -119,11 +119,7 @@ func TestMemoryBound(t *testing.T) {
 func TestSharedAcrossRuns(t *testing.T) {
 	root := t.TempDir()
 	testenv.WriteTree(t, root, map[string]string{"a.go": "package a\n\nfunc A() {}\n"})
-	rg, err := pathguard.New(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rg.Close()
+	rg := guardOf(t, root)
 	h1, err := Acquire(rg, Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -73,22 +73,18 @@ func (g *Guard) Name(abs string) (string, error) {
 func (g *Guard) FS() *os.Root { return g.fsys }
 
 // Stat describes abs, following links that stay inside the root.
-func (g *Guard) Stat(abs string) (fs.FileInfo, error) {
-	name, err := g.Name(abs)
-	if err != nil {
-		return nil, err
-	}
-	info, err := g.fsys.Stat(name)
-	return info, raced(err)
-}
+func (g *Guard) Stat(abs string) (fs.FileInfo, error) { return g.stat(abs, g.fsys.Stat) }
 
 // Lstat describes abs itself, a link not followed.
-func (g *Guard) Lstat(abs string) (fs.FileInfo, error) {
+func (g *Guard) Lstat(abs string) (fs.FileInfo, error) { return g.stat(abs, g.fsys.Lstat) }
+
+// stat is Stat or Lstat (the root's stat) on abs's name in the root.
+func (g *Guard) stat(abs string, stat func(name string) (fs.FileInfo, error)) (fs.FileInfo, error) {
 	name, err := g.Name(abs)
 	if err != nil {
 		return nil, err
 	}
-	info, err := g.fsys.Lstat(name)
+	info, err := stat(name)
 	return info, raced(err)
 }
 

@@ -70,6 +70,19 @@ func Setting[C any](env *Env, name string) (C, error) {
 	return c, nil
 }
 
+// Configured is an Open that reads the family's setting as a C (Setting
+// under key's name) and makes the resource from it with open.
+func Configured[C, T any](key Key[T], open func(env *Env, cfg C) (T, error)) func(env *Env) (T, error) {
+	return func(env *Env) (T, error) {
+		cfg, err := Setting[C](env, key.Name())
+		if err != nil {
+			var zero T
+			return zero, err
+		}
+		return open(env, cfg)
+	}
+}
+
 // ErrSkip, returned by a family's Open, leaves its resource unattached
 // without failing the run (the options give it nothing to work with, such
 // as no ask port).

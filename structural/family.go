@@ -42,13 +42,9 @@ var Key = registry.NewKey[*Structural]("structural")
 var Family = registry.Family[*Structural]{
 	Key: Key,
 	Doc: "ast_grep, ast_edit, resolve: search code by its shape and stage rewrites (tree-sitter)",
-	Open: func(env *registry.Env) (*Structural, error) {
-		opts, err := registry.Setting[astgrep.Options](env, Key.Name())
-		if err != nil {
-			return nil, err
-		}
+	Open: registry.Configured(Key, func(env *registry.Env, opts astgrep.Options) (*Structural, error) {
 		return New(opts), nil
-	},
+	}),
 	Tools:    []registry.Descriptor{GrepTool, EditTool, ResolveTool, SymbolTool},
 	Requires: []registry.Requirement{codeGraph, servers},
 	// lsp_rename's preview stages among ast_edit's edits.

@@ -437,18 +437,7 @@ func nameColumn(lang, line, name string) int {
 			j++
 		}
 		if lang == "go" && j < len(line) && line[j] == '(' {
-			depth := 0
-			for ; j < len(line); j++ {
-				if line[j] == '(' {
-					depth++
-				} else if line[j] == ')' {
-					depth--
-					if depth == 0 {
-						j++
-						break
-					}
-				}
-			}
+			j = pastGroup(line, j, '(', ')')
 			for j < len(line) && (line[j] == ' ' || line[j] == '\t') {
 				j++
 			}
@@ -535,21 +524,28 @@ func shape(line string, col int, name string) string {
 		j++
 	}
 	if j < len(line) && line[j] == '[' {
-		depth := 0
-		for ; j < len(line); j++ {
-			if line[j] == '[' {
-				depth++
-			} else if line[j] == ']' {
-				depth--
-				if depth == 0 {
-					j++
-					break
-				}
-			}
-		}
+		j = pastGroup(line, j, '[', ']')
 	}
 	if j < len(line) && line[j] == '(' {
 		return "call"
 	}
 	return "value"
+}
+
+// pastGroup is the column just past the group that opens at column j of
+// line (a method's receiver, type arguments), len(line) when it does not
+// close there.
+func pastGroup(line string, j int, open, close byte) int {
+	depth := 0
+	for ; j < len(line); j++ {
+		if line[j] == open {
+			depth++
+		} else if line[j] == close {
+			depth--
+			if depth == 0 {
+				return j + 1
+			}
+		}
+	}
+	return j
 }

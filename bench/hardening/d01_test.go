@@ -62,44 +62,16 @@ func caseD1(c *cx) {
 
 	// 100 parallel edits of distinct tokens.
 	c.sub("100 edits", func(c *cx) {
-		var b strings.Builder
-		for i := 0; i < 100; i++ {
-			fmt.Fprintf(&b, "tok%03d\n", i)
-		}
-		g := filepath.Join(root, "g.txt")
-		writeFile(g, b.String())
-		var ps []*pendingCall
-		for i := 0; i < 100; i++ {
-			ps = append(ps, s.toolAsync("edit", map[string]any{"path": "g.txt",
-				"old_string": fmt.Sprintf("tok%03d\n", i), "new_string": fmt.Sprintf("DONE%03d\n", i)}))
-		}
-		ok, first := awaitAll(s, ps)
-		got := strings.Count(readFile(g), "DONE")
-		c.line("100 parallel edits of distinct tokens, one file: applied",
-			fmt.Sprintf("%d of 100 in the file (%d reported success%s)", got, ok, first),
-			"46 of 100 (100 reported success)")
-		c.want(got == 100 && ok == 100, "100 of 100 applied and reported")
+		hundredAtOnce(c, s, "g.txt", "tok%03d\n", "DONE", "edit", func(i int) map[string]any {
+			return map[string]any{"path": "g.txt", "old_string": fmt.Sprintf("tok%03d\n", i), "new_string": fmt.Sprintf("DONE%03d\n", i)}
+		}, "100 parallel edits of distinct tokens, one file: applied", "46 of 100 (100 reported success)")
 	})
 
 	// 100 parallel one-line patches.
 	c.sub("100 patches", func(c *cx) {
-		var b strings.Builder
-		for i := 0; i < 100; i++ {
-			fmt.Fprintf(&b, "p%03d\n", i)
-		}
-		p := filepath.Join(root, "p.txt")
-		writeFile(p, b.String())
-		var ps []*pendingCall
-		for i := 0; i < 100; i++ {
-			patch := fmt.Sprintf("--- a/p.txt\n+++ b/p.txt\n@@ -%d +%d @@\n-p%03d\n+P%03d\n", i+1, i+1, i, i)
-			ps = append(ps, s.toolAsync("apply_patch", map[string]any{"patch": patch}))
-		}
-		ok, first := awaitAll(s, ps)
-		got := strings.Count(readFile(p), "P")
-		c.line("100 parallel one-line apply_patch calls, one file: applied",
-			fmt.Sprintf("%d of 100 in the file (%d reported success%s)", got, ok, first),
-			"25 of 100 (100 reported success)")
-		c.want(got == 100 && ok == 100, "100 of 100 applied and reported")
+		hundredAtOnce(c, s, "p.txt", "p%03d\n", "P", "apply_patch", func(i int) map[string]any {
+			return map[string]any{"patch": fmt.Sprintf("--- a/p.txt\n+++ b/p.txt\n@@ -%d +%d @@\n-p%03d\n+P%03d\n", i+1, i+1, i, i)}
+		}, "100 parallel one-line apply_patch calls, one file: applied", "25 of 100 (100 reported success)")
 	})
 
 	// 50 trials of 2 parallel edits to different lines.
@@ -152,6 +124,28 @@ func caseD1(c *cx) {
 			fmt.Sprintf("%d of 50 (resolve rejected as stale in %d)", lost, rejected), "possible (no figure; check and write not atomic)")
 		c.want(lost == 0, "no reported change missing; %d trials lost one", lost)
 	})
+}
+
+// hundredAtOnce writes name under the root with 100 lines (line, a format
+// of the line's number), makes 100 calls of tool at once (args(i) changes
+// line i to hold mark) and reports how many changes are in the file and
+// were reported, against the figure before the fix (was).
+func hundredAtOnce(c *cx, s *server, name, line, mark, tool string, args func(i int) map[string]any, what, was string) {
+	c.t.Helper()
+	var b strings.Builder
+	for i := 0; i < 100; i++ {
+		fmt.Fprintf(&b, line, i)
+	}
+	p := filepath.Join(c.root, name)
+	writeFile(p, b.String())
+	var ps []*pendingCall
+	for i := 0; i < 100; i++ {
+		ps = append(ps, s.toolAsync(tool, args(i)))
+	}
+	ok, first := awaitAll(s, ps)
+	got := strings.Count(readFile(p), mark)
+	c.line(what, fmt.Sprintf("%d of 100 in the file (%d reported success%s)", got, ok, first), was)
+	c.want(got == 100 && ok == 100, "100 of 100 applied and reported")
 }
 
 // awaitAll waits for every call and counts successes; first is the first

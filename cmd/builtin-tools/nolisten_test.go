@@ -40,20 +40,7 @@ func startServeWith(t *testing.T, env []string, args ...string) *servePeer {
 	t.Helper()
 	cmd := exec.Command(testenv.Command(t), append([]string{"serve"}, args...)...)
 	cmd.Env = env
-	p, err := proc.Start(cmd, proc.Options{PipeStdin: true, PipeStdout: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdin := p.Stdin()
-	t.Cleanup(func() {
-		stdin.Close()
-		select {
-		case <-p.Exited():
-		case <-time.After(20 * time.Second):
-			p.Kill()
-		}
-	})
-	return initServe(t, &servePeer{t: t, pid: p.Pid(), kill: func() { p.Kill() }, stdin: stdin, lines: bufio.NewScanner(p.Stdout())})
+	return startServeProc(t, cmd, proc.Options{})
 }
 
 // startServeAlone starts serve outside a cgroup of its own (proc's
@@ -62,7 +49,17 @@ func startServeWith(t *testing.T, env []string, args ...string) *servePeer {
 func startServeAlone(t *testing.T, root string) *servePeer {
 	t.Helper()
 	cmd := exec.Command(testenv.Command(t), "serve", "--root", root, "--lsp-broker=false")
-	p, err := proc.Start(cmd, proc.Options{PipeStdin: true, PipeStdout: true, Uncontained: true})
+	return startServeProc(t, cmd, proc.Options{Uncontained: true})
+}
+
+// startServeProc starts serve's cmd through internal/proc with opts and
+// its input and output piped, and initializes its session; the test's end
+// closes its input and waits at most 20 s for it to end before killing
+// it. The peer's kill ends serve alone when it is Uncontained.
+func startServeProc(t *testing.T, cmd *exec.Cmd, opts proc.Options) *servePeer {
+	t.Helper()
+	opts.PipeStdin, opts.PipeStdout = true, true
+	p, err := proc.Start(cmd, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +72,10 @@ func startServeAlone(t *testing.T, root string) *servePeer {
 			p.Kill()
 		}
 	})
-	kill := func() { p.Signal(syscall.SIGKILL); <-p.Exited() }
+	kill := func() { p.Kill() }
+	if opts.Uncontained {
+		kill = func() { p.Signal(syscall.SIGKILL); <-p.Exited() }
+	}
 	return initServe(t, &servePeer{t: t, pid: p.Pid(), kill: kill, stdin: stdin, lines: bufio.NewScanner(p.Stdout())})
 }
 

@@ -27,13 +27,9 @@ var Key = registry.NewKey[*eval.Host]("eval")
 var Family = registry.Family[*eval.Host]{
 	Key: Key,
 	Doc: "eval: a persistent Python interpreter whose cells can call the run's tools",
-	Open: func(env *registry.Env) (*eval.Host, error) {
-		cfg, err := registry.Setting[eval.Config](env, Key.Name())
-		if err != nil {
-			return nil, err
-		}
+	Open: registry.Configured(Key, func(env *registry.Env, cfg eval.Config) (*eval.Host, error) {
 		return eval.NewHost(env.Root, cfg), nil
-	},
+	}),
 	Tools: []registry.Descriptor{EvalTool},
 }
 

@@ -58,12 +58,19 @@ type confirmed struct {
 func callConfirm(t *testing.T, cfg graphtool.Config) (string, graphtool.Confirmation) {
 	t.Helper()
 	testenv.LookPath(t, "gopls")
-	r, err := builtintools.NewRun(builtintools.Options{Root: confirmFixture(t), Settings: map[string]any{"code_graph": cfg}})
+	return confirmCallers(t, builtintools.Options{Root: confirmFixture(t), Settings: map[string]any{"code_graph": cfg}}, "store.Store.Save")
+}
+
+// confirmCallers asks a run with opts for symbol's callers with confirm,
+// and gives the answer's text and its confirmation.
+func confirmCallers(t *testing.T, opts builtintools.Options, symbol string) (string, graphtool.Confirmation) {
+	t.Helper()
+	r, err := builtintools.NewRun(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	args, _ := json.Marshal(map[string]any{"operation": "callers", "symbol": "store.Store.Save", "confirm": true})
+	args, _ := json.Marshal(map[string]any{"operation": "callers", "symbol": symbol, "confirm": true})
 	res, err := r.Call(context.Background(), tiers.Normal, "code_graph", args)
 	if err != nil {
 		t.Fatal(err)
@@ -152,22 +159,7 @@ func TestConfirmPerServerRoot(t *testing.T) {
 	if err := os.Symlink(out, filepath.Join(root, "aaa", "go.mod")); err != nil {
 		t.Skip("no symbolic links here:", err)
 	}
-	r, err := builtintools.NewRun(builtintools.Options{Root: root})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	args, _ := json.Marshal(map[string]any{"operation": "callers", "symbol": "Rect.Area", "confirm": true})
-	res, err := r.Call(context.Background(), tiers.Normal, "code_graph", args)
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, _ := json.Marshal(res.StructuredContent)
-	var got confirmed
-	if err := json.Unmarshal(raw, &got); err != nil {
-		t.Fatal(err)
-	}
-	cf := got.Confirm
+	_, cf := confirmCallers(t, builtintools.Options{Root: root}, "Rect.Area")
 	byFile := map[string]graphtool.ConfirmMark{}
 	for _, s := range cf.Sites {
 		byFile[s.File] = s

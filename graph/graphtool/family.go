@@ -77,11 +77,7 @@ var Key = registry.NewKey[*Graph]("code_graph")
 var Family = registry.Family[*Graph]{
 	Key: Key,
 	Doc: "code_graph: a tree-sitter index of definitions, references and call edges, each edge saying how it was resolved",
-	Open: func(env *registry.Env) (*Graph, error) {
-		cfg, err := registry.Setting[Config](env, Key.Name())
-		if err != nil {
-			return nil, err
-		}
+	Open: registry.Configured(Key, func(env *registry.Env, cfg Config) (*Graph, error) {
 		h, err := graph.Acquire(env.Guard, cfg.Options)
 		if err != nil {
 			return nil, err
@@ -96,7 +92,7 @@ var Family = registry.Family[*Graph]{
 			cfg.ConfirmTime = confirmMaxTime
 		}
 		return &Graph{H: h, Wait: cfg.Wait, ConfirmSites: cfg.ConfirmSites, ConfirmTime: cfg.ConfirmTime}, nil
-	},
+	}),
 	Tools:    []registry.Descriptor{Tool},
 	Wrappers: []registry.Wrapper{ReindexOnWrite},
 	Requires: []registry.Requirement{servers},

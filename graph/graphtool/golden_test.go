@@ -237,15 +237,7 @@ var partialScrub = []struct {
 // indexed so far (outline, find, impact, status), with the build's
 // progress scrubbed. A build that wins the race skips the test.
 func TestGoldenPartial(t *testing.T) {
-	root := coldTree(t, 4000, func(i int) string {
-		switch {
-		case i == 0:
-			return "package p000\n\n// Alpha is the target.\nfunc Alpha() { beta() }\n\nfunc beta() {}\n"
-		case i%400 == 0:
-			return fmt.Sprintf("package p%03d\n\nimport \"m/p000\"\n\nfunc F%d() { p000.Alpha() }\n", i/20, i)
-		}
-		return fmt.Sprintf("package p%03d\n\nfunc F%d() { G%d() }\n\nfunc G%d() {}\n", i/20, i, i, i)
-	})
+	root := coldTree(t, 4000, callersOf("package p000\n\n// Alpha is the target.\nfunc Alpha() { beta() }\n\nfunc beta() {}\n", "Alpha", 400))
 	r := coldRun(t, root)
 	var err error
 	g, _ := graphtool.Key.Of(r)

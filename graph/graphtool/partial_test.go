@@ -29,6 +29,21 @@ func call(t *testing.T, r interface {
 	return registry.ResultText(res)
 }
 
+// callersOf is the files of a cold tree calling one function: the first
+// is target (package p000, defining name), every every-th one calls name,
+// the others only their own functions.
+func callersOf(target, name string, every int) func(i int) string {
+	return func(i int) string {
+		switch {
+		case i == 0:
+			return target
+		case i%every == 0:
+			return fmt.Sprintf("package p%03d\n\nimport \"m/p000\"\n\nfunc F%d() { p000.%s() }\n", i/20, i, name)
+		}
+		return fmt.Sprintf("package p%03d\n\nfunc F%d() { G%d() }\n\nfunc G%d() {}\n", i/20, i, i, i)
+	}
+}
+
 // coldTree writes a Go module of n files under a fresh root, 20 a folder
 // (p000/f0.go, …), file i holding body(i), and returns the root.
 func coldTree(t *testing.T, n int, body func(i int) string) string {
@@ -71,12 +86,7 @@ func coldRun(t *testing.T, root string) *registry.Run {
 // A query made before the index is built answers from what is indexed
 // and says how much that is; once built, the same query is complete.
 func TestQueryBeforeReady(t *testing.T) {
-	root := coldTree(t, 3000, func(i int) string {
-		if i == 0 {
-			return "package p000\n\nfunc Target() {}\n"
-		}
-		return fmt.Sprintf("package p%03d\n\nimport \"m/p000\"\n\nfunc F%d() { p000.Target() }\n", i/20, i)
-	})
+	root := coldTree(t, 3000, callersOf("package p000\n\nfunc Target() {}\n", "Target", 1))
 	r := coldRun(t, root)
 	first := call(t, r, map[string]any{"operation": "status"})
 	if !strings.Contains(first, "building:") {
@@ -164,15 +174,7 @@ func TestReadyIsAnnounced(t *testing.T) {
 // callers on a cold tree answers at once from the files that hold the
 // name, says so, and gives the full index's sites.
 func TestCallersAheadOfTheIndex(t *testing.T) {
-	root := coldTree(t, 3000, func(i int) string {
-		switch {
-		case i == 0:
-			return "package p000\n\nfunc Target() {}\n"
-		case i%100 == 0:
-			return fmt.Sprintf("package p%03d\n\nimport \"m/p000\"\n\nfunc F%d() { p000.Target() }\n", i/20, i)
-		}
-		return fmt.Sprintf("package p%03d\n\nfunc F%d() { G%d() }\n\nfunc G%d() {}\n", i/20, i, i, i)
-	})
+	root := coldTree(t, 3000, callersOf("package p000\n\nfunc Target() {}\n", "Target", 100))
 	r := coldRun(t, root)
 	got := call(t, r, map[string]any{"operation": "callers", "symbol": "Target"})
 	if !strings.Contains(got, "29 call sites (29 exact") {

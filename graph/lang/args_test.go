@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"testing"
-
-	"github.com/builtin-tools/builtin-tools/astgrep"
 )
 
 // A function passed to a call is recorded with its place among the call's
@@ -14,12 +12,7 @@ import (
 // its function's list (Go's a, b int are two; a receiver is none; a
 // destructured parameter takes a place).
 func TestArgumentsAndParameters(t *testing.T) {
-	e := astgrep.NewEngine(astgrep.Options{})
-	t.Cleanup(func() { e.Close() })
-	s, err := Load(e)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e, s := bundled(t)
 	for _, c := range []struct {
 		lang, src    string
 		args, params []string

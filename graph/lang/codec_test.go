@@ -41,11 +41,23 @@ type sample struct {
 	src  []byte
 }
 
-// samples are every file of the graph's fixtures and some of GOROOT's
-// sources, in a language of s.
-func samples(t testing.TB, s *Set) []sample {
+// bundled is the bundled languages, loaded on an engine the test's end
+// closes.
+func bundled(t testing.TB) (*astgrep.Engine, *Set) {
 	t.Helper()
-	var out []sample
+	e := astgrep.NewEngine(astgrep.Options{})
+	t.Cleanup(func() { e.Close() })
+	s, err := Load(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e, s
+}
+
+// eachFixtureFile calls fn with every file of the graph's fixtures and
+// the archive it is in.
+func eachFixtureFile(t testing.TB, fn func(archive string, f txtar.File)) {
+	t.Helper()
 	paths, _ := filepath.Glob("../testdata/fixtures/*.txtar")
 	for _, p := range paths {
 		ar, err := txtar.ParseFile(p)
@@ -53,49 +65,55 @@ func samples(t testing.TB, s *Set) []sample {
 			t.Fatal(err)
 		}
 		for _, f := range ar.Files {
-			if l := s.ForFile(f.Name); l != nil {
-				out = append(out, sample{filepath.Base(p) + ":" + f.Name, l, f.Data})
-			}
+			fn(p, f)
 		}
 	}
+}
+
+// samples are every file of the graph's fixtures and some of GOROOT's
+// sources, in a language of s.
+func samples(t testing.TB, s *Set) []sample {
+	t.Helper()
+	var out []sample
+	eachFixtureFile(t, func(p string, f txtar.File) {
+		if l := s.ForFile(f.Name); l != nil {
+			out = append(out, sample{filepath.Base(p) + ":" + f.Name, l, f.Data})
+		}
+	})
 	if len(out) == 0 {
 		t.Fatal("no fixture files")
 	}
-	n := len(out)
 	gr, err := proc.Probe(context.Background(), testenv.LookPath(t, "go"), "env", "GOROOT")
 	if err != nil {
 		t.Fatalf("go env GOROOT: %v", err)
 	}
 	goroot := strings.TrimSpace(string(gr))
-	for _, dir := range []string{"go/ast", "net/http", "runtime", "syscall"} {
-		names, _ := filepath.Glob(filepath.Join(goroot, "src", dir, "*.go"))
-		for i, name := range names {
-			if i%4 != 0 {
-				continue
-			}
+	// read adds the files named, in language id; none is a failure.
+	read := func(names []string, id, where string) {
+		if len(names) == 0 {
+			t.Fatalf("no %s sources under GOROOT %s", id, where)
+		}
+		for _, name := range names {
 			data, err := os.ReadFile(name)
 			if err != nil {
 				t.Fatal(err)
 			}
-			out = append(out, sample{name, s.Lookup("go"), data})
+			out = append(out, sample{name, s.Lookup(id), data})
 		}
 	}
-	if len(out) == n {
-		t.Fatalf("no Go sources under GOROOT %s", goroot)
+	var gos []string
+	for _, dir := range []string{"go/ast", "net/http", "runtime", "syscall"} {
+		names, _ := filepath.Glob(filepath.Join(goroot, "src", dir, "*.go"))
+		for i, name := range names {
+			if i%4 == 0 {
+				gos = append(gos, name)
+			}
+		}
 	}
+	read(gos, "go", goroot)
 	// C: the runtime's cgo sources and headers.
-	n = len(out)
 	cs, _ := filepath.Glob(filepath.Join(goroot, "src", "runtime", "cgo", "*.[ch]"))
-	for _, name := range cs {
-		data, err := os.ReadFile(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, sample{name, s.Lookup("c"), data})
-	}
-	if len(out) == n {
-		t.Fatalf("no C sources under GOROOT %s/src/runtime/cgo", goroot)
-	}
+	read(cs, "c", goroot+"/src/runtime/cgo")
 	return out
 }
 
@@ -113,12 +131,7 @@ func extractAllLangs(t testing.TB) ([]*Record, []*Language) {
 // extractWith is extractAllLangs over the samples and those more adds.
 func extractWith(t testing.TB, more func(*Set) []sample) ([]*Record, []*Language) {
 	t.Helper()
-	e := astgrep.NewEngine(astgrep.Options{})
-	t.Cleanup(func() { e.Close() })
-	s, err := Load(e)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e, s := bundled(t)
 	var out []*Record
 	var ls []*Language
 	all := samples(t, s)
@@ -232,12 +245,7 @@ func FuzzRecord(f *testing.F) {
 // language.json that differs by one byte; a language's keys differ from
 // another's for the same bytes.
 func TestRecordKey(t *testing.T) {
-	e := astgrep.NewEngine(astgrep.Options{})
-	defer e.Close()
-	s, err := Load(e)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e, s := bundled(t)
 	for _, l := range s.All() {
 		if !l.Keyed() {
 			t.Errorf("%s: no fingerprint", l.ID)

@@ -35,20 +35,12 @@ func (t *table) idOf(b []byte) uint32 {
 
 // raw is id for a string of the record's trees: not interned (most are
 // only this file's).
-func (t *table) raw(s string) uint32 {
-	if s == "" {
-		return 0
-	}
-	if i, ok := t.ids[s]; ok {
-		return i
-	}
-	i := uint32(len(t.strs))
-	t.ids[s] = i
-	t.strs = append(t.strs, s)
-	return i
-}
+func (t *table) raw(s string) uint32 { return t.put(s, false) }
 
-func (t *table) id(s string) uint32 {
+// id is the id for s, interned when it is new to the table.
+func (t *table) id(s string) uint32 { return t.put(s, true) }
+
+func (t *table) put(s string, share bool) uint32 {
 	if s == "" {
 		return 0
 	}
@@ -57,11 +49,14 @@ func (t *table) id(s string) uint32 {
 	}
 	i := uint32(len(t.strs))
 	t.ids[s] = i
-	if t.sc != nil {
-		t.strs = append(t.strs, t.sc.internString(s))
-	} else {
-		t.strs = append(t.strs, intern(s))
+	switch {
+	case !share:
+	case t.sc != nil:
+		s = t.sc.internString(s)
+	default:
+		s = intern(s)
 	}
+	t.strs = append(t.strs, s)
 	return i
 }
 
@@ -284,6 +279,10 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 		member := false
 		for i := range m.Captures {
 			c := &m.Captures[i]
+			if h := l.typeHow[c.Index]; h != TypeNone {
+				typ, how = c, h
+				member = member || c.Index == l.capTypeMember
+			}
 			switch c.Index {
 			case l.capName:
 				name = c
@@ -301,30 +300,6 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 				idef = c
 			case l.capAlias:
 				alias = c
-			case l.capType:
-				typ, how = c, TypeDeclared
-			case l.capTypeNew:
-				typ, how = c, TypeNew
-			case l.capTypeCall:
-				typ, how = c, TypeCall
-			case l.capTypeElem:
-				typ, how = c, TypeElem
-			case l.capTypeExpr:
-				typ, how = c, TypeExpr
-			case l.capTypeMember:
-				typ, how, member = c, TypeExpr, true
-			case l.capTypeField:
-				typ, how = c, TypeField
-			case l.capTypeCall2:
-				typ, how = c, TypeCall2
-			case l.capTypeCall3:
-				typ, how = c, TypeCall3
-			case l.capTypeParam:
-				typ, how = c, TypeTypeParam
-			case l.capTypeResult:
-				typ, how = c, TypeResult
-			case l.capTypeKey:
-				typ, how = c, TypeKey
 			case l.capScope:
 				scope = c
 			case l.capTypeDoc:

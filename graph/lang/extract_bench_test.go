@@ -10,12 +10,7 @@ import (
 // BenchmarkExtract measures extraction alone (the query's matches and the
 // record, trees and steps included) over the samples, parsed once.
 func BenchmarkExtract(b *testing.B) {
-	e := astgrep.NewEngine(astgrep.Options{})
-	b.Cleanup(func() { e.Close() })
-	s, err := Load(e)
-	if err != nil {
-		b.Fatal(err)
-	}
+	e, s := bundled(b)
 	type parsed struct {
 		l   *Language
 		src []byte

@@ -131,21 +131,15 @@ type Language struct {
 	capINm   int
 	capIDef  int
 	capAlias int
-	// Declared types: @type (as written), @type.new (constructed: T{},
-	// new T()), @type.call (the result of calling this), @type.elem (an
-	// element of this expression), @scope (the node a local is bound in
-	// instead of its own: a type switch's case).
-	capType     int
-	capTypeNew  int
-	capTypeCall int
-	capTypeElem int
-	capTypeExpr int
-	// @type.member: the expression a destructured name is a member of
-	// (const {gen} = cxt is cxt.gen); @type.field: the declared type a
-	// destructured parameter is a field of ({gen}: Cxt).
+	// typeHow is how a capture of typeCaptures types its binding, by
+	// capture index; TypeNone for any other capture.
+	typeHow []uint8
+	// @type.member (a type capture): the expression a destructured name
+	// is a member of (const {gen} = cxt is cxt.gen).
 	capTypeMember int
-	capTypeField  int
-	capScope      int
+	// @scope: the node a local is bound in instead of its own (a type
+	// switch's case).
+	capScope int
 	// @arguments: in a @reference.value pattern whose node is a call, the
 	// call's argument list holding @name (an argument's place); in a
 	// @local pattern, @parameters: the parameter list holding @name.
@@ -168,16 +162,29 @@ type Language struct {
 	builtins  map[string]bool
 	self      map[string]bool
 
-	// @type.call.2, @type.call.3: the second or third result of calling
-	// this (x, y := f()).
-	capTypeCall2, capTypeCall3 int
-	capTypeResult, capTypeKey  int
 	// @type.doc: a doc comment giving a field its type (language.json
 	// doc_type: @type {T}).
 	capTypeDoc int
 	docType    *regexp.Regexp
-	// @type.param: a type parameter's constraint.
-	capTypeParam int
+}
+
+// typeCaptures are the captures that give a binding its type, and how:
+// @type (as written), @type.new (constructed: T{}, new T()), @type.call
+// (the result of calling this), @type.elem (an element of this
+// expression), @type.expr (assigned), @type.member (see capTypeMember),
+// @type.field (the declared type a destructured parameter is a field of:
+// {gen}: Cxt), @type.call.2 and @type.call.3 (the second or third result
+// of calling this: x, y := f()), @type.param (a type parameter's
+// constraint), @type.result (a local bound to a function literal) and @type.key
+// (what a one-variable range over it gives).
+var typeCaptures = []struct {
+	name string
+	how  uint8
+}{
+	{"type", TypeDeclared}, {"type.new", TypeNew}, {"type.call", TypeCall},
+	{"type.elem", TypeElem}, {"type.expr", TypeExpr}, {"type.member", TypeExpr},
+	{"type.field", TypeField}, {"type.call.2", TypeCall2}, {"type.call.3", TypeCall3},
+	{"type.param", TypeTypeParam}, {"type.result", TypeResult}, {"type.key", TypeKey},
 }
 
 // role is what a pattern's match is: the capture that names it.
@@ -331,8 +338,8 @@ func readConfig(fsys fs.FS, id string, depth int) (langConfig, []byte, error) {
 	if dec.More() {
 		return c, nil, fmt.Errorf("language %s: language.json: more than one JSON value", id)
 	}
-	c.shapeConfig.defaults(fsys, id)
-	c.typesConfig.defaults(fsys, id)
+	defaultFile(&c.ShapeFiles, fsys, id, "shapes.scm")
+	defaultFile(&c.TypeFiles, fsys, id, "typeforms.scm")
 	if c.Extends == "" {
 		return c, raw, nil
 	}
@@ -395,7 +402,7 @@ func readConfig(fsys fs.FS, id string, depth int) (langConfig, []byte, error) {
 	inherit(&c.SourceDir, base.SourceDir)
 	inherit(&c.Manifest, base.Manifest)
 	c.shapeConfig.inherit(base.shapeConfig, c.Extends)
-	c.typesConfig.inherit(base.typesConfig, c.Extends)
+	inheritFiles(&c.TypeFiles, base.TypeFiles, c.Extends)
 	return c, append(append(raw, 0), baseRaw...), nil
 }
 
@@ -413,6 +420,28 @@ func inherit[T ~string | ~*bool](v *T, base T) {
 func inheritList[E any](v *[]E, base []E) {
 	if *v == nil {
 		*v = base
+	}
+}
+
+// defaultFile makes a left-out list of query files [name] when the
+// language's folder has that file.
+func defaultFile(files *[]string, fsys fs.FS, id, name string) {
+	if *files != nil {
+		return
+	}
+	if _, err := fs.Stat(fsys, path.Join(id, name)); err == nil {
+		*files = []string{name}
+	}
+}
+
+// inheritFiles is inheritList for a list of query files: base's, named
+// from this language's folder (../extends/f).
+func inheritFiles(files *[]string, base []string, extends string) {
+	if *files != nil {
+		return
+	}
+	for _, f := range base {
+		*files = append(*files, path.Join("..", extends, f))
 	}
 }
 
@@ -502,18 +531,13 @@ func loadLanguage(e *astgrep.Engine, fsys fs.FS, id string) (*Language, error) {
 	l.capINm = q.Capture("import.name")
 	l.capIDef = q.Capture("import.default")
 	l.capAlias = q.Capture("import.alias")
-	l.capType = q.Capture("type")
-	l.capTypeNew = q.Capture("type.new")
-	l.capTypeCall = q.Capture("type.call")
-	l.capTypeElem = q.Capture("type.elem")
-	l.capTypeExpr = q.Capture("type.expr")
+	l.typeHow = make([]uint8, len(q.Names))
+	for _, tc := range typeCaptures {
+		if i := q.Capture(tc.name); i >= 0 {
+			l.typeHow[i] = tc.how
+		}
+	}
 	l.capTypeMember = q.Capture("type.member")
-	l.capTypeField = q.Capture("type.field")
-	l.capTypeCall2 = q.Capture("type.call.2")
-	l.capTypeCall3 = q.Capture("type.call.3")
-	l.capTypeParam = q.Capture("type.param")
-	l.capTypeResult = q.Capture("type.result")
-	l.capTypeKey = q.Capture("type.key")
 	l.capTypeDoc = q.Capture("type.doc")
 	l.capScope = q.Capture("scope")
 	l.capArgs = q.Capture("arguments")

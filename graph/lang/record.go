@@ -351,12 +351,9 @@ func (r *Record) funcParamAt(name string, encl, at int32) bool {
 			i := sort.Search(len(r.Locals), func(i int) bool { return r.Strs[r.Locals[i].Name] >= name })
 			for ; i < len(r.Locals) && r.Strs[r.Locals[i].Name] == name; i++ {
 				c := &r.Locals[i]
-				if c.Encl != e || c.At > at || (c.End >= 0 && at >= c.End) {
+				end, ok := c.scopeEnd(e, at)
+				if !ok {
 					continue
-				}
-				end := int64(c.End)
-				if end < 0 {
-					end = 1 << 40
 				}
 				switch {
 				case l == nil || end < bestEnd:
@@ -435,6 +432,19 @@ func (r *Record) Rebound(name string, encl, at int32) bool {
 	return false
 }
 
+// scopeEnd is where l's scope ends (past any offset when it runs to its
+// definition's end), and whether l is a binding in definition encl that is
+// visible at byte offset at: the innermost scope is the one ending first.
+func (l *Local) scopeEnd(encl, at int32) (int64, bool) {
+	if l.Encl != encl || l.At > at || (l.End >= 0 && at >= l.End) {
+		return 0, false
+	}
+	if l.End < 0 {
+		return 1 << 40, true
+	}
+	return int64(l.End), true
+}
+
 // InnermostLocals returns the bindings of name visible at byte offset at
 // in definition encl that are in the innermost scope holding one: several
 // where the name is bound again there (x := f(), then x = g()).
@@ -443,12 +453,9 @@ func (r *Record) InnermostLocals(name string, encl, at int32) []*Local {
 	bestEnd := int64(-1)
 	for _, i := range r.LocalsNamed(name) {
 		l := &r.Locals[i]
-		if l.Encl != encl || l.At > at || (l.End >= 0 && at >= l.End) {
+		end, ok := l.scopeEnd(encl, at)
+		if !ok {
 			continue
-		}
-		end := int64(l.End)
-		if end < 0 {
-			end = 1 << 40
 		}
 		switch {
 		case bestEnd < 0 || end < bestEnd:

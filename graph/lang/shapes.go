@@ -64,24 +64,10 @@ type shapeConfig struct {
 	Docstring    string   `json:"docstring"`
 }
 
-// defaults fills what the language's own folder gives unasked.
-func (c *shapeConfig) defaults(fsys fs.FS, id string) {
-	if c.ShapeFiles != nil {
-		return
-	}
-	if _, err := fs.Stat(fsys, path.Join(id, "shapes.scm")); err == nil {
-		c.ShapeFiles = []string{"shapes.scm"}
-	}
-}
-
 // inherit takes from base (the language named by extends) what c leaves
 // out.
 func (c *shapeConfig) inherit(base shapeConfig, extends string) {
-	if c.ShapeFiles == nil {
-		for _, f := range base.ShapeFiles {
-			c.ShapeFiles = append(c.ShapeFiles, path.Join("..", extends, f))
-		}
-	}
+	inheritFiles(&c.ShapeFiles, base.ShapeFiles, extends)
 	inherit(&c.Indent, base.Indent)
 	inheritList(&c.Comments, base.Comments)
 	inheritList(&c.CommentEnds, base.CommentEnds)

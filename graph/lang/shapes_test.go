@@ -13,12 +13,7 @@ import (
 // Every bundled language has its shapes: its own shapes.scm, or (tsx) the
 // one of the language it extends, with the layout its language.json says.
 func TestBundledShapes(t *testing.T) {
-	e := astgrep.NewEngine(astgrep.Options{})
-	defer e.Close()
-	s, err := Load(e)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, s := bundled(t)
 	for _, id := range s.IDs() {
 		sh := s.Lookup(id).Shapes()
 		if sh == nil || !strings.Contains(sh.Query, "@body") || len(sh.Comments) == 0 {

@@ -203,23 +203,6 @@ type typesConfig struct {
 	TypeFiles []string `json:"type_forms"`
 }
 
-func (c *typesConfig) defaults(fsys fs.FS, id string) {
-	if c.TypeFiles != nil {
-		return
-	}
-	if _, err := fs.Stat(fsys, path.Join(id, "typeforms.scm")); err == nil {
-		c.TypeFiles = []string{"typeforms.scm"}
-	}
-}
-
-func (c *typesConfig) inherit(base typesConfig, extends string) {
-	if c.TypeFiles == nil {
-		for _, f := range base.TypeFiles {
-			c.TypeFiles = append(c.TypeFiles, path.Join("..", extends, f))
-		}
-	}
-}
-
 // typeCap is what a capture of typeforms.scm says: the whole node of a form
 // or op (part 0), or one of its parts.
 type typeCap struct {
@@ -782,40 +765,37 @@ func (r *Record) ElemOf(l *Language, t int32) (int32, bool) {
 	for n := r.Type(t); n != nil && n.Form == TSame; n = r.Type(t) {
 		t = r.derefs(r.child(t, PElem)) // readonly T[], an annotation's type
 	}
-	n := r.Type(t)
-	switch {
-	case n == nil:
-		return 0, true
-	case n.Form == TOpaque:
-		return 0, false
-	case n.Form == TSlice || n.Form == TMap || n.Form == TChan:
-		return r.child(t, PElem), true
-	case n.Form == TGeneric:
+	if n := r.Type(t); n != nil && n.Form == TGeneric {
 		_, bn, ok := r.TypeName(l, r.child(t, PBase))
-		if !ok {
-			return 0, false
+		if !ok || !l.elements[bn] {
+			return 0, ok
 		}
-		if l.elements[bn] {
-			return r.child(t, PArg), true
-		}
+		return r.child(t, PArg), true
 	}
-	return 0, true
+	return r.partIf(t, PElem, TSlice, TMap, TChan)
 }
 
 // KeyOf is what a one-variable range over a value of
 // type t gives when that has methods: a map's key, a channel's element.
 func (r *Record) KeyOf(t int32) (int32, bool) {
 	t = r.derefs(t)
+	if n := r.Type(t); n != nil && n.Form == TChan {
+		return r.child(t, PElem), true
+	}
+	return r.partIf(t, PKey, TMap)
+}
+
+// partIf is t's part p when t is of one of forms, else 0; false only when
+// t is opaque, so that nothing can be said.
+func (r *Record) partIf(t int32, p uint8, forms ...uint8) (int32, bool) {
 	n := r.Type(t)
 	switch {
 	case n == nil:
 		return 0, true
 	case n.Form == TOpaque:
 		return 0, false
-	case n.Form == TMap:
-		return r.child(t, PKey), true
-	case n.Form == TChan:
-		return r.child(t, PElem), true
+	case slices.Contains(forms, n.Form):
+		return r.child(t, p), true
 	}
 	return 0, true
 }
@@ -857,18 +837,7 @@ func (r *Record) FieldsOf(t int32) (fields []TreeField, isLit, ok bool) {
 
 // FuncResultOf is a function type's result
 // (0 for none or no function type).
-func (r *Record) FuncResultOf(t int32) (int32, bool) {
-	n := r.Type(t)
-	switch {
-	case n == nil:
-		return 0, true
-	case n.Form == TOpaque:
-		return 0, false
-	case n.Form == TFunc:
-		return r.child(t, PResult), true
-	}
-	return 0, true
-}
+func (r *Record) FuncResultOf(t int32) (int32, bool) { return r.partIf(t, PResult, TFunc) }
 
 // ItemOf is result i of a result list (0 for none);
 // items is how many it has (0: t is no list).

@@ -147,12 +147,7 @@ func f(m map[string][]*x.T, g func(int) (a, b *y.U, err error), c chan<- Box[int
 // ids.
 func typeForms(t *testing.T, id, src string, localExprs bool) (l *Language, rec *Record, got map[string]string, ts map[string]int32) {
 	t.Helper()
-	e := astgrep.NewEngine(astgrep.Options{})
-	t.Cleanup(func() { e.Close() })
-	s, err := Load(e)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e, s := bundled(t)
 	l = s.Lookup(id)
 	r, err := e.CaptureSnippet(context.Background(), l.Query(), []byte(src))
 	if err != nil {
@@ -417,12 +412,7 @@ void f(a::b::T x, std::unique_ptr<Foo> p, std::vector<Foo> v, std::map<int, Baz>
 // agreement now they are gone (go test ./graph/lang -run TestTypeReads
 // -update rewrites it: review the diff).
 func TestTypeReads(t *testing.T) {
-	e := astgrep.NewEngine(astgrep.Options{})
-	t.Cleanup(func() { e.Close() })
-	s, err := Load(e)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e, s := bundled(t)
 	seen := map[string]bool{}
 	var lines []string
 	add := func(l string) {
@@ -431,31 +421,24 @@ func TestTypeReads(t *testing.T) {
 			lines = append(lines, l)
 		}
 	}
-	paths, _ := filepath.Glob("../testdata/fixtures/*.txtar")
-	for _, p := range paths {
-		ar, err := txtar.ParseFile(p)
+	eachFixtureFile(t, func(_ string, f txtar.File) {
+		l := s.ForFile(f.Name)
+		if l == nil {
+			return
+		}
+		res, err := e.CaptureSnippet(context.Background(), l.Query(), f.Data)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, f := range ar.Files {
-			l := s.ForFile(f.Name)
-			if l == nil {
-				continue
-			}
-			res, err := e.CaptureSnippet(context.Background(), l.Query(), f.Data)
-			if err != nil {
-				t.Fatal(err)
-			}
-			r := Extract(l, f.Data, res)
-			types, exprs, _, xtexts := typedPlaces(r)
-			for _, id := range types {
-				add(l.ID + " type " + strconv.Quote(r.TypeText(id)) + ": " + typeReads(r, l, id))
-			}
-			for _, x := range exprs {
-				add(l.ID + " expr " + strconv.Quote(xtexts[x]) + ": " + r.DumpExpr(x))
-			}
+		r := Extract(l, f.Data, res)
+		types, exprs, _, xtexts := typedPlaces(r)
+		for _, id := range types {
+			add(l.ID + " type " + strconv.Quote(r.TypeText(id)) + ": " + typeReads(r, l, id))
 		}
-	}
+		for _, x := range exprs {
+			add(l.ID + " expr " + strconv.Quote(xtexts[x]) + ": " + r.DumpExpr(x))
+		}
+	})
 	slices.Sort(lines)
 	got := strings.Join(lines, "\n") + "\n"
 	const golden = "testdata/typereads.golden"

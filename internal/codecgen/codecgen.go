@@ -691,19 +691,43 @@ func (g *gen) fn(t reflect.Type) string {
 // --- encoding ---
 
 func (g *gen) emitAppend(n *node) {
-	if n.delta {
-		g.p("func %sAppend(b []byte, v, prev *%s) []byte {\n", g.fn(n.t), g.typ(n.t))
-	} else {
-		g.p("func %sAppend(b []byte, v *%s) []byte {\n", g.fn(n.t), g.typ(n.t))
-	}
+	g.p("func %sAppend(b []byte, %s) []byte {\n", g.fn(n.t), g.structParams(n))
 	for _, f := range n.fields {
-		prev := ""
-		if f.tag.delta || f.n.k == kStruct && f.n.delta {
-			prev = "prev." + f.name
-		}
-		g.appendValue(f.n, "v."+f.name, prev, f.tag, 0)
+		g.appendValue(f.n, "v."+f.name, f.prev(), f.tag, 0)
 	}
 	g.p("return b\n}\n\n")
+}
+
+// structParams is a struct's Append and Decode parameters after the
+// buffer: v, and prev when it is delta-coded.
+func (g *gen) structParams(n *node) string {
+	if n.delta {
+		return "v, prev *" + g.typ(n.t)
+	}
+	return "v *" + g.typ(n.t)
+}
+
+// prev is the previous value of a delta-coded field, as the Append and
+// Decode functions name it; "" for any other field.
+func (f *field) prev() string {
+	if f.tag.delta || f.n.k == kStruct && f.n.delta {
+		return "prev." + f.name
+	}
+	return ""
+}
+
+// structArgs is what a struct's Append or Decode call takes after the
+// buffer: &x, and, delta-coded, the previous value (a zero one when there
+// is none), for both sides read one layout.
+func (g *gen) structArgs(n *node, x, prev string) string {
+	switch {
+	case !n.delta:
+		return "&" + x
+	case prev == "":
+		return fmt.Sprintf("&%s, &%s{}", x, g.typ(n.t))
+	default:
+		return fmt.Sprintf("&%s, &%s", x, prev)
+	}
 }
 
 // appendValue writes code appending x (of node n); prev is the previous
@@ -733,46 +757,56 @@ func (g *gen) appendValue(n *node, x, prev string, tg tag, depth int) {
 	case kString, kBytes:
 		g.p("b = wire.AppendStr(b, %s)\n", x)
 	case kStruct:
-		if n.delta {
-			if prev == "" {
-				g.p("b = %sAppend(b, &%s, &%s{})\n", g.fn(n.t), x, g.typ(n.t))
-			} else {
-				g.p("b = %sAppend(b, &%s, &%s)\n", g.fn(n.t), x, prev)
-			}
-		} else {
-			g.p("b = %sAppend(b, &%s)\n", g.fn(n.t), x)
-		}
+		g.p(appendCall+"%s)\n", g.fn(n.t), g.structArgs(n, x, prev))
 	case kArray:
 		if n.elem.k == kByte {
 			g.p("b = append(b, %s[:]...)\n", x)
 			return
 		}
-		i := fmt.Sprintf("i%d", depth)
-		g.p("for %s := range %s {\n", i, x)
-		g.appendValue(n.elem, x+"["+i+"]", "", tag{}, depth+1)
-		g.p("}\n")
+		g.elemLoop(n.elem, x, depth, g.appendValue)
 	case kSlice:
-		i := fmt.Sprintf("i%d", depth)
 		g.p("b = binary.AppendUvarint(b, uint64(len(%s)))\n{\n", x)
 		defer g.p("}\n")
-		e := n.elem
-		switch {
-		case (e.k == kUint || e.k == kInt) && tg.delta:
-			g.p("for %s := range %s {\n", i, x)
-			g.p("var prev %s\nif %s > 0 { prev = %s[%s-1] }\n", g.typ(e.t), i, x, i)
-			g.appendValue(e, x+"["+i+"]", "prev", tg, depth+1)
-			g.p("}\n")
-		case e.k == kStruct && e.delta:
-			g.p("prev := &%s{}\n", g.typ(e.t))
-			g.p("for %s := range %s {\n", i, x)
-			g.p("b = %sAppend(b, &%s[%s], prev)\nprev = &%s[%s]\n", g.fn(e.t), x, i, x, i)
-			g.p("}\n")
-		default:
-			g.p("for %s := range %s {\n", i, x)
-			g.appendValue(e, x+"["+i+"]", "", tag{}, depth+1)
-			g.p("}\n")
-		}
+		g.sliceLoop(n.elem, x, tg, depth, g.appendValue, appendCall)
 	}
+}
+
+// The calls of a struct's Append and Decode functions, up to their first
+// argument after the buffer; %s is the function's name prefix.
+const (
+	appendCall = "b = %sAppend(b, "
+	decodeCall = "%sDecode(d, "
+)
+
+// sliceLoop writes the loop over slice x's elements (of node e), each
+// written by value (appendValue or decodeValue). Delta-coded, each is
+// given the one before it: a number its value, a struct a pointer to it
+// through call (appendCall or decodeCall).
+func (g *gen) sliceLoop(e *node, x string, tg tag, depth int, value func(n *node, x, prev string, tg tag, depth int), call string) {
+	i := fmt.Sprintf("i%d", depth)
+	switch {
+	case (e.k == kUint || e.k == kInt) && tg.delta:
+		g.p("for %s := range %s {\n", i, x)
+		g.p("var prev %s\nif %s > 0 { prev = %s[%s-1] }\n", g.typ(e.t), i, x, i)
+		value(e, x+"["+i+"]", "prev", tg, depth+1)
+		g.p("}\n")
+	case e.k == kStruct && e.delta:
+		g.p("prev := &%s{}\n", g.typ(e.t))
+		g.p("for %s := range %s {\n", i, x)
+		g.p(call+"&%s[%s], prev)\nprev = &%s[%s]\n", g.fn(e.t), x, i, x, i)
+		g.p("}\n")
+	default:
+		g.elemLoop(e, x, depth, value)
+	}
+}
+
+// elemLoop writes the loop over array or slice x's elements (of node e),
+// each written by value on its own.
+func (g *gen) elemLoop(e *node, x string, depth int, value func(n *node, x, prev string, tg tag, depth int)) {
+	i := fmt.Sprintf("i%d", depth)
+	g.p("for %s := range %s {\n", i, x)
+	value(e, x+"["+i+"]", "", tag{}, depth+1)
+	g.p("}\n")
 }
 
 // --- decoding ---
@@ -781,17 +815,9 @@ func (g *gen) appendValue(n *node, x, prev string, tg tag, depth int) {
 // helpers every generated file shares.
 
 func (g *gen) emitDecode(n *node) {
-	if n.delta {
-		g.p("func %sDecode(d *wire.Decoder, v, prev *%s) {\n", g.fn(n.t), g.typ(n.t))
-	} else {
-		g.p("func %sDecode(d *wire.Decoder, v *%s) {\n", g.fn(n.t), g.typ(n.t))
-	}
+	g.p("func %sDecode(d *wire.Decoder, %s) {\n", g.fn(n.t), g.structParams(n))
 	for _, f := range n.fields {
-		prev := ""
-		if f.tag.delta || f.n.k == kStruct && f.n.delta {
-			prev = "prev." + f.name
-		}
-		g.decodeValue(f.n, "v."+f.name, prev, f.tag, 0)
+		g.decodeValue(f.n, "v."+f.name, f.prev(), f.tag, 0)
 	}
 	g.p("}\n\n")
 }
@@ -839,44 +865,17 @@ func (g *gen) decodeValue(n *node, x, prev string, tg tag, depth int) {
 	case kBytes:
 		g.p("%s = %s\n", x, g.conv(n, "d.Bytes()", "[]uint8"))
 	case kStruct:
-		if n.delta {
-			if prev == "" {
-				g.p("%sDecode(d, &%s, &%s{})\n", g.fn(n.t), x, tn)
-			} else {
-				g.p("%sDecode(d, &%s, &%s)\n", g.fn(n.t), x, prev)
-			}
-		} else {
-			g.p("%sDecode(d, &%s)\n", g.fn(n.t), x)
-		}
+		g.p(decodeCall+"%s)\n", g.fn(n.t), g.structArgs(n, x, prev))
 	case kArray:
 		if n.elem.k == kByte {
 			g.p("d.Array(%s[:])\n", x)
 			return
 		}
-		i := fmt.Sprintf("i%d", depth)
-		g.p("for %s := range %s {\n", i, x)
-		g.decodeValue(n.elem, x+"["+i+"]", "", tag{}, depth+1)
-		g.p("}\n")
+		g.elemLoop(n.elem, x, depth, g.decodeValue)
 	case kSlice:
-		i := fmt.Sprintf("i%d", depth)
 		e := n.elem
 		g.p("if n := d.Count(%d); n > 0 {\n%s = make(%s, n)\n", e.min, x, tn)
-		switch {
-		case (e.k == kUint || e.k == kInt) && tg.delta:
-			g.p("for %s := range %s {\n", i, x)
-			g.p("var prev %s\nif %s > 0 { prev = %s[%s-1] }\n", g.typ(e.t), i, x, i)
-			g.decodeValue(e, x+"["+i+"]", "prev", tg, depth+1)
-			g.p("}\n")
-		case e.k == kStruct && e.delta:
-			g.p("prev := &%s{}\n", g.typ(e.t))
-			g.p("for %s := range %s {\n", i, x)
-			g.p("%sDecode(d, &%s[%s], prev)\nprev = &%s[%s]\n", g.fn(e.t), x, i, x, i)
-			g.p("}\n")
-		default:
-			g.p("for %s := range %s {\n", i, x)
-			g.decodeValue(e, x+"["+i+"]", "", tag{}, depth+1)
-			g.p("}\n")
-		}
+		g.sliceLoop(e, x, tg, depth, g.decodeValue, decodeCall)
 		g.p("}\n")
 	}
 }

@@ -199,11 +199,15 @@ func (r *reaper) start() bool {
 	return true
 }
 
-func (r *reaper) add(pid int) {
+// add tells the reaper of a child's process group, starting it first.
+func (r *reaper) add(pid int) { r.tell("+ %d\n", pid) }
+
+// tell writes a line to the reaper, starting it first.
+func (r *reaper) tell(format string, args ...any) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.start() {
-		fmt.Fprintf(r.w, "+ %d\n", pid)
+		fmt.Fprintf(r.w, format, args...)
 	}
 }
 
@@ -237,22 +241,10 @@ func (r *reaper) finish(d time.Duration) {
 
 // cgroups tells the reaper to end the cgroups under dir, and dir, when
 // this process ends.
-func (r *reaper) cgroups(dir string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.start() {
-		fmt.Fprintf(r.w, "c %s\n", dir)
-	}
-}
+func (r *reaper) cgroups(dir string) { r.tell("c %s\n", dir) }
 
 // folder tells the reaper to remove dir when this process ends.
-func (r *reaper) folder(dir string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.start() {
-		fmt.Fprintf(r.w, "d %s\n", dir)
-	}
-}
+func (r *reaper) folder(dir string) { r.tell("d %s\n", dir) }
 
 // ReaperPID is the reaper's process id, 0 when none runs.
 func ReaperPID() int {

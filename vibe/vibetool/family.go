@@ -106,11 +106,7 @@ var Key = registry.NewKey[*Roster]("vibe")
 var Family = registry.Family[*Roster]{
 	Key: Key,
 	Doc: "vibe_spawn, vibe_send, vibe_wait, vibe_kill, vibe_list, vibe_merge: background workers (only with --vibe)",
-	Open: func(env *registry.Env) (*Roster, error) {
-		cfg, err := registry.Setting[Config](env, Key.Name())
-		if err != nil {
-			return nil, err
-		}
+	Open: registry.Configured(Key, func(env *registry.Env, cfg Config) (*Roster, error) {
 		if !cfg.On {
 			return nil, registry.ErrSkip
 		}
@@ -145,7 +141,7 @@ var Family = registry.Family[*Roster]{
 			return nil, err
 		}
 		return &Roster{Roster: r, state: state, run: run}, nil
-	},
+	}),
 	Tools: []registry.Descriptor{SpawnTool, SendTool, WaitTool, KillTool, ListTool, MergeTool},
 }
 

@@ -7,8 +7,7 @@
   path: (interpreted_string_literal) @import.module) @import
 
 ; A function's declared result type (@type) lets x := NewX() know x's type.
-(function_declaration name: (identifier) @name result: (_) @type) @definition.function
-(function_declaration name: (identifier) @name) @definition.function
+(function_declaration name: (identifier) @name result: (_)? @type) @definition.function
 
 ; A method's container is its receiver's type; @self is the receiver's
 ; name, so calls on it resolve inside the type.
@@ -23,26 +22,14 @@
         (pointer_type (generic_type type: (type_identifier) @container))
       ]))
   name: (field_identifier) @name
-  result: (_) @type) @definition.method
-(method_declaration
-  receiver: (parameter_list
-    (parameter_declaration
-      name: (identifier)? @self
-      type: [
-        (type_identifier) @container
-        (pointer_type (type_identifier) @container)
-        (generic_type type: (type_identifier) @container)
-        (pointer_type (generic_type type: (type_identifier) @container))
-      ]))
-  name: (field_identifier) @name) @definition.method
+  result: (_)? @type) @definition.method
 
 (type_spec name: (type_identifier) @name type: (interface_type)) @definition.interface
 (type_spec name: (type_identifier) @name type: (struct_type)) @definition.struct
 (type_spec name: (type_identifier) @name) @definition.type
 (type_alias name: (type_identifier) @name) @definition.type
 
-(interface_type (method_elem name: (field_identifier) @name result: (_) @type) @definition.method)
-(interface_type (method_elem name: (field_identifier) @name) @definition.method)
+(interface_type (method_elem name: (field_identifier) @name result: (_)? @type) @definition.method)
 
 ; Fields with declared types (s.conn.Write() through conn *Conn), and
 ; embedded types, whose methods and fields are the struct's.

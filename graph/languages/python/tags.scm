@@ -138,21 +138,10 @@
   name: (identifier) @_init
   body: (block (expression_statement (assignment
     left: (attribute object: (identifier) @_self attribute: (identifier) @name)
-    right: (call function: [(identifier) (attribute)] @type.call))))
-  (#eq? @_init "__init__")
-  (#eq? @_self "self")) @field
-(function_definition
-  name: (identifier) @_init
-  body: (block (expression_statement (assignment
-    left: (attribute object: (identifier) @_self attribute: (identifier) @name)
-    right: (identifier) @type.expr)))
-  (#eq? @_init "__init__")
-  (#eq? @_self "self")) @field
-(function_definition
-  name: (identifier) @_init
-  body: (block (expression_statement (assignment
-    left: (attribute object: (identifier) @_self attribute: (identifier) @name)
-    right: [(string) (concatenated_string) (dictionary) (list) (dictionary_comprehension) (list_comprehension)] @type.expr)))
+    right: [
+      (call function: [(identifier) (attribute)] @type.call)
+      [(identifier) (string) (concatenated_string) (dictionary) (list) (dictionary_comprehension) (list_comprehension)] @type.expr
+    ])))
   (#eq? @_init "__init__")
   (#eq? @_self "self")) @field
 (class_definition superclasses: (argument_list [(identifier) (attribute)] @type)) @field
