@@ -2,6 +2,7 @@ package broker
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -148,7 +149,7 @@ func CheckUntrusted(bin, root string, env []string) error {
 		return err
 	}
 	get := lookup(env)
-	for _, name := range sortedKeys(pathVars) {
+	for _, name := range slices.Sorted(maps.Keys(pathVars)) {
 		v := get(name)
 		if v == "" {
 			continue
@@ -319,13 +320,4 @@ func lookPath(path, name string) string {
 func isFile(p string) bool {
 	info, err := os.Stat(p)
 	return err == nil && info.Mode().IsRegular()
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
