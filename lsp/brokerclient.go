@@ -271,8 +271,9 @@ func (s *server) peerGone() bool {
 // out without the toolchain pins, the probe or the spec's Prepare (which
 // take a process's first call hundreds of milliseconds: they ask the
 // managers and run the program): the row and its hooks, the program's
-// file, the root, the trust and this process's environment (less the
-// per-shell variables), of which the pins are a function. A process
+// file, the root, the trust and this process's environment as its child
+// gets it less the pins (childInputs, less the per-shell variables), of
+// which the pins are a function. A process
 // whose server runs warm under it joins it with none of them, as a run
 // of one process joins its pool's.
 func (s *Supervisor) warmKey(c *choice) string {
@@ -287,7 +288,7 @@ func (s *Supervisor) warmKey(c *choice) string {
 		loaded = spec.LoadedLog.String()
 	}
 	var env []string
-	for _, e := range os.Environ() {
+	for _, e := range s.childInputs() {
 		if name, _, _ := strings.Cut(e, "="); !perShell[name] {
 			env = append(env, e)
 		}

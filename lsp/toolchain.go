@@ -208,15 +208,32 @@ func (s *Supervisor) childEnv(dir string) []string {
 }
 
 // envDigest stands for childEnv(dir) in a pool's key without working the
-// pins out (a process's first call would wait for the managers): the pins
-// are a function of this process's environment (sharedPins), so that,
-// with the trust and the GOWORK setting, says the same.
+// pins out (a process's first call would wait for the managers): the
+// environment as the child gets it less the pins (childInputs), and the
+// GOWORK setting, say the same.
 func (s *Supervisor) envDigest(dir string) []string {
 	if s.cfg.Trusted {
 		return nil
 	}
 	gowork, _ := s.goWork(dir)
-	return append(os.Environ(), "\x00GOWORK="+gowork)
+	return append(s.childInputs(), "\x00GOWORK="+gowork)
+}
+
+// childInputs is what childEnv is worked out from, less the managers'
+// answers: this process's environment when the checkout is trusted;
+// otherwise that with the folder lists trimmed as the child gets them
+// (broker.OutsideRoot, so two environments that differ only in entries
+// inside the root name one server), and the managers the pins ask, which
+// the untrimmed PATH finds (the pins are a function of those).
+func (s *Supervisor) childInputs() []string {
+	if s.cfg.Trusted {
+		return os.Environ()
+	}
+	env, _ := broker.OutsideRoot(os.Environ(), s.root)
+	for _, m := range broker.ManagerPins(os.Environ()) {
+		env = append(env, "\x00PIN "+m.Var+"="+m.Manager)
+	}
+	return env
 }
 
 // goWork says what GOWORK a go command started in dir gets: "off" when the
