@@ -21,6 +21,9 @@ import (
 //   - a variable points inside it: an interpreter, a virtualenv, module
 //     or library search paths (VIRTUAL_ENV, PYTHONPATH, NODE_PATH, PATH …),
 //     or a toolchain (GOROOT, RUSTUP_TOOLCHAIN as a path, asdf's path:);
+//   - an option in NODE_OPTIONS or GOFLAGS names code to load or a
+//     program to run inside it or relative to the working folder
+//     (--require, --import, --loader; -toolexec, -modfile, -overlay);
 //   - a toolchain manager is installed and its pin variable is unset:
 //     rustup reads rust-toolchain(.toml), pyenv .python-version, asdf
 //     .tool-versions from the working folder up ([ManagerPins]);
@@ -159,9 +162,22 @@ func CheckUntrusted(bin, root string, env []string) error {
 				// A toolchain's or a library's name, not a path.
 				continue
 			}
-			if p == "" || !filepath.IsAbs(p) || within(p, root) {
+			if !outsideRoot(p, root) {
 				return &Refusal{What: fmt.Sprintf("%s names %q, %s", name, shown(p, root), inRootWord(p)),
 					Why: pathVars[name], Fix: "start builtin-tools with " + name + " naming only folders outside the checkout"}
+			}
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(optionVars)) {
+		v := get(name)
+		if v == "" {
+			continue
+		}
+		ov := optionVars[name]
+		for _, o := range ov.loads(v) {
+			if !outsideRoot(o.path, root) {
+				return &Refusal{What: fmt.Sprintf("%s names %q in %s, %s", name, shown(o.path, root), o.flag, inRootWord(o.path)),
+					Why: ov.why, Fix: "start builtin-tools with " + name + " naming only files outside the checkout"}
 			}
 		}
 	}
@@ -182,6 +198,112 @@ func CheckUntrusted(bin, root string, env []string) error {
 			Why: "the go command would run the toolchain a go.mod or go.work \"toolchain\" line names", Fix: "set GOTOOLCHAIN=local (builtin-tools sets it for an untrusted root)"}
 	}
 	return nil
+}
+
+// optionVars are variables whose value is a list of a program's options,
+// some of which name code it loads or a program it runs: one that names
+// a path inside the root, or one relative to the working folder (the
+// checkout), is the checkout's choice.
+var optionVars = map[string]struct {
+	why   string
+	loads func(v string) []optionPath
+}{
+	"NODE_OPTIONS": {"Node loads that code before the server's own", nodeLoads},
+	"GOFLAGS":      {"the go command gopls runs reads or runs it", goLoads},
+}
+
+// optionPath is a path an option names, and the option.
+type optionPath struct{ flag, path string }
+
+// nodeLoads is what NODE_OPTIONS has Node load: --require / -r, --import,
+// --loader and --experimental-loader, with the value as the next word or
+// after "=". A file: URL is its path; a bare name is looked up from the
+// working folder's node_modules, so it counts as a relative path; a
+// built-in module (node:) loads nothing of a checkout.
+func nodeLoads(v string) []optionPath {
+	flags := []string{"--require", "-r", "--import", "--loader", "--experimental-loader"}
+	var out []optionPath
+	words := optionWords(v)
+	for i := 0; i < len(words); i++ {
+		flag, val, eq := strings.Cut(words[i], "=")
+		if !slices.Contains(flags, flag) {
+			continue
+		}
+		if !eq {
+			if i+1 == len(words) {
+				break
+			}
+			i++
+			val = words[i]
+		}
+		if strings.HasPrefix(val, "node:") {
+			continue
+		}
+		if p, ok := strings.CutPrefix(val, "file://"); ok {
+			val = p
+		}
+		out = append(out, optionPath{flag, val})
+	}
+	return out
+}
+
+// goLoads is what GOFLAGS has the go command read or run: -toolexec's
+// program (its first word), -modfile's and -overlay's file. GOFLAGS
+// gives a value only after "=".
+func goLoads(v string) []optionPath {
+	var out []optionPath
+	for _, w := range optionWords(v) {
+		flag, val, ok := strings.Cut(w, "=")
+		flag = "-" + strings.TrimLeft(flag, "-")
+		if !ok {
+			continue
+		}
+		switch flag {
+		case "-toolexec":
+			if f := strings.Fields(val); len(f) > 0 {
+				out = append(out, optionPath{flag, f[0]})
+			}
+		case "-modfile", "-overlay":
+			out = append(out, optionPath{flag, val})
+		}
+	}
+	return out
+}
+
+// optionWords splits a list of options at spaces, a quoted word (single
+// or double quotes) kept whole, as Node and the go command read theirs.
+func optionWords(v string) []string {
+	var out []string
+	var w strings.Builder
+	quote, in := rune(0), false
+	for _, r := range v {
+		switch {
+		case quote != 0 && r == quote:
+			quote = 0
+		case quote != 0:
+			w.WriteRune(r)
+		case r == '"' || r == '\'':
+			quote, in = r, true
+		case r == ' ' || r == '\t' || r == '\n':
+			if in {
+				out = append(out, w.String())
+				w.Reset()
+				in = false
+			}
+		default:
+			w.WriteRune(r)
+			in = true
+		}
+	}
+	if in {
+		out = append(out, w.String())
+	}
+	return out
+}
+
+// outsideRoot reports whether p is an absolute path outside root.
+func outsideRoot(p, root string) bool {
+	return p != "" && filepath.IsAbs(p) && !within(p, root)
 }
 
 func inRootWord(p string) string {

@@ -160,6 +160,13 @@ func TestCheckoutPinsRefused(t *testing.T) {
 		{"relative path", withEnv(pinned, "PATH", os.Getenv("PATH")+":."), `PATH names ".", a folder relative to the working folder (the checkout)`},
 		{"goroot", withEnv(pinned, "GOROOT", inRoot("go")), `GOROOT names "go", inside the root, so the go command runs that toolchain`},
 		{"gotoolchain", withEnv(pinned, "GOTOOLCHAIN", "auto"), "GOTOOLCHAIN=auto lets the checkout choose the Go toolchain"},
+		{"node require", withEnv(pinned, "NODE_OPTIONS", "--max-old-space-size=4096 --require ./x.js"), `NODE_OPTIONS names "./x.js" in --require, a folder relative to the working folder (the checkout), so Node loads that code before the server's own`},
+		{"node -r", withEnv(pinned, "NODE_OPTIONS", "-r x"), `NODE_OPTIONS names "x" in -r`},
+		{"node import", withEnv(pinned, "NODE_OPTIONS", "--import=file://"+inRoot("hook.mjs")), `NODE_OPTIONS names "hook.mjs" in --import, inside the root`},
+		{"node loader", withEnv(pinned, "NODE_OPTIONS", `--loader "`+inRoot("l.mjs")+`"`), `NODE_OPTIONS names "l.mjs" in --loader, inside the root`},
+		{"toolexec", withEnv(pinned, "GOFLAGS", "-mod=mod -toolexec=./x"), `GOFLAGS names "./x" in -toolexec, a folder relative to the working folder (the checkout), so the go command gopls runs reads or runs it`},
+		{"modfile", withEnv(pinned, "GOFLAGS", "-modfile="+inRoot("alt.mod")), `GOFLAGS names "alt.mod" in -modfile, inside the root`},
+		{"overlay", withEnv(pinned, "GOFLAGS", "--overlay=o.json"), `GOFLAGS names "o.json" in -overlay`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			greet := greeter(t, serve(t))
@@ -185,5 +192,33 @@ func TestCheckoutPinsRefused(t *testing.T) {
 	os.Remove(marker)
 	if err := greeter(t, serve(t))(Hello{Server: "gopls", Bin: bin, Dir: root, Env: pinned}); err != nil {
 		t.Fatalf("an untrusted hello with every pin set: %v", err)
+	}
+}
+
+// N1: NODE_OPTIONS and GOFLAGS are read option by option: what they name
+// outside the root, a built-in module and the options that load nothing
+// pass; what they name inside it or relative to the working folder is
+// refused (TestCheckoutPinsRefused starts the servers).
+func TestCheckUntrustedOptions(t *testing.T) {
+	root := t.TempDir()
+	outside := filepath.Join(t.TempDir(), "hook.js")
+	base := withEnv(withEnv(pinnedEnv(), "NODE_OPTIONS", ""), "GOFLAGS", "")
+	for _, c := range []struct {
+		name, value string
+		refused     bool
+	}{
+		{"NODE_OPTIONS", "--max-old-space-size=4096 --enable-source-maps", false},
+		{"NODE_OPTIONS", "--require " + outside + " --import=node:fs", false},
+		{"NODE_OPTIONS", "--import=file://" + outside, false},
+		{"NODE_OPTIONS", "--experimental-loader " + filepath.Join(root, "l.mjs"), true},
+		{"NODE_OPTIONS", "-r", false}, // no value: Node refuses it itself
+		{"GOFLAGS", "-mod=mod -tags=x -toolexec=" + outside + " -modfile=" + outside, false},
+		{"GOFLAGS", "-toolexec=" + filepath.Join(root, "x") + " -v", true},
+		{"GOFLAGS", "'-overlay=" + filepath.Join(root, "a b.json") + "'", true},
+	} {
+		err := CheckUntrusted("", root, withEnv(base, c.name, c.value))
+		if (err != nil) != c.refused {
+			t.Errorf("%s=%s: %v, want refused %v", c.name, c.value, err, c.refused)
+		}
 	}
 }
