@@ -81,20 +81,23 @@ type ManagerPin struct {
 	File    string // the checkout file it would read
 }
 
-// ManagerPins lists the managers installed in env (a process's
-// environment, NAME=value) whose pin variable an untrusted start must
-// set: rustup on PATH, pyenv on PATH or in PYENV_ROOT, each asdf plugin.
-func ManagerPins(env []string) []ManagerPin {
-	get := lookup(env)
+// managerPins is ManagerPins worked out, each file it looks at stamped
+// in st.
+func managerPins(get func(string) string, st *stamps) []ManagerPin {
 	home := get("HOME")
 	var out []ManagerPin
-	if bin := lookPath(get("PATH"), "rustup"); bin != "" {
+	if bin := lookPathStamped(get("PATH"), "rustup", st); bin != "" {
 		out = append(out, ManagerPin{"RUSTUP_TOOLCHAIN", bin, "rust-toolchain.toml"})
 	}
-	pyenv := lookPath(get("PATH"), "pyenv")
+	pyenv := lookPathStamped(get("PATH"), "pyenv", st)
 	if pyenv == "" {
-		if r := orDefault(get("PYENV_ROOT"), home, ".pyenv"); r != "" && isFile(filepath.Join(r, "bin", "pyenv")) {
-			pyenv = filepath.Join(r, "bin", "pyenv")
+		if r := orDefault(get("PYENV_ROOT"), home, ".pyenv"); r != "" {
+			p := filepath.Join(r, "bin", "pyenv")
+			st.folder(filepath.Dir(p))
+			st.name(p)
+			if isFile(p) {
+				pyenv = p
+			}
 		}
 	}
 	if pyenv != "" {
@@ -102,6 +105,7 @@ func ManagerPins(env []string) []ManagerPin {
 	}
 	if data := orDefault(get("ASDF_DATA_DIR"), home, ".asdf"); data != "" {
 		plugins := filepath.Join(data, "plugins")
+		st.folder(plugins)
 		if entries, err := os.ReadDir(plugins); err == nil {
 			for _, e := range entries {
 				name := "ASDF_" + strings.ToUpper(strings.ReplaceAll(e.Name(), "-", "_")) + "_VERSION"
@@ -152,6 +156,7 @@ func CheckUntrusted(bin, root string, env []string) error {
 		return err
 	}
 	get := lookup(env)
+	rv := viewRoot(root)
 	for _, name := range slices.Sorted(maps.Keys(pathVars)) {
 		v := get(name)
 		if v == "" {
@@ -162,7 +167,7 @@ func CheckUntrusted(bin, root string, env []string) error {
 				// A toolchain's or a library's name, not a path.
 				continue
 			}
-			if !outsideRoot(p, root) {
+			if !rv.outside(p) {
 				return &Refusal{What: fmt.Sprintf("%s names %q, %s", name, shown(p, root), inRootWord(p)),
 					Why: pathVars[name], Fix: "start builtin-tools with " + name + " naming only folders outside the checkout"}
 			}
@@ -175,7 +180,7 @@ func CheckUntrusted(bin, root string, env []string) error {
 		}
 		ov := optionVars[name]
 		for _, o := range ov.loads(v) {
-			if !outsideRoot(o.path, root) {
+			if !rv.outside(o.path) {
 				return &Refusal{What: fmt.Sprintf("%s names %q in %s, %s", name, shown(o.path, root), o.flag, inRootWord(o.path)),
 					Why: ov.why, Fix: "start builtin-tools with " + name + " naming only files outside the checkout"}
 			}
@@ -187,7 +192,7 @@ func CheckUntrusted(bin, root string, env []string) error {
 			return &Refusal{What: m.Var + " is unset while " + m.Manager + " is installed",
 				Why: "it would follow the checkout's " + m.File, Fix: "set " + m.Var + " (builtin-tools sets it to your default for an untrusted root)"}
 		}
-		if dir, ok := strings.CutPrefix(v, "path:"); ok && (!filepath.IsAbs(dir) || within(dir, root)) {
+		if dir, ok := strings.CutPrefix(v, "path:"); ok && !rv.outside(dir) {
 			return &Refusal{What: fmt.Sprintf("%s names %q, %s", m.Var, "path:"+shown(dir, root), inRootWord(dir)),
 				Why: "asdf would run that folder's programs", Fix: "set " + m.Var + " to an installed version"}
 		}
@@ -301,11 +306,6 @@ func optionWords(v string) []string {
 	return out
 }
 
-// outsideRoot reports whether p is an absolute path outside root.
-func outsideRoot(p, root string) bool {
-	return p != "" && filepath.IsAbs(p) && !within(p, root)
-}
-
 func inRootWord(p string) string {
 	if p == "" || !filepath.IsAbs(p) {
 		return "a folder relative to the working folder (the checkout)"
@@ -326,36 +326,54 @@ func splitPaths(name, v string) []string {
 
 // within reports whether p is root or inside it, as written or where its
 // links lead.
-func within(p, root string) bool {
+func within(p, root string) bool { return viewRoot(root).within(p) }
+
+// rootView is a root as written and where its links lead, resolved once
+// for the many paths a rule checks against it.
+type rootView struct{ root, real string }
+
+func viewRoot(root string) rootView {
 	if root == "" {
+		return rootView{}
+	}
+	root = filepath.Clean(root)
+	real, err := evalSymlinks(root)
+	if err != nil {
+		real = root
+	}
+	return rootView{root, real}
+}
+
+// within reports whether p is the root or inside it, as written or where
+// its links lead.
+func (v rootView) within(p string) bool {
+	if v.root == "" {
 		return false
 	}
 	in := func(p, root string) bool {
 		rel, err := filepath.Rel(root, p)
 		return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 	}
-	p, root = filepath.Clean(p), filepath.Clean(root)
-	if in(p, root) {
+	p = filepath.Clean(p)
+	if in(p, v.root) || in(p, v.real) {
 		return true
 	}
-	rr, err := filepath.EvalSymlinks(root)
-	if err != nil {
-		rr = root
-	}
-	if in(p, rr) {
-		return true
-	}
-	if rp, err := filepath.EvalSymlinks(p); err == nil {
-		return in(rp, rr) || in(rp, root)
+	if rp, err := evalSymlinks(p); err == nil {
+		return in(rp, v.real) || in(rp, v.root)
 	}
 	return false
 }
 
+// outside reports whether p is an absolute path outside the root.
+func (v rootView) outside(p string) bool {
+	return p != "" && filepath.IsAbs(p) && !v.within(p)
+}
+
 func lookup(env []string) func(string) string {
 	return func(name string) string {
-		v := ""
+		v, prefix := "", name+"="
 		for _, e := range env {
-			if val, ok := strings.CutPrefix(e, name+"="); ok {
+			if val, ok := strings.CutPrefix(e, prefix); ok {
 				v = val
 			}
 		}
@@ -392,6 +410,7 @@ func orDefault(v, home, sub string) string {
 // "NAME entry". CheckUntrusted still refuses such an entry in a hello.
 func OutsideRoot(env []string, root string) (out, left []string) {
 	out = make([]string, 0, len(env))
+	rv := viewRoot(root)
 	for _, e := range env {
 		name, v, ok := strings.Cut(e, "=")
 		if !ok || !slices.Contains(folderLists, name) {
@@ -400,7 +419,7 @@ func OutsideRoot(env []string, root string) (out, left []string) {
 		}
 		var keep []string
 		for _, p := range filepath.SplitList(v) {
-			if p == "" || !filepath.IsAbs(p) || within(p, root) {
+			if !rv.outside(p) {
 				left = append(left, name+" "+shown(p, root))
 				continue
 			}
@@ -426,12 +445,20 @@ func LookOutside(program, root string, env []string) (string, error) {
 
 // lookPath finds an executable name in the folders of path (absolute
 // ones only: relative ones are refused above).
-func lookPath(path, name string) string {
+func lookPath(path, name string) string { return lookPathStamped(path, name, nil) }
+
+// lookPathStamped is lookPath, stamping in st (when not nil) each folder
+// searched and each file by that name found in one.
+func lookPathStamped(path, name string, st *stamps) string {
 	for _, d := range filepath.SplitList(path) {
 		if !filepath.IsAbs(d) {
 			continue
 		}
 		p := filepath.Join(d, name)
+		if st != nil {
+			st.folder(d)
+			st.name(p)
+		}
 		if info, err := os.Stat(p); err == nil && info.Mode().IsRegular() && info.Mode().Perm()&0o111 != 0 {
 			return p
 		}
