@@ -735,7 +735,9 @@ func (s *Supervisor) launch(c *choice, g *pathguard.Guard) (*Launch, error) {
 	}
 	l := &Launch{Bin: c.bin, Args: append([]string(nil), c.spec.Command[1:]...), Root: c.root, Trusted: s.cfg.Trusted,
 		StateDir: stateDir, Guard: g, Env: s.childEnv(c.root), InitializationOptions: c.spec.InitializationOptions}
-	if s.cfg.Broker != "" {
+	if s.cfg.Broker != "" && (s.cfg.Trusted || s.pins().sources == pinSources()) {
+		// Not when this run's pins are of a default changed since: the
+		// name would lead joiners to a server of the old one.
 		l.warm = s.warmKey(c)
 	}
 	if c.spec.Prepare != nil {

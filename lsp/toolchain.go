@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"os"
@@ -58,6 +59,7 @@ const resolveTimeout = 10 * time.Second
 type pins struct {
 	set      []string // NAME=value, added to (or replacing) the environment
 	voltaBin string   // Volta's shim folder, "" when there is none
+	sources  string   // pinSources when set was worked out
 }
 
 func (s *Supervisor) pins() *pins {
@@ -65,10 +67,10 @@ func (s *Supervisor) pins() *pins {
 	return s.pinned
 }
 
-// pinCache holds computePins' answer per environment of this process:
-// it asks the managers (rustup, pyenv …), which takes a run's first call
-// hundreds of milliseconds, and the answer changes only with the
-// environment.
+// pinCache holds computePins' answer per environment of this process and
+// its pinSources: it asks the managers (rustup, pyenv …), which takes a
+// run's first call hundreds of milliseconds, and the answer changes only
+// with the environment and the managers' global settings.
 var pinCache struct {
 	sync.Mutex
 	env    string
@@ -76,13 +78,50 @@ var pinCache struct {
 }
 
 func sharedPins() *pins {
-	env := strings.Join(os.Environ(), "\x00")
+	sources := pinSources()
+	env := strings.Join(os.Environ(), "\x00") + "\x00\x00" + sources
 	pinCache.Lock()
 	defer pinCache.Unlock()
 	if pinCache.pinned == nil || pinCache.env != env {
 		pinCache.env, pinCache.pinned = env, computePins()
+		pinCache.pinned.sources = sources
 	}
 	return pinCache.pinned
+}
+
+// pinSources names the global settings the pins' values come from, for
+// each manager computePins asks (its variable unset): rustup's
+// settings.toml (its default toolchain), pyenv's version file, asdf's
+// global .tool-versions, each with a digest of its content. Reading them
+// takes microseconds where asking the managers takes hundreds of
+// milliseconds, so a warm join checks them (warmKey) instead: a default
+// changed since a server started names another server.
+func pinSources() string {
+	home, _ := os.UserHomeDir()
+	under := func(v, sub string) string {
+		if v != "" {
+			return v
+		}
+		return filepath.Join(home, sub)
+	}
+	var b strings.Builder
+	for _, m := range broker.ManagerPins(os.Environ()) {
+		if os.Getenv(m.Var) != "" {
+			continue
+		}
+		var file string
+		switch m.Var {
+		case "RUSTUP_TOOLCHAIN":
+			file = filepath.Join(under(os.Getenv("RUSTUP_HOME"), ".rustup"), "settings.toml")
+		case "PYENV_VERSION":
+			file = filepath.Join(under(os.Getenv("PYENV_ROOT"), ".pyenv"), "version")
+		default:
+			file = filepath.Join(home, cmpEnv("ASDF_DEFAULT_TOOL_VERSIONS_FILENAME", ".tool-versions"))
+		}
+		data, _ := os.ReadFile(file)
+		fmt.Fprintf(&b, "%s %s %x\n", m.Var, file, sha256.Sum256(data))
+	}
+	return b.String()
 }
 
 func computePins() *pins {
