@@ -79,11 +79,11 @@ func evalSymlinks(p string) (string, error) {
 
 // pinAnswers caches ManagerPins by the variables it reads. An answer
 // holds while every file it looked at is as it was: a folder it searched
-// (the entries of PATH, PYENV_ROOT/bin, asdf's plugins) keeps its inode,
-// time and change time, which a name added, removed or renamed in it
-// changes; and each name it found there (as a file or a link) stats as
-// it did, which a program made executable or not, or a link's target
-// changed, shows; an answer given while a folder had just changed is not
+// (the entries of PATH, PYENV_ROOT/bin, asdf's plugins) keeps its inode
+// and time, which a name added, removed or renamed in it changes; and
+// each name it found there (as a file or a link) stats as it did (inode,
+// mode, time), which a program made executable or not, or a link's
+// target changed, shows; an answer given while a folder had just changed is not
 // kept (stamps.racy). A manager installed, removed or replaced is seen at
 // the next hello; the check costs a stat per folder and per name found,
 // not one per folder and per manager and a read of asdf's plugins.
@@ -99,19 +99,23 @@ type pinAnswer struct {
 
 // stamp is what stat said of a path.
 type stamp struct {
-	path         string
-	ok           bool
-	dev, ino     uint64
-	mode         uint32
-	mtime, ctime syscall.Timespec
+	path     string
+	ok       bool
+	dev, ino uint64
+	mode     os.FileMode
+	mtime    time.Time
 }
 
 func stampOf(p string) stamp {
-	var st syscall.Stat_t
-	if syscall.Stat(p, &st) != nil {
+	fi, err := os.Stat(p)
+	if err != nil {
 		return stamp{path: p}
 	}
-	return stamp{path: p, ok: true, dev: uint64(st.Dev), ino: uint64(st.Ino), mode: uint32(st.Mode), mtime: st.Mtim, ctime: st.Ctim}
+	st := stamp{path: p, ok: true, mode: fi.Mode(), mtime: fi.ModTime()}
+	if sys, ok := fi.Sys().(*syscall.Stat_t); ok {
+		st.dev, st.ino = uint64(sys.Dev), uint64(sys.Ino)
+	}
+	return st
 }
 
 // stamps records the files an answer depends on.
@@ -130,7 +134,7 @@ const racyWindow = 2 * time.Second
 // folder records dir, searched for names.
 func (s *stamps) folder(dir string) {
 	st := stampOf(dir)
-	if st.ok && time.Since(time.Unix(st.ctime.Unix())) < racyWindow {
+	if st.ok && time.Since(st.mtime) < racyWindow {
 		s.racy = true
 	}
 	s.list = append(s.list, st)
@@ -146,7 +150,7 @@ func (s *stamps) name(p string) {
 
 func (s *stamps) hold() bool {
 	for _, st := range s.list {
-		if stampOf(st.path) != st {
+		if now := stampOf(st.path); now.ok != st.ok || now.dev != st.dev || now.ino != st.ino || now.mode != st.mode || !now.mtime.Equal(st.mtime) {
 			return false
 		}
 	}
