@@ -23,7 +23,8 @@ import (
 //     or a toolchain (GOROOT, RUSTUP_TOOLCHAIN as a path, asdf's path:);
 //   - an option in NODE_OPTIONS or GOFLAGS names code to load or a
 //     program to run inside it or relative to the working folder
-//     (--require, --import, --loader; -toolexec, -modfile, -overlay);
+//     (--require, --import, --loader, --openssl-config; -toolexec,
+//     -modfile, -overlay);
 //   - a toolchain manager is installed and its pin variable is unset:
 //     rustup reads rust-toolchain(.toml), pyenv .python-version, asdf
 //     .tool-versions from the working folder up ([ManagerPins]);
@@ -221,12 +222,13 @@ var optionVars = map[string]struct {
 type optionPath struct{ flag, path string }
 
 // nodeLoads is what NODE_OPTIONS has Node load: --require / -r, --import,
-// --loader and --experimental-loader, with the value as the next word or
-// after "=". A file: URL is its path; a bare name is looked up from the
+// --loader and --experimental-loader, and --openssl-config (whose file
+// can name engines, libraries OpenSSL loads), with the value as the next
+// word or after "=". A file: URL is its path; a bare name is looked up from the
 // working folder's node_modules, so it counts as a relative path; a
 // built-in module (node:) loads nothing of a checkout.
 func nodeLoads(v string) []optionPath {
-	flags := []string{"--require", "-r", "--import", "--loader", "--experimental-loader"}
+	flags := []string{"--require", "-r", "--import", "--loader", "--experimental-loader", "--openssl-config"}
 	var out []optionPath
 	words := optionWords(v)
 	for i := 0; i < len(words); i++ {

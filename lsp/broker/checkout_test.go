@@ -213,6 +213,7 @@ func TestCheckUntrustedOptions(t *testing.T) {
 		{"NODE_OPTIONS", "--import=file://" + outside, false},
 		{"NODE_OPTIONS", "--experimental-loader " + filepath.Join(root, "l.mjs"), true},
 		{"NODE_OPTIONS", "-r", false}, // no value: Node refuses it itself
+		{"NODE_OPTIONS", "--openssl-config=./openssl.cnf", true},
 		{"GOFLAGS", "-mod=mod -tags=x -toolexec=" + outside + " -modfile=" + outside, false},
 		{"GOFLAGS", "-toolexec=" + filepath.Join(root, "x") + " -v", true},
 		{"GOFLAGS", "'-overlay=" + filepath.Join(root, "a b.json") + "'", true},
