@@ -60,7 +60,7 @@ func TestBrokerSharesServer(t *testing.T) {
 	}
 	// b joined it warm: it asked the toolchain managers for no pins (nor
 	// probed gopls, nor prepared a start).
-	if b.pinned != nil {
+	if b.pinned.Load() != nil {
 		t.Error("b worked out the pins for a server the broker runs warm")
 	}
 	if st := a.sup.Status(a.ctx).Pool; len(st.Servers) != 1 || st.Servers[0].Processes != 2 || st.Servers[0].Clients != 1 {
@@ -448,9 +448,9 @@ func TestBrokerSharesOtherServers(t *testing.T) {
 // the user's default toolchain changed (rustup's settings.toml here, read
 // by a rustup first on PATH), the next process starts a server of its
 // own with the new pin, while one with the old default still joins the
-// first; and a run whose pins predate the change registers no name for
-// its start. Before, the next process joined the server of the old
-// default by name, until that one idled out.
+// first; and a run that worked out the old default's pins starts its next
+// server with the new, under the new name. Before, the next process
+// joined the server of the old default by name, until that one idled out.
 func TestBrokerWarmJoinSeesNewDefault(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "broker")
 	startBroker(t, dir)
@@ -490,8 +490,8 @@ func TestBrokerWarmJoinSeesNewDefault(t *testing.T) {
 		t.Fatalf("the first process's pins: %v", a.sup.pins().set)
 	}
 	b := process()
-	if got := hover(b); got != first || b.pinned != nil {
-		t.Fatalf("a process of the same default: server %d (the first's %d), pins worked out: %v", got, first, b.pinned != nil)
+	if got := hover(b); got != first || b.pinned.Load() != nil {
+		t.Fatalf("a process of the same default: server %d (the first's %d), pins worked out: %v", got, first, b.pinned.Load() != nil)
 	}
 	stale := process()
 	stale.pins()
@@ -513,7 +513,7 @@ func TestBrokerWarmJoinSeesNewDefault(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.RemoveAll(l.StateDir)
-	if l.warm != "" || !slices.Contains(l.Env, "RUSTUP_TOOLCHAIN=stable") {
-		t.Fatalf("a run with the old default's pins: warm name %q, env pins %v", l.warm, stale.pins().set)
+	if l.warm != c.warmKey(ch) || !slices.Contains(l.Env, "RUSTUP_TOOLCHAIN=nightly") {
+		t.Fatalf("a run that worked out the old default's pins starts with %v, named %q (the new process's %q)", l.Env, l.warm, c.warmKey(ch))
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/proc"
@@ -41,10 +42,10 @@ type Supervisor struct {
 	cfg      Config
 	hooks    *testHooks
 
-	// pins keep an untrusted checkout's programs from its toolchain
-	// files (toolchain.go), worked out on first use.
-	pinOnce   sync.Once
-	pinned    *pins
+	// pinned are the pins (toolchain.go) this run last used, which keep
+	// an untrusted checkout's programs from its toolchain files; nil
+	// until a start needs them.
+	pinned    atomic.Pointer[pins]
 	unshimMu  sync.Mutex
 	unshimmed map[string]unshimmed
 
@@ -735,9 +736,7 @@ func (s *Supervisor) launch(c *choice, g *pathguard.Guard) (*Launch, error) {
 	}
 	l := &Launch{Bin: c.bin, Args: append([]string(nil), c.spec.Command[1:]...), Root: c.root, Trusted: s.cfg.Trusted,
 		StateDir: stateDir, Guard: g, Env: s.childEnv(c.root), InitializationOptions: c.spec.InitializationOptions}
-	if s.cfg.Broker != "" && (s.cfg.Trusted || s.pins().sources == pinSources()) {
-		// Not when this run's pins are of a default changed since: the
-		// name would lead joiners to a server of the old one.
+	if s.cfg.Broker != "" {
 		l.warm = s.warmKey(c)
 	}
 	if c.spec.Prepare != nil {

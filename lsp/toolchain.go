@@ -54,17 +54,20 @@ import (
 // resolveTimeout bounds one manager query (rustup default, volta which).
 const resolveTimeout = 10 * time.Second
 
-// pins is what an untrusted checkout's programs run with, computed once
-// per supervisor.
+// pins is what an untrusted checkout's programs run with.
 type pins struct {
 	set      []string // NAME=value, added to (or replacing) the environment
 	voltaBin string   // Volta's shim folder, "" when there is none
-	sources  string   // pinSources when set was worked out
 }
 
+// pins are the current ones (sharedPins): a default toolchain changed
+// while a run lives gives its next start the new one, as it gives a new
+// process's, so that a pool's key and a warm name, which name the
+// settings the pins come from (pinSources), name the server started.
 func (s *Supervisor) pins() *pins {
-	s.pinOnce.Do(func() { s.pinned = sharedPins() })
-	return s.pinned
+	p := sharedPins()
+	s.pinned.Store(p)
+	return p
 }
 
 // pinCache holds computePins' answer per environment of this process and
@@ -84,7 +87,6 @@ func sharedPins() *pins {
 	defer pinCache.Unlock()
 	if pinCache.pinned == nil || pinCache.env != env {
 		pinCache.env, pinCache.pinned = env, computePins()
-		pinCache.pinned.sources = sources
 	}
 	return pinCache.pinned
 }
@@ -248,14 +250,15 @@ func (s *Supervisor) childEnv(dir string) []string {
 
 // envDigest stands for childEnv(dir) in a pool's key without working the
 // pins out (a process's first call would wait for the managers): the
-// environment as the child gets it less the pins (childInputs), and the
-// GOWORK setting, say the same.
+// environment as the child gets it less the pins (childInputs), the
+// settings the pins come from (pinSources) and the GOWORK setting say
+// the same.
 func (s *Supervisor) envDigest(dir string) []string {
 	if s.cfg.Trusted {
 		return nil
 	}
 	gowork, _ := s.goWork(dir)
-	return append(s.childInputs(), "\x00GOWORK="+gowork)
+	return append(s.childInputs(), "\x00GOWORK="+gowork, "\x00PINS="+pinSources())
 }
 
 // childInputs is what childEnv is worked out from, less the managers'
