@@ -271,10 +271,12 @@ func (s *server) peerGone() bool {
 // out without the toolchain pins, the probe or the spec's Prepare (which
 // take a process's first call hundreds of milliseconds: they ask the
 // managers and run the program): the row and its hooks, the program's
-// file, the root, the trust and this process's environment (less the
-// per-shell variables), of which the pins are a function. A process
-// whose server runs warm under it joins it with none of them, as a run
-// of one process joins its pool's.
+// file, the root, the trust, this process's environment as its child
+// gets it less the pins (childInputs, less the per-shell variables) and
+// the managers' global settings (pinSources), of which the pins are a
+// function. A process whose server runs warm under it joins it with
+// none of them, as a run of one process joins its pool's; one whose
+// default toolchain changed meanwhile names another server, and starts it.
 func (s *Supervisor) warmKey(c *choice) string {
 	spec := c.spec
 	var size int64
@@ -287,15 +289,19 @@ func (s *Supervisor) warmKey(c *choice) string {
 		loaded = spec.LoadedLog.String()
 	}
 	var env []string
-	for _, e := range os.Environ() {
+	for _, e := range s.childInputs() {
 		if name, _, _ := strings.Cut(e, "="); !perShell[name] {
 			env = append(env, e)
 		}
 	}
 	gowork, _ := s.goWork(c.root)
+	sources := ""
+	if !s.cfg.Trusted {
+		sources = pinSources()
+	}
 	data := map[string]any{
 		"id": spec.ID, "command": spec.Command, "bin": c.bin, "size": size, "mtime": mtime, "root": c.root,
-		"trusted": s.cfg.Trusted, "env": env, "gowork": gowork, "uid": os.Getuid(),
+		"trusted": s.cfg.Trusted, "env": env, "gowork": gowork, "uid": os.Getuid(), "pins": sources,
 		"indexes": spec.Indexes, "once": spec.PublishesOnce, "loaded": loaded, "settings": spec.Settings,
 		"init": spec.InitializationOptions, "hooks": []string{funcName(spec.Prepare), funcName(spec.pull)},
 	}

@@ -60,7 +60,7 @@ func TestBrokerSharesServer(t *testing.T) {
 	}
 	// b joined it warm: it asked the toolchain managers for no pins (nor
 	// probed gopls, nor prepared a start).
-	if b.pinned != nil {
+	if b.pinned.Load() != nil {
 		t.Error("b worked out the pins for a server the broker runs warm")
 	}
 	if st := a.sup.Status(a.ctx).Pool; len(st.Servers) != 1 || st.Servers[0].Processes != 2 || st.Servers[0].Clients != 1 {
@@ -440,5 +440,80 @@ func TestBrokerSharesOtherServers(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// LSP-9, N1: a process that would join a warm server by its name checks
+// the managers' global settings its pins come from (pinSources): after
+// the user's default toolchain changed (rustup's settings.toml here, read
+// by a rustup first on PATH), the next process starts a server of its
+// own with the new pin, while one with the old default still joins the
+// first; and a run that worked out the old default's pins starts its next
+// server with the new, under the new name. Before, the next process
+// joined the server of the old default by name, until that one idled out.
+func TestBrokerWarmJoinSeesNewDefault(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "broker")
+	startBroker(t, dir)
+	bin, rustupHome := t.TempDir(), t.TempDir()
+	testenv.WriteTree(t, bin, map[string]string{"rustup": "#!/bin/sh\n" +
+		`[ "$1" = default ] && sed -n 's/^default_toolchain = "\(.*\)"/\1 (default)/p' "$RUSTUP_HOME/settings.toml"` + "\n"})
+	if err := os.Chmod(filepath.Join(bin, "rustup"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	setDefault := func(tc string) {
+		if err := os.WriteFile(filepath.Join(rustupHome, "settings.toml"), []byte("default_toolchain = \""+tc+"\"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	testenv.SetupPath()
+	t.Setenv("PATH", bin+string(filepath.ListSeparator)+os.Getenv("PATH"))
+	t.Setenv("RUSTUP_HOME", rustupHome)
+	t.Setenv("RUSTUP_TOOLCHAIN", "")
+	setDefault("stable")
+
+	a := newSession(t, "go", "gopls", Config{Pool: NewPool(), Broker: dir})
+	process := func() *Supervisor {
+		s := NewSupervisor(a.root, Config{Pool: NewPool(), Broker: dir})
+		t.Cleanup(func() { s.Close() })
+		return s
+	}
+	hover := func(s *Supervisor) int {
+		t.Helper()
+		h := must(s.Hover(a.ctx, loc(t, s, a.path("main.go")), protocol.Place{Line: 12, Symbol: "Total"}))(t)
+		if !strings.Contains(h.Contents, "float64") {
+			t.Fatalf("hover: %+v", h)
+		}
+		return s.running()[0].pid()
+	}
+	first := hover(a.sup)
+	if !slices.Contains(a.sup.pins().set, "RUSTUP_TOOLCHAIN=stable") {
+		t.Fatalf("the first process's pins: %v", a.sup.pins().set)
+	}
+	b := process()
+	if got := hover(b); got != first || b.pinned.Load() != nil {
+		t.Fatalf("a process of the same default: server %d (the first's %d), pins worked out: %v", got, first, b.pinned.Load() != nil)
+	}
+	stale := process()
+	stale.pins()
+
+	setDefault("nightly")
+	c := process()
+	if got := hover(c); got == first {
+		t.Fatalf("a process whose default changed joined the server of the old one (%d)", first)
+	}
+	if !slices.Contains(c.pins().set, "RUSTUP_TOOLCHAIN=nightly") {
+		t.Fatalf("the new process's pins: %v", c.pins().set)
+	}
+	ch, err := stale.choose(a.path("main.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := stale.launch(ch, stale.guard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.RemoveAll(l.StateDir)
+	if l.warm != c.warmKey(ch) || !slices.Contains(l.Env, "RUSTUP_TOOLCHAIN=nightly") {
+		t.Fatalf("a run that worked out the old default's pins starts with %v, named %q (the new process's %q)", l.Env, l.warm, c.warmKey(ch))
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/proc"
@@ -41,10 +42,10 @@ type Supervisor struct {
 	cfg      Config
 	hooks    *testHooks
 
-	// pins keep an untrusted checkout's programs from its toolchain
-	// files (toolchain.go), worked out on first use.
-	pinOnce   sync.Once
-	pinned    *pins
+	// pinned are the pins (toolchain.go) this run last used, which keep
+	// an untrusted checkout's programs from its toolchain files; nil
+	// until a start needs them.
+	pinned    atomic.Pointer[pins]
 	unshimMu  sync.Mutex
 	unshimmed map[string]unshimmed
 

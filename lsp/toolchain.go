@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"os"
@@ -53,22 +54,26 @@ import (
 // resolveTimeout bounds one manager query (rustup default, volta which).
 const resolveTimeout = 10 * time.Second
 
-// pins is what an untrusted checkout's programs run with, computed once
-// per supervisor.
+// pins is what an untrusted checkout's programs run with.
 type pins struct {
 	set      []string // NAME=value, added to (or replacing) the environment
 	voltaBin string   // Volta's shim folder, "" when there is none
 }
 
+// pins are the current ones (sharedPins): a default toolchain changed
+// while a run lives gives its next start the new one, as it gives a new
+// process's, so that a pool's key and a warm name, which name the
+// settings the pins come from (pinSources), name the server started.
 func (s *Supervisor) pins() *pins {
-	s.pinOnce.Do(func() { s.pinned = sharedPins() })
-	return s.pinned
+	p := sharedPins()
+	s.pinned.Store(p)
+	return p
 }
 
-// pinCache holds computePins' answer per environment of this process:
-// it asks the managers (rustup, pyenv …), which takes a run's first call
-// hundreds of milliseconds, and the answer changes only with the
-// environment.
+// pinCache holds computePins' answer per environment of this process and
+// its pinSources: it asks the managers (rustup, pyenv …), which takes a
+// run's first call hundreds of milliseconds, and the answer changes only
+// with the environment and the managers' global settings.
 var pinCache struct {
 	sync.Mutex
 	env    string
@@ -76,13 +81,49 @@ var pinCache struct {
 }
 
 func sharedPins() *pins {
-	env := strings.Join(os.Environ(), "\x00")
+	sources := pinSources()
+	env := strings.Join(os.Environ(), "\x00") + "\x00\x00" + sources
 	pinCache.Lock()
 	defer pinCache.Unlock()
 	if pinCache.pinned == nil || pinCache.env != env {
 		pinCache.env, pinCache.pinned = env, computePins()
 	}
 	return pinCache.pinned
+}
+
+// pinSources names the global settings the pins' values come from, for
+// each manager computePins asks (its variable unset): rustup's
+// settings.toml (its default toolchain), pyenv's version file, asdf's
+// global .tool-versions, each with a digest of its content. Reading them
+// takes microseconds where asking the managers takes hundreds of
+// milliseconds, so a warm join checks them (warmKey) instead: a default
+// changed since a server started names another server.
+func pinSources() string {
+	home, _ := os.UserHomeDir()
+	under := func(v, sub string) string {
+		if v != "" {
+			return v
+		}
+		return filepath.Join(home, sub)
+	}
+	var b strings.Builder
+	for _, m := range broker.ManagerPins(os.Environ()) {
+		if os.Getenv(m.Var) != "" {
+			continue
+		}
+		var file string
+		switch m.Var {
+		case "RUSTUP_TOOLCHAIN":
+			file = filepath.Join(under(os.Getenv("RUSTUP_HOME"), ".rustup"), "settings.toml")
+		case "PYENV_VERSION":
+			file = filepath.Join(under(os.Getenv("PYENV_ROOT"), ".pyenv"), "version")
+		default:
+			file = filepath.Join(home, cmpEnv("ASDF_DEFAULT_TOOL_VERSIONS_FILENAME", ".tool-versions"))
+		}
+		data, _ := os.ReadFile(file)
+		fmt.Fprintf(&b, "%s %s %x\n", m.Var, file, sha256.Sum256(data))
+	}
+	return b.String()
 }
 
 func computePins() *pins {
@@ -208,15 +249,33 @@ func (s *Supervisor) childEnv(dir string) []string {
 }
 
 // envDigest stands for childEnv(dir) in a pool's key without working the
-// pins out (a process's first call would wait for the managers): the pins
-// are a function of this process's environment (sharedPins), so that,
-// with the trust and the GOWORK setting, says the same.
+// pins out (a process's first call would wait for the managers): the
+// environment as the child gets it less the pins (childInputs), the
+// settings the pins come from (pinSources) and the GOWORK setting say
+// the same.
 func (s *Supervisor) envDigest(dir string) []string {
 	if s.cfg.Trusted {
 		return nil
 	}
 	gowork, _ := s.goWork(dir)
-	return append(os.Environ(), "\x00GOWORK="+gowork)
+	return append(s.childInputs(), "\x00GOWORK="+gowork, "\x00PINS="+pinSources())
+}
+
+// childInputs is what childEnv is worked out from, less the managers'
+// answers: this process's environment when the checkout is trusted;
+// otherwise that with the folder lists trimmed as the child gets them
+// (broker.OutsideRoot, so two environments that differ only in entries
+// inside the root name one server), and the managers the pins ask, which
+// the untrimmed PATH finds (the pins are a function of those).
+func (s *Supervisor) childInputs() []string {
+	if s.cfg.Trusted {
+		return os.Environ()
+	}
+	env, _ := broker.OutsideRoot(os.Environ(), s.root)
+	for _, m := range broker.ManagerPins(os.Environ()) {
+		env = append(env, "\x00PIN "+m.Var+"="+m.Manager)
+	}
+	return env
 }
 
 // goWork says what GOWORK a go command started in dir gets: "off" when the

@@ -491,3 +491,35 @@ func TestUntrustedEnvironmentIntoTheRoot(t *testing.T) {
 		expectErr(t, "hover", err, nil, `VIRTUAL_ENV names ".venv", inside the root`, "virtualenv's interpreter")
 	})
 }
+
+// The pool's key (envDigest) and the broker's warm name (warmKey) of an
+// untrusted start stand for the environment its child gets: two
+// environments that differ only in folder-list entries inside the root,
+// which OutsideRoot trims away, name one server; an entry outside the
+// root still tells two apart. Before, both hashed the untrimmed
+// environment, and such runs started a server each.
+func TestEnvDigestIsTheChildsEnvironment(t *testing.T) {
+	root := t.TempDir()
+	sup := NewSupervisor(root, Config{})
+	defer sup.Close()
+	c := &choice{spec: &DefaultServers()[0], root: root, bin: "/bin/sh"}
+	names := func() ([]string, string) { return sup.envDigest(root), sup.warmKey(c) }
+	sep := string(filepath.ListSeparator)
+	base := os.Getenv("PATH")
+	lib := filepath.Join(t.TempDir(), "lib")
+	t.Setenv("PATH", base)
+	t.Setenv("PYTHONPATH", lib)
+	plainEnv, plainWarm := names()
+	t.Setenv("PATH", filepath.Join(root, ".venv", "bin")+sep+base+sep+".")
+	t.Setenv("PYTHONPATH", filepath.Join(root, "src")+sep+lib)
+	inRootEnv, inRootWarm := names()
+	if !slices.Equal(plainEnv, inRootEnv) || plainWarm != inRootWarm {
+		t.Errorf("entries inside the root changed the names: digest equal %v, warm %s / %s",
+			slices.Equal(plainEnv, inRootEnv), plainWarm, inRootWarm)
+	}
+	t.Setenv("PATH", t.TempDir()+sep+base)
+	outsideEnv, outsideWarm := names()
+	if slices.Equal(plainEnv, outsideEnv) || plainWarm == outsideWarm {
+		t.Error("an entry outside the root did not change the names")
+	}
+}

@@ -227,20 +227,98 @@ func DaemonCgroup() string {
 	return filepath.Join(c, daemonCgroupName)
 }
 
-// intoDaemonCgroup sets a to start a daemon in DaemonCgroup; the
-// returned func closes what the start needed. Where that cgroup cannot
-// be made, the daemon starts in this process's own.
-func intoDaemonCgroup(a *syscall.SysProcAttr) (done func()) {
-	dir := DaemonCgroup()
+// intoDaemonCgroup sets a to start a daemon in DaemonCgroup, returned
+// as dir; done closes what the start needed. Where that cgroup cannot
+// be made, the daemon starts in this process's own (dir "").
+func intoDaemonCgroup(a *syscall.SysProcAttr) (dir string, done func()) {
+	dir = DaemonCgroup()
 	if dir == "" {
-		return func() {}
+		return "", func() {}
 	}
-	_, fd, err := newCgroup(filepath.Dir(dir), filepath.Base(dir))
+	fd, err := openDaemonCgroup(dir)
 	if err != nil {
-		return func() {}
+		return "", func() {}
 	}
 	a.UseCgroupFD, a.CgroupFD = true, fd
-	return func() { syscall.Close(fd) }
+	madeDaemons.Store(&dir)
+	return dir, func() { syscall.Close(fd) } // and with it the start's lock
+}
+
+// The daemon cgroup is shared by the daemons of every builtin-tools
+// process beside it, and removed once empty (removeDaemonCgroup), by
+// whichever process sees it so. A start holds a shared flock on the
+// folder from its open to the clone3 that puts the daemon in, a removal
+// an exclusive one, so no removal falls between the two (a clone3 into
+// a removed cgroup fails) and no start opens a folder just removed.
+
+// openDaemonCgroup makes the daemon cgroup dir if needed and opens it
+// for clone3, holding the start's shared lock.
+func openDaemonCgroup(dir string) (int, error) {
+	for range 3 {
+		_, fd, err := newCgroup(filepath.Dir(dir), filepath.Base(dir))
+		if err != nil {
+			return -1, err
+		}
+		if syscall.Flock(fd, syscall.LOCK_SH) == nil && isFolder(fd, dir) {
+			return fd, nil
+		}
+		syscall.Close(fd) // removed between the open and the lock
+	}
+	return -1, &os.PathError{Op: "open", Path: dir, Err: syscall.ENOENT}
+}
+
+// removeDaemonCgroup removes the daemon cgroup dir when no daemon runs
+// in it (rmdir refuses a cgroup holding a process or a cgroup) and no
+// start is putting one there (it holds the shared lock).
+func removeDaemonCgroup(dir string) {
+	if dir == "" {
+		return
+	}
+	fd, err := syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return
+	}
+	defer syscall.Close(fd)
+	if syscall.Flock(fd, syscall.LOCK_EX|syscall.LOCK_NB) == nil && isFolder(fd, dir) {
+		syscall.Rmdir(dir)
+	}
+}
+
+// isFolder reports whether fd is the folder dir names now.
+func isFolder(fd int, dir string) bool {
+	var a, b syscall.Stat_t
+	return syscall.Fstat(fd, &a) == nil && syscall.Stat(dir, &b) == nil && a.Dev == b.Dev && a.Ino == b.Ino
+}
+
+// madeDaemons is the daemon cgroup a StartDetached of this process used,
+// removed at its Shutdown if its daemons have ended by then.
+var madeDaemons atomic.Pointer[string]
+
+// leaveDaemonCgroup, in a daemon at its end (its cgroup is a daemon
+// cgroup), moves this process into the cgroup its daemon cgroup is in,
+// and removes the daemon cgroup when no other daemon runs there: no
+// process can remove the cgroup it is in, and no other learns when the
+// last daemon ends. Then the cgroup its starters made removes the one a
+// daemon that outlived them runs in.
+func leaveDaemonCgroup() {
+	own, err := ownCgroup()
+	if err != nil || filepath.Base(own) != daemonCgroupName {
+		return
+	}
+	if os.WriteFile(filepath.Join(filepath.Dir(own), "cgroup.procs"), []byte(strconv.Itoa(os.Getpid())), 0) != nil {
+		return
+	}
+	removeDaemonCgroup(own)
+}
+
+// endDaemonCgroups, at a normal shutdown, removes the daemon cgroup this
+// process used if its daemons have ended, and the one this process runs
+// in as a daemon if no other daemon runs there.
+func endDaemonCgroups() {
+	if dir := madeDaemons.Load(); dir != nil {
+		removeDaemonCgroup(*dir)
+	}
+	leaveDaemonCgroup()
 }
 
 // endCgroup kills every process in a child's cgroup, then removes it (in

@@ -25,4 +25,8 @@ func endCgroup(dir string) {}
 // DaemonCgroup is "": there are no cgroups here.
 func DaemonCgroup() string { return "" }
 
-func intoDaemonCgroup(a *syscall.SysProcAttr) func() { return func() {} }
+func intoDaemonCgroup(a *syscall.SysProcAttr) (string, func()) { return "", func() {} }
+
+func removeDaemonCgroup(dir string) {}
+
+func endDaemonCgroups() {}

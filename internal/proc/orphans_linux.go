@@ -150,7 +150,8 @@ func orphans(kill bool) {
 
 // Shutdown ends what this process's children left behind: every process
 // carrying one of its tags or in one of their cgroups, and the orphans
-// adopted since AdoptOrphans.
+// adopted since AdoptOrphans; and the daemon cgroup it used or runs in,
+// once no daemon runs there (StartDetached).
 // The reaper does the same when this process ends without calling it; here
 // it is told the sweep is done and waited for, briefly.
 func Shutdown() {
@@ -159,4 +160,6 @@ func Shutdown() {
 	orphans(true)
 	removeCgroups()
 	reap.finish(2 * time.Second)
+	// After the reaper, which runs in this process's cgroup.
+	endDaemonCgroups()
 }

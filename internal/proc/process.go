@@ -426,7 +426,9 @@ func Children() []int {
 // Where children get cgroups, it also leaves the cgroups that this process
 // and the builtin-tools processes that started it run in (each ends with
 // its process, and would take the daemon along): it starts in the cgroup
-// [DaemonCgroup] names, beside the outermost of them.
+// [DaemonCgroup] names, beside the outermost of them. That cgroup goes
+// when empty: after the daemon if it ends while this process runs, at
+// this process's Shutdown, or at the Shutdown of the last daemon in it.
 func StartDetached(cmd *exec.Cmd) (int, error) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	env := cmd.Env
@@ -435,7 +437,7 @@ func StartDetached(cmd *exec.Cmd) (int, error) {
 	}
 	cmd.Env = withoutTag(env)
 	cgroups.setup() // outside spawnMu: it takes it to try a start
-	started := intoDaemonCgroup(cmd.SysProcAttr)
+	cgroup, started := intoDaemonCgroup(cmd.SysProcAttr)
 	spawnMu.Lock()
 	err := cmd.Start()
 	if err == nil {
@@ -450,6 +452,7 @@ func StartDetached(cmd *exec.Cmd) (int, error) {
 	go func() {
 		cmd.Wait()
 		known.remove(pid)
+		removeDaemonCgroup(cgroup) // if it was the last daemon there
 	}()
 	return pid, nil
 }

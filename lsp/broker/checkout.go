@@ -21,6 +21,10 @@ import (
 //   - a variable points inside it: an interpreter, a virtualenv, module
 //     or library search paths (VIRTUAL_ENV, PYTHONPATH, NODE_PATH, PATH …),
 //     or a toolchain (GOROOT, RUSTUP_TOOLCHAIN as a path, asdf's path:);
+//   - an option in NODE_OPTIONS or GOFLAGS names code to load or a
+//     program to run inside it or relative to the working folder
+//     (--require, --import, --loader, --openssl-config; -toolexec,
+//     -modfile, -overlay);
 //   - a toolchain manager is installed and its pin variable is unset:
 //     rustup reads rust-toolchain(.toml), pyenv .python-version, asdf
 //     .tool-versions from the working folder up ([ManagerPins]);
@@ -78,20 +82,23 @@ type ManagerPin struct {
 	File    string // the checkout file it would read
 }
 
-// ManagerPins lists the managers installed in env (a process's
-// environment, NAME=value) whose pin variable an untrusted start must
-// set: rustup on PATH, pyenv on PATH or in PYENV_ROOT, each asdf plugin.
-func ManagerPins(env []string) []ManagerPin {
-	get := lookup(env)
+// managerPins is ManagerPins worked out, each file it looks at stamped
+// in st.
+func managerPins(get func(string) string, st *stamps) []ManagerPin {
 	home := get("HOME")
 	var out []ManagerPin
-	if bin := lookPath(get("PATH"), "rustup"); bin != "" {
+	if bin := lookPathStamped(get("PATH"), "rustup", st); bin != "" {
 		out = append(out, ManagerPin{"RUSTUP_TOOLCHAIN", bin, "rust-toolchain.toml"})
 	}
-	pyenv := lookPath(get("PATH"), "pyenv")
+	pyenv := lookPathStamped(get("PATH"), "pyenv", st)
 	if pyenv == "" {
-		if r := orDefault(get("PYENV_ROOT"), home, ".pyenv"); r != "" && isFile(filepath.Join(r, "bin", "pyenv")) {
-			pyenv = filepath.Join(r, "bin", "pyenv")
+		if r := orDefault(get("PYENV_ROOT"), home, ".pyenv"); r != "" {
+			p := filepath.Join(r, "bin", "pyenv")
+			st.folder(filepath.Dir(p))
+			st.name(p)
+			if isFile(p) {
+				pyenv = p
+			}
 		}
 	}
 	if pyenv != "" {
@@ -99,6 +106,7 @@ func ManagerPins(env []string) []ManagerPin {
 	}
 	if data := orDefault(get("ASDF_DATA_DIR"), home, ".asdf"); data != "" {
 		plugins := filepath.Join(data, "plugins")
+		st.folder(plugins)
 		if entries, err := os.ReadDir(plugins); err == nil {
 			for _, e := range entries {
 				name := "ASDF_" + strings.ToUpper(strings.ReplaceAll(e.Name(), "-", "_")) + "_VERSION"
@@ -149,6 +157,7 @@ func CheckUntrusted(bin, root string, env []string) error {
 		return err
 	}
 	get := lookup(env)
+	rv := viewRoot(root)
 	for _, name := range slices.Sorted(maps.Keys(pathVars)) {
 		v := get(name)
 		if v == "" {
@@ -159,9 +168,22 @@ func CheckUntrusted(bin, root string, env []string) error {
 				// A toolchain's or a library's name, not a path.
 				continue
 			}
-			if p == "" || !filepath.IsAbs(p) || within(p, root) {
+			if !rv.outside(p) {
 				return &Refusal{What: fmt.Sprintf("%s names %q, %s", name, shown(p, root), inRootWord(p)),
 					Why: pathVars[name], Fix: "start builtin-tools with " + name + " naming only folders outside the checkout"}
+			}
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(optionVars)) {
+		v := get(name)
+		if v == "" {
+			continue
+		}
+		ov := optionVars[name]
+		for _, o := range ov.loads(v) {
+			if !rv.outside(o.path) {
+				return &Refusal{What: fmt.Sprintf("%s names %q in %s, %s", name, shown(o.path, root), o.flag, inRootWord(o.path)),
+					Why: ov.why, Fix: "start builtin-tools with " + name + " naming only files outside the checkout"}
 			}
 		}
 	}
@@ -171,7 +193,7 @@ func CheckUntrusted(bin, root string, env []string) error {
 			return &Refusal{What: m.Var + " is unset while " + m.Manager + " is installed",
 				Why: "it would follow the checkout's " + m.File, Fix: "set " + m.Var + " (builtin-tools sets it to your default for an untrusted root)"}
 		}
-		if dir, ok := strings.CutPrefix(v, "path:"); ok && (!filepath.IsAbs(dir) || within(dir, root)) {
+		if dir, ok := strings.CutPrefix(v, "path:"); ok && !rv.outside(dir) {
 			return &Refusal{What: fmt.Sprintf("%s names %q, %s", m.Var, "path:"+shown(dir, root), inRootWord(dir)),
 				Why: "asdf would run that folder's programs", Fix: "set " + m.Var + " to an installed version"}
 		}
@@ -182,6 +204,108 @@ func CheckUntrusted(bin, root string, env []string) error {
 			Why: "the go command would run the toolchain a go.mod or go.work \"toolchain\" line names", Fix: "set GOTOOLCHAIN=local (builtin-tools sets it for an untrusted root)"}
 	}
 	return nil
+}
+
+// optionVars are variables whose value is a list of a program's options,
+// some of which name code it loads or a program it runs: one that names
+// a path inside the root, or one relative to the working folder (the
+// checkout), is the checkout's choice.
+var optionVars = map[string]struct {
+	why   string
+	loads func(v string) []optionPath
+}{
+	"NODE_OPTIONS": {"Node loads that code before the server's own", nodeLoads},
+	"GOFLAGS":      {"the go command gopls runs reads or runs it", goLoads},
+}
+
+// optionPath is a path an option names, and the option.
+type optionPath struct{ flag, path string }
+
+// nodeLoads is what NODE_OPTIONS has Node load: --require / -r, --import,
+// --loader and --experimental-loader, and --openssl-config (whose file
+// can name engines, libraries OpenSSL loads), with the value as the next
+// word or after "=". A file: URL is its path; a bare name is looked up from the
+// working folder's node_modules, so it counts as a relative path; a
+// built-in module (node:) loads nothing of a checkout.
+func nodeLoads(v string) []optionPath {
+	flags := []string{"--require", "-r", "--import", "--loader", "--experimental-loader", "--openssl-config"}
+	var out []optionPath
+	words := optionWords(v)
+	for i := 0; i < len(words); i++ {
+		flag, val, eq := strings.Cut(words[i], "=")
+		if !slices.Contains(flags, flag) {
+			continue
+		}
+		if !eq {
+			if i+1 == len(words) {
+				break
+			}
+			i++
+			val = words[i]
+		}
+		if strings.HasPrefix(val, "node:") {
+			continue
+		}
+		if p, ok := strings.CutPrefix(val, "file://"); ok {
+			val = p
+		}
+		out = append(out, optionPath{flag, val})
+	}
+	return out
+}
+
+// goLoads is what GOFLAGS has the go command read or run: -toolexec's
+// program (its first word), -modfile's and -overlay's file. GOFLAGS
+// gives a value only after "=".
+func goLoads(v string) []optionPath {
+	var out []optionPath
+	for _, w := range optionWords(v) {
+		flag, val, ok := strings.Cut(w, "=")
+		flag = "-" + strings.TrimLeft(flag, "-")
+		if !ok {
+			continue
+		}
+		switch flag {
+		case "-toolexec":
+			if f := strings.Fields(val); len(f) > 0 {
+				out = append(out, optionPath{flag, f[0]})
+			}
+		case "-modfile", "-overlay":
+			out = append(out, optionPath{flag, val})
+		}
+	}
+	return out
+}
+
+// optionWords splits a list of options at spaces, a quoted word (single
+// or double quotes) kept whole, as Node and the go command read theirs.
+func optionWords(v string) []string {
+	var out []string
+	var w strings.Builder
+	quote, in := rune(0), false
+	for _, r := range v {
+		switch {
+		case quote != 0 && r == quote:
+			quote = 0
+		case quote != 0:
+			w.WriteRune(r)
+		case r == '"' || r == '\'':
+			quote, in = r, true
+		case r == ' ' || r == '\t' || r == '\n':
+			if in {
+				out = append(out, w.String())
+				w.Reset()
+				in = false
+			}
+		default:
+			w.WriteRune(r)
+			in = true
+		}
+	}
+	if in {
+		out = append(out, w.String())
+	}
+	return out
 }
 
 func inRootWord(p string) string {
@@ -204,36 +328,54 @@ func splitPaths(name, v string) []string {
 
 // within reports whether p is root or inside it, as written or where its
 // links lead.
-func within(p, root string) bool {
+func within(p, root string) bool { return viewRoot(root).within(p) }
+
+// rootView is a root as written and where its links lead, resolved once
+// for the many paths a rule checks against it.
+type rootView struct{ root, real string }
+
+func viewRoot(root string) rootView {
 	if root == "" {
+		return rootView{}
+	}
+	root = filepath.Clean(root)
+	real, err := evalSymlinks(root)
+	if err != nil {
+		real = root
+	}
+	return rootView{root, real}
+}
+
+// within reports whether p is the root or inside it, as written or where
+// its links lead.
+func (v rootView) within(p string) bool {
+	if v.root == "" {
 		return false
 	}
 	in := func(p, root string) bool {
 		rel, err := filepath.Rel(root, p)
 		return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 	}
-	p, root = filepath.Clean(p), filepath.Clean(root)
-	if in(p, root) {
+	p = filepath.Clean(p)
+	if in(p, v.root) || in(p, v.real) {
 		return true
 	}
-	rr, err := filepath.EvalSymlinks(root)
-	if err != nil {
-		rr = root
-	}
-	if in(p, rr) {
-		return true
-	}
-	if rp, err := filepath.EvalSymlinks(p); err == nil {
-		return in(rp, rr) || in(rp, root)
+	if rp, err := evalSymlinks(p); err == nil {
+		return in(rp, v.real) || in(rp, v.root)
 	}
 	return false
 }
 
+// outside reports whether p is an absolute path outside the root.
+func (v rootView) outside(p string) bool {
+	return p != "" && filepath.IsAbs(p) && !v.within(p)
+}
+
 func lookup(env []string) func(string) string {
 	return func(name string) string {
-		v := ""
+		v, prefix := "", name+"="
 		for _, e := range env {
-			if val, ok := strings.CutPrefix(e, name+"="); ok {
+			if val, ok := strings.CutPrefix(e, prefix); ok {
 				v = val
 			}
 		}
@@ -270,6 +412,7 @@ func orDefault(v, home, sub string) string {
 // "NAME entry". CheckUntrusted still refuses such an entry in a hello.
 func OutsideRoot(env []string, root string) (out, left []string) {
 	out = make([]string, 0, len(env))
+	rv := viewRoot(root)
 	for _, e := range env {
 		name, v, ok := strings.Cut(e, "=")
 		if !ok || !slices.Contains(folderLists, name) {
@@ -278,7 +421,7 @@ func OutsideRoot(env []string, root string) (out, left []string) {
 		}
 		var keep []string
 		for _, p := range filepath.SplitList(v) {
-			if p == "" || !filepath.IsAbs(p) || within(p, root) {
+			if !rv.outside(p) {
 				left = append(left, name+" "+shown(p, root))
 				continue
 			}
@@ -304,12 +447,20 @@ func LookOutside(program, root string, env []string) (string, error) {
 
 // lookPath finds an executable name in the folders of path (absolute
 // ones only: relative ones are refused above).
-func lookPath(path, name string) string {
+func lookPath(path, name string) string { return lookPathStamped(path, name, nil) }
+
+// lookPathStamped is lookPath, stamping in st (when not nil) each folder
+// searched and each file by that name found in one.
+func lookPathStamped(path, name string, st *stamps) string {
 	for _, d := range filepath.SplitList(path) {
 		if !filepath.IsAbs(d) {
 			continue
 		}
 		p := filepath.Join(d, name)
+		if st != nil {
+			st.folder(d)
+			st.name(p)
+		}
 		if info, err := os.Stat(p); err == nil && info.Mode().IsRegular() && info.Mode().Perm()&0o111 != 0 {
 			return p
 		}
