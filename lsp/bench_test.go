@@ -108,7 +108,7 @@ func BenchmarkReferences(b *testing.B) {
 	if _, err := s.sup.References(s.ctx, shapes, protocol.Place{Line: 28, Symbol: "Total"}); err != nil {
 		b.Fatal(err)
 	}
-	r, err := s.sup.at(s.ctx, shapes, protocol.Place{Line: 28, Symbol: "Total"})
+	r, err := s.sup.fleet.at(s.ctx, shapes, protocol.Place{Line: 28, Symbol: "Total"})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -237,7 +237,7 @@ func BenchmarkDiagnosticsBesideRaw(b *testing.B) {
 	for _, bs := range benchServers {
 		b.Run(bs.name, func(b *testing.B) {
 			s, at, orig := warmSession(b, bs)
-			srvs := s.sup.running()
+			srvs := s.sup.fleet.running()
 			if len(srvs) != 1 {
 				b.Fatalf("%d servers running", len(srvs))
 			}

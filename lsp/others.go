@@ -54,7 +54,7 @@ func (s *Supervisor) CheckOthers(ctx context.Context, file pathguard.Path, befor
 		return out, fmt.Errorf("%w: %v", ErrBadFile, err)
 	}
 	path := filepath.Clean(abs)
-	c, err := s.choose(path)
+	c, err := s.tools.choose(path)
 	if err != nil {
 		return out, nil // no server checks the written file: nothing to compare
 	}
@@ -77,12 +77,12 @@ func (s *Supervisor) CheckOthers(ctx context.Context, file pathguard.Path, befor
 			continue
 		}
 		seen[a] = true
-		if oc, err := s.choose(a); err != nil || oc.spec.ID != c.spec.ID || oc.root != c.root {
+		if oc, err := s.tools.choose(a); err != nil || oc.spec.ID != c.spec.ID || oc.root != c.root {
 			continue
 		}
 		oth = append(oth, &other{path: a, v: diag.Verdict{File: s.rel(a), Server: c.spec.ID, New: []diag.Finding{}, Fixed: []diag.Finding{}}})
 	}
-	srv, err := s.serverFor(ctx, c)
+	srv, err := s.fleet.serverFor(ctx, c)
 	if err != nil {
 		return out, nil // the written file's verdict says why
 	}

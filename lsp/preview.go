@@ -81,10 +81,7 @@ type previewItem struct {
 // too, its diagnostics with the proposed versions against those with the
 // disk's, into Others (at most MaxOtherFiles).
 func (s *Supervisor) Preview(ctx context.Context, files []Proposed, users ...pathguard.Path) (*Preview, error) {
-	s.mu.Lock()
-	closed := s.closed
-	s.mu.Unlock()
-	if closed {
+	if s.fleet.isClosed() {
 		return nil, ErrClosed
 	}
 	res := &Preview{Files: make([]diag.Verdict, len(files)), after: map[string][]diag.Diagnostic{}}
@@ -111,7 +108,7 @@ func (s *Supervisor) Preview(ctx context.Context, files []Proposed, users ...pat
 			continue
 		}
 		s.noteDir(path)
-		c, err := s.choose(path)
+		c, err := s.tools.choose(path)
 		if err != nil {
 			var why string
 			v.State, v.Server, why = unowned(path, err)
@@ -142,7 +139,7 @@ func (s *Supervisor) Preview(ctx context.Context, files []Proposed, users ...pat
 			continue
 		}
 		proposed[path] = true
-		c, err := s.choose(path)
+		c, err := s.tools.choose(path)
 		if err != nil || groups[serverKey{c.spec.ID, c.root}] == nil {
 			continue
 		}
@@ -190,7 +187,7 @@ func (s *Supervisor) previewOn(ctx context.Context, c *choice, items, users []*p
 			}
 		}
 	}
-	srv, err := s.serverFor(ctx, c)
+	srv, err := s.fleet.serverFor(ctx, c)
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -298,8 +295,8 @@ func (s *Supervisor) previewOn(ctx context.Context, c *choice, items, users []*p
 			it.v.State, it.v.Why = diag.ServerFailed, s.RelText(err.Error())
 		}
 	}
-	if s.hooks != nil && s.hooks.previewSent != nil {
-		s.hooks.previewSent(srv)
+	if s.tools.hooks != nil && s.tools.hooks.previewSent != nil {
+		s.tools.hooks.previewSent(srv)
 	}
 	timedOut := fmt.Sprintf("the diagnostics of the proposed version did not arrive within %s; the result is incomplete", s.cfg.DiagnosticsWait)
 	if err := s.awaitSent(ctx, srv, items, start, srv.spec.PublishesOnce, timedOut); err != nil {
@@ -439,9 +436,9 @@ func (s *server) restoreLocked(ctx context.Context, path string, base *openDoc) 
 
 // unsavedDocs counts the documents a live server holds in a preview's
 // unsaved version.
-func (s *Supervisor) unsavedDocs() int {
+func (fl *fleet) unsavedDocs() int {
 	n := 0
-	for _, srv := range s.running() {
+	for _, srv := range fl.running() {
 		srv.mu.Lock()
 		for _, d := range srv.docs {
 			if d.unsaved {

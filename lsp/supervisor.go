@@ -31,30 +31,57 @@ import (
 // they are the run's own. Idle ones are reaped either way. Its methods are
 // safe for concurrent use.
 type Supervisor struct {
+	checkout
+	ownGuard bool // the guard was opened here, and Close closes it
+	cfg      Config
+
+	tools launcher
+	fleet fleet
+
+	// actions are the code actions listed in this run, by id (fix.go).
+	actions actionTable
+}
+
+// checkout is the folder a run works in, as its results name it: the root,
+// the path guard every path a server sends back is confined through, and
+// the folders of files asked about (RelText). Edits are planned and
+// written into it through editCheckout.
+type checkout struct {
 	root  string // absolute, symlinks resolved
 	roots []string
 	// guard confines every path a server sends back before it is read,
 	// quoted or written, and every file read to prepare a start; nil when
-	// the root cannot be opened. ownGuard: opened here, closed by Close.
-	guard    *pathguard.Guard
-	ownGuard bool
-	cfg      Config
-	hooks    *testHooks
-
-	// pins keep an untrusted checkout's programs from its toolchain
-	// files (toolchain.go), worked out on first use.
-	pinOnce   sync.Once
-	pinned    *pins
-	unshimMu  sync.Mutex
-	unshimmed map[string]unshimmed
-
-	// actions are the code actions listed in this run, by id (fix.go).
-	actions actionTable
+	// the root cannot be opened.
+	guard *pathguard.Guard
 
 	// dirs are the folders of files asked about, where RelText looks for a
 	// file a server names from a folder other than the root.
 	dirsMu sync.Mutex
 	dirs   map[string]bool
+}
+
+// launcher chooses, probes and starts the programs a run starts for its
+// checkout — servers, probes, checkers — in the environment its trust
+// allows: for an untrusted checkout the toolchain pins (toolchain.go),
+// worked out on first use, and Volta shims resolved once each.
+type launcher struct {
+	co    *checkout
+	cfg   *Config
+	hooks *testHooks
+
+	pinOnce   sync.Once
+	pinned    *pins
+	unshimMu  sync.Mutex
+	unshimmed map[string]unshimmed
+}
+
+// fleet is the servers one run holds — from its own pool or the shared
+// one — with their crashes and start failures, and the files it syncs to
+// them.
+type fleet struct {
+	co  *checkout
+	la  *launcher
+	cfg *Config
 
 	// ownPool holds the servers this run shares with no other.
 	ownPool *Pool
@@ -101,11 +128,9 @@ func OpenSupervisor(g *pathguard.Guard, cfg Config) *Supervisor {
 }
 
 func newSupervisor(roots []string, guard *pathguard.Guard, cfg Config) *Supervisor {
-	s := &Supervisor{
-		root:     roots[0],
-		roots:    roots,
-		guard:    guard,
-		cfg:      cfg.withDefaults(),
+	s := &Supervisor{checkout: checkout{root: roots[0], roots: roots, guard: guard}, cfg: cfg.withDefaults()}
+	s.tools = launcher{co: &s.checkout, cfg: &s.cfg}
+	s.fleet = fleet{co: &s.checkout, la: &s.tools, cfg: &s.cfg,
 		servers:  map[serverKey]*serverEntry{},
 		ownPool:  NewPool(),
 		crashes:  map[serverKey]Crash{},
@@ -114,7 +139,7 @@ func newSupervisor(roots []string, guard *pathguard.Guard, cfg Config) *Supervis
 		stop:     make(chan struct{}),
 	}
 	if cfg.MemoryBudget != 0 {
-		s.ownPool.SetBudget(cfg.MemoryBudget)
+		s.fleet.ownPool.SetBudget(cfg.MemoryBudget)
 		if cfg.Pool != nil {
 			cfg.Pool.SetBudget(cfg.MemoryBudget)
 		}
@@ -124,10 +149,10 @@ func newSupervisor(roots []string, guard *pathguard.Guard, cfg Config) *Supervis
 
 // Guard is the path guard the supervisor reads and confines through: the
 // locations its methods take come from it (Guard.Path).
-func (s *Supervisor) Guard() *pathguard.Guard { return s.guard }
+func (co *checkout) Guard() *pathguard.Guard { return co.guard }
 
 // Root returns the checkout root the supervisor works in.
-func (s *Supervisor) Root() string { return s.root }
+func (co *checkout) Root() string { return co.root }
 
 // DiagnosticsWait is the bound on one version's diagnostics.
 func (s *Supervisor) DiagnosticsWait() time.Duration { return s.cfg.DiagnosticsWait }
@@ -136,19 +161,28 @@ func (s *Supervisor) DiagnosticsWait() time.Duration { return s.cfg.DiagnosticsW
 // holds is shut down (shutdown and exit, then kill of its process group)
 // and waited for. Calls after Close fail with ErrClosed.
 func (s *Supervisor) Close() error {
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		return nil
+	if s.fleet.close() && s.ownGuard {
+		s.guard.Close()
 	}
-	s.closed = true
-	close(s.stop)
-	entries := make([]*serverEntry, 0, len(s.servers))
-	for _, e := range s.servers {
+	return nil
+}
+
+// close lets go of every server the fleet holds (Close), reporting whether
+// it was open.
+func (fl *fleet) close() bool {
+	fl.mu.Lock()
+	if fl.closed {
+		fl.mu.Unlock()
+		return false
+	}
+	fl.closed = true
+	close(fl.stop)
+	entries := make([]*serverEntry, 0, len(fl.servers))
+	for _, e := range fl.servers {
 		entries = append(entries, e)
 	}
-	s.servers = map[serverKey]*serverEntry{}
-	s.mu.Unlock()
+	fl.servers = map[serverKey]*serverEntry{}
+	fl.mu.Unlock()
 
 	ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
 	defer cancel()
@@ -164,10 +198,7 @@ func (s *Supervisor) Close() error {
 		}()
 	}
 	wg.Wait()
-	if s.ownGuard {
-		s.guard.Close()
-	}
-	return nil
+	return true
 }
 
 // Close waits at most closeTimeout in all, and at most startGrace for a
@@ -179,8 +210,8 @@ const (
 
 // rel returns path relative to the root for messages, or path itself when
 // it lies outside.
-func (s *Supervisor) rel(path string) string {
-	for _, r := range s.roots {
+func (co *checkout) rel(path string) string {
+	for _, r := range co.roots {
 		if rel, err := filepath.Rel(r, path); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 			return filepath.ToSlash(rel)
 		}
@@ -200,21 +231,21 @@ func (s *Supervisor) rel(path string) string {
 // root/pkg/sub/a.go. A relative path that is no file under the root but is
 // one under the root's parent, or under a folder of a file asked about (or
 // one above it), is rewritten to the path from the root.
-func (s *Supervisor) RelText(text string) string {
-	for _, r := range s.roots {
+func (co *checkout) RelText(text string) string {
+	for _, r := range co.roots {
 		if !strings.Contains(text, r) {
 			continue
 		}
 		text = replacePath(text, fileURI(r)+"/", "")
 		text = replacePath(text, r+string(filepath.Separator), "")
 	}
-	if !strings.Contains(text, "/") || s.guard == nil {
+	if !strings.Contains(text, "/") || co.guard == nil {
 		return text
 	}
 	var b strings.Builder
 	last := 0
 	for _, m := range relPathToken.FindAllStringSubmatchIndex(text, -1) {
-		if rel, ok := s.fromElsewhere(text[m[2]:m[3]]); ok {
+		if rel, ok := co.fromElsewhere(text[m[2]:m[3]]); ok {
 			b.WriteString(text[last:m[2]])
 			b.WriteString(rel)
 			last = m[3]
@@ -235,52 +266,52 @@ var relPathToken = regexp.MustCompile(`(?:^|[^\w./~-])((?:[\w.~-]+/)+[\w.~-]*[\w
 const maxDirs = 1000
 
 // noteDir remembers the folder of a file asked about, for RelText.
-func (s *Supervisor) noteDir(path string) {
-	s.dirsMu.Lock()
-	defer s.dirsMu.Unlock()
-	if s.dirs == nil {
-		s.dirs = map[string]bool{}
+func (co *checkout) noteDir(path string) {
+	co.dirsMu.Lock()
+	defer co.dirsMu.Unlock()
+	if co.dirs == nil {
+		co.dirs = map[string]bool{}
 	}
-	if len(s.dirs) < maxDirs {
-		s.dirs[filepath.Dir(path)] = true
+	if len(co.dirs) < maxDirs {
+		co.dirs[filepath.Dir(path)] = true
 	}
 }
 
 // fromElsewhere finds the file under the root that tok, a relative path
 // no file under the root has, names from another folder: the root's
 // parent, or a remembered folder or one above it.
-func (s *Supervisor) fromElsewhere(tok string) (string, bool) {
+func (co *checkout) fromElsewhere(tok string) (string, bool) {
 	if strings.HasPrefix(tok, "/") {
 		return "", false
 	}
 	exists := func(abs string) bool {
-		if !s.inRoot(abs) || abs == s.root {
+		if !co.inRoot(abs) || abs == co.root {
 			return false
 		}
-		info, err := s.guard.Lstat(abs)
+		info, err := co.guard.Lstat(abs)
 		return err == nil && !info.IsDir()
 	}
-	if exists(filepath.Join(s.root, tok)) {
+	if exists(filepath.Join(co.root, tok)) {
 		return "", false // already relative to the root
 	}
-	s.dirsMu.Lock()
-	bases := []string{filepath.Dir(s.root)}
-	for d := range s.dirs {
+	co.dirsMu.Lock()
+	bases := []string{filepath.Dir(co.root)}
+	for d := range co.dirs {
 		bases = append(bases, d)
 	}
-	s.dirsMu.Unlock()
+	co.dirsMu.Unlock()
 	slices.SortFunc(bases, func(a, b string) int { return cmp.Compare(len(b), len(a)) }) // deepest first
 	seen := map[string]bool{}
 	for _, d := range bases {
-		for ; s.inRoot(d) || d == filepath.Dir(s.root); d = filepath.Dir(d) {
+		for ; co.inRoot(d) || d == filepath.Dir(co.root); d = filepath.Dir(d) {
 			if seen[d] {
 				break
 			}
 			seen[d] = true
 			if abs := filepath.Join(d, tok); exists(abs) {
-				return s.rel(abs), true
+				return co.rel(abs), true
 			}
-			if d == filepath.Dir(s.root) {
+			if d == filepath.Dir(co.root) {
 				break
 			}
 		}
@@ -316,49 +347,86 @@ func isPathByte(c byte) bool {
 }
 
 // inRoot reports whether path is the root or below it.
-func (s *Supervisor) inRoot(path string) bool {
-	return s.rel(path) != path || path == s.root
+func (co *checkout) inRoot(path string) bool {
+	return co.rel(path) != path || path == co.root
+}
+
+// checkFile is the checkout's checkFile, failing with ErrClosed once the
+// run has closed.
+func (fl *fleet) checkFile(at pathguard.Path) (string, error) {
+	if fl.isClosed() {
+		return "", ErrClosed
+	}
+	return fl.co.checkFile(at)
+}
+
+func (fl *fleet) isClosed() bool {
+	fl.mu.Lock()
+	defer fl.mu.Unlock()
+	return fl.closed
+}
+
+// tell reports whether the server id that does not run is not yet
+// reported on a write, and notes that it is now.
+func (fl *fleet) tell(id string) bool {
+	fl.mu.Lock()
+	defer fl.mu.Unlock()
+	first := !fl.told[id]
+	fl.told[id] = true
+	return first
+}
+
+// troubles are the last crash and the start failure of each of server
+// id's roots, for Status.
+func (fl *fleet) troubles(id string) (crashes []Crash, failures []StartFailure) {
+	fl.mu.Lock()
+	defer fl.mu.Unlock()
+	for key, c := range fl.crashes {
+		if key.id == id {
+			crashes = append(crashes, c)
+		}
+	}
+	for key, f := range fl.failures {
+		if key.id == id {
+			failures = append(failures, StartFailure{Root: fl.co.rel(key.root), Error: f.err.Error(), RetryAt: f.until})
+		}
+	}
+	return crashes, failures
 }
 
 // checkFile validates a file argument: absolute or root-relative, inside
 // the root (after resolving symlinks), an existing regular file.
-func (s *Supervisor) checkFile(at pathguard.Path) (string, error) {
-	s.mu.Lock()
-	closed := s.closed
-	s.mu.Unlock()
-	if closed {
-		return "", ErrClosed
-	}
+func (co *checkout) checkFile(at pathguard.Path) (string, error) {
 	if at.IsZero() {
 		return "", fmt.Errorf("%w: file is required", ErrBadFile)
 	}
-	file, err := s.guard.Of(at)
+	file, err := co.guard.Of(at)
 	if err != nil {
 		return "", fmt.Errorf("%w: %v", ErrBadFile, err)
 	}
 	path := file
 	if !filepath.IsAbs(path) {
-		path = filepath.Join(s.root, path)
+		path = filepath.Join(co.root, path)
 	}
 	path = filepath.Clean(path)
-	if !s.inRoot(path) {
-		return "", fmt.Errorf("%w: %s is outside the root %s; give a path inside it", ErrBadFile, file, s.root)
+	if !co.inRoot(path) {
+		return "", fmt.Errorf("%w: %s is outside the root %s; give a path inside it", ErrBadFile, file, co.root)
 	}
-	resolved, err := s.confine(path)
+	resolved, err := co.confine(path)
 	if err != nil {
 		return "", fmt.Errorf("%w: %v", ErrBadFile, err)
 	}
-	info, err := s.guard.Stat(resolved)
+	info, err := co.guard.Stat(resolved)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return "", fmt.Errorf("%w: %s does not exist (paths are relative to %s)", ErrBadFile, s.rel(path), s.root)
+		return "", fmt.Errorf("%w: %s does not exist (paths are relative to %s)", ErrBadFile, co.rel(path), co.root)
 	case err != nil:
 		return "", fmt.Errorf("%w: %v", ErrBadFile, err)
 	case info.IsDir():
-		return "", fmt.Errorf("%w: %s is a folder; give a file", ErrBadFile, s.rel(resolved))
+		return "", fmt.Errorf("%w: %s is a folder; give a file", ErrBadFile, co.rel(resolved))
 	case !info.Mode().IsRegular():
 		// A named pipe would block the open, here and in the server.
-		return "", fmt.Errorf("%w: %s is not a regular file (%s); language servers read source files", ErrBadFile, s.rel(resolved), info.Mode().Type())
+		return "", fmt.Errorf("%w: %s is not a regular file (%s); language servers read source files", ErrBadFile, co.rel(resolved), info.Mode().Type())
 	}
 	return resolved, nil
 }
@@ -367,18 +435,18 @@ func (s *Supervisor) checkFile(at pathguard.Path) (string, error) {
 // run's path guard: the real file inside the root, or an error saying it
 // lies outside. Lexical checks are not enough: root/ext may be a symlink
 // to a folder outside the root.
-func (s *Supervisor) confine(path string) (string, error) {
-	if s.guard == nil {
-		return "", fmt.Errorf("the root %s cannot be opened", s.root)
+func (co *checkout) confine(path string) (string, error) {
+	if co.guard == nil {
+		return "", fmt.Errorf("the root %s cannot be opened", co.root)
 	}
-	return s.guard.Resolve(s.canonical(path))
+	return co.guard.Resolve(co.canonical(path))
 }
 
 // canonical maps a resolved path to the root spelling used everywhere.
-func (s *Supervisor) canonical(path string) string {
-	for _, r := range s.roots {
+func (co *checkout) canonical(path string) string {
+	for _, r := range co.roots {
 		if rel, err := filepath.Rel(r, path); err == nil && !strings.HasPrefix(rel, "..") {
-			return filepath.Join(s.root, rel)
+			return filepath.Join(co.root, rel)
 		}
 	}
 	return path
@@ -395,45 +463,45 @@ type choice struct {
 // choose finds the server for path by the intersection rule (LSP-2): the
 // first row that owns the extension, has a root marker between the file
 // and the supervisor root, and whose binary resolves.
-func (s *Supervisor) choose(path string) (*choice, error) {
+func (la *launcher) choose(path string) (*choice, error) {
 	var reasons, broken []string
 	owned := false
-	for i := range s.cfg.Servers {
-		spec := &s.cfg.Servers[i]
+	for i := range la.cfg.Servers {
+		spec := &la.cfg.Servers[i]
 		langID, ok := spec.owns(path)
 		if !ok {
 			continue
 		}
 		owned = true
-		root, marker, bad := s.root, "", ""
+		root, marker, bad := la.co.root, "", ""
 		if !spec.RootAtTop {
-			root, marker, bad = s.nearestMarker(filepath.Dir(path), spec.RootMarkers)
+			root, marker, bad = la.co.nearestMarker(filepath.Dir(path), spec.RootMarkers)
 		}
-		bin, binErr := s.program(spec.Command[0], spec.LocalBinDirs, root)
+		bin, binErr := la.program(spec.Command[0], spec.LocalBinDirs, root)
 		switch {
 		case bad != "":
 			reasons = append(reasons, fmt.Sprintf("%s found %s, which does not count as a root marker: %s; replace it with the real file, or remove it",
-				spec.ID, s.rel(filepath.Join(root, marker)), bad))
+				spec.ID, la.co.rel(filepath.Join(root, marker)), bad))
 		case root == "" && binErr != nil:
 			reasons = append(reasons, fmt.Sprintf("%s needs a root marker (%s) in %s or a folder above it inside the root, and %s is not installed (%s)",
-				spec.ID, strings.Join(spec.RootMarkers, ", "), s.rel(filepath.Dir(path)), spec.Command[0], spec.Install))
+				spec.ID, strings.Join(spec.RootMarkers, ", "), la.co.rel(filepath.Dir(path)), spec.Command[0], spec.Install))
 		case root == "":
 			reasons = append(reasons, fmt.Sprintf("%s is installed (%s) but no root marker (%s) was found in %s or a folder above it inside the root",
-				spec.ID, bin, strings.Join(spec.RootMarkers, ", "), s.rel(filepath.Dir(path))))
+				spec.ID, bin, strings.Join(spec.RootMarkers, ", "), la.co.rel(filepath.Dir(path))))
 		case binErr != nil && !errors.Is(binErr, exec.ErrNotFound) && !errors.Is(binErr, fs.ErrNotExist):
 			// A manager's shim with nothing to run outside the checkout.
-			reasons = append(reasons, fmt.Sprintf("%s found %s, but %v", spec.ID, s.rel(filepath.Join(root, marker)), binErr))
+			reasons = append(reasons, fmt.Sprintf("%s found %s, but %v", spec.ID, la.co.rel(filepath.Join(root, marker)), binErr))
 		case binErr != nil:
 			reasons = append(reasons, fmt.Sprintf("%s found %s but %s is not installed: %s",
-				spec.ID, s.rel(filepath.Join(root, marker)), spec.Command[0], spec.Install))
+				spec.ID, la.co.rel(filepath.Join(root, marker)), spec.Command[0], spec.Install))
 		default:
 			c := &choice{spec: spec, root: root, bin: bin, languageID: langID}
-			if s.runsWarm(c) {
+			if la.runsWarm(c) {
 				return c, nil
 			}
-			if err := s.probe(spec, bin, root); err != nil {
+			if err := la.probe(spec, bin, root); err != nil {
 				reasons = append(reasons, fmt.Sprintf("%s found %s, and %s is installed but does not run: %v; install it: %s",
-					spec.ID, s.rel(filepath.Join(root, marker)), bin, err, spec.Install))
+					spec.ID, la.co.rel(filepath.Join(root, marker)), bin, err, spec.Install))
 				broken = append(broken, spec.ID)
 				continue
 			}
@@ -442,20 +510,20 @@ func (s *Supervisor) choose(path string) (*choice, error) {
 	}
 	if !owned {
 		return nil, fmt.Errorf("%w: no server in the table handles %q files (%s); use read or grep for it",
-			ErrNotOwned, filepath.Ext(path), s.rel(path))
+			ErrNotOwned, filepath.Ext(path), la.co.rel(path))
 	}
-	return nil, &UnavailableError{File: s.rel(path), Reasons: reasons, Broken: broken}
+	return nil, &UnavailableError{File: la.co.rel(path), Reasons: reasons, Broken: broken}
 }
 
 // nearestMarker walks from dir up to the supervisor root and returns the
 // first folder holding one of markers, and the marker found. When the
 // markers there are all unfit (a named pipe, a device, a link out of the
 // root: N10), bad says why the first one is.
-func (s *Supervisor) nearestMarker(dir string, markers []string) (root, marker, bad string) {
+func (co *checkout) nearestMarker(dir string, markers []string) (root, marker, bad string) {
 	for {
 		found := ""
 		for _, m := range markers {
-			ok, why := s.markerAt(filepath.Join(dir, m))
+			ok, why := co.markerAt(filepath.Join(dir, m))
 			if ok {
 				return dir, m, ""
 			}
@@ -466,7 +534,7 @@ func (s *Supervisor) nearestMarker(dir string, markers []string) (root, marker, 
 		if found != "" {
 			return dir, found, bad
 		}
-		if dir == s.root || !s.inRoot(dir) {
+		if dir == co.root || !co.inRoot(dir) {
 			return "", "", ""
 		}
 		parent := filepath.Dir(dir)
@@ -481,20 +549,20 @@ func (s *Supervisor) nearestMarker(dir string, markers []string) (root, marker, 
 // maxFileBytes, since the server reads it) or a folder, itself or through
 // links inside the root. Otherwise why says what it is instead; both are
 // empty when nothing is there.
-func (s *Supervisor) markerAt(p string) (ok bool, why string) {
-	if s.guard == nil {
+func (co *checkout) markerAt(p string) (ok bool, why string) {
+	if co.guard == nil {
 		return false, ""
 	}
-	info, err := s.guard.Lstat(p)
+	info, err := co.guard.Lstat(p)
 	if err != nil {
 		return false, ""
 	}
 	if info.Mode()&fs.ModeSymlink != 0 {
-		target, err := s.guard.Resolve(p)
+		target, err := co.guard.Resolve(p)
 		if err != nil {
 			return false, "it is a symbolic link that leads outside the root"
 		}
-		if info, err = s.guard.Lstat(target); err != nil {
+		if info, err = co.guard.Lstat(target); err != nil {
 			return false, "" // a dangling link is no marker
 		}
 	}
@@ -527,14 +595,14 @@ func fileKind(info fs.FileInfo) string {
 // root's local bin folders (node_modules/.bin, .venv/bin), then in the
 // supervisor root's; then PATH (for an untrusted one, its folders outside
 // the root: an activated .venv or "." on PATH must not pick the program).
-func (s *Supervisor) lookBin(program string, localDirs []string, root string) (string, error) {
+func (la *launcher) lookBin(program string, localDirs []string, root string) (string, error) {
 	if filepath.IsAbs(program) {
 		return exec.LookPath(program)
 	}
-	if !s.cfg.Trusted {
-		return broker.LookOutside(program, s.root, os.Environ())
+	if !la.cfg.Trusted {
+		return broker.LookOutside(program, la.co.root, os.Environ())
 	}
-	if found := localBins(program, localDirs, root, s.root); len(found) > 0 {
+	if found := localBins(program, localDirs, root, la.co.root); len(found) > 0 {
 		return found[0], nil
 	}
 	return exec.LookPath(program)
@@ -543,83 +611,83 @@ func (s *Supervisor) lookBin(program string, localDirs []string, root string) (s
 // program is the program a start or a checker runs: lookBin's, with a
 // toolchain manager's shim replaced by the program it runs outside the
 // checkout when the checkout is not trusted (toolchain.go).
-func (s *Supervisor) program(name string, localDirs []string, root string) (string, error) {
-	bin, err := s.lookBin(name, localDirs, root)
+func (la *launcher) program(name string, localDirs []string, root string) (string, error) {
+	bin, err := la.lookBin(name, localDirs, root)
 	if err != nil {
 		return "", err
 	}
-	return s.unshim(bin)
+	return la.unshim(bin)
 }
 
 // serverFor returns the running server for c, starting one (and waiting,
 // bounded by StartTimeout) when there is none or the last one died. The
 // server counts as in use (never reaped, and no preview runs on it) until
 // the caller calls release.
-func (s *Supervisor) serverFor(ctx context.Context, c *choice) (*server, error) {
+func (fl *fleet) serverFor(ctx context.Context, c *choice) (*server, error) {
 	key := serverKey{c.spec.ID, c.root}
 	for {
-		s.mu.Lock()
-		if s.closed {
-			s.mu.Unlock()
+		fl.mu.Lock()
+		if fl.closed {
+			fl.mu.Unlock()
 			return nil, ErrClosed
 		}
-		e := s.servers[key]
-		if f := s.failures[key]; e == nil && f != nil && time.Now().Before(f.until) {
-			s.mu.Unlock()
+		e := fl.servers[key]
+		if f := fl.failures[key]; e == nil && f != nil && time.Now().Before(f.until) {
+			fl.mu.Unlock()
 			return nil, &BackoffError{Err: f.err, Until: f.until}
 		}
 		if e == nil {
-			pool, shared := s.poolFor()
-			pkey := poolKey{id: c.spec.ID, root: c.root, runRoot: s.root, trusted: s.cfg.Trusted, launch: s.launchDigest(c)}
-			s.wg.Add(1)
+			pool, shared := fl.poolFor()
+			pkey := poolKey{id: c.spec.ID, root: c.root, runRoot: fl.co.root, trusted: fl.cfg.Trusted, launch: fl.la.launchDigest(c)}
+			fl.wg.Add(1)
 			var created bool
-			e, created = pool.acquire(pkey, s.cfg.IdleTimeout, func(e *serverEntry) {
-				defer s.wg.Done()
-				s.start(e, c, shared)
+			e, created = pool.acquire(pkey, fl.cfg.IdleTimeout, func(e *serverEntry) {
+				defer fl.wg.Done()
+				fl.la.start(e, c, shared)
 			})
 			if !created {
-				s.wg.Done()
+				fl.wg.Done()
 			}
-			s.servers[key] = e
+			fl.servers[key] = e
 		}
-		s.mu.Unlock()
+		fl.mu.Unlock()
 
 		select {
 		case <-e.ready:
 		case <-ctx.Done():
 			return nil, ctx.Err()
-		case <-s.stop:
+		case <-fl.stop:
 			return nil, ErrClosed
 		}
 		if e.err != nil {
-			s.drop(key, e)
-			s.failed(key, e.err)
+			fl.drop(key, e)
+			fl.failed(key, e.err)
 			return nil, e.err
 		}
-		s.mu.Lock()
-		delete(s.failures, key)
-		s.mu.Unlock()
+		fl.mu.Lock()
+		delete(fl.failures, key)
+		fl.mu.Unlock()
 		if e.srv.peerGone() || !e.srv.alive() {
 			// Crashed since the last call: note it and start afresh.
 			e.srv.mu.Lock()
 			closing := e.srv.closing
 			e.srv.mu.Unlock()
 			if !closing && !e.srv.stoppedIdle() {
-				s.mu.Lock()
-				s.crashes[key] = Crash{Root: s.rel(key.root), Error: e.srv.exitError("").Error(), At: time.Now()}
-				s.mu.Unlock()
+				fl.mu.Lock()
+				fl.crashes[key] = Crash{Root: fl.co.rel(key.root), Error: e.srv.exitError("").Error(), At: time.Now()}
+				fl.mu.Unlock()
 			}
-			s.drop(key, e)
+			fl.drop(key, e)
 			continue
 		}
 		if !e.pool.use(e) {
 			// Reaped or reloaded (by this run or another): start afresh.
-			s.drop(key, e)
+			fl.drop(key, e)
 			continue
 		}
 		srv := e.srv
 		srv.touch()
-		if err := srv.view.share(ctx, s.cfg.viewBound()); err != nil {
+		if err := srv.view.share(ctx, fl.cfg.viewBound()); err != nil {
 			srv.inflight.Add(-1)
 			if errors.Is(err, errViewBusy) {
 				return nil, srv.busyError("", false)
@@ -632,16 +700,16 @@ func (s *Supervisor) serverFor(ctx context.Context, c *choice) (*server, error) 
 
 // failed records a start failure and its backoff, doubled each time it
 // fails again.
-func (s *Supervisor) failed(key serverKey, err error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
+func (fl *fleet) failed(key serverKey, err error) {
+	fl.mu.Lock()
+	defer fl.mu.Unlock()
+	if fl.closed {
 		return
 	}
-	f := s.failures[key]
+	f := fl.failures[key]
 	if f == nil {
 		f = &startFailure{backoff: firstBackoff}
-		s.failures[key] = f
+		fl.failures[key] = f
 	} else {
 		f.backoff = min(2*f.backoff, maxBackoff)
 	}
@@ -664,14 +732,14 @@ func (srv *server) endUse() {
 // start starts c's server for e. A shared server gets a path guard of its
 // own (the run that started it may close first); a run's own server reads
 // through the run's.
-func (s *Supervisor) start(e *serverEntry, c *choice, shared bool) {
+func (la *launcher) start(e *serverEntry, c *choice, shared bool) {
 	defer close(e.ready)
 	defer func() {
 		if e.abandoned() {
 			e.closeGuard()
 		}
 	}()
-	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.StartTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), la.cfg.StartTimeout)
 	defer cancel()
 	go func() {
 		select {
@@ -680,32 +748,32 @@ func (s *Supervisor) start(e *serverEntry, c *choice, shared bool) {
 		case <-ctx.Done():
 		}
 	}()
-	relRoot := s.rel(c.root)
+	relRoot := la.co.rel(c.root)
 	if relRoot == "" {
 		relRoot = "."
 	}
-	guard, relText := s.guard, s.RelText
+	guard, relText := la.co.guard, la.co.RelText
 	if shared {
-		g, err := pathguard.New(s.root)
+		g, err := pathguard.New(la.co.root)
 		if err != nil {
 			e.err = fmt.Errorf("starting %s for %s: %w", c.spec.ID, relRoot, err)
 			return
 		}
 		e.guard = g
-		view := &Supervisor{root: s.root, roots: s.roots, guard: g}
+		view := &checkout{root: la.co.root, roots: la.co.roots, guard: g}
 		guard, relText = g, view.RelText
 	}
 	var srv *server
 	var err error
-	if s.cfg.Broker != "" {
+	if la.cfg.Broker != "" {
 		// A server the broker runs warm for another process: joined with
 		// no pins, probe or Prepare; else started in full.
-		srv, _ = s.joinWarm(ctx, c, guard, relRoot, relText)
+		srv, _ = la.joinWarm(ctx, c, guard, relRoot, relText)
 	}
 	if srv == nil {
 		var l *Launch
-		if l, err = s.launch(c, guard); err == nil {
-			srv, err = startServer(ctx, c.spec, l, relRoot, &s.cfg, s.hooks, relText)
+		if l, err = la.launch(c, guard); err == nil {
+			srv, err = startServer(ctx, c.spec, l, relRoot, la.cfg, la.hooks, relText)
 		}
 	}
 	if err == nil && e.abandoned() {
@@ -716,7 +784,7 @@ func (s *Supervisor) start(e *serverEntry, c *choice, shared bool) {
 	if err != nil {
 		var se *ServerError
 		if errors.As(err, &se) && se.Kind == ErrServerTimeout {
-			se.Detail = fmt.Sprintf("it did not finish starting (initialize) within %s", s.cfg.StartTimeout)
+			se.Detail = fmt.Sprintf("it did not finish starting (initialize) within %s", la.cfg.StartTimeout)
 		}
 		e.err = fmt.Errorf("starting %s for %s: %w", c.spec.ID, relRoot, err)
 		return
@@ -728,15 +796,15 @@ func (s *Supervisor) start(e *serverEntry, c *choice, shared bool) {
 // launch is one start of c, as its spec's Prepare leaves it: a private
 // state folder (removed with the server), the guard g, and the
 // environment that keeps an untrusted checkout's toolchain files out.
-func (s *Supervisor) launch(c *choice, g *pathguard.Guard) (*Launch, error) {
+func (la *launcher) launch(c *choice, g *pathguard.Guard) (*Launch, error) {
 	stateDir, err := proc.TempDir("lsp-" + strings.ReplaceAll(c.spec.ID, string(filepath.Separator), "_") + "-")
 	if err != nil {
 		return nil, fmt.Errorf("making %s's private folder: %w", c.spec.ID, err)
 	}
-	l := &Launch{Bin: c.bin, Args: append([]string(nil), c.spec.Command[1:]...), Root: c.root, Trusted: s.cfg.Trusted,
-		StateDir: stateDir, Guard: g, Env: s.childEnv(c.root), InitializationOptions: c.spec.InitializationOptions}
-	if s.cfg.Broker != "" {
-		l.warm = s.warmKey(c)
+	l := &Launch{Bin: c.bin, Args: append([]string(nil), c.spec.Command[1:]...), Root: c.root, Trusted: la.cfg.Trusted,
+		StateDir: stateDir, Guard: g, Env: la.childEnv(c.root), InitializationOptions: c.spec.InitializationOptions}
+	if la.cfg.Broker != "" {
+		l.warm = la.warmKey(c)
 	}
 	if c.spec.Prepare != nil {
 		if err := c.spec.Prepare(l); err != nil {
@@ -748,13 +816,13 @@ func (s *Supervisor) launch(c *choice, g *pathguard.Guard) (*Launch, error) {
 }
 
 // drop lets go of e if it is still the entry this run holds for key.
-func (s *Supervisor) drop(key serverKey, e *serverEntry) {
-	s.mu.Lock()
-	held := s.servers[key] == e
+func (fl *fleet) drop(key serverKey, e *serverEntry) {
+	fl.mu.Lock()
+	held := fl.servers[key] == e
 	if held {
-		delete(s.servers, key)
+		delete(fl.servers, key)
 	}
-	s.mu.Unlock()
+	fl.mu.Unlock()
 	if held {
 		ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
 		defer cancel()
@@ -769,22 +837,22 @@ type runningEntry struct {
 }
 
 // running returns the live servers, sorted by id and root.
-func (s *Supervisor) running() []*server {
+func (fl *fleet) running() []*server {
 	var out []*server
-	for _, r := range s.runningEntries() {
+	for _, r := range fl.runningEntries() {
 		out = append(out, r.srv)
 	}
 	return out
 }
 
 // runningEntries is running with how many runs hold each server.
-func (s *Supervisor) runningEntries() []runningEntry {
-	s.mu.Lock()
+func (fl *fleet) runningEntries() []runningEntry {
+	fl.mu.Lock()
 	var entries []*serverEntry
-	for _, e := range s.servers {
+	for _, e := range fl.servers {
 		entries = append(entries, e)
 	}
-	s.mu.Unlock()
+	fl.mu.Unlock()
 	var out []runningEntry
 	for _, e := range entries {
 		select {
@@ -811,12 +879,12 @@ func (s *Supervisor) runningEntries() []runningEntry {
 func (s *Supervisor) Reload(ctx context.Context, file pathguard.Path) (*ReloadResult, error) {
 	if file.IsZero() {
 		res := &ReloadResult{All: true, Servers: []Reloaded{}}
-		for _, srv := range s.running() {
+		for _, srv := range s.fleet.running() {
 			key := serverKey{srv.spec.ID, srv.root}
-			s.stopKey(ctx, key)
+			s.fleet.stopKey(ctx, key)
 			t0 := time.Now()
 			c := &choice{spec: srv.spec, root: srv.root, bin: srv.bin}
-			started, err := s.serverFor(ctx, c)
+			started, err := s.fleet.serverFor(ctx, c)
 			if err != nil {
 				return res, err
 			}
@@ -826,18 +894,18 @@ func (s *Supervisor) Reload(ctx context.Context, file pathguard.Path) (*ReloadRe
 		}
 		return res, nil
 	}
-	path, err := s.checkFile(file)
+	path, err := s.fleet.checkFile(file)
 	if err != nil {
 		return nil, err
 	}
-	c, err := s.choose(path)
+	c, err := s.tools.choose(path)
 	if err != nil {
 		return nil, err
 	}
 	key := serverKey{c.spec.ID, c.root}
-	was := s.stopKey(ctx, key)
+	was := s.fleet.stopKey(ctx, key)
 	t0 := time.Now()
-	srv, err := s.serverFor(ctx, c)
+	srv, err := s.fleet.serverFor(ctx, c)
 	if err != nil {
 		return nil, err
 	}
@@ -849,12 +917,12 @@ func (s *Supervisor) Reload(ctx context.Context, file pathguard.Path) (*ReloadRe
 // stopKey shuts down the server for key, reporting whether one ran. A
 // server other runs share stops for them too: their next call starts it
 // again.
-func (s *Supervisor) stopKey(ctx context.Context, key serverKey) bool {
-	s.mu.Lock()
-	e := s.servers[key]
-	delete(s.servers, key)
-	delete(s.failures, key) // reload retries at once
-	s.mu.Unlock()
+func (fl *fleet) stopKey(ctx context.Context, key serverKey) bool {
+	fl.mu.Lock()
+	e := fl.servers[key]
+	delete(fl.servers, key)
+	delete(fl.failures, key) // reload retries at once
+	fl.mu.Unlock()
 	if e == nil {
 		return false
 	}
@@ -866,8 +934,8 @@ func (s *Supervisor) stopKey(ctx context.Context, key serverKey) bool {
 // checkout and its binary resolves, and which servers run for which roots.
 // It starts nothing.
 func (s *Supervisor) Status(ctx context.Context) *Status {
-	markers := s.scanMarkers(ctx)
-	running := s.runningEntries()
+	markers := s.scanMarkers(ctx, s.cfg.Servers)
+	running := s.fleet.runningEntries()
 	st := &Status{Root: s.root, Trusted: s.cfg.Trusted, Servers: make([]ServerStatus, 0, len(s.cfg.Servers))}
 	for i := range s.cfg.Servers {
 		spec := &s.cfg.Servers[i]
@@ -876,9 +944,9 @@ func (s *Supervisor) Status(ctx context.Context) *Status {
 		if len(dirs) > 0 {
 			probeRoot = filepath.Join(s.root, filepath.FromSlash(dirs[0]))
 		}
-		bin, binErr := s.program(spec.Command[0], spec.LocalBinDirs, s.root)
+		bin, binErr := s.tools.program(spec.Command[0], spec.LocalBinDirs, s.root)
 		if binErr != nil && len(dirs) > 0 {
-			bin, binErr = s.program(spec.Command[0], spec.LocalBinDirs, probeRoot)
+			bin, binErr = s.tools.program(spec.Command[0], spec.LocalBinDirs, probeRoot)
 		}
 		// Lists the schema requires are [] when empty, never null (a
 		// RootAtTop row has no markers).
@@ -901,7 +969,7 @@ func (s *Supervisor) Status(ctx context.Context) *Status {
 		case len(row.Running) > 0:
 			row.State = StateRunning
 		case len(dirs) > 0 && binErr == nil:
-			if err := s.probe(spec, bin, probeRoot); err != nil {
+			if err := s.tools.probe(spec, bin, probeRoot); err != nil {
 				row.State, row.RunError = StateBroken, err.Error()
 			} else {
 				row.State = StateAvailable
@@ -913,18 +981,7 @@ func (s *Supervisor) Status(ctx context.Context) *Status {
 		default:
 			row.State = StateNoMarkerNoBinary
 		}
-		s.mu.Lock()
-		for key, c := range s.crashes {
-			if key.id == spec.ID {
-				row.Crashes = append(row.Crashes, c)
-			}
-		}
-		for key, f := range s.failures {
-			if key.id == spec.ID {
-				row.StartFailures = append(row.StartFailures, StartFailure{Root: s.rel(key.root), Error: f.err.Error(), RetryAt: f.until})
-			}
-		}
-		s.mu.Unlock()
+		row.Crashes, row.StartFailures = s.fleet.troubles(spec.ID)
 		slices.SortFunc(row.Crashes, func(a, b Crash) int {
 			return cmp.Or(strings.Compare(a.Root, b.Root), strings.Compare(a.Error, b.Error))
 		})
@@ -943,7 +1000,7 @@ func (s *Supervisor) Status(ctx context.Context) *Status {
 		}
 		st.Servers = append(st.Servers, row)
 	}
-	st.Pool = s.poolStatus(ctx)
+	st.Pool = s.fleet.poolStatus(ctx)
 	// One figure for a server's memory in both lists: with its children.
 	mem := map[int]int64{}
 	for _, p := range st.Pool.Servers {
@@ -962,21 +1019,21 @@ func (s *Supervisor) Status(ctx context.Context) *Status {
 }
 
 // poolStatus lists the servers of the pool this run's servers go to.
-func (s *Supervisor) poolStatus(ctx context.Context) *PoolStatus {
-	pool, shared := s.poolFor()
+func (fl *fleet) poolStatus(ctx context.Context) *PoolStatus {
+	pool, shared := fl.poolFor()
 	held := map[*serverEntry]bool{}
-	s.mu.Lock()
-	for _, e := range s.servers {
+	fl.mu.Lock()
+	for _, e := range fl.servers {
 		held[e] = true
 	}
-	s.mu.Unlock()
+	fl.mu.Unlock()
 	rows, stops := pool.list()
 	ps := &PoolStatus{BudgetKB: pool.Budget(), Shared: shared, Servers: make([]PoolServerStatus, 0, len(rows))}
 	where := func(root string) (string, bool) {
-		if !s.inRoot(root) {
+		if !fl.co.inRoot(root) {
 			return "", true
 		}
-		if rel := s.rel(root); rel != "" {
+		if rel := fl.co.rel(root); rel != "" {
 			return rel, false
 		}
 		return ".", false
@@ -1021,16 +1078,16 @@ func (s *Supervisor) poolStatus(ctx context.Context) *PoolStatus {
 // scanMarkers walks the checkout (bounded in depth and size, skipping
 // dependency and hidden folders) and returns, per server id, the folders
 // (relative to the root) holding one of its markers.
-func (s *Supervisor) scanMarkers(ctx context.Context) map[string][]string {
+func (co *checkout) scanMarkers(ctx context.Context, specs []ServerSpec) map[string][]string {
 	const maxDepth, maxEntries = 4, 20000
 	byMarker := map[string][]string{}
-	for i := range s.cfg.Servers {
-		for _, m := range s.cfg.Servers[i].RootMarkers {
-			byMarker[m] = append(byMarker[m], s.cfg.Servers[i].ID)
+	for i := range specs {
+		for _, m := range specs[i].RootMarkers {
+			byMarker[m] = append(byMarker[m], specs[i].ID)
 		}
 	}
 	found := map[string][]string{}
-	if s.guard == nil {
+	if co.guard == nil {
 		return found
 	}
 	seen := map[string]map[string]bool{}
@@ -1038,14 +1095,14 @@ func (s *Supervisor) scanMarkers(ctx context.Context) map[string][]string {
 	// The run's one walk policy (.gitignore, hidden and vendored folders),
 	// plus build output, down to maxDepth.
 	opts := walk.Options{Dirs: true, MaxDepth: maxDepth, HiddenFiles: true, SkipDirs: []string{"target", "build"}}
-	_ = walk.Walk(ctx, s.guard, s.root, opts, func(e walk.Entry) error {
+	_ = walk.Walk(ctx, co.guard, co.root, opts, func(e walk.Entry) error {
 		entries++
 		if entries > maxEntries {
 			return walk.SkipAll
 		}
 		ids := byMarker[path.Base(e.Rel)]
 		if len(ids) > 0 {
-			if ok, _ := s.markerAt(e.Abs); !ok {
+			if ok, _ := co.markerAt(e.Abs); !ok {
 				return nil // not a marker (N10); a call on a file below says why
 			}
 		}

@@ -60,9 +60,9 @@ type pins struct {
 	voltaBin string   // Volta's shim folder, "" when there is none
 }
 
-func (s *Supervisor) pins() *pins {
-	s.pinOnce.Do(func() { s.pinned = sharedPins() })
-	return s.pinned
+func (la *launcher) pins() *pins {
+	la.pinOnce.Do(func() { la.pinned = sharedPins() })
+	return la.pinned
 }
 
 // pinCache holds computePins' answer per environment of this process:
@@ -187,18 +187,18 @@ func toolVersions(path string) map[string]string {
 // dir ("" for a probe, which runs in proc.NeutralDir): nil, this process's
 // own, when the checkout is trusted; otherwise that with the pins and
 // without folder-list entries inside the root (broker.OutsideRoot).
-func (s *Supervisor) childEnv(dir string) []string {
-	if s.cfg.Trusted {
+func (la *launcher) childEnv(dir string) []string {
+	if la.cfg.Trusted {
 		return nil
 	}
-	set := slices.Clone(s.pins().set)
+	set := slices.Clone(la.pins().set)
 	if dir != "" {
-		if v, ok := s.goWork(dir); ok {
+		if v, ok := la.goWork(dir); ok {
 			set = append(set, "GOWORK="+v)
 		}
 	}
 	// PATH and the other folder lists lose what leads into the checkout.
-	env, _ := broker.OutsideRoot(os.Environ(), s.root)
+	env, _ := broker.OutsideRoot(os.Environ(), la.co.root)
 	for _, kv := range set {
 		name, _, _ := strings.Cut(kv, "=")
 		env = slices.DeleteFunc(env, func(e string) bool { return strings.HasPrefix(e, name+"=") })
@@ -211,27 +211,27 @@ func (s *Supervisor) childEnv(dir string) []string {
 // pins out (a process's first call would wait for the managers): the pins
 // are a function of this process's environment (sharedPins), so that,
 // with the trust and the GOWORK setting, says the same.
-func (s *Supervisor) envDigest(dir string) []string {
-	if s.cfg.Trusted {
+func (la *launcher) envDigest(dir string) []string {
+	if la.cfg.Trusted {
 		return nil
 	}
-	gowork, _ := s.goWork(dir)
+	gowork, _ := la.goWork(dir)
 	return append(os.Environ(), "\x00GOWORK="+gowork)
 }
 
 // goWork says what GOWORK a go command started in dir gets: "off" when the
 // workspace file it would use is outside the root (it would bring modules
 // from outside the root into the server's answers).
-func (s *Supervisor) goWork(dir string) (string, bool) {
+func (la *launcher) goWork(dir string) (string, bool) {
 	if v := os.Getenv("GOWORK"); v != "" {
-		if v == "off" || s.inRoot(filepath.Clean(v)) {
+		if v == "off" || la.co.inRoot(filepath.Clean(v)) {
 			return "", false
 		}
 		return "off", true
 	}
 	for d := dir; ; {
 		if _, err := os.Stat(filepath.Join(d, "go.work")); err == nil {
-			if s.inRoot(d) {
+			if la.co.inRoot(d) {
 				return "", false
 			}
 			return "off", true
@@ -247,33 +247,33 @@ func (s *Supervisor) goWork(dir string) (string, bool) {
 // unshim replaces a Volta shim by the program it runs outside the checkout
 // (untrusted only): in a checkout whose package.json lists the tool, the
 // shim would run the checkout's own node_modules/.bin copy.
-func (s *Supervisor) unshim(bin string) (string, error) {
-	if s.cfg.Trusted {
+func (la *launcher) unshim(bin string) (string, error) {
+	if la.cfg.Trusted {
 		return bin, nil
 	}
 	if filepath.Dir(bin) != voltaDir() {
 		// PATH may lead inside the root: the rule refuses what lies
 		// there (the run's root, which holds every server's).
-		return bin, broker.CheckProgram(bin, s.root, os.Environ())
+		return bin, broker.CheckProgram(bin, la.co.root, os.Environ())
 	}
-	p := s.pins()
+	p := la.pins()
 	if p.voltaBin == "" || filepath.Dir(bin) != p.voltaBin {
 		return bin, nil
 	}
 	name := filepath.Base(bin)
-	s.unshimMu.Lock()
-	defer s.unshimMu.Unlock()
-	if r, ok := s.unshimmed[name]; ok {
+	la.unshimMu.Lock()
+	defer la.unshimMu.Unlock()
+	if r, ok := la.unshimmed[name]; ok {
 		return r.bin, r.err
 	}
-	resolved, err := s.voltaWhich(p.voltaBin, name)
+	resolved, err := la.voltaWhich(p.voltaBin, name)
 	if err == nil {
-		err = broker.CheckProgram(resolved, s.root, os.Environ())
+		err = broker.CheckProgram(resolved, la.co.root, os.Environ())
 	}
-	if s.unshimmed == nil {
-		s.unshimmed = map[string]unshimmed{}
+	if la.unshimmed == nil {
+		la.unshimmed = map[string]unshimmed{}
 	}
-	s.unshimmed[name] = unshimmed{resolved, err}
+	la.unshimmed[name] = unshimmed{resolved, err}
 	return resolved, err
 }
 
@@ -282,13 +282,13 @@ type unshimmed struct {
 	err error
 }
 
-func (s *Supervisor) voltaWhich(voltaBin, name string) (string, error) {
+func (la *launcher) voltaWhich(voltaBin, name string) (string, error) {
 	volta := filepath.Join(voltaBin, "volta")
 	ctx, cancel := context.WithTimeout(context.Background(), resolveTimeout)
 	defer cancel()
 	cmd := exec.Command(volta, "which", name)
 	cmd.Dir = proc.NeutralDir
-	cmd.Env = s.childEnv("")
+	cmd.Env = la.childEnv("")
 	out, err := proc.Output(ctx, cmd)
 	resolved := strings.TrimSpace(strings.SplitN(string(out), "\n", 2)[0])
 	if err == nil && (!filepath.IsAbs(resolved) || !fileExists(resolved)) {

@@ -376,15 +376,15 @@ func TestGoWorkOutsideTheRootIsNotUsed(t *testing.T) {
 	base := resolved(t)
 	root := filepath.Join(base, "app")
 	plant(t, base, "", map[string]string{"go.work": "go 1.22\n\nuse ./app\nuse ./secret\n", "app/go.mod": "module example.com/app\n"})
-	env := NewSupervisor(root, Config{}).childEnv(root)
+	env := NewSupervisor(root, Config{}).tools.childEnv(root)
 	if !slices.Contains(env, "GOWORK=off") {
 		t.Errorf("a go.work outside the root: want GOWORK=off in the environment")
 	}
-	if NewSupervisor(root, Config{Trusted: true}).childEnv(root) != nil {
+	if NewSupervisor(root, Config{Trusted: true}).tools.childEnv(root) != nil {
 		t.Errorf("trusted: want this process's environment, unchanged")
 	}
 	plant(t, root, "", map[string]string{"go.work": "go 1.22\n\nuse .\n"})
-	if env := NewSupervisor(root, Config{}).childEnv(root); slices.ContainsFunc(env, func(e string) bool { return strings.HasPrefix(e, "GOWORK=") }) {
+	if env := NewSupervisor(root, Config{}).tools.childEnv(root); slices.ContainsFunc(env, func(e string) bool { return strings.HasPrefix(e, "GOWORK=") }) {
 		t.Errorf("a go.work inside the root: want GOWORK left alone")
 	}
 }
@@ -437,7 +437,7 @@ func TestUntrustedEnvironmentPins(t *testing.T) {
 	t.Parallel()
 	sup := NewSupervisor(t.TempDir(), Config{})
 	defer sup.Close()
-	p := sup.pins()
+	p := sup.tools.pins()
 	t.Logf("pins: %v (volta %q); probes run in %s", p.set, p.voltaBin, proc.NeutralDir)
 	if _, err := exec.LookPath("rustup"); err == nil && !slices.ContainsFunc(p.set, func(e string) bool { return strings.HasPrefix(e, "RUSTUP_TOOLCHAIN=") }) && os.Getenv("RUSTUP_TOOLCHAIN") == "" {
 		t.Error("rustup is installed, but RUSTUP_TOOLCHAIN is not pinned")
