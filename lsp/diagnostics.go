@@ -56,7 +56,7 @@ func (s *Supervisor) AfterWrite(ctx context.Context, at pathguard.Path) ([]diag.
 		return nil, err
 	}
 	defer srv.release()
-	doc, _, err := srv.syncFile(ctx, path, c.languageID)
+	doc, _, err := srv.docs.syncFile(ctx, path, c.languageID)
 	if err != nil || doc == nil {
 		return nil, err // a deleted file was closed: nothing to report
 	}

@@ -274,7 +274,7 @@ func (s *Supervisor) PlanFix(ctx context.Context, file pathguard.Path, kind stri
 		// A fix-all fixes the diagnostics it is given: have the current ones.
 		items, derr := srv.diagnosticsFor(ctx, doc)
 		if derr != nil {
-			items = srv.storedDiagnostics(doc.uri)
+			items = srv.docs.storedDiagnostics(doc.uri)
 		}
 		params.Context.Diagnostics = items
 	}

@@ -83,11 +83,11 @@ func (fl *fleet) sync(ctx context.Context, path string) (*server, *openDoc, bool
 	if err != nil {
 		return nil, nil, false, err
 	}
-	if err := srv.resyncOpen(ctx); err != nil {
+	if err := srv.docs.resyncOpen(ctx); err != nil {
 		srv.release()
 		return nil, nil, false, err
 	}
-	doc, changed, err := srv.syncFile(ctx, path, c.languageID)
+	doc, changed, err := srv.docs.syncFile(ctx, path, c.languageID)
 	if err != nil {
 		srv.release()
 		return nil, nil, false, err
@@ -245,10 +245,7 @@ func (q *quoter) document(path string) *protocol.Document {
 		return d
 	}
 	var d *protocol.Document
-	q.srv.mu.Lock()
-	od := q.srv.docs[path]
-	q.srv.mu.Unlock()
-	if od != nil {
+	if od := q.srv.docs.doc(path); od != nil {
 		d = protocol.NewDocument(od.text)
 	} else if text, _, err := readText(q.co.guard, path); err == nil {
 		d = protocol.NewDocument(text)
@@ -536,7 +533,7 @@ func (s *Supervisor) CodeActions(ctx context.Context, file pathguard.Path, p pro
 	// Quick fixes hang off the line's diagnostics: have the current ones.
 	items, derr := r.srv.diagnosticsFor(ctx, r.doc)
 	if derr != nil {
-		items = r.srv.storedDiagnostics(r.doc.uri)
+		items = r.srv.docs.storedDiagnostics(r.doc.uri)
 	}
 	var onLine []protocol.Diagnostic
 	for _, d := range items {

@@ -198,9 +198,7 @@ func (co *checkout) planEdit(we *protocol.WorkspaceEdit, srv *server) (*wsedit.P
 	if srv != nil {
 		enc = srv.encoding
 		version = func(path string) (int, bool) {
-			srv.mu.Lock()
-			defer srv.mu.Unlock()
-			if doc := srv.docs[path]; doc != nil {
+			if doc := srv.docs.doc(path); doc != nil {
 				return doc.version, true
 			}
 			return 0, false
@@ -246,11 +244,9 @@ func resyncAfterEdit(ctx context.Context, srv *server, p *wsedit.Plan) error {
 		if !f.Touched {
 			continue
 		}
-		srv.mu.Lock()
-		doc := srv.docs[path]
-		srv.mu.Unlock()
+		doc := srv.docs.doc(path)
 		if doc != nil {
-			if _, _, err := srv.syncFile(ctx, path, doc.languageID); err != nil {
+			if _, _, err := srv.docs.syncFile(ctx, path, doc.languageID); err != nil {
 				return err
 			}
 		}
@@ -263,5 +259,5 @@ func resyncAfterEdit(ctx context.Context, srv *server, p *wsedit.Plan) error {
 		}
 		events = append(events, protocol.FileEvent{URI: fileURI(path), Type: typ})
 	}
-	return srv.notifyWatched(ctx, events)
+	return srv.docs.notifyWatched(ctx, events)
 }

@@ -957,9 +957,7 @@ func (s *Supervisor) Status(ctx context.Context) *Status {
 		}
 		for _, r := range running {
 			if srv := r.srv; srv.spec.ID == spec.ID {
-				srv.mu.Lock()
-				n := len(srv.docs)
-				srv.mu.Unlock()
+				n := srv.docs.count()
 				row.Running = append(row.Running, RunningServer{Root: srv.relRoot, PID: srv.pid(),
 					UptimeSeconds: int64(time.Since(srv.started).Round(time.Second) / time.Second), OpenFiles: n, Encoding: srv.encoding,
 					Clients: r.clients, MemoryKB: proc.RSSKB(srv.pid()), IdleSeconds: int64(srv.idleFor().Round(time.Second) / time.Second)})

@@ -93,7 +93,7 @@ func (s *Supervisor) CheckWritten(ctx context.Context, at pathguard.Path, togeth
 	if err != nil {
 		return failed(err)
 	}
-	doc, _, err := srv.syncFile(ctx, path, c.languageID)
+	doc, _, err := srv.docs.syncFile(ctx, path, c.languageID)
 	if err != nil || doc == nil {
 		srv.release()
 		if err == nil {
@@ -146,9 +146,7 @@ func (fl *fleet) watchLate(srv *server, doc *openDoc) <-chan []diag.Diagnostic {
 		if err != nil {
 			return
 		}
-		srv.mu.Lock()
-		current := srv.docs[doc.path] == doc
-		srv.mu.Unlock()
+		current := srv.docs.doc(doc.path) == doc
 		if current {
 			late <- fl.co.relMessages(diag.Convert(items, doc.path, doc.text, srv.encoding))
 		}
@@ -178,7 +176,7 @@ func (s *Supervisor) SyncWritten(ctx context.Context, ats []pathguard.Path) {
 		if err != nil {
 			continue
 		}
-		srv.syncFile(ctx, path, c.languageID)
+		srv.docs.syncFile(ctx, path, c.languageID)
 		srv.release()
 	}
 }
