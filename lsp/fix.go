@@ -223,7 +223,7 @@ func (s *Supervisor) PlanAction(ctx context.Context, id string) (*FixPlan, error
 		return nil, fmt.Errorf("%s was listed by a %s that has since been restarted, and its edit belongs to that one; nothing was applied: list the actions again with lsp code_actions", a.id, srv.spec.ID)
 	}
 	p := &FixPlan{Result: FixResult{ID: a.id, Title: s.RelText(a.action.Title), File: a.rel, Server: srv.spec.ID}, srv: srv, path: a.path}
-	if err := s.planAction(ctx, srv, a.action, p); err != nil {
+	if err := p.action(ctx, &s.checkout, a.action); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -259,7 +259,7 @@ func (s *Supervisor) PlanFix(ctx context.Context, file pathguard.Path, kind stri
 	p := &FixPlan{Result: FixResult{Kind: kind, File: rel, Server: srv.spec.ID}, srv: srv, path: path}
 	d := protocol.NewDocument(doc.text)
 	if kind == FixFormat {
-		return p, s.planFormat(ctx, srv, doc, d, from, to, p)
+		return p, p.format(ctx, &s.checkout, doc, d, from, to)
 	}
 	want := fixKinds[kind]
 	if cmd := srv.spec.FixCommands[kind]; cmd != "" {
@@ -290,7 +290,7 @@ func (s *Supervisor) PlanFix(ctx context.Context, file pathguard.Path, kind stri
 	for _, a := range actions {
 		if a.Disabled == nil && (a.Kind == want || strings.HasPrefix(a.Kind, want+".")) {
 			p.Result.Title = s.RelText(a.Title)
-			err := s.planAction(ctx, srv, a, p)
+			err := p.action(ctx, &s.checkout, a)
 			if errors.Is(err, errEmptyAction) {
 				// Offered with nothing in it: nothing to change, as when
 				// it is not offered at all.
@@ -337,9 +337,10 @@ func wholeRange(d *protocol.Document, enc string) protocol.Range {
 	return protocol.Range{End: protocol.Position{Line: last, Character: protocol.EncodedColumn(d.Line(last), len(d.Line(last)), enc)}}
 }
 
-// planFormat asks for the file's (or lines from..to's) formatting edits
-// and plans them.
-func (co *checkout) planFormat(ctx context.Context, srv *server, doc *openDoc, d *protocol.Document, from, to int, p *FixPlan) error {
+// format asks p's server for the file's (or lines from..to's)
+// formatting edits and plans them into p.
+func (p *FixPlan) format(ctx context.Context, co *checkout, doc *openDoc, d *protocol.Document, from, to int) error {
+	srv := p.srv
 	srv.mu.Lock()
 	whole, ranged := srv.formatting, srv.rangeFormatting
 	srv.mu.Unlock()
@@ -375,7 +376,7 @@ func (co *checkout) planFormat(ctx context.Context, srv *server, doc *openDoc, d
 		p.unchanged()
 		return nil
 	}
-	return co.planOwnEdit(srv, &protocol.WorkspaceEdit{Changes: map[string][]protocol.TextEdit{doc.uri: edits}}, p)
+	return p.ownEdit(co, &protocol.WorkspaceEdit{Changes: map[string][]protocol.TextEdit{doc.uri: edits}})
 }
 
 // formatNote says what a server without formatting needs, "" when nothing
@@ -407,10 +408,11 @@ func formattingOptions(text string) map[string]any {
 	return map[string]any{"tabSize": size, "insertSpaces": !tab, "trimTrailingWhitespace": false, "insertFinalNewline": false}
 }
 
-// planAction works out one code action into p: resolved first when it
-// carries neither edit nor command, then its edit planned, its command
-// noted for CommitFix.
-func (co *checkout) planAction(ctx context.Context, srv *server, a protocol.CodeActionOrCommand, p *FixPlan) error {
+// action works out one code action of p's server into p: resolved first
+// when it carries neither edit nor command, then its edit planned, its
+// command noted for CommitFix.
+func (p *FixPlan) action(ctx context.Context, co *checkout, a protocol.CodeActionOrCommand) error {
+	srv := p.srv
 	if a.Disabled != nil {
 		return fmt.Errorf("%w: %q is disabled: %s", ErrNoSuchFix, a.Title, co.RelText(a.Disabled.Reason))
 	}
@@ -433,7 +435,7 @@ func (co *checkout) planAction(ctx context.Context, srv *server, a protocol.Code
 	}
 	p.Result.Files, p.Changes = []FileEdit{}, []FileChange{}
 	if a.Edit != nil {
-		if err := co.planOwnEdit(srv, a.Edit, p); err != nil {
+		if err := p.ownEdit(co, a.Edit); err != nil {
 			return err
 		}
 	}
@@ -445,10 +447,10 @@ func (co *checkout) planAction(ctx context.Context, srv *server, a protocol.Code
 	return nil
 }
 
-// planOwnEdit plans the fix's own WorkspaceEdit into p; an edit that
-// changes no byte leaves p with nothing to write.
-func (co *checkout) planOwnEdit(srv *server, we *protocol.WorkspaceEdit, p *FixPlan) error {
-	plan, err := co.planEdit(we, srv)
+// ownEdit plans the fix's own WorkspaceEdit into p; an edit that changes
+// no byte leaves p with nothing to write.
+func (p *FixPlan) ownEdit(co *checkout, we *protocol.WorkspaceEdit) error {
+	plan, err := co.planEdit(we, p.srv)
 	if err != nil {
 		return fmt.Errorf("not applied, no file changed: %w", err)
 	}
