@@ -104,7 +104,7 @@ func TestServerNeverAnswersInitialize(t *testing.T) {
 	defer sup.Close()
 	_, err := sup.Hover(t.Context(), loc(t, sup, filepath.Join(root, "a.fake")), protocol.Place{Line: 1, Symbol: "world"})
 	expectErr(t, "hover", err, ErrServerTimeout, "starting fake-silent for .", "did not finish starting (initialize) within 1s")
-	if n := len(sup.running()); n != 0 {
+	if n := len(sup.fleet.running()); n != 0 {
 		t.Fatalf("a server that never started is listed as running (%d)", n)
 	}
 }
@@ -153,13 +153,13 @@ func TestServerStopsReading(t *testing.T) {
 	_, err := sup.Hover(t.Context(), loc(t, sup, filepath.Join(root, "big.fake")), protocol.Place{Line: 1, Symbol: "world"})
 	expectErr(t, "hover", err, ErrServerTimeout, "fake-deaf (root .) did not answer on textDocument/didOpen", "it stopped reading its input, so it was stopped")
 	var pgids []int
-	sup.mu.Lock()
-	for _, e := range sup.servers {
+	sup.fleet.mu.Lock()
+	for _, e := range sup.fleet.servers {
 		if e.srv != nil {
 			pgids = append(pgids, e.srv.pid())
 		}
 	}
-	sup.mu.Unlock()
+	sup.fleet.mu.Unlock()
 	sup.Close()
 	expectNoProcesses(t, pgids)
 }
@@ -224,7 +224,7 @@ func TestBadArguments(t *testing.T) {
 		t.Errorf("AfterWrite on a file no server owns: want nil, nil; got %v, %v", diags, err)
 	}
 
-	if n := len(s.sup.running()); n != 0 {
+	if n := len(s.sup.fleet.running()); n != 0 {
 		t.Errorf("bad input started %d servers", n)
 	}
 }
@@ -334,7 +334,7 @@ func TestServerKilledMidRequest(t *testing.T) {
 	// so it dies with the request in flight and cannot answer first.
 	var stopOnce, killOnce sync.Once
 	killed := 0
-	s.sup.hooks = &testHooks{
+	s.sup.tools.hooks = &testHooks{
 		beforeSend: func(srv *server, method string) {
 			if method == "textDocument/references" {
 				stopOnce.Do(func() { stopAll(t, srv.pid()) })
@@ -359,7 +359,7 @@ func TestServerKilledMidRequest(t *testing.T) {
 	if refs := must(s.sup.References(s.ctx, loc(s.t, s.sup, shapes), protocol.Place{Line: 28, Symbol: "Total"}))(t); refs.Total != 2 {
 		t.Errorf("references after crash: want 2, got %d", refs.Total)
 	}
-	run := s.sup.running()
+	run := s.sup.fleet.running()
 	if len(run) != 1 || run[0].pid() == killed {
 		t.Fatalf("want one fresh server, got %v (killed pid %d)", run, killed)
 	}
@@ -406,7 +406,7 @@ func TestIdleServersAreReaped(t *testing.T) {
 	// Reaping shuts the server down in the background: wait for its
 	// processes to be gone.
 	testenv.WaitFor(t, time.Minute, "the idle server reaped", func() bool {
-		return len(s.sup.running()) == 0 && !groupAlive(pgids[0])
+		return len(s.sup.fleet.running()) == 0 && !groupAlive(pgids[0])
 	})
 	// The next call starts it again.
 	must(s.sup.Hover(s.ctx, s.at("main.go"), protocol.Place{Line: 12, Symbol: "Total"}))(t)

@@ -19,7 +19,7 @@ func BenchmarkIncomingCalls(b *testing.B) {
 	if _, err := s.sup.IncomingCalls(s.ctx, shapes, place); err != nil {
 		b.Fatal(err)
 	}
-	r, err := s.sup.at(s.ctx, shapes, place)
+	r, err := s.sup.fleet.at(s.ctx, shapes, place)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func BenchmarkFix(b *testing.B) {
 		b.ReportMetric(ms(diags), "diagnostics-mean-ms")
 	})
 	s.write("ugly.go", ugly)
-	srv, doc, _, err := s.sup.sync(s.ctx, s.path("ugly.go"))
+	srv, doc, _, err := s.sup.fleet.sync(s.ctx, s.path("ugly.go"))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -108,7 +108,7 @@ func BenchmarkReferences(b *testing.B) {
 	if _, err := s.sup.References(s.ctx, shapes, protocol.Place{Line: 28, Symbol: "Total"}); err != nil {
 		b.Fatal(err)
 	}
-	r, err := s.sup.at(s.ctx, shapes, protocol.Place{Line: 28, Symbol: "Total"})
+	r, err := s.sup.fleet.at(s.ctx, shapes, protocol.Place{Line: 28, Symbol: "Total"})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -237,7 +237,7 @@ func BenchmarkDiagnosticsBesideRaw(b *testing.B) {
 	for _, bs := range benchServers {
 		b.Run(bs.name, func(b *testing.B) {
 			s, at, orig := warmSession(b, bs)
-			srvs := s.sup.running()
+			srvs := s.sup.fleet.running()
 			if len(srvs) != 1 {
 				b.Fatalf("%d servers running", len(srvs))
 			}
@@ -276,11 +276,11 @@ func BenchmarkDiagnosticsBesideRaw(b *testing.B) {
 // records the version as the one the server has (with the file's stamp,
 // which already holds text), so the next AfterWrite syncs from it.
 func rawChange(ctx context.Context, srv *server, path, text string) (time.Duration, []protocol.Diagnostic, error) {
+	doc := srv.docs.doc(path)
 	srv.mu.Lock()
-	doc := srv.docs[path]
 	pull := srv.pull
 	srv.mu.Unlock()
-	info, err := srv.guard.Stat(path)
+	info, err := srv.docs.guard.Stat(path)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -292,9 +292,9 @@ func rawChange(ctx context.Context, srv *server, path, text string) (time.Durati
 		Text string `json:"text"`
 	}{text})
 	keep := func() {
-		srv.mu.Lock()
-		srv.docs[path] = &next
-		srv.mu.Unlock()
+		srv.docs.mu.Lock()
+		srv.docs.open[path] = &next
+		srv.docs.mu.Unlock()
 	}
 	t0 := time.Now()
 	if err := srv.notify(ctx, "textDocument/didChange", p); err != nil {
@@ -315,8 +315,11 @@ func rawChange(ctx context.Context, srv *server, path, text string) (time.Durati
 	}
 	for {
 		srv.mu.Lock()
-		st, ch := srv.diags[doc.uri], srv.changed
+		ch := srv.changed
 		srv.mu.Unlock()
+		srv.docs.mu.Lock()
+		st := srv.docs.diags[doc.uri]
+		srv.docs.mu.Unlock()
 		if st != nil && st.version != nil && *st.version >= next.version {
 			d := time.Since(t0)
 			keep()

@@ -277,7 +277,7 @@ func (s *server) peerGone() bool {
 // function. A process whose server runs warm under it joins it with
 // none of them, as a run of one process joins its pool's; one whose
 // default toolchain changed meanwhile names another server, and starts it.
-func (s *Supervisor) warmKey(c *choice) string {
+func (la *launcher) warmKey(c *choice) string {
 	spec := c.spec
 	var size int64
 	var mtime time.Time
@@ -289,19 +289,19 @@ func (s *Supervisor) warmKey(c *choice) string {
 		loaded = spec.LoadedLog.String()
 	}
 	var env []string
-	for _, e := range s.childInputs() {
+	for _, e := range la.childInputs() {
 		if name, _, _ := strings.Cut(e, "="); !perShell[name] {
 			env = append(env, e)
 		}
 	}
-	gowork, _ := s.goWork(c.root)
+	gowork, _ := la.goWork(c.root)
 	sources := ""
-	if !s.cfg.Trusted {
-		sources = pinSources()
+	if !la.cfg.Trusted {
+		sources = pinSources(la.trimmedEnv())
 	}
 	data := map[string]any{
 		"id": spec.ID, "command": spec.Command, "bin": c.bin, "size": size, "mtime": mtime, "root": c.root,
-		"trusted": s.cfg.Trusted, "env": env, "gowork": gowork, "uid": os.Getuid(), "pins": sources,
+		"trusted": la.cfg.Trusted, "env": env, "gowork": gowork, "uid": os.Getuid(), "pins": sources,
 		"indexes": spec.Indexes, "once": spec.PublishesOnce, "loaded": loaded, "settings": spec.Settings,
 		"init": spec.InitializationOptions, "hooks": []string{funcName(spec.Prepare), funcName(spec.pull)},
 	}
@@ -333,11 +333,11 @@ var warmProbed sync.Map
 // runsWarm reports whether the broker runs c's server warm for another
 // process (asked once per key while it does not): then the program
 // evidently runs, and choose need not probe it.
-func (s *Supervisor) runsWarm(c *choice) bool {
-	if s.cfg.Broker == "" {
+func (la *launcher) runsWarm(c *choice) bool {
+	if la.cfg.Broker == "" {
 		return false
 	}
-	key := s.warmKey(c)
+	key := la.warmKey(c)
 	if key == "" {
 		return false
 	}
@@ -346,11 +346,11 @@ func (s *Supervisor) runsWarm(c *choice) bool {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	conn, err := broker.Dial(ctx, s.cfg.Broker, nil)
+	conn, err := broker.Dial(ctx, la.cfg.Broker, nil)
 	if err != nil {
 		return false
 	}
-	bp, err := brokerHello(ctx, conn, broker.Hello{Server: c.spec.ID, Dir: c.root, Trusted: s.cfg.Trusted, Warm: key, Ask: true})
+	bp, err := brokerHello(ctx, conn, broker.Hello{Server: c.spec.ID, Dir: c.root, Trusted: la.cfg.Trusted, Warm: key, Ask: true})
 	if err != nil {
 		return false
 	}
@@ -361,8 +361,8 @@ func (s *Supervisor) runsWarm(c *choice) bool {
 
 // joinWarm joins the server the broker runs warm under c's warmKey, or
 // fails: the caller then starts one in full.
-func (s *Supervisor) joinWarm(ctx context.Context, c *choice, g *pathguard.Guard, relRoot string, relText func(string) string) (*server, error) {
-	key := s.warmKey(c)
+func (la *launcher) joinWarm(ctx context.Context, c *choice, g *pathguard.Guard, relRoot string, relText func(string) string) (*server, error) {
+	key := la.warmKey(c)
 	if key == "" {
 		return nil, errors.New("no warm name")
 	}
@@ -370,7 +370,7 @@ func (s *Supervisor) joinWarm(ctx context.Context, c *choice, g *pathguard.Guard
 	if err != nil {
 		return nil, err
 	}
-	l := &Launch{Bin: c.bin, Root: c.root, Trusted: s.cfg.Trusted, StateDir: stateDir, Guard: g,
+	l := &Launch{Bin: c.bin, Root: c.root, Trusted: la.cfg.Trusted, StateDir: stateDir, Guard: g,
 		InitializationOptions: c.spec.InitializationOptions, warm: key, joinOnly: true}
-	return startServer(ctx, c.spec, l, relRoot, &s.cfg, s.hooks, relText)
+	return startServer(ctx, c.spec, l, relRoot, la.cfg, la.hooks, relText)
 }

@@ -54,13 +54,13 @@ func TestBrokerSharesServer(t *testing.T) {
 	if !strings.Contains(h.Contents, "float64") {
 		t.Fatalf("b's hover: %+v", h)
 	}
-	pa, pb := a.sup.running()[0].pid(), b.running()[0].pid()
+	pa, pb := a.sup.fleet.running()[0].pid(), b.fleet.running()[0].pid()
 	if pa != pb {
 		t.Fatalf("two servers: %d and %d", pa, pb)
 	}
 	// b joined it warm: it asked the toolchain managers for no pins (nor
 	// probed gopls, nor prepared a start).
-	if b.pinned.Load() != nil {
+	if b.tools.pinned.Load() != nil {
 		t.Error("b worked out the pins for a server the broker runs warm")
 	}
 	if st := a.sup.Status(a.ctx).Pool; len(st.Servers) != 1 || st.Servers[0].Processes != 2 || st.Servers[0].Clients != 1 {
@@ -149,14 +149,14 @@ func TestBrokerIdleCountsUse(t *testing.T) {
 	}
 	hover(a.sup)
 	hover(b)
-	pid := a.sup.running()[0].pid()
+	pid := a.sup.fleet.running()[0].pid()
 	if !testenv.Gone(pid) {
 		t.Fatalf("gopls %d outlived its last use by a minute while the processes stayed connected (idle time 1 s)", pid)
 	}
 	hover(b)
 	hover(a.sup)
-	if got := b.running()[0].pid(); got == pid || got != a.sup.running()[0].pid() {
-		t.Fatalf("after the idle stop: want both on one new server, got %d and %d (old %d)", got, a.sup.running()[0].pid(), pid)
+	if got := b.fleet.running()[0].pid(); got == pid || got != a.sup.fleet.running()[0].pid() {
+		t.Fatalf("after the idle stop: want both on one new server, got %d and %d (old %d)", got, a.sup.fleet.running()[0].pid(), pid)
 	}
 	for _, s := range []*Supervisor{a.sup, b} {
 		for _, row := range s.Status(a.ctx).Servers {
@@ -197,9 +197,9 @@ func TestBrokerBudgetStopsIdle(t *testing.T) {
 		}
 	}
 	hover(a)
-	pa := a.sup.running()[0].pid()
+	pa := a.sup.fleet.running()[0].pid()
 	hover(bs)
-	pb := bs.sup.running()[0].pid()
+	pb := bs.sup.fleet.running()[0].pid()
 	if st := bs.sup.Status(bs.ctx).Pool; st == nil || st.BudgetKB != 0 || st.Broker == nil || st.Broker.BudgetKB != 1 {
 		t.Fatalf("b's status: want its own budget none and the broker's 1 KiB, got %+v", st)
 	}
@@ -214,7 +214,7 @@ func TestBrokerBudgetStopsIdle(t *testing.T) {
 		}
 	}
 	// a's server held (a preview): b's start spares it.
-	srv := a.sup.running()[0]
+	srv := a.sup.fleet.running()[0]
 	if err := srv.view.share(a.ctx, time.Minute); err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +227,7 @@ func TestBrokerBudgetStopsIdle(t *testing.T) {
 	}
 	srv.unholdAlone()
 	srv.view.unshare()
-	if n := len(bs.sup.running()); n != 1 {
+	if n := len(bs.sup.fleet.running()); n != 1 {
 		t.Errorf("b: %d servers", n)
 	}
 }
@@ -282,9 +282,9 @@ func TestBrokerConcurrentStarts(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	pid := sups[0].running()[0].pid()
+	pid := sups[0].fleet.running()[0].pid()
 	for _, s := range sups[1:] {
-		if got := s.running()[0].pid(); got != pid {
+		if got := s.fleet.running()[0].pid(); got != pid {
 			t.Fatalf("servers %d and %d", pid, got)
 		}
 	}
@@ -300,7 +300,7 @@ func TestBrokerKeepsTrustApart(t *testing.T) {
 	t.Cleanup(func() { b.Close() })
 	must(a.sup.Hover(a.ctx, a.at("main.go"), protocol.Place{Line: 12, Symbol: "Total"}))(t)
 	must(b.Hover(a.ctx, loc(t, b, a.path("main.go")), protocol.Place{Line: 12, Symbol: "Total"}))(t)
-	if pa, pb := a.sup.running()[0].pid(), b.running()[0].pid(); pa == pb {
+	if pa, pb := a.sup.fleet.running()[0].pid(), b.fleet.running()[0].pid(); pa == pb {
 		t.Fatalf("trusted and untrusted processes share gopls %d", pa)
 	}
 }
@@ -332,7 +332,7 @@ func TestBrokerReplaysDiagnostics(t *testing.T) {
 	if len(d.Diagnostics) != 1 || !strings.Contains(d.Diagnostics[0].Message, "undefinedOne") {
 		t.Fatalf("a's diagnostics: %+v", d.Diagnostics)
 	}
-	srvA := a.sup.running()[0]
+	srvA := a.sup.fleet.running()[0]
 
 	join := func() (*Supervisor, *[]string) {
 		var mu sync.Mutex
@@ -354,7 +354,7 @@ func TestBrokerReplaysDiagnostics(t *testing.T) {
 	if len(d.Diagnostics) != 1 || !strings.Contains(d.Diagnostics[0].Message, "undefinedOne") {
 		t.Fatalf("b's diagnostics: %+v", d.Diagnostics)
 	}
-	if b.running()[0].pid() != srvA.pid() {
+	if b.fleet.running()[0].pid() != srvA.pid() {
 		t.Fatal("b has a gopls of its own")
 	}
 	if after := sentToServer(t, a.ctx, srvA); after != before {
@@ -405,7 +405,7 @@ func TestBrokerSharesOtherServers(t *testing.T) {
 				t.Errorf("b's first diagnostics from the warm server are incomplete: %+v", d)
 			}
 			t.Logf("b's first answer from the warm server: %v", time.Since(t0))
-			if pa, pb := a.sup.running()[0].pid(), b.running()[0].pid(); pa != pb {
+			if pa, pb := a.sup.fleet.running()[0].pid(), b.fleet.running()[0].pid(); pa != pb {
 				t.Fatalf("two servers: %d and %d", pa, pb)
 			}
 			type answer struct {
@@ -413,7 +413,7 @@ func TestBrokerSharesOtherServers(t *testing.T) {
 				err error
 			}
 			during := make(chan answer, 1)
-			a.sup.hooks = &testHooks{shared: true, previewSent: func(*server) {
+			a.sup.tools.hooks = &testHooks{shared: true, previewSent: func(*server) {
 				go func() {
 					d, err := b.Diagnostics(a.ctx, bt)
 					during <- answer{d, err}
@@ -483,37 +483,37 @@ func TestBrokerWarmJoinSeesNewDefault(t *testing.T) {
 		if !strings.Contains(h.Contents, "float64") {
 			t.Fatalf("hover: %+v", h)
 		}
-		return s.running()[0].pid()
+		return s.fleet.running()[0].pid()
 	}
 	first := hover(a.sup)
-	if !slices.Contains(a.sup.pins().set, "RUSTUP_TOOLCHAIN=stable") {
-		t.Fatalf("the first process's pins: %v", a.sup.pins().set)
+	if !slices.Contains(a.sup.tools.pins().set, "RUSTUP_TOOLCHAIN=stable") {
+		t.Fatalf("the first process's pins: %v", a.sup.tools.pins().set)
 	}
 	b := process()
-	if got := hover(b); got != first || b.pinned.Load() != nil {
-		t.Fatalf("a process of the same default: server %d (the first's %d), pins worked out: %v", got, first, b.pinned.Load() != nil)
+	if got := hover(b); got != first || b.tools.pinned.Load() != nil {
+		t.Fatalf("a process of the same default: server %d (the first's %d), pins worked out: %v", got, first, b.tools.pinned.Load() != nil)
 	}
 	stale := process()
-	stale.pins()
+	stale.tools.pins()
 
 	setDefault("nightly")
 	c := process()
 	if got := hover(c); got == first {
 		t.Fatalf("a process whose default changed joined the server of the old one (%d)", first)
 	}
-	if !slices.Contains(c.pins().set, "RUSTUP_TOOLCHAIN=nightly") {
-		t.Fatalf("the new process's pins: %v", c.pins().set)
+	if !slices.Contains(c.tools.pins().set, "RUSTUP_TOOLCHAIN=nightly") {
+		t.Fatalf("the new process's pins: %v", c.tools.pins().set)
 	}
-	ch, err := stale.choose(a.path("main.go"))
+	ch, err := stale.tools.choose(a.path("main.go"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := stale.launch(ch, stale.guard)
+	l, err := stale.tools.launch(ch, stale.guard)
 	if err != nil {
 		t.Fatal(err)
 	}
 	os.RemoveAll(l.StateDir)
-	if l.warm != c.warmKey(ch) || !slices.Contains(l.Env, "RUSTUP_TOOLCHAIN=nightly") {
-		t.Fatalf("a run that worked out the old default's pins starts with %v, named %q (the new process's %q)", l.Env, l.warm, c.warmKey(ch))
+	if l.warm != c.tools.warmKey(ch) || !slices.Contains(l.Env, "RUSTUP_TOOLCHAIN=nightly") {
+		t.Fatalf("a run that worked out the old default's pins starts with %v, named %q (the new process's %q)", l.Env, l.warm, c.tools.warmKey(ch))
 	}
 }

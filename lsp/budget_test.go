@@ -45,7 +45,7 @@ func TestBudgetStopsLeastRecentlyUsed(t *testing.T) {
 	hover(a)
 	hover(b)
 	hover(a) // b's server is now the least recently used
-	srvA, srvB := a.sup.running()[0], b.sup.running()[0]
+	srvA, srvB := a.sup.fleet.running()[0], b.sup.fleet.running()[0]
 	rssA, rssB := proc.TreeRSSKB(srvA.pid(), proc.ChildMap()), proc.TreeRSSKB(srvB.pid(), proc.ChildMap())
 	if rssA == 0 || rssB == 0 {
 		t.Fatalf("no resident memory read: %d %d KiB", rssA, rssB)
@@ -87,7 +87,7 @@ func TestBudgetStopsLeastRecentlyUsed(t *testing.T) {
 	pool.SetBudget(1024)
 	hover(a)
 	for _, s := range []*session{b, c} {
-		for _, srv := range s.sup.running() {
+		for _, srv := range s.sup.fleet.running() {
 			waitExit(t, srv, "an idle server under a budget every server exceeds")
 		}
 	}
@@ -114,9 +114,9 @@ func TestBudgetSparesServerInPreview(t *testing.T) {
 	a := newSession(t, "go", "gopls", Config{Pool: pool})
 	b := newSession(t, "go", "gopls", Config{Pool: pool})
 	must(a.sup.Hover(a.ctx, a.at("main.go"), protocol.Place{Line: 12, Symbol: "Total"}))(t)
-	srvA := a.sup.running()[0]
+	srvA := a.sup.fleet.running()[0]
 	startedB := make(chan error, 1)
-	a.sup.hooks = &testHooks{shared: true, previewSent: func(*server) {
+	a.sup.tools.hooks = &testHooks{shared: true, previewSent: func(*server) {
 		// a's server is mid-preview: b's start must leave it running.
 		_, err := b.sup.Hover(b.ctx, b.at("main.go"), protocol.Place{Line: 12, Symbol: "Total"})
 		startedB <- err

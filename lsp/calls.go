@@ -107,7 +107,7 @@ func (s *Supervisor) CallHierarchy(ctx context.Context, op string, file pathguar
 }
 
 func (s *Supervisor) calls(ctx context.Context, op string, file pathguard.Path, p protocol.Place, all bool) (*Calls, error) {
-	r, err := s.at(ctx, file, p)
+	r, err := s.fleet.at(ctx, file, p)
 	if err != nil {
 		return nil, err
 	}

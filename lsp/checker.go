@@ -21,7 +21,7 @@ const maxCheckerLines = 200
 // the checkout (diagnostics "*"), one run per marker folder, and says why
 // a language with a marker had none.
 func (s *Supervisor) Check(ctx context.Context) (*CheckReport, error) {
-	markers := s.scanMarkers(ctx)
+	markers := s.scanMarkers(ctx, s.cfg.Servers)
 	if err := ctx.Err(); err != nil {
 		// An unfinished scan found nothing; that is not "no marker".
 		return nil, fmt.Errorf("diagnostics \"*\" stopped before the checkout's root markers were read: %w", err)
@@ -47,18 +47,18 @@ func (s *Supervisor) Check(ctx context.Context) (*CheckReport, error) {
 		}
 		for _, dir := range dirs {
 			abs := filepath.Join(s.root, filepath.FromSlash(dir))
-			bin, err := s.lookBin(spec.Checker[0], spec.LocalBinDirs, abs)
+			bin, err := s.tools.lookBin(spec.Checker[0], spec.LocalBinDirs, abs)
 			if err != nil {
 				rep.Runs = append(rep.Runs, CheckRun{Language: spec.Language, Dirs: []string{dir}, Command: spec.Checker,
 					Skipped: SkipNotInstalled, Reason: spec.Install})
 				continue
 			}
-			if bin, err = s.unshim(bin); err != nil {
+			if bin, err = s.tools.unshim(bin); err != nil {
 				rep.Runs = append(rep.Runs, CheckRun{Language: spec.Language, Dirs: []string{dir}, Command: spec.Checker, Error: err.Error()})
 				continue
 			}
 			ran = true
-			rep.Runs = append(rep.Runs, s.runChecker(ctx, spec, bin, abs, dir))
+			rep.Runs = append(rep.Runs, s.tools.runChecker(ctx, spec, bin, abs, dir))
 		}
 	}
 	if len(rep.Runs) == 0 {
@@ -71,12 +71,12 @@ func (s *Supervisor) Check(ctx context.Context) (*CheckReport, error) {
 }
 
 // runChecker runs one checker in dir and reports its exit and output.
-func (s *Supervisor) runChecker(ctx context.Context, spec *ServerSpec, bin, abs, dir string) CheckRun {
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.CheckerTimeout)
+func (la *launcher) runChecker(ctx context.Context, spec *ServerSpec, bin, abs, dir string) CheckRun {
+	ctx, cancel := context.WithTimeout(ctx, la.cfg.CheckerTimeout)
 	defer cancel()
 	cmd := exec.Command(bin, spec.Checker[1:]...)
 	cmd.Dir = abs
-	cmd.Env = s.childEnv(abs)
+	cmd.Env = la.childEnv(abs)
 	out := &lineCollector{max: maxCheckerLines}
 	t0 := time.Now()
 	// Its own group, gone with this process; its end takes the helpers
@@ -103,12 +103,12 @@ func (s *Supervisor) runChecker(ctx context.Context, spec *ServerSpec, bin, abs,
 		run.Error = err.Error()
 	}
 	if ctx.Err() == context.DeadlineExceeded {
-		run.TimedOut, run.TimeoutMS = true, s.cfg.CheckerTimeout.Milliseconds()
+		run.TimedOut, run.TimeoutMS = true, la.cfg.CheckerTimeout.Milliseconds()
 	}
 	run.Output, run.MoreLines = out.result()
 	for i, line := range run.Output {
 		// pyright names files by absolute path.
-		run.Output[i] = s.RelText(line)
+		run.Output[i] = la.co.RelText(line)
 	}
 	return run
 }

@@ -21,7 +21,6 @@ import (
 	"github.com/builtin-tools/builtin-tools/framing"
 	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/lsp/protocol"
-	"github.com/builtin-tools/builtin-tools/pathguard"
 	"github.com/sourcegraph/jsonrpc2"
 )
 
@@ -42,7 +41,6 @@ type server struct {
 	name     string // serverInfo name and version, when sent
 	version  string // serverInfo version, when sent
 
-	guard        *pathguard.Guard    // every file read for the server goes through it
 	relText      func(string) string // Supervisor.RelText, for what the server says
 	loadTimedOut bool                // its initial loading outlasted StartTimeout
 	// loaded: the log line that says it has loaded its workspace
@@ -63,7 +61,8 @@ type server struct {
 	// writes them, in order, until the process exits.
 	outbox chan *outgoing
 
-	syncMu sync.Mutex // orders document notifications with their versions
+	// docs are the files it was sent, and its diagnostics (docsync.go).
+	docs documents
 	// view: calls share the server, a preview holds it alone (pool.go).
 	view viewLock
 
@@ -72,17 +71,7 @@ type server struct {
 	closing  bool  // shut down on purpose
 	stalled  bool  // it stopped reading its input and was killed
 	lastUsed time.Time
-	docs     map[string]*openDoc // by absolute path
-	diags    map[string]*diagState
-	diagSeq  uint64
-	// changes counts the document notifications sent (didOpen,
-	// didChange, didClose, watched files): diagnostics known for a
-	// document hold while it is unchanged (openDoc.known).
-	// sent holds the text of the last versions sent, by path
-	// (setDocLocked).
-	sent    map[string][]sentText
-	changes uint64
-	pull    bool // textDocument/diagnostic is offered
+	pull     bool // textDocument/diagnostic is offered
 	// applier takes a workspace/applyEdit while lsp_fix runs a command.
 	applier func(*protocol.WorkspaceEdit) error
 	// caps are the capabilities lsp_fix asks about.
@@ -173,14 +162,11 @@ func (p pipeRWC) Close() error {
 // removed when it exits, or here when the start fails.
 func startServer(ctx context.Context, spec *ServerSpec, l *Launch, relRoot string, cfg *Config, hooks *testHooks, relText func(string) string) (*server, error) {
 	s := &server{
-		guard: l.Guard, bin: l.Bin, relText: relText,
+		bin: l.Bin, relText: relText,
 		spec: spec, root: l.Root, relRoot: relRoot, cfg: cfg, hooks: hooks,
 		exited:   make(chan struct{}),
 		started:  time.Now(),
 		lastUsed: time.Now(),
-		docs:     map[string]*openDoc{},
-		diags:    map[string]*diagState{},
-		sent:     map[string][]sentText{},
 		progress: map[string]bool{},
 		loaded:   spec.LoadedLog == nil,
 		changed:  make(chan struct{}),
@@ -189,6 +175,8 @@ func startServer(ctx context.Context, spec *ServerSpec, l *Launch, relRoot strin
 		stateDir: l.StateDir,
 	}
 	s.initOptions = l.InitializationOptions
+	s.docs = documents{guard: l.Guard, send: s.notify,
+		open: map[string]*openDoc{}, diags: map[string]*diagState{}, sent: map[string][]sentText{}}
 	if err := ctx.Err(); err != nil {
 		// Cancelled while preparing (the run closed): start nothing.
 		os.RemoveAll(l.StateDir)
@@ -390,13 +378,15 @@ func (s *server) handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 	case "textDocument/publishDiagnostics":
 		var p protocol.PublishDiagnosticsParams
 		if json.Unmarshal(params, &p) == nil {
-			s.mu.Lock()
-			s.diagSeq++
 			at := time.Now()
 			if _, ok := s.proc.(*brokerProc); ok && p.QuietMS > 0 {
 				at = at.Add(-time.Duration(p.QuietMS) * time.Millisecond)
 			}
-			s.diags[p.URI] = &diagState{version: p.Version, items: p.Diagnostics, seq: s.diagSeq, at: at}
+			s.docs.mu.Lock()
+			s.docs.diagSeq++
+			s.docs.diags[p.URI] = &diagState{version: p.Version, items: p.Diagnostics, seq: s.docs.diagSeq, at: at}
+			s.docs.mu.Unlock()
+			s.mu.Lock()
 			s.signalLocked()
 			s.mu.Unlock()
 		}
@@ -791,9 +781,9 @@ func (s *server) notify(ctx context.Context, method string, params any) error {
 		return err
 	}
 	if strings.HasPrefix(method, "textDocument/did") && method != "textDocument/didSave" || method == "workspace/didChangeWatchedFiles" {
-		s.mu.Lock()
-		s.changes++
-		s.mu.Unlock()
+		s.docs.mu.Lock()
+		s.docs.changes++
+		s.docs.mu.Unlock()
 	}
 	m := &outgoing{method: method, params: params, done: make(chan error, 1)}
 	select {

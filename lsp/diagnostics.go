@@ -35,23 +35,19 @@ func (s *Supervisor) AfterWrite(ctx context.Context, at pathguard.Path) ([]diag.
 	if _, err := s.confine(path); !s.inRoot(path) || err != nil {
 		return nil, fmt.Errorf("%w: %s is outside the root %s", ErrBadFile, absPath, s.root)
 	}
-	c, err := s.choose(path)
+	c, err := s.tools.choose(path)
 	if err != nil {
 		// A server that is installed but does not run is said once; a file
 		// no server owns costs nothing (WRT-3).
 		var ue *UnavailableError
 		if errors.As(err, &ue) && len(ue.Broken) > 0 {
-			s.mu.Lock()
-			first := !s.told[ue.Broken[0]]
-			s.told[ue.Broken[0]] = true
-			s.mu.Unlock()
-			if first {
+			if s.fleet.tell(ue.Broken[0]) {
 				return nil, err
 			}
 		}
 		return nil, nil
 	}
-	srv, err := s.serverFor(ctx, c)
+	srv, err := s.fleet.serverFor(ctx, c)
 	var backoff *BackoffError
 	if errors.As(err, &backoff) {
 		return nil, nil // reported when it failed; not retried on every write
@@ -60,7 +56,7 @@ func (s *Supervisor) AfterWrite(ctx context.Context, at pathguard.Path) ([]diag.
 		return nil, err
 	}
 	defer srv.release()
-	doc, _, err := srv.syncFile(ctx, path, c.languageID)
+	doc, _, err := srv.docs.syncFile(ctx, path, c.languageID)
 	if err != nil || doc == nil {
 		return nil, err // a deleted file was closed: nothing to report
 	}
@@ -70,9 +66,9 @@ func (s *Supervisor) AfterWrite(ctx context.Context, at pathguard.Path) ([]diag.
 
 // relMessages rewrites the paths under the root that diagnostics' messages
 // name relative to it (RelText); the quoted line stays as the file has it.
-func (s *Supervisor) relMessages(ds []diag.Diagnostic) []diag.Diagnostic {
+func (co *checkout) relMessages(ds []diag.Diagnostic) []diag.Diagnostic {
 	for i := range ds {
-		ds[i].Message = s.RelText(ds[i].Message)
+		ds[i].Message = co.RelText(ds[i].Message)
 	}
 	return ds
 }
@@ -81,11 +77,11 @@ func (s *Supervisor) relMessages(ds []diag.Diagnostic) []diag.Diagnostic {
 // server reports for file. The project checkers (diagnostics "*") are
 // [Supervisor.Check].
 func (s *Supervisor) Diagnostics(ctx context.Context, file pathguard.Path) (*FileDiagnostics, error) {
-	path, err := s.checkFile(file)
+	path, err := s.fleet.checkFile(file)
 	if err != nil {
 		return nil, err
 	}
-	srv, doc, _, err := s.sync(ctx, path)
+	srv, doc, _, err := s.fleet.sync(ctx, path)
 	if err != nil {
 		return nil, err
 	}

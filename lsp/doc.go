@@ -130,6 +130,15 @@
 // nothing) and [diag] (diagnostics, the run's ledger, a write's verdict).
 // The operations and their results and errors are package lsp's own.
 //
+// Inside, a Supervisor is its operations over four parts, each with the
+// data its methods use: the checkout (root, path guard, how results name
+// files, edits planned and written into it), the launcher (which server
+// owns a file, the toolchain pins, probes and starts), the fleet (the
+// servers the run holds, their crashes and start failures) and the
+// actions listed (fix.go). A server is one process and its connection;
+// the documents it was sent and their diagnostics are its documents
+// (docsync.go).
+//
 // JSON-RPC is github.com/sourcegraph/jsonrpc2, over the project's framing
 // package (framing.NewObjectStream), which is the only code that knows the
 // Content-Length header.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/lsp/protocol"
@@ -34,49 +35,86 @@ func readText(g *pathguard.Guard, path string) (string, os.FileInfo, error) {
 	return string(data), info, nil
 }
 
+// documents keeps a server's copy of the files it is sent in step with
+// the disk (didOpen, then didChange with the full text, didClose), and
+// holds what the server published about them. The notifications go out
+// through send, the server's notify.
+type documents struct {
+	guard *pathguard.Guard // every file read for the server goes through it
+	send  func(ctx context.Context, method string, params any) error
+
+	syncMu sync.Mutex // orders document notifications with their versions
+
+	mu      sync.Mutex
+	open    map[string]*openDoc   // by absolute path
+	diags   map[string]*diagState // by URI
+	diagSeq uint64
+	// changes counts the document notifications sent (didOpen,
+	// didChange, didClose, watched files: server.notify): diagnostics
+	// known for a document hold while it is unchanged (openDoc.known).
+	changes uint64
+	// sent holds the text of the last versions sent, by path
+	// (setDocLocked).
+	sent map[string][]sentText
+}
+
+// doc is the server's copy of path, nil when it has none open.
+func (d *documents) doc(path string) *openDoc {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.open[path]
+}
+
+// count is how many documents the server has open.
+func (d *documents) count() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return len(d.open)
+}
+
 // syncFile makes the server's copy of path match the disk: didOpen on first
 // touch, didChange with the full text and the next version when it
 // changed. It returns the document and whether a notification went out.
-func (s *server) syncFile(ctx context.Context, path, languageID string) (*openDoc, bool, error) {
-	s.syncMu.Lock()
-	defer s.syncMu.Unlock()
-	return s.syncFileLocked(ctx, path, languageID)
+func (d *documents) syncFile(ctx context.Context, path, languageID string) (*openDoc, bool, error) {
+	d.syncMu.Lock()
+	defer d.syncMu.Unlock()
+	return d.syncFileLocked(ctx, path, languageID)
 }
 
 // syncFileLocked is syncFile for a caller holding syncMu (a preview).
-func (s *server) syncFileLocked(ctx context.Context, path, languageID string) (*openDoc, bool, error) {
-	s.mu.Lock()
-	doc := s.docs[path]
-	s.mu.Unlock()
+func (d *documents) syncFileLocked(ctx context.Context, path, languageID string) (*openDoc, bool, error) {
+	d.mu.Lock()
+	doc := d.open[path]
+	d.mu.Unlock()
 
-	info, err := s.guard.Stat(path)
+	info, err := d.guard.Stat(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) && doc != nil {
-			return nil, false, s.closeDocLocked(ctx, doc)
+			return nil, false, d.closeDocLocked(ctx, doc)
 		}
 		return nil, false, err
 	}
 	if doc != nil && info.ModTime().Equal(doc.modTime) && info.Size() == doc.size {
 		return doc, false, nil
 	}
-	text, info, err := readText(s.guard, path)
+	text, info, err := readText(d.guard, path)
 	if err != nil {
 		return nil, false, err
 	}
 	if doc != nil && text == doc.text {
-		s.mu.Lock()
+		d.mu.Lock()
 		doc.modTime, doc.size = info.ModTime(), info.Size()
-		s.mu.Unlock()
+		d.mu.Unlock()
 		return doc, false, nil
 	}
 
-	s.mu.Lock()
-	seq := s.diagSeq
-	s.mu.Unlock()
+	d.mu.Lock()
+	seq := d.diagSeq
+	d.mu.Unlock()
 	next := &openDoc{path: path, uri: fileURI(path), languageID: languageID, version: 1,
 		text: text, modTime: info.ModTime(), size: info.Size(), syncSeq: seq}
 	if doc == nil {
-		err = s.notify(ctx, "textDocument/didOpen", protocol.DidOpenParams{TextDocument: protocol.TextDocumentItem{
+		err = d.send(ctx, "textDocument/didOpen", protocol.DidOpenParams{TextDocument: protocol.TextDocumentItem{
 			URI: next.uri, LanguageID: languageID, Version: 1, Text: text}})
 	} else {
 		next.languageID = doc.languageID
@@ -85,45 +123,45 @@ func (s *server) syncFileLocked(ctx context.Context, path, languageID string) (*
 		p.ContentChanges = append(p.ContentChanges, struct {
 			Text string `json:"text"`
 		}{text})
-		err = s.notify(ctx, "textDocument/didChange", p)
+		err = d.send(ctx, "textDocument/didChange", p)
 	}
 	if err != nil {
 		return nil, false, err
 	}
-	if err := s.notify(ctx, "textDocument/didSave", protocol.DidSaveParams{TextDocument: protocol.TextDocumentIdentifier{URI: next.uri}}); err != nil {
+	if err := d.send(ctx, "textDocument/didSave", protocol.DidSaveParams{TextDocument: protocol.TextDocumentIdentifier{URI: next.uri}}); err != nil {
 		return nil, false, err
 	}
-	s.mu.Lock()
-	s.setDocLocked(next)
-	s.mu.Unlock()
+	d.mu.Lock()
+	d.setDocLocked(next)
+	d.mu.Unlock()
 	return next, true, nil
 }
 
-func (s *server) closeDocLocked(ctx context.Context, doc *openDoc) error {
-	s.mu.Lock()
-	delete(s.docs, doc.path)
-	delete(s.sent, doc.path)
-	delete(s.diags, doc.uri)
-	s.mu.Unlock()
-	return s.notify(ctx, "textDocument/didClose", protocol.DidCloseParams{TextDocument: protocol.TextDocumentIdentifier{URI: doc.uri}})
+func (d *documents) closeDocLocked(ctx context.Context, doc *openDoc) error {
+	d.mu.Lock()
+	delete(d.open, doc.path)
+	delete(d.sent, doc.path)
+	delete(d.diags, doc.uri)
+	d.mu.Unlock()
+	return d.send(ctx, "textDocument/didClose", protocol.DidCloseParams{TextDocument: protocol.TextDocumentIdentifier{URI: doc.uri}})
 }
 
 // resyncOpen re-syncs every open document that changed on disk since it
 // was sent (by another tool, or the user), so no answer is computed on
 // stale text.
-func (s *server) resyncOpen(ctx context.Context) error {
-	s.mu.Lock()
-	docs := make([]*openDoc, 0, len(s.docs))
-	for _, d := range s.docs {
-		docs = append(docs, d)
+func (d *documents) resyncOpen(ctx context.Context) error {
+	d.mu.Lock()
+	docs := make([]*openDoc, 0, len(d.open))
+	for _, doc := range d.open {
+		docs = append(docs, doc)
 	}
-	s.mu.Unlock()
-	for _, d := range docs {
-		info, err := s.guard.Stat(d.path)
-		if err == nil && info.ModTime().Equal(d.modTime) && info.Size() == d.size {
+	d.mu.Unlock()
+	for _, doc := range docs {
+		info, err := d.guard.Stat(doc.path)
+		if err == nil && info.ModTime().Equal(doc.modTime) && info.Size() == doc.size {
 			continue
 		}
-		if _, _, err := s.syncFile(ctx, d.path, d.languageID); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if _, _, err := d.syncFile(ctx, doc.path, doc.languageID); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
 	}
@@ -132,11 +170,11 @@ func (s *server) resyncOpen(ctx context.Context) error {
 
 // notifyWatched tells the server about files changed on disk that it may
 // not have open (after a rename touched them).
-func (s *server) notifyWatched(ctx context.Context, events []protocol.FileEvent) error {
+func (d *documents) notifyWatched(ctx context.Context, events []protocol.FileEvent) error {
 	if len(events) == 0 {
 		return nil
 	}
-	return s.notify(ctx, "workspace/didChangeWatchedFiles", protocol.DidChangeWatchedFilesParams{Changes: events})
+	return d.send(ctx, "workspace/didChangeWatchedFiles", protocol.DidChangeWatchedFilesParams{Changes: events})
 }
 
 // diagnosticsFor returns the server's diagnostics for doc's version: pulled
@@ -159,13 +197,13 @@ func (s *server) diagnosticsForSince(ctx context.Context, doc *openDoc, start ti
 // (a file the server re-checks because another changed may be published
 // more than once under load).
 func (s *server) diagnosticsAwait(ctx context.Context, doc *openDoc, start time.Time, once bool) ([]protocol.Diagnostic, error) {
-	s.mu.Lock()
-	if doc.known != nil && doc.knownAt == s.changes {
+	s.docs.mu.Lock()
+	if doc.known != nil && doc.knownAt == s.docs.changes {
 		items := doc.known
-		s.mu.Unlock()
+		s.docs.mu.Unlock()
 		return items, nil
 	}
-	s.mu.Unlock()
+	s.docs.mu.Unlock()
 	if s.spec.pull != nil {
 		items, err := s.spec.pull(ctx, s, doc)
 		var se *ServerError
@@ -203,10 +241,14 @@ func (s *server) diagnosticsAwait(ctx context.Context, doc *openDoc, start time.
 	}()
 	var graceC <-chan time.Time
 	for {
+		// The signal is read before what it signals: a publish after
+		// this closes ch.
 		s.mu.Lock()
-		st := s.diags[doc.uri]
 		ch := s.changed
 		pull := s.pull
+		s.mu.Unlock()
+		s.docs.mu.Lock()
+		st := s.docs.diags[doc.uri]
 		// same: the last publish is for an earlier version sent with this
 		// very text. clangd, given back the text of a version it built
 		// (a preview's, then written), takes the inputs for unchanged
@@ -216,13 +258,13 @@ func (s *server) diagnosticsAwait(ctx context.Context, doc *openDoc, start time.
 		got, same := false, false
 		if st != nil {
 			if st.version != nil {
-				same = *st.version < doc.version && s.sameText(doc, *st.version)
+				same = *st.version < doc.version && s.docs.sameText(doc, *st.version)
 				got = *st.version >= doc.version || same && st.seq > doc.syncSeq
 			} else {
 				got = st.seq > doc.syncSeq
 			}
 		}
-		s.mu.Unlock()
+		s.docs.mu.Unlock()
 		if pull {
 			// Pull diagnostics were registered while waiting.
 			return s.diagnosticsAwait(ctx, doc, start, once)
@@ -251,10 +293,10 @@ func (s *server) diagnosticsAwait(ctx context.Context, doc *openDoc, start time.
 		case <-ch:
 		case <-settleC:
 		case <-graceC:
-			s.mu.Lock()
-			st := s.diags[doc.uri]
-			ok := st != nil && st.version != nil && (*st.version >= doc.version || s.sameText(doc, *st.version))
-			s.mu.Unlock()
+			s.docs.mu.Lock()
+			st := s.docs.diags[doc.uri]
+			ok := st != nil && st.version != nil && (*st.version >= doc.version || s.docs.sameText(doc, *st.version))
+			s.docs.mu.Unlock()
 			if ok {
 				return st.items, nil
 			}
@@ -281,14 +323,14 @@ func (s *server) diagnosticsAwait(ctx context.Context, doc *openDoc, start time.
 const sentVersions = 4
 
 // setDocLocked makes doc the server's copy of its file and keeps its
-// text by version. s.mu is held.
-func (s *server) setDocLocked(doc *openDoc) {
-	s.docs[doc.path] = doc
-	h := append(s.sent[doc.path], sentText{doc.version, doc.text, s.changes})
+// text by version. d.mu is held.
+func (d *documents) setDocLocked(doc *openDoc) {
+	d.open[doc.path] = doc
+	h := append(d.sent[doc.path], sentText{doc.version, doc.text, d.changes})
 	if len(h) > sentVersions {
 		h = h[len(h)-sentVersions:]
 	}
-	s.sent[doc.path] = h
+	d.sent[doc.path] = h
 }
 
 // sameText reports whether version of doc's file was sent with doc's
@@ -296,11 +338,11 @@ func (s *server) setDocLocked(doc *openDoc) {
 // doc with a result it kept for that version (clangd reuses the syntax
 // tree it built for a preview's version when the file is written with
 // that text) is speaking of the same inputs. A file sent again unchanged
-// while another file changed (CheckOthers) is not. s.mu is held.
-func (s *server) sameText(doc *openDoc, version int) bool {
+// while another file changed (CheckOthers) is not. d.mu is held.
+func (d *documents) sameText(doc *openDoc, version int) bool {
 	var old, cur *sentText
-	for i := range s.sent[doc.path] {
-		switch v := &s.sent[doc.path][i]; v.version {
+	for i := range d.sent[doc.path] {
+		switch v := &d.sent[doc.path][i]; v.version {
 		case version:
 			old = v
 		case doc.version:
@@ -312,10 +354,10 @@ func (s *server) sameText(doc *openDoc, version int) bool {
 }
 
 // storedDiagnostics returns the last diagnostics the server gave for uri.
-func (s *server) storedDiagnostics(uri string) []protocol.Diagnostic {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if st := s.diags[uri]; st != nil {
+func (d *documents) storedDiagnostics(uri string) []protocol.Diagnostic {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if st := d.diags[uri]; st != nil {
 		return st.items
 	}
 	return nil

@@ -214,7 +214,7 @@ func (s *Supervisor) PlanAction(ctx context.Context, id string) (*FixPlan, error
 		stale.Err = err
 		return nil, stale
 	}
-	srv, _, err := s.syncSettled(ctx, a.path)
+	srv, _, err := s.fleet.syncSettled(ctx, a.path)
 	if err != nil {
 		return nil, err
 	}
@@ -223,7 +223,7 @@ func (s *Supervisor) PlanAction(ctx context.Context, id string) (*FixPlan, error
 		return nil, fmt.Errorf("%s was listed by a %s that has since been restarted, and its edit belongs to that one; nothing was applied: list the actions again with lsp code_actions", a.id, srv.spec.ID)
 	}
 	p := &FixPlan{Result: FixResult{ID: a.id, Title: s.RelText(a.action.Title), File: a.rel, Server: srv.spec.ID}, srv: srv, path: a.path}
-	if err := s.planAction(ctx, srv, a.action, p); err != nil {
+	if err := p.action(ctx, &s.checkout, a.action); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -250,7 +250,7 @@ func (s *Supervisor) PlanFix(ctx context.Context, file pathguard.Path, kind stri
 	if from > 0 && kind != FixFormat {
 		return nil, fmt.Errorf("%w: a line range is for format only; %s works on the whole file", ErrBadArgument, kind)
 	}
-	srv, path, doc, err := s.settledFile(ctx, file)
+	srv, path, doc, err := s.fleet.settledFile(ctx, file)
 	if err != nil {
 		return nil, err
 	}
@@ -259,7 +259,7 @@ func (s *Supervisor) PlanFix(ctx context.Context, file pathguard.Path, kind stri
 	p := &FixPlan{Result: FixResult{Kind: kind, File: rel, Server: srv.spec.ID}, srv: srv, path: path}
 	d := protocol.NewDocument(doc.text)
 	if kind == FixFormat {
-		return p, s.planFormat(ctx, srv, doc, d, from, to, p)
+		return p, p.format(ctx, &s.checkout, doc, d, from, to)
 	}
 	want := fixKinds[kind]
 	if cmd := srv.spec.FixCommands[kind]; cmd != "" {
@@ -274,7 +274,7 @@ func (s *Supervisor) PlanFix(ctx context.Context, file pathguard.Path, kind stri
 		// A fix-all fixes the diagnostics it is given: have the current ones.
 		items, derr := srv.diagnosticsFor(ctx, doc)
 		if derr != nil {
-			items = srv.storedDiagnostics(doc.uri)
+			items = srv.docs.storedDiagnostics(doc.uri)
 		}
 		params.Context.Diagnostics = items
 	}
@@ -290,7 +290,7 @@ func (s *Supervisor) PlanFix(ctx context.Context, file pathguard.Path, kind stri
 	for _, a := range actions {
 		if a.Disabled == nil && (a.Kind == want || strings.HasPrefix(a.Kind, want+".")) {
 			p.Result.Title = s.RelText(a.Title)
-			err := s.planAction(ctx, srv, a, p)
+			err := p.action(ctx, &s.checkout, a)
 			if errors.Is(err, errEmptyAction) {
 				// Offered with nothing in it: nothing to change, as when
 				// it is not offered at all.
@@ -337,9 +337,10 @@ func wholeRange(d *protocol.Document, enc string) protocol.Range {
 	return protocol.Range{End: protocol.Position{Line: last, Character: protocol.EncodedColumn(d.Line(last), len(d.Line(last)), enc)}}
 }
 
-// planFormat asks for the file's (or lines from..to's) formatting edits
-// and plans them.
-func (s *Supervisor) planFormat(ctx context.Context, srv *server, doc *openDoc, d *protocol.Document, from, to int, p *FixPlan) error {
+// format asks p's server for the file's (or lines from..to's)
+// formatting edits and plans them into p.
+func (p *FixPlan) format(ctx context.Context, co *checkout, doc *openDoc, d *protocol.Document, from, to int) error {
+	srv := p.srv
 	srv.mu.Lock()
 	whole, ranged := srv.formatting, srv.rangeFormatting
 	srv.mu.Unlock()
@@ -375,7 +376,7 @@ func (s *Supervisor) planFormat(ctx context.Context, srv *server, doc *openDoc, 
 		p.unchanged()
 		return nil
 	}
-	return s.planOwnEdit(srv, &protocol.WorkspaceEdit{Changes: map[string][]protocol.TextEdit{doc.uri: edits}}, p)
+	return p.ownEdit(co, &protocol.WorkspaceEdit{Changes: map[string][]protocol.TextEdit{doc.uri: edits}})
 }
 
 // formatNote says what a server without formatting needs, "" when nothing
@@ -407,12 +408,13 @@ func formattingOptions(text string) map[string]any {
 	return map[string]any{"tabSize": size, "insertSpaces": !tab, "trimTrailingWhitespace": false, "insertFinalNewline": false}
 }
 
-// planAction works out one code action into p: resolved first when it
-// carries neither edit nor command, then its edit planned, its command
-// noted for CommitFix.
-func (s *Supervisor) planAction(ctx context.Context, srv *server, a protocol.CodeActionOrCommand, p *FixPlan) error {
+// action works out one code action of p's server into p: resolved first
+// when it carries neither edit nor command, then its edit planned, its
+// command noted for CommitFix.
+func (p *FixPlan) action(ctx context.Context, co *checkout, a protocol.CodeActionOrCommand) error {
+	srv := p.srv
 	if a.Disabled != nil {
-		return fmt.Errorf("%w: %q is disabled: %s", ErrNoSuchFix, a.Title, s.RelText(a.Disabled.Reason))
+		return fmt.Errorf("%w: %q is disabled: %s", ErrNoSuchFix, a.Title, co.RelText(a.Disabled.Reason))
 	}
 	name, args := commandOf(a)
 	if a.Edit == nil && name == "" && len(a.Data) > 0 {
@@ -433,7 +435,7 @@ func (s *Supervisor) planAction(ctx context.Context, srv *server, a protocol.Cod
 	}
 	p.Result.Files, p.Changes = []FileEdit{}, []FileChange{}
 	if a.Edit != nil {
-		if err := s.planOwnEdit(srv, a.Edit, p); err != nil {
+		if err := p.ownEdit(co, a.Edit); err != nil {
 			return err
 		}
 	}
@@ -445,10 +447,10 @@ func (s *Supervisor) planAction(ctx context.Context, srv *server, a protocol.Cod
 	return nil
 }
 
-// planOwnEdit plans the fix's own WorkspaceEdit into p; an edit that
-// changes no byte leaves p with nothing to write.
-func (s *Supervisor) planOwnEdit(srv *server, we *protocol.WorkspaceEdit, p *FixPlan) error {
-	plan, err := s.planEdit(we, srv)
+// ownEdit plans the fix's own WorkspaceEdit into p; an edit that changes
+// no byte leaves p with nothing to write.
+func (p *FixPlan) ownEdit(co *checkout, we *protocol.WorkspaceEdit) error {
+	plan, err := co.planEdit(we, p.srv)
 	if err != nil {
 		return fmt.Errorf("not applied, no file changed: %w", err)
 	}
@@ -459,20 +461,20 @@ func (s *Supervisor) planOwnEdit(srv *server, we *protocol.WorkspaceEdit, p *Fix
 		return nil
 	}
 	p.plan = plan
-	p.Changes = s.planChanges(plan)
-	p.Result.Files, p.Result.Edits = s.planFiles(plan)
+	p.Changes = co.planChanges(plan)
+	p.Result.Files, p.Result.Edits = co.planFiles(plan)
 	return nil
 }
 
 // planChanges lists what a plan changes with each file's text before and
 // after, sorted by path (a moved file under its new path).
-func (s *Supervisor) planChanges(plan *wsedit.Plan) []FileChange {
-	edits, _ := s.planFiles(plan)
+func (co *checkout) planChanges(plan *wsedit.Plan) []FileChange {
+	edits, _ := co.planFiles(plan)
 	out := make([]FileChange, 0, len(edits))
 	for _, fe := range edits {
 		var f *wsedit.File
 		for _, path := range plan.Order {
-			if s.rel(path) == fe.Path {
+			if co.rel(path) == fe.Path {
 				f = plan.Files[path]
 			}
 		}
@@ -508,7 +510,7 @@ func (s *Supervisor) CommitFix(ctx context.Context, p *FixPlan, force bool, conf
 		res.Unchanged = true
 		return &res, nil
 	}
-	srv, _, _, err := s.sync(ctx, p.path)
+	srv, _, _, err := s.fleet.sync(ctx, p.path)
 	if err != nil {
 		return nil, err
 	}
@@ -521,7 +523,7 @@ func (s *Supervisor) CommitFix(ctx context.Context, p *FixPlan, force bool, conf
 		if err := s.commitFix(ctx, p.plan, force, &res); err != nil {
 			return nil, err
 		}
-		s.resyncFix(ctx, srv, p.plan, &res)
+		resyncFix(ctx, srv, p.plan, &res)
 	}
 	if p.Command != "" {
 		res.Command = p.Command
@@ -579,17 +581,17 @@ func commandOf(a protocol.CodeActionOrCommand) (string, json.RawMessage) {
 
 // commitFix writes a plan and records what changed in res; a plan that
 // changes no byte writes nothing.
-func (s *Supervisor) commitFix(ctx context.Context, plan *wsedit.Plan, force bool, res *FixResult) error {
+func (co *checkout) commitFix(ctx context.Context, plan *wsedit.Plan, force bool, res *FixResult) error {
 	res.Notes = append(res.Notes, plan.Notes...)
 	if !plan.Changes() {
 		return nil
 	}
-	notes, err := wsedit.Commit(ctx, editCheckout{s}, plan, force)
+	notes, err := wsedit.Commit(ctx, editCheckout{co}, plan, force)
 	if err != nil {
 		return fmt.Errorf("not applied: %w", err)
 	}
 	res.Notes = append(res.Notes, notes...)
-	files, edits := s.planFiles(plan)
+	files, edits := co.planFiles(plan)
 	res.Files = mergeFileEdits(res.Files, files)
 	res.Edits += edits
 	return nil
@@ -597,8 +599,8 @@ func (s *Supervisor) commitFix(ctx context.Context, plan *wsedit.Plan, force boo
 
 // resyncFix tells the server about what a plan wrote; one that could not
 // take it is a note: the files are written.
-func (s *Supervisor) resyncFix(ctx context.Context, srv *server, plan *wsedit.Plan, res *FixResult) {
-	if err := s.resyncAfterEdit(ctx, srv, plan); err != nil {
+func resyncFix(ctx context.Context, srv *server, plan *wsedit.Plan, res *FixResult) {
+	if err := resyncAfterEdit(ctx, srv, plan); err != nil {
 		res.Notes = append(res.Notes, fmt.Sprintf("re-syncing %s after the write failed (use lsp reload): %v", srv.spec.ID, err))
 	}
 }
@@ -717,7 +719,7 @@ func (s *Supervisor) runCommand(ctx context.Context, srv *server, name string, a
 	mu.Lock()
 	defer mu.Unlock()
 	for _, p := range plans {
-		s.resyncFix(ctx, srv, p, res)
+		resyncFix(ctx, srv, p, res)
 	}
 	switch {
 	case applyErr != nil:

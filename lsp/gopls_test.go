@@ -24,7 +24,7 @@ func TestGopls(t *testing.T) {
 		if row.State != StateAvailable || strings.Join(row.MarkerDirs, ",") != "." || row.Binary == "" || len(row.Running) != 0 {
 			t.Errorf("status: want gopls available for ., not started; got %+v", row)
 		}
-		if len(s.sup.running()) != 0 {
+		if len(s.sup.fleet.running()) != 0 {
 			t.Fatal("a server is running before any call")
 		}
 	})
@@ -210,9 +210,9 @@ func TestGopls(t *testing.T) {
 	})
 
 	t.Run("reload restarts the server", func(t *testing.T) {
-		before := s.sup.running()
+		before := s.sup.fleet.running()
 		res := must(s.sup.Reload(s.ctx, loc(s.t, s.sup, main)))(t)
-		after := s.sup.running()
+		after := s.sup.fleet.running()
 		if len(before) != 1 || len(after) != 1 || before[0].pid() == after[0].pid() {
 			t.Fatalf("reload: want a new process, before %v after %v", before, after)
 		}

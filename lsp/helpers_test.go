@@ -211,7 +211,7 @@ func expectErr(t testing.TB, what string, err, target error, wants ...string) {
 // runningGroups returns the process groups of the supervisor's servers.
 func runningGroups(sup *Supervisor) []int {
 	var out []int
-	for _, srv := range sup.running() {
+	for _, srv := range sup.fleet.running() {
 		out = append(out, srv.pid())
 	}
 	return out

@@ -54,7 +54,7 @@ func TestMovedFileKeepsModeAndOwner(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	notes, err := wsedit.Commit(context.Background(), editCheckout{sup}, plan, false)
+	notes, err := wsedit.Commit(context.Background(), editCheckout{&sup.checkout}, plan, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,20 +34,20 @@ type request struct {
 // server starts, so bad input fails fast), then syncs the file to its
 // server and converts the column to the server's position encoding. The
 // caller must call r.srv.release() when done.
-func (s *Supervisor) at(ctx context.Context, file pathguard.Path, p protocol.Place) (*request, error) {
-	path, err := s.checkFile(file)
+func (fl *fleet) at(ctx context.Context, file pathguard.Path, p protocol.Place) (*request, error) {
+	path, err := fl.checkFile(file)
 	if err != nil {
 		return nil, err
 	}
-	rel := s.rel(path)
-	text, _, err := readText(s.guard, path)
+	rel := fl.co.rel(path)
+	text, _, err := readText(fl.co.guard, path)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrBadFile, err)
 	}
 	if _, _, _, err := protocol.FindSymbol(protocol.NewDocument(text), rel, p); err != nil {
 		return nil, err
 	}
-	srv, doc, err := s.syncSettled(ctx, path)
+	srv, doc, err := fl.syncSettled(ctx, path)
 	if err != nil {
 		return nil, err
 	}
@@ -73,21 +73,21 @@ func (s *Supervisor) at(ctx context.Context, file pathguard.Path, p protocol.Pla
 // sync finds or starts the server for path, re-syncs the files it has open
 // that changed on disk, and syncs path itself, reporting whether its text
 // changed. The caller must call srv.release() when done.
-func (s *Supervisor) sync(ctx context.Context, path string) (*server, *openDoc, bool, error) {
-	s.noteDir(path)
-	c, err := s.choose(path)
+func (fl *fleet) sync(ctx context.Context, path string) (*server, *openDoc, bool, error) {
+	fl.co.noteDir(path)
+	c, err := fl.la.choose(path)
 	if err != nil {
 		return nil, nil, false, err
 	}
-	srv, err := s.serverFor(ctx, c)
+	srv, err := fl.serverFor(ctx, c)
 	if err != nil {
 		return nil, nil, false, err
 	}
-	if err := srv.resyncOpen(ctx); err != nil {
+	if err := srv.docs.resyncOpen(ctx); err != nil {
 		srv.release()
 		return nil, nil, false, err
 	}
-	doc, changed, err := srv.syncFile(ctx, path, c.languageID)
+	doc, changed, err := srv.docs.syncFile(ctx, path, c.languageID)
 	if err != nil {
 		srv.release()
 		return nil, nil, false, err
@@ -98,8 +98,8 @@ func (s *Supervisor) sync(ctx context.Context, path string) (*server, *openDoc, 
 // syncSettled is sync, then settle: the server has loaded path and its
 // project, and ended the indexing that follows, before a query about it.
 // The caller must call srv.release() when done.
-func (s *Supervisor) syncSettled(ctx context.Context, path string) (*server, *openDoc, error) {
-	srv, doc, changed, err := s.sync(ctx, path)
+func (fl *fleet) syncSettled(ctx context.Context, path string) (*server, *openDoc, error) {
+	srv, doc, changed, err := fl.sync(ctx, path)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -110,11 +110,11 @@ func (s *Supervisor) syncSettled(ctx context.Context, path string) (*server, *op
 // settledFile checks a file argument and is syncSettled on it, for a
 // request about a whole file. The caller must call srv.release() when
 // done.
-func (s *Supervisor) settledFile(ctx context.Context, file pathguard.Path) (srv *server, path string, doc *openDoc, err error) {
-	if path, err = s.checkFile(file); err != nil {
+func (fl *fleet) settledFile(ctx context.Context, file pathguard.Path) (srv *server, path string, doc *openDoc, err error) {
+	if path, err = fl.checkFile(file); err != nil {
 		return nil, "", nil, err
 	}
-	if srv, doc, err = s.syncSettled(ctx, path); err != nil {
+	if srv, doc, err = fl.syncSettled(ctx, path); err != nil {
 		return nil, "", nil, err
 	}
 	return srv, path, doc, nil
@@ -164,7 +164,7 @@ func (s *Supervisor) References(ctx context.Context, file pathguard.Path, p prot
 
 // locations serves the definition-like requests and references.
 func (s *Supervisor) locations(ctx context.Context, method, op string, file pathguard.Path, p protocol.Place) (*Locations, error) {
-	r, err := s.at(ctx, file, p)
+	r, err := s.fleet.at(ctx, file, p)
 	if err != nil {
 		return nil, err
 	}
@@ -231,13 +231,13 @@ func sortLocations(locs []protocol.Location) {
 // quoter turns server locations into Locations with the source line
 // quoted, reading each file once (the server's open copy when there is one).
 type quoter struct {
-	s     *Supervisor
+	co    *checkout
 	srv   *server
 	cache map[string]*protocol.Document
 }
 
-func (s *Supervisor) newQuoter(srv *server) *quoter {
-	return &quoter{s: s, srv: srv, cache: map[string]*protocol.Document{}}
+func (co *checkout) newQuoter(srv *server) *quoter {
+	return &quoter{co: co, srv: srv, cache: map[string]*protocol.Document{}}
 }
 
 func (q *quoter) document(path string) *protocol.Document {
@@ -245,12 +245,9 @@ func (q *quoter) document(path string) *protocol.Document {
 		return d
 	}
 	var d *protocol.Document
-	q.srv.mu.Lock()
-	od := q.srv.docs[path]
-	q.srv.mu.Unlock()
-	if od != nil {
+	if od := q.srv.docs.doc(path); od != nil {
 		d = protocol.NewDocument(od.text)
-	} else if text, _, err := readText(q.s.guard, path); err == nil {
+	} else if text, _, err := readText(q.co.guard, path); err == nil {
 		d = protocol.NewDocument(text)
 	}
 	q.cache[path] = d
@@ -264,9 +261,9 @@ func (q *quoter) location(l protocol.Location) Location {
 		out.Path = l.URI
 		return out
 	}
-	path = q.s.canonical(path)
-	out.Path = q.s.rel(path)
-	if _, err := q.s.confine(path); err != nil {
+	path = q.co.canonical(path)
+	out.Path = q.co.rel(path)
+	if _, err := q.co.confine(path); err != nil {
 		// Shown, never read: a file outside the root (a dependency, the
 		// standard library, or a link out of the checkout) is not quoted.
 		out.Column, out.Outside = l.Range.Start.Character+1, true
@@ -285,7 +282,7 @@ func (q *quoter) location(l protocol.Location) Location {
 // Hover returns the server's signature and documentation for the symbol;
 // Contents is "" when it has none.
 func (s *Supervisor) Hover(ctx context.Context, file pathguard.Path, p protocol.Place) (*Hover, error) {
-	r, err := s.at(ctx, file, p)
+	r, err := s.fleet.at(ctx, file, p)
 	if err != nil {
 		return nil, err
 	}
@@ -316,7 +313,7 @@ func (s *Supervisor) Hover(ctx context.Context, file pathguard.Path, p protocol.
 // replace names, a relative import out of the checkout, a link — it is not
 // quoted, as a definition there is not (N4). The server is asked where the
 // symbol is defined; a definition it cannot give is no reason to withhold.
-func (s *Supervisor) hoverOutside(ctx context.Context, r *request) string {
+func (co *checkout) hoverOutside(ctx context.Context, r *request) string {
 	var raw json.RawMessage
 	if err := r.srv.call(ctx, "textDocument/definition", r.params(), &raw); err != nil {
 		return fmt.Sprintf("its text is not quoted, because where %s is defined could not be checked (%v)", r.symbol, err)
@@ -324,7 +321,7 @@ func (s *Supervisor) hoverOutside(ctx context.Context, r *request) string {
 	locs := decodeLocations(raw)
 	sortLocations(locs)
 	for _, l := range locs {
-		if where, outside := s.outsideRoot(l.URI); outside && !s.inLibrary(l.URI) {
+		if where, outside := co.outsideRoot(l.URI); outside && !inLibrary(l.URI) {
 			return fmt.Sprintf("%s is defined outside the root (%s:%d), so its text is not quoted", r.symbol, where, l.Range.Start.Line+1)
 		}
 	}
@@ -334,21 +331,21 @@ func (s *Supervisor) hoverOutside(ctx context.Context, r *request) string {
 // outsideRoot reports whether uri names something the root does not hold
 // (a file outside it, through links too, or not a file at all), and how
 // to name it.
-func (s *Supervisor) outsideRoot(uri string) (string, bool) {
+func (co *checkout) outsideRoot(uri string) (string, bool) {
 	path, ok := uriPath(uri)
 	if !ok {
 		return uri, true
 	}
-	path = s.canonical(path)
-	if _, err := s.confine(path); err != nil || !s.inRoot(path) {
-		return s.rel(path), true
+	path = co.canonical(path)
+	if _, err := co.confine(path); err != nil || !co.inRoot(path) {
+		return co.rel(path), true
 	}
-	return s.rel(path), false
+	return co.rel(path), false
 }
 
 // inLibrary reports whether uri names a file of installed library code
 // (library.go), links resolved.
-func (s *Supervisor) inLibrary(uri string) bool {
+func inLibrary(uri string) bool {
 	path, ok := uriPath(uri)
 	if !ok {
 		return false
@@ -409,7 +406,7 @@ func (s *Supervisor) Symbols(ctx context.Context, query string, file pathguard.P
 }
 
 func (s *Supervisor) documentSymbols(ctx context.Context, query string, file pathguard.Path) (*Symbols, error) {
-	srv, path, doc, err := s.settledFile(ctx, file)
+	srv, path, doc, err := s.fleet.settledFile(ctx, file)
 	if err != nil {
 		return nil, err
 	}
@@ -445,24 +442,24 @@ func (s *Supervisor) documentSymbols(ctx context.Context, query string, file pat
 // workspaceSymbols asks every running server, or, when none runs, every
 // server whose marker and binary are present in the checkout.
 func (s *Supervisor) workspaceSymbols(ctx context.Context, query string) (*Symbols, error) {
-	srvs := s.running()
+	srvs := s.fleet.running()
 	if len(srvs) == 0 {
-		markers := s.scanMarkers(ctx)
+		markers := s.scanMarkers(ctx, s.cfg.Servers)
 		var reasons []string
 		for i := range s.cfg.Servers {
 			spec := &s.cfg.Servers[i]
 			for _, dir := range markers[spec.ID] {
 				root := filepath.Join(s.root, filepath.FromSlash(dir))
-				bin, err := s.program(spec.Command[0], spec.LocalBinDirs, root)
+				bin, err := s.tools.program(spec.Command[0], spec.LocalBinDirs, root)
 				if err != nil {
 					reasons = append(reasons, fmt.Sprintf("%s (%s) is not installed: %s", spec.ID, dir, spec.Install))
 					continue
 				}
-				if err := s.probe(spec, bin, root); err != nil {
+				if err := s.tools.probe(spec, bin, root); err != nil {
 					reasons = append(reasons, fmt.Sprintf("%s (%s) is installed (%s) but does not run: %v; install it: %s", spec.ID, dir, bin, err, spec.Install))
 					continue
 				}
-				if srv, err := s.serverFor(ctx, &choice{spec: spec, root: root, bin: bin}); err == nil {
+				if srv, err := s.fleet.serverFor(ctx, &choice{spec: spec, root: root, bin: bin}); err == nil {
 					srv.release() // only a call below keeps it busy
 					srvs = append(srvs, srv)
 				} else {
@@ -528,7 +525,7 @@ func (s *Supervisor) workspaceSymbols(ctx context.Context, query string) (*Symbo
 // applies nothing; each enabled action gets an id that ApplyAction takes
 // for the rest of the run.
 func (s *Supervisor) CodeActions(ctx context.Context, file pathguard.Path, p protocol.Place) (*CodeActions, error) {
-	r, err := s.at(ctx, file, p)
+	r, err := s.fleet.at(ctx, file, p)
 	if err != nil {
 		return nil, err
 	}
@@ -536,7 +533,7 @@ func (s *Supervisor) CodeActions(ctx context.Context, file pathguard.Path, p pro
 	// Quick fixes hang off the line's diagnostics: have the current ones.
 	items, derr := r.srv.diagnosticsFor(ctx, r.doc)
 	if derr != nil {
-		items = r.srv.storedDiagnostics(r.doc.uri)
+		items = r.srv.docs.storedDiagnostics(r.doc.uri)
 	}
 	var onLine []protocol.Diagnostic
 	for _, d := range items {
@@ -585,10 +582,10 @@ func (s *Supervisor) CodeActions(ctx context.Context, file pathguard.Path, p pro
 }
 
 // outsideFiles lists the files of a WorkspaceEdit outside the root.
-func (s *Supervisor) outsideFiles(we *protocol.WorkspaceEdit) []string {
+func (co *checkout) outsideFiles(we *protocol.WorkspaceEdit) []string {
 	var out []string
 	for _, uri := range editURIs(we) {
-		if where, outside := s.outsideRoot(uri); outside && !slices.Contains(out, where) {
+		if where, outside := co.outsideRoot(uri); outside && !slices.Contains(out, where) {
 			out = append(out, where)
 		}
 	}

@@ -54,7 +54,7 @@ func (s *Supervisor) CheckOthers(ctx context.Context, file pathguard.Path, befor
 		return out, fmt.Errorf("%w: %v", ErrBadFile, err)
 	}
 	path := filepath.Clean(abs)
-	c, err := s.choose(path)
+	c, err := s.tools.choose(path)
 	if err != nil {
 		return out, nil // no server checks the written file: nothing to compare
 	}
@@ -77,12 +77,12 @@ func (s *Supervisor) CheckOthers(ctx context.Context, file pathguard.Path, befor
 			continue
 		}
 		seen[a] = true
-		if oc, err := s.choose(a); err != nil || oc.spec.ID != c.spec.ID || oc.root != c.root {
+		if oc, err := s.tools.choose(a); err != nil || oc.spec.ID != c.spec.ID || oc.root != c.root {
 			continue
 		}
 		oth = append(oth, &other{path: a, v: diag.Verdict{File: s.rel(a), Server: c.spec.ID, New: []diag.Finding{}, Fixed: []diag.Finding{}}})
 	}
-	srv, err := s.serverFor(ctx, c)
+	srv, err := s.fleet.serverFor(ctx, c)
 	if err != nil {
 		return out, nil // the written file's verdict says why
 	}
@@ -93,18 +93,18 @@ func (s *Supervisor) CheckOthers(ctx context.Context, file pathguard.Path, befor
 		return out, nil
 	}
 	defer srv.unholdAlone()
-	srv.syncMu.Lock()
-	defer srv.syncMu.Unlock()
+	srv.docs.syncMu.Lock()
+	defer srv.docs.syncMu.Unlock()
 	send, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.RequestTimeout)
 	defer cancel()
 
 	start := time.Now()
-	base, _, err := srv.syncFileLocked(send, path, c.languageID)
+	base, _, err := srv.docs.syncFileLocked(send, path, c.languageID)
 	if err != nil || base == nil {
 		return out, nil
 	}
 	for _, o := range oth {
-		if o.base, _, err = srv.syncFileLocked(send, o.path, c.languageID); err != nil {
+		if o.base, _, err = srv.docs.syncFileLocked(send, o.path, c.languageID); err != nil {
 			o.v.State, o.v.Why = diag.ServerFailed, s.RelText(err.Error())
 		}
 	}
@@ -117,12 +117,12 @@ func (s *Supervisor) CheckOthers(ctx context.Context, file pathguard.Path, befor
 		}
 		restore, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.RequestTimeout)
 		defer cancel()
-		srv.restoreLocked(restore, path, base)
+		srv.docs.restoreLocked(restore, path, base)
 		for _, o := range oth {
-			srv.restoreLocked(restore, o.path, o.base)
+			srv.docs.restoreLocked(restore, o.path, o.base)
 		}
 	}()
-	if _, err := srv.sendUnsaved(send, path, c.languageID, string(before)); err != nil {
+	if _, err := srv.docs.sendUnsaved(send, path, c.languageID, string(before)); err != nil {
 		return out, nil
 	}
 	// await sends each other's text again (a version the server must
@@ -161,36 +161,34 @@ func (s *Supervisor) CheckOthers(ctx context.Context, file pathguard.Path, befor
 	}
 	err = await(func(o *other) *[]protocol.Diagnostic { return &o.before },
 		func(o *other) (*openDoc, error) {
-			return srv.sendUnsaved(send, o.path, c.languageID, o.base.text)
+			return srv.docs.sendUnsaved(send, o.path, c.languageID, o.base.text)
 		})
 	if err != nil {
 		return out, err
 	}
 	// What the server publishes on its own from here on follows the
 	// written file's return to its new text.
-	srv.mu.Lock()
-	mark := srv.diagSeq
+	srv.docs.mu.Lock()
+	mark := srv.docs.diagSeq
 	stored := map[string][]protocol.Diagnostic{}
-	for uri, st := range srv.diags {
+	for uri, st := range srv.docs.diags {
 		stored[uri] = st.items
 	}
-	srv.mu.Unlock()
+	srv.docs.mu.Unlock()
 	restored = true
-	if err := srv.restoreLocked(send, path, base); err != nil {
+	if err := srv.docs.restoreLocked(send, path, base); err != nil {
 		return out, nil
 	}
 	err = await(func(o *other) *[]protocol.Diagnostic { o.got = true; return &o.after_ },
 		func(o *other) (*openDoc, error) {
-			if err := srv.restoreLocked(send, o.path, o.base); err != nil {
+			if err := srv.docs.restoreLocked(send, o.path, o.base); err != nil {
 				return nil, err
 			}
-			srv.mu.Lock()
-			defer srv.mu.Unlock()
-			return srv.docs[o.path], nil
+			return srv.docs.doc(o.path), nil
 		})
 	// Anything still unsaved (an error or ctx's end above) goes back.
 	for _, o := range oth {
-		srv.restoreLocked(send, o.path, o.base)
+		srv.docs.restoreLocked(send, o.path, o.base)
 	}
 	if err != nil {
 		return out, err
@@ -211,18 +209,18 @@ func (s *Supervisor) CheckOthers(ctx context.Context, file pathguard.Path, befor
 	// Files the server published by itself, not asked for: what each
 	// newly has (what it lost may be its own earlier publish catching up,
 	// so nothing is said to be fixed).
-	srv.mu.Lock()
+	srv.docs.mu.Lock()
 	var extra []string
-	for uri, st := range srv.diags {
+	for uri, st := range srv.docs.diags {
 		if st.seq > mark {
 			extra = append(extra, uri)
 		}
 	}
 	items := map[string][]protocol.Diagnostic{}
 	for _, uri := range extra {
-		items[uri] = srv.diags[uri].items
+		items[uri] = srv.docs.diags[uri].items
 	}
-	srv.mu.Unlock()
+	srv.docs.mu.Unlock()
 	slices.Sort(extra)
 	for _, uri := range extra {
 		p, ok := uriPath(uri)

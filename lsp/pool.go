@@ -321,19 +321,19 @@ func (p *Pool) reap(e *serverEntry, idle time.Duration) {
 // launchDigest is what, beside the row's id and the roots, makes two
 // starts the same: the row's data and hooks, the program and environment,
 // the trust and the time limits the server's calls run with.
-func (s *Supervisor) launchDigest(c *choice) string {
+func (la *launcher) launchDigest(c *choice) string {
 	spec := c.spec
 	loaded := ""
 	if spec.LoadedLog != nil {
 		loaded = spec.LoadedLog.String()
 	}
 	data := map[string]any{
-		"command": spec.Command, "bin": c.bin, "env": s.envDigest(c.root), "markers": spec.RootMarkers,
+		"command": spec.Command, "bin": c.bin, "env": la.envDigest(c.root), "markers": spec.RootMarkers,
 		"at_top": spec.RootAtTop, "ext": spec.Extensions, "local": spec.LocalBinDirs, "indexes": spec.Indexes,
 		"once": spec.PublishesOnce, "loaded": loaded, "settings": spec.Settings, "fix": spec.FixCommands,
 		"hooks": fmt.Sprintf("%p %p", spec.Prepare, spec.pull),
-		"times": []time.Duration{s.cfg.IdleTimeout, s.cfg.StartTimeout, s.cfg.RequestTimeout, s.cfg.DiagnosticsWait,
-			s.cfg.DiagnosticsSettle, s.cfg.ApplyEditWait},
+		"times": []time.Duration{la.cfg.IdleTimeout, la.cfg.StartTimeout, la.cfg.RequestTimeout, la.cfg.DiagnosticsWait,
+			la.cfg.DiagnosticsSettle, la.cfg.ApplyEditWait},
 	}
 	raw, err := json.Marshal(data)
 	if err != nil {
@@ -342,7 +342,7 @@ func (s *Supervisor) launchDigest(c *choice) string {
 	init, err := json.Marshal(spec.InitializationOptions)
 	if err != nil {
 		// Options that cannot be compared are never shared.
-		init = fmt.Appendf(nil, "%p", s)
+		init = fmt.Appendf(nil, "%p", la)
 	}
 	sum := sha256.Sum256(append(raw, init...))
 	return hex.EncodeToString(sum[:])
@@ -351,11 +351,11 @@ func (s *Supervisor) launchDigest(c *choice) string {
 // poolFor is the pool a start of c goes to, and whether it is shared with
 // other runs: a run that watches its servers (Observe, Stderr, test hooks)
 // keeps them to itself.
-func (s *Supervisor) poolFor() (*Pool, bool) {
-	if s.cfg.Pool == nil || s.hooks != nil && !s.hooks.shared || s.cfg.Observe != nil || s.cfg.Stderr != nil || s.guard == nil {
-		return s.ownPool, false
+func (fl *fleet) poolFor() (*Pool, bool) {
+	if fl.cfg.Pool == nil || fl.la.hooks != nil && !fl.la.hooks.shared || fl.cfg.Observe != nil || fl.cfg.Stderr != nil || fl.co.guard == nil {
+		return fl.ownPool, false
 	}
-	return s.cfg.Pool, true
+	return fl.cfg.Pool, true
 }
 
 // viewLock keeps a preview's unsaved text from every other use of the

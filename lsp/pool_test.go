@@ -29,7 +29,7 @@ func TestPreviewHiddenFromAnotherRun(t *testing.T) {
 	sent := make(chan struct{}, 1)     // the preview's versions are in the server
 	answered := make(chan struct{}, 1) // B's hover was answered
 	previewed := make(chan *Preview, 1)
-	a.sup.hooks = &testHooks{shared: true,
+	a.sup.tools.hooks = &testHooks{shared: true,
 		beforeSend: func(_ *server, method string) {
 			if method != "textDocument/hover" || !armed.CompareAndSwap(true, false) {
 				return
@@ -61,7 +61,7 @@ func TestPreviewHiddenFromAnotherRun(t *testing.T) {
 	// Both runs use the one server before.
 	must(a.sup.Hover(a.ctx, a.at("main.go"), protocol.Place{Line: 12, Symbol: "Total"}))(t)
 	must(b.Diagnostics(a.ctx, loc(t, b, a.path("shapes/shapes.go"))))(t)
-	if got := a.sup.runningEntries(); len(got) != 1 || got[0].clients != 2 {
+	if got := a.sup.fleet.runningEntries(); len(got) != 1 || got[0].clients != 2 {
 		t.Fatalf("want one gopls held by both runs, got %+v", got)
 	}
 
@@ -89,7 +89,7 @@ func TestPreviewHiddenFromAnotherRun(t *testing.T) {
 			t.Errorf("run B's diagnostics after the preview: %s", x.Message)
 		}
 	}
-	if n := b.unsavedDocs(); n != 0 {
+	if n := b.fleet.unsavedDocs(); n != 0 {
 		t.Errorf("%d unsaved versions left behind", n)
 	}
 }
@@ -105,9 +105,9 @@ func TestSharedServerIdleReaped(t *testing.T) {
 	t.Cleanup(func() { b.Close() })
 	must(a.sup.Hover(a.ctx, a.at("main.go"), protocol.Place{Line: 12, Symbol: "Total"}))(t)
 	must(b.Hover(a.ctx, loc(t, b, a.path("main.go")), protocol.Place{Line: 12, Symbol: "Total"}))(t)
-	first := a.sup.running()
-	if len(first) != 1 || len(b.running()) != 1 || b.running()[0] != first[0] {
-		t.Fatalf("want one shared server, got %d and %d", len(first), len(b.running()))
+	first := a.sup.fleet.running()
+	if len(first) != 1 || len(b.fleet.running()) != 1 || b.fleet.running()[0] != first[0] {
+		t.Fatalf("want one shared server, got %d and %d", len(first), len(b.fleet.running()))
 	}
 	deadline := time.Now().Add(time.Minute)
 	for first[0].alive() && time.Now().Before(deadline) {
@@ -116,7 +116,7 @@ func TestSharedServerIdleReaped(t *testing.T) {
 	if first[0].alive() {
 		t.Fatal("the idle shared server was not stopped")
 	}
-	if len(a.sup.running()) != 0 || len(b.running()) != 0 {
+	if len(a.sup.fleet.running()) != 0 || len(b.fleet.running()) != 0 {
 		t.Fatal("a reaped server is still listed as running")
 	}
 	must(b.Hover(a.ctx, loc(t, b, a.path("main.go")), protocol.Place{Line: 12, Symbol: "Total"}))(t)
@@ -155,7 +155,7 @@ func killShared(t *testing.T, a *session, b *Supervisor) (old *server, ra, rb []
 		must(b.Hover(a.ctx, loc(t, b, a.path("main.go")), protocol.Place{Line: 12, Symbol: "Total"}))(t)
 	}
 	hover()
-	old = a.sup.running()[0]
+	old = a.sup.fleet.running()[0]
 	if err := syscall.Kill(old.pid(), syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -165,5 +165,5 @@ func killShared(t *testing.T, a *session, b *Supervisor) (old *server, ra, rb []
 		t.Fatal("the killed server's end was not seen")
 	}
 	hover()
-	return old, a.sup.running(), b.running()
+	return old, a.sup.fleet.running(), b.fleet.running()
 }

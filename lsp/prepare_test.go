@@ -124,7 +124,7 @@ func TestRootMarkerMustBeARegularFileInTheRoot(t *testing.T) {
 				})
 				expectErr(t, "hover", err, ErrUnavailable, "found "+c.marker+", which does not count as a root marker", "it "+want,
 					"replace it with the real file, or remove it")
-				if len(sup.running()) != 0 {
+				if len(sup.fleet.running()) != 0 {
 					t.Error("a server was started for it")
 				}
 				row := statusRow(t, sup.Status(t.Context()), c.program)
@@ -180,7 +180,7 @@ func TestCloseDuringAHungPreparation(t *testing.T) {
 	}
 	// The preparation ends; the start then starts nothing.
 	releaseFIFO(fifo)
-	if quickly(t, "the start", func() error { sup.wg.Wait(); return nil }); readMarker(marker) != "" {
+	if quickly(t, "the start", func() error { sup.fleet.wg.Wait(); return nil }); readMarker(marker) != "" {
 		t.Fatal("a server was started after Close")
 	}
 }

@@ -81,10 +81,7 @@ type previewItem struct {
 // too, its diagnostics with the proposed versions against those with the
 // disk's, into Others (at most MaxOtherFiles).
 func (s *Supervisor) Preview(ctx context.Context, files []Proposed, users ...pathguard.Path) (*Preview, error) {
-	s.mu.Lock()
-	closed := s.closed
-	s.mu.Unlock()
-	if closed {
+	if s.fleet.isClosed() {
 		return nil, ErrClosed
 	}
 	res := &Preview{Files: make([]diag.Verdict, len(files)), after: map[string][]diag.Diagnostic{}}
@@ -111,7 +108,7 @@ func (s *Supervisor) Preview(ctx context.Context, files []Proposed, users ...pat
 			continue
 		}
 		s.noteDir(path)
-		c, err := s.choose(path)
+		c, err := s.tools.choose(path)
 		if err != nil {
 			var why string
 			v.State, v.Server, why = unowned(path, err)
@@ -142,7 +139,7 @@ func (s *Supervisor) Preview(ctx context.Context, files []Proposed, users ...pat
 			continue
 		}
 		proposed[path] = true
-		c, err := s.choose(path)
+		c, err := s.tools.choose(path)
 		if err != nil || groups[serverKey{c.spec.ID, c.root}] == nil {
 			continue
 		}
@@ -190,7 +187,7 @@ func (s *Supervisor) previewOn(ctx context.Context, c *choice, items, users []*p
 			}
 		}
 	}
-	srv, err := s.serverFor(ctx, c)
+	srv, err := s.fleet.serverFor(ctx, c)
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -209,8 +206,8 @@ func (s *Supervisor) previewOn(ctx context.Context, c *choice, items, users []*p
 		return nil
 	}
 	defer srv.unholdAlone()
-	srv.syncMu.Lock()
-	defer srv.syncMu.Unlock()
+	srv.docs.syncMu.Lock()
+	defer srv.docs.syncMu.Unlock()
 	// Notifications go out whole even when ctx ends, so what the server
 	// was sent is known and can be put back; only the waits watch ctx.
 	send, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.RequestTimeout)
@@ -222,7 +219,7 @@ func (s *Supervisor) previewOn(ctx context.Context, c *choice, items, users []*p
 		if _, err := s.guard.Stat(it.path); errors.Is(err, fs.ErrNotExist) {
 			continue // a new file: nothing to compare with
 		}
-		doc, _, err := srv.syncFileLocked(send, it.path, c.languageID)
+		doc, _, err := srv.docs.syncFileLocked(send, it.path, c.languageID)
 		if err != nil {
 			it.v.State, it.v.Why = diag.ServerFailed, s.RelText(err.Error())
 			continue
@@ -231,7 +228,7 @@ func (s *Supervisor) previewOn(ctx context.Context, c *choice, items, users []*p
 	}
 	for _, it := range users {
 		it.v.Server = srv.spec.ID
-		doc, _, err := srv.syncFileLocked(send, it.path, c.languageID)
+		doc, _, err := srv.docs.syncFileLocked(send, it.path, c.languageID)
 		if err != nil || doc == nil {
 			it.v.State, it.v.Why = diag.ServerFailed, "it could not be opened"
 			if err != nil {
@@ -273,33 +270,33 @@ func (s *Supervisor) previewOn(ctx context.Context, c *choice, items, users []*p
 		all := append(slices.Clip(items), users...)
 		for _, it := range all {
 			if it.sent != nil {
-				srv.restoreLocked(restore, it.path, it.base)
+				srv.docs.restoreLocked(restore, it.path, it.base)
 			}
 		}
 		// Every document is back to the text whose diagnostics the
 		// baseline read: they are what the server will say of it again,
 		// so the next wait for them (a preview's baseline) need not be.
-		srv.mu.Lock()
+		srv.docs.mu.Lock()
 		for _, it := range all {
-			if d := srv.docs[it.path]; d != nil && it.sent != nil && it.raw != nil && it.base != nil && d != it.base && !d.unsaved && d.text == it.base.text {
-				d.known, d.knownAt = it.raw, srv.changes
+			if d := srv.docs.open[it.path]; d != nil && it.sent != nil && it.raw != nil && it.base != nil && d != it.base && !d.unsaved && d.text == it.base.text {
+				d.known, d.knownAt = it.raw, srv.docs.changes
 			}
 		}
-		srv.mu.Unlock()
+		srv.docs.mu.Unlock()
 	}()
 	start := time.Now()
 	for _, it := range items {
 		if it.v.State != "" {
 			continue
 		}
-		doc, err := srv.sendUnsaved(send, it.path, c.languageID, it.text)
+		doc, err := srv.docs.sendUnsaved(send, it.path, c.languageID, it.text)
 		it.sent = doc
 		if err != nil {
 			it.v.State, it.v.Why = diag.ServerFailed, s.RelText(err.Error())
 		}
 	}
-	if s.hooks != nil && s.hooks.previewSent != nil {
-		s.hooks.previewSent(srv)
+	if s.tools.hooks != nil && s.tools.hooks.previewSent != nil {
+		s.tools.hooks.previewSent(srv)
 	}
 	timedOut := fmt.Sprintf("the diagnostics of the proposed version did not arrive within %s; the result is incomplete", s.cfg.DiagnosticsWait)
 	if err := s.awaitSent(ctx, srv, items, start, srv.spec.PublishesOnce, timedOut); err != nil {
@@ -318,7 +315,7 @@ func (s *Supervisor) previewUsers(ctx, send context.Context, srv *server, c *cho
 		if it.v.State != "" || it.base == nil {
 			continue
 		}
-		doc, err := srv.sendUnsaved(send, it.path, c.languageID, it.text)
+		doc, err := srv.docs.sendUnsaved(send, it.path, c.languageID, it.text)
 		it.sent = doc
 		if err != nil {
 			it.v.State, it.v.Why = diag.ServerFailed, s.RelText(err.Error())
@@ -364,15 +361,15 @@ func (s *Supervisor) awaitSent(ctx context.Context, srv *server, items []*previe
 // didOpen when it does not have the file open, else didChange with the
 // next version, never didSave. The caller holds syncMu and restores the
 // document (restoreLocked) afterwards.
-func (s *server) sendUnsaved(ctx context.Context, path, languageID, text string) (*openDoc, error) {
-	s.mu.Lock()
-	doc := s.docs[path]
-	seq := s.diagSeq
-	s.mu.Unlock()
+func (d *documents) sendUnsaved(ctx context.Context, path, languageID, text string) (*openDoc, error) {
+	d.mu.Lock()
+	doc := d.open[path]
+	seq := d.diagSeq
+	d.mu.Unlock()
 	next := &openDoc{path: path, uri: fileURI(path), languageID: languageID, version: 1, text: text, syncSeq: seq, unsaved: true}
 	var err error
 	if doc == nil {
-		err = s.notify(ctx, "textDocument/didOpen", protocol.DidOpenParams{TextDocument: protocol.TextDocumentItem{
+		err = d.send(ctx, "textDocument/didOpen", protocol.DidOpenParams{TextDocument: protocol.TextDocumentItem{
 			URI: next.uri, LanguageID: languageID, Version: 1, Text: text}})
 	} else {
 		next.languageID, next.version = doc.languageID, doc.version+1
@@ -380,13 +377,13 @@ func (s *server) sendUnsaved(ctx context.Context, path, languageID, text string)
 		p.ContentChanges = append(p.ContentChanges, struct {
 			Text string `json:"text"`
 		}{text})
-		err = s.notify(ctx, "textDocument/didChange", p)
+		err = d.send(ctx, "textDocument/didChange", p)
 	}
 	// Recorded even on an error: a notification that may have gone out is
 	// put back too.
-	s.mu.Lock()
-	s.setDocLocked(next)
-	s.mu.Unlock()
+	d.mu.Lock()
+	d.setDocLocked(next)
+	d.mu.Unlock()
 	return next, err
 }
 
@@ -394,15 +391,15 @@ func (s *server) sendUnsaved(ctx context.Context, path, languageID, text string)
 // preview: didChange with the disk's text (didClose when the file is not
 // there, or cannot be read). base is the document as the server had it
 // before, nil for a file it did not have. The caller holds syncMu.
-func (s *server) restoreLocked(ctx context.Context, path string, base *openDoc) error {
-	s.mu.Lock()
-	doc := s.docs[path]
-	seq := s.diagSeq
-	s.mu.Unlock()
+func (d *documents) restoreLocked(ctx context.Context, path string, base *openDoc) error {
+	d.mu.Lock()
+	doc := d.open[path]
+	seq := d.diagSeq
+	d.mu.Unlock()
 	if doc == nil || !doc.unsaved {
 		return nil
 	}
-	if text, info, err := readText(s.guard, path); base != nil && err == nil && text == base.text {
+	if text, info, err := readText(d.guard, path); base != nil && err == nil && text == base.text {
 		// The disk still holds what the server had: only the text goes
 		// back. No didSave, which tells a server the file changed on disk
 		// and costs gopls a reload of the package.
@@ -412,43 +409,43 @@ func (s *server) restoreLocked(ctx context.Context, path string, base *openDoc) 
 		p.ContentChanges = append(p.ContentChanges, struct {
 			Text string `json:"text"`
 		}{text})
-		err := s.notify(ctx, "textDocument/didChange", p)
-		s.mu.Lock()
-		s.setDocLocked(next)
-		s.mu.Unlock()
+		err := d.send(ctx, "textDocument/didChange", p)
+		d.mu.Lock()
+		d.setDocLocked(next)
+		d.mu.Unlock()
 		return err
 	}
-	got, _, err := s.syncFileLocked(ctx, path, doc.languageID)
+	got, _, err := d.syncFileLocked(ctx, path, doc.languageID)
 	if err != nil {
-		s.mu.Lock()
-		still := s.docs[path] == doc
-		s.mu.Unlock()
+		d.mu.Lock()
+		still := d.open[path] == doc
+		d.mu.Unlock()
 		if still {
-			return errors.Join(err, s.closeDocLocked(ctx, doc))
+			return errors.Join(err, d.closeDocLocked(ctx, doc))
 		}
 		return err
 	}
 	if got == doc {
 		// The disk holds the proposed text: the version stands, as saved.
-		s.mu.Lock()
+		d.mu.Lock()
 		doc.unsaved = false
-		s.mu.Unlock()
+		d.mu.Unlock()
 	}
 	return nil
 }
 
 // unsavedDocs counts the documents a live server holds in a preview's
 // unsaved version.
-func (s *Supervisor) unsavedDocs() int {
+func (fl *fleet) unsavedDocs() int {
 	n := 0
-	for _, srv := range s.running() {
-		srv.mu.Lock()
-		for _, d := range srv.docs {
+	for _, srv := range fl.running() {
+		srv.docs.mu.Lock()
+		for _, d := range srv.docs.open {
 			if d.unsaved {
 				n++
 			}
 		}
-		srv.mu.Unlock()
+		srv.docs.mu.Unlock()
 	}
 	return n
 }

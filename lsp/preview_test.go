@@ -26,7 +26,7 @@ func TestPreviewGopls(t *testing.T) {
 
 	asOnDisk := func(t *testing.T) {
 		t.Helper()
-		if n := s.sup.unsavedDocs(); n != 0 {
+		if n := s.sup.fleet.unsavedDocs(); n != 0 {
 			t.Errorf("%d unsaved versions left behind", n)
 		}
 		d := must(s.sup.Diagnostics(s.ctx, s.at("shapes/shapes.go")))(t)
@@ -78,14 +78,14 @@ func TestPreviewGopls(t *testing.T) {
 
 	t.Run("cancelled with its versions in the server", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(s.ctx)
-		s.sup.hooks = &testHooks{previewSent: func(*server) {
-			if n := s.sup.unsavedDocs(); n != 1 {
+		s.sup.tools.hooks = &testHooks{previewSent: func(*server) {
+			if n := s.sup.fleet.unsavedDocs(); n != 1 {
 				t.Errorf("the preview's version is not in the server: %d unsaved", n)
 			}
 			cancel()
 		}}
 		_, err := s.sup.Preview(ctx, []Proposed{{File: s.at("shapes/shapes.go"), Text: []byte(broken)}})
-		s.sup.hooks = nil
+		s.sup.tools.hooks = nil
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("want the cancellation, got %v", err)
 		}
@@ -157,7 +157,7 @@ func TestPreviewCancelledAtRandom(t *testing.T) {
 	}
 	wg.Wait()
 	t.Logf("%d previews completed, %d cancelled", completed, cancelled)
-	if n := s.sup.unsavedDocs(); n != 0 {
+	if n := s.sup.fleet.unsavedDocs(); n != 0 {
 		t.Errorf("%d unsaved versions left behind", n)
 	}
 	d := must(s.sup.Diagnostics(base, s.at("shapes/shapes.go")))(t)

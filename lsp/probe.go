@@ -33,7 +33,7 @@ var probes sync.Map // probeKey -> error (nil: it runs)
 // proc.NeutralDir with the toolchain pins (toolchain.go), so the checkout
 // chooses nothing; for a trusted one in root, where the server will run,
 // so that it checks the program the start will get.
-func (s *Supervisor) probe(spec *ServerSpec, bin, root string) error {
+func (la *launcher) probe(spec *ServerSpec, bin, root string) error {
 	if len(spec.Probe) == 0 {
 		return nil
 	}
@@ -42,18 +42,18 @@ func (s *Supervisor) probe(spec *ServerSpec, bin, root string) error {
 		return err
 	}
 	cmd := exec.Command(bin, spec.Probe...)
-	cmd.Dir, cmd.Env = proc.NeutralDir, s.childEnv("")
+	cmd.Dir, cmd.Env = proc.NeutralDir, la.childEnv("")
 	key := probeKey{bin: bin, size: info.Size(), mtime: info.ModTime(), dir: cmd.Dir}
-	if s.cfg.Trusted {
+	if la.cfg.Trusted {
 		cmd.Dir, key.dir = root, root
 	} else {
-		key.env = strings.Join(s.pins().set, "\x00")
+		key.env = strings.Join(la.pins().set, "\x00")
 	}
 	if v, ok := probes.Load(key); ok {
 		err, _ := v.(error)
 		return err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.ProbeTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), la.cfg.ProbeTimeout)
 	defer cancel()
 	out, err := proc.Output(ctx, cmd)
 	var result error
@@ -62,7 +62,7 @@ func (s *Supervisor) probe(spec *ServerSpec, bin, root string) error {
 		why := explainingLine(string(out))
 		switch {
 		case errors.As(err, &timeout):
-			why = fmt.Sprintf("`%s %s` did not finish within %s", bin, strings.Join(spec.Probe, " "), s.cfg.ProbeTimeout)
+			why = fmt.Sprintf("`%s %s` did not finish within %s", bin, strings.Join(spec.Probe, " "), la.cfg.ProbeTimeout)
 		case why == "":
 			why = err.Error()
 		default:

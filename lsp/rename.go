@@ -63,7 +63,7 @@ func (s *Supervisor) Rename(ctx context.Context, file pathguard.Path, p protocol
 		return nil, err
 	}
 	defer r.srv.release()
-	notes, err := wsedit.Commit(ctx, editCheckout{s}, plan, force)
+	notes, err := wsedit.Commit(ctx, editCheckout{&s.checkout}, plan, force)
 	if err != nil {
 		return nil, fmt.Errorf("rename not applied: %w", err)
 	}
@@ -72,7 +72,7 @@ func (s *Supervisor) Rename(ctx context.Context, file pathguard.Path, p protocol
 	res.Files, res.Edits = s.planFiles(plan)
 	// The files are written: a server that could not take them back is a
 	// note on what happened, not a failure of it.
-	if err := s.resyncAfterEdit(ctx, r.srv, plan); err != nil {
+	if err := resyncAfterEdit(ctx, r.srv, plan); err != nil {
 		res.Notes = append(res.Notes, fmt.Sprintf("re-syncing %s after the write failed (use lsp reload): %v", r.srv.spec.ID, err))
 	}
 	return res, nil
@@ -84,7 +84,7 @@ func (s *Supervisor) planRename(ctx context.Context, file pathguard.Path, p prot
 	if strings.TrimSpace(newName) == "" {
 		return nil, nil, fmt.Errorf("%w: new_name is required", ErrBadArgument)
 	}
-	r, err := s.at(ctx, file, p)
+	r, err := s.fleet.at(ctx, file, p)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -112,18 +112,18 @@ func (s *Supervisor) planRename(ctx context.Context, file pathguard.Path, p prot
 }
 
 // planFiles lists what a plan changes, sorted by path, and its edits.
-func (s *Supervisor) planFiles(plan *wsedit.Plan) ([]FileEdit, int) {
+func (co *checkout) planFiles(plan *wsedit.Plan) ([]FileEdit, int) {
 	files, edits := []FileEdit{}, 0
 	for _, f := range plan.Files {
 		if !f.Touched {
 			continue
 		}
-		fe := FileEdit{Path: s.rel(f.Path), Edits: f.Edits}
+		fe := FileEdit{Path: co.rel(f.Path), Edits: f.Edits}
 		switch {
 		case !f.Exists && f.ExistedOnDisk:
 			fe.Deleted = true
 		case f.From != "":
-			fe.RenamedFrom = s.rel(f.From)
+			fe.RenamedFrom = co.rel(f.From)
 		case f.Exists && !f.ExistedOnDisk:
 			fe.Created = true
 		}
@@ -163,7 +163,7 @@ func (s *Supervisor) PlanRename(ctx context.Context, file pathguard.Path, p prot
 
 // stagedEdit turns a plan of text edits into a StagedEdit; what names the
 // edit in a refusal.
-func (s *Supervisor) stagedEdit(srv *server, plan *wsedit.Plan, what string) (*StagedEdit, error) {
+func (co *checkout) stagedEdit(srv *server, plan *wsedit.Plan, what string) (*StagedEdit, error) {
 	out := &StagedEdit{Server: srv.spec.ID}
 	var moves []string
 	for _, path := range plan.Order {
@@ -172,14 +172,14 @@ func (s *Supervisor) stagedEdit(srv *server, plan *wsedit.Plan, what string) (*S
 			continue
 		}
 		if !f.Exists || !f.ExistedOnDisk || f.From != "" {
-			moves = append(moves, s.rel(f.Path))
+			moves = append(moves, co.rel(f.Path))
 			continue
 		}
 		if f.Content == f.DiskText {
 			continue // edits that change nothing
 		}
 		lines := append([]int{}, slices.Compact(slices.Sorted(slices.Values(f.Lines)))...)
-		out.Files = append(out.Files, staged.File{File: s.rel(f.Path), Path: f.Real, Before: []byte(f.DiskText), After: []byte(f.Content),
+		out.Files = append(out.Files, staged.File{File: co.rel(f.Path), Path: f.Real, Before: []byte(f.DiskText), After: []byte(f.Content),
 			Edits: f.Edits, Lines: lines})
 		out.Edits += f.Edits
 	}
@@ -193,64 +193,60 @@ func (s *Supervisor) stagedEdit(srv *server, plan *wsedit.Plan, what string) (*S
 }
 
 // planEdit works out we for srv in memory (see wsedit.Prepare).
-func (s *Supervisor) planEdit(we *protocol.WorkspaceEdit, srv *server) (*wsedit.Plan, error) {
+func (co *checkout) planEdit(we *protocol.WorkspaceEdit, srv *server) (*wsedit.Plan, error) {
 	enc, version := protocol.UTF16, func(string) (int, bool) { return 0, false }
 	if srv != nil {
 		enc = srv.encoding
 		version = func(path string) (int, bool) {
-			srv.mu.Lock()
-			defer srv.mu.Unlock()
-			if doc := srv.docs[path]; doc != nil {
+			if doc := srv.docs.doc(path); doc != nil {
 				return doc.version, true
 			}
 			return 0, false
 		}
 	}
-	return wsedit.Prepare(we, editCheckout{s}, enc, version, maxFileBytes)
+	return wsedit.Prepare(we, editCheckout{co}, enc, version, maxFileBytes)
 }
 
 // editCheckout is the checkout as an edit plan reads and writes it: through
 // the supervisor's guard, in the root's spelling.
-type editCheckout struct{ s *Supervisor }
+type editCheckout struct{ co *checkout }
 
-func (e editCheckout) Guard() *pathguard.Guard { return e.s.guard }
-func (e editCheckout) Rel(path string) string  { return e.s.rel(path) }
+func (e editCheckout) Guard() *pathguard.Guard { return e.co.guard }
+func (e editCheckout) Rel(path string) string  { return e.co.rel(path) }
 
 func (e editCheckout) Read(real string) (string, fs.FileInfo, error) {
-	return readText(e.s.guard, real)
+	return readText(e.co.guard, real)
 }
 
 func (e editCheckout) Locate(uri string) (string, string, error) {
-	s := e.s
+	co := e.co
 	path, ok := uriPath(uri)
 	if !ok {
 		return "", "", fmt.Errorf("the server sent an edit for %s, which is not a file", uri)
 	}
-	path = s.canonical(path)
-	if !s.inRoot(path) {
-		return "", "", fmt.Errorf("the edit would change %s, outside the root %s", path, s.root)
+	path = co.canonical(path)
+	if !co.inRoot(path) {
+		return "", "", fmt.Errorf("the edit would change %s, outside the root %s", path, co.root)
 	}
-	confined, err := s.confine(path)
+	confined, err := co.confine(path)
 	if err != nil {
-		return "", "", fmt.Errorf("the edit would change %s, which resolves outside the root %s (through a symbolic link)", s.rel(path), s.root)
+		return "", "", fmt.Errorf("the edit would change %s, which resolves outside the root %s (through a symbolic link)", co.rel(path), co.root)
 	}
 	return path, confined, nil
 }
 
 // resyncAfterEdit tells the server about every file the plan changed: open
 // ones through didChange/didClose, the rest as watched-file events.
-func (s *Supervisor) resyncAfterEdit(ctx context.Context, srv *server, p *wsedit.Plan) error {
+func resyncAfterEdit(ctx context.Context, srv *server, p *wsedit.Plan) error {
 	var events []protocol.FileEvent
 	for _, path := range p.Order {
 		f := p.Files[path]
 		if !f.Touched {
 			continue
 		}
-		srv.mu.Lock()
-		doc := srv.docs[path]
-		srv.mu.Unlock()
+		doc := srv.docs.doc(path)
 		if doc != nil {
-			if _, _, err := srv.syncFile(ctx, path, doc.languageID); err != nil {
+			if _, _, err := srv.docs.syncFile(ctx, path, doc.languageID); err != nil {
 				return err
 			}
 		}
@@ -263,5 +259,5 @@ func (s *Supervisor) resyncAfterEdit(ctx context.Context, srv *server, p *wsedit
 		}
 		events = append(events, protocol.FileEvent{URI: fileURI(path), Type: typ})
 	}
-	return srv.notifyWatched(ctx, events)
+	return srv.docs.notifyWatched(ctx, events)
 }

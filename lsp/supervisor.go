@@ -3,24 +3,13 @@ package lsp
 import (
 	"cmp"
 	"context"
-	"errors"
-	"fmt"
-	"io/fs"
 	"maps"
-	"os"
-	"os/exec"
-	"path"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/proc"
-	"github.com/builtin-tools/builtin-tools/internal/walk"
-	"github.com/builtin-tools/builtin-tools/lsp/broker"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
@@ -32,49 +21,15 @@ import (
 // they are the run's own. Idle ones are reaped either way. Its methods are
 // safe for concurrent use.
 type Supervisor struct {
-	root  string // absolute, symlinks resolved
-	roots []string
-	// guard confines every path a server sends back before it is read,
-	// quoted or written, and every file read to prepare a start; nil when
-	// the root cannot be opened. ownGuard: opened here, closed by Close.
-	guard    *pathguard.Guard
-	ownGuard bool
+	checkout      // the folder and how results name its files (checkout.go)
+	ownGuard bool // the guard was opened here, and Close closes it
 	cfg      Config
-	hooks    *testHooks
 
-	// pinned are the pins (toolchain.go) this run last used, which keep
-	// an untrusted checkout's programs from its toolchain files; nil
-	// until a start needs them.
-	pinned    atomic.Pointer[pins]
-	unshimMu  sync.Mutex
-	unshimmed map[string]unshimmed
+	tools launcher // which server owns a file, and its start (launcher.go, toolchain.go)
+	fleet fleet    // the servers the run holds (fleet.go)
 
 	// actions are the code actions listed in this run, by id (fix.go).
 	actions actionTable
-
-	// dirs are the folders of files asked about, where RelText looks for a
-	// file a server names from a folder other than the root.
-	dirsMu sync.Mutex
-	dirs   map[string]bool
-
-	// ownPool holds the servers this run shares with no other.
-	ownPool *Pool
-
-	mu      sync.Mutex
-	closed  bool
-	servers map[serverKey]*serverEntry // the pool entries this run holds
-	crashes map[serverKey]Crash        // last unexpected exit, for Status
-	// failures are servers that failed to start, not started again until
-	// their backoff ends (or reload).
-	failures map[serverKey]*startFailure
-	told     map[string]bool // servers that do not run, already reported on a write
-	stop     chan struct{}
-	wg       sync.WaitGroup // the starts this run began
-}
-
-type serverKey struct {
-	id   string
-	root string
 }
 
 // NewSupervisor returns a Supervisor for the checkout at root, with a path
@@ -102,11 +57,9 @@ func OpenSupervisor(g *pathguard.Guard, cfg Config) *Supervisor {
 }
 
 func newSupervisor(roots []string, guard *pathguard.Guard, cfg Config) *Supervisor {
-	s := &Supervisor{
-		root:     roots[0],
-		roots:    roots,
-		guard:    guard,
-		cfg:      cfg.withDefaults(),
+	s := &Supervisor{checkout: checkout{root: roots[0], roots: roots, guard: guard}, cfg: cfg.withDefaults()}
+	s.tools = launcher{co: &s.checkout, cfg: &s.cfg}
+	s.fleet = fleet{co: &s.checkout, la: &s.tools, cfg: &s.cfg,
 		servers:  map[serverKey]*serverEntry{},
 		ownPool:  NewPool(),
 		crashes:  map[serverKey]Crash{},
@@ -115,20 +68,13 @@ func newSupervisor(roots []string, guard *pathguard.Guard, cfg Config) *Supervis
 		stop:     make(chan struct{}),
 	}
 	if cfg.MemoryBudget != 0 {
-		s.ownPool.SetBudget(cfg.MemoryBudget)
+		s.fleet.ownPool.SetBudget(cfg.MemoryBudget)
 		if cfg.Pool != nil {
 			cfg.Pool.SetBudget(cfg.MemoryBudget)
 		}
 	}
 	return s
 }
-
-// Guard is the path guard the supervisor reads and confines through: the
-// locations its methods take come from it (Guard.Path).
-func (s *Supervisor) Guard() *pathguard.Guard { return s.guard }
-
-// Root returns the checkout root the supervisor works in.
-func (s *Supervisor) Root() string { return s.root }
 
 // DiagnosticsWait is the bound on one version's diagnostics.
 func (s *Supervisor) DiagnosticsWait() time.Duration { return s.cfg.DiagnosticsWait }
@@ -137,35 +83,7 @@ func (s *Supervisor) DiagnosticsWait() time.Duration { return s.cfg.DiagnosticsW
 // holds is shut down (shutdown and exit, then kill of its process group)
 // and waited for. Calls after Close fail with ErrClosed.
 func (s *Supervisor) Close() error {
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		return nil
-	}
-	s.closed = true
-	close(s.stop)
-	entries := make([]*serverEntry, 0, len(s.servers))
-	for _, e := range s.servers {
-		entries = append(entries, e)
-	}
-	s.servers = map[serverKey]*serverEntry{}
-	s.mu.Unlock()
-
-	ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
-	defer cancel()
-	// A start this was the last holder of is cancelled; one that does not
-	// end within startGrace (a preparation stuck in a system call) is not
-	// waited for: start stops what it started once it returns.
-	var wg sync.WaitGroup
-	for _, e := range entries {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			e.pool.release(ctx, e, false)
-		}()
-	}
-	wg.Wait()
-	if s.ownGuard {
+	if s.fleet.close() && s.ownGuard {
 		s.guard.Close()
 	}
 	return nil
@@ -178,646 +96,18 @@ const (
 	startGrace   = 2 * time.Second
 )
 
-// rel returns path relative to the root for messages, or path itself when
-// it lies outside.
-func (s *Supervisor) rel(path string) string {
-	for _, r := range s.roots {
-		if rel, err := filepath.Rel(r, path); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			return filepath.ToSlash(rel)
-		}
-	}
-	return path
-}
-
-// RelText rewrites the paths under the root in text — a server's message,
-// a checker's output line, a diagnostic — relative to the root, as every
-// result names files: "/root/a.go" and "file:///root/a.go" become "a.go".
-// The root itself stays named (a message may say what paths are relative
-// to), as does a path outside it.
-//
-// A server may also name a file relative to a folder other than the root:
-// gopls writes "shapes/a.go:7:6" — the file's folder and name — for
-// root/shapes/a.go when the root is "shapes", and "sub/a.go" for
-// root/pkg/sub/a.go. A relative path that is no file under the root but is
-// one under the root's parent, or under a folder of a file asked about (or
-// one above it), is rewritten to the path from the root.
-func (s *Supervisor) RelText(text string) string {
-	for _, r := range s.roots {
-		if !strings.Contains(text, r) {
-			continue
-		}
-		text = replacePath(text, fileURI(r)+"/", "")
-		text = replacePath(text, r+string(filepath.Separator), "")
-	}
-	if !strings.Contains(text, "/") || s.guard == nil {
-		return text
-	}
-	var b strings.Builder
-	last := 0
-	for _, m := range relPathToken.FindAllStringSubmatchIndex(text, -1) {
-		if rel, ok := s.fromElsewhere(text[m[2]:m[3]]); ok {
-			b.WriteString(text[last:m[2]])
-			b.WriteString(rel)
-			last = m[3]
-		}
-	}
-	if last == 0 {
-		return text
-	}
-	b.WriteString(text[last:])
-	return b.String()
-}
-
-// relPathToken is a relative path of at least two parts (group 1), at the
-// start of text or after a character that is no part of a path.
-var relPathToken = regexp.MustCompile(`(?:^|[^\w./~-])((?:[\w.~-]+/)+[\w.~-]*[\w~-])`)
-
-// maxDirs bounds the folders RelText remembers.
-const maxDirs = 1000
-
-// noteDir remembers the folder of a file asked about, for RelText.
-func (s *Supervisor) noteDir(path string) {
-	s.dirsMu.Lock()
-	defer s.dirsMu.Unlock()
-	if s.dirs == nil {
-		s.dirs = map[string]bool{}
-	}
-	if len(s.dirs) < maxDirs {
-		s.dirs[filepath.Dir(path)] = true
-	}
-}
-
-// fromElsewhere finds the file under the root that tok, a relative path
-// no file under the root has, names from another folder: the root's
-// parent, or a remembered folder or one above it.
-func (s *Supervisor) fromElsewhere(tok string) (string, bool) {
-	if strings.HasPrefix(tok, "/") {
-		return "", false
-	}
-	exists := func(abs string) bool {
-		if !s.inRoot(abs) || abs == s.root {
-			return false
-		}
-		info, err := s.guard.Lstat(abs)
-		return err == nil && !info.IsDir()
-	}
-	if exists(filepath.Join(s.root, tok)) {
-		return "", false // already relative to the root
-	}
-	s.dirsMu.Lock()
-	bases := []string{filepath.Dir(s.root)}
-	for d := range s.dirs {
-		bases = append(bases, d)
-	}
-	s.dirsMu.Unlock()
-	slices.SortFunc(bases, func(a, b string) int { return cmp.Compare(len(b), len(a)) }) // deepest first
-	seen := map[string]bool{}
-	for _, d := range bases {
-		for ; s.inRoot(d) || d == filepath.Dir(s.root); d = filepath.Dir(d) {
-			if seen[d] {
-				break
-			}
-			seen[d] = true
-			if abs := filepath.Join(d, tok); exists(abs) {
-				return s.rel(abs), true
-			}
-			if d == filepath.Dir(s.root) {
-				break
-			}
-		}
-	}
-	return "", false
-}
-
-// replacePath replaces prefix in text where it starts a path (not inside a
-// longer one).
-func replacePath(text, prefix, with string) string {
-	var b strings.Builder
-	for {
-		i := strings.Index(text, prefix)
-		if i < 0 {
-			b.WriteString(text)
-			return b.String()
-		}
-		end := i + len(prefix)
-		ok := i == 0 || !isPathByte(text[i-1])
-		b.WriteString(text[:i])
-		if ok {
-			b.WriteString(with)
-		} else {
-			b.WriteString(prefix)
-		}
-		text = text[end:]
-	}
-}
-
-// isPathByte reports whether c may be part of a file name or path.
-func isPathByte(c byte) bool {
-	return c == '/' || c == '.' || c == '-' || c == '_' || c == '~' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
-}
-
-// inRoot reports whether path is the root or below it.
-func (s *Supervisor) inRoot(path string) bool {
-	return s.rel(path) != path || path == s.root
-}
-
-// checkFile validates a file argument: absolute or root-relative, inside
-// the root (after resolving symlinks), an existing regular file.
-func (s *Supervisor) checkFile(at pathguard.Path) (string, error) {
-	s.mu.Lock()
-	closed := s.closed
-	s.mu.Unlock()
-	if closed {
-		return "", ErrClosed
-	}
-	if at.IsZero() {
-		return "", fmt.Errorf("%w: file is required", ErrBadFile)
-	}
-	file, err := s.guard.Of(at)
-	if err != nil {
-		return "", fmt.Errorf("%w: %v", ErrBadFile, err)
-	}
-	path := file
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(s.root, path)
-	}
-	path = filepath.Clean(path)
-	if !s.inRoot(path) {
-		return "", fmt.Errorf("%w: %s is outside the root %s; give a path inside it", ErrBadFile, file, s.root)
-	}
-	resolved, err := s.confine(path)
-	if err != nil {
-		return "", fmt.Errorf("%w: %v", ErrBadFile, err)
-	}
-	info, err := s.guard.Stat(resolved)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return "", fmt.Errorf("%w: %s does not exist (paths are relative to %s)", ErrBadFile, s.rel(path), s.root)
-	case err != nil:
-		return "", fmt.Errorf("%w: %v", ErrBadFile, err)
-	case info.IsDir():
-		return "", fmt.Errorf("%w: %s is a folder; give a file", ErrBadFile, s.rel(resolved))
-	case !info.Mode().IsRegular():
-		// A named pipe would block the open, here and in the server.
-		return "", fmt.Errorf("%w: %s is not a regular file (%s); language servers read source files", ErrBadFile, s.rel(resolved), info.Mode().Type())
-	}
-	return resolved, nil
-}
-
-// confine resolves a path a server sent (or a caller gave) through the
-// run's path guard: the real file inside the root, or an error saying it
-// lies outside. Lexical checks are not enough: root/ext may be a symlink
-// to a folder outside the root.
-func (s *Supervisor) confine(path string) (string, error) {
-	if s.guard == nil {
-		return "", fmt.Errorf("the root %s cannot be opened", s.root)
-	}
-	return s.guard.Resolve(s.canonical(path))
-}
-
-// canonical maps a resolved path to the root spelling used everywhere.
-func (s *Supervisor) canonical(path string) string {
-	for _, r := range s.roots {
-		if rel, err := filepath.Rel(r, path); err == nil && !strings.HasPrefix(rel, "..") {
-			return filepath.Join(s.root, rel)
-		}
-	}
-	return path
-}
-
-// choice is the server that owns a file: its spec, root folder and binary.
-type choice struct {
-	spec       *ServerSpec
-	root       string
-	bin        string
-	languageID string
-}
-
-// choose finds the server for path by the intersection rule (LSP-2): the
-// first row that owns the extension, has a root marker between the file
-// and the supervisor root, and whose binary resolves.
-func (s *Supervisor) choose(path string) (*choice, error) {
-	var reasons, broken []string
-	owned := false
-	for i := range s.cfg.Servers {
-		spec := &s.cfg.Servers[i]
-		langID, ok := spec.owns(path)
-		if !ok {
-			continue
-		}
-		owned = true
-		root, marker, bad := s.root, "", ""
-		if !spec.RootAtTop {
-			root, marker, bad = s.nearestMarker(filepath.Dir(path), spec.RootMarkers)
-		}
-		bin, binErr := s.program(spec.Command[0], spec.LocalBinDirs, root)
-		switch {
-		case bad != "":
-			reasons = append(reasons, fmt.Sprintf("%s found %s, which does not count as a root marker: %s; replace it with the real file, or remove it",
-				spec.ID, s.rel(filepath.Join(root, marker)), bad))
-		case root == "" && binErr != nil:
-			reasons = append(reasons, fmt.Sprintf("%s needs a root marker (%s) in %s or a folder above it inside the root, and %s is not installed (%s)",
-				spec.ID, strings.Join(spec.RootMarkers, ", "), s.rel(filepath.Dir(path)), spec.Command[0], spec.Install))
-		case root == "":
-			reasons = append(reasons, fmt.Sprintf("%s is installed (%s) but no root marker (%s) was found in %s or a folder above it inside the root",
-				spec.ID, bin, strings.Join(spec.RootMarkers, ", "), s.rel(filepath.Dir(path))))
-		case binErr != nil && !errors.Is(binErr, exec.ErrNotFound) && !errors.Is(binErr, fs.ErrNotExist):
-			// A manager's shim with nothing to run outside the checkout.
-			reasons = append(reasons, fmt.Sprintf("%s found %s, but %v", spec.ID, s.rel(filepath.Join(root, marker)), binErr))
-		case binErr != nil:
-			reasons = append(reasons, fmt.Sprintf("%s found %s but %s is not installed: %s",
-				spec.ID, s.rel(filepath.Join(root, marker)), spec.Command[0], spec.Install))
-		default:
-			c := &choice{spec: spec, root: root, bin: bin, languageID: langID}
-			if s.runsWarm(c) {
-				return c, nil
-			}
-			if err := s.probe(spec, bin, root); err != nil {
-				reasons = append(reasons, fmt.Sprintf("%s found %s, and %s is installed but does not run: %v; install it: %s",
-					spec.ID, s.rel(filepath.Join(root, marker)), bin, err, spec.Install))
-				broken = append(broken, spec.ID)
-				continue
-			}
-			return c, nil
-		}
-	}
-	if !owned {
-		return nil, fmt.Errorf("%w: no server in the table handles %q files (%s); use read or grep for it",
-			ErrNotOwned, filepath.Ext(path), s.rel(path))
-	}
-	return nil, &UnavailableError{File: s.rel(path), Reasons: reasons, Broken: broken}
-}
-
-// nearestMarker walks from dir up to the supervisor root and returns the
-// first folder holding one of markers, and the marker found. When the
-// markers there are all unfit (a named pipe, a device, a link out of the
-// root: N10), bad says why the first one is.
-func (s *Supervisor) nearestMarker(dir string, markers []string) (root, marker, bad string) {
-	for {
-		found := ""
-		for _, m := range markers {
-			ok, why := s.markerAt(filepath.Join(dir, m))
-			if ok {
-				return dir, m, ""
-			}
-			if why != "" && found == "" {
-				found, bad = m, why
-			}
-		}
-		if found != "" {
-			return dir, found, bad
-		}
-		if dir == s.root || !s.inRoot(dir) {
-			return "", "", ""
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", "", ""
-		}
-		dir = parent
-	}
-}
-
-// markerAt reports whether p is a root marker: a regular file (of at most
-// maxFileBytes, since the server reads it) or a folder, itself or through
-// links inside the root. Otherwise why says what it is instead; both are
-// empty when nothing is there.
-func (s *Supervisor) markerAt(p string) (ok bool, why string) {
-	if s.guard == nil {
-		return false, ""
-	}
-	info, err := s.guard.Lstat(p)
-	if err != nil {
-		return false, ""
-	}
-	if info.Mode()&fs.ModeSymlink != 0 {
-		target, err := s.guard.Resolve(p)
-		if err != nil {
-			return false, "it is a symbolic link that leads outside the root"
-		}
-		if info, err = s.guard.Lstat(target); err != nil {
-			return false, "" // a dangling link is no marker
-		}
-	}
-	switch {
-	case info.IsDir():
-		return true, ""
-	case !info.Mode().IsRegular():
-		return false, "it is " + fileKind(info) + ", not a regular file"
-	case info.Size() > maxFileBytes:
-		return false, fmt.Sprintf("it is %d bytes, over the %d-byte limit", info.Size(), maxFileBytes)
-	}
-	return true, ""
-}
-
-// fileKind names a file that is not a regular file or a folder.
-func fileKind(info fs.FileInfo) string {
-	switch t := info.Mode().Type(); {
-	case t&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case t&fs.ModeSocket != 0:
-		return "a socket"
-	case t&fs.ModeDevice != 0:
-		return "a device"
-	default:
-		return "a file of type " + t.String()
-	}
-}
-
-// lookBin resolves a program: in a trusted checkout first in the server
-// root's local bin folders (node_modules/.bin, .venv/bin), then in the
-// supervisor root's; then PATH (for an untrusted one, its folders outside
-// the root: an activated .venv or "." on PATH must not pick the program).
-func (s *Supervisor) lookBin(program string, localDirs []string, root string) (string, error) {
-	if filepath.IsAbs(program) {
-		return exec.LookPath(program)
-	}
-	if !s.cfg.Trusted {
-		return broker.LookOutside(program, s.root, os.Environ())
-	}
-	if found := localBins(program, localDirs, root, s.root); len(found) > 0 {
-		return found[0], nil
-	}
-	return exec.LookPath(program)
-}
-
-// program is the program a start or a checker runs: lookBin's, with a
-// toolchain manager's shim replaced by the program it runs outside the
-// checkout when the checkout is not trusted (toolchain.go).
-func (s *Supervisor) program(name string, localDirs []string, root string) (string, error) {
-	bin, err := s.lookBin(name, localDirs, root)
-	if err != nil {
-		return "", err
-	}
-	return s.unshim(bin)
-}
-
-// serverFor returns the running server for c, starting one (and waiting,
-// bounded by StartTimeout) when there is none or the last one died. The
-// server counts as in use (never reaped, and no preview runs on it) until
-// the caller calls release.
-func (s *Supervisor) serverFor(ctx context.Context, c *choice) (*server, error) {
-	key := serverKey{c.spec.ID, c.root}
-	for {
-		s.mu.Lock()
-		if s.closed {
-			s.mu.Unlock()
-			return nil, ErrClosed
-		}
-		e := s.servers[key]
-		if f := s.failures[key]; e == nil && f != nil && time.Now().Before(f.until) {
-			s.mu.Unlock()
-			return nil, &BackoffError{Err: f.err, Until: f.until}
-		}
-		if e == nil {
-			pool, shared := s.poolFor()
-			pkey := poolKey{id: c.spec.ID, root: c.root, runRoot: s.root, trusted: s.cfg.Trusted, launch: s.launchDigest(c)}
-			s.wg.Add(1)
-			var created bool
-			e, created = pool.acquire(pkey, s.cfg.IdleTimeout, func(e *serverEntry) {
-				defer s.wg.Done()
-				s.start(e, c, shared)
-			})
-			if !created {
-				s.wg.Done()
-			}
-			s.servers[key] = e
-		}
-		s.mu.Unlock()
-
-		select {
-		case <-e.ready:
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-s.stop:
-			return nil, ErrClosed
-		}
-		if e.err != nil {
-			s.drop(key, e)
-			s.failed(key, e.err)
-			return nil, e.err
-		}
-		s.mu.Lock()
-		delete(s.failures, key)
-		s.mu.Unlock()
-		if e.srv.peerGone() || !e.srv.alive() {
-			// Crashed since the last call: note it and start afresh.
-			e.srv.mu.Lock()
-			closing := e.srv.closing
-			e.srv.mu.Unlock()
-			if !closing && !e.srv.stoppedIdle() {
-				s.mu.Lock()
-				s.crashes[key] = Crash{Root: s.rel(key.root), Error: e.srv.exitError("").Error(), At: time.Now()}
-				s.mu.Unlock()
-			}
-			s.drop(key, e)
-			continue
-		}
-		if !e.pool.use(e) {
-			// Reaped or reloaded (by this run or another): start afresh.
-			s.drop(key, e)
-			continue
-		}
-		srv := e.srv
-		srv.touch()
-		if err := srv.view.share(ctx, s.cfg.viewBound()); err != nil {
-			srv.inflight.Add(-1)
-			if errors.Is(err, errViewBusy) {
-				return nil, srv.busyError("", false)
-			}
-			return nil, err
-		}
-		return srv, nil
-	}
-}
-
-// failed records a start failure and its backoff, doubled each time it
-// fails again.
-func (s *Supervisor) failed(key serverKey, err error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return
-	}
-	f := s.failures[key]
-	if f == nil {
-		f = &startFailure{backoff: firstBackoff}
-		s.failures[key] = f
-	} else {
-		f.backoff = min(2*f.backoff, maxBackoff)
-	}
-	f.err, f.until = err, time.Now().Add(f.backoff)
-}
-
-// release ends a use begun by serverFor.
-func (srv *server) release() {
-	srv.view.unshare()
-	srv.endUse()
-}
-
-// endUse is release for a use that gave its view share back earlier
-// (a wait for late diagnostics, which asks the server nothing).
-func (srv *server) endUse() {
-	srv.touch()
-	srv.inflight.Add(-1)
-}
-
-// start starts c's server for e. A shared server gets a path guard of its
-// own (the run that started it may close first); a run's own server reads
-// through the run's.
-func (s *Supervisor) start(e *serverEntry, c *choice, shared bool) {
-	defer close(e.ready)
-	defer func() {
-		if e.abandoned() {
-			e.closeGuard()
-		}
-	}()
-	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.StartTimeout)
-	defer cancel()
-	go func() {
-		select {
-		case <-e.abandon:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
-	relRoot := s.rel(c.root)
-	if relRoot == "" {
-		relRoot = "."
-	}
-	guard, relText := s.guard, s.RelText
-	if shared {
-		g, err := pathguard.New(s.root)
-		if err != nil {
-			e.err = fmt.Errorf("starting %s for %s: %w", c.spec.ID, relRoot, err)
-			return
-		}
-		e.guard = g
-		view := &Supervisor{root: s.root, roots: s.roots, guard: g}
-		guard, relText = g, view.RelText
-	}
-	var srv *server
-	var err error
-	if s.cfg.Broker != "" {
-		// A server the broker runs warm for another process: joined with
-		// no pins, probe or Prepare; else started in full.
-		srv, _ = s.joinWarm(ctx, c, guard, relRoot, relText)
-	}
-	if srv == nil {
-		var l *Launch
-		if l, err = s.launch(c, guard); err == nil {
-			srv, err = startServer(ctx, c.spec, l, relRoot, &s.cfg, s.hooks, relText)
-		}
-	}
-	if err == nil && e.abandoned() {
-		// Every run that wanted it closed meanwhile: stop what it started.
-		srv.kill()
-		err = ErrClosed
-	}
-	if err != nil {
-		var se *ServerError
-		if errors.As(err, &se) && se.Kind == ErrServerTimeout {
-			se.Detail = fmt.Sprintf("it did not finish starting (initialize) within %s", s.cfg.StartTimeout)
-		}
-		e.err = fmt.Errorf("starting %s for %s: %w", c.spec.ID, relRoot, err)
-		return
-	}
-	srv.touch() // idle time counts from ready, not from launch
-	e.srv = srv
-}
-
-// launch is one start of c, as its spec's Prepare leaves it: a private
-// state folder (removed with the server), the guard g, and the
-// environment that keeps an untrusted checkout's toolchain files out.
-func (s *Supervisor) launch(c *choice, g *pathguard.Guard) (*Launch, error) {
-	stateDir, err := proc.TempDir("lsp-" + strings.ReplaceAll(c.spec.ID, string(filepath.Separator), "_") + "-")
-	if err != nil {
-		return nil, fmt.Errorf("making %s's private folder: %w", c.spec.ID, err)
-	}
-	l := &Launch{Bin: c.bin, Args: append([]string(nil), c.spec.Command[1:]...), Root: c.root, Trusted: s.cfg.Trusted,
-		StateDir: stateDir, Guard: g, Env: s.childEnv(c.root), InitializationOptions: c.spec.InitializationOptions}
-	if s.cfg.Broker != "" {
-		l.warm = s.warmKey(c)
-	}
-	if c.spec.Prepare != nil {
-		if err := c.spec.Prepare(l); err != nil {
-			os.RemoveAll(stateDir)
-			return nil, err
-		}
-	}
-	return l, nil
-}
-
-// drop lets go of e if it is still the entry this run holds for key.
-func (s *Supervisor) drop(key serverKey, e *serverEntry) {
-	s.mu.Lock()
-	held := s.servers[key] == e
-	if held {
-		delete(s.servers, key)
-	}
-	s.mu.Unlock()
-	if held {
-		ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
-		defer cancel()
-		e.pool.release(ctx, e, false)
-	}
-}
-
-// runningEntry is a live server this run holds.
-type runningEntry struct {
-	srv     *server
-	clients int // runs holding it, this one included
-}
-
-// running returns the live servers, sorted by id and root.
-func (s *Supervisor) running() []*server {
-	var out []*server
-	for _, r := range s.runningEntries() {
-		out = append(out, r.srv)
-	}
-	return out
-}
-
-// runningEntries is running with how many runs hold each server.
-func (s *Supervisor) runningEntries() []runningEntry {
-	s.mu.Lock()
-	var entries []*serverEntry
-	for _, e := range s.servers {
-		entries = append(entries, e)
-	}
-	s.mu.Unlock()
-	var out []runningEntry
-	for _, e := range entries {
-		select {
-		case <-e.ready:
-		default:
-			continue
-		}
-		e.pool.mu.Lock()
-		gone, refs := e.gone, e.refs
-		e.pool.mu.Unlock()
-		if e.srv != nil && e.srv.alive() && !gone {
-			out = append(out, runningEntry{srv: e.srv, clients: refs})
-		}
-	}
-	slices.SortFunc(out, func(a, b runningEntry) int {
-		return cmp.Or(strings.Compare(a.srv.spec.ID, b.srv.spec.ID), strings.Compare(a.srv.root, b.srv.root))
-	})
-	return out
-}
-
 // Reload restarts the server that owns file (file "" restarts every
 // running server) and returns what it did. On an error it returns what
 // was reloaded before it.
 func (s *Supervisor) Reload(ctx context.Context, file pathguard.Path) (*ReloadResult, error) {
 	if file.IsZero() {
 		res := &ReloadResult{All: true, Servers: []Reloaded{}}
-		for _, srv := range s.running() {
+		for _, srv := range s.fleet.running() {
 			key := serverKey{srv.spec.ID, srv.root}
-			s.stopKey(ctx, key)
+			s.fleet.stopKey(ctx, key)
 			t0 := time.Now()
 			c := &choice{spec: srv.spec, root: srv.root, bin: srv.bin}
-			started, err := s.serverFor(ctx, c)
+			started, err := s.fleet.serverFor(ctx, c)
 			if err != nil {
 				return res, err
 			}
@@ -827,18 +117,18 @@ func (s *Supervisor) Reload(ctx context.Context, file pathguard.Path) (*ReloadRe
 		}
 		return res, nil
 	}
-	path, err := s.checkFile(file)
+	path, err := s.fleet.checkFile(file)
 	if err != nil {
 		return nil, err
 	}
-	c, err := s.choose(path)
+	c, err := s.tools.choose(path)
 	if err != nil {
 		return nil, err
 	}
 	key := serverKey{c.spec.ID, c.root}
-	was := s.stopKey(ctx, key)
+	was := s.fleet.stopKey(ctx, key)
 	t0 := time.Now()
-	srv, err := s.serverFor(ctx, c)
+	srv, err := s.fleet.serverFor(ctx, c)
 	if err != nil {
 		return nil, err
 	}
@@ -847,28 +137,12 @@ func (s *Supervisor) Reload(ctx context.Context, file pathguard.Path) (*ReloadRe
 		PID: srv.pid(), ReadyMS: time.Since(t0).Round(time.Millisecond).Milliseconds()}}}, nil
 }
 
-// stopKey shuts down the server for key, reporting whether one ran. A
-// server other runs share stops for them too: their next call starts it
-// again.
-func (s *Supervisor) stopKey(ctx context.Context, key serverKey) bool {
-	s.mu.Lock()
-	e := s.servers[key]
-	delete(s.servers, key)
-	delete(s.failures, key) // reload retries at once
-	s.mu.Unlock()
-	if e == nil {
-		return false
-	}
-	e.pool.release(ctx, e, true)
-	return true
-}
-
 // Status says, per language in the table, whether its root marker is in the
 // checkout and its binary resolves, and which servers run for which roots.
 // It starts nothing.
 func (s *Supervisor) Status(ctx context.Context) *Status {
-	markers := s.scanMarkers(ctx)
-	running := s.runningEntries()
+	markers := s.scanMarkers(ctx, s.cfg.Servers)
+	running := s.fleet.runningEntries()
 	st := &Status{Root: s.root, Trusted: s.cfg.Trusted, Servers: make([]ServerStatus, 0, len(s.cfg.Servers))}
 	for i := range s.cfg.Servers {
 		spec := &s.cfg.Servers[i]
@@ -877,9 +151,9 @@ func (s *Supervisor) Status(ctx context.Context) *Status {
 		if len(dirs) > 0 {
 			probeRoot = filepath.Join(s.root, filepath.FromSlash(dirs[0]))
 		}
-		bin, binErr := s.program(spec.Command[0], spec.LocalBinDirs, s.root)
+		bin, binErr := s.tools.program(spec.Command[0], spec.LocalBinDirs, s.root)
 		if binErr != nil && len(dirs) > 0 {
-			bin, binErr = s.program(spec.Command[0], spec.LocalBinDirs, probeRoot)
+			bin, binErr = s.tools.program(spec.Command[0], spec.LocalBinDirs, probeRoot)
 		}
 		// Lists the schema requires are [] when empty, never null (a
 		// RootAtTop row has no markers).
@@ -890,9 +164,7 @@ func (s *Supervisor) Status(ctx context.Context) *Status {
 		}
 		for _, r := range running {
 			if srv := r.srv; srv.spec.ID == spec.ID {
-				srv.mu.Lock()
-				n := len(srv.docs)
-				srv.mu.Unlock()
+				n := srv.docs.count()
 				row.Running = append(row.Running, RunningServer{Root: srv.relRoot, PID: srv.pid(),
 					UptimeSeconds: int64(time.Since(srv.started).Round(time.Second) / time.Second), OpenFiles: n, Encoding: srv.encoding,
 					Clients: r.clients, MemoryKB: proc.RSSKB(srv.pid()), IdleSeconds: int64(srv.idleFor().Round(time.Second) / time.Second)})
@@ -902,7 +174,7 @@ func (s *Supervisor) Status(ctx context.Context) *Status {
 		case len(row.Running) > 0:
 			row.State = StateRunning
 		case len(dirs) > 0 && binErr == nil:
-			if err := s.probe(spec, bin, probeRoot); err != nil {
+			if err := s.tools.probe(spec, bin, probeRoot); err != nil {
 				row.State, row.RunError = StateBroken, err.Error()
 			} else {
 				row.State = StateAvailable
@@ -914,18 +186,7 @@ func (s *Supervisor) Status(ctx context.Context) *Status {
 		default:
 			row.State = StateNoMarkerNoBinary
 		}
-		s.mu.Lock()
-		for key, c := range s.crashes {
-			if key.id == spec.ID {
-				row.Crashes = append(row.Crashes, c)
-			}
-		}
-		for key, f := range s.failures {
-			if key.id == spec.ID {
-				row.StartFailures = append(row.StartFailures, StartFailure{Root: s.rel(key.root), Error: f.err.Error(), RetryAt: f.until})
-			}
-		}
-		s.mu.Unlock()
+		row.Crashes, row.StartFailures = s.fleet.troubles(spec.ID)
 		slices.SortFunc(row.Crashes, func(a, b Crash) int {
 			return cmp.Or(strings.Compare(a.Root, b.Root), strings.Compare(a.Error, b.Error))
 		})
@@ -944,7 +205,7 @@ func (s *Supervisor) Status(ctx context.Context) *Status {
 		}
 		st.Servers = append(st.Servers, row)
 	}
-	st.Pool = s.poolStatus(ctx)
+	st.Pool = s.fleet.poolStatus(ctx)
 	// One figure for a server's memory in both lists: with its children.
 	mem := map[int]int64{}
 	for _, p := range st.Pool.Servers {
@@ -960,110 +221,4 @@ func (s *Supervisor) Status(ctx context.Context) *Status {
 		}
 	}
 	return st
-}
-
-// poolStatus lists the servers of the pool this run's servers go to.
-func (s *Supervisor) poolStatus(ctx context.Context) *PoolStatus {
-	pool, shared := s.poolFor()
-	held := map[*serverEntry]bool{}
-	s.mu.Lock()
-	for _, e := range s.servers {
-		held[e] = true
-	}
-	s.mu.Unlock()
-	rows, stops := pool.list()
-	ps := &PoolStatus{BudgetKB: pool.Budget(), Shared: shared, Servers: make([]PoolServerStatus, 0, len(rows))}
-	where := func(root string) (string, bool) {
-		if !s.inRoot(root) {
-			return "", true
-		}
-		if rel := s.rel(root); rel != "" {
-			return rel, false
-		}
-		return ".", false
-	}
-	for _, r := range rows {
-		root, other := where(r.Root)
-		ps.UsedKB += r.MemoryKB
-		ps.Servers = append(ps.Servers, PoolServerStatus{Server: r.Server, Root: root, OtherFolder: other, ThisRun: held[r.e],
-			Trusted: r.Trusted, State: r.State, Clients: r.Clients, PID: r.PID, MemoryKB: r.MemoryKB,
-			IdleSeconds: int64(r.Idle.Round(time.Second) / time.Second), OverBudget: ps.BudgetKB > 0 && r.MemoryKB >= ps.BudgetKB})
-		if r.State != PoolStarting && r.e.srv != nil {
-			ps.Servers[len(ps.Servers)-1].Processes = r.e.srv.processes(ctx)
-		}
-	}
-	for _, r := range rows {
-		if r.State != PoolStarting && r.e.srv != nil {
-			if bs := r.e.srv.brokerServers(ctx); bs != nil {
-				ps.Broker = &BrokerStatus{BudgetKB: bs.BudgetKB, Servers: make([]PoolServerStatus, 0, len(bs.Servers))}
-				for _, x := range bs.Servers {
-					root, other := where(x.Dir)
-					ps.Broker.UsedKB += x.MemoryKB
-					ps.Broker.Servers = append(ps.Broker.Servers, PoolServerStatus{Server: x.Server, Root: root, OtherFolder: other,
-						Trusted: x.Trusted, State: x.State, Processes: x.Clients, PID: x.PID, MemoryKB: x.MemoryKB,
-						IdleSeconds: x.IdleMS / 1000, OverBudget: bs.BudgetKB > 0 && x.MemoryKB >= bs.BudgetKB})
-				}
-				break
-			}
-		}
-	}
-	for _, b := range stops {
-		root, other := where(b.Root)
-		forRoot, forOther := where(b.ForRoot)
-		if forOther {
-			forRoot = "another folder"
-		}
-		ps.Stopped = append(ps.Stopped, BudgetStopStatus{Server: b.Server, Root: root, OtherFolder: other, MemoryKB: b.MemoryKB,
-			UsedKB: b.UsedKB, BudgetKB: b.BudgetKB, For: b.For + " for " + forRoot, At: b.At})
-	}
-	return ps
-}
-
-// scanMarkers walks the checkout (bounded in depth and size, skipping
-// dependency and hidden folders) and returns, per server id, the folders
-// (relative to the root) holding one of its markers.
-func (s *Supervisor) scanMarkers(ctx context.Context) map[string][]string {
-	const maxDepth, maxEntries = 4, 20000
-	byMarker := map[string][]string{}
-	for i := range s.cfg.Servers {
-		for _, m := range s.cfg.Servers[i].RootMarkers {
-			byMarker[m] = append(byMarker[m], s.cfg.Servers[i].ID)
-		}
-	}
-	found := map[string][]string{}
-	if s.guard == nil {
-		return found
-	}
-	seen := map[string]map[string]bool{}
-	entries := 0
-	// The run's one walk policy (.gitignore, hidden and vendored folders),
-	// plus build output, down to maxDepth.
-	opts := walk.Options{Dirs: true, MaxDepth: maxDepth, HiddenFiles: true, SkipDirs: []string{"target", "build"}}
-	_ = walk.Walk(ctx, s.guard, s.root, opts, func(e walk.Entry) error {
-		entries++
-		if entries > maxEntries {
-			return walk.SkipAll
-		}
-		ids := byMarker[path.Base(e.Rel)]
-		if len(ids) > 0 {
-			if ok, _ := s.markerAt(e.Abs); !ok {
-				return nil // not a marker (N10); a call on a file below says why
-			}
-		}
-		for _, id := range ids {
-			dir := path.Dir(e.Rel)
-			if seen[id] == nil {
-				seen[id] = map[string]bool{}
-			}
-			if !seen[id][dir] {
-				seen[id][dir] = true
-				found[id] = append(found[id], dir)
-			}
-		}
-		return nil
-	})
-	for id := range found {
-		slices.Sort(found[id])
-	}
-	return found
 }

@@ -138,7 +138,7 @@ func TestEveryTimeoutBounds(t *testing.T) {
 			t.Fatal("the mute server published diagnostics")
 		}
 		pgids := runningGroups(sup)
-		testenv.WaitFor(t, time.Minute, "reaping an idle server", func() bool { return len(sup.running()) == 0 })
+		testenv.WaitFor(t, time.Minute, "reaping an idle server", func() bool { return len(sup.fleet.running()) == 0 })
 		expectNoProcesses(t, pgids)
 	})
 }

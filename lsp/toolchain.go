@@ -64,9 +64,9 @@ type pins struct {
 // while a run lives gives its next start the new one, as it gives a new
 // process's, so that a pool's key and a warm name, which name the
 // settings the pins come from (pinSources), name the server started.
-func (s *Supervisor) pins() *pins {
-	p := sharedPins()
-	s.pinned.Store(p)
+func (la *launcher) pins() *pins {
+	p := sharedPins(la.trimmedEnv())
+	la.pinned.Store(p)
 	return p
 }
 
@@ -80,13 +80,13 @@ var pinCache struct {
 	pinned *pins
 }
 
-func sharedPins() *pins {
-	sources := pinSources()
-	env := strings.Join(os.Environ(), "\x00") + "\x00\x00" + sources
+func sharedPins(env []string) *pins {
+	sources := pinSources(env)
+	key := strings.Join(env, "\x00") + "\x00\x00" + sources
 	pinCache.Lock()
 	defer pinCache.Unlock()
-	if pinCache.pinned == nil || pinCache.env != env {
-		pinCache.env, pinCache.pinned = env, computePins()
+	if pinCache.pinned == nil || pinCache.env != key {
+		pinCache.env, pinCache.pinned = key, computePins(env)
 	}
 	return pinCache.pinned
 }
@@ -98,7 +98,7 @@ func sharedPins() *pins {
 // takes microseconds where asking the managers takes hundreds of
 // milliseconds, so a warm join checks them (warmKey) instead: a default
 // changed since a server started names another server.
-func pinSources() string {
+func pinSources(env []string) string {
 	home, _ := os.UserHomeDir()
 	under := func(v, sub string) string {
 		if v != "" {
@@ -107,7 +107,7 @@ func pinSources() string {
 		return filepath.Join(home, sub)
 	}
 	var b strings.Builder
-	for _, m := range broker.ManagerPins(os.Environ()) {
+	for _, m := range broker.ManagerPins(env) {
 		if os.Getenv(m.Var) != "" {
 			continue
 		}
@@ -126,7 +126,7 @@ func pinSources() string {
 	return b.String()
 }
 
-func computePins() *pins {
+func computePins(env []string) *pins {
 	p := &pins{}
 	home, _ := os.UserHomeDir()
 	add := func(name, value string) { p.set = append(p.set, name+"="+value) }
@@ -134,7 +134,7 @@ func computePins() *pins {
 	// The managers, and which variable pins each, are the rule's
 	// (broker.ManagerPins), which the broker checks a hello against.
 	var global map[string]string
-	for _, m := range broker.ManagerPins(os.Environ()) {
+	for _, m := range broker.ManagerPins(env) {
 		if os.Getenv(m.Var) != "" {
 			continue
 		}
@@ -228,18 +228,18 @@ func toolVersions(path string) map[string]string {
 // dir ("" for a probe, which runs in proc.NeutralDir): nil, this process's
 // own, when the checkout is trusted; otherwise that with the pins and
 // without folder-list entries inside the root (broker.OutsideRoot).
-func (s *Supervisor) childEnv(dir string) []string {
-	if s.cfg.Trusted {
+func (la *launcher) childEnv(dir string) []string {
+	if la.cfg.Trusted {
 		return nil
 	}
-	set := slices.Clone(s.pins().set)
+	set := slices.Clone(la.pins().set)
 	if dir != "" {
-		if v, ok := s.goWork(dir); ok {
+		if v, ok := la.goWork(dir); ok {
 			set = append(set, "GOWORK="+v)
 		}
 	}
 	// PATH and the other folder lists lose what leads into the checkout.
-	env, _ := broker.OutsideRoot(os.Environ(), s.root)
+	env := la.trimmedEnv()
 	for _, kv := range set {
 		name, _, _ := strings.Cut(kv, "=")
 		env = slices.DeleteFunc(env, func(e string) bool { return strings.HasPrefix(e, name+"=") })
@@ -253,12 +253,12 @@ func (s *Supervisor) childEnv(dir string) []string {
 // environment as the child gets it less the pins (childInputs), the
 // settings the pins come from (pinSources) and the GOWORK setting say
 // the same.
-func (s *Supervisor) envDigest(dir string) []string {
-	if s.cfg.Trusted {
+func (la *launcher) envDigest(dir string) []string {
+	if la.cfg.Trusted {
 		return nil
 	}
-	gowork, _ := s.goWork(dir)
-	return append(s.childInputs(), "\x00GOWORK="+gowork, "\x00PINS="+pinSources())
+	gowork, _ := la.goWork(dir)
+	return append(la.childInputs(), "\x00GOWORK="+gowork, "\x00PINS="+pinSources(la.trimmedEnv()))
 }
 
 // childInputs is what childEnv is worked out from, less the managers'
@@ -266,31 +266,41 @@ func (s *Supervisor) envDigest(dir string) []string {
 // otherwise that with the folder lists trimmed as the child gets them
 // (broker.OutsideRoot, so two environments that differ only in entries
 // inside the root name one server), and the managers the pins ask, which
-// the untrimmed PATH finds (the pins are a function of those).
-func (s *Supervisor) childInputs() []string {
-	if s.cfg.Trusted {
+// the trimmed PATH finds (the pins are a function of those).
+func (la *launcher) childInputs() []string {
+	if la.cfg.Trusted {
 		return os.Environ()
 	}
-	env, _ := broker.OutsideRoot(os.Environ(), s.root)
-	for _, m := range broker.ManagerPins(os.Environ()) {
+	env := la.trimmedEnv()
+	for _, m := range broker.ManagerPins(env) {
 		env = append(env, "\x00PIN "+m.Var+"="+m.Manager)
 	}
+	return env
+}
+
+// trimmedEnv is this process's environment less the folder-list entries
+// inside the root (broker.OutsideRoot), as a child gets it: the pins ask
+// only the managers it finds, so a rustup or pyenv the checkout carries on
+// PATH is never run (N1), and the child, whose PATH is trimmed alike,
+// never meets it either.
+func (la *launcher) trimmedEnv() []string {
+	env, _ := broker.OutsideRoot(os.Environ(), la.co.root)
 	return env
 }
 
 // goWork says what GOWORK a go command started in dir gets: "off" when the
 // workspace file it would use is outside the root (it would bring modules
 // from outside the root into the server's answers).
-func (s *Supervisor) goWork(dir string) (string, bool) {
+func (la *launcher) goWork(dir string) (string, bool) {
 	if v := os.Getenv("GOWORK"); v != "" {
-		if v == "off" || s.inRoot(filepath.Clean(v)) {
+		if v == "off" || la.co.inRoot(filepath.Clean(v)) {
 			return "", false
 		}
 		return "off", true
 	}
 	for d := dir; ; {
 		if _, err := os.Stat(filepath.Join(d, "go.work")); err == nil {
-			if s.inRoot(d) {
+			if la.co.inRoot(d) {
 				return "", false
 			}
 			return "off", true
@@ -306,33 +316,33 @@ func (s *Supervisor) goWork(dir string) (string, bool) {
 // unshim replaces a Volta shim by the program it runs outside the checkout
 // (untrusted only): in a checkout whose package.json lists the tool, the
 // shim would run the checkout's own node_modules/.bin copy.
-func (s *Supervisor) unshim(bin string) (string, error) {
-	if s.cfg.Trusted {
+func (la *launcher) unshim(bin string) (string, error) {
+	if la.cfg.Trusted {
 		return bin, nil
 	}
 	if filepath.Dir(bin) != voltaDir() {
 		// PATH may lead inside the root: the rule refuses what lies
 		// there (the run's root, which holds every server's).
-		return bin, broker.CheckProgram(bin, s.root, os.Environ())
+		return bin, broker.CheckProgram(bin, la.co.root, os.Environ())
 	}
-	p := s.pins()
+	p := la.pins()
 	if p.voltaBin == "" || filepath.Dir(bin) != p.voltaBin {
 		return bin, nil
 	}
 	name := filepath.Base(bin)
-	s.unshimMu.Lock()
-	defer s.unshimMu.Unlock()
-	if r, ok := s.unshimmed[name]; ok {
+	la.unshimMu.Lock()
+	defer la.unshimMu.Unlock()
+	if r, ok := la.unshimmed[name]; ok {
 		return r.bin, r.err
 	}
-	resolved, err := s.voltaWhich(p.voltaBin, name)
+	resolved, err := la.voltaWhich(p.voltaBin, name)
 	if err == nil {
-		err = broker.CheckProgram(resolved, s.root, os.Environ())
+		err = broker.CheckProgram(resolved, la.co.root, os.Environ())
 	}
-	if s.unshimmed == nil {
-		s.unshimmed = map[string]unshimmed{}
+	if la.unshimmed == nil {
+		la.unshimmed = map[string]unshimmed{}
 	}
-	s.unshimmed[name] = unshimmed{resolved, err}
+	la.unshimmed[name] = unshimmed{resolved, err}
 	return resolved, err
 }
 
@@ -341,13 +351,13 @@ type unshimmed struct {
 	err error
 }
 
-func (s *Supervisor) voltaWhich(voltaBin, name string) (string, error) {
+func (la *launcher) voltaWhich(voltaBin, name string) (string, error) {
 	volta := filepath.Join(voltaBin, "volta")
 	ctx, cancel := context.WithTimeout(context.Background(), resolveTimeout)
 	defer cancel()
 	cmd := exec.Command(volta, "which", name)
 	cmd.Dir = proc.NeutralDir
-	cmd.Env = s.childEnv("")
+	cmd.Env = la.childEnv("")
 	out, err := proc.Output(ctx, cmd)
 	resolved := strings.TrimSpace(strings.SplitN(string(out), "\n", 2)[0])
 	if err == nil && (!filepath.IsAbs(resolved) || !fileExists(resolved)) {

@@ -376,15 +376,15 @@ func TestGoWorkOutsideTheRootIsNotUsed(t *testing.T) {
 	base := resolved(t)
 	root := filepath.Join(base, "app")
 	plant(t, base, "", map[string]string{"go.work": "go 1.22\n\nuse ./app\nuse ./secret\n", "app/go.mod": "module example.com/app\n"})
-	env := NewSupervisor(root, Config{}).childEnv(root)
+	env := NewSupervisor(root, Config{}).tools.childEnv(root)
 	if !slices.Contains(env, "GOWORK=off") {
 		t.Errorf("a go.work outside the root: want GOWORK=off in the environment")
 	}
-	if NewSupervisor(root, Config{Trusted: true}).childEnv(root) != nil {
+	if NewSupervisor(root, Config{Trusted: true}).tools.childEnv(root) != nil {
 		t.Errorf("trusted: want this process's environment, unchanged")
 	}
 	plant(t, root, "", map[string]string{"go.work": "go 1.22\n\nuse .\n"})
-	if env := NewSupervisor(root, Config{}).childEnv(root); slices.ContainsFunc(env, func(e string) bool { return strings.HasPrefix(e, "GOWORK=") }) {
+	if env := NewSupervisor(root, Config{}).tools.childEnv(root); slices.ContainsFunc(env, func(e string) bool { return strings.HasPrefix(e, "GOWORK=") }) {
 		t.Errorf("a go.work inside the root: want GOWORK left alone")
 	}
 }
@@ -437,7 +437,7 @@ func TestUntrustedEnvironmentPins(t *testing.T) {
 	t.Parallel()
 	sup := NewSupervisor(t.TempDir(), Config{})
 	defer sup.Close()
-	p := sup.pins()
+	p := sup.tools.pins()
 	t.Logf("pins: %v (volta %q); probes run in %s", p.set, p.voltaBin, proc.NeutralDir)
 	if _, err := exec.LookPath("rustup"); err == nil && !slices.ContainsFunc(p.set, func(e string) bool { return strings.HasPrefix(e, "RUSTUP_TOOLCHAIN=") }) && os.Getenv("RUSTUP_TOOLCHAIN") == "" {
 		t.Error("rustup is installed, but RUSTUP_TOOLCHAIN is not pinned")
@@ -451,7 +451,8 @@ func TestUntrustedEnvironmentPins(t *testing.T) {
 // are passed over, and the server outside answers), and one whose
 // VIRTUAL_ENV is the checkout's is refused before pyright starts. Before,
 // PATH's pyright-langserver in the root ran, and pyright started with the
-// checkout's virtualenv.
+// checkout's virtualenv; and the pins asked the rustup and pyenv PATH
+// found in the root for their defaults.
 func TestUntrustedEnvironmentIntoTheRoot(t *testing.T) {
 	testenv.LookPath(t, "pyright-langserver")
 	root := t.TempDir()
@@ -462,6 +463,9 @@ func TestUntrustedEnvironmentIntoTheRoot(t *testing.T) {
 		"node_modules/.bin/pyright-langserver*": "",
 		".venv/bin/python*":                     "",
 		".venv/bin/python3*":                    "",
+		// Toolchain managers the pins would ask (computePins).
+		".venv/bin/rustup*": "",
+		".venv/bin/pyenv*":  "",
 	})
 	hover := func(t *testing.T) error {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -503,7 +507,7 @@ func TestEnvDigestIsTheChildsEnvironment(t *testing.T) {
 	sup := NewSupervisor(root, Config{})
 	defer sup.Close()
 	c := &choice{spec: &DefaultServers()[0], root: root, bin: "/bin/sh"}
-	names := func() ([]string, string) { return sup.envDigest(root), sup.warmKey(c) }
+	names := func() ([]string, string) { return sup.tools.envDigest(root), sup.tools.warmKey(c) }
 	sep := string(filepath.ListSeparator)
 	base := os.Getenv("PATH")
 	lib := filepath.Join(t.TempDir(), "lib")

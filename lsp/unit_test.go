@@ -52,7 +52,7 @@ func TestPlanAndCommitFileOperations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := wsedit.Commit(context.Background(), editCheckout{sup}, plan, false); err != nil {
+	if _, err := wsedit.Commit(context.Background(), editCheckout{&sup.checkout}, plan, false); err != nil {
 		t.Fatal(err)
 	}
 	for name, want := range map[string]string{"b.txt": "alpha new\n", "sub/c.txt": "made\n", "e.txt": "changed via changes\n"} {
@@ -94,7 +94,7 @@ func TestPlanAndCommitFileOperations(t *testing.T) {
 		t.Fatal(err)
 	}
 	write("keep.txt", "someone else\n")
-	if _, err := wsedit.Commit(context.Background(), editCheckout{sup}, plan, false); err == nil || !strings.Contains(err.Error(), "changed on disk") {
+	if _, err := wsedit.Commit(context.Background(), editCheckout{&sup.checkout}, plan, false); err == nil || !strings.Contains(err.Error(), "changed on disk") {
 		t.Fatalf("concurrent change: %v", err)
 	}
 	if got, _ := read("b.txt"); got != "alpha new\n" {
@@ -160,7 +160,7 @@ func TestMarkerScanUsesTheWalkPolicy(t *testing.T) {
 	}
 	sup := NewSupervisor(root, Config{})
 	defer sup.Close()
-	got := sup.scanMarkers(context.Background())["gopls"]
+	got := sup.scanMarkers(context.Background(), sup.cfg.Servers)["gopls"]
 	if !slices.Equal(got, []string{"app", "tools/deep/a"}) {
 		t.Fatalf("gopls marker folders %v, want app and tools/deep/a", got)
 	}

@@ -78,7 +78,7 @@ func (s *Supervisor) CheckWritten(ctx context.Context, at pathguard.Path, togeth
 		wc.WaitedMS = time.Since(start).Milliseconds()
 		return wc, nil
 	}
-	c, err := s.choose(path)
+	c, err := s.tools.choose(path)
 	if err != nil {
 		state, server, why := unowned(path, err)
 		if state == diag.ServerFailed {
@@ -89,11 +89,11 @@ func (s *Supervisor) CheckWritten(ctx context.Context, at pathguard.Path, togeth
 		return wc, nil
 	}
 	wc.Server = c.spec.ID
-	srv, err := s.serverFor(ctx, c)
+	srv, err := s.fleet.serverFor(ctx, c)
 	if err != nil {
 		return failed(err)
 	}
-	doc, _, err := srv.syncFile(ctx, path, c.languageID)
+	doc, _, err := srv.docs.syncFile(ctx, path, c.languageID)
 	if err != nil || doc == nil {
 		srv.release()
 		if err == nil {
@@ -112,7 +112,7 @@ func (s *Supervisor) CheckWritten(ctx context.Context, at pathguard.Path, togeth
 	case errors.Is(err, ErrDiagnosticsTimeout):
 		wc.State = diag.TimedOut
 		wc.Why = fmt.Sprintf("%s published no diagnostics for %s version %d within %s", srv.spec.ID, wc.File, doc.version, s.cfg.DiagnosticsWait)
-		wc.Late = s.watchLate(srv, doc) // releases srv
+		wc.Late = s.fleet.watchLate(srv, doc) // releases srv
 	default:
 		srv.release()
 		return failed(err)
@@ -124,7 +124,7 @@ func (s *Supervisor) CheckWritten(ctx context.Context, at pathguard.Path, togeth
 // diagnostics of doc's version, and sends them if the document is still
 // at that version. srv stays in use (not reaped) until then, and is
 // released; the supervisor's Close ends the wait.
-func (s *Supervisor) watchLate(srv *server, doc *openDoc) <-chan []diag.Diagnostic {
+func (fl *fleet) watchLate(srv *server, doc *openDoc) <-chan []diag.Diagnostic {
 	late := make(chan []diag.Diagnostic, 1)
 	// It only listens: a preview need not wait for it.
 	srv.view.unshare()
@@ -135,22 +135,20 @@ func (s *Supervisor) watchLate(srv *server, doc *openDoc) <-chan []diag.Diagnost
 		defer cancel()
 		go func() {
 			select {
-			case <-s.stop:
+			case <-fl.stop:
 				cancel()
 			case <-ctx.Done():
 			}
 		}()
 		// diagnosticsForSince bounds its wait by DiagnosticsWait from
 		// start: a start that far ahead makes the bound LateWait from now.
-		items, err := srv.diagnosticsForSince(ctx, doc, time.Now().Add(LateWait-s.cfg.DiagnosticsWait))
+		items, err := srv.diagnosticsForSince(ctx, doc, time.Now().Add(LateWait-fl.cfg.DiagnosticsWait))
 		if err != nil {
 			return
 		}
-		srv.mu.Lock()
-		current := srv.docs[doc.path] == doc
-		srv.mu.Unlock()
+		current := srv.docs.doc(doc.path) == doc
 		if current {
-			late <- s.relMessages(diag.Convert(items, doc.path, doc.text, srv.encoding))
+			late <- fl.co.relMessages(diag.Convert(items, doc.path, doc.text, srv.encoding))
 		}
 	}()
 	return late
@@ -170,15 +168,15 @@ func (s *Supervisor) SyncWritten(ctx context.Context, ats []pathguard.Path) {
 		if _, err := s.confine(path); !s.inRoot(path) || err != nil {
 			continue
 		}
-		c, err := s.choose(path)
+		c, err := s.tools.choose(path)
 		if err != nil {
 			continue
 		}
-		srv, err := s.serverFor(ctx, c)
+		srv, err := s.fleet.serverFor(ctx, c)
 		if err != nil {
 			continue
 		}
-		srv.syncFile(ctx, path, c.languageID)
+		srv.docs.syncFile(ctx, path, c.languageID)
 		srv.release()
 	}
 }

@@ -1,0 +1,359 @@
+package lsp
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/builtin-tools/builtin-tools/pathguard"
+)
+
+// fleet is the servers one run holds — from its own pool or the shared
+// one — with their crashes and start failures, and the files it syncs to
+// them.
+type fleet struct {
+	co  *checkout
+	la  *launcher
+	cfg *Config
+
+	// ownPool holds the servers this run shares with no other.
+	ownPool *Pool
+
+	mu      sync.Mutex
+	closed  bool
+	servers map[serverKey]*serverEntry // the pool entries this run holds
+	crashes map[serverKey]Crash        // last unexpected exit, for Status
+	// failures are servers that failed to start, not started again until
+	// their backoff ends (or reload).
+	failures map[serverKey]*startFailure
+	told     map[string]bool // servers that do not run, already reported on a write
+	stop     chan struct{}
+	wg       sync.WaitGroup // the starts this run began
+}
+
+type serverKey struct {
+	id   string
+	root string
+}
+
+// close lets go of every server the fleet holds (Close), reporting whether
+// it was open.
+func (fl *fleet) close() bool {
+	fl.mu.Lock()
+	if fl.closed {
+		fl.mu.Unlock()
+		return false
+	}
+	fl.closed = true
+	close(fl.stop)
+	entries := make([]*serverEntry, 0, len(fl.servers))
+	for _, e := range fl.servers {
+		entries = append(entries, e)
+	}
+	fl.servers = map[serverKey]*serverEntry{}
+	fl.mu.Unlock()
+
+	ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
+	defer cancel()
+	// A start this was the last holder of is cancelled; one that does not
+	// end within startGrace (a preparation stuck in a system call) is not
+	// waited for: start stops what it started once it returns.
+	var wg sync.WaitGroup
+	for _, e := range entries {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			e.pool.release(ctx, e, false)
+		}()
+	}
+	wg.Wait()
+	return true
+}
+
+// checkFile is the checkout's checkFile, failing with ErrClosed once the
+// run has closed.
+func (fl *fleet) checkFile(at pathguard.Path) (string, error) {
+	if fl.isClosed() {
+		return "", ErrClosed
+	}
+	return fl.co.checkFile(at)
+}
+
+func (fl *fleet) isClosed() bool {
+	fl.mu.Lock()
+	defer fl.mu.Unlock()
+	return fl.closed
+}
+
+// tell reports whether the server id that does not run is not yet
+// reported on a write, and notes that it is now.
+func (fl *fleet) tell(id string) bool {
+	fl.mu.Lock()
+	defer fl.mu.Unlock()
+	first := !fl.told[id]
+	fl.told[id] = true
+	return first
+}
+
+// troubles are the last crash and the start failure of each of server
+// id's roots, for Status.
+func (fl *fleet) troubles(id string) (crashes []Crash, failures []StartFailure) {
+	fl.mu.Lock()
+	defer fl.mu.Unlock()
+	for key, c := range fl.crashes {
+		if key.id == id {
+			crashes = append(crashes, c)
+		}
+	}
+	for key, f := range fl.failures {
+		if key.id == id {
+			failures = append(failures, StartFailure{Root: fl.co.rel(key.root), Error: f.err.Error(), RetryAt: f.until})
+		}
+	}
+	return crashes, failures
+}
+
+// serverFor returns the running server for c, starting one (and waiting,
+// bounded by StartTimeout) when there is none or the last one died. The
+// server counts as in use (never reaped, and no preview runs on it) until
+// the caller calls release.
+func (fl *fleet) serverFor(ctx context.Context, c *choice) (*server, error) {
+	key := serverKey{c.spec.ID, c.root}
+	for {
+		fl.mu.Lock()
+		if fl.closed {
+			fl.mu.Unlock()
+			return nil, ErrClosed
+		}
+		e := fl.servers[key]
+		if f := fl.failures[key]; e == nil && f != nil && time.Now().Before(f.until) {
+			fl.mu.Unlock()
+			return nil, &BackoffError{Err: f.err, Until: f.until}
+		}
+		if e == nil {
+			pool, shared := fl.poolFor()
+			pkey := poolKey{id: c.spec.ID, root: c.root, runRoot: fl.co.root, trusted: fl.cfg.Trusted, launch: fl.la.launchDigest(c)}
+			fl.wg.Add(1)
+			var created bool
+			e, created = pool.acquire(pkey, fl.cfg.IdleTimeout, func(e *serverEntry) {
+				defer fl.wg.Done()
+				fl.la.start(e, c, shared)
+			})
+			if !created {
+				fl.wg.Done()
+			}
+			fl.servers[key] = e
+		}
+		fl.mu.Unlock()
+
+		select {
+		case <-e.ready:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-fl.stop:
+			return nil, ErrClosed
+		}
+		if e.err != nil {
+			fl.drop(key, e)
+			fl.failed(key, e.err)
+			return nil, e.err
+		}
+		fl.mu.Lock()
+		delete(fl.failures, key)
+		fl.mu.Unlock()
+		if e.srv.peerGone() || !e.srv.alive() {
+			// Crashed since the last call: note it and start afresh.
+			e.srv.mu.Lock()
+			closing := e.srv.closing
+			e.srv.mu.Unlock()
+			if !closing && !e.srv.stoppedIdle() {
+				fl.mu.Lock()
+				fl.crashes[key] = Crash{Root: fl.co.rel(key.root), Error: e.srv.exitError("").Error(), At: time.Now()}
+				fl.mu.Unlock()
+			}
+			fl.drop(key, e)
+			continue
+		}
+		if !e.pool.use(e) {
+			// Reaped or reloaded (by this run or another): start afresh.
+			fl.drop(key, e)
+			continue
+		}
+		srv := e.srv
+		srv.touch()
+		if err := srv.view.share(ctx, fl.cfg.viewBound()); err != nil {
+			srv.inflight.Add(-1)
+			if errors.Is(err, errViewBusy) {
+				return nil, srv.busyError("", false)
+			}
+			return nil, err
+		}
+		return srv, nil
+	}
+}
+
+// failed records a start failure and its backoff, doubled each time it
+// fails again.
+func (fl *fleet) failed(key serverKey, err error) {
+	fl.mu.Lock()
+	defer fl.mu.Unlock()
+	if fl.closed {
+		return
+	}
+	f := fl.failures[key]
+	if f == nil {
+		f = &startFailure{backoff: firstBackoff}
+		fl.failures[key] = f
+	} else {
+		f.backoff = min(2*f.backoff, maxBackoff)
+	}
+	f.err, f.until = err, time.Now().Add(f.backoff)
+}
+
+// release ends a use begun by serverFor.
+func (srv *server) release() {
+	srv.view.unshare()
+	srv.endUse()
+}
+
+// endUse is release for a use that gave its view share back earlier
+// (a wait for late diagnostics, which asks the server nothing).
+func (srv *server) endUse() {
+	srv.touch()
+	srv.inflight.Add(-1)
+}
+
+// drop lets go of e if it is still the entry this run holds for key.
+func (fl *fleet) drop(key serverKey, e *serverEntry) {
+	fl.mu.Lock()
+	held := fl.servers[key] == e
+	if held {
+		delete(fl.servers, key)
+	}
+	fl.mu.Unlock()
+	if held {
+		ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
+		defer cancel()
+		e.pool.release(ctx, e, false)
+	}
+}
+
+// runningEntry is a live server this run holds.
+type runningEntry struct {
+	srv     *server
+	clients int // runs holding it, this one included
+}
+
+// running returns the live servers, sorted by id and root.
+func (fl *fleet) running() []*server {
+	var out []*server
+	for _, r := range fl.runningEntries() {
+		out = append(out, r.srv)
+	}
+	return out
+}
+
+// runningEntries is running with how many runs hold each server.
+func (fl *fleet) runningEntries() []runningEntry {
+	fl.mu.Lock()
+	var entries []*serverEntry
+	for _, e := range fl.servers {
+		entries = append(entries, e)
+	}
+	fl.mu.Unlock()
+	var out []runningEntry
+	for _, e := range entries {
+		select {
+		case <-e.ready:
+		default:
+			continue
+		}
+		e.pool.mu.Lock()
+		gone, refs := e.gone, e.refs
+		e.pool.mu.Unlock()
+		if e.srv != nil && e.srv.alive() && !gone {
+			out = append(out, runningEntry{srv: e.srv, clients: refs})
+		}
+	}
+	slices.SortFunc(out, func(a, b runningEntry) int {
+		return cmp.Or(strings.Compare(a.srv.spec.ID, b.srv.spec.ID), strings.Compare(a.srv.root, b.srv.root))
+	})
+	return out
+}
+
+// stopKey shuts down the server for key, reporting whether one ran. A
+// server other runs share stops for them too: their next call starts it
+// again.
+func (fl *fleet) stopKey(ctx context.Context, key serverKey) bool {
+	fl.mu.Lock()
+	e := fl.servers[key]
+	delete(fl.servers, key)
+	delete(fl.failures, key) // reload retries at once
+	fl.mu.Unlock()
+	if e == nil {
+		return false
+	}
+	e.pool.release(ctx, e, true)
+	return true
+}
+
+// poolStatus lists the servers of the pool this run's servers go to.
+func (fl *fleet) poolStatus(ctx context.Context) *PoolStatus {
+	pool, shared := fl.poolFor()
+	held := map[*serverEntry]bool{}
+	fl.mu.Lock()
+	for _, e := range fl.servers {
+		held[e] = true
+	}
+	fl.mu.Unlock()
+	rows, stops := pool.list()
+	ps := &PoolStatus{BudgetKB: pool.Budget(), Shared: shared, Servers: make([]PoolServerStatus, 0, len(rows))}
+	where := func(root string) (string, bool) {
+		if !fl.co.inRoot(root) {
+			return "", true
+		}
+		if rel := fl.co.rel(root); rel != "" {
+			return rel, false
+		}
+		return ".", false
+	}
+	for _, r := range rows {
+		root, other := where(r.Root)
+		ps.UsedKB += r.MemoryKB
+		ps.Servers = append(ps.Servers, PoolServerStatus{Server: r.Server, Root: root, OtherFolder: other, ThisRun: held[r.e],
+			Trusted: r.Trusted, State: r.State, Clients: r.Clients, PID: r.PID, MemoryKB: r.MemoryKB,
+			IdleSeconds: int64(r.Idle.Round(time.Second) / time.Second), OverBudget: ps.BudgetKB > 0 && r.MemoryKB >= ps.BudgetKB})
+		if r.State != PoolStarting && r.e.srv != nil {
+			ps.Servers[len(ps.Servers)-1].Processes = r.e.srv.processes(ctx)
+		}
+	}
+	for _, r := range rows {
+		if r.State != PoolStarting && r.e.srv != nil {
+			if bs := r.e.srv.brokerServers(ctx); bs != nil {
+				ps.Broker = &BrokerStatus{BudgetKB: bs.BudgetKB, Servers: make([]PoolServerStatus, 0, len(bs.Servers))}
+				for _, x := range bs.Servers {
+					root, other := where(x.Dir)
+					ps.Broker.UsedKB += x.MemoryKB
+					ps.Broker.Servers = append(ps.Broker.Servers, PoolServerStatus{Server: x.Server, Root: root, OtherFolder: other,
+						Trusted: x.Trusted, State: x.State, Processes: x.Clients, PID: x.PID, MemoryKB: x.MemoryKB,
+						IdleSeconds: x.IdleMS / 1000, OverBudget: bs.BudgetKB > 0 && x.MemoryKB >= bs.BudgetKB})
+				}
+				break
+			}
+		}
+	}
+	for _, b := range stops {
+		root, other := where(b.Root)
+		forRoot, forOther := where(b.ForRoot)
+		if forOther {
+			forRoot = "another folder"
+		}
+		ps.Stopped = append(ps.Stopped, BudgetStopStatus{Server: b.Server, Root: root, OtherFolder: other, MemoryKB: b.MemoryKB,
+			UsedKB: b.UsedKB, BudgetKB: b.BudgetKB, For: b.For + " for " + forRoot, At: b.At})
+	}
+	return ps
+}

@@ -1,0 +1,212 @@
+package lsp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/builtin-tools/builtin-tools/internal/proc"
+	"github.com/builtin-tools/builtin-tools/lsp/broker"
+	"github.com/builtin-tools/builtin-tools/pathguard"
+)
+
+// launcher chooses, probes and starts the programs a run starts for its
+// checkout — servers, probes, checkers — in the environment its trust
+// allows: for an untrusted checkout the toolchain pins (toolchain.go),
+// worked out on first use, and Volta shims resolved once each.
+type launcher struct {
+	co    *checkout
+	cfg   *Config
+	hooks *testHooks
+
+	// pinned are the pins (toolchain.go) this run last used, which keep
+	// an untrusted checkout's programs from its toolchain files; nil
+	// until a start needs them.
+	pinned    atomic.Pointer[pins]
+	unshimMu  sync.Mutex
+	unshimmed map[string]unshimmed
+}
+
+// choice is the server that owns a file: its spec, root folder and binary.
+type choice struct {
+	spec       *ServerSpec
+	root       string
+	bin        string
+	languageID string
+}
+
+// choose finds the server for path by the intersection rule (LSP-2): the
+// first row that owns the extension, has a root marker between the file
+// and the supervisor root, and whose binary resolves.
+func (la *launcher) choose(path string) (*choice, error) {
+	var reasons, broken []string
+	owned := false
+	for i := range la.cfg.Servers {
+		spec := &la.cfg.Servers[i]
+		langID, ok := spec.owns(path)
+		if !ok {
+			continue
+		}
+		owned = true
+		root, marker, bad := la.co.root, "", ""
+		if !spec.RootAtTop {
+			root, marker, bad = la.co.nearestMarker(filepath.Dir(path), spec.RootMarkers)
+		}
+		bin, binErr := la.program(spec.Command[0], spec.LocalBinDirs, root)
+		switch {
+		case bad != "":
+			reasons = append(reasons, fmt.Sprintf("%s found %s, which does not count as a root marker: %s; replace it with the real file, or remove it",
+				spec.ID, la.co.rel(filepath.Join(root, marker)), bad))
+		case root == "" && binErr != nil:
+			reasons = append(reasons, fmt.Sprintf("%s needs a root marker (%s) in %s or a folder above it inside the root, and %s is not installed (%s)",
+				spec.ID, strings.Join(spec.RootMarkers, ", "), la.co.rel(filepath.Dir(path)), spec.Command[0], spec.Install))
+		case root == "":
+			reasons = append(reasons, fmt.Sprintf("%s is installed (%s) but no root marker (%s) was found in %s or a folder above it inside the root",
+				spec.ID, bin, strings.Join(spec.RootMarkers, ", "), la.co.rel(filepath.Dir(path))))
+		case binErr != nil && !errors.Is(binErr, exec.ErrNotFound) && !errors.Is(binErr, fs.ErrNotExist):
+			// A manager's shim with nothing to run outside the checkout.
+			reasons = append(reasons, fmt.Sprintf("%s found %s, but %v", spec.ID, la.co.rel(filepath.Join(root, marker)), binErr))
+		case binErr != nil:
+			reasons = append(reasons, fmt.Sprintf("%s found %s but %s is not installed: %s",
+				spec.ID, la.co.rel(filepath.Join(root, marker)), spec.Command[0], spec.Install))
+		default:
+			c := &choice{spec: spec, root: root, bin: bin, languageID: langID}
+			if la.runsWarm(c) {
+				return c, nil
+			}
+			if err := la.probe(spec, bin, root); err != nil {
+				reasons = append(reasons, fmt.Sprintf("%s found %s, and %s is installed but does not run: %v; install it: %s",
+					spec.ID, la.co.rel(filepath.Join(root, marker)), bin, err, spec.Install))
+				broken = append(broken, spec.ID)
+				continue
+			}
+			return c, nil
+		}
+	}
+	if !owned {
+		return nil, fmt.Errorf("%w: no server in the table handles %q files (%s); use read or grep for it",
+			ErrNotOwned, filepath.Ext(path), la.co.rel(path))
+	}
+	return nil, &UnavailableError{File: la.co.rel(path), Reasons: reasons, Broken: broken}
+}
+
+// lookBin resolves a program: in a trusted checkout first in the server
+// root's local bin folders (node_modules/.bin, .venv/bin), then in the
+// supervisor root's; then PATH (for an untrusted one, its folders outside
+// the root: an activated .venv or "." on PATH must not pick the program).
+func (la *launcher) lookBin(program string, localDirs []string, root string) (string, error) {
+	if filepath.IsAbs(program) {
+		return exec.LookPath(program)
+	}
+	if !la.cfg.Trusted {
+		return broker.LookOutside(program, la.co.root, os.Environ())
+	}
+	if found := localBins(program, localDirs, root, la.co.root); len(found) > 0 {
+		return found[0], nil
+	}
+	return exec.LookPath(program)
+}
+
+// program is the program a start or a checker runs: lookBin's, with a
+// toolchain manager's shim replaced by the program it runs outside the
+// checkout when the checkout is not trusted (toolchain.go).
+func (la *launcher) program(name string, localDirs []string, root string) (string, error) {
+	bin, err := la.lookBin(name, localDirs, root)
+	if err != nil {
+		return "", err
+	}
+	return la.unshim(bin)
+}
+
+// start starts c's server for e. A shared server gets a path guard of its
+// own (the run that started it may close first); a run's own server reads
+// through the run's.
+func (la *launcher) start(e *serverEntry, c *choice, shared bool) {
+	defer close(e.ready)
+	defer func() {
+		if e.abandoned() {
+			e.closeGuard()
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), la.cfg.StartTimeout)
+	defer cancel()
+	go func() {
+		select {
+		case <-e.abandon:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	relRoot := la.co.rel(c.root)
+	if relRoot == "" {
+		relRoot = "."
+	}
+	guard, relText := la.co.guard, la.co.RelText
+	if shared {
+		g, err := pathguard.New(la.co.root)
+		if err != nil {
+			e.err = fmt.Errorf("starting %s for %s: %w", c.spec.ID, relRoot, err)
+			return
+		}
+		e.guard = g
+		view := &checkout{root: la.co.root, roots: la.co.roots, guard: g}
+		guard, relText = g, view.RelText
+	}
+	var srv *server
+	var err error
+	if la.cfg.Broker != "" {
+		// A server the broker runs warm for another process: joined with
+		// no pins, probe or Prepare; else started in full.
+		srv, _ = la.joinWarm(ctx, c, guard, relRoot, relText)
+	}
+	if srv == nil {
+		var l *Launch
+		if l, err = la.launch(c, guard); err == nil {
+			srv, err = startServer(ctx, c.spec, l, relRoot, la.cfg, la.hooks, relText)
+		}
+	}
+	if err == nil && e.abandoned() {
+		// Every run that wanted it closed meanwhile: stop what it started.
+		srv.kill()
+		err = ErrClosed
+	}
+	if err != nil {
+		var se *ServerError
+		if errors.As(err, &se) && se.Kind == ErrServerTimeout {
+			se.Detail = fmt.Sprintf("it did not finish starting (initialize) within %s", la.cfg.StartTimeout)
+		}
+		e.err = fmt.Errorf("starting %s for %s: %w", c.spec.ID, relRoot, err)
+		return
+	}
+	srv.touch() // idle time counts from ready, not from launch
+	e.srv = srv
+}
+
+// launch is one start of c, as its spec's Prepare leaves it: a private
+// state folder (removed with the server), the guard g, and the
+// environment that keeps an untrusted checkout's toolchain files out.
+func (la *launcher) launch(c *choice, g *pathguard.Guard) (*Launch, error) {
+	stateDir, err := proc.TempDir("lsp-" + strings.ReplaceAll(c.spec.ID, string(filepath.Separator), "_") + "-")
+	if err != nil {
+		return nil, fmt.Errorf("making %s's private folder: %w", c.spec.ID, err)
+	}
+	l := &Launch{Bin: c.bin, Args: append([]string(nil), c.spec.Command[1:]...), Root: c.root, Trusted: la.cfg.Trusted,
+		StateDir: stateDir, Guard: g, Env: la.childEnv(c.root), InitializationOptions: c.spec.InitializationOptions}
+	if la.cfg.Broker != "" {
+		l.warm = la.warmKey(c)
+	}
+	if c.spec.Prepare != nil {
+		if err := c.spec.Prepare(l); err != nil {
+			os.RemoveAll(stateDir)
+			return nil, err
+		}
+	}
+	return l, nil
+}
