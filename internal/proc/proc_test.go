@@ -68,8 +68,10 @@ func adoptChild(dir string) {
 	if err := AdoptOrphans(); err != nil {
 		os.Exit(5)
 	}
+	// Uncontained: in a cgroup of its own the orphan would end with the
+	// shell, and only the subreaper is under test here.
 	cmd := exec.Command("/bin/sh", "-c", `setsid env -i /bin/sleep 304 & echo $! > "$1/orphan"; sleep 0.5`, "sh", dir)
-	p, err := Start(cmd, Options{})
+	p, err := Start(cmd, Options{Uncontained: true})
 	if err != nil {
 		os.Exit(3)
 	}
