@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/builtin-tools/builtin-tools/astgrep/parsecache"
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
@@ -234,7 +235,7 @@ func (e *Engine) CaptureTrees(ctx context.Context, g *pathguard.Guard, files []C
 		return ErrClosed
 	}
 	workers := min(e.opts.Workers, len(files))
-	gen := queryGen.Add(1)
+	gen := e.pc.NextGen()
 	order := make([]int, len(files))
 	for i := range order {
 		order[i] = i
@@ -282,8 +283,8 @@ func (e *Engine) captureOne(ctx context.Context, g *pathguard.Guard, gen uint64,
 	res := &CaptureResult{File: f, Info: f.Info}
 	var t *tree
 	if e.cache != nil && f.Info != nil {
-		if st, ok := stampOf(f.Info); ok {
-			t = e.cache.peek(cacheKey{path: f.Path, lang: q.lang.id, grammar: grammarAddr(q.lang.ts)}, st, gen, g)
+		if st, ok := parsecache.StampOf(f.Info); ok {
+			t, _ = e.cache.Peek(parsecache.Key{Path: f.Path, Lang: q.lang.id, Grammar: grammarAddr(q.lang.ts)}, st, gen, g)
 		}
 	}
 	if t == nil {

@@ -7,6 +7,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/builtin-tools/builtin-tools/astgrep/parsecache"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
@@ -46,8 +47,8 @@ func TestFileReaderKeepsTheGuardsRules(t *testing.T) {
 			t.Fatalf("%s: read through the guard, not beneath its folder", name)
 		}
 		st, _ := os.Stat(p)
-		a, okA := stampOf(info)
-		b, okB := stampOf(st)
+		a, okA := parsecache.StampOf(info)
+		b, okB := parsecache.StampOf(st)
 		if !okA || !okB || a != b || info.Size() != st.Size() || !info.ModTime().Equal(st.ModTime()) || !info.Mode().IsRegular() {
 			t.Errorf("%s: stamp %+v, os.Stat's %+v", name, a, b)
 		}
