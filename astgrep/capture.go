@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/builtin-tools/builtin-tools/astgrep/fileread"
 	"github.com/builtin-tools/builtin-tools/astgrep/parsecache"
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
 	"github.com/builtin-tools/builtin-tools/pathguard"
@@ -252,8 +253,8 @@ func (e *Engine) CaptureTrees(ctx context.Context, g *pathguard.Guard, files []C
 		go func() {
 			defer wg.Done()
 			x := &Tree{}
-			var rd fileReader
-			defer rd.close()
+			var rd fileread.Reader
+			defer rd.Close()
 			for {
 				i, held, ok := fd.take(ctx)
 				if !ok || ctx.Err() != nil {
@@ -270,7 +271,7 @@ func (e *Engine) CaptureTrees(ctx context.Context, g *pathguard.Guard, files []C
 
 // captureOne reads and parses one file (or takes its tree from the
 // cache) and hands it to fn in x, the worker's Tree.
-func (e *Engine) captureOne(ctx context.Context, g *pathguard.Guard, gen uint64, f CaptureFile, x *Tree, rd *fileReader, held int64, fn func(*CaptureResult)) {
+func (e *Engine) captureOne(ctx context.Context, g *pathguard.Guard, gen uint64, f CaptureFile, x *Tree, rd *fileread.Reader, held int64, fn func(*CaptureResult)) {
 	release := func() {
 		bigParses.release(held)
 		held = 0
@@ -293,7 +294,7 @@ func (e *Engine) captureOne(ctx context.Context, g *pathguard.Guard, gen uint64,
 			return
 		}
 		defer releaseSlot(s)
-		src, info, err := rd.read(s.src[:0], g, f.Path, 0, e.opts.MaxFileSize)
+		src, info, err := rd.Read(s.src[:0], g, f.Path, 0, e.opts.MaxFileSize)
 		s.src = src[:0]
 		if info != nil {
 			res.Info = info

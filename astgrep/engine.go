@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"path/filepath"
 	"runtime"
@@ -16,6 +15,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/builtin-tools/builtin-tools/astgrep/fileread"
 	"github.com/builtin-tools/builtin-tools/astgrep/parsecache"
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
 	"github.com/builtin-tools/builtin-tools/pathguard"
@@ -503,7 +503,7 @@ func (e *Engine) run(ctx context.Context, q Query, keep bool) (*Result, []FileMa
 		go func() {
 			defer wg.Done()
 			w := &worker{m: e.newMatcher(ctx, pat), gen: gen, adm: adm}
-			defer w.rd.close()
+			defer w.rd.Close()
 			for {
 				i, held, ok := fd.take(ctx)
 				if !ok || ctx.Err() != nil {
@@ -762,7 +762,7 @@ type worker struct {
 	gen  uint64
 	adm  *parsecache.Admission // nil: the search does not use the cache
 	held int64                 // bytes of the parse budget it holds for its file
-	rd   fileReader
+	rd   fileread.Reader
 }
 
 // dropToken gives back the parse budget the worker holds.
@@ -888,7 +888,7 @@ func (e *Engine) parseFile(ctx context.Context, s *slot, w *worker, g *pathguard
 		}
 	}()
 	readStart := time.Now()
-	src, info, err := w.rd.read(s.src[:0], g, f.abs, f.size, e.opts.MaxFileSize)
+	src, info, err := w.rd.Read(s.src[:0], g, f.abs, f.size, e.opts.MaxFileSize)
 	s.src = src[:0]
 	if err != nil {
 		return nil, "unreadable: " + err.Error()
@@ -949,39 +949,6 @@ func (e *Engine) parseFile(ctx context.Context, s *slot, w *worker, g *pathguard
 		s.nodes = nodes[:0]
 	}
 	return t, ""
-}
-
-// readInto reads a file into buf, refusing one that grew past limit, and
-// returns what the open descriptor said about the file before the read.
-func readInto(buf []byte, g *pathguard.Guard, path string, size, limit int64) ([]byte, fs.FileInfo, error) {
-	fh, info, err := g.Open(path)
-	if err != nil {
-		return buf, nil, err
-	}
-	defer fh.Close()
-	if int64(cap(buf)) < size+1 {
-		buf = make([]byte, 0, size+size/4+512)
-	}
-	for {
-		if len(buf) == cap(buf) {
-			if int64(len(buf)) > limit {
-				return buf[:0], nil, fmt.Errorf("grew past the size limit while being read")
-			}
-			buf = append(buf, 0)[:len(buf)]
-		}
-		n, err := fh.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return buf[:0], nil, err
-		}
-	}
-	if int64(len(buf)) > limit {
-		return buf[:0], nil, fmt.Errorf("grew past the size limit while being read")
-	}
-	return buf, info, nil
 }
 
 // trimRange narrows [start, end) past surrounding whitespace; some grammars
