@@ -167,7 +167,7 @@ func BenchmarkManyEngines(b *testing.B) {
 		mu    sync.Mutex
 	)
 	search := func(n int) (time.Duration, error) {
-		procCache.clear()
+		procCache.Clear()
 		start := time.Now()
 		errs := make(chan error, n)
 		go1 := make(chan struct{})

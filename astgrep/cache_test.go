@@ -8,186 +8,28 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
+	"github.com/builtin-tools/builtin-tools/astgrep/parsecache"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
-func TestCacheAdmissionKeepsFirstEntriesOfAScan(t *testing.T) {
-	c := newParseCache(1000)
-	u := c.user()
-	st := fileStamp{size: 100, mtime: 1, ctime: 1}
-	key := func(i int) cacheKey { return cacheKey{path: fmt.Sprint(i), lang: "go"} }
-	cost := treeCost(100, 0)
-	for i := 0; i < 20; i++ {
-		r := u.lookup(key(i), st, 1)
-		if r.claim == nil {
-			t.Fatalf("file %d: no claim on a miss", i)
-		}
-		if c.admit(cost, 1) {
-			u.fill(r.claim, &tree{src: make([]byte, 100)}, cost, 1, false)
-		} else {
-			c.abandon(r.claim)
-		}
-	}
-	if c.used > c.limit {
-		t.Fatalf("used %d over limit %d", c.used, c.limit)
-	}
-	if r := u.lookup(key(0), st, 2); r.t == nil {
-		t.Fatal("the first entry of a scan was evicted by the same scan")
-	}
-	// A later query may evict entries it has not used.
-	if !c.admit(cost, 2) {
-		t.Fatal("a new query could not evict an old query's entries")
-	}
+// freshProcessCache gives the test a process cache of its own, so the
+// budget it sets does not outlive it.
+func freshProcessCache(t *testing.T) {
+	old := procCache
+	procCache = parsecache.New[*tree](DefaultCacheBytes)
+	t.Cleanup(func() { procCache = old })
 }
 
-// Every part of the stamp counts: a file that changed in any of them is
-// parsed again.
-func TestCacheStampMismatchMisses(t *testing.T) {
-	c := newParseCache(1 << 20)
-	u := c.user()
-	key := cacheKey{path: "/x/a.go", lang: "go"}
-	base := fileStamp{dev: 1, ino: 2, size: 3, mtime: 4, ctime: 5}
-	put := func(st fileStamp) {
-		r := u.lookup(key, st, 1)
-		if r.claim == nil {
-			t.Fatalf("%+v: no claim", st)
-		}
-		if !c.admit(10, 1) {
-			t.Fatal("not admitted")
-		}
-		u.fill(r.claim, &tree{}, 10, 1, false)
-	}
-	put(base)
-	for _, change := range []func(*fileStamp){
-		func(s *fileStamp) { s.dev++ },
-		func(s *fileStamp) { s.ino++ },
-		func(s *fileStamp) { s.size++ },
-		func(s *fileStamp) { s.mtime++ },
-		func(s *fileStamp) { s.ctime++ },
-	} {
-		st := base
-		change(&st)
-		r := u.lookup(key, st, 2)
-		if r.t != nil {
-			t.Fatalf("stamp %+v served the tree of %+v", st, base)
-		}
-		c.abandon(r.claim)
-		put(base)
-	}
-	if r := u.lookup(key, base, 3); r.t == nil {
-		t.Fatal("the same stamp missed")
-	}
-	// Another grammar for the same id is another key.
-	other := key
-	other.grammar = 1
-	if r := u.lookup(other, base, 3); r.t != nil {
-		t.Fatal("another grammar's tree was served")
-	}
-}
-
-// A search that finds a file being parsed by another waits for that
-// parse instead of parsing again; an abandoned parse lets it claim.
-func TestCachePendingParseIsWaitedFor(t *testing.T) {
-	c := newParseCache(1 << 20)
-	a, b := c.user(), c.user()
-	key := cacheKey{path: "/x/a.go", lang: "go"}
-	st := fileStamp{size: 1}
-	ra := a.lookup(key, st, 1)
-	rb := b.lookup(key, st, 2)
-	if ra.claim == nil || rb.wait == nil {
-		t.Fatalf("first %+v, second %+v: want a claim, then a wait", ra, rb)
-	}
-	// Another version of the file is not waited for.
-	if r := b.lookup(key, fileStamp{size: 2}, 2); r.wait != nil || r.claim != nil || r.t != nil {
-		t.Fatalf("another version: %+v, want nothing", r)
-	}
-	c.abandon(ra.claim)
-	<-rb.wait
-	rb = b.lookup(key, st, 2)
-	if rb.claim == nil {
-		t.Fatalf("after the abandon: %+v, want a claim", rb)
-	}
-	tr := &tree{}
-	if !c.admit(10, 2) {
-		t.Fatal("not admitted")
-	}
-	ra = a.lookup(key, st, 1)
-	b.fill(rb.claim, tr, 10, 2, false)
-	<-ra.wait
-	if r := a.lookup(key, st, 1); r.t != tr {
-		t.Fatal("the filled tree was not served to the waiter")
-	}
-}
-
-// Closing an engine evicts the trees only it used and keeps those another
-// open engine used.
-func TestCacheCloseKeepsTreesOthersUse(t *testing.T) {
-	c := newParseCache(1 << 20)
-	a, b := c.user(), c.user()
-	st := fileStamp{size: 1}
-	add := func(u *cacheUser, path string) {
-		r := u.lookup(cacheKey{path: path}, st, 1)
-		if r.claim == nil {
-			if r.t == nil {
-				t.Fatalf("%s: %+v", path, r)
-			}
-			return
-		}
-		if !c.admit(10, 1) {
-			t.Fatal("not admitted")
-		}
-		u.fill(r.claim, &tree{}, 10, 1, false)
-	}
-	add(a, "shared")
-	add(b, "shared")
-	add(a, "only-a")
-	add(b, "only-b")
-	a.release()
-	if _, ok := c.byKey[cacheKey{path: "only-a"}]; ok {
-		t.Error("a tree only the closed engine used is still cached")
-	}
-	for _, p := range []string{"shared", "only-b"} {
-		if _, ok := c.byKey[cacheKey{path: p}]; !ok {
-			t.Errorf("%s was evicted by another engine's Close", p)
-		}
-	}
-	b.release()
-	if len(c.byKey) != 0 || c.used != 0 || c.lru.Len() != 0 {
-		t.Errorf("after both closed: %d entries, %d bytes", len(c.byKey), c.used)
-	}
-}
-
-// saveBudget returns a function that puts the process cache's budget
-// back as it was.
-func saveBudget() func() {
-	c := procCache
-	c.mu.Lock()
-	limit, fixed, asked := c.limit, c.fixed, c.asked
-	c.mu.Unlock()
-	return func() {
-		c.mu.Lock()
-		c.limit, c.fixed, c.asked = limit, fixed, asked
-		c.mu.Unlock()
-	}
-}
-
-func TestCacheBudget(t *testing.T) {
-	c := newParseCache(1 << 20)
-	c.ask(100)
-	c.ask(200) // only the first engine that names a budget sets it
-	if c.limit != 100 {
-		t.Fatalf("limit %d, want 100", c.limit)
-	}
-	defer saveBudget()()
+func TestProcessCacheBudget(t *testing.T) {
+	freshProcessCache(t)
 	SetProcessCacheBytes(0)
-	if procCache.limit != DefaultCacheBytes {
-		t.Fatalf("SetProcessCacheBytes(0): limit %d", procCache.limit)
+	if n := procCache.Budget(); n != DefaultCacheBytes {
+		t.Fatalf("SetProcessCacheBytes(0): limit %d", n)
 	}
-	procCache.ask(5) // ignored once set
-	if procCache.limit != DefaultCacheBytes {
-		t.Fatalf("an engine changed a budget SetProcessCacheBytes set: %d", procCache.limit)
+	NewEngine(Options{CacheBytes: 5}).Close() // ignored once set
+	if n := procCache.Budget(); n != DefaultCacheBytes {
+		t.Fatalf("an engine changed a budget SetProcessCacheBytes set: %d", n)
 	}
 
 	// Lowering the budget evicts; a negative one turns caching off.
@@ -199,7 +41,7 @@ func TestCacheBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	SetProcessCacheBytes(-1)
-	if procCache.lru.Len() != 0 {
+	if procCache.Len() != 0 {
 		t.Fatal("a negative budget kept entries")
 	}
 	for i := 0; i < 2; i++ {
@@ -341,25 +183,20 @@ func TestRacyEntryIsChecked(t *testing.T) {
 	// Swap the cached tree's bytes for other ones under the file's stamp,
 	// as if the file had changed without its stamp moving.
 	l := e.langs.lookup("go")
-	key := cacheKey{path: p, lang: "go", grammar: grammarAddr(l.ts)}
-	procCache.mu.Lock()
-	ent := procCache.byKey[key]
-	if ent == nil || !ent.racy {
-		procCache.mu.Unlock()
+	key := parsecache.Key{Path: p, Lang: "go", Grammar: grammarAddr(l.ts)}
+	info, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, _ := parsecache.StampOf(info)
+	ent := e.cache.Lookup(key, st, procCache.NextGen())
+	if !ent.Found || !ent.Racy {
 		t.Fatalf("entry %+v: want a racy entry for a file just written", ent)
 	}
-	stale := *ent.t
-	stale.src = []byte("package p\n\nfunc f() { g(9) }\n")
-	ent.t = &stale
-	procCache.mu.Unlock()
+	ent.Tree.src = []byte("package p\n\nfunc f() { g(9) }\n")
 	r, err := e.Search(context.Background(), q)
 	if err != nil || r.Total != 1 || r.Matches[0].Captures["X"].Text != "1" || r.FilesCached != 0 {
 		t.Fatalf("racy entry served: %v %+v", err, r)
-	}
-	// A file whose change time is older than the window is trusted.
-	now := time.Now()
-	if racy(fileStamp{ctime: now.Add(-3 * time.Second).UnixNano()}, now) || !racy(fileStamp{ctime: now.UnixNano()}, now) {
-		t.Error("racy() misjudges the window")
 	}
 }
 
@@ -368,9 +205,9 @@ func TestRacyEntryIsChecked(t *testing.T) {
 // peaks at what it parses at once; a selective search over the same tree
 // caches at first sight.
 func TestLargeSearchCachesOnSecondSight(t *testing.T) {
-	defer saveBudget()()
-	defer func(n int64) { admissionSample = n }(admissionSample)
-	admissionSample = 1 << 10
+	freshProcessCache(t)
+	defer func(n int64) { parsecache.AdmissionSample = n }(parsecache.AdmissionSample)
+	parsecache.AdmissionSample = 1 << 10
 	files := map[string]string{}
 	var body strings.Builder
 	for i := range 200 {

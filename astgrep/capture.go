@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/builtin-tools/builtin-tools/astgrep/fileread"
+	"github.com/builtin-tools/builtin-tools/astgrep/parsecache"
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
@@ -234,7 +236,7 @@ func (e *Engine) CaptureTrees(ctx context.Context, g *pathguard.Guard, files []C
 		return ErrClosed
 	}
 	workers := min(e.opts.Workers, len(files))
-	gen := queryGen.Add(1)
+	gen := e.pc.NextGen()
 	order := make([]int, len(files))
 	for i := range order {
 		order[i] = i
@@ -251,8 +253,8 @@ func (e *Engine) CaptureTrees(ctx context.Context, g *pathguard.Guard, files []C
 		go func() {
 			defer wg.Done()
 			x := &Tree{}
-			var rd fileReader
-			defer rd.close()
+			var rd fileread.Reader
+			defer rd.Close()
 			for {
 				i, held, ok := fd.take(ctx)
 				if !ok || ctx.Err() != nil {
@@ -269,7 +271,7 @@ func (e *Engine) CaptureTrees(ctx context.Context, g *pathguard.Guard, files []C
 
 // captureOne reads and parses one file (or takes its tree from the
 // cache) and hands it to fn in x, the worker's Tree.
-func (e *Engine) captureOne(ctx context.Context, g *pathguard.Guard, gen uint64, f CaptureFile, x *Tree, rd *fileReader, held int64, fn func(*CaptureResult)) {
+func (e *Engine) captureOne(ctx context.Context, g *pathguard.Guard, gen uint64, f CaptureFile, x *Tree, rd *fileread.Reader, held int64, fn func(*CaptureResult)) {
 	release := func() {
 		bigParses.release(held)
 		held = 0
@@ -282,8 +284,8 @@ func (e *Engine) captureOne(ctx context.Context, g *pathguard.Guard, gen uint64,
 	res := &CaptureResult{File: f, Info: f.Info}
 	var t *tree
 	if e.cache != nil && f.Info != nil {
-		if st, ok := stampOf(f.Info); ok {
-			t = e.cache.peek(cacheKey{path: f.Path, lang: q.lang.id, grammar: grammarAddr(q.lang.ts)}, st, gen, g)
+		if st, ok := parsecache.StampOf(f.Info); ok {
+			t, _ = e.cache.Peek(parsecache.Key{Path: f.Path, Lang: q.lang.id, Grammar: grammarAddr(q.lang.ts)}, st, gen, g)
 		}
 	}
 	if t == nil {
@@ -292,7 +294,7 @@ func (e *Engine) captureOne(ctx context.Context, g *pathguard.Guard, gen uint64,
 			return
 		}
 		defer releaseSlot(s)
-		src, info, err := rd.read(s.src[:0], g, f.Path, 0, e.opts.MaxFileSize)
+		src, info, err := rd.Read(s.src[:0], g, f.Path, 0, e.opts.MaxFileSize)
 		s.src = src[:0]
 		if info != nil {
 			res.Info = info

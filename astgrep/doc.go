@@ -9,9 +9,10 @@
 // grammar folders and its compiled patterns, and allocates nothing big
 // until its first search. It is safe for concurrent use.
 //
-// What costs memory is shared by the whole process. The parse cache is one
-// per process (budget DefaultCacheBytes, set with SetProcessCacheBytes;
-// Options.CacheBytes < 0 keeps an engine out of it): trees are keyed by
+// What costs memory is shared by the whole process. The parse cache
+// (package astgrep/parsecache) is one per process (budget
+// DefaultCacheBytes, set with SetProcessCacheBytes; Options.CacheBytes < 0
+// keeps an engine out of it): trees are keyed by
 // absolute path, language and grammar and served only while the file's
 // device, inode, size, modification time and change time are unchanged,
 // so a second query, in the same run or another, reuses the first one's

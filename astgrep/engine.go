@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"path/filepath"
 	"runtime"
@@ -16,6 +15,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/builtin-tools/builtin-tools/astgrep/fileread"
+	"github.com/builtin-tools/builtin-tools/astgrep/parsecache"
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
@@ -72,7 +73,8 @@ type Engine struct {
 	mu     sync.RWMutex // held for reading by every call; Close takes it for writing
 	closed bool
 
-	cache *cacheUser // nil: Options.CacheBytes < 0
+	pc    *parsecache.Cache[*tree] // the process's cache, which cache is a user of
+	cache *parsecache.User[*tree]  // nil: Options.CacheBytes < 0
 
 	patMu    sync.Mutex
 	patterns map[string]patternResult
@@ -95,12 +97,12 @@ func NewEngine(opts Options) *Engine {
 	if opts.Workers <= 0 {
 		opts.Workers = runtime.GOMAXPROCS(0)
 	}
-	e := &Engine{opts: opts, langs: newLanguageSet(opts.GrammarDirs)}
+	e := &Engine{opts: opts, langs: newLanguageSet(opts.GrammarDirs), pc: procCache}
 	if opts.CacheBytes >= 0 {
 		if opts.CacheBytes > 0 {
-			procCache.ask(opts.CacheBytes)
+			e.pc.Ask(opts.CacheBytes)
 		}
-		e.cache = procCache.user()
+		e.cache = e.pc.User()
 	}
 	return e
 }
@@ -116,7 +118,7 @@ func (e *Engine) Close() error {
 	}
 	e.closed = true
 	if e.cache != nil {
-		e.cache.release()
+		e.cache.Release()
 	}
 	e.patMu.Lock()
 	e.patterns = nil
@@ -471,15 +473,16 @@ func (e *Engine) run(ctx context.Context, q Query, keep bool) (*Result, []FileMa
 		maxResults = DefaultMaxResults
 	}
 	order := processingOrder(files)
-	gen := queryGen.Add(1)
-	var adm *admission
+	gen := e.pc.NextGen()
+	var adm *parsecache.Admission
 	if e.cache != nil {
-		adm = &admission{budget: e.cache.c.budget()}
+		var total int64
 		for _, f := range files {
 			if !f.tooLarge {
-				adm.total += f.size
+				total += f.size
 			}
 		}
+		adm = parsecache.NewAdmission(total, e.pc.Budget())
 	}
 	outcomes := make([]fileOutcome, len(files))
 	fr := newFrontier(len(files), maxResults)
@@ -500,7 +503,7 @@ func (e *Engine) run(ctx context.Context, q Query, keep bool) (*Result, []FileMa
 		go func() {
 			defer wg.Done()
 			w := &worker{m: e.newMatcher(ctx, pat), gen: gen, adm: adm}
-			defer w.rd.close()
+			defer w.rd.Close()
 			for {
 				i, held, ok := fd.take(ctx)
 				if !ok || ctx.Err() != nil {
@@ -757,9 +760,9 @@ func (e *Engine) choose(ctx context.Context, q Query, pr *parsedRule, want *lang
 type worker struct {
 	m    *matcher
 	gen  uint64
-	adm  *admission // nil: the search does not use the cache
-	held int64      // bytes of the parse budget it holds for its file
-	rd   fileReader
+	adm  *parsecache.Admission // nil: the search does not use the cache
+	held int64                 // bytes of the parse budget it holds for its file
+	rd   fileread.Reader
 }
 
 // dropToken gives back the parse budget the worker holds.
@@ -781,31 +784,31 @@ func (e *Engine) searchFile(ctx context.Context, w *worker, g *pathguard.Guard, 
 	}
 	var (
 		t     *tree
-		claim *cacheEntry
+		claim *parsecache.Entry[*tree]
 	)
 	if e.cache != nil && f.stampOK {
-		key := cacheKey{path: f.abs, lang: l.id, grammar: grammarAddr(l.ts)}
+		key := parsecache.Key{Path: f.abs, Lang: l.id, Grammar: grammarAddr(l.ts)}
 		for t == nil && claim == nil {
-			r := e.cache.lookup(key, f.stamp, w.gen)
+			r := e.cache.Lookup(key, f.stamp, w.gen)
 			switch {
-			case r.wait != nil:
+			case r.Wait != nil:
 				select {
-				case <-r.wait:
+				case <-r.Wait:
 					continue
 				case <-ctx.Done():
 					return o
 				}
-			case r.t != nil && r.racy:
+			case r.Found && r.Racy:
 				start := time.Now()
-				if !sameBytes(g, f.abs, f.stamp, r.t.src) {
-					e.cache.c.drop(r.entry)
+				if !parsecache.SameBytes(g, f.abs, f.stamp, r.Tree.src) {
+					e.pc.Drop(r.Entry)
 					continue
 				}
-				if !racy(f.stamp, start) {
-					e.cache.c.settle(r.entry)
+				if !parsecache.Racy(f.stamp, start) {
+					e.pc.Settle(r.Entry)
 				}
 			}
-			t, claim = r.t, r.claim
+			t, claim = r.Tree, r.Claim
 			if t == nil && claim == nil {
 				break // parse without caching
 			}
@@ -816,7 +819,7 @@ func (e *Engine) searchFile(ctx context.Context, w *worker, g *pathguard.Guard, 
 		s, err := acquireSlot(ctx)
 		if err != nil {
 			if claim != nil {
-				e.cache.c.abandon(claim)
+				e.pc.Abandon(claim)
 			}
 			return o
 		}
@@ -877,15 +880,15 @@ func (e *Engine) stopped(m *matcher, o *fileOutcome) bool {
 // set) if the cache admits the tree and abandoning it otherwise. It
 // returns nil and the reason to list the file as skipped (or "" when the
 // prefilter rules it out) when there is no tree to match.
-func (e *Engine) parseFile(ctx context.Context, s *slot, w *worker, g *pathguard.Guard, l *language, pat *compiled, f candidate, keep bool, claim *cacheEntry) (t *tree, skip string) {
+func (e *Engine) parseFile(ctx context.Context, s *slot, w *worker, g *pathguard.Guard, l *language, pat *compiled, f candidate, keep bool, claim *parsecache.Entry[*tree]) (t *tree, skip string) {
 	gen := w.gen
 	defer func() {
 		if claim != nil {
-			e.cache.c.abandon(claim)
+			e.pc.Abandon(claim)
 		}
 	}()
 	readStart := time.Now()
-	src, info, err := w.rd.read(s.src[:0], g, f.abs, f.size, e.opts.MaxFileSize)
+	src, info, err := w.rd.Read(s.src[:0], g, f.abs, f.size, e.opts.MaxFileSize)
 	s.src = src[:0]
 	if err != nil {
 		return nil, "unreadable: " + err.Error()
@@ -893,13 +896,13 @@ func (e *Engine) parseFile(ctx context.Context, s *slot, w *worker, g *pathguard
 	if claim != nil {
 		// The bytes read are of the stamp the walk saw, or the file changed
 		// since and they are not cached under it.
-		if st, ok := stampOf(info); !ok || st != f.stamp {
-			e.cache.c.abandon(claim)
+		if st, ok := parsecache.StampOf(info); !ok || st != f.stamp {
+			e.pc.Abandon(claim)
 			claim = nil
 		}
 	}
 	if w.adm != nil {
-		w.adm.sawRead(len(src))
+		w.adm.SawRead(len(src))
 	}
 	if textcut.Binary(src) {
 		return nil, "binary"
@@ -914,22 +917,22 @@ func (e *Engine) parseFile(ctx context.Context, s *slot, w *worker, g *pathguard
 	nodes, err := s.p.parse(ctx, l.g, src, s.nodes, func(count int) []node {
 		cost = treeCost(len(src), count)
 		if w.adm != nil {
-			w.adm.sawParsed(len(src), cost)
+			w.adm.SawParsed(len(src), cost)
 		}
 		if claim == nil {
 			return nil
 		}
-		if !w.adm.firstSight() && !e.cache.c.secondSight(claim.key, claim.stamp) {
+		if !w.adm.FirstSight() && !e.pc.SecondSight(claim) {
 			return nil
 		}
-		if admitted = e.cache.c.admit(cost, gen); admitted {
+		if admitted = e.pc.Admit(cost, gen); admitted {
 			return make([]node, count)
 		}
 		return nil
 	})
 	if err != nil {
 		if admitted {
-			e.cache.c.unreserve(cost)
+			e.pc.Unreserve(cost)
 		}
 		return nil, "parse failed: " + err.Error()
 	}
@@ -937,7 +940,7 @@ func (e *Engine) parseFile(ctx context.Context, s *slot, w *worker, g *pathguard
 	switch {
 	case admitted:
 		t.src = append([]byte(nil), src...)
-		e.cache.fill(claim, t, cost, gen, racy(f.stamp, readStart))
+		e.cache.Fill(claim, t, cost, gen, parsecache.Racy(f.stamp, readStart))
 		claim = nil
 	case keep:
 		s.nodes = nodes[:0]
@@ -946,39 +949,6 @@ func (e *Engine) parseFile(ctx context.Context, s *slot, w *worker, g *pathguard
 		s.nodes = nodes[:0]
 	}
 	return t, ""
-}
-
-// readInto reads a file into buf, refusing one that grew past limit, and
-// returns what the open descriptor said about the file before the read.
-func readInto(buf []byte, g *pathguard.Guard, path string, size, limit int64) ([]byte, fs.FileInfo, error) {
-	fh, info, err := g.Open(path)
-	if err != nil {
-		return buf, nil, err
-	}
-	defer fh.Close()
-	if int64(cap(buf)) < size+1 {
-		buf = make([]byte, 0, size+size/4+512)
-	}
-	for {
-		if len(buf) == cap(buf) {
-			if int64(len(buf)) > limit {
-				return buf[:0], nil, fmt.Errorf("grew past the size limit while being read")
-			}
-			buf = append(buf, 0)[:len(buf)]
-		}
-		n, err := fh.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return buf[:0], nil, err
-		}
-	}
-	if int64(len(buf)) > limit {
-		return buf[:0], nil, fmt.Errorf("grew past the size limit while being read")
-	}
-	return buf, info, nil
 }
 
 // trimRange narrows [start, end) past surrounding whitespace; some grammars

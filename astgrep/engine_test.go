@@ -342,7 +342,7 @@ func TestPrefilterNeverDropsAMatch(t *testing.T) {
 			t.Fatalf("%s: %v", file, err)
 		}
 		e.noPrefilter = true
-		procCache.clear()
+		procCache.Clear()
 		without, err := e.Search(context.Background(), q)
 		e.noPrefilter = false
 		if err != nil {

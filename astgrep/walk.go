@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"path/filepath"
 
+	"github.com/builtin-tools/builtin-tools/astgrep/parsecache"
 	"github.com/builtin-tools/builtin-tools/internal/walk"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
@@ -14,7 +15,7 @@ type candidate struct {
 	rel      string // slash-separated, relative to the root
 	abs      string
 	size     int64
-	stamp    fileStamp
+	stamp    parsecache.Stamp
 	stampOK  bool // stamp is complete: the file may be cached
 	tooLarge bool // over Options.MaxFileSize: skipped, not read
 	lang     *language
@@ -22,7 +23,7 @@ type candidate struct {
 
 func newCandidate(rel, abs string, info fs.FileInfo, limit int64, l *language) candidate {
 	c := candidate{rel: rel, abs: abs, size: info.Size(), tooLarge: info.Size() > limit, lang: l}
-	c.stamp, c.stampOK = stampOf(info)
+	c.stamp, c.stampOK = parsecache.StampOf(info)
 	return c
 }
 

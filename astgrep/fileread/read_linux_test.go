@@ -1,4 +1,4 @@
-package astgrep
+package fileread
 
 import (
 	"errors"
@@ -7,6 +7,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/builtin-tools/builtin-tools/astgrep/parsecache"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
@@ -33,11 +34,11 @@ func TestFileReaderKeepsTheGuardsRules(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer g.Close()
-	var r fileReader
-	defer r.close()
+	var r Reader
+	defer r.Close()
 	for _, name := range []string{"a/one.go", "a/two.go", "b/three.go", "a/one.go"} {
 		p := filepath.Join(root, name)
-		got, info, err := r.read(nil, g, p, 0, 1<<20)
+		got, info, err := r.Read(nil, g, p, 0, 1<<20)
 		want, _ := os.ReadFile(p)
 		if err != nil || string(got) != string(want) {
 			t.Fatalf("%s: %q %v, want %q", name, got, err, want)
@@ -46,23 +47,23 @@ func TestFileReaderKeepsTheGuardsRules(t *testing.T) {
 			t.Fatalf("%s: read through the guard, not beneath its folder", name)
 		}
 		st, _ := os.Stat(p)
-		a, okA := stampOf(info)
-		b, okB := stampOf(st)
+		a, okA := parsecache.StampOf(info)
+		b, okB := parsecache.StampOf(st)
 		if !okA || !okB || a != b || info.Size() != st.Size() || !info.ModTime().Equal(st.ModTime()) || !info.Mode().IsRegular() {
 			t.Errorf("%s: stamp %+v, os.Stat's %+v", name, a, b)
 		}
 	}
 	for _, name := range []string{"a/out.go", "a/in.go", "a/pipe.go"} {
-		got, _, err := r.read(nil, g, filepath.Join(root, name), 0, 1<<20)
+		got, _, err := r.Read(nil, g, filepath.Join(root, name), 0, 1<<20)
 		if err == nil {
 			t.Errorf("%s: read %q, want it refused", name, got)
 		}
 	}
-	if _, _, err := r.read(nil, g, secret, 0, 1<<20); err == nil {
+	if _, _, err := r.Read(nil, g, secret, 0, 1<<20); err == nil {
 		t.Error("a file outside the root was read")
 	}
 	// Over the limit: the guard's error, not a truncated read.
-	if _, _, err := r.read(nil, g, filepath.Join(root, "a", "two.go"), 0, 4); err == nil || errors.Is(err, os.ErrNotExist) {
+	if _, _, err := r.Read(nil, g, filepath.Join(root, "a", "two.go"), 0, 4); err == nil || errors.Is(err, os.ErrNotExist) {
 		t.Errorf("over the limit: %v", err)
 	}
 }

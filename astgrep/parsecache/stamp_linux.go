@@ -1,17 +1,17 @@
-package astgrep
+package parsecache
 
 import (
 	"io/fs"
 	"syscall"
 )
 
-// stampOf reads a file's stamp from its stat result.
-func stampOf(info fs.FileInfo) (fileStamp, bool) {
+// StampOf reads a file's stamp from its stat result.
+func StampOf(info fs.FileInfo) (Stamp, bool) {
 	st, ok := info.Sys().(*syscall.Stat_t)
 	if !ok {
-		return fileStamp{}, false
+		return Stamp{}, false
 	}
-	return fileStamp{
+	return Stamp{
 		dev:   uint64(st.Dev),
 		ino:   uint64(st.Ino),
 		size:  st.Size,

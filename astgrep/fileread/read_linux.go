@@ -1,4 +1,4 @@
-package astgrep
+package fileread
 
 import (
 	"io/fs"
@@ -12,7 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// fileReader reads files for one worker beneath the folder it read last:
+// Reader reads files for one worker beneath the folder it read last:
 // a search reads files folder by folder, and a file opened by its name
 // beneath its folder's descriptor costs one system call where a path
 // opened beneath the root costs one for each of its folders (and one to
@@ -20,35 +20,38 @@ import (
 // has no slash and is opened without following a link, so nothing
 // outside the root is read; a file that is not plainly a regular file
 // (a link, a pipe, a device, gone) goes the guard's way, which says why.
-type fileReader struct {
+type Reader struct {
 	g   *pathguard.Guard
 	dir string
 	fd  *os.File
 	dfd int // fd's descriptor
 }
 
-func (r *fileReader) close() {
+// Close closes the folder the reader holds open.
+func (r *Reader) Close() {
 	if r.fd != nil {
 		r.fd.Close()
 		r.fd, r.g, r.dir = nil, nil, ""
 	}
 }
 
-// read reads path into buf (see readInto).
-func (r *fileReader) read(buf []byte, g *pathguard.Guard, path string, size, limit int64) ([]byte, fs.FileInfo, error) {
+// Read reads the file at path into buf, refusing one that grew past
+// limit (size is what a stat said, to size buf), and returns what the open
+// descriptor said about the file before the read.
+func (r *Reader) Read(buf []byte, g *pathguard.Guard, path string, size, limit int64) ([]byte, fs.FileInfo, error) {
 	if out, info, ok := r.fast(buf, g, path, size, limit); ok {
 		return out, info, nil
 	}
 	return readInto(buf, g, path, size, limit)
 }
 
-func (r *fileReader) fast(buf []byte, g *pathguard.Guard, path string, size, limit int64) ([]byte, fs.FileInfo, bool) {
+func (r *Reader) fast(buf []byte, g *pathguard.Guard, path string, size, limit int64) ([]byte, fs.FileInfo, bool) {
 	dir, base := filepath.Dir(path), filepath.Base(path)
 	if base == "." || base == ".." || strings.ContainsRune(base, '/') {
 		return nil, nil, false
 	}
 	if r.fd == nil || r.g != g || r.dir != dir {
-		r.close()
+		r.Close()
 		d, err := g.OpenDir(dir)
 		if err != nil {
 			return nil, nil, false
