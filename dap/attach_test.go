@@ -1,6 +1,8 @@
 package dap
 
 import (
+	"github.com/builtin-tools/builtin-tools/dap/adapter"
+
 	"context"
 	"fmt"
 	"os"
@@ -21,7 +23,7 @@ import (
 // attach to itself, then says what happened.
 const attachSelfEnv = "BUILTIN_TOOLS_DAP_ATTACH_SELF"
 
-func attachSelf(adapter string) {
+func attachSelf(id string) {
 	root, _ := os.MkdirTemp("", "attach-self-")
 	defer os.RemoveAll(root)
 	g, err := pathguard.New(root)
@@ -33,7 +35,7 @@ func attachSelf(adapter string) {
 	defer s.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if _, err := s.Launch(ctx, LaunchSpec{Adapter: adapter, Attach: true, PID: os.Getpid()}, 5*time.Second); err != nil {
+	if _, err := s.Launch(ctx, adapter.LaunchSpec{Adapter: id, Attach: true, PID: os.Getpid()}, 5*time.Second); err != nil {
 		fmt.Println("refused:", err)
 		return
 	}
@@ -105,7 +107,7 @@ func TestAttachRefusesOwnProcesses(t *testing.T) {
 					continue
 				}
 				before := len(proc.Children())
-				_, err := s.Launch(testCtx(t), LaunchSpec{Adapter: id, Attach: true, PID: tg.pid}, time.Second)
+				_, err := s.Launch(testCtx(t), adapter.LaunchSpec{Adapter: id, Attach: true, PID: tg.pid}, time.Second)
 				if err == nil || !strings.Contains(err.Error(), tg.why) || !strings.Contains(err.Error(), strconv.Itoa(tg.pid)) {
 					t.Errorf("attach to %s (pid %d): %v", tg.what, tg.pid, err)
 				}
@@ -133,7 +135,7 @@ func TestAttachRefusesOwnProcesses(t *testing.T) {
 	}
 	s := newSupervisor(t, root, Config{})
 	ctx := testCtx(t)
-	if _, err := s.Launch(ctx, LaunchSpec{Adapter: "lldb", Attach: true, PID: prog.Process.Pid}, 5*time.Second); err != nil {
+	if _, err := s.Launch(ctx, adapter.LaunchSpec{Adapter: "lldb", Attach: true, PID: prog.Process.Pid}, 5*time.Second); err != nil {
 		t.Fatalf("attach to a program of the user's: %v", err)
 	}
 	if _, err := s.Terminate(ctx, false); err != nil {
@@ -163,7 +165,7 @@ func TestTimeLimitDetaches(t *testing.T) {
 	// The limit counts lldb's attach, seconds on a loaded machine.
 	s := newSupervisor(t, root, Config{TTL: 10 * time.Second})
 	ctx := testCtx(t)
-	if _, err := s.Launch(ctx, LaunchSpec{Attach: true, PID: prog.Process.Pid}, 100*time.Millisecond); err != nil {
+	if _, err := s.Launch(ctx, adapter.LaunchSpec{Attach: true, PID: prog.Process.Pid}, 100*time.Millisecond); err != nil {
 		t.Fatal(err)
 	}
 	res, err := s.Resume(ctx, "continue", 0, time.Minute)
@@ -193,7 +195,7 @@ func TestAttachPythonByPidNeedsGdb(t *testing.T) {
 	root := testenv.Tree(t, map[string]string{"x.py": ""})
 	s := newSupervisor(t, root, Config{})
 	t.Setenv("PATH", t.TempDir())
-	_, err := s.Launch(testCtx(t), LaunchSpec{Attach: true, PID: prog.Process.Pid}, time.Second)
+	_, err := s.Launch(testCtx(t), adapter.LaunchSpec{Attach: true, PID: prog.Process.Pid}, time.Second)
 	if err == nil || !strings.Contains(err.Error(), "with gdb, which is not installed") || !strings.Contains(err.Error(), "attach with port") {
 		t.Fatalf("attach to a Python pid without gdb: %v", err)
 	}

@@ -1,6 +1,8 @@
 package dap
 
 import (
+	"github.com/builtin-tools/builtin-tools/dap/adapter"
+
 	"os"
 	"path/filepath"
 	"strings"
@@ -44,7 +46,7 @@ func TestPauseBusyLoopAndTerminate(t *testing.T) {
 	root := goRoot(t, busyGo, nil)
 	s := newSupervisor(t, root, Config{})
 	ctx := testCtx(t)
-	res, err := s.Launch(ctx, LaunchSpec{Program: at(root, root)}, 300*time.Millisecond)
+	res, err := s.Launch(ctx, adapter.LaunchSpec{Program: at(root, root)}, 300*time.Millisecond)
 	if err != nil || res.Outcome != "running" || !strings.Contains(res.Note, "still running") {
 		t.Fatalf("launch of a busy loop: %+v %v", res, err)
 	}
@@ -85,7 +87,7 @@ func TestTimeLimit(t *testing.T) {
 	root := goRoot(t, busyGo, nil)
 	s := newSupervisor(t, root, Config{TTL: 10 * time.Second})
 	ctx := testCtx(t)
-	if _, err := s.Launch(ctx, LaunchSpec{Program: at(root, root)}, 100*time.Millisecond); err != nil {
+	if _, err := s.Launch(ctx, adapter.LaunchSpec{Program: at(root, root)}, 100*time.Millisecond); err != nil {
 		t.Fatal(err)
 	}
 	prog := s.sess.PID()
@@ -99,7 +101,7 @@ func TestTimeLimit(t *testing.T) {
 		t.Fatalf("after the time limit: %v", err)
 	}
 	waitGone(t, "the program", prog)
-	res, err := s.Launch(ctx, LaunchSpec{Program: at(root, root)}, 100*time.Millisecond)
+	res, err := s.Launch(ctx, adapter.LaunchSpec{Program: at(root, root)}, 100*time.Millisecond)
 	if err != nil || res.Outcome != "running" {
 		t.Fatalf("a launch after expiry: %+v %v", res, err)
 	}
@@ -124,7 +126,7 @@ func main() {
 func TestGoPanicSummary(t *testing.T) {
 	root := goRoot(t, panicGo, nil)
 	s := newSupervisor(t, root, Config{})
-	res, err := s.Launch(testCtx(t), LaunchSpec{Program: at(root, root)}, 0)
+	res, err := s.Launch(testCtx(t), adapter.LaunchSpec{Program: at(root, root)}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +149,7 @@ print(parse("12x"))
 func TestPythonUncaughtException(t *testing.T) {
 	root := testenv.Tree(t, map[string]string{"app.py": pyRaise})
 	s := newSupervisor(t, root, Config{})
-	res, err := s.Launch(testCtx(t), LaunchSpec{Program: at(root, filepath.Join(root, "app.py"))}, 0)
+	res, err := s.Launch(testCtx(t), adapter.LaunchSpec{Program: at(root, filepath.Join(root, "app.py"))}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +181,7 @@ func TestConditionAndLogpoint(t *testing.T) {
 	ctx := testCtx(t)
 	s.SetBreakpoints(ctx, at(root, "main.go"), []LineSpec{{Line: 8, Condition: "i == 6"}}, nil, false)
 	s.SetBreakpoints(ctx, at(root, "main.go"), []LineSpec{{Line: 7, LogMessage: "looping {i}"}}, nil, false)
-	res, err := s.Launch(ctx, LaunchSpec{Program: at(root, root)}, 0)
+	res, err := s.Launch(ctx, adapter.LaunchSpec{Program: at(root, root)}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +228,7 @@ func TestGoTestByName(t *testing.T) {
 	root := goRoot(t, loopGo, map[string]string{"add_test.go": testGo})
 	s := newSupervisor(t, root, Config{})
 	ctx := testCtx(t)
-	res := stopAt(t, s, ctx, root, "add_test.go", 9, LaunchSpec{Program: at(root, root), Test: "TestAdd"}, 0)
+	res := stopAt(t, s, ctx, root, "add_test.go", 9, adapter.LaunchSpec{Program: at(root, root), Test: "TestAdd"}, 0)
 	if res.Outcome != "stopped" || res.Frame == nil || res.Frame.Line != 9 {
 		t.Fatalf("test stop: %+v %+v", res, res.Frame)
 	}
@@ -253,7 +255,7 @@ func TestPytestByName(t *testing.T) {
 	root := testenv.Tree(t, map[string]string{"test_add.py": pyTest})
 	s := newSupervisor(t, root, Config{})
 	ctx := testCtx(t)
-	res := stopAt(t, s, ctx, root, "test_add.py", 7, LaunchSpec{Module: "pytest", Args: []string{"-q", "-k", "test_add", "test_add.py"}}, 30*time.Second)
+	res := stopAt(t, s, ctx, root, "test_add.py", 7, adapter.LaunchSpec{Module: "pytest", Args: []string{"-q", "-k", "test_add", "test_add.py"}}, 30*time.Second)
 	if res.Outcome != "stopped" || res.Frame == nil || res.Frame.Line != 7 {
 		t.Fatalf("pytest stop: %+v %+v", res, res.Frame)
 	}
@@ -266,7 +268,7 @@ func TestPytestByName(t *testing.T) {
 func TestBuildError(t *testing.T) {
 	root := goRoot(t, "package main\n\nfunc main() {\n\tundefinedThing()\n}\n", nil)
 	s := newSupervisor(t, root, Config{})
-	_, err := s.Launch(testCtx(t), LaunchSpec{Program: at(root, root)}, 0)
+	_, err := s.Launch(testCtx(t), adapter.LaunchSpec{Program: at(root, root)}, 0)
 	if err == nil || !strings.Contains(err.Error(), "undefined: undefinedThing") {
 		t.Fatalf("build error: %v", err)
 	}
@@ -291,7 +293,7 @@ func TestNativeCrash(t *testing.T) {
 	root := testenv.Tree(t, map[string]string{"main.c": crashC})
 	bin := buildC(t, root)
 	s := newSupervisor(t, root, Config{})
-	res, err := s.Launch(testCtx(t), LaunchSpec{Program: at(root, bin)}, 0)
+	res, err := s.Launch(testCtx(t), adapter.LaunchSpec{Program: at(root, bin)}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -309,7 +311,7 @@ func TestAdapterKilled(t *testing.T) {
 	root := goRoot(t, busyGo, nil)
 	s := newSupervisor(t, root, Config{})
 	ctx := testCtx(t)
-	if _, err := s.Launch(ctx, LaunchSpec{Program: at(root, root)}, 100*time.Millisecond); err != nil {
+	if _, err := s.Launch(ctx, adapter.LaunchSpec{Program: at(root, root)}, 100*time.Millisecond); err != nil {
 		t.Fatal(err)
 	}
 	prog := s.sess.PID()
@@ -320,7 +322,7 @@ func TestAdapterKilled(t *testing.T) {
 		t.Fatalf("after the adapter died: %v", err)
 	}
 	waitGone(t, "the program", prog)
-	if res, err := s.Launch(ctx, LaunchSpec{Program: at(root, root)}, 100*time.Millisecond); err != nil || res.Outcome != "running" {
+	if res, err := s.Launch(ctx, adapter.LaunchSpec{Program: at(root, root)}, 100*time.Millisecond); err != nil || res.Outcome != "running" {
 		t.Fatalf("a launch after the adapter died: %+v %v", res, err)
 	}
 }
@@ -333,10 +335,10 @@ func TestBadInput(t *testing.T) {
 	if _, err := s.Stack(ctx, 0); err == nil || !strings.Contains(err.Error(), "start one with operation launch") {
 		t.Fatalf("stack without a session: %v", err)
 	}
-	if _, err := s.Launch(ctx, LaunchSpec{Attach: true}, 0); err == nil || !strings.Contains(err.Error(), "attach needs port") {
+	if _, err := s.Launch(ctx, adapter.LaunchSpec{Attach: true}, 0); err == nil || !strings.Contains(err.Error(), "attach needs port") {
 		t.Fatalf("attach with neither port nor pid: %v", err)
 	}
-	if _, err := s.Launch(ctx, LaunchSpec{Program: at(root, filepath.Join(root, "README")), Adapter: "gdb"}, 0); err == nil || !strings.Contains(err.Error(), "unknown adapter") {
+	if _, err := s.Launch(ctx, adapter.LaunchSpec{Program: at(root, filepath.Join(root, "README")), Adapter: "gdb"}, 0); err == nil || !strings.Contains(err.Error(), "unknown adapter") {
 		t.Fatalf("unknown adapter: %v", err)
 	}
 	if _, err := s.SetBreakpoints(ctx, at(root, "main.go"), []LineSpec{{Line: 0}}, nil, false); err == nil {
@@ -345,7 +347,7 @@ func TestBadInput(t *testing.T) {
 	// A line with no code: the adapter binds it elsewhere or refuses it,
 	// and the result says which.
 	s.SetBreakpoints(ctx, at(root, "main.go"), []LineSpec{{Line: 2}}, nil, false)
-	if _, err := s.Launch(ctx, LaunchSpec{Program: at(root, root)}, 10*time.Second); err != nil {
+	if _, err := s.Launch(ctx, adapter.LaunchSpec{Program: at(root, root)}, 10*time.Second); err != nil {
 		t.Fatal(err)
 	}
 	for _, b := range s.bps.All() {

@@ -1,6 +1,8 @@
 package dap
 
 import (
+	"github.com/builtin-tools/builtin-tools/dap/adapter"
+
 	"bufio"
 	"context"
 	"net"
@@ -71,7 +73,7 @@ func BenchmarkLaunchToBreakpoint(b *testing.B) {
 			g := newSupervisorB(b, root)
 			g.SetBreakpoints(context.Background(), at(root, "main.go"), []LineSpec{{Line: 8}}, nil, false)
 			t0 := time.Now()
-			res, err := g.Launch(context.Background(), LaunchSpec{Adapter: "delve", Program: at(root, bin)}, time.Minute)
+			res, err := g.Launch(context.Background(), adapter.LaunchSpec{Adapter: "delve", Program: at(root, bin)}, time.Minute)
 			times = append(times, time.Since(t0))
 			if err != nil || res.Outcome != "stopped" {
 				b.Fatalf("%+v %v", res, err)
@@ -160,18 +162,18 @@ func BenchmarkStepOver(b *testing.B) {
 	type setup struct {
 		name, file string
 		line       int
-		spec       LaunchSpec
+		spec       adapter.LaunchSpec
 	}
-	cases := []setup{{"delve", "main.go", 8, LaunchSpec{Adapter: "delve", Program: at(root, bin)}}}
+	cases := []setup{{"delve", "main.go", 8, adapter.LaunchSpec{Adapter: "delve", Program: at(root, bin)}}}
 	os.WriteFile(filepath.Join(root, "loop.py"), []byte("s = 0\nfor i in range(1000000):\n    s += i\n    s ^= i\nprint(s)\n"), 0o644)
-	cases = append(cases, setup{"debugpy", "loop.py", 3, LaunchSpec{Adapter: "debugpy", Program: at(root, filepath.Join(root, "loop.py"))}})
+	cases = append(cases, setup{"debugpy", "loop.py", 3, adapter.LaunchSpec{Adapter: "debugpy", Program: at(root, filepath.Join(root, "loop.py"))}})
 	if gcc, err := exec.LookPath("gcc"); err == nil {
 		os.WriteFile(filepath.Join(root, "loop.c"), []byte("#include <stdio.h>\nint main(void) {\n\tlong s = 0;\n\tfor (long i = 0; i < 1000000; i++) {\n\t\ts += i;\n\t\ts ^= i;\n\t}\n\tprintf(\"%ld\\n\", s);\n\treturn 0;\n}\n"), 0o644)
 		cbin := filepath.Join(root, "loopc")
 		if out, err := exec.Command(gcc, "-g", "-O0", "-o", cbin, filepath.Join(root, "loop.c")).CombinedOutput(); err != nil {
 			b.Fatalf("%v\n%s", err, out)
 		}
-		cases = append(cases, setup{"lldb", "loop.c", 5, LaunchSpec{Adapter: "lldb", Program: at(root, cbin)}})
+		cases = append(cases, setup{"lldb", "loop.c", 5, adapter.LaunchSpec{Adapter: "lldb", Program: at(root, cbin)}})
 	}
 	for _, c := range cases {
 		g := newSupervisorB(b, root)

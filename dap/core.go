@@ -1,6 +1,8 @@
 package dap
 
 import (
+	"github.com/builtin-tools/builtin-tools/dap/adapter"
+
 	"context"
 	"debug/elf"
 	"errors"
@@ -78,26 +80,26 @@ func heldPath(f *os.File) string {
 // chooseCore picks the adapter for a core: the one named (it must open
 // core files), else the one that claims a core of exe (open): delve for a
 // Go executable, lldb for other native code.
-func chooseCore(id string, exe *os.File) (AdapterSpec, error) {
+func chooseCore(id string, exe *os.File) (adapter.Spec, error) {
 	if id != "" {
-		a, err := named(id)
+		a, err := adapter.Named(id)
 		if err != nil {
-			return AdapterSpec{}, err
+			return adapter.Spec{}, err
 		}
 		if err := opensCores(a); err != nil {
-			return AdapterSpec{}, err
+			return adapter.Spec{}, err
 		}
 		return a, nil
 	}
-	if a, ok := claimed(Claim{Kind: ClaimCore, Path: heldPath(exe)}); ok {
+	if a, ok := adapter.Claimed(adapter.Claim{Kind: adapter.ClaimCore, Path: heldPath(exe)}); ok {
 		return a, nil
 	}
-	return AdapterSpec{}, badArg("no adapter opens a core of %s; core works with %s", exe.Name(), coreAdapters())
+	return adapter.Spec{}, badArg("no adapter opens a core of %s; core works with %s", exe.Name(), coreAdapters())
 }
 
 // opensCores refuses an adapter that opens no core files.
-func opensCores(a AdapterSpec) error {
-	if _, ok := a.Adapter.(CoreOpener); !ok {
+func opensCores(a adapter.Spec) error {
+	if _, ok := a.Adapter.(adapter.CoreOpener); !ok {
 		return badArg("%s cannot open a core file; core works with %s", a.ID, coreAdapters())
 	}
 	return nil
@@ -107,8 +109,8 @@ func opensCores(a AdapterSpec) error {
 // languages: "delve (Go) and lldb (C, C++, Rust)".
 func coreAdapters() string {
 	var names []string
-	for _, a := range Adapters {
-		if _, ok := a.Adapter.(CoreOpener); ok {
+	for _, a := range adapter.Table {
+		if _, ok := a.Adapter.(adapter.CoreOpener); ok {
 			names = append(names, a.ID+" ("+a.Language+")")
 		}
 	}
@@ -140,8 +142,8 @@ type CoreInfo struct {
 
 // coreFiles checks a core launch and opens its core and executable (the
 // files the adapter is given); it returns the core's absolute path.
-func coreFiles(g *pathguard.Guard, l LaunchSpec, program string) (abs string, core, exe *os.File, err error) {
-	if a, ok := Spec(l.Adapter); ok {
+func coreFiles(g *pathguard.Guard, l adapter.LaunchSpec, program string) (abs string, core, exe *os.File, err error) {
+	if a, ok := adapter.Lookup(l.Adapter); ok {
 		if err := opensCores(a); err != nil {
 			return "", nil, nil, err
 		}

@@ -1,6 +1,8 @@
 package dap
 
 import (
+	"github.com/builtin-tools/builtin-tools/dap/adapter"
+
 	"fmt"
 	"os"
 	"os/exec"
@@ -111,7 +113,7 @@ func coreSession(t *testing.T, root, bin, core, fn string, line int, src, local,
 	t.Helper()
 	s := newSupervisor(t, root, Config{})
 	ctx := testCtx(t)
-	res, err := s.Launch(ctx, LaunchSpec{Program: at(root, bin), Core: at(root, core)}, 30*time.Second)
+	res, err := s.Launch(ctx, adapter.LaunchSpec{Program: at(root, bin), Core: at(root, core)}, 30*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,16 +217,16 @@ func TestCoreRefusals(t *testing.T) {
 	s := newSupervisor(t, root, Config{})
 	for _, c := range []struct {
 		what string
-		l    LaunchSpec
+		l    adapter.LaunchSpec
 		want string
 	}{
-		{"a missing core", LaunchSpec{Program: at(root, bin), Core: at(root, "core.404")}, "core core.404 does not exist"},
-		{"a text file", LaunchSpec{Program: at(root, bin), Core: at(root, "notes.txt")}, "is not a core file (not an ELF file)"},
-		{"an executable", LaunchSpec{Program: at(root, bin), Core: at(root, bin)}, "not a core file; give the crash's core as core"},
-		{"a folder", LaunchSpec{Program: at(root, bin), Core: at(root, ".")}, "is a folder"},
-		{"debugpy", LaunchSpec{Adapter: "debugpy", Program: at(root, "app.py"), Core: at(root, "notes.txt")}, "debugpy cannot open a core file; core works with delve (Go) and lldb"},
-		{"no program", LaunchSpec{Core: at(root, bin)}, "core needs program"},
-		{"attach", LaunchSpec{Attach: true, PID: 1, Core: at(root, bin)}, "core goes with launch"},
+		{"a missing core", adapter.LaunchSpec{Program: at(root, bin), Core: at(root, "core.404")}, "core core.404 does not exist"},
+		{"a text file", adapter.LaunchSpec{Program: at(root, bin), Core: at(root, "notes.txt")}, "is not a core file (not an ELF file)"},
+		{"an executable", adapter.LaunchSpec{Program: at(root, bin), Core: at(root, bin)}, "not a core file; give the crash's core as core"},
+		{"a folder", adapter.LaunchSpec{Program: at(root, bin), Core: at(root, ".")}, "is a folder"},
+		{"debugpy", adapter.LaunchSpec{Adapter: "debugpy", Program: at(root, "app.py"), Core: at(root, "notes.txt")}, "debugpy cannot open a core file; core works with delve (Go) and lldb"},
+		{"no program", adapter.LaunchSpec{Core: at(root, bin)}, "core needs program"},
+		{"attach", adapter.LaunchSpec{Attach: true, PID: 1, Core: at(root, bin)}, "core goes with launch"},
 	} {
 		before := len(proc.Children())
 		_, err := s.Launch(testCtx(t), c.l, time.Second)
@@ -330,7 +332,7 @@ func TestCoreSwappedAfterTheCheck(t *testing.T) {
 			t.Cleanup(func() { coreHook = nil })
 			s := newSupervisor(t, root, Config{})
 			ctx := testCtx(t)
-			res, err := s.Launch(ctx, LaunchSpec{Program: at(root, bin), Core: at(root, core)}, 30*time.Second)
+			res, err := s.Launch(ctx, adapter.LaunchSpec{Program: at(root, bin), Core: at(root, core)}, 30*time.Second)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,6 +1,8 @@
 package dap
 
 import (
+	"github.com/builtin-tools/builtin-tools/dap/adapter"
+
 	"strings"
 	"testing"
 
@@ -34,7 +36,7 @@ func TestDebugpySession(t *testing.T) {
 	if _, err := s.SetBreakpoints(ctx, at(root, "app.py"), []LineSpec{{Line: 4}, {Line: 13}}, nil, false); err != nil {
 		t.Fatal(err)
 	}
-	res, err := s.Launch(ctx, LaunchSpec{Program: at(root, root+"/app.py")}, 0)
+	res, err := s.Launch(ctx, adapter.LaunchSpec{Program: at(root, root+"/app.py")}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,8 @@
 package dap
 
 import (
+	"github.com/builtin-tools/builtin-tools/dap/adapter"
+
 	"strings"
 	"testing"
 
@@ -44,7 +46,7 @@ func TestDelveSession(t *testing.T) {
 	if !bps.Pending || len(bps.Breakpoints) != 2 {
 		t.Fatalf("breakpoints before launch: %+v", bps)
 	}
-	res, err := s.Launch(ctx, LaunchSpec{Program: at(root, root)}, 0)
+	res, err := s.Launch(ctx, adapter.LaunchSpec{Program: at(root, root)}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

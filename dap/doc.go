@@ -1,8 +1,9 @@
 // Package dap drives debuggers over the Debug Adapter Protocol: real delve
 // (dlv dap, dialling a unix socket in a private folder, never TCP),
 // debugpy and lldb-dap (stdio), and any adapter added as a file of its
-// own: its row of Adapters and its Adapter, the type that does what
-// differs (adapter.go says what that is).
+// own in package dap/adapter: its row of adapter.Table and its
+// adapter.Adapter, the type that does what differs. Package dap keeps the
+// session and the supervisor; nothing in it asks which adapter it has.
 //
 // The connection is package dap/dapclient's Client, on framing: one reader
 // goroutine, responses matched to requests by request_seq, every event in a

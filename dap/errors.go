@@ -3,32 +3,18 @@ package dap
 import (
 	"errors"
 	"fmt"
-)
 
-// ErrBadArgument marks a request the agent can fix by changing its
-// arguments.
-var ErrBadArgument = errors.New("bad argument")
+	"github.com/builtin-tools/builtin-tools/dap/adapter"
+)
 
 // ErrNoSession means there is no debug session to act on.
 var ErrNoSession = errors.New("no debug session")
 
-// Error is an error an agent can act on: its text is the sentence the
-// agent reads, and Kind (ErrBadArgument, ErrNoSession) is what errors.Is
-// matches, so no caller reads the kind from the text.
-type Error struct {
-	Kind error
-	Msg  string
-}
-
-func (e *Error) Error() string { return e.Msg }
-
-// Unwrap gives Kind, for errors.Is.
-func (e *Error) Unwrap() error { return e.Kind }
-
+// badArg is an adapter.Error the agent fixes by changing its arguments.
 func badArg(format string, args ...any) error {
-	return &Error{Kind: ErrBadArgument, Msg: fmt.Sprintf(format, args...)}
+	return &adapter.Error{Kind: adapter.ErrBadArgument, Msg: fmt.Sprintf(format, args...)}
 }
 
 func noSession(format string, args ...any) error {
-	return &Error{Kind: ErrNoSession, Msg: fmt.Sprintf(format, args...)}
+	return &adapter.Error{Kind: ErrNoSession, Msg: fmt.Sprintf(format, args...)}
 }

@@ -1,6 +1,8 @@
 package dap
 
 import (
+	"github.com/builtin-tools/builtin-tools/dap/adapter"
+
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,7 +20,7 @@ func TestEvaluateTimeBound(t *testing.T) {
 	root := testenv.Tree(t, map[string]string{"requirements.txt": "", "app.py": pyProgram})
 	s := newSupervisor(t, root, Config{})
 	ctx := testCtx(t)
-	res := stopAt(t, s, ctx, root, "app.py", 4, LaunchSpec{Program: at(root, filepath.Join(root, "app.py"))}, 0)
+	res := stopAt(t, s, ctx, root, "app.py", 4, adapter.LaunchSpec{Program: at(root, filepath.Join(root, "app.py"))}, 0)
 	wantStop(t, res, "breakpoint", 4, "s += x")
 	t0 := time.Now()
 	ev, err := s.Evaluate(ctx, "__import__('time').sleep(30)", "", 2*time.Second)

@@ -1,6 +1,8 @@
 package dap
 
 import (
+	"github.com/builtin-tools/builtin-tools/dap/adapter"
+
 	"errors"
 	"os/exec"
 	"path/filepath"
@@ -28,7 +30,7 @@ func TestPytestAssertStops(t *testing.T) {
 	needAdapter(t, "debugpy")
 	root := testenv.Tree(t, map[string]string{"test_add.py": pyFailingTest})
 	s := newSupervisor(t, root, Config{})
-	res, err := s.Launch(testCtx(t), LaunchSpec{Module: "pytest", Args: []string{"-q", "-p", "no:cacheprovider", "test_add.py"}}, 60*time.Second)
+	res, err := s.Launch(testCtx(t), adapter.LaunchSpec{Module: "pytest", Args: []string{"-q", "-p", "no:cacheprovider", "test_add.py"}}, 60*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,12 +66,12 @@ func TestDebugpyExceptionKinds(t *testing.T) {
 	root := testenv.Tree(t, map[string]string{"app.py": pyCaught, "raise.py": pyRaise})
 	s := newSupervisor(t, root, Config{})
 	ctx := testCtx(t)
-	res, err := s.Launch(ctx, LaunchSpec{Program: at(root, "app.py")}, 30*time.Second)
+	res, err := s.Launch(ctx, adapter.LaunchSpec{Program: at(root, "app.py")}, 30*time.Second)
 	if err != nil || res.Outcome != "exited" {
 		t.Fatalf("a caught exception by default: %+v %v", res, err)
 	}
 	s.Terminate(ctx, false)
-	res, err = s.Launch(ctx, LaunchSpec{Program: at(root, "app.py"), Exceptions: []string{"raised"}}, 30*time.Second)
+	res, err = s.Launch(ctx, adapter.LaunchSpec{Program: at(root, "app.py"), Exceptions: []string{"raised"}}, 30*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +80,7 @@ func TestDebugpyExceptionKinds(t *testing.T) {
 		t.Fatalf("raised: %q %+v", res.Exception, res.Exceptions)
 	}
 	s.Terminate(ctx, false)
-	res, err = s.Launch(ctx, LaunchSpec{Program: at(root, "raise.py"), Exceptions: []string{}}, 30*time.Second)
+	res, err = s.Launch(ctx, adapter.LaunchSpec{Program: at(root, "raise.py"), Exceptions: []string{}}, 30*time.Second)
 	if err != nil || res.Outcome != "exited" || res.ExitCode == nil || *res.ExitCode == 0 {
 		t.Fatalf("an uncaught exception with exceptions []: %+v %v", res, err)
 	}
@@ -92,18 +94,18 @@ func TestExceptionsBadInput(t *testing.T) {
 	root := goRoot(t, loopGo, map[string]string{"app.py": pyCaught})
 	s := newSupervisor(t, root, Config{})
 	ctx := testCtx(t)
-	_, err := s.Launch(ctx, LaunchSpec{Program: at(root, root), Exceptions: []string{"raised"}}, 0)
-	if err == nil || !errors.Is(err, ErrBadArgument) || !strings.Contains(err.Error(), "delve has no filter for raised exceptions; it has uncaught") {
+	_, err := s.Launch(ctx, adapter.LaunchSpec{Program: at(root, root), Exceptions: []string{"raised"}}, 0)
+	if err == nil || !errors.Is(err, adapter.ErrBadArgument) || !strings.Contains(err.Error(), "delve has no filter for raised exceptions; it has uncaught") {
 		t.Fatalf("raised for delve: %v", err)
 	}
-	_, err = s.Launch(ctx, LaunchSpec{Program: at(root, "app.py"), Exceptions: []string{"cpp_throw"}}, 0)
+	_, err = s.Launch(ctx, adapter.LaunchSpec{Program: at(root, "app.py"), Exceptions: []string{"cpp_throw"}}, 0)
 	if err == nil || !strings.Contains(err.Error(), `debugpy offers no exception filter "cpp_throw"`) || !strings.Contains(err.Error(), "raised, uncaught, userUnhandled") {
 		t.Fatalf("a filter debugpy lacks: %v", err)
 	}
 	if st := s.Status(); st.Session != nil {
 		t.Fatalf("a refused launch left a session: %+v", st.Session)
 	}
-	if _, err := s.Launch(ctx, LaunchSpec{Program: at(root, "app.py"), Exceptions: []string{" "}}, 0); err == nil || !strings.Contains(err.Error(), "empty name") {
+	if _, err := s.Launch(ctx, adapter.LaunchSpec{Program: at(root, "app.py"), Exceptions: []string{" "}}, 0); err == nil || !strings.Contains(err.Error(), "empty name") {
 		t.Fatalf("an empty name: %v", err)
 	}
 }
@@ -144,12 +146,12 @@ func TestLLDBExceptions(t *testing.T) {
 	}
 	s := newSupervisor(t, root, Config{})
 	ctx := testCtx(t)
-	res, err := s.Launch(ctx, LaunchSpec{Program: at(root, bin)}, 30*time.Second)
+	res, err := s.Launch(ctx, adapter.LaunchSpec{Program: at(root, bin)}, 30*time.Second)
 	if err != nil || res.Outcome != "exited" || !strings.Contains(res.Output, "caught negative") {
 		t.Fatalf("a caught exception by default: %+v %v", res, err)
 	}
 	s.Terminate(ctx, false)
-	res, err = s.Launch(ctx, LaunchSpec{Program: at(root, bin), Exceptions: []string{"raised"}}, 30*time.Second)
+	res, err = s.Launch(ctx, adapter.LaunchSpec{Program: at(root, bin), Exceptions: []string{"raised"}}, 30*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +162,7 @@ func TestLLDBExceptions(t *testing.T) {
 		t.Fatalf("filters %+v", res.Exceptions)
 	}
 	s.Terminate(ctx, false)
-	res, err = s.Launch(ctx, LaunchSpec{Program: at(root, bin), Args: []string{"uncaught"}}, 30*time.Second)
+	res, err = s.Launch(ctx, adapter.LaunchSpec{Program: at(root, bin), Args: []string{"uncaught"}}, 30*time.Second)
 	if err != nil || res.Outcome != "stopped" || res.Stop.Reason != "exception" || !strings.Contains(res.Stop.Description+res.Stop.Text, "SIGABRT") {
 		t.Fatalf("an uncaught C++ exception by default: %+v %v %+v", res, err, res.Stop)
 	}
@@ -168,7 +170,7 @@ func TestLLDBExceptions(t *testing.T) {
 		t.Fatalf("the uncaught exception's frame in the checkout: %+v", res.Frame)
 	}
 	s.Terminate(ctx, false)
-	res, err = s.Launch(ctx, LaunchSpec{Program: at(root, bin), Exceptions: []string{"cpp_catch"}}, 30*time.Second)
+	res, err = s.Launch(ctx, adapter.LaunchSpec{Program: at(root, bin), Exceptions: []string{"cpp_catch"}}, 30*time.Second)
 	if err != nil || res.Outcome != "stopped" || strings.Join(res.Exceptions.Filters, ",") != "cpp_catch" {
 		t.Fatalf("cpp_catch: %+v %v", res, err)
 	}

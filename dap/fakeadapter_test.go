@@ -1,6 +1,8 @@
 package dap
 
 import (
+	"github.com/builtin-tools/builtin-tools/dap/adapter"
+
 	"bufio"
 	"encoding/json"
 	"fmt"
@@ -279,16 +281,16 @@ func fakeProcess(t *testing.T, name string) (*Supervisor, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	Adapters = append(Adapters, AdapterSpec{ID: "fake", Language: "test",
-		Commands: [][]string{{"/usr/bin/env", fakeEnv + "=" + name, exe}}, Transport: Stdio, ExprContext: "repl",
+	adapter.Table = append(adapter.Table, adapter.Spec{ID: "fake", Language: "test",
+		Commands: [][]string{{"/usr/bin/env", fakeEnv + "=" + name, exe}}, Transport: adapter.Stdio, ExprContext: "repl",
 		StopBursts: scripts[name].threads > 1, Adapter: scripted{}})
-	t.Cleanup(func() { Adapters = Adapters[:len(Adapters)-1] })
+	t.Cleanup(func() { adapter.Table = adapter.Table[:len(adapter.Table)-1] })
 	root := fakeRoot(t)
 	return newSupervisor(t, root, Config{}), root
 }
 
 // scripted is the fake adapter's Adapter: the common behaviour.
-type scripted struct{ generic }
+type scripted struct{ adapter.Generic }
 
 // fakeHere adds the scripted adapter playing name to the table, as adapter
 // "fake", served in this process (see here), for the test's length. With
@@ -296,9 +298,9 @@ type scripted struct{ generic }
 func fakeHere(t *testing.T, name string, hold <-chan struct{}) *here {
 	t.Helper()
 	h := &here{sc: scripts[name], hold: hold}
-	Adapters = append(Adapters, AdapterSpec{ID: "fake", Language: "test", Transport: Stdio, ExprContext: "repl",
+	adapter.Table = append(adapter.Table, adapter.Spec{ID: "fake", Language: "test", Transport: adapter.Stdio, ExprContext: "repl",
 		StopBursts: scripts[name].threads > 1, Adapter: h})
-	t.Cleanup(func() { Adapters = Adapters[:len(Adapters)-1] })
+	t.Cleanup(func() { adapter.Table = adapter.Table[:len(adapter.Table)-1] })
 	return h
 }
 

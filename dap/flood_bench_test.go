@@ -1,6 +1,8 @@
 package dap
 
 import (
+	"github.com/builtin-tools/builtin-tools/dap/adapter"
+
 	"context"
 	"encoding/json"
 	"fmt"
@@ -50,7 +52,7 @@ func BenchmarkOutputFlood(b *testing.B) {
 	type flood struct {
 		adapter string
 		direct  []string
-		spec    LaunchSpec
+		spec    adapter.LaunchSpec
 	}
 	var cases []flood
 	testenv.SetupPath()
@@ -61,20 +63,20 @@ func BenchmarkOutputFlood(b *testing.B) {
 		if out, err := build.CombinedOutput(); err != nil {
 			b.Fatalf("%v\n%s", err, out)
 		}
-		cases = append(cases, flood{"delve", []string{bin}, LaunchSpec{Adapter: "delve", Program: at(root, bin)}})
+		cases = append(cases, flood{"delve", []string{bin}, adapter.LaunchSpec{Adapter: "delve", Program: at(root, bin)}})
 	}
-	if spec, _ := Spec("debugpy"); adapterCommand(spec) != nil {
+	if spec, _ := adapter.Lookup("debugpy"); adapterCommand(spec) != nil {
 		py := adapterCommand(spec)[0]
 		cases = append(cases, flood{"debugpy", []string{py, filepath.Join(root, "flood.py")},
-			LaunchSpec{Adapter: "debugpy", Program: at(root, filepath.Join(root, "flood.py")), Python: py}})
+			adapter.LaunchSpec{Adapter: "debugpy", Program: at(root, filepath.Join(root, "flood.py")), Python: py}})
 	}
 	if gcc, err := exec.LookPath("gcc"); err == nil {
-		if spec, _ := Spec("lldb"); adapterCommand(spec) != nil {
+		if spec, _ := adapter.Lookup("lldb"); adapterCommand(spec) != nil {
 			bin := filepath.Join(root, "floodc")
 			if out, err := exec.Command(gcc, "-g", "-O0", "-o", bin, filepath.Join(root, "flood.c")).CombinedOutput(); err != nil {
 				b.Fatalf("%v\n%s", err, out)
 			}
-			cases = append(cases, flood{"lldb", []string{bin}, LaunchSpec{Adapter: "lldb", Program: at(root, bin)}})
+			cases = append(cases, flood{"lldb", []string{bin}, adapter.LaunchSpec{Adapter: "lldb", Program: at(root, bin)}})
 		}
 	}
 	if len(cases) == 0 {
@@ -124,7 +126,7 @@ func timeDirect(b *testing.B, root string, argv []string) time.Duration {
 }
 
 // timeOurs launches through the Supervisor and waits for the exit.
-func timeOurs(b *testing.B, root string, l LaunchSpec) time.Duration {
+func timeOurs(b *testing.B, root string, l adapter.LaunchSpec) time.Duration {
 	g := newSupervisorB(b, root)
 	defer g.Close()
 	t0 := time.Now()
@@ -139,8 +141,8 @@ func timeOurs(b *testing.B, root string, l LaunchSpec) time.Duration {
 // timeAdapterAlone drives the adapter with the same launch arguments and
 // the least a client can do: decode each message's envelope, answer the
 // handshake, drop the output, stop at the exit.
-func timeAdapterAlone(b *testing.B, root string, l LaunchSpec) time.Duration {
-	spec, _ := Spec(l.Adapter)
+func timeAdapterAlone(b *testing.B, root string, l adapter.LaunchSpec) time.Duration {
+	spec, _ := adapter.Lookup(l.Adapter)
 	cmdline := adapterCommand(spec)
 	g, err := pathguard.New(root)
 	if err != nil {
@@ -148,13 +150,13 @@ func timeAdapterAlone(b *testing.B, root string, l LaunchSpec) time.Duration {
 	}
 	defer g.Close()
 	dir := b.TempDir()
-	command, args, _, err := request(spec, Target{LaunchSpec: l, Guard: g, Cwd: g.Root(), Dir: dir}, "", "")
+	command, args, _, err := request(spec, adapter.Target{LaunchSpec: l, Guard: g, Cwd: g.Root(), Dir: dir}, "", "")
 	if err != nil {
 		b.Fatal(err)
 	}
 	t0 := time.Now()
 	var ln net.Listener
-	if spec.Transport == UnixClient {
+	if spec.Transport == adapter.UnixClient {
 		sock := filepath.Join(dir, "s")
 		if ln, err = net.Listen("unix", sock); err != nil {
 			b.Fatal(err)
@@ -226,8 +228,8 @@ func timeAdapterAlone(b *testing.B, root string, l LaunchSpec) time.Duration {
 
 // adapterCommand is the adapter's resolved command line, nil when it is not
 // installed.
-func adapterCommand(spec AdapterSpec) []string {
-	cmd, _ := spec.command(context.Background())
+func adapterCommand(spec adapter.Spec) []string {
+	cmd, _ := spec.Command(context.Background())
 	return cmd
 }
 

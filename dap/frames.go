@@ -1,6 +1,8 @@
 package dap
 
 import (
+	"github.com/builtin-tools/builtin-tools/dap/adapter"
+
 	"context"
 	"errors"
 	"fmt"
@@ -29,7 +31,7 @@ type stackReader struct {
 	call    func(ctx context.Context, command string, args, body any) error
 	guard   *pathguard.Guard // confines every path the adapter sends back
 	program string           // the program's absolute path, for staleness
-	spec    AdapterSpec
+	spec    adapter.Spec
 }
 
 // pickFrame is the frame a stop shows: the top one, or for an exception, a

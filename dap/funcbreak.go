@@ -200,3 +200,11 @@ func (b *Breakpoints) restoreFuncs(old []FuncBreakpoint) {
 		b.funcs = append(b.funcs, &f)
 	}
 }
+
+// orNone is xs listed, or "none".
+func orNone(xs []string) string {
+	if len(xs) == 0 {
+		return "none"
+	}
+	return strings.Join(xs, ", ")
+}

@@ -1,6 +1,8 @@
 package dap
 
 import (
+	"github.com/builtin-tools/builtin-tools/dap/adapter"
+
 	"path/filepath"
 	"strings"
 	"testing"
@@ -43,7 +45,7 @@ func TestDelveFunctionBreakpoints(t *testing.T) {
 	if err != nil || !res.Pending || len(res.Functions) != 1 || res.Functions[0].ID != "f1" {
 		t.Fatalf("before launch: %+v %v", res, err)
 	}
-	stop, err := s.Launch(ctx, LaunchSpec{Program: at(root, root)}, 0)
+	stop, err := s.Launch(ctx, adapter.LaunchSpec{Program: at(root, root)}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +76,7 @@ func TestDelveFunctionBreakpoints(t *testing.T) {
 	}
 	s.Terminate(ctx, false)
 	// Kept for the next session.
-	stop, err = s.Launch(ctx, LaunchSpec{Program: at(root, root)}, 0)
+	stop, err = s.Launch(ctx, adapter.LaunchSpec{Program: at(root, root)}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +112,7 @@ func TestFunctionBreakpointsDebugpyLLDB(t *testing.T) {
 		s := newSupervisor(t, root, Config{})
 		ctx := testCtx(t)
 		s.SetFunctionBreakpoints(ctx, []string{"helper"}, "n == 3", "", nil, false)
-		stop, err := s.Launch(ctx, LaunchSpec{Program: at(root, "app.py")}, 30*time.Second)
+		stop, err := s.Launch(ctx, adapter.LaunchSpec{Program: at(root, "app.py")}, 30*time.Second)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -128,7 +130,7 @@ func TestFunctionBreakpointsDebugpyLLDB(t *testing.T) {
 		s := newSupervisor(t, root, Config{})
 		ctx := testCtx(t)
 		s.SetFunctionBreakpoints(ctx, []string{"main"}, "", "", nil, false)
-		stop, err := s.Launch(ctx, LaunchSpec{Program: at(root, bin)}, 30*time.Second)
+		stop, err := s.Launch(ctx, adapter.LaunchSpec{Program: at(root, bin)}, 30*time.Second)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -199,7 +201,7 @@ func TestDebugpyQualifiedFunctionBreakpoints(t *testing.T) {
 	ctx := testCtx(t)
 	s.SetFunctionBreakpoints(ctx, []string{"app.Stock.value"}, "self.n > 1", "", nil, false)
 	s.SetFunctionBreakpoints(ctx, []string{"app.Stock.missing"}, "", "", nil, false)
-	stop, err := s.Launch(ctx, LaunchSpec{Program: at(root, "app.py")}, 30*time.Second)
+	stop, err := s.Launch(ctx, adapter.LaunchSpec{Program: at(root, "app.py")}, 30*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,8 @@
 package dap
 
 import (
+	"github.com/builtin-tools/builtin-tools/dap/adapter"
+
 	"errors"
 	"path/filepath"
 	"strings"
@@ -80,7 +82,7 @@ func TestHandshakeAdapterDiesMidRequest(t *testing.T) {
 	s, root := fakeProcess(t, "dies")
 	ctx := testCtx(t)
 	prog := filepath.Join(root, fakeSource)
-	if _, err := s.Launch(ctx, LaunchSpec{Adapter: "fake", Program: at(root, prog)}, 20*time.Second); err != nil {
+	if _, err := s.Launch(ctx, adapter.LaunchSpec{Adapter: "fake", Program: at(root, prog)}, 20*time.Second); err != nil {
 		t.Fatal(err)
 	}
 	t0 := time.Now()
@@ -94,7 +96,7 @@ func TestHandshakeAdapterDiesMidRequest(t *testing.T) {
 	if st := s.Status(); st.Session != nil || !strings.Contains(st.Previous, "exited unexpectedly") {
 		t.Fatalf("status after the adapter died: %+v", st)
 	}
-	if res, err := s.Launch(ctx, LaunchSpec{Adapter: "fake", Program: at(root, prog)}, 20*time.Second); err != nil || res.Outcome != "stopped" {
+	if res, err := s.Launch(ctx, adapter.LaunchSpec{Adapter: "fake", Program: at(root, prog)}, 20*time.Second); err != nil || res.Outcome != "stopped" {
 		t.Fatalf("a launch after: %+v %v", res, err)
 	}
 }

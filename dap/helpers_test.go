@@ -1,6 +1,8 @@
 package dap
 
 import (
+	"github.com/builtin-tools/builtin-tools/dap/adapter"
+
 	"context"
 	"strings"
 	"testing"
@@ -80,16 +82,16 @@ func waitSession(t *testing.T, ctx context.Context, sess *Session, what string, 
 }
 
 // sample writes src as file in a fresh root, and returns the root and the
-// program that adapter launches for it: the package's folder (delve, with
+// program that adapter id launches for it: the package's folder (delve, with
 // a go.mod), the executable gcc builds of it (lldb), else the file.
-func sample(t *testing.T, adapter, file, src string) (string, pathguard.Path) {
+func sample(t *testing.T, id, file, src string) (string, pathguard.Path) {
 	t.Helper()
 	files := map[string]string{file: src}
-	if adapter == "delve" {
+	if id == "delve" {
 		files["go.mod"] = "module example.com/p\n\ngo 1.22\n"
 	}
 	root := testenv.Tree(t, files)
-	switch adapter {
+	switch id {
 	case "delve":
 		return root, at(root, root)
 	case "lldb":
@@ -98,26 +100,26 @@ func sample(t *testing.T, adapter, file, src string) (string, pathguard.Path) {
 	return root, at(root, file)
 }
 
-// stoppedSample launches the sample of src (see sample) on adapter, on a
+// stoppedSample launches the sample of src (see sample) on adapter id, on a
 // supervisor of its own, and returns once the program stops at line of
 // file, with the test's context and the sample's root.
-func stoppedSample(t *testing.T, adapter, file, src string, line int) (*Supervisor, context.Context, string) {
+func stoppedSample(t *testing.T, id, file, src string, line int) (*Supervisor, context.Context, string) {
 	t.Helper()
-	needAdapter(t, adapter)
-	root, program := sample(t, adapter, file, src)
+	needAdapter(t, id)
+	root, program := sample(t, id, file, src)
 	s := newSupervisor(t, root, Config{})
 	ctx := testCtx(t)
-	stopAt(t, s, ctx, root, file, line, LaunchSpec{Adapter: adapter, Program: program}, time.Minute)
+	stopAt(t, s, ctx, root, file, line, adapter.LaunchSpec{Adapter: id, Program: program}, time.Minute)
 	return s, ctx, root
 }
 
 // needAdapter skips (or, under BUILTIN_TOOLS_REQUIRE, fails) a test whose
 // adapter is not installed, naming the install step.
-func needAdapter(t testing.TB, id string) AdapterSpec {
+func needAdapter(t testing.TB, id string) adapter.Spec {
 	t.Helper()
 	testenv.SetupPath()
-	spec, _ := Spec(id)
-	if cmd, _ := spec.command(context.Background()); cmd == nil {
+	spec, _ := adapter.Lookup(id)
+	if cmd, _ := spec.Command(context.Background()); cmd == nil {
 		testenv.Missing(t, spec.Commands[0][0], spec.Install)
 	}
 	return spec
@@ -143,7 +145,7 @@ func continueToEnd(t *testing.T, s *Supervisor, ctx context.Context, root, file 
 	}
 }
 
-func stopAt(tb testing.TB, s *Supervisor, ctx context.Context, root, file string, line int, l LaunchSpec, wait time.Duration) *StopResult {
+func stopAt(tb testing.TB, s *Supervisor, ctx context.Context, root, file string, line int, l adapter.LaunchSpec, wait time.Duration) *StopResult {
 	tb.Helper()
 	s.SetBreakpoints(ctx, at(root, file), []LineSpec{{Line: line}}, nil, false)
 	stop, err := s.Launch(ctx, l, wait)

@@ -1,6 +1,8 @@
 package dap
 
 import (
+	"github.com/builtin-tools/builtin-tools/dap/adapter"
+
 	"bufio"
 	"context"
 	"fmt"
@@ -51,9 +53,9 @@ func writeSpawn(root, id string) error {
 }
 
 // spawnLaunch is the launch of the debuggee writeSpawn wrote.
-func spawnLaunch(root, id string) LaunchSpec {
+func spawnLaunch(root, id string) adapter.LaunchSpec {
 	// An environment of the agent's own must not replace the inherited one.
-	l := LaunchSpec{Adapter: id, Program: at(root, filepath.Join(root, "spawn")), Args: []string{root}, Env: map[string]string{"SPAWN_TEST": "1"}}
+	l := adapter.LaunchSpec{Adapter: id, Program: at(root, filepath.Join(root, "spawn")), Args: []string{root}, Env: map[string]string{"SPAWN_TEST": "1"}}
 	switch id {
 	case "delve":
 		l.Program = at(root, root)
@@ -64,7 +66,7 @@ func spawnLaunch(root, id string) LaunchSpec {
 }
 
 // spawnRoot is a root with the debuggee for id, and its launch.
-func spawnRoot(t *testing.T, id string) (string, LaunchSpec) {
+func spawnRoot(t *testing.T, id string) (string, adapter.LaunchSpec) {
 	t.Helper()
 	if id == "lldb" {
 		testenv.LookPath(t, "gcc")

@@ -1,6 +1,8 @@
 package dap
 
 import (
+	"github.com/builtin-tools/builtin-tools/dap/adapter"
+
 	"testing"
 
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
@@ -43,7 +45,7 @@ func TestLLDBSession(t *testing.T) {
 	if _, err := s.SetBreakpoints(ctx, at(root, "main.c"), []LineSpec{{Line: 6}, {Line: 16}}, nil, false); err != nil {
 		t.Fatal(err)
 	}
-	res, err := s.Launch(ctx, LaunchSpec{Program: at(root, bin)}, 0)
+	res, err := s.Launch(ctx, adapter.LaunchSpec{Program: at(root, bin)}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

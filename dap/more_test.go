@@ -1,6 +1,8 @@
 package dap
 
 import (
+	"github.com/builtin-tools/builtin-tools/dap/adapter"
+
 	"net"
 	"os"
 	"os/exec"
@@ -41,7 +43,7 @@ func TestStopBetweenCallsAndCaps(t *testing.T) {
 	s := newSupervisor(t, root, Config{})
 	ctx := testCtx(t)
 	s.SetBreakpoints(ctx, at(root, "main.go"), []LineSpec{{Line: 17}}, nil, false)
-	res, err := s.Launch(ctx, LaunchSpec{Program: at(root, root)}, 100*time.Millisecond)
+	res, err := s.Launch(ctx, adapter.LaunchSpec{Program: at(root, root)}, 100*time.Millisecond)
 	if err != nil || res.Outcome != "running" {
 		t.Fatalf("launch: %+v %v", res, err)
 	}
@@ -87,7 +89,7 @@ func main() {
 	s := newSupervisor(t, root, Config{})
 	ctx := testCtx(t)
 	s.SetBreakpoints(ctx, at(root, "main.go"), []LineSpec{{Line: 17}}, nil, false)
-	if _, err := s.Launch(ctx, LaunchSpec{Program: at(root, root)}, 0); err != nil {
+	if _, err := s.Launch(ctx, adapter.LaunchSpec{Program: at(root, root)}, 0); err != nil {
 		t.Fatal(err)
 	}
 	th, err := s.Threads(ctx)
@@ -143,7 +145,7 @@ func TestLLDBThreadBurstAndStaleSource(t *testing.T) {
 	s := newSupervisor(t, root, Config{})
 	ctx := testCtx(t)
 	s.SetBreakpoints(ctx, at(root, "main.c"), []LineSpec{{Line: 8}}, nil, false)
-	res, err := s.Launch(ctx, LaunchSpec{Program: at(root, bin)}, 0)
+	res, err := s.Launch(ctx, adapter.LaunchSpec{Program: at(root, bin)}, 0)
 	if err != nil || res.Outcome != "stopped" || res.Frame.Line != 8 {
 		t.Fatalf("launch: %+v %v", res, err)
 	}
@@ -195,7 +197,7 @@ func TestLLDBRust(t *testing.T) {
 	}
 	s := newSupervisor(t, root, Config{})
 	ctx := testCtx(t)
-	res := stopAt(t, s, ctx, root, "src/main.rs", 4, LaunchSpec{Program: at(root, filepath.Join(root, "target", "debug", "sum"))}, 0)
+	res := stopAt(t, s, ctx, root, "src/main.rs", 4, adapter.LaunchSpec{Program: at(root, filepath.Join(root, "target", "debug", "sum"))}, 0)
 	wantStop(t, res, "breakpoint", 4, "sum += x")
 	if v := localNamed(res.Locals, "sum"); v == nil || v.Value != "0" {
 		t.Fatalf("locals %+v", res.Locals)
@@ -210,11 +212,11 @@ func TestLLDBRust(t *testing.T) {
 // An adapter that exits during initialize is a clear error and leaves no
 // session.
 func TestAdapterExitsDuringInitialize(t *testing.T) {
-	Adapters = append(Adapters, AdapterSpec{ID: "broken", Language: "test", Commands: [][]string{{"sh", "-c", "echo 'cannot start: no licence' >&2; exit 3"}}, Transport: Stdio, Adapter: scripted{}})
-	defer func() { Adapters = Adapters[:len(Adapters)-1] }()
+	adapter.Table = append(adapter.Table, adapter.Spec{ID: "broken", Language: "test", Commands: [][]string{{"sh", "-c", "echo 'cannot start: no licence' >&2; exit 3"}}, Transport: adapter.Stdio, Adapter: scripted{}})
+	defer func() { adapter.Table = adapter.Table[:len(adapter.Table)-1] }()
 	root := testenv.Tree(t, map[string]string{"x": ""})
 	s := newSupervisor(t, root, Config{})
-	_, err := s.Launch(testCtx(t), LaunchSpec{Adapter: "broken", Program: at(root, filepath.Join(root, "x"))}, 0)
+	_, err := s.Launch(testCtx(t), adapter.LaunchSpec{Adapter: "broken", Program: at(root, filepath.Join(root, "x"))}, 0)
 	if err == nil || !strings.Contains(err.Error(), "failed to initialize") || !strings.Contains(err.Error(), "no licence") {
 		t.Fatalf("an adapter that dies at once: %v", err)
 	}
@@ -260,7 +262,7 @@ func TestDebugpyAttach(t *testing.T) {
 	}
 	s := newSupervisor(t, root, Config{})
 	ctx := testCtx(t)
-	res := stopAt(t, s, ctx, root, "server.py", 8, LaunchSpec{Adapter: "debugpy", Attach: true, Port: port}, 20*time.Second)
+	res := stopAt(t, s, ctx, root, "server.py", 8, adapter.LaunchSpec{Adapter: "debugpy", Attach: true, Port: port}, 20*time.Second)
 	wantStop(t, res, "breakpoint", 8, "n += 1")
 	if _, err := s.Terminate(ctx, false); err != nil {
 		t.Fatal(err)
@@ -277,15 +279,15 @@ func TestAdapterStatuses(t *testing.T) {
 	testenv.LookPath(t, "dlv")
 	root := testenv.Tree(t, map[string]string{"go.mod": "module m\n", "tools/pubspec.yaml": "name: x\n", "vendor/x/Cargo.toml": ""})
 	s := newSupervisor(t, root, Config{})
-	byID := map[string]AdapterStatus{}
+	byID := map[string]adapter.Status{}
 	for _, st := range s.Adapters(testCtx(t)) {
 		byID[st.ID] = st
 	}
-	if d := byID["delve"]; d.State != StateAvailable || d.Binary == "" || !slices.Equal(d.MarkerDirs, []string{"."}) {
+	if d := byID["delve"]; d.State != adapter.StateAvailable || d.Binary == "" || !slices.Equal(d.MarkerDirs, []string{"."}) {
 		t.Errorf("delve: %+v", d)
 	}
 	if _, err := exec.LookPath("dart"); err != nil {
-		if d := byID["dart"]; d.State != StateNoBinary || d.Install == "" || !slices.Equal(d.MarkerDirs, []string{"tools"}) {
+		if d := byID["dart"]; d.State != adapter.StateNoBinary || d.Install == "" || !slices.Equal(d.MarkerDirs, []string{"tools"}) {
 			t.Errorf("dart without its SDK: %+v", d)
 		}
 	}

@@ -1,6 +1,8 @@
 package dap
 
 import (
+	"github.com/builtin-tools/builtin-tools/dap/adapter"
+
 	"strings"
 	"testing"
 	"time"
@@ -28,7 +30,7 @@ func TestRestart(t *testing.T) {
 			if _, err := s.Restart(ctx, 0); err == nil || !strings.Contains(err.Error(), "no debug session") {
 				t.Fatalf("restart without a session: %v", err)
 			}
-			stopAt(t, s, ctx, root, c.file, c.line, LaunchSpec{Adapter: c.adapter, Program: program}, 60*time.Second)
+			stopAt(t, s, ctx, root, c.file, c.line, adapter.LaunchSpec{Adapter: c.adapter, Program: program}, 60*time.Second)
 			deadline := s.sess.Deadline
 			if _, err := s.Resume(ctx, "continue", 0, 0); err != nil {
 				t.Fatal(err)

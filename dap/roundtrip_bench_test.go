@@ -1,6 +1,8 @@
 package dap
 
 import (
+	"github.com/builtin-tools/builtin-tools/dap/adapter"
+
 	"context"
 	"testing"
 	"time"
@@ -55,7 +57,7 @@ func (tg benchTarget) stopped(b *testing.B) (*Supervisor, context.Context, strin
 	root, bin := tg.program(b)
 	s := newSupervisor(b, root, Config{})
 	ctx := testCtx(b)
-	stopAt(b, s, ctx, root, tg.file, tg.lines[0], LaunchSpec{Adapter: tg.name, Program: at(root, bin)}, time.Minute)
+	stopAt(b, s, ctx, root, tg.file, tg.lines[0], adapter.LaunchSpec{Adapter: tg.name, Program: at(root, bin)}, time.Minute)
 	return s, ctx, root
 }
 

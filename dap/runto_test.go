@@ -1,6 +1,8 @@
 package dap
 
 import (
+	"github.com/builtin-tools/builtin-tools/dap/adapter"
+
 	"strings"
 	"testing"
 	"time"
@@ -33,7 +35,7 @@ func TestRunToLine(t *testing.T) {
 	if _, err := s.RunToLine(ctx, at(root, "main.go"), 8, 0); err == nil || !strings.Contains(err.Error(), "there is no debug session") {
 		t.Fatalf("run_to_line without a session: %v", err)
 	}
-	stop, err := s.Launch(ctx, LaunchSpec{Program: at(root, root)}, 0)
+	stop, err := s.Launch(ctx, adapter.LaunchSpec{Program: at(root, root)}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

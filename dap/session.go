@@ -1,6 +1,8 @@
 package dap
 
 import (
+	"github.com/builtin-tools/builtin-tools/dap/adapter"
+
 	"context"
 	"encoding/json"
 	"errors"
@@ -23,41 +25,11 @@ import (
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
-// LaunchSpec says what to debug.
-type LaunchSpec struct {
-	Adapter string
-	// Program is a file, a Go package folder, or an executable, from the
-	// run's guard.
-	Program pathguard.Path
-	// Module is a Python module to run instead of a program (pytest).
-	Module string
-	Args   []string
-	Cwd    pathguard.Path // default the root
-	Env    map[string]string
-	// Test names Go tests to run under delve's test mode (-test.run).
-	Test string
-	// Python, when set, is the interpreter debugpy runs the program with;
-	// by default the checkout's own (internal/pyenv), else the adapter's.
-	Python string
-	// Exceptions are the exception kinds (uncaught, raised,
-	// user_unhandled) or the adapter's own filter names to stop on; nil
-	// is the default (defaultExceptions), empty stops on none.
-	Exceptions []string
-	// Attach: connect to a running program instead (debugpy: Port or
-	// PID; delve and lldb: PID).
-	Attach bool
-	Port   int
-	PID    int
-	// Core, with Program the executable that crashed, opens a core file
-	// read-only instead of running the program (delve, lldb).
-	Core pathguard.Path
-}
-
 // Session is one live debug session: an adapter process, its connection,
 // and what the program did. Safe for concurrent use; actions that resume
 // the program wait without a lock, so pause and terminate can interrupt.
 type Session struct {
-	Spec      AdapterSpec
+	Spec      adapter.Spec
 	Program   string // as the agent named it
 	Started   time.Time
 	Deadline  time.Time
@@ -108,7 +80,7 @@ type Session struct {
 	lastStopped time.Time
 	// target is the launch or attach; launched and launchCmd the request
 	// sent for it.
-	target    Target
+	target    adapter.Target
 	launched  any
 	launchCmd string
 	// runTo is a run_to_line waiting for its stop.
@@ -182,7 +154,7 @@ type inProcess interface {
 	connect() io.ReadWriteCloser
 }
 
-func newSession(spec AdapterSpec, root, tmp string, opts Options) *Session {
+func newSession(spec adapter.Spec, root, tmp string, opts Options) *Session {
 	sess := &Session{Spec: spec, root: root, guard: opts.Guard, tmp: tmp, changed: make(chan struct{}), bps: opts.Breakpoints}
 	sess.stack = stackReader{call: sess.call, guard: opts.Guard, spec: spec}
 	return sess
@@ -190,14 +162,14 @@ func newSession(spec AdapterSpec, root, tmp string, opts Options) *Session {
 
 // start runs the adapter and connects to it; tmp is the session's folder
 // (the caller's to remove when start fails).
-func start(ctx context.Context, spec AdapterSpec, root, tmp string, opts Options) (*Session, error) {
+func start(ctx context.Context, spec adapter.Spec, root, tmp string, opts Options) (*Session, error) {
 	if opts.Dial != "" {
 		return dial(ctx, spec, root, tmp, opts)
 	}
 	if a, ok := spec.Adapter.(inProcess); ok {
 		return newSession(spec, root, tmp, opts).connect(ctx, a.connect(), opts)
 	}
-	cmdline, why := spec.command(ctx)
+	cmdline, why := spec.Command(ctx)
 	if cmdline == nil {
 		if why != "" {
 			why = " (" + why + ")"
@@ -219,7 +191,7 @@ func start(ctx context.Context, spec AdapterSpec, root, tmp string, opts Options
 		ln  net.Listener
 		err error
 	)
-	if spec.Transport == UnixClient {
+	if spec.Transport == adapter.UnixClient {
 		sock := filepath.Join(tmp, "s")
 		if ln, err = net.Listen("unix", sock); err != nil {
 			return fail(err)
@@ -232,7 +204,7 @@ func start(ctx context.Context, spec AdapterSpec, root, tmp string, opts Options
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "PYTHONUNBUFFERED=1")
 	popts := proc.Options{TailBytes: 8 << 10}
-	if spec.Transport == Stdio {
+	if spec.Transport == adapter.Stdio {
 		// DAP on stdin and stdout: our end of stdout is read to EOF, which
 		// comes after the adapter's last message even when it exits at once.
 		popts.PipeStdin, popts.PipeStdout = true, true
@@ -248,7 +220,7 @@ func start(ctx context.Context, spec AdapterSpec, root, tmp string, opts Options
 	}
 	sess.p = p
 	var rw io.ReadWriteCloser
-	if spec.Transport == Stdio {
+	if spec.Transport == adapter.Stdio {
 		rw = pipeRW{p.Stdout(), p.Stdin()}
 	}
 	if ln != nil {
@@ -263,7 +235,7 @@ func start(ctx context.Context, spec AdapterSpec, root, tmp string, opts Options
 }
 
 // dial connects to a listening adapter (debugpy.listen in the program).
-func dial(ctx context.Context, spec AdapterSpec, root, tmp string, opts Options) (*Session, error) {
+func dial(ctx context.Context, spec adapter.Spec, root, tmp string, opts Options) (*Session, error) {
 	sess := newSession(spec, root, tmp, opts)
 	sess.attach = true
 	var d net.Dialer
@@ -315,7 +287,7 @@ func (sess *Session) connect(ctx context.Context, rw io.ReadWriteCloser, opts Op
 	return sess, nil
 }
 
-func commandNames(a AdapterSpec) string {
+func commandNames(a adapter.Spec) string {
 	var names []string
 	for _, c := range a.Commands {
 		names = append(names, c[0])
@@ -756,7 +728,7 @@ func (sess *Session) setExceptions(ctx context.Context) error {
 	for _, f := range sess.caps.ExceptionBreakpointFilters {
 		offered = append(offered, f.Filter)
 	}
-	filters, err := resolveExceptions(sess.Spec, offered, sess.exceptions)
+	filters, err := sess.Spec.ResolveExceptions(offered, sess.exceptions)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,8 @@
 package dap
 
 import (
+	"github.com/builtin-tools/builtin-tools/dap/adapter"
+
 	"errors"
 	"strings"
 	"testing"
@@ -43,7 +45,7 @@ func TestSetVariable(t *testing.T) {
 				if res.Value.Value != c.want || !strings.Contains(res.Note, "kept its value 40") {
 					t.Fatalf("a value that does not evaluate, on debugpy: %+v %+v", res, res.Value)
 				}
-			case err == nil || !errors.Is(err, ErrBadArgument) || !strings.Contains(err.Error(), "refused to set "+c.name):
+			case err == nil || !errors.Is(err, adapter.ErrBadArgument) || !strings.Contains(err.Error(), "refused to set "+c.name):
 				t.Fatalf("a value that does not evaluate: %v", err)
 			}
 			if _, err := s.SetVariable(ctx, "7@99", "", c.name, "1", 0); err == nil || !strings.Contains(err.Error(), "is from stop 99") {

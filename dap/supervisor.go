@@ -1,6 +1,8 @@
 package dap
 
 import (
+	"github.com/builtin-tools/builtin-tools/dap/adapter"
+
 	"context"
 	"errors"
 	"fmt"
@@ -46,7 +48,7 @@ type Supervisor struct {
 	mu     sync.Mutex
 	sess   *Session
 	closed bool
-	last   LaunchSpec // the last launch that started, for restart
+	last   adapter.LaunchSpec // the last launch that started, for restart
 }
 
 // NewSupervisor makes a supervisor over the run's root; it starts nothing.
@@ -76,7 +78,9 @@ func (s *Supervisor) Close() error {
 }
 
 // Adapters checks every adapter against the checkout.
-func (s *Supervisor) Adapters(ctx context.Context) []AdapterStatus { return Statuses(ctx, s.g) }
+func (s *Supervisor) Adapters(ctx context.Context) []adapter.Status {
+	return adapter.Statuses(ctx, s.g)
+}
 
 // live returns the session, or an error saying there is none and how to
 // start one (and how the last one ended).
@@ -111,13 +115,13 @@ func (s *Supervisor) runnable(what string) (*Session, error) {
 // Launch starts a session: the adapter, the handshake, the program; then it
 // waits (bounded) for the first stop. A second launch while one lives is
 // refused.
-func (s *Supervisor) Launch(ctx context.Context, l LaunchSpec, wait time.Duration) (*StopResult, error) {
+func (s *Supervisor) Launch(ctx context.Context, l adapter.LaunchSpec, wait time.Duration) (*StopResult, error) {
 	return s.launch(ctx, l, wait, time.Time{})
 }
 
 // launch is Launch; a deadline that is not zero is the session's (a
 // restart keeps the time limit of the session it replaces).
-func (s *Supervisor) launch(ctx context.Context, l LaunchSpec, wait time.Duration, deadline time.Time) (*StopResult, error) {
+func (s *Supervisor) launch(ctx context.Context, l adapter.LaunchSpec, wait time.Duration, deadline time.Time) (*StopResult, error) {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -152,7 +156,7 @@ func (s *Supervisor) launch(ctx context.Context, l LaunchSpec, wait time.Duratio
 			return nil, badArg("%v", err)
 		}
 	}
-	var spec AdapterSpec
+	var spec adapter.Spec
 	var err error
 	core := ""
 	var held []*os.File // the files checked, which the adapter opens: kept open
@@ -170,17 +174,17 @@ func (s *Supervisor) launch(ctx context.Context, l LaunchSpec, wait time.Duratio
 		spec, err = chooseCore(l.Adapter, exe)
 		l.Exceptions = []string{} // nothing runs, nothing is raised
 	} else if l.Attach {
-		spec, err = chooseAttach(l.Adapter, l.Port, l.PID)
+		spec, err = adapter.ForAttach(l.Adapter, l.Port, l.PID)
 	} else {
-		spec, err = chooseAdapter(s.g, l.Adapter, relOr(s.g, program), l.Module, program)
+		spec, err = adapter.ForProgram(s.g, l.Adapter, relOr(s.g, program), l.Module, program)
 	}
 	if err != nil {
 		return nil, err
 	}
 	if l.Exceptions == nil {
-		l.Exceptions = defaultExceptions(spec, l)
+		l.Exceptions = spec.DefaultExceptions(l)
 	}
-	if err := checkExceptions(spec, l.Exceptions); err != nil {
+	if err := spec.CheckExceptions(l.Exceptions); err != nil {
 		return nil, err
 	}
 	if err := spec.Adapter.Preflight(ctx, spec, s.g, &l); err != nil {
@@ -195,7 +199,7 @@ func (s *Supervisor) launch(ctx context.Context, l LaunchSpec, wait time.Duratio
 			os.RemoveAll(tmp)
 		}
 	}()
-	t := Target{LaunchSpec: l, Guard: s.g, Cwd: l.Cwd.Abs(), Dir: tmp}
+	t := adapter.Target{LaunchSpec: l, Guard: s.g, Cwd: l.Cwd.Abs(), Dir: tmp}
 	if l.Cwd.IsZero() {
 		t.Cwd = s.g.Root()
 	}
@@ -296,7 +300,7 @@ func relOr(g *pathguard.Guard, abs string) string {
 	return g.Rel(abs)
 }
 
-func describeProgram(g *pathguard.Guard, l LaunchSpec) string {
+func describeProgram(g *pathguard.Guard, l adapter.LaunchSpec) string {
 	switch {
 	case l.Attach && l.Port > 0:
 		return fmt.Sprintf("port %d", l.Port)
@@ -327,17 +331,17 @@ func (c Config) waitFor(d time.Duration) time.Duration {
 // the opening of core (the crash of exe) when core is set, an attach, or a
 // launch; dial is an address to connect to instead of starting the
 // adapter.
-func request(spec AdapterSpec, t Target, core, exe string) (command string, args any, dial string, err error) {
+func request(spec adapter.Spec, t adapter.Target, core, exe string) (command string, args any, dial string, err error) {
 	switch {
 	case core != "":
-		c, ok := spec.Adapter.(CoreOpener)
+		c, ok := spec.Adapter.(adapter.CoreOpener)
 		if !ok {
 			return "", nil, "", opensCores(spec)
 		}
 		command, args = c.Core(exe, core, t.Guard.Root())
 		return command, args, "", nil
 	case t.Attach:
-		a, ok := spec.Adapter.(Attacher)
+		a, ok := spec.Adapter.(adapter.Attacher)
 		if !ok {
 			return "", nil, "", badArg("%s cannot attach here", spec.ID)
 		}

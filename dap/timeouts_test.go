@@ -1,6 +1,8 @@
 package dap
 
 import (
+	"github.com/builtin-tools/builtin-tools/dap/adapter"
+
 	"net"
 	"path/filepath"
 	"strings"
@@ -24,8 +26,8 @@ func within(t *testing.T, what string, t0 time.Time, d time.Duration) {
 	}
 }
 
-func fakeLaunch(root string) LaunchSpec {
-	return LaunchSpec{Adapter: "fake", Program: at(root, filepath.Join(root, fakeSource))}
+func fakeLaunch(root string) adapter.LaunchSpec {
+	return adapter.LaunchSpec{Adapter: "fake", Program: at(root, filepath.Join(root, fakeSource))}
 }
 
 // The resume wait (Config.ResumeWait, 10 s by default) bounds a launch and
@@ -137,12 +139,12 @@ func TestStartTimeoutBounds(t *testing.T) {
 	})
 	const bound = 2 * time.Second
 	t.Run("never connects", func(t *testing.T) {
-		Adapters = append(Adapters, AdapterSpec{ID: "silent", Language: "test", Commands: [][]string{{"sleep", "60"}}, Transport: UnixClient, Adapter: scripted{}})
-		t.Cleanup(func() { Adapters = Adapters[:len(Adapters)-1] })
+		adapter.Table = append(adapter.Table, adapter.Spec{ID: "silent", Language: "test", Commands: [][]string{{"sleep", "60"}}, Transport: adapter.UnixClient, Adapter: scripted{}})
+		t.Cleanup(func() { adapter.Table = adapter.Table[:len(adapter.Table)-1] })
 		root := fakeRoot(t)
 		s := newSupervisor(t, root, Config{StartTimeout: bound})
 		t0 := time.Now()
-		_, err := s.Launch(testCtx(t), LaunchSpec{Adapter: "silent", Program: at(root, fakeSource)}, 0)
+		_, err := s.Launch(testCtx(t), adapter.LaunchSpec{Adapter: "silent", Program: at(root, fakeSource)}, 0)
 		if err == nil || !strings.Contains(err.Error(), "did not connect: no connection within 2s") {
 			t.Fatalf("an adapter that never connects: %v", err)
 		}
@@ -166,7 +168,7 @@ func TestStartTimeoutBounds(t *testing.T) {
 		root := fakeRoot(t)
 		s := newSupervisor(t, root, Config{StartTimeout: bound})
 		t0 := time.Now()
-		_, err = s.Launch(testCtx(t), LaunchSpec{Attach: true, Port: ln.Addr().(*net.TCPAddr).Port}, 0)
+		_, err = s.Launch(testCtx(t), adapter.LaunchSpec{Attach: true, Port: ln.Addr().(*net.TCPAddr).Port}, 0)
 		if err == nil || !strings.Contains(err.Error(), "no answer within 2s") {
 			t.Fatalf("a port that accepts and says nothing: %v", err)
 		}

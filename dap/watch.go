@@ -1,6 +1,8 @@
 package dap
 
 import (
+	"github.com/builtin-tools/builtin-tools/dap/adapter"
+
 	"context"
 	"fmt"
 	"slices"
@@ -46,7 +48,7 @@ func (s *Supervisor) Watch(ctx context.Context, r, name, access string, remove b
 	if !sess.caps.SupportsDataBreakpoints {
 		return nil, badArg("%s has no data breakpoints (its initialize answer has no supportsDataBreakpoints); break on the lines that change %s instead", sess.Spec.ID, name)
 	}
-	if fires, why := hardwareWatchpoints(); sess.Spec.HardwareWatch && !fires && !remove {
+	if fires, why := adapter.HardwareWatchpoints(); sess.Spec.HardwareWatch && !fires && !remove {
 		return nil, badArg("%s's watchpoints are the CPU's, and %s: a watch on %s would never stop the program. Break on the lines that change %s instead (a breakpoint with a condition, or run_to_line)", sess.Spec.ID, why, name, name)
 	}
 	if strings.TrimSpace(name) == "" {

@@ -1,6 +1,8 @@
 package dap
 
 import (
+	"github.com/builtin-tools/builtin-tools/dap/adapter"
+
 	"context"
 	"slices"
 	"strings"
@@ -32,7 +34,7 @@ int main(void) {
 func TestWatchpoints(t *testing.T) {
 	t.Run("lldb", func(t *testing.T) {
 		s, ctx, root := stoppedSample(t, "lldb", "main.c", cWatch, 6)
-		if spec, _ := Spec("lldb"); s.sess.caps.SupportsDataBreakpoints != spec.DataBreakpoints {
+		if spec, _ := adapter.Lookup("lldb"); s.sess.caps.SupportsDataBreakpoints != spec.DataBreakpoints {
 			t.Fatalf("the adapters table says data breakpoints %v; lldb-dap says %v", spec.DataBreakpoints, s.sess.caps.SupportsDataBreakpoints)
 		}
 		s.SetBreakpoints(ctx, at(root, "main.c"), nil, nil, true)
@@ -71,7 +73,7 @@ func TestWatchpoints(t *testing.T) {
 		root := goRoot(t, goProgram, nil)
 		s := newSupervisor(t, root, Config{})
 		ctx := testCtx(t)
-		stopAt(t, s, ctx, root, "main.go", 7, LaunchSpec{Program: at(root, root)}, 60*time.Second)
+		stopAt(t, s, ctx, root, "main.go", 7, adapter.LaunchSpec{Program: at(root, root)}, 60*time.Second)
 		s.SetBreakpoints(ctx, at(root, "main.go"), nil, nil, true)
 		refusedWhereTheyDoNotFire(t, s, ctx, "sum")
 		w, err := s.Watch(ctx, "", "sum", "", false)
@@ -97,8 +99,8 @@ func TestWatchpoints(t *testing.T) {
 		root := testenv.Tree(t, map[string]string{"app.py": pyProgram})
 		s := newSupervisor(t, root, Config{})
 		ctx := testCtx(t)
-		stopAt(t, s, ctx, root, "app.py", 4, LaunchSpec{Program: at(root, "app.py")}, 30*time.Second)
-		if spec, _ := Spec("debugpy"); s.sess.caps.SupportsDataBreakpoints != spec.DataBreakpoints {
+		stopAt(t, s, ctx, root, "app.py", 4, adapter.LaunchSpec{Program: at(root, "app.py")}, 30*time.Second)
+		if spec, _ := adapter.Lookup("debugpy"); s.sess.caps.SupportsDataBreakpoints != spec.DataBreakpoints {
 			t.Fatalf("the adapters table says data breakpoints %v; debugpy says %v", spec.DataBreakpoints, s.sess.caps.SupportsDataBreakpoints)
 		}
 		if _, err := s.Watch(ctx, "", "s", "", false); err == nil || !strings.Contains(err.Error(), "debugpy has no data breakpoints") {
@@ -113,7 +115,7 @@ func TestWatchpoints(t *testing.T) {
 // program runs past; the rest of the test then needs other hardware.
 func refusedWhereTheyDoNotFire(t *testing.T, s *Supervisor, ctx context.Context, name string) {
 	t.Helper()
-	fires, why := hardwareWatchpoints()
+	fires, why := adapter.HardwareWatchpoints()
 	if fires {
 		return
 	}
@@ -121,7 +123,7 @@ func refusedWhereTheyDoNotFire(t *testing.T, s *Supervisor, ctx context.Context,
 	if err == nil || !strings.Contains(err.Error(), "would never stop the program") || !strings.Contains(err.Error(), "do not fire") {
 		t.Fatalf("watch where hardware watchpoints do not fire: %v", err)
 	}
-	if st := Statuses(ctx, s.g); !slices.ContainsFunc(st, func(a AdapterStatus) bool {
+	if st := adapter.Statuses(ctx, s.g); !slices.ContainsFunc(st, func(a adapter.Status) bool {
 		return a.ID == s.sess.Spec.ID && !a.Watchpoints && a.WatchpointsNote == why
 	}) {
 		t.Fatalf("adapters does not say watch does not work here: %+v", st)
@@ -141,7 +143,7 @@ func TestDataBreakpointLabel(t *testing.T) {
 	s, root := fakeProcess(t, "watch")
 	ctx := testCtx(t)
 	s.SetBreakpoints(ctx, at(root, fakeSource), []LineSpec{{Line: 3}}, nil, false)
-	res, err := s.Launch(ctx, LaunchSpec{Adapter: "fake", Program: at(root, fakeSource)}, 20*time.Second)
+	res, err := s.Launch(ctx, adapter.LaunchSpec{Adapter: "fake", Program: at(root, fakeSource)}, 20*time.Second)
 	if err != nil || res.Stop == nil || strings.Join(res.Stop.Breakpoints, ",") != "b1" {
 		t.Fatalf("launch: %+v %v", res, err)
 	}

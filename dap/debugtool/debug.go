@@ -1,6 +1,8 @@
 package debugtool
 
 import (
+	"github.com/builtin-tools/builtin-tools/dap/adapter"
+
 	"context"
 	"errors"
 	"fmt"
@@ -172,7 +174,7 @@ var DebugTool = registry.Descriptor{
 // field it fills.
 type DebugResult struct {
 	Operation   string                 `json:"operation"`
-	Adapters    []dap.AdapterStatus    `json:"adapters,omitempty"`
+	Adapters    []adapter.Status       `json:"adapters,omitempty"`
 	Status      *dap.StatusResult      `json:"status,omitempty"`
 	Breakpoints *dap.BreakpointsResult `json:"breakpoints,omitempty"`
 	Stop        *dap.StopResult        `json:"stop,omitempty" jsonschema:"launch and resumes: where the program stopped, or that it exited or still runs"`
@@ -202,10 +204,10 @@ func debug(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugPa
 	return DebugResult{}, fmt.Errorf("unknown operation %q; use one of %s", p.Operation, strings.Join(registry.ChoiceNames(actions), ", "))
 }
 
-// explain gives the agent an engine error's own sentence: a *dap.Error
+// explain gives the agent an engine error's own sentence: a *adapter.Error
 // reads as one whatever wrapped it; its kind stays for errors.Is.
 func explain(err error) error {
-	if e, ok := errors.AsType[*dap.Error](err); ok {
+	if e, ok := errors.AsType[*adapter.Error](err); ok {
 		return e
 	}
 	return err
@@ -262,7 +264,7 @@ func setBreakpoints(ctx context.Context, c *registry.Call, sup *dap.Supervisor, 
 }
 
 func launch(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugParams, out *DebugResult) error {
-	l := dap.LaunchSpec{Adapter: p.Adapter, Module: p.Module, Args: p.Args, Env: p.Env, Test: p.Test,
+	l := adapter.LaunchSpec{Adapter: p.Adapter, Module: p.Module, Args: p.Args, Env: p.Env, Test: p.Test,
 		Attach: p.Operation == "attach", Port: p.Port, PID: p.PID, Exceptions: p.Exceptions}
 	if !l.Attach && p.Program == "" && p.Module == "" {
 		return errors.New("launch needs program (relative to the root) or module (Python)")

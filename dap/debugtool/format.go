@@ -1,6 +1,8 @@
 package debugtool
 
 import (
+	"github.com/builtin-tools/builtin-tools/dap/adapter"
+
 	"fmt"
 	"strconv"
 	"strings"
@@ -204,19 +206,19 @@ func formatStop(r *dap.StopResult) string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
-func formatAdapters(rows []dap.AdapterStatus) string {
+func formatAdapters(rows []adapter.Status) string {
 	var b strings.Builder
 	b.WriteString("Debug adapters for this checkout (a marker file and the adapter's program are both needed):\n")
 	for _, a := range rows {
 		var state string
 		switch a.State {
-		case dap.StateAvailable:
+		case adapter.StateAvailable:
 			state = fmt.Sprintf("available: %s; markers in %s", a.Binary, strings.Join(a.MarkerDirs, ", "))
 			state += interpreterNote(a)
-		case dap.StateNoMarker:
+		case adapter.StateNoMarker:
 			state = fmt.Sprintf("installed (%s), but no %s in the checkout; it still debugs a program you name", a.Binary, strings.Join(a.Markers, " or "))
 			state += interpreterNote(a)
-		case dap.StateNoBinary:
+		case adapter.StateNoBinary:
 			state = fmt.Sprintf("markers in %s, but the adapter is not installed: %s", strings.Join(a.MarkerDirs, ", "), a.Install)
 		default:
 			state = fmt.Sprintf("not installed (%s) and no %s here", a.Install, strings.Join(a.Markers, " or "))
@@ -245,7 +247,7 @@ func formatAdapters(rows []dap.AdapterStatus) string {
 
 // interpreterNote says which Python a debugpy launch runs, and why it
 // would fail when it would.
-func interpreterNote(a dap.AdapterStatus) string {
+func interpreterNote(a adapter.Status) string {
 	if a.Interpreter == "" {
 		return ""
 	}

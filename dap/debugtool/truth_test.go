@@ -1,6 +1,8 @@
 package debugtool_test
 
 import (
+	"github.com/builtin-tools/builtin-tools/dap/adapter"
+
 	"bufio"
 	"context"
 	"encoding/json"
@@ -510,7 +512,7 @@ func TestAdaptersNameTheInterpreter(t *testing.T) {
 				t.Skipf("python3 -m venv: %v %s", err, out)
 			}
 			text, _, out := dbg(t, r, "adapters", nil)
-			var row dap.AdapterStatus
+			var row adapter.Status
 			for _, a := range out.Adapters {
 				if a.ID == "debugpy" {
 					row = a

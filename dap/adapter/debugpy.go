@@ -1,4 +1,4 @@
-package dap
+package adapter
 
 import (
 	"context"
@@ -20,7 +20,7 @@ import (
 // debugpy debugs Python: a program or a module (pytest) run with the
 // checkout's own interpreter, a program that called debugpy.listen (by
 // its port), or a running Python process (by pid, through gdb).
-var debugpySpec = AdapterSpec{
+var debugpySpec = Spec{
 	ID: "debugpy", Language: "Python", Markers: []string{"pyproject.toml", "setup.py", "requirements.txt"}, Extensions: []string{".py"},
 	// Debian's debugpy is for /usr/bin/python3, which may not be the
 	// python3 first on PATH.
@@ -34,7 +34,7 @@ var debugpySpec = AdapterSpec{
 	Adapter:        debugpy{},
 }
 
-// debugpy does everything its own way: it embeds no generic.
+// debugpy does everything its own way: it embeds no Generic.
 type debugpy struct{}
 
 // debugpyLaunch is the launch request debugpy reads.
@@ -119,7 +119,7 @@ func (debugpy) Claims(c Claim) bool {
 // Preflight: an attach by pid needs gdb; a launch runs with the
 // checkout's interpreter, and one that cannot run debugpy is said now,
 // not after the launch's bound.
-func (debugpy) Preflight(ctx context.Context, spec AdapterSpec, g *pathguard.Guard, l *LaunchSpec) error {
+func (debugpy) Preflight(ctx context.Context, spec Spec, g *pathguard.Guard, l *LaunchSpec) error {
 	if l.Attach && l.PID > 0 && l.Port <= 0 {
 		if _, err := exec.LookPath("gdb"); err != nil {
 			return fmt.Errorf("debugpy attaches to a running Python program by pid with gdb, which is not installed here (apt-get install gdb); or have the program call debugpy.listen and attach with port")
@@ -127,7 +127,7 @@ func (debugpy) Preflight(ctx context.Context, spec AdapterSpec, g *pathguard.Gua
 	}
 	if !l.Attach && l.Python == "" {
 		if py := pyenv.Interpreter(g.Root()); py != "" {
-			if cmd, _ := spec.command(ctx); cmd != nil {
+			if cmd, _ := spec.Command(ctx); cmd != nil {
 				if why := interpreterProblem(ctx, py, g.Rel(py), cmd[0]); why != "" {
 					return fmt.Errorf("cannot launch under debugpy: %s", why)
 				}
@@ -140,7 +140,7 @@ func (debugpy) Preflight(ctx context.Context, spec AdapterSpec, g *pathguard.Gua
 
 // Describe names the Python a launched program runs with, and why it
 // cannot run debugpy when it cannot.
-func (debugpy) Describe(ctx context.Context, g *pathguard.Guard, command []string, st *AdapterStatus) {
+func (debugpy) Describe(ctx context.Context, g *pathguard.Guard, command []string, st *Status) {
 	st.Interpreter = command[0]
 	if py := pyenv.Interpreter(g.Root()); py != "" {
 		st.Interpreter = g.Rel(py)

@@ -1,4 +1,4 @@
-package dap
+package adapter
 
 import (
 	"debug/buildinfo"
@@ -15,7 +15,7 @@ import (
 
 // delve (dlv dap) debugs Go: it builds a package or its tests inside the
 // launch, runs an executable, attaches to a process and opens a core.
-var delveSpec = AdapterSpec{
+var delveSpec = Spec{
 	ID: "delve", Language: "Go", Markers: []string{"go.mod"}, Extensions: []string{".go"},
 	Commands:       [][]string{{"dlv", "dap", "--client-addr", "{addr}"}},
 	Transport:      UnixClient,
@@ -33,7 +33,7 @@ var delveSpec = AdapterSpec{
 	Adapter:         delve{},
 }
 
-type delve struct{ generic }
+type delve struct{ Generic }
 
 // delveLaunch is the launch request delve's DAP server reads (its
 // LaunchConfig), the fields sent.

@@ -1,10 +1,10 @@
-package dap
+package adapter
 
 import "slices"
 
 // lldb (lldb-dap) debugs native code: C, C++ and Rust executables, a
 // running process, a core file.
-var lldbSpec = AdapterSpec{
+var lldbSpec = Spec{
 	ID: "lldb", Language: "C, C++, Rust", Markers: []string{"Cargo.toml", "CMakeLists.txt", "Makefile", "compile_commands.json"},
 	Commands:  [][]string{{"lldb-dap"}, {"lldb-dap-19"}, {"lldb-dap-18"}, {"lldb-vscode"}},
 	Transport: Stdio,
@@ -27,7 +27,7 @@ var lldbSpec = AdapterSpec{
 	Adapter:     lldb{},
 }
 
-type lldb struct{ generic }
+type lldb struct{ Generic }
 
 // lldbLaunch is the launch request lldb-dap reads.
 type lldbLaunch struct {

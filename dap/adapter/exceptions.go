@@ -1,11 +1,11 @@
-package dap
+package adapter
 
 import (
 	"slices"
 	"strings"
 )
 
-// The tool's exception kinds, mapped per adapter (AdapterSpec.ExceptionKinds).
+// The tool's exception kinds, mapped per adapter (Spec.ExceptionKinds).
 const (
 	ExceptUncaught      = "uncaught"
 	ExceptRaised        = "raised"
@@ -15,8 +15,8 @@ const (
 // ExceptionKinds lists the kinds, in the order they are described.
 var ExceptionKinds = []string{ExceptUncaught, ExceptRaised, ExceptUserUnhandled}
 
-// kinds lists the kinds a has filters for.
-func (a AdapterSpec) kinds() []string {
+// Kinds lists the kinds a has filters for.
+func (a Spec) Kinds() []string {
 	var out []string
 	for _, k := range ExceptionKinds {
 		if _, ok := a.ExceptionKinds[k]; ok {
@@ -26,18 +26,18 @@ func (a AdapterSpec) kinds() []string {
 	return out
 }
 
-// defaultExceptions is what a launch stops on when it names none: the
+// DefaultExceptions is what a launch stops on when it names none: the
 // adapter's default kinds (uncaught exceptions; debugpy's test runners add
 // user_unhandled) that it has filters for.
-func defaultExceptions(spec AdapterSpec, l LaunchSpec) []string {
+func (spec Spec) DefaultExceptions(l LaunchSpec) []string {
 	want := slices.Clone(spec.Adapter.DefaultExceptions(l))
 	return slices.DeleteFunc(want, func(k string) bool { _, ok := spec.ExceptionKinds[k]; return !ok })
 }
 
-// checkExceptions refuses, before any adapter starts, a kind the adapter
+// CheckExceptions refuses, before any adapter starts, a kind the adapter
 // has no filter for. Other names are the adapter's own filters, checked
-// against its initialize answer (resolveExceptions).
-func checkExceptions(spec AdapterSpec, names []string) error {
+// against its initialize answer (ResolveExceptions).
+func (spec Spec) CheckExceptions(names []string) error {
 	for _, n := range names {
 		if strings.TrimSpace(n) == "" {
 			return badArg("exceptions holds an empty name; use %s", strings.Join(ExceptionKinds, ", "))
@@ -46,7 +46,7 @@ func checkExceptions(spec AdapterSpec, names []string) error {
 			continue
 		}
 		if _, ok := spec.ExceptionKinds[n]; !ok {
-			return badArg("%s has no filter for %s exceptions; it has %s (%s)", spec.ID, n, orNone(spec.kinds()), spec.ExceptionNote)
+			return badArg("%s has no filter for %s exceptions; it has %s (%s)", spec.ID, n, orNone(spec.Kinds()), spec.ExceptionNote)
 		}
 	}
 	return nil
@@ -59,11 +59,11 @@ func orNone(xs []string) string {
 	return strings.Join(xs, ", ")
 }
 
-// resolveExceptions turns kinds and filter names into the filters to send:
+// ResolveExceptions turns kinds and filter names into the filters to send:
 // a kind's filters that the adapter offers (none may be: lldb-dap 19 has
 // no rust_panic), a filter name as it is. A name that is neither a kind
 // nor one of the adapter's filters is an error listing what it has.
-func resolveExceptions(spec AdapterSpec, offered []string, names []string) ([]string, error) {
+func (spec Spec) ResolveExceptions(offered []string, names []string) ([]string, error) {
 	filters := []string{}
 	add := func(f string) {
 		if !slices.Contains(filters, f) {
@@ -80,10 +80,10 @@ func resolveExceptions(spec AdapterSpec, offered []string, names []string) ([]st
 			continue
 		}
 		if slices.Contains(ExceptionKinds, n) {
-			return nil, badArg("%s has no filter for %s exceptions; it has %s (%s)", spec.ID, n, orNone(spec.kinds()), spec.ExceptionNote)
+			return nil, badArg("%s has no filter for %s exceptions; it has %s (%s)", spec.ID, n, orNone(spec.Kinds()), spec.ExceptionNote)
 		}
 		if !slices.Contains(offered, n) {
-			return nil, badArg("%s offers no exception filter %q; use %s, or one of its own filters: %s", spec.ID, n, orNone(spec.kinds()), orNone(offered))
+			return nil, badArg("%s offers no exception filter %q; use %s, or one of its own filters: %s", spec.ID, n, orNone(spec.Kinds()), orNone(offered))
 		}
 		add(n)
 	}

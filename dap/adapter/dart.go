@@ -1,8 +1,8 @@
-package dap
+package adapter
 
 // dart (dart debug_adapter) debugs Dart programs. It reads the common
-// launch (generic's: program, args, cwd).
-var dartSpec = AdapterSpec{
+// launch (Generic's: program, args, cwd).
+var dartSpec = Spec{
 	ID: "dart", Language: "Dart", Markers: []string{"pubspec.yaml"}, Extensions: []string{".dart"},
 	Commands:    [][]string{{"dart", "debug_adapter"}},
 	Transport:   Stdio,
@@ -11,4 +11,4 @@ var dartSpec = AdapterSpec{
 	Adapter:     dart{},
 }
 
-type dart struct{ generic }
+type dart struct{ Generic }

@@ -1,4 +1,4 @@
-package dap
+package adapter
 
 import (
 	"context"
@@ -29,10 +29,10 @@ const (
 	UnixClient Transport = "unix-client"
 )
 
-// AdapterSpec is one debug adapter, as data (DBG-4), with the Adapter that
+// Spec is one debug adapter, as data (DBG-4), with the Adapter that
 // does what differs in code. Adding an adapter is a file holding both
-// (adapter_delve.go is one) and its row in Adapters.
-type AdapterSpec struct {
+// (delve.go is one) and its row in Table.
+type Spec struct {
 	ID       string
 	Language string
 	// Markers are files whose presence in the checkout says the adapter
@@ -88,25 +88,25 @@ type AdapterSpec struct {
 	Adapter Adapter
 }
 
-// Adapters is the table of debug adapters, each a row of data with its
+// Table is the debug adapters, each a row of data with its
 // Adapter, in a file of its own. The order is the order of choice (see
 // Adapter.Claims).
-var Adapters = []AdapterSpec{delveSpec, debugpySpec, lldbSpec, dartSpec}
+var Table = []Spec{delveSpec, debugpySpec, lldbSpec, dartSpec}
 
-// Spec returns the adapter with id.
-func Spec(id string) (AdapterSpec, bool) {
-	for _, a := range Adapters {
+// Lookup returns the adapter with id.
+func Lookup(id string) (Spec, bool) {
+	for _, a := range Table {
 		if a.ID == id {
 			return a, true
 		}
 	}
-	return AdapterSpec{}, false
+	return Spec{}, false
 }
 
-// AdapterIDs lists the table's ids.
-func AdapterIDs() []string {
-	ids := make([]string, len(Adapters))
-	for i, a := range Adapters {
+// IDs lists the table's ids.
+func IDs() []string {
+	ids := make([]string, len(Table))
+	for i, a := range Table {
 		ids[i] = a.ID
 	}
 	return ids
@@ -115,10 +115,10 @@ func AdapterIDs() []string {
 // probeTimeout bounds one probe of an adapter's program.
 const probeTimeout = 15 * time.Second
 
-// command resolves the first of a's commands whose program is on PATH (and
+// Command resolves the first of a's commands whose program is on PATH (and
 // passes the probe, run in a neutral folder and bounded), with its absolute
 // path in place; nil and why if none does.
-func (a AdapterSpec) command(ctx context.Context) ([]string, string) {
+func (a Spec) Command(ctx context.Context) ([]string, string) {
 	why := ""
 	for _, c := range a.Commands {
 		p, err := exec.LookPath(c[0])
@@ -144,9 +144,9 @@ func (a AdapterSpec) command(ctx context.Context) ([]string, string) {
 	return nil, why
 }
 
-// AdapterStatus is one row of `adapters`: whether the adapter works for
+// Status is one row of `adapters`: whether the adapter works for
 // this checkout, and which half is missing when it does not.
-type AdapterStatus struct {
+type Status struct {
 	ID       string   `json:"id"`
 	Language string   `json:"language"`
 	Markers  []string `json:"markers" jsonschema:"the files that make it fit a checkout"`
@@ -184,13 +184,13 @@ const (
 )
 
 // Statuses checks every adapter against the checkout at call time (REG-3).
-func Statuses(ctx context.Context, g *pathguard.Guard) []AdapterStatus {
+func Statuses(ctx context.Context, g *pathguard.Guard) []Status {
 	dirs := markerDirs(ctx, g)
-	out := make([]AdapterStatus, 0, len(Adapters))
-	for _, a := range Adapters {
-		st := AdapterStatus{ID: a.ID, Language: a.Language, Markers: nonNil(a.Markers), Exceptions: a.kinds(), ExceptionNote: a.ExceptionNote, Watchpoints: a.DataBreakpoints}
+	out := make([]Status, 0, len(Table))
+	for _, a := range Table {
+		st := Status{ID: a.ID, Language: a.Language, Markers: append([]string{}, a.Markers...), Exceptions: a.Kinds(), ExceptionNote: a.ExceptionNote, Watchpoints: a.DataBreakpoints}
 		if a.DataBreakpoints && a.HardwareWatch {
-			if fires, why := hardwareWatchpoints(); !fires {
+			if fires, why := HardwareWatchpoints(); !fires {
 				st.Watchpoints, st.WatchpointsNote = false, why
 			}
 		}
@@ -202,7 +202,7 @@ func Statuses(ctx context.Context, g *pathguard.Guard) []AdapterStatus {
 			}
 		}
 		slices.Sort(st.MarkerDirs)
-		cmd, why := a.command(ctx)
+		cmd, why := a.Command(ctx)
 		st.Why = why
 		if cmd != nil {
 			st.Binary = cmd[0]
@@ -235,7 +235,7 @@ func lastLine(s string) string {
 // walk policy, down to four levels.
 func markerDirs(ctx context.Context, g *pathguard.Guard) map[string][]string {
 	want := map[string]bool{}
-	for _, a := range Adapters {
+	for _, a := range Table {
 		for _, m := range a.Markers {
 			want[m] = true
 		}
@@ -254,39 +254,39 @@ func markerDirs(ctx context.Context, g *pathguard.Guard) map[string][]string {
 	return found
 }
 
-// named is the adapter the agent named, or an error listing them.
-func named(id string) (AdapterSpec, error) {
-	a, ok := Spec(id)
+// Named is the adapter the agent named, or an error listing them.
+func Named(id string) (Spec, error) {
+	a, ok := Lookup(id)
 	if !ok {
-		return AdapterSpec{}, badArg("unknown adapter %q; the adapters are %s", id, strings.Join(AdapterIDs(), ", "))
+		return Spec{}, badArg("unknown adapter %q; the adapters are %s", id, strings.Join(IDs(), ", "))
 	}
 	return a, nil
 }
 
-// claimed is the first adapter that claims c.
-func claimed(c Claim) (AdapterSpec, bool) {
-	for _, a := range Adapters {
+// Claimed is the first adapter that claims c.
+func Claimed(c Claim) (Spec, bool) {
+	for _, a := range Table {
 		if a.Adapter.Claims(c) {
 			return a, true
 		}
 	}
-	return AdapterSpec{}, false
+	return Spec{}, false
 }
 
-// chooseAdapter picks the adapter for a program: the one named, else the
+// ForProgram picks the adapter for a program: the one named, else the
 // one that claims a module, else by the program's extension, else the one
 // that claims what it is (a folder, an executable).
-func chooseAdapter(g *pathguard.Guard, id, program, module string, abs string) (AdapterSpec, error) {
+func ForProgram(g *pathguard.Guard, id, program, module string, abs string) (Spec, error) {
 	if id != "" {
-		return named(id)
+		return Named(id)
 	}
 	if module != "" {
-		if a, ok := claimed(Claim{Kind: ClaimModule}); ok {
+		if a, ok := Claimed(Claim{Kind: ClaimModule}); ok {
 			return a, nil
 		}
 	}
 	ext := strings.ToLower(filepath.Ext(program))
-	for _, a := range Adapters {
+	for _, a := range Table {
 		if slices.Contains(a.Extensions, ext) {
 			return a, nil
 		}
@@ -294,55 +294,55 @@ func chooseAdapter(g *pathguard.Guard, id, program, module string, abs string) (
 	info, err := g.Stat(abs)
 	switch {
 	case err != nil:
-		return AdapterSpec{}, badArg("program %s does not exist", program)
+		return Spec{}, badArg("program %s does not exist", program)
 	case info.IsDir():
-		if a, ok := claimed(Claim{Kind: ClaimFolder, Path: abs, Guard: g}); ok {
+		if a, ok := Claimed(Claim{Kind: ClaimFolder, Path: abs, Guard: g}); ok {
 			return a, nil
 		}
-		return AdapterSpec{}, badArg("program %s is a folder without Go files; give a file, a Go package folder, or adapter", program)
+		return Spec{}, badArg("program %s is a folder without Go files; give a file, a Go package folder, or adapter", program)
 	case info.Mode()&0o111 != 0:
-		if a, ok := claimed(Claim{Kind: ClaimExecutable, Path: abs, Guard: g}); ok {
+		if a, ok := Claimed(Claim{Kind: ClaimExecutable, Path: abs, Guard: g}); ok {
 			return a, nil
 		}
 	}
-	return AdapterSpec{}, badArg("cannot tell which adapter debugs %s; pass adapter (%s)", program, strings.Join(AdapterIDs(), ", "))
+	return Spec{}, badArg("cannot tell which adapter debugs %s; pass adapter (%s)", program, strings.Join(IDs(), ", "))
 }
 
-// chooseAttach picks the adapter for an attach: the one named, else the
+// ForAttach picks the adapter for an attach: the one named, else the
 // one that claims what the agent gave: a port (debugpy.listen in the
 // program), or a pid, by what that process runs (/proc/PID/exe).
-func chooseAttach(id string, port, pid int) (AdapterSpec, error) {
+func ForAttach(id string, port, pid int) (Spec, error) {
 	if id != "" {
-		return named(id)
+		return Named(id)
 	}
 	switch {
 	case port > 0 && pid > 0:
-		return AdapterSpec{}, badArg("attach takes port (a Python program that called debugpy.listen) or pid (a running process), not both")
+		return Spec{}, badArg("attach takes port (a Python program that called debugpy.listen) or pid (a running process), not both")
 	case port > 0:
-		if a, ok := claimed(Claim{Kind: ClaimPort}); ok {
+		if a, ok := Claimed(Claim{Kind: ClaimPort}); ok {
 			return a, nil
 		}
-		return AdapterSpec{}, badArg("no adapter attaches to a port; pass pid")
+		return Spec{}, badArg("no adapter attaches to a port; pass pid")
 	case pid <= 0:
-		return AdapterSpec{}, badArg("attach needs port (a Python program that called debugpy.listen on it) or pid (a running Go, Python, C, C++ or Rust program)")
+		return Spec{}, badArg("attach needs port (a Python program that called debugpy.listen on it) or pid (a running Go, Python, C, C++ or Rust program)")
 	}
 	exe := "/proc/" + strconv.Itoa(pid) + "/exe"
 	if _, err := os.Readlink(exe); err != nil {
 		if _, serr := os.Stat("/proc/" + strconv.Itoa(pid)); serr != nil {
-			return AdapterSpec{}, badArg("no process %d is running", pid)
+			return Spec{}, badArg("no process %d is running", pid)
 		}
-		return AdapterSpec{}, badArg("cannot tell what pid %d runs (%v); pass adapter (%s)", pid, err, orList(attachers()))
+		return Spec{}, badArg("cannot tell what pid %d runs (%v); pass adapter (%s)", pid, err, orList(attachers()))
 	}
-	if a, ok := claimed(Claim{Kind: ClaimProcess, Path: exe}); ok {
+	if a, ok := Claimed(Claim{Kind: ClaimProcess, Path: exe}); ok {
 		return a, nil
 	}
-	return AdapterSpec{}, badArg("no adapter claims what pid %d runs; pass adapter (%s)", pid, orList(attachers()))
+	return Spec{}, badArg("no adapter claims what pid %d runs; pass adapter (%s)", pid, orList(attachers()))
 }
 
 // attachers are the ids of the adapters that attach.
 func attachers() []string {
 	var ids []string
-	for _, a := range Adapters {
+	for _, a := range Table {
 		if _, ok := a.Adapter.(Attacher); ok {
 			ids = append(ids, a.ID)
 		}

@@ -1,4 +1,4 @@
-package dap
+package adapter
 
 import (
 	"context"
@@ -9,11 +9,10 @@ import (
 )
 
 // Adapter is what one debug adapter does its own way, beside the facts in
-// its row (AdapterSpec): the arguments of the request that starts a
+// its row (Spec): the arguments of the request that starts a
 // session, the checks before it starts, and the quirks of its answers.
-// Each adapter is a type in a file of its own (adapter_delve.go,
-// adapter_debugpy.go, adapter_lldb.go, adapter_dart.go) that embeds
-// generic for what it does the common way; nothing else in the package
+// Each adapter is a type in a file of its own (delve.go, debugpy.go,
+// lldb.go, dart.go) that embeds Generic for what it does the common way; nothing else in dap
 // asks which adapter it has. An Adapter keeps no state: one value serves
 // every session, and its methods may be called concurrently.
 type Adapter interface {
@@ -28,10 +27,10 @@ type Adapter interface {
 	// Preflight checks before the adapter starts what the session needs
 	// of this machine, and may fill in l (debugpy: the checkout's own
 	// interpreter).
-	Preflight(ctx context.Context, spec AdapterSpec, g *pathguard.Guard, l *LaunchSpec) error
+	Preflight(ctx context.Context, spec Spec, g *pathguard.Guard, l *LaunchSpec) error
 	// Describe adds the adapter's own facts to its row of `adapters`;
 	// command is its resolved command line.
-	Describe(ctx context.Context, g *pathguard.Guard, command []string, st *AdapterStatus)
+	Describe(ctx context.Context, g *pathguard.Guard, command []string, st *Status)
 	// DefaultExceptions are the exception kinds a launch that names none
 	// stops on (kinds the adapter has no filter for are dropped after).
 	DefaultExceptions(l LaunchSpec) []string
@@ -62,6 +61,36 @@ type CoreOpener interface {
 	Core(program, core, cwd string) (command string, args any)
 }
 
+// LaunchSpec says what to debug.
+type LaunchSpec struct {
+	Adapter string
+	// Program is a file, a Go package folder, or an executable, from the
+	// run's guard.
+	Program pathguard.Path
+	// Module is a Python module to run instead of a program (pytest).
+	Module string
+	Args   []string
+	Cwd    pathguard.Path // default the root
+	Env    map[string]string
+	// Test names Go tests to run under delve's test mode (-test.run).
+	Test string
+	// Python, when set, is the interpreter debugpy runs the program with;
+	// by default the checkout's own (internal/pyenv), else the adapter's.
+	Python string
+	// Exceptions are the exception kinds (uncaught, raised,
+	// user_unhandled) or the adapter's own filter names to stop on; nil
+	// is the default (Spec.DefaultExceptions), empty stops on none.
+	Exceptions []string
+	// Attach: connect to a running program instead (debugpy: Port or
+	// PID; delve and lldb: PID).
+	Attach bool
+	Port   int
+	PID    int
+	// Core, with Program the executable that crashed, opens a core file
+	// read-only instead of running the program (delve, lldb).
+	Core pathguard.Path
+}
+
 // Target is a launch or an attach, checked, as an adapter's arguments
 // need it.
 type Target struct {
@@ -76,7 +105,12 @@ type Target struct {
 }
 
 // ProgramArgs are the program's arguments, [] for none.
-func (t Target) ProgramArgs() []string { return nonNil(t.Args) }
+func (t Target) ProgramArgs() []string {
+	if t.Args == nil {
+		return []string{}
+	}
+	return t.Args
+}
 
 // ClaimKind is what the agent gave in place of an adapter's name.
 type ClaimKind int
@@ -105,9 +139,9 @@ type Claim struct {
 	Guard *pathguard.Guard
 }
 
-// generic is what an adapter does unless it says otherwise; an adapter
+// Generic is what an adapter does unless it says otherwise; an adapter
 // type embeds it and writes only what differs.
-type generic struct{}
+type Generic struct{}
 
 // programLaunch is the launch request most adapters read: the program,
 // its arguments and its folder.
@@ -117,22 +151,22 @@ type programLaunch struct {
 	Cwd     string   `json:"cwd"`
 }
 
-func (generic) Launch(t Target) (any, error) {
+func (Generic) Launch(t Target) (any, error) {
 	return programLaunch{Program: t.Program.Abs(), Args: t.ProgramArgs(), Cwd: t.Cwd}, nil
 }
 
-func (generic) Claims(Claim) bool { return false }
+func (Generic) Claims(Claim) bool { return false }
 
-func (generic) Preflight(context.Context, AdapterSpec, *pathguard.Guard, *LaunchSpec) error {
+func (Generic) Preflight(context.Context, Spec, *pathguard.Guard, *LaunchSpec) error {
 	return nil
 }
 
-func (generic) Describe(context.Context, *pathguard.Guard, []string, *AdapterStatus) {}
+func (Generic) Describe(context.Context, *pathguard.Guard, []string, *Status) {}
 
-func (generic) DefaultExceptions(LaunchSpec) []string { return []string{ExceptUncaught} }
+func (Generic) DefaultExceptions(LaunchSpec) []string { return []string{ExceptUncaught} }
 
-func (generic) Noise(godap.Variable) bool { return false }
+func (Generic) Noise(godap.Variable) bool { return false }
 
-func (generic) Explain(_, msg, _ string) string { return msg }
+func (Generic) Explain(_, msg, _ string) string { return msg }
 
-func (generic) Function(_ Target, name, cond string) (string, string) { return name, cond }
+func (Generic) Function(_ Target, name, cond string) (string, string) { return name, cond }

@@ -1,4 +1,4 @@
-package dap
+package adapter
 
 import (
 	"fmt"
@@ -31,11 +31,11 @@ const (
 	hwWrites         = 5
 )
 
-// hardwareWatchpoints says whether this machine's hardware watchpoints
+// HardwareWatchpoints says whether this machine's hardware watchpoints
 // fire, and if they do not, why. When the check cannot run (the kernel
 // refuses breakpoint events) it assumes they do: an adapter that cannot
 // set one says so itself.
-func hardwareWatchpoints() (bool, string) {
+func HardwareWatchpoints() (bool, string) {
 	hwOnce.Do(func() {
 		hwFires, hwReason = probeHardwareWatch()
 	})
