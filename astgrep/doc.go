@@ -80,17 +80,18 @@
 //
 // # Rules
 //
-// Query.Rule, instead of Pattern, is an ast-grep rule (RuleSpec: the rule
-// object, constraints and utils, as decoded JSON) with ast-grep 0.51.1's
-// semantics: pattern, kind, regex; inside, has, precedes, follows with
-// stopBy and field; all, any, not, matches. It is checked for shape first
-// (a *RuleError names the place, e.g. rule.all[1].inside, and what to do:
-// unknown keys with the valid ones, unknown kinds and fields with near
-// ones, cycles through matches, nesting past MaxRuleDepth), then compiled
-// per language and searched like a pattern: the literals of the patterns
-// every match needs prefilter files, and only nodes of the kinds the rule
-// can match are tried. DumpTree lists a snippet's nodes, and MatchSnippet
-// runs a pattern or rule on a snippet.
+// Query.Rule, instead of Pattern, is an ast-grep rule (a rule.Spec of
+// package astgrep/rule: the rule object, constraints and utils, as decoded
+// JSON) with ast-grep 0.51.1's semantics: pattern, kind, regex; inside,
+// has, precedes, follows with stopBy and field; all, any, not, matches.
+// Package rule checks its shape first (a *rule.Error names the place, e.g.
+// rule.all[1].inside, and what to do: unknown keys with the valid ones,
+// cycles through matches, nesting past rule.MaxDepth); this package then
+// compiles the parsed tree per language (unknown kinds and fields are
+// *rule.Errors too, with near ones) and searches it like a pattern: the
+// literals of the patterns every match needs prefilter files, and only
+// nodes of the kinds the rule can match are tried. DumpTree lists a
+// snippet's nodes, and MatchSnippet runs a pattern or rule on a snippet.
 //
 // # Walking
 //

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/builtin-tools/builtin-tools/astgrep/rule"
 )
 
 // DumpNode is one node of a syntax tree dump, in preorder.
@@ -144,13 +146,13 @@ func (e *Engine) MatchSnippet(ctx context.Context, q Query, code []byte) (*Resul
 	if l == nil {
 		return nil, e.unknown(q.Language, "")
 	}
-	var pr *parsedRule
+	var pr *rule.Parsed
 	switch {
 	case q.Rule != nil && q.Pattern != "":
 		return nil, ErrRuleAndPattern
 	case q.Rule != nil:
 		var err error
-		if pr, err = parseRuleSpec(q.Rule); err != nil {
+		if pr, err = rule.Parse(q.Rule); err != nil {
 			return nil, err
 		}
 	case strings.TrimSpace(q.Pattern) == "":

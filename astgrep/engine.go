@@ -17,6 +17,7 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/astgrep/fileread"
 	"github.com/builtin-tools/builtin-tools/astgrep/parsecache"
+	"github.com/builtin-tools/builtin-tools/astgrep/rule"
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
@@ -192,8 +193,8 @@ type Query struct {
 	Path pathguard.Path
 	// Pattern is a code fragment with metavariables.
 	Pattern string
-	// Rule, instead of Pattern, is an ast-grep rule (see RuleSpec).
-	Rule *RuleSpec
+	// Rule, instead of Pattern, is an ast-grep rule (see rule.Spec).
+	Rule *rule.Spec
 	// Language is a grammar id or alias; optional when Path is a file or
 	// the folder's files are of one language the pattern parses in.
 	Language string
@@ -397,13 +398,13 @@ func (e *Engine) run(ctx context.Context, q Query, keep bool) (*Result, []FileMa
 	if e.closed {
 		return nil, nil, ErrClosed
 	}
-	var pr *parsedRule
+	var pr *rule.Parsed
 	if q.Rule != nil {
 		if q.Pattern != "" {
 			return nil, nil, ErrRuleAndPattern
 		}
 		var err error
-		if pr, err = parseRuleSpec(q.Rule); err != nil {
+		if pr, err = rule.Parse(q.Rule); err != nil {
 			return nil, nil, err
 		}
 	} else if strings.TrimSpace(q.Pattern) == "" {
@@ -677,7 +678,7 @@ func (c *compiled) mayMatch(src []byte) bool {
 }
 
 // compileQuery compiles q's pattern, or its parsed rule pr, for l.
-func (e *Engine) compileQuery(ctx context.Context, l *language, q Query, pr *parsedRule) (*compiled, error) {
+func (e *Engine) compileQuery(ctx context.Context, l *language, q Query, pr *rule.Parsed) (*compiled, error) {
 	if pr != nil {
 		prog, err := e.compileRule(ctx, l, pr)
 		if err != nil {
@@ -693,7 +694,7 @@ func (e *Engine) compileQuery(ctx context.Context, l *language, q Query, pr *par
 }
 
 // choose settles the language and compiles the pattern (or rule) for it.
-func (e *Engine) choose(ctx context.Context, q Query, pr *parsedRule, want *language, files []candidate, path string) (*language, *compiled, error) {
+func (e *Engine) choose(ctx context.Context, q Query, pr *rule.Parsed, want *language, files []candidate, path string) (*language, *compiled, error) {
 	if want != nil {
 		if err := want.load(); err != nil {
 			return nil, nil, err

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/builtin-tools/builtin-tools/astgrep/rule"
 )
 
 type pkind uint8
@@ -67,9 +69,6 @@ type lexed struct {
 	vars  []mvRef
 }
 
-func isNameStart(c byte) bool { return c >= 'A' && c <= 'Z' || c == '_' }
-func isNameChar(c byte) bool  { return isNameStart(c) || c >= '0' && c <= '9' }
-
 // Token is a piece of pattern or rewrite text: literal text, or a
 // metavariable reference (Name without the dollars; Multi for $$$).
 type Token struct {
@@ -106,7 +105,7 @@ func ScanMetavariables(src string) []Token {
 		if k >= 3 {
 			lit.WriteString(strings.Repeat("$", k-3))
 			j := i + k
-			for j < len(src) && isNameChar(src[j]) {
+			for j < len(src) && rule.IsMetaChar(src[j]) {
 				j++
 			}
 			flush()
@@ -114,9 +113,9 @@ func ScanMetavariables(src string) []Token {
 			i = j
 			continue
 		}
-		if k == 1 && i+1 < len(src) && isNameStart(src[i+1]) {
+		if k == 1 && i+1 < len(src) && rule.IsMetaStart(src[i+1]) {
 			j := i + 1
-			for j < len(src) && isNameChar(src[j]) {
+			for j < len(src) && rule.IsMetaChar(src[j]) {
 				j++
 			}
 			if j < len(src) && src[j] >= 'a' && src[j] <= 'z' {
@@ -178,7 +177,7 @@ func lexPattern(src string) (*lexed, error) {
 			lx.parts = append(lx.parts, tok.Text)
 			continue
 		}
-		if tok.Multi && tok.Name != "" && !isNameStart(tok.Name[0]) {
+		if tok.Multi && tok.Name != "" && !rule.IsMetaStart(tok.Name[0]) {
 			return nil, fmt.Errorf("metavariable $$$%s: a name starts with an upper-case letter or _", tok.Name)
 		}
 		if err := lx.add(tok.Name, tok.Multi, index, kinds); err != nil {

@@ -6,16 +6,17 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/builtin-tools/builtin-tools/astgrep/rule"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
-func ruleOf(t testing.TB, src string) *RuleSpec {
+func ruleOf(t testing.TB, src string) *rule.Spec {
 	t.Helper()
 	var m map[string]any
 	if err := json.Unmarshal([]byte(src), &m); err != nil {
 		t.Fatalf("%s: %v", src, err)
 	}
-	return &RuleSpec{Rule: m}
+	return &rule.Spec{Rule: m}
 }
 
 const ruleSnippet = `package p
@@ -39,7 +40,7 @@ func TestLoad() {
 }
 `
 
-func searchRule(t *testing.T, e *Engine, root string, spec *RuleSpec) (*Result, error) {
+func searchRule(t *testing.T, e *Engine, root string, spec *rule.Spec) (*Result, error) {
 	t.Helper()
 	return e.Search(t.Context(), Query{Path: at(root), Rule: spec, Language: "go"})
 }
@@ -109,7 +110,7 @@ func TestRuleConstraintsAndUtils(t *testing.T) {
 	}
 }
 
-// TestRuleBadInput: every malformed rule is a RuleError saying what to do.
+// TestRuleBadInput: every malformed rule is a *rule.Error saying what to do.
 func TestRuleBadInput(t *testing.T) {
 	root := testenv.Tree(t, map[string]string{"a.go": ruleSnippet})
 	e := NewEngine(Options{})
@@ -120,7 +121,7 @@ func TestRuleBadInput(t *testing.T) {
 	}
 	cases := []struct {
 		name  string
-		spec  *RuleSpec
+		spec  *rule.Spec
 		wants []string
 	}{
 		{"unknown key", ruleOf(t, `{"kind": "identifier", "insde": {"kind": "block"}}`), []string{`unknown key "insde"`, "valid keys here: pattern, kind, regex, inside", `did you mean "inside"?`}},
@@ -130,7 +131,7 @@ func TestRuleBadInput(t *testing.T) {
 		{"unknown kind", ruleOf(t, `{"kind": "function_decl"}`), []string{`no node kind "function_decl"`, "function_declaration", "operation dump"}},
 		{"unknown field", ruleOf(t, `{"kind": "if_statement", "has": {"field": "cond", "kind": "identifier"}}`), []string{`no field "cond"`, "condition"}},
 		{"deep", ruleOf(t, deep), []string{"nests deeper than 64 levels"}},
-		{"empty rule", &RuleSpec{Rule: map[string]any{}}, []string{"the rule is empty"}},
+		{"empty rule", &rule.Spec{Rule: map[string]any{}}, []string{"the rule is empty"}},
 		{"empty object inside", ruleOf(t, `{"kind": "identifier", "not": {}}`), []string{"rule.not: the rule object is empty"}},
 		{"relation without rule", ruleOf(t, `{"kind": "identifier", "inside": {"stopBy": "end"}}`), []string{"inside has no rule"}},
 		{"any kind", ruleOf(t, `{"regex": "x"}`), []string{"can match a node of any kind", "add a kind or a pattern"}},
@@ -139,12 +140,12 @@ func TestRuleBadInput(t *testing.T) {
 		{"wrong type", ruleOf(t, `{"kind": 3}`), []string{"kind takes a string, not a number"}},
 		{"field in precedes", ruleOf(t, `{"kind": "identifier", "precedes": {"kind": "block", "field": "body"}}`), []string{"field is only supported in has and inside"}},
 		{"undefined util", ruleOf(t, `{"kind": "identifier", "matches": "nope"}`), []string{`matches "nope" names no utility rule`}},
-		{"constraint on unknown var", &RuleSpec{Rule: map[string]any{"pattern": "fmt.Println($A)"}, Constraints: map[string]any{"B": map[string]any{"kind": "identifier"}}}, []string{"$B is not a metavariable", "$A"}},
-		{"cycle", &RuleSpec{Rule: map[string]any{"matches": "a"}, Utils: map[string]any{
+		{"constraint on unknown var", &rule.Spec{Rule: map[string]any{"pattern": "fmt.Println($A)"}, Constraints: map[string]any{"B": map[string]any{"kind": "identifier"}}}, []string{"$B is not a metavariable", "$A"}},
+		{"cycle", &rule.Spec{Rule: map[string]any{"matches": "a"}, Utils: map[string]any{
 			"a": map[string]any{"any": []any{map[string]any{"kind": "identifier"}, map[string]any{"matches": "b"}}},
 			"b": map[string]any{"not": map[string]any{"matches": "a"}},
 		}}, []string{"cycle (a → b → a)"}},
-		{"self cycle", &RuleSpec{Rule: map[string]any{"kind": "identifier", "matches": "a"}, Utils: map[string]any{
+		{"self cycle", &rule.Spec{Rule: map[string]any{"kind": "identifier", "matches": "a"}, Utils: map[string]any{
 			"a": map[string]any{"kind": "identifier", "inside": map[string]any{"matches": "a"}},
 		}}, []string{"cycle (a → a)"}},
 		{"sequence pattern", ruleOf(t, `{"pattern": "$X := 1\nif $X > 0 { $$$B }"}`), []string{"run of sibling nodes"}},
@@ -155,9 +156,9 @@ func TestRuleBadInput(t *testing.T) {
 			t.Errorf("%s: no error", c.name)
 			continue
 		}
-		var re *RuleError
+		var re *rule.Error
 		if !errors.As(err, &re) {
-			t.Errorf("%s: %T %v, want a *RuleError", c.name, err, err)
+			t.Errorf("%s: %T %v, want a *rule.Error", c.name, err, err)
 		}
 		for _, w := range c.wants {
 			if !strings.Contains(err.Error(), w) {
@@ -178,7 +179,7 @@ func TestRuleDeepInJSON(t *testing.T) {
 	src := strings.Repeat(`{"not": `, 20000) + `{"kind": "identifier"}` + strings.Repeat(`}`, 20000)
 	var m map[string]any
 	if err := json.Unmarshal([]byte(src), &m); err == nil {
-		_, err := parseRuleSpec(&RuleSpec{Rule: m})
+		_, err := rule.Parse(&rule.Spec{Rule: m})
 		if err == nil {
 			t.Fatal("a 20,000-deep rule was accepted")
 		}
@@ -204,18 +205,18 @@ func FuzzRule(f *testing.F) {
 	}
 	p := newParser()
 	f.Cleanup(p.close)
-	f.Fuzz(func(t *testing.T, rule, utils, constraints string) {
-		spec := &RuleSpec{}
-		if json.Unmarshal([]byte(rule), &spec.Rule) != nil {
+	f.Fuzz(func(t *testing.T, ruleSrc, utils, constraints string) {
+		spec := &rule.Spec{}
+		if json.Unmarshal([]byte(ruleSrc), &spec.Rule) != nil {
 			return
 		}
 		_ = json.Unmarshal([]byte(utils), &spec.Utils)
 		_ = json.Unmarshal([]byte(constraints), &spec.Constraints)
-		pr, err := parseRuleSpec(spec)
+		pr, err := rule.Parse(spec)
 		if err != nil {
-			var re *RuleError
+			var re *rule.Error
 			if !errors.As(err, &re) {
-				t.Fatalf("parse error %T %v is not a RuleError", err, err)
+				t.Fatalf("parse error %T %v is not a *rule.Error", err, err)
 			}
 			return
 		}

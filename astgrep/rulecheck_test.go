@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/builtin-tools/builtin-tools/astgrep/rule"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
@@ -84,10 +85,10 @@ func ruleYAML(id, lang string, c rcase) string {
 	return s
 }
 
-// decodeCase turns c into the RuleSpec an agent would send.
-func decodeCase(t testing.TB, c rcase) *RuleSpec {
+// decodeCase turns c into the rule.Spec an agent would send.
+func decodeCase(t testing.TB, c rcase) *rule.Spec {
 	t.Helper()
-	spec := &RuleSpec{}
+	spec := &rule.Spec{}
 	for _, x := range []struct {
 		src string
 		dst *map[string]any

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/builtin-tools/builtin-tools/astgrep/rule"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
@@ -51,13 +52,13 @@ func returns[T any](t *testing.T, f func() (T, error)) (T, error) {
 // matching, naming the utility and the bound.
 func TestRuleThatMultipliesThroughUtilsIsRefused(t *testing.T) {
 	e := newTestEngine(t)
-	spec := &RuleSpec{Rule: map[string]any{"matches": "u0"},
+	spec := &rule.Spec{Rule: map[string]any{"matches": "u0"},
 		Utils: doublingUtils(40, map[string]any{"kind": "identifier", "regex": "^NEVER$"})}
 	_, err := returns(t, func() (*Result, error) {
 		return e.MatchSnippet(t.Context(), Query{Rule: spec, Language: "go"}, []byte("package p\nvar x = y\n"))
 	})
-	var re *RuleError
-	if !errors.As(err, &re) || re.Path != "utils.u0" || !strings.Contains(re.Msg, fmt.Sprintf("more than %d rule objects once each matches is counted", MaxRuleExpanded)) ||
+	var re *rule.Error
+	if !errors.As(err, &re) || re.Path != "utils.u0" || !strings.Contains(re.Msg, fmt.Sprintf("more than %d rule objects once each matches is counted", rule.MaxExpanded)) ||
 		!strings.Contains(re.Msg, "utils.u0 alone is more than") {
 		t.Fatalf("got %v", err)
 	}
@@ -70,11 +71,11 @@ func TestSharedUtilsAreWorkedOutOncePerNode(t *testing.T) {
 	e := newTestEngine(t)
 	l := e.langs.lookup("go")
 	src := "package p\n\nfunc f() {\n\tx := a + b*c\n\tg(x, y)\n}\n"
-	direct, err := e.MatchSnippet(t.Context(), Query{Rule: &RuleSpec{Rule: map[string]any{"kind": "identifier", "pattern": "$A"}}, Language: "go"}, []byte(src))
+	direct, err := e.MatchSnippet(t.Context(), Query{Rule: &rule.Spec{Rule: map[string]any{"kind": "identifier", "pattern": "$A"}}, Language: "go"}, []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec := &RuleSpec{Rule: map[string]any{"matches": "u0"}, Utils: doublingUtils(13, map[string]any{"kind": "identifier", "pattern": "$A"})}
+	spec := &rule.Spec{Rule: map[string]any{"matches": "u0"}, Utils: doublingUtils(13, map[string]any{"kind": "identifier", "pattern": "$A"})}
 	shared, err := e.MatchSnippet(t.Context(), Query{Rule: spec, Language: "go"}, []byte(src))
 	if err != nil {
 		t.Fatal(err)
@@ -83,7 +84,7 @@ func TestSharedUtilsAreWorkedOutOncePerNode(t *testing.T) {
 		t.Fatalf("through shared utils:\n%s\nwant (%d):\n%s", got, direct.Total, want)
 	}
 	// The work: steps at each identifier grow with the levels, not 2^13.
-	pr, err := parseRuleSpec(spec)
+	pr, err := rule.Parse(spec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +140,7 @@ func TestRuleStepBudget(t *testing.T) {
 	e := NewEngine(Options{MaxRuleSteps: 100_000})
 	t.Cleanup(func() { e.Close() })
 	root := testenv.Tree(t, map[string]string{"deep.go": deepParens(200), "flat.go": "package p\n\nvar z = (y)\n"})
-	rule := &RuleSpec{Rule: map[string]any{"kind": "parenthesized_expression", "has": map[string]any{"stopBy": "end", "kind": "parenthesized_expression",
+	rule := &rule.Spec{Rule: map[string]any{"kind": "parenthesized_expression", "has": map[string]any{"stopBy": "end", "kind": "parenthesized_expression",
 		"has": map[string]any{"stopBy": "end", "kind": "parenthesized_expression", "has": map[string]any{"stopBy": "end", "kind": "identifier", "regex": "^NEVER$"}}}}}
 	res, err := returns(t, func() (*Result, error) {
 		return e.Search(t.Context(), Query{Path: at(root), Rule: rule, Language: "go"})
@@ -166,7 +167,7 @@ func TestRuleMatchingStopsWhenCancelled(t *testing.T) {
 	e := NewEngine(Options{MaxRuleSteps: 1 << 62})
 	t.Cleanup(func() { e.Close() })
 	root := testenv.Tree(t, map[string]string{"deep.go": deepParens(400)})
-	rule := &RuleSpec{Rule: nestedHas(6)}
+	rule := &rule.Spec{Rule: nestedHas(6)}
 	for _, where := range []string{"snippet", "search"} {
 		t.Run(where, func(t *testing.T) {
 			ctx, cancel := context.WithCancel(t.Context())

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/builtin-tools/builtin-tools/astgrep"
+	"github.com/builtin-tools/builtin-tools/astgrep/rule"
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
@@ -145,7 +146,7 @@ func grepQuery(c *registry.Call, p grepParams) (astgrep.Query, error) {
 	if p.MaxResults < 0 || p.MaxResults > maxMatches {
 		return astgrep.Query{}, fmt.Errorf("max_results must be between 1 and %d; to see more, search a narrower path (the total is always counted)", maxMatches)
 	}
-	rule, err := ruleSpec(p.Pattern, p.Rule, p.Constraints, p.Utils)
+	spec, err := ruleSpec(p.Pattern, p.Rule, p.Constraints, p.Utils)
 	if err != nil {
 		return astgrep.Query{}, err
 	}
@@ -155,14 +156,14 @@ func grepQuery(c *registry.Call, p grepParams) (astgrep.Query, error) {
 	} else if q, err = query(c, p.Pattern, p.Path, p.Language); err != nil {
 		return astgrep.Query{}, err
 	}
-	q.Rule = rule
+	q.Rule = spec
 	q.MaxResults = p.MaxResults
 	return q, nil
 }
 
 // ruleSpec checks how pattern and rule are given and returns the rule, if any.
-func ruleSpec(pattern string, rule, constraints, utils map[string]any) (*astgrep.RuleSpec, error) {
-	if rule == nil {
+func ruleSpec(pattern string, obj, constraints, utils map[string]any) (*rule.Spec, error) {
+	if obj == nil {
 		if constraints != nil || utils != nil {
 			return nil, fmt.Errorf("constraints and utils go with rule; put the pattern in a rule: {\"pattern\": ...}")
 		}
@@ -174,15 +175,15 @@ func ruleSpec(pattern string, rule, constraints, utils map[string]any) (*astgrep
 	if pattern != "" {
 		return nil, astgrep.ErrRuleAndPattern
 	}
-	return &astgrep.RuleSpec{Rule: rule, Constraints: constraints, Utils: utils}, nil
+	return &rule.Spec{Rule: obj, Constraints: constraints, Utils: utils}, nil
 }
 
 // describe names the query in a result's first line.
-func describe(pattern string, rule *astgrep.RuleSpec) string {
-	if rule == nil {
+func describe(pattern string, spec *rule.Spec) string {
+	if spec == nil {
 		return fmt.Sprintf("%q", pattern)
 	}
-	b, _ := json.Marshal(rule.Rule)
+	b, _ := json.Marshal(spec.Rule)
 	return "rule " + textcut.Ellipsis(string(b), 160)
 }
 

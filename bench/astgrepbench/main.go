@@ -16,13 +16,14 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/astgrep"
+	"github.com/builtin-tools/builtin-tools/astgrep/rule"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
 func main() {
 	root := flag.String("root", ".", "folder to search")
 	pattern := flag.String("pattern", "", "pattern")
-	rule := flag.String("rule", "", "an ast-grep rule object as JSON, instead of -pattern")
+	ruleJSON := flag.String("rule", "", "an ast-grep rule object as JSON, instead of -pattern")
 	lang := flag.String("lang", "", "language id")
 	runs := flag.Int("runs", 1, "how many times to run the query in one process (runs after the first are warm)")
 	maxSize := flag.Int64("max-file-size", 0, "skip files larger than this (0 = engine default)")
@@ -41,14 +42,14 @@ func main() {
 		pprof.StartCPUProfile(f)
 		defer pprof.StopCPUProfile()
 	}
-	if (*pattern == "") == (*rule == "") {
+	if (*pattern == "") == (*ruleJSON == "") {
 		fmt.Fprintln(os.Stderr, "astgrepbench: give -pattern or -rule")
 		os.Exit(2)
 	}
-	var spec *astgrep.RuleSpec
-	if *rule != "" {
-		spec = &astgrep.RuleSpec{}
-		if err := json.Unmarshal([]byte(*rule), &spec.Rule); err != nil {
+	var spec *rule.Spec
+	if *ruleJSON != "" {
+		spec = &rule.Spec{}
+		if err := json.Unmarshal([]byte(*ruleJSON), &spec.Rule); err != nil {
 			fmt.Fprintln(os.Stderr, "astgrepbench: -rule:", err)
 			os.Exit(2)
 		}
