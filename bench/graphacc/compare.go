@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -12,6 +11,7 @@ import (
 	"unicode"
 
 	"github.com/builtin-tools/builtin-tools/graph"
+	"github.com/builtin-tools/builtin-tools/internal/proc"
 )
 
 // skey is a site: a file and a line.
@@ -399,11 +399,13 @@ print(sys.modules[f.__module__].__file__, f.__code__.co_firstlineno)`
 	// The interpreter whose library root is: /usr/bin/python3.11 for
 	// /usr/lib/python3.11.
 	py := filepath.Join(filepath.Dir(filepath.Dir(root)), "bin", filepath.Base(root))
-	out, err := exec.Command(py, "-c", prog, mod, name).Output()
+	out, err := proc.Probe(context.Background(), py, "-c", prog, mod, name)
 	if err != nil {
 		return false
 	}
-	file, line, _ := strings.Cut(strings.TrimSpace(string(out)), " ")
+	// The answer is the last line: what the interpreter warned comes first.
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	file, line, _ := strings.Cut(lines[len(lines)-1], " ")
 	rel, err := filepath.Rel(root, file)
 	return err == nil && filepath.ToSlash(rel) == t.Rel && line == strconv.Itoa(t.Line)
 }
