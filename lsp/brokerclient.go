@@ -289,16 +289,13 @@ func (la *launcher) warmKey(c *choice) string {
 		loaded = spec.LoadedLog.String()
 	}
 	var env []string
-	for _, e := range la.childInputs() {
+	inputs, sources := la.childInputs()
+	for _, e := range inputs {
 		if name, _, _ := strings.Cut(e, "="); !perShell[name] {
 			env = append(env, e)
 		}
 	}
 	gowork, _ := la.goWork(c.root)
-	sources := ""
-	if !la.cfg.Trusted {
-		sources = pinSources(la.trimmedEnv())
-	}
 	data := map[string]any{
 		"id": spec.ID, "command": spec.Command, "bin": c.bin, "size": size, "mtime": mtime, "root": c.root,
 		"trusted": la.cfg.Trusted, "env": env, "gowork": gowork, "uid": os.Getuid(), "pins": sources,

@@ -258,7 +258,8 @@ func (la *launcher) envDigest(dir string) []string {
 		return nil
 	}
 	gowork, _ := la.goWork(dir)
-	return append(la.childInputs(), "\x00GOWORK="+gowork, "\x00PINS="+pinSources(la.trimmedEnv()))
+	inputs, sources := la.childInputs()
+	return append(inputs, "\x00GOWORK="+gowork, "\x00PINS="+sources)
 }
 
 // childInputs is what childEnv is worked out from, less the managers'
@@ -266,16 +267,18 @@ func (la *launcher) envDigest(dir string) []string {
 // otherwise that with the folder lists trimmed as the child gets them
 // (broker.OutsideRoot, so two environments that differ only in entries
 // inside the root name one server), and the managers the pins ask, which
-// the trimmed PATH finds (the pins are a function of those).
-func (la *launcher) childInputs() []string {
+// the trimmed PATH finds (the pins are a function of those); and, when
+// untrusted, the settings those managers' answers come from (pinSources).
+func (la *launcher) childInputs() (inputs []string, sources string) {
 	if la.cfg.Trusted {
-		return os.Environ()
+		return os.Environ(), ""
 	}
 	env := la.trimmedEnv()
+	sources = pinSources(env)
 	for _, m := range broker.ManagerPins(env) {
 		env = append(env, "\x00PIN "+m.Var+"="+m.Manager)
 	}
-	return env
+	return env, sources
 }
 
 // trimmedEnv is this process's environment less the folder-list entries
