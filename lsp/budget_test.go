@@ -79,6 +79,15 @@ func TestBudgetStopsLeastRecentlyUsed(t *testing.T) {
 
 	// b's next call starts its server again (the pool stays over budget
 	// with three running, so the least recently used, a's, is stopped).
+	// The budget is set again from what a's and c's servers hold now, under
+	// the two together by half the smaller and over either alone: their
+	// memory has moved since the first one was set.
+	srvC := c.sup.fleet.running()[0]
+	nowA, nowC := proc.TreeRSSKB(srvA.pid(), proc.ChildMap()), proc.TreeRSSKB(srvC.pid(), proc.ChildMap())
+	if nowA == 0 || nowC == 0 {
+		t.Fatalf("no resident memory read: %d %d KiB", nowA, nowC)
+	}
+	pool.SetBudget((nowA + nowC - min(nowA, nowC)/2) * 1024)
 	hover(b)
 	waitExit(t, srvA, "the least recently used idle server, on b's restart")
 
