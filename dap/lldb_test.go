@@ -3,7 +3,12 @@ package dap
 import (
 	"github.com/builtin-tools/builtin-tools/dap/adapter"
 
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
@@ -62,4 +67,65 @@ func TestLLDBSession(t *testing.T) {
 		t.Fatalf("step: %+v %v", step, err)
 	}
 	continueToEnd(t, s, ctx, root, "main.c", 6, 16)
+}
+
+const cTerminal = `#include <stdio.h>
+#include <unistd.h>
+
+int main(void) {
+	printf("stdout is a terminal: %d\n", isatty(1));
+	fprintf(stderr, "to stderr\n");
+	int stop = 1;
+	printf("after the stop %d\n", stop);
+	return 0;
+}
+`
+
+// A launched C program prints to a terminal the session reads itself
+// (lldb-dap's relay is quadratic in its backlog): it still sees a
+// terminal, and a stop's result and the exit's hold what it printed
+// before them, stderr with stdout; a restart prints there again.
+func TestLLDBTerminal(t *testing.T) {
+	needAdapter(t, "lldb")
+	root := testenv.Tree(t, map[string]string{"main.c": cTerminal})
+	bin := testenv.BuildC(t, root, "main.c", "prog")
+	s := newSupervisor(t, root, Config{})
+	ctx := testCtx(t)
+	if _, err := s.SetBreakpoints(ctx, at(root, "main.c"), []LineSpec{{Line: 8}}, nil, false); err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Launch(ctx, adapter.LaunchSpec{Program: at(root, bin)}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantStop(t, res, "breakpoint", 8, "after the stop")
+	if !strings.Contains(res.Output, "stdout is a terminal: 1") || !strings.Contains(res.Output, "to stderr") {
+		t.Fatalf("the stop's output: %q", res.Output)
+	}
+	if strings.Contains(res.Output, "after the stop") {
+		t.Fatalf("the stop shows output printed after it: %q", res.Output)
+	}
+	if runtime.GOOS == "linux" {
+		s.sess.mu.Lock()
+		pid := s.sess.pid
+		s.sess.mu.Unlock()
+		if fd1, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/1", pid)); err != nil || fd1 != s.sess.out.term.path {
+			t.Fatalf("the program's stdout is %q (%v), not the session's terminal %q", fd1, err, s.sess.out.term.path)
+		}
+	}
+	again, err := s.Restart(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantStop(t, again, "breakpoint", 8, "after the stop")
+	if !strings.Contains(again.Output, "to stderr") {
+		t.Fatalf("the restarted program's output: %q", again.Output)
+	}
+	done, err := s.Resume(ctx, "continue", 0, 30*time.Second)
+	if err != nil || done.Outcome != "exited" {
+		t.Fatalf("%+v %v", done, err)
+	}
+	if !strings.Contains(done.Output, "after the stop 1") {
+		t.Fatalf("the exit's output: %q", done.Output)
+	}
 }

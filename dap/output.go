@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	godap "github.com/google/go-dap"
 )
@@ -33,6 +34,9 @@ type outBuf struct {
 	gaps  []span
 	// lost counts gap bytes forgotten for room (more than maxGaps).
 	lost int64
+	// term, set before the launch, is the program's own terminal when the
+	// session made one: read into the buffer, drained before a result.
+	term *terminal
 }
 
 // event takes an output event: telemetry and the adapter's banners are
@@ -51,6 +55,16 @@ func (o *outBuf) event(b godap.OutputEventBody, banners []string) {
 		o.add(b.Output)
 	}
 }
+
+// write takes what the program printed to its terminal.
+func (o *outBuf) write(p []byte) {
+	o.mu.Lock()
+	o.add(string(p))
+	o.mu.Unlock()
+}
+
+// termDrain bounds the wait for the program's terminal to be read.
+const termDrain = 200 * time.Millisecond
 
 // configure marks configurationDone sent: what comes next is the
 // program's.
@@ -118,6 +132,7 @@ func (o *outBuf) add(s string) {
 // what came after the last result; how many such bytes were dropped for
 // room; and how many are left for the next call.
 func (o *outBuf) unshown(limit int) (text string, skipped int64, more int) {
+	o.term.drain(termDrain)
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	end := o.dropped + int64(len(o.data))
@@ -170,6 +185,7 @@ func (o *outBuf) unshown(limit int) (text string, skipped int64, more int) {
 // bytes for a stop result, and how many bytes before those it left out;
 // output gives those later, and never what a result showed.
 func (o *outBuf) recent() (string, int) {
+	o.term.drain(termDrain)
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	end := o.dropped + int64(len(o.data))

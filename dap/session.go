@@ -820,6 +820,7 @@ func (sess *Session) finish(reason string, terminateDebuggee bool) {
 		for _, f := range sess.held {
 			f.Close()
 		}
+		sess.out.term.close()
 		if sess.stopTimer != nil {
 			sess.stopTimer()
 		}

@@ -208,6 +208,13 @@ func (s *Supervisor) launch(ctx context.Context, l adapter.LaunchSpec, wait time
 		// The adapter opens the files checked, not their names (R10).
 		heldCore, heldExe = heldPath(held[0]), heldPath(held[1])
 	}
+	var term *terminal
+	if spec.OwnTerminal && !l.Attach && core == "" {
+		if term, err = newTerminal(); err == nil {
+			t.Terminal = term.path
+		} // else the adapter relays the output, slower
+	}
+	defer func() { term.close() }() // unless handed to the session
 	command, args, dial, err := request(spec, t, heldCore, heldExe)
 	if err != nil {
 		return nil, err
@@ -226,6 +233,8 @@ func (s *Supervisor) launch(ctx context.Context, l adapter.LaunchSpec, wait time
 	}
 	tmp = ""                    // the session's: removed at its end
 	sess.held, held = held, nil // closed at the session's end
+	sess.out.term, term = term, nil
+	sess.out.term.start(&sess.out)
 	sess.Program = describeProgram(s.g, l)
 	sess.stack.program = program
 	sess.attach = l.Attach

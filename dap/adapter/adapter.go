@@ -102,6 +102,10 @@ type Target struct {
 	// Dir is the session's own folder, removed with it (delve builds the
 	// program there).
 	Dir string
+	// Terminal is the path of a terminal the session made for a launched
+	// program's standard streams (Spec.OwnTerminal); "" leaves them to the
+	// adapter.
+	Terminal string
 }
 
 // ProgramArgs are the program's arguments, [] for none.

@@ -84,6 +84,10 @@ type Spec struct {
 	// StaleSource: a frame's source file changed after the program file
 	// is marked newer (the program is an executable built earlier).
 	StaleSource bool
+	// OwnTerminal: a launched program is given a terminal the session
+	// makes and reads itself (Target.Terminal), where the adapter would
+	// relay its output slower than the program writes it.
+	OwnTerminal bool
 	// Adapter is what the adapter does its own way.
 	Adapter Adapter
 }

@@ -1,0 +1,129 @@
+package dap
+
+import (
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// terminal is a pseudo-terminal the session makes for a launched program
+// whose adapter would relay its output too slowly (adapter.Spec.
+// OwnTerminal): the program's standard streams are the terminal, as they
+// were the adapter's, and the session reads what it prints straight into
+// the output buffer.
+type terminal struct {
+	master *os.File
+	// slave stays open so that the master never reads EIO, as it would
+	// between a program's end and its restart.
+	slave *os.File
+	path  string
+
+	mu   sync.Mutex
+	busy bool          // reading: what the master had is not all in the buffer yet
+	idle chan struct{} // closed and replaced when a read ends
+}
+
+func newTerminal() (*terminal, error) {
+	fd, err := unix.Open("/dev/ptmx", unix.O_RDWR|unix.O_NOCTTY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	fail := func(err error) (*terminal, error) {
+		unix.Close(fd)
+		return nil, err
+	}
+	if err := unix.IoctlSetPointerInt(fd, unix.TIOCSPTLCK, 0); err != nil {
+		return fail(err)
+	}
+	n, err := unix.IoctlGetUint32(fd, unix.TIOCGPTN)
+	if err != nil {
+		return fail(err)
+	}
+	path := fmt.Sprintf("/dev/pts/%d", n)
+	sfd, err := unix.Open(path, unix.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return fail(err)
+	}
+	// The master is non-blocking, so reads wait in Go's poller.
+	return &terminal{master: os.NewFile(uintptr(fd), "ptmx"), slave: os.NewFile(uintptr(sfd), path), path: path, idle: make(chan struct{})}, nil
+}
+
+// start reads the program's output into out until the terminal closes.
+func (t *terminal) start(out *outBuf) {
+	if t == nil {
+		return
+	}
+	rc, err := t.master.SyscallConn()
+	if err != nil {
+		return
+	}
+	go func() {
+		buf := make([]byte, 64<<10)
+		rc.Read(func(fd uintptr) bool {
+			t.setBusy(true)
+			defer t.setBusy(false)
+			for {
+				n, err := unix.Read(int(fd), buf)
+				switch {
+				case n > 0:
+					out.write(buf[:n])
+				case err == unix.EINTR:
+				default:
+					// EAGAIN: all read, wait for more; anything else ends it.
+					return err != unix.EAGAIN
+				}
+			}
+		})
+	}()
+}
+
+func (t *terminal) setBusy(b bool) {
+	t.mu.Lock()
+	t.busy = b
+	if !b {
+		close(t.idle)
+		t.idle = make(chan struct{})
+	}
+	t.mu.Unlock()
+}
+
+// drain waits, at most d, until what the program printed so far is in
+// the buffer: a stop or an exit result shows it all, as the adapter's
+// events did. A program printing on and on ends the wait at d.
+func (t *terminal) drain(d time.Duration) {
+	if t == nil {
+		return
+	}
+	rc, err := t.master.SyscallConn()
+	if err != nil {
+		return
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	for {
+		t.mu.Lock()
+		busy, idle := t.busy, t.idle
+		t.mu.Unlock()
+		waiting := 0
+		rc.Control(func(fd uintptr) { waiting, _ = unix.IoctlGetInt(int(fd), unix.TIOCINQ) })
+		if !busy && waiting == 0 {
+			return
+		}
+		select {
+		case <-idle:
+		case <-timer.C:
+			return
+		}
+	}
+}
+
+func (t *terminal) close() {
+	if t == nil {
+		return
+	}
+	t.master.Close()
+	t.slave.Close()
+}
