@@ -202,9 +202,7 @@ func (r *Run) degradations(all []Extension) {
 // used reports whether q's value is attached now.
 func (r *Run) used(q *requirement) bool {
 	if q.family != "" {
-		r.mu.Lock()
-		_, ok := r.resources[q.family]
-		r.mu.Unlock()
+		_, ok := r.table.resource(q.family)
 		return ok
 	}
 	p, ok := r.providers[q.typ]
