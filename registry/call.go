@@ -78,11 +78,11 @@ func (c *Call) Rel(abs string) string { return c.Run.guard.Rel(abs) }
 
 // Budget is the output budget of this call's result in characters
 // (REG-12): a tool sizes what it shows by it and says what it left out.
-func (c *Call) Budget() Budget { return Budget(c.Run.budget()) }
+func (c *Call) Budget() Budget { return Budget(c.Run.cfg.OutputBudget) }
 
 // Policy is the run's approval policy (a copy): what a tool that hands
 // work to another agent passes on, so the gate holds there too.
-func (c *Call) Policy() Policy { return maps.Clone(c.Run.cfg.Policy) }
+func (c *Call) Policy() Policy { return maps.Clone(c.Run.gate.policy) }
 
 // Wrote records files the call changed, so wrappers (diagnostics after a
 // write) know what to look at. A child's files reach its parents too.
@@ -266,7 +266,7 @@ func (r *Run) call(ctx context.Context, mode tiers.Mode, name string, args json.
 	stop := context.AfterFunc(r.ctx, func() { cancel(ErrClosed) })
 	defer stop()
 
-	if refused := r.approve(ctx, c); refused != nil {
+	if refused := r.gate.approve(ctx, c); refused != nil {
 		return refused, nil
 	}
 	if e.serial != nil && !interrupts(e, c) {
@@ -291,16 +291,9 @@ func (r *Run) call(ctx context.Context, mode tiers.Mode, name string, args json.
 		return Failf("%s was cancelled: %v", name, context.Cause(ctx)), nil
 	}
 	if res != nil {
-		capResult(res, r.budget())
+		capResult(res, r.cfg.OutputBudget)
 	}
 	return res, err
-}
-
-func (r *Run) budget() int {
-	if r.cfg.OutputBudget > 0 {
-		return r.cfg.OutputBudget
-	}
-	return DefaultOutputBudget
 }
 
 // capResult cuts the text blocks of res to budget characters in all, on a
@@ -343,47 +336,4 @@ func capResult(res *mcp.CallToolResult, budget int) {
 func interrupts(e *entry, c *Call) bool {
 	h := e.d.Handler.h
 	return h != nil && h.interrupts != nil && h.interrupts(c)
-}
-
-// approve runs the approval gate (REG-7); a non-nil result refuses the call.
-func (r *Run) approve(ctx context.Context, c *Call) *mcp.CallToolResult {
-	t := c.Tool.Tier
-	if t == tiers.Read {
-		return nil
-	}
-	d := r.cfg.Policy[t]
-	switch d {
-	case "", Allow:
-		return nil
-	case Ask:
-		if c.Tool.Stages {
-			return nil // the call that applies what it stages is asked
-		}
-		if h := c.entry.d.Handler.h; h.approve != nil && !c.escalation {
-			needed, summary, err := h.approve(ctx, c)
-			if err != nil {
-				return Fail(err)
-			}
-			if !needed {
-				return nil
-			}
-			c.approvalSummary = summary
-		}
-	case Deny:
-		return mcp.NewToolResultError(fmt.Sprintf("%s is refused: this run's approval policy denies %s tools (%s=deny). Do not retry; tell the user what you would have done.", c.Tool.Name, t, t))
-	}
-	if r.cfg.Approver == nil {
-		return mcp.NewToolResultError(fmt.Sprintf("%s is refused: %s tools need approval in this run, and no one is attached to approve (fail closed). Do not retry; tell the user what you would have done.", c.Tool.Name, t))
-	}
-	ok, reason, err := r.cfg.Approver.Approve(ctx, c)
-	if err != nil {
-		return mcp.NewToolResultError(fmt.Sprintf("%s is refused: approval could not be obtained: %v. Do not retry; tell the user what you would have done.", c.Tool.Name, err))
-	}
-	if !ok {
-		if reason == "" {
-			reason = "the operator did not approve it"
-		}
-		return mcp.NewToolResultError(fmt.Sprintf("%s is refused: %s. Do not retry this call; ask for direction or do something else.", c.Tool.Name, reason))
-	}
-	return nil
 }

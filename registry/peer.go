@@ -37,7 +37,7 @@ func (r *Run) Server(mode tiers.Mode) (*server.MCPServer, error) {
 		)
 		tools := make([]server.ServerTool, 0, len(r.table.names))
 		for _, n := range r.table.names {
-			tools = append(tools, server.ServerTool{Tool: r.table.tools[n].tool, Handler: r.peerHandler(mode, n, s)})
+			tools = append(tools, server.ServerTool{Tool: r.table.tools[n].tool, Handler: r.peerHandler(mode, r.table.tools[n], s)})
 		}
 		s.AddTools(tools...)
 		return s
@@ -47,10 +47,11 @@ func (r *Run) Server(mode tiers.Mode) (*server.MCPServer, error) {
 // peerHandler enters the run's call path for a tools/call from a peer in
 // mode. A call that asks its human something returns MCP's input_required
 // and resumes when the peer retries with the answer (ask.go).
-func (r *Run) peerHandler(mode tiers.Mode, name string, s *server.MCPServer) server.ToolHandlerFunc {
+func (r *Run) peerHandler(mode tiers.Mode, e *entry, s *server.MCPServer) server.ToolHandlerFunc {
+	name, asks := e.d.Name, r.gate.mayAsk(&e.d)
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		if req.Params.RequestState != "" {
-			return r.resume(ctx, req)
+			return r.parked.resume(ctx, req)
 		}
 		var args json.RawMessage
 		switch a := req.Params.Arguments.(type) {
@@ -71,23 +72,13 @@ func (r *Run) peerHandler(mode tiers.Mode, name string, s *server.MCPServer) ser
 		if req.Params.Meta != nil {
 			p.token = req.Params.Meta.ProgressToken
 		}
-		if !r.mayAsk(name) {
+		if !asks {
 			return r.call(ctx, mode, name, args, nil, "", p)
 		}
-		return r.converse(ctx, p, func(callCtx context.Context) (*mcp.CallToolResult, error) {
+		return r.parked.converse(ctx, r.ctx, p, func(callCtx context.Context) (*mcp.CallToolResult, error) {
 			return r.call(callCtx, mode, name, args, nil, "", p)
 		})
 	}
-}
-
-// mayAsk reports whether a call of name may pause for a human: the tool
-// declares Asks, or the approval policy asks for its tier.
-func (r *Run) mayAsk(name string) bool {
-	e, ok := r.table.tools[name]
-	if !ok {
-		return false
-	}
-	return e.d.Asks || r.cfg.Policy[e.d.Tier] == Ask
 }
 
 // Peer is the MCP client a call came from. It outlives the call, so work
@@ -154,7 +145,7 @@ func (r *Run) Client(ctx context.Context, mode tiers.Mode, opts ...client.Client
 // root, and what tools lose in this run (Degraded).
 func (r *Run) instructions() string {
 	s := "Tools bound to this run's root " + r.guard.Root() + ". Paths are relative to it."
-	for _, d := range r.degraded {
+	for _, d := range r.requirements.degraded {
 		s += "\n" + d.String() + "."
 	}
 	return s

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -15,72 +14,9 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/internal/lifetime"
 	"github.com/builtin-tools/builtin-tools/pathguard"
-	"github.com/builtin-tools/builtin-tools/tiers"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
-
-// Decision is what the approval gate does with a call of some tier.
-type Decision string
-
-// Approval decisions (REG-7).
-const (
-	Allow Decision = "allow"
-	Ask   Decision = "ask"
-	Deny  Decision = "deny"
-)
-
-// Policy maps the write and exec tiers to a decision. A tier missing from
-// the map is allowed; read tools never pass the gate.
-type Policy map[tiers.Tier]Decision
-
-// ParsePolicy reads "write=ask,exec=deny".
-func ParsePolicy(s string) (Policy, error) {
-	p := Policy{}
-	if strings.TrimSpace(s) == "" {
-		return p, nil
-	}
-	for _, part := range strings.Split(s, ",") {
-		k, v, ok := strings.Cut(strings.TrimSpace(part), "=")
-		if !ok {
-			return nil, fmt.Errorf("approval policy %q: want TIER=DECISION pairs such as write=ask,exec=deny", s)
-		}
-		t, err := tiers.ParseTier(k)
-		if err != nil {
-			return nil, err
-		}
-		if t == tiers.Read {
-			return nil, fmt.Errorf("approval policy: read tools are never gated; set write or exec")
-		}
-		d := Decision(v)
-		if d != Allow && d != Ask && d != Deny {
-			return nil, fmt.Errorf("approval policy: %q is not allow, ask or deny", v)
-		}
-		p[t] = d
-	}
-	return p, nil
-}
-
-// String writes the policy as ParsePolicy reads it, every gated tier
-// named ("write=allow,exec=deny"), so a worker given it needs no defaults.
-func (p Policy) String() string {
-	parts := make([]string, 0, 2)
-	for _, t := range []tiers.Tier{tiers.Write, tiers.Exec} {
-		d := p[t]
-		if d == "" {
-			d = Allow
-		}
-		parts = append(parts, string(t)+"="+string(d))
-	}
-	return strings.Join(parts, ",")
-}
-
-// Approver decides calls whose tier the policy marks Ask.
-type Approver interface {
-	// Approve asks whether c may run. ok false refuses it with reason; an
-	// error (no human, a timeout) refuses it too: the gate fails closed.
-	Approve(ctx context.Context, c *Call) (ok bool, reason string, err error)
-}
 
 // Config describes a run.
 type Config struct {
@@ -131,27 +67,22 @@ const DefaultOutputBudget = 8000
 
 // Run is one agent run: a root, a conversation, attached resources and the
 // tools they enable. It is safe for concurrent use. Its state is split by
-// what uses it, each part with its own methods and lock:
+// what uses it; each part has its methods and, if it changes, its lock.
 type Run struct {
-	cfg      Config
+	cfg      Config // with NewRun's defaults filled in
 	guard    *pathguard.Guard
 	families []Extension
 
-	table // the tools, what is attached, the calls in flight (table.go)
-
-	// What the families declared they use of each other, the services
-	// they provide, and the uses missing as the run opened (requires.go).
-	uses      []*requirement
-	providers map[reflect.Type]provider
-	degraded  []Degraded
-
-	servers // the MCP servers and their sessions (servers.go)
+	table                // the tools, what is attached, the calls in flight (table.go)
+	requirements         // what the families use of each other (requires.go)
+	servers              // the MCP servers, one per mode, and their sessions (servers.go)
+	gate         gate    // the approval policy and its approver (approval.go)
+	parked       parking // calls waiting for their peer's answer (ask.go)
 
 	ctx    context.Context
 	cancel context.CancelCauseFunc
-	parked parking
 
-	mu      sync.Mutex
+	mu      sync.Mutex // guards onClose
 	onClose []func() error
 }
 
@@ -174,11 +105,21 @@ func NewRun(cfg Config) (*Run, error) {
 	if cfg.ClientProtocol == "" {
 		cfg.ClientProtocol = mcp.ProtocolVersion20251125
 	}
+	if cfg.OutputBudget <= 0 {
+		cfg.OutputBudget = DefaultOutputBudget
+	}
+	if cfg.CloseTimeout <= 0 {
+		cfg.CloseTimeout = 5 * time.Second
+	}
+	if cfg.QuestionTimeout <= 0 {
+		cfg.QuestionTimeout = DefaultQuestionTimeout
+	}
 	ctx, cancel := context.WithCancelCause(context.Background())
 	r := &Run{
 		cfg:    cfg,
 		guard:  g,
 		table:  table{tools: map[string]*entry{}, resources: map[string]any{}, chains: map[*entry]HandlerFunc{}},
+		gate:   gate{policy: cfg.Policy, approver: cfg.Approver},
 		ctx:    ctx,
 		cancel: cancel,
 	}
@@ -190,7 +131,7 @@ func NewRun(cfg Config) (*Run, error) {
 	if err != nil {
 		return fail(err)
 	}
-	if err := r.checkUses(cfg.Families, families); err != nil {
+	if err := r.requirements.check(cfg.Families, families); err != nil {
 		return fail(err)
 	}
 	for _, f := range families {
@@ -214,7 +155,7 @@ func NewRun(cfg Config) (*Run, error) {
 			return fail(err)
 		}
 	}
-	r.degradations(cfg.Families)
+	r.requirements.degrade(r, families, cfg.Families, cfg.Without)
 	return r, nil
 }
 
@@ -320,8 +261,8 @@ func (r *Run) Close() error {
 
 	r.cancel(ErrClosed)
 	var errs []error
-	if !waitTimeout(&r.calls, r.closeTimeout()) {
-		errs = append(errs, fmt.Errorf("registry: calls still running %s after the run was cancelled; closing their resources under them", r.closeTimeout()))
+	if !waitTimeout(&r.table.calls, r.cfg.CloseTimeout) {
+		errs = append(errs, fmt.Errorf("registry: calls still running %s after the run was cancelled; closing their resources under them", r.cfg.CloseTimeout))
 	}
 	for i := len(names) - 1; i >= 0; i-- {
 		if c, ok := res[names[i]].(interface{ Close() error }); ok {
@@ -337,13 +278,6 @@ func (r *Run) Close() error {
 	}
 	r.guard.Close()
 	return errors.Join(errs...)
-}
-
-func (r *Run) closeTimeout() time.Duration {
-	if r.cfg.CloseTimeout > 0 {
-		return r.cfg.CloseTimeout
-	}
-	return 5 * time.Second
 }
 
 // waitTimeout waits for wg, at most d; false if it gave up.
