@@ -238,13 +238,10 @@ func (r *Run) Call(ctx context.Context, mode tiers.Mode, name string, args json.
 
 func (r *Run) call(ctx context.Context, mode tiers.Mode, name string, args json.RawMessage, parent *Call, origin string, peer *Peer) (res *mcp.CallToolResult, err error) {
 	e, h, registered, closed := r.table.admit(name)
-	if !closed {
-		defer r.table.calls.Done()
-	}
-
 	if closed {
 		return Failf("%s: the run is closed; start a new run", name), nil
 	}
+	defer r.table.calls.Done()
 	if !registered || !mode.Sees(e.d.Tier) {
 		return Failf("%s", r.table.refusal(mode, name)), nil
 	}
