@@ -106,10 +106,12 @@ func (q *question) failure() error {
 	return fmt.Errorf("%w: its retry carried no answer to the question", ErrNoAnswer)
 }
 
-// parking holds calls waiting for a peer's answer, by request state. A
-// question that ended unanswered (timed out, cancelled) stays as a
-// tombstone for a while: a client that comes back late gets the call's own
-// outcome (the timeout, and what to do about it) instead of "unknown".
+// parking holds calls waiting for a peer's answer, by request state, and
+// relays a peer call's conversation with its client (converse, relay,
+// resume). A question that ended unanswered (timed out, cancelled) stays
+// as a tombstone for a while: a client that comes back late gets the
+// call's own outcome (the timeout, and what to do about it) instead of
+// "unknown".
 type parking struct {
 	mu      sync.Mutex
 	m       map[string]parked
@@ -126,53 +128,53 @@ type parked struct {
 // maxTombstones bounds the unanswered questions remembered for late clients.
 const maxTombstones = 64
 
-func (p *parking) put(pk parked) string {
+func (pk *parking) put(held parked) string {
 	var b [16]byte
 	rand.Read(b[:])
 	state := hex.EncodeToString(b[:])
-	p.mu.Lock()
-	if p.m == nil {
-		p.m = map[string]parked{}
+	pk.mu.Lock()
+	if pk.m == nil {
+		pk.m = map[string]parked{}
 	}
-	p.m[state] = pk
-	p.mu.Unlock()
+	pk.m[state] = held
+	pk.mu.Unlock()
 	return state
 }
 
-func (p *parking) take(state, session string) (parked, bool) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	pk, ok := p.m[state]
-	if !ok || pk.session != session {
+func (pk *parking) take(state, session string) (parked, bool) {
+	pk.mu.Lock()
+	defer pk.mu.Unlock()
+	held, ok := pk.m[state]
+	if !ok || held.session != session {
 		return parked{}, false
 	}
-	delete(p.m, state)
-	return pk, true
+	delete(pk.m, state)
+	return held, true
 }
 
 // expire turns q's entry into a tombstone.
-func (p *parking) expire(q *question) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for k, v := range p.m {
+func (pk *parking) expire(q *question) {
+	pk.mu.Lock()
+	defer pk.mu.Unlock()
+	for k, v := range pk.m {
 		if v.q == q && !v.expired {
 			v.expired = true
-			p.m[k] = v
-			p.expired = append(p.expired, k)
+			pk.m[k] = v
+			pk.expired = append(pk.expired, k)
 		}
 	}
-	for len(p.expired) > maxTombstones {
-		delete(p.m, p.expired[0])
-		p.expired = p.expired[1:]
+	for len(pk.expired) > maxTombstones {
+		delete(pk.m, pk.expired[0])
+		pk.expired = pk.expired[1:]
 	}
 }
 
 // converse runs a peer call in its own goroutine, under the run's lifetime
-// rather than the request's (a parked call outlives its first request), and
-// relays its events to the peer.
-func (r *Run) converse(ctx context.Context, p *Peer, run func(context.Context) (*mcp.CallToolResult, error)) (*mcp.CallToolResult, error) {
-	callCtx, cancel := context.WithCancelCause(r.ctx)
-	ex := &exchange{events: make(chan event, 1), cancel: cancel, done: r.ctx.Done()}
+// (runCtx) rather than the request's (a parked call outlives its first
+// request), and relays its events to the peer.
+func (pk *parking) converse(ctx, runCtx context.Context, p *Peer, run func(context.Context) (*mcp.CallToolResult, error)) (*mcp.CallToolResult, error) {
+	callCtx, cancel := context.WithCancelCause(runCtx)
+	ex := &exchange{events: make(chan event, 1), cancel: cancel, done: runCtx.Done()}
 	p.ex = ex
 	ex.attach()
 	go func() {
@@ -183,7 +185,7 @@ func (r *Run) converse(ctx context.Context, p *Peer, run func(context.Context) (
 		case <-ex.done:
 		}
 	}()
-	return r.relay(ctx, p, ex)
+	return pk.relay(ctx, p, ex)
 }
 
 // relay waits for the call's next event and detaches when it returns. A
@@ -193,7 +195,7 @@ func (r *Run) converse(ctx context.Context, p *Peer, run func(context.Context) (
 // that never answers cannot hold the call past its timeout (mcp-go would
 // wait for it without bound). The end goes back as the result. If the peer
 // gives up on the request, the call is cancelled.
-func (r *Run) relay(ctx context.Context, p *Peer, ex *exchange) (*mcp.CallToolResult, error) {
+func (pk *parking) relay(ctx context.Context, p *Peer, ex *exchange) (*mcp.CallToolResult, error) {
 	defer ex.detach()
 	for {
 		select {
@@ -202,14 +204,14 @@ func (r *Run) relay(ctx context.Context, p *Peer, ex *exchange) (*mcp.CallToolRe
 				return ev.res, ev.err
 			}
 			if !mcp.IsModernProtocol(server.RequestProtocolVersion(ctx)) && p.srv != nil {
-				r.askEarlierEra(ctx, p, ev.q)
+				p.askEarlierEra(ctx, ev.q)
 				continue
 			}
 			session := ""
 			if p.session != nil {
 				session = p.session.SessionID()
 			}
-			state := r.parked.put(parked{ex: ex, q: ev.q, session: session})
+			state := pk.put(parked{ex: ex, q: ev.q, session: session})
 			return server.NewInputRequestBuilder(state).Elicit(ev.q.id, ev.q.params).ToolResult(), nil
 		case <-ctx.Done():
 			ex.cancel(fmt.Errorf("the MCP client gave up on the call: %w", context.Cause(ctx)))
@@ -247,10 +249,10 @@ func cancelledResult(ex *exchange, err error) (*mcp.CallToolResult, error) {
 	}
 }
 
-// askEarlierEra sends q as elicitation/create on the request's session and
-// hands the answer over; it gives up when q ends (answered elsewhere, timed
-// out, cancelled).
-func (r *Run) askEarlierEra(ctx context.Context, p *Peer, q *question) {
+// askEarlierEra sends q as elicitation/create on the peer's request's
+// session and hands the answer over; it gives up when q ends (answered
+// elsewhere, timed out, cancelled).
+func (p *Peer) askEarlierEra(ctx context.Context, q *question) {
 	qctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go func() {
@@ -286,24 +288,24 @@ func (r *Run) askEarlierEra(ctx context.Context, p *Peer, q *question) {
 // resume hands a peer's answer to the parked call it belongs to. A retry
 // for a question that ended unanswered carries no answer: it relays the
 // call's outcome since.
-func (r *Run) resume(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+func (pk *parking) resume(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	session := ""
 	if cs := server.ClientSessionFromContext(ctx); cs != nil {
 		session = cs.SessionID()
 	}
-	pk, ok := r.parked.take(req.Params.RequestState, session)
+	held, ok := pk.take(req.Params.RequestState, session)
 	if !ok {
 		return Failf("%s: this answer is for a question this run does not know (answered already, from another session, or forgotten long ago); call the tool again", req.Params.Name), nil
 	}
-	pk.ex.attach()
-	if !pk.expired {
+	held.ex.attach()
+	if !held.expired {
 		select {
-		case pk.q.answer <- server.ElicitationResponse(req.Params.InputResponses, pk.q.id):
+		case held.q.answer <- server.ElicitationResponse(req.Params.InputResponses, held.q.id):
 		default:
 		}
 	}
-	p := &Peer{srv: server.ServerFromContext(ctx), session: server.ClientSessionFromContext(ctx), ex: pk.ex}
-	return r.relay(ctx, p, pk.ex)
+	p := &Peer{srv: server.ServerFromContext(ctx), session: server.ClientSessionFromContext(ctx), ex: held.ex}
+	return pk.relay(ctx, p, held.ex)
 }
 
 func (c *Call) root() *Call {
@@ -350,9 +352,6 @@ func (c *Call) Elicit(ctx context.Context, params mcp.ElicitationParams) (*mcp.E
 		return nil, context.Cause(ctx)
 	}
 	timeout := c.Run.cfg.QuestionTimeout
-	if timeout <= 0 {
-		timeout = DefaultQuestionTimeout
-	}
 	t := time.NewTimer(timeout)
 	defer t.Stop()
 	unanswered := func(err error) (*mcp.ElicitationResult, error) {

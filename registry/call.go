@@ -3,9 +3,7 @@ package registry
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"github.com/builtin-tools/builtin-tools/internal/similar"
 	"maps"
 	"runtime/debug"
 	"slices"
@@ -17,10 +15,6 @@ import (
 	"github.com/builtin-tools/builtin-tools/pathguard"
 	"github.com/builtin-tools/builtin-tools/tiers"
 	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/santhosh-tekuri/jsonschema/v6"
-	"github.com/santhosh-tekuri/jsonschema/v6/kind"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
 )
 
 // Call is one tool call in flight: the run, the mode of the caller, the tool
@@ -84,11 +78,11 @@ func (c *Call) Rel(abs string) string { return c.Run.guard.Rel(abs) }
 
 // Budget is the output budget of this call's result in characters
 // (REG-12): a tool sizes what it shows by it and says what it left out.
-func (c *Call) Budget() Budget { return Budget(c.Run.budget()) }
+func (c *Call) Budget() Budget { return Budget(c.Run.cfg.OutputBudget) }
 
 // Policy is the run's approval policy (a copy): what a tool that hands
 // work to another agent passes on, so the gate holds there too.
-func (c *Call) Policy() Policy { return maps.Clone(c.Run.cfg.Policy) }
+func (c *Call) Policy() Policy { return maps.Clone(c.Run.gate.policy) }
 
 // Wrote records files the call changed, so wrappers (diagnostics after a
 // write) know what to look at. A child's files reach its parents too.
@@ -243,27 +237,15 @@ func (r *Run) Call(ctx context.Context, mode tiers.Mode, name string, args json.
 }
 
 func (r *Run) call(ctx context.Context, mode tiers.Mode, name string, args json.RawMessage, parent *Call, origin string, peer *Peer) (res *mcp.CallToolResult, err error) {
-	r.mu.Lock()
-	closed := r.closed
-	e, known := r.tools[name]
-	registered := known && r.registeredLocked(e)
-	var h HandlerFunc
-	if registered {
-		h = r.chainLocked(e)
-	}
-	if !closed {
-		r.calls.Add(1)
-		defer r.calls.Done()
-	}
-	r.mu.Unlock()
-
+	e, h, registered, closed := r.table.admit(name)
 	if closed {
 		return Failf("%s: the run is closed; start a new run", name), nil
 	}
+	defer r.table.calls.Done()
 	if !registered || !mode.Sees(e.d.Tier) {
-		return Failf("%s", r.refusal(mode, name)), nil
+		return Failf("%s", r.table.refusal(mode, name)), nil
 	}
-	args, msg := r.validate(e, args)
+	args, msg := e.validate(args)
 	if msg != "" {
 		return Failf("%s", msg), nil
 	}
@@ -281,7 +263,7 @@ func (r *Run) call(ctx context.Context, mode tiers.Mode, name string, args json.
 	stop := context.AfterFunc(r.ctx, func() { cancel(ErrClosed) })
 	defer stop()
 
-	if refused := r.approve(ctx, c); refused != nil {
+	if refused := r.gate.approve(ctx, c); refused != nil {
 		return refused, nil
 	}
 	if e.serial != nil && !interrupts(e, c) {
@@ -306,16 +288,9 @@ func (r *Run) call(ctx context.Context, mode tiers.Mode, name string, args json.
 		return Failf("%s was cancelled: %v", name, context.Cause(ctx)), nil
 	}
 	if res != nil {
-		capResult(res, r.budget())
+		capResult(res, r.cfg.OutputBudget)
 	}
 	return res, err
-}
-
-func (r *Run) budget() int {
-	if r.cfg.OutputBudget > 0 {
-		return r.cfg.OutputBudget
-	}
-	return DefaultOutputBudget
 }
 
 // capResult cuts the text blocks of res to budget characters in all, on a
@@ -353,222 +328,9 @@ func capResult(res *mcp.CallToolResult, budget int) {
 		"[cut: this result has %d characters and the run's output budget is %d; ask for less of it]", total, budget)))
 }
 
-// refusal says why name cannot be called in mode: not in the catalog, not
-// registered in this run, or outside the mode. It is the one refusal of a
-// tool the caller cannot see, on every path.
-func (r *Run) refusal(mode tiers.Mode, name string) string {
-	var names []string
-	for _, t := range r.Visible(mode) {
-		names = append(names, t.Name)
-	}
-	list := strings.Join(names, ", ")
-	r.mu.Lock()
-	e, known := r.tools[name]
-	registered := known && r.registeredLocked(e)
-	r.mu.Unlock()
-	switch {
-	case known && !registered:
-		return fmt.Sprintf("tool %q is not registered in this run: it needs the %s resource, which the run does not have; tools available in %s mode: %s",
-			name, e.d.Needs(), mode, list)
-	case known:
-		return mode.Refusal(name, e.d.Tier)
-	}
-	msg := fmt.Sprintf("unknown tool %q", name)
-	if s := closest(name, r.names); s != "" {
-		msg += fmt.Sprintf(" (did you mean %q?)", s)
-	}
-	return msg + fmt.Sprintf("; tools available in %s mode: %s", mode, list)
-}
-
-var printer = message.NewPrinter(language.English)
-
-// validate checks args against the tool's schema and says, argument by
-// argument, what is wrong and what the tool takes.
-func (r *Run) validate(e *entry, args json.RawMessage) (json.RawMessage, string) {
-	if len(strings.TrimSpace(string(args))) == 0 || string(args) == "null" {
-		args = json.RawMessage("{}")
-	}
-	inst, err := jsonschema.UnmarshalJSON(strings.NewReader(string(args)))
-	if err != nil {
-		return nil, fmt.Sprintf("arguments for %s are not valid JSON: %v", e.d.Name, err)
-	}
-	if _, ok := inst.(map[string]any); !ok {
-		return nil, fmt.Sprintf("arguments for %s must be a JSON object such as {\"%s\": ...}", e.d.Name, first(e.d.Handler.h.params))
-	}
-	schema, err := e.d.Handler.h.validator(e.d.Name)
-	if err != nil {
-		return nil, err.Error()
-	}
-	err = schema.Validate(inst)
-	if err == nil {
-		return args, ""
-	}
-	var ve *jsonschema.ValidationError
-	if !errors.As(err, &ve) {
-		return nil, fmt.Sprintf("arguments for %s: %v", e.d.Name, err)
-	}
-	var problems []string
-	collect(ve, &problems, e.d.Handler.h.params, e.d.Renamed)
-	slices.Sort(problems)
-	problems = slices.Compact(problems)
-	return nil, fmt.Sprintf("bad arguments for %s: %s. It takes: %s", e.d.Name, strings.Join(problems, "; "), r.describeParams(e))
-}
-
-func (r *Run) describeParams(e *entry) string {
-	var doc map[string]any
-	_ = json.Unmarshal(e.d.InputSchema(), &doc)
-	req := map[string]bool{}
-	if l, ok := doc["required"].([]any); ok {
-		for _, v := range l {
-			if s, ok := v.(string); ok {
-				req[s] = true
-			}
-		}
-	}
-	props, _ := doc["properties"].(map[string]any)
-	var parts []string
-	for _, p := range e.d.Handler.h.params {
-		typ := ""
-		if m, ok := props[p].(map[string]any); ok {
-			typ = typeName(m["type"])
-		}
-		s := p
-		if typ != "" {
-			s += " (" + typ + ")"
-		}
-		if req[p] {
-			s += " required"
-		}
-		parts = append(parts, s)
-	}
-	return strings.Join(parts, ", ")
-}
-
-func typeName(v any) string {
-	switch t := v.(type) {
-	case string:
-		return t
-	case []any:
-		var out []string
-		for _, x := range t {
-			if s, ok := x.(string); ok && s != "null" {
-				out = append(out, s)
-			}
-		}
-		return strings.Join(out, " or ")
-	}
-	return ""
-}
-
-func collect(ve *jsonschema.ValidationError, out *[]string, params []string, renamed map[string]string) {
-	if len(ve.Causes) > 0 {
-		for _, c := range ve.Causes {
-			collect(c, out, params, renamed)
-		}
-		return
-	}
-	where := strings.Join(ve.InstanceLocation, ".")
-	switch k := ve.ErrorKind.(type) {
-	case *kind.Required:
-		for _, m := range k.Missing {
-			name := m
-			if where != "" {
-				name = where + "." + m
-			}
-			*out = append(*out, fmt.Sprintf("missing required argument %q", name))
-		}
-	case *kind.AdditionalProperties:
-		for _, p := range k.Properties {
-			msg := fmt.Sprintf("unknown argument %q", p)
-			if now, ok := renamed[p]; ok && where == "" {
-				msg += fmt.Sprintf(" (it is called %q now)", now)
-			} else if s := closest(p, params); s != "" && where == "" {
-				msg += fmt.Sprintf(" (did you mean %q?)", s)
-			}
-			*out = append(*out, msg)
-		}
-	case *kind.Type:
-		// Slices are nullable in generated schemas; null is no advice.
-		want := slices.DeleteFunc(slices.Clone(k.Want), func(s string) bool { return s == "null" })
-		if len(want) == 0 {
-			want = k.Want
-		}
-		*out = append(*out, fmt.Sprintf("argument %q must be %s, not %s", where, strings.Join(want, " or "), k.Got))
-	case *kind.Group, *kind.Schema, *kind.Reference:
-		// containers without a leaf of their own
-	default:
-		if where == "" {
-			*out = append(*out, ve.ErrorKind.LocalizedString(printer))
-		} else {
-			*out = append(*out, fmt.Sprintf("argument %q: %s", where, ve.ErrorKind.LocalizedString(printer)))
-		}
-	}
-}
-
-// closest suggests the known argument nearest to a misspelt one.
-func closest(s string, known []string) string {
-	best, bestD := "", 3
-	for _, k := range known {
-		if d := similar.Distance(strings.ToLower(s), strings.ToLower(k)); d < bestD {
-			best, bestD = k, d
-		}
-	}
-	return best
-}
-
-func first(s []string) string {
-	if len(s) == 0 {
-		return "name"
-	}
-	return s[0]
-}
-
 // interrupts reports whether a call of serial tool e goes past the calls
 // queued before it (its Interrupts hook).
 func interrupts(e *entry, c *Call) bool {
 	h := e.d.Handler.h
 	return h != nil && h.interrupts != nil && h.interrupts(c)
-}
-
-// approve runs the approval gate (REG-7); a non-nil result refuses the call.
-func (r *Run) approve(ctx context.Context, c *Call) *mcp.CallToolResult {
-	t := c.Tool.Tier
-	if t == tiers.Read {
-		return nil
-	}
-	d := r.cfg.Policy[t]
-	switch d {
-	case "", Allow:
-		return nil
-	case Ask:
-		if c.Tool.Stages {
-			return nil // the call that applies what it stages is asked
-		}
-		if h := c.entry.d.Handler.h; h.approve != nil && !c.escalation {
-			needed, summary, err := h.approve(ctx, c)
-			if err != nil {
-				return Fail(err)
-			}
-			if !needed {
-				return nil
-			}
-			c.approvalSummary = summary
-		}
-	case Deny:
-		return mcp.NewToolResultError(fmt.Sprintf("%s is refused: this run's approval policy denies %s tools (%s=deny). Do not retry; tell the user what you would have done.", c.Tool.Name, t, t))
-	}
-	if r.cfg.Approver == nil {
-		return mcp.NewToolResultError(fmt.Sprintf("%s is refused: %s tools need approval in this run, and no one is attached to approve (fail closed). Do not retry; tell the user what you would have done.", c.Tool.Name, t))
-	}
-	ok, reason, err := r.cfg.Approver.Approve(ctx, c)
-	if err != nil {
-		return mcp.NewToolResultError(fmt.Sprintf("%s is refused: approval could not be obtained: %v. Do not retry; tell the user what you would have done.", c.Tool.Name, err))
-	}
-	if !ok {
-		if reason == "" {
-			reason = "the operator did not approve it"
-		}
-		return mcp.NewToolResultError(fmt.Sprintf("%s is refused: %s. Do not retry this call; ask for direction or do something else.", c.Tool.Name, reason))
-	}
-	return nil
 }

@@ -34,7 +34,7 @@ func (c *Call) EscalateCard(ctx context.Context, t tiers.Tier, path, card string
 	}
 	esc := &Call{Run: c.Run, Mode: c.Mode, Tool: &d, Args: args, Parent: c.Parent, Origin: c.Origin, entry: c.entry, peer: c.peer,
 		escalation: true, approvalSummary: card}
-	if refused := c.Run.approve(ctx, esc); refused != nil {
+	if refused := c.Run.gate.approve(ctx, esc); refused != nil {
 		return errors.New(ResultText(refused))
 	}
 	return nil

@@ -21,9 +21,7 @@ func (k Key[T]) Name() string { return k.name }
 
 // Of returns the resource attached to r under k.
 func (k Key[T]) Of(r *Run) (T, bool) {
-	r.mu.Lock()
-	v, ok := r.resources[k.name]
-	r.mu.Unlock()
+	v, ok := r.table.resource(k.name)
 	t, ok2 := v.(T)
 	return t, ok && ok2
 }
@@ -38,7 +36,13 @@ func Attach[T any](r *Run, k Key[T], v T) error {
 	if any(v) == nil {
 		return fmt.Errorf("registry: attach %s: nil resource", k.name)
 	}
-	return r.attach(k.name, v)
+	if err := r.table.attach(k.name, v); err != nil {
+		return err
+	}
+	// After the table's lock: a client's handler of the notification may
+	// call back into the run.
+	r.servers.toolsChanged()
+	return nil
 }
 
 // Env is what a family's Open sees of the run being made.

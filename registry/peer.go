@@ -3,9 +3,6 @@ package registry
 import (
 	"context"
 	"encoding/json"
-	"maps"
-	"slices"
-	"sync"
 
 	"github.com/builtin-tools/builtin-tools/tiers"
 	"github.com/mark3labs/mcp-go/client"
@@ -22,73 +19,39 @@ func (r *Run) Server(mode tiers.Mode) (*server.MCPServer, error) {
 	if _, err := tiers.ParseMode(string(mode)); err != nil {
 		return nil, err
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.closed {
+	if r.ctx.Err() != nil {
 		return nil, ErrClosed
 	}
-	if s, ok := r.servers[mode]; ok {
-		return s, nil
-	}
-	hooks := &server.Hooks{}
-	hooks.AddAfterListTools(func(ctx context.Context, id any, _ *mcp.ListToolsRequest, res *mcp.ListToolsResult) {
-		visible := r.Visible(mode)
-		res.Tools = visible
-	})
-	sessions := &sessionSet{m: map[string]server.ClientSession{}}
-	hooks.AddOnRegisterSession(func(ctx context.Context, s server.ClientSession) { sessions.add(s) })
-	hooks.AddOnUnregisterSession(func(ctx context.Context, s server.ClientSession) { sessions.remove(s) })
-	s := server.NewMCPServer(r.cfg.Name, r.cfg.Version,
-		server.WithToolCapabilities(true),
-		server.WithLogging(),
-		server.WithHooks(hooks),
-		server.WithInstructions(r.instructions()),
-	)
-	tools := make([]server.ServerTool, 0, len(r.names))
-	for _, n := range r.names {
-		tools = append(tools, server.ServerTool{Tool: r.tools[n].tool, Handler: r.peerHandler(mode, n, s)})
-	}
-	s.AddTools(tools...)
-	r.servers[mode] = s
-	r.sessions = append(r.sessions, peerServer{s, sessions})
-	return s, nil
-}
-
-type peerServer struct {
-	s        *server.MCPServer
-	sessions *sessionSet
-}
-
-type sessionSet struct {
-	mu sync.Mutex
-	m  map[string]server.ClientSession
-}
-
-func (ss *sessionSet) add(s server.ClientSession) {
-	ss.mu.Lock()
-	ss.m[s.SessionID()] = s
-	ss.mu.Unlock()
-}
-
-func (ss *sessionSet) remove(s server.ClientSession) {
-	ss.mu.Lock()
-	delete(ss.m, s.SessionID())
-	ss.mu.Unlock()
-}
-
-func (ss *sessionSet) ids() []string {
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	return slices.Collect(maps.Keys(ss.m))
+	return r.servers.get(mode, func(sessions *sessionSet) *server.MCPServer {
+		hooks := &server.Hooks{}
+		hooks.AddAfterListTools(func(ctx context.Context, id any, _ *mcp.ListToolsRequest, res *mcp.ListToolsResult) {
+			res.Tools = r.Visible(mode)
+		})
+		hooks.AddOnRegisterSession(func(ctx context.Context, s server.ClientSession) { sessions.add(s) })
+		hooks.AddOnUnregisterSession(func(ctx context.Context, s server.ClientSession) { sessions.remove(s) })
+		s := server.NewMCPServer(r.cfg.Name, r.cfg.Version,
+			server.WithToolCapabilities(true),
+			server.WithLogging(),
+			server.WithHooks(hooks),
+			server.WithInstructions(r.instructions()),
+		)
+		tools := make([]server.ServerTool, 0, len(r.table.names))
+		for _, n := range r.table.names {
+			tools = append(tools, server.ServerTool{Tool: r.table.tools[n].tool, Handler: r.peerHandler(mode, r.table.tools[n], s)})
+		}
+		s.AddTools(tools...)
+		return s
+	}), nil
 }
 
 // peerHandler enters the run's call path for a tools/call from a peer in
 // mode. A call that asks its human something returns MCP's input_required
 // and resumes when the peer retries with the answer (ask.go).
-func (r *Run) peerHandler(mode tiers.Mode, name string, s *server.MCPServer) server.ToolHandlerFunc {
+func (r *Run) peerHandler(mode tiers.Mode, e *entry, s *server.MCPServer) server.ToolHandlerFunc {
+	name, asks := e.d.Name, r.gate.mayAsk(&e.d)
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		if req.Params.RequestState != "" {
-			return r.resume(ctx, req)
+			return r.parked.resume(ctx, req)
 		}
 		var args json.RawMessage
 		switch a := req.Params.Arguments.(type) {
@@ -109,23 +72,13 @@ func (r *Run) peerHandler(mode tiers.Mode, name string, s *server.MCPServer) ser
 		if req.Params.Meta != nil {
 			p.token = req.Params.Meta.ProgressToken
 		}
-		if !r.mayAsk(name) {
+		if !asks {
 			return r.call(ctx, mode, name, args, nil, "", p)
 		}
-		return r.converse(ctx, p, func(callCtx context.Context) (*mcp.CallToolResult, error) {
+		return r.parked.converse(ctx, r.ctx, p, func(callCtx context.Context) (*mcp.CallToolResult, error) {
 			return r.call(callCtx, mode, name, args, nil, "", p)
 		})
 	}
-}
-
-// mayAsk reports whether a call of name may pause for a human: the tool
-// declares Asks, or the approval policy asks for its tier.
-func (r *Run) mayAsk(name string) bool {
-	e, ok := r.tools[name]
-	if !ok {
-		return false
-	}
-	return e.d.Asks || r.cfg.Policy[e.d.Tier] == Ask
 }
 
 // Peer is the MCP client a call came from. It outlives the call, so work
@@ -162,33 +115,6 @@ func (p *Peer) Notify(method string, params map[string]any) error {
 	return p.srv.SendNotificationToSpecificClient(p.session.SessionID(), method, params)
 }
 
-// Notify sends a notification to every peer of the run, outside any call
-// (REG-13): the end of background work, a debugger's stop.
-func (r *Run) Notify(method string, params map[string]any) {
-	for _, ps := range r.peerServers() {
-		for _, id := range ps.sessions.ids() {
-			_ = ps.s.SendNotificationToSpecificClient(id, method, params)
-		}
-	}
-}
-
-// Log sends a log message to every peer that asked for messages of this
-// level with logging/setLevel.
-func (r *Run) Log(level mcp.LoggingLevel, logger string, data any) {
-	n := mcp.NewLoggingMessageNotification(level, logger, data)
-	for _, ps := range r.peerServers() {
-		for _, id := range ps.sessions.ids() {
-			_ = ps.s.SendLogMessageToSpecificClient(id, n)
-		}
-	}
-}
-
-func (r *Run) peerServers() []peerServer {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]peerServer(nil), r.sessions...)
-}
-
 // Client connects an in-process MCP client to the run's server for mode and
 // initializes it with Config.ClientProtocol. Pass client options such as
 // client.WithElicitationHandler to answer ask_user through the harness's own
@@ -219,7 +145,7 @@ func (r *Run) Client(ctx context.Context, mode tiers.Mode, opts ...client.Client
 // root, and what tools lose in this run (Degraded).
 func (r *Run) instructions() string {
 	s := "Tools bound to this run's root " + r.guard.Root() + ". Paths are relative to it."
-	for _, d := range r.degraded {
+	for _, d := range r.requirements.degraded {
 		s += "\n" + d.String() + "."
 	}
 	return s

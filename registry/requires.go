@@ -66,13 +66,13 @@ func (u Use[T]) requirement() *requirement { return u.q }
 // nothing for a use no family of r declared in its Requires.
 func (u Use[T]) Of(r *Run) (T, bool) {
 	var zero T
-	if !slices.Contains(r.uses, u.q) {
+	if !slices.Contains(r.requirements.uses, u.q) {
 		return zero, false
 	}
 	if u.q.family != "" {
 		return Key[T]{name: u.q.family}.Of(r)
 	}
-	p, ok := r.providers[u.q.typ]
+	p, ok := r.requirements.providers[u.q.typ]
 	if !ok {
 		return zero, false
 	}
@@ -90,10 +90,10 @@ func (u Use[T]) Missing(r *Run) string {
 	if _, ok := u.Of(r); ok {
 		return ""
 	}
-	if !slices.Contains(r.uses, u.q) {
+	if !slices.Contains(r.requirements.uses, u.q) {
 		return fmt.Sprintf("no family of this run declares that it uses %s (this is a bug in the tool)", u.q.what())
 	}
-	for _, d := range r.degraded {
+	for _, d := range r.requirements.degraded {
 		if d.q == u.q {
 			return d.Reason
 		}
@@ -113,6 +113,15 @@ type Provision[T any] struct {
 // finds it.
 func Provide[T, S any](fn func(res T) S) Provision[T] {
 	return Provision[T]{typ: reflect.TypeFor[S](), get: func(res T) any { return fn(res) }}
+}
+
+// requirements is what the run's families declared they use of each
+// other, the services they provide, and the uses missing as the run
+// opened. NewRun writes it; it is read-only after, so it has no lock.
+type requirements struct {
+	uses      []*requirement
+	providers map[reflect.Type]provider
+	degraded  []Degraded
 }
 
 // provider is a service of the run, found from its family's resource.
@@ -149,22 +158,22 @@ func (d Degraded) String() string {
 
 // Degraded lists, as the run opened, what its families' tools lose because
 // something they declared they use is missing.
-func (r *Run) Degraded() []Degraded { return slices.Clone(r.degraded) }
+func (rq *requirements) Degraded() []Degraded { return slices.Clone(rq.degraded) }
 
-// checkUses checks the declarations of the run's families before they
+// check checks the declarations of the run's families before they
 // open: a use names tools of its own family, a used family's resource has
 // the type the use expects, and no service has two providers. It records
 // the uses and the services' providers.
-func (r *Run) checkUses(all, families []Extension) error {
+func (rq *requirements) check(all, families []Extension) error {
 	for _, f := range families {
 		for _, p := range f.provides() {
-			if other, dup := r.providers[p.typ]; dup {
+			if other, dup := rq.providers[p.typ]; dup {
 				return fmt.Errorf("registry: families %s and %s both provide a %s; a run takes one (leave one out with Without)", other.family, f.Name(), p.typ)
 			}
-			if r.providers == nil {
-				r.providers = map[reflect.Type]provider{}
+			if rq.providers == nil {
+				rq.providers = map[reflect.Type]provider{}
 			}
-			r.providers[p.typ] = p.provider
+			rq.providers[p.typ] = p.provider
 		}
 	}
 	for _, f := range families {
@@ -180,34 +189,33 @@ func (r *Run) checkUses(all, families []Extension) error {
 					return fmt.Errorf("registry: family %s uses the %s family's resource as a %s, but that resource is a %s", f.Name(), q.family, q.typ, all[i].resourceType())
 				}
 			}
-			r.uses = append(r.uses, q)
+			rq.uses = append(rq.uses, q)
 		}
 	}
 	return nil
 }
 
-// degradations records, once the families opened, every declared use
-// whose value is missing, and why.
-func (r *Run) degradations(all []Extension) {
-	for _, f := range r.families {
+// degrade records, once the run's families opened in r, every use they
+// declared whose value is missing, and why; all are the families the run
+// was given, without those it was told to leave out.
+func (rq *requirements) degrade(r *Run, families, all []Extension, without []string) {
+	for _, f := range families {
 		for _, q := range f.requires() {
-			if r.used(q) {
+			if rq.used(r, q) {
 				continue
 			}
-			r.degraded = append(r.degraded, Degraded{Family: f.Name(), Tools: slices.Clone(q.tools), Needs: q.what(), Why: q.why, Reason: r.absence(q, all), q: q})
+			rq.degraded = append(rq.degraded, Degraded{Family: f.Name(), Tools: slices.Clone(q.tools), Needs: q.what(), Why: q.why, Reason: rq.absence(q, all, without), q: q})
 		}
 	}
 }
 
-// used reports whether q's value is attached now.
-func (r *Run) used(q *requirement) bool {
+// used reports whether q's value is attached to r now.
+func (rq *requirements) used(r *Run, q *requirement) bool {
 	if q.family != "" {
-		r.mu.Lock()
-		_, ok := r.resources[q.family]
-		r.mu.Unlock()
+		_, ok := r.table.resource(q.family)
 		return ok
 	}
-	p, ok := r.providers[q.typ]
+	p, ok := rq.providers[q.typ]
 	if !ok {
 		return false
 	}
@@ -217,10 +225,10 @@ func (r *Run) used(q *requirement) bool {
 
 // absence says why q's value is missing: which family would hold it and
 // what became of it.
-func (r *Run) absence(q *requirement, all []Extension) string {
+func (rq *requirements) absence(q *requirement, all []Extension, without []string) string {
 	family := q.family
 	if family == "" {
-		if p, ok := r.providers[q.typ]; ok {
+		if p, ok := rq.providers[q.typ]; ok {
 			family = p.family
 		} else {
 			for _, f := range all {
@@ -235,7 +243,7 @@ func (r *Run) absence(q *requirement, all []Extension) string {
 		}
 	}
 	switch {
-	case slices.Contains(r.cfg.Without, family):
+	case slices.Contains(without, family):
 		return fmt.Sprintf("the %s family was left out of this run", family)
 	case !slices.ContainsFunc(all, func(f Extension) bool { return f.Name() == family }):
 		return fmt.Sprintf("this run has no %s family", family)

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -15,73 +14,9 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/internal/lifetime"
 	"github.com/builtin-tools/builtin-tools/pathguard"
-	"github.com/builtin-tools/builtin-tools/tiers"
 	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
-
-// Decision is what the approval gate does with a call of some tier.
-type Decision string
-
-// Approval decisions (REG-7).
-const (
-	Allow Decision = "allow"
-	Ask   Decision = "ask"
-	Deny  Decision = "deny"
-)
-
-// Policy maps the write and exec tiers to a decision. A tier missing from
-// the map is allowed; read tools never pass the gate.
-type Policy map[tiers.Tier]Decision
-
-// ParsePolicy reads "write=ask,exec=deny".
-func ParsePolicy(s string) (Policy, error) {
-	p := Policy{}
-	if strings.TrimSpace(s) == "" {
-		return p, nil
-	}
-	for _, part := range strings.Split(s, ",") {
-		k, v, ok := strings.Cut(strings.TrimSpace(part), "=")
-		if !ok {
-			return nil, fmt.Errorf("approval policy %q: want TIER=DECISION pairs such as write=ask,exec=deny", s)
-		}
-		t, err := tiers.ParseTier(k)
-		if err != nil {
-			return nil, err
-		}
-		if t == tiers.Read {
-			return nil, fmt.Errorf("approval policy: read tools are never gated; set write or exec")
-		}
-		d := Decision(v)
-		if d != Allow && d != Ask && d != Deny {
-			return nil, fmt.Errorf("approval policy: %q is not allow, ask or deny", v)
-		}
-		p[t] = d
-	}
-	return p, nil
-}
-
-// String writes the policy as ParsePolicy reads it, every gated tier
-// named ("write=allow,exec=deny"), so a worker given it needs no defaults.
-func (p Policy) String() string {
-	parts := make([]string, 0, 2)
-	for _, t := range []tiers.Tier{tiers.Write, tiers.Exec} {
-		d := p[t]
-		if d == "" {
-			d = Allow
-		}
-		parts = append(parts, string(t)+"="+string(d))
-	}
-	return strings.Join(parts, ",")
-}
-
-// Approver decides calls whose tier the policy marks Ask.
-type Approver interface {
-	// Approve asks whether c may run. ok false refuses it with reason; an
-	// error (no human, a timeout) refuses it too: the gate fails closed.
-	Approve(ctx context.Context, c *Call) (ok bool, reason string, err error)
-}
 
 // Config describes a run.
 type Config struct {
@@ -131,40 +66,24 @@ type Config struct {
 const DefaultOutputBudget = 8000
 
 // Run is one agent run: a root, a conversation, attached resources and the
-// tools they enable. It is safe for concurrent use.
+// tools they enable. It is safe for concurrent use. Its state is split by
+// what uses it; each part has its methods and, if it changes, its lock.
 type Run struct {
-	cfg      Config
+	cfg      Config // with NewRun's defaults filled in
 	guard    *pathguard.Guard
-	tools    map[string]*entry // the whole catalog, by name
-	names    []string          // catalog names, sorted
 	families []Extension
-	wrappers []Wrapper
-	// What the families declared they use of each other, the services
-	// they provide, and the uses missing as the run opened (requires.go).
-	uses      []*requirement
-	providers map[reflect.Type]provider
-	degraded  []Degraded
 
-	ctx      context.Context
-	cancel   context.CancelCauseFunc
-	calls    sync.WaitGroup // calls in flight
-	parked   parking
-	sessions []peerServer // guarded by mu
+	table                // the tools, what is attached, the calls in flight (table.go)
+	requirements         // what the families use of each other (requires.go)
+	servers              // the MCP servers, one per mode, and their sessions (servers.go)
+	gate         gate    // the approval policy and its approver (approval.go)
+	parked       parking // calls waiting for their peer's answer (ask.go)
 
-	mu        sync.Mutex
-	resources map[string]any
-	attached  []string // attach order, for Close
-	onClose   []func() error
-	servers   map[tiers.Mode]*server.MCPServer
-	closed    bool
-	chains    map[*entry]HandlerFunc // wrapped handlers, reset on Attach
-}
+	ctx    context.Context
+	cancel context.CancelCauseFunc
 
-type entry struct {
-	d    Descriptor
-	tool mcp.Tool
-	// serial admits one call at a time, in arrival order (REG-10).
-	serial *fifo
+	mu      sync.Mutex // guards onClose
+	onClose []func() error
 }
 
 // NewRun checks the families' tools (unique names, known tiers, object
@@ -186,16 +105,23 @@ func NewRun(cfg Config) (*Run, error) {
 	if cfg.ClientProtocol == "" {
 		cfg.ClientProtocol = mcp.ProtocolVersion20251125
 	}
+	if cfg.OutputBudget <= 0 {
+		cfg.OutputBudget = DefaultOutputBudget
+	}
+	if cfg.CloseTimeout <= 0 {
+		cfg.CloseTimeout = 5 * time.Second
+	}
+	if cfg.QuestionTimeout <= 0 {
+		cfg.QuestionTimeout = DefaultQuestionTimeout
+	}
 	ctx, cancel := context.WithCancelCause(context.Background())
 	r := &Run{
-		cfg:       cfg,
-		guard:     g,
-		tools:     map[string]*entry{},
-		ctx:       ctx,
-		cancel:    cancel,
-		resources: map[string]any{},
-		servers:   map[tiers.Mode]*server.MCPServer{},
-		chains:    map[*entry]HandlerFunc{},
+		cfg:    cfg,
+		guard:  g,
+		table:  table{tools: map[string]*entry{}, resources: map[string]any{}, chains: map[*entry]HandlerFunc{}},
+		gate:   gate{policy: cfg.Policy, approver: cfg.Approver},
+		ctx:    ctx,
+		cancel: cancel,
 	}
 	fail := func(err error) (*Run, error) {
 		r.Close()
@@ -205,18 +131,18 @@ func NewRun(cfg Config) (*Run, error) {
 	if err != nil {
 		return fail(err)
 	}
-	if err := r.checkUses(cfg.Families, families); err != nil {
+	if err := r.requirements.check(cfg.Families, families); err != nil {
 		return fail(err)
 	}
 	for _, f := range families {
 		for _, d := range f.Descriptors() {
-			if err := r.add(d); err != nil {
+			if err := r.table.add(d); err != nil {
 				return fail(err)
 			}
 		}
-		r.wrappers = append(r.wrappers, f.wrappers()...)
+		r.table.wrappers = append(r.table.wrappers, f.wrappers()...)
 	}
-	r.names = slices.Sorted(maps.Keys(r.tools))
+	r.table.names = slices.Sorted(maps.Keys(r.table.tools))
 	r.families = families
 	env := &Env{Run: r, Root: g.Root(), Guard: g, ConversationID: cfg.ConversationID, Trusted: cfg.Trusted, settings: cfg.Settings}
 	for name := range cfg.Settings {
@@ -229,7 +155,7 @@ func NewRun(cfg Config) (*Run, error) {
 			return fail(err)
 		}
 	}
-	r.degradations(cfg.Families)
+	r.requirements.degrade(r, families, cfg.Families, cfg.Without)
 	return r, nil
 }
 
@@ -264,27 +190,6 @@ func familyNames(fs []Extension) string {
 		names = append(names, f.Name())
 	}
 	return strings.Join(names, ", ")
-}
-
-func (r *Run) add(d Descriptor) error {
-	if d.Name == "" || d.Handler.h == nil {
-		return fmt.Errorf("registry: tool %q has no name or no handler", d.Name)
-	}
-	if _, dup := r.tools[d.Name]; dup {
-		return fmt.Errorf("registry: tool %q is declared twice", d.Name)
-	}
-	if _, err := tiers.ParseTier(string(d.Tier)); err != nil {
-		return fmt.Errorf("registry: tool %s: %w", d.Name, err)
-	}
-	if _, err := d.Handler.h.validator(d.Name); err != nil {
-		return err
-	}
-	e := &entry{d: d, tool: d.MCPTool()}
-	if d.Serial {
-		e.serial = newFIFO()
-	}
-	r.tools[d.Name] = e
-	return nil
 }
 
 func compileSchema(name string, raw json.RawMessage) (*jsonschema.Schema, error) {
@@ -333,29 +238,6 @@ func (r *Run) Families() []Extension { return slices.Clone(r.families) }
 // errors.Is matches however deep an engine said it.
 var ErrClosed = lifetime.ErrClosed
 
-func (r *Run) attach(name string, resource any) error {
-	r.mu.Lock()
-	if r.closed {
-		r.mu.Unlock()
-		return ErrClosed
-	}
-	if _, dup := r.resources[name]; dup {
-		r.mu.Unlock()
-		return fmt.Errorf("registry: a %s resource is already attached to this run", name)
-	}
-	r.resources[name] = resource
-	r.attached = append(r.attached, name)
-	clear(r.chains)
-	servers := slices.Collect(maps.Values(r.servers))
-	r.mu.Unlock()
-	// Outside the lock: the notification may reach a client whose handler
-	// calls back into the run.
-	for _, s := range servers {
-		s.SendNotificationToAllClients(mcp.MethodNotificationToolsListChanged, nil)
-	}
-	return nil
-}
-
 // OnClose registers fn to run when the run closes (after resources close),
 // for state a tool keeps per run.
 func (r *Run) OnClose(fn func() error) {
@@ -369,21 +251,18 @@ func (r *Run) OnClose(fn func() error) {
 // resources in reverse attach order and runs OnClose functions. Calls after
 // Close are refused.
 func (r *Run) Close() error {
-	r.mu.Lock()
-	if r.closed {
-		r.mu.Unlock()
+	names, res, ok := r.table.shut()
+	if !ok {
 		return nil
 	}
-	r.closed = true
-	names := slices.Clone(r.attached)
-	res := r.resources
+	r.mu.Lock()
 	fns := slices.Clone(r.onClose)
 	r.mu.Unlock()
 
 	r.cancel(ErrClosed)
 	var errs []error
-	if !waitTimeout(&r.calls, r.closeTimeout()) {
-		errs = append(errs, fmt.Errorf("registry: calls still running %s after the run was cancelled; closing their resources under them", r.closeTimeout()))
+	if !waitTimeout(&r.table.calls, r.cfg.CloseTimeout) {
+		errs = append(errs, fmt.Errorf("registry: calls still running %s after the run was cancelled; closing their resources under them", r.cfg.CloseTimeout))
 	}
 	for i := len(names) - 1; i >= 0; i-- {
 		if c, ok := res[names[i]].(interface{ Close() error }); ok {
@@ -401,13 +280,6 @@ func (r *Run) Close() error {
 	return errors.Join(errs...)
 }
 
-func (r *Run) closeTimeout() time.Duration {
-	if r.cfg.CloseTimeout > 0 {
-		return r.cfg.CloseTimeout
-	}
-	return 5 * time.Second
-}
-
 // waitTimeout waits for wg, at most d; false if it gave up.
 func waitTimeout(wg *sync.WaitGroup, d time.Duration) bool {
 	done := make(chan struct{})
@@ -420,63 +292,4 @@ func waitTimeout(wg *sync.WaitGroup, d time.Duration) bool {
 	case <-t.C:
 		return false
 	}
-}
-
-// registeredLocked reports whether e's need is attached.
-func (r *Run) registeredLocked(e *entry) bool {
-	need := e.d.Needs()
-	if need == "" {
-		return true
-	}
-	_, ok := r.resources[need]
-	return ok
-}
-
-// Registered lists the tools registered in this run (needs attached),
-// sorted by name, whatever the mode.
-func (r *Run) Registered() []Descriptor {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var out []Descriptor
-	for _, n := range r.names {
-		if e := r.tools[n]; r.registeredLocked(e) {
-			out = append(out, e.d)
-		}
-	}
-	return out
-}
-
-// Visible lists the tools mode sees, as MCP tools, sorted by name.
-func (r *Run) Visible(mode tiers.Mode) []mcp.Tool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var out []mcp.Tool
-	for _, n := range r.names {
-		if e := r.tools[n]; r.registeredLocked(e) && mode.Sees(e.d.Tier) {
-			out = append(out, e.tool)
-		}
-	}
-	return out
-}
-
-// chain returns e's handler inside the wrappers that apply to it, built
-// once per attach state.
-func (r *Run) chainLocked(e *entry) HandlerFunc {
-	if h, ok := r.chains[e]; ok {
-		return h
-	}
-	h := e.d.Handler.h.call
-	for i := len(r.wrappers) - 1; i >= 0; i-- {
-		w := r.wrappers[i]
-		if w.family != "" {
-			if _, ok := r.resources[w.family]; !ok {
-				continue
-			}
-		}
-		if w.Applies == nil || w.Applies(&e.d) {
-			h = w.Wrap(h)
-		}
-	}
-	r.chains[e] = h
-	return h
 }

@@ -58,10 +58,10 @@ func (r *Run) serveStdio(ctx context.Context, mode tiers.Mode, in io.Reader, ses
 
 	c := &stdioConn{srv: s, sess: sess, ctx: s.WithContext(ctx, sess), workers: make(chan struct{}, callWorkers)}
 	f := &frameFilter{max: r.cfg.MaxFrameBytes, reply: sess.out.reply, unknown: func(name string) string {
-		if _, inCatalog := r.tools[name]; inCatalog {
+		if _, inCatalog := r.table.tools[name]; inCatalog {
 			return "" // the call path refuses it if the caller cannot see it
 		}
-		return r.refusal(mode, name)
+		return r.table.refusal(mode, name)
 	}}
 	inputDone := make(chan error, 1)
 	go func() { inputDone <- f.run(ctx, in, c.dispatch) }()
