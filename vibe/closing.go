@@ -114,10 +114,10 @@ type Kept struct {
 
 // Kept lists what Close left in the state folder: workers with an unread
 // result or a worktree that holds work. Empty before Close.
-func (r *Roster) Kept() []Kept {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]Kept(nil), r.kept...)
+func (j *journal) Kept() []Kept {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return append([]Kept(nil), j.kept...)
 }
 
 // KeptText says what Close kept and why, "" when it kept nothing.

@@ -7,8 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -52,57 +52,76 @@ func pidOf(owner string) string {
 	return owner
 }
 
-// markLocked notes that w's record must be written. r.mu is held.
-func (r *Roster) markLocked(w *worker) { r.dirty[w.info.ID] = true }
+// journal writes the workers' records. It shares the roster's lock (mu):
+// the workers' fields a record is made of change under it, and the change
+// is marked dirty in the same hold, so a flush never misses one.
+type journal struct {
+	mu     *sync.Mutex // the roster's; it guards dirty, jerr, released, notices and kept
+	folder stateFolder
+	owner  string // proc.Owner(): the process whose records these are
+	// dirty are the workers whose records must be written again; jerr is
+	// why the last write failed.
+	dirty    map[string]*worker
+	jerr     error
+	flushMu  sync.Mutex // one flush at a time, so an older record never overwrites a newer
+	released bool       // Close released the records: written with no owner
+	notices  []string   // said once, by the next Problems
+	kept     []Kept     // what Close left in the state folder
+}
 
-func (r *Roster) recordLocked(w *worker) record {
-	owner := r.owner
-	if r.released {
+// markLocked notes that w's record must be written. mu is held.
+func (j *journal) markLocked(w *worker) { j.dirty[w.info.ID] = w }
+
+func (j *journal) recordLocked(w *worker) record {
+	owner := j.owner
+	if j.released {
 		owner = ""
 	}
 	return record{Owner: owner, Info: w.info, Unread: w.unread, Timeout: w.timeout, Dir: w.dir, Gate: w.gate,
 		WantWorktree: w.wantIso, Worktree: w.iso, Written: time.Now().UTC()}
 }
 
-// flush writes the records that changed, outside r.mu; the ones that
-// fail stay marked for the next flush.
-func (r *Roster) flush() error {
-	r.flushMu.Lock()
-	defer r.flushMu.Unlock()
-	r.mu.Lock()
-	recs := make([]record, 0, len(r.dirty))
-	for id := range r.dirty {
-		recs = append(recs, r.recordLocked(r.ws[id]))
+// Flush writes the records that changed (again, for those that failed),
+// outside mu; the ones that fail stay marked for the next flush. It
+// returns why the journal could not be written, nil when it is whole.
+func (j *journal) Flush() error {
+	j.flushMu.Lock()
+	defer j.flushMu.Unlock()
+	j.mu.Lock()
+	ws := make([]*worker, 0, len(j.dirty))
+	recs := make([]record, 0, len(j.dirty))
+	for _, w := range j.dirty {
+		ws, recs = append(ws, w), append(recs, j.recordLocked(w))
 	}
-	clear(r.dirty)
-	r.mu.Unlock()
-	var failed []string
+	clear(j.dirty)
+	j.mu.Unlock()
+	var failed []*worker
 	var ferr error
-	for _, rec := range recs {
+	for i, rec := range recs {
 		b, err := json.MarshalIndent(rec, "", "\t")
 		if err == nil {
-			err = r.writeRecord(rec.Info.ID, b)
+			err = j.writeRecord(rec.Info.ID, b)
 		}
 		if err != nil {
-			failed, ferr = append(failed, rec.Info.ID), err
+			failed, ferr = append(failed, ws[i]), err
 		}
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for _, id := range failed {
-		r.dirty[id] = true
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	for _, w := range failed {
+		j.dirty[w.info.ID] = w
 	}
 	switch {
-	case len(r.dirty) == 0:
-		r.jerr = nil
+	case len(j.dirty) == 0:
+		j.jerr = nil
 	case ferr != nil:
-		r.jerr = ferr
+		j.jerr = ferr
 	}
-	return r.jerr
+	return j.jerr
 }
 
-func (r *Roster) writeRecord(id string, b []byte) error {
-	path := filepath.Join(r.workerDir(id), recordName)
+func (j *journal) writeRecord(id string, b []byte) error {
+	path := filepath.Join(j.folder.workerDir(id), recordName)
 	err := writeWhole(path, b)
 	if err != nil && errors.Is(err, os.ErrNotExist) {
 		if os.MkdirAll(filepath.Dir(path), 0o700) == nil {
@@ -112,52 +131,49 @@ func (r *Roster) writeRecord(id string, b []byte) error {
 	return err
 }
 
-// Flush writes the records that changed (again, for those that failed)
-// and returns why the journal could not be written, nil when it is whole.
-func (r *Roster) Flush() error { return r.flush() }
-
 // Problems says what an answer must report about the state folder: a
 // journal that cannot be written (until it can), and once each, anything
 // that kept this roster from taking over earlier workers.
-func (r *Roster) Problems() []string {
+func (j *journal) Problems() []string {
 	var out []string
-	if err := r.flush(); err != nil {
+	if err := j.Flush(); err != nil {
 		n := 0
-		r.mu.Lock()
-		n = len(r.dirty)
-		r.mu.Unlock()
-		out = append(out, fmt.Sprintf("the records of %d workers could not be written to %s (%v); they are kept in memory and written again with every answer, but a restart of this process would lose them", n, r.cfg.StateDir, err))
+		j.mu.Lock()
+		n = len(j.dirty)
+		j.mu.Unlock()
+		out = append(out, fmt.Sprintf("the records of %d workers could not be written to %s (%v); they are kept in memory and written again with every answer, but a restart of this process would lose them", n, j.folder, err))
 	}
-	r.mu.Lock()
-	out = append(out, r.notices...)
-	r.notices = nil
-	r.mu.Unlock()
+	j.mu.Lock()
+	out = append(out, j.notices...)
+	j.notices = nil
+	j.mu.Unlock()
 	return out
 }
 
 // closeRecords removes the records of workers whose results were read and
 // that hold no worktree, and releases the others for the next roster,
-// noting in r.kept which and why.
-func (r *Roster) closeRecords() error {
-	r.mu.Lock()
-	r.released = true
+// noting in kept which and why. ws are all the roster's workers, in
+// spawn order, none running.
+func (j *journal) closeRecords(ws []*worker) error {
+	j.mu.Lock()
+	j.released = true
 	var gone []string
-	for _, id := range r.order {
-		w := r.ws[id]
+	for _, w := range ws {
+		id := w.info.ID
 		worktree := w.iso != nil && w.iso.exists()
 		if w.info.Status.Finished() && !w.unread && !worktree {
 			gone = append(gone, id)
-			delete(r.dirty, id)
+			delete(j.dirty, id)
 			continue
 		}
-		r.dirty[id] = true
-		r.kept = append(r.kept, Kept{Info: w.info, Why: keptWhy(w.info, w.unread || !w.info.Status.Finished(), worktree)})
+		j.dirty[id] = w
+		j.kept = append(j.kept, Kept{Info: w.info, Why: keptWhy(w.info, w.unread || !w.info.Status.Finished(), worktree)})
 	}
-	r.mu.Unlock()
+	j.mu.Unlock()
 	for _, id := range gone {
-		os.RemoveAll(r.workerDir(id))
+		os.RemoveAll(j.folder.workerDir(id))
 	}
-	return r.flush()
+	return j.Flush()
 }
 
 // lockFolder takes an exclusive lock on the state folder, waiting at most
@@ -179,18 +195,6 @@ func lockFolder(dir string, wait time.Duration) (func(), error) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-}
-
-// idNumber is N for a worker id "wN", 0 for anything else.
-func idNumber(id string) int {
-	if !strings.HasPrefix(id, "w") {
-		return 0
-	}
-	n, err := strconv.Atoi(id[1:])
-	if err != nil || n <= 0 {
-		return 0
-	}
-	return n
 }
 
 // adopt reads the state folder: ids go on after the highest given there

@@ -134,7 +134,7 @@ func (r *Roster) Merge(req MergeRequest) (MergeResult, error) {
 	}
 	res.Worker = w.info
 	r.mu.Unlock()
-	r.flush()
+	r.Flush()
 	return res, nil
 }
 

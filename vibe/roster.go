@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -164,7 +163,6 @@ type worker struct {
 // Roster is a run's workers.
 type Roster struct {
 	cfg     Config
-	owner   string // proc.Owner(): the process whose records these are
 	suffix  string // this roster's part of branch names
 	mu      sync.Mutex
 	ws      map[string]*worker
@@ -178,18 +176,10 @@ type Roster struct {
 	stop    context.CancelFunc
 	wg      sync.WaitGroup
 
-	idMu sync.Mutex
-	next int // the highest id number taken; idMu
-
-	// dirty are the workers whose records must be written again; jerr is
-	// why the last write failed. r.mu.
-	dirty    map[string]bool
-	jerr     error
-	flushMu  sync.Mutex
-	released bool     // Close released the records: written with no owner
-	notices  []string // said once, by the next Problems
-	kept     []Kept   // what Close left in the state folder
-	users    *os.File // the shared lock that says this roster uses the folder
+	stateFolder          // where each worker's files are
+	ids                  // the ids given over the state folder
+	journal              // the workers' records there; it shares mu
+	users       *os.File // the shared lock that says this roster uses the folder
 }
 
 // New makes a roster over cfg.StateDir, taking over the workers left there
@@ -214,8 +204,10 @@ func New(cfg Config) (*Roster, error) {
 	ctx, stop := context.WithCancel(context.Background())
 	var sfx [3]byte
 	rand.Read(sfx[:])
-	r := &Roster{cfg: cfg, owner: ownerName(), suffix: hex.EncodeToString(sfx[:]), ws: map[string]*worker{},
-		changed: make(chan struct{}), ctx: ctx, stop: stop, dirty: map[string]bool{}, users: users}
+	folder := stateFolder(cfg.StateDir)
+	r := &Roster{cfg: cfg, suffix: hex.EncodeToString(sfx[:]), ws: map[string]*worker{},
+		changed: make(chan struct{}), ctx: ctx, stop: stop, stateFolder: folder, ids: ids{folder: folder}, users: users}
+	r.journal = journal{mu: &r.mu, folder: folder, owner: ownerName(), dirty: map[string]*worker{}}
 	if err := r.adopt(); err != nil {
 		stop()
 		if users != nil {
@@ -223,7 +215,7 @@ func New(cfg Config) (*Roster, error) {
 		}
 		return nil, err
 	}
-	r.flush()
+	r.Flush()
 	return r, nil
 }
 
@@ -349,7 +341,7 @@ func (r *Roster) Spawn(req SpawnRequest) (Info, error) {
 	r.startLocked(w, b, req.Gate)
 	info := w.info
 	r.mu.Unlock()
-	r.flush()
+	r.Flush()
 	return info, nil
 }
 
@@ -363,49 +355,6 @@ func (r *Roster) UncommittedCounts(id string) (changed, untracked int) {
 	}
 	return 0, 0
 }
-
-// newID takes the next free id: its folder is made with O_EXCL semantics
-// (mkdir), so rosters of two processes over one state folder never take
-// the same one, and the highest id given is kept in the folder (lastID),
-// so an id is never given again over this root, also once the worker's
-// record is gone (issue 26).
-func (r *Roster) newID() string {
-	r.idMu.Lock()
-	defer r.idMu.Unlock()
-	if unlock, err := lockFolder(r.cfg.StateDir, 10*time.Second); err == nil {
-		defer unlock()
-	}
-	r.next = max(r.next, readLastID(r.cfg.StateDir))
-	for tries := 0; ; tries++ {
-		r.next++
-		id := "w" + strconv.Itoa(r.next)
-		err := os.Mkdir(r.workerDir(id), 0o700)
-		if err == nil || !errors.Is(err, os.ErrExist) || tries > 10000 {
-			// A state folder that cannot be written still gets workers;
-			// the journal's error says their records are only in memory.
-			writeWhole(filepath.Join(r.cfg.StateDir, lastIDName), []byte(strconv.Itoa(r.next)+"\n"))
-			return id
-		}
-	}
-}
-
-// lastIDName is the state folder's file that holds the number of the
-// highest worker id given over its root.
-const lastIDName = "last-id"
-
-func readLastID(dir string) int {
-	b, err := os.ReadFile(filepath.Join(dir, lastIDName))
-	if err != nil {
-		return 0
-	}
-	n, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	if err != nil || n < 0 {
-		return 0
-	}
-	return n
-}
-
-func (r *Roster) workerDir(id string) string { return filepath.Join(r.cfg.StateDir, "workers", id) }
 
 // tiers are the tiers some backend is configured for, in any mode.
 func (r *Roster) tiers() []string {
@@ -475,7 +424,7 @@ func (r *Roster) headBytes() int { return max(64<<10, 4*r.cfg.ResultChars+8) }
 func (r *Roster) run(ctx context.Context, cancel context.CancelFunc, w *worker, b Backend) {
 	defer r.wg.Done()
 	defer cancel()
-	r.flush()
+	r.Flush()
 	r.mu.Lock()
 	done := w.done
 	job := Job{ID: w.info.ID, Label: w.info.Label, Tier: w.info.Tier, Brief: w.info.Brief, Dir: w.dir, Mode: w.gate.mode(), Approve: w.gate.Approve}
@@ -505,7 +454,7 @@ func (r *Roster) run(ctx context.Context, cancel context.CancelFunc, w *worker, 
 		w.info.Branch, w.info.Worktree = iso.Branch, iso.Dir
 		r.markLocked(w)
 		r.mu.Unlock()
-		r.flush()
+		r.Flush()
 	}
 	if iso != nil {
 		job.Dir = iso.cwd()
@@ -553,14 +502,6 @@ func (r *Roster) run(ctx context.Context, cancel context.CancelFunc, w *worker, 
 	r.release(done)
 }
 
-func (r *Roster) partPath(id string, run int) string {
-	return filepath.Join(r.workerDir(id), fmt.Sprintf("run%d.output.part", run))
-}
-
-func (r *Roster) resultPath(id string, run int) string {
-	return filepath.Join(r.workerDir(id), fmt.Sprintf("run%d.result.txt", run))
-}
-
 // release frees a run's slot and starts the next queued run.
 func (r *Roster) release(done chan struct{}) {
 	r.mu.Lock()
@@ -568,7 +509,7 @@ func (r *Roster) release(done chan struct{}) {
 	r.dispatchLocked()
 	r.mu.Unlock()
 	close(done)
-	r.flush()
+	r.Flush()
 }
 
 // finish records a run's end. s is the sink its output went to (nil when
@@ -664,7 +605,7 @@ func (r *Roster) finish(w *worker, out Outcome, err error, s *sink) {
 		go r.cfg.Finished(info)
 	}
 	r.mu.Unlock()
-	r.flush()
+	r.Flush()
 }
 
 // overBudgetReason is a run stopped by its budget (w.reason).
@@ -767,7 +708,7 @@ func (r *Roster) Kill(id string) (info Info, stopped bool, err error) {
 	}
 	info = w.info
 	r.mu.Unlock()
-	r.flush()
+	r.Flush()
 	return info, stopped, nil
 }
 
@@ -819,7 +760,7 @@ func (r *Roster) SendAs(g Gate, id, message string) (info Info, restarted bool, 
 	w.info.Resumed = w.resume != nil
 	info = w.info
 	r.mu.Unlock()
-	r.flush()
+	r.Flush()
 	return info, restarted, nil
 }
 
@@ -943,7 +884,7 @@ func (r *Roster) markRead(infos []Info) {
 		}
 	}
 	r.mu.Unlock()
-	r.flush()
+	r.Flush()
 }
 
 // List returns every worker, in spawn order; a running one with the last
@@ -1030,15 +971,19 @@ func (r *Roster) Close() error {
 		return nil
 	}
 	r.closed = true
-	for _, w := range r.ws {
+	// No worker is added once closed is set: these are all of them.
+	all := make([]*worker, 0, len(r.order))
+	for _, id := range r.order {
+		w := r.ws[id]
 		if !w.info.Status.Finished() {
 			w.reason, w.stopWhy = Killed, "the run closed"
 		}
+		all = append(all, w)
 	}
 	r.mu.Unlock()
 	r.stop()
 	r.wg.Wait()
-	err := r.closeRecords()
+	err := r.closeRecords(all)
 	if r.users != nil {
 		if err == nil {
 			removeIdleFolder(r.cfg.StateDir, r.users)

@@ -12,7 +12,7 @@ import (
 
 // SchemaHash changes whenever a field, a type, their order or the encoding changes:
 // the SHA-256 of the types' description and of this file's code.
-const SchemaHash = "f3f1d06dc5b2255fe9e974fdfd1be3d8fbc4fc79806dc8a34a034a296144322e"
+const SchemaHash = "eff6741543084c8551430a3be05c63f560533dd7c68eab68c45cf421564051d2"
 
 func codecDefAppend(b []byte, v, prev *Def) []byte {
 	b = wire.AppendStr(b, v.Name)
@@ -254,17 +254,17 @@ func codecRecordAppend(b []byte, v *Record) []byte {
 			b = codecFieldAppend(b, &v.Fields[i0])
 		}
 	}
-	b = binary.AppendUvarint(b, uint64(len(v.Strs)))
-	{
-		for i0 := range v.Strs {
-			b = wire.AppendStr(b, v.Strs[i0])
-		}
-	}
 	b = binary.AppendVarint(b, int64(v.Errors))
 	b = binary.AppendUvarint(b, uint64(len(v.ErrorAt)))
 	{
 		for i0 := range v.ErrorAt {
 			b = binary.AppendVarint(b, int64(v.ErrorAt[i0]))
+		}
+	}
+	b = binary.AppendUvarint(b, uint64(len(v.Strs)))
+	{
+		for i0 := range v.Strs {
+			b = wire.AppendStr(b, v.Strs[i0])
 		}
 	}
 	b = binary.AppendUvarint(b, uint64(len(v.Types)))
@@ -347,17 +347,17 @@ func codecRecordDecode(d *wire.Decoder, v *Record) {
 			codecFieldDecode(d, &v.Fields[i0])
 		}
 	}
-	if n := d.Count(1); n > 0 {
-		v.Strs = make([]string, n)
-		for i0 := range v.Strs {
-			v.Strs[i0] = d.Str()
-		}
-	}
 	_ = wire.SmallInt(d, &v.Errors) || wire.Int(d, &v.Errors)
 	if n := d.Count(1); n > 0 {
 		v.ErrorAt = make([]int, n)
 		for i0 := range v.ErrorAt {
 			_ = wire.SmallInt(d, &v.ErrorAt[i0]) || wire.Int(d, &v.ErrorAt[i0])
+		}
+	}
+	if n := d.Count(1); n > 0 {
+		v.Strs = make([]string, n)
+		for i0 := range v.Strs {
+			v.Strs[i0] = d.Str()
 		}
 	}
 	if n := d.Count(6); n > 0 {

@@ -27,23 +27,18 @@ type Record struct {
 	Imports   []Import // in source order
 	Locals    []Local  // sorted by name, then position
 	Fields    []Field  // in source order
-	// Strs are the strings of Refs and Locals; 0 is "".
-	Strs    []string
-	Errors  int   // ERROR and MISSING nodes
-	ErrorAt []int // their first lines (1-based)
-	// Types are the declared types' trees, each in preorder (a T field
-	// is 1-based into it, 0 none); Exprs are expressions (an X field,
-	// 1-based) as Steps. See typetree.go.
-	Types []TypeNode
-	Exprs []Expr
-	Steps []Step
+	Errors    int      // ERROR and MISSING nodes
+	ErrorAt   []int    // their first lines (1-based)
+	// The string table (Strs) and the declared types' trees (Types,
+	// Exprs, Steps), with their readings: see typetree.go.
+	typeTrees
 	// DefOrder and RefOrder are Defs and Refs sorted by name.
 	DefOrder []int32 `codec:"index=Defs"`
 	RefOrder []int32 `codec:"index=Refs"`
 }
 
 // Empty is a record with nothing in it: a file known to exist, not read.
-func Empty() *Record { return &Record{Strs: []string{""}} }
+func Empty() *Record { return &Record{typeTrees: typeTrees{Strs: []string{""}}} }
 
 // Def is one definition.
 type Def struct {
@@ -266,9 +261,6 @@ func NamespaceLike(kind string) bool { return namespaceLike[kind] }
 func (r *Record) Cost() int64 {
 	return 200 + int64(len(r.Types))*20 + int64(len(r.Exprs))*8 + int64(len(r.Steps))*16 + int64(len(r.Defs))*120 + int64(len(r.Refs))*32 + int64(len(r.Imports))*72 + int64(len(r.Locals))*36 + int64(len(r.Fields))*72 + int64(len(r.Strs))*16 + int64(len(r.DefOrder)+len(r.RefOrder))*4
 }
-
-// Str returns a string of the record's table.
-func (r *Record) Str(i uint32) string { return r.Strs[i] }
 
 // RefName and RefReceiver are a reference's name and receiver text.
 func (r *Record) RefName(ref *Ref) string     { return r.Strs[ref.Name] }

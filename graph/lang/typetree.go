@@ -141,8 +141,27 @@ const (
 	maxTypeNodes = 256
 )
 
+// typeTrees is a record's string table and its declared types and
+// expressions as trees, with the readings of them the resolver makes.
+// The table is here because every node and step names its strings by an
+// index into it; the rest of the record (Refs, Locals) indexes it too.
+// Embedded in Record, whose encoding has these fields in its place.
+type typeTrees struct {
+	// Strs are the strings of Refs, Locals, Types and Steps; 0 is "".
+	Strs []string
+	// Types are the declared types' trees, each in preorder (a T field
+	// is 1-based into it, 0 none); Exprs are expressions (an X field,
+	// 1-based) as Steps.
+	Types []TypeNode
+	Exprs []Expr
+	Steps []Step
+}
+
+// Str returns a string of the record's table.
+func (r *typeTrees) Str(i uint32) string { return r.Strs[i] }
+
 // Type returns the node of type id t (1-based), or nil for 0.
-func (r *Record) Type(t int32) *TypeNode {
+func (r *typeTrees) Type(t int32) *TypeNode {
 	if t <= 0 || int(t) > len(r.Types) {
 		return nil
 	}
@@ -150,7 +169,7 @@ func (r *Record) Type(t int32) *TypeNode {
 }
 
 // Children calls fn with the ids of t's children, in order.
-func (r *Record) Children(t int32) []int32 {
+func (r *typeTrees) Children(t int32) []int32 {
 	n := r.Type(t)
 	if n == nil {
 		return nil
@@ -163,7 +182,7 @@ func (r *Record) Children(t int32) []int32 {
 }
 
 // TypeText is type t's text as written, on one line.
-func (r *Record) TypeText(t int32) string {
+func (r *typeTrees) TypeText(t int32) string {
 	if n := r.Type(t); n != nil {
 		return r.Strs[n.Text]
 	}
@@ -172,7 +191,7 @@ func (r *Record) TypeText(t int32) string {
 
 // Opaque says whether type t (or a node under it) is one the language's
 // typeforms.scm does not read, or t is none: its text is all there is.
-func (r *Record) Opaque(t int32) bool {
+func (r *typeTrees) Opaque(t int32) bool {
 	n := r.Type(t)
 	if n == nil {
 		return true
@@ -187,7 +206,7 @@ func (r *Record) Opaque(t int32) bool {
 
 // ExprSteps returns expression x's steps (1-based; nil for 0 or an
 // expression not read).
-func (r *Record) ExprSteps(x int32) []Step {
+func (r *typeTrees) ExprSteps(x int32) []Step {
 	if x <= 0 || int(x) > len(r.Exprs) {
 		return nil
 	}
@@ -606,7 +625,7 @@ func word(t []byte) bool {
 
 // DumpType writes type t's tree on one line: form(children), a name as
 // itself ("map(name string, slice(pointer(path x.T)))").
-func (r *Record) DumpType(t int32) string {
+func (r *typeTrees) DumpType(t int32) string {
 	n := r.Type(t)
 	if n == nil {
 		return "-"
@@ -642,7 +661,7 @@ func (r *Record) DumpType(t int32) string {
 }
 
 // DumpExpr writes expression x's steps ("name s, field conn, index").
-func (r *Record) DumpExpr(x int32) string {
+func (r *typeTrees) DumpExpr(x int32) string {
 	st := r.ExprSteps(x)
 	if len(st) == 0 {
 		return "-"
@@ -665,7 +684,7 @@ func (r *Record) DumpExpr(x int32) string {
 // meets an opaque node: the type names nothing the resolver follows.
 
 // child is t's first child of part p (0 for none).
-func (r *Record) child(t int32, p uint8) int32 {
+func (r *typeTrees) child(t int32, p uint8) int32 {
 	for _, c := range r.Children(t) {
 		if r.Types[c-1].Part == p {
 			return c
@@ -679,7 +698,7 @@ func (r *Record) child(t int32, p uint8) int32 {
 // parentheses, a result list's first item, a wrapper's argument, a
 // union's one arm that is not null); ("", "") when it names none (a slice,
 // a map, a function type, a type written in place).
-func (r *Record) TypeName(l *Language, t int32) (qual, name string, ok bool) {
+func (r *typeTrees) TypeName(l *Language, t int32) (qual, name string, ok bool) {
 	for range maxTypeDepth {
 		n := r.Type(t)
 		if n == nil {
@@ -760,7 +779,7 @@ func (r *Record) TypeName(l *Language, t int32) (qual, name string, ok bool) {
 // ElemOf is the element of a collection type t
 // (through pointers): a slice's, an array's, a map's value, a channel's,
 // a generic listed in element_types' first argument; 0 for none.
-func (r *Record) ElemOf(l *Language, t int32) (int32, bool) {
+func (r *typeTrees) ElemOf(l *Language, t int32) (int32, bool) {
 	t = r.derefs(t)
 	for n := r.Type(t); n != nil && n.Form == TSame; n = r.Type(t) {
 		t = r.derefs(r.child(t, PElem)) // readonly T[], an annotation's type
@@ -777,7 +796,7 @@ func (r *Record) ElemOf(l *Language, t int32) (int32, bool) {
 
 // KeyOf is what a one-variable range over a value of
 // type t gives when that has methods: a map's key, a channel's element.
-func (r *Record) KeyOf(t int32) (int32, bool) {
+func (r *typeTrees) KeyOf(t int32) (int32, bool) {
 	t = r.derefs(t)
 	if n := r.Type(t); n != nil && n.Form == TChan {
 		return r.child(t, PElem), true
@@ -787,7 +806,7 @@ func (r *Record) KeyOf(t int32) (int32, bool) {
 
 // partIf is t's part p when t is of one of forms, else 0; false only when
 // t is opaque, so that nothing can be said.
-func (r *Record) partIf(t int32, p uint8, forms ...uint8) (int32, bool) {
+func (r *typeTrees) partIf(t int32, p uint8, forms ...uint8) (int32, bool) {
 	n := r.Type(t)
 	switch {
 	case n == nil:
@@ -800,7 +819,7 @@ func (r *Record) partIf(t int32, p uint8, forms ...uint8) (int32, bool) {
 	return 0, true
 }
 
-func (r *Record) derefs(t int32) int32 {
+func (r *typeTrees) derefs(t int32) int32 {
 	for n := r.Type(t); n != nil && n.Form == TPointer; n = r.Type(t) {
 		t = r.child(t, PElem)
 	}
@@ -817,7 +836,7 @@ type TreeField struct {
 // FieldsOf is the fields of a struct or
 // interface type written in place (through pointers); isLit false for any
 // other type.
-func (r *Record) FieldsOf(t int32) (fields []TreeField, isLit, ok bool) {
+func (r *typeTrees) FieldsOf(t int32) (fields []TreeField, isLit, ok bool) {
 	t = r.derefs(t)
 	n := r.Type(t)
 	switch {
@@ -837,11 +856,11 @@ func (r *Record) FieldsOf(t int32) (fields []TreeField, isLit, ok bool) {
 
 // FuncResultOf is a function type's result
 // (0 for none or no function type).
-func (r *Record) FuncResultOf(t int32) (int32, bool) { return r.partIf(t, PResult, TFunc) }
+func (r *typeTrees) FuncResultOf(t int32) (int32, bool) { return r.partIf(t, PResult, TFunc) }
 
 // ItemOf is result i of a result list (0 for none);
 // items is how many it has (0: t is no list).
-func (r *Record) ItemOf(t int32, i int) (item int32, items int, ok bool) {
+func (r *typeTrees) ItemOf(t int32, i int) (item int32, items int, ok bool) {
 	n := r.Type(t)
 	switch {
 	case n == nil:

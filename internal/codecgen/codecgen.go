@@ -16,7 +16,9 @@
 // It is for the code graph's per-file records (graph/lang) and the store's
 // manifests (graph/store): flat structs of scalars, strings, slices, byte
 // arrays, nested structs and named integer types that index a table of the
-// record. It is not a general serializer: no maps (their order is not
+// record. An embedded struct is encoded as its fields written in its place,
+// so a record can keep a group of fields and their methods in a type of
+// their own without changing its encoding. It is not a general serializer: no maps (their order is not
 // stable), pointers, interfaces or recursive types — a tree is a table
 // with indexes, which is also what keeps records free of pointers for the
 // garbage collector.
@@ -427,6 +429,50 @@ func isInt(k reflect.Kind) bool {
 	return false
 }
 
+// structField is a field and the struct type it is declared in: the one
+// being read, or a struct embedded in it.
+type structField struct {
+	reflect.StructField
+	owner reflect.Type
+}
+
+// splice lists t's fields in order, an embedded struct's fields in its
+// place. The generated code reaches them by promotion (v.X), so an
+// embedded struct is encoded, checked and described exactly as if its
+// fields were written where it is, and a tag's path names them as t's. A
+// name met twice would be reached as the shallower one, so it is refused.
+func splice(t reflect.Type) ([]structField, error) {
+	var out []structField
+	seen := map[string]string{}
+	var walk func(t reflect.Type) error
+	walk = func(s reflect.Type) error {
+		for i := 0; i < s.NumField(); i++ {
+			f := s.Field(i)
+			if in, ok := seen[f.Name]; ok {
+				return fmt.Errorf("%s.%s: %s has a field of that name too, inside %s", s.Name(), f.Name, in, t.Name())
+			}
+			seen[f.Name] = s.Name()
+			if !f.Anonymous {
+				out = append(out, structField{f, s})
+				continue
+			}
+			if f.Type.Kind() != reflect.Struct {
+				return fmt.Errorf("%s.%s: an embedded %v; only a struct is encoded in its place", s.Name(), f.Name, f.Type.Kind())
+			}
+			if tg := f.Tag.Get("codec"); tg == "-" {
+				continue
+			} else if tg != "" {
+				return fmt.Errorf("%s.%s: an embedded struct takes no tag but -; tag its fields", s.Name(), f.Name)
+			}
+			if err := walk(f.Type); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return out, walk(t)
+}
+
 // node reads t into the type model; at says where it was met, for errors.
 func (g *gen) node(t reflect.Type, at string) (*node, error) {
 	if n, ok := g.nodes[t]; ok {
@@ -477,22 +523,22 @@ func (g *gen) node(t reflect.Type, at string) (*node, error) {
 			return nil, fmt.Errorf("%s: an unnamed struct type; give it a name", at)
 		}
 		n.k = kStruct
-		for i := 0; i < t.NumField(); i++ {
-			f := t.Field(i)
+		fields, err := splice(t)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range fields {
 			tg, err := parseTag(f.Tag.Get("codec"))
 			if err != nil {
-				return nil, fmt.Errorf("%s.%s: %w", t.Name(), f.Name, err)
+				return nil, fmt.Errorf("%s.%s: %w", f.owner.Name(), f.Name, err)
 			}
 			if tg.skip {
 				continue
 			}
-			if !f.IsExported() && t.PkgPath() != g.pkgPath {
-				return nil, fmt.Errorf("%s.%s: an unexported field of another package's type", t.Name(), f.Name)
+			if !f.IsExported() && f.owner.PkgPath() != g.pkgPath {
+				return nil, fmt.Errorf("%s.%s: an unexported field of another package's type", f.owner.Name(), f.Name)
 			}
-			if f.Anonymous {
-				return nil, fmt.Errorf("%s.%s: an embedded field; name it", t.Name(), f.Name)
-			}
-			fn, err := g.node(f.Type, t.Name()+"."+f.Name)
+			fn, err := g.node(f.Type, f.owner.Name()+"."+f.Name)
 			if err != nil {
 				return nil, err
 			}

@@ -95,6 +95,22 @@ func TestSchemaHash(t *testing.T) {
 	}
 }
 
+// An embedded struct is its fields written in its place: the same
+// description, code and so SchemaHash as the struct that spells them out.
+func TestEmbeddedIsSpliced(t *testing.T) {
+	type AB struct {
+		A int32
+		B string
+	}
+	spliced := func() any {
+		type T struct{ AB }
+		return T{}
+	}()
+	if got, want := hashOf(t, Config{Roots: []any{spliced}}), hashOf(t, Config{Roots: []any{base()}}); got != want {
+		t.Errorf("SchemaHash of T{AB} = %s, of T{A, B} = %s", got, want)
+	}
+}
+
 // What the generator cannot encode safely is refused at generation, with
 // the field named.
 func TestGenerateRefuses(t *testing.T) {
@@ -126,10 +142,23 @@ func TestGenerateRefuses(t *testing.T) {
 			type T struct{ E []Empty }
 			return T{}
 		}()}}, "no bytes"},
-		{"embedded", Config{Roots: []any{func() any {
-			type T struct{ Inner }
+		{"embedded non-struct", Config{Roots: []any{func() any {
+			type T struct{ Idx }
 			return T{}
-		}()}}, "embedded"},
+		}()}}, "T.Idx: an embedded int32"},
+		{"embedded name twice", Config{Roots: []any{func() any {
+			type T struct {
+				Inner
+				X string
+			}
+			return T{}
+		}()}}, "T.X: Inner has a field of that name too"},
+		{"embedded tagged", Config{Roots: []any{func() any {
+			type T struct {
+				Inner `codec:"delta"`
+			}
+			return T{}
+		}()}}, "takes no tag"},
 		{"unknown tag", Config{Roots: []any{func() any {
 			type T struct {
 				X int32 `codec:"indx=Y"`
