@@ -109,8 +109,8 @@ func TestLLDBTerminal(t *testing.T) {
 		s.sess.mu.Lock()
 		pid := s.sess.pid
 		s.sess.mu.Unlock()
-		if fd1, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/1", pid)); err != nil || fd1 != s.sess.out.term.path {
-			t.Fatalf("the program's stdout is %q (%v), not the session's terminal %q", fd1, err, s.sess.out.term.path)
+		if fd1, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/1", pid)); err != nil || fd1 != s.sess.term.Path {
+			t.Fatalf("the program's stdout is %q (%v), not the session's terminal %q", fd1, err, s.sess.term.Path)
 		}
 	}
 	again, err := s.Restart(ctx, 0)

@@ -21,6 +21,7 @@ import (
 	godap "github.com/google/go-dap"
 
 	"github.com/builtin-tools/builtin-tools/dap/dapclient"
+	"github.com/builtin-tools/builtin-tools/dap/progout"
 	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
@@ -59,9 +60,12 @@ type Session struct {
 	// Each with a lock of its own: the program's output, the session's
 	// data breakpoints, and an evaluate or set_variable that ran out of
 	// time and still runs.
-	out     outBuf
+	out     progout.Buffer
 	watches watchSet
 	busy    stillRunning
+	// term is the launched program's terminal when the adapter's row asks
+	// for one (adapter.Spec.OwnTerminal), closed at the session's end.
+	term *progout.Terminal
 
 	mu         sync.Mutex
 	stops      []*Stop
@@ -408,7 +412,7 @@ func (sess *Session) event(e dapclient.Event) {
 	if e.Name == "output" {
 		var b godap.OutputEventBody
 		json.Unmarshal(e.Body, &b)
-		sess.out.event(b, sess.Spec.Banners) // no state a waiter looks at
+		sess.out.Event(b, sess.Spec.Banners) // no state a waiter looks at
 		return
 	}
 	sess.mu.Lock()
@@ -690,7 +694,7 @@ func (sess *Session) launch(ctx context.Context, args any, command string, timeo
 		return err
 	}
 configured:
-	sess.out.configure()
+	sess.out.Configure()
 	if err := sess.client.Call(ctx, "configurationDone", nil, nil); err != nil {
 		return sess.launchError(command, err)
 	}
@@ -707,7 +711,7 @@ func (sess *Session) launchError(command string, err error) error {
 	var re *dapclient.ResponseError
 	if errors.As(err, &re) {
 		msg := re.Said()
-		said := sess.out.launchSaid()
+		said := sess.out.LaunchSaid()
 		msg = sess.Spec.Adapter.Explain(command, msg, said)
 		if said != "" {
 			msg += "\n" + said
@@ -820,7 +824,7 @@ func (sess *Session) finish(reason string, terminateDebuggee bool) {
 		for _, f := range sess.held {
 			f.Close()
 		}
-		sess.out.term.close()
+		sess.term.Close()
 		if sess.stopTimer != nil {
 			sess.stopTimer()
 		}

@@ -16,6 +16,7 @@ import (
 	godap "github.com/google/go-dap"
 
 	"github.com/builtin-tools/builtin-tools/dap/dapclient"
+	"github.com/builtin-tools/builtin-tools/dap/progout"
 	"github.com/builtin-tools/builtin-tools/internal/lifetime"
 	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
@@ -208,13 +209,13 @@ func (s *Supervisor) launch(ctx context.Context, l adapter.LaunchSpec, wait time
 		// The adapter opens the files checked, not their names (R10).
 		heldCore, heldExe = heldPath(held[0]), heldPath(held[1])
 	}
-	var term *terminal
+	var term *progout.Terminal
 	if spec.OwnTerminal && !l.Attach && core == "" {
-		if term, err = newTerminal(); err == nil {
-			t.Terminal = term.path
+		if term, err = progout.NewTerminal(); err == nil {
+			t.Terminal = term.Path
 		} // else the adapter relays the output, slower
 	}
-	defer func() { term.close() }() // unless handed to the session
+	defer func() { term.Close() }() // unless handed to the session
 	command, args, dial, err := request(spec, t, heldCore, heldExe)
 	if err != nil {
 		return nil, err
@@ -233,8 +234,8 @@ func (s *Supervisor) launch(ctx context.Context, l adapter.LaunchSpec, wait time
 	}
 	tmp = ""                    // the session's: removed at its end
 	sess.held, held = held, nil // closed at the session's end
-	sess.out.term, term = term, nil
-	sess.out.term.start(&sess.out)
+	sess.term, term = term, nil
+	sess.term.Start(&sess.out)
 	sess.Program = describeProgram(s.g, l)
 	sess.stack.program = program
 	sess.attach = l.Attach
@@ -540,7 +541,7 @@ func (s *Supervisor) waitStop(ctx context.Context, sess *Session, n int, d time.
 		case <-timer:
 			res := &StopResult{Session: sess.Info(), Outcome: "running",
 				Note: fmt.Sprintf("still running after %s (last stop %d); call continue again to wait longer, or pause to stop it", d.Round(time.Millisecond), n)}
-			res.Output, res.OutputMore = sess.out.recent()
+			res.Output, res.OutputMore = sess.out.Recent()
 			return res, nil
 		case <-ctx.Done():
 			return nil, context.Cause(ctx)
@@ -566,7 +567,7 @@ func (s *Supervisor) endResult(sess *Session) *StopResult {
 		}
 	}
 	res.RunTo = s.settleRunTo(context.Background(), sess, nil, nil)
-	res.Output, res.OutputMore = sess.out.recent()
+	res.Output, res.OutputMore = sess.out.Recent()
 	return res
 }
 
@@ -646,7 +647,7 @@ func (s *Supervisor) stopResult(ctx context.Context, sess *Session, st *Stop) (*
 		top = &frames[0]
 	}
 	res.RunTo = s.settleRunTo(ctx, sess, st, top)
-	res.Output, res.OutputMore = sess.out.recent()
+	res.Output, res.OutputMore = sess.out.Recent()
 	return res, nil
 }
 
@@ -851,7 +852,7 @@ func (s *Supervisor) Output(limit int) (*OutputResult, error) {
 	if sess == nil {
 		return nil, noSession("there has been no debug session; start one with operation launch or attach")
 	}
-	text, skipped, more := sess.out.unshown(limit)
+	text, skipped, more := sess.out.Unshown(limit)
 	return &OutputResult{Session: sess.Info(), Output: text, Skipped: skipped, More: more}, nil
 }
 

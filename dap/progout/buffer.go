@@ -1,4 +1,8 @@
-package dap
+// Package progout keeps what a debugged program prints: a buffer with
+// one cursor of what the agent was shown, whatever result showed it, fed
+// by the adapter's output events or by a terminal the session made for
+// the program (Terminal) and reads itself.
+package progout
 
 import (
 	"bytes"
@@ -10,16 +14,13 @@ import (
 	godap "github.com/google/go-dap"
 )
 
-// The program's output: kept in a buffer with one cursor of what the
-// agent was shown, whatever result showed it.
-
-// outBuf keeps the debuggee's output, at least the newest maxOutput bytes,
+// Buffer keeps the debuggee's output, at least the newest maxOutput bytes,
 // with one cursor of what the agent has been shown, whatever result showed
 // it: output shown once is never shown again. What the adapter says before
 // configurationDone is kept apart, for a launch that fails. Safe for
 // concurrent use; its lock is its own, since output changes nothing a
 // waiter on the session looks at.
-type outBuf struct {
+type Buffer struct {
 	mu sync.Mutex
 	// configured: configurationDone was sent, so output is the program's;
 	// before, it is the adapter talking ("Building …", a compiler's
@@ -34,14 +35,14 @@ type outBuf struct {
 	gaps  []span
 	// lost counts gap bytes forgotten for room (more than maxGaps).
 	lost int64
-	// term, set before the launch, is the program's own terminal when the
-	// session made one: read into the buffer, drained before a result.
-	term *terminal
+	// term is the program's own terminal when the session made one
+	// (Terminal.Start): read into the buffer, drained before a result.
+	term *Terminal
 }
 
-// event takes an output event: telemetry and the adapter's banners are
+// Event takes an output event: telemetry and the adapter's banners are
 // dropped.
-func (o *outBuf) event(b godap.OutputEventBody, banners []string) {
+func (o *Buffer) Event(b godap.OutputEventBody, banners []string) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	switch {
@@ -56,8 +57,8 @@ func (o *outBuf) event(b godap.OutputEventBody, banners []string) {
 	}
 }
 
-// write takes what the program printed to its terminal.
-func (o *outBuf) write(p []byte) {
+// Write takes what the program printed to its terminal.
+func (o *Buffer) Write(p []byte) {
 	o.mu.Lock()
 	o.add(string(p))
 	o.mu.Unlock()
@@ -66,16 +67,24 @@ func (o *outBuf) write(p []byte) {
 // termDrain bounds the wait for the program's terminal to be read.
 const termDrain = 200 * time.Millisecond
 
-// configure marks configurationDone sent: what comes next is the
+// drain waits for the program's terminal, if it has one, to be read.
+func (o *Buffer) drain() {
+	o.mu.Lock()
+	t := o.term
+	o.mu.Unlock()
+	t.Drain(termDrain)
+}
+
+// Configure marks configurationDone sent: what comes next is the
 // program's.
-func (o *outBuf) configure() {
+func (o *Buffer) Configure() {
 	o.mu.Lock()
 	o.configured = true
 	o.mu.Unlock()
 }
 
-// launchSaid is what the adapter said before configurationDone.
-func (o *outBuf) launchSaid() string {
+// LaunchSaid is what the adapter said before configurationDone.
+func (o *Buffer) LaunchSaid() string {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return strings.TrimSpace(o.launch)
@@ -89,7 +98,7 @@ type span struct{ from, to int64 }
 const maxGaps = 64
 
 // skip records output from..to as left out of a result.
-func (o *outBuf) skip(from, to int64) {
+func (o *Buffer) skip(from, to int64) {
 	if from >= to {
 		return
 	}
@@ -110,7 +119,7 @@ const maxOutput = 1 << 20
 // half goes, in one copy: each byte is copied at most once more however
 // the output comes, where trimming at every event copied the whole
 // buffer each time (M4).
-func (o *outBuf) add(s string) {
+func (o *Buffer) add(s string) {
 	if len(s) >= maxOutput {
 		o.dropped += int64(len(o.data) + len(s) - maxOutput)
 		o.data = append(o.data[:0], s[len(s)-maxOutput:]...)
@@ -127,12 +136,12 @@ func (o *outBuf) add(s string) {
 	o.data = append(o.data, s...)
 }
 
-// unshown returns the program's output no result has shown yet, at most
+// Unshown returns the program's output no result has shown yet, at most
 // limit bytes, oldest first: what stop results left out for room, then
 // what came after the last result; how many such bytes were dropped for
 // room; and how many are left for the next call.
-func (o *outBuf) unshown(limit int) (text string, skipped int64, more int) {
-	o.term.drain(termDrain)
+func (o *Buffer) Unshown(limit int) (text string, skipped int64, more int) {
+	o.drain()
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	end := o.dropped + int64(len(o.data))
@@ -181,11 +190,11 @@ func (o *outBuf) unshown(limit int) (text string, skipped int64, more int) {
 	return string(bytes.ToValidUTF8(b, []byte("\uFFFD"))), skipped, more
 }
 
-// recent is the output no result has shown, cut to its last 2,000
+// Recent is the output no result has shown, cut to its last 2,000
 // bytes for a stop result, and how many bytes before those it left out;
 // output gives those later, and never what a result showed.
-func (o *outBuf) recent() (string, int) {
-	o.term.drain(termDrain)
+func (o *Buffer) Recent() (string, int) {
+	o.drain()
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	end := o.dropped + int64(len(o.data))

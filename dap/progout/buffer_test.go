@@ -1,4 +1,4 @@
-package dap
+package progout
 
 import (
 	"fmt"
@@ -11,7 +11,7 @@ import (
 // an event on a full buffer allocates nothing, and what the agent reads is
 // unchanged: the newest output, what was dropped, a cursor.
 func TestOutputBufferFull(t *testing.T) {
-	var o outBuf
+	var o Buffer
 	line := strings.Repeat("x", 99) + "\n"
 	for range 3 * maxOutput / len(line) {
 		o.add(line)
@@ -23,11 +23,11 @@ func TestOutputBufferFull(t *testing.T) {
 		t.Fatalf("the buffer holds %d bytes", len(o.data))
 	}
 
-	s := &Session{}
+	s := &struct{ out Buffer }{}
 	for i := range 30000 {
 		s.out.add(fmt.Sprintf("line %06d %s\n", i, strings.Repeat("y", 88)))
 	}
-	text, skipped, more := s.out.unshown(1 << 30)
+	text, skipped, more := s.out.Unshown(1 << 30)
 	if skipped == 0 || more != 0 || !strings.HasSuffix(text, "line 029999 "+strings.Repeat("y", 88)+"\n") {
 		t.Fatalf("output: %d bytes, skipped %d, more %d, ends %q", len(text), skipped, more, text[max(len(text)-30, 0):])
 	}
@@ -35,17 +35,17 @@ func TestOutputBufferFull(t *testing.T) {
 		t.Fatalf("shown %d + skipped %d is not the %d bytes printed", len(text), skipped, 30000*101)
 	}
 	s.out.add("after\n")
-	if text, skipped, _ := s.out.unshown(1 << 30); text != "after\n" || skipped != 0 {
+	if text, skipped, _ := s.out.Unshown(1 << 30); text != "after\n" || skipped != 0 {
 		t.Fatalf("the cursor: %q, skipped %d", text, skipped)
 	}
 	// A stop result shows the newest 2,000 bytes of what it has not shown
 	// yet, and says how much it left out.
 	s.out.add(strings.Repeat("z", 5000))
-	recent, left := s.out.recent()
+	recent, left := s.out.Recent()
 	if len(recent) != 2000 || left != 5000-2000 {
 		t.Fatalf("recent output: %d bytes, %d left out", len(recent), left)
 	}
-	if recent, left := s.out.recent(); recent != "" || left != 0 {
+	if recent, left := s.out.Recent(); recent != "" || left != 0 {
 		t.Fatalf("recent output again: %q, %d", recent, left)
 	}
 }
@@ -55,14 +55,14 @@ func TestOutputBufferFull(t *testing.T) {
 // cursor now covers every result: output gives only what none showed,
 // the part a stop result left out for room first.
 func TestOutputShownOnce(t *testing.T) {
-	s := &Session{}
+	s := &struct{ out Buffer }{}
 	for i := range 40 {
 		s.out.add(fmt.Sprintf("line %d\n", i))
 	}
-	if recent, left := s.out.recent(); !strings.HasPrefix(recent, "line 0\n") || left != 0 {
+	if recent, left := s.out.Recent(); !strings.HasPrefix(recent, "line 0\n") || left != 0 {
 		t.Fatalf("the stop's output: %q, %d left out", recent, left)
 	}
-	if text, _, more := s.out.unshown(1 << 20); text != "" || more != 0 {
+	if text, _, more := s.out.Unshown(1 << 20); text != "" || more != 0 {
 		t.Fatalf("output after a stop showed it all: %q (%d more)", text, more)
 	}
 
@@ -70,24 +70,24 @@ func TestOutputShownOnce(t *testing.T) {
 	// before them, and not the 2,000 again.
 	old := strings.Repeat("a", 3000)
 	s.out.add(old + strings.Repeat("b", 2000))
-	if recent, left := s.out.recent(); recent != strings.Repeat("b", 2000) || left != 3000 {
+	if recent, left := s.out.Recent(); recent != strings.Repeat("b", 2000) || left != 3000 {
 		t.Fatalf("the stop's output: %d bytes, %d left out", len(recent), left)
 	}
 	s.out.add("new\n")
-	text, skipped, more := s.out.unshown(1 << 20)
+	text, skipped, more := s.out.Unshown(1 << 20)
 	if want := old + "\n[… output shown in an earlier result …]\nnew\n"; text != want || skipped != 0 || more != 0 {
 		t.Fatalf("output: %q, skipped %d, more %d; want %q", text, skipped, more, want)
 	}
-	if text, _, _ := s.out.unshown(1 << 20); text != "" {
+	if text, _, _ := s.out.Unshown(1 << 20); text != "" {
 		t.Fatalf("output twice: %q", text)
 	}
 
 	// A small limit pages through what is left, and nothing twice.
 	s.out.add(strings.Repeat("c", 2500) + "d")
-	s.out.recent()
+	s.out.Recent()
 	var got strings.Builder
 	for range 10 {
-		text, _, more := s.out.unshown(200)
+		text, _, more := s.out.Unshown(200)
 		got.WriteString(text)
 		if more == 0 {
 			break

@@ -1,4 +1,4 @@
-package dap
+package progout
 
 import (
 	"fmt"
@@ -9,29 +9,29 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// terminal is a pseudo-terminal the session makes for a launched program
+// Terminal is a pseudo-terminal the session makes for a launched program
 // whose adapter would relay its output too slowly (adapter.Spec.
 // OwnTerminal): the program's standard streams are the terminal, as they
 // were the adapter's, and the session reads what it prints straight into
 // the output buffer.
-type terminal struct {
+type Terminal struct {
 	master *os.File
 	// slave stays open so that the master never reads EIO, as it would
 	// between a program's end and its restart.
 	slave *os.File
-	path  string
+	Path  string
 
 	mu   sync.Mutex
 	busy bool          // reading: what the master had is not all in the buffer yet
 	idle chan struct{} // closed and replaced when a read ends
 }
 
-func newTerminal() (*terminal, error) {
+func NewTerminal() (*Terminal, error) {
 	fd, err := unix.Open("/dev/ptmx", unix.O_RDWR|unix.O_NOCTTY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, err
 	}
-	fail := func(err error) (*terminal, error) {
+	fail := func(err error) (*Terminal, error) {
 		unix.Close(fd)
 		return nil, err
 	}
@@ -48,14 +48,18 @@ func newTerminal() (*terminal, error) {
 		return fail(err)
 	}
 	// The master is non-blocking, so reads wait in Go's poller.
-	return &terminal{master: os.NewFile(uintptr(fd), "ptmx"), slave: os.NewFile(uintptr(sfd), path), path: path, idle: make(chan struct{})}, nil
+	return &Terminal{master: os.NewFile(uintptr(fd), "ptmx"), slave: os.NewFile(uintptr(sfd), path), Path: path, idle: make(chan struct{})}, nil
 }
 
-// start reads the program's output into out until the terminal closes.
-func (t *terminal) start(out *outBuf) {
+// Start reads the program's output into out until the terminal closes;
+// out's results drain it first.
+func (t *Terminal) Start(out *Buffer) {
 	if t == nil {
 		return
 	}
+	out.mu.Lock()
+	out.term = t
+	out.mu.Unlock()
 	rc, err := t.master.SyscallConn()
 	if err != nil {
 		return
@@ -69,7 +73,7 @@ func (t *terminal) start(out *outBuf) {
 				n, err := unix.Read(int(fd), buf)
 				switch {
 				case n > 0:
-					out.write(buf[:n])
+					out.Write(buf[:n])
 				case err == unix.EINTR:
 				default:
 					// EAGAIN: all read, wait for more; anything else ends it.
@@ -80,7 +84,7 @@ func (t *terminal) start(out *outBuf) {
 	}()
 }
 
-func (t *terminal) setBusy(b bool) {
+func (t *Terminal) setBusy(b bool) {
 	t.mu.Lock()
 	t.busy = b
 	if !b {
@@ -90,10 +94,10 @@ func (t *terminal) setBusy(b bool) {
 	t.mu.Unlock()
 }
 
-// drain waits, at most d, until what the program printed so far is in
+// Drain waits, at most d, until what the program printed so far is in
 // the buffer: a stop or an exit result shows it all, as the adapter's
 // events did. A program printing on and on ends the wait at d.
-func (t *terminal) drain(d time.Duration) {
+func (t *Terminal) Drain(d time.Duration) {
 	if t == nil {
 		return
 	}
@@ -120,7 +124,7 @@ func (t *terminal) drain(d time.Duration) {
 	}
 }
 
-func (t *terminal) close() {
+func (t *Terminal) Close() {
 	if t == nil {
 		return
 	}
