@@ -111,9 +111,18 @@ func (t *Terminal) Drain(d time.Duration) {
 		t.mu.Lock()
 		busy, idle := t.busy, t.idle
 		t.mu.Unlock()
-		waiting := 0
-		rc.Control(func(fd uintptr) { waiting, _ = unix.IoctlGetInt(int(fd), unix.TIOCINQ) })
-		if !busy && waiting == 0 {
+		// poll, unlike TIOCINQ, first pushes on to the master what the
+		// program wrote and the kernel has not handed over yet.
+		waiting := false
+		rc.Control(func(fd uintptr) {
+			p := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+			n, err := unix.Poll(p, 0)
+			for err == unix.EINTR {
+				n, err = unix.Poll(p, 0)
+			}
+			waiting = err == nil && n > 0 && p[0].Revents&unix.POLLIN != 0
+		})
+		if !busy && !waiting {
 			return
 		}
 		select {
