@@ -437,7 +437,9 @@ func removeCgroups(base string, dirs []string, whole bool) {
 }
 
 // sweepCgroups ends the cgroups of processes of this instance that no
-// longer run and whose reaper could not (it was killed too).
+// longer run and whose reaper could not (it was killed too), and removes
+// the daemon cgroup if it is empty: a daemon killed outright (SIGKILL, no
+// Shutdown) removes it no more than its starters do.
 func sweepCgroups(own string) {
 	ents, _ := os.ReadDir(own)
 	for _, e := range ents {
@@ -446,6 +448,7 @@ func sweepCgroups(own string) {
 			endCgroups(filepath.Join(own, e.Name()), true)
 		}
 	}
+	removeDaemonCgroup(DaemonCgroup())
 }
 
 // shutdownCgroups kills every process in the cgroups of this process's

@@ -82,4 +82,28 @@ func TestDaemonCgroupRemovedWhenEmpty(t *testing.T) {
 		w.Close()
 		waitFor(t, daemons+" stayed after its last daemon ended", 20*time.Second, func() bool { return !exists(daemons) })
 	})
+
+	t.Run("left by a daemon killed outright", func(t *testing.T) {
+		// A daemon killed with SIGKILL, once its starters ended, leaves the
+		// folder behind when its new parent is no builtin-tools process
+		// (here the test's own reaper would remove it): a later process
+		// beside it removes it when it sets up.
+		dir := t.TempDir()
+		fifo := filepath.Join(dir, "go")
+		if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, daemons := start(t, "daemoncg-sweep:"+dir)
+		if err := os.Mkdir(daemons, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		var w *os.File
+		waitFor(t, "the later process never opened "+fifo, 20*time.Second, func() bool {
+			var err error
+			w, err = os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0)
+			return err == nil
+		})
+		w.Close()
+		waitFor(t, daemons+" stayed after a later process set up beside it", 20*time.Second, func() bool { return !exists(daemons) })
+	})
 }

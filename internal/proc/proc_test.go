@@ -464,12 +464,20 @@ func TestDaemonOutlivesItsStarter(t *testing.T) {
 // daemonCgroupChild plays the processes of TestDaemonCgroupRemovedWhenEmpty,
 // as role says ("daemoncg-ROLE:DIR"): a starter whose daemon ends at once
 // (true), a starter that ends before its daemon (outlive), and that
-// daemon, which ends at Shutdown once DIR/go is opened for writing.
+// daemon, which ends at Shutdown once DIR/go is opened for writing; and a
+// later process, which only sets up its cgroups (sweep).
 func daemonCgroupChild(role string) {
 	role, dir, _ := strings.Cut(strings.TrimPrefix(role, "daemoncg-"), ":")
 	self, _ := os.Executable()
 	var cmd *exec.Cmd
 	switch role {
+	case "sweep":
+		if f, err := os.Open(filepath.Join(dir, "go")); err == nil {
+			f.Read(make([]byte, 1))
+			f.Close()
+		}
+		Containment()
+		select {} // until killed
 	case "true":
 		cmd = exec.Command("true")
 	case "outlive":
