@@ -256,6 +256,9 @@ func intoDaemonCgroup(a *syscall.SysProcAttr) (dir string, done func()) {
 func openDaemonCgroup(dir string) (int, error) {
 	for range 3 {
 		_, fd, err := newCgroup(filepath.Dir(dir), filepath.Base(dir))
+		if errors.Is(err, syscall.ENOENT) {
+			continue // removed between the mkdir and the open
+		}
 		if err != nil {
 			return -1, err
 		}
