@@ -97,7 +97,7 @@ func TestUntrustedEnvironmentPins(t *testing.T) {
 	if _, err := exec.LookPath("rustup"); err == nil && !slices.ContainsFunc(p.set, func(e string) bool { return strings.HasPrefix(e, "RUSTUP_TOOLCHAIN=") }) && os.Getenv("RUSTUP_TOOLCHAIN") == "" {
 		t.Error("rustup is installed, but RUSTUP_TOOLCHAIN is not pinned")
 	}
-	if !slices.Equal(env.Pinned(), p.set) {
-		t.Errorf("Pinned %v: want the pins last used, %v", env.Pinned(), p.set)
+	if set, ok := env.Pinned(); !ok || !slices.Equal(set, p.set) {
+		t.Errorf("Pinned %v, %v: want the pins last used, %v", set, ok, p.set)
 	}
 }

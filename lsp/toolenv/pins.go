@@ -41,13 +41,13 @@ func (e *Env) pins() *pins {
 // settings changed since they were last asked.
 func (e *Env) Pins() []string { return slices.Clone(e.pins().set) }
 
-// Pinned are the pins this run last used, nil when none of its starts
-// has needed them yet (a server joined warm needs none).
-func (e *Env) Pinned() []string {
+// Pinned are the pins this run last used; ok is false when none of its
+// starts has needed them yet (a server joined warm needs none).
+func (e *Env) Pinned() (set []string, ok bool) {
 	if p := e.pinned.Load(); p != nil {
-		return slices.Clone(p.set)
+		return slices.Clone(p.set), true
 	}
-	return nil
+	return nil, false
 }
 
 // pinCache holds computePins' answer per environment of this process and
