@@ -272,8 +272,8 @@ func (s *server) peerGone() bool {
 // take a process's first call hundreds of milliseconds: they ask the
 // managers and run the program): the row and its hooks, the program's
 // file, the root, the trust, this process's environment as its child
-// gets it less the pins (childInputs, less the per-shell variables) and
-// the managers' global settings (pinSources), of which the pins are a
+// gets it less the pins (toolenv.Env.Inputs, less the per-shell
+// variables) and the managers' global settings, of which the pins are a
 // function. A process whose server runs warm under it joins it with
 // none of them, as a run of one process joins its pool's; one whose
 // default toolchain changed meanwhile names another server, and starts it.
@@ -289,13 +289,13 @@ func (la *launcher) warmKey(c *choice) string {
 		loaded = spec.LoadedLog.String()
 	}
 	var env []string
-	inputs, sources := la.childInputs()
+	inputs, sources := la.env.Inputs()
 	for _, e := range inputs {
 		if name, _, _ := strings.Cut(e, "="); !perShell[name] {
 			env = append(env, e)
 		}
 	}
-	gowork, _ := la.goWork(c.root)
+	gowork, _ := la.env.GoWork(c.root)
 	data := map[string]any{
 		"id": spec.ID, "command": spec.Command, "bin": c.bin, "size": size, "mtime": mtime, "root": c.root,
 		"trusted": la.cfg.Trusted, "env": env, "gowork": gowork, "uid": os.Getuid(), "pins": sources,

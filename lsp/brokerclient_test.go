@@ -60,7 +60,7 @@ func TestBrokerSharesServer(t *testing.T) {
 	}
 	// b joined it warm: it asked the toolchain managers for no pins (nor
 	// probed gopls, nor prepared a start).
-	if b.tools.pinned.Load() != nil {
+	if _, pinned := b.tools.env.Pinned(); pinned {
 		t.Error("b worked out the pins for a server the broker runs warm")
 	}
 	if st := a.sup.Status(a.ctx).Pool; len(st.Servers) != 1 || st.Servers[0].Processes != 2 || st.Servers[0].Clients != 1 {
@@ -444,13 +444,14 @@ func TestBrokerSharesOtherServers(t *testing.T) {
 }
 
 // LSP-9, N1: a process that would join a warm server by its name checks
-// the managers' global settings its pins come from (pinSources): after
-// the user's default toolchain changed (rustup's settings.toml here, read
-// by a rustup first on PATH), the next process starts a server of its
-// own with the new pin, while one with the old default still joins the
-// first; and a run that worked out the old default's pins starts its next
-// server with the new, under the new name. Before, the next process
-// joined the server of the old default by name, until that one idled out.
+// the managers' global settings its pins come from (toolenv's
+// pinSources): after the user's default toolchain changed (rustup's
+// settings.toml here, read by a rustup first on PATH), the next process
+// starts a server of its own with the new pin, while one with the old
+// default still joins the first; and a run that worked out the old
+// default's pins starts its next server with the new, under the new name.
+// Before, the next process joined the server of the old default by name,
+// until that one idled out.
 func TestBrokerWarmJoinSeesNewDefault(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "broker")
 	startBroker(t, dir)
@@ -486,23 +487,26 @@ func TestBrokerWarmJoinSeesNewDefault(t *testing.T) {
 		return s.fleet.running()[0].pid()
 	}
 	first := hover(a.sup)
-	if !slices.Contains(a.sup.tools.pins().set, "RUSTUP_TOOLCHAIN=stable") {
-		t.Fatalf("the first process's pins: %v", a.sup.tools.pins().set)
+	if !slices.Contains(a.sup.tools.env.Pins(), "RUSTUP_TOOLCHAIN=stable") {
+		t.Fatalf("the first process's pins: %v", a.sup.tools.env.Pins())
 	}
 	b := process()
-	if got := hover(b); got != first || b.tools.pinned.Load() != nil {
-		t.Fatalf("a process of the same default: server %d (the first's %d), pins worked out: %v", got, first, b.tools.pinned.Load() != nil)
+	if got := hover(b); got != first {
+		t.Fatalf("a process of the same default: server %d (the first's %d)", got, first)
+	}
+	if _, pinned := b.tools.env.Pinned(); pinned {
+		t.Fatal("a process of the same default worked out the pins")
 	}
 	stale := process()
-	stale.tools.pins()
+	stale.tools.env.Pins()
 
 	setDefault("nightly")
 	c := process()
 	if got := hover(c); got == first {
 		t.Fatalf("a process whose default changed joined the server of the old one (%d)", first)
 	}
-	if !slices.Contains(c.tools.pins().set, "RUSTUP_TOOLCHAIN=nightly") {
-		t.Fatalf("the new process's pins: %v", c.tools.pins().set)
+	if !slices.Contains(c.tools.env.Pins(), "RUSTUP_TOOLCHAIN=nightly") {
+		t.Fatalf("the new process's pins: %v", c.tools.env.Pins())
 	}
 	ch, err := stale.tools.choose(a.path("main.go"))
 	if err != nil {

@@ -53,7 +53,7 @@ func (s *Supervisor) Check(ctx context.Context) (*CheckReport, error) {
 					Skipped: SkipNotInstalled, Reason: spec.Install})
 				continue
 			}
-			if bin, err = s.tools.unshim(bin); err != nil {
+			if bin, err = s.tools.env.Unshim(bin); err != nil {
 				rep.Runs = append(rep.Runs, CheckRun{Language: spec.Language, Dirs: []string{dir}, Command: spec.Checker, Error: err.Error()})
 				continue
 			}
@@ -76,7 +76,7 @@ func (la *launcher) runChecker(ctx context.Context, spec *ServerSpec, bin, abs, 
 	defer cancel()
 	cmd := exec.Command(bin, spec.Checker[1:]...)
 	cmd.Dir = abs
-	cmd.Env = la.childEnv(abs)
+	cmd.Env = la.env.Child(abs)
 	out := &lineCollector{max: maxCheckerLines}
 	t0 := time.Now()
 	// Its own group, gone with this process; its end takes the helpers

@@ -885,9 +885,9 @@ func lastLines(s string, n int) string {
 }
 
 // explainTail returns the line of a program's stderr that says why it
-// failed (see explainingLine), and whether more output followed it.
+// failed (see proc.ExplainingLine), and whether more output followed it.
 func explainTail(t *proc.Tail) (string, bool) {
-	line := explainingLine(t.Head())
+	line := proc.ExplainingLine(t.Head())
 	return line, line != "" && t.Seen() > int64(len(strings.TrimSpace(line))+2)
 }
 

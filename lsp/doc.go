@@ -34,11 +34,12 @@
 // every server, probe and checker runs with the user's own choices pinned
 // in its environment, probes run outside the root, and rust-analyzer does
 // not start where the checkout has a .cargo/config.toml or
-// rust-analyzer.toml (toolchain.go). Whatever the trust, servers keep
-// caches and indexes in a private folder outside the root (clangd's
-// background index included), and what a start reads of the checkout (a
-// compilation database, the root markers) goes through the run's path
-// guard: a regular file inside the root, never a pipe or a device.
+// rust-analyzer.toml (package lsp/toolenv, prepareRustAnalyzer). Whatever
+// the trust, servers keep caches and indexes in a private folder outside
+// the root (clangd's background index included), and what a start reads
+// of the checkout (a compilation database, the root markers) goes through
+// the run's path guard: a regular file inside the root, never a pipe or a
+// device.
 //
 // Nothing outside the root is quoted: locations there are named, not
 // read; hover text for a symbol declared there is withheld, as is the

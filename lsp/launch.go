@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/builtin-tools/builtin-tools/lsp/broker"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
@@ -17,6 +18,22 @@ import (
 // These Prepare functions keep three servers to that: clangd's index goes
 // to the server's private folder, typescript-language-server loads the
 // TypeScript installed beside it, and rust-analyzer runs no build script.
+
+// checkLaunch applies the checkout-toolchain rule (N1) to an untrusted
+// start as Prepare left it, before the server is started here or asked
+// of the broker: the rule is broker.CheckUntrusted, the one the broker
+// applies to every hello again, so the two never disagree (a broker's
+// refusal would otherwise fall back to a start here).
+func checkLaunch(l *Launch) error {
+	if l.Trusted || l.joinOnly {
+		return nil
+	}
+	env := l.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	return broker.CheckUntrusted(l.Bin, l.Root, env)
+}
 
 // prepareClangd moves clangd's background index out of the checkout.
 // clangd keeps the index in .cache/clangd/index beside the compilation

@@ -9,29 +9,22 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/lsp/broker"
+	"github.com/builtin-tools/builtin-tools/lsp/toolenv"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
 // launcher chooses, probes and starts the programs a run starts for its
 // checkout — servers, probes, checkers — in the environment its trust
-// allows: for an untrusted checkout the toolchain pins (toolchain.go),
-// worked out on first use, and Volta shims resolved once each.
+// allows (env: for an untrusted checkout the toolchain pins, worked out on
+// first use, and Volta shims resolved once each).
 type launcher struct {
 	co    *checkout
 	cfg   *Config
 	hooks *testHooks
-
-	// pinned are the pins (toolchain.go) this run last used, which keep
-	// an untrusted checkout's programs from its toolchain files; nil
-	// until a start needs them.
-	pinned    atomic.Pointer[pins]
-	unshimMu  sync.Mutex
-	unshimmed map[string]unshimmed
+	env   *toolenv.Env
 }
 
 // choice is the server that owns a file: its spec, root folder and binary.
@@ -116,13 +109,13 @@ func (la *launcher) lookBin(program string, localDirs []string, root string) (st
 
 // program is the program a start or a checker runs: lookBin's, with a
 // toolchain manager's shim replaced by the program it runs outside the
-// checkout when the checkout is not trusted (toolchain.go).
+// checkout when the checkout is not trusted (toolenv.Env.Unshim).
 func (la *launcher) program(name string, localDirs []string, root string) (string, error) {
 	bin, err := la.lookBin(name, localDirs, root)
 	if err != nil {
 		return "", err
 	}
-	return la.unshim(bin)
+	return la.env.Unshim(bin)
 }
 
 // start starts c's server for e. A shared server gets a path guard of its
@@ -198,7 +191,7 @@ func (la *launcher) launch(c *choice, g *pathguard.Guard) (*Launch, error) {
 		return nil, fmt.Errorf("making %s's private folder: %w", c.spec.ID, err)
 	}
 	l := &Launch{Bin: c.bin, Args: append([]string(nil), c.spec.Command[1:]...), Root: c.root, Trusted: la.cfg.Trusted,
-		StateDir: stateDir, Guard: g, Env: la.childEnv(c.root), InitializationOptions: c.spec.InitializationOptions}
+		StateDir: stateDir, Guard: g, Env: la.env.Child(c.root), InitializationOptions: c.spec.InitializationOptions}
 	if la.cfg.Broker != "" {
 		l.warm = la.warmKey(c)
 	}

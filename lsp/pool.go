@@ -328,7 +328,7 @@ func (la *launcher) launchDigest(c *choice) string {
 		loaded = spec.LoadedLog.String()
 	}
 	data := map[string]any{
-		"command": spec.Command, "bin": c.bin, "env": la.envDigest(c.root), "markers": spec.RootMarkers,
+		"command": spec.Command, "bin": c.bin, "env": la.env.Digest(c.root), "markers": spec.RootMarkers,
 		"at_top": spec.RootAtTop, "ext": spec.Extensions, "local": spec.LocalBinDirs, "indexes": spec.Indexes,
 		"once": spec.PublishesOnce, "loaded": loaded, "settings": spec.Settings, "fix": spec.FixCommands,
 		"hooks": fmt.Sprintf("%p %p", spec.Prepare, spec.pull),

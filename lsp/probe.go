@@ -30,7 +30,7 @@ var probes sync.Map // probeKey -> error (nil: it runs)
 
 // probe reports why bin does not run, or nil; without a Probe in the spec
 // it is not run and nil is returned. For an untrusted checkout it runs in
-// proc.NeutralDir with the toolchain pins (toolchain.go), so the checkout
+// proc.NeutralDir with the toolchain pins (package toolenv), so the checkout
 // chooses nothing; for a trusted one in root, where the server will run,
 // so that it checks the program the start will get.
 func (la *launcher) probe(spec *ServerSpec, bin, root string) error {
@@ -42,12 +42,12 @@ func (la *launcher) probe(spec *ServerSpec, bin, root string) error {
 		return err
 	}
 	cmd := exec.Command(bin, spec.Probe...)
-	cmd.Dir, cmd.Env = proc.NeutralDir, la.childEnv("")
+	cmd.Dir, cmd.Env = proc.NeutralDir, la.env.Child("")
 	key := probeKey{bin: bin, size: info.Size(), mtime: info.ModTime(), dir: cmd.Dir}
 	if la.cfg.Trusted {
 		cmd.Dir, key.dir = root, root
 	} else {
-		key.env = strings.Join(la.pins().set, "\x00")
+		key.env = strings.Join(la.env.Pins(), "\x00")
 	}
 	if v, ok := probes.Load(key); ok {
 		err, _ := v.(error)
@@ -59,7 +59,7 @@ func (la *launcher) probe(spec *ServerSpec, bin, root string) error {
 	var result error
 	if err != nil {
 		var timeout *proc.TimeoutError
-		why := explainingLine(string(out))
+		why := proc.ExplainingLine(string(out))
 		switch {
 		case errors.As(err, &timeout):
 			why = fmt.Sprintf("`%s %s` did not finish within %s", bin, strings.Join(spec.Probe, " "), la.cfg.ProbeTimeout)
@@ -72,27 +72,6 @@ func (la *launcher) probe(spec *ServerSpec, bin, root string) error {
 	}
 	probes.Store(key, result)
 	return result
-}
-
-// explainingLine picks the line of a failed program's output that says
-// why: the first that mentions an error, else the first non-empty one;
-// backtraces and the rest are left out.
-func explainingLine(out string) string {
-	first := ""
-	for _, l := range strings.Split(out, "\n") {
-		l = strings.TrimSpace(l)
-		if l == "" {
-			continue
-		}
-		if first == "" {
-			first = l
-		}
-		low := strings.ToLower(l)
-		if strings.Contains(low, "error") || strings.Contains(low, "not found") || strings.Contains(low, "unknown") {
-			return clip(l, 300)
-		}
-	}
-	return clip(first, 300)
 }
 
 // Start failures back off: a server that failed to start is not started

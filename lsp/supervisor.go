@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/proc"
+	"github.com/builtin-tools/builtin-tools/lsp/toolenv"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
@@ -25,7 +26,7 @@ type Supervisor struct {
 	ownGuard bool // the guard was opened here, and Close closes it
 	cfg      Config
 
-	tools launcher // which server owns a file, and its start (launcher.go, toolchain.go)
+	tools launcher // which server owns a file, and its start (launcher.go; its environment, package toolenv)
 	fleet fleet    // the servers the run holds (fleet.go)
 
 	// actions are the code actions listed in this run, by id (fix.go).
@@ -58,7 +59,7 @@ func OpenSupervisor(g *pathguard.Guard, cfg Config) *Supervisor {
 
 func newSupervisor(roots []string, guard *pathguard.Guard, cfg Config) *Supervisor {
 	s := &Supervisor{checkout: checkout{root: roots[0], roots: roots, guard: guard}, cfg: cfg.withDefaults()}
-	s.tools = launcher{co: &s.checkout, cfg: &s.cfg}
+	s.tools = launcher{co: &s.checkout, cfg: &s.cfg, env: toolenv.New(roots, s.cfg.Trusted)}
 	s.fleet = fleet{co: &s.checkout, la: &s.tools, cfg: &s.cfg,
 		servers:  map[serverKey]*serverEntry{},
 		ownPool:  NewPool(),

@@ -136,14 +136,17 @@ func TestPythonVersionFileIsNotFollowedUntrusted(t *testing.T) {
 	if err != nil || !strings.Contains(python, filepath.Join("pyenv", "shims")) && !strings.Contains(python, filepath.Join(".pyenv", "shims")) {
 		t.Skipf("python on PATH (%s) is not a pyenv shim", python)
 	}
-	def, err := query(pyenv, "version-name")
+	out, err := proc.Probe(t.Context(), pyenv, "version-name")
 	if err != nil {
-		t.Skipf("pyenv has no default version: %v", err)
+		t.Skipf("pyenv has no default version: %v (%s)", err, proc.ExplainingLine(string(out)))
 	}
-	def = strings.TrimSpace(def)
-	list, _ := query(pyenv, "versions", "--bare", "--skip-aliases")
+	def := strings.TrimSpace(string(out))
+	list, err := proc.Probe(t.Context(), pyenv, "versions", "--bare", "--skip-aliases")
+	if err != nil {
+		list = nil
+	}
 	other := ""
-	for _, v := range strings.Fields(list) {
+	for _, v := range strings.Fields(string(list)) {
 		if v != def && !strings.Contains(v, "/") && !strings.Contains(def, v) {
 			other = v
 			break
@@ -368,27 +371,6 @@ func TestGoToolchainLineIsNotFollowedUntrusted(t *testing.T) {
 	}
 }
 
-// A go.work above the root would bring modules from outside it into the
-// server's answers; untrusted, GOWORK=off. One inside the root is used.
-func TestGoWorkOutsideTheRootIsNotUsed(t *testing.T) {
-	t.Setenv("GOWORK", "")
-	os.Unsetenv("GOWORK")
-	base := resolved(t)
-	root := filepath.Join(base, "app")
-	plant(t, base, "", map[string]string{"go.work": "go 1.22\n\nuse ./app\nuse ./secret\n", "app/go.mod": "module example.com/app\n"})
-	env := NewSupervisor(root, Config{}).tools.childEnv(root)
-	if !slices.Contains(env, "GOWORK=off") {
-		t.Errorf("a go.work outside the root: want GOWORK=off in the environment")
-	}
-	if NewSupervisor(root, Config{Trusted: true}).tools.childEnv(root) != nil {
-		t.Errorf("trusted: want this process's environment, unchanged")
-	}
-	plant(t, root, "", map[string]string{"go.work": "go 1.22\n\nuse .\n"})
-	if env := NewSupervisor(root, Config{}).tools.childEnv(root); slices.ContainsFunc(env, func(e string) bool { return strings.HasPrefix(e, "GOWORK=") }) {
-		t.Errorf("a go.work inside the root: want GOWORK left alone")
-	}
-}
-
 // N1 for cargo: rust-analyzer runs cargo metadata in the crate, and cargo
 // reads the checkout's .cargo/config.toml, whose build.rustc (like
 // rustc-wrapper and [env]) names a program for cargo to run. The fake
@@ -396,11 +378,11 @@ func TestGoWorkOutsideTheRootIsNotUsed(t *testing.T) {
 // installed here); untrusted it is not started, and says why.
 func TestCargoConfigOfTheCheckoutIsNotUsedUntrusted(t *testing.T) {
 	testenv.LookPath(t, "cargo")
-	rustc, err := query(testenv.LookPath(t, "rustup"), "which", "rustc")
+	out, err := proc.Probe(t.Context(), testenv.LookPath(t, "rustup"), "which", "rustc")
 	if err != nil {
-		t.Skipf("no rustc: %v", err)
+		t.Skipf("no rustc: %v (%s)", err, proc.ExplainingLine(string(out)))
 	}
-	rustc = strings.TrimSpace(rustc)
+	rustc := strings.TrimSpace(string(out))
 	root := rustRoot(t)
 	root, _ = filepath.EvalSymlinks(root)
 	marker := filepath.Join(resolved(t), "ran")
@@ -432,18 +414,6 @@ func TestCargoConfigOfTheCheckoutIsNotUsedUntrusted(t *testing.T) {
 	}
 }
 
-// The pins the untrusted environment carries, for the record.
-func TestUntrustedEnvironmentPins(t *testing.T) {
-	t.Parallel()
-	sup := NewSupervisor(t.TempDir(), Config{})
-	defer sup.Close()
-	p := sup.tools.pins()
-	t.Logf("pins: %v (volta %q); probes run in %s", p.set, p.voltaBin, proc.NeutralDir)
-	if _, err := exec.LookPath("rustup"); err == nil && !slices.ContainsFunc(p.set, func(e string) bool { return strings.HasPrefix(e, "RUSTUP_TOOLCHAIN=") }) && os.Getenv("RUSTUP_TOOLCHAIN") == "" {
-		t.Error("rustup is installed, but RUSTUP_TOOLCHAIN is not pinned")
-	}
-}
-
 // N1: the checkout-toolchain rule is the broker's (broker.CheckUntrusted)
 // and this process applies the same function before a start, with no
 // broker too: an untrusted run whose PATH leads into the root runs none
@@ -463,7 +433,7 @@ func TestUntrustedEnvironmentIntoTheRoot(t *testing.T) {
 		"node_modules/.bin/pyright-langserver*": "",
 		".venv/bin/python*":                     "",
 		".venv/bin/python3*":                    "",
-		// Toolchain managers the pins would ask (computePins).
+		// Toolchain managers the pins would ask (toolenv's computePins).
 		".venv/bin/rustup*": "",
 		".venv/bin/pyenv*":  "",
 	})
@@ -496,7 +466,7 @@ func TestUntrustedEnvironmentIntoTheRoot(t *testing.T) {
 	})
 }
 
-// The pool's key (envDigest) and the broker's warm name (warmKey) of an
+// The pool's key (toolenv's Digest) and the broker's warm name (warmKey) of an
 // untrusted start stand for the environment its child gets: two
 // environments that differ only in folder-list entries inside the root,
 // which OutsideRoot trims away, name one server; an entry outside the
@@ -507,7 +477,7 @@ func TestEnvDigestIsTheChildsEnvironment(t *testing.T) {
 	sup := NewSupervisor(root, Config{})
 	defer sup.Close()
 	c := &choice{spec: &DefaultServers()[0], root: root, bin: "/bin/sh"}
-	names := func() ([]string, string) { return sup.tools.envDigest(root), sup.tools.warmKey(c) }
+	names := func() ([]string, string) { return sup.tools.env.Digest(root), sup.tools.warmKey(c) }
 	sep := string(filepath.ListSeparator)
 	base := os.Getenv("PATH")
 	lib := filepath.Join(t.TempDir(), "lib")

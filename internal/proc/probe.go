@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/builtin-tools/builtin-tools/internal/textcut"
 )
 
 // ProbeTimeout bounds a probe whose context has no deadline.
@@ -57,6 +59,27 @@ func Output(ctx context.Context, cmd *exec.Cmd) ([]byte, error) {
 		return buf.Bytes(), &TimeoutError{Cmd: strings.Join(cmd.Args, " "), After: time.Since(t0).Round(time.Millisecond), Cause: context.Cause(ctx)}
 	}
 	return buf.Bytes(), p.Wait()
+}
+
+// ExplainingLine picks the line of a failed program's output that says
+// why: the first that mentions an error, else the first non-empty one;
+// backtraces and the rest are left out.
+func ExplainingLine(out string) string {
+	first := ""
+	for _, l := range strings.Split(out, "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" {
+			continue
+		}
+		if first == "" {
+			first = l
+		}
+		low := strings.ToLower(l)
+		if strings.Contains(low, "error") || strings.Contains(low, "not found") || strings.Contains(low, "unknown") {
+			return textcut.BytesEllipsis(l, 300)
+		}
+	}
+	return textcut.BytesEllipsis(first, 300)
 }
 
 // TimeoutError says a program did not finish before its context ended.

@@ -12,9 +12,10 @@ import (
 
 // The checkout-toolchain rule (N1) for a program started for an untrusted
 // root, in one place: the process applies it before it starts a server
-// or asks the broker for one (lsp/toolchain.go), and the broker applies
-// it again to every hello and join, whatever the process sent. A checkout
-// chooses what runs when
+// or asks the broker for one (package lsp's checkLaunch, and
+// lsp/toolenv's Unshim to each program it resolves), and the broker
+// applies it again to every hello and join, whatever the process sent. A
+// checkout chooses what runs when
 //   - the program lies inside it (node_modules/.bin, .venv/bin, its own
 //     gopls), or is a Volta shim (which runs the checkout's copy of a
 //     tool its package.json lists);

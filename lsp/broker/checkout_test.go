@@ -34,7 +34,7 @@ func ran(marker string, wait time.Duration) bool {
 }
 
 // pinnedEnv is this process's environment with every pin an untrusted
-// start needs set (as lsp's childEnv sets them).
+// start needs set (as lsp/toolenv's Env.Child sets them).
 func pinnedEnv() []string {
 	env := withEnv(os.Environ(), "GOTOOLCHAIN", "local")
 	for _, m := range ManagerPins(env) {
