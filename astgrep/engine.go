@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/builtin-tools/builtin-tools/astgrep/fileread"
+	"github.com/builtin-tools/builtin-tools/astgrep/indent"
 	"github.com/builtin-tools/builtin-tools/astgrep/parsecache"
 	"github.com/builtin-tools/builtin-tools/astgrep/rule"
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
@@ -300,13 +301,13 @@ func (e *Engine) loaded(name string) (*language, error) {
 
 // ParseErrorLines parses src as lang and returns the 1-based line of
 // each of its ERROR and MISSING nodes, one entry per node, and of each
-// line whose indentation the language refuses (IndentErrors: Python's,
+// line whose indentation the language refuses (indent.Faults: Python's,
 // which tree-sitter takes); empty when it parses cleanly.
 func (e *Engine) ParseErrorLines(lang string, src []byte) ([]int, error) {
 	var lines []int
 	err := e.withTree(context.Background(), lang, src, func(l *language, t *tree) error {
 		lines = t.errorLines()
-		for _, ie := range IndentErrors(l.id, src) {
+		for _, ie := range indent.Faults(l.id, src) {
 			lines = append(lines, ie.Line)
 		}
 		return nil

@@ -13,6 +13,7 @@ import (
 	"github.com/aymanbagabas/go-udiff"
 
 	"github.com/builtin-tools/builtin-tools/astgrep"
+	"github.com/builtin-tools/builtin-tools/astgrep/indent"
 	"github.com/builtin-tools/builtin-tools/graph"
 	"github.com/builtin-tools/builtin-tools/graph/lang"
 	"github.com/builtin-tools/builtin-tools/pathguard"
@@ -76,7 +77,7 @@ func (s *Structural) shapesOf(ctx context.Context, g *pathguard.Guard, abs strin
 	if res.Err != nil {
 		return nil, nil, nil, fmt.Errorf("%s: %w", g.Rel(abs), res.Err)
 	}
-	indents := len(astgrep.IndentErrors(language, res.Src))
+	indents := len(indent.Faults(language, res.Src))
 	sh := &shapes{bodies: map[span]span{}, wrappers: map[span]span{}, docs: map[int]span{}, errors: res.Errors, indents: indents}
 	idx := func(name string) int { return q.Capture(name) }
 	def, body, inner, outer, doc := idx("def"), idx("body"), idx("inner"), idx("outer"), idx("doc")
@@ -262,7 +263,7 @@ func (s *Structural) parseCheck(language, rel string, was *shapes, after []byte)
 		return err
 	}
 	// ParseErrorLines counts both kinds; each is checked on its own.
-	ind := astgrep.IndentErrors(language, after)
+	ind := indent.Faults(language, after)
 	for _, ie := range ind {
 		if i := slices.Index(now, ie.Line); i >= 0 {
 			now = slices.Delete(now, i, i+1)
@@ -288,8 +289,8 @@ func (s *Structural) parseCheck(language, rel string, was *shapes, after []byte)
 // no longer parse, or Python would refuse its indentation.
 type ParseRefusal struct {
 	File   string
-	Lines  []int                 // lines with syntax errors
-	Indent []astgrep.IndentError // lines whose indentation Python refuses
+	Lines  []int          // lines with syntax errors
+	Indent []indent.Fault // lines whose indentation Python refuses
 }
 
 func (e *ParseRefusal) Error() string {

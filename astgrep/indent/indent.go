@@ -1,15 +1,19 @@
-package astgrep
+// Package indent checks indentation as the language does where its
+// tree-sitter grammar does not (Python's), so ast_edit and edit_symbol
+// can refuse a change that adds a line the language refuses. It knows
+// only bytes.
+package indent
 
 // Python's blocks are its indentation, which tree-sitter-python reads
 // leniently: a line indented past its block, a dedent to no outer level
 // or tabs mixed with spaces parse without an ERROR node, and Python
-// refuses each (IndentationError, TabError). IndentErrors applies
+// refuses each (IndentationError, TabError). Faults applies
 // Python's own rules: its tokenizer's INDENT/DEDENT stack, with columns
 // counted at tab size 8 and again at tab size 1 (they must agree), and
 // the parser's rule that a block follows exactly a line ending in ":".
 
-// IndentError is one line whose indentation the language refuses.
-type IndentError struct {
+// Fault is one line whose indentation the language refuses.
+type Fault struct {
 	Line int    // 1-based
 	Msg  string // as Python words it
 }
@@ -22,21 +26,21 @@ const (
 	indentExpected     = "expected an indented block"
 )
 
-// IndentErrors returns the lines of src whose indentation language
+// Faults returns the lines of src whose indentation language
 // refuses, one entry per fault: after each it goes on as Python would if
 // it had taken the line, so a later fault is counted on its own. Only
 // Python has such rules; other languages return nil.
-func IndentErrors(language string, src []byte) []IndentError {
+func Faults(language string, src []byte) []Fault {
 	if language != "python" {
 		return nil
 	}
-	return pythonIndentErrors(src)
+	return pythonFaults(src)
 }
 
 type indentLevel struct{ col, alt int }
 
-func pythonIndentErrors(src []byte) []IndentError {
-	var errs []IndentError
+func pythonFaults(src []byte) []Fault {
+	var errs []Fault
 	stack := []indentLevel{{}}
 	depth := 0         // open brackets
 	wantBlock := false // the last logical line ended with ":"
@@ -71,16 +75,16 @@ func pythonIndentErrors(src []byte) []IndentError {
 				switch {
 				case col == top.col:
 					if alt != top.alt {
-						errs = append(errs, IndentError{line, indentInconsistent})
+						errs = append(errs, Fault{line, indentInconsistent})
 					}
 					if wantBlock {
-						errs = append(errs, IndentError{line, indentExpected})
+						errs = append(errs, Fault{line, indentExpected})
 					}
 				case col > top.col:
 					if alt <= top.alt {
-						errs = append(errs, IndentError{line, indentInconsistent})
+						errs = append(errs, Fault{line, indentInconsistent})
 					} else if !wantBlock {
-						errs = append(errs, IndentError{line, indentUnexpected})
+						errs = append(errs, Fault{line, indentUnexpected})
 					}
 					stack = append(stack, indentLevel{col, alt})
 				default:
@@ -90,13 +94,13 @@ func pythonIndentErrors(src []byte) []IndentError {
 					top = stack[len(stack)-1]
 					switch {
 					case col != top.col:
-						errs = append(errs, IndentError{line, indentUnmatched})
+						errs = append(errs, Fault{line, indentUnmatched})
 						stack = append(stack, indentLevel{col, alt})
 					case alt != top.alt:
-						errs = append(errs, IndentError{line, indentInconsistent})
+						errs = append(errs, Fault{line, indentInconsistent})
 					}
 					if wantBlock {
-						errs = append(errs, IndentError{line, indentExpected})
+						errs = append(errs, Fault{line, indentExpected})
 					}
 				}
 				wantBlock = false
@@ -162,7 +166,7 @@ func pythonIndentErrors(src []byte) []IndentError {
 		if n > 0 && (src[n-1] == '\n' || src[n-1] == '\r') {
 			line--
 		}
-		errs = append(errs, IndentError{line, indentExpected})
+		errs = append(errs, Fault{line, indentExpected})
 	}
 	return errs
 }

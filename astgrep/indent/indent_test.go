@@ -1,4 +1,4 @@
-package astgrep
+package indent
 
 import (
 	"bytes"
@@ -13,7 +13,7 @@ import (
 )
 
 // R9: tree-sitter-python parses what Python refuses for its indentation;
-// IndentErrors finds each such line, with Python's words.
+// Faults finds each such line, with Python's words.
 var indentCases = []struct {
 	src  string
 	want string // "line: message; …", "" when Python takes it
@@ -41,26 +41,26 @@ var indentCases = []struct {
 	{"x = a[1:\n]\n", ""},
 }
 
-func TestIndentErrors(t *testing.T) {
+func TestFaults(t *testing.T) {
 	for _, c := range indentCases {
 		var got []string
-		for _, e := range IndentErrors("python", []byte(c.src)) {
+		for _, e := range Faults("python", []byte(c.src)) {
 			got = append(got, fmt.Sprintf("%d: %s", e.Line, e.Msg))
 		}
 		if g := strings.Join(got, "; "); g != c.want {
 			t.Errorf("%q:\n got %s\nwant %s", c.src, g, c.want)
 		}
 	}
-	if IndentErrors("go", []byte("  x")) != nil {
+	if Faults("go", []byte("  x")) != nil {
 		t.Fatal("Go has no indentation rules")
 	}
 }
 
-// The first fault IndentErrors reports is the one Python's compile()
+// The first fault Faults reports is the one Python's compile()
 // raises, for the cases above and for programs made of lines that open
 // and close blocks, brackets, strings and continuations at random
 // indentation. compile() only parses: no code of the text runs.
-func TestIndentErrorsAgreeWithPython(t *testing.T) {
+func TestFaultsAgreeWithPython(t *testing.T) {
 	py := testenv.LookPath(t, "python3")
 	var srcs []string
 	for _, c := range indentCases {
@@ -104,20 +104,20 @@ json.dump(out, sys.stdout)`
 	compared, bad := 0, 0
 	for k, src := range srcs {
 		v := verdicts[k]
-		got := IndentErrors("python", []byte(src))
+		got := Faults("python", []byte(src))
 		switch {
 		case v == nil:
 			compared++
 			if len(got) > 0 {
 				bad++
-				t.Errorf("%q: Python takes it, IndentErrors says %v", src, got)
+				t.Errorf("%q: Python takes it, Faults says %v", src, got)
 			}
 		case v[0] == "IndentationError" || v[0] == "TabError":
 			compared++
 			line := int(v[1].(float64))
 			if len(got) == 0 || got[0].Line != line || (v[0] == "TabError") != (got[0].Msg == indentInconsistent) {
 				bad++
-				t.Errorf("%q: Python raises %s at line %d, IndentErrors says %v", src, v[0], line, got)
+				t.Errorf("%q: Python raises %s at line %d, Faults says %v", src, v[0], line, got)
 			}
 		default:
 			// Another syntax error: compile() stops there, and
@@ -130,14 +130,14 @@ json.dump(out, sys.stdout)`
 	t.Logf("%d of %d texts compared with compile()", compared, len(srcs))
 }
 
-// IndentErrors never panics, and every line it names is in the text.
-func FuzzIndentErrors(f *testing.F) {
+// Faults never panics, and every line it names is in the text.
+func FuzzFaults(f *testing.F) {
 	for _, c := range indentCases {
 		f.Add(c.src)
 	}
 	f.Fuzz(func(t *testing.T, src string) {
 		lines := strings.Count(src, "\n") + strings.Count(src, "\r") + 1
-		for _, e := range IndentErrors("python", []byte(src)) {
+		for _, e := range Faults("python", []byte(src)) {
 			if e.Line < 1 || e.Line > lines {
 				t.Fatalf("%q: line %d of %d", src, e.Line, lines)
 			}
