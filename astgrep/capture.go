@@ -6,22 +6,22 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"regexp"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/builtin-tools/builtin-tools/astgrep/fileread"
 	"github.com/builtin-tools/builtin-tools/astgrep/parsecache"
+	"github.com/builtin-tools/builtin-tools/astgrep/scmquery"
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
 // Captures: tree-sitter's own query language (S-expression patterns with
-// @captures, the format of a grammar's tags.scm), run over files read and
-// parsed in the process's work slots. The code graph's per-language query
-// files are compiled here, so the graph parses with the same grammars,
-// parsers and slots as ast_grep.
+// @captures, the format of a grammar's tags.scm), read by package
+// scmquery against a grammar and run here over files read and parsed in
+// the process's work slots. The code graph's per-language query files are
+// compiled here, so the graph parses with the same grammars, parsers and
+// slots as ast_grep.
 
 // CaptureQuery is a query compiled for one language. It is immutable and
 // safe for concurrent use.
@@ -34,7 +34,7 @@ type CaptureQuery struct {
 	Patterns int
 
 	lang    *language
-	pats    []qpattern
+	pats    []scmquery.Pattern
 	bySym   [][]int
 	anyRoot []int
 }
@@ -52,17 +52,6 @@ func (e *QueryError) Error() string {
 	return fmt.Sprintf("%s query, line %d column %d: %s near %q", e.Language, e.Line, e.Column, e.Problem, e.Near)
 }
 
-// predicate is one #eq?-style condition of a pattern, checked against the
-// captured text.
-type predicate struct {
-	op      string // eq, match, any-of
-	negate  bool
-	capture int
-	other   int // a second capture for eq, or -1
-	values  []string
-	re      *regexp.Regexp
-}
-
 // CompileCaptureQuery compiles source, a tree-sitter query, for language.
 // Supported predicates are #eq?, #match?, #any-of? and their #not-
 // forms; directives (#set!, #strip!, ...) are ignored.
@@ -71,29 +60,18 @@ func (e *Engine) CompileCaptureQuery(language, source string) (*CaptureQuery, er
 	if err != nil {
 		return nil, err
 	}
-	pats, names, err := compileQuery(l, source)
+	l.loadNames()
+	named := make([]bool, len(l.names))
+	for i := range named {
+		named[i] = l.g.named[i] == 1
+	}
+	pats, names, err := scmquery.Parse(scmquery.Grammar{Symbols: l.names, Named: named, Fields: l.g.fields}, source)
 	if err != nil {
-		var qe *qerr
-		if !errors.As(err, &qe) {
+		var se *scmquery.Error
+		if !errors.As(err, &se) {
 			return nil, err
 		}
-		off := min(qe.pos, len(source))
-		line, col := 1, 1
-		for _, r := range source[:off] {
-			if r == '\n' {
-				line, col = line+1, 1
-			} else {
-				col++
-			}
-		}
-		near := source[off:]
-		if i := strings.IndexByte(near, '\n'); i >= 0 {
-			near = near[:i]
-		}
-		if len(near) > 40 {
-			near = near[:40]
-		}
-		return nil, &QueryError{Language: l.id, Line: line, Column: col, Problem: qe.msg, Near: near}
+		return nil, &QueryError{Language: l.id, Line: se.Line, Column: se.Column, Problem: se.Problem, Near: se.Near}
 	}
 	cq := &CaptureQuery{Language: l.id, Names: names, Patterns: len(pats), lang: l, pats: pats}
 	cq.bySym, cq.anyRoot = rootSyms(pats, symbolCount(l.ts)+1)
@@ -103,52 +81,6 @@ func (e *Engine) CompileCaptureQuery(language, source string) (*CaptureQuery, er
 // Capture returns the index of the capture called name, or -1.
 func (q *CaptureQuery) Capture(name string) int {
 	return slices.Index(q.Names, name)
-}
-
-func makePredicate(name string, args []predArg) (*predicate, error) {
-	if strings.HasSuffix(name, "!") {
-		return nil, nil // a directive: nothing to check
-	}
-	p := predicate{other: -1}
-	op := strings.TrimSuffix(name, "?")
-	if rest, ok := strings.CutPrefix(op, "not-"); ok {
-		p.negate, op = true, rest
-	}
-	p.op = op
-	if len(args) < 2 || args[0].capture < 0 {
-		return nil, fmt.Errorf("#%s needs a capture and a value", name)
-	}
-	p.capture = args[0].capture
-	switch op {
-	case "eq":
-		if len(args) != 2 {
-			return nil, fmt.Errorf("#%s takes two arguments", name)
-		}
-		if args[1].capture >= 0 {
-			p.other = args[1].capture
-		} else {
-			p.values = []string{args[1].text}
-		}
-	case "match":
-		if len(args) != 2 || args[1].capture >= 0 {
-			return nil, fmt.Errorf("#%s takes a capture and a regular expression", name)
-		}
-		re, err := regexp.Compile(args[1].text)
-		if err != nil {
-			return nil, fmt.Errorf("#%s: %w", name, err)
-		}
-		p.re = re
-	case "any-of":
-		for _, a := range args[1:] {
-			if a.capture >= 0 {
-				return nil, fmt.Errorf("#%s takes strings after its capture", name)
-			}
-			p.values = append(p.values, a.text)
-		}
-	default:
-		return nil, fmt.Errorf("unknown predicate #%s (known: #eq?, #match?, #any-of? and their #not- forms)", name)
-	}
-	return &p, nil
 }
 
 // CaptureResult is what one file gave. Src is the file's text and Tree
@@ -495,36 +427,23 @@ func (q *CaptureQuery) run(t *tree) []QueryMatch {
 }
 
 func (q *CaptureQuery) holds(src []byte, m *QueryMatch) bool {
-	for _, p := range q.pats[m.Pattern].preds {
+	for _, p := range q.pats[m.Pattern].Preds {
 		for _, c := range m.Captures {
-			if c.Index != p.capture {
+			if c.Index != p.Capture {
 				continue
 			}
 			text := src[c.Start:c.End]
-			var ok bool
-			switch p.op {
-			case "eq":
-				if p.other >= 0 {
-					ok = true
-					for _, o := range m.Captures {
-						if o.Index == p.other && !bytes.Equal(src[o.Start:o.End], text) {
-							ok = false
-						}
-					}
-				} else {
-					ok = string(text) == p.values[0]
-				}
-			case "match":
-				ok = p.re.Match(text)
-			case "any-of":
-				for _, v := range p.values {
-					if string(text) == v {
-						ok = true
-						break
+			ok := true
+			if p.Other >= 0 {
+				for _, o := range m.Captures {
+					if o.Index == p.Other && !bytes.Equal(src[o.Start:o.End], text) {
+						ok = false
 					}
 				}
+			} else {
+				ok = p.Test(text)
 			}
-			if ok == p.negate {
+			if ok == p.Negate {
 				return false
 			}
 		}

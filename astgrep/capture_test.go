@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/builtin-tools/builtin-tools/astgrep/scmquery"
 	"github.com/builtin-tools/builtin-tools/internal/walk"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
@@ -179,7 +180,7 @@ func referenceMatches(q *CaptureQuery, t *tree) []QueryMatch {
 	row := func(off int) int { return lineOf(starts, off) - 1 }
 	var anyRoot []int
 	for pi, p := range q.pats {
-		if _, ok := rootSet(p.root); !ok {
+		if _, ok := rootSet(p.Root); !ok {
 			anyRoot = append(anyRoot, pi)
 		}
 	}
@@ -187,7 +188,7 @@ func referenceMatches(q *CaptureQuery, t *tree) []QueryMatch {
 	for i := range t.nodes {
 		var cands []int
 		for pi, p := range q.pats {
-			syms, ok := rootSet(p.root)
+			syms, ok := rootSet(p.Root)
 			if ok && slices.Contains(syms, t.nodes[i].sym) {
 				cands = append(cands, pi)
 			}
@@ -195,7 +196,7 @@ func referenceMatches(q *CaptureQuery, t *tree) []QueryMatch {
 		cands = append(cands, anyRoot...)
 		sort.Ints(cands)
 		for _, pi := range cands {
-			m.match(i, q.pats[pi].root, nil, func(caps []capPair) {
+			m.match(i, q.pats[pi].Root, nil, func(caps []capPair) {
 				qm := QueryMatch{Pattern: pi}
 				for _, c := range caps {
 					nd := &t.nodes[c.node]
@@ -575,11 +576,11 @@ func (m *refMatcher) children(i int) []int {
 
 // match tries node i against q and calls k with the captures of each way
 // it matches.
-func (m *refMatcher) match(i int, q *qnode, caps []capPair, k func([]capPair)) {
-	if q.kind == qAlt {
-		for _, a := range q.alts {
+func (m *refMatcher) match(i int, q *scmquery.Node, caps []capPair, k func([]capPair)) {
+	if q.Kind == scmquery.KindAlt {
+		for _, a := range q.Alts {
 			m.match(i, a, caps, func(c []capPair) {
-				k(refWithCaps(c, q.captures, i))
+				k(refWithCaps(c, q.Captures, i))
 			})
 		}
 		return
@@ -587,24 +588,24 @@ func (m *refMatcher) match(i int, q *qnode, caps []capPair, k func([]capPair)) {
 	if !m.kindOK(i, q) || m.cannot(i, q) {
 		return
 	}
-	if len(q.negFields) > 0 || len(q.children) > 0 {
+	if len(q.NegFields) > 0 || len(q.Children) > 0 {
 		kids := m.children(i)
-		for _, f := range q.negFields {
+		for _, f := range q.NegFields {
 			for _, c := range kids {
 				if m.t.nodes[c].field == f {
 					return
 				}
 			}
 		}
-		caps = refWithCaps(caps, q.captures, i)
-		if len(q.children) == 0 {
+		caps = refWithCaps(caps, q.Captures, i)
+		if len(q.Children) == 0 {
 			k(caps)
 			return
 		}
 		m.assign(q, kids, 0, 0, -1, caps, k)
 		return
 	}
-	k(refWithCaps(caps, q.captures, i))
+	k(refWithCaps(caps, q.Captures, i))
 }
 
 func refWithCaps(caps []capPair, ids []int, node int) []capPair {
@@ -621,16 +622,16 @@ func refWithCaps(caps []capPair, ids []int, node int) []capPair {
 
 // assign matches q's children from ci on against kids from j on; last is
 // the position of the previous child matched (-1 before any).
-func (m *refMatcher) assign(q *qnode, kids []int, ci, j, last int, caps []capPair, k func([]capPair)) {
-	if ci == len(q.children) {
-		if q.anchorLast && last >= 0 && m.nextNamed(kids, last+1) < len(kids) {
+func (m *refMatcher) assign(q *scmquery.Node, kids []int, ci, j, last int, caps []capPair, k func([]capPair)) {
+	if ci == len(q.Children) {
+		if q.AnchorLast && last >= 0 && m.nextNamed(kids, last+1) < len(kids) {
 			return
 		}
 		k(caps)
 		return
 	}
-	ch := q.children[ci]
-	if ch.quant != 0 {
+	ch := q.Children[ci]
+	if ch.Quant != 0 {
 		m.assignRepeated(ch, kids, j, last, caps, m.firstOf, func(j, last int, caps []capPair) {
 			m.assign(q, kids, ci+1, j, last, caps, k)
 		})
@@ -639,7 +640,7 @@ func (m *refMatcher) assign(q *qnode, kids []int, ci, j, last int, caps []capPai
 	lo, hi := m.positions(ch, kids, j)
 	for p := lo; p < hi; p++ {
 		if m.fits(ch, kids[p]) {
-			m.match(kids[p], ch.n, caps, func(c []capPair) {
+			m.match(kids[p], ch.Node, caps, func(c []capPair) {
 				m.assign(q, kids, ci+1, p+1, p, c, k)
 			})
 		}
@@ -647,7 +648,7 @@ func (m *refMatcher) assign(q *qnode, kids []int, ci, j, last int, caps []capPai
 }
 
 // firstOf is the captures of the first way node c matches q.
-func (m *refMatcher) firstOf(c int, q *qnode, caps []capPair) ([]capPair, bool) {
+func (m *refMatcher) firstOf(c int, q *scmquery.Node, caps []capPair) ([]capPair, bool) {
 	var got []capPair
 	ok := false
 	m.match(c, q, caps, func(c []capPair) {
