@@ -458,5 +458,5 @@ func (e *Engine) Extensions(language string) []string {
 	if l == nil {
 		return nil
 	}
-	return slices.Clone(l.spec.exts)
+	return slices.Clone(l.spec.Exts)
 }

@@ -41,7 +41,7 @@
 // the grammar accepts (zmv0z, ZMV0Z, $zmv0z or "zmv0z", whichever the
 // context parses), and the outermost node whose text is exactly a
 // placeholder becomes the metavariable. The fragment is read inside
-// scaffold contexts listed per language in the language table (statement
+// scaffold contexts listed per language in package astgrep/langtable (statement
 // in a function body, top-level declaration, expression, class or struct
 // member, ...), first to last; the first context whose parse has no ERROR
 // or MISSING node wins, and the pattern is the deepest node covering the

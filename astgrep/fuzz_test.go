@@ -65,7 +65,7 @@ func FuzzCompilePattern(f *testing.F) {
 			parses++
 			return e.parseWith(ctx, p, l, b)
 		})
-		if max := len(l.spec.contexts) * len(l.styles()); parses > max {
+		if max := len(l.spec.Contexts) * len(l.spec.PlaceholderStyles()); parses > max {
 			t.Fatalf("pattern %q: %d parses, more than the %d scaffold readings", pattern, parses, max)
 		}
 		over := len(pattern) > MaxPatternBytes || countVars(pattern) > MaxPatternMetavariables

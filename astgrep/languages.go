@@ -1,11 +1,12 @@
 package astgrep
 
 import (
-	"fmt"
 	"maps"
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"github.com/builtin-tools/builtin-tools/astgrep/langtable"
 
 	// Each import links one grammar's parser into the binary; native.go
 	// reaches it through its C symbol.
@@ -35,192 +36,9 @@ import (
 	_ "github.com/smacker/go-tree-sitter/yaml"
 )
 
-// scaffold is one context a pattern fragment may be read in: the fragment
-// goes between prefix and suffix. When indent is set, every fragment line
-// after the first is indented by it (for indentation-sensitive grammars).
-type scaffold struct {
-	name   string
-	prefix string
-	suffix string
-	indent string
-	// reject lists node kinds that mean this context misread the fragment
-	// (Go's type_conversion_expression for `fmt.Println(x)`). A rejected
-	// reading is kept only as a last resort, if no other context accepts
-	// the fragment cleanly.
-	reject []string
-}
-
-// placeholder styles: how a metavariable is spelled while the pattern is
-// parsed. Grammars differ in what they accept as an identifier where
-// (Ruby wants a constant after `class`, PHP a $variable before ->), so the
-// compiler tries each style a language lists.
-type placeholderStyle int
-
-const (
-	styleLower  placeholderStyle = iota // zmv0z
-	styleUpper                          // ZMV0Z
-	styleDollar                         // $zmv0z
-	styleString                         // "zmv0z", for places that want a literal
-)
-
-func (s placeholderStyle) spell(i int) string {
-	switch s {
-	case styleUpper:
-		return fmt.Sprintf("ZMV%dZ", i)
-	case styleDollar:
-		return fmt.Sprintf("$zmv%dz", i)
-	case styleString:
-		return fmt.Sprintf("\"zmv%dz\"", i)
-	}
-	return fmt.Sprintf("zmv%dz", i)
-}
-
-// langSpec is one row of the language table: everything language-specific
-// is data here, not code.
-type langSpec struct {
-	id      string
-	aliases []string
-	exts    []string // with the dot, lower case
-	names   []string // exact file names (Dockerfile, Rakefile)
-	// bundled is the key in bundledLanguage; empty for grammars that are
-	// loaded at run time from a shared library.
-	bundled   string
-	contexts  []scaffold
-	styles    []placeholderStyle
-	caseFolds bool // keywords are case-insensitive: unnamed tokens are not prefilter literals
-}
-
-var (
-	bare      = scaffold{name: "bare fragment"}
-	bareSemi  = scaffold{name: "fragment with ';'", suffix: ";"}
-	defStyles = []placeholderStyle{styleLower, styleUpper, styleString}
-)
-
-// langTable lists the languages known by id. Grammars found at run time
-// that are not listed here get a generic row (bare fragment, extension = id).
-var langTable = []langSpec{
-	{id: "go", aliases: []string{"golang"}, exts: []string{".go"}, bundled: "go", contexts: []scaffold{
-		// A bare `fmt.Println(x)` at top level parses as a type conversion
-		// (ast-grep #646), so statements are read inside a function body.
-		{name: "statement in a function body", prefix: "package p\nfunc _() {\n", suffix: "\n}\n", reject: []string{"type_conversion_expression"}},
-		{name: "top-level declaration", prefix: "package p\n", suffix: "\n", reject: []string{"type_conversion_expression"}},
-		{name: "expression", prefix: "package p\nvar _ = ", suffix: "\n", reject: []string{"type_conversion_expression"}},
-		{name: "type", prefix: "package p\nvar _ ", suffix: "\n"},
-		{name: "struct field", prefix: "package p\ntype _ struct {\n", suffix: "\n}\n"},
-		{name: "interface method", prefix: "package p\ntype _ interface {\n", suffix: "\n}\n"},
-		{name: "switch case", prefix: "package p\nfunc _() {\nswitch {\n", suffix: "\n}\n}\n"},
-		{name: "file", prefix: "", suffix: "\n", reject: []string{"type_conversion_expression"}},
-	}},
-	{id: "python", aliases: []string{"py"}, exts: []string{".py", ".pyi", ".pyw"}, bundled: "python", contexts: []scaffold{
-		bare,
-		{name: "class body", prefix: "class _:\n    ", indent: "    "},
-		{name: "function body", prefix: "def _():\n    ", indent: "    "},
-		{name: "expression", prefix: "_ = (", suffix: ")"},
-		{name: "match case", prefix: "match _:\n    ", indent: "    ", suffix: "\n        pass"},
-	}},
-	{id: "javascript", aliases: []string{"js", "jsx"}, exts: []string{".js", ".jsx", ".mjs", ".cjs"}, bundled: "javascript", contexts: jsContexts},
-	{id: "typescript", aliases: []string{"ts"}, exts: []string{".ts", ".mts", ".cts"}, bundled: "typescript", contexts: tsContexts},
-	{id: "tsx", exts: []string{".tsx"}, bundled: "tsx", contexts: tsContexts},
-	{id: "rust", aliases: []string{"rs"}, exts: []string{".rs"}, bundled: "rust", contexts: []scaffold{
-		bare,
-		{name: "statement in a function body", prefix: "fn _() {\n", suffix: "\n}\n"},
-		{name: "statement with ';' in a function body", prefix: "fn _() {\n", suffix: ";\n}\n"},
-		{name: "impl item", prefix: "impl _ {\n", suffix: "\n}\n"},
-		{name: "struct field", prefix: "struct _ {\n", suffix: "\n}\n"},
-		{name: "match arm", prefix: "fn _() { match _ {\n", suffix: "\n} }\n"},
-		{name: "type", prefix: "type _ = ", suffix: ";\n"},
-	}},
-	{id: "c", exts: []string{".c", ".h"}, bundled: "c", contexts: cContexts},
-	{id: "cpp", aliases: []string{"c++", "cc", "cxx"}, exts: []string{".cc", ".cpp", ".cxx", ".c++", ".hh", ".hpp", ".hxx", ".h++", ".ipp", ".tpp"}, bundled: "cpp", contexts: append(append([]scaffold{}, cContexts...),
-		scaffold{name: "class member", prefix: "class _ {\n", suffix: "\n};\n"},
-	)},
-	{id: "java", exts: []string{".java"}, bundled: "java", contexts: []scaffold{
-		bare,
-		{name: "statement in a method body", prefix: "class _ { void _() {\n", suffix: "\n} }\n"},
-		{name: "statement with ';' in a method body", prefix: "class _ { void _() {\n", suffix: ";\n} }\n"},
-		{name: "class member", prefix: "class _ {\n", suffix: "\n}\n"},
-		{name: "expression", prefix: "class _ { Object _ = ", suffix: "; }\n"},
-	}},
-	{id: "ruby", aliases: []string{"rb"}, exts: []string{".rb", ".rake", ".gemspec"}, names: []string{"Rakefile", "Gemfile"}, bundled: "ruby", contexts: []scaffold{bare}},
-	{id: "bash", aliases: []string{"sh", "shell", "zsh"}, exts: []string{".sh", ".bash", ".zsh"}, bundled: "bash", contexts: []scaffold{bare}},
-	{id: "csharp", aliases: []string{"c#", "cs", "c_sharp"}, exts: []string{".cs"}, bundled: "csharp", contexts: []scaffold{
-		{name: "statement in a method body", prefix: "class _ { void _() {\n", suffix: "\n} }\n"},
-		{name: "statement with ';' in a method body", prefix: "class _ { void _() {\n", suffix: ";\n} }\n"},
-		{name: "class member", prefix: "class _ {\n", suffix: "\n}\n"},
-		bare,
-		{name: "expression", prefix: "class _ { object _ = ", suffix: "; }\n"},
-	}},
-	{id: "kotlin", aliases: []string{"kt"}, exts: []string{".kt", ".kts"}, bundled: "kotlin", contexts: []scaffold{
-		bare,
-		{name: "statement in a function body", prefix: "fun _() {\n", suffix: "\n}\n"},
-		{name: "class member", prefix: "class _ {\n", suffix: "\n}\n"},
-	}},
-	{id: "php", exts: []string{".php"}, bundled: "php", caseFolds: true, styles: []placeholderStyle{styleDollar, styleLower, styleUpper, styleString}, contexts: []scaffold{
-		{name: "statement", prefix: "<?php\n", suffix: "\n"},
-		{name: "statement with ';'", prefix: "<?php\n", suffix: ";\n"},
-		{name: "class member", prefix: "<?php\nclass _ {\n", suffix: "\n}\n"},
-	}},
-	{id: "scala", exts: []string{".scala", ".sc"}, bundled: "scala", contexts: []scaffold{
-		bare,
-		{name: "statement in a method body", prefix: "object _ { def _() = {\n", suffix: "\n} }\n"},
-		{name: "class member", prefix: "class _ {\n", suffix: "\n}\n"},
-	}},
-	{id: "swift", exts: []string{".swift"}, bundled: "swift", contexts: []scaffold{
-		bare,
-		{name: "statement in a function body", prefix: "func _() {\n", suffix: "\n}\n"},
-		{name: "class member", prefix: "class _ {\n", suffix: "\n}\n"},
-	}},
-	{id: "lua", exts: []string{".lua"}, bundled: "lua", contexts: []scaffold{
-		bare,
-		{name: "expression", prefix: "local _ = ", suffix: "\n"},
-	}},
-	{id: "css", exts: []string{".css"}, bundled: "css", contexts: []scaffold{
-		bare,
-		{name: "declaration", prefix: "a {\n", suffix: "\n}\n"},
-		{name: "declaration with ';'", prefix: "a {\n", suffix: ";\n}\n"},
-	}},
-	{id: "elixir", aliases: []string{"ex"}, exts: []string{".ex", ".exs"}, bundled: "elixir", contexts: []scaffold{bare}},
-	{id: "hcl", aliases: []string{"terraform", "tf"}, exts: []string{".hcl", ".tf", ".tfvars"}, bundled: "hcl", contexts: []scaffold{bare}},
-	{id: "html", exts: []string{".html", ".htm"}, bundled: "html", contexts: []scaffold{bare}},
-	{id: "toml", exts: []string{".toml"}, bundled: "toml", contexts: []scaffold{bare}},
-	{id: "yaml", aliases: []string{"yml"}, exts: []string{".yaml", ".yml"}, bundled: "yaml", contexts: []scaffold{bare}},
-	// Loaded at run time from libtree-sitter-dart.so in a grammar folder.
-	{id: "dart", exts: []string{".dart"}, contexts: []scaffold{
-		// Bare `dispose(x)` at top level is a function signature, so
-		// statements are read inside a function body first.
-		{name: "statement in a function body", prefix: "void _f() {\n", suffix: "\n}\n"},
-		{name: "statement with ';' in a function body", prefix: "void _f() {\n", suffix: ";\n}\n"},
-		{name: "class member", prefix: "class _C {\n", suffix: "\n}\n"},
-		{name: "top-level declaration", suffix: "\n"},
-		{name: "expression", prefix: "var _v = ", suffix: ";\n"},
-	}},
-}
-
-var cContexts = []scaffold{
-	bare,
-	{name: "statement in a function body", prefix: "void _() {\n", suffix: "\n}\n"},
-	{name: "statement with ';' in a function body", prefix: "void _() {\n", suffix: ";\n}\n"},
-	{name: "struct member", prefix: "struct _ {\n", suffix: "\n};\n"},
-	{name: "expression", prefix: "int _ = ", suffix: ";\n"},
-}
-
-// JavaScript reads `a: 123` bare as a labelled statement and `{a: 1}` as a
-// block; those readings are rejected in favour of an object member.
-var jsContexts = []scaffold{
-	{name: "bare fragment", reject: []string{"labeled_statement"}},
-	{name: "expression", prefix: "(", suffix: ")"},
-	{name: "object member", prefix: "({", suffix: "})"},
-	{name: "class member", prefix: "class _ {", suffix: "}"},
-}
-
-var tsContexts = append(append([]scaffold{}, jsContexts...),
-	scaffold{name: "interface member", prefix: "interface _ {", suffix: "}"},
-	scaffold{name: "type", prefix: "type _ = ", suffix: ";"},
-)
-
 // language is a grammar ready to use (or the reason it is not).
 type language struct {
-	spec      langSpec
+	spec      langtable.Spec
 	id        string
 	library   string // shared library path for run-time grammars
 	once      sync.Once
@@ -237,8 +55,8 @@ type language struct {
 
 func (l *language) load() error {
 	l.once.Do(func() {
-		if l.spec.bundled != "" {
-			l.ts = bundledLanguage[l.spec.bundled]()
+		if l.spec.Bundled != "" {
+			l.ts = bundledLanguage[l.spec.Bundled]()
 			l.g = newGrammar(l.ts)
 			return
 		}
@@ -295,13 +113,6 @@ func isKeywordSpelling(s string) bool {
 	return true
 }
 
-func (l *language) styles() []placeholderStyle {
-	if len(l.spec.styles) > 0 {
-		return l.spec.styles
-	}
-	return defStyles
-}
-
 // languageSet is the table of languages one Engine knows: the bundled
 // grammars plus the shared libraries found in its grammar folders.
 type languageSet struct {
@@ -321,9 +132,9 @@ var bundledSet = sync.OnceValue(func() *languageSet {
 		byExt:  map[string]*language{},
 		byName: map[string]*language{},
 	}
-	for _, sp := range langTable {
-		if sp.bundled != "" {
-			s.add(&language{spec: sp, id: sp.id})
+	for _, sp := range langtable.Table {
+		if sp.Bundled != "" {
+			s.add(&language{spec: sp, id: sp.ID})
 		}
 	}
 	return s
@@ -343,7 +154,7 @@ func newLanguageSet(grammarDirs []string) *languageSet {
 		byExt:  maps.Clone(base.byExt),
 		byName: maps.Clone(base.byName),
 	}
-	var specs map[string]langSpec
+	var specs map[string]langtable.Spec
 	// Shared libraries: the first folder that holds a grammar wins.
 	for _, dir := range grammarDirs {
 		entries, err := filepath.Glob(filepath.Join(dir, "libtree-sitter-*"+sharedLibExt))
@@ -356,16 +167,16 @@ func newLanguageSet(grammarDirs []string) *languageSet {
 				continue
 			}
 			if specs == nil {
-				specs = map[string]langSpec{}
-				for _, sp := range langTable {
-					specs[sp.id] = sp
+				specs = map[string]langtable.Spec{}
+				for _, sp := range langtable.Table {
+					specs[sp.ID] = sp
 				}
 			}
 			sp, ok := specs[id]
-			if !ok || sp.bundled != "" {
-				sp = langSpec{id: id, exts: []string{"." + id}, contexts: []scaffold{bare, bareSemi}}
+			if !ok || sp.Bundled != "" {
+				sp = langtable.Generic(id)
 			}
-			sp.bundled = ""
+			sp.Bundled = ""
 			s.add(&language{spec: sp, id: id, library: p})
 		}
 	}
@@ -376,15 +187,15 @@ const sharedLibExt = ".so"
 
 func (s *languageSet) add(l *language) {
 	s.byID[l.id] = l
-	for _, a := range l.spec.aliases {
+	for _, a := range l.spec.Aliases {
 		s.alias[a] = l
 	}
-	for _, e := range l.spec.exts {
+	for _, e := range l.spec.Exts {
 		if _, taken := s.byExt[e]; !taken {
 			s.byExt[e] = l
 		}
 	}
-	for _, n := range l.spec.names {
+	for _, n := range l.spec.Names {
 		s.byName[n] = l
 	}
 }

@@ -110,9 +110,9 @@ func TestPatternAtTheLimitsIsReadInBoundedAttempts(t *testing.T) {
 		if !errors.As(err, &upe) {
 			t.Errorf("%s pattern of %d bytes: %v, want an unparsable-pattern error", c.lang, len(c.pattern), err)
 		}
-		want := len(l.spec.contexts) * len(l.styles())
+		want := len(l.spec.Contexts) * len(l.spec.PlaceholderStyles())
 		if c.perContext {
-			want = len(l.spec.contexts)
+			want = len(l.spec.Contexts)
 		}
 		if parses != want {
 			t.Errorf("%s pattern of %d bytes: %d parses, want %d", c.lang, len(c.pattern), parses, want)

@@ -10,6 +10,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/builtin-tools/builtin-tools/astgrep/langtable"
 	"github.com/builtin-tools/builtin-tools/astgrep/rule"
 )
 
@@ -226,7 +227,7 @@ func (lx *lexed) onlyMetavariable() bool {
 }
 
 // render spells the fragment with placeholders in the given style.
-func (lx *lexed) render(style placeholderStyle) (string, map[string]int) {
+func (lx *lexed) render(style langtable.Style) (string, map[string]int) {
 	var b strings.Builder
 	ph := map[string]int{}
 	for _, p := range lx.parts {
@@ -234,7 +235,7 @@ func (lx *lexed) render(style placeholderStyle) (string, map[string]int) {
 		case string:
 			b.WriteString(v)
 		case mvRef:
-			s := style.spell(v.index)
+			s := style.Spell(v.index)
 			ph[s] = v.index
 			b.WriteString(s)
 		}
@@ -285,10 +286,10 @@ func compilePattern(ctx context.Context, l *language, src string, parse parseFun
 		fallback *pattern
 		varErr   error
 	)
-	for _, sc := range l.spec.contexts {
-		tried = append(tried, sc.name)
+	for _, sc := range l.spec.Contexts {
+		tried = append(tried, sc.Name)
 		var frags []string
-		for _, style := range l.styles() {
+		for _, style := range l.spec.PlaceholderStyles() {
 			frag, ph := lx.render(style)
 			// Styles differ only in placeholders: without metavariables
 			// every style reads the same text, and the same text reads the
@@ -346,13 +347,13 @@ func compilePattern(ctx context.Context, l *language, src string, parse parseFun
 }
 
 // readInContext parses frag inside ctx and converts the fragment's node.
-func readInContext(l *language, ctx scaffold, frag string, ph map[string]int, lx *lexed, parse parseFunc) (*pattern, bool, error) {
+func readInContext(l *language, ctx langtable.Scaffold, frag string, ph map[string]int, lx *lexed, parse parseFunc) (*pattern, bool, error) {
 	body := frag
-	if ctx.indent != "" {
-		body = strings.ReplaceAll(frag, "\n", "\n"+ctx.indent)
+	if ctx.Indent != "" {
+		body = strings.ReplaceAll(frag, "\n", "\n"+ctx.Indent)
 	}
-	full := ctx.prefix + body + ctx.suffix
-	fs, fe := len(ctx.prefix), len(ctx.prefix)+len(body)
+	full := ctx.Prefix + body + ctx.Suffix
+	fs, fe := len(ctx.Prefix), len(ctx.Prefix)+len(body)
 	t, err := parse([]byte(full))
 	if err != nil {
 		return nil, false, err
@@ -363,7 +364,7 @@ func readInContext(l *language, ctx scaffold, frag string, ph map[string]int, lx
 		// item list, a parameter list) leaves an ERROR node holding just
 		// its placeholder. Such a reading is kept as a last resort.
 		if !errorsArePlaceholders(t, ph) {
-			return nil, false, fmt.Errorf("as %s: syntax error at %s", ctx.name, describeError(t, fs))
+			return nil, false, fmt.Errorf("as %s: syntax error at %s", ctx.Name, describeError(t, fs))
 		}
 		lenient = true
 	}
@@ -385,7 +386,7 @@ func readInContext(l *language, ctx scaffold, frag string, ph map[string]int, lx
 		}
 		cur = next
 	}
-	p := &pattern{lang: l, context: ctx.name, lenient: lenient}
+	p := &pattern{lang: l, context: ctx.Name, lenient: lenient}
 	for _, v := range lx.vars {
 		p.vars = append(p.vars, v.name)
 		p.multi = append(p.multi, v.multi)
@@ -442,7 +443,7 @@ func readInContext(l *language, ctx scaffold, frag string, ph map[string]int, lx
 	}
 	rejected := false
 	if p.root != nil {
-		for _, k := range ctx.reject {
+		for _, k := range ctx.Reject {
 			if l.symbolName(p.root.sym) == k {
 				rejected = true
 			}
@@ -615,7 +616,7 @@ func collectLiterals(p *pattern) [][]byte {
 			s := string(n.text)
 			if n.named {
 				set[s] = true
-			} else if !p.lang.spec.caseFolds && (len(s) >= 2 || isWord(s)) && s == p.lang.symbolName(n.sym) {
+			} else if !p.lang.spec.CaseFolds && (len(s) >= 2 || isWord(s)) && s == p.lang.symbolName(n.sym) {
 				// Unnamed tokens are compared by kind; their text is a
 				// literal only when it is the token's own spelling (some
 				// grammars give a token a span with stray blanks).
