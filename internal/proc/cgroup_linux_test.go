@@ -59,11 +59,7 @@ func TestDaemonCgroupRemovedWhenEmpty(t *testing.T) {
 	})
 
 	t.Run("the daemon outlives its starter", func(t *testing.T) {
-		dir := t.TempDir()
-		fifo := filepath.Join(dir, "go")
-		if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-			t.Fatal(err)
-		}
+		dir, release := gate(t)
 		cmd, daemons := start(t, "daemoncg-outlive:"+dir)
 		if err := cmd.Wait(); err != nil {
 			t.Fatalf("the starter: %v", err)
@@ -74,12 +70,7 @@ func TestDaemonCgroupRemovedWhenEmpty(t *testing.T) {
 		if daemon == 0 || !strings.Contains("\n"+string(b), "\n"+strconv.Itoa(daemon)+"\n") {
 			t.Fatalf("the daemon (pid %d) is not in %s after its starter's end: %q", daemon, daemons, b)
 		}
-		var w *os.File
-		waitFor(t, "the daemon never opened "+fifo, 20*time.Second, func() bool {
-			w, err = os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0)
-			return err == nil
-		})
-		w.Close()
+		release("the daemon")
 		waitFor(t, daemons+" stayed after its last daemon ended", 20*time.Second, func() bool { return !exists(daemons) })
 	})
 
@@ -88,22 +79,31 @@ func TestDaemonCgroupRemovedWhenEmpty(t *testing.T) {
 		// folder behind when its new parent is no builtin-tools process
 		// (here the test's own reaper would remove it): a later process
 		// beside it removes it when it sets up.
-		dir := t.TempDir()
-		fifo := filepath.Join(dir, "go")
-		if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-			t.Fatal(err)
-		}
+		dir, release := gate(t)
 		_, daemons := start(t, "daemoncg-sweep:"+dir)
 		if err := os.Mkdir(daemons, 0o755); err != nil {
 			t.Fatal(err)
 		}
+		release("the later process")
+		waitFor(t, daemons+" stayed after a later process set up beside it", 20*time.Second, func() bool { return !exists(daemons) })
+	})
+}
+
+// gate makes a folder holding a fifo "go" that a child of role
+// daemoncg-*:DIR waits on (waitGate); release lets it go, once it waits.
+func gate(t *testing.T) (dir string, release func(who string)) {
+	dir = t.TempDir()
+	fifo := filepath.Join(dir, "go")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return dir, func(who string) {
 		var w *os.File
-		waitFor(t, "the later process never opened "+fifo, 20*time.Second, func() bool {
+		waitFor(t, who+" never opened "+fifo, 20*time.Second, func() bool {
 			var err error
 			w, err = os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0)
 			return err == nil
 		})
 		w.Close()
-		waitFor(t, daemons+" stayed after a later process set up beside it", 20*time.Second, func() bool { return !exists(daemons) })
-	})
+	}
 }

@@ -472,10 +472,7 @@ func daemonCgroupChild(role string) {
 	var cmd *exec.Cmd
 	switch role {
 	case "sweep":
-		if f, err := os.Open(filepath.Join(dir, "go")); err == nil {
-			f.Read(make([]byte, 1))
-			f.Close()
-		}
+		waitGate(dir)
 		Containment()
 		select {} // until killed
 	case "true":
@@ -484,10 +481,7 @@ func daemonCgroupChild(role string) {
 		cmd = exec.Command(self, "-test.run=^$")
 		cmd.Env = append(os.Environ(), childEnv+"=daemoncg-daemon:"+dir)
 	case "daemon":
-		if f, err := os.Open(filepath.Join(dir, "go")); err == nil {
-			f.Read(make([]byte, 1))
-			f.Close()
-		}
+		waitGate(dir)
 		Shutdown()
 		os.Exit(0)
 	}
@@ -501,4 +495,12 @@ func daemonCgroupChild(role string) {
 		os.Exit(0)
 	}
 	select {} // until killed
+}
+
+// waitGate waits until the test opens DIR/go for writing and closes it.
+func waitGate(dir string) {
+	if f, err := os.Open(filepath.Join(dir, "go")); err == nil {
+		f.Read(make([]byte, 1))
+		f.Close()
+	}
 }
