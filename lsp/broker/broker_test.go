@@ -26,7 +26,10 @@ func serve(t *testing.T) string {
 		<-served
 	})
 	for range 500 {
-		if _, err := os.Stat(Socket(dir)); err == nil {
+		// The socket's file comes at bind, before listen: a connection
+		// says it listens (CI once saw "connection refused").
+		if c, err := net.Dial("unix", Socket(dir)); err == nil {
+			c.Close()
 			return dir
 		}
 		select {
