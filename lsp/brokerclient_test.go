@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -32,7 +33,7 @@ func TestBrokerSharesServer(t *testing.T) {
 	// server idle out between a's answer and b's join, so b started another.
 	go func() { served <- broker.Serve(ctx, dir, 3*time.Second, 5*time.Second, 0) }()
 	for range 500 {
-		if _, err := os.Stat(broker.Socket(dir)); err == nil {
+		if listening(dir) {
 			break
 		}
 		select {
@@ -122,10 +123,18 @@ func startBrokerIdle(t *testing.T, dir string, idle time.Duration, budgetKB int6
 		cancel()
 		<-served
 	})
-	testenv.WaitFor(t, 5*time.Second, "the broker's socket", func() bool {
-		_, err := os.Stat(broker.Socket(dir))
-		return err == nil
-	})
+	testenv.WaitFor(t, 5*time.Second, "the broker's socket", func() bool { return listening(dir) })
+}
+
+// listening reports whether the broker in dir accepts connections: its
+// socket's file comes at bind, before listen (CI once got "connection
+// refused" after seeing the file).
+func listening(dir string) bool {
+	c, err := net.Dial("unix", broker.Socket(dir))
+	if err == nil {
+		c.Close()
+	}
+	return err == nil
 }
 
 // LSP-9, LSP-1: the broker's idle time runs from the last use by any
