@@ -783,6 +783,7 @@ func (s *server) notify(ctx context.Context, method string, params any) error {
 	if strings.HasPrefix(method, "textDocument/did") && method != "textDocument/didSave" || method == "workspace/didChangeWatchedFiles" {
 		s.docs.mu.Lock()
 		s.docs.changes++
+		s.docs.changedAt = time.Now()
 		s.docs.mu.Unlock()
 	}
 	m := &outgoing{method: method, params: params, done: make(chan error, 1)}

@@ -53,6 +53,8 @@ type documents struct {
 	// didChange, didClose, watched files: server.notify): diagnostics
 	// known for a document hold while it is unchanged (openDoc.known).
 	changes uint64
+	// changedAt is when the last of them was sent.
+	changedAt time.Time
 	// sent holds the text of the last versions sent, by path
 	// (setDocLocked).
 	sent map[string][]sentText
@@ -249,6 +251,12 @@ func (s *server) diagnosticsAwait(ctx context.Context, doc *openDoc, start time.
 		s.mu.Unlock()
 		s.docs.mu.Lock()
 		st := s.docs.diags[doc.uri]
+		// later: another file changed after doc's version went out (a
+		// rename's or a fix's other files). A server that publishes once
+		// per version may have published doc's before it read that change,
+		// and publish it again after: the publish is waited on to settle,
+		// counted from that change.
+		later, changedAt := s.docs.changedSince(doc)
 		// same: the last publish is for an earlier version sent with this
 		// very text. clangd, given back the text of a version it built
 		// (a preview's, then written), takes the inputs for unchanged
@@ -274,11 +282,15 @@ func (s *server) diagnosticsAwait(ctx context.Context, doc *openDoc, start time.
 			graceC = grace.C
 		}
 		var settleC <-chan time.Time
-		if got && once && st.version != nil {
+		if got && once && st.version != nil && !later {
 			return st.items, nil
 		}
 		if got {
-			quiet := time.Since(st.at)
+			from := st.at
+			if later && changedAt.After(from) {
+				from = changedAt
+			}
+			quiet := time.Since(from)
 			if quiet >= s.cfg.DiagnosticsSettle {
 				return st.items, nil
 			}
@@ -351,6 +363,17 @@ func (d *documents) sameText(doc *openDoc, version int) bool {
 	}
 	return old != nil && cur != nil && old.text == doc.text &&
 		cur.changes-old.changes == uint64(doc.version-version)
+}
+
+// changedSince reports whether a document notification went to the
+// server after doc's own version, and when the last one did. d.mu is held.
+func (d *documents) changedSince(doc *openDoc) (bool, time.Time) {
+	for _, v := range d.sent[doc.path] {
+		if v.version == doc.version {
+			return d.changes > v.changes, d.changedAt
+		}
+	}
+	return false, d.changedAt
 }
 
 // storedDiagnostics returns the last diagnostics the server gave for uri.
