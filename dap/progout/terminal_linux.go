@@ -19,13 +19,16 @@ type Terminal struct {
 	// slave stays open so that the master never reads EIO, as it would
 	// between a program's end and its restart.
 	slave *os.File
-	Path  string
+	// Path names the terminal for the adapter to open as the program's
+	// standard streams.
+	Path string
 
 	mu   sync.Mutex
 	busy bool          // reading: what the master had is not all in the buffer yet
 	idle chan struct{} // closed and replaced when a read ends
 }
 
+// NewTerminal makes a terminal; Start begins reading it.
 func NewTerminal() (*Terminal, error) {
 	fd, err := unix.Open("/dev/ptmx", unix.O_RDWR|unix.O_NOCTTY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 // program's output.
 type Terminal struct{ Path string }
 
+// NewTerminal says there is none here.
 func NewTerminal() (*Terminal, error) {
 	return nil, errors.New("the session makes no terminal on this system")
 }
