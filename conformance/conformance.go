@@ -35,6 +35,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
 	"github.com/mark3labs/mcp-go/client"
@@ -526,7 +527,7 @@ func checkVibeModes(t *testing.T, target Target) {
 	}
 	root := t.TempDir()
 	for _, args := range [][]string{{"init", "-q"}, {"-c", "user.name=conformance", "-c", "user.email=conformance@localhost", "commit", "-q", "--allow-empty", "-m", "start"}} {
-		if out, err := exec.Command("git", append([]string{"-C", root}, args...)...).CombinedOutput(); err != nil {
+		if out, err := proc.Output(context.Background(), exec.Command("git", append([]string{"-C", root}, args...)...)); err != nil {
 			t.Fatalf("git %v: %v %s", args, err, out)
 		}
 	}

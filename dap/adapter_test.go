@@ -1,8 +1,6 @@
 package dap
 
 import (
-	"github.com/builtin-tools/builtin-tools/dap/adapter"
-
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -11,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/builtin-tools/builtin-tools/dap/adapter"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )

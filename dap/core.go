@@ -1,8 +1,6 @@
 package dap
 
 import (
-	"github.com/builtin-tools/builtin-tools/dap/adapter"
-
 	"context"
 	"debug/elf"
 	"errors"
@@ -12,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/builtin-tools/builtin-tools/dap/adapter"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 

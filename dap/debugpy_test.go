@@ -1,11 +1,10 @@
 package dap
 
 import (
-	"github.com/builtin-tools/builtin-tools/dap/adapter"
-
 	"strings"
 	"testing"
 
+	"github.com/builtin-tools/builtin-tools/dap/adapter"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 

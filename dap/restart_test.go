@@ -1,11 +1,11 @@
 package dap
 
 import (
-	"github.com/builtin-tools/builtin-tools/dap/adapter"
-
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/builtin-tools/builtin-tools/dap/adapter"
 )
 
 // restart on each real adapter: the same program stops again at the same

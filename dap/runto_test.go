@@ -1,11 +1,11 @@
 package dap
 
 import (
-	"github.com/builtin-tools/builtin-tools/dap/adapter"
-
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/builtin-tools/builtin-tools/dap/adapter"
 )
 
 const goRunTo = `package main

@@ -1,12 +1,12 @@
 package dap
 
 import (
-	"github.com/builtin-tools/builtin-tools/dap/adapter"
-
 	"errors"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/builtin-tools/builtin-tools/dap/adapter"
 )
 
 // set_variable on each real adapter: the value is set in the stop's

@@ -1,13 +1,13 @@
 package dap
 
 import (
-	"github.com/builtin-tools/builtin-tools/dap/adapter"
-
 	"net"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/builtin-tools/builtin-tools/dap/adapter"
 )
 
 // Issue 19 §2: every configurable wait of debug bounds its call. Each is

@@ -1,8 +1,6 @@
 package dap
 
 import (
-	"github.com/builtin-tools/builtin-tools/dap/adapter"
-
 	"context"
 	"fmt"
 	"slices"
@@ -10,6 +8,8 @@ import (
 	"sync"
 
 	godap "github.com/google/go-dap"
+
+	"github.com/builtin-tools/builtin-tools/dap/adapter"
 )
 
 // Watchpoint is a data breakpoint: the program stops when a variable is

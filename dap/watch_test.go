@@ -1,14 +1,13 @@
 package dap
 
 import (
-	"github.com/builtin-tools/builtin-tools/dap/adapter"
-
 	"context"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/builtin-tools/builtin-tools/dap/adapter"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 

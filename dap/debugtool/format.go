@@ -1,8 +1,6 @@
 package debugtool
 
 import (
-	"github.com/builtin-tools/builtin-tools/dap/adapter"
-
 	"fmt"
 	"strconv"
 	"strings"
@@ -11,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/builtin-tools/builtin-tools/dap"
+	"github.com/builtin-tools/builtin-tools/dap/adapter"
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
 )
 

@@ -1,8 +1,6 @@
 package debugtool_test
 
 import (
-	"github.com/builtin-tools/builtin-tools/dap/adapter"
-
 	"bufio"
 	"context"
 	"encoding/json"
@@ -18,6 +16,7 @@ import (
 
 	builtintools "github.com/builtin-tools/builtin-tools"
 	"github.com/builtin-tools/builtin-tools/dap"
+	"github.com/builtin-tools/builtin-tools/dap/adapter"
 	"github.com/builtin-tools/builtin-tools/dap/debugtool"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/builtin-tools/builtin-tools/registry"
