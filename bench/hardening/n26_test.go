@@ -18,7 +18,7 @@ func TestN26(t *testing.T) { runCase(t, "N26", caseN26) }
 
 func caseN26(c *cx) {
 	if _, err := exec.Command("unshare", "--pid", "--fork", "--mount-proc", "true").CombinedOutput(); err != nil {
-		c.t.Skipf("no PID namespace here (unshare --pid: %v)", err)
+		c.lacks("no PID namespace here (unshare --pid: %v)", err)
 	}
 	root := c.root
 	writeFile(filepath.Join(root, "big.txt"), "original\n")
@@ -39,7 +39,7 @@ func caseN26(c *cx) {
 	seen := tempDuring(root, p, timeout)
 	r := inner.awaitTool(p, timeout)
 	if seen == "" {
-		c.t.Skip("the inner write ended before its temp file was seen")
+		c.lacks("the inner write ended before its temp file was seen")
 	}
 	writeFile(seen, "a live write's temp file\n")
 	hour := time.Now().Add(-time.Hour)

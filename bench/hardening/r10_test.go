@@ -41,7 +41,7 @@ func caseR10(c *cx) {
 	gcc := c.need("gcc")
 	c.need("lldb-dap-19")
 	if p, _ := os.ReadFile("/proc/sys/kernel/core_pattern"); strings.HasPrefix(string(p), "|") || strings.Contains(string(p), "/") {
-		c.t.Skipf("the machine's core_pattern (%s) does not write a core in the program's folder", strings.TrimSpace(string(p)))
+		c.lacks("the machine's core_pattern (%s) does not write a core in the program's folder", strings.TrimSpace(string(p)))
 	}
 	root, outside := c.root, c.outside
 	writeFile(filepath.Join(root, "crash.c"), r10Source)
@@ -54,7 +54,7 @@ func caseR10(c *cx) {
 		cmd.Run()
 		core := filepath.Join(dir, "core")
 		if _, err := os.Stat(core); err != nil {
-			c.t.Skipf("the crash wrote no core in %s (%v); the hard core limit may be 0", dir, err)
+			c.lacks("the crash wrote no core in %s (%v); the hard core limit may be 0", dir, err)
 		}
 		return core
 	}

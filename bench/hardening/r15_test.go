@@ -27,9 +27,7 @@ func caseR15(c *cx) {
 	out, err := exec.Command(bin, "version").Output()
 	check(err)
 	if line := strings.TrimSpace(string(out)); strings.Contains(line, "no cgroup of their own") {
-		if t, ok := c.t.(*testing.T); ok {
-			t.Skipf("R15 needs a cgroup per child, which this system does not give: %s", line)
-		}
+		c.lacks("R15 needs a cgroup per child, which this system does not give: %s", line)
 		return
 	}
 	root := c.root
