@@ -181,10 +181,10 @@ type Status struct {
 
 // Adapter states.
 const (
-	StateAvailable       = "available"
-	StateNoMarker        = "no_marker"
-	StateNoBinary        = "no_binary"
-	StateNoMarkerNoBinry = "no_marker_no_binary"
+	StateAvailable        = "available"
+	StateNoMarker         = "no_marker"
+	StateNoBinary         = "no_binary"
+	StateNoMarkerNoBinary = "no_marker_no_binary"
 )
 
 // Statuses checks every adapter against the checkout at call time (REG-3).
@@ -220,7 +220,7 @@ func Statuses(ctx context.Context, g *pathguard.Guard) []Status {
 		case len(st.MarkerDirs) > 0:
 			st.State = StateNoBinary
 		default:
-			st.State = StateNoMarkerNoBinry
+			st.State = StateNoMarkerNoBinary
 		}
 		if cmd == nil {
 			st.Install = a.Install
