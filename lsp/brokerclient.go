@@ -273,8 +273,9 @@ func (s *server) peerGone() bool {
 // managers and run the program): the row and its hooks, the program's
 // file, the root, the trust, this process's environment as its child
 // gets it less the pins (toolenv.Env.Inputs, less the per-shell
-// variables) and the managers' global settings, of which the pins are a
-// function. A process whose server runs warm under it joins it with
+// variables), the managers' global settings, of which the pins are a
+// function, and the state of the files Prepare reads (preparedFrom).
+// A process whose server runs warm under it joins it with
 // none of them, as a run of one process joins its pool's; one whose
 // default toolchain changed meanwhile names another server, and starts it.
 func (la *launcher) warmKey(c *choice) string {
@@ -301,6 +302,7 @@ func (la *launcher) warmKey(c *choice) string {
 		"trusted": la.cfg.Trusted, "env": env, "gowork": gowork, "uid": os.Getuid(), "pins": sources,
 		"indexes": spec.Indexes, "once": spec.PublishesOnce, "loaded": loaded, "settings": spec.Settings,
 		"init": spec.InitializationOptions, "hooks": []string{funcName(spec.Prepare), funcName(spec.pull)},
+		"prepared": la.preparedFrom(c),
 	}
 	raw, err := json.Marshal(data)
 	if err != nil {

@@ -124,19 +124,26 @@ func (fl *fleet) troubles(id string) (crashes []Crash, failures []StartFailure) 
 func (fl *fleet) serverFor(ctx context.Context, c *choice) (*server, error) {
 	key := serverKey{c.spec.ID, c.root}
 	for {
+		prepared := fl.la.preparedFrom(c)
 		fl.mu.Lock()
 		if fl.closed {
 			fl.mu.Unlock()
 			return nil, ErrClosed
 		}
 		e := fl.servers[key]
+		if e != nil && e.key.prepared != prepared {
+			// Prepared from a file that has changed since: start afresh.
+			fl.mu.Unlock()
+			fl.drop(key, e)
+			continue
+		}
 		if f := fl.failures[key]; e == nil && f != nil && time.Now().Before(f.until) {
 			fl.mu.Unlock()
 			return nil, &BackoffError{Err: f.err, Until: f.until}
 		}
 		if e == nil {
 			pool, shared := fl.poolFor()
-			pkey := poolKey{id: c.spec.ID, root: c.root, runRoot: fl.co.root, trusted: fl.cfg.Trusted, launch: fl.la.launchDigest(c)}
+			pkey := poolKey{id: c.spec.ID, root: c.root, runRoot: fl.co.root, trusted: fl.cfg.Trusted, launch: fl.la.launchDigest(c), prepared: prepared}
 			fl.wg.Add(1)
 			var created bool
 			e, created = pool.acquire(pkey, fl.cfg.IdleTimeout, func(e *serverEntry) {

@@ -35,6 +35,10 @@ func checkLaunch(l *Launch) error {
 	return broker.CheckUntrusted(l.Bin, l.Root, env)
 }
 
+// clangdDatabases are where prepareClangd looks for the compilation
+// database, first found first.
+var clangdDatabases = []string{"compile_commands.json", "build/compile_commands.json"}
+
 // prepareClangd moves clangd's background index out of the checkout.
 // clangd keeps the index in .cache/clangd/index beside the compilation
 // database it uses; a copy of the database in StateDir (its paths made
@@ -43,8 +47,9 @@ func checkLaunch(l *Launch) error {
 // device, a link out of the root or a file over the size limit stops the
 // start with a message, since clangd would read it too.
 func prepareClangd(l *Launch) error {
-	for _, dir := range []string{l.Root, filepath.Join(l.Root, "build")} {
-		p := filepath.Join(dir, "compile_commands.json")
+	for _, rel := range clangdDatabases {
+		p := filepath.Join(l.Root, filepath.FromSlash(rel))
+		dir := filepath.Dir(p)
 		data, err := readCheckoutFile(l.Guard, p)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/lsp/broker"
@@ -180,6 +181,33 @@ func (la *launcher) start(e *serverEntry, c *choice, shared bool) {
 	}
 	srv.touch() // idle time counts from ready, not from launch
 	e.srv = srv
+}
+
+// preparedFrom is the state of the checkout files c's Prepare reads
+// (ServerSpec.PrepareReads): size, modification time and inode of each,
+// through the run's guard, which follows a link only inside the root.
+// It is part of a start's name (poolKey, warmKey), so a server whose
+// Prepare read an older file — clangd's copy of a compilation database
+// that cmake has written again since — is neither shared nor kept: the
+// next call starts one from the file as it is now.
+func (la *launcher) preparedFrom(c *choice) string {
+	if len(c.spec.PrepareReads) == 0 || la.co.guard == nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, rel := range c.spec.PrepareReads {
+		info, err := la.co.guard.Stat(filepath.Join(c.root, filepath.FromSlash(rel)))
+		if err != nil {
+			b.WriteString("-;")
+			continue
+		}
+		var ino uint64
+		if st, ok := info.Sys().(*syscall.Stat_t); ok {
+			ino = st.Ino
+		}
+		fmt.Fprintf(&b, "%d %d %d;", info.Size(), info.ModTime().UnixNano(), ino)
+	}
+	return b.String()
 }
 
 // launch is one start of c, as its spec's Prepare leaves it: a private

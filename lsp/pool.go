@@ -130,6 +130,7 @@ type poolKey struct {
 	runRoot  string // the run's root: paths are told relative to it
 	trusted  bool
 	launch   string // a digest of what else shapes the start
+	prepared string // the state of the files Prepare reads (preparedFrom)
 }
 
 // serverEntry is a server being started or running; ready is closed when

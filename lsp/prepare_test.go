@@ -184,3 +184,66 @@ func TestCloseDuringAHungPreparation(t *testing.T) {
 		t.Fatal("a server was started after Close")
 	}
 }
+
+// clangd reads the copy of compile_commands.json its start made, never the
+// file itself. After the database is written again (cmake run anew), the
+// server prepared from the old copy is not kept by the runs that hold it,
+// nor joined by another run of the pool or, through the broker, of
+// another process: their next call starts one from the new database,
+// which they share. Before, both went on checking with the old flags.
+func TestClangdSeesANewCompilationDatabase(t *testing.T) {
+	testenv.LookPath(t, "clangd")
+	for _, viaBroker := range []bool{false, true} {
+		name := "pool"
+		if viaBroker {
+			name = "broker"
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			root := resolved(t)
+			database := func(flags string) string {
+				return `[{"directory": "` + root + `", "file": "a.c", "command": "cc ` + flags + ` -c a.c"}]`
+			}
+			plant(t, root, "", map[string]string{
+				"a.c":                   "#ifndef FOO\n#error FOO is not defined\n#endif\nint hello(void) { return 1; }\n",
+				"compile_commands.json": database(""),
+			})
+			cfgA, cfgB := Config{Pool: NewPool()}, Config{}
+			cfgB.Pool = cfgA.Pool
+			if viaBroker {
+				dir := filepath.Join(t.TempDir(), "broker")
+				startBroker(t, dir)
+				cfgA.Broker, cfgB.Broker, cfgB.Pool = dir, dir, NewPool()
+			}
+			a, b := NewSupervisor(root, cfgA), NewSupervisor(root, cfgB)
+			t.Cleanup(func() { a.Close(); b.Close() })
+			undefined := func(sup *Supervisor) bool {
+				d := must(sup.Diagnostics(t.Context(), loc(t, sup, filepath.Join(root, "a.c"))))(t)
+				for _, f := range d.Diagnostics {
+					if strings.Contains(f.Message, "FOO is not defined") {
+						return true
+					}
+				}
+				return false
+			}
+			pid := func(sup *Supervisor) int { return sup.fleet.running()[0].pid() }
+			if !undefined(a) || !undefined(b) {
+				t.Fatal("without -DFOO in the database, a.c's #error is not reported")
+			}
+			if pid(a) != pid(b) {
+				t.Fatalf("the two runs started two servers: %d and %d", pid(a), pid(b))
+			}
+			old := pid(a)
+			plant(t, root, "", map[string]string{"compile_commands.json": database("-DFOO")})
+			if undefined(a) {
+				t.Error("the run that held the server still checks with the old database")
+			}
+			if undefined(b) {
+				t.Error("the other run still checks with the old database")
+			}
+			if pid(a) == old || pid(a) != pid(b) {
+				t.Errorf("servers after the change: %d and %d (before: %d); want one new server for both", pid(a), pid(b), old)
+			}
+		})
+	}
+}

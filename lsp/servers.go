@@ -64,6 +64,11 @@ type ServerSpec struct {
 	// clangd keeps its index outside the root, typescript-language-server
 	// loads its own TypeScript rather than the checkout's.
 	Prepare func(l *Launch) error
+	// PrepareReads names the checkout files Prepare reads, relative to
+	// the server's root. Their state is part of a start's name: a server
+	// prepared from an older copy is neither joined nor kept (see
+	// launcher.preparedFrom).
+	PrepareReads []string
 	// Indexes says the server reports its initial indexing as $/progress;
 	// queries wait (bounded by StartTimeout) for that work to end.
 	Indexes bool
@@ -199,13 +204,15 @@ func DefaultServers() []ServerSpec {
 			pull:         pullTSServer,
 		},
 		{
-			ID:          "clangd",
-			Language:    "C/C++",
-			Command:     []string{"clangd", "--background-index", "--log=error"},
-			Probe:       []string{"--version"},
-			Prepare:     prepareClangd,
-			Install:     "apt-get install clangd",
-			RootMarkers: []string{"compile_commands.json", "compile_flags.txt", "CMakeLists.txt", ".clangd"},
+			ID:       "clangd",
+			Language: "C/C++",
+			Command:  []string{"clangd", "--background-index", "--log=error"},
+			Probe:    []string{"--version"},
+			Prepare:  prepareClangd,
+			// clangd reads the copy Prepare makes, never the file itself.
+			PrepareReads: clangdDatabases,
+			Install:      "apt-get install clangd",
+			RootMarkers:  []string{"compile_commands.json", "compile_flags.txt", "CMakeLists.txt", ".clangd"},
 			Extensions: map[string]string{
 				".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp",
 				".hpp": "cpp", ".hh": "cpp", ".hxx": "cpp",
