@@ -156,7 +156,7 @@ func bundledTSServer(bin string) string {
 	}
 	for dir := filepath.Dir(resolved); ; {
 		p := filepath.Join(dir, "node_modules", "typescript", "lib", "tsserver.js")
-		if fileExists(p) {
+		if info, err := os.Stat(p); err == nil && info.Mode().IsRegular() {
 			return p
 		}
 		parent := filepath.Dir(dir)
@@ -233,11 +233,6 @@ func checkoutHas(g *pathguard.Guard, abs string) bool {
 		return false
 	}
 	info, err := g.Stat(abs)
-	return err == nil && info.Mode().IsRegular()
-}
-
-func fileExists(p string) bool {
-	info, err := os.Stat(p)
 	return err == nil && info.Mode().IsRegular()
 }
 

@@ -97,7 +97,7 @@ func managerPins(get func(string) string, st *stamps) []ManagerPin {
 			p := filepath.Join(r, "bin", "pyenv")
 			st.folder(filepath.Dir(p))
 			st.name(p)
-			if isFile(p) {
+			if info, err := os.Stat(p); err == nil && info.Mode().IsRegular() {
 				pyenv = p
 			}
 		}
@@ -467,9 +467,4 @@ func lookPathStamped(path, name string, st *stamps) string {
 		}
 	}
 	return ""
-}
-
-func isFile(p string) bool {
-	info, err := os.Stat(p)
-	return err == nil && info.Mode().IsRegular()
 }
