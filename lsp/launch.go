@@ -191,6 +191,10 @@ func prepareRustAnalyzer(l *Launch) error {
 	return nil
 }
 
+// cargoConfigNames are the files, relative to a folder, in which cargo
+// and rust-analyzer read settings that can name programs to run.
+var cargoConfigNames = []string{".cargo/config.toml", ".cargo/config", "rust-analyzer.toml", ".rust-analyzer.toml"}
+
 // cargoConfigs lists (relative to the root) the cargo and rust-analyzer
 // configuration files inside the root that apply to a rust-analyzer
 // started in dir: in dir and each folder above it up to the root, and in
@@ -200,10 +204,9 @@ func cargoConfigs(g *pathguard.Guard, dir string) []string {
 	if g == nil {
 		return nil
 	}
-	names := []string{".cargo/config.toml", ".cargo/config", "rust-analyzer.toml", ".rust-analyzer.toml"}
 	var found []string
 	look := func(d string) {
-		for _, n := range names {
+		for _, n := range cargoConfigNames {
 			p := filepath.Join(d, filepath.FromSlash(n))
 			if _, err := g.Lstat(p); err == nil {
 				found = append(found, g.Rel(p))

@@ -247,3 +247,38 @@ func TestClangdSeesANewCompilationDatabase(t *testing.T) {
 		})
 	}
 }
+
+// The rule rust-analyzer's Prepare applies in an untrusted checkout (no
+// cargo configuration, which can name programs for cargo to run) holds
+// for a configuration written after the start too: the next call finds
+// the server's preparation out of date, starts it again, and that start
+// is refused. The row is rust-analyzer's, run by a fake program (no
+// rust-analyzer here).
+func TestCargoConfigWrittenAfterTheStart(t *testing.T) {
+	t.Parallel()
+	var spec ServerSpec
+	for _, s := range DefaultServers() {
+		if s.ID == "rust-analyzer" {
+			spec = s
+		}
+	}
+	fake := fakeSpec(t, "mute")
+	spec.Command, spec.Probe = fake.Command, nil
+	root := resolved(t)
+	plant(t, root, "", map[string]string{"Cargo.toml": "[package]\nname = \"a\"\n", "src/main.rs": "fn main() {}\n"})
+	sup := NewSupervisor(root, Config{Servers: []ServerSpec{spec}, RequestTimeout: time.Second})
+	defer sup.Close()
+	hover := func() error {
+		_, err := sup.Hover(t.Context(), loc(t, sup, filepath.Join(root, "src/main.rs")), protocol.Place{Line: 1, Symbol: "main"})
+		return err
+	}
+	expectErr(t, "hover before", hover(), ErrServerTimeout) // started; the fake never answers
+	if n := len(sup.fleet.running()); n != 1 {
+		t.Fatalf("%d servers running, want 1", n)
+	}
+	plant(t, root, "", map[string]string{".cargo/config.toml": "[build]\nrustc-wrapper = \"./wrap.sh\"\n"})
+	expectErr(t, "hover after", hover(), nil, "rust-analyzer was not started", "this untrusted checkout has .cargo/config.toml")
+	if n := len(sup.fleet.running()); n != 0 {
+		t.Errorf("%d servers running after the configuration was written, want 0", n)
+	}
+}

@@ -236,6 +236,9 @@ func DefaultServers() []ServerSpec {
 				"and writes target/ and Cargo.lock into the checkout",
 			Indexes: true,
 			Prepare: prepareRustAnalyzer,
+			// A configuration written into the root after the start is
+			// refused as one there before it would be.
+			PrepareReads: cargoConfigNames,
 		},
 		{
 			ID:              "dart",
