@@ -53,14 +53,14 @@ func (o *Buffer) Event(b godap.OutputEventBody, banners []string) {
 		}
 	case b.Category == "console" && slices.Contains(banners, b.Output):
 	default:
-		o.add(b.Output)
+		add(o, b.Output)
 	}
 }
 
 // Write takes what the program printed to its terminal.
 func (o *Buffer) Write(p []byte) {
 	o.mu.Lock()
-	o.add(string(p))
+	add(o, p)
 	o.mu.Unlock()
 }
 
@@ -115,11 +115,12 @@ func (o *Buffer) skip(from, to int64) {
 
 const maxOutput = 1 << 20
 
-// add appends s; the caller holds mu (or owns o alone). The buffer grows to twice maxOutput before its oldest
-// half goes, in one copy: each byte is copied at most once more however
-// the output comes, where trimming at every event copied the whole
-// buffer each time (M4).
-func (o *Buffer) add(s string) {
+// add appends s to o, an event's string or the terminal's bytes as they
+// come (no copy of either); the caller holds o.mu or owns o alone. The
+// buffer grows to twice maxOutput before its oldest half goes, in one
+// copy: each byte is copied at most once more however the output comes,
+// where trimming at every event copied the whole buffer each time (M4).
+func add[T string | []byte](o *Buffer, s T) {
 	if len(s) >= maxOutput {
 		o.dropped += int64(len(o.data) + len(s) - maxOutput)
 		o.data = append(o.data[:0], s[len(s)-maxOutput:]...)

@@ -14,10 +14,14 @@ func TestOutputBufferFull(t *testing.T) {
 	var o Buffer
 	line := strings.Repeat("x", 99) + "\n"
 	for range 3 * maxOutput / len(line) {
-		o.add(line)
+		add(&o, line)
 	}
-	if allocs := testing.AllocsPerRun(10000, func() { o.add(line) }); allocs > 0 {
+	if allocs := testing.AllocsPerRun(10000, func() { add(&o, line) }); allocs > 0 {
 		t.Fatalf("an output event on a full buffer allocates %.1f times", allocs)
+	}
+	chunk := []byte(line)
+	if allocs := testing.AllocsPerRun(10000, func() { o.Write(chunk) }); allocs > 0 {
+		t.Fatalf("a terminal read on a full buffer allocates %.1f times", allocs)
 	}
 	if len(o.data) < maxOutput || len(o.data) > 2*maxOutput {
 		t.Fatalf("the buffer holds %d bytes", len(o.data))
@@ -25,7 +29,7 @@ func TestOutputBufferFull(t *testing.T) {
 
 	s := &struct{ out Buffer }{}
 	for i := range 30000 {
-		s.out.add(fmt.Sprintf("line %06d %s\n", i, strings.Repeat("y", 88)))
+		add(&s.out, fmt.Sprintf("line %06d %s\n", i, strings.Repeat("y", 88)))
 	}
 	text, skipped, more := s.out.Unshown(1 << 30)
 	if skipped == 0 || more != 0 || !strings.HasSuffix(text, "line 029999 "+strings.Repeat("y", 88)+"\n") {
@@ -34,13 +38,13 @@ func TestOutputBufferFull(t *testing.T) {
 	if int64(len(text))+skipped != 30000*101 {
 		t.Fatalf("shown %d + skipped %d is not the %d bytes printed", len(text), skipped, 30000*101)
 	}
-	s.out.add("after\n")
+	add(&s.out, "after\n")
 	if text, skipped, _ := s.out.Unshown(1 << 30); text != "after\n" || skipped != 0 {
 		t.Fatalf("the cursor: %q, skipped %d", text, skipped)
 	}
 	// A stop result shows the newest 2,000 bytes of what it has not shown
 	// yet, and says how much it left out.
-	s.out.add(strings.Repeat("z", 5000))
+	add(&s.out, strings.Repeat("z", 5000))
 	recent, left := s.out.Recent()
 	if len(recent) != 2000 || left != 5000-2000 {
 		t.Fatalf("recent output: %d bytes, %d left out", len(recent), left)
@@ -57,7 +61,7 @@ func TestOutputBufferFull(t *testing.T) {
 func TestOutputShownOnce(t *testing.T) {
 	s := &struct{ out Buffer }{}
 	for i := range 40 {
-		s.out.add(fmt.Sprintf("line %d\n", i))
+		add(&s.out, fmt.Sprintf("line %d\n", i))
 	}
 	if recent, left := s.out.Recent(); !strings.HasPrefix(recent, "line 0\n") || left != 0 {
 		t.Fatalf("the stop's output: %q, %d left out", recent, left)
@@ -69,11 +73,11 @@ func TestOutputShownOnce(t *testing.T) {
 	// 5,000 bytes: the stop shows the newest 2,000; output the 3,000
 	// before them, and not the 2,000 again.
 	old := strings.Repeat("a", 3000)
-	s.out.add(old + strings.Repeat("b", 2000))
+	add(&s.out, old+strings.Repeat("b", 2000))
 	if recent, left := s.out.Recent(); recent != strings.Repeat("b", 2000) || left != 3000 {
 		t.Fatalf("the stop's output: %d bytes, %d left out", len(recent), left)
 	}
-	s.out.add("new\n")
+	add(&s.out, "new\n")
 	text, skipped, more := s.out.Unshown(1 << 20)
 	if want := old + "\n[… output shown in an earlier result …]\nnew\n"; text != want || skipped != 0 || more != 0 {
 		t.Fatalf("output: %q, skipped %d, more %d; want %q", text, skipped, more, want)
@@ -83,7 +87,7 @@ func TestOutputShownOnce(t *testing.T) {
 	}
 
 	// A small limit pages through what is left, and nothing twice.
-	s.out.add(strings.Repeat("c", 2500) + "d")
+	add(&s.out, strings.Repeat("c", 2500)+"d")
 	s.out.Recent()
 	var got strings.Builder
 	for range 10 {
