@@ -37,6 +37,7 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/registry"
+	"github.com/builtin-tools/builtin-tools/registry/toolschema"
 	"github.com/builtin-tools/builtin-tools/tiers"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -242,7 +243,7 @@ func (p clientPeer) CallTool(ctx context.Context, name string, args map[string]a
 func (p clientPeer) Close() error { return p.c.Close() }
 
 // strictPeer checks every result it returns as a strict client does
-// (registry.CheckResult): a result whose structured content does not fit
+// (toolschema.CheckResult): a result whose structured content does not fit
 // its tool's output schema is a failure, with the path into it.
 type strictPeer struct {
 	Peer
@@ -269,7 +270,7 @@ func (p *strictPeer) CallTool(ctx context.Context, name string, args map[string]
 		}
 	}
 	if tool, ok := p.tools[name]; ok {
-		if cerr := registry.CheckResult(tool, res); cerr != nil {
+		if cerr := toolschema.CheckResult(tool, res); cerr != nil {
 			p.t.Errorf("%s %v: a strict client would throw this result away: %v", name, args, cerr)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
 	"github.com/builtin-tools/builtin-tools/pathguard"
+	"github.com/builtin-tools/builtin-tools/registry/toolschema"
 	"github.com/builtin-tools/builtin-tools/tiers"
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -42,7 +43,7 @@ type Call struct {
 	// before holds files' contents before the call first changed them
 	// (Before), by absolute path.
 	before  map[string][]byte
-	reports []Report
+	reports []toolschema.Report
 
 	approvalSummary string
 	// escalation marks a Call.Escalate's call: its card is what the
@@ -128,17 +129,6 @@ func (c *Call) BeforeOf(abs string) ([]byte, bool) {
 	return b, ok
 }
 
-// Report is what a wrapper adds to a call's result — diagnostics after a
-// write, a re-index that failed — as text for the agent and data for a
-// program. The registry appends the text to the result's content and the
-// report to its structured content's "reports" (many tools already have a
-// "notes" of their own).
-type Report struct {
-	Kind string         `json:"kind" jsonschema:"what added it: diagnostics, code_graph"`
-	Text string         `json:"text" jsonschema:"what the agent reads"`
-	Data map[string]any `json:"data,omitempty" jsonschema:"the same as data, when there is any"`
-}
-
 // Report adds a report to the call's result (wrappers call it after the
 // handler). A child's reports go to the child's own result, which its
 // caller receives whole.
@@ -147,7 +137,7 @@ func (c *Call) Report(kind, text string, data map[string]any) {
 		return
 	}
 	c.mu.Lock()
-	c.reports = append(c.reports, Report{Kind: kind, Text: text, Data: data})
+	c.reports = append(c.reports, toolschema.Report{Kind: kind, Text: text, Data: data})
 	c.mu.Unlock()
 }
 

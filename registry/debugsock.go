@@ -3,8 +3,6 @@
 package registry
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -17,6 +15,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/proc"
+	"github.com/builtin-tools/builtin-tools/registry/rpcline"
 	"github.com/builtin-tools/builtin-tools/tiers"
 )
 
@@ -218,7 +217,7 @@ func refuseDebug(conn net.Conn, why func() string, wait time.Duration) {
 	var id json.RawMessage
 	if wait > 0 {
 		conn.SetReadDeadline(time.Now().Add(wait))
-		id = firstRequestID(conn)
+		id = rpcline.FirstRequestID(conn)
 	}
 	m, _ := json.Marshal(why())
 	if len(id) == 0 {
@@ -226,33 +225,4 @@ func refuseDebug(conn net.Conn, why func() string, wait time.Duration) {
 	}
 	conn.SetWriteDeadline(time.Now().Add(time.Second))
 	fmt.Fprintf(conn, `{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":%s}}`+"\n", id, codeBusy, m)
-}
-
-// firstRequestID reads the first line from conn, at most 64 KiB of it, and
-// returns its id if it is a request; nil otherwise.
-func firstRequestID(conn net.Conn) json.RawMessage {
-	br := bufio.NewReaderSize(conn, 64<<10)
-	line, err := br.ReadSlice('\n')
-	if err != nil && err != bufio.ErrBufferFull && len(line) == 0 {
-		return nil
-	}
-	var msg struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-	}
-	if json.Unmarshal(line, &msg) != nil {
-		if id := leadingID(line); id != nil && bytes.Contains(line, []byte(`"method"`)) {
-			return id // a long initialize, cut short
-		}
-		return nil
-	}
-	id := bytes.TrimSpace(msg.ID)
-	if msg.Method == "" || len(id) == 0 {
-		return nil
-	}
-	switch id[0] {
-	case '"', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		return id
-	}
-	return nil
 }

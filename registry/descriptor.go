@@ -5,12 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
-	"slices"
 	"strings"
 	"sync"
 
+	"github.com/builtin-tools/builtin-tools/registry/toolschema"
 	"github.com/builtin-tools/builtin-tools/tiers"
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/mark3labs/mcp-go/mcp"
 	validator "github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -149,11 +148,11 @@ func paramsOf[P any](c *Call) (P, error) {
 }
 
 func newHandler[T, P any, R Output](need string, resource func(*Run) (T, bool), fn func(ctx context.Context, c *Call, res T, p P) (R, error), hooks []Hook[T, P]) Handler {
-	in, params, err := inputSchema[P]()
+	in, params, err := toolschema.Input[P]()
 	if err != nil {
 		panic(fmt.Sprintf("registry: input schema of %v: %v", reflect.TypeFor[P](), err))
 	}
-	out, err := outputSchema[R]()
+	out, err := toolschema.Output[R]()
 	if err != nil {
 		panic(fmt.Sprintf("registry: output schema of %v: %v", reflect.TypeFor[R](), err))
 	}
@@ -226,7 +225,12 @@ func (d *Descriptor) OutputSchema() json.RawMessage { return d.Handler.h.out }
 
 // validator compiles the input schema once per process.
 func (h *handler) validator(name string) (*validator.Schema, error) {
-	h.once.Do(func() { h.compiled, h.err = compileSchema(name, h.in) })
+	h.once.Do(func() {
+		h.compiled, h.err = toolschema.CompileInput(name, h.in)
+		if h.err != nil {
+			h.err = fmt.Errorf("registry: tool %s: %w", name, h.err)
+		}
+	})
 	return h.compiled, h.err
 }
 
@@ -240,7 +244,7 @@ func Result(r Output) *mcp.CallToolResult {
 	if c, ok := r.(Contenter); ok {
 		res.Content = append(res.Content, c.MoreContent()...)
 	}
-	res.StructuredContent = withoutNulls(r)
+	res.StructuredContent = toolschema.WithoutNulls(r)
 	return res
 }
 
@@ -254,95 +258,6 @@ func isNil(v any) bool {
 		return rv.IsNil()
 	}
 	return false
-}
-
-func inputSchema[P any]() (json.RawMessage, []string, error) {
-	schema, err := jsonschema.For[P](&jsonschema.ForOptions{})
-	if err != nil {
-		return nil, nil, err
-	}
-	dropNullTypes(schema)
-	addEnums(reflect.TypeFor[P](), schema)
-	var params []string
-	for k := range schema.Properties {
-		params = append(params, k)
-	}
-	slices.Sort(params)
-	raw, err := json.Marshal(schema)
-	return raw, params, err
-}
-
-func outputSchema[R any]() (json.RawMessage, error) {
-	schema, err := jsonschema.For[R](&jsonschema.ForOptions{})
-	if err != nil {
-		return nil, err
-	}
-	dropNullTypes(schema)
-	if schema.Type != "object" {
-		return nil, fmt.Errorf("a result must be a struct (MCP's outputSchema is an object); got %s", schema.Type)
-	}
-	if _, taken := schema.Properties["reports"]; taken {
-		return nil, fmt.Errorf("a result may not have a field named reports: the registry puts wrappers' reports there")
-	}
-	reports, err := jsonschema.For[[]Report](&jsonschema.ForOptions{})
-	if err != nil {
-		return nil, err
-	}
-	dropNullTypes(reports)
-	// A free-form object, said as one: an empty schema reads as "anything".
-	reports.Items.Properties["data"] = &jsonschema.Schema{Type: "object", Description: "the same as data, when there is any"}
-	reports.Description = "what ran after the tool added (diagnostics after a write, a code graph re-index that failed)"
-	if schema.Properties == nil {
-		schema.Properties = map[string]*jsonschema.Schema{}
-	}
-	schema.Properties["reports"] = reports
-	return json.Marshal(schema)
-}
-
-// dropNullTypes turns the ["null", T] types generated for slices, maps and
-// pointers into T: an omitted argument already means "none", and a single
-// type is what every client's schema dialect accepts.
-func dropNullTypes(s *jsonschema.Schema) {
-	if s == nil {
-		return
-	}
-	if len(s.Types) == 2 && s.Types[0] == "null" {
-		s.Type, s.Types = s.Types[1], nil
-	} else if len(s.Types) == 2 && s.Types[1] == "null" {
-		s.Type, s.Types = s.Types[0], nil
-	}
-	for _, p := range s.Properties {
-		dropNullTypes(p)
-	}
-	dropNullTypes(s.Items)
-	dropNullTypes(s.AdditionalProperties)
-	for _, d := range s.Defs {
-		dropNullTypes(d)
-	}
-}
-
-// addEnums copies `enum:"a,b"` tags of a params struct's fields into the
-// schema, so clients offer the choices and validation names them.
-func addEnums(t reflect.Type, s *jsonschema.Schema) {
-	if t.Kind() != reflect.Struct || s == nil {
-		return
-	}
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		values, ok := f.Tag.Lookup("enum")
-		if !ok {
-			continue
-		}
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if name == "" {
-			name = f.Name
-		}
-		if p := s.Properties[name]; p != nil {
-			for _, v := range strings.Split(values, ",") {
-				p.Enum = append(p.Enum, v)
-			}
-		}
-	}
 }
 
 // MCPTool renders the descriptor as the MCP tool a peer lists.
@@ -407,20 +322,7 @@ func ResultText(r *mcp.CallToolResult) string {
 // WithEnum sets the choices of argument arg in the handler's input schema,
 // for choices a table builds at init rather than a struct tag.
 func (h Handler) WithEnum(arg string, values []string) Handler {
-	var doc map[string]any
-	if err := json.Unmarshal(h.h.in, &doc); err != nil {
-		panic(fmt.Sprintf("registry: WithEnum: %v", err))
-	}
-	props, _ := doc["properties"].(map[string]any)
-	p, ok := props[arg].(map[string]any)
-	if !ok {
-		panic(fmt.Sprintf("registry: WithEnum: no argument %q", arg))
-	}
-	p["enum"] = values
-	if d, ok := p["description"].(string); ok {
-		p["description"] = d + ": " + strings.Join(values, ", ")
-	}
-	raw, err := json.Marshal(doc)
+	raw, err := toolschema.WithEnum(h.h.in, arg, values)
 	if err != nil {
 		panic(fmt.Sprintf("registry: WithEnum: %v", err))
 	}

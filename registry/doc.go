@@ -7,10 +7,10 @@
 // how its resource opens from the run's options, its tools and its
 // wrappers. A tool is a Descriptor, a struct literal whose Handler is built
 // by Func or With; the input schema comes from the params struct and the
-// output schema from the result type, whose text the agent reads and whose
-// JSON is the result's structured content; its hooks on the call path
-// (Approve, Interrupts) are given to Func or With beside it, typed by the
-// same params. A tool is registered only while the resource it needs is
+// output schema from the result type (package toolschema), whose text the
+// agent reads and whose JSON is the result's structured content; its hooks
+// on the call path (Approve, Interrupts) are given to Func or With beside
+// it, typed by the same params. A tool is registered only while the resource it needs is
 // attached (REG-2). What a family's tools use of other families it declares
 // in Requires (a family's resource by its key, or a service by its type
 // that another family Provides); NewRun checks the declarations and lists

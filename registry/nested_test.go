@@ -17,6 +17,7 @@ import (
 	"github.com/builtin-tools/builtin-tools/internal/test/runtest"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/builtin-tools/builtin-tools/registry"
+	"github.com/builtin-tools/builtin-tools/registry/toolschema"
 	"github.com/builtin-tools/builtin-tools/tiers"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -165,6 +166,39 @@ func TestStructuredContent(t *testing.T) {
 	direct, _ := r.Call(ctx, tiers.Normal, "look", json.RawMessage(`{"path":"a.txt"}`))
 	if m, ok := direct.StructuredContent.(msg); !ok || m.Msg != "x" {
 		t.Fatalf("structuredContent on the direct path: %#v", direct.StructuredContent)
+	}
+}
+
+// nilList is a result whose handler leaves its list nil.
+type nilList struct {
+	Items []string `json:"items"`
+}
+
+func (nilList) Text() string { return "none" }
+
+// REG-12: a result is published with its nil lists empty, so a strict
+// client reading it through a peer keeps it (toolschema fills them).
+func TestNilListPublishedEmpty(t *testing.T) {
+	tool := registry.Descriptor{Name: "nils", Tier: tiers.Read, Description: "nils",
+		Handler: registry.Func(func(ctx context.Context, c *registry.Call, p noParams) (nilList, error) { return nilList{}, nil })}
+	r := newRun(t, registry.Config{Families: []registry.Extension{family("nils", tool)}})
+	ctx := context.Background()
+	c := runtest.Client(t, r, tiers.Normal)
+	list, err := c.ListTools(ctx, mcp.ListToolsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := mcp.CallToolRequest{}
+	req.Params.Name = "nils"
+	res, err := c.CallTool(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := toolschema.CheckResult(list.Tools[0], res); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := json.Marshal(res.StructuredContent); string(b) != `{"items":[]}` {
+		t.Errorf("structuredContent through the peer: %s", b)
 	}
 }
 

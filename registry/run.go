@@ -1,9 +1,7 @@
 package registry
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -15,7 +13,6 @@ import (
 	"github.com/builtin-tools/builtin-tools/internal/lifetime"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // Config describes a run.
@@ -190,31 +187,6 @@ func familyNames(fs []Extension) string {
 		names = append(names, f.Name())
 	}
 	return strings.Join(names, ", ")
-}
-
-func compileSchema(name string, raw json.RawMessage) (*jsonschema.Schema, error) {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
-		return nil, fmt.Errorf("registry: tool %s: schema is not JSON: %w", name, err)
-	}
-	obj, ok := doc.(map[string]any)
-	if !ok || obj["type"] != "object" {
-		return nil, fmt.Errorf("registry: tool %s: input schema must be an object schema", name)
-	}
-	s, err := compileDoc("tool:"+name, doc)
-	if err != nil {
-		return nil, fmt.Errorf("registry: tool %s: invalid input schema: %w", name, err)
-	}
-	return s, nil
-}
-
-// compileDoc compiles the decoded schema doc, known by url.
-func compileDoc(url string, doc any) (*jsonschema.Schema, error) {
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource(url, doc); err != nil {
-		return nil, err
-	}
-	return c.Compile(url)
 }
 
 // Root returns the run's root, absolute with symlinks resolved.

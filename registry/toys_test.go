@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/builtin-tools/builtin-tools/registry"
+	"github.com/builtin-tools/builtin-tools/registry/toolschema"
 	"github.com/builtin-tools/builtin-tools/tiers"
 )
 
@@ -100,7 +101,7 @@ func call(t *testing.T, r *registry.Run, mode tiers.Mode, name, args string) (st
 	}
 	for _, tool := range r.Visible(mode) {
 		if tool.Name == name {
-			if err := registry.CheckResult(tool, res); err != nil {
+			if err := toolschema.CheckResult(tool, res); err != nil {
 				t.Errorf("%s %s: a strict client would throw this result away: %v", name, args, err)
 			}
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/builtin-tools/builtin-tools/graph/graphtool"
 	"github.com/builtin-tools/builtin-tools/graph/index"
 	"github.com/builtin-tools/builtin-tools/registry"
+	"github.com/builtin-tools/builtin-tools/registry/toolschema"
 	"github.com/builtin-tools/builtin-tools/tiers"
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -72,7 +73,7 @@ func TestQueryDoesNotWaitForALargeOutsideChange(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := registry.CheckResult(tool, res); err != nil {
+		if err := toolschema.CheckResult(tool, res); err != nil {
 			t.Fatal(err)
 		}
 		sc, _ := res.StructuredContent.(map[string]any)

@@ -13,6 +13,7 @@ import (
 	"github.com/builtin-tools/builtin-tools/lsp"
 	"github.com/builtin-tools/builtin-tools/lsp/lsptool"
 	"github.com/builtin-tools/builtin-tools/registry"
+	"github.com/builtin-tools/builtin-tools/registry/toolschema"
 	"github.com/builtin-tools/builtin-tools/tiers"
 )
 
@@ -41,7 +42,7 @@ func poolStatus(t *testing.T, r *registry.Run) (string, *lsp.Status) {
 	}
 	for _, tool := range r.Visible(tiers.Normal) {
 		if tool.Name == "lsp" {
-			if err := registry.CheckResult(tool, res); err != nil {
+			if err := toolschema.CheckResult(tool, res); err != nil {
 				t.Errorf("status: a strict client would throw this result away: %v", err)
 			}
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/builtin-tools/builtin-tools/lsp"
 	"github.com/builtin-tools/builtin-tools/lsp/diag"
 	"github.com/builtin-tools/builtin-tools/registry"
+	"github.com/builtin-tools/builtin-tools/registry/toolschema"
 	"github.com/builtin-tools/builtin-tools/tiers"
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -67,7 +68,7 @@ func checkStrict(t *testing.T, r *registry.Run, name string, res *mcp.CallToolRe
 	t.Helper()
 	for _, tool := range r.Visible(tiers.Normal) {
 		if tool.Name == name {
-			if err := registry.CheckResult(tool, res); err != nil {
+			if err := toolschema.CheckResult(tool, res); err != nil {
 				t.Errorf("%s: a strict client would throw this result away: %v", name, err)
 			}
 		}

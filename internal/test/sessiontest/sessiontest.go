@@ -48,6 +48,7 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/builtin-tools/builtin-tools/registry"
+	"github.com/builtin-tools/builtin-tools/registry/toolschema"
 	"github.com/builtin-tools/builtin-tools/tiers"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -372,7 +373,7 @@ func checkResult(t *testing.T, driver string, p peer, s step, res *mcp.CallToolR
 		if tool.Name != s.tool {
 			continue
 		}
-		if err := registry.CheckResult(tool, res); err != nil {
+		if err := toolschema.CheckResult(tool, res); err != nil {
 			t.Errorf("%s: > %s %s: a strict client would throw this result away: %v", driver, s.tool, s.args, err)
 		}
 		if res.IsError {

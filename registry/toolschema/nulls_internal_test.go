@@ -1,4 +1,4 @@
-package registry
+package toolschema
 
 import (
 	"encoding/json"
@@ -12,12 +12,10 @@ type tree struct {
 	Next     *tree   `json:"next,omitempty"`
 }
 
-func (tree) Text() string { return "" }
-
 // A recursive type fills at every depth through its own filler.
 func TestFillerOfRecursiveType(t *testing.T) {
 	v := &tree{Name: "a", Children: []*tree{{Name: "b", Next: &tree{Name: "c"}}}}
-	withoutNulls(v)
+	WithoutNulls(v)
 	b, _ := json.Marshal(v)
 	want := `{"name":"a","children":[{"name":"b","children":[],"next":{"name":"c","children":[]}}]}`
 	if string(b) != want {

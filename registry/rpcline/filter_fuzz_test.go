@@ -1,4 +1,4 @@
-package registry
+package rpcline
 
 import (
 	"bytes"
@@ -27,7 +27,7 @@ func FuzzFrameFilter(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in []byte) {
 		var passed bytes.Buffer
 		replies := 0
-		ff := &frameFilter{max: max, reply: func(id json.RawMessage, code int, msg string) {
+		ff := &Filter{Max: max, Reply: func(id json.RawMessage, code int, msg string) {
 			replies++
 			if len(id) > 0 && !json.Valid(id) {
 				t.Fatalf("reply with an id that is not JSON: %q", id)
@@ -39,7 +39,7 @@ func FuzzFrameFilter(f *testing.F) {
 				passed.WriteByte('\n')
 			}
 		}
-		if err := ff.run(context.Background(), bytes.NewReader(in), pass); err != nil {
+		if err := ff.Run(context.Background(), bytes.NewReader(in), pass); err != nil {
 			t.Fatalf("run: %v", err)
 		}
 		lines := bytes.Count(in, []byte("\n"))

@@ -1,4 +1,4 @@
-package registry
+package toolschema
 
 import (
 	"encoding"
@@ -201,10 +201,10 @@ func hasOpt(opts, want string) bool {
 	return false
 }
 
-// withoutNulls returns r's value with every nil that JSON would write as
+// WithoutNulls returns r's value with every nil that JSON would write as
 // null where the schema says list or object made empty. A pointer result
-// is filled in place; a struct result is copied first.
-func withoutNulls(r Output) any {
+// is filled in place; a struct result is copied first. r is not nil.
+func WithoutNulls(r any) any {
 	v := reflect.ValueOf(r)
 	f := fillerFor(v.Type())
 	if f == nil {
