@@ -86,8 +86,7 @@ func (b *brokerProc) end() { b.once.Do(func() { close(b.done) }) }
 // brokerRWC is the connection as the server's pipes, ending the process
 // when it fails.
 type brokerRWC struct {
-	b     *brokerProc
-	wrote interface{ Add(int64) int64 }
+	b *brokerProc
 }
 
 func (r brokerRWC) Read(p []byte) (int, error) {
@@ -100,7 +99,6 @@ func (r brokerRWC) Read(p []byte) (int, error) {
 
 func (r brokerRWC) Write(p []byte) (int, error) {
 	n, err := r.b.conn.Write(p)
-	r.wrote.Add(int64(n))
 	if err != nil {
 		r.b.end()
 	}

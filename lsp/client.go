@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"log"
 	"net/url"
 	"os"
 	"os/exec"
@@ -18,9 +17,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/builtin-tools/builtin-tools/framing"
 	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/lsp/protocol"
+	"github.com/builtin-tools/builtin-tools/lsp/rpc"
 	"github.com/sourcegraph/jsonrpc2"
 )
 
@@ -30,11 +29,10 @@ type server struct {
 	root    string // folder holding the marker (absolute)
 	relRoot string // root relative to the supervisor root, for messages
 	cfg     *Config
-	hooks   *testHooks
 
 	bin      string // the program started
 	proc     serverProc
-	conn     *jsonrpc2.Conn
+	conn     *rpc.Conn
 	exited   chan struct{} // closed once the process is reaped and its output drained
 	started  time.Time
 	encoding string
@@ -53,13 +51,7 @@ type server struct {
 	stateDir    string // private folder for caches and indexes, removed on exit
 	initOptions any    // sent in initialize, as Prepare left them
 
-	nextID   atomic.Uint64
 	inflight atomic.Int32 // requests under way; the reaper skips busy servers
-	wrote    atomic.Int64 // bytes the server has taken from its input
-
-	// outbox holds notifications for writeLoop, the one goroutine that
-	// writes them, in order, until the process exits.
-	outbox chan *outgoing
 
 	// docs are the files it was sent, and its diagnostics (docsync.go).
 	docs documents
@@ -69,7 +61,6 @@ type server struct {
 	mu       sync.Mutex
 	exitErr  error // set when the process exited
 	closing  bool  // shut down on purpose
-	stalled  bool  // it stopped reading its input and was killed
 	lastUsed time.Time
 	pull     bool // textDocument/diagnostic is offered
 	// applier takes a workspace/applyEdit while lsp_fix runs a command.
@@ -128,34 +119,6 @@ type testHooks struct {
 	shared      bool            // the servers still go to Config.Pool
 }
 
-// pipeRWC joins the server's stdout (read) and stdin (write). Writes go
-// in pieces of a pipe's size and count what the server took, so a large
-// document a busy server reads slowly is told from one it never reads.
-type pipeRWC struct {
-	r     io.ReadCloser
-	w     io.WriteCloser
-	wrote *atomic.Int64
-}
-
-const writePiece = 64 << 10
-
-func (p pipeRWC) Read(b []byte) (int, error) { return p.r.Read(b) }
-func (p pipeRWC) Write(b []byte) (int, error) {
-	n := 0
-	for n < len(b) {
-		m, err := p.w.Write(b[n:min(n+writePiece, len(b))])
-		n += m
-		p.wrote.Add(int64(m))
-		if err != nil {
-			return n, err
-		}
-	}
-	return n, nil
-}
-func (p pipeRWC) Close() error {
-	return errors.Join(p.w.Close(), p.r.Close())
-}
-
 // startServer launches l.Bin for spec in l.Root (as Prepare left the
 // launch) and completes initialize (and the indexing wait for servers that
 // index) before ctx ends. The state folder is the server's from here on:
@@ -163,7 +126,7 @@ func (p pipeRWC) Close() error {
 func startServer(ctx context.Context, spec *ServerSpec, l *Launch, relRoot string, cfg *Config, hooks *testHooks, relText func(string) string) (*server, error) {
 	s := &server{
 		bin: l.Bin, relText: relText,
-		spec: spec, root: l.Root, relRoot: relRoot, cfg: cfg, hooks: hooks,
+		spec: spec, root: l.Root, relRoot: relRoot, cfg: cfg,
 		exited:   make(chan struct{}),
 		started:  time.Now(),
 		lastUsed: time.Now(),
@@ -171,7 +134,6 @@ func startServer(ctx context.Context, spec *ServerSpec, l *Launch, relRoot strin
 		loaded:   spec.LoadedLog == nil,
 		changed:  make(chan struct{}),
 		encoding: protocol.UTF16,
-		outbox:   make(chan *outgoing, outboxSize),
 		stateDir: l.StateDir,
 	}
 	s.initOptions = l.InitializationOptions
@@ -192,7 +154,7 @@ func startServer(ctx context.Context, spec *ServerSpec, l *Launch, relRoot strin
 		// (LSP-9); when it cannot, the server is this process's own.
 		bp, err := startViaBroker(ctx, cfg, spec, l)
 		if err == nil {
-			s.proc, rwc = bp, brokerRWC{b: bp, wrote: &s.wrote}
+			s.proc, rwc = bp, brokerRWC{b: bp}
 		} else if l.joinOnly {
 			os.RemoveAll(l.StateDir)
 			return nil, err
@@ -210,14 +172,18 @@ func startServer(ctx context.Context, spec *ServerSpec, l *Launch, relRoot strin
 			os.RemoveAll(l.StateDir)
 			return nil, fmt.Errorf("start %s: %w", l.Bin, err)
 		}
-		s.proc, rwc = p, pipeRWC{r: p.Stdout(), w: p.Stdin(), wrote: &s.wrote}
+		s.proc, rwc = p, rpc.Pipes(p.Stdout(), p.Stdin())
 	}
 	p := s.proc
 
-	s.conn = jsonrpc2.NewConn(context.Background(),
-		framing.NewObjectStream(rwc),
-		connHandler{s: s, sync: jsonrpc2.HandlerWithError(s.handle)},
-		jsonrpc2.SetLogger(log.New(io.Discard, "", 0)))
+	opt := rpc.Options{Exited: s.exited, Stall: cfg.RequestTimeout, Kill: s.kill}
+	if hooks != nil && hooks.beforeSend != nil {
+		opt.BeforeSend = func(method string) { hooks.beforeSend(s, method) }
+	}
+	if hooks != nil && hooks.requestSent != nil {
+		opt.Sent = func(method string) { hooks.requestSent(s, method) }
+	}
+	s.conn = rpc.New(rwc, connHandler{s: s, sync: jsonrpc2.HandlerWithError(s.handle)}, opt)
 
 	go func() {
 		// Wait returns at Done, not Exited: the error quotes stderr,
@@ -233,7 +199,6 @@ func startServer(ctx context.Context, spec *ServerSpec, l *Launch, relRoot strin
 		s.conn.Close()
 		os.RemoveAll(l.StateDir)
 	}()
-	go s.writeLoop()
 
 	if err := s.initialize(ctx); err != nil {
 		s.kill()
@@ -260,7 +225,7 @@ func (s *server) initialize(ctx context.Context) error {
 	var res protocol.InitializeResult
 	// A start is bounded by StartTimeout, not by one request's time: a
 	// server may take long to answer its first request on a cold machine.
-	if err := s.callBounded(ctx, "initialize", params, &res, newPausableBound(s.cfg.StartTimeout)); err != nil {
+	if err := s.callBounded(ctx, "initialize", params, &res, rpc.NewBound(s.cfg.StartTimeout)); err != nil {
 		return err
 	}
 	switch enc := res.Capabilities.PositionEncoding; {
@@ -506,55 +471,8 @@ func (s *server) call(ctx context.Context, method string, params, result any) er
 	return s.callBounded(ctx, method, params, result, nil)
 }
 
-// errBoundExpired is the cause a pausableBound cancels its request with.
-var errBoundExpired = errors.New("request bound expired")
-
-// pausableBound is a request's time limit that stops while the operator
-// is asked about something the request sent (an edit a command sends),
-// and starts afresh when the answer comes.
-type pausableBound struct {
-	d      time.Duration
-	mu     sync.Mutex
-	timer  *time.Timer
-	paused int
-	cancel context.CancelCauseFunc
-}
-
-func newPausableBound(d time.Duration) *pausableBound { return &pausableBound{d: d} }
-
-// start bounds ctx; the returned function releases it.
-func (b *pausableBound) start(ctx context.Context) (context.Context, func()) {
-	ctx, cancel := context.WithCancelCause(ctx)
-	b.mu.Lock()
-	b.cancel = cancel
-	b.timer = time.AfterFunc(b.d, func() { cancel(errBoundExpired) })
-	b.mu.Unlock()
-	return ctx, func() {
-		b.mu.Lock()
-		b.timer.Stop()
-		b.mu.Unlock()
-		cancel(nil)
-	}
-}
-
-func (b *pausableBound) pause() {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.paused++; b.timer != nil {
-		b.timer.Stop()
-	}
-}
-
-func (b *pausableBound) resume() {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.paused--; b.paused == 0 && b.timer != nil {
-		b.timer.Reset(b.d)
-	}
-}
-
 // callBounded is call with the time limit b (RequestTimeout when nil).
-func (s *server) callBounded(ctx context.Context, method string, params, result any, b *pausableBound) error {
+func (s *server) callBounded(ctx context.Context, method string, params, result any, b *rpc.Bound) error {
 	if err := s.exitError(method); err != nil {
 		return err
 	}
@@ -569,30 +487,14 @@ func (s *server) callBounded(ctx context.Context, method string, params, result 
 	if b == nil {
 		ctx, cancel = context.WithTimeout(ctx, bound)
 	} else {
-		ctx, cancel = b.start(ctx)
-		bound = b.d
+		ctx, cancel = b.Start(ctx)
+		bound = b.Limit()
 	}
 	defer cancel()
-	id := jsonrpc2.ID{Num: s.nextID.Add(1)}
-	if s.hooks != nil && s.hooks.beforeSend != nil {
-		s.hooks.beforeSend(s, method)
-	}
-	w, err := s.conn.DispatchCall(ctx, method, params, jsonrpc2.PickID(id))
-	if err != nil {
+	if err := s.conn.Request(ctx, method, params, result); err != nil {
 		return s.failureAfter(ctx, method, err, bound)
 	}
-	if s.hooks != nil && s.hooks.requestSent != nil {
-		s.hooks.requestSent(s, method)
-	}
-	err = w.Wait(ctx, result)
-	if err == nil {
-		return nil
-	}
-	if ctx.Err() != nil {
-		// Best effort, not waited for: the server may stop working on it.
-		s.post("$/cancelRequest", map[string]any{"id": id.Num})
-	}
-	return s.failureAfter(ctx, method, err, bound)
+	return nil
 }
 
 // failure turns a transport error into what the caller should see.
@@ -602,7 +504,7 @@ func (s *server) failure(ctx context.Context, method string, err error) error {
 
 // failureAfter is failure for a request that was bounded by bound.
 func (s *server) failureAfter(ctx context.Context, method string, err error, bound time.Duration) error {
-	if ctx.Err() != nil && errors.Is(context.Cause(ctx), errBoundExpired) {
+	if ctx.Err() != nil && errors.Is(context.Cause(ctx), rpc.ErrBoundExpired) {
 		err = context.DeadlineExceeded
 	}
 	var rpcErr *jsonrpc2.Error
@@ -707,75 +609,8 @@ func (s *server) alive() bool {
 	}
 }
 
-// outboxSize bounds the notifications waiting to be written; a caller
-// waits for room, so a full queue only delays it until writeLoop's
-// watchdog has dealt with a server that stopped reading.
-const outboxSize = 32
-
-// outgoing is one notification for writeLoop.
-type outgoing struct {
-	method    string
-	params    any
-	done      chan error // buffered: writeLoop never waits for the caller
-	abandoned atomic.Bool
-}
-
-// writeLoop writes the queued notifications in order until the process
-// exits. A write of which the server takes nothing for RequestTimeout means
-// it stopped reading its input: it is killed, which also ends the write.
-func (s *server) writeLoop() {
-	for {
-		select {
-		case m := <-s.outbox:
-			if m.abandoned.Load() {
-				continue // its caller gave up before it was sent
-			}
-			// jsonrpc2 does not watch a context while it writes; the
-			// watchdog is what bounds the write.
-			stop := s.watchWrite()
-			err := s.conn.Notify(context.Background(), m.method, m.params)
-			close(stop)
-			m.done <- err
-		case <-s.exited:
-			return
-		}
-	}
-}
-
-// watchWrite kills the server when a write makes no progress for
-// RequestTimeout; closing the returned channel ends the watch.
-func (s *server) watchWrite() chan struct{} {
-	stop := make(chan struct{})
-	go func() {
-		tick := time.NewTicker(max(s.cfg.RequestTimeout/10, 10*time.Millisecond))
-		defer tick.Stop()
-		last, since := s.wrote.Load(), time.Now()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-tick.C:
-			}
-			if now := s.wrote.Load(); now != last {
-				last, since = now, time.Now()
-				continue
-			}
-			if time.Since(since) >= s.cfg.RequestTimeout {
-				s.mu.Lock()
-				s.stalled = true
-				s.mu.Unlock()
-				s.kill()
-				return
-			}
-		}
-	}()
-	return stop
-}
-
-// notify sends a notification through writeLoop and waits until it is
-// written, so that a request sent afterwards follows it. It returns when
-// ctx ends (a notification not yet written is then dropped), or when the
-// server exits, killed for not reading it or otherwise.
+// notify sends a notification (rpc.Conn.Send), so that a request sent
+// afterwards follows it, and says why it was not written.
 func (s *server) notify(ctx context.Context, method string, params any) error {
 	if err := s.exitError(method); err != nil {
 		return err
@@ -786,51 +621,29 @@ func (s *server) notify(ctx context.Context, method string, params any) error {
 		s.docs.changedAt = time.Now()
 		s.docs.mu.Unlock()
 	}
-	m := &outgoing{method: method, params: params, done: make(chan error, 1)}
-	select {
-	case s.outbox <- m:
-	case <-s.exited:
-		return s.notifyFailure(ctx, method, nil)
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	select {
-	case err := <-m.done:
-		if err != nil {
-			return s.notifyFailure(ctx, method, err)
-		}
+	switch err := s.conn.Send(ctx, method, params); {
+	case err == nil:
 		return nil
-	case <-s.exited:
+	case errors.Is(err, ctx.Err()):
+		return err
+	case errors.Is(err, rpc.ErrExited):
 		return s.notifyFailure(ctx, method, nil)
-	case <-ctx.Done():
-		m.abandoned.Store(true)
-		return ctx.Err()
+	default:
+		return s.notifyFailure(ctx, method, err)
 	}
 }
 
 // notifyFailure says why a notification was not sent: the server stopped
 // reading and was killed, the write failed, or the server exited.
 func (s *server) notifyFailure(ctx context.Context, method string, err error) error {
-	s.mu.Lock()
-	stalled := s.stalled
-	s.mu.Unlock()
 	switch {
-	case stalled:
+	case s.conn.Stalled():
 		return &ServerError{Server: s.spec.ID, Root: s.relRoot, Method: method, Kind: ErrServerTimeout,
 			Detail: "it stopped reading its input, so it was stopped"}
 	case err != nil:
 		return s.failure(ctx, method, err)
 	}
 	return s.exitError(method)
-}
-
-// post queues a notification nobody waits for; when the queue is full the
-// server is not reading, and it is dropped.
-func (s *server) post(method string, params any) {
-	select {
-	case s.outbox <- &outgoing{method: method, params: params, done: make(chan error, 1)}:
-	default:
-	}
 }
 
 // shutdown asks the server to exit (shutdown, exit) and kills its process

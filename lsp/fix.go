@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/lsp/protocol"
+	"github.com/builtin-tools/builtin-tools/lsp/rpc"
 	"github.com/builtin-tools/builtin-tools/lsp/wsedit"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
@@ -630,7 +631,7 @@ func mergeFileEdits(a, b []FileEdit) []FileEdit {
 // an edit and sent none is an error: nothing changed.
 func (s *Supervisor) runCommand(ctx context.Context, srv *server, name string, args json.RawMessage, needEdit, force bool, confirm Confirm, res *FixResult) error {
 	got := make(chan struct{}, 1)
-	bound := newPausableBound(s.cfg.RequestTimeout)
+	bound := rpc.NewBound(s.cfg.RequestTimeout)
 	var (
 		mu       sync.Mutex // guards res, applied, applyErr, done
 		one      sync.Mutex // one edit at a time
@@ -669,9 +670,9 @@ func (s *Supervisor) runCommand(ctx context.Context, srv *server, name string, a
 		plan, err := s.planEdit(we, srv)
 		if err == nil && confirm != nil && plan.Changes() {
 			files, edits := s.planFiles(plan)
-			bound.pause()
+			bound.Pause()
 			err = confirm(ctx, &ProposedEdit{Server: srv.spec.ID, Command: name, Files: files, Changes: s.planChanges(plan), Edits: edits})
-			bound.resume()
+			bound.Resume()
 		}
 		mu.Lock()
 		defer mu.Unlock()
