@@ -18,6 +18,7 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/lsp/broker"
+	"github.com/builtin-tools/builtin-tools/lsp/viewlock"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
@@ -173,16 +174,16 @@ func brokerHello(ctx context.Context, c net.Conn, h broker.Hello) (*brokerProc, 
 // holdAlone takes the server's view alone (a preview): of the calls of
 // this process, and through the broker of every other process.
 func (s *server) holdAlone(ctx context.Context, bound time.Duration) error {
-	if err := s.view.lockAlone(ctx, bound); err != nil {
+	if err := s.view.LockAlone(ctx, bound); err != nil {
 		return err
 	}
 	if _, ok := s.proc.(*brokerProc); ok {
 		hctx, cancel := context.WithTimeout(ctx, bound)
 		defer cancel()
 		if err := s.conn.Call(hctx, "$/builtintools/hold", nil, nil); err != nil {
-			s.view.unlockAlone()
+			s.view.UnlockAlone()
 			if hctx.Err() != nil && ctx.Err() == nil {
-				return errViewBusy
+				return viewlock.ErrBusy
 			}
 			return err
 		}
@@ -197,7 +198,7 @@ func (s *server) unholdAlone() {
 		_ = s.conn.Notify(ctx, "$/builtintools/release", nil)
 		cancel()
 	}
-	s.view.unlockAlone()
+	s.view.UnlockAlone()
 }
 
 // processes asks the broker how many connections (processes, one per

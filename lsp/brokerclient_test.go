@@ -224,7 +224,7 @@ func TestBrokerBudgetStopsIdle(t *testing.T) {
 	}
 	// a's server held (a preview): b's start spares it.
 	srv := a.sup.fleet.running()[0]
-	if err := srv.view.share(a.ctx, time.Minute); err != nil {
+	if err := srv.view.Share(a.ctx, time.Minute); err != nil {
 		t.Fatal(err)
 	}
 	if err := srv.holdAlone(a.ctx, time.Minute); err != nil {
@@ -235,7 +235,7 @@ func TestBrokerBudgetStopsIdle(t *testing.T) {
 		t.Error("a held server was stopped for the budget")
 	}
 	srv.unholdAlone()
-	srv.view.unshare()
+	srv.view.Unshare()
 	if n := len(bs.sup.fleet.running()); n != 1 {
 		t.Errorf("b: %d servers", n)
 	}

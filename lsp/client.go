@@ -20,6 +20,7 @@ import (
 	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 	"github.com/builtin-tools/builtin-tools/lsp/rpc"
+	"github.com/builtin-tools/builtin-tools/lsp/viewlock"
 	"github.com/sourcegraph/jsonrpc2"
 )
 
@@ -55,8 +56,8 @@ type server struct {
 
 	// docs are the files it was sent, and its diagnostics (docsync.go).
 	docs documents
-	// view: calls share the server, a preview holds it alone (pool.go).
-	view viewLock
+	// view: calls share the server, a preview holds it alone.
+	view viewlock.Lock
 
 	mu       sync.Mutex
 	exitErr  error // set when the process exited

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/builtin-tools/builtin-tools/lsp/viewlock"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
@@ -192,9 +193,9 @@ func (fl *fleet) serverFor(ctx context.Context, c *choice) (*server, error) {
 		}
 		srv := e.srv
 		srv.touch()
-		if err := srv.view.share(ctx, fl.cfg.viewBound()); err != nil {
+		if err := srv.view.Share(ctx, fl.cfg.viewBound()); err != nil {
 			srv.inflight.Add(-1)
-			if errors.Is(err, errViewBusy) {
+			if errors.Is(err, viewlock.ErrBusy) {
 				return nil, srv.busyError("", false)
 			}
 			return nil, err
@@ -223,7 +224,7 @@ func (fl *fleet) failed(key serverKey, err error) {
 
 // release ends a use begun by serverFor.
 func (srv *server) release() {
-	srv.view.unshare()
+	srv.view.Unshare()
 	srv.endUse()
 }
 

@@ -487,12 +487,12 @@ func (s *Supervisor) workspaceSymbols(ctx context.Context, query string) (*Symbo
 		}
 		var entries []protocol.SymbolEntry
 		// Not while a preview's text is in the server.
-		if err := srv.view.share(ctx, s.cfg.viewBound()); err != nil {
+		if err := srv.view.Share(ctx, s.cfg.viewBound()); err != nil {
 			res.Failures = append(res.Failures, srv.busyError("workspace/symbol", false).Error())
 			continue
 		}
 		err := srv.call(ctx, "workspace/symbol", protocol.WorkspaceSymbolParams{Query: query}, &entries)
-		srv.view.unshare()
+		srv.view.Unshare()
 		if err != nil {
 			res.Failures = append(res.Failures, err.Error())
 			continue

@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -359,95 +358,6 @@ func (fl *fleet) poolFor() (*Pool, bool) {
 	return fl.cfg.Pool, true
 }
 
-// viewLock keeps a preview's unsaved text from every other use of the
-// server: uses share it, a preview holds it alone, and each waits for the
-// other, bounded.
-type viewLock struct {
-	mu      sync.Mutex
-	shares  int
-	alone   bool
-	changed chan struct{}
-}
-
-// wait blocks until ok holds (called with v.mu held, returns with it held)
-// or ctx ends or bound passes.
-func (v *viewLock) wait(ctx context.Context, bound time.Duration, ok func() bool) error {
-	var timer *time.Timer
-	for !ok() {
-		if v.changed == nil {
-			v.changed = make(chan struct{})
-		}
-		ch := v.changed
-		v.mu.Unlock()
-		if timer == nil {
-			timer = time.NewTimer(bound)
-			defer timer.Stop()
-		}
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			v.mu.Lock()
-			return ctx.Err()
-		case <-timer.C:
-			v.mu.Lock()
-			return errViewBusy
-		}
-		v.mu.Lock()
-	}
-	return nil
-}
-
-var errViewBusy = errors.New("busy")
-
-func (v *viewLock) signalLocked() {
-	if v.changed != nil {
-		close(v.changed)
-		v.changed = nil
-	}
-}
-
-// share waits until no preview holds the server, then counts a use.
-func (v *viewLock) share(ctx context.Context, bound time.Duration) error {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	if err := v.wait(ctx, bound, func() bool { return !v.alone }); err != nil {
-		return err
-	}
-	v.shares++
-	return nil
-}
-
-func (v *viewLock) unshare() {
-	v.mu.Lock()
-	v.shares--
-	v.signalLocked()
-	v.mu.Unlock()
-}
-
-// lockAlone turns the caller's use into the only one: it gives up its
-// share, waits until no other use or preview is under way, and holds the
-// server alone until unlockAlone, which gives the share back.
-func (v *viewLock) lockAlone(ctx context.Context, bound time.Duration) error {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	v.shares--
-	v.signalLocked()
-	if err := v.wait(ctx, bound, func() bool { return !v.alone && v.shares == 0 }); err != nil {
-		v.shares++
-		return err
-	}
-	v.alone = true
-	return nil
-}
-
-func (v *viewLock) unlockAlone() {
-	v.mu.Lock()
-	v.alone = false
-	v.shares++
-	v.signalLocked()
-	v.mu.Unlock()
-}
-
 // viewBound bounds a wait for the server's view: as long as a preview
 // may hold it (its syncs, the waits for the file as on disk and for the
 // proposed version, the restore).
@@ -605,11 +515,9 @@ func (p *Pool) list() ([]poolRow, []BudgetStop) {
 		if srv == nil {
 			continue
 		}
-		srv.view.mu.Lock()
-		if srv.view.alone {
+		if srv.view.Alone() {
 			out[i].State = PoolPreviewing
 		}
-		srv.view.mu.Unlock()
 		out[i].Idle = srv.idleFor()
 		if children == nil {
 			children = proc.ChildMap()

@@ -127,7 +127,7 @@ func (s *Supervisor) CheckWritten(ctx context.Context, at pathguard.Path, togeth
 func (fl *fleet) watchLate(srv *server, doc *openDoc) <-chan []diag.Diagnostic {
 	late := make(chan []diag.Diagnostic, 1)
 	// It only listens: a preview need not wait for it.
-	srv.view.unshare()
+	srv.view.Unshare()
 	go func() {
 		defer close(late)
 		defer srv.endUse()
