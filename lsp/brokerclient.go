@@ -6,24 +6,23 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"net"
 	"os"
 	"path/filepath"
 	"reflect"
 	"runtime"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/lsp/broker"
+	"github.com/builtin-tools/builtin-tools/lsp/brokered"
 	"github.com/builtin-tools/builtin-tools/lsp/viewlock"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
 // serverProc is a server's process as a Supervisor sees it: its own child
-// (proc.Process) or a server the broker holds (brokerProc).
+// (proc.Process) or a server the broker holds (brokered.Proc).
 type serverProc interface {
 	Pid() int
 	Kill() error
@@ -31,82 +30,12 @@ type serverProc interface {
 	Tail() *proc.Tail
 }
 
-// brokerProc is a server reached through the broker: its end is the
-// connection's.
-type brokerProc struct {
-	conn net.Conn
-	pid  int
-	tail *proc.Tail
-	done chan struct{}
-	once sync.Once
-
-	mu     sync.Mutex
-	exited string // how the broker said the server ended
-	idle   bool   // the broker stopped it for its idle time
-}
-
-func (b *brokerProc) Pid() int         { return b.pid }
-func (b *brokerProc) Tail() *proc.Tail { return b.tail }
-func (b *brokerProc) Kill() error      { b.end(); return b.conn.Close() }
-func (b *brokerProc) Wait() error {
-	<-b.done
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.exited != "" {
-		return errors.New(b.exited)
-	}
-	return errors.New("its connection to the language-server broker closed (the broker ended)")
-}
-
-// noteExit records how the broker said the server ended.
-func (b *brokerProc) noteExit(params []byte) {
-	var p struct {
-		Error string `json:"error"`
-		Idle  bool   `json:"idle"`
-	}
-	if json.Unmarshal(params, &p) == nil && p.Error != "" {
-		b.mu.Lock()
-		b.exited, b.idle = p.Error, p.Idle
-		b.mu.Unlock()
-	}
-}
-
 // stoppedIdle reports whether the broker stopped s for its idle time
 // (no crash: the next call starts it again, as after a pool's reap).
 func (s *server) stoppedIdle() bool {
-	bp, ok := s.proc.(*brokerProc)
-	if !ok {
-		return false
-	}
-	bp.mu.Lock()
-	defer bp.mu.Unlock()
-	return bp.idle
+	bp, ok := s.proc.(*brokered.Proc)
+	return ok && bp.StoppedIdle()
 }
-func (b *brokerProc) end() { b.once.Do(func() { close(b.done) }) }
-
-// brokerRWC is the connection as the server's pipes, ending the process
-// when it fails.
-type brokerRWC struct {
-	b *brokerProc
-}
-
-func (r brokerRWC) Read(p []byte) (int, error) {
-	n, err := r.b.conn.Read(p)
-	if err != nil {
-		r.b.end()
-	}
-	return n, err
-}
-
-func (r brokerRWC) Write(p []byte) (int, error) {
-	n, err := r.b.conn.Write(p)
-	if err != nil {
-		r.b.end()
-	}
-	return n, err
-}
-
-func (r brokerRWC) Close() error { r.b.end(); return r.b.conn.Close() }
 
 // perShell are variables that differ between processes of one user
 // without changing what a server does (the shell's, and internal/proc's
@@ -115,13 +44,9 @@ func (r brokerRWC) Close() error { r.b.end(); return r.b.conn.Close() }
 var perShell = map[string]bool{"PWD": true, "OLDPWD": true, "SHLVL": true, "_": true, "BUILTIN_TOOLS_PROC": true}
 
 // startViaBroker asks the broker for l's server.
-func startViaBroker(ctx context.Context, cfg *Config, spec *ServerSpec, l *Launch) (*brokerProc, error) {
+func startViaBroker(ctx context.Context, cfg *Config, spec *ServerSpec, l *Launch) (*brokered.Proc, error) {
 	if l.joinOnly {
-		c, err := broker.Dial(ctx, cfg.Broker, nil)
-		if err != nil {
-			return nil, err
-		}
-		return brokerHello(ctx, c, broker.Hello{Server: spec.ID, Dir: l.Root, Trusted: l.Trusted, Warm: l.warm})
+		return brokered.Open(ctx, cfg.Broker, nil, broker.Hello{Server: spec.ID, Dir: l.Root, Trusted: l.Trusted, Warm: l.warm})
 	}
 	h := broker.Hello{Server: spec.ID, Bin: l.Bin, Dir: l.Root, Trusted: l.Trusted, IdleMS: cfg.IdleTimeout.Milliseconds(), Warm: l.warm}
 	sub := func(s string) string { return strings.ReplaceAll(s, l.StateDir, broker.StateToken) }
@@ -155,20 +80,7 @@ func startViaBroker(ctx context.Context, cfg *Config, spec *ServerSpec, l *Launc
 		h.Loaded = spec.LoadedLog.String()
 	}
 	h.Settings, _ = json.Marshal(spec.Settings)
-	c, err := broker.Dial(ctx, cfg.Broker, cfg.BrokerCommand)
-	if err != nil {
-		return nil, err
-	}
-	return brokerHello(ctx, c, h)
-}
-
-// brokerHello greets the broker on c with h: the server it names.
-func brokerHello(ctx context.Context, c net.Conn, h broker.Hello) (*brokerProc, error) {
-	pid, err := broker.Greet(ctx, c, h)
-	if err != nil {
-		return nil, err
-	}
-	return &brokerProc{conn: c, pid: pid, tail: proc.NewTail(1 << 10), done: make(chan struct{})}, nil
+	return brokered.Open(ctx, cfg.Broker, cfg.BrokerCommand, h)
 }
 
 // holdAlone takes the server's view alone (a preview): of the calls of
@@ -177,7 +89,7 @@ func (s *server) holdAlone(ctx context.Context, bound time.Duration) error {
 	if err := s.view.LockAlone(ctx, bound); err != nil {
 		return err
 	}
-	if _, ok := s.proc.(*brokerProc); ok {
+	if _, ok := s.proc.(*brokered.Proc); ok {
 		hctx, cancel := context.WithTimeout(ctx, bound)
 		defer cancel()
 		if err := s.conn.Call(hctx, "$/builtintools/hold", nil, nil); err != nil {
@@ -193,7 +105,7 @@ func (s *server) holdAlone(ctx context.Context, bound time.Duration) error {
 
 // unholdAlone ends holdAlone.
 func (s *server) unholdAlone() {
-	if _, ok := s.proc.(*brokerProc); ok {
+	if _, ok := s.proc.(*brokered.Proc); ok {
 		ctx, cancel := context.WithTimeout(context.Background(), s.cfg.RequestTimeout)
 		_ = s.conn.Notify(ctx, "$/builtintools/release", nil)
 		cancel()
@@ -204,7 +116,7 @@ func (s *server) unholdAlone() {
 // processes asks the broker how many connections (processes, one per
 // pool) share the server; 0 for a server of this process's own.
 func (s *server) processes(ctx context.Context) int {
-	if _, ok := s.proc.(*brokerProc); !ok || !s.alive() {
+	if _, ok := s.proc.(*brokered.Proc); !ok || !s.alive() {
 		return 0
 	}
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
@@ -221,7 +133,7 @@ func (s *server) processes(ctx context.Context) int {
 // brokerServers asks the broker, through s's connection, for every
 // server it holds; nil for a server of this process's own.
 func (s *server) brokerServers(ctx context.Context) *broker.Servers {
-	if _, ok := s.proc.(*brokerProc); !ok || !s.alive() {
+	if _, ok := s.proc.(*brokered.Proc); !ok || !s.alive() {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
@@ -238,32 +150,16 @@ func (s *server) brokerServers(ctx context.Context) *broker.Servers {
 // not seen the end yet (a broker just killed): the caller then ends the
 // server here, so the call starts afresh instead of failing on it.
 func (s *server) peerGone() bool {
-	bp, ok := s.proc.(*brokerProc)
-	if !ok {
+	bp, ok := s.proc.(*brokered.Proc)
+	if !ok || !bp.PeerGone() {
 		return false
 	}
-	uc, ok := bp.conn.(*net.UnixConn)
-	if !ok {
-		return false
+	bp.Kill()
+	select {
+	case <-s.exited:
+	case <-time.After(time.Second):
 	}
-	raw, err := uc.SyscallConn()
-	if err != nil {
-		return false
-	}
-	gone := false
-	_ = raw.Control(func(fd uintptr) {
-		var b [1]byte
-		n, _, err := syscall.Recvfrom(int(fd), b[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
-		gone = n == 0 && err == nil
-	})
-	if gone {
-		bp.Kill()
-		select {
-		case <-s.exited:
-		case <-time.After(time.Second):
-		}
-	}
-	return gone
+	return true
 }
 
 // warmKey names at the broker the server a start of c asks for, worked
@@ -344,15 +240,11 @@ func (la *launcher) runsWarm(c *choice) bool {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	conn, err := broker.Dial(ctx, la.cfg.Broker, nil)
+	bp, err := brokered.Open(ctx, la.cfg.Broker, nil, broker.Hello{Server: c.spec.ID, Dir: c.root, Trusted: la.cfg.Trusted, Warm: key, Ask: true})
 	if err != nil {
 		return false
 	}
-	bp, err := brokerHello(ctx, conn, broker.Hello{Server: c.spec.ID, Dir: c.root, Trusted: la.cfg.Trusted, Warm: key, Ask: true})
-	if err != nil {
-		return false
-	}
-	bp.conn.Close()
+	bp.Kill()
 	warmProbed.Store(key, true)
 	return true
 }

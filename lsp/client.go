@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/proc"
+	"github.com/builtin-tools/builtin-tools/lsp/brokered"
 	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 	"github.com/builtin-tools/builtin-tools/lsp/rpc"
 	"github.com/builtin-tools/builtin-tools/lsp/viewlock"
@@ -155,7 +156,7 @@ func startServer(ctx context.Context, spec *ServerSpec, l *Launch, relRoot strin
 		// (LSP-9); when it cannot, the server is this process's own.
 		bp, err := startViaBroker(ctx, cfg, spec, l)
 		if err == nil {
-			s.proc, rwc = bp, brokerRWC{b: bp}
+			s.proc, rwc = bp, bp.Conn()
 		} else if l.joinOnly {
 			os.RemoveAll(l.StateDir)
 			return nil, err
@@ -337,15 +338,15 @@ func (s *server) handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 	}
 	switch req.Method {
 	case "$/builtintools/exited":
-		if bp, ok := s.proc.(*brokerProc); ok {
-			bp.noteExit(params)
+		if bp, ok := s.proc.(*brokered.Proc); ok {
+			bp.NoteExit(params)
 		}
 		return nil, nil
 	case "textDocument/publishDiagnostics":
 		var p protocol.PublishDiagnosticsParams
 		if json.Unmarshal(params, &p) == nil {
 			at := time.Now()
-			if _, ok := s.proc.(*brokerProc); ok && p.QuietMS > 0 {
+			if _, ok := s.proc.(*brokered.Proc); ok && p.QuietMS > 0 {
 				at = at.Add(-time.Duration(p.QuietMS) * time.Millisecond)
 			}
 			s.docs.mu.Lock()
