@@ -180,6 +180,22 @@ func (h *harness) get(rel string) string {
 	return string(data)
 }
 
+// wantFile fails unless the file at rel holds content.
+func (h *harness) wantFile(rel, content string) {
+	h.t.Helper()
+	if c := h.get(rel); c != content {
+		h.t.Errorf("%s = %q, want %q", rel, c, content)
+	}
+}
+
+// wantGone fails unless nothing is at rel.
+func (h *harness) wantGone(rel string) {
+	h.t.Helper()
+	if _, err := os.Stat(h.abs(rel)); !os.IsNotExist(err) {
+		h.t.Errorf("%s is there (%v)", rel, err)
+	}
+}
+
 // wantWritten checks the files the last call recorded with Call.Wrote.
 func (h *harness) wantWritten(rels ...string) {
 	h.t.Helper()
