@@ -187,7 +187,7 @@ func TestConcurrentQueriesAndWrites(t *testing.T) {
 					before := Dump(v)
 					time.Sleep(time.Millisecond)
 					if after := Dump(v); after != before {
-						t.Errorf("a snapshot changed under its reader:\n%s", diffLines(before, after))
+						t.Errorf("a snapshot changed under its reader:\n%s", testenv.LineDiff(before, after))
 					}
 				default:
 					x.Sync(context.Background())
@@ -238,7 +238,7 @@ func TestStoreWarmStart(t *testing.T) {
 		t.Fatalf("warm start: %s", c)
 	}
 	if got := warm.Dump(); got != want {
-		t.Fatalf("a warm start answers differently:\n%s", diffLines(want, got))
+		t.Fatalf("a warm start answers differently:\n%s", testenv.LineDiff(want, got))
 	}
 	time.Sleep(10 * time.Millisecond)
 	testenv.WriteTree(t, root, map[string]string{"a.go": "package m\n\nfunc T() {}\n\nfunc U() { T() }\n"})
@@ -284,7 +284,7 @@ func TestStoreSharedAcrossRoots(t *testing.T) {
 		t.Fatalf("the second root: %s", c)
 	}
 	if want, got := buildRoot(t, second).Dump(), x.Dump(); got != want {
-		t.Fatalf("the second root answers differently from a cold build:\n%s", diffLines(want, got))
+		t.Fatalf("the second root answers differently from a cold build:\n%s", testenv.LineDiff(want, got))
 	}
 	// The file written back as the first root has it is re-read, not parsed.
 	testenv.WriteTree(t, second, map[string]string{"b/b.go": storeTree["b/b.go"]})
@@ -317,7 +317,7 @@ func TestStoreCopiedToAnotherRoot(t *testing.T) {
 		t.Fatalf("with the copied store: %s", c)
 	}
 	if got := x.Dump(); got != want {
-		t.Fatalf("the copy answers differently:\n%s", diffLines(want, got))
+		t.Fatalf("the copy answers differently:\n%s", testenv.LineDiff(want, got))
 	}
 }
 
@@ -345,7 +345,7 @@ func TestStoreTornRecordIsRemade(t *testing.T) {
 		t.Fatalf("with a torn record: %s", c)
 	}
 	if got := x.Dump(); got != want {
-		t.Fatalf("answers differ after a torn record:\n%s", diffLines(want, got))
+		t.Fatalf("answers differ after a torn record:\n%s", testenv.LineDiff(want, got))
 	}
 	if again, err := os.ReadFile(p); err != nil || len(again) != len(data) {
 		t.Fatalf("the record was not written again: %d bytes of %d, %v", len(again), len(data), err)
@@ -606,6 +606,6 @@ func TestIncrementalDumpEqualsFresh(t *testing.T) {
 	}
 	got := x.Dump()
 	if want := buildRoot(t, root).Dump(); got != want {
-		t.Fatalf("after edits the index answers otherwise than a fresh one:\n%s", diffLines(want, got))
+		t.Fatalf("after edits the index answers otherwise than a fresh one:\n%s", testenv.LineDiff(want, got))
 	}
 }
