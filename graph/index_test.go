@@ -37,8 +37,7 @@ func callersText(t *testing.T, x tq, sym string) string {
 // (graph/index's TestSyncSeesOutsideChanges checks both ways of noticing:
 // file events and stamps.)
 func TestSyncSeesOutsideChanges(t *testing.T) {
-	root := t.TempDir()
-	testenv.WriteTree(t, root, map[string]string{
+	root := testenv.Tree(t, map[string]string{
 		"go.mod": "module m\n",
 		"a.go":   "package m\n\nfunc Target() {}\n",
 		"b.go":   "package m\n\nfunc B() { Target() }\n",
@@ -71,8 +70,7 @@ func TestSyncSeesOutsideChanges(t *testing.T) {
 // Refresh (what the registry calls after a write) makes the next query
 // read the new text without a full re-index.
 func TestRefreshAfterWrite(t *testing.T) {
-	root := t.TempDir()
-	testenv.WriteTree(t, root, map[string]string{
+	root := testenv.Tree(t, map[string]string{
 		"a.go": "package m\n\nfunc target() {}\n",
 		"b.go": "package m\n\nfunc b() {\n\ttarget()\n}\n",
 	})
@@ -117,8 +115,7 @@ func TestMemoryBound(t *testing.T) {
 // Runs in one process over one root share one index; the last release
 // closes it.
 func TestSharedAcrossRuns(t *testing.T) {
-	root := t.TempDir()
-	testenv.WriteTree(t, root, map[string]string{"a.go": "package a\n\nfunc A() {}\n"})
+	root := testenv.Tree(t, map[string]string{"a.go": "package a\n\nfunc A() {}\n"})
 	rg := guardOf(t, root)
 	h1, err := Acquire(rg, Options{})
 	if err != nil {
@@ -382,8 +379,7 @@ func TestQueryDirsAddALanguage(t *testing.T) {
 (function_call prefix: (identifier) @name) @reference.call
 `,
 	})
-	root := t.TempDir()
-	testenv.WriteTree(t, root, map[string]string{"m.lua": "function helper() end\nfunction main() helper() print(1) end\n"})
+	root := testenv.Tree(t, map[string]string{"m.lua": "function helper() end\nfunction main() helper() print(1) end\n"})
 	x := buildRootOpts(t, root, Options{QueryDirs: []string{qd}})
 	dump := x.Dump()
 	for _, want := range []string{"def m.lua:1-1 function helper", "call m.lua:2 helper in main -> exact helper (m.lua:1)", "call m.lua:2 print in main -> unresolved (builtin)"} {
