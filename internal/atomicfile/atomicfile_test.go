@@ -50,6 +50,18 @@ func put(t *testing.T, path, content string, mode fs.FileMode) {
 	}
 }
 
+// wantFile fails unless the file at path holds content and, unless perm
+// is 0, has those permissions.
+func wantFile(t *testing.T, path, content string, perm fs.FileMode) {
+	t.Helper()
+	if got := get(t, path); got != content {
+		t.Errorf("%s holds %q, want %q", filepath.Base(path), got, content)
+	}
+	if got := mode(t, path); perm != 0 && got != perm {
+		t.Errorf("%s has mode %v, want %v", filepath.Base(path), got, perm)
+	}
+}
+
 func get(t *testing.T, path string) string {
 	t.Helper()
 	data, err := os.ReadFile(path)
@@ -84,9 +96,7 @@ func TestWriteNewFileUsesPermAndUmask(t *testing.T) {
 	if _, err := atomicfile.Write(g, atomicfile.Change{Path: p, Data: []byte("hello\n"), Perm: 0o600}, atomicfile.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	if get(t, p) != "hello\n" || mode(t, p) != 0o600 {
-		t.Errorf("content %q mode %v, want hello and 0600", get(t, p), mode(t, p))
-	}
+	wantFile(t, p, "hello\n", 0o600)
 	// D11: a new file's mode is the umask's to decide.
 	old := syscall.Umask(0o077)
 	err := write(g, filepath.Join(dir, "private.txt"), "x")
@@ -110,9 +120,7 @@ func TestWriteKeepsExistingMode(t *testing.T) {
 	if mode(t, p) != 0o755 {
 		t.Errorf("mode %v, want the old 0755 kept over the 0644 given", mode(t, p))
 	}
-	if get(t, p) != "#!/bin/sh\nexit 0\n" {
-		t.Errorf("content %q", get(t, p))
-	}
+	wantFile(t, p, "#!/bin/sh\nexit 0\n", 0)
 	noTemps(t, dir)
 }
 
@@ -285,9 +293,7 @@ func TestWriteReplacesByRename(t *testing.T) {
 	if old, _ := io.ReadAll(f); string(old) != "old" {
 		t.Errorf("open handle reads %q, want old", old)
 	}
-	if get(t, p) != "new" {
-		t.Errorf("content %q", get(t, p))
-	}
+	wantFile(t, p, "new", 0)
 }
 
 // A link inside the root is written through once resolved; an unresolved
@@ -313,9 +319,7 @@ func TestWriteThroughSymlink(t *testing.T) {
 	if fi, err := os.Lstat(link); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
 		t.Fatalf("the link was replaced by a file")
 	}
-	if get(t, target) != "new\n" || mode(t, target) != 0o640 {
-		t.Errorf("target %q mode %v, want new and 0640", get(t, target), mode(t, target))
-	}
+	wantFile(t, target, "new\n", 0o640)
 	noTemps(t, dir)
 }
 
@@ -325,9 +329,7 @@ func TestWriteMakesParents(t *testing.T) {
 	if err := write(g, p, "x"); err != nil {
 		t.Fatal(err)
 	}
-	if get(t, p) != "x" {
-		t.Errorf("content %q", get(t, p))
-	}
+	wantFile(t, p, "x", 0)
 }
 
 func TestWriteFailuresLeaveNothing(t *testing.T) {
@@ -398,12 +400,8 @@ func TestWriteAllAppliesEverything(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if get(t, a) != "A" || mode(t, a) != 0o600 {
-		t.Errorf("a.txt %q mode %v", get(t, a), mode(t, a))
-	}
-	if get(t, created) != "N" || mode(t, created) != 0o640 {
-		t.Errorf("n.txt %q mode %v", get(t, created), mode(t, created))
-	}
+	wantFile(t, a, "A", 0o600)
+	wantFile(t, created, "N", 0o640)
 	if _, err := os.Stat(gone); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("gone.txt not deleted")
 	}
@@ -466,9 +464,7 @@ func TestWriteAllRollsBackAfterAFailedRename(t *testing.T) {
 	if !errors.Is(err, atomicfile.ErrChanged) {
 		t.Fatalf("WriteAll: %v, want ErrChanged", err)
 	}
-	if get(t, a) != "a" || mode(t, a) != 0o640 {
-		t.Errorf("a.txt not restored: %q %v", get(t, a), mode(t, a))
-	}
+	wantFile(t, a, "a", 0o640)
 	noTemps(t, dir)
 }
 
