@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/builtin-tools/builtin-tools/files"
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -173,11 +174,7 @@ func (h *harness) putMode(rel, content string, mode fs.FileMode) string {
 
 func (h *harness) get(rel string) string {
 	h.t.Helper()
-	data, err := os.ReadFile(h.abs(rel))
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	return string(data)
+	return testenv.ReadFile(h.t, h.abs(rel))
 }
 
 // wantFile fails unless the file at rel holds content.

@@ -54,21 +54,12 @@ func put(t *testing.T, path, content string, mode fs.FileMode) {
 // is 0, has those permissions.
 func wantFile(t *testing.T, path, content string, perm fs.FileMode) {
 	t.Helper()
-	if got := get(t, path); got != content {
+	if got := testenv.ReadFile(t, path); got != content {
 		t.Errorf("%s holds %q, want %q", filepath.Base(path), got, content)
 	}
 	if got := mode(t, path); perm != 0 && got != perm {
 		t.Errorf("%s has mode %v, want %v", filepath.Base(path), got, perm)
 	}
-}
-
-func get(t *testing.T, path string) string {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(data)
 }
 
 func mode(t *testing.T, path string) fs.FileMode {
@@ -192,21 +183,21 @@ func TestWriteRefusesHardLinksAndReadOnly(t *testing.T) {
 		if !errors.Is(err, c.want) || !strings.Contains(err.Error(), "force") {
 			t.Errorf("%s: %v, want %v naming force", c.path, err, c.want)
 		}
-		if get(t, c.path) != "old" {
+		if testenv.ReadFile(t, c.path) != "old" {
 			t.Errorf("%s changed though refused", c.path)
 		}
 		rep, err := atomicfile.Write(g, atomicfile.Change{Path: c.path, Data: []byte("new")}, atomicfile.Options{Force: true})
 		if err != nil {
 			t.Fatalf("%s forced: %v", c.path, err)
 		}
-		if get(t, c.path) != "new" || len(rep.Notes) == 0 || !strings.Contains(rep.Notes[0], c.note) {
-			t.Errorf("%s forced: content %q, notes %q", c.path, get(t, c.path), rep.Notes)
+		if testenv.ReadFile(t, c.path) != "new" || len(rep.Notes) == 0 || !strings.Contains(rep.Notes[0], c.note) {
+			t.Errorf("%s forced: content %q, notes %q", c.path, testenv.ReadFile(t, c.path), rep.Notes)
 		}
 	}
 	if mode(t, ro) != 0o444 {
 		t.Errorf("forced read-only file lost its mode: %v", mode(t, ro))
 	}
-	if get(t, other) != "old" {
+	if testenv.ReadFile(t, other) != "old" {
 		t.Errorf("the other hard link changed; it should keep the old content as the note says")
 	}
 }
@@ -218,15 +209,15 @@ func TestWriteExpect(t *testing.T) {
 	p := filepath.Join(dir, "f.txt")
 	put(t, p, "now", 0o644)
 	_, err := atomicfile.Write(g, atomicfile.Change{Path: p, Data: []byte("x"), Expect: []byte("then"), Expected: true}, atomicfile.Options{})
-	if !errors.Is(err, atomicfile.ErrChanged) || get(t, p) != "now" {
-		t.Errorf("stale expectation: %v, content %q", err, get(t, p))
+	if !errors.Is(err, atomicfile.ErrChanged) || testenv.ReadFile(t, p) != "now" {
+		t.Errorf("stale expectation: %v, content %q", err, testenv.ReadFile(t, p))
 	}
 	_, err = atomicfile.Write(g, atomicfile.Change{Path: p, Data: []byte("x"), Expected: true}, atomicfile.Options{})
 	if !errors.Is(err, atomicfile.ErrExists) {
 		t.Errorf("expected missing, file exists: %v", err)
 	}
-	if _, err := atomicfile.Write(g, atomicfile.Change{Path: p, Data: []byte("x"), Expect: []byte("now"), Expected: true}, atomicfile.Options{}); err != nil || get(t, p) != "x" {
-		t.Errorf("matching expectation: %v, content %q", err, get(t, p))
+	if _, err := atomicfile.Write(g, atomicfile.Change{Path: p, Data: []byte("x"), Expect: []byte("now"), Expected: true}, atomicfile.Options{}); err != nil || testenv.ReadFile(t, p) != "x" {
+		t.Errorf("matching expectation: %v, content %q", err, testenv.ReadFile(t, p))
 	}
 }
 
@@ -380,7 +371,7 @@ func TestWriteFailingMidwayRemovesTemp(t *testing.T) {
 	if err == nil {
 		t.Fatalf("a write over the file size limit succeeded")
 	}
-	if get(t, p) != "old" {
+	if testenv.ReadFile(t, p) != "old" {
 		t.Errorf("old content lost")
 	}
 	noTemps(t, dir)
@@ -479,8 +470,8 @@ func TestWriteAllDeleteMissingFails(t *testing.T) {
 	if !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("deleting a missing file: %v, want ErrNotExist", err)
 	}
-	if get(t, a) != "a" {
-		t.Errorf("a.txt not restored: %q", get(t, a))
+	if testenv.ReadFile(t, a) != "a" {
+		t.Errorf("a.txt not restored: %q", testenv.ReadFile(t, a))
 	}
 }
 
