@@ -559,8 +559,9 @@ func TestGrammarFingerprint(t *testing.T) {
 // refMatcher is the capture query matcher as it was before its
 // allocations were taken out, kept as the reference the matcher is held
 // to: its own match, assign and children; the predicates, which never
-// allocated, are the matcher's, and so is the walk over a quantified
-// child's positions (assignRepeated), run with the reference's matching.
+// allocated, are the matcher's, and so are the end of assign and the walk
+// over a quantified child's positions (assignEnd), run with the
+// reference's matching.
 type refMatcher struct {
 	qmatcher
 }
@@ -623,20 +624,10 @@ func refWithCaps(caps []capPair, ids []int, node int) []capPair {
 // assign matches q's children from ci on against kids from j on; last is
 // the position of the previous child matched (-1 before any).
 func (m *refMatcher) assign(q *scmquery.Node, kids []int, ci, j, last int, caps []capPair, k func([]capPair)) {
-	if ci == len(q.Children) {
-		if q.AnchorLast && last >= 0 && m.nextNamed(kids, last+1) < len(kids) {
-			return
-		}
-		k(caps)
+	if m.assignEnd(q, kids, ci, j, last, caps, k, m.firstOf, m.assign) {
 		return
 	}
 	ch := q.Children[ci]
-	if ch.Quant != 0 {
-		m.assignRepeated(ch, kids, j, last, caps, m.firstOf, func(j, last int, caps []capPair) {
-			m.assign(q, kids, ci+1, j, last, caps, k)
-		})
-		return
-	}
 	lo, hi := m.positions(ch, kids, j)
 	for p := lo; p < hi; p++ {
 		if m.fits(ch, kids[p]) {

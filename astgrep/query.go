@@ -264,20 +264,10 @@ func (m *qmatcher) nextNamed(kids []int, j int) int {
 // assign matches q's children from ci on against kids from j on; last is
 // the position of the previous child matched (-1 before any).
 func (m *qmatcher) assign(q *scmquery.Node, kids []int, ci, j, last int, caps []capPair, k func([]capPair)) {
-	if ci == len(q.Children) {
-		if q.AnchorLast && last >= 0 && m.nextNamed(kids, last+1) < len(kids) {
-			return
-		}
-		k(caps)
+	if m.assignEnd(q, kids, ci, j, last, caps, k, m.firstOf, m.assign) {
 		return
 	}
 	ch := q.Children[ci]
-	if ch.Quant != 0 {
-		m.assignRepeated(ch, kids, j, last, caps, m.firstOf, func(j, last int, caps []capPair) {
-			m.assign(q, kids, ci+1, j, last, caps, k)
-		})
-		return
-	}
 	lo, hi := m.positions(ch, kids, j)
 	var f *assignFrame
 	for p := lo; p < hi; p++ {
@@ -293,6 +283,31 @@ func (m *qmatcher) assign(q *scmquery.Node, kids []int, ci, j, last int, caps []
 	if f != nil {
 		m.popFrame()
 	}
+}
+
+// assignEnd is what assign does the same in the matcher and the reference
+// it is tested against: past the last child, it checks a last anchor and
+// calls k; for a quantified child, it walks the child's positions
+// (assignRepeated, with first) and goes on with the next child (next, the
+// caller's assign). It reports false for a plain child, which the caller
+// places.
+func (m *qmatcher) assignEnd(q *scmquery.Node, kids []int, ci, j, last int, caps []capPair, k func([]capPair),
+	first func(c int, q *scmquery.Node, caps []capPair) ([]capPair, bool),
+	next func(q *scmquery.Node, kids []int, ci, j, last int, caps []capPair, k func([]capPair))) bool {
+	if ci == len(q.Children) {
+		if !q.AnchorLast || last < 0 || m.nextNamed(kids, last+1) >= len(kids) {
+			k(caps)
+		}
+		return true
+	}
+	ch := q.Children[ci]
+	if ch.Quant == 0 {
+		return false
+	}
+	m.assignRepeated(ch, kids, j, last, caps, first, func(j, last int, caps []capPair) {
+		next(q, kids, ci+1, j, last, caps, k)
+	})
+	return true
 }
 
 // fits says whether node c may be child ch: of its field, and eligible.

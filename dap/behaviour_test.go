@@ -187,9 +187,7 @@ func TestConditionAndLogpoint(t *testing.T) {
 	if res.Outcome != "stopped" || res.Stop.Reason != "breakpoint" {
 		t.Fatalf("condition: %+v", res)
 	}
-	if v := localNamed(res.Locals, "i"); v == nil || v.Value != "6" {
-		t.Fatalf("stopped with i %+v", res.Locals)
-	}
+	wantLocal(t, res.Locals, "i", "6")
 	done, err := s.Resume(ctx, "continue", 0, 30*time.Second)
 	if err != nil || done.Outcome != "exited" {
 		t.Fatalf("%+v %v", done, err)
@@ -231,9 +229,7 @@ func TestGoTestByName(t *testing.T) {
 	if res.Outcome != "stopped" || res.Frame == nil || res.Frame.Line != 9 {
 		t.Fatalf("test stop: %+v %+v", res, res.Frame)
 	}
-	if v := localNamed(res.Locals, "got"); v == nil || v.Value != "5" {
-		t.Fatalf("locals %+v", res.Locals)
-	}
+	wantLocal(t, res.Locals, "got", "5")
 }
 
 const pyTest = `def add(a, b):
@@ -258,9 +254,7 @@ func TestPytestByName(t *testing.T) {
 	if res.Outcome != "stopped" || res.Frame == nil || res.Frame.Line != 7 {
 		t.Fatalf("pytest stop: %+v %+v", res, res.Frame)
 	}
-	if v := localNamed(res.Locals, "got"); v == nil || v.Value != "5" {
-		t.Fatalf("locals %+v", res.Locals)
-	}
+	wantLocal(t, res.Locals, "got", "5")
 }
 
 // A program that does not build comes back with the compiler's message.

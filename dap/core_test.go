@@ -124,9 +124,7 @@ func coreSession(t *testing.T, root, bin, core, fn string, line int, src, local,
 	if strings.Contains(res.Exception+res.Stop.Text, "continue") {
 		t.Fatalf("the crash is described as the adapter's attempt to run it: %q %q", res.Exception, res.Stop.Text)
 	}
-	if v := localNamed(res.Locals, local); v == nil || v.Value != value {
-		t.Fatalf("locals at the crash: %+v", res.Locals)
-	}
+	wantLocal(t, res.Locals, local, value)
 	if res.Core == nil || res.Core.File != "core" || res.Core.Total == 0 || len(res.Core.Threads) == 0 || len(res.Core.Stack) == 0 {
 		t.Fatalf("the core's threads and stack: %+v", res.Core)
 	}

@@ -40,9 +40,7 @@ func TestDebugpySession(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantStop(t, res, "breakpoint", 4, "s += x")
-	if v := localNamed(res.Locals, "s"); v == nil || v.Value != "0" {
-		t.Fatalf("locals %+v", res.Locals)
-	}
+	wantLocal(t, res.Locals, "s", "0")
 	ev, err := s.Evaluate(ctx, "x * 10", "", 0)
 	if err != nil || ev.Value == nil || ev.Value.Value != "10" {
 		t.Fatalf("evaluate %+v %v", ev, err)

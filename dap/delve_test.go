@@ -53,9 +53,7 @@ func TestDelveSession(t *testing.T) {
 	if res.BuildMS <= 0 {
 		t.Errorf("build time not reported: %+v", res)
 	}
-	if v := localNamed(res.Locals, "sum"); v == nil || v.Value != "0" {
-		t.Fatalf("locals %+v", res.Locals)
-	}
+	wantLocal(t, res.Locals, "sum", "0")
 	if len(res.Stop.Breakpoints) != 1 || res.Stop.Breakpoints[0] != "b1" {
 		t.Fatalf("breakpoints hit %v", res.Stop.Breakpoints)
 	}

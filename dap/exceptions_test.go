@@ -40,9 +40,7 @@ func TestPytestAssertStops(t *testing.T) {
 	if res.Frame.File != "test_add.py" || !strings.Contains(res.Exception, "AssertionError") {
 		t.Fatalf("frame %+v exception %q", res.Frame, res.Exception)
 	}
-	if v := localNamed(res.Locals, "got"); v == nil || v.Value != "6" {
-		t.Fatalf("locals %+v", res.Locals)
-	}
+	wantLocal(t, res.Locals, "got", "6")
 	if e := res.Exceptions; e == nil || strings.Join(e.Filters, ",") != "uncaught,userUnhandled" {
 		t.Fatalf("filters sent: %+v", res.Exceptions)
 	}

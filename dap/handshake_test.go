@@ -29,9 +29,7 @@ func TestHandshakeOrderings(t *testing.T) {
 				t.Fatal(err)
 			}
 			wantStop(t, res, "breakpoint", 3, "return n;")
-			if v := localNamed(res.Locals, "n"); v == nil || v.Value != "3" {
-				t.Fatalf("locals %+v", res.Locals)
-			}
+			wantLocal(t, res.Locals, "n", "3")
 			if len(res.Stop.Breakpoints) != 1 || res.Stop.Breakpoints[0] != "b1" {
 				t.Fatalf("breakpoints hit %v", res.Stop.Breakpoints)
 			}

@@ -53,6 +53,14 @@ func localNamed(vars []Var, name string) *Var {
 	return nil
 }
 
+// wantLocal fails t unless locals hold name with value.
+func wantLocal(t *testing.T, locals []Var, name, value string) {
+	t.Helper()
+	if v := localNamed(locals, name); v == nil || v.Value != value {
+		t.Fatalf("local %s: want %s in %+v", name, value, locals)
+	}
+}
+
 func waitGone(t *testing.T, what string, pid int) {
 	t.Helper()
 	if !testenv.Exits(pid, 10*time.Second) {

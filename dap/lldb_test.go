@@ -54,9 +54,7 @@ func TestLLDBSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantStop(t, res, "breakpoint", 6, "sum += xs[i]")
-	if v := localNamed(res.Locals, "sum"); v == nil || v.Value != "0" {
-		t.Fatalf("locals %+v", res.Locals)
-	}
+	wantLocal(t, res.Locals, "sum", "0")
 	ev, err := s.Evaluate(ctx, "xs[1] * 10", "", 0)
 	if err != nil || ev.Value == nil || ev.Value.Value != "20" {
 		t.Fatalf("evaluate %+v %v", ev, err)

@@ -198,9 +198,7 @@ func TestLLDBRust(t *testing.T) {
 	ctx := testCtx(t)
 	res := stopAt(t, s, ctx, root, "src/main.rs", 4, adapter.LaunchSpec{Program: at(root, filepath.Join(root, "target", "debug", "sum"))}, 0)
 	wantStop(t, res, "breakpoint", 4, "sum += x")
-	if v := localNamed(res.Locals, "sum"); v == nil || v.Value != "0" {
-		t.Fatalf("locals %+v", res.Locals)
-	}
+	wantLocal(t, res.Locals, "sum", "0")
 	s.SetBreakpoints(ctx, at(root, "src/main.rs"), nil, []int{4}, false)
 	done, err := s.Resume(ctx, "continue", 0, 30*time.Second)
 	if err != nil || done.Outcome != "exited" || !strings.Contains(done.Output, "total 6") {

@@ -46,9 +46,7 @@ func TestRestart(t *testing.T) {
 			if res.Outcome != "stopped" || res.Frame == nil || res.Frame.Line != c.line || res.Stop.Breakpoints == nil {
 				t.Fatalf("after restart: %+v %+v", res, res.Frame)
 			}
-			if v := localNamed(res.Locals, c.name); v == nil || v.Value != c.want {
-				t.Fatalf("locals after restart %+v", res.Locals)
-			}
+			wantLocal(t, res.Locals, c.name, c.want)
 			if res.Stop.N != 3 && res.Restart == RestartRequest {
 				t.Fatalf("stop numbers go on across an adapter's restart: %+v", res.Stop)
 			}

@@ -48,9 +48,7 @@ func TestRunToLine(t *testing.T) {
 	if res.RunTo == nil || !res.RunTo.Reached || res.RunTo.Existing != "" || len(res.Stop.Breakpoints) != 0 {
 		t.Fatalf("reached: %+v %+v", res.RunTo, res.Stop)
 	}
-	if v := localNamed(res.Locals, "j"); v == nil || v.Value != "6" {
-		t.Fatalf("locals %+v", res.Locals)
-	}
+	wantLocal(t, res.Locals, "j", "6")
 	if all := s.bps.All(); len(all) != 1 || all[0].ID != "b1" || all[0].Condition != "i == 3" {
 		t.Fatalf("the session's breakpoints after run_to_line: %+v", all)
 	}

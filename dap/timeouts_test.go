@@ -1,6 +1,7 @@
 package dap
 
 import (
+	"context"
 	"net"
 	"path/filepath"
 	"strings"
@@ -24,6 +25,18 @@ func within(t *testing.T, what string, t0 time.Time, d time.Duration) {
 	if took := time.Since(t0); took < d || took > 2*d {
 		t.Errorf("%s bounded at %s took %s", what, d, took)
 	}
+}
+
+// launchBounded wants launch l on s refused with an error holding want once
+// bound has passed, and not much later; what names the case.
+func launchBounded(t *testing.T, ctx context.Context, s *Supervisor, l adapter.LaunchSpec, bound time.Duration, what, want string) {
+	t.Helper()
+	t0 := time.Now()
+	_, err := s.Launch(ctx, l, 0)
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("%s: %v", what, err)
+	}
+	within(t, what, t0, bound)
 }
 
 func fakeLaunch(root string) adapter.LaunchSpec {
@@ -129,12 +142,8 @@ func TestStartTimeoutBounds(t *testing.T) {
 			fakeHere(t, "mute", nil)
 			root := fakeRoot(t)
 			s := newSupervisor(t, root, Config{})
-			t0 := time.Now()
-			_, err := s.Launch(t.Context(), fakeLaunch(root), 0)
-			if err == nil || !strings.Contains(err.Error(), "failed to initialize: no answer within 20s") {
-				t.Fatalf("an adapter that never answers initialize: %v", err)
-			}
-			within(t, "a start on an adapter that never answers", t0, DefaultStartTimeout)
+			launchBounded(t, t.Context(), s, fakeLaunch(root), DefaultStartTimeout,
+				"a start on an adapter that never answers initialize", "failed to initialize: no answer within 20s")
 		})
 	})
 	const bound = 2 * time.Second
@@ -143,12 +152,8 @@ func TestStartTimeoutBounds(t *testing.T) {
 		t.Cleanup(func() { adapter.Table = adapter.Table[:len(adapter.Table)-1] })
 		root := fakeRoot(t)
 		s := newSupervisor(t, root, Config{StartTimeout: bound})
-		t0 := time.Now()
-		_, err := s.Launch(testCtx(t), adapter.LaunchSpec{Adapter: "silent", Program: at(root, fakeSource)}, 0)
-		if err == nil || !strings.Contains(err.Error(), "did not connect: no connection within 2s") {
-			t.Fatalf("an adapter that never connects: %v", err)
-		}
-		within(t, "a start on an adapter that never connects", t0, bound)
+		launchBounded(t, testCtx(t), s, adapter.LaunchSpec{Adapter: "silent", Program: at(root, fakeSource)}, bound,
+			"a start on an adapter that never connects", "did not connect: no connection within 2s")
 	})
 	t.Run("a port that says nothing", func(t *testing.T) {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -167,12 +172,8 @@ func TestStartTimeoutBounds(t *testing.T) {
 		}()
 		root := fakeRoot(t)
 		s := newSupervisor(t, root, Config{StartTimeout: bound})
-		t0 := time.Now()
-		_, err = s.Launch(testCtx(t), adapter.LaunchSpec{Attach: true, Port: ln.Addr().(*net.TCPAddr).Port}, 0)
-		if err == nil || !strings.Contains(err.Error(), "no answer within 2s") {
-			t.Fatalf("a port that accepts and says nothing: %v", err)
-		}
-		within(t, "an attach to a port that says nothing", t0, bound)
+		launchBounded(t, testCtx(t), s, adapter.LaunchSpec{Attach: true, Port: ln.Addr().(*net.TCPAddr).Port}, bound,
+			"an attach to a port that accepts and says nothing", "no answer within 2s")
 	})
 }
 
@@ -184,12 +185,7 @@ func TestLaunchTimeoutBounds(t *testing.T) {
 		fakeHere(t, "hang-launch", nil)
 		root := fakeRoot(t)
 		s := newSupervisor(t, root, Config{})
-		t0 := time.Now()
-		_, err := s.Launch(t.Context(), fakeLaunch(root), 0)
-		if err == nil || !strings.Contains(err.Error(), "did not finish the launch in time") {
-			t.Fatalf("a launch never answered: %v", err)
-		}
-		within(t, "a launch never answered", t0, 2*time.Minute)
+		launchBounded(t, t.Context(), s, fakeLaunch(root), 2*time.Minute, "a launch never answered", "did not finish the launch in time")
 		if st := s.Status(); st.Session != nil {
 			t.Fatalf("left a session: %+v", st.Session)
 		}

@@ -115,9 +115,7 @@ func TestEditReplaceAll(t *testing.T) {
 	h.put("m.go", "a := 1\nx++\nb := 2\nx++\n\tx++ // again\n")
 	got := h.ok("edit", map[string]any{"path": "m.go", "old_string": "x++", "new_string": "x += 2", "replace_all": true})
 	wantAll(t, got, "edited m.go: replaced 3 occurrences (first at line 2)", "     2\tx += 2")
-	if c := h.get("m.go"); c != "a := 1\nx += 2\nb := 2\nx += 2\n\tx += 2 // again\n" {
-		t.Errorf("file %q", c)
-	}
+	h.wantFile("m.go", "a := 1\nx += 2\nb := 2\nx += 2\n\tx += 2 // again\n")
 	h.wantWritten("m.go")
 }
 
@@ -127,9 +125,7 @@ func TestEditCRLF(t *testing.T) {
 	h.put("dos.txt", "one\r\ntwo\r\nthree\r\n")
 	got := h.ok("edit", map[string]any{"path": "dos.txt", "old_string": "one\ntwo\n", "new_string": "uno\ndos\n"})
 	wantAll(t, got, "replaced 1 occurrence (first at line 1)", "     1\tuno\n     2\tdos")
-	if c := h.get("dos.txt"); c != "uno\r\ndos\r\nthree\r\n" {
-		t.Errorf("file %q", c)
-	}
+	h.wantFile("dos.txt", "uno\r\ndos\r\nthree\r\n")
 	// A one-line old_string with a multi-line new_string keeps CRLF too.
 	h.ok("edit", map[string]any{"path": "dos.txt", "old_string": "three", "new_string": "tres\nquatro"})
 	if c := h.get("dos.txt"); c != "uno\r\ndos\r\ntres\r\nquatro\r\n" {
@@ -141,9 +137,7 @@ func TestEditLatin1KeepsOtherBytes(t *testing.T) {
 	h := newHarness(t)
 	h.put("l1.txt", "caf\xe9\nvalue = 1\n")
 	h.ok("edit", map[string]any{"path": "l1.txt", "old_string": "value = 1", "new_string": "value = 2"})
-	if c := h.get("l1.txt"); c != "caf\xe9\nvalue = 2\n" {
-		t.Errorf("file %q", c)
-	}
+	h.wantFile("l1.txt", "caf\xe9\nvalue = 2\n")
 }
 
 func TestEditBadInput(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/builtin-tools/builtin-tools/files"
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -173,11 +174,23 @@ func (h *harness) putMode(rel, content string, mode fs.FileMode) string {
 
 func (h *harness) get(rel string) string {
 	h.t.Helper()
-	data, err := os.ReadFile(h.abs(rel))
-	if err != nil {
-		h.t.Fatal(err)
+	return testenv.ReadFile(h.t, h.abs(rel))
+}
+
+// wantFile fails unless the file at rel holds content.
+func (h *harness) wantFile(rel, content string) {
+	h.t.Helper()
+	if c := h.get(rel); c != content {
+		h.t.Errorf("%s = %q, want %q", rel, c, content)
 	}
-	return string(data)
+}
+
+// wantGone fails unless nothing is at rel.
+func (h *harness) wantGone(rel string) {
+	h.t.Helper()
+	if _, err := os.Stat(h.abs(rel)); !os.IsNotExist(err) {
+		h.t.Errorf("%s is there (%v)", rel, err)
+	}
 }
 
 // wantWritten checks the files the last call recorded with Call.Wrote.

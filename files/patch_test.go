@@ -39,12 +39,8 @@ index 1111111..2222222 100755
 	if want := "applied the patch to 2 files:\npatched a.txt (1 hunk)\npatched pkg/b.sh (1 hunk)"; got != want {
 		t.Errorf("result:\n%s\nwant\n%s", got, want)
 	}
-	if c := h.get("a.txt"); c != "one\nTWO\nthree\n" {
-		t.Errorf("a.txt = %q", c)
-	}
-	if c := h.get("pkg/b.sh"); c != "#!/bin/sh\necho b\necho c\n" {
-		t.Errorf("b.sh = %q", c)
-	}
+	h.wantFile("a.txt", "one\nTWO\nthree\n")
+	h.wantFile("pkg/b.sh", "#!/bin/sh\necho b\necho c\n")
 	if info, _ := os.Stat(h.abs("pkg/b.sh")); info.Mode().Perm() != 0o755 {
 		t.Errorf("b.sh mode %v, want 0755 kept", info.Mode().Perm())
 	}
@@ -60,17 +56,13 @@ func TestApplyPatchTraditionalDiffU(t *testing.T) {
 		"@@ -1,3 +1,3 @@\n int main() {\n-  return 0;\n+  return 1;\n }\n"
 	got := h.ok("apply_patch", map[string]any{"patch": patch})
 	wantAll(t, got, "patched src/x.c (1 hunk)")
-	if c := h.get("src/x.c"); c != "int main() {\n  return 1;\n}\n" {
-		t.Errorf("x.c = %q", c)
-	}
+	h.wantFile("src/x.c", "int main() {\n  return 1;\n}\n")
 	h.wantWritten("src/x.c")
 
 	// Without prefixes, as `diff -u x.c x.c.new` writes them.
 	patch = "--- src/x.c\n+++ src/x.c\n@@ -2 +2 @@\n-  return 1;\n+  return 2;\n"
 	h.ok("apply_patch", map[string]any{"patch": patch})
-	if c := h.get("src/x.c"); c != "int main() {\n  return 2;\n}\n" {
-		t.Errorf("x.c = %q", c)
-	}
+	h.wantFile("src/x.c", "int main() {\n  return 2;\n}\n")
 }
 
 func TestApplyPatchNewFileAndDeletion(t *testing.T) {
@@ -96,9 +88,7 @@ index 1234567..0000000
 `
 	got := h.ok("apply_patch", map[string]any{"patch": patch})
 	wantAll(t, got, "applied the patch to 2 files:", "created docs/new.md (1 hunk)", "deleted old.txt")
-	if c := h.get("docs/new.md"); c != "# New\nhello\n" {
-		t.Errorf("new.md = %q", c)
-	}
+	h.wantFile("docs/new.md", "# New\nhello\n")
 	if _, err := os.Stat(h.abs("old.txt")); !os.IsNotExist(err) {
 		t.Errorf("old.txt still exists (%v)", err)
 	}
@@ -109,12 +99,8 @@ index 1234567..0000000
 		"--- a/keep.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-k\n"
 	got = h.ok("apply_patch", map[string]any{"patch": patch})
 	wantAll(t, got, "created t/made.txt", "deleted keep.txt")
-	if c := h.get("t/made.txt"); c != "made\n" {
-		t.Errorf("made.txt = %q", c)
-	}
-	if _, err := os.Stat(h.abs("keep.txt")); !os.IsNotExist(err) {
-		t.Errorf("keep.txt still exists")
-	}
+	h.wantFile("t/made.txt", "made\n")
+	h.wantGone("keep.txt")
 }
 
 // Git already drops a/ and b/; a file inside a folder really named b stays
@@ -137,12 +123,8 @@ deleted file mode 100644
 `
 	got := h.ok("apply_patch", map[string]any{"patch": patch})
 	wantAll(t, got, "created b/new.txt", "deleted a/inner.txt")
-	if c := h.get("b/new.txt"); c != "in b\n" {
-		t.Errorf("b/new.txt = %q", c)
-	}
-	if _, err := os.Stat(h.abs("new.txt")); !os.IsNotExist(err) {
-		t.Errorf("new.txt was created at the top instead of in b/")
-	}
+	h.wantFile("b/new.txt", "in b\n")
+	h.wantGone("new.txt")
 }
 
 func TestApplyPatchGitRename(t *testing.T) {
@@ -167,15 +149,11 @@ rename to moved.txt
 `
 	got := h.ok("apply_patch", map[string]any{"patch": patch})
 	wantAll(t, got, "renamed old/name.sh to new/name.sh (1 hunk)", "renamed plain.txt to moved.txt (0 hunks)")
-	if c := h.get("new/name.sh"); c != "#!/bin/sh\necho 2\n" {
-		t.Errorf("new/name.sh = %q", c)
-	}
+	h.wantFile("new/name.sh", "#!/bin/sh\necho 2\n")
 	if info, _ := os.Stat(h.abs("new/name.sh")); info.Mode().Perm() != 0o755 {
 		t.Errorf("renamed file mode %v, want 0755", info.Mode().Perm())
 	}
-	if c := h.get("moved.txt"); c != "p\nq\n" {
-		t.Errorf("moved.txt = %q", c)
-	}
+	h.wantFile("moved.txt", "p\nq\n")
 	for _, gone := range []string{"old/name.sh", "plain.txt"} {
 		if _, err := os.Stat(h.abs(gone)); !os.IsNotExist(err) {
 			t.Errorf("%s still exists after the rename", gone)
@@ -215,9 +193,7 @@ copy to copy.txt
 	if c := h.get("tmpl.txt"); c != "name: X\nsize: 1\n" {
 		t.Errorf("the copy's source changed: %q", c)
 	}
-	if c := h.get("copy.txt"); c != "name: Y\nsize: 1\n" {
-		t.Errorf("copy.txt = %q", c)
-	}
+	h.wantFile("copy.txt", "name: Y\nsize: 1\n")
 	h.wantWritten("copy.txt")
 }
 
@@ -419,9 +395,7 @@ func TestApplyPatchCRLFFileKeepsCRLF(t *testing.T) {
 	h := newHarness(t)
 	h.put("w.txt", "a\r\nb\r\nc\r\n")
 	h.ok("apply_patch", map[string]any{"patch": "--- a/w.txt\n+++ b/w.txt\n@@ -1,3 +1,4 @@\n a\n-b\n+B\n+B2\n c\n"})
-	if c := h.get("w.txt"); c != "a\r\nB\r\nB2\r\nc\r\n" {
-		t.Errorf("w.txt = %q", c)
-	}
+	h.wantFile("w.txt", "a\r\nB\r\nB2\r\nc\r\n")
 }
 
 func TestApplyPatchNoNewlineAtEnd(t *testing.T) {
@@ -429,9 +403,7 @@ func TestApplyPatchNoNewlineAtEnd(t *testing.T) {
 	h.put("n.txt", "x\ny")
 	patch := "--- a/n.txt\n+++ b/n.txt\n@@ -1,2 +1,2 @@\n x\n-y\n\\ No newline at end of file\n+z\n\\ No newline at end of file"
 	h.ok("apply_patch", map[string]any{"patch": patch})
-	if c := h.get("n.txt"); c != "x\nz" {
-		t.Errorf("n.txt = %q", c)
-	}
+	h.wantFile("n.txt", "x\nz")
 }
 
 // Real tools' output: diffs made by git and by GNU diff between two trees

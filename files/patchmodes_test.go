@@ -132,7 +132,5 @@ func TestApplyPatchCountsFilesOnce(t *testing.T) {
 	if want := "applied the patch to 1 file:\npatched a.txt (2 hunks)"; !strings.HasPrefix(got, want) || strings.Count(got, "a.txt") != 1 {
 		t.Errorf("report %q, want %q with the file once", got, want)
 	}
-	if c := h.get("a.txt"); c != "one\n2\n3\n4\n5\n6\n7\n8\nnine\n" {
-		t.Errorf("a.txt = %q", c)
-	}
+	h.wantFile("a.txt", "one\n2\n3\n4\n5\n6\n7\n8\nnine\n")
 }

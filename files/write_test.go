@@ -19,9 +19,7 @@ func TestWriteCreatesParentFolders(t *testing.T) {
 	if got != "created a/b/c.txt (2 lines, 7 bytes)" {
 		t.Errorf("write = %q", got)
 	}
-	if c := h.get("a/b/c.txt"); c != "one\ntwo" {
-		t.Errorf("content %q", c)
-	}
+	h.wantFile("a/b/c.txt", "one\ntwo")
 	info, err := os.Stat(h.abs("a/b/c.txt"))
 	if err != nil {
 		t.Fatal(err)
@@ -46,9 +44,7 @@ func TestWriteReplacesAtomically(t *testing.T) {
 	if got != "replaced conf.ini (2 lines, 12 bytes)" {
 		t.Errorf("write = %q", got)
 	}
-	if c := h.get("conf.ini"); c != "new\ncontent\n" {
-		t.Errorf("content %q", c)
-	}
+	h.wantFile("conf.ini", "new\ncontent\n")
 	old, err := io.ReadAll(f)
 	if err != nil || string(old) != "old content\n" {
 		t.Errorf("the open old file reads %q (%v): the write was made in place, not by rename", old, err)

@@ -3,7 +3,6 @@ package graph
 import (
 	"context"
 	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -225,30 +224,6 @@ func checkExpect(t *testing.T, dump, expect string) {
 	}
 }
 
-func diffLines(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	inW := map[string]bool{}
-	for _, l := range w {
-		inW[l] = true
-	}
-	inG := map[string]bool{}
-	for _, l := range g {
-		inG[l] = true
-	}
-	var b strings.Builder
-	for _, l := range w {
-		if !inG[l] {
-			b.WriteString("- " + l + "\n")
-		}
-	}
-	for _, l := range g {
-		if !inW[l] {
-			b.WriteString("+ " + l + "\n")
-		}
-	}
-	return b.String()
-}
-
 // checkDump holds a fixture's dump to its expect section and to its
 // golden file (written instead with -update).
 func checkDump(t *testing.T, p string, ar *txtar.Archive, dump string) {
@@ -258,18 +233,5 @@ func checkDump(t *testing.T, p string, ar *txtar.Archive, dump string) {
 			checkExpect(t, dump, string(f.Data))
 		}
 	}
-	golden := strings.TrimSuffix(p, ".txtar") + ".golden"
-	if *update {
-		if err := os.WriteFile(golden, []byte(dump), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run with -update to write it)", err)
-	}
-	if string(want) != dump {
-		t.Errorf("dump differs from %s (run with -update and review the diff):\n%s", golden, diffLines(string(want), dump))
-	}
+	testenv.Golden(t, strings.TrimSuffix(p, ".txtar")+".golden", dump, *update)
 }

@@ -37,8 +37,7 @@ func callersText(t *testing.T, x tq, sym string) string {
 // (graph/index's TestSyncSeesOutsideChanges checks both ways of noticing:
 // file events and stamps.)
 func TestSyncSeesOutsideChanges(t *testing.T) {
-	root := t.TempDir()
-	testenv.WriteTree(t, root, map[string]string{
+	root := testenv.Tree(t, map[string]string{
 		"go.mod": "module m\n",
 		"a.go":   "package m\n\nfunc Target() {}\n",
 		"b.go":   "package m\n\nfunc B() { Target() }\n",
@@ -71,8 +70,7 @@ func TestSyncSeesOutsideChanges(t *testing.T) {
 // Refresh (what the registry calls after a write) makes the next query
 // read the new text without a full re-index.
 func TestRefreshAfterWrite(t *testing.T) {
-	root := t.TempDir()
-	testenv.WriteTree(t, root, map[string]string{
+	root := testenv.Tree(t, map[string]string{
 		"a.go": "package m\n\nfunc target() {}\n",
 		"b.go": "package m\n\nfunc b() {\n\ttarget()\n}\n",
 	})
@@ -117,8 +115,7 @@ func TestMemoryBound(t *testing.T) {
 // Runs in one process over one root share one index; the last release
 // closes it.
 func TestSharedAcrossRuns(t *testing.T) {
-	root := t.TempDir()
-	testenv.WriteTree(t, root, map[string]string{"a.go": "package a\n\nfunc A() {}\n"})
+	root := testenv.Tree(t, map[string]string{"a.go": "package a\n\nfunc A() {}\n"})
 	rg := guardOf(t, root)
 	h1, err := Acquire(rg, Options{})
 	if err != nil {
@@ -187,7 +184,7 @@ func TestConcurrentQueriesAndWrites(t *testing.T) {
 					before := Dump(v)
 					time.Sleep(time.Millisecond)
 					if after := Dump(v); after != before {
-						t.Errorf("a snapshot changed under its reader:\n%s", diffLines(before, after))
+						t.Errorf("a snapshot changed under its reader:\n%s", testenv.LineDiff(before, after))
 					}
 				default:
 					x.Sync(context.Background())
@@ -238,7 +235,7 @@ func TestStoreWarmStart(t *testing.T) {
 		t.Fatalf("warm start: %s", c)
 	}
 	if got := warm.Dump(); got != want {
-		t.Fatalf("a warm start answers differently:\n%s", diffLines(want, got))
+		t.Fatalf("a warm start answers differently:\n%s", testenv.LineDiff(want, got))
 	}
 	time.Sleep(10 * time.Millisecond)
 	testenv.WriteTree(t, root, map[string]string{"a.go": "package m\n\nfunc T() {}\n\nfunc U() { T() }\n"})
@@ -284,7 +281,7 @@ func TestStoreSharedAcrossRoots(t *testing.T) {
 		t.Fatalf("the second root: %s", c)
 	}
 	if want, got := buildRoot(t, second).Dump(), x.Dump(); got != want {
-		t.Fatalf("the second root answers differently from a cold build:\n%s", diffLines(want, got))
+		t.Fatalf("the second root answers differently from a cold build:\n%s", testenv.LineDiff(want, got))
 	}
 	// The file written back as the first root has it is re-read, not parsed.
 	testenv.WriteTree(t, second, map[string]string{"b/b.go": storeTree["b/b.go"]})
@@ -317,7 +314,7 @@ func TestStoreCopiedToAnotherRoot(t *testing.T) {
 		t.Fatalf("with the copied store: %s", c)
 	}
 	if got := x.Dump(); got != want {
-		t.Fatalf("the copy answers differently:\n%s", diffLines(want, got))
+		t.Fatalf("the copy answers differently:\n%s", testenv.LineDiff(want, got))
 	}
 }
 
@@ -345,7 +342,7 @@ func TestStoreTornRecordIsRemade(t *testing.T) {
 		t.Fatalf("with a torn record: %s", c)
 	}
 	if got := x.Dump(); got != want {
-		t.Fatalf("answers differ after a torn record:\n%s", diffLines(want, got))
+		t.Fatalf("answers differ after a torn record:\n%s", testenv.LineDiff(want, got))
 	}
 	if again, err := os.ReadFile(p); err != nil || len(again) != len(data) {
 		t.Fatalf("the record was not written again: %d bytes of %d, %v", len(again), len(data), err)
@@ -382,8 +379,7 @@ func TestQueryDirsAddALanguage(t *testing.T) {
 (function_call prefix: (identifier) @name) @reference.call
 `,
 	})
-	root := t.TempDir()
-	testenv.WriteTree(t, root, map[string]string{"m.lua": "function helper() end\nfunction main() helper() print(1) end\n"})
+	root := testenv.Tree(t, map[string]string{"m.lua": "function helper() end\nfunction main() helper() print(1) end\n"})
 	x := buildRootOpts(t, root, Options{QueryDirs: []string{qd}})
 	dump := x.Dump()
 	for _, want := range []string{"def m.lua:1-1 function helper", "call m.lua:2 helper in main -> exact helper (m.lua:1)", "call m.lua:2 print in main -> unresolved (builtin)"} {
@@ -606,6 +602,6 @@ func TestIncrementalDumpEqualsFresh(t *testing.T) {
 	}
 	got := x.Dump()
 	if want := buildRoot(t, root).Dump(); got != want {
-		t.Fatalf("after edits the index answers otherwise than a fresh one:\n%s", diffLines(want, got))
+		t.Fatalf("after edits the index answers otherwise than a fresh one:\n%s", testenv.LineDiff(want, got))
 	}
 }

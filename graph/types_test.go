@@ -56,8 +56,7 @@ func TestCallersThroughDeclaredTypes(t *testing.T) {
 		}
 	}
 	// Calls of a name with no definition are counted.
-	root := t.TempDir()
-	testenv.WriteTree(t, root, map[string]string{
+	root := testenv.Tree(t, map[string]string{
 		"a.go": "package m\n\nfunc Target() {}\n",
 		"b.go": "package m\n\nimport \"ext.example/x\"\n\nfunc B(v x.T) { v.Target(); Target() }\n",
 	})
@@ -74,8 +73,7 @@ func TestCallersThroughDeclaredTypes(t *testing.T) {
 // new C(), super(...) and Python's C() are calls of the constructor;
 // callers of a class lists its uses as a type apart from its calls.
 func TestConstructorCallers(t *testing.T) {
-	root := t.TempDir()
-	testenv.WriteTree(t, root, map[string]string{
+	root := testenv.Tree(t, map[string]string{
 		"a.ts": "export class Base {\n  constructor(x: number) {}\n}\n\nexport class Kid extends Base {\n  constructor() {\n    super(1);\n  }\n}\n\nexport function make(): Kid {\n  const k: Kid = new Kid();\n  return k;\n}\n",
 		"p.py": "class Shape:\n    def __init__(self, n):\n        self.n = n\n\n\ndef make(s: Shape):\n    return Shape(2)\n",
 	})
@@ -105,8 +103,7 @@ func TestConstructorCallers(t *testing.T) {
 // A TypeScript overload signature, a C prototype in a header and a method
 // declared in a C++ class are positions of the definition they declare.
 func TestDeclarationPositions(t *testing.T) {
-	root := t.TempDir()
-	testenv.WriteTree(t, root, map[string]string{
+	root := testenv.Tree(t, map[string]string{
 		"s.ts":      "export function concat(a: string): string;\nexport function concat(a: number): string;\nexport function concat(a: any): string {\n  return String(a);\n}\n",
 		"lib.h":     "#ifndef LIB_H\n#define LIB_H\nint lib_add(int a, int b);\n#endif\n",
 		"lib.c":     "#include \"lib.h\"\n\nint lib_add(int a, int b) { return a + b; }\n",
@@ -142,8 +139,7 @@ func TestDeclarationPositions(t *testing.T) {
 // A function invoking a macro makes impact a lower bound: the macro's
 // expansion may call what the index cannot see.
 func TestImpactMacroLowerBound(t *testing.T) {
-	root := t.TempDir()
-	testenv.WriteTree(t, root, map[string]string{
+	root := testenv.Tree(t, map[string]string{
 		"m.c": "#define CHECK(x) do { if (!(x)) fail(); } while (0)\n\nstatic void fail(void) {}\n\nstatic int target(int v) { return v; }\n\nint user(int v) {\n  CHECK(v);\n  return target(v);\n}\n\nint plain(int v) { return target(v); }\n",
 	})
 	x := buildRoot(t, root)
@@ -182,8 +178,7 @@ func TestClosureLocals(t *testing.T) {
 // literal's, so the call stays a candidate of it rather than vanishing
 // behind the interface's method.
 func TestStructuralInterfaceKeepsCandidates(t *testing.T) {
-	root := t.TempDir()
-	testenv.WriteTree(t, root, map[string]string{
+	root := testenv.Tree(t, map[string]string{
 		"tsconfig.json": "{}",
 		"a.ts":          "export interface Checker {\n  check(n: number): boolean;\n}\n\nexport const impl = {\n  check(n: number) { return n > 0; },\n};\n",
 		"b.ts":          "import { Checker } from './a';\n\nexport function run(c: Checker) {\n  return c.check(1);\n}\n",
@@ -205,8 +200,7 @@ func TestStructuralInterfaceKeepsCandidates(t *testing.T) {
 // A method read without a call (for n in self.reader.resources) is a
 // value use of it, never dropped.
 func TestMethodReadIsValueUse(t *testing.T) {
-	root := t.TempDir()
-	testenv.WriteTree(t, root, map[string]string{
+	root := testenv.Tree(t, map[string]string{
 		"r.py": "class Reader:\n    def resources(self):\n        return []\n\n\ndef walk(r: Reader, other):\n    for n in r.resources:\n        pass\n    return other.resources\n",
 	})
 	x := buildRoot(t, root)

@@ -91,11 +91,7 @@ func (s *session) write(rel, text string) {
 
 func (s *session) read(rel string) string {
 	s.t.Helper()
-	data, err := os.ReadFile(s.path(rel))
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	return string(data)
+	return testenv.ReadFile(s.t, s.path(rel))
 }
 
 // must fails t on an error and returns the result; call it as

@@ -32,15 +32,19 @@ func TestEveryTimeoutBounds(t *testing.T) {
 		check(err)
 	}
 
+	// hover asks sup about "world" on the first line of file in root.
+	hover := func(t *testing.T, sup *Supervisor, root, file string) func(ctx context.Context) error {
+		return func(ctx context.Context) error {
+			_, err := sup.Hover(ctx, loc(t, sup, filepath.Join(root, file)), protocol.Place{Line: 1, Symbol: "world"})
+			return err
+		}
+	}
 	t.Run("StartTimeout", func(t *testing.T) {
 		t.Parallel()
 		root := fakeRoot(t)
 		sup := NewSupervisor(root, Config{Servers: []ServerSpec{fakeSpec(t, "silent")}, StartTimeout: d})
 		defer sup.Close()
-		within(t, "a first call to a server that never initializes", func(ctx context.Context) error {
-			_, err := sup.Hover(ctx, loc(t, sup, filepath.Join(root, "a.fake")), protocol.Place{Line: 1, Symbol: "world"})
-			return err
-		}, func(err error) {
+		within(t, "a first call to a server that never initializes", hover(t, sup, root, "a.fake"), func(err error) {
 			expectErr(t, "hover", err, ErrServerTimeout, "did not finish starting (initialize) within 1s")
 		})
 	})
@@ -63,10 +67,7 @@ func TestEveryTimeoutBounds(t *testing.T) {
 		}
 		sup := NewSupervisor(root, Config{Servers: []ServerSpec{fakeSpec(t, "deaf")}, RequestTimeout: d})
 		defer sup.Close()
-		within(t, "a document the server never reads", func(ctx context.Context) error {
-			_, err := sup.Hover(ctx, loc(t, sup, filepath.Join(root, "big.fake")), protocol.Place{Line: 1, Symbol: "world"})
-			return err
-		}, func(err error) { expectErr(t, "hover", err, ErrServerTimeout, "it stopped reading its input") })
+		within(t, "a document the server never reads", hover(t, sup, root, "big.fake"), func(err error) { expectErr(t, "hover", err, ErrServerTimeout, "it stopped reading its input") })
 	})
 	t.Run("DiagnosticsWait", func(t *testing.T) {
 		t.Parallel()
@@ -122,10 +123,7 @@ func TestEveryTimeoutBounds(t *testing.T) {
 		spec.Command[0], spec.Probe = bin, []string{"-fake-lsp=hang"}
 		sup := NewSupervisor(root, Config{Servers: []ServerSpec{spec}, ProbeTimeout: d})
 		defer sup.Close()
-		within(t, "a probe that never ends", func(ctx context.Context) error {
-			_, err := sup.Hover(ctx, loc(t, sup, filepath.Join(root, "a.fake")), protocol.Place{Line: 1, Symbol: "world"})
-			return err
-		}, func(err error) {
+		within(t, "a probe that never ends", hover(t, sup, root, "a.fake"), func(err error) {
 			expectErr(t, "hover", err, ErrUnavailable, "-fake-lsp=hang` did not finish within 1s")
 		})
 	})

@@ -58,6 +58,20 @@ func shimSpec(program string) []ServerSpec {
 		Install: "a test shim", RootMarkers: []string{"fake.toml"}, Extensions: map[string]string{".fake": "fake"}}}
 }
 
+// checkoutRunsTrusted starts the shim fakels over root, trusted, and
+// wants marker to say the checkout's program (its path ends in rel) ran.
+func checkoutRunsTrusted(t *testing.T, root, marker, rel string) {
+	t.Helper()
+	trusted := NewSupervisor(root, Config{Servers: shimSpec("fakels"), Trusted: true, StartTimeout: 20 * time.Second})
+	defer trusted.Close()
+	if _, err := trusted.Reload(t.Context(), loc(t, trusted, filepath.Join(root, "a.fake"))); err != nil {
+		t.Fatal(err)
+	}
+	if got := readMarker(marker); !strings.Contains(got, rel) {
+		t.Fatalf("trusted, the checkout's fakels did not run (%q)", got)
+	}
+}
+
 // touchAll runs status, a start (reload), hover and a workspace search,
 // the read calls that start programs.
 func touchAll(t *testing.T, sup *Supervisor, file string) {
@@ -241,14 +255,7 @@ esac
 		t.Errorf("the user's own fakels 1.0 did not run either (%q): the shim does not work", got)
 	}
 
-	trusted := NewSupervisor(root, Config{Servers: shimSpec("fakels"), Trusted: true, StartTimeout: 20 * time.Second})
-	defer trusted.Close()
-	if _, err := trusted.Reload(t.Context(), loc(t, trusted, filepath.Join(root, "a.fake"))); err != nil {
-		t.Fatal(err)
-	}
-	if got := readMarker(marker); !strings.Contains(got, filepath.Join("tc", "bin", "fakels")) {
-		t.Fatalf("trusted, the checkout's fakels did not run (%q)", got)
-	}
+	checkoutRunsTrusted(t, root, marker, filepath.Join("tc", "bin", "fakels"))
 }
 
 // N1 for Volta: a shim runs the checkout's node_modules/.bin copy of a
@@ -292,14 +299,7 @@ done
 		t.Errorf("status: want the binary Volta runs outside the checkout (%s), got %q", installed, row.Binary)
 	}
 
-	trusted := NewSupervisor(root, Config{Servers: shimSpec("fakels"), Trusted: true, StartTimeout: 20 * time.Second})
-	defer trusted.Close()
-	if _, err := trusted.Reload(t.Context(), loc(t, trusted, filepath.Join(root, "a.fake"))); err != nil {
-		t.Fatal(err)
-	}
-	if got := readMarker(marker); !strings.Contains(got, filepath.Join("node_modules", ".bin", "fakels")) {
-		t.Fatalf("trusted, the checkout's fakels did not run (%q)", got)
-	}
+	checkoutRunsTrusted(t, root, marker, filepath.Join("node_modules", ".bin", "fakels"))
 }
 
 // N1 audit: nvm, fnm and direnv act only through a shell's hooks, and npm

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	builtintools "github.com/builtin-tools/builtin-tools"
+	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
 // R1: edit_symbol took the definition's extent from the code graph before
@@ -110,7 +111,7 @@ func TestEditSymbolDuringAnotherProcessEdits(t *testing.T) {
 	for line := range strings.Lines(stdout.String()) {
 		json.Unmarshal([]byte(line), &report)
 	}
-	symbolRaceCheck(t, rounds, readString(t, path))
+	symbolRaceCheck(t, rounds, testenv.ReadFile(t, path))
 	t.Logf("%d replaces (%d done); the other process: %d edits done, %d refused", rounds, replaced, report.Done, report.Failed)
 	if report.Done == 0 {
 		t.Fatalf("the other process made no edit: %s", stdout.String())
@@ -134,15 +135,6 @@ func checkReplaceDiff(t *testing.T, round int, text string) {
 	if !strings.HasPrefix(text, "replaced function F in m.py") || removed != 1 || added != 1 {
 		t.Fatalf("round %d: the result does not describe a replace of F:\n%s", round, text)
 	}
-}
-
-func readString(t *testing.T, path string) string {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(data)
 }
 
 // TestSymbolEditorProcess is the other process of

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/builtin-tools/builtin-tools/internal/proc"
 )
 
 // interleaveResult counts what issue 32's interleaving target asks.
@@ -94,7 +96,7 @@ func interleave(bin string, n, steps int) (res interleaveResult, err error) {
 		}
 		stopBroker(runtime)
 		deadline := time.Now().Add(time.Minute)
-		for len(goplsPIDs(root)) > 0 && time.Now().Before(deadline) {
+		for len(proc.Working("gopls", root)) > 0 && time.Now().Before(deadline) {
 			time.Sleep(50 * time.Millisecond)
 		}
 	}()
@@ -166,7 +168,7 @@ func interleave(bin string, n, steps int) (res interleaveResult, err error) {
 	wg.Wait()
 	res.elapsed = time.Since(t0)
 	res.steps = res.previews + res.writes
-	res.gopls = len(goplsPIDs(root))
+	res.gopls = len(proc.Working("gopls", root))
 	for _, e := range errs {
 		if e != nil {
 			return res, e

@@ -170,7 +170,7 @@ func run(bin string, broker bool, n, files int) (res result, err error) {
 			stopBroker(runtime)
 		}
 		deadline := time.Now().Add(time.Minute)
-		for len(goplsPIDs(root)) > 0 && time.Now().Before(deadline) {
+		for len(proc.Working("gopls", root)) > 0 && time.Now().Before(deadline) {
 			time.Sleep(50 * time.Millisecond)
 		}
 	}()
@@ -200,7 +200,7 @@ func run(bin string, broker bool, n, files int) (res result, err error) {
 			return res, fmt.Errorf("process %d: write: %s", i+1, text)
 		}
 	}
-	pids := goplsPIDs(root)
+	pids := proc.Working("gopls", root)
 	res.gopls = len(pids)
 	for _, pid := range pids {
 		res.rssKB += proc.RSSKB(pid)
@@ -344,25 +344,6 @@ func (p *peer) close() {
 		p.cmd.Process.Kill()
 		<-done
 	}
-}
-
-// goplsPIDs lists the live gopls processes working in root.
-func goplsPIDs(root string) []int {
-	var out []int
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		exe, _ := os.Readlink("/proc/" + e.Name() + "/exe")
-		cwd, _ := os.Readlink("/proc/" + e.Name() + "/cwd")
-		stat, _ := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if filepath.Base(exe) == "gopls" && cwd == root && !strings.Contains(string(stat), ") Z ") {
-			out = append(out, pid)
-		}
-	}
-	return out
 }
 
 // brokerPIDOf is the pid of the broker of the runtime folder, 0 if none.

@@ -14,25 +14,6 @@ import (
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
-// serverPIDs lists the live processes named name working in root.
-func serverPIDs(root, name string) []int {
-	var out []int
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		cmdline, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		cwd, _ := os.Readlink("/proc/" + e.Name() + "/cwd")
-		stat, _ := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if strings.Contains(string(cmdline), name) && cwd == root && !strings.Contains(string(stat), ") Z ") {
-			out = append(out, pid)
-		}
-	}
-	return out
-}
-
 func brokerPID(t *testing.T, dir string) int {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(dir, "lsp-broker.pid"))
@@ -68,7 +49,7 @@ func TestServeProcessesShareThroughBroker(t *testing.T) {
 		t.Fatalf("b: %s", text)
 	}
 	tb := time.Since(t0)
-	gopls := serverPIDs(root, "gopls")
+	gopls := proc.Working("gopls", root)
 	if len(gopls) != 1 {
 		t.Fatalf("two processes through the broker: want 1 gopls, got %v", gopls)
 	}
@@ -91,13 +72,13 @@ func TestServeProcessesShareThroughBroker(t *testing.T) {
 	// The broker killed: its gopls ends with it, and each process's
 	// next call recovers.
 	syscall.Kill(broker, syscall.SIGKILL)
-	testenv.WaitFor(t, time.Minute, "gopls's end with its broker", func() bool { return len(serverPIDs(root, "gopls")) == 0 })
+	testenv.WaitFor(t, time.Minute, "gopls's end with its broker", func() bool { return len(proc.Working("gopls", root)) == 0 })
 	for i, p := range []*servePeer{a, b} {
 		if text := p.text("lsp", refs); !strings.Contains(text, "cart.go:11") {
 			t.Fatalf("process %d after the broker's death: %s", i+1, text)
 		}
 	}
-	if got := serverPIDs(root, "gopls"); len(got) != 1 {
+	if got := proc.Working("gopls", root); len(got) != 1 {
 		t.Fatalf("after the broker's restart: want 1 gopls, got %v", got)
 	}
 	if pid := brokerPID(t, dir); pid == broker || !proc.Running(pid) {
@@ -106,14 +87,14 @@ func TestServeProcessesShareThroughBroker(t *testing.T) {
 
 	// The process that started the new broker killed: the other keeps
 	// its server.
-	before, starter := serverPIDs(root, "gopls"), brokerPID(t, dir)
+	before, starter := proc.Working("gopls", root), brokerPID(t, dir)
 	a.kill()
 	t0 = time.Now()
 	if text := b.text("lsp", refs); !strings.Contains(text, "cart.go:11") {
 		t.Fatalf("b after a's SIGKILL: %s", text)
 	}
 	t.Logf("b's answer after the broker's starter was killed: %v", time.Since(t0))
-	if got := serverPIDs(root, "gopls"); len(got) != 1 || got[0] != before[0] {
+	if got := proc.Working("gopls", root); len(got) != 1 || got[0] != before[0] {
 		t.Fatalf("after a's SIGKILL: gopls %v, before %v", got, before)
 	}
 	if !proc.Running(starter) {
@@ -138,7 +119,7 @@ func brokerRuntime(t *testing.T, root string) (env []string, dir string) {
 			syscall.Kill(pid, syscall.SIGTERM)
 			testenv.WaitFor(t, time.Minute, "the broker's end", func() bool { return testenv.Gone(pid) })
 		}
-		testenv.WaitFor(t, time.Minute, "gopls's end", func() bool { return len(serverPIDs(root, "gopls")) == 0 })
+		testenv.WaitFor(t, time.Minute, "gopls's end", func() bool { return len(proc.Working("gopls", root)) == 0 })
 	})
 	return append(os.Environ(), "XDG_RUNTIME_DIR="+runtime), dir
 }
@@ -167,12 +148,12 @@ func TestBrokerEndsItselfWhenUnused(t *testing.T) {
 	if text := a.text("lsp", map[string]any{"operation": "references", "file": "cart.go", "line": 3, "symbol": "Total"}); !strings.Contains(text, "cart.go:5") {
 		t.Fatalf("references: %s", text)
 	}
-	if brokerPID(t, dir) != pid || len(serverPIDs(root, "gopls")) != 1 {
-		t.Fatalf("not through the broker %d: gopls %v", pid, serverPIDs(root, "gopls"))
+	if brokerPID(t, dir) != pid || len(proc.Working("gopls", root)) != 1 {
+		t.Fatalf("not through the broker %d: gopls %v", pid, proc.Working("gopls", root))
 	}
 	a.kill()
 	testenv.WaitFor(t, time.Minute, "the unused broker's end, and its gopls's", func() bool {
-		return !proc.Running(pid) && len(serverPIDs(root, "gopls")) == 0
+		return !proc.Running(pid) && len(proc.Working("gopls", root)) == 0
 	})
 }
 

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
@@ -193,7 +194,7 @@ func TestBrokerInterleavedPreviews(t *testing.T) {
 	if data, _ := os.ReadFile(filepath.Join(root, "shared.go")); string(data) != interleaveShared {
 		t.Errorf("shared.go changed on disk:\n%s", data)
 	}
-	if got := serverPIDs(root, "gopls"); len(got) != 1 {
+	if got := proc.Working("gopls", root); len(got) != 1 {
 		t.Errorf("want 1 gopls, got %v", got)
 	}
 }

@@ -97,6 +97,14 @@ func want(t *testing.T, text string, subs ...string) {
 	}
 }
 
+// wantNot fails when text holds sub; why says what that means.
+func wantNot(t *testing.T, text, sub, why string) {
+	t.Helper()
+	if strings.Contains(text, sub) {
+		t.Fatalf("%s:\n%s", why, text)
+	}
+}
+
 // check is a cell and what its text must contain.
 type check struct {
 	code string
@@ -127,14 +135,10 @@ func TestCells(t *testing.T) {
 	_, text = cell(t, r, tiers.Normal, "x")
 	want(t, text, "40")
 	_, text = cell(t, r, tiers.Normal, "print('side')\nNone")
-	if strings.Contains(text, "None") {
-		t.Fatalf("None echoed: %s", text)
-	}
+	wantNot(t, text, "None", "None echoed")
 	_, text = cell(t, r, tiers.Normal, "def f(n):\n    return 1 / n\n\nf(0)")
 	want(t, text, "cell line 4, in <module>", "cell line 2, in f", "ZeroDivisionError")
-	if strings.Contains(text, "kernel.py") {
-		t.Fatalf("the driver's frames leak into the traceback: %s", text)
-	}
+	wantNot(t, text, "kernel.py", "the driver's frames leak into the traceback")
 	_, text = cell(t, r, tiers.Normal, "a = 1\nb = (2\n")
 	want(t, text, "SyntaxError", "cell line")
 	args, _ := json.Marshal(map[string]any{"code": "1", "description": "too short"})
@@ -194,9 +198,7 @@ func TestChildrenCannotUseTheChannel(t *testing.T) {
 	r := newRun(t, eval.Config{})
 	_, text := cell(t, r, tiers.Normal, "import subprocess\nprint(subprocess.run(['sh', '-c', 'echo hi >&4 && echo wrote; cat <&3 && echo read'], capture_output=True, text=True).stderr.strip())")
 	want(t, text, "Bad file descriptor")
-	if strings.Contains(text, "wrote") {
-		t.Fatalf("a child wrote to the protocol: %s", text)
-	}
+	wantNot(t, text, "wrote", "a child wrote to the protocol")
 }
 
 // EV-5: an infinite loop is interrupted by the inactivity budget with the

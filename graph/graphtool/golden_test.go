@@ -1,7 +1,6 @@
 package graphtool_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -82,7 +81,7 @@ func TestGolden(t *testing.T) {
 				return
 			}
 			if got != string(want) {
-				t.Errorf("output differs from %s (go test -run TestGolden -update rewrites it):\n%s", p, lineDiff(string(want), got))
+				t.Errorf("output differs from %s (go test -run TestGolden -update rewrites it):\n%s", p, testenv.LineDiff(string(want), got))
 			}
 		})
 	}
@@ -174,26 +173,6 @@ func resultText(root string, res *mcp.CallToolResult) string {
 	return s
 }
 
-// lineDiff shows the first lines where want and got part.
-func lineDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	for i := 0; i < max(len(w), len(g)); i++ {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			var b bytes.Buffer
-			fmt.Fprintf(&b, "line %d:\nwant: %s\ngot:  %s\n", i+1, wl, gl)
-			return b.String()
-		}
-	}
-	return "(same lines)"
-}
-
 // The tool's output schema is part of what clients see.
 func TestGoldenSchema(t *testing.T) {
 	var v any
@@ -202,25 +181,7 @@ func TestGoldenSchema(t *testing.T) {
 	}
 	got, _ := json.MarshalIndent(v, "", " ")
 	got = append(got, '\n')
-	goldenFile(t, "testdata/golden/schema.json", string(got))
-}
-
-// goldenFile compares got with the file p, or under -update writes it there.
-func goldenFile(t *testing.T, p, got string) {
-	t.Helper()
-	if *builtin.Update {
-		if err := os.WriteFile(p, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got != string(want) {
-		t.Errorf("output differs from %s:\n%s", p, lineDiff(string(want), got))
-	}
+	testenv.Golden(t, "testdata/golden/schema.json", string(got), *builtin.Update)
 }
 
 // partialScrub replaces the counts of a build in progress.
@@ -278,5 +239,5 @@ func TestGoldenPartial(t *testing.T) {
 		}
 		fmt.Fprintf(&out, "> %s\n%s", q, s)
 	}
-	goldenFile(t, "testdata/golden/partial.txt", out.String())
+	testenv.Golden(t, "testdata/golden/partial.txt", out.String(), *builtin.Update)
 }

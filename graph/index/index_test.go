@@ -94,8 +94,7 @@ func stopWatching(x *Index) {
 }
 
 func testOutsideChanges(t *testing.T, noWatcher bool) {
-	root := t.TempDir()
-	testenv.WriteTree(t, root, map[string]string{
+	root := testenv.Tree(t, map[string]string{
 		"go.mod": "module m\n",
 		"a.go":   "package m\n\nfunc Target() {}\n",
 		"b.go":   "package m\n\nfunc B() { Target() }\n",

@@ -16,8 +16,7 @@ import (
 // file it must not read as it is (a link or a pipe swapped in after the
 // walk) as a hit, so the capture reports why.
 func TestScanReadsOnlyRegularFiles(t *testing.T) {
-	root := t.TempDir()
-	testenv.WriteTree(t, root, map[string]string{"a/x.go": "package a\nfunc NewThing() {}\n", "a/y.go": "package a\n", "b/z.go": "package b\nvar newthing = 1\n",
+	root := testenv.Tree(t, map[string]string{"a/x.go": "package a\nfunc NewThing() {}\n", "a/y.go": "package a\n", "b/z.go": "package b\nvar newthing = 1\n",
 		"a/link.go": "package a\n", "a/pipe.go": "package a\n", "secret.txt": "NewThing"})
 	x := coldIndex(t, root, Options{})
 	var found []walk.Entry

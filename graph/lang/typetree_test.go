@@ -441,35 +441,7 @@ func TestTypeReads(t *testing.T) {
 	})
 	slices.Sort(lines)
 	got := strings.Join(lines, "\n") + "\n"
-	const golden = "testdata/typereads.golden"
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got != string(want) {
-		wl := strings.Split(string(want), "\n")
-		var diff []string
-		for _, g := range lines {
-			if !slices.Contains(wl, g) {
-				diff = append(diff, "+ "+g)
-			}
-		}
-		for _, w := range wl {
-			if w != "" && !seen[w] {
-				diff = append(diff, "- "+w)
-			}
-		}
-		t.Errorf("type reads differ from %s:\n%s", golden, strings.Join(diff[:min(len(diff), 60)], "\n"))
-	}
+	testenv.Golden(t, "testdata/typereads.golden", got, *update)
 }
 
 // typeReads is what the resolver reads of type id, on one line.

@@ -150,7 +150,7 @@ func TestResolutionOrder(t *testing.T) {
 	ls := langs(t)
 	s := snaptest.Build(ls, goTree(), lang.Module{Path: "m", Dir: "."})
 	got := all(resolve.New(s, nil))
-	for _, want := range []string{
+	hasLines(t, got,
 		"api/api.go:8 s.Save -> exact store.Store.Save@store/store.go:3 — s is *store.Store: parameter, api/api.go:7",
 		"api/api.go:12 sv.Save -> interface store.Saver.Save@store/store.go:6 impls cache.Cache.Save,store.Store.Save — sv is store.Saver: parameter, api/api.go:11",
 		"api/api.go:15 .helper -> exact api.helper@api/helper.go:1",
@@ -162,11 +162,7 @@ func TestResolutionOrder(t *testing.T) {
 		"api/api.go:32 x.Save -> candidate store.Store.Save@store/store.go:3,store.Saver.Save@store/store.go:6,cache.Cache.Save@cache/cache.go:3",
 		"api/api.go:35 .len -> unresolved  (builtin)",
 		"api/api.go:38 fmt.Println -> unresolved  (external: fmt)",
-	} {
-		if !strings.Contains(got, want+"\n") {
-			t.Errorf("no %q in:\n%s", want, got)
-		}
-	}
+	)
 }
 
 // A name a file defines itself wins over the same name elsewhere, where a
@@ -178,14 +174,10 @@ func TestSameFileAndNoDefinition(t *testing.T) {
 		"b.py": snaptest.Rec().Def("work", "function").End().Done(),
 	})
 	got := all(resolve.New(s, nil))
-	for _, want := range []string{
+	hasLines(t, got,
 		"a.py:4 .work -> exact work@a.py:1",
 		"a.py:5 .gone -> unresolved  (no definition named gone in the index)",
-	} {
-		if !strings.Contains(got, want+"\n") {
-			t.Errorf("no %q in:\n%s", want, got)
-		}
-	}
+	)
 }
 
 // A cache made from an earlier snapshot's (NewCache(s, prev)) keeps only
@@ -281,4 +273,14 @@ func clone(t *testing.T, rec *lang.Record) *lang.Record {
 		t.Fatal(err)
 	}
 	return &c
+}
+
+// hasLines wants each of want in got, ending a line.
+func hasLines(t *testing.T, got string, want ...string) {
+	t.Helper()
+	for _, w := range want {
+		if !strings.Contains(got, w+"\n") {
+			t.Errorf("no %q in:\n%s", w, got)
+		}
+	}
 }

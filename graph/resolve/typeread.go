@@ -101,29 +101,13 @@ func sub(d declType, t int32) declType {
 // elemOf is the type of an element of a collection of type d; ok is
 // false when it has none.
 func elemOf(d declType) (declType, bool) {
-	if d.named {
-		return declType{}, false // a name is none of these
-	}
-	if d.t > 0 {
-		if e, ok := d.in.ElemOf(d.in.Lang, d.t); ok {
-			return sub(d, e), e != 0
-		}
-	}
-	return declType{}, false
+	return part(d, func(t int32) (int32, bool) { return d.in.ElemOf(d.in.Lang, t) })
 }
 
 // keyOf is what a one-variable range over a value of type d gives when
 // it has methods (a map's key, a channel's element).
 func keyOf(d declType) (declType, bool) {
-	if d.named {
-		return declType{}, false // a name is none of these
-	}
-	if d.t > 0 {
-		if k, ok := d.in.KeyOf(d.t); ok {
-			return sub(d, k), k != 0
-		}
-	}
-	return declType{}, false
+	return part(d, func(t int32) (int32, bool) { return d.in.KeyOf(t) })
 }
 
 // fieldsOf lists the fields of a struct or interface type written in
@@ -142,13 +126,18 @@ func fieldsOf(d declType) ([]lang.TreeField, bool) {
 
 // funcResultOf is what a call of a value of function type d returns.
 func funcResultOf(d declType) (declType, bool) {
-	if d.named {
+	return part(d, func(t int32) (int32, bool) { return d.in.FuncResultOf(t) })
+}
+
+// part is the node of d's tree that of finds from its root (an element, a
+// key, a result); ok is false when d is a name or has no tree, or of finds
+// nothing.
+func part(d declType, of func(t int32) (int32, bool)) (declType, bool) {
+	if d.named || d.t <= 0 {
 		return declType{}, false // a name is none of these
 	}
-	if d.t > 0 {
-		if r, ok := d.in.FuncResultOf(d.t); ok {
-			return sub(d, r), r != 0
-		}
+	if p, ok := of(d.t); ok {
+		return sub(d, p), p != 0
 	}
 	return declType{}, false
 }

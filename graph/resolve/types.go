@@ -229,28 +229,21 @@ func (ty *typeReader) localType(f *snap.Entry, encl int32, lc *lang.Local, name 
 		}
 		inner.ev = name + " = " + text + ", " + f.Rel + ":" + itoa(int(lc.Line)) + "; " + inner.ev
 		return inner, true
-	case lang.TypeElem:
+	case lang.TypeElem, lang.TypeKey:
 		inner, ok := ty.exprDecl(f, encl, before, exprOf(f, lc.X), depth+1)
 		if !ok {
 			return declType{}, false
 		}
-		el, ok := elemOf(inner)
+		of, how := elemOf, "element of "
+		if lc.How == lang.TypeKey {
+			of, how = keyOf, "ranged over "
+		}
+		p, ok := of(inner)
 		if !ok {
 			return declType{}, false
 		}
-		el.ev = evidence(name, el.text, "element of "+text, f, lc.Line) + "; " + inner.ev
-		return el, true
-	case lang.TypeKey:
-		inner, ok := ty.exprDecl(f, encl, before, exprOf(f, lc.X), depth+1)
-		if !ok {
-			return declType{}, false
-		}
-		k, ok := keyOf(inner)
-		if !ok {
-			return declType{}, false
-		}
-		k.ev = evidence(name, k.text, "ranged over "+text, f, lc.Line) + "; " + inner.ev
-		return k, true
+		p.ev = evidence(name, p.text, how+text, f, lc.Line) + "; " + inner.ev
+		return p, true
 	case lang.TypeField:
 		return ty.destructuredField(f, lc, name, text)
 	case lang.TypeResult:

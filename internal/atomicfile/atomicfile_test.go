@@ -50,13 +50,16 @@ func put(t *testing.T, path, content string, mode fs.FileMode) {
 	}
 }
 
-func get(t *testing.T, path string) string {
+// wantFile fails unless the file at path holds content and, unless perm
+// is 0, has those permissions.
+func wantFile(t *testing.T, path, content string, perm fs.FileMode) {
 	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
+	if got := testenv.ReadFile(t, path); got != content {
+		t.Errorf("%s holds %q, want %q", filepath.Base(path), got, content)
 	}
-	return string(data)
+	if got := mode(t, path); perm != 0 && got != perm {
+		t.Errorf("%s has mode %v, want %v", filepath.Base(path), got, perm)
+	}
 }
 
 func mode(t *testing.T, path string) fs.FileMode {
@@ -84,9 +87,7 @@ func TestWriteNewFileUsesPermAndUmask(t *testing.T) {
 	if _, err := atomicfile.Write(g, atomicfile.Change{Path: p, Data: []byte("hello\n"), Perm: 0o600}, atomicfile.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	if get(t, p) != "hello\n" || mode(t, p) != 0o600 {
-		t.Errorf("content %q mode %v, want hello and 0600", get(t, p), mode(t, p))
-	}
+	wantFile(t, p, "hello\n", 0o600)
 	// D11: a new file's mode is the umask's to decide.
 	old := syscall.Umask(0o077)
 	err := write(g, filepath.Join(dir, "private.txt"), "x")
@@ -110,9 +111,7 @@ func TestWriteKeepsExistingMode(t *testing.T) {
 	if mode(t, p) != 0o755 {
 		t.Errorf("mode %v, want the old 0755 kept over the 0644 given", mode(t, p))
 	}
-	if get(t, p) != "#!/bin/sh\nexit 0\n" {
-		t.Errorf("content %q", get(t, p))
-	}
+	wantFile(t, p, "#!/bin/sh\nexit 0\n", 0)
 	noTemps(t, dir)
 }
 
@@ -184,21 +183,21 @@ func TestWriteRefusesHardLinksAndReadOnly(t *testing.T) {
 		if !errors.Is(err, c.want) || !strings.Contains(err.Error(), "force") {
 			t.Errorf("%s: %v, want %v naming force", c.path, err, c.want)
 		}
-		if get(t, c.path) != "old" {
+		if testenv.ReadFile(t, c.path) != "old" {
 			t.Errorf("%s changed though refused", c.path)
 		}
 		rep, err := atomicfile.Write(g, atomicfile.Change{Path: c.path, Data: []byte("new")}, atomicfile.Options{Force: true})
 		if err != nil {
 			t.Fatalf("%s forced: %v", c.path, err)
 		}
-		if get(t, c.path) != "new" || len(rep.Notes) == 0 || !strings.Contains(rep.Notes[0], c.note) {
-			t.Errorf("%s forced: content %q, notes %q", c.path, get(t, c.path), rep.Notes)
+		if testenv.ReadFile(t, c.path) != "new" || len(rep.Notes) == 0 || !strings.Contains(rep.Notes[0], c.note) {
+			t.Errorf("%s forced: content %q, notes %q", c.path, testenv.ReadFile(t, c.path), rep.Notes)
 		}
 	}
 	if mode(t, ro) != 0o444 {
 		t.Errorf("forced read-only file lost its mode: %v", mode(t, ro))
 	}
-	if get(t, other) != "old" {
+	if testenv.ReadFile(t, other) != "old" {
 		t.Errorf("the other hard link changed; it should keep the old content as the note says")
 	}
 }
@@ -210,15 +209,15 @@ func TestWriteExpect(t *testing.T) {
 	p := filepath.Join(dir, "f.txt")
 	put(t, p, "now", 0o644)
 	_, err := atomicfile.Write(g, atomicfile.Change{Path: p, Data: []byte("x"), Expect: []byte("then"), Expected: true}, atomicfile.Options{})
-	if !errors.Is(err, atomicfile.ErrChanged) || get(t, p) != "now" {
-		t.Errorf("stale expectation: %v, content %q", err, get(t, p))
+	if !errors.Is(err, atomicfile.ErrChanged) || testenv.ReadFile(t, p) != "now" {
+		t.Errorf("stale expectation: %v, content %q", err, testenv.ReadFile(t, p))
 	}
 	_, err = atomicfile.Write(g, atomicfile.Change{Path: p, Data: []byte("x"), Expected: true}, atomicfile.Options{})
 	if !errors.Is(err, atomicfile.ErrExists) {
 		t.Errorf("expected missing, file exists: %v", err)
 	}
-	if _, err := atomicfile.Write(g, atomicfile.Change{Path: p, Data: []byte("x"), Expect: []byte("now"), Expected: true}, atomicfile.Options{}); err != nil || get(t, p) != "x" {
-		t.Errorf("matching expectation: %v, content %q", err, get(t, p))
+	if _, err := atomicfile.Write(g, atomicfile.Change{Path: p, Data: []byte("x"), Expect: []byte("now"), Expected: true}, atomicfile.Options{}); err != nil || testenv.ReadFile(t, p) != "x" {
+		t.Errorf("matching expectation: %v, content %q", err, testenv.ReadFile(t, p))
 	}
 }
 
@@ -285,9 +284,7 @@ func TestWriteReplacesByRename(t *testing.T) {
 	if old, _ := io.ReadAll(f); string(old) != "old" {
 		t.Errorf("open handle reads %q, want old", old)
 	}
-	if get(t, p) != "new" {
-		t.Errorf("content %q", get(t, p))
-	}
+	wantFile(t, p, "new", 0)
 }
 
 // A link inside the root is written through once resolved; an unresolved
@@ -313,9 +310,7 @@ func TestWriteThroughSymlink(t *testing.T) {
 	if fi, err := os.Lstat(link); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
 		t.Fatalf("the link was replaced by a file")
 	}
-	if get(t, target) != "new\n" || mode(t, target) != 0o640 {
-		t.Errorf("target %q mode %v, want new and 0640", get(t, target), mode(t, target))
-	}
+	wantFile(t, target, "new\n", 0o640)
 	noTemps(t, dir)
 }
 
@@ -325,9 +320,7 @@ func TestWriteMakesParents(t *testing.T) {
 	if err := write(g, p, "x"); err != nil {
 		t.Fatal(err)
 	}
-	if get(t, p) != "x" {
-		t.Errorf("content %q", get(t, p))
-	}
+	wantFile(t, p, "x", 0)
 }
 
 func TestWriteFailuresLeaveNothing(t *testing.T) {
@@ -378,7 +371,7 @@ func TestWriteFailingMidwayRemovesTemp(t *testing.T) {
 	if err == nil {
 		t.Fatalf("a write over the file size limit succeeded")
 	}
-	if get(t, p) != "old" {
+	if testenv.ReadFile(t, p) != "old" {
 		t.Errorf("old content lost")
 	}
 	noTemps(t, dir)
@@ -398,12 +391,8 @@ func TestWriteAllAppliesEverything(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if get(t, a) != "A" || mode(t, a) != 0o600 {
-		t.Errorf("a.txt %q mode %v", get(t, a), mode(t, a))
-	}
-	if get(t, created) != "N" || mode(t, created) != 0o640 {
-		t.Errorf("n.txt %q mode %v", get(t, created), mode(t, created))
-	}
+	wantFile(t, a, "A", 0o600)
+	wantFile(t, created, "N", 0o640)
 	if _, err := os.Stat(gone); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("gone.txt not deleted")
 	}
@@ -466,9 +455,7 @@ func TestWriteAllRollsBackAfterAFailedRename(t *testing.T) {
 	if !errors.Is(err, atomicfile.ErrChanged) {
 		t.Fatalf("WriteAll: %v, want ErrChanged", err)
 	}
-	if get(t, a) != "a" || mode(t, a) != 0o640 {
-		t.Errorf("a.txt not restored: %q %v", get(t, a), mode(t, a))
-	}
+	wantFile(t, a, "a", 0o640)
 	noTemps(t, dir)
 }
 
@@ -483,8 +470,8 @@ func TestWriteAllDeleteMissingFails(t *testing.T) {
 	if !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("deleting a missing file: %v, want ErrNotExist", err)
 	}
-	if get(t, a) != "a" {
-		t.Errorf("a.txt not restored: %q", get(t, a))
+	if testenv.ReadFile(t, a) != "a" {
+		t.Errorf("a.txt not restored: %q", testenv.ReadFile(t, a))
 	}
 }
 

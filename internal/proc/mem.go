@@ -7,8 +7,10 @@ import (
 	"strings"
 )
 
-// Memory as /proc tells it: what the memory budgets of the language-server
-// pool and broker count. Where there is no /proc, every figure is 0.
+// Processes as /proc tells them: the memory the budgets of the
+// language-server pool and broker count, and which servers work in a
+// folder. Where there is no /proc, every figure is 0 and no process is
+// found.
 
 // RSSKB is a process's resident memory in KiB, 0 when unknown.
 func RSSKB(pid int) int64 {
@@ -82,4 +84,25 @@ func TreeRSSKB(pid int, children map[int][]int) int64 {
 		queue = append(queue, children[c]...)
 	}
 	return total
+}
+
+// Working lists the live processes (a zombie not counting) whose command
+// line holds name and whose working folder is dir, or any folder when dir
+// is "": the servers a test or a measurement counts in a checkout.
+func Working(name, dir string) []int {
+	ents, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		cwd, _ := os.Readlink("/proc/" + e.Name() + "/cwd")
+		stat, _ := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if strings.Contains(string(cmdline), name) && (dir == "" || cwd == dir) && !strings.Contains(string(stat), ") Z ") {
+			out = append(out, pid)
+		}
+	}
+	return out
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -502,5 +503,33 @@ func waitGate(dir string) {
 	if f, err := os.Open(filepath.Join(dir, "go")); err == nil {
 		f.Read(make([]byte, 1))
 		f.Close()
+	}
+}
+
+// Working finds a child by its command line and its folder, and no longer
+// once it has ended.
+func TestWorking(t *testing.T) {
+	dir, other := t.TempDir(), t.TempDir()
+	cmd := exec.Command("sleep", "308")
+	cmd.Dir = dir
+	p, err := Start(cmd, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid := p.Pid()
+	if got := Working("sleep", dir); !slices.Equal(got, []int{pid}) {
+		t.Errorf("sleep working in its folder: %v, want [%d]", got, pid)
+	}
+	if !slices.Contains(Working("sleep", ""), pid) {
+		t.Errorf("sleep working anywhere: %v lacks %d", Working("sleep", ""), pid)
+	}
+	if got := Working("sleep", other); len(got) != 0 || len(Working("not-a-program-name", dir)) != 0 {
+		t.Errorf("found in another folder or by another name: %v", got)
+	}
+	if err := p.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	if got := Working("sleep", dir); len(got) != 0 {
+		t.Errorf("an ended sleep is still found: %v", got)
 	}
 }

@@ -71,8 +71,7 @@ func greeter(t *testing.T, dir string) func(h Hello) error {
 // GOTOOLCHAIN and started the checkout's program.
 func TestCheckoutProgramRefused(t *testing.T) {
 	real := testenv.LookPath(t, "pyright-langserver")
-	root := t.TempDir()
-	testenv.WriteTree(t, root, map[string]string{"pyproject.toml": "[project]\nname = \"m\"\n", "m.py": "x = 1\n"})
+	root := testenv.Tree(t, map[string]string{"pyproject.toml": "[project]\nname = \"m\"\n", "m.py": "x = 1\n"})
 	marker := filepath.Join(t.TempDir(), "ran")
 	bin := filepath.Join(root, "node_modules", ".bin", "pyright-langserver")
 	wrapper(t, bin, real, marker)

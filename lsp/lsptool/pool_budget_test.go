@@ -95,10 +95,10 @@ func TestBudgetStopTold(t *testing.T) {
 	pidA := st.Pool.Servers[0].PID
 	refs(b, "b")
 	deadline := time.Now().Add(time.Minute)
-	for len(goplsIn(t, rootA)) > 0 && time.Now().Before(deadline) {
+	for len(goplsIn(rootA)) > 0 && time.Now().Before(deadline) {
 		time.Sleep(50 * time.Millisecond)
 	}
-	if pids := goplsIn(t, rootA); len(pids) != 0 {
+	if pids := goplsIn(rootA); len(pids) != 0 {
 		t.Fatalf("a's idle gopls was not stopped for b's start: %v", pids)
 	}
 

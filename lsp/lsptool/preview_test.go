@@ -42,11 +42,7 @@ func previewRun(t *testing.T, opts builtintools.Options) (*registry.Run, string)
 
 func readRoot(t *testing.T, root, name string) string {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(root, name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(data)
+	return testenv.ReadFile(t, filepath.Join(root, name))
 }
 
 var editID = regexp.MustCompile(`edit_[0-9]+`)

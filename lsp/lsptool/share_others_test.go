@@ -73,7 +73,7 @@ func TestRunsShareOtherServers(t *testing.T) {
 					t.Fatalf("run %d: references: %q", i+1, text)
 				}
 			}
-			if pids := serversIn(t, "", tc.program); len(pids) != 1 {
+			if pids := serversIn("", tc.program); len(pids) != 1 {
 				t.Fatalf("3 runs over one project: want 1 %s, got %v", tc.program, pids)
 			}
 			for i, r := range runs {
@@ -96,7 +96,7 @@ func TestRunsShareOtherServers(t *testing.T) {
 			if got := pool.Servers(); len(got) != 0 {
 				t.Fatalf("after the last run closed the pool holds %+v", got)
 			}
-			if pids := serversIn(t, "", tc.program); len(pids) != 0 {
+			if pids := serversIn("", tc.program); len(pids) != 0 {
 				t.Fatalf("after the last run closed: %s %v still runs", tc.program, pids)
 			}
 		})

@@ -4,12 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/builtin-tools/builtin-tools/lsp"
 	"github.com/builtin-tools/builtin-tools/lsp/diag"
@@ -18,27 +18,18 @@ import (
 )
 
 // goplsIn lists the gopls processes working in root (their folder).
-func goplsIn(t testing.TB, root string) []int { return serversIn(t, root, "gopls") }
+func goplsIn(root string) []int { return proc.Working("gopls", root) }
 
 // serversIn lists the live processes whose command line holds name and
 // that work in root (their folder) or, for a server that changes its
 // folder (pyright), descend from this process.
-func serversIn(t testing.TB, root, name string) []int {
-	t.Helper()
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		testenv.Unavailable(t, "/proc", err)
+func serversIn(root, name string) []int {
+	if root != "" {
+		return proc.Working(name, root)
 	}
 	var pids []int
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		cwd, _ := os.Readlink(filepath.Join("/proc", e.Name(), "cwd"))
-		stat, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if strings.Contains(string(cmdline), name) && (cwd == root || root == "" && descends(pid)) && !strings.Contains(string(stat), ") Z ") {
+	for _, pid := range proc.Working(name, "") {
+		if descends(pid) {
 			pids = append(pids, pid)
 		}
 	}
@@ -122,7 +113,7 @@ func TestRunsShareOneServer(t *testing.T) {
 		}
 	}
 	t.Logf("first answer (references) of each run: %v (the 2nd–4th on the warm shared server)", firsts)
-	if pids := goplsIn(t, root); len(pids) != 1 {
+	if pids := goplsIn(root); len(pids) != 1 {
 		t.Fatalf("4 runs over one module: want 1 gopls, got %d (%v)", len(pids), pids)
 	}
 	pid := 0
@@ -167,7 +158,7 @@ func TestRunsShareOneServer(t *testing.T) {
 	if row == nil || row.PID == pid || row.Clients != 1 {
 		t.Fatalf("untrusted run's gopls: %+v beside the trusted runs' pid %d", row, pid)
 	}
-	if pids := goplsIn(t, root); len(pids) != 2 {
+	if pids := goplsIn(root); len(pids) != 2 {
 		t.Fatalf("trusted and untrusted runs: want 2 gopls, got %v", pids)
 	}
 	untrusted.Close()
@@ -183,7 +174,7 @@ func TestRunsShareOneServer(t *testing.T) {
 		t.Fatalf("the 4th run after the others closed: %q", text)
 	}
 	runs[3].Close()
-	if pids := goplsIn(t, root); len(pids) != 0 {
+	if pids := goplsIn(root); len(pids) != 0 {
 		t.Fatalf("after the last run closed: gopls %v still runs", pids)
 	}
 	if got := pool.Servers(); len(got) != 0 {
@@ -204,7 +195,7 @@ func TestPrivateRunsDoNotShare(t *testing.T) {
 			t.Fatalf("private run: %+v", row)
 		}
 	}
-	if pids := goplsIn(t, root); len(pids) != 2 {
+	if pids := goplsIn(root); len(pids) != 2 {
 		t.Fatalf("two private runs: want 2 gopls, got %v", pids)
 	}
 }
@@ -241,7 +232,7 @@ func TestConcurrentRunsStartOneServer(t *testing.T) {
 			t.Error(e)
 		}
 	}
-	if pids := goplsIn(t, root); len(pids) != 1 {
+	if pids := goplsIn(root); len(pids) != 1 {
 		t.Fatalf("4 runs at once: want 1 gopls, got %v", pids)
 	}
 	if got := pool.Servers(); len(got) != 1 || got[0].Clients != 4 {
@@ -265,7 +256,7 @@ func TestRunsShareOnePyright(t *testing.T) {
 			t.Fatalf("run %d: references: %q", i+1, text)
 		}
 	}
-	if pids := serversIn(t, "", "pyright-langserver"); len(pids) != 1 {
+	if pids := serversIn("", "pyright-langserver"); len(pids) != 1 {
 		t.Fatalf("3 runs over one project: want 1 pyright, got %v", pids)
 	}
 	text, _ := call(t, runs[2], tiers.Normal, "write", map[string]any{"path": "cart.py", "content": "def total(items: list[int]) -> int:\n    return sum(itemz)\n"})
@@ -275,7 +266,7 @@ func TestRunsShareOnePyright(t *testing.T) {
 	for _, r := range runs {
 		r.Close()
 	}
-	if pids := serversIn(t, "", "pyright-langserver"); len(pids) != 0 {
+	if pids := serversIn("", "pyright-langserver"); len(pids) != 0 {
 		t.Fatalf("after the last run closed: pyright %v still runs", pids)
 	}
 }

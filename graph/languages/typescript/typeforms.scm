@@ -21,16 +21,9 @@
  (type_query) (index_type_query) (lookup_type) (conditional_type) (template_literal_type)
  (infer_type) (type_predicate) (asserts) (this_type) (existential_type)] @type.other
 
-; Expressions (javascript's, and TypeScript's own). An optional chain
-; (a?.b) and a call with type arguments (f<T>()) are not read (as their
-; text was not).
-(identifier) @expr.name
-(this) @expr.name
-(super) @expr.name
-(property_identifier) @expr.name
-(private_property_identifier) @expr.name
-(member_expression object: (_) @expr.field.object property: (_) @expr.field.name !optional_chain) @expr.field
-(subscript_expression object: (_) @expr.index.object !optional_chain) @expr.index
+; Expressions (the others are javascript's exprforms.scm). An optional
+; chain (a?.b) and a call with type arguments (f<T>()) are not read (as
+; their text was not).
 (call_expression function: (_) @expr.call.callee !type_arguments !optional_chain) @expr.call
 (new_expression constructor: (_) @expr.new.type) @expr.new
 (parenthesized_expression (_) @expr.same.object) @expr.same

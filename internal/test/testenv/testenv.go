@@ -323,6 +323,17 @@ func PidFile(t testing.TB, file string) int {
 	return pid
 }
 
+// ReadFile is the text of the file at path; a file that cannot be read
+// fails the test.
+func ReadFile(t testing.TB, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
 // WriteTree writes files (slash-separated names under root; a name ending
 // in "/" is an empty folder) and their folders.
 func WriteTree[T string | []byte](t testing.TB, root string, files map[string]T) {
