@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/builtin-tools/builtin-tools/astgrep/tsnative"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
@@ -39,10 +40,10 @@ func BenchmarkParse(b *testing.B) {
 	_, l := goEngine(b)
 	p := getParser()
 	defer putParser(p)
-	var buf []node
+	var buf []tsnative.Node
 	b.SetBytes(int64(len(src)))
 	for b.Loop() {
-		nodes, err := p.parse(context.Background(), l.g, src, buf, nil)
+		nodes, err := p.Parse(context.Background(), l.g, src, buf, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -113,7 +114,7 @@ func BenchmarkSearchNetHTTP(b *testing.B) {
 // one kept chunk per parser).
 func memNow(s []metrics.Sample) int64 {
 	metrics.Read(s)
-	return int64(s[0].Value.Uint64()) + cMemoryBytes()
+	return int64(s[0].Value.Uint64()) + tsnative.CMemoryBytes()
 }
 
 // peakDuring samples memNow every millisecond while f runs and returns
@@ -234,14 +235,14 @@ func BenchmarkManyEngines(b *testing.B) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	cBefore := cMemoryBytes()
+	cBefore := tsnative.CMemoryBytes()
 	idle := make([]*Engine, engines)
 	for i := range idle {
 		idle[i] = NewEngine(Options{GrammarDirs: grammars})
 	}
 	runtime.GC()
 	runtime.ReadMemStats(&after)
-	held := int64(after.HeapAlloc) - int64(before.HeapAlloc) + cMemoryBytes() - cBefore
+	held := int64(after.HeapAlloc) - int64(before.HeapAlloc) + tsnative.CMemoryBytes() - cBefore
 	b.ReportMetric(float64(held)/engines, "idle-engine-B")
 	for _, e := range idle {
 		e.Close()

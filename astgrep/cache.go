@@ -1,6 +1,9 @@
 package astgrep
 
-import "github.com/builtin-tools/builtin-tools/astgrep/parsecache"
+import (
+	"github.com/builtin-tools/builtin-tools/astgrep/parsecache"
+	"github.com/builtin-tools/builtin-tools/astgrep/tsnative"
+)
 
 // procCache is the process's parse cache (see package parsecache): every
 // Engine uses it, under one budget.
@@ -14,7 +17,7 @@ func SetProcessCacheBytes(n int64) { procCache.SetLimit(n) }
 
 // treeCost is what a tree holds in memory.
 func treeCost(srcLen, nodes int) int64 {
-	return int64(srcLen) + int64(nodes)*nodeSize + 128
+	return int64(srcLen) + int64(nodes)*tsnative.NodeSize + 128
 }
 
 // Source is the bytes t was parsed from (the cache checks a racy entry's

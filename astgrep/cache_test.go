@@ -183,7 +183,7 @@ func TestRacyEntryIsChecked(t *testing.T) {
 	// Swap the cached tree's bytes for other ones under the file's stamp,
 	// as if the file had changed without its stamp moving.
 	l := e.langs.lookup("go")
-	key := parsecache.Key{Path: p, Lang: "go", Grammar: grammarAddr(l.ts)}
+	key := parsecache.Key{Path: p, Lang: "go", Grammar: l.ts.Addr()}
 	info, err := os.Stat(p)
 	if err != nil {
 		t.Fatal(err)
@@ -230,7 +230,7 @@ func TestLargeSearchCachesOnSecondSight(t *testing.T) {
 	l.load()
 	p := getParser()
 	src := []byte(files["f00.go"])
-	nodes, err := p.parse(context.Background(), l.g, src, nil, nil)
+	nodes, err := p.Parse(context.Background(), l.g, src, nil, nil)
 	putParser(p)
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"github.com/builtin-tools/builtin-tools/astgrep/fileread"
 	"github.com/builtin-tools/builtin-tools/astgrep/parsecache"
 	"github.com/builtin-tools/builtin-tools/astgrep/scmquery"
+	"github.com/builtin-tools/builtin-tools/astgrep/tsnative"
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
@@ -63,9 +64,9 @@ func (e *Engine) CompileCaptureQuery(language, source string) (*CaptureQuery, er
 	l.loadNames()
 	named := make([]bool, len(l.names))
 	for i := range named {
-		named[i] = l.g.named[i] == 1
+		named[i] = l.g.Named[i] == 1
 	}
-	pats, names, err := scmquery.Parse(scmquery.Grammar{Symbols: l.names, Named: named, Fields: l.g.fields}, source)
+	pats, names, err := scmquery.Parse(scmquery.Grammar{Symbols: l.names, Named: named, Fields: l.g.Fields}, source)
 	if err != nil {
 		var se *scmquery.Error
 		if !errors.As(err, &se) {
@@ -74,7 +75,7 @@ func (e *Engine) CompileCaptureQuery(language, source string) (*CaptureQuery, er
 		return nil, &QueryError{Language: l.id, Line: se.Line, Column: se.Column, Problem: se.Problem, Near: se.Near}
 	}
 	cq := &CaptureQuery{Language: l.id, Names: names, Patterns: len(pats), lang: l, pats: pats}
-	cq.bySym, cq.anyRoot = rootSyms(pats, symbolCount(l.ts)+1)
+	cq.bySym, cq.anyRoot = rootSyms(pats, l.ts.SymbolCount()+1)
 	return cq, nil
 }
 
@@ -217,7 +218,7 @@ func (e *Engine) captureOne(ctx context.Context, g *pathguard.Guard, gen uint64,
 	var t *tree
 	if e.cache != nil && f.Info != nil {
 		if st, ok := parsecache.StampOf(f.Info); ok {
-			t, _ = e.cache.Peek(parsecache.Key{Path: f.Path, Lang: q.lang.id, Grammar: grammarAddr(q.lang.ts)}, st, gen, g)
+			t, _ = e.cache.Peek(parsecache.Key{Path: f.Path, Lang: q.lang.id, Grammar: q.lang.ts.Addr()}, st, gen, g)
 		}
 	}
 	if t == nil {
@@ -244,7 +245,7 @@ func (e *Engine) captureOne(ctx context.Context, g *pathguard.Guard, gen uint64,
 		if f.Want != nil && !f.Want(src, res.Info) {
 			return
 		}
-		nodes, err := s.p.parse(ctx, q.lang.g, src, s.nodes, nil)
+		nodes, err := s.p.Parse(ctx, q.lang.g, src, s.nodes, nil)
 		release()
 		if err != nil {
 			if ctx.Err() != nil {
@@ -269,12 +270,12 @@ func (e *Engine) captureOne(ctx context.Context, g *pathguard.Guard, gen uint64,
 func (x *Tree) errors() (n int, rows []int) {
 	for i := range x.t.nodes {
 		nd := &x.t.nodes[i]
-		if nd.flags&(flagError|flagMissing) == 0 {
+		if nd.Flags&(tsnative.FlagError|tsnative.FlagMissing) == 0 {
 			continue
 		}
 		n++
 		if len(rows) < 20 {
-			rows = append(rows, x.Row(int(nd.start)))
+			rows = append(rows, x.Row(int(nd.Start)))
 		}
 	}
 	return n, rows
@@ -372,10 +373,10 @@ func (s *matchScratch) deliver(pi int, caps []capPair) {
 	nodes := s.qm.t.nodes
 	for _, c := range caps {
 		nd := &nodes[c.node]
-		if n := len(m.Captures); n > 0 && int(nd.start) < m.Captures[n-1].Start {
+		if n := len(m.Captures); n > 0 && int(nd.Start) < m.Captures[n-1].Start {
 			sorted = false
 		}
-		m.Captures = append(m.Captures, QueryCapture{Index: c.capture, Node: int32(c.node), Start: int(nd.start), End: int(nd.end), StartRow: -1, StartCol: -1, EndRow: -1})
+		m.Captures = append(m.Captures, QueryCapture{Index: c.capture, Node: int32(c.node), Start: int(nd.Start), End: int(nd.End), StartRow: -1, StartCol: -1, EndRow: -1})
 	}
 	if !sorted {
 		// Stable: of two captures at one position, the outer (captured

@@ -189,7 +189,7 @@ func referenceMatches(q *CaptureQuery, t *tree) []QueryMatch {
 		var cands []int
 		for pi, p := range q.pats {
 			syms, ok := rootSet(p.Root)
-			if ok && slices.Contains(syms, t.nodes[i].sym) {
+			if ok && slices.Contains(syms, t.nodes[i].Sym) {
 				cands = append(cands, pi)
 			}
 		}
@@ -200,12 +200,12 @@ func referenceMatches(q *CaptureQuery, t *tree) []QueryMatch {
 				qm := QueryMatch{Pattern: pi}
 				for _, c := range caps {
 					nd := &t.nodes[c.node]
-					sr := row(int(nd.start))
+					sr := row(int(nd.Start))
 					er := sr
-					if nd.end > nd.start {
-						er = row(int(nd.end) - 1)
+					if nd.End > nd.Start {
+						er = row(int(nd.End) - 1)
 					}
-					qm.Captures = append(qm.Captures, QueryCapture{Index: c.capture, Node: int32(c.node), Start: int(nd.start), End: int(nd.end), StartRow: sr, StartCol: int(nd.start) - starts[sr], EndRow: er})
+					qm.Captures = append(qm.Captures, QueryCapture{Index: c.capture, Node: int32(c.node), Start: int(nd.Start), End: int(nd.End), StartRow: sr, StartCol: int(nd.Start) - starts[sr], EndRow: er})
 				}
 				sort.SliceStable(qm.Captures, func(a, b int) bool { return qm.Captures[a].Start < qm.Captures[b].Start })
 				if q.holds(t.src, &qm) {
@@ -567,9 +567,9 @@ type refMatcher struct {
 }
 
 func (m *refMatcher) children(i int) []int {
-	end := int(m.t.nodes[i].last)
+	end := int(m.t.nodes[i].Last)
 	var out []int
-	for c := i + 1; c < end; c = int(m.t.nodes[c].last) {
+	for c := i + 1; c < end; c = int(m.t.nodes[c].Last) {
 		out = append(out, c)
 	}
 	return out
@@ -593,7 +593,7 @@ func (m *refMatcher) match(i int, q *scmquery.Node, caps []capPair, k func([]cap
 		kids := m.children(i)
 		for _, f := range q.NegFields {
 			for _, c := range kids {
-				if m.t.nodes[c].field == f {
+				if m.t.nodes[c].Field == f {
 					return
 				}
 			}

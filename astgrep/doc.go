@@ -111,13 +111,9 @@
 // shared by concurrent queries (and engines) without touching
 // go-tree-sitter's per-tree node cache.
 //
-// The package parses through go-tree-sitter's C runtime directly. At init
-// it installs tree-sitter's allocator hooks (ts_set_allocator): while one
-// of its own parses runs on a thread, tree-sitter allocates from that
-// work slot's memory pool (chunks mapped from the system, not taken from
-// malloc's per-thread arenas), and the whole tree is dropped at once
-// afterwards instead of node by node; at every other time, and for every other user
-// of go-tree-sitter in the process, the hooks call malloc and free.
+// The package parses through go-tree-sitter's C runtime directly, by
+// package tsnative: each work slot holds a tsnative.Parser, whose memory
+// pool a parse allocates from and drops whole afterwards.
 //
 // # Languages
 //

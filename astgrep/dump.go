@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/builtin-tools/builtin-tools/astgrep/rule"
+	"github.com/builtin-tools/builtin-tools/astgrep/tsnative"
 )
 
 // DumpNode is one node of a syntax tree dump, in preorder.
@@ -62,7 +63,7 @@ func dumpTree(l *language, t *tree, src []byte, from, to, limit int) (*Dump, err
 		return nil, fmt.Errorf("the line range %d-%d is empty (the source has %d lines)", from, to, len(starts))
 	}
 	fieldNames := map[uint8]string{}
-	for name, id := range l.g.fields {
+	for name, id := range l.g.Fields {
 		fieldNames[id] = name
 	}
 	d := &Dump{Language: l.id, Errors: t.errorCount()}
@@ -73,24 +74,24 @@ func dumpTree(l *language, t *tree, src []byte, from, to, limit int) (*Dump, err
 	var open []int // the ancestors of node i, innermost last
 	for i := range t.nodes {
 		n := t.nodes[i]
-		for len(open) > 0 && int(t.nodes[open[len(open)-1]].last) <= i {
+		for len(open) > 0 && int(t.nodes[open[len(open)-1]].Last) <= i {
 			open = open[:len(open)-1]
 		}
 		depth := len(open)
 		open = append(open, i)
-		if i > 0 && (int(n.end) <= lo && n.end > n.start || int(n.end) < lo || int(n.start) >= hi) {
+		if i > 0 && (int(n.End) <= lo && n.End > n.Start || int(n.End) < lo || int(n.Start) >= hi) {
 			continue
 		}
 		d.Total++
 		if limit > 0 && len(d.Nodes) >= limit {
 			continue
 		}
-		dn := DumpNode{Depth: depth, Kind: l.symbolName(n.sym), Field: fieldNames[n.field], Named: n.flags&flagNamed != 0,
-			Extra: n.flags&flagExtra != 0, Error: n.flags&flagError != 0, Missing: n.flags&flagMissing != 0}
-		dn.StartLine = lineOf(starts, int(n.start))
-		dn.StartCol = int(n.start) - starts[dn.StartLine-1] + 1
-		dn.EndLine = lineOf(starts, int(n.end))
-		dn.EndCol = int(n.end) - starts[dn.EndLine-1] + 1
+		dn := DumpNode{Depth: depth, Kind: l.symbolName(n.Sym), Field: fieldNames[n.Field], Named: n.Flags&tsnative.FlagNamed != 0,
+			Extra: n.Flags&tsnative.FlagExtra != 0, Error: n.Flags&tsnative.FlagError != 0, Missing: n.Flags&tsnative.FlagMissing != 0}
+		dn.StartLine = lineOf(starts, int(n.Start))
+		dn.StartCol = int(n.Start) - starts[dn.StartLine-1] + 1
+		dn.EndLine = lineOf(starts, int(n.End))
+		dn.EndCol = int(n.End) - starts[dn.EndLine-1] + 1
 		if t.leaf(i) {
 			dn.Text = strings.ToValidUTF8(string(t.text(i)), "?")
 			if len(dn.Text) > 80 {
@@ -116,12 +117,12 @@ func (e *Engine) Kinds(language string) (kinds, fields []string, err error) {
 	l.loadNames()
 	seen := map[string]bool{}
 	for i, name := range l.names {
-		if i < len(l.g.named) && l.g.named[i] == 1 && !seen[name] {
+		if i < len(l.g.Named) && l.g.Named[i] == 1 && !seen[name] {
 			seen[name] = true
 			kinds = append(kinds, name)
 		}
 	}
-	fields = mapKeys(l.g.fields)
+	fields = mapKeys(l.g.Fields)
 	sort.Strings(kinds)
 	sort.Strings(fields)
 	return kinds, fields, nil

@@ -19,6 +19,7 @@ import (
 	"github.com/builtin-tools/builtin-tools/astgrep/indent"
 	"github.com/builtin-tools/builtin-tools/astgrep/parsecache"
 	"github.com/builtin-tools/builtin-tools/astgrep/rule"
+	"github.com/builtin-tools/builtin-tools/astgrep/tsnative"
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
@@ -148,8 +149,8 @@ func (e *Engine) LanguageForFile(path string) string {
 	return ""
 }
 
-func (e *Engine) parseWith(ctx context.Context, p *parser, l *language, src []byte) (*tree, error) {
-	nodes, err := p.parse(ctx, l.g, src, nil, nil)
+func (e *Engine) parseWith(ctx context.Context, p *tsnative.Parser, l *language, src []byte) (*tree, error) {
+	nodes, err := p.Parse(ctx, l.g, src, nil, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -789,7 +790,7 @@ func (e *Engine) searchFile(ctx context.Context, w *worker, g *pathguard.Guard, 
 		claim *parsecache.Entry[*tree]
 	)
 	if e.cache != nil && f.stampOK {
-		key := parsecache.Key{Path: f.abs, Lang: l.id, Grammar: grammarAddr(l.ts)}
+		key := parsecache.Key{Path: f.abs, Lang: l.id, Grammar: l.ts.Addr()}
 		for t == nil && claim == nil {
 			r := e.cache.Lookup(key, f.stamp, w.gen)
 			switch {
@@ -916,7 +917,7 @@ func (e *Engine) parseFile(ctx context.Context, s *slot, w *worker, g *pathguard
 	// the rest reuse the slot's buffer.
 	var cost int64
 	admitted := false
-	nodes, err := s.p.parse(ctx, l.g, src, s.nodes, func(count int) []node {
+	nodes, err := s.p.Parse(ctx, l.g, src, s.nodes, func(count int) []tsnative.Node {
 		cost = treeCost(len(src), count)
 		if w.adm != nil {
 			w.adm.SawParsed(len(src), cost)
@@ -928,7 +929,7 @@ func (e *Engine) parseFile(ctx context.Context, s *slot, w *worker, g *pathguard
 			return nil
 		}
 		if admitted = e.pc.Admit(cost, gen); admitted {
-			return make([]node, count)
+			return make([]tsnative.Node, count)
 		}
 		return nil
 	})
@@ -995,12 +996,12 @@ func (e *Engine) toMatch(t *tree, pat *compiled, file string, starts []int, r ra
 				}
 				c.StartByte, c.EndByte = pos, pos
 			} else {
-				c.StartByte = int(t.nodes[b.nodes[0]].start)
-				c.EndByte = int(t.nodes[b.nodes[len(b.nodes)-1]].end)
+				c.StartByte = int(t.nodes[b.nodes[0]].Start)
+				c.EndByte = int(t.nodes[b.nodes[len(b.nodes)-1]].End)
 			}
 		} else {
 			c.Nodes = 1
-			c.StartByte, c.EndByte = int(t.nodes[b.node].start), int(t.nodes[b.node].end)
+			c.StartByte, c.EndByte = int(t.nodes[b.node].Start), int(t.nodes[b.node].End)
 		}
 		c.StartByte, c.EndByte = trimRange(t.src, c.StartByte, c.EndByte)
 		c.Text = string(t.src[c.StartByte:c.EndByte])

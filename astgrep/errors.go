@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/builtin-tools/builtin-tools/astgrep/tsnative"
 	"github.com/builtin-tools/builtin-tools/internal/lifetime"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
@@ -68,7 +69,7 @@ func (e *UnknownLanguageError) Error() string {
 		fmt.Fprintf(&b, "cannot tell the language of %s from its name; pass language", e.File)
 	}
 	fmt.Fprintf(&b, ". Known: %s. To add a grammar, build it as a shared library named libtree-sitter-<id>%s exporting tree_sitter_<id>() (tree-sitter ABI %d-%d) and put it in a grammar folder",
-		strings.Join(e.Known, ", "), sharedLibExt, minABI, maxABI)
+		strings.Join(e.Known, ", "), sharedLibExt, tsnative.MinABI, tsnative.MaxABI)
 	if len(e.GrammarDirs) > 0 {
 		fmt.Fprintf(&b, " (%s)", strings.Join(e.GrammarDirs, ", "))
 	}

@@ -42,7 +42,7 @@ func (l *language) fingerprint() (string, error) {
 	// when the binary records its checksum (the walk costs a quarter of a
 	// second per language, at every process's first use of the store).
 	module := bundledModule()
-	binary.LittleEndian.PutUint64(b[:], tableHash(l.ts, l.spec.Bundled != "" && !strings.Contains(module, " h1:")))
+	binary.LittleEndian.PutUint64(b[:], l.ts.TableHash(l.spec.Bundled != "" && !strings.Contains(module, " h1:")))
 	h.Write(b[:])
 	if l.spec.Bundled != "" {
 		io.WriteString(h, "bundled "+l.spec.Bundled+" "+module+"\x00")

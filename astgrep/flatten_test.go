@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/builtin-tools/builtin-tools/astgrep/tsnative"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"golang.org/x/tools/txtar"
 )
@@ -115,7 +116,7 @@ func TestFlattenDirectEqualsCursor(t *testing.T) {
 		l := e.langs.lookup(lang)
 		nodes, withErrors := 0, 0
 		for i, src := range files {
-			direct, cursor, err := p.parseBothWays(l.g, src)
+			direct, cursor, err := p.ParseBothWays(l.g, src)
 			if err != nil {
 				t.Errorf("%s file %d: %v", lang, i, err)
 				continue
@@ -124,7 +125,7 @@ func TestFlattenDirectEqualsCursor(t *testing.T) {
 			if !slices.Equal(direct, cursor) {
 				for j := range max(len(direct), len(cursor)) {
 					if j >= len(direct) || j >= len(cursor) || direct[j] != cursor[j] {
-						var d, c node
+						var d, c tsnative.Node
 						if j < len(direct) {
 							d = direct[j]
 						}
@@ -132,7 +133,7 @@ func TestFlattenDirectEqualsCursor(t *testing.T) {
 							c = cursor[j]
 						}
 						t.Errorf("%s file %d (%d bytes): node %d differs: direct %+v (%s), cursor %+v (%s); %d vs %d nodes",
-							lang, i, len(src), j, d, l.symbolName(d.sym), c, l.symbolName(c.sym), len(direct), len(cursor))
+							lang, i, len(src), j, d, l.symbolName(d.Sym), c, l.symbolName(c.Sym), len(direct), len(cursor))
 						break
 					}
 				}

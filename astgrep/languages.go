@@ -7,33 +7,7 @@ import (
 	"sync"
 
 	"github.com/builtin-tools/builtin-tools/astgrep/langtable"
-
-	// Each import links one grammar's parser into the binary; native.go
-	// reaches it through its C symbol.
-	_ "github.com/smacker/go-tree-sitter"
-	_ "github.com/smacker/go-tree-sitter/bash"
-	_ "github.com/smacker/go-tree-sitter/c"
-	_ "github.com/smacker/go-tree-sitter/cpp"
-	_ "github.com/smacker/go-tree-sitter/csharp"
-	_ "github.com/smacker/go-tree-sitter/css"
-	_ "github.com/smacker/go-tree-sitter/elixir"
-	_ "github.com/smacker/go-tree-sitter/golang"
-	_ "github.com/smacker/go-tree-sitter/hcl"
-	_ "github.com/smacker/go-tree-sitter/html"
-	_ "github.com/smacker/go-tree-sitter/java"
-	_ "github.com/smacker/go-tree-sitter/javascript"
-	_ "github.com/smacker/go-tree-sitter/kotlin"
-	_ "github.com/smacker/go-tree-sitter/lua"
-	_ "github.com/smacker/go-tree-sitter/php"
-	_ "github.com/smacker/go-tree-sitter/python"
-	_ "github.com/smacker/go-tree-sitter/ruby"
-	_ "github.com/smacker/go-tree-sitter/rust"
-	_ "github.com/smacker/go-tree-sitter/scala"
-	_ "github.com/smacker/go-tree-sitter/swift"
-	_ "github.com/smacker/go-tree-sitter/toml"
-	_ "github.com/smacker/go-tree-sitter/typescript/tsx"
-	_ "github.com/smacker/go-tree-sitter/typescript/typescript"
-	_ "github.com/smacker/go-tree-sitter/yaml"
+	"github.com/builtin-tools/builtin-tools/astgrep/tsnative"
 )
 
 // language is a grammar ready to use (or the reason it is not).
@@ -42,8 +16,8 @@ type language struct {
 	id        string
 	library   string // shared library path for run-time grammars
 	once      sync.Once
-	ts        tsLanguage
-	g         *grammar
+	ts        tsnative.Language
+	g         *tsnative.Grammar
 	err       error
 	namesOnce sync.Once
 	names     []string        // symbol names by id
@@ -56,18 +30,22 @@ type language struct {
 func (l *language) load() error {
 	l.once.Do(func() {
 		if l.spec.Bundled != "" {
-			l.ts = bundledLanguage[l.spec.Bundled]()
-			l.g = newGrammar(l.ts)
+			ts, ok := tsnative.Bundled(l.spec.Bundled)
+			if !ok {
+				panic("astgrep: langtable's bundled grammar " + l.spec.Bundled + " is not linked in tsnative")
+			}
+			l.ts = ts
+			l.g = tsnative.NewGrammar(ts)
 			return
 		}
 		sym := "tree_sitter_" + strings.ReplaceAll(l.id, "-", "_")
-		ts, err := loadSharedGrammar(l.library, sym)
+		ts, err := tsnative.LoadShared(l.library, sym)
 		if err != nil {
 			l.err = &GrammarLoadError{Language: l.id, Path: l.library, Err: err}
 			return
 		}
 		l.ts = ts
-		l.g = newGrammar(ts)
+		l.g = tsnative.NewGrammar(ts)
 	})
 	return l.err
 }
@@ -77,17 +55,17 @@ func (l *language) symbolName(sym uint16) string {
 	if int(sym) < len(l.names) {
 		return l.names[sym]
 	}
-	return symbolName(l.ts, sym)
+	return l.ts.SymbolName(sym)
 }
 
 func (l *language) loadNames() {
 	l.namesOnce.Do(func() {
-		n := symbolCount(l.ts)
+		n := l.ts.SymbolCount()
 		l.names = make([]string, n)
 		l.keywords = map[string]bool{}
 		for i := 0; i < n; i++ {
-			l.names[i] = symbolName(l.ts, uint16(i))
-			if symbolAnonymous(l.ts, uint16(i)) && isKeywordSpelling(l.names[i]) {
+			l.names[i] = l.ts.SymbolName(uint16(i))
+			if l.ts.SymbolAnonymous(uint16(i)) && isKeywordSpelling(l.names[i]) {
 				l.keywords[l.names[i]] = true
 			}
 		}

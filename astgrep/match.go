@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"sort"
+
+	"github.com/builtin-tools/builtin-tools/astgrep/tsnative"
 )
 
 // stepLimit bounds the work spent trying the pattern at one node, so a
@@ -62,9 +64,9 @@ func (m *matcher) gid(mv int) int {
 // caller pops with m.arena = m.arena[:mark].
 func (m *matcher) kids(i int) []int {
 	mark := len(m.arena)
-	end := int(m.t.nodes[i].last)
-	for c := i + 1; c < end; c = int(m.t.nodes[c].last) {
-		if m.t.nodes[c].flags&flagExtra == 0 {
+	end := int(m.t.nodes[i].Last)
+	for c := i + 1; c < end; c = int(m.t.nodes[c].Last) {
+		if m.t.nodes[c].Flags&tsnative.FlagExtra == 0 {
 			m.arena = append(m.arena, c)
 		}
 	}
@@ -105,14 +107,14 @@ func (m *matcher) scan(countOnly bool) ([]rawMatch, int) {
 			if i&255 == 0 && m.cancelled() {
 				break
 			}
-			if nodes[i].sym != want || nodes[i].flags&flagExtra != 0 {
+			if nodes[i].Sym != want || nodes[i].Flags&tsnative.FlagExtra != 0 {
 				continue
 			}
 			m.env, m.steps, m.arena = m.env[:0], 0, m.arena[:0]
 			if m.matchNode(root, i) {
 				n++
 				if !countOnly {
-					out = append(out, rawMatch{start: int(nodes[i].start), end: int(nodes[i].end), env: append([]binding(nil), m.env...)})
+					out = append(out, rawMatch{start: int(nodes[i].Start), end: int(nodes[i].End), env: append([]binding(nil), m.env...)})
 				}
 			}
 		}
@@ -124,13 +126,13 @@ func (m *matcher) scan(countOnly bool) ([]rawMatch, int) {
 		if i&255 == 0 && m.cancelled() {
 			break
 		}
-		if m.t.leaf(i) || nodes[i].flags&flagExtra != 0 {
+		if m.t.leaf(i) || nodes[i].Flags&tsnative.FlagExtra != 0 {
 			continue
 		}
 		m.arena = m.arena[:0]
 		cands := m.kids(i)
 		for s := range cands {
-			if (first.kind == pTerm || first.kind == pInternal) && nodes[cands[s]].sym != first.sym {
+			if (first.kind == pTerm || first.kind == pInternal) && nodes[cands[s]].Sym != first.sym {
 				continue
 			}
 			m.env, m.steps = m.env[:0], 0
@@ -138,7 +140,7 @@ func (m *matcher) scan(countOnly bool) ([]rawMatch, int) {
 			if ok && end > s {
 				n++
 				if !countOnly {
-					out = append(out, rawMatch{start: int(nodes[cands[s]].start), end: int(nodes[cands[end-1]].end), env: append([]binding(nil), m.env...)})
+					out = append(out, rawMatch{start: int(nodes[cands[s]].Start), end: int(nodes[cands[end-1]].End), env: append([]binding(nil), m.env...)})
 				}
 			}
 		}
@@ -161,17 +163,17 @@ func (m *matcher) matchNode(p *pnode, ti int) bool {
 	n := &t.nodes[ti]
 	switch p.kind {
 	case pMeta:
-		if n.flags&flagNamed == 0 {
+		if n.Flags&tsnative.FlagNamed == 0 {
 			return false
 		}
 		return m.bindOne(p.mv, ti)
 	case pTerm:
-		if n.sym != p.sym {
+		if n.Sym != p.sym {
 			return false
 		}
-		return !p.named || bytes.Equal(t.src[n.start:n.end], p.text)
+		return !p.named || bytes.Equal(t.src[n.Start:n.End], p.text)
 	case pInternal:
-		if n.sym != p.sym {
+		if n.Sym != p.sym {
 			return false
 		}
 		mark := len(m.arena)
@@ -204,7 +206,7 @@ func (m *matcher) matchSeq(goals []*pnode, gi int, cands []int, ci int) (bool, i
 		// A trailing run takes everything left (bar unnamed tokens at the
 		// end), so `def $F(): $$$BODY` captures the body.
 		end := len(cands)
-		for end > ci && m.t.nodes[cands[end-1]].flags&flagNamed == 0 {
+		for end > ci && m.t.nodes[cands[end-1]].Flags&tsnative.FlagNamed == 0 {
 			end--
 		}
 		if !m.bindRun(g.mv, cands[ci:end], m.posAt(cands, ci)) {
@@ -260,7 +262,7 @@ func (m *matcher) matchSeq(goals []*pnode, gi int, cands []int, ci int) (bool, i
 	}
 	// An unnamed candidate token the pattern does not mention (a trailing
 	// comma, Go's newline terminator) may be stepped over.
-	if m.t.nodes[cands[ci]].flags&flagNamed == 0 && (g.kind == pTerm || g.kind == pMeta) {
+	if m.t.nodes[cands[ci]].Flags&tsnative.FlagNamed == 0 && (g.kind == pTerm || g.kind == pMeta) {
 		return m.matchSeq(goals, gi, cands, ci+1)
 	}
 	return false, 0
@@ -279,10 +281,10 @@ func lastGoal(goals []*pnode, gi int) bool {
 
 func (m *matcher) posAt(cands []int, ci int) int {
 	if ci < len(cands) {
-		return int(m.t.nodes[cands[ci]].start)
+		return int(m.t.nodes[cands[ci]].Start)
 	}
 	if ci > 0 {
-		return int(m.t.nodes[cands[ci-1]].end)
+		return int(m.t.nodes[cands[ci-1]].End)
 	}
 	return -1
 }
@@ -326,7 +328,7 @@ func (m *matcher) bindRun(mv int, run []int, pos int) bool {
 func (m *matcher) gapsEqual(p *pnode, ti int) bool {
 	t := m.t
 	n := t.nodes[ti]
-	pos := int(n.start)
+	pos := int(n.Start)
 	k := 0
 	check := func(from, to int) bool {
 		if to <= from {
@@ -343,16 +345,16 @@ func (m *matcher) gapsEqual(p *pnode, ti int) bool {
 		k++
 		return true
 	}
-	end := int(n.last)
-	for c := ti + 1; c < end; c = int(t.nodes[c].last) {
-		if !check(pos, int(t.nodes[c].start)) {
+	end := int(n.Last)
+	for c := ti + 1; c < end; c = int(t.nodes[c].Last) {
+		if !check(pos, int(t.nodes[c].Start)) {
 			return false
 		}
-		if e := int(t.nodes[c].end); e > pos {
+		if e := int(t.nodes[c].End); e > pos {
 			pos = e
 		}
 	}
-	if !check(pos, int(n.end)) {
+	if !check(pos, int(n.End)) {
 		return false
 	}
 	return k == len(p.gaps)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/astgrep/langtable"
 	"github.com/builtin-tools/builtin-tools/astgrep/rule"
+	"github.com/builtin-tools/builtin-tools/astgrep/tsnative"
 )
 
 type pkind uint8
@@ -376,7 +377,7 @@ func readInContext(l *language, ctx langtable.Scaffold, frag string, ph map[stri
 		next := -1
 		for _, c := range kids {
 			n := t.nodes[c]
-			if int(n.start) <= fs && int(n.end) >= fe && n.end > n.start {
+			if int(n.Start) <= fs && int(n.End) >= fe && n.End > n.Start {
 				next = c
 				break
 			}
@@ -393,7 +394,7 @@ func readInContext(l *language, ctx langtable.Scaffold, frag string, ph map[stri
 	}
 	cv := converter{t: t, ph: ph, multi: p.multi, seen: map[int]bool{}}
 	n := t.nodes[cur]
-	if int(n.start) == fs && int(n.end) == fe && cur != 0 {
+	if int(n.Start) == fs && int(n.End) == fe && cur != 0 {
 		p.root = cv.convert(cur)
 	} else {
 		// The node is larger than the fragment: either the fragment is a run
@@ -405,11 +406,11 @@ func readInContext(l *language, ctx langtable.Scaffold, frag string, ph map[stri
 		for _, c := range kids {
 			cn := t.nodes[c]
 			switch {
-			case int(cn.start) >= fs && int(cn.end) <= fe:
-				if cn.end > cn.start {
+			case int(cn.Start) >= fs && int(cn.End) <= fe:
+				if cn.End > cn.Start {
 					inside = append(inside, c)
 				}
-			case int(cn.end) <= fs || int(cn.start) >= fe:
+			case int(cn.End) <= fs || int(cn.Start) >= fe:
 			default:
 				straddle = true
 			}
@@ -489,11 +490,11 @@ func keywordAsIdentifier(l *language, p *pattern) bool {
 // metavariable placeholder and nothing is MISSING.
 func errorsArePlaceholders(t *tree, ph map[string]int) bool {
 	for i := range t.nodes {
-		f := t.nodes[i].flags
-		if f&flagMissing != 0 {
+		f := t.nodes[i].Flags
+		if f&tsnative.FlagMissing != 0 {
 			return false
 		}
-		if f&flagError == 0 {
+		if f&tsnative.FlagError == 0 {
 			continue
 		}
 		if _, ok := ph[string(bytes.TrimSpace(t.text(i)))]; !ok {
@@ -506,15 +507,15 @@ func errorsArePlaceholders(t *tree, ph map[string]int) bool {
 func describeError(t *tree, fragStart int) string {
 	for i := range t.nodes {
 		n := t.nodes[i]
-		if n.flags&(flagError|flagMissing) == 0 {
+		if n.Flags&(tsnative.FlagError|tsnative.FlagMissing) == 0 {
 			continue
 		}
-		off := int(n.start) - fragStart
+		off := int(n.Start) - fragStart
 		if off < 0 {
 			off = 0
 		}
 		what := "unexpected text"
-		if n.flags&flagMissing != 0 {
+		if n.Flags&tsnative.FlagMissing != 0 {
 			what = "missing token"
 		}
 		return fmt.Sprintf("%s near offset %d of the pattern", what, off)
@@ -533,7 +534,7 @@ func (cv *converter) convert(i int) *pnode {
 	t := cv.t
 	n := t.nodes[i]
 	text := t.text(i)
-	if n.flags&flagError != 0 {
+	if n.Flags&tsnative.FlagError != 0 {
 		text = bytes.TrimSpace(text)
 	}
 	if idx, ok := cv.ph[string(text)]; ok {
@@ -542,17 +543,17 @@ func (cv *converter) convert(i int) *pnode {
 		if cv.multi[idx] {
 			k = pMulti
 		}
-		return &pnode{kind: k, mv: idx, sym: n.sym, named: true}
+		return &pnode{kind: k, mv: idx, sym: n.Sym, named: true}
 	}
 	if t.leaf(i) {
-		return &pnode{kind: pTerm, sym: n.sym, named: n.flags&flagNamed != 0, text: append([]byte(nil), t.text(i)...), mv: -1}
+		return &pnode{kind: pTerm, sym: n.Sym, named: n.Flags&tsnative.FlagNamed != 0, text: append([]byte(nil), t.text(i)...), mv: -1}
 	}
-	p := &pnode{kind: pInternal, sym: n.sym, named: n.flags&flagNamed != 0, mv: -1}
+	p := &pnode{kind: pInternal, sym: n.Sym, named: n.Flags&tsnative.FlagNamed != 0, mv: -1}
 	for _, c := range t.children(i, nil) {
 		cn := t.nodes[c]
 		// Skip comments and zero-width tokens; keep ERROR nodes even when
 		// marked extra, since a lenient reading's placeholder sits in one.
-		if cn.flags&flagMissing != 0 || cn.start == cn.end || cn.flags&(flagExtra|flagError) == flagExtra {
+		if cn.Flags&tsnative.FlagMissing != 0 || cn.Start == cn.End || cn.Flags&(tsnative.FlagExtra|tsnative.FlagError) == tsnative.FlagExtra {
 			continue
 		}
 		p.children = append(p.children, cv.convert(c))
@@ -565,7 +566,7 @@ func (cv *converter) convert(i int) *pnode {
 // gapsOf lists the non-blank texts inside node i that no child covers.
 func gapsOf(t *tree, i int) []string {
 	n := t.nodes[i]
-	pos := int(n.start)
+	pos := int(n.Start)
 	var gaps []string
 	check := func(from, to int) {
 		if to <= from {
@@ -576,14 +577,14 @@ func gapsOf(t *tree, i int) []string {
 			gaps = append(gaps, string(g))
 		}
 	}
-	end := int(n.last)
-	for c := i + 1; c < end; c = int(t.nodes[c].last) {
-		check(pos, int(t.nodes[c].start))
-		if int(t.nodes[c].end) > pos {
-			pos = int(t.nodes[c].end)
+	end := int(n.Last)
+	for c := i + 1; c < end; c = int(t.nodes[c].Last) {
+		check(pos, int(t.nodes[c].Start))
+		if int(t.nodes[c].End) > pos {
+			pos = int(t.nodes[c].End)
 		}
 	}
-	check(pos, int(n.end))
+	check(pos, int(n.End))
 	return gaps
 }
 

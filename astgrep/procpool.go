@@ -4,6 +4,8 @@ import (
 	"context"
 	"runtime"
 	"sync"
+
+	"github.com/builtin-tools/builtin-tools/astgrep/tsnative"
 )
 
 // Parsing is bounded per process, not per Engine: a search's workers take
@@ -16,9 +18,9 @@ import (
 // slot is one unit of parse work: a parser and the scratch buffers a tree
 // the cache does not keep lives in until the next file.
 type slot struct {
-	p     *parser
+	p     *tsnative.Parser
 	src   []byte
-	nodes []node
+	nodes []tsnative.Node
 }
 
 // Scratch buffers larger than these are dropped when a slot is put back,
@@ -50,7 +52,7 @@ func acquireSlot(ctx context.Context) (*slot, error) {
 		}
 	}
 	if s.p == nil {
-		s.p = newParser()
+		s.p = tsnative.NewParser()
 	}
 	return s, nil
 }
@@ -69,10 +71,10 @@ func releaseSlot(s *slot) {
 // readings (and tests). A few are kept for reuse.
 var spare struct {
 	mu sync.Mutex
-	ps []*parser
+	ps []*tsnative.Parser
 }
 
-func getParser() *parser {
+func getParser() *tsnative.Parser {
 	spare.mu.Lock()
 	defer spare.mu.Unlock()
 	if n := len(spare.ps); n > 0 {
@@ -80,17 +82,17 @@ func getParser() *parser {
 		spare.ps = spare.ps[:n-1]
 		return p
 	}
-	return newParser()
+	return tsnative.NewParser()
 }
 
-func putParser(p *parser) {
+func putParser(p *tsnative.Parser) {
 	spare.mu.Lock()
 	defer spare.mu.Unlock()
 	if len(spare.ps) < runtime.GOMAXPROCS(0) {
 		spare.ps = append(spare.ps, p)
 		return
 	}
-	p.close()
+	p.Close()
 }
 
 // Big files share a budget of source bytes parsed at once in the

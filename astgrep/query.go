@@ -1,6 +1,10 @@
 package astgrep
 
-import "github.com/builtin-tools/builtin-tools/astgrep/scmquery"
+import (
+	"github.com/builtin-tools/builtin-tools/astgrep/scmquery"
+
+	"github.com/builtin-tools/builtin-tools/astgrep/tsnative"
+)
 
 // The capture query matcher: the patterns package scmquery reads from a
 // query's source, run over flattened trees, so it reads the parse
@@ -41,8 +45,8 @@ const maxArenaCaps = 1 << 16
 
 func (m *qmatcher) children(i int) []int {
 	start := len(m.kids)
-	end := int(m.t.nodes[i].last)
-	for c := i + 1; c < end; c = int(m.t.nodes[c].last) {
+	end := int(m.t.nodes[i].Last)
+	for c := i + 1; c < end; c = int(m.t.nodes[c].Last) {
 		m.kids = append(m.kids, c)
 	}
 	return m.kids[start:len(m.kids):len(m.kids)]
@@ -134,7 +138,7 @@ func (m *qmatcher) firstOf(c int, q *scmquery.Node, caps []capPair) ([]capPair, 
 	return got, ok
 }
 
-func (m *qmatcher) named(i int) bool { return m.t.nodes[i].flags&flagNamed != 0 }
+func (m *qmatcher) named(i int) bool { return m.t.nodes[i].Flags&tsnative.FlagNamed != 0 }
 
 // kindOK says whether node i is of q's kind (alternations aside).
 func (m *qmatcher) kindOK(i int, q *scmquery.Node) bool {
@@ -143,17 +147,17 @@ func (m *qmatcher) kindOK(i int, q *scmquery.Node) bool {
 	case scmquery.KindAny:
 		return true
 	case scmquery.KindNamed:
-		return nd.flags&flagNamed != 0
+		return nd.Flags&tsnative.FlagNamed != 0
 	case scmquery.KindError:
-		return nd.flags&flagError != 0
+		return nd.Flags&tsnative.FlagError != 0
 	case scmquery.KindToken:
-		if nd.flags&flagNamed != 0 {
+		if nd.Flags&tsnative.FlagNamed != 0 {
 			return false
 		}
 		fallthrough
 	case scmquery.KindType:
 		for _, s := range q.Syms {
-			if s == nd.sym {
+			if s == nd.Sym {
 				return true
 			}
 		}
@@ -199,7 +203,7 @@ func (m *qmatcher) match(i int, q *scmquery.Node, caps []capPair, k func([]capPa
 		kids := m.children(i)
 		for _, f := range q.NegFields {
 			for _, c := range kids {
-				if m.t.nodes[c].field == f {
+				if m.t.nodes[c].Field == f {
 					m.kids = m.kids[:mark]
 					return
 				}
@@ -221,14 +225,14 @@ func (m *qmatcher) match(i int, q *scmquery.Node, caps []capPair, k func([]capPa
 // required child pattern of q needs (one of the right field and kind):
 // most candidate patterns fail this way, before any matching work.
 func (m *qmatcher) cannot(i int, q *scmquery.Node) bool {
-	end := int(m.t.nodes[i].last)
+	end := int(m.t.nodes[i].Last)
 	for _, ch := range q.Children {
 		if ch.Quant == '?' || ch.Quant == '*' {
 			continue
 		}
 		found := false
-		for c := i + 1; c < end && !found; c = int(m.t.nodes[c].last) {
-			if ch.Field != 0 && m.t.nodes[c].field != ch.Field {
+		for c := i + 1; c < end && !found; c = int(m.t.nodes[c].Last) {
+			if ch.Field != 0 && m.t.nodes[c].Field != ch.Field {
 				continue
 			}
 			found = m.eligible(c, ch.Node) && m.shallowOK(c, ch.Node)
@@ -312,7 +316,7 @@ func (m *qmatcher) assignEnd(q *scmquery.Node, kids []int, ci, j, last int, caps
 
 // fits says whether node c may be child ch: of its field, and eligible.
 func (m *qmatcher) fits(ch *scmquery.Child, c int) bool {
-	if ch.Field != 0 && m.t.nodes[c].field != ch.Field {
+	if ch.Field != 0 && m.t.nodes[c].Field != ch.Field {
 		return false
 	}
 	return m.eligible(c, ch.Node)
@@ -387,7 +391,7 @@ func runPatterns(m *qmatcher, q *CaptureQuery, emit func(pattern int, caps []cap
 // symbol, in pattern order.
 func matchNode(m *qmatcher, q *CaptureQuery, i int, emit func(pattern int, caps []capPair)) {
 	cands := q.anyRoot
-	if s := int(m.t.nodes[i].sym); s < len(q.bySym) {
+	if s := int(m.t.nodes[i].Sym); s < len(q.bySym) {
 		cands = q.bySym[s]
 	}
 	if len(cands) == 0 {

@@ -28,7 +28,7 @@ func FuzzCompileQuery(f *testing.F) {
 		f.Fatal(err)
 	}
 	p := getParser()
-	nodes, err := p.parse(context.Background(), l.g, src, nil, nil)
+	nodes, err := p.Parse(context.Background(), l.g, src, nil, nil)
 	putParser(p)
 	if err != nil {
 		f.Fatal(err)

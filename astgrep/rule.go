@@ -290,9 +290,9 @@ kind:
 			}
 		}
 		if x.r.Field != "" {
-			id, ok := rc.l.g.fields[x.r.Field]
+			id, ok := rc.l.g.Fields[x.r.Field]
 			if !ok {
-				return nil, &rule.Error{Path: sub + ".field", Msg: fmt.Sprintf("the %s grammar has no field %q; %s", rc.l.id, x.r.Field, nearList(x.r.Field, mapKeys(rc.l.g.fields)))}
+				return nil, &rule.Error{Path: sub + ".field", Msg: fmt.Sprintf("the %s grammar has no field %q; %s", rc.l.id, x.r.Field, nearList(x.r.Field, mapKeys(rc.l.g.Fields)))}
 			}
 			op.field = id
 		}
@@ -356,7 +356,7 @@ func (rc *ruleCompiler) kindSyms(kind, path string) ([]uint16, error) {
 		rc.kinds = map[string][]uint16{}
 		rc.l.loadNames()
 		for i, name := range rc.l.names {
-			if int(i) < len(rc.l.g.named) && rc.l.g.named[i] == 1 {
+			if int(i) < len(rc.l.g.Named) && rc.l.g.Named[i] == 1 {
 				rc.kinds[name] = append(rc.kinds[name], uint16(i))
 			}
 		}

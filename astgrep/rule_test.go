@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/builtin-tools/builtin-tools/astgrep/rule"
+	"github.com/builtin-tools/builtin-tools/astgrep/tsnative"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
@@ -203,8 +204,8 @@ func FuzzRule(f *testing.F) {
 	if err := l.load(); err != nil {
 		f.Fatal(err)
 	}
-	p := newParser()
-	f.Cleanup(p.close)
+	p := tsnative.NewParser()
+	f.Cleanup(p.Close)
 	f.Fuzz(func(t *testing.T, ruleSrc, utils, constraints string) {
 		spec := &rule.Spec{}
 		if json.Unmarshal([]byte(ruleSrc), &spec.Rule) != nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/astgrep/rule"
+	"github.com/builtin-tools/builtin-tools/astgrep/tsnative"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
@@ -92,8 +93,8 @@ func TestSharedUtilsAreWorkedOutOncePerNode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := newParser()
-	defer p.close()
+	p := tsnative.NewParser()
+	defer p.Close()
 	tr, err := e.parseWith(t.Context(), p, l, []byte(src))
 	if err != nil {
 		t.Fatal(err)

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"slices"
+
+	"github.com/builtin-tools/builtin-tools/astgrep/tsnative"
 )
 
 // Rule matching over a flattened tree. Relational rules walk every node,
@@ -91,7 +93,7 @@ func (m *matcher) parentsOf() []int32 {
 	ps := rs.parents[:len(nodes)]
 	stack := make([]int32, 0, 64)
 	for i := range nodes {
-		for len(stack) > 0 && int(nodes[stack[len(stack)-1]].last) <= i {
+		for len(stack) > 0 && int(nodes[stack[len(stack)-1]].Last) <= i {
 			stack = stack[:len(stack)-1]
 		}
 		if len(stack) == 0 {
@@ -120,7 +122,7 @@ func (m *matcher) scanRule(countOnly bool) ([]rawMatch, int) {
 	n := 0
 	nodes := m.t.nodes
 	for i := range nodes {
-		if !prog.root.syms[nodes[i].sym] {
+		if !prog.root.syms[nodes[i].Sym] {
 			continue
 		}
 		if m.tick(1) {
@@ -136,7 +138,7 @@ func (m *matcher) scanRule(countOnly bool) ([]rawMatch, int) {
 		}
 		n++
 		if !countOnly {
-			out = append(out, rawMatch{start: int(nodes[i].start), end: int(nodes[i].end), env: append([]binding(nil), m.env...)})
+			out = append(out, rawMatch{start: int(nodes[i].Start), end: int(nodes[i].End), env: append([]binding(nil), m.env...)})
 		}
 	}
 	return out, n
@@ -196,7 +198,7 @@ func (m *matcher) op(op *cop, i int) bool {
 	switch op.kind {
 	case opPattern:
 		n := &nodes[i]
-		if n.sym != op.pat.root.sym || n.flags&flagExtra != 0 {
+		if n.Sym != op.pat.root.sym || n.Flags&tsnative.FlagExtra != 0 {
 			return false
 		}
 		savedP, savedRemap, savedSteps := m.p, m.remap, m.steps
@@ -206,7 +208,7 @@ func (m *matcher) op(op *cop, i int) bool {
 		m.p, m.remap, m.steps = savedP, savedRemap, savedSteps
 		return !m.tick(used) && ok
 	case opMeta:
-		if nodes[i].flags&flagNamed == 0 {
+		if nodes[i].Flags&tsnative.FlagNamed == 0 {
 			return false
 		}
 		if op.remap[0] < 0 {
@@ -219,7 +221,7 @@ func (m *matcher) op(op *cop, i int) bool {
 		return ok
 	case opKind_:
 		for _, s := range op.kindSyms {
-			if nodes[i].sym == s {
+			if nodes[i].Sym == s {
 				return true
 			}
 		}
@@ -318,9 +320,9 @@ func (m *matcher) envKey(vars []int) string {
 // fieldChild is i's first child by field f, or -1.
 func (m *matcher) fieldChild(i int, f uint8) int {
 	nodes := m.t.nodes
-	end := int(nodes[i].last)
-	for c := i + 1; c < end; c = int(nodes[c].last) {
-		if nodes[c].field == f {
+	end := int(nodes[i].Last)
+	for c := i + 1; c < end; c = int(nodes[c].Last) {
+		if nodes[c].Field == f {
 			return c
 		}
 	}
@@ -345,15 +347,15 @@ func (m *matcher) has(op *cop, i int) bool {
 			if m.test(op.stopRule, c) {
 				return false
 			}
-			end := int(nodes[c].last)
-			for k := c + 1; k < end; k = int(nodes[k].last) {
+			end := int(nodes[c].Last)
+			for k := c + 1; k < end; k = int(nodes[k].Last) {
 				if !m.layout(k) && m.try(sub, k) {
 					return true
 				}
 			}
 			return false
 		case op.stopEnd:
-			end := int(nodes[c].last)
+			end := int(nodes[c].Last)
 			for k := c; k < end && m.stopped == nil; k++ {
 				if !m.layout(k) && m.try(sub, k) {
 					return true
@@ -364,7 +366,7 @@ func (m *matcher) has(op *cop, i int) bool {
 			return m.try(sub, c)
 		}
 	}
-	end := int(nodes[i].last)
+	end := int(nodes[i].Last)
 	switch {
 	case op.stopRule != nil:
 		// Descendants in preorder, not descending past a node the stop
@@ -374,7 +376,7 @@ func (m *matcher) has(op *cop, i int) bool {
 				return true
 			}
 			if m.test(op.stopRule, k) {
-				k = int(nodes[k].last)
+				k = int(nodes[k].Last)
 			} else {
 				k++
 			}
@@ -388,7 +390,7 @@ func (m *matcher) has(op *cop, i int) bool {
 		}
 		return false
 	default:
-		for k := i + 1; k < end && m.stopped == nil; k = int(nodes[k].last) {
+		for k := i + 1; k < end && m.stopped == nil; k = int(nodes[k].Last) {
 			if !m.layout(k) && m.try(sub, k) {
 				return true
 			}
@@ -422,10 +424,10 @@ func (m *matcher) inside(op *cop, i int) bool {
 // nodes between statements, so relational rules step over them.
 func (m *matcher) layout(i int) bool {
 	n := m.t.nodes[i]
-	if n.flags&(flagNamed|flagExtra) != 0 {
+	if n.Flags&(tsnative.FlagNamed|tsnative.FlagExtra) != 0 {
 		return false
 	}
-	for _, c := range m.t.src[n.start:n.end] {
+	for _, c := range m.t.src[n.Start:n.End] {
 		if !isSpace(c) {
 			return false
 		}
@@ -444,15 +446,15 @@ func (m *matcher) sibling(op *cop, i int) bool {
 	nodes := m.t.nodes
 	var sibs []int
 	if op.kind == opPrecedes {
-		end := int(nodes[p].last)
-		for k := int(nodes[i].last); k < end; k = int(nodes[k].last) {
+		end := int(nodes[p].Last)
+		for k := int(nodes[i].Last); k < end; k = int(nodes[k].Last) {
 			sibs = append(sibs, k)
 			if !op.stopEnd && op.stopRule == nil && !m.layout(k) {
 				break
 			}
 		}
 	} else {
-		for k := p + 1; k < i; k = int(nodes[k].last) {
+		for k := p + 1; k < i; k = int(nodes[k].Last) {
 			sibs = append(sibs, k)
 		}
 		for a, b := 0, len(sibs)-1; a < b; a, b = a+1, b-1 {

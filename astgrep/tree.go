@@ -3,6 +3,8 @@ package astgrep
 import (
 	"bytes"
 	"sort"
+
+	"github.com/builtin-tools/builtin-tools/astgrep/tsnative"
 )
 
 // tree is a parsed file: its bytes and its flattened syntax nodes in
@@ -11,18 +13,18 @@ import (
 // cache).
 type tree struct {
 	src   []byte
-	nodes []node
+	nodes []tsnative.Node
 }
 
-func (t *tree) extra(i int) bool  { return t.nodes[i].flags&flagExtra != 0 }
-func (t *tree) leaf(i int) bool   { return int(t.nodes[i].last) == i+1 }
-func (t *tree) text(i int) []byte { return t.src[t.nodes[i].start:t.nodes[i].end] }
+func (t *tree) extra(i int) bool  { return t.nodes[i].Flags&tsnative.FlagExtra != 0 }
+func (t *tree) leaf(i int) bool   { return int(t.nodes[i].Last) == i+1 }
+func (t *tree) text(i int) []byte { return t.src[t.nodes[i].Start:t.nodes[i].End] }
 
 // children appends the indexes of i's children (all of them, extras
 // included) to buf.
 func (t *tree) children(i int, buf []int) []int {
-	end := int(t.nodes[i].last)
-	for c := i + 1; c < end; c = int(t.nodes[c].last) {
+	end := int(t.nodes[i].Last)
+	for c := i + 1; c < end; c = int(t.nodes[c].Last) {
 		buf = append(buf, c)
 	}
 	return buf
@@ -32,7 +34,7 @@ func (t *tree) children(i int, buf []int) []int {
 func (t *tree) errorCount() int {
 	n := 0
 	for i := range t.nodes {
-		if t.nodes[i].flags&(flagError|flagMissing) != 0 {
+		if t.nodes[i].Flags&(tsnative.FlagError|tsnative.FlagMissing) != 0 {
 			n++
 		}
 	}
@@ -45,11 +47,11 @@ func (t *tree) errorLines() []int {
 	var out []int
 	var starts []int
 	for i := range t.nodes {
-		if t.nodes[i].flags&(flagError|flagMissing) != 0 {
+		if t.nodes[i].Flags&(tsnative.FlagError|tsnative.FlagMissing) != 0 {
 			if starts == nil {
 				starts = lineStarts(t.src)
 			}
-			out = append(out, lineOf(starts, int(t.nodes[i].start)))
+			out = append(out, lineOf(starts, int(t.nodes[i].Start)))
 		}
 	}
 	return out
@@ -111,26 +113,26 @@ func (x *Tree) Len() int { return len(x.t.nodes) }
 
 // Kind is node n's kind, the grammar's name for its symbol
 // ("identifier", "call_expression", "(" for an unnamed token, "ERROR").
-func (x *Tree) Kind(n int32) string { return x.lang.symbolName(x.t.nodes[n].sym) }
+func (x *Tree) Kind(n int32) string { return x.lang.symbolName(x.t.nodes[n].Sym) }
 
 // Named reports whether node n is a named node (not a literal token).
-func (x *Tree) Named(n int32) bool { return x.t.nodes[n].flags&flagNamed != 0 }
+func (x *Tree) Named(n int32) bool { return x.t.nodes[n].Flags&tsnative.FlagNamed != 0 }
 
 // Extra reports whether node n is one the grammar allows anywhere (a
 // comment).
-func (x *Tree) Extra(n int32) bool { return x.t.nodes[n].flags&flagExtra != 0 }
+func (x *Tree) Extra(n int32) bool { return x.t.nodes[n].Flags&tsnative.FlagExtra != 0 }
 
 // Leaf reports whether node n has no children at all.
 func (x *Tree) Leaf(n int32) bool { return x.t.leaf(int(n)) }
 
 // Last is one past the last node of n's subtree: n's children are n+1,
 // then each one's Last, while below Last(n).
-func (x *Tree) Last(n int32) int32 { return int32(x.t.nodes[n].last) }
+func (x *Tree) Last(n int32) int32 { return int32(x.t.nodes[n].Last) }
 
 // Span is node n's byte range [start, end) in the source.
 func (x *Tree) Span(n int32) (start, end int) {
 	nd := &x.t.nodes[n]
-	return int(nd.start), int(nd.end)
+	return int(nd.Start), int(nd.End)
 }
 
 // Text is node n's source text. It aliases the file's bytes: copy what

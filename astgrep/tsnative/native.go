@@ -1,4 +1,4 @@
-package astgrep
+package tsnative
 
 /*
 #cgo LDFLAGS: -ldl
@@ -11,7 +11,7 @@ package astgrep
 #include <sys/mman.h>
 
 // The few tree-sitter runtime declarations we need. The runtime itself is
-// compiled into github.com/smacker/go-tree-sitter, which this package imports,
+// compiled into github.com/smacker/go-tree-sitter, which grammars.go imports,
 // so these symbols resolve at link time. Layouts follow tree-sitter's api.h
 // (ABI 14), the version that module vendors.
 typedef uint16_t TSSymbol;
@@ -52,7 +52,7 @@ extern uint16_t ts_language_next_state(const TSLanguage *, uint16_t, TSSymbol);
 extern const char *ts_language_symbol_name(const TSLanguage *, TSSymbol);
 extern int ts_language_symbol_type(const TSLanguage *, TSSymbol);
 
-// Grammars bundled by go-tree-sitter's subpackages (imported in languages.go).
+// Grammars bundled by go-tree-sitter's subpackages (imported in grammars.go).
 extern const TSLanguage *tree_sitter_bash(void);
 extern const TSLanguage *tree_sitter_c(void);
 extern const TSLanguage *tree_sitter_cpp(void);
@@ -476,7 +476,7 @@ static uint64_t bt_fingerprint(const TSLanguage *l, int states) {
 // each node's alias, visibility and field from its stack, and copies a
 // node per step). The declarations below restate the runtime's data
 // layout (subtree.h and the ABI 13/14 TSLanguage of parser.h in the
-// go-tree-sitter version go.mod pins); TestFlattenDirectEqualsCursor
+// go-tree-sitter version go.mod pins); astgrep's TestFlattenDirectEqualsCursor
 // holds the two flattens equal over every bundled grammar's test files
 // and GOROOT, which a changed layout would fail.
 
@@ -733,54 +733,60 @@ import (
 	"unsafe"
 )
 
-// nodeFlags are bits of node.flags.
+// Bits of Node.Flags.
 const (
-	flagNamed   = C.BT_NAMED
-	flagExtra   = C.BT_EXTRA
-	flagError   = C.BT_ERROR
-	flagMissing = C.BT_MISSING
+	FlagNamed   = C.BT_NAMED
+	FlagExtra   = C.BT_EXTRA
+	FlagError   = C.BT_ERROR
+	FlagMissing = C.BT_MISSING
 )
 
-// node mirrors bt_node: one syntax node of a flattened tree.
-type node struct {
-	start, end uint32
-	last       uint32 // index one past this node's subtree
-	sym        uint16
-	flags      uint8
-	field      uint8 // field id by which it is its parent's child (0 none, 255 too large)
+// Node mirrors bt_node: one syntax node of a flattened tree. A tree is a
+// []Node in preorder: node i's children are i+1, then each child's Last,
+// while below i's Last.
+type Node struct {
+	Start, End uint32
+	Last       uint32 // index one past this node's subtree
+	Sym        uint16
+	Flags      uint8
+	Field      uint8 // field id by which it is its parent's child (0 none, 255 too large)
 }
 
-const nodeSize = int64(unsafe.Sizeof(node{}))
+// NodeSize is the bytes one Node takes, for a cache's cost of a tree.
+const NodeSize = int64(unsafe.Sizeof(Node{}))
 
 func init() {
-	if unsafe.Sizeof(node{}) != unsafe.Sizeof(C.bt_node{}) {
-		panic("astgrep: node and bt_node differ in size")
+	if unsafe.Sizeof(Node{}) != unsafe.Sizeof(C.bt_node{}) {
+		panic("tsnative: Node and bt_node differ in size")
 	}
 }
 
-// tsLanguage is a grammar as tree-sitter's runtime sees it.
-type tsLanguage = *C.TSLanguage
+// Language is a grammar as tree-sitter's runtime sees it: its tables,
+// which live as long as the process. The zero Language is none.
+type Language struct{ ts *C.TSLanguage }
 
-// grammar is a loaded language with the per-symbol facts flattening needs.
-type grammar struct {
-	ts     tsLanguage
-	named  []uint8          // 1 when the symbol is a named node
-	fields map[string]uint8 // field ids by name (ids past 254 are left out)
+// Grammar is a loaded language with the per-symbol facts flattening needs.
+type Grammar struct {
+	ts     *C.TSLanguage
+	Named  []uint8          // 1 when the symbol is a named node
+	Fields map[string]uint8 // field ids by name (ids past 254 are left out)
 }
 
-func newGrammar(ts tsLanguage) *grammar {
-	n := symbolCount(ts)
-	g := &grammar{ts: ts, named: make([]uint8, n+1)}
+// NewGrammar reads l's symbol and field tables.
+func NewGrammar(l Language) *Grammar {
+	ts := l.ts
+	n := l.SymbolCount()
+	g := &Grammar{ts: ts, Named: make([]uint8, n+1)}
 	for i := 0; i < n; i++ {
 		if C.ts_language_symbol_type(ts, C.TSSymbol(i)) == 0 {
-			g.named[i] = 1
+			g.Named[i] = 1
 		}
 	}
-	g.fields = map[string]uint8{}
+	g.Fields = map[string]uint8{}
 	nf := int(C.ts_language_field_count(ts))
 	for i := 1; i <= nf && i < 255; i++ {
 		if name := C.ts_language_field_name_for_id(ts, C.uint16_t(i)); name != nil {
-			g.fields[C.GoString(name)] = uint8(i)
+			g.Fields[C.GoString(name)] = uint8(i)
 		}
 	}
 	return g
@@ -788,10 +794,10 @@ func newGrammar(ts tsLanguage) *grammar {
 
 func init() { C.bt_install_allocator() }
 
-// parser is one work slot's (or one pattern reading's) parsing state: the
+// Parser is one work slot's (or one pattern reading's) parsing state: the
 // memory pool its parses allocate from, and the flag that cancels a parse
 // in progress. It is used by one goroutine at a time.
-type parser struct {
+type Parser struct {
 	pool   *C.bt_pool
 	cancel *C.size_t // C memory: tree-sitter reads it during the parse
 }
@@ -800,11 +806,13 @@ type parser struct {
 // search.
 const parseTimeout = 20_000_000 // microseconds
 
-func newParser() *parser {
-	return &parser{pool: C.bt_pool_new(), cancel: C.bt_flag_new()}
+// NewParser makes a parser with its own memory pool; Close frees it.
+func NewParser() *Parser {
+	return &Parser{pool: C.bt_pool_new(), cancel: C.bt_flag_new()}
 }
 
-func (p *parser) close() {
+// Close frees p's pool. A closed parser must not parse again.
+func (p *Parser) Close() {
 	if p.pool != nil {
 		C.bt_pool_delete(p.pool)
 		p.pool = nil
@@ -815,13 +823,13 @@ func (p *parser) close() {
 
 var errParseFailed = errors.New("tree-sitter could not parse the file (timed out or the grammar was rejected)")
 
-// parse parses src with lang and returns the flattened tree. The nodes go
+// Parse parses src with lang and returns the flattened tree. The nodes go
 // into buf (grown when too small), unless keep, given the node count,
 // returns a slice of exactly that length to fill instead. The C tree is
 // dropped before returning: flat trees are plain Go memory, immutable once
 // built and safe to read from any goroutine. When ctx ends mid-parse, the
 // parse stops within a hundred parse actions and returns ctx's error.
-func (p *parser) parse(ctx context.Context, lang *grammar, src []byte, buf []node, keep func(count int) []node) ([]node, error) {
+func (p *Parser) Parse(ctx context.Context, lang *Grammar, src []byte, buf []Node, keep func(count int) []Node) ([]Node, error) {
 	if len(src) >= 1<<31 {
 		return nil, fmt.Errorf("file too large to parse (%d bytes)", len(src))
 	}
@@ -840,25 +848,25 @@ func (p *parser) parse(ctx context.Context, lang *grammar, src []byte, buf []nod
 		}
 		return nil, errParseFailed
 	}
-	var out []node
+	var out []Node
 	if keep != nil {
 		out = keep(int(count))
 	}
 	if out == nil {
 		if cap(buf) < int(count) {
-			buf = make([]node, int(count)+int(count)/4)
+			buf = make([]Node, int(count)+int(count)/4)
 		}
 		out = buf[:int(count)]
 	}
-	n := C.bt_flatten_direct(t, lang.ts, (*C.uint8_t)(unsafe.Pointer(&lang.named[0])), C.uint32_t(len(lang.named)), (*C.bt_node)(unsafe.Pointer(&out[0])), count)
+	n := C.bt_flatten_direct(t, lang.ts, (*C.uint8_t)(unsafe.Pointer(&lang.Named[0])), C.uint32_t(len(lang.Named)), (*C.bt_node)(unsafe.Pointer(&out[0])), count)
 	return out[:int(n)], nil
 }
 
-// parseBothWays parses src and flattens the tree with the cursor and
-// without it, for the test that holds the two equal. No timeout: the test
+// ParseBothWays parses src and flattens the tree with the cursor and
+// without it, for astgrep's test that holds the two equal over its corpus. No timeout: the test
 // is about the trees, and under -race on a loaded machine a large file can
 // take longer than parseTimeout.
-func (p *parser) parseBothWays(lang *grammar, src []byte) (direct, cursor []node, err error) {
+func (p *Parser) ParseBothWays(lang *Grammar, src []byte) (direct, cursor []Node, err error) {
 	var count C.uint32_t
 	ptr := (*C.char)(unsafe.Pointer(&emptySource[0]))
 	if len(src) > 0 {
@@ -870,11 +878,11 @@ func (p *parser) parseBothWays(lang *grammar, src []byte) (direct, cursor []node
 	if t == nil {
 		return nil, nil, errParseFailed
 	}
-	named, nsyms := (*C.uint8_t)(unsafe.Pointer(&lang.named[0])), C.uint32_t(len(lang.named))
-	direct = make([]node, int(count))
+	named, nsyms := (*C.uint8_t)(unsafe.Pointer(&lang.Named[0])), C.uint32_t(len(lang.Named))
+	direct = make([]Node, int(count))
 	n := C.bt_flatten_direct(t, lang.ts, named, nsyms, (*C.bt_node)(unsafe.Pointer(&direct[0])), count)
 	direct = direct[:int(n)]
-	cursor = make([]node, int(count))
+	cursor = make([]Node, int(count))
 	n = C.bt_flatten(t, named, nsyms, (*C.bt_node)(unsafe.Pointer(&cursor[0])), count)
 	return direct, cursor[:int(n)], nil
 }
@@ -885,7 +893,7 @@ var emptySource = []byte{0}
 // disarms it. An ended ctx sets the flag before the parse (so a large input
 // stops at tree-sitter's first check); one that ends later sets it from
 // AfterFunc's goroutine.
-func (p *parser) arm(ctx context.Context) func() {
+func (p *Parser) arm(ctx context.Context) func() {
 	C.bt_flag_store(p.cancel, 0)
 	if ctx.Err() != nil {
 		C.bt_flag_store(p.cancel, 1)
@@ -907,100 +915,114 @@ func (p *parser) arm(ctx context.Context) func() {
 	}
 }
 
-// cMemoryBytes is the C memory every parser's pool holds right now.
-func cMemoryBytes() int64 { return int64(C.bt_mapped_bytes()) }
+// CMemoryBytes is the C memory every parser's pool holds right now.
+func CMemoryBytes() int64 { return int64(C.bt_mapped_bytes()) }
 
-// grammarAddr identifies a loaded grammar for the parse cache.
-func grammarAddr(l tsLanguage) uintptr { return uintptr(unsafe.Pointer(l)) }
+// Addr identifies a loaded grammar (for a parse cache's key).
+func (l Language) Addr() uintptr { return uintptr(unsafe.Pointer(l.ts)) }
 
-// tableHash hashes the grammar's tables as the public API shows them.
-func tableHash(l tsLanguage, states bool) uint64 {
+// TableHash hashes the grammar's tables as the public API shows them:
+// ABI version, symbols, fields and, with states, its parse table.
+func (l Language) TableHash(states bool) uint64 {
 	st := C.int(0)
 	if states {
 		st = 1
 	}
-	return uint64(C.bt_fingerprint(l, st))
+	return uint64(C.bt_fingerprint(l.ts, st))
 }
 
-func languageVersion(l tsLanguage) int { return int(C.ts_language_version(l)) }
+func (l Language) version() int { return int(C.ts_language_version(l.ts)) }
 
-func symbolCount(l tsLanguage) int { return int(C.ts_language_symbol_count(l)) }
+// SymbolCount is the number of symbols in l's table.
+func (l Language) SymbolCount() int { return int(C.ts_language_symbol_count(l.ts)) }
 
-func symbolName(l tsLanguage, sym uint16) string {
+// SymbolName is the grammar's name of sym ("ERROR" for the error symbol).
+func (l Language) SymbolName(sym uint16) string {
 	if sym == 0xFFFF {
 		return "ERROR"
 	}
-	s := C.ts_language_symbol_name(l, C.TSSymbol(sym))
+	s := C.ts_language_symbol_name(l.ts, C.TSSymbol(sym))
 	if s == nil {
 		return ""
 	}
 	return C.GoString(s)
 }
 
-// symbolAnonymous reports whether sym is an unnamed token (a keyword or
+// SymbolAnonymous reports whether sym is an unnamed token (a keyword or
 // punctuation spelled literally in the grammar).
-func symbolAnonymous(l tsLanguage, sym uint16) bool {
-	return C.ts_language_symbol_type(l, C.TSSymbol(sym)) == 1
+func (l Language) SymbolAnonymous(sym uint16) bool {
+	return C.ts_language_symbol_type(l.ts, C.TSSymbol(sym)) == 1
 }
 
 // ABI range tree-sitter's runtime accepts.
 const (
-	minABI = 13
-	maxABI = 14
+	MinABI = 13
+	MaxABI = 14
 )
 
-// loadSharedGrammar opens a grammar shared library and returns its language.
-func loadSharedGrammar(path, symbol string) (tsLanguage, error) {
+// LoadShared opens a grammar shared library and returns the language its
+// function symbol (tree_sitter_<id>) makes. The library stays loaded.
+func LoadShared(path, symbol string) (Language, error) {
 	cpath := C.CString(path)
 	defer C.free(unsafe.Pointer(cpath))
 	h := C.dlopen(cpath, C.RTLD_NOW|C.RTLD_LOCAL)
 	if h == nil {
-		return nil, fmt.Errorf("dlopen: %s", C.GoString(C.dlerror()))
+		return Language{}, fmt.Errorf("dlopen: %s", C.GoString(C.dlerror()))
 	}
 	csym := C.CString(symbol)
 	defer C.free(unsafe.Pointer(csym))
 	fn := C.dlsym(h, csym)
 	if fn == nil {
 		C.dlclose(h)
-		return nil, fmt.Errorf("the library does not export %s()", symbol)
+		return Language{}, fmt.Errorf("the library does not export %s()", symbol)
 	}
 	// The handle stays open for the life of the process: the language
 	// table lives inside the library.
-	lang := C.bt_call_lang(fn)
-	if lang == nil {
-		return nil, fmt.Errorf("%s() returned NULL", symbol)
+	lang := Language{C.bt_call_lang(fn)}
+	if lang.ts == nil {
+		return Language{}, fmt.Errorf("%s() returned NULL", symbol)
 	}
-	if v := languageVersion(lang); v < minABI || v > maxABI {
-		return nil, fmt.Errorf("grammar ABI version %d; this build of tree-sitter accepts %d..%d (regenerate the parser with a matching tree-sitter CLI)", v, minABI, maxABI)
+	if v := lang.version(); v < MinABI || v > MaxABI {
+		return Language{}, fmt.Errorf("grammar ABI version %d; this build of tree-sitter accepts %d..%d (regenerate the parser with a matching tree-sitter CLI)", v, MinABI, MaxABI)
 	}
 	return lang, nil
 }
 
-// Bundled grammar constructors, by the symbol suffix go-tree-sitter uses.
-var bundledLanguage = map[string]func() tsLanguage{
-	"bash":       func() tsLanguage { return C.tree_sitter_bash() },
-	"c":          func() tsLanguage { return C.tree_sitter_c() },
-	"cpp":        func() tsLanguage { return C.tree_sitter_cpp() },
-	"csharp":     func() tsLanguage { return C.tree_sitter_c_sharp() },
-	"css":        func() tsLanguage { return C.tree_sitter_css() },
-	"elixir":     func() tsLanguage { return C.tree_sitter_elixir() },
-	"go":         func() tsLanguage { return C.tree_sitter_go() },
-	"hcl":        func() tsLanguage { return C.tree_sitter_hcl() },
-	"html":       func() tsLanguage { return C.tree_sitter_html() },
-	"java":       func() tsLanguage { return C.tree_sitter_java() },
-	"javascript": func() tsLanguage { return C.tree_sitter_javascript() },
-	"kotlin":     func() tsLanguage { return C.tree_sitter_kotlin() },
-	"lua":        func() tsLanguage { return C.tree_sitter_lua() },
-	"php":        func() tsLanguage { return C.tree_sitter_php() },
-	"python":     func() tsLanguage { return C.tree_sitter_python() },
-	"ruby":       func() tsLanguage { return C.tree_sitter_ruby() },
-	"rust":       func() tsLanguage { return C.tree_sitter_rust() },
-	"scala":      func() tsLanguage { return C.tree_sitter_scala() },
-	"swift":      func() tsLanguage { return C.tree_sitter_swift() },
-	"toml":       func() tsLanguage { return C.tree_sitter_toml() },
-	"tsx":        func() tsLanguage { return C.tree_sitter_tsx() },
-	"typescript": func() tsLanguage { return C.tree_sitter_typescript() },
-	"yaml":       func() tsLanguage { return C.tree_sitter_yaml() },
+// Bundled returns the grammar linked into the binary under name (the
+// symbol suffix go-tree-sitter uses: "go", "csharp", "tsx"), and whether
+// there is one.
+func Bundled(name string) (Language, bool) {
+	f, ok := bundled[name]
+	if !ok {
+		return Language{}, false
+	}
+	return Language{f()}, true
+}
+
+var bundled = map[string]func() *C.TSLanguage{
+	"bash":       func() *C.TSLanguage { return C.tree_sitter_bash() },
+	"c":          func() *C.TSLanguage { return C.tree_sitter_c() },
+	"cpp":        func() *C.TSLanguage { return C.tree_sitter_cpp() },
+	"csharp":     func() *C.TSLanguage { return C.tree_sitter_c_sharp() },
+	"css":        func() *C.TSLanguage { return C.tree_sitter_css() },
+	"elixir":     func() *C.TSLanguage { return C.tree_sitter_elixir() },
+	"go":         func() *C.TSLanguage { return C.tree_sitter_go() },
+	"hcl":        func() *C.TSLanguage { return C.tree_sitter_hcl() },
+	"html":       func() *C.TSLanguage { return C.tree_sitter_html() },
+	"java":       func() *C.TSLanguage { return C.tree_sitter_java() },
+	"javascript": func() *C.TSLanguage { return C.tree_sitter_javascript() },
+	"kotlin":     func() *C.TSLanguage { return C.tree_sitter_kotlin() },
+	"lua":        func() *C.TSLanguage { return C.tree_sitter_lua() },
+	"php":        func() *C.TSLanguage { return C.tree_sitter_php() },
+	"python":     func() *C.TSLanguage { return C.tree_sitter_python() },
+	"ruby":       func() *C.TSLanguage { return C.tree_sitter_ruby() },
+	"rust":       func() *C.TSLanguage { return C.tree_sitter_rust() },
+	"scala":      func() *C.TSLanguage { return C.tree_sitter_scala() },
+	"swift":      func() *C.TSLanguage { return C.tree_sitter_swift() },
+	"toml":       func() *C.TSLanguage { return C.tree_sitter_toml() },
+	"tsx":        func() *C.TSLanguage { return C.tree_sitter_tsx() },
+	"typescript": func() *C.TSLanguage { return C.tree_sitter_typescript() },
+	"yaml":       func() *C.TSLanguage { return C.tree_sitter_yaml() },
 }
 
 // cLayout describes the tree-sitter structs this package declares itself,

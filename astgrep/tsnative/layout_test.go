@@ -1,4 +1,4 @@
-package astgrep
+package tsnative
 
 import (
 	"reflect"
