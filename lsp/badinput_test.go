@@ -45,6 +45,10 @@ func fakeServer(mode string) {
 	if mode == "hang" {
 		hang()
 	}
+	if mode == "clears" {
+		clearingServer()
+		return
+	}
 	r, w := framing.NewReader(os.Stdin), framing.NewWriter(os.Stdout)
 	for {
 		body, err := r.Read()

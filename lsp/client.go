@@ -110,6 +110,15 @@ type diagState struct {
 	items   []protocol.Diagnostic
 	seq     uint64
 	at      time.Time
+	// cleared: an empty publish for a later version than the last one,
+	// which held findings. gopls sends one when it clears another
+	// change's diagnostics and labels them with the version it has just
+	// read, before it diagnoses that version (updateOrphanedFileDiagnostics:
+	// the findings of the older version are left out as not of this one);
+	// so for a server that publishes once it is no answer until the
+	// publishes settle. A write that fixed every finding is told the same
+	// way, a settle later.
+	cleared bool
 }
 
 // testHooks lets tests act at exact points of a request (kill the server
@@ -351,7 +360,10 @@ func (s *server) handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 			}
 			s.docs.mu.Lock()
 			s.docs.diagSeq++
-			s.docs.diags[p.URI] = &diagState{version: p.Version, items: p.Diagnostics, seq: s.docs.diagSeq, at: at}
+			prev := s.docs.diags[p.URI]
+			cleared := len(p.Diagnostics) == 0 && prev != nil && len(prev.items) > 0 &&
+				prev.version != nil && p.Version != nil && *p.Version > *prev.version
+			s.docs.diags[p.URI] = &diagState{version: p.Version, items: p.Diagnostics, seq: s.docs.diagSeq, at: at, cleared: cleared}
 			s.docs.mu.Unlock()
 			s.mu.Lock()
 			s.signalLocked()

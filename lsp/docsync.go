@@ -282,7 +282,7 @@ func (s *server) diagnosticsAwait(ctx context.Context, doc *openDoc, start time.
 			graceC = grace.C
 		}
 		var settleC <-chan time.Time
-		if got && once && st.version != nil && !later {
+		if got && once && st.version != nil && !later && !st.cleared {
 			return st.items, nil
 		}
 		if got {
