@@ -40,7 +40,8 @@ func TestMain(m *testing.M) {
 
 // fakeServer reads frames and never answers ("silent"), answers only
 // initialize ("mute"), or answers initialize and then stops reading its
-// input ("deaf"), or publishes as gopls does ("clears": clearingServer);
+// input ("deaf"), or publishes as gopls does ("clears", "clears-slowly":
+// clearingServer);
 // as a probe or a checker it never ends ("hang").
 func fakeServer(mode string) {
 	if mode == "hang" {
@@ -48,8 +49,11 @@ func fakeServer(mode string) {
 	}
 	r, w := framing.NewReader(os.Stdin), framing.NewWriter(os.Stdout)
 	var handle func(body []byte)
-	if mode == "clears" {
-		handle = clearingServer(w)
+	switch mode {
+	case "clears":
+		handle = clearingServer(w, 30*time.Millisecond)
+	case "clears-slowly":
+		handle = clearingServer(w, 2*time.Second)
 	}
 	for {
 		body, err := r.Read()
@@ -425,19 +429,23 @@ func TestIdleServersAreReaped(t *testing.T) {
 // publishes as gopls does when a change reaches it while it still clears
 // the last change's diagnostics (its updateOrphanedFileDiagnostics): for
 // each changed version first an empty set labeled with that version, then,
-// 30 ms later, the version's own findings (one per line holding ERR) when
-// there are any. Like gopls, it publishes an empty set only after one with
-// findings. (A didOpen is published at once.)
-func clearingServer(w *framing.Writer) func(body []byte) {
+// after delay, the version's own findings (one per line holding ERR) if it
+// is still the latest. Like gopls, it publishes an empty set only after one
+// with findings, and gopls.diagnose_files publishes what it holds before
+// it replies. (A didOpen is published at once.)
+func clearingServer(w *framing.Writer, delay time.Duration) func(body []byte) {
 	var mu sync.Mutex
 	write := func(s string) {
 		mu.Lock()
 		defer mu.Unlock()
 		_ = w.Write([]byte(s))
 	}
-	// shown: whether the last publish held findings; like gopls, an empty
-	// set after an empty set is not published again.
-	shown := false
+	shown := false // the last publish held findings
+	type held struct {
+		version int
+		text    string
+	}
+	docs := map[string]held{}
 	publish := func(uri string, version int, text string) {
 		var diags []string
 		for i, line := range strings.Split(text, "\n") {
@@ -454,6 +462,11 @@ func clearingServer(w *framing.Writer) func(body []byte) {
 				uri, version, strings.Join(diags, ",")))
 		}
 	}
+	latest := func(uri string) held {
+		mu.Lock()
+		defer mu.Unlock()
+		return docs[uri]
+	}
 	return func(body []byte) {
 		var msg struct {
 			ID     json.RawMessage `json:"id"`
@@ -467,6 +480,10 @@ func clearingServer(w *framing.Writer) func(body []byte) {
 				ContentChanges []struct {
 					Text string `json:"text"`
 				} `json:"contentChanges"`
+				Command   string `json:"command"`
+				Arguments []struct {
+					Files []string `json:"Files"`
+				} `json:"arguments"`
 			} `json:"params"`
 		}
 		if json.Unmarshal(body, &msg) != nil {
@@ -477,13 +494,29 @@ func clearingServer(w *framing.Writer) func(body []byte) {
 		case msg.Method == "initialize":
 			write(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"capabilities":{"textDocumentSync":1}}}`, msg.ID))
 		case msg.Method == "textDocument/didOpen":
+			mu.Lock()
+			docs[doc.URI] = held{doc.Version, doc.Text}
+			mu.Unlock()
 			publish(doc.URI, doc.Version, doc.Text)
 		case msg.Method == "textDocument/didChange" && len(msg.Params.ContentChanges) > 0:
-			text := msg.Params.ContentChanges[len(msg.Params.ContentChanges)-1].Text
+			h := held{doc.Version, msg.Params.ContentChanges[len(msg.Params.ContentChanges)-1].Text}
+			mu.Lock()
+			docs[doc.URI] = h
+			mu.Unlock()
 			publish(doc.URI, doc.Version, "") // clearing the last change's
-			if strings.Contains(text, "ERR") {
-				time.AfterFunc(30*time.Millisecond, func() { publish(doc.URI, doc.Version, text) })
+			time.AfterFunc(delay, func() {
+				if latest(doc.URI) == h {
+					publish(doc.URI, h.version, h.text)
+				}
+			})
+		case msg.Method == "workspace/executeCommand" && msg.Params.Command == "gopls.diagnose_files":
+			for _, a := range msg.Params.Arguments {
+				for _, uri := range a.Files {
+					h := latest(uri)
+					publish(uri, h.version, h.text)
+				}
 			}
+			write(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":null}`, msg.ID))
 		case len(msg.ID) > 0:
 			write(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":null}`, msg.ID))
 		}
@@ -495,39 +528,53 @@ func clearingServer(w *framing.Writer) func(body []byte) {
 // gopls does when the change reaches it while it clears the last change's
 // diagnostics (seen under load: a write whose error moved four lines down
 // was answered "no diagnostics", and the next write was given this one's).
-// An empty first publish after one with findings is waited on to settle;
-// the findings that follow are the answer, and a write that fixed them
-// all is answered empty, a settle later.
+// An empty first publish after one with findings is no answer: the server
+// is asked to confirm (gopls.diagnose_files: gopls's row), else the
+// publishes are awaited to settle. The findings that follow are the answer,
+// and a write that fixed them all is answered empty.
 func TestEmptyPublishBeforeTheFindings(t *testing.T) {
-	t.Parallel()
-	root := fakeRoot(t)
-	spec := fakeSpec(t, "clears")
-	spec.PublishesOnce = true
-	sup := NewSupervisor(root, Config{Servers: []ServerSpec{spec}})
-	defer sup.Close()
-	path := filepath.Join(root, "a.fake")
-	for _, step := range []struct {
-		text  string
-		lines []int
+	for _, c := range []struct {
+		mode    string
+		confirm bool
 	}{
-		{"hello ERR\n", []int{1}},
-		{"hello\n\n\nERR\n", []int{4}}, // the finding moved
-		{"hello\n", nil},               // fixed
-		{"ERR\nERR\n", []int{1, 2}},
+		{"clears", false},       // the findings come within the settle
+		{"clears-slowly", true}, // 2 s later: only the confirmation tells
 	} {
-		if err := os.WriteFile(path, []byte(step.text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		diags, err := sup.AfterWrite(t.Context(), loc(t, sup, path))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var lines []int
-		for _, d := range diags {
-			lines = append(lines, d.Line)
-		}
-		if fmt.Sprint(lines) != fmt.Sprint(step.lines) {
-			t.Errorf("after writing %q: findings at lines %v, want %v", step.text, lines, step.lines)
-		}
+		t.Run(c.mode, func(t *testing.T) {
+			t.Parallel()
+			root := fakeRoot(t)
+			spec := fakeSpec(t, c.mode)
+			spec.PublishesOnce = true
+			if c.confirm {
+				spec.confirm = confirmGopls
+			}
+			sup := NewSupervisor(root, Config{Servers: []ServerSpec{spec}})
+			defer sup.Close()
+			path := filepath.Join(root, "a.fake")
+			for _, step := range []struct {
+				text  string
+				lines []int
+			}{
+				{"hello ERR\n", []int{1}},
+				{"hello\n\n\nERR\n", []int{4}}, // the finding moved
+				{"hello\n", nil},               // fixed
+				{"ERR\nERR\n", []int{1, 2}},
+			} {
+				if err := os.WriteFile(path, []byte(step.text), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				diags, err := sup.AfterWrite(t.Context(), loc(t, sup, path))
+				if err != nil {
+					t.Fatal(err)
+				}
+				var lines []int
+				for _, d := range diags {
+					lines = append(lines, d.Line)
+				}
+				if fmt.Sprint(lines) != fmt.Sprint(step.lines) {
+					t.Errorf("after writing %q: findings at lines %v, want %v", step.text, lines, step.lines)
+				}
+			}
+		})
 	}
 }

@@ -75,3 +75,14 @@ func tsSeverity(category string) int {
 	}
 	return int(diag.SeverityError)
 }
+
+// confirmGopls has gopls diagnose doc's package in the snapshot it holds
+// (gopls.diagnose_files). The command replies after that diagnosis is
+// published, and the reply is read after the publishes written before it,
+// so the last publish for doc is then the answer: an empty set too, which
+// gopls does not publish again when it published one last.
+func confirmGopls(ctx context.Context, s *server, doc *openDoc) error {
+	params := protocol.ExecuteCommandParams{Command: "gopls.diagnose_files", Arguments: []any{map[string]any{"Files": []string{doc.uri}}}}
+	var res json.RawMessage
+	return s.call(ctx, "workspace/executeCommand", params, &res)
+}

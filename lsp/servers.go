@@ -94,6 +94,11 @@ type ServerSpec struct {
 	// document's diagnostics in a request of its own; nil waits for what it
 	// publishes.
 	pull func(ctx context.Context, s *server, doc *openDoc) ([]protocol.Diagnostic, error)
+	// confirm asks the server to publish doc's diagnostics for the
+	// version it holds and returns once it has, for a first publish that
+	// may be no answer (diagState.cleared); nil waits for the publishes
+	// to settle.
+	confirm func(ctx context.Context, s *server, doc *openDoc) error
 }
 
 // Launch is one server start as [ServerSpec.Prepare] may adjust it.
@@ -154,6 +159,7 @@ func DefaultServers() []ServerSpec {
 			// version; with one (1s by default) it publishes type errors
 			// first and the analyses' findings in a second publish later.
 			PublishesOnce: true,
+			confirm:       confirmGopls,
 			Settings: map[string]any{
 				"gopls": map[string]any{"diagnosticsDelay": "0s", "symbolScope": "workspace"},
 			},
