@@ -508,7 +508,7 @@ func TestAdaptersNameTheInterpreter(t *testing.T) {
 			r, root := debugRun(t, map[string]string{"requirements.txt": "", "which.py": "import sys\nprint('python', sys.executable)\n"}, dap.Config{})
 			args := append(append([]string{"-m", "venv", "--without-pip"}, c.flags...), filepath.Join(root, ".venv"))
 			if out, err := exec.Command(py, args...).CombinedOutput(); err != nil {
-				t.Skipf("python3 -m venv: %v %s", err, out)
+				testenv.Unavailable(t, "python3 -m venv", fmt.Errorf("%v: %s", err, out))
 			}
 			text, _, out := dbg(t, r, "adapters", nil)
 			var row adapter.Status
