@@ -116,8 +116,7 @@ type diagState struct {
 	// read, before it diagnoses that version (updateOrphanedFileDiagnostics:
 	// the findings of the older version are left out as not of this one);
 	// so for a server that publishes once it is no answer until the
-	// publishes settle. A write that fixed every finding is told the same
-	// way, a settle later.
+	// server confirms it (ServerSpec.confirm) or the publishes settle.
 	cleared bool
 }
 

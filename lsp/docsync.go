@@ -283,21 +283,23 @@ func (s *server) diagnosticsAwait(ctx context.Context, doc *openDoc, start time.
 			graceC = grace.C
 		}
 		var settleC <-chan time.Time
-		if got && once && st.version != nil && !later && !st.cleared {
-			return st.items, nil
-		}
-		if got && once && st.version != nil && !later && !confirmed && s.spec.confirm != nil {
-			// An empty first publish that may be no answer (cleared): the
-			// server says when its diagnosis of what it holds is out, and
-			// its last publish is then the answer; else the publishes are
-			// awaited to settle.
-			confirmed = true
-			if s.spec.confirm(ctx, s, doc) == nil {
-				s.docs.mu.Lock()
-				last := s.docs.diags[doc.uri]
-				s.docs.mu.Unlock()
-				if last != nil && last.version != nil && *last.version >= doc.version {
-					return last.items, nil
+		if got && once && st.version != nil && !later {
+			if !st.cleared {
+				return st.items, nil
+			}
+			if !confirmed && s.spec.confirm != nil {
+				// An empty first publish that may be no answer: the server
+				// says when its diagnosis of what it holds is out, and its
+				// last publish is then the answer; else the publishes are
+				// awaited to settle.
+				confirmed = true
+				if s.spec.confirm(ctx, s, doc) == nil {
+					s.docs.mu.Lock()
+					last := s.docs.diags[doc.uri]
+					s.docs.mu.Unlock()
+					if last != nil && last.version != nil && *last.version >= doc.version {
+						return last.items, nil
+					}
 				}
 			}
 		}

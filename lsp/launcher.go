@@ -9,8 +9,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 
+	"github.com/builtin-tools/builtin-tools/astgrep/parsecache"
 	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/lsp/broker"
 	"github.com/builtin-tools/builtin-tools/lsp/toolenv"
@@ -184,12 +184,13 @@ func (la *launcher) start(e *serverEntry, c *choice, shared bool) {
 }
 
 // preparedFrom is the state of the checkout files c's Prepare reads
-// (ServerSpec.PrepareReads): size, modification time and inode of each,
-// through the run's guard, which follows a link only inside the root.
-// It is part of a start's name (poolKey, warmKey), so a server whose
-// Prepare read an older file — clangd's copy of a compilation database
-// that cmake has written again since — is neither shared nor kept: the
-// next call starts one from the file as it is now.
+// (ServerSpec.PrepareReads): each file's stamp (parsecache.StampOf: device,
+// inode, size, modification and change time; size and modification time
+// where there is none), through the run's guard, which follows a link only
+// inside the root. It is part of a start's name (poolKey, warmKey), so a
+// server whose Prepare read an older file — clangd's copy of a compilation
+// database that cmake has written again since — is neither shared nor
+// kept: the next call starts one from the file as it is now.
 func (la *launcher) preparedFrom(c *choice) string {
 	if len(c.spec.PrepareReads) == 0 || la.co.guard == nil {
 		return ""
@@ -199,13 +200,11 @@ func (la *launcher) preparedFrom(c *choice) string {
 		info, err := la.co.guard.Stat(filepath.Join(c.root, filepath.FromSlash(rel)))
 		if err != nil {
 			b.WriteString("-;")
-			continue
+		} else if st, ok := parsecache.StampOf(info); ok {
+			fmt.Fprintf(&b, "%v;", st)
+		} else {
+			fmt.Fprintf(&b, "%d %d;", info.Size(), info.ModTime().UnixNano())
 		}
-		var ino uint64
-		if st, ok := info.Sys().(*syscall.Stat_t); ok {
-			ino = st.Ino
-		}
-		fmt.Fprintf(&b, "%d %d %d;", info.Size(), info.ModTime().UnixNano(), ino)
 	}
 	return b.String()
 }
