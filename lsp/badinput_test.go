@@ -18,6 +18,7 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/framing"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
+	"github.com/builtin-tools/builtin-tools/lsp/answer"
 	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
@@ -250,7 +251,7 @@ func TestBinaryMissing(t *testing.T) {
 	main := s.path("main.go")
 
 	row := statusRow(t, s.sup.Status(s.ctx), "gopls")
-	if row.State != StateNoBinary || strings.Join(row.MarkerDirs, ",") != "." || row.Program != "gopls-not-installed-here" || row.Binary != "" {
+	if row.State != answer.StateNoBinary || strings.Join(row.MarkerDirs, ",") != "." || row.Program != "gopls-not-installed-here" || row.Binary != "" {
 		t.Errorf("status: want the marker found in . and gopls-not-installed-here missing, got %+v", row)
 	}
 	expectContains(t, "status install", row.Install, "go install golang.org/x/tools/gopls@latest")
@@ -301,15 +302,15 @@ func TestMarkerMissing(t *testing.T) {
 			}
 			if lookErr == nil {
 				expectErr(t, "hover", err, ErrUnavailable, "pyright is installed", "but no root marker "+markers)
-				if row.State != StateNoMarker || row.Binary == "" {
-					t.Errorf("status: want %s with the binary named, got %+v", StateNoMarker, row)
+				if row.State != answer.StateNoMarker || row.Binary == "" {
+					t.Errorf("status: want %s with the binary named, got %+v", answer.StateNoMarker, row)
 				}
 				return
 			}
 			expectErr(t, "hover", err, ErrUnavailable, "pyright needs a root marker "+markers,
 				"and "+program+" is not installed (npm install pyright")
-			if row.State != StateNoMarkerNoBinary || row.Program != program || row.Binary != "" {
-				t.Errorf("status: want %s naming %s, got %+v", StateNoMarkerNoBinary, program, row)
+			if row.State != answer.StateNoMarkerNoBinary || row.Program != program || row.Binary != "" {
+				t.Errorf("status: want %s naming %s, got %+v", answer.StateNoMarkerNoBinary, program, row)
 			}
 		})
 	}
@@ -400,10 +401,10 @@ func TestThousandsOfReferences(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if refs.Total != 3001 || len(refs.Locations) != MaxReferences {
-		t.Errorf("want %d of 3001 references, got %d of %d", MaxReferences, len(refs.Locations), refs.Total)
+	if refs.Total != 3001 || len(refs.Locations) != answer.MaxReferences {
+		t.Errorf("want %d of 3001 references, got %d of %d", answer.MaxReferences, len(refs.Locations), refs.Total)
 	}
-	if refs.Operation != OpReferences || refs.Symbol != "Counter" || refs.File != "big/big.go" || refs.Line != 3 {
+	if refs.Operation != answer.OpReferences || refs.Symbol != "Counter" || refs.File != "big/big.go" || refs.Line != 3 {
 		t.Errorf("the result does not say what was asked: %+v", refs)
 	}
 	if got := locKey(refs.Locations[0]); got != "big/big.go:3:5: var Counter int" {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
+	"github.com/builtin-tools/builtin-tools/lsp/answer"
 )
 
 // brokenBin writes a program that records each run in count and fails the
@@ -57,7 +58,7 @@ func TestInstalledButBrokenServer(t *testing.T) {
 	ctx := context.Background()
 	row := statusRow(t, sup.Status(ctx), "rust-analyzer")
 	t.Logf("status: %+v", row)
-	if row.State != StateBroken || row.Install != "rustup component add rust-analyzer" {
+	if row.State != answer.StateBroken || row.Install != "rustup component add rust-analyzer" {
 		t.Errorf("status: want rust-analyzer broken, with how to install it; got %+v", row)
 	}
 	expectContains(t, "status", row.RunError, "error: Unknown binary 'rust-analyzer'")
@@ -131,7 +132,7 @@ func TestRustupProxyWithoutComponent(t *testing.T) {
 	defer sup.Close()
 	row := statusRow(t, sup.Status(context.Background()), "rust-analyzer")
 	t.Logf("status: %+v", row)
-	if row.State != StateBroken || row.RunError == "" || !strings.Contains(row.Install, "rustup component add rust-analyzer") {
+	if row.State != answer.StateBroken || row.RunError == "" || !strings.Contains(row.Install, "rustup component add rust-analyzer") {
 		t.Errorf("status: want rust-analyzer broken, with how to install it; got %+v", row)
 	}
 	if strings.Contains(row.RunError, "Stack backtrace") {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
+	"github.com/builtin-tools/builtin-tools/lsp/answer"
 	"github.com/builtin-tools/builtin-tools/lsp/broker"
 	"github.com/builtin-tools/builtin-tools/lsp/diag"
 	"github.com/builtin-tools/builtin-tools/lsp/protocol"
@@ -417,15 +418,15 @@ func TestBrokerSharesOtherServers(t *testing.T) {
 			if pa, pb := a.sup.fleet.running()[0].pid(), b.fleet.running()[0].pid(); pa != pb {
 				t.Fatalf("two servers: %d and %d", pa, pb)
 			}
-			type answer struct {
-				d   *FileDiagnostics
+			type reply struct {
+				d   *answer.FileDiagnostics
 				err error
 			}
-			during := make(chan answer, 1)
+			during := make(chan reply, 1)
 			a.sup.tools.hooks = &testHooks{shared: true, previewSent: func(*server) {
 				go func() {
 					d, err := b.Diagnostics(a.ctx, bt)
-					during <- answer{d, err}
+					during <- reply{d, err}
 				}()
 				// b's call waits for the preview's hold; the preview goes
 				// on after a while either way.

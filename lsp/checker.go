@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/proc"
+	"github.com/builtin-tools/builtin-tools/lsp/answer"
 )
 
 // maxCheckerLines caps one checker's output in the result.
@@ -20,13 +21,13 @@ const maxCheckerLines = 200
 // Check runs the project checker of every language whose root marker is in
 // the checkout (diagnostics "*"), one run per marker folder, and says why
 // a language with a marker had none.
-func (s *Supervisor) Check(ctx context.Context) (*CheckReport, error) {
+func (s *Supervisor) Check(ctx context.Context) (*answer.CheckReport, error) {
 	markers := s.scanMarkers(ctx, s.cfg.Servers)
 	if err := ctx.Err(); err != nil {
 		// An unfinished scan found nothing; that is not "no marker".
 		return nil, fmt.Errorf("diagnostics \"*\" stopped before the checkout's root markers were read: %w", err)
 	}
-	rep := &CheckReport{Runs: []CheckRun{}}
+	rep := &answer.CheckReport{Runs: []answer.CheckRun{}}
 	ran := false
 	covered := map[string]bool{} // language → handled by an earlier row
 	for i := range s.cfg.Servers {
@@ -37,24 +38,24 @@ func (s *Supervisor) Check(ctx context.Context) (*CheckReport, error) {
 		}
 		covered[spec.Language] = true
 		if len(spec.Checker) == 0 {
-			rep.Runs = append(rep.Runs, CheckRun{Language: spec.Language, Dirs: dirs, Skipped: SkipNoChecker, Reason: spec.CheckerNote})
+			rep.Runs = append(rep.Runs, answer.CheckRun{Language: spec.Language, Dirs: dirs, Skipped: answer.SkipNoChecker, Reason: spec.CheckerNote})
 			continue
 		}
 		if spec.CheckerRunsCode != "" && !s.cfg.Trusted {
-			rep.Runs = append(rep.Runs, CheckRun{Language: spec.Language, Dirs: dirs, Command: spec.Checker,
-				Skipped: SkipRunsCode, Reason: spec.CheckerRunsCode})
+			rep.Runs = append(rep.Runs, answer.CheckRun{Language: spec.Language, Dirs: dirs, Command: spec.Checker,
+				Skipped: answer.SkipRunsCode, Reason: spec.CheckerRunsCode})
 			continue
 		}
 		for _, dir := range dirs {
 			abs := filepath.Join(s.root, filepath.FromSlash(dir))
 			bin, err := s.tools.lookBin(spec.Checker[0], spec.LocalBinDirs, abs)
 			if err != nil {
-				rep.Runs = append(rep.Runs, CheckRun{Language: spec.Language, Dirs: []string{dir}, Command: spec.Checker,
-					Skipped: SkipNotInstalled, Reason: spec.Install})
+				rep.Runs = append(rep.Runs, answer.CheckRun{Language: spec.Language, Dirs: []string{dir}, Command: spec.Checker,
+					Skipped: answer.SkipNotInstalled, Reason: spec.Install})
 				continue
 			}
 			if bin, err = s.tools.env.Unshim(bin); err != nil {
-				rep.Runs = append(rep.Runs, CheckRun{Language: spec.Language, Dirs: []string{dir}, Command: spec.Checker, Error: err.Error()})
+				rep.Runs = append(rep.Runs, answer.CheckRun{Language: spec.Language, Dirs: []string{dir}, Command: spec.Checker, Error: err.Error()})
 				continue
 			}
 			ran = true
@@ -71,7 +72,7 @@ func (s *Supervisor) Check(ctx context.Context) (*CheckReport, error) {
 }
 
 // runChecker runs one checker in dir and reports its exit and output.
-func (la *launcher) runChecker(ctx context.Context, spec *ServerSpec, bin, abs, dir string) CheckRun {
+func (la *launcher) runChecker(ctx context.Context, spec *ServerSpec, bin, abs, dir string) answer.CheckRun {
 	ctx, cancel := context.WithTimeout(ctx, la.cfg.CheckerTimeout)
 	defer cancel()
 	cmd := exec.Command(bin, spec.Checker[1:]...)
@@ -90,7 +91,7 @@ func (la *launcher) runChecker(ctx context.Context, spec *ServerSpec, bin, abs, 
 		}
 		err = p.Wait()
 	}
-	run := CheckRun{Language: spec.Language, Dirs: []string{dir}, Command: spec.Checker,
+	run := answer.CheckRun{Language: spec.Language, Dirs: []string{dir}, Command: spec.Checker,
 		DurationMS: time.Since(t0).Round(time.Millisecond).Milliseconds()}
 	var exitErr *exec.ExitError
 	switch {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
+	"github.com/builtin-tools/builtin-tools/lsp/answer"
 	"github.com/builtin-tools/builtin-tools/lsp/diag"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
@@ -76,7 +77,7 @@ func (co *checkout) relMessages(ds []diag.Diagnostic) []diag.Diagnostic {
 // Diagnostics returns the errors and warnings (and information) the owning
 // server reports for file. The project checkers (diagnostics "*") are
 // [Supervisor.Check].
-func (s *Supervisor) Diagnostics(ctx context.Context, file pathguard.Path) (*FileDiagnostics, error) {
+func (s *Supervisor) Diagnostics(ctx context.Context, file pathguard.Path) (*answer.FileDiagnostics, error) {
 	path, err := s.fleet.checkFile(file)
 	if err != nil {
 		return nil, err
@@ -87,7 +88,7 @@ func (s *Supervisor) Diagnostics(ctx context.Context, file pathguard.Path) (*Fil
 	}
 	defer srv.release()
 	items, err := srv.diagnosticsFor(ctx, doc)
-	res := &FileDiagnostics{File: s.rel(path), Server: srv.spec.ID}
+	res := &answer.FileDiagnostics{File: s.rel(path), Server: srv.spec.ID}
 	if err != nil {
 		if !errors.Is(err, ErrDiagnosticsTimeout) {
 			return nil, err

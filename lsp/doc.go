@@ -54,13 +54,15 @@
 // occurrence asked for), converted to the position encoding the server negotiated (utf-8
 // is offered through general.positionEncodings and clangd's offsetEncoding;
 // UTF-16 code units otherwise). Results are data with JSON names, not
-// prose ([Locations], [Hover], [Symbols], [Status] ...): paths relative to
-// the root, 1-based lines, the source line quoted, long lists capped with
-// the total (LSP-4, LSP-5); package lsptool renders them for the agent.
+// prose (package [answer]: [answer.Locations], [answer.Hover],
+// [answer.Symbols], [answer.Status] ...): paths relative to the root,
+// 1-based lines, the source line quoted, long lists capped with the total
+// (LSP-4, LSP-5); package lsptool renders them for the agent.
 // [Supervisor.IncomingCalls] and [Supervisor.OutgoingCalls] ask the
 // server's call hierarchy (prepareCallHierarchy, then incomingCalls or
-// outgoingCalls) and return one [CallSite] per call, the call's line quoted
-// and the function at the other end named with where it is declared.
+// outgoingCalls) and return one [answer.CallSite] per call, the call's
+// line quoted and the function at the other end named with where it is
+// declared.
 // Errors are typed (see the Err* sentinels, [PositionError],
 // [UnavailableError], [ServerError]) and their text says what to do.
 //
@@ -128,8 +130,9 @@
 //
 // Below this package: [protocol] (the LSP types and positions in a
 // document), [wsedit] (a WorkspaceEdit worked out and written all or
-// nothing) and [diag] (diagnostics, the run's ledger, a write's verdict).
-// The operations and their results and errors are package lsp's own.
+// nothing), [diag] (diagnostics, the run's ledger, a write's verdict) and
+// [answer] (what the operations return, as data). The operations and
+// their errors are package lsp's own.
 //
 // Inside, a Supervisor is its operations over four parts, each with the
 // data its methods use: the checkout (root, path guard, how results name

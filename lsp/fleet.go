@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/builtin-tools/builtin-tools/lsp/answer"
 	"github.com/builtin-tools/builtin-tools/lsp/viewlock"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
@@ -27,7 +28,7 @@ type fleet struct {
 	mu      sync.Mutex
 	closed  bool
 	servers map[serverKey]*serverEntry // the pool entries this run holds
-	crashes map[serverKey]Crash        // last unexpected exit, for Status
+	crashes map[serverKey]answer.Crash // last unexpected exit, for Status
 	// failures are servers that failed to start, not started again until
 	// their backoff ends (or reload).
 	failures map[serverKey]*startFailure
@@ -102,7 +103,7 @@ func (fl *fleet) tell(id string) bool {
 
 // troubles are the last crash and the start failure of each of server
 // id's roots, for Status.
-func (fl *fleet) troubles(id string) (crashes []Crash, failures []StartFailure) {
+func (fl *fleet) troubles(id string) (crashes []answer.Crash, failures []answer.StartFailure) {
 	fl.mu.Lock()
 	defer fl.mu.Unlock()
 	for key, c := range fl.crashes {
@@ -112,7 +113,7 @@ func (fl *fleet) troubles(id string) (crashes []Crash, failures []StartFailure) 
 	}
 	for key, f := range fl.failures {
 		if key.id == id {
-			failures = append(failures, StartFailure{Root: fl.co.rel(key.root), Error: f.err.Error(), RetryAt: f.until})
+			failures = append(failures, answer.StartFailure{Root: fl.co.rel(key.root), Error: f.err.Error(), RetryAt: f.until})
 		}
 	}
 	return crashes, failures
@@ -180,7 +181,7 @@ func (fl *fleet) serverFor(ctx context.Context, c *choice) (*server, error) {
 			e.srv.mu.Unlock()
 			if !closing && !e.srv.stoppedIdle() {
 				fl.mu.Lock()
-				fl.crashes[key] = Crash{Root: fl.co.rel(key.root), Error: e.srv.exitError("").Error(), At: time.Now()}
+				fl.crashes[key] = answer.Crash{Root: fl.co.rel(key.root), Error: e.srv.exitError("").Error(), At: time.Now()}
 				fl.mu.Unlock()
 			}
 			fl.drop(key, e)
@@ -310,7 +311,7 @@ func (fl *fleet) stopKey(ctx context.Context, key serverKey) bool {
 }
 
 // poolStatus lists the servers of the pool this run's servers go to.
-func (fl *fleet) poolStatus(ctx context.Context) *PoolStatus {
+func (fl *fleet) poolStatus(ctx context.Context) *answer.PoolStatus {
 	pool, shared := fl.poolFor()
 	held := map[*serverEntry]bool{}
 	fl.mu.Lock()
@@ -319,7 +320,7 @@ func (fl *fleet) poolStatus(ctx context.Context) *PoolStatus {
 	}
 	fl.mu.Unlock()
 	rows, stops := pool.list()
-	ps := &PoolStatus{BudgetKB: pool.Budget(), Shared: shared, Servers: make([]PoolServerStatus, 0, len(rows))}
+	ps := &answer.PoolStatus{BudgetKB: pool.Budget(), Shared: shared, Servers: make([]answer.PoolServerStatus, 0, len(rows))}
 	where := func(root string) (string, bool) {
 		if !fl.co.inRoot(root) {
 			return "", true
@@ -332,7 +333,7 @@ func (fl *fleet) poolStatus(ctx context.Context) *PoolStatus {
 	for _, r := range rows {
 		root, other := where(r.Root)
 		ps.UsedKB += r.MemoryKB
-		ps.Servers = append(ps.Servers, PoolServerStatus{Server: r.Server, Root: root, OtherFolder: other, ThisRun: held[r.e],
+		ps.Servers = append(ps.Servers, answer.PoolServerStatus{Server: r.Server, Root: root, OtherFolder: other, ThisRun: held[r.e],
 			Trusted: r.Trusted, State: r.State, Clients: r.Clients, PID: r.PID, MemoryKB: r.MemoryKB,
 			IdleSeconds: int64(r.Idle.Round(time.Second) / time.Second), OverBudget: ps.BudgetKB > 0 && r.MemoryKB >= ps.BudgetKB})
 		if r.State != PoolStarting && r.e.srv != nil {
@@ -342,11 +343,11 @@ func (fl *fleet) poolStatus(ctx context.Context) *PoolStatus {
 	for _, r := range rows {
 		if r.State != PoolStarting && r.e.srv != nil {
 			if bs := r.e.srv.brokerServers(ctx); bs != nil {
-				ps.Broker = &BrokerStatus{BudgetKB: bs.BudgetKB, Servers: make([]PoolServerStatus, 0, len(bs.Servers))}
+				ps.Broker = &answer.BrokerStatus{BudgetKB: bs.BudgetKB, Servers: make([]answer.PoolServerStatus, 0, len(bs.Servers))}
 				for _, x := range bs.Servers {
 					root, other := where(x.Dir)
 					ps.Broker.UsedKB += x.MemoryKB
-					ps.Broker.Servers = append(ps.Broker.Servers, PoolServerStatus{Server: x.Server, Root: root, OtherFolder: other,
+					ps.Broker.Servers = append(ps.Broker.Servers, answer.PoolServerStatus{Server: x.Server, Root: root, OtherFolder: other,
 						Trusted: x.Trusted, State: x.State, Processes: x.Clients, PID: x.PID, MemoryKB: x.MemoryKB,
 						IdleSeconds: x.IdleMS / 1000, OverBudget: bs.BudgetKB > 0 && x.MemoryKB >= bs.BudgetKB})
 				}
@@ -360,7 +361,7 @@ func (fl *fleet) poolStatus(ctx context.Context) *PoolStatus {
 		if forOther {
 			forRoot = "another folder"
 		}
-		ps.Stopped = append(ps.Stopped, BudgetStopStatus{Server: b.Server, Root: root, OtherFolder: other, MemoryKB: b.MemoryKB,
+		ps.Stopped = append(ps.Stopped, answer.BudgetStopStatus{Server: b.Server, Root: root, OtherFolder: other, MemoryKB: b.MemoryKB,
 			UsedKB: b.UsedKB, BudgetKB: b.BudgetKB, For: b.For + " for " + forRoot, At: b.At})
 	}
 	return ps

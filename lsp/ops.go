@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/builtin-tools/builtin-tools/lsp/answer"
 	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
@@ -141,40 +142,40 @@ func (r *request) where() string {
 }
 
 // Definition returns where the symbol at line/symbol of file is declared.
-func (s *Supervisor) Definition(ctx context.Context, file pathguard.Path, p protocol.Place) (*Locations, error) {
-	return s.locations(ctx, "textDocument/definition", OpDefinition, file, p)
+func (s *Supervisor) Definition(ctx context.Context, file pathguard.Path, p protocol.Place) (*answer.Locations, error) {
+	return s.locations(ctx, "textDocument/definition", answer.OpDefinition, file, p)
 }
 
 // TypeDefinition returns where the type of the symbol is declared.
-func (s *Supervisor) TypeDefinition(ctx context.Context, file pathguard.Path, p protocol.Place) (*Locations, error) {
-	return s.locations(ctx, "textDocument/typeDefinition", OpTypeDefinition, file, p)
+func (s *Supervisor) TypeDefinition(ctx context.Context, file pathguard.Path, p protocol.Place) (*answer.Locations, error) {
+	return s.locations(ctx, "textDocument/typeDefinition", answer.OpTypeDefinition, file, p)
 }
 
 // Implementation returns the concrete implementations of an interface or
 // abstract method (or the interfaces a type implements, per server).
-func (s *Supervisor) Implementation(ctx context.Context, file pathguard.Path, p protocol.Place) (*Locations, error) {
-	return s.locations(ctx, "textDocument/implementation", OpImplementation, file, p)
+func (s *Supervisor) Implementation(ctx context.Context, file pathguard.Path, p protocol.Place) (*answer.Locations, error) {
+	return s.locations(ctx, "textDocument/implementation", answer.OpImplementation, file, p)
 }
 
 // References returns every use of the symbol, declaration included, at most
 // MaxReferences of them with the total.
-func (s *Supervisor) References(ctx context.Context, file pathguard.Path, p protocol.Place) (*Locations, error) {
-	return s.locations(ctx, "textDocument/references", OpReferences, file, p)
+func (s *Supervisor) References(ctx context.Context, file pathguard.Path, p protocol.Place) (*answer.Locations, error) {
+	return s.locations(ctx, "textDocument/references", answer.OpReferences, file, p)
 }
 
 // locations serves the definition-like requests and references.
-func (s *Supervisor) locations(ctx context.Context, method, op string, file pathguard.Path, p protocol.Place) (*Locations, error) {
+func (s *Supervisor) locations(ctx context.Context, method, op string, file pathguard.Path, p protocol.Place) (*answer.Locations, error) {
 	r, err := s.fleet.at(ctx, file, p)
 	if err != nil {
 		return nil, err
 	}
 	defer r.srv.release()
 	var params any = r.params()
-	limit := MaxLocations
-	if op == OpReferences {
+	limit := answer.MaxLocations
+	if op == answer.OpReferences {
 		p := protocol.ReferenceParams{TextDocumentPositionParams: r.params()}
 		p.Context.IncludeDeclaration = true
-		params, limit = p, MaxReferences
+		params, limit = p, answer.MaxReferences
 	}
 	var raw json.RawMessage
 	if err := r.srv.call(ctx, method, params, &raw); err != nil {
@@ -182,8 +183,8 @@ func (s *Supervisor) locations(ctx context.Context, method, op string, file path
 	}
 	locs := decodeLocations(raw)
 	sortLocations(locs)
-	res := &Locations{Operation: op, Symbol: r.symbol, Occurrence: r.shownOccurrence(), File: r.rel, Line: r.line, Server: r.srv.spec.ID,
-		Locations: make([]Location, 0, min(len(locs), limit)), Total: len(locs), Loading: r.srv.stillLoading()}
+	res := &answer.Locations{Operation: op, Symbol: r.symbol, Occurrence: r.shownOccurrence(), File: r.rel, Line: r.line, Server: r.srv.spec.ID,
+		Locations: make([]answer.Location, 0, min(len(locs), limit)), Total: len(locs), Loading: r.srv.stillLoading()}
 	q := s.newQuoter(r.srv)
 	for _, l := range locs[:min(len(locs), limit)] {
 		res.Locations = append(res.Locations, q.location(l))
@@ -254,8 +255,8 @@ func (q *quoter) document(path string) *protocol.Document {
 	return d
 }
 
-func (q *quoter) location(l protocol.Location) Location {
-	out := Location{Line: l.Range.Start.Line + 1, EndLine: l.Range.End.Line + 1}
+func (q *quoter) location(l protocol.Location) answer.Location {
+	out := answer.Location{Line: l.Range.Start.Line + 1, EndLine: l.Range.End.Line + 1}
 	path, ok := uriPath(l.URI)
 	if !ok {
 		out.Path = l.URI
@@ -281,7 +282,7 @@ func (q *quoter) location(l protocol.Location) Location {
 
 // Hover returns the server's signature and documentation for the symbol;
 // Contents is "" when it has none.
-func (s *Supervisor) Hover(ctx context.Context, file pathguard.Path, p protocol.Place) (*Hover, error) {
+func (s *Supervisor) Hover(ctx context.Context, file pathguard.Path, p protocol.Place) (*answer.Hover, error) {
 	r, err := s.fleet.at(ctx, file, p)
 	if err != nil {
 		return nil, err
@@ -291,7 +292,7 @@ func (s *Supervisor) Hover(ctx context.Context, file pathguard.Path, p protocol.
 	if err := r.srv.call(ctx, "textDocument/hover", r.params(), &res); err != nil {
 		return nil, err
 	}
-	h := &Hover{Symbol: r.symbol, Occurrence: r.shownOccurrence(), File: r.rel, Line: r.line, Server: r.srv.spec.ID}
+	h := &answer.Hover{Symbol: r.symbol, Occurrence: r.shownOccurrence(), File: r.rel, Line: r.line, Server: r.srv.spec.ID}
 	if res != nil {
 		h.Contents = s.RelText(strings.TrimSpace(hoverText(res.Contents)))
 	}
@@ -301,8 +302,8 @@ func (s *Supervisor) Hover(ctx context.Context, file pathguard.Path, p protocol.
 			return h, nil
 		}
 	}
-	if len(h.Contents) > MaxHoverBytes {
-		h.Contents, h.Truncated = clip(h.Contents, MaxHoverBytes), true
+	if len(h.Contents) > answer.MaxHoverBytes {
+		h.Contents, h.Truncated = clip(h.Contents, answer.MaxHoverBytes), true
 	}
 	return h, nil
 }
@@ -395,7 +396,7 @@ func hoverText(raw json.RawMessage) string {
 // Symbols searches the workspace for query (at most MaxWorkspaceSymbols),
 // or, when file is given, outlines that file's symbols (at most
 // MaxDocumentSymbols; query, if also given, filters the outline by name).
-func (s *Supervisor) Symbols(ctx context.Context, query string, file pathguard.Path) (*Symbols, error) {
+func (s *Supervisor) Symbols(ctx context.Context, query string, file pathguard.Path) (*answer.Symbols, error) {
 	if !file.IsZero() {
 		return s.documentSymbols(ctx, query, file)
 	}
@@ -405,7 +406,7 @@ func (s *Supervisor) Symbols(ctx context.Context, query string, file pathguard.P
 	return s.workspaceSymbols(ctx, query)
 }
 
-func (s *Supervisor) documentSymbols(ctx context.Context, query string, file pathguard.Path) (*Symbols, error) {
+func (s *Supervisor) documentSymbols(ctx context.Context, query string, file pathguard.Path) (*answer.Symbols, error) {
 	srv, path, doc, err := s.fleet.settledFile(ctx, file)
 	if err != nil {
 		return nil, err
@@ -415,7 +416,7 @@ func (s *Supervisor) documentSymbols(ctx context.Context, query string, file pat
 	if err := srv.call(ctx, "textDocument/documentSymbol", protocol.DocumentSymbolParams{TextDocument: protocol.TextDocumentIdentifier{URI: doc.uri}}, &entries); err != nil {
 		return nil, err
 	}
-	res := &Symbols{Query: query, File: s.rel(path), Server: srv.spec.ID, Symbols: []Symbol{}}
+	res := &answer.Symbols{Query: query, File: s.rel(path), Server: srv.spec.ID, Symbols: []answer.Symbol{}}
 	var walk func(es []protocol.SymbolEntry, depth int)
 	walk = func(es []protocol.SymbolEntry, depth int) {
 		for i := range es {
@@ -427,9 +428,9 @@ func (s *Supervisor) documentSymbols(ctx context.Context, query string, file pat
 				line = locs[0].Range.Start.Line + 1
 			}
 			if query == "" || strings.Contains(strings.ToLower(e.Name), strings.ToLower(query)) {
-				if res.Total++; res.Total <= MaxDocumentSymbols {
-					res.Symbols = append(res.Symbols, Symbol{Name: e.Name, Kind: protocol.SymbolKindName(e.Kind), Detail: e.Detail, Depth: depth,
-						Location: Location{Path: res.File, Line: line}})
+				if res.Total++; res.Total <= answer.MaxDocumentSymbols {
+					res.Symbols = append(res.Symbols, answer.Symbol{Name: e.Name, Kind: protocol.SymbolKindName(e.Kind), Detail: e.Detail, Depth: depth,
+						Location: answer.Location{Path: res.File, Line: line}})
 				}
 			}
 			walk(e.Children, depth+1)
@@ -441,7 +442,7 @@ func (s *Supervisor) documentSymbols(ctx context.Context, query string, file pat
 
 // workspaceSymbols asks every running server, or, when none runs, every
 // server whose marker and binary are present in the checkout.
-func (s *Supervisor) workspaceSymbols(ctx context.Context, query string) (*Symbols, error) {
+func (s *Supervisor) workspaceSymbols(ctx context.Context, query string) (*answer.Symbols, error) {
 	srvs := s.fleet.running()
 	if len(srvs) == 0 {
 		markers := s.scanMarkers(ctx, s.cfg.Servers)
@@ -474,7 +475,7 @@ func (s *Supervisor) workspaceSymbols(ctx context.Context, query string) (*Symbo
 			return nil, &UnavailableError{File: ".", Reasons: reasons}
 		}
 	}
-	res := &Symbols{Query: query, Symbols: []Symbol{}}
+	res := &answer.Symbols{Query: query, Symbols: []answer.Symbol{}}
 	quoters := map[*server]*quoter{}
 	for _, srv := range srvs {
 		if srv.spec.Indexes || srv.spec.LoadedLog != nil {
@@ -502,7 +503,7 @@ func (s *Supervisor) workspaceSymbols(ctx context.Context, query string) (*Symbo
 			if len(locs) == 0 {
 				continue
 			}
-			if res.Total++; res.Total > MaxWorkspaceSymbols {
+			if res.Total++; res.Total > answer.MaxWorkspaceSymbols {
 				continue
 			}
 			q := quoters[srv]
@@ -510,7 +511,7 @@ func (s *Supervisor) workspaceSymbols(ctx context.Context, query string) (*Symbo
 				q = s.newQuoter(srv)
 				quoters[srv] = q
 			}
-			res.Symbols = append(res.Symbols, Symbol{Name: e.Name, Kind: protocol.SymbolKindName(e.Kind), Container: e.ContainerName,
+			res.Symbols = append(res.Symbols, answer.Symbol{Name: e.Name, Kind: protocol.SymbolKindName(e.Kind), Container: e.ContainerName,
 				Location: q.location(locs[0])})
 		}
 	}
@@ -524,7 +525,7 @@ func (s *Supervisor) workspaceSymbols(ctx context.Context, query string) (*Symbo
 // symbol (quick fixes for the diagnostics on that line included). It
 // applies nothing; each enabled action gets an id that ApplyAction takes
 // for the rest of the run.
-func (s *Supervisor) CodeActions(ctx context.Context, file pathguard.Path, p protocol.Place) (*CodeActions, error) {
+func (s *Supervisor) CodeActions(ctx context.Context, file pathguard.Path, p protocol.Place) (*answer.CodeActions, error) {
 	r, err := s.fleet.at(ctx, file, p)
 	if err != nil {
 		return nil, err
@@ -555,9 +556,9 @@ func (s *Supervisor) CodeActions(ctx context.Context, file pathguard.Path, p pro
 	if err := r.srv.call(ctx, "textDocument/codeAction", params, &actions); err != nil {
 		return nil, err
 	}
-	res := &CodeActions{Symbol: r.symbol, Occurrence: r.shownOccurrence(), File: r.rel, Line: r.line, Server: r.srv.spec.ID, Actions: make([]CodeAction, 0, len(actions))}
+	res := &answer.CodeActions{Symbol: r.symbol, Occurrence: r.shownOccurrence(), File: r.rel, Line: r.line, Server: r.srv.spec.ID, Actions: make([]answer.CodeAction, 0, len(actions))}
 	for _, a := range actions {
-		ca := CodeAction{Title: s.RelText(a.Title), Kind: a.Kind, Preferred: a.IsPreferred, Disabled: a.Disabled != nil}
+		ca := answer.CodeAction{Title: s.RelText(a.Title), Kind: a.Kind, Preferred: a.IsPreferred, Disabled: a.Disabled != nil}
 		if a.Disabled != nil {
 			ca.DisabledReason = s.RelText(a.Disabled.Reason)
 		} else {

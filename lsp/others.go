@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/builtin-tools/builtin-tools/lsp/answer"
 	"github.com/builtin-tools/builtin-tools/lsp/diag"
 	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 	"github.com/builtin-tools/builtin-tools/pathguard"
@@ -24,18 +25,6 @@ type Dependents interface {
 // MaxOtherFiles bounds the other files one write has checked.
 const MaxOtherFiles = 20
 
-// OthersCheck is what a write did to other files (CheckOthers): a verdict
-// per file, its New and Fixed measured against the same files with the
-// written file as it was before, and every diagnostic each had after, by
-// absolute path, for the ledger.
-type OthersCheck struct {
-	Files       []diag.Verdict
-	Diagnostics map[string][]diag.Diagnostic
-	// New and Fixed are the verdicts' New and Fixed as diagnostics
-	// (absolute paths), for the text.
-	New, Fixed []diag.Diagnostic
-}
-
 // CheckOthers checks the files others (which use what the write of file
 // changed) as the server sees them with file as written and as it was
 // (before): it opens them, gives the server file's old text as an unsaved
@@ -47,8 +36,8 @@ type OthersCheck struct {
 // The whole check holds the server's document sync, as a preview does, and
 // puts every document back on any exit; its waits are bounded by one
 // DiagnosticsWait. Others owned by another server are left out.
-func (s *Supervisor) CheckOthers(ctx context.Context, file pathguard.Path, before []byte, others []pathguard.Path) (*OthersCheck, error) {
-	out := &OthersCheck{Files: []diag.Verdict{}, Diagnostics: map[string][]diag.Diagnostic{}}
+func (s *Supervisor) CheckOthers(ctx context.Context, file pathguard.Path, before []byte, others []pathguard.Path) (*answer.OthersCheck, error) {
+	out := &answer.OthersCheck{Files: []diag.Verdict{}, Diagnostics: map[string][]diag.Diagnostic{}}
 	abs, err := s.guard.Of(file)
 	if err != nil {
 		return out, fmt.Errorf("%w: %v", ErrBadFile, err)

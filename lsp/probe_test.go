@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
+	"github.com/builtin-tools/builtin-tools/lsp/answer"
 	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 )
 
@@ -35,7 +36,7 @@ exit 1
 	// The row's error names the probe's timeout: it, not the probe's end
 	// (minutes away), ended the wait.
 	row := statusRow(t, sup.Status(t.Context()), "hangs")
-	if row.State != StateBroken {
+	if row.State != answer.StateBroken {
 		t.Errorf("status: want broken, got %+v", row)
 	}
 	expectContains(t, "status", row.RunError, "`"+bin+" --version` did not finish within 1s")

@@ -8,56 +8,17 @@ import (
 	"strings"
 
 	"github.com/builtin-tools/builtin-tools/internal/staged"
-	"github.com/builtin-tools/builtin-tools/internal/textcut"
+	"github.com/builtin-tools/builtin-tools/lsp/answer"
 	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 	"github.com/builtin-tools/builtin-tools/lsp/wsedit"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
-// RenameResult reports what lsp_rename changed.
-type RenameResult struct {
-	Symbol     string     `json:"symbol"`
-	Occurrence int        `json:"occurrence,omitempty" jsonschema:"which occurrence of symbol on the line, when not the first"`
-	NewName    string     `json:"new_name"`
-	Server     string     `json:"server"`
-	Files      []FileEdit `json:"files" jsonschema:"the files changed, sorted by path"`
-	Edits      int        `json:"edits" jsonschema:"text edits over all files"`
-	// Notes say what the writes could not keep (see atomicfile.Report).
-	Notes []string `json:"notes,omitempty" jsonschema:"what the writes could not keep (owner, links ...)"`
-}
-
-// FileEdit is one file's share of a rename.
-type FileEdit struct {
-	Path        string `json:"path" jsonschema:"relative to the root"`
-	Edits       int    `json:"edits"`
-	RenamedFrom string `json:"renamed_from,omitempty" jsonschema:"the path it had before, when moved"`
-	Created     bool   `json:"created,omitempty"`
-	Deleted     bool   `json:"deleted,omitempty"`
-}
-
-// What says what was done to the file: "2 edits, renamed from old.go".
-func (f FileEdit) What() string {
-	var what []string
-	if f.Edits > 0 {
-		what = append(what, textcut.Count(f.Edits, "edit", "edits"))
-	}
-	if f.RenamedFrom != "" {
-		what = append(what, "renamed from "+f.RenamedFrom)
-	}
-	if f.Created {
-		what = append(what, "created")
-	}
-	if f.Deleted {
-		what = append(what, "deleted")
-	}
-	return strings.Join(what, ", ")
-}
-
 // Rename renames the symbol at line/symbol of file to newName across the
 // workspace: it asks the server for a WorkspaceEdit and applies it (both
 // `changes` and `documentChanges`, file creates, renames and deletes
 // included) to every file, all or nothing, then re-syncs the server.
-func (s *Supervisor) Rename(ctx context.Context, file pathguard.Path, p protocol.Place, newName string, force bool) (*RenameResult, error) {
+func (s *Supervisor) Rename(ctx context.Context, file pathguard.Path, p protocol.Place, newName string, force bool) (*answer.RenameResult, error) {
 	r, plan, err := s.planRename(ctx, file, p, newName)
 	if err != nil {
 		return nil, err
@@ -67,7 +28,7 @@ func (s *Supervisor) Rename(ctx context.Context, file pathguard.Path, p protocol
 	if err != nil {
 		return nil, fmt.Errorf("rename not applied: %w", err)
 	}
-	res := &RenameResult{Symbol: r.symbol, Occurrence: r.shownOccurrence(), NewName: newName, Server: r.srv.spec.ID,
+	res := &answer.RenameResult{Symbol: r.symbol, Occurrence: r.shownOccurrence(), NewName: newName, Server: r.srv.spec.ID,
 		Notes: append(slices.Clone(plan.Notes), notes...)}
 	res.Files, res.Edits = s.planFiles(plan)
 	// The files are written: a server that could not take them back is a
@@ -112,13 +73,13 @@ func (s *Supervisor) planRename(ctx context.Context, file pathguard.Path, p prot
 }
 
 // planFiles lists what a plan changes, sorted by path, and its edits.
-func (co *checkout) planFiles(plan *wsedit.Plan) ([]FileEdit, int) {
-	files, edits := []FileEdit{}, 0
+func (co *checkout) planFiles(plan *wsedit.Plan) ([]answer.FileEdit, int) {
+	files, edits := []answer.FileEdit{}, 0
 	for _, f := range plan.Files {
 		if !f.Touched {
 			continue
 		}
-		fe := FileEdit{Path: co.rel(f.Path), Edits: f.Edits}
+		fe := answer.FileEdit{Path: co.rel(f.Path), Edits: f.Edits}
 		switch {
 		case !f.Exists && f.ExistedOnDisk:
 			fe.Deleted = true
@@ -136,23 +97,15 @@ func (co *checkout) planFiles(plan *wsedit.Plan) ([]FileEdit, int) {
 		files = append(files, fe)
 		edits += f.Edits
 	}
-	slices.SortFunc(files, func(a, b FileEdit) int { return strings.Compare(a.Path, b.Path) })
+	slices.SortFunc(files, func(a, b answer.FileEdit) int { return strings.Compare(a.Path, b.Path) })
 	return files, edits
-}
-
-// StagedEdit is an edit worked out and not written, for the run's staged
-// edits (internal/staged): each file's text before and after.
-type StagedEdit struct {
-	Server string
-	Files  []staged.File
-	Edits  int
 }
 
 // PlanRename works out the rename of the symbol at the place to newName
 // and writes nothing: the files it changes, their text before and after.
 // A rename that also creates, moves or deletes files is refused here
 // (staged edits change file contents only).
-func (s *Supervisor) PlanRename(ctx context.Context, file pathguard.Path, p protocol.Place, newName string) (*StagedEdit, error) {
+func (s *Supervisor) PlanRename(ctx context.Context, file pathguard.Path, p protocol.Place, newName string) (*answer.StagedEdit, error) {
 	r, plan, err := s.planRename(ctx, file, p, newName)
 	if err != nil {
 		return nil, err
@@ -163,8 +116,8 @@ func (s *Supervisor) PlanRename(ctx context.Context, file pathguard.Path, p prot
 
 // stagedEdit turns a plan of text edits into a StagedEdit; what names the
 // edit in a refusal.
-func (co *checkout) stagedEdit(srv *server, plan *wsedit.Plan, what string) (*StagedEdit, error) {
-	out := &StagedEdit{Server: srv.spec.ID}
+func (co *checkout) stagedEdit(srv *server, plan *wsedit.Plan, what string) (*answer.StagedEdit, error) {
+	out := &answer.StagedEdit{Server: srv.spec.ID}
 	var moves []string
 	for _, path := range plan.Order {
 		f := plan.Files[path]

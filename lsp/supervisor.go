@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/proc"
+	"github.com/builtin-tools/builtin-tools/lsp/answer"
 	"github.com/builtin-tools/builtin-tools/lsp/toolenv"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
@@ -63,7 +64,7 @@ func newSupervisor(roots []string, guard *pathguard.Guard, cfg Config) *Supervis
 	s.fleet = fleet{co: &s.checkout, la: &s.tools, cfg: &s.cfg,
 		servers:  map[serverKey]*serverEntry{},
 		ownPool:  NewPool(),
-		crashes:  map[serverKey]Crash{},
+		crashes:  map[serverKey]answer.Crash{},
 		failures: map[serverKey]*startFailure{},
 		told:     map[string]bool{},
 		stop:     make(chan struct{}),
@@ -100,9 +101,9 @@ const (
 // Reload restarts the server that owns file (file "" restarts every
 // running server) and returns what it did. On an error it returns what
 // was reloaded before it.
-func (s *Supervisor) Reload(ctx context.Context, file pathguard.Path) (*ReloadResult, error) {
+func (s *Supervisor) Reload(ctx context.Context, file pathguard.Path) (*answer.ReloadResult, error) {
 	if file.IsZero() {
-		res := &ReloadResult{All: true, Servers: []Reloaded{}}
+		res := &answer.ReloadResult{All: true, Servers: []answer.Reloaded{}}
 		for _, srv := range s.fleet.running() {
 			key := serverKey{srv.spec.ID, srv.root}
 			s.fleet.stopKey(ctx, key)
@@ -113,7 +114,7 @@ func (s *Supervisor) Reload(ctx context.Context, file pathguard.Path) (*ReloadRe
 				return res, err
 			}
 			started.release()
-			res.Servers = append(res.Servers, Reloaded{Server: srv.spec.ID, Root: started.relRoot, WasRunning: true,
+			res.Servers = append(res.Servers, answer.Reloaded{Server: srv.spec.ID, Root: started.relRoot, WasRunning: true,
 				PID: started.pid(), ReadyMS: time.Since(t0).Round(time.Millisecond).Milliseconds()})
 		}
 		return res, nil
@@ -134,17 +135,17 @@ func (s *Supervisor) Reload(ctx context.Context, file pathguard.Path) (*ReloadRe
 		return nil, err
 	}
 	srv.release()
-	return &ReloadResult{Servers: []Reloaded{{Server: c.spec.ID, Root: srv.relRoot, WasRunning: was,
+	return &answer.ReloadResult{Servers: []answer.Reloaded{{Server: c.spec.ID, Root: srv.relRoot, WasRunning: was,
 		PID: srv.pid(), ReadyMS: time.Since(t0).Round(time.Millisecond).Milliseconds()}}}, nil
 }
 
 // Status says, per language in the table, whether its root marker is in the
 // checkout and its binary resolves, and which servers run for which roots.
 // It starts nothing.
-func (s *Supervisor) Status(ctx context.Context) *Status {
+func (s *Supervisor) Status(ctx context.Context) *answer.Status {
 	markers := s.scanMarkers(ctx, s.cfg.Servers)
 	running := s.fleet.runningEntries()
-	st := &Status{Root: s.root, Trusted: s.cfg.Trusted, Servers: make([]ServerStatus, 0, len(s.cfg.Servers))}
+	st := &answer.Status{Root: s.root, Trusted: s.cfg.Trusted, Servers: make([]answer.ServerStatus, 0, len(s.cfg.Servers))}
 	for i := range s.cfg.Servers {
 		spec := &s.cfg.Servers[i]
 		dirs := markers[spec.ID]
@@ -158,7 +159,7 @@ func (s *Supervisor) Status(ctx context.Context) *Status {
 		}
 		// Lists the schema requires are [] when empty, never null (a
 		// RootAtTop row has no markers).
-		row := ServerStatus{ID: spec.ID, Language: spec.Language, Extensions: append([]string{}, slices.Sorted(maps.Keys(spec.Extensions))...),
+		row := answer.ServerStatus{ID: spec.ID, Language: spec.Language, Extensions: append([]string{}, slices.Sorted(maps.Keys(spec.Extensions))...),
 			RootMarkers: append([]string{}, spec.RootMarkers...), MarkerDirs: dirs, Program: spec.Command[0], Install: spec.Install}
 		if binErr == nil {
 			row.Binary = s.rel(bin) // a program inside a trusted checkout, relative
@@ -166,32 +167,32 @@ func (s *Supervisor) Status(ctx context.Context) *Status {
 		for _, r := range running {
 			if srv := r.srv; srv.spec.ID == spec.ID {
 				n := srv.docs.count()
-				row.Running = append(row.Running, RunningServer{Root: srv.relRoot, PID: srv.pid(),
+				row.Running = append(row.Running, answer.RunningServer{Root: srv.relRoot, PID: srv.pid(),
 					UptimeSeconds: int64(time.Since(srv.started).Round(time.Second) / time.Second), OpenFiles: n, Encoding: srv.encoding,
 					Clients: r.clients, MemoryKB: proc.RSSKB(srv.pid()), IdleSeconds: int64(srv.idleFor().Round(time.Second) / time.Second)})
 			}
 		}
 		switch {
 		case len(row.Running) > 0:
-			row.State = StateRunning
+			row.State = answer.StateRunning
 		case len(dirs) > 0 && binErr == nil:
 			if err := s.tools.probe(spec, bin, probeRoot); err != nil {
-				row.State, row.RunError = StateBroken, err.Error()
+				row.State, row.RunError = answer.StateBroken, err.Error()
 			} else {
-				row.State = StateAvailable
+				row.State = answer.StateAvailable
 			}
 		case len(dirs) > 0:
-			row.State = StateNoBinary
+			row.State = answer.StateNoBinary
 		case binErr == nil:
-			row.State = StateNoMarker
+			row.State = answer.StateNoMarker
 		default:
-			row.State = StateNoMarkerNoBinary
+			row.State = answer.StateNoMarkerNoBinary
 		}
 		row.Crashes, row.StartFailures = s.fleet.troubles(spec.ID)
-		slices.SortFunc(row.Crashes, func(a, b Crash) int {
+		slices.SortFunc(row.Crashes, func(a, b answer.Crash) int {
 			return cmp.Or(strings.Compare(a.Root, b.Root), strings.Compare(a.Error, b.Error))
 		})
-		slices.SortFunc(row.StartFailures, func(a, b StartFailure) int { return strings.Compare(a.Root, b.Root) })
+		slices.SortFunc(row.StartFailures, func(a, b answer.StartFailure) int { return strings.Compare(a.Root, b.Root) })
 		if !s.cfg.Trusted {
 			var roots []string
 			for _, d := range dirs {

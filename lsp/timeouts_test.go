@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
+	"github.com/builtin-tools/builtin-tools/lsp/answer"
 	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 )
 
@@ -100,7 +101,7 @@ func TestEveryTimeoutBounds(t *testing.T) {
 		spec.Checker = []string{spec.Command[0], "-fake-lsp=hang"}
 		sup := NewSupervisor(root, Config{Servers: []ServerSpec{spec}, CheckerTimeout: d})
 		defer sup.Close()
-		var rep *CheckReport
+		var rep *answer.CheckReport
 		within(t, "a checker that never ends", func(ctx context.Context) error {
 			var err error
 			rep, err = sup.Check(ctx)

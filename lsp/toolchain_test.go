@@ -13,6 +13,7 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
+	"github.com/builtin-tools/builtin-tools/lsp/answer"
 	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
@@ -123,7 +124,7 @@ func TestRustToolchainFileIsNotFollowedUntrusted(t *testing.T) {
 	if got := readMarker(marker); got != "" {
 		t.Fatalf("an untrusted checkout's toolchain ran:\n%s", got)
 	}
-	if row.State == StateAvailable && !strings.Contains(row.RunError, "checkout") {
+	if row.State == answer.StateAvailable && !strings.Contains(row.RunError, "checkout") {
 		t.Logf("rust-analyzer of the default toolchain runs here: %+v", row)
 	}
 

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/lsp"
+	"github.com/builtin-tools/builtin-tools/lsp/answer"
 	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
@@ -149,16 +150,16 @@ func place(text string, lineNo, col int, name string) protocol.Place {
 
 // incoming is every call site of the function at the place, through
 // lsp's call hierarchy (prepareCallHierarchy, then incomingCalls).
-func (s *server) incoming(ctx context.Context, rel string, p protocol.Place) (*lsp.Calls, error) {
+func (s *server) incoming(ctx context.Context, rel string, p protocol.Place) (*answer.Calls, error) {
 	at, err := s.path(rel)
 	if err != nil {
 		return nil, err
 	}
-	return s.sup.CallHierarchy(ctx, lsp.OpIncomingCalls, at, p)
+	return s.sup.CallHierarchy(ctx, answer.OpIncomingCalls, at, p)
 }
 
 // definition is where the server's definition at the place leads.
-func (s *server) definition(ctx context.Context, rel string, p protocol.Place) ([]lsp.Location, error) {
+func (s *server) definition(ctx context.Context, rel string, p protocol.Place) ([]answer.Location, error) {
 	at, err := s.path(rel)
 	if err != nil {
 		return nil, err
@@ -171,7 +172,7 @@ func (s *server) definition(ctx context.Context, rel string, p protocol.Place) (
 }
 
 // item is the function a call hierarchy answer names.
-func item(c *lsp.Calls) *callItem {
+func item(c *answer.Calls) *callItem {
 	if c.Declared == nil {
 		return nil
 	}
@@ -181,7 +182,7 @@ func item(c *lsp.Calls) *callItem {
 
 // siteByte is a call site's byte column in its line's text: lsp counts
 // characters (1-based) in files inside the root.
-func siteByte(line string, l lsp.Location) int {
+func siteByte(line string, l answer.Location) int {
 	n := 1
 	for i := range line {
 		if n >= l.Column {

@@ -11,6 +11,7 @@ import (
 	"github.com/builtin-tools/builtin-tools/files"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/builtin-tools/builtin-tools/lsp"
+	"github.com/builtin-tools/builtin-tools/lsp/answer"
 	"github.com/builtin-tools/builtin-tools/lsp/lsptool"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/registry/toolschema"
@@ -32,7 +33,7 @@ func poolRun(t testing.TB, root string, cfg lsp.Config) *registry.Run {
 
 // poolStatus is a run's `lsp status`: its text and structured status,
 // checked against the tool's output schema as a strict client does.
-func poolStatus(t *testing.T, r *registry.Run) (string, *lsp.Status) {
+func poolStatus(t *testing.T, r *registry.Run) (string, *answer.Status) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -49,7 +50,7 @@ func poolStatus(t *testing.T, r *registry.Run) (string, *lsp.Status) {
 	}
 	raw, _ := json.Marshal(res.StructuredContent)
 	var out struct {
-		Status *lsp.Status `json:"status"`
+		Status *answer.Status `json:"status"`
 	}
 	if err := json.Unmarshal(raw, &out); err != nil || out.Status == nil || out.Status.Pool == nil {
 		t.Fatalf("status: %v in %s", err, raw)

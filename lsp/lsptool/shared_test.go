@@ -12,6 +12,7 @@ import (
 	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/builtin-tools/builtin-tools/lsp"
+	"github.com/builtin-tools/builtin-tools/lsp/answer"
 	"github.com/builtin-tools/builtin-tools/lsp/diag"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
@@ -65,10 +66,10 @@ func sharedRun(t testing.TB, root string, pool *lsp.Pool, trusted bool) *registr
 }
 
 // status is a run's `lsp status`, structured.
-func status(t *testing.T, r *registry.Run) *lsp.Status {
+func status(t *testing.T, r *registry.Run) *answer.Status {
 	t.Helper()
 	text, out := decodeCall[struct {
-		Status *lsp.Status `json:"status"`
+		Status *answer.Status `json:"status"`
 	}](t, r, tiers.Plan, "lsp", map[string]any{"operation": "status"})
 	if out.Status == nil {
 		t.Fatalf("status: no status in %s", text)
@@ -77,7 +78,7 @@ func status(t *testing.T, r *registry.Run) *lsp.Status {
 }
 
 // goplsRow is status's running gopls, if any.
-func goplsRow(st *lsp.Status) *lsp.RunningServer {
+func goplsRow(st *answer.Status) *answer.RunningServer {
 	for _, s := range st.Servers {
 		if s.ID == "gopls" && len(s.Running) > 0 {
 			return &s.Running[0]
