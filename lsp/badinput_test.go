@@ -19,6 +19,7 @@ import (
 	"github.com/builtin-tools/builtin-tools/framing"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/builtin-tools/builtin-tools/lsp/answer"
+	"github.com/builtin-tools/builtin-tools/lsp/langserver"
 	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
@@ -89,12 +90,12 @@ func hang() {
 	io.Copy(io.Discard, r)
 }
 
-func fakeSpec(t *testing.T, mode string) ServerSpec {
+func fakeSpec(t *testing.T, mode string) langserver.Spec {
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return ServerSpec{
+	return langserver.Spec{
 		ID: "fake-" + mode, Language: "Fake", Command: []string{exe, "-fake-lsp=" + mode},
 		Install: "it is built by the test", RootMarkers: []string{"fake.toml"},
 		Extensions: map[string]string{".fake": "fake"},
@@ -114,7 +115,7 @@ func fakeRoot(t *testing.T) string {
 func TestServerNeverAnswersInitialize(t *testing.T) {
 	t.Parallel()
 	root := fakeRoot(t)
-	sup := NewSupervisor(root, Config{Servers: []ServerSpec{fakeSpec(t, "silent")}, StartTimeout: time.Second})
+	sup := NewSupervisor(root, Config{Servers: []langserver.Spec{fakeSpec(t, "silent")}, StartTimeout: time.Second})
 	defer sup.Close()
 	_, err := sup.Hover(t.Context(), loc(t, sup, filepath.Join(root, "a.fake")), protocol.Place{Line: 1, Symbol: "world"})
 	expectErr(t, "hover", err, ErrServerTimeout, "starting fake-silent for .", "did not finish starting (initialize) within 1s")
@@ -130,7 +131,7 @@ func TestServerNeverAnswersInitialize(t *testing.T) {
 func TestSlowInitializeIsBoundedByTheStartTimeout(t *testing.T) {
 	t.Parallel()
 	root := fakeRoot(t)
-	sup := NewSupervisor(root, Config{Servers: []ServerSpec{fakeSpec(t, "slowinit")}, RequestTimeout: time.Second, StartTimeout: 30 * time.Second})
+	sup := NewSupervisor(root, Config{Servers: []langserver.Spec{fakeSpec(t, "slowinit")}, RequestTimeout: time.Second, StartTimeout: 30 * time.Second})
 	defer sup.Close()
 	_, err := sup.Hover(t.Context(), loc(t, sup, filepath.Join(root, "a.fake")), protocol.Place{Line: 1, Symbol: "world"})
 	expectErr(t, "hover", err, ErrServerTimeout, "fake-slowinit (root .) did not answer on textDocument/hover: no answer within 1s")
@@ -139,7 +140,7 @@ func TestSlowInitializeIsBoundedByTheStartTimeout(t *testing.T) {
 func TestServerNeverAnswersRequests(t *testing.T) {
 	t.Parallel()
 	root := fakeRoot(t)
-	sup := NewSupervisor(root, Config{Servers: []ServerSpec{fakeSpec(t, "mute")}, RequestTimeout: time.Second, DiagnosticsWait: time.Second})
+	sup := NewSupervisor(root, Config{Servers: []langserver.Spec{fakeSpec(t, "mute")}, RequestTimeout: time.Second, DiagnosticsWait: time.Second})
 	_, err := sup.Hover(t.Context(), loc(t, sup, filepath.Join(root, "a.fake")), protocol.Place{Line: 1, Symbol: "world"})
 	expectErr(t, "hover", err, ErrServerTimeout, "fake-mute (root .) did not answer on textDocument/hover: no answer within 1s", "reload")
 	// Diagnostics are bounded too.
@@ -160,7 +161,7 @@ func TestServerStopsReading(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "big.fake"), []byte(big), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	sup := NewSupervisor(root, Config{Servers: []ServerSpec{fakeSpec(t, "deaf")}, RequestTimeout: time.Second})
+	sup := NewSupervisor(root, Config{Servers: []langserver.Spec{fakeSpec(t, "deaf")}, RequestTimeout: time.Second})
 	defer sup.Close()
 	// The call's context has no deadline: only the bound on the write
 	// can end it, with this error.
@@ -245,7 +246,7 @@ func TestBadArguments(t *testing.T) {
 
 func TestBinaryMissing(t *testing.T) {
 	t.Parallel()
-	specs := DefaultServers()
+	specs := langserver.Table()
 	specs[0].Command = []string{"gopls-not-installed-here"}
 	s := newSession(t, "go", "", Config{Servers: specs[:1]})
 	main := s.path("main.go")
@@ -275,7 +276,7 @@ func TestBinaryMissing(t *testing.T) {
 func TestMarkerMissing(t *testing.T) {
 	t.Parallel()
 	const markers = "(pyrightconfig.json, pyproject.toml, setup.py, setup.cfg, requirements.txt)"
-	noPyright := DefaultServers()
+	noPyright := langserver.Table()
 	for i := range noPyright {
 		if noPyright[i].ID == "pyright" {
 			noPyright[i].Command = []string{"pyright-not-installed-here", "--stdio"}
@@ -283,16 +284,16 @@ func TestMarkerMissing(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name  string
-		table []ServerSpec
+		table []langserver.Spec
 	}{{"installed table", nil}, {"pyright missing", noPyright}} {
 		t.Run(c.name, func(t *testing.T) {
 			s := newSession(t, "go", "", Config{Servers: c.table})
 			s.write("tool.py", "print('hi')\n")
 			table := c.table
 			if table == nil {
-				table = DefaultServers()
+				table = langserver.Table()
 			}
-			i := slices.IndexFunc(table, func(sp ServerSpec) bool { return sp.ID == "pyright" })
+			i := slices.IndexFunc(table, func(sp langserver.Spec) bool { return sp.ID == "pyright" })
 			program := table[i].Command[0]
 			_, lookErr := exec.LookPath(program)
 			_, err := s.sup.Hover(s.ctx, s.at("tool.py"), protocol.Place{Line: 1, Symbol: "print"})
@@ -547,9 +548,9 @@ func TestEmptyPublishBeforeTheFindings(t *testing.T) {
 			spec := fakeSpec(t, c.mode)
 			spec.PublishesOnce = true
 			if c.confirm {
-				spec.confirm = confirmGopls
+				spec.Confirm = langserver.Table()[0].Confirm // gopls
 			}
-			sup := NewSupervisor(root, Config{Servers: []ServerSpec{spec}})
+			sup := NewSupervisor(root, Config{Servers: []langserver.Spec{spec}})
 			defer sup.Close()
 			path := filepath.Join(root, "a.fake")
 			for _, step := range []struct {

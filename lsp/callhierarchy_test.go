@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/builtin-tools/builtin-tools/lsp/answer"
+	"github.com/builtin-tools/builtin-tools/lsp/langserver"
 	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 )
 
@@ -69,7 +70,7 @@ func TestRootAtTop(t *testing.T) {
 		t.Fatalf("without a marker: %v, want an UnavailableError", err)
 	}
 
-	servers := DefaultServers()
+	servers := langserver.Table()
 	for i := range servers {
 		servers[i].RootAtTop = servers[i].ID == "pyright"
 	}
@@ -95,7 +96,7 @@ func TestServerStderr(t *testing.T) {
 	t.Parallel()
 	var mu sync.Mutex
 	var buf bytes.Buffer
-	servers := DefaultServers()
+	servers := langserver.Table()
 	for i := range servers {
 		if servers[i].ID == "clangd" {
 			servers[i].Command = []string{"clangd", "--log=info"}

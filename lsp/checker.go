@@ -13,6 +13,7 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/lsp/answer"
+	"github.com/builtin-tools/builtin-tools/lsp/langserver"
 )
 
 // maxCheckerLines caps one checker's output in the result.
@@ -72,7 +73,7 @@ func (s *Supervisor) Check(ctx context.Context) (*answer.CheckReport, error) {
 }
 
 // runChecker runs one checker in dir and reports its exit and output.
-func (la *launcher) runChecker(ctx context.Context, spec *ServerSpec, bin, abs, dir string) answer.CheckRun {
+func (la *launcher) runChecker(ctx context.Context, spec *langserver.Spec, bin, abs, dir string) answer.CheckRun {
 	ctx, cancel := context.WithTimeout(ctx, la.cfg.CheckerTimeout)
 	defer cancel()
 	cmd := exec.Command(bin, spec.Checker[1:]...)

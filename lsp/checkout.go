@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/builtin-tools/builtin-tools/internal/walk"
+	"github.com/builtin-tools/builtin-tools/lsp/langserver"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
@@ -298,31 +299,17 @@ func (co *checkout) markerAt(p string) (ok bool, why string) {
 	case info.IsDir():
 		return true, ""
 	case !info.Mode().IsRegular():
-		return false, "it is " + fileKind(info) + ", not a regular file"
-	case info.Size() > maxFileBytes:
-		return false, fmt.Sprintf("it is %d bytes, over the %d-byte limit", info.Size(), maxFileBytes)
+		return false, "it is " + langserver.FileKind(info) + ", not a regular file"
+	case info.Size() > langserver.MaxFileBytes:
+		return false, fmt.Sprintf("it is %d bytes, over the %d-byte limit", info.Size(), langserver.MaxFileBytes)
 	}
 	return true, ""
-}
-
-// fileKind names a file that is not a regular file or a folder.
-func fileKind(info fs.FileInfo) string {
-	switch t := info.Mode().Type(); {
-	case t&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case t&fs.ModeSocket != 0:
-		return "a socket"
-	case t&fs.ModeDevice != 0:
-		return "a device"
-	default:
-		return "a file of type " + t.String()
-	}
 }
 
 // scanMarkers walks the checkout (bounded in depth and size, skipping
 // dependency and hidden folders) and returns, per server id, the folders
 // (relative to the root) holding one of its markers.
-func (co *checkout) scanMarkers(ctx context.Context, specs []ServerSpec) map[string][]string {
+func (co *checkout) scanMarkers(ctx context.Context, specs []langserver.Spec) map[string][]string {
 	const maxDepth, maxEntries = 4, 20000
 	byMarker := map[string][]string{}
 	for i := range specs {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/lsp/brokered"
+	"github.com/builtin-tools/builtin-tools/lsp/langserver"
 	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 	"github.com/builtin-tools/builtin-tools/lsp/rpc"
 	"github.com/builtin-tools/builtin-tools/lsp/viewlock"
@@ -27,7 +28,7 @@ import (
 
 // server is one running language-server process for one root.
 type server struct {
-	spec    *ServerSpec
+	spec    *langserver.Spec
 	root    string // folder holding the marker (absolute)
 	relRoot string // root relative to the supervisor root, for messages
 	cfg     *Config
@@ -44,7 +45,7 @@ type server struct {
 	relText      func(string) string // Supervisor.RelText, for what the server says
 	loadTimedOut bool                // its initial loading outlasted StartTimeout
 	// loaded: the log line that says it has loaded its workspace
-	// (ServerSpec.LoadedLog) came, or it has none.
+	// (langserver.Spec.LoadedLog) came, or it has none.
 	loaded bool
 
 	specialOnce sync.Once
@@ -116,7 +117,7 @@ type diagState struct {
 	// read, before it diagnoses that version (updateOrphanedFileDiagnostics:
 	// the findings of the older version are left out as not of this one);
 	// so for a server that publishes once it is no answer until the
-	// server confirms it (ServerSpec.confirm) or the publishes settle.
+	// server confirms it (langserver.Spec.Confirm) or the publishes settle.
 	cleared bool
 }
 
@@ -133,7 +134,7 @@ type testHooks struct {
 // launch) and completes initialize (and the indexing wait for servers that
 // index) before ctx ends. The state folder is the server's from here on:
 // removed when it exits, or here when the start fails.
-func startServer(ctx context.Context, spec *ServerSpec, l *Launch, relRoot string, cfg *Config, hooks *testHooks, relText func(string) string) (*server, error) {
+func startServer(ctx context.Context, spec *langserver.Spec, l *start, relRoot string, cfg *Config, hooks *testHooks, relText func(string) string) (*server, error) {
 	s := &server{
 		bin: l.Bin, relText: relText,
 		spec: spec, root: l.Root, relRoot: relRoot, cfg: cfg,
@@ -579,7 +580,7 @@ func (s *server) specialFilesNote() string {
 				return nil
 			}
 			if t := d.Type(); t&(fs.ModeNamedPipe|fs.ModeDevice|fs.ModeSocket) != 0 {
-				if _, ok := s.spec.owns(name); ok {
+				if _, ok := s.spec.Owns(name); ok {
 					rel, _ := filepath.Rel(s.root, p)
 					found = append(found, filepath.ToSlash(rel))
 				}

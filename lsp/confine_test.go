@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
+	"github.com/builtin-tools/builtin-tools/lsp/langserver"
 	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 )
 
@@ -101,7 +102,7 @@ func TestTimeoutNamesAPipeInTheRoot(t *testing.T) {
 	if err := syscall.Mkfifo(filepath.Join(root, "p.fake"), 0o644); err != nil {
 		testenv.Unavailable(t, "FIFOs", err)
 	}
-	sup := NewSupervisor(root, Config{Servers: []ServerSpec{fakeSpec(t, "mute")}, RequestTimeout: time.Second})
+	sup := NewSupervisor(root, Config{Servers: []langserver.Spec{fakeSpec(t, "mute")}, RequestTimeout: time.Second})
 	defer sup.Close()
 	_, err := sup.Hover(t.Context(), loc(t, sup, filepath.Join(root, "a.fake")), protocol.Place{Line: 1, Symbol: "world"})
 	expectErr(t, "hover", err, ErrServerTimeout, "no answer within 1s", "p.fake is not a regular file", "remove it, then reload")

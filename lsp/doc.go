@@ -17,8 +17,8 @@
 // counts the runs holding it, and the last one to close stops it); each
 // run keeps what it was shown, and a preview holds its server alone.
 //
-// Servers are data: [DefaultServers] is a table of [ServerSpec] rows, and
-// adding a language is adding a row.
+// Servers are data: [langserver.Table] is a table of [langserver.Spec]
+// rows, and adding a language is adding a row.
 //
 // # Trust
 //
@@ -34,7 +34,7 @@
 // every server, probe and checker runs with the user's own choices pinned
 // in its environment, probes run outside the root, and rust-analyzer does
 // not start where the checkout has a .cargo/config.toml or
-// rust-analyzer.toml (package lsp/toolenv, prepareRustAnalyzer). Whatever
+// rust-analyzer.toml (packages lsp/toolenv and lsp/langserver). Whatever
 // the trust, servers keep caches and indexes in a private folder outside
 // the root (clangd's background index included), and what a start reads
 // of the checkout (a compilation database, the root markers) goes through
@@ -82,7 +82,7 @@
 // (typescript-language-server, which publishes nothing after a change that
 // leaves a clean file clean, is asked through tsserver's diagnostics
 // commands), otherwise published ones: the first publish for the version
-// from a server that publishes once ([ServerSpec.PublishesOnce]: gopls,
+// from a server that publishes once ([langserver.Spec.PublishesOnce]: gopls,
 // clangd), else once a publish for the version has arrived and no further
 // publish followed within a short settle window, bounded by
 // [Config.DiagnosticsWait]. There is no fixed sleep. What comes after the
@@ -130,8 +130,9 @@
 //
 // Below this package: [protocol] (the LSP types and positions in a
 // document), [wsedit] (a WorkspaceEdit worked out and written all or
-// nothing), [diag] (diagnostics, the run's ledger, a write's verdict) and
-// [answer] (what the operations return, as data). The operations and
+// nothing), [diag] (diagnostics, the run's ledger, a write's verdict),
+// [answer] (what the operations return, as data) and [langserver] (the
+// server table and each row's Prepare and hooks). The operations and
 // their errors are package lsp's own.
 //
 // Inside, a Supervisor is its operations over four parts, each with the

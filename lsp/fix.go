@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/lsp/answer"
+	"github.com/builtin-tools/builtin-tools/lsp/langserver"
 	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 	"github.com/builtin-tools/builtin-tools/lsp/rpc"
 	"github.com/builtin-tools/builtin-tools/lsp/wsedit"
@@ -331,7 +332,7 @@ func (p *FixPlan) format(ctx context.Context, co *checkout, doc *openDoc, d *pro
 		}
 	default:
 		if !whole {
-			return fmt.Errorf("%w: %s does not format documents (no documentFormattingProvider)%s; nothing was changed", ErrNoSuchFix, srv.spec.ID, srv.spec.formatNote())
+			return fmt.Errorf("%w: %s does not format documents (no documentFormattingProvider)%s; nothing was changed", ErrNoSuchFix, srv.spec.ID, formatNote(srv.spec))
 		}
 		params := map[string]any{"textDocument": protocol.TextDocumentIdentifier{URI: doc.uri}, "options": opts}
 		if err := srv.call(ctx, "textDocument/formatting", params, &edits); err != nil {
@@ -347,7 +348,7 @@ func (p *FixPlan) format(ctx context.Context, co *checkout, doc *openDoc, d *pro
 
 // formatNote says what a server without formatting needs, "" when nothing
 // is known.
-func (spec *ServerSpec) formatNote() string {
+func formatNote(spec *langserver.Spec) string {
 	if spec.FormatNote != "" {
 		return " — " + spec.FormatNote
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
+	"github.com/builtin-tools/builtin-tools/lsp/langserver"
 	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 )
 
@@ -20,7 +21,7 @@ import (
 // hostileSession opens a Supervisor whose one server, for .fake files, is
 // fakelsp.py playing the script s.play writes; the root holds fake.toml
 // and files.
-func hostileSession(t *testing.T, files map[string]string, cfg Config, tune ...func(*ServerSpec)) *hostile {
+func hostileSession(t *testing.T, files map[string]string, cfg Config, tune ...func(*langserver.Spec)) *hostile {
 	t.Helper()
 	testenv.LookPath(t, "python3")
 	fake, err := filepath.Abs(filepath.Join("testdata", "fakelsp.py"))
@@ -29,12 +30,12 @@ func hostileSession(t *testing.T, files map[string]string, cfg Config, tune ...f
 	}
 	script := filepath.Join(t.TempDir(), "script.json")
 	files["fake.toml"] = ""
-	spec := ServerSpec{ID: "fake", Language: "Fake", Command: []string{"python3", fake, script},
+	spec := langserver.Spec{ID: "fake", Language: "Fake", Command: []string{"python3", fake, script},
 		Install: "it is the test's", RootMarkers: []string{"fake.toml"}, Extensions: map[string]string{".fake": "fake"}}
 	for _, f := range tune {
 		f(&spec)
 	}
-	cfg.Servers = []ServerSpec{spec}
+	cfg.Servers = []langserver.Spec{spec}
 	s := inlineSession(t, "python3", files, cfg)
 	return &hostile{session: s, script: script}
 }

@@ -8,11 +8,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/builtin-tools/builtin-tools/astgrep/parsecache"
 	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/lsp/broker"
+	"github.com/builtin-tools/builtin-tools/lsp/langserver"
 	"github.com/builtin-tools/builtin-tools/lsp/toolenv"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
@@ -30,7 +32,7 @@ type launcher struct {
 
 // choice is the server that owns a file: its spec, root folder and binary.
 type choice struct {
-	spec       *ServerSpec
+	spec       *langserver.Spec
 	root       string
 	bin        string
 	languageID string
@@ -44,7 +46,7 @@ func (la *launcher) choose(path string) (*choice, error) {
 	owned := false
 	for i := range la.cfg.Servers {
 		spec := &la.cfg.Servers[i]
-		langID, ok := spec.owns(path)
+		langID, ok := spec.Owns(path)
 		if !ok {
 			continue
 		}
@@ -161,7 +163,7 @@ func (la *launcher) start(e *serverEntry, c *choice, shared bool) {
 		srv, _ = la.joinWarm(ctx, c, guard, relRoot, relText)
 	}
 	if srv == nil {
-		var l *Launch
+		var l *start
 		if l, err = la.launch(c, guard); err == nil {
 			srv, err = startServer(ctx, c.spec, l, relRoot, la.cfg, la.hooks, relText)
 		}
@@ -184,7 +186,7 @@ func (la *launcher) start(e *serverEntry, c *choice, shared bool) {
 }
 
 // preparedFrom is the state of the checkout files c's Prepare reads
-// (ServerSpec.PrepareReads): each file's stamp (parsecache.StampOf: device,
+// (langserver.Spec.PrepareReads): each file's stamp (parsecache.StampOf: device,
 // inode, size, modification and change time; size and modification time
 // where there is none), through the run's guard, which follows a link only
 // inside the root. It is part of a start's name (poolKey, warmKey), so a
@@ -209,24 +211,67 @@ func (la *launcher) preparedFrom(c *choice) string {
 	return b.String()
 }
 
+// start is one server start: the launch its row's Prepare adjusts, and
+// its name at the broker (warmKey); joinOnly: only a server running under
+// that name is joined, none started.
+type start struct {
+	langserver.Launch
+	warm     string
+	joinOnly bool
+}
+
 // launch is one start of c, as its spec's Prepare leaves it: a private
 // state folder (removed with the server), the guard g, and the
 // environment that keeps an untrusted checkout's toolchain files out.
-func (la *launcher) launch(c *choice, g *pathguard.Guard) (*Launch, error) {
+func (la *launcher) launch(c *choice, g *pathguard.Guard) (*start, error) {
 	stateDir, err := proc.TempDir("lsp-" + strings.ReplaceAll(c.spec.ID, string(filepath.Separator), "_") + "-")
 	if err != nil {
 		return nil, fmt.Errorf("making %s's private folder: %w", c.spec.ID, err)
 	}
-	l := &Launch{Bin: c.bin, Args: append([]string(nil), c.spec.Command[1:]...), Root: c.root, Trusted: la.cfg.Trusted,
-		StateDir: stateDir, Guard: g, Env: la.env.Child(c.root), InitializationOptions: c.spec.InitializationOptions}
+	l := &start{Launch: langserver.Launch{Bin: c.bin, Args: append([]string(nil), c.spec.Command[1:]...), Root: c.root, Trusted: la.cfg.Trusted,
+		StateDir: stateDir, Guard: g, Env: la.env.Child(c.root), InitializationOptions: c.spec.InitializationOptions}}
 	if la.cfg.Broker != "" {
 		l.warm = la.warmKey(c)
 	}
 	if c.spec.Prepare != nil {
-		if err := c.spec.Prepare(l); err != nil {
+		if err := c.spec.Prepare(&l.Launch); err != nil {
 			os.RemoveAll(stateDir)
 			return nil, err
 		}
 	}
 	return l, nil
+}
+
+// checkLaunch applies the checkout-toolchain rule (N1) to an untrusted
+// start as Prepare left it, before the server is started here or asked
+// of the broker: the rule is broker.CheckUntrusted, the one the broker
+// applies to every hello again, so the two never disagree (a broker's
+// refusal would otherwise fall back to a start here).
+func checkLaunch(l *start) error {
+	if l.Trusted || l.joinOnly {
+		return nil
+	}
+	env := l.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	return broker.CheckUntrusted(l.Bin, l.Root, env)
+}
+
+// localBins lists, in search order, the executables named program in the
+// local bin folders of each root.
+func localBins(program string, dirs []string, roots ...string) []string {
+	var out []string
+	for _, base := range roots {
+		if base == "" {
+			continue
+		}
+		for _, d := range dirs {
+			p := filepath.Join(base, d, program)
+			if info, err := os.Stat(p); err == nil && !info.IsDir() && info.Mode()&0o111 != 0 && !slices.Contains(out, p) {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
 }

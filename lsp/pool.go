@@ -331,7 +331,7 @@ func (la *launcher) launchDigest(c *choice) string {
 		"command": spec.Command, "bin": c.bin, "env": la.env.Digest(c.root), "markers": spec.RootMarkers,
 		"at_top": spec.RootAtTop, "ext": spec.Extensions, "local": spec.LocalBinDirs, "indexes": spec.Indexes,
 		"once": spec.PublishesOnce, "loaded": loaded, "settings": spec.Settings, "fix": spec.FixCommands,
-		"hooks": fmt.Sprintf("%p %p", spec.Prepare, spec.pull),
+		"hooks": fmt.Sprintf("%p %p", spec.Prepare, spec.Pull),
 		"times": []time.Duration{la.cfg.IdleTimeout, la.cfg.StartTimeout, la.cfg.RequestTimeout, la.cfg.DiagnosticsWait,
 			la.cfg.DiagnosticsSettle, la.cfg.ApplyEditWait},
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
+	"github.com/builtin-tools/builtin-tools/lsp/langserver"
 	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 )
 
@@ -150,12 +151,12 @@ func TestCloseDuringAHungPreparation(t *testing.T) {
 	marker := filepath.Join(resolved(t), "started")
 	spec := fakeSpec(t, "mute")
 	spec.Command = []string{"/bin/sh", "-c", "echo started >> " + marker + "; exec " + spec.Command[0] + " " + spec.Command[1]}
-	spec.Prepare = func(*Launch) error {
+	spec.Prepare = func(*langserver.Launch) error {
 		close(entered)
 		_, err := os.ReadFile(fifo) // blocks until the test releases it
 		return err
 	}
-	sup := NewSupervisor(root, Config{Servers: []ServerSpec{spec}})
+	sup := NewSupervisor(root, Config{Servers: []langserver.Spec{spec}})
 	hover := make(chan error, 1)
 	go func() {
 		_, err := sup.Hover(context.Background(), loc(t, sup, filepath.Join(root, "a.fake")), protocol.Place{Line: 1, Symbol: "world"})
@@ -256,8 +257,8 @@ func TestClangdSeesANewCompilationDatabase(t *testing.T) {
 // rust-analyzer here).
 func TestCargoConfigWrittenAfterTheStart(t *testing.T) {
 	t.Parallel()
-	var spec ServerSpec
-	for _, s := range DefaultServers() {
+	var spec langserver.Spec
+	for _, s := range langserver.Table() {
 		if s.ID == "rust-analyzer" {
 			spec = s
 		}
@@ -266,7 +267,7 @@ func TestCargoConfigWrittenAfterTheStart(t *testing.T) {
 	spec.Command, spec.Probe = fake.Command, nil
 	root := resolved(t)
 	plant(t, root, "", map[string]string{"Cargo.toml": "[package]\nname = \"a\"\n", "src/main.rs": "fn main() {}\n"})
-	sup := NewSupervisor(root, Config{Servers: []ServerSpec{spec}, RequestTimeout: time.Second})
+	sup := NewSupervisor(root, Config{Servers: []langserver.Spec{spec}, RequestTimeout: time.Second})
 	defer sup.Close()
 	hover := func() error {
 		_, err := sup.Hover(t.Context(), loc(t, sup, filepath.Join(root, "src/main.rs")), protocol.Place{Line: 1, Symbol: "main"})

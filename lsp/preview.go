@@ -12,6 +12,7 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/internal/staged"
 	"github.com/builtin-tools/builtin-tools/lsp/diag"
+	"github.com/builtin-tools/builtin-tools/lsp/langserver"
 	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
@@ -103,8 +104,8 @@ func (s *Supervisor) Preview(ctx context.Context, files []Proposed, users ...pat
 		}
 		v := &res.Files[i]
 		*v = diag.Verdict{File: s.rel(path), New: []diag.Finding{}, Fixed: []diag.Finding{}}
-		if len(f.Text) > maxFileBytes {
-			v.State, v.Why = diag.NoServer, fmt.Sprintf("it would be %d bytes, over the %d-byte limit for language-server files", len(f.Text), maxFileBytes)
+		if len(f.Text) > langserver.MaxFileBytes {
+			v.State, v.Why = diag.NoServer, fmt.Sprintf("it would be %d bytes, over the %d-byte limit for language-server files", len(f.Text), langserver.MaxFileBytes)
 			continue
 		}
 		s.noteDir(path)

@@ -11,11 +11,12 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/proc"
+	"github.com/builtin-tools/builtin-tools/lsp/langserver"
 )
 
 // A binary that resolves may still not run: rustup installs a
 // rust-analyzer proxy even without the component, and the proxy fails with
-// a backtrace. A probe ([ServerSpec.Probe]) runs it once per binary (and
+// a backtrace. A probe ([langserver.Spec.Probe]) runs it once per binary (and
 // again when the file changes) before it counts as installed.
 
 type probeKey struct {
@@ -33,7 +34,7 @@ var probes sync.Map // probeKey -> error (nil: it runs)
 // proc.NeutralDir with the toolchain pins (package toolenv), so the checkout
 // chooses nothing; for a trusted one in root, where the server will run,
 // so that it checks the program the start will get.
-func (la *launcher) probe(spec *ServerSpec, bin, root string) error {
+func (la *launcher) probe(spec *langserver.Spec, bin, root string) error {
 	if len(spec.Probe) == 0 {
 		return nil
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/internal/staged"
 	"github.com/builtin-tools/builtin-tools/lsp/answer"
+	"github.com/builtin-tools/builtin-tools/lsp/langserver"
 	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 	"github.com/builtin-tools/builtin-tools/lsp/wsedit"
 	"github.com/builtin-tools/builtin-tools/pathguard"
@@ -157,7 +158,7 @@ func (co *checkout) planEdit(we *protocol.WorkspaceEdit, srv *server) (*wsedit.P
 			return 0, false
 		}
 	}
-	return wsedit.Prepare(we, editCheckout{co}, enc, version, maxFileBytes)
+	return wsedit.Prepare(we, editCheckout{co}, enc, version, langserver.MaxFileBytes)
 }
 
 // editCheckout is the checkout as an edit plan reads and writes it: through

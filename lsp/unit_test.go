@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/builtin-tools/builtin-tools/lsp/langserver"
 	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 	"github.com/builtin-tools/builtin-tools/lsp/wsedit"
 )
@@ -230,7 +231,7 @@ func FuzzFixDecoding(f *testing.F) {
 // Every list a result's schema requires is [] when empty, never null: a
 // status row of a server with no root markers (RootAtTop) or extensions.
 func TestStatusListsAreNeverNull(t *testing.T) {
-	sup := NewSupervisor(t.TempDir(), Config{Servers: []ServerSpec{{ID: "top", Language: "Any", Command: []string{"no-such-program-here"},
+	sup := NewSupervisor(t.TempDir(), Config{Servers: []langserver.Spec{{ID: "top", Language: "Any", Command: []string{"no-such-program-here"},
 		Install: "none", RootAtTop: true}}})
 	defer sup.Close()
 	data, err := json.Marshal(sup.Status(t.Context()))

@@ -12,6 +12,7 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/lsp"
 	"github.com/builtin-tools/builtin-tools/lsp/answer"
+	"github.com/builtin-tools/builtin-tools/lsp/langserver"
 	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
@@ -19,7 +20,7 @@ import (
 // The language server side goes through the repository's lsp package —
 // the Supervisor, call hierarchy and definition the agent's `lsp` tool
 // uses — so the truth is what an agent would get. Only the choice of
-// server is the bench's: one row of lsp.DefaultServers with the program,
+// server is the bench's: one row of langserver.Table with the program,
 // arguments and environment of -server, -server-args and -server-env.
 
 // callItem is the function the server resolved a target to.
@@ -44,8 +45,8 @@ type server struct {
 // lsp table's row for the language, with the bench's program and
 // environment. Nothing starts until the first request.
 func newServer(c config, stderr io.Writer) (*server, error) {
-	var row *lsp.ServerSpec
-	for _, sp := range lsp.DefaultServers() {
+	var row *langserver.Spec
+	for _, sp := range langserver.Table() {
 		if sp.ID == c.lang.spec {
 			row = &sp
 			break
@@ -59,7 +60,7 @@ func newServer(c config, stderr io.Writer) (*server, error) {
 	row.RootAtTop = c.lang.rootAtTop
 	if env := c.env; len(env) > 0 {
 		prepare := row.Prepare
-		row.Prepare = func(l *lsp.Launch) error {
+		row.Prepare = func(l *langserver.Launch) error {
 			if prepare != nil {
 				if err := prepare(l); err != nil {
 					return err
@@ -74,7 +75,7 @@ func newServer(c config, stderr io.Writer) (*server, error) {
 	}
 	s := &server{active: map[string]string{}, started: time.Now()}
 	s.sup = lsp.NewSupervisor(c.root, lsp.Config{
-		Servers:        []lsp.ServerSpec{*row},
+		Servers:        []langserver.Spec{*row},
 		IdleTimeout:    -1,
 		StartTimeout:   c.loadTimeout,
 		RequestTimeout: c.queryTimeout,

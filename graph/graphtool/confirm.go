@@ -19,6 +19,7 @@ import (
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
 	"github.com/builtin-tools/builtin-tools/lsp"
 	"github.com/builtin-tools/builtin-tools/lsp/answer"
+	"github.com/builtin-tools/builtin-tools/lsp/langserver"
 	"github.com/builtin-tools/builtin-tools/lsp/lsptool"
 	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 	"github.com/builtin-tools/builtin-tools/registry"
@@ -354,7 +355,7 @@ func (k *checker) serverDir(rel string) string {
 	ext := path.Ext(rel)
 	k.mu.Lock()
 	if k.specs == nil {
-		k.specs = lsp.DefaultServers()
+		k.specs = langserver.Table()
 	}
 	k.mu.Unlock()
 	for _, spec := range k.specs {
@@ -418,8 +419,8 @@ type checker struct {
 	mu       sync.Mutex
 	files    map[string][]string
 	outlines map[string][]graph.Symbol
-	stats    map[string]bool  // whether a file exists
-	specs    []lsp.ServerSpec // the default server rows
+	stats    map[string]bool   // whether a file exists
+	specs    []langserver.Spec // the default server rows
 }
 
 func (k *checker) lines(rel string) ([]string, error) {
