@@ -19,6 +19,7 @@ import (
 	"github.com/builtin-tools/builtin-tools/framing"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/builtin-tools/builtin-tools/lsp/answer"
+	"github.com/builtin-tools/builtin-tools/lsp/checkout"
 	"github.com/builtin-tools/builtin-tools/lsp/langserver"
 	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 	"github.com/builtin-tools/builtin-tools/pathguard"
@@ -188,14 +189,14 @@ func TestBadArguments(t *testing.T) {
 	// A location outside the root cannot be made (the guard refuses it),
 	// and one of another root is refused by the supervisor.
 	for _, p := range []string{"/etc/hostname", filepath.Join(s.root, "..", "x.go")} {
-		if _, err := s.sup.Guard().Path(p); !errors.Is(err, pathguard.ErrOutside) {
+		if _, err := s.sup.co.Guard().Path(p); !errors.Is(err, pathguard.ErrOutside) {
 			t.Errorf("%s: the guard gave %v, want ErrOutside", p, err)
 		}
 	}
 	if err := os.Symlink("/etc/hostname", s.path("link.go")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.sup.Guard().Path(s.path("link.go")); err == nil || !strings.Contains(err.Error(), "leads outside the root") {
+	if _, err := s.sup.co.Guard().Path(s.path("link.go")); err == nil || !strings.Contains(err.Error(), "leads outside the root") {
 		t.Errorf("symlink out: %v", err)
 	}
 	other, err := pathguard.New(t.TempDir())
@@ -204,15 +205,15 @@ func TestBadArguments(t *testing.T) {
 	}
 	defer other.Close()
 	_, err = s.sup.Definition(ctx, other.RootPath(), protocol.Place{Line: 1, Symbol: "x"})
-	expectErr(t, "another root", err, ErrBadFile, "belongs to another root")
+	expectErr(t, "another root", err, checkout.ErrBadFile, "belongs to another root")
 	_, err = s.sup.Definition(ctx, pathguard.Path{}, protocol.Place{Line: 1, Symbol: "x"})
-	expectErr(t, "no location", err, ErrBadFile, "file is required")
+	expectErr(t, "no location", err, checkout.ErrBadFile, "file is required")
 	_, err = s.sup.Hover(ctx, s.at("missing.go"), protocol.Place{Line: 1, Symbol: "x"})
-	expectErr(t, "missing", err, ErrBadFile, "missing.go does not exist")
+	expectErr(t, "missing", err, checkout.ErrBadFile, "missing.go does not exist")
 	_, err = s.sup.References(ctx, s.at("shapes"), protocol.Place{Line: 1, Symbol: "x"})
-	expectErr(t, "folder", err, ErrBadFile, "shapes is a folder")
+	expectErr(t, "folder", err, checkout.ErrBadFile, "shapes is a folder")
 	_, err = s.sup.Diagnostics(ctx, s.at("missing.go"))
-	expectErr(t, "diagnostics missing", err, ErrBadFile, "does not exist")
+	expectErr(t, "diagnostics missing", err, checkout.ErrBadFile, "does not exist")
 
 	var pe *protocol.PositionError
 	_, err = s.sup.Definition(ctx, loc(s.t, s.sup, main), protocol.Place{Line: 99, Symbol: "Total"})

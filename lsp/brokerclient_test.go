@@ -522,7 +522,7 @@ func TestBrokerWarmJoinSeesNewDefault(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := stale.tools.launch(ch, stale.guard)
+	l, err := stale.tools.launch(ch, stale.co.Guard())
 	if err != nil {
 		t.Fatal(err)
 	}

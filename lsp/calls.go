@@ -85,7 +85,7 @@ func (s *Supervisor) calls(ctx context.Context, op string, file pathguard.Path, 
 	}
 	res := &answer.Calls{Operation: op, Symbol: r.symbol, Occurrence: r.shownOccurrence(), File: r.rel, Line: r.line, Server: r.srv.spec.ID,
 		Function: items[0].Name, Sites: []answer.CallSite{}, Loading: r.srv.stillLoading()}
-	q := s.newQuoter(r.srv)
+	q := newQuoter(s.co, r.srv)
 	type site struct {
 		uri   string
 		rng   protocol.Range
@@ -141,7 +141,7 @@ func (s *Supervisor) calls(ctx context.Context, op string, file pathguard.Path, 
 			Kind: protocol.SymbolKindName(items[0].Kind)}
 		d.Site.EndLine = 0
 		if !d.Site.Outside {
-			d.Detail = s.RelText(oneLineText(items[0].Detail))
+			d.Detail = s.co.RelText(oneLineText(items[0].Detail))
 		}
 		res.Declared = &d
 	}
@@ -153,7 +153,7 @@ func (s *Supervisor) calls(ctx context.Context, op string, file pathguard.Path, 
 		// quote this result is about.
 		cs.Defined.Text, cs.Defined.EndLine = "", 0
 		if !cs.Defined.Outside {
-			cs.Detail = s.RelText(oneLineText(st.other.Detail))
+			cs.Detail = s.co.RelText(oneLineText(st.other.Detail))
 		}
 		res.Sites = append(res.Sites, cs)
 	}

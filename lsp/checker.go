@@ -23,7 +23,7 @@ const maxCheckerLines = 200
 // the checkout (diagnostics "*"), one run per marker folder, and says why
 // a language with a marker had none.
 func (s *Supervisor) Check(ctx context.Context) (*answer.CheckReport, error) {
-	markers := s.scanMarkers(ctx, s.cfg.Servers)
+	markers := s.co.ScanMarkers(ctx, s.cfg.Servers)
 	if err := ctx.Err(); err != nil {
 		// An unfinished scan found nothing; that is not "no marker".
 		return nil, fmt.Errorf("diagnostics \"*\" stopped before the checkout's root markers were read: %w", err)
@@ -48,7 +48,7 @@ func (s *Supervisor) Check(ctx context.Context) (*answer.CheckReport, error) {
 			continue
 		}
 		for _, dir := range dirs {
-			abs := filepath.Join(s.root, filepath.FromSlash(dir))
+			abs := filepath.Join(s.co.Root(), filepath.FromSlash(dir))
 			bin, err := s.tools.lookBin(spec.Checker[0], spec.LocalBinDirs, abs)
 			if err != nil {
 				rep.Runs = append(rep.Runs, answer.CheckRun{Language: spec.Language, Dirs: []string{dir}, Command: spec.Checker,
@@ -64,7 +64,7 @@ func (s *Supervisor) Check(ctx context.Context) (*answer.CheckReport, error) {
 		}
 	}
 	if len(rep.Runs) == 0 {
-		return nil, fmt.Errorf("%w: no language with a project checker was found in %s (no root marker of any known language); ask diagnostics for one file instead", ErrUnavailable, s.root)
+		return nil, fmt.Errorf("%w: no language with a project checker was found in %s (no root marker of any known language); ask diagnostics for one file instead", ErrUnavailable, s.co.Root())
 	}
 	if !ran {
 		return rep, nil

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -219,7 +218,7 @@ func startServer(ctx context.Context, spec *langserver.Spec, l *start, relRoot s
 }
 
 func (s *server) initialize(ctx context.Context) error {
-	rootURI := fileURI(s.root)
+	rootURI := protocol.FileURI(s.root)
 	params := map[string]any{
 		"processId":  os.Getpid(),
 		"clientInfo": map[string]any{"name": "builtin-tools"},
@@ -422,7 +421,7 @@ func (s *server) handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 		}
 		return nil, nil
 	case "workspace/workspaceFolders":
-		return []map[string]any{{"uri": fileURI(s.root), "name": filepath.Base(s.root)}}, nil
+		return []map[string]any{{"uri": protocol.FileURI(s.root), "name": filepath.Base(s.root)}}, nil
 	case "window/workDoneProgress/create", "client/unregisterCapability", "window/showMessageRequest",
 		"workspace/diagnostic/refresh", "workspace/semanticTokens/refresh", "workspace/inlayHint/refresh",
 		"workspace/codeLens/refresh", "workspace/inlineValue/refresh", "window/showDocument":
@@ -717,19 +716,4 @@ func lastLines(s string, n int) string {
 func explainTail(t *proc.Tail) (string, bool) {
 	line := proc.ExplainingLine(t.Head())
 	return line, line != "" && t.Seen() > int64(len(strings.TrimSpace(line))+2)
-}
-
-// fileURI turns an absolute path into a file:// URI.
-func fileURI(path string) string {
-	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(path)}).String()
-}
-
-// uriPath turns a file:// URI back into a path; ok is false for other
-// schemes.
-func uriPath(uri string) (string, bool) {
-	u, err := url.Parse(uri)
-	if err != nil || u.Scheme != "file" {
-		return "", false
-	}
-	return filepath.FromSlash(u.Path), true
 }

@@ -131,13 +131,14 @@
 // Below this package: [protocol] (the LSP types and positions in a
 // document), [wsedit] (a WorkspaceEdit worked out and written all or
 // nothing), [diag] (diagnostics, the run's ledger, a write's verdict),
-// [answer] (what the operations return, as data) and [langserver] (the
-// server table and each row's Prepare and hooks). The operations and
-// their errors are package lsp's own.
+// [answer] (what the operations return, as data), [langserver] (the
+// server table and each row's Prepare and hooks) and [checkout] (the root,
+// its path guard, how results name its files). The operations and their
+// errors are package lsp's own.
 //
 // Inside, a Supervisor is its operations over four parts, each with the
-// data its methods use: the checkout (root, path guard, how results name
-// files, edits planned and written into it), the launcher (which server
+// data its methods use: the checkout (package checkout; edits are planned
+// and written into it here, through wsedit), the launcher (which server
 // owns a file, the toolchain pins, probes and starts), the fleet (the
 // servers the run holds, their crashes and start failures) and the
 // actions listed (fix.go). A server is one process and its connection;

@@ -111,7 +111,7 @@ func (d *documents) syncFileLocked(ctx context.Context, path, languageID string)
 	d.mu.Lock()
 	seq := d.diagSeq
 	d.mu.Unlock()
-	next := &openDoc{path: path, uri: fileURI(path), languageID: languageID, version: 1,
+	next := &openDoc{path: path, uri: protocol.FileURI(path), languageID: languageID, version: 1,
 		text: text, modTime: info.ModTime(), size: info.Size(), syncSeq: seq}
 	if doc == nil {
 		err = d.send(ctx, "textDocument/didOpen", protocol.DidOpenParams{TextDocument: protocol.TextDocumentItem{

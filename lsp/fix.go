@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/lsp/answer"
+	"github.com/builtin-tools/builtin-tools/lsp/checkout"
 	"github.com/builtin-tools/builtin-tools/lsp/langserver"
 	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 	"github.com/builtin-tools/builtin-tools/lsp/rpc"
@@ -168,13 +169,13 @@ func (s *Supervisor) PlanAction(ctx context.Context, id string) (*FixPlan, error
 	if err != nil {
 		return nil, err
 	}
-	text, _, err := readText(s.guard, a.path)
+	text, _, err := readText(s.co.Guard(), a.path)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBadFile, err)
+		return nil, fmt.Errorf("%w: %v", checkout.ErrBadFile, err)
 	}
 	if text != a.text {
 		stale := &StaleActionError{ID: a.id, File: a.rel}
-		at, err := s.guard.Path(a.path)
+		at, err := s.co.Guard().Path(a.path)
 		if err == nil {
 			stale.Fresh, err = s.CodeActions(ctx, at, a.place)
 		}
@@ -189,8 +190,8 @@ func (s *Supervisor) PlanAction(ctx context.Context, id string) (*FixPlan, error
 	if srv != a.srv {
 		return nil, fmt.Errorf("%s was listed by a %s that has since been restarted, and its edit belongs to that one; nothing was applied: list the actions again with lsp code_actions", a.id, srv.spec.ID)
 	}
-	p := &FixPlan{Result: answer.FixResult{ID: a.id, Title: s.RelText(a.action.Title), File: a.rel, Server: srv.spec.ID}, srv: srv, path: a.path}
-	if err := p.action(ctx, &s.checkout, a.action); err != nil {
+	p := &FixPlan{Result: answer.FixResult{ID: a.id, Title: s.co.RelText(a.action.Title), File: a.rel, Server: srv.spec.ID}, srv: srv, path: a.path}
+	if err := p.action(ctx, s.co, a.action); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -222,11 +223,11 @@ func (s *Supervisor) PlanFix(ctx context.Context, file pathguard.Path, kind stri
 		return nil, err
 	}
 	defer srv.release()
-	rel := s.rel(path)
+	rel := s.co.Rel(path)
 	p := &FixPlan{Result: answer.FixResult{Kind: kind, File: rel, Server: srv.spec.ID}, srv: srv, path: path}
 	d := protocol.NewDocument(doc.text)
 	if kind == FixFormat {
-		return p, p.format(ctx, &s.checkout, doc, d, from, to)
+		return p, p.format(ctx, s.co, doc, d, from, to)
 	}
 	want := fixKinds[kind]
 	if cmd := srv.spec.FixCommands[kind]; cmd != "" {
@@ -256,8 +257,8 @@ func (s *Supervisor) PlanFix(ctx context.Context, file pathguard.Path, kind stri
 	var kinds []string
 	for _, a := range actions {
 		if a.Disabled == nil && (a.Kind == want || strings.HasPrefix(a.Kind, want+".")) {
-			p.Result.Title = s.RelText(a.Title)
-			err := p.action(ctx, &s.checkout, a)
+			p.Result.Title = s.co.RelText(a.Title)
+			err := p.action(ctx, s.co, a)
 			if errors.Is(err, errEmptyAction) {
 				// Offered with nothing in it: nothing to change, as when
 				// it is not offered at all.
@@ -306,7 +307,7 @@ func wholeRange(d *protocol.Document, enc string) protocol.Range {
 
 // format asks p's server for the file's (or lines from..to's)
 // formatting edits and plans them into p.
-func (p *FixPlan) format(ctx context.Context, co *checkout, doc *openDoc, d *protocol.Document, from, to int) error {
+func (p *FixPlan) format(ctx context.Context, co *checkout.Checkout, doc *openDoc, d *protocol.Document, from, to int) error {
 	srv := p.srv
 	srv.mu.Lock()
 	whole, ranged := srv.formatting, srv.rangeFormatting
@@ -378,7 +379,7 @@ func formattingOptions(text string) map[string]any {
 // action works out one code action of p's server into p: resolved first
 // when it carries neither edit nor command, then its edit planned, its
 // command noted for CommitFix.
-func (p *FixPlan) action(ctx context.Context, co *checkout, a protocol.CodeActionOrCommand) error {
+func (p *FixPlan) action(ctx context.Context, co *checkout.Checkout, a protocol.CodeActionOrCommand) error {
 	srv := p.srv
 	if a.Disabled != nil {
 		return fmt.Errorf("%w: %q is disabled: %s", ErrNoSuchFix, a.Title, co.RelText(a.Disabled.Reason))
@@ -416,8 +417,8 @@ func (p *FixPlan) action(ctx context.Context, co *checkout, a protocol.CodeActio
 
 // ownEdit plans the fix's own WorkspaceEdit into p; an edit that changes
 // no byte leaves p with nothing to write.
-func (p *FixPlan) ownEdit(co *checkout, we *protocol.WorkspaceEdit) error {
-	plan, err := co.planEdit(we, p.srv)
+func (p *FixPlan) ownEdit(co *checkout.Checkout, we *protocol.WorkspaceEdit) error {
+	plan, err := planEdit(co, we, p.srv)
 	if err != nil {
 		return fmt.Errorf("not applied, no file changed: %w", err)
 	}
@@ -428,20 +429,20 @@ func (p *FixPlan) ownEdit(co *checkout, we *protocol.WorkspaceEdit) error {
 		return nil
 	}
 	p.plan = plan
-	p.Changes = co.planChanges(plan)
-	p.Result.Files, p.Result.Edits = co.planFiles(plan)
+	p.Changes = planChanges(co, plan)
+	p.Result.Files, p.Result.Edits = planFiles(co, plan)
 	return nil
 }
 
 // planChanges lists what a plan changes with each file's text before and
 // after, sorted by path (a moved file under its new path).
-func (co *checkout) planChanges(plan *wsedit.Plan) []answer.FileChange {
-	edits, _ := co.planFiles(plan)
+func planChanges(co *checkout.Checkout, plan *wsedit.Plan) []answer.FileChange {
+	edits, _ := planFiles(co, plan)
 	out := make([]answer.FileChange, 0, len(edits))
 	for _, fe := range edits {
 		var f *wsedit.File
 		for _, path := range plan.Order {
-			if co.rel(path) == fe.Path {
+			if co.Rel(path) == fe.Path {
 				f = plan.Files[path]
 			}
 		}
@@ -487,7 +488,7 @@ func (s *Supervisor) CommitFix(ctx context.Context, p *FixPlan, force bool, conf
 	}
 	res.Unchanged = false
 	if p.plan != nil {
-		if err := s.commitFix(ctx, p.plan, force, &res); err != nil {
+		if err := commitFix(ctx, s.co, p.plan, force, &res); err != nil {
 			return nil, err
 		}
 		resyncFix(ctx, srv, p.plan, &res)
@@ -548,7 +549,7 @@ func commandOf(a protocol.CodeActionOrCommand) (string, json.RawMessage) {
 
 // commitFix writes a plan and records what changed in res; a plan that
 // changes no byte writes nothing.
-func (co *checkout) commitFix(ctx context.Context, plan *wsedit.Plan, force bool, res *answer.FixResult) error {
+func commitFix(ctx context.Context, co *checkout.Checkout, plan *wsedit.Plan, force bool, res *answer.FixResult) error {
 	res.Notes = append(res.Notes, plan.Notes...)
 	if !plan.Changes() {
 		return nil
@@ -558,7 +559,7 @@ func (co *checkout) commitFix(ctx context.Context, plan *wsedit.Plan, force bool
 		return fmt.Errorf("not applied: %w", err)
 	}
 	res.Notes = append(res.Notes, notes...)
-	files, edits := co.planFiles(plan)
+	files, edits := planFiles(co, plan)
 	res.Files = mergeFileEdits(res.Files, files)
 	res.Edits += edits
 	return nil
@@ -633,17 +634,17 @@ func (s *Supervisor) runCommand(ctx context.Context, srv *server, name string, a
 			default:
 			}
 		}()
-		plan, err := s.planEdit(we, srv)
+		plan, err := planEdit(s.co, we, srv)
 		if err == nil && confirm != nil && plan.Changes() {
-			files, edits := s.planFiles(plan)
+			files, edits := planFiles(s.co, plan)
 			bound.Pause()
-			err = confirm(ctx, &answer.ProposedEdit{Server: srv.spec.ID, Command: name, Files: files, Changes: s.planChanges(plan), Edits: edits})
+			err = confirm(ctx, &answer.ProposedEdit{Server: srv.spec.ID, Command: name, Files: files, Changes: planChanges(s.co, plan), Edits: edits})
 			bound.Resume()
 		}
 		mu.Lock()
 		defer mu.Unlock()
 		if err == nil {
-			err = s.commitFix(ctx, plan, force, res)
+			err = commitFix(ctx, s.co, plan, force, res)
 		}
 		if err != nil {
 			applyErr = err

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/lsp/answer"
+	"github.com/builtin-tools/builtin-tools/lsp/checkout"
 	"github.com/builtin-tools/builtin-tools/lsp/viewlock"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
@@ -18,7 +19,7 @@ import (
 // one — with their crashes and start failures, and the files it syncs to
 // them.
 type fleet struct {
-	co  *checkout
+	co  *checkout.Checkout
 	la  *launcher
 	cfg *Config
 
@@ -82,7 +83,7 @@ func (fl *fleet) checkFile(at pathguard.Path) (string, error) {
 	if fl.isClosed() {
 		return "", ErrClosed
 	}
-	return fl.co.checkFile(at)
+	return fl.co.CheckFile(at)
 }
 
 func (fl *fleet) isClosed() bool {
@@ -113,7 +114,7 @@ func (fl *fleet) troubles(id string) (crashes []answer.Crash, failures []answer.
 	}
 	for key, f := range fl.failures {
 		if key.id == id {
-			failures = append(failures, answer.StartFailure{Root: fl.co.rel(key.root), Error: f.err.Error(), RetryAt: f.until})
+			failures = append(failures, answer.StartFailure{Root: fl.co.Rel(key.root), Error: f.err.Error(), RetryAt: f.until})
 		}
 	}
 	return crashes, failures
@@ -145,7 +146,7 @@ func (fl *fleet) serverFor(ctx context.Context, c *choice) (*server, error) {
 		}
 		if e == nil {
 			pool, shared := fl.poolFor()
-			pkey := poolKey{id: c.spec.ID, root: c.root, runRoot: fl.co.root, trusted: fl.cfg.Trusted, launch: fl.la.launchDigest(c), prepared: prepared}
+			pkey := poolKey{id: c.spec.ID, root: c.root, runRoot: fl.co.Root(), trusted: fl.cfg.Trusted, launch: fl.la.launchDigest(c), prepared: prepared}
 			fl.wg.Add(1)
 			var created bool
 			e, created = pool.acquire(pkey, fl.cfg.IdleTimeout, func(e *serverEntry) {
@@ -181,7 +182,7 @@ func (fl *fleet) serverFor(ctx context.Context, c *choice) (*server, error) {
 			e.srv.mu.Unlock()
 			if !closing && !e.srv.stoppedIdle() {
 				fl.mu.Lock()
-				fl.crashes[key] = answer.Crash{Root: fl.co.rel(key.root), Error: e.srv.exitError("").Error(), At: time.Now()}
+				fl.crashes[key] = answer.Crash{Root: fl.co.Rel(key.root), Error: e.srv.exitError("").Error(), At: time.Now()}
 				fl.mu.Unlock()
 			}
 			fl.drop(key, e)
@@ -322,10 +323,10 @@ func (fl *fleet) poolStatus(ctx context.Context) *answer.PoolStatus {
 	rows, stops := pool.list()
 	ps := &answer.PoolStatus{BudgetKB: pool.Budget(), Shared: shared, Servers: make([]answer.PoolServerStatus, 0, len(rows))}
 	where := func(root string) (string, bool) {
-		if !fl.co.inRoot(root) {
+		if !fl.co.InRoot(root) {
 			return "", true
 		}
-		if rel := fl.co.rel(root); rel != "" {
+		if rel := fl.co.Rel(root); rel != "" {
 			return rel, false
 		}
 		return ".", false

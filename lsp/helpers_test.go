@@ -236,7 +236,7 @@ func (s *session) at(rel string) pathguard.Path { return loc(s.t, s.sup, s.path(
 // (a test of a refusal asks the guard itself).
 func loc(t testing.TB, sup *Supervisor, p string) pathguard.Path {
 	t.Helper()
-	at, err := sup.Guard().Path(p)
+	at, err := sup.co.Guard().Path(p)
 	if err != nil {
 		t.Fatalf("%s: %v", p, err)
 	}

@@ -58,7 +58,7 @@ func (h *hostile) play(script map[string]any) {
 }
 
 // uri is rel's file URI under the root.
-func (h *hostile) uri(rel string) string { return fileURI(h.path(rel)) }
+func (h *hostile) uri(rel string) string { return protocol.FileURI(h.path(rel)) }
 
 // insert is a text edit putting text at the start of the file.
 func insert(text string) map[string]any {
@@ -107,7 +107,7 @@ func TestHostileCommandSecondEditRefused(t *testing.T) {
 		"answers": offer(map[string]any{"title": "Fix it", "kind": "quickfix", "command": map[string]any{"title": "Fix it", "command": "atk.cmd"}}),
 		"commands": map[string]any{"atk.cmd": []any{
 			map[string]any{"edit": map[string]any{"changes": map[string]any{h.uri("a.fake"): []any{insert("first\n")}}}},
-			map[string]any{"edit": map[string]any{"changes": map[string]any{fileURI(outside): []any{insert("second\n")}}}},
+			map[string]any{"edit": map[string]any{"changes": map[string]any{protocol.FileURI(outside): []any{insert("second\n")}}}},
 		}},
 	})
 	acts := must(h.sup.CodeActions(h.ctx, h.at("a.fake"), protocol.Place{Line: 1, Symbol: "hello"}))(t)

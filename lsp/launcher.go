@@ -14,6 +14,7 @@ import (
 	"github.com/builtin-tools/builtin-tools/astgrep/parsecache"
 	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/lsp/broker"
+	"github.com/builtin-tools/builtin-tools/lsp/checkout"
 	"github.com/builtin-tools/builtin-tools/lsp/langserver"
 	"github.com/builtin-tools/builtin-tools/lsp/toolenv"
 	"github.com/builtin-tools/builtin-tools/pathguard"
@@ -24,7 +25,7 @@ import (
 // allows (env: for an untrusted checkout the toolchain pins, worked out on
 // first use, and Volta shims resolved once each).
 type launcher struct {
-	co    *checkout
+	co    *checkout.Checkout
 	cfg   *Config
 	hooks *testHooks
 	env   *toolenv.Env
@@ -51,27 +52,27 @@ func (la *launcher) choose(path string) (*choice, error) {
 			continue
 		}
 		owned = true
-		root, marker, bad := la.co.root, "", ""
+		root, marker, bad := la.co.Root(), "", ""
 		if !spec.RootAtTop {
-			root, marker, bad = la.co.nearestMarker(filepath.Dir(path), spec.RootMarkers)
+			root, marker, bad = la.co.NearestMarker(filepath.Dir(path), spec.RootMarkers)
 		}
 		bin, binErr := la.program(spec.Command[0], spec.LocalBinDirs, root)
 		switch {
 		case bad != "":
 			reasons = append(reasons, fmt.Sprintf("%s found %s, which does not count as a root marker: %s; replace it with the real file, or remove it",
-				spec.ID, la.co.rel(filepath.Join(root, marker)), bad))
+				spec.ID, la.co.Rel(filepath.Join(root, marker)), bad))
 		case root == "" && binErr != nil:
 			reasons = append(reasons, fmt.Sprintf("%s needs a root marker (%s) in %s or a folder above it inside the root, and %s is not installed (%s)",
-				spec.ID, strings.Join(spec.RootMarkers, ", "), la.co.rel(filepath.Dir(path)), spec.Command[0], spec.Install))
+				spec.ID, strings.Join(spec.RootMarkers, ", "), la.co.Rel(filepath.Dir(path)), spec.Command[0], spec.Install))
 		case root == "":
 			reasons = append(reasons, fmt.Sprintf("%s is installed (%s) but no root marker (%s) was found in %s or a folder above it inside the root",
-				spec.ID, bin, strings.Join(spec.RootMarkers, ", "), la.co.rel(filepath.Dir(path))))
+				spec.ID, bin, strings.Join(spec.RootMarkers, ", "), la.co.Rel(filepath.Dir(path))))
 		case binErr != nil && !errors.Is(binErr, exec.ErrNotFound) && !errors.Is(binErr, fs.ErrNotExist):
 			// A manager's shim with nothing to run outside the checkout.
-			reasons = append(reasons, fmt.Sprintf("%s found %s, but %v", spec.ID, la.co.rel(filepath.Join(root, marker)), binErr))
+			reasons = append(reasons, fmt.Sprintf("%s found %s, but %v", spec.ID, la.co.Rel(filepath.Join(root, marker)), binErr))
 		case binErr != nil:
 			reasons = append(reasons, fmt.Sprintf("%s found %s but %s is not installed: %s",
-				spec.ID, la.co.rel(filepath.Join(root, marker)), spec.Command[0], spec.Install))
+				spec.ID, la.co.Rel(filepath.Join(root, marker)), spec.Command[0], spec.Install))
 		default:
 			c := &choice{spec: spec, root: root, bin: bin, languageID: langID}
 			if la.runsWarm(c) {
@@ -79,7 +80,7 @@ func (la *launcher) choose(path string) (*choice, error) {
 			}
 			if err := la.probe(spec, bin, root); err != nil {
 				reasons = append(reasons, fmt.Sprintf("%s found %s, and %s is installed but does not run: %v; install it: %s",
-					spec.ID, la.co.rel(filepath.Join(root, marker)), bin, err, spec.Install))
+					spec.ID, la.co.Rel(filepath.Join(root, marker)), bin, err, spec.Install))
 				broken = append(broken, spec.ID)
 				continue
 			}
@@ -88,9 +89,9 @@ func (la *launcher) choose(path string) (*choice, error) {
 	}
 	if !owned {
 		return nil, fmt.Errorf("%w: no server in the table handles %q files (%s); use read or grep for it",
-			ErrNotOwned, filepath.Ext(path), la.co.rel(path))
+			ErrNotOwned, filepath.Ext(path), la.co.Rel(path))
 	}
-	return nil, &UnavailableError{File: la.co.rel(path), Reasons: reasons, Broken: broken}
+	return nil, &UnavailableError{File: la.co.Rel(path), Reasons: reasons, Broken: broken}
 }
 
 // lookBin resolves a program: in a trusted checkout first in the server
@@ -102,9 +103,9 @@ func (la *launcher) lookBin(program string, localDirs []string, root string) (st
 		return exec.LookPath(program)
 	}
 	if !la.cfg.Trusted {
-		return broker.LookOutside(program, la.co.root, os.Environ())
+		return broker.LookOutside(program, la.co.Root(), os.Environ())
 	}
-	if found := localBins(program, localDirs, root, la.co.root); len(found) > 0 {
+	if found := localBins(program, localDirs, root, la.co.Root()); len(found) > 0 {
 		return found[0], nil
 	}
 	return exec.LookPath(program)
@@ -140,20 +141,19 @@ func (la *launcher) start(e *serverEntry, c *choice, shared bool) {
 		case <-ctx.Done():
 		}
 	}()
-	relRoot := la.co.rel(c.root)
+	relRoot := la.co.Rel(c.root)
 	if relRoot == "" {
 		relRoot = "."
 	}
-	guard, relText := la.co.guard, la.co.RelText
+	guard, relText := la.co.Guard(), la.co.RelText
 	if shared {
-		g, err := pathguard.New(la.co.root)
+		g, err := pathguard.New(la.co.Root())
 		if err != nil {
 			e.err = fmt.Errorf("starting %s for %s: %w", c.spec.ID, relRoot, err)
 			return
 		}
 		e.guard = g
-		view := &checkout{root: la.co.root, roots: la.co.roots, guard: g}
-		guard, relText = g, view.RelText
+		guard, relText = g, la.co.WithGuard(g).RelText
 	}
 	var srv *server
 	var err error
@@ -194,12 +194,12 @@ func (la *launcher) start(e *serverEntry, c *choice, shared bool) {
 // database that cmake has written again since — is neither shared nor
 // kept: the next call starts one from the file as it is now.
 func (la *launcher) preparedFrom(c *choice) string {
-	if len(c.spec.PrepareReads) == 0 || la.co.guard == nil {
+	if len(c.spec.PrepareReads) == 0 || la.co.Guard() == nil {
 		return ""
 	}
 	var b strings.Builder
 	for _, rel := range c.spec.PrepareReads {
-		info, err := la.co.guard.Stat(filepath.Join(c.root, filepath.FromSlash(rel)))
+		info, err := la.co.Guard().Stat(filepath.Join(c.root, filepath.FromSlash(rel)))
 		if err != nil {
 			b.WriteString("-;")
 		} else if st, ok := parsecache.StampOf(info); ok {

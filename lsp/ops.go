@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/builtin-tools/builtin-tools/lsp/answer"
+	"github.com/builtin-tools/builtin-tools/lsp/checkout"
 	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
@@ -40,10 +41,10 @@ func (fl *fleet) at(ctx context.Context, file pathguard.Path, p protocol.Place) 
 	if err != nil {
 		return nil, err
 	}
-	rel := fl.co.rel(path)
-	text, _, err := readText(fl.co.guard, path)
+	rel := fl.co.Rel(path)
+	text, _, err := readText(fl.co.Guard(), path)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBadFile, err)
+		return nil, fmt.Errorf("%w: %v", checkout.ErrBadFile, err)
 	}
 	if _, _, _, err := protocol.FindSymbol(protocol.NewDocument(text), rel, p); err != nil {
 		return nil, err
@@ -75,7 +76,7 @@ func (fl *fleet) at(ctx context.Context, file pathguard.Path, p protocol.Place) 
 // that changed on disk, and syncs path itself, reporting whether its text
 // changed. The caller must call srv.release() when done.
 func (fl *fleet) sync(ctx context.Context, path string) (*server, *openDoc, bool, error) {
-	fl.co.noteDir(path)
+	fl.co.NoteDir(path)
 	c, err := fl.la.choose(path)
 	if err != nil {
 		return nil, nil, false, err
@@ -185,7 +186,7 @@ func (s *Supervisor) locations(ctx context.Context, method, op string, file path
 	sortLocations(locs)
 	res := &answer.Locations{Operation: op, Symbol: r.symbol, Occurrence: r.shownOccurrence(), File: r.rel, Line: r.line, Server: r.srv.spec.ID,
 		Locations: make([]answer.Location, 0, min(len(locs), limit)), Total: len(locs), Loading: r.srv.stillLoading()}
-	q := s.newQuoter(r.srv)
+	q := newQuoter(s.co, r.srv)
 	for _, l := range locs[:min(len(locs), limit)] {
 		res.Locations = append(res.Locations, q.location(l))
 	}
@@ -232,12 +233,12 @@ func sortLocations(locs []protocol.Location) {
 // quoter turns server locations into Locations with the source line
 // quoted, reading each file once (the server's open copy when there is one).
 type quoter struct {
-	co    *checkout
+	co    *checkout.Checkout
 	srv   *server
 	cache map[string]*protocol.Document
 }
 
-func (co *checkout) newQuoter(srv *server) *quoter {
+func newQuoter(co *checkout.Checkout, srv *server) *quoter {
 	return &quoter{co: co, srv: srv, cache: map[string]*protocol.Document{}}
 }
 
@@ -248,7 +249,7 @@ func (q *quoter) document(path string) *protocol.Document {
 	var d *protocol.Document
 	if od := q.srv.docs.doc(path); od != nil {
 		d = protocol.NewDocument(od.text)
-	} else if text, _, err := readText(q.co.guard, path); err == nil {
+	} else if text, _, err := readText(q.co.Guard(), path); err == nil {
 		d = protocol.NewDocument(text)
 	}
 	q.cache[path] = d
@@ -257,14 +258,14 @@ func (q *quoter) document(path string) *protocol.Document {
 
 func (q *quoter) location(l protocol.Location) answer.Location {
 	out := answer.Location{Line: l.Range.Start.Line + 1, EndLine: l.Range.End.Line + 1}
-	path, ok := uriPath(l.URI)
+	path, ok := protocol.URIPath(l.URI)
 	if !ok {
 		out.Path = l.URI
 		return out
 	}
-	path = q.co.canonical(path)
-	out.Path = q.co.rel(path)
-	if _, err := q.co.confine(path); err != nil {
+	path = q.co.Canonical(path)
+	out.Path = q.co.Rel(path)
+	if _, err := q.co.Confine(path); err != nil {
 		// Shown, never read: a file outside the root (a dependency, the
 		// standard library, or a link out of the checkout) is not quoted.
 		out.Column, out.Outside = l.Range.Start.Character+1, true
@@ -294,10 +295,10 @@ func (s *Supervisor) Hover(ctx context.Context, file pathguard.Path, p protocol.
 	}
 	h := &answer.Hover{Symbol: r.symbol, Occurrence: r.shownOccurrence(), File: r.rel, Line: r.line, Server: r.srv.spec.ID}
 	if res != nil {
-		h.Contents = s.RelText(strings.TrimSpace(hoverText(res.Contents)))
+		h.Contents = s.co.RelText(strings.TrimSpace(hoverText(res.Contents)))
 	}
 	if h.Contents != "" {
-		if why := s.hoverOutside(ctx, r); why != "" {
+		if why := hoverOutside(ctx, s.co, r); why != "" {
 			h.Contents, h.Withheld = "", why
 			return h, nil
 		}
@@ -314,7 +315,7 @@ func (s *Supervisor) Hover(ctx context.Context, file pathguard.Path, p protocol.
 // replace names, a relative import out of the checkout, a link — it is not
 // quoted, as a definition there is not (N4). The server is asked where the
 // symbol is defined; a definition it cannot give is no reason to withhold.
-func (co *checkout) hoverOutside(ctx context.Context, r *request) string {
+func hoverOutside(ctx context.Context, co *checkout.Checkout, r *request) string {
 	var raw json.RawMessage
 	if err := r.srv.call(ctx, "textDocument/definition", r.params(), &raw); err != nil {
 		return fmt.Sprintf("its text is not quoted, because where %s is defined could not be checked (%v)", r.symbol, err)
@@ -322,7 +323,7 @@ func (co *checkout) hoverOutside(ctx context.Context, r *request) string {
 	locs := decodeLocations(raw)
 	sortLocations(locs)
 	for _, l := range locs {
-		if where, outside := co.outsideRoot(l.URI); outside && !inLibrary(l.URI) {
+		if where, outside := outsideRoot(co, l.URI); outside && !inLibrary(l.URI) {
 			return fmt.Sprintf("%s is defined outside the root (%s:%d), so its text is not quoted", r.symbol, where, l.Range.Start.Line+1)
 		}
 	}
@@ -332,22 +333,22 @@ func (co *checkout) hoverOutside(ctx context.Context, r *request) string {
 // outsideRoot reports whether uri names something the root does not hold
 // (a file outside it, through links too, or not a file at all), and how
 // to name it.
-func (co *checkout) outsideRoot(uri string) (string, bool) {
-	path, ok := uriPath(uri)
+func outsideRoot(co *checkout.Checkout, uri string) (string, bool) {
+	path, ok := protocol.URIPath(uri)
 	if !ok {
 		return uri, true
 	}
-	path = co.canonical(path)
-	if _, err := co.confine(path); err != nil || !co.inRoot(path) {
-		return co.rel(path), true
+	path = co.Canonical(path)
+	if _, err := co.Confine(path); err != nil || !co.InRoot(path) {
+		return co.Rel(path), true
 	}
-	return co.rel(path), false
+	return co.Rel(path), false
 }
 
 // inLibrary reports whether uri names a file of installed library code
 // (library.go), links resolved.
 func inLibrary(uri string) bool {
-	path, ok := uriPath(uri)
+	path, ok := protocol.URIPath(uri)
 	if !ok {
 		return false
 	}
@@ -416,7 +417,7 @@ func (s *Supervisor) documentSymbols(ctx context.Context, query string, file pat
 	if err := srv.call(ctx, "textDocument/documentSymbol", protocol.DocumentSymbolParams{TextDocument: protocol.TextDocumentIdentifier{URI: doc.uri}}, &entries); err != nil {
 		return nil, err
 	}
-	res := &answer.Symbols{Query: query, File: s.rel(path), Server: srv.spec.ID, Symbols: []answer.Symbol{}}
+	res := &answer.Symbols{Query: query, File: s.co.Rel(path), Server: srv.spec.ID, Symbols: []answer.Symbol{}}
 	var walk func(es []protocol.SymbolEntry, depth int)
 	walk = func(es []protocol.SymbolEntry, depth int) {
 		for i := range es {
@@ -445,12 +446,12 @@ func (s *Supervisor) documentSymbols(ctx context.Context, query string, file pat
 func (s *Supervisor) workspaceSymbols(ctx context.Context, query string) (*answer.Symbols, error) {
 	srvs := s.fleet.running()
 	if len(srvs) == 0 {
-		markers := s.scanMarkers(ctx, s.cfg.Servers)
+		markers := s.co.ScanMarkers(ctx, s.cfg.Servers)
 		var reasons []string
 		for i := range s.cfg.Servers {
 			spec := &s.cfg.Servers[i]
 			for _, dir := range markers[spec.ID] {
-				root := filepath.Join(s.root, filepath.FromSlash(dir))
+				root := filepath.Join(s.co.Root(), filepath.FromSlash(dir))
 				bin, err := s.tools.program(spec.Command[0], spec.LocalBinDirs, root)
 				if err != nil {
 					reasons = append(reasons, fmt.Sprintf("%s (%s) is not installed: %s", spec.ID, dir, spec.Install))
@@ -508,7 +509,7 @@ func (s *Supervisor) workspaceSymbols(ctx context.Context, query string) (*answe
 			}
 			q := quoters[srv]
 			if q == nil {
-				q = s.newQuoter(srv)
+				q = newQuoter(s.co, srv)
 				quoters[srv] = q
 			}
 			res.Symbols = append(res.Symbols, answer.Symbol{Name: e.Name, Kind: protocol.SymbolKindName(e.Kind), Container: e.ContainerName,
@@ -558,9 +559,9 @@ func (s *Supervisor) CodeActions(ctx context.Context, file pathguard.Path, p pro
 	}
 	res := &answer.CodeActions{Symbol: r.symbol, Occurrence: r.shownOccurrence(), File: r.rel, Line: r.line, Server: r.srv.spec.ID, Actions: make([]answer.CodeAction, 0, len(actions))}
 	for _, a := range actions {
-		ca := answer.CodeAction{Title: s.RelText(a.Title), Kind: a.Kind, Preferred: a.IsPreferred, Disabled: a.Disabled != nil}
+		ca := answer.CodeAction{Title: s.co.RelText(a.Title), Kind: a.Kind, Preferred: a.IsPreferred, Disabled: a.Disabled != nil}
 		if a.Disabled != nil {
-			ca.DisabledReason = s.RelText(a.Disabled.Reason)
+			ca.DisabledReason = s.co.RelText(a.Disabled.Reason)
 		} else {
 			// Enabled actions stay addressable for lsp_fix, with the text
 			// they were computed from.
@@ -568,7 +569,7 @@ func (s *Supervisor) CodeActions(ctx context.Context, file pathguard.Path, p pro
 		}
 		if a.Edit != nil {
 			ca.Files = editFiles(s, a.Edit)
-			if out := s.outsideFiles(a.Edit); len(out) > 0 {
+			if out := outsideFiles(s.co, a.Edit); len(out) > 0 {
 				// Its title may quote the outside file (an import path, a
 				// name declared there): not shown, as that file is not.
 				ca.Title = ""
@@ -583,10 +584,10 @@ func (s *Supervisor) CodeActions(ctx context.Context, file pathguard.Path, p pro
 }
 
 // outsideFiles lists the files of a WorkspaceEdit outside the root.
-func (co *checkout) outsideFiles(we *protocol.WorkspaceEdit) []string {
+func outsideFiles(co *checkout.Checkout, we *protocol.WorkspaceEdit) []string {
 	var out []string
 	for _, uri := range editURIs(we) {
-		if where, outside := co.outsideRoot(uri); outside && !slices.Contains(out, where) {
+		if where, outside := outsideRoot(co, uri); outside && !slices.Contains(out, where) {
 			out = append(out, where)
 		}
 	}
@@ -599,8 +600,8 @@ func editFiles(s *Supervisor, we *protocol.WorkspaceEdit) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, uri := range editURIs(we) {
-		if p, ok := uriPath(uri); ok {
-			rel := s.rel(s.canonical(p))
+		if p, ok := protocol.URIPath(uri); ok {
+			rel := s.co.Rel(s.co.Canonical(p))
 			if !seen[rel] {
 				seen[rel] = true
 				out = append(out, rel)

@@ -31,7 +31,7 @@ func orphanChild(dir string) {
 		Checker:    []string{"/bin/sh", "-c", fmt.Sprintf(`sleep 302 & echo $! > %s/checker-helper; wait`, dir)},
 	}
 	sup := NewSupervisor(root, Config{Servers: []langserver.Spec{spec}, StartTimeout: 10 * time.Second})
-	at, _ := sup.Guard().Path(filepath.Join(root, "a.fake"))
+	at, _ := sup.co.Guard().Path(filepath.Join(root, "a.fake"))
 	if _, err := sup.Reload(context.Background(), at); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(3)

@@ -352,7 +352,7 @@ func (la *launcher) launchDigest(c *choice) string {
 // other runs: a run that watches its servers (Observe, Stderr, test hooks)
 // keeps them to itself.
 func (fl *fleet) poolFor() (*Pool, bool) {
-	if fl.cfg.Pool == nil || fl.la.hooks != nil && !fl.la.hooks.shared || fl.cfg.Observe != nil || fl.cfg.Stderr != nil || fl.co.guard == nil {
+	if fl.cfg.Pool == nil || fl.la.hooks != nil && !fl.la.hooks.shared || fl.cfg.Observe != nil || fl.cfg.Stderr != nil || fl.co.Guard() == nil {
 		return fl.ownPool, false
 	}
 	return fl.cfg.Pool, true

@@ -9,6 +9,7 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/internal/staged"
 	"github.com/builtin-tools/builtin-tools/lsp/answer"
+	"github.com/builtin-tools/builtin-tools/lsp/checkout"
 	"github.com/builtin-tools/builtin-tools/lsp/langserver"
 	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 	"github.com/builtin-tools/builtin-tools/lsp/wsedit"
@@ -25,13 +26,13 @@ func (s *Supervisor) Rename(ctx context.Context, file pathguard.Path, p protocol
 		return nil, err
 	}
 	defer r.srv.release()
-	notes, err := wsedit.Commit(ctx, editCheckout{&s.checkout}, plan, force)
+	notes, err := wsedit.Commit(ctx, editCheckout{s.co}, plan, force)
 	if err != nil {
 		return nil, fmt.Errorf("rename not applied: %w", err)
 	}
 	res := &answer.RenameResult{Symbol: r.symbol, Occurrence: r.shownOccurrence(), NewName: newName, Server: r.srv.spec.ID,
 		Notes: append(slices.Clone(plan.Notes), notes...)}
-	res.Files, res.Edits = s.planFiles(plan)
+	res.Files, res.Edits = planFiles(s.co, plan)
 	// The files are written: a server that could not take them back is a
 	// note on what happened, not a failure of it.
 	if err := resyncAfterEdit(ctx, r.srv, plan); err != nil {
@@ -65,7 +66,7 @@ func (s *Supervisor) planRename(ctx context.Context, file pathguard.Path, p prot
 		r.srv.release()
 		return nil, nil, fmt.Errorf("%s found nothing to rename for %s; point at the symbol's name", r.srv.spec.ID, r.where())
 	}
-	plan, err := s.planEdit(we, r.srv)
+	plan, err := planEdit(s.co, we, r.srv)
 	if err != nil {
 		r.srv.release()
 		return nil, nil, fmt.Errorf("rename not applied, no file changed: %w", err)
@@ -74,18 +75,18 @@ func (s *Supervisor) planRename(ctx context.Context, file pathguard.Path, p prot
 }
 
 // planFiles lists what a plan changes, sorted by path, and its edits.
-func (co *checkout) planFiles(plan *wsedit.Plan) ([]answer.FileEdit, int) {
+func planFiles(co *checkout.Checkout, plan *wsedit.Plan) ([]answer.FileEdit, int) {
 	files, edits := []answer.FileEdit{}, 0
 	for _, f := range plan.Files {
 		if !f.Touched {
 			continue
 		}
-		fe := answer.FileEdit{Path: co.rel(f.Path), Edits: f.Edits}
+		fe := answer.FileEdit{Path: co.Rel(f.Path), Edits: f.Edits}
 		switch {
 		case !f.Exists && f.ExistedOnDisk:
 			fe.Deleted = true
 		case f.From != "":
-			fe.RenamedFrom = co.rel(f.From)
+			fe.RenamedFrom = co.Rel(f.From)
 		case f.Exists && !f.ExistedOnDisk:
 			fe.Created = true
 		}
@@ -112,12 +113,12 @@ func (s *Supervisor) PlanRename(ctx context.Context, file pathguard.Path, p prot
 		return nil, err
 	}
 	defer r.srv.release()
-	return s.stagedEdit(r.srv, plan, "this rename")
+	return stagedEdit(s.co, r.srv, plan, "this rename")
 }
 
 // stagedEdit turns a plan of text edits into a StagedEdit; what names the
 // edit in a refusal.
-func (co *checkout) stagedEdit(srv *server, plan *wsedit.Plan, what string) (*answer.StagedEdit, error) {
+func stagedEdit(co *checkout.Checkout, srv *server, plan *wsedit.Plan, what string) (*answer.StagedEdit, error) {
 	out := &answer.StagedEdit{Server: srv.spec.ID}
 	var moves []string
 	for _, path := range plan.Order {
@@ -126,14 +127,14 @@ func (co *checkout) stagedEdit(srv *server, plan *wsedit.Plan, what string) (*an
 			continue
 		}
 		if !f.Exists || !f.ExistedOnDisk || f.From != "" {
-			moves = append(moves, co.rel(f.Path))
+			moves = append(moves, co.Rel(f.Path))
 			continue
 		}
 		if f.Content == f.DiskText {
 			continue // edits that change nothing
 		}
 		lines := append([]int{}, slices.Compact(slices.Sorted(slices.Values(f.Lines)))...)
-		out.Files = append(out.Files, staged.File{File: co.rel(f.Path), Path: f.Real, Before: []byte(f.DiskText), After: []byte(f.Content),
+		out.Files = append(out.Files, staged.File{File: co.Rel(f.Path), Path: f.Real, Before: []byte(f.DiskText), After: []byte(f.Content),
 			Edits: f.Edits, Lines: lines})
 		out.Edits += f.Edits
 	}
@@ -147,7 +148,7 @@ func (co *checkout) stagedEdit(srv *server, plan *wsedit.Plan, what string) (*an
 }
 
 // planEdit works out we for srv in memory (see wsedit.Prepare).
-func (co *checkout) planEdit(we *protocol.WorkspaceEdit, srv *server) (*wsedit.Plan, error) {
+func planEdit(co *checkout.Checkout, we *protocol.WorkspaceEdit, srv *server) (*wsedit.Plan, error) {
 	enc, version := protocol.UTF16, func(string) (int, bool) { return 0, false }
 	if srv != nil {
 		enc = srv.encoding
@@ -163,28 +164,28 @@ func (co *checkout) planEdit(we *protocol.WorkspaceEdit, srv *server) (*wsedit.P
 
 // editCheckout is the checkout as an edit plan reads and writes it: through
 // the supervisor's guard, in the root's spelling.
-type editCheckout struct{ co *checkout }
+type editCheckout struct{ co *checkout.Checkout }
 
-func (e editCheckout) Guard() *pathguard.Guard { return e.co.guard }
-func (e editCheckout) Rel(path string) string  { return e.co.rel(path) }
+func (e editCheckout) Guard() *pathguard.Guard { return e.co.Guard() }
+func (e editCheckout) Rel(path string) string  { return e.co.Rel(path) }
 
 func (e editCheckout) Read(real string) (string, fs.FileInfo, error) {
-	return readText(e.co.guard, real)
+	return readText(e.co.Guard(), real)
 }
 
 func (e editCheckout) Locate(uri string) (string, string, error) {
 	co := e.co
-	path, ok := uriPath(uri)
+	path, ok := protocol.URIPath(uri)
 	if !ok {
 		return "", "", fmt.Errorf("the server sent an edit for %s, which is not a file", uri)
 	}
-	path = co.canonical(path)
-	if !co.inRoot(path) {
-		return "", "", fmt.Errorf("the edit would change %s, outside the root %s", path, co.root)
+	path = co.Canonical(path)
+	if !co.InRoot(path) {
+		return "", "", fmt.Errorf("the edit would change %s, outside the root %s", path, co.Root())
 	}
-	confined, err := co.confine(path)
+	confined, err := co.Confine(path)
 	if err != nil {
-		return "", "", fmt.Errorf("the edit would change %s, which resolves outside the root %s (through a symbolic link)", co.rel(path), co.root)
+		return "", "", fmt.Errorf("the edit would change %s, which resolves outside the root %s (through a symbolic link)", co.Rel(path), co.Root())
 	}
 	return path, confined, nil
 }
@@ -211,7 +212,7 @@ func resyncAfterEdit(ctx context.Context, srv *server, p *wsedit.Plan) error {
 		case !f.ExistedOnDisk:
 			typ = protocol.FileCreated
 		}
-		events = append(events, protocol.FileEvent{URI: fileURI(path), Type: typ})
+		events = append(events, protocol.FileEvent{URI: protocol.FileURI(path), Type: typ})
 	}
 	return srv.docs.notifyWatched(ctx, events)
 }

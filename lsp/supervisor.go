@@ -11,6 +11,7 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/lsp/answer"
+	"github.com/builtin-tools/builtin-tools/lsp/checkout"
 	"github.com/builtin-tools/builtin-tools/lsp/toolenv"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
@@ -23,8 +24,8 @@ import (
 // they are the run's own. Idle ones are reaped either way. Its methods are
 // safe for concurrent use.
 type Supervisor struct {
-	checkout      // the folder and how results name its files (checkout.go)
-	ownGuard bool // the guard was opened here, and Close closes it
+	co       *checkout.Checkout // the folder and how results name its files (package checkout)
+	ownGuard bool               // the guard was opened here, and Close closes it
 	cfg      Config
 
 	tools launcher // which server owns a file, and its start (launcher.go; its environment, package toolenv)
@@ -33,6 +34,18 @@ type Supervisor struct {
 	// actions are the code actions listed in this run, by id (fix.go).
 	actions actionTable
 }
+
+// Guard is the path guard the supervisor reads and confines through: the
+// locations its methods take come from it (Guard.Path).
+func (s *Supervisor) Guard() *pathguard.Guard { return s.co.Guard() }
+
+// Root returns the checkout root the supervisor works in.
+func (s *Supervisor) Root() string { return s.co.Root() }
+
+// RelText rewrites the paths in text — a server's message, a checker's
+// output line, an error — as every result names files: relative to the
+// root.
+func (s *Supervisor) RelText(text string) string { return s.co.RelText(text) }
 
 // NewSupervisor returns a Supervisor for the checkout at root, with a path
 // guard of its own. It starts nothing (LSP-1): servers start on the first
@@ -59,9 +72,9 @@ func OpenSupervisor(g *pathguard.Guard, cfg Config) *Supervisor {
 }
 
 func newSupervisor(roots []string, guard *pathguard.Guard, cfg Config) *Supervisor {
-	s := &Supervisor{checkout: checkout{root: roots[0], roots: roots, guard: guard}, cfg: cfg.withDefaults()}
-	s.tools = launcher{co: &s.checkout, cfg: &s.cfg, env: toolenv.New(roots, s.cfg.Trusted)}
-	s.fleet = fleet{co: &s.checkout, la: &s.tools, cfg: &s.cfg,
+	s := &Supervisor{co: checkout.New(roots, guard), cfg: cfg.withDefaults()}
+	s.tools = launcher{co: s.co, cfg: &s.cfg, env: toolenv.New(roots, s.cfg.Trusted)}
+	s.fleet = fleet{co: s.co, la: &s.tools, cfg: &s.cfg,
 		servers:  map[serverKey]*serverEntry{},
 		ownPool:  NewPool(),
 		crashes:  map[serverKey]answer.Crash{},
@@ -86,7 +99,7 @@ func (s *Supervisor) DiagnosticsWait() time.Duration { return s.cfg.DiagnosticsW
 // and waited for. Calls after Close fail with ErrClosed.
 func (s *Supervisor) Close() error {
 	if s.fleet.close() && s.ownGuard {
-		s.guard.Close()
+		s.co.Guard().Close()
 	}
 	return nil
 }
@@ -143,17 +156,17 @@ func (s *Supervisor) Reload(ctx context.Context, file pathguard.Path) (*answer.R
 // checkout and its binary resolves, and which servers run for which roots.
 // It starts nothing.
 func (s *Supervisor) Status(ctx context.Context) *answer.Status {
-	markers := s.scanMarkers(ctx, s.cfg.Servers)
+	markers := s.co.ScanMarkers(ctx, s.cfg.Servers)
 	running := s.fleet.runningEntries()
-	st := &answer.Status{Root: s.root, Trusted: s.cfg.Trusted, Servers: make([]answer.ServerStatus, 0, len(s.cfg.Servers))}
+	st := &answer.Status{Root: s.co.Root(), Trusted: s.cfg.Trusted, Servers: make([]answer.ServerStatus, 0, len(s.cfg.Servers))}
 	for i := range s.cfg.Servers {
 		spec := &s.cfg.Servers[i]
 		dirs := markers[spec.ID]
-		probeRoot := s.root
+		probeRoot := s.co.Root()
 		if len(dirs) > 0 {
-			probeRoot = filepath.Join(s.root, filepath.FromSlash(dirs[0]))
+			probeRoot = filepath.Join(s.co.Root(), filepath.FromSlash(dirs[0]))
 		}
-		bin, binErr := s.tools.program(spec.Command[0], spec.LocalBinDirs, s.root)
+		bin, binErr := s.tools.program(spec.Command[0], spec.LocalBinDirs, s.co.Root())
 		if binErr != nil && len(dirs) > 0 {
 			bin, binErr = s.tools.program(spec.Command[0], spec.LocalBinDirs, probeRoot)
 		}
@@ -162,7 +175,7 @@ func (s *Supervisor) Status(ctx context.Context) *answer.Status {
 		row := answer.ServerStatus{ID: spec.ID, Language: spec.Language, Extensions: append([]string{}, slices.Sorted(maps.Keys(spec.Extensions))...),
 			RootMarkers: append([]string{}, spec.RootMarkers...), MarkerDirs: dirs, Program: spec.Command[0], Install: spec.Install}
 		if binErr == nil {
-			row.Binary = s.rel(bin) // a program inside a trusted checkout, relative
+			row.Binary = s.co.Rel(bin) // a program inside a trusted checkout, relative
 		}
 		for _, r := range running {
 			if srv := r.srv; srv.spec.ID == spec.ID {
@@ -196,10 +209,10 @@ func (s *Supervisor) Status(ctx context.Context) *answer.Status {
 		if !s.cfg.Trusted {
 			var roots []string
 			for _, d := range dirs {
-				roots = append(roots, filepath.Join(s.root, filepath.FromSlash(d)))
+				roots = append(roots, filepath.Join(s.co.Root(), filepath.FromSlash(d)))
 			}
-			for _, p := range localBins(spec.Command[0], spec.LocalBinDirs, append(roots, s.root)...) {
-				row.PassedOver = append(row.PassedOver, s.rel(p))
+			for _, p := range localBins(spec.Command[0], spec.LocalBinDirs, append(roots, s.co.Root())...) {
+				row.PassedOver = append(row.PassedOver, s.co.Rel(p))
 			}
 			if spec.CheckerRunsCode != "" && len(dirs) > 0 {
 				row.Checker, row.CheckerSkipped = spec.Checker, spec.CheckerRunsCode

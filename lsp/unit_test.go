@@ -34,7 +34,7 @@ func TestPlanAndCommitFileOperations(t *testing.T) {
 	write("e.txt", "edited via changes\n")
 	sup := NewSupervisor(root, Config{})
 	defer sup.Close()
-	uri := func(name string) string { return fileURI(filepath.Join(root, name)) }
+	uri := func(name string) string { return protocol.FileURI(filepath.Join(root, name)) }
 	raw := func(v any) json.RawMessage {
 		b, _ := json.Marshal(v)
 		return b
@@ -49,11 +49,11 @@ func TestPlanAndCommitFileOperations(t *testing.T) {
 			raw(map[string]any{"kind": "delete", "uri": uri("d.txt")}),
 		},
 	}
-	plan, err := sup.planEdit(we, nil)
+	plan, err := planEdit(sup.co, we, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := wsedit.Commit(context.Background(), editCheckout{&sup.checkout}, plan, false); err != nil {
+	if _, err := wsedit.Commit(context.Background(), editCheckout{sup.co}, plan, false); err != nil {
 		t.Fatal(err)
 	}
 	for name, want := range map[string]string{"b.txt": "alpha new\n", "sub/c.txt": "made\n", "e.txt": "changed via changes\n"} {
@@ -71,10 +71,10 @@ func TestPlanAndCommitFileOperations(t *testing.T) {
 	outside := filepath.Join(t.TempDir(), "x.txt")
 	write("keep.txt", "keep\n")
 	we = &protocol.WorkspaceEdit{Changes: map[string][]protocol.TextEdit{
-		uri("keep.txt"):  {edit(0, 0, 0, 4, "lost")},
-		fileURI(outside): {edit(0, 0, 0, 0, "x")},
+		uri("keep.txt"):           {edit(0, 0, 0, 4, "lost")},
+		protocol.FileURI(outside): {edit(0, 0, 0, 0, "x")},
 	}}
-	if _, err := sup.planEdit(we, nil); err == nil || !strings.Contains(err.Error(), "outside the root") {
+	if _, err := planEdit(sup.co, we, nil); err == nil || !strings.Contains(err.Error(), "outside the root") {
 		t.Fatalf("edit outside the root: %v", err)
 	}
 	// Overlapping edits in one file refuse the whole edit too.
@@ -82,7 +82,7 @@ func TestPlanAndCommitFileOperations(t *testing.T) {
 		uri("b.txt"):    {edit(0, 0, 0, 0, "ok ")},
 		uri("keep.txt"): {edit(0, 0, 0, 3, "x"), edit(0, 1, 0, 2, "y")},
 	}}
-	if _, err := sup.planEdit(we, nil); err == nil || !strings.Contains(err.Error(), "overlapping") {
+	if _, err := planEdit(sup.co, we, nil); err == nil || !strings.Contains(err.Error(), "overlapping") {
 		t.Fatalf("overlapping edits: %v", err)
 	}
 	// A file changed on disk between planning and commit: nothing written.
@@ -90,12 +90,12 @@ func TestPlanAndCommitFileOperations(t *testing.T) {
 		uri("b.txt"):    {edit(0, 0, 0, 0, "ok ")},
 		uri("keep.txt"): {edit(0, 0, 0, 4, "lost")},
 	}}
-	plan, err = sup.planEdit(we, nil)
+	plan, err = planEdit(sup.co, we, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	write("keep.txt", "someone else\n")
-	if _, err := wsedit.Commit(context.Background(), editCheckout{&sup.checkout}, plan, false); err == nil || !strings.Contains(err.Error(), "changed on disk") {
+	if _, err := wsedit.Commit(context.Background(), editCheckout{sup.co}, plan, false); err == nil || !strings.Contains(err.Error(), "changed on disk") {
 		t.Fatalf("concurrent change: %v", err)
 	}
 	if got, _ := read("b.txt"); got != "alpha new\n" {
@@ -133,9 +133,9 @@ func TestDecodeLocationsAndHover(t *testing.T) {
 
 func TestURIRoundTrip(t *testing.T) {
 	for _, p := range []string{"/tmp/a b/c#d.go", "/tmp/größe/x.go", "/tmp/%41.go"} {
-		got, ok := uriPath(fileURI(p))
+		got, ok := protocol.URIPath(protocol.FileURI(p))
 		if !ok || got != p {
-			t.Errorf("%s -> %s -> %s", p, fileURI(p), got)
+			t.Errorf("%s -> %s -> %s", p, protocol.FileURI(p), got)
 		}
 	}
 }
@@ -161,7 +161,7 @@ func TestMarkerScanUsesTheWalkPolicy(t *testing.T) {
 	}
 	sup := NewSupervisor(root, Config{})
 	defer sup.Close()
-	got := sup.scanMarkers(context.Background(), sup.cfg.Servers)["gopls"]
+	got := sup.co.ScanMarkers(context.Background(), sup.cfg.Servers)["gopls"]
 	if !slices.Equal(got, []string{"app", "tools/deep/a"}) {
 		t.Fatalf("gopls marker folders %v, want app and tools/deep/a", got)
 	}
@@ -175,14 +175,14 @@ func TestRelText(t *testing.T) {
 	s := NewSupervisor(root, Config{})
 	defer s.Close()
 	for in, want := range map[string]string{
-		root + "/main.py:3:26 - error: x":                        "main.py:3:26 - error: x",
-		"  " + root + "/pkg/a.py:1:1 - error":                    "  pkg/a.py:1:1 - error",
-		"file of " + fileURI(root) + "/src/a.ts (the index)":     "file of src/a.ts (the index)",
-		"paths are relative to " + root:                          "paths are relative to " + root,
-		"/elsewhere" + root + "/a.go and " + root + "2/b.go":     "/elsewhere" + root + "/a.go and " + root + "2/b.go",
-		"/usr/lib/go/src/fmt/print.go and \"" + root + "/x.go\"": "/usr/lib/go/src/fmt/print.go and \"x.go\"",
+		root + "/main.py:3:26 - error: x":                             "main.py:3:26 - error: x",
+		"  " + root + "/pkg/a.py:1:1 - error":                         "  pkg/a.py:1:1 - error",
+		"file of " + protocol.FileURI(root) + "/src/a.ts (the index)": "file of src/a.ts (the index)",
+		"paths are relative to " + root:                               "paths are relative to " + root,
+		"/elsewhere" + root + "/a.go and " + root + "2/b.go":          "/elsewhere" + root + "/a.go and " + root + "2/b.go",
+		"/usr/lib/go/src/fmt/print.go and \"" + root + "/x.go\"":      "/usr/lib/go/src/fmt/print.go and \"x.go\"",
 	} {
-		if got := s.RelText(in); got != want {
+		if got := s.co.RelText(in); got != want {
 			t.Errorf("RelText(%q) = %q, want %q", in, got, want)
 		}
 	}
@@ -193,7 +193,7 @@ func TestRelText(t *testing.T) {
 		os.MkdirAll(filepath.Dir(filepath.Join(root, f)), 0o755)
 		os.WriteFile(filepath.Join(root, f), nil, 0o644)
 	}
-	s.noteDir(filepath.Join(root, "pkg/sub/s.go"))
+	s.co.NoteDir(filepath.Join(root, "pkg/sub/s.go"))
 	base := filepath.Base(root)
 	for in, want := range map[string]string{
 		base + "/shapes.go:7:6: renaming this func":       "shapes.go:7:6: renaming this func",
@@ -202,7 +202,7 @@ func TestRelText(t *testing.T) {
 		"(see " + base + "/missing.go) and example.com/m": "(see " + base + "/missing.go) and example.com/m",
 		"a/b/c" + base + "/shapes.go":                     "a/b/c" + base + "/shapes.go",
 	} {
-		if got := s.RelText(in); got != want {
+		if got := s.co.RelText(in); got != want {
 			t.Errorf("RelText(%q) = %q, want %q", in, got, want)
 		}
 	}
