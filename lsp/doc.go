@@ -132,9 +132,10 @@
 // document), [wsedit] (a WorkspaceEdit worked out and written all or
 // nothing), [diag] (diagnostics, the run's ledger, a write's verdict),
 // [answer] (what the operations return, as data), [langserver] (the
-// server table and each row's Prepare and hooks) and [checkout] (the root,
-// its path guard, how results name its files). The operations and their
-// errors are package lsp's own.
+// server table and each row's Prepare and hooks), [checkout] (the root,
+// its path guard, how results name its files) and [projcheck] (the
+// project checkers of diagnostics "*"). The operations and their errors
+// are package lsp's own.
 //
 // Inside, a Supervisor is its operations over four parts, each with the
 // data its methods use: the checkout (package checkout; edits are planned
