@@ -323,39 +323,11 @@ func hoverOutside(ctx context.Context, co *checkout.Checkout, r *request) string
 	locs := decodeLocations(raw)
 	sortLocations(locs)
 	for _, l := range locs {
-		if where, outside := outsideRoot(co, l.URI); outside && !inLibrary(l.URI) {
+		if where, outside := co.Outside(l.URI); outside && !checkout.InLibrary(l.URI) {
 			return fmt.Sprintf("%s is defined outside the root (%s:%d), so its text is not quoted", r.symbol, where, l.Range.Start.Line+1)
 		}
 	}
 	return ""
-}
-
-// outsideRoot reports whether uri names something the root does not hold
-// (a file outside it, through links too, or not a file at all), and how
-// to name it.
-func outsideRoot(co *checkout.Checkout, uri string) (string, bool) {
-	path, ok := protocol.URIPath(uri)
-	if !ok {
-		return uri, true
-	}
-	path = co.Canonical(path)
-	if _, err := co.Confine(path); err != nil || !co.InRoot(path) {
-		return co.Rel(path), true
-	}
-	return co.Rel(path), false
-}
-
-// inLibrary reports whether uri names a file of installed library code
-// (library.go), links resolved.
-func inLibrary(uri string) bool {
-	path, ok := protocol.URIPath(uri)
-	if !ok {
-		return false
-	}
-	if r, err := filepath.EvalSymlinks(path); err == nil {
-		path = r
-	}
-	return isLibrary(path)
 }
 
 // hoverText flattens MarkupContent, MarkedString and MarkedString[].
@@ -587,7 +559,7 @@ func (s *Supervisor) CodeActions(ctx context.Context, file pathguard.Path, p pro
 func outsideFiles(co *checkout.Checkout, we *protocol.WorkspaceEdit) []string {
 	var out []string
 	for _, uri := range editURIs(we) {
-		if where, outside := outsideRoot(co, uri); outside && !slices.Contains(out, where) {
+		if where, outside := co.Outside(uri); outside && !slices.Contains(out, where) {
 			out = append(out, where)
 		}
 	}

@@ -1,10 +1,11 @@
 // Package checkout is the folder package lsp's servers work in, as lsp
-// names and confines its files: the root and the run's path guard, a
-// server's path or URI resolved through the guard (a file outside the
-// root is refused, never read), a file argument checked (ErrBadFile),
-// paths in a server's or a checker's text rewritten relative to the root,
-// and the folders holding a server's root markers. It knows the server
-// table's markers, never a server.
+// names and confines its files: the root and the run's path guard; a
+// server's path or URI resolved through the guard (a file outside the root
+// is named, never read) and whether it is installed library code, whose
+// hover text may be quoted all the same (N4); a file argument checked
+// (ErrBadFile); paths in a server's or a checker's text rewritten relative
+// to the root; the folders holding a server's root markers. It knows the
+// server table's markers, never a server.
 package checkout
 
 import (
@@ -386,4 +387,19 @@ func (co *Checkout) RelMessages(ds []diag.Diagnostic) []diag.Diagnostic {
 		ds[i].Message = co.RelText(ds[i].Message)
 	}
 	return ds
+}
+
+// Outside reports whether uri names something the root does not hold
+// (a file outside it, through links too, or not a file at all), and how
+// to name it.
+func (co *Checkout) Outside(uri string) (string, bool) {
+	path, ok := protocol.URIPath(uri)
+	if !ok {
+		return uri, true
+	}
+	path = co.Canonical(path)
+	if _, err := co.Confine(path); err != nil || !co.InRoot(path) {
+		return co.Rel(path), true
+	}
+	return co.Rel(path), false
 }
