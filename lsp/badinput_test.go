@@ -171,8 +171,8 @@ func TestServerStopsReading(t *testing.T) {
 	var pgids []int
 	sup.fleet.mu.Lock()
 	for _, e := range sup.fleet.servers {
-		if e.srv != nil {
-			pgids = append(pgids, e.srv.pid())
+		if srv := e.Server(); srv != nil {
+			pgids = append(pgids, srv.PID())
 		}
 	}
 	sup.fleet.mu.Unlock()
@@ -353,14 +353,14 @@ func TestServerKilledMidRequest(t *testing.T) {
 	s.sup.tools.hooks = &testHooks{
 		beforeSend: func(srv *server, method string) {
 			if method == "textDocument/references" {
-				stopOnce.Do(func() { stopAll(t, srv.pid()) })
+				stopOnce.Do(func() { stopAll(t, srv.PID()) })
 			}
 		},
 		requestSent: func(srv *server, method string) {
 			if method == "textDocument/references" {
 				killOnce.Do(func() {
-					killed = srv.pid()
-					_ = syscall.Kill(srv.pid(), syscall.SIGKILL)
+					killed = srv.PID()
+					_ = syscall.Kill(srv.PID(), syscall.SIGKILL)
 				})
 			}
 		},
@@ -376,7 +376,7 @@ func TestServerKilledMidRequest(t *testing.T) {
 		t.Errorf("references after crash: want 2, got %d", refs.Total)
 	}
 	run := s.sup.fleet.running()
-	if len(run) != 1 || run[0].pid() == killed {
+	if len(run) != 1 || run[0].PID() == killed {
 		t.Fatalf("want one fresh server, got %v (killed pid %d)", run, killed)
 	}
 	row := statusRow(t, s.sup.Status(s.ctx), "gopls")

@@ -117,7 +117,7 @@ func (s *server) unholdAlone() {
 // processes asks the broker how many connections (processes, one per
 // pool) share the server; 0 for a server of this process's own.
 func (s *server) processes(ctx context.Context) int {
-	if _, ok := s.proc.(*brokered.Proc); !ok || !s.alive() {
+	if _, ok := s.proc.(*brokered.Proc); !ok || !s.Alive() {
 		return 0
 	}
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
@@ -134,7 +134,7 @@ func (s *server) processes(ctx context.Context) int {
 // brokerServers asks the broker, through s's connection, for every
 // server it holds; nil for a server of this process's own.
 func (s *server) brokerServers(ctx context.Context) *broker.Servers {
-	if _, ok := s.proc.(*brokered.Proc); !ok || !s.alive() {
+	if _, ok := s.proc.(*brokered.Proc); !ok || !s.Alive() {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)

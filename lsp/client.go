@@ -613,7 +613,7 @@ func (s *server) exitError(method string) error {
 	return &ServerError{Server: s.spec.ID, Root: s.relRoot, Method: method, Kind: ErrServerExited, Detail: s.relText(detail)}
 }
 
-func (s *server) alive() bool {
+func (s *server) Alive() bool {
 	select {
 	case <-s.exited:
 		return false
@@ -659,13 +659,13 @@ func (s *server) notifyFailure(ctx context.Context, method string, err error) er
 	return s.exitError(method)
 }
 
-// shutdown asks the server to exit (shutdown, exit) and kills its process
+// Shutdown asks the server to exit (Shutdown, exit) and kills its process
 // group if it has not exited by the time ctx ends.
-func (s *server) shutdown(ctx context.Context) {
+func (s *server) Shutdown(ctx context.Context) {
 	s.mu.Lock()
 	s.closing = true
 	s.mu.Unlock()
-	if s.alive() {
+	if s.Alive() {
 		sctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		// The writes do not watch sctx: a server that stopped reading would
 		// block them, so the connection is closed when sctx ends.
@@ -691,7 +691,19 @@ func (s *server) kill() {
 	s.conn.Close()
 }
 
-func (s *server) pid() int { return s.proc.Pid() }
+func (s *server) PID() int { return s.proc.Pid() }
+
+// Calls, Use, LastUsed and Previewing are what package pool asks of the
+// server (pool.Member): the calls using it (a call's end takes its Use
+// back), its last use, and whether a preview holds it alone.
+func (s *server) Calls() int { return int(s.inflight.Load()) }
+func (s *server) Use()       { s.inflight.Add(1) }
+func (s *server) LastUsed() time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lastUsed
+}
+func (s *server) Previewing() bool { return s.view.Alone() }
 
 func (s *server) touch() {
 	s.mu.Lock()
@@ -716,4 +728,21 @@ func lastLines(s string, n int) string {
 func explainTail(t *proc.Tail) (string, bool) {
 	line := proc.ExplainingLine(t.Head())
 	return line, line != "" && t.Seen() > int64(len(strings.TrimSpace(line))+2)
+}
+
+// busyError says why a call waited in vain for another call's preview, or
+// why a preview waited in vain for the calls under way.
+func (s *server) busyError(method string, preview bool) error {
+	detail := fmt.Sprintf("another call's diagnostics preview held it for over %s; ask again", s.cfg.viewBound())
+	if preview {
+		detail = fmt.Sprintf("other calls kept it busy for over %s, so the preview could not start; ask again", s.cfg.viewBound())
+	}
+	return &ServerError{Server: s.spec.ID, Root: s.relRoot, Method: method, Kind: ErrServerTimeout, Detail: detail}
+}
+
+// idleFor is how long no call has used the server.
+func (s *server) idleFor() time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return time.Since(s.lastUsed)
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/lsp/langserver"
+	"github.com/builtin-tools/builtin-tools/lsp/pool"
 )
 
 // Defaults used when a Config duration is zero.
@@ -66,9 +67,9 @@ type Config struct {
 	// Supervisors that use it over the same folder with the same trust and
 	// the same server settings (LSP-7); nil keeps them to this Supervisor.
 	// A Supervisor with Observe or Stderr set keeps its own either way.
-	Pool *Pool
+	Pool *pool.Pool
 	// Private keeps lsptool's runs from putting their servers in
-	// [ProcessPool]: each run starts its own, as a harness that wants
+	// [pool.Process]: each run starts its own, as a harness that wants
 	// runs isolated from each other asks.
 	Private bool
 	// MemoryBudget, in bytes, bounds the resident memory of all the
@@ -124,4 +125,11 @@ func (c Config) withDefaults() Config {
 	def(&c.ProbeTimeout, DefaultProbeTimeout)
 	def(&c.ApplyEditWait, DefaultApplyEditWait)
 	return c
+}
+
+// viewBound bounds a wait for the server's view: as long as a preview
+// may hold it (its syncs, the waits for the file as on disk and for the
+// proposed version, the restore).
+func (c *Config) viewBound() time.Duration {
+	return c.StartTimeout + 2*c.RequestTimeout + 2*c.DiagnosticsWait
 }

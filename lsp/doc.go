@@ -13,8 +13,8 @@
 // failing call and replaced on the next, and [Supervisor.Close] shuts them
 // all down (shutdown, exit, then a kill of the process group, so helper
 // processes such as tsserver do not outlive the run). With [Config.Pool]
-// the runs of a process over the same folder share each server (a [Pool]
-// counts the runs holding it, and the last one to close stops it); each
+// the runs of a process over the same folder share each server (a
+// [pool.Pool] counts the runs holding it, and the last one to close stops it); each
 // run keeps what it was shown, and a preview holds its server alone.
 //
 // Servers are data: [langserver.Table] is a table of [langserver.Spec]

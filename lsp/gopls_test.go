@@ -214,17 +214,17 @@ func TestGopls(t *testing.T) {
 		before := s.sup.fleet.running()
 		res := must(s.sup.Reload(s.ctx, loc(s.t, s.sup, main)))(t)
 		after := s.sup.fleet.running()
-		if len(before) != 1 || len(after) != 1 || before[0].pid() == after[0].pid() {
+		if len(before) != 1 || len(after) != 1 || before[0].PID() == after[0].PID() {
 			t.Fatalf("reload: want a new process, before %v after %v", before, after)
 		}
-		if res.All || len(res.Servers) != 1 || res.Servers[0] != (answer.Reloaded{Server: "gopls", Root: ".", WasRunning: true, PID: after[0].pid(), ReadyMS: res.Servers[0].ReadyMS}) {
-			t.Errorf("reload: want gopls for . restarted as pid %d, got %+v", after[0].pid(), res)
+		if res.All || len(res.Servers) != 1 || res.Servers[0] != (answer.Reloaded{Server: "gopls", Root: ".", WasRunning: true, PID: after[0].PID(), ReadyMS: res.Servers[0].ReadyMS}) {
+			t.Errorf("reload: want gopls for . restarted as pid %d, got %+v", after[0].PID(), res)
 		}
 		out := must(s.sup.Definition(s.ctx, loc(s.t, s.sup, main), protocol.Place{Line: 12, Symbol: "Sum"}))(t)
 		expectContains(t, "definition", locKeys(out), "shapes/shapes.go:28:6")
 		row := statusRow(t, s.sup.Status(s.ctx), "gopls")
-		if row.State != answer.StateRunning || len(row.Running) != 1 || row.Running[0].Root != "." || row.Running[0].PID != after[0].pid() {
-			t.Errorf("status: want gopls running for . as pid %d, got %+v", after[0].pid(), row)
+		if row.State != answer.StateRunning || len(row.Running) != 1 || row.Running[0].Root != "." || row.Running[0].PID != after[0].PID() {
+			t.Errorf("status: want gopls running for . as pid %d, got %+v", after[0].PID(), row)
 		}
 	})
 

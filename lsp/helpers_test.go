@@ -209,7 +209,7 @@ func expectErr(t testing.TB, what string, err, target error, wants ...string) {
 func runningGroups(sup *Supervisor) []int {
 	var out []int
 	for _, srv := range sup.fleet.running() {
-		out = append(out, srv.pid())
+		out = append(out, srv.PID())
 	}
 	return out
 }

@@ -2,6 +2,9 @@ package lsp
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -10,12 +13,14 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/builtin-tools/builtin-tools/astgrep/parsecache"
 	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/lsp/broker"
 	"github.com/builtin-tools/builtin-tools/lsp/checkout"
 	"github.com/builtin-tools/builtin-tools/lsp/langserver"
+	"github.com/builtin-tools/builtin-tools/lsp/pool"
 	"github.com/builtin-tools/builtin-tools/lsp/toolenv"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
@@ -122,21 +127,15 @@ func (la *launcher) program(name string, localDirs []string, root string) (strin
 	return la.env.Unshim(bin)
 }
 
-// start starts c's server for e. A shared server gets a path guard of its
-// own (the run that started it may close first); a run's own server reads
-// through the run's.
-func (la *launcher) start(e *serverEntry, c *choice, shared bool) {
-	defer close(e.ready)
-	defer func() {
-		if e.abandoned() {
-			e.closeGuard()
-		}
-	}()
+// start starts c's server for e, or says why it did not. A shared server
+// gets a path guard of its own (the run that started it may close first);
+// a run's own server reads through the run's.
+func (la *launcher) start(e *pool.Entry, c *choice, shared bool) (pool.Member, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), la.cfg.StartTimeout)
 	defer cancel()
 	go func() {
 		select {
-		case <-e.abandon:
+		case <-e.Abandon():
 			cancel()
 		case <-ctx.Done():
 		}
@@ -149,10 +148,9 @@ func (la *launcher) start(e *serverEntry, c *choice, shared bool) {
 	if shared {
 		g, err := pathguard.New(la.co.Root())
 		if err != nil {
-			e.err = fmt.Errorf("starting %s for %s: %w", c.spec.ID, relRoot, err)
-			return
+			return nil, fmt.Errorf("starting %s for %s: %w", c.spec.ID, relRoot, err)
 		}
-		e.guard = g
+		e.SetGuard(g)
 		guard, relText = g, la.co.WithGuard(g).RelText
 	}
 	var srv *server
@@ -168,7 +166,7 @@ func (la *launcher) start(e *serverEntry, c *choice, shared bool) {
 			srv, err = startServer(ctx, c.spec, l, relRoot, la.cfg, la.hooks, relText)
 		}
 	}
-	if err == nil && e.abandoned() {
+	if err == nil && e.Abandoned() {
 		// Every run that wanted it closed meanwhile: stop what it started.
 		srv.kill()
 		err = ErrClosed
@@ -178,18 +176,17 @@ func (la *launcher) start(e *serverEntry, c *choice, shared bool) {
 		if errors.As(err, &se) && se.Kind == ErrServerTimeout {
 			se.Detail = fmt.Sprintf("it did not finish starting (initialize) within %s", la.cfg.StartTimeout)
 		}
-		e.err = fmt.Errorf("starting %s for %s: %w", c.spec.ID, relRoot, err)
-		return
+		return nil, fmt.Errorf("starting %s for %s: %w", c.spec.ID, relRoot, err)
 	}
 	srv.touch() // idle time counts from ready, not from launch
-	e.srv = srv
+	return srv, nil
 }
 
 // preparedFrom is the state of the checkout files c's Prepare reads
 // (langserver.Spec.PrepareReads): each file's stamp (parsecache.StampOf: device,
 // inode, size, modification and change time; size and modification time
 // where there is none), through the run's guard, which follows a link only
-// inside the root. It is part of a start's name (poolKey, warmKey), so a
+// inside the root. It is part of a start's name (pool.Key, warmKey), so a
 // server whose Prepare read an older file — clangd's copy of a compilation
 // database that cmake has written again since — is neither shared nor
 // kept: the next call starts one from the file as it is now.
@@ -274,4 +271,34 @@ func localBins(program string, dirs []string, roots ...string) []string {
 		}
 	}
 	return out
+}
+
+// launchDigest is what, beside the row's id and the roots, makes two
+// starts the same: the row's data and hooks, the program and environment,
+// the trust and the time limits the server's calls run with.
+func (la *launcher) launchDigest(c *choice) string {
+	spec := c.spec
+	loaded := ""
+	if spec.LoadedLog != nil {
+		loaded = spec.LoadedLog.String()
+	}
+	data := map[string]any{
+		"command": spec.Command, "bin": c.bin, "env": la.env.Digest(c.root), "markers": spec.RootMarkers,
+		"at_top": spec.RootAtTop, "ext": spec.Extensions, "local": spec.LocalBinDirs, "indexes": spec.Indexes,
+		"once": spec.PublishesOnce, "loaded": loaded, "settings": spec.Settings, "fix": spec.FixCommands,
+		"hooks": fmt.Sprintf("%p %p", spec.Prepare, spec.Pull),
+		"times": []time.Duration{la.cfg.IdleTimeout, la.cfg.StartTimeout, la.cfg.RequestTimeout, la.cfg.DiagnosticsWait,
+			la.cfg.DiagnosticsSettle, la.cfg.ApplyEditWait},
+	}
+	raw, err := json.Marshal(data)
+	if err != nil {
+		raw = []byte(err.Error())
+	}
+	init, err := json.Marshal(spec.InitializationOptions)
+	if err != nil {
+		// Options that cannot be compared are never shared.
+		init = fmt.Appendf(nil, "%p", la)
+	}
+	sum := sha256.Sum256(append(raw, init...))
+	return hex.EncodeToString(sum[:])
 }

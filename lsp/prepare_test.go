@@ -12,6 +12,7 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/builtin-tools/builtin-tools/lsp/langserver"
+	"github.com/builtin-tools/builtin-tools/lsp/pool"
 	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 )
 
@@ -209,12 +210,12 @@ func TestClangdSeesANewCompilationDatabase(t *testing.T) {
 				"a.c":                   "#ifndef FOO\n#error FOO is not defined\n#endif\nint hello(void) { return 1; }\n",
 				"compile_commands.json": database(""),
 			})
-			cfgA, cfgB := Config{Pool: NewPool()}, Config{}
+			cfgA, cfgB := Config{Pool: pool.New()}, Config{}
 			cfgB.Pool = cfgA.Pool
 			if viaBroker {
 				dir := filepath.Join(t.TempDir(), "broker")
 				startBroker(t, dir)
-				cfgA.Broker, cfgB.Broker, cfgB.Pool = dir, dir, NewPool()
+				cfgA.Broker, cfgB.Broker, cfgB.Pool = dir, dir, pool.New()
 			}
 			a, b := NewSupervisor(root, cfgA), NewSupervisor(root, cfgB)
 			t.Cleanup(func() { a.Close(); b.Close() })
@@ -227,7 +228,7 @@ func TestClangdSeesANewCompilationDatabase(t *testing.T) {
 				}
 				return false
 			}
-			pid := func(sup *Supervisor) int { return sup.fleet.running()[0].pid() }
+			pid := func(sup *Supervisor) int { return sup.fleet.running()[0].PID() }
 			if !undefined(a) || !undefined(b) {
 				t.Fatal("without -DFOO in the database, a.c's #error is not reported")
 			}

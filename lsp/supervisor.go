@@ -12,6 +12,7 @@ import (
 	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/lsp/answer"
 	"github.com/builtin-tools/builtin-tools/lsp/checkout"
+	"github.com/builtin-tools/builtin-tools/lsp/pool"
 	"github.com/builtin-tools/builtin-tools/lsp/toolenv"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
@@ -75,8 +76,8 @@ func newSupervisor(roots []string, guard *pathguard.Guard, cfg Config) *Supervis
 	s := &Supervisor{co: checkout.New(roots, guard), cfg: cfg.withDefaults()}
 	s.tools = launcher{co: s.co, cfg: &s.cfg, env: toolenv.New(roots, s.cfg.Trusted)}
 	s.fleet = fleet{co: s.co, la: &s.tools, cfg: &s.cfg,
-		servers:  map[serverKey]*serverEntry{},
-		ownPool:  NewPool(),
+		servers:  map[serverKey]*pool.Entry{},
+		ownPool:  pool.New(),
 		crashes:  map[serverKey]answer.Crash{},
 		failures: map[serverKey]*startFailure{},
 		told:     map[string]bool{},
@@ -104,13 +105,6 @@ func (s *Supervisor) Close() error {
 	return nil
 }
 
-// Close waits at most closeTimeout in all, and at most startGrace for a
-// start it cancelled.
-const (
-	closeTimeout = 10 * time.Second
-	startGrace   = 2 * time.Second
-)
-
 // Reload restarts the server that owns file (file "" restarts every
 // running server) and returns what it did. On an error it returns what
 // was reloaded before it.
@@ -128,7 +122,7 @@ func (s *Supervisor) Reload(ctx context.Context, file pathguard.Path) (*answer.R
 			}
 			started.release()
 			res.Servers = append(res.Servers, answer.Reloaded{Server: srv.spec.ID, Root: started.relRoot, WasRunning: true,
-				PID: started.pid(), ReadyMS: time.Since(t0).Round(time.Millisecond).Milliseconds()})
+				PID: started.PID(), ReadyMS: time.Since(t0).Round(time.Millisecond).Milliseconds()})
 		}
 		return res, nil
 	}
@@ -149,7 +143,7 @@ func (s *Supervisor) Reload(ctx context.Context, file pathguard.Path) (*answer.R
 	}
 	srv.release()
 	return &answer.ReloadResult{Servers: []answer.Reloaded{{Server: c.spec.ID, Root: srv.relRoot, WasRunning: was,
-		PID: srv.pid(), ReadyMS: time.Since(t0).Round(time.Millisecond).Milliseconds()}}}, nil
+		PID: srv.PID(), ReadyMS: time.Since(t0).Round(time.Millisecond).Milliseconds()}}}, nil
 }
 
 // Status says, per language in the table, whether its root marker is in the
@@ -180,9 +174,9 @@ func (s *Supervisor) Status(ctx context.Context) *answer.Status {
 		for _, r := range running {
 			if srv := r.srv; srv.spec.ID == spec.ID {
 				n := srv.docs.count()
-				row.Running = append(row.Running, answer.RunningServer{Root: srv.relRoot, PID: srv.pid(),
+				row.Running = append(row.Running, answer.RunningServer{Root: srv.relRoot, PID: srv.PID(),
 					UptimeSeconds: int64(time.Since(srv.started).Round(time.Second) / time.Second), OpenFiles: n, Encoding: srv.encoding,
-					Clients: r.clients, MemoryKB: proc.RSSKB(srv.pid()), IdleSeconds: int64(srv.idleFor().Round(time.Second) / time.Second)})
+					Clients: r.clients, MemoryKB: proc.RSSKB(srv.PID()), IdleSeconds: int64(srv.idleFor().Round(time.Second) / time.Second)})
 			}
 		}
 		switch {

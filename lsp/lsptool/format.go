@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
-	"github.com/builtin-tools/builtin-tools/lsp"
 	"github.com/builtin-tools/builtin-tools/lsp/answer"
 	"github.com/builtin-tools/builtin-tools/lsp/diag"
+	"github.com/builtin-tools/builtin-tools/lsp/pool"
 	"github.com/builtin-tools/builtin-tools/registry"
 )
 
@@ -422,7 +422,7 @@ func formatPool(b *strings.Builder, p *answer.PoolStatus) {
 			trust = "trusted"
 		}
 		line := fmt.Sprintf("- %s for %s (%s): %s, held by %s", s.Server, where(s.Root, s.OtherFolder), trust, strings.ReplaceAll(s.State, "_", " "), runs)
-		if s.State != lsp.PoolStarting {
+		if s.State != pool.Starting {
 			line += fmt.Sprintf(", %s resident, last used %s ago", mib(s.MemoryKB), time.Duration(s.IdleSeconds)*time.Second)
 		}
 		if s.OverBudget {

@@ -13,6 +13,7 @@ import (
 	"github.com/builtin-tools/builtin-tools/lsp"
 	"github.com/builtin-tools/builtin-tools/lsp/answer"
 	"github.com/builtin-tools/builtin-tools/lsp/lsptool"
+	"github.com/builtin-tools/builtin-tools/lsp/pool"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/registry/toolschema"
 	"github.com/builtin-tools/builtin-tools/tiers"
@@ -77,8 +78,8 @@ func goModule(t *testing.T) string {
 // memory. The first run's next call starts its server again.
 func TestBudgetStopTold(t *testing.T) {
 	testenv.LookPath(t, "gopls")
-	pool := lsp.NewPool()
-	cfg := lsp.Config{Pool: pool, MemoryBudget: 1 << 10}
+	pl := pool.New()
+	cfg := lsp.Config{Pool: pl, MemoryBudget: 1 << 10}
 	rootA, rootB := goModule(t), goModule(t)
 	a, b := poolRun(t, rootA, cfg), poolRun(t, rootB, cfg)
 	refs := func(r *registry.Run, who string) {
@@ -115,7 +116,7 @@ func TestBudgetStopTold(t *testing.T) {
 	}
 	text, st = poolStatus(t, b)
 	t.Logf("b's status:\n%s", text)
-	if len(st.Pool.Servers) != 1 || !st.Pool.Servers[0].OverBudget || st.Pool.Servers[0].MemoryKB <= 0 || st.Pool.Servers[0].State != lsp.PoolIdle {
+	if len(st.Pool.Servers) != 1 || !st.Pool.Servers[0].OverBudget || st.Pool.Servers[0].MemoryKB <= 0 || st.Pool.Servers[0].State != pool.Idle {
 		t.Fatalf("b's pool: %+v", st.Pool)
 	}
 	expectIn(t, "b's status", text, "over the memory budget of 1 KiB on its own", "gopls for . (untrusted): idle, held by this run, ",
