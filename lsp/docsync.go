@@ -5,33 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"sync"
 	"time"
 
+	"github.com/builtin-tools/builtin-tools/lsp/checkout"
 	"github.com/builtin-tools/builtin-tools/lsp/langserver"
 	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
-
-// readText reads a file for syncing or quoting through the path guard:
-// only a regular file inside the root, opened without blocking, at most
-// maxFileBytes.
-func readText(g *pathguard.Guard, path string) (string, os.FileInfo, error) {
-	if g == nil {
-		return "", nil, fmt.Errorf("%s: the root cannot be opened", path)
-	}
-	data, info, err := g.ReadFile(path, langserver.MaxFileBytes)
-	switch {
-	case info != nil && info.IsDir():
-		return "", nil, fmt.Errorf("%s is a folder, not a file", path)
-	case errors.Is(err, pathguard.ErrTooLarge):
-		return "", nil, fmt.Errorf("%s is %d bytes, over the %d-byte limit for language-server files", path, info.Size(), langserver.MaxFileBytes)
-	case err != nil:
-		return "", nil, err
-	}
-	return string(data), info, nil
-}
 
 // documents keeps a server's copy of the files it is sent in step with
 // the disk (didOpen, then didChange with the full text, didClose), and
@@ -97,7 +78,7 @@ func (d *documents) syncFileLocked(ctx context.Context, path, languageID string)
 	if doc != nil && info.ModTime().Equal(doc.modTime) && info.Size() == doc.size {
 		return doc, false, nil
 	}
-	text, info, err := readText(d.guard, path)
+	text, info, err := checkout.ReadText(d.guard, path)
 	if err != nil {
 		return nil, false, err
 	}

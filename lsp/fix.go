@@ -169,7 +169,7 @@ func (s *Supervisor) PlanAction(ctx context.Context, id string) (*FixPlan, error
 	if err != nil {
 		return nil, err
 	}
-	text, _, err := readText(s.co.Guard(), a.path)
+	text, _, err := checkout.ReadText(s.co.Guard(), a.path)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", checkout.ErrBadFile, err)
 	}
@@ -554,7 +554,7 @@ func commitFix(ctx context.Context, co *checkout.Checkout, plan *wsedit.Plan, fo
 	if !plan.Changes() {
 		return nil
 	}
-	notes, err := wsedit.Commit(ctx, editCheckout{co}, plan, force)
+	notes, err := wsedit.Commit(ctx, co, plan, force)
 	if err != nil {
 		return fmt.Errorf("not applied: %w", err)
 	}

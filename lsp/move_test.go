@@ -54,7 +54,7 @@ func TestMovedFileKeepsModeAndOwner(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	notes, err := wsedit.Commit(context.Background(), editCheckout{sup.co}, plan, false)
+	notes, err := wsedit.Commit(context.Background(), sup.co, plan, false)
 	if err != nil {
 		t.Fatal(err)
 	}

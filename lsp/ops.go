@@ -42,7 +42,7 @@ func (fl *fleet) at(ctx context.Context, file pathguard.Path, p protocol.Place) 
 		return nil, err
 	}
 	rel := fl.co.Rel(path)
-	text, _, err := readText(fl.co.Guard(), path)
+	text, _, err := checkout.ReadText(fl.co.Guard(), path)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", checkout.ErrBadFile, err)
 	}
@@ -249,7 +249,7 @@ func (q *quoter) document(path string) *protocol.Document {
 	var d *protocol.Document
 	if od := q.srv.docs.doc(path); od != nil {
 		d = protocol.NewDocument(od.text)
-	} else if text, _, err := readText(q.co.Guard(), path); err == nil {
+	} else if text, _, err := checkout.ReadText(q.co.Guard(), path); err == nil {
 		d = protocol.NewDocument(text)
 	}
 	q.cache[path] = d

@@ -220,7 +220,7 @@ func (s *Supervisor) CheckOthers(ctx context.Context, file pathguard.Path, befor
 		if p = filepath.Clean(p); seen[p] || !s.co.InRoot(p) {
 			continue
 		}
-		text, _, err := readText(s.co.Guard(), p)
+		text, _, err := checkout.ReadText(s.co.Guard(), p)
 		if err != nil {
 			continue
 		}

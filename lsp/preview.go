@@ -401,7 +401,7 @@ func (d *documents) restoreLocked(ctx context.Context, path string, base *openDo
 	if doc == nil || !doc.unsaved {
 		return nil
 	}
-	if text, info, err := readText(d.guard, path); base != nil && err == nil && text == base.text {
+	if text, info, err := checkout.ReadText(d.guard, path); base != nil && err == nil && text == base.text {
 		// The disk still holds what the server had: only the text goes
 		// back. No didSave, which tells a server the file changed on disk
 		// and costs gopls a reload of the package.

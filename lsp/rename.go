@@ -3,7 +3,6 @@ package lsp
 import (
 	"context"
 	"fmt"
-	"io/fs"
 	"slices"
 	"strings"
 
@@ -26,7 +25,7 @@ func (s *Supervisor) Rename(ctx context.Context, file pathguard.Path, p protocol
 		return nil, err
 	}
 	defer r.srv.release()
-	notes, err := wsedit.Commit(ctx, editCheckout{s.co}, plan, force)
+	notes, err := wsedit.Commit(ctx, s.co, plan, force)
 	if err != nil {
 		return nil, fmt.Errorf("rename not applied: %w", err)
 	}
@@ -159,35 +158,7 @@ func planEdit(co *checkout.Checkout, we *protocol.WorkspaceEdit, srv *server) (*
 			return 0, false
 		}
 	}
-	return wsedit.Prepare(we, editCheckout{co}, enc, version, langserver.MaxFileBytes)
-}
-
-// editCheckout is the checkout as an edit plan reads and writes it: through
-// the supervisor's guard, in the root's spelling.
-type editCheckout struct{ co *checkout.Checkout }
-
-func (e editCheckout) Guard() *pathguard.Guard { return e.co.Guard() }
-func (e editCheckout) Rel(path string) string  { return e.co.Rel(path) }
-
-func (e editCheckout) Read(real string) (string, fs.FileInfo, error) {
-	return readText(e.co.Guard(), real)
-}
-
-func (e editCheckout) Locate(uri string) (string, string, error) {
-	co := e.co
-	path, ok := protocol.URIPath(uri)
-	if !ok {
-		return "", "", fmt.Errorf("the server sent an edit for %s, which is not a file", uri)
-	}
-	path = co.Canonical(path)
-	if !co.InRoot(path) {
-		return "", "", fmt.Errorf("the edit would change %s, outside the root %s", path, co.Root())
-	}
-	confined, err := co.Confine(path)
-	if err != nil {
-		return "", "", fmt.Errorf("the edit would change %s, which resolves outside the root %s (through a symbolic link)", co.Rel(path), co.Root())
-	}
-	return path, confined, nil
+	return wsedit.Prepare(we, co, enc, version, langserver.MaxFileBytes)
 }
 
 // resyncAfterEdit tells the server about every file the plan changed: open

@@ -53,7 +53,7 @@ func TestPlanAndCommitFileOperations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := wsedit.Commit(context.Background(), editCheckout{sup.co}, plan, false); err != nil {
+	if _, err := wsedit.Commit(context.Background(), sup.co, plan, false); err != nil {
 		t.Fatal(err)
 	}
 	for name, want := range map[string]string{"b.txt": "alpha new\n", "sub/c.txt": "made\n", "e.txt": "changed via changes\n"} {
@@ -95,7 +95,7 @@ func TestPlanAndCommitFileOperations(t *testing.T) {
 		t.Fatal(err)
 	}
 	write("keep.txt", "someone else\n")
-	if _, err := wsedit.Commit(context.Background(), editCheckout{sup.co}, plan, false); err == nil || !strings.Contains(err.Error(), "changed on disk") {
+	if _, err := wsedit.Commit(context.Background(), sup.co, plan, false); err == nil || !strings.Contains(err.Error(), "changed on disk") {
 		t.Fatalf("concurrent change: %v", err)
 	}
 	if got, _ := read("b.txt"); got != "alpha new\n" {

@@ -3,7 +3,8 @@
 // server's path or URI resolved through the guard (a file outside the root
 // is named, never read) and whether it is installed library code, whose
 // hover text may be quoted all the same (N4); a file argument checked
-// (ErrBadFile); paths in a server's or a checker's text rewritten relative
+// (ErrBadFile); the files an edit plan reads and writes (wsedit.Files);
+// paths in a server's or a checker's text rewritten relative
 // to the root; the folders holding a server's root markers. It knows the
 // server table's markers, never a server.
 package checkout
@@ -14,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -402,4 +404,46 @@ func (co *Checkout) Outside(uri string) (string, bool) {
 		return co.Rel(path), true
 	}
 	return co.Rel(path), false
+}
+
+// ReadText reads a file for syncing or quoting through the path guard g
+// (the run's, or a shared server's own): only a regular file inside the
+// root, opened without blocking, at most langserver.MaxFileBytes.
+func ReadText(g *pathguard.Guard, path string) (string, os.FileInfo, error) {
+	if g == nil {
+		return "", nil, fmt.Errorf("%s: the root cannot be opened", path)
+	}
+	data, info, err := g.ReadFile(path, langserver.MaxFileBytes)
+	switch {
+	case info != nil && info.IsDir():
+		return "", nil, fmt.Errorf("%s is a folder, not a file", path)
+	case errors.Is(err, pathguard.ErrTooLarge):
+		return "", nil, fmt.Errorf("%s is %d bytes, over the %d-byte limit for language-server files", path, info.Size(), langserver.MaxFileBytes)
+	case err != nil:
+		return "", nil, err
+	}
+	return string(data), info, nil
+}
+
+// Read and Locate, with Guard and Rel, are the checkout as an edit plan
+// reads and writes it (wsedit.Files): through the run's guard, in the
+// root's spelling.
+func (co *Checkout) Read(real string) (string, fs.FileInfo, error) {
+	return ReadText(co.guard, real)
+}
+
+func (co *Checkout) Locate(uri string) (string, string, error) {
+	path, ok := protocol.URIPath(uri)
+	if !ok {
+		return "", "", fmt.Errorf("the server sent an edit for %s, which is not a file", uri)
+	}
+	path = co.Canonical(path)
+	if !co.InRoot(path) {
+		return "", "", fmt.Errorf("the edit would change %s, outside the root %s", path, co.Root())
+	}
+	confined, err := co.Confine(path)
+	if err != nil {
+		return "", "", fmt.Errorf("the edit would change %s, which resolves outside the root %s (through a symbolic link)", co.Rel(path), co.Root())
+	}
+	return path, confined, nil
 }
