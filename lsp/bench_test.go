@@ -130,7 +130,7 @@ func BenchmarkReferences(b *testing.B) {
 			if err := r.srv.conn.Call(context.Background(), "textDocument/references", p, &raw); err != nil {
 				b.Fatal(err)
 			}
-			if len(decodeLocations(raw)) != 2 {
+			if len(protocol.DecodeLocations(raw)) != 2 {
 				b.Fatalf("direct: %s", raw)
 			}
 		}

@@ -3,7 +3,6 @@ package lsp
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -14,28 +13,6 @@ import (
 	"github.com/builtin-tools/builtin-tools/pathguard"
 	"github.com/sourcegraph/jsonrpc2"
 )
-
-// callHierarchyItem is the server's handle on a function; it is sent back
-// as given (data included) to ask for its calls.
-type callHierarchyItem struct {
-	Name           string          `json:"name"`
-	Kind           int             `json:"kind"`
-	Detail         string          `json:"detail,omitempty"`
-	URI            string          `json:"uri"`
-	Range          protocol.Range  `json:"range"`
-	SelectionRange protocol.Range  `json:"selectionRange"`
-	Tags           json.RawMessage `json:"tags,omitempty"`
-	Data           json.RawMessage `json:"data,omitempty"`
-}
-
-// callHierarchyCall is an incoming call (From set) or an outgoing one (To
-// set); FromRanges are the call sites: in From's file for an incoming call,
-// in the asked function's file for an outgoing one.
-type callHierarchyCall struct {
-	From       *callHierarchyItem `json:"from,omitempty"`
-	To         *callHierarchyItem `json:"to,omitempty"`
-	FromRanges []protocol.Range   `json:"fromRanges"`
-}
 
 // IncomingCalls lists every call of the function at the place, one site
 // each, through the server's call hierarchy.
@@ -68,7 +45,7 @@ func (s *Supervisor) calls(ctx context.Context, op string, file pathguard.Path, 
 	if err := r.srv.lacksCalls(op); err != nil {
 		return nil, err
 	}
-	var items []callHierarchyItem
+	var items []protocol.CallHierarchyItem
 	if err := r.srv.call(ctx, "textDocument/prepareCallHierarchy", r.params(), &items); err != nil {
 		if errors.Is(err, ErrServerFailed) {
 			// gopls refuses a type or an import with an error, not null.
@@ -89,7 +66,7 @@ func (s *Supervisor) calls(ctx context.Context, op string, file pathguard.Path, 
 	type site struct {
 		uri   string
 		rng   protocol.Range
-		other *callHierarchyItem
+		other *protocol.CallHierarchyItem
 	}
 	var sites []site
 	others := map[string]bool{}
@@ -97,7 +74,7 @@ func (s *Supervisor) calls(ctx context.Context, op string, file pathguard.Path, 
 	// calls are asked for, duplicates dropped.
 	seen := map[string]bool{}
 	for i := range items {
-		var calls []callHierarchyCall
+		var calls []protocol.CallHierarchyCall
 		if err := r.srv.call(ctx, method, map[string]any{"item": items[i]}, &calls); err != nil {
 			var se *ServerError
 			if op == answer.OpOutgoingCalls && errors.As(err, &se) && se.Code == jsonrpc2.CodeMethodNotFound {

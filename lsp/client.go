@@ -1,7 +1,6 @@
 package lsp
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -254,10 +253,10 @@ func (s *server) initialize(ctx context.Context) error {
 	s.mu.Lock()
 	// A capability registered before (the broker replays them to a
 	// joining client ahead of the answer) stands.
-	s.pull = s.pull || providerOn(res.Capabilities.DiagnosticProvider)
-	s.formatting = providerOn(res.Capabilities.DocumentFormattingProvider)
-	s.callHierarchy = providerOn(res.Capabilities.CallHierarchyProvider)
-	s.rangeFormatting = providerOn(res.Capabilities.DocumentRangeFormattingProvider)
+	s.pull = s.pull || protocol.ProviderOn(res.Capabilities.DiagnosticProvider)
+	s.formatting = protocol.ProviderOn(res.Capabilities.DocumentFormattingProvider)
+	s.callHierarchy = protocol.ProviderOn(res.Capabilities.CallHierarchyProvider)
+	s.rangeFormatting = protocol.ProviderOn(res.Capabilities.DocumentRangeFormattingProvider)
 	var cap struct {
 		Kinds   []string `json:"codeActionKinds"`
 		Resolve bool     `json:"resolveProvider"`
@@ -299,12 +298,6 @@ func (s *server) stillLoading() string {
 	}
 	return fmt.Sprintf("%s had not finished loading the workspace after %s (it has run %s), so the answer may be incomplete; ask again",
 		s.spec.ID, s.cfg.StartTimeout, time.Since(s.started).Round(time.Second))
-}
-
-// providerOn reads a capability that is a bool or an options object.
-func providerOn(raw json.RawMessage) bool {
-	raw = bytes.TrimSpace(raw)
-	return len(raw) > 0 && !bytes.Equal(raw, []byte("false")) && !bytes.Equal(raw, []byte("null"))
 }
 
 // waitIndexed waits until the server has loaded its workspace — no

@@ -237,7 +237,7 @@ func (s *Supervisor) PlanFix(ctx context.Context, file pathguard.Path, kind stri
 		p.Command, p.args, p.needEdit, p.noEditUnchanged = cmd, args, true, true
 		return p, nil
 	}
-	params := protocol.CodeActionParams{TextDocument: protocol.TextDocumentIdentifier{URI: doc.uri}, Range: wholeRange(d, srv.encoding)}
+	params := protocol.CodeActionParams{TextDocument: protocol.TextDocumentIdentifier{URI: doc.uri}, Range: protocol.WholeRange(d, srv.encoding)}
 	if kind == FixAll {
 		// A fix-all fixes the diagnostics it is given: have the current ones.
 		items, derr := srv.diagnosticsFor(ctx, doc)
@@ -297,12 +297,6 @@ func (p *FixPlan) unchanged() {
 	p.plan, p.Command = nil, ""
 	p.Result.Unchanged, p.Result.Files, p.Result.Edits = true, []answer.FileEdit{}, 0
 	p.Changes = []answer.FileChange{}
-}
-
-// wholeRange is the range of the whole document.
-func wholeRange(d *protocol.Document, enc string) protocol.Range {
-	last := d.LineCount() - 1
-	return protocol.Range{End: protocol.Position{Line: last, Character: protocol.EncodedColumn(d.Line(last), len(d.Line(last)), enc)}}
 }
 
 // format asks p's server for the file's (or lines from..to's)
@@ -384,7 +378,7 @@ func (p *FixPlan) action(ctx context.Context, co *checkout.Checkout, a protocol.
 	if a.Disabled != nil {
 		return fmt.Errorf("%w: %q is disabled: %s", ErrNoSuchFix, a.Title, co.RelText(a.Disabled.Reason))
 	}
-	name, args := commandOf(a)
+	name, args := protocol.CommandOf(a)
 	if a.Edit == nil && name == "" && len(a.Data) > 0 {
 		srv.mu.Lock()
 		canResolve := srv.resolveActions
@@ -395,7 +389,7 @@ func (p *FixPlan) action(ctx context.Context, co *checkout.Checkout, a protocol.
 				return err
 			}
 			a = full
-			name, args = commandOf(a)
+			name, args = protocol.CommandOf(a)
 		}
 	}
 	if a.Edit == nil && name == "" {
@@ -525,26 +519,6 @@ func isAre(n int, one, many string) string {
 		return one
 	}
 	return many
-}
-
-// commandOf reads the command of a CodeAction ({command: {command,
-// arguments}}) or of a bare Command ({command: "name", arguments}).
-func commandOf(a protocol.CodeActionOrCommand) (string, json.RawMessage) {
-	raw := bytes.TrimSpace(a.Command)
-	if len(raw) == 0 || raw[0] == 'n' {
-		return "", nil
-	}
-	if raw[0] == '"' {
-		var name string
-		_ = json.Unmarshal(raw, &name)
-		return name, a.Arguments
-	}
-	var c struct {
-		Command   string          `json:"command"`
-		Arguments json.RawMessage `json:"arguments,omitempty"`
-	}
-	_ = json.Unmarshal(raw, &c)
-	return c.Command, c.Arguments
 }
 
 // commitFix writes a plan and records what changed in res; a plan that

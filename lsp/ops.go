@@ -1,8 +1,6 @@
 package lsp
 
 import (
-	"bytes"
-	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -182,8 +180,8 @@ func (s *Supervisor) locations(ctx context.Context, method, op string, file path
 	if err := r.srv.call(ctx, method, params, &raw); err != nil {
 		return nil, err
 	}
-	locs := decodeLocations(raw)
-	sortLocations(locs)
+	locs := protocol.DecodeLocations(raw)
+	protocol.SortLocations(locs)
 	res := &answer.Locations{Operation: op, Symbol: r.symbol, Occurrence: r.shownOccurrence(), File: r.rel, Line: r.line, Server: r.srv.spec.ID,
 		Locations: make([]answer.Location, 0, min(len(locs), limit)), Total: len(locs), Loading: r.srv.stillLoading()}
 	q := newQuoter(s.co, r.srv)
@@ -191,43 +189,6 @@ func (s *Supervisor) locations(ctx context.Context, method, op string, file path
 		res.Locations = append(res.Locations, q.location(l))
 	}
 	return res, nil
-}
-
-// decodeLocations reads Location, Location[], LocationLink[] or null.
-func decodeLocations(raw json.RawMessage) []protocol.Location {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || raw[0] == 'n' {
-		return nil
-	}
-	var items []json.RawMessage
-	if raw[0] == '[' {
-		if json.Unmarshal(raw, &items) != nil {
-			return nil
-		}
-	} else {
-		items = []json.RawMessage{raw}
-	}
-	out := make([]protocol.Location, 0, len(items))
-	for _, it := range items {
-		var link protocol.LocationLink
-		if json.Unmarshal(it, &link) == nil && link.TargetURI != "" {
-			out = append(out, protocol.Location{URI: link.TargetURI, Range: link.TargetSelectionRange})
-			continue
-		}
-		var l protocol.Location
-		if json.Unmarshal(it, &l) == nil && l.URI != "" {
-			out = append(out, l)
-		}
-	}
-	return out
-}
-
-func sortLocations(locs []protocol.Location) {
-	slices.SortStableFunc(locs, func(a, b protocol.Location) int {
-		return cmp.Or(strings.Compare(a.URI, b.URI),
-			cmp.Compare(a.Range.Start.Line, b.Range.Start.Line),
-			cmp.Compare(a.Range.Start.Character, b.Range.Start.Character))
-	})
 }
 
 // quoter turns server locations into Locations with the source line
@@ -295,7 +256,7 @@ func (s *Supervisor) Hover(ctx context.Context, file pathguard.Path, p protocol.
 	}
 	h := &answer.Hover{Symbol: r.symbol, Occurrence: r.shownOccurrence(), File: r.rel, Line: r.line, Server: r.srv.spec.ID}
 	if res != nil {
-		h.Contents = s.co.RelText(strings.TrimSpace(hoverText(res.Contents)))
+		h.Contents = s.co.RelText(strings.TrimSpace(protocol.HoverText(res.Contents)))
 	}
 	if h.Contents != "" {
 		if why := hoverOutside(ctx, s.co, r); why != "" {
@@ -320,48 +281,12 @@ func hoverOutside(ctx context.Context, co *checkout.Checkout, r *request) string
 	if err := r.srv.call(ctx, "textDocument/definition", r.params(), &raw); err != nil {
 		return fmt.Sprintf("its text is not quoted, because where %s is defined could not be checked (%v)", r.symbol, err)
 	}
-	locs := decodeLocations(raw)
-	sortLocations(locs)
+	locs := protocol.DecodeLocations(raw)
+	protocol.SortLocations(locs)
 	for _, l := range locs {
 		if where, outside := co.Outside(l.URI); outside && !checkout.InLibrary(l.URI) {
 			return fmt.Sprintf("%s is defined outside the root (%s:%d), so its text is not quoted", r.symbol, where, l.Range.Start.Line+1)
 		}
-	}
-	return ""
-}
-
-// hoverText flattens MarkupContent, MarkedString and MarkedString[].
-func hoverText(raw json.RawMessage) string {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 {
-		return ""
-	}
-	switch raw[0] {
-	case '"':
-		var s string
-		_ = json.Unmarshal(raw, &s)
-		return s
-	case '[':
-		var parts []json.RawMessage
-		_ = json.Unmarshal(raw, &parts)
-		var out []string
-		for _, p := range parts {
-			if t := strings.TrimSpace(hoverText(p)); t != "" {
-				out = append(out, t)
-			}
-		}
-		return strings.Join(out, "\n\n")
-	case '{':
-		var m struct {
-			Kind     string `json:"kind"`
-			Language string `json:"language"`
-			Value    string `json:"value"`
-		}
-		_ = json.Unmarshal(raw, &m)
-		if m.Language != "" {
-			return "```" + m.Language + "\n" + m.Value + "\n```"
-		}
-		return m.Value
 	}
 	return ""
 }
@@ -397,7 +322,7 @@ func (s *Supervisor) documentSymbols(ctx context.Context, query string, file pat
 			line := 0
 			if e.Range != nil {
 				line = e.Range.Start.Line + 1
-			} else if locs := decodeLocations(e.Location); len(locs) > 0 {
+			} else if locs := protocol.DecodeLocations(e.Location); len(locs) > 0 {
 				line = locs[0].Range.Start.Line + 1
 			}
 			if query == "" || strings.Contains(strings.ToLower(e.Name), strings.ToLower(query)) {
@@ -472,7 +397,7 @@ func (s *Supervisor) workspaceSymbols(ctx context.Context, query string) (*answe
 			continue
 		}
 		for _, e := range entries {
-			locs := decodeLocations(e.Location)
+			locs := protocol.DecodeLocations(e.Location)
 			if len(locs) == 0 {
 				continue
 			}
@@ -558,7 +483,7 @@ func (s *Supervisor) CodeActions(ctx context.Context, file pathguard.Path, p pro
 // outsideFiles lists the files of a WorkspaceEdit outside the root.
 func outsideFiles(co *checkout.Checkout, we *protocol.WorkspaceEdit) []string {
 	var out []string
-	for _, uri := range editURIs(we) {
+	for _, uri := range protocol.EditURIs(we) {
 		if where, outside := co.Outside(uri); outside && !slices.Contains(out, where) {
 			out = append(out, where)
 		}
@@ -571,7 +496,7 @@ func outsideFiles(co *checkout.Checkout, we *protocol.WorkspaceEdit) []string {
 func editFiles(s *Supervisor, we *protocol.WorkspaceEdit) []string {
 	seen := map[string]bool{}
 	var out []string
-	for _, uri := range editURIs(we) {
+	for _, uri := range protocol.EditURIs(we) {
 		if p, ok := protocol.URIPath(uri); ok {
 			rel := s.co.Rel(s.co.Canonical(p))
 			if !seen[rel] {
@@ -581,28 +506,5 @@ func editFiles(s *Supervisor, we *protocol.WorkspaceEdit) []string {
 		}
 	}
 	slices.Sort(out)
-	return out
-}
-
-// editURIs lists the URIs a WorkspaceEdit names, the two ends of a rename
-// included.
-func editURIs(we *protocol.WorkspaceEdit) []string {
-	var out []string
-	for uri := range we.Changes {
-		out = append(out, uri)
-	}
-	for _, raw := range we.DocumentChanges {
-		var dc protocol.DocumentChange
-		if json.Unmarshal(raw, &dc) == nil {
-			switch {
-			case dc.TextDocument != nil:
-				out = append(out, dc.TextDocument.URI)
-			case dc.Kind == "rename":
-				out = append(out, dc.OldURI, dc.NewURI)
-			default:
-				out = append(out, dc.URI)
-			}
-		}
-	}
 	return out
 }

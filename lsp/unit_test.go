@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -103,111 +102,6 @@ func TestPlanAndCommitFileOperations(t *testing.T) {
 	}
 }
 
-func TestDecodeLocationsAndHover(t *testing.T) {
-	for _, c := range []struct {
-		raw  string
-		want int
-	}{
-		{`null`, 0},
-		{`{"uri":"file:///a","range":{"start":{"line":1,"character":2},"end":{"line":1,"character":3}}}`, 1},
-		{`[{"uri":"file:///a","range":{"start":{"line":1,"character":2},"end":{"line":1,"character":3}}},{"targetUri":"file:///b","targetRange":{"start":{"line":0,"character":0},"end":{"line":5,"character":0}},"targetSelectionRange":{"start":{"line":2,"character":4},"end":{"line":2,"character":5}}}]`, 2},
-	} {
-		locs := decodeLocations(json.RawMessage(c.raw))
-		if len(locs) != c.want {
-			t.Errorf("%s: got %d locations", c.raw, len(locs))
-		}
-		if c.want == 2 && (locs[1].URI != "file:///b" || locs[1].Range.Start.Line != 2) {
-			t.Errorf("link: want the selection range of the target, got %+v", locs[1])
-		}
-	}
-	for raw, want := range map[string]string{
-		`{"kind":"markdown","value":"**x**"}`: "**x**",
-		`"plain"`:                             "plain",
-		`[{"language":"go","value":"func f()"},"doc"]`: "```go\nfunc f()\n```\n\ndoc",
-	} {
-		if got := hoverText(json.RawMessage(raw)); got != want {
-			t.Errorf("hover %s: got %q want %q", raw, got, want)
-		}
-	}
-}
-
-func TestURIRoundTrip(t *testing.T) {
-	for _, p := range []string{"/tmp/a b/c#d.go", "/tmp/größe/x.go", "/tmp/%41.go"} {
-		got, ok := protocol.URIPath(protocol.FileURI(p))
-		if !ok || got != p {
-			t.Errorf("%s -> %s -> %s", p, protocol.FileURI(p), got)
-		}
-	}
-}
-
-// The marker scan walks as every tool does: a root marker inside a folder
-// .gitignore leaves out, or in vendored code, names no server root.
-func TestMarkerScanUsesTheWalkPolicy(t *testing.T) {
-	root := t.TempDir()
-	for name, text := range map[string]string{
-		".gitignore":          "generated/\n",
-		"app/go.mod":          "module app\n",
-		"generated/x/go.mod":  "module x\n",
-		"vendor/dep/go.mod":   "module dep\n",
-		"tools/deep/a/go.mod": "module a\n",
-	} {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	sup := NewSupervisor(root, Config{})
-	defer sup.Close()
-	got := sup.co.ScanMarkers(context.Background(), sup.cfg.Servers)["gopls"]
-	if !slices.Equal(got, []string{"app", "tools/deep/a"}) {
-		t.Fatalf("gopls marker folders %v, want app and tools/deep/a", got)
-	}
-}
-
-// Issue 19 §3: every path a result names is relative to the root —
-// pyright's checker output, a server's message — and one outside it stays
-// as it is.
-func TestRelText(t *testing.T) {
-	root := t.TempDir()
-	s := NewSupervisor(root, Config{})
-	defer s.Close()
-	for in, want := range map[string]string{
-		root + "/main.py:3:26 - error: x":                             "main.py:3:26 - error: x",
-		"  " + root + "/pkg/a.py:1:1 - error":                         "  pkg/a.py:1:1 - error",
-		"file of " + protocol.FileURI(root) + "/src/a.ts (the index)": "file of src/a.ts (the index)",
-		"paths are relative to " + root:                               "paths are relative to " + root,
-		"/elsewhere" + root + "/a.go and " + root + "2/b.go":          "/elsewhere" + root + "/a.go and " + root + "2/b.go",
-		"/usr/lib/go/src/fmt/print.go and \"" + root + "/x.go\"":      "/usr/lib/go/src/fmt/print.go and \"x.go\"",
-	} {
-		if got := s.co.RelText(in); got != want {
-			t.Errorf("RelText(%q) = %q, want %q", in, got, want)
-		}
-	}
-	// Paths a server gives from another folder: the root's parent (gopls
-	// names a file by its folder and name), or a folder of a file asked
-	// about; one under the root, a missing one and a package path stay.
-	for _, f := range []string{"shapes.go", "pkg/sub/s.go", "sub/x.go"} {
-		os.MkdirAll(filepath.Dir(filepath.Join(root, f)), 0o755)
-		os.WriteFile(filepath.Join(root, f), nil, 0o644)
-	}
-	s.co.NoteDir(filepath.Join(root, "pkg/sub/s.go"))
-	base := filepath.Base(root)
-	for in, want := range map[string]string{
-		base + "/shapes.go:7:6: renaming this func":       "shapes.go:7:6: renaming this func",
-		"sub/s.go:5:6:\tconflicts with sub/s.go:3:6":      "pkg/sub/s.go:5:6:\tconflicts with pkg/sub/s.go:3:6",
-		"sub/x.go:1:1 is the root's own":                  "sub/x.go:1:1 is the root's own",
-		"(see " + base + "/missing.go) and example.com/m": "(see " + base + "/missing.go) and example.com/m",
-		"a/b/c" + base + "/shapes.go":                     "a/b/c" + base + "/shapes.go",
-	} {
-		if got := s.co.RelText(in); got != want {
-			t.Errorf("RelText(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 // FuzzFixDecoding feeds code actions as a server might send them to the
 // decoding lsp_fix does (the command of a CodeAction or a bare Command)
 // and files to the indentation reader: neither may panic.
@@ -219,7 +113,7 @@ func FuzzFixDecoding(f *testing.F) {
 	f.Fuzz(func(t *testing.T, action, text string) {
 		var a protocol.CodeActionOrCommand
 		if json.Unmarshal([]byte(action), &a) == nil {
-			commandOf(a)
+			protocol.CommandOf(a)
 		}
 		opts := formattingOptions(text)
 		if n, _ := opts["tabSize"].(int); n <= 0 {
