@@ -133,15 +133,17 @@
 // nothing), [diag] (diagnostics, the run's ledger, a write's verdict),
 // [answer] (what the operations return, as data), [langserver] (the
 // server table and each row's Prepare and hooks), [checkout] (the root,
-// its path guard, how results name its files) and [projcheck] (the
-// project checkers of diagnostics "*"). The operations and their errors
-// are package lsp's own.
+// its path guard, how results name its files), [projcheck] (the project
+// checkers of diagnostics "*") and [pool] (the running servers a
+// process's runs share, their reaping and memory budget). The operations
+// and their errors are package lsp's own.
 //
 // Inside, a Supervisor is its operations over four parts, each with the
 // data its methods use: the checkout (package checkout; edits are planned
 // and written into it here, through wsedit), the launcher (which server
 // owns a file, the toolchain pins, probes and starts), the fleet (the
-// servers the run holds, their crashes and start failures) and the
+// servers the run holds, as entries of a pool, their crashes and start
+// failures) and the
 // actions listed (fix.go). A server is one process and its connection;
 // the documents it was sent and their diagnostics are its documents
 // (docsync.go).
