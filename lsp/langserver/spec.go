@@ -6,8 +6,9 @@
 // code from the checkout (clangd's index, the TypeScript
 // typescript-language-server loads, rust-analyzer's build scripts), and
 // its hooks that ask a running server for a document's diagnostics in its
-// own terms (tsserver's commands, gopls.diagnose_files). It starts no
-// server: lsp starts them from these rows.
+// own terms (tsserver's commands, gopls.diagnose_files); and its probe,
+// which says once per binary whether the row's program runs at all
+// (Spec.RunProbe). It starts no server: lsp starts them from these rows.
 package langserver
 
 import (
