@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/proc"
+	"github.com/builtin-tools/builtin-tools/vibe/worktree"
 )
 
 // The journal is one record per worker, workers/<id>/worker.json in the
@@ -29,15 +30,15 @@ import (
 // when a folder is removed, is in closing.go.
 
 type record struct {
-	Owner        string        `json:"owner"`
-	Info         Info          `json:"info"`
-	Unread       bool          `json:"unread"`
-	Timeout      time.Duration `json:"timeout"`
-	Dir          string        `json:"dir"`
-	Gate         Gate          `json:"gate"`
-	WantWorktree bool          `json:"want_worktree,omitempty"`
-	Worktree     *isolation    `json:"worktree,omitempty"`
-	Written      time.Time     `json:"written"`
+	Owner        string         `json:"owner"`
+	Info         Info           `json:"info"`
+	Unread       bool           `json:"unread"`
+	Timeout      time.Duration  `json:"timeout"`
+	Dir          string         `json:"dir"`
+	Gate         Gate           `json:"gate"`
+	WantWorktree bool           `json:"want_worktree,omitempty"`
+	Worktree     *worktree.Tree `json:"worktree,omitempty"`
+	Written      time.Time      `json:"written"`
 }
 
 const recordName = "worker.json"
@@ -160,14 +161,14 @@ func (j *journal) closeRecords(ws []*worker) error {
 	var gone []string
 	for _, w := range ws {
 		id := w.info.ID
-		worktree := w.iso != nil && w.iso.exists()
-		if w.info.Status.Finished() && !w.unread && !worktree {
+		hasTree := w.iso != nil && w.iso.Exists()
+		if w.info.Status.Finished() && !w.unread && !hasTree {
 			gone = append(gone, id)
 			delete(j.dirty, id)
 			continue
 		}
 		j.dirty[id] = w
-		j.kept = append(j.kept, Kept{Info: w.info, Why: keptWhy(w.info, w.unread || !w.info.Status.Finished(), worktree)})
+		j.kept = append(j.kept, Kept{Info: w.info, Why: keptWhy(w.info, w.unread || !w.info.Status.Finished(), hasTree)})
 	}
 	j.mu.Unlock()
 	for _, id := range gone {
@@ -297,14 +298,14 @@ func (r *Roster) takeOver(rec record) *worker {
 			}
 			r.setResultLocked(w, res)
 		}
-		if w.iso != nil && w.iso.exists() {
-			w.info.Commits, w.info.FilesChanged, w.info.Diffstat = w.iso.report()
-			if !w.iso.cleanup() {
+		if w.iso != nil && w.iso.Exists() {
+			w.info.Commits, w.info.FilesChanged, w.info.Diffstat = w.iso.Report()
+			if !w.iso.Cleanup() {
 				w.iso, w.info.Worktree, w.info.Branch = nil, "", ""
 			}
 		}
 	}
-	if w.iso != nil && !w.iso.exists() {
+	if w.iso != nil && !w.iso.Exists() {
 		w.iso, w.info.Worktree = nil, ""
 	}
 	// Temporary files of a write the dead process never finished.

@@ -18,6 +18,7 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
+	"github.com/builtin-tools/builtin-tools/vibe/worktree"
 )
 
 // Status is a worker's state, from a closed set.
@@ -148,11 +149,11 @@ type worker struct {
 	done    chan struct{}
 	unread  bool
 	run     func()
-	dir     string     // where it runs without isolation
-	iso     *isolation // nil: the worker runs in dir
+	dir     string         // where it runs without isolation
+	iso     *worktree.Tree // nil: the worker runs in dir
 	wantIso bool
-	co      *checkout  // what its worktree starts from; nil: read at its start
-	tail    *proc.Tail // the running run's last output; nil before it starts
+	co      *worktree.Checkout // what its worktree starts from; nil: read at its start
+	tail    *proc.Tail         // the running run's last output; nil before it starts
 	// resume is the session the next run resumes with only message.
 	resume  *Session
 	message string
@@ -310,9 +311,9 @@ func (r *Roster) Spawn(req SpawnRequest) (Info, error) {
 	if req.Dir == "" {
 		req.Dir = r.cfg.Dir
 	}
-	var co *checkout
+	var co *worktree.Checkout
 	if req.Worktree {
-		if co, err = inspect(req.Dir, req.CarryChanges); err != nil && mode != ModeNormal {
+		if co, err = worktree.Inspect(req.Dir, req.CarryChanges); err != nil && mode != ModeNormal {
 			return Info{}, fmt.Errorf("a worker started from %s mode runs in a git worktree of its own, never in the root, and here it cannot: %w", mode, err)
 		} else if err != nil {
 			return Info{}, err
@@ -331,10 +332,10 @@ func (r *Roster) Spawn(req SpawnRequest) (Info, error) {
 	w := &worker{info: Info{ID: id, Label: req.Label, Tier: req.Tier, Brief: req.Brief, Status: Queued, MaxCost: req.MaxCost, MaxTokens: req.MaxTokens},
 		timeout: req.Timeout, wantIso: req.Worktree, co: co, dir: req.Dir}
 	if co != nil {
-		w.info.BaseCommit = co.head
-		w.info.Uncommitted = co.uncommitted[:min(len(co.uncommitted), listMax)]
-		w.info.Untracked = co.untracked[:min(len(co.untracked), listMax)]
-		w.info.Carried = co.stash != ""
+		w.info.BaseCommit = co.Head
+		w.info.Uncommitted = co.Uncommitted[:min(len(co.Uncommitted), listMax)]
+		w.info.Untracked = co.Untracked[:min(len(co.Untracked), listMax)]
+		w.info.Carried = co.Stash != ""
 	}
 	r.ws[id] = w
 	r.order = append(r.order, id)
@@ -351,7 +352,7 @@ func (r *Roster) UncommittedCounts(id string) (changed, untracked int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if w := r.ws[id]; w != nil && w.co != nil {
-		return len(w.co.uncommitted), len(w.co.untracked)
+		return len(w.co.Uncommitted), len(w.co.Untracked)
 	}
 	return 0, 0
 }
@@ -433,16 +434,16 @@ func (r *Roster) run(ctx context.Context, cancel context.CancelFunc, w *worker, 
 	}
 	iso, wantIso, co, run := w.iso, w.wantIso, w.co, w.info.Runs
 	r.mu.Unlock()
-	if iso != nil && !iso.exists() {
+	if iso != nil && !iso.Exists() {
 		iso = nil
 	}
 	if wantIso && iso == nil {
 		var err error
 		if co == nil {
-			co, err = inspect(w.dir, false)
+			co, err = worktree.Inspect(w.dir, false)
 		}
 		if err == nil {
-			iso, err = addWorktree(r.cfg.StateDir, co, w.info.Label, w.info.ID, r.suffix)
+			iso, err = worktree.Add(r.cfg.StateDir, co, w.info.Label, w.info.ID, r.suffix)
 		}
 		if err != nil {
 			r.finish(w, Outcome{}, fmt.Errorf("making its worktree: %w", err), nil)
@@ -457,7 +458,7 @@ func (r *Roster) run(ctx context.Context, cancel context.CancelFunc, w *worker, 
 		r.Flush()
 	}
 	if iso != nil {
-		job.Dir = iso.cwd()
+		job.Dir = iso.Cwd()
 	}
 	job.Activity = func() {
 		r.mu.Lock()
@@ -489,8 +490,8 @@ func (r *Roster) run(ctx context.Context, cancel context.CancelFunc, w *worker, 
 	}
 	tcancel()
 	if iso != nil {
-		commits, files, stat := iso.report()
-		kept := iso.cleanup()
+		commits, files, stat := iso.Report()
+		kept := iso.Cleanup()
 		r.mu.Lock()
 		w.info.Commits, w.info.FilesChanged, w.info.Diffstat = commits, files, stat
 		if !kept {
