@@ -18,6 +18,7 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
+	"github.com/builtin-tools/builtin-tools/vibe/agentstream"
 	"github.com/builtin-tools/builtin-tools/vibe/worktree"
 )
 
@@ -100,43 +101,43 @@ func (g Gate) mode() string {
 
 // Info is a worker as answers show it.
 type Info struct {
-	ID           string    `json:"id"`
-	Label        string    `json:"label"`
-	Tier         string    `json:"tier"`
-	Mode         string    `json:"mode" jsonschema:"the mode of the call that started its last run; its own tools run in that mode"`
-	Backend      string    `json:"backend" jsonschema:"what runs it (the command line)"`
-	Brief        string    `json:"brief"`
-	Status       Status    `json:"status"`
-	Runs         int       `json:"runs" jsonschema:"how many times it was started (vibe_send starts it again)"`
-	Started      time.Time `json:"started,omitzero"`
-	Ended        time.Time `json:"ended,omitzero"`
-	LastActivity time.Time `json:"last_activity,omitzero" jsonschema:"when it last wrote output or error output"`
-	Tail         string    `json:"tail,omitempty" jsonschema:"a running worker: the last lines of its output and error output, as it wrote them (at most 8 lines)"`
-	ExitCode     *int      `json:"exit_code,omitempty"`
-	Result       string    `json:"result,omitempty" jsonschema:"the last run's result, or its output so far when it was cut short"`
-	Truncated    bool      `json:"truncated,omitempty"`
-	ResultFile   string    `json:"result_file,omitempty" jsonschema:"the full result"`
-	ResultBytes  int64     `json:"result_bytes,omitempty" jsonschema:"the size of the full result"`
-	Notes        []string  `json:"notes,omitempty" jsonschema:"what of its output was not kept, or not read as it was meant"`
-	Stderr       string    `json:"stderr,omitempty" jsonschema:"the last of its error output, for a failed run"`
-	Usage        *Usage    `json:"usage,omitempty" jsonschema:"what its last run used, as the backend reported it (so far, while it runs)"`
-	Spent        *Usage    `json:"spent,omitempty" jsonschema:"what all its runs used together, which its budget is measured against"`
-	MaxCost      float64   `json:"max_cost,omitempty" jsonschema:"its budget in US dollars, from the cost the backend reports"`
-	MaxTokens    int       `json:"max_tokens,omitempty" jsonschema:"its budget in tokens (every input token, cached ones too, and every output token)"`
-	OverBudget   bool      `json:"over_budget,omitempty" jsonschema:"it was stopped, and failed, because its usage passed its budget"`
-	Session      *Session  `json:"session,omitempty" jsonschema:"the agent CLI's session its runs reported (claude's session_id, codex's thread_id); vibe_send resumes it"`
-	Resumed      bool      `json:"resumed,omitempty" jsonschema:"its last run resumed that session with only the message vibe_send gave; else a run gets the whole brief"`
-	Branch       string    `json:"branch,omitempty" jsonschema:"isolation worktree: the worker's branch"`
-	Worktree     string    `json:"worktree,omitempty" jsonschema:"isolation worktree: its folder while it holds commits or changes"`
-	BaseCommit   string    `json:"base_commit,omitempty" jsonschema:"isolation worktree: the commit its worktree starts from (the root's HEAD at spawn)"`
-	Uncommitted  []string  `json:"uncommitted,omitempty" jsonschema:"isolation worktree: the checkout's tracked files with uncommitted changes at spawn (at most 100 named); not in the worktree unless carried"`
-	Untracked    []string  `json:"untracked,omitempty" jsonschema:"isolation worktree: the checkout's untracked files at spawn (at most 100 named); never in the worktree"`
-	Carried      bool      `json:"carried,omitempty" jsonschema:"the uncommitted changes of tracked files were carried into the worktree"`
-	Commits      int       `json:"commits,omitempty"`
-	FilesChanged []string  `json:"files_changed,omitempty"`
-	Diffstat     string    `json:"diffstat,omitempty"`
-	Why          string    `json:"why,omitempty" jsonschema:"why it failed, timed out, was stopped or was lost"`
-	From         string    `json:"from,omitempty" jsonschema:"set when an earlier process ran it: which one (this process took its record over)"`
+	ID           string               `json:"id"`
+	Label        string               `json:"label"`
+	Tier         string               `json:"tier"`
+	Mode         string               `json:"mode" jsonschema:"the mode of the call that started its last run; its own tools run in that mode"`
+	Backend      string               `json:"backend" jsonschema:"what runs it (the command line)"`
+	Brief        string               `json:"brief"`
+	Status       Status               `json:"status"`
+	Runs         int                  `json:"runs" jsonschema:"how many times it was started (vibe_send starts it again)"`
+	Started      time.Time            `json:"started,omitzero"`
+	Ended        time.Time            `json:"ended,omitzero"`
+	LastActivity time.Time            `json:"last_activity,omitzero" jsonschema:"when it last wrote output or error output"`
+	Tail         string               `json:"tail,omitempty" jsonschema:"a running worker: the last lines of its output and error output, as it wrote them (at most 8 lines)"`
+	ExitCode     *int                 `json:"exit_code,omitempty"`
+	Result       string               `json:"result,omitempty" jsonschema:"the last run's result, or its output so far when it was cut short"`
+	Truncated    bool                 `json:"truncated,omitempty"`
+	ResultFile   string               `json:"result_file,omitempty" jsonschema:"the full result"`
+	ResultBytes  int64                `json:"result_bytes,omitempty" jsonschema:"the size of the full result"`
+	Notes        []string             `json:"notes,omitempty" jsonschema:"what of its output was not kept, or not read as it was meant"`
+	Stderr       string               `json:"stderr,omitempty" jsonschema:"the last of its error output, for a failed run"`
+	Usage        *agentstream.Usage   `json:"usage,omitempty" jsonschema:"what its last run used, as the backend reported it (so far, while it runs)"`
+	Spent        *agentstream.Usage   `json:"spent,omitempty" jsonschema:"what all its runs used together, which its budget is measured against"`
+	MaxCost      float64              `json:"max_cost,omitempty" jsonschema:"its budget in US dollars, from the cost the backend reports"`
+	MaxTokens    int                  `json:"max_tokens,omitempty" jsonschema:"its budget in tokens (every input token, cached ones too, and every output token)"`
+	OverBudget   bool                 `json:"over_budget,omitempty" jsonschema:"it was stopped, and failed, because its usage passed its budget"`
+	Session      *agentstream.Session `json:"session,omitempty" jsonschema:"the agent CLI's session its runs reported (claude's session_id, codex's thread_id); vibe_send resumes it"`
+	Resumed      bool                 `json:"resumed,omitempty" jsonschema:"its last run resumed that session with only the message vibe_send gave; else a run gets the whole brief"`
+	Branch       string               `json:"branch,omitempty" jsonschema:"isolation worktree: the worker's branch"`
+	Worktree     string               `json:"worktree,omitempty" jsonschema:"isolation worktree: its folder while it holds commits or changes"`
+	BaseCommit   string               `json:"base_commit,omitempty" jsonschema:"isolation worktree: the commit its worktree starts from (the root's HEAD at spawn)"`
+	Uncommitted  []string             `json:"uncommitted,omitempty" jsonschema:"isolation worktree: the checkout's tracked files with uncommitted changes at spawn (at most 100 named); not in the worktree unless carried"`
+	Untracked    []string             `json:"untracked,omitempty" jsonschema:"isolation worktree: the checkout's untracked files at spawn (at most 100 named); never in the worktree"`
+	Carried      bool                 `json:"carried,omitempty" jsonschema:"the uncommitted changes of tracked files were carried into the worktree"`
+	Commits      int                  `json:"commits,omitempty"`
+	FilesChanged []string             `json:"files_changed,omitempty"`
+	Diffstat     string               `json:"diffstat,omitempty"`
+	Why          string               `json:"why,omitempty" jsonschema:"why it failed, timed out, was stopped or was lost"`
+	From         string               `json:"from,omitempty" jsonschema:"set when an earlier process ran it: which one (this process took its record over)"`
 }
 
 type worker struct {
@@ -155,10 +156,10 @@ type worker struct {
 	co      *worktree.Checkout // what its worktree starts from; nil: read at its start
 	tail    *proc.Tail         // the running run's last output; nil before it starts
 	// resume is the session the next run resumes with only message.
-	resume  *Session
+	resume  *agentstream.Session
 	message string
-	prior   *Usage // what the runs before this one used
-	merging bool   // Merge is bringing its branch into the root
+	prior   *agentstream.Usage // what the runs before this one used
+	merging bool               // Merge is bringing its branch into the root
 }
 
 // Roster is a run's workers.
@@ -465,7 +466,7 @@ func (r *Roster) run(ctx context.Context, cancel context.CancelFunc, w *worker, 
 		w.info.LastActivity = time.Now()
 		r.mu.Unlock()
 	}
-	job.Usage = func(u Usage) {
+	job.Usage = func(u agentstream.Usage) {
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		r.spendLocked(w, u)
@@ -613,7 +614,7 @@ func (r *Roster) finish(w *worker, out Outcome, err error, s *sink) {
 const overBudgetReason Status = "over_budget"
 
 // spendLocked records u as the running run's usage so far. r.mu is held.
-func (r *Roster) spendLocked(w *worker, u Usage) {
+func (r *Roster) spendLocked(w *worker, u agentstream.Usage) {
 	w.info.Usage = &u
 	total := u
 	if p := w.prior; p != nil {
@@ -752,7 +753,9 @@ func (r *Roster) SendAs(g Gate, id, message string) (info Info, restarted bool, 
 	// resumed with only the message; otherwise the whole brief runs again.
 	w.resume, w.message = nil, ""
 	if s := w.info.Session; s != nil && w.info.Mode == mode {
-		if rb, ok := b.(interface{ Resumes(Session) bool }); ok && rb.Resumes(*s) {
+		if rb, ok := b.(interface {
+			Resumes(agentstream.Session) bool
+		}); ok && rb.Resumes(*s) {
 			w.resume, w.message = s, message
 		}
 	}

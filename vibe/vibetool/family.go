@@ -26,6 +26,7 @@ import (
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/vibe"
+	"github.com/builtin-tools/builtin-tools/vibe/agentstream"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -269,7 +270,7 @@ func describe(b *strings.Builder, in vibe.Info, full bool, room int) {
 		b.WriteString("\n")
 	}
 	if in.MaxCost > 0 || in.MaxTokens > 0 {
-		var spent vibe.Usage
+		var spent agentstream.Usage
 		if in.Spent != nil {
 			spent = *in.Spent
 		}
