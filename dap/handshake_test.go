@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/dap/adapter"
+	"github.com/builtin-tools/builtin-tools/dap/breakpoint"
 	"github.com/builtin-tools/builtin-tools/internal/lifetime"
 )
 
@@ -23,7 +24,7 @@ func TestHandshakeOrderings(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			s, root := fakeProcess(t, name)
 			ctx := testCtx(t)
-			s.SetBreakpoints(ctx, at(root, fakeSource), []LineSpec{{Line: 3}}, nil, false)
+			s.SetBreakpoints(ctx, at(root, fakeSource), []breakpoint.LineSpec{{Line: 3}}, nil, false)
 			res, err := s.Launch(ctx, fakeLaunch(root), 20*time.Second)
 			if err != nil {
 				t.Fatal(err)

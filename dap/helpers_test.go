@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/dap/adapter"
+	"github.com/builtin-tools/builtin-tools/dap/breakpoint"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
@@ -154,7 +155,7 @@ func continueToEnd(t *testing.T, s *Supervisor, ctx context.Context, root, file 
 
 func stopAt(tb testing.TB, s *Supervisor, ctx context.Context, root, file string, line int, l adapter.LaunchSpec, wait time.Duration) *StopResult {
 	tb.Helper()
-	s.SetBreakpoints(ctx, at(root, file), []LineSpec{{Line: line}}, nil, false)
+	s.SetBreakpoints(ctx, at(root, file), []breakpoint.LineSpec{{Line: line}}, nil, false)
 	stop, err := s.Launch(ctx, l, wait)
 	if err != nil || stop.Outcome != "stopped" {
 		tb.Fatalf("launch: %+v %v", stop, err)

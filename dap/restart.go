@@ -75,7 +75,7 @@ func (s *Supervisor) adapterRestart(ctx context.Context, sess *Session, wait tim
 	args := sess.launched
 	sess.mu.Unlock()
 	s.dropRunTo(ctx, sess)
-	s.bps.reset(false)
+	s.bps.Reset(false)
 	err := sess.call(ctx, "restart", map[string]any{"arguments": args}, nil)
 	if err != nil {
 		var re *dapclient.ResponseError

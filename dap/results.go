@@ -1,5 +1,7 @@
 package dap
 
+import "github.com/builtin-tools/builtin-tools/dap/breakpoint"
+
 // The engine's answers, as data; package debugtool formats them.
 
 // nonNil is s, or an empty list for nil: a list a result's schema requires
@@ -83,10 +85,10 @@ type StopResult struct {
 	ExitCode     *int     `json:"exit_code,omitempty"`
 	// NeverHit lists, when the program ended, the breakpoints that were
 	// verified but never hit.
-	NeverHit []Breakpoint `json:"never_hit,omitempty"`
+	NeverHit []breakpoint.Source `json:"never_hit,omitempty"`
 	// NeverHitFuncs lists, when the program ended, the function
 	// breakpoints that were verified but never hit.
-	NeverHitFuncs []FuncBreakpoint `json:"never_hit_functions,omitempty" jsonschema:"when the program ended: the function breakpoints verified but never hit"`
+	NeverHitFuncs []breakpoint.Function `json:"never_hit_functions,omitempty" jsonschema:"when the program ended: the function breakpoints verified but never hit"`
 	// Earlier says the stop happened before this call: it is reported
 	// first, and the program was not resumed.
 	Earlier bool   `json:"earlier,omitempty"`
@@ -193,20 +195,20 @@ type OutputResult struct {
 
 // BreakpointsResult is the run's breakpoints after a change.
 type BreakpointsResult struct {
-	Session     *SessionInfo     `json:"session,omitempty"`
-	Breakpoints []Breakpoint     `json:"breakpoints"`
-	Functions   []FuncBreakpoint `json:"functions,omitempty" jsonschema:"the function breakpoints"`
-	Pending     bool             `json:"pending,omitempty" jsonschema:"no session runs: they are sent at the next launch"`
-	Note        string           `json:"note,omitempty"`
+	Session     *SessionInfo          `json:"session,omitempty"`
+	Breakpoints []breakpoint.Source   `json:"breakpoints"`
+	Functions   []breakpoint.Function `json:"functions,omitempty" jsonschema:"the function breakpoints"`
+	Pending     bool                  `json:"pending,omitempty" jsonschema:"no session runs: they are sent at the next launch"`
+	Note        string                `json:"note,omitempty"`
 }
 
 // StatusResult says whether a session lives and where it stands.
 type StatusResult struct {
-	Session     *SessionInfo     `json:"session,omitempty"`
-	LastStop    *Stop            `json:"last_stop,omitempty"`
-	Breakpoints []Breakpoint     `json:"breakpoints,omitempty"`
-	Functions   []FuncBreakpoint `json:"functions,omitempty"`
-	Previous    string           `json:"previous,omitempty" jsonschema:"how the previous session ended"`
+	Session     *SessionInfo          `json:"session,omitempty"`
+	LastStop    *Stop                 `json:"last_stop,omitempty"`
+	Breakpoints []breakpoint.Source   `json:"breakpoints,omitempty"`
+	Functions   []breakpoint.Function `json:"functions,omitempty"`
+	Previous    string                `json:"previous,omitempty" jsonschema:"how the previous session ended"`
 }
 
 // TerminateResult says what terminate did, and what became of the
@@ -226,12 +228,12 @@ type TerminateResult struct {
 	Core bool `json:"core,omitempty" jsonschema:"the session read a core file; no program ran"`
 	// Killed says the adapter's disconnect did not end an attached program
 	// asked to end, so it was sent SIGKILL.
-	Killed        bool             `json:"killed,omitempty"`
-	ExitCode      *int             `json:"exit_code,omitempty"`
-	NeverHit      []Breakpoint     `json:"never_hit,omitempty"`
-	NeverHitFuncs []FuncBreakpoint `json:"never_hit_functions,omitempty" jsonschema:"the function breakpoints verified but never hit"`
-	Output        string           `json:"output,omitempty"`
-	Note          string           `json:"note,omitempty"`
+	Killed        bool                  `json:"killed,omitempty"`
+	ExitCode      *int                  `json:"exit_code,omitempty"`
+	NeverHit      []breakpoint.Source   `json:"never_hit,omitempty"`
+	NeverHitFuncs []breakpoint.Function `json:"never_hit_functions,omitempty" jsonschema:"the function breakpoints verified but never hit"`
+	Output        string                `json:"output,omitempty"`
+	Note          string                `json:"note,omitempty"`
 }
 
 // What became of a program after terminate.

@@ -2,10 +2,10 @@ package dap
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"time"
 
+	"github.com/builtin-tools/builtin-tools/dap/breakpoint"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
@@ -33,46 +33,6 @@ type RunToResult struct {
 	Existing string `json:"existing,omitempty"`
 }
 
-// addTemp puts a one-shot breakpoint on file:line, or finds one there.
-func (b *Breakpoints) addTemp(file string, line int) (id string, existed bool) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	for _, bp := range b.byFile[file] {
-		if bp.Line == line {
-			return bp.ID, true
-		}
-	}
-	b.next++
-	bp := &Breakpoint{ID: fmt.Sprintf("t%d", b.next), File: file, Line: line, temp: true}
-	list := append(b.byFile[file], bp)
-	slices.SortFunc(list, func(x, y *Breakpoint) int { return x.Line - y.Line })
-	b.byFile[file] = list
-	return bp.ID, false
-}
-
-// removeTemp drops a one-shot breakpoint.
-func (b *Breakpoints) removeTemp(file, id string) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	list := slices.DeleteFunc(slices.Clone(b.byFile[file]), func(bp *Breakpoint) bool { return bp.temp && bp.ID == id })
-	if len(list) == 0 {
-		delete(b.byFile, file)
-		return
-	}
-	b.byFile[file] = list
-}
-
-func (b *Breakpoints) get(file, id string) (Breakpoint, bool) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	for _, bp := range b.byFile[file] {
-		if bp.ID == id {
-			return *bp, true
-		}
-	}
-	return Breakpoint{}, false
-}
-
 // RunToLine sets a one-shot breakpoint at file:line and continues; the
 // breakpoint is removed when it is hit or when another stop (or the
 // program's end) comes first, and the result says which. The session's
@@ -88,7 +48,7 @@ func (s *Supervisor) RunToLine(ctx context.Context, at pathguard.Path, line int,
 	if line <= 0 {
 		return nil, badArg("run_to_line needs line, 1-based")
 	}
-	file := cleanFile(at.Rel())
+	file := breakpoint.CleanFile(at.Rel())
 	pos := sess.position()
 	before := pos.stops
 	sess.mu.Lock()
@@ -106,14 +66,14 @@ func (s *Supervisor) RunToLine(ctx context.Context, at pathguard.Path, line int,
 	if pending != nil {
 		s.dropRunTo(ctx, sess)
 	}
-	id, existed := s.bps.addTemp(file, line)
+	id, existed := s.bps.AddTemp(file, line)
 	if !existed {
 		if err := sess.setBreakpoints(ctx, file); err != nil {
-			s.bps.removeTemp(file, id)
+			s.bps.RemoveTemp(file, id)
 			return nil, err
 		}
-		if bp, _ := s.bps.get(file, id); !bp.Verified {
-			s.bps.removeTemp(file, id)
+		if bp, _ := s.bps.Get(file, id); !bp.Verified {
+			s.bps.RemoveTemp(file, id)
 			sess.setBreakpoints(ctx, file)
 			msg := bp.Message
 			if msg == "" {
@@ -146,7 +106,7 @@ func (s *Supervisor) dropRunTo(ctx context.Context, sess *Session) {
 	sess.runTo = nil
 	sess.mu.Unlock()
 	if rt != nil && rt.temp {
-		s.bps.removeTemp(rt.file, rt.id)
+		s.bps.RemoveTemp(rt.file, rt.id)
 		if sess.Ended() == "" {
 			sess.setBreakpoints(ctx, rt.file)
 		}
@@ -169,9 +129,9 @@ func (s *Supervisor) settleRunTo(ctx context.Context, sess *Session, st *Stop, t
 		out.Existing = rt.id
 	}
 	if st != nil {
-		bp, _ := s.bps.get(rt.file, rt.id)
+		bp, _ := s.bps.Get(rt.file, rt.id)
 		out.Reached = slices.Contains(st.Breakpoints, rt.id) ||
-			(st.Reason == "breakpoint" && top != nil && top.File == rt.file && top.Line == bp.at())
+			(st.Reason == "breakpoint" && top != nil && top.File == rt.file && top.Line == bp.At())
 		if rt.temp {
 			sess.mu.Lock() // status reads the stop meanwhile
 			st.Breakpoints = slices.DeleteFunc(slices.Clone(st.Breakpoints), func(id string) bool { return id == rt.id })
@@ -179,24 +139,10 @@ func (s *Supervisor) settleRunTo(ctx context.Context, sess *Session, st *Stop, t
 		}
 	}
 	if rt.temp {
-		s.bps.removeTemp(rt.file, rt.id)
+		s.bps.RemoveTemp(rt.file, rt.id)
 		if st != nil && sess.Ended() == "" {
 			sess.setBreakpoints(ctx, rt.file)
 		}
 	}
 	return out
-}
-
-// dropTemps removes one-shot breakpoints a session that ended left.
-func (b *Breakpoints) dropTemps() {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	for f, list := range b.byFile {
-		list = slices.DeleteFunc(list, func(bp *Breakpoint) bool { return bp.temp })
-		if len(list) == 0 {
-			delete(b.byFile, f)
-		} else {
-			b.byFile[f] = list
-		}
-	}
 }

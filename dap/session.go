@@ -19,6 +19,7 @@ import (
 	godap "github.com/google/go-dap"
 
 	"github.com/builtin-tools/builtin-tools/dap/adapter"
+	"github.com/builtin-tools/builtin-tools/dap/breakpoint"
 	"github.com/builtin-tools/builtin-tools/dap/dapclient"
 	"github.com/builtin-tools/builtin-tools/dap/progout"
 	"github.com/builtin-tools/builtin-tools/internal/proc"
@@ -76,7 +77,7 @@ type Session struct {
 	ended      string // why the session ended, "" while it lives
 	pid        int    // the debuggee's, from the process event
 	pgid       int    // its process group, killed at the end
-	bps        *Breakpoints
+	bps        *breakpoint.Table
 	changed    chan struct{}
 	// lastStopped is when the last stopped event came, for adapters whose
 	// stops come in bursts.
@@ -107,6 +108,11 @@ type capabilities struct {
 	ExceptionBreakpointFilters        []godap.ExceptionBreakpointsFilter `json:"exceptionBreakpointFilters"`
 }
 
+// support is what the adapter supports of a breakpoint's settings.
+func (c capabilities) support() breakpoint.Support {
+	return breakpoint.Support{Condition: c.SupportsConditionalBreakpoints, HitCondition: c.SupportsHitConditionalBreakpoints, LogMessage: c.SupportsLogPoints}
+}
+
 // Stop is one time the program stopped, numbered from 1 for the session.
 type Stop struct {
 	N           int       `json:"n" jsonschema:"the stop's number; references from other stops are refused"`
@@ -129,7 +135,7 @@ type Options struct {
 	TTL time.Duration
 	// Guard confines every path the adapter sends back before it is read.
 	Guard       *pathguard.Guard
-	Breakpoints *Breakpoints
+	Breakpoints *breakpoint.Table
 	// Dial, when set, connects to an adapter already listening there
 	// (the one debugpy.listen starts inside a program) instead of
 	// starting one.
@@ -489,7 +495,7 @@ func (sess *Session) event(e dapclient.Event) {
 		var b godap.BreakpointEventBody
 		json.Unmarshal(e.Body, &b)
 		if sess.bps != nil {
-			sess.bps.update(b.Breakpoint)
+			sess.bps.Update(b.Breakpoint)
 		}
 	}
 	close(sess.changed)
@@ -677,7 +683,7 @@ func (sess *Session) launch(ctx context.Context, args any, command string, timeo
 		goto configured
 	}
 	if sess.bps != nil {
-		for _, file := range sess.bps.files() {
+		for _, file := range sess.bps.Files() {
 			if err := sess.setBreakpoints(ctx, file); err != nil {
 				return err
 			}
@@ -745,7 +751,7 @@ func (sess *Session) setExceptions(ctx context.Context) error {
 // setBreakpoints sends the whole, merged list of one file's breakpoints:
 // DAP's request replaces the file's list, so it always carries all of them.
 func (sess *Session) setBreakpoints(ctx context.Context, file string) error {
-	bps := sess.bps.inFile(file)
+	bps := sess.bps.InFile(file)
 	list := make([]map[string]any, 0, len(bps))
 	for _, b := range bps {
 		m := map[string]any{"line": b.Line}
@@ -768,11 +774,11 @@ func (sess *Session) setBreakpoints(ctx context.Context, file string) error {
 	if err != nil {
 		return fmt.Errorf("setting breakpoints in %s: %v", file, err)
 	}
-	sess.bps.bound(file, body.Breakpoints, sess.caps)
+	sess.bps.Bound(file, body.Breakpoints, sess.caps.support())
 	return nil
 }
 
-func linesOf(bps []*Breakpoint) []int {
+func linesOf(bps []*breakpoint.Source) []int {
 	out := make([]int, len(bps))
 	for i, b := range bps {
 		out[i] = b.Line

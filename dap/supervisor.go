@@ -14,6 +14,7 @@ import (
 	godap "github.com/google/go-dap"
 
 	"github.com/builtin-tools/builtin-tools/dap/adapter"
+	"github.com/builtin-tools/builtin-tools/dap/breakpoint"
 	"github.com/builtin-tools/builtin-tools/dap/dapclient"
 	"github.com/builtin-tools/builtin-tools/dap/progout"
 	"github.com/builtin-tools/builtin-tools/internal/lifetime"
@@ -43,7 +44,7 @@ type Config struct {
 type Supervisor struct {
 	g   *pathguard.Guard
 	cfg Config
-	bps *Breakpoints
+	bps *breakpoint.Table
 
 	mu     sync.Mutex
 	sess   *Session
@@ -62,7 +63,7 @@ func NewSupervisor(g *pathguard.Guard, cfg Config) *Supervisor {
 	if cfg.MaxResumeWait <= 0 {
 		cfg.MaxResumeWait = 5 * time.Minute
 	}
-	return &Supervisor{g: g, cfg: cfg, bps: NewBreakpoints()}
+	return &Supervisor{g: g, cfg: cfg, bps: breakpoint.NewTable()}
 }
 
 // Close ends the session, if any.
@@ -219,8 +220,8 @@ func (s *Supervisor) launch(ctx context.Context, l adapter.LaunchSpec, wait time
 	if err != nil {
 		return nil, err
 	}
-	s.bps.dropTemps()
-	s.bps.reset(true)
+	s.bps.DropTemps()
+	s.bps.Reset(true)
 	opts := Options{TTL: s.cfg.TTL, Guard: s.g, Breakpoints: s.bps, StartTimeout: s.cfg.StartTimeout, Dial: dial}
 	if !deadline.IsZero() {
 		if opts.TTL = time.Until(deadline); opts.TTL <= 0 {
@@ -364,13 +365,13 @@ func request(spec adapter.Spec, t adapter.Target, core, exe string) (command str
 // SetBreakpoints changes file's breakpoints (merging: lines are added or
 // updated, remove drops lines, clear drops them all) and, with a session,
 // sends the file's whole list.
-func (s *Supervisor) SetBreakpoints(ctx context.Context, at pathguard.Path, lines []LineSpec, remove []int, clear bool) (*BreakpointsResult, error) {
+func (s *Supervisor) SetBreakpoints(ctx context.Context, at pathguard.Path, lines []breakpoint.LineSpec, remove []int, clear bool) (*BreakpointsResult, error) {
 	if _, err := s.g.Of(at); err != nil {
 		return nil, badArg("%v", err)
 	}
-	file := cleanFile(at.Rel())
-	if len(lines) > MaxBreakpointLines {
-		return nil, badArg("%d lines in one call; at most %d breakpoints are set per call and kept per file", len(lines), MaxBreakpointLines)
+	file := breakpoint.CleanFile(at.Rel())
+	if len(lines) > breakpoint.MaxLines {
+		return nil, badArg("%d lines in one call; at most %d breakpoints are set per call and kept per file", len(lines), breakpoint.MaxLines)
 	}
 	for _, l := range lines {
 		if l.Line <= 0 {
@@ -425,7 +426,7 @@ func (s *Supervisor) SetFunctionBreakpoints(ctx context.Context, names []string,
 	}
 	res := &BreakpointsResult{}
 	if err := s.send(res, func(sess *Session) error { return sess.setFunctionBreakpoints(ctx) }); err != nil {
-		s.bps.restoreFuncs(old)
+		s.bps.RestoreFuncs(old)
 		return nil, err
 	}
 	res.Breakpoints = s.bps.All()
@@ -602,7 +603,7 @@ func (s *Supervisor) stopResult(ctx context.Context, sess *Session, st *Stop) (*
 		if first {
 			var unchanged bool
 			fired, unchanged = sess.watches.fired(st, func(expr string) string { return sess.stack.memory(ctx, expr) })
-			if st.Reason == "data breakpoint" && unchanged && len(s.bps.idsAt(frames[0].File, frames[0].Line)) > 0 {
+			if st.Reason == "data breakpoint" && unchanged && len(s.bps.IDsAt(frames[0].File, frames[0].Line)) > 0 {
 				// No watched value changed, and a breakpoint is where it
 				// stopped: that breakpoint's stop, mislabelled.
 				sess.mu.Lock()
@@ -617,11 +618,11 @@ func (s *Supervisor) stopResult(ctx context.Context, sess *Session, st *Stop) (*
 			// not hit (the write was the line before).
 			ids = fired
 		case first:
-			ids = s.bps.hit(st.adapterBPs, f.File, f.Line)
-			ids = append(ids, s.bps.hitFunc(st.adapterBPs, st.Reason, frames[0].Name)...)
+			ids = s.bps.Hit(st.adapterBPs, f.File, f.Line)
+			ids = append(ids, s.bps.HitFunc(st.adapterBPs, st.Reason, frames[0].Name)...)
 		}
 		if st.Reason == "breakpoint" && len(ids) == 0 && frames[0].Line > 0 {
-			ids = s.bps.idsAt(frames[0].File, frames[0].Line)
+			ids = s.bps.IDsAt(frames[0].File, frames[0].Line)
 		}
 		sess.mu.Lock() // status reads the stop meanwhile
 		st.Breakpoints = ids

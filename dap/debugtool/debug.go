@@ -9,6 +9,7 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/dap"
 	"github.com/builtin-tools/builtin-tools/dap/adapter"
+	"github.com/builtin-tools/builtin-tools/dap/breakpoint"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
@@ -254,9 +255,9 @@ func setBreakpoints(ctx context.Context, c *registry.Call, sup *dap.Supervisor, 
 	if info.IsDir() {
 		return fmt.Errorf("%s is a folder; breakpoints go in a file", c.Rel(abs))
 	}
-	var lines []dap.LineSpec
+	var lines []breakpoint.LineSpec
 	for _, l := range p.Lines {
-		lines = append(lines, dap.LineSpec{Line: l, Condition: p.Condition, HitCondition: p.HitCond, LogMessage: p.LogMessage})
+		lines = append(lines, breakpoint.LineSpec{Line: l, Condition: p.Condition, HitCondition: p.HitCond, LogMessage: p.LogMessage})
 	}
 	clearAll := p.Lines != nil && len(p.Lines) == 0 && len(p.Remove) == 0
 	return fill(out, &out.Breakpoints, formatBreakpoints)(sup.SetBreakpoints(ctx, at, lines, p.Remove, clearAll))

@@ -10,6 +10,7 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/dap"
 	"github.com/builtin-tools/builtin-tools/dap/adapter"
+	"github.com/builtin-tools/builtin-tools/dap/breakpoint"
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
 )
 
@@ -115,7 +116,7 @@ func formatLocals(r *dap.StopResult) string {
 	return s + "\n"
 }
 
-func neverHit(bps []dap.Breakpoint) string {
+func neverHit(bps []breakpoint.Source) string {
 	var parts []string
 	for _, b := range bps {
 		parts = append(parts, fmt.Sprintf("%s %s:%d", b.ID, b.File, b.Line))
@@ -123,7 +124,7 @@ func neverHit(bps []dap.Breakpoint) string {
 	return strings.Join(parts, ", ")
 }
 
-func neverHitFuncs(fs []dap.FuncBreakpoint) string {
+func neverHitFuncs(fs []breakpoint.Function) string {
 	var parts []string
 	for _, f := range fs {
 		parts = append(parts, f.ID+" "+f.Name)
@@ -257,7 +258,7 @@ func interpreterNote(a adapter.Status) string {
 	return s
 }
 
-func formatBreakpointList(bps []dap.Breakpoint) string {
+func formatBreakpointList(bps []breakpoint.Source) string {
 	if len(bps) == 0 {
 		return "no breakpoints"
 	}
@@ -313,7 +314,7 @@ func formatBreakpoints(r *dap.BreakpointsResult) string {
 	}
 	b.WriteString("Breakpoints:\n")
 	for _, bp := range r.Breakpoints {
-		b.WriteString(formatBreakpointList([]dap.Breakpoint{bp}) + placed(r.Pending, bp.Verified, bp.Message, "the adapter could not place it yet") + "\n")
+		b.WriteString(formatBreakpointList([]breakpoint.Source{bp}) + placed(r.Pending, bp.Verified, bp.Message, "the adapter could not place it yet") + "\n")
 	}
 	for _, f := range r.Functions {
 		b.WriteString(formatFunc(f) + placed(r.Pending, f.Verified, f.Message, "the adapter could not place it") + "\n")
@@ -328,7 +329,7 @@ func formatBreakpoints(r *dap.BreakpointsResult) string {
 }
 
 // formatFunc is one function breakpoint's line.
-func formatFunc(f dap.FuncBreakpoint) string {
+func formatFunc(f breakpoint.Function) string {
 	s := fmt.Sprintf("  %s function %s", f.ID, f.Name)
 	var notes []string
 	if f.File != "" {
