@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/dap/adapter"
+	"github.com/builtin-tools/builtin-tools/dap/stack"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
@@ -132,7 +133,7 @@ type CoreInfo struct {
 	File    string        `json:"file" jsonschema:"the core file, relative to the root"`
 	Threads []ThreadGroup `json:"threads,omitempty" jsonschema:"the crash's threads, grouped by where they were"`
 	Total   int           `json:"total_threads,omitempty"`
-	Stack   []Frame       `json:"stack,omitempty" jsonschema:"the crashing thread's stack, from the frame above the checkout's first"`
+	Stack   []stack.Frame `json:"stack,omitempty" jsonschema:"the crashing thread's stack, from the frame above the checkout's first"`
 	// Above counts the frames above Stack (the runtime's, in a Go crash);
 	// Frames is the whole stack's, as far as it was read.
 	Above  int `json:"frames_above,omitempty" jsonschema:"frames above the stack shown (stack shows them)"`
@@ -191,10 +192,10 @@ func (s *Supervisor) openCore(ctx context.Context, sess *Session, wait time.Dura
 	if th, err := s.Threads(ctx); err == nil {
 		info.Threads, info.Total = th.Groups, th.Total
 	}
-	if frames, total, err := sess.stack.frames(ctx, res.Stop, res.Stop.ThreadID, 30); err == nil {
+	if frames, total, err := sess.stack.Frames(ctx, res.Stop.N, res.Stop.ThreadID, 30); err == nil {
 		// From the frame above the checkout's first: a Go crash's top
 		// frames are the runtime's signal handling.
-		start := max(inRoot(frames)-1, 0)
+		start := max(stack.InRoot(frames)-1, 0)
 		info.Above = start
 		info.Stack = frames[start:min(start+coreFrames, len(frames))]
 		info.Frames = max(total, len(frames))

@@ -8,6 +8,7 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/dap/adapter"
 	"github.com/builtin-tools/builtin-tools/dap/breakpoint"
+	"github.com/builtin-tools/builtin-tools/dap/stack"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
@@ -45,7 +46,7 @@ func wantStop(t *testing.T, res *StopResult, reason string, line int, src string
 	}
 }
 
-func localNamed(vars []Var, name string) *Var {
+func localNamed(vars []stack.Var, name string) *stack.Var {
 	for i := range vars {
 		if vars[i].Name == name {
 			return &vars[i]
@@ -55,7 +56,7 @@ func localNamed(vars []Var, name string) *Var {
 }
 
 // wantLocal fails t unless locals hold name with value.
-func wantLocal(t *testing.T, locals []Var, name, value string) {
+func wantLocal(t *testing.T, locals []stack.Var, name, value string) {
 	t.Helper()
 	if v := localNamed(locals, name); v == nil || v.Value != value {
 		t.Fatalf("local %s: want %s in %+v", name, value, locals)

@@ -1,6 +1,9 @@
 package dap
 
-import "github.com/builtin-tools/builtin-tools/dap/breakpoint"
+import (
+	"github.com/builtin-tools/builtin-tools/dap/breakpoint"
+	"github.com/builtin-tools/builtin-tools/dap/stack"
+)
 
 // The engine's answers, as data; package debugtool formats them.
 
@@ -25,57 +28,15 @@ type SessionInfo struct {
 	Stop             int    `json:"stop,omitempty" jsonschema:"the current stop's number"`
 }
 
-// SourceLine is a line of source quoted in a result.
-type SourceLine struct {
-	Line    int    `json:"line"`
-	Text    string `json:"text"`
-	Current bool   `json:"current,omitempty"`
-}
-
-// Frame is a stack frame with its source.
-type Frame struct {
-	ID   string `json:"id" jsonschema:"frame_id for scopes and evaluate, tied to this stop"`
-	Name string `json:"name"`
-	// File is relative to the root; a file outside it is named but never
-	// read.
-	File    string       `json:"file,omitempty"`
-	Line    int          `json:"line,omitempty"`
-	Outside bool         `json:"outside,omitempty" jsonschema:"the file is outside the root, so it is not quoted"`
-	Missing bool         `json:"missing,omitempty" jsonschema:"no such file is in the checkout (a path from the build, such as libc's), so it is not quoted"`
-	Source  []SourceLine `json:"source,omitempty"`
-	Newer   bool         `json:"source_newer,omitempty" jsonschema:"the source file changed after the program was built"`
-}
-
-// Var is a variable or an evaluation's value.
-type Var struct {
-	Name  string `json:"name"`
-	Value string `json:"value"`
-	Type  string `json:"type,omitempty"`
-	// Ref expands it with variables, tied to this stop; "" when it has no
-	// children.
-	Ref string `json:"ref,omitempty"`
-	// Named and Indexed are the adapter's counts of its children (DAP's
-	// namedVariables and indexedVariables). Adapters often give neither
-	// for a pointer or an object: then a Ref says it expands, and how many
-	// children it has is unknown, never 0.
-	Named   int  `json:"named_children,omitempty" jsonschema:"the adapter's count of named children, when it gave one"`
-	Indexed int  `json:"indexed_children,omitempty" jsonschema:"the adapter's count of indexed children (elements), when it gave one"`
-	Cut     bool `json:"cut,omitempty" jsonschema:"the value was longer than 400 characters and was cut"`
-}
-
-// Children is how many children v has as the adapter counted them, 0 when
-// it gave no count (see Ref).
-func (v Var) Children() int { return v.Named + v.Indexed }
-
 // StopResult is what a launch or a resume ended in.
 type StopResult struct {
 	Session SessionInfo `json:"session"`
 	// Outcome is stopped, exited, running (still, after the wait) or
 	// ended.
-	Outcome string `json:"outcome"`
-	Stop    *Stop  `json:"stop,omitempty"`
-	Frame   *Frame `json:"frame,omitempty" jsonschema:"the stop's frame: the top one, or for a panic or exception the top frame in the checkout"`
-	Locals  []Var  `json:"locals,omitempty" jsonschema:"that frame's locals, capped"`
+	Outcome string       `json:"outcome"`
+	Stop    *Stop        `json:"stop,omitempty"`
+	Frame   *stack.Frame `json:"frame,omitempty" jsonschema:"the stop's frame: the top one, or for a panic or exception the top frame in the checkout"`
+	Locals  []stack.Var  `json:"locals,omitempty" jsonschema:"that frame's locals, capped"`
 	// LocalsMore counts locals left out.
 	LocalsMore int `json:"locals_more,omitempty"`
 	// LocalsHidden names what the locals leave out as noise (see
@@ -120,10 +81,10 @@ type ExceptionsSet struct {
 
 // StackResult is a thread's stack.
 type StackResult struct {
-	Session  SessionInfo `json:"session"`
-	ThreadID int         `json:"thread_id"`
-	Frames   []Frame     `json:"frames"`
-	Total    int         `json:"total,omitempty" jsonschema:"frames in the whole stack, when more than shown"`
+	Session  SessionInfo   `json:"session"`
+	ThreadID int           `json:"thread_id"`
+	Frames   []stack.Frame `json:"frames"`
+	Total    int           `json:"total,omitempty" jsonschema:"frames in the whole stack, when more than shown"`
 }
 
 // Scope is one scope of a frame.
@@ -145,7 +106,7 @@ type ScopesResult struct {
 type VariablesResult struct {
 	Session   SessionInfo `json:"session"`
 	Ref       string      `json:"ref"`
-	Variables []Var       `json:"variables"`
+	Variables []stack.Var `json:"variables"`
 	// More counts children left out (at most 50 are shown).
 	More int `json:"more,omitempty"`
 	// Hidden names the children left out unless all is asked for:
@@ -163,9 +124,9 @@ type EvalResult struct {
 	// stop showed.
 	Frame string `json:"frame_id,omitempty" jsonschema:"the frame it was evaluated in: frame_id, or by default the frame the stop showed"`
 	// In says so when that frame is not the top one.
-	In    string `json:"in,omitempty" jsonschema:"where it was evaluated, when that is not the top frame"`
-	Value *Var   `json:"value,omitempty"`
-	Error string `json:"error,omitempty" jsonschema:"what evaluating it said, when it failed"`
+	In    string     `json:"in,omitempty" jsonschema:"where it was evaluated, when that is not the top frame"`
+	Value *stack.Var `json:"value,omitempty"`
+	Error string     `json:"error,omitempty" jsonschema:"what evaluating it said, when it failed"`
 	// TimedOut says it did not finish in time and still runs.
 	TimedOut bool   `json:"timed_out,omitempty" jsonschema:"it did not finish in time and still runs inside the program"`
 	Note     string `json:"note,omitempty"`

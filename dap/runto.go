@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/dap/breakpoint"
+	"github.com/builtin-tools/builtin-tools/dap/stack"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
@@ -115,7 +116,7 @@ func (s *Supervisor) dropRunTo(ctx context.Context, sess *Session) {
 
 // settleRunTo ends a pending run_to_line at a new stop (st) or at the
 // program's end (st nil): whether it was reached, its breakpoint removed.
-func (s *Supervisor) settleRunTo(ctx context.Context, sess *Session, st *Stop, top *Frame) *RunToResult {
+func (s *Supervisor) settleRunTo(ctx context.Context, sess *Session, st *Stop, top *stack.Frame) *RunToResult {
 	sess.mu.Lock()
 	rt := sess.runTo
 	if rt == nil || (st != nil && st.N <= rt.after) {

@@ -22,6 +22,7 @@ import (
 	"github.com/builtin-tools/builtin-tools/dap/breakpoint"
 	"github.com/builtin-tools/builtin-tools/dap/dapclient"
 	"github.com/builtin-tools/builtin-tools/dap/progout"
+	"github.com/builtin-tools/builtin-tools/dap/stack"
 	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
@@ -55,7 +56,7 @@ type Session struct {
 	// does not wait on it for a disconnect answer.
 	quiet atomic.Bool
 	// stack reads the program where it stopped.
-	stack stackReader
+	stack stack.Reader
 
 	// Each with a lock of its own: the program's output, the session's
 	// data breakpoints, and an evaluate or set_variable that ran out of
@@ -126,7 +127,7 @@ type Stop struct {
 	// shown is the frame the stop's result showed, which evaluate,
 	// set_variable and watch default to; nil before it was shown. below:
 	// it is not the top frame.
-	shown *Frame
+	shown *stack.Frame
 	below bool
 }
 
@@ -165,7 +166,7 @@ type inProcess interface {
 
 func newSession(spec adapter.Spec, root, tmp string, opts Options) *Session {
 	sess := &Session{Spec: spec, root: root, guard: opts.Guard, tmp: tmp, changed: make(chan struct{}), bps: opts.Breakpoints}
-	sess.stack = stackReader{call: sess.call, guard: opts.Guard, spec: spec}
+	sess.stack = stack.Reader{Call: sess.call, Guard: opts.Guard, Spec: spec}
 	return sess
 }
 

@@ -10,6 +10,7 @@ import (
 	godap "github.com/google/go-dap"
 
 	"github.com/builtin-tools/builtin-tools/dap/dapclient"
+	"github.com/builtin-tools/builtin-tools/dap/stack"
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
 )
 
@@ -24,7 +25,7 @@ type SetVarResult struct {
 	// Request is setVariable or setExpression, whichever was sent.
 	Request string `json:"request"`
 	// Value is the variable as read back from the adapter after the set.
-	Value *Var `json:"value,omitempty" jsonschema:"the variable as the adapter reads it back"`
+	Value *stack.Var `json:"value,omitempty" jsonschema:"the variable as the adapter reads it back"`
 	// TimedOut says the value did not finish in time and still runs.
 	TimedOut bool   `json:"timed_out,omitempty" jsonschema:"the value's expression did not finish in time and still runs inside the program"`
 	Note     string `json:"note,omitempty"`
@@ -70,14 +71,14 @@ func (s *Supervisor) SetVariable(ctx context.Context, r, frame, name, value stri
 		if vref, err = sess.parseRef("reference", r); err != nil {
 			return nil, err
 		}
-	} else if vref, err = sess.stack.localsRef(ctx, fid); err != nil {
+	} else if vref, err = sess.stack.LocalsRef(ctx, fid); err != nil {
 		return nil, fmt.Errorf("scopes: %v", err)
 	}
-	lookup := func(in int) *Var {
+	lookup := func(in int) *stack.Var {
 		if in == 0 {
 			return nil
 		}
-		vars, _, _, err := sess.stack.children(ctx, st, in, 1000, true)
+		vars, _, _, err := sess.stack.Children(ctx, st.N, in, 1000, true)
 		if err != nil {
 			return nil
 		}
@@ -91,7 +92,7 @@ func (s *Supervisor) SetVariable(ctx context.Context, r, frame, name, value stri
 	before := lookup(vref)
 	res := &SetVarResult{Name: name}
 	if vref != 0 {
-		res.Ref = ref(vref, st.N)
+		res.Ref = stack.Ref(vref, st.N)
 	}
 	var body godap.SetVariableResponseBody
 	var args map[string]any
@@ -131,7 +132,7 @@ func (s *Supervisor) SetVariable(ctx context.Context, r, frame, name, value stri
 	// when it was made).
 	back := vref
 	if r == "" && vref != 0 {
-		if fresh, err := sess.stack.localsRef(ctx, fid); err == nil && fresh != 0 {
+		if fresh, err := sess.stack.LocalsRef(ctx, fid); err == nil && fresh != 0 {
 			back = fresh
 		}
 	}
@@ -150,7 +151,7 @@ func (s *Supervisor) SetVariable(ctx context.Context, r, frame, name, value stri
 		}
 	}
 	if res.Value == nil {
-		v := makeVar(name, body.Value, body.Type, body.VariablesReference, body.NamedVariables, body.IndexedVariables, st.N)
+		v := stack.NewVar(name, body.Value, body.Type, body.VariablesReference, body.NamedVariables, body.IndexedVariables, st.N)
 		res.Value = &v
 		res.Note = "not found again among " + res.Ref + "'s children; shown is the adapter's answer to " + res.Request
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/builtin-tools/builtin-tools/dap/breakpoint"
 	"github.com/builtin-tools/builtin-tools/dap/dapclient"
 	"github.com/builtin-tools/builtin-tools/dap/progout"
+	"github.com/builtin-tools/builtin-tools/dap/stack"
 	"github.com/builtin-tools/builtin-tools/internal/lifetime"
 	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
@@ -237,7 +238,7 @@ func (s *Supervisor) launch(ctx context.Context, l adapter.LaunchSpec, wait time
 	sess.term, term = term, nil
 	sess.term.Start(&sess.out)
 	sess.Program = describeProgram(s.g, l)
-	sess.stack.program = program
+	sess.stack.Program = program
 	sess.attach = l.Attach
 	sess.core = core
 	sess.exceptions = l.Exceptions
@@ -575,11 +576,11 @@ func (s *Supervisor) endResult(sess *Session) *StopResult {
 // the breakpoints hit, the frame's locals, and new output.
 func (s *Supervisor) stopResult(ctx context.Context, sess *Session, st *Stop) (*StopResult, error) {
 	res := &StopResult{Session: sess.Info(), Outcome: "stopped", Stop: st}
-	frames, _, err := sess.stack.frames(ctx, st, st.ThreadID, 30)
-	if err == nil && st.Reason == "pause" && inRoot(frames) < 0 {
+	frames, _, err := sess.stack.Frames(ctx, st.N, st.ThreadID, 30)
+	if err == nil && st.Reason == "pause" && stack.InRoot(frames) < 0 {
 		// delve stops on the thread it interrupted, often idle in the
 		// runtime (goroutine 0): show the one running the checkout's code.
-		if tid, fr := sess.stack.userThread(ctx, st); tid != 0 {
+		if tid, fr := sess.stack.UserThread(ctx, st.N, st.ThreadID); tid != 0 {
 			res.Note = fmt.Sprintf("the adapter paused on thread %d in %s, outside the checkout; shown is thread %d, where the checkout's code is", st.ThreadID, frameName(frames), tid)
 			sess.mu.Lock()
 			st.ThreadID = tid
@@ -588,7 +589,7 @@ func (s *Supervisor) stopResult(ctx context.Context, sess *Session, st *Stop) (*
 		}
 	}
 	if err == nil && len(frames) > 0 {
-		pick := pickFrame(st.Reason, frames)
+		pick := stack.Pick(st.Reason, frames)
 		f := frames[pick]
 		res.Frame = &f
 		sess.mu.Lock()
@@ -602,7 +603,7 @@ func (s *Supervisor) stopResult(ctx context.Context, sess *Session, st *Stop) (*
 		var fired []string
 		if first {
 			var unchanged bool
-			fired, unchanged = sess.watches.fired(st, func(expr string) string { return sess.stack.memory(ctx, expr) })
+			fired, unchanged = sess.watches.fired(st, func(expr string) string { return sess.stack.Memory(ctx, expr) })
 			if st.Reason == "data breakpoint" && unchanged && len(s.bps.IDsAt(frames[0].File, frames[0].Line)) > 0 {
 				// No watched value changed, and a breakpoint is where it
 				// stopped: that breakpoint's stop, mislabelled.
@@ -627,7 +628,7 @@ func (s *Supervisor) stopResult(ctx context.Context, sess *Session, st *Stop) (*
 		sess.mu.Lock() // status reads the stop meanwhile
 		st.Breakpoints = ids
 		sess.mu.Unlock()
-		if locals, more, hidden, err := sess.stack.locals(ctx, st, f.ID); err == nil {
+		if locals, more, hidden, err := sess.stack.Locals(ctx, st.N, f.ID); err == nil {
 			res.Locals, res.LocalsMore, res.LocalsHidden = locals, more, hidden
 		}
 	} else if err != nil {
@@ -642,7 +643,7 @@ func (s *Supervisor) stopResult(ctx context.Context, sess *Session, st *Stop) (*
 	if res.Exception == "" && st.Text != "" && (st.Reason == "exception" || st.Reason == "panic") {
 		res.Exception = st.Text
 	}
-	var top *Frame
+	var top *stack.Frame
 	if len(frames) > 0 {
 		top = &frames[0]
 	}
@@ -671,7 +672,7 @@ func (s *Supervisor) Stack(ctx context.Context, thread int) (*StackResult, error
 	if thread == 0 {
 		thread = st.ThreadID
 	}
-	frames, total, err := sess.stack.frames(context.WithoutCancel(ctx), st, thread, 30)
+	frames, total, err := sess.stack.Frames(context.WithoutCancel(ctx), st.N, thread, 30)
 	if err != nil {
 		return nil, fmt.Errorf("stack of thread %d: %v", thread, err)
 	}
@@ -694,7 +695,7 @@ func (s *Supervisor) Scopes(ctx context.Context, frame string) (*ScopesResult, e
 	}
 	res := &ScopesResult{Session: sess.Info(), Frame: frame, Scopes: []Scope{}}
 	for _, sc := range body.Scopes {
-		res.Scopes = append(res.Scopes, Scope{Name: sc.Name, Ref: ref(sc.VariablesReference, st.N), Count: sc.NamedVariables + sc.IndexedVariables, Expensive: sc.Expensive})
+		res.Scopes = append(res.Scopes, Scope{Name: sc.Name, Ref: stack.Ref(sc.VariablesReference, st.N), Count: sc.NamedVariables + sc.IndexedVariables, Expensive: sc.Expensive})
 	}
 	return res, nil
 }
@@ -706,7 +707,7 @@ func (s *Supervisor) Variables(ctx context.Context, r string, all bool) (*Variab
 	if err != nil {
 		return nil, err
 	}
-	vars, more, hidden, err := sess.stack.children(ctx, st, vref, 50, all)
+	vars, more, hidden, err := sess.stack.Children(ctx, st.N, vref, 50, all)
 	if err != nil {
 		return nil, fmt.Errorf("variables: %v", err)
 	}
@@ -795,7 +796,7 @@ func (s *Supervisor) Evaluate(ctx context.Context, expr, frame string, wait time
 		}
 		return nil, err
 	}
-	v := makeVar(expr, body.Result, body.Type, body.VariablesReference, body.NamedVariables, body.IndexedVariables, st.N)
+	v := stack.NewVar(expr, body.Result, body.Type, body.VariablesReference, body.NamedVariables, body.IndexedVariables, st.N)
 	res.Value = &v
 	return res, nil
 }

@@ -78,7 +78,7 @@ func (s *Supervisor) Watch(ctx context.Context, r, name, access string, remove b
 				return nil, err
 			}
 		} else if fid, f, _ := sess.shownFrame(ctx, st); f != nil {
-			if vref, err = sess.stack.localsRef(ctx, fid); err != nil {
+			if vref, err = sess.stack.LocalsRef(ctx, fid); err != nil {
 				return nil, fmt.Errorf("scopes: %v", err)
 			}
 		}
@@ -95,7 +95,7 @@ func (s *Supervisor) Watch(ctx context.Context, r, name, access string, remove b
 		}
 		list = slices.DeleteFunc(list, func(w Watchpoint) bool { return w.Name == name })
 		w := Watchpoint{ID: sess.watches.newID(), Name: name, Description: info.Description, Access: access, dataID: id, memory: watchMemory(id)}
-		w.last = sess.stack.memory(ctx, w.memory)
+		w.last = sess.stack.Memory(ctx, w.memory)
 		list = append(list, w)
 	}
 	bps := make([]map[string]any, 0, len(list))

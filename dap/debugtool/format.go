@@ -11,6 +11,7 @@ import (
 	"github.com/builtin-tools/builtin-tools/dap"
 	"github.com/builtin-tools/builtin-tools/dap/adapter"
 	"github.com/builtin-tools/builtin-tools/dap/breakpoint"
+	"github.com/builtin-tools/builtin-tools/dap/stack"
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
 )
 
@@ -23,7 +24,7 @@ func sessionLine(s dap.SessionInfo) string {
 	return fmt.Sprintf("[%s · %s · %s · %s left]", s.Adapter, s.Program, state, (time.Duration(s.RemainingSeconds) * time.Second).String())
 }
 
-func formatFrameSource(f *dap.Frame) string {
+func formatFrameSource(f *stack.Frame) string {
 	var b strings.Builder
 	for _, l := range f.Source {
 		mark := "  "
@@ -35,7 +36,7 @@ func formatFrameSource(f *dap.Frame) string {
 	return b.String()
 }
 
-func where(f *dap.Frame) string {
+func where(f *stack.Frame) string {
 	switch {
 	case f == nil:
 		return "an unknown place"
@@ -51,7 +52,7 @@ func where(f *dap.Frame) string {
 
 // expands says how a variable with a reference expands: the adapter's
 // count, or "expandable" when it gave none (never "0 children").
-func expands(v dap.Var) string {
+func expands(v stack.Var) string {
 	switch {
 	case v.Named > 0 && v.Indexed > 0:
 		return fmt.Sprintf("%s, %s", textcut.Count(v.Named, "named child", "named children"), textcut.Count(v.Indexed, "element", "elements"))
@@ -85,7 +86,7 @@ func hiddenNote(hidden []string) string {
 	return strings.Join(parts, "; ")
 }
 
-func formatVars(vars []dap.Var, more int) string {
+func formatVars(vars []stack.Var, more int) string {
 	var parts []string
 	for _, v := range vars {
 		s := v.Name + " = " + textcut.Ellipsis(strings.ReplaceAll(v.Value, "\n", " "), 120)
