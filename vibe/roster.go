@@ -19,6 +19,7 @@ import (
 	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
 	"github.com/builtin-tools/builtin-tools/vibe/agentstream"
+	"github.com/builtin-tools/builtin-tools/vibe/statedir"
 	"github.com/builtin-tools/builtin-tools/vibe/worktree"
 )
 
@@ -178,10 +179,10 @@ type Roster struct {
 	stop    context.CancelFunc
 	wg      sync.WaitGroup
 
-	stateFolder          // where each worker's files are
-	ids                  // the ids given over the state folder
-	journal              // the workers' records there; it shares mu
-	users       *os.File // the shared lock that says this roster uses the folder
+	folder  statedir.Folder // where each worker's files are
+	ids     *statedir.IDs   // the ids given over the state folder
+	journal                 // the workers' records there; it shares mu
+	users   *os.File        // the shared lock that says this roster uses the folder
 }
 
 // New makes a roster over cfg.StateDir, taking over the workers left there
@@ -199,16 +200,16 @@ func New(cfg Config) (*Roster, error) {
 	if err := os.MkdirAll(filepath.Join(cfg.StateDir, "workers"), 0o700); err != nil {
 		return nil, err
 	}
-	users := useFolder(cfg.StateDir, 10*time.Second)
+	users := statedir.Use(cfg.StateDir, 10*time.Second)
 	if cfg.Dir != "" {
-		writeRootName(cfg.StateDir, cfg.Dir)
+		statedir.WriteRootName(cfg.StateDir, cfg.Dir)
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	var sfx [3]byte
 	rand.Read(sfx[:])
-	folder := stateFolder(cfg.StateDir)
+	folder := statedir.Folder(cfg.StateDir)
 	r := &Roster{cfg: cfg, suffix: hex.EncodeToString(sfx[:]), ws: map[string]*worker{},
-		changed: make(chan struct{}), ctx: ctx, stop: stop, stateFolder: folder, ids: ids{folder: folder}, users: users}
+		changed: make(chan struct{}), ctx: ctx, stop: stop, folder: folder, ids: &statedir.IDs{Folder: folder}, users: users}
 	r.journal = journal{mu: &r.mu, folder: folder, owner: ownerName(), dirty: map[string]*worker{}}
 	if err := r.adopt(); err != nil {
 		stop()
@@ -320,11 +321,11 @@ func (r *Roster) Spawn(req SpawnRequest) (Info, error) {
 			return Info{}, err
 		}
 	}
-	id := r.newID()
+	id := r.ids.NewID()
 	r.mu.Lock()
 	if r.closed {
 		r.mu.Unlock()
-		os.Remove(r.workerDir(id))
+		os.Remove(r.folder.WorkerDir(id))
 		return Info{}, errors.New("the run is closing: no new workers")
 	}
 	if req.Label == "" {
@@ -476,7 +477,7 @@ func (r *Roster) run(ctx context.Context, cancel context.CancelFunc, w *worker, 
 			cancel()
 		}
 	}
-	s := newSink(r.partPath(w.info.ID, run), r.headBytes())
+	s := statedir.NewSink(r.folder.PartPath(w.info.ID, run), r.headBytes(), memoryMax)
 	tail := proc.NewTail(tailKeep)
 	r.mu.Lock()
 	w.tail = tail
@@ -516,33 +517,33 @@ func (r *Roster) release(done chan struct{}) {
 
 // finish records a run's end. s is the sink its output went to (nil when
 // it never started).
-func (r *Roster) finish(w *worker, out Outcome, err error, s *sink) {
+func (r *Roster) finish(w *worker, out Outcome, err error, s *statedir.Sink) {
 	// The result file is written before the lock is taken: a run's number
 	// changes only after its done channel closes, which is after this.
 	r.mu.Lock()
 	run := w.info.Runs
 	r.mu.Unlock()
-	path := r.resultPath(w.info.ID, run)
-	var res output
+	path := r.folder.ResultPath(w.info.ID, run)
+	var res statedir.Output
 	// A backend's own result wins; else the result is the output it wrote.
-	if s == nil || out.Result != "" || s.empty() {
-		res = output{head: out.Result, whole: true, bytes: int64(len(out.Result))}
-		if out.Result != "" && writeWhole(path, []byte(out.Result)) == nil {
-			res.file = path
+	if s == nil || out.Result != "" || s.Empty() {
+		res = statedir.Output{Head: out.Result, Whole: true, Bytes: int64(len(out.Result))}
+		if out.Result != "" && statedir.WriteWhole(path, []byte(out.Result)) == nil {
+			res.File = path
 		}
-		if s != nil && !s.empty() {
+		if s != nil && !s.Empty() {
 			// Output besides the result (progress, an over-long line) is
 			// kept too, and named.
-			other := s.close(strings.TrimSuffix(path, ".result.txt") + ".output.txt")
-			res.notes = append(res.notes, other.notes...)
-			if other.file != "" {
-				res.notes = append(res.notes, fmt.Sprintf("besides its result it wrote %d bytes of other output, kept in %s", other.bytes, other.file))
+			other := s.Close(strings.TrimSuffix(path, ".result.txt") + ".output.txt")
+			res.Notes = append(res.Notes, other.Notes...)
+			if other.File != "" {
+				res.Notes = append(res.Notes, fmt.Sprintf("besides its result it wrote %d bytes of other output, kept in %s", other.Bytes, other.File))
 			}
 		} else if s != nil {
-			s.discard()
+			s.Discard()
 		}
 	} else {
-		res = s.close(path)
+		res = s.Close(path)
 	}
 	r.mu.Lock()
 	code := out.ExitCode
@@ -594,7 +595,7 @@ func (r *Roster) finish(w *worker, out Outcome, err error, s *sink) {
 	if w.info.Status == Failed || w.info.Status == Lost || w.info.Status == TimedOut {
 		w.info.Stderr = out.Stderr
 	}
-	w.info.Notes = append(slices.Clone(out.Notes), res.notes...)
+	w.info.Notes = append(slices.Clone(out.Notes), res.Notes...)
 	if w.info.MaxCost > 0 && (w.info.Spent == nil || w.info.Spent.CostUSD == 0) && !w.info.Started.IsZero() {
 		w.info.Notes = append(w.info.Notes, fmt.Sprintf("its cost budget ($%g) was not enforced: the backend reported no cost (of the agent CLIs only claude reports one, with its result; a token budget works from tokens)", w.info.MaxCost))
 	}
@@ -643,18 +644,18 @@ func overBudget(in Info) string {
 
 // setResultLocked puts a run's output in w's answer: all of it when it is
 // short or no file holds it, else its start. r.mu is held.
-func (r *Roster) setResultLocked(w *worker, res output) {
-	text := res.head
-	if res.whole {
+func (r *Roster) setResultLocked(w *worker, res statedir.Output) {
+	text := res.Head
+	if res.Whole {
 		text = strings.TrimRight(text, "\n")
 	}
-	w.info.ResultFile, w.info.ResultBytes = res.file, res.bytes
-	w.info.Result, w.info.Truncated = text, !res.whole
+	w.info.ResultFile, w.info.ResultBytes = res.File, res.Bytes
+	w.info.Result, w.info.Truncated = text, !res.Whole
 	// Cut only a result whose whole text is on disk.
-	if rs := []rune(text); res.file != "" && len(rs) > r.cfg.ResultChars {
+	if rs := []rune(text); res.File != "" && len(rs) > r.cfg.ResultChars {
 		w.info.Result, w.info.Truncated = string(rs[:r.cfg.ResultChars]), true
 	}
-	if res.file == "" && !res.whole {
+	if res.File == "" && !res.Whole {
 		w.info.Truncated = true
 	}
 }
@@ -990,29 +991,9 @@ func (r *Roster) Close() error {
 	err := r.closeRecords(all)
 	if r.users != nil {
 		if err == nil {
-			removeIdleFolder(r.cfg.StateDir, r.users)
+			statedir.RemoveIdle(r.cfg.StateDir, r.users)
 		}
 		r.users.Close()
-	}
-	return err
-}
-
-// writeWhole writes a file by a temporary file and a rename, so a reader
-// never sees part of it.
-func writeWhole(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-*")
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
 	}
 	return err
 }

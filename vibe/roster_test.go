@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
+	"github.com/builtin-tools/builtin-tools/vibe/statedir"
 )
 
 func newRoster(t *testing.T, max int) *Roster {
@@ -404,7 +405,7 @@ func TestCloseRemovesTheIdleStateFolder(t *testing.T) {
 		t.Fatalf("the folder went while another roster used it: %v", err)
 	}
 	b.Close()
-	if ents, _ := os.ReadDir(state); len(ents) != 2 || ents[0].Name() != lastIDName || ents[1].Name() != rootName {
+	if ents, _ := os.ReadDir(state); len(ents) != 2 || ents[0].Name() != statedir.LastIDName || ents[1].Name() != statedir.RootName {
 		t.Fatalf("the idle state folder holds %v", ents)
 	}
 	c := open()
