@@ -8,14 +8,15 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
+	"github.com/builtin-tools/builtin-tools/vibe/runner"
 )
 
 func agentRoster(t *testing.T) *Roster {
 	t.Helper()
 	dir, _ := filepath.Abs("testdata/agents")
-	r, err := New(Config{StateDir: t.TempDir(), Dir: t.TempDir(), Backends: map[string]Backend{
-		"fast": Command{Line: dir + "/fake-claude.sh -p --output-format stream-json --verbose", Grace: 500 * time.Millisecond},
-		"good": Command{Line: dir + "/fake-codex.sh exec --json -", Grace: 500 * time.Millisecond}}})
+	r, err := New(Config{StateDir: t.TempDir(), Dir: t.TempDir(), Backends: map[string]runner.Backend{
+		"fast": runner.Command{Line: dir + "/fake-claude.sh -p --output-format stream-json --verbose", Grace: 500 * time.Millisecond},
+		"good": runner.Command{Line: dir + "/fake-codex.sh exec --json -", Grace: 500 * time.Millisecond}}})
 	if err != nil {
 		t.Fatal(err)
 	}

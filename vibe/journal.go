@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/proc"
+	"github.com/builtin-tools/builtin-tools/vibe/runner"
 	"github.com/builtin-tools/builtin-tools/vibe/statedir"
 	"github.com/builtin-tools/builtin-tools/vibe/worktree"
 )
@@ -36,7 +37,7 @@ type record struct {
 	Unread       bool           `json:"unread"`
 	Timeout      time.Duration  `json:"timeout"`
 	Dir          string         `json:"dir"`
-	Gate         Gate           `json:"gate"`
+	Gate         runner.Gate    `json:"gate"`
 	WantWorktree bool           `json:"want_worktree,omitempty"`
 	Worktree     *worktree.Tree `json:"worktree,omitempty"`
 	Written      time.Time      `json:"written"`

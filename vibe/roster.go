@@ -19,6 +19,7 @@ import (
 	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
 	"github.com/builtin-tools/builtin-tools/vibe/agentstream"
+	"github.com/builtin-tools/builtin-tools/vibe/runner"
 	"github.com/builtin-tools/builtin-tools/vibe/statedir"
 	"github.com/builtin-tools/builtin-tools/vibe/worktree"
 )
@@ -39,13 +40,6 @@ const (
 // Finished says whether the status is final.
 func (s Status) Finished() bool { return s != Queued && s != Running }
 
-// Modes a worker may be started from.
-const (
-	ModeNormal   = "normal"
-	ModePlan     = "plan"
-	ModeReadOnly = "readonly"
-)
-
 // Config configures a roster.
 type Config struct {
 	// StateDir is the root's state folder: the workers' records, their
@@ -58,7 +52,7 @@ type Config struct {
 	// BackendKey(tier, mode) ("fast@plan") for plan and readonly: a call
 	// outside normal mode starts only a worker whose backend is meant for
 	// that mode.
-	Backends map[string]Backend
+	Backends map[string]runner.Backend
 	// Dir is the folder workers run in.
 	Dir string
 	// MaxRunning bounds the workers running at once (default 4); more wait
@@ -80,24 +74,10 @@ var Tiers = []string{"fast", "good"}
 
 // BackendKey is the Backends key of a tier's backend for calls in mode.
 func BackendKey(tier, mode string) string {
-	if mode == "" || mode == ModeNormal {
+	if mode == "" || mode == runner.ModeNormal {
 		return tier
 	}
 	return tier + "@" + mode
-}
-
-// Gate is what the caller may do, passed on to the worker it starts: the
-// mode of the call (normal, plan, readonly; "" is normal) and the run's
-// approval policy ("write=allow,exec=deny").
-type Gate struct {
-	Mode, Approve string
-}
-
-func (g Gate) mode() string {
-	if g.Mode == "" {
-		return ModeNormal
-	}
-	return g.Mode
 }
 
 // Info is a worker as answers show it.
@@ -144,7 +124,7 @@ type Info struct {
 type worker struct {
 	info    Info
 	timeout time.Duration
-	gate    Gate
+	gate    runner.Gate
 	cancel  context.CancelFunc
 	reason  Status // what stopped it: Killed, TimedOut, or "" (it ended)
 	stopWhy string // with Killed: who stopped it
@@ -240,7 +220,7 @@ type SpawnRequest struct {
 	CarryChanges bool
 	// Gate is the caller's mode and policy. Outside normal mode the tier
 	// needs a backend for that mode, and the worker runs in a worktree.
-	Gate Gate
+	Gate runner.Gate
 	// MaxCost (US dollars) and MaxTokens are the worker's budget over all
 	// its runs, from the usage its backend reports; 0 is no limit. A run
 	// whose usage passes it is stopped and fails.
@@ -250,7 +230,7 @@ type SpawnRequest struct {
 
 // backendFor returns the tier's backend for calls in mode, or an error
 // that says how to configure one.
-func (r *Roster) backendFor(tier, mode string) (Backend, error) {
+func (r *Roster) backendFor(tier, mode string) (runner.Backend, error) {
 	if b, ok := r.cfg.Backends[BackendKey(tier, mode)]; ok {
 		return b, nil
 	}
@@ -258,7 +238,7 @@ func (r *Roster) backendFor(tier, mode string) (Backend, error) {
 	if !slices.Contains(known, tier) && !slices.Contains(Tiers, tier) {
 		return nil, fmt.Errorf("unknown tier %q; use one of %s", tier, strings.Join(known, ", "))
 	}
-	if mode == ModeNormal {
+	if mode == runner.ModeNormal {
 		return nil, fmt.Errorf("tier %s has no worker command for normal mode; configure one with --worker-command %s='CMD'", tier, tier)
 	}
 	return nil, fmt.Errorf("tier %s has no worker command for %s mode, so this %s-mode call cannot start a worker: "+
@@ -268,8 +248,8 @@ func (r *Roster) backendFor(tier, mode string) (Backend, error) {
 }
 
 // describeAs says what runs a worker of b started with gate g.
-func describeAs(b Backend, g Gate) string {
-	if d, ok := b.(interface{ DescribeAs(Gate) string }); ok {
+func describeAs(b runner.Backend, g runner.Gate) string {
+	if d, ok := b.(interface{ DescribeAs(runner.Gate) string }); ok {
 		return d.DescribeAs(g)
 	}
 	return b.Describe()
@@ -293,12 +273,12 @@ func (r *Roster) Spawn(req SpawnRequest) (Info, error) {
 	if req.Tier == "" {
 		req.Tier = "fast"
 	}
-	mode := req.Gate.mode()
+	mode := req.Gate.CallMode()
 	b, err := r.backendFor(req.Tier, mode)
 	if err != nil {
 		return Info{}, err
 	}
-	if mode != ModeNormal && !req.Worktree {
+	if mode != runner.ModeNormal && !req.Worktree {
 		return Info{}, fmt.Errorf("a worker started from %s mode runs in a git worktree of its own, never in the root: spawn it with isolation worktree", mode)
 	}
 	if req.CarryChanges && !req.Worktree {
@@ -315,7 +295,7 @@ func (r *Roster) Spawn(req SpawnRequest) (Info, error) {
 	}
 	var co *worktree.Checkout
 	if req.Worktree {
-		if co, err = worktree.Inspect(req.Dir, req.CarryChanges); err != nil && mode != ModeNormal {
+		if co, err = worktree.Inspect(req.Dir, req.CarryChanges); err != nil && mode != runner.ModeNormal {
 			return Info{}, fmt.Errorf("a worker started from %s mode runs in a git worktree of its own, never in the root, and here it cannot: %w", mode, err)
 		} else if err != nil {
 			return Info{}, err
@@ -374,10 +354,10 @@ func (r *Roster) tiers() []string {
 
 // startLocked queues a run of w; runs start in spawn order as slots free.
 // r.mu is held.
-func (r *Roster) startLocked(w *worker, b Backend, g Gate) {
+func (r *Roster) startLocked(w *worker, b runner.Backend, g runner.Gate) {
 	ctx, cancel := context.WithCancel(r.ctx)
 	w.cancel, w.reason, w.stopWhy, w.done, w.gate = cancel, "", "", make(chan struct{}), g
-	w.info.Status, w.info.Runs, w.info.Mode, w.info.Backend = Queued, w.info.Runs+1, g.mode(), describeAs(b, g)
+	w.info.Status, w.info.Runs, w.info.Mode, w.info.Backend = Queued, w.info.Runs+1, g.CallMode(), describeAs(b, g)
 	w.info.Result, w.info.Truncated, w.info.ResultFile, w.info.ResultBytes, w.info.Notes = "", false, "", 0, nil
 	w.info.Stderr, w.info.ExitCode, w.info.Usage, w.info.Why, w.info.From = "", nil, nil, "", ""
 	w.info.Started, w.info.Ended = time.Time{}, time.Time{}
@@ -402,7 +382,7 @@ func (r *Roster) startLocked(w *worker, b Backend, g Gate) {
 		}
 		r.queue = slices.Delete(r.queue, i, i+1)
 		r.mu.Unlock()
-		r.finish(w, Outcome{}, nil, nil)
+		r.finish(w, runner.Outcome{}, nil, nil)
 		close(w.done)
 	}()
 }
@@ -424,13 +404,13 @@ func (r *Roster) dispatchLocked() {
 // headBytes is how much of a run's output stays in memory for answers.
 func (r *Roster) headBytes() int { return max(64<<10, 4*r.cfg.ResultChars+8) }
 
-func (r *Roster) run(ctx context.Context, cancel context.CancelFunc, w *worker, b Backend) {
+func (r *Roster) run(ctx context.Context, cancel context.CancelFunc, w *worker, b runner.Backend) {
 	defer r.wg.Done()
 	defer cancel()
 	r.Flush()
 	r.mu.Lock()
 	done := w.done
-	job := Job{ID: w.info.ID, Label: w.info.Label, Tier: w.info.Tier, Brief: w.info.Brief, Dir: w.dir, Mode: w.gate.mode(), Approve: w.gate.Approve}
+	job := runner.Job{ID: w.info.ID, Label: w.info.Label, Tier: w.info.Tier, Brief: w.info.Brief, Dir: w.dir, Mode: w.gate.CallMode(), Approve: w.gate.Approve}
 	if w.resume != nil {
 		job.Brief, job.Resume = w.message, w.resume
 	}
@@ -448,7 +428,7 @@ func (r *Roster) run(ctx context.Context, cancel context.CancelFunc, w *worker, 
 			iso, err = worktree.Add(r.cfg.StateDir, co, w.info.Label, w.info.ID, r.suffix)
 		}
 		if err != nil {
-			r.finish(w, Outcome{}, fmt.Errorf("making its worktree: %w", err), nil)
+			r.finish(w, runner.Outcome{}, fmt.Errorf("making its worktree: %w", err), nil)
 			r.release(done)
 			return
 		}
@@ -477,7 +457,7 @@ func (r *Roster) run(ctx context.Context, cancel context.CancelFunc, w *worker, 
 			cancel()
 		}
 	}
-	s := statedir.NewSink(r.folder.PartPath(w.info.ID, run), r.headBytes(), memoryMax)
+	s := statedir.NewSink(r.folder.PartPath(w.info.ID, run), r.headBytes(), runner.MemoryMax)
 	tail := proc.NewTail(tailKeep)
 	r.mu.Lock()
 	w.tail = tail
@@ -517,7 +497,7 @@ func (r *Roster) release(done chan struct{}) {
 
 // finish records a run's end. s is the sink its output went to (nil when
 // it never started).
-func (r *Roster) finish(w *worker, out Outcome, err error, s *statedir.Sink) {
+func (r *Roster) finish(w *worker, out runner.Outcome, err error, s *statedir.Sink) {
 	// The result file is written before the lock is taken: a run's number
 	// changes only after its done channel closes, which is after this.
 	r.mu.Lock()
@@ -718,18 +698,18 @@ func (r *Roster) Kill(id string) (info Info, stopped bool, err error) {
 // Send appends message to the worker's brief and runs it again in normal
 // mode, stopping a running one first (restarted says so).
 func (r *Roster) Send(id, message string) (info Info, restarted bool, err error) {
-	return r.SendAs(Gate{}, id, message)
+	return r.SendAs(runner.Gate{}, id, message)
 }
 
 // SendAs is Send from a call with gate g: the new run gets the backend of
 // g's mode and g's policy. Outside normal mode a worker without a worktree
 // is refused before anything is stopped.
-func (r *Roster) SendAs(g Gate, id, message string) (info Info, restarted bool, err error) {
+func (r *Roster) SendAs(g runner.Gate, id, message string) (info Info, restarted bool, err error) {
 	if strings.TrimSpace(message) == "" {
 		return Info{}, false, errors.New("the message is empty")
 	}
-	mode := g.mode()
-	var b Backend
+	mode := g.CallMode()
+	var b runner.Backend
 	w, restarted, err := r.halt(id, "vibe_send stopped it to run it again", func(w *worker) error {
 		var err error
 		if b, err = r.backendFor(w.info.Tier, mode); err != nil {
@@ -738,7 +718,7 @@ func (r *Roster) SendAs(g Gate, id, message string) (info Info, restarted bool, 
 		if w.merging {
 			return fmt.Errorf("%s's branch is being merged (vibe_merge): send once that has answered", w.info.ID)
 		}
-		if mode != ModeNormal && !w.wantIso {
+		if mode != runner.ModeNormal && !w.wantIso {
 			return fmt.Errorf("%s runs in the root (vibe_spawn started it with isolation none); from %s mode only a worker in a worktree of its own can be run again: vibe_spawn a new one, which from %s mode gets a worktree", w.info.ID, mode, mode)
 		}
 		return nil

@@ -1,4 +1,11 @@
-package vibe
+// Package runner is what runs one run of a vibe worker: the Backend a
+// roster hands a Job and gets an Outcome from, the gate the worker's own
+// tools must keep (the mode of the call that started it and the run's
+// approval policy), and Command, the backend that runs a shell line as a
+// child owned by internal/proc, the brief on its stdin and its stdout read
+// by package vibe/agentstream. It knows nothing of rosters, records or
+// state folders.
+package runner
 
 import (
 	"bytes"
@@ -15,6 +22,28 @@ import (
 	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/vibe/agentstream"
 )
+
+// Modes a worker may be started from.
+const (
+	ModeNormal   = "normal"
+	ModePlan     = "plan"
+	ModeReadOnly = "readonly"
+)
+
+// Gate is what the caller may do, passed on to the worker it starts: the
+// mode of the call (normal, plan, readonly; "" is normal) and the run's
+// approval policy ("write=allow,exec=deny").
+type Gate struct {
+	Mode, Approve string
+}
+
+// CallMode is the mode of the call, normal for "".
+func (g Gate) CallMode() string {
+	if g.Mode == "" {
+		return ModeNormal
+	}
+	return g.Mode
+}
 
 // Job is one run of a worker as a backend sees it.
 type Job struct {
@@ -97,7 +126,7 @@ func (c Command) Describe() string { return c.Line }
 
 // DescribeAs returns the command line a run with gate g runs.
 func (c Command) DescribeAs(g Gate) string {
-	if l, err := c.line(Job{Mode: g.mode(), Approve: g.Approve}); err == nil {
+	if l, err := c.line(Job{Mode: g.CallMode(), Approve: g.Approve}); err == nil {
 		return l
 	}
 	return c.Line
@@ -140,8 +169,9 @@ func (c Command) Resumes(s agentstream.Session) bool {
 	return ok
 }
 
-// memoryMax bounds the output kept in memory when a job has no Output.
-const memoryMax = 16 << 20
+// MemoryMax bounds the output kept in memory when a job has no Output
+// (and a roster's when its state folder cannot be written).
+const MemoryMax = 16 << 20
 
 // Run starts the command and waits for it: for the shell, not for its
 // output. When the shell exits its process group and every process that
@@ -210,7 +240,7 @@ func (c Command) Run(ctx context.Context, j Job) (Outcome, error) {
 		if mem != nil {
 			o.Result = strings.TrimRight(mem.b.String(), "\n")
 			if mem.dropped > 0 {
-				o.Notes = append(o.Notes, fmt.Sprintf("%d bytes of output past the first %d MiB were not kept", mem.dropped, memoryMax>>20))
+				o.Notes = append(o.Notes, fmt.Sprintf("%d bytes of output past the first %d MiB were not kept", mem.dropped, MemoryMax>>20))
 			}
 		}
 	}
@@ -220,14 +250,14 @@ func (c Command) Run(ctx context.Context, j Job) (Outcome, error) {
 	return o, nil
 }
 
-// memOutput keeps a run's output in memory, up to memoryMax.
+// memOutput keeps a run's output in memory, up to MemoryMax.
 type memOutput struct {
 	b       bytes.Buffer
 	dropped int64
 }
 
 func (m *memOutput) Write(p []byte) (int, error) {
-	room := memoryMax - m.b.Len()
+	room := MemoryMax - m.b.Len()
 	if room < len(p) {
 		m.dropped += int64(len(p) - max(room, 0))
 		p = p[:max(room, 0)]
