@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/builtin-tools/builtin-tools/dap/adapter"
 	"github.com/builtin-tools/builtin-tools/internal/proc"
 )
 
@@ -26,15 +27,15 @@ func refuseAttach(pid int) error {
 		if asked != pid {
 			what = fmt.Sprintf("a thread of this builtin-tools process itself (pid %d)", pid)
 		}
-		return badArg("pid %d is %s: a debugger would stop it, and no call could answer again; attach to the program you want to debug", asked, what)
+		return adapter.BadArg("pid %d is %s: a debugger would stop it, and no call could answer again; attach to the program you want to debug", asked, what)
 	}
 	for p, n := os.Getppid(), 0; p > 0 && n < 128; p, n = parentOf(p), n+1 {
 		if p == pid {
-			return badArg("pid %d (%s) is an ancestor of this builtin-tools process (the program that runs it, or one that started that): a debugger would stop it, and the tools with it; attach to the program you want to debug", pid, commOf(pid))
+			return adapter.BadArg("pid %d (%s) is an ancestor of this builtin-tools process (the program that runs it, or one that started that): a debugger would stop it, and the tools with it; attach to the program you want to debug", pid, commOf(pid))
 		}
 	}
 	if slices.Contains(proc.Children(), pid) {
-		return badArg("pid %d (%s) is a process builtin-tools started (a language server, a debug adapter, a kernel, a worker or its process reaper): a debugger would stop it, and the tools that use it; attach to the program you want to debug", pid, commOf(pid))
+		return adapter.BadArg("pid %d (%s) is a process builtin-tools started (a language server, a debug adapter, a kernel, a worker or its process reaper): a debugger would stop it, and the tools that use it; attach to the program you want to debug", pid, commOf(pid))
 	}
 	return nil
 }

@@ -29,24 +29,24 @@ const errCoreReadOnly = "a core file is read-only: nothing runs, so it cannot %s
 func openCore(g *pathguard.Guard, abs, core string) (*os.File, error) {
 	if info, err := g.Stat(abs); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, badArg("core %s does not exist (paths are relative to the root)", core)
+			return nil, adapter.BadArg("core %s does not exist (paths are relative to the root)", core)
 		}
-		return nil, badArg("core %s cannot be read: %v", core, err)
+		return nil, adapter.BadArg("core %s cannot be read: %v", core, err)
 	} else if info.IsDir() {
-		return nil, badArg("core %s is a folder; give the core file the crash wrote", core)
+		return nil, adapter.BadArg("core %s is a folder; give the core file the crash wrote", core)
 	}
 	f, _, err := g.Open(abs)
 	if err != nil {
-		return nil, badArg("core %s cannot be opened: %v", core, err)
+		return nil, adapter.BadArg("core %s cannot be opened: %v", core, err)
 	}
 	ef, err := elf.NewFile(f)
 	if err != nil {
 		f.Close()
-		return nil, badArg("core %s is not a core file (not an ELF file); give the file the crash wrote (core or core.PID)", core)
+		return nil, adapter.BadArg("core %s is not a core file (not an ELF file); give the file the crash wrote (core or core.PID)", core)
 	}
 	if ef.Type != elf.ET_CORE {
 		f.Close()
-		return nil, badArg("core %s is an ELF %s, not a core file; give the crash's core as core and the executable as program", core, strings.TrimPrefix(ef.Type.String(), "ET_"))
+		return nil, adapter.BadArg("core %s is an ELF %s, not a core file; give the crash's core as core and the executable as program", core, strings.TrimPrefix(ef.Type.String(), "ET_"))
 	}
 	return f, nil
 }
@@ -58,13 +58,13 @@ func openExecutable(g *pathguard.Guard, abs, program string) (*os.File, error) {
 	f, info, err := g.Open(abs)
 	if err != nil {
 		if info != nil && info.IsDir() {
-			return nil, badArg("program %s is a folder; with core, program is the executable that crashed", program)
+			return nil, adapter.BadArg("program %s is a folder; with core, program is the executable that crashed", program)
 		}
-		return nil, badArg("program %s cannot be opened: %v", program, err)
+		return nil, adapter.BadArg("program %s cannot be opened: %v", program, err)
 	}
 	if _, err := elf.NewFile(f); err != nil {
 		f.Close()
-		return nil, badArg("program %s is not an executable (%v); with core, program is the executable that crashed (debugpy opens no core files)", program, err)
+		return nil, adapter.BadArg("program %s is not an executable (%v); with core, program is the executable that crashed (debugpy opens no core files)", program, err)
 	}
 	return f, nil
 }
@@ -94,13 +94,13 @@ func chooseCore(id string, exe *os.File) (adapter.Spec, error) {
 	if a, ok := adapter.Claimed(adapter.Claim{Kind: adapter.ClaimCore, Path: heldPath(exe)}); ok {
 		return a, nil
 	}
-	return adapter.Spec{}, badArg("no adapter opens a core of %s; core works with %s", exe.Name(), coreAdapters())
+	return adapter.Spec{}, adapter.BadArg("no adapter opens a core of %s; core works with %s", exe.Name(), coreAdapters())
 }
 
 // opensCores refuses an adapter that opens no core files.
 func opensCores(a adapter.Spec) error {
 	if _, ok := a.Adapter.(adapter.CoreOpener); !ok {
-		return badArg("%s cannot open a core file; core works with %s", a.ID, coreAdapters())
+		return adapter.BadArg("%s cannot open a core file; core works with %s", a.ID, coreAdapters())
 	}
 	return nil
 }
@@ -125,7 +125,7 @@ func (sess *Session) readOnly(what string) error {
 	if sess.core == "" {
 		return nil
 	}
-	return badArg(errCoreReadOnly, what)
+	return adapter.BadArg(errCoreReadOnly, what)
 }
 
 // CoreInfo is what a core file session opened.
@@ -150,14 +150,14 @@ func coreFiles(g *pathguard.Guard, l adapter.LaunchSpec, program string) (abs st
 	}
 	switch {
 	case l.Attach:
-		return "", nil, nil, badArg("core goes with launch (program: the executable that crashed), not attach")
+		return "", nil, nil, adapter.BadArg("core goes with launch (program: the executable that crashed), not attach")
 	case l.Module != "" || l.Test != "":
-		return "", nil, nil, badArg("core takes program (the executable that crashed), not module or test")
+		return "", nil, nil, adapter.BadArg("core takes program (the executable that crashed), not module or test")
 	case program == "":
-		return "", nil, nil, badArg("core needs program: the executable that crashed and wrote it")
+		return "", nil, nil, adapter.BadArg("core needs program: the executable that crashed and wrote it")
 	}
 	if abs, err = g.Of(l.Core); err != nil {
-		return "", nil, nil, badArg("%v", err)
+		return "", nil, nil, adapter.BadArg("%v", err)
 	}
 	if core, err = openCore(g, abs, l.Core.Rel()); err != nil {
 		return "", nil, nil, err

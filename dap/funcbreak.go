@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/builtin-tools/builtin-tools/dap/adapter"
 	godap "github.com/google/go-dap"
 )
 
@@ -15,7 +16,7 @@ func (sess *Session) setFunctionBreakpoints(ctx context.Context) error {
 		if len(fs) == 0 {
 			return nil
 		}
-		return badArg("%s does not support function breakpoints (its initialize answer has no supportsFunctionBreakpoints); remove them (breakpoints with functions: []) and break on a line with file and lines", sess.Spec.ID)
+		return adapter.BadArg("%s does not support function breakpoints (its initialize answer has no supportsFunctionBreakpoints); remove them (breakpoints with functions: []) and break on a line with file and lines", sess.Spec.ID)
 	}
 	list := make([]map[string]any, 0, len(fs))
 	sent := make([]string, len(fs))   // the name each was sent as

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/builtin-tools/builtin-tools/dap/adapter"
 	"github.com/builtin-tools/builtin-tools/dap/dapclient"
 )
 
@@ -26,13 +27,13 @@ func (s *Supervisor) Restart(ctx context.Context, wait time.Duration) (*StopResu
 		return nil, err
 	}
 	if sess.attach {
-		return nil, badArg("restart runs again a program this session launched; this one attached to %s: terminate, then attach again", sess.Program)
+		return nil, adapter.BadArg("restart runs again a program this session launched; this one attached to %s: terminate, then attach again", sess.Program)
 	}
 	s.mu.Lock()
 	l := s.last
 	s.mu.Unlock()
 	if time.Until(sess.Deadline) <= 0 {
-		return nil, badArg("the session's time limit has passed; launch starts a new one")
+		return nil, adapter.BadArg("the session's time limit has passed; launch starts a new one")
 	}
 	note := ""
 	if sess.caps.SupportsRestartRequest && sess.Spec.Restart {

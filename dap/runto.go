@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/builtin-tools/builtin-tools/dap/adapter"
 	"github.com/builtin-tools/builtin-tools/dap/breakpoint"
 	"github.com/builtin-tools/builtin-tools/dap/stack"
 	"github.com/builtin-tools/builtin-tools/pathguard"
@@ -44,10 +45,10 @@ func (s *Supervisor) RunToLine(ctx context.Context, at pathguard.Path, line int,
 		return nil, err
 	}
 	if _, err := s.g.Of(at); err != nil {
-		return nil, badArg("%v", err)
+		return nil, adapter.BadArg("%v", err)
 	}
 	if line <= 0 {
-		return nil, badArg("run_to_line needs line, 1-based")
+		return nil, adapter.BadArg("run_to_line needs line, 1-based")
 	}
 	file := breakpoint.CleanFile(at.Rel())
 	pos := sess.position()
@@ -57,9 +58,9 @@ func (s *Supervisor) RunToLine(ctx context.Context, at pathguard.Path, line int,
 	sess.mu.Unlock()
 	switch {
 	case pos.exited:
-		return nil, badArg("the program has exited; launch it again")
+		return nil, adapter.BadArg("the program has exited; launch it again")
 	case !pos.stopped:
-		return nil, badArg("the program is running, so run_to_line cannot start from a stop; pause it first, or continue to wait for a stop")
+		return nil, adapter.BadArg("the program is running, so run_to_line cannot start from a stop; pause it first, or continue to wait for a stop")
 	case pos.unreported:
 		// A stop the agent has not seen: show it, resume nothing.
 		return s.Resume(ctx, "continue", 0, wait)
@@ -80,7 +81,7 @@ func (s *Supervisor) RunToLine(ctx context.Context, at pathguard.Path, line int,
 			if msg == "" {
 				msg = "it did not say why"
 			}
-			return nil, badArg("%s could not place a breakpoint at %s:%d (%s); pick a line with code on it", sess.Spec.ID, file, line, msg)
+			return nil, adapter.BadArg("%s could not place a breakpoint at %s:%d (%s); pick a line with code on it", sess.Spec.ID, file, line, msg)
 		}
 	}
 	sess.mu.Lock()

@@ -9,6 +9,7 @@ import (
 
 	godap "github.com/google/go-dap"
 
+	"github.com/builtin-tools/builtin-tools/dap/adapter"
 	"github.com/builtin-tools/builtin-tools/dap/dapclient"
 	"github.com/builtin-tools/builtin-tools/dap/stack"
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
@@ -50,13 +51,13 @@ func (s *Supervisor) SetVariable(ctx context.Context, r, frame, name, value stri
 		return nil, err
 	}
 	if strings.TrimSpace(name) == "" {
-		return nil, badArg("set_variable needs name (a variable of the stop's locals, or of reference) and value")
+		return nil, adapter.BadArg("set_variable needs name (a variable of the stop's locals, or of reference) and value")
 	}
 	if r != "" && frame != "" {
-		return nil, badArg("set_variable takes reference (the container the variable is in) or frame_id (its locals), not both")
+		return nil, adapter.BadArg("set_variable takes reference (the container the variable is in) or frame_id (its locals), not both")
 	}
 	if busy := sess.busy.note(); busy != "" {
-		return nil, badArg("%s; a set_variable would wait behind it: wait and call set_variable again, or terminate the session", busy)
+		return nil, adapter.BadArg("%s; a set_variable would wait behind it: wait and call set_variable again, or terminate the session", busy)
 	}
 	fid := 0
 	if frame != "" {
@@ -104,9 +105,9 @@ func (s *Supervisor) SetVariable(ctx context.Context, r, frame, name, value stri
 		res.Request = "setExpression"
 		args = map[string]any{"expression": name, "value": value, "frameId": fid}
 	case !sess.caps.SupportsSetVariable:
-		return nil, badArg("%s sets no variables (its initialize answer has neither supportsSetVariable nor supportsSetExpression); evaluate an assignment instead", sess.Spec.ID)
+		return nil, adapter.BadArg("%s sets no variables (its initialize answer has neither supportsSetVariable nor supportsSetExpression); evaluate an assignment instead", sess.Spec.ID)
 	default:
-		return nil, badArg("the frame has no scope to set %s in; pass reference (from scopes)", name)
+		return nil, adapter.BadArg("the frame has no scope to set %s in; pass reference (from scopes)", name)
 	}
 	d := s.cfg.waitFor(wait)
 	late, still, err := sess.bounded(ctx, st, res.Request, args, &body, d, "set_variable ("+name+" = "+textcut.Ellipsis(value, 60)+")")
@@ -123,7 +124,7 @@ func (s *Supervisor) SetVariable(ctx context.Context, r, frame, name, value stri
 	if err != nil {
 		var re *dapclient.ResponseError
 		if errors.As(err, &re) {
-			return nil, badArg("%s refused to set %s to %s: %s", sess.Spec.ID, name, value, re.Said())
+			return nil, adapter.BadArg("%s refused to set %s to %s: %s", sess.Spec.ID, name, value, re.Said())
 		}
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/builtin-tools/builtin-tools/dap/adapter"
 	"github.com/builtin-tools/builtin-tools/dap/stack"
 )
 
@@ -56,15 +57,15 @@ func (sess *Session) parseRef(what, r string) (int, error) {
 	n, err1 := strconv.Atoi(id)
 	stop, err2 := strconv.Atoi(at)
 	if !ok || err1 != nil || err2 != nil {
-		return 0, badArg("%s %q is not one this tool gave: they look like 1000@3 (an id and the stop it came from)", what, r)
+		return 0, adapter.BadArg("%s %q is not one this tool gave: they look like 1000@3 (an id and the stop it came from)", what, r)
 	}
 	sess.mu.Lock()
 	defer sess.mu.Unlock()
 	if sess.running || len(sess.stops) == 0 {
-		return 0, badArg("%s %s is from stop %d, and the program is running now; pause it, then call stack again", what, r, stop)
+		return 0, adapter.BadArg("%s %s is from stop %d, and the program is running now; pause it, then call stack again", what, r, stop)
 	}
 	if cur := len(sess.stops); stop != cur {
-		return 0, badArg("%s %s is from stop %d; the program is now at stop %d — call stack again", what, r, stop, cur)
+		return 0, adapter.BadArg("%s %s is from stop %d; the program is now at stop %d — call stack again", what, r, stop, cur)
 	}
 	return n, nil
 }
@@ -94,10 +95,10 @@ func (sess *Session) currentStop() (*Stop, error) {
 	sess.mu.Lock()
 	defer sess.mu.Unlock()
 	if sess.exitCode != nil || sess.terminated {
-		return nil, badArg("the program has exited; launch it again")
+		return nil, adapter.BadArg("the program has exited; launch it again")
 	}
 	if sess.running || len(sess.stops) == 0 {
-		return nil, badArg("the program is running; pause it (or wait for a breakpoint with continue) first")
+		return nil, adapter.BadArg("the program is running; pause it (or wait for a breakpoint with continue) first")
 	}
 	return sess.stops[len(sess.stops)-1], nil
 }

@@ -132,13 +132,13 @@ func (s *Supervisor) launch(ctx context.Context, l adapter.LaunchSpec, wait time
 	if cur := s.sess; cur != nil && cur.Ended() == "" {
 		info := cur.Info()
 		s.mu.Unlock()
-		return nil, badArg("a debug session is already running %s (%s, state %s, %s old, %s left); call terminate first, or keep using it",
+		return nil, adapter.BadArg("a debug session is already running %s (%s, state %s, %s old, %s left); call terminate first, or keep using it",
 			info.Program, info.Adapter, info.State, time.Duration(info.AgeSeconds)*time.Second, time.Duration(info.RemainingSeconds)*time.Second)
 	}
 	s.mu.Unlock()
 
 	if l.Attach && !l.Core.IsZero() {
-		return nil, badArg("core goes with launch (program: the executable that crashed), not attach")
+		return nil, adapter.BadArg("core goes with launch (program: the executable that crashed), not attach")
 	}
 	if l.Attach && l.PID > 0 {
 		// Refused before any adapter starts: once attached, it is too late.
@@ -150,12 +150,12 @@ func (s *Supervisor) launch(ctx context.Context, l adapter.LaunchSpec, wait time
 	if !l.Program.IsZero() {
 		var err error
 		if program, err = s.g.Of(l.Program); err != nil {
-			return nil, badArg("%v", err)
+			return nil, adapter.BadArg("%v", err)
 		}
 	}
 	if !l.Cwd.IsZero() {
 		if _, err := s.g.Of(l.Cwd); err != nil {
-			return nil, badArg("%v", err)
+			return nil, adapter.BadArg("%v", err)
 		}
 	}
 	var spec adapter.Spec
@@ -226,7 +226,7 @@ func (s *Supervisor) launch(ctx context.Context, l adapter.LaunchSpec, wait time
 	opts := Options{TTL: s.cfg.TTL, Guard: s.g, Breakpoints: s.bps, StartTimeout: s.cfg.StartTimeout, Dial: dial}
 	if !deadline.IsZero() {
 		if opts.TTL = time.Until(deadline); opts.TTL <= 0 {
-			return nil, badArg("the session's time limit has passed; launch starts a new one")
+			return nil, adapter.BadArg("the session's time limit has passed; launch starts a new one")
 		}
 	}
 	sess, err := start(ctx, spec, s.g.Root(), tmp, opts)
@@ -258,7 +258,7 @@ func (s *Supervisor) launch(ctx context.Context, l adapter.LaunchSpec, wait time
 		// program linking this package need not).
 		s.mu.Unlock()
 		sess.end("another session started first")
-		return nil, badArg("a debug session is already running %s; call terminate first, or keep using it", cur.Program)
+		return nil, adapter.BadArg("a debug session is already running %s; call terminate first, or keep using it", cur.Program)
 	}
 	s.sess = sess
 	s.mu.Unlock()
@@ -354,7 +354,7 @@ func request(spec adapter.Spec, t adapter.Target, core, exe string) (command str
 	case t.Attach:
 		a, ok := spec.Adapter.(adapter.Attacher)
 		if !ok {
-			return "", nil, "", badArg("%s cannot attach here", spec.ID)
+			return "", nil, "", adapter.BadArg("%s cannot attach here", spec.ID)
 		}
 		args, dial, err = a.Attach(t)
 		return "attach", args, dial, err
@@ -368,15 +368,15 @@ func request(spec adapter.Spec, t adapter.Target, core, exe string) (command str
 // sends the file's whole list.
 func (s *Supervisor) SetBreakpoints(ctx context.Context, at pathguard.Path, lines []breakpoint.LineSpec, remove []int, clear bool) (*BreakpointsResult, error) {
 	if _, err := s.g.Of(at); err != nil {
-		return nil, badArg("%v", err)
+		return nil, adapter.BadArg("%v", err)
 	}
 	file := breakpoint.CleanFile(at.Rel())
 	if len(lines) > breakpoint.MaxLines {
-		return nil, badArg("%d lines in one call; at most %d breakpoints are set per call and kept per file", len(lines), breakpoint.MaxLines)
+		return nil, adapter.BadArg("%d lines in one call; at most %d breakpoints are set per call and kept per file", len(lines), breakpoint.MaxLines)
 	}
 	for _, l := range lines {
 		if l.Line <= 0 {
-			return nil, badArg("line %d: lines are 1-based", l.Line)
+			return nil, adapter.BadArg("line %d: lines are 1-based", l.Line)
 		}
 	}
 	if err := s.bps.Set(file, lines, remove, clear); err != nil {
@@ -418,7 +418,7 @@ func (s *Supervisor) send(res *BreakpointsResult, to func(*Session) error) error
 func (s *Supervisor) SetFunctionBreakpoints(ctx context.Context, names []string, cond, hitCond string, remove []string, clear bool) (*BreakpointsResult, error) {
 	for _, n := range append(slices.Clone(names), remove...) {
 		if strings.TrimSpace(n) == "" {
-			return nil, badArg("a function name is empty; name functions as the adapter does: pkg.Func or (*T).Method (delve), module.func (debugpy), main (lldb)")
+			return nil, adapter.BadArg("a function name is empty; name functions as the adapter does: pkg.Func or (*T).Method (delve), module.func (debugpy), main (lldb)")
 		}
 	}
 	old := s.bps.Funcs()
@@ -445,7 +445,7 @@ func (s *Supervisor) Resume(ctx context.Context, action string, thread int, wait
 	}
 	command := map[string]string{"continue": "continue", "step_over": "next", "step_in": "stepIn", "step_out": "stepOut", "pause": "pause"}[action]
 	if command == "" {
-		return nil, badArg("unknown resume %q", action)
+		return nil, adapter.BadArg("unknown resume %q", action)
 	}
 	if err := sess.readOnly(strings.ReplaceAll(action, "_", " ")); err != nil {
 		return nil, err
@@ -460,7 +460,7 @@ func (s *Supervisor) Resume(ctx context.Context, action string, thread int, wait
 		return s.waitStop(ctx, sess, before, s.cfg.waitFor(wait))
 	}
 	if !pos.stopped && action != "pause" {
-		return nil, badArg("the program is running, so it cannot %s; pause it first, or continue to wait for a stop", strings.ReplaceAll(action, "_", " "))
+		return nil, adapter.BadArg("the program is running, so it cannot %s; pause it first, or continue to wait for a stop", strings.ReplaceAll(action, "_", " "))
 	}
 	if pos.unreported && action != "pause" {
 		res, err := s.stopResult(ctx, sess, pos.cur)
@@ -755,7 +755,7 @@ func (s *Supervisor) Evaluate(ctx context.Context, expr, frame string, wait time
 		return nil, err
 	}
 	if busy := sess.busy.note(); busy != "" {
-		return nil, badArg("%s; a new evaluate would wait behind it: wait and call evaluate again, or terminate the session", busy)
+		return nil, adapter.BadArg("%s; a new evaluate would wait behind it: wait and call evaluate again, or terminate the session", busy)
 	}
 	args := map[string]any{"expression": expr, "context": sess.Spec.ExprContext}
 	res := &EvalResult{Session: sess.Info(), Expression: expr, Frame: frame}

@@ -46,25 +46,25 @@ func (s *Supervisor) Watch(ctx context.Context, r, name, access string, remove b
 		return nil, err
 	}
 	if !sess.caps.SupportsDataBreakpoints {
-		return nil, badArg("%s has no data breakpoints (its initialize answer has no supportsDataBreakpoints); break on the lines that change %s instead", sess.Spec.ID, name)
+		return nil, adapter.BadArg("%s has no data breakpoints (its initialize answer has no supportsDataBreakpoints); break on the lines that change %s instead", sess.Spec.ID, name)
 	}
 	if fires, why := adapter.HardwareWatchpoints(); sess.Spec.HardwareWatch && !fires && !remove {
-		return nil, badArg("%s's watchpoints are the CPU's, and %s: a watch on %s would never stop the program. Break on the lines that change %s instead (a breakpoint with a condition, or run_to_line)", sess.Spec.ID, why, name, name)
+		return nil, adapter.BadArg("%s's watchpoints are the CPU's, and %s: a watch on %s would never stop the program. Break on the lines that change %s instead (a breakpoint with a condition, or run_to_line)", sess.Spec.ID, why, name, name)
 	}
 	if strings.TrimSpace(name) == "" {
-		return nil, badArg("watch needs name: a variable of the stop's locals, or of reference")
+		return nil, adapter.BadArg("watch needs name: a variable of the stop's locals, or of reference")
 	}
 	if access == "" {
 		access = "write"
 	}
 	if !slices.Contains([]string{"write", "read", "readWrite"}, access) {
-		return nil, badArg("access %q: use write, read or readWrite", access)
+		return nil, adapter.BadArg("access %q: use write, read or readWrite", access)
 	}
 	list := sess.watches.all()
 	if remove {
 		i := slices.IndexFunc(list, func(w Watchpoint) bool { return w.Name == name })
 		if i < 0 {
-			return nil, badArg("no watchpoint on %s to remove", name)
+			return nil, adapter.BadArg("no watchpoint on %s to remove", name)
 		}
 		list = slices.Delete(list, i, i+1)
 	} else {
@@ -84,14 +84,14 @@ func (s *Supervisor) Watch(ctx context.Context, r, name, access string, remove b
 		}
 		var info godap.DataBreakpointInfoResponseBody
 		if err := sess.call(ctx, "dataBreakpointInfo", map[string]any{"variablesReference": vref, "name": name}, &info); err != nil {
-			return nil, badArg("%s cannot watch %s: %v", sess.Spec.ID, name, err)
+			return nil, adapter.BadArg("%s cannot watch %s: %v", sess.Spec.ID, name, err)
 		}
 		id, _ := info.DataId.(string)
 		if id == "" {
-			return nil, badArg("%s cannot watch %s: %s", sess.Spec.ID, name, info.Description)
+			return nil, adapter.BadArg("%s cannot watch %s: %s", sess.Spec.ID, name, info.Description)
 		}
 		if len(info.AccessTypes) > 0 && !slices.Contains(info.AccessTypes, godap.DataBreakpointAccessType(access)) {
-			return nil, badArg("%s watches %s only for %v, not %s", sess.Spec.ID, name, info.AccessTypes, access)
+			return nil, adapter.BadArg("%s watches %s only for %v, not %s", sess.Spec.ID, name, info.AccessTypes, access)
 		}
 		list = slices.DeleteFunc(list, func(w Watchpoint) bool { return w.Name == name })
 		w := Watchpoint{ID: sess.watches.newID(), Name: name, Description: info.Description, Access: access, dataID: id, memory: watchMemory(id)}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/builtin-tools/builtin-tools/dap/adapter"
 	godap "github.com/google/go-dap"
 )
 
@@ -47,7 +48,7 @@ func (b *Table) SetFuncs(names []string, cond, hitCond string, remove []string, 
 	}
 	for _, r := range remove {
 		if !slices.ContainsFunc(b.funcs, func(f *Function) bool { return f.Name == r }) {
-			return badArg("no function breakpoint on %q to remove; the function breakpoints are %s", r, orNone(funcNames(b.funcs)))
+			return adapter.BadArg("no function breakpoint on %q to remove; the function breakpoints are %s", r, orNone(funcNames(b.funcs)))
 		}
 	}
 	kept := slices.DeleteFunc(slices.Clone(b.funcs), func(f *Function) bool { return slices.Contains(remove, f.Name) })
@@ -63,7 +64,7 @@ func (b *Table) SetFuncs(names []string, cond, hitCond string, remove []string, 
 		kept[i].Condition, kept[i].HitCondition = cond, hitCond
 	}
 	if len(kept) > MaxFunctions {
-		return badArg("%d function breakpoints would be kept; at most %d are (each is sent to the adapter at every change and launch): remove some", len(kept), MaxFunctions)
+		return adapter.BadArg("%d function breakpoints would be kept; at most %d are (each is sent to the adapter at every change and launch): remove some", len(kept), MaxFunctions)
 	}
 	for _, f := range added {
 		b.next++

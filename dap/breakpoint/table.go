@@ -97,7 +97,7 @@ func (b *Table) Set(file string, lines []LineSpec, remove []int, clear bool) err
 		}
 	}
 	if len(byLine) > MaxLines {
-		return badArg("%s would hold %d breakpoints; at most %d per file are kept (each is sent to the adapter at every change and launch): remove some, or break on fewer lines", file, len(byLine), MaxLines)
+		return adapter.BadArg("%s would hold %d breakpoints; at most %d per file are kept (each is sent to the adapter at every change and launch): remove some, or break on fewer lines", file, len(byLine), MaxLines)
 	}
 	for _, bp := range added {
 		b.next++
@@ -245,11 +245,6 @@ func (b *Table) Hit(adapterIDs []int, file string, line int) []string {
 	}
 	slices.Sort(ids)
 	return ids
-}
-
-// badArg is an adapter.Error the agent fixes by changing its arguments.
-func badArg(format string, args ...any) error {
-	return &adapter.Error{Kind: adapter.ErrBadArgument, Msg: fmt.Sprintf(format, args...)}
 }
 
 // CleanFile turns a path into the slash form the set is keyed by.
