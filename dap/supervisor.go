@@ -18,6 +18,7 @@ import (
 	"github.com/builtin-tools/builtin-tools/dap/dapclient"
 	"github.com/builtin-tools/builtin-tools/dap/progout"
 	"github.com/builtin-tools/builtin-tools/dap/stack"
+	"github.com/builtin-tools/builtin-tools/dap/target"
 	"github.com/builtin-tools/builtin-tools/internal/lifetime"
 	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
@@ -142,7 +143,7 @@ func (s *Supervisor) launch(ctx context.Context, l adapter.LaunchSpec, wait time
 	}
 	if l.Attach && l.PID > 0 {
 		// Refused before any adapter starts: once attached, it is too late.
-		if err := refuseAttach(l.PID); err != nil {
+		if err := target.RefuseAttach(l.PID); err != nil {
 			return nil, err
 		}
 	}
@@ -169,11 +170,14 @@ func (s *Supervisor) launch(ctx context.Context, l adapter.LaunchSpec, wait time
 	}()
 	if !l.Core.IsZero() {
 		var cf, exe *os.File
-		if core, cf, exe, err = coreFiles(s.g, l, program); err != nil {
+		if core, cf, exe, err = target.CoreFiles(s.g, l, program); err != nil {
 			return nil, err
 		}
+		if coreHook != nil {
+			coreHook()
+		}
 		held = []*os.File{cf, exe}
-		spec, err = chooseCore(l.Adapter, exe)
+		spec, err = target.ChooseCore(l.Adapter, exe)
 		l.Exceptions = []string{} // nothing runs, nothing is raised
 	} else if l.Attach {
 		spec, err = adapter.ForAttach(l.Adapter, l.Port, l.PID)
@@ -208,7 +212,7 @@ func (s *Supervisor) launch(ctx context.Context, l adapter.LaunchSpec, wait time
 	heldCore, heldExe := "", ""
 	if core != "" {
 		// The adapter opens the files checked, not their names (R10).
-		heldCore, heldExe = heldPath(held[0]), heldPath(held[1])
+		heldCore, heldExe = target.HeldPath(held[0]), target.HeldPath(held[1])
 	}
 	var term *progout.Terminal
 	if spec.OwnTerminal && !l.Attach && core == "" {
@@ -316,7 +320,7 @@ func describeProgram(g *pathguard.Guard, l adapter.LaunchSpec) string {
 	case l.Attach && l.Port > 0:
 		return fmt.Sprintf("port %d", l.Port)
 	case l.Attach:
-		return fmt.Sprintf("pid %d (%s)", l.PID, commOf(l.PID))
+		return fmt.Sprintf("pid %d (%s)", l.PID, target.Comm(l.PID))
 	case l.Module != "":
 		return strings.TrimSpace("-m " + l.Module + " " + strings.Join(l.Args, " "))
 	case !l.Core.IsZero():
@@ -347,7 +351,7 @@ func request(spec adapter.Spec, t adapter.Target, core, exe string) (command str
 	case core != "":
 		c, ok := spec.Adapter.(adapter.CoreOpener)
 		if !ok {
-			return "", nil, "", opensCores(spec)
+			return "", nil, "", target.OpensCores(spec)
 		}
 		command, args = c.Core(exe, core, t.Guard.Root())
 		return command, args, "", nil
@@ -914,7 +918,7 @@ func (s *Supervisor) Terminate(ctx context.Context, terminateDebuggee bool) (*Te
 		return res, nil
 	}
 	gone := func(st string) bool { return st == "" }
-	if !waitState(ctx, pid, 5*time.Second, gone) && sess.attach && refuseAttach(pid) == nil {
+	if !waitState(ctx, pid, 5*time.Second, gone) && sess.attach && target.RefuseAttach(pid) == nil {
 		// Asked to end it, and the adapter's disconnect did not.
 		res.Killed = syscall.Kill(pid, syscall.SIGKILL) == nil
 		waitState(ctx, pid, 2*time.Second, gone)
@@ -925,7 +929,7 @@ func (s *Supervisor) Terminate(ctx context.Context, terminateDebuggee bool) (*Te
 
 // debuggeeState is what pid is doing now, as a TerminateResult says it.
 func debuggeeState(pid int) string {
-	switch procState(pid) {
+	switch target.State(pid) {
 	case "":
 		return DebuggeeEnded
 	case "t", "T":
@@ -938,7 +942,7 @@ func debuggeeState(pid int) string {
 // reports whether done did.
 func waitState(ctx context.Context, pid int, within time.Duration, done func(state string) bool) bool {
 	deadline := time.Now().Add(within)
-	for !done(procState(pid)) {
+	for !done(target.State(pid)) {
 		if time.Now().After(deadline) || ctx.Err() != nil {
 			return false
 		}
