@@ -23,6 +23,7 @@ import (
 	"github.com/builtin-tools/builtin-tools/dap/dapclient"
 	"github.com/builtin-tools/builtin-tools/dap/progout"
 	"github.com/builtin-tools/builtin-tools/dap/stack"
+	"github.com/builtin-tools/builtin-tools/dap/watch"
 	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
@@ -62,7 +63,7 @@ type Session struct {
 	// data breakpoints, and an evaluate or set_variable that ran out of
 	// time and still runs.
 	out     progout.Buffer
-	watches watchSet
+	watches watch.Set
 	busy    stillRunning
 	// term is the launched program's terminal when the adapter's row asks
 	// for one (adapter.Spec.OwnTerminal), closed at the session's end.

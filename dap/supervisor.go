@@ -607,7 +607,7 @@ func (s *Supervisor) stopResult(ctx context.Context, sess *Session, st *Stop) (*
 		var fired []string
 		if first {
 			var unchanged bool
-			fired, unchanged = sess.watches.fired(st, func(expr string) string { return sess.stack.Memory(ctx, expr) })
+			fired, unchanged = sess.watches.Fired(st.adapterBPs, func(expr string) string { return sess.stack.Memory(ctx, expr) })
 			if st.Reason == "data breakpoint" && unchanged && len(s.bps.IDsAt(frames[0].File, frames[0].Line)) > 0 {
 				// No watched value changed, and a breakpoint is where it
 				// stopped: that breakpoint's stop, mislabelled.
