@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/dap/adapter"
+	"github.com/builtin-tools/builtin-tools/dap/result"
 	"github.com/builtin-tools/builtin-tools/dap/stack"
 )
 
@@ -24,18 +25,6 @@ func (sess *Session) readOnly(what string) error {
 	return adapter.BadArg(errCoreReadOnly, what)
 }
 
-// CoreInfo is what a core file session opened.
-type CoreInfo struct {
-	File    string        `json:"file" jsonschema:"the core file, relative to the root"`
-	Threads []ThreadGroup `json:"threads,omitempty" jsonschema:"the crash's threads, grouped by where they were"`
-	Total   int           `json:"total_threads,omitempty"`
-	Stack   []stack.Frame `json:"stack,omitempty" jsonschema:"the crashing thread's stack, from the frame above the checkout's first"`
-	// Above counts the frames above Stack (the runtime's, in a Go crash);
-	// Frames is the whole stack's, as far as it was read.
-	Above  int `json:"frames_above,omitempty" jsonschema:"frames above the stack shown (stack shows them)"`
-	Frames int `json:"frames,omitempty" jsonschema:"frames in the whole stack"`
-}
-
 // coreHook, set by a test, runs once a core launch's files are checked and
 // open (target.CoreFiles), before the adapter starts: where a swap of their
 // names lands.
@@ -44,12 +33,12 @@ var coreHook func()
 // openCore describes a core file session once open: the crash's stop (the
 // thread that crashed, its frame quoted, its locals), its threads and the
 // top of that thread's stack.
-func (s *Supervisor) openCore(ctx context.Context, sess *Session, wait time.Duration) (*StopResult, error) {
+func (s *Supervisor) openCore(ctx context.Context, sess *Session, wait time.Duration) (*result.StopResult, error) {
 	res, err := s.waitStop(ctx, sess, 0, s.cfg.waitFor(wait))
 	if err != nil {
 		return nil, err
 	}
-	info := &CoreInfo{File: s.g.Rel(sess.core)}
+	info := &result.CoreInfo{File: s.g.Rel(sess.core)}
 	res.Core = info
 	if res.Outcome != "stopped" {
 		return res, nil

@@ -11,6 +11,7 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/dap/adapter"
 	"github.com/builtin-tools/builtin-tools/dap/breakpoint"
+	"github.com/builtin-tools/builtin-tools/dap/result"
 	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
@@ -198,7 +199,7 @@ func coreSession(t *testing.T, root, bin, core, fn string, line int, src, local,
 	if err != nil {
 		t.Fatal(err)
 	}
-	if term.PID != 0 || term.Killed || !term.Core || term.Debuggee != DebuggeeNone {
+	if term.PID != 0 || term.Killed || !term.Core || term.Debuggee != result.DebuggeeNone {
 		t.Fatalf("terminate of a core session: %+v", term)
 	}
 	waitGone(t, "the adapter", adapter)

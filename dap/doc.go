@@ -52,5 +52,6 @@
 // process too), then the session's folder (proc.TempDir) with delve's build
 // output and the socket.
 //
-// The engine returns data (results.go); package dap/debugtool formats it.
+// The engine returns data (package dap/result); package dap/debugtool
+// formats it.
 package dap

@@ -10,6 +10,7 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/dap/adapter"
 	"github.com/builtin-tools/builtin-tools/dap/breakpoint"
+	"github.com/builtin-tools/builtin-tools/dap/result"
 	"github.com/builtin-tools/builtin-tools/internal/lifetime"
 )
 
@@ -166,7 +167,7 @@ func TestPauseReachesAWaitingContinue(t *testing.T) {
 			t.Fatalf("launch of a program that never stops: %+v", res)
 		}
 		ctx := t.Context()
-		got := make(chan *StopResult, 1)
+		got := make(chan *result.StopResult, 1)
 		go func() {
 			r, err := s.Resume(ctx, "continue", 0, time.Minute)
 			if err != nil {

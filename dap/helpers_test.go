@@ -8,6 +8,7 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/dap/adapter"
 	"github.com/builtin-tools/builtin-tools/dap/breakpoint"
+	"github.com/builtin-tools/builtin-tools/dap/result"
 	"github.com/builtin-tools/builtin-tools/dap/stack"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/builtin-tools/builtin-tools/pathguard"
@@ -30,7 +31,7 @@ func testCtx(t testing.TB) context.Context {
 	return ctx
 }
 
-func wantStop(t *testing.T, res *StopResult, reason string, line int, src string) {
+func wantStop(t *testing.T, res *result.StopResult, reason string, line int, src string) {
 	t.Helper()
 	if res.Outcome != "stopped" || res.Stop == nil || res.Stop.Reason != reason || res.Frame == nil || res.Frame.Line != line {
 		t.Fatalf("want a %s stop at line %d, got %+v (frame %+v)", reason, line, res, res.Frame)
@@ -154,7 +155,7 @@ func continueToEnd(t *testing.T, s *Supervisor, ctx context.Context, root, file 
 	}
 }
 
-func stopAt(tb testing.TB, s *Supervisor, ctx context.Context, root, file string, line int, l adapter.LaunchSpec, wait time.Duration) *StopResult {
+func stopAt(tb testing.TB, s *Supervisor, ctx context.Context, root, file string, line int, l adapter.LaunchSpec, wait time.Duration) *result.StopResult {
 	tb.Helper()
 	s.SetBreakpoints(ctx, at(root, file), []breakpoint.LineSpec{{Line: line}}, nil, false)
 	stop, err := s.Launch(ctx, l, wait)

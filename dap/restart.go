@@ -8,6 +8,7 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/dap/adapter"
 	"github.com/builtin-tools/builtin-tools/dap/dapclient"
+	"github.com/builtin-tools/builtin-tools/dap/result"
 )
 
 // How a restart was done.
@@ -21,7 +22,7 @@ const (
 // restart where the adapter has one (supportsRestartRequest), else ends
 // the session and launches again; an adapter that refuses its restart is
 // relaunched too, and the result says so.
-func (s *Supervisor) Restart(ctx context.Context, wait time.Duration) (*StopResult, error) {
+func (s *Supervisor) Restart(ctx context.Context, wait time.Duration) (*result.StopResult, error) {
 	sess, err := s.runnable("restart")
 	if err != nil {
 		return nil, err
@@ -70,7 +71,7 @@ func (r refused) Is(e error) bool { return e == errRestartRefused }
 
 // adapterRestart sends restart with the launch's arguments and waits for
 // the program's first stop, as a launch does.
-func (s *Supervisor) adapterRestart(ctx context.Context, sess *Session, wait time.Duration) (*StopResult, error) {
+func (s *Supervisor) adapterRestart(ctx context.Context, sess *Session, wait time.Duration) (*result.StopResult, error) {
 	sess.mu.Lock()
 	before := len(sess.stops)
 	args := sess.launched

@@ -7,6 +7,7 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/dap/adapter"
 	"github.com/builtin-tools/builtin-tools/dap/breakpoint"
+	"github.com/builtin-tools/builtin-tools/dap/result"
 	"github.com/builtin-tools/builtin-tools/dap/stack"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
@@ -20,26 +21,11 @@ type runTo struct {
 	after int    // stops before the continue
 }
 
-// RunToResult says how a run_to_line ended.
-type RunToResult struct {
-	File string `json:"file"`
-	Line int    `json:"line"`
-	// Reached: the program stopped there. Otherwise another stop came
-	// first, the program ended, or (Pending) it still runs.
-	Reached bool `json:"reached"`
-	// Pending: the program still runs, and the one-shot breakpoint stays
-	// until the next stop.
-	Pending bool `json:"pending,omitempty"`
-	// Existing is the id of a breakpoint of yours already on that line
-	// (it stays); otherwise a one-shot breakpoint was set and is removed.
-	Existing string `json:"existing,omitempty"`
-}
-
 // RunToLine sets a one-shot breakpoint at file:line and continues; the
 // breakpoint is removed when it is hit or when another stop (or the
 // program's end) comes first, and the result says which. The session's
 // other breakpoints are untouched.
-func (s *Supervisor) RunToLine(ctx context.Context, at pathguard.Path, line int, wait time.Duration) (*StopResult, error) {
+func (s *Supervisor) RunToLine(ctx context.Context, at pathguard.Path, line int, wait time.Duration) (*result.StopResult, error) {
 	sess, err := s.runnable("run to a line")
 	if err != nil {
 		return nil, err
@@ -93,7 +79,7 @@ func (s *Supervisor) RunToLine(ctx context.Context, at pathguard.Path, line int,
 		return nil, err
 	}
 	if res.RunTo == nil && res.Outcome == "running" {
-		res.RunTo = &RunToResult{File: file, Line: line, Pending: true}
+		res.RunTo = &result.RunToResult{File: file, Line: line, Pending: true}
 		if existed {
 			res.RunTo.Existing = id
 		}
@@ -117,7 +103,7 @@ func (s *Supervisor) dropRunTo(ctx context.Context, sess *Session) {
 
 // settleRunTo ends a pending run_to_line at a new stop (st) or at the
 // program's end (st nil): whether it was reached, its breakpoint removed.
-func (s *Supervisor) settleRunTo(ctx context.Context, sess *Session, st *Stop, top *stack.Frame) *RunToResult {
+func (s *Supervisor) settleRunTo(ctx context.Context, sess *Session, st *stop, top *stack.Frame) *result.RunToResult {
 	sess.mu.Lock()
 	rt := sess.runTo
 	if rt == nil || (st != nil && st.N <= rt.after) {
@@ -126,7 +112,7 @@ func (s *Supervisor) settleRunTo(ctx context.Context, sess *Session, st *Stop, t
 	}
 	sess.runTo = nil
 	sess.mu.Unlock()
-	out := &RunToResult{File: rt.file, Line: rt.line}
+	out := &result.RunToResult{File: rt.file, Line: rt.line}
 	if !rt.temp {
 		out.Existing = rt.id
 	}

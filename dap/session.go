@@ -22,6 +22,7 @@ import (
 	"github.com/builtin-tools/builtin-tools/dap/breakpoint"
 	"github.com/builtin-tools/builtin-tools/dap/dapclient"
 	"github.com/builtin-tools/builtin-tools/dap/progout"
+	"github.com/builtin-tools/builtin-tools/dap/result"
 	"github.com/builtin-tools/builtin-tools/dap/stack"
 	"github.com/builtin-tools/builtin-tools/dap/watch"
 	"github.com/builtin-tools/builtin-tools/internal/proc"
@@ -70,7 +71,7 @@ type Session struct {
 	term *progout.Terminal
 
 	mu         sync.Mutex
-	stops      []*Stop
+	stops      []*stop
 	running    bool
 	resumed    int // stops before the last resume; a later stopped event is a new stop
 	reported   int // the last stop a result showed
@@ -115,16 +116,10 @@ func (c capabilities) support() breakpoint.Support {
 	return breakpoint.Support{Condition: c.SupportsConditionalBreakpoints, HitCondition: c.SupportsHitConditionalBreakpoints, LogMessage: c.SupportsLogPoints}
 }
 
-// Stop is one time the program stopped, numbered from 1 for the session.
-type Stop struct {
-	N           int       `json:"n" jsonschema:"the stop's number; references from other stops are refused"`
-	Reason      string    `json:"reason" jsonschema:"breakpoint, step, pause, exception, entry, ..."`
-	Description string    `json:"description,omitempty"`
-	Text        string    `json:"text,omitempty" jsonschema:"the panic or exception message, when there is one"`
-	ThreadID    int       `json:"thread_id"`
-	Breakpoints []string  `json:"breakpoints,omitempty" jsonschema:"ids of the breakpoints hit"`
-	At          time.Time `json:"-"`
-	adapterBPs  []int
+// stop is a Stop with what the session keeps of it.
+type stop struct {
+	result.Stop
+	adapterBPs []int // the adapter's ids of the breakpoints hit
 	// shown is the frame the stop's result showed, which evaluate,
 	// set_variable and watch default to; nil before it was shown. below:
 	// it is not the top frame.
@@ -446,7 +441,7 @@ func (sess *Session) event(e dapclient.Event) {
 				b.Description, b.Text = "", ""
 			}
 		}
-		st := &Stop{Reason: b.Reason, Description: b.Description, Text: b.Text, ThreadID: b.ThreadId, At: e.At, adapterBPs: b.HitBreakpointIds}
+		st := &stop{Stop: result.Stop{Reason: b.Reason, Description: b.Description, Text: b.Text, ThreadID: b.ThreadId, At: e.At}, adapterBPs: b.HitBreakpointIds}
 		if !sess.running && len(sess.stops) > sess.resumed {
 			// A burst: lldb-dap sends one stopped event per thread. Keep one
 			// stop, focused on the thread with the most telling reason.
@@ -540,7 +535,7 @@ func (sess *Session) closedError() error {
 // ends well within twice it): late says so. still: it has not answered
 // even then, and is recorded as what (busy) until it does, so that the
 // next such request is refused at once instead of queueing behind it.
-func (sess *Session) bounded(ctx context.Context, st *Stop, command string, args, body any, d time.Duration, what string) (late, still bool, err error) {
+func (sess *Session) bounded(ctx context.Context, st *stop, command string, args, body any, d time.Duration, what string) (late, still bool, err error) {
 	p, err := sess.client.Send(command, args)
 	if err != nil {
 		return false, false, sess.closedError()
@@ -862,14 +857,14 @@ func (sess *Session) AdapterPID() int {
 }
 
 // Info says where the session stands.
-func (sess *Session) Info() SessionInfo {
+func (sess *Session) Info() result.SessionInfo {
 	sess.mu.Lock()
 	defer sess.mu.Unlock()
 	return sess.infoLocked()
 }
 
-func (sess *Session) infoLocked() SessionInfo {
-	info := SessionInfo{Adapter: sess.Spec.ID, Program: sess.Program, PID: sess.pid,
+func (sess *Session) infoLocked() result.SessionInfo {
+	info := result.SessionInfo{Adapter: sess.Spec.ID, Program: sess.Program, PID: sess.pid,
 		AgeSeconds: int(time.Since(sess.Started).Seconds()), RemainingSeconds: max(int(time.Until(sess.Deadline).Seconds()), 0)}
 	switch {
 	case sess.ended != "":

@@ -11,26 +11,10 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/dap/adapter"
 	"github.com/builtin-tools/builtin-tools/dap/dapclient"
+	"github.com/builtin-tools/builtin-tools/dap/result"
 	"github.com/builtin-tools/builtin-tools/dap/stack"
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
 )
-
-// SetVarResult is a variable after set_variable, as the adapter reads it
-// back.
-type SetVarResult struct {
-	Session SessionInfo `json:"session"`
-	Name    string      `json:"name"`
-	// Ref is the container it was set in (a scope or a variable's
-	// reference, tied to this stop).
-	Ref string `json:"ref,omitempty"`
-	// Request is setVariable or setExpression, whichever was sent.
-	Request string `json:"request"`
-	// Value is the variable as read back from the adapter after the set.
-	Value *stack.Var `json:"value,omitempty" jsonschema:"the variable as the adapter reads it back"`
-	// TimedOut says the value did not finish in time and still runs.
-	TimedOut bool   `json:"timed_out,omitempty" jsonschema:"the value's expression did not finish in time and still runs inside the program"`
-	Note     string `json:"note,omitempty"`
-}
 
 // SetVariable sets name to value (an expression in the program's
 // language) in the container ref (from this stop: a scope's or a
@@ -41,7 +25,7 @@ type SetVarResult struct {
 // bounded like evaluate (wait; R11): past it pause is sent, and one that
 // still runs is said and makes the next evaluate or set_variable refused
 // at once.
-func (s *Supervisor) SetVariable(ctx context.Context, r, frame, name, value string, wait time.Duration) (*SetVarResult, error) {
+func (s *Supervisor) SetVariable(ctx context.Context, r, frame, name, value string, wait time.Duration) (*result.SetVarResult, error) {
 	sess, err := s.runnable("set a variable")
 	if err != nil {
 		return nil, err
@@ -91,7 +75,7 @@ func (s *Supervisor) SetVariable(ctx context.Context, r, frame, name, value stri
 		return nil
 	}
 	before := lookup(vref)
-	res := &SetVarResult{Name: name}
+	res := &result.SetVarResult{Name: name}
 	if vref != 0 {
 		res.Ref = stack.Ref(vref, st.N)
 	}

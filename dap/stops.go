@@ -19,7 +19,7 @@ import (
 // frame, not the signal handler above it): the one its result showed, else
 // the one it would show. It returns the adapter's frame id, 0 when the
 // stack cannot be read, and whether the frame is not the top one.
-func (sess *Session) shownFrame(ctx context.Context, st *Stop) (int, *stack.Frame, bool) {
+func (sess *Session) shownFrame(ctx context.Context, st *stop) (int, *stack.Frame, bool) {
 	sess.mu.Lock()
 	f, below := st.shown, st.below
 	sess.mu.Unlock()
@@ -75,7 +75,7 @@ func (sess *Session) parseRef(what, r string) (int, error) {
 type position struct {
 	exited, stopped bool
 	stops           int   // how many so far
-	cur             *Stop // the stop it is at; nil unless stopped
+	cur             *stop // the stop it is at; nil unless stopped
 	unreported      bool  // cur is a stop no result has shown
 }
 
@@ -91,7 +91,7 @@ func (sess *Session) position() position {
 }
 
 // currentStop is the stop the program is at, nil while it runs.
-func (sess *Session) currentStop() (*Stop, error) {
+func (sess *Session) currentStop() (*stop, error) {
 	sess.mu.Lock()
 	defer sess.mu.Unlock()
 	if sess.exitCode != nil || sess.terminated {

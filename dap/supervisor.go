@@ -17,6 +17,7 @@ import (
 	"github.com/builtin-tools/builtin-tools/dap/breakpoint"
 	"github.com/builtin-tools/builtin-tools/dap/dapclient"
 	"github.com/builtin-tools/builtin-tools/dap/progout"
+	"github.com/builtin-tools/builtin-tools/dap/result"
 	"github.com/builtin-tools/builtin-tools/dap/stack"
 	"github.com/builtin-tools/builtin-tools/dap/target"
 	"github.com/builtin-tools/builtin-tools/internal/lifetime"
@@ -118,13 +119,13 @@ func (s *Supervisor) runnable(what string) (*Session, error) {
 // Launch starts a session: the adapter, the handshake, the program; then it
 // waits (bounded) for the first stop. A second launch while one lives is
 // refused.
-func (s *Supervisor) Launch(ctx context.Context, l adapter.LaunchSpec, wait time.Duration) (*StopResult, error) {
+func (s *Supervisor) Launch(ctx context.Context, l adapter.LaunchSpec, wait time.Duration) (*result.StopResult, error) {
 	return s.launch(ctx, l, wait, time.Time{})
 }
 
 // launch is Launch; a deadline that is not zero is the session's (a
 // restart keeps the time limit of the session it replaces).
-func (s *Supervisor) launch(ctx context.Context, l adapter.LaunchSpec, wait time.Duration, deadline time.Time) (*StopResult, error) {
+func (s *Supervisor) launch(ctx context.Context, l adapter.LaunchSpec, wait time.Duration, deadline time.Time) (*result.StopResult, error) {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -303,7 +304,7 @@ func (s *Supervisor) launch(ctx context.Context, l adapter.LaunchSpec, wait time
 	if res != nil {
 		res.BuildMS = sess.BuildTime.Milliseconds()
 		res.StartMS = sess.StartTime.Milliseconds()
-		res.Exceptions = &ExceptionsSet{Kinds: nonNil(l.Exceptions), Filters: nonNil(sess.filters), Note: spec.ExceptionNote}
+		res.Exceptions = &result.ExceptionsSet{Kinds: result.NonNil(l.Exceptions), Filters: result.NonNil(sess.filters), Note: spec.ExceptionNote}
 	}
 	return res, err
 }
@@ -370,7 +371,7 @@ func request(spec adapter.Spec, t adapter.Target, core, exe string) (command str
 // SetBreakpoints changes file's breakpoints (merging: lines are added or
 // updated, remove drops lines, clear drops them all) and, with a session,
 // sends the file's whole list.
-func (s *Supervisor) SetBreakpoints(ctx context.Context, at pathguard.Path, lines []breakpoint.LineSpec, remove []int, clear bool) (*BreakpointsResult, error) {
+func (s *Supervisor) SetBreakpoints(ctx context.Context, at pathguard.Path, lines []breakpoint.LineSpec, remove []int, clear bool) (*result.BreakpointsResult, error) {
 	if _, err := s.g.Of(at); err != nil {
 		return nil, adapter.BadArg("%v", err)
 	}
@@ -386,7 +387,7 @@ func (s *Supervisor) SetBreakpoints(ctx context.Context, at pathguard.Path, line
 	if err := s.bps.Set(file, lines, remove, clear); err != nil {
 		return nil, err
 	}
-	res := &BreakpointsResult{}
+	res := &result.BreakpointsResult{}
 	if err := s.send(res, func(sess *Session) error { return sess.setBreakpoints(ctx, file) }); err != nil {
 		return nil, err
 	}
@@ -397,7 +398,7 @@ func (s *Supervisor) SetBreakpoints(ctx context.Context, at pathguard.Path, line
 // send sends a change of the kept breakpoints to the live session, if
 // any, and says in res where they stand: sent to that session, or kept
 // for the next launch (a core file's session runs nothing).
-func (s *Supervisor) send(res *BreakpointsResult, to func(*Session) error) error {
+func (s *Supervisor) send(res *result.BreakpointsResult, to func(*Session) error) error {
 	s.mu.Lock()
 	sess := s.sess
 	s.mu.Unlock()
@@ -419,7 +420,7 @@ func (s *Supervisor) send(res *BreakpointsResult, to func(*Session) error) error
 // SetFunctionBreakpoints changes the function breakpoints (names added
 // or updated with the condition and hit condition, remove dropped, clear
 // drops all) and, with a session, sends the whole list.
-func (s *Supervisor) SetFunctionBreakpoints(ctx context.Context, names []string, cond, hitCond string, remove []string, clear bool) (*BreakpointsResult, error) {
+func (s *Supervisor) SetFunctionBreakpoints(ctx context.Context, names []string, cond, hitCond string, remove []string, clear bool) (*result.BreakpointsResult, error) {
 	for _, n := range append(slices.Clone(names), remove...) {
 		if strings.TrimSpace(n) == "" {
 			return nil, adapter.BadArg("a function name is empty; name functions as the adapter does: pkg.Func or (*T).Method (delve), module.func (debugpy), main (lldb)")
@@ -429,7 +430,7 @@ func (s *Supervisor) SetFunctionBreakpoints(ctx context.Context, names []string,
 	if err := s.bps.SetFuncs(names, cond, hitCond, remove, clear); err != nil {
 		return nil, err
 	}
-	res := &BreakpointsResult{}
+	res := &result.BreakpointsResult{}
 	if err := s.send(res, func(sess *Session) error { return sess.setFunctionBreakpoints(ctx) }); err != nil {
 		s.bps.RestoreFuncs(old)
 		return nil, err
@@ -442,7 +443,7 @@ func (s *Supervisor) SetFunctionBreakpoints(ctx context.Context, names []string,
 // Resume continues, steps or pauses and waits (bounded) for the next stop.
 // A stop that happened since the last call is reported first, without
 // resuming.
-func (s *Supervisor) Resume(ctx context.Context, action string, thread int, wait time.Duration) (*StopResult, error) {
+func (s *Supervisor) Resume(ctx context.Context, action string, thread int, wait time.Duration) (*result.StopResult, error) {
 	sess, err := s.live()
 	if err != nil {
 		return nil, err
@@ -512,7 +513,7 @@ func (s *Supervisor) Resume(ctx context.Context, action string, thread int, wait
 
 // waitStop waits up to d for a stop after the first n, the program's end,
 // or the session's end, then describes what happened.
-func (s *Supervisor) waitStop(ctx context.Context, sess *Session, n int, d time.Duration) (*StopResult, error) {
+func (s *Supervisor) waitStop(ctx context.Context, sess *Session, n int, d time.Duration) (*result.StopResult, error) {
 	var timer <-chan time.Time
 	if d > 0 {
 		t := time.NewTimer(d)
@@ -523,7 +524,7 @@ func (s *Supervisor) waitStop(ctx context.Context, sess *Session, n int, d time.
 		sess.mu.Lock()
 		newStop := len(sess.stops) > n && !sess.running
 		done := sess.exitCode != nil || sess.terminated || sess.ended != ""
-		var st *Stop
+		var st *stop
 		if newStop {
 			st = sess.stops[len(sess.stops)-1]
 		}
@@ -544,7 +545,7 @@ func (s *Supervisor) waitStop(ctx context.Context, sess *Session, n int, d time.
 		select {
 		case <-changed:
 		case <-timer:
-			res := &StopResult{Session: sess.Info(), Outcome: "running",
+			res := &result.StopResult{Session: sess.Info(), Outcome: "running",
 				Note: fmt.Sprintf("still running after %s (last stop %d); call continue again to wait longer, or pause to stop it", d.Round(time.Millisecond), n)}
 			res.Output, res.OutputMore = sess.out.Recent()
 			return res, nil
@@ -554,9 +555,9 @@ func (s *Supervisor) waitStop(ctx context.Context, sess *Session, n int, d time.
 	}
 }
 
-func (s *Supervisor) endResult(sess *Session) *StopResult {
+func (s *Supervisor) endResult(sess *Session) *result.StopResult {
 	sess.mu.Lock()
-	res := &StopResult{Session: sess.infoLocked(), Outcome: "exited", ExitCode: sess.exitCode, Ended: sess.ended}
+	res := &result.StopResult{Session: sess.infoLocked(), Outcome: "exited", ExitCode: sess.exitCode, Ended: sess.ended}
 	if sess.ended != "" && sess.exitCode == nil && !sess.terminated {
 		res.Outcome = "ended"
 	}
@@ -578,8 +579,8 @@ func (s *Supervisor) endResult(sess *Session) *StopResult {
 
 // stopResult describes a stop: where (the frame with its source), why,
 // the breakpoints hit, the frame's locals, and new output.
-func (s *Supervisor) stopResult(ctx context.Context, sess *Session, st *Stop) (*StopResult, error) {
-	res := &StopResult{Session: sess.Info(), Outcome: "stopped", Stop: st}
+func (s *Supervisor) stopResult(ctx context.Context, sess *Session, st *stop) (*result.StopResult, error) {
+	res := &result.StopResult{Session: sess.Info(), Outcome: "stopped", Stop: &st.Stop}
 	frames, _, err := sess.stack.Frames(ctx, st.N, st.ThreadID, 30)
 	if err == nil && st.Reason == "pause" && stack.InRoot(frames) < 0 {
 		// delve stops on the thread it interrupted, often idle in the
@@ -657,7 +658,7 @@ func (s *Supervisor) stopResult(ctx context.Context, sess *Session, st *Stop) (*
 }
 
 // firstReport marks st reported and says whether it was its first time.
-func (s *Supervisor) firstReport(sess *Session, st *Stop) bool {
+func (s *Supervisor) firstReport(sess *Session, st *stop) bool {
 	sess.mu.Lock()
 	defer sess.mu.Unlock()
 	if st.N > sess.reported {
@@ -668,7 +669,7 @@ func (s *Supervisor) firstReport(sess *Session, st *Stop) bool {
 }
 
 // Stack returns a thread's stack, at most levels (30) frames.
-func (s *Supervisor) Stack(ctx context.Context, thread int) (*StackResult, error) {
+func (s *Supervisor) Stack(ctx context.Context, thread int) (*result.StackResult, error) {
 	sess, st, err := s.stopped()
 	if err != nil {
 		return nil, err
@@ -680,7 +681,7 @@ func (s *Supervisor) Stack(ctx context.Context, thread int) (*StackResult, error
 	if err != nil {
 		return nil, fmt.Errorf("stack of thread %d: %v", thread, err)
 	}
-	res := &StackResult{Session: sess.Info(), ThreadID: thread, Frames: frames}
+	res := &result.StackResult{Session: sess.Info(), ThreadID: thread, Frames: frames}
 	if total > len(frames) {
 		res.Total = total
 	}
@@ -688,7 +689,7 @@ func (s *Supervisor) Stack(ctx context.Context, thread int) (*StackResult, error
 }
 
 // Scopes lists a frame's scopes.
-func (s *Supervisor) Scopes(ctx context.Context, frame string) (*ScopesResult, error) {
+func (s *Supervisor) Scopes(ctx context.Context, frame string) (*result.ScopesResult, error) {
 	sess, st, fid, err := s.refAt("frame_id", frame)
 	if err != nil {
 		return nil, err
@@ -697,16 +698,16 @@ func (s *Supervisor) Scopes(ctx context.Context, frame string) (*ScopesResult, e
 	if err := sess.call(ctx, "scopes", map[string]any{"frameId": fid}, &body); err != nil {
 		return nil, fmt.Errorf("scopes: %v", err)
 	}
-	res := &ScopesResult{Session: sess.Info(), Frame: frame, Scopes: []Scope{}}
+	res := &result.ScopesResult{Session: sess.Info(), Frame: frame, Scopes: []result.Scope{}}
 	for _, sc := range body.Scopes {
-		res.Scopes = append(res.Scopes, Scope{Name: sc.Name, Ref: stack.Ref(sc.VariablesReference, st.N), Count: sc.NamedVariables + sc.IndexedVariables, Expensive: sc.Expensive})
+		res.Scopes = append(res.Scopes, result.Scope{Name: sc.Name, Ref: stack.Ref(sc.VariablesReference, st.N), Count: sc.NamedVariables + sc.IndexedVariables, Expensive: sc.Expensive})
 	}
 	return res, nil
 }
 
 // Variables lists a reference's children: at most 50; all keeps what is
 // left out as noise (see VariablesResult.Hidden).
-func (s *Supervisor) Variables(ctx context.Context, r string, all bool) (*VariablesResult, error) {
+func (s *Supervisor) Variables(ctx context.Context, r string, all bool) (*result.VariablesResult, error) {
 	sess, st, vref, err := s.refAt("reference", r)
 	if err != nil {
 		return nil, err
@@ -715,12 +716,12 @@ func (s *Supervisor) Variables(ctx context.Context, r string, all bool) (*Variab
 	if err != nil {
 		return nil, fmt.Errorf("variables: %v", err)
 	}
-	return &VariablesResult{Session: sess.Info(), Ref: r, Variables: vars, More: more, Hidden: hidden}, nil
+	return &result.VariablesResult{Session: sess.Info(), Ref: r, Variables: vars, More: more, Hidden: hidden}, nil
 }
 
 // stopped is the live session and the stop it is at; an error when the
 // program runs or has exited.
-func (s *Supervisor) stopped() (*Session, *Stop, error) {
+func (s *Supervisor) stopped() (*Session, *stop, error) {
 	sess, err := s.live()
 	if err != nil {
 		return nil, nil, err
@@ -734,7 +735,7 @@ func (s *Supervisor) stopped() (*Session, *Stop, error) {
 
 // refAt is the live session, the stop it is at, and the adapter's id in r,
 // a reference (what: frame_id, reference) that must come from that stop.
-func (s *Supervisor) refAt(what, r string) (*Session, *Stop, int, error) {
+func (s *Supervisor) refAt(what, r string) (*Session, *stop, int, error) {
 	sess, err := s.live()
 	if err != nil {
 		return nil, nil, 0, err
@@ -753,7 +754,7 @@ func (s *Supervisor) refAt(what, r string) (*Session, *Stop, int, error) {
 // runs out of time is a result that says what was done about it: pause is
 // sent, and an evaluate still running in the program makes the next one
 // wait for it (L7).
-func (s *Supervisor) Evaluate(ctx context.Context, expr, frame string, wait time.Duration) (*EvalResult, error) {
+func (s *Supervisor) Evaluate(ctx context.Context, expr, frame string, wait time.Duration) (*result.EvalResult, error) {
 	sess, st, err := s.stopped()
 	if err != nil {
 		return nil, err
@@ -762,7 +763,7 @@ func (s *Supervisor) Evaluate(ctx context.Context, expr, frame string, wait time
 		return nil, adapter.BadArg("%s; a new evaluate would wait behind it: wait and call evaluate again, or terminate the session", busy)
 	}
 	args := map[string]any{"expression": expr, "context": sess.Spec.ExprContext}
-	res := &EvalResult{Session: sess.Info(), Expression: expr, Frame: frame}
+	res := &result.EvalResult{Session: sess.Info(), Expression: expr, Frame: frame}
 	if frame != "" {
 		fid, err := sess.parseRef("frame_id", frame)
 		if err != nil {
@@ -806,7 +807,7 @@ func (s *Supervisor) Evaluate(ctx context.Context, expr, frame string, wait time
 }
 
 // Threads lists threads (goroutines), grouped by name with the id left out.
-func (s *Supervisor) Threads(ctx context.Context) (*ThreadsResult, error) {
+func (s *Supervisor) Threads(ctx context.Context) (*result.ThreadsResult, error) {
 	sess, err := s.live()
 	if err != nil {
 		return nil, err
@@ -815,7 +816,7 @@ func (s *Supervisor) Threads(ctx context.Context) (*ThreadsResult, error) {
 	if err := sess.call(ctx, "threads", nil, &body); err != nil {
 		return nil, fmt.Errorf("threads: %v", err)
 	}
-	res := &ThreadsResult{Session: sess.Info(), Total: len(body.Threads), Groups: []ThreadGroup{}}
+	res := &result.ThreadsResult{Session: sess.Info(), Total: len(body.Threads), Groups: []result.ThreadGroup{}}
 	index := map[string]int{}
 	for _, t := range body.Threads {
 		name := groupName(t.Name)
@@ -823,12 +824,12 @@ func (s *Supervisor) Threads(ctx context.Context) (*ThreadsResult, error) {
 		if !ok {
 			i = len(res.Groups)
 			index[name] = i
-			res.Groups = append(res.Groups, ThreadGroup{Name: name})
+			res.Groups = append(res.Groups, result.ThreadGroup{Name: name})
 		}
 		res.Groups[i].IDs = append(res.Groups[i].IDs, t.Id)
 		res.Groups[i].Count++
 	}
-	slices.SortStableFunc(res.Groups, func(a, b ThreadGroup) int { return b.Count - a.Count })
+	slices.SortStableFunc(res.Groups, func(a, b result.ThreadGroup) int { return b.Count - a.Count })
 	return res, nil
 }
 
@@ -850,7 +851,7 @@ func groupName(name string) string {
 
 // Output returns the program's output no result has shown yet (what stop
 // results left out for room, then what came since), at most limit bytes.
-func (s *Supervisor) Output(limit int) (*OutputResult, error) {
+func (s *Supervisor) Output(limit int) (*result.OutputResult, error) {
 	s.mu.Lock()
 	sess := s.sess
 	s.mu.Unlock()
@@ -858,17 +859,17 @@ func (s *Supervisor) Output(limit int) (*OutputResult, error) {
 		return nil, noSession("there has been no debug session; start one with operation launch or attach")
 	}
 	text, skipped, more := sess.out.Unshown(limit)
-	return &OutputResult{Session: sess.Info(), Output: text, Skipped: skipped, More: more}, nil
+	return &result.OutputResult{Session: sess.Info(), Output: text, Skipped: skipped, More: more}, nil
 }
 
 // Status says whether a session lives, where it stands, and the
 // breakpoints. It never waits on the adapter, so it answers while another
 // operation runs (the debug tool lets it past its queue).
-func (s *Supervisor) Status() *StatusResult {
+func (s *Supervisor) Status() *result.StatusResult {
 	s.mu.Lock()
 	sess := s.sess
 	s.mu.Unlock()
-	res := &StatusResult{Breakpoints: s.bps.All(), Functions: s.bps.Funcs()}
+	res := &result.StatusResult{Breakpoints: s.bps.All(), Functions: s.bps.Funcs()}
 	if sess == nil {
 		return res
 	}
@@ -878,7 +879,7 @@ func (s *Supervisor) Status() *StatusResult {
 		sess.mu.Lock()
 		if n := len(sess.stops); n > 0 {
 			// A copy: status runs while another operation changes the stop.
-			st := *sess.stops[n-1]
+			st := sess.stops[n-1].Stop
 			st.Breakpoints = slices.Clone(st.Breakpoints)
 			res.LastStop = &st
 		}
@@ -892,7 +893,7 @@ func (s *Supervisor) Status() *StatusResult {
 // unless terminateDebuggee asks to end it (the adapter is asked; if the
 // program outlives that, it is sent SIGKILL). What became of the program
 // is looked at afterwards, never assumed.
-func (s *Supervisor) Terminate(ctx context.Context, terminateDebuggee bool) (*TerminateResult, error) {
+func (s *Supervisor) Terminate(ctx context.Context, terminateDebuggee bool) (*result.TerminateResult, error) {
 	sess, err := s.live()
 	if err != nil {
 		return nil, err
@@ -901,13 +902,13 @@ func (s *Supervisor) Terminate(ctx context.Context, terminateDebuggee bool) (*Te
 	kill := (!sess.attach || terminateDebuggee) && sess.core == "" // a core has no program to end
 	pid := sess.PID()
 	sess.finish("it was terminated", kill)
-	res := &TerminateResult{Program: sess.Program, Attached: sess.attach, PID: pid, ExitCode: end.ExitCode, NeverHit: end.NeverHit, NeverHitFuncs: end.NeverHitFuncs, Output: end.Output}
+	res := &result.TerminateResult{Program: sess.Program, Attached: sess.attach, PID: pid, ExitCode: end.ExitCode, NeverHit: end.NeverHit, NeverHitFuncs: end.NeverHitFuncs, Output: end.Output}
 	if sess.core != "" {
-		res.Core, res.Debuggee, res.NeverHit, res.NeverHitFuncs = true, DebuggeeNone, nil, nil
+		res.Core, res.Debuggee, res.NeverHit, res.NeverHitFuncs = true, result.DebuggeeNone, nil, nil
 		return res, nil
 	}
 	if pid == 0 {
-		res.Debuggee = DebuggeeUnknown
+		res.Debuggee = result.DebuggeeUnknown
 		return res, nil
 	}
 	if !kill {
@@ -931,11 +932,11 @@ func (s *Supervisor) Terminate(ctx context.Context, terminateDebuggee bool) (*Te
 func debuggeeState(pid int) string {
 	switch target.State(pid) {
 	case "":
-		return DebuggeeEnded
+		return result.DebuggeeEnded
 	case "t", "T":
-		return DebuggeeStopped
+		return result.DebuggeeStopped
 	}
-	return DebuggeeRunning
+	return result.DebuggeeRunning
 }
 
 // waitState polls pid's state until done says so or within passes; it

@@ -9,20 +9,15 @@ import (
 	godap "github.com/google/go-dap"
 
 	"github.com/builtin-tools/builtin-tools/dap/adapter"
+	"github.com/builtin-tools/builtin-tools/dap/result"
 	"github.com/builtin-tools/builtin-tools/dap/watch"
 )
-
-// WatchResult is the session's watchpoints after a change.
-type WatchResult struct {
-	Session     SessionInfo        `json:"session"`
-	Watchpoints []watch.Watchpoint `json:"watchpoints"`
-}
 
 // Watch adds a watchpoint on name in the container ref (from this stop;
 // default the locals of the frame the stop showed), or with remove drops
 // the one on name. Only where the adapter advertises
 // supportsDataBreakpoints.
-func (s *Supervisor) Watch(ctx context.Context, r, name, access string, remove bool) (*WatchResult, error) {
+func (s *Supervisor) Watch(ctx context.Context, r, name, access string, remove bool) (*result.WatchResult, error) {
 	sess, err := s.runnable("watch a variable")
 	if err != nil {
 		return nil, err
@@ -83,5 +78,5 @@ func (s *Supervisor) Watch(ctx context.Context, r, name, access string, remove b
 		return nil, fmt.Errorf("setting watchpoints: %v", err)
 	}
 	list = sess.watches.Answered(list, body.Breakpoints)
-	return &WatchResult{Session: sess.Info(), Watchpoints: nonNil(list)}, nil
+	return &result.WatchResult{Session: sess.Info(), Watchpoints: result.NonNil(list)}, nil
 }

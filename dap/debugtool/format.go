@@ -8,15 +8,15 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/builtin-tools/builtin-tools/dap"
 	"github.com/builtin-tools/builtin-tools/dap/adapter"
 	"github.com/builtin-tools/builtin-tools/dap/breakpoint"
+	"github.com/builtin-tools/builtin-tools/dap/result"
 	"github.com/builtin-tools/builtin-tools/dap/stack"
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
 )
 
 // sessionLine is the header of every result that has a session.
-func sessionLine(s dap.SessionInfo) string {
+func sessionLine(s result.SessionInfo) string {
 	state := s.State
 	if s.State == "stopped" && s.Stop > 0 {
 		state = fmt.Sprintf("stopped (stop %d)", s.Stop)
@@ -106,7 +106,7 @@ func formatVars(vars []stack.Var, more int) string {
 }
 
 // formatLocals is a stop's locals line, with what it left out.
-func formatLocals(r *dap.StopResult) string {
+func formatLocals(r *result.StopResult) string {
 	if len(r.Locals) == 0 && len(r.LocalsHidden) == 0 {
 		return ""
 	}
@@ -133,7 +133,7 @@ func neverHitFuncs(fs []breakpoint.Function) string {
 	return strings.Join(parts, ", ")
 }
 
-func formatStop(r *dap.StopResult) string {
+func formatStop(r *result.StopResult) string {
 	var b strings.Builder
 	b.WriteString(sessionLine(r.Session) + "\n")
 	switch r.Outcome {
@@ -308,7 +308,7 @@ func placed(pending, verified bool, msg, none string) string {
 	return " — not verified: " + msg
 }
 
-func formatBreakpoints(r *dap.BreakpointsResult) string {
+func formatBreakpoints(r *result.BreakpointsResult) string {
 	var b strings.Builder
 	if r.Session != nil {
 		b.WriteString(sessionLine(*r.Session) + "\n")
@@ -354,7 +354,7 @@ func formatFunc(f breakpoint.Function) string {
 	return s
 }
 
-func formatStatus(r *dap.StatusResult) string {
+func formatStatus(r *result.StatusResult) string {
 	var b strings.Builder
 	if r.Session == nil {
 		b.WriteString("No debug session runs.")
@@ -375,7 +375,7 @@ func formatStatus(r *dap.StatusResult) string {
 	return b.String()
 }
 
-func formatThreads(r *dap.ThreadsResult) string {
+func formatThreads(r *result.ThreadsResult) string {
 	var b strings.Builder
 	b.WriteString(sessionLine(r.Session) + "\n")
 	fmt.Fprintf(&b, "%s:\n", textcut.Count(r.Total, "thread", "threads"))
@@ -397,7 +397,7 @@ func formatThreads(r *dap.ThreadsResult) string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
-func formatStack(r *dap.StackResult) string {
+func formatStack(r *result.StackResult) string {
 	var b strings.Builder
 	b.WriteString(sessionLine(r.Session) + "\n")
 	fmt.Fprintf(&b, "Stack of thread %d:\n", r.ThreadID)
@@ -415,7 +415,7 @@ func formatStack(r *dap.StackResult) string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
-func formatScopes(r *dap.ScopesResult) string {
+func formatScopes(r *result.ScopesResult) string {
 	var b strings.Builder
 	b.WriteString(sessionLine(r.Session) + "\n")
 	fmt.Fprintf(&b, "Scopes of frame %s:\n", r.Frame)
@@ -432,7 +432,7 @@ func formatScopes(r *dap.ScopesResult) string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
-func formatVariables(r *dap.VariablesResult, budget int) string {
+func formatVariables(r *result.VariablesResult, budget int) string {
 	// Values share the output budget: when all of them whole would not fit,
 	// each is cut to its share, and the result says so.
 	share := 400
@@ -489,7 +489,7 @@ func sentence(s string) string {
 	return s
 }
 
-func formatEval(r *dap.EvalResult) string {
+func formatEval(r *result.EvalResult) string {
 	head := sessionLine(r.Session) + "\n"
 	note := ""
 	if r.Note != "" {
@@ -518,7 +518,7 @@ func formatEval(r *dap.EvalResult) string {
 	return head + s + note
 }
 
-func formatOutput(r *dap.OutputResult) string {
+func formatOutput(r *result.OutputResult) string {
 	head := sessionLine(r.Session) + "\n"
 	if r.Output == "" {
 		return head + "No new output."
@@ -533,7 +533,7 @@ func formatOutput(r *dap.OutputResult) string {
 	return s
 }
 
-func formatTerminate(r *dap.TerminateResult) string {
+func formatTerminate(r *result.TerminateResult) string {
 	var s string
 	program := "the program"
 	if r.PID > 0 {
@@ -542,23 +542,23 @@ func formatTerminate(r *dap.TerminateResult) string {
 	switch {
 	case r.Core:
 		s = fmt.Sprintf("Closed %s: the adapter is gone; no program ran, and the core file is unchanged.", r.Program)
-	case r.Detached && r.Debuggee == dap.DebuggeeRunning:
+	case r.Detached && r.Debuggee == result.DebuggeeRunning:
 		s = fmt.Sprintf("Detached from %s; %s is still running. (To end it: attach again, then terminate with terminate_debuggee: true.)", r.Program, program)
-	case r.Detached && r.Debuggee == dap.DebuggeeStopped:
+	case r.Detached && r.Debuggee == result.DebuggeeStopped:
 		s = fmt.Sprintf("Detached from %s; %s is still there but stopped (held by a signal or a tracer), not running.", r.Program, program)
-	case r.Detached && r.Debuggee == dap.DebuggeeEnded:
+	case r.Detached && r.Debuggee == result.DebuggeeEnded:
 		s = fmt.Sprintf("Detached from %s; %s has ended (it was not ended by terminate).", r.Program, program)
 	case r.Detached:
 		s = fmt.Sprintf("Detached from %s, and the adapter is gone; whether the program still runs is unknown: the adapter never said its pid.", r.Program)
-	case r.Debuggee == dap.DebuggeeEnded && r.Attached:
+	case r.Debuggee == result.DebuggeeEnded && r.Attached:
 		s = fmt.Sprintf("Terminated %s: %s has ended", r.Program, program)
 		if r.Killed {
 			s += " (the adapter's disconnect did not end it, so it was sent SIGKILL)"
 		}
 		s += "; the adapter and its files are gone."
-	case r.Debuggee == dap.DebuggeeEnded:
+	case r.Debuggee == result.DebuggeeEnded:
 		s = fmt.Sprintf("Terminated %s: %s has ended; the adapter and its files are gone.", r.Program, program)
-	case r.Debuggee == dap.DebuggeeUnknown:
+	case r.Debuggee == result.DebuggeeUnknown:
 		s = fmt.Sprintf("Terminated %s: the session and its files are gone; the adapter never said the program's pid, so whether the program ended is not known.", r.Program)
 	default:
 		s = fmt.Sprintf("Terminated %s: the adapter and its files are gone, but %s is still %s.", r.Program, program, r.Debuggee)
@@ -585,7 +585,7 @@ func formatTerminate(r *dap.TerminateResult) string {
 }
 
 // formatExceptions says what a launched program stops on.
-func formatExceptions(adapter string, e *dap.ExceptionsSet) string {
+func formatExceptions(adapter string, e *result.ExceptionsSet) string {
 	if len(e.Kinds) == 0 {
 		return "Stops on no exceptions (exceptions: [] was asked)."
 	}
@@ -599,7 +599,7 @@ func formatExceptions(adapter string, e *dap.ExceptionsSet) string {
 	return s + " (the adapter offers no filter for them)."
 }
 
-func formatSetVar(r *dap.SetVarResult) string {
+func formatSetVar(r *result.SetVarResult) string {
 	var b strings.Builder
 	b.WriteString(sessionLine(r.Session) + "\n")
 	if r.TimedOut || r.Value == nil {
@@ -620,7 +620,7 @@ func formatSetVar(r *dap.SetVarResult) string {
 }
 
 // formatRunTo says how a run_to_line ended.
-func formatRunTo(rt *dap.RunToResult, outcome string) string {
+func formatRunTo(rt *result.RunToResult, outcome string) string {
 	at := fmt.Sprintf("%s:%d", rt.File, rt.Line)
 	bp := "its one-shot breakpoint was removed"
 	if rt.Existing != "" {
@@ -640,7 +640,7 @@ func formatRunTo(rt *dap.RunToResult, outcome string) string {
 	return "run_to_line " + at + ": not reached — the program ended first."
 }
 
-func formatWatch(r *dap.WatchResult) string {
+func formatWatch(r *result.WatchResult) string {
 	var b strings.Builder
 	b.WriteString(sessionLine(r.Session) + "\nWatchpoints:\n")
 	for _, w := range r.Watchpoints {
@@ -665,7 +665,7 @@ func formatWatch(r *dap.WatchResult) string {
 }
 
 // formatCore is a core's threads and the crashing thread's stack.
-func formatCore(c *dap.CoreInfo) string {
+func formatCore(c *result.CoreInfo) string {
 	var b strings.Builder
 	if len(c.Threads) > 0 {
 		fmt.Fprintf(&b, "Threads (%d):\n", c.Total)

@@ -1,15 +1,22 @@
-package dap
+// Package result is the debug engine's answers as data: where a session
+// stands, a stop and what a launch or a resume ended in, a stack, scopes,
+// variables, an evaluation, threads, output, breakpoints and watchpoints
+// after a change, a set variable, a run to a line, a core file's crash, a
+// status and a terminate. Package dap returns them, dap/debugtool formats
+// them, and their JSON is the debug tool's structured content.
+package result
 
 import (
+	"time"
+
 	"github.com/builtin-tools/builtin-tools/dap/breakpoint"
 	"github.com/builtin-tools/builtin-tools/dap/stack"
+	"github.com/builtin-tools/builtin-tools/dap/watch"
 )
 
-// The engine's answers, as data; package debugtool formats them.
-
-// nonNil is s, or an empty list for nil: a list a result's schema requires
+// NonNil is s, or an empty list for nil: a list a result's schema requires
 // is [] when empty, never null, which a strict client refuses.
-func nonNil[T any](s []T) []T {
+func NonNil[T any](s []T) []T {
 	if s == nil {
 		return []T{}
 	}
@@ -205,3 +212,64 @@ const (
 	DebuggeeUnknown = "unknown"
 	DebuggeeNone    = "none" // a core file session: nothing ran
 )
+
+// Stop is one time the program stopped, numbered from 1 for the session.
+type Stop struct {
+	N           int       `json:"n" jsonschema:"the stop's number; references from other stops are refused"`
+	Reason      string    `json:"reason" jsonschema:"breakpoint, step, pause, exception, entry, ..."`
+	Description string    `json:"description,omitempty"`
+	Text        string    `json:"text,omitempty" jsonschema:"the panic or exception message, when there is one"`
+	ThreadID    int       `json:"thread_id"`
+	Breakpoints []string  `json:"breakpoints,omitempty" jsonschema:"ids of the breakpoints hit"`
+	At          time.Time `json:"-"`
+}
+
+// CoreInfo is what a core file session opened.
+type CoreInfo struct {
+	File    string        `json:"file" jsonschema:"the core file, relative to the root"`
+	Threads []ThreadGroup `json:"threads,omitempty" jsonschema:"the crash's threads, grouped by where they were"`
+	Total   int           `json:"total_threads,omitempty"`
+	Stack   []stack.Frame `json:"stack,omitempty" jsonschema:"the crashing thread's stack, from the frame above the checkout's first"`
+	// Above counts the frames above Stack (the runtime's, in a Go crash);
+	// Frames is the whole stack's, as far as it was read.
+	Above  int `json:"frames_above,omitempty" jsonschema:"frames above the stack shown (stack shows them)"`
+	Frames int `json:"frames,omitempty" jsonschema:"frames in the whole stack"`
+}
+
+// RunToResult says how a run_to_line ended.
+type RunToResult struct {
+	File string `json:"file"`
+	Line int    `json:"line"`
+	// Reached: the program stopped there. Otherwise another stop came
+	// first, the program ended, or (Pending) it still runs.
+	Reached bool `json:"reached"`
+	// Pending: the program still runs, and the one-shot breakpoint stays
+	// until the next stop.
+	Pending bool `json:"pending,omitempty"`
+	// Existing is the id of a breakpoint of yours already on that line
+	// (it stays); otherwise a one-shot breakpoint was set and is removed.
+	Existing string `json:"existing,omitempty"`
+}
+
+// SetVarResult is a variable after set_variable, as the adapter reads it
+// back.
+type SetVarResult struct {
+	Session SessionInfo `json:"session"`
+	Name    string      `json:"name"`
+	// Ref is the container it was set in (a scope or a variable's
+	// reference, tied to this stop).
+	Ref string `json:"ref,omitempty"`
+	// Request is setVariable or setExpression, whichever was sent.
+	Request string `json:"request"`
+	// Value is the variable as read back from the adapter after the set.
+	Value *stack.Var `json:"value,omitempty" jsonschema:"the variable as the adapter reads it back"`
+	// TimedOut says the value did not finish in time and still runs.
+	TimedOut bool   `json:"timed_out,omitempty" jsonschema:"the value's expression did not finish in time and still runs inside the program"`
+	Note     string `json:"note,omitempty"`
+}
+
+// WatchResult is the session's watchpoints after a change.
+type WatchResult struct {
+	Session     SessionInfo        `json:"session"`
+	Watchpoints []watch.Watchpoint `json:"watchpoints"`
+}
