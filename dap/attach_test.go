@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/dap/adapter"
+	"github.com/builtin-tools/builtin-tools/dap/target"
 	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/builtin-tools/builtin-tools/pathguard"
@@ -174,7 +175,7 @@ func TestTimeLimitDetaches(t *testing.T) {
 	// lldb lets go of it after the session ends: a real process's state,
 	// polled until it runs (or 5 s).
 	waitState(ctx, prog.Process.Pid, 5*time.Second, func(st string) bool { return st != "t" && st != "T" })
-	if st := procState(prog.Process.Pid); st == "" || st == "t" || st == "T" {
+	if st := target.State(prog.Process.Pid); st == "" || st == "t" || st == "T" {
 		t.Fatalf("the program attached to did not run on after the time limit (state %q)", st)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/dap/adapter"
+	"github.com/builtin-tools/builtin-tools/dap/breakpoint"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
@@ -178,8 +179,8 @@ func TestConditionAndLogpoint(t *testing.T) {
 	root := goRoot(t, loopGo, nil)
 	s := newSupervisor(t, root, Config{})
 	ctx := testCtx(t)
-	s.SetBreakpoints(ctx, at(root, "main.go"), []LineSpec{{Line: 8, Condition: "i == 6"}}, nil, false)
-	s.SetBreakpoints(ctx, at(root, "main.go"), []LineSpec{{Line: 7, LogMessage: "looping {i}"}}, nil, false)
+	s.SetBreakpoints(ctx, at(root, "main.go"), []breakpoint.LineSpec{{Line: 8, Condition: "i == 6"}}, nil, false)
+	s.SetBreakpoints(ctx, at(root, "main.go"), []breakpoint.LineSpec{{Line: 7, LogMessage: "looping {i}"}}, nil, false)
 	res, err := s.Launch(ctx, adapter.LaunchSpec{Program: at(root, root)}, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -334,12 +335,12 @@ func TestBadInput(t *testing.T) {
 	if _, err := s.Launch(ctx, adapter.LaunchSpec{Program: at(root, filepath.Join(root, "README")), Adapter: "gdb"}, 0); err == nil || !strings.Contains(err.Error(), "unknown adapter") {
 		t.Fatalf("unknown adapter: %v", err)
 	}
-	if _, err := s.SetBreakpoints(ctx, at(root, "main.go"), []LineSpec{{Line: 0}}, nil, false); err == nil {
+	if _, err := s.SetBreakpoints(ctx, at(root, "main.go"), []breakpoint.LineSpec{{Line: 0}}, nil, false); err == nil {
 		t.Fatal("line 0 accepted")
 	}
 	// A line with no code: the adapter binds it elsewhere or refuses it,
 	// and the result says which.
-	s.SetBreakpoints(ctx, at(root, "main.go"), []LineSpec{{Line: 2}}, nil, false)
+	s.SetBreakpoints(ctx, at(root, "main.go"), []breakpoint.LineSpec{{Line: 2}}, nil, false)
 	if _, err := s.Launch(ctx, adapter.LaunchSpec{Program: at(root, root)}, 10*time.Second); err != nil {
 		t.Fatal(err)
 	}

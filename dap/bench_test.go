@@ -14,6 +14,7 @@ import (
 	godap "github.com/google/go-dap"
 
 	"github.com/builtin-tools/builtin-tools/dap/adapter"
+	"github.com/builtin-tools/builtin-tools/dap/breakpoint"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
@@ -70,7 +71,7 @@ func BenchmarkLaunchToBreakpoint(b *testing.B) {
 		var times []time.Duration
 		for i := 0; i < b.N; i++ {
 			g := newSupervisorB(b, root)
-			g.SetBreakpoints(context.Background(), at(root, "main.go"), []LineSpec{{Line: 8}}, nil, false)
+			g.SetBreakpoints(context.Background(), at(root, "main.go"), []breakpoint.LineSpec{{Line: 8}}, nil, false)
 			t0 := time.Now()
 			res, err := g.Launch(context.Background(), adapter.LaunchSpec{Adapter: "delve", Program: at(root, bin)}, time.Minute)
 			times = append(times, time.Since(t0))
@@ -176,7 +177,7 @@ func BenchmarkStepOver(b *testing.B) {
 	}
 	for _, c := range cases {
 		g := newSupervisorB(b, root)
-		g.SetBreakpoints(context.Background(), at(root, c.file), []LineSpec{{Line: c.line}}, nil, false)
+		g.SetBreakpoints(context.Background(), at(root, c.file), []breakpoint.LineSpec{{Line: c.line}}, nil, false)
 		if _, err := g.Launch(context.Background(), c.spec, time.Minute); err != nil {
 			b.Fatal(err)
 		}

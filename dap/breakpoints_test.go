@@ -4,13 +4,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/builtin-tools/builtin-tools/dap/breakpoint"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
-func lineSpecs(from, to int) []LineSpec {
-	var out []LineSpec
+func lineSpecs(from, to int) []breakpoint.LineSpec {
+	var out []breakpoint.LineSpec
 	for l := from; l <= to; l++ {
-		out = append(out, LineSpec{Line: l})
+		out = append(out, breakpoint.LineSpec{Line: l})
 	}
 	return out
 }
@@ -33,11 +34,11 @@ func TestBreakpointCaps(t *testing.T) {
 	if err != nil || len(res.Breakpoints) != 1000 || res.Breakpoints[999].ID != "b1000" {
 		t.Fatalf("1,000 lines: %v", err)
 	}
-	if _, err := s.SetBreakpoints(ctx, at(root, "main.c"), []LineSpec{{Line: 1001}}, nil, false); err == nil || !strings.Contains(err.Error(), "1001 breakpoints; at most 1000 per file") {
+	if _, err := s.SetBreakpoints(ctx, at(root, "main.c"), []breakpoint.LineSpec{{Line: 1001}}, nil, false); err == nil || !strings.Contains(err.Error(), "1001 breakpoints; at most 1000 per file") {
 		t.Fatalf("the 1,001st breakpoint of a file: %v", err)
 	}
 	// Updating lines already set, and removing to make room, work.
-	if _, err := s.SetBreakpoints(ctx, at(root, "main.c"), []LineSpec{{Line: 7, Condition: "x > 1"}}, nil, false); err != nil {
+	if _, err := s.SetBreakpoints(ctx, at(root, "main.c"), []breakpoint.LineSpec{{Line: 7, Condition: "x > 1"}}, nil, false); err != nil {
 		t.Fatal(err)
 	}
 	res, err = s.SetBreakpoints(ctx, at(root, "main.c"), lineSpecs(1001, 1500), lineIDs(1, 500), false)

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/dap/adapter"
+	"github.com/builtin-tools/builtin-tools/dap/breakpoint"
+	"github.com/builtin-tools/builtin-tools/dap/result"
 	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
@@ -184,7 +186,7 @@ func coreSession(t *testing.T, root, bin, core, fn string, line int, src, local,
 	readOnly("set_variable", err)
 	_, err = s.Watch(ctx, "", local, "", false)
 	readOnly("watch", err)
-	bp, err := s.SetBreakpoints(ctx, at(root, filepath.Join(root, filepath.Base(res.Frame.File))), []LineSpec{{Line: line}}, nil, false)
+	bp, err := s.SetBreakpoints(ctx, at(root, filepath.Join(root, filepath.Base(res.Frame.File))), []breakpoint.LineSpec{{Line: line}}, nil, false)
 	if err != nil || !bp.Pending || !strings.Contains(bp.Note, "core file") {
 		t.Errorf("a breakpoint set on a core: %+v %v", bp, err)
 	}
@@ -197,7 +199,7 @@ func coreSession(t *testing.T, root, bin, core, fn string, line int, src, local,
 	if err != nil {
 		t.Fatal(err)
 	}
-	if term.PID != 0 || term.Killed || !term.Core || term.Debuggee != DebuggeeNone {
+	if term.PID != 0 || term.Killed || !term.Core || term.Debuggee != result.DebuggeeNone {
 		t.Fatalf("terminate of a core session: %+v", term)
 	}
 	waitGone(t, "the adapter", adapter)

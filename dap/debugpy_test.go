@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/builtin-tools/builtin-tools/dap/adapter"
+	"github.com/builtin-tools/builtin-tools/dap/breakpoint"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
@@ -32,7 +33,7 @@ func TestDebugpySession(t *testing.T) {
 	root := testenv.Tree(t, map[string]string{"requirements.txt": "", "app.py": pyProgram})
 	s := newSupervisor(t, root, Config{})
 	ctx := testCtx(t)
-	if _, err := s.SetBreakpoints(ctx, at(root, "app.py"), []LineSpec{{Line: 4}, {Line: 13}}, nil, false); err != nil {
+	if _, err := s.SetBreakpoints(ctx, at(root, "app.py"), []breakpoint.LineSpec{{Line: 4}, {Line: 13}}, nil, false); err != nil {
 		t.Fatal(err)
 	}
 	res, err := s.Launch(ctx, adapter.LaunchSpec{Program: at(root, root+"/app.py")}, 0)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/builtin-tools/builtin-tools/dap/adapter"
+	"github.com/builtin-tools/builtin-tools/dap/breakpoint"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
@@ -38,7 +39,7 @@ func TestDelveSession(t *testing.T) {
 	root := testenv.Tree(t, map[string]string{"go.mod": "module example.com/p\n\ngo 1.22\n", "main.go": goProgram})
 	s := newSupervisor(t, root, Config{})
 	ctx := testCtx(t)
-	bps, err := s.SetBreakpoints(ctx, at(root, "main.go"), []LineSpec{{Line: 8}, {Line: 18}}, nil, false)
+	bps, err := s.SetBreakpoints(ctx, at(root, "main.go"), []breakpoint.LineSpec{{Line: 8}, {Line: 18}}, nil, false)
 	if err != nil {
 		t.Fatal(err)
 	}

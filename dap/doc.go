@@ -18,7 +18,8 @@
 // ends only once its connection has been read to the end, so the events an
 // adapter sends right before it exits count.
 // The Supervisor holds at most one session for the run's conversation, with
-// a hard time limit, and the breakpoints, which outlive sessions.
+// a hard time limit, and the breakpoints, which outlive sessions (package
+// dap/breakpoint keeps them).
 //
 // Resumes never lose a stop: a resume notes how many stops there were,
 // sends, and waits (bounded) for a later one, the program's end or the
@@ -51,5 +52,6 @@
 // process too), then the session's folder (proc.TempDir) with delve's build
 // output and the socket.
 //
-// The engine returns data (results.go); package dap/debugtool formats it.
+// The engine returns data (package dap/result); package dap/debugtool
+// formats it.
 package dap

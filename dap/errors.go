@@ -10,11 +10,6 @@ import (
 // ErrNoSession means there is no debug session to act on.
 var ErrNoSession = errors.New("no debug session")
 
-// badArg is an adapter.Error the agent fixes by changing its arguments.
-func badArg(format string, args ...any) error {
-	return &adapter.Error{Kind: adapter.ErrBadArgument, Msg: fmt.Sprintf(format, args...)}
-}
-
 func noSession(format string, args ...any) error {
 	return &adapter.Error{Kind: ErrNoSession, Msg: fmt.Sprintf(format, args...)}
 }

@@ -18,6 +18,7 @@ import (
 	godap "github.com/google/go-dap"
 
 	"github.com/builtin-tools/builtin-tools/dap/adapter"
+	"github.com/builtin-tools/builtin-tools/dap/result"
 	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
@@ -305,7 +306,7 @@ func fakeHere(t *testing.T, name string, hold <-chan struct{}) *here {
 
 // launchHere launches the scripted adapter playing name, served in this
 // process, under a supervisor with cfg; the launch waits at most wait.
-func launchHere(t *testing.T, name string, cfg Config, wait time.Duration) (*Supervisor, *StopResult) {
+func launchHere(t *testing.T, name string, cfg Config, wait time.Duration) (*Supervisor, *result.StopResult) {
 	t.Helper()
 	fakeHere(t, name, nil)
 	root := fakeRoot(t)

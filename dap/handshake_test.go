@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/dap/adapter"
+	"github.com/builtin-tools/builtin-tools/dap/breakpoint"
+	"github.com/builtin-tools/builtin-tools/dap/result"
 	"github.com/builtin-tools/builtin-tools/internal/lifetime"
 )
 
@@ -23,7 +25,7 @@ func TestHandshakeOrderings(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			s, root := fakeProcess(t, name)
 			ctx := testCtx(t)
-			s.SetBreakpoints(ctx, at(root, fakeSource), []LineSpec{{Line: 3}}, nil, false)
+			s.SetBreakpoints(ctx, at(root, fakeSource), []breakpoint.LineSpec{{Line: 3}}, nil, false)
 			res, err := s.Launch(ctx, fakeLaunch(root), 20*time.Second)
 			if err != nil {
 				t.Fatal(err)
@@ -165,7 +167,7 @@ func TestPauseReachesAWaitingContinue(t *testing.T) {
 			t.Fatalf("launch of a program that never stops: %+v", res)
 		}
 		ctx := t.Context()
-		got := make(chan *StopResult, 1)
+		got := make(chan *result.StopResult, 1)
 		go func() {
 			r, err := s.Resume(ctx, "continue", 0, time.Minute)
 			if err != nil {

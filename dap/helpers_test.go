@@ -7,6 +7,9 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/dap/adapter"
+	"github.com/builtin-tools/builtin-tools/dap/breakpoint"
+	"github.com/builtin-tools/builtin-tools/dap/result"
+	"github.com/builtin-tools/builtin-tools/dap/stack"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
@@ -28,7 +31,7 @@ func testCtx(t testing.TB) context.Context {
 	return ctx
 }
 
-func wantStop(t *testing.T, res *StopResult, reason string, line int, src string) {
+func wantStop(t *testing.T, res *result.StopResult, reason string, line int, src string) {
 	t.Helper()
 	if res.Outcome != "stopped" || res.Stop == nil || res.Stop.Reason != reason || res.Frame == nil || res.Frame.Line != line {
 		t.Fatalf("want a %s stop at line %d, got %+v (frame %+v)", reason, line, res, res.Frame)
@@ -44,7 +47,7 @@ func wantStop(t *testing.T, res *StopResult, reason string, line int, src string
 	}
 }
 
-func localNamed(vars []Var, name string) *Var {
+func localNamed(vars []stack.Var, name string) *stack.Var {
 	for i := range vars {
 		if vars[i].Name == name {
 			return &vars[i]
@@ -54,7 +57,7 @@ func localNamed(vars []Var, name string) *Var {
 }
 
 // wantLocal fails t unless locals hold name with value.
-func wantLocal(t *testing.T, locals []Var, name, value string) {
+func wantLocal(t *testing.T, locals []stack.Var, name, value string) {
 	t.Helper()
 	if v := localNamed(locals, name); v == nil || v.Value != value {
 		t.Fatalf("local %s: want %s in %+v", name, value, locals)
@@ -152,9 +155,9 @@ func continueToEnd(t *testing.T, s *Supervisor, ctx context.Context, root, file 
 	}
 }
 
-func stopAt(tb testing.TB, s *Supervisor, ctx context.Context, root, file string, line int, l adapter.LaunchSpec, wait time.Duration) *StopResult {
+func stopAt(tb testing.TB, s *Supervisor, ctx context.Context, root, file string, line int, l adapter.LaunchSpec, wait time.Duration) *result.StopResult {
 	tb.Helper()
-	s.SetBreakpoints(ctx, at(root, file), []LineSpec{{Line: line}}, nil, false)
+	s.SetBreakpoints(ctx, at(root, file), []breakpoint.LineSpec{{Line: line}}, nil, false)
 	stop, err := s.Launch(ctx, l, wait)
 	if err != nil || stop.Outcome != "stopped" {
 		tb.Fatalf("launch: %+v %v", stop, err)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/dap/adapter"
+	"github.com/builtin-tools/builtin-tools/dap/breakpoint"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
@@ -46,7 +47,7 @@ func TestLLDBSession(t *testing.T) {
 	bin := buildC(t, root)
 	s := newSupervisor(t, root, Config{})
 	ctx := testCtx(t)
-	if _, err := s.SetBreakpoints(ctx, at(root, "main.c"), []LineSpec{{Line: 6}, {Line: 16}}, nil, false); err != nil {
+	if _, err := s.SetBreakpoints(ctx, at(root, "main.c"), []breakpoint.LineSpec{{Line: 6}, {Line: 16}}, nil, false); err != nil {
 		t.Fatal(err)
 	}
 	res, err := s.Launch(ctx, adapter.LaunchSpec{Program: at(root, bin)}, 0)
@@ -88,7 +89,7 @@ func TestLLDBTerminal(t *testing.T) {
 	bin := testenv.BuildC(t, root, "main.c", "prog")
 	s := newSupervisor(t, root, Config{})
 	ctx := testCtx(t)
-	if _, err := s.SetBreakpoints(ctx, at(root, "main.c"), []LineSpec{{Line: 8}}, nil, false); err != nil {
+	if _, err := s.SetBreakpoints(ctx, at(root, "main.c"), []breakpoint.LineSpec{{Line: 8}}, nil, false); err != nil {
 		t.Fatal(err)
 	}
 	res, err := s.Launch(ctx, adapter.LaunchSpec{Program: at(root, bin)}, 0)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/dap/adapter"
+	"github.com/builtin-tools/builtin-tools/dap/breakpoint"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
@@ -41,7 +42,7 @@ func TestStopBetweenCallsAndCaps(t *testing.T) {
 	root := goRoot(t, lateGo, nil)
 	s := newSupervisor(t, root, Config{})
 	ctx := testCtx(t)
-	s.SetBreakpoints(ctx, at(root, "main.go"), []LineSpec{{Line: 17}}, nil, false)
+	s.SetBreakpoints(ctx, at(root, "main.go"), []breakpoint.LineSpec{{Line: 17}}, nil, false)
 	res, err := s.Launch(ctx, adapter.LaunchSpec{Program: at(root, root)}, 100*time.Millisecond)
 	if err != nil || res.Outcome != "running" {
 		t.Fatalf("launch: %+v %v", res, err)
@@ -87,7 +88,7 @@ func main() {
 	root := goRoot(t, src, nil)
 	s := newSupervisor(t, root, Config{})
 	ctx := testCtx(t)
-	s.SetBreakpoints(ctx, at(root, "main.go"), []LineSpec{{Line: 17}}, nil, false)
+	s.SetBreakpoints(ctx, at(root, "main.go"), []breakpoint.LineSpec{{Line: 17}}, nil, false)
 	if _, err := s.Launch(ctx, adapter.LaunchSpec{Program: at(root, root)}, 0); err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +144,7 @@ func TestLLDBThreadBurstAndStaleSource(t *testing.T) {
 	os.Chtimes(filepath.Join(root, "main.c"), later, later)
 	s := newSupervisor(t, root, Config{})
 	ctx := testCtx(t)
-	s.SetBreakpoints(ctx, at(root, "main.c"), []LineSpec{{Line: 8}}, nil, false)
+	s.SetBreakpoints(ctx, at(root, "main.c"), []breakpoint.LineSpec{{Line: 8}}, nil, false)
 	res, err := s.Launch(ctx, adapter.LaunchSpec{Program: at(root, bin)}, 0)
 	if err != nil || res.Outcome != "stopped" || res.Frame.Line != 8 {
 		t.Fatalf("launch: %+v %v", res, err)

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/builtin-tools/builtin-tools/dap/adapter"
 	"github.com/builtin-tools/builtin-tools/dap/dapclient"
+	"github.com/builtin-tools/builtin-tools/dap/result"
 )
 
 // How a restart was done.
@@ -20,19 +22,19 @@ const (
 // restart where the adapter has one (supportsRestartRequest), else ends
 // the session and launches again; an adapter that refuses its restart is
 // relaunched too, and the result says so.
-func (s *Supervisor) Restart(ctx context.Context, wait time.Duration) (*StopResult, error) {
+func (s *Supervisor) Restart(ctx context.Context, wait time.Duration) (*result.StopResult, error) {
 	sess, err := s.runnable("restart")
 	if err != nil {
 		return nil, err
 	}
 	if sess.attach {
-		return nil, badArg("restart runs again a program this session launched; this one attached to %s: terminate, then attach again", sess.Program)
+		return nil, adapter.BadArg("restart runs again a program this session launched; this one attached to %s: terminate, then attach again", sess.Program)
 	}
 	s.mu.Lock()
 	l := s.last
 	s.mu.Unlock()
 	if time.Until(sess.Deadline) <= 0 {
-		return nil, badArg("the session's time limit has passed; launch starts a new one")
+		return nil, adapter.BadArg("the session's time limit has passed; launch starts a new one")
 	}
 	note := ""
 	if sess.caps.SupportsRestartRequest && sess.Spec.Restart {
@@ -69,13 +71,13 @@ func (r refused) Is(e error) bool { return e == errRestartRefused }
 
 // adapterRestart sends restart with the launch's arguments and waits for
 // the program's first stop, as a launch does.
-func (s *Supervisor) adapterRestart(ctx context.Context, sess *Session, wait time.Duration) (*StopResult, error) {
+func (s *Supervisor) adapterRestart(ctx context.Context, sess *Session, wait time.Duration) (*result.StopResult, error) {
 	sess.mu.Lock()
 	before := len(sess.stops)
 	args := sess.launched
 	sess.mu.Unlock()
 	s.dropRunTo(ctx, sess)
-	s.bps.reset(false)
+	s.bps.Reset(false)
 	err := sess.call(ctx, "restart", map[string]any{"arguments": args}, nil)
 	if err != nil {
 		var re *dapclient.ResponseError

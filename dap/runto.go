@@ -2,10 +2,13 @@ package dap
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"time"
 
+	"github.com/builtin-tools/builtin-tools/dap/adapter"
+	"github.com/builtin-tools/builtin-tools/dap/breakpoint"
+	"github.com/builtin-tools/builtin-tools/dap/result"
+	"github.com/builtin-tools/builtin-tools/dap/stack"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
@@ -18,77 +21,22 @@ type runTo struct {
 	after int    // stops before the continue
 }
 
-// RunToResult says how a run_to_line ended.
-type RunToResult struct {
-	File string `json:"file"`
-	Line int    `json:"line"`
-	// Reached: the program stopped there. Otherwise another stop came
-	// first, the program ended, or (Pending) it still runs.
-	Reached bool `json:"reached"`
-	// Pending: the program still runs, and the one-shot breakpoint stays
-	// until the next stop.
-	Pending bool `json:"pending,omitempty"`
-	// Existing is the id of a breakpoint of yours already on that line
-	// (it stays); otherwise a one-shot breakpoint was set and is removed.
-	Existing string `json:"existing,omitempty"`
-}
-
-// addTemp puts a one-shot breakpoint on file:line, or finds one there.
-func (b *Breakpoints) addTemp(file string, line int) (id string, existed bool) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	for _, bp := range b.byFile[file] {
-		if bp.Line == line {
-			return bp.ID, true
-		}
-	}
-	b.next++
-	bp := &Breakpoint{ID: fmt.Sprintf("t%d", b.next), File: file, Line: line, temp: true}
-	list := append(b.byFile[file], bp)
-	slices.SortFunc(list, func(x, y *Breakpoint) int { return x.Line - y.Line })
-	b.byFile[file] = list
-	return bp.ID, false
-}
-
-// removeTemp drops a one-shot breakpoint.
-func (b *Breakpoints) removeTemp(file, id string) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	list := slices.DeleteFunc(slices.Clone(b.byFile[file]), func(bp *Breakpoint) bool { return bp.temp && bp.ID == id })
-	if len(list) == 0 {
-		delete(b.byFile, file)
-		return
-	}
-	b.byFile[file] = list
-}
-
-func (b *Breakpoints) get(file, id string) (Breakpoint, bool) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	for _, bp := range b.byFile[file] {
-		if bp.ID == id {
-			return *bp, true
-		}
-	}
-	return Breakpoint{}, false
-}
-
 // RunToLine sets a one-shot breakpoint at file:line and continues; the
 // breakpoint is removed when it is hit or when another stop (or the
 // program's end) comes first, and the result says which. The session's
 // other breakpoints are untouched.
-func (s *Supervisor) RunToLine(ctx context.Context, at pathguard.Path, line int, wait time.Duration) (*StopResult, error) {
+func (s *Supervisor) RunToLine(ctx context.Context, at pathguard.Path, line int, wait time.Duration) (*result.StopResult, error) {
 	sess, err := s.runnable("run to a line")
 	if err != nil {
 		return nil, err
 	}
 	if _, err := s.g.Of(at); err != nil {
-		return nil, badArg("%v", err)
+		return nil, adapter.BadArg("%v", err)
 	}
 	if line <= 0 {
-		return nil, badArg("run_to_line needs line, 1-based")
+		return nil, adapter.BadArg("run_to_line needs line, 1-based")
 	}
-	file := cleanFile(at.Rel())
+	file := breakpoint.CleanFile(at.Rel())
 	pos := sess.position()
 	before := pos.stops
 	sess.mu.Lock()
@@ -96,9 +44,9 @@ func (s *Supervisor) RunToLine(ctx context.Context, at pathguard.Path, line int,
 	sess.mu.Unlock()
 	switch {
 	case pos.exited:
-		return nil, badArg("the program has exited; launch it again")
+		return nil, adapter.BadArg("the program has exited; launch it again")
 	case !pos.stopped:
-		return nil, badArg("the program is running, so run_to_line cannot start from a stop; pause it first, or continue to wait for a stop")
+		return nil, adapter.BadArg("the program is running, so run_to_line cannot start from a stop; pause it first, or continue to wait for a stop")
 	case pos.unreported:
 		// A stop the agent has not seen: show it, resume nothing.
 		return s.Resume(ctx, "continue", 0, wait)
@@ -106,20 +54,20 @@ func (s *Supervisor) RunToLine(ctx context.Context, at pathguard.Path, line int,
 	if pending != nil {
 		s.dropRunTo(ctx, sess)
 	}
-	id, existed := s.bps.addTemp(file, line)
+	id, existed := s.bps.AddTemp(file, line)
 	if !existed {
 		if err := sess.setBreakpoints(ctx, file); err != nil {
-			s.bps.removeTemp(file, id)
+			s.bps.RemoveTemp(file, id)
 			return nil, err
 		}
-		if bp, _ := s.bps.get(file, id); !bp.Verified {
-			s.bps.removeTemp(file, id)
+		if bp, _ := s.bps.Get(file, id); !bp.Verified {
+			s.bps.RemoveTemp(file, id)
 			sess.setBreakpoints(ctx, file)
 			msg := bp.Message
 			if msg == "" {
 				msg = "it did not say why"
 			}
-			return nil, badArg("%s could not place a breakpoint at %s:%d (%s); pick a line with code on it", sess.Spec.ID, file, line, msg)
+			return nil, adapter.BadArg("%s could not place a breakpoint at %s:%d (%s); pick a line with code on it", sess.Spec.ID, file, line, msg)
 		}
 	}
 	sess.mu.Lock()
@@ -131,7 +79,7 @@ func (s *Supervisor) RunToLine(ctx context.Context, at pathguard.Path, line int,
 		return nil, err
 	}
 	if res.RunTo == nil && res.Outcome == "running" {
-		res.RunTo = &RunToResult{File: file, Line: line, Pending: true}
+		res.RunTo = &result.RunToResult{File: file, Line: line, Pending: true}
 		if existed {
 			res.RunTo.Existing = id
 		}
@@ -146,7 +94,7 @@ func (s *Supervisor) dropRunTo(ctx context.Context, sess *Session) {
 	sess.runTo = nil
 	sess.mu.Unlock()
 	if rt != nil && rt.temp {
-		s.bps.removeTemp(rt.file, rt.id)
+		s.bps.RemoveTemp(rt.file, rt.id)
 		if sess.Ended() == "" {
 			sess.setBreakpoints(ctx, rt.file)
 		}
@@ -155,7 +103,7 @@ func (s *Supervisor) dropRunTo(ctx context.Context, sess *Session) {
 
 // settleRunTo ends a pending run_to_line at a new stop (st) or at the
 // program's end (st nil): whether it was reached, its breakpoint removed.
-func (s *Supervisor) settleRunTo(ctx context.Context, sess *Session, st *Stop, top *Frame) *RunToResult {
+func (s *Supervisor) settleRunTo(ctx context.Context, sess *Session, st *stop, top *stack.Frame) *result.RunToResult {
 	sess.mu.Lock()
 	rt := sess.runTo
 	if rt == nil || (st != nil && st.N <= rt.after) {
@@ -164,14 +112,14 @@ func (s *Supervisor) settleRunTo(ctx context.Context, sess *Session, st *Stop, t
 	}
 	sess.runTo = nil
 	sess.mu.Unlock()
-	out := &RunToResult{File: rt.file, Line: rt.line}
+	out := &result.RunToResult{File: rt.file, Line: rt.line}
 	if !rt.temp {
 		out.Existing = rt.id
 	}
 	if st != nil {
-		bp, _ := s.bps.get(rt.file, rt.id)
+		bp, _ := s.bps.Get(rt.file, rt.id)
 		out.Reached = slices.Contains(st.Breakpoints, rt.id) ||
-			(st.Reason == "breakpoint" && top != nil && top.File == rt.file && top.Line == bp.at())
+			(st.Reason == "breakpoint" && top != nil && top.File == rt.file && top.Line == bp.At())
 		if rt.temp {
 			sess.mu.Lock() // status reads the stop meanwhile
 			st.Breakpoints = slices.DeleteFunc(slices.Clone(st.Breakpoints), func(id string) bool { return id == rt.id })
@@ -179,24 +127,10 @@ func (s *Supervisor) settleRunTo(ctx context.Context, sess *Session, st *Stop, t
 		}
 	}
 	if rt.temp {
-		s.bps.removeTemp(rt.file, rt.id)
+		s.bps.RemoveTemp(rt.file, rt.id)
 		if st != nil && sess.Ended() == "" {
 			sess.setBreakpoints(ctx, rt.file)
 		}
 	}
 	return out
-}
-
-// dropTemps removes one-shot breakpoints a session that ended left.
-func (b *Breakpoints) dropTemps() {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	for f, list := range b.byFile {
-		list = slices.DeleteFunc(list, func(bp *Breakpoint) bool { return bp.temp })
-		if len(list) == 0 {
-			delete(b.byFile, f)
-		} else {
-			b.byFile[f] = list
-		}
-	}
 }

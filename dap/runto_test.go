@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/dap/adapter"
+	"github.com/builtin-tools/builtin-tools/dap/breakpoint"
 )
 
 const goRunTo = `package main
@@ -31,7 +32,7 @@ func TestRunToLine(t *testing.T) {
 	root := goRoot(t, goRunTo, nil)
 	s := newSupervisor(t, root, Config{})
 	ctx := testCtx(t)
-	s.SetBreakpoints(ctx, at(root, "main.go"), []LineSpec{{Line: 7, Condition: "i == 3"}}, nil, false)
+	s.SetBreakpoints(ctx, at(root, "main.go"), []breakpoint.LineSpec{{Line: 7, Condition: "i == 3"}}, nil, false)
 	if _, err := s.RunToLine(ctx, at(root, "main.go"), 8, 0); err == nil || !strings.Contains(err.Error(), "there is no debug session") {
 		t.Fatalf("run_to_line without a session: %v", err)
 	}
@@ -53,7 +54,7 @@ func TestRunToLine(t *testing.T) {
 		t.Fatalf("the session's breakpoints after run_to_line: %+v", all)
 	}
 	// b1 stops first.
-	s.SetBreakpoints(ctx, at(root, "main.go"), []LineSpec{{Line: 7}}, nil, false)
+	s.SetBreakpoints(ctx, at(root, "main.go"), []breakpoint.LineSpec{{Line: 7}}, nil, false)
 	res, err = s.RunToLine(ctx, at(root, "main.go"), 8, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -82,8 +83,8 @@ func TestRunToLine(t *testing.T) {
 	if res.Outcome != "exited" || res.RunTo == nil || res.RunTo.Reached {
 		t.Fatalf("the program's end first: %+v %+v", res, res.RunTo)
 	}
-	if len(s.bps.byFile) != 0 {
-		t.Fatalf("a one-shot breakpoint was left: %+v", s.bps.byFile)
+	if files := s.bps.Files(); len(files) != 0 {
+		t.Fatalf("a one-shot breakpoint was left in %v", files)
 	}
 	if _, err := s.RunToLine(ctx, at(root, "main.go"), 8, 0); err == nil || !strings.Contains(err.Error(), "exited") {
 		t.Fatalf("after the end: %v", err)

@@ -19,8 +19,12 @@ import (
 	godap "github.com/google/go-dap"
 
 	"github.com/builtin-tools/builtin-tools/dap/adapter"
+	"github.com/builtin-tools/builtin-tools/dap/breakpoint"
 	"github.com/builtin-tools/builtin-tools/dap/dapclient"
 	"github.com/builtin-tools/builtin-tools/dap/progout"
+	"github.com/builtin-tools/builtin-tools/dap/result"
+	"github.com/builtin-tools/builtin-tools/dap/stack"
+	"github.com/builtin-tools/builtin-tools/dap/watch"
 	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
@@ -54,20 +58,20 @@ type Session struct {
 	// does not wait on it for a disconnect answer.
 	quiet atomic.Bool
 	// stack reads the program where it stopped.
-	stack stackReader
+	stack stack.Reader
 
 	// Each with a lock of its own: the program's output, the session's
 	// data breakpoints, and an evaluate or set_variable that ran out of
 	// time and still runs.
 	out     progout.Buffer
-	watches watchSet
+	watches watch.Set
 	busy    stillRunning
 	// term is the launched program's terminal when the adapter's row asks
 	// for one (adapter.Spec.OwnTerminal), closed at the session's end.
 	term *progout.Terminal
 
 	mu         sync.Mutex
-	stops      []*Stop
+	stops      []*stop
 	running    bool
 	resumed    int // stops before the last resume; a later stopped event is a new stop
 	reported   int // the last stop a result showed
@@ -76,7 +80,7 @@ type Session struct {
 	ended      string // why the session ended, "" while it lives
 	pid        int    // the debuggee's, from the process event
 	pgid       int    // its process group, killed at the end
-	bps        *Breakpoints
+	bps        *breakpoint.Table
 	changed    chan struct{}
 	// lastStopped is when the last stopped event came, for adapters whose
 	// stops come in bursts.
@@ -107,20 +111,19 @@ type capabilities struct {
 	ExceptionBreakpointFilters        []godap.ExceptionBreakpointsFilter `json:"exceptionBreakpointFilters"`
 }
 
-// Stop is one time the program stopped, numbered from 1 for the session.
-type Stop struct {
-	N           int       `json:"n" jsonschema:"the stop's number; references from other stops are refused"`
-	Reason      string    `json:"reason" jsonschema:"breakpoint, step, pause, exception, entry, ..."`
-	Description string    `json:"description,omitempty"`
-	Text        string    `json:"text,omitempty" jsonschema:"the panic or exception message, when there is one"`
-	ThreadID    int       `json:"thread_id"`
-	Breakpoints []string  `json:"breakpoints,omitempty" jsonschema:"ids of the breakpoints hit"`
-	At          time.Time `json:"-"`
-	adapterBPs  []int
+// support is what the adapter supports of a breakpoint's settings.
+func (c capabilities) support() breakpoint.Support {
+	return breakpoint.Support{Condition: c.SupportsConditionalBreakpoints, HitCondition: c.SupportsHitConditionalBreakpoints, LogMessage: c.SupportsLogPoints}
+}
+
+// stop is a Stop with what the session keeps of it.
+type stop struct {
+	result.Stop
+	adapterBPs []int // the adapter's ids of the breakpoints hit
 	// shown is the frame the stop's result showed, which evaluate,
 	// set_variable and watch default to; nil before it was shown. below:
 	// it is not the top frame.
-	shown *Frame
+	shown *stack.Frame
 	below bool
 }
 
@@ -129,7 +132,7 @@ type Options struct {
 	TTL time.Duration
 	// Guard confines every path the adapter sends back before it is read.
 	Guard       *pathguard.Guard
-	Breakpoints *Breakpoints
+	Breakpoints *breakpoint.Table
 	// Dial, when set, connects to an adapter already listening there
 	// (the one debugpy.listen starts inside a program) instead of
 	// starting one.
@@ -159,7 +162,7 @@ type inProcess interface {
 
 func newSession(spec adapter.Spec, root, tmp string, opts Options) *Session {
 	sess := &Session{Spec: spec, root: root, guard: opts.Guard, tmp: tmp, changed: make(chan struct{}), bps: opts.Breakpoints}
-	sess.stack = stackReader{call: sess.call, guard: opts.Guard, spec: spec}
+	sess.stack = stack.Reader{Call: sess.call, Guard: opts.Guard, Spec: spec}
 	return sess
 }
 
@@ -438,7 +441,7 @@ func (sess *Session) event(e dapclient.Event) {
 				b.Description, b.Text = "", ""
 			}
 		}
-		st := &Stop{Reason: b.Reason, Description: b.Description, Text: b.Text, ThreadID: b.ThreadId, At: e.At, adapterBPs: b.HitBreakpointIds}
+		st := &stop{Stop: result.Stop{Reason: b.Reason, Description: b.Description, Text: b.Text, ThreadID: b.ThreadId, At: e.At}, adapterBPs: b.HitBreakpointIds}
 		if !sess.running && len(sess.stops) > sess.resumed {
 			// A burst: lldb-dap sends one stopped event per thread. Keep one
 			// stop, focused on the thread with the most telling reason.
@@ -489,7 +492,7 @@ func (sess *Session) event(e dapclient.Event) {
 		var b godap.BreakpointEventBody
 		json.Unmarshal(e.Body, &b)
 		if sess.bps != nil {
-			sess.bps.update(b.Breakpoint)
+			sess.bps.Update(b.Breakpoint)
 		}
 	}
 	close(sess.changed)
@@ -532,7 +535,7 @@ func (sess *Session) closedError() error {
 // ends well within twice it): late says so. still: it has not answered
 // even then, and is recorded as what (busy) until it does, so that the
 // next such request is refused at once instead of queueing behind it.
-func (sess *Session) bounded(ctx context.Context, st *Stop, command string, args, body any, d time.Duration, what string) (late, still bool, err error) {
+func (sess *Session) bounded(ctx context.Context, st *stop, command string, args, body any, d time.Duration, what string) (late, still bool, err error) {
 	p, err := sess.client.Send(command, args)
 	if err != nil {
 		return false, false, sess.closedError()
@@ -677,7 +680,7 @@ func (sess *Session) launch(ctx context.Context, args any, command string, timeo
 		goto configured
 	}
 	if sess.bps != nil {
-		for _, file := range sess.bps.files() {
+		for _, file := range sess.bps.Files() {
 			if err := sess.setBreakpoints(ctx, file); err != nil {
 				return err
 			}
@@ -745,7 +748,7 @@ func (sess *Session) setExceptions(ctx context.Context) error {
 // setBreakpoints sends the whole, merged list of one file's breakpoints:
 // DAP's request replaces the file's list, so it always carries all of them.
 func (sess *Session) setBreakpoints(ctx context.Context, file string) error {
-	bps := sess.bps.inFile(file)
+	bps := sess.bps.InFile(file)
 	list := make([]map[string]any, 0, len(bps))
 	for _, b := range bps {
 		m := map[string]any{"line": b.Line}
@@ -768,11 +771,11 @@ func (sess *Session) setBreakpoints(ctx context.Context, file string) error {
 	if err != nil {
 		return fmt.Errorf("setting breakpoints in %s: %v", file, err)
 	}
-	sess.bps.bound(file, body.Breakpoints, sess.caps)
+	sess.bps.Bound(file, body.Breakpoints, sess.caps.support())
 	return nil
 }
 
-func linesOf(bps []*Breakpoint) []int {
+func linesOf(bps []*breakpoint.Source) []int {
 	out := make([]int, len(bps))
 	for i, b := range bps {
 		out[i] = b.Line
@@ -854,14 +857,14 @@ func (sess *Session) AdapterPID() int {
 }
 
 // Info says where the session stands.
-func (sess *Session) Info() SessionInfo {
+func (sess *Session) Info() result.SessionInfo {
 	sess.mu.Lock()
 	defer sess.mu.Unlock()
 	return sess.infoLocked()
 }
 
-func (sess *Session) infoLocked() SessionInfo {
-	info := SessionInfo{Adapter: sess.Spec.ID, Program: sess.Program, PID: sess.pid,
+func (sess *Session) infoLocked() result.SessionInfo {
+	info := result.SessionInfo{Adapter: sess.Spec.ID, Program: sess.Program, PID: sess.pid,
 		AgeSeconds: int(time.Since(sess.Started).Seconds()), RemainingSeconds: max(int(time.Until(sess.Deadline).Seconds()), 0)}
 	switch {
 	case sess.ended != "":

@@ -9,26 +9,12 @@ import (
 
 	godap "github.com/google/go-dap"
 
+	"github.com/builtin-tools/builtin-tools/dap/adapter"
 	"github.com/builtin-tools/builtin-tools/dap/dapclient"
+	"github.com/builtin-tools/builtin-tools/dap/result"
+	"github.com/builtin-tools/builtin-tools/dap/stack"
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
 )
-
-// SetVarResult is a variable after set_variable, as the adapter reads it
-// back.
-type SetVarResult struct {
-	Session SessionInfo `json:"session"`
-	Name    string      `json:"name"`
-	// Ref is the container it was set in (a scope or a variable's
-	// reference, tied to this stop).
-	Ref string `json:"ref,omitempty"`
-	// Request is setVariable or setExpression, whichever was sent.
-	Request string `json:"request"`
-	// Value is the variable as read back from the adapter after the set.
-	Value *Var `json:"value,omitempty" jsonschema:"the variable as the adapter reads it back"`
-	// TimedOut says the value did not finish in time and still runs.
-	TimedOut bool   `json:"timed_out,omitempty" jsonschema:"the value's expression did not finish in time and still runs inside the program"`
-	Note     string `json:"note,omitempty"`
-}
 
 // SetVariable sets name to value (an expression in the program's
 // language) in the container ref (from this stop: a scope's or a
@@ -39,7 +25,7 @@ type SetVarResult struct {
 // bounded like evaluate (wait; R11): past it pause is sent, and one that
 // still runs is said and makes the next evaluate or set_variable refused
 // at once.
-func (s *Supervisor) SetVariable(ctx context.Context, r, frame, name, value string, wait time.Duration) (*SetVarResult, error) {
+func (s *Supervisor) SetVariable(ctx context.Context, r, frame, name, value string, wait time.Duration) (*result.SetVarResult, error) {
 	sess, err := s.runnable("set a variable")
 	if err != nil {
 		return nil, err
@@ -49,13 +35,13 @@ func (s *Supervisor) SetVariable(ctx context.Context, r, frame, name, value stri
 		return nil, err
 	}
 	if strings.TrimSpace(name) == "" {
-		return nil, badArg("set_variable needs name (a variable of the stop's locals, or of reference) and value")
+		return nil, adapter.BadArg("set_variable needs name (a variable of the stop's locals, or of reference) and value")
 	}
 	if r != "" && frame != "" {
-		return nil, badArg("set_variable takes reference (the container the variable is in) or frame_id (its locals), not both")
+		return nil, adapter.BadArg("set_variable takes reference (the container the variable is in) or frame_id (its locals), not both")
 	}
 	if busy := sess.busy.note(); busy != "" {
-		return nil, badArg("%s; a set_variable would wait behind it: wait and call set_variable again, or terminate the session", busy)
+		return nil, adapter.BadArg("%s; a set_variable would wait behind it: wait and call set_variable again, or terminate the session", busy)
 	}
 	fid := 0
 	if frame != "" {
@@ -70,14 +56,14 @@ func (s *Supervisor) SetVariable(ctx context.Context, r, frame, name, value stri
 		if vref, err = sess.parseRef("reference", r); err != nil {
 			return nil, err
 		}
-	} else if vref, err = sess.stack.localsRef(ctx, fid); err != nil {
+	} else if vref, err = sess.stack.LocalsRef(ctx, fid); err != nil {
 		return nil, fmt.Errorf("scopes: %v", err)
 	}
-	lookup := func(in int) *Var {
+	lookup := func(in int) *stack.Var {
 		if in == 0 {
 			return nil
 		}
-		vars, _, _, err := sess.stack.children(ctx, st, in, 1000, true)
+		vars, _, _, err := sess.stack.Children(ctx, st.N, in, 1000, true)
 		if err != nil {
 			return nil
 		}
@@ -89,9 +75,9 @@ func (s *Supervisor) SetVariable(ctx context.Context, r, frame, name, value stri
 		return nil
 	}
 	before := lookup(vref)
-	res := &SetVarResult{Name: name}
+	res := &result.SetVarResult{Name: name}
 	if vref != 0 {
-		res.Ref = ref(vref, st.N)
+		res.Ref = stack.Ref(vref, st.N)
 	}
 	var body godap.SetVariableResponseBody
 	var args map[string]any
@@ -103,9 +89,9 @@ func (s *Supervisor) SetVariable(ctx context.Context, r, frame, name, value stri
 		res.Request = "setExpression"
 		args = map[string]any{"expression": name, "value": value, "frameId": fid}
 	case !sess.caps.SupportsSetVariable:
-		return nil, badArg("%s sets no variables (its initialize answer has neither supportsSetVariable nor supportsSetExpression); evaluate an assignment instead", sess.Spec.ID)
+		return nil, adapter.BadArg("%s sets no variables (its initialize answer has neither supportsSetVariable nor supportsSetExpression); evaluate an assignment instead", sess.Spec.ID)
 	default:
-		return nil, badArg("the frame has no scope to set %s in; pass reference (from scopes)", name)
+		return nil, adapter.BadArg("the frame has no scope to set %s in; pass reference (from scopes)", name)
 	}
 	d := s.cfg.waitFor(wait)
 	late, still, err := sess.bounded(ctx, st, res.Request, args, &body, d, "set_variable ("+name+" = "+textcut.Ellipsis(value, 60)+")")
@@ -122,7 +108,7 @@ func (s *Supervisor) SetVariable(ctx context.Context, r, frame, name, value stri
 	if err != nil {
 		var re *dapclient.ResponseError
 		if errors.As(err, &re) {
-			return nil, badArg("%s refused to set %s to %s: %s", sess.Spec.ID, name, value, re.Said())
+			return nil, adapter.BadArg("%s refused to set %s to %s: %s", sess.Spec.ID, name, value, re.Said())
 		}
 		return nil, err
 	}
@@ -131,7 +117,7 @@ func (s *Supervisor) SetVariable(ctx context.Context, r, frame, name, value stri
 	// when it was made).
 	back := vref
 	if r == "" && vref != 0 {
-		if fresh, err := sess.stack.localsRef(ctx, fid); err == nil && fresh != 0 {
+		if fresh, err := sess.stack.LocalsRef(ctx, fid); err == nil && fresh != 0 {
 			back = fresh
 		}
 	}
@@ -150,7 +136,7 @@ func (s *Supervisor) SetVariable(ctx context.Context, r, frame, name, value stri
 		}
 	}
 	if res.Value == nil {
-		v := makeVar(name, body.Value, body.Type, body.VariablesReference, body.NamedVariables, body.IndexedVariables, st.N)
+		v := stack.NewVar(name, body.Value, body.Type, body.VariablesReference, body.NamedVariables, body.IndexedVariables, st.N)
 		res.Value = &v
 		res.Note = "not found again among " + res.Ref + "'s children; shown is the adapter's answer to " + res.Request
 	}

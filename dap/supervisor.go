@@ -14,8 +14,12 @@ import (
 	godap "github.com/google/go-dap"
 
 	"github.com/builtin-tools/builtin-tools/dap/adapter"
+	"github.com/builtin-tools/builtin-tools/dap/breakpoint"
 	"github.com/builtin-tools/builtin-tools/dap/dapclient"
 	"github.com/builtin-tools/builtin-tools/dap/progout"
+	"github.com/builtin-tools/builtin-tools/dap/result"
+	"github.com/builtin-tools/builtin-tools/dap/stack"
+	"github.com/builtin-tools/builtin-tools/dap/target"
 	"github.com/builtin-tools/builtin-tools/internal/lifetime"
 	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
@@ -43,7 +47,7 @@ type Config struct {
 type Supervisor struct {
 	g   *pathguard.Guard
 	cfg Config
-	bps *Breakpoints
+	bps *breakpoint.Table
 
 	mu     sync.Mutex
 	sess   *Session
@@ -62,7 +66,7 @@ func NewSupervisor(g *pathguard.Guard, cfg Config) *Supervisor {
 	if cfg.MaxResumeWait <= 0 {
 		cfg.MaxResumeWait = 5 * time.Minute
 	}
-	return &Supervisor{g: g, cfg: cfg, bps: NewBreakpoints()}
+	return &Supervisor{g: g, cfg: cfg, bps: breakpoint.NewTable()}
 }
 
 // Close ends the session, if any.
@@ -115,13 +119,13 @@ func (s *Supervisor) runnable(what string) (*Session, error) {
 // Launch starts a session: the adapter, the handshake, the program; then it
 // waits (bounded) for the first stop. A second launch while one lives is
 // refused.
-func (s *Supervisor) Launch(ctx context.Context, l adapter.LaunchSpec, wait time.Duration) (*StopResult, error) {
+func (s *Supervisor) Launch(ctx context.Context, l adapter.LaunchSpec, wait time.Duration) (*result.StopResult, error) {
 	return s.launch(ctx, l, wait, time.Time{})
 }
 
 // launch is Launch; a deadline that is not zero is the session's (a
 // restart keeps the time limit of the session it replaces).
-func (s *Supervisor) launch(ctx context.Context, l adapter.LaunchSpec, wait time.Duration, deadline time.Time) (*StopResult, error) {
+func (s *Supervisor) launch(ctx context.Context, l adapter.LaunchSpec, wait time.Duration, deadline time.Time) (*result.StopResult, error) {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -130,17 +134,17 @@ func (s *Supervisor) launch(ctx context.Context, l adapter.LaunchSpec, wait time
 	if cur := s.sess; cur != nil && cur.Ended() == "" {
 		info := cur.Info()
 		s.mu.Unlock()
-		return nil, badArg("a debug session is already running %s (%s, state %s, %s old, %s left); call terminate first, or keep using it",
+		return nil, adapter.BadArg("a debug session is already running %s (%s, state %s, %s old, %s left); call terminate first, or keep using it",
 			info.Program, info.Adapter, info.State, time.Duration(info.AgeSeconds)*time.Second, time.Duration(info.RemainingSeconds)*time.Second)
 	}
 	s.mu.Unlock()
 
 	if l.Attach && !l.Core.IsZero() {
-		return nil, badArg("core goes with launch (program: the executable that crashed), not attach")
+		return nil, adapter.BadArg("core goes with launch (program: the executable that crashed), not attach")
 	}
 	if l.Attach && l.PID > 0 {
 		// Refused before any adapter starts: once attached, it is too late.
-		if err := refuseAttach(l.PID); err != nil {
+		if err := target.RefuseAttach(l.PID); err != nil {
 			return nil, err
 		}
 	}
@@ -148,12 +152,12 @@ func (s *Supervisor) launch(ctx context.Context, l adapter.LaunchSpec, wait time
 	if !l.Program.IsZero() {
 		var err error
 		if program, err = s.g.Of(l.Program); err != nil {
-			return nil, badArg("%v", err)
+			return nil, adapter.BadArg("%v", err)
 		}
 	}
 	if !l.Cwd.IsZero() {
 		if _, err := s.g.Of(l.Cwd); err != nil {
-			return nil, badArg("%v", err)
+			return nil, adapter.BadArg("%v", err)
 		}
 	}
 	var spec adapter.Spec
@@ -167,11 +171,14 @@ func (s *Supervisor) launch(ctx context.Context, l adapter.LaunchSpec, wait time
 	}()
 	if !l.Core.IsZero() {
 		var cf, exe *os.File
-		if core, cf, exe, err = coreFiles(s.g, l, program); err != nil {
+		if core, cf, exe, err = target.CoreFiles(s.g, l, program); err != nil {
 			return nil, err
 		}
+		if coreHook != nil {
+			coreHook()
+		}
 		held = []*os.File{cf, exe}
-		spec, err = chooseCore(l.Adapter, exe)
+		spec, err = target.ChooseCore(l.Adapter, exe)
 		l.Exceptions = []string{} // nothing runs, nothing is raised
 	} else if l.Attach {
 		spec, err = adapter.ForAttach(l.Adapter, l.Port, l.PID)
@@ -206,7 +213,7 @@ func (s *Supervisor) launch(ctx context.Context, l adapter.LaunchSpec, wait time
 	heldCore, heldExe := "", ""
 	if core != "" {
 		// The adapter opens the files checked, not their names (R10).
-		heldCore, heldExe = heldPath(held[0]), heldPath(held[1])
+		heldCore, heldExe = target.HeldPath(held[0]), target.HeldPath(held[1])
 	}
 	var term *progout.Terminal
 	if spec.OwnTerminal && !l.Attach && core == "" {
@@ -219,12 +226,12 @@ func (s *Supervisor) launch(ctx context.Context, l adapter.LaunchSpec, wait time
 	if err != nil {
 		return nil, err
 	}
-	s.bps.dropTemps()
-	s.bps.reset(true)
+	s.bps.DropTemps()
+	s.bps.Reset(true)
 	opts := Options{TTL: s.cfg.TTL, Guard: s.g, Breakpoints: s.bps, StartTimeout: s.cfg.StartTimeout, Dial: dial}
 	if !deadline.IsZero() {
 		if opts.TTL = time.Until(deadline); opts.TTL <= 0 {
-			return nil, badArg("the session's time limit has passed; launch starts a new one")
+			return nil, adapter.BadArg("the session's time limit has passed; launch starts a new one")
 		}
 	}
 	sess, err := start(ctx, spec, s.g.Root(), tmp, opts)
@@ -236,7 +243,7 @@ func (s *Supervisor) launch(ctx context.Context, l adapter.LaunchSpec, wait time
 	sess.term, term = term, nil
 	sess.term.Start(&sess.out)
 	sess.Program = describeProgram(s.g, l)
-	sess.stack.program = program
+	sess.stack.Program = program
 	sess.attach = l.Attach
 	sess.core = core
 	sess.exceptions = l.Exceptions
@@ -256,7 +263,7 @@ func (s *Supervisor) launch(ctx context.Context, l adapter.LaunchSpec, wait time
 		// program linking this package need not).
 		s.mu.Unlock()
 		sess.end("another session started first")
-		return nil, badArg("a debug session is already running %s; call terminate first, or keep using it", cur.Program)
+		return nil, adapter.BadArg("a debug session is already running %s; call terminate first, or keep using it", cur.Program)
 	}
 	s.sess = sess
 	s.mu.Unlock()
@@ -297,7 +304,7 @@ func (s *Supervisor) launch(ctx context.Context, l adapter.LaunchSpec, wait time
 	if res != nil {
 		res.BuildMS = sess.BuildTime.Milliseconds()
 		res.StartMS = sess.StartTime.Milliseconds()
-		res.Exceptions = &ExceptionsSet{Kinds: nonNil(l.Exceptions), Filters: nonNil(sess.filters), Note: spec.ExceptionNote}
+		res.Exceptions = &result.ExceptionsSet{Kinds: result.NonNil(l.Exceptions), Filters: result.NonNil(sess.filters), Note: spec.ExceptionNote}
 	}
 	return res, err
 }
@@ -314,7 +321,7 @@ func describeProgram(g *pathguard.Guard, l adapter.LaunchSpec) string {
 	case l.Attach && l.Port > 0:
 		return fmt.Sprintf("port %d", l.Port)
 	case l.Attach:
-		return fmt.Sprintf("pid %d (%s)", l.PID, commOf(l.PID))
+		return fmt.Sprintf("pid %d (%s)", l.PID, target.Comm(l.PID))
 	case l.Module != "":
 		return strings.TrimSpace("-m " + l.Module + " " + strings.Join(l.Args, " "))
 	case !l.Core.IsZero():
@@ -345,14 +352,14 @@ func request(spec adapter.Spec, t adapter.Target, core, exe string) (command str
 	case core != "":
 		c, ok := spec.Adapter.(adapter.CoreOpener)
 		if !ok {
-			return "", nil, "", opensCores(spec)
+			return "", nil, "", target.OpensCores(spec)
 		}
 		command, args = c.Core(exe, core, t.Guard.Root())
 		return command, args, "", nil
 	case t.Attach:
 		a, ok := spec.Adapter.(adapter.Attacher)
 		if !ok {
-			return "", nil, "", badArg("%s cannot attach here", spec.ID)
+			return "", nil, "", adapter.BadArg("%s cannot attach here", spec.ID)
 		}
 		args, dial, err = a.Attach(t)
 		return "attach", args, dial, err
@@ -364,23 +371,23 @@ func request(spec adapter.Spec, t adapter.Target, core, exe string) (command str
 // SetBreakpoints changes file's breakpoints (merging: lines are added or
 // updated, remove drops lines, clear drops them all) and, with a session,
 // sends the file's whole list.
-func (s *Supervisor) SetBreakpoints(ctx context.Context, at pathguard.Path, lines []LineSpec, remove []int, clear bool) (*BreakpointsResult, error) {
+func (s *Supervisor) SetBreakpoints(ctx context.Context, at pathguard.Path, lines []breakpoint.LineSpec, remove []int, clear bool) (*result.BreakpointsResult, error) {
 	if _, err := s.g.Of(at); err != nil {
-		return nil, badArg("%v", err)
+		return nil, adapter.BadArg("%v", err)
 	}
-	file := cleanFile(at.Rel())
-	if len(lines) > MaxBreakpointLines {
-		return nil, badArg("%d lines in one call; at most %d breakpoints are set per call and kept per file", len(lines), MaxBreakpointLines)
+	file := breakpoint.CleanFile(at.Rel())
+	if len(lines) > breakpoint.MaxLines {
+		return nil, adapter.BadArg("%d lines in one call; at most %d breakpoints are set per call and kept per file", len(lines), breakpoint.MaxLines)
 	}
 	for _, l := range lines {
 		if l.Line <= 0 {
-			return nil, badArg("line %d: lines are 1-based", l.Line)
+			return nil, adapter.BadArg("line %d: lines are 1-based", l.Line)
 		}
 	}
 	if err := s.bps.Set(file, lines, remove, clear); err != nil {
 		return nil, err
 	}
-	res := &BreakpointsResult{}
+	res := &result.BreakpointsResult{}
 	if err := s.send(res, func(sess *Session) error { return sess.setBreakpoints(ctx, file) }); err != nil {
 		return nil, err
 	}
@@ -391,7 +398,7 @@ func (s *Supervisor) SetBreakpoints(ctx context.Context, at pathguard.Path, line
 // send sends a change of the kept breakpoints to the live session, if
 // any, and says in res where they stand: sent to that session, or kept
 // for the next launch (a core file's session runs nothing).
-func (s *Supervisor) send(res *BreakpointsResult, to func(*Session) error) error {
+func (s *Supervisor) send(res *result.BreakpointsResult, to func(*Session) error) error {
 	s.mu.Lock()
 	sess := s.sess
 	s.mu.Unlock()
@@ -413,19 +420,19 @@ func (s *Supervisor) send(res *BreakpointsResult, to func(*Session) error) error
 // SetFunctionBreakpoints changes the function breakpoints (names added
 // or updated with the condition and hit condition, remove dropped, clear
 // drops all) and, with a session, sends the whole list.
-func (s *Supervisor) SetFunctionBreakpoints(ctx context.Context, names []string, cond, hitCond string, remove []string, clear bool) (*BreakpointsResult, error) {
+func (s *Supervisor) SetFunctionBreakpoints(ctx context.Context, names []string, cond, hitCond string, remove []string, clear bool) (*result.BreakpointsResult, error) {
 	for _, n := range append(slices.Clone(names), remove...) {
 		if strings.TrimSpace(n) == "" {
-			return nil, badArg("a function name is empty; name functions as the adapter does: pkg.Func or (*T).Method (delve), module.func (debugpy), main (lldb)")
+			return nil, adapter.BadArg("a function name is empty; name functions as the adapter does: pkg.Func or (*T).Method (delve), module.func (debugpy), main (lldb)")
 		}
 	}
 	old := s.bps.Funcs()
 	if err := s.bps.SetFuncs(names, cond, hitCond, remove, clear); err != nil {
 		return nil, err
 	}
-	res := &BreakpointsResult{}
+	res := &result.BreakpointsResult{}
 	if err := s.send(res, func(sess *Session) error { return sess.setFunctionBreakpoints(ctx) }); err != nil {
-		s.bps.restoreFuncs(old)
+		s.bps.RestoreFuncs(old)
 		return nil, err
 	}
 	res.Breakpoints = s.bps.All()
@@ -436,14 +443,14 @@ func (s *Supervisor) SetFunctionBreakpoints(ctx context.Context, names []string,
 // Resume continues, steps or pauses and waits (bounded) for the next stop.
 // A stop that happened since the last call is reported first, without
 // resuming.
-func (s *Supervisor) Resume(ctx context.Context, action string, thread int, wait time.Duration) (*StopResult, error) {
+func (s *Supervisor) Resume(ctx context.Context, action string, thread int, wait time.Duration) (*result.StopResult, error) {
 	sess, err := s.live()
 	if err != nil {
 		return nil, err
 	}
 	command := map[string]string{"continue": "continue", "step_over": "next", "step_in": "stepIn", "step_out": "stepOut", "pause": "pause"}[action]
 	if command == "" {
-		return nil, badArg("unknown resume %q", action)
+		return nil, adapter.BadArg("unknown resume %q", action)
 	}
 	if err := sess.readOnly(strings.ReplaceAll(action, "_", " ")); err != nil {
 		return nil, err
@@ -458,7 +465,7 @@ func (s *Supervisor) Resume(ctx context.Context, action string, thread int, wait
 		return s.waitStop(ctx, sess, before, s.cfg.waitFor(wait))
 	}
 	if !pos.stopped && action != "pause" {
-		return nil, badArg("the program is running, so it cannot %s; pause it first, or continue to wait for a stop", strings.ReplaceAll(action, "_", " "))
+		return nil, adapter.BadArg("the program is running, so it cannot %s; pause it first, or continue to wait for a stop", strings.ReplaceAll(action, "_", " "))
 	}
 	if pos.unreported && action != "pause" {
 		res, err := s.stopResult(ctx, sess, pos.cur)
@@ -506,7 +513,7 @@ func (s *Supervisor) Resume(ctx context.Context, action string, thread int, wait
 
 // waitStop waits up to d for a stop after the first n, the program's end,
 // or the session's end, then describes what happened.
-func (s *Supervisor) waitStop(ctx context.Context, sess *Session, n int, d time.Duration) (*StopResult, error) {
+func (s *Supervisor) waitStop(ctx context.Context, sess *Session, n int, d time.Duration) (*result.StopResult, error) {
 	var timer <-chan time.Time
 	if d > 0 {
 		t := time.NewTimer(d)
@@ -517,7 +524,7 @@ func (s *Supervisor) waitStop(ctx context.Context, sess *Session, n int, d time.
 		sess.mu.Lock()
 		newStop := len(sess.stops) > n && !sess.running
 		done := sess.exitCode != nil || sess.terminated || sess.ended != ""
-		var st *Stop
+		var st *stop
 		if newStop {
 			st = sess.stops[len(sess.stops)-1]
 		}
@@ -538,7 +545,7 @@ func (s *Supervisor) waitStop(ctx context.Context, sess *Session, n int, d time.
 		select {
 		case <-changed:
 		case <-timer:
-			res := &StopResult{Session: sess.Info(), Outcome: "running",
+			res := &result.StopResult{Session: sess.Info(), Outcome: "running",
 				Note: fmt.Sprintf("still running after %s (last stop %d); call continue again to wait longer, or pause to stop it", d.Round(time.Millisecond), n)}
 			res.Output, res.OutputMore = sess.out.Recent()
 			return res, nil
@@ -548,9 +555,9 @@ func (s *Supervisor) waitStop(ctx context.Context, sess *Session, n int, d time.
 	}
 }
 
-func (s *Supervisor) endResult(sess *Session) *StopResult {
+func (s *Supervisor) endResult(sess *Session) *result.StopResult {
 	sess.mu.Lock()
-	res := &StopResult{Session: sess.infoLocked(), Outcome: "exited", ExitCode: sess.exitCode, Ended: sess.ended}
+	res := &result.StopResult{Session: sess.infoLocked(), Outcome: "exited", ExitCode: sess.exitCode, Ended: sess.ended}
 	if sess.ended != "" && sess.exitCode == nil && !sess.terminated {
 		res.Outcome = "ended"
 	}
@@ -572,13 +579,13 @@ func (s *Supervisor) endResult(sess *Session) *StopResult {
 
 // stopResult describes a stop: where (the frame with its source), why,
 // the breakpoints hit, the frame's locals, and new output.
-func (s *Supervisor) stopResult(ctx context.Context, sess *Session, st *Stop) (*StopResult, error) {
-	res := &StopResult{Session: sess.Info(), Outcome: "stopped", Stop: st}
-	frames, _, err := sess.stack.frames(ctx, st, st.ThreadID, 30)
-	if err == nil && st.Reason == "pause" && inRoot(frames) < 0 {
+func (s *Supervisor) stopResult(ctx context.Context, sess *Session, st *stop) (*result.StopResult, error) {
+	res := &result.StopResult{Session: sess.Info(), Outcome: "stopped", Stop: &st.Stop}
+	frames, _, err := sess.stack.Frames(ctx, st.N, st.ThreadID, 30)
+	if err == nil && st.Reason == "pause" && stack.InRoot(frames) < 0 {
 		// delve stops on the thread it interrupted, often idle in the
 		// runtime (goroutine 0): show the one running the checkout's code.
-		if tid, fr := sess.stack.userThread(ctx, st); tid != 0 {
+		if tid, fr := sess.stack.UserThread(ctx, st.N, st.ThreadID); tid != 0 {
 			res.Note = fmt.Sprintf("the adapter paused on thread %d in %s, outside the checkout; shown is thread %d, where the checkout's code is", st.ThreadID, frameName(frames), tid)
 			sess.mu.Lock()
 			st.ThreadID = tid
@@ -587,7 +594,7 @@ func (s *Supervisor) stopResult(ctx context.Context, sess *Session, st *Stop) (*
 		}
 	}
 	if err == nil && len(frames) > 0 {
-		pick := pickFrame(st.Reason, frames)
+		pick := stack.Pick(st.Reason, frames)
 		f := frames[pick]
 		res.Frame = &f
 		sess.mu.Lock()
@@ -601,8 +608,8 @@ func (s *Supervisor) stopResult(ctx context.Context, sess *Session, st *Stop) (*
 		var fired []string
 		if first {
 			var unchanged bool
-			fired, unchanged = sess.watches.fired(st, func(expr string) string { return sess.stack.memory(ctx, expr) })
-			if st.Reason == "data breakpoint" && unchanged && len(s.bps.idsAt(frames[0].File, frames[0].Line)) > 0 {
+			fired, unchanged = sess.watches.Fired(st.adapterBPs, func(expr string) string { return sess.stack.Memory(ctx, expr) })
+			if st.Reason == "data breakpoint" && unchanged && len(s.bps.IDsAt(frames[0].File, frames[0].Line)) > 0 {
 				// No watched value changed, and a breakpoint is where it
 				// stopped: that breakpoint's stop, mislabelled.
 				sess.mu.Lock()
@@ -617,16 +624,16 @@ func (s *Supervisor) stopResult(ctx context.Context, sess *Session, st *Stop) (*
 			// not hit (the write was the line before).
 			ids = fired
 		case first:
-			ids = s.bps.hit(st.adapterBPs, f.File, f.Line)
-			ids = append(ids, s.bps.hitFunc(st.adapterBPs, st.Reason, frames[0].Name)...)
+			ids = s.bps.Hit(st.adapterBPs, f.File, f.Line)
+			ids = append(ids, s.bps.HitFunc(st.adapterBPs, st.Reason, frames[0].Name)...)
 		}
 		if st.Reason == "breakpoint" && len(ids) == 0 && frames[0].Line > 0 {
-			ids = s.bps.idsAt(frames[0].File, frames[0].Line)
+			ids = s.bps.IDsAt(frames[0].File, frames[0].Line)
 		}
 		sess.mu.Lock() // status reads the stop meanwhile
 		st.Breakpoints = ids
 		sess.mu.Unlock()
-		if locals, more, hidden, err := sess.stack.locals(ctx, st, f.ID); err == nil {
+		if locals, more, hidden, err := sess.stack.Locals(ctx, st.N, f.ID); err == nil {
 			res.Locals, res.LocalsMore, res.LocalsHidden = locals, more, hidden
 		}
 	} else if err != nil {
@@ -641,7 +648,7 @@ func (s *Supervisor) stopResult(ctx context.Context, sess *Session, st *Stop) (*
 	if res.Exception == "" && st.Text != "" && (st.Reason == "exception" || st.Reason == "panic") {
 		res.Exception = st.Text
 	}
-	var top *Frame
+	var top *stack.Frame
 	if len(frames) > 0 {
 		top = &frames[0]
 	}
@@ -651,7 +658,7 @@ func (s *Supervisor) stopResult(ctx context.Context, sess *Session, st *Stop) (*
 }
 
 // firstReport marks st reported and says whether it was its first time.
-func (s *Supervisor) firstReport(sess *Session, st *Stop) bool {
+func (s *Supervisor) firstReport(sess *Session, st *stop) bool {
 	sess.mu.Lock()
 	defer sess.mu.Unlock()
 	if st.N > sess.reported {
@@ -662,7 +669,7 @@ func (s *Supervisor) firstReport(sess *Session, st *Stop) bool {
 }
 
 // Stack returns a thread's stack, at most levels (30) frames.
-func (s *Supervisor) Stack(ctx context.Context, thread int) (*StackResult, error) {
+func (s *Supervisor) Stack(ctx context.Context, thread int) (*result.StackResult, error) {
 	sess, st, err := s.stopped()
 	if err != nil {
 		return nil, err
@@ -670,11 +677,11 @@ func (s *Supervisor) Stack(ctx context.Context, thread int) (*StackResult, error
 	if thread == 0 {
 		thread = st.ThreadID
 	}
-	frames, total, err := sess.stack.frames(context.WithoutCancel(ctx), st, thread, 30)
+	frames, total, err := sess.stack.Frames(context.WithoutCancel(ctx), st.N, thread, 30)
 	if err != nil {
 		return nil, fmt.Errorf("stack of thread %d: %v", thread, err)
 	}
-	res := &StackResult{Session: sess.Info(), ThreadID: thread, Frames: frames}
+	res := &result.StackResult{Session: sess.Info(), ThreadID: thread, Frames: frames}
 	if total > len(frames) {
 		res.Total = total
 	}
@@ -682,7 +689,7 @@ func (s *Supervisor) Stack(ctx context.Context, thread int) (*StackResult, error
 }
 
 // Scopes lists a frame's scopes.
-func (s *Supervisor) Scopes(ctx context.Context, frame string) (*ScopesResult, error) {
+func (s *Supervisor) Scopes(ctx context.Context, frame string) (*result.ScopesResult, error) {
 	sess, st, fid, err := s.refAt("frame_id", frame)
 	if err != nil {
 		return nil, err
@@ -691,30 +698,30 @@ func (s *Supervisor) Scopes(ctx context.Context, frame string) (*ScopesResult, e
 	if err := sess.call(ctx, "scopes", map[string]any{"frameId": fid}, &body); err != nil {
 		return nil, fmt.Errorf("scopes: %v", err)
 	}
-	res := &ScopesResult{Session: sess.Info(), Frame: frame, Scopes: []Scope{}}
+	res := &result.ScopesResult{Session: sess.Info(), Frame: frame, Scopes: []result.Scope{}}
 	for _, sc := range body.Scopes {
-		res.Scopes = append(res.Scopes, Scope{Name: sc.Name, Ref: ref(sc.VariablesReference, st.N), Count: sc.NamedVariables + sc.IndexedVariables, Expensive: sc.Expensive})
+		res.Scopes = append(res.Scopes, result.Scope{Name: sc.Name, Ref: stack.Ref(sc.VariablesReference, st.N), Count: sc.NamedVariables + sc.IndexedVariables, Expensive: sc.Expensive})
 	}
 	return res, nil
 }
 
 // Variables lists a reference's children: at most 50; all keeps what is
 // left out as noise (see VariablesResult.Hidden).
-func (s *Supervisor) Variables(ctx context.Context, r string, all bool) (*VariablesResult, error) {
+func (s *Supervisor) Variables(ctx context.Context, r string, all bool) (*result.VariablesResult, error) {
 	sess, st, vref, err := s.refAt("reference", r)
 	if err != nil {
 		return nil, err
 	}
-	vars, more, hidden, err := sess.stack.children(ctx, st, vref, 50, all)
+	vars, more, hidden, err := sess.stack.Children(ctx, st.N, vref, 50, all)
 	if err != nil {
 		return nil, fmt.Errorf("variables: %v", err)
 	}
-	return &VariablesResult{Session: sess.Info(), Ref: r, Variables: vars, More: more, Hidden: hidden}, nil
+	return &result.VariablesResult{Session: sess.Info(), Ref: r, Variables: vars, More: more, Hidden: hidden}, nil
 }
 
 // stopped is the live session and the stop it is at; an error when the
 // program runs or has exited.
-func (s *Supervisor) stopped() (*Session, *Stop, error) {
+func (s *Supervisor) stopped() (*Session, *stop, error) {
 	sess, err := s.live()
 	if err != nil {
 		return nil, nil, err
@@ -728,7 +735,7 @@ func (s *Supervisor) stopped() (*Session, *Stop, error) {
 
 // refAt is the live session, the stop it is at, and the adapter's id in r,
 // a reference (what: frame_id, reference) that must come from that stop.
-func (s *Supervisor) refAt(what, r string) (*Session, *Stop, int, error) {
+func (s *Supervisor) refAt(what, r string) (*Session, *stop, int, error) {
 	sess, err := s.live()
 	if err != nil {
 		return nil, nil, 0, err
@@ -747,16 +754,16 @@ func (s *Supervisor) refAt(what, r string) (*Session, *Stop, int, error) {
 // runs out of time is a result that says what was done about it: pause is
 // sent, and an evaluate still running in the program makes the next one
 // wait for it (L7).
-func (s *Supervisor) Evaluate(ctx context.Context, expr, frame string, wait time.Duration) (*EvalResult, error) {
+func (s *Supervisor) Evaluate(ctx context.Context, expr, frame string, wait time.Duration) (*result.EvalResult, error) {
 	sess, st, err := s.stopped()
 	if err != nil {
 		return nil, err
 	}
 	if busy := sess.busy.note(); busy != "" {
-		return nil, badArg("%s; a new evaluate would wait behind it: wait and call evaluate again, or terminate the session", busy)
+		return nil, adapter.BadArg("%s; a new evaluate would wait behind it: wait and call evaluate again, or terminate the session", busy)
 	}
 	args := map[string]any{"expression": expr, "context": sess.Spec.ExprContext}
-	res := &EvalResult{Session: sess.Info(), Expression: expr, Frame: frame}
+	res := &result.EvalResult{Session: sess.Info(), Expression: expr, Frame: frame}
 	if frame != "" {
 		fid, err := sess.parseRef("frame_id", frame)
 		if err != nil {
@@ -794,13 +801,13 @@ func (s *Supervisor) Evaluate(ctx context.Context, expr, frame string, wait time
 		}
 		return nil, err
 	}
-	v := makeVar(expr, body.Result, body.Type, body.VariablesReference, body.NamedVariables, body.IndexedVariables, st.N)
+	v := stack.NewVar(expr, body.Result, body.Type, body.VariablesReference, body.NamedVariables, body.IndexedVariables, st.N)
 	res.Value = &v
 	return res, nil
 }
 
 // Threads lists threads (goroutines), grouped by name with the id left out.
-func (s *Supervisor) Threads(ctx context.Context) (*ThreadsResult, error) {
+func (s *Supervisor) Threads(ctx context.Context) (*result.ThreadsResult, error) {
 	sess, err := s.live()
 	if err != nil {
 		return nil, err
@@ -809,7 +816,7 @@ func (s *Supervisor) Threads(ctx context.Context) (*ThreadsResult, error) {
 	if err := sess.call(ctx, "threads", nil, &body); err != nil {
 		return nil, fmt.Errorf("threads: %v", err)
 	}
-	res := &ThreadsResult{Session: sess.Info(), Total: len(body.Threads), Groups: []ThreadGroup{}}
+	res := &result.ThreadsResult{Session: sess.Info(), Total: len(body.Threads), Groups: []result.ThreadGroup{}}
 	index := map[string]int{}
 	for _, t := range body.Threads {
 		name := groupName(t.Name)
@@ -817,12 +824,12 @@ func (s *Supervisor) Threads(ctx context.Context) (*ThreadsResult, error) {
 		if !ok {
 			i = len(res.Groups)
 			index[name] = i
-			res.Groups = append(res.Groups, ThreadGroup{Name: name})
+			res.Groups = append(res.Groups, result.ThreadGroup{Name: name})
 		}
 		res.Groups[i].IDs = append(res.Groups[i].IDs, t.Id)
 		res.Groups[i].Count++
 	}
-	slices.SortStableFunc(res.Groups, func(a, b ThreadGroup) int { return b.Count - a.Count })
+	slices.SortStableFunc(res.Groups, func(a, b result.ThreadGroup) int { return b.Count - a.Count })
 	return res, nil
 }
 
@@ -844,7 +851,7 @@ func groupName(name string) string {
 
 // Output returns the program's output no result has shown yet (what stop
 // results left out for room, then what came since), at most limit bytes.
-func (s *Supervisor) Output(limit int) (*OutputResult, error) {
+func (s *Supervisor) Output(limit int) (*result.OutputResult, error) {
 	s.mu.Lock()
 	sess := s.sess
 	s.mu.Unlock()
@@ -852,17 +859,17 @@ func (s *Supervisor) Output(limit int) (*OutputResult, error) {
 		return nil, noSession("there has been no debug session; start one with operation launch or attach")
 	}
 	text, skipped, more := sess.out.Unshown(limit)
-	return &OutputResult{Session: sess.Info(), Output: text, Skipped: skipped, More: more}, nil
+	return &result.OutputResult{Session: sess.Info(), Output: text, Skipped: skipped, More: more}, nil
 }
 
 // Status says whether a session lives, where it stands, and the
 // breakpoints. It never waits on the adapter, so it answers while another
 // operation runs (the debug tool lets it past its queue).
-func (s *Supervisor) Status() *StatusResult {
+func (s *Supervisor) Status() *result.StatusResult {
 	s.mu.Lock()
 	sess := s.sess
 	s.mu.Unlock()
-	res := &StatusResult{Breakpoints: s.bps.All(), Functions: s.bps.Funcs()}
+	res := &result.StatusResult{Breakpoints: s.bps.All(), Functions: s.bps.Funcs()}
 	if sess == nil {
 		return res
 	}
@@ -872,7 +879,7 @@ func (s *Supervisor) Status() *StatusResult {
 		sess.mu.Lock()
 		if n := len(sess.stops); n > 0 {
 			// A copy: status runs while another operation changes the stop.
-			st := *sess.stops[n-1]
+			st := sess.stops[n-1].Stop
 			st.Breakpoints = slices.Clone(st.Breakpoints)
 			res.LastStop = &st
 		}
@@ -886,7 +893,7 @@ func (s *Supervisor) Status() *StatusResult {
 // unless terminateDebuggee asks to end it (the adapter is asked; if the
 // program outlives that, it is sent SIGKILL). What became of the program
 // is looked at afterwards, never assumed.
-func (s *Supervisor) Terminate(ctx context.Context, terminateDebuggee bool) (*TerminateResult, error) {
+func (s *Supervisor) Terminate(ctx context.Context, terminateDebuggee bool) (*result.TerminateResult, error) {
 	sess, err := s.live()
 	if err != nil {
 		return nil, err
@@ -895,13 +902,13 @@ func (s *Supervisor) Terminate(ctx context.Context, terminateDebuggee bool) (*Te
 	kill := (!sess.attach || terminateDebuggee) && sess.core == "" // a core has no program to end
 	pid := sess.PID()
 	sess.finish("it was terminated", kill)
-	res := &TerminateResult{Program: sess.Program, Attached: sess.attach, PID: pid, ExitCode: end.ExitCode, NeverHit: end.NeverHit, NeverHitFuncs: end.NeverHitFuncs, Output: end.Output}
+	res := &result.TerminateResult{Program: sess.Program, Attached: sess.attach, PID: pid, ExitCode: end.ExitCode, NeverHit: end.NeverHit, NeverHitFuncs: end.NeverHitFuncs, Output: end.Output}
 	if sess.core != "" {
-		res.Core, res.Debuggee, res.NeverHit, res.NeverHitFuncs = true, DebuggeeNone, nil, nil
+		res.Core, res.Debuggee, res.NeverHit, res.NeverHitFuncs = true, result.DebuggeeNone, nil, nil
 		return res, nil
 	}
 	if pid == 0 {
-		res.Debuggee = DebuggeeUnknown
+		res.Debuggee = result.DebuggeeUnknown
 		return res, nil
 	}
 	if !kill {
@@ -912,7 +919,7 @@ func (s *Supervisor) Terminate(ctx context.Context, terminateDebuggee bool) (*Te
 		return res, nil
 	}
 	gone := func(st string) bool { return st == "" }
-	if !waitState(ctx, pid, 5*time.Second, gone) && sess.attach && refuseAttach(pid) == nil {
+	if !waitState(ctx, pid, 5*time.Second, gone) && sess.attach && target.RefuseAttach(pid) == nil {
 		// Asked to end it, and the adapter's disconnect did not.
 		res.Killed = syscall.Kill(pid, syscall.SIGKILL) == nil
 		waitState(ctx, pid, 2*time.Second, gone)
@@ -923,20 +930,20 @@ func (s *Supervisor) Terminate(ctx context.Context, terminateDebuggee bool) (*Te
 
 // debuggeeState is what pid is doing now, as a TerminateResult says it.
 func debuggeeState(pid int) string {
-	switch procState(pid) {
+	switch target.State(pid) {
 	case "":
-		return DebuggeeEnded
+		return result.DebuggeeEnded
 	case "t", "T":
-		return DebuggeeStopped
+		return result.DebuggeeStopped
 	}
-	return DebuggeeRunning
+	return result.DebuggeeRunning
 }
 
 // waitState polls pid's state until done says so or within passes; it
 // reports whether done did.
 func waitState(ctx context.Context, pid int, within time.Duration, done func(state string) bool) bool {
 	deadline := time.Now().Add(within)
-	for !done(procState(pid)) {
+	for !done(target.State(pid)) {
 		if time.Now().After(deadline) || ctx.Err() != nil {
 			return false
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/dap/adapter"
+	"github.com/builtin-tools/builtin-tools/dap/breakpoint"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
@@ -141,7 +142,7 @@ func refusedWhereTheyDoNotFire(t *testing.T, s *Supervisor, ctx context.Context,
 func TestDataBreakpointLabel(t *testing.T) {
 	s, root := fakeProcess(t, "watch")
 	ctx := testCtx(t)
-	s.SetBreakpoints(ctx, at(root, fakeSource), []LineSpec{{Line: 3}}, nil, false)
+	s.SetBreakpoints(ctx, at(root, fakeSource), []breakpoint.LineSpec{{Line: 3}}, nil, false)
 	res, err := s.Launch(ctx, adapter.LaunchSpec{Adapter: "fake", Program: at(root, fakeSource)}, 20*time.Second)
 	if err != nil || res.Stop == nil || strings.Join(res.Stop.Breakpoints, ",") != "b1" {
 		t.Fatalf("launch: %+v %v", res, err)

@@ -6,13 +6,15 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/builtin-tools/builtin-tools/vibe/runner"
 )
 
 // BenchmarkTrivialWorker is spawn to vibe_wait's return for a worker that
 // prints one line; BenchmarkProcessAlone is the same command run straight
 // with os/exec. The difference is the roster's overhead.
 func BenchmarkTrivialWorker(b *testing.B) {
-	r, err := New(Config{StateDir: b.TempDir(), Dir: b.TempDir(), Backends: map[string]Backend{"fast": Command{Line: "echo ok"}}, MaxRunning: 1})
+	r, err := New(Config{StateDir: b.TempDir(), Dir: b.TempDir(), Backends: map[string]runner.Backend{"fast": runner.Command{Line: "echo ok"}}, MaxRunning: 1})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -40,7 +42,7 @@ func BenchmarkProcessAlone(b *testing.B) {
 
 // BenchmarkList100 is vibe_list's data with 100 ended workers.
 func BenchmarkList100(b *testing.B) {
-	r, err := New(Config{StateDir: b.TempDir(), Dir: b.TempDir(), Backends: map[string]Backend{"fast": Command{Line: "echo ok"}}})
+	r, err := New(Config{StateDir: b.TempDir(), Dir: b.TempDir(), Backends: map[string]runner.Backend{"fast": runner.Command{Line: "echo ok"}}})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -14,11 +14,11 @@
 //
 // A worker's output is read as it comes: its last lines are shown while
 // it runs; the event streams of claude's and codex's CLIs give the result,
-// usage, session and errors (events.go), a later run resumes the session
+// usage, session and errors (package vibe/agentstream), a later run resumes the session
 // with only the new message, and a budget of cost or tokens stops a run
 // whose reported usage passes it. A worktree worker's commits are merged
-// into the root's branch by Merge (merge.go), which on a conflict applies
-// nothing.
+// into the root's branch by Merge (the git is package vibe/worktree's),
+// which on a conflict applies nothing.
 //
 // Status is one of a closed set: queued, running, succeeded, failed,
 // timed_out, killed, lost. A run that gives no final result is failed,

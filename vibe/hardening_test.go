@@ -12,12 +12,13 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
+	"github.com/builtin-tools/builtin-tools/vibe/runner"
 )
 
 func shRoster(t *testing.T) *Roster {
 	t.Helper()
 	r, err := New(Config{StateDir: t.TempDir(), Dir: t.TempDir(),
-		Backends: map[string]Backend{"fast": Command{Line: "sh", Grace: 500 * time.Millisecond}}})
+		Backends: map[string]runner.Backend{"fast": runner.Command{Line: "sh", Grace: 500 * time.Millisecond}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +171,7 @@ func TestTakeOverAfterAProcessDied(t *testing.T) {
 	writeRecord(t, state, record{Owner: dead, Unread: true, Info: Info{ID: "w1", Label: "done", Tier: "fast", Status: Succeeded, Runs: 1, Result: "the answer"}}, "")
 	writeRecord(t, state, record{Owner: dead, Info: Info{ID: "w2", Label: "busy", Tier: "fast", Status: Running, Runs: 1, Started: time.Now()}}, "halfway there\n")
 	writeRecord(t, state, record{Owner: proc.Owner(), Info: Info{ID: "w5", Label: "mine", Tier: "fast", Status: Running, Runs: 1}}, "")
-	r, err := New(Config{StateDir: state, Dir: t.TempDir(), Backends: map[string]Backend{"fast": Command{Line: "sh"}}})
+	r, err := New(Config{StateDir: state, Dir: t.TempDir(), Backends: map[string]runner.Backend{"fast": runner.Command{Line: "sh"}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,10 +9,12 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/proc"
+	"github.com/builtin-tools/builtin-tools/vibe/runner"
+	"github.com/builtin-tools/builtin-tools/vibe/statedir"
+	"github.com/builtin-tools/builtin-tools/vibe/worktree"
 )
 
 // The journal is one record per worker, workers/<id>/worker.json in the
@@ -25,19 +27,20 @@ import (
 // its result, and its worktree is reported (or removed when it holds
 // nothing). Records are written outside the roster's lock; a write that
 // fails is tried again with the next change and the next answer, and
-// Problems says why until it succeeds. What a closing roster keeps, and
-// when a folder is removed, is in closing.go.
+// Problems says why until it succeeds. What a closing roster keeps is in
+// closing.go; the folder itself, its ids and locks, is package
+// vibe/statedir's.
 
 type record struct {
-	Owner        string        `json:"owner"`
-	Info         Info          `json:"info"`
-	Unread       bool          `json:"unread"`
-	Timeout      time.Duration `json:"timeout"`
-	Dir          string        `json:"dir"`
-	Gate         Gate          `json:"gate"`
-	WantWorktree bool          `json:"want_worktree,omitempty"`
-	Worktree     *isolation    `json:"worktree,omitempty"`
-	Written      time.Time     `json:"written"`
+	Owner        string         `json:"owner"`
+	Info         Info           `json:"info"`
+	Unread       bool           `json:"unread"`
+	Timeout      time.Duration  `json:"timeout"`
+	Dir          string         `json:"dir"`
+	Gate         runner.Gate    `json:"gate"`
+	WantWorktree bool           `json:"want_worktree,omitempty"`
+	Worktree     *worktree.Tree `json:"worktree,omitempty"`
+	Written      time.Time      `json:"written"`
 }
 
 const recordName = "worker.json"
@@ -57,7 +60,7 @@ func pidOf(owner string) string {
 // is marked dirty in the same hold, so a flush never misses one.
 type journal struct {
 	mu     *sync.Mutex // the roster's; it guards dirty, jerr, released, notices and kept
-	folder stateFolder
+	folder statedir.Folder
 	owner  string // proc.Owner(): the process whose records these are
 	// dirty are the workers whose records must be written again; jerr is
 	// why the last write failed.
@@ -121,11 +124,11 @@ func (j *journal) Flush() error {
 }
 
 func (j *journal) writeRecord(id string, b []byte) error {
-	path := filepath.Join(j.folder.workerDir(id), recordName)
-	err := writeWhole(path, b)
+	path := filepath.Join(j.folder.WorkerDir(id), recordName)
+	err := statedir.WriteWhole(path, b)
 	if err != nil && errors.Is(err, os.ErrNotExist) {
 		if os.MkdirAll(filepath.Dir(path), 0o700) == nil {
-			err = writeWhole(path, b)
+			err = statedir.WriteWhole(path, b)
 		}
 	}
 	return err
@@ -160,41 +163,20 @@ func (j *journal) closeRecords(ws []*worker) error {
 	var gone []string
 	for _, w := range ws {
 		id := w.info.ID
-		worktree := w.iso != nil && w.iso.exists()
-		if w.info.Status.Finished() && !w.unread && !worktree {
+		hasTree := w.iso != nil && w.iso.Exists()
+		if w.info.Status.Finished() && !w.unread && !hasTree {
 			gone = append(gone, id)
 			delete(j.dirty, id)
 			continue
 		}
 		j.dirty[id] = w
-		j.kept = append(j.kept, Kept{Info: w.info, Why: keptWhy(w.info, w.unread || !w.info.Status.Finished(), worktree)})
+		j.kept = append(j.kept, Kept{Info: w.info, Why: keptWhy(w.info, w.unread || !w.info.Status.Finished(), hasTree)})
 	}
 	j.mu.Unlock()
 	for _, id := range gone {
-		os.RemoveAll(j.folder.workerDir(id))
+		os.RemoveAll(j.folder.WorkerDir(id))
 	}
 	return j.Flush()
-}
-
-// lockFolder takes an exclusive lock on the state folder, waiting at most
-// wait; release it with the returned function.
-func lockFolder(dir string, wait time.Duration) (func(), error) {
-	f, err := os.OpenFile(filepath.Join(dir, "lock"), os.O_CREATE|os.O_RDWR, 0o600)
-	if err != nil {
-		return nil, err
-	}
-	deadline := time.Now().Add(wait)
-	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if err == nil {
-			return func() { f.Close() }, nil
-		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) || time.Now().After(deadline) {
-			f.Close()
-			return nil, err
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
 }
 
 // adopt reads the state folder: ids go on after the highest given there
@@ -203,21 +185,21 @@ func lockFolder(dir string, wait time.Duration) (func(), error) {
 // become this roster's.
 func (r *Roster) adopt() error {
 	dir := filepath.Join(r.cfg.StateDir, "workers")
-	unlock, lerr := lockFolder(r.cfg.StateDir, 10*time.Second)
+	unlock, lerr := statedir.Lock(r.cfg.StateDir, 10*time.Second)
 	if lerr != nil {
 		r.notices = append(r.notices, fmt.Sprintf("workers left in %s by earlier processes were not taken over: its lock could not be taken (%v)", r.cfg.StateDir, lerr))
 	} else {
 		defer unlock()
 	}
-	r.next = readLastID(r.cfg.StateDir)
+	r.ids.Taken(statedir.LastID(r.cfg.StateDir))
 	ents, _ := os.ReadDir(dir)
 	var taken []*worker
 	for _, e := range ents {
-		n := idNumber(e.Name())
+		n := statedir.IDNumber(e.Name())
 		if n == 0 || !e.IsDir() {
 			continue
 		}
-		r.next = max(r.next, n)
+		r.ids.Taken(n)
 		if lerr != nil {
 			continue
 		}
@@ -235,7 +217,7 @@ func (r *Roster) adopt() error {
 		}
 		taken = append(taken, r.takeOver(rec))
 	}
-	sort.Slice(taken, func(i, j int) bool { return idNumber(taken[i].info.ID) < idNumber(taken[j].info.ID) })
+	sort.Slice(taken, func(i, j int) bool { return statedir.IDNumber(taken[i].info.ID) < statedir.IDNumber(taken[j].info.ID) })
 	if text := adoptedText(taken); text != "" {
 		r.notices = append(r.notices, text)
 	}
@@ -280,7 +262,7 @@ func (r *Roster) takeOver(rec record) *worker {
 		} else {
 			w.info.Why = who + " ended before it started"
 		}
-		part, final := r.partPath(id, w.info.Runs), r.resultPath(id, w.info.Runs)
+		part, final := r.folder.PartPath(id, w.info.Runs), r.folder.ResultPath(id, w.info.Runs)
 		// Its last output is the last sign of life anyone saw.
 		if fi, err := os.Stat(part); err == nil && fi.ModTime().After(w.info.Ended) {
 			w.info.Ended = fi.ModTime()
@@ -288,27 +270,27 @@ func (r *Roster) takeOver(rec record) *worker {
 		if w.info.Ended.After(w.info.LastActivity) {
 			w.info.LastActivity = w.info.Ended
 		}
-		if head, size, err := readHead(part, r.headBytes()); err == nil {
-			res := output{head: validPrefix(head), whole: size <= int64(len(head)), bytes: size}
+		if head, size, err := statedir.ReadHead(part, r.headBytes()); err == nil {
+			res := statedir.Output{Head: statedir.ValidPrefix(head), Whole: size <= int64(len(head)), Bytes: size}
 			if size == 0 {
 				os.Remove(part)
 			} else if os.Rename(part, final) == nil {
-				res.file = final
+				res.File = final
 			}
 			r.setResultLocked(w, res)
 		}
-		if w.iso != nil && w.iso.exists() {
-			w.info.Commits, w.info.FilesChanged, w.info.Diffstat = w.iso.report()
-			if !w.iso.cleanup() {
+		if w.iso != nil && w.iso.Exists() {
+			w.info.Commits, w.info.FilesChanged, w.info.Diffstat = w.iso.Report()
+			if !w.iso.Cleanup() {
 				w.iso, w.info.Worktree, w.info.Branch = nil, "", ""
 			}
 		}
 	}
-	if w.iso != nil && !w.iso.exists() {
+	if w.iso != nil && !w.iso.Exists() {
 		w.iso, w.info.Worktree = nil, ""
 	}
 	// Temporary files of a write the dead process never finished.
-	if names, _ := filepath.Glob(filepath.Join(r.workerDir(id), ".tmp-*")); len(names) > 0 {
+	if names, _ := filepath.Glob(filepath.Join(r.folder.WorkerDir(id), ".tmp-*")); len(names) > 0 {
 		for _, n := range names {
 			os.Remove(n)
 		}

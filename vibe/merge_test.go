@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/builtin-tools/builtin-tools/vibe/worktree"
 )
 
 func gitOut(t *testing.T, dir string, args ...string) string {
@@ -115,7 +117,7 @@ func conflicted(t *testing.T, r *Roster, root string, cherry bool) {
 	gitOut(t, root, "commit", "-qam", "root's README")
 	before := rootState(t, root)
 	_, err := r.Merge(MergeRequest{ID: w.ID, CherryPick: cherry})
-	var ce *ConflictError
+	var ce *worktree.ConflictError
 	if !errors.As(err, &ce) || strings.Join(ce.Files, ",") != "README" || !strings.Contains(err.Error(), "conflicts in 1 file: README. Nothing was applied") {
 		t.Fatalf("cherry-pick %v: %v", cherry, err)
 	}

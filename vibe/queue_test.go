@@ -8,6 +8,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/builtin-tools/builtin-tools/vibe/runner"
 )
 
 // The queue, the time limits and a wait's timeout are the roster's own
@@ -29,7 +31,7 @@ type held struct {
 func (*held) Describe() string { return "held by the test" }
 func (*held) Check() error     { return nil }
 
-func (h *held) Run(ctx context.Context, j Job) (Outcome, error) {
+func (h *held) Run(ctx context.Context, j runner.Job) (runner.Outcome, error) {
 	fmt.Fprintf(j.Output, "%s working\n", j.ID)
 	for {
 		select {
@@ -39,9 +41,9 @@ func (h *held) Run(ctx context.Context, j Job) (Outcome, error) {
 				j.Activity()
 				continue
 			}
-			return Outcome{Result: m, Final: true}, nil
+			return runner.Outcome{Result: m, Final: true}, nil
 		case <-ctx.Done():
-			return Outcome{ExitCode: -1}, nil
+			return runner.Outcome{ExitCode: -1}, nil
 		}
 	}
 }
@@ -59,7 +61,7 @@ func (h *held) end(id string) chan string {
 func heldRoster(t *testing.T, max int, timeout time.Duration) (*Roster, *held) {
 	t.Helper()
 	h := &held{ends: map[string]chan string{}}
-	r, err := New(Config{StateDir: t.TempDir(), Dir: t.TempDir(), MaxRunning: max, Timeout: timeout, Backends: map[string]Backend{"fast": h}})
+	r, err := New(Config{StateDir: t.TempDir(), Dir: t.TempDir(), MaxRunning: max, Timeout: timeout, Backends: map[string]runner.Backend{"fast": h}})
 	if err != nil {
 		t.Fatal(err)
 	}

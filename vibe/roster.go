@@ -18,6 +18,10 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
+	"github.com/builtin-tools/builtin-tools/vibe/agentstream"
+	"github.com/builtin-tools/builtin-tools/vibe/runner"
+	"github.com/builtin-tools/builtin-tools/vibe/statedir"
+	"github.com/builtin-tools/builtin-tools/vibe/worktree"
 )
 
 // Status is a worker's state, from a closed set.
@@ -36,13 +40,6 @@ const (
 // Finished says whether the status is final.
 func (s Status) Finished() bool { return s != Queued && s != Running }
 
-// Modes a worker may be started from.
-const (
-	ModeNormal   = "normal"
-	ModePlan     = "plan"
-	ModeReadOnly = "readonly"
-)
-
 // Config configures a roster.
 type Config struct {
 	// StateDir is the root's state folder: the workers' records, their
@@ -55,7 +52,7 @@ type Config struct {
 	// BackendKey(tier, mode) ("fast@plan") for plan and readonly: a call
 	// outside normal mode starts only a worker whose backend is meant for
 	// that mode.
-	Backends map[string]Backend
+	Backends map[string]runner.Backend
 	// Dir is the folder workers run in.
 	Dir string
 	// MaxRunning bounds the workers running at once (default 4); more wait
@@ -77,87 +74,73 @@ var Tiers = []string{"fast", "good"}
 
 // BackendKey is the Backends key of a tier's backend for calls in mode.
 func BackendKey(tier, mode string) string {
-	if mode == "" || mode == ModeNormal {
+	if mode == "" || mode == runner.ModeNormal {
 		return tier
 	}
 	return tier + "@" + mode
 }
 
-// Gate is what the caller may do, passed on to the worker it starts: the
-// mode of the call (normal, plan, readonly; "" is normal) and the run's
-// approval policy ("write=allow,exec=deny").
-type Gate struct {
-	Mode, Approve string
-}
-
-func (g Gate) mode() string {
-	if g.Mode == "" {
-		return ModeNormal
-	}
-	return g.Mode
-}
-
 // Info is a worker as answers show it.
 type Info struct {
-	ID           string    `json:"id"`
-	Label        string    `json:"label"`
-	Tier         string    `json:"tier"`
-	Mode         string    `json:"mode" jsonschema:"the mode of the call that started its last run; its own tools run in that mode"`
-	Backend      string    `json:"backend" jsonschema:"what runs it (the command line)"`
-	Brief        string    `json:"brief"`
-	Status       Status    `json:"status"`
-	Runs         int       `json:"runs" jsonschema:"how many times it was started (vibe_send starts it again)"`
-	Started      time.Time `json:"started,omitzero"`
-	Ended        time.Time `json:"ended,omitzero"`
-	LastActivity time.Time `json:"last_activity,omitzero" jsonschema:"when it last wrote output or error output"`
-	Tail         string    `json:"tail,omitempty" jsonschema:"a running worker: the last lines of its output and error output, as it wrote them (at most 8 lines)"`
-	ExitCode     *int      `json:"exit_code,omitempty"`
-	Result       string    `json:"result,omitempty" jsonschema:"the last run's result, or its output so far when it was cut short"`
-	Truncated    bool      `json:"truncated,omitempty"`
-	ResultFile   string    `json:"result_file,omitempty" jsonschema:"the full result"`
-	ResultBytes  int64     `json:"result_bytes,omitempty" jsonschema:"the size of the full result"`
-	Notes        []string  `json:"notes,omitempty" jsonschema:"what of its output was not kept, or not read as it was meant"`
-	Stderr       string    `json:"stderr,omitempty" jsonschema:"the last of its error output, for a failed run"`
-	Usage        *Usage    `json:"usage,omitempty" jsonschema:"what its last run used, as the backend reported it (so far, while it runs)"`
-	Spent        *Usage    `json:"spent,omitempty" jsonschema:"what all its runs used together, which its budget is measured against"`
-	MaxCost      float64   `json:"max_cost,omitempty" jsonschema:"its budget in US dollars, from the cost the backend reports"`
-	MaxTokens    int       `json:"max_tokens,omitempty" jsonschema:"its budget in tokens (every input token, cached ones too, and every output token)"`
-	OverBudget   bool      `json:"over_budget,omitempty" jsonschema:"it was stopped, and failed, because its usage passed its budget"`
-	Session      *Session  `json:"session,omitempty" jsonschema:"the agent CLI's session its runs reported (claude's session_id, codex's thread_id); vibe_send resumes it"`
-	Resumed      bool      `json:"resumed,omitempty" jsonschema:"its last run resumed that session with only the message vibe_send gave; else a run gets the whole brief"`
-	Branch       string    `json:"branch,omitempty" jsonschema:"isolation worktree: the worker's branch"`
-	Worktree     string    `json:"worktree,omitempty" jsonschema:"isolation worktree: its folder while it holds commits or changes"`
-	BaseCommit   string    `json:"base_commit,omitempty" jsonschema:"isolation worktree: the commit its worktree starts from (the root's HEAD at spawn)"`
-	Uncommitted  []string  `json:"uncommitted,omitempty" jsonschema:"isolation worktree: the checkout's tracked files with uncommitted changes at spawn (at most 100 named); not in the worktree unless carried"`
-	Untracked    []string  `json:"untracked,omitempty" jsonschema:"isolation worktree: the checkout's untracked files at spawn (at most 100 named); never in the worktree"`
-	Carried      bool      `json:"carried,omitempty" jsonschema:"the uncommitted changes of tracked files were carried into the worktree"`
-	Commits      int       `json:"commits,omitempty"`
-	FilesChanged []string  `json:"files_changed,omitempty"`
-	Diffstat     string    `json:"diffstat,omitempty"`
-	Why          string    `json:"why,omitempty" jsonschema:"why it failed, timed out, was stopped or was lost"`
-	From         string    `json:"from,omitempty" jsonschema:"set when an earlier process ran it: which one (this process took its record over)"`
+	ID           string               `json:"id"`
+	Label        string               `json:"label"`
+	Tier         string               `json:"tier"`
+	Mode         string               `json:"mode" jsonschema:"the mode of the call that started its last run; its own tools run in that mode"`
+	Backend      string               `json:"backend" jsonschema:"what runs it (the command line)"`
+	Brief        string               `json:"brief"`
+	Status       Status               `json:"status"`
+	Runs         int                  `json:"runs" jsonschema:"how many times it was started (vibe_send starts it again)"`
+	Started      time.Time            `json:"started,omitzero"`
+	Ended        time.Time            `json:"ended,omitzero"`
+	LastActivity time.Time            `json:"last_activity,omitzero" jsonschema:"when it last wrote output or error output"`
+	Tail         string               `json:"tail,omitempty" jsonschema:"a running worker: the last lines of its output and error output, as it wrote them (at most 8 lines)"`
+	ExitCode     *int                 `json:"exit_code,omitempty"`
+	Result       string               `json:"result,omitempty" jsonschema:"the last run's result, or its output so far when it was cut short"`
+	Truncated    bool                 `json:"truncated,omitempty"`
+	ResultFile   string               `json:"result_file,omitempty" jsonschema:"the full result"`
+	ResultBytes  int64                `json:"result_bytes,omitempty" jsonschema:"the size of the full result"`
+	Notes        []string             `json:"notes,omitempty" jsonschema:"what of its output was not kept, or not read as it was meant"`
+	Stderr       string               `json:"stderr,omitempty" jsonschema:"the last of its error output, for a failed run"`
+	Usage        *agentstream.Usage   `json:"usage,omitempty" jsonschema:"what its last run used, as the backend reported it (so far, while it runs)"`
+	Spent        *agentstream.Usage   `json:"spent,omitempty" jsonschema:"what all its runs used together, which its budget is measured against"`
+	MaxCost      float64              `json:"max_cost,omitempty" jsonschema:"its budget in US dollars, from the cost the backend reports"`
+	MaxTokens    int                  `json:"max_tokens,omitempty" jsonschema:"its budget in tokens (every input token, cached ones too, and every output token)"`
+	OverBudget   bool                 `json:"over_budget,omitempty" jsonschema:"it was stopped, and failed, because its usage passed its budget"`
+	Session      *agentstream.Session `json:"session,omitempty" jsonschema:"the agent CLI's session its runs reported (claude's session_id, codex's thread_id); vibe_send resumes it"`
+	Resumed      bool                 `json:"resumed,omitempty" jsonschema:"its last run resumed that session with only the message vibe_send gave; else a run gets the whole brief"`
+	Branch       string               `json:"branch,omitempty" jsonschema:"isolation worktree: the worker's branch"`
+	Worktree     string               `json:"worktree,omitempty" jsonschema:"isolation worktree: its folder while it holds commits or changes"`
+	BaseCommit   string               `json:"base_commit,omitempty" jsonschema:"isolation worktree: the commit its worktree starts from (the root's HEAD at spawn)"`
+	Uncommitted  []string             `json:"uncommitted,omitempty" jsonschema:"isolation worktree: the checkout's tracked files with uncommitted changes at spawn (at most 100 named); not in the worktree unless carried"`
+	Untracked    []string             `json:"untracked,omitempty" jsonschema:"isolation worktree: the checkout's untracked files at spawn (at most 100 named); never in the worktree"`
+	Carried      bool                 `json:"carried,omitempty" jsonschema:"the uncommitted changes of tracked files were carried into the worktree"`
+	Commits      int                  `json:"commits,omitempty"`
+	FilesChanged []string             `json:"files_changed,omitempty"`
+	Diffstat     string               `json:"diffstat,omitempty"`
+	Why          string               `json:"why,omitempty" jsonschema:"why it failed, timed out, was stopped or was lost"`
+	From         string               `json:"from,omitempty" jsonschema:"set when an earlier process ran it: which one (this process took its record over)"`
 }
 
 type worker struct {
 	info    Info
 	timeout time.Duration
-	gate    Gate
+	gate    runner.Gate
 	cancel  context.CancelFunc
 	reason  Status // what stopped it: Killed, TimedOut, or "" (it ended)
 	stopWhy string // with Killed: who stopped it
 	done    chan struct{}
 	unread  bool
 	run     func()
-	dir     string     // where it runs without isolation
-	iso     *isolation // nil: the worker runs in dir
+	dir     string         // where it runs without isolation
+	iso     *worktree.Tree // nil: the worker runs in dir
 	wantIso bool
-	co      *checkout  // what its worktree starts from; nil: read at its start
-	tail    *proc.Tail // the running run's last output; nil before it starts
+	co      *worktree.Checkout // what its worktree starts from; nil: read at its start
+	tail    *proc.Tail         // the running run's last output; nil before it starts
 	// resume is the session the next run resumes with only message.
-	resume  *Session
+	resume  *agentstream.Session
 	message string
-	prior   *Usage // what the runs before this one used
-	merging bool   // Merge is bringing its branch into the root
+	prior   *agentstream.Usage // what the runs before this one used
+	merging bool               // Merge is bringing its branch into the root
 }
 
 // Roster is a run's workers.
@@ -176,10 +159,10 @@ type Roster struct {
 	stop    context.CancelFunc
 	wg      sync.WaitGroup
 
-	stateFolder          // where each worker's files are
-	ids                  // the ids given over the state folder
-	journal              // the workers' records there; it shares mu
-	users       *os.File // the shared lock that says this roster uses the folder
+	folder  statedir.Folder // where each worker's files are
+	ids     *statedir.IDs   // the ids given over the state folder
+	journal                 // the workers' records there; it shares mu
+	users   *os.File        // the shared lock that says this roster uses the folder
 }
 
 // New makes a roster over cfg.StateDir, taking over the workers left there
@@ -197,16 +180,16 @@ func New(cfg Config) (*Roster, error) {
 	if err := os.MkdirAll(filepath.Join(cfg.StateDir, "workers"), 0o700); err != nil {
 		return nil, err
 	}
-	users := useFolder(cfg.StateDir, 10*time.Second)
+	users := statedir.Use(cfg.StateDir, 10*time.Second)
 	if cfg.Dir != "" {
-		writeRootName(cfg.StateDir, cfg.Dir)
+		statedir.WriteRootName(cfg.StateDir, cfg.Dir)
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	var sfx [3]byte
 	rand.Read(sfx[:])
-	folder := stateFolder(cfg.StateDir)
+	folder := statedir.Folder(cfg.StateDir)
 	r := &Roster{cfg: cfg, suffix: hex.EncodeToString(sfx[:]), ws: map[string]*worker{},
-		changed: make(chan struct{}), ctx: ctx, stop: stop, stateFolder: folder, ids: ids{folder: folder}, users: users}
+		changed: make(chan struct{}), ctx: ctx, stop: stop, folder: folder, ids: &statedir.IDs{Folder: folder}, users: users}
 	r.journal = journal{mu: &r.mu, folder: folder, owner: ownerName(), dirty: map[string]*worker{}}
 	if err := r.adopt(); err != nil {
 		stop()
@@ -237,7 +220,7 @@ type SpawnRequest struct {
 	CarryChanges bool
 	// Gate is the caller's mode and policy. Outside normal mode the tier
 	// needs a backend for that mode, and the worker runs in a worktree.
-	Gate Gate
+	Gate runner.Gate
 	// MaxCost (US dollars) and MaxTokens are the worker's budget over all
 	// its runs, from the usage its backend reports; 0 is no limit. A run
 	// whose usage passes it is stopped and fails.
@@ -247,7 +230,7 @@ type SpawnRequest struct {
 
 // backendFor returns the tier's backend for calls in mode, or an error
 // that says how to configure one.
-func (r *Roster) backendFor(tier, mode string) (Backend, error) {
+func (r *Roster) backendFor(tier, mode string) (runner.Backend, error) {
 	if b, ok := r.cfg.Backends[BackendKey(tier, mode)]; ok {
 		return b, nil
 	}
@@ -255,7 +238,7 @@ func (r *Roster) backendFor(tier, mode string) (Backend, error) {
 	if !slices.Contains(known, tier) && !slices.Contains(Tiers, tier) {
 		return nil, fmt.Errorf("unknown tier %q; use one of %s", tier, strings.Join(known, ", "))
 	}
-	if mode == ModeNormal {
+	if mode == runner.ModeNormal {
 		return nil, fmt.Errorf("tier %s has no worker command for normal mode; configure one with --worker-command %s='CMD'", tier, tier)
 	}
 	return nil, fmt.Errorf("tier %s has no worker command for %s mode, so this %s-mode call cannot start a worker: "+
@@ -265,8 +248,8 @@ func (r *Roster) backendFor(tier, mode string) (Backend, error) {
 }
 
 // describeAs says what runs a worker of b started with gate g.
-func describeAs(b Backend, g Gate) string {
-	if d, ok := b.(interface{ DescribeAs(Gate) string }); ok {
+func describeAs(b runner.Backend, g runner.Gate) string {
+	if d, ok := b.(interface{ DescribeAs(runner.Gate) string }); ok {
 		return d.DescribeAs(g)
 	}
 	return b.Describe()
@@ -290,12 +273,12 @@ func (r *Roster) Spawn(req SpawnRequest) (Info, error) {
 	if req.Tier == "" {
 		req.Tier = "fast"
 	}
-	mode := req.Gate.mode()
+	mode := req.Gate.CallMode()
 	b, err := r.backendFor(req.Tier, mode)
 	if err != nil {
 		return Info{}, err
 	}
-	if mode != ModeNormal && !req.Worktree {
+	if mode != runner.ModeNormal && !req.Worktree {
 		return Info{}, fmt.Errorf("a worker started from %s mode runs in a git worktree of its own, never in the root: spawn it with isolation worktree", mode)
 	}
 	if req.CarryChanges && !req.Worktree {
@@ -310,19 +293,19 @@ func (r *Roster) Spawn(req SpawnRequest) (Info, error) {
 	if req.Dir == "" {
 		req.Dir = r.cfg.Dir
 	}
-	var co *checkout
+	var co *worktree.Checkout
 	if req.Worktree {
-		if co, err = inspect(req.Dir, req.CarryChanges); err != nil && mode != ModeNormal {
+		if co, err = worktree.Inspect(req.Dir, req.CarryChanges); err != nil && mode != runner.ModeNormal {
 			return Info{}, fmt.Errorf("a worker started from %s mode runs in a git worktree of its own, never in the root, and here it cannot: %w", mode, err)
 		} else if err != nil {
 			return Info{}, err
 		}
 	}
-	id := r.newID()
+	id := r.ids.NewID()
 	r.mu.Lock()
 	if r.closed {
 		r.mu.Unlock()
-		os.Remove(r.workerDir(id))
+		os.Remove(r.folder.WorkerDir(id))
 		return Info{}, errors.New("the run is closing: no new workers")
 	}
 	if req.Label == "" {
@@ -331,10 +314,10 @@ func (r *Roster) Spawn(req SpawnRequest) (Info, error) {
 	w := &worker{info: Info{ID: id, Label: req.Label, Tier: req.Tier, Brief: req.Brief, Status: Queued, MaxCost: req.MaxCost, MaxTokens: req.MaxTokens},
 		timeout: req.Timeout, wantIso: req.Worktree, co: co, dir: req.Dir}
 	if co != nil {
-		w.info.BaseCommit = co.head
-		w.info.Uncommitted = co.uncommitted[:min(len(co.uncommitted), listMax)]
-		w.info.Untracked = co.untracked[:min(len(co.untracked), listMax)]
-		w.info.Carried = co.stash != ""
+		w.info.BaseCommit = co.Head
+		w.info.Uncommitted = co.Uncommitted[:min(len(co.Uncommitted), listMax)]
+		w.info.Untracked = co.Untracked[:min(len(co.Untracked), listMax)]
+		w.info.Carried = co.Stash != ""
 	}
 	r.ws[id] = w
 	r.order = append(r.order, id)
@@ -351,7 +334,7 @@ func (r *Roster) UncommittedCounts(id string) (changed, untracked int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if w := r.ws[id]; w != nil && w.co != nil {
-		return len(w.co.uncommitted), len(w.co.untracked)
+		return len(w.co.Uncommitted), len(w.co.Untracked)
 	}
 	return 0, 0
 }
@@ -371,10 +354,10 @@ func (r *Roster) tiers() []string {
 
 // startLocked queues a run of w; runs start in spawn order as slots free.
 // r.mu is held.
-func (r *Roster) startLocked(w *worker, b Backend, g Gate) {
+func (r *Roster) startLocked(w *worker, b runner.Backend, g runner.Gate) {
 	ctx, cancel := context.WithCancel(r.ctx)
 	w.cancel, w.reason, w.stopWhy, w.done, w.gate = cancel, "", "", make(chan struct{}), g
-	w.info.Status, w.info.Runs, w.info.Mode, w.info.Backend = Queued, w.info.Runs+1, g.mode(), describeAs(b, g)
+	w.info.Status, w.info.Runs, w.info.Mode, w.info.Backend = Queued, w.info.Runs+1, g.CallMode(), describeAs(b, g)
 	w.info.Result, w.info.Truncated, w.info.ResultFile, w.info.ResultBytes, w.info.Notes = "", false, "", 0, nil
 	w.info.Stderr, w.info.ExitCode, w.info.Usage, w.info.Why, w.info.From = "", nil, nil, "", ""
 	w.info.Started, w.info.Ended = time.Time{}, time.Time{}
@@ -399,7 +382,7 @@ func (r *Roster) startLocked(w *worker, b Backend, g Gate) {
 		}
 		r.queue = slices.Delete(r.queue, i, i+1)
 		r.mu.Unlock()
-		r.finish(w, Outcome{}, nil, nil)
+		r.finish(w, runner.Outcome{}, nil, nil)
 		close(w.done)
 	}()
 }
@@ -421,31 +404,31 @@ func (r *Roster) dispatchLocked() {
 // headBytes is how much of a run's output stays in memory for answers.
 func (r *Roster) headBytes() int { return max(64<<10, 4*r.cfg.ResultChars+8) }
 
-func (r *Roster) run(ctx context.Context, cancel context.CancelFunc, w *worker, b Backend) {
+func (r *Roster) run(ctx context.Context, cancel context.CancelFunc, w *worker, b runner.Backend) {
 	defer r.wg.Done()
 	defer cancel()
 	r.Flush()
 	r.mu.Lock()
 	done := w.done
-	job := Job{ID: w.info.ID, Label: w.info.Label, Tier: w.info.Tier, Brief: w.info.Brief, Dir: w.dir, Mode: w.gate.mode(), Approve: w.gate.Approve}
+	job := runner.Job{ID: w.info.ID, Label: w.info.Label, Tier: w.info.Tier, Brief: w.info.Brief, Dir: w.dir, Mode: w.gate.CallMode(), Approve: w.gate.Approve}
 	if w.resume != nil {
 		job.Brief, job.Resume = w.message, w.resume
 	}
 	iso, wantIso, co, run := w.iso, w.wantIso, w.co, w.info.Runs
 	r.mu.Unlock()
-	if iso != nil && !iso.exists() {
+	if iso != nil && !iso.Exists() {
 		iso = nil
 	}
 	if wantIso && iso == nil {
 		var err error
 		if co == nil {
-			co, err = inspect(w.dir, false)
+			co, err = worktree.Inspect(w.dir, false)
 		}
 		if err == nil {
-			iso, err = addWorktree(r.cfg.StateDir, co, w.info.Label, w.info.ID, r.suffix)
+			iso, err = worktree.Add(r.cfg.StateDir, co, w.info.Label, w.info.ID, r.suffix)
 		}
 		if err != nil {
-			r.finish(w, Outcome{}, fmt.Errorf("making its worktree: %w", err), nil)
+			r.finish(w, runner.Outcome{}, fmt.Errorf("making its worktree: %w", err), nil)
 			r.release(done)
 			return
 		}
@@ -457,14 +440,14 @@ func (r *Roster) run(ctx context.Context, cancel context.CancelFunc, w *worker, 
 		r.Flush()
 	}
 	if iso != nil {
-		job.Dir = iso.cwd()
+		job.Dir = iso.Cwd()
 	}
 	job.Activity = func() {
 		r.mu.Lock()
 		w.info.LastActivity = time.Now()
 		r.mu.Unlock()
 	}
-	job.Usage = func(u Usage) {
+	job.Usage = func(u agentstream.Usage) {
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		r.spendLocked(w, u)
@@ -474,7 +457,7 @@ func (r *Roster) run(ctx context.Context, cancel context.CancelFunc, w *worker, 
 			cancel()
 		}
 	}
-	s := newSink(r.partPath(w.info.ID, run), r.headBytes())
+	s := statedir.NewSink(r.folder.PartPath(w.info.ID, run), r.headBytes(), runner.MemoryMax)
 	tail := proc.NewTail(tailKeep)
 	r.mu.Lock()
 	w.tail = tail
@@ -489,8 +472,8 @@ func (r *Roster) run(ctx context.Context, cancel context.CancelFunc, w *worker, 
 	}
 	tcancel()
 	if iso != nil {
-		commits, files, stat := iso.report()
-		kept := iso.cleanup()
+		commits, files, stat := iso.Report()
+		kept := iso.Cleanup()
 		r.mu.Lock()
 		w.info.Commits, w.info.FilesChanged, w.info.Diffstat = commits, files, stat
 		if !kept {
@@ -514,33 +497,33 @@ func (r *Roster) release(done chan struct{}) {
 
 // finish records a run's end. s is the sink its output went to (nil when
 // it never started).
-func (r *Roster) finish(w *worker, out Outcome, err error, s *sink) {
+func (r *Roster) finish(w *worker, out runner.Outcome, err error, s *statedir.Sink) {
 	// The result file is written before the lock is taken: a run's number
 	// changes only after its done channel closes, which is after this.
 	r.mu.Lock()
 	run := w.info.Runs
 	r.mu.Unlock()
-	path := r.resultPath(w.info.ID, run)
-	var res output
+	path := r.folder.ResultPath(w.info.ID, run)
+	var res statedir.Output
 	// A backend's own result wins; else the result is the output it wrote.
-	if s == nil || out.Result != "" || s.empty() {
-		res = output{head: out.Result, whole: true, bytes: int64(len(out.Result))}
-		if out.Result != "" && writeWhole(path, []byte(out.Result)) == nil {
-			res.file = path
+	if s == nil || out.Result != "" || s.Empty() {
+		res = statedir.Output{Head: out.Result, Whole: true, Bytes: int64(len(out.Result))}
+		if out.Result != "" && statedir.WriteWhole(path, []byte(out.Result)) == nil {
+			res.File = path
 		}
-		if s != nil && !s.empty() {
+		if s != nil && !s.Empty() {
 			// Output besides the result (progress, an over-long line) is
 			// kept too, and named.
-			other := s.close(strings.TrimSuffix(path, ".result.txt") + ".output.txt")
-			res.notes = append(res.notes, other.notes...)
-			if other.file != "" {
-				res.notes = append(res.notes, fmt.Sprintf("besides its result it wrote %d bytes of other output, kept in %s", other.bytes, other.file))
+			other := s.Close(strings.TrimSuffix(path, ".result.txt") + ".output.txt")
+			res.Notes = append(res.Notes, other.Notes...)
+			if other.File != "" {
+				res.Notes = append(res.Notes, fmt.Sprintf("besides its result it wrote %d bytes of other output, kept in %s", other.Bytes, other.File))
 			}
 		} else if s != nil {
-			s.discard()
+			s.Discard()
 		}
 	} else {
-		res = s.close(path)
+		res = s.Close(path)
 	}
 	r.mu.Lock()
 	code := out.ExitCode
@@ -592,7 +575,7 @@ func (r *Roster) finish(w *worker, out Outcome, err error, s *sink) {
 	if w.info.Status == Failed || w.info.Status == Lost || w.info.Status == TimedOut {
 		w.info.Stderr = out.Stderr
 	}
-	w.info.Notes = append(slices.Clone(out.Notes), res.notes...)
+	w.info.Notes = append(slices.Clone(out.Notes), res.Notes...)
 	if w.info.MaxCost > 0 && (w.info.Spent == nil || w.info.Spent.CostUSD == 0) && !w.info.Started.IsZero() {
 		w.info.Notes = append(w.info.Notes, fmt.Sprintf("its cost budget ($%g) was not enforced: the backend reported no cost (of the agent CLIs only claude reports one, with its result; a token budget works from tokens)", w.info.MaxCost))
 	}
@@ -612,7 +595,7 @@ func (r *Roster) finish(w *worker, out Outcome, err error, s *sink) {
 const overBudgetReason Status = "over_budget"
 
 // spendLocked records u as the running run's usage so far. r.mu is held.
-func (r *Roster) spendLocked(w *worker, u Usage) {
+func (r *Roster) spendLocked(w *worker, u agentstream.Usage) {
 	w.info.Usage = &u
 	total := u
 	if p := w.prior; p != nil {
@@ -641,18 +624,18 @@ func overBudget(in Info) string {
 
 // setResultLocked puts a run's output in w's answer: all of it when it is
 // short or no file holds it, else its start. r.mu is held.
-func (r *Roster) setResultLocked(w *worker, res output) {
-	text := res.head
-	if res.whole {
+func (r *Roster) setResultLocked(w *worker, res statedir.Output) {
+	text := res.Head
+	if res.Whole {
 		text = strings.TrimRight(text, "\n")
 	}
-	w.info.ResultFile, w.info.ResultBytes = res.file, res.bytes
-	w.info.Result, w.info.Truncated = text, !res.whole
+	w.info.ResultFile, w.info.ResultBytes = res.File, res.Bytes
+	w.info.Result, w.info.Truncated = text, !res.Whole
 	// Cut only a result whose whole text is on disk.
-	if rs := []rune(text); res.file != "" && len(rs) > r.cfg.ResultChars {
+	if rs := []rune(text); res.File != "" && len(rs) > r.cfg.ResultChars {
 		w.info.Result, w.info.Truncated = string(rs[:r.cfg.ResultChars]), true
 	}
-	if res.file == "" && !res.whole {
+	if res.File == "" && !res.Whole {
 		w.info.Truncated = true
 	}
 }
@@ -715,18 +698,18 @@ func (r *Roster) Kill(id string) (info Info, stopped bool, err error) {
 // Send appends message to the worker's brief and runs it again in normal
 // mode, stopping a running one first (restarted says so).
 func (r *Roster) Send(id, message string) (info Info, restarted bool, err error) {
-	return r.SendAs(Gate{}, id, message)
+	return r.SendAs(runner.Gate{}, id, message)
 }
 
 // SendAs is Send from a call with gate g: the new run gets the backend of
 // g's mode and g's policy. Outside normal mode a worker without a worktree
 // is refused before anything is stopped.
-func (r *Roster) SendAs(g Gate, id, message string) (info Info, restarted bool, err error) {
+func (r *Roster) SendAs(g runner.Gate, id, message string) (info Info, restarted bool, err error) {
 	if strings.TrimSpace(message) == "" {
 		return Info{}, false, errors.New("the message is empty")
 	}
-	mode := g.mode()
-	var b Backend
+	mode := g.CallMode()
+	var b runner.Backend
 	w, restarted, err := r.halt(id, "vibe_send stopped it to run it again", func(w *worker) error {
 		var err error
 		if b, err = r.backendFor(w.info.Tier, mode); err != nil {
@@ -735,7 +718,7 @@ func (r *Roster) SendAs(g Gate, id, message string) (info Info, restarted bool, 
 		if w.merging {
 			return fmt.Errorf("%s's branch is being merged (vibe_merge): send once that has answered", w.info.ID)
 		}
-		if mode != ModeNormal && !w.wantIso {
+		if mode != runner.ModeNormal && !w.wantIso {
 			return fmt.Errorf("%s runs in the root (vibe_spawn started it with isolation none); from %s mode only a worker in a worktree of its own can be run again: vibe_spawn a new one, which from %s mode gets a worktree", w.info.ID, mode, mode)
 		}
 		return nil
@@ -751,7 +734,9 @@ func (r *Roster) SendAs(g Gate, id, message string) (info Info, restarted bool, 
 	// resumed with only the message; otherwise the whole brief runs again.
 	w.resume, w.message = nil, ""
 	if s := w.info.Session; s != nil && w.info.Mode == mode {
-		if rb, ok := b.(interface{ Resumes(Session) bool }); ok && rb.Resumes(*s) {
+		if rb, ok := b.(interface {
+			Resumes(agentstream.Session) bool
+		}); ok && rb.Resumes(*s) {
 			w.resume, w.message = s, message
 		}
 	}
@@ -986,29 +971,9 @@ func (r *Roster) Close() error {
 	err := r.closeRecords(all)
 	if r.users != nil {
 		if err == nil {
-			removeIdleFolder(r.cfg.StateDir, r.users)
+			statedir.RemoveIdle(r.cfg.StateDir, r.users)
 		}
 		r.users.Close()
-	}
-	return err
-}
-
-// writeWhole writes a file by a temporary file and a rename, so a reader
-// never sees part of it.
-func writeWhole(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-*")
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
 	}
 	return err
 }

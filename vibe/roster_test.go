@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
+	"github.com/builtin-tools/builtin-tools/vibe/runner"
+	"github.com/builtin-tools/builtin-tools/vibe/statedir"
 )
 
 func newRoster(t *testing.T, max int) *Roster {
@@ -21,7 +23,7 @@ func newRoster(t *testing.T, max int) *Roster {
 		t.Fatal(err)
 	}
 	r, err := New(Config{StateDir: t.TempDir(), Dir: t.TempDir(), MaxRunning: max, ResultChars: 500,
-		Backends: map[string]Backend{"fast": Command{Line: script, Grace: 500 * time.Millisecond}, "good": Command{Line: script + " good"}}})
+		Backends: map[string]runner.Backend{"fast": runner.Command{Line: script, Grace: 500 * time.Millisecond}, "good": runner.Command{Line: script + " good"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +249,7 @@ func TestBadInput(t *testing.T) {
 	if _, _, err := r.Send("w7", "hi"); err == nil || !strings.Contains(err.Error(), "the workers are w1") {
 		t.Errorf("unknown id: %v", err)
 	}
-	bad, err := New(Config{StateDir: t.TempDir(), Backends: map[string]Backend{"fast": Command{Line: "no-such-agent-cli --print"}}})
+	bad, err := New(Config{StateDir: t.TempDir(), Backends: map[string]runner.Backend{"fast": runner.Command{Line: "no-such-agent-cli --print"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -316,7 +318,7 @@ func TestLostWorker(t *testing.T) {
 	wait(t, r, true, time.Minute, in.ID)
 	// A command that records its own pid and then sleeps.
 	lost, err := New(Config{StateDir: t.TempDir(), Dir: t.TempDir(),
-		Backends: map[string]Backend{"fast": Command{Line: "echo $$ > " + pidFile + "; exec sleep 30"}}})
+		Backends: map[string]runner.Backend{"fast": runner.Command{Line: "echo $$ > " + pidFile + "; exec sleep 30"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -375,7 +377,7 @@ func TestWaitWithNoIDsSkipsReadResults(t *testing.T) {
 func sharedState(t *testing.T) (string, func() *Roster) {
 	script, _ := filepath.Abs("testdata/worker.sh")
 	state := filepath.Join(t.TempDir(), "root-state")
-	cfg := Config{StateDir: state, Dir: t.TempDir(), Backends: map[string]Backend{"fast": Command{Line: script}}}
+	cfg := Config{StateDir: state, Dir: t.TempDir(), Backends: map[string]runner.Backend{"fast": runner.Command{Line: script}}}
 	return state, func() *Roster {
 		r, err := New(cfg)
 		if err != nil {
@@ -404,7 +406,7 @@ func TestCloseRemovesTheIdleStateFolder(t *testing.T) {
 		t.Fatalf("the folder went while another roster used it: %v", err)
 	}
 	b.Close()
-	if ents, _ := os.ReadDir(state); len(ents) != 2 || ents[0].Name() != lastIDName || ents[1].Name() != rootName {
+	if ents, _ := os.ReadDir(state); len(ents) != 2 || ents[0].Name() != statedir.LastIDName || ents[1].Name() != statedir.RootName {
 		t.Fatalf("the idle state folder holds %v", ents)
 	}
 	c := open()

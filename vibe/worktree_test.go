@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
+	"github.com/builtin-tools/builtin-tools/vibe/runner"
 )
 
 func gitRepo(t *testing.T) string {
@@ -31,7 +32,7 @@ func gitRepo(t *testing.T) string {
 func isoRoster(t *testing.T, root string) *Roster {
 	t.Helper()
 	script, _ := filepath.Abs("testdata/worker.sh")
-	r, err := New(Config{StateDir: t.TempDir(), Dir: root, Backends: map[string]Backend{"fast": Command{Line: script}}})
+	r, err := New(Config{StateDir: t.TempDir(), Dir: root, Backends: map[string]runner.Backend{"fast": runner.Command{Line: script}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +110,7 @@ func TestCloseRemovesIdleWorktreesAndReportsKept(t *testing.T) {
 	root := gitRepo(t)
 	state := t.TempDir()
 	script, _ := filepath.Abs("testdata/worker.sh")
-	cfg := Config{StateDir: state, Dir: root, Backends: map[string]Backend{"fast": Command{Line: script, Grace: 500 * time.Millisecond}}}
+	cfg := Config{StateDir: state, Dir: root, Backends: map[string]runner.Backend{"fast": runner.Command{Line: script, Grace: 500 * time.Millisecond}}}
 	r, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -97,7 +97,7 @@ func (debugpy) Attach(t Target) (any, string, error) {
 		return debugpyAttach{ProcessID: t.PID, JustMyCode: true}, "", nil
 	}
 	if t.Port <= 0 {
-		return nil, "", badArg("attach with debugpy needs port (the program runs debugpy.listen(port)) or pid")
+		return nil, "", BadArg("attach with debugpy needs port (the program runs debugpy.listen(port)) or pid")
 	}
 	return debugpyAttach{Connect: &debugpyConnect{Host: "127.0.0.1", Port: t.Port}, JustMyCode: true, RedirectOutput: true},
 		fmt.Sprintf("127.0.0.1:%d", t.Port), nil

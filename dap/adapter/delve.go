@@ -88,7 +88,7 @@ func (delve) Launch(t Target) (any, error) {
 // Attach attaches to the process PID.
 func (delve) Attach(t Target) (any, string, error) {
 	if t.PID <= 0 {
-		return nil, "", badArg("attach with delve needs pid")
+		return nil, "", BadArg("attach with delve needs pid")
 	}
 	return delveAttach{Mode: "local", ProcessID: t.PID}, "", nil
 }

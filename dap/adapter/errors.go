@@ -22,6 +22,8 @@ func (e *Error) Error() string { return e.Msg }
 // Unwrap gives Kind, for errors.Is.
 func (e *Error) Unwrap() error { return e.Kind }
 
-func badArg(format string, args ...any) error {
+// BadArg is an Error of kind ErrBadArgument: the agent fixes it by
+// changing its arguments.
+func BadArg(format string, args ...any) error {
 	return &Error{Kind: ErrBadArgument, Msg: fmt.Sprintf(format, args...)}
 }

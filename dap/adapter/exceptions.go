@@ -40,13 +40,13 @@ func (spec Spec) DefaultExceptions(l LaunchSpec) []string {
 func (spec Spec) CheckExceptions(names []string) error {
 	for _, n := range names {
 		if strings.TrimSpace(n) == "" {
-			return badArg("exceptions holds an empty name; use %s", strings.Join(ExceptionKinds, ", "))
+			return BadArg("exceptions holds an empty name; use %s", strings.Join(ExceptionKinds, ", "))
 		}
 		if !slices.Contains(ExceptionKinds, n) {
 			continue
 		}
 		if _, ok := spec.ExceptionKinds[n]; !ok {
-			return badArg("%s has no filter for %s exceptions; it has %s (%s)", spec.ID, n, orNone(spec.Kinds()), spec.ExceptionNote)
+			return BadArg("%s has no filter for %s exceptions; it has %s (%s)", spec.ID, n, orNone(spec.Kinds()), spec.ExceptionNote)
 		}
 	}
 	return nil
@@ -80,10 +80,10 @@ func (spec Spec) ResolveExceptions(offered []string, names []string) ([]string, 
 			continue
 		}
 		if slices.Contains(ExceptionKinds, n) {
-			return nil, badArg("%s has no filter for %s exceptions; it has %s (%s)", spec.ID, n, orNone(spec.Kinds()), spec.ExceptionNote)
+			return nil, BadArg("%s has no filter for %s exceptions; it has %s (%s)", spec.ID, n, orNone(spec.Kinds()), spec.ExceptionNote)
 		}
 		if !slices.Contains(offered, n) {
-			return nil, badArg("%s offers no exception filter %q; use %s, or one of its own filters: %s", spec.ID, n, orNone(spec.Kinds()), orNone(offered))
+			return nil, BadArg("%s offers no exception filter %q; use %s, or one of its own filters: %s", spec.ID, n, orNone(spec.Kinds()), orNone(offered))
 		}
 		add(n)
 	}

@@ -73,7 +73,7 @@ func (lldb) Launch(t Target) (any, error) {
 // Attach attaches to the process PID.
 func (lldb) Attach(t Target) (any, string, error) {
 	if t.PID <= 0 {
-		return nil, "", badArg("attach with lldb needs pid")
+		return nil, "", BadArg("attach with lldb needs pid")
 	}
 	return lldbAttach{Pid: t.PID}, "", nil
 }

@@ -262,7 +262,7 @@ func markerDirs(ctx context.Context, g *pathguard.Guard) map[string][]string {
 func Named(id string) (Spec, error) {
 	a, ok := Lookup(id)
 	if !ok {
-		return Spec{}, badArg("unknown adapter %q; the adapters are %s", id, strings.Join(IDs(), ", "))
+		return Spec{}, BadArg("unknown adapter %q; the adapters are %s", id, strings.Join(IDs(), ", "))
 	}
 	return a, nil
 }
@@ -298,18 +298,18 @@ func ForProgram(g *pathguard.Guard, id, program, module string, abs string) (Spe
 	info, err := g.Stat(abs)
 	switch {
 	case err != nil:
-		return Spec{}, badArg("program %s does not exist", program)
+		return Spec{}, BadArg("program %s does not exist", program)
 	case info.IsDir():
 		if a, ok := Claimed(Claim{Kind: ClaimFolder, Path: abs, Guard: g}); ok {
 			return a, nil
 		}
-		return Spec{}, badArg("program %s is a folder without Go files; give a file, a Go package folder, or adapter", program)
+		return Spec{}, BadArg("program %s is a folder without Go files; give a file, a Go package folder, or adapter", program)
 	case info.Mode()&0o111 != 0:
 		if a, ok := Claimed(Claim{Kind: ClaimExecutable, Path: abs, Guard: g}); ok {
 			return a, nil
 		}
 	}
-	return Spec{}, badArg("cannot tell which adapter debugs %s; pass adapter (%s)", program, strings.Join(IDs(), ", "))
+	return Spec{}, BadArg("cannot tell which adapter debugs %s; pass adapter (%s)", program, strings.Join(IDs(), ", "))
 }
 
 // ForAttach picks the adapter for an attach: the one named, else the
@@ -321,26 +321,26 @@ func ForAttach(id string, port, pid int) (Spec, error) {
 	}
 	switch {
 	case port > 0 && pid > 0:
-		return Spec{}, badArg("attach takes port (a Python program that called debugpy.listen) or pid (a running process), not both")
+		return Spec{}, BadArg("attach takes port (a Python program that called debugpy.listen) or pid (a running process), not both")
 	case port > 0:
 		if a, ok := Claimed(Claim{Kind: ClaimPort}); ok {
 			return a, nil
 		}
-		return Spec{}, badArg("no adapter attaches to a port; pass pid")
+		return Spec{}, BadArg("no adapter attaches to a port; pass pid")
 	case pid <= 0:
-		return Spec{}, badArg("attach needs port (a Python program that called debugpy.listen on it) or pid (a running Go, Python, C, C++ or Rust program)")
+		return Spec{}, BadArg("attach needs port (a Python program that called debugpy.listen on it) or pid (a running Go, Python, C, C++ or Rust program)")
 	}
 	exe := "/proc/" + strconv.Itoa(pid) + "/exe"
 	if _, err := os.Readlink(exe); err != nil {
 		if _, serr := os.Stat("/proc/" + strconv.Itoa(pid)); serr != nil {
-			return Spec{}, badArg("no process %d is running", pid)
+			return Spec{}, BadArg("no process %d is running", pid)
 		}
-		return Spec{}, badArg("cannot tell what pid %d runs (%v); pass adapter (%s)", pid, err, orList(attachers()))
+		return Spec{}, BadArg("cannot tell what pid %d runs (%v); pass adapter (%s)", pid, err, orList(attachers()))
 	}
 	if a, ok := Claimed(Claim{Kind: ClaimProcess, Path: exe}); ok {
 		return a, nil
 	}
-	return Spec{}, badArg("no adapter claims what pid %d runs; pass adapter (%s)", pid, orList(attachers()))
+	return Spec{}, BadArg("no adapter claims what pid %d runs; pass adapter (%s)", pid, orList(attachers()))
 }
 
 // attachers are the ids of the adapters that attach.

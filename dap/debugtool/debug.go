@@ -9,6 +9,8 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/dap"
 	"github.com/builtin-tools/builtin-tools/dap/adapter"
+	"github.com/builtin-tools/builtin-tools/dap/breakpoint"
+	"github.com/builtin-tools/builtin-tools/dap/result"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
@@ -115,7 +117,7 @@ var actions = []action{
 		if p.Reference == "" {
 			return errors.New("variables needs reference, from scopes or from a variable with children")
 		}
-		format := func(r *dap.VariablesResult) string { return formatVariables(r, c.Budget().Chars()) }
+		format := func(r *result.VariablesResult) string { return formatVariables(r, c.Budget().Chars()) }
 		return fill(out, &out.Variables, format)(sup.Variables(ctx, p.Reference, p.All))
 	}},
 	{"evaluate", "evaluate (expression; frame_id, default the frame the stop showed)", func(ctx context.Context, c *registry.Call, sup *dap.Supervisor, p debugParams, out *DebugResult) error {
@@ -172,20 +174,20 @@ var DebugTool = registry.Descriptor{
 // DebugResult is the answer to one operation: the operation and the one
 // field it fills.
 type DebugResult struct {
-	Operation   string                 `json:"operation"`
-	Adapters    []adapter.Status       `json:"adapters,omitempty"`
-	Status      *dap.StatusResult      `json:"status,omitempty"`
-	Breakpoints *dap.BreakpointsResult `json:"breakpoints,omitempty"`
-	Stop        *dap.StopResult        `json:"stop,omitempty" jsonschema:"launch and resumes: where the program stopped, or that it exited or still runs"`
-	Threads     *dap.ThreadsResult     `json:"threads,omitempty"`
-	Stack       *dap.StackResult       `json:"stack,omitempty"`
-	Scopes      *dap.ScopesResult      `json:"scopes,omitempty"`
-	Variables   *dap.VariablesResult   `json:"variables,omitempty"`
-	Eval        *dap.EvalResult        `json:"eval,omitempty"`
-	SetVar      *dap.SetVarResult      `json:"set_variable,omitempty"`
-	Watch       *dap.WatchResult       `json:"watch,omitempty"`
-	Output      *dap.OutputResult      `json:"output,omitempty"`
-	Terminated  *dap.TerminateResult   `json:"terminated,omitempty"`
+	Operation   string                    `json:"operation"`
+	Adapters    []adapter.Status          `json:"adapters,omitempty"`
+	Status      *result.StatusResult      `json:"status,omitempty"`
+	Breakpoints *result.BreakpointsResult `json:"breakpoints,omitempty"`
+	Stop        *result.StopResult        `json:"stop,omitempty" jsonschema:"launch and resumes: where the program stopped, or that it exited or still runs"`
+	Threads     *result.ThreadsResult     `json:"threads,omitempty"`
+	Stack       *result.StackResult       `json:"stack,omitempty"`
+	Scopes      *result.ScopesResult      `json:"scopes,omitempty"`
+	Variables   *result.VariablesResult   `json:"variables,omitempty"`
+	Eval        *result.EvalResult        `json:"eval,omitempty"`
+	SetVar      *result.SetVarResult      `json:"set_variable,omitempty"`
+	Watch       *result.WatchResult       `json:"watch,omitempty"`
+	Output      *result.OutputResult      `json:"output,omitempty"`
+	Terminated  *result.TerminateResult   `json:"terminated,omitempty"`
 	text        string
 }
 
@@ -254,9 +256,9 @@ func setBreakpoints(ctx context.Context, c *registry.Call, sup *dap.Supervisor, 
 	if info.IsDir() {
 		return fmt.Errorf("%s is a folder; breakpoints go in a file", c.Rel(abs))
 	}
-	var lines []dap.LineSpec
+	var lines []breakpoint.LineSpec
 	for _, l := range p.Lines {
-		lines = append(lines, dap.LineSpec{Line: l, Condition: p.Condition, HitCondition: p.HitCond, LogMessage: p.LogMessage})
+		lines = append(lines, breakpoint.LineSpec{Line: l, Condition: p.Condition, HitCondition: p.HitCond, LogMessage: p.LogMessage})
 	}
 	clearAll := p.Lines != nil && len(p.Lines) == 0 && len(p.Remove) == 0
 	return fill(out, &out.Breakpoints, formatBreakpoints)(sup.SetBreakpoints(ctx, at, lines, p.Remove, clearAll))

@@ -8,13 +8,15 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/builtin-tools/builtin-tools/dap"
 	"github.com/builtin-tools/builtin-tools/dap/adapter"
+	"github.com/builtin-tools/builtin-tools/dap/breakpoint"
+	"github.com/builtin-tools/builtin-tools/dap/result"
+	"github.com/builtin-tools/builtin-tools/dap/stack"
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
 )
 
 // sessionLine is the header of every result that has a session.
-func sessionLine(s dap.SessionInfo) string {
+func sessionLine(s result.SessionInfo) string {
 	state := s.State
 	if s.State == "stopped" && s.Stop > 0 {
 		state = fmt.Sprintf("stopped (stop %d)", s.Stop)
@@ -22,7 +24,7 @@ func sessionLine(s dap.SessionInfo) string {
 	return fmt.Sprintf("[%s · %s · %s · %s left]", s.Adapter, s.Program, state, (time.Duration(s.RemainingSeconds) * time.Second).String())
 }
 
-func formatFrameSource(f *dap.Frame) string {
+func formatFrameSource(f *stack.Frame) string {
 	var b strings.Builder
 	for _, l := range f.Source {
 		mark := "  "
@@ -34,7 +36,7 @@ func formatFrameSource(f *dap.Frame) string {
 	return b.String()
 }
 
-func where(f *dap.Frame) string {
+func where(f *stack.Frame) string {
 	switch {
 	case f == nil:
 		return "an unknown place"
@@ -50,7 +52,7 @@ func where(f *dap.Frame) string {
 
 // expands says how a variable with a reference expands: the adapter's
 // count, or "expandable" when it gave none (never "0 children").
-func expands(v dap.Var) string {
+func expands(v stack.Var) string {
 	switch {
 	case v.Named > 0 && v.Indexed > 0:
 		return fmt.Sprintf("%s, %s", textcut.Count(v.Named, "named child", "named children"), textcut.Count(v.Indexed, "element", "elements"))
@@ -84,7 +86,7 @@ func hiddenNote(hidden []string) string {
 	return strings.Join(parts, "; ")
 }
 
-func formatVars(vars []dap.Var, more int) string {
+func formatVars(vars []stack.Var, more int) string {
 	var parts []string
 	for _, v := range vars {
 		s := v.Name + " = " + textcut.Ellipsis(strings.ReplaceAll(v.Value, "\n", " "), 120)
@@ -104,7 +106,7 @@ func formatVars(vars []dap.Var, more int) string {
 }
 
 // formatLocals is a stop's locals line, with what it left out.
-func formatLocals(r *dap.StopResult) string {
+func formatLocals(r *result.StopResult) string {
 	if len(r.Locals) == 0 && len(r.LocalsHidden) == 0 {
 		return ""
 	}
@@ -115,7 +117,7 @@ func formatLocals(r *dap.StopResult) string {
 	return s + "\n"
 }
 
-func neverHit(bps []dap.Breakpoint) string {
+func neverHit(bps []breakpoint.Source) string {
 	var parts []string
 	for _, b := range bps {
 		parts = append(parts, fmt.Sprintf("%s %s:%d", b.ID, b.File, b.Line))
@@ -123,7 +125,7 @@ func neverHit(bps []dap.Breakpoint) string {
 	return strings.Join(parts, ", ")
 }
 
-func neverHitFuncs(fs []dap.FuncBreakpoint) string {
+func neverHitFuncs(fs []breakpoint.Function) string {
 	var parts []string
 	for _, f := range fs {
 		parts = append(parts, f.ID+" "+f.Name)
@@ -131,7 +133,7 @@ func neverHitFuncs(fs []dap.FuncBreakpoint) string {
 	return strings.Join(parts, ", ")
 }
 
-func formatStop(r *dap.StopResult) string {
+func formatStop(r *result.StopResult) string {
 	var b strings.Builder
 	b.WriteString(sessionLine(r.Session) + "\n")
 	switch r.Outcome {
@@ -257,7 +259,7 @@ func interpreterNote(a adapter.Status) string {
 	return s
 }
 
-func formatBreakpointList(bps []dap.Breakpoint) string {
+func formatBreakpointList(bps []breakpoint.Source) string {
 	if len(bps) == 0 {
 		return "no breakpoints"
 	}
@@ -306,14 +308,14 @@ func placed(pending, verified bool, msg, none string) string {
 	return " — not verified: " + msg
 }
 
-func formatBreakpoints(r *dap.BreakpointsResult) string {
+func formatBreakpoints(r *result.BreakpointsResult) string {
 	var b strings.Builder
 	if r.Session != nil {
 		b.WriteString(sessionLine(*r.Session) + "\n")
 	}
 	b.WriteString("Breakpoints:\n")
 	for _, bp := range r.Breakpoints {
-		b.WriteString(formatBreakpointList([]dap.Breakpoint{bp}) + placed(r.Pending, bp.Verified, bp.Message, "the adapter could not place it yet") + "\n")
+		b.WriteString(formatBreakpointList([]breakpoint.Source{bp}) + placed(r.Pending, bp.Verified, bp.Message, "the adapter could not place it yet") + "\n")
 	}
 	for _, f := range r.Functions {
 		b.WriteString(formatFunc(f) + placed(r.Pending, f.Verified, f.Message, "the adapter could not place it") + "\n")
@@ -328,7 +330,7 @@ func formatBreakpoints(r *dap.BreakpointsResult) string {
 }
 
 // formatFunc is one function breakpoint's line.
-func formatFunc(f dap.FuncBreakpoint) string {
+func formatFunc(f breakpoint.Function) string {
 	s := fmt.Sprintf("  %s function %s", f.ID, f.Name)
 	var notes []string
 	if f.File != "" {
@@ -352,7 +354,7 @@ func formatFunc(f dap.FuncBreakpoint) string {
 	return s
 }
 
-func formatStatus(r *dap.StatusResult) string {
+func formatStatus(r *result.StatusResult) string {
 	var b strings.Builder
 	if r.Session == nil {
 		b.WriteString("No debug session runs.")
@@ -373,7 +375,7 @@ func formatStatus(r *dap.StatusResult) string {
 	return b.String()
 }
 
-func formatThreads(r *dap.ThreadsResult) string {
+func formatThreads(r *result.ThreadsResult) string {
 	var b strings.Builder
 	b.WriteString(sessionLine(r.Session) + "\n")
 	fmt.Fprintf(&b, "%s:\n", textcut.Count(r.Total, "thread", "threads"))
@@ -395,7 +397,7 @@ func formatThreads(r *dap.ThreadsResult) string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
-func formatStack(r *dap.StackResult) string {
+func formatStack(r *result.StackResult) string {
 	var b strings.Builder
 	b.WriteString(sessionLine(r.Session) + "\n")
 	fmt.Fprintf(&b, "Stack of thread %d:\n", r.ThreadID)
@@ -413,7 +415,7 @@ func formatStack(r *dap.StackResult) string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
-func formatScopes(r *dap.ScopesResult) string {
+func formatScopes(r *result.ScopesResult) string {
 	var b strings.Builder
 	b.WriteString(sessionLine(r.Session) + "\n")
 	fmt.Fprintf(&b, "Scopes of frame %s:\n", r.Frame)
@@ -430,7 +432,7 @@ func formatScopes(r *dap.ScopesResult) string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
-func formatVariables(r *dap.VariablesResult, budget int) string {
+func formatVariables(r *result.VariablesResult, budget int) string {
 	// Values share the output budget: when all of them whole would not fit,
 	// each is cut to its share, and the result says so.
 	share := 400
@@ -487,7 +489,7 @@ func sentence(s string) string {
 	return s
 }
 
-func formatEval(r *dap.EvalResult) string {
+func formatEval(r *result.EvalResult) string {
 	head := sessionLine(r.Session) + "\n"
 	note := ""
 	if r.Note != "" {
@@ -516,7 +518,7 @@ func formatEval(r *dap.EvalResult) string {
 	return head + s + note
 }
 
-func formatOutput(r *dap.OutputResult) string {
+func formatOutput(r *result.OutputResult) string {
 	head := sessionLine(r.Session) + "\n"
 	if r.Output == "" {
 		return head + "No new output."
@@ -531,7 +533,7 @@ func formatOutput(r *dap.OutputResult) string {
 	return s
 }
 
-func formatTerminate(r *dap.TerminateResult) string {
+func formatTerminate(r *result.TerminateResult) string {
 	var s string
 	program := "the program"
 	if r.PID > 0 {
@@ -540,23 +542,23 @@ func formatTerminate(r *dap.TerminateResult) string {
 	switch {
 	case r.Core:
 		s = fmt.Sprintf("Closed %s: the adapter is gone; no program ran, and the core file is unchanged.", r.Program)
-	case r.Detached && r.Debuggee == dap.DebuggeeRunning:
+	case r.Detached && r.Debuggee == result.DebuggeeRunning:
 		s = fmt.Sprintf("Detached from %s; %s is still running. (To end it: attach again, then terminate with terminate_debuggee: true.)", r.Program, program)
-	case r.Detached && r.Debuggee == dap.DebuggeeStopped:
+	case r.Detached && r.Debuggee == result.DebuggeeStopped:
 		s = fmt.Sprintf("Detached from %s; %s is still there but stopped (held by a signal or a tracer), not running.", r.Program, program)
-	case r.Detached && r.Debuggee == dap.DebuggeeEnded:
+	case r.Detached && r.Debuggee == result.DebuggeeEnded:
 		s = fmt.Sprintf("Detached from %s; %s has ended (it was not ended by terminate).", r.Program, program)
 	case r.Detached:
 		s = fmt.Sprintf("Detached from %s, and the adapter is gone; whether the program still runs is unknown: the adapter never said its pid.", r.Program)
-	case r.Debuggee == dap.DebuggeeEnded && r.Attached:
+	case r.Debuggee == result.DebuggeeEnded && r.Attached:
 		s = fmt.Sprintf("Terminated %s: %s has ended", r.Program, program)
 		if r.Killed {
 			s += " (the adapter's disconnect did not end it, so it was sent SIGKILL)"
 		}
 		s += "; the adapter and its files are gone."
-	case r.Debuggee == dap.DebuggeeEnded:
+	case r.Debuggee == result.DebuggeeEnded:
 		s = fmt.Sprintf("Terminated %s: %s has ended; the adapter and its files are gone.", r.Program, program)
-	case r.Debuggee == dap.DebuggeeUnknown:
+	case r.Debuggee == result.DebuggeeUnknown:
 		s = fmt.Sprintf("Terminated %s: the session and its files are gone; the adapter never said the program's pid, so whether the program ended is not known.", r.Program)
 	default:
 		s = fmt.Sprintf("Terminated %s: the adapter and its files are gone, but %s is still %s.", r.Program, program, r.Debuggee)
@@ -583,7 +585,7 @@ func formatTerminate(r *dap.TerminateResult) string {
 }
 
 // formatExceptions says what a launched program stops on.
-func formatExceptions(adapter string, e *dap.ExceptionsSet) string {
+func formatExceptions(adapter string, e *result.ExceptionsSet) string {
 	if len(e.Kinds) == 0 {
 		return "Stops on no exceptions (exceptions: [] was asked)."
 	}
@@ -597,7 +599,7 @@ func formatExceptions(adapter string, e *dap.ExceptionsSet) string {
 	return s + " (the adapter offers no filter for them)."
 }
 
-func formatSetVar(r *dap.SetVarResult) string {
+func formatSetVar(r *result.SetVarResult) string {
 	var b strings.Builder
 	b.WriteString(sessionLine(r.Session) + "\n")
 	if r.TimedOut || r.Value == nil {
@@ -618,7 +620,7 @@ func formatSetVar(r *dap.SetVarResult) string {
 }
 
 // formatRunTo says how a run_to_line ended.
-func formatRunTo(rt *dap.RunToResult, outcome string) string {
+func formatRunTo(rt *result.RunToResult, outcome string) string {
 	at := fmt.Sprintf("%s:%d", rt.File, rt.Line)
 	bp := "its one-shot breakpoint was removed"
 	if rt.Existing != "" {
@@ -638,7 +640,7 @@ func formatRunTo(rt *dap.RunToResult, outcome string) string {
 	return "run_to_line " + at + ": not reached — the program ended first."
 }
 
-func formatWatch(r *dap.WatchResult) string {
+func formatWatch(r *result.WatchResult) string {
 	var b strings.Builder
 	b.WriteString(sessionLine(r.Session) + "\nWatchpoints:\n")
 	for _, w := range r.Watchpoints {
@@ -663,7 +665,7 @@ func formatWatch(r *dap.WatchResult) string {
 }
 
 // formatCore is a core's threads and the crashing thread's stack.
-func formatCore(c *dap.CoreInfo) string {
+func formatCore(c *result.CoreInfo) string {
 	var b strings.Builder
 	if len(c.Threads) > 0 {
 		fmt.Fprintf(&b, "Threads (%d):\n", c.Total)

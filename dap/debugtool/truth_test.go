@@ -18,6 +18,7 @@ import (
 	"github.com/builtin-tools/builtin-tools/dap"
 	"github.com/builtin-tools/builtin-tools/dap/adapter"
 	"github.com/builtin-tools/builtin-tools/dap/debugtool"
+	"github.com/builtin-tools/builtin-tools/dap/result"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
@@ -248,7 +249,7 @@ func TestTerminateAfterAttach(t *testing.T) {
 			if isErr || !strings.Contains(text, "Detached") || !strings.Contains(text, want) {
 				t.Fatalf("terminate after attach: %s", text)
 			}
-			if out.Terminated == nil || !out.Terminated.Detached || out.Terminated.Debuggee != dap.DebuggeeRunning || out.Terminated.PID != pid {
+			if out.Terminated == nil || !out.Terminated.Detached || out.Terminated.Debuggee != result.DebuggeeRunning || out.Terminated.PID != pid {
 				t.Errorf("structured: %+v", out.Terminated)
 			}
 			// Past many turns of its loop, breakpoint line included: a real
@@ -263,7 +264,7 @@ func TestTerminateAfterAttach(t *testing.T) {
 			if isErr || !strings.Contains(text, fmt.Sprintf("pid %d, has ended", pid)) {
 				t.Fatalf("terminate with terminate_debuggee: %s", text)
 			}
-			if out.Terminated == nil || out.Terminated.Debuggee != dap.DebuggeeEnded {
+			if out.Terminated == nil || out.Terminated.Debuggee != result.DebuggeeEnded {
 				t.Errorf("structured: %+v", out.Terminated)
 			}
 			if !testenv.Exits(pid, time.Second) {

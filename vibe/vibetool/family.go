@@ -26,6 +26,8 @@ import (
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/vibe"
+	"github.com/builtin-tools/builtin-tools/vibe/agentstream"
+	"github.com/builtin-tools/builtin-tools/vibe/runner"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -41,7 +43,7 @@ type Config struct {
 	Commands map[string]string
 	// Backends are a harness's own backends, keyed the same way; they win
 	// over Commands.
-	Backends map[string]vibe.Backend
+	Backends map[string]runner.Backend
 	// MaxRunning bounds the workers running at once (default 4).
 	MaxRunning int
 	// Timeout is a worker's time limit unless vibe_spawn gives one
@@ -110,13 +112,13 @@ var Family = registry.Family[*Roster]{
 		if !cfg.On {
 			return nil, registry.ErrSkip
 		}
-		backends := map[string]vibe.Backend{}
+		backends := map[string]runner.Backend{}
 		for key, line := range cfg.Commands {
 			k, err := backendKey(key)
 			if err != nil {
 				return nil, err
 			}
-			backends[k] = vibe.Command{Line: line}
+			backends[k] = runner.Command{Line: line}
 		}
 		for key, b := range cfg.Backends {
 			k, err := backendKey(key)
@@ -156,7 +158,7 @@ func backendKey(key string) (string, error) {
 		return tier, nil
 	}
 	switch mode {
-	case vibe.ModeNormal, vibe.ModePlan, vibe.ModeReadOnly:
+	case runner.ModeNormal, runner.ModePlan, runner.ModeReadOnly:
 		return vibe.BackendKey(tier, mode), nil
 	}
 	return "", fmt.Errorf("vibe: unknown mode %q in %q; a worker command is for normal, plan or readonly mode (fast@plan='CMD')", mode, key)
@@ -244,7 +246,7 @@ func describe(b *strings.Builder, in vibe.Info, full bool, room int) {
 	if in.Runs > 1 {
 		fmt.Fprintf(b, ", run %d", in.Runs)
 	}
-	if in.Mode != "" && in.Mode != vibe.ModeNormal {
+	if in.Mode != "" && in.Mode != runner.ModeNormal {
 		fmt.Fprintf(b, ", started from %s mode", in.Mode)
 	}
 	fmt.Fprintf(b, "\n  backend: %s\n", in.Backend)
@@ -269,7 +271,7 @@ func describe(b *strings.Builder, in vibe.Info, full bool, room int) {
 		b.WriteString("\n")
 	}
 	if in.MaxCost > 0 || in.MaxTokens > 0 {
-		var spent vibe.Usage
+		var spent agentstream.Usage
 		if in.Spent != nil {
 			spent = *in.Spent
 		}
@@ -363,8 +365,8 @@ func resultRoom(c *registry.Call, n int) int {
 
 // gate is what a call passes on to the worker it starts: its mode and the
 // run's approval policy.
-func gate(c *registry.Call) vibe.Gate {
-	return vibe.Gate{Mode: string(c.Mode), Approve: c.Policy().String()}
+func gate(c *registry.Call) runner.Gate {
+	return runner.Gate{Mode: string(c.Mode), Approve: c.Policy().String()}
 }
 
 func (r *Roster) finish(res Result, b *strings.Builder) Result {

@@ -11,6 +11,7 @@ import (
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
 	"github.com/builtin-tools/builtin-tools/vibe"
+	"github.com/builtin-tools/builtin-tools/vibe/runner"
 )
 
 type spawnParams struct {
@@ -54,7 +55,7 @@ func spawn(ctx context.Context, c *registry.Call, r *Roster, p spawnParams) (Res
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "started %s %q [%s] (%s", in.ID, in.Label, in.Tier, in.Status)
-	if in.Mode != vibe.ModeNormal {
+	if in.Mode != runner.ModeNormal {
 		fmt.Fprintf(&b, ", in %s mode", in.Mode)
 	}
 	fmt.Fprintf(&b, "); backend: %s\n", in.Backend)

@@ -1,4 +1,4 @@
-package vibe
+package statedir
 
 import (
 	"fmt"
@@ -9,12 +9,12 @@ import (
 	"unicode/utf8"
 )
 
-// sink takes a run's output as it arrives: all of it goes to a part file
+// Sink takes a run's output as it arrives: all of it goes to a part file
 // in the worker's folder (renamed to the result file when the run ends, so
 // no reader sees half of it), and the first bytes stay in memory for the
 // answer. When the file cannot be made, the output is kept in memory up to
-// memoryMax instead and the rest counted as dropped.
-type sink struct {
+// memMax instead and the rest counted as dropped.
+type Sink struct {
 	mu      sync.Mutex
 	part    string // the part file's path, "" without one
 	f       *os.File
@@ -25,19 +25,21 @@ type sink struct {
 	kept    int64 // bytes the file holds
 }
 
-func newSink(part string, headMax int) *sink {
-	s := &sink{part: part, headMax: headMax}
+// NewSink makes the sink of a run whose part file is part, keeping its
+// first headMax bytes in memory (memMax without the file).
+func NewSink(part string, headMax, memMax int) *Sink {
+	s := &Sink{part: part, headMax: headMax}
 	f, err := os.OpenFile(part, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
 	if err != nil {
 		s.ferr, s.part = err, ""
-		s.headMax = memoryMax
+		s.headMax = memMax
 		return s
 	}
 	s.f = f
 	return s
 }
 
-func (s *sink) Write(p []byte) (int, error) {
+func (s *Sink) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.n += int64(len(p))
@@ -57,28 +59,29 @@ func (s *sink) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func (s *sink) empty() bool {
+// Empty says whether nothing was written.
+func (s *Sink) Empty() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.n == 0
 }
 
-// output is what a sink holds once the run ended.
-type output struct {
-	head  string // the start, as valid UTF-8
-	whole bool   // head is all of it
-	file  string // the file holding it, "" when none does
-	bytes int64
-	notes []string
+// Output is what a sink holds once the run ended.
+type Output struct {
+	Head  string // the start, as valid UTF-8
+	Whole bool   // Head is all of it
+	File  string // the file holding it, "" when none does
+	Bytes int64
+	Notes []string
 }
 
-// close ends the sink: the part file becomes resultPath (or is removed
+// Close ends the sink: the part file becomes resultPath (or is removed
 // when nothing was written).
-func (s *sink) close(resultPath string) output {
+func (s *Sink) Close(resultPath string) Output {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	o := output{bytes: s.n, whole: int64(len(s.head)) == s.n}
-	o.head = validPrefix(s.head)
+	o := Output{Bytes: s.n, Whole: int64(len(s.head)) == s.n}
+	o.Head = ValidPrefix(s.head)
 	if s.f != nil {
 		s.f.Close()
 		s.f = nil
@@ -90,21 +93,21 @@ func (s *sink) close(resultPath string) output {
 			os.Remove(s.part)
 			s.ferr = err
 		} else {
-			o.file = resultPath
+			o.File = resultPath
 		}
 	}
-	if s.ferr != nil && !o.whole {
-		if o.file != "" && s.kept < s.n {
-			o.notes = append(o.notes, fmt.Sprintf("the result file holds only the first %d of %d bytes of output (%v)", s.kept, s.n, s.ferr))
-		} else if o.file == "" {
-			o.notes = append(o.notes, fmt.Sprintf("the output could not be written to the state folder (%v); %d bytes past the first %d were not kept", s.ferr, s.n-int64(len(s.head)), len(s.head)))
+	if s.ferr != nil && !o.Whole {
+		if o.File != "" && s.kept < s.n {
+			o.Notes = append(o.Notes, fmt.Sprintf("the result file holds only the first %d of %d bytes of output (%v)", s.kept, s.n, s.ferr))
+		} else if o.File == "" {
+			o.Notes = append(o.Notes, fmt.Sprintf("the output could not be written to the state folder (%v); %d bytes past the first %d were not kept", s.ferr, s.n-int64(len(s.head)), len(s.head)))
 		}
 	}
 	return o
 }
 
-// discard drops the part file: the run's result came another way.
-func (s *sink) discard() {
+// Discard drops the part file: the run's result came another way.
+func (s *Sink) Discard() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.f != nil {
@@ -116,8 +119,8 @@ func (s *sink) discard() {
 	}
 }
 
-// validPrefix is b without a character cut at its end, as valid UTF-8.
-func validPrefix(b []byte) string {
+// ValidPrefix is b without a character cut at its end, as valid UTF-8.
+func ValidPrefix(b []byte) string {
 	for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax; i-- {
 		if utf8.RuneStart(b[i]) {
 			if !utf8.FullRune(b[i:]) {
@@ -129,8 +132,8 @@ func validPrefix(b []byte) string {
 	return strings.ToValidUTF8(string(b), "\uFFFD")
 }
 
-// readHead reads the first n bytes of a file.
-func readHead(path string, n int) ([]byte, int64, error) {
+// ReadHead reads the first n bytes of a file.
+func ReadHead(path string, n int) ([]byte, int64, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, 0, err

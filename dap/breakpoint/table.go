@@ -1,4 +1,10 @@
-package dap
+// Package breakpoint is the table of breakpoints a debugging run keeps
+// across its sessions: line breakpoints by file (with run_to_line's
+// one-shot ones) and function breakpoints, each with a stable id, its
+// settings, the adapter's last answer and its hits. It counts hits by the
+// adapter's ids or by place and knows what the adapter said it supports;
+// it sends nothing and knows nothing of connections or sessions.
+package breakpoint
 
 import (
 	"fmt"
@@ -7,13 +13,14 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/builtin-tools/builtin-tools/dap/adapter"
 	godap "github.com/google/go-dap"
 )
 
-// Breakpoint is one line breakpoint, kept by the supervisor across
+// Source is one line breakpoint, kept by the supervisor across
 // sessions: set before a launch, merged per file before every
 // setBreakpoints, with a stable id and its own hit count.
-type Breakpoint struct {
+type Source struct {
 	ID           string `json:"id" jsonschema:"stable id, b1, b2, ..."`
 	File         string `json:"file" jsonschema:"relative to the root"`
 	Line         int    `json:"line" jsonschema:"the line asked for"`
@@ -32,25 +39,25 @@ type Breakpoint struct {
 	temp        bool // run_to_line's one-shot breakpoint, not listed
 }
 
-// at is the line the breakpoint is on: where the adapter put it, else the
+// At is the line the breakpoint is on: where the adapter put it, else the
 // one asked for.
-func (bp *Breakpoint) at() int {
+func (bp *Source) At() int {
 	if bp.BoundLine > 0 {
 		return bp.BoundLine
 	}
 	return bp.Line
 }
 
-// Breakpoints is the set kept for a run.
-type Breakpoints struct {
+// Table is the breakpoints kept for a run.
+type Table struct {
 	mu     sync.Mutex
 	next   int
-	byFile map[string][]*Breakpoint
-	funcs  []*FuncBreakpoint
+	byFile map[string][]*Source
+	funcs  []*Function
 }
 
-// NewBreakpoints makes an empty set.
-func NewBreakpoints() *Breakpoints { return &Breakpoints{byFile: map[string][]*Breakpoint{}} }
+// NewTable makes an empty table.
+func NewTable() *Table { return &Table{byFile: map[string][]*Source{}} }
 
 // LineSpec is a breakpoint asked for on one line.
 type LineSpec struct {
@@ -58,39 +65,39 @@ type LineSpec struct {
 	Condition, HitCondition, LogMessage string
 }
 
-// MaxBreakpointLines caps the lines one call may set and the breakpoints
+// MaxLines caps the lines one call may set and the breakpoints
 // one file may hold: every one is sent to the adapter at each change of the
 // file and at every launch.
-const MaxBreakpointLines = 1000
+const MaxLines = 1000
 
 // Set adds lines to file's breakpoints, updating those already on a line
 // (which keep their id and hits); clear drops the file's. remove drops
-// lines. A file that would hold more than MaxBreakpointLines is refused,
+// lines. A file that would hold more than MaxLines is refused,
 // unchanged.
-func (b *Breakpoints) Set(file string, lines []LineSpec, remove []int, clear bool) error {
+func (b *Table) Set(file string, lines []LineSpec, remove []int, clear bool) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if clear {
 		delete(b.byFile, file)
 		return nil
 	}
-	byLine := make(map[int]*Breakpoint, len(b.byFile[file])+len(lines))
+	byLine := make(map[int]*Source, len(b.byFile[file])+len(lines))
 	for _, bp := range b.byFile[file] {
 		byLine[bp.Line] = bp
 	}
 	for _, l := range remove {
 		delete(byLine, l)
 	}
-	var added []*Breakpoint
+	var added []*Source
 	for _, l := range lines {
 		if _, ok := byLine[l.Line]; !ok {
-			bp := &Breakpoint{File: file, Line: l.Line}
+			bp := &Source{File: file, Line: l.Line}
 			byLine[l.Line] = bp
 			added = append(added, bp)
 		}
 	}
-	if len(byLine) > MaxBreakpointLines {
-		return badArg("%s would hold %d breakpoints; at most %d per file are kept (each is sent to the adapter at every change and launch): remove some, or break on fewer lines", file, len(byLine), MaxBreakpointLines)
+	if len(byLine) > MaxLines {
+		return adapter.BadArg("%s would hold %d breakpoints; at most %d per file are kept (each is sent to the adapter at every change and launch): remove some, or break on fewer lines", file, len(byLine), MaxLines)
 	}
 	for _, bp := range added {
 		b.next++
@@ -105,33 +112,33 @@ func (b *Breakpoints) Set(file string, lines []LineSpec, remove []int, clear boo
 		delete(b.byFile, file)
 		return nil
 	}
-	cur := make([]*Breakpoint, 0, len(byLine))
+	cur := make([]*Source, 0, len(byLine))
 	for _, bp := range byLine {
 		cur = append(cur, bp)
 	}
-	slices.SortFunc(cur, func(x, y *Breakpoint) int { return x.Line - y.Line })
+	slices.SortFunc(cur, func(x, y *Source) int { return x.Line - y.Line })
 	b.byFile[file] = cur
 	return nil
 }
 
-// files lists the files with breakpoints, sorted.
-func (b *Breakpoints) files() []string {
+// Files lists the files with breakpoints, sorted.
+func (b *Table) Files() []string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return sortedFiles(b.byFile)
 }
 
-func (b *Breakpoints) inFile(file string) []*Breakpoint {
+func (b *Table) InFile(file string) []*Source {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return slices.Clone(b.byFile[file])
 }
 
 // All returns copies of every breakpoint, by file then line.
-func (b *Breakpoints) All() []Breakpoint {
+func (b *Table) All() []Source {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	out := []Breakpoint{} // a list, never null, in a result
+	out := []Source{} // a list, never null, in a result
 	for _, f := range sortedFiles(b.byFile) {
 		for _, bp := range b.byFile[f] {
 			if !bp.temp {
@@ -142,7 +149,7 @@ func (b *Breakpoints) All() []Breakpoint {
 	return out
 }
 
-func sortedFiles(m map[string][]*Breakpoint) []string {
+func sortedFiles(m map[string][]*Source) []string {
 	var out []string
 	for f := range m {
 		out = append(out, f)
@@ -151,12 +158,12 @@ func sortedFiles(m map[string][]*Breakpoint) []string {
 	return out
 }
 
-// bound records the adapter's answer to a setBreakpoints, in request order.
-func (b *Breakpoints) bound(file string, got []godap.Breakpoint, caps capabilities) {
+// Bound records the adapter's answer to a setBreakpoints, in request order.
+func (b *Table) Bound(file string, got []godap.Breakpoint, s Support) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for i, bp := range b.byFile[file] {
-		bp.Unsupported = unsupported(caps, bp.Condition, bp.HitCondition, bp.LogMessage)
+		bp.Unsupported = unsupported(s, bp.Condition, bp.HitCondition, bp.LogMessage)
 		if i >= len(got) {
 			bp.Verified, bp.Message = false, "the adapter did not answer for it"
 			continue
@@ -169,24 +176,28 @@ func (b *Breakpoints) bound(file string, got []godap.Breakpoint, caps capabiliti
 	}
 }
 
+// Support is what the adapter's initialize answer says it supports of a
+// breakpoint's settings; a setting it does not support is not sent.
+type Support struct{ Condition, HitCondition, LogMessage bool }
+
 // unsupported names the settings given that the adapter does not
 // support, and that were therefore not sent: "condition, hit_condition".
-func unsupported(caps capabilities, cond, hitCond, logMessage string) string {
+func unsupported(s Support, cond, hitCond, logMessage string) string {
 	var un []string
-	if cond != "" && !caps.SupportsConditionalBreakpoints {
+	if cond != "" && !s.Condition {
 		un = append(un, "condition")
 	}
-	if hitCond != "" && !caps.SupportsHitConditionalBreakpoints {
+	if hitCond != "" && !s.HitCondition {
 		un = append(un, "hit_condition")
 	}
-	if logMessage != "" && !caps.SupportsLogPoints {
+	if logMessage != "" && !s.LogMessage {
 		un = append(un, "log_message")
 	}
 	return strings.Join(un, ", ")
 }
 
-// update applies a breakpoint event (delve and lldb-dap verify late).
-func (b *Breakpoints) update(g godap.Breakpoint) {
+// Update applies a breakpoint event (delve and lldb-dap verify late).
+func (b *Table) Update(g godap.Breakpoint) {
 	if g.Id == 0 {
 		return
 	}
@@ -212,9 +223,9 @@ func (b *Breakpoints) update(g godap.Breakpoint) {
 	}
 }
 
-// hit counts a stop at breakpoints: by the adapter's ids when it gives
+// Hit counts a stop at breakpoints: by the adapter's ids when it gives
 // them, else by the stop's file and line. It returns the ids hit.
-func (b *Breakpoints) hit(adapterIDs []int, file string, line int) []string {
+func (b *Table) Hit(adapterIDs []int, file string, line int) []string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	var ids []string
@@ -224,7 +235,7 @@ func (b *Breakpoints) hit(adapterIDs []int, file string, line int) []string {
 			if len(adapterIDs) > 0 {
 				match = bp.adapterID != 0 && slices.Contains(adapterIDs, bp.adapterID)
 			} else {
-				match = bp.File == file && bp.at() == line
+				match = bp.File == file && bp.At() == line
 			}
 			if match {
 				bp.Hits++
@@ -236,12 +247,12 @@ func (b *Breakpoints) hit(adapterIDs []int, file string, line int) []string {
 	return ids
 }
 
-// cleanFile turns a path into the slash form the set is keyed by.
-func cleanFile(rel string) string { return path.Clean(strings.ReplaceAll(rel, "\\", "/")) }
+// CleanFile turns a path into the slash form the set is keyed by.
+func CleanFile(rel string) string { return path.Clean(strings.ReplaceAll(rel, "\\", "/")) }
 
-// reset zeroes the hit counts, and with ids the adapter's ids too: a new
+// Reset zeroes the hit counts, and with ids the adapter's ids too: a new
 // session's start (a restart in the same adapter keeps its ids).
-func (b *Breakpoints) reset(ids bool) {
+func (b *Table) Reset(ids bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for _, list := range b.byFile {
@@ -260,15 +271,69 @@ func (b *Breakpoints) reset(ids bool) {
 	}
 }
 
-// idsAt lists breakpoints bound at file:line.
-func (b *Breakpoints) idsAt(file string, line int) []string {
+// IDsAt lists breakpoints bound at file:line.
+func (b *Table) IDsAt(file string, line int) []string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	var ids []string
 	for _, bp := range b.byFile[file] {
-		if bp.at() == line {
+		if bp.At() == line {
 			ids = append(ids, bp.ID)
 		}
 	}
 	return ids
+}
+
+// AddTemp puts a one-shot breakpoint on file:line, or finds one there.
+func (b *Table) AddTemp(file string, line int) (id string, existed bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, bp := range b.byFile[file] {
+		if bp.Line == line {
+			return bp.ID, true
+		}
+	}
+	b.next++
+	bp := &Source{ID: fmt.Sprintf("t%d", b.next), File: file, Line: line, temp: true}
+	list := append(b.byFile[file], bp)
+	slices.SortFunc(list, func(x, y *Source) int { return x.Line - y.Line })
+	b.byFile[file] = list
+	return bp.ID, false
+}
+
+// RemoveTemp drops a one-shot breakpoint.
+func (b *Table) RemoveTemp(file, id string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	list := slices.DeleteFunc(slices.Clone(b.byFile[file]), func(bp *Source) bool { return bp.temp && bp.ID == id })
+	if len(list) == 0 {
+		delete(b.byFile, file)
+		return
+	}
+	b.byFile[file] = list
+}
+
+func (b *Table) Get(file, id string) (Source, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, bp := range b.byFile[file] {
+		if bp.ID == id {
+			return *bp, true
+		}
+	}
+	return Source{}, false
+}
+
+// DropTemps removes one-shot breakpoints a session that ended left.
+func (b *Table) DropTemps() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for f, list := range b.byFile {
+		list = slices.DeleteFunc(list, func(bp *Source) bool { return bp.temp })
+		if len(list) == 0 {
+			delete(b.byFile, f)
+		} else {
+			b.byFile[f] = list
+		}
+	}
 }

@@ -1,4 +1,11 @@
-package vibe
+// Package worktree is the git layer under vibe's workers: the worktree a
+// worker that asks for isolation runs in (a branch of its own from the
+// root's HEAD, kept outside the root), what the checkout held at spawn,
+// what the worker did there, and the merge of its branch into the root's.
+// Every git command runs without the repository's hooks, fsmonitor, filter
+// and merge drivers, so nothing the checkout names is run. It knows nothing
+// of rosters, records or tools.
+package worktree
 
 import (
 	"bytes"
@@ -31,8 +38,8 @@ import (
 
 var worktreeMu sync.Mutex
 
-// isolation is a worker's worktree; it is kept in the worker's record.
-type isolation struct {
+// Tree is a worker's worktree; vibe keeps it in the worker's record.
+type Tree struct {
 	Repo string `json:"repo"` // the repository's top folder
 	Sub  string `json:"sub"`  // the root's path inside it
 	Base string `json:"base"` // the commit the branch started from
@@ -117,16 +124,16 @@ func (c *capped) Write(p []byte) (int, error) {
 
 var branchUnsafe = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
-// checkout is the root's repository as a worktree spawn finds it.
-type checkout struct {
-	repo, sub, head string
-	// uncommitted are the tracked files with changes not committed (staged
-	// or not), untracked the files git does not track; both relative to
+// Checkout is the root's repository as a worktree spawn finds it.
+type Checkout struct {
+	Repo, Sub, Head string
+	// Uncommitted are the tracked files with changes not committed (staged
+	// or not), Untracked the files git does not track; both relative to
 	// the repository's top folder.
-	uncommitted, untracked []string
-	// stash is the commit `git stash create` made of the uncommitted
+	Uncommitted, Untracked []string
+	// Stash is the commit `git stash create` made of the uncommitted
 	// changes, when they are carried.
-	stash string
+	Stash string
 }
 
 // repoOf says whether root is inside a git repository with a commit.
@@ -148,24 +155,24 @@ func repoOf(ctx context.Context, root string) (repo, sub, head string, err error
 	return repo, sub, head, nil
 }
 
-// inspect reads the checkout a worktree worker starts from: its HEAD and
+// Inspect reads the checkout a worktree worker starts from: its HEAD and
 // its uncommitted files; with carry, it records the uncommitted changes of
 // tracked files as a stash commit (which changes no ref, no index and no
 // file).
-func inspect(root string, carry bool) (*checkout, error) {
+func Inspect(root string, carry bool) (*Checkout, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	repo, sub, head, err := repoOf(ctx, root)
 	if err != nil {
 		return nil, err
 	}
-	co := &checkout{repo: repo, sub: sub, head: head}
+	co := &Checkout{Repo: repo, Sub: sub, Head: head}
 	st, err := gitRaw(ctx, repo, "status", "--porcelain=v1", "-z", "--untracked-files=normal")
 	if err != nil {
 		return nil, fmt.Errorf("reading the checkout's uncommitted changes: %w", err)
 	}
-	co.uncommitted, co.untracked = parseStatus(st)
-	if carry && len(co.uncommitted) > 0 {
+	co.Uncommitted, co.Untracked = parseStatus(st)
+	if carry && len(co.Uncommitted) > 0 {
 		sha, err := git(ctx, repo, "stash", "create", "vibe: the checkout's uncommitted changes")
 		if err != nil {
 			return nil, fmt.Errorf("recording the uncommitted changes to carry: %w", err)
@@ -174,9 +181,9 @@ func inspect(root string, carry bool) (*checkout, error) {
 			// The stash's first parent is the HEAD it was made on, which a
 			// commit since the rev-parse above may have moved.
 			if base, err := git(ctx, repo, "rev-parse", sha+"^1"); err == nil {
-				co.head = base
+				co.Head = base
 			}
-			co.stash = sha
+			co.Stash = sha
 		}
 	}
 	return co, nil
@@ -206,8 +213,9 @@ func parseStatus(s string) (changed, untracked []string) {
 	return changed, untracked
 }
 
-// addWorktree makes the worktree of worker id from co.
-func addWorktree(stateDir string, co *checkout, label, id, suffix string) (*isolation, error) {
+// Add makes the worktree of worker id from co, in stateDir/worktrees/id,
+// on a branch named by label, id and the roster's suffix.
+func Add(stateDir string, co *Checkout, label, id, suffix string) (*Tree, error) {
 	worktreeMu.Lock()
 	defer worktreeMu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -216,31 +224,31 @@ func addWorktree(stateDir string, co *checkout, label, id, suffix string) (*isol
 	if name == "" {
 		name = "worker"
 	}
-	iso := &isolation{Repo: co.repo, Sub: co.sub, Base: co.head, DiffBase: co.head,
+	iso := &Tree{Repo: co.Repo, Sub: co.Sub, Base: co.Head, DiffBase: co.Head,
 		Branch: "vibe/" + name + "-" + id + "-" + suffix, Dir: filepath.Join(stateDir, "worktrees", id)}
 	if err := os.MkdirAll(filepath.Dir(iso.Dir), 0o700); err != nil {
 		return nil, err
 	}
-	if _, err := git(ctx, co.repo, "worktree", "add", "-b", iso.Branch, iso.Dir, co.head); err != nil {
+	if _, err := git(ctx, co.Repo, "worktree", "add", "-b", iso.Branch, iso.Dir, co.Head); err != nil {
 		return nil, err
 	}
-	if co.stash != "" {
-		if _, err := git(ctx, iso.Dir, "stash", "apply", "--quiet", co.stash); err != nil {
+	if co.Stash != "" {
+		if _, err := git(ctx, iso.Dir, "stash", "apply", "--quiet", co.Stash); err != nil {
 			iso.remove(ctx)
 			return nil, fmt.Errorf("carrying the uncommitted changes into the worktree: %w", err)
 		}
-		iso.DiffBase = co.stash
+		iso.DiffBase = co.Stash
 	}
 	return iso, nil
 }
 
-// cwd is where the worker runs: the root's place in the worktree.
-func (iso *isolation) cwd() string { return filepath.Join(iso.Dir, iso.Sub) }
+// Cwd is where the worker runs: the root's place in the worktree.
+func (iso *Tree) Cwd() string { return filepath.Join(iso.Dir, iso.Sub) }
 
-// report says what the worker did in its worktree: its commits since the
+// Report says what the worker did in its worktree: its commits since the
 // base, the files changed (committed or not, carried changes excluded) and
 // a diffstat.
-func (iso *isolation) report() (commits int, files []string, stat string) {
+func (iso *Tree) Report() (commits int, files []string, stat string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if n, err := git(ctx, iso.Dir, "rev-list", "--count", iso.Base+"..HEAD"); err == nil {
@@ -260,10 +268,10 @@ func (iso *isolation) report() (commits int, files []string, stat string) {
 	return commits, files, stat
 }
 
-// cleanup removes the worktree and its branch when it holds nothing, and
+// Cleanup removes the worktree and its branch when it holds nothing, and
 // says whether it was kept.
-func (iso *isolation) cleanup() bool {
-	commits, files, _ := iso.report()
+func (iso *Tree) Cleanup() bool {
+	commits, files, _ := iso.Report()
 	if commits > 0 || len(files) > 0 {
 		return true
 	}
@@ -275,7 +283,7 @@ func (iso *isolation) cleanup() bool {
 }
 
 // remove deletes the worktree and its branch; worktreeMu is held.
-func (iso *isolation) remove(ctx context.Context) bool {
+func (iso *Tree) remove(ctx context.Context) bool {
 	if _, err := git(ctx, iso.Repo, "worktree", "remove", "--force", iso.Dir); err != nil {
 		if _, serr := os.Stat(iso.Dir); serr == nil {
 			return false
@@ -286,8 +294,8 @@ func (iso *isolation) remove(ctx context.Context) bool {
 	return true
 }
 
-// exists says whether the worktree's folder is still there.
-func (iso *isolation) exists() bool {
+// Exists says whether the worktree's folder is still there.
+func (iso *Tree) Exists() bool {
 	fi, err := os.Stat(iso.Dir)
 	return err == nil && fi.IsDir()
 }

@@ -1,10 +1,22 @@
-package dap
+// Package result is the debug engine's answers as data: where a session
+// stands, a stop and what a launch or a resume ended in, a stack, scopes,
+// variables, an evaluation, threads, output, breakpoints and watchpoints
+// after a change, a set variable, a run to a line, a core file's crash, a
+// status and a terminate. Package dap returns them, dap/debugtool formats
+// them, and their JSON is the debug tool's structured content.
+package result
 
-// The engine's answers, as data; package debugtool formats them.
+import (
+	"time"
 
-// nonNil is s, or an empty list for nil: a list a result's schema requires
+	"github.com/builtin-tools/builtin-tools/dap/breakpoint"
+	"github.com/builtin-tools/builtin-tools/dap/stack"
+	"github.com/builtin-tools/builtin-tools/dap/watch"
+)
+
+// NonNil is s, or an empty list for nil: a list a result's schema requires
 // is [] when empty, never null, which a strict client refuses.
-func nonNil[T any](s []T) []T {
+func NonNil[T any](s []T) []T {
 	if s == nil {
 		return []T{}
 	}
@@ -23,57 +35,15 @@ type SessionInfo struct {
 	Stop             int    `json:"stop,omitempty" jsonschema:"the current stop's number"`
 }
 
-// SourceLine is a line of source quoted in a result.
-type SourceLine struct {
-	Line    int    `json:"line"`
-	Text    string `json:"text"`
-	Current bool   `json:"current,omitempty"`
-}
-
-// Frame is a stack frame with its source.
-type Frame struct {
-	ID   string `json:"id" jsonschema:"frame_id for scopes and evaluate, tied to this stop"`
-	Name string `json:"name"`
-	// File is relative to the root; a file outside it is named but never
-	// read.
-	File    string       `json:"file,omitempty"`
-	Line    int          `json:"line,omitempty"`
-	Outside bool         `json:"outside,omitempty" jsonschema:"the file is outside the root, so it is not quoted"`
-	Missing bool         `json:"missing,omitempty" jsonschema:"no such file is in the checkout (a path from the build, such as libc's), so it is not quoted"`
-	Source  []SourceLine `json:"source,omitempty"`
-	Newer   bool         `json:"source_newer,omitempty" jsonschema:"the source file changed after the program was built"`
-}
-
-// Var is a variable or an evaluation's value.
-type Var struct {
-	Name  string `json:"name"`
-	Value string `json:"value"`
-	Type  string `json:"type,omitempty"`
-	// Ref expands it with variables, tied to this stop; "" when it has no
-	// children.
-	Ref string `json:"ref,omitempty"`
-	// Named and Indexed are the adapter's counts of its children (DAP's
-	// namedVariables and indexedVariables). Adapters often give neither
-	// for a pointer or an object: then a Ref says it expands, and how many
-	// children it has is unknown, never 0.
-	Named   int  `json:"named_children,omitempty" jsonschema:"the adapter's count of named children, when it gave one"`
-	Indexed int  `json:"indexed_children,omitempty" jsonschema:"the adapter's count of indexed children (elements), when it gave one"`
-	Cut     bool `json:"cut,omitempty" jsonschema:"the value was longer than 400 characters and was cut"`
-}
-
-// Children is how many children v has as the adapter counted them, 0 when
-// it gave no count (see Ref).
-func (v Var) Children() int { return v.Named + v.Indexed }
-
 // StopResult is what a launch or a resume ended in.
 type StopResult struct {
 	Session SessionInfo `json:"session"`
 	// Outcome is stopped, exited, running (still, after the wait) or
 	// ended.
-	Outcome string `json:"outcome"`
-	Stop    *Stop  `json:"stop,omitempty"`
-	Frame   *Frame `json:"frame,omitempty" jsonschema:"the stop's frame: the top one, or for a panic or exception the top frame in the checkout"`
-	Locals  []Var  `json:"locals,omitempty" jsonschema:"that frame's locals, capped"`
+	Outcome string       `json:"outcome"`
+	Stop    *Stop        `json:"stop,omitempty"`
+	Frame   *stack.Frame `json:"frame,omitempty" jsonschema:"the stop's frame: the top one, or for a panic or exception the top frame in the checkout"`
+	Locals  []stack.Var  `json:"locals,omitempty" jsonschema:"that frame's locals, capped"`
 	// LocalsMore counts locals left out.
 	LocalsMore int `json:"locals_more,omitempty"`
 	// LocalsHidden names what the locals leave out as noise (see
@@ -83,10 +53,10 @@ type StopResult struct {
 	ExitCode     *int     `json:"exit_code,omitempty"`
 	// NeverHit lists, when the program ended, the breakpoints that were
 	// verified but never hit.
-	NeverHit []Breakpoint `json:"never_hit,omitempty"`
+	NeverHit []breakpoint.Source `json:"never_hit,omitempty"`
 	// NeverHitFuncs lists, when the program ended, the function
 	// breakpoints that were verified but never hit.
-	NeverHitFuncs []FuncBreakpoint `json:"never_hit_functions,omitempty" jsonschema:"when the program ended: the function breakpoints verified but never hit"`
+	NeverHitFuncs []breakpoint.Function `json:"never_hit_functions,omitempty" jsonschema:"when the program ended: the function breakpoints verified but never hit"`
 	// Earlier says the stop happened before this call: it is reported
 	// first, and the program was not resumed.
 	Earlier bool   `json:"earlier,omitempty"`
@@ -118,10 +88,10 @@ type ExceptionsSet struct {
 
 // StackResult is a thread's stack.
 type StackResult struct {
-	Session  SessionInfo `json:"session"`
-	ThreadID int         `json:"thread_id"`
-	Frames   []Frame     `json:"frames"`
-	Total    int         `json:"total,omitempty" jsonschema:"frames in the whole stack, when more than shown"`
+	Session  SessionInfo   `json:"session"`
+	ThreadID int           `json:"thread_id"`
+	Frames   []stack.Frame `json:"frames"`
+	Total    int           `json:"total,omitempty" jsonschema:"frames in the whole stack, when more than shown"`
 }
 
 // Scope is one scope of a frame.
@@ -143,7 +113,7 @@ type ScopesResult struct {
 type VariablesResult struct {
 	Session   SessionInfo `json:"session"`
 	Ref       string      `json:"ref"`
-	Variables []Var       `json:"variables"`
+	Variables []stack.Var `json:"variables"`
 	// More counts children left out (at most 50 are shown).
 	More int `json:"more,omitempty"`
 	// Hidden names the children left out unless all is asked for:
@@ -161,9 +131,9 @@ type EvalResult struct {
 	// stop showed.
 	Frame string `json:"frame_id,omitempty" jsonschema:"the frame it was evaluated in: frame_id, or by default the frame the stop showed"`
 	// In says so when that frame is not the top one.
-	In    string `json:"in,omitempty" jsonschema:"where it was evaluated, when that is not the top frame"`
-	Value *Var   `json:"value,omitempty"`
-	Error string `json:"error,omitempty" jsonschema:"what evaluating it said, when it failed"`
+	In    string     `json:"in,omitempty" jsonschema:"where it was evaluated, when that is not the top frame"`
+	Value *stack.Var `json:"value,omitempty"`
+	Error string     `json:"error,omitempty" jsonschema:"what evaluating it said, when it failed"`
 	// TimedOut says it did not finish in time and still runs.
 	TimedOut bool   `json:"timed_out,omitempty" jsonschema:"it did not finish in time and still runs inside the program"`
 	Note     string `json:"note,omitempty"`
@@ -193,20 +163,20 @@ type OutputResult struct {
 
 // BreakpointsResult is the run's breakpoints after a change.
 type BreakpointsResult struct {
-	Session     *SessionInfo     `json:"session,omitempty"`
-	Breakpoints []Breakpoint     `json:"breakpoints"`
-	Functions   []FuncBreakpoint `json:"functions,omitempty" jsonschema:"the function breakpoints"`
-	Pending     bool             `json:"pending,omitempty" jsonschema:"no session runs: they are sent at the next launch"`
-	Note        string           `json:"note,omitempty"`
+	Session     *SessionInfo          `json:"session,omitempty"`
+	Breakpoints []breakpoint.Source   `json:"breakpoints"`
+	Functions   []breakpoint.Function `json:"functions,omitempty" jsonschema:"the function breakpoints"`
+	Pending     bool                  `json:"pending,omitempty" jsonschema:"no session runs: they are sent at the next launch"`
+	Note        string                `json:"note,omitempty"`
 }
 
 // StatusResult says whether a session lives and where it stands.
 type StatusResult struct {
-	Session     *SessionInfo     `json:"session,omitempty"`
-	LastStop    *Stop            `json:"last_stop,omitempty"`
-	Breakpoints []Breakpoint     `json:"breakpoints,omitempty"`
-	Functions   []FuncBreakpoint `json:"functions,omitempty"`
-	Previous    string           `json:"previous,omitempty" jsonschema:"how the previous session ended"`
+	Session     *SessionInfo          `json:"session,omitempty"`
+	LastStop    *Stop                 `json:"last_stop,omitempty"`
+	Breakpoints []breakpoint.Source   `json:"breakpoints,omitempty"`
+	Functions   []breakpoint.Function `json:"functions,omitempty"`
+	Previous    string                `json:"previous,omitempty" jsonschema:"how the previous session ended"`
 }
 
 // TerminateResult says what terminate did, and what became of the
@@ -226,12 +196,12 @@ type TerminateResult struct {
 	Core bool `json:"core,omitempty" jsonschema:"the session read a core file; no program ran"`
 	// Killed says the adapter's disconnect did not end an attached program
 	// asked to end, so it was sent SIGKILL.
-	Killed        bool             `json:"killed,omitempty"`
-	ExitCode      *int             `json:"exit_code,omitempty"`
-	NeverHit      []Breakpoint     `json:"never_hit,omitempty"`
-	NeverHitFuncs []FuncBreakpoint `json:"never_hit_functions,omitempty" jsonschema:"the function breakpoints verified but never hit"`
-	Output        string           `json:"output,omitempty"`
-	Note          string           `json:"note,omitempty"`
+	Killed        bool                  `json:"killed,omitempty"`
+	ExitCode      *int                  `json:"exit_code,omitempty"`
+	NeverHit      []breakpoint.Source   `json:"never_hit,omitempty"`
+	NeverHitFuncs []breakpoint.Function `json:"never_hit_functions,omitempty" jsonschema:"the function breakpoints verified but never hit"`
+	Output        string                `json:"output,omitempty"`
+	Note          string                `json:"note,omitempty"`
 }
 
 // What became of a program after terminate.
@@ -242,3 +212,64 @@ const (
 	DebuggeeUnknown = "unknown"
 	DebuggeeNone    = "none" // a core file session: nothing ran
 )
+
+// Stop is one time the program stopped, numbered from 1 for the session.
+type Stop struct {
+	N           int       `json:"n" jsonschema:"the stop's number; references from other stops are refused"`
+	Reason      string    `json:"reason" jsonschema:"breakpoint, step, pause, exception, entry, ..."`
+	Description string    `json:"description,omitempty"`
+	Text        string    `json:"text,omitempty" jsonschema:"the panic or exception message, when there is one"`
+	ThreadID    int       `json:"thread_id"`
+	Breakpoints []string  `json:"breakpoints,omitempty" jsonschema:"ids of the breakpoints hit"`
+	At          time.Time `json:"-"`
+}
+
+// CoreInfo is what a core file session opened.
+type CoreInfo struct {
+	File    string        `json:"file" jsonschema:"the core file, relative to the root"`
+	Threads []ThreadGroup `json:"threads,omitempty" jsonschema:"the crash's threads, grouped by where they were"`
+	Total   int           `json:"total_threads,omitempty"`
+	Stack   []stack.Frame `json:"stack,omitempty" jsonschema:"the crashing thread's stack, from the frame above the checkout's first"`
+	// Above counts the frames above Stack (the runtime's, in a Go crash);
+	// Frames is the whole stack's, as far as it was read.
+	Above  int `json:"frames_above,omitempty" jsonschema:"frames above the stack shown (stack shows them)"`
+	Frames int `json:"frames,omitempty" jsonschema:"frames in the whole stack"`
+}
+
+// RunToResult says how a run_to_line ended.
+type RunToResult struct {
+	File string `json:"file"`
+	Line int    `json:"line"`
+	// Reached: the program stopped there. Otherwise another stop came
+	// first, the program ended, or (Pending) it still runs.
+	Reached bool `json:"reached"`
+	// Pending: the program still runs, and the one-shot breakpoint stays
+	// until the next stop.
+	Pending bool `json:"pending,omitempty"`
+	// Existing is the id of a breakpoint of yours already on that line
+	// (it stays); otherwise a one-shot breakpoint was set and is removed.
+	Existing string `json:"existing,omitempty"`
+}
+
+// SetVarResult is a variable after set_variable, as the adapter reads it
+// back.
+type SetVarResult struct {
+	Session SessionInfo `json:"session"`
+	Name    string      `json:"name"`
+	// Ref is the container it was set in (a scope or a variable's
+	// reference, tied to this stop).
+	Ref string `json:"ref,omitempty"`
+	// Request is setVariable or setExpression, whichever was sent.
+	Request string `json:"request"`
+	// Value is the variable as read back from the adapter after the set.
+	Value *stack.Var `json:"value,omitempty" jsonschema:"the variable as the adapter reads it back"`
+	// TimedOut says the value did not finish in time and still runs.
+	TimedOut bool   `json:"timed_out,omitempty" jsonschema:"the value's expression did not finish in time and still runs inside the program"`
+	Note     string `json:"note,omitempty"`
+}
+
+// WatchResult is the session's watchpoints after a change.
+type WatchResult struct {
+	Session     SessionInfo        `json:"session"`
+	Watchpoints []watch.Watchpoint `json:"watchpoints"`
+}

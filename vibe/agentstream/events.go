@@ -1,4 +1,11 @@
-package vibe
+// Package agentstream reads what a vibe worker prints on stdout: the event
+// stream of an agent CLI (Claude Code's stream-json, Codex's exec --json),
+// plain JSON records, or text. It gives the final result, the usage so far
+// (tokens, and Claude's cost), the session a later run resumes (and the
+// command line that resumes it), the errors the agent reported, and a
+// readable line for what the agent said and did. It knows nothing of
+// processes, rosters or tools.
+package agentstream
 
 import (
 	"bytes"
@@ -27,13 +34,15 @@ import (
 // A record of another kind is output; cost and session come only from an
 // agent's stream.
 
-// agentStreams says which agent CLIs a worker's command line names: a
-// word of it (not an option) whose file name holds "claude" or "codex",
-// such as claude, /usr/local/bin/codex, @openai/codex or run-claude.sh.
-type agentStreams struct{ claude, codex bool }
+// Streams says which agent CLIs a worker's command line names: a word of
+// it (not an option) whose file name holds "claude" or "codex", such as
+// claude, /usr/local/bin/codex, @openai/codex or run-claude.sh. Only those
+// streams are read as an agent's.
+type Streams struct{ claude, codex bool }
 
-func streamsOf(line string) agentStreams {
-	var s agentStreams
+// StreamsOf is the agent streams command line allows.
+func StreamsOf(line string) Streams {
+	var s Streams
 	for _, w := range strings.Fields(line) {
 		if strings.HasPrefix(w, "-") {
 			continue
@@ -46,7 +55,7 @@ func streamsOf(line string) agentStreams {
 }
 
 // allows says whether a stream of backend b may be read.
-func (s agentStreams) allows(b string) bool {
+func (s Streams) allows(b string) bool {
 	return b == BackendClaude && s.claude || b == BackendCodex && s.codex
 }
 
@@ -74,7 +83,7 @@ const (
 
 // events reads one run's records.
 type events struct {
-	agents  agentStreams // the agent streams the command line allows
+	agents  Streams // the agent streams the command line allows
 	stream  streamKind
 	kind    string // BackendClaude or BackendCodex in an agent's stream
 	session string

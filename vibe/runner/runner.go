@@ -1,7 +1,13 @@
-package vibe
+// Package runner is what runs one run of a vibe worker: the Backend a
+// roster hands a Job and gets an Outcome from, the gate the worker's own
+// tools must keep (the mode of the call that started it and the run's
+// approval policy), and Command, the backend that runs a shell line as a
+// child owned by internal/proc, the brief on its stdin and its stdout read
+// by package vibe/agentstream. It knows nothing of rosters, records or
+// state folders.
+package runner
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -9,14 +15,35 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"regexp"
-	"slices"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/proc"
+	"github.com/builtin-tools/builtin-tools/vibe/agentstream"
 )
+
+// Modes a worker may be started from.
+const (
+	ModeNormal   = "normal"
+	ModePlan     = "plan"
+	ModeReadOnly = "readonly"
+)
+
+// Gate is what the caller may do, passed on to the worker it starts: the
+// mode of the call (normal, plan, readonly; "" is normal) and the run's
+// approval policy ("write=allow,exec=deny").
+type Gate struct {
+	Mode, Approve string
+}
+
+// CallMode is the mode of the call, normal for "".
+func (g Gate) CallMode() string {
+	if g.Mode == "" {
+		return ModeNormal
+	}
+	return g.Mode
+}
 
 // Job is one run of a worker as a backend sees it.
 type Job struct {
@@ -40,10 +67,10 @@ type Job struct {
 	Activity func()
 	// Usage, if set, is told the run's usage so far whenever the backend
 	// reports more (the roster's budget).
-	Usage func(Usage)
+	Usage func(agentstream.Usage)
 	// Resume, when set, is the session this run resumes: Brief is then
 	// only the new message.
-	Resume *Session
+	Resume *agentstream.Session
 }
 
 // Outcome is what a run gave.
@@ -54,32 +81,18 @@ type Outcome struct {
 	Final    bool // the backend saw a final result (not just output)
 	ExitCode int
 	Stderr   string // its last lines, bounded
-	Usage    *Usage
+	Usage    *agentstream.Usage
 	// Vanished is set when the process died of a signal nobody here sent.
 	Vanished bool
 	// Notes say what of the output was not read as it was meant (a JSON
 	// record too long to parse) or not kept.
 	Notes []string
 	// Session is the agent CLI's session the run reported (to resume).
-	Session *Session
+	Session *agentstream.Session
 	// Errors are what the agent CLI reported as failures: with one, the
 	// run failed even if it exited 0.
 	Errors []string
 }
-
-// Usage is what a run cost, when the backend says.
-type Usage struct {
-	// InputTokens counts every input token the model read, cached ones
-	// too (CachedInputTokens of them).
-	InputTokens       int     `json:"input_tokens,omitempty" jsonschema:"every input token the model read, cached ones included"`
-	CachedInputTokens int     `json:"cached_input_tokens,omitempty"`
-	OutputTokens      int     `json:"output_tokens,omitempty"`
-	CostUSD           float64 `json:"cost_usd,omitempty" jsonschema:"what the backend says it cost (claude reports it with its result; codex does not)"`
-	Model             string  `json:"model,omitempty"`
-}
-
-// Tokens is every token in and out.
-func (u Usage) Tokens() int { return u.InputTokens + u.OutputTokens }
 
 // Backend runs workers of one tier in one mode. Run blocks until the run
 // ends; when ctx ends it stops the run and returns what it had.
@@ -97,10 +110,10 @@ type Backend interface {
 // the brief on stdin, the result on stdout (plain text; JSON lines whose
 // "result" field is the result and whose usage fields are kept, when its
 // first line is one; or the stream of an agent CLI the line names, see
-// events.go), stderr kept as a bounded log. The environment names the worker and the
-// gate its tools must keep: VIBE_WORKER_ID, VIBE_WORKER_LABEL,
-// VIBE_WORKER_TIER, VIBE_MODE and VIBE_APPROVE; {mode} and {approve} in
-// the line are replaced by the same values.
+// package vibe/agentstream), stderr kept as a bounded log. The environment
+// names the worker and the gate its tools must keep: VIBE_WORKER_ID,
+// VIBE_WORKER_LABEL, VIBE_WORKER_TIER, VIBE_MODE and VIBE_APPROVE; {mode}
+// and {approve} in the line are replaced by the same values.
 type Command struct {
 	Line string
 	// Grace is how long a stopped worker has between SIGTERM and SIGKILL
@@ -113,7 +126,7 @@ func (c Command) Describe() string { return c.Line }
 
 // DescribeAs returns the command line a run with gate g runs.
 func (c Command) DescribeAs(g Gate) string {
-	if l, err := c.line(Job{Mode: g.mode(), Approve: g.Approve}); err == nil {
+	if l, err := c.line(Job{Mode: g.CallMode(), Approve: g.Approve}); err == nil {
 		return l
 	}
 	return c.Line
@@ -148,45 +161,17 @@ func (c Command) line(j Job) (string, error) {
 	return strings.NewReplacer("{mode}", j.Mode, "{approve}", j.Approve).Replace(c.Line), nil
 }
 
-// sessionSafe is what a session id may be to go in a command line.
-var sessionSafe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$`)
-
 // Resumes says whether a run of this line can resume s: claude's line
 // gets --resume ID at its end, codex's (a line with the word exec) gets
 // resume ID after its options.
-func (c Command) Resumes(s Session) bool {
-	_, ok := resumeLine(c.Line, s)
+func (c Command) Resumes(s agentstream.Session) bool {
+	_, ok := agentstream.ResumeLine(c.Line, s)
 	return ok
 }
 
-// resumeLine is line resuming session s: `claude ... --resume ID`, `codex
-// exec ... resume ID` (before a last "-", the prompt read from stdin).
-func resumeLine(line string, s Session) (string, bool) {
-	if !sessionSafe.MatchString(s.ID) || !streamsOf(line).allows(s.Backend) {
-		return "", false
-	}
-	line = strings.TrimSpace(line)
-	switch s.Backend {
-	case BackendClaude:
-		return line + " --resume " + s.ID, true
-	case BackendCodex:
-		if !slices.Contains(strings.Fields(line), "exec") {
-			return "", false
-		}
-		if strings.HasSuffix(line, " -") {
-			return strings.TrimSuffix(line, "-") + "resume " + s.ID + " -", true
-		}
-		return line + " resume " + s.ID, true
-	}
-	return "", false
-}
-
-// recordMax bounds a stdout line read as a JSON record; a longer line is
-// output, kept as text.
-const recordMax = 16 << 20
-
-// memoryMax bounds the output kept in memory when a job has no Output.
-const memoryMax = 16 << 20
+// MemoryMax bounds the output kept in memory when a job has no Output
+// (and a roster's when its state folder cannot be written).
+const MemoryMax = 16 << 20
 
 // Run starts the command and waits for it: for the shell, not for its
 // output. When the shell exits its process group and every process that
@@ -205,7 +190,7 @@ func (c Command) Run(ctx context.Context, j Job) (Outcome, error) {
 		return Outcome{}, err
 	}
 	if j.Resume != nil {
-		l, ok := resumeLine(line, *j.Resume)
+		l, ok := agentstream.ResumeLine(line, *j.Resume)
 		if !ok {
 			return Outcome{}, fmt.Errorf("the worker command cannot resume %s session %q", j.Resume.Backend, j.Resume.ID)
 		}
@@ -235,8 +220,8 @@ func (c Command) Run(ctx context.Context, j Job) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, fmt.Errorf("starting %q: %w", line, err)
 	}
-	read := make(chan stdoutResult, 1)
-	go func() { read <- readStdout(p.Stdout(), out, streamsOf(line), j.Activity, j.Usage) }()
+	read := make(chan agentstream.Stdout, 1)
+	go func() { read <- agentstream.Read(p.Stdout(), out, agentstream.StreamsOf(line), j.Activity, j.Usage) }()
 	select {
 	case <-p.Exited():
 	case <-ctx.Done():
@@ -244,18 +229,18 @@ func (c Command) Run(ctx context.Context, j Job) (Outcome, error) {
 	}
 	res := <-read // proc closes stdout a drain time after the exit
 	werr := p.Wait()
-	o := Outcome{Stderr: p.Tail().String(), Usage: res.usage, Notes: res.notes, ExitCode: -1, Session: res.session, Errors: res.errs}
+	o := Outcome{Stderr: p.Tail().String(), Usage: res.Usage, Notes: res.Notes, ExitCode: -1, Session: res.Session, Errors: res.Errors}
 	if st := p.State(); st != nil {
 		o.ExitCode = st.ExitCode()
 	}
-	if res.final != nil {
-		o.Result, o.Final = *res.final, true
+	if res.Final != nil {
+		o.Result, o.Final = *res.Final, true
 	} else {
-		o.Final = werr == nil && res.text && !res.agent
+		o.Final = werr == nil && res.Text && !res.Agent
 		if mem != nil {
 			o.Result = strings.TrimRight(mem.b.String(), "\n")
 			if mem.dropped > 0 {
-				o.Notes = append(o.Notes, fmt.Sprintf("%d bytes of output past the first %d MiB were not kept", mem.dropped, memoryMax>>20))
+				o.Notes = append(o.Notes, fmt.Sprintf("%d bytes of output past the first %d MiB were not kept", mem.dropped, MemoryMax>>20))
 			}
 		}
 	}
@@ -265,104 +250,14 @@ func (c Command) Run(ctx context.Context, j Job) (Outcome, error) {
 	return o, nil
 }
 
-type stdoutResult struct {
-	final   *string
-	usage   *Usage
-	text    bool // some output that is not a record, other than blanks
-	notes   []string
-	session *Session
-	errs    []string
-	agent   bool // the stream was an agent CLI's: only its result record is a result
-}
-
-// readStdout reads a worker's stdout to its end: lines that are JSON
-// records of the stream's kind (events.go; agents are those its command
-// line names) give the result and usage, every other byte goes to out as
-// it arrives. No line is ever held whole beyond recordMax: a longer one is
-// output, and reading goes on after it.
-func readStdout(r io.Reader, out io.Writer, agents agentStreams, activity func(), onUsage func(Usage)) stdoutResult {
-	var res stdoutResult
-	ev := &events{agents: agents, onUsage: onUsage}
-	br := bufio.NewReaderSize(r, 64<<10)
-	var (
-		pending  []byte // a line that may be a record
-		text     bool   // the line being read is output
-		overlong int
-	)
-	emit := func(b []byte) {
-		if len(bytes.TrimSpace(b)) > 0 {
-			res.text = true
-		}
-		out.Write(b)
-	}
-	for {
-		chunk, err := br.ReadSlice('\n')
-		if len(chunk) > 0 && activity != nil {
-			activity()
-		}
-		complete := err == nil
-		if len(chunk) > 0 {
-			if !text && len(pending) == 0 {
-				if t := bytes.TrimLeft(chunk, " \t\r"); ev.stream == streamText || len(t) > 0 && t[0] != '{' && t[0] != '\n' {
-					text = true
-					ev.textLine()
-				}
-			}
-			if text {
-				emit(chunk)
-			} else {
-				pending = append(pending, chunk...)
-				if len(pending) > recordMax {
-					overlong++
-					ev.textLine()
-					emit(pending)
-					pending, text = nil, true
-				}
-			}
-		}
-		if complete || (err != nil && err != bufio.ErrBufferFull) {
-			if len(pending) > 0 {
-				if said, ok := ev.record(pending); !ok {
-					emit(pending)
-				} else if said != "" {
-					emit([]byte(said + "\n"))
-				}
-			}
-			if cap(pending) > 1<<20 {
-				pending = nil // a long record's buffer is not kept
-			}
-			pending, text = pending[:0], false
-		}
-		if err != nil && err != bufio.ErrBufferFull {
-			break
-		}
-	}
-	if ev.final {
-		res.final = ev.result
-	}
-	if ev.have {
-		u := ev.usage
-		res.usage = &u
-	}
-	res.session, res.errs, res.agent = ev.sessionOf(), ev.errs, ev.stream == streamAgent
-	if len(ev.errs) > 0 && ev.result != nil && *ev.result != "" {
-		res.final = nil
-		emit([]byte(*ev.result + "\n"))
-	}
-	if overlong > 0 {
-		res.notes = append(res.notes, fmt.Sprintf("%d output lines that began like a JSON record were over %d MiB; they are kept as text, not read as records", overlong, recordMax>>20))
-	}
-	return res
-}
-
-// memOutput keeps a run's output in memory, up to memoryMax.
+// memOutput keeps a run's output in memory, up to MemoryMax.
 type memOutput struct {
 	b       bytes.Buffer
 	dropped int64
 }
 
 func (m *memOutput) Write(p []byte) (int, error) {
-	room := memoryMax - m.b.Len()
+	room := MemoryMax - m.b.Len()
 	if room < len(p) {
 		m.dropped += int64(len(p) - max(room, 0))
 		p = p[:max(room, 0)]
