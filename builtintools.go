@@ -93,7 +93,7 @@ type Options struct {
 	//
 	//	"lsp"         lsp.Config: the language-server supervisor; the runs
 	//	              of a process over one folder share servers
-	//	              (lsp.ProcessPool) unless it says Private: true
+	//	              (lsp/pool's Process) unless it says Private: true
 	//	"structural"  astgrep.Options: the tree-sitter engine behind ast_grep,
 	//	              ast_edit, resolve and edit_symbol (GrammarDirs: folders
 	//	              of grammar libraries, libtree-sitter-<id>.so)

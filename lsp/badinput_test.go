@@ -18,6 +18,9 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/framing"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
+	"github.com/builtin-tools/builtin-tools/lsp/answer"
+	"github.com/builtin-tools/builtin-tools/lsp/checkout"
+	"github.com/builtin-tools/builtin-tools/lsp/langserver"
 	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
@@ -88,12 +91,12 @@ func hang() {
 	io.Copy(io.Discard, r)
 }
 
-func fakeSpec(t *testing.T, mode string) ServerSpec {
+func fakeSpec(t *testing.T, mode string) langserver.Spec {
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return ServerSpec{
+	return langserver.Spec{
 		ID: "fake-" + mode, Language: "Fake", Command: []string{exe, "-fake-lsp=" + mode},
 		Install: "it is built by the test", RootMarkers: []string{"fake.toml"},
 		Extensions: map[string]string{".fake": "fake"},
@@ -113,7 +116,7 @@ func fakeRoot(t *testing.T) string {
 func TestServerNeverAnswersInitialize(t *testing.T) {
 	t.Parallel()
 	root := fakeRoot(t)
-	sup := NewSupervisor(root, Config{Servers: []ServerSpec{fakeSpec(t, "silent")}, StartTimeout: time.Second})
+	sup := NewSupervisor(root, Config{Servers: []langserver.Spec{fakeSpec(t, "silent")}, StartTimeout: time.Second})
 	defer sup.Close()
 	_, err := sup.Hover(t.Context(), loc(t, sup, filepath.Join(root, "a.fake")), protocol.Place{Line: 1, Symbol: "world"})
 	expectErr(t, "hover", err, ErrServerTimeout, "starting fake-silent for .", "did not finish starting (initialize) within 1s")
@@ -129,7 +132,7 @@ func TestServerNeverAnswersInitialize(t *testing.T) {
 func TestSlowInitializeIsBoundedByTheStartTimeout(t *testing.T) {
 	t.Parallel()
 	root := fakeRoot(t)
-	sup := NewSupervisor(root, Config{Servers: []ServerSpec{fakeSpec(t, "slowinit")}, RequestTimeout: time.Second, StartTimeout: 30 * time.Second})
+	sup := NewSupervisor(root, Config{Servers: []langserver.Spec{fakeSpec(t, "slowinit")}, RequestTimeout: time.Second, StartTimeout: 30 * time.Second})
 	defer sup.Close()
 	_, err := sup.Hover(t.Context(), loc(t, sup, filepath.Join(root, "a.fake")), protocol.Place{Line: 1, Symbol: "world"})
 	expectErr(t, "hover", err, ErrServerTimeout, "fake-slowinit (root .) did not answer on textDocument/hover: no answer within 1s")
@@ -138,7 +141,7 @@ func TestSlowInitializeIsBoundedByTheStartTimeout(t *testing.T) {
 func TestServerNeverAnswersRequests(t *testing.T) {
 	t.Parallel()
 	root := fakeRoot(t)
-	sup := NewSupervisor(root, Config{Servers: []ServerSpec{fakeSpec(t, "mute")}, RequestTimeout: time.Second, DiagnosticsWait: time.Second})
+	sup := NewSupervisor(root, Config{Servers: []langserver.Spec{fakeSpec(t, "mute")}, RequestTimeout: time.Second, DiagnosticsWait: time.Second})
 	_, err := sup.Hover(t.Context(), loc(t, sup, filepath.Join(root, "a.fake")), protocol.Place{Line: 1, Symbol: "world"})
 	expectErr(t, "hover", err, ErrServerTimeout, "fake-mute (root .) did not answer on textDocument/hover: no answer within 1s", "reload")
 	// Diagnostics are bounded too.
@@ -159,7 +162,7 @@ func TestServerStopsReading(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "big.fake"), []byte(big), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	sup := NewSupervisor(root, Config{Servers: []ServerSpec{fakeSpec(t, "deaf")}, RequestTimeout: time.Second})
+	sup := NewSupervisor(root, Config{Servers: []langserver.Spec{fakeSpec(t, "deaf")}, RequestTimeout: time.Second})
 	defer sup.Close()
 	// The call's context has no deadline: only the bound on the write
 	// can end it, with this error.
@@ -168,8 +171,8 @@ func TestServerStopsReading(t *testing.T) {
 	var pgids []int
 	sup.fleet.mu.Lock()
 	for _, e := range sup.fleet.servers {
-		if e.srv != nil {
-			pgids = append(pgids, e.srv.pid())
+		if srv := e.Server(); srv != nil {
+			pgids = append(pgids, srv.PID())
 		}
 	}
 	sup.fleet.mu.Unlock()
@@ -186,14 +189,14 @@ func TestBadArguments(t *testing.T) {
 	// A location outside the root cannot be made (the guard refuses it),
 	// and one of another root is refused by the supervisor.
 	for _, p := range []string{"/etc/hostname", filepath.Join(s.root, "..", "x.go")} {
-		if _, err := s.sup.Guard().Path(p); !errors.Is(err, pathguard.ErrOutside) {
+		if _, err := s.sup.co.Guard().Path(p); !errors.Is(err, pathguard.ErrOutside) {
 			t.Errorf("%s: the guard gave %v, want ErrOutside", p, err)
 		}
 	}
 	if err := os.Symlink("/etc/hostname", s.path("link.go")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.sup.Guard().Path(s.path("link.go")); err == nil || !strings.Contains(err.Error(), "leads outside the root") {
+	if _, err := s.sup.co.Guard().Path(s.path("link.go")); err == nil || !strings.Contains(err.Error(), "leads outside the root") {
 		t.Errorf("symlink out: %v", err)
 	}
 	other, err := pathguard.New(t.TempDir())
@@ -202,15 +205,15 @@ func TestBadArguments(t *testing.T) {
 	}
 	defer other.Close()
 	_, err = s.sup.Definition(ctx, other.RootPath(), protocol.Place{Line: 1, Symbol: "x"})
-	expectErr(t, "another root", err, ErrBadFile, "belongs to another root")
+	expectErr(t, "another root", err, checkout.ErrBadFile, "belongs to another root")
 	_, err = s.sup.Definition(ctx, pathguard.Path{}, protocol.Place{Line: 1, Symbol: "x"})
-	expectErr(t, "no location", err, ErrBadFile, "file is required")
+	expectErr(t, "no location", err, checkout.ErrBadFile, "file is required")
 	_, err = s.sup.Hover(ctx, s.at("missing.go"), protocol.Place{Line: 1, Symbol: "x"})
-	expectErr(t, "missing", err, ErrBadFile, "missing.go does not exist")
+	expectErr(t, "missing", err, checkout.ErrBadFile, "missing.go does not exist")
 	_, err = s.sup.References(ctx, s.at("shapes"), protocol.Place{Line: 1, Symbol: "x"})
-	expectErr(t, "folder", err, ErrBadFile, "shapes is a folder")
+	expectErr(t, "folder", err, checkout.ErrBadFile, "shapes is a folder")
 	_, err = s.sup.Diagnostics(ctx, s.at("missing.go"))
-	expectErr(t, "diagnostics missing", err, ErrBadFile, "does not exist")
+	expectErr(t, "diagnostics missing", err, checkout.ErrBadFile, "does not exist")
 
 	var pe *protocol.PositionError
 	_, err = s.sup.Definition(ctx, loc(s.t, s.sup, main), protocol.Place{Line: 99, Symbol: "Total"})
@@ -244,13 +247,13 @@ func TestBadArguments(t *testing.T) {
 
 func TestBinaryMissing(t *testing.T) {
 	t.Parallel()
-	specs := DefaultServers()
+	specs := langserver.Table()
 	specs[0].Command = []string{"gopls-not-installed-here"}
 	s := newSession(t, "go", "", Config{Servers: specs[:1]})
 	main := s.path("main.go")
 
 	row := statusRow(t, s.sup.Status(s.ctx), "gopls")
-	if row.State != StateNoBinary || strings.Join(row.MarkerDirs, ",") != "." || row.Program != "gopls-not-installed-here" || row.Binary != "" {
+	if row.State != answer.StateNoBinary || strings.Join(row.MarkerDirs, ",") != "." || row.Program != "gopls-not-installed-here" || row.Binary != "" {
 		t.Errorf("status: want the marker found in . and gopls-not-installed-here missing, got %+v", row)
 	}
 	expectContains(t, "status install", row.Install, "go install golang.org/x/tools/gopls@latest")
@@ -274,7 +277,7 @@ func TestBinaryMissing(t *testing.T) {
 func TestMarkerMissing(t *testing.T) {
 	t.Parallel()
 	const markers = "(pyrightconfig.json, pyproject.toml, setup.py, setup.cfg, requirements.txt)"
-	noPyright := DefaultServers()
+	noPyright := langserver.Table()
 	for i := range noPyright {
 		if noPyright[i].ID == "pyright" {
 			noPyright[i].Command = []string{"pyright-not-installed-here", "--stdio"}
@@ -282,16 +285,16 @@ func TestMarkerMissing(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name  string
-		table []ServerSpec
+		table []langserver.Spec
 	}{{"installed table", nil}, {"pyright missing", noPyright}} {
 		t.Run(c.name, func(t *testing.T) {
 			s := newSession(t, "go", "", Config{Servers: c.table})
 			s.write("tool.py", "print('hi')\n")
 			table := c.table
 			if table == nil {
-				table = DefaultServers()
+				table = langserver.Table()
 			}
-			i := slices.IndexFunc(table, func(sp ServerSpec) bool { return sp.ID == "pyright" })
+			i := slices.IndexFunc(table, func(sp langserver.Spec) bool { return sp.ID == "pyright" })
 			program := table[i].Command[0]
 			_, lookErr := exec.LookPath(program)
 			_, err := s.sup.Hover(s.ctx, s.at("tool.py"), protocol.Place{Line: 1, Symbol: "print"})
@@ -301,15 +304,15 @@ func TestMarkerMissing(t *testing.T) {
 			}
 			if lookErr == nil {
 				expectErr(t, "hover", err, ErrUnavailable, "pyright is installed", "but no root marker "+markers)
-				if row.State != StateNoMarker || row.Binary == "" {
-					t.Errorf("status: want %s with the binary named, got %+v", StateNoMarker, row)
+				if row.State != answer.StateNoMarker || row.Binary == "" {
+					t.Errorf("status: want %s with the binary named, got %+v", answer.StateNoMarker, row)
 				}
 				return
 			}
 			expectErr(t, "hover", err, ErrUnavailable, "pyright needs a root marker "+markers,
 				"and "+program+" is not installed (npm install pyright")
-			if row.State != StateNoMarkerNoBinary || row.Program != program || row.Binary != "" {
-				t.Errorf("status: want %s naming %s, got %+v", StateNoMarkerNoBinary, program, row)
+			if row.State != answer.StateNoMarkerNoBinary || row.Program != program || row.Binary != "" {
+				t.Errorf("status: want %s naming %s, got %+v", answer.StateNoMarkerNoBinary, program, row)
 			}
 		})
 	}
@@ -350,14 +353,14 @@ func TestServerKilledMidRequest(t *testing.T) {
 	s.sup.tools.hooks = &testHooks{
 		beforeSend: func(srv *server, method string) {
 			if method == "textDocument/references" {
-				stopOnce.Do(func() { stopAll(t, srv.pid()) })
+				stopOnce.Do(func() { stopAll(t, srv.PID()) })
 			}
 		},
 		requestSent: func(srv *server, method string) {
 			if method == "textDocument/references" {
 				killOnce.Do(func() {
-					killed = srv.pid()
-					_ = syscall.Kill(srv.pid(), syscall.SIGKILL)
+					killed = srv.PID()
+					_ = syscall.Kill(srv.PID(), syscall.SIGKILL)
 				})
 			}
 		},
@@ -373,7 +376,7 @@ func TestServerKilledMidRequest(t *testing.T) {
 		t.Errorf("references after crash: want 2, got %d", refs.Total)
 	}
 	run := s.sup.fleet.running()
-	if len(run) != 1 || run[0].pid() == killed {
+	if len(run) != 1 || run[0].PID() == killed {
 		t.Fatalf("want one fresh server, got %v (killed pid %d)", run, killed)
 	}
 	row := statusRow(t, s.sup.Status(s.ctx), "gopls")
@@ -400,10 +403,10 @@ func TestThousandsOfReferences(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if refs.Total != 3001 || len(refs.Locations) != MaxReferences {
-		t.Errorf("want %d of 3001 references, got %d of %d", MaxReferences, len(refs.Locations), refs.Total)
+	if refs.Total != 3001 || len(refs.Locations) != answer.MaxReferences {
+		t.Errorf("want %d of 3001 references, got %d of %d", answer.MaxReferences, len(refs.Locations), refs.Total)
 	}
-	if refs.Operation != OpReferences || refs.Symbol != "Counter" || refs.File != "big/big.go" || refs.Line != 3 {
+	if refs.Operation != answer.OpReferences || refs.Symbol != "Counter" || refs.File != "big/big.go" || refs.Line != 3 {
 		t.Errorf("the result does not say what was asked: %+v", refs)
 	}
 	if got := locKey(refs.Locations[0]); got != "big/big.go:3:5: var Counter int" {
@@ -546,9 +549,9 @@ func TestEmptyPublishBeforeTheFindings(t *testing.T) {
 			spec := fakeSpec(t, c.mode)
 			spec.PublishesOnce = true
 			if c.confirm {
-				spec.confirm = confirmGopls
+				spec.Confirm = langserver.Table()[0].Confirm // gopls
 			}
-			sup := NewSupervisor(root, Config{Servers: []ServerSpec{spec}})
+			sup := NewSupervisor(root, Config{Servers: []langserver.Spec{spec}})
 			defer sup.Close()
 			path := filepath.Join(root, "a.fake")
 			for _, step := range []struct {

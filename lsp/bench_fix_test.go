@@ -34,11 +34,11 @@ func BenchmarkIncomingCalls(b *testing.B) {
 	})
 	b.Run("direct", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			var items []callHierarchyItem
+			var items []protocol.CallHierarchyItem
 			if err := r.srv.conn.Call(context.Background(), "textDocument/prepareCallHierarchy", r.params(), &items); err != nil || len(items) != 1 {
 				b.Fatalf("prepare: %v %+v", err, items)
 			}
-			var calls []callHierarchyCall
+			var calls []protocol.CallHierarchyCall
 			if err := r.srv.conn.Call(context.Background(), "callHierarchy/incomingCalls", map[string]any{"item": items[0]}, &calls); err != nil || len(calls) != 1 {
 				b.Fatalf("incoming: %v %+v", err, calls)
 			}

@@ -130,7 +130,7 @@ func BenchmarkReferences(b *testing.B) {
 			if err := r.srv.conn.Call(context.Background(), "textDocument/references", p, &raw); err != nil {
 				b.Fatal(err)
 			}
-			if len(decodeLocations(raw)) != 2 {
+			if len(protocol.DecodeLocations(raw)) != 2 {
 				b.Fatalf("direct: %s", raw)
 			}
 		}
@@ -301,8 +301,8 @@ func rawChange(ctx context.Context, srv *server, path, text string) (time.Durati
 		return 0, nil, err
 	}
 	switch {
-	case srv.spec.pull != nil:
-		items, err := srv.spec.pull(ctx, srv, &next)
+	case srv.spec.Pull != nil:
+		items, err := srv.spec.Pull(ctx, srv.call, srv.hookDoc(&next))
 		d := time.Since(t0)
 		keep()
 		return d, items, err

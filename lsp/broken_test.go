@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
+	"github.com/builtin-tools/builtin-tools/lsp/answer"
+	"github.com/builtin-tools/builtin-tools/lsp/langserver"
 )
 
 // brokenBin writes a program that records each run in count and fails the
@@ -49,15 +51,15 @@ func runs(count string) int {
 func TestInstalledButBrokenServer(t *testing.T) {
 	t.Parallel()
 	count := filepath.Join(t.TempDir(), "count")
-	spec := ServerSpec{ID: "rust-analyzer", Language: "Rust", Command: []string{brokenBin(t, count)}, Probe: []string{"--version"},
+	spec := langserver.Spec{ID: "rust-analyzer", Language: "Rust", Command: []string{brokenBin(t, count)}, Probe: []string{"--version"},
 		Install: "rustup component add rust-analyzer", RootMarkers: []string{"Cargo.toml"}, Extensions: map[string]string{".rs": "rust"}}
 	root := rustRoot(t)
-	sup := NewSupervisor(root, Config{Servers: []ServerSpec{spec}})
+	sup := NewSupervisor(root, Config{Servers: []langserver.Spec{spec}})
 	defer sup.Close()
 	ctx := context.Background()
 	row := statusRow(t, sup.Status(ctx), "rust-analyzer")
 	t.Logf("status: %+v", row)
-	if row.State != StateBroken || row.Install != "rustup component add rust-analyzer" {
+	if row.State != answer.StateBroken || row.Install != "rustup component add rust-analyzer" {
 		t.Errorf("status: want rust-analyzer broken, with how to install it; got %+v", row)
 	}
 	expectContains(t, "status", row.RunError, "error: Unknown binary 'rust-analyzer'")
@@ -86,10 +88,10 @@ func TestStartFailureBacksOff(t *testing.T) {
 	count := filepath.Join(t.TempDir(), "count")
 	bin := filepath.Join(t.TempDir(), "dies")
 	os.WriteFile(bin, []byte("#!/bin/sh\necho run >> "+count+"\necho 'fatal: the index is corrupt' >&2\necho 'more noise' >&2\nexit 1\n"), 0o755)
-	spec := ServerSpec{ID: "dies", Language: "Rust", Command: []string{bin}, Install: "reinstall it",
+	spec := langserver.Spec{ID: "dies", Language: "Rust", Command: []string{bin}, Install: "reinstall it",
 		RootMarkers: []string{"Cargo.toml"}, Extensions: map[string]string{".rs": "rust"}}
 	root := rustRoot(t)
-	sup := NewSupervisor(root, Config{Servers: []ServerSpec{spec}, StartTimeout: 10 * time.Second})
+	sup := NewSupervisor(root, Config{Servers: []langserver.Spec{spec}, StartTimeout: 10 * time.Second})
 	defer sup.Close()
 	ctx := context.Background()
 	main := filepath.Join(root, "src", "main.rs")
@@ -131,7 +133,7 @@ func TestRustupProxyWithoutComponent(t *testing.T) {
 	defer sup.Close()
 	row := statusRow(t, sup.Status(context.Background()), "rust-analyzer")
 	t.Logf("status: %+v", row)
-	if row.State != StateBroken || row.RunError == "" || !strings.Contains(row.Install, "rustup component add rust-analyzer") {
+	if row.State != answer.StateBroken || row.RunError == "" || !strings.Contains(row.Install, "rustup component add rust-analyzer") {
 		t.Errorf("status: want rust-analyzer broken, with how to install it; got %+v", row)
 	}
 	if strings.Contains(row.RunError, "Stack backtrace") {

@@ -17,6 +17,7 @@ import (
 	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/lsp/broker"
 	"github.com/builtin-tools/builtin-tools/lsp/brokered"
+	"github.com/builtin-tools/builtin-tools/lsp/langserver"
 	"github.com/builtin-tools/builtin-tools/lsp/viewlock"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
@@ -44,7 +45,7 @@ func (s *server) stoppedIdle() bool {
 var perShell = map[string]bool{"PWD": true, "OLDPWD": true, "SHLVL": true, "_": true, "BUILTIN_TOOLS_PROC": true}
 
 // startViaBroker asks the broker for l's server.
-func startViaBroker(ctx context.Context, cfg *Config, spec *ServerSpec, l *Launch) (*brokered.Proc, error) {
+func startViaBroker(ctx context.Context, cfg *Config, spec *langserver.Spec, l *start) (*brokered.Proc, error) {
 	if l.joinOnly {
 		return brokered.Open(ctx, cfg.Broker, nil, broker.Hello{Server: spec.ID, Dir: l.Root, Trusted: l.Trusted, Warm: l.warm})
 	}
@@ -116,7 +117,7 @@ func (s *server) unholdAlone() {
 // processes asks the broker how many connections (processes, one per
 // pool) share the server; 0 for a server of this process's own.
 func (s *server) processes(ctx context.Context) int {
-	if _, ok := s.proc.(*brokered.Proc); !ok || !s.alive() {
+	if _, ok := s.proc.(*brokered.Proc); !ok || !s.Alive() {
 		return 0
 	}
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
@@ -133,7 +134,7 @@ func (s *server) processes(ctx context.Context) int {
 // brokerServers asks the broker, through s's connection, for every
 // server it holds; nil for a server of this process's own.
 func (s *server) brokerServers(ctx context.Context) *broker.Servers {
-	if _, ok := s.proc.(*brokered.Proc); !ok || !s.alive() {
+	if _, ok := s.proc.(*brokered.Proc); !ok || !s.Alive() {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
@@ -196,7 +197,7 @@ func (la *launcher) warmKey(c *choice) string {
 		"id": spec.ID, "command": spec.Command, "bin": c.bin, "size": size, "mtime": mtime, "root": c.root,
 		"trusted": la.cfg.Trusted, "env": env, "gowork": gowork, "uid": os.Getuid(), "pins": sources,
 		"indexes": spec.Indexes, "once": spec.PublishesOnce, "loaded": loaded, "settings": spec.Settings,
-		"init": spec.InitializationOptions, "hooks": []string{funcName(spec.Prepare), funcName(spec.pull)},
+		"init": spec.InitializationOptions, "hooks": []string{funcName(spec.Prepare), funcName(spec.Pull)},
 		"prepared": la.preparedFrom(c),
 	}
 	raw, err := json.Marshal(data)
@@ -260,7 +261,7 @@ func (la *launcher) joinWarm(ctx context.Context, c *choice, g *pathguard.Guard,
 	if err != nil {
 		return nil, err
 	}
-	l := &Launch{Bin: c.bin, Root: c.root, Trusted: la.cfg.Trusted, StateDir: stateDir, Guard: g,
-		InitializationOptions: c.spec.InitializationOptions, warm: key, joinOnly: true}
+	l := &start{Launch: langserver.Launch{Bin: c.bin, Root: c.root, Trusted: la.cfg.Trusted, StateDir: stateDir, Guard: g,
+		InitializationOptions: c.spec.InitializationOptions}, warm: key, joinOnly: true}
 	return startServer(ctx, c.spec, l, relRoot, la.cfg, la.hooks, relText)
 }

@@ -15,8 +15,10 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
+	"github.com/builtin-tools/builtin-tools/lsp/answer"
 	"github.com/builtin-tools/builtin-tools/lsp/broker"
 	"github.com/builtin-tools/builtin-tools/lsp/diag"
+	"github.com/builtin-tools/builtin-tools/lsp/pool"
 	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 )
 
@@ -42,8 +44,8 @@ func TestBrokerSharesServer(t *testing.T) {
 		case <-time.After(10 * time.Millisecond):
 		}
 	}
-	a := newSession(t, "go", "gopls", Config{Pool: NewPool(), Broker: dir})
-	b := NewSupervisor(a.root, Config{Pool: NewPool(), Broker: dir})
+	a := newSession(t, "go", "gopls", Config{Pool: pool.New(), Broker: dir})
+	b := NewSupervisor(a.root, Config{Pool: pool.New(), Broker: dir})
 	t.Cleanup(func() { b.Close() })
 	h := must(a.sup.Hover(a.ctx, a.at("main.go"), protocol.Place{Line: 12, Symbol: "Total"}))(t)
 	if !strings.Contains(h.Contents, "float64") {
@@ -55,7 +57,7 @@ func TestBrokerSharesServer(t *testing.T) {
 	if !strings.Contains(h.Contents, "float64") {
 		t.Fatalf("b's hover: %+v", h)
 	}
-	pa, pb := a.sup.fleet.running()[0].pid(), b.fleet.running()[0].pid()
+	pa, pb := a.sup.fleet.running()[0].PID(), b.fleet.running()[0].PID()
 	if pa != pb {
 		t.Fatalf("two servers: %d and %d", pa, pb)
 	}
@@ -146,8 +148,8 @@ func listening(dir string) bool {
 func TestBrokerIdleCountsUse(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "broker")
 	startBrokerIdle(t, dir, time.Second, 0)
-	a := newSession(t, "go", "gopls", Config{Pool: NewPool(), Broker: dir, IdleTimeout: time.Hour})
-	b := NewSupervisor(a.root, Config{Pool: NewPool(), Broker: dir, IdleTimeout: time.Hour})
+	a := newSession(t, "go", "gopls", Config{Pool: pool.New(), Broker: dir, IdleTimeout: time.Hour})
+	b := NewSupervisor(a.root, Config{Pool: pool.New(), Broker: dir, IdleTimeout: time.Hour})
 	t.Cleanup(func() { b.Close() })
 	hover := func(s *Supervisor) {
 		t.Helper()
@@ -158,14 +160,14 @@ func TestBrokerIdleCountsUse(t *testing.T) {
 	}
 	hover(a.sup)
 	hover(b)
-	pid := a.sup.fleet.running()[0].pid()
+	pid := a.sup.fleet.running()[0].PID()
 	if !testenv.Gone(pid) {
 		t.Fatalf("gopls %d outlived its last use by a minute while the processes stayed connected (idle time 1 s)", pid)
 	}
 	hover(b)
 	hover(a.sup)
-	if got := b.fleet.running()[0].pid(); got == pid || got != a.sup.fleet.running()[0].pid() {
-		t.Fatalf("after the idle stop: want both on one new server, got %d and %d (old %d)", got, a.sup.fleet.running()[0].pid(), pid)
+	if got := b.fleet.running()[0].PID(); got == pid || got != a.sup.fleet.running()[0].PID() {
+		t.Fatalf("after the idle stop: want both on one new server, got %d and %d (old %d)", got, a.sup.fleet.running()[0].PID(), pid)
 	}
 	for _, s := range []*Supervisor{a.sup, b} {
 		for _, row := range s.Status(a.ctx).Servers {
@@ -188,9 +190,9 @@ func TestBrokerBudgetStopsIdle(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "broker")
 	startBrokerIdle(t, dir, 0, 1)
 	cfg := Config{Broker: dir, MemoryBudget: -1}
-	cfg.Pool = NewPool()
+	cfg.Pool = pool.New()
 	a := newSession(t, "go", "gopls", cfg)
-	cfg.Pool = NewPool()
+	cfg.Pool = pool.New()
 	bs := newSession(t, "go", "gopls", cfg)
 	hover := func(s *session) {
 		t.Helper()
@@ -206,9 +208,9 @@ func TestBrokerBudgetStopsIdle(t *testing.T) {
 		}
 	}
 	hover(a)
-	pa := a.sup.fleet.running()[0].pid()
+	pa := a.sup.fleet.running()[0].PID()
 	hover(bs)
-	pb := bs.sup.fleet.running()[0].pid()
+	pb := bs.sup.fleet.running()[0].PID()
 	if st := bs.sup.Status(bs.ctx).Pool; st == nil || st.BudgetKB != 0 || st.Broker == nil || st.Broker.BudgetKB != 1 {
 		t.Fatalf("b's status: want its own budget none and the broker's 1 KiB, got %+v", st)
 	}
@@ -231,7 +233,7 @@ func TestBrokerBudgetStopsIdle(t *testing.T) {
 		t.Fatal(err)
 	}
 	hover(bs)
-	if !processAlive(srv.pid()) {
+	if !processAlive(srv.PID()) {
 		t.Error("a held server was stopped for the budget")
 	}
 	srv.unholdAlone()
@@ -247,11 +249,11 @@ func TestBrokerBudgetStopsIdle(t *testing.T) {
 func TestBrokerServerCrash(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "broker")
 	startBroker(t, dir)
-	a := newSession(t, "go", "gopls", Config{Pool: NewPool(), Broker: dir})
-	b := NewSupervisor(a.root, Config{Pool: NewPool(), Broker: dir})
+	a := newSession(t, "go", "gopls", Config{Pool: pool.New(), Broker: dir})
+	b := NewSupervisor(a.root, Config{Pool: pool.New(), Broker: dir})
 	t.Cleanup(func() { b.Close() })
 	old, ra, rb := killShared(t, a, b)
-	if len(ra) != 1 || len(rb) != 1 || ra[0].pid() != rb[0].pid() || ra[0].pid() == old.pid() {
+	if len(ra) != 1 || len(rb) != 1 || ra[0].PID() != rb[0].PID() || ra[0].PID() == old.PID() {
 		t.Fatalf("after the crash: want both on one new server, got %d and %d", len(ra), len(rb))
 	}
 	for _, sup := range []*Supervisor{a.sup, b} {
@@ -269,10 +271,10 @@ func TestBrokerServerCrash(t *testing.T) {
 func TestBrokerConcurrentStarts(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "broker")
 	startBroker(t, dir)
-	a := newSession(t, "go", "gopls", Config{Pool: NewPool(), Broker: dir})
+	a := newSession(t, "go", "gopls", Config{Pool: pool.New(), Broker: dir})
 	sups := []*Supervisor{a.sup}
 	for range 2 {
-		s := NewSupervisor(a.root, Config{Pool: NewPool(), Broker: dir})
+		s := NewSupervisor(a.root, Config{Pool: pool.New(), Broker: dir})
 		t.Cleanup(func() { s.Close() })
 		sups = append(sups, s)
 	}
@@ -291,9 +293,9 @@ func TestBrokerConcurrentStarts(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	pid := sups[0].fleet.running()[0].pid()
+	pid := sups[0].fleet.running()[0].PID()
 	for _, s := range sups[1:] {
-		if got := s.fleet.running()[0].pid(); got != pid {
+		if got := s.fleet.running()[0].PID(); got != pid {
 			t.Fatalf("servers %d and %d", pid, got)
 		}
 	}
@@ -304,12 +306,12 @@ func TestBrokerConcurrentStarts(t *testing.T) {
 func TestBrokerKeepsTrustApart(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "broker")
 	startBroker(t, dir)
-	a := newSession(t, "go", "gopls", Config{Pool: NewPool(), Broker: dir})
-	b := NewSupervisor(a.root, Config{Pool: NewPool(), Broker: dir, Trusted: true})
+	a := newSession(t, "go", "gopls", Config{Pool: pool.New(), Broker: dir})
+	b := NewSupervisor(a.root, Config{Pool: pool.New(), Broker: dir, Trusted: true})
 	t.Cleanup(func() { b.Close() })
 	must(a.sup.Hover(a.ctx, a.at("main.go"), protocol.Place{Line: 12, Symbol: "Total"}))(t)
 	must(b.Hover(a.ctx, loc(t, b, a.path("main.go")), protocol.Place{Line: 12, Symbol: "Total"}))(t)
-	if pa, pb := a.sup.fleet.running()[0].pid(), b.fleet.running()[0].pid(); pa == pb {
+	if pa, pb := a.sup.fleet.running()[0].PID(), b.fleet.running()[0].PID(); pa == pb {
 		t.Fatalf("trusted and untrusted processes share gopls %d", pa)
 	}
 }
@@ -335,7 +337,7 @@ func sentToServer(t *testing.T, ctx context.Context, srv *server) int64 {
 func TestBrokerReplaysDiagnostics(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "broker")
 	startBroker(t, dir)
-	a := newSession(t, "go", "gopls", Config{Pool: NewPool(), Broker: dir})
+	a := newSession(t, "go", "gopls", Config{Pool: pool.New(), Broker: dir})
 	a.write("bad.go", "package main\n\nfunc bad() int { return undefinedOne }\n")
 	d := must(a.sup.Diagnostics(a.ctx, a.at("bad.go")))(t)
 	if len(d.Diagnostics) != 1 || !strings.Contains(d.Diagnostics[0].Message, "undefinedOne") {
@@ -346,7 +348,7 @@ func TestBrokerReplaysDiagnostics(t *testing.T) {
 	join := func() (*Supervisor, *[]string) {
 		var mu sync.Mutex
 		var replayed []string
-		s := NewSupervisor(a.root, Config{Pool: NewPool(), Broker: dir, Observe: func(n Notification) {
+		s := NewSupervisor(a.root, Config{Pool: pool.New(), Broker: dir, Observe: func(n Notification) {
 			var p protocol.PublishDiagnosticsParams
 			if n.Method == "textDocument/publishDiagnostics" && json.Unmarshal(n.Params, &p) == nil && strings.HasSuffix(p.URI, "/bad.go") && p.QuietMS > 0 {
 				mu.Lock()
@@ -363,7 +365,7 @@ func TestBrokerReplaysDiagnostics(t *testing.T) {
 	if len(d.Diagnostics) != 1 || !strings.Contains(d.Diagnostics[0].Message, "undefinedOne") {
 		t.Fatalf("b's diagnostics: %+v", d.Diagnostics)
 	}
-	if b.fleet.running()[0].pid() != srvA.pid() {
+	if b.fleet.running()[0].PID() != srvA.PID() {
 		t.Fatal("b has a gopls of its own")
 	}
 	if after := sentToServer(t, a.ctx, srvA); after != before {
@@ -401,8 +403,8 @@ func TestBrokerSharesOtherServers(t *testing.T) {
 		t.Run(tc.program, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "broker")
 			startBroker(t, dir)
-			a := newSession(t, tc.fixture, tc.program, Config{Pool: NewPool(), Broker: dir})
-			b := NewSupervisor(a.root, Config{Pool: NewPool(), Broker: dir})
+			a := newSession(t, tc.fixture, tc.program, Config{Pool: pool.New(), Broker: dir})
+			b := NewSupervisor(a.root, Config{Pool: pool.New(), Broker: dir})
 			t.Cleanup(func() { b.Close() })
 			at, bt := a.at(tc.file), loc(t, b, a.path(tc.file))
 			must(a.sup.Diagnostics(a.ctx, at))(t)
@@ -414,18 +416,18 @@ func TestBrokerSharesOtherServers(t *testing.T) {
 				t.Errorf("b's first diagnostics from the warm server are incomplete: %+v", d)
 			}
 			t.Logf("b's first answer from the warm server: %v", time.Since(t0))
-			if pa, pb := a.sup.fleet.running()[0].pid(), b.fleet.running()[0].pid(); pa != pb {
+			if pa, pb := a.sup.fleet.running()[0].PID(), b.fleet.running()[0].PID(); pa != pb {
 				t.Fatalf("two servers: %d and %d", pa, pb)
 			}
-			type answer struct {
-				d   *FileDiagnostics
+			type reply struct {
+				d   *answer.FileDiagnostics
 				err error
 			}
-			during := make(chan answer, 1)
+			during := make(chan reply, 1)
 			a.sup.tools.hooks = &testHooks{shared: true, previewSent: func(*server) {
 				go func() {
 					d, err := b.Diagnostics(a.ctx, bt)
-					during <- answer{d, err}
+					during <- reply{d, err}
 				}()
 				// b's call waits for the preview's hold; the preview goes
 				// on after a while either way.
@@ -481,9 +483,9 @@ func TestBrokerWarmJoinSeesNewDefault(t *testing.T) {
 	t.Setenv("RUSTUP_TOOLCHAIN", "")
 	setDefault("stable")
 
-	a := newSession(t, "go", "gopls", Config{Pool: NewPool(), Broker: dir})
+	a := newSession(t, "go", "gopls", Config{Pool: pool.New(), Broker: dir})
 	process := func() *Supervisor {
-		s := NewSupervisor(a.root, Config{Pool: NewPool(), Broker: dir})
+		s := NewSupervisor(a.root, Config{Pool: pool.New(), Broker: dir})
 		t.Cleanup(func() { s.Close() })
 		return s
 	}
@@ -493,7 +495,7 @@ func TestBrokerWarmJoinSeesNewDefault(t *testing.T) {
 		if !strings.Contains(h.Contents, "float64") {
 			t.Fatalf("hover: %+v", h)
 		}
-		return s.fleet.running()[0].pid()
+		return s.fleet.running()[0].PID()
 	}
 	first := hover(a.sup)
 	if !slices.Contains(a.sup.tools.env.Pins(), "RUSTUP_TOOLCHAIN=stable") {
@@ -521,7 +523,7 @@ func TestBrokerWarmJoinSeesNewDefault(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := stale.tools.launch(ch, stale.guard)
+	l, err := stale.tools.launch(ch, stale.co.Guard())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/builtin-tools/builtin-tools/lsp/diag"
+	"github.com/builtin-tools/builtin-tools/lsp/pool"
 	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 )
 
@@ -20,7 +21,7 @@ func waitExit(t *testing.T, srv *server, what string) {
 	select {
 	case <-srv.exited:
 	case <-time.After(time.Minute):
-		t.Fatalf("%s: gopls (pid %d) still runs", what, srv.pid())
+		t.Fatalf("%s: gopls (pid %d) still runs", what, srv.PID())
 	}
 }
 
@@ -37,19 +38,19 @@ func treeRSS(t *testing.T, srvs ...*server) []int64 {
 		children := proc.ChildMap()
 		out = out[:0]
 		for _, srv := range srvs {
-			exe, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", srv.pid()))
-			for _, c := range children[srv.pid()] {
+			exe, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", srv.PID()))
+			for _, c := range children[srv.PID()] {
 				if other, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", c)); other != exe {
 					return false
 				}
 			}
-			out = append(out, proc.TreeRSSKB(srv.pid(), children))
+			out = append(out, proc.TreeRSSKB(srv.PID(), children))
 		}
 		return true
 	})
 	for i, kb := range out {
 		if kb == 0 {
-			t.Fatalf("no resident memory read for pid %d", srvs[i].pid())
+			t.Fatalf("no resident memory read for pid %d", srvs[i].PID())
 		}
 	}
 	return out
@@ -63,9 +64,9 @@ func treeRSS(t *testing.T, srvs ...*server) []int64 {
 // idle server, and status names the one over the budget with its memory.
 func TestBudgetStopsLeastRecentlyUsed(t *testing.T) {
 	t.Parallel()
-	pool := NewPool()
-	pool.SetBudget(-1)
-	cfg := Config{Pool: pool}
+	pl := pool.New()
+	pl.SetBudget(-1)
+	cfg := Config{Pool: pl}
 	a := newSession(t, "go", "gopls", cfg)
 	b := newSession(t, "go", "gopls", cfg)
 	c := newSession(t, "go", "gopls", cfg)
@@ -83,13 +84,13 @@ func TestBudgetStopsLeastRecentlyUsed(t *testing.T) {
 	rss := treeRSS(t, srvA, srvB)
 	rssA, rssB := rss[0], rss[1]
 	// Over the two together by far less than either: one stop is enough.
-	pool.SetBudget((rssA + rssB/2) * 1024)
+	pl.SetBudget((rssA + rssB/2) * 1024)
 	hover(c)
 	waitExit(t, srvB, "the least recently used idle server")
-	if !srvA.alive() {
+	if !srvA.Alive() {
 		t.Fatal("the more recently used server was stopped too")
 	}
-	if got := pool.Servers(); len(got) != 2 {
+	if got := pl.Servers(); len(got) != 2 {
 		t.Fatalf("after the stop the pool holds %+v", got)
 	}
 	st := b.sup.Status(context.Background()).Pool
@@ -101,7 +102,7 @@ func TestBudgetStopsLeastRecentlyUsed(t *testing.T) {
 		t.Fatalf("b's status of the pool: %+v", st.Servers)
 	}
 	for _, r := range st.Servers {
-		if r.State != PoolIdle || r.Clients != 1 || r.MemoryKB <= 0 || r.PID == 0 {
+		if r.State != pool.Idle || r.Clients != 1 || r.MemoryKB <= 0 || r.PID == 0 {
 			t.Errorf("b's status row: %+v", r)
 		}
 	}
@@ -117,13 +118,13 @@ func TestBudgetStopsLeastRecentlyUsed(t *testing.T) {
 	srvC := c.sup.fleet.running()[0]
 	now := treeRSS(t, srvA, srvC)
 	nowA, nowC := now[0], now[1]
-	pool.SetBudget((nowA + nowC - min(nowA, nowC)/2) * 1024)
+	pl.SetBudget((nowA + nowC - min(nowA, nowC)/2) * 1024)
 	hover(b)
 	waitExit(t, srvA, "the least recently used idle server, on b's restart")
 
 	// A budget each server exceeds alone: a start stops every idle one,
 	// and the one left is named over the budget.
-	pool.SetBudget(1024)
+	pl.SetBudget(1024)
 	hover(a)
 	for _, s := range []*session{b, c} {
 		for _, srv := range s.sup.fleet.running() {
@@ -148,10 +149,10 @@ func TestBudgetStopsLeastRecentlyUsed(t *testing.T) {
 // start that wanted room goes ahead beside it.
 func TestBudgetSparesServerInPreview(t *testing.T) {
 	t.Parallel()
-	pool := NewPool()
-	pool.SetBudget(1024)
-	a := newSession(t, "go", "gopls", Config{Pool: pool})
-	b := newSession(t, "go", "gopls", Config{Pool: pool})
+	pl := pool.New()
+	pl.SetBudget(1024)
+	a := newSession(t, "go", "gopls", Config{Pool: pl})
+	b := newSession(t, "go", "gopls", Config{Pool: pl})
 	must(a.sup.Hover(a.ctx, a.at("main.go"), protocol.Place{Line: 12, Symbol: "Total"}))(t)
 	srvA := a.sup.fleet.running()[0]
 	startedB := make(chan error, 1)
@@ -169,13 +170,13 @@ func TestBudgetSparesServerInPreview(t *testing.T) {
 	if err := <-startedB; err != nil {
 		t.Fatalf("b's hover during a's preview: %v", err)
 	}
-	if !srvA.alive() {
+	if !srvA.Alive() {
 		t.Fatal("the server held by a preview was stopped for the budget")
 	}
 	if p.Files[0].State != diag.Checked {
 		t.Errorf("the preview: %+v", p.Files[0])
 	}
-	if st := pool.Servers(); len(st) != 2 {
+	if st := pl.Servers(); len(st) != 2 {
 		t.Errorf("want both servers running, got %+v", st)
 	}
 	if got := a.sup.Status(context.Background()).Pool.Stopped; len(got) != 0 {

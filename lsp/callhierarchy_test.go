@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/builtin-tools/builtin-tools/lsp/answer"
+	"github.com/builtin-tools/builtin-tools/lsp/langserver"
 	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 )
 
@@ -18,26 +20,26 @@ func TestCallHierarchyAllSites(t *testing.T) {
 	s := newSession(t, "go", "gopls", Config{})
 	var b strings.Builder
 	b.WriteString("package main\n\nimport \"example.com/fixture/shapes\"\n\nfunc more() {\n")
-	for range MaxCallSites + 5 {
+	for range answer.MaxCallSites + 5 {
 		b.WriteString("\tshapes.Total(nil)\n")
 	}
 	b.WriteString("}\n")
 	s.write("more.go", b.String())
 
 	capped := must(s.sup.IncomingCalls(s.ctx, s.at("shapes/shapes.go"), protocol.Place{Line: 28, Symbol: "Total"}))(t)
-	all := must(s.sup.CallHierarchy(s.ctx, OpIncomingCalls, s.at("shapes/shapes.go"), protocol.Place{Line: 28, Symbol: "Total"}))(t)
-	want := MaxCallSites + 6 // and main.go's
-	if capped.Total != want || len(capped.Sites) != MaxCallSites || capped.Declared != nil {
-		t.Errorf("IncomingCalls: total %d, %d sites, declared %v; want %d, %d, nil", capped.Total, len(capped.Sites), capped.Declared, want, MaxCallSites)
+	all := must(s.sup.CallHierarchy(s.ctx, answer.OpIncomingCalls, s.at("shapes/shapes.go"), protocol.Place{Line: 28, Symbol: "Total"}))(t)
+	want := answer.MaxCallSites + 6 // and main.go's
+	if capped.Total != want || len(capped.Sites) != answer.MaxCallSites || capped.Declared != nil {
+		t.Errorf("IncomingCalls: total %d, %d sites, declared %v; want %d, %d, nil", capped.Total, len(capped.Sites), capped.Declared, want, answer.MaxCallSites)
 	}
 	if all.Total != want || len(all.Sites) != want {
 		t.Fatalf("CallHierarchy: total %d, %d sites; want %d of each", all.Total, len(all.Sites), want)
 	}
-	if siteKeys(&Calls{Sites: all.Sites[:MaxCallSites]}) != siteKeys(capped) {
+	if siteKeys(&answer.Calls{Sites: all.Sites[:answer.MaxCallSites]}) != siteKeys(capped) {
 		t.Error("CallHierarchy's first sites differ from IncomingCalls'")
 	}
-	if last := all.Sites[want-1].Site; last.Path != "more.go" || last.Line != 6+MaxCallSites+4 || last.Column != 9 {
-		t.Errorf("last site %+v, want more.go:%d:9", last, 6+MaxCallSites+4)
+	if last := all.Sites[want-1].Site; last.Path != "more.go" || last.Line != 6+answer.MaxCallSites+4 || last.Column != 9 {
+		t.Errorf("last site %+v, want more.go:%d:9", last, 6+answer.MaxCallSites+4)
 	}
 	d := all.Declared
 	if d == nil || d.Name != "Total" || locKey(d.Site) != "shapes/shapes.go:28:6: func Total(shapes []Shape) float64 {" {
@@ -68,7 +70,7 @@ func TestRootAtTop(t *testing.T) {
 		t.Fatalf("without a marker: %v, want an UnavailableError", err)
 	}
 
-	servers := DefaultServers()
+	servers := langserver.Table()
 	for i := range servers {
 		servers[i].RootAtTop = servers[i].ID == "pyright"
 	}
@@ -94,7 +96,7 @@ func TestServerStderr(t *testing.T) {
 	t.Parallel()
 	var mu sync.Mutex
 	var buf bytes.Buffer
-	servers := DefaultServers()
+	servers := langserver.Table()
 	for i := range servers {
 		if servers[i].ID == "clangd" {
 			servers[i].Command = []string{"clangd", "--log=info"}

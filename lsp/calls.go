@@ -3,110 +3,40 @@ package lsp
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
 
+	"github.com/builtin-tools/builtin-tools/lsp/answer"
 	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 	"github.com/sourcegraph/jsonrpc2"
 )
 
-// Call hierarchy operations, as [Calls.Operation] names them.
-const (
-	OpIncomingCalls = "incoming_calls"
-	OpOutgoingCalls = "outgoing_calls"
-)
-
-// MaxCallSites caps the call sites a [Calls] result holds; Total counts
-// them all.
-const MaxCallSites = 200
-
-// callHierarchyItem is the server's handle on a function; it is sent back
-// as given (data included) to ask for its calls.
-type callHierarchyItem struct {
-	Name           string          `json:"name"`
-	Kind           int             `json:"kind"`
-	Detail         string          `json:"detail,omitempty"`
-	URI            string          `json:"uri"`
-	Range          protocol.Range  `json:"range"`
-	SelectionRange protocol.Range  `json:"selectionRange"`
-	Tags           json.RawMessage `json:"tags,omitempty"`
-	Data           json.RawMessage `json:"data,omitempty"`
-}
-
-// callHierarchyCall is an incoming call (From set) or an outgoing one (To
-// set); FromRanges are the call sites: in From's file for an incoming call,
-// in the asked function's file for an outgoing one.
-type callHierarchyCall struct {
-	From       *callHierarchyItem `json:"from,omitempty"`
-	To         *callHierarchyItem `json:"to,omitempty"`
-	FromRanges []protocol.Range   `json:"fromRanges"`
-}
-
-// CallSite is one call: where it is, quoted, and the function at the other
-// end — the caller for incoming_calls, the callee for outgoing_calls.
-type CallSite struct {
-	Site Location `json:"site" jsonschema:"the call, with its source line quoted"`
-	// Name and Kind are the other end's, as the server names it.
-	Name string `json:"name" jsonschema:"the caller (incoming) or callee (outgoing)"`
-	Kind string `json:"kind,omitempty" jsonschema:"function, method ..."`
-	// Detail is the server's detail (a package, a signature), withheld for
-	// a function declared outside the root.
-	Detail string `json:"detail,omitempty"`
-	// Defined is where the other end is declared: path and line, the
-	// line not quoted.
-	Defined Location `json:"defined" jsonschema:"where the caller or callee is declared"`
-}
-
-// Calls answers incoming_calls and outgoing_calls.
-type Calls struct {
-	Operation  string `json:"operation" jsonschema:"incoming_calls or outgoing_calls"`
-	Symbol     string `json:"symbol"`
-	Occurrence int    `json:"occurrence,omitempty" jsonschema:"which occurrence of symbol on the line, when not the first"`
-	File       string `json:"file"`
-	Line       int    `json:"line"`
-	Server     string `json:"server"`
-	// Function is the function the server resolved the position to.
-	Function string `json:"function,omitempty" jsonschema:"the function the position names, as the server calls it"`
-	// Sites are sorted by path and position, at most MaxCallSites.
-	Sites []CallSite `json:"sites" jsonschema:"one call site each, sorted, cut at 200"`
-	Total int        `json:"total" jsonschema:"how many call sites the server gave"`
-	// Functions is how many distinct callers (or callees) the sites name.
-	Functions int `json:"functions" jsonschema:"how many distinct callers or callees"`
-	// Declared is the function the position names, its Site the name in
-	// its declaration (Defined unset); set by CallHierarchy only.
-	Declared *CallSite `json:"declared,omitempty"`
-	// Loading says the server had not loaded its workspace when it
-	// answered (within StartTimeout): the answer may be incomplete.
-	Loading string `json:"loading,omitempty" jsonschema:"the server had not finished loading the workspace: the answer may be incomplete; ask again"`
-}
-
 // IncomingCalls lists every call of the function at the place, one site
 // each, through the server's call hierarchy.
-func (s *Supervisor) IncomingCalls(ctx context.Context, file pathguard.Path, p protocol.Place) (*Calls, error) {
-	return s.calls(ctx, OpIncomingCalls, file, p, false)
+func (s *Supervisor) IncomingCalls(ctx context.Context, file pathguard.Path, p protocol.Place) (*answer.Calls, error) {
+	return s.calls(ctx, answer.OpIncomingCalls, file, p, false)
 }
 
 // OutgoingCalls lists every call the function at the place makes.
-func (s *Supervisor) OutgoingCalls(ctx context.Context, file pathguard.Path, p protocol.Place) (*Calls, error) {
-	return s.calls(ctx, OpOutgoingCalls, file, p, false)
+func (s *Supervisor) OutgoingCalls(ctx context.Context, file pathguard.Path, p protocol.Place) (*answer.Calls, error) {
+	return s.calls(ctx, answer.OpOutgoingCalls, file, p, false)
 }
 
 // CallHierarchy is IncomingCalls (op OpIncomingCalls) or OutgoingCalls
 // (OpOutgoingCalls) for a caller that compares call sites by position, as
 // bench/graphacc compares the code graph with the server: every site is
 // kept (no MaxCallSites cut), and Declared names the function asked about.
-func (s *Supervisor) CallHierarchy(ctx context.Context, op string, file pathguard.Path, p protocol.Place) (*Calls, error) {
-	if op != OpIncomingCalls && op != OpOutgoingCalls {
-		return nil, fmt.Errorf("call hierarchy operation %q: give %s or %s", op, OpIncomingCalls, OpOutgoingCalls)
+func (s *Supervisor) CallHierarchy(ctx context.Context, op string, file pathguard.Path, p protocol.Place) (*answer.Calls, error) {
+	if op != answer.OpIncomingCalls && op != answer.OpOutgoingCalls {
+		return nil, fmt.Errorf("call hierarchy operation %q: give %s or %s", op, answer.OpIncomingCalls, answer.OpOutgoingCalls)
 	}
 	return s.calls(ctx, op, file, p, true)
 }
 
-func (s *Supervisor) calls(ctx context.Context, op string, file pathguard.Path, p protocol.Place, all bool) (*Calls, error) {
+func (s *Supervisor) calls(ctx context.Context, op string, file pathguard.Path, p protocol.Place, all bool) (*answer.Calls, error) {
 	r, err := s.fleet.at(ctx, file, p)
 	if err != nil {
 		return nil, err
@@ -115,7 +45,7 @@ func (s *Supervisor) calls(ctx context.Context, op string, file pathguard.Path, 
 	if err := r.srv.lacksCalls(op); err != nil {
 		return nil, err
 	}
-	var items []callHierarchyItem
+	var items []protocol.CallHierarchyItem
 	if err := r.srv.call(ctx, "textDocument/prepareCallHierarchy", r.params(), &items); err != nil {
 		if errors.Is(err, ErrServerFailed) {
 			// gopls refuses a type or an import with an error, not null.
@@ -127,16 +57,16 @@ func (s *Supervisor) calls(ctx context.Context, op string, file pathguard.Path, 
 		return nil, fmt.Errorf("%s has no call hierarchy for %s: point at the name of a function or method (its declaration or a call of it)", r.srv.spec.ID, r.where())
 	}
 	method := "callHierarchy/incomingCalls"
-	if op == OpOutgoingCalls {
+	if op == answer.OpOutgoingCalls {
 		method = "callHierarchy/outgoingCalls"
 	}
-	res := &Calls{Operation: op, Symbol: r.symbol, Occurrence: r.shownOccurrence(), File: r.rel, Line: r.line, Server: r.srv.spec.ID,
-		Function: items[0].Name, Sites: []CallSite{}, Loading: r.srv.stillLoading()}
-	q := s.newQuoter(r.srv)
+	res := &answer.Calls{Operation: op, Symbol: r.symbol, Occurrence: r.shownOccurrence(), File: r.rel, Line: r.line, Server: r.srv.spec.ID,
+		Function: items[0].Name, Sites: []answer.CallSite{}, Loading: r.srv.stillLoading()}
+	q := newQuoter(s.co, r.srv)
 	type site struct {
 		uri   string
 		rng   protocol.Range
-		other *callHierarchyItem
+		other *protocol.CallHierarchyItem
 	}
 	var sites []site
 	others := map[string]bool{}
@@ -144,10 +74,10 @@ func (s *Supervisor) calls(ctx context.Context, op string, file pathguard.Path, 
 	// calls are asked for, duplicates dropped.
 	seen := map[string]bool{}
 	for i := range items {
-		var calls []callHierarchyCall
+		var calls []protocol.CallHierarchyCall
 		if err := r.srv.call(ctx, method, map[string]any{"item": items[i]}, &calls); err != nil {
 			var se *ServerError
-			if op == OpOutgoingCalls && errors.As(err, &se) && se.Code == jsonrpc2.CodeMethodNotFound {
+			if op == answer.OpOutgoingCalls && errors.As(err, &se) && se.Code == jsonrpc2.CodeMethodNotFound {
 				r.srv.mu.Lock()
 				r.srv.noOutgoing, r.srv.outgoingAnswer = true, se.Detail
 				r.srv.mu.Unlock()
@@ -157,7 +87,7 @@ func (s *Supervisor) calls(ctx context.Context, op string, file pathguard.Path, 
 		}
 		for _, c := range calls {
 			other, uri := c.From, ""
-			if op == OpOutgoingCalls {
+			if op == answer.OpOutgoingCalls {
 				other, uri = c.To, items[i].URI
 			} else if other != nil {
 				uri = other.URI
@@ -181,26 +111,26 @@ func (s *Supervisor) calls(ctx context.Context, op string, file pathguard.Path, 
 			cmp.Compare(a.rng.Start.Character, b.rng.Start.Character))
 	})
 	res.Total, res.Functions = len(sites), len(others)
-	keep := min(len(sites), MaxCallSites)
+	keep := min(len(sites), answer.MaxCallSites)
 	if all {
 		keep = len(sites)
-		d := CallSite{Site: q.location(protocol.Location{URI: items[0].URI, Range: items[0].SelectionRange}), Name: items[0].Name,
+		d := answer.CallSite{Site: q.location(protocol.Location{URI: items[0].URI, Range: items[0].SelectionRange}), Name: items[0].Name,
 			Kind: protocol.SymbolKindName(items[0].Kind)}
 		d.Site.EndLine = 0
 		if !d.Site.Outside {
-			d.Detail = s.RelText(oneLineText(items[0].Detail))
+			d.Detail = s.co.RelText(oneLineText(items[0].Detail))
 		}
 		res.Declared = &d
 	}
 	for _, st := range sites[:keep] {
-		cs := CallSite{Site: q.location(protocol.Location{URI: st.uri, Range: st.rng}), Name: st.other.Name, Kind: protocol.SymbolKindName(st.other.Kind),
+		cs := answer.CallSite{Site: q.location(protocol.Location{URI: st.uri, Range: st.rng}), Name: st.other.Name, Kind: protocol.SymbolKindName(st.other.Kind),
 			Defined: q.location(protocol.Location{URI: st.other.URI, Range: st.other.SelectionRange})}
 		cs.Site.EndLine = 0
 		// The declaration is named, not quoted: the site's line is the
 		// quote this result is about.
 		cs.Defined.Text, cs.Defined.EndLine = "", 0
 		if !cs.Defined.Outside {
-			cs.Detail = s.RelText(oneLineText(st.other.Detail))
+			cs.Detail = s.co.RelText(oneLineText(st.other.Detail))
 		}
 		res.Sites = append(res.Sites, cs)
 	}
@@ -218,13 +148,13 @@ func (s *server) lacksCalls(op string) error {
 		name = fmt.Sprintf("%s (%s)", s.spec.ID, s.version)
 	}
 	graph := `code_graph with operation "callers"`
-	if op == OpOutgoingCalls {
+	if op == answer.OpOutgoingCalls {
 		graph = `code_graph with operation "callees"`
 	}
 	switch {
 	case none:
 		return &noCallsError{fmt.Sprintf("%s has no call hierarchy (it announces no callHierarchyProvider), so it answers neither incoming_calls nor outgoing_calls; use %s, which answers from the code graph's index", name, graph)}
-	case noOut && op == OpOutgoingCalls:
+	case noOut && op == answer.OpOutgoingCalls:
 		return &noCallsError{fmt.Sprintf("%s does not answer outgoing_calls: it announces a call hierarchy but answers callHierarchy/outgoingCalls with %q; incoming_calls works. For the calls a function makes, use %s, which answers from the code graph's index", name, answered, graph)}
 	}
 	return nil

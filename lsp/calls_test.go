@@ -5,12 +5,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/builtin-tools/builtin-tools/lsp/answer"
 	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 )
 
 // siteKeys is every call site of r, one a line, as
 // "path:line:col: text <- name (defined path:line)".
-func siteKeys(r *Calls) string {
+func siteKeys(r *answer.Calls) string {
 	var keys []string
 	for _, s := range r.Sites {
 		def := fmt.Sprintf("%s:%d", s.Defined.Path, s.Defined.Line)
@@ -28,7 +29,7 @@ func TestCallHierarchyGopls(t *testing.T) {
 	t.Parallel()
 	s := newSession(t, "go", "gopls", Config{})
 	in := must(s.sup.IncomingCalls(s.ctx, s.at("shapes/shapes.go"), protocol.Place{Line: 28, Symbol: "Total"}))(t)
-	if in.Operation != OpIncomingCalls || in.Total != 1 || in.Functions != 1 || in.Function != "Total" || in.File != "shapes/shapes.go" {
+	if in.Operation != answer.OpIncomingCalls || in.Total != 1 || in.Functions != 1 || in.Function != "Total" || in.File != "shapes/shapes.go" {
 		t.Errorf("incoming: %+v", in)
 	}
 	expectContains(t, "incoming", siteKeys(in), `main.go:12:32: fmt.Println("größe 🚀", shapes.Total(all)) <- function main (main.go:9)`)

@@ -1,14 +1,12 @@
 package lsp
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,6 +17,7 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/lsp/brokered"
+	"github.com/builtin-tools/builtin-tools/lsp/langserver"
 	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 	"github.com/builtin-tools/builtin-tools/lsp/rpc"
 	"github.com/builtin-tools/builtin-tools/lsp/viewlock"
@@ -27,7 +26,7 @@ import (
 
 // server is one running language-server process for one root.
 type server struct {
-	spec    *ServerSpec
+	spec    *langserver.Spec
 	root    string // folder holding the marker (absolute)
 	relRoot string // root relative to the supervisor root, for messages
 	cfg     *Config
@@ -44,7 +43,7 @@ type server struct {
 	relText      func(string) string // Supervisor.RelText, for what the server says
 	loadTimedOut bool                // its initial loading outlasted StartTimeout
 	// loaded: the log line that says it has loaded its workspace
-	// (ServerSpec.LoadedLog) came, or it has none.
+	// (langserver.Spec.LoadedLog) came, or it has none.
 	loaded bool
 
 	specialOnce sync.Once
@@ -116,7 +115,7 @@ type diagState struct {
 	// read, before it diagnoses that version (updateOrphanedFileDiagnostics:
 	// the findings of the older version are left out as not of this one);
 	// so for a server that publishes once it is no answer until the
-	// server confirms it (ServerSpec.confirm) or the publishes settle.
+	// server confirms it (langserver.Spec.Confirm) or the publishes settle.
 	cleared bool
 }
 
@@ -133,7 +132,7 @@ type testHooks struct {
 // launch) and completes initialize (and the indexing wait for servers that
 // index) before ctx ends. The state folder is the server's from here on:
 // removed when it exits, or here when the start fails.
-func startServer(ctx context.Context, spec *ServerSpec, l *Launch, relRoot string, cfg *Config, hooks *testHooks, relText func(string) string) (*server, error) {
+func startServer(ctx context.Context, spec *langserver.Spec, l *start, relRoot string, cfg *Config, hooks *testHooks, relText func(string) string) (*server, error) {
 	s := &server{
 		bin: l.Bin, relText: relText,
 		spec: spec, root: l.Root, relRoot: relRoot, cfg: cfg,
@@ -218,7 +217,7 @@ func startServer(ctx context.Context, spec *ServerSpec, l *Launch, relRoot strin
 }
 
 func (s *server) initialize(ctx context.Context) error {
-	rootURI := fileURI(s.root)
+	rootURI := protocol.FileURI(s.root)
 	params := map[string]any{
 		"processId":  os.Getpid(),
 		"clientInfo": map[string]any{"name": "builtin-tools"},
@@ -254,10 +253,10 @@ func (s *server) initialize(ctx context.Context) error {
 	s.mu.Lock()
 	// A capability registered before (the broker replays them to a
 	// joining client ahead of the answer) stands.
-	s.pull = s.pull || providerOn(res.Capabilities.DiagnosticProvider)
-	s.formatting = providerOn(res.Capabilities.DocumentFormattingProvider)
-	s.callHierarchy = providerOn(res.Capabilities.CallHierarchyProvider)
-	s.rangeFormatting = providerOn(res.Capabilities.DocumentRangeFormattingProvider)
+	s.pull = s.pull || protocol.ProviderOn(res.Capabilities.DiagnosticProvider)
+	s.formatting = protocol.ProviderOn(res.Capabilities.DocumentFormattingProvider)
+	s.callHierarchy = protocol.ProviderOn(res.Capabilities.CallHierarchyProvider)
+	s.rangeFormatting = protocol.ProviderOn(res.Capabilities.DocumentRangeFormattingProvider)
 	var cap struct {
 		Kinds   []string `json:"codeActionKinds"`
 		Resolve bool     `json:"resolveProvider"`
@@ -299,12 +298,6 @@ func (s *server) stillLoading() string {
 	}
 	return fmt.Sprintf("%s had not finished loading the workspace after %s (it has run %s), so the answer may be incomplete; ask again",
 		s.spec.ID, s.cfg.StartTimeout, time.Since(s.started).Round(time.Second))
-}
-
-// providerOn reads a capability that is a bool or an options object.
-func providerOn(raw json.RawMessage) bool {
-	raw = bytes.TrimSpace(raw)
-	return len(raw) > 0 && !bytes.Equal(raw, []byte("false")) && !bytes.Equal(raw, []byte("null"))
 }
 
 // waitIndexed waits until the server has loaded its workspace — no
@@ -421,7 +414,7 @@ func (s *server) handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 		}
 		return nil, nil
 	case "workspace/workspaceFolders":
-		return []map[string]any{{"uri": fileURI(s.root), "name": filepath.Base(s.root)}}, nil
+		return []map[string]any{{"uri": protocol.FileURI(s.root), "name": filepath.Base(s.root)}}, nil
 	case "window/workDoneProgress/create", "client/unregisterCapability", "window/showMessageRequest",
 		"workspace/diagnostic/refresh", "workspace/semanticTokens/refresh", "workspace/inlayHint/refresh",
 		"workspace/codeLens/refresh", "workspace/inlineValue/refresh", "window/showDocument":
@@ -579,7 +572,7 @@ func (s *server) specialFilesNote() string {
 				return nil
 			}
 			if t := d.Type(); t&(fs.ModeNamedPipe|fs.ModeDevice|fs.ModeSocket) != 0 {
-				if _, ok := s.spec.owns(name); ok {
+				if _, ok := s.spec.Owns(name); ok {
 					rel, _ := filepath.Rel(s.root, p)
 					found = append(found, filepath.ToSlash(rel))
 				}
@@ -613,7 +606,7 @@ func (s *server) exitError(method string) error {
 	return &ServerError{Server: s.spec.ID, Root: s.relRoot, Method: method, Kind: ErrServerExited, Detail: s.relText(detail)}
 }
 
-func (s *server) alive() bool {
+func (s *server) Alive() bool {
 	select {
 	case <-s.exited:
 		return false
@@ -659,13 +652,13 @@ func (s *server) notifyFailure(ctx context.Context, method string, err error) er
 	return s.exitError(method)
 }
 
-// shutdown asks the server to exit (shutdown, exit) and kills its process
+// Shutdown asks the server to exit (Shutdown, exit) and kills its process
 // group if it has not exited by the time ctx ends.
-func (s *server) shutdown(ctx context.Context) {
+func (s *server) Shutdown(ctx context.Context) {
 	s.mu.Lock()
 	s.closing = true
 	s.mu.Unlock()
-	if s.alive() {
+	if s.Alive() {
 		sctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		// The writes do not watch sctx: a server that stopped reading would
 		// block them, so the connection is closed when sctx ends.
@@ -691,7 +684,19 @@ func (s *server) kill() {
 	s.conn.Close()
 }
 
-func (s *server) pid() int { return s.proc.Pid() }
+func (s *server) PID() int { return s.proc.Pid() }
+
+// Calls, Use, LastUsed and Previewing are what package pool asks of the
+// server (pool.Member): the calls using it (a call's end takes its Use
+// back), its last use, and whether a preview holds it alone.
+func (s *server) Calls() int { return int(s.inflight.Load()) }
+func (s *server) Use()       { s.inflight.Add(1) }
+func (s *server) LastUsed() time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lastUsed
+}
+func (s *server) Previewing() bool { return s.view.Alone() }
 
 func (s *server) touch() {
 	s.mu.Lock()
@@ -718,17 +723,19 @@ func explainTail(t *proc.Tail) (string, bool) {
 	return line, line != "" && t.Seen() > int64(len(strings.TrimSpace(line))+2)
 }
 
-// fileURI turns an absolute path into a file:// URI.
-func fileURI(path string) string {
-	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(path)}).String()
+// busyError says why a call waited in vain for another call's preview, or
+// why a preview waited in vain for the calls under way.
+func (s *server) busyError(method string, preview bool) error {
+	detail := fmt.Sprintf("another call's diagnostics preview held it for over %s; ask again", s.cfg.viewBound())
+	if preview {
+		detail = fmt.Sprintf("other calls kept it busy for over %s, so the preview could not start; ask again", s.cfg.viewBound())
+	}
+	return &ServerError{Server: s.spec.ID, Root: s.relRoot, Method: method, Kind: ErrServerTimeout, Detail: detail}
 }
 
-// uriPath turns a file:// URI back into a path; ok is false for other
-// schemes.
-func uriPath(uri string) (string, bool) {
-	u, err := url.Parse(uri)
-	if err != nil || u.Scheme != "file" {
-		return "", false
-	}
-	return filepath.FromSlash(u.Path), true
+// idleFor is how long no call has used the server.
+func (s *server) idleFor() time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return time.Since(s.lastUsed)
 }

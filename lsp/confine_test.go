@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
+	"github.com/builtin-tools/builtin-tools/lsp/checkout"
+	"github.com/builtin-tools/builtin-tools/lsp/langserver"
 	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 )
 
@@ -85,9 +87,9 @@ func TestPipeIsRefused(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	_, err := sup.Diagnostics(ctx, loc(t, sup, pipe))
-	expectErr(t, "diagnostics of a pipe", err, ErrBadFile, "pipe.go is not a regular file")
+	expectErr(t, "diagnostics of a pipe", err, checkout.ErrBadFile, "pipe.go is not a regular file")
 	_, err = sup.Hover(ctx, loc(t, sup, pipe), protocol.Place{Line: 1, Symbol: "x"})
-	expectErr(t, "hover of a pipe", err, ErrBadFile, "not a regular file")
+	expectErr(t, "hover of a pipe", err, checkout.ErrBadFile, "not a regular file")
 	if _, err := sup.AfterWrite(ctx, loc(t, sup, pipe)); err != nil {
 		t.Logf("after write of a pipe: %v", err)
 	}
@@ -101,7 +103,7 @@ func TestTimeoutNamesAPipeInTheRoot(t *testing.T) {
 	if err := syscall.Mkfifo(filepath.Join(root, "p.fake"), 0o644); err != nil {
 		testenv.Unavailable(t, "FIFOs", err)
 	}
-	sup := NewSupervisor(root, Config{Servers: []ServerSpec{fakeSpec(t, "mute")}, RequestTimeout: time.Second})
+	sup := NewSupervisor(root, Config{Servers: []langserver.Spec{fakeSpec(t, "mute")}, RequestTimeout: time.Second})
 	defer sup.Close()
 	_, err := sup.Hover(t.Context(), loc(t, sup, filepath.Join(root, "a.fake")), protocol.Place{Line: 1, Symbol: "world"})
 	expectErr(t, "hover", err, ErrServerTimeout, "no answer within 1s", "p.fake is not a regular file", "remove it, then reload")

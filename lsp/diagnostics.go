@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
+	"github.com/builtin-tools/builtin-tools/lsp/answer"
+	"github.com/builtin-tools/builtin-tools/lsp/checkout"
 	"github.com/builtin-tools/builtin-tools/lsp/diag"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
@@ -27,13 +29,13 @@ func clip(s string, n int) string { return textcut.BytesEllipsis(s, n) }
 // a non-nil slice, empty when it has no problems. On timeout it returns the
 // diagnostics it has and an error wrapping ErrDiagnosticsTimeout.
 func (s *Supervisor) AfterWrite(ctx context.Context, at pathguard.Path) ([]diag.Diagnostic, error) {
-	absPath, err := s.guard.Of(at)
+	absPath, err := s.co.Guard().Of(at)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBadFile, err)
+		return nil, fmt.Errorf("%w: %v", checkout.ErrBadFile, err)
 	}
 	path := filepath.Clean(absPath)
-	if _, err := s.confine(path); !s.inRoot(path) || err != nil {
-		return nil, fmt.Errorf("%w: %s is outside the root %s", ErrBadFile, absPath, s.root)
+	if _, err := s.co.Confine(path); !s.co.InRoot(path) || err != nil {
+		return nil, fmt.Errorf("%w: %s is outside the root %s", checkout.ErrBadFile, absPath, s.co.Root())
 	}
 	c, err := s.tools.choose(path)
 	if err != nil {
@@ -61,22 +63,13 @@ func (s *Supervisor) AfterWrite(ctx context.Context, at pathguard.Path) ([]diag.
 		return nil, err // a deleted file was closed: nothing to report
 	}
 	items, err := srv.diagnosticsFor(ctx, doc)
-	return s.relMessages(diag.Convert(items, path, doc.text, srv.encoding)), err
-}
-
-// relMessages rewrites the paths under the root that diagnostics' messages
-// name relative to it (RelText); the quoted line stays as the file has it.
-func (co *checkout) relMessages(ds []diag.Diagnostic) []diag.Diagnostic {
-	for i := range ds {
-		ds[i].Message = co.RelText(ds[i].Message)
-	}
-	return ds
+	return s.co.RelMessages(diag.Convert(items, path, doc.text, srv.encoding)), err
 }
 
 // Diagnostics returns the errors and warnings (and information) the owning
 // server reports for file. The project checkers (diagnostics "*") are
 // [Supervisor.Check].
-func (s *Supervisor) Diagnostics(ctx context.Context, file pathguard.Path) (*FileDiagnostics, error) {
+func (s *Supervisor) Diagnostics(ctx context.Context, file pathguard.Path) (*answer.FileDiagnostics, error) {
 	path, err := s.fleet.checkFile(file)
 	if err != nil {
 		return nil, err
@@ -87,13 +80,13 @@ func (s *Supervisor) Diagnostics(ctx context.Context, file pathguard.Path) (*Fil
 	}
 	defer srv.release()
 	items, err := srv.diagnosticsFor(ctx, doc)
-	res := &FileDiagnostics{File: s.rel(path), Server: srv.spec.ID}
+	res := &answer.FileDiagnostics{File: s.co.Rel(path), Server: srv.spec.ID}
 	if err != nil {
 		if !errors.Is(err, ErrDiagnosticsTimeout) {
 			return nil, err
 		}
 		res.Incomplete, res.WaitMS = true, s.cfg.DiagnosticsWait.Milliseconds()
 	}
-	res.Diagnostics = s.relMessages(diag.Convert(items, path, doc.text, srv.encoding))
+	res.Diagnostics = s.co.RelMessages(diag.Convert(items, path, doc.text, srv.encoding))
 	return res, nil
 }

@@ -13,12 +13,12 @@
 // failing call and replaced on the next, and [Supervisor.Close] shuts them
 // all down (shutdown, exit, then a kill of the process group, so helper
 // processes such as tsserver do not outlive the run). With [Config.Pool]
-// the runs of a process over the same folder share each server (a [Pool]
-// counts the runs holding it, and the last one to close stops it); each
+// the runs of a process over the same folder share each server (a
+// [pool.Pool] counts the runs holding it, and the last one to close stops it); each
 // run keeps what it was shown, and a preview holds its server alone.
 //
-// Servers are data: [DefaultServers] is a table of [ServerSpec] rows, and
-// adding a language is adding a row.
+// Servers are data: [langserver.Table] is a table of [langserver.Spec]
+// rows, and adding a language is adding a row.
 //
 // # Trust
 //
@@ -34,7 +34,7 @@
 // every server, probe and checker runs with the user's own choices pinned
 // in its environment, probes run outside the root, and rust-analyzer does
 // not start where the checkout has a .cargo/config.toml or
-// rust-analyzer.toml (package lsp/toolenv, prepareRustAnalyzer). Whatever
+// rust-analyzer.toml (packages lsp/toolenv and lsp/langserver). Whatever
 // the trust, servers keep caches and indexes in a private folder outside
 // the root (clangd's background index included), and what a start reads
 // of the checkout (a compilation database, the root markers) goes through
@@ -54,13 +54,15 @@
 // occurrence asked for), converted to the position encoding the server negotiated (utf-8
 // is offered through general.positionEncodings and clangd's offsetEncoding;
 // UTF-16 code units otherwise). Results are data with JSON names, not
-// prose ([Locations], [Hover], [Symbols], [Status] ...): paths relative to
-// the root, 1-based lines, the source line quoted, long lists capped with
-// the total (LSP-4, LSP-5); package lsptool renders them for the agent.
+// prose (package [answer]: [answer.Locations], [answer.Hover],
+// [answer.Symbols], [answer.Status] ...): paths relative to the root,
+// 1-based lines, the source line quoted, long lists capped with the total
+// (LSP-4, LSP-5); package lsptool renders them for the agent.
 // [Supervisor.IncomingCalls] and [Supervisor.OutgoingCalls] ask the
 // server's call hierarchy (prepareCallHierarchy, then incomingCalls or
-// outgoingCalls) and return one [CallSite] per call, the call's line quoted
-// and the function at the other end named with where it is declared.
+// outgoingCalls) and return one [answer.CallSite] per call, the call's
+// line quoted and the function at the other end named with where it is
+// declared.
 // Errors are typed (see the Err* sentinels, [PositionError],
 // [UnavailableError], [ServerError]) and their text says what to do.
 //
@@ -80,7 +82,7 @@
 // (typescript-language-server, which publishes nothing after a change that
 // leaves a clean file clean, is asked through tsserver's diagnostics
 // commands), otherwise published ones: the first publish for the version
-// from a server that publishes once ([ServerSpec.PublishesOnce]: gopls,
+// from a server that publishes once ([langserver.Spec.PublishesOnce]: gopls,
 // clangd), else once a publish for the version has arrived and no further
 // publish followed within a short settle window, bounded by
 // [Config.DiagnosticsWait]. There is no fixed sleep. What comes after the
@@ -128,14 +130,20 @@
 //
 // Below this package: [protocol] (the LSP types and positions in a
 // document), [wsedit] (a WorkspaceEdit worked out and written all or
-// nothing) and [diag] (diagnostics, the run's ledger, a write's verdict).
-// The operations and their results and errors are package lsp's own.
+// nothing), [diag] (diagnostics, the run's ledger, a write's verdict),
+// [answer] (what the operations return, as data), [langserver] (the
+// server table and each row's Prepare and hooks), [checkout] (the root,
+// its path guard, how results name its files), [projcheck] (the project
+// checkers of diagnostics "*") and [pool] (the running servers a
+// process's runs share, their reaping and memory budget). The operations
+// and their errors are package lsp's own.
 //
 // Inside, a Supervisor is its operations over four parts, each with the
-// data its methods use: the checkout (root, path guard, how results name
-// files, edits planned and written into it), the launcher (which server
+// data its methods use: the checkout (package checkout; edits are planned
+// and written into it here, through wsedit), the launcher (which server
 // owns a file, the toolchain pins, probes and starts), the fleet (the
-// servers the run holds, their crashes and start failures) and the
+// servers the run holds, as entries of a pool, their crashes and start
+// failures) and the
 // actions listed (fix.go). A server is one process and its connection;
 // the documents it was sent and their diagnostics are its documents
 // (docsync.go).

@@ -5,35 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"sync"
 	"time"
 
+	"github.com/builtin-tools/builtin-tools/lsp/checkout"
+	"github.com/builtin-tools/builtin-tools/lsp/langserver"
 	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
-
-// maxFileBytes bounds what is read into memory and sent to a server.
-const maxFileBytes = 16 << 20
-
-// readText reads a file for syncing or quoting through the path guard:
-// only a regular file inside the root, opened without blocking, at most
-// maxFileBytes.
-func readText(g *pathguard.Guard, path string) (string, os.FileInfo, error) {
-	if g == nil {
-		return "", nil, fmt.Errorf("%s: the root cannot be opened", path)
-	}
-	data, info, err := g.ReadFile(path, maxFileBytes)
-	switch {
-	case info != nil && info.IsDir():
-		return "", nil, fmt.Errorf("%s is a folder, not a file", path)
-	case errors.Is(err, pathguard.ErrTooLarge):
-		return "", nil, fmt.Errorf("%s is %d bytes, over the %d-byte limit for language-server files", path, info.Size(), maxFileBytes)
-	case err != nil:
-		return "", nil, err
-	}
-	return string(data), info, nil
-}
 
 // documents keeps a server's copy of the files it is sent in step with
 // the disk (didOpen, then didChange with the full text, didClose), and
@@ -99,7 +78,7 @@ func (d *documents) syncFileLocked(ctx context.Context, path, languageID string)
 	if doc != nil && info.ModTime().Equal(doc.modTime) && info.Size() == doc.size {
 		return doc, false, nil
 	}
-	text, info, err := readText(d.guard, path)
+	text, info, err := checkout.ReadText(d.guard, path)
 	if err != nil {
 		return nil, false, err
 	}
@@ -113,7 +92,7 @@ func (d *documents) syncFileLocked(ctx context.Context, path, languageID string)
 	d.mu.Lock()
 	seq := d.diagSeq
 	d.mu.Unlock()
-	next := &openDoc{path: path, uri: fileURI(path), languageID: languageID, version: 1,
+	next := &openDoc{path: path, uri: protocol.FileURI(path), languageID: languageID, version: 1,
 		text: text, modTime: info.ModTime(), size: info.Size(), syncSeq: seq}
 	if doc == nil {
 		err = d.send(ctx, "textDocument/didOpen", protocol.DidOpenParams{TextDocument: protocol.TextDocumentItem{
@@ -181,7 +160,7 @@ func (d *documents) notifyWatched(ctx context.Context, events []protocol.FileEve
 
 // diagnosticsFor returns the server's diagnostics for doc's version: pulled
 // when the server offers textDocument/diagnostic or its row a pull of its
-// own (ServerSpec.pull), otherwise the published ones: the first publish
+// own (langserver.Spec.Pull), otherwise the published ones: the first publish
 // for this version from a server that publishes once (PublishesOnce), else
 // once a publish for it arrived and no further publish came for
 // DiagnosticsSettle. The wait is bounded by DiagnosticsWait; on timeout
@@ -192,6 +171,11 @@ func (s *server) diagnosticsFor(ctx context.Context, doc *openDoc) ([]protocol.D
 
 func (s *server) diagnosticsForSince(ctx context.Context, doc *openDoc, start time.Time) ([]protocol.Diagnostic, error) {
 	return s.diagnosticsAwait(ctx, doc, start, s.spec.PublishesOnce)
+}
+
+// hookDoc is doc as its row's hooks (langserver.Spec.Pull, Confirm) see it.
+func (s *server) hookDoc(doc *openDoc) langserver.Doc {
+	return langserver.Doc{URI: doc.uri, Text: doc.text, Encoding: s.encoding}
 }
 
 // diagnosticsAwait is diagnosticsForSince; once false waits for the
@@ -206,10 +190,10 @@ func (s *server) diagnosticsAwait(ctx context.Context, doc *openDoc, start time.
 		return items, nil
 	}
 	s.docs.mu.Unlock()
-	if s.spec.pull != nil {
-		items, err := s.spec.pull(ctx, s, doc)
+	if s.spec.Pull != nil {
+		items, err := s.spec.Pull(ctx, s.call, s.hookDoc(doc))
 		var se *ServerError
-		if err == nil || !(errors.As(err, &se) && se.Kind == ErrServerFailed) {
+		if err == nil || !(errors.Is(err, langserver.ErrRefused) || errors.As(err, &se) && se.Kind == ErrServerFailed) {
 			return items, err
 		}
 		// The server refused it (an older version): wait for a publish.
@@ -287,13 +271,13 @@ func (s *server) diagnosticsAwait(ctx context.Context, doc *openDoc, start time.
 			if !st.cleared {
 				return st.items, nil
 			}
-			if !confirmed && s.spec.confirm != nil {
+			if !confirmed && s.spec.Confirm != nil {
 				// An empty first publish that may be no answer: the server
 				// says when its diagnosis of what it holds is out, and its
 				// last publish is then the answer; else the publishes are
 				// awaited to settle.
 				confirmed = true
-				if s.spec.confirm(ctx, s, doc) == nil {
+				if s.spec.Confirm(ctx, s.call, s.hookDoc(doc)) == nil {
 					s.docs.mu.Lock()
 					last := s.docs.diags[doc.uri]
 					s.docs.mu.Unlock()

@@ -25,8 +25,6 @@ var (
 	// ErrDiagnosticsTimeout: a document version's diagnostics did not arrive
 	// within DiagnosticsWait. Diagnostics returned alongside it may be stale.
 	ErrDiagnosticsTimeout = errors.New("diagnostics not ready in time")
-	// ErrBadFile: the file is missing, a folder, or outside the root.
-	ErrBadFile = errors.New("bad file argument")
 	// ErrClosed: the Supervisor was closed.
 	ErrClosed = lifetime.Closed("lsp supervisor is closed")
 	// ErrBadArgument: an operation's arguments do not fit together.

@@ -11,6 +11,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/builtin-tools/builtin-tools/lsp/answer"
+	"github.com/builtin-tools/builtin-tools/lsp/checkout"
+	"github.com/builtin-tools/builtin-tools/lsp/langserver"
 	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 	"github.com/builtin-tools/builtin-tools/lsp/rpc"
 	"github.com/builtin-tools/builtin-tools/lsp/wsedit"
@@ -53,7 +56,7 @@ var (
 type StaleActionError struct {
 	ID    string
 	File  string
-	Fresh *CodeActions
+	Fresh *answer.CodeActions
 	Err   error // why Fresh is nil
 }
 
@@ -118,32 +121,6 @@ func (t *actionTable) get(id string) (*heldAction, error) {
 	return nil, fmt.Errorf("%w %q (%s): ids come from lsp code_actions in this run", ErrUnknownAction, id, listed)
 }
 
-// FixResult is what lsp_fix applied.
-type FixResult struct {
-	// ID is the action applied by id, Kind the fix applied by kind.
-	ID     string `json:"id,omitempty"`
-	Kind   string `json:"kind,omitempty" jsonschema:"organize_imports, fix_all or format"`
-	Title  string `json:"title,omitempty" jsonschema:"the action's title"`
-	File   string `json:"file"`
-	Server string `json:"server"`
-	// Command is the server command the action ran, when it had one.
-	Command string     `json:"command,omitempty"`
-	Files   []FileEdit `json:"files" jsonschema:"the files changed, sorted by path"`
-	Edits   int        `json:"edits"`
-	// Unchanged: the server's edit changes nothing (already formatted,
-	// imports already in order).
-	Unchanged bool     `json:"unchanged,omitempty"`
-	Notes     []string `json:"notes,omitempty" jsonschema:"what the writes could not keep"`
-}
-
-// FileChange is one file a planned edit changes, with its text before and
-// after (a moved file's before is its source's text), for a card's diff.
-type FileChange struct {
-	FileEdit
-	Before string `json:"-"`
-	After  string `json:"-"`
-}
-
 // FixPlan is an lsp_fix worked out and not yet written (FIX-1): the
 // action's own edit planned against the files as they are, and the command
 // it runs after it, whose edit is known only once it runs. [Supervisor.CommitFix]
@@ -152,9 +129,9 @@ type FileChange struct {
 type FixPlan struct {
 	// Result is what the fix reports once written: its id or kind, title,
 	// file and server, and the files and edits of its own edit.
-	Result FixResult
+	Result answer.FixResult
 	// Changes are the files its own edit changes, sorted by path.
-	Changes []FileChange
+	Changes []answer.FileChange
 	// Command is the server command it runs after its edit, "" for none.
 	Command string
 
@@ -168,24 +145,14 @@ type FixPlan struct {
 	needEdit, noEditUnchanged bool
 }
 
-// ProposedEdit is an edit a fix's command sent, planned and not yet
-// written: what a [Confirm] is asked about.
-type ProposedEdit struct {
-	Server  string
-	Command string
-	Files   []FileEdit
-	Changes []FileChange
-	Edits   int
-}
-
 // Confirm is asked about each edit a fix's command sends, before it is
 // written; an error refuses the edit (the server is told it was not
 // applied, and the fix fails with the error).
-type Confirm func(ctx context.Context, e *ProposedEdit) error
+type Confirm func(ctx context.Context, e *answer.ProposedEdit) error
 
 // ApplyAction applies the code action listed under id: PlanAction, then
 // CommitFix with no one to confirm the command's edits.
-func (s *Supervisor) ApplyAction(ctx context.Context, id string, force bool) (*FixResult, error) {
+func (s *Supervisor) ApplyAction(ctx context.Context, id string, force bool) (*answer.FixResult, error) {
 	p, err := s.PlanAction(ctx, id)
 	if err != nil {
 		return nil, err
@@ -202,13 +169,13 @@ func (s *Supervisor) PlanAction(ctx context.Context, id string) (*FixPlan, error
 	if err != nil {
 		return nil, err
 	}
-	text, _, err := readText(s.guard, a.path)
+	text, _, err := checkout.ReadText(s.co.Guard(), a.path)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBadFile, err)
+		return nil, fmt.Errorf("%w: %v", checkout.ErrBadFile, err)
 	}
 	if text != a.text {
 		stale := &StaleActionError{ID: a.id, File: a.rel}
-		at, err := s.guard.Path(a.path)
+		at, err := s.co.Guard().Path(a.path)
 		if err == nil {
 			stale.Fresh, err = s.CodeActions(ctx, at, a.place)
 		}
@@ -223,8 +190,8 @@ func (s *Supervisor) PlanAction(ctx context.Context, id string) (*FixPlan, error
 	if srv != a.srv {
 		return nil, fmt.Errorf("%s was listed by a %s that has since been restarted, and its edit belongs to that one; nothing was applied: list the actions again with lsp code_actions", a.id, srv.spec.ID)
 	}
-	p := &FixPlan{Result: FixResult{ID: a.id, Title: s.RelText(a.action.Title), File: a.rel, Server: srv.spec.ID}, srv: srv, path: a.path}
-	if err := p.action(ctx, &s.checkout, a.action); err != nil {
+	p := &FixPlan{Result: answer.FixResult{ID: a.id, Title: s.co.RelText(a.action.Title), File: a.rel, Server: srv.spec.ID}, srv: srv, path: a.path}
+	if err := p.action(ctx, s.co, a.action); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -232,7 +199,7 @@ func (s *Supervisor) PlanAction(ctx context.Context, id string) (*FixPlan, error
 
 // Fix applies a fix of kind to file: PlanFix, then CommitFix with no one
 // to confirm the command's edits.
-func (s *Supervisor) Fix(ctx context.Context, file pathguard.Path, kind string, from, to int, force bool) (*FixResult, error) {
+func (s *Supervisor) Fix(ctx context.Context, file pathguard.Path, kind string, from, to int, force bool) (*answer.FixResult, error) {
 	p, err := s.PlanFix(ctx, file, kind, from, to)
 	if err != nil {
 		return nil, err
@@ -256,11 +223,11 @@ func (s *Supervisor) PlanFix(ctx context.Context, file pathguard.Path, kind stri
 		return nil, err
 	}
 	defer srv.release()
-	rel := s.rel(path)
-	p := &FixPlan{Result: FixResult{Kind: kind, File: rel, Server: srv.spec.ID}, srv: srv, path: path}
+	rel := s.co.Rel(path)
+	p := &FixPlan{Result: answer.FixResult{Kind: kind, File: rel, Server: srv.spec.ID}, srv: srv, path: path}
 	d := protocol.NewDocument(doc.text)
 	if kind == FixFormat {
-		return p, p.format(ctx, &s.checkout, doc, d, from, to)
+		return p, p.format(ctx, s.co, doc, d, from, to)
 	}
 	want := fixKinds[kind]
 	if cmd := srv.spec.FixCommands[kind]; cmd != "" {
@@ -270,7 +237,7 @@ func (s *Supervisor) PlanFix(ctx context.Context, file pathguard.Path, kind stri
 		p.Command, p.args, p.needEdit, p.noEditUnchanged = cmd, args, true, true
 		return p, nil
 	}
-	params := protocol.CodeActionParams{TextDocument: protocol.TextDocumentIdentifier{URI: doc.uri}, Range: wholeRange(d, srv.encoding)}
+	params := protocol.CodeActionParams{TextDocument: protocol.TextDocumentIdentifier{URI: doc.uri}, Range: protocol.WholeRange(d, srv.encoding)}
 	if kind == FixAll {
 		// A fix-all fixes the diagnostics it is given: have the current ones.
 		items, derr := srv.diagnosticsFor(ctx, doc)
@@ -290,8 +257,8 @@ func (s *Supervisor) PlanFix(ctx context.Context, file pathguard.Path, kind stri
 	var kinds []string
 	for _, a := range actions {
 		if a.Disabled == nil && (a.Kind == want || strings.HasPrefix(a.Kind, want+".")) {
-			p.Result.Title = s.RelText(a.Title)
-			err := p.action(ctx, &s.checkout, a)
+			p.Result.Title = s.co.RelText(a.Title)
+			err := p.action(ctx, s.co, a)
 			if errors.Is(err, errEmptyAction) {
 				// Offered with nothing in it: nothing to change, as when
 				// it is not offered at all.
@@ -328,19 +295,13 @@ func (s *Supervisor) PlanFix(ctx context.Context, file pathguard.Path, kind stri
 // unchanged marks a plan that changes nothing.
 func (p *FixPlan) unchanged() {
 	p.plan, p.Command = nil, ""
-	p.Result.Unchanged, p.Result.Files, p.Result.Edits = true, []FileEdit{}, 0
-	p.Changes = []FileChange{}
-}
-
-// wholeRange is the range of the whole document.
-func wholeRange(d *protocol.Document, enc string) protocol.Range {
-	last := d.LineCount() - 1
-	return protocol.Range{End: protocol.Position{Line: last, Character: protocol.EncodedColumn(d.Line(last), len(d.Line(last)), enc)}}
+	p.Result.Unchanged, p.Result.Files, p.Result.Edits = true, []answer.FileEdit{}, 0
+	p.Changes = []answer.FileChange{}
 }
 
 // format asks p's server for the file's (or lines from..to's)
 // formatting edits and plans them into p.
-func (p *FixPlan) format(ctx context.Context, co *checkout, doc *openDoc, d *protocol.Document, from, to int) error {
+func (p *FixPlan) format(ctx context.Context, co *checkout.Checkout, doc *openDoc, d *protocol.Document, from, to int) error {
 	srv := p.srv
 	srv.mu.Lock()
 	whole, ranged := srv.formatting, srv.rangeFormatting
@@ -366,7 +327,7 @@ func (p *FixPlan) format(ctx context.Context, co *checkout, doc *openDoc, d *pro
 		}
 	default:
 		if !whole {
-			return fmt.Errorf("%w: %s does not format documents (no documentFormattingProvider)%s; nothing was changed", ErrNoSuchFix, srv.spec.ID, srv.spec.formatNote())
+			return fmt.Errorf("%w: %s does not format documents (no documentFormattingProvider)%s; nothing was changed", ErrNoSuchFix, srv.spec.ID, formatNote(srv.spec))
 		}
 		params := map[string]any{"textDocument": protocol.TextDocumentIdentifier{URI: doc.uri}, "options": opts}
 		if err := srv.call(ctx, "textDocument/formatting", params, &edits); err != nil {
@@ -382,7 +343,7 @@ func (p *FixPlan) format(ctx context.Context, co *checkout, doc *openDoc, d *pro
 
 // formatNote says what a server without formatting needs, "" when nothing
 // is known.
-func (spec *ServerSpec) formatNote() string {
+func formatNote(spec *langserver.Spec) string {
 	if spec.FormatNote != "" {
 		return " — " + spec.FormatNote
 	}
@@ -412,12 +373,12 @@ func formattingOptions(text string) map[string]any {
 // action works out one code action of p's server into p: resolved first
 // when it carries neither edit nor command, then its edit planned, its
 // command noted for CommitFix.
-func (p *FixPlan) action(ctx context.Context, co *checkout, a protocol.CodeActionOrCommand) error {
+func (p *FixPlan) action(ctx context.Context, co *checkout.Checkout, a protocol.CodeActionOrCommand) error {
 	srv := p.srv
 	if a.Disabled != nil {
 		return fmt.Errorf("%w: %q is disabled: %s", ErrNoSuchFix, a.Title, co.RelText(a.Disabled.Reason))
 	}
-	name, args := commandOf(a)
+	name, args := protocol.CommandOf(a)
 	if a.Edit == nil && name == "" && len(a.Data) > 0 {
 		srv.mu.Lock()
 		canResolve := srv.resolveActions
@@ -428,13 +389,13 @@ func (p *FixPlan) action(ctx context.Context, co *checkout, a protocol.CodeActio
 				return err
 			}
 			a = full
-			name, args = commandOf(a)
+			name, args = protocol.CommandOf(a)
 		}
 	}
 	if a.Edit == nil && name == "" {
 		return fmt.Errorf("%w: %s gave %q neither an edit nor a command; nothing was changed", errEmptyAction, srv.spec.ID, a.Title)
 	}
-	p.Result.Files, p.Changes = []FileEdit{}, []FileChange{}
+	p.Result.Files, p.Changes = []answer.FileEdit{}, []answer.FileChange{}
 	if a.Edit != nil {
 		if err := p.ownEdit(co, a.Edit); err != nil {
 			return err
@@ -450,39 +411,39 @@ func (p *FixPlan) action(ctx context.Context, co *checkout, a protocol.CodeActio
 
 // ownEdit plans the fix's own WorkspaceEdit into p; an edit that changes
 // no byte leaves p with nothing to write.
-func (p *FixPlan) ownEdit(co *checkout, we *protocol.WorkspaceEdit) error {
-	plan, err := co.planEdit(we, p.srv)
+func (p *FixPlan) ownEdit(co *checkout.Checkout, we *protocol.WorkspaceEdit) error {
+	plan, err := planEdit(co, we, p.srv)
 	if err != nil {
 		return fmt.Errorf("not applied, no file changed: %w", err)
 	}
 	p.Result.Notes = append(p.Result.Notes, plan.Notes...)
 	if !plan.Changes() {
 		p.plan = nil
-		p.Result.Unchanged, p.Result.Files, p.Changes = true, []FileEdit{}, []FileChange{}
+		p.Result.Unchanged, p.Result.Files, p.Changes = true, []answer.FileEdit{}, []answer.FileChange{}
 		return nil
 	}
 	p.plan = plan
-	p.Changes = co.planChanges(plan)
-	p.Result.Files, p.Result.Edits = co.planFiles(plan)
+	p.Changes = planChanges(co, plan)
+	p.Result.Files, p.Result.Edits = planFiles(co, plan)
 	return nil
 }
 
 // planChanges lists what a plan changes with each file's text before and
 // after, sorted by path (a moved file under its new path).
-func (co *checkout) planChanges(plan *wsedit.Plan) []FileChange {
-	edits, _ := co.planFiles(plan)
-	out := make([]FileChange, 0, len(edits))
+func planChanges(co *checkout.Checkout, plan *wsedit.Plan) []answer.FileChange {
+	edits, _ := planFiles(co, plan)
+	out := make([]answer.FileChange, 0, len(edits))
 	for _, fe := range edits {
 		var f *wsedit.File
 		for _, path := range plan.Order {
-			if co.rel(path) == fe.Path {
+			if co.Rel(path) == fe.Path {
 				f = plan.Files[path]
 			}
 		}
 		if f == nil {
 			continue
 		}
-		c := FileChange{FileEdit: fe, After: f.Content}
+		c := answer.FileChange{FileEdit: fe, After: f.Content}
 		switch {
 		case f.From != "":
 			if src := plan.Files[f.From]; src != nil {
@@ -504,9 +465,9 @@ func (co *checkout) planChanges(plan *wsedit.Plan) []FileChange {
 // command, taking the workspace/applyEdit requests it sends (each planned,
 // put to confirm when it is not nil, then written). On an error after
 // something was written, the result names what was, and so does the error.
-func (s *Supervisor) CommitFix(ctx context.Context, p *FixPlan, force bool, confirm Confirm) (*FixResult, error) {
+func (s *Supervisor) CommitFix(ctx context.Context, p *FixPlan, force bool, confirm Confirm) (*answer.FixResult, error) {
 	res := p.Result
-	res.Files, res.Edits, res.Notes = []FileEdit{}, 0, slices.Clone(p.Result.Notes)
+	res.Files, res.Edits, res.Notes = []answer.FileEdit{}, 0, slices.Clone(p.Result.Notes)
 	if p.plan == nil && p.Command == "" {
 		res.Unchanged = true
 		return &res, nil
@@ -521,7 +482,7 @@ func (s *Supervisor) CommitFix(ctx context.Context, p *FixPlan, force bool, conf
 	}
 	res.Unchanged = false
 	if p.plan != nil {
-		if err := s.commitFix(ctx, p.plan, force, &res); err != nil {
+		if err := commitFix(ctx, s.co, p.plan, force, &res); err != nil {
 			return nil, err
 		}
 		resyncFix(ctx, srv, p.plan, &res)
@@ -545,7 +506,7 @@ func (s *Supervisor) CommitFix(ctx context.Context, p *FixPlan, force bool, conf
 }
 
 // writtenList names files written: "a.go (2 edits), new.go (created)".
-func writtenList(files []FileEdit) string {
+func writtenList(files []answer.FileEdit) string {
 	parts := make([]string, 0, len(files))
 	for _, f := range files {
 		parts = append(parts, fmt.Sprintf("%s (%s)", f.Path, f.What()))
@@ -560,39 +521,19 @@ func isAre(n int, one, many string) string {
 	return many
 }
 
-// commandOf reads the command of a CodeAction ({command: {command,
-// arguments}}) or of a bare Command ({command: "name", arguments}).
-func commandOf(a protocol.CodeActionOrCommand) (string, json.RawMessage) {
-	raw := bytes.TrimSpace(a.Command)
-	if len(raw) == 0 || raw[0] == 'n' {
-		return "", nil
-	}
-	if raw[0] == '"' {
-		var name string
-		_ = json.Unmarshal(raw, &name)
-		return name, a.Arguments
-	}
-	var c struct {
-		Command   string          `json:"command"`
-		Arguments json.RawMessage `json:"arguments,omitempty"`
-	}
-	_ = json.Unmarshal(raw, &c)
-	return c.Command, c.Arguments
-}
-
 // commitFix writes a plan and records what changed in res; a plan that
 // changes no byte writes nothing.
-func (co *checkout) commitFix(ctx context.Context, plan *wsedit.Plan, force bool, res *FixResult) error {
+func commitFix(ctx context.Context, co *checkout.Checkout, plan *wsedit.Plan, force bool, res *answer.FixResult) error {
 	res.Notes = append(res.Notes, plan.Notes...)
 	if !plan.Changes() {
 		return nil
 	}
-	notes, err := wsedit.Commit(ctx, editCheckout{co}, plan, force)
+	notes, err := wsedit.Commit(ctx, co, plan, force)
 	if err != nil {
 		return fmt.Errorf("not applied: %w", err)
 	}
 	res.Notes = append(res.Notes, notes...)
-	files, edits := co.planFiles(plan)
+	files, edits := planFiles(co, plan)
 	res.Files = mergeFileEdits(res.Files, files)
 	res.Edits += edits
 	return nil
@@ -600,22 +541,22 @@ func (co *checkout) commitFix(ctx context.Context, plan *wsedit.Plan, force bool
 
 // resyncFix tells the server about what a plan wrote; one that could not
 // take it is a note: the files are written.
-func resyncFix(ctx context.Context, srv *server, plan *wsedit.Plan, res *FixResult) {
+func resyncFix(ctx context.Context, srv *server, plan *wsedit.Plan, res *answer.FixResult) {
 	if err := resyncAfterEdit(ctx, srv, plan); err != nil {
 		res.Notes = append(res.Notes, fmt.Sprintf("re-syncing %s after the write failed (use lsp reload): %v", srv.spec.ID, err))
 	}
 }
 
-func mergeFileEdits(a, b []FileEdit) []FileEdit {
+func mergeFileEdits(a, b []answer.FileEdit) []answer.FileEdit {
 	for _, f := range b {
-		i := slices.IndexFunc(a, func(g FileEdit) bool { return g.Path == f.Path })
+		i := slices.IndexFunc(a, func(g answer.FileEdit) bool { return g.Path == f.Path })
 		if i < 0 {
 			a = append(a, f)
 			continue
 		}
 		a[i].Edits += f.Edits
 	}
-	slices.SortFunc(a, func(x, y FileEdit) int { return strings.Compare(x.Path, y.Path) })
+	slices.SortFunc(a, func(x, y answer.FileEdit) int { return strings.Compare(x.Path, y.Path) })
 	return a
 }
 
@@ -629,7 +570,7 @@ func mergeFileEdits(a, b []FileEdit) []FileEdit {
 // asked. The server answers the command only after its edits were taken,
 // but a late edit is waited for, up to ApplyEditWait; a command that needed
 // an edit and sent none is an error: nothing changed.
-func (s *Supervisor) runCommand(ctx context.Context, srv *server, name string, args json.RawMessage, needEdit, force bool, confirm Confirm, res *FixResult) error {
+func (s *Supervisor) runCommand(ctx context.Context, srv *server, name string, args json.RawMessage, needEdit, force bool, confirm Confirm, res *answer.FixResult) error {
 	got := make(chan struct{}, 1)
 	bound := rpc.NewBound(s.cfg.RequestTimeout)
 	var (
@@ -667,17 +608,17 @@ func (s *Supervisor) runCommand(ctx context.Context, srv *server, name string, a
 			default:
 			}
 		}()
-		plan, err := s.planEdit(we, srv)
+		plan, err := planEdit(s.co, we, srv)
 		if err == nil && confirm != nil && plan.Changes() {
-			files, edits := s.planFiles(plan)
+			files, edits := planFiles(s.co, plan)
 			bound.Pause()
-			err = confirm(ctx, &ProposedEdit{Server: srv.spec.ID, Command: name, Files: files, Changes: s.planChanges(plan), Edits: edits})
+			err = confirm(ctx, &answer.ProposedEdit{Server: srv.spec.ID, Command: name, Files: files, Changes: planChanges(s.co, plan), Edits: edits})
 			bound.Resume()
 		}
 		mu.Lock()
 		defer mu.Unlock()
 		if err == nil {
-			err = s.commitFix(ctx, plan, force, res)
+			err = commitFix(ctx, s.co, plan, force, res)
 		}
 		if err != nil {
 			applyErr = err

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
+	"github.com/builtin-tools/builtin-tools/lsp/answer"
 	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 )
 
@@ -19,7 +20,7 @@ func inlineSession(t testing.TB, program string, files map[string]string, cfg Co
 }
 
 // actionID finds the id of the first enabled action whose title has want.
-func actionID(t testing.TB, r *CodeActions, want string) string {
+func actionID(t testing.TB, r *answer.CodeActions, want string) string {
 	t.Helper()
 	for _, a := range r.Actions {
 		if a.ID != "" && strings.Contains(a.Title, want) {

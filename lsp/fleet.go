@@ -9,6 +9,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/builtin-tools/builtin-tools/lsp/answer"
+	"github.com/builtin-tools/builtin-tools/lsp/checkout"
+	"github.com/builtin-tools/builtin-tools/lsp/pool"
 	"github.com/builtin-tools/builtin-tools/lsp/viewlock"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
@@ -17,17 +20,17 @@ import (
 // one — with their crashes and start failures, and the files it syncs to
 // them.
 type fleet struct {
-	co  *checkout
+	co  *checkout.Checkout
 	la  *launcher
 	cfg *Config
 
 	// ownPool holds the servers this run shares with no other.
-	ownPool *Pool
+	ownPool *pool.Pool
 
 	mu      sync.Mutex
 	closed  bool
-	servers map[serverKey]*serverEntry // the pool entries this run holds
-	crashes map[serverKey]Crash        // last unexpected exit, for Status
+	servers map[serverKey]*pool.Entry  // the pool entries this run holds
+	crashes map[serverKey]answer.Crash // last unexpected exit, for Status
 	// failures are servers that failed to start, not started again until
 	// their backoff ends (or reload).
 	failures map[serverKey]*startFailure
@@ -51,24 +54,24 @@ func (fl *fleet) close() bool {
 	}
 	fl.closed = true
 	close(fl.stop)
-	entries := make([]*serverEntry, 0, len(fl.servers))
+	entries := make([]*pool.Entry, 0, len(fl.servers))
 	for _, e := range fl.servers {
 		entries = append(entries, e)
 	}
-	fl.servers = map[serverKey]*serverEntry{}
+	fl.servers = map[serverKey]*pool.Entry{}
 	fl.mu.Unlock()
 
-	ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), pool.CloseTimeout)
 	defer cancel()
 	// A start this was the last holder of is cancelled; one that does not
-	// end within startGrace (a preparation stuck in a system call) is not
+	// end within pool.StartGrace (a preparation stuck in a system call) is not
 	// waited for: start stops what it started once it returns.
 	var wg sync.WaitGroup
 	for _, e := range entries {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			e.pool.release(ctx, e, false)
+			e.Release(ctx, false)
 		}()
 	}
 	wg.Wait()
@@ -81,7 +84,7 @@ func (fl *fleet) checkFile(at pathguard.Path) (string, error) {
 	if fl.isClosed() {
 		return "", ErrClosed
 	}
-	return fl.co.checkFile(at)
+	return fl.co.CheckFile(at)
 }
 
 func (fl *fleet) isClosed() bool {
@@ -102,7 +105,7 @@ func (fl *fleet) tell(id string) bool {
 
 // troubles are the last crash and the start failure of each of server
 // id's roots, for Status.
-func (fl *fleet) troubles(id string) (crashes []Crash, failures []StartFailure) {
+func (fl *fleet) troubles(id string) (crashes []answer.Crash, failures []answer.StartFailure) {
 	fl.mu.Lock()
 	defer fl.mu.Unlock()
 	for key, c := range fl.crashes {
@@ -112,7 +115,7 @@ func (fl *fleet) troubles(id string) (crashes []Crash, failures []StartFailure) 
 	}
 	for key, f := range fl.failures {
 		if key.id == id {
-			failures = append(failures, StartFailure{Root: fl.co.rel(key.root), Error: f.err.Error(), RetryAt: f.until})
+			failures = append(failures, answer.StartFailure{Root: fl.co.Rel(key.root), Error: f.err.Error(), RetryAt: f.until})
 		}
 	}
 	return crashes, failures
@@ -132,7 +135,7 @@ func (fl *fleet) serverFor(ctx context.Context, c *choice) (*server, error) {
 			return nil, ErrClosed
 		}
 		e := fl.servers[key]
-		if e != nil && e.key.prepared != prepared {
+		if e != nil && e.Key().Prepared != prepared {
 			// Prepared from a file that has changed since: start afresh.
 			fl.mu.Unlock()
 			fl.drop(key, e)
@@ -143,13 +146,13 @@ func (fl *fleet) serverFor(ctx context.Context, c *choice) (*server, error) {
 			return nil, &BackoffError{Err: f.err, Until: f.until}
 		}
 		if e == nil {
-			pool, shared := fl.poolFor()
-			pkey := poolKey{id: c.spec.ID, root: c.root, runRoot: fl.co.root, trusted: fl.cfg.Trusted, launch: fl.la.launchDigest(c), prepared: prepared}
+			p, shared := fl.poolFor()
+			pkey := pool.Key{ID: c.spec.ID, Root: c.root, RunRoot: fl.co.Root(), Trusted: fl.cfg.Trusted, Launch: fl.la.launchDigest(c), Prepared: prepared}
 			fl.wg.Add(1)
 			var created bool
-			e, created = pool.acquire(pkey, fl.cfg.IdleTimeout, func(e *serverEntry) {
+			e, created = p.Acquire(pkey, fl.cfg.IdleTimeout, func(e *pool.Entry) (pool.Member, error) {
 				defer fl.wg.Done()
-				fl.la.start(e, c, shared)
+				return fl.la.start(e, c, shared)
 			})
 			if !created {
 				fl.wg.Done()
@@ -159,39 +162,39 @@ func (fl *fleet) serverFor(ctx context.Context, c *choice) (*server, error) {
 		fl.mu.Unlock()
 
 		select {
-		case <-e.ready:
+		case <-e.Ready():
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		case <-fl.stop:
 			return nil, ErrClosed
 		}
-		if e.err != nil {
+		if err := e.Err(); err != nil {
 			fl.drop(key, e)
-			fl.failed(key, e.err)
-			return nil, e.err
+			fl.failed(key, err)
+			return nil, err
 		}
 		fl.mu.Lock()
 		delete(fl.failures, key)
 		fl.mu.Unlock()
-		if e.srv.peerGone() || !e.srv.alive() {
+		srv := e.Server().(*server)
+		if srv.peerGone() || !srv.Alive() {
 			// Crashed since the last call: note it and start afresh.
-			e.srv.mu.Lock()
-			closing := e.srv.closing
-			e.srv.mu.Unlock()
-			if !closing && !e.srv.stoppedIdle() {
+			srv.mu.Lock()
+			closing := srv.closing
+			srv.mu.Unlock()
+			if !closing && !srv.stoppedIdle() {
 				fl.mu.Lock()
-				fl.crashes[key] = Crash{Root: fl.co.rel(key.root), Error: e.srv.exitError("").Error(), At: time.Now()}
+				fl.crashes[key] = answer.Crash{Root: fl.co.Rel(key.root), Error: srv.exitError("").Error(), At: time.Now()}
 				fl.mu.Unlock()
 			}
 			fl.drop(key, e)
 			continue
 		}
-		if !e.pool.use(e) {
+		if !e.Use() {
 			// Reaped or reloaded (by this run or another): start afresh.
 			fl.drop(key, e)
 			continue
 		}
-		srv := e.srv
 		srv.touch()
 		if err := srv.view.Share(ctx, fl.cfg.viewBound()); err != nil {
 			srv.inflight.Add(-1)
@@ -236,7 +239,7 @@ func (srv *server) endUse() {
 }
 
 // drop lets go of e if it is still the entry this run holds for key.
-func (fl *fleet) drop(key serverKey, e *serverEntry) {
+func (fl *fleet) drop(key serverKey, e *pool.Entry) {
 	fl.mu.Lock()
 	held := fl.servers[key] == e
 	if held {
@@ -244,9 +247,9 @@ func (fl *fleet) drop(key serverKey, e *serverEntry) {
 	}
 	fl.mu.Unlock()
 	if held {
-		ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
+		ctx, cancel := context.WithTimeout(context.Background(), pool.CloseTimeout)
 		defer cancel()
-		e.pool.release(ctx, e, false)
+		e.Release(ctx, false)
 	}
 }
 
@@ -268,7 +271,7 @@ func (fl *fleet) running() []*server {
 // runningEntries is running with how many runs hold each server.
 func (fl *fleet) runningEntries() []runningEntry {
 	fl.mu.Lock()
-	var entries []*serverEntry
+	var entries []*pool.Entry
 	for _, e := range fl.servers {
 		entries = append(entries, e)
 	}
@@ -276,15 +279,13 @@ func (fl *fleet) runningEntries() []runningEntry {
 	var out []runningEntry
 	for _, e := range entries {
 		select {
-		case <-e.ready:
+		case <-e.Ready():
 		default:
 			continue
 		}
-		e.pool.mu.Lock()
-		gone, refs := e.gone, e.refs
-		e.pool.mu.Unlock()
-		if e.srv != nil && e.srv.alive() && !gone {
-			out = append(out, runningEntry{srv: e.srv, clients: refs})
+		refs, gone := e.Holders()
+		if srv, _ := e.Server().(*server); srv != nil && srv.Alive() && !gone {
+			out = append(out, runningEntry{srv: srv, clients: refs})
 		}
 	}
 	slices.SortFunc(out, func(a, b runningEntry) int {
@@ -305,26 +306,26 @@ func (fl *fleet) stopKey(ctx context.Context, key serverKey) bool {
 	if e == nil {
 		return false
 	}
-	e.pool.release(ctx, e, true)
+	e.Release(ctx, true)
 	return true
 }
 
 // poolStatus lists the servers of the pool this run's servers go to.
-func (fl *fleet) poolStatus(ctx context.Context) *PoolStatus {
-	pool, shared := fl.poolFor()
-	held := map[*serverEntry]bool{}
+func (fl *fleet) poolStatus(ctx context.Context) *answer.PoolStatus {
+	p, shared := fl.poolFor()
+	held := map[*pool.Entry]bool{}
 	fl.mu.Lock()
 	for _, e := range fl.servers {
 		held[e] = true
 	}
 	fl.mu.Unlock()
-	rows, stops := pool.list()
-	ps := &PoolStatus{BudgetKB: pool.Budget(), Shared: shared, Servers: make([]PoolServerStatus, 0, len(rows))}
+	rows, stops := p.List()
+	ps := &answer.PoolStatus{BudgetKB: p.Budget(), Shared: shared, Servers: make([]answer.PoolServerStatus, 0, len(rows))}
 	where := func(root string) (string, bool) {
-		if !fl.co.inRoot(root) {
+		if !fl.co.InRoot(root) {
 			return "", true
 		}
-		if rel := fl.co.rel(root); rel != "" {
+		if rel := fl.co.Rel(root); rel != "" {
 			return rel, false
 		}
 		return ".", false
@@ -332,21 +333,21 @@ func (fl *fleet) poolStatus(ctx context.Context) *PoolStatus {
 	for _, r := range rows {
 		root, other := where(r.Root)
 		ps.UsedKB += r.MemoryKB
-		ps.Servers = append(ps.Servers, PoolServerStatus{Server: r.Server, Root: root, OtherFolder: other, ThisRun: held[r.e],
+		ps.Servers = append(ps.Servers, answer.PoolServerStatus{Server: r.Server, Root: root, OtherFolder: other, ThisRun: held[r.Entry],
 			Trusted: r.Trusted, State: r.State, Clients: r.Clients, PID: r.PID, MemoryKB: r.MemoryKB,
 			IdleSeconds: int64(r.Idle.Round(time.Second) / time.Second), OverBudget: ps.BudgetKB > 0 && r.MemoryKB >= ps.BudgetKB})
-		if r.State != PoolStarting && r.e.srv != nil {
-			ps.Servers[len(ps.Servers)-1].Processes = r.e.srv.processes(ctx)
+		if srv, _ := r.Entry.Server().(*server); r.State != pool.Starting && srv != nil {
+			ps.Servers[len(ps.Servers)-1].Processes = srv.processes(ctx)
 		}
 	}
 	for _, r := range rows {
-		if r.State != PoolStarting && r.e.srv != nil {
-			if bs := r.e.srv.brokerServers(ctx); bs != nil {
-				ps.Broker = &BrokerStatus{BudgetKB: bs.BudgetKB, Servers: make([]PoolServerStatus, 0, len(bs.Servers))}
+		if srv, _ := r.Entry.Server().(*server); r.State != pool.Starting && srv != nil {
+			if bs := srv.brokerServers(ctx); bs != nil {
+				ps.Broker = &answer.BrokerStatus{BudgetKB: bs.BudgetKB, Servers: make([]answer.PoolServerStatus, 0, len(bs.Servers))}
 				for _, x := range bs.Servers {
 					root, other := where(x.Dir)
 					ps.Broker.UsedKB += x.MemoryKB
-					ps.Broker.Servers = append(ps.Broker.Servers, PoolServerStatus{Server: x.Server, Root: root, OtherFolder: other,
+					ps.Broker.Servers = append(ps.Broker.Servers, answer.PoolServerStatus{Server: x.Server, Root: root, OtherFolder: other,
 						Trusted: x.Trusted, State: x.State, Processes: x.Clients, PID: x.PID, MemoryKB: x.MemoryKB,
 						IdleSeconds: x.IdleMS / 1000, OverBudget: bs.BudgetKB > 0 && x.MemoryKB >= bs.BudgetKB})
 				}
@@ -360,8 +361,18 @@ func (fl *fleet) poolStatus(ctx context.Context) *PoolStatus {
 		if forOther {
 			forRoot = "another folder"
 		}
-		ps.Stopped = append(ps.Stopped, BudgetStopStatus{Server: b.Server, Root: root, OtherFolder: other, MemoryKB: b.MemoryKB,
+		ps.Stopped = append(ps.Stopped, answer.BudgetStopStatus{Server: b.Server, Root: root, OtherFolder: other, MemoryKB: b.MemoryKB,
 			UsedKB: b.UsedKB, BudgetKB: b.BudgetKB, For: b.For + " for " + forRoot, At: b.At})
 	}
 	return ps
+}
+
+// poolFor is the pool a start of c goes to, and whether it is shared with
+// other runs: a run that watches its servers (Observe, Stderr, test hooks)
+// keeps them to itself.
+func (fl *fleet) poolFor() (*pool.Pool, bool) {
+	if fl.cfg.Pool == nil || fl.la.hooks != nil && !fl.la.hooks.shared || fl.cfg.Observe != nil || fl.cfg.Stderr != nil || fl.co.Guard() == nil {
+		return fl.ownPool, false
+	}
+	return fl.cfg.Pool, true
 }

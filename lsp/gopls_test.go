@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/builtin-tools/builtin-tools/lsp/answer"
 	"github.com/builtin-tools/builtin-tools/lsp/diag"
 	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 	"github.com/builtin-tools/builtin-tools/pathguard"
@@ -21,7 +22,7 @@ func TestGopls(t *testing.T) {
 
 	t.Run("status before any call starts nothing", func(t *testing.T) {
 		row := statusRow(t, s.sup.Status(s.ctx), "gopls")
-		if row.State != StateAvailable || strings.Join(row.MarkerDirs, ",") != "." || row.Binary == "" || len(row.Running) != 0 {
+		if row.State != answer.StateAvailable || strings.Join(row.MarkerDirs, ",") != "." || row.Binary == "" || len(row.Running) != 0 {
 			t.Errorf("status: want gopls available for ., not started; got %+v", row)
 		}
 		if len(s.sup.fleet.running()) != 0 {
@@ -33,7 +34,7 @@ func TestGopls(t *testing.T) {
 		// Line 12 has "größe 🚀" before Total: the column must be counted in
 		// the server's encoding (UTF-16 for gopls, which offers no other).
 		out := must(s.sup.Definition(s.ctx, loc(s.t, s.sup, main), protocol.Place{Line: 12, Symbol: "Total"}))(t)
-		if out.Total != 1 || out.Operation != OpDefinition || out.Server != "gopls" || out.File != "main.go" || out.Line != 12 || out.Symbol != "Total" {
+		if out.Total != 1 || out.Operation != answer.OpDefinition || out.Server != "gopls" || out.File != "main.go" || out.Line != 12 || out.Symbol != "Total" {
 			t.Errorf("definition: %+v", out)
 		}
 		expectContains(t, "definition", locKeys(out), "shapes/shapes.go:28:6: func Total(shapes []Shape) float64 {")
@@ -142,7 +143,7 @@ func TestGopls(t *testing.T) {
 		}
 
 		actions := must(s.sup.CodeActions(s.ctx, loc(s.t, s.sup, main), protocol.Place{Line: 15, Symbol: "undefinedThing"}))(t)
-		if !slices.ContainsFunc(actions.Actions, func(a CodeAction) bool {
+		if !slices.ContainsFunc(actions.Actions, func(a answer.CodeAction) bool {
 			return strings.HasPrefix(a.Title, "Create function undefinedThing") && strings.HasPrefix(a.Kind, "quickfix")
 		}) {
 			t.Errorf("code_actions: no quickfix creating undefinedThing in %+v", actions.Actions)
@@ -193,8 +194,8 @@ func TestGopls(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := RenameResult{Symbol: "Total", NewName: "Sum", Server: "gopls", Edits: 3,
-			Files: []FileEdit{{Path: "main.go", Edits: 1}, {Path: "shapes/shapes.go", Edits: 2}}}
+		want := answer.RenameResult{Symbol: "Total", NewName: "Sum", Server: "gopls", Edits: 3,
+			Files: []answer.FileEdit{{Path: "main.go", Edits: 1}, {Path: "shapes/shapes.go", Edits: 2}}}
 		if got := *res; len(got.Notes) != 0 || !reflect.DeepEqual(got.Files, want.Files) ||
 			got.Symbol != want.Symbol || got.NewName != want.NewName || got.Server != want.Server || got.Edits != want.Edits {
 			t.Fatalf("rename result: want %+v, got %+v", want, res)
@@ -213,17 +214,17 @@ func TestGopls(t *testing.T) {
 		before := s.sup.fleet.running()
 		res := must(s.sup.Reload(s.ctx, loc(s.t, s.sup, main)))(t)
 		after := s.sup.fleet.running()
-		if len(before) != 1 || len(after) != 1 || before[0].pid() == after[0].pid() {
+		if len(before) != 1 || len(after) != 1 || before[0].PID() == after[0].PID() {
 			t.Fatalf("reload: want a new process, before %v after %v", before, after)
 		}
-		if res.All || len(res.Servers) != 1 || res.Servers[0] != (Reloaded{Server: "gopls", Root: ".", WasRunning: true, PID: after[0].pid(), ReadyMS: res.Servers[0].ReadyMS}) {
-			t.Errorf("reload: want gopls for . restarted as pid %d, got %+v", after[0].pid(), res)
+		if res.All || len(res.Servers) != 1 || res.Servers[0] != (answer.Reloaded{Server: "gopls", Root: ".", WasRunning: true, PID: after[0].PID(), ReadyMS: res.Servers[0].ReadyMS}) {
+			t.Errorf("reload: want gopls for . restarted as pid %d, got %+v", after[0].PID(), res)
 		}
 		out := must(s.sup.Definition(s.ctx, loc(s.t, s.sup, main), protocol.Place{Line: 12, Symbol: "Sum"}))(t)
 		expectContains(t, "definition", locKeys(out), "shapes/shapes.go:28:6")
 		row := statusRow(t, s.sup.Status(s.ctx), "gopls")
-		if row.State != StateRunning || len(row.Running) != 1 || row.Running[0].Root != "." || row.Running[0].PID != after[0].pid() {
-			t.Errorf("status: want gopls running for . as pid %d, got %+v", after[0].pid(), row)
+		if row.State != answer.StateRunning || len(row.Running) != 1 || row.Running[0].Root != "." || row.Running[0].PID != after[0].PID() {
+			t.Errorf("status: want gopls running for . as pid %d, got %+v", after[0].PID(), row)
 		}
 	})
 

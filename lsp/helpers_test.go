@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
+	"github.com/builtin-tools/builtin-tools/lsp/answer"
 	"github.com/builtin-tools/builtin-tools/lsp/diag"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
@@ -110,12 +111,12 @@ func must[T any](v T, err error) func(testing.TB) T {
 
 // locKey is a location's fields as "path:line:col: text", so tests can
 // ask for a location, or its prefix, in one string.
-func locKey(l Location) string {
+func locKey(l answer.Location) string {
 	return fmt.Sprintf("%s:%d:%d: %s", l.Path, l.Line, l.Column, l.Text)
 }
 
 // locKeys is every location of r, one a line.
-func locKeys(r *Locations) string {
+func locKeys(r *answer.Locations) string {
 	var keys []string
 	for _, l := range r.Locations {
 		keys = append(keys, locKey(l))
@@ -125,7 +126,7 @@ func locKeys(r *Locations) string {
 
 // symKeys is every symbol of r, one a line: "line: kind name" indented by
 // depth for an outline, "kind name — location" for a workspace search.
-func symKeys(r *Symbols) string {
+func symKeys(r *answer.Symbols) string {
 	var keys []string
 	for _, s := range r.Symbols {
 		if r.File != "" {
@@ -149,7 +150,7 @@ func diagKeys(root string, ds []diag.Diagnostic) string {
 
 // checkKeys is every checker run of r: "language (dirs): reason" for one
 // that did not run, then the output lines of those that did.
-func checkKeys(r *CheckReport) string {
+func checkKeys(r *answer.CheckReport) string {
 	var keys []string
 	for _, run := range r.Runs {
 		keys = append(keys, fmt.Sprintf("%s (%s): %s", run.Language, strings.Join(run.Dirs, ", "), run.Reason))
@@ -159,7 +160,7 @@ func checkKeys(r *CheckReport) string {
 }
 
 // checkRun returns the run of r for language.
-func checkRun(t testing.TB, r *CheckReport, language string) CheckRun {
+func checkRun(t testing.TB, r *answer.CheckReport, language string) answer.CheckRun {
 	t.Helper()
 	for _, run := range r.Runs {
 		if run.Language == language {
@@ -167,11 +168,11 @@ func checkRun(t testing.TB, r *CheckReport, language string) CheckRun {
 		}
 	}
 	t.Fatalf("no checker run for %s in %+v", language, r.Runs)
-	return CheckRun{}
+	return answer.CheckRun{}
 }
 
 // statusRow returns the row of st for server id.
-func statusRow(t testing.TB, st *Status, id string) ServerStatus {
+func statusRow(t testing.TB, st *answer.Status, id string) answer.ServerStatus {
 	t.Helper()
 	for _, row := range st.Servers {
 		if row.ID == id {
@@ -179,7 +180,7 @@ func statusRow(t testing.TB, st *Status, id string) ServerStatus {
 		}
 	}
 	t.Fatalf("no status row for %s", id)
-	return ServerStatus{}
+	return answer.ServerStatus{}
 }
 
 // expectContains fails unless out contains every want.
@@ -208,7 +209,7 @@ func expectErr(t testing.TB, what string, err, target error, wants ...string) {
 func runningGroups(sup *Supervisor) []int {
 	var out []int
 	for _, srv := range sup.fleet.running() {
-		out = append(out, srv.pid())
+		out = append(out, srv.PID())
 	}
 	return out
 }
@@ -235,7 +236,7 @@ func (s *session) at(rel string) pathguard.Path { return loc(s.t, s.sup, s.path(
 // (a test of a refusal asks the guard itself).
 func loc(t testing.TB, sup *Supervisor, p string) pathguard.Path {
 	t.Helper()
-	at, err := sup.Guard().Path(p)
+	at, err := sup.co.Guard().Path(p)
 	if err != nil {
 		t.Fatalf("%s: %v", p, err)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
+	"github.com/builtin-tools/builtin-tools/lsp/langserver"
 	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 )
 
@@ -20,7 +21,7 @@ import (
 // hostileSession opens a Supervisor whose one server, for .fake files, is
 // fakelsp.py playing the script s.play writes; the root holds fake.toml
 // and files.
-func hostileSession(t *testing.T, files map[string]string, cfg Config, tune ...func(*ServerSpec)) *hostile {
+func hostileSession(t *testing.T, files map[string]string, cfg Config, tune ...func(*langserver.Spec)) *hostile {
 	t.Helper()
 	testenv.LookPath(t, "python3")
 	fake, err := filepath.Abs(filepath.Join("testdata", "fakelsp.py"))
@@ -29,12 +30,12 @@ func hostileSession(t *testing.T, files map[string]string, cfg Config, tune ...f
 	}
 	script := filepath.Join(t.TempDir(), "script.json")
 	files["fake.toml"] = ""
-	spec := ServerSpec{ID: "fake", Language: "Fake", Command: []string{"python3", fake, script},
+	spec := langserver.Spec{ID: "fake", Language: "Fake", Command: []string{"python3", fake, script},
 		Install: "it is the test's", RootMarkers: []string{"fake.toml"}, Extensions: map[string]string{".fake": "fake"}}
 	for _, f := range tune {
 		f(&spec)
 	}
-	cfg.Servers = []ServerSpec{spec}
+	cfg.Servers = []langserver.Spec{spec}
 	s := inlineSession(t, "python3", files, cfg)
 	return &hostile{session: s, script: script}
 }
@@ -57,7 +58,7 @@ func (h *hostile) play(script map[string]any) {
 }
 
 // uri is rel's file URI under the root.
-func (h *hostile) uri(rel string) string { return fileURI(h.path(rel)) }
+func (h *hostile) uri(rel string) string { return protocol.FileURI(h.path(rel)) }
 
 // insert is a text edit putting text at the start of the file.
 func insert(text string) map[string]any {
@@ -106,7 +107,7 @@ func TestHostileCommandSecondEditRefused(t *testing.T) {
 		"answers": offer(map[string]any{"title": "Fix it", "kind": "quickfix", "command": map[string]any{"title": "Fix it", "command": "atk.cmd"}}),
 		"commands": map[string]any{"atk.cmd": []any{
 			map[string]any{"edit": map[string]any{"changes": map[string]any{h.uri("a.fake"): []any{insert("first\n")}}}},
-			map[string]any{"edit": map[string]any{"changes": map[string]any{fileURI(outside): []any{insert("second\n")}}}},
+			map[string]any{"edit": map[string]any{"changes": map[string]any{protocol.FileURI(outside): []any{insert("second\n")}}}},
 		}},
 	})
 	acts := must(h.sup.CodeActions(h.ctx, h.at("a.fake"), protocol.Place{Line: 1, Symbol: "hello"}))(t)

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/builtin-tools/builtin-tools/lsp/langserver"
 	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 )
 
@@ -44,7 +45,7 @@ func TestColdPyrightReferencesWaitForTheWorkspace(t *testing.T) {
 func TestAnswerWhileLoadingSaysSo(t *testing.T) {
 	t.Parallel()
 	h := hostileSession(t, map[string]string{"a.fake": "hello world\n"}, Config{StartTimeout: 15 * time.Second},
-		func(spec *ServerSpec) { spec.LoadedLog = regexp.MustCompile(`^never$`) })
+		func(spec *langserver.Spec) { spec.LoadedLog = regexp.MustCompile(`^never$`) })
 	h.play(map[string]any{"answers": map[string]any{
 		"textDocument/references": []any{map[string]any{"uri": h.uri("a.fake"), "range": map[string]any{
 			"start": map[string]int{"line": 0, "character": 6}, "end": map[string]int{"line": 0, "character": 11}}}},

@@ -20,7 +20,7 @@ func TestMovedFileKeepsModeAndOwner(t *testing.T) {
 	root := t.TempDir()
 	sup := NewSupervisor(root, Config{})
 	defer sup.Close()
-	uri := func(name string) string { return fileURI(filepath.Join(root, name)) }
+	uri := func(name string) string { return protocol.FileURI(filepath.Join(root, name)) }
 	type file struct {
 		mode     fs.FileMode
 		uid, gid int // -1: ours
@@ -50,11 +50,11 @@ func TestMovedFileKeepsModeAndOwner(t *testing.T) {
 		b, _ := json.Marshal(map[string]any{"kind": "rename", "oldUri": uri(name + ".txt"), "newUri": uri("moved/" + name + ".txt")})
 		changes = append(changes, b)
 	}
-	plan, err := sup.planEdit(&protocol.WorkspaceEdit{DocumentChanges: changes}, nil)
+	plan, err := planEdit(sup.co, &protocol.WorkspaceEdit{DocumentChanges: changes}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	notes, err := wsedit.Commit(context.Background(), editCheckout{&sup.checkout}, plan, false)
+	notes, err := wsedit.Commit(context.Background(), sup.co, plan, false)
 	if err != nil {
 		t.Fatal(err)
 	}

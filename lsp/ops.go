@@ -1,8 +1,6 @@
 package lsp
 
 import (
-	"bytes"
-	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -11,6 +9,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/builtin-tools/builtin-tools/lsp/answer"
+	"github.com/builtin-tools/builtin-tools/lsp/checkout"
 	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
@@ -39,10 +39,10 @@ func (fl *fleet) at(ctx context.Context, file pathguard.Path, p protocol.Place) 
 	if err != nil {
 		return nil, err
 	}
-	rel := fl.co.rel(path)
-	text, _, err := readText(fl.co.guard, path)
+	rel := fl.co.Rel(path)
+	text, _, err := checkout.ReadText(fl.co.Guard(), path)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBadFile, err)
+		return nil, fmt.Errorf("%w: %v", checkout.ErrBadFile, err)
 	}
 	if _, _, _, err := protocol.FindSymbol(protocol.NewDocument(text), rel, p); err != nil {
 		return nil, err
@@ -74,7 +74,7 @@ func (fl *fleet) at(ctx context.Context, file pathguard.Path, p protocol.Place) 
 // that changed on disk, and syncs path itself, reporting whether its text
 // changed. The caller must call srv.release() when done.
 func (fl *fleet) sync(ctx context.Context, path string) (*server, *openDoc, bool, error) {
-	fl.co.noteDir(path)
+	fl.co.NoteDir(path)
 	c, err := fl.la.choose(path)
 	if err != nil {
 		return nil, nil, false, err
@@ -141,102 +141,65 @@ func (r *request) where() string {
 }
 
 // Definition returns where the symbol at line/symbol of file is declared.
-func (s *Supervisor) Definition(ctx context.Context, file pathguard.Path, p protocol.Place) (*Locations, error) {
-	return s.locations(ctx, "textDocument/definition", OpDefinition, file, p)
+func (s *Supervisor) Definition(ctx context.Context, file pathguard.Path, p protocol.Place) (*answer.Locations, error) {
+	return s.locations(ctx, "textDocument/definition", answer.OpDefinition, file, p)
 }
 
 // TypeDefinition returns where the type of the symbol is declared.
-func (s *Supervisor) TypeDefinition(ctx context.Context, file pathguard.Path, p protocol.Place) (*Locations, error) {
-	return s.locations(ctx, "textDocument/typeDefinition", OpTypeDefinition, file, p)
+func (s *Supervisor) TypeDefinition(ctx context.Context, file pathguard.Path, p protocol.Place) (*answer.Locations, error) {
+	return s.locations(ctx, "textDocument/typeDefinition", answer.OpTypeDefinition, file, p)
 }
 
 // Implementation returns the concrete implementations of an interface or
 // abstract method (or the interfaces a type implements, per server).
-func (s *Supervisor) Implementation(ctx context.Context, file pathguard.Path, p protocol.Place) (*Locations, error) {
-	return s.locations(ctx, "textDocument/implementation", OpImplementation, file, p)
+func (s *Supervisor) Implementation(ctx context.Context, file pathguard.Path, p protocol.Place) (*answer.Locations, error) {
+	return s.locations(ctx, "textDocument/implementation", answer.OpImplementation, file, p)
 }
 
 // References returns every use of the symbol, declaration included, at most
 // MaxReferences of them with the total.
-func (s *Supervisor) References(ctx context.Context, file pathguard.Path, p protocol.Place) (*Locations, error) {
-	return s.locations(ctx, "textDocument/references", OpReferences, file, p)
+func (s *Supervisor) References(ctx context.Context, file pathguard.Path, p protocol.Place) (*answer.Locations, error) {
+	return s.locations(ctx, "textDocument/references", answer.OpReferences, file, p)
 }
 
 // locations serves the definition-like requests and references.
-func (s *Supervisor) locations(ctx context.Context, method, op string, file pathguard.Path, p protocol.Place) (*Locations, error) {
+func (s *Supervisor) locations(ctx context.Context, method, op string, file pathguard.Path, p protocol.Place) (*answer.Locations, error) {
 	r, err := s.fleet.at(ctx, file, p)
 	if err != nil {
 		return nil, err
 	}
 	defer r.srv.release()
 	var params any = r.params()
-	limit := MaxLocations
-	if op == OpReferences {
+	limit := answer.MaxLocations
+	if op == answer.OpReferences {
 		p := protocol.ReferenceParams{TextDocumentPositionParams: r.params()}
 		p.Context.IncludeDeclaration = true
-		params, limit = p, MaxReferences
+		params, limit = p, answer.MaxReferences
 	}
 	var raw json.RawMessage
 	if err := r.srv.call(ctx, method, params, &raw); err != nil {
 		return nil, err
 	}
-	locs := decodeLocations(raw)
-	sortLocations(locs)
-	res := &Locations{Operation: op, Symbol: r.symbol, Occurrence: r.shownOccurrence(), File: r.rel, Line: r.line, Server: r.srv.spec.ID,
-		Locations: make([]Location, 0, min(len(locs), limit)), Total: len(locs), Loading: r.srv.stillLoading()}
-	q := s.newQuoter(r.srv)
+	locs := protocol.DecodeLocations(raw)
+	protocol.SortLocations(locs)
+	res := &answer.Locations{Operation: op, Symbol: r.symbol, Occurrence: r.shownOccurrence(), File: r.rel, Line: r.line, Server: r.srv.spec.ID,
+		Locations: make([]answer.Location, 0, min(len(locs), limit)), Total: len(locs), Loading: r.srv.stillLoading()}
+	q := newQuoter(s.co, r.srv)
 	for _, l := range locs[:min(len(locs), limit)] {
 		res.Locations = append(res.Locations, q.location(l))
 	}
 	return res, nil
 }
 
-// decodeLocations reads Location, Location[], LocationLink[] or null.
-func decodeLocations(raw json.RawMessage) []protocol.Location {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || raw[0] == 'n' {
-		return nil
-	}
-	var items []json.RawMessage
-	if raw[0] == '[' {
-		if json.Unmarshal(raw, &items) != nil {
-			return nil
-		}
-	} else {
-		items = []json.RawMessage{raw}
-	}
-	out := make([]protocol.Location, 0, len(items))
-	for _, it := range items {
-		var link protocol.LocationLink
-		if json.Unmarshal(it, &link) == nil && link.TargetURI != "" {
-			out = append(out, protocol.Location{URI: link.TargetURI, Range: link.TargetSelectionRange})
-			continue
-		}
-		var l protocol.Location
-		if json.Unmarshal(it, &l) == nil && l.URI != "" {
-			out = append(out, l)
-		}
-	}
-	return out
-}
-
-func sortLocations(locs []protocol.Location) {
-	slices.SortStableFunc(locs, func(a, b protocol.Location) int {
-		return cmp.Or(strings.Compare(a.URI, b.URI),
-			cmp.Compare(a.Range.Start.Line, b.Range.Start.Line),
-			cmp.Compare(a.Range.Start.Character, b.Range.Start.Character))
-	})
-}
-
 // quoter turns server locations into Locations with the source line
 // quoted, reading each file once (the server's open copy when there is one).
 type quoter struct {
-	co    *checkout
+	co    *checkout.Checkout
 	srv   *server
 	cache map[string]*protocol.Document
 }
 
-func (co *checkout) newQuoter(srv *server) *quoter {
+func newQuoter(co *checkout.Checkout, srv *server) *quoter {
 	return &quoter{co: co, srv: srv, cache: map[string]*protocol.Document{}}
 }
 
@@ -247,23 +210,23 @@ func (q *quoter) document(path string) *protocol.Document {
 	var d *protocol.Document
 	if od := q.srv.docs.doc(path); od != nil {
 		d = protocol.NewDocument(od.text)
-	} else if text, _, err := readText(q.co.guard, path); err == nil {
+	} else if text, _, err := checkout.ReadText(q.co.Guard(), path); err == nil {
 		d = protocol.NewDocument(text)
 	}
 	q.cache[path] = d
 	return d
 }
 
-func (q *quoter) location(l protocol.Location) Location {
-	out := Location{Line: l.Range.Start.Line + 1, EndLine: l.Range.End.Line + 1}
-	path, ok := uriPath(l.URI)
+func (q *quoter) location(l protocol.Location) answer.Location {
+	out := answer.Location{Line: l.Range.Start.Line + 1, EndLine: l.Range.End.Line + 1}
+	path, ok := protocol.URIPath(l.URI)
 	if !ok {
 		out.Path = l.URI
 		return out
 	}
-	path = q.co.canonical(path)
-	out.Path = q.co.rel(path)
-	if _, err := q.co.confine(path); err != nil {
+	path = q.co.Canonical(path)
+	out.Path = q.co.Rel(path)
+	if _, err := q.co.Confine(path); err != nil {
 		// Shown, never read: a file outside the root (a dependency, the
 		// standard library, or a link out of the checkout) is not quoted.
 		out.Column, out.Outside = l.Range.Start.Character+1, true
@@ -281,7 +244,7 @@ func (q *quoter) location(l protocol.Location) Location {
 
 // Hover returns the server's signature and documentation for the symbol;
 // Contents is "" when it has none.
-func (s *Supervisor) Hover(ctx context.Context, file pathguard.Path, p protocol.Place) (*Hover, error) {
+func (s *Supervisor) Hover(ctx context.Context, file pathguard.Path, p protocol.Place) (*answer.Hover, error) {
 	r, err := s.fleet.at(ctx, file, p)
 	if err != nil {
 		return nil, err
@@ -291,18 +254,18 @@ func (s *Supervisor) Hover(ctx context.Context, file pathguard.Path, p protocol.
 	if err := r.srv.call(ctx, "textDocument/hover", r.params(), &res); err != nil {
 		return nil, err
 	}
-	h := &Hover{Symbol: r.symbol, Occurrence: r.shownOccurrence(), File: r.rel, Line: r.line, Server: r.srv.spec.ID}
+	h := &answer.Hover{Symbol: r.symbol, Occurrence: r.shownOccurrence(), File: r.rel, Line: r.line, Server: r.srv.spec.ID}
 	if res != nil {
-		h.Contents = s.RelText(strings.TrimSpace(hoverText(res.Contents)))
+		h.Contents = s.co.RelText(strings.TrimSpace(protocol.HoverText(res.Contents)))
 	}
 	if h.Contents != "" {
-		if why := s.hoverOutside(ctx, r); why != "" {
+		if why := hoverOutside(ctx, s.co, r); why != "" {
 			h.Contents, h.Withheld = "", why
 			return h, nil
 		}
 	}
-	if len(h.Contents) > MaxHoverBytes {
-		h.Contents, h.Truncated = clip(h.Contents, MaxHoverBytes), true
+	if len(h.Contents) > answer.MaxHoverBytes {
+		h.Contents, h.Truncated = clip(h.Contents, answer.MaxHoverBytes), true
 	}
 	return h, nil
 }
@@ -313,81 +276,17 @@ func (s *Supervisor) Hover(ctx context.Context, file pathguard.Path, p protocol.
 // replace names, a relative import out of the checkout, a link — it is not
 // quoted, as a definition there is not (N4). The server is asked where the
 // symbol is defined; a definition it cannot give is no reason to withhold.
-func (co *checkout) hoverOutside(ctx context.Context, r *request) string {
+func hoverOutside(ctx context.Context, co *checkout.Checkout, r *request) string {
 	var raw json.RawMessage
 	if err := r.srv.call(ctx, "textDocument/definition", r.params(), &raw); err != nil {
 		return fmt.Sprintf("its text is not quoted, because where %s is defined could not be checked (%v)", r.symbol, err)
 	}
-	locs := decodeLocations(raw)
-	sortLocations(locs)
+	locs := protocol.DecodeLocations(raw)
+	protocol.SortLocations(locs)
 	for _, l := range locs {
-		if where, outside := co.outsideRoot(l.URI); outside && !inLibrary(l.URI) {
+		if where, outside := co.Outside(l.URI); outside && !checkout.InLibrary(l.URI) {
 			return fmt.Sprintf("%s is defined outside the root (%s:%d), so its text is not quoted", r.symbol, where, l.Range.Start.Line+1)
 		}
-	}
-	return ""
-}
-
-// outsideRoot reports whether uri names something the root does not hold
-// (a file outside it, through links too, or not a file at all), and how
-// to name it.
-func (co *checkout) outsideRoot(uri string) (string, bool) {
-	path, ok := uriPath(uri)
-	if !ok {
-		return uri, true
-	}
-	path = co.canonical(path)
-	if _, err := co.confine(path); err != nil || !co.inRoot(path) {
-		return co.rel(path), true
-	}
-	return co.rel(path), false
-}
-
-// inLibrary reports whether uri names a file of installed library code
-// (library.go), links resolved.
-func inLibrary(uri string) bool {
-	path, ok := uriPath(uri)
-	if !ok {
-		return false
-	}
-	if r, err := filepath.EvalSymlinks(path); err == nil {
-		path = r
-	}
-	return isLibrary(path)
-}
-
-// hoverText flattens MarkupContent, MarkedString and MarkedString[].
-func hoverText(raw json.RawMessage) string {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 {
-		return ""
-	}
-	switch raw[0] {
-	case '"':
-		var s string
-		_ = json.Unmarshal(raw, &s)
-		return s
-	case '[':
-		var parts []json.RawMessage
-		_ = json.Unmarshal(raw, &parts)
-		var out []string
-		for _, p := range parts {
-			if t := strings.TrimSpace(hoverText(p)); t != "" {
-				out = append(out, t)
-			}
-		}
-		return strings.Join(out, "\n\n")
-	case '{':
-		var m struct {
-			Kind     string `json:"kind"`
-			Language string `json:"language"`
-			Value    string `json:"value"`
-		}
-		_ = json.Unmarshal(raw, &m)
-		if m.Language != "" {
-			return "```" + m.Language + "\n" + m.Value + "\n```"
-		}
-		return m.Value
 	}
 	return ""
 }
@@ -395,7 +294,7 @@ func hoverText(raw json.RawMessage) string {
 // Symbols searches the workspace for query (at most MaxWorkspaceSymbols),
 // or, when file is given, outlines that file's symbols (at most
 // MaxDocumentSymbols; query, if also given, filters the outline by name).
-func (s *Supervisor) Symbols(ctx context.Context, query string, file pathguard.Path) (*Symbols, error) {
+func (s *Supervisor) Symbols(ctx context.Context, query string, file pathguard.Path) (*answer.Symbols, error) {
 	if !file.IsZero() {
 		return s.documentSymbols(ctx, query, file)
 	}
@@ -405,7 +304,7 @@ func (s *Supervisor) Symbols(ctx context.Context, query string, file pathguard.P
 	return s.workspaceSymbols(ctx, query)
 }
 
-func (s *Supervisor) documentSymbols(ctx context.Context, query string, file pathguard.Path) (*Symbols, error) {
+func (s *Supervisor) documentSymbols(ctx context.Context, query string, file pathguard.Path) (*answer.Symbols, error) {
 	srv, path, doc, err := s.fleet.settledFile(ctx, file)
 	if err != nil {
 		return nil, err
@@ -415,7 +314,7 @@ func (s *Supervisor) documentSymbols(ctx context.Context, query string, file pat
 	if err := srv.call(ctx, "textDocument/documentSymbol", protocol.DocumentSymbolParams{TextDocument: protocol.TextDocumentIdentifier{URI: doc.uri}}, &entries); err != nil {
 		return nil, err
 	}
-	res := &Symbols{Query: query, File: s.rel(path), Server: srv.spec.ID, Symbols: []Symbol{}}
+	res := &answer.Symbols{Query: query, File: s.co.Rel(path), Server: srv.spec.ID, Symbols: []answer.Symbol{}}
 	var walk func(es []protocol.SymbolEntry, depth int)
 	walk = func(es []protocol.SymbolEntry, depth int) {
 		for i := range es {
@@ -423,13 +322,13 @@ func (s *Supervisor) documentSymbols(ctx context.Context, query string, file pat
 			line := 0
 			if e.Range != nil {
 				line = e.Range.Start.Line + 1
-			} else if locs := decodeLocations(e.Location); len(locs) > 0 {
+			} else if locs := protocol.DecodeLocations(e.Location); len(locs) > 0 {
 				line = locs[0].Range.Start.Line + 1
 			}
 			if query == "" || strings.Contains(strings.ToLower(e.Name), strings.ToLower(query)) {
-				if res.Total++; res.Total <= MaxDocumentSymbols {
-					res.Symbols = append(res.Symbols, Symbol{Name: e.Name, Kind: protocol.SymbolKindName(e.Kind), Detail: e.Detail, Depth: depth,
-						Location: Location{Path: res.File, Line: line}})
+				if res.Total++; res.Total <= answer.MaxDocumentSymbols {
+					res.Symbols = append(res.Symbols, answer.Symbol{Name: e.Name, Kind: protocol.SymbolKindName(e.Kind), Detail: e.Detail, Depth: depth,
+						Location: answer.Location{Path: res.File, Line: line}})
 				}
 			}
 			walk(e.Children, depth+1)
@@ -441,15 +340,15 @@ func (s *Supervisor) documentSymbols(ctx context.Context, query string, file pat
 
 // workspaceSymbols asks every running server, or, when none runs, every
 // server whose marker and binary are present in the checkout.
-func (s *Supervisor) workspaceSymbols(ctx context.Context, query string) (*Symbols, error) {
+func (s *Supervisor) workspaceSymbols(ctx context.Context, query string) (*answer.Symbols, error) {
 	srvs := s.fleet.running()
 	if len(srvs) == 0 {
-		markers := s.scanMarkers(ctx, s.cfg.Servers)
+		markers := s.co.ScanMarkers(ctx, s.cfg.Servers)
 		var reasons []string
 		for i := range s.cfg.Servers {
 			spec := &s.cfg.Servers[i]
 			for _, dir := range markers[spec.ID] {
-				root := filepath.Join(s.root, filepath.FromSlash(dir))
+				root := filepath.Join(s.co.Root(), filepath.FromSlash(dir))
 				bin, err := s.tools.program(spec.Command[0], spec.LocalBinDirs, root)
 				if err != nil {
 					reasons = append(reasons, fmt.Sprintf("%s (%s) is not installed: %s", spec.ID, dir, spec.Install))
@@ -474,7 +373,7 @@ func (s *Supervisor) workspaceSymbols(ctx context.Context, query string) (*Symbo
 			return nil, &UnavailableError{File: ".", Reasons: reasons}
 		}
 	}
-	res := &Symbols{Query: query, Symbols: []Symbol{}}
+	res := &answer.Symbols{Query: query, Symbols: []answer.Symbol{}}
 	quoters := map[*server]*quoter{}
 	for _, srv := range srvs {
 		if srv.spec.Indexes || srv.spec.LoadedLog != nil {
@@ -498,19 +397,19 @@ func (s *Supervisor) workspaceSymbols(ctx context.Context, query string) (*Symbo
 			continue
 		}
 		for _, e := range entries {
-			locs := decodeLocations(e.Location)
+			locs := protocol.DecodeLocations(e.Location)
 			if len(locs) == 0 {
 				continue
 			}
-			if res.Total++; res.Total > MaxWorkspaceSymbols {
+			if res.Total++; res.Total > answer.MaxWorkspaceSymbols {
 				continue
 			}
 			q := quoters[srv]
 			if q == nil {
-				q = s.newQuoter(srv)
+				q = newQuoter(s.co, srv)
 				quoters[srv] = q
 			}
-			res.Symbols = append(res.Symbols, Symbol{Name: e.Name, Kind: protocol.SymbolKindName(e.Kind), Container: e.ContainerName,
+			res.Symbols = append(res.Symbols, answer.Symbol{Name: e.Name, Kind: protocol.SymbolKindName(e.Kind), Container: e.ContainerName,
 				Location: q.location(locs[0])})
 		}
 	}
@@ -524,7 +423,7 @@ func (s *Supervisor) workspaceSymbols(ctx context.Context, query string) (*Symbo
 // symbol (quick fixes for the diagnostics on that line included). It
 // applies nothing; each enabled action gets an id that ApplyAction takes
 // for the rest of the run.
-func (s *Supervisor) CodeActions(ctx context.Context, file pathguard.Path, p protocol.Place) (*CodeActions, error) {
+func (s *Supervisor) CodeActions(ctx context.Context, file pathguard.Path, p protocol.Place) (*answer.CodeActions, error) {
 	r, err := s.fleet.at(ctx, file, p)
 	if err != nil {
 		return nil, err
@@ -555,11 +454,11 @@ func (s *Supervisor) CodeActions(ctx context.Context, file pathguard.Path, p pro
 	if err := r.srv.call(ctx, "textDocument/codeAction", params, &actions); err != nil {
 		return nil, err
 	}
-	res := &CodeActions{Symbol: r.symbol, Occurrence: r.shownOccurrence(), File: r.rel, Line: r.line, Server: r.srv.spec.ID, Actions: make([]CodeAction, 0, len(actions))}
+	res := &answer.CodeActions{Symbol: r.symbol, Occurrence: r.shownOccurrence(), File: r.rel, Line: r.line, Server: r.srv.spec.ID, Actions: make([]answer.CodeAction, 0, len(actions))}
 	for _, a := range actions {
-		ca := CodeAction{Title: s.RelText(a.Title), Kind: a.Kind, Preferred: a.IsPreferred, Disabled: a.Disabled != nil}
+		ca := answer.CodeAction{Title: s.co.RelText(a.Title), Kind: a.Kind, Preferred: a.IsPreferred, Disabled: a.Disabled != nil}
 		if a.Disabled != nil {
-			ca.DisabledReason = s.RelText(a.Disabled.Reason)
+			ca.DisabledReason = s.co.RelText(a.Disabled.Reason)
 		} else {
 			// Enabled actions stay addressable for lsp_fix, with the text
 			// they were computed from.
@@ -567,7 +466,7 @@ func (s *Supervisor) CodeActions(ctx context.Context, file pathguard.Path, p pro
 		}
 		if a.Edit != nil {
 			ca.Files = editFiles(s, a.Edit)
-			if out := s.outsideFiles(a.Edit); len(out) > 0 {
+			if out := outsideFiles(s.co, a.Edit); len(out) > 0 {
 				// Its title may quote the outside file (an import path, a
 				// name declared there): not shown, as that file is not.
 				ca.Title = ""
@@ -582,10 +481,10 @@ func (s *Supervisor) CodeActions(ctx context.Context, file pathguard.Path, p pro
 }
 
 // outsideFiles lists the files of a WorkspaceEdit outside the root.
-func (co *checkout) outsideFiles(we *protocol.WorkspaceEdit) []string {
+func outsideFiles(co *checkout.Checkout, we *protocol.WorkspaceEdit) []string {
 	var out []string
-	for _, uri := range editURIs(we) {
-		if where, outside := co.outsideRoot(uri); outside && !slices.Contains(out, where) {
+	for _, uri := range protocol.EditURIs(we) {
+		if where, outside := co.Outside(uri); outside && !slices.Contains(out, where) {
 			out = append(out, where)
 		}
 	}
@@ -597,9 +496,9 @@ func (co *checkout) outsideFiles(we *protocol.WorkspaceEdit) []string {
 func editFiles(s *Supervisor, we *protocol.WorkspaceEdit) []string {
 	seen := map[string]bool{}
 	var out []string
-	for _, uri := range editURIs(we) {
-		if p, ok := uriPath(uri); ok {
-			rel := s.rel(s.canonical(p))
+	for _, uri := range protocol.EditURIs(we) {
+		if p, ok := protocol.URIPath(uri); ok {
+			rel := s.co.Rel(s.co.Canonical(p))
 			if !seen[rel] {
 				seen[rel] = true
 				out = append(out, rel)
@@ -607,28 +506,5 @@ func editFiles(s *Supervisor, we *protocol.WorkspaceEdit) []string {
 		}
 	}
 	slices.Sort(out)
-	return out
-}
-
-// editURIs lists the URIs a WorkspaceEdit names, the two ends of a rename
-// included.
-func editURIs(we *protocol.WorkspaceEdit) []string {
-	var out []string
-	for uri := range we.Changes {
-		out = append(out, uri)
-	}
-	for _, raw := range we.DocumentChanges {
-		var dc protocol.DocumentChange
-		if json.Unmarshal(raw, &dc) == nil {
-			switch {
-			case dc.TextDocument != nil:
-				out = append(out, dc.TextDocument.URI)
-			case dc.Kind == "rename":
-				out = append(out, dc.OldURI, dc.NewURI)
-			default:
-				out = append(out, dc.URI)
-			}
-		}
-	}
 	return out
 }

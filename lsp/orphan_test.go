@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
+	"github.com/builtin-tools/builtin-tools/lsp/langserver"
 )
 
 const orphanChildEnv = "BUILTIN_TOOLS_LSP_ORPHAN_CHILD"
@@ -23,14 +24,14 @@ func orphanChild(dir string) {
 	os.MkdirAll(root, 0o755)
 	os.WriteFile(filepath.Join(root, "fake.toml"), nil, 0o644)
 	os.WriteFile(filepath.Join(root, "a.fake"), []byte("hello\n"), 0o644)
-	spec := ServerSpec{
+	spec := langserver.Spec{
 		ID: "fake-forking", Language: "Fake", RootMarkers: []string{"fake.toml"},
 		Extensions: map[string]string{".fake": "fake"},
 		Command:    []string{"/bin/sh", "-c", fmt.Sprintf(`sleep 301 & echo $! > %s/server-helper; exec %s -fake-lsp=mute`, dir, exe)},
 		Checker:    []string{"/bin/sh", "-c", fmt.Sprintf(`sleep 302 & echo $! > %s/checker-helper; wait`, dir)},
 	}
-	sup := NewSupervisor(root, Config{Servers: []ServerSpec{spec}, StartTimeout: 10 * time.Second})
-	at, _ := sup.Guard().Path(filepath.Join(root, "a.fake"))
+	sup := NewSupervisor(root, Config{Servers: []langserver.Spec{spec}, StartTimeout: 10 * time.Second})
+	at, _ := sup.co.Guard().Path(filepath.Join(root, "a.fake"))
 	if _, err := sup.Reload(context.Background(), at); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(3)

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/builtin-tools/builtin-tools/lsp/answer"
+	"github.com/builtin-tools/builtin-tools/lsp/checkout"
 	"github.com/builtin-tools/builtin-tools/lsp/diag"
 	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 	"github.com/builtin-tools/builtin-tools/pathguard"
@@ -24,18 +26,6 @@ type Dependents interface {
 // MaxOtherFiles bounds the other files one write has checked.
 const MaxOtherFiles = 20
 
-// OthersCheck is what a write did to other files (CheckOthers): a verdict
-// per file, its New and Fixed measured against the same files with the
-// written file as it was before, and every diagnostic each had after, by
-// absolute path, for the ledger.
-type OthersCheck struct {
-	Files       []diag.Verdict
-	Diagnostics map[string][]diag.Diagnostic
-	// New and Fixed are the verdicts' New and Fixed as diagnostics
-	// (absolute paths), for the text.
-	New, Fixed []diag.Diagnostic
-}
-
 // CheckOthers checks the files others (which use what the write of file
 // changed) as the server sees them with file as written and as it was
 // (before): it opens them, gives the server file's old text as an unsaved
@@ -47,11 +37,11 @@ type OthersCheck struct {
 // The whole check holds the server's document sync, as a preview does, and
 // puts every document back on any exit; its waits are bounded by one
 // DiagnosticsWait. Others owned by another server are left out.
-func (s *Supervisor) CheckOthers(ctx context.Context, file pathguard.Path, before []byte, others []pathguard.Path) (*OthersCheck, error) {
-	out := &OthersCheck{Files: []diag.Verdict{}, Diagnostics: map[string][]diag.Diagnostic{}}
-	abs, err := s.guard.Of(file)
+func (s *Supervisor) CheckOthers(ctx context.Context, file pathguard.Path, before []byte, others []pathguard.Path) (*answer.OthersCheck, error) {
+	out := &answer.OthersCheck{Files: []diag.Verdict{}, Diagnostics: map[string][]diag.Diagnostic{}}
+	abs, err := s.co.Guard().Of(file)
 	if err != nil {
-		return out, fmt.Errorf("%w: %v", ErrBadFile, err)
+		return out, fmt.Errorf("%w: %v", checkout.ErrBadFile, err)
 	}
 	path := filepath.Clean(abs)
 	c, err := s.tools.choose(path)
@@ -68,19 +58,19 @@ func (s *Supervisor) CheckOthers(ctx context.Context, file pathguard.Path, befor
 	var oth []*other
 	seen := map[string]bool{path: true}
 	for _, o := range others {
-		a, err := s.guard.Of(o)
+		a, err := s.co.Guard().Of(o)
 		if err != nil {
 			continue
 		}
 		a = filepath.Clean(a)
-		if seen[a] || !s.inRoot(a) || len(oth) == MaxOtherFiles {
+		if seen[a] || !s.co.InRoot(a) || len(oth) == MaxOtherFiles {
 			continue
 		}
 		seen[a] = true
 		if oc, err := s.tools.choose(a); err != nil || oc.spec.ID != c.spec.ID || oc.root != c.root {
 			continue
 		}
-		oth = append(oth, &other{path: a, v: diag.Verdict{File: s.rel(a), Server: c.spec.ID, New: []diag.Finding{}, Fixed: []diag.Finding{}}})
+		oth = append(oth, &other{path: a, v: diag.Verdict{File: s.co.Rel(a), Server: c.spec.ID, New: []diag.Finding{}, Fixed: []diag.Finding{}}})
 	}
 	srv, err := s.fleet.serverFor(ctx, c)
 	if err != nil {
@@ -105,7 +95,7 @@ func (s *Supervisor) CheckOthers(ctx context.Context, file pathguard.Path, befor
 	}
 	for _, o := range oth {
 		if o.base, _, err = srv.docs.syncFileLocked(send, o.path, c.languageID); err != nil {
-			o.v.State, o.v.Why = diag.ServerFailed, s.RelText(err.Error())
+			o.v.State, o.v.Why = diag.ServerFailed, s.co.RelText(err.Error())
 		}
 	}
 	// From the old text's version on, every document goes back to the
@@ -134,7 +124,7 @@ func (s *Supervisor) CheckOthers(ctx context.Context, file pathguard.Path, befor
 			var d *openDoc
 			if o.v.State == "" {
 				if d, err = touch(o); err != nil {
-					o.v.State, o.v.Why = diag.ServerFailed, s.RelText(err.Error())
+					o.v.State, o.v.Why = diag.ServerFailed, s.co.RelText(err.Error())
 				}
 			}
 			docs = append(docs, d)
@@ -151,7 +141,7 @@ func (s *Supervisor) CheckOthers(ctx context.Context, file pathguard.Path, befor
 				o.v.State = diag.TimedOut
 				o.v.Why = fmt.Sprintf("its diagnostics did not arrive within %s of the write's check", s.cfg.DiagnosticsWait)
 			case err != nil:
-				o.v.State, o.v.Why = diag.ServerFailed, s.RelText(err.Error())
+				o.v.State, o.v.Why = diag.ServerFailed, s.co.RelText(err.Error())
 			default:
 				*get(o) = raw
 				o.v.Version = docs[i].version
@@ -196,8 +186,8 @@ func (s *Supervisor) CheckOthers(ctx context.Context, file pathguard.Path, befor
 	for _, o := range oth {
 		if o.v.State == "" && o.got {
 			o.v.State = diag.Checked
-			was := s.relMessages(diag.Convert(o.before, o.path, o.base.text, srv.encoding))
-			now := s.relMessages(diag.Convert(o.after_, o.path, o.base.text, srv.encoding))
+			was := s.co.RelMessages(diag.Convert(o.before, o.path, o.base.text, srv.encoding))
+			now := s.co.RelMessages(diag.Convert(o.after_, o.path, o.base.text, srv.encoding))
 			fresh, gone := diag.Diff(was, now)
 			o.v.New, o.v.Fixed = diag.Findings(fresh), diag.Findings(gone)
 			out.Diagnostics[o.path] = now
@@ -223,24 +213,24 @@ func (s *Supervisor) CheckOthers(ctx context.Context, file pathguard.Path, befor
 	srv.docs.mu.Unlock()
 	slices.Sort(extra)
 	for _, uri := range extra {
-		p, ok := uriPath(uri)
+		p, ok := protocol.URIPath(uri)
 		if !ok {
 			continue
 		}
-		if p = filepath.Clean(p); seen[p] || !s.inRoot(p) {
+		if p = filepath.Clean(p); seen[p] || !s.co.InRoot(p) {
 			continue
 		}
-		text, _, err := readText(s.guard, p)
+		text, _, err := checkout.ReadText(s.co.Guard(), p)
 		if err != nil {
 			continue
 		}
-		was := s.relMessages(diag.Convert(stored[uri], p, text, srv.encoding))
-		now := s.relMessages(diag.Convert(items[uri], p, text, srv.encoding))
+		was := s.co.RelMessages(diag.Convert(stored[uri], p, text, srv.encoding))
+		now := s.co.RelMessages(diag.Convert(items[uri], p, text, srv.encoding))
 		fresh, _ := diag.Diff(was, now)
 		if len(fresh) == 0 {
 			continue
 		}
-		out.Files = append(out.Files, diag.Verdict{File: s.rel(p), Server: c.spec.ID, State: diag.Checked,
+		out.Files = append(out.Files, diag.Verdict{File: s.co.Rel(p), Server: c.spec.ID, State: diag.Checked,
 			New: diag.Findings(fresh), Fixed: []diag.Finding{}, WaitedMS: time.Since(start).Milliseconds()})
 		out.Diagnostics[p] = now
 		out.New = append(out.New, fresh...)

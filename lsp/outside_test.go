@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
+	"github.com/builtin-tools/builtin-tools/lsp/answer"
 	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 )
 
@@ -28,7 +29,7 @@ const (
 // expectWithheld fails if any of secrets is anywhere in the hover result,
 // or the result does not say it was withheld because of where the symbol
 // is declared.
-func expectWithheld(t *testing.T, h *Hover, where string, secrets ...string) {
+func expectWithheld(t *testing.T, h *answer.Hover, where string, secrets ...string) {
 	t.Helper()
 	data, _ := json.Marshal(h)
 	for _, s := range secrets {

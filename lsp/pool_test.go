@@ -10,6 +10,7 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/builtin-tools/builtin-tools/lsp/diag"
+	"github.com/builtin-tools/builtin-tools/lsp/pool"
 	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 )
 
@@ -20,8 +21,8 @@ import (
 // text, and the preview is then checked as usual.
 func TestPreviewHiddenFromAnotherRun(t *testing.T) {
 	t.Parallel()
-	pool := NewPool()
-	a := newSession(t, "go", "gopls", Config{Pool: pool})
+	pl := pool.New()
+	a := newSession(t, "go", "gopls", Config{Pool: pl})
 	shapes := a.read("shapes/shapes.go")
 	broken := strings.Replace(shapes, "func Total(shapes []Shape) float64 {", "func Total(shapes []Shape) int {", 1)
 
@@ -55,7 +56,7 @@ func TestPreviewHiddenFromAnotherRun(t *testing.T) {
 			case <-time.After(2 * time.Second):
 			}
 		}}
-	b := NewSupervisor(a.root, Config{Pool: pool})
+	b := NewSupervisor(a.root, Config{Pool: pl})
 	t.Cleanup(func() { b.Close() })
 
 	// Both runs use the one server before.
@@ -99,7 +100,7 @@ func TestPreviewHiddenFromAnotherRun(t *testing.T) {
 func TestSharedServerIdleReaped(t *testing.T) {
 	t.Parallel()
 	testenv.LookPath(t, "gopls")
-	cfg := Config{Pool: NewPool(), IdleTimeout: 300 * time.Millisecond}
+	cfg := Config{Pool: pool.New(), IdleTimeout: 300 * time.Millisecond}
 	a := newSession(t, "go", "gopls", cfg)
 	b := NewSupervisor(a.root, cfg)
 	t.Cleanup(func() { b.Close() })
@@ -110,10 +111,10 @@ func TestSharedServerIdleReaped(t *testing.T) {
 		t.Fatalf("want one shared server, got %d and %d", len(first), len(b.fleet.running()))
 	}
 	deadline := time.Now().Add(time.Minute)
-	for first[0].alive() && time.Now().Before(deadline) {
+	for first[0].Alive() && time.Now().Before(deadline) {
 		time.Sleep(50 * time.Millisecond)
 	}
-	if first[0].alive() {
+	if first[0].Alive() {
 		t.Fatal("the idle shared server was not stopped")
 	}
 	if len(a.sup.fleet.running()) != 0 || len(b.fleet.running()) != 0 {
@@ -129,7 +130,7 @@ func TestSharedServerIdleReaped(t *testing.T) {
 // that held it, on its next call, and both runs then share the new one.
 func TestSharedServerCrashRestartsOnce(t *testing.T) {
 	t.Parallel()
-	cfg := Config{Pool: NewPool()}
+	cfg := Config{Pool: pool.New()}
 	a := newSession(t, "go", "gopls", cfg)
 	b := NewSupervisor(a.root, cfg)
 	t.Cleanup(func() { b.Close() })
@@ -156,7 +157,7 @@ func killShared(t *testing.T, a *session, b *Supervisor) (old *server, ra, rb []
 	}
 	hover()
 	old = a.sup.fleet.running()[0]
-	if err := syscall.Kill(old.pid(), syscall.SIGKILL); err != nil {
+	if err := syscall.Kill(old.PID(), syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	select {

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
+	"github.com/builtin-tools/builtin-tools/lsp/langserver"
+	"github.com/builtin-tools/builtin-tools/lsp/pool"
 	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 )
 
@@ -150,12 +152,12 @@ func TestCloseDuringAHungPreparation(t *testing.T) {
 	marker := filepath.Join(resolved(t), "started")
 	spec := fakeSpec(t, "mute")
 	spec.Command = []string{"/bin/sh", "-c", "echo started >> " + marker + "; exec " + spec.Command[0] + " " + spec.Command[1]}
-	spec.Prepare = func(*Launch) error {
+	spec.Prepare = func(*langserver.Launch) error {
 		close(entered)
 		_, err := os.ReadFile(fifo) // blocks until the test releases it
 		return err
 	}
-	sup := NewSupervisor(root, Config{Servers: []ServerSpec{spec}})
+	sup := NewSupervisor(root, Config{Servers: []langserver.Spec{spec}})
 	hover := make(chan error, 1)
 	go func() {
 		_, err := sup.Hover(context.Background(), loc(t, sup, filepath.Join(root, "a.fake")), protocol.Place{Line: 1, Symbol: "world"})
@@ -208,12 +210,12 @@ func TestClangdSeesANewCompilationDatabase(t *testing.T) {
 				"a.c":                   "#ifndef FOO\n#error FOO is not defined\n#endif\nint hello(void) { return 1; }\n",
 				"compile_commands.json": database(""),
 			})
-			cfgA, cfgB := Config{Pool: NewPool()}, Config{}
+			cfgA, cfgB := Config{Pool: pool.New()}, Config{}
 			cfgB.Pool = cfgA.Pool
 			if viaBroker {
 				dir := filepath.Join(t.TempDir(), "broker")
 				startBroker(t, dir)
-				cfgA.Broker, cfgB.Broker, cfgB.Pool = dir, dir, NewPool()
+				cfgA.Broker, cfgB.Broker, cfgB.Pool = dir, dir, pool.New()
 			}
 			a, b := NewSupervisor(root, cfgA), NewSupervisor(root, cfgB)
 			t.Cleanup(func() { a.Close(); b.Close() })
@@ -226,7 +228,7 @@ func TestClangdSeesANewCompilationDatabase(t *testing.T) {
 				}
 				return false
 			}
-			pid := func(sup *Supervisor) int { return sup.fleet.running()[0].pid() }
+			pid := func(sup *Supervisor) int { return sup.fleet.running()[0].PID() }
 			if !undefined(a) || !undefined(b) {
 				t.Fatal("without -DFOO in the database, a.c's #error is not reported")
 			}
@@ -256,8 +258,8 @@ func TestClangdSeesANewCompilationDatabase(t *testing.T) {
 // rust-analyzer here).
 func TestCargoConfigWrittenAfterTheStart(t *testing.T) {
 	t.Parallel()
-	var spec ServerSpec
-	for _, s := range DefaultServers() {
+	var spec langserver.Spec
+	for _, s := range langserver.Table() {
 		if s.ID == "rust-analyzer" {
 			spec = s
 		}
@@ -266,7 +268,7 @@ func TestCargoConfigWrittenAfterTheStart(t *testing.T) {
 	spec.Command, spec.Probe = fake.Command, nil
 	root := resolved(t)
 	plant(t, root, "", map[string]string{"Cargo.toml": "[package]\nname = \"a\"\n", "src/main.rs": "fn main() {}\n"})
-	sup := NewSupervisor(root, Config{Servers: []ServerSpec{spec}, RequestTimeout: time.Second})
+	sup := NewSupervisor(root, Config{Servers: []langserver.Spec{spec}, RequestTimeout: time.Second})
 	defer sup.Close()
 	hover := func() error {
 		_, err := sup.Hover(t.Context(), loc(t, sup, filepath.Join(root, "src/main.rs")), protocol.Place{Line: 1, Symbol: "main"})

@@ -11,7 +11,9 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/staged"
+	"github.com/builtin-tools/builtin-tools/lsp/checkout"
 	"github.com/builtin-tools/builtin-tools/lsp/diag"
+	"github.com/builtin-tools/builtin-tools/lsp/langserver"
 	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
@@ -93,26 +95,26 @@ func (s *Supervisor) Preview(ctx context.Context, files []Proposed, users ...pat
 	groups := map[serverKey]*group{}
 	var order []serverKey
 	for i, f := range files {
-		abs, err := s.guard.Of(f.File)
+		abs, err := s.co.Guard().Of(f.File)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrBadFile, err)
+			return nil, fmt.Errorf("%w: %v", checkout.ErrBadFile, err)
 		}
 		path := filepath.Clean(abs)
-		if _, err := s.confine(path); !s.inRoot(path) || err != nil {
-			return nil, fmt.Errorf("%w: %s is outside the root %s", ErrBadFile, abs, s.root)
+		if _, err := s.co.Confine(path); !s.co.InRoot(path) || err != nil {
+			return nil, fmt.Errorf("%w: %s is outside the root %s", checkout.ErrBadFile, abs, s.co.Root())
 		}
 		v := &res.Files[i]
-		*v = diag.Verdict{File: s.rel(path), New: []diag.Finding{}, Fixed: []diag.Finding{}}
-		if len(f.Text) > maxFileBytes {
-			v.State, v.Why = diag.NoServer, fmt.Sprintf("it would be %d bytes, over the %d-byte limit for language-server files", len(f.Text), maxFileBytes)
+		*v = diag.Verdict{File: s.co.Rel(path), New: []diag.Finding{}, Fixed: []diag.Finding{}}
+		if len(f.Text) > langserver.MaxFileBytes {
+			v.State, v.Why = diag.NoServer, fmt.Sprintf("it would be %d bytes, over the %d-byte limit for language-server files", len(f.Text), langserver.MaxFileBytes)
 			continue
 		}
-		s.noteDir(path)
+		s.co.NoteDir(path)
 		c, err := s.tools.choose(path)
 		if err != nil {
 			var why string
 			v.State, v.Server, why = unowned(path, err)
-			v.Why = s.RelText(why)
+			v.Why = s.co.RelText(why)
 			continue
 		}
 		key := serverKey{c.spec.ID, c.root}
@@ -130,12 +132,12 @@ func (s *Supervisor) Preview(ctx context.Context, files []Proposed, users ...pat
 	}
 	var others []*previewItem
 	for _, u := range users {
-		abs, err := s.guard.Of(u)
+		abs, err := s.co.Guard().Of(u)
 		if err != nil || len(others) == MaxOtherFiles {
 			continue
 		}
 		path := filepath.Clean(abs)
-		if proposed[path] || !s.inRoot(path) {
+		if proposed[path] || !s.co.InRoot(path) {
 			continue
 		}
 		proposed[path] = true
@@ -144,7 +146,7 @@ func (s *Supervisor) Preview(ctx context.Context, files []Proposed, users ...pat
 			continue
 		}
 		g := groups[serverKey{c.spec.ID, c.root}]
-		it := &previewItem{v: &diag.Verdict{File: s.rel(path), New: []diag.Finding{}, Fixed: []diag.Finding{}}, path: path}
+		it := &previewItem{v: &diag.Verdict{File: s.co.Rel(path), New: []diag.Finding{}, Fixed: []diag.Finding{}}, path: path}
 		g.users = append(g.users, it)
 		others = append(others, it)
 	}
@@ -183,7 +185,7 @@ func (s *Supervisor) previewOn(ctx context.Context, c *choice, items, users []*p
 	fail := func(state diag.State, err error) {
 		for _, it := range append(slices.Clip(items), users...) {
 			if it.v.State == "" {
-				it.v.Server, it.v.State, it.v.Why = c.spec.ID, state, s.RelText(err.Error())
+				it.v.Server, it.v.State, it.v.Why = c.spec.ID, state, s.co.RelText(err.Error())
 			}
 		}
 	}
@@ -216,12 +218,12 @@ func (s *Supervisor) previewOn(ctx context.Context, c *choice, items, users []*p
 	// The files as on disk: what the proposal is compared with.
 	for _, it := range items {
 		it.v.Server = srv.spec.ID
-		if _, err := s.guard.Stat(it.path); errors.Is(err, fs.ErrNotExist) {
+		if _, err := s.co.Guard().Stat(it.path); errors.Is(err, fs.ErrNotExist) {
 			continue // a new file: nothing to compare with
 		}
 		doc, _, err := srv.docs.syncFileLocked(send, it.path, c.languageID)
 		if err != nil {
-			it.v.State, it.v.Why = diag.ServerFailed, s.RelText(err.Error())
+			it.v.State, it.v.Why = diag.ServerFailed, s.co.RelText(err.Error())
 			continue
 		}
 		it.base = doc
@@ -232,7 +234,7 @@ func (s *Supervisor) previewOn(ctx context.Context, c *choice, items, users []*p
 		if err != nil || doc == nil {
 			it.v.State, it.v.Why = diag.ServerFailed, "it could not be opened"
 			if err != nil {
-				it.v.Why = s.RelText(err.Error())
+				it.v.Why = s.co.RelText(err.Error())
 			}
 			continue
 		}
@@ -247,13 +249,13 @@ func (s *Supervisor) previewOn(ctx context.Context, c *choice, items, users []*p
 		case ctx.Err() != nil:
 			return ctx.Err()
 		case errors.Is(err, ErrDiagnosticsTimeout):
-			it.v.State, it.v.Why = diag.TimedOut, "the diagnostics of the file as on disk did not arrive, so nothing can be said to be new or fixed: "+s.RelText(err.Error())
+			it.v.State, it.v.Why = diag.TimedOut, "the diagnostics of the file as on disk did not arrive, so nothing can be said to be new or fixed: "+s.co.RelText(err.Error())
 			it.v.WaitedMS = s.cfg.DiagnosticsWait.Milliseconds()
 		case err != nil:
-			it.v.State, it.v.Why = diag.ServerFailed, s.RelText(err.Error())
+			it.v.State, it.v.Why = diag.ServerFailed, s.co.RelText(err.Error())
 		default:
 			it.raw = raw
-			it.before = s.relMessages(diag.Convert(raw, it.path, it.base.text, srv.encoding))
+			it.before = s.co.RelMessages(diag.Convert(raw, it.path, it.base.text, srv.encoding))
 		}
 	}
 	if srv.spec.Indexes || srv.spec.LoadedLog != nil {
@@ -292,7 +294,7 @@ func (s *Supervisor) previewOn(ctx context.Context, c *choice, items, users []*p
 		doc, err := srv.docs.sendUnsaved(send, it.path, c.languageID, it.text)
 		it.sent = doc
 		if err != nil {
-			it.v.State, it.v.Why = diag.ServerFailed, s.RelText(err.Error())
+			it.v.State, it.v.Why = diag.ServerFailed, s.co.RelText(err.Error())
 		}
 	}
 	if s.tools.hooks != nil && s.tools.hooks.previewSent != nil {
@@ -318,7 +320,7 @@ func (s *Supervisor) previewUsers(ctx, send context.Context, srv *server, c *cho
 		doc, err := srv.docs.sendUnsaved(send, it.path, c.languageID, it.text)
 		it.sent = doc
 		if err != nil {
-			it.v.State, it.v.Why = diag.ServerFailed, s.RelText(err.Error())
+			it.v.State, it.v.Why = diag.ServerFailed, s.co.RelText(err.Error())
 		}
 	}
 	return s.awaitSent(ctx, srv, users, start, false,
@@ -346,10 +348,10 @@ func (s *Supervisor) awaitSent(ctx context.Context, srv *server, items []*previe
 			it.v.State, it.v.Why = diag.TimedOut, timedOut
 			continue
 		case err != nil:
-			it.v.State, it.v.Why = diag.ServerFailed, s.RelText(err.Error())
+			it.v.State, it.v.Why = diag.ServerFailed, s.co.RelText(err.Error())
 			continue
 		}
-		it.after = s.relMessages(diag.Convert(raw, it.path, it.text, srv.encoding))
+		it.after = s.co.RelMessages(diag.Convert(raw, it.path, it.text, srv.encoding))
 		fresh, gone := diag.Diff(it.before, it.after)
 		it.v.State = diag.Checked
 		it.v.New, it.v.Fixed = diag.Findings(fresh), diag.Findings(gone)
@@ -366,7 +368,7 @@ func (d *documents) sendUnsaved(ctx context.Context, path, languageID, text stri
 	doc := d.open[path]
 	seq := d.diagSeq
 	d.mu.Unlock()
-	next := &openDoc{path: path, uri: fileURI(path), languageID: languageID, version: 1, text: text, syncSeq: seq, unsaved: true}
+	next := &openDoc{path: path, uri: protocol.FileURI(path), languageID: languageID, version: 1, text: text, syncSeq: seq, unsaved: true}
 	var err error
 	if doc == nil {
 		err = d.send(ctx, "textDocument/didOpen", protocol.DidOpenParams{TextDocument: protocol.TextDocumentItem{
@@ -399,7 +401,7 @@ func (d *documents) restoreLocked(ctx context.Context, path string, base *openDo
 	if doc == nil || !doc.unsaved {
 		return nil
 	}
-	if text, info, err := readText(d.guard, path); base != nil && err == nil && text == base.text {
+	if text, info, err := checkout.ReadText(d.guard, path); base != nil && err == nil && text == base.text {
 		// The disk still holds what the server had: only the text goes
 		// back. No didSave, which tells a server the file changed on disk
 		// and costs gopls a reload of the package.

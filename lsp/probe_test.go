@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
+	"github.com/builtin-tools/builtin-tools/lsp/answer"
+	"github.com/builtin-tools/builtin-tools/lsp/langserver"
 	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 )
 
@@ -27,15 +29,15 @@ func TestHungProbeIsBoundedAndLeavesNothing(t *testing.T) {
 fi
 exit 1
 `)
-	spec := ServerSpec{ID: "hangs", Language: "Fake", Command: []string{bin}, Probe: []string{"--version"}, Install: "fix it",
+	spec := langserver.Spec{ID: "hangs", Language: "Fake", Command: []string{bin}, Probe: []string{"--version"}, Install: "fix it",
 		RootMarkers: []string{"fake.toml"}, Extensions: map[string]string{".fake": "fake"}}
 	root := fakeRoot(t)
-	sup := NewSupervisor(root, Config{Servers: []ServerSpec{spec}, ProbeTimeout: time.Second})
+	sup := NewSupervisor(root, Config{Servers: []langserver.Spec{spec}, ProbeTimeout: time.Second})
 	defer sup.Close()
 	// The row's error names the probe's timeout: it, not the probe's end
 	// (minutes away), ended the wait.
 	row := statusRow(t, sup.Status(t.Context()), "hangs")
-	if row.State != StateBroken {
+	if row.State != answer.StateBroken {
 		t.Errorf("status: want broken, got %+v", row)
 	}
 	expectContains(t, "status", row.RunError, "`"+bin+" --version` did not finish within 1s")

@@ -3,73 +3,35 @@ package lsp
 import (
 	"context"
 	"fmt"
-	"io/fs"
 	"slices"
 	"strings"
 
 	"github.com/builtin-tools/builtin-tools/internal/staged"
-	"github.com/builtin-tools/builtin-tools/internal/textcut"
+	"github.com/builtin-tools/builtin-tools/lsp/answer"
+	"github.com/builtin-tools/builtin-tools/lsp/checkout"
+	"github.com/builtin-tools/builtin-tools/lsp/langserver"
 	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 	"github.com/builtin-tools/builtin-tools/lsp/wsedit"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
-// RenameResult reports what lsp_rename changed.
-type RenameResult struct {
-	Symbol     string     `json:"symbol"`
-	Occurrence int        `json:"occurrence,omitempty" jsonschema:"which occurrence of symbol on the line, when not the first"`
-	NewName    string     `json:"new_name"`
-	Server     string     `json:"server"`
-	Files      []FileEdit `json:"files" jsonschema:"the files changed, sorted by path"`
-	Edits      int        `json:"edits" jsonschema:"text edits over all files"`
-	// Notes say what the writes could not keep (see atomicfile.Report).
-	Notes []string `json:"notes,omitempty" jsonschema:"what the writes could not keep (owner, links ...)"`
-}
-
-// FileEdit is one file's share of a rename.
-type FileEdit struct {
-	Path        string `json:"path" jsonschema:"relative to the root"`
-	Edits       int    `json:"edits"`
-	RenamedFrom string `json:"renamed_from,omitempty" jsonschema:"the path it had before, when moved"`
-	Created     bool   `json:"created,omitempty"`
-	Deleted     bool   `json:"deleted,omitempty"`
-}
-
-// What says what was done to the file: "2 edits, renamed from old.go".
-func (f FileEdit) What() string {
-	var what []string
-	if f.Edits > 0 {
-		what = append(what, textcut.Count(f.Edits, "edit", "edits"))
-	}
-	if f.RenamedFrom != "" {
-		what = append(what, "renamed from "+f.RenamedFrom)
-	}
-	if f.Created {
-		what = append(what, "created")
-	}
-	if f.Deleted {
-		what = append(what, "deleted")
-	}
-	return strings.Join(what, ", ")
-}
-
 // Rename renames the symbol at line/symbol of file to newName across the
 // workspace: it asks the server for a WorkspaceEdit and applies it (both
 // `changes` and `documentChanges`, file creates, renames and deletes
 // included) to every file, all or nothing, then re-syncs the server.
-func (s *Supervisor) Rename(ctx context.Context, file pathguard.Path, p protocol.Place, newName string, force bool) (*RenameResult, error) {
+func (s *Supervisor) Rename(ctx context.Context, file pathguard.Path, p protocol.Place, newName string, force bool) (*answer.RenameResult, error) {
 	r, plan, err := s.planRename(ctx, file, p, newName)
 	if err != nil {
 		return nil, err
 	}
 	defer r.srv.release()
-	notes, err := wsedit.Commit(ctx, editCheckout{&s.checkout}, plan, force)
+	notes, err := wsedit.Commit(ctx, s.co, plan, force)
 	if err != nil {
 		return nil, fmt.Errorf("rename not applied: %w", err)
 	}
-	res := &RenameResult{Symbol: r.symbol, Occurrence: r.shownOccurrence(), NewName: newName, Server: r.srv.spec.ID,
+	res := &answer.RenameResult{Symbol: r.symbol, Occurrence: r.shownOccurrence(), NewName: newName, Server: r.srv.spec.ID,
 		Notes: append(slices.Clone(plan.Notes), notes...)}
-	res.Files, res.Edits = s.planFiles(plan)
+	res.Files, res.Edits = planFiles(s.co, plan)
 	// The files are written: a server that could not take them back is a
 	// note on what happened, not a failure of it.
 	if err := resyncAfterEdit(ctx, r.srv, plan); err != nil {
@@ -103,7 +65,7 @@ func (s *Supervisor) planRename(ctx context.Context, file pathguard.Path, p prot
 		r.srv.release()
 		return nil, nil, fmt.Errorf("%s found nothing to rename for %s; point at the symbol's name", r.srv.spec.ID, r.where())
 	}
-	plan, err := s.planEdit(we, r.srv)
+	plan, err := planEdit(s.co, we, r.srv)
 	if err != nil {
 		r.srv.release()
 		return nil, nil, fmt.Errorf("rename not applied, no file changed: %w", err)
@@ -112,18 +74,18 @@ func (s *Supervisor) planRename(ctx context.Context, file pathguard.Path, p prot
 }
 
 // planFiles lists what a plan changes, sorted by path, and its edits.
-func (co *checkout) planFiles(plan *wsedit.Plan) ([]FileEdit, int) {
-	files, edits := []FileEdit{}, 0
+func planFiles(co *checkout.Checkout, plan *wsedit.Plan) ([]answer.FileEdit, int) {
+	files, edits := []answer.FileEdit{}, 0
 	for _, f := range plan.Files {
 		if !f.Touched {
 			continue
 		}
-		fe := FileEdit{Path: co.rel(f.Path), Edits: f.Edits}
+		fe := answer.FileEdit{Path: co.Rel(f.Path), Edits: f.Edits}
 		switch {
 		case !f.Exists && f.ExistedOnDisk:
 			fe.Deleted = true
 		case f.From != "":
-			fe.RenamedFrom = co.rel(f.From)
+			fe.RenamedFrom = co.Rel(f.From)
 		case f.Exists && !f.ExistedOnDisk:
 			fe.Created = true
 		}
@@ -136,35 +98,27 @@ func (co *checkout) planFiles(plan *wsedit.Plan) ([]FileEdit, int) {
 		files = append(files, fe)
 		edits += f.Edits
 	}
-	slices.SortFunc(files, func(a, b FileEdit) int { return strings.Compare(a.Path, b.Path) })
+	slices.SortFunc(files, func(a, b answer.FileEdit) int { return strings.Compare(a.Path, b.Path) })
 	return files, edits
-}
-
-// StagedEdit is an edit worked out and not written, for the run's staged
-// edits (internal/staged): each file's text before and after.
-type StagedEdit struct {
-	Server string
-	Files  []staged.File
-	Edits  int
 }
 
 // PlanRename works out the rename of the symbol at the place to newName
 // and writes nothing: the files it changes, their text before and after.
 // A rename that also creates, moves or deletes files is refused here
 // (staged edits change file contents only).
-func (s *Supervisor) PlanRename(ctx context.Context, file pathguard.Path, p protocol.Place, newName string) (*StagedEdit, error) {
+func (s *Supervisor) PlanRename(ctx context.Context, file pathguard.Path, p protocol.Place, newName string) (*answer.StagedEdit, error) {
 	r, plan, err := s.planRename(ctx, file, p, newName)
 	if err != nil {
 		return nil, err
 	}
 	defer r.srv.release()
-	return s.stagedEdit(r.srv, plan, "this rename")
+	return stagedEdit(s.co, r.srv, plan, "this rename")
 }
 
 // stagedEdit turns a plan of text edits into a StagedEdit; what names the
 // edit in a refusal.
-func (co *checkout) stagedEdit(srv *server, plan *wsedit.Plan, what string) (*StagedEdit, error) {
-	out := &StagedEdit{Server: srv.spec.ID}
+func stagedEdit(co *checkout.Checkout, srv *server, plan *wsedit.Plan, what string) (*answer.StagedEdit, error) {
+	out := &answer.StagedEdit{Server: srv.spec.ID}
 	var moves []string
 	for _, path := range plan.Order {
 		f := plan.Files[path]
@@ -172,14 +126,14 @@ func (co *checkout) stagedEdit(srv *server, plan *wsedit.Plan, what string) (*St
 			continue
 		}
 		if !f.Exists || !f.ExistedOnDisk || f.From != "" {
-			moves = append(moves, co.rel(f.Path))
+			moves = append(moves, co.Rel(f.Path))
 			continue
 		}
 		if f.Content == f.DiskText {
 			continue // edits that change nothing
 		}
 		lines := append([]int{}, slices.Compact(slices.Sorted(slices.Values(f.Lines)))...)
-		out.Files = append(out.Files, staged.File{File: co.rel(f.Path), Path: f.Real, Before: []byte(f.DiskText), After: []byte(f.Content),
+		out.Files = append(out.Files, staged.File{File: co.Rel(f.Path), Path: f.Real, Before: []byte(f.DiskText), After: []byte(f.Content),
 			Edits: f.Edits, Lines: lines})
 		out.Edits += f.Edits
 	}
@@ -193,7 +147,7 @@ func (co *checkout) stagedEdit(srv *server, plan *wsedit.Plan, what string) (*St
 }
 
 // planEdit works out we for srv in memory (see wsedit.Prepare).
-func (co *checkout) planEdit(we *protocol.WorkspaceEdit, srv *server) (*wsedit.Plan, error) {
+func planEdit(co *checkout.Checkout, we *protocol.WorkspaceEdit, srv *server) (*wsedit.Plan, error) {
 	enc, version := protocol.UTF16, func(string) (int, bool) { return 0, false }
 	if srv != nil {
 		enc = srv.encoding
@@ -204,35 +158,7 @@ func (co *checkout) planEdit(we *protocol.WorkspaceEdit, srv *server) (*wsedit.P
 			return 0, false
 		}
 	}
-	return wsedit.Prepare(we, editCheckout{co}, enc, version, maxFileBytes)
-}
-
-// editCheckout is the checkout as an edit plan reads and writes it: through
-// the supervisor's guard, in the root's spelling.
-type editCheckout struct{ co *checkout }
-
-func (e editCheckout) Guard() *pathguard.Guard { return e.co.guard }
-func (e editCheckout) Rel(path string) string  { return e.co.rel(path) }
-
-func (e editCheckout) Read(real string) (string, fs.FileInfo, error) {
-	return readText(e.co.guard, real)
-}
-
-func (e editCheckout) Locate(uri string) (string, string, error) {
-	co := e.co
-	path, ok := uriPath(uri)
-	if !ok {
-		return "", "", fmt.Errorf("the server sent an edit for %s, which is not a file", uri)
-	}
-	path = co.canonical(path)
-	if !co.inRoot(path) {
-		return "", "", fmt.Errorf("the edit would change %s, outside the root %s", path, co.root)
-	}
-	confined, err := co.confine(path)
-	if err != nil {
-		return "", "", fmt.Errorf("the edit would change %s, which resolves outside the root %s (through a symbolic link)", co.rel(path), co.root)
-	}
-	return path, confined, nil
+	return wsedit.Prepare(we, co, enc, version, langserver.MaxFileBytes)
 }
 
 // resyncAfterEdit tells the server about every file the plan changed: open
@@ -257,7 +183,7 @@ func resyncAfterEdit(ctx context.Context, srv *server, p *wsedit.Plan) error {
 		case !f.ExistedOnDisk:
 			typ = protocol.FileCreated
 		}
-		events = append(events, protocol.FileEvent{URI: fileURI(path), Type: typ})
+		events = append(events, protocol.FileEvent{URI: protocol.FileURI(path), Type: typ})
 	}
 	return srv.docs.notifyWatched(ctx, events)
 }

@@ -10,6 +10,9 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/proc"
+	"github.com/builtin-tools/builtin-tools/lsp/answer"
+	"github.com/builtin-tools/builtin-tools/lsp/checkout"
+	"github.com/builtin-tools/builtin-tools/lsp/pool"
 	"github.com/builtin-tools/builtin-tools/lsp/toolenv"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
@@ -22,8 +25,8 @@ import (
 // they are the run's own. Idle ones are reaped either way. Its methods are
 // safe for concurrent use.
 type Supervisor struct {
-	checkout      // the folder and how results name its files (checkout.go)
-	ownGuard bool // the guard was opened here, and Close closes it
+	co       *checkout.Checkout // the folder and how results name its files (package checkout)
+	ownGuard bool               // the guard was opened here, and Close closes it
 	cfg      Config
 
 	tools launcher // which server owns a file, and its start (launcher.go; its environment, package toolenv)
@@ -32,6 +35,18 @@ type Supervisor struct {
 	// actions are the code actions listed in this run, by id (fix.go).
 	actions actionTable
 }
+
+// Guard is the path guard the supervisor reads and confines through: the
+// locations its methods take come from it (Guard.Path).
+func (s *Supervisor) Guard() *pathguard.Guard { return s.co.Guard() }
+
+// Root returns the checkout root the supervisor works in.
+func (s *Supervisor) Root() string { return s.co.Root() }
+
+// RelText rewrites the paths in text — a server's message, a checker's
+// output line, an error — as every result names files: relative to the
+// root.
+func (s *Supervisor) RelText(text string) string { return s.co.RelText(text) }
 
 // NewSupervisor returns a Supervisor for the checkout at root, with a path
 // guard of its own. It starts nothing (LSP-1): servers start on the first
@@ -58,12 +73,12 @@ func OpenSupervisor(g *pathguard.Guard, cfg Config) *Supervisor {
 }
 
 func newSupervisor(roots []string, guard *pathguard.Guard, cfg Config) *Supervisor {
-	s := &Supervisor{checkout: checkout{root: roots[0], roots: roots, guard: guard}, cfg: cfg.withDefaults()}
-	s.tools = launcher{co: &s.checkout, cfg: &s.cfg, env: toolenv.New(roots, s.cfg.Trusted)}
-	s.fleet = fleet{co: &s.checkout, la: &s.tools, cfg: &s.cfg,
-		servers:  map[serverKey]*serverEntry{},
-		ownPool:  NewPool(),
-		crashes:  map[serverKey]Crash{},
+	s := &Supervisor{co: checkout.New(roots, guard), cfg: cfg.withDefaults()}
+	s.tools = launcher{co: s.co, cfg: &s.cfg, env: toolenv.New(roots, s.cfg.Trusted)}
+	s.fleet = fleet{co: s.co, la: &s.tools, cfg: &s.cfg,
+		servers:  map[serverKey]*pool.Entry{},
+		ownPool:  pool.New(),
+		crashes:  map[serverKey]answer.Crash{},
 		failures: map[serverKey]*startFailure{},
 		told:     map[string]bool{},
 		stop:     make(chan struct{}),
@@ -85,24 +100,17 @@ func (s *Supervisor) DiagnosticsWait() time.Duration { return s.cfg.DiagnosticsW
 // and waited for. Calls after Close fail with ErrClosed.
 func (s *Supervisor) Close() error {
 	if s.fleet.close() && s.ownGuard {
-		s.guard.Close()
+		s.co.Guard().Close()
 	}
 	return nil
 }
 
-// Close waits at most closeTimeout in all, and at most startGrace for a
-// start it cancelled.
-const (
-	closeTimeout = 10 * time.Second
-	startGrace   = 2 * time.Second
-)
-
 // Reload restarts the server that owns file (file "" restarts every
 // running server) and returns what it did. On an error it returns what
 // was reloaded before it.
-func (s *Supervisor) Reload(ctx context.Context, file pathguard.Path) (*ReloadResult, error) {
+func (s *Supervisor) Reload(ctx context.Context, file pathguard.Path) (*answer.ReloadResult, error) {
 	if file.IsZero() {
-		res := &ReloadResult{All: true, Servers: []Reloaded{}}
+		res := &answer.ReloadResult{All: true, Servers: []answer.Reloaded{}}
 		for _, srv := range s.fleet.running() {
 			key := serverKey{srv.spec.ID, srv.root}
 			s.fleet.stopKey(ctx, key)
@@ -113,8 +121,8 @@ func (s *Supervisor) Reload(ctx context.Context, file pathguard.Path) (*ReloadRe
 				return res, err
 			}
 			started.release()
-			res.Servers = append(res.Servers, Reloaded{Server: srv.spec.ID, Root: started.relRoot, WasRunning: true,
-				PID: started.pid(), ReadyMS: time.Since(t0).Round(time.Millisecond).Milliseconds()})
+			res.Servers = append(res.Servers, answer.Reloaded{Server: srv.spec.ID, Root: started.relRoot, WasRunning: true,
+				PID: started.PID(), ReadyMS: time.Since(t0).Round(time.Millisecond).Milliseconds()})
 		}
 		return res, nil
 	}
@@ -134,71 +142,71 @@ func (s *Supervisor) Reload(ctx context.Context, file pathguard.Path) (*ReloadRe
 		return nil, err
 	}
 	srv.release()
-	return &ReloadResult{Servers: []Reloaded{{Server: c.spec.ID, Root: srv.relRoot, WasRunning: was,
-		PID: srv.pid(), ReadyMS: time.Since(t0).Round(time.Millisecond).Milliseconds()}}}, nil
+	return &answer.ReloadResult{Servers: []answer.Reloaded{{Server: c.spec.ID, Root: srv.relRoot, WasRunning: was,
+		PID: srv.PID(), ReadyMS: time.Since(t0).Round(time.Millisecond).Milliseconds()}}}, nil
 }
 
 // Status says, per language in the table, whether its root marker is in the
 // checkout and its binary resolves, and which servers run for which roots.
 // It starts nothing.
-func (s *Supervisor) Status(ctx context.Context) *Status {
-	markers := s.scanMarkers(ctx, s.cfg.Servers)
+func (s *Supervisor) Status(ctx context.Context) *answer.Status {
+	markers := s.co.ScanMarkers(ctx, s.cfg.Servers)
 	running := s.fleet.runningEntries()
-	st := &Status{Root: s.root, Trusted: s.cfg.Trusted, Servers: make([]ServerStatus, 0, len(s.cfg.Servers))}
+	st := &answer.Status{Root: s.co.Root(), Trusted: s.cfg.Trusted, Servers: make([]answer.ServerStatus, 0, len(s.cfg.Servers))}
 	for i := range s.cfg.Servers {
 		spec := &s.cfg.Servers[i]
 		dirs := markers[spec.ID]
-		probeRoot := s.root
+		probeRoot := s.co.Root()
 		if len(dirs) > 0 {
-			probeRoot = filepath.Join(s.root, filepath.FromSlash(dirs[0]))
+			probeRoot = filepath.Join(s.co.Root(), filepath.FromSlash(dirs[0]))
 		}
-		bin, binErr := s.tools.program(spec.Command[0], spec.LocalBinDirs, s.root)
+		bin, binErr := s.tools.program(spec.Command[0], spec.LocalBinDirs, s.co.Root())
 		if binErr != nil && len(dirs) > 0 {
 			bin, binErr = s.tools.program(spec.Command[0], spec.LocalBinDirs, probeRoot)
 		}
 		// Lists the schema requires are [] when empty, never null (a
 		// RootAtTop row has no markers).
-		row := ServerStatus{ID: spec.ID, Language: spec.Language, Extensions: append([]string{}, slices.Sorted(maps.Keys(spec.Extensions))...),
+		row := answer.ServerStatus{ID: spec.ID, Language: spec.Language, Extensions: append([]string{}, slices.Sorted(maps.Keys(spec.Extensions))...),
 			RootMarkers: append([]string{}, spec.RootMarkers...), MarkerDirs: dirs, Program: spec.Command[0], Install: spec.Install}
 		if binErr == nil {
-			row.Binary = s.rel(bin) // a program inside a trusted checkout, relative
+			row.Binary = s.co.Rel(bin) // a program inside a trusted checkout, relative
 		}
 		for _, r := range running {
 			if srv := r.srv; srv.spec.ID == spec.ID {
 				n := srv.docs.count()
-				row.Running = append(row.Running, RunningServer{Root: srv.relRoot, PID: srv.pid(),
+				row.Running = append(row.Running, answer.RunningServer{Root: srv.relRoot, PID: srv.PID(),
 					UptimeSeconds: int64(time.Since(srv.started).Round(time.Second) / time.Second), OpenFiles: n, Encoding: srv.encoding,
-					Clients: r.clients, MemoryKB: proc.RSSKB(srv.pid()), IdleSeconds: int64(srv.idleFor().Round(time.Second) / time.Second)})
+					Clients: r.clients, MemoryKB: proc.RSSKB(srv.PID()), IdleSeconds: int64(srv.idleFor().Round(time.Second) / time.Second)})
 			}
 		}
 		switch {
 		case len(row.Running) > 0:
-			row.State = StateRunning
+			row.State = answer.StateRunning
 		case len(dirs) > 0 && binErr == nil:
 			if err := s.tools.probe(spec, bin, probeRoot); err != nil {
-				row.State, row.RunError = StateBroken, err.Error()
+				row.State, row.RunError = answer.StateBroken, err.Error()
 			} else {
-				row.State = StateAvailable
+				row.State = answer.StateAvailable
 			}
 		case len(dirs) > 0:
-			row.State = StateNoBinary
+			row.State = answer.StateNoBinary
 		case binErr == nil:
-			row.State = StateNoMarker
+			row.State = answer.StateNoMarker
 		default:
-			row.State = StateNoMarkerNoBinary
+			row.State = answer.StateNoMarkerNoBinary
 		}
 		row.Crashes, row.StartFailures = s.fleet.troubles(spec.ID)
-		slices.SortFunc(row.Crashes, func(a, b Crash) int {
+		slices.SortFunc(row.Crashes, func(a, b answer.Crash) int {
 			return cmp.Or(strings.Compare(a.Root, b.Root), strings.Compare(a.Error, b.Error))
 		})
-		slices.SortFunc(row.StartFailures, func(a, b StartFailure) int { return strings.Compare(a.Root, b.Root) })
+		slices.SortFunc(row.StartFailures, func(a, b answer.StartFailure) int { return strings.Compare(a.Root, b.Root) })
 		if !s.cfg.Trusted {
 			var roots []string
 			for _, d := range dirs {
-				roots = append(roots, filepath.Join(s.root, filepath.FromSlash(d)))
+				roots = append(roots, filepath.Join(s.co.Root(), filepath.FromSlash(d)))
 			}
-			for _, p := range localBins(spec.Command[0], spec.LocalBinDirs, append(roots, s.root)...) {
-				row.PassedOver = append(row.PassedOver, s.rel(p))
+			for _, p := range localBins(spec.Command[0], spec.LocalBinDirs, append(roots, s.co.Root())...) {
+				row.PassedOver = append(row.PassedOver, s.co.Rel(p))
 			}
 			if spec.CheckerRunsCode != "" && len(dirs) > 0 {
 				row.Checker, row.CheckerSkipped = spec.Checker, spec.CheckerRunsCode

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
+	"github.com/builtin-tools/builtin-tools/lsp/answer"
+	"github.com/builtin-tools/builtin-tools/lsp/langserver"
 	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 )
 
@@ -42,7 +44,7 @@ func TestEveryTimeoutBounds(t *testing.T) {
 	t.Run("StartTimeout", func(t *testing.T) {
 		t.Parallel()
 		root := fakeRoot(t)
-		sup := NewSupervisor(root, Config{Servers: []ServerSpec{fakeSpec(t, "silent")}, StartTimeout: d})
+		sup := NewSupervisor(root, Config{Servers: []langserver.Spec{fakeSpec(t, "silent")}, StartTimeout: d})
 		defer sup.Close()
 		within(t, "a first call to a server that never initializes", hover(t, sup, root, "a.fake"), func(err error) {
 			expectErr(t, "hover", err, ErrServerTimeout, "did not finish starting (initialize) within 1s")
@@ -51,7 +53,7 @@ func TestEveryTimeoutBounds(t *testing.T) {
 	t.Run("RequestTimeout", func(t *testing.T) {
 		t.Parallel()
 		root := fakeRoot(t)
-		sup := NewSupervisor(root, Config{Servers: []ServerSpec{fakeSpec(t, "mute")}, RequestTimeout: d})
+		sup := NewSupervisor(root, Config{Servers: []langserver.Spec{fakeSpec(t, "mute")}, RequestTimeout: d})
 		defer sup.Close()
 		within(t, "a request the server never answers", func(ctx context.Context) error {
 			_, err := sup.Definition(ctx, loc(t, sup, filepath.Join(root, "a.fake")), protocol.Place{Line: 1, Symbol: "world"})
@@ -65,14 +67,14 @@ func TestEveryTimeoutBounds(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(root, "big.fake"), []byte(big), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		sup := NewSupervisor(root, Config{Servers: []ServerSpec{fakeSpec(t, "deaf")}, RequestTimeout: d})
+		sup := NewSupervisor(root, Config{Servers: []langserver.Spec{fakeSpec(t, "deaf")}, RequestTimeout: d})
 		defer sup.Close()
 		within(t, "a document the server never reads", hover(t, sup, root, "big.fake"), func(err error) { expectErr(t, "hover", err, ErrServerTimeout, "it stopped reading its input") })
 	})
 	t.Run("DiagnosticsWait", func(t *testing.T) {
 		t.Parallel()
 		root := fakeRoot(t)
-		sup := NewSupervisor(root, Config{Servers: []ServerSpec{fakeSpec(t, "mute")}, DiagnosticsWait: d})
+		sup := NewSupervisor(root, Config{Servers: []langserver.Spec{fakeSpec(t, "mute")}, DiagnosticsWait: d})
 		defer sup.Close()
 		at := loc(t, sup, filepath.Join(root, "a.fake"))
 		within(t, "the diagnostics after a write", func(ctx context.Context) error {
@@ -98,9 +100,9 @@ func TestEveryTimeoutBounds(t *testing.T) {
 		root := fakeRoot(t)
 		spec := fakeSpec(t, "mute")
 		spec.Checker = []string{spec.Command[0], "-fake-lsp=hang"}
-		sup := NewSupervisor(root, Config{Servers: []ServerSpec{spec}, CheckerTimeout: d})
+		sup := NewSupervisor(root, Config{Servers: []langserver.Spec{spec}, CheckerTimeout: d})
 		defer sup.Close()
-		var rep *CheckReport
+		var rep *answer.CheckReport
 		within(t, "a checker that never ends", func(ctx context.Context) error {
 			var err error
 			rep, err = sup.Check(ctx)
@@ -121,7 +123,7 @@ func TestEveryTimeoutBounds(t *testing.T) {
 			t.Fatal(err)
 		}
 		spec.Command[0], spec.Probe = bin, []string{"-fake-lsp=hang"}
-		sup := NewSupervisor(root, Config{Servers: []ServerSpec{spec}, ProbeTimeout: d})
+		sup := NewSupervisor(root, Config{Servers: []langserver.Spec{spec}, ProbeTimeout: d})
 		defer sup.Close()
 		within(t, "a probe that never ends", hover(t, sup, root, "a.fake"), func(err error) {
 			expectErr(t, "hover", err, ErrUnavailable, "-fake-lsp=hang` did not finish within 1s")
@@ -130,7 +132,7 @@ func TestEveryTimeoutBounds(t *testing.T) {
 	t.Run("IdleTimeout", func(t *testing.T) {
 		t.Parallel()
 		root := fakeRoot(t)
-		sup := NewSupervisor(root, Config{Servers: []ServerSpec{fakeSpec(t, "mute")}, IdleTimeout: d, DiagnosticsWait: 100 * time.Millisecond})
+		sup := NewSupervisor(root, Config{Servers: []langserver.Spec{fakeSpec(t, "mute")}, IdleTimeout: d, DiagnosticsWait: 100 * time.Millisecond})
 		defer sup.Close()
 		if _, err := sup.AfterWrite(t.Context(), loc(t, sup, filepath.Join(root, "a.fake"))); err == nil {
 			t.Fatal("the mute server published diagnostics")

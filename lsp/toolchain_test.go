@@ -13,6 +13,8 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
+	"github.com/builtin-tools/builtin-tools/lsp/answer"
+	"github.com/builtin-tools/builtin-tools/lsp/langserver"
 	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
@@ -53,8 +55,8 @@ func checkoutProgram(t *testing.T, path, marker string) {
 }
 
 // shimSpec is a one-row table whose program is a manager's shim name.
-func shimSpec(program string) []ServerSpec {
-	return []ServerSpec{{ID: program, Language: "Fake", Command: []string{program}, Probe: []string{"--version"},
+func shimSpec(program string) []langserver.Spec {
+	return []langserver.Spec{{ID: program, Language: "Fake", Command: []string{program}, Probe: []string{"--version"},
 		Install: "a test shim", RootMarkers: []string{"fake.toml"}, Extensions: map[string]string{".fake": "fake"}}}
 }
 
@@ -123,7 +125,7 @@ func TestRustToolchainFileIsNotFollowedUntrusted(t *testing.T) {
 	if got := readMarker(marker); got != "" {
 		t.Fatalf("an untrusted checkout's toolchain ran:\n%s", got)
 	}
-	if row.State == StateAvailable && !strings.Contains(row.RunError, "checkout") {
+	if row.State == answer.StateAvailable && !strings.Contains(row.RunError, "checkout") {
 		t.Logf("rust-analyzer of the default toolchain runs here: %+v", row)
 	}
 
@@ -391,8 +393,8 @@ func TestCargoConfigOfTheCheckoutIsNotUsedUntrusted(t *testing.T) {
 	exe, _ := os.Executable()
 	ra := filepath.Join(resolved(t), "rust-analyzer")
 	script(t, ra, fmt.Sprintf("[ \"$1\" = --version ] && { echo 'rust-analyzer 0.0.0 (test)'; exit 0; }\ncargo metadata --format-version 1 >/dev/null 2>&1\nexec %s -fake-lsp=mute\n", exe))
-	spec := DefaultServers()
-	i := slices.IndexFunc(spec, func(s ServerSpec) bool { return s.ID == "rust-analyzer" })
+	spec := langserver.Table()
+	i := slices.IndexFunc(spec, func(s langserver.Spec) bool { return s.ID == "rust-analyzer" })
 	spec[i].Command = []string{ra}
 	main := filepath.Join(root, "src", "main.rs")
 
@@ -476,7 +478,7 @@ func TestEnvDigestIsTheChildsEnvironment(t *testing.T) {
 	root := t.TempDir()
 	sup := NewSupervisor(root, Config{})
 	defer sup.Close()
-	c := &choice{spec: &DefaultServers()[0], root: root, bin: "/bin/sh"}
+	c := &choice{spec: &langserver.Table()[0], root: root, bin: "/bin/sh"}
 	names := func() ([]string, string) { return sup.tools.env.Digest(root), sup.tools.warmKey(c) }
 	sep := string(filepath.ListSeparator)
 	base := os.Getenv("PATH")

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
+	"github.com/builtin-tools/builtin-tools/lsp/answer"
 	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 )
 
@@ -123,7 +124,7 @@ func TestUntrustedCargoCheckIsNotRun(t *testing.T) {
 	}
 	t.Logf("diagnostics *: %+v", out)
 	cargo := checkRun(t, out, "Rust")
-	if cargo.Skipped != SkipRunsCode || strings.Join(cargo.Command, " ") != "cargo check --message-format=short" || cargo.ExitCode != nil {
+	if cargo.Skipped != answer.SkipRunsCode || strings.Join(cargo.Command, " ") != "cargo check --message-format=short" || cargo.ExitCode != nil {
 		t.Errorf("untrusted diagnostics *: want cargo check skipped as running code, got %+v", cargo)
 	}
 	expectContains(t, "untrusted diagnostics * reason", cargo.Reason, "build scripts (build.rs)")
@@ -173,7 +174,7 @@ func listTree(t *testing.T, root string) string {
 // checkTrusted is diagnostics "*" of a trusted supervisor over root, on a
 // clock of its own: under load the untrusted half of a test can use most
 // of the first.
-func checkTrusted(t *testing.T, root string) (*CheckReport, error) {
+func checkTrusted(t *testing.T, root string) (*answer.CheckReport, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

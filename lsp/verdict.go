@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/builtin-tools/builtin-tools/lsp/checkout"
 	"github.com/builtin-tools/builtin-tools/lsp/diag"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
@@ -61,20 +62,20 @@ const LateWait = 2 * time.Minute
 // already had).
 func (s *Supervisor) CheckWritten(ctx context.Context, at pathguard.Path, together bool) (diag.WriteCheck, error) {
 	start := time.Now()
-	absPath, err := s.guard.Of(at)
+	absPath, err := s.co.Guard().Of(at)
 	if err != nil {
-		return diag.WriteCheck{}, fmt.Errorf("%w: %v", ErrBadFile, err)
+		return diag.WriteCheck{}, fmt.Errorf("%w: %v", checkout.ErrBadFile, err)
 	}
 	path := filepath.Clean(absPath)
-	if _, err := s.confine(path); !s.inRoot(path) || err != nil {
-		return diag.WriteCheck{}, fmt.Errorf("%w: %s is outside the root %s", ErrBadFile, absPath, s.root)
+	if _, err := s.co.Confine(path); !s.co.InRoot(path) || err != nil {
+		return diag.WriteCheck{}, fmt.Errorf("%w: %s is outside the root %s", checkout.ErrBadFile, absPath, s.co.Root())
 	}
-	wc := diag.WriteCheck{Verdict: diag.Verdict{File: s.rel(path), New: []diag.Finding{}, Fixed: []diag.Finding{}}}
+	wc := diag.WriteCheck{Verdict: diag.Verdict{File: s.co.Rel(path), New: []diag.Finding{}, Fixed: []diag.Finding{}}}
 	failed := func(err error) (diag.WriteCheck, error) {
 		if ctx.Err() != nil {
 			return wc, ctx.Err()
 		}
-		wc.State, wc.Why = diag.ServerFailed, s.RelText(err.Error())
+		wc.State, wc.Why = diag.ServerFailed, s.co.RelText(err.Error())
 		wc.WaitedMS = time.Since(start).Milliseconds()
 		return wc, nil
 	}
@@ -108,7 +109,7 @@ func (s *Supervisor) CheckWritten(ctx context.Context, at pathguard.Path, togeth
 	case err == nil:
 		srv.release()
 		wc.State = diag.Checked
-		wc.Diagnostics = s.relMessages(diag.Convert(items, path, doc.text, srv.encoding))
+		wc.Diagnostics = s.co.RelMessages(diag.Convert(items, path, doc.text, srv.encoding))
 	case errors.Is(err, ErrDiagnosticsTimeout):
 		wc.State = diag.TimedOut
 		wc.Why = fmt.Sprintf("%s published no diagnostics for %s version %d within %s", srv.spec.ID, wc.File, doc.version, s.cfg.DiagnosticsWait)
@@ -148,7 +149,7 @@ func (fl *fleet) watchLate(srv *server, doc *openDoc) <-chan []diag.Diagnostic {
 		}
 		current := srv.docs.doc(doc.path) == doc
 		if current {
-			late <- fl.co.relMessages(diag.Convert(items, doc.path, doc.text, srv.encoding))
+			late <- fl.co.RelMessages(diag.Convert(items, doc.path, doc.text, srv.encoding))
 		}
 	}()
 	return late
@@ -160,12 +161,12 @@ func (fl *fleet) watchLate(srv *server, doc *openDoc) <-chan []diag.Diagnostic {
 // text. A file it cannot sync is left to CheckWritten, which says why.
 func (s *Supervisor) SyncWritten(ctx context.Context, ats []pathguard.Path) {
 	for _, at := range ats {
-		abs, err := s.guard.Of(at)
+		abs, err := s.co.Guard().Of(at)
 		if err != nil {
 			continue
 		}
 		path := filepath.Clean(abs)
-		if _, err := s.confine(path); !s.inRoot(path) || err != nil {
+		if _, err := s.co.Confine(path); !s.co.InRoot(path) || err != nil {
 			continue
 		}
 		c, err := s.tools.choose(path)

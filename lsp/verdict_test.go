@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/lsp/diag"
+	"github.com/builtin-tools/builtin-tools/lsp/langserver"
 )
 
 // WRT-4: a write no server checks says why, on every write, in a verdict
@@ -18,18 +19,18 @@ import (
 func TestCheckWrittenStates(t *testing.T) {
 	t.Parallel()
 	count := filepath.Join(t.TempDir(), "count")
-	broken := ServerSpec{ID: "rust-analyzer", Language: "Rust", Command: []string{brokenBin(t, count)}, Probe: []string{"--version"},
+	broken := langserver.Spec{ID: "rust-analyzer", Language: "Rust", Command: []string{brokenBin(t, count)}, Probe: []string{"--version"},
 		Install: "rustup component add rust-analyzer", RootMarkers: []string{"Cargo.toml"}, Extensions: map[string]string{".rs": "rust"}}
 	dies := filepath.Join(t.TempDir(), "dies")
 	os.WriteFile(dies, []byte("#!/bin/sh\necho 'fatal: the index is corrupt' >&2\nexit 1\n"), 0o755)
-	failing := ServerSpec{ID: "dies", Language: "Fake", Command: []string{dies}, Install: "reinstall it",
+	failing := langserver.Spec{ID: "dies", Language: "Fake", Command: []string{dies}, Install: "reinstall it",
 		RootMarkers: []string{"fake.toml"}, Extensions: map[string]string{".fake": "fake"}}
 	root := rustRoot(t)
 	os.WriteFile(filepath.Join(root, "fake.toml"), nil, 0o644)
 	os.WriteFile(filepath.Join(root, "a.fake"), []byte("x\n"), 0o644)
 	os.WriteFile(filepath.Join(root, "README.md"), []byte("# x\n"), 0o644)
 	os.MkdirAll(filepath.Join(root, "other"), 0o755)
-	sup := NewSupervisor(root, Config{Servers: []ServerSpec{broken, failing,
+	sup := NewSupervisor(root, Config{Servers: []langserver.Spec{broken, failing,
 		{ID: "nomark", Command: []string{"sh"}, RootMarkers: []string{"nomark.json"}, Extensions: map[string]string{".nm": "nm"}}},
 		StartTimeout: 10 * time.Second})
 	defer sup.Close()

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/builtin-tools/builtin-tools/graph"
-	"github.com/builtin-tools/builtin-tools/lsp"
+	"github.com/builtin-tools/builtin-tools/lsp/answer"
 )
 
 // impactRow is one target's impact at one depth beside the server's
@@ -38,8 +38,8 @@ func measureImpact(ctx context.Context, w *graph.Viewer, s *server, src *sources
 	if err != nil {
 		return fail(err)
 	}
-	var frontier []lsp.Location
-	reach := func(cs *lsp.Calls, d int) {
+	var frontier []answer.Location
+	reach := func(cs *answer.Calls, d int) {
 		for _, c := range cs.Sites {
 			e := c.Defined
 			k := fmt.Sprintf("%s:%d", e.Path, e.Line)

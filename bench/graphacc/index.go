@@ -135,7 +135,7 @@ type lang struct {
 	server     string
 	args       []string
 	env        []string // added to the server's environment
-	spec       string   // the row of lsp.DefaultServers it runs as
+	spec       string   // the row of langserver.Table it runs as
 	rootAtTop  bool     // the root is the server's, with no project file in it
 	n          int
 	defaultDir func() string

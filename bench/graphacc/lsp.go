@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/lsp"
+	"github.com/builtin-tools/builtin-tools/lsp/answer"
+	"github.com/builtin-tools/builtin-tools/lsp/langserver"
 	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
@@ -18,7 +20,7 @@ import (
 // The language server side goes through the repository's lsp package —
 // the Supervisor, call hierarchy and definition the agent's `lsp` tool
 // uses — so the truth is what an agent would get. Only the choice of
-// server is the bench's: one row of lsp.DefaultServers with the program,
+// server is the bench's: one row of langserver.Table with the program,
 // arguments and environment of -server, -server-args and -server-env.
 
 // callItem is the function the server resolved a target to.
@@ -43,8 +45,8 @@ type server struct {
 // lsp table's row for the language, with the bench's program and
 // environment. Nothing starts until the first request.
 func newServer(c config, stderr io.Writer) (*server, error) {
-	var row *lsp.ServerSpec
-	for _, sp := range lsp.DefaultServers() {
+	var row *langserver.Spec
+	for _, sp := range langserver.Table() {
 		if sp.ID == c.lang.spec {
 			row = &sp
 			break
@@ -58,7 +60,7 @@ func newServer(c config, stderr io.Writer) (*server, error) {
 	row.RootAtTop = c.lang.rootAtTop
 	if env := c.env; len(env) > 0 {
 		prepare := row.Prepare
-		row.Prepare = func(l *lsp.Launch) error {
+		row.Prepare = func(l *langserver.Launch) error {
 			if prepare != nil {
 				if err := prepare(l); err != nil {
 					return err
@@ -73,7 +75,7 @@ func newServer(c config, stderr io.Writer) (*server, error) {
 	}
 	s := &server{active: map[string]string{}, started: time.Now()}
 	s.sup = lsp.NewSupervisor(c.root, lsp.Config{
-		Servers:        []lsp.ServerSpec{*row},
+		Servers:        []langserver.Spec{*row},
 		IdleTimeout:    -1,
 		StartTimeout:   c.loadTimeout,
 		RequestTimeout: c.queryTimeout,
@@ -149,16 +151,16 @@ func place(text string, lineNo, col int, name string) protocol.Place {
 
 // incoming is every call site of the function at the place, through
 // lsp's call hierarchy (prepareCallHierarchy, then incomingCalls).
-func (s *server) incoming(ctx context.Context, rel string, p protocol.Place) (*lsp.Calls, error) {
+func (s *server) incoming(ctx context.Context, rel string, p protocol.Place) (*answer.Calls, error) {
 	at, err := s.path(rel)
 	if err != nil {
 		return nil, err
 	}
-	return s.sup.CallHierarchy(ctx, lsp.OpIncomingCalls, at, p)
+	return s.sup.CallHierarchy(ctx, answer.OpIncomingCalls, at, p)
 }
 
 // definition is where the server's definition at the place leads.
-func (s *server) definition(ctx context.Context, rel string, p protocol.Place) ([]lsp.Location, error) {
+func (s *server) definition(ctx context.Context, rel string, p protocol.Place) ([]answer.Location, error) {
 	at, err := s.path(rel)
 	if err != nil {
 		return nil, err
@@ -171,7 +173,7 @@ func (s *server) definition(ctx context.Context, rel string, p protocol.Place) (
 }
 
 // item is the function a call hierarchy answer names.
-func item(c *lsp.Calls) *callItem {
+func item(c *answer.Calls) *callItem {
 	if c.Declared == nil {
 		return nil
 	}
@@ -181,7 +183,7 @@ func item(c *lsp.Calls) *callItem {
 
 // siteByte is a call site's byte column in its line's text: lsp counts
 // characters (1-based) in files inside the root.
-func siteByte(line string, l lsp.Location) int {
+func siteByte(line string, l answer.Location) int {
 	n := 1
 	for i := range line {
 		if n >= l.Column {

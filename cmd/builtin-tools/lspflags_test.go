@@ -5,14 +5,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/builtin-tools/builtin-tools/lsp"
+	"github.com/builtin-tools/builtin-tools/lsp/pool"
 )
 
 // LSP-8: --lsp-memory-budget sets the budget of the process's language
 // servers, which lsp status reports; a size it cannot read is bad usage.
 func TestLSPMemoryBudgetFlag(t *testing.T) {
 	// The process pool is the test binary's: put its default back.
-	t.Cleanup(func() { lsp.ProcessPool().SetBudget(0) })
+	t.Cleanup(func() { pool.Process().SetBudget(0) })
 	code, out, errs := runCmd(t, "", "call", "--root", fixture(t), "--lsp-memory-budget", "3GiB", "--json", "lsp", `{"operation": "status"}`)
 	if code != 0 {
 		t.Fatalf("code %d, %q %q", code, out, errs)

@@ -30,6 +30,7 @@ import (
 	"github.com/builtin-tools/builtin-tools/lsp"
 	"github.com/builtin-tools/builtin-tools/lsp/broker"
 	"github.com/builtin-tools/builtin-tools/lsp/lsptool"
+	"github.com/builtin-tools/builtin-tools/lsp/pool"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/structural"
 	"github.com/builtin-tools/builtin-tools/tiers"
@@ -309,7 +310,7 @@ func cmdBroker(args []string, stderr io.Writer) int {
 	if code, ok := parse(fs, args); !ok {
 		return code
 	}
-	budgetKB := lsp.DefaultBudgetKB()
+	budgetKB := pool.DefaultBudgetKB()
 	switch {
 	case budget < 0:
 		budgetKB = 0

@@ -18,6 +18,8 @@ import (
 	"github.com/builtin-tools/builtin-tools/graph"
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
 	"github.com/builtin-tools/builtin-tools/lsp"
+	"github.com/builtin-tools/builtin-tools/lsp/answer"
+	"github.com/builtin-tools/builtin-tools/lsp/langserver"
 	"github.com/builtin-tools/builtin-tools/lsp/lsptool"
 	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 	"github.com/builtin-tools/builtin-tools/registry"
@@ -82,10 +84,10 @@ type ConfirmMark struct {
 	Target string `json:"target" jsonschema:"the definition the site is a candidate of"`
 	Mark   string `json:"mark" jsonschema:"confirmed, rejected or unchecked"`
 	// Definition is where the server says the call leads.
-	Definition *lsp.Location `json:"definition,omitempty"`
-	DefinedAs  string        `json:"defined_as,omitempty" jsonschema:"the index's definition at that place"`
-	Why        string        `json:"why,omitempty" jsonschema:"for rejected and unchecked: why"`
-	Dependent  string        `json:"dependent,omitempty" jsonschema:"for impact: the dependent the site would make one"`
+	Definition *answer.Location `json:"definition,omitempty"`
+	DefinedAs  string           `json:"defined_as,omitempty" jsonschema:"the index's definition at that place"`
+	Why        string           `json:"why,omitempty" jsonschema:"for rejected and unchecked: why"`
+	Dependent  string           `json:"dependent,omitempty" jsonschema:"for impact: the dependent the site would make one"`
 	// target's place, when known: its file and lines.
 	tfile        string
 	tline, tlast int
@@ -353,7 +355,7 @@ func (k *checker) serverDir(rel string) string {
 	ext := path.Ext(rel)
 	k.mu.Lock()
 	if k.specs == nil {
-		k.specs = lsp.DefaultServers()
+		k.specs = langserver.Table()
 	}
 	k.mu.Unlock()
 	for _, spec := range k.specs {
@@ -417,8 +419,8 @@ type checker struct {
 	mu       sync.Mutex
 	files    map[string][]string
 	outlines map[string][]graph.Symbol
-	stats    map[string]bool  // whether a file exists
-	specs    []lsp.ServerSpec // the default server rows
+	stats    map[string]bool   // whether a file exists
+	specs    []langserver.Spec // the default server rows
 }
 
 func (k *checker) lines(rel string) ([]string, error) {
@@ -492,7 +494,7 @@ func (k *checker) check(ctx context.Context, m *ConfirmMark) (string, error) {
 	}
 	// A definition spread over several declarations (TS overloads, a C
 	// prototype and its body) is confirmed by any of them.
-	var first *lsp.Location
+	var first *answer.Location
 	for i := range res.Locations {
 		l := res.Locations[i]
 		if first == nil {
@@ -541,7 +543,7 @@ func (k *checker) tagOnly(rel string) string {
 
 // definedAt is the innermost indexed definition holding l, and whether an
 // interface holds it.
-func (k *checker) definedAt(l lsp.Location) (*graph.Symbol, bool) {
+func (k *checker) definedAt(l answer.Location) (*graph.Symbol, bool) {
 	var best *graph.Symbol
 	iface := false
 	defs := k.outline(l.Path)
@@ -564,7 +566,7 @@ func (k *checker) definedAt(l lsp.Location) (*graph.Symbol, bool) {
 // isTarget says whether the server's location is the site's target: the
 // index's definition there is it, or, with no outline, the location is
 // within the target's lines.
-func (k *checker) isTarget(m *ConfirmMark, l lsp.Location, def *graph.Symbol) bool {
+func (k *checker) isTarget(m *ConfirmMark, l answer.Location, def *graph.Symbol) bool {
 	if def != nil {
 		return def.Qualified == m.Target && (m.tfile == "" || def.File == m.tfile && def.Line == m.tline)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/builtin-tools/builtin-tools/lsp"
+	"github.com/builtin-tools/builtin-tools/lsp/langserver"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
 )
@@ -54,13 +55,13 @@ func askRun(t *testing.T, files_ map[string]string, cfg lsp.Config, approver reg
 
 // fakeServer is the lsp row of testdata/fakelsp.py playing the script at
 // path, for .fake files under a fake.toml.
-func fakeServer(t *testing.T, script string) lsp.ServerSpec {
+func fakeServer(t *testing.T, script string) langserver.Spec {
 	testenv.LookPath(t, "python3")
 	fake, err := filepath.Abs(filepath.Join("..", "testdata", "fakelsp.py"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return lsp.ServerSpec{ID: "fake", Language: "Fake", Command: []string{"python3", fake, script}, Install: "it is the test's",
+	return langserver.Spec{ID: "fake", Language: "Fake", Command: []string{"python3", fake, script}, Install: "it is the test's",
 		RootMarkers: []string{"fake.toml"}, Extensions: map[string]string{".fake": "fake"}}
 }
 
@@ -112,7 +113,7 @@ func TestFixCardShowsTheEdit(t *testing.T) {
 	script := filepath.Join(t.TempDir(), "script.json")
 	approver := &cards{}
 	r := askRun(t, map[string]string{"fake.toml": "", "a.fake": "hello world\n", "README": "read me\n"},
-		lsp.Config{Servers: []lsp.ServerSpec{fakeServer(t, script)}}, approver)
+		lsp.Config{Servers: []langserver.Spec{fakeServer(t, script)}}, approver)
 	root := r.Root()
 	// Resolved three times at most: for a denied card, for an approved
 	// one, and once more if the handler asked again — whose edit (deleting
@@ -160,7 +161,7 @@ func TestFixCommandEditAskedOnItsOwnCard(t *testing.T) {
 	script := filepath.Join(t.TempDir(), "script.json")
 	approver := &cards{}
 	r := askRun(t, map[string]string{"fake.toml": "", "a.fake": "hello world\n", "README": "read me\n"},
-		lsp.Config{Servers: []lsp.ServerSpec{fakeServer(t, script)}, ApplyEditWait: time.Second}, approver)
+		lsp.Config{Servers: []langserver.Spec{fakeServer(t, script)}, ApplyEditWait: time.Second}, approver)
 	root := r.Root()
 	writeScript(t, script, map[string]any{
 		"answers": map[string]any{"textDocument/codeAction": []any{map[string]any{"title": "Tidy", "kind": "quickfix",
@@ -231,7 +232,7 @@ func TestFixUnchangedWhenAskedWritesNothing(t *testing.T) {
 	script := filepath.Join(t.TempDir(), "script.json")
 	approver := &cards{decide: func(string) bool { return true }}
 	r := askRun(t, map[string]string{"fake.toml": "", "a.fake": "hello world\n", "README": "read me\n"},
-		lsp.Config{Servers: []lsp.ServerSpec{fakeServer(t, script)}}, approver)
+		lsp.Config{Servers: []langserver.Spec{fakeServer(t, script)}}, approver)
 	writeScript(t, script, map[string]any{"answers": map[string]any{
 		"textDocument/codeAction": []any{map[string]any{"title": "Format document", "kind": "source", "data": map[string]any{"n": 1}}},
 		"codeAction/resolve": map[string]any{"sequence": []any{

@@ -9,6 +9,7 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/lsp"
 	"github.com/builtin-tools/builtin-tools/lsp/diag"
+	"github.com/builtin-tools/builtin-tools/lsp/pool"
 	"github.com/builtin-tools/builtin-tools/registry"
 )
 
@@ -48,7 +49,7 @@ var Key = registry.NewKey[*Servers]("lsp")
 
 // Family is lsp, lsp_rename and diagnostics after every write. Its setting
 // is an lsp.Config; the run's trust of the checkout is added to it, and
-// its servers go to lsp.ProcessPool unless the setting names a pool or
+// its servers go to pool.Process unless the setting names a pool or
 // says Private.
 var Family = registry.Family[*Servers]{
 	Key: Key,
@@ -62,7 +63,7 @@ var Family = registry.Family[*Servers]{
 		// Runs of this process over the same folder share their servers
 		// (LSP-7) unless the harness keeps them apart.
 		if cfg.Pool == nil && !cfg.Private {
-			cfg.Pool = lsp.ProcessPool()
+			cfg.Pool = pool.Process()
 		}
 		if env.Guard == nil {
 			s := NewServers(env.Root, cfg)

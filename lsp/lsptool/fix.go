@@ -12,6 +12,7 @@ import (
 	"github.com/builtin-tools/builtin-tools/internal/staged"
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
 	"github.com/builtin-tools/builtin-tools/lsp"
+	"github.com/builtin-tools/builtin-tools/lsp/answer"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
 )
@@ -44,7 +45,7 @@ var FixTool = registry.Descriptor{
 
 // FixResult is what lsp_fix applied.
 type FixResult struct {
-	*lsp.FixResult
+	*answer.FixResult
 	// EditID, Diff and Preview are set with preview: nothing was written.
 	EditID  string       `json:"edit_id,omitempty" jsonschema:"with preview: give it to resolve"`
 	Diff    string       `json:"diff,omitempty" jsonschema:"with preview: unified diff of every file"`
@@ -150,7 +151,7 @@ func fix(ctx context.Context, c *registry.Call, s *Servers, p fixParams) (FixRes
 	// Each edit the fix's command sends passes the gate again, with its
 	// own diff on the card: under write=ask the operator approves it
 	// before it is written.
-	confirm := func(ctx context.Context, e *lsp.ProposedEdit) error {
+	confirm := func(ctx context.Context, e *answer.ProposedEdit) error {
 		files := make([]string, len(e.Files))
 		for i, f := range e.Files {
 			files[i] = f.Path
@@ -175,7 +176,7 @@ func fix(ctx context.Context, c *registry.Call, s *Servers, p fixParams) (FixRes
 }
 
 // fixName is how a card names a fix: its id or kind, and title.
-func fixName(r *lsp.FixResult) string {
+func fixName(r *answer.FixResult) string {
 	what := r.ID
 	if what == "" {
 		what = strings.ReplaceAll(r.Kind, "_", " ")
@@ -215,7 +216,7 @@ const maxCardDiff = 4000
 // changesCard lists the files an edit changes and its diff, cut at
 // maxCardDiff with a digest of the whole change, so one card approves one
 // change.
-func changesCard(changes []lsp.FileChange, edits int) string {
+func changesCard(changes []answer.FileChange, edits int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "changes %s (%s):", textcut.Count(len(changes), "file", "files"), textcut.Count(edits, "edit", "edits"))
 	var diff strings.Builder

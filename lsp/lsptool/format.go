@@ -10,8 +10,9 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
-	"github.com/builtin-tools/builtin-tools/lsp"
+	"github.com/builtin-tools/builtin-tools/lsp/answer"
 	"github.com/builtin-tools/builtin-tools/lsp/diag"
+	"github.com/builtin-tools/builtin-tools/lsp/pool"
 	"github.com/builtin-tools/builtin-tools/registry"
 )
 
@@ -35,7 +36,7 @@ func where(symbol string, occurrence int, file string, line int) string {
 }
 
 // FormatLocation renders one location as "path:line:col: source line".
-func FormatLocation(l lsp.Location) string {
+func FormatLocation(l answer.Location) string {
 	switch {
 	case l.Outside:
 		return fmt.Sprintf("%s:%d:%d (outside the root, not quoted)", l.Path, l.Line, l.Column)
@@ -48,9 +49,9 @@ func FormatLocation(l lsp.Location) string {
 // FormatLocations renders a definition, type_definition, implementation or
 // references answer: a header when there are several, one location a line,
 // and how many more when the list was cut.
-func FormatLocations(r *lsp.Locations) string {
+func FormatLocations(r *answer.Locations) string {
 	at := where(r.Symbol, r.Occurrence, r.File, r.Line)
-	refs := r.Operation == lsp.OpReferences
+	refs := r.Operation == answer.OpReferences
 	what := strings.ReplaceAll(r.Operation, "_", " ")
 	if r.Total == 0 {
 		return fmt.Sprintf("no %s found for %s (%s)", what, at, r.Server)
@@ -77,7 +78,7 @@ func FormatLocations(r *lsp.Locations) string {
 }
 
 // FormatHover renders a hover answer.
-func FormatHover(h *lsp.Hover) string {
+func FormatHover(h *answer.Hover) string {
 	if h.Withheld != "" {
 		return fmt.Sprintf("hover for %s withheld: %s (%s)", where(h.Symbol, h.Occurrence, h.File, h.Line), h.Withheld, h.Server)
 	}
@@ -85,14 +86,14 @@ func FormatHover(h *lsp.Hover) string {
 		return fmt.Sprintf("no hover information for %s (%s)", where(h.Symbol, h.Occurrence, h.File, h.Line), h.Server)
 	}
 	if h.Truncated {
-		return h.Contents + fmt.Sprintf("\n(cut at %d bytes)", lsp.MaxHoverBytes)
+		return h.Contents + fmt.Sprintf("\n(cut at %d bytes)", answer.MaxHoverBytes)
 	}
 	return h.Contents
 }
 
 // FormatSymbols renders an outline (indented by nesting, line first) or a
 // workspace search (each match with its location quoted).
-func FormatSymbols(r *lsp.Symbols) string {
+func FormatSymbols(r *answer.Symbols) string {
 	var b strings.Builder
 	if r.File != "" {
 		if r.Total == 0 {
@@ -137,7 +138,7 @@ func FormatSymbols(r *lsp.Symbols) string {
 // FormatCodeActions renders the offered actions, numbered, each enabled
 // one with the id lsp_fix takes, with what each would do; canFix says
 // whether this mode has lsp_fix, to name it.
-func FormatCodeActions(r *lsp.CodeActions, canFix bool) string {
+func FormatCodeActions(r *answer.CodeActions, canFix bool) string {
 	at := where(r.Symbol, r.Occurrence, r.File, r.Line)
 	hidden := ""
 	if r.HiddenDisabled > 0 {
@@ -194,7 +195,7 @@ func FormatCodeActions(r *lsp.CodeActions, canFix bool) string {
 
 // FormatFileDiagnostics renders one file's diagnostics under a count by
 // severity; root is the supervisor root the diagnostics' paths are under.
-func FormatFileDiagnostics(root string, r *lsp.FileDiagnostics) string {
+func FormatFileDiagnostics(root string, r *answer.FileDiagnostics) string {
 	note := ""
 	if r.Incomplete {
 		note = fmt.Sprintf("\n(note: %s had not finished within %s; these may be incomplete — ask again)",
@@ -263,16 +264,16 @@ func writeFinding(b *strings.Builder, rel string, d diag.Finding) {
 
 // FormatCheck renders diagnostics "*": each checker's command, exit and
 // output, or why it did not run, separated by blank lines.
-func FormatCheck(r *lsp.CheckReport) string {
+func FormatCheck(r *answer.CheckReport) string {
 	var b strings.Builder
 	for _, run := range r.Runs {
 		dirs := strings.Join(run.Dirs, ", ")
 		switch run.Skipped {
-		case lsp.SkipNoChecker:
+		case answer.SkipNoChecker:
 			fmt.Fprintf(&b, "%s (%s): %s", run.Language, dirs, run.Reason)
-		case lsp.SkipRunsCode:
+		case answer.SkipRunsCode:
 			fmt.Fprintf(&b, "%s (%s): %s was not run: %s, and %s", run.Language, dirs, strings.Join(run.Command, " "), run.Reason, untrustedNote)
-		case lsp.SkipNotInstalled:
+		case answer.SkipNotInstalled:
 			fmt.Fprintf(&b, "%s in %s: %s is not installed, so the project check cannot run (%s)", run.Language, dirs, run.Command[0], run.Reason)
 		default:
 			b.WriteString(formatCheckRun(run))
@@ -282,7 +283,7 @@ func FormatCheck(r *lsp.CheckReport) string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
-func formatCheckRun(run lsp.CheckRun) string {
+func formatCheckRun(run answer.CheckRun) string {
 	var status string
 	switch {
 	case run.TimedOut:
@@ -309,7 +310,7 @@ func formatCheckRun(run lsp.CheckRun) string {
 
 // FormatStatus renders one line per server: whether it runs, can run, or
 // which half of marker and binary is missing, with what to do.
-func FormatStatus(st *lsp.Status) string {
+func FormatStatus(st *answer.Status) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "language servers for %s:\n", st.Root)
 	if st.Trusted {
@@ -321,7 +322,7 @@ func FormatStatus(st *lsp.Status) string {
 		dirs := strings.Join(s.MarkerDirs, ", ")
 		fmt.Fprintf(&b, "- %s (%s, %s): ", s.Language, s.ID, strings.Join(s.Extensions, " "))
 		switch s.State {
-		case lsp.StateRunning:
+		case answer.StateRunning:
 			runs := make([]string, 0, len(s.Running))
 			for _, r := range s.Running {
 				shared := "this run only"
@@ -339,14 +340,14 @@ func FormatStatus(st *lsp.Status) string {
 					r.Root, r.PID, time.Duration(r.UptimeSeconds)*time.Second, shared, mem, time.Duration(r.IdleSeconds)*time.Second, r.OpenFiles, r.Encoding))
 			}
 			fmt.Fprintf(&b, "running for %s", strings.Join(runs, ", "))
-		case lsp.StateBroken:
+		case answer.StateBroken:
 			fmt.Fprintf(&b, "NOT available: marker found in %s, and %s is installed but does not run: %s; install it: %s",
 				dirs, s.Binary, s.RunError, s.Install)
-		case lsp.StateAvailable:
+		case answer.StateAvailable:
 			fmt.Fprintf(&b, "available (marker in %s; %s), not started: it starts on the first call for one of its files", dirs, s.Binary)
-		case lsp.StateNoBinary:
+		case answer.StateNoBinary:
 			fmt.Fprintf(&b, "NOT available: marker found in %s, but %s is not installed; install it: %s", dirs, s.Program, s.Install)
-		case lsp.StateNoMarker:
+		case answer.StateNoMarker:
 			fmt.Fprintf(&b, "not used here: %s is installed (%s) but no root marker (%s) is in this checkout", s.Program, s.Binary, strings.Join(s.RootMarkers, ", "))
 		default:
 			fmt.Fprintf(&b, "not used here: no root marker (%s) in this checkout, and %s is not installed (%s)", strings.Join(s.RootMarkers, ", "), s.Program, s.Install)
@@ -383,7 +384,7 @@ func mib(kb int64) string {
 
 // formatPool renders every server of the run's pool (LSP-8): root, state,
 // runs holding it, memory and last use, then what the budget stopped.
-func formatPool(b *strings.Builder, p *lsp.PoolStatus) {
+func formatPool(b *strings.Builder, p *answer.PoolStatus) {
 	if p == nil || len(p.Servers) == 0 && len(p.Stopped) == 0 {
 		return
 	}
@@ -421,7 +422,7 @@ func formatPool(b *strings.Builder, p *lsp.PoolStatus) {
 			trust = "trusted"
 		}
 		line := fmt.Sprintf("- %s for %s (%s): %s, held by %s", s.Server, where(s.Root, s.OtherFolder), trust, strings.ReplaceAll(s.State, "_", " "), runs)
-		if s.State != lsp.PoolStarting {
+		if s.State != pool.Starting {
 			line += fmt.Sprintf(", %s resident, last used %s ago", mib(s.MemoryKB), time.Duration(s.IdleSeconds)*time.Second)
 		}
 		if s.OverBudget {
@@ -463,7 +464,7 @@ func formatPool(b *strings.Builder, p *lsp.PoolStatus) {
 }
 
 // FormatReload says which servers were restarted.
-func FormatReload(r *lsp.ReloadResult) string {
+func FormatReload(r *answer.ReloadResult) string {
 	if r.All {
 		if len(r.Servers) == 0 {
 			return "no language server is running; nothing to reload (servers start on the first call that needs them)"
@@ -486,7 +487,7 @@ func FormatReload(r *lsp.ReloadResult) string {
 }
 
 // FormatFix renders what lsp_fix applied.
-func FormatFix(r *lsp.FixResult) string {
+func FormatFix(r *answer.FixResult) string {
 	what := fixName(r)
 	var b strings.Builder
 	if r.Unchanged {
@@ -507,7 +508,7 @@ func FormatFix(r *lsp.FixResult) string {
 }
 
 // FormatRename renders a rename: totals, then one file a line.
-func FormatRename(r *lsp.RenameResult) string {
+func FormatRename(r *answer.RenameResult) string {
 	var b strings.Builder
 	symbol := fmt.Sprintf("%q", r.Symbol)
 	if r.Occurrence > 1 {
@@ -544,14 +545,14 @@ func clip(s string, n int) string { return textcut.BytesEllipsis(s, n) }
 // call site a line — the site quoted, then the caller (←) or callee (→)
 // and where it is declared — within the output budget, with how many sites
 // were left out.
-func FormatCalls(r *lsp.Calls, budget registry.Budget) string {
+func FormatCalls(r *answer.Calls, budget registry.Budget) string {
 	at := where(r.Symbol, r.Occurrence, r.File, r.Line)
 	// The function as the server names it, when that is not the symbol.
 	fn := at
 	if r.Function != "" && r.Function != r.Symbol {
 		fn = fmt.Sprintf("%s (%s)", r.Function, at)
 	}
-	incoming := r.Operation == lsp.OpIncomingCalls
+	incoming := r.Operation == answer.OpIncomingCalls
 	if r.Total == 0 {
 		if incoming {
 			return fmt.Sprintf("no calls of %s found (%s)", fn, r.Server)
@@ -581,7 +582,7 @@ func FormatCalls(r *lsp.Calls, budget registry.Budget) string {
 	if more := r.Total - shown; more > 0 {
 		why := "the output budget"
 		if shown == len(r.Sites) {
-			why = fmt.Sprintf("the cap of %d sites", lsp.MaxCallSites)
+			why = fmt.Sprintf("the cap of %d sites", answer.MaxCallSites)
 		}
 		fmt.Fprintf(&b, "\n… %d more call %s left out (%d shown of %d, cut at %s)", more, plural(more, "site"), shown, r.Total, why)
 		if shown < len(r.Sites) {
@@ -592,7 +593,7 @@ func FormatCalls(r *lsp.Calls, budget registry.Budget) string {
 }
 
 // formatCallSite is "path:line:col: source  ← caller (kind, path:line)".
-func formatCallSite(s lsp.CallSite, incoming bool) string {
+func formatCallSite(s answer.CallSite, incoming bool) string {
 	arrow := "→"
 	if incoming {
 		arrow = "←"

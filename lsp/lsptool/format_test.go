@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/builtin-tools/builtin-tools/lsp"
+	"github.com/builtin-tools/builtin-tools/lsp/answer"
 	"github.com/builtin-tools/builtin-tools/lsp/diag"
 	"github.com/builtin-tools/builtin-tools/lsp/lsptool"
 	"github.com/builtin-tools/builtin-tools/registry"
@@ -29,12 +29,12 @@ func expectHas(t *testing.T, what, got string, wants ...string) {
 }
 
 func TestFormatLocations(t *testing.T) {
-	def := &lsp.Locations{Operation: lsp.OpDefinition, Symbol: "Total", File: "main.go", Line: 12, Server: "gopls", Total: 1,
-		Locations: []lsp.Location{{Path: "shapes/shapes.go", Line: 28, Column: 6, EndLine: 28, Text: "func Total(shapes []Shape) float64 {"}}}
+	def := &answer.Locations{Operation: answer.OpDefinition, Symbol: "Total", File: "main.go", Line: 12, Server: "gopls", Total: 1,
+		Locations: []answer.Location{{Path: "shapes/shapes.go", Line: 28, Column: 6, EndLine: 28, Text: "func Total(shapes []Shape) float64 {"}}}
 	expectText(t, "one definition", lsptool.FormatLocations(def), "shapes/shapes.go:28:6: func Total(shapes []Shape) float64 {")
 
-	impl := &lsp.Locations{Operation: lsp.OpImplementation, Symbol: "Area", File: "shapes/shapes.go", Line: 8, Server: "gopls", Total: 3,
-		Locations: []lsp.Location{
+	impl := &answer.Locations{Operation: answer.OpImplementation, Symbol: "Area", File: "shapes/shapes.go", Line: 8, Server: "gopls", Total: 3,
+		Locations: []answer.Location{
 			{Path: "shapes/shapes.go", Line: 17, Column: 17, Text: "func (s Square) Area() float64"},
 			{Path: "/usr/lib/go/x.go", Line: 4, Column: 6, Outside: true},
 		}}
@@ -43,63 +43,63 @@ shapes/shapes.go:17:17: func (s Square) Area() float64
 /usr/lib/go/x.go:4:6 (outside the root, not quoted)
 ... and 1 more`)
 
-	none := &lsp.Locations{Operation: lsp.OpTypeDefinition, Symbol: "x", File: "a.go", Line: 1, Server: "gopls", Locations: []lsp.Location{}}
+	none := &answer.Locations{Operation: answer.OpTypeDefinition, Symbol: "x", File: "a.go", Line: 1, Server: "gopls", Locations: []answer.Location{}}
 	expectText(t, "none", lsptool.FormatLocations(none), `no type definition found for "x" at a.go:1 (gopls)`)
-	none.Operation = lsp.OpReferences
+	none.Operation = answer.OpReferences
 	expectText(t, "no references", lsptool.FormatLocations(none), `no references found for "x" at a.go:1 (gopls)`)
 
-	refs := &lsp.Locations{Operation: lsp.OpReferences, Symbol: "Counter", File: "big/big.go", Line: 3, Server: "gopls", Total: 3001}
-	for i := range lsp.MaxReferences {
-		refs.Locations = append(refs.Locations, lsp.Location{Path: "big/big.go", Line: 3 + i, Column: 5, Text: "var Counter int"})
+	refs := &answer.Locations{Operation: answer.OpReferences, Symbol: "Counter", File: "big/big.go", Line: 3, Server: "gopls", Total: 3001}
+	for i := range answer.MaxReferences {
+		refs.Locations = append(refs.Locations, answer.Location{Path: "big/big.go", Line: 3 + i, Column: 5, Text: "var Counter int"})
 	}
 	out := lsptool.FormatLocations(refs)
-	if lines := strings.Split(out, "\n"); len(lines) != 1+lsp.MaxReferences+1 {
-		t.Errorf("want a header, %d locations and a count line; got %d lines", lsp.MaxReferences, len(lines))
+	if lines := strings.Split(out, "\n"); len(lines) != 1+answer.MaxReferences+1 {
+		t.Errorf("want a header, %d locations and a count line; got %d lines", answer.MaxReferences, len(lines))
 	}
 	expectHas(t, "references", out, "3001 references to \"Counter\" at big/big.go:3:\nbig/big.go:3:5: var Counter int\n",
 		"\n... and 2951 more (50 shown of 3001)")
 
-	expectText(t, "not a file", lsptool.FormatLocation(lsp.Location{Path: "jdt://contents/x", Line: 3}), "jdt://contents/x:3")
+	expectText(t, "not a file", lsptool.FormatLocation(answer.Location{Path: "jdt://contents/x", Line: 3}), "jdt://contents/x:3")
 }
 
 func TestFormatHover(t *testing.T) {
-	expectText(t, "hover", lsptool.FormatHover(&lsp.Hover{Contents: "func f()"}), "func f()")
-	expectText(t, "cut", lsptool.FormatHover(&lsp.Hover{Contents: "long…", Truncated: true}), "long…\n(cut at 4000 bytes)")
-	expectText(t, "none", lsptool.FormatHover(&lsp.Hover{Symbol: "x", File: "a.py", Line: 2, Server: "pyright"}),
+	expectText(t, "hover", lsptool.FormatHover(&answer.Hover{Contents: "func f()"}), "func f()")
+	expectText(t, "cut", lsptool.FormatHover(&answer.Hover{Contents: "long…", Truncated: true}), "long…\n(cut at 4000 bytes)")
+	expectText(t, "none", lsptool.FormatHover(&answer.Hover{Symbol: "x", File: "a.py", Line: 2, Server: "pyright"}),
 		`no hover information for "x" at a.py:2 (pyright)`)
 	// N4: declared outside the root.
-	expectText(t, "withheld", lsptool.FormatHover(&lsp.Hover{Symbol: "Token", File: "main.go", Line: 5, Server: "gopls",
+	expectText(t, "withheld", lsptool.FormatHover(&answer.Hover{Symbol: "Token", File: "main.go", Line: 5, Server: "gopls",
 		Withheld: "Token is defined outside the root (/w/secret/s.go:4), so its text is not quoted"}),
 		`hover for "Token" at main.go:5 withheld: Token is defined outside the root (/w/secret/s.go:4), so its text is not quoted (gopls)`)
 }
 
 func TestFormatSymbols(t *testing.T) {
-	outline := &lsp.Symbols{File: "shapes/shapes.go", Server: "gopls", Total: 4, Symbols: []lsp.Symbol{
-		{Name: "Shape", Kind: "interface", Location: lsp.Location{Path: "shapes/shapes.go", Line: 7}},
-		{Name: "Area", Kind: "method", Detail: "func() float64\n", Depth: 1, Location: lsp.Location{Path: "shapes/shapes.go", Line: 8}},
-		{Name: "Total", Kind: "function", Location: lsp.Location{Path: "shapes/shapes.go", Line: 28}},
+	outline := &answer.Symbols{File: "shapes/shapes.go", Server: "gopls", Total: 4, Symbols: []answer.Symbol{
+		{Name: "Shape", Kind: "interface", Location: answer.Location{Path: "shapes/shapes.go", Line: 7}},
+		{Name: "Area", Kind: "method", Detail: "func() float64\n", Depth: 1, Location: answer.Location{Path: "shapes/shapes.go", Line: 8}},
+		{Name: "Total", Kind: "function", Location: answer.Location{Path: "shapes/shapes.go", Line: 28}},
 	}}
 	expectText(t, "outline", lsptool.FormatSymbols(outline), `shapes/shapes.go: 4 symbols
 7: interface Shape
   8: method Area  func() float64
 28: function Total
 ... and 1 more symbols`)
-	expectText(t, "empty outline", lsptool.FormatSymbols(&lsp.Symbols{File: "a.go", Server: "gopls"}), "a.go declares no symbols (gopls)")
-	expectText(t, "no match in outline", lsptool.FormatSymbols(&lsp.Symbols{File: "a.go", Query: "zz", Server: "gopls"}),
+	expectText(t, "empty outline", lsptool.FormatSymbols(&answer.Symbols{File: "a.go", Server: "gopls"}), "a.go declares no symbols (gopls)")
+	expectText(t, "no match in outline", lsptool.FormatSymbols(&answer.Symbols{File: "a.go", Query: "zz", Server: "gopls"}),
 		`no symbol in a.go matches "zz" (gopls)`)
 
-	ws := &lsp.Symbols{Query: "Square", Total: 2, Failures: []string{"pyright (root .) did not answer"}, Symbols: []lsp.Symbol{
-		{Name: "Square", Kind: "class", Container: "geometry", Location: lsp.Location{Path: "src/geometry.ts", Line: 2, Column: 1, Text: "export class Square {"}},
+	ws := &answer.Symbols{Query: "Square", Total: 2, Failures: []string{"pyright (root .) did not answer"}, Symbols: []answer.Symbol{
+		{Name: "Square", Kind: "class", Container: "geometry", Location: answer.Location{Path: "src/geometry.ts", Line: 2, Column: 1, Text: "export class Square {"}},
 	}}
 	expectText(t, "workspace", lsptool.FormatSymbols(ws), `2 symbols match "Square":
 class Square in geometry — src/geometry.ts:2:1: export class Square {
 ... and 1 more; narrow the query
 (one server failed: pyright (root .) did not answer)`)
-	expectText(t, "no workspace match", lsptool.FormatSymbols(&lsp.Symbols{Query: "zz"}), `no symbol matches "zz" in the workspace`)
+	expectText(t, "no workspace match", lsptool.FormatSymbols(&answer.Symbols{Query: "zz"}), `no symbol matches "zz" in the workspace`)
 }
 
 func TestFormatCodeActions(t *testing.T) {
-	r := &lsp.CodeActions{Symbol: "undefinedThing", File: "main.go", Line: 15, Server: "gopls", Actions: []lsp.CodeAction{
+	r := &answer.CodeActions{Symbol: "undefinedThing", File: "main.go", Line: 15, Server: "gopls", Actions: []answer.CodeAction{
 		{Title: "Create function undefinedThing", Kind: "quickfix", Preferred: true, Files: []string{"main.go"}},
 		{Title: "Organize\nimports", Kind: "source.organizeImports", Disabled: true, DisabledReason: "nothing to do", RunsCommand: true},
 		{Title: "Plain"},
@@ -125,7 +125,7 @@ func TestFormatDiagnostics(t *testing.T) {
 		t.Error("no diagnostics should format as empty")
 	}
 
-	fd := &lsp.FileDiagnostics{File: "main.go", Server: "gopls", Diagnostics: []diag.Diagnostic{
+	fd := &answer.FileDiagnostics{File: "main.go", Server: "gopls", Diagnostics: []diag.Diagnostic{
 		{File: "/r/main.go", Line: 15, Column: 17, Severity: diag.SeverityError, Code: "UndeclaredName", Source: "compiler",
 			Message: "undefined: undefinedThing", LineText: "func broken() { undefinedThing() }"},
 		{File: "/r/main.go", Line: 16, Column: 1, Severity: diag.SeverityHint, Message: "h"},
@@ -136,21 +136,21 @@ main.go:15:17: error: undefined: undefinedThing [UndeclaredName] (compiler)
     func broken() { undefinedThing() }
 main.go:16:1: hint: h
 main.go:17:1: hint: h2`)
-	expectText(t, "none, incomplete", lsptool.FormatFileDiagnostics(root, &lsp.FileDiagnostics{File: "a.py", Server: "pyright", Incomplete: true, WaitMS: 5000}),
+	expectText(t, "none, incomplete", lsptool.FormatFileDiagnostics(root, &answer.FileDiagnostics{File: "a.py", Server: "pyright", Incomplete: true, WaitMS: 5000}),
 		"no problems reported in a.py (pyright)\n(note: pyright had not finished within 5s; these may be incomplete — ask again)")
 }
 
 func TestFormatCheck(t *testing.T) {
 	one, zero := 1, 0
-	r := &lsp.CheckReport{Runs: []lsp.CheckRun{
+	r := &answer.CheckReport{Runs: []answer.CheckRun{
 		{Language: "Go", Dirs: []string{"."}, Command: []string{"go", "vet", "./..."}, ExitCode: &one, DurationMS: 1234,
 			Output: []string{"# example.com/x", "main.go:15:17: undefined: undefinedThing"}, MoreLines: 3},
 		{Language: "Python", Dirs: []string{"py"}, Command: []string{"pyright"}, ExitCode: &zero, DurationMS: 20},
 		{Language: "TypeScript/JavaScript", Dirs: []string{"web"}, Command: []string{"tsc"}, ExitCode: &one, TimedOut: true, TimeoutMS: 180000, DurationMS: 180000},
 		{Language: "Dart", Dirs: []string{"app"}, Command: []string{"dart", "analyze"}, Error: "fork/exec dart: permission denied"},
-		{Language: "C/C++", Dirs: []string{".", "lib"}, Skipped: lsp.SkipNoChecker, Reason: "C/C++ has no project checker here"},
-		{Language: "Rust", Dirs: []string{"."}, Command: []string{"cargo", "check"}, Skipped: lsp.SkipRunsCode, Reason: "cargo check runs build scripts (build.rs)"},
-		{Language: "Python", Dirs: []string{"tools"}, Command: []string{"pyright"}, Skipped: lsp.SkipNotInstalled, Reason: "npm install pyright"},
+		{Language: "C/C++", Dirs: []string{".", "lib"}, Skipped: answer.SkipNoChecker, Reason: "C/C++ has no project checker here"},
+		{Language: "Rust", Dirs: []string{"."}, Command: []string{"cargo", "check"}, Skipped: answer.SkipRunsCode, Reason: "cargo check runs build scripts (build.rs)"},
+		{Language: "Python", Dirs: []string{"tools"}, Command: []string{"pyright"}, Skipped: answer.SkipNotInstalled, Reason: "npm install pyright"},
 	}}
 	expectText(t, "check", lsptool.FormatCheck(r), `$ go vet ./...   (Go, in ., exit 1, 1.234s)
 # example.com/x
@@ -175,20 +175,20 @@ Python in tools: pyright is not installed, so the project check cannot run (npm 
 
 func TestFormatStatus(t *testing.T) {
 	at := time.Date(2025, 1, 2, 15, 4, 5, 0, time.Local)
-	st := &lsp.Status{Root: "/work/x", Servers: []lsp.ServerStatus{
-		{ID: "gopls", Language: "Go", Extensions: []string{".go"}, State: lsp.StateRunning, MarkerDirs: []string{"."},
-			Running: []lsp.RunningServer{{Root: ".", PID: 42, UptimeSeconds: 75, OpenFiles: 2, Encoding: "utf-16", Clients: 3, MemoryKB: 204800, IdleSeconds: 4}},
-			Crashes: []lsp.Crash{{Root: ".", Error: "gopls (root .) exited: signal: killed", At: at}}},
-		{ID: "pyright", Language: "Python", Extensions: []string{".py", ".pyi"}, State: lsp.StateNoMarker, Program: "pyright-langserver",
+	st := &answer.Status{Root: "/work/x", Servers: []answer.ServerStatus{
+		{ID: "gopls", Language: "Go", Extensions: []string{".go"}, State: answer.StateRunning, MarkerDirs: []string{"."},
+			Running: []answer.RunningServer{{Root: ".", PID: 42, UptimeSeconds: 75, OpenFiles: 2, Encoding: "utf-16", Clients: 3, MemoryKB: 204800, IdleSeconds: 4}},
+			Crashes: []answer.Crash{{Root: ".", Error: "gopls (root .) exited: signal: killed", At: at}}},
+		{ID: "pyright", Language: "Python", Extensions: []string{".py", ".pyi"}, State: answer.StateNoMarker, Program: "pyright-langserver",
 			Binary: "/bin/pyright-langserver", RootMarkers: []string{"pyproject.toml", "setup.py"}},
-		{ID: "pylsp", Language: "Python", Extensions: []string{".py"}, State: lsp.StateNoMarkerNoBinary, Program: "pylsp",
+		{ID: "pylsp", Language: "Python", Extensions: []string{".py"}, State: answer.StateNoMarkerNoBinary, Program: "pylsp",
 			RootMarkers: []string{"pyproject.toml"}, Install: "apt-get install python3-pylsp"},
-		{ID: "typescript-language-server", Language: "TypeScript/JavaScript", Extensions: []string{".js", ".ts"}, State: lsp.StateAvailable,
+		{ID: "typescript-language-server", Language: "TypeScript/JavaScript", Extensions: []string{".js", ".ts"}, State: answer.StateAvailable,
 			MarkerDirs: []string{"web"}, Binary: "/bin/typescript-language-server", PassedOver: []string{"web/node_modules/.bin/typescript-language-server"}},
-		{ID: "clangd", Language: "C/C++", Extensions: []string{".c"}, State: lsp.StateNoBinary, MarkerDirs: []string{".", "lib"},
+		{ID: "clangd", Language: "C/C++", Extensions: []string{".c"}, State: answer.StateNoBinary, MarkerDirs: []string{".", "lib"},
 			Program: "clangd", Install: "apt-get install clangd",
-			StartFailures: []lsp.StartFailure{{Root: "lib", Error: "starting clangd for lib: boom", RetryAt: at}}},
-		{ID: "rust-analyzer", Language: "Rust", Extensions: []string{".rs"}, State: lsp.StateBroken, MarkerDirs: []string{"."},
+			StartFailures: []answer.StartFailure{{Root: "lib", Error: "starting clangd for lib: boom", RetryAt: at}}},
+		{ID: "rust-analyzer", Language: "Rust", Extensions: []string{".rs"}, State: answer.StateBroken, MarkerDirs: []string{"."},
 			Binary: "/bin/rust-analyzer", RunError: "error: Unknown binary 'rust-analyzer'", Install: "rustup component add rust-analyzer",
 			Checker: []string{"cargo", "check"}, CheckerSkipped: "cargo check runs build scripts"},
 	}}
@@ -205,17 +205,17 @@ this checkout is not trusted: programs inside it (node_modules/.bin, .venv/bin, 
 }
 
 func TestFormatReloadAndRename(t *testing.T) {
-	expectText(t, "nothing to reload", lsptool.FormatReload(&lsp.ReloadResult{All: true}),
+	expectText(t, "nothing to reload", lsptool.FormatReload(&answer.ReloadResult{All: true}),
 		"no language server is running; nothing to reload (servers start on the first call that needs them)")
-	expectText(t, "reload all", lsptool.FormatReload(&lsp.ReloadResult{All: true, Servers: []lsp.Reloaded{
+	expectText(t, "reload all", lsptool.FormatReload(&answer.ReloadResult{All: true, Servers: []answer.Reloaded{
 		{Server: "gopls", Root: ".", WasRunning: true, PID: 1}, {Server: "clangd", Root: "lib", WasRunning: true, PID: 2}}}),
 		"stopped gopls for .; started it again\nstopped clangd for lib; started it again")
-	expectText(t, "reload one", lsptool.FormatReload(&lsp.ReloadResult{Servers: []lsp.Reloaded{{Server: "gopls", Root: ".", WasRunning: true, PID: 7, ReadyMS: 1500}}}),
+	expectText(t, "reload one", lsptool.FormatReload(&answer.ReloadResult{Servers: []answer.Reloaded{{Server: "gopls", Root: ".", WasRunning: true, PID: 7, ReadyMS: 1500}}}),
 		"restarted gopls for . (pid 7, ready in 1.5s)")
-	expectText(t, "start one", lsptool.FormatReload(&lsp.ReloadResult{Servers: []lsp.Reloaded{{Server: "gopls", Root: ".", PID: 7, ReadyMS: 20}}}),
+	expectText(t, "start one", lsptool.FormatReload(&answer.ReloadResult{Servers: []answer.Reloaded{{Server: "gopls", Root: ".", PID: 7, ReadyMS: 20}}}),
 		"started gopls for . (pid 7, ready in 20ms)")
 
-	r := &lsp.RenameResult{Symbol: "Total", NewName: "Sum", Server: "gopls", Edits: 3, Notes: []string{"b.go: owner not kept"}, Files: []lsp.FileEdit{
+	r := &answer.RenameResult{Symbol: "Total", NewName: "Sum", Server: "gopls", Edits: 3, Notes: []string{"b.go: owner not kept"}, Files: []answer.FileEdit{
 		{Path: "main.go", Edits: 1}, {Path: "shapes/sum.go", Edits: 2, RenamedFrom: "shapes/total.go"}, {Path: "x.go", Created: true}, {Path: "y.go", Deleted: true}}}
 	expectText(t, "rename", lsptool.FormatRename(r), fmt.Sprintf(`renamed "Total" to "Sum" (gopls): 3 edits in 4 files
   main.go: 1 edit
@@ -228,11 +228,11 @@ note: %s`, "b.go: owner not kept"))
 // Call sites fill the output budget and no more; what is left out is
 // counted, and a callee outside the root is named without a path.
 func TestFormatCallsBudget(t *testing.T) {
-	r := &lsp.Calls{Operation: lsp.OpIncomingCalls, Symbol: "Total", File: "cart.go", Line: 9, Server: "gopls", Function: "Total"}
+	r := &answer.Calls{Operation: answer.OpIncomingCalls, Symbol: "Total", File: "cart.go", Line: 9, Server: "gopls", Function: "Total"}
 	for i := range 150 {
-		r.Sites = append(r.Sites, lsp.CallSite{Name: fmt.Sprintf("caller%d", i), Kind: "function",
-			Site:    lsp.Location{Path: "use.go", Line: i + 1, Column: 5, Text: "x := c.Total() + 1"},
-			Defined: lsp.Location{Path: "use.go", Line: i + 1}})
+		r.Sites = append(r.Sites, answer.CallSite{Name: fmt.Sprintf("caller%d", i), Kind: "function",
+			Site:    answer.Location{Path: "use.go", Line: i + 1, Column: 5, Text: "x := c.Total() + 1"},
+			Defined: answer.Location{Path: "use.go", Line: i + 1}})
 	}
 	r.Total, r.Functions = 300, 150
 	text := lsptool.FormatCalls(r, registry.Budget(2000))
@@ -247,15 +247,15 @@ func TestFormatCallsBudget(t *testing.T) {
 	whole := lsptool.FormatCalls(r, registry.Budget(1<<20))
 	expectHas(t, "capped calls", whole, "… 150 more call sites left out (150 shown of 300, cut at the cap of 200 sites)")
 
-	out := &lsp.Calls{Operation: lsp.OpOutgoingCalls, Symbol: "Report", File: "cart.go", Line: 12, Server: "gopls", Total: 1, Functions: 1,
-		Sites: []lsp.CallSite{{Name: "Println", Kind: "function", Site: lsp.Location{Path: "cart.go", Line: 13, Column: 6, Text: `fmt.Println(1)`},
-			Defined: lsp.Location{Path: "/usr/lib/go/src/fmt/print.go", Line: 313, Outside: true}}}}
+	out := &answer.Calls{Operation: answer.OpOutgoingCalls, Symbol: "Report", File: "cart.go", Line: 12, Server: "gopls", Total: 1, Functions: 1,
+		Sites: []answer.CallSite{{Name: "Println", Kind: "function", Site: answer.Location{Path: "cart.go", Line: 13, Column: 6, Text: `fmt.Println(1)`},
+			Defined: answer.Location{Path: "/usr/lib/go/src/fmt/print.go", Line: 313, Outside: true}}}}
 	got := lsptool.FormatCalls(out, registry.Budget(8000))
 	expectText(t, "outgoing outside", got, `1 call made by "Report" at cart.go:12 to 1 function (gopls):
 cart.go:13:6: fmt.Println(1)  → Println (function, declared outside the root)`)
 	if strings.Contains(got, "/usr/lib") {
 		t.Errorf("an absolute path is shown: %s", got)
 	}
-	none := &lsp.Calls{Operation: lsp.OpIncomingCalls, Symbol: "dead", File: "a.go", Line: 3, Server: "gopls", Function: "dead"}
+	none := &answer.Calls{Operation: answer.OpIncomingCalls, Symbol: "dead", File: "a.go", Line: 3, Server: "gopls", Function: "dead"}
 	expectText(t, "no calls", lsptool.FormatCalls(none, registry.Budget(8000)), `no calls of "dead" at a.go:3 found (gopls)`)
 }

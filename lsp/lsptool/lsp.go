@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/builtin-tools/builtin-tools/lsp"
+	"github.com/builtin-tools/builtin-tools/lsp/answer"
 	"github.com/builtin-tools/builtin-tools/lsp/diag"
 	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 	"github.com/builtin-tools/builtin-tools/pathguard"
@@ -50,18 +51,18 @@ type opQuery struct {
 }
 
 // locate runs a navigation operation that answers with locations.
-func locate(find func(*lsp.Supervisor, context.Context, pathguard.Path, protocol.Place) (*lsp.Locations, error)) func(context.Context, *registry.Call, *lsp.Supervisor, opQuery, *LSPResult) error {
+func locate(find func(*lsp.Supervisor, context.Context, pathguard.Path, protocol.Place) (*answer.Locations, error)) func(context.Context, *registry.Call, *lsp.Supervisor, opQuery, *LSPResult) error {
 	return func(ctx context.Context, c *registry.Call, sup *lsp.Supervisor, q opQuery, out *LSPResult) error {
-		return fill(out, &out.Locations, func(res *lsp.Locations) string {
+		return fill(out, &out.Locations, func(res *answer.Locations) string {
 			return withLoading(FormatLocations(res), res.Loading)
 		})(find(sup, ctx, q.file, q.place))
 	}
 }
 
 // callSites runs incoming_calls or outgoing_calls.
-func callSites(find func(*lsp.Supervisor, context.Context, pathguard.Path, protocol.Place) (*lsp.Calls, error)) func(context.Context, *registry.Call, *lsp.Supervisor, opQuery, *LSPResult) error {
+func callSites(find func(*lsp.Supervisor, context.Context, pathguard.Path, protocol.Place) (*answer.Calls, error)) func(context.Context, *registry.Call, *lsp.Supervisor, opQuery, *LSPResult) error {
 	return func(ctx context.Context, c *registry.Call, sup *lsp.Supervisor, q opQuery, out *LSPResult) error {
-		return fill(out, &out.Calls, func(res *lsp.Calls) string {
+		return fill(out, &out.Calls, func(res *answer.Calls) string {
 			return withLoading(FormatCalls(res, c.Budget().Reserve(300)), res.Loading)
 		})(find(sup, ctx, q.file, q.place))
 	}
@@ -112,7 +113,7 @@ var operations = []operation{
 	{"definition", "position", "definition", locate((*lsp.Supervisor).Definition)},
 	{"type_definition", "position", "type_definition", locate((*lsp.Supervisor).TypeDefinition)},
 	{"implementation", "position", "implementation", locate((*lsp.Supervisor).Implementation)},
-	{"references", "position", fmt.Sprintf("references (at most %d)", lsp.MaxReferences), locate((*lsp.Supervisor).References)},
+	{"references", "position", fmt.Sprintf("references (at most %d)", answer.MaxReferences), locate((*lsp.Supervisor).References)},
 	{"incoming_calls", "position", "incoming_calls (every call of the function at line/symbol, one site a line)", callSites((*lsp.Supervisor).IncomingCalls)},
 	{"outgoing_calls", "position", "outgoing_calls (every call the function at line/symbol makes)", callSites((*lsp.Supervisor).OutgoingCalls)},
 	{"hover", "position", "hover",
@@ -133,7 +134,7 @@ var operations = []operation{
 		}},
 	{"symbols", "query-or-file", "symbols (query for the workspace, or file for its outline)",
 		func(ctx context.Context, c *registry.Call, sup *lsp.Supervisor, q opQuery, out *LSPResult) error {
-			return fill(out, &out.Symbols, func(res *lsp.Symbols) string {
+			return fill(out, &out.Symbols, func(res *answer.Symbols) string {
 				return withLoading(FormatSymbols(res), res.Loading)
 			})(sup.Symbols(ctx, q.query, q.file))
 		}},
@@ -150,9 +151,9 @@ var operations = []operation{
 }
 
 // enabledOnly leaves the disabled actions out, counting them.
-func enabledOnly(r *lsp.CodeActions) *lsp.CodeActions {
+func enabledOnly(r *answer.CodeActions) *answer.CodeActions {
 	out := *r
-	out.Actions = make([]lsp.CodeAction, 0, len(r.Actions))
+	out.Actions = make([]answer.CodeAction, 0, len(r.Actions))
 	for _, a := range r.Actions {
 		if a.Disabled {
 			out.HiddenDisabled++
@@ -194,20 +195,20 @@ var LSPTool = registry.Descriptor{
 // LSPResult is the answer to one operation: the operation and the one
 // field it fills.
 type LSPResult struct {
-	Operation   string               `json:"operation"`
-	Locations   *lsp.Locations       `json:"locations,omitempty" jsonschema:"definition, type_definition, implementation, references"`
-	Calls       *lsp.Calls           `json:"calls,omitempty" jsonschema:"incoming_calls, outgoing_calls"`
-	Hover       *lsp.Hover           `json:"hover,omitempty"`
-	Symbols     *lsp.Symbols         `json:"symbols,omitempty"`
-	CodeActions *lsp.CodeActions     `json:"code_actions,omitempty"`
-	Diagnostics *lsp.FileDiagnostics `json:"diagnostics,omitempty" jsonschema:"diagnostics of one file"`
-	Check       *lsp.CheckReport     `json:"check,omitempty" jsonschema:"diagnostics \"*\": the project's checkers"`
-	Status      *lsp.Status          `json:"status,omitempty"`
-	Reload      *lsp.ReloadResult    `json:"reload,omitempty"`
+	Operation   string                  `json:"operation"`
+	Locations   *answer.Locations       `json:"locations,omitempty" jsonschema:"definition, type_definition, implementation, references"`
+	Calls       *answer.Calls           `json:"calls,omitempty" jsonschema:"incoming_calls, outgoing_calls"`
+	Hover       *answer.Hover           `json:"hover,omitempty"`
+	Symbols     *answer.Symbols         `json:"symbols,omitempty"`
+	CodeActions *answer.CodeActions     `json:"code_actions,omitempty"`
+	Diagnostics *answer.FileDiagnostics `json:"diagnostics,omitempty" jsonschema:"diagnostics of one file"`
+	Check       *answer.CheckReport     `json:"check,omitempty" jsonschema:"diagnostics \"*\": the project's checkers"`
+	Status      *answer.Status          `json:"status,omitempty"`
+	Reload      *answer.ReloadResult    `json:"reload,omitempty"`
 	text        string
 	// shown is the diagnostics listing as the ledger takes it (absolute
 	// paths).
-	shown *lsp.FileDiagnostics
+	shown *answer.FileDiagnostics
 }
 
 // Text is what the agent reads.

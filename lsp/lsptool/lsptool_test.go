@@ -13,6 +13,7 @@ import (
 	"github.com/builtin-tools/builtin-tools/files"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/builtin-tools/builtin-tools/lsp"
+	"github.com/builtin-tools/builtin-tools/lsp/langserver"
 	"github.com/builtin-tools/builtin-tools/lsp/lsptool"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
@@ -173,15 +174,15 @@ func TestRunCloseDuringAHungPreparation(t *testing.T) {
 	}
 	defer release()
 	entered := make(chan struct{})
-	spec := lsp.ServerSpec{ID: "stuck", Language: "Fake", Command: []string{"/bin/cat"}, Install: "a test server",
+	spec := langserver.Spec{ID: "stuck", Language: "Fake", Command: []string{"/bin/cat"}, Install: "a test server",
 		RootMarkers: []string{"fake.toml"}, Extensions: map[string]string{".fake": "fake"},
-		Prepare: func(*lsp.Launch) error {
+		Prepare: func(*langserver.Launch) error {
 			close(entered)
 			_, err := os.ReadFile(fifo)
 			return err
 		}}
 	r, err := registry.NewRun(registry.Config{Root: root, Families: []registry.Extension{lsptool.Family},
-		Settings: map[string]any{"lsp": lsp.Config{Servers: []lsp.ServerSpec{spec}}}})
+		Settings: map[string]any{"lsp": lsp.Config{Servers: []langserver.Spec{spec}}}})
 	if err != nil {
 		t.Fatal(err)
 	}

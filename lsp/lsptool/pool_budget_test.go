@@ -11,7 +11,9 @@ import (
 	"github.com/builtin-tools/builtin-tools/files"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/builtin-tools/builtin-tools/lsp"
+	"github.com/builtin-tools/builtin-tools/lsp/answer"
 	"github.com/builtin-tools/builtin-tools/lsp/lsptool"
+	"github.com/builtin-tools/builtin-tools/lsp/pool"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/registry/toolschema"
 	"github.com/builtin-tools/builtin-tools/tiers"
@@ -32,7 +34,7 @@ func poolRun(t testing.TB, root string, cfg lsp.Config) *registry.Run {
 
 // poolStatus is a run's `lsp status`: its text and structured status,
 // checked against the tool's output schema as a strict client does.
-func poolStatus(t *testing.T, r *registry.Run) (string, *lsp.Status) {
+func poolStatus(t *testing.T, r *registry.Run) (string, *answer.Status) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -49,7 +51,7 @@ func poolStatus(t *testing.T, r *registry.Run) (string, *lsp.Status) {
 	}
 	raw, _ := json.Marshal(res.StructuredContent)
 	var out struct {
-		Status *lsp.Status `json:"status"`
+		Status *answer.Status `json:"status"`
 	}
 	if err := json.Unmarshal(raw, &out); err != nil || out.Status == nil || out.Status.Pool == nil {
 		t.Fatalf("status: %v in %s", err, raw)
@@ -76,8 +78,8 @@ func goModule(t *testing.T) string {
 // memory. The first run's next call starts its server again.
 func TestBudgetStopTold(t *testing.T) {
 	testenv.LookPath(t, "gopls")
-	pool := lsp.NewPool()
-	cfg := lsp.Config{Pool: pool, MemoryBudget: 1 << 10}
+	pl := pool.New()
+	cfg := lsp.Config{Pool: pl, MemoryBudget: 1 << 10}
 	rootA, rootB := goModule(t), goModule(t)
 	a, b := poolRun(t, rootA, cfg), poolRun(t, rootB, cfg)
 	refs := func(r *registry.Run, who string) {
@@ -114,7 +116,7 @@ func TestBudgetStopTold(t *testing.T) {
 	}
 	text, st = poolStatus(t, b)
 	t.Logf("b's status:\n%s", text)
-	if len(st.Pool.Servers) != 1 || !st.Pool.Servers[0].OverBudget || st.Pool.Servers[0].MemoryKB <= 0 || st.Pool.Servers[0].State != lsp.PoolIdle {
+	if len(st.Pool.Servers) != 1 || !st.Pool.Servers[0].OverBudget || st.Pool.Servers[0].MemoryKB <= 0 || st.Pool.Servers[0].State != pool.Idle {
 		t.Fatalf("b's pool: %+v", st.Pool)
 	}
 	expectIn(t, "b's status", text, "over the memory budget of 1 KiB on its own", "gopls for . (untrusted): idle, held by this run, ",

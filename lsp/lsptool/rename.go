@@ -10,6 +10,7 @@ import (
 	"github.com/builtin-tools/builtin-tools/internal/staged"
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
 	"github.com/builtin-tools/builtin-tools/lsp"
+	"github.com/builtin-tools/builtin-tools/lsp/answer"
 	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 	"github.com/builtin-tools/builtin-tools/lsp/wsedit"
 	"github.com/builtin-tools/builtin-tools/registry"
@@ -49,7 +50,7 @@ var staging = registry.RequiresService[staged.Stager]("preview (the change stage
 
 // RenameResult is what lsp_rename changed, or, with preview, staged.
 type RenameResult struct {
-	*lsp.RenameResult
+	*answer.RenameResult
 	// EditID, Diff and Lines are set for a preview: nothing was written.
 	EditID  string         `json:"edit_id,omitempty" jsonschema:"with preview: give it to resolve"`
 	Staged  []StagedRename `json:"staged,omitempty" jsonschema:"with preview: each file's edits and lines"`
@@ -128,11 +129,11 @@ func previewRename(ctx context.Context, c *registry.Call, s *Servers, p renamePa
 	if err != nil {
 		return RenameResult{}, err
 	}
-	res := RenameResult{RenameResult: &lsp.RenameResult{Symbol: p.Symbol, Occurrence: occ, NewName: p.NewName,
-		Server: plan.Server, Files: []lsp.FileEdit{}, Edits: plan.Edits},
+	res := RenameResult{RenameResult: &answer.RenameResult{Symbol: p.Symbol, Occurrence: occ, NewName: p.NewName,
+		Server: plan.Server, Files: []answer.FileEdit{}, Edits: plan.Edits},
 		EditID: out.ID, Diff: textcut.Bytes(out.Diff, maxDiffBytes), DiffCut: len(out.Diff) > maxDiffBytes, Evicted: out.Evicted}
 	for _, f := range plan.Files {
-		res.Files = append(res.Files, lsp.FileEdit{Path: f.File, Edits: f.Edits})
+		res.Files = append(res.Files, answer.FileEdit{Path: f.File, Edits: f.Edits})
 		res.Staged = append(res.Staged, StagedRename{File: f.File, Edits: f.Edits, Lines: f.Lines})
 	}
 	pv, err := s.PreviewFiles(ctx, c, plan.Files)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/builtin-tools/builtin-tools/lsp"
+	"github.com/builtin-tools/builtin-tools/lsp/pool"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
 )
@@ -63,10 +64,10 @@ func TestRunsShareOtherServers(t *testing.T) {
 				root = resolved
 			}
 			testenv.WriteTree(t, root, tc.tree)
-			pool := lsp.NewPool()
+			pl := pool.New()
 			var runs []*registry.Run
 			for i := range 3 {
-				r := poolRun(t, root, lsp.Config{Pool: pool})
+				r := poolRun(t, root, lsp.Config{Pool: pl})
 				runs = append(runs, r)
 				text, isErr := call(t, r, tiers.Plan, "lsp", map[string]any{"operation": "references", "file": tc.file, "line": tc.line, "symbol": tc.symbol})
 				if isErr || !strings.Contains(text, tc.ref) {
@@ -93,7 +94,7 @@ func TestRunsShareOtherServers(t *testing.T) {
 			for _, r := range runs {
 				r.Close()
 			}
-			if got := pool.Servers(); len(got) != 0 {
+			if got := pl.Servers(); len(got) != 0 {
 				t.Fatalf("after the last run closed the pool holds %+v", got)
 			}
 			if pids := serversIn("", tc.program); len(pids) != 0 {

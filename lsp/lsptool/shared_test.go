@@ -12,7 +12,9 @@ import (
 	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/builtin-tools/builtin-tools/lsp"
+	"github.com/builtin-tools/builtin-tools/lsp/answer"
 	"github.com/builtin-tools/builtin-tools/lsp/diag"
+	"github.com/builtin-tools/builtin-tools/lsp/pool"
 	"github.com/builtin-tools/builtin-tools/registry"
 	"github.com/builtin-tools/builtin-tools/tiers"
 )
@@ -59,16 +61,16 @@ func descends(pid int) bool {
 
 // sharedRun opens a run over root with the files and lsp families, its
 // servers in pool.
-func sharedRun(t testing.TB, root string, pool *lsp.Pool, trusted bool) *registry.Run {
+func sharedRun(t testing.TB, root string, pl *pool.Pool, trusted bool) *registry.Run {
 	t.Helper()
-	return openRun(t, registry.Config{Root: root, Trusted: trusted, Settings: map[string]any{"lsp": lsp.Config{Pool: pool}}})
+	return openRun(t, registry.Config{Root: root, Trusted: trusted, Settings: map[string]any{"lsp": lsp.Config{Pool: pl}}})
 }
 
 // status is a run's `lsp status`, structured.
-func status(t *testing.T, r *registry.Run) *lsp.Status {
+func status(t *testing.T, r *registry.Run) *answer.Status {
 	t.Helper()
 	text, out := decodeCall[struct {
-		Status *lsp.Status `json:"status"`
+		Status *answer.Status `json:"status"`
 	}](t, r, tiers.Plan, "lsp", map[string]any{"operation": "status"})
 	if out.Status == nil {
 		t.Fatalf("status: no status in %s", text)
@@ -77,7 +79,7 @@ func status(t *testing.T, r *registry.Run) *lsp.Status {
 }
 
 // goplsRow is status's running gopls, if any.
-func goplsRow(st *lsp.Status) *lsp.RunningServer {
+func goplsRow(st *answer.Status) *answer.RunningServer {
 	for _, s := range st.Servers {
 		if s.ID == "gopls" && len(s.Running) > 0 {
 			return &s.Running[0]
@@ -92,11 +94,11 @@ func goplsRow(st *lsp.Status) *lsp.RunningServer {
 func TestRunsShareOneServer(t *testing.T) {
 	testenv.LookPath(t, "gopls")
 	root := goRoot(t)
-	pool := lsp.NewPool()
+	pl := pool.New()
 	var runs []*registry.Run
 	var firsts []time.Duration
 	for i := range 4 {
-		r := sharedRun(t, root, pool, true)
+		r := sharedRun(t, root, pl, true)
 		runs = append(runs, r)
 		t0 := time.Now()
 		text, isErr := call(t, r, tiers.Plan, "lsp", map[string]any{"operation": "references", "file": "cart.go", "line": 7, "symbol": "Total"})
@@ -150,7 +152,7 @@ func TestRunsShareOneServer(t *testing.T) {
 	}
 
 	// An untrusted run beside the trusted ones gets a gopls of its own.
-	untrusted := sharedRun(t, root, pool, false)
+	untrusted := sharedRun(t, root, pl, false)
 	if text, isErr := call(t, untrusted, tiers.Plan, "lsp", map[string]any{"operation": "hover", "file": "cart.go", "line": 7, "symbol": "Total"}); isErr {
 		t.Fatalf("untrusted hover: %q", text)
 	}
@@ -177,7 +179,7 @@ func TestRunsShareOneServer(t *testing.T) {
 	if pids := goplsIn(root); len(pids) != 0 {
 		t.Fatalf("after the last run closed: gopls %v still runs", pids)
 	}
-	if got := pool.Servers(); len(got) != 0 {
+	if got := pl.Servers(); len(got) != 0 {
 		t.Fatalf("after the last run closed the pool holds %+v", got)
 	}
 }
@@ -205,10 +207,10 @@ func TestPrivateRunsDoNotShare(t *testing.T) {
 func TestConcurrentRunsStartOneServer(t *testing.T) {
 	testenv.LookPath(t, "gopls")
 	root := goRoot(t)
-	pool := lsp.NewPool()
+	pl := pool.New()
 	errs := make(chan string, 4)
 	for i := range 4 {
-		r := sharedRun(t, root, pool, false)
+		r := sharedRun(t, root, pl, false)
 		go func() {
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
@@ -235,7 +237,7 @@ func TestConcurrentRunsStartOneServer(t *testing.T) {
 	if pids := goplsIn(root); len(pids) != 1 {
 		t.Fatalf("4 runs at once: want 1 gopls, got %v", pids)
 	}
-	if got := pool.Servers(); len(got) != 1 || got[0].Clients != 4 {
+	if got := pl.Servers(); len(got) != 1 || got[0].Clients != 4 {
 		t.Fatalf("the pool: %+v", got)
 	}
 }
@@ -246,10 +248,10 @@ func TestRunsShareOnePyright(t *testing.T) {
 	testenv.LookPath(t, "pyright-langserver")
 	root := testenv.Tree(t, map[string]string{"pyproject.toml": "[project]\nname = \"shop\"\n",
 		"cart.py": "def total(items: list[int]) -> int:\n    return sum(items)\n\n\nprint(total([1, 2]))\n"})
-	pool := lsp.NewPool()
+	pl := pool.New()
 	var runs []*registry.Run
 	for i := range 3 {
-		r := sharedRun(t, root, pool, false)
+		r := sharedRun(t, root, pl, false)
 		runs = append(runs, r)
 		text, isErr := call(t, r, tiers.Plan, "lsp", map[string]any{"operation": "references", "file": "cart.py", "line": 1, "symbol": "total"})
 		if isErr || !strings.Contains(text, "cart.py:5") {

@@ -3,8 +3,10 @@
 // and reads, the capabilities it announces, and positions in a document —
 // a file's text split into lines, columns converted between UTF-8, UTF-16
 // and UTF-32 (the encodings a server may negotiate), and a [Place] (a line
-// and a symbol on it, as an agent names a position) found on that text. It
-// knows nothing of servers, processes or the checkout; every layer of lsp
+// and a symbol on it, as an agent names a position) found on that text;
+// a path as a file:// URI and back; the protocol's union shapes read (a
+// location, a list of locations or links, hover contents, a code
+// action's command). It knows nothing of servers, processes or the checkout; every layer of lsp
 // uses it and it uses none of them.
 //
 // # Why the types are hand-written

@@ -1,4 +1,10 @@
-package lsp
+// Package answer holds what package lsp's operations return, as data with
+// JSON names: locations, hover, symbols, code actions, call sites, a
+// file's diagnostics, a project checker's report, what a rename or a fix
+// wrote, and the status of the servers and the pool. Package lsptool
+// renders them for the agent and publishes them as structured content, so
+// their field names are the tools' output schemas. It knows no server.
+package answer
 
 import (
 	"time"
@@ -6,9 +12,7 @@ import (
 	"github.com/builtin-tools/builtin-tools/lsp/diag"
 )
 
-// The results below are data, not text: lsptool renders them for the agent
-// and publishes them as structured content, so every field has a
-// snake_case JSON name. Paths are relative to the supervisor root and
+// Every field has a snake_case JSON name. Paths are relative to the supervisor root and
 // slash-separated unless a field says otherwise; lines and columns are
 // 1-based.
 
@@ -331,4 +335,16 @@ type Reloaded struct {
 	WasRunning bool   `json:"was_running" jsonschema:"a running server was stopped first"`
 	PID        int    `json:"pid"`
 	ReadyMS    int64  `json:"ready_ms" jsonschema:"time from start to ready"`
+}
+
+// OthersCheck is what a write did to other files (CheckOthers): a verdict
+// per file, its New and Fixed measured against the same files with the
+// written file as it was before, and every diagnostic each had after, by
+// absolute path, for the ledger.
+type OthersCheck struct {
+	Files       []diag.Verdict
+	Diagnostics map[string][]diag.Diagnostic
+	// New and Fixed are the verdicts' New and Fixed as diagnostics
+	// (absolute paths), for the text.
+	New, Fixed []diag.Diagnostic
 }

@@ -1,4 +1,4 @@
-package lsp
+package langserver
 
 import (
 	"encoding/json"
@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/builtin-tools/builtin-tools/lsp/broker"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
@@ -18,22 +17,6 @@ import (
 // These Prepare functions keep three servers to that: clangd's index goes
 // to the server's private folder, typescript-language-server loads the
 // TypeScript installed beside it, and rust-analyzer runs no build script.
-
-// checkLaunch applies the checkout-toolchain rule (N1) to an untrusted
-// start as Prepare left it, before the server is started here or asked
-// of the broker: the rule is broker.CheckUntrusted, the one the broker
-// applies to every hello again, so the two never disagree (a broker's
-// refusal would otherwise fall back to a start here).
-func checkLaunch(l *Launch) error {
-	if l.Trusted || l.joinOnly {
-		return nil
-	}
-	env := l.Env
-	if env == nil {
-		env = os.Environ()
-	}
-	return broker.CheckUntrusted(l.Bin, l.Root, env)
-}
 
 // clangdDatabases are where prepareClangd looks for the compilation
 // database, first found first.
@@ -75,7 +58,7 @@ func prepareClangd(l *Launch) error {
 // readCheckoutFile reads a file of the checkout that a start needs,
 // through the run's guard: a regular file inside the root (a link is
 // followed only while it stays inside), opened without blocking, of at
-// most maxFileBytes. An error wrapping fs.ErrNotExist means there is none;
+// most MaxFileBytes. An error wrapping fs.ErrNotExist means there is none;
 // any other names the file relative to the root and says what it is.
 func readCheckoutFile(g *pathguard.Guard, abs string) ([]byte, error) {
 	if g == nil {
@@ -88,16 +71,16 @@ func readCheckoutFile(g *pathguard.Guard, abs string) ([]byte, error) {
 	if _, err := g.Resolve(abs); err != nil {
 		return nil, fmt.Errorf("%s is a symbolic link that leads outside the root", rel)
 	}
-	data, info, err := g.ReadFile(abs, maxFileBytes)
+	data, info, err := g.ReadFile(abs, MaxFileBytes)
 	switch {
 	case err == nil:
 		return data, nil
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, err // a dangling link inside the root
 	case errors.Is(err, pathguard.ErrNotRegular) && info != nil:
-		return nil, fmt.Errorf("%s is %s, not a regular file", rel, fileKind(info))
+		return nil, fmt.Errorf("%s is %s, not a regular file", rel, FileKind(info))
 	case errors.Is(err, pathguard.ErrTooLarge) && info != nil:
-		return nil, fmt.Errorf("%s is %d bytes, over the %d-byte limit", rel, info.Size(), maxFileBytes)
+		return nil, fmt.Errorf("%s is %d bytes, over the %d-byte limit", rel, info.Size(), MaxFileBytes)
 	}
 	return nil, fmt.Errorf("%s: %w", rel, err)
 }
@@ -239,20 +222,16 @@ func checkoutHas(g *pathguard.Guard, abs string) bool {
 	return err == nil && info.Mode().IsRegular()
 }
 
-// localBins lists, in search order, the executables named program in the
-// local bin folders of each root.
-func localBins(program string, dirs []string, roots ...string) []string {
-	var out []string
-	for _, base := range roots {
-		if base == "" {
-			continue
-		}
-		for _, d := range dirs {
-			p := filepath.Join(base, d, program)
-			if info, err := os.Stat(p); err == nil && !info.IsDir() && info.Mode()&0o111 != 0 && !slices.Contains(out, p) {
-				out = append(out, p)
-			}
-		}
+// FileKind names a file that is not a regular file or a folder.
+func FileKind(info fs.FileInfo) string {
+	switch t := info.Mode().Type(); {
+	case t&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case t&fs.ModeSocket != 0:
+		return "a socket"
+	case t&fs.ModeDevice != 0:
+		return "a device"
+	default:
+		return "a file of type " + t.String()
 	}
-	return out
 }

@@ -1,12 +1,16 @@
-package lsp
+// Package pool holds the running language servers the runs of one
+// process share (LSP-7): an entry per start's key (its row, root folder,
+// the runs' root, the trust and a digest of what else shapes the start),
+// counted once per run holding it, started once by the first run that
+// asks, stopped when the last one lets go, when no run has used it for
+// the idle time, or before another start to keep within the memory budget
+// (LSP-8), least recently used first; and the listing of what it holds.
+// It knows a server only as a [Member]: package lsp starts them.
+package pool
 
 import (
 	"cmp"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
-	"fmt"
 	"os"
 	"slices"
 	"strconv"
@@ -16,6 +20,14 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/pathguard"
+)
+
+// A run's Close waits at most CloseTimeout in all for its servers to stop
+// (so does a stop for the budget), and a stop at most StartGrace for a
+// start under way that it cancelled.
+const (
+	CloseTimeout = 10 * time.Second
+	StartGrace   = 2 * time.Second
 )
 
 // Pool holds running language servers for the Supervisors (runs) that
@@ -32,18 +44,18 @@ import (
 // memory budget (LSP-8, [Pool.SetBudget]).
 //
 // A Pool's methods are safe for concurrent use; its zero value is not
-// usable: call [NewPool] or use [ProcessPool].
+// usable: call [New] or use [Process].
 type Pool struct {
 	mu      sync.Mutex
-	entries map[poolKey]*serverEntry
+	entries map[Key]*Entry
 	// budget bounds the servers' resident memory, in KiB (LSP-8): 0 a
 	// quarter of the machine's, < 0 none.
 	budget int64
 	stops  []BudgetStop // the latest stops for the budget, oldest first
 }
 
-// NewPool returns an empty pool with the default memory budget.
-func NewPool() *Pool { return &Pool{entries: map[poolKey]*serverEntry{}} }
+// New returns an empty pool with the default memory budget.
+func New() *Pool { return &Pool{entries: map[Key]*Entry{}} }
 
 // SetBudget sets the memory budget of the servers the pool holds, in
 // bytes: 0 is the default (a quarter of the machine's memory), a negative
@@ -117,31 +129,48 @@ type BudgetStop struct {
 	At       time.Time // when
 }
 
-var processPool = sync.OnceValue(NewPool)
+var processPool = sync.OnceValue(New)
 
-// ProcessPool is the pool lsptool's runs share unless their Config asks
-// for servers of their own ([Config.Private]).
-func ProcessPool() *Pool { return processPool() }
+// Process is the pool lsptool's runs share unless their lsp.Config asks
+// for servers of their own (Private).
+func Process() *Pool { return processPool() }
 
-// poolKey says which servers may stand in for each other.
-type poolKey struct {
-	id, root string // the row and the folder holding its marker
-	runRoot  string // the run's root: paths are told relative to it
-	trusted  bool
-	launch   string // a digest of what else shapes the start
-	prepared string // the state of the files Prepare reads (preparedFrom)
+// Key says which servers may stand in for each other.
+type Key struct {
+	ID, Root string // the row and the folder holding its marker
+	RunRoot  string // the run's root: paths are told relative to it
+	Trusted  bool
+	Launch   string // a digest of what else shapes the start
+	Prepared string // the state of the files Prepare reads (lsp's preparedFrom)
 }
 
-// serverEntry is a server being started or running; ready is closed when
-// the start finished (srv or err set). The fields below ready are the
-// pool's, guarded by Pool.mu unless noted.
-type serverEntry struct {
+// Member is a running server as the pool keeps it.
+type Member interface {
+	Alive() bool
+	PID() int
+	// Shutdown stops it: shutdown, exit, then its process group.
+	Shutdown(ctx context.Context)
+	// Calls is how many calls are using it; Use counts one more, which
+	// the call's end takes back. A server in use is neither reaped nor
+	// stopped for the budget.
+	Calls() int
+	Use()
+	// LastUsed is when a call last used it; Previewing says a
+	// diagnostics preview holds it alone.
+	LastUsed() time.Time
+	Previewing() bool
+}
+
+// Entry is a server being started or running; ready is closed when the
+// start finished (srv or err set). The fields below ready are the pool's,
+// guarded by Pool.mu unless noted.
+type Entry struct {
 	ready chan struct{}
-	srv   *server
+	srv   Member
 	err   error
 
 	pool    *Pool
-	key     poolKey
+	key     Key
 	refs    int           // Supervisors holding it
 	gone    bool          // out of the pool: reaped, reloaded, or its last run left
 	done    chan struct{} // closed when gone; ends the reaper
@@ -152,9 +181,11 @@ type serverEntry struct {
 	guardOnce sync.Once
 }
 
-// acquire returns the entry for key, counting one more holder, or makes
-// one and runs start for it (created). idle < 0 turns reaping off.
-func (p *Pool) acquire(key poolKey, idle time.Duration, start func(*serverEntry)) (e *serverEntry, created bool) {
+// Acquire returns the entry for key, counting one more holder, or makes
+// one and runs start for it (created): the server it starts, or why it
+// did not, is the entry's once Ready is closed. idle < 0 turns reaping
+// off.
+func (p *Pool) Acquire(key Key, idle time.Duration, start func(*Entry) (Member, error)) (e *Entry, created bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if e := p.entries[key]; e != nil && !e.gone {
@@ -166,18 +197,22 @@ func (p *Pool) acquire(key poolKey, idle time.Duration, start func(*serverEntry)
 		// call; a run asking now gets a new one.
 		p.retireLocked(e)
 	}
-	e = &serverEntry{ready: make(chan struct{}), pool: p, key: key, refs: 1, done: make(chan struct{}), abandon: make(chan struct{})}
+	e = &Entry{ready: make(chan struct{}), pool: p, key: key, refs: 1, done: make(chan struct{}), abandon: make(chan struct{})}
 	victims := p.makeRoomLocked(e)
 	p.entries[key] = e
 	go func() {
 		// The idle servers given up for the budget stop before the new
 		// one starts, so their memory is free for it.
 		for _, v := range victims {
-			ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
+			ctx, cancel := context.WithTimeout(context.Background(), CloseTimeout)
 			v.stop(ctx)
 			cancel()
 		}
-		start(e)
+		e.srv, e.err = start(e)
+		if e.Abandoned() {
+			e.closeGuard()
+		}
+		close(e.ready)
 	}()
 	if idle >= 0 {
 		go p.reap(e, idle)
@@ -185,19 +220,20 @@ func (p *Pool) acquire(key poolKey, idle time.Duration, start func(*serverEntry)
 	return e, true
 }
 
-// use marks the server of a ready entry in use (never reaped until
-// release), or reports that the entry left the pool.
-func (p *Pool) use(e *serverEntry) bool {
+// Use marks the server of a ready entry in use (never reaped until the
+// call ends), or reports that the entry left the pool.
+func (e *Entry) Use() bool {
+	p := e.pool
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if e.gone {
 		return false
 	}
-	e.srv.inflight.Add(1)
+	e.srv.Use()
 	return true
 }
 
-func (p *Pool) retireLocked(e *serverEntry) {
+func (p *Pool) retireLocked(e *Entry) {
 	if e.gone {
 		return
 	}
@@ -208,10 +244,11 @@ func (p *Pool) retireLocked(e *serverEntry) {
 	}
 }
 
-// release ends one Supervisor's hold on e. When it was the last, e leaves
-// the pool and its server is stopped before release returns; retire
-// also stops it for everyone (a reload), at once.
-func (p *Pool) release(ctx context.Context, e *serverEntry, retire bool) {
+// Release ends one run's hold on e. When it was the last, e leaves the
+// pool and its server is stopped before Release returns; retire also
+// stops it for everyone (a reload), at once.
+func (e *Entry) Release(ctx context.Context, retire bool) {
+	p := e.pool
 	p.mu.Lock()
 	e.refs--
 	last := e.refs <= 0
@@ -234,12 +271,12 @@ func (p *Pool) release(ctx context.Context, e *serverEntry, retire bool) {
 	}
 }
 
-// stop shuts the entry's server down once, waiting at most startGrace for
+// stop shuts the entry's server down once, waiting at most StartGrace for
 // a start under way (which kills what it started once it sees it is
 // abandoned).
-func (e *serverEntry) stop(ctx context.Context) {
+func (e *Entry) stop(ctx context.Context) {
 	e.stopOnce.Do(func() {
-		grace := time.NewTimer(startGrace)
+		grace := time.NewTimer(StartGrace)
 		defer grace.Stop()
 		select {
 		case <-e.ready:
@@ -249,16 +286,16 @@ func (e *serverEntry) stop(ctx context.Context) {
 			return
 		}
 		if e.srv != nil {
-			e.srv.shutdown(ctx)
+			e.srv.Shutdown(ctx)
 		}
 	})
 }
 
 // dead reports whether e's start failed or its server exited.
-func (e *serverEntry) dead() bool {
+func (e *Entry) dead() bool {
 	select {
 	case <-e.ready:
-		return e.err != nil || !e.srv.alive()
+		return e.err != nil || !e.srv.Alive()
 	default:
 		return false
 	}
@@ -267,7 +304,7 @@ func (e *serverEntry) dead() bool {
 // closeGuard closes a shared server's own guard, once: called by the
 // last release once the start has ended, or by the start itself when it
 // ends after that release.
-func (e *serverEntry) closeGuard() {
+func (e *Entry) closeGuard() {
 	e.guardOnce.Do(func() {
 		if e.guard != nil {
 			e.guard.Close()
@@ -275,8 +312,8 @@ func (e *serverEntry) closeGuard() {
 	})
 }
 
-// abandoned reports whether no run holds e any more.
-func (e *serverEntry) abandoned() bool {
+// Abandoned reports whether no run holds e any more.
+func (e *Entry) Abandoned() bool {
 	select {
 	case <-e.abandon:
 		return true
@@ -287,7 +324,7 @@ func (e *serverEntry) abandoned() bool {
 
 // reap stops e's server once no run has used it for idle (LSP-1), counted
 // over every run that holds it.
-func (p *Pool) reap(e *serverEntry, idle time.Duration) {
+func (p *Pool) reap(e *Entry, idle time.Duration) {
 	select {
 	case <-e.ready:
 	case <-e.done:
@@ -306,7 +343,7 @@ func (p *Pool) reap(e *serverEntry, idle time.Duration) {
 		}
 		p.mu.Lock()
 		reaped := false
-		if !e.gone && e.srv.inflight.Load() == 0 && e.srv.idleFor() >= idle {
+		if !e.gone && e.srv.Calls() == 0 && time.Since(e.srv.LastUsed()) >= idle {
 			p.retireLocked(e)
 			reaped = true
 		}
@@ -318,82 +355,18 @@ func (p *Pool) reap(e *serverEntry, idle time.Duration) {
 	}
 }
 
-// launchDigest is what, beside the row's id and the roots, makes two
-// starts the same: the row's data and hooks, the program and environment,
-// the trust and the time limits the server's calls run with.
-func (la *launcher) launchDigest(c *choice) string {
-	spec := c.spec
-	loaded := ""
-	if spec.LoadedLog != nil {
-		loaded = spec.LoadedLog.String()
-	}
-	data := map[string]any{
-		"command": spec.Command, "bin": c.bin, "env": la.env.Digest(c.root), "markers": spec.RootMarkers,
-		"at_top": spec.RootAtTop, "ext": spec.Extensions, "local": spec.LocalBinDirs, "indexes": spec.Indexes,
-		"once": spec.PublishesOnce, "loaded": loaded, "settings": spec.Settings, "fix": spec.FixCommands,
-		"hooks": fmt.Sprintf("%p %p", spec.Prepare, spec.pull),
-		"times": []time.Duration{la.cfg.IdleTimeout, la.cfg.StartTimeout, la.cfg.RequestTimeout, la.cfg.DiagnosticsWait,
-			la.cfg.DiagnosticsSettle, la.cfg.ApplyEditWait},
-	}
-	raw, err := json.Marshal(data)
-	if err != nil {
-		raw = []byte(err.Error())
-	}
-	init, err := json.Marshal(spec.InitializationOptions)
-	if err != nil {
-		// Options that cannot be compared are never shared.
-		init = fmt.Appendf(nil, "%p", la)
-	}
-	sum := sha256.Sum256(append(raw, init...))
-	return hex.EncodeToString(sum[:])
-}
-
-// poolFor is the pool a start of c goes to, and whether it is shared with
-// other runs: a run that watches its servers (Observe, Stderr, test hooks)
-// keeps them to itself.
-func (fl *fleet) poolFor() (*Pool, bool) {
-	if fl.cfg.Pool == nil || fl.la.hooks != nil && !fl.la.hooks.shared || fl.cfg.Observe != nil || fl.cfg.Stderr != nil || fl.co.guard == nil {
-		return fl.ownPool, false
-	}
-	return fl.cfg.Pool, true
-}
-
-// viewBound bounds a wait for the server's view: as long as a preview
-// may hold it (its syncs, the waits for the file as on disk and for the
-// proposed version, the restore).
-func (c *Config) viewBound() time.Duration {
-	return c.StartTimeout + 2*c.RequestTimeout + 2*c.DiagnosticsWait
-}
-
-// busyError says why a call waited in vain for another call's preview, or
-// why a preview waited in vain for the calls under way.
-func (s *server) busyError(method string, preview bool) error {
-	detail := fmt.Sprintf("another call's diagnostics preview held it for over %s; ask again", s.cfg.viewBound())
-	if preview {
-		detail = fmt.Sprintf("other calls kept it busy for over %s, so the preview could not start; ask again", s.cfg.viewBound())
-	}
-	return &ServerError{Server: s.spec.ID, Root: s.relRoot, Method: method, Kind: ErrServerTimeout, Detail: detail}
-}
-
-// idleFor is how long no call has used the server.
-func (s *server) idleFor() time.Duration {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return time.Since(s.lastUsed)
-}
-
 // makeRoomLocked keeps the pool within its budget before e starts
 // (LSP-8): while the running servers' resident memory is at or over the
 // budget, the least recently used one that no call is using (mid-request
 // or mid-preview) leaves the pool, and is returned to be stopped. A run
 // holding it starts it again on its next call. Called with p.mu held.
-func (p *Pool) makeRoomLocked(e *serverEntry) []*serverEntry {
+func (p *Pool) makeRoomLocked(e *Entry) []*Entry {
 	limit := p.budgetKB()
 	if limit <= 0 {
 		return nil
 	}
 	type candidate struct {
-		e    *serverEntry
+		e    *Entry
 		rss  int64
 		last time.Time
 	}
@@ -401,31 +374,28 @@ func (p *Pool) makeRoomLocked(e *serverEntry) []*serverEntry {
 	var idle []candidate
 	var children map[int][]int
 	for _, x := range p.entries {
-		if x.gone || !x.started() || x.srv == nil || !x.srv.alive() {
+		if x.gone || !x.started() || x.srv == nil || !x.srv.Alive() {
 			continue
 		}
 		if children == nil {
 			children = proc.ChildMap()
 		}
-		rss := proc.TreeRSSKB(x.srv.pid(), children)
+		rss := proc.TreeRSSKB(x.srv.PID(), children)
 		used += rss
-		if x.srv.inflight.Load() == 0 {
-			x.srv.mu.Lock()
-			last := x.srv.lastUsed
-			x.srv.mu.Unlock()
-			idle = append(idle, candidate{x, rss, last})
+		if x.srv.Calls() == 0 {
+			idle = append(idle, candidate{x, rss, x.srv.LastUsed()})
 		}
 	}
 	slices.SortFunc(idle, func(a, b candidate) int { return a.last.Compare(b.last) })
-	var victims []*serverEntry
+	var victims []*Entry
 	for _, c := range idle {
 		if used < limit {
 			break
 		}
 		p.retireLocked(c.e)
 		victims = append(victims, c.e)
-		p.stops = append(p.stops, BudgetStop{Server: c.e.key.id, Root: c.e.key.root, RunRoot: c.e.key.runRoot, MemoryKB: c.rss,
-			UsedKB: used, BudgetKB: limit, For: e.key.id, ForRoot: e.key.root, At: time.Now()})
+		p.stops = append(p.stops, BudgetStop{Server: c.e.key.ID, Root: c.e.key.Root, RunRoot: c.e.key.RunRoot, MemoryKB: c.rss,
+			UsedKB: used, BudgetKB: limit, For: e.key.ID, ForRoot: e.key.Root, At: time.Now()})
 		if len(p.stops) > maxStops {
 			p.stops = slices.Delete(p.stops, 0, len(p.stops)-maxStops)
 		}
@@ -435,7 +405,7 @@ func (p *Pool) makeRoomLocked(e *serverEntry) []*serverEntry {
 }
 
 // started reports whether e's start has ended.
-func (e *serverEntry) started() bool {
+func (e *Entry) started() bool {
 	select {
 	case <-e.ready:
 		return true
@@ -444,8 +414,8 @@ func (e *serverEntry) started() bool {
 	}
 }
 
-// PoolServer is one server a pool holds, for a harness's own view.
-type PoolServer struct {
+// Listed is one server a pool holds, for a harness's own view.
+type Listed struct {
 	Server   string        `json:"server"`
 	Root     string        `json:"root"`     // absolute
 	RunRoot  string        `json:"run_root"` // the root of the runs holding it, absolute
@@ -459,50 +429,50 @@ type PoolServer struct {
 
 // Server states in a pool's listing.
 const (
-	PoolStarting   = "starting"
-	PoolInUse      = "in_use"
-	PoolPreviewing = "previewing"
-	PoolIdle       = "idle"
+	Starting   = "starting"
+	InUse      = "in_use"
+	Previewing = "previewing"
+	Idle       = "idle"
 )
 
 // Servers lists the servers the pool holds, starting or running, by id
 // and root.
-func (p *Pool) Servers() []PoolServer {
-	rows, _ := p.list()
-	out := make([]PoolServer, len(rows))
+func (p *Pool) Servers() []Listed {
+	rows, _ := p.List()
+	out := make([]Listed, len(rows))
 	for i, r := range rows {
-		out[i] = r.PoolServer
+		out[i] = r.Listed
 	}
 	return out
 }
 
-// poolRow is a listed server with its entry.
-type poolRow struct {
-	PoolServer
-	e *serverEntry
+// Row is a listed server with its entry.
+type Row struct {
+	Listed
+	Entry *Entry
 }
 
-// list is Servers with each one's entry, and the budget stops.
-func (p *Pool) list() ([]poolRow, []BudgetStop) {
+// List is Servers with each one's entry, and the budget stops.
+func (p *Pool) List() ([]Row, []BudgetStop) {
 	p.mu.Lock()
-	var out []poolRow
-	var srvs []*server
+	var out []Row
+	var srvs []Member
 	for _, e := range p.entries {
 		if e.gone {
 			continue
 		}
-		row := poolRow{PoolServer{Server: e.key.id, Root: e.key.root, RunRoot: e.key.runRoot, State: PoolStarting, Clients: e.refs,
-			Trusted: e.key.trusted}, e}
-		var srv *server
+		row := Row{Listed{Server: e.key.ID, Root: e.key.Root, RunRoot: e.key.RunRoot, State: Starting, Clients: e.refs,
+			Trusted: e.key.Trusted}, e}
+		var srv Member
 		if e.started() {
-			if e.srv == nil || !e.srv.alive() {
+			if e.srv == nil || !e.srv.Alive() {
 				continue
 			}
 			srv = e.srv
-			row.PID = srv.pid()
-			row.State = PoolIdle
-			if srv.inflight.Load() > 0 {
-				row.State = PoolInUse
+			row.PID = srv.PID()
+			row.State = Idle
+			if srv.Calls() > 0 {
+				row.State = InUse
 			}
 		}
 		out = append(out, row)
@@ -515,16 +485,16 @@ func (p *Pool) list() ([]poolRow, []BudgetStop) {
 		if srv == nil {
 			continue
 		}
-		if srv.view.Alone() {
-			out[i].State = PoolPreviewing
+		if srv.Previewing() {
+			out[i].State = Previewing
 		}
-		out[i].Idle = srv.idleFor()
+		out[i].Idle = time.Since(srv.LastUsed())
 		if children == nil {
 			children = proc.ChildMap()
 		}
 		out[i].MemoryKB = proc.TreeRSSKB(out[i].PID, children)
 	}
-	slices.SortFunc(out, func(a, b poolRow) int {
+	slices.SortFunc(out, func(a, b Row) int {
 		return cmp.Or(strings.Compare(a.Server, b.Server), strings.Compare(a.Root, b.Root), strings.Compare(a.RunRoot, b.RunRoot),
 			cmp.Compare(a.PID, b.PID))
 	})
@@ -537,3 +507,32 @@ func (p *Pool) Budget() int64 {
 	defer p.mu.Unlock()
 	return p.budgetKB()
 }
+
+// Ready is closed once the entry's start has ended: Server or Err is set.
+func (e *Entry) Ready() <-chan struct{} { return e.ready }
+
+// Server is the server the start gave, nil if it failed. Set once Ready
+// is closed.
+func (e *Entry) Server() Member { return e.srv }
+
+// Err is why the start failed, nil if it did not. Set once Ready is
+// closed.
+func (e *Entry) Err() error { return e.err }
+
+// Key is the entry's key.
+func (e *Entry) Key() Key { return e.key }
+
+// Holders is how many runs hold e, and whether it has left the pool.
+func (e *Entry) Holders() (refs int, gone bool) {
+	e.pool.mu.Lock()
+	defer e.pool.mu.Unlock()
+	return e.refs, e.gone
+}
+
+// Abandon is closed when no run holds e any more: a start under way then
+// stops what it started (Abandoned).
+func (e *Entry) Abandon() <-chan struct{} { return e.abandon }
+
+// SetGuard gives e a shared server's own path guard, closed once the
+// start has ended and no run holds e. Called by the start.
+func (e *Entry) SetGuard(g *pathguard.Guard) { e.guard = g }

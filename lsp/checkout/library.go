@@ -1,4 +1,4 @@
-package lsp
+package checkout
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/builtin-tools/builtin-tools/internal/proc"
+	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 )
 
 // Hover text of a symbol declared outside the root is withheld (N4): it
@@ -69,4 +70,17 @@ func isLibrary(path string) bool {
 		}
 	}
 	return strings.Contains(path, string(filepath.Separator)+"node_modules"+string(filepath.Separator))
+}
+
+// InLibrary reports whether uri names a file of installed library code,
+// links resolved: its text may be quoted though it is outside the root.
+func InLibrary(uri string) bool {
+	path, ok := protocol.URIPath(uri)
+	if !ok {
+		return false
+	}
+	if r, err := filepath.EvalSymlinks(path); err == nil {
+		path = r
+	}
+	return isLibrary(path)
 }

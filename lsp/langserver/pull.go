@@ -1,8 +1,9 @@
-package lsp
+package langserver
 
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strconv"
 
 	"github.com/builtin-tools/builtin-tools/lsp/diag"
@@ -16,8 +17,8 @@ import (
 // nothing after a change that leaves a file as clean as it was, so a wait
 // for its publish could only time out (issue 19 §2). tsserver answers
 // after it has taken the change sent before, so the answer is for doc.
-func pullTSServer(ctx context.Context, s *server, doc *openDoc) ([]protocol.Diagnostic, error) {
-	d := protocol.NewDocument(doc.text)
+func pullTSServer(ctx context.Context, call Caller, doc Doc) ([]protocol.Diagnostic, error) {
+	d := protocol.NewDocument(doc.Text)
 	items := []protocol.Diagnostic{}
 	for _, command := range []string{"syntacticDiagnosticsSync", "semanticDiagnosticsSync", "suggestionDiagnosticsSync"} {
 		var res struct {
@@ -32,12 +33,12 @@ func pullTSServer(ctx context.Context, s *server, doc *openDoc) ([]protocol.Diag
 				Source   string                     `json:"source"`
 			} `json:"body"`
 		}
-		params := protocol.ExecuteCommandParams{Command: "typescript.tsserverRequest", Arguments: []any{command, map[string]any{"file": doc.uri}}}
-		if err := s.call(ctx, "workspace/executeCommand", params, &res); err != nil {
+		params := protocol.ExecuteCommandParams{Command: "typescript.tsserverRequest", Arguments: []any{command, map[string]any{"file": doc.URI}}}
+		if err := call(ctx, "workspace/executeCommand", params, &res); err != nil {
 			return nil, err
 		}
 		if !res.Success {
-			return nil, &ServerError{Server: s.spec.ID, Root: s.relRoot, Method: "tsserver " + command, Kind: ErrServerFailed, Detail: s.relText(res.Message)}
+			return nil, fmt.Errorf("tsserver %s: %w: %s", command, ErrRefused, res.Message)
 		}
 		for _, it := range res.Body {
 			source := it.Source
@@ -45,7 +46,7 @@ func pullTSServer(ctx context.Context, s *server, doc *openDoc) ([]protocol.Diag
 				source = "typescript" // as the server names the ones it publishes
 			}
 			items = append(items, protocol.Diagnostic{
-				Range:    protocol.Range{Start: tsPosition(d, it.Start.Line, it.Start.Offset, s.encoding), End: tsPosition(d, it.End.Line, it.End.Offset, s.encoding)},
+				Range:    protocol.Range{Start: tsPosition(d, it.Start.Line, it.Start.Offset, doc.Encoding), End: tsPosition(d, it.End.Line, it.End.Offset, doc.Encoding)},
 				Severity: tsSeverity(it.Category),
 				Code:     json.RawMessage(strconv.Itoa(it.Code)),
 				Source:   source,
@@ -81,8 +82,8 @@ func tsSeverity(category string) int {
 // published, and the reply is read after the publishes written before it,
 // so the last publish for doc is then the answer: an empty set too, which
 // gopls does not publish again when it published one last.
-func confirmGopls(ctx context.Context, s *server, doc *openDoc) error {
-	params := protocol.ExecuteCommandParams{Command: "gopls.diagnose_files", Arguments: []any{map[string]any{"Files": []string{doc.uri}}}}
+func confirmGopls(ctx context.Context, call Caller, doc Doc) error {
+	params := protocol.ExecuteCommandParams{Command: "gopls.diagnose_files", Arguments: []any{map[string]any{"Files": []string{doc.URI}}}}
 	var res json.RawMessage
-	return s.call(ctx, "workspace/executeCommand", params, &res)
+	return call(ctx, "workspace/executeCommand", params, &res)
 }
