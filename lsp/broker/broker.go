@@ -66,7 +66,7 @@ type Hello struct {
 	Init     json.RawMessage `json:"init,omitempty"`
 	Settings json.RawMessage `json:"settings,omitempty"`
 	// Loaded matches the log line by which the server says it has
-	// loaded its workspace (ServerSpec.LoadedLog).
+	// loaded its workspace (langserver.Spec.LoadedLog).
 	Loaded string `json:"loaded,omitempty"`
 	IdleMS int64  `json:"idle_ms"`
 	// Warm names the server as the client works it out before its pins
