@@ -24,7 +24,7 @@ type docAt struct {
 // that types its parameters by such a name then has them resolved like
 // those of a file importing the class; a name the file already binds
 // keeps its binding.
-func (f *Record) docImports(l *Language, docs []docAt) {
+func docImports(f *Record, l *Language, docs []docAt) {
 	if l.docImport == nil {
 		return
 	}
@@ -138,11 +138,11 @@ func (b *treeBuilder) emitDoc(l *Language, s string, p uint8, depth int) {
 // doc_types. A type the language defines (Object, Function) says nothing
 // about user methods: it is left out, so such a receiver stays a ranked
 // candidate.
-func (f *Record) docTypes(l *Language, docs []docAt, tab *table, tb *treeBuilder) {
+func docTypes(f *Record, l *Language, docs []docAt, tab *table, tb *treeBuilder) {
 	if len(docs) == 0 || l.docParam == nil || tb == nil {
 		return
 	}
-	tree := func(text string) int32 { return f.docTree(l, tab, tb, text) }
+	tree := func(text string) int32 { return docTree(f, l, tab, tb, text) }
 	for _, dc := range docs {
 		if dc.module {
 			continue
@@ -177,7 +177,7 @@ func (f *Record) docTypes(l *Language, docs []docAt, tab *table, tb *treeBuilder
 // docTree is the tree of a type written in a comment, 0 when it names no
 // type of the index (a type the language defines, Object or Function,
 // says nothing about user methods).
-func (f *Record) docTree(l *Language, tab *table, tb *treeBuilder, text string) int32 {
+func docTree(f *Record, l *Language, tab *table, tb *treeBuilder, text string) int32 {
 	root := tb.docType(l, text)
 	f.Types, f.Strs = tb.types, tab.strs
 	t := root
@@ -190,15 +190,15 @@ func (f *Record) docTree(l *Language, tab *table, tb *treeBuilder, text string) 
 	return root
 }
 
-// docFields are the fields whose doc comments give a type the index can
+// typedDocFields are the fields whose doc comments give a type the index can
 // use, typed by it.
-func (f *Record) docFields(l *Language, dfs []docField, tab *table, tb *treeBuilder) []Field {
+func typedDocFields(f *Record, l *Language, dfs []docField, tab *table, tb *treeBuilder) []Field {
 	if tb == nil {
 		return nil
 	}
 	var out []Field
 	for _, df := range dfs {
-		if t := f.docTree(l, tab, tb, df.text); t != 0 {
+		if t := docTree(f, l, tab, tb, df.text); t != 0 {
 			fd := df.fd
 			fd.Type, fd.How, fd.T = intern(strings.TrimSpace(df.text)), TypeDeclared, t
 			out = append(out, fd)

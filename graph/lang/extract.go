@@ -590,10 +590,10 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 		sc.of = map[paramLocal]int{}
 	}
 	placeParams(locals, sc.params, sc.of)
-	f.Locals = f.localsIn(locals, scopes, names, sc)
-	f.docImports(l, docs)
-	f.docTypes(l, docs, tab, tb)
-	fields = append(fields, f.docFields(l, docFields, tab, tb)...)
+	f.Locals = localsIn(f, locals, scopes, names, sc)
+	docImports(f, l, docs)
+	docTypes(f, l, docs, tab, tb)
+	fields = append(fields, typedDocFields(f, l, docFields, tab, tb)...)
 	if len(fields) > 0 {
 		// (fieldsIn keeps them in fields' array, which is the scratch's.)
 		in := fieldsIn(f.Defs, fields)
@@ -773,7 +773,7 @@ func (w *scopeSweep) at(pos int32) [][2]int32 {
 // top-level binding is a definition, not a local), with their enclosing
 // definition, sorted by name and position.
 // sc's lists are worked in.
-func (f *Record) localsIn(locals []Local, scopes [][2]int32, defNames map[int32]bool, sc *scratch) []Local {
+func localsIn(f *Record, locals []Local, scopes [][2]int32, defNames map[int32]bool, sc *scratch) []Local {
 	defs := f.Defs
 	if len(locals) == 0 {
 		return nil

@@ -628,6 +628,13 @@ func (l *Language) PassesArguments() bool { return l.capArgs >= 0 && l.capParams
 // IsBuiltin says whether the language defines name itself.
 func (l *Language) IsBuiltin(name string) bool { return l.builtins[name] }
 
+// Wrapper says a generic type is read as its argument (type_wrappers).
+func (l *Language) Wrapper(name string) bool { return l.wrappers[name] }
+
+// ElementType says a generic type holds elements of its first argument
+// (element_types).
+func (l *Language) ElementType(name string) bool { return l.elements[name] }
+
 // IsSelf says whether name means the enclosing class (self, this).
 func (l *Language) IsSelf(name string) bool { return l.self[name] }
 

@@ -698,7 +698,7 @@ func (r *typeTrees) child(t int32, p uint8) int32 {
 // parentheses, a result list's first item, a wrapper's argument, a
 // union's one arm that is not null); ("", "") when it names none (a slice,
 // a map, a function type, a type written in place).
-func (r *typeTrees) TypeName(l *Language, t int32) (qual, name string, ok bool) {
+func (r *typeTrees) TypeName(l Generics, t int32) (qual, name string, ok bool) {
 	for range maxTypeDepth {
 		n := r.Type(t)
 		if n == nil {
@@ -729,7 +729,7 @@ func (r *typeTrees) TypeName(l *Language, t int32) (qual, name string, ok bool) 
 				switch {
 				case !ok:
 					return "", "", false
-				case l.wrappers[bn]:
+				case l.Wrapper(bn):
 					t = r.child(lt, PArg)
 					continue
 				case bn == "":
@@ -749,7 +749,7 @@ func (r *typeTrees) TypeName(l *Language, t int32) (qual, name string, ok bool) 
 			base := r.child(t, PBase)
 			if _, bn, ok := r.TypeName(l, base); !ok {
 				return "", "", false
-			} else if l.wrappers[bn] {
+			} else if l.Wrapper(bn) {
 				t = r.child(t, PArg)
 			} else {
 				t = base
@@ -779,14 +779,14 @@ func (r *typeTrees) TypeName(l *Language, t int32) (qual, name string, ok bool) 
 // ElemOf is the element of a collection type t
 // (through pointers): a slice's, an array's, a map's value, a channel's,
 // a generic listed in element_types' first argument; 0 for none.
-func (r *typeTrees) ElemOf(l *Language, t int32) (int32, bool) {
+func (r *typeTrees) ElemOf(l Generics, t int32) (int32, bool) {
 	t = r.derefs(t)
 	for n := r.Type(t); n != nil && n.Form == TSame; n = r.Type(t) {
 		t = r.derefs(r.child(t, PElem)) // readonly T[], an annotation's type
 	}
 	if n := r.Type(t); n != nil && n.Form == TGeneric {
 		_, bn, ok := r.TypeName(l, r.child(t, PBase))
-		if !ok || !l.elements[bn] {
+		if !ok || !l.ElementType(bn) {
 			return 0, ok
 		}
 		return r.child(t, PArg), true
@@ -824,6 +824,16 @@ func (r *typeTrees) derefs(t int32) int32 {
 		t = r.child(t, PElem)
 	}
 	return t
+}
+
+// Generics is what a language says of generic types by name (its
+// language.json's type_wrappers and element_types): the readings below
+// look through a wrapper (Optional[T], std::unique_ptr<T>) to its
+// argument and take an element type's (List<T>) first argument as its
+// element.
+type Generics interface {
+	Wrapper(name string) bool
+	ElementType(name string) bool
 }
 
 // TreeField is a field of a type written in place: its name ("" for an
