@@ -137,8 +137,9 @@ func (b *treeBuilder) emitDoc(l *Language, s string, p uint8, depth int) {
 // by the language's doc_param and doc_return expressions, as trees by its
 // doc_types. A type the language defines (Object, Function) says nothing
 // about user methods: it is left out, so such a receiver stays a ranked
-// candidate.
-func docTypes(f *Record, l *Language, docs []docAt, tab *table, tb *treeBuilder) {
+// candidate. A local two patterns typed differently (untyped) stays
+// untyped.
+func docTypes(f *Record, l *Language, docs []docAt, tab *table, tb *treeBuilder, untyped map[localAt]bool) {
 	if len(docs) == 0 || l.docParam == nil || tb == nil {
 		return
 	}
@@ -165,7 +166,7 @@ func docTypes(f *Record, l *Language, docs []docAt, tab *table, tb *treeBuilder)
 			}
 			// The parameter of that name, in the parameter list.
 			for _, i := range f.LocalsNamed(m[2]) {
-				if lc := &f.Locals[i]; lc.Encl == fn && lc.At >= dc.start && lc.At < dc.end && lc.How == TypeNone && !lc.conflict {
+				if lc := &f.Locals[i]; lc.Encl == fn && lc.At >= dc.start && lc.At < dc.end && lc.How == TypeNone && !untyped[localAt{lc.At, lc.End, lc.Name}] {
 					lc.Type, lc.How, lc.T, lc.X = tab.id(strings.TrimSpace(m[1])), TypeParam, t, 0
 				}
 			}

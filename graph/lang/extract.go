@@ -590,9 +590,10 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 		sc.of = map[paramLocal]int{}
 	}
 	placeParams(locals, sc.params, sc.of)
-	f.Locals = localsIn(f, locals, scopes, names, sc)
+	var untyped map[localAt]bool
+	f.Locals, untyped = localsIn(f, locals, scopes, names, sc)
 	docImports(f, l, docs)
-	docTypes(f, l, docs, tab, tb)
+	docTypes(f, l, docs, tab, tb, untyped)
 	fields = append(fields, typedDocFields(f, l, docFields, tab, tb)...)
 	if len(fields) > 0 {
 		// (fieldsIn keeps them in fields' array, which is the scratch's.)
@@ -646,12 +647,12 @@ func nest(defs []Def) []int {
 		if len(stack) > 0 {
 			parent[i] = stack[len(stack)-1]
 			p := &defs[parent[i]]
-			d.Local = !classLike[p.Kind] && !namespaceLike[p.Kind]
+			d.Local = !ClassLike(p.Kind) && !NamespaceLike(p.Kind)
 			switch {
-			case d.Container == "" && classLike[p.Kind]:
+			case d.Container == "" && ClassLike(p.Kind):
 				d.Container = p.Name
 				d.Scope = p.Scope
-			case namespaceLike[p.Kind]:
+			case NamespaceLike(p.Kind):
 				d.Scope = p.Name
 				if p.Scope != "" {
 					d.Scope = p.Scope + "." + p.Name
@@ -693,7 +694,7 @@ func markLocal(defs []Def, parent []int, scopes [][2]int32) {
 			continue
 		}
 		s := open[k]
-		if p := parent[i]; p >= 0 && namespaceLike[defs[p].Kind] && defs[p].Start <= s[0] && s[1] <= defs[p].End {
+		if p := parent[i]; p >= 0 && NamespaceLike(defs[p].Kind) && defs[p].Start <= s[0] && s[1] <= defs[p].End {
 			continue // the namespace's own body
 		}
 		d.Local = true
@@ -725,7 +726,7 @@ func enclose(defs []Def, refs []Ref) {
 		}
 		r.Encl = -1
 		for k := len(stack) - 1; k >= 0; k-- {
-			if functionLike[defs[stack[k]].Kind] {
+			if FunctionLike(defs[stack[k]].Kind) {
 				r.Encl = int32(stack[k])
 				break
 			}
@@ -772,11 +773,12 @@ func (w *scopeSweep) at(pos int32) [][2]int32 {
 // localsIn keeps the locals inside a function-like definition (a
 // top-level binding is a definition, not a local), with their enclosing
 // definition, sorted by name and position.
-// sc's lists are worked in.
-func localsIn(f *Record, locals []Local, scopes [][2]int32, defNames map[int32]bool, sc *scratch) []Local {
+// sc's lists are worked in. Untyped are the locals two patterns gave
+// different types, which no other reading types either.
+func localsIn(f *Record, locals []Local, scopes [][2]int32, defNames map[int32]bool, sc *scratch) (_ []Local, untyped map[localAt]bool) {
 	defs := f.Defs
 	if len(locals) == 0 {
-		return nil
+		return nil, nil
 	}
 	// (By name too: the names of one statement may share a place.)
 	slices.SortStableFunc(locals, func(a, b Local) int {
@@ -805,7 +807,7 @@ func localsIn(f *Record, locals []Local, scopes [][2]int32, defNames map[int32]b
 		e := refs[i].Encl
 		// (A variable's value may hold a function literal whose
 		// parameters are its locals: var tests = []T{{f: func(r *R) {...}}}.)
-		if e < 0 || defNames[l.At] || !functionLike[defs[e].Kind] && !(defs[e].Kind == "variable" && l.End >= 0) {
+		if e < 0 || defNames[l.At] || !FunctionLike(defs[e].Kind) && !(defs[e].Kind == "variable" && l.End >= 0) {
 			continue
 		}
 		l.Encl = e
@@ -818,22 +820,36 @@ func localsIn(f *Record, locals []Local, scopes [][2]int32, defNames map[int32]b
 			// Kid(): b is a Base).
 			declared := func(h uint8) bool { return h == TypeDeclared || h == TypeParam }
 			switch p := &out[k]; {
-			case l.How == TypeNone, p.conflict:
+			case l.How == TypeNone, untyped[localAt{p.At, p.End, p.Name}]:
 			case p.How == TypeNone:
 				p.Type, p.How, p.T, p.X = l.Type, l.How, l.T, l.X
 			case declared(p.How) && !declared(l.How):
 			case declared(l.How) && !declared(p.How):
 				p.Type, p.How, p.T, p.X = l.Type, l.How, l.T, l.X
 			case p.Type != l.Type || p.How != l.How:
-				p.Type, p.How, p.T, p.X, p.conflict = 0, TypeNone, 0, 0, true
+				p.Type, p.How, p.T, p.X = 0, TypeNone, 0, 0
+				if untyped == nil {
+					untyped = map[localAt]bool{}
+				}
+				untyped[localAt{p.At, p.End, p.Name}] = true
 			}
 			continue
 		}
 		out = append(out, l)
 	}
 	slices.SortStableFunc(out, func(a, b Local) int { return strings.Compare(f.Strs[a.Name], f.Strs[b.Name]) })
-	return append(make([]Local, 0, len(out)), out...)
+	return append(make([]Local, 0, len(out)), out...), untyped
 }
+
+// localAt names a local while it is extracted: its place, scope's end and
+// name.
+type localAt struct {
+	at, end int32
+	name    uint32
+}
+
+// refKinds are the reference kinds by the name tags.scm captures them by.
+var refKinds = map[string]uint8{"call": RefCall, "type": RefType, "value": RefValue, "read": RefRead}
 
 func unquote(s string) string {
 	s = strings.TrimSpace(s)
@@ -913,7 +929,7 @@ func fieldsIn(defs []Def, fields []Field) []Field {
 			best := -1
 			for i := range defs {
 				d := &defs[i]
-				if classLike[d.Kind] && d.Start <= fd.At && fd.At < d.End && (best < 0 || d.Start >= defs[best].Start) {
+				if ClassLike(d.Kind) && d.Start <= fd.At && fd.At < d.End && (best < 0 || d.Start >= defs[best].Start) {
 					best = i
 				}
 			}
@@ -975,7 +991,7 @@ func clipLiteral(l *Language, text string) string {
 func outermost(defs []Def) [][2]int32 {
 	var tops [][2]int32
 	for i := range defs {
-		if d := &defs[i]; (functionLike[d.Kind] || classLike[d.Kind]) && (len(tops) == 0 || d.Start >= tops[len(tops)-1][1]) {
+		if d := &defs[i]; (FunctionLike(d.Kind) || ClassLike(d.Kind)) && (len(tops) == 0 || d.Start >= tops[len(tops)-1][1]) {
 			tops = append(tops, [2]int32{d.Start, d.End})
 		}
 	}

@@ -137,9 +137,11 @@ type Step struct {
 // nodes: past them a node is opaque.
 const (
 	maxTypeSteps = 12
-	maxTypeDepth = 12
 	maxTypeNodes = 256
 )
+
+// maxTypeDepth bounds how deep a type's tree is read and built.
+const maxTypeDepth = 12
 
 // typeTrees is a record's string table and its declared types and
 // expressions as trees, with the readings of them the resolver makes.
