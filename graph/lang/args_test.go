@@ -3,6 +3,7 @@ package lang
 import (
 	"context"
 	"fmt"
+	"github.com/builtin-tools/builtin-tools/graph/record"
 	"slices"
 	"testing"
 )
@@ -49,12 +50,12 @@ func TestArgumentsAndParameters(t *testing.T) {
 				}
 				call := "?"
 				for _, o := range rec.Refs {
-					if o.At == rf.ArgOf() && o.Kind == RefCall {
+					if o.At == rf.ArgOf() && o.Kind == record.RefCall {
 						call = rec.Strs[o.Name]
 					}
 				}
 				place := fmt.Sprint(rf.Arg)
-				if rf.Arg == ArgByName {
+				if rf.Arg == record.ArgByName {
 					place = rec.ArgKey(&rf)
 				}
 				args = append(args, fmt.Sprintf("%s arg %s of %s", rec.Strs[rf.Name], place, call))

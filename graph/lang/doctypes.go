@@ -2,6 +2,7 @@ package lang
 
 import (
 	"fmt"
+	"github.com/builtin-tools/builtin-tools/graph/record"
 	"regexp"
 	"slices"
 	"strings"
@@ -24,7 +25,7 @@ type docAt struct {
 // that types its parameters by such a name then has them resolved like
 // those of a file importing the class; a name the file already binds
 // keeps its binding.
-func docImports(f *Record, l *Language, docs []docAt) {
+func docImports(f *record.Record, l *Language, docs []docAt) {
 	if l.docImport == nil {
 		return
 	}
@@ -34,11 +35,11 @@ func docImports(f *Record, l *Language, docs []docAt) {
 		}
 		for _, m := range l.docImport.FindAllStringSubmatchIndex(dc.text, -1) {
 			mod, name, local := dc.text[m[2]:m[3]], dc.text[m[4]:m[5]], dc.text[m[6]:m[7]]
-			if slices.ContainsFunc(f.Imports, func(im Import) bool { return im.Local == local }) {
+			if slices.ContainsFunc(f.Imports, func(im record.Import) bool { return im.Local == local }) {
 				continue
 			}
 			line := dc.line + int32(strings.Count(dc.text[:m[0]], "\n"))
-			f.Imports = append(f.Imports, Import{Module: intern(mod), Name: intern(name), Local: intern(local), Line: line})
+			f.Imports = append(f.Imports, record.Import{Module: intern(mod), Name: intern(name), Local: intern(local), Line: line})
 		}
 	}
 }
@@ -46,7 +47,7 @@ func docImports(f *Record, l *Language, docs []docAt) {
 // docField is a field whose doc comment gives its type (/** @type
 // {Option[]} */ this.options = []): the field, and the comment's type.
 type docField struct {
-	fd   Field
+	fd   record.Field
 	text string
 }
 
@@ -69,9 +70,9 @@ type docForm struct {
 func loadDocForms(cs []docFormConfig) ([]docForm, error) {
 	var out []docForm
 	for _, c := range cs {
-		f := slices.Index(formNames[:], c.Form)
+		f := slices.Index(record.FormNames[:], c.Form)
 		if f <= 0 {
-			return nil, fmt.Errorf("form %q is none of %s", c.Form, strings.Join(formNames[1:], " "))
+			return nil, fmt.Errorf("form %q is none of %s", c.Form, strings.Join(record.FormNames[1:], " "))
 		}
 		re, err := regexp.Compile(c.Match)
 		if err != nil {
@@ -82,7 +83,7 @@ func loadDocForms(cs []docFormConfig) ([]docForm, error) {
 		}
 		df := docForm{form: uint8(f), re: re}
 		for _, p := range c.Parts {
-			k := slices.Index(partNames[:], p)
+			k := slices.Index(record.PartNames[:], p)
 			if k <= 0 || !slices.Contains(formParts[f], uint8(k)) {
 				return nil, fmt.Errorf("%s: part %q is not one of the form's", c.Form, p)
 			}
@@ -97,15 +98,15 @@ func loadDocForms(cs []docFormConfig) ([]docForm, error) {
 // language's doc_types rules (1-based id).
 func (b *treeBuilder) docType(l *Language, s string) int32 {
 	root := int32(len(b.types))
-	b.emitDoc(l, strings.TrimSpace(s), PNone, 0)
+	b.emitDoc(l, strings.TrimSpace(s), record.PNone, 0)
 	return root + 1
 }
 
 func (b *treeBuilder) emitDoc(l *Language, s string, p uint8, depth int) {
 	i := len(b.types)
-	b.types = append(b.types, TypeNode{Part: p, Text: b.tab.raw(s)})
+	b.types = append(b.types, record.TypeNode{Part: p, Text: b.tab.raw(s)})
 	defer func() { b.types[i].Last = int32(len(b.types)) }()
-	if depth > maxTypeDepth || len(b.types) > maxTypeNodes+i {
+	if depth > record.MaxTypeDepth || len(b.types) > maxTypeNodes+i {
 		return
 	}
 	for _, df := range l.docForms {
@@ -114,9 +115,9 @@ func (b *treeBuilder) emitDoc(l *Language, s string, p uint8, depth int) {
 			continue
 		}
 		switch df.form {
-		case TName:
+		case record.TName:
 			b.types[i].Name = b.tab.raw(s)
-		case TPath:
+		case record.TPath:
 			if len(df.parts) < 2 {
 				return
 			}
@@ -139,7 +140,7 @@ func (b *treeBuilder) emitDoc(l *Language, s string, p uint8, depth int) {
 // about user methods: it is left out, so such a receiver stays a ranked
 // candidate. A local two patterns typed differently (untyped) stays
 // untyped.
-func docTypes(f *Record, l *Language, docs []docAt, tab *table, tb *treeBuilder, untyped map[localAt]bool) {
+func docTypes(f *record.Record, l *Language, docs []docAt, tab *table, tb *treeBuilder, untyped map[localAt]bool) {
 	if len(docs) == 0 || l.docParam == nil || tb == nil {
 		return
 	}
@@ -166,8 +167,8 @@ func docTypes(f *Record, l *Language, docs []docAt, tab *table, tb *treeBuilder,
 			}
 			// The parameter of that name, in the parameter list.
 			for _, i := range f.LocalsNamed(m[2]) {
-				if lc := &f.Locals[i]; lc.Encl == fn && lc.At >= dc.start && lc.At < dc.end && lc.How == TypeNone && !untyped[localAt{lc.At, lc.End, lc.Name}] {
-					lc.Type, lc.How, lc.T, lc.X = tab.id(strings.TrimSpace(m[1])), TypeParam, t, 0
+				if lc := &f.Locals[i]; lc.Encl == fn && lc.At >= dc.start && lc.At < dc.end && lc.How == record.TypeNone && !untyped[localAt{lc.At, lc.End, lc.Name}] {
+					lc.Type, lc.How, lc.T, lc.X = tab.id(strings.TrimSpace(m[1])), record.TypeParam, t, 0
 				}
 			}
 		}
@@ -178,7 +179,7 @@ func docTypes(f *Record, l *Language, docs []docAt, tab *table, tb *treeBuilder,
 // docTree is the tree of a type written in a comment, 0 when it names no
 // type of the index (a type the language defines, Object or Function,
 // says nothing about user methods).
-func docTree(f *Record, l *Language, tab *table, tb *treeBuilder, text string) int32 {
+func docTree(f *record.Record, l *Language, tab *table, tb *treeBuilder, text string) int32 {
 	root := tb.docType(l, text)
 	f.Types, f.Strs = tb.types, tab.strs
 	t := root
@@ -193,15 +194,15 @@ func docTree(f *Record, l *Language, tab *table, tb *treeBuilder, text string) i
 
 // typedDocFields are the fields whose doc comments give a type the index can
 // use, typed by it.
-func typedDocFields(f *Record, l *Language, dfs []docField, tab *table, tb *treeBuilder) []Field {
+func typedDocFields(f *record.Record, l *Language, dfs []docField, tab *table, tb *treeBuilder) []record.Field {
 	if tb == nil {
 		return nil
 	}
-	var out []Field
+	var out []record.Field
 	for _, df := range dfs {
 		if t := docTree(f, l, tab, tb, df.text); t != 0 {
 			fd := df.fd
-			fd.Type, fd.How, fd.T = intern(strings.TrimSpace(df.text)), TypeDeclared, t
+			fd.Type, fd.How, fd.T = intern(strings.TrimSpace(df.text)), record.TypeDeclared, t
 			out = append(out, fd)
 		}
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/astgrep"
 	"github.com/builtin-tools/builtin-tools/graph/languages"
+	"github.com/builtin-tools/builtin-tools/graph/record"
 )
 
 // Language is one folder of languages/: its settings (language.json) and
@@ -181,10 +182,10 @@ var typeCaptures = []struct {
 	name string
 	how  uint8
 }{
-	{"type", TypeDeclared}, {"type.new", TypeNew}, {"type.call", TypeCall},
-	{"type.elem", TypeElem}, {"type.expr", TypeExpr}, {"type.member", TypeExpr},
-	{"type.field", TypeField}, {"type.call.2", TypeCall2}, {"type.call.3", TypeCall3},
-	{"type.param", TypeTypeParam}, {"type.result", TypeResult}, {"type.key", TypeKey},
+	{"type", record.TypeDeclared}, {"type.new", record.TypeNew}, {"type.call", record.TypeCall},
+	{"type.elem", record.TypeElem}, {"type.expr", record.TypeExpr}, {"type.member", record.TypeExpr},
+	{"type.field", record.TypeField}, {"type.call.2", record.TypeCall2}, {"type.call.3", record.TypeCall3},
+	{"type.param", record.TypeTypeParam}, {"type.result", record.TypeResult}, {"type.key", record.TypeKey},
 }
 
 // role is what a pattern's match is: the capture that names it.

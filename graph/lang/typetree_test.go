@@ -2,6 +2,7 @@ package lang
 
 import (
 	"context"
+	"flag"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,12 +13,13 @@ import (
 	"github.com/rogpeppe/go-internal/txtar"
 
 	"github.com/builtin-tools/builtin-tools/astgrep"
+	"github.com/builtin-tools/builtin-tools/graph/record"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
 // typedPlaces lists every captured type and expression of a record: the
 // tree ids (1-based) with the text the resolver reads, by how it is known.
-func typedPlaces(r *Record) (types, exprs []int32, texts map[int32]string, xtexts map[int32]string) {
+func typedPlaces(r *record.Record) (types, exprs []int32, texts map[int32]string, xtexts map[int32]string) {
 	texts, xtexts = map[int32]string{}, map[int32]string{}
 	add := func(t, x int32, text string) {
 		if t > 0 {
@@ -145,7 +147,7 @@ func f(m map[string][]*x.T, g func(int) (a, b *y.U, err error), c chan<- Box[int
 // ("def f") type, a receiver's steps ("recv a.b"), and with localExprs a
 // local's assigned expression where it has one. ts keeps the locals' type
 // ids.
-func typeForms(t *testing.T, id, src string, localExprs bool) (l *Language, rec *Record, got map[string]string, ts map[string]int32) {
+func typeForms(t *testing.T, id, src string, localExprs bool) (l *Language, rec *record.Record, got map[string]string, ts map[string]int32) {
 	t.Helper()
 	e, s := bundled(t)
 	l = s.Lookup(id)
@@ -192,7 +194,7 @@ func wantForms(t *testing.T, got, want map[string]string) {
 
 // wantNames checks the qualifier and name each local's type gives
 // ("q.n", ".n" with no qualifier).
-func wantNames(t *testing.T, l *Language, rec *Record, ts map[string]int32, want map[string]string) {
+func wantNames(t *testing.T, l *Language, rec *record.Record, ts map[string]int32, want map[string]string) {
 	t.Helper()
 	for k, w := range want {
 		q, n, ok := rec.TypeName(l, ts[k])
@@ -444,8 +446,10 @@ func TestTypeReads(t *testing.T) {
 	testenv.Golden(t, "testdata/typereads.golden", got, *update)
 }
 
+var update = flag.Bool("update", false, "rewrite testdata/typereads.golden")
+
 // typeReads is what the resolver reads of type id, on one line.
-func typeReads(r *Record, l *Language, id int32) string {
+func typeReads(r *record.Record, l *Language, id int32) string {
 	var out []string
 	if q, n, ok := r.TypeName(l, id); ok && n != "" {
 		out = append(out, "name "+q+"."+n)

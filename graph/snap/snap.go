@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"github.com/builtin-tools/builtin-tools/graph/lang"
+	"github.com/builtin-tools/builtin-tools/graph/record"
 )
 
 // FileID names a file in a snapshot: its place in the files table. A
@@ -44,7 +45,7 @@ type Entry struct {
 	// build line and the language's variants rule: lang.HostAny without a
 	// say, HostYes or HostNo. Set by Builder.Put.
 	Host uint8
-	*lang.Record
+	*record.Record
 }
 
 // Cost estimates the bytes e holds in memory.
@@ -58,7 +59,7 @@ type Target struct {
 }
 
 // D returns the definition.
-func (t Target) D() *lang.Def { return &t.File.Defs[t.Def] }
+func (t Target) D() *record.Def { return &t.File.Defs[t.Def] }
 
 // Qualified names the definition for a reader: pkg.Type.Method in Go,
 // Class.method elsewhere.

@@ -1,4 +1,4 @@
-package lang
+package record
 
 import (
 	"slices"
@@ -260,7 +260,8 @@ func (r *Record) Cost() int64 {
 }
 
 // RefName and RefReceiver are a reference's name and receiver text.
-func (r *Record) RefName(ref *Ref) string     { return r.Strs[ref.Name] }
+func (r *Record) RefName(ref *Ref) string { return r.Strs[ref.Name] }
+
 func (r *Record) RefReceiver(ref *Ref) string { return r.Strs[ref.Recv] }
 
 // DefsNamed returns the indexes of r's definitions called name.
@@ -330,7 +331,7 @@ func (r *Record) Bound(name string, encl, at int32) bool {
 // function: untyped, or of a type whose text says so (funcTypeWords). A
 // parameter of another type handed on (ctx, w, a counter) is most of
 // them, and its reference would only cost memory.
-func (r *Record) funcParamAt(name string, encl, at int32) bool {
+func (r *Record) FuncParamAt(name string, encl, at int32) bool {
 	for e, n := encl, 0; e >= 0 && n < 16; e, n = r.Outer(e), n+1 {
 		if r.Bound(name, e, at) {
 			// The innermost binding, as InnermostLocals finds it, without
