@@ -18,20 +18,21 @@ type Module struct{ Path, Dir string }
 
 // View is what an import rule reads of the index: which files exist, and
 // the per-language tables of folders, dotted module names and file
-// names. Every list is in path order.
+// names, by the language's index in its set (lang.Language.Index). Every
+// list is in path order.
 type View interface {
 	// Lookup is the file at a path relative to the root.
 	Lookup(rel string) (FileID, bool)
 	// Dir lists the files of language l in a folder.
-	Dir(l *Language, dir string) []FileID
+	Dir(l int, dir string) []FileID
 	// EachDir calls fn with every folder holding files of l, in path
 	// order, until it returns false.
-	EachDir(l *Language, fn func(dir string, ids []FileID) bool)
+	EachDir(l int, fn func(dir string, ids []FileID) bool)
 	// Module lists the files of l that answer to a module name (the
 	// rule's Modules).
-	Module(l *Language, name string) []FileID
+	Module(l int, name string) []FileID
 	// Base lists the files of l with a file name.
-	Base(l *Language, base string) []FileID
+	Base(l int, base string) []FileID
 	// Modules are the manifests' module paths, longest first.
 	Modules() []Module
 	// Rel is a file's path.
@@ -44,9 +45,9 @@ type View interface {
 // resolver knows only the order in which it tries imports.
 type ImportRule interface {
 	// Files maps an import path written in the file fromRel (of language
-	// from) to the files it names; known is false when it names nothing in
+	// from, by its index) to the files it names; known is false when it names nothing in
 	// the index (a standard or third-party module).
-	Files(v View, from *Language, fromRel, module string) (ids []FileID, known bool)
+	Files(v View, from int, fromRel, module string) (ids []FileID, known bool)
 	// Modules lists the module names a file answers to, for rules that
 	// look a module up by its name (a/b/c.py is a.b.c); nil otherwise.
 	Modules(rel string) []string
@@ -155,7 +156,7 @@ func newImportRule(name string, d importData) (ImportRule, error) {
 // defaults.
 type noImports struct{}
 
-func (noImports) Files(View, *Language, string, string) ([]FileID, bool) { return nil, false }
+func (noImports) Files(View, int, string, string) ([]FileID, bool) { return nil, false }
 func (noImports) Modules(string) []string                                { return nil }
 func (noImports) Separator() string                                      { return "" }
 func (noImports) IsPath(string) bool                                     { return false }
@@ -185,7 +186,7 @@ func (goImports) ModulePath(data []byte) string {
 	return ""
 }
 
-func (goImports) Files(v View, l *Language, _, module string) ([]FileID, bool) {
+func (goImports) Files(v View, l int, _, module string) ([]FileID, bool) {
 	for _, m := range v.Modules() {
 		if module == m.Path || strings.HasPrefix(module, m.Path+"/") {
 			return nonEmpty(v.Dir(l, path.Join(m.Dir, strings.TrimPrefix(module, m.Path))))
@@ -252,7 +253,7 @@ func (r dottedImports) Modules(rel string) []string {
 	return out
 }
 
-func (r dottedImports) Files(v View, l *Language, fromRel, module string) ([]FileID, bool) {
+func (r dottedImports) Files(v View, l int, fromRel, module string) ([]FileID, bool) {
 	if strings.HasPrefix(module, r.sep) {
 		dots, rest := 0, module
 		for strings.HasPrefix(rest, r.sep) {
@@ -320,7 +321,7 @@ type relativeImports struct {
 	resolve, replace []string
 }
 
-func (r relativeImports) Files(v View, _ *Language, fromRel, module string) ([]FileID, bool) {
+func (r relativeImports) Files(v View, _ int, fromRel, module string) ([]FileID, bool) {
 	if !strings.HasPrefix(module, ".") {
 		return nil, false
 	}
@@ -354,7 +355,7 @@ type crateImports struct {
 	d importData
 }
 
-func (r crateImports) Files(v View, _ *Language, fromRel, module string) ([]FileID, bool) {
+func (r crateImports) Files(v View, _ int, fromRel, module string) ([]FileID, bool) {
 	segs := strings.Split(module, r.d.Separator)
 	crate, here := r.module(fromRel)
 	switch segs[0] {
@@ -443,7 +444,7 @@ func (crateImports) BindsNames() bool { return true }
 // file whose path ends with it.
 type includeImports struct{ noImports }
 
-func (includeImports) Files(v View, l *Language, fromRel, module string) ([]FileID, bool) {
+func (includeImports) Files(v View, l int, fromRel, module string) ([]FileID, bool) {
 	if g, ok := v.Lookup(path.Join(path.Dir(fromRel), module)); ok {
 		return []FileID{g}, true
 	}

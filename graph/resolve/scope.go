@@ -110,7 +110,7 @@ func (sc *scopes) ModuleFiles(f *snap.Entry, module string) ([]*snap.Entry, bool
 	if ok {
 		return sc.current(m.files), m.known
 	}
-	ids, known := f.Lang.Rule().Files(sc.s, f.Lang, f.Rel, module)
+	ids, known := f.Lang.Rule().Files(sc.s, f.Lang.Index, f.Rel, module)
 	m = modFiles{sc.s.Entries(ids), known}
 	sc.mu.Lock()
 	if sc.mods == nil || len(sc.mods) > 100000 {

@@ -225,10 +225,10 @@ func (s *Snapshot) Bytes() int64 { return s.bytes }
 
 func (s *Snapshot) Lookup(rel string) (FileID, bool) { return s.byRel.get(rel) }
 
-func (s *Snapshot) Dir(l *lang.Language, dir string) []FileID { return s.tables[l.Index].Dirs.Get(dir) }
+func (s *Snapshot) Dir(l int, dir string) []FileID { return s.tables[l].Dirs.Get(dir) }
 
-func (s *Snapshot) EachDir(l *lang.Language, fn func(string, []FileID) bool) {
-	t := s.tables[l.Index]
+func (s *Snapshot) EachDir(l int, fn func(string, []FileID) bool) {
+	t := s.tables[l]
 	for _, d := range t.Dirs.Keys() {
 		if !fn(d, t.Dirs.Get(d)) {
 			return
@@ -236,12 +236,12 @@ func (s *Snapshot) EachDir(l *lang.Language, fn func(string, []FileID) bool) {
 	}
 }
 
-func (s *Snapshot) Module(l *lang.Language, name string) []FileID {
-	return s.tables[l.Index].Modules.Get(name)
+func (s *Snapshot) Module(l int, name string) []FileID {
+	return s.tables[l].Modules.Get(name)
 }
 
-func (s *Snapshot) Base(l *lang.Language, base string) []FileID {
-	return s.tables[l.Index].Base.Get(base)
+func (s *Snapshot) Base(l int, base string) []FileID {
+	return s.tables[l].Base.Get(base)
 }
 
 func (s *Snapshot) Modules() []lang.Module { return s.mods }
