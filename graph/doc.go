@@ -213,9 +213,10 @@
 //
 // # Parts
 //
-// The graph is four parts, one direction: graph/lang (languages, loading,
-// extraction into immutable per-file records, the edge vocabulary, the
-// import and variants rules); graph/snap (the immutable snapshot the index
+// The graph is four parts, one direction: graph/record (the immutable
+// per-file record and its codec) and graph/imports (the import rules),
+// read by graph/lang (languages, loading, extraction into records, the
+// edge vocabulary, the variants rules); graph/snap (the immutable snapshot the index
 // publishes after each change, tables copied on write) and graph/index
 // (build, refresh, watching, the records on disk, a partial snapshot for
 // an answer ahead of the build); graph/resolve (resolution against one

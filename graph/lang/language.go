@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/builtin-tools/builtin-tools/astgrep"
+	"github.com/builtin-tools/builtin-tools/graph/imports"
 	"github.com/builtin-tools/builtin-tools/graph/languages"
 	"github.com/builtin-tools/builtin-tools/graph/record"
 )
@@ -116,9 +117,9 @@ type Language struct {
 	// net.Listener).
 	EmbeddedNamed bool
 
-	rule     ImportRule // Imports, made with its data from language.json
-	shapes   *Shapes    // shapes.scm and its keys, nil without one
-	types    *typeQuery // typeforms.scm, nil without one: declared types are read as text
+	rule     imports.Rule // Imports, made with its data from language.json
+	shapes   *Shapes      // shapes.scm and its keys, nil without one
+	types    *typeQuery   // typeforms.scm, nil without one: declared types are read as text
 	query    *astgrep.CaptureQuery
 	source   string    // language.json, tags.scm and typeforms.scm, for the snapshot key
 	fp       [32]byte  // fingerprint: what shapes its records besides the bytes; zero: not keyed
@@ -233,7 +234,7 @@ type langConfig struct {
 	// (Every assignment of a local is a binding: see Language.)
 	AssignmentsBind  *bool    `json:"assignments_bind"`
 	FunctionLiterals []string `json:"function_literals"`
-	// The import rule's data: see importData.
+	// The import rule's data: see imports.Data.
 	ModuleSeparator   string   `json:"module_separator"`
 	InitFile          string   `json:"init_file"`
 	ReplaceExtensions []string `json:"replace_extensions"`
@@ -251,8 +252,8 @@ type langConfig struct {
 	typesConfig
 }
 
-func (c *langConfig) importData() importData {
-	return importData{Separator: c.ModuleSeparator, InitFile: c.InitFile, Resolve: c.Resolve, Replace: c.ReplaceExtensions,
+func (c *langConfig) importData() imports.Data {
+	return imports.Data{Separator: c.ModuleSeparator, InitFile: c.InitFile, Resolve: c.Resolve, Replace: c.ReplaceExtensions,
 		Root: c.PathRoot, Self: c.PathSelf, Parent: c.PathParent, RootFiles: c.RootFiles, SourceDir: c.SourceDir, Manifest: c.Manifest}
 }
 
@@ -263,7 +264,7 @@ type Set struct {
 	byID  map[string]*Language
 	byExt map[string]*Language
 	// manifests are the files import rules read module paths from (go.mod).
-	manifests map[string]ImportRule
+	manifests map[string]imports.Rule
 	ids       []string
 	list      []*Language // by id
 	hash      string      // of every language's files: records made with other queries are not used
@@ -274,7 +275,7 @@ type Set struct {
 // of dirs (folders holding one folder per language), later ones replacing
 // earlier ones with the same id, and compiles their queries with e.
 func Load(e *astgrep.Engine, dirs ...string) (*Set, error) {
-	s := &Set{byID: map[string]*Language{}, byExt: map[string]*Language{}, manifests: map[string]ImportRule{}}
+	s := &Set{byID: map[string]*Language{}, byExt: map[string]*Language{}, manifests: map[string]imports.Rule{}}
 	s.keys = &keyState{e: e, set: s}
 	fss := []fs.FS{languages.FS}
 	for _, d := range dirs {
@@ -479,7 +480,7 @@ func loadLanguage(e *astgrep.Engine, fsys fs.FS, id string) (*Language, error) {
 	if !slices.Contains([]string{"method_set", "declared", "structural", "none"}, c.Implements) {
 		return nil, fmt.Errorf("language %s: implements %q is not one of method_set, declared, structural, none", id, c.Implements)
 	}
-	rule, err := newImportRule(c.Imports, c.importData())
+	rule, err := imports.New(c.Imports, c.importData())
 	if err != nil {
 		return nil, fmt.Errorf("language %s: %w", id, err)
 	}
@@ -608,14 +609,14 @@ func (s *Set) Lookup(id string) *Language { return s.byID[id] }
 
 // Manifest is the import rule that reads a manifest file of this name
 // (go.mod), or nil.
-func (s *Set) Manifest(name string) ImportRule { return s.manifests[name] }
+func (s *Set) Manifest(name string) imports.Rule { return s.manifests[name] }
 
 // Hash is a hash of every language's files: records made with other
 // query files or settings are not used.
 func (s *Set) Hash() string { return s.hash }
 
 // Rule is the language's import rule, made with its data.
-func (l *Language) Rule() ImportRule { return l.rule }
+func (l *Language) Rule() imports.Rule { return l.rule }
 
 // Query is the language's compiled main query (tags.scm and the files
 // "queries" lists).

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/builtin-tools/builtin-tools/astgrep"
+	"github.com/builtin-tools/builtin-tools/graph/imports"
 	"github.com/builtin-tools/builtin-tools/graph/lang"
 	"github.com/builtin-tools/builtin-tools/graph/record"
 	"github.com/builtin-tools/builtin-tools/graph/resolve"
@@ -149,7 +150,7 @@ func goTree() map[string]*record.Record {
 // index, no files, no parse.
 func TestResolutionOrder(t *testing.T) {
 	ls := langs(t)
-	s := snaptest.Build(ls, goTree(), lang.Module{Path: "m", Dir: "."})
+	s := snaptest.Build(ls, goTree(), imports.Module{Path: "m", Dir: "."})
 	got := all(resolve.New(s, nil))
 	hasLines(t, got,
 		"api/api.go:8 s.Save -> exact store.Store.Save@store/store.go:3 — s is *store.Store: parameter, api/api.go:7",
@@ -226,7 +227,7 @@ func TestInheritedCacheEqualsFresh(t *testing.T) {
 	rels := []string{"store/store.go", "api/helper.go", "cache/cache.go", "extra/extra.go", "py/shapes.py", "py/use.py"}
 	b := snap.New(ls)
 	snaptest.Put(b, base)
-	b.SetModules([]lang.Module{{Path: "m", Dir: "."}})
+	b.SetModules([]imports.Module{{Path: "m", Dir: "."}})
 	s := b.Snapshot()
 	c := resolve.NewCache(s, nil)
 	all(resolve.New(s, c)) // fill it

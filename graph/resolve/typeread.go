@@ -9,7 +9,7 @@ import (
 )
 
 // Reading declared types and receivers. A record holds each captured type
-// as a tree and each receiver as steps (graph/lang/typetree.go, read by
+// as a tree and each receiver as steps (graph/record/typetree.go, read by
 // the language's typeforms.scm); these functions follow them. No type is
 // read from its text: a type with an opaque node, and every type and
 // receiver of a language without typeforms.scm, names nothing here (its

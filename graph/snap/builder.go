@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"slices"
 
+	"github.com/builtin-tools/builtin-tools/graph/imports"
 	"github.com/builtin-tools/builtin-tools/graph/lang"
 	"github.com/builtin-tools/builtin-tools/graph/record"
 )
@@ -230,7 +231,7 @@ func (b *Builder) Unskip(rel string) {
 }
 
 // SetModules replaces the manifests' module paths (longest first).
-func (b *Builder) SetModules(ms []lang.Module) {
+func (b *Builder) SetModules(ms []imports.Module) {
 	s := b.w()
 	s.mods = ms
 	s.Gen++

@@ -9,6 +9,7 @@ import (
 	"iter"
 	"slices"
 
+	"github.com/builtin-tools/builtin-tools/graph/imports"
 	"github.com/builtin-tools/builtin-tools/graph/lang"
 	"github.com/builtin-tools/builtin-tools/graph/record"
 )
@@ -16,7 +17,7 @@ import (
 // FileID names a file in a snapshot: its place in the files table. A
 // file keeps its id while it is in the index; a removed file's id may be
 // given to another later.
-type FileID = lang.FileID
+type FileID = imports.FileID
 
 // Stamp is what tells a later reading whether a file changed.
 type Stamp struct {
@@ -94,7 +95,7 @@ type Snapshot struct {
 	byRel   *table[FileID]
 	order   []FileID  // by Rel
 	tables  []*Tables // by Language.Index
-	mods    []lang.Module
+	mods    []imports.Module
 	skipped *table[string]
 	bytes   int64
 }
@@ -202,7 +203,7 @@ func (s *Snapshot) Files() iter.Seq[*Entry] {
 func (s *Snapshot) Tables(l *lang.Language) *Tables { return s.tables[l.Index] }
 
 // Mods are the manifests' module paths, longest first.
-func (s *Snapshot) Mods() []lang.Module { return s.mods }
+func (s *Snapshot) Mods() []imports.Module { return s.mods }
 
 // Skipped says why rel is not indexed, if it was left out.
 func (s *Snapshot) Skipped(rel string) (string, bool) { return s.skipped.get(rel) }
@@ -221,7 +222,7 @@ func (s *Snapshot) Len() int { return len(s.order) }
 // Bytes estimates the memory the files' records take.
 func (s *Snapshot) Bytes() int64 { return s.bytes }
 
-// The snapshot as import rules read it (lang.View).
+// The snapshot as import rules read it (imports.View).
 
 func (s *Snapshot) Lookup(rel string) (FileID, bool) { return s.byRel.get(rel) }
 
@@ -244,8 +245,8 @@ func (s *Snapshot) Base(l int, base string) []FileID {
 	return s.tables[l].Base.Get(base)
 }
 
-func (s *Snapshot) Modules() []lang.Module { return s.mods }
+func (s *Snapshot) Modules() []imports.Module { return s.mods }
 
 func (s *Snapshot) Rel(id FileID) string { return s.files.at(id).Rel }
 
-var _ lang.View = (*Snapshot)(nil)
+var _ imports.View = (*Snapshot)(nil)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/builtin-tools/builtin-tools/astgrep"
+	"github.com/builtin-tools/builtin-tools/graph/imports"
 	"github.com/builtin-tools/builtin-tools/graph/lang"
 	"github.com/builtin-tools/builtin-tools/graph/record"
 )
@@ -91,7 +92,7 @@ func TestOldSnapshotUnchanged(t *testing.T) {
 	b.Put(entry(ls, "a/a.go", []string{"F", "K"}, []string{"F"})) // replaced
 	b.Put(entry(ls, "a/0.go", []string{"F"}, []string{"H"}))      // added first in path order
 	b.Remove("b/b.go")
-	b.SetModules([]lang.Module{{Path: "m", Dir: "."}})
+	b.SetModules([]imports.Module{{Path: "m", Dir: "."}})
 	b.Skip("x.go", "too large")
 	next := b.Snapshot()
 	if got := dump(old); got != want {
@@ -252,7 +253,7 @@ func TestFactsGen(t *testing.T) {
 		func() { b.Put(entry(ls, "a/a.go", []string{"F"}, []string{"G", "H"})) },
 		func() { b.Put(entry(ls, "a/c.go", nil, nil)) },
 		func() { b.Remove("a/c.go") },
-		func() { b.SetModules([]lang.Module{{Path: "m", Dir: "."}}) },
+		func() { b.SetModules([]imports.Module{{Path: "m", Dir: "."}}) },
 	} {
 		before := b.Snapshot().FactsGen
 		step()

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/builtin-tools/builtin-tools/graph/imports"
 	"github.com/builtin-tools/builtin-tools/graph/lang"
 	"github.com/builtin-tools/builtin-tools/graph/record"
 	"github.com/builtin-tools/builtin-tools/graph/snap"
@@ -221,7 +222,7 @@ func (r *R) Done() *record.Record {
 
 // Build is a snapshot of the records by path, each in the language its
 // file name says, with the modules manifests would declare.
-func Build(langs *lang.Set, files map[string]*record.Record, mods ...lang.Module) *snap.Snapshot {
+func Build(langs *lang.Set, files map[string]*record.Record, mods ...imports.Module) *snap.Snapshot {
 	b := snap.New(langs)
 	Put(b, files)
 	if len(mods) > 0 {

@@ -1,4 +1,10 @@
-package lang
+// Package imports is how a language's import paths name files in the
+// code graph's index: the registered rules (go, dotted, relative, rust,
+// include, none), each made from the data its language.json gives, and
+// the View of the index's tables they read. It knows no language's
+// queries, no record and no resolution: the resolver asks a file's rule
+// which files an import names.
+package imports
 
 import (
 	"bufio"
@@ -39,11 +45,11 @@ type View interface {
 	Rel(id FileID) string
 }
 
-// ImportRule is how one language's import paths name files in the index.
+// Rule is how one language's import paths name files in the index.
 // language.json's "imports" picks a registered rule by name; its data
 // (suffixes, init file, separator, ...) comes from the same file, so the
 // resolver knows only the order in which it tries imports.
-type ImportRule interface {
+type Rule interface {
 	// Files maps an import path written in the file fromRel (of language
 	// from, by its index) to the files it names; known is false when it names nothing in
 	// the index (a standard or third-party module).
@@ -73,9 +79,9 @@ type ImportRule interface {
 	ModulePath(data []byte) string
 }
 
-// importData is what language.json gives a rule; each rule reads some of
+// Data is what language.json gives a rule; each rule reads some of
 // these keys, and a key its rule does not read is an error.
-type importData struct {
+type Data struct {
 	Separator string   // module_separator: between a path's segments
 	InitFile  string   // init_file: the file, without extension, that is its folder's module (__init__, mod)
 	Resolve   []string // resolve: suffixes tried after a path, in order
@@ -89,7 +95,7 @@ type importData struct {
 }
 
 // keys lists the rule keys d sets.
-func (d importData) keys() []string {
+func (d Data) keys() []string {
 	var out []string
 	for k, set := range map[string]bool{
 		"module_separator": d.Separator != "", "init_file": d.InitFile != "", "resolve": len(d.Resolve) > 0,
@@ -109,26 +115,26 @@ func (d importData) keys() []string {
 // how it is made from them.
 type ruleSpec struct {
 	required, optional []string
-	make               func(importData) ImportRule
+	make               func(Data) Rule
 }
 
 var importRules = map[string]ruleSpec{
-	"none": {make: func(importData) ImportRule { return noImports{} }},
+	"none": {make: func(Data) Rule { return noImports{} }},
 	"go": {required: []string{"manifest"},
-		make: func(d importData) ImportRule { return goImports{manifestName: d.Manifest} }},
+		make: func(d Data) Rule { return goImports{manifestName: d.Manifest} }},
 	"dotted": {required: []string{"module_separator"}, optional: []string{"init_file", "resolve"},
-		make: func(d importData) ImportRule {
+		make: func(d Data) Rule {
 			return dottedImports{sep: d.Separator, init: d.InitFile, resolve: d.Resolve}
 		}},
 	"relative": {optional: []string{"resolve", "replace_extensions"},
-		make: func(d importData) ImportRule { return relativeImports{resolve: d.Resolve, replace: d.Replace} }},
+		make: func(d Data) Rule { return relativeImports{resolve: d.Resolve, replace: d.Replace} }},
 	"rust": {required: []string{"module_separator", "path_root", "path_self", "path_parent", "root_files", "source_dir", "resolve"}, optional: []string{"init_file"},
-		make: func(d importData) ImportRule { return crateImports{d: d} }},
-	"include": {make: func(importData) ImportRule { return includeImports{} }},
+		make: func(d Data) Rule { return crateImports{d: d} }},
+	"include": {make: func(Data) Rule { return includeImports{} }},
 }
 
-// newImportRule checks a language's rule name and data and makes the rule.
-func newImportRule(name string, d importData) (ImportRule, error) {
+// New checks a language's rule name and data and makes the rule.
+func New(name string, d Data) (Rule, error) {
 	spec, ok := importRules[name]
 	if !ok {
 		var names []string
@@ -157,14 +163,22 @@ func newImportRule(name string, d importData) (ImportRule, error) {
 type noImports struct{}
 
 func (noImports) Files(View, int, string, string) ([]FileID, bool) { return nil, false }
-func (noImports) Modules(string) []string                                { return nil }
-func (noImports) Separator() string                                      { return "" }
-func (noImports) IsPath(string) bool                                     { return false }
-func (noImports) DefaultLocal(string, []string) string                   { return "" }
-func (noImports) BindsNames() bool                                       { return false }
-func (noImports) Textual() bool                                          { return false }
-func (noImports) Manifest() string                                       { return "" }
-func (noImports) ModulePath([]byte) string                               { return "" }
+
+func (noImports) Modules(string) []string { return nil }
+
+func (noImports) Separator() string { return "" }
+
+func (noImports) IsPath(string) bool { return false }
+
+func (noImports) DefaultLocal(string, []string) string { return "" }
+
+func (noImports) BindsNames() bool { return false }
+
+func (noImports) Textual() bool { return false }
+
+func (noImports) Manifest() string { return "" }
+
+func (noImports) ModulePath([]byte) string { return "" }
 
 // goImports: an import path is a package folder, under the manifest
 // (go.mod) that declares the longest prefix of it.
@@ -309,10 +323,13 @@ func (r dottedImports) narrow(v View, fs []FileID, module string) []FileID {
 	return fs
 }
 
-func (r dottedImports) Separator() string                           { return r.sep }
-func (r dottedImports) IsPath(recv string) bool                     { return strings.Contains(recv, r.sep) }
+func (r dottedImports) Separator() string { return r.sep }
+
+func (r dottedImports) IsPath(recv string) bool { return strings.Contains(recv, r.sep) }
+
 func (dottedImports) DefaultLocal(module string, _ []string) string { return module }
-func (dottedImports) BindsNames() bool                              { return true }
+
+func (dottedImports) BindsNames() bool { return true }
 
 // relativeImports: only a path starting with "." names a file, beside the
 // importer, as written or with one of the resolve suffixes.
@@ -352,7 +369,7 @@ func (relativeImports) BindsNames() bool { return true }
 // <source_dir>/a/b<resolve suffix>, the root one of root_files.
 type crateImports struct {
 	noImports
-	d importData
+	d Data
 }
 
 func (r crateImports) Files(v View, _ int, fromRel, module string) ([]FileID, bool) {
@@ -429,15 +446,18 @@ func (r crateImports) find(v View, crate string, segs []string) ([]FileID, bool)
 }
 
 func (r crateImports) Separator() string { return r.d.Separator }
+
 func (r crateImports) IsPath(recv string) bool {
 	return strings.Contains(recv, r.d.Separator) || recv == r.d.Root || recv == r.d.Self || recv == r.d.Parent
 }
+
 func (r crateImports) DefaultLocal(module string, _ []string) string {
 	if i := strings.LastIndex(module, r.d.Separator); i >= 0 {
 		return module[i+len(r.d.Separator):]
 	}
 	return module
 }
+
 func (crateImports) BindsNames() bool { return true }
 
 // includeImports: an include names a file beside the includer, else any
