@@ -44,7 +44,7 @@ func (h *Handle) Dependents(ctx context.Context, rel string, before, after []byt
 		if err != nil {
 			return nil, err
 		}
-		return lang.Extract(l, src, r), nil
+		return l.Extractor().Extract(src, r), nil
 	}
 	old, err := read(before)
 	if err != nil {

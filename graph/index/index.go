@@ -477,7 +477,7 @@ func (x *Index) read(ctx context.Context, entries []walk.Entry, oneAtATime bool,
 			if !en.hashed {
 				en.sum = sha256.Sum256(r.Src)
 			}
-			rec := lang.Extract(en.l, r.Src, r)
+			rec := en.l.Extractor().Extract(r.Src, r)
 			x.parsed.Add(1)
 			x.putRecord(en.l, en.sum, rec)
 			f = entryOf(en.rel, en.l, en.sum, rec, r.Info, len(r.Src))

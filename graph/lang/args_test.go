@@ -42,7 +42,7 @@ func TestArgumentsAndParameters(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rec := Extract(l, []byte(c.src), r)
+			rec := l.Extractor().Extract([]byte(c.src), r)
 			var args, params []string
 			for _, rf := range rec.Refs {
 				if rf.Arg == 0 {

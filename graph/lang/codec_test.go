@@ -128,7 +128,7 @@ func extractWith(t testing.TB, more func(*Set) []sample) ([]*record.Record, []*L
 		if err != nil {
 			t.Fatalf("%s: %v", sm.name, err)
 		}
-		out = append(out, Extract(sm.l, sm.src, r))
+		out = append(out, sm.l.Extractor().Extract(sm.src, r))
 		ls = append(ls, sm.l)
 	}
 	return out, ls

@@ -25,7 +25,7 @@ type docAt struct {
 // that types its parameters by such a name then has them resolved like
 // those of a file importing the class; a name the file already binds
 // keeps its binding.
-func docImports(f *record.Record, l *Language, docs []docAt) {
+func docImports(f *record.Record, l *Extractor, docs []docAt) {
 	if l.docImport == nil {
 		return
 	}
@@ -51,11 +51,11 @@ type docField struct {
 	text string
 }
 
-// docFormConfig is one rule of language.json's doc_types: a type written
+// DocForm is one rule of language.json's doc_types: a type written
 // in a comment (JSDoc's {Sock[]}) that matches the expression is of the
 // form named, its submatches its parts, in order. The rules are tried in
 // order; a text none matches is opaque.
-type docFormConfig struct {
+type DocForm struct {
 	Form  string   `json:"form"`
 	Match string   `json:"match"`
 	Parts []string `json:"parts"`
@@ -67,7 +67,7 @@ type docForm struct {
 	parts []uint8
 }
 
-func loadDocForms(cs []docFormConfig) ([]docForm, error) {
+func loadDocForms(cs []DocForm) ([]docForm, error) {
 	var out []docForm
 	for _, c := range cs {
 		f := slices.Index(record.FormNames[:], c.Form)
@@ -96,13 +96,13 @@ func loadDocForms(cs []docFormConfig) ([]docForm, error) {
 
 // docType appends the tree of a type written in a comment, read by the
 // language's doc_types rules (1-based id).
-func (b *treeBuilder) docType(l *Language, s string) int32 {
+func (b *treeBuilder) docType(l *Extractor, s string) int32 {
 	root := int32(len(b.types))
 	b.emitDoc(l, strings.TrimSpace(s), record.PNone, 0)
 	return root + 1
 }
 
-func (b *treeBuilder) emitDoc(l *Language, s string, p uint8, depth int) {
+func (b *treeBuilder) emitDoc(l *Extractor, s string, p uint8, depth int) {
 	i := len(b.types)
 	b.types = append(b.types, record.TypeNode{Part: p, Text: b.tab.raw(s)})
 	defer func() { b.types[i].Last = int32(len(b.types)) }()
@@ -140,7 +140,7 @@ func (b *treeBuilder) emitDoc(l *Language, s string, p uint8, depth int) {
 // about user methods: it is left out, so such a receiver stays a ranked
 // candidate. A local two patterns typed differently (untyped) stays
 // untyped.
-func docTypes(f *record.Record, l *Language, docs []docAt, tab *table, tb *treeBuilder, untyped map[localAt]bool) {
+func docTypes(f *record.Record, l *Extractor, docs []docAt, tab *table, tb *treeBuilder, untyped map[localAt]bool) {
 	if len(docs) == 0 || l.docParam == nil || tb == nil {
 		return
 	}
@@ -179,14 +179,14 @@ func docTypes(f *record.Record, l *Language, docs []docAt, tab *table, tb *treeB
 // docTree is the tree of a type written in a comment, 0 when it names no
 // type of the index (a type the language defines, Object or Function,
 // says nothing about user methods).
-func docTree(f *record.Record, l *Language, tab *table, tb *treeBuilder, text string) int32 {
+func docTree(f *record.Record, l *Extractor, tab *table, tb *treeBuilder, text string) int32 {
 	root := tb.docType(l, text)
 	f.Types, f.Strs = tb.types, tab.strs
 	t := root
-	if e, _ := f.ElemOf(l, t); e != 0 { // {Sock[]}, {Array<Sock>}
+	if e, _ := f.ElemOf(l.names, t); e != 0 { // {Sock[]}, {Array<Sock>}
 		t = e
 	}
-	if _, n, _ := f.TypeName(l, t); n == "" || l.builtins[n] {
+	if _, n, _ := f.TypeName(l.names, t); n == "" || l.names.IsBuiltin(n) {
 		return 0
 	}
 	return root
@@ -194,7 +194,7 @@ func docTree(f *record.Record, l *Language, tab *table, tb *treeBuilder, text st
 
 // typedDocFields are the fields whose doc comments give a type the index can
 // use, typed by it.
-func typedDocFields(f *record.Record, l *Language, dfs []docField, tab *table, tb *treeBuilder) []record.Field {
+func typedDocFields(f *record.Record, l *Extractor, dfs []docField, tab *table, tb *treeBuilder) []record.Field {
 	if tb == nil {
 		return nil
 	}

@@ -240,9 +240,9 @@ func eachMatch(r *astgrep.CaptureResult, visit func(m *astgrep.QueryMatch)) {
 // its record. r's matches are those it holds (astgrep's Capture) or, when
 // it holds none, those of r.File.Query over r.Tree (CaptureTrees), which
 // builds no list of them.
-func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *record.Record {
+func (l *Extractor) Extract(src []byte, r *astgrep.CaptureResult) *record.Record {
 	f := &record.Record{Errors: r.Errors}
-	if l.Variants == "go" {
+	if l.buildLines {
 		f.BuildLine = goBuildLine(src)
 	}
 	for _, row := range r.ErrorRows {
@@ -449,7 +449,7 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *record.Record {
 				}
 				if scope != nil {
 					lc.At, lc.End = int32(scope.Start), int32(scope.End)
-				} else if l.DeclaredAfter && how != record.TypeTypeParam {
+				} else if l.declaredAfter && how != record.TypeTypeParam {
 					// In scope after its declaration: x, err := x()
 					// calls the function x. (Every pattern binding a name
 					// at one place moves it alike: they stay one record.
@@ -607,7 +607,7 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *record.Record {
 	// passed in on to another callee.
 	kept := all[:0]
 	for _, r := range all {
-		if r.Kind == record.RefValue && r.Recv == 0 && (l.builtins[f.Strs[r.Name]] || f.Bound(f.Strs[r.Name], r.Encl, r.At) && (r.Arg == 0 || !f.FuncParamAt(f.Strs[r.Name], r.Encl, r.At))) {
+		if r.Kind == record.RefValue && r.Recv == 0 && (l.names.IsBuiltin(f.Strs[r.Name]) || f.Bound(f.Strs[r.Name], r.Encl, r.At) && (r.Arg == 0 || !f.FuncParamAt(f.Strs[r.Name], r.Encl, r.At))) {
 			continue
 		}
 		kept = append(kept, r)
@@ -980,8 +980,8 @@ func fieldsIn(defs []record.Def, fields []record.Field) []record.Field {
 
 // clipLiteral keeps a long literal assigned (d = {...}) as its start: its
 // type is all the index reads from it.
-func clipLiteral(l *Language, text string) string {
-	if p, t := l.LiteralType(text); t != "" && len(text) > 24 {
+func clipLiteral(l *Extractor, text string) string {
+	if p, t := l.names.LiteralType(text); t != "" && len(text) > 24 {
 		return p + "…"
 	}
 	return text

@@ -10,7 +10,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -117,57 +116,20 @@ type Language struct {
 	// net.Listener).
 	EmbeddedNamed bool
 
-	rule     imports.Rule // Imports, made with its data from language.json
-	shapes   *Shapes      // shapes.scm and its keys, nil without one
-	types    *typeQuery   // typeforms.scm, nil without one: declared types are read as text
-	query    *astgrep.CaptureQuery
-	source   string    // language.json, tags.scm and typeforms.scm, for the snapshot key
-	fp       [32]byte  // fingerprint: what shapes its records besides the bytes; zero: not keyed
-	keys     *keyState // its set's fingerprints, made on first use
-	roles    []role    // by capture index; capture -1 for captures that name no role
-	capName  int
-	capRecv  int
-	capCont  int
-	capSelf  int
-	capMod   int
-	capINm   int
-	capIDef  int
-	capAlias int
-	// typeHow is how a capture of typeCaptures types its binding, by
-	// capture index; TypeNone for any other capture.
-	typeHow []uint8
-	// @type.member (a type capture): the expression a destructured name
-	// is a member of (const {gen} = cxt is cxt.gen).
-	capTypeMember int
-	// @scope: the node a local is bound in instead of its own (a type
-	// switch's case).
-	capScope int
-	// @arguments: in a @reference.value pattern whose node is a call, the
-	// call's argument list holding @name (an argument's place); in a
-	// @local pattern, @parameters: the parameter list holding @name.
-	capArgs, capParams int
-	capArgName         int // @argument.name: the keyword an argument is passed by
-	// moduleFields: module-level @local bindings are module fields.
-	moduleFields bool
-	// @doc.comment: the doc comment of the @doc function; docParam and
-	// docReturn (language.json doc_param, doc_return) read a parameter's
-	// type (groups: type, name) and the result type (group: type) in it.
-	capDocText int
-	docParam   *regexp.Regexp
-	docReturn  *regexp.Regexp
-	// docImport (language.json doc_import) reads a type-only import in a
-	// doc comment (groups: module, name, local).
-	docImport *regexp.Regexp
-	docForms  []docForm
-	wrappers  map[string]bool
-	elements  map[string]bool
-	builtins  map[string]bool
-	self      map[string]bool
-
-	// @type.doc: a doc comment giving a field its type (language.json
-	// doc_type: @type {T}).
-	capTypeDoc int
-	docType    *regexp.Regexp
+	rule   imports.Rule // Imports, made with its data from language.json
+	shapes *Shapes      // shapes.scm and its keys, nil without one
+	query  *astgrep.CaptureQuery
+	source string     // language.json, tags.scm and typeforms.scm, for the snapshot key
+	x      *Extractor // what turns its query's matches into records
+	// passesArguments: its query places arguments and parameters
+	// (@arguments, @parameters).
+	passesArguments bool
+	wrappers        map[string]bool
+	elements        map[string]bool
+	builtins        map[string]bool
+	self            map[string]bool
+	fp              [32]byte  // fingerprint: what shapes its records besides the bytes; zero: not keyed
+	keys            *keyState // its set's fingerprints, made on first use
 }
 
 // typeCaptures are the captures that give a binding its type, and how:
@@ -224,7 +186,7 @@ type langConfig struct {
 	DocReturn     string            `json:"doc_return"`
 	DocImport     string            `json:"doc_import"`
 	DocType       string            `json:"doc_type"`
-	DocTypes      []docFormConfig   `json:"doc_types"`
+	DocTypes      []DocForm         `json:"doc_types"`
 	LiteralTypes  map[string]string `json:"literal_types"`
 	ClassSelf     []string          `json:"class_self"`
 	ModuleValues  *bool             `json:"module_values"`
@@ -507,8 +469,8 @@ func loadLanguage(e *astgrep.Engine, fsys fs.FS, id string) (*Language, error) {
 	if l.shapes, err = c.shapeConfig.load(e, fsys, id, c.Grammar); err != nil {
 		return nil, err
 	}
-	var typesSrc string
-	if l.types, typesSrc, err = c.typesConfig.load(e, fsys, id, c.Grammar); err != nil {
+	types, typesSrc, err := c.typesConfig.load(e, fsys, id, c.Grammar)
+	if err != nil {
 		return nil, err
 	}
 	l.source += "\x00" + typesSrc
@@ -525,71 +487,11 @@ func loadLanguage(e *astgrep.Engine, fsys fs.FS, id string) (*Language, error) {
 	for _, b := range c.Self {
 		l.self[b] = true
 	}
-	l.capName = q.Capture("name")
-	l.capRecv = q.Capture("receiver")
-	l.capCont = q.Capture("container")
-	l.capSelf = q.Capture("self")
-	l.capMod = q.Capture("import.module")
-	l.capINm = q.Capture("import.name")
-	l.capIDef = q.Capture("import.default")
-	l.capAlias = q.Capture("import.alias")
-	l.typeHow = make([]uint8, len(q.Names))
-	for _, tc := range typeCaptures {
-		if i := q.Capture(tc.name); i >= 0 {
-			l.typeHow[i] = tc.how
-		}
+	if l.x, err = NewExtractor(q, types, l, ExtractConfig{ID: id, TypeFiles: c.TypeFiles, DocParam: c.DocParam, DocReturn: c.DocReturn,
+		DocType: c.DocType, DocImport: c.DocImport, DocTypes: c.DocTypes, BuildLines: c.Variants == "go", DeclaredAfter: l.DeclaredAfter}); err != nil {
+		return nil, err
 	}
-	l.capTypeMember = q.Capture("type.member")
-	l.capTypeDoc = q.Capture("type.doc")
-	l.capScope = q.Capture("scope")
-	l.capArgs = q.Capture("arguments")
-	l.capArgName = q.Capture("argument.name")
-	l.capParams = q.Capture("parameters")
-	l.capDocText = q.Capture("doc.comment")
-	if c.DocParam != "" {
-		if l.docParam, err = regexp.Compile(c.DocParam); err != nil {
-			return nil, fmt.Errorf("language %s: doc_param: %w", id, err)
-		}
-	}
-	if c.DocReturn != "" {
-		if l.docReturn, err = regexp.Compile(c.DocReturn); err != nil {
-			return nil, fmt.Errorf("language %s: doc_return: %w", id, err)
-		}
-	}
-	if c.DocType != "" {
-		if l.docType, err = regexp.Compile(c.DocType); err != nil {
-			return nil, fmt.Errorf("language %s: doc_type: %w", id, err)
-		}
-	}
-	if c.DocImport != "" {
-		if l.docImport, err = regexp.Compile(c.DocImport); err != nil {
-			return nil, fmt.Errorf("language %s: doc_import: %w", id, err)
-		}
-		if l.docImport.NumSubexp() != 3 {
-			return nil, fmt.Errorf("language %s: doc_import needs three groups (module, name, local)", id)
-		}
-	}
-	if l.docForms, err = loadDocForms(c.DocTypes); err != nil {
-		return nil, fmt.Errorf("language %s: doc_types: %w", id, err)
-	}
-	// A query that marks module bindings (@field.module, @field.global)
-	// has its other module-level @local bindings read as them too.
-	l.moduleFields = q.Capture("field.module") >= 0 || q.Capture("field.global") >= 0
-	// A match's role is the capture of the node its pattern describes.
-	l.roles = make([]role, len(q.Names))
-	for ci, n := range q.Names {
-		l.roles[ci].capture = -1
-		what, kind, _ := strings.Cut(n, ".")
-		switch {
-		case what == "definition" || what == "reference":
-		case (what == "import" || what == "package" || what == "field" || what == "export" || what == "doc") && kind == "", what == "local" && (kind == "" || kind == "scope" || kind == "param"),
-			what == "export" && kind == "default",
-			what == "field" && (kind == "module" || kind == "global" || kind == "attr"):
-		default:
-			continue
-		}
-		l.roles[ci] = role{capture: ci, what: what, kind: kind}
-	}
+	l.passesArguments = q.Capture("arguments") >= 0 && q.Capture("parameters") >= 0
 	return l, nil
 }
 
@@ -618,6 +520,10 @@ func (s *Set) Hash() string { return s.hash }
 // Rule is the language's import rule, made with its data.
 func (l *Language) Rule() imports.Rule { return l.rule }
 
+// Extractor is what turns the language's query matches into a file's
+// record.
+func (l *Language) Extractor() *Extractor { return l.x }
+
 // Query is the language's compiled main query (tags.scm and the files
 // "queries" lists).
 func (l *Language) Query() *astgrep.CaptureQuery { return l.query }
@@ -625,7 +531,7 @@ func (l *Language) Query() *astgrep.CaptureQuery { return l.query }
 // PassesArguments says whether the language's records place functions
 // passed to calls and parameters (@arguments, @parameters): callers of a
 // function passed lists the callee's calls of its parameter.
-func (l *Language) PassesArguments() bool { return l.capArgs >= 0 && l.capParams >= 0 }
+func (l *Language) PassesArguments() bool { return l.passesArguments }
 
 // IsBuiltin says whether the language defines name itself.
 func (l *Language) IsBuiltin(name string) bool { return l.builtins[name] }

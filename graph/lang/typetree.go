@@ -73,8 +73,8 @@ type typeQuery struct {
 	caps []typeCap // by capture index; form 0: none
 }
 
-// loadTypes compiles the language's type files; nil when it lists none.
-func (c *typesConfig) load(e *astgrep.Engine, fsys fs.FS, id, grammar string) (*typeQuery, string, error) {
+// load compiles the language's type files; nil when it lists none.
+func (c *typesConfig) load(e *astgrep.Engine, fsys fs.FS, id, grammar string) (*astgrep.CaptureQuery, string, error) {
 	if len(c.TypeFiles) == 0 {
 		return nil, "", nil
 	}
@@ -93,6 +93,12 @@ func (c *typesConfig) load(e *astgrep.Engine, fsys fs.FS, id, grammar string) (*
 	if err != nil {
 		return nil, "", fmt.Errorf("language %s: %w", id, err)
 	}
+	return q, string(src), nil
+}
+
+// newTypeQuery reads the captures of a language's compiled type files
+// (files, as errors name them).
+func newTypeQuery(q *astgrep.CaptureQuery, id string, files []string) (*typeQuery, error) {
 	tq := &typeQuery{q: q, caps: make([]typeCap, len(q.Names))}
 	for i, n := range q.Names {
 		if strings.HasPrefix(n, "_") {
@@ -100,12 +106,12 @@ func (c *typesConfig) load(e *astgrep.Engine, fsys fs.FS, id, grammar string) (*
 		}
 		tc, ok := decodeTypeCap(n)
 		if !ok {
-			return nil, "", fmt.Errorf("language %s: %s: capture @%s is no @type.<form>[.<part>] or @expr.<op>[.<part>] (forms: %s; ops: %s)",
-				id, strings.Join(c.TypeFiles, ", "), n, strings.Join(record.FormNames[1:], " "), strings.Join(record.OpNames[1:], " "))
+			return nil, fmt.Errorf("language %s: %s: capture @%s is no @type.<form>[.<part>] or @expr.<op>[.<part>] (forms: %s; ops: %s)",
+				id, strings.Join(files, ", "), n, strings.Join(record.FormNames[1:], " "), strings.Join(record.OpNames[1:], " "))
 		}
 		tq.caps[i] = tc
 	}
-	return tq, string(src), nil
+	return tq, nil
 }
 
 func decodeTypeCap(n string) (typeCap, bool) {
@@ -203,7 +209,7 @@ const (
 	normRecv                 // no spaces at all (a receiver)
 )
 
-func (b *treeBuilder) norm(l *Language, s string, how uint8) string {
+func (b *treeBuilder) norm(l *Extractor, s string, how uint8) string {
 	switch how {
 	case normRecv:
 		return strings.Join(strings.Fields(s), "")
@@ -264,7 +270,7 @@ func (b *treeBuilder) text(n int32) string { return string(b.x.Text(n)) }
 
 // typeOf is the tree of type node n, its root's text kept as shown
 // (1-based id; memoized by kind and text).
-func (b *treeBuilder) typeOf(l *Language, n int32, shown string) int32 {
+func (b *treeBuilder) typeOf(l *Extractor, n int32, shown string) int32 {
 	k := b.keyOf(n, 0)
 	if t, ok := b.memo[string(k)]; ok && b.Str(b.types[t-1].Text) == shown {
 		return t
@@ -282,7 +288,7 @@ func (b *treeBuilder) typeOf(l *Language, n int32, shown string) int32 {
 func (b *treeBuilder) Str(i uint32) string { return b.tab.strs[i] }
 
 // emitType appends node n and its subtree.
-func (b *treeBuilder) emitType(l *Language, n int32, p uint8, label uint32, root int32, depth int) {
+func (b *treeBuilder) emitType(l *Extractor, n int32, p uint8, label uint32, root int32, depth int) {
 	i := len(b.types)
 	b.types = append(b.types, record.TypeNode{Part: p, Label: label, Text: b.id(n, normType)})
 	defer func() { b.types[i].Last = int32(len(b.types)) }()
@@ -344,7 +350,7 @@ func (b *treeBuilder) emitType(l *Language, n int32, p uint8, label uint32, root
 
 // exprOf is the expression at node n, shown as shown (1-based id; 0
 // never: an expression not read has N 0).
-func (b *treeBuilder) exprOf(l *Language, n int32, shown string, how uint8) int32 {
+func (b *treeBuilder) exprOf(l *Extractor, n int32, shown string, how uint8) int32 {
 	k := b.keyOf(n, 1+how)
 	if x, ok := b.memo[string(k)]; ok && (b.exprs[x-1].N == 0 || b.Str(b.steps[b.exprs[x-1].First+int32(b.exprs[x-1].N)-1].Text) == shown) {
 		return x
@@ -368,7 +374,7 @@ func (b *treeBuilder) exprOf(l *Language, n int32, shown string, how uint8) int3
 
 // memberOf is the expression n.name (a name destructured from n: const
 // {gen} = cxt is cxt.gen), shown as shown; 0 when n is not read.
-func (b *treeBuilder) memberOf(l *Language, n int32, name, shown string) int32 {
+func (b *treeBuilder) memberOf(l *Extractor, n int32, name, shown string) int32 {
 	obj := b.exprOf(l, n, typeText(b.text(n)), normType)
 	e := b.exprs[obj-1]
 	if e.N == 0 || e.N >= maxTypeSteps {
@@ -382,7 +388,7 @@ func (b *treeBuilder) memberOf(l *Language, n int32, name, shown string) int32 {
 }
 
 // emitSteps appends the steps of expression node n; false: not read.
-func (b *treeBuilder) emitSteps(l *Language, n int32, how uint8, depth int) bool {
+func (b *treeBuilder) emitSteps(l *Extractor, n int32, how uint8, depth int) bool {
 	if depth > maxTypeSteps {
 		return false
 	}

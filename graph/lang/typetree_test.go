@@ -57,7 +57,7 @@ func TestNoOpaqueTypes(t *testing.T) {
 	var bad []string
 	per := map[string][3]int{} // types, expressions, not read
 	for i, r := range recs {
-		if ls[i].types == nil {
+		if ls[i].x.types == nil {
 			continue
 		}
 		types, exprs, texts, xtexts := typedPlaces(r)
@@ -155,7 +155,7 @@ func typeForms(t *testing.T, id, src string, localExprs bool) (l *Language, rec 
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec = Extract(l, []byte(src), r)
+	rec = l.Extractor().Extract([]byte(src), r)
 	got, ts = map[string]string{}, map[string]int32{}
 	for _, lc := range rec.Locals {
 		if lc.T > 0 {
@@ -432,7 +432,7 @@ func TestTypeReads(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := Extract(l, f.Data, res)
+		r := l.Extractor().Extract(f.Data, res)
 		types, exprs, _, xtexts := typedPlaces(r)
 		for _, id := range types {
 			add(l.ID + " type " + strconv.Quote(r.TypeText(id)) + ": " + typeReads(r, l, id))
