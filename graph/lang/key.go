@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/builtin-tools/builtin-tools/astgrep"
+	"github.com/builtin-tools/builtin-tools/graph/extract"
 	"github.com/builtin-tools/builtin-tools/graph/record"
 )
 
@@ -21,16 +22,17 @@ const extractVersion = 1
 // every record key another, so a record is never read by code that would
 // extract it differently.
 //
-// The record's own (record.Sources) are hashed after them.
+// The extraction's (extract.Sources) and the record's (record.Sources)
+// are hashed after them.
 //
-//go:embed doctypes.go extract.go language.go typetree.go variants.go vocab.go
+//go:embed language.go typeforms.go variants.go vocab.go
 var extractorSources embed.FS
 
-// extractorHash is the SHA-256 of extractorSources and record.Sources,
-// each in name order.
+// extractorHash is the SHA-256 of extractorSources, extract.Sources and
+// record.Sources, each in name order.
 var extractorHash = func() [32]byte {
 	h := sha256.New()
-	for _, sources := range []fs.FS{extractorSources, record.Sources} {
+	for _, sources := range []fs.FS{extractorSources, extract.Sources, record.Sources} {
 		entries, _ := fs.ReadDir(sources, ".")
 		for _, e := range entries {
 			b, _ := fs.ReadFile(sources, e.Name())

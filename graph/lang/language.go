@@ -15,9 +15,9 @@ import (
 	"strings"
 
 	"github.com/builtin-tools/builtin-tools/astgrep"
+	"github.com/builtin-tools/builtin-tools/graph/extract"
 	"github.com/builtin-tools/builtin-tools/graph/imports"
 	"github.com/builtin-tools/builtin-tools/graph/languages"
-	"github.com/builtin-tools/builtin-tools/graph/record"
 )
 
 // Language is one folder of languages/: its settings (language.json) and
@@ -119,8 +119,8 @@ type Language struct {
 	rule   imports.Rule // Imports, made with its data from language.json
 	shapes *Shapes      // shapes.scm and its keys, nil without one
 	query  *astgrep.CaptureQuery
-	source string     // language.json, tags.scm and typeforms.scm, for the snapshot key
-	x      *Extractor // what turns its query's matches into records
+	source string             // language.json, tags.scm and typeforms.scm, for the snapshot key
+	x      *extract.Extractor // what turns its query's matches into records
 	// passesArguments: its query places arguments and parameters
 	// (@arguments, @parameters).
 	passesArguments bool
@@ -130,32 +130,6 @@ type Language struct {
 	self            map[string]bool
 	fp              [32]byte  // fingerprint: what shapes its records besides the bytes; zero: not keyed
 	keys            *keyState // its set's fingerprints, made on first use
-}
-
-// typeCaptures are the captures that give a binding its type, and how:
-// @type (as written), @type.new (constructed: T{}, new T()), @type.call
-// (the result of calling this), @type.elem (an element of this
-// expression), @type.expr (assigned), @type.member (see capTypeMember),
-// @type.field (the declared type a destructured parameter is a field of:
-// {gen}: Cxt), @type.call.2 and @type.call.3 (the second or third result
-// of calling this: x, y := f()), @type.param (a type parameter's
-// constraint), @type.result (a local bound to a function literal) and @type.key
-// (what a one-variable range over it gives).
-var typeCaptures = []struct {
-	name string
-	how  uint8
-}{
-	{"type", record.TypeDeclared}, {"type.new", record.TypeNew}, {"type.call", record.TypeCall},
-	{"type.elem", record.TypeElem}, {"type.expr", record.TypeExpr}, {"type.member", record.TypeExpr},
-	{"type.field", record.TypeField}, {"type.call.2", record.TypeCall2}, {"type.call.3", record.TypeCall3},
-	{"type.param", record.TypeTypeParam}, {"type.result", record.TypeResult}, {"type.key", record.TypeKey},
-}
-
-// role is what a pattern's match is: the capture that names it.
-type role struct {
-	capture int
-	what    string // definition, reference, import, package
-	kind    string // function, call, ...
 }
 
 type langConfig struct {
@@ -186,7 +160,7 @@ type langConfig struct {
 	DocReturn     string            `json:"doc_return"`
 	DocImport     string            `json:"doc_import"`
 	DocType       string            `json:"doc_type"`
-	DocTypes      []DocForm         `json:"doc_types"`
+	DocTypes      []extract.DocForm `json:"doc_types"`
 	LiteralTypes  map[string]string `json:"literal_types"`
 	ClassSelf     []string          `json:"class_self"`
 	ModuleValues  *bool             `json:"module_values"`
@@ -210,7 +184,7 @@ type langConfig struct {
 	EmbeddedNamed *bool `json:"embedded_named"`
 	// The keys of Shapes (shapes.go).
 	shapeConfig
-	// The type query files (typetree.go).
+	// The type query files (typeforms.go).
 	typesConfig
 }
 
@@ -487,7 +461,7 @@ func loadLanguage(e *astgrep.Engine, fsys fs.FS, id string) (*Language, error) {
 	for _, b := range c.Self {
 		l.self[b] = true
 	}
-	if l.x, err = NewExtractor(q, types, l, ExtractConfig{ID: id, TypeFiles: c.TypeFiles, DocParam: c.DocParam, DocReturn: c.DocReturn,
+	if l.x, err = extract.New(q, types, l, extract.Config{ID: id, TypeFiles: c.TypeFiles, DocParam: c.DocParam, DocReturn: c.DocReturn,
 		DocType: c.DocType, DocImport: c.DocImport, DocTypes: c.DocTypes, BuildLines: c.Variants == "go", DeclaredAfter: l.DeclaredAfter}); err != nil {
 		return nil, err
 	}
@@ -522,7 +496,7 @@ func (l *Language) Rule() imports.Rule { return l.rule }
 
 // Extractor is what turns the language's query matches into a file's
 // record.
-func (l *Language) Extractor() *Extractor { return l.x }
+func (l *Language) Extractor() *extract.Extractor { return l.x }
 
 // Query is the language's compiled main query (tags.scm and the files
 // "queries" lists).

@@ -57,7 +57,7 @@ func TestNoOpaqueTypes(t *testing.T) {
 	var bad []string
 	per := map[string][3]int{} // types, expressions, not read
 	for i, r := range recs {
-		if ls[i].x.types == nil {
+		if !ls[i].x.ReadsTypes() {
 			continue
 		}
 		types, exprs, texts, xtexts := typedPlaces(r)

@@ -1,14 +1,11 @@
-package lang
+package extract
 
 import (
 	"fmt"
-	"io/fs"
-	"path"
-	"slices"
-	"strings"
-
 	"github.com/builtin-tools/builtin-tools/astgrep"
 	"github.com/builtin-tools/builtin-tools/graph/record"
+	"slices"
+	"strings"
 )
 
 // Declared types as structure (issue 28 §2). A language's typeforms.scm says
@@ -51,14 +48,6 @@ const (
 	maxTypeNodes = 256
 )
 
-// typesConfig: the language.json key naming the type query files.
-type typesConfig struct {
-	// TypeFiles are the files of the type and expression shapes, read in
-	// order as one query (paths as in "queries"). Default: typeforms.scm if
-	// the folder has one, else the extended language's.
-	TypeFiles []string `json:"type_forms"`
-}
-
 // typeCap is what a capture of typeforms.scm says: the whole node of a form
 // or op (part 0), or one of its parts.
 type typeCap struct {
@@ -71,29 +60,6 @@ type typeCap struct {
 type typeQuery struct {
 	q    *astgrep.CaptureQuery
 	caps []typeCap // by capture index; form 0: none
-}
-
-// load compiles the language's type files; nil when it lists none.
-func (c *typesConfig) load(e *astgrep.Engine, fsys fs.FS, id, grammar string) (*astgrep.CaptureQuery, string, error) {
-	if len(c.TypeFiles) == 0 {
-		return nil, "", nil
-	}
-	var src []byte
-	for _, name := range c.TypeFiles {
-		part, err := fs.ReadFile(fsys, path.Join(id, name))
-		if err != nil {
-			return nil, "", fmt.Errorf("language %s: %w", id, err)
-		}
-		if _, err := e.CompileCaptureQuery(grammar, string(part)); err != nil {
-			return nil, "", fmt.Errorf("language %s: %s: %w", id, name, err)
-		}
-		src = append(append(src, part...), '\n')
-	}
-	q, err := e.CompileCaptureQuery(grammar, string(src))
-	if err != nil {
-		return nil, "", fmt.Errorf("language %s: %w", id, err)
-	}
-	return q, string(src), nil
 }
 
 // newTypeQuery reads the captures of a language's compiled type files
@@ -209,12 +175,12 @@ const (
 	normRecv                 // no spaces at all (a receiver)
 )
 
-func (b *treeBuilder) norm(l *Extractor, s string, how uint8) string {
+func (b *treeBuilder) norm(ex *Extractor, s string, how uint8) string {
 	switch how {
 	case normRecv:
 		return strings.Join(strings.Fields(s), "")
 	case normClipped:
-		return clipLiteral(l, typeText(s))
+		return clipLiteral(ex, typeText(s))
 	}
 	return typeText(s)
 }
@@ -270,7 +236,7 @@ func (b *treeBuilder) text(n int32) string { return string(b.x.Text(n)) }
 
 // typeOf is the tree of type node n, its root's text kept as shown
 // (1-based id; memoized by kind and text).
-func (b *treeBuilder) typeOf(l *Extractor, n int32, shown string) int32 {
+func (b *treeBuilder) typeOf(ex *Extractor, n int32, shown string) int32 {
 	k := b.keyOf(n, 0)
 	if t, ok := b.memo[string(k)]; ok && b.Str(b.types[t-1].Text) == shown {
 		return t
@@ -280,7 +246,7 @@ func (b *treeBuilder) typeOf(l *Extractor, n int32, shown string) int32 {
 	}
 	b.memo[string(k)] = int32(len(b.types)) + 1
 	root := int32(len(b.types))
-	b.emitType(l, n, record.PNone, 0, root, 0)
+	b.emitType(ex, n, record.PNone, 0, root, 0)
 	b.types[root].Text = b.tab.raw(shown)
 	return root + 1
 }
@@ -288,7 +254,7 @@ func (b *treeBuilder) typeOf(l *Extractor, n int32, shown string) int32 {
 func (b *treeBuilder) Str(i uint32) string { return b.tab.strs[i] }
 
 // emitType appends node n and its subtree.
-func (b *treeBuilder) emitType(l *Extractor, n int32, p uint8, label uint32, root int32, depth int) {
+func (b *treeBuilder) emitType(ex *Extractor, n int32, p uint8, label uint32, root int32, depth int) {
 	i := len(b.types)
 	b.types = append(b.types, record.TypeNode{Part: p, Label: label, Text: b.id(n, normType)})
 	defer func() { b.types[i].Last = int32(len(b.types)) }()
@@ -339,18 +305,18 @@ func (b *treeBuilder) emitType(l *Extractor, n int32, p uint8, label uint32, roo
 		}
 		if (form == record.TTuple || form == record.TStruct) && len(labels) > 0 {
 			for _, lb := range labels {
-				b.emitType(l, pt.node, pt.part, lb, root, depth+1)
+				b.emitType(ex, pt.node, pt.part, lb, root, depth+1)
 			}
 			labels = labels[:0]
 			continue
 		}
-		b.emitType(l, pt.node, pt.part, 0, root, depth+1)
+		b.emitType(ex, pt.node, pt.part, 0, root, depth+1)
 	}
 }
 
 // exprOf is the expression at node n, shown as shown (1-based id; 0
 // never: an expression not read has N 0).
-func (b *treeBuilder) exprOf(l *Extractor, n int32, shown string, how uint8) int32 {
+func (b *treeBuilder) exprOf(ex *Extractor, n int32, shown string, how uint8) int32 {
 	k := b.keyOf(n, 1+how)
 	if x, ok := b.memo[string(k)]; ok && (b.exprs[x-1].N == 0 || b.Str(b.steps[b.exprs[x-1].First+int32(b.exprs[x-1].N)-1].Text) == shown) {
 		return x
@@ -361,7 +327,7 @@ func (b *treeBuilder) exprOf(l *Extractor, n int32, shown string, how uint8) int
 	b.memo[string(k)] = int32(len(b.exprs)) + 1
 	first := len(b.steps)
 	e := record.Expr{First: int32(first)}
-	if b.emitSteps(l, n, how, 0) && len(b.steps)-first <= maxTypeSteps {
+	if b.emitSteps(ex, n, how, 0) && len(b.steps)-first <= maxTypeSteps {
 		e.N = uint8(len(b.steps) - first)
 		b.steps[len(b.steps)-1].Text = b.tab.raw(shown)
 	} else {
@@ -374,8 +340,8 @@ func (b *treeBuilder) exprOf(l *Extractor, n int32, shown string, how uint8) int
 
 // memberOf is the expression n.name (a name destructured from n: const
 // {gen} = cxt is cxt.gen), shown as shown; 0 when n is not read.
-func (b *treeBuilder) memberOf(l *Extractor, n int32, name, shown string) int32 {
-	obj := b.exprOf(l, n, typeText(b.text(n)), normType)
+func (b *treeBuilder) memberOf(ex *Extractor, n int32, name, shown string) int32 {
+	obj := b.exprOf(ex, n, typeText(b.text(n)), normType)
 	e := b.exprs[obj-1]
 	if e.N == 0 || e.N >= maxTypeSteps {
 		return 0
@@ -388,7 +354,7 @@ func (b *treeBuilder) memberOf(l *Extractor, n int32, name, shown string) int32 
 }
 
 // emitSteps appends the steps of expression node n; false: not read.
-func (b *treeBuilder) emitSteps(l *Extractor, n int32, how uint8, depth int) bool {
+func (b *treeBuilder) emitSteps(ex *Extractor, n int32, how uint8, depth int) bool {
 	if depth > maxTypeSteps {
 		return false
 	}
@@ -406,7 +372,7 @@ func (b *treeBuilder) emitSteps(l *Extractor, n int32, how uint8, depth int) boo
 			name = pt.node
 		case xType:
 			// Shown as the expression around it is (a receiver has no spaces).
-			st.Type = b.typeOf(l, pt.node, b.norm(l, b.text(pt.node), how))
+			st.Type = b.typeOf(ex, pt.node, b.norm(ex, b.text(pt.node), how))
 		}
 	}
 	switch op {
@@ -435,7 +401,7 @@ func (b *treeBuilder) emitSteps(l *Extractor, n int32, how uint8, depth int) boo
 			return false
 		}
 	}
-	if obj >= 0 && !b.emitSteps(l, obj, how, depth+1) {
+	if obj >= 0 && !b.emitSteps(ex, obj, how, depth+1) {
 		return false
 	}
 	if op == record.SCall && st.Name != 0 {
@@ -443,11 +409,11 @@ func (b *treeBuilder) emitSteps(l *Extractor, n int32, how uint8, depth int) boo
 		// field a.m, then its call.
 		s0, _ := b.x.Span(n)
 		_, e := b.x.Span(name)
-		b.steps = append(b.steps, record.Step{Op: record.SField, Name: st.Name, Text: b.tab.raw(b.norm(l, string(b.x.Text(n)[:e-s0]), how))})
+		b.steps = append(b.steps, record.Step{Op: record.SField, Name: st.Name, Text: b.tab.raw(b.norm(ex, string(b.x.Text(n)[:e-s0]), how))})
 		st.Name = 0
 	}
 	if how == normClipped {
-		st.Text = b.tab.raw(b.norm(l, b.text(n), how))
+		st.Text = b.tab.raw(b.norm(ex, b.text(n), how))
 	} else {
 		st.Text = b.id(n, how)
 	}
@@ -465,6 +431,3 @@ func word(t []byte) bool {
 	}
 	return len(t) > 0
 }
-
-// The resolver's readings of a type tree. Each returns ok false when it
-// meets an opaque node: the type names nothing the resolver follows.

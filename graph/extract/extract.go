@@ -1,16 +1,16 @@
-package lang
+package extract
 
 import (
 	"bytes"
 	"cmp"
+	"github.com/builtin-tools/builtin-tools/astgrep"
+	"github.com/builtin-tools/builtin-tools/graph/record"
+	"go/build/constraint"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"unique"
-
-	"github.com/builtin-tools/builtin-tools/astgrep"
-	"github.com/builtin-tools/builtin-tools/graph/record"
 )
 
 func intern(s string) string { return unique.Make(s).Value() }
@@ -236,13 +236,13 @@ func eachMatch(r *astgrep.CaptureResult, visit func(m *astgrep.QueryMatch)) {
 	})
 }
 
-// Extract turns one file's query matches (r, of l's query over src) into
+// Extract turns one file's query matches (r, of the language's query over src) into
 // its record. r's matches are those it holds (astgrep's Capture) or, when
 // it holds none, those of r.File.Query over r.Tree (CaptureTrees), which
 // builds no list of them.
-func (l *Extractor) Extract(src []byte, r *astgrep.CaptureResult) *record.Record {
+func (ex *Extractor) Extract(src []byte, r *astgrep.CaptureResult) *record.Record {
 	f := &record.Record{Errors: r.Errors}
-	if l.buildLines {
+	if ex.buildLines {
 		f.BuildLine = goBuildLine(src)
 	}
 	for _, row := range r.ErrorRows {
@@ -259,8 +259,8 @@ func (l *Extractor) Extract(src []byte, r *astgrep.CaptureResult) *record.Record
 	var docs []docAt
 	var docFields []docField
 	var tb *treeBuilder
-	if l.types != nil && r.Tree != nil {
-		tb = &treeBuilder{tq: l.types, x: r.Tree, src: src, tab: tab}
+	if ex.types != nil && r.Tree != nil {
+		tb = &treeBuilder{tq: ex.types, x: r.Tree, src: src, tab: tab}
 	}
 	// shape gives a captured type or expression its tree (t, x) when the
 	// language has typeforms.scm.
@@ -269,9 +269,9 @@ func (l *Extractor) Extract(src []byte, r *astgrep.CaptureResult) *record.Record
 			return 0, 0
 		}
 		if typeNode(how) {
-			return tb.typeOf(l, c.Node, shown), 0
+			return tb.typeOf(ex, c.Node, shown), 0
 		}
-		return 0, tb.exprOf(l, c.Node, shown, norm)
+		return 0, tb.exprOf(ex, c.Node, shown, norm)
 	}
 	eachMatch(r, func(m *astgrep.QueryMatch) {
 		var rl *role
@@ -280,39 +280,39 @@ func (l *Extractor) Extract(src []byte, r *astgrep.CaptureResult) *record.Record
 		member := false
 		for i := range m.Captures {
 			c := &m.Captures[i]
-			if h := l.typeHow[c.Index]; h != record.TypeNone {
+			if h := ex.typeHow[c.Index]; h != record.TypeNone {
 				typ, how = c, h
-				member = member || c.Index == l.capTypeMember
+				member = member || c.Index == ex.capTypeMember
 			}
 			switch c.Index {
-			case l.capName:
+			case ex.capName:
 				name = c
-			case l.capRecv:
+			case ex.capRecv:
 				recv = c
-			case l.capCont:
+			case ex.capCont:
 				cont = c
-			case l.capSelf:
+			case ex.capSelf:
 				self = c
-			case l.capMod:
+			case ex.capMod:
 				mod = c
-			case l.capINm:
+			case ex.capINm:
 				iname = c
-			case l.capIDef:
+			case ex.capIDef:
 				idef = c
-			case l.capAlias:
+			case ex.capAlias:
 				alias = c
-			case l.capScope:
+			case ex.capScope:
 				scope = c
-			case l.capTypeDoc:
+			case ex.capTypeDoc:
 				doc = c
-			case l.capArgs:
+			case ex.capArgs:
 				args = c
-			case l.capParams:
+			case ex.capParams:
 				params = c
-			case l.capArgName:
+			case ex.capArgName:
 				key = c
 			}
-			if ro := &l.roles[c.Index]; ro.capture >= 0 && rl == nil {
+			if ro := &ex.roles[c.Index]; ro.capture >= 0 && rl == nil {
 				rl = ro
 			}
 		}
@@ -332,7 +332,7 @@ func (l *Extractor) Extract(src []byte, r *astgrep.CaptureResult) *record.Record
 			}
 		case "doc":
 			for i := range m.Captures {
-				if c := &m.Captures[i]; c.Index == l.capDocText {
+				if c := &m.Captures[i]; c.Index == ex.capDocText {
 					// A comment that is its own @doc is read for imports only.
 					docs = append(docs, docAt{int32(whole.Start), int32(whole.End), int32(c.StartRow + 1), c.Start == whole.Start && c.End == whole.End, c.Text(src)})
 				}
@@ -389,8 +389,8 @@ func (l *Extractor) Extract(src []byte, r *astgrep.CaptureResult) *record.Record
 			if typ == nil && doc != nil && name != nil {
 				// /** @type {Option[]} */ this.options = []: the
 				// comment's type, read once the trees are built.
-				if l.docType != nil {
-					if m := l.docType.FindStringSubmatch(doc.Text(src)); m != nil {
+				if ex.docType != nil {
+					if m := ex.docType.FindStringSubmatch(doc.Text(src)); m != nil {
 						docFields = append(docFields, docField{record.Field{Name: intern(name.Text(src)), Line: int32(doc.StartRow + 1), At: int32(name.Start)}, m[1]})
 					}
 				}
@@ -403,7 +403,7 @@ func (l *Extractor) Extract(src []byte, r *astgrep.CaptureResult) *record.Record
 			}
 			var fd record.Field
 			if typ != nil {
-				fd = record.Field{Type: sc.internString(clipLiteral(l, typeText(typ.Text(src)))), How: how, Line: int32(typ.StartRow + 1), At: int32(typ.Start)}
+				fd = record.Field{Type: sc.internString(clipLiteral(ex, typeText(typ.Text(src)))), How: how, Line: int32(typ.StartRow + 1), At: int32(typ.Start)}
 				fd.T, fd.X = shape(typ, how, fd.Type, normClipped)
 			} else {
 				fd.Line = int32(name.StartRow + 1)
@@ -430,12 +430,12 @@ func (l *Extractor) Extract(src []byte, r *astgrep.CaptureResult) *record.Record
 			} else if name != nil {
 				lc := record.Local{Name: tab.idOf(text(name)), At: int32(name.Start), Encl: -1, End: -1, Line: int32(name.StartRow + 1)}
 				if typ != nil {
-					shown := clipLiteral(l, typeText(typ.Text(src)))
+					shown := clipLiteral(ex, typeText(typ.Text(src)))
 					lc.Type, lc.How = tab.id(shown), how
 					if member {
 						lc.Type = tab.id(typeText(typ.Text(src)) + "." + name.Text(src))
 						if tb != nil {
-							lc.X = tb.memberOf(l, typ.Node, name.Text(src), tab.strs[lc.Type])
+							lc.X = tb.memberOf(ex, typ.Node, name.Text(src), tab.strs[lc.Type])
 						}
 					} else {
 						lc.T, lc.X = shape(typ, how, shown, normClipped)
@@ -449,7 +449,7 @@ func (l *Extractor) Extract(src []byte, r *astgrep.CaptureResult) *record.Record
 				}
 				if scope != nil {
 					lc.At, lc.End = int32(scope.Start), int32(scope.End)
-				} else if l.declaredAfter && how != record.TypeTypeParam {
+				} else if ex.declaredAfter && how != record.TypeTypeParam {
 					// In scope after its declaration: x, err := x()
 					// calls the function x. (Every pattern binding a name
 					// at one place moves it alike: they stay one record.
@@ -577,7 +577,7 @@ func (l *Extractor) Extract(src []byte, r *astgrep.CaptureResult) *record.Record
 	enclose(f.Defs, all)
 	f.Strs = slices.Clip(tab.strs)
 	markLocal(f.Defs, parent, scopes)
-	if l.moduleFields {
+	if ex.moduleFields {
 		// The @local bindings outside every function and class are the
 		// module's own.
 		tops := outermost(f.Defs)
@@ -593,9 +593,9 @@ func (l *Extractor) Extract(src []byte, r *astgrep.CaptureResult) *record.Record
 	placeParams(locals, sc.params, sc.of)
 	var untyped map[localAt]bool
 	f.Locals, untyped = localsIn(f, locals, scopes, names, sc)
-	docImports(f, l, docs)
-	docTypes(f, l, docs, tab, tb, untyped)
-	fields = append(fields, typedDocFields(f, l, docFields, tab, tb)...)
+	docImports(f, ex, docs)
+	docTypes(f, ex, docs, tab, tb, untyped)
+	fields = append(fields, typedDocFields(f, ex, docFields, tab, tb)...)
 	if len(fields) > 0 {
 		// (fieldsIn keeps them in fields' array, which is the scratch's.)
 		in := fieldsIn(f.Defs, fields)
@@ -607,7 +607,7 @@ func (l *Extractor) Extract(src []byte, r *astgrep.CaptureResult) *record.Record
 	// passed in on to another callee.
 	kept := all[:0]
 	for _, r := range all {
-		if r.Kind == record.RefValue && r.Recv == 0 && (l.names.IsBuiltin(f.Strs[r.Name]) || f.Bound(f.Strs[r.Name], r.Encl, r.At) && (r.Arg == 0 || !f.FuncParamAt(f.Strs[r.Name], r.Encl, r.At))) {
+		if r.Kind == record.RefValue && r.Recv == 0 && (ex.names.IsBuiltin(f.Strs[r.Name]) || f.Bound(f.Strs[r.Name], r.Encl, r.At) && (r.Arg == 0 || !f.FuncParamAt(f.Strs[r.Name], r.Encl, r.At))) {
 			continue
 		}
 		kept = append(kept, r)
@@ -980,8 +980,8 @@ func fieldsIn(defs []record.Def, fields []record.Field) []record.Field {
 
 // clipLiteral keeps a long literal assigned (d = {...}) as its start: its
 // type is all the index reads from it.
-func clipLiteral(l *Extractor, text string) string {
-	if p, t := l.names.LiteralType(text); t != "" && len(text) > 24 {
+func clipLiteral(ex *Extractor, text string) string {
+	if p, t := ex.names.LiteralType(text); t != "" && len(text) > 24 {
 		return p + "…"
 	}
 	return text
@@ -1003,4 +1003,26 @@ func outermost(defs []record.Def) [][2]int32 {
 func within(tops [][2]int32, at int32) bool {
 	j := sort.Search(len(tops), func(i int) bool { return tops[i][0] > at }) - 1
 	return j >= 0 && at < tops[j][1]
+}
+
+// goBuildLine is a Go file's //go:build line (before its package clause),
+// or "".
+func goBuildLine(src []byte) string {
+	for len(src) > 0 {
+		line := src
+		if i := bytes.IndexByte(src, '\n'); i >= 0 {
+			line, src = src[:i], src[i+1:]
+		} else {
+			src = nil
+		}
+		t := strings.TrimSpace(string(line))
+		switch {
+		case t == "" || strings.HasPrefix(t, "//") && !constraint.IsGoBuild(t):
+			continue
+		case constraint.IsGoBuild(t):
+			return t
+		}
+		return "" // the package clause, or a block comment: no constraint read
+	}
+	return ""
 }

@@ -1,12 +1,11 @@
-package lang
+package extract
 
 import (
 	"fmt"
-	"regexp"
-	"strings"
-
 	"github.com/builtin-tools/builtin-tools/astgrep"
 	"github.com/builtin-tools/builtin-tools/graph/record"
+	"regexp"
+	"strings"
 )
 
 // Extractor is a language's compiled queries as extraction reads them:
@@ -19,7 +18,7 @@ type Extractor struct {
 	// buildLines: the file's build constraint is kept (the "go" variants
 	// rule).
 	buildLines bool
-	// declaredAfter: see Language.DeclaredAfter.
+	// declaredAfter: see lang.Language.DeclaredAfter.
 	declaredAfter bool
 	roles         []role // by capture index; capture -1 for captures that name no role
 	capName       int
@@ -72,7 +71,7 @@ type Names interface {
 }
 
 // ExtractConfig is what language.json says of extraction.
-type ExtractConfig struct {
+type Config struct {
 	ID        string   // the language, as errors name it
 	TypeFiles []string // typeforms.scm's files, as errors name them
 	// DocParam, DocReturn, DocType and DocImport are language.json's
@@ -82,10 +81,10 @@ type ExtractConfig struct {
 	BuildLines, DeclaredAfter               bool
 }
 
-// NewExtractor reads query q's captures, and the type query's (nil
+// New reads query q's captures, and the type query's (nil
 // without typeforms.scm), for a language whose other settings names
 // answers.
-func NewExtractor(q, types *astgrep.CaptureQuery, names Names, c ExtractConfig) (*Extractor, error) {
+func New(q, types *astgrep.CaptureQuery, names Names, c Config) (*Extractor, error) {
 	x := &Extractor{names: names, buildLines: c.BuildLines, declaredAfter: c.DeclaredAfter}
 	var err error
 	if types != nil {
@@ -160,3 +159,33 @@ func NewExtractor(q, types *astgrep.CaptureQuery, names Names, c ExtractConfig) 
 	}
 	return x, nil
 }
+
+// typeCaptures are the captures that give a binding its type, and how:
+// @type (as written), @type.new (constructed: T{}, new T()), @type.call
+// (the result of calling this), @type.elem (an element of this
+// expression), @type.expr (assigned), @type.member (see capTypeMember),
+// @type.field (the declared type a destructured parameter is a field of:
+// {gen}: Cxt), @type.call.2 and @type.call.3 (the second or third result
+// of calling this: x, y := f()), @type.param (a type parameter's
+// constraint), @type.result (a local bound to a function literal) and @type.key
+// (what a one-variable range over it gives).
+var typeCaptures = []struct {
+	name string
+	how  uint8
+}{
+	{"type", record.TypeDeclared}, {"type.new", record.TypeNew}, {"type.call", record.TypeCall},
+	{"type.elem", record.TypeElem}, {"type.expr", record.TypeExpr}, {"type.member", record.TypeExpr},
+	{"type.field", record.TypeField}, {"type.call.2", record.TypeCall2}, {"type.call.3", record.TypeCall3},
+	{"type.param", record.TypeTypeParam}, {"type.result", record.TypeResult}, {"type.key", record.TypeKey},
+}
+
+// role is what a pattern's match is: the capture that names it.
+type role struct {
+	capture int
+	what    string // definition, reference, import, package
+	kind    string // function, call, ...
+}
+
+// ReadsTypes says the language has typeforms.scm: its declared types and
+// receivers are read as trees and steps, not left opaque.
+func (ex *Extractor) ReadsTypes() bool { return ex.types != nil }

@@ -1,4 +1,4 @@
-package lang
+package extract
 
 import (
 	"fmt"
@@ -25,15 +25,15 @@ type docAt struct {
 // that types its parameters by such a name then has them resolved like
 // those of a file importing the class; a name the file already binds
 // keeps its binding.
-func docImports(f *record.Record, l *Extractor, docs []docAt) {
-	if l.docImport == nil {
+func docImports(f *record.Record, ex *Extractor, docs []docAt) {
+	if ex.docImport == nil {
 		return
 	}
 	for _, dc := range docs {
 		if !dc.module {
 			continue
 		}
-		for _, m := range l.docImport.FindAllStringSubmatchIndex(dc.text, -1) {
+		for _, m := range ex.docImport.FindAllStringSubmatchIndex(dc.text, -1) {
 			mod, name, local := dc.text[m[2]:m[3]], dc.text[m[4]:m[5]], dc.text[m[6]:m[7]]
 			if slices.ContainsFunc(f.Imports, func(im record.Import) bool { return im.Local == local }) {
 				continue
@@ -96,20 +96,20 @@ func loadDocForms(cs []DocForm) ([]docForm, error) {
 
 // docType appends the tree of a type written in a comment, read by the
 // language's doc_types rules (1-based id).
-func (b *treeBuilder) docType(l *Extractor, s string) int32 {
+func (b *treeBuilder) docType(ex *Extractor, s string) int32 {
 	root := int32(len(b.types))
-	b.emitDoc(l, strings.TrimSpace(s), record.PNone, 0)
+	b.emitDoc(ex, strings.TrimSpace(s), record.PNone, 0)
 	return root + 1
 }
 
-func (b *treeBuilder) emitDoc(l *Extractor, s string, p uint8, depth int) {
+func (b *treeBuilder) emitDoc(ex *Extractor, s string, p uint8, depth int) {
 	i := len(b.types)
 	b.types = append(b.types, record.TypeNode{Part: p, Text: b.tab.raw(s)})
 	defer func() { b.types[i].Last = int32(len(b.types)) }()
 	if depth > record.MaxTypeDepth || len(b.types) > maxTypeNodes+i {
 		return
 	}
-	for _, df := range l.docForms {
+	for _, df := range ex.docForms {
 		m := df.re.FindStringSubmatchIndex(s)
 		if m == nil {
 			continue
@@ -126,7 +126,7 @@ func (b *treeBuilder) emitDoc(l *Extractor, s string, p uint8, depth int) {
 		b.types[i].Form = df.form
 		for k, part := range df.parts {
 			if m[2+2*k] >= 0 {
-				b.emitDoc(l, strings.TrimSpace(s[m[2+2*k]:m[3+2*k]]), part, depth+1)
+				b.emitDoc(ex, strings.TrimSpace(s[m[2+2*k]:m[3+2*k]]), part, depth+1)
 			}
 		}
 		return
@@ -140,11 +140,11 @@ func (b *treeBuilder) emitDoc(l *Extractor, s string, p uint8, depth int) {
 // about user methods: it is left out, so such a receiver stays a ranked
 // candidate. A local two patterns typed differently (untyped) stays
 // untyped.
-func docTypes(f *record.Record, l *Extractor, docs []docAt, tab *table, tb *treeBuilder, untyped map[localAt]bool) {
-	if len(docs) == 0 || l.docParam == nil || tb == nil {
+func docTypes(f *record.Record, ex *Extractor, docs []docAt, tab *table, tb *treeBuilder, untyped map[localAt]bool) {
+	if len(docs) == 0 || ex.docParam == nil || tb == nil {
 		return
 	}
-	tree := func(text string) int32 { return docTree(f, l, tab, tb, text) }
+	tree := func(text string) int32 { return docTree(f, ex, tab, tb, text) }
 	for _, dc := range docs {
 		if dc.module {
 			continue
@@ -153,14 +153,14 @@ func docTypes(f *record.Record, l *Extractor, docs []docAt, tab *table, tb *tree
 		if fn < 0 {
 			continue
 		}
-		if l.docReturn != nil && f.Defs[fn].Type == "" {
-			if m := l.docReturn.FindStringSubmatch(dc.text); m != nil {
+		if ex.docReturn != nil && f.Defs[fn].Type == "" {
+			if m := ex.docReturn.FindStringSubmatch(dc.text); m != nil {
 				if t := tree(m[1]); t != 0 {
 					f.Defs[fn].Type, f.Defs[fn].T, f.Defs[fn].X = strings.TrimSpace(m[1]), t, 0
 				}
 			}
 		}
-		for _, m := range l.docParam.FindAllStringSubmatch(dc.text, -1) {
+		for _, m := range ex.docParam.FindAllStringSubmatch(dc.text, -1) {
 			t := tree(m[1])
 			if t == 0 {
 				continue
@@ -179,14 +179,14 @@ func docTypes(f *record.Record, l *Extractor, docs []docAt, tab *table, tb *tree
 // docTree is the tree of a type written in a comment, 0 when it names no
 // type of the index (a type the language defines, Object or Function,
 // says nothing about user methods).
-func docTree(f *record.Record, l *Extractor, tab *table, tb *treeBuilder, text string) int32 {
-	root := tb.docType(l, text)
+func docTree(f *record.Record, ex *Extractor, tab *table, tb *treeBuilder, text string) int32 {
+	root := tb.docType(ex, text)
 	f.Types, f.Strs = tb.types, tab.strs
 	t := root
-	if e, _ := f.ElemOf(l.names, t); e != 0 { // {Sock[]}, {Array<Sock>}
+	if e, _ := f.ElemOf(ex.names, t); e != 0 { // {Sock[]}, {Array<Sock>}
 		t = e
 	}
-	if _, n, _ := f.TypeName(l.names, t); n == "" || l.names.IsBuiltin(n) {
+	if _, n, _ := f.TypeName(ex.names, t); n == "" || ex.names.IsBuiltin(n) {
 		return 0
 	}
 	return root
@@ -194,13 +194,13 @@ func docTree(f *record.Record, l *Extractor, tab *table, tb *treeBuilder, text s
 
 // typedDocFields are the fields whose doc comments give a type the index can
 // use, typed by it.
-func typedDocFields(f *record.Record, l *Extractor, dfs []docField, tab *table, tb *treeBuilder) []record.Field {
+func typedDocFields(f *record.Record, ex *Extractor, dfs []docField, tab *table, tb *treeBuilder) []record.Field {
 	if tb == nil {
 		return nil
 	}
 	var out []record.Field
 	for _, df := range dfs {
-		if t := docTree(f, l, tab, tb, df.text); t != 0 {
+		if t := docTree(f, ex, tab, tb, df.text); t != 0 {
 			fd := df.fd
 			fd.Type, fd.How, fd.T = intern(strings.TrimSpace(df.text)), record.TypeDeclared, t
 			out = append(out, fd)
