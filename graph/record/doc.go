@@ -1,5 +1,5 @@
 // Package record is the code graph's record of one file, as its bytes
-// give it by one language's query files (package lang extracts it):
+// give it by one language's query files (package extract makes it):
 // definitions, references, locals, fields, imports, the string table and
 // the declared types as trees (typetree.go), with the readings the
 // resolver makes of them. It is plain data with its generated binary
