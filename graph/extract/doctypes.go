@@ -183,10 +183,10 @@ func docTree(f *record.Record, ex *Extractor, tab *table, tb *treeBuilder, text 
 	root := tb.docType(ex, text)
 	f.Types, f.Strs = tb.types, tab.strs
 	t := root
-	if e, _ := f.ElemOf(ex.names, t); e != 0 { // {Sock[]}, {Array<Sock>}
+	if e, _ := f.ElemOf(ex.names.Generics(), t); e != 0 { // {Sock[]}, {Array<Sock>}
 		t = e
 	}
-	if _, n, _ := f.TypeName(ex.names, t); n == "" || ex.names.IsBuiltin(n) {
+	if _, n, _ := f.TypeName(ex.names.Generics(), t); n == "" || ex.names.IsBuiltin(n) {
 		return 0
 	}
 	return root

@@ -63,9 +63,9 @@ type Extractor struct {
 }
 
 // Names is what extraction asks of its language's settings by name: its
-// generic types (record.Generics), its builtins and its literals' types.
+// generic types, its builtins and its literals' types.
 type Names interface {
-	record.Generics
+	Generics() *record.Generics
 	IsBuiltin(name string) bool
 	LiteralType(text string) (prefix, typ string)
 }

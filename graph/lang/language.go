@@ -18,6 +18,7 @@ import (
 	"github.com/builtin-tools/builtin-tools/graph/extract"
 	"github.com/builtin-tools/builtin-tools/graph/imports"
 	"github.com/builtin-tools/builtin-tools/graph/languages"
+	"github.com/builtin-tools/builtin-tools/graph/record"
 )
 
 // Language is one folder of languages/: its settings (language.json) and
@@ -124,8 +125,7 @@ type Language struct {
 	// passesArguments: its query places arguments and parameters
 	// (@arguments, @parameters).
 	passesArguments bool
-	wrappers        map[string]bool
-	elements        map[string]bool
+	generics        record.Generics
 	builtins        map[string]bool
 	self            map[string]bool
 	fp              [32]byte  // fingerprint: what shapes its records besides the bytes; zero: not keyed
@@ -439,7 +439,7 @@ func loadLanguage(e *astgrep.Engine, fsys fs.FS, id string) (*Language, error) {
 	l := &Language{ID: id, Grammar: c.Grammar, Scope: c.Scope, Imports: c.Imports, Self: c.Self, Builtins: c.Builtins,
 		rule: rule, Extensions: c.Extensions, Resolve: c.Resolve, Variants: c.Variants, Reexports: c.Reexports != nil && *c.Reexports, ImplicitSelf: c.ImplicitSelf != nil && *c.ImplicitSelf, query: q, source: string(raw) + "\x00" + string(src),
 		TypeWrappers: c.TypeWrappers, ElementTypes: c.ElementTypes, Implements: c.Implements, Super: c.Super, ModuleSelf: c.ModuleSelf, Constructor: c.Constructor, LiteralTypes: c.LiteralTypes, ClassSelf: c.ClassSelf, ModuleValues: c.ModuleValues != nil && *c.ModuleValues, Conversions: c.Conversions != nil && *c.Conversions, DeclaredAfter: c.DeclaredAfter != nil && *c.DeclaredAfter, OneDefinition: c.OneDefinition != nil && *c.OneDefinition, AssignmentsBind: c.AssignmentsBind != nil && *c.AssignmentsBind, FunctionLiterals: c.FunctionLiterals,
-		builtins: map[string]bool{}, self: map[string]bool{}, wrappers: map[string]bool{}, elements: map[string]bool{}}
+		builtins: map[string]bool{}, self: map[string]bool{}, generics: record.Generics{Wrappers: map[string]bool{}, Elements: map[string]bool{}}}
 	if l.shapes, err = c.shapeConfig.load(e, fsys, id, c.Grammar); err != nil {
 		return nil, err
 	}
@@ -450,10 +450,10 @@ func loadLanguage(e *astgrep.Engine, fsys fs.FS, id string) (*Language, error) {
 	l.source += "\x00" + typesSrc
 	l.EmbeddedNamed = c.EmbeddedNamed != nil && *c.EmbeddedNamed
 	for _, w := range c.TypeWrappers {
-		l.wrappers[w] = true
+		l.generics.Wrappers[w] = true
 	}
 	for _, w := range c.ElementTypes {
-		l.elements[w] = true
+		l.generics.Elements[w] = true
 	}
 	for _, b := range c.Builtins {
 		l.builtins[b] = true
@@ -510,12 +510,9 @@ func (l *Language) PassesArguments() bool { return l.passesArguments }
 // IsBuiltin says whether the language defines name itself.
 func (l *Language) IsBuiltin(name string) bool { return l.builtins[name] }
 
-// Wrapper says a generic type is read as its argument (type_wrappers).
-func (l *Language) Wrapper(name string) bool { return l.wrappers[name] }
-
-// ElementType says a generic type holds elements of its first argument
-// (element_types).
-func (l *Language) ElementType(name string) bool { return l.elements[name] }
+// Generics are the generic types the language reads through
+// (type_wrappers) and as collections (element_types).
+func (l *Language) Generics() *record.Generics { return &l.generics }
 
 // IsSelf says whether name means the enclosing class (self, this).
 func (l *Language) IsSelf(name string) bool { return l.self[name] }

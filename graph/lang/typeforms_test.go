@@ -197,7 +197,7 @@ func wantForms(t *testing.T, got, want map[string]string) {
 func wantNames(t *testing.T, l *Language, rec *record.Record, ts map[string]int32, want map[string]string) {
 	t.Helper()
 	for k, w := range want {
-		q, n, ok := rec.TypeName(l, ts[k])
+		q, n, ok := rec.TypeName(l.Generics(), ts[k])
 		if !ok || q+"."+n != w {
 			t.Errorf("%s names %s.%s (%v), want %s", k, q, n, ok, w)
 		}
@@ -229,11 +229,11 @@ func TestTypeFormsTypeScript(t *testing.T) {
 			if rec.Strs[lc.Name] != k {
 				continue
 			}
-			if q, n, _ := rec.TypeName(l, lc.T); n != map[string]string{"a": "Foo", "b": "", "c": "Baz"}[k] || k == "a" && q != "ns" {
+			if q, n, _ := rec.TypeName(l.Generics(), lc.T); n != map[string]string{"a": "Foo", "b": "", "c": "Baz"}[k] || k == "a" && q != "ns" {
 				t.Errorf("%s names %s.%s", k, q, n)
 			}
 			if k == "b" {
-				if el, _ := rec.ElemOf(l, lc.T); rec.TypeText(el) != "Bar" {
+				if el, _ := rec.ElemOf(l.Generics(), lc.T); rec.TypeText(el) != "Bar" {
 					t.Errorf("b's element is %q", rec.TypeText(el))
 				}
 			}
@@ -282,10 +282,10 @@ func TestTypeFormsPython(t *testing.T) {
 		"recv (a)":        "name a, same",
 	})
 	wantNames(t, l, rec, ts, map[string]string{"a": ".Foo", "b": ".list", "c": ".dict", "d": ".X", "e": ".Foo", "g": ".Foo"})
-	if el, _ := rec.ElemOf(l, ts["b"]); rec.TypeText(el) != "x.T" {
+	if el, _ := rec.ElemOf(l.Generics(), ts["b"]); rec.TypeText(el) != "x.T" {
 		t.Errorf("b's element is %q", rec.TypeText(el))
 	}
-	if _, _, ok := rec.TypeName(l, ts["h"]); ok {
+	if _, _, ok := rec.TypeName(l.Generics(), ts["h"]); ok {
 		t.Errorf("h is read from its tree, not its text")
 	}
 }
@@ -451,10 +451,10 @@ var update = flag.Bool("update", false, "rewrite testdata/typereads.golden")
 // typeReads is what the resolver reads of type id, on one line.
 func typeReads(r *record.Record, l *Language, id int32) string {
 	var out []string
-	if q, n, ok := r.TypeName(l, id); ok && n != "" {
+	if q, n, ok := r.TypeName(l.Generics(), id); ok && n != "" {
 		out = append(out, "name "+q+"."+n)
 	}
-	if e, ok := r.ElemOf(l, id); ok && e != 0 {
+	if e, ok := r.ElemOf(l.Generics(), id); ok && e != 0 {
 		out = append(out, "elem "+r.TypeText(e))
 	}
 	if k, ok := r.KeyOf(id); ok && k != 0 {

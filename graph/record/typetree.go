@@ -243,7 +243,7 @@ func (r *typeTrees) child(t int32, p uint8) int32 {
 // parentheses, a result list's first item, a wrapper's argument, a
 // union's one arm that is not null); ("", "") when it names none (a slice,
 // a map, a function type, a type written in place).
-func (r *typeTrees) TypeName(l Generics, t int32) (qual, name string, ok bool) {
+func (r *typeTrees) TypeName(l *Generics, t int32) (qual, name string, ok bool) {
 	for range MaxTypeDepth {
 		n := r.Type(t)
 		if n == nil {
@@ -274,7 +274,7 @@ func (r *typeTrees) TypeName(l Generics, t int32) (qual, name string, ok bool) {
 				switch {
 				case !ok:
 					return "", "", false
-				case l.Wrapper(bn):
+				case l.Wrappers[bn]:
 					t = r.child(lt, PArg)
 					continue
 				case bn == "":
@@ -294,7 +294,7 @@ func (r *typeTrees) TypeName(l Generics, t int32) (qual, name string, ok bool) {
 			base := r.child(t, PBase)
 			if _, bn, ok := r.TypeName(l, base); !ok {
 				return "", "", false
-			} else if l.Wrapper(bn) {
+			} else if l.Wrappers[bn] {
 				t = r.child(t, PArg)
 			} else {
 				t = base
@@ -324,14 +324,14 @@ func (r *typeTrees) TypeName(l Generics, t int32) (qual, name string, ok bool) {
 // ElemOf is the element of a collection type t
 // (through pointers): a slice's, an array's, a map's value, a channel's,
 // a generic listed in element_types' first argument; 0 for none.
-func (r *typeTrees) ElemOf(l Generics, t int32) (int32, bool) {
+func (r *typeTrees) ElemOf(l *Generics, t int32) (int32, bool) {
 	t = r.derefs(t)
 	for n := r.Type(t); n != nil && n.Form == TSame; n = r.Type(t) {
 		t = r.derefs(r.child(t, PElem)) // readonly T[], an annotation's type
 	}
 	if n := r.Type(t); n != nil && n.Form == TGeneric {
 		_, bn, ok := r.TypeName(l, r.child(t, PBase))
-		if !ok || !l.ElementType(bn) {
+		if !ok || !l.Elements[bn] {
 			return 0, ok
 		}
 		return r.child(t, PArg), true
@@ -372,13 +372,12 @@ func (r *typeTrees) derefs(t int32) int32 {
 }
 
 // Generics is what a language says of generic types by name (its
-// language.json's type_wrappers and element_types): the readings below
+// language.json's type_wrappers and element_types): the readings above
 // look through a wrapper (Optional[T], std::unique_ptr<T>) to its
 // argument and take an element type's (List<T>) first argument as its
 // element.
-type Generics interface {
-	Wrapper(name string) bool
-	ElementType(name string) bool
+type Generics struct {
+	Wrappers, Elements map[string]bool
 }
 
 // TreeField is a field of a type written in place: its name ("" for an

@@ -53,7 +53,7 @@ func typeName(d declType) (qual, name string) {
 		return d.qual, d.name
 	}
 	if d.t > 0 {
-		if q, n, ok := d.in.TypeName(d.in.Lang, d.t); ok {
+		if q, n, ok := d.in.TypeName(d.in.Lang.Generics(), d.t); ok {
 			return q, n
 		}
 	}
@@ -101,7 +101,7 @@ func sub(d declType, t int32) declType {
 // elemOf is the type of an element of a collection of type d; ok is
 // false when it has none.
 func elemOf(d declType) (declType, bool) {
-	return part(d, func(t int32) (int32, bool) { return d.in.ElemOf(d.in.Lang, t) })
+	return part(d, func(t int32) (int32, bool) { return d.in.ElemOf(d.in.Lang.Generics(), t) })
 }
 
 // keyOf is what a one-variable range over a value of type d gives when
