@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/builtin-tools/builtin-tools/graph/index"
-	"github.com/builtin-tools/builtin-tools/graph/lang"
+	"github.com/builtin-tools/builtin-tools/graph/record"
 	"github.com/builtin-tools/builtin-tools/graph/resolve"
 	"github.com/builtin-tools/builtin-tools/graph/snap"
 
@@ -80,7 +80,7 @@ func Ahead(ctx context.Context, x *index.Index, symbol string, callees bool) (*V
 				continue
 			}
 			for ri := range f.Refs {
-				if r := &f.Refs[ri]; r.Kind == lang.RefCall && r.At >= d.Start && r.At < d.End {
+				if r := &f.Refs[ri]; r.Kind == record.RefCall && r.At >= d.Start && r.At < d.End {
 					called[f.Strs[r.Name]] = true
 				}
 			}
@@ -176,7 +176,7 @@ func callersNeed(ctx context.Context, x *index.Partial, files []*snap.Entry, nam
 			strs[f] = append(strs[f], recv)
 			head := resolve.FirstSegment(recv)
 			for li := range f.Locals {
-				if l := &f.Locals[li]; l.Encl == r.Encl && l.How != lang.TypeNone && f.Strs[l.Name] == head {
+				if l := &f.Locals[li]; l.Encl == r.Encl && l.How != record.TypeNone && f.Strs[l.Name] == head {
 					strs[f] = append(strs[f], f.Strs[l.Type])
 				}
 			}

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/graph/index"
-	"github.com/builtin-tools/builtin-tools/graph/lang"
+	"github.com/builtin-tools/builtin-tools/graph/record"
 	"github.com/builtin-tools/builtin-tools/graph/snap"
 )
 
@@ -263,7 +263,7 @@ func Outline(v View, file string) (*Answer, error) {
 	}
 	typeAt := map[string]int{}
 	for i := range f.Defs {
-		if lang.ClassLike(f.Defs[i].Kind) && depth[i] == 0 {
+		if record.ClassLike(f.Defs[i].Kind) && depth[i] == 0 {
 			typeAt[f.Defs[i].Name] = i
 		}
 	}
@@ -615,7 +615,7 @@ func Impact(v View, spec Spec, depth, perDepth int) (*Answer, error) {
 		not := map[string]int{}
 		for _, t := range frontier {
 			cs := sets[t]
-			if d := t.D(); d.Member() && lang.FunctionLike(d.Kind) {
+			if d := t.D(); d.Member() && record.FunctionLike(d.Kind) {
 				// A change to an interface's method changes what each
 				// implementation must be; their callers are not walked
 				// (ask impact of each), only counted.
@@ -866,12 +866,12 @@ func Definitions(v View) []Symbol {
 // macroUse is the first macro t's body invokes, or nil.
 func (v View) macroUse(t snap.Target) *MacroUse {
 	f, d := t.File, t.D()
-	if !lang.FunctionLike(d.Kind) {
+	if !record.FunctionLike(d.Kind) {
 		return nil
 	}
 	for ri := range f.Refs {
 		r := &f.Refs[ri]
-		if r.Kind != lang.RefCall || r.At < d.Start || r.At >= d.End {
+		if r.Kind != record.RefCall || r.At < d.Start || r.At >= d.End {
 			continue
 		}
 		for _, u := range v.R.Resolve(f, r).Targets {

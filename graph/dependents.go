@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/builtin-tools/builtin-tools/graph/lang"
+	"github.com/builtin-tools/builtin-tools/graph/record"
 	"github.com/builtin-tools/builtin-tools/graph/snap"
 )
 
@@ -38,12 +39,12 @@ func (h *Handle) Dependents(ctx context.Context, rel string, before, after []byt
 	if l == nil {
 		return Dependents{}, nil
 	}
-	read := func(src []byte) (*lang.Record, error) {
+	read := func(src []byte) (*record.Record, error) {
 		r, err := h.e.CaptureSnippet(ctx, l.Query(), src)
 		if err != nil {
 			return nil, err
 		}
-		return lang.Extract(l, src, r), nil
+		return l.Extractor().Extract(src, r), nil
 	}
 	old, err := read(before)
 	if err != nil {
@@ -63,18 +64,18 @@ func (h *Handle) Dependents(ctx context.Context, rel string, before, after []byt
 // defKey identifies a definition across two versions of a file.
 type defKey struct{ kind, container, scope, name string }
 
-func keyOf(d *lang.Def) defKey { return defKey{d.Kind, d.Container, d.Scope, d.Name} }
+func keyOf(d *record.Def) defKey { return defKey{d.Kind, d.Container, d.Scope, d.Name} }
 
 // changedDefs returns the module-level definitions of old whose key is
 // gone from cur, or whose signature differs.
-func changedDefs(old *lang.Record, osrc []byte, cur *lang.Record, csrc []byte) []lang.Def {
+func changedDefs(old *record.Record, osrc []byte, cur *record.Record, csrc []byte) []record.Def {
 	now := map[defKey]string{}
 	for i := range cur.Defs {
 		if d := &cur.Defs[i]; !d.Local {
 			now[keyOf(d)] = signature(csrc, d)
 		}
 	}
-	var out []lang.Def
+	var out []record.Def
 	for i := range old.Defs {
 		d := &old.Defs[i]
 		if d.Local {
@@ -92,7 +93,7 @@ func changedDefs(old *lang.Record, osrc []byte, cur *lang.Record, csrc []byte) [
 // after the name, or a ":" ending a line, Python's); for a type, constant
 // or variable all of it (a struct's fields, an interface's methods, a
 // value's type).
-func signature(src []byte, d *lang.Def) string {
+func signature(src []byte, d *record.Def) string {
 	if d.Start < 0 || d.End > int32(len(src)) || d.Start > d.End {
 		return ""
 	}
@@ -128,7 +129,7 @@ func signature(src []byte, d *lang.Def) string {
 
 // dependents lists the files using changed (definitions of rel, as the
 // old version had them).
-func (v View) dependents(l *lang.Language, rel string, changed []lang.Def, max int) Dependents {
+func (v View) dependents(l *lang.Language, rel string, changed []record.Def, max int) Dependents {
 	var out Dependents
 	seen := map[string]bool{rel: true}
 	var callers, named []string

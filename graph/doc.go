@@ -153,7 +153,7 @@
 // A language's typeforms.scm ("type_forms" lists other files; a language
 // that extends another and has none takes the base's) says how to read a
 // type and a receiver as structure, so the resolver follows trees, not
-// text (lang/typetree.go). It is run only at the nodes the main query
+// text (extract/typetree.go). It is run only at the nodes the main query
 // captured as a type or an expression, then at their parts. A pattern
 // describes one node kind: @type.FORM on the node and @type.FORM.PART on
 // its immediate parts, the forms being name, path (seg…), pointer (elem),
@@ -213,9 +213,11 @@
 //
 // # Parts
 //
-// The graph is four parts, one direction: graph/lang (languages, loading,
-// extraction into immutable per-file records, the edge vocabulary, the
-// import and variants rules); graph/snap (the immutable snapshot the index
+// The graph is four parts, one direction: graph/record (the immutable
+// per-file record and its codec), graph/imports (the import rules) and
+// graph/extract (a file's query matches into its record), loaded and
+// keyed by graph/lang (languages, the edge vocabulary, the variants
+// rules); graph/snap (the immutable snapshot the index
 // publishes after each change, tables copied on write) and graph/index
 // (build, refresh, watching, the records on disk, a partial snapshot for
 // an answer ahead of the build); graph/resolve (resolution against one

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/builtin-tools/builtin-tools/graph/lang"
+	"github.com/builtin-tools/builtin-tools/graph/record"
 	"github.com/builtin-tools/builtin-tools/graph/resolve"
 	"github.com/builtin-tools/builtin-tools/graph/snap"
 )
@@ -35,12 +35,12 @@ func Dump(v View) string {
 				call = f.RefReceiver(r) + "." + call
 			}
 			res := v.R.Resolve(f, r)
-			if (r.Kind == lang.RefValue || r.Kind == lang.RefRead) && res.Class == Unresolved {
+			if (r.Kind == record.RefValue || r.Kind == record.RefRead) && res.Class == Unresolved {
 				continue // a variable, not a function passed on; not a getter's read
 			}
-			kind := lang.RefKindNames[r.Kind]
+			kind := record.RefKindNames[r.Kind]
 			if res.Conversion {
-				kind = lang.RefKindNames[lang.RefType]
+				kind = record.RefKindNames[record.RefType]
 			}
 			fmt.Fprintf(&b, "%s %s:%d %s in %s -> %s\n", kind, rel, r.Line, call, in, resolutionText(res))
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/builtin-tools/builtin-tools/graph/lang"
+	"github.com/builtin-tools/builtin-tools/graph/record"
 	"github.com/builtin-tools/builtin-tools/graph/resolve"
 	"github.com/builtin-tools/builtin-tools/graph/snap"
 )
@@ -21,14 +22,14 @@ func (v View) heldCalls(t snap.Target, s Site) []Site {
 		return nil
 	}
 	var out []Site
-	if d := s.encl.D(); d.Kind == "variable" && !d.Member() && !d.Local && d.How == lang.TypeExpr &&
+	if d := s.encl.D(); d.Kind == "variable" && !d.Member() && !d.Local && d.How == record.TypeExpr &&
 		d.Line == int32(s.Line) && resolve.HeldText(d.Type) == s.Call {
 		out = v.variableCalls(t, s.encl)
 	}
 	seen := map[string]bool{}
 	for i := range g.Locals {
 		lc := &g.Locals[i]
-		if lc.Line != int32(s.Line) || lc.How != lang.TypeExpr || resolve.HeldText(g.Strs[lc.Type]) != s.Call {
+		if lc.Line != int32(s.Line) || lc.How != record.TypeExpr || resolve.HeldText(g.Strs[lc.Type]) != s.Call {
 			continue
 		}
 		name := g.Strs[lc.Name]
@@ -39,7 +40,7 @@ func (v View) heldCalls(t snap.Target, s Site) []Site {
 		e := &g.Defs[lc.Encl]
 		for _, ri := range g.RefsNamed(name) {
 			r := &g.Refs[ri]
-			if r.Kind != lang.RefCall || r.Recv != 0 || r.At < e.Start || r.At >= e.End {
+			if r.Kind != record.RefCall || r.Recv != 0 || r.At < e.Start || r.At >= e.End {
 				continue
 			}
 			res := v.R.Resolve(g, r)
@@ -69,7 +70,7 @@ func (v View) variableCalls(t, holder snap.Target) []Site {
 		}
 		for _, ri := range g.RefsNamed(name) {
 			r := &g.Refs[ri]
-			if r.Kind != lang.RefCall {
+			if r.Kind != record.RefCall {
 				continue
 			}
 			res := v.R.Resolve(g, r)
@@ -88,12 +89,12 @@ func (v View) variableCalls(t, holder snap.Target) []Site {
 // calling a class constructs it, a call of the variable constructs the
 // class, which a value reference does not lead to, so callersOf finds the
 // binding from the class's references (and variableCalls the calls).
-func aliasHolder(g *snap.Entry, r *lang.Ref) int32 {
-	if r.Kind != lang.RefValue || r.Encl < 0 {
+func aliasHolder(g *snap.Entry, r *record.Ref) int32 {
+	if r.Kind != record.RefValue || r.Encl < 0 {
 		return -1
 	}
 	h := &g.Defs[r.Encl]
-	if h.Kind != "variable" || h.Member() || h.Local || h.How != lang.TypeExpr || h.Line != r.Line {
+	if h.Kind != "variable" || h.Member() || h.Local || h.How != record.TypeExpr || h.Line != r.Line {
 		return -1
 	}
 	text := g.RefName(r)
@@ -127,7 +128,7 @@ func (v View) passedCalls(t snap.Target, s Site) (calls, on []Site, reached bool
 		return nil, nil, false
 	}
 	r := &g.Refs[s.ri]
-	if r.Kind != lang.RefValue {
+	if r.Kind != record.RefValue {
 		return nil, nil, false
 	}
 	seen := map[snap.Target]bool{}
@@ -140,7 +141,7 @@ func (v View) passedCalls(t snap.Target, s Site) (calls, on []Site, reached bool
 // the callee it is passed to: the callee's calls of that parameter go to
 // calls, and its places that pass the parameter on to on and further.
 // how says who passed it there, for the sites' reasons.
-func (v View) passOn(g *snap.Entry, r *lang.Ref, how string, depth int, seen map[snap.Target]bool, calls, on *[]Site) bool {
+func (v View) passOn(g *snap.Entry, r *record.Ref, how string, depth int, seen map[snap.Target]bool, calls, on *[]Site) bool {
 	callee, p, ok := v.passedParam(g, r)
 	if !ok || seen[callee] {
 		return false
@@ -155,13 +156,13 @@ func (v View) passOn(g *snap.Entry, r *lang.Ref, how string, depth int, seen map
 			continue
 		}
 		switch {
-		case c.Kind == lang.RefCall:
+		case c.Kind == record.RefCall:
 			site := v.site(cf, ci)
 			site.Class, site.Rank, site.Of, site.passed = Candidate, 1, 1, true
 			site.Reason = "a call of " + callee.Qualified() + "'s parameter " + name + ", to which " + how
 			*calls = append(*calls, site)
 			reached = true
-		case c.Kind == lang.RefValue && c.Arg != 0 && depth+1 < passDepth:
+		case c.Kind == record.RefValue && c.Arg != 0 && depth+1 < passDepth:
 			// The callee hands its parameter on: followed into the next.
 			next := callee.Qualified() + " hands its parameter " + name + " on, to which " + how
 			if v.passOn(cf, c, next, depth+1, seen, calls, on) {
@@ -186,12 +187,12 @@ func (v View) passOn(g *snap.Entry, r *lang.Ref, how string, depth int, seen map
 // Python's self (a method's first parameter, named by "self") takes no
 // argument of a call on an instance, but the first of a call on the class
 // (Runner.apply(r, f)).
-func (v View) passedParam(g *snap.Entry, r *lang.Ref) (snap.Target, *lang.Local, bool) {
-	if r.Arg == 0 || r.Kind != lang.RefValue {
+func (v View) passedParam(g *snap.Entry, r *record.Ref) (snap.Target, *record.Local, bool) {
+	if r.Arg == 0 || r.Kind != record.RefValue {
 		return snap.Target{}, nil, false
 	}
 	i := sort.Search(len(g.Refs), func(i int) bool { return g.Refs[i].At >= r.ArgOf() })
-	if i == len(g.Refs) || g.Refs[i].At != r.ArgOf() || g.Refs[i].Kind != lang.RefCall {
+	if i == len(g.Refs) || g.Refs[i].At != r.ArgOf() || g.Refs[i].Kind != record.RefCall {
 		return snap.Target{}, nil, false
 	}
 	call := &g.Refs[i]
@@ -201,7 +202,7 @@ func (v View) passedParam(g *snap.Entry, r *lang.Ref) (snap.Target, *lang.Local,
 	}
 	callee := res.Targets[0]
 	cf, cd := callee.File, callee.D()
-	if lang.ClassLike(cd.Kind) {
+	if record.ClassLike(cd.Kind) {
 		// Job(f), new Job(f): its constructor's parameter.
 		c, ok := constructorOf(callee)
 		if !ok {
@@ -209,11 +210,11 @@ func (v View) passedParam(g *snap.Entry, r *lang.Ref) (snap.Target, *lang.Local,
 		}
 		callee, cd = c, c.D()
 	}
-	if !lang.FunctionLike(cd.Kind) {
+	if !record.FunctionLike(cd.Kind) {
 		return snap.Target{}, nil, false
 	}
 	place := int(r.Arg)
-	if r.Arg == lang.ArgByName {
+	if r.Arg == record.ArgByName {
 		// g(fn=F): the parameter of that name.
 		for _, j := range cf.LocalsNamed(g.ArgKey(r)) {
 			if lc := &cf.Locals[j]; lc.Encl == callee.Def && lc.Param > 0 {
@@ -240,7 +241,7 @@ func (v View) passedParam(g *snap.Entry, r *lang.Ref) (snap.Target, *lang.Local,
 
 // isConstructor says whether d is a class's constructor (__init__,
 // constructor).
-func isConstructor(d *lang.Def, l *lang.Language) bool {
+func isConstructor(d *record.Def, l *lang.Language) bool {
 	return d.Container != "" && d.Member() && (d.Kind == "constructor" || d.Name == l.Constructor)
 }
 
@@ -259,13 +260,13 @@ func constructorOf(c snap.Target) (snap.Target, bool) {
 // parameter p (self.fn = fn, this.fn = fn): a call
 // of self.fn (this.fn) in a method of the same class may run what was
 // passed (another instance may hold another function), a candidate.
-func (v View) storedCalls(ctor snap.Target, p *lang.Local, how string, calls *[]Site) bool {
+func (v View) storedCalls(ctor snap.Target, p *record.Local, how string, calls *[]Site) bool {
 	f, cd := ctor.File, ctor.D()
 	name := f.Strs[p.Name]
 	reached := false
 	for i := range f.Fields {
 		fd := &f.Fields[i]
-		if fd.Container == cd.Container && fd.How == lang.TypeExpr && fd.Type == name && fd.At >= cd.Start && fd.At < cd.End &&
+		if fd.Container == cd.Container && fd.How == record.TypeExpr && fd.Type == name && fd.At >= cd.Start && fd.At < cd.End &&
 			slices.Contains(f.InnermostLocals(name, ctor.Def, fd.At), p) && v.fieldCalls(ctor, fd.Name, name, how, calls) {
 			reached = true
 		}
@@ -280,10 +281,10 @@ func (v View) fieldCalls(ctor snap.Target, field, name, how string, calls *[]Sit
 	reached := false
 	for _, ci := range f.RefsNamed(field) {
 		r := &f.Refs[ci]
-		if r.Kind != lang.RefCall || r.Recv == 0 || r.Encl < 0 || !f.Lang.IsSelf(f.RefReceiver(r)) {
+		if r.Kind != record.RefCall || r.Recv == 0 || r.Encl < 0 || !f.Lang.IsSelf(f.RefReceiver(r)) {
 			continue
 		}
-		if m := &f.Defs[r.Encl]; m.Container != cd.Container || !m.Member() || !lang.FunctionLike(m.Kind) {
+		if m := &f.Defs[r.Encl]; m.Container != cd.Container || !m.Member() || !record.FunctionLike(m.Kind) {
 			continue
 		}
 		site := v.site(f, ci)
@@ -298,7 +299,7 @@ func (v View) fieldCalls(ctor snap.Target, field, name, how string, calls *[]Sit
 // unbound says whether call (resolved to method d) is made on d's class
 // by its name (Runner.apply(r, f)), not on an instance: a receiver that
 // names the class and is no local of the caller.
-func unbound(g *snap.Entry, call *lang.Ref, d *lang.Def) bool {
+func unbound(g *snap.Entry, call *record.Ref, d *record.Def) bool {
 	recv := g.RefReceiver(call)
 	if recv != d.Container && !strings.HasSuffix(d.Container, "."+recv) {
 		return false
@@ -308,7 +309,7 @@ func unbound(g *snap.Entry, call *lang.Ref, d *lang.Def) bool {
 
 // holdsParam says whether the name c calls is parameter p of definition
 // e there: not bound again by a closure on the way, nor in an inner block.
-func (v View) holdsParam(f *snap.Entry, c *lang.Ref, e int32, p *lang.Local) bool {
+func (v View) holdsParam(f *snap.Entry, c *record.Ref, e int32, p *record.Local) bool {
 	name := f.Strs[p.Name]
 	for d, n := c.Encl, 0; d >= 0 && n < 16; d, n = f.Outer(d), n+1 {
 		if d == e {

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/builtin-tools/builtin-tools/graph/lang"
+	"github.com/builtin-tools/builtin-tools/graph/record"
 	"github.com/builtin-tools/builtin-tools/graph/resolve"
 	"github.com/builtin-tools/builtin-tools/graph/snap"
 
@@ -146,7 +147,7 @@ func qualifyLevel(t snap.Target, qual string) int {
 // is the line: the line of the name node, or the one right after it when
 // the value written there repeats the name (X.prototype.m =⏎ function m()).
 func (v View) headOn(f *snap.Entry, sym string, line int) []snap.Target {
-	name := lang.LastSegment(sym)
+	name := record.LastSegment(sym)
 	if !containsWord(v.lineOf(f.Rel, line), name) {
 		return nil
 	}
@@ -590,7 +591,7 @@ func (v View) callersOf(ts []snap.Target) map[snap.Target]*callerSet {
 				byName[ck] = append(byName[ck], t)
 			}
 			for _, sup := range t.File.Lang.Super { // super(...) in a subclass
-				if lang.IsIdent(sup) {
+				if record.IsIdent(sup) {
 					sk := group{t.File.Lang, sup}
 					byName[sk] = append(byName[sk], t)
 				}
@@ -601,7 +602,7 @@ func (v View) callersOf(ts []snap.Target) map[snap.Target]*callerSet {
 	// language's name for it (Python's cls()): those references are read
 	// too, for the class and its constructor.
 	for _, t := range ts {
-		if lang.ClassLike(t.D().Kind) || ctor[t] {
+		if record.ClassLike(t.D().Kind) || ctor[t] {
 			for _, cs := range t.File.Lang.ClassSelf {
 				ck := group{t.File.Lang, cs}
 				byName[ck] = append(byName[ck], t)
@@ -618,7 +619,7 @@ func (v View) callersOf(ts []snap.Target) map[snap.Target]*callerSet {
 	for k, group := range byName {
 		anyType, anyGetter, anyMethod := false, false, false
 		for _, t := range group {
-			anyType = anyType || lang.ClassLike(t.D().Kind)
+			anyType = anyType || record.ClassLike(t.D().Kind)
 			anyGetter = anyGetter || t.D().Kind == "getter"
 			anyMethod = anyMethod || t.D().Kind == "method"
 		}
@@ -626,29 +627,29 @@ func (v View) callersOf(ts []snap.Target) map[snap.Target]*callerSet {
 			g := v.Snap.ByID(id)
 			for _, ri := range g.RefsNamed(k.name) {
 				r := &g.Refs[ri]
-				if r.Kind == lang.RefType && !anyType || r.Kind == lang.RefRead && !anyGetter && !anyMethod {
+				if r.Kind == record.RefType && !anyType || r.Kind == record.RefRead && !anyGetter && !anyMethod {
 					continue
 				}
-				if anyType && r.Kind == lang.RefValue {
+				if anyType && r.Kind == record.RefValue {
 					// Alias = Store: calls of Alias construct Store.
 					if h := aliasHolder(g, r); h >= 0 {
 						for _, t := range group {
-							if d := t.D(); d.Name == k.name && lang.ClassLike(d.Kind) && !t.File.Lang.Conversions {
+							if d := t.D(); d.Name == k.name && record.ClassLike(d.Kind) && !t.File.Lang.Conversions {
 								aliased[t] = append(aliased[t], snap.Target{File: g, Def: h})
 							}
 						}
 					}
 				}
-				if r.Kind == lang.RefRead && !anyGetter {
+				if r.Kind == record.RefRead && !anyGetter {
 					// obj.m read, not called: a method value.
 					v := *r
-					v.Kind = lang.RefValue
+					v.Kind = record.RefValue
 					r = &v
 				}
 				res := v.R.SiteLazy(g, ri, r.Kind)
 				for _, t := range group {
 					cs := out[t]
-					if r.Kind == lang.RefType && !lang.ClassLike(t.D().Kind) {
+					if r.Kind == record.RefType && !record.ClassLike(t.D().Kind) {
 						continue
 					}
 					found := false
@@ -660,7 +661,7 @@ func (v View) callersOf(ts []snap.Target) map[snap.Target]*callerSet {
 						}
 					} else {
 						for _, u := range res.Targets {
-							if u == t || ctor[t] && r.Kind == lang.RefCall && resolve.Constructs(u, t) {
+							if u == t || ctor[t] && r.Kind == record.RefCall && resolve.Constructs(u, t) {
 								found = true
 								break
 							}
@@ -684,14 +685,14 @@ func (v View) callersOf(ts []snap.Target) map[snap.Target]*callerSet {
 							unresolved = v.R.SiteCandidates(g, ri, r.Kind, res.Pending) == 0
 						}
 						switch {
-						case r.Kind == lang.RefType, r.Kind == lang.RefRead:
-						case res.Dispatch != "" && r.Kind == lang.RefCall && t.D().Member() && lang.FunctionLike(t.D().Kind):
+						case r.Kind == record.RefType, r.Kind == record.RefRead:
+						case res.Dispatch != "" && r.Kind == record.RefCall && t.D().Member() && record.FunctionLike(t.D().Kind):
 							// conn.Close(), conn a net.Conn: if an
 							// interface, t may be what runs.
 							s := v.site(g, ri)
 							s.Class, s.Why, s.dispatch = Unresolved, res.Why, res.DispatchBuiltin
 							cs.dispatch = append(cs.dispatch, s)
-						case unresolved && r.Kind == lang.RefCall:
+						case unresolved && r.Kind == record.RefCall:
 							cs.nowhere = append(cs.nowhere, v.site(g, ri))
 						case !unresolved:
 							cs.elsewhere++
@@ -705,14 +706,14 @@ func (v View) callersOf(ts []snap.Target) map[snap.Target]*callerSet {
 					} else {
 						s.setClass(res, t)
 					}
-					if ctor[t] && r.Kind == lang.RefCall && s.Reason == "" && s.Class != Candidate {
+					if ctor[t] && r.Kind == record.RefCall && s.Reason == "" && s.Class != Candidate {
 						s.Reason = "constructs " + t.D().Container
 					}
 					// A getter runs where it is read; a conversion (Go's
 					// T(x)) uses its type.
-					if r.Kind == lang.RefType || r.Kind == lang.RefCall && g.Lang.Conversions && lang.ClassLike(t.D().Kind) {
+					if r.Kind == record.RefType || r.Kind == record.RefCall && g.Lang.Conversions && record.ClassLike(t.D().Kind) {
 						cs.types = append(cs.types, s)
-					} else if r.Kind == lang.RefValue && t.D().Kind != "getter" {
+					} else if r.Kind == record.RefValue && t.D().Kind != "getter" {
 						cs.values = append(cs.values, s)
 					} else {
 						cs.calls = append(cs.calls, s)
@@ -772,7 +773,7 @@ func (v View) callees(t snap.Target) (calls, values []Site) {
 		if r.At < d.Start || r.At >= d.End {
 			continue
 		}
-		if r.Kind == lang.RefValue || r.Kind == lang.RefRead {
+		if r.Kind == record.RefValue || r.Kind == record.RefRead {
 			// As callers reads them: a getter runs where it is read (a
 			// call); a function or method read without a call is a value
 			// passed or stored (sort.Slice(xs, less), obj.m).
@@ -788,7 +789,7 @@ func (v View) callees(t snap.Target) (calls, values []Site) {
 			}
 			continue
 		}
-		if r.Kind != lang.RefCall {
+		if r.Kind != record.RefCall {
 			continue
 		}
 		res := v.R.Resolve(f, r)
@@ -831,12 +832,12 @@ func (v View) valueRef(f *snap.Entry, ri int32) (s Site, value, ok bool) {
 	getter := func(res resolve.Resolution) bool {
 		return len(res.Targets) > 0 && res.Targets[0].D().Kind == "getter"
 	}
-	if r.Kind == lang.RefRead && !getter(res) {
+	if r.Kind == record.RefRead && !getter(res) {
 		c := *r
-		c.Kind = lang.RefValue
+		c.Kind = record.RefValue
 		res = v.R.Resolve(f, &c)
 	}
-	if !sure(res.Class) || len(res.Targets) == 0 || !lang.FunctionLike(res.Targets[0].D().Kind) {
+	if !sure(res.Class) || len(res.Targets) == 0 || !record.FunctionLike(res.Targets[0].D().Kind) {
 		return Site{}, false, false
 	}
 	s = v.site(f, ri)

@@ -8,7 +8,7 @@ import (
 	"github.com/rogpeppe/go-internal/txtar"
 
 	"github.com/builtin-tools/builtin-tools/astgrep"
-	"github.com/builtin-tools/builtin-tools/graph/lang"
+	"github.com/builtin-tools/builtin-tools/graph/record"
 )
 
 // callNodes are the node kinds that call something, per grammar.
@@ -67,7 +67,7 @@ func TestNoSilentCalls(t *testing.T) {
 			seen := map[int]bool{}
 			for i := range f.Refs {
 				r := &f.Refs[i]
-				if r.Kind != lang.RefCall {
+				if r.Kind != record.RefCall {
 					continue
 				}
 				in := -1

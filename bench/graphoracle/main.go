@@ -47,7 +47,7 @@ import (
 	"github.com/builtin-tools/builtin-tools/astgrep"
 	"github.com/builtin-tools/builtin-tools/graph"
 	"github.com/builtin-tools/builtin-tools/graph/index"
-	"github.com/builtin-tools/builtin-tools/graph/lang"
+	"github.com/builtin-tools/builtin-tools/graph/record"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
@@ -441,7 +441,7 @@ func measure(v graph.View, o *oracle) *measurement {
 		}
 		for i := range f.Refs {
 			r := &f.Refs[i]
-			if r.Kind != lang.RefCall {
+			if r.Kind != record.RefCall {
 				continue
 			}
 			res := v.R.Resolve(f, r)
@@ -538,7 +538,7 @@ func measure(v graph.View, o *oracle) *measurement {
 		}
 		for i := range f.Defs {
 			d := &f.Defs[i]
-			if !lang.FunctionLike(d.Kind) {
+			if !record.FunctionLike(d.Kind) {
 				continue
 			}
 			a, err := graph.Callers(v, graph.Spec{File: f.Rel, Line: int(d.Line), Symbol: d.Name})

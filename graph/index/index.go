@@ -1,6 +1,6 @@
 // Package index is the code graph's index of one root: it walks the tree,
 // reads every file in a supported language through astgrep's queries
-// into a record (graph/lang), publishes what it holds as an immutable
+// into a record (graph/lang, graph/record), publishes what it holds as an immutable
 // snapshot (graph/snap) after each change, keeps it fresh (re-reading
 // what a write or anything else changed) and keeps a copy of the records
 // in the graph store on disk. It holds no resolution: queries read its
@@ -21,6 +21,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/builtin-tools/builtin-tools/graph/imports"
 	"github.com/builtin-tools/builtin-tools/graph/lang"
 	"github.com/builtin-tools/builtin-tools/graph/snap"
 	"github.com/builtin-tools/builtin-tools/graph/store"
@@ -338,7 +339,7 @@ func (x *Index) readManifest(e walk.Entry) {
 // readManifest records in modAt the module path the manifest e declares
 // for its folder, and returns every module so recorded, longest path
 // first (nested modules win).
-func readManifest(g *pathguard.Guard, langs *lang.Set, modAt map[string]string, e walk.Entry) []lang.Module {
+func readManifest(g *pathguard.Guard, langs *lang.Set, modAt map[string]string, e walk.Entry) []imports.Module {
 	dir := path.Dir(e.Rel)
 	delete(modAt, dir)
 	if data, _, err := g.ReadFile(e.Abs, 1<<20); err == nil {
@@ -346,9 +347,9 @@ func readManifest(g *pathguard.Guard, langs *lang.Set, modAt map[string]string, 
 			modAt[dir] = m
 		}
 	}
-	var mods []lang.Module
+	var mods []imports.Module
 	for d, m := range modAt {
-		mods = append(mods, lang.Module{Path: m, Dir: d})
+		mods = append(mods, imports.Module{Path: m, Dir: d})
 	}
 	sort.Slice(mods, func(i, j int) bool {
 		if len(mods[i].Path) != len(mods[j].Path) {
@@ -476,7 +477,7 @@ func (x *Index) read(ctx context.Context, entries []walk.Entry, oneAtATime bool,
 			if !en.hashed {
 				en.sum = sha256.Sum256(r.Src)
 			}
-			rec := lang.Extract(en.l, r.Src, r)
+			rec := en.l.Extractor().Extract(r.Src, r)
 			x.parsed.Add(1)
 			x.putRecord(en.l, en.sum, rec)
 			f = entryOf(en.rel, en.l, en.sum, rec, r.Info, len(r.Src))

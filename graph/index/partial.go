@@ -9,7 +9,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/builtin-tools/builtin-tools/graph/lang"
+	"github.com/builtin-tools/builtin-tools/graph/record"
 	"github.com/builtin-tools/builtin-tools/graph/snap"
 	"github.com/builtin-tools/builtin-tools/internal/walk"
 )
@@ -62,7 +62,7 @@ func (x *Index) NewPartial(ctx context.Context) (*Partial, error) {
 	for _, e := range p.files {
 		p.byRel[e.Rel] = e
 		if l := x.langs.ForFile(e.Rel); l != nil {
-			putWithin(p.b, &snap.Entry{Rel: e.Rel, Dir: path.Dir(e.Rel), Lang: l, Record: lang.Empty()}, x.opts.MaxBytes)
+			putWithin(p.b, &snap.Entry{Rel: e.Rel, Dir: path.Dir(e.Rel), Lang: l, Record: record.Empty()}, x.opts.MaxBytes)
 		}
 	}
 	return p, nil

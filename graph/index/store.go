@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/graph/lang"
+	"github.com/builtin-tools/builtin-tools/graph/record"
 	"github.com/builtin-tools/builtin-tools/graph/snap"
 	"github.com/builtin-tools/builtin-tools/graph/store"
 	"github.com/builtin-tools/builtin-tools/internal/walk"
@@ -25,7 +26,7 @@ import (
 
 // entryOf makes the entry of a file of l at rel whose bytes (size long,
 // their SHA-256 sum) gave rec.
-func entryOf(rel string, l *lang.Language, sum [32]byte, rec *lang.Record, info fs.FileInfo, size int) *snap.Entry {
+func entryOf(rel string, l *lang.Language, sum [32]byte, rec *record.Record, info fs.FileInfo, size int) *snap.Entry {
 	f := &snap.Entry{Rel: rel, Dir: path.Dir(rel), Lang: l, Content: sum, Record: rec}
 	if info != nil {
 		f.Stamp = stampOf(info)
@@ -36,12 +37,12 @@ func entryOf(rel string, l *lang.Language, sum [32]byte, rec *lang.Record, info 
 
 // getRecord returns the stored record of key, or nil; a payload that does
 // not decode is rejected, so the next Put of the key rewrites it.
-func (x *Index) getRecord(key [32]byte) *lang.Record {
+func (x *Index) getRecord(key [32]byte) *record.Record {
 	p, ok := x.st.Get(key)
 	if !ok {
 		return nil
 	}
-	rec, err := lang.DecodeRecord(p)
+	rec, err := record.Decode(p)
 	if err != nil {
 		x.st.Reject(key)
 		return nil
@@ -52,7 +53,7 @@ func (x *Index) getRecord(key [32]byte) *lang.Record {
 
 // putRecord stores a record just extracted. A write that fails is the
 // store's to report (Stats.StoreError); the index goes on in memory.
-func (x *Index) putRecord(l *lang.Language, sum [32]byte, rec *lang.Record) {
+func (x *Index) putRecord(l *lang.Language, sum [32]byte, rec *record.Record) {
 	if x.st == nil || !l.Keyed() {
 		return
 	}

@@ -3,6 +3,7 @@ package lang
 import (
 	"context"
 	"fmt"
+	"github.com/builtin-tools/builtin-tools/graph/record"
 	"slices"
 	"testing"
 )
@@ -41,7 +42,7 @@ func TestArgumentsAndParameters(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rec := Extract(l, []byte(c.src), r)
+			rec := l.Extractor().Extract([]byte(c.src), r)
 			var args, params []string
 			for _, rf := range rec.Refs {
 				if rf.Arg == 0 {
@@ -49,12 +50,12 @@ func TestArgumentsAndParameters(t *testing.T) {
 				}
 				call := "?"
 				for _, o := range rec.Refs {
-					if o.At == rf.ArgOf() && o.Kind == RefCall {
+					if o.At == rf.ArgOf() && o.Kind == record.RefCall {
 						call = rec.Strs[o.Name]
 					}
 				}
 				place := fmt.Sprint(rf.Arg)
-				if rf.Arg == ArgByName {
+				if rf.Arg == record.ArgByName {
 					place = rec.ArgKey(&rf)
 				}
 				args = append(args, fmt.Sprintf("%s arg %s of %s", rec.Strs[rf.Name], place, call))

@@ -3,7 +3,6 @@ package lang
 import (
 	"bytes"
 	"context"
-	"flag"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -15,24 +14,10 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/astgrep"
 	"github.com/builtin-tools/builtin-tools/graph/languages"
-	"github.com/builtin-tools/builtin-tools/internal/codecgen"
+	"github.com/builtin-tools/builtin-tools/graph/record"
 	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
-
-var update = flag.Bool("update", false, "rewrite codec_gen.go")
-
-// The record's codec is the one its types give; -update rewrites it.
-func TestCodec(t *testing.T) {
-	if err := codecgen.UpToDate(codecgen.Config{
-		Package: "lang",
-		Roots:   []any{Record{}},
-		Checks:  map[string]string{"Record": "check"},
-		Header:  "Regenerate: go test ./graph/lang -run TestCodec -update",
-	}, "codec_gen.go", *update); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // sample is one file's bytes and its language.
 type sample struct {
@@ -117,22 +102,22 @@ func samples(t testing.TB, s *Set) []sample {
 	return out
 }
 
-func extractAll(t testing.TB) []*Record {
+func extractAll(t testing.TB) []*record.Record {
 	t.Helper()
 	recs, _ := extractAllLangs(t)
 	return recs
 }
 
 // extractAllLangs is extractAll with each record's language.
-func extractAllLangs(t testing.TB) ([]*Record, []*Language) {
+func extractAllLangs(t testing.TB) ([]*record.Record, []*Language) {
 	return extractWith(t, nil)
 }
 
 // extractWith is extractAllLangs over the samples and those more adds.
-func extractWith(t testing.TB, more func(*Set) []sample) ([]*Record, []*Language) {
+func extractWith(t testing.TB, more func(*Set) []sample) ([]*record.Record, []*Language) {
 	t.Helper()
 	e, s := bundled(t)
-	var out []*Record
+	var out []*record.Record
 	var ls []*Language
 	all := samples(t, s)
 	if more != nil {
@@ -143,7 +128,7 @@ func extractWith(t testing.TB, more func(*Set) []sample) ([]*Record, []*Language
 		if err != nil {
 			t.Fatalf("%s: %v", sm.name, err)
 		}
-		out = append(out, Extract(sm.l, sm.src, r))
+		out = append(out, sm.l.Extractor().Extract(sm.src, r))
 		ls = append(ls, sm.l)
 	}
 	return out, ls
@@ -163,7 +148,7 @@ func TestCodecRoundTrip(t *testing.T) {
 			t.Fatal(err)
 		}
 		total += len(b)
-		got, err := DecodeRecord(b)
+		got, err := record.Decode(b)
 		if err != nil {
 			t.Fatalf("record %d: %v", i, err)
 		}
@@ -213,7 +198,7 @@ func FuzzRecord(f *testing.F) {
 	}
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		r, err := DecodeRecord(data)
+		r, err := record.Decode(data)
 		if err != nil {
 			return
 		}
@@ -235,7 +220,7 @@ func FuzzRecord(f *testing.F) {
 			_ = r.ErrorAt[0]
 		}
 		b, _ := r.AppendBinary(nil)
-		if _, err := DecodeRecord(b); err != nil {
+		if _, err := record.Decode(b); err != nil {
 			t.Fatalf("a checked record does not decode from its own encoding: %v", err)
 		}
 	})

@@ -30,7 +30,7 @@ func BenchmarkExtract(b *testing.B) {
 	b.ResetTimer()
 	for range b.N {
 		for _, p := range ps {
-			Extract(p.l, p.src, p.r)
+			p.l.Extractor().Extract(p.src, p.r)
 		}
 	}
 }

@@ -3,13 +3,14 @@ package lang
 import (
 	"crypto/sha256"
 	"embed"
-	"errors"
 	"fmt"
 	"io/fs"
 	"strconv"
 	"sync"
 
 	"github.com/builtin-tools/builtin-tools/astgrep"
+	"github.com/builtin-tools/builtin-tools/graph/extract"
+	"github.com/builtin-tools/builtin-tools/graph/record"
 )
 
 // extractVersion is raised when what extraction reads from outside this
@@ -21,17 +22,23 @@ const extractVersion = 1
 // every record key another, so a record is never read by code that would
 // extract it differently.
 //
-//go:embed doctypes.go extract.go language.go names.go record.go typetree.go variants.go vocab.go
+// The extraction's (extract.Sources) and the record's (record.Sources)
+// are hashed after them.
+//
+//go:embed language.go typeforms.go variants.go vocab.go
 var extractorSources embed.FS
 
-// extractorHash is the SHA-256 of extractorSources, in name order.
+// extractorHash is the SHA-256 of extractorSources, extract.Sources and
+// record.Sources, each in name order.
 var extractorHash = func() [32]byte {
 	h := sha256.New()
-	entries, _ := fs.ReadDir(extractorSources, ".")
-	for _, e := range entries {
-		b, _ := fs.ReadFile(extractorSources, e.Name())
-		fmt.Fprintf(h, "%s\x00%d\x00", e.Name(), len(b))
-		h.Write(b)
+	for _, sources := range []fs.FS{extractorSources, extract.Sources, record.Sources} {
+		entries, _ := fs.ReadDir(sources, ".")
+		for _, e := range entries {
+			b, _ := fs.ReadFile(sources, e.Name())
+			fmt.Fprintf(h, "%s\x00%d\x00", e.Name(), len(b))
+			h.Write(b)
+		}
 	}
 	var k [32]byte
 	h.Sum(k[:0])
@@ -47,7 +54,7 @@ func (l *Language) fingerprint(grammar string) [32]byte {
 	h := sha256.New()
 	h.Write([]byte("btgraph-lang\x00" + l.ID + "\x00"))
 	h.Write([]byte(strconv.Itoa(len(l.source)) + "\x00" + l.source))
-	h.Write([]byte("\x00" + grammar + "\x00" + SchemaHash + "\x00" + strconv.Itoa(extractVersion) + "\x00"))
+	h.Write([]byte("\x00" + grammar + "\x00" + record.SchemaHash + "\x00" + strconv.Itoa(extractVersion) + "\x00"))
 	h.Write(extractorHash[:])
 	var k [32]byte
 	h.Sum(k[:0])
@@ -119,68 +126,4 @@ func (s *Set) Fingerprint() [32]byte {
 	var k [32]byte
 	h.Sum(k[:0])
 	return k
-}
-
-// DecodeRecord reads a record AppendBinary wrote, decoded and checked
-// (every index inside its table). Damaged bytes are an error, never a
-// panic. Its strings are its own, not interned as extraction's are:
-// interning them cost a warm start of GOROOT 0.8 CPU-s for 9 MiB of live
-// heap.
-func DecodeRecord(b []byte) (*Record, error) {
-	r := &Record{}
-	if err := r.UnmarshalBinary(b); err != nil {
-		return nil, err
-	}
-	if err := r.Validate(); err != nil {
-		return nil, err
-	}
-	return r, nil
-}
-
-// check is what Validate checks beyond the fields' tags.
-func (r *Record) check() error {
-	switch {
-	case len(r.Strs) == 0 || r.Strs[0] != "":
-		return errors.New("the string table does not start with \"\"")
-	case r.Errors < 0 || r.Errors > 0 && len(r.ErrorAt) == 0:
-		return errors.New("syntax errors without their lines")
-	case len(r.DefOrder) != len(r.Defs) || len(r.RefOrder) != len(r.Refs):
-		return errors.New("an order of another length than its table")
-	}
-	for i := range r.Defs {
-		if int(r.Defs[i].How) >= len(HowText) {
-			return fmt.Errorf("definition %d typed in an unknown way", i)
-		}
-	}
-	for i := range r.Refs {
-		if int(r.Refs[i].Kind) >= len(RefKindNames) {
-			return fmt.Errorf("reference %d of an unknown kind", i)
-		}
-	}
-	for i := range r.Locals {
-		if int(r.Locals[i].How) >= len(HowText) {
-			return fmt.Errorf("local %d typed in an unknown way", i)
-		}
-	}
-	for i := range r.Fields {
-		if int(r.Fields[i].How) >= len(HowText) {
-			return fmt.Errorf("field %d typed in an unknown way", i)
-		}
-	}
-	for i, n := range r.Types {
-		if n.Form >= numForms || n.Part >= numParts || n.Last <= int32(i) || int(n.Last) > len(r.Types) {
-			return fmt.Errorf("type node %d out of its table", i)
-		}
-	}
-	for i, e := range r.Exprs {
-		if e.First < 0 || int(e.First)+int(e.N) > len(r.Steps) {
-			return fmt.Errorf("expression %d out of the steps", i)
-		}
-	}
-	for i, s := range r.Steps {
-		if s.Op >= numOps {
-			return fmt.Errorf("step %d of an unknown kind", i)
-		}
-	}
-	return nil
 }

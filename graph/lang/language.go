@@ -10,13 +10,15 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/builtin-tools/builtin-tools/astgrep"
+	"github.com/builtin-tools/builtin-tools/graph/extract"
+	"github.com/builtin-tools/builtin-tools/graph/imports"
 	"github.com/builtin-tools/builtin-tools/graph/languages"
+	"github.com/builtin-tools/builtin-tools/graph/record"
 )
 
 // Language is one folder of languages/: its settings (language.json) and
@@ -115,83 +117,19 @@ type Language struct {
 	// net.Listener).
 	EmbeddedNamed bool
 
-	rule     ImportRule // Imports, made with its data from language.json
-	shapes   *Shapes    // shapes.scm and its keys, nil without one
-	types    *typeQuery // typeforms.scm, nil without one: declared types are read as text
-	query    *astgrep.CaptureQuery
-	source   string    // language.json, tags.scm and typeforms.scm, for the snapshot key
-	fp       [32]byte  // fingerprint: what shapes its records besides the bytes; zero: not keyed
-	keys     *keyState // its set's fingerprints, made on first use
-	roles    []role    // by capture index; capture -1 for captures that name no role
-	capName  int
-	capRecv  int
-	capCont  int
-	capSelf  int
-	capMod   int
-	capINm   int
-	capIDef  int
-	capAlias int
-	// typeHow is how a capture of typeCaptures types its binding, by
-	// capture index; TypeNone for any other capture.
-	typeHow []uint8
-	// @type.member (a type capture): the expression a destructured name
-	// is a member of (const {gen} = cxt is cxt.gen).
-	capTypeMember int
-	// @scope: the node a local is bound in instead of its own (a type
-	// switch's case).
-	capScope int
-	// @arguments: in a @reference.value pattern whose node is a call, the
-	// call's argument list holding @name (an argument's place); in a
-	// @local pattern, @parameters: the parameter list holding @name.
-	capArgs, capParams int
-	capArgName         int // @argument.name: the keyword an argument is passed by
-	// moduleFields: module-level @local bindings are module fields.
-	moduleFields bool
-	// @doc.comment: the doc comment of the @doc function; docParam and
-	// docReturn (language.json doc_param, doc_return) read a parameter's
-	// type (groups: type, name) and the result type (group: type) in it.
-	capDocText int
-	docParam   *regexp.Regexp
-	docReturn  *regexp.Regexp
-	// docImport (language.json doc_import) reads a type-only import in a
-	// doc comment (groups: module, name, local).
-	docImport *regexp.Regexp
-	docForms  []docForm
-	wrappers  map[string]bool
-	elements  map[string]bool
-	builtins  map[string]bool
-	self      map[string]bool
-
-	// @type.doc: a doc comment giving a field its type (language.json
-	// doc_type: @type {T}).
-	capTypeDoc int
-	docType    *regexp.Regexp
-}
-
-// typeCaptures are the captures that give a binding its type, and how:
-// @type (as written), @type.new (constructed: T{}, new T()), @type.call
-// (the result of calling this), @type.elem (an element of this
-// expression), @type.expr (assigned), @type.member (see capTypeMember),
-// @type.field (the declared type a destructured parameter is a field of:
-// {gen}: Cxt), @type.call.2 and @type.call.3 (the second or third result
-// of calling this: x, y := f()), @type.param (a type parameter's
-// constraint), @type.result (a local bound to a function literal) and @type.key
-// (what a one-variable range over it gives).
-var typeCaptures = []struct {
-	name string
-	how  uint8
-}{
-	{"type", TypeDeclared}, {"type.new", TypeNew}, {"type.call", TypeCall},
-	{"type.elem", TypeElem}, {"type.expr", TypeExpr}, {"type.member", TypeExpr},
-	{"type.field", TypeField}, {"type.call.2", TypeCall2}, {"type.call.3", TypeCall3},
-	{"type.param", TypeTypeParam}, {"type.result", TypeResult}, {"type.key", TypeKey},
-}
-
-// role is what a pattern's match is: the capture that names it.
-type role struct {
-	capture int
-	what    string // definition, reference, import, package
-	kind    string // function, call, ...
+	rule   imports.Rule // Imports, made with its data from language.json
+	shapes *Shapes      // shapes.scm and its keys, nil without one
+	query  *astgrep.CaptureQuery
+	source string             // language.json, tags.scm and typeforms.scm, for the snapshot key
+	x      *extract.Extractor // what turns its query's matches into records
+	// passesArguments: its query places arguments and parameters
+	// (@arguments, @parameters).
+	passesArguments bool
+	generics        record.Generics
+	builtins        map[string]bool
+	self            map[string]bool
+	fp              [32]byte  // fingerprint: what shapes its records besides the bytes; zero: not keyed
+	keys            *keyState // its set's fingerprints, made on first use
 }
 
 type langConfig struct {
@@ -222,7 +160,7 @@ type langConfig struct {
 	DocReturn     string            `json:"doc_return"`
 	DocImport     string            `json:"doc_import"`
 	DocType       string            `json:"doc_type"`
-	DocTypes      []docFormConfig   `json:"doc_types"`
+	DocTypes      []extract.DocForm `json:"doc_types"`
 	LiteralTypes  map[string]string `json:"literal_types"`
 	ClassSelf     []string          `json:"class_self"`
 	ModuleValues  *bool             `json:"module_values"`
@@ -232,7 +170,7 @@ type langConfig struct {
 	// (Every assignment of a local is a binding: see Language.)
 	AssignmentsBind  *bool    `json:"assignments_bind"`
 	FunctionLiterals []string `json:"function_literals"`
-	// The import rule's data: see importData.
+	// The import rule's data: see imports.Data.
 	ModuleSeparator   string   `json:"module_separator"`
 	InitFile          string   `json:"init_file"`
 	ReplaceExtensions []string `json:"replace_extensions"`
@@ -246,12 +184,12 @@ type langConfig struct {
 	EmbeddedNamed *bool `json:"embedded_named"`
 	// The keys of Shapes (shapes.go).
 	shapeConfig
-	// The type query files (typetree.go).
+	// The type query files (typeforms.go).
 	typesConfig
 }
 
-func (c *langConfig) importData() importData {
-	return importData{Separator: c.ModuleSeparator, InitFile: c.InitFile, Resolve: c.Resolve, Replace: c.ReplaceExtensions,
+func (c *langConfig) importData() imports.Data {
+	return imports.Data{Separator: c.ModuleSeparator, InitFile: c.InitFile, Resolve: c.Resolve, Replace: c.ReplaceExtensions,
 		Root: c.PathRoot, Self: c.PathSelf, Parent: c.PathParent, RootFiles: c.RootFiles, SourceDir: c.SourceDir, Manifest: c.Manifest}
 }
 
@@ -262,7 +200,7 @@ type Set struct {
 	byID  map[string]*Language
 	byExt map[string]*Language
 	// manifests are the files import rules read module paths from (go.mod).
-	manifests map[string]ImportRule
+	manifests map[string]imports.Rule
 	ids       []string
 	list      []*Language // by id
 	hash      string      // of every language's files: records made with other queries are not used
@@ -273,7 +211,7 @@ type Set struct {
 // of dirs (folders holding one folder per language), later ones replacing
 // earlier ones with the same id, and compiles their queries with e.
 func Load(e *astgrep.Engine, dirs ...string) (*Set, error) {
-	s := &Set{byID: map[string]*Language{}, byExt: map[string]*Language{}, manifests: map[string]ImportRule{}}
+	s := &Set{byID: map[string]*Language{}, byExt: map[string]*Language{}, manifests: map[string]imports.Rule{}}
 	s.keys = &keyState{e: e, set: s}
 	fss := []fs.FS{languages.FS}
 	for _, d := range dirs {
@@ -478,7 +416,7 @@ func loadLanguage(e *astgrep.Engine, fsys fs.FS, id string) (*Language, error) {
 	if !slices.Contains([]string{"method_set", "declared", "structural", "none"}, c.Implements) {
 		return nil, fmt.Errorf("language %s: implements %q is not one of method_set, declared, structural, none", id, c.Implements)
 	}
-	rule, err := newImportRule(c.Imports, c.importData())
+	rule, err := imports.New(c.Imports, c.importData())
 	if err != nil {
 		return nil, fmt.Errorf("language %s: %w", id, err)
 	}
@@ -501,21 +439,21 @@ func loadLanguage(e *astgrep.Engine, fsys fs.FS, id string) (*Language, error) {
 	l := &Language{ID: id, Grammar: c.Grammar, Scope: c.Scope, Imports: c.Imports, Self: c.Self, Builtins: c.Builtins,
 		rule: rule, Extensions: c.Extensions, Resolve: c.Resolve, Variants: c.Variants, Reexports: c.Reexports != nil && *c.Reexports, ImplicitSelf: c.ImplicitSelf != nil && *c.ImplicitSelf, query: q, source: string(raw) + "\x00" + string(src),
 		TypeWrappers: c.TypeWrappers, ElementTypes: c.ElementTypes, Implements: c.Implements, Super: c.Super, ModuleSelf: c.ModuleSelf, Constructor: c.Constructor, LiteralTypes: c.LiteralTypes, ClassSelf: c.ClassSelf, ModuleValues: c.ModuleValues != nil && *c.ModuleValues, Conversions: c.Conversions != nil && *c.Conversions, DeclaredAfter: c.DeclaredAfter != nil && *c.DeclaredAfter, OneDefinition: c.OneDefinition != nil && *c.OneDefinition, AssignmentsBind: c.AssignmentsBind != nil && *c.AssignmentsBind, FunctionLiterals: c.FunctionLiterals,
-		builtins: map[string]bool{}, self: map[string]bool{}, wrappers: map[string]bool{}, elements: map[string]bool{}}
+		builtins: map[string]bool{}, self: map[string]bool{}, generics: record.Generics{Wrappers: map[string]bool{}, Elements: map[string]bool{}}}
 	if l.shapes, err = c.shapeConfig.load(e, fsys, id, c.Grammar); err != nil {
 		return nil, err
 	}
-	var typesSrc string
-	if l.types, typesSrc, err = c.typesConfig.load(e, fsys, id, c.Grammar); err != nil {
+	types, typesSrc, err := c.typesConfig.load(e, fsys, id, c.Grammar)
+	if err != nil {
 		return nil, err
 	}
 	l.source += "\x00" + typesSrc
 	l.EmbeddedNamed = c.EmbeddedNamed != nil && *c.EmbeddedNamed
 	for _, w := range c.TypeWrappers {
-		l.wrappers[w] = true
+		l.generics.Wrappers[w] = true
 	}
 	for _, w := range c.ElementTypes {
-		l.elements[w] = true
+		l.generics.Elements[w] = true
 	}
 	for _, b := range c.Builtins {
 		l.builtins[b] = true
@@ -523,71 +461,11 @@ func loadLanguage(e *astgrep.Engine, fsys fs.FS, id string) (*Language, error) {
 	for _, b := range c.Self {
 		l.self[b] = true
 	}
-	l.capName = q.Capture("name")
-	l.capRecv = q.Capture("receiver")
-	l.capCont = q.Capture("container")
-	l.capSelf = q.Capture("self")
-	l.capMod = q.Capture("import.module")
-	l.capINm = q.Capture("import.name")
-	l.capIDef = q.Capture("import.default")
-	l.capAlias = q.Capture("import.alias")
-	l.typeHow = make([]uint8, len(q.Names))
-	for _, tc := range typeCaptures {
-		if i := q.Capture(tc.name); i >= 0 {
-			l.typeHow[i] = tc.how
-		}
+	if l.x, err = extract.New(q, types, l, extract.Config{ID: id, TypeFiles: c.TypeFiles, DocParam: c.DocParam, DocReturn: c.DocReturn,
+		DocType: c.DocType, DocImport: c.DocImport, DocTypes: c.DocTypes, BuildLines: c.Variants == "go", DeclaredAfter: l.DeclaredAfter}); err != nil {
+		return nil, err
 	}
-	l.capTypeMember = q.Capture("type.member")
-	l.capTypeDoc = q.Capture("type.doc")
-	l.capScope = q.Capture("scope")
-	l.capArgs = q.Capture("arguments")
-	l.capArgName = q.Capture("argument.name")
-	l.capParams = q.Capture("parameters")
-	l.capDocText = q.Capture("doc.comment")
-	if c.DocParam != "" {
-		if l.docParam, err = regexp.Compile(c.DocParam); err != nil {
-			return nil, fmt.Errorf("language %s: doc_param: %w", id, err)
-		}
-	}
-	if c.DocReturn != "" {
-		if l.docReturn, err = regexp.Compile(c.DocReturn); err != nil {
-			return nil, fmt.Errorf("language %s: doc_return: %w", id, err)
-		}
-	}
-	if c.DocType != "" {
-		if l.docType, err = regexp.Compile(c.DocType); err != nil {
-			return nil, fmt.Errorf("language %s: doc_type: %w", id, err)
-		}
-	}
-	if c.DocImport != "" {
-		if l.docImport, err = regexp.Compile(c.DocImport); err != nil {
-			return nil, fmt.Errorf("language %s: doc_import: %w", id, err)
-		}
-		if l.docImport.NumSubexp() != 3 {
-			return nil, fmt.Errorf("language %s: doc_import needs three groups (module, name, local)", id)
-		}
-	}
-	if l.docForms, err = loadDocForms(c.DocTypes); err != nil {
-		return nil, fmt.Errorf("language %s: doc_types: %w", id, err)
-	}
-	// A query that marks module bindings (@field.module, @field.global)
-	// has its other module-level @local bindings read as them too.
-	l.moduleFields = q.Capture("field.module") >= 0 || q.Capture("field.global") >= 0
-	// A match's role is the capture of the node its pattern describes.
-	l.roles = make([]role, len(q.Names))
-	for ci, n := range q.Names {
-		l.roles[ci].capture = -1
-		what, kind, _ := strings.Cut(n, ".")
-		switch {
-		case what == "definition" || what == "reference":
-		case (what == "import" || what == "package" || what == "field" || what == "export" || what == "doc") && kind == "", what == "local" && (kind == "" || kind == "scope" || kind == "param"),
-			what == "export" && kind == "default",
-			what == "field" && (kind == "module" || kind == "global" || kind == "attr"):
-		default:
-			continue
-		}
-		l.roles[ci] = role{capture: ci, what: what, kind: kind}
-	}
+	l.passesArguments = q.Capture("arguments") >= 0 && q.Capture("parameters") >= 0
 	return l, nil
 }
 
@@ -607,14 +485,18 @@ func (s *Set) Lookup(id string) *Language { return s.byID[id] }
 
 // Manifest is the import rule that reads a manifest file of this name
 // (go.mod), or nil.
-func (s *Set) Manifest(name string) ImportRule { return s.manifests[name] }
+func (s *Set) Manifest(name string) imports.Rule { return s.manifests[name] }
 
 // Hash is a hash of every language's files: records made with other
 // query files or settings are not used.
 func (s *Set) Hash() string { return s.hash }
 
 // Rule is the language's import rule, made with its data.
-func (l *Language) Rule() ImportRule { return l.rule }
+func (l *Language) Rule() imports.Rule { return l.rule }
+
+// Extractor is what turns the language's query matches into a file's
+// record.
+func (l *Language) Extractor() *extract.Extractor { return l.x }
 
 // Query is the language's compiled main query (tags.scm and the files
 // "queries" lists).
@@ -623,10 +505,14 @@ func (l *Language) Query() *astgrep.CaptureQuery { return l.query }
 // PassesArguments says whether the language's records place functions
 // passed to calls and parameters (@arguments, @parameters): callers of a
 // function passed lists the callee's calls of its parameter.
-func (l *Language) PassesArguments() bool { return l.capArgs >= 0 && l.capParams >= 0 }
+func (l *Language) PassesArguments() bool { return l.passesArguments }
 
 // IsBuiltin says whether the language defines name itself.
 func (l *Language) IsBuiltin(name string) bool { return l.builtins[name] }
+
+// Generics are the generic types the language reads through
+// (type_wrappers) and as collections (element_types).
+func (l *Language) Generics() *record.Generics { return &l.generics }
 
 // IsSelf says whether name means the enclosing class (self, this).
 func (l *Language) IsSelf(name string) bool { return l.self[name] }

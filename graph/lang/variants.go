@@ -1,7 +1,6 @@
 package lang
 
 import (
-	"bytes"
 	"go/build/constraint"
 	"path"
 	"runtime"
@@ -95,28 +94,6 @@ func (l *Language) HostOf(t string) uint8 {
 		return HostYes
 	}
 	return HostNo
-}
-
-// goBuildLine is a Go file's //go:build line (before its package clause),
-// or "".
-func goBuildLine(src []byte) string {
-	for len(src) > 0 {
-		line := src
-		if i := bytes.IndexByte(src, '\n'); i >= 0 {
-			line, src = src[:i], src[i+1:]
-		} else {
-			src = nil
-		}
-		t := strings.TrimSpace(string(line))
-		switch {
-		case t == "" || strings.HasPrefix(t, "//") && !constraint.IsGoBuild(t):
-			continue
-		case constraint.IsGoBuild(t):
-			return t
-		}
-		return "" // the package clause, or a block comment: no constraint read
-	}
-	return ""
 }
 
 // TagOnly is a file's build line (Record.BuildLine) when no GOOS and

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/builtin-tools/builtin-tools/graph/lang"
+	"github.com/builtin-tools/builtin-tools/graph/record"
 	"github.com/builtin-tools/builtin-tools/graph/snap"
 )
 
@@ -49,8 +50,8 @@ func (h *hierarchy) inherit(prev *hierarchy) {
 // the methods called name (of classes, not of interfaces) ranked as
 // candidates, each reason ending with note; else, when the index has
 // none, res (why it is unresolved).
-func (rk *ranking) dispatch(lazy bool, f *snap.Entry, r *lang.Ref, name string, hint []snap.Target, note string, res Resolution) Resolution {
-	ok := func(d *lang.Def) bool { return d.Member() && lang.FunctionLike(d.Kind) }
+func (rk *ranking) dispatch(lazy bool, f *snap.Entry, r *record.Ref, name string, hint []snap.Target, note string, res Resolution) Resolution {
+	ok := func(d *record.Def) bool { return d.Member() && record.FunctionLike(d.Kind) }
 	p := &Pending{f: f, r: r, ok: ok, hint: hint, note: note, noIface: true}
 	found := false
 	for _, id := range rk.s.Tables(f.Lang).Defs.Get(name) {
@@ -92,7 +93,7 @@ func (h *hierarchy) declaredImplementers(t snap.Target) []snap.Target {
 	var out []snap.Target
 	for _, fr := range h.basesNamed(t.File.Lang, t.D().Name) {
 		g := h.s.ByID(fr.id)
-		out = append(out, pick(g, fr.container, func(d *lang.Def) bool { return lang.ClassLike(d.Kind) })...)
+		out = append(out, pick(g, fr.container, func(d *record.Def) bool { return record.ClassLike(d.Kind) })...)
 	}
 	return out
 }
@@ -110,7 +111,7 @@ func (rk *ranking) interfaceNamed(l *lang.Language, name string) bool {
 			switch k := g.Defs[i].Kind; {
 			case k == "interface" || k == "trait":
 				found = true
-			case lang.ClassLike(k):
+			case record.ClassLike(k):
 				return false
 			}
 		}
@@ -132,7 +133,7 @@ func (h *hierarchy) ContainerType(m snap.Target) (snap.Target, bool) {
 		return snap.Target{}, false
 	}
 	for _, g := range h.ty.namedIn(m, c) {
-		if ts := pick(g, c, func(d *lang.Def) bool { return lang.ClassLike(d.Kind) }); len(ts) > 0 {
+		if ts := pick(g, c, func(d *record.Def) bool { return record.ClassLike(d.Kind) }); len(ts) > 0 {
 			return ts[0], true
 		}
 	}
@@ -193,7 +194,7 @@ func (h *hierarchy) byMethodSet(t, m snap.Target) []snap.Target {
 		g := h.s.ByID(id)
 		for _, i := range g.DefsNamed(m.D().Name) {
 			d := &g.Defs[i]
-			if d.Container == "" || !lang.FunctionLike(d.Kind) || (d.Container == tn && g.Dir == t.File.Dir) {
+			if d.Container == "" || !record.FunctionLike(d.Kind) || (d.Container == tn && g.Dir == t.File.Dir) {
 				continue
 			}
 			c := snap.Target{File: g, Def: i}
@@ -204,7 +205,7 @@ func (h *hierarchy) byMethodSet(t, m snap.Target) []snap.Target {
 			for _, n := range names {
 				has := false
 				for _, hf := range h.ty.namedIn(c, n) {
-					if len(pick(hf, n, func(e *lang.Def) bool { return e.Container == d.Container && lang.FunctionLike(e.Kind) })) > 0 {
+					if len(pick(hf, n, func(e *record.Def) bool { return e.Container == d.Container && record.FunctionLike(e.Kind) })) > 0 {
 						has = true
 						break
 					}
@@ -235,7 +236,7 @@ func (h *hierarchy) overrides(t, m snap.Target) []snap.Target {
 			bn := base.D().Name
 			for _, fr := range h.basesNamed(t.File.Lang, bn) {
 				g := h.s.ByID(fr.id)
-				sub := pick(g, fr.container, func(d *lang.Def) bool { return lang.ClassLike(d.Kind) })
+				sub := pick(g, fr.container, func(d *record.Def) bool { return record.ClassLike(d.Kind) })
 				if len(sub) == 0 || seen[sub[0]] {
 					continue
 				}
@@ -248,7 +249,7 @@ func (h *hierarchy) overrides(t, m snap.Target) []snap.Target {
 				}
 				seen[sub[0]] = true
 				next = append(next, sub[0])
-				out = append(out, pick(g, m.D().Name, func(d *lang.Def) bool { return d.Container == fr.container && lang.FunctionLike(d.Kind) })...)
+				out = append(out, pick(g, m.D().Name, func(d *record.Def) bool { return d.Container == fr.container && record.FunctionLike(d.Kind) })...)
 			}
 		}
 		level = next
@@ -314,7 +315,7 @@ func (h *hierarchy) promoted(m snap.Target, name string) bool {
 	if len(bs) == 0 {
 		return false
 	}
-	ms, _ := h.ty.membersOf(bs, name, func(e *lang.Def) bool { return lang.FunctionLike(e.Kind) }, 1)
+	ms, _ := h.ty.membersOf(bs, name, func(e *record.Def) bool { return record.FunctionLike(e.Kind) }, 1)
 	return len(ms) > 0
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/builtin-tools/builtin-tools/graph/lang"
+	"github.com/builtin-tools/builtin-tools/graph/record"
 	"github.com/builtin-tools/builtin-tools/graph/snap"
 )
 
@@ -16,15 +17,15 @@ import (
 // assignment as a binding (Python), else a candidate, since a later
 // f = … is not in the records. Anything else is unresolved, saying what
 // the local holds (a function literal, a parameter, a call's result).
-func (rv *Resolver) localCall(f *snap.Entry, r *lang.Ref, name string) Resolution {
-	if r.Kind == lang.RefCall {
+func (rv *Resolver) localCall(f *snap.Entry, r *record.Ref, name string) Resolution {
+	if r.Kind == record.RefCall {
 		for e, n := r.Encl, 0; e >= 0 && n < 16; e, n = f.Outer(e), n+1 {
 			if f.Bound(name, e, r.At) {
 				return rv.heldCall(f, name, e, r.At)
 			}
 		}
 	}
-	if r.Kind == lang.RefType {
+	if r.Kind == record.RefType {
 		return Resolution{Class: lang.Unresolved, Why: "a type parameter (or another local of this name)"}
 	}
 	return Resolution{Class: lang.Unresolved, Why: "a local variable or parameter (a function value)"}
@@ -39,7 +40,7 @@ func (rv *Resolver) heldCall(f *snap.Entry, name string, e, callAt int32) Resolu
 	// Every binding of the scope holding the one seen, after the call
 	// too (a loop may run it again): a name shadowed in an inner block
 	// is another variable.
-	var binds []*lang.Local
+	var binds []*record.Local
 	for _, i := range f.LocalsNamed(name) {
 		if l := &f.Locals[i]; l.Encl == e && l.End == vis[0].End {
 			binds = append(binds, l)
@@ -56,7 +57,7 @@ func (rv *Resolver) heldCall(f *snap.Entry, name string, e, callAt int32) Resolu
 	}
 	held := f.Strs[b.Type]
 	switch b.How {
-	case lang.TypeExpr:
+	case record.TypeExpr:
 		res, ok := rv.heldValue(f, b.Line, e, held, false)
 		if !ok {
 			why := "a function value: " + name + " holds " + held + " (" + at + "), which the index does not resolve to a function"
@@ -74,16 +75,16 @@ func (rv *Resolver) heldCall(f *snap.Entry, name string, e, callAt int32) Resolu
 		}
 		why := name + " holds " + held + " (" + at + "); a later assignment " + name + " = … is not read"
 		return Resolution{Class: lang.Candidate, Targets: res.Targets, Reasons: repeat(why, len(res.Targets))}
-	case lang.TypeResult:
+	case record.TypeResult:
 		return Resolution{Class: lang.Unresolved, Why: "a function literal bound to " + at + ": the calls in it are listed as made by what encloses it"}
-	case lang.TypeParam:
+	case record.TypeParam:
 		if f.Lang.PassesArguments() {
 			return Resolution{Class: lang.Unresolved, Why: "a parameter holding a function value (" + at + "): callers of a function passed to it list this call; which one runs here is not followed"}
 		}
 		return Resolution{Class: lang.Unresolved, Why: "a parameter holding a function value (" + at + "): what callers pass is not followed"}
-	case lang.TypeDeclared:
+	case record.TypeDeclared:
 		return Resolution{Class: lang.Unresolved, Why: "a variable of function type " + held + " (" + at + "): what is assigned to it is not followed"}
-	case lang.TypeCall, lang.TypeCall2, lang.TypeCall3:
+	case record.TypeCall, record.TypeCall2, record.TypeCall3:
 		return Resolution{Class: lang.Unresolved, Why: "a function value: " + name + " holds what " + held + " returns (" + at + "), not followed"}
 	}
 	return Resolution{Class: lang.Unresolved, Why: "a local variable or parameter holding a function value (" + at + "): what it holds is not followed (a function literal's calls are listed as made by what encloses it)"}
@@ -96,10 +97,10 @@ func (rv *Resolver) heldCall(f *snap.Entry, name string, e, callAt int32) Resolu
 // it).
 func (rv *Resolver) heldValue(f *snap.Entry, line, e int32, held string, classes bool) (Resolution, bool) {
 	held = HeldText(held)
-	var found *lang.Ref
-	for _, ri := range f.RefsNamed(lang.LastSegment(held)) {
+	var found *record.Ref
+	for _, ri := range f.RefsNamed(record.LastSegment(held)) {
 		r := &f.Refs[ri]
-		if r.Kind != lang.RefValue || r.Line != line || r.Encl != e {
+		if r.Kind != record.RefValue || r.Line != line || r.Encl != e {
 			continue
 		}
 		text := f.RefName(r)
@@ -123,14 +124,14 @@ func (rv *Resolver) heldValue(f *snap.Entry, line, e int32, held string, classes
 		// to functions); not through Resolve, which would follow a
 		// variable holding a variable, maybe round.
 		c := *found
-		c.Kind = lang.RefCall
+		c.Kind = record.RefCall
 		res = rv.resolveAt(f, &c, false)
 	}
 	if res.Class != lang.Exact && res.Class != lang.ViaImport || len(res.Targets) == 0 {
 		return res, false
 	}
 	for _, t := range res.Targets {
-		if k := t.D().Kind; !lang.FunctionLike(k) && !(classes && lang.ClassLike(k)) {
+		if k := t.D().Kind; !record.FunctionLike(k) && !(classes && record.ClassLike(k)) {
 			return res, false
 		}
 	}
@@ -146,8 +147,8 @@ func (rv *Resolver) heldValue(f *snap.Entry, line, e int32, held string, classes
 // variable has one, else a candidate, since an assignment elsewhere (a
 // test replacing a hook) is not read. Anything else is unresolved saying
 // what the variable holds.
-func (rv *Resolver) throughVariable(f *snap.Entry, r *lang.Ref, res Resolution) Resolution {
-	if r.Kind != lang.RefCall || res.Class != lang.Exact && res.Class != lang.ViaImport || len(res.Targets) != 1 {
+func (rv *Resolver) throughVariable(f *snap.Entry, r *record.Ref, res Resolution) Resolution {
+	if r.Kind != record.RefCall || res.Class != lang.Exact && res.Class != lang.ViaImport || len(res.Targets) != 1 {
 		return res
 	}
 	t := res.Targets[0]
@@ -158,7 +159,7 @@ func (rv *Resolver) throughVariable(f *snap.Entry, r *lang.Ref, res Resolution) 
 	g := t.File
 	at := d.Name + " (" + g.Rel + ":" + strconv.Itoa(int(d.Line)) + ")"
 	switch d.How {
-	case lang.TypeExpr:
+	case record.TypeExpr:
 		held, ok := rv.heldValue(g, d.Line, t.Def, d.Type, !g.Lang.Conversions)
 		if !ok {
 			return Resolution{Class: lang.Unresolved, Why: "a function value: the variable " + at + " holds " + d.Type + ", which the index does not resolve to a function"}
@@ -168,9 +169,9 @@ func (rv *Resolver) throughVariable(f *snap.Entry, r *lang.Ref, res Resolution) 
 		}
 		why := "the variable " + at + " holds " + d.Type + "; an assignment to it elsewhere is not read"
 		return Resolution{Class: lang.Candidate, Targets: held.Targets, Reasons: repeat(why, len(held.Targets))}
-	case lang.TypeCall, lang.TypeCall2, lang.TypeCall3:
+	case record.TypeCall, record.TypeCall2, record.TypeCall3:
 		return Resolution{Class: lang.Unresolved, Why: "a function value: the variable " + at + " holds what " + d.Type + " returns, not followed"}
-	case lang.TypeDeclared:
+	case record.TypeDeclared:
 		return Resolution{Class: lang.Unresolved, Why: "the variable " + at + " of function type " + d.Type + ": what is assigned to it is not followed"}
 	}
 	return Resolution{Class: lang.Unresolved, Why: "a function value held by the variable " + at + ": what it holds is not followed"}
@@ -190,8 +191,8 @@ const CallOfCall = "("
 
 // valueCall decides a call of a function value written in place: a
 // literal called where it is written, or what a call returns.
-func valueCall(l *lang.Language, r *lang.Ref, name string) (Resolution, bool) {
-	if r.Kind != lang.RefCall || r.Recv != 0 {
+func valueCall(l *lang.Language, r *record.Ref, name string) (Resolution, bool) {
+	if r.Kind != record.RefCall || r.Recv != 0 {
 		return Resolution{}, false
 	}
 	switch {

@@ -2,13 +2,14 @@ package resolve
 
 import (
 	"github.com/builtin-tools/builtin-tools/graph/lang"
+	"github.com/builtin-tools/builtin-tools/graph/record"
 	"github.com/builtin-tools/builtin-tools/graph/snap"
 )
 
 // viaModuleValue resolves a bare name bound to a whole module (const X =
 // require('./x')) whose value is one definition of it (module.exports =
 // X): calling or constructing the name reaches that definition.
-func (sc *scopes) viaModuleValue(f *snap.Entry, name string, ok func(*lang.Def) bool) (Resolution, bool) {
+func (sc *scopes) viaModuleValue(f *snap.Entry, name string, ok func(*record.Def) bool) (Resolution, bool) {
 	for _, im := range f.Imports {
 		if im.Name != "" || im.Local != name {
 			continue
@@ -20,7 +21,7 @@ func (sc *scopes) viaModuleValue(f *snap.Entry, name string, ok func(*lang.Def) 
 		var ts []snap.Target
 		for _, g := range files {
 			if g.Exports != "" {
-				ts = append(ts, pick(g, g.Exports, func(d *lang.Def) bool { return ok(d) && !d.Member() && !d.Local })...)
+				ts = append(ts, pick(g, g.Exports, func(d *record.Def) bool { return ok(d) && !d.Member() && !d.Local })...)
 			}
 		}
 		if len(ts) == 0 {

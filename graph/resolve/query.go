@@ -7,6 +7,7 @@ import (
 	"unicode"
 
 	"github.com/builtin-tools/builtin-tools/graph/lang"
+	"github.com/builtin-tools/builtin-tools/graph/record"
 	"github.com/builtin-tools/builtin-tools/graph/snap"
 )
 
@@ -16,7 +17,7 @@ func SortTargets(ts []snap.Target) {
 	rank := func(t snap.Target) int {
 		d := t.D()
 		r := 0
-		if !lang.FunctionLike(d.Kind) && !lang.ClassLike(d.Kind) {
+		if !record.FunctionLike(d.Kind) && !record.ClassLike(d.Kind) {
 			r += 2
 		}
 		if d.Name != "" && !unicode.IsUpper(rune(d.Name[0])) {
@@ -44,7 +45,7 @@ func (h *hierarchy) ConformsTo(res Resolution, t snap.Target) bool {
 		return false
 	}
 	m := res.Targets[0]
-	if m.File.Lang.Implements != "structural" || m.D().Name != t.D().Name || t.D().Kind != "method" && t.D().Container == "" || !lang.FunctionLike(t.D().Kind) {
+	if m.File.Lang.Implements != "structural" || m.D().Name != t.D().Name || t.D().Kind != "method" && t.D().Container == "" || !record.FunctionLike(t.D().Kind) {
 		return false
 	}
 	it, ok := h.ContainerType(m)
@@ -55,7 +56,7 @@ func (h *hierarchy) ConformsTo(res Resolution, t snap.Target) bool {
 // constructor t: u is t's class, in t's file or package folder.
 func Constructs(u, t snap.Target) bool {
 	d := u.D()
-	return lang.ClassLike(d.Kind) && d.Name == t.D().Container && (u.File == t.File || u.File.Dir == t.File.Dir && u.File.Lang.Scope == "directory" || u.File.Dir == t.File.Dir && u.File.Lang.Rule().Textual())
+	return record.ClassLike(d.Kind) && d.Name == t.D().Container && (u.File == t.File || u.File.Dir == t.File.Dir && u.File.Lang.Scope == "directory" || u.File.Dir == t.File.Dir && u.File.Lang.Rule().Textual())
 }
 
 // declared finds the definitions a bodiless declaration of sym on line
@@ -74,12 +75,12 @@ func (rv *Resolver) Declared(f *snap.Entry, sym string, line int, text string) [
 	cont := ""
 	for i := range f.Defs {
 		d := &f.Defs[i]
-		if lang.ClassLike(d.Kind) && int(d.Line) <= line && line <= int(d.EndLine) {
+		if record.ClassLike(d.Kind) && int(d.Line) <= line && line <= int(d.EndLine) {
 			cont = d.Name
 		}
 	}
-	isFn := func(d *lang.Def) bool { return lang.FunctionLike(d.Kind) && d.Container == cont }
-	if ts := pick(f, sym, func(d *lang.Def) bool { return isFn(d) && int(d.Line) != line }); len(ts) > 0 {
+	isFn := func(d *record.Def) bool { return record.FunctionLike(d.Kind) && d.Container == cont }
+	if ts := pick(f, sym, func(d *record.Def) bool { return isFn(d) && int(d.Line) != line }); len(ts) > 0 {
 		return ts
 	}
 	stem := strings.TrimSuffix(f.Rel, path.Ext(f.Rel))
@@ -116,8 +117,8 @@ func wordAt(text, sym string) int {
 			return -1
 		}
 		i += from
-		before := i == 0 || !lang.IsIdent(text[i-1:i])
-		after := i+len(sym) == len(text) || !lang.IsIdent("a"+text[i+len(sym):i+len(sym)+1])
+		before := i == 0 || !record.IsIdent(text[i-1:i])
+		after := i+len(sym) == len(text) || !record.IsIdent("a"+text[i+len(sym):i+len(sym)+1])
 		if before && after {
 			return i
 		}

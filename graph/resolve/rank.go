@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/builtin-tools/builtin-tools/graph/lang"
+	"github.com/builtin-tools/builtin-tools/graph/record"
 	"github.com/builtin-tools/builtin-tools/graph/snap"
 )
 
@@ -42,8 +43,8 @@ const maxCandidates = 64
 // asked (callers needs one candidate's rank, not the whole list).
 type Pending struct {
 	f    *snap.Entry
-	r    *lang.Ref
-	ok   func(*lang.Def) bool
+	r    *record.Ref
+	ok   func(*record.Def) bool
 	hint []snap.Target // the receiver's declared type, whose members rank first
 	// hintHow says how hint was found, before the type's name in a
 	// candidate's reason (default: a declared type).
@@ -64,7 +65,7 @@ type Pending struct {
 func (p *Pending) Dispatch() bool { return p.note != "" }
 
 // Accepts says whether d is a definition p's candidates are among.
-func (rk *ranking) Accepts(p *Pending, d *lang.Def) bool {
+func (rk *ranking) Accepts(p *Pending, d *record.Def) bool {
 	return p.ok(d) && (!p.noIface || !rk.interfaceNamed(p.f.Lang, d.Container))
 }
 
@@ -84,17 +85,17 @@ type Scored struct {
 func (rk *ranking) Scores(p *Pending) []Scored { return rk.scores(p) }
 
 // byName ranks every definition with the reference's name in the language.
-func (rk *ranking) byName(lazy bool, f *snap.Entry, r *lang.Ref, ok func(*lang.Def) bool) Resolution {
+func (rk *ranking) byName(lazy bool, f *snap.Entry, r *record.Ref, ok func(*record.Def) bool) Resolution {
 	return rk.byNameHint(lazy, f, r, ok, nil)
 }
 
 // byNameHint is byName with the receiver's declared type.
-func (rk *ranking) byNameHint(lazy bool, f *snap.Entry, r *lang.Ref, ok func(*lang.Def) bool, hint []snap.Target) Resolution {
+func (rk *ranking) byNameHint(lazy bool, f *snap.Entry, r *record.Ref, ok func(*record.Def) bool, hint []snap.Target) Resolution {
 	return rk.byNameHow(lazy, f, r, ok, hint, "")
 }
 
 // byNameHow is byNameHint saying how the hint was found.
-func (rk *ranking) byNameHow(lazy bool, f *snap.Entry, r *lang.Ref, ok func(*lang.Def) bool, hint []snap.Target, how string) Resolution {
+func (rk *ranking) byNameHow(lazy bool, f *snap.Entry, r *record.Ref, ok func(*record.Def) bool, hint []snap.Target, how string) Resolution {
 	p := &Pending{f: f, r: r, ok: ok, hint: hint, hintHow: how}
 	if lazy {
 		if len(rk.s.Tables(f.Lang).Defs.Get(f.RefName(r))) == 0 {
@@ -105,7 +106,7 @@ func (rk *ranking) byNameHow(lazy bool, f *snap.Entry, r *lang.Ref, ok func(*lan
 	return rk.rankAll(p)
 }
 
-func unresolvedName(f *snap.Entry, r *lang.Ref) Resolution {
+func unresolvedName(f *snap.Entry, r *record.Ref) Resolution {
 	name := f.RefName(r)
 	if f.Lang.IsBuiltin(name) {
 		return Resolution{Class: lang.Unresolved, Why: "builtin"}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/builtin-tools/builtin-tools/graph/lang"
+	"github.com/builtin-tools/builtin-tools/graph/record"
 	"github.com/builtin-tools/builtin-tools/graph/snap"
 )
 
@@ -33,25 +34,25 @@ type Resolution struct {
 
 // Resolve decides one reference of f (r may be a copy of one of f.Refs
 // with another Kind).
-func (rv *Resolver) Resolve(f *snap.Entry, r *lang.Ref) Resolution {
+func (rv *Resolver) Resolve(f *snap.Entry, r *record.Ref) Resolution {
 	return rv.throughVariable(f, r, conversion(f, r, rv.resolveAt(f, r, false)))
 }
 
 // ResolveLazy decides one reference, leaving a name-only resolution's
 // candidates unranked (Resolution.Pending): callers ranks only the one it
 // asks about.
-func (rv *Resolver) ResolveLazy(f *snap.Entry, r *lang.Ref) Resolution {
+func (rv *Resolver) ResolveLazy(f *snap.Entry, r *record.Ref) Resolution {
 	return rv.throughVariable(f, r, conversion(f, r, rv.resolveAt(f, r, true)))
 }
 
 // conversion marks a call that leads only to types, in a language where
 // calling a type converts to it.
-func conversion(f *snap.Entry, r *lang.Ref, res Resolution) Resolution {
-	if r.Kind != lang.RefCall || !f.Lang.Conversions || len(res.Targets) == 0 {
+func conversion(f *snap.Entry, r *record.Ref, res Resolution) Resolution {
+	if r.Kind != record.RefCall || !f.Lang.Conversions || len(res.Targets) == 0 {
 		return res
 	}
 	for _, t := range res.Targets {
-		if !lang.ClassLike(t.D().Kind) {
+		if !record.ClassLike(t.D().Kind) {
 			return res
 		}
 	}
@@ -61,21 +62,21 @@ func conversion(f *snap.Entry, r *lang.Ref, res Resolution) Resolution {
 
 // resolveAt decides one reference; lazy leaves a name-only resolution's
 // candidates unranked (Resolution.Pending).
-func (rv *Resolver) resolveAt(f *snap.Entry, r *lang.Ref, lazy bool) Resolution {
+func (rv *Resolver) resolveAt(f *snap.Entry, r *record.Ref, lazy bool) Resolution {
 	name := f.RefName(r)
 	l := f.Lang
-	want := func(d *lang.Def) bool {
+	want := func(d *record.Def) bool {
 		switch r.Kind {
-		case lang.RefType:
-			return lang.ClassLike(d.Kind)
-		case lang.RefValue:
-			return lang.FunctionLike(d.Kind)
-		case lang.RefRead:
+		case record.RefType:
+			return record.ClassLike(d.Kind)
+		case record.RefValue:
+			return record.FunctionLike(d.Kind)
+		case record.RefRead:
 			return d.Kind == "getter"
 		}
 		return true
 	}
-	var encl *lang.Def
+	var encl *record.Def
 	if r.Encl >= 0 {
 		encl = &f.Defs[r.Encl]
 	}
@@ -84,7 +85,7 @@ func (rv *Resolver) resolveAt(f *snap.Entry, r *lang.Ref, lazy bool) Resolution 
 	}
 	if r.Recv == 0 {
 		// cls(): the class method's own class, constructed.
-		if ts := rv.ty.classSelf(f, r.Encl, r.At, name); len(ts) > 0 && r.Kind == lang.RefCall {
+		if ts := rv.ty.classSelf(f, r.Encl, r.At, name); len(ts) > 0 && r.Kind == record.RefCall {
 			return settle(f, lang.Exact, ts, "the method's class")
 		}
 		// A local of the enclosing function hides every other definition.
@@ -95,7 +96,7 @@ func (rv *Resolver) resolveAt(f *snap.Entry, r *lang.Ref, lazy bool) Resolution 
 		// file's names (C++'s class scope comes before its namespace's).
 		if encl != nil && encl.Container != "" && l.ImplicitSelf {
 			// (new C() names the class, not its constructor.)
-			if ts := rv.inScope(f, name, func(d *lang.Def) bool { return want(d) && d.Container == encl.Container && d.Kind != "constructor" }); len(ts) > 0 {
+			if ts := rv.inScope(f, name, func(d *record.Def) bool { return want(d) && d.Container == encl.Container && d.Kind != "constructor" }); len(ts) > 0 {
 				return settle(f, lang.Exact, ts, "same class")
 			}
 		}
@@ -106,7 +107,7 @@ func (rv *Resolver) resolveAt(f *snap.Entry, r *lang.Ref, lazy bool) Resolution 
 			}
 		}
 		// The file's own top-level definitions.
-		if ts := pick(f, name, func(d *lang.Def) bool { return want(d) && !d.Member() }); len(ts) > 0 {
+		if ts := pick(f, name, func(d *record.Def) bool { return want(d) && !d.Member() }); len(ts) > 0 {
 			return settle(f, lang.Exact, ts, "same file")
 		}
 		if res, ok := rv.viaNameImport(f, name, want); ok {
@@ -119,7 +120,7 @@ func (rv *Resolver) resolveAt(f *snap.Entry, r *lang.Ref, lazy bool) Resolution 
 			return res
 		}
 		if l.Scope == "directory" {
-			if ts := rv.inScope(f, name, func(d *lang.Def) bool { return want(d) && !d.Member() }); len(ts) > 0 {
+			if ts := rv.inScope(f, name, func(d *record.Def) bool { return want(d) && !d.Member() }); len(ts) > 0 {
 				return settle(f, lang.Exact, ts, "same package")
 			}
 		}
@@ -129,19 +130,19 @@ func (rv *Resolver) resolveAt(f *snap.Entry, r *lang.Ref, lazy bool) Resolution 
 		if l.IsBuiltin(name) {
 			return Resolution{Class: lang.Unresolved, Why: "builtin"}
 		}
-		return rv.byName(lazy, f, r, func(d *lang.Def) bool { return want(d) && !d.Member() })
+		return rv.byName(lazy, f, r, func(d *record.Def) bool { return want(d) && !d.Member() })
 	}
 	recv := f.RefReceiver(r)
 	// self.m(), this.m(), or a Go method's own receiver; an arrow
 	// function's this is the one of the method around it.
 	self := encl
-	if encl != nil && encl.Self == lang.LexicalSelf && l.IsSelf(recv) && !f.Rebound(recv, r.Encl, r.At) {
-		if o := f.Outer(r.Encl); o >= 0 && f.Defs[o].Container != "" && lang.FunctionLike(f.Defs[o].Kind) {
+	if encl != nil && encl.Self == record.LexicalSelf && l.IsSelf(recv) && !f.Rebound(recv, r.Encl, r.At) {
+		if o := f.Outer(r.Encl); o >= 0 && f.Defs[o].Container != "" && record.FunctionLike(f.Defs[o].Kind) {
 			self = &f.Defs[o]
 		}
 	}
 	if self != nil && self.Container != "" && (l.IsSelf(recv) || (self.Self != "" && recv == self.Self)) && !f.Rebound(recv, r.Encl, r.At) {
-		if ts := rv.inScope(f, name, func(d *lang.Def) bool { return want(d) && d.Container == self.Container }); len(ts) > 0 {
+		if ts := rv.inScope(f, name, func(d *record.Def) bool { return want(d) && d.Container == self.Container }); len(ts) > 0 {
 			return settle(f, lang.Exact, ts, "same class")
 		}
 	}
@@ -176,7 +177,7 @@ func (rv *Resolver) resolveAt(f *snap.Entry, r *lang.Ref, lazy bool) Resolution 
 	}
 	// exports.f() inside its own module.
 	if slices.Contains(l.ModuleSelf, recv) && !f.Bound(FirstSegment(recv), r.Encl, r.At) {
-		if ts := pick(f, name, func(d *lang.Def) bool { return want(d) && !d.Member() && !d.Local }); len(ts) > 0 {
+		if ts := pick(f, name, func(d *record.Def) bool { return want(d) && !d.Member() && !d.Local }); len(ts) > 0 {
 			return settle(f, lang.Exact, ts, "this module's own")
 		}
 	}
@@ -206,7 +207,7 @@ func (rv *Resolver) resolveAt(f *snap.Entry, r *lang.Ref, lazy bool) Resolution 
 	// defines, unless the file defines that name itself.
 	// super().m() (Python's super is a builtin) is a parent class's m: by
 	// name, below.
-	if first := FirstSegment(recv); l.IsBuiltin(first) && !strings.HasPrefix(recv, "super(") && len(pick(f, first, func(*lang.Def) bool { return true })) == 0 {
+	if first := FirstSegment(recv); l.IsBuiltin(first) && !strings.HasPrefix(recv, "super(") && len(pick(f, first, func(*record.Def) bool { return true })) == 0 {
 		return Resolution{Class: lang.Unresolved, Why: "builtin"}
 	}
 	return rv.byName(lazy, f, r, rv.membersElseModules(l, name, want))
@@ -215,8 +216,8 @@ func (rv *Resolver) resolveAt(f *snap.Entry, r *lang.Ref, lazy bool) Resolution 
 // membersElseModules is the filter of a receiver call's candidates: the
 // members of that name, or, when the language has none, its module-level
 // functions, where a variable may hold a module (m = mod; m.f()).
-func (rv *Resolver) membersElseModules(l *lang.Language, name string, want func(*lang.Def) bool) func(*lang.Def) bool {
-	member := func(d *lang.Def) bool { return want(d) && d.Member() }
+func (rv *Resolver) membersElseModules(l *lang.Language, name string, want func(*record.Def) bool) func(*record.Def) bool {
+	member := func(d *record.Def) bool { return want(d) && d.Member() }
 	if !l.ModuleValues {
 		return member
 	}
@@ -226,7 +227,7 @@ func (rv *Resolver) membersElseModules(l *lang.Language, name string, want func(
 			return member
 		}
 	}
-	return func(d *lang.Def) bool { return want(d) && lang.FunctionLike(d.Kind) && !d.Member() && !d.Local }
+	return func(d *record.Def) bool { return want(d) && record.FunctionLike(d.Kind) && !d.Member() && !d.Local }
 }
 
 // firstSegment is the receiver's first name: console in console.log, std
@@ -314,7 +315,7 @@ func hostRank(g *snap.Entry) int {
 	return 1
 }
 
-func pick(f *snap.Entry, name string, ok func(*lang.Def) bool) []snap.Target {
+func pick(f *snap.Entry, name string, ok func(*record.Def) bool) []snap.Target {
 	var out []snap.Target
 	for _, i := range f.DefsNamed(name) {
 		if ok(&f.Defs[i]) {
@@ -324,7 +325,7 @@ func pick(f *snap.Entry, name string, ok func(*lang.Def) bool) []snap.Target {
 	return out
 }
 
-func defsIn(files []*snap.Entry, name string, ok func(*lang.Def) bool) []snap.Target {
+func defsIn(files []*snap.Entry, name string, ok func(*record.Def) bool) []snap.Target {
 	var out []snap.Target
 	for _, g := range files {
 		out = append(out, pick(g, name, ok)...)
@@ -340,7 +341,7 @@ func defsIn(files []*snap.Entry, name string, ok func(*lang.Def) bool) []snap.Ta
 // literals), written on lines of their own at e's column (a literal
 // nested in a property, sub: {n() {…}}, is indented further; one written
 // on one line is left to the ranking).
-func literalMethods(f *snap.Entry, e int32, name string, want func(*lang.Def) bool) []snap.Target {
+func literalMethods(f *snap.Entry, e int32, name string, want func(*record.Def) bool) []snap.Target {
 	// Each definition's innermost enclosing one, in one pass (Defs are by
 	// start, outer first): a stack of those around the last one.
 	par := make([]int32, len(f.Defs))
@@ -360,7 +361,7 @@ func literalMethods(f *snap.Entry, e int32, name string, want func(*lang.Def) bo
 		stack = append(stack, int32(i))
 	}
 	parent := func(i int32) int32 { return par[i] }
-	literal := func(d *lang.Def) bool { return d.Kind == "method" && d.Container == "" }
+	literal := func(d *record.Def) bool { return d.Kind == "method" && d.Container == "" }
 	pe := parent(e)
 	var out []snap.Target
 	for _, i := range f.DefsNamed(name) {

@@ -9,7 +9,9 @@ import (
 	"testing"
 
 	"github.com/builtin-tools/builtin-tools/astgrep"
+	"github.com/builtin-tools/builtin-tools/graph/imports"
 	"github.com/builtin-tools/builtin-tools/graph/lang"
+	"github.com/builtin-tools/builtin-tools/graph/record"
 	"github.com/builtin-tools/builtin-tools/graph/resolve"
 	"github.com/builtin-tools/builtin-tools/graph/snap"
 	"github.com/builtin-tools/builtin-tools/graph/snap/snaptest"
@@ -113,8 +115,8 @@ func lazily(rv *resolve.Resolver) string {
 // goTree is a small Go module written as records: a store and a cache
 // type with a Save method each, an interface they both satisfy, and an
 // api package calling them every way the resolver tells apart.
-func goTree() map[string]*lang.Record {
-	return map[string]*lang.Record{
+func goTree() map[string]*record.Record {
+	return map[string]*record.Record{
 		"store/store.go": snaptest.Rec().Package("store").
 			Def("Store", "struct").End().
 			Def("Save", "method", snaptest.In("Store"), snaptest.Self("s")).End().
@@ -129,17 +131,17 @@ func goTree() map[string]*lang.Record {
 		"api/api.go": snaptest.Rec().Package("api").
 			Import("m/store", "", "").Import("fmt", "", "").
 			Def("Server", "struct").End().
-			Field("Server", "st", lang.TypeDeclared, "*store.Store").
-			Def("Handle", "function").Local("s", lang.TypeParam, "*store.Store").Ref("Save", lang.RefCall, "s").End().
-			Def("Iface", "function").Local("sv", lang.TypeParam, "store.Saver").Ref("Save", lang.RefCall, "sv").End().
-			Def("Bare", "function").Ref("helper", lang.RefCall, "").End().
-			Def("Qual", "function").Ref("New", lang.RefCall, "store").End().
-			Def("Made", "function").Local("n", lang.TypeCall, "store.New").Ref("Save", lang.RefCall, "n").End().
-			Def("Run", "method", snaptest.In("Server"), snaptest.Self("srv")).Ref("Save", lang.RefCall, "srv.st").End().
-			Def("Shadow", "function").Local("helper", lang.TypeNone, "").Ref("helper", lang.RefCall, "").End().
-			Def("Named", "function").Ref("Save", lang.RefCall, "x").End().
-			Def("Builtin", "function").Ref("len", lang.RefCall, "").End().
-			Def("Ext", "function").Ref("Println", lang.RefCall, "fmt").End().
+			Field("Server", "st", record.TypeDeclared, "*store.Store").
+			Def("Handle", "function").Local("s", record.TypeParam, "*store.Store").Ref("Save", record.RefCall, "s").End().
+			Def("Iface", "function").Local("sv", record.TypeParam, "store.Saver").Ref("Save", record.RefCall, "sv").End().
+			Def("Bare", "function").Ref("helper", record.RefCall, "").End().
+			Def("Qual", "function").Ref("New", record.RefCall, "store").End().
+			Def("Made", "function").Local("n", record.TypeCall, "store.New").Ref("Save", record.RefCall, "n").End().
+			Def("Run", "method", snaptest.In("Server"), snaptest.Self("srv")).Ref("Save", record.RefCall, "srv.st").End().
+			Def("Shadow", "function").Local("helper", record.TypeNone, "").Ref("helper", record.RefCall, "").End().
+			Def("Named", "function").Ref("Save", record.RefCall, "x").End().
+			Def("Builtin", "function").Ref("len", record.RefCall, "").End().
+			Def("Ext", "function").Ref("Println", record.RefCall, "fmt").End().
 			Done(),
 	}
 }
@@ -148,7 +150,7 @@ func goTree() map[string]*lang.Record {
 // index, no files, no parse.
 func TestResolutionOrder(t *testing.T) {
 	ls := langs(t)
-	s := snaptest.Build(ls, goTree(), lang.Module{Path: "m", Dir: "."})
+	s := snaptest.Build(ls, goTree(), imports.Module{Path: "m", Dir: "."})
 	got := all(resolve.New(s, nil))
 	hasLines(t, got,
 		"api/api.go:8 s.Save -> exact store.Store.Save@store/store.go:3 — s is *store.Store: parameter, api/api.go:7",
@@ -169,8 +171,8 @@ func TestResolutionOrder(t *testing.T) {
 // module is a file (Python); a name nothing defines is said so.
 func TestSameFileAndNoDefinition(t *testing.T) {
 	ls := langs(t)
-	s := snaptest.Build(ls, map[string]*lang.Record{
-		"a.py": snaptest.Rec().Def("work", "function").End().Def("main", "function").Ref("work", lang.RefCall, "").Ref("gone", lang.RefCall, "").End().Done(),
+	s := snaptest.Build(ls, map[string]*record.Record{
+		"a.py": snaptest.Rec().Def("work", "function").End().Def("main", "function").Ref("work", record.RefCall, "").Ref("gone", record.RefCall, "").End().Done(),
 		"b.py": snaptest.Rec().Def("work", "function").End().Done(),
 	})
 	got := all(resolve.New(s, nil))
@@ -188,44 +190,44 @@ func TestInheritedCacheEqualsFresh(t *testing.T) {
 	base := goTree()
 	// Other versions of some files: bodies edited, imports changed, a
 	// base added, a package renamed.
-	alt := map[string][]*lang.Record{
+	alt := map[string][]*record.Record{
 		"store/store.go": {
 			snaptest.Rec().Package("store").Def("Store", "struct").End().Def("Save", "method", snaptest.In("Store")).End().Def("New", "function", snaptest.Returns("*Store")).End().Done(),
-			snaptest.Rec().Package("store").Def("Store", "struct").End().Field("Store", "", lang.TypeDeclared, "cache.Cache").Def("Saver", "interface").Def("Save", "method").End().End().Done(),
+			snaptest.Rec().Package("store").Def("Store", "struct").End().Field("Store", "", record.TypeDeclared, "cache.Cache").Def("Saver", "interface").Def("Save", "method").End().End().Done(),
 			// Renamed: an import of its folder binds another name.
 			snaptest.Rec().Package("depot").Def("Store", "struct").End().Def("Save", "method", snaptest.In("Store")).End().Def("New", "function", snaptest.Returns("*Store")).End().Done(),
 		},
 		"api/helper.go": {
-			snaptest.Rec().Package("api").Import("m/cache", "", "").Def("helper", "function").Local("c", lang.TypeParam, "*cache.Cache").Ref("Save", lang.RefCall, "c").End().Done(),
+			snaptest.Rec().Package("api").Import("m/cache", "", "").Def("helper", "function").Local("c", record.TypeParam, "*cache.Cache").Ref("Save", record.RefCall, "c").End().Done(),
 			snaptest.Rec().Package("other").Def("helper", "function").End().Done(),
 		},
 		"cache/cache.go": {
 			snaptest.Rec().Package("cache").Def("Cache", "struct").End().Done(),
 		},
 		"extra/extra.go": {
-			snaptest.Rec().Package("extra").Import("m/store", "", "").Def("Use", "function").Local("s", lang.TypeParam, "store.Saver").Ref("Save", lang.RefCall, "s").End().Done(),
+			snaptest.Rec().Package("extra").Import("m/store", "", "").Def("Use", "function").Local("s", record.TypeParam, "store.Saver").Ref("Save", record.RefCall, "s").End().Done(),
 		},
 	}
 	// Python: a class and its subclass (implementations by declared
 	// bases), and a name imported under another.
 	base["py/shapes.py"] = snaptest.Rec().Def("Base", "class").Def("run", "method").End().End().
-		Def("Kid", "class").Def("run", "method").End().End().Field("Kid", "", lang.TypeDeclared, "Base").Done()
+		Def("Kid", "class").Def("run", "method").End().End().Field("Kid", "", record.TypeDeclared, "Base").Done()
 	base["py/m.py"] = snaptest.Rec().Def("f", "function").End().Done()
 	base["py/use.py"] = snaptest.Rec().Import("shapes", "Base", "Base").Import("m", "f", "g").
-		Def("main", "function").Local("b", lang.TypeParam, "Base").Ref("run", lang.RefCall, "b").Ref("g", lang.RefCall, "").End().Done()
-	alt["py/shapes.py"] = []*lang.Record{
+		Def("main", "function").Local("b", record.TypeParam, "Base").Ref("run", record.RefCall, "b").Ref("g", record.RefCall, "").End().Done()
+	alt["py/shapes.py"] = []*record.Record{
 		snaptest.Rec().Def("Base", "class").Def("run", "method").End().End().Def("Kid", "class").Def("run", "method").End().End().Done(),
 		snaptest.Rec().Def("Base", "class").Def("run", "method").End().End().Def("Kid", "class").Def("run", "method").End().End().
-			Def("Grand", "class").Def("run", "method").End().End().Field("Kid", "", lang.TypeDeclared, "Base").Field("Grand", "", lang.TypeDeclared, "Kid").Done(),
+			Def("Grand", "class").Def("run", "method").End().End().Field("Kid", "", record.TypeDeclared, "Base").Field("Grand", "", record.TypeDeclared, "Kid").Done(),
 	}
-	alt["py/use.py"] = []*lang.Record{
+	alt["py/use.py"] = []*record.Record{
 		snaptest.Rec().Import("shapes", "Base", "Base").Import("m", "f", "h").
-			Def("main", "function").Local("b", lang.TypeParam, "Base").Ref("run", lang.RefCall, "b").Ref("h", lang.RefCall, "").End().Done(),
+			Def("main", "function").Local("b", record.TypeParam, "Base").Ref("run", record.RefCall, "b").Ref("h", record.RefCall, "").End().Done(),
 	}
 	rels := []string{"store/store.go", "api/helper.go", "cache/cache.go", "extra/extra.go", "py/shapes.py", "py/use.py"}
 	b := snap.New(ls)
 	snaptest.Put(b, base)
-	b.SetModules([]lang.Module{{Path: "m", Dir: "."}})
+	b.SetModules([]imports.Module{{Path: "m", Dir: "."}})
 	s := b.Snapshot()
 	c := resolve.NewCache(s, nil)
 	all(resolve.New(s, c)) // fill it
@@ -238,15 +240,15 @@ func TestInheritedCacheEqualsFresh(t *testing.T) {
 			// before hold, with the new entry.
 			if e := s.Entry(rel); e != nil {
 				facts := s.FactsGen
-				snaptest.Put(b, map[string]*lang.Record{rel: clone(t, e.Record)})
+				snaptest.Put(b, map[string]*record.Record{rel: clone(t, e.Record)})
 				if b.Snapshot().FactsGen != facts {
 					t.Fatalf("step %d: a record with the same facts moved FactsGen", step)
 				}
 			}
 		case k < len(alt[rel]):
-			snaptest.Put(b, map[string]*lang.Record{rel: alt[rel][k]})
+			snaptest.Put(b, map[string]*record.Record{rel: alt[rel][k]})
 		case k == len(alt[rel]) && base[rel] != nil:
-			snaptest.Put(b, map[string]*lang.Record{rel: base[rel]})
+			snaptest.Put(b, map[string]*record.Record{rel: base[rel]})
 		default:
 			b.Remove(rel)
 		}
@@ -262,13 +264,13 @@ func TestInheritedCacheEqualsFresh(t *testing.T) {
 }
 
 // clone is a copy of rec that shares no memory with it.
-func clone(t *testing.T, rec *lang.Record) *lang.Record {
+func clone(t *testing.T, rec *record.Record) *record.Record {
 	t.Helper()
 	data, err := json.Marshal(rec)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var c lang.Record
+	var c record.Record
 	if err := json.Unmarshal(data, &c); err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/builtin-tools/builtin-tools/graph/lang"
+	"github.com/builtin-tools/builtin-tools/graph/record"
 	"github.com/builtin-tools/builtin-tools/graph/snap"
 )
 
@@ -109,7 +110,7 @@ func (sc *scopes) ModuleFiles(f *snap.Entry, module string) ([]*snap.Entry, bool
 	if ok {
 		return sc.current(m.files), m.known
 	}
-	ids, known := f.Lang.Rule().Files(sc.s, f.Lang, f.Rel, module)
+	ids, known := f.Lang.Rule().Files(sc.s, f.Lang.Index, f.Rel, module)
 	m = modFiles{sc.s.Entries(ids), known}
 	sc.mu.Lock()
 	if sc.mods == nil || len(sc.mods) > 100000 {
@@ -218,7 +219,7 @@ func (sc *scopes) dirOf(l *lang.Language, dir string) []*snap.Entry {
 
 // inScope looks name up in the files that share f's scope: f alone, or
 // its folder (and package, when the language names one).
-func (sc *scopes) inScope(f *snap.Entry, name string, ok func(*lang.Def) bool) []snap.Target {
+func (sc *scopes) inScope(f *snap.Entry, name string, ok func(*record.Def) bool) []snap.Target {
 	if f.Lang.Scope != "directory" {
 		return pick(f, name, ok)
 	}
@@ -235,8 +236,8 @@ func (sc *scopes) inScope(f *snap.Entry, name string, ok func(*lang.Def) bool) [
 // bareTargets finds a bare name as a file sees it outside any function:
 // its own definitions, its imports, its package, its included headers;
 // external names the module outside the index an import takes it from.
-func (sc *scopes) bareTargets(f *snap.Entry, name string, ok func(*lang.Def) bool) ([]snap.Target, string) {
-	if ts := pick(f, name, func(d *lang.Def) bool { return ok(d) && !d.Member() && !d.Local }); len(ts) > 0 {
+func (sc *scopes) bareTargets(f *snap.Entry, name string, ok func(*record.Def) bool) ([]snap.Target, string) {
+	if ts := pick(f, name, func(d *record.Def) bool { return ok(d) && !d.Member() && !d.Local }); len(ts) > 0 {
 		return ts, ""
 	}
 	if res, found := sc.viaNameImport(f, name, ok); found {
@@ -252,7 +253,7 @@ func (sc *scopes) bareTargets(f *snap.Entry, name string, ok func(*lang.Def) boo
 		return res.Targets, ""
 	}
 	if f.Lang.Scope == "directory" {
-		if ts := sc.inScope(f, name, func(d *lang.Def) bool { return ok(d) && !d.Member() }); len(ts) > 0 {
+		if ts := sc.inScope(f, name, func(d *record.Def) bool { return ok(d) && !d.Member() }); len(ts) > 0 {
 			return ts, ""
 		}
 	}
@@ -265,8 +266,8 @@ func (sc *scopes) bareTargets(f *snap.Entry, name string, ok func(*lang.Def) boo
 // importedName is the name an import binds in the module's files: the
 // definition the module's default export names for a default import
 // (else, as the usual export default class D, the local name itself).
-func importedName(files []*snap.Entry, im lang.Import) string {
-	if im.Name != lang.DefaultImport {
+func importedName(files []*snap.Entry, im record.Import) string {
+	if im.Name != record.DefaultImport {
 		return im.Name
 	}
 	for _, g := range files {
@@ -279,7 +280,7 @@ func importedName(files []*snap.Entry, im lang.Import) string {
 
 // viaNameImport resolves a bare name bound by a `from m import name`-style
 // import.
-func (sc *scopes) viaNameImport(f *snap.Entry, name string, ok func(*lang.Def) bool) (Resolution, bool) {
+func (sc *scopes) viaNameImport(f *snap.Entry, name string, ok func(*record.Def) bool) (Resolution, bool) {
 	for _, im := range f.Imports {
 		if im.Name == "" || im.Local != name {
 			continue
@@ -298,7 +299,7 @@ func (sc *scopes) viaNameImport(f *snap.Entry, name string, ok func(*lang.Def) b
 
 // viaStarImport resolves a bare name through imports of every name of a
 // module: Go's import . "m", Python's from m import *, Java's a.b.*.
-func (sc *scopes) viaStarImport(f *snap.Entry, name string, ok func(*lang.Def) bool) (Resolution, bool) {
+func (sc *scopes) viaStarImport(f *snap.Entry, name string, ok func(*record.Def) bool) (Resolution, bool) {
 	var files []*snap.Entry
 	for _, im := range f.Imports {
 		if im.Local != "." && im.Local != "*" {
@@ -316,7 +317,7 @@ func (sc *scopes) viaStarImport(f *snap.Entry, name string, ok func(*lang.Def) b
 
 // exportedBy finds name in a module's files: topLevelOf, then members of
 // that name.
-func (sc *scopes) exportedBy(files []*snap.Entry, name string, ok func(*lang.Def) bool) []snap.Target {
+func (sc *scopes) exportedBy(files []*snap.Entry, name string, ok func(*record.Def) bool) []snap.Target {
 	if ts := sc.topLevelOf(files, name, ok); len(ts) > 0 {
 		return ts
 	}
@@ -327,8 +328,8 @@ func (sc *scopes) exportedBy(files []*snap.Entry, name string, ok func(*lang.Def
 // definitions, then, for a language whose modules re-export what they
 // import, through the files' own imports. A definition inside a function
 // or a value (a method of an object literal) is not the module's.
-func (sc *scopes) topLevelOf(files []*snap.Entry, name string, ok func(*lang.Def) bool) []snap.Target {
-	top := func(d *lang.Def) bool { return ok(d) && !d.Member() }
+func (sc *scopes) topLevelOf(files []*snap.Entry, name string, ok func(*record.Def) bool) []snap.Target {
+	top := func(d *record.Def) bool { return ok(d) && !d.Member() }
 	if ts := moduleDefsIn(files, name, top); len(ts) > 0 {
 		return ts
 	}
@@ -337,7 +338,7 @@ func (sc *scopes) topLevelOf(files []*snap.Entry, name string, ok func(*lang.Def
 
 // moduleDefsIn is defsIn without the definitions nested in a function or
 // a value.
-func moduleDefsIn(files []*snap.Entry, name string, ok func(*lang.Def) bool) []snap.Target {
+func moduleDefsIn(files []*snap.Entry, name string, ok func(*record.Def) bool) []snap.Target {
 	var out []snap.Target
 	for _, g := range files {
 		for _, i := range g.DefsNamed(name) {
@@ -361,7 +362,7 @@ const maxReexport = 8
 // reexported follows name through the imports of files that bind it: a
 // named import (from .impl import f; export {f} from './impl') or an
 // import of every name (from .impl import *; export * from './impl').
-func (sc *scopes) reexported(files []*snap.Entry, name string, ok func(*lang.Def) bool, depth int, seen map[reexportKey]bool) []snap.Target {
+func (sc *scopes) reexported(files []*snap.Entry, name string, ok func(*record.Def) bool, depth int, seen map[reexportKey]bool) []snap.Target {
 	var out []snap.Target
 	for _, g := range files {
 		if !g.Lang.Reexports || seen[reexportKey{g, name}] {
@@ -379,7 +380,7 @@ func (sc *scopes) reexported(files []*snap.Entry, name string, ok func(*lang.Def
 				continue
 			}
 			fs, known := sc.ModuleFiles(g, im.Module)
-			if next == lang.DefaultImport {
+			if next == record.DefaultImport {
 				next = importedName(fs, im)
 			}
 			if !known {
@@ -412,7 +413,7 @@ func dedupeTargets(ts []snap.Target) []snap.Target {
 
 // viaIncludes resolves a bare name through included headers (C, C++): the
 // header itself and the sources beside it with its base name.
-func (sc *scopes) viaIncludes(f *snap.Entry, name string, ok func(*lang.Def) bool) (Resolution, bool) {
+func (sc *scopes) viaIncludes(f *snap.Entry, name string, ok func(*record.Def) bool) (Resolution, bool) {
 	if !f.Lang.Rule().Textual() {
 		return Resolution{}, false
 	}
@@ -432,7 +433,7 @@ func (sc *scopes) viaIncludes(f *snap.Entry, name string, ok func(*lang.Def) boo
 			}
 		}
 	}
-	ts := defsIn(files, name, func(d *lang.Def) bool { return ok(d) && !d.Member() })
+	ts := defsIn(files, name, func(d *record.Def) bool { return ok(d) && !d.Member() })
 	if len(ts) == 0 {
 		ts = defsIn(files, name, ok)
 	}
@@ -447,7 +448,7 @@ func (sc *scopes) viaIncludes(f *snap.Entry, name string, ok func(*lang.Def) boo
 // includes tree_cursor.h, which includes subtree.h), and the sources
 // beside each with its base name. It runs only when no file included
 // directly defines the name, so what those give stays as it was.
-func (sc *scopes) viaIncludedIncludes(f *snap.Entry, name string, ok func(*lang.Def) bool) (Resolution, bool) {
+func (sc *scopes) viaIncludedIncludes(f *snap.Entry, name string, ok func(*record.Def) bool) (Resolution, bool) {
 	ids := sc.s.Tables(f.Lang).Defs.Get(name)
 	if len(ids) == 0 {
 		return Resolution{}, false
@@ -459,7 +460,7 @@ func (sc *scopes) viaIncludedIncludes(f *snap.Entry, name string, ok func(*lang.
 			files = append(files, g)
 		}
 	}
-	ts := defsIn(files, name, func(d *lang.Def) bool { return ok(d) && !d.Member() })
+	ts := defsIn(files, name, func(d *record.Def) bool { return ok(d) && !d.Member() })
 	if len(ts) == 0 {
 		return Resolution{}, false
 	}
@@ -520,7 +521,7 @@ func (sc *scopes) included(f *snap.Entry) map[snap.FileID]bool {
 // namespaceMember resolves ns::name when the receiver is a namespace (or
 // inline module) some definition lives in: top-level definitions first
 // (a class, not its constructor), the file's own before others.
-func (sc *scopes) namespaceMember(f *snap.Entry, recv, name string, ok func(*lang.Def) bool) (Resolution, bool) {
+func (sc *scopes) namespaceMember(f *snap.Entry, recv, name string, ok func(*record.Def) bool) (Resolution, bool) {
 	scope := strings.ReplaceAll(recv, "::", ".")
 	if strings.ContainsAny(scope, "()[]{}") {
 		return Resolution{}, false
@@ -552,13 +553,13 @@ func (sc *scopes) namespaceMember(f *snap.Entry, recv, name string, ok func(*lan
 
 // typeMembers finds members called name of the class-like definition recv
 // names, when recv is a type in scope or imported.
-func (sc *scopes) typeMembers(f *snap.Entry, recv, name string, ok func(*lang.Def) bool) []snap.Target {
+func (sc *scopes) typeMembers(f *snap.Entry, recv, name string, ok func(*record.Def) bool) []snap.Target {
 	if strings.ContainsAny(recv, ".()[]:") {
 		return nil
 	}
 	// A function holds members too where the language assigns them to it
 	// (X.m = function () {}).
-	isType := func(d *lang.Def) bool { return lang.ClassLike(d.Kind) || d.Kind == "function" && !d.Member() }
+	isType := func(d *record.Def) bool { return record.ClassLike(d.Kind) || d.Kind == "function" && !d.Member() }
 	types := sc.inScope(f, recv, isType)
 	if len(types) == 0 {
 		types = pick(f, recv, isType)
@@ -593,7 +594,7 @@ func (sc *scopes) typeMembers(f *snap.Entry, recv, name string, ok func(*lang.De
 				continue
 			}
 			seen[g] = true
-			out = append(out, pick(g, name, func(d *lang.Def) bool { return ok(d) && d.Container == t.D().Name })...)
+			out = append(out, pick(g, name, func(d *record.Def) bool { return ok(d) && d.Container == t.D().Name })...)
 		}
 	}
 	return out
@@ -620,7 +621,7 @@ func (sc *scopes) renames(l *lang.Language) map[string][]string {
 		}
 		for _, im := range g.Imports {
 			name := im.Name
-			if name == lang.DefaultImport {
+			if name == record.DefaultImport {
 				files, _ := sc.ModuleFiles(g, im.Module)
 				name = importedName(files, im)
 			}

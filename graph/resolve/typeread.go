@@ -4,12 +4,12 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/builtin-tools/builtin-tools/graph/lang"
+	"github.com/builtin-tools/builtin-tools/graph/record"
 	"github.com/builtin-tools/builtin-tools/graph/snap"
 )
 
 // Reading declared types and receivers. A record holds each captured type
-// as a tree and each receiver as steps (graph/lang/typetree.go, read by
+// as a tree and each receiver as steps (graph/record/typetree.go, read by
 // the language's typeforms.scm); these functions follow them. No type is
 // read from its text: a type with an opaque node, and every type and
 // receiver of a language without typeforms.scm, names nothing here (its
@@ -31,7 +31,7 @@ func exprOf(f *snap.Entry, x int32) xref {
 	return xref{x, len(f.ExprSteps(x))}
 }
 
-func (xr xref) steps(f *snap.Entry) []lang.Step {
+func (xr xref) steps(f *snap.Entry) []record.Step {
 	if xr.x <= 0 || xr.k <= 0 {
 		return nil
 	}
@@ -53,7 +53,7 @@ func typeName(d declType) (qual, name string) {
 		return d.qual, d.name
 	}
 	if d.t > 0 {
-		if q, n, ok := d.in.TypeName(d.in.Lang, d.t); ok {
+		if q, n, ok := d.in.TypeName(d.in.Lang.Generics(), d.t); ok {
 			return q, n
 		}
 	}
@@ -64,7 +64,7 @@ func typeName(d declType) (qual, name string) {
 // read as itself (a name that is no identifier, as text).
 func named(name string, f *snap.Entry, d declType) declType {
 	d.text, d.in = name, f
-	if lang.IsIdent(name) {
+	if record.IsIdent(name) {
 		d.named, d.name = true, name
 	}
 	return d
@@ -75,7 +75,7 @@ func named(name string, f *snap.Entry, d declType) declType {
 func qualifierType(q string, f *snap.Entry) declType {
 	d := declType{text: q, in: f, named: true}
 	d.qual, d.name = SplitName(q)
-	if !lang.IsIdent(d.name) {
+	if !record.IsIdent(d.name) {
 		d.qual, d.name = "", ""
 	}
 	return d
@@ -101,7 +101,7 @@ func sub(d declType, t int32) declType {
 // elemOf is the type of an element of a collection of type d; ok is
 // false when it has none.
 func elemOf(d declType) (declType, bool) {
-	return part(d, func(t int32) (int32, bool) { return d.in.ElemOf(d.in.Lang, t) })
+	return part(d, func(t int32) (int32, bool) { return d.in.ElemOf(d.in.Lang.Generics(), t) })
 }
 
 // keyOf is what a one-variable range over a value of type d gives when
@@ -112,7 +112,7 @@ func keyOf(d declType) (declType, bool) {
 
 // fieldsOf lists the fields of a struct or interface type written in
 // place; ok is false for any other type.
-func fieldsOf(d declType) ([]lang.TreeField, bool) {
+func fieldsOf(d declType) ([]record.TreeField, bool) {
 	if d.named {
 		return nil, false // a name is none of these
 	}
@@ -158,7 +158,7 @@ func itemOf(d declType, n int) (item declType, items int, ok bool) {
 
 // pointer says a value of type d is a pointer (*T).
 func pointer(d declType) bool {
-	return d.t > 0 && !d.in.Opaque(d.t) && d.in.Type(d.t).Form == lang.TPointer
+	return d.t > 0 && !d.in.Opaque(d.t) && d.in.Type(d.t).Form == record.TPointer
 }
 
 // namePath is the names of an expression made only of names and fields
@@ -170,7 +170,7 @@ func namePath(f *snap.Entry, xr xref) []string {
 	}
 	out := make([]string, len(st))
 	for i, s := range st {
-		if s.Op != lang.SName && (i == 0 || s.Op != lang.SField) {
+		if s.Op != record.SName && (i == 0 || s.Op != record.SField) {
 			return nil
 		}
 		out[i] = f.Strs[s.Name]
@@ -223,7 +223,7 @@ func (ty *typeReader) stepDecl(f *snap.Entry, encl, at int32, xr xref, depth int
 		return d, true
 	}
 	switch last.Op {
-	case lang.SCall:
+	case record.SCall:
 		if ed := encl; ed >= 0 && f.Defs[ed].Container != "" && slices.Contains(f.Lang.Super, expr) {
 			return named(f.Defs[ed].Container, f, declType{ev: expr + " is a base of " + f.Defs[ed].Container, bases: true}), true
 		}
@@ -233,12 +233,12 @@ func (ty *typeReader) stepDecl(f *snap.Entry, encl, at int32, xr xref, depth int
 			return declType{}, false
 		}
 		return ty.calleeResult(f, encl, at, f.Strs[st[len(st)-2].Text], callee, depth+1)
-	case lang.SAssert:
+	case record.SAssert:
 		// A type assertion, x.(T): the value is a T.
 		d := declType{text: f.TypeText(last.Type), t: last.Type, in: f}
 		d.ev = expr + " is " + d.text + ": asserted"
 		return d, true
-	case lang.SIndex:
+	case record.SIndex:
 		// An index: an element of the collection.
 		inner, ok := ty.stepDecl(f, encl, at, xr.prefix(), depth+1)
 		if !ok {
@@ -250,7 +250,7 @@ func (ty *typeReader) stepDecl(f *snap.Entry, encl, at int32, xr xref, depth int
 		}
 		el.ev = inner.ev + "; " + expr + " is an element"
 		return el, true
-	case lang.SField:
+	case record.SField:
 		obj := xr.prefix()
 		objText := f.Strs[st[len(st)-2].Text]
 		name := f.Strs[last.Name]
@@ -266,9 +266,9 @@ func (ty *typeReader) stepDecl(f *snap.Entry, encl, at int32, xr xref, depth int
 			return declType{}, false
 		}
 		return ty.fieldNamed(cur, name, depth)
-	case lang.SName:
+	case record.SName:
 		return ty.nameDecl(f, encl, at, expr, depth)
-	case lang.SSame, lang.SDeref, lang.SAddr:
+	case record.SSame, record.SDeref, record.SAddr:
 		// (x), x!, x!!, *p, &x: x's type (a pointer's members are its
 		// target's).
 		return ty.stepDecl(f, encl, at, xr.prefix(), depth+1)
@@ -278,15 +278,15 @@ func (ty *typeReader) stepDecl(f *snap.Entry, encl, at int32, xr xref, depth int
 
 // stepLiteral is the type of a receiver written as a composite literal,
 // maybe parenthesized: (&Reader{}).ReadByte(), T{}.M().
-func stepLiteral(f *snap.Entry, st []lang.Step) (declType, bool) {
+func stepLiteral(f *snap.Entry, st []record.Step) (declType, bool) {
 	k := len(st) - 1
-	for k > 0 && st[k].Op == lang.SSame {
+	for k > 0 && st[k].Op == record.SSame {
 		k--
 	}
-	if k > 0 && st[k].Op == lang.SAddr {
+	if k > 0 && st[k].Op == record.SAddr {
 		k--
 	}
-	if k != 0 || st[0].Op != lang.SLiteral {
+	if k != 0 || st[0].Op != record.SLiteral {
 		return declType{}, false
 	}
 	expr := f.Strs[st[len(st)-1].Text]
@@ -295,13 +295,13 @@ func stepLiteral(f *snap.Entry, st []lang.Step) (declType, bool) {
 		return declType{}, false
 	}
 	switch f.Type(d.t).Form {
-	case lang.TSlice, lang.TMap:
+	case record.TSlice, record.TMap:
 		// []Context{a, b}: a collection of a declared element type.
 		if _, ok := elemOf(d); ok {
 			d.ev = "a " + d.text + " literal"
 			return d, true
 		}
-	case lang.TName, lang.TPath:
+	case record.TName, record.TPath:
 		if _, n := typeName(d); n != "" {
 			d.ev = expr + " is " + d.text + ": a literal"
 			return d, true

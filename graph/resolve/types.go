@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/builtin-tools/builtin-tools/graph/lang"
+	"github.com/builtin-tools/builtin-tools/graph/record"
 	"github.com/builtin-tools/builtin-tools/graph/snap"
 )
 
@@ -54,7 +55,7 @@ const maxTypeDepth = 12
 
 // literalField is the type of field name of a value of a struct type
 // written in place (cur), or of a type it embeds.
-func (ty *typeReader) literalField(cur declType, fields []lang.TreeField, name string, depth int) (declType, bool) {
+func (ty *typeReader) literalField(cur declType, fields []record.TreeField, name string, depth int) (declType, bool) {
 	for _, fd := range fields {
 		d := declType{text: fd.Type, t: fd.T, in: cur.in}
 		if fd.Name == name || fd.Name == "" && embeddedName(d) == name {
@@ -73,7 +74,7 @@ func (ty *typeReader) literalField(cur declType, fields []lang.TreeField, name s
 }
 
 // embeddedTypes are the types a struct written in place embeds.
-func (ty *typeReader) embeddedTypes(cur declType, fields []lang.TreeField) []snap.Target {
+func (ty *typeReader) embeddedTypes(cur declType, fields []record.TreeField) []snap.Target {
 	var out []snap.Target
 	for _, fd := range fields {
 		if fd.Name == "" {
@@ -139,7 +140,7 @@ func (ty *typeReader) fieldNamed(cur declType, name string, depth int) (declType
 // nameDecl is the declared type of a name (a receiver, self, a local, a
 // variable of the module) at byte offset at inside definition encl.
 func (ty *typeReader) nameDecl(f *snap.Entry, encl, at int32, expr string, depth int) (declType, bool) {
-	var ed *lang.Def
+	var ed *record.Def
 	if encl >= 0 {
 		ed = &f.Defs[encl]
 	}
@@ -193,20 +194,20 @@ func (ty *typeReader) nameDecl(f *snap.Entry, encl, at int32, expr string, depth
 // boundLocal says whether a self name is a plain local here (a Go method
 // whose receiver is unnamed, a parameter called like it) — never for the
 // method's own receiver.
-func boundLocal(f *snap.Entry, name string, encl, at int32, ed *lang.Def) bool {
+func boundLocal(f *snap.Entry, name string, encl, at int32, ed *record.Def) bool {
 	return ed.Self != name && !f.Lang.IsSelf(name) && f.Bound(name, encl, at)
 }
 
 // localType is the declared type of a typed local.
-func (ty *typeReader) localType(f *snap.Entry, encl int32, lc *lang.Local, name string, depth int) (declType, bool) {
+func (ty *typeReader) localType(f *snap.Entry, encl int32, lc *record.Local, name string, depth int) (declType, bool) {
 	text := f.Strs[lc.Type]
 	// What it is bound to is read before the binding: o := o, b :=
 	// b.Next() name the earlier o and b.
 	before := lc.At - 1
 	switch lc.How {
-	case lang.TypeCall2, lang.TypeCall3:
-		return ty.laterResult(f, encl, before, text, exprOf(f, lc.X), int(lc.How-lang.TypeCall2)+1, name, f.Rel, lc.Line, depth)
-	case lang.TypeCall:
+	case record.TypeCall2, record.TypeCall3:
+		return ty.laterResult(f, encl, before, text, exprOf(f, lc.X), int(lc.How-record.TypeCall2)+1, name, f.Rel, lc.Line, depth)
+	case record.TypeCall:
 		d, ok := ty.calleeResult(f, encl, before, text, exprOf(f, lc.X), depth+1)
 		if !ok {
 			return declType{}, false
@@ -222,20 +223,20 @@ func (ty *typeReader) localType(f *snap.Entry, encl int32, lc *lang.Local, name 
 		}
 		d.ctor = false
 		return d, true
-	case lang.TypeExpr:
+	case record.TypeExpr:
 		inner, ok := ty.exprDecl(f, encl, before, exprOf(f, lc.X), depth+1)
 		if !ok {
 			return declType{}, false
 		}
 		inner.ev = name + " = " + text + ", " + f.Rel + ":" + itoa(int(lc.Line)) + "; " + inner.ev
 		return inner, true
-	case lang.TypeElem, lang.TypeKey:
+	case record.TypeElem, record.TypeKey:
 		inner, ok := ty.exprDecl(f, encl, before, exprOf(f, lc.X), depth+1)
 		if !ok {
 			return declType{}, false
 		}
 		of, how := elemOf, "element of "
-		if lc.How == lang.TypeKey {
+		if lc.How == record.TypeKey {
 			of, how = keyOf, "ranged over "
 		}
 		p, ok := of(inner)
@@ -244,18 +245,18 @@ func (ty *typeReader) localType(f *snap.Entry, encl int32, lc *lang.Local, name 
 		}
 		p.ev = evidence(name, p.text, how+text, f, lc.Line) + "; " + inner.ev
 		return p, true
-	case lang.TypeField:
+	case record.TypeField:
 		return ty.destructuredField(f, lc, name, text)
-	case lang.TypeResult:
+	case record.TypeResult:
 		// A function value: what calling it returns is no type of its own.
 		return declType{}, false
 	}
-	return declType{text: text, t: lc.T, in: f, ev: evidence(name, text, lang.HowText[lc.How], f, lc.Line)}, true
+	return declType{text: text, t: lc.T, in: f, ev: evidence(name, text, record.HowText[lc.How], f, lc.Line)}, true
 }
 
 // destructuredField is the type of a parameter destructured from a
 // declared type ({gen}: Cxt): Cxt's field gen.
-func (ty *typeReader) destructuredField(f *snap.Entry, lc *lang.Local, name, text string) (declType, bool) {
+func (ty *typeReader) destructuredField(f *snap.Entry, lc *record.Local, name, text string) (declType, bool) {
 	tr := ty.resolveDecl(declType{text: text, t: lc.T, in: f})
 	if len(tr.types) == 0 {
 		return declType{}, false
@@ -281,9 +282,9 @@ func (ty *typeReader) calleeResult(f *snap.Entry, encl, at int32, callee string,
 	var rx xref // recv's steps
 	if st := cx.steps(f); len(st) > 0 {
 		switch last := st[len(st)-1]; {
-		case last.Op == lang.SName && len(st) == 1:
+		case last.Op == record.SName && len(st) == 1:
 			name = f.Strs[last.Name]
-		case last.Op == lang.SField:
+		case last.Op == record.SField:
 			rx = cx.prefix()
 			recv, name = f.Strs[st[len(st)-2].Text], f.Strs[last.Name]
 		default:
@@ -292,10 +293,10 @@ func (ty *typeReader) calleeResult(f *snap.Entry, encl, at int32, callee string,
 	} else {
 		return declType{}, false // not read as steps
 	}
-	if !lang.IsIdent(name) {
+	if !record.IsIdent(name) {
 		return declType{}, false
 	}
-	fnOrType := func(d *lang.Def) bool { return lang.FunctionLike(d.Kind) || lang.ClassLike(d.Kind) }
+	fnOrType := func(d *record.Def) bool { return record.FunctionLike(d.Kind) || record.ClassLike(d.Kind) }
 	var ts []snap.Target
 	via := "" // the receiver's evidence
 	switch {
@@ -310,7 +311,7 @@ func (ty *typeReader) calleeResult(f *snap.Entry, encl, at int32, callee string,
 		ts, _ = ty.sc.bareTargets(f, name, fnOrType)
 		if len(ts) == 0 {
 			// var testHook = context.WithTimeout: a call of it calls that.
-			if vs, _ := ty.sc.bareTargets(f, name, isVar); len(vs) == 1 && vs[0].D().How == lang.TypeExpr {
+			if vs, _ := ty.sc.bareTargets(f, name, isVar); len(vs) == 1 && vs[0].D().How == record.TypeExpr {
 				v := vs[0]
 				return ty.heldFuncResult(v.File, -1, v.D().Start, name, v.D().Type, exprOf(v.File, v.D().X), v.D().Line, depth)
 			}
@@ -347,7 +348,7 @@ func (ty *typeReader) calleeResult(f *snap.Entry, encl, at int32, callee string,
 	}
 	t := ts[0]
 	d := t.D()
-	if lang.ClassLike(d.Kind) {
+	if record.ClassLike(d.Kind) {
 		return named(d.Name, t.File, declType{ev: via + callee + " constructs " + d.Name, ctor: true}), true
 	}
 	if d.Type == "" {
@@ -381,20 +382,20 @@ func (ty *typeReader) localFuncResult(f *snap.Entry, encl, at int32, name string
 		}
 		d := declType{text: f.Strs[lc.Type], t: lc.T, in: f}
 		switch lc.How {
-		case lang.TypeResult:
-		case lang.TypeDeclared, lang.TypeParam:
+		case record.TypeResult:
+		case record.TypeDeclared, record.TypeParam:
 			r, ok := funcResultOf(d)
 			if !ok {
 				return declType{}, false
 			}
 			d = r
-		case lang.TypeExpr:
+		case record.TypeExpr:
 			// f := strings.ToUpper: a call of f is a call of what it holds.
 			return ty.heldFuncResult(f, e, lc.At-1, name, d.text, exprOf(f, lc.X), lc.Line, depth)
 		default:
 			return declType{}, false
 		}
-		d.ev = name + " returns " + d.text + ": " + lang.HowText[lc.How] + ", " + f.Rel + ":" + itoa(int(lc.Line))
+		d.ev = name + " returns " + d.text + ": " + record.HowText[lc.How] + ", " + f.Rel + ":" + itoa(int(lc.Line))
 		return d, true
 	}
 	return declType{}, false
@@ -423,7 +424,7 @@ const (
 // Foo(), return a local constructed); a generator returns none of them.
 func (ty *typeReader) inferredResult(t snap.Target, depth int) (declType, bool) {
 	g, d := t.File, t.D()
-	if depth > maxTypeDepth || !lang.FunctionLike(d.Kind) || g.Bound(yieldLocal, t.Def, d.End) {
+	if depth > maxTypeDepth || !record.FunctionLike(d.Kind) || g.Bound(yieldLocal, t.Def, d.End) {
 		return declType{}, false
 	}
 	lc := g.LocalDecl(returnLocal, t.Def, d.End)
@@ -468,7 +469,7 @@ func (ty *typeReader) resolveDeclAll(d declType) typeRef {
 	if name == "" {
 		return typeRef{}
 	}
-	isType := func(d *lang.Def) bool { return lang.ClassLike(d.Kind) }
+	isType := func(d *record.Def) bool { return record.ClassLike(d.Kind) }
 	if qual == "" {
 		if l.IsBuiltin(name) {
 			return typeRef{builtin: name}
@@ -477,7 +478,7 @@ func (ty *typeReader) resolveDeclAll(d declType) typeRef {
 		if len(ts) == 0 && ext == "" {
 			// A class defined inside a function (self in its methods):
 			// the file's one class of that name.
-			ts = pick(d.in, name, func(e *lang.Def) bool { return isType(e) && e.Local })
+			ts = pick(d.in, name, func(e *record.Def) bool { return isType(e) && e.Local })
 			if len(ts) != 1 {
 				ts = nil
 			}
@@ -494,7 +495,7 @@ func (ty *typeReader) resolveDeclAll(d declType) typeRef {
 	if outer := ty.resolveDecl(qualifierType(qual, d.in)); len(outer.types) > 0 {
 		var out []snap.Target
 		for _, t := range outer.types {
-			out = append(out, pick(t.File, name, func(e *lang.Def) bool { return isType(e) && e.Container == t.D().Name })...)
+			out = append(out, pick(t.File, name, func(e *record.Def) bool { return isType(e) && e.Container == t.D().Name })...)
 		}
 		return typeRef{types: out}
 	}
@@ -544,14 +545,14 @@ func (ty *typeReader) bases(t snap.Target) (out []snap.Target, ext string) {
 // membersOf finds members called name of the types, walking what they
 // embed or extend nearest first; the second result is the type they were
 // found on.
-func (ty *typeReader) membersOf(types []snap.Target, name string, ok func(*lang.Def) bool, depth int) ([]snap.Target, []snap.Target) {
+func (ty *typeReader) membersOf(types []snap.Target, name string, ok func(*record.Def) bool, depth int) ([]snap.Target, []snap.Target) {
 	ms, on, _ := ty.membersExt(types, name, ok, depth)
 	return ms, on
 }
 
 // membersExt is membersOf that also names a base outside the index met on
 // the way (where a member not found may come from).
-func (ty *typeReader) membersExt(types []snap.Target, name string, ok func(*lang.Def) bool, depth int) ([]snap.Target, []snap.Target, string) {
+func (ty *typeReader) membersExt(types []snap.Target, name string, ok func(*record.Def) bool, depth int) ([]snap.Target, []snap.Target, string) {
 	level := types
 	seen := map[snap.Target]bool{}
 	ext := ""
@@ -564,7 +565,7 @@ func (ty *typeReader) membersExt(types []snap.Target, name string, ok func(*lang
 			seen[t] = true
 			tn := t.D().Name
 			for _, g := range ty.namedIn(t, name) {
-				ms := pick(g, name, func(e *lang.Def) bool { return ok(e) && e.Container == tn && !lang.ClassLike(e.Kind) })
+				ms := pick(g, name, func(e *record.Def) bool { return ok(e) && e.Container == tn && !record.ClassLike(e.Kind) })
 				found = append(found, ms...)
 				for range ms {
 					on = append(on, t)
@@ -599,16 +600,16 @@ func (ty *typeReader) fieldOf(types []snap.Target, name string, depth int) (decl
 			seen[t] = true
 			tn := t.D().Name
 			g := t.File
-			var assigned []*lang.Field
+			var assigned []*record.Field
 			for i := range g.Fields {
 				fd := &g.Fields[i]
 				if fd.Container != tn || fd.Name != name && !embeddedAs(g, fd, name) {
 					continue
 				}
 				switch fd.How {
-				case lang.TypeExpr, lang.TypeCall, lang.TypeNone:
+				case record.TypeExpr, record.TypeCall, record.TypeNone:
 					assigned = append(assigned, fd)
-				case lang.TypeTypeParam:
+				case record.TypeTypeParam:
 					// A field of a type parameter's type: its constraint says nothing here.
 				default:
 					ft, ok := ty.fieldTypeParam(g, tn, declType{text: fd.Type, t: fd.T, in: g, ev: evidence(name, fd.Type, "field of "+tn, g, fd.Line)})
@@ -653,7 +654,7 @@ func (ty *typeReader) hasField(types []snap.Target, name string) bool {
 // interface declared outside it, a method an interface takes from one, an
 // interface's function-valued property) lists the methods of that name
 // as candidates, saying so, never nothing.
-func (rv *Resolver) viaType(f *snap.Entry, r *lang.Ref, recv, name string, want func(*lang.Def) bool, lazy bool) (res Resolution, hint []snap.Target, ok bool) {
+func (rv *Resolver) viaType(f *snap.Entry, r *record.Ref, recv, name string, want func(*record.Def) bool, lazy bool) (res Resolution, hint []snap.Target, ok bool) {
 	d, found := rv.ty.exprDecl(f, r.Encl, r.At, exprOf(f, r.X), 0)
 	if !found {
 		return Resolution{}, nil, false
@@ -671,7 +672,7 @@ func (rv *Resolver) viaType(f *snap.Entry, r *lang.Ref, recv, name string, want 
 	case len(tr.types) > 0:
 	case tr.builtin != "":
 		res := Resolution{Class: lang.Unresolved, Why: "builtin (" + d.ev + ")"}
-		if r.Kind == lang.RefCall && f.Lang.Implements == "method_set" {
+		if r.Kind == record.RefCall && f.Lang.Implements == "method_set" {
 			// Go's builtin types with methods are interfaces (err.Error()):
 			// too common to list as candidates, counted by callers.
 			res.Dispatch, res.DispatchBuiltin = shortType(d.text), true
@@ -679,7 +680,7 @@ func (rv *Resolver) viaType(f *snap.Entry, r *lang.Ref, recv, name string, want 
 		return res, nil, true
 	case tr.external != "":
 		res := Resolution{Class: lang.Unresolved, Why: "external: " + tr.external + " (" + d.ev + ")"}
-		if text := strings.TrimSpace(d.text); r.Kind == lang.RefCall && f.Lang.Implements == "method_set" && !pointer(d) {
+		if text := strings.TrimSpace(d.text); r.Kind == record.RefCall && f.Lang.Implements == "method_set" && !pointer(d) {
 			// A value (not a pointer) of a type outside the index may be
 			// an interface a type of the index satisfies: io.Writer.
 			// Named like the method, as Go names its interfaces
@@ -697,11 +698,11 @@ func (rv *Resolver) viaType(f *snap.Entry, r *lang.Ref, recv, name string, want 
 	case len(tr.types) == 0:
 		return Resolution{}, nil, false
 	}
-	ms, _, ext := rv.ty.membersExt(tr.types, name, func(e *lang.Def) bool { return want(e) && e.Member() }, 0)
+	ms, _, ext := rv.ty.membersExt(tr.types, name, func(e *record.Def) bool { return want(e) && e.Member() }, 0)
 	if len(ms) == 0 {
 		iface := rv.anyInterface(tr.types)
 		switch {
-		case r.Kind == lang.RefCall && rv.ty.hasField(tr.types, name):
+		case r.Kind == record.RefCall && rv.ty.hasField(tr.types, name):
 			res := Resolution{Class: lang.Unresolved, Why: "a field holding a function value (" + d.ev + ")"}
 			if iface.Def >= 0 {
 				// observer.error(err), error a function-valued property
@@ -713,13 +714,13 @@ func (rv *Resolver) viaType(f *snap.Entry, r *lang.Ref, recv, name string, want 
 			return res, nil, true
 		case ext != "":
 			res := Resolution{Class: lang.Unresolved, Why: "inherited from " + ext + ", outside the index (" + d.ev + ")"}
-			if r.Kind == lang.RefCall && iface.Def >= 0 {
+			if r.Kind == record.RefCall && iface.Def >= 0 {
 				note := d.ev + "; " + name + " comes from " + ext + ", outside the index, through interface " + iface.D().Name + ": a call through it may run this"
 				return rv.dispatch(lazy, f, r, name, nil, note, res), nil, true
 			}
 			return res, nil, true
 		}
-		if r.Kind == lang.RefCall {
+		if r.Kind == record.RefCall {
 			// C's s->ops->write(): the functions stored in the field.
 			if fns, why := rv.ty.storedFuncs(tr.types, name); len(fns) > 0 {
 				reasons := make([]string, len(fns))
@@ -771,15 +772,15 @@ func (ty *typeReader) storedFuncs(types []snap.Target, name string) (fns []snap.
 func (ty *typeReader) storedIn(g *snap.Entry, tn, name string, seen map[snap.Target]bool, fns []snap.Target, why []string) ([]snap.Target, []string) {
 	for i := range g.Fields {
 		fd := &g.Fields[i]
-		if fd.Container != tn || fd.Name != name || fd.How != lang.TypeExpr {
+		if fd.Container != tn || fd.Name != name || fd.How != record.TypeExpr {
 			continue
 		}
 		st := g.ExprSteps(fd.X)
-		if len(st) == 0 || st[0].Op != lang.SName || len(st) > 2 || len(st) == 2 && st[1].Op != lang.SAddr {
+		if len(st) == 0 || st[0].Op != record.SName || len(st) > 2 || len(st) == 2 && st[1].Op != record.SAddr {
 			continue
 		}
 		fn := g.Strs[st[0].Name]
-		ts, _ := ty.sc.bareTargets(g, fn, func(d *lang.Def) bool { return lang.FunctionLike(d.Kind) })
+		ts, _ := ty.sc.bareTargets(g, fn, func(d *record.Def) bool { return record.FunctionLike(d.Kind) })
 		for _, ft := range inVariant(g, ts) {
 			if !seen[ft] {
 				seen[ft] = true
@@ -793,7 +794,7 @@ func (ty *typeReader) storedIn(g *snap.Entry, tn, name string, seen map[snap.Tar
 
 // superCall resolves super(...) inside a method of encl's class: the
 // nearest base's constructor, else the base class itself.
-func (rv *Resolver) superCall(f *snap.Entry, r *lang.Ref, encl *lang.Def) (Resolution, bool) {
+func (rv *Resolver) superCall(f *snap.Entry, r *record.Ref, encl *record.Def) (Resolution, bool) {
 	d := named(encl.Container, f, declType{ev: "super is a base of " + encl.Container, bases: true})
 	tr := rv.ty.resolveDecl(d)
 	if len(tr.types) == 0 {
@@ -802,7 +803,7 @@ func (rv *Resolver) superCall(f *snap.Entry, r *lang.Ref, encl *lang.Def) (Resol
 		}
 		return Resolution{}, false
 	}
-	isCtor := func(e *lang.Def) bool { return e.Kind == "constructor" || e.Name == f.Lang.Constructor && e.Member() }
+	isCtor := func(e *record.Def) bool { return e.Kind == "constructor" || e.Name == f.Lang.Constructor && e.Member() }
 	for _, b := range tr.types {
 		ms, _ := rv.ty.membersOf([]snap.Target{b}, f.Lang.Constructor, isCtor, 0)
 		if len(ms) == 1 {
@@ -815,7 +816,7 @@ func (rv *Resolver) superCall(f *snap.Entry, r *lang.Ref, encl *lang.Def) (Resol
 	return Resolution{}, false
 }
 
-func isTypedVar(d *lang.Def) bool {
+func isTypedVar(d *record.Def) bool {
 	return (d.Kind == "variable" || d.Kind == "constant") && d.Type != "" && !d.Member()
 }
 
@@ -831,7 +832,7 @@ func varDecl(expr string, ts []snap.Target) (declType, bool) {
 // moduleTypeMembers finds members called name of the class recv names
 // as mod.Type (import pkg.widgets as W; W.Widget.__init__(self)), nearest
 // first through its bases.
-func (rv *Resolver) moduleTypeMembers(f *snap.Entry, r *lang.Ref, recv, name string, want func(*lang.Def) bool) []snap.Target {
+func (rv *Resolver) moduleTypeMembers(f *snap.Entry, r *record.Ref, recv, name string, want func(*record.Def) bool) []snap.Target {
 	xr := exprOf(f, r.X)
 	p := namePath(f, xr)
 	if len(p) < 2 {
@@ -845,15 +846,15 @@ func (rv *Resolver) moduleTypeMembers(f *snap.Entry, r *lang.Ref, recv, name str
 	if !bound || files == nil {
 		return nil
 	}
-	types := inVariant(f, rv.exportedBy(files, tn, func(d *lang.Def) bool { return lang.ClassLike(d.Kind) && !d.Member() }))
+	types := inVariant(f, rv.exportedBy(files, tn, func(d *record.Def) bool { return record.ClassLike(d.Kind) && !d.Member() }))
 	if len(types) != 1 {
 		return nil
 	}
-	ms, _ := rv.ty.membersOf(types, name, func(e *lang.Def) bool { return want(e) && e.Member() }, 0)
+	ms, _ := rv.ty.membersOf(types, name, func(e *record.Def) bool { return want(e) && e.Member() }, 0)
 	return ms
 }
 
-func isVar(d *lang.Def) bool {
+func isVar(d *record.Def) bool {
 	return (d.Kind == "variable" || d.Kind == "constant") && !d.Member()
 }
 
@@ -872,7 +873,7 @@ func (ty *typeReader) instanceDecl(expr string, ts []snap.Target, depth int) (de
 			return declType{}, false
 		}
 	}
-	if len(pick(g, name, func(d *lang.Def) bool { return !isVar(d) && !d.Local })) > 0 {
+	if len(pick(g, name, func(d *record.Def) bool { return !isVar(d) && !d.Local })) > 0 {
 		return declType{}, false
 	}
 	for _, im := range g.Imports {
@@ -880,14 +881,14 @@ func (ty *typeReader) instanceDecl(expr string, ts []snap.Target, depth int) (de
 			return declType{}, false
 		}
 	}
-	var set *lang.Field
+	var set *record.Field
 	typedAt := map[int32]bool{}
 	for i := range g.Fields {
 		fd := &g.Fields[i]
-		if fd.Container != "" || fd.Name != name || fd.How == lang.TypeNone {
+		if fd.Container != "" || fd.Name != name || fd.How == record.TypeNone {
 			continue
 		}
-		if fd.How != lang.TypeCall || set != nil && set.Type != fd.Type {
+		if fd.How != record.TypeCall || set != nil && set.Type != fd.Type {
 			return declType{}, false
 		}
 		set = fd
@@ -898,7 +899,7 @@ func (ty *typeReader) instanceDecl(expr string, ts []snap.Target, depth int) (de
 	}
 	for i := range g.Fields {
 		fd := &g.Fields[i]
-		if fd.Container == "" && fd.Name == name && fd.How == lang.TypeNone && !typedAt[fd.At] {
+		if fd.Container == "" && fd.Name == name && fd.How == record.TypeNone && !typedAt[fd.At] {
 			return declType{}, false
 		}
 	}
@@ -918,7 +919,7 @@ func (ty *typeReader) instanceDecl(expr string, ts []snap.Target, depth int) (de
 // varType is varDecl that also follows a variable initialized by a call
 // (var Stdout = NewFile(...)) to the callee's declared result.
 func (ty *typeReader) varType(expr string, ts []snap.Target, depth int) (declType, bool) {
-	if len(ts) == 1 && ts[0].D().How == lang.TypeExpr {
+	if len(ts) == 1 && ts[0].D().How == record.TypeExpr {
 		// var std = defaultLogger: the type of what it is set to.
 		t := ts[0]
 		d, ok := ty.exprDecl(t.File, -1, t.D().Start, exprOf(t.File, t.D().X), depth+1)
@@ -927,13 +928,13 @@ func (ty *typeReader) varType(expr string, ts []snap.Target, depth int) (declTyp
 		}
 		return d, ok
 	}
-	if len(ts) != 1 || ts[0].D().How != lang.TypeCall && ts[0].D().How != lang.TypeCall2 && ts[0].D().How != lang.TypeCall3 {
+	if len(ts) != 1 || ts[0].D().How != record.TypeCall && ts[0].D().How != record.TypeCall2 && ts[0].D().How != record.TypeCall3 {
 		return varDecl(expr, ts)
 	}
 	t := ts[0]
 	d := t.D()
-	if d.How != lang.TypeCall {
-		return ty.laterResult(t.File, -1, d.Start, d.Type, exprOf(t.File, d.X), int(d.How-lang.TypeCall2)+1, expr, t.File.Rel, d.Line, depth)
+	if d.How != record.TypeCall {
+		return ty.laterResult(t.File, -1, d.Start, d.Type, exprOf(t.File, d.X), int(d.How-record.TypeCall2)+1, expr, t.File.Rel, d.Line, depth)
 	}
 	r, ok := ty.calleeResult(t.File, -1, d.Start, d.Type, exprOf(t.File, d.X), depth+1)
 	if !ok {
@@ -964,8 +965,8 @@ func (ty *typeReader) classSelf(f *snap.Entry, encl, at int32, name string) []sn
 	if n != 1 {
 		return nil
 	}
-	ts := inVariant(f, pick(f, ed.Container, func(d *lang.Def) bool {
-		return lang.ClassLike(d.Kind) && d.Start <= f.Defs[encl].Start && f.Defs[encl].End <= d.End
+	ts := inVariant(f, pick(f, ed.Container, func(d *record.Def) bool {
+		return record.ClassLike(d.Kind) && d.Start <= f.Defs[encl].Start && f.Defs[encl].End <= d.End
 	}))
 	if len(ts) != 1 || ty.isMetaclass(ts[0]) {
 		return nil
@@ -1004,10 +1005,10 @@ func (ty *typeReader) isMetaclass(t snap.Target) bool {
 // assignedField is the type of a field no declaration types, from its
 // assignments (self.conn = conn, self.buf = Buffer()): each place that
 // binds it must be typed and all must name the one same type.
-func (ty *typeReader) assignedField(g *snap.Entry, name string, binds []*lang.Field, depth int) (declType, bool) {
+func (ty *typeReader) assignedField(g *snap.Entry, name string, binds []*record.Field, depth int) (declType, bool) {
 	typedAt := map[int32]bool{}
 	for _, fd := range binds {
-		if fd.How != lang.TypeNone {
+		if fd.How != record.TypeNone {
 			typedAt[fd.At] = true
 		}
 	}
@@ -1015,7 +1016,7 @@ func (ty *typeReader) assignedField(g *snap.Entry, name string, binds []*lang.Fi
 	var outType snap.Target
 	have := false
 	for _, fd := range binds {
-		if fd.How == lang.TypeNone {
+		if fd.How == record.TypeNone {
 			if !typedAt[fd.At] {
 				return declType{}, false
 			}
@@ -1023,7 +1024,7 @@ func (ty *typeReader) assignedField(g *snap.Entry, name string, binds []*lang.Fi
 		}
 		var r declType
 		var ok bool
-		if fd.How == lang.TypeExpr {
+		if fd.How == record.TypeExpr {
 			// self.conn = conn: the type of what was assigned, where it was.
 			r, ok = ty.exprDecl(g, g.EnclosingAt(fd.At), fd.At, exprOf(g, fd.X), depth+1)
 			if ok {
@@ -1068,10 +1069,10 @@ func (ty *typeReader) assignedField(g *snap.Entry, name string, binds []*lang.Fi
 // assignedHint lists the classes a field receiver (self.h) is assigned
 // when its assignments do not agree on one type (self.h = Handler() in
 // one method, self.h = h in another): a hint for ranking, never an edge.
-func (rv *Resolver) assignedHint(f *snap.Entry, r *lang.Ref, recv string) []snap.Target {
+func (rv *Resolver) assignedHint(f *snap.Entry, r *record.Ref, recv string) []snap.Target {
 	xr := exprOf(f, r.X)
 	st := xr.steps(f)
-	if len(st) < 2 || st[len(st)-1].Op != lang.SField {
+	if len(st) < 2 || st[len(st)-1].Op != record.SField {
 		return nil
 	}
 	name := f.Strs[st[len(st)-1].Name]
@@ -1092,12 +1093,12 @@ func (rv *Resolver) assignedHint(f *snap.Entry, r *lang.Ref, recv string) []snap
 			g := t.File
 			for j := range g.Fields {
 				fd := &g.Fields[j]
-				if fd.Container != t.D().Name || fd.Name != name || fd.How != lang.TypeCall && fd.How != lang.TypeExpr {
+				if fd.Container != t.D().Name || fd.Name != name || fd.How != record.TypeCall && fd.How != record.TypeExpr {
 					continue
 				}
 				var v declType
 				var ok bool
-				if fd.How == lang.TypeExpr {
+				if fd.How == record.TypeExpr {
 					v, ok = rv.ty.exprDecl(g, g.EnclosingAt(fd.At), fd.At, exprOf(g, fd.X), 1)
 				} else {
 					v, ok = rv.ty.calleeResult(g, g.EnclosingAt(fd.At), fd.At, fd.Type, exprOf(g, fd.X), 1)
@@ -1119,7 +1120,7 @@ func (rv *Resolver) assignedHint(f *snap.Entry, r *lang.Ref, recv string) []snap
 func sameResult(ts []snap.Target) bool {
 	for _, t := range ts {
 		d, d0 := t.D(), ts[0].D()
-		if !lang.FunctionLike(d.Kind) || d.Type == "" || d.Type != d0.Type || d.Container != d0.Container || t.File.Dir != ts[0].File.Dir || t.File.Package != ts[0].File.Package {
+		if !record.FunctionLike(d.Kind) || d.Type == "" || d.Type != d0.Type || d.Container != d0.Container || t.File.Dir != ts[0].File.Dir || t.File.Package != ts[0].File.Package {
 			return false
 		}
 	}
@@ -1128,7 +1129,7 @@ func sameResult(ts []snap.Target) bool {
 
 // embeddedAs says fd is a type embedded under the field name name (an
 // embedded *pkg.T is field T).
-func embeddedAs(f *snap.Entry, fd *lang.Field, name string) bool {
+func embeddedAs(f *snap.Entry, fd *record.Field, name string) bool {
 	if fd.Name != "" || !f.Lang.EmbeddedNamed {
 		return false
 	}
@@ -1164,7 +1165,7 @@ func (ty *typeReader) agreedLocal(f *snap.Entry, encl, at int32, name string, de
 	var first declType
 	var want []snap.Target
 	for k, l := range ls {
-		if l.How == lang.TypeNone {
+		if l.How == record.TypeNone {
 			return declType{}, false
 		}
 		d, ok := ty.localType(f, encl, l, name, depth+1)
@@ -1206,7 +1207,7 @@ func (ty *typeReader) typeParamIn(f *snap.Entry, encl, at int32, d declType) (de
 			if l.Encl != e || l.At > at {
 				continue
 			}
-			if l.How != lang.TypeTypeParam {
+			if l.How != record.TypeTypeParam {
 				return declType{}, false
 			}
 			return ty.constraint(f, d, n, f.Strs[l.Type], l.T)
@@ -1223,7 +1224,7 @@ func (ty *typeReader) fieldTypeParam(g *snap.Entry, tn string, d declType) (decl
 		return d, true
 	}
 	for i := range g.Fields {
-		if fd := &g.Fields[i]; fd.How == lang.TypeTypeParam && fd.Container == tn && fd.Name == n {
+		if fd := &g.Fields[i]; fd.How == record.TypeTypeParam && fd.Container == tn && fd.Name == n {
 			return ty.constraint(g, d, n, fd.Type, fd.T)
 		}
 	}
@@ -1255,7 +1256,7 @@ func typeParamNamed(f *snap.Entry, e int32, d declType) bool {
 		return false
 	}
 	for _, i := range f.LocalsNamed(n) {
-		if f.Locals[i].Encl == e && f.Locals[i].How == lang.TypeTypeParam {
+		if f.Locals[i].Encl == e && f.Locals[i].How == record.TypeTypeParam {
 			return true
 		}
 	}

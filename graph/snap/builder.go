@@ -5,7 +5,9 @@ import (
 	"reflect"
 	"slices"
 
+	"github.com/builtin-tools/builtin-tools/graph/imports"
 	"github.com/builtin-tools/builtin-tools/graph/lang"
+	"github.com/builtin-tools/builtin-tools/graph/record"
 )
 
 // Builder makes the next snapshot from one. It is not safe for
@@ -229,7 +231,7 @@ func (b *Builder) Unskip(rel string) {
 }
 
 // SetModules replaces the manifests' module paths (longest first).
-func (b *Builder) SetModules(ms []lang.Module) {
+func (b *Builder) SetModules(ms []imports.Module) {
 	s := b.w()
 	s.mods = ms
 	s.Gen++
@@ -374,11 +376,11 @@ func compare(a, b string) int {
 	return 0
 }
 
-func sameImports(a, b *lang.Record) bool {
+func sameImports(a, b *record.Record) bool {
 	return a.Exports == b.Exports && a.Default == b.Default && slices.Equal(a.Imports, b.Imports)
 }
 
-func hasBases(r *lang.Record) bool {
+func hasBases(r *record.Record) bool {
 	for i := range r.Fields {
 		if r.Fields[i].Name == "" {
 			return true
@@ -389,7 +391,7 @@ func hasBases(r *lang.Record) bool {
 
 // sameBases says two records have the same nameless fields (the bases
 // and embedded types the resolver's subclass tables are made of).
-func sameBases(a, b *lang.Record) bool {
+func sameBases(a, b *record.Record) bool {
 	i, j := 0, 0
 	for {
 		for i < len(a.Fields) && a.Fields[i].Name != "" {

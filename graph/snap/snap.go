@@ -9,13 +9,15 @@ import (
 	"iter"
 	"slices"
 
+	"github.com/builtin-tools/builtin-tools/graph/imports"
 	"github.com/builtin-tools/builtin-tools/graph/lang"
+	"github.com/builtin-tools/builtin-tools/graph/record"
 )
 
 // FileID names a file in a snapshot: its place in the files table. A
 // file keeps its id while it is in the index; a removed file's id may be
 // given to another later.
-type FileID = lang.FileID
+type FileID = imports.FileID
 
 // Stamp is what tells a later reading whether a file changed.
 type Stamp struct {
@@ -44,7 +46,7 @@ type Entry struct {
 	// build line and the language's variants rule: lang.HostAny without a
 	// say, HostYes or HostNo. Set by Builder.Put.
 	Host uint8
-	*lang.Record
+	*record.Record
 }
 
 // Cost estimates the bytes e holds in memory.
@@ -58,7 +60,7 @@ type Target struct {
 }
 
 // D returns the definition.
-func (t Target) D() *lang.Def { return &t.File.Defs[t.Def] }
+func (t Target) D() *record.Def { return &t.File.Defs[t.Def] }
 
 // Qualified names the definition for a reader: pkg.Type.Method in Go,
 // Class.method elsewhere.
@@ -93,7 +95,7 @@ type Snapshot struct {
 	byRel   *table[FileID]
 	order   []FileID  // by Rel
 	tables  []*Tables // by Language.Index
-	mods    []lang.Module
+	mods    []imports.Module
 	skipped *table[string]
 	bytes   int64
 }
@@ -201,7 +203,7 @@ func (s *Snapshot) Files() iter.Seq[*Entry] {
 func (s *Snapshot) Tables(l *lang.Language) *Tables { return s.tables[l.Index] }
 
 // Mods are the manifests' module paths, longest first.
-func (s *Snapshot) Mods() []lang.Module { return s.mods }
+func (s *Snapshot) Mods() []imports.Module { return s.mods }
 
 // Skipped says why rel is not indexed, if it was left out.
 func (s *Snapshot) Skipped(rel string) (string, bool) { return s.skipped.get(rel) }
@@ -220,14 +222,14 @@ func (s *Snapshot) Len() int { return len(s.order) }
 // Bytes estimates the memory the files' records take.
 func (s *Snapshot) Bytes() int64 { return s.bytes }
 
-// The snapshot as import rules read it (lang.View).
+// The snapshot as import rules read it (imports.View).
 
 func (s *Snapshot) Lookup(rel string) (FileID, bool) { return s.byRel.get(rel) }
 
-func (s *Snapshot) Dir(l *lang.Language, dir string) []FileID { return s.tables[l.Index].Dirs.Get(dir) }
+func (s *Snapshot) Dir(l int, dir string) []FileID { return s.tables[l].Dirs.Get(dir) }
 
-func (s *Snapshot) EachDir(l *lang.Language, fn func(string, []FileID) bool) {
-	t := s.tables[l.Index]
+func (s *Snapshot) EachDir(l int, fn func(string, []FileID) bool) {
+	t := s.tables[l]
 	for _, d := range t.Dirs.Keys() {
 		if !fn(d, t.Dirs.Get(d)) {
 			return
@@ -235,16 +237,16 @@ func (s *Snapshot) EachDir(l *lang.Language, fn func(string, []FileID) bool) {
 	}
 }
 
-func (s *Snapshot) Module(l *lang.Language, name string) []FileID {
-	return s.tables[l.Index].Modules.Get(name)
+func (s *Snapshot) Module(l int, name string) []FileID {
+	return s.tables[l].Modules.Get(name)
 }
 
-func (s *Snapshot) Base(l *lang.Language, base string) []FileID {
-	return s.tables[l.Index].Base.Get(base)
+func (s *Snapshot) Base(l int, base string) []FileID {
+	return s.tables[l].Base.Get(base)
 }
 
-func (s *Snapshot) Modules() []lang.Module { return s.mods }
+func (s *Snapshot) Modules() []imports.Module { return s.mods }
 
 func (s *Snapshot) Rel(id FileID) string { return s.files.at(id).Rel }
 
-var _ lang.View = (*Snapshot)(nil)
+var _ imports.View = (*Snapshot)(nil)

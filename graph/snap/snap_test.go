@@ -9,7 +9,9 @@ import (
 	"testing"
 
 	"github.com/builtin-tools/builtin-tools/astgrep"
+	"github.com/builtin-tools/builtin-tools/graph/imports"
 	"github.com/builtin-tools/builtin-tools/graph/lang"
+	"github.com/builtin-tools/builtin-tools/graph/record"
 )
 
 func langs(t testing.TB) *lang.Set {
@@ -25,16 +27,16 @@ func langs(t testing.TB) *lang.Set {
 
 // entry is a Go file defining defs and referencing refs.
 func entry(s *lang.Set, rel string, defs, refs []string) *Entry {
-	r := lang.Empty()
+	r := record.Empty()
 	for _, d := range defs {
-		r.Defs = append(r.Defs, lang.Def{Name: d, Kind: "function"})
+		r.Defs = append(r.Defs, record.Def{Name: d, Kind: "function"})
 	}
 	for _, n := range refs {
 		r.Strs = append(r.Strs, n)
-		r.Refs = append(r.Refs, lang.Ref{Name: uint32(len(r.Strs) - 1), Encl: -1})
+		r.Refs = append(r.Refs, record.Ref{Name: uint32(len(r.Strs) - 1), Encl: -1})
 	}
-	r.DefOrder = lang.Order(len(r.Defs), func(i int) string { return r.Defs[i].Name })
-	r.RefOrder = lang.Order(len(r.Refs), func(i int) string { return r.Strs[r.Refs[i].Name] })
+	r.DefOrder = record.Order(len(r.Defs), func(i int) string { return r.Defs[i].Name })
+	r.RefOrder = record.Order(len(r.Refs), func(i int) string { return r.Strs[r.Refs[i].Name] })
 	return &Entry{Rel: rel, Dir: path.Dir(rel), Lang: s.Lookup("go"), Record: r}
 }
 
@@ -90,7 +92,7 @@ func TestOldSnapshotUnchanged(t *testing.T) {
 	b.Put(entry(ls, "a/a.go", []string{"F", "K"}, []string{"F"})) // replaced
 	b.Put(entry(ls, "a/0.go", []string{"F"}, []string{"H"}))      // added first in path order
 	b.Remove("b/b.go")
-	b.SetModules([]lang.Module{{Path: "m", Dir: "."}})
+	b.SetModules([]imports.Module{{Path: "m", Dir: "."}})
 	b.Skip("x.go", "too large")
 	next := b.Snapshot()
 	if got := dump(old); got != want {
@@ -251,7 +253,7 @@ func TestFactsGen(t *testing.T) {
 		func() { b.Put(entry(ls, "a/a.go", []string{"F"}, []string{"G", "H"})) },
 		func() { b.Put(entry(ls, "a/c.go", nil, nil)) },
 		func() { b.Remove("a/c.go") },
-		func() { b.SetModules([]lang.Module{{Path: "m", Dir: "."}}) },
+		func() { b.SetModules([]imports.Module{{Path: "m", Dir: "."}}) },
 	} {
 		before := b.Snapshot().FactsGen
 		step()

@@ -13,7 +13,7 @@
 // cache keys its entries with it, and an old entry is never read as a new
 // one.
 //
-// It is for the code graph's per-file records (graph/lang) and the store's
+// It is for the code graph's per-file records (graph/record) and the store's
 // manifests (graph/store): flat structs of scalars, strings, slices, byte
 // arrays, nested structs and named integer types that index a table of the
 // record. An embedded struct is encoded as its fields written in its place,

@@ -10,22 +10,24 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/builtin-tools/builtin-tools/graph/imports"
 	"github.com/builtin-tools/builtin-tools/graph/lang"
+	"github.com/builtin-tools/builtin-tools/graph/record"
 	"github.com/builtin-tools/builtin-tools/graph/snap"
 )
 
 // R builds one record. Each call is one line of the file, in order;
 // Def opens a definition that the calls after it are inside until End.
 type R struct {
-	rec    *lang.Record
+	rec    *record.Record
 	line   int32
 	open   []int32 // definitions not ended, outermost first
-	locals []lang.Local
+	locals []record.Local
 	strs   map[string]uint32
 }
 
 // Rec starts a record.
-func Rec() *R { return &R{rec: lang.Empty(), strs: map[string]uint32{"": 0}} }
+func Rec() *R { return &R{rec: record.Empty(), strs: map[string]uint32{"": 0}} }
 
 func (r *R) str(s string) uint32 {
 	if i, ok := r.strs[s]; ok {
@@ -52,34 +54,34 @@ func (r *R) Package(p string) *R {
 // local is the name it binds ("" for the default).
 func (r *R) Import(module, name, local string) *R {
 	line, _ := r.next()
-	r.rec.Imports = append(r.rec.Imports, lang.Import{Module: module, Name: name, Local: local, Line: line})
+	r.rec.Imports = append(r.rec.Imports, record.Import{Module: module, Name: name, Local: local, Line: line})
 	return r
 }
 
 // DefOpt sets what a definition says beyond its name and kind.
-type DefOpt func(*lang.Def)
+type DefOpt func(*record.Def)
 
 // In is a definition's container (a method's receiver type, a class).
-func In(container string) DefOpt { return func(d *lang.Def) { d.Container = container } }
+func In(container string) DefOpt { return func(d *record.Def) { d.Container = container } }
 
 // Returns is a function's declared result type, as written.
-func Returns(typ string) DefOpt { return func(d *lang.Def) { d.Type = typ } }
+func Returns(typ string) DefOpt { return func(d *record.Def) { d.Type = typ } }
 
 // Self is the name a method's receiver is bound to (Go).
-func Self(name string) DefOpt { return func(d *lang.Def) { d.Self = name } }
+func Self(name string) DefOpt { return func(d *record.Def) { d.Self = name } }
 
 // Def opens a definition; what follows is inside it until End.
 func (r *R) Def(name, kind string, opts ...DefOpt) *R {
 	line, at := r.next()
-	d := lang.Def{Name: name, Kind: kind, Line: line, EndLine: line, Col: 1, Start: at, End: at + 1, NameAt: at + 1}
+	d := record.Def{Name: name, Kind: kind, Line: line, EndLine: line, Col: 1, Start: at, End: at + 1, NameAt: at + 1}
 	for _, o := range opts {
 		o(&d)
 	}
 	d.T = r.typ(d.Type)
 	if n := len(r.open); n > 0 {
 		p := &r.rec.Defs[r.open[n-1]]
-		d.Local = !lang.ClassLike(p.Kind) && !lang.NamespaceLike(p.Kind)
-		if d.Container == "" && lang.ClassLike(p.Kind) {
+		d.Local = !record.ClassLike(p.Kind) && !record.NamespaceLike(p.Kind)
+		if d.Container == "" && record.ClassLike(p.Kind) {
 			d.Container = p.Name
 		}
 	}
@@ -105,7 +107,7 @@ func (r *R) End() *R {
 // one open, else the innermost, else -1.
 func (r *R) encl() int32 {
 	for k := len(r.open) - 1; k >= 0; k-- {
-		if lang.FunctionLike(r.rec.Defs[r.open[k]].Kind) {
+		if record.FunctionLike(r.rec.Defs[r.open[k]].Kind) {
 			return r.open[k]
 		}
 	}
@@ -119,7 +121,7 @@ func (r *R) encl() int32 {
 // TypeNone for untyped) by typ as written.
 func (r *R) Local(name string, how uint8, typ string) *R {
 	line, at := r.next()
-	lc := lang.Local{Name: r.str(name), Encl: r.encl(), At: at, End: -1, Type: r.str(typ), How: how, Line: line}
+	lc := record.Local{Name: r.str(name), Encl: r.encl(), At: at, End: -1, Type: r.str(typ), How: how, Line: line}
 	lc.T, lc.X = r.typed(how, typ)
 	r.locals = append(r.locals, lc)
 	return r
@@ -129,7 +131,7 @@ func (r *R) Local(name string, how uint8, typ string) *R {
 // receiver written recv ("" for a bare name).
 func (r *R) Ref(name string, kind uint8, recv string) *R {
 	line, at := r.next()
-	r.rec.Refs = append(r.rec.Refs, lang.Ref{Name: r.str(name), Recv: r.str(recv), X: r.expr(recv), Kind: kind, Line: line, Col: 1, Encl: r.encl(), At: at})
+	r.rec.Refs = append(r.rec.Refs, record.Ref{Name: r.str(name), Recv: r.str(recv), X: r.expr(recv), Kind: kind, Line: line, Col: 1, Encl: r.encl(), At: at})
 	return r
 }
 
@@ -137,7 +139,7 @@ func (r *R) Ref(name string, kind uint8, recv string) *R {
 // base), typed as how says by typ as written.
 func (r *R) Field(container, name string, how uint8, typ string) *R {
 	line, at := r.next()
-	fd := lang.Field{Container: container, Name: name, Type: typ, How: how, Line: line, At: at}
+	fd := record.Field{Container: container, Name: name, Type: typ, How: how, Line: line, At: at}
 	fd.T, fd.X = r.typed(how, typ)
 	r.rec.Fields = append(r.rec.Fields, fd)
 	return r
@@ -151,9 +153,9 @@ func (r *R) Field(container, name string, how uint8, typ string) *R {
 // typed is the tree (t) or the steps (x) of typ captured as how says.
 func (r *R) typed(how uint8, typ string) (t, x int32) {
 	switch how {
-	case lang.TypeNone:
+	case record.TypeNone:
 		return 0, 0
-	case lang.TypeCall, lang.TypeCall2, lang.TypeCall3, lang.TypeElem, lang.TypeExpr, lang.TypeKey:
+	case record.TypeCall, record.TypeCall2, record.TypeCall3, record.TypeElem, record.TypeExpr, record.TypeKey:
 		return 0, r.expr(typ)
 	}
 	return r.typ(typ), 0
@@ -165,24 +167,24 @@ func (r *R) typ(s string) int32 {
 		return 0
 	}
 	root := int32(len(r.rec.Types))
-	r.node(s, lang.PNone)
+	r.node(s, record.PNone)
 	return root + 1
 }
 
 func (r *R) node(s string, part uint8) {
 	i := len(r.rec.Types)
-	r.rec.Types = append(r.rec.Types, lang.TypeNode{Part: part, Text: r.str(s)})
+	r.rec.Types = append(r.rec.Types, record.TypeNode{Part: part, Text: r.str(s)})
 	switch segs := strings.Split(s, "."); {
 	case strings.HasPrefix(s, "*"):
-		r.rec.Types[i].Form = lang.TPointer
-		r.node(s[1:], lang.PElem)
+		r.rec.Types[i].Form = record.TPointer
+		r.node(s[1:], record.PElem)
 	case len(segs) > 1:
-		r.rec.Types[i].Form, r.rec.Types[i].Name = lang.TPath, r.str(strings.Join(segs[:len(segs)-1], "."))
+		r.rec.Types[i].Form, r.rec.Types[i].Name = record.TPath, r.str(strings.Join(segs[:len(segs)-1], "."))
 		for _, g := range segs {
-			r.rec.Types = append(r.rec.Types, lang.TypeNode{Form: lang.TName, Part: lang.PSeg, Name: r.str(g), Text: r.str(g), Last: int32(len(r.rec.Types) + 1)})
+			r.rec.Types = append(r.rec.Types, record.TypeNode{Form: record.TName, Part: record.PSeg, Name: r.str(g), Text: r.str(g), Last: int32(len(r.rec.Types) + 1)})
 		}
 	default:
-		r.rec.Types[i].Form, r.rec.Types[i].Name = lang.TName, r.str(s)
+		r.rec.Types[i].Form, r.rec.Types[i].Name = record.TName, r.str(s)
 	}
 	r.rec.Types[i].Last = int32(len(r.rec.Types))
 }
@@ -195,32 +197,32 @@ func (r *R) expr(s string) int32 {
 	first := int32(len(r.rec.Steps))
 	segs := strings.Split(s, ".")
 	for k, g := range segs {
-		op := lang.SField
+		op := record.SField
 		if k == 0 {
-			op = lang.SName
+			op = record.SName
 		}
-		r.rec.Steps = append(r.rec.Steps, lang.Step{Op: op, Name: r.str(g), Text: r.str(strings.Join(segs[:k+1], "."))})
+		r.rec.Steps = append(r.rec.Steps, record.Step{Op: op, Name: r.str(g), Text: r.str(strings.Join(segs[:k+1], "."))})
 	}
-	r.rec.Exprs = append(r.rec.Exprs, lang.Expr{First: first, N: uint8(len(segs))})
+	r.rec.Exprs = append(r.rec.Exprs, record.Expr{First: first, N: uint8(len(segs))})
 	return int32(len(r.rec.Exprs))
 }
 
 // Done ends the open definitions and returns the record.
-func (r *R) Done() *lang.Record {
+func (r *R) Done() *record.Record {
 	for len(r.open) > 0 {
 		r.End()
 	}
 	rec := r.rec
 	sort.SliceStable(r.locals, func(i, j int) bool { return rec.Strs[r.locals[i].Name] < rec.Strs[r.locals[j].Name] })
 	rec.Locals = r.locals
-	rec.DefOrder = lang.Order(len(rec.Defs), func(i int) string { return rec.Defs[i].Name })
-	rec.RefOrder = lang.Order(len(rec.Refs), func(i int) string { return rec.Strs[rec.Refs[i].Name] })
+	rec.DefOrder = record.Order(len(rec.Defs), func(i int) string { return rec.Defs[i].Name })
+	rec.RefOrder = record.Order(len(rec.Refs), func(i int) string { return rec.Strs[rec.Refs[i].Name] })
 	return rec
 }
 
 // Build is a snapshot of the records by path, each in the language its
 // file name says, with the modules manifests would declare.
-func Build(langs *lang.Set, files map[string]*lang.Record, mods ...lang.Module) *snap.Snapshot {
+func Build(langs *lang.Set, files map[string]*record.Record, mods ...imports.Module) *snap.Snapshot {
 	b := snap.New(langs)
 	Put(b, files)
 	if len(mods) > 0 {
@@ -230,7 +232,7 @@ func Build(langs *lang.Set, files map[string]*lang.Record, mods ...lang.Module) 
 }
 
 // Put puts the records by path into a builder, in path order.
-func Put(b *snap.Builder, files map[string]*lang.Record) {
+func Put(b *snap.Builder, files map[string]*record.Record) {
 	rels := make([]string, 0, len(files))
 	for rel := range files {
 		rels = append(rels, rel)

@@ -1,4 +1,10 @@
-package lang
+// Package imports is how a language's import paths name files in the
+// code graph's index: the registered rules (go, dotted, relative, rust,
+// include, none), each made from the data its language.json gives, and
+// the View of the index's tables they read. It knows no language's
+// queries, no record and no resolution: the resolver asks a file's rule
+// which files an import names.
+package imports
 
 import (
 	"bufio"
@@ -18,35 +24,36 @@ type Module struct{ Path, Dir string }
 
 // View is what an import rule reads of the index: which files exist, and
 // the per-language tables of folders, dotted module names and file
-// names. Every list is in path order.
+// names, by the language's index in its set (lang.Language.Index). Every
+// list is in path order.
 type View interface {
 	// Lookup is the file at a path relative to the root.
 	Lookup(rel string) (FileID, bool)
 	// Dir lists the files of language l in a folder.
-	Dir(l *Language, dir string) []FileID
+	Dir(l int, dir string) []FileID
 	// EachDir calls fn with every folder holding files of l, in path
 	// order, until it returns false.
-	EachDir(l *Language, fn func(dir string, ids []FileID) bool)
+	EachDir(l int, fn func(dir string, ids []FileID) bool)
 	// Module lists the files of l that answer to a module name (the
 	// rule's Modules).
-	Module(l *Language, name string) []FileID
+	Module(l int, name string) []FileID
 	// Base lists the files of l with a file name.
-	Base(l *Language, base string) []FileID
+	Base(l int, base string) []FileID
 	// Modules are the manifests' module paths, longest first.
 	Modules() []Module
 	// Rel is a file's path.
 	Rel(id FileID) string
 }
 
-// ImportRule is how one language's import paths name files in the index.
+// Rule is how one language's import paths name files in the index.
 // language.json's "imports" picks a registered rule by name; its data
 // (suffixes, init file, separator, ...) comes from the same file, so the
 // resolver knows only the order in which it tries imports.
-type ImportRule interface {
+type Rule interface {
 	// Files maps an import path written in the file fromRel (of language
-	// from) to the files it names; known is false when it names nothing in
+	// from, by its index) to the files it names; known is false when it names nothing in
 	// the index (a standard or third-party module).
-	Files(v View, from *Language, fromRel, module string) (ids []FileID, known bool)
+	Files(v View, from int, fromRel, module string) (ids []FileID, known bool)
 	// Modules lists the module names a file answers to, for rules that
 	// look a module up by its name (a/b/c.py is a.b.c); nil otherwise.
 	Modules(rel string) []string
@@ -72,9 +79,9 @@ type ImportRule interface {
 	ModulePath(data []byte) string
 }
 
-// importData is what language.json gives a rule; each rule reads some of
+// Data is what language.json gives a rule; each rule reads some of
 // these keys, and a key its rule does not read is an error.
-type importData struct {
+type Data struct {
 	Separator string   // module_separator: between a path's segments
 	InitFile  string   // init_file: the file, without extension, that is its folder's module (__init__, mod)
 	Resolve   []string // resolve: suffixes tried after a path, in order
@@ -88,7 +95,7 @@ type importData struct {
 }
 
 // keys lists the rule keys d sets.
-func (d importData) keys() []string {
+func (d Data) keys() []string {
 	var out []string
 	for k, set := range map[string]bool{
 		"module_separator": d.Separator != "", "init_file": d.InitFile != "", "resolve": len(d.Resolve) > 0,
@@ -108,26 +115,26 @@ func (d importData) keys() []string {
 // how it is made from them.
 type ruleSpec struct {
 	required, optional []string
-	make               func(importData) ImportRule
+	make               func(Data) Rule
 }
 
 var importRules = map[string]ruleSpec{
-	"none": {make: func(importData) ImportRule { return noImports{} }},
+	"none": {make: func(Data) Rule { return noImports{} }},
 	"go": {required: []string{"manifest"},
-		make: func(d importData) ImportRule { return goImports{manifestName: d.Manifest} }},
+		make: func(d Data) Rule { return goImports{manifestName: d.Manifest} }},
 	"dotted": {required: []string{"module_separator"}, optional: []string{"init_file", "resolve"},
-		make: func(d importData) ImportRule {
+		make: func(d Data) Rule {
 			return dottedImports{sep: d.Separator, init: d.InitFile, resolve: d.Resolve}
 		}},
 	"relative": {optional: []string{"resolve", "replace_extensions"},
-		make: func(d importData) ImportRule { return relativeImports{resolve: d.Resolve, replace: d.Replace} }},
+		make: func(d Data) Rule { return relativeImports{resolve: d.Resolve, replace: d.Replace} }},
 	"rust": {required: []string{"module_separator", "path_root", "path_self", "path_parent", "root_files", "source_dir", "resolve"}, optional: []string{"init_file"},
-		make: func(d importData) ImportRule { return crateImports{d: d} }},
-	"include": {make: func(importData) ImportRule { return includeImports{} }},
+		make: func(d Data) Rule { return crateImports{d: d} }},
+	"include": {make: func(Data) Rule { return includeImports{} }},
 }
 
-// newImportRule checks a language's rule name and data and makes the rule.
-func newImportRule(name string, d importData) (ImportRule, error) {
+// New checks a language's rule name and data and makes the rule.
+func New(name string, d Data) (Rule, error) {
 	spec, ok := importRules[name]
 	if !ok {
 		var names []string
@@ -155,15 +162,23 @@ func newImportRule(name string, d importData) (ImportRule, error) {
 // defaults.
 type noImports struct{}
 
-func (noImports) Files(View, *Language, string, string) ([]FileID, bool) { return nil, false }
-func (noImports) Modules(string) []string                                { return nil }
-func (noImports) Separator() string                                      { return "" }
-func (noImports) IsPath(string) bool                                     { return false }
-func (noImports) DefaultLocal(string, []string) string                   { return "" }
-func (noImports) BindsNames() bool                                       { return false }
-func (noImports) Textual() bool                                          { return false }
-func (noImports) Manifest() string                                       { return "" }
-func (noImports) ModulePath([]byte) string                               { return "" }
+func (noImports) Files(View, int, string, string) ([]FileID, bool) { return nil, false }
+
+func (noImports) Modules(string) []string { return nil }
+
+func (noImports) Separator() string { return "" }
+
+func (noImports) IsPath(string) bool { return false }
+
+func (noImports) DefaultLocal(string, []string) string { return "" }
+
+func (noImports) BindsNames() bool { return false }
+
+func (noImports) Textual() bool { return false }
+
+func (noImports) Manifest() string { return "" }
+
+func (noImports) ModulePath([]byte) string { return "" }
 
 // goImports: an import path is a package folder, under the manifest
 // (go.mod) that declares the longest prefix of it.
@@ -185,7 +200,7 @@ func (goImports) ModulePath(data []byte) string {
 	return ""
 }
 
-func (goImports) Files(v View, l *Language, _, module string) ([]FileID, bool) {
+func (goImports) Files(v View, l int, _, module string) ([]FileID, bool) {
 	for _, m := range v.Modules() {
 		if module == m.Path || strings.HasPrefix(module, m.Path+"/") {
 			return nonEmpty(v.Dir(l, path.Join(m.Dir, strings.TrimPrefix(module, m.Path))))
@@ -252,7 +267,7 @@ func (r dottedImports) Modules(rel string) []string {
 	return out
 }
 
-func (r dottedImports) Files(v View, l *Language, fromRel, module string) ([]FileID, bool) {
+func (r dottedImports) Files(v View, l int, fromRel, module string) ([]FileID, bool) {
 	if strings.HasPrefix(module, r.sep) {
 		dots, rest := 0, module
 		for strings.HasPrefix(rest, r.sep) {
@@ -308,10 +323,13 @@ func (r dottedImports) narrow(v View, fs []FileID, module string) []FileID {
 	return fs
 }
 
-func (r dottedImports) Separator() string                           { return r.sep }
-func (r dottedImports) IsPath(recv string) bool                     { return strings.Contains(recv, r.sep) }
+func (r dottedImports) Separator() string { return r.sep }
+
+func (r dottedImports) IsPath(recv string) bool { return strings.Contains(recv, r.sep) }
+
 func (dottedImports) DefaultLocal(module string, _ []string) string { return module }
-func (dottedImports) BindsNames() bool                              { return true }
+
+func (dottedImports) BindsNames() bool { return true }
 
 // relativeImports: only a path starting with "." names a file, beside the
 // importer, as written or with one of the resolve suffixes.
@@ -320,7 +338,7 @@ type relativeImports struct {
 	resolve, replace []string
 }
 
-func (r relativeImports) Files(v View, _ *Language, fromRel, module string) ([]FileID, bool) {
+func (r relativeImports) Files(v View, _ int, fromRel, module string) ([]FileID, bool) {
 	if !strings.HasPrefix(module, ".") {
 		return nil, false
 	}
@@ -351,10 +369,10 @@ func (relativeImports) BindsNames() bool { return true }
 // <source_dir>/a/b<resolve suffix>, the root one of root_files.
 type crateImports struct {
 	noImports
-	d importData
+	d Data
 }
 
-func (r crateImports) Files(v View, _ *Language, fromRel, module string) ([]FileID, bool) {
+func (r crateImports) Files(v View, _ int, fromRel, module string) ([]FileID, bool) {
 	segs := strings.Split(module, r.d.Separator)
 	crate, here := r.module(fromRel)
 	switch segs[0] {
@@ -428,22 +446,25 @@ func (r crateImports) find(v View, crate string, segs []string) ([]FileID, bool)
 }
 
 func (r crateImports) Separator() string { return r.d.Separator }
+
 func (r crateImports) IsPath(recv string) bool {
 	return strings.Contains(recv, r.d.Separator) || recv == r.d.Root || recv == r.d.Self || recv == r.d.Parent
 }
+
 func (r crateImports) DefaultLocal(module string, _ []string) string {
 	if i := strings.LastIndex(module, r.d.Separator); i >= 0 {
 		return module[i+len(r.d.Separator):]
 	}
 	return module
 }
+
 func (crateImports) BindsNames() bool { return true }
 
 // includeImports: an include names a file beside the includer, else any
 // file whose path ends with it.
 type includeImports struct{ noImports }
 
-func (includeImports) Files(v View, l *Language, fromRel, module string) ([]FileID, bool) {
+func (includeImports) Files(v View, l int, fromRel, module string) ([]FileID, bool) {
 	if g, ok := v.Lookup(path.Join(path.Dir(fromRel), module)); ok {
 		return []FileID{g}, true
 	}

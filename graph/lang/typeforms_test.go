@@ -2,6 +2,7 @@ package lang
 
 import (
 	"context"
+	"flag"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,12 +13,13 @@ import (
 	"github.com/rogpeppe/go-internal/txtar"
 
 	"github.com/builtin-tools/builtin-tools/astgrep"
+	"github.com/builtin-tools/builtin-tools/graph/record"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
 // typedPlaces lists every captured type and expression of a record: the
 // tree ids (1-based) with the text the resolver reads, by how it is known.
-func typedPlaces(r *Record) (types, exprs []int32, texts map[int32]string, xtexts map[int32]string) {
+func typedPlaces(r *record.Record) (types, exprs []int32, texts map[int32]string, xtexts map[int32]string) {
 	texts, xtexts = map[int32]string{}, map[int32]string{}
 	add := func(t, x int32, text string) {
 		if t > 0 {
@@ -55,7 +57,7 @@ func TestNoOpaqueTypes(t *testing.T) {
 	var bad []string
 	per := map[string][3]int{} // types, expressions, not read
 	for i, r := range recs {
-		if ls[i].types == nil {
+		if !ls[i].x.ReadsTypes() {
 			continue
 		}
 		types, exprs, texts, xtexts := typedPlaces(r)
@@ -145,7 +147,7 @@ func f(m map[string][]*x.T, g func(int) (a, b *y.U, err error), c chan<- Box[int
 // ("def f") type, a receiver's steps ("recv a.b"), and with localExprs a
 // local's assigned expression where it has one. ts keeps the locals' type
 // ids.
-func typeForms(t *testing.T, id, src string, localExprs bool) (l *Language, rec *Record, got map[string]string, ts map[string]int32) {
+func typeForms(t *testing.T, id, src string, localExprs bool) (l *Language, rec *record.Record, got map[string]string, ts map[string]int32) {
 	t.Helper()
 	e, s := bundled(t)
 	l = s.Lookup(id)
@@ -153,7 +155,7 @@ func typeForms(t *testing.T, id, src string, localExprs bool) (l *Language, rec 
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec = Extract(l, []byte(src), r)
+	rec = l.Extractor().Extract([]byte(src), r)
 	got, ts = map[string]string{}, map[string]int32{}
 	for _, lc := range rec.Locals {
 		if lc.T > 0 {
@@ -192,10 +194,10 @@ func wantForms(t *testing.T, got, want map[string]string) {
 
 // wantNames checks the qualifier and name each local's type gives
 // ("q.n", ".n" with no qualifier).
-func wantNames(t *testing.T, l *Language, rec *Record, ts map[string]int32, want map[string]string) {
+func wantNames(t *testing.T, l *Language, rec *record.Record, ts map[string]int32, want map[string]string) {
 	t.Helper()
 	for k, w := range want {
-		q, n, ok := rec.TypeName(l, ts[k])
+		q, n, ok := rec.TypeName(l.Generics(), ts[k])
 		if !ok || q+"."+n != w {
 			t.Errorf("%s names %s.%s (%v), want %s", k, q, n, ok, w)
 		}
@@ -227,11 +229,11 @@ func TestTypeFormsTypeScript(t *testing.T) {
 			if rec.Strs[lc.Name] != k {
 				continue
 			}
-			if q, n, _ := rec.TypeName(l, lc.T); n != map[string]string{"a": "Foo", "b": "", "c": "Baz"}[k] || k == "a" && q != "ns" {
+			if q, n, _ := rec.TypeName(l.Generics(), lc.T); n != map[string]string{"a": "Foo", "b": "", "c": "Baz"}[k] || k == "a" && q != "ns" {
 				t.Errorf("%s names %s.%s", k, q, n)
 			}
 			if k == "b" {
-				if el, _ := rec.ElemOf(l, lc.T); rec.TypeText(el) != "Bar" {
+				if el, _ := rec.ElemOf(l.Generics(), lc.T); rec.TypeText(el) != "Bar" {
 					t.Errorf("b's element is %q", rec.TypeText(el))
 				}
 			}
@@ -280,10 +282,10 @@ func TestTypeFormsPython(t *testing.T) {
 		"recv (a)":        "name a, same",
 	})
 	wantNames(t, l, rec, ts, map[string]string{"a": ".Foo", "b": ".list", "c": ".dict", "d": ".X", "e": ".Foo", "g": ".Foo"})
-	if el, _ := rec.ElemOf(l, ts["b"]); rec.TypeText(el) != "x.T" {
+	if el, _ := rec.ElemOf(l.Generics(), ts["b"]); rec.TypeText(el) != "x.T" {
 		t.Errorf("b's element is %q", rec.TypeText(el))
 	}
-	if _, _, ok := rec.TypeName(l, ts["h"]); ok {
+	if _, _, ok := rec.TypeName(l.Generics(), ts["h"]); ok {
 		t.Errorf("h is read from its tree, not its text")
 	}
 }
@@ -430,7 +432,7 @@ func TestTypeReads(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := Extract(l, f.Data, res)
+		r := l.Extractor().Extract(f.Data, res)
 		types, exprs, _, xtexts := typedPlaces(r)
 		for _, id := range types {
 			add(l.ID + " type " + strconv.Quote(r.TypeText(id)) + ": " + typeReads(r, l, id))
@@ -444,13 +446,15 @@ func TestTypeReads(t *testing.T) {
 	testenv.Golden(t, "testdata/typereads.golden", got, *update)
 }
 
+var update = flag.Bool("update", false, "rewrite testdata/typereads.golden")
+
 // typeReads is what the resolver reads of type id, on one line.
-func typeReads(r *Record, l *Language, id int32) string {
+func typeReads(r *record.Record, l *Language, id int32) string {
 	var out []string
-	if q, n, ok := r.TypeName(l, id); ok && n != "" {
+	if q, n, ok := r.TypeName(l.Generics(), id); ok && n != "" {
 		out = append(out, "name "+q+"."+n)
 	}
-	if e, ok := r.ElemOf(l, id); ok && e != 0 {
+	if e, ok := r.ElemOf(l.Generics(), id); ok && e != 0 {
 		out = append(out, "elem "+r.TypeText(e))
 	}
 	if k, ok := r.KeyOf(id); ok && k != 0 {

@@ -1,8 +1,6 @@
-package lang
+package record
 
-// Symbol names. These read a name as the index writes it (a qualified
-// symbol pkg.Type.Method, an identifier), never a type: declared types
-// are trees (typetree.go).
+import ()
 
 // LastSegment is a qualified name's last name: after its last "." or ":".
 func LastSegment(s string) string {

@@ -1,15 +1,16 @@
-package lang
+package extract
 
 import (
 	"bytes"
 	"cmp"
+	"github.com/builtin-tools/builtin-tools/astgrep"
+	"github.com/builtin-tools/builtin-tools/graph/record"
+	"go/build/constraint"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"unique"
-
-	"github.com/builtin-tools/builtin-tools/astgrep"
 )
 
 func intern(s string) string { return unique.Make(s).Value() }
@@ -62,7 +63,7 @@ func (t *table) put(s string, share bool) uint32 {
 
 // defAt is a definition found, with the pattern that found it.
 type defAt struct {
-	d       Def
+	d       record.Def
 	pattern int
 }
 
@@ -70,7 +71,7 @@ type defAt struct {
 // a call, node is the node of its pattern (the call), and for an argument
 // (Arg set), the call it is passed to.
 type refAt struct {
-	r       Ref
+	r       record.Ref
 	pattern int32 // (a query's patterns are a few hundred)
 	end     int32
 	node    int32
@@ -96,7 +97,7 @@ type paramLocal struct {
 // count of parameters before the child of the list its name is in (a
 // child no name was found in, as a destructured one, counts one), plus
 // the names before it in that child (Go's a, b int are two).
-func placeParams(locals []Local, params []paramAt, of map[paramLocal]int) {
+func placeParams(locals []record.Local, params []paramAt, of map[paramLocal]int) {
 	if len(params) == 0 {
 		return
 	}
@@ -158,14 +159,14 @@ func argPlace(x *astgrep.Tree, list int32, at int) int32 {
 type scratch struct {
 	defs   []defAt
 	refs   []refAt
-	kept   []Ref
-	locals []Local
-	fields []Field
+	kept   []record.Ref
+	locals []record.Local
+	fields []record.Field
 	scopes [][2]int32
 	params []paramAt
 	of     map[paramLocal]int // placeParams': each parameter's local, 1 + its index in params
-	out    []Local
-	at     []Ref
+	out    []record.Local
+	at     []record.Ref
 	ids    map[string]uint32
 	// interned: strings interned lately, by text. A name most files
 	// share (String, err, Reader) is looked up here without a copy of
@@ -235,13 +236,13 @@ func eachMatch(r *astgrep.CaptureResult, visit func(m *astgrep.QueryMatch)) {
 	})
 }
 
-// Extract turns one file's query matches (r, of l's query over src) into
+// Extract turns one file's query matches (r, of the language's query over src) into
 // its record. r's matches are those it holds (astgrep's Capture) or, when
 // it holds none, those of r.File.Query over r.Tree (CaptureTrees), which
 // builds no list of them.
-func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
-	f := &Record{Errors: r.Errors}
-	if l.Variants == "go" {
+func (ex *Extractor) Extract(src []byte, r *astgrep.CaptureResult) *record.Record {
+	f := &record.Record{Errors: r.Errors}
+	if ex.buildLines {
 		f.BuildLine = goBuildLine(src)
 	}
 	for _, row := range r.ErrorRows {
@@ -258,8 +259,8 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 	var docs []docAt
 	var docFields []docField
 	var tb *treeBuilder
-	if l.types != nil && r.Tree != nil {
-		tb = &treeBuilder{tq: l.types, x: r.Tree, src: src, tab: tab}
+	if ex.types != nil && r.Tree != nil {
+		tb = &treeBuilder{tq: ex.types, x: r.Tree, src: src, tab: tab}
 	}
 	// shape gives a captured type or expression its tree (t, x) when the
 	// language has typeforms.scm.
@@ -268,50 +269,50 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 			return 0, 0
 		}
 		if typeNode(how) {
-			return tb.typeOf(l, c.Node, shown), 0
+			return tb.typeOf(ex, c.Node, shown), 0
 		}
-		return 0, tb.exprOf(l, c.Node, shown, norm)
+		return 0, tb.exprOf(ex, c.Node, shown, norm)
 	}
 	eachMatch(r, func(m *astgrep.QueryMatch) {
 		var rl *role
 		var name, recv, cont, self, mod, iname, idef, alias, typ, scope, doc, args, params, key *astgrep.QueryCapture
-		how := TypeNone
+		how := record.TypeNone
 		member := false
 		for i := range m.Captures {
 			c := &m.Captures[i]
-			if h := l.typeHow[c.Index]; h != TypeNone {
+			if h := ex.typeHow[c.Index]; h != record.TypeNone {
 				typ, how = c, h
-				member = member || c.Index == l.capTypeMember
+				member = member || c.Index == ex.capTypeMember
 			}
 			switch c.Index {
-			case l.capName:
+			case ex.capName:
 				name = c
-			case l.capRecv:
+			case ex.capRecv:
 				recv = c
-			case l.capCont:
+			case ex.capCont:
 				cont = c
-			case l.capSelf:
+			case ex.capSelf:
 				self = c
-			case l.capMod:
+			case ex.capMod:
 				mod = c
-			case l.capINm:
+			case ex.capINm:
 				iname = c
-			case l.capIDef:
+			case ex.capIDef:
 				idef = c
-			case l.capAlias:
+			case ex.capAlias:
 				alias = c
-			case l.capScope:
+			case ex.capScope:
 				scope = c
-			case l.capTypeDoc:
+			case ex.capTypeDoc:
 				doc = c
-			case l.capArgs:
+			case ex.capArgs:
 				args = c
-			case l.capParams:
+			case ex.capParams:
 				params = c
-			case l.capArgName:
+			case ex.capArgName:
 				key = c
 			}
-			if ro := &l.roles[c.Index]; ro.capture >= 0 && rl == nil {
+			if ro := &ex.roles[c.Index]; ro.capture >= 0 && rl == nil {
 				rl = ro
 			}
 		}
@@ -331,7 +332,7 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 			}
 		case "doc":
 			for i := range m.Captures {
-				if c := &m.Captures[i]; c.Index == l.capDocText {
+				if c := &m.Captures[i]; c.Index == ex.capDocText {
 					// A comment that is its own @doc is read for imports only.
 					docs = append(docs, docAt{int32(whole.Start), int32(whole.End), int32(c.StartRow + 1), c.Start == whole.Start && c.End == whole.End, c.Text(src)})
 				}
@@ -353,13 +354,13 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 			if mod == nil {
 				return
 			}
-			im := Import{Module: intern(unquote(mod.Text(src))), Line: int32(mod.StartRow + 1)}
+			im := record.Import{Module: intern(unquote(mod.Text(src))), Line: int32(mod.StartRow + 1)}
 			if iname != nil {
 				im.Name = intern(iname.Text(src))
 				im.Local = im.Name
 			}
 			if idef != nil {
-				im.Name, im.Local = DefaultImport, intern(idef.Text(src))
+				im.Name, im.Local = record.DefaultImport, intern(idef.Text(src))
 			}
 			if alias != nil {
 				im.Local = intern(alias.Text(src))
@@ -369,7 +370,7 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 			if name == nil {
 				return
 			}
-			d := Def{Name: sc.intern(text(name)), Kind: rl.kind,
+			d := record.Def{Name: sc.intern(text(name)), Kind: rl.kind,
 				Line: int32(whole.StartRow + 1), EndLine: int32(whole.EndRow + 1), Col: int32(name.StartCol + 1),
 				Start: int32(whole.Start), End: int32(whole.End), NameAt: int32(name.Start)}
 			if cont != nil {
@@ -388,9 +389,9 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 			if typ == nil && doc != nil && name != nil {
 				// /** @type {Option[]} */ this.options = []: the
 				// comment's type, read once the trees are built.
-				if l.docType != nil {
-					if m := l.docType.FindStringSubmatch(doc.Text(src)); m != nil {
-						docFields = append(docFields, docField{Field{Name: intern(name.Text(src)), Line: int32(doc.StartRow + 1), At: int32(name.Start)}, m[1]})
+				if ex.docType != nil {
+					if m := ex.docType.FindStringSubmatch(doc.Text(src)); m != nil {
+						docFields = append(docFields, docField{record.Field{Name: intern(name.Text(src)), Line: int32(doc.StartRow + 1), At: int32(name.Start)}, m[1]})
 					}
 				}
 				return
@@ -400,9 +401,9 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 			if typ == nil && (rl.kind != "module" && rl.kind != "global" && rl.kind != "attr" || name == nil) {
 				return
 			}
-			var fd Field
+			var fd record.Field
 			if typ != nil {
-				fd = Field{Type: sc.internString(clipLiteral(l, typeText(typ.Text(src)))), How: how, Line: int32(typ.StartRow + 1), At: int32(typ.Start)}
+				fd = record.Field{Type: sc.internString(clipLiteral(ex, typeText(typ.Text(src)))), How: how, Line: int32(typ.StartRow + 1), At: int32(typ.Start)}
 				fd.T, fd.X = shape(typ, how, fd.Type, normClipped)
 			} else {
 				fd.Line = int32(name.StartRow + 1)
@@ -427,28 +428,28 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 			if kind := rl.kind; kind == "scope" {
 				scopes = append(scopes, [2]int32{int32(whole.Start), int32(whole.End)})
 			} else if name != nil {
-				lc := Local{Name: tab.idOf(text(name)), At: int32(name.Start), Encl: -1, End: -1, Line: int32(name.StartRow + 1)}
+				lc := record.Local{Name: tab.idOf(text(name)), At: int32(name.Start), Encl: -1, End: -1, Line: int32(name.StartRow + 1)}
 				if typ != nil {
-					shown := clipLiteral(l, typeText(typ.Text(src)))
+					shown := clipLiteral(ex, typeText(typ.Text(src)))
 					lc.Type, lc.How = tab.id(shown), how
 					if member {
 						lc.Type = tab.id(typeText(typ.Text(src)) + "." + name.Text(src))
 						if tb != nil {
-							lc.X = tb.memberOf(l, typ.Node, name.Text(src), tab.strs[lc.Type])
+							lc.X = tb.memberOf(ex, typ.Node, name.Text(src), tab.strs[lc.Type])
 						}
 					} else {
 						lc.T, lc.X = shape(typ, how, shown, normClipped)
 					}
-					if how == TypeDeclared && rl.kind == "param" {
-						lc.How = TypeParam
+					if how == record.TypeDeclared && rl.kind == "param" {
+						lc.How = record.TypeParam
 					}
 					if scope != nil {
-						lc.How = TypeBranch
+						lc.How = record.TypeBranch
 					}
 				}
 				if scope != nil {
 					lc.At, lc.End = int32(scope.Start), int32(scope.End)
-				} else if l.DeclaredAfter && how != TypeTypeParam {
+				} else if ex.declaredAfter && how != record.TypeTypeParam {
 					// In scope after its declaration: x, err := x()
 					// calls the function x. (Every pattern binding a name
 					// at one place moves it alike: they stay one record.
@@ -469,17 +470,17 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 			if !ok {
 				return
 			}
-			rf := Ref{Name: tab.idOf(text(name)), Kind: k, Line: int32(name.StartRow + 1), Col: int32(name.StartCol + 1), At: int32(name.Start), Encl: -1}
+			rf := record.Ref{Name: tab.idOf(text(name)), Kind: k, Line: int32(name.StartRow + 1), Col: int32(name.StartCol + 1), At: int32(name.Start), Encl: -1}
 			if recv != nil {
 				shown := strings.Join(strings.Fields(recv.Text(src)), "")
 				rf.Recv = tab.id(shown)
-				_, rf.X = shape(recv, TypeExpr, shown, normRecv)
+				_, rf.X = shape(recv, record.TypeExpr, shown, normRecv)
 			}
 			ra := refAt{r: rf, pattern: int32(m.Pattern), end: int32(name.End), node: whole.Node}
-			if args != nil && r.Tree != nil && k == RefValue {
+			if args != nil && r.Tree != nil && k == record.RefValue {
 				if key != nil {
-					ra.r.Arg, ra.key = ArgByName, tab.idOf(text(key))
-				} else if n := argPlace(r.Tree, args.Node, name.Start); n < ArgByName {
+					ra.r.Arg, ra.key = record.ArgByName, tab.idOf(text(key))
+				} else if n := argPlace(r.Tree, args.Node, name.Start); n < record.ArgByName {
 					ra.r.Arg = uint8(n)
 				}
 			}
@@ -501,7 +502,7 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 		}
 	}
 	names := make(map[int32]bool, n)
-	f.Defs = make([]Def, 0, n)
+	f.Defs = make([]record.Def, 0, n)
 	for _, d := range defs {
 		if names[d.d.NameAt] {
 			// A later pattern may only add the declared type (a return
@@ -515,7 +516,7 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 		f.Defs = append(f.Defs, d.d)
 	}
 	// Definitions by start, outer first, for nesting.
-	slices.SortStableFunc(f.Defs, func(a, b Def) int {
+	slices.SortStableFunc(f.Defs, func(a, b record.Def) int {
 		if a.Start != b.Start {
 			return cmp.Compare(a.Start, b.Start)
 		}
@@ -537,7 +538,7 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 			continue
 		}
 		last = r.r.At
-		if r.r.Kind == RefCall && r.r.Arg == 0 {
+		if r.r.Kind == record.RefCall && r.r.Arg == 0 {
 			if calls == nil {
 				calls = map[int32]int32{}
 			}
@@ -576,13 +577,13 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 	enclose(f.Defs, all)
 	f.Strs = slices.Clip(tab.strs)
 	markLocal(f.Defs, parent, scopes)
-	if l.moduleFields {
+	if ex.moduleFields {
 		// The @local bindings outside every function and class are the
 		// module's own.
 		tops := outermost(f.Defs)
 		for _, lc := range locals {
 			if !within(tops, lc.At) {
-				fields = append(fields, Field{Name: tab.strs[lc.Name], Type: tab.strs[lc.Type], T: lc.T, X: lc.X, How: lc.How, Line: lc.Line, At: lc.At, Module: true})
+				fields = append(fields, record.Field{Name: tab.strs[lc.Name], Type: tab.strs[lc.Type], T: lc.T, X: lc.X, How: lc.How, Line: lc.Line, At: lc.At, Module: true})
 			}
 		}
 	}
@@ -590,14 +591,15 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 		sc.of = map[paramLocal]int{}
 	}
 	placeParams(locals, sc.params, sc.of)
-	f.Locals = f.localsIn(locals, scopes, names, sc)
-	f.docImports(l, docs)
-	f.docTypes(l, docs, tab, tb)
-	fields = append(fields, f.docFields(l, docFields, tab, tb)...)
+	var untyped map[localAt]bool
+	f.Locals, untyped = localsIn(f, locals, scopes, names, sc)
+	docImports(f, ex, docs)
+	docTypes(f, ex, docs, tab, tb, untyped)
+	fields = append(fields, typedDocFields(f, ex, docFields, tab, tb)...)
 	if len(fields) > 0 {
 		// (fieldsIn keeps them in fields' array, which is the scratch's.)
 		in := fieldsIn(f.Defs, fields)
-		f.Fields = append(make([]Field, 0, len(in)), in...)
+		f.Fields = append(make([]record.Field, 0, len(in)), in...)
 	}
 	// A value use of a local or a builtin (err, nil) passes no function of
 	// the index on: keeping it would only cost memory. A parameter passed
@@ -605,27 +607,27 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 	// passed in on to another callee.
 	kept := all[:0]
 	for _, r := range all {
-		if r.Kind == RefValue && r.Recv == 0 && (l.builtins[f.Strs[r.Name]] || f.Bound(f.Strs[r.Name], r.Encl, r.At) && (r.Arg == 0 || !f.funcParamAt(f.Strs[r.Name], r.Encl, r.At))) {
+		if r.Kind == record.RefValue && r.Recv == 0 && (ex.names.IsBuiltin(f.Strs[r.Name]) || f.Bound(f.Strs[r.Name], r.Encl, r.At) && (r.Arg == 0 || !f.FuncParamAt(f.Strs[r.Name], r.Encl, r.At))) {
 			continue
 		}
 		kept = append(kept, r)
 	}
-	f.Refs = append(make([]Ref, 0, len(kept)), kept...)
+	f.Refs = append(make([]record.Ref, 0, len(kept)), kept...)
 	for _, r := range refs {
 		if r.key == 0 {
 			continue
 		}
 		// (refs is by At too; the one kept at that At must be this one.)
 		i := sort.Search(len(f.Refs), func(i int) bool { return f.Refs[i].At >= r.r.At })
-		if i < len(f.Refs) && f.Refs[i].At == r.r.At && f.Refs[i].Arg == ArgByName && (len(f.ArgKeys) == 0 || f.ArgKeys[len(f.ArgKeys)-1].At != r.r.At) {
-			f.ArgKeys = append(f.ArgKeys, ArgKey{At: r.r.At, Key: r.key})
+		if i < len(f.Refs) && f.Refs[i].At == r.r.At && f.Refs[i].Arg == record.ArgByName && (len(f.ArgKeys) == 0 || f.ArgKeys[len(f.ArgKeys)-1].At != r.r.At) {
+			f.ArgKeys = append(f.ArgKeys, record.ArgKey{At: r.r.At, Key: r.key})
 		}
 	}
 	if tb != nil {
 		f.Types, f.Exprs, f.Steps = slices.Clip(tb.types), slices.Clip(tb.exprs), slices.Clip(tb.steps)
 	}
-	f.DefOrder = Order(len(f.Defs), func(i int) string { return f.Defs[i].Name })
-	f.RefOrder = Order(len(f.Refs), func(i int) string { return f.Strs[f.Refs[i].Name] })
+	f.DefOrder = record.Order(len(f.Defs), func(i int) string { return f.Defs[i].Name })
+	f.RefOrder = record.Order(len(f.Refs), func(i int) string { return f.Strs[f.Refs[i].Name] })
 	return f
 }
 
@@ -634,7 +636,7 @@ func Extract(l *Language, src []byte, r *astgrep.CaptureResult) *Record {
 // innermost enclosing definition is neither a class nor a namespace. It
 // returns each definition's innermost enclosing one (-1 for none). defs
 // is sorted by start, outer first.
-func nest(defs []Def) []int {
+func nest(defs []record.Def) []int {
 	parent := make([]int, len(defs))
 	var stack []int
 	for i := range defs {
@@ -646,12 +648,12 @@ func nest(defs []Def) []int {
 		if len(stack) > 0 {
 			parent[i] = stack[len(stack)-1]
 			p := &defs[parent[i]]
-			d.Local = !classLike[p.Kind] && !namespaceLike[p.Kind]
+			d.Local = !record.ClassLike(p.Kind) && !record.NamespaceLike(p.Kind)
 			switch {
-			case d.Container == "" && classLike[p.Kind]:
+			case d.Container == "" && record.ClassLike(p.Kind):
 				d.Container = p.Name
 				d.Scope = p.Scope
-			case namespaceLike[p.Kind]:
+			case record.NamespaceLike(p.Kind):
 				d.Scope = p.Name
 				if p.Scope != "" {
 					d.Scope = p.Scope + "." + p.Name
@@ -671,7 +673,7 @@ func nest(defs []Def) []int {
 // markLocal also marks local the definitions whose name lies in a scope
 // (a block, an arrow function) other than their own node and a
 // namespace's body. parent is what nest returned.
-func markLocal(defs []Def, parent []int, scopes [][2]int32) {
+func markLocal(defs []record.Def, parent []int, scopes [][2]int32) {
 	if len(scopes) == 0 {
 		return
 	}
@@ -693,7 +695,7 @@ func markLocal(defs []Def, parent []int, scopes [][2]int32) {
 			continue
 		}
 		s := open[k]
-		if p := parent[i]; p >= 0 && namespaceLike[defs[p].Kind] && defs[p].Start <= s[0] && s[1] <= defs[p].End {
+		if p := parent[i]; p >= 0 && record.NamespaceLike(defs[p].Kind) && defs[p].Start <= s[0] && s[1] <= defs[p].End {
 			continue // the namespace's own body
 		}
 		d.Local = true
@@ -703,7 +705,7 @@ func markLocal(defs []Def, parent []int, scopes [][2]int32) {
 // enclose sets each reference's enclosing definition: the innermost
 // function-like one around it, else the innermost of any kind. refs is
 // sorted by position.
-func enclose(defs []Def, refs []Ref) {
+func enclose(defs []record.Def, refs []record.Ref) {
 	var stack []int
 	next := 0
 	for ri := range refs {
@@ -725,7 +727,7 @@ func enclose(defs []Def, refs []Ref) {
 		}
 		r.Encl = -1
 		for k := len(stack) - 1; k >= 0; k-- {
-			if functionLike[defs[stack[k]].Kind] {
+			if record.FunctionLike(defs[stack[k]].Kind) {
 				r.Encl = int32(stack[k])
 				break
 			}
@@ -772,14 +774,15 @@ func (w *scopeSweep) at(pos int32) [][2]int32 {
 // localsIn keeps the locals inside a function-like definition (a
 // top-level binding is a definition, not a local), with their enclosing
 // definition, sorted by name and position.
-// sc's lists are worked in.
-func (f *Record) localsIn(locals []Local, scopes [][2]int32, defNames map[int32]bool, sc *scratch) []Local {
+// sc's lists are worked in. Untyped are the locals two patterns gave
+// different types, which no other reading types either.
+func localsIn(f *record.Record, locals []record.Local, scopes [][2]int32, defNames map[int32]bool, sc *scratch) (_ []record.Local, untyped map[localAt]bool) {
 	defs := f.Defs
 	if len(locals) == 0 {
-		return nil
+		return nil, nil
 	}
 	// (By name too: the names of one statement may share a place.)
-	slices.SortStableFunc(locals, func(a, b Local) int {
+	slices.SortStableFunc(locals, func(a, b record.Local) int {
 		if a.At != b.At {
 			return cmp.Compare(a.At, b.At)
 		}
@@ -795,7 +798,7 @@ func (f *Record) localsIn(locals []Local, scopes [][2]int32, defNames map[int32]
 	}
 	refs := slices.Grow(sc.at[:0], len(locals))
 	for _, l := range locals {
-		refs = append(refs, Ref{At: l.At})
+		refs = append(refs, record.Ref{At: l.At})
 	}
 	sc.at = refs
 	enclose(defs, refs)
@@ -805,7 +808,7 @@ func (f *Record) localsIn(locals []Local, scopes [][2]int32, defNames map[int32]
 		e := refs[i].Encl
 		// (A variable's value may hold a function literal whose
 		// parameters are its locals: var tests = []T{{f: func(r *R) {...}}}.)
-		if e < 0 || defNames[l.At] || !functionLike[defs[e].Kind] && !(defs[e].Kind == "variable" && l.End >= 0) {
+		if e < 0 || defNames[l.At] || !record.FunctionLike(defs[e].Kind) && !(defs[e].Kind == "variable" && l.End >= 0) {
 			continue
 		}
 		l.Encl = e
@@ -816,24 +819,38 @@ func (f *Record) localsIn(locals []Local, scopes [][2]int32, defNames map[int32]
 			out[k].Param = max(out[k].Param, l.Param)
 			// A declared type wins over an initializer's (Base b = new
 			// Kid(): b is a Base).
-			declared := func(h uint8) bool { return h == TypeDeclared || h == TypeParam }
+			declared := func(h uint8) bool { return h == record.TypeDeclared || h == record.TypeParam }
 			switch p := &out[k]; {
-			case l.How == TypeNone, p.conflict:
-			case p.How == TypeNone:
+			case l.How == record.TypeNone, untyped[localAt{p.At, p.End, p.Name}]:
+			case p.How == record.TypeNone:
 				p.Type, p.How, p.T, p.X = l.Type, l.How, l.T, l.X
 			case declared(p.How) && !declared(l.How):
 			case declared(l.How) && !declared(p.How):
 				p.Type, p.How, p.T, p.X = l.Type, l.How, l.T, l.X
 			case p.Type != l.Type || p.How != l.How:
-				p.Type, p.How, p.T, p.X, p.conflict = 0, TypeNone, 0, 0, true
+				p.Type, p.How, p.T, p.X = 0, record.TypeNone, 0, 0
+				if untyped == nil {
+					untyped = map[localAt]bool{}
+				}
+				untyped[localAt{p.At, p.End, p.Name}] = true
 			}
 			continue
 		}
 		out = append(out, l)
 	}
-	slices.SortStableFunc(out, func(a, b Local) int { return strings.Compare(f.Strs[a.Name], f.Strs[b.Name]) })
-	return append(make([]Local, 0, len(out)), out...)
+	slices.SortStableFunc(out, func(a, b record.Local) int { return strings.Compare(f.Strs[a.Name], f.Strs[b.Name]) })
+	return append(make([]record.Local, 0, len(out)), out...), untyped
 }
+
+// localAt names a local while it is extracted: its place, scope's end and
+// name.
+type localAt struct {
+	at, end int32
+	name    uint32
+}
+
+// refKinds are the reference kinds by the name tags.scm captures them by.
+var refKinds = map[string]uint8{"call": record.RefCall, "type": record.RefType, "value": record.RefValue, "read": record.RefRead}
 
 func unquote(s string) string {
 	s = strings.TrimSpace(s)
@@ -847,7 +864,7 @@ func unquote(s string) string {
 // a callee, a value assigned, a collection ranged over).
 func typeNode(how uint8) bool {
 	switch how {
-	case TypeCall, TypeCall2, TypeCall3, TypeElem, TypeExpr, TypeKey:
+	case record.TypeCall, record.TypeCall2, record.TypeCall3, record.TypeElem, record.TypeExpr, record.TypeKey:
 		return false
 	}
 	return true
@@ -895,7 +912,7 @@ func structLines(s string) string {
 
 // fieldsIn gives each field without an explicit container the innermost
 // class-like definition around it; fields outside any are dropped.
-func fieldsIn(defs []Def, fields []Field) []Field {
+func fieldsIn(defs []record.Def, fields []record.Field) []record.Field {
 	tops := outermost(defs)
 	out := fields[:0]
 	for _, fd := range fields {
@@ -913,7 +930,7 @@ func fieldsIn(defs []Def, fields []Field) []Field {
 			best := -1
 			for i := range defs {
 				d := &defs[i]
-				if classLike[d.Kind] && d.Start <= fd.At && fd.At < d.End && (best < 0 || d.Start >= defs[best].Start) {
+				if record.ClassLike(d.Kind) && d.Start <= fd.At && fd.At < d.End && (best < 0 || d.Start >= defs[best].Start) {
 					best = i
 				}
 			}
@@ -937,7 +954,7 @@ func fieldsIn(defs []Def, fields []Field) []Field {
 	}
 	for _, fd := range out {
 		k := [2]string{fd.Container, fd.Name}
-		if fd.How != TypeNone {
+		if fd.How != record.TypeNone {
 			mark(typed, k, fd.At)
 			if !fd.Attr {
 				mark(declared, k, fd.At)
@@ -947,10 +964,10 @@ func fieldsIn(defs []Def, fields []Field) []Field {
 	kept := out[:0]
 	for _, fd := range out {
 		k := [2]string{fd.Container, fd.Name}
-		if (fd.Module || fd.Attr) && fd.How == TypeNone && (typed[k] == nil || typed[k][fd.At]) {
+		if (fd.Module || fd.Attr) && fd.How == record.TypeNone && (typed[k] == nil || typed[k][fd.At]) {
 			continue
 		}
-		if fd.Attr && fd.How != TypeNone && declared[k][fd.At] {
+		if fd.Attr && fd.How != record.TypeNone && declared[k][fd.At] {
 			continue // an __init__ pattern has it already
 		}
 		if fd.Attr {
@@ -963,8 +980,8 @@ func fieldsIn(defs []Def, fields []Field) []Field {
 
 // clipLiteral keeps a long literal assigned (d = {...}) as its start: its
 // type is all the index reads from it.
-func clipLiteral(l *Language, text string) string {
-	if p, t := l.LiteralType(text); t != "" && len(text) > 24 {
+func clipLiteral(ex *Extractor, text string) string {
+	if p, t := ex.names.LiteralType(text); t != "" && len(text) > 24 {
 		return p + "…"
 	}
 	return text
@@ -972,10 +989,10 @@ func clipLiteral(l *Language, text string) string {
 
 // outermost lists the ranges of the functions and classes no other
 // encloses, by start (defs is sorted by start, outer first).
-func outermost(defs []Def) [][2]int32 {
+func outermost(defs []record.Def) [][2]int32 {
 	var tops [][2]int32
 	for i := range defs {
-		if d := &defs[i]; (functionLike[d.Kind] || classLike[d.Kind]) && (len(tops) == 0 || d.Start >= tops[len(tops)-1][1]) {
+		if d := &defs[i]; (record.FunctionLike(d.Kind) || record.ClassLike(d.Kind)) && (len(tops) == 0 || d.Start >= tops[len(tops)-1][1]) {
 			tops = append(tops, [2]int32{d.Start, d.End})
 		}
 	}
@@ -986,4 +1003,26 @@ func outermost(defs []Def) [][2]int32 {
 func within(tops [][2]int32, at int32) bool {
 	j := sort.Search(len(tops), func(i int) bool { return tops[i][0] > at }) - 1
 	return j >= 0 && at < tops[j][1]
+}
+
+// goBuildLine is a Go file's //go:build line (before its package clause),
+// or "".
+func goBuildLine(src []byte) string {
+	for len(src) > 0 {
+		line := src
+		if i := bytes.IndexByte(src, '\n'); i >= 0 {
+			line, src = src[:i], src[i+1:]
+		} else {
+			src = nil
+		}
+		t := strings.TrimSpace(string(line))
+		switch {
+		case t == "" || strings.HasPrefix(t, "//") && !constraint.IsGoBuild(t):
+			continue
+		case constraint.IsGoBuild(t):
+			return t
+		}
+		return "" // the package clause, or a block comment: no constraint read
+	}
+	return ""
 }

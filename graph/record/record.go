@@ -1,4 +1,4 @@
-package lang
+package record
 
 import (
 	"slices"
@@ -99,8 +99,6 @@ const (
 	RefRead               // a property read (obj.x), which runs x if x is a getter
 )
 
-var refKinds = map[string]uint8{"call": RefCall, "type": RefType, "value": RefValue, "read": RefRead}
-
 // RefKindNames name the reference kinds (as dumps write them).
 var RefKindNames = [...]string{RefCall: "call", RefType: "type", RefValue: "value", RefRead: "read"}
 
@@ -168,11 +166,10 @@ type Local struct {
 	// TypeNew), the callee whose result it holds (TypeCall) or the
 	// expression whose element it is (TypeElem); How is TypeNone when the
 	// source says nothing.
-	Type     uint32 `codec:"index=Strs"`
-	T        int32  `codec:"bound=Types"` // Type's tree (a type), 1-based; 0 none
-	X        int32  `codec:"bound=Exprs"` // Type's steps (an expression), 1-based; 0 none
-	How      uint8
-	conflict bool `codec:"-"` // (while extracting) two patterns gave it different types
+	Type uint32 `codec:"index=Strs"`
+	T    int32  `codec:"bound=Types"` // Type's tree (a type), 1-based; 0 none
+	X    int32  `codec:"bound=Exprs"` // Type's steps (an expression), 1-based; 0 none
+	How  uint8
 	// Param is a parameter's 1-based place in its function's parameter
 	// list (@parameters), 0 for any other local: a call of it is a call
 	// of what callers pass there. (Beside How, in its padding.)
@@ -263,7 +260,8 @@ func (r *Record) Cost() int64 {
 }
 
 // RefName and RefReceiver are a reference's name and receiver text.
-func (r *Record) RefName(ref *Ref) string     { return r.Strs[ref.Name] }
+func (r *Record) RefName(ref *Ref) string { return r.Strs[ref.Name] }
+
 func (r *Record) RefReceiver(ref *Ref) string { return r.Strs[ref.Recv] }
 
 // DefsNamed returns the indexes of r's definitions called name.
@@ -333,7 +331,7 @@ func (r *Record) Bound(name string, encl, at int32) bool {
 // function: untyped, or of a type whose text says so (funcTypeWords). A
 // parameter of another type handed on (ctx, w, a counter) is most of
 // them, and its reference would only cost memory.
-func (r *Record) funcParamAt(name string, encl, at int32) bool {
+func (r *Record) FuncParamAt(name string, encl, at int32) bool {
 	for e, n := encl, 0; e >= 0 && n < 16; e, n = r.Outer(e), n+1 {
 		if r.Bound(name, e, at) {
 			// The innermost binding, as InnermostLocals finds it, without
