@@ -11,6 +11,7 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/astgrep/fileread"
 	"github.com/builtin-tools/builtin-tools/astgrep/parsecache"
+	"github.com/builtin-tools/builtin-tools/astgrep/procpool"
 	"github.com/builtin-tools/builtin-tools/astgrep/scmmatch"
 	"github.com/builtin-tools/builtin-tools/astgrep/scmquery"
 	"github.com/builtin-tools/builtin-tools/astgrep/tsnative"
@@ -171,12 +172,12 @@ func (e *Engine) CaptureTrees(ctx context.Context, g *pathguard.Guard, files []C
 	for i := range order {
 		order[i] = i
 	}
-	fd := &feeder{order: order, weight: func(i int) int64 {
+	fd := procpool.NewFeeder(order, func(i int) int64 {
 		if files[i].Info == nil {
 			return 0
 		}
-		return bigParses.weight(files[i].Info.Size())
-	}}
+		return procpool.BigParses.Weight(files[i].Info.Size())
+	})
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
@@ -186,9 +187,9 @@ func (e *Engine) CaptureTrees(ctx context.Context, g *pathguard.Guard, files []C
 			var rd fileread.Reader
 			defer rd.Close()
 			for {
-				i, held, ok := fd.take(ctx)
+				i, held, ok := fd.Take(ctx)
 				if !ok || ctx.Err() != nil {
-					bigParses.release(held)
+					procpool.BigParses.Release(held)
 					return
 				}
 				e.captureOne(ctx, g, gen, files[i], x, &rd, held, fn)
@@ -203,7 +204,7 @@ func (e *Engine) CaptureTrees(ctx context.Context, g *pathguard.Guard, files []C
 // cache) and hands it to fn in x, the worker's Tree.
 func (e *Engine) captureOne(ctx context.Context, g *pathguard.Guard, gen uint64, f CaptureFile, x *Tree, rd *fileread.Reader, held int64, fn func(*CaptureResult)) {
 	release := func() {
-		bigParses.release(held)
+		procpool.BigParses.Release(held)
 		held = 0
 	}
 	defer release()
@@ -219,13 +220,13 @@ func (e *Engine) captureOne(ctx context.Context, g *pathguard.Guard, gen uint64,
 		}
 	}
 	if t == nil {
-		s, err := acquireSlot(ctx)
+		s, err := procpool.Acquire(ctx)
 		if err != nil {
 			return
 		}
-		defer releaseSlot(s)
-		src, info, err := rd.Read(s.src[:0], g, f.Path, 0, e.opts.MaxFileSize)
-		s.src = src[:0]
+		defer procpool.Release(s)
+		src, info, err := rd.Read(s.Src[:0], g, f.Path, 0, e.opts.MaxFileSize)
+		s.Src = src[:0]
 		if info != nil {
 			res.Info = info
 		}
@@ -242,7 +243,7 @@ func (e *Engine) captureOne(ctx context.Context, g *pathguard.Guard, gen uint64,
 		if f.Want != nil && !f.Want(src, res.Info) {
 			return
 		}
-		nodes, err := s.p.Parse(ctx, q.lang.g, src, s.nodes, nil)
+		nodes, err := s.Parser.Parse(ctx, q.lang.g, src, s.Nodes, nil)
 		release()
 		if err != nil {
 			if ctx.Err() != nil {
@@ -252,7 +253,7 @@ func (e *Engine) captureOne(ctx context.Context, g *pathguard.Guard, gen uint64,
 			fn(res)
 			return
 		}
-		s.nodes = nodes[:0]
+		s.Nodes = nodes[:0]
 		t = &tree{src: src, nodes: nodes}
 	}
 	x.reset(t, q.lang)
@@ -288,13 +289,13 @@ func (e *Engine) CaptureSnippet(ctx context.Context, q *CaptureQuery, src []byte
 	if e.closed {
 		return nil, ErrClosed
 	}
-	s, err := acquireSlot(ctx)
+	s, err := procpool.Acquire(ctx)
 	if err != nil {
 		return nil, err
 	}
 	src = append([]byte(nil), src...)
-	t, err := e.parseWith(ctx, s.p, q.lang, src)
-	releaseSlot(s)
+	t, err := e.parseWith(ctx, s.Parser, q.lang, src)
+	procpool.Release(s)
 	if err != nil {
 		return nil, err
 	}
