@@ -54,6 +54,23 @@ func corpus(t *testing.T) map[string][]string {
 	return files
 }
 
+// grammar is the bundled grammar lang, its tables, and its names as a
+// query is read against them.
+func grammar(t *testing.T, lang string) (tsnative.Language, *tsnative.Grammar, scmquery.Grammar) {
+	t.Helper()
+	ts, ok := tsnative.Bundled(lang)
+	if !ok {
+		t.Fatalf("no bundled %s grammar", lang)
+	}
+	g := tsnative.NewGrammar(ts)
+	names := scmquery.Grammar{Symbols: make([]string, ts.SymbolCount()), Named: make([]bool, ts.SymbolCount()), Fields: g.Fields}
+	for i := range names.Symbols {
+		names.Symbols[i] = ts.SymbolName(uint16(i))
+		names.Named[i] = g.Named[i] == 1
+	}
+	return ts, g, names
+}
+
 // queries are what the matcher runs, by name: the query written for the
 // tests (testdata, every construct the query language has) and the code
 // graph's tags.scm for lang.
@@ -80,17 +97,7 @@ func TestMatcherEqualsReference(t *testing.T) {
 	defer p.Close()
 	total := 0
 	for lang, files := range corpus(t) {
-		ts, ok := tsnative.Bundled(lang)
-		if !ok {
-			t.Fatalf("no bundled %s grammar", lang)
-		}
-		g := tsnative.NewGrammar(ts)
-		syms := make([]string, ts.SymbolCount())
-		named := make([]bool, len(syms))
-		for i := range syms {
-			syms[i] = ts.SymbolName(uint16(i))
-			named[i] = g.Named[i] == 1
-		}
+		ts, g, names := grammar(t, lang)
 		type parsed struct {
 			path  string
 			nodes []tsnative.Node
@@ -108,7 +115,7 @@ func TestMatcherEqualsReference(t *testing.T) {
 			trees = append(trees, parsed{f, nodes})
 		}
 		for name, source := range queries(t, lang) {
-			pats, _, err := scmquery.Parse(scmquery.Grammar{Symbols: syms, Named: named, Fields: g.Fields}, source)
+			pats, _, err := scmquery.Parse(names, source)
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
@@ -145,15 +152,8 @@ func TestMatcherEqualsReference(t *testing.T) {
 
 // A visitor's Stop ends the run at the match it was given.
 func TestMatcherStops(t *testing.T) {
-	ts, _ := tsnative.Bundled("go")
-	g := tsnative.NewGrammar(ts)
-	syms := make([]string, ts.SymbolCount())
-	named := make([]bool, len(syms))
-	for i := range syms {
-		syms[i] = ts.SymbolName(uint16(i))
-		named[i] = g.Named[i] == 1
-	}
-	pats, _, err := scmquery.Parse(scmquery.Grammar{Symbols: syms, Named: named, Fields: g.Fields}, "(identifier) @id")
+	ts, g, names := grammar(t, "go")
+	pats, _, err := scmquery.Parse(names, "(identifier) @id")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,19 +217,17 @@ func matchKey(pi int, caps []Cap) string {
 }
 
 func firstDiff(a, b []string) string {
-	for i := range max(len(a), len(b)) {
-		var x, y string
-		if i < len(a) {
-			x = a[i]
-		}
-		if i < len(b) {
-			y = b[i]
-		}
-		if x != y {
-			return fmt.Sprintf("at %d: %q vs %q", i, x, y)
-		}
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
 	}
-	return "none"
+	at := func(s []string) string {
+		if i < len(s) {
+			return s[i]
+		}
+		return "(none)"
+	}
+	return fmt.Sprintf("at %d: %q vs %q", i, at(a), at(b))
 }
 
 // refMatcher is the capture query matcher as it was before its
