@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/builtin-tools/builtin-tools/astgrep/procpool"
 	"github.com/builtin-tools/builtin-tools/astgrep/tsnative"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
@@ -38,8 +39,8 @@ func goEngine(b *testing.B) (*Engine, *language) {
 func BenchmarkParse(b *testing.B) {
 	src := goFile(b)
 	_, l := goEngine(b)
-	p := getParser()
-	defer putParser(p)
+	p := procpool.Parser()
+	defer procpool.PutParser(p)
 	var buf []tsnative.Node
 	b.SetBytes(int64(len(src)))
 	for b.Loop() {
@@ -60,9 +61,9 @@ func BenchmarkMatch(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	p := getParser()
+	p := procpool.Parser()
 	t, err := e.parseWith(context.Background(), p, l, src)
-	putParser(p)
+	procpool.PutParser(p)
 	if err != nil {
 		b.Fatal(err)
 	}

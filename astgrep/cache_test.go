@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/builtin-tools/builtin-tools/astgrep/parsecache"
+	"github.com/builtin-tools/builtin-tools/astgrep/procpool"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
@@ -228,10 +229,10 @@ func TestLargeSearchCachesOnSecondSight(t *testing.T) {
 	defer e.Close()
 	l := e.langs.lookup("go")
 	l.load()
-	p := getParser()
+	p := procpool.Parser()
 	src := []byte(files["f00.go"])
 	nodes, err := p.Parse(context.Background(), l.g, src, nil, nil)
-	putParser(p)
+	procpool.PutParser(p)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,8 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/astgrep/fileread"
 	"github.com/builtin-tools/builtin-tools/astgrep/parsecache"
+	"github.com/builtin-tools/builtin-tools/astgrep/procpool"
+	"github.com/builtin-tools/builtin-tools/astgrep/scmmatch"
 	"github.com/builtin-tools/builtin-tools/astgrep/scmquery"
 	"github.com/builtin-tools/builtin-tools/astgrep/tsnative"
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
@@ -34,10 +36,8 @@ type CaptureQuery struct {
 	// Patterns is how many patterns the query holds.
 	Patterns int
 
-	lang    *language
-	pats    []scmquery.Pattern
-	bySym   [][]int
-	anyRoot []int
+	lang *language
+	prog *scmmatch.Query
 }
 
 // QueryError says why a query did not compile, at which line and column
@@ -74,9 +74,7 @@ func (e *Engine) CompileCaptureQuery(language, source string) (*CaptureQuery, er
 		}
 		return nil, &QueryError{Language: l.id, Line: se.Line, Column: se.Column, Problem: se.Problem, Near: se.Near}
 	}
-	cq := &CaptureQuery{Language: l.id, Names: names, Patterns: len(pats), lang: l, pats: pats}
-	cq.bySym, cq.anyRoot = rootSyms(pats, l.ts.SymbolCount()+1)
-	return cq, nil
+	return &CaptureQuery{Language: l.id, Names: names, Patterns: len(pats), lang: l, prog: scmmatch.New(pats, l.ts.SymbolCount()+1)}, nil
 }
 
 // Capture returns the index of the capture called name, or -1.
@@ -174,12 +172,12 @@ func (e *Engine) CaptureTrees(ctx context.Context, g *pathguard.Guard, files []C
 	for i := range order {
 		order[i] = i
 	}
-	fd := &feeder{order: order, weight: func(i int) int64 {
+	fd := procpool.NewFeeder(order, func(i int) int64 {
 		if files[i].Info == nil {
 			return 0
 		}
-		return bigParses.weight(files[i].Info.Size())
-	}}
+		return procpool.BigParses.Weight(files[i].Info.Size())
+	})
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
@@ -189,9 +187,9 @@ func (e *Engine) CaptureTrees(ctx context.Context, g *pathguard.Guard, files []C
 			var rd fileread.Reader
 			defer rd.Close()
 			for {
-				i, held, ok := fd.take(ctx)
+				i, held, ok := fd.Take(ctx)
 				if !ok || ctx.Err() != nil {
-					bigParses.release(held)
+					procpool.BigParses.Release(held)
 					return
 				}
 				e.captureOne(ctx, g, gen, files[i], x, &rd, held, fn)
@@ -206,7 +204,7 @@ func (e *Engine) CaptureTrees(ctx context.Context, g *pathguard.Guard, files []C
 // cache) and hands it to fn in x, the worker's Tree.
 func (e *Engine) captureOne(ctx context.Context, g *pathguard.Guard, gen uint64, f CaptureFile, x *Tree, rd *fileread.Reader, held int64, fn func(*CaptureResult)) {
 	release := func() {
-		bigParses.release(held)
+		procpool.BigParses.Release(held)
 		held = 0
 	}
 	defer release()
@@ -222,13 +220,13 @@ func (e *Engine) captureOne(ctx context.Context, g *pathguard.Guard, gen uint64,
 		}
 	}
 	if t == nil {
-		s, err := acquireSlot(ctx)
+		s, err := procpool.Acquire(ctx)
 		if err != nil {
 			return
 		}
-		defer releaseSlot(s)
-		src, info, err := rd.Read(s.src[:0], g, f.Path, 0, e.opts.MaxFileSize)
-		s.src = src[:0]
+		defer procpool.Release(s)
+		src, info, err := rd.Read(s.Src[:0], g, f.Path, 0, e.opts.MaxFileSize)
+		s.Src = src[:0]
 		if info != nil {
 			res.Info = info
 		}
@@ -245,7 +243,7 @@ func (e *Engine) captureOne(ctx context.Context, g *pathguard.Guard, gen uint64,
 		if f.Want != nil && !f.Want(src, res.Info) {
 			return
 		}
-		nodes, err := s.p.Parse(ctx, q.lang.g, src, s.nodes, nil)
+		nodes, err := s.Parser.Parse(ctx, q.lang.g, src, s.Nodes, nil)
 		release()
 		if err != nil {
 			if ctx.Err() != nil {
@@ -255,7 +253,7 @@ func (e *Engine) captureOne(ctx context.Context, g *pathguard.Guard, gen uint64,
 			fn(res)
 			return
 		}
-		s.nodes = nodes[:0]
+		s.Nodes = nodes[:0]
 		t = &tree{src: src, nodes: nodes}
 	}
 	x.reset(t, q.lang)
@@ -291,13 +289,13 @@ func (e *Engine) CaptureSnippet(ctx context.Context, q *CaptureQuery, src []byte
 	if e.closed {
 		return nil, ErrClosed
 	}
-	s, err := acquireSlot(ctx)
+	s, err := procpool.Acquire(ctx)
 	if err != nil {
 		return nil, err
 	}
 	src = append([]byte(nil), src...)
-	t, err := e.parseWith(ctx, s.p, q.lang, src)
-	releaseSlot(s)
+	t, err := e.parseWith(ctx, s.Parser, q.lang, src)
+	procpool.Release(s)
 	if err != nil {
 		return nil, err
 	}
@@ -318,7 +316,7 @@ func (e *Engine) CaptureSnippet(ctx context.Context, q *CaptureQuery, src []byte
 func (q *CaptureQuery) Each(t *Tree, visit func(m *QueryMatch) bool) {
 	s := t.push(q, visit)
 	defer t.pop()
-	runPatterns(&s.qm, q, s.emit)
+	s.qm.Run(q.prog, s.emit)
 }
 
 // MatchAt runs, at node n alone, the patterns of q whose root can be n's
@@ -328,7 +326,7 @@ func (q *CaptureQuery) Each(t *Tree, visit func(m *QueryMatch) bool) {
 func (x *Tree) MatchAt(n int32, q *CaptureQuery, visit func(m *QueryMatch) bool) {
 	s := x.push(q, visit)
 	defer x.pop()
-	matchNode(&s.qm, q, int(n), s.emit)
+	s.qm.At(q.prog, int(n), s.emit)
 }
 
 func (x *Tree) push(q *CaptureQuery, visit func(*QueryMatch) bool) *matchScratch {
@@ -342,41 +340,36 @@ func (x *Tree) push(q *CaptureQuery, visit func(*QueryMatch) bool) *matchScratch
 	}
 	s := x.scratch[x.depth]
 	x.depth++
-	// Fresh stacks (a visitor that panicked may have left them used).
-	s.qm.t, s.qm.stop = x.t, false
-	s.qm.kids, s.qm.caps, s.qm.hitN, s.qm.frameN = s.qm.kids[:0], s.qm.caps[:0], 0, 0
-	s.q, s.visit = q, visit
+	s.qm.Reset(x.t.nodes)
+	s.t, s.q, s.visit = x.t, q, visit
 	return s
 }
 
 func (x *Tree) pop() {
 	x.depth--
 	s := x.scratch[x.depth]
-	s.q, s.visit, s.qm.t, s.qm.emit = nil, nil, nil, nil
-	// A rare huge file's lists are not kept for the next.
-	if cap(s.qm.kids) > 1<<16 {
-		s.qm.kids = nil
-	}
+	s.t, s.q, s.visit = nil, nil, nil
+	s.qm.Release()
+	// A rare huge file's captures are not kept for the next.
 	if cap(s.m.Captures) > 1<<12 {
 		s.m.Captures = nil
 	}
-	s.qm.caps = s.qm.caps[:0]
 }
 
 // deliver turns one raw match into s.m and visits it if its predicates
 // hold.
-func (s *matchScratch) deliver(pi int, caps []capPair) {
+func (s *matchScratch) deliver(pi int, caps []scmmatch.Cap) {
 	m := &s.m
 	m.Pattern = pi
 	m.Captures = m.Captures[:0]
 	sorted := true
-	nodes := s.qm.t.nodes
+	nodes := s.t.nodes
 	for _, c := range caps {
-		nd := &nodes[c.node]
+		nd := &nodes[c.Node]
 		if n := len(m.Captures); n > 0 && int(nd.Start) < m.Captures[n-1].Start {
 			sorted = false
 		}
-		m.Captures = append(m.Captures, QueryCapture{Index: c.capture, Node: int32(c.node), Start: int(nd.Start), End: int(nd.End), StartRow: -1, StartCol: -1, EndRow: -1})
+		m.Captures = append(m.Captures, QueryCapture{Index: c.Capture, Node: int32(c.Node), Start: int(nd.Start), End: int(nd.End), StartRow: -1, StartCol: -1, EndRow: -1})
 	}
 	if !sorted {
 		// Stable: of two captures at one position, the outer (captured
@@ -388,11 +381,11 @@ func (s *matchScratch) deliver(pi int, caps []capPair) {
 			}
 		}
 	}
-	if !s.q.holds(s.qm.t.src, m) {
+	if !s.q.holds(s.t.src, m) {
 		return
 	}
 	if !s.visit(m) {
-		s.qm.stop = true
+		s.qm.Stop()
 	}
 }
 
@@ -428,7 +421,7 @@ func (q *CaptureQuery) run(t *tree) []QueryMatch {
 }
 
 func (q *CaptureQuery) holds(src []byte, m *QueryMatch) bool {
-	for _, p := range q.pats[m.Pattern].Preds {
+	for _, p := range q.prog.Pattern(m.Pattern).Preds {
 		for _, c := range m.Captures {
 			if c.Index != p.Capture {
 				continue

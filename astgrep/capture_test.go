@@ -12,68 +12,23 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/builtin-tools/builtin-tools/astgrep/scmquery"
+	"github.com/builtin-tools/builtin-tools/astgrep/scmmatch"
 	"github.com/builtin-tools/builtin-tools/internal/walk"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
-// captureQueries are queries written for these tests, per language: every
-// construct the query language has (fields, negated fields, alternations,
-// quantifiers, anchors, wildcards at the root and inside, literal tokens,
-// ERROR, predicates).
-var captureQueries = map[string]string{
-	"go": `
-(function_declaration name: (identifier) @name body: (block . (_) @first (_)? @second)) @def
-(method_declaration receiver: (parameter_list (parameter_declaration type: [(type_identifier) @recv (pointer_type (type_identifier) @recv)])) name: (field_identifier) @name) @def
-(call_expression function: [(identifier) @callee (selector_expression operand: (_) @obj field: (field_identifier) @callee)] arguments: (argument_list (_)* @arg)) @call
-(short_var_declaration left: (expression_list (identifier)+ @lhs) right: (expression_list . (_) @rhs .)) @assign
-((identifier) @err (#eq? @err "err"))
-((identifier) @exported (#match? @exported "^[A-Z]") (#not-any-of? @exported "String" "Error"))
-(binary_expression left: (_) @l operator: ["==" "!="] right: (nil)) @nilcheck
-(if_statement !initializer condition: (_) @cond) @if
-(composite_literal type: (_) @t body: (literal_value (keyed_element)* @kv)) @lit
-(parameter_declaration name: (identifier) @p1 name: (identifier) @p2)
-(_ (comment) @doc . (function_declaration) @documented)
-(ERROR) @error
-(return_statement (expression_list . (identifier) @r1 . (_) @r2)) @ret
-`,
-	"python": `
-(function_definition name: (identifier) @name parameters: (parameters (identifier)* @param) body: (block . (expression_statement (string) @docstring)?)) @def
-(class_definition name: (identifier) @name superclasses: (argument_list (_)* @base)?) @class
-(call function: [(identifier) @callee (attribute object: (_) @obj attribute: (identifier) @callee)]) @call
-(assignment left: (_) @lhs right: (_) @rhs) @assign
-((identifier) @self (#eq? @self "self"))
-(import_from_statement module_name: (dotted_name) @module name: (dotted_name (identifier) @imported)) @import
-(_ "(" @open)
-(ERROR) @error
-`,
-	"javascript": `
-(function_declaration name: (identifier) @name parameters: (formal_parameters (_)* @param)) @def
-(call_expression function: [(identifier) @callee (member_expression object: (_) @obj property: (property_identifier) @callee)] arguments: (arguments . (_)? @first)) @call
-(variable_declarator name: (identifier) @var value: (_) @value) @decl
-(binary_expression left: (_) @l operator: "===" right: (_) @r) @eq
-((identifier) @req (#eq? @req "require"))
-(new_expression constructor: (_) @ctor) @new
-(ERROR) @error
-`,
-	"typescript": `
-(class_declaration name: (type_identifier) @name body: (class_body [(method_definition name: (property_identifier) @method) (public_field_definition name: (property_identifier) @field)]* )) @class
-(call_expression function: (member_expression object: (this) property: (property_identifier) @callee)) @selfcall
-(type_annotation (_) @type)
-(generic_type name: (type_identifier) @gen type_arguments: (type_arguments (_)+ @arg))
-(if_statement condition: (parenthesized_expression (binary_expression left: (_) @l right: (undefined)))) @undef
-(_ (comment)+ @comments . (_) @after)
-(ERROR) @error
-`,
-	"rust": `
-(function_item name: (identifier) @name parameters: (parameters (parameter pattern: (_) @pat type: (_) @type)*) return_type: (_)? @ret) @def
-(impl_item type: (_) @self body: (declaration_list (function_item name: (identifier) @method)*)) @impl
-(call_expression function: [(identifier) @callee (field_expression value: (_) @obj field: (field_identifier) @callee) (scoped_identifier path: (_) @path name: (identifier) @callee)]) @call
-(macro_invocation macro: (identifier) @macro (#any-of? @macro "println" "format" "vec")) @mac
-(let_declaration pattern: (_) @pat !type value: (_)? @value) @let
-(_ "?" @try)
-(ERROR) @error
-`,
+// captureQueries is the query written for these tests for lang (in
+// scmmatch's testdata, which its matcher is tested on too): every
+// construct the query language has (fields, negated fields,
+// alternations, quantifiers, anchors, wildcards at the root and inside,
+// literal tokens, ERROR, predicates).
+func captureQueries(t *testing.T, lang string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("scmmatch", "testdata", lang+".scm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 // captureCorpus is what the capture tests run over, by language: the
@@ -124,7 +79,7 @@ func captureCases(t *testing.T, e *Engine) []captureCase {
 	t.Helper()
 	var cases []captureCase
 	for lang, dirs := range captureCorpus(t) {
-		sources := map[string]string{"test query": captureQueries[lang]}
+		sources := map[string]string{"test query": captureQueries(t, lang)}
 		for name, src := range graphQueries(lang) {
 			sources[name] = src
 		}
@@ -173,47 +128,30 @@ func matchKey(m *QueryMatch, rows bool) string {
 
 // referenceMatches is the capture run as it was before the visitor API
 // (every match built, captures sorted with a stable sort, rows computed
-// for each), kept here to hold the new code to the old results.
+// for each), kept here to hold the new code to the old results; the
+// matcher is held to its own reference in package scmmatch.
 func referenceMatches(q *CaptureQuery, t *tree) []QueryMatch {
 	var out []QueryMatch
 	starts := lineStarts(t.src)
 	row := func(off int) int { return lineOf(starts, off) - 1 }
-	var anyRoot []int
-	for pi, p := range q.pats {
-		if _, ok := rootSet(p.Root); !ok {
-			anyRoot = append(anyRoot, pi)
-		}
-	}
-	m := &refMatcher{qmatcher{t: t}}
-	for i := range t.nodes {
-		var cands []int
-		for pi, p := range q.pats {
-			syms, ok := rootSet(p.Root)
-			if ok && slices.Contains(syms, t.nodes[i].Sym) {
-				cands = append(cands, pi)
+	var m scmmatch.Matcher
+	m.Reset(t.nodes)
+	m.Run(q.prog, func(pi int, caps []scmmatch.Cap) {
+		qm := QueryMatch{Pattern: pi}
+		for _, c := range caps {
+			nd := &t.nodes[c.Node]
+			sr := row(int(nd.Start))
+			er := sr
+			if nd.End > nd.Start {
+				er = row(int(nd.End) - 1)
 			}
+			qm.Captures = append(qm.Captures, QueryCapture{Index: c.Capture, Node: int32(c.Node), Start: int(nd.Start), End: int(nd.End), StartRow: sr, StartCol: int(nd.Start) - starts[sr], EndRow: er})
 		}
-		cands = append(cands, anyRoot...)
-		sort.Ints(cands)
-		for _, pi := range cands {
-			m.match(i, q.pats[pi].Root, nil, func(caps []capPair) {
-				qm := QueryMatch{Pattern: pi}
-				for _, c := range caps {
-					nd := &t.nodes[c.node]
-					sr := row(int(nd.Start))
-					er := sr
-					if nd.End > nd.Start {
-						er = row(int(nd.End) - 1)
-					}
-					qm.Captures = append(qm.Captures, QueryCapture{Index: c.capture, Node: int32(c.node), Start: int(nd.Start), End: int(nd.End), StartRow: sr, StartCol: int(nd.Start) - starts[sr], EndRow: er})
-				}
-				sort.SliceStable(qm.Captures, func(a, b int) bool { return qm.Captures[a].Start < qm.Captures[b].Start })
-				if q.holds(t.src, &qm) {
-					out = append(out, qm)
-				}
-			})
+		sort.SliceStable(qm.Captures, func(a, b int) bool { return qm.Captures[a].Start < qm.Captures[b].Start })
+		if q.holds(t.src, &qm) {
+			out = append(out, qm)
 		}
-	}
+	})
 	return out
 }
 
@@ -416,7 +354,7 @@ func goCaptureQuery(t *testing.T) (*Engine, *CaptureQuery) {
 	t.Helper()
 	e := NewEngine(Options{CacheBytes: -1})
 	t.Cleanup(func() { e.Close() })
-	q, err := e.CompileCaptureQuery("go", captureQueries["go"])
+	q, err := e.CompileCaptureQuery("go", captureQueries(t, "go"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -554,98 +492,4 @@ func TestGrammarFingerprint(t *testing.T) {
 	if _, err := e[0].GrammarFingerprint("cobol"); err == nil {
 		t.Error("an unknown language has a fingerprint")
 	}
-}
-
-// refMatcher is the capture query matcher as it was before its
-// allocations were taken out, kept as the reference the matcher is held
-// to: its own match, assign and children; the predicates, which never
-// allocated, are the matcher's, and so are the end of assign and the walk
-// over a quantified child's positions (assignEnd), run with the
-// reference's matching.
-type refMatcher struct {
-	qmatcher
-}
-
-func (m *refMatcher) children(i int) []int {
-	end := int(m.t.nodes[i].Last)
-	var out []int
-	for c := i + 1; c < end; c = int(m.t.nodes[c].Last) {
-		out = append(out, c)
-	}
-	return out
-}
-
-// match tries node i against q and calls k with the captures of each way
-// it matches.
-func (m *refMatcher) match(i int, q *scmquery.Node, caps []capPair, k func([]capPair)) {
-	if q.Kind == scmquery.KindAlt {
-		for _, a := range q.Alts {
-			m.match(i, a, caps, func(c []capPair) {
-				k(refWithCaps(c, q.Captures, i))
-			})
-		}
-		return
-	}
-	if !m.kindOK(i, q) || m.cannot(i, q) {
-		return
-	}
-	if len(q.NegFields) > 0 || len(q.Children) > 0 {
-		kids := m.children(i)
-		for _, f := range q.NegFields {
-			for _, c := range kids {
-				if m.t.nodes[c].Field == f {
-					return
-				}
-			}
-		}
-		caps = refWithCaps(caps, q.Captures, i)
-		if len(q.Children) == 0 {
-			k(caps)
-			return
-		}
-		m.assign(q, kids, 0, 0, -1, caps, k)
-		return
-	}
-	k(refWithCaps(caps, q.Captures, i))
-}
-
-func refWithCaps(caps []capPair, ids []int, node int) []capPair {
-	if len(ids) == 0 {
-		return caps
-	}
-	out := make([]capPair, len(caps), len(caps)+len(ids))
-	copy(out, caps)
-	for _, id := range ids {
-		out = append(out, capPair{id, node})
-	}
-	return out
-}
-
-// assign matches q's children from ci on against kids from j on; last is
-// the position of the previous child matched (-1 before any).
-func (m *refMatcher) assign(q *scmquery.Node, kids []int, ci, j, last int, caps []capPair, k func([]capPair)) {
-	if m.assignEnd(q, kids, ci, j, last, caps, k, m.firstOf, m.assign) {
-		return
-	}
-	ch := q.Children[ci]
-	lo, hi := m.positions(ch, kids, j)
-	for p := lo; p < hi; p++ {
-		if m.fits(ch, kids[p]) {
-			m.match(kids[p], ch.Node, caps, func(c []capPair) {
-				m.assign(q, kids, ci+1, p+1, p, c, k)
-			})
-		}
-	}
-}
-
-// firstOf is the captures of the first way node c matches q.
-func (m *refMatcher) firstOf(c int, q *scmquery.Node, caps []capPair) ([]capPair, bool) {
-	var got []capPair
-	ok := false
-	m.match(c, q, caps, func(c []capPair) {
-		if !ok {
-			got, ok = c, true
-		}
-	})
-	return got, ok
 }

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/builtin-tools/builtin-tools/astgrep/procpool"
 	"github.com/builtin-tools/builtin-tools/astgrep/rule"
 	"github.com/builtin-tools/builtin-tools/astgrep/tsnative"
 )
@@ -166,12 +167,12 @@ func (e *Engine) MatchSnippet(ctx context.Context, q Query, code []byte) (*Resul
 	if err != nil {
 		return nil, err
 	}
-	s, err := acquireSlot(ctx)
+	s, err := procpool.Acquire(ctx)
 	if err != nil {
 		return nil, err
 	}
-	t, err := e.parseWith(ctx, s.p, l, append([]byte(nil), code...))
-	releaseSlot(s)
+	t, err := e.parseWith(ctx, s.Parser, l, append([]byte(nil), code...))
+	procpool.Release(s)
 	if err != nil {
 		return nil, err
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/builtin-tools/builtin-tools/astgrep/fileread"
 	"github.com/builtin-tools/builtin-tools/astgrep/indent"
 	"github.com/builtin-tools/builtin-tools/astgrep/parsecache"
+	"github.com/builtin-tools/builtin-tools/astgrep/procpool"
 	"github.com/builtin-tools/builtin-tools/astgrep/rule"
 	"github.com/builtin-tools/builtin-tools/astgrep/tsnative"
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
@@ -170,9 +171,9 @@ func (e *Engine) compile(ctx context.Context, l *language, src string) (*pattern
 	if err := l.load(); err != nil {
 		return nil, err
 	}
-	p := getParser()
+	p := procpool.Parser()
 	pat, err := compilePattern(ctx, l, src, func(b []byte) (*tree, error) { return e.parseWith(ctx, p, l, b) })
-	putParser(p)
+	procpool.PutParser(p)
 	if ctx.Err() != nil && err != nil {
 		return nil, err
 	}
@@ -328,12 +329,12 @@ func (e *Engine) withTree(ctx context.Context, lang string, src []byte, f func(*
 	if err != nil {
 		return err
 	}
-	s, err := acquireSlot(ctx)
+	s, err := procpool.Acquire(ctx)
 	if err != nil {
 		return err
 	}
-	defer releaseSlot(s)
-	t, err := e.parseWith(ctx, s.p, l, src)
+	defer procpool.Release(s)
+	t, err := e.parseWith(ctx, s.Parser, l, src)
 	if err != nil {
 		return err
 	}
@@ -490,12 +491,12 @@ func (e *Engine) run(ctx context.Context, q Query, keep bool) (*Result, []FileMa
 	outcomes := make([]fileOutcome, len(files))
 	fr := newFrontier(len(files), maxResults)
 	var done atomic.Int64
-	fd := &feeder{order: order, weight: func(i int) int64 {
+	fd := procpool.NewFeeder(order, func(i int) int64 {
 		if files[i].tooLarge {
 			return 0
 		}
-		return bigParses.weight(files[i].size)
-	}}
+		return procpool.BigParses.Weight(files[i].size)
+	})
 	workers := e.opts.Workers
 	if workers > len(files) {
 		workers = len(files)
@@ -508,9 +509,9 @@ func (e *Engine) run(ctx context.Context, q Query, keep bool) (*Result, []FileMa
 			w := &worker{m: e.newMatcher(ctx, pat), gen: gen, adm: adm}
 			defer w.rd.Close()
 			for {
-				i, held, ok := fd.take(ctx)
+				i, held, ok := fd.Take(ctx)
 				if !ok || ctx.Err() != nil {
-					bigParses.release(held)
+					procpool.BigParses.Release(held)
 					return
 				}
 				w.held = held
@@ -592,23 +593,19 @@ func fileKind(m fs.FileMode) string {
 	}
 }
 
-// bigFile is the size from which files are searched first: a large file
-// started last would leave the other workers idle at the end.
-const bigFile = 128 << 10
-
 // processingOrder lists file indexes big files first (largest first), then
 // the rest in path order, which keeps completion close to path order for
 // the frontier.
 func processingOrder(files []candidate) []int {
 	order := make([]int, 0, len(files))
 	for i, f := range files {
-		if f.size >= bigFile {
+		if f.size >= procpool.BigFile {
 			order = append(order, i)
 		}
 	}
 	sort.Slice(order, func(a, b int) bool { return files[order[a]].size > files[order[b]].size })
 	for i, f := range files {
-		if f.size < bigFile {
+		if f.size < procpool.BigFile {
 			order = append(order, i)
 		}
 	}
@@ -770,7 +767,7 @@ type worker struct {
 
 // dropToken gives back the parse budget the worker holds.
 func (w *worker) dropToken() {
-	bigParses.release(w.held)
+	procpool.BigParses.Release(w.held)
 	w.held = 0
 }
 
@@ -819,14 +816,14 @@ func (e *Engine) searchFile(ctx context.Context, w *worker, g *pathguard.Guard, 
 		o.cached = t != nil
 	}
 	if t == nil {
-		s, err := acquireSlot(ctx)
+		s, err := procpool.Acquire(ctx)
 		if err != nil {
 			if claim != nil {
 				e.pc.Abandon(claim)
 			}
 			return o
 		}
-		defer releaseSlot(s)
+		defer procpool.Release(s)
 		t, o.skip = e.parseFile(ctx, s, w, g, l, pat, f, keep, claim)
 		w.dropToken()
 		if t == nil {
@@ -883,7 +880,7 @@ func (e *Engine) stopped(m *matcher, o *fileOutcome) bool {
 // set) if the cache admits the tree and abandoning it otherwise. It
 // returns nil and the reason to list the file as skipped (or "" when the
 // prefilter rules it out) when there is no tree to match.
-func (e *Engine) parseFile(ctx context.Context, s *slot, w *worker, g *pathguard.Guard, l *language, pat *compiled, f candidate, keep bool, claim *parsecache.Entry[*tree]) (t *tree, skip string) {
+func (e *Engine) parseFile(ctx context.Context, s *procpool.Slot, w *worker, g *pathguard.Guard, l *language, pat *compiled, f candidate, keep bool, claim *parsecache.Entry[*tree]) (t *tree, skip string) {
 	gen := w.gen
 	defer func() {
 		if claim != nil {
@@ -891,8 +888,8 @@ func (e *Engine) parseFile(ctx context.Context, s *slot, w *worker, g *pathguard
 		}
 	}()
 	readStart := time.Now()
-	src, info, err := w.rd.Read(s.src[:0], g, f.abs, f.size, e.opts.MaxFileSize)
-	s.src = src[:0]
+	src, info, err := w.rd.Read(s.Src[:0], g, f.abs, f.size, e.opts.MaxFileSize)
+	s.Src = src[:0]
 	if err != nil {
 		return nil, "unreadable: " + err.Error()
 	}
@@ -917,7 +914,7 @@ func (e *Engine) parseFile(ctx context.Context, s *slot, w *worker, g *pathguard
 	// the rest reuse the slot's buffer.
 	var cost int64
 	admitted := false
-	nodes, err := s.p.Parse(ctx, l.g, src, s.nodes, func(count int) []tsnative.Node {
+	nodes, err := s.Parser.Parse(ctx, l.g, src, s.Nodes, func(count int) []tsnative.Node {
 		cost = treeCost(len(src), count)
 		if w.adm != nil {
 			w.adm.SawParsed(len(src), cost)
@@ -946,10 +943,10 @@ func (e *Engine) parseFile(ctx context.Context, s *slot, w *worker, g *pathguard
 		e.cache.Fill(claim, t, cost, gen, parsecache.Racy(f.stamp, readStart))
 		claim = nil
 	case keep:
-		s.nodes = nodes[:0]
+		s.Nodes = nodes[:0]
 		t.src = append([]byte(nil), src...)
 	default:
-		s.nodes = nodes[:0]
+		s.Nodes = nodes[:0]
 	}
 	return t, ""
 }

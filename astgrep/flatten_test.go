@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/builtin-tools/builtin-tools/astgrep/procpool"
 	"github.com/builtin-tools/builtin-tools/astgrep/tsnative"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"golang.org/x/tools/txtar"
@@ -106,8 +107,8 @@ func flattenCorpus(t *testing.T, e *Engine) map[string][][]byte {
 func TestFlattenDirectEqualsCursor(t *testing.T) {
 	e := NewEngine(Options{GrammarDirs: []string{filepath.Join(testenv.ToolsDir(), "grammars")}})
 	defer e.Close()
-	p := getParser()
-	defer putParser(p)
+	p := procpool.Parser()
+	defer procpool.PutParser(p)
 	corpus := flattenCorpus(t, e)
 	if len(corpus) < 20 {
 		t.Errorf("only %d languages in the corpus", len(corpus))

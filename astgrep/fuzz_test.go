@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/builtin-tools/builtin-tools/astgrep/procpool"
 )
 
 var fuzzSources = map[string]string{
@@ -54,8 +56,8 @@ func FuzzCompilePattern(f *testing.F) {
 		if err := l.load(); err != nil {
 			t.Fatal(err)
 		}
-		p := getParser()
-		defer putParser(p)
+		p := procpool.Parser()
+		defer procpool.PutParser(p)
 		// Not a time limit on reading, a hang detector: the worst pattern
 		// under the limits reads in a few seconds.
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/builtin-tools/builtin-tools/astgrep/procpool"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
@@ -31,8 +32,8 @@ func countingParse(t *testing.T, e *Engine, ctx context.Context, l *language, n 
 	if err := l.load(); err != nil {
 		t.Fatal(err)
 	}
-	p := getParser()
-	t.Cleanup(func() { putParser(p) })
+	p := procpool.Parser()
+	t.Cleanup(func() { procpool.PutParser(p) })
 	return func(b []byte) (*tree, error) {
 		*n++
 		if before != nil {

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/builtin-tools/builtin-tools/astgrep/procpool"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 )
 
@@ -32,9 +33,7 @@ func TestBigParsesShareABudget(t *testing.T) {
 	e := NewEngine(Options{Workers: 6, CacheBytes: -1})
 	defer e.Close()
 
-	bigParses.mu.Lock()
-	bigParses.peak = 0
-	bigParses.mu.Unlock()
+	procpool.BigParses.ResetPeak()
 	var wg sync.WaitGroup
 	for range 3 {
 		wg.Add(1)
@@ -69,10 +68,8 @@ func TestBigParsesShareABudget(t *testing.T) {
 	if n != 8*9000+30 {
 		t.Errorf("capture: %d matches", n)
 	}
-	bigParses.mu.Lock()
-	defer bigParses.mu.Unlock()
-	if bigParses.used != 0 || bigParses.peak > bigParses.limit || bigParses.peak < int64(len(big)) {
-		t.Errorf("parse budget: %d in use after, peak %d (limit %d, a big file %d)", bigParses.used, bigParses.peak, bigParses.limit, len(big))
+	if used, peak, limit := procpool.BigParses.Use(); used != 0 || peak > limit || peak < int64(len(big)) {
+		t.Errorf("parse budget: %d in use after, peak %d (limit %d, a big file %d)", used, peak, limit, len(big))
 	}
 }
 
@@ -88,7 +85,8 @@ func TestHeldBackBigFilesEndWithTheSearch(t *testing.T) {
 	e := NewEngine(Options{Workers: 4, CacheBytes: -1})
 	defer e.Close()
 	// Another parse holds the whole budget.
-	if !bigParses.acquire(context.Background(), bigParses.limit) {
+	_, _, limit := procpool.BigParses.Use()
+	if !procpool.BigParses.Acquire(context.Background(), limit) {
 		t.Fatal("no budget")
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -101,10 +99,8 @@ func TestHeldBackBigFilesEndWithTheSearch(t *testing.T) {
 	if err := <-done; err == nil {
 		t.Error("a cancelled search returned no error")
 	}
-	bigParses.release(bigParses.limit)
-	bigParses.mu.Lock()
-	defer bigParses.mu.Unlock()
-	if bigParses.used != 0 {
-		t.Errorf("%d bytes of the budget still held", bigParses.used)
+	procpool.BigParses.Release(limit)
+	if used, _, _ := procpool.BigParses.Use(); used != 0 {
+		t.Errorf("%d bytes of the budget still held", used)
 	}
 }

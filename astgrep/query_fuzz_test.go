@@ -3,6 +3,8 @@ package astgrep
 import (
 	"context"
 	"testing"
+
+	"github.com/builtin-tools/builtin-tools/astgrep/procpool"
 )
 
 // Any query text either compiles or gives a *QueryError; none panics, and
@@ -27,9 +29,9 @@ func FuzzCompileQuery(f *testing.F) {
 	if err := l.load(); err != nil {
 		f.Fatal(err)
 	}
-	p := getParser()
+	p := procpool.Parser()
 	nodes, err := p.Parse(context.Background(), l.g, src, nil, nil)
-	putParser(p)
+	procpool.PutParser(p)
 	if err != nil {
 		f.Fatal(err)
 	}

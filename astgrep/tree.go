@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"sort"
 
+	"github.com/builtin-tools/builtin-tools/astgrep/scmmatch"
 	"github.com/builtin-tools/builtin-tools/astgrep/tsnative"
 )
 
@@ -96,10 +97,11 @@ type Tree struct {
 
 type matchScratch struct {
 	m     QueryMatch
-	qm    qmatcher
+	qm    scmmatch.Matcher
+	t     *tree
 	q     *CaptureQuery
 	visit func(*QueryMatch) bool
-	emit  func(pi int, caps []capPair) // deliver, bound once
+	emit  func(pi int, caps []scmmatch.Cap) // deliver, bound once
 }
 
 // reset points x at another tree, keeping its buffers.

@@ -1,4 +1,4 @@
-package astgrep
+package scmmatch
 
 import (
 	"github.com/builtin-tools/builtin-tools/astgrep/scmquery"
@@ -6,69 +6,106 @@ import (
 	"github.com/builtin-tools/builtin-tools/astgrep/tsnative"
 )
 
-// The capture query matcher: the patterns package scmquery reads from a
-// query's source, run over flattened trees, so it reads the parse
-// cache's trees and needs no C cursor.
-
-// capPair is one capture of a match in progress.
-type capPair struct {
-	capture int
-	node    int
+// Cap is one capture of a match: the capture's index in the query and
+// the node's in the tree.
+type Cap struct {
+	Capture int
+	Node    int
 }
 
-// qmatcher runs a compiled query over one tree. Matching allocates
-// little once warm: children lists live on kids, a stack (each match
-// call gives back what it took), and capture lists on caps, cleared
-// before each pattern is tried at a node (a list may outlive the call
-// that made it, as a quantifier's first match does).
-type qmatcher struct {
-	t    *tree
-	stop bool // a visitor asked to stop: no more matches are emitted
+// Query is a query's patterns indexed by the symbols their root can be.
+// It is immutable and safe for concurrent use.
+type Query struct {
+	pats    []scmquery.Pattern
+	bySym   [][]int
+	anyRoot []int
+}
+
+// New indexes pats, read against a grammar of nsyms symbols.
+func New(pats []scmquery.Pattern, nsyms int) *Query {
+	q := &Query{pats: pats}
+	q.bySym, q.anyRoot = rootSyms(pats, nsyms)
+	return q
+}
+
+// Pattern is the query's i-th pattern, whose predicates a caller checks
+// against the text of a match's captures.
+func (q *Query) Pattern(i int) *scmquery.Pattern { return &q.pats[i] }
+
+// Matcher runs a Query over one tree. Matching allocates little once
+// warm: children lists live on kids, a stack (each match call gives back
+// what it took), and capture lists on caps, cleared before each pattern
+// is tried at a node (a list may outlive the call that made it, as a
+// quantifier's first match does). Not safe for concurrent use.
+type Matcher struct {
+	nodes []tsnative.Node
+	stop  bool // a visitor asked to stop: no more matches are emitted
 
 	kids   []int
-	caps   []capPair
+	caps   []Cap
 	hits   []*firstHit // firstOf's, one per nesting level
 	hitN   int
 	frames []*assignFrame // assign's, one per nesting level
 	frameN int
 
 	// matchNode's continuation, bound once.
-	emit    func(pattern int, caps []capPair)
+	emit    func(pattern int, caps []Cap)
 	pattern int
-	rootK   func([]capPair)
+	rootK   func([]Cap)
 }
+
+// Reset points m at a tree's nodes (preorder, as tsnative flattens
+// them), with fresh stacks: a visitor that panicked may have left them
+// used.
+func (m *Matcher) Reset(nodes []tsnative.Node) {
+	m.nodes, m.stop = nodes, false
+	m.kids, m.caps, m.hitN, m.frameN = m.kids[:0], m.caps[:0], 0, 0
+}
+
+// Release lets go of the tree and of a rare huge file's lists, so they
+// are not kept for the next.
+func (m *Matcher) Release() {
+	m.nodes, m.emit = nil, nil
+	if cap(m.kids) > 1<<16 {
+		m.kids = nil
+	}
+	m.caps = m.caps[:0]
+}
+
+// Stop ends the run: no more matches are emitted.
+func (m *Matcher) Stop() { m.stop = true }
 
 // maxArenaCaps bounds the capture lists one pattern at one node keeps on
 // the matcher's stack (a quantifier over a long run copies its list per
 // child); past it they go to the heap.
 const maxArenaCaps = 1 << 16
 
-func (m *qmatcher) children(i int) []int {
+func (m *Matcher) children(i int) []int {
 	start := len(m.kids)
-	end := int(m.t.nodes[i].Last)
-	for c := i + 1; c < end; c = int(m.t.nodes[c].Last) {
+	end := int(m.nodes[i].Last)
+	for c := i + 1; c < end; c = int(m.nodes[c].Last) {
 		m.kids = append(m.kids, c)
 	}
 	return m.kids[start:len(m.kids):len(m.kids)]
 }
 
 // withCaps returns caps followed by a capture of node for each of ids.
-func (m *qmatcher) withCaps(caps []capPair, ids []int, node int) []capPair {
+func (m *Matcher) withCaps(caps []Cap, ids []int, node int) []Cap {
 	if len(ids) == 0 {
 		return caps
 	}
 	if len(m.caps)+len(caps)+len(ids) > maxArenaCaps {
-		out := make([]capPair, len(caps), len(caps)+len(ids))
+		out := make([]Cap, len(caps), len(caps)+len(ids))
 		copy(out, caps)
 		for _, id := range ids {
-			out = append(out, capPair{id, node})
+			out = append(out, Cap{id, node})
 		}
 		return out
 	}
 	start := len(m.caps)
 	m.caps = append(m.caps, caps...)
 	for _, id := range ids {
-		m.caps = append(m.caps, capPair{id, node})
+		m.caps = append(m.caps, Cap{id, node})
 	}
 	return m.caps[start:len(m.caps):len(m.caps)]
 }
@@ -77,20 +114,20 @@ func (m *qmatcher) withCaps(caps []capPair, ids []int, node int) []capPair {
 // at: go on with the next child pattern after it. Frames are kept on the
 // matcher, one per nesting level, their continuations bound once.
 type assignFrame struct {
-	m    *qmatcher
+	m    *Matcher
 	q    *scmquery.Node
 	kids []int
 	ci   int
 	at   int
-	k    func([]capPair)
-	fn   func([]capPair) // cont, bound once
+	k    func([]Cap)
+	fn   func([]Cap) // cont, bound once
 }
 
-func (f *assignFrame) cont(c []capPair) {
+func (f *assignFrame) cont(c []Cap) {
 	f.m.assign(f.q, f.kids, f.ci+1, f.at+1, f.at, c, f.k)
 }
 
-func (m *qmatcher) pushFrame(q *scmquery.Node, kids []int, ci int, k func([]capPair)) *assignFrame {
+func (m *Matcher) pushFrame(q *scmquery.Node, kids []int, ci int, k func([]Cap)) *assignFrame {
 	if m.frameN == len(m.frames) {
 		f := &assignFrame{m: m}
 		f.fn = f.cont
@@ -102,7 +139,7 @@ func (m *qmatcher) pushFrame(q *scmquery.Node, kids []int, ci int, k func([]capP
 	return f
 }
 
-func (m *qmatcher) popFrame() {
+func (m *Matcher) popFrame() {
 	m.frameN--
 	f := m.frames[m.frameN]
 	f.q, f.kids, f.k = nil, nil, nil
@@ -110,19 +147,19 @@ func (m *qmatcher) popFrame() {
 
 // firstHit keeps the first match a firstOf call sees.
 type firstHit struct {
-	got []capPair
+	got []Cap
 	ok  bool
-	fn  func([]capPair) // take, bound once
+	fn  func([]Cap) // take, bound once
 }
 
-func (h *firstHit) take(c []capPair) {
+func (h *firstHit) take(c []Cap) {
 	if !h.ok {
 		h.got, h.ok = c, true
 	}
 }
 
 // firstOf returns the captures of the first way node c matches q.
-func (m *qmatcher) firstOf(c int, q *scmquery.Node, caps []capPair) ([]capPair, bool) {
+func (m *Matcher) firstOf(c int, q *scmquery.Node, caps []Cap) ([]Cap, bool) {
 	if m.hitN == len(m.hits) {
 		h := &firstHit{}
 		h.fn = h.take
@@ -138,11 +175,11 @@ func (m *qmatcher) firstOf(c int, q *scmquery.Node, caps []capPair) ([]capPair, 
 	return got, ok
 }
 
-func (m *qmatcher) named(i int) bool { return m.t.nodes[i].Flags&tsnative.FlagNamed != 0 }
+func (m *Matcher) named(i int) bool { return m.nodes[i].Flags&tsnative.FlagNamed != 0 }
 
 // kindOK says whether node i is of q's kind (alternations aside).
-func (m *qmatcher) kindOK(i int, q *scmquery.Node) bool {
-	nd := &m.t.nodes[i]
+func (m *Matcher) kindOK(i int, q *scmquery.Node) bool {
+	nd := &m.nodes[i]
 	switch q.Kind {
 	case scmquery.KindAny:
 		return true
@@ -167,7 +204,7 @@ func (m *qmatcher) kindOK(i int, q *scmquery.Node) bool {
 
 // eligible says whether child c may be matched by pattern q: types and
 // (_) match named children only.
-func (m *qmatcher) eligible(c int, q *scmquery.Node) bool {
+func (m *Matcher) eligible(c int, q *scmquery.Node) bool {
 	switch q.Kind {
 	case scmquery.KindAny, scmquery.KindToken:
 		return true
@@ -184,11 +221,11 @@ func (m *qmatcher) eligible(c int, q *scmquery.Node) bool {
 
 // match tries node i against q and calls k with the captures of each way
 // it matches.
-func (m *qmatcher) match(i int, q *scmquery.Node, caps []capPair, k func([]capPair)) {
+func (m *Matcher) match(i int, q *scmquery.Node, caps []Cap, k func([]Cap)) {
 	if q.Kind == scmquery.KindAlt {
 		kk := k
 		if len(q.Captures) > 0 {
-			kk = func(c []capPair) { k(m.withCaps(c, q.Captures, i)) }
+			kk = func(c []Cap) { k(m.withCaps(c, q.Captures, i)) }
 		}
 		for _, a := range q.Alts {
 			m.match(i, a, caps, kk)
@@ -203,7 +240,7 @@ func (m *qmatcher) match(i int, q *scmquery.Node, caps []capPair, k func([]capPa
 		kids := m.children(i)
 		for _, f := range q.NegFields {
 			for _, c := range kids {
-				if m.t.nodes[c].Field == f {
+				if m.nodes[c].Field == f {
 					m.kids = m.kids[:mark]
 					return
 				}
@@ -224,15 +261,15 @@ func (m *qmatcher) match(i int, q *scmquery.Node, caps []capPair, k func([]capPa
 // cannot says, without allocating, that node i lacks a child some
 // required child pattern of q needs (one of the right field and kind):
 // most candidate patterns fail this way, before any matching work.
-func (m *qmatcher) cannot(i int, q *scmquery.Node) bool {
-	end := int(m.t.nodes[i].Last)
+func (m *Matcher) cannot(i int, q *scmquery.Node) bool {
+	end := int(m.nodes[i].Last)
 	for _, ch := range q.Children {
 		if ch.Quant == '?' || ch.Quant == '*' {
 			continue
 		}
 		found := false
-		for c := i + 1; c < end && !found; c = int(m.t.nodes[c].Last) {
-			if ch.Field != 0 && m.t.nodes[c].Field != ch.Field {
+		for c := i + 1; c < end && !found; c = int(m.nodes[c].Last) {
+			if ch.Field != 0 && m.nodes[c].Field != ch.Field {
 				continue
 			}
 			found = m.eligible(c, ch.Node) && m.shallowOK(c, ch.Node)
@@ -245,7 +282,7 @@ func (m *qmatcher) cannot(i int, q *scmquery.Node) bool {
 }
 
 // shallowOK is kindOK looking into alternations.
-func (m *qmatcher) shallowOK(c int, q *scmquery.Node) bool {
+func (m *Matcher) shallowOK(c int, q *scmquery.Node) bool {
 	if q.Kind != scmquery.KindAlt {
 		return m.kindOK(c, q)
 	}
@@ -258,7 +295,7 @@ func (m *qmatcher) shallowOK(c int, q *scmquery.Node) bool {
 }
 
 // nextNamed returns the position of the first named child at or after j.
-func (m *qmatcher) nextNamed(kids []int, j int) int {
+func (m *Matcher) nextNamed(kids []int, j int) int {
 	for j < len(kids) && !m.named(kids[j]) {
 		j++
 	}
@@ -267,7 +304,7 @@ func (m *qmatcher) nextNamed(kids []int, j int) int {
 
 // assign matches q's children from ci on against kids from j on; last is
 // the position of the previous child matched (-1 before any).
-func (m *qmatcher) assign(q *scmquery.Node, kids []int, ci, j, last int, caps []capPair, k func([]capPair)) {
+func (m *Matcher) assign(q *scmquery.Node, kids []int, ci, j, last int, caps []Cap, k func([]Cap)) {
 	if m.assignEnd(q, kids, ci, j, last, caps, k, m.firstOf, m.assign) {
 		return
 	}
@@ -295,9 +332,9 @@ func (m *qmatcher) assign(q *scmquery.Node, kids []int, ci, j, last int, caps []
 // (assignRepeated, with first) and goes on with the next child (next, the
 // caller's assign). It reports false for a plain child, which the caller
 // places.
-func (m *qmatcher) assignEnd(q *scmquery.Node, kids []int, ci, j, last int, caps []capPair, k func([]capPair),
-	first func(c int, q *scmquery.Node, caps []capPair) ([]capPair, bool),
-	next func(q *scmquery.Node, kids []int, ci, j, last int, caps []capPair, k func([]capPair))) bool {
+func (m *Matcher) assignEnd(q *scmquery.Node, kids []int, ci, j, last int, caps []Cap, k func([]Cap),
+	first func(c int, q *scmquery.Node, caps []Cap) ([]Cap, bool),
+	next func(q *scmquery.Node, kids []int, ci, j, last int, caps []Cap, k func([]Cap))) bool {
 	if ci == len(q.Children) {
 		if !q.AnchorLast || last < 0 || m.nextNamed(kids, last+1) >= len(kids) {
 			k(caps)
@@ -308,15 +345,15 @@ func (m *qmatcher) assignEnd(q *scmquery.Node, kids []int, ci, j, last int, caps
 	if ch.Quant == 0 {
 		return false
 	}
-	m.assignRepeated(ch, kids, j, last, caps, first, func(j, last int, caps []capPair) {
+	m.assignRepeated(ch, kids, j, last, caps, first, func(j, last int, caps []Cap) {
 		next(q, kids, ci+1, j, last, caps, k)
 	})
 	return true
 }
 
 // fits says whether node c may be child ch: of its field, and eligible.
-func (m *qmatcher) fits(ch *scmquery.Child, c int) bool {
-	if ch.Field != 0 && m.t.nodes[c].Field != ch.Field {
+func (m *Matcher) fits(ch *scmquery.Child, c int) bool {
+	if ch.Field != 0 && m.nodes[c].Field != ch.Field {
 		return false
 	}
 	return m.eligible(c, ch.Node)
@@ -324,7 +361,7 @@ func (m *qmatcher) fits(ch *scmquery.Child, c int) bool {
 
 // positions is the positions in kids child ch may take from position
 // from: any, or, anchored, only the next named child.
-func (m *qmatcher) positions(ch *scmquery.Child, kids []int, from int) (int, int) {
+func (m *Matcher) positions(ch *scmquery.Child, kids []int, from int) (int, int) {
 	if ch.AnchorBefore {
 		p := m.nextNamed(kids, from)
 		return p, min(p+1, len(kids))
@@ -336,8 +373,8 @@ func (m *qmatcher) positions(ch *scmquery.Child, kids []int, from int) (int, int
 // matcher's and the reference's it is tested against alike: each takes
 // the first way a node matches (first, its own), and rest goes on with
 // the next child from position j, after position last (its own assign).
-func (m *qmatcher) assignRepeated(ch *scmquery.Child, kids []int, j, last int, caps []capPair,
-	first func(c int, q *scmquery.Node, caps []capPair) ([]capPair, bool), rest func(j, last int, caps []capPair)) {
+func (m *Matcher) assignRepeated(ch *scmquery.Child, kids []int, j, last int, caps []Cap,
+	first func(c int, q *scmquery.Node, caps []Cap) ([]Cap, bool), rest func(j, last int, caps []Cap)) {
 	if ch.Quant == '?' {
 		lo, hi := m.positions(ch, kids, j)
 		for p := lo; p < hi; p++ {
@@ -376,29 +413,30 @@ func (m *qmatcher) assignRepeated(ch *scmquery.Child, kids []int, j, last int, c
 	rest(next, lastHit, caps)
 }
 
-// runPatterns matches every pattern at every node, in tree order, until
-// m.stop is set.
-func runPatterns(m *qmatcher, q *CaptureQuery, emit func(pattern int, caps []capPair)) {
-	for i := range m.t.nodes {
+// Run matches every pattern of q at every node, in tree order, and calls
+// emit with each match's pattern and captures (in the order matched;
+// valid only during the call) until Stop is called.
+func (m *Matcher) Run(q *Query, emit func(pattern int, caps []Cap)) {
+	for i := range m.nodes {
 		if m.stop {
 			return
 		}
-		matchNode(m, q, i, emit)
+		m.At(q, i, emit)
 	}
 }
 
-// matchNode matches, at node i, the patterns of q whose root can be i's
-// symbol, in pattern order.
-func matchNode(m *qmatcher, q *CaptureQuery, i int, emit func(pattern int, caps []capPair)) {
+// At matches, at node i, the patterns of q whose root can be i's symbol,
+// in pattern order, and calls emit as Run does.
+func (m *Matcher) At(q *Query, i int, emit func(pattern int, caps []Cap)) {
 	cands := q.anyRoot
-	if s := int(m.t.nodes[i].Sym); s < len(q.bySym) {
+	if s := int(m.nodes[i].Sym); s < len(q.bySym) {
 		cands = q.bySym[s]
 	}
 	if len(cands) == 0 {
 		return
 	}
 	if m.rootK == nil {
-		m.rootK = func(c []capPair) {
+		m.rootK = func(c []Cap) {
 			if !m.stop {
 				m.emit(m.pattern, c)
 			}

@@ -1,4 +1,4 @@
-package astgrep
+package procpool
 
 import (
 	"context"
@@ -8,19 +8,12 @@ import (
 	"github.com/builtin-tools/builtin-tools/astgrep/tsnative"
 )
 
-// Parsing is bounded per process, not per Engine: a search's workers take
-// a work slot for every file they read and parse, and there are
-// GOMAXPROCS slots in the process, so ten runs searching at once parse as
-// many files at a time, and hold as much parse memory (tree-sitter's pool
-// chunks, the read buffer, the flat node buffer), as one run does.
-// Matching a tree from the parse cache needs no slot.
-
-// slot is one unit of parse work: a parser and the scratch buffers a tree
+// Slot is one unit of parse work: a parser and the scratch buffers a tree
 // the cache does not keep lives in until the next file.
-type slot struct {
-	p     *tsnative.Parser
-	src   []byte
-	nodes []tsnative.Node
+type Slot struct {
+	Parser *tsnative.Parser
+	Src    []byte
+	Nodes  []tsnative.Node
 }
 
 // Scratch buffers larger than these are dropped when a slot is put back,
@@ -30,18 +23,18 @@ const (
 	maxKeptNodes = 64 << 10 // nodes (1 MiB)
 )
 
-var slots = func() chan *slot {
+var slots = func() chan *Slot {
 	n := runtime.GOMAXPROCS(0)
-	ch := make(chan *slot, n)
+	ch := make(chan *Slot, n)
 	for i := 0; i < n; i++ {
-		ch <- &slot{}
+		ch <- &Slot{}
 	}
 	return ch
 }()
 
-// acquireSlot waits for a free slot, or for ctx to end.
-func acquireSlot(ctx context.Context) (*slot, error) {
-	var s *slot
+// Acquire waits for a free slot, or for ctx to end.
+func Acquire(ctx context.Context) (*Slot, error) {
+	var s *Slot
 	select {
 	case s = <-slots:
 	default:
@@ -51,18 +44,19 @@ func acquireSlot(ctx context.Context) (*slot, error) {
 			return nil, ctx.Err()
 		}
 	}
-	if s.p == nil {
-		s.p = tsnative.NewParser()
+	if s.Parser == nil {
+		s.Parser = tsnative.NewParser()
 	}
 	return s, nil
 }
 
-func releaseSlot(s *slot) {
-	if cap(s.src) > maxKeptSrc {
-		s.src = nil
+// Release puts s back for the next file.
+func Release(s *Slot) {
+	if cap(s.Src) > maxKeptSrc {
+		s.Src = nil
 	}
-	if cap(s.nodes) > maxKeptNodes {
-		s.nodes = nil
+	if cap(s.Nodes) > maxKeptNodes {
+		s.Nodes = nil
 	}
 	slots <- s
 }
@@ -74,7 +68,8 @@ var spare struct {
 	ps []*tsnative.Parser
 }
 
-func getParser() *tsnative.Parser {
+// Parser is a spare parser, to give back with PutParser.
+func Parser() *tsnative.Parser {
 	spare.mu.Lock()
 	defer spare.mu.Unlock()
 	if n := len(spare.ps); n > 0 {
@@ -85,7 +80,8 @@ func getParser() *tsnative.Parser {
 	return tsnative.NewParser()
 }
 
-func putParser(p *tsnative.Parser) {
+// PutParser gives p back, kept for reuse or closed.
+func PutParser(p *tsnative.Parser) {
 	spare.mu.Lock()
 	defer spare.mu.Unlock()
 	if len(spare.ps) < runtime.GOMAXPROCS(0) {
@@ -98,30 +94,37 @@ func putParser(p *tsnative.Parser) {
 // Big files share a budget of source bytes parsed at once in the
 // process: a parse holds tens of times its file's size in tree-sitter's
 // memory while it runs, so two multi-MiB files parsed at once would set
-// the process's peak. A file of bigFile bytes or more takes its size from
+// the process's peak. A file of BigFile bytes or more takes its size from
 // the budget (all of it when larger) from the moment a worker takes it
 // until its parse ends; smaller files take nothing.
 const parseBudgetBytes = 512 << 10
 
-var bigParses = &byteBudget{limit: parseBudgetBytes, wake: make(chan struct{})}
+// BigFile is the size from which a file's parse takes from the budget
+// (and from which a search takes files first: a large file started last
+// would leave the other workers idle at the end).
+const BigFile = 128 << 10
 
-type byteBudget struct {
+// BigParses is the process's budget of big files' bytes parsed at once.
+var BigParses = &Budget{limit: parseBudgetBytes, wake: make(chan struct{})}
+
+// Budget is a count of bytes in use within a limit, waited on.
+type Budget struct {
 	mu    sync.Mutex
 	used  int64
 	limit int64
-	peak  int64         // the most ever used at once (for tests)
+	peak  int64         // the most ever used at once (Use)
 	wake  chan struct{} // closed (and replaced) when bytes come back
 }
 
-// weight is what a file of size takes from the budget.
-func (b *byteBudget) weight(size int64) int64 {
-	if size < bigFile {
+// Weight is what a file of size takes from the budget.
+func (b *Budget) Weight(size int64) int64 {
+	if size < BigFile {
 		return 0
 	}
 	return min(size, b.limit)
 }
 
-func (b *byteBudget) try(n int64) bool {
+func (b *Budget) try(n int64) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.used+n > b.limit {
@@ -132,7 +135,9 @@ func (b *byteBudget) try(n int64) bool {
 	return true
 }
 
-func (b *byteBudget) acquire(ctx context.Context, n int64) bool {
+// Acquire takes n bytes, waiting until they fit; false when ctx ended
+// first.
+func (b *Budget) Acquire(ctx context.Context, n int64) bool {
 	for {
 		b.mu.Lock()
 		if b.used+n <= b.limit {
@@ -151,7 +156,8 @@ func (b *byteBudget) acquire(ctx context.Context, n int64) bool {
 	}
 }
 
-func (b *byteBudget) release(n int64) {
+// Release gives back n bytes.
+func (b *Budget) Release(n int64) {
 	if n == 0 {
 		return
 	}
@@ -162,11 +168,26 @@ func (b *byteBudget) release(n int64) {
 	b.mu.Unlock()
 }
 
-// feeder hands one search's files to its workers in order, except that a
+// Use is the bytes in use, the most ever in use at once since ResetPeak,
+// and the limit.
+func (b *Budget) Use() (used, peak, limit int64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.used, b.peak, b.limit
+}
+
+// ResetPeak starts the peak again from what is in use now.
+func (b *Budget) ResetPeak() {
+	b.mu.Lock()
+	b.peak = b.used
+	b.mu.Unlock()
+}
+
+// Feeder hands one search's files to its workers in order, except that a
 // big file that does not fit the parse budget waits: the worker takes the
 // next file instead, and the held-back one goes first once it fits, so
 // the other workers keep parsing small files meanwhile.
-type feeder struct {
+type Feeder struct {
 	mu     sync.Mutex
 	order  []int
 	next   int
@@ -174,14 +195,20 @@ type feeder struct {
 	weight func(i int) int64
 }
 
-// take returns the next file to work on and the bytes of the parse budget
-// its worker holds (to release with bigParses.release once the file is
+// NewFeeder hands out the files order lists, file i taking weight(i)
+// bytes of BigParses.
+func NewFeeder(order []int, weight func(i int) int64) *Feeder {
+	return &Feeder{order: order, weight: weight}
+}
+
+// Take returns the next file to work on and the bytes of the parse budget
+// its worker holds (to release with BigParses.Release once the file is
 // parsed, or at once if it needs no parse); ok is false when every file
 // is taken or ctx ended.
-func (f *feeder) take(ctx context.Context) (i int, held int64, ok bool) {
+func (f *Feeder) Take(ctx context.Context) (i int, held int64, ok bool) {
 	f.mu.Lock()
 	if len(f.held) > 0 {
-		if w := f.weight(f.held[0]); bigParses.try(w) {
+		if w := f.weight(f.held[0]); BigParses.try(w) {
 			i, f.held = f.held[0], f.held[1:]
 			f.mu.Unlock()
 			return i, w, true
@@ -191,7 +218,7 @@ func (f *feeder) take(ctx context.Context) (i int, held int64, ok bool) {
 		i = f.order[f.next]
 		f.next++
 		w := f.weight(i)
-		if w == 0 || bigParses.try(w) {
+		if w == 0 || BigParses.try(w) {
 			f.mu.Unlock()
 			return i, w, true
 		}
@@ -204,7 +231,7 @@ func (f *feeder) take(ctx context.Context) (i int, held int64, ok bool) {
 	i, f.held = f.held[0], f.held[1:]
 	f.mu.Unlock()
 	w := f.weight(i)
-	if !bigParses.acquire(ctx, w) {
+	if !BigParses.Acquire(ctx, w) {
 		return 0, 0, false
 	}
 	return i, w, true
