@@ -13,6 +13,7 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
 	"github.com/builtin-tools/builtin-tools/pathguard"
+	"github.com/builtin-tools/builtin-tools/registry/textfit"
 	"github.com/builtin-tools/builtin-tools/registry/toolschema"
 	"github.com/builtin-tools/builtin-tools/tiers"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -79,7 +80,7 @@ func (c *Call) Rel(abs string) string { return c.Run.guard.Rel(abs) }
 
 // Budget is the output budget of this call's result in characters
 // (REG-12): a tool sizes what it shows by it and says what it left out.
-func (c *Call) Budget() Budget { return Budget(c.Run.cfg.OutputBudget) }
+func (c *Call) Budget() textfit.Budget { return textfit.Budget(c.Run.cfg.OutputBudget) }
 
 // Policy is the run's approval policy (a copy): what a tool that hands
 // work to another agent passes on, so the gate holds there too.

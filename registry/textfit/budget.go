@@ -1,4 +1,9 @@
-package registry
+// Package textfit sizes a tool result's text to its output budget (REG-12):
+// what is left for a body after its headers, equal parts and shares of it,
+// and text cut at its middle or its end with a note saying what was left
+// out. It knows nothing of runs or calls; registry.Call.Budget gives a
+// call's.
+package textfit
 
 import (
 	"fmt"
