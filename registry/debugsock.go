@@ -16,6 +16,7 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/internal/proc"
 	"github.com/builtin-tools/builtin-tools/registry/rpcline"
+	"github.com/builtin-tools/builtin-tools/registry/stdiosession"
 	"github.com/builtin-tools/builtin-tools/tiers"
 )
 
@@ -104,12 +105,12 @@ const codeBusy = -32000
 // debugSlot is the debug socket's one client.
 type debugSlot struct {
 	mu   sync.Mutex
-	sess *stdioSession // nil when free
+	sess *stdiosession.Session // nil when free
 	pid  int
 	init time.Duration // how long it may stay silent
 }
 
-func (s *debugSlot) take(sess *stdioSession, pid int, init time.Duration) bool {
+func (s *debugSlot) take(sess *stdiosession.Session, pid int, init time.Duration) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.sess != nil {
@@ -141,13 +142,13 @@ func (s *debugSlot) refusal() string {
 	if pid > 0 {
 		who += fmt.Sprintf(" (pid %d)", pid)
 	}
-	ago := time.Since(sess.since).Round(time.Second)
+	ago := time.Since(sess.Since()).Round(time.Second)
 	if !sess.Initialized() {
 		return fmt.Sprintf("another client is attached to this run's debug socket: %s that connected %s ago and has not initialized yet; "+
 			"the socket serves one client at a time and closes a client that does not initialize within %s, so connect again then", who, ago, init)
 	}
 	return fmt.Sprintf("another client is attached to this run's debug socket: %s, since %s (%s ago). "+
-		"The socket serves one client at a time: close that client, then connect again", who, sess.since.Format("15:04:05"), ago)
+		"The socket serves one client at a time: close that client, then connect again", who, sess.Since().Format("15:04:05"), ago)
 }
 
 // acceptDebug serves the socket's clients one at a time; one that comes
@@ -176,7 +177,7 @@ func (r *Run) acceptDebug(ctx context.Context, ln net.Listener, mode tiers.Mode,
 			turnAway(conn, err.Error)
 			continue
 		}
-		sess := newStdioSession(conn)
+		sess := stdiosession.New(conn)
 		if !slot.take(sess, pid, waits.init) {
 			turnAway(conn, slot.refusal)
 			continue
@@ -191,12 +192,12 @@ func (r *Run) acceptDebug(ctx context.Context, ln net.Listener, mode tiers.Mode,
 				t := time.NewTimer(waits.init)
 				defer t.Stop()
 				select {
-				case <-sess.ready:
+				case <-sess.Ready():
 				case <-started:
 				case <-t.C:
 					silent.Store(true)
 					conn.SetWriteDeadline(time.Now().Add(time.Second))
-					sess.out.reply(nil, codeBusy, fmt.Sprintf("no initialize within %s: this run's debug socket serves one client at a time, "+
+					sess.Out().Reply(nil, codeBusy, fmt.Sprintf("no initialize within %s: this run's debug socket serves one client at a time, "+
 						"so a client that does not start its session is closed to let another attach", waits.init))
 					conn.Close()
 				}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/registry/rpcline"
+	"github.com/builtin-tools/builtin-tools/registry/stdiosession"
 	"github.com/builtin-tools/builtin-tools/tiers"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -40,10 +41,10 @@ const callWorkers = 5
 // already read get drainTimeout to be answered, then are cancelled, and
 // serve returns at most a second later.
 func (r *Run) ServeStdio(ctx context.Context, mode tiers.Mode, in io.Reader, out io.Writer) error {
-	return r.serveStdio(ctx, mode, in, newStdioSession(out))
+	return r.serveStdio(ctx, mode, in, stdiosession.New(out))
 }
 
-func (r *Run) serveStdio(ctx context.Context, mode tiers.Mode, in io.Reader, sess *stdioSession) error {
+func (r *Run) serveStdio(ctx context.Context, mode tiers.Mode, in io.Reader, sess *stdiosession.Session) error {
 	s, err := r.Server(mode)
 	if err != nil {
 		return err
@@ -53,15 +54,15 @@ func (r *Run) serveStdio(ctx context.Context, mode tiers.Mode, in io.Reader, ses
 	if err := s.RegisterSession(ctx, sess); err != nil {
 		return err
 	}
-	defer s.UnregisterSession(context.WithoutCancel(ctx), sess.id)
-	go sess.forward(ctx)
+	defer s.UnregisterSession(context.WithoutCancel(ctx), sess.SessionID())
+	go sess.Forward(ctx)
 
 	c := &stdioConn{srv: s, sess: sess, ctx: s.WithContext(ctx, sess), workers: make(chan struct{}, callWorkers)}
 	limit := r.cfg.MaxFrameBytes
 	if limit <= 0 {
 		limit = DefaultMaxFrameBytes
 	}
-	f := &rpcline.Filter{Max: limit, Reply: sess.out.reply, Unknown: func(name string) string {
+	f := &rpcline.Filter{Max: limit, Reply: sess.Out().Reply, Unknown: func(name string) string {
 		if _, inCatalog := r.table.tools[name]; inCatalog {
 			return "" // the call path refuses it if the caller cannot see it
 		}
@@ -72,7 +73,7 @@ func (r *Run) serveStdio(ctx context.Context, mode tiers.Mode, in io.Reader, ses
 
 	select {
 	case err = <-inputDone:
-		sess.ended() // no answer to the server's own requests can come now
+		sess.Ended() // no answer to the server's own requests can come now
 		if err == nil {
 			c.calls.waitAtMost(drainTimeout)
 		}
@@ -88,7 +89,7 @@ func (r *Run) serveStdio(ctx context.Context, mode tiers.Mode, in io.Reader, ses
 // stdioConn dispatches the lines of one connection to mcp-go.
 type stdioConn struct {
 	srv     *server.MCPServer
-	sess    *stdioSession
+	sess    *stdiosession.Session
 	ctx     context.Context // the connection's, carrying its session
 	workers chan struct{}   // tool calls running
 	calls   waitGroup       // requests not answered yet
@@ -103,14 +104,14 @@ func (c *stdioConn) dispatch(line []byte) {
 		Method string          `json:"method"`
 	}
 	if err := json.Unmarshal(line, &head); err != nil {
-		c.sess.out.reply(nil, mcp.PARSE_ERROR, "the message is not a JSON object; send one JSON-RPC message per line")
+		c.sess.Out().Reply(nil, mcp.PARSE_ERROR, "the message is not a JSON object; send one JSON-RPC message per line")
 		return
 	}
 	id := bytes.TrimSpace(head.ID)
 	hasID := len(id) > 0 && string(id) != "null"
 	switch {
 	case head.Method == "" && hasID && (rpcline.HasTopLevelKey(line, "result") || rpcline.HasTopLevelKey(line, "error")):
-		c.sess.answered(line) // an answer to nothing pending is dropped
+		c.sess.Answered(line) // an answer to nothing pending is dropped
 	case hasID:
 		c.calls.add()
 		go func() {
@@ -120,7 +121,7 @@ func (c *stdioConn) dispatch(line []byte) {
 				case c.workers <- struct{}{}:
 					defer func() { <-c.workers }()
 				case <-c.ctx.Done():
-					c.sess.out.reply(id, mcp.INTERNAL_ERROR, "the connection is closing; the call was not run")
+					c.sess.Out().Reply(id, mcp.INTERNAL_ERROR, "the connection is closing; the call was not run")
 					return
 				}
 			}
@@ -138,12 +139,12 @@ func (c *stdioConn) handle(id json.RawMessage, line []byte) {
 		if p := recover(); p != nil {
 			fmt.Fprintf(stderr, "builtin-tools: panic serving a request: %v\n", p)
 			if id != nil {
-				c.sess.out.reply(id, mcp.INTERNAL_ERROR, fmt.Sprintf("internal error: %v", p))
+				c.sess.Out().Reply(id, mcp.INTERNAL_ERROR, fmt.Sprintf("internal error: %v", p))
 			}
 		}
 	}()
 	if resp := c.srv.HandleMessage(c.ctx, line); resp != nil {
-		c.sess.out.json(resp)
+		c.sess.Out().JSON(resp)
 	}
 }
 
