@@ -1,9 +1,11 @@
 // Package stdiosession is the MCP session of one stdio connection (a
-// process's stdin and stdout, or a debug socket's client): its id, its
-// writer of whole lines, its notifications, log level and client info, and
-// the requests sent to the client that await its answers. registry serves
-// each connection with a Session of its own (R2). It knows nothing of runs
-// or tools.
+// process's stdin and stdout, or a debug socket's client) and its serving:
+// its id, its writer of whole lines, its notifications, log level and
+// client info, the requests sent to the client that await its answers, and
+// Serve, which passes each line through rpcline's filter to an mcp-go
+// server with this session, a bounded number of calls at once. registry
+// serves each connection with a Session of its own (R2). It knows nothing
+// of runs or tools.
 package stdiosession
 
 import (
