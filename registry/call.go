@@ -9,9 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
-	"github.com/builtin-tools/builtin-tools/internal/textcut"
 	"github.com/builtin-tools/builtin-tools/pathguard"
 	"github.com/builtin-tools/builtin-tools/registry/textfit"
 	"github.com/builtin-tools/builtin-tools/registry/toolschema"
@@ -279,44 +277,9 @@ func (r *Run) call(ctx context.Context, mode tiers.Mode, name string, args json.
 		return Failf("%s was cancelled: %v", name, context.Cause(ctx)), nil
 	}
 	if res != nil {
-		capResult(res, r.cfg.OutputBudget)
+		textfit.Budget(r.cfg.OutputBudget).Cap(res)
 	}
 	return res, err
-}
-
-// capResult cuts the text blocks of res to budget characters in all, on a
-// character boundary, and says how much was cut (REG-12). Structured
-// content is bounded by each tool's own limits (matches, references, diff
-// size), not here.
-func capResult(res *mcp.CallToolResult, budget int) {
-	total := 0
-	for _, c := range res.Content {
-		if t, ok := c.(mcp.TextContent); ok {
-			total += utf8.RuneCountInString(t.Text)
-		}
-	}
-	if total <= budget {
-		return
-	}
-	left := budget
-	out := res.Content[:0]
-	for _, c := range res.Content {
-		t, ok := c.(mcp.TextContent)
-		if !ok {
-			out = append(out, c)
-			continue
-		}
-		if left <= 0 {
-			continue
-		}
-		if n := utf8.RuneCountInString(t.Text); n > left {
-			t.Text = textcut.Runes(t.Text, left)
-		}
-		left -= utf8.RuneCountInString(t.Text)
-		out = append(out, t)
-	}
-	res.Content = append(out, mcp.NewTextContent(fmt.Sprintf(
-		"[cut: this result has %d characters and the run's output budget is %d; ask for less of it]", total, budget)))
 }
 
 // interrupts reports whether a call of serial tool e goes past the calls
