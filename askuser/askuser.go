@@ -80,7 +80,7 @@ var ErrInvalidAnswer = errors.New("the answer is not one the question allowed")
 // ErrTimeout, ErrInvalidAnswer) is what errors.Is matches and Detail what
 // happened beyond it, so a caller that words its own sentence (ask_user's
 // answer to the agent) takes the detail as data, never from the text. Err,
-// when set, is the error behind it (registry.ErrNoAnswer), which errors.Is
+// when set, is the error behind it (registry/elicit's ErrNoAnswer), which errors.Is
 // matches too. Msg, when set, is the whole sentence.
 type Error struct {
 	Kind   error

@@ -18,6 +18,7 @@ import (
 	"github.com/builtin-tools/builtin-tools/askuser"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/builtin-tools/builtin-tools/registry"
+	"github.com/builtin-tools/builtin-tools/registry/elicit"
 	"github.com/builtin-tools/builtin-tools/tiers"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -494,9 +495,9 @@ func TestErrorKindsAndDetail(t *testing.T) {
 	if e, ok := errors.AsType[*askuser.Error](err); !ok || !errors.Is(err, askuser.ErrNoHuman) || e.Detail != "this run has no ask port" {
 		t.Errorf("no port: %#v", err)
 	}
-	behind := fmt.Errorf("wrapped: %w", registry.ErrNoAnswer)
+	behind := fmt.Errorf("wrapped: %w", elicit.ErrNoAnswer)
 	err = &askuser.Error{Kind: askuser.ErrNoHuman, Detail: behind.Error(), Err: behind}
-	if !errors.Is(err, askuser.ErrNoHuman) || !errors.Is(err, registry.ErrNoAnswer) || errors.Is(err, askuser.ErrTimeout) {
+	if !errors.Is(err, askuser.ErrNoHuman) || !errors.Is(err, elicit.ErrNoAnswer) || errors.Is(err, askuser.ErrTimeout) {
 		t.Errorf("the error behind it is lost: %v", err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/builtin-tools/builtin-tools/registry"
+	"github.com/builtin-tools/builtin-tools/registry/elicit"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -31,9 +32,9 @@ func (Elicitation) Ask(ctx context.Context, q Question) (Answer, error) {
 		RequestedSchema: formSchema(q),
 	})
 	switch {
-	case errors.Is(err, registry.ErrNoPeer):
+	case errors.Is(err, elicit.ErrNoPeer):
 		return Answer{}, noHuman("%v, so it cannot show questions", err)
-	case errors.Is(err, registry.ErrNoAnswer):
+	case errors.Is(err, elicit.ErrNoAnswer):
 		// Shown, but nothing came back: nobody to wait for, all the same.
 		return Answer{}, &Error{Kind: ErrNoHuman, Detail: err.Error(), Err: err}
 	case err != nil:

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/builtin-tools/builtin-tools/registry"
+	"github.com/builtin-tools/builtin-tools/registry/elicit"
 	"github.com/builtin-tools/builtin-tools/tiers"
 )
 
@@ -90,7 +91,7 @@ func failed(err error, asker *Asker) error {
 	case errors.Is(err, ErrInvalidAnswer):
 		out.Kind = ErrInvalidAnswer
 		out.Msg = fmt.Sprintf("The question was asked, but the answer cannot be used: %s. Otherwise proceed under an explicitly stated assumption, and say which one.", detail(err))
-	case errors.Is(err, registry.ErrNoAnswer):
+	case errors.Is(err, elicit.ErrNoAnswer):
 		out.Kind = ErrNoHuman
 		out.Msg = fmt.Sprintf("The question was sent to the MCP client, but no answer came back (%s). Do not wait for an answer and do not ask again: proceed under an explicitly stated assumption and say which one.", detail(err))
 	case errors.Is(err, ErrNoHuman):

@@ -9,10 +9,9 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
-	"github.com/builtin-tools/builtin-tools/internal/textcut"
 	"github.com/builtin-tools/builtin-tools/pathguard"
+	"github.com/builtin-tools/builtin-tools/registry/textfit"
 	"github.com/builtin-tools/builtin-tools/registry/toolschema"
 	"github.com/builtin-tools/builtin-tools/tiers"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -79,7 +78,7 @@ func (c *Call) Rel(abs string) string { return c.Run.guard.Rel(abs) }
 
 // Budget is the output budget of this call's result in characters
 // (REG-12): a tool sizes what it shows by it and says what it left out.
-func (c *Call) Budget() Budget { return Budget(c.Run.cfg.OutputBudget) }
+func (c *Call) Budget() textfit.Budget { return textfit.Budget(c.Run.cfg.OutputBudget) }
 
 // Policy is the run's approval policy (a copy): what a tool that hands
 // work to another agent passes on, so the gate holds there too.
@@ -278,44 +277,9 @@ func (r *Run) call(ctx context.Context, mode tiers.Mode, name string, args json.
 		return Failf("%s was cancelled: %v", name, context.Cause(ctx)), nil
 	}
 	if res != nil {
-		capResult(res, r.cfg.OutputBudget)
+		textfit.Budget(r.cfg.OutputBudget).Cap(res)
 	}
 	return res, err
-}
-
-// capResult cuts the text blocks of res to budget characters in all, on a
-// character boundary, and says how much was cut (REG-12). Structured
-// content is bounded by each tool's own limits (matches, references, diff
-// size), not here.
-func capResult(res *mcp.CallToolResult, budget int) {
-	total := 0
-	for _, c := range res.Content {
-		if t, ok := c.(mcp.TextContent); ok {
-			total += utf8.RuneCountInString(t.Text)
-		}
-	}
-	if total <= budget {
-		return
-	}
-	left := budget
-	out := res.Content[:0]
-	for _, c := range res.Content {
-		t, ok := c.(mcp.TextContent)
-		if !ok {
-			out = append(out, c)
-			continue
-		}
-		if left <= 0 {
-			continue
-		}
-		if n := utf8.RuneCountInString(t.Text); n > left {
-			t.Text = textcut.Runes(t.Text, left)
-		}
-		left -= utf8.RuneCountInString(t.Text)
-		out = append(out, t)
-	}
-	res.Content = append(out, mcp.NewTextContent(fmt.Sprintf(
-		"[cut: this result has %d characters and the run's output budget is %d; ask for less of it]", total, budget)))
 }
 
 // interrupts reports whether a call of serial tool e goes past the calls

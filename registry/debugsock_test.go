@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
+	"github.com/builtin-tools/builtin-tools/registry/debugsock"
 	"github.com/builtin-tools/builtin-tools/tiers"
 )
 
@@ -66,7 +67,7 @@ func refusedWith(t *testing.T, m map[string]any, id any) string {
 	t.Helper()
 	e, _ := m["error"].(map[string]any)
 	msg, _ := e["message"].(string)
-	if m["id"] != id || e["code"] != float64(codeBusy) || !strings.Contains(msg, "another client is attached") {
+	if m["id"] != id || e["code"] != float64(debugsock.CodeBusy) || !strings.Contains(msg, "another client is attached") {
 		t.Fatalf("want the busy error answering id %v, got %v", id, m)
 	}
 	return msg
@@ -78,7 +79,7 @@ func refusedWith(t *testing.T, m map[string]any, id any) string {
 // still told, within the bound, and closed.
 func TestDebugSocketRefusalAnswersInitialize(t *testing.T) {
 	r := toyRun(t)
-	sock, err := r.serveDebug(t.Context(), tiers.ReadOnly, debugWaits{init: time.Minute, refuse: 200 * time.Millisecond})
+	sock, err := r.serveDebug(t.Context(), tiers.ReadOnly, debugsock.Waits{Init: time.Minute, Refuse: 200 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +120,7 @@ func TestDebugSocketRefusalAnswersInitialize(t *testing.T) {
 // client is served.
 func TestDebugSocketSilentClientFreesTheSlot(t *testing.T) {
 	r := toyRun(t)
-	sock, err := r.serveDebug(t.Context(), tiers.ReadOnly, debugWaits{init: 300 * time.Millisecond, refuse: time.Minute})
+	sock, err := r.serveDebug(t.Context(), tiers.ReadOnly, debugsock.Waits{Init: 300 * time.Millisecond, Refuse: time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}

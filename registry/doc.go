@@ -25,7 +25,8 @@
 // for them before closing resources (REG-13).
 //
 // A handler that asks its human something blocks in Call.Elicit; on a peer
-// call that becomes MCP's multi round-trip input request (ask.go). Nothing
+// call that becomes MCP's multi round-trip input request
+// (registry/elicit). Nothing
 // here listens on a network.
 //
 // Tool failures are tool error results whose text says what went wrong and

@@ -17,6 +17,7 @@ import (
 	"github.com/builtin-tools/builtin-tools/internal/test/runtest"
 	"github.com/builtin-tools/builtin-tools/internal/test/testenv"
 	"github.com/builtin-tools/builtin-tools/registry"
+	"github.com/builtin-tools/builtin-tools/registry/elicit"
 	"github.com/builtin-tools/builtin-tools/registry/toolschema"
 	"github.com/builtin-tools/builtin-tools/tiers"
 	"github.com/mark3labs/mcp-go/client"
@@ -342,17 +343,17 @@ func TestQuestionWithNoRelay(t *testing.T) {
 		t.Fatalf("want input_required, got %s", b)
 	}
 	first, second := <-errs, <-errs
-	if !errors.Is(first, registry.ErrNoAnswer) {
+	if !errors.Is(first, elicit.ErrNoAnswer) {
 		t.Fatalf("first question: %v", first)
 	}
 	// ErrNoPeer, not ErrNoAnswer: the second question was refused, not
 	// left to run out its timeout.
-	if !errors.Is(second, registry.ErrNoPeer) {
+	if !errors.Is(second, elicit.ErrNoPeer) {
 		t.Fatalf("second question, with no relay: %v", second)
 	}
 	testenv.WaitFor(t, time.Minute, "the end of the goroutine that ran the call", func() bool {
 		buf := make([]byte, 1<<20)
-		return !strings.Contains(string(buf[:runtime.Stack(buf, true)]), "(*Run).converse.func1")
+		return !strings.Contains(string(buf[:runtime.Stack(buf, true)]), "elicit.(*Parking).Converse.func1")
 	})
 }
 

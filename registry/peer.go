@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/builtin-tools/builtin-tools/registry/elicit"
 	"github.com/builtin-tools/builtin-tools/tiers"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -46,12 +47,12 @@ func (r *Run) Server(mode tiers.Mode) (*server.MCPServer, error) {
 
 // peerHandler enters the run's call path for a tools/call from a peer in
 // mode. A call that asks its human something returns MCP's input_required
-// and resumes when the peer retries with the answer (ask.go).
+// and resumes when the peer retries with the answer (registry/elicit).
 func (r *Run) peerHandler(mode tiers.Mode, e *entry, s *server.MCPServer) server.ToolHandlerFunc {
 	name, asks := e.d.Name, r.gate.mayAsk(&e.d)
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		if req.Params.RequestState != "" {
-			return r.parked.resume(ctx, req)
+			return r.parked.Resume(ctx, req)
 		}
 		var args json.RawMessage
 		switch a := req.Params.Arguments.(type) {
@@ -75,7 +76,8 @@ func (r *Run) peerHandler(mode tiers.Mode, e *entry, s *server.MCPServer) server
 		if !asks {
 			return r.call(ctx, mode, name, args, nil, "", p)
 		}
-		return r.parked.converse(ctx, r.ctx, p, func(callCtx context.Context) (*mcp.CallToolResult, error) {
+		return r.parked.Converse(ctx, r.ctx, s, p.session, func(callCtx context.Context, ex *elicit.Exchange) (*mcp.CallToolResult, error) {
+			p.ex = ex
 			return r.call(callCtx, mode, name, args, nil, "", p)
 		})
 	}
@@ -88,7 +90,7 @@ type Peer struct {
 	srv     *server.MCPServer
 	session server.ClientSession
 	token   mcp.ProgressToken
-	ex      *exchange // the call's conversation with its client, while it runs
+	ex      *elicit.Exchange // the call's conversation with its client, while it runs
 }
 
 // Progress sends a progress notification for the peer's progress token,

@@ -12,6 +12,7 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/internal/lifetime"
 	"github.com/builtin-tools/builtin-tools/pathguard"
+	"github.com/builtin-tools/builtin-tools/registry/elicit"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -62,6 +63,9 @@ type Config struct {
 // DefaultOutputBudget is the default size of one result, in characters.
 const DefaultOutputBudget = 8000
 
+// DefaultQuestionTimeout bounds how long a parked call waits for its peer.
+const DefaultQuestionTimeout = 10 * time.Minute
+
 // Run is one agent run: a root, a conversation, attached resources and the
 // tools they enable. It is safe for concurrent use. Its state is split by
 // what uses it; each part has its methods and, if it changes, its lock.
@@ -70,11 +74,11 @@ type Run struct {
 	guard    *pathguard.Guard
 	families []Extension
 
-	table                // the tools, what is attached, the calls in flight (table.go)
-	requirements         // what the families use of each other (requires.go)
-	servers              // the MCP servers, one per mode, and their sessions (servers.go)
-	gate         gate    // the approval policy and its approver (approval.go)
-	parked       parking // calls waiting for their peer's answer (ask.go)
+	table                       // the tools, what is attached, the calls in flight (table.go)
+	requirements                // what the families use of each other (requires.go)
+	servers                     // the MCP servers, one per mode, and their sessions (servers.go)
+	gate         gate           // the approval policy and its approver (approval.go)
+	parked       elicit.Parking // calls waiting for their peer's answer
 
 	ctx    context.Context
 	cancel context.CancelCauseFunc

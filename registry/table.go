@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/builtin-tools/builtin-tools/internal/similar"
 	"github.com/builtin-tools/builtin-tools/tiers"
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -192,7 +193,7 @@ func (t *table) refusal(mode tiers.Mode, name string) string {
 		return mode.Refusal(name, e.d.Tier)
 	}
 	msg := fmt.Sprintf("unknown tool %q", name)
-	if s := closest(name, t.names); s != "" {
+	if s := similar.Closest(name, t.names); s != "" {
 		msg += fmt.Sprintf(" (did you mean %q?)", s)
 	}
 	return msg + fmt.Sprintf("; tools available in %s mode: %s", mode, list)

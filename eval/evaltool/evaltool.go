@@ -16,6 +16,7 @@ import (
 	"github.com/builtin-tools/builtin-tools/eval"
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
 	"github.com/builtin-tools/builtin-tools/registry"
+	"github.com/builtin-tools/builtin-tools/registry/textfit"
 	"github.com/builtin-tools/builtin-tools/tiers"
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -177,7 +178,7 @@ const maxListedCalls = 50
 
 // format cuts the cell's texts to share budget and writes what the agent
 // reads.
-func format(host *eval.Host, res *eval.CellResult, budget registry.Budget) EvalResult {
+func format(host *eval.Host, res *eval.CellResult, budget textfit.Budget) EvalResult {
 	r := EvalResult{Cell: res.Cell, ImageN: res.ImageN, State: res.State, images: res.Images,
 		CellEnd: CellEnd{Interrupted: res.Interrupted, Memory: res.Memory, Stopped: res.Stopped, DurationMS: res.DurationMS}}
 	for _, tc := range res.ToolCalls[:min(len(res.ToolCalls), maxListedCalls)] {

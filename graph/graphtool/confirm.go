@@ -23,6 +23,7 @@ import (
 	"github.com/builtin-tools/builtin-tools/lsp/lsptool"
 	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 	"github.com/builtin-tools/builtin-tools/registry"
+	"github.com/builtin-tools/builtin-tools/registry/textfit"
 )
 
 // Bounds of one confirmation: sites asked at once, servers waited on at
@@ -579,7 +580,7 @@ func seconds(s float64) string {
 
 // confirmText renders the marks after the answer's text, within room
 // characters.
-func confirmText(cf *Confirmation, op string, room registry.Budget) string {
+func confirmText(cf *Confirmation, op string, room textfit.Budget) string {
 	var b strings.Builder
 	if cf.NoServer != "" {
 		fmt.Fprintf(&b, "confirm: nothing asked: %s; the candidates above are unconfirmed", cf.NoServer)

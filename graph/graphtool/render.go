@@ -9,7 +9,7 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/graph"
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
-	"github.com/builtin-tools/builtin-tools/registry"
+	"github.com/builtin-tools/builtin-tools/registry/textfit"
 )
 
 // Render writes an answer as an agent reads it, within budget characters
@@ -55,7 +55,7 @@ var more = map[string]string{
 // fit cuts a text over budget at a line, with a note of what was cut and
 // how to get it, so that the registry's generic cut never stands in for
 // the operation's own advice.
-func fit(text string, budget registry.Budget, op string) string {
+func fit(text string, budget textfit.Budget, op string) string {
 	return budget.Head(text, func(left int) string {
 		return fmt.Sprintf("\n(%d more characters not shown: the output budget was reached; %s)", left, more[op])
 	})

@@ -2,6 +2,8 @@
 // mean" suggestions of a misspelt argument, tool or symbol.
 package similar
 
+import "strings"
+
 // Distance is the Levenshtein distance between a and b, in bytes.
 func Distance(a, b string) int {
 	prev := make([]int, len(b)+1)
@@ -21,4 +23,16 @@ func Distance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
+}
+
+// Closest is the name of known nearest to s, ignoring case, within an edit
+// distance of 2; "" when none is that near.
+func Closest(s string, known []string) string {
+	best, bestD := "", 3
+	for _, k := range known {
+		if d := Distance(strings.ToLower(s), strings.ToLower(k)); d < bestD {
+			best, bestD = k, d
+		}
+	}
+	return best
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/builtin-tools/builtin-tools/lsp/answer"
 	"github.com/builtin-tools/builtin-tools/lsp/diag"
 	"github.com/builtin-tools/builtin-tools/lsp/pool"
-	"github.com/builtin-tools/builtin-tools/registry"
+	"github.com/builtin-tools/builtin-tools/registry/textfit"
 )
 
 // The engine returns data; these render it as the agent reads it: paths
@@ -545,7 +545,7 @@ func clip(s string, n int) string { return textcut.BytesEllipsis(s, n) }
 // call site a line — the site quoted, then the caller (←) or callee (→)
 // and where it is declared — within the output budget, with how many sites
 // were left out.
-func FormatCalls(r *answer.Calls, budget registry.Budget) string {
+func FormatCalls(r *answer.Calls, budget textfit.Budget) string {
 	at := where(r.Symbol, r.Occurrence, r.File, r.Line)
 	// The function as the server names it, when that is not the symbol.
 	fn := at

@@ -9,7 +9,7 @@ import (
 	"github.com/builtin-tools/builtin-tools/lsp/answer"
 	"github.com/builtin-tools/builtin-tools/lsp/diag"
 	"github.com/builtin-tools/builtin-tools/lsp/lsptool"
-	"github.com/builtin-tools/builtin-tools/registry"
+	"github.com/builtin-tools/builtin-tools/registry/textfit"
 )
 
 func expectText(t *testing.T, what, got, want string) {
@@ -235,7 +235,7 @@ func TestFormatCallsBudget(t *testing.T) {
 			Defined: answer.Location{Path: "use.go", Line: i + 1}})
 	}
 	r.Total, r.Functions = 300, 150
-	text := lsptool.FormatCalls(r, registry.Budget(2000))
+	text := lsptool.FormatCalls(r, textfit.Budget(2000))
 	if len(text) > 2000 {
 		t.Errorf("text passes the budget: %d characters", len(text))
 	}
@@ -244,18 +244,18 @@ func TestFormatCallsBudget(t *testing.T) {
 	expectHas(t, "cut calls", text, `300 calls of "Total" at cart.go:9 from 150 functions (gopls):`,
 		"use.go:1:5: x := c.Total() + 1  ← caller0 (function, use.go:1)",
 		fmt.Sprintf("… %d more call sites left out (%d shown of 300, cut at the output budget); the structured result lists 150", 300-shown, shown))
-	whole := lsptool.FormatCalls(r, registry.Budget(1<<20))
+	whole := lsptool.FormatCalls(r, textfit.Budget(1<<20))
 	expectHas(t, "capped calls", whole, "… 150 more call sites left out (150 shown of 300, cut at the cap of 200 sites)")
 
 	out := &answer.Calls{Operation: answer.OpOutgoingCalls, Symbol: "Report", File: "cart.go", Line: 12, Server: "gopls", Total: 1, Functions: 1,
 		Sites: []answer.CallSite{{Name: "Println", Kind: "function", Site: answer.Location{Path: "cart.go", Line: 13, Column: 6, Text: `fmt.Println(1)`},
 			Defined: answer.Location{Path: "/usr/lib/go/src/fmt/print.go", Line: 313, Outside: true}}}}
-	got := lsptool.FormatCalls(out, registry.Budget(8000))
+	got := lsptool.FormatCalls(out, textfit.Budget(8000))
 	expectText(t, "outgoing outside", got, `1 call made by "Report" at cart.go:12 to 1 function (gopls):
 cart.go:13:6: fmt.Println(1)  → Println (function, declared outside the root)`)
 	if strings.Contains(got, "/usr/lib") {
 		t.Errorf("an absolute path is shown: %s", got)
 	}
 	none := &answer.Calls{Operation: answer.OpIncomingCalls, Symbol: "dead", File: "a.go", Line: 3, Server: "gopls", Function: "dead"}
-	expectText(t, "no calls", lsptool.FormatCalls(none, registry.Budget(8000)), `no calls of "dead" at a.go:3 found (gopls)`)
+	expectText(t, "no calls", lsptool.FormatCalls(none, textfit.Budget(8000)), `no calls of "dead" at a.go:3 found (gopls)`)
 }

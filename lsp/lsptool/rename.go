@@ -14,6 +14,7 @@ import (
 	"github.com/builtin-tools/builtin-tools/lsp/protocol"
 	"github.com/builtin-tools/builtin-tools/lsp/wsedit"
 	"github.com/builtin-tools/builtin-tools/registry"
+	"github.com/builtin-tools/builtin-tools/registry/textfit"
 	"github.com/builtin-tools/builtin-tools/tiers"
 )
 
@@ -150,7 +151,7 @@ func previewRename(ctx context.Context, c *registry.Call, s *Servers, p renamePa
 // formatRenamePreview renders a staged rename as ast_edit renders its
 // proposals: what was staged and how to resolve it, the files and lines,
 // then as much of the diff as the budget leaves, whole lines only.
-func formatRenamePreview(title string, st staged.Staged, files []StagedRename, edits int, budget registry.Budget) string {
+func formatRenamePreview(title string, st staged.Staged, files []StagedRename, edits int, budget textfit.Budget) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "(proposed) %s: %s in %s. Nothing is written yet: call resolve with edit_id %q and action \"accept\" to apply it, or \"discard\".\n",
 		title, textcut.Count(edits, "edit", "edits"), textcut.Count(len(files), "file", "files"), st.ID)

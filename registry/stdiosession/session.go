@@ -1,4 +1,12 @@
-package registry
+// Package stdiosession is the MCP session of one stdio connection (a
+// process's stdin and stdout, or a debug socket's client) and its serving:
+// its id, its writer of whole lines, its notifications, log level and
+// client info, the requests sent to the client that await its answers, and
+// Serve, which passes each line through rpcline's filter to an mcp-go
+// server with this session, a bounded number of calls at once. registry
+// serves each connection with a Session of its own (R2). It knows nothing
+// of runs or tools.
+package stdiosession
 
 import (
 	"context"
@@ -15,7 +23,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 )
 
-// stdioSession is the MCP session of one stdio connection: its own id,
+// A Session is the MCP session of one stdio connection: its own id,
 // writer, notification queue, log level, client info and requests to the
 // client awaiting answers. mcp-go's StdioServer keeps one session for the
 // whole process, so two connections in one process (ServeStdio and a debug
@@ -24,9 +32,9 @@ import (
 // is per connection.
 //
 // Every method is safe for concurrent use.
-type stdioSession struct {
+type Session struct {
 	id    string
-	out   *frameWriter
+	out   *Writer
 	notes chan mcp.JSONRPCNotification
 	since time.Time // when the connection came
 
@@ -55,10 +63,11 @@ type clientAnswer struct {
 
 var sessionCount atomic.Int64
 
-func newStdioSession(out io.Writer) *stdioSession {
-	return &stdioSession{
+// New makes the session of a connection whose output is out.
+func New(out io.Writer) *Session {
+	return &Session{
 		id:      "stdio-" + strconv.FormatInt(sessionCount.Add(1), 10),
-		out:     &frameWriter{w: out},
+		out:     &Writer{w: out},
 		notes:   make(chan mcp.JSONRPCNotification, 100),
 		since:   time.Now(),
 		ready:   make(chan struct{}),
@@ -68,21 +77,31 @@ func newStdioSession(out io.Writer) *stdioSession {
 }
 
 var (
-	_ server.SessionWithLogging         = (*stdioSession)(nil)
-	_ server.SessionWithClientInfo      = (*stdioSession)(nil)
-	_ server.SessionWithProtocolVersion = (*stdioSession)(nil)
-	_ server.SessionWithElicitation     = (*stdioSession)(nil)
-	_ server.SessionWithRoots           = (*stdioSession)(nil)
-	_ server.SessionWithSampling        = (*stdioSession)(nil)
+	_ server.SessionWithLogging         = (*Session)(nil)
+	_ server.SessionWithClientInfo      = (*Session)(nil)
+	_ server.SessionWithProtocolVersion = (*Session)(nil)
+	_ server.SessionWithElicitation     = (*Session)(nil)
+	_ server.SessionWithRoots           = (*Session)(nil)
+	_ server.SessionWithSampling        = (*Session)(nil)
 )
 
-func (s *stdioSession) SessionID() string { return s.id }
+func (s *Session) SessionID() string { return s.id }
 
-func (s *stdioSession) NotificationChannel() chan<- mcp.JSONRPCNotification { return s.notes }
+// Out is the connection's writer: every message the session's connection
+// sends goes through it, one whole line at a time.
+func (s *Session) Out() *Writer { return s.out }
+
+// Since is when the connection came.
+func (s *Session) Since() time.Time { return s.since }
+
+// Ready is closed when the client has initialized.
+func (s *Session) Ready() <-chan struct{} { return s.ready }
+
+func (s *Session) NotificationChannel() chan<- mcp.JSONRPCNotification { return s.notes }
 
 // Initialize is called by mcp-go on initialize, or on the first request
 // of the 2026-07-28 revision (which has no initialize).
-func (s *stdioSession) Initialize() {
+func (s *Session) Initialize() {
 	s.readyOnce.Do(func() {
 		if s.level.Load() == nil {
 			s.level.Store(mcp.LoggingLevelError)
@@ -91,7 +110,7 @@ func (s *stdioSession) Initialize() {
 	})
 }
 
-func (s *stdioSession) Initialized() bool {
+func (s *Session) Initialized() bool {
 	select {
 	case <-s.ready:
 		return true
@@ -100,37 +119,37 @@ func (s *stdioSession) Initialized() bool {
 	}
 }
 
-func (s *stdioSession) SetLogLevel(level mcp.LoggingLevel) { s.level.Store(level) }
+func (s *Session) SetLogLevel(level mcp.LoggingLevel) { s.level.Store(level) }
 
-func (s *stdioSession) GetLogLevel() mcp.LoggingLevel {
+func (s *Session) GetLogLevel() mcp.LoggingLevel {
 	if l, ok := s.level.Load().(mcp.LoggingLevel); ok {
 		return l
 	}
 	return mcp.LoggingLevelError
 }
 
-func (s *stdioSession) GetClientInfo() mcp.Implementation {
+func (s *Session) GetClientInfo() mcp.Implementation {
 	i, _ := s.info.Load().(mcp.Implementation)
 	return i
 }
 
-func (s *stdioSession) SetClientInfo(i mcp.Implementation) { s.info.Store(i) }
+func (s *Session) SetClientInfo(i mcp.Implementation) { s.info.Store(i) }
 
-func (s *stdioSession) GetClientCapabilities() mcp.ClientCapabilities {
+func (s *Session) GetClientCapabilities() mcp.ClientCapabilities {
 	c, _ := s.caps.Load().(mcp.ClientCapabilities)
 	return c
 }
 
-func (s *stdioSession) SetClientCapabilities(c mcp.ClientCapabilities) { s.caps.Store(c) }
+func (s *Session) SetClientCapabilities(c mcp.ClientCapabilities) { s.caps.Store(c) }
 
-func (s *stdioSession) ProtocolVersion() string {
+func (s *Session) ProtocolVersion() string {
 	v, _ := s.version.Load().(string)
 	return v
 }
 
-func (s *stdioSession) SetProtocolVersion(v string) { s.version.Store(v) }
+func (s *Session) SetProtocolVersion(v string) { s.version.Store(v) }
 
-func (s *stdioSession) RequestElicitation(ctx context.Context, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
+func (s *Session) RequestElicitation(ctx context.Context, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
 	var res mcp.ElicitationResult
 	if err := s.request(ctx, mcp.MethodElicitationCreate, req.Params, &res); err != nil {
 		return nil, err
@@ -138,7 +157,7 @@ func (s *stdioSession) RequestElicitation(ctx context.Context, req mcp.Elicitati
 	return &res, nil
 }
 
-func (s *stdioSession) ListRoots(ctx context.Context, req mcp.ListRootsRequest) (*mcp.ListRootsResult, error) {
+func (s *Session) ListRoots(ctx context.Context, req mcp.ListRootsRequest) (*mcp.ListRootsResult, error) {
 	var res mcp.ListRootsResult
 	if err := s.request(ctx, mcp.MethodListRoots, nil, &res); err != nil {
 		return nil, err
@@ -146,7 +165,7 @@ func (s *stdioSession) ListRoots(ctx context.Context, req mcp.ListRootsRequest) 
 	return &res, nil
 }
 
-func (s *stdioSession) RequestSampling(ctx context.Context, req mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+func (s *Session) RequestSampling(ctx context.Context, req mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
 	var res mcp.CreateMessageResult
 	if err := s.request(ctx, mcp.MethodSamplingCreateMessage, req.CreateMessageParams, &res); err != nil {
 		return nil, err
@@ -164,7 +183,7 @@ var errClientGone = errors.New("the client's input ended before it answered")
 
 // request sends the client a request and waits for its answer, the end of
 // the client's input, or ctx.
-func (s *stdioSession) request(ctx context.Context, method mcp.MCPMethod, params any, into any) error {
+func (s *Session) request(ctx context.Context, method mcp.MCPMethod, params any, into any) error {
 	id := s.nextID.Add(1)
 	ch := make(chan clientAnswer, 1)
 	s.mu.Lock()
@@ -203,9 +222,9 @@ func (s *stdioSession) request(ctx context.Context, method mcp.MCPMethod, params
 	}
 }
 
-// answered hands a response from the client to the request of this
+// Answered hands a response from the client to the request of this
 // session it answers, and reports whether there was one.
-func (s *stdioSession) answered(line []byte) bool {
+func (s *Session) Answered(line []byte) bool {
 	var r struct {
 		ID     json.Number     `json:"id"`
 		Result json.RawMessage `json:"result"`
@@ -234,23 +253,23 @@ func (s *stdioSession) answered(line []byte) bool {
 	return true
 }
 
-// ended says the client's input ended: requests still waiting for it fail.
-func (s *stdioSession) ended() {
+// Ended says the client's input ended: requests still waiting for it fail.
+func (s *Session) Ended() {
 	s.goneOnce.Do(func() { close(s.gone) })
 }
 
-// forward writes the session's notifications until ctx ends, then those
+// Forward writes the session's notifications until ctx ends, then those
 // already queued.
-func (s *stdioSession) forward(ctx context.Context) {
+func (s *Session) Forward(ctx context.Context) {
 	for {
 		select {
 		case n := <-s.notes:
-			s.out.json(n)
+			s.out.JSON(n)
 		case <-ctx.Done():
 			for {
 				select {
 				case n := <-s.notes:
-					s.out.json(n)
+					s.out.JSON(n)
 				default:
 					return
 				}
@@ -259,13 +278,13 @@ func (s *stdioSession) forward(ctx context.Context) {
 	}
 }
 
-// frameWriter writes whole frames, one line each, one at a time.
-type frameWriter struct {
+// Writer writes whole frames, one line each, one at a time.
+type Writer struct {
 	mu sync.Mutex
 	w  io.Writer
 }
 
-func (f *frameWriter) frame(b []byte) error {
+func (f *Writer) frame(b []byte) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if len(b) == 0 || b[len(b)-1] != '\n' {
@@ -275,7 +294,8 @@ func (f *frameWriter) frame(b []byte) error {
 	return err
 }
 
-func (f *frameWriter) json(v any) error {
+// JSON writes v as one frame.
+func (f *Writer) JSON(v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
@@ -283,9 +303,9 @@ func (f *frameWriter) json(v any) error {
 	return f.frame(b)
 }
 
-// reply writes a JSON-RPC error response with id (raw JSON, "null" when
+// Reply writes a JSON-RPC error response with id (raw JSON, "null" when
 // unknown).
-func (f *frameWriter) reply(id json.RawMessage, code int, msg string) {
+func (f *Writer) Reply(id json.RawMessage, code int, msg string) {
 	if len(id) == 0 {
 		id = json.RawMessage("null")
 	}

@@ -1,6 +1,6 @@
 //go:build unix && !linux
 
-package registry
+package debugsock
 
 import "net"
 

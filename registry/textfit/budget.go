@@ -1,4 +1,10 @@
-package registry
+// Package textfit sizes a tool result's text to its output budget (REG-12):
+// what is left for a body after its headers, equal parts and shares of it,
+// and text cut at its middle or its end with a note saying what was left
+// out; and the cut of a whole result that still passes it, the registry's
+// backstop. It knows nothing of runs or calls; registry.Call.Budget gives a
+// call's.
+package textfit
 
 import (
 	"fmt"
@@ -7,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
+	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // Budget is one result's output budget in characters (REG-12). Every tool
@@ -95,4 +102,40 @@ func (b Budget) Head(s string, note func(left int) string) string {
 		head = head[:i]
 	}
 	return head + note(total-utf8.RuneCountInString(head))
+}
+
+// Cap cuts the text blocks of res to the budget in all, on a character
+// boundary, and says how much was cut (REG-12): the registry's backstop for
+// a result its tool did not size. Structured content is bounded by each
+// tool's own limits (matches, references, diff size), not here.
+func (b Budget) Cap(res *mcp.CallToolResult) {
+	budget := int(b)
+	total := 0
+	for _, c := range res.Content {
+		if t, ok := c.(mcp.TextContent); ok {
+			total += utf8.RuneCountInString(t.Text)
+		}
+	}
+	if total <= budget {
+		return
+	}
+	left := budget
+	out := res.Content[:0]
+	for _, c := range res.Content {
+		t, ok := c.(mcp.TextContent)
+		if !ok {
+			out = append(out, c)
+			continue
+		}
+		if left <= 0 {
+			continue
+		}
+		if n := utf8.RuneCountInString(t.Text); n > left {
+			t.Text = textcut.Runes(t.Text, left)
+		}
+		left -= utf8.RuneCountInString(t.Text)
+		out = append(out, t)
+	}
+	res.Content = append(out, mcp.NewTextContent(fmt.Sprintf(
+		"[cut: this result has %d characters and the run's output budget is %d; ask for less of it]", total, budget)))
 }
