@@ -49,6 +49,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/framing"
+	"github.com/builtin-tools/builtin-tools/lsp/broker/untrusted"
 )
 
 // Hello is the first line a client sends.
@@ -356,7 +357,7 @@ func (be *backend) admits(trusted bool) error {
 	return nil
 }
 
-// checkoutRule applies the checkout-toolchain rule (N1, CheckUntrusted)
+// checkoutRule applies the checkout-toolchain rule (N1, untrusted.Check)
 // to an untrusted hello, whatever the process worked out itself: at each
 // full hello before a server is started or joined, and to the server's
 // own hello at each warm join.
@@ -364,7 +365,7 @@ func checkoutRule(h *Hello) error {
 	if h.Trusted {
 		return nil
 	}
-	if err := CheckUntrusted(h.Bin, h.Dir, h.Env); err != nil {
+	if err := untrusted.Check(h.Bin, h.Dir, h.Env); err != nil {
 		return fmt.Errorf("the broker refused the %s server: %w", h.Server, err)
 	}
 	return nil
