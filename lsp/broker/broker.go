@@ -24,7 +24,7 @@
 //     the holder's connection ends.
 //     Until the server has published of the texts the holder restored,
 //     no other client gets a publish that may be of the preview's text
-//     (previewdocs.go).
+//     (package docsync).
 //
 // A server no client has used for its idle time is shut down, whether
 // or not clients stay connected; the broker exits when it has no server
@@ -265,7 +265,7 @@ func (b *broker) serve(c *net.UnixConn) {
 		writeLine(c, reply{Error: err.Error()})
 		return
 	}
-	cl := &bclient{conn: c, w: framing.NewWriter(c), trusted: h.Trusted, versions: map[string]map[int]int{}, latest: map[string]int{}}
+	cl := &bclient{conn: c, w: framing.NewWriter(c), trusted: h.Trusted}
 	// The reply goes out before any message of the server can.
 	cl.wmu.Lock()
 	if !be.join(cl) {
