@@ -54,7 +54,7 @@ type Config struct {
 	// untrusted, the toolchain managers behind it (rustup, pyenv, asdf,
 	// Volta, the go command) are kept from the checkout's per-folder
 	// choices, and a program or a variable that leads inside the root is
-	// refused (broker.CheckUntrusted): see package lsp/toolenv.
+	// refused (untrusted.Check): see package lsp/toolenv.
 	Trusted bool
 	// Observe, when set, is handed every notification a server sends
 	// ($/progress, window/showMessage, window/logMessage ...). It runs on

@@ -17,7 +17,7 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/astgrep/parsecache"
 	"github.com/builtin-tools/builtin-tools/internal/proc"
-	"github.com/builtin-tools/builtin-tools/lsp/broker"
+	"github.com/builtin-tools/builtin-tools/lsp/broker/untrusted"
 	"github.com/builtin-tools/builtin-tools/lsp/checkout"
 	"github.com/builtin-tools/builtin-tools/lsp/langserver"
 	"github.com/builtin-tools/builtin-tools/lsp/pool"
@@ -108,7 +108,7 @@ func (la *launcher) lookBin(program string, localDirs []string, root string) (st
 		return exec.LookPath(program)
 	}
 	if !la.cfg.Trusted {
-		return broker.LookOutside(program, la.co.Root(), os.Environ())
+		return untrusted.LookOutside(program, la.co.Root(), os.Environ())
 	}
 	if found := localBins(program, localDirs, root, la.co.Root()); len(found) > 0 {
 		return found[0], nil
@@ -241,7 +241,7 @@ func (la *launcher) launch(c *choice, g *pathguard.Guard) (*start, error) {
 
 // checkLaunch applies the checkout-toolchain rule (N1) to an untrusted
 // start as Prepare left it, before the server is started here or asked
-// of the broker: the rule is broker.CheckUntrusted, the one the broker
+// of the broker: the rule is untrusted.Check, the one the broker
 // applies to every hello again, so the two never disagree (a broker's
 // refusal would otherwise fall back to a start here).
 func checkLaunch(l *start) error {
@@ -252,7 +252,7 @@ func checkLaunch(l *start) error {
 	if env == nil {
 		env = os.Environ()
 	}
-	return broker.CheckUntrusted(l.Bin, l.Root, env)
+	return untrusted.Check(l.Bin, l.Root, env)
 }
 
 // localBins lists, in search order, the executables named program in the

@@ -416,7 +416,7 @@ func TestCargoConfigOfTheCheckoutIsNotUsedUntrusted(t *testing.T) {
 	}
 }
 
-// N1: the checkout-toolchain rule is the broker's (broker.CheckUntrusted)
+// N1: the checkout-toolchain rule is the broker's (untrusted.Check)
 // and this process applies the same function before a start, with no
 // broker too: an untrusted run whose PATH leads into the root runs none
 // of the checkout's programs found there (PATH's folders inside the root

@@ -16,6 +16,7 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/framing"
 	"github.com/builtin-tools/builtin-tools/internal/proc"
+	"github.com/builtin-tools/builtin-tools/lsp/broker/docsync"
 )
 
 // backend is one server and its clients.
@@ -40,9 +41,8 @@ type backend struct {
 	initWaiting bool
 	initID      string // the id the first initialize was sent to the server with
 	initialized bool
-	docSent     int64 // document notifications sent to the server
-	configured  bool  // a client's didChangeConfiguration went through (the settings are the hello's, the same for all)
-	docs        map[string]*bdoc
+	configured  bool // a client's didChangeConfiguration went through (the settings are the hello's, the same for all)
+	docs        *docsync.Table[*bclient]
 	// progress holds each work-done progress under way, by token (its
 	// begin), and loadedLog the first log line matching the hello's
 	// Loaded: both replayed to a client that joins once the server runs.
@@ -55,9 +55,6 @@ type backend struct {
 	// registers its pull diagnostics so, and stops publishing).
 	registered []registration
 	hold       *bclient
-	// preview is set while the server's diagnostics may be of a
-	// holder's unsaved text (previewDocs.go).
-	preview *heldPreview
 	// lastUse is when a client last sent the server anything but an
 	// answer: the idle time runs from it, whoever stays connected.
 	lastUse time.Time
@@ -77,15 +74,9 @@ type bclient struct {
 	conn     net.Conn
 	w        *framing.Writer // frames to conn
 	wmu      sync.Mutex
-	trusted  bool                   // the trust of the run its hello was for
-	versions map[string]map[int]int // uri → server version → client version
-	latest   map[string]int         // uri → the server version of its last change
-	commands int                    // workspace/executeCommand under way
-	inits    []json.RawMessage      // initialize ids waiting for the first result
-	// unsaved are documents whose didOpen reached no server (the server
-	// has that text): the didSave that follows would only make it check
-	// the text again.
-	unsaved map[string]bool
+	trusted  bool              // the trust of the run its hello was for
+	commands int               // workspace/executeCommand under way
+	inits    []json.RawMessage // initialize ids waiting for the first result
 }
 
 func startBackend(b *broker, key string, h *Hello) (*backend, error) {
@@ -116,7 +107,7 @@ func startBackend(b *broker, key string, h *Hello) (*backend, error) {
 		return nil, fmt.Errorf("start %s: %w", h.Bin, err)
 	}
 	be := &backend{b: b, key: key, hello: *h, proc: p, idle: time.Duration(h.IdleMS) * time.Millisecond, dir: dir, w: framing.NewWriter(p.Stdin()),
-		pending: map[string]pendingCall{}, toClient: map[string]pendingCall{}, docs: map[string]*bdoc{}, exited: make(chan struct{}),
+		pending: map[string]pendingCall{}, toClient: map[string]pendingCall{}, docs: docsync.New[*bclient](), exited: make(chan struct{}),
 		progress: map[string]json.RawMessage{}}
 	if h.Loaded != "" {
 		be.loaded, _ = regexp.Compile(h.Loaded)
@@ -234,18 +225,10 @@ func (be *backend) leave(c *bclient) {
 			unanswered = append(unanswered, p.id)
 		}
 	}
-	var closes []string
-	for uri, d := range be.docs {
-		if d.open[c] {
-			delete(d.open, c)
-			if len(d.open) == 0 {
-				closes = append(closes, uri)
-			}
-		}
-	}
+	closes := be.docs.Leave(c)
 	if be.hold == c {
 		be.hold = nil
-		be.releasedLocked(c)
+		be.docs.Released(c)
 		be.cond.Broadcast()
 	}
 	be.mu.Unlock()
@@ -455,7 +438,7 @@ func (be *backend) fromClient(c *bclient, raw []byte) bool {
 		c.send(rpcMsg{JSONRPC: "2.0", ID: m.ID, Result: json.RawMessage("null")})
 		return true
 	case m.Method == "$/builtintools/clients" && len(m.ID) > 0:
-		n, sent := len(be.clients), be.docSent
+		n, sent := len(be.clients), be.docs.Sent()
 		be.mu.Unlock()
 		c.send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": map[string]any{"clients": n, "documentNotifications": sent}})
 		return true
@@ -466,20 +449,13 @@ func (be *backend) fromClient(c *bclient, raw []byte) bool {
 	case m.Method == "$/builtintools/release":
 		if be.hold == c {
 			be.hold = nil
-			be.releasedLocked(c)
+			be.docs.Released(c)
 			be.cond.Broadcast()
 		}
 		be.mu.Unlock()
 		return true
 	case strings.HasPrefix(m.Method, "textDocument/did"):
-		out, ok := be.syncLocked(c, &m)
-		replay := be.replayLocked(c, &m, out)
-		if ok {
-			be.docSent++
-			if be.hold == c {
-				be.heldSentLocked(c, &m)
-			}
-		}
+		out, ok, replay := be.docs.Sync(c, &m, m.Method, m.Params, be.hold == c, be.pullsLocked)
 		be.mu.Unlock()
 		if ok {
 			be.send(out)
@@ -755,3 +731,42 @@ const maxProgress = 256
 // defaultIdle is a server's idle time when a hello gives none (lsp's
 // DefaultIdleTimeout).
 const defaultIdle = 10 * time.Minute
+
+// publish sends a server's diagnostics to the clients the documents say
+// (docsync.Table.Publish), then the server what they ask of it.
+func (be *backend) publish(m *rpcMsg) {
+	be.mu.Lock()
+	outs, recheck := be.docs.Publish(be.clients, m, m.Method, m.Params)
+	be.mu.Unlock()
+	for _, o := range outs {
+		o.To.send(o.Msg)
+	}
+	for _, m := range recheck {
+		be.send(m)
+	}
+}
+
+// pullsLocked reports whether the server is asked for diagnostics
+// (textDocument/diagnostic, offered in its initialize answer or
+// registered): a client then gets them of the server's current text.
+func (be *backend) pullsLocked() bool {
+	var res struct {
+		Capabilities struct {
+			DiagnosticProvider json.RawMessage `json:"diagnosticProvider"`
+		} `json:"capabilities"`
+	}
+	if json.Unmarshal(be.initResult, &res) == nil {
+		if p := string(res.Capabilities.DiagnosticProvider); p != "" && p != "null" && p != "false" {
+			return true
+		}
+	}
+	for _, r := range be.registered {
+		var x struct {
+			Method string `json:"method"`
+		}
+		if json.Unmarshal(r.raw, &x) == nil && x.Method == "textDocument/diagnostic" {
+			return true
+		}
+	}
+	return false
+}

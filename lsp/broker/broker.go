@@ -24,7 +24,7 @@
 //     the holder's connection ends.
 //     Until the server has published of the texts the holder restored,
 //     no other client gets a publish that may be of the preview's text
-//     (previewdocs.go).
+//     (package docsync).
 //
 // A server no client has used for its idle time is shut down, whether
 // or not clients stay connected; the broker exits when it has no server
@@ -49,6 +49,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/framing"
+	"github.com/builtin-tools/builtin-tools/lsp/broker/untrusted"
 )
 
 // Hello is the first line a client sends.
@@ -264,7 +265,7 @@ func (b *broker) serve(c *net.UnixConn) {
 		writeLine(c, reply{Error: err.Error()})
 		return
 	}
-	cl := &bclient{conn: c, w: framing.NewWriter(c), trusted: h.Trusted, versions: map[string]map[int]int{}, latest: map[string]int{}}
+	cl := &bclient{conn: c, w: framing.NewWriter(c), trusted: h.Trusted}
 	// The reply goes out before any message of the server can.
 	cl.wmu.Lock()
 	if !be.join(cl) {
@@ -356,7 +357,7 @@ func (be *backend) admits(trusted bool) error {
 	return nil
 }
 
-// checkoutRule applies the checkout-toolchain rule (N1, CheckUntrusted)
+// checkoutRule applies the checkout-toolchain rule (N1, untrusted.Check)
 // to an untrusted hello, whatever the process worked out itself: at each
 // full hello before a server is started or joined, and to the server's
 // own hello at each warm join.
@@ -364,7 +365,7 @@ func checkoutRule(h *Hello) error {
 	if h.Trusted {
 		return nil
 	}
-	if err := CheckUntrusted(h.Bin, h.Dir, h.Env); err != nil {
+	if err := untrusted.Check(h.Bin, h.Dir, h.Env); err != nil {
 		return fmt.Errorf("the broker refused the %s server: %w", h.Server, err)
 	}
 	return nil

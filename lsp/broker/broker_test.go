@@ -143,7 +143,7 @@ func TestTrustPerRequest(t *testing.T) {
 	t.Cleanup(be.stop)
 	mine, theirs := net.Pipe()
 	defer theirs.Close()
-	cl := &bclient{conn: mine, w: framing.NewWriter(mine), trusted: false, versions: map[string]map[int]int{}, latest: map[string]int{}}
+	cl := &bclient{conn: mine, w: framing.NewWriter(mine), trusted: false}
 	go be.fromClient(cl, []byte(`{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"processId":null,"rootUri":null,"capabilities":{}}}`))
 	theirs.SetReadDeadline(time.Now().Add(time.Minute))
 	raw, err := framing.NewReader(theirs).Read()

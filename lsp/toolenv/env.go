@@ -3,13 +3,13 @@
 // checker — and which program that is when a toolchain manager's shim
 // stands in for it. A trusted checkout's programs get this process's own
 // environment. An untrusted checkout's get it trimmed of the folder-list
-// entries inside the root (broker.OutsideRoot) and with the toolchain
+// entries inside the root (untrusted.OutsideRoot) and with the toolchain
 // pins: the user's own defaults, asked of the rustup, pyenv and asdf that
 // the trimmed PATH finds, set so that no file of the checkout picks the
 // toolchain (N1); and a Volta shim is replaced by the program it runs
 // outside the checkout. [Env] holds one run's answers.
 //
-// It is not the rule that judges a start (broker.CheckUntrusted, which
+// It is not the rule that judges a start (untrusted.Check, which
 // package lsp applies before each start and the broker at each hello),
 // and it starts no server: package lsp does, with what Env gives it.
 package toolenv
@@ -22,7 +22,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/builtin-tools/builtin-tools/lsp/broker"
+	"github.com/builtin-tools/builtin-tools/lsp/broker/untrusted"
 )
 
 // Toolchain managers pick the program a shim runs from a file in the
@@ -51,9 +51,9 @@ import (
 // hooks: nothing here runs them, and a child of this process never reads
 // .nvmrc, .node-version or .envrc through them.
 //
-// Whether a start obeys all that is one function, broker.CheckUntrusted,
+// Whether a start obeys all that is one function, untrusted.Check,
 // which package lsp applies before each start (checkLaunch), Unshim to
-// each program it resolves (broker.CheckProgram), and the broker to each
+// each program it resolves (untrusted.CheckProgram), and the broker to each
 // hello again: it also refuses a program or a variable of the user's
 // environment that leads inside the root (PATH, VIRTUAL_ENV, NODE_PATH …).
 
@@ -83,7 +83,7 @@ func New(roots []string, trusted bool) *Env {
 // Child is the environment of a program started for the checkout in dir
 // ("" for a probe, which runs in proc.NeutralDir): nil, this process's
 // own, when the checkout is trusted; otherwise that with the pins and
-// without folder-list entries inside the root (broker.OutsideRoot).
+// without folder-list entries inside the root (untrusted.OutsideRoot).
 func (e *Env) Child(dir string) []string {
 	if e.trusted {
 		return nil
@@ -120,7 +120,7 @@ func (e *Env) Digest(dir string) []string {
 // Inputs is what Child is worked out from, less the managers' answers:
 // this process's environment when the checkout is trusted; otherwise that
 // with the folder lists trimmed as the child gets them
-// (broker.OutsideRoot, so two environments that differ only in entries
+// (untrusted.OutsideRoot, so two environments that differ only in entries
 // inside the root name one server), and the managers the pins ask, which
 // the trimmed PATH finds (the pins are a function of those); and, when
 // untrusted, sources: the global settings those managers' answers come
@@ -131,19 +131,19 @@ func (e *Env) Inputs() (inputs []string, sources string) {
 	}
 	env := e.trimmed()
 	sources = pinSources(env)
-	for _, m := range broker.ManagerPins(env) {
+	for _, m := range untrusted.ManagerPins(env) {
 		env = append(env, "\x00PIN "+m.Var+"="+m.Manager)
 	}
 	return env, sources
 }
 
 // trimmed is this process's environment less the folder-list entries
-// inside the root (broker.OutsideRoot), as a child gets it: the pins ask
+// inside the root (untrusted.OutsideRoot), as a child gets it: the pins ask
 // only the managers it finds, so a rustup or pyenv the checkout carries on
 // PATH is never run (N1), and the child, whose PATH is trimmed alike,
 // never meets it either.
 func (e *Env) trimmed() []string {
-	env, _ := broker.OutsideRoot(os.Environ(), e.root)
+	env, _ := untrusted.OutsideRoot(os.Environ(), e.root)
 	return env
 }
 

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/builtin-tools/builtin-tools/internal/proc"
-	"github.com/builtin-tools/builtin-tools/lsp/broker"
+	"github.com/builtin-tools/builtin-tools/lsp/broker/untrusted"
 )
 
 // resolveTimeout bounds one manager query (rustup default, volta which).
@@ -87,7 +87,7 @@ func pinSources(env []string) string {
 		return filepath.Join(home, sub)
 	}
 	var b strings.Builder
-	for _, m := range broker.ManagerPins(env) {
+	for _, m := range untrusted.ManagerPins(env) {
 		if os.Getenv(m.Var) != "" {
 			continue
 		}
@@ -112,9 +112,9 @@ func computePins(env []string) *pins {
 	add := func(name, value string) { p.set = append(p.set, name+"="+value) }
 
 	// The managers, and which variable pins each, are the rule's
-	// (broker.ManagerPins), which the broker checks a hello against.
+	// (untrusted.ManagerPins), which the broker checks a hello against.
 	var global map[string]string
-	for _, m := range broker.ManagerPins(env) {
+	for _, m := range untrusted.ManagerPins(env) {
 		if os.Getenv(m.Var) != "" {
 			continue
 		}
@@ -160,7 +160,7 @@ func computePins(env []string) *pins {
 
 // voltaDir is Volta's shim folder, "" when there is none: found without
 // asking a manager, so a program's choice need not wait for the pins.
-func voltaDir() string { return broker.VoltaBin(os.Environ()) }
+func voltaDir() string { return untrusted.VoltaBin(os.Environ()) }
 
 // cmpEnv is the variable's value, or def when it is unset or empty.
 func cmpEnv(name, def string) string {

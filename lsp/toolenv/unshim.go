@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/builtin-tools/builtin-tools/internal/proc"
-	"github.com/builtin-tools/builtin-tools/lsp/broker"
+	"github.com/builtin-tools/builtin-tools/lsp/broker/untrusted"
 )
 
 // Unshim replaces a Volta shim by the program it runs outside the checkout
@@ -23,7 +23,7 @@ func (e *Env) Unshim(bin string) (string, error) {
 	if filepath.Dir(bin) != voltaDir() {
 		// PATH may lead inside the root: the rule refuses what lies
 		// there (the run's root, which holds every server's).
-		return bin, broker.CheckProgram(bin, e.root, os.Environ())
+		return bin, untrusted.CheckProgram(bin, e.root, os.Environ())
 	}
 	p := e.pins()
 	if p.voltaBin == "" || filepath.Dir(bin) != p.voltaBin {
@@ -37,7 +37,7 @@ func (e *Env) Unshim(bin string) (string, error) {
 	}
 	resolved, err := e.voltaWhich(p.voltaBin, name)
 	if err == nil {
-		err = broker.CheckProgram(resolved, e.root, os.Environ())
+		err = untrusted.CheckProgram(resolved, e.root, os.Environ())
 	}
 	if e.unshimmed == nil {
 		e.unshimmed = map[string]unshimmed{}

@@ -1,21 +1,10 @@
-package broker
-
-import (
-	"fmt"
-	"maps"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"slices"
-	"strings"
-)
-
-// The checkout-toolchain rule (N1) for a program started for an untrusted
-// root, in one place: the process applies it before it starts a server
-// or asks the broker for one (package lsp's checkLaunch, and
-// lsp/toolenv's Unshim to each program it resolves), and the broker
-// applies it again to every hello and join, whatever the process sent. A
-// checkout chooses what runs when
+// Package untrusted is the checkout-toolchain rule (N1) for a program
+// started for an untrusted root, in one place: the process applies it
+// before it starts a server or asks the broker for one (package lsp's
+// checkLaunch, and lsp/toolenv's Unshim to each program it resolves), and
+// the broker applies it again to every hello and join, whatever the
+// process sent. It keeps the file system's answers it relies on
+// (fscache.go) and starts nothing. A checkout chooses what runs when
 //   - the program lies inside it (node_modules/.bin, .venv/bin, its own
 //     gopls), or is a Volta shim (which runs the checkout's copy of a
 //     tool its package.json lists);
@@ -31,6 +20,17 @@ import (
 //     .tool-versions from the working folder up ([ManagerPins]);
 //   - GOTOOLCHAIN is unset, auto or path: the go command runs the
 //     toolchain a go.mod or go.work "toolchain" line names.
+package untrusted
+
+import (
+	"fmt"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+)
 
 // Refusal says what of an untrusted start the rule refused, and why.
 // Paths inside the root are shown relative to it.
@@ -151,9 +151,9 @@ func CheckProgram(bin, root string, env []string) error {
 	return nil
 }
 
-// CheckUntrusted is the whole rule for a start for the untrusted root:
+// Check is the whole rule for a start for the untrusted root:
 // the program (CheckProgram) and the environment env it runs with.
-func CheckUntrusted(bin, root string, env []string) error {
+func Check(bin, root string, env []string) error {
 	if err := CheckProgram(bin, root, env); err != nil {
 		return err
 	}
@@ -410,7 +410,7 @@ func orDefault(v, home, sub string) string {
 // working folder, the checkout) is left out rather than the start
 // refused, so an activated virtualenv or a "." on PATH costs the servers
 // only the checkout's programs. left lists what it took out, as
-// "NAME entry". CheckUntrusted still refuses such an entry in a hello.
+// "NAME entry". Check still refuses such an entry in a hello.
 func OutsideRoot(env []string, root string) (out, left []string) {
 	out = make([]string, 0, len(env))
 	rv := viewRoot(root)

@@ -1,4 +1,4 @@
-package broker
+package docsync
 
 import (
 	"encoding/json"
@@ -12,17 +12,17 @@ import (
 // the preview's text can publish after the restore went out. Until the
 // server has published, for each document the holder sent, of the last
 // version it sent (the restore), publishes are sorted by
-// previewPublishLocked, and none but of a restored text is kept for
+// previewPublish, and none but of a restored text is kept for
 // replay.
-type heldPreview struct {
-	holder    *bclient
+type heldPreview[C comparable] struct {
+	holder    C
 	sent      map[string]int // uri → the server version the holder sent last
 	published map[string]int // uri → the latest version the server published of it
 	released  bool
 	deadline  time.Time      // after the release: the most the others wait
 	atRelease map[string]int // uri → the server's version of it at the release
 	// withheld are the documents whose publish went to no one: once
-	// settled, the server checks them again (recheckLocked), so a client
+	// settled, the server checks them again (recheck), so a client
 	// waiting for one gets it.
 	withheld map[string]bool
 }
@@ -31,43 +31,43 @@ type heldPreview struct {
 // publish when the server publishes nothing of a restored document.
 const previewSettle = 30 * time.Second
 
-// heldSentLocked notes a document notification the holder c sent to the
-// server.
-func (be *backend) heldSentLocked(c *bclient, m *rpcMsg) {
+// heldSent notes a document notification (its params) the holder c
+// sent to the server.
+func (t *Table[C]) heldSent(c C, params json.RawMessage) {
 	var p docParams
-	if json.Unmarshal(m.Params, &p) != nil {
+	if json.Unmarshal(params, &p) != nil {
 		return
 	}
-	d := be.docs[p.TextDocument.URI]
+	d := t.docs[p.TextDocument.URI]
 	if d == nil {
 		return
 	}
-	if be.preview == nil || be.preview.holder != c || be.preview.released {
+	if t.preview == nil || t.preview.holder != c || t.preview.released {
 		// A new hold's text: what an earlier one still waits for is kept.
-		next := &heldPreview{holder: c, sent: map[string]int{}, published: map[string]int{}, withheld: map[string]bool{}}
-		if be.preview != nil {
-			for uri, v := range be.preview.sent {
-				if be.preview.published[uri] < v {
+		next := &heldPreview[C]{holder: c, sent: map[string]int{}, published: map[string]int{}, withheld: map[string]bool{}}
+		if t.preview != nil {
+			for uri, v := range t.preview.sent {
+				if t.preview.published[uri] < v {
 					next.sent[uri] = v
 				}
 			}
-			for uri := range be.preview.withheld {
+			for uri := range t.preview.withheld {
 				next.withheld[uri] = true
 			}
 		}
-		be.preview = next
+		t.preview = next
 	}
-	be.preview.sent[p.TextDocument.URI] = d.version
+	t.preview.sent[p.TextDocument.URI] = d.version
 }
 
-// releasedLocked notes the end of c's hold.
-func (be *backend) releasedLocked(c *bclient) {
-	if be.preview != nil && be.preview.holder == c && !be.preview.released {
-		be.preview.released = true
-		be.preview.deadline = time.Now().Add(previewSettle)
-		be.preview.atRelease = map[string]int{}
-		for uri, d := range be.docs {
-			be.preview.atRelease[uri] = d.version
+// Released notes the end of c's hold.
+func (t *Table[C]) Released(c C) {
+	if t.preview != nil && t.preview.holder == c && !t.preview.released {
+		t.preview.released = true
+		t.preview.deadline = time.Now().Add(previewSettle)
+		t.preview.atRelease = map[string]int{}
+		for uri, d := range t.docs {
+			t.preview.atRelease[uri] = d.version
 		}
 	}
 }
@@ -80,7 +80,7 @@ const (
 	toNone          // maybe of a check with the preview's text
 )
 
-// previewPublishLocked notes a publish of the server for uri (version
+// previewPublish notes a publish of the server for uri (version
 // nil: unversioned) and says who may get it. Until the release, the
 // holder gets those of the documents it sent (of its preview's text, or
 // of its check with it) and no one any other. After it, a document the
@@ -91,8 +91,8 @@ const (
 // no one: the clients keep what the server said before the preview,
 // which is what it says of the restored text.
 // Once settled, it returns the re-checks of the documents withheld.
-func (be *backend) previewPublishLocked(uri string, version *int) (int, []any) {
-	pv := be.preview
+func (t *Table[C]) previewPublish(uri string, version *int) (int, []any) {
+	pv := t.preview
 	if pv == nil {
 		return toAll, nil
 	}
@@ -114,11 +114,11 @@ func (be *backend) previewPublishLocked(uri string, version *int) (int, []any) {
 		if settled {
 			// The server has checked the restored texts (this publish is
 			// of one of them), or said nothing of them for too long.
-			be.preview = nil
+			t.preview = nil
 			delete(pv.withheld, uri)
 			var recheck []any
 			for u := range pv.withheld {
-				if m := be.recheckLocked(u); m != nil {
+				if m := t.recheck(u); m != nil {
 					recheck = append(recheck, m)
 				}
 			}
