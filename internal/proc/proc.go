@@ -9,7 +9,7 @@
 // Every child gets its own process group and an environment tag
 // (BUILTIN_TOOLS_PROC), inherited by everything it starts, and, where the
 // system lets this process make cgroups, a cgroup of its own that nothing
-// it starts can leave (package cgroup; [Cgroups] says whether).
+// it starts can leave (package cgroup; [Cgroups].Containment says whether).
 // Three mechanisms cover its end and the end of this process:
 //
 //   - When a child exits or is stopped, its group is killed, and so is every
