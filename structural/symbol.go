@@ -19,6 +19,7 @@ import (
 	"github.com/builtin-tools/builtin-tools/internal/textcut"
 	"github.com/builtin-tools/builtin-tools/lsp"
 	"github.com/builtin-tools/builtin-tools/registry"
+	"github.com/builtin-tools/builtin-tools/structural/symbolplan"
 	"github.com/builtin-tools/builtin-tools/tiers"
 )
 
@@ -140,7 +141,7 @@ func editSymbol(ctx context.Context, c *registry.Call, s *Structural, p symbolPa
 
 // previewSymbol stages plan for resolve, as ast_edit stages a rewrite,
 // with its diagnostics preview; nothing is written.
-func (s *Structural) previewSymbol(ctx context.Context, c *registry.Call, p symbolParams, loc graph.Located, plan *symbolPlan) (SymbolResult, error) {
+func (s *Structural) previewSymbol(ctx context.Context, c *registry.Call, p symbolParams, loc graph.Located, plan *symbolplan.Plan) (SymbolResult, error) {
 	what := map[string]string{"replace": "replace", "replace_body": "replace the body of", "insert_before": "insert before", "insert_after": "insert after"}[p.Operation]
 	title := fmt.Sprintf("%s %s %s in %s", what, loc.Kind, loc.Qualified, plan.Rel)
 	files := []staged.File{{File: plan.Rel, Path: plan.Abs, Before: plan.Before, After: plan.After, Edits: 1, Lines: []int{firstChanged(plan.Before, plan.After)}}}
@@ -182,7 +183,7 @@ func firstChanged(before, after []byte) int {
 
 // approvalSummary is the card's text: the diff, and when it is too long
 // to show whole, a digest of the change, so a card approves one change.
-func approvalSummary(p symbolParams, plan *symbolPlan) string {
+func approvalSummary(p symbolParams, plan *symbolplan.Plan) string {
 	text := fmt.Sprintf("%s %s %s in %s:\n%s", p.Operation, plan.Def.Kind, plan.Def.Qualified, plan.Rel, textcut.Ellipsis(plan.Diff, maxCardDiff))
 	if len(plan.Diff) > maxCardDiff {
 		sum := sha256.Sum256(append(slices.Clone(plan.Before), plan.After...))
@@ -221,7 +222,7 @@ func symbolText(r SymbolResult, diff string, budget int) string {
 	return b.String()
 }
 
-func (s *Structural) locateAndPlan(ctx context.Context, c *registry.Call, p symbolParams) (*symbolPlan, error) {
+func (s *Structural) locateAndPlan(ctx context.Context, c *registry.Call, p symbolParams) (*symbolplan.Plan, error) {
 	loc, abs, err := locateSymbol(ctx, c, p)
 	if err != nil {
 		return nil, err
@@ -239,15 +240,15 @@ func (s *Structural) locateAndPlan(ctx context.Context, c *registry.Call, p symb
 // it is: the edit is made to the definition as it is then, and the
 // result's diff shows what it replaced. Under the file's lock no tool of
 // ours writes meanwhile; another program writing it each time is refused.
-func (s *Structural) planCurrent(ctx context.Context, c *registry.Call, p symbolParams, loc graph.Located, abs string) (graph.Located, *symbolPlan, error) {
-	e := symbolEdit{Op: p.Operation, Text: p.NewText, Force: p.Force}
+func (s *Structural) planCurrent(ctx context.Context, c *registry.Call, p symbolParams, loc graph.Located, abs string) (graph.Located, *symbolplan.Plan, error) {
+	e := symbolplan.Edit{Op: p.Operation, Text: p.NewText, Force: p.Force}
 	for try := 0; ; try++ {
 		rules, err := languageShapes(c, loc)
 		if err != nil {
 			return loc, nil, err
 		}
-		plan, err := s.planSymbol(ctx, c.Run.Guard(), loc, abs, rules, e)
-		if !errors.Is(err, errStaleRanges) {
+		plan, err := symbolplan.Make(ctx, s.Engine, c.Run.Guard(), loc, abs, rules, e)
+		if !errors.Is(err, symbolplan.ErrStale) {
 			return loc, plan, err
 		}
 		if try == 2 {
@@ -408,3 +409,5 @@ func describeSpec(s graph.Spec) string {
 	}
 	return s.Symbol
 }
+
+var errNoGraph = errors.New("edit_symbol finds definitions through the code graph, which this run does not have (the code_graph family is not attached); use edit, or ast_edit")

@@ -84,7 +84,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "version", "--version":
 		fmt.Fprintln(stdout, "builtin-tools", builtintools.Version)
 		// What can outlive a run here (R15): said where a user looks.
-		if ok, why := proc.Containment(); ok {
+		if ok, why := proc.Cgroups.Containment(); ok {
 			fmt.Fprintln(stdout, "children: "+why)
 		} else {
 			fmt.Fprintln(stdout, "children: no cgroup of their own, because "+why)

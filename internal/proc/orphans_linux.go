@@ -156,10 +156,10 @@ func orphans(kill bool) {
 // it is told the sweep is done and waited for, briefly.
 func Shutdown() {
 	endAllTagged()
-	removeCgroups := shutdownCgroups()
+	removeCgroups := Cgroups.Shutdown()
 	orphans(true)
 	removeCgroups()
 	reap.finish(2 * time.Second)
 	// After the reaper, which runs in this process's cgroup.
-	endDaemonCgroups()
+	Cgroups.EndDaemons()
 }

@@ -9,7 +9,7 @@
 // Every child gets its own process group and an environment tag
 // (BUILTIN_TOOLS_PROC), inherited by everything it starts, and, where the
 // system lets this process make cgroups, a cgroup of its own that nothing
-// it starts can leave (cgroup_linux.go; [Containment] says whether).
+// it starts can leave (package cgroup; [Cgroups].Containment says whether).
 // Three mechanisms cover its end and the end of this process:
 //
 //   - When a child exits or is stopped, its group is killed, and so is every
@@ -38,6 +38,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/builtin-tools/builtin-tools/internal/proc/cgroup"
 )
 
 type startReq struct {
@@ -71,7 +73,7 @@ func spawn(cmd *exec.Cmd, contained bool) (string, error) {
 	setDeathSignal(cmd.SysProcAttr)
 	cgroup, started := "", func(bool) {}
 	if contained {
-		cgroup, started = intoCgroup(cmd.SysProcAttr)
+		cgroup, started = Cgroups.Into(cmd.SysProcAttr)
 	}
 	spawnOnce.Do(func() {
 		spawnCh = make(chan startReq)
@@ -111,6 +113,10 @@ func Untrack(pgid int) {
 		reap.remove(pgid)
 	}
 }
+
+// Cgroups is the cgroups of this process's children; its Containment says
+// whether each child gets one.
+var Cgroups = &cgroup.Children{Owner: Owner, Gone: OwnerGone, Lock: &spawnMu, Made: func(base string) { reap.cgroups(base) }}
 
 // reaper is the shell that kills recorded groups when this process ends.
 type reaper struct {

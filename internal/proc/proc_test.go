@@ -173,7 +173,7 @@ func TestNothingOutlivesAKilledParent(t *testing.T) {
 // in question: those it needs it runs either way).
 func needCgroups(t *testing.T) {
 	t.Helper()
-	if ok, why := Containment(); !ok {
+	if ok, why := Cgroups.Containment(); !ok {
 		t.Skipf("this system gives no cgroup to each child: %s", why)
 	}
 }
@@ -454,7 +454,7 @@ func TestDaemonOutlivesItsStarter(t *testing.T) {
 	if !Running(daemon) {
 		t.Fatalf("the daemon (pid %d) ended with the process that started it", daemon)
 	}
-	if want := DaemonCgroup(); want != "" {
+	if want := Cgroups.Daemons(); want != "" {
 		b, _ := os.ReadFile(filepath.Join(want, "cgroup.procs"))
 		if !strings.Contains("\n"+string(b), "\n"+strconv.Itoa(daemon)+"\n") {
 			t.Fatalf("the daemon is not in %s: %q", want, b)
@@ -474,7 +474,7 @@ func daemonCgroupChild(role string) {
 	switch role {
 	case "sweep":
 		waitGate(dir)
-		Containment()
+		Cgroups.Containment()
 		select {} // until killed
 	case "true":
 		cmd = exec.Command("true")

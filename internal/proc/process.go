@@ -16,6 +16,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/builtin-tools/builtin-tools/internal/proc/cgroup"
 )
 
 // Options say how [Start] wires a child and how [Process.Stop] ends it.
@@ -151,7 +153,7 @@ func Start(cmd *exec.Cmd, o Options) (*Process, error) {
 	}
 	p.readers = append(p.readers, errR)
 
-	cgroups.setup() // outside spawnMu: it takes it to try a start
+	Cgroups.Setup() // outside spawnMu: it takes it to try a start
 	spawnMu.Lock()
 	p.cgroup, err = spawn(cmd, !o.Uncontained)
 	if err == nil {
@@ -215,7 +217,7 @@ func (p *Process) wait() {
 	p.waitErr = err
 	killGroup(p.pid)
 	endTagged(p.tag)
-	endCgroup(p.cgroup)
+	cgroup.End(p.cgroup)
 	reap.remove(p.pid)
 	known.remove(p.pid)
 	close(p.exited)
@@ -426,7 +428,7 @@ func Children() []int {
 // Where children get cgroups, it also leaves the cgroups that this process
 // and the builtin-tools processes that started it run in (each ends with
 // its process, and would take the daemon along): it starts in the cgroup
-// [DaemonCgroup] names, beside the outermost of them. That cgroup goes
+// [cgroup.Children.Daemons] names, beside the outermost of them. That cgroup goes
 // when empty: after the daemon if it ends while this process runs, at
 // this process's Shutdown, or at the Shutdown of the last daemon in it.
 func StartDetached(cmd *exec.Cmd) (int, error) {
@@ -436,8 +438,8 @@ func StartDetached(cmd *exec.Cmd) (int, error) {
 		env = os.Environ()
 	}
 	cmd.Env = withoutTag(env)
-	cgroups.setup() // outside spawnMu: it takes it to try a start
-	cgroup, started := intoDaemonCgroup(cmd.SysProcAttr)
+	Cgroups.Setup() // outside spawnMu: it takes it to try a start
+	dir, started := Cgroups.IntoDaemons(cmd.SysProcAttr)
 	spawnMu.Lock()
 	err := cmd.Start()
 	if err == nil {
@@ -452,7 +454,7 @@ func StartDetached(cmd *exec.Cmd) (int, error) {
 	go func() {
 		cmd.Wait()
 		known.remove(pid)
-		removeDaemonCgroup(cgroup) // if it was the last daemon there
+		cgroup.RemoveDaemons(dir) // if it was the last daemon there
 	}()
 	return pid, nil
 }

@@ -1,4 +1,4 @@
-package proc
+package cgroup
 
 import (
 	"bufio"
@@ -25,39 +25,48 @@ import (
 // Elsewhere (cgroup v1 only, a cgroup not delegated, clone3 refused by a
 // seccomp filter) Containment says why, and what can then escape.
 
-type cgroupState struct {
-	once sync.Once
-	base string // the folder of this process's cgroups; "" when none
-	why  string // why there is none
-	seq  atomic.Int64
-}
+// Children is the cgroups of this process's children. Its fields say
+// what it needs of the process; it makes its folder at its first Setup.
+type Children struct {
+	Owner func() string           // this process's owner name: the folder is builtin-tools-<owner>
+	Gone  func(owner string) bool // whether the process another owner names has gone (the sweep)
+	Lock  sync.Locker             // held while the probe child starts, as every child's start is
+	Made  func(base string)       // told of the folder once made (the reaper ends what is in it)
 
-var cgroups cgroupState
+	once    sync.Once
+	base    string // the folder of this process's cgroups; "" when none
+	why     string // why there is none
+	seq     atomic.Int64
+	daemons atomic.Pointer[string] // the daemon cgroup a daemon start used
+}
 
 const cgroupPrefix = "builtin-tools-"
 
 // Containment reports whether each child runs in a cgroup of its own, and
 // says where, or why not and what can then outlive this process.
-func Containment() (bool, string) {
-	cgroups.setup()
-	if cgroups.base != "" {
-		return true, "each child gets a cgroup of its own, under this process's cgroup " + filepath.Dir(cgroups.base) +
+func (c *Children) Containment() (bool, string) {
+	c.Setup()
+	if c.base != "" {
+		return true, "each child gets a cgroup of its own, under this process's cgroup " + filepath.Dir(c.base) +
 			": everything a child starts ends with it, and with this process however it dies"
 	}
-	return false, cgroups.why + "; so a helper that both clears its environment and calls setsid " +
+	return false, c.why + "; so a helper that both clears its environment and calls setsid " +
 		"(env -i setsid …) escapes the process group and the environment tag, and outlives a SIGKILL " +
 		"of this process (a normal exit, SIGTERM or the end of serve's input still ends it: " +
 		"the command adopts orphans)"
 }
 
-func (c *cgroupState) setup() {
+// Setup makes the folder once, ending what an earlier process of this
+// owner left in it, and checks that a child starts inside a cgroup; where
+// one cannot, Containment says why. It takes Lock: call it outside.
+func (c *Children) Setup() {
 	c.once.Do(func() {
-		own, err := ownCgroup()
+		own, err := Own()
 		if err != nil {
 			c.why = err.Error()
 			return
 		}
-		base := filepath.Join(own, cgroupPrefix+Owner())
+		base := filepath.Join(own, cgroupPrefix+c.Owner())
 		if err := os.Mkdir(base, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
 			c.why = fmt.Sprintf("this process's cgroup %s is not writable (%v): not delegated to this user, or mounted read-only", own, unwrapPath(err))
 			return
@@ -65,24 +74,24 @@ func (c *cgroupState) setup() {
 		// Left by an earlier process of this id: what runs there is not ours.
 		endCgroups(base, false)
 		// A child not recorded yet could be taken for an orphan: the probe
-		// starts as every child does, under spawnMu.
-		spawnMu.Lock()
+		// starts as every child does, under Lock.
+		c.Lock.Lock()
 		err = probeClone(base)
-		spawnMu.Unlock()
+		c.Lock.Unlock()
 		if err != nil {
 			os.Remove(base)
 			c.why = fmt.Sprintf("a child cannot be started inside a cgroup (clone3 into %s: %v; a seccomp filter may refuse clone3)", base, unwrapPath(err))
 			return
 		}
 		c.base = base
-		reap.cgroups(base)
-		go sweepCgroups(own)
+		c.Made(base)
+		go c.sweep(own)
 	})
 }
 
-// ownCgroup is the folder of this process's cgroup in the cgroup v2
+// Own is the folder of this process's cgroup in the cgroup v2
 // hierarchy, from /proc/self/cgroup and the hierarchy's mount.
-func ownCgroup() (string, error) {
+func Own() (string, error) {
 	b, err := os.ReadFile("/proc/self/cgroup")
 	if err != nil {
 		return "", fmt.Errorf("this process's cgroup cannot be read (%v)", unwrapPath(err))
@@ -180,15 +189,15 @@ func newCgroup(base, name string) (string, int, error) {
 	return dir, fd, nil
 }
 
-// intoCgroup makes the cgroup a child starts in and sets a to start it
-// there; done closes what the start needed, and removes the cgroup when
-// the start failed. "" when children get no cgroup here.
-// The caller ran cgroups.setup first, outside spawnMu.
-func intoCgroup(a *syscall.SysProcAttr) (dir string, done func(started bool)) {
-	if cgroups.base == "" {
+// Into makes the cgroup a child starts in and sets a to start it there;
+// done closes what the start needed, and removes the cgroup when the start
+// failed. "" when children get no cgroup here. The caller ran Setup first,
+// outside Lock.
+func (c *Children) Into(a *syscall.SysProcAttr) (dir string, done func(started bool)) {
+	if c.base == "" {
 		return "", func(bool) {}
 	}
-	dir, fd, err := newCgroup(cgroups.base, strconv.FormatInt(cgroups.seq.Add(1), 10))
+	dir, fd, err := newCgroup(c.base, strconv.FormatInt(c.seq.Add(1), 10))
 	if err != nil {
 		return "", func(bool) {} // its tag and group still cover it
 	}
@@ -201,37 +210,37 @@ func intoCgroup(a *syscall.SysProcAttr) (dir string, done func(started bool)) {
 	}
 }
 
-// daemonCgroupName is the cgroup daemons start in (StartDetached): not a
+// DaemonsName is the cgroup daemons start in (proc.StartDetached): not a
 // builtin-tools-<owner> folder, so no process's sweep takes it for one
 // of a process gone.
-const daemonCgroupName = cgroupPrefix + "daemons"
+const DaemonsName = cgroupPrefix + "daemons"
 
-// DaemonCgroup is the cgroup a daemon this process starts runs in:
-// daemonCgroupName in the cgroup of the outermost builtin-tools process
+// Daemons is the cgroup a daemon this process starts runs in:
+// DaemonsName in the cgroup of the outermost builtin-tools process
 // among this one and its starters (a cgroup <c>/builtin-tools-<owner>/N
 // is one that a builtin-tools process made for a child of its own, and
 // ends with that child). "" where children get no cgroups.
-func DaemonCgroup() string {
-	cgroups.setup()
-	if cgroups.base == "" {
+func (c *Children) Daemons() string {
+	c.Setup()
+	if c.base == "" {
 		return ""
 	}
-	c := filepath.Dir(cgroups.base) // this process's own
+	d := filepath.Dir(c.base) // this process's own
 	for {
-		parent := filepath.Dir(c)
-		if _, err := strconv.Atoi(filepath.Base(c)); err != nil || !strings.HasPrefix(filepath.Base(parent), cgroupPrefix) {
+		parent := filepath.Dir(d)
+		if _, err := strconv.Atoi(filepath.Base(d)); err != nil || !strings.HasPrefix(filepath.Base(parent), cgroupPrefix) {
 			break
 		}
-		c = filepath.Dir(parent)
+		d = filepath.Dir(parent)
 	}
-	return filepath.Join(c, daemonCgroupName)
+	return filepath.Join(d, DaemonsName)
 }
 
-// intoDaemonCgroup sets a to start a daemon in DaemonCgroup, returned
-// as dir; done closes what the start needed. Where that cgroup cannot
-// be made, the daemon starts in this process's own (dir "").
-func intoDaemonCgroup(a *syscall.SysProcAttr) (dir string, done func()) {
-	dir = DaemonCgroup()
+// IntoDaemons sets a to start a daemon in the cgroup Daemons names,
+// returned as dir; done closes what the start needed. Where that cgroup
+// cannot be made, the daemon starts in this process's own (dir "").
+func (c *Children) IntoDaemons(a *syscall.SysProcAttr) (dir string, done func()) {
+	dir = c.Daemons()
 	if dir == "" {
 		return "", func() {}
 	}
@@ -240,12 +249,12 @@ func intoDaemonCgroup(a *syscall.SysProcAttr) (dir string, done func()) {
 		return "", func() {}
 	}
 	a.UseCgroupFD, a.CgroupFD = true, fd
-	madeDaemons.Store(&dir)
+	c.daemons.Store(&dir)
 	return dir, func() { syscall.Close(fd) } // and with it the start's lock
 }
 
 // The daemon cgroup is shared by the daemons of every builtin-tools
-// process beside it, and removed once empty (removeDaemonCgroup), by
+// process beside it, and removed once empty (RemoveDaemons), by
 // whichever process sees it so. A start holds a shared flock on the
 // folder from its open to the clone3 that puts the daemon in, a removal
 // an exclusive one, so no removal falls between the two (a clone3 into
@@ -270,10 +279,10 @@ func openDaemonCgroup(dir string) (int, error) {
 	return -1, &os.PathError{Op: "open", Path: dir, Err: syscall.ENOENT}
 }
 
-// removeDaemonCgroup removes the daemon cgroup dir when no daemon runs
+// RemoveDaemons removes the daemon cgroup dir when no daemon runs
 // in it (rmdir refuses a cgroup holding a process or a cgroup) and no
 // start is putting one there (it holds the shared lock).
-func removeDaemonCgroup(dir string) {
+func RemoveDaemons(dir string) {
 	if dir == "" {
 		return
 	}
@@ -293,10 +302,6 @@ func isFolder(fd int, dir string) bool {
 	return syscall.Fstat(fd, &a) == nil && syscall.Stat(dir, &b) == nil && a.Dev == b.Dev && a.Ino == b.Ino
 }
 
-// madeDaemons is the daemon cgroup a StartDetached of this process used,
-// removed at its Shutdown if its daemons have ended by then.
-var madeDaemons atomic.Pointer[string]
-
 // leaveDaemonCgroup, in a daemon at its end (its cgroup is a daemon
 // cgroup), moves this process into the cgroup its daemon cgroup is in,
 // and removes the daemon cgroup when no other daemon runs there: no
@@ -304,29 +309,29 @@ var madeDaemons atomic.Pointer[string]
 // last daemon ends. Then the cgroup its starters made removes the one a
 // daemon that outlived them runs in.
 func leaveDaemonCgroup() {
-	own, err := ownCgroup()
-	if err != nil || filepath.Base(own) != daemonCgroupName {
+	own, err := Own()
+	if err != nil || filepath.Base(own) != DaemonsName {
 		return
 	}
 	if os.WriteFile(filepath.Join(filepath.Dir(own), "cgroup.procs"), []byte(strconv.Itoa(os.Getpid())), 0) != nil {
 		return
 	}
-	removeDaemonCgroup(own)
+	RemoveDaemons(own)
 }
 
-// endDaemonCgroups, at a normal shutdown, removes the daemon cgroup this
+// EndDaemons, at a normal shutdown, removes the daemon cgroup this
 // process used if its daemons have ended, and the one this process runs
 // in as a daemon if no other daemon runs there.
-func endDaemonCgroups() {
-	if dir := madeDaemons.Load(); dir != nil {
-		removeDaemonCgroup(*dir)
+func (c *Children) EndDaemons() {
+	if dir := c.daemons.Load(); dir != nil {
+		RemoveDaemons(*dir)
 	}
 	leaveDaemonCgroup()
 }
 
-// endCgroup kills every process in a child's cgroup, then removes it (in
+// End kills every process in a child's cgroup, then removes it (in
 // the background: the killed take a moment to leave it).
-func endCgroup(dir string) {
+func End(dir string) {
 	if dir == "" {
 		return
 	}
@@ -439,28 +444,28 @@ func removeCgroups(base string, dirs []string, whole bool) {
 	}
 }
 
-// sweepCgroups ends the cgroups of processes of this instance that no
+// sweep ends the cgroups of processes of this instance that no
 // longer run and whose reaper could not (it was killed too), and removes
 // the daemon cgroup if it is empty: a daemon killed outright (SIGKILL, no
 // Shutdown) removes it no more than its starters do.
-func sweepCgroups(own string) {
+func (c *Children) sweep(own string) {
 	ents, _ := os.ReadDir(own)
 	for _, e := range ents {
 		owner, ok := strings.CutPrefix(e.Name(), cgroupPrefix)
-		if ok && e.IsDir() && OwnerGone(owner) {
+		if ok && e.IsDir() && c.Gone(owner) {
 			endCgroups(filepath.Join(own, e.Name()), true)
 		}
 	}
-	removeDaemonCgroup(DaemonCgroup())
+	RemoveDaemons(c.Daemons())
 }
 
-// shutdownCgroups kills every process in the cgroups of this process's
+// Shutdown kills every process in the cgroups of this process's
 // children, at a normal shutdown; the returned func removes the cgroups,
 // once the caller reaped what it adopted of them.
-func shutdownCgroups() (remove func()) {
-	if cgroups.base == "" {
+func (c *Children) Shutdown() (remove func()) {
+	if c.base == "" {
 		return func() {}
 	}
-	dirs := killCgroups(cgroups.base)
-	return func() { removeCgroups(cgroups.base, dirs, true) }
+	dirs := killCgroups(c.base)
+	return func() { removeCgroups(c.base, dirs, true) }
 }

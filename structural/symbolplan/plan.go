@@ -1,4 +1,14 @@
-package structural
+// Package symbolplan works out an edit_symbol change in memory: given a
+// definition the code graph located and its language's shapes (shapes.scm
+// and language.json), it reads the file through the run's guard, finds the
+// definition's body, doc comment and attributes by the shape query, and
+// makes the new text (replaced whole or its body only, or inserted before
+// or after it) indented as the file is, with the blank lines around it
+// kept, refusing a change that parses worse than the file did or that
+// touches a generated file unless forced. It writes nothing and knows
+// nothing of the tool: package structural locates the definition, takes
+// the file's lock, writes the plan and words its result.
+package symbolplan
 
 import (
 	"context"
@@ -19,15 +29,15 @@ import (
 	"github.com/builtin-tools/builtin-tools/pathguard"
 )
 
-// symbolEdit is one edit_symbol request, its definition already located.
-type symbolEdit struct {
+// Edit is one edit_symbol request, its definition already located.
+type Edit struct {
 	Op    string
 	Text  string
 	Force bool
 }
 
-// symbolPlan is an edit_symbol change worked out and not yet written.
-type symbolPlan struct {
+// Plan is an edit_symbol change worked out and not yet written.
+type Plan struct {
 	Abs, Rel           string
 	Def                graph.Located
 	Before, After      []byte
@@ -56,14 +66,14 @@ type shapes struct {
 	indents  int           // its lines whose indentation Python refuses
 }
 
-func (s *Structural) shapesOf(ctx context.Context, g *pathguard.Guard, abs string, rules *lang.Shapes) ([]byte, fs.FileInfo, *shapes, error) {
+func shapesOf(ctx context.Context, eng *astgrep.Engine, g *pathguard.Guard, abs string, rules *lang.Shapes) ([]byte, fs.FileInfo, *shapes, error) {
 	language := rules.Grammar
-	q, err := s.Engine.CompileCaptureQuery(language, rules.Query)
+	q, err := eng.CompileCaptureQuery(language, rules.Query)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("edit_symbol's %s shape query: %w", language, err)
 	}
 	var res *astgrep.CaptureResult
-	err = s.Engine.Capture(ctx, g, []astgrep.CaptureFile{{Path: abs, Query: q}}, func(r *astgrep.CaptureResult) {
+	err = eng.Capture(ctx, g, []astgrep.CaptureFile{{Path: abs, Query: q}}, func(r *astgrep.CaptureResult) {
 		cp := *r
 		cp.Src = slices.Clone(r.Src)
 		res = &cp
@@ -105,22 +115,23 @@ func (s *Structural) shapesOf(ctx context.Context, g *pathguard.Guard, abs strin
 	return res.Src, res.Info, sh, nil
 }
 
-// plan works out the change without writing it, by the rules of the
-// definition's language. The caller holds the file's lock when it will
-// write.
-func (s *Structural) planSymbol(ctx context.Context, g *pathguard.Guard, loc graph.Located, abs string, rules *lang.Shapes, e symbolEdit) (*symbolPlan, error) {
+// Make works out the change without writing it, by the rules of the
+// definition's language, parsing with eng. The caller holds the file's
+// lock when it will write. ErrStale says the file is not the one loc's
+// ranges were read from.
+func Make(ctx context.Context, eng *astgrep.Engine, g *pathguard.Guard, loc graph.Located, abs string, rules *lang.Shapes, e Edit) (*Plan, error) {
 	rel := g.Rel(abs)
 	if len(e.Text) > maxNewText {
 		return nil, fmt.Errorf("new_text is %d bytes; edit_symbol takes at most %d KiB for one definition, so nothing was written: write a file that large with write", len(e.Text), maxNewText>>10)
 	}
 	language := rules.Grammar
-	src, info, sh, err := s.shapesOf(ctx, g, abs, rules)
+	src, info, sh, err := shapesOf(ctx, eng, g, abs, rules)
 	if err != nil {
 		return nil, err
 	}
 	content := string(src)
 	if sha256.Sum256(src) != loc.Hash {
-		return nil, errStaleRanges
+		return nil, ErrStale
 	}
 	if at := loc.NameAt; at < 0 || at+len(loc.Name) > len(content) || content[at:at+len(loc.Name)] != loc.Name || loc.Start < 0 || loc.Start > at || loc.End > len(content) {
 		return nil, fmt.Errorf("%s: the code graph's ranges for %s do not fit the file; nothing was written, call edit_symbol again", rel, loc.Name)
@@ -241,10 +252,10 @@ func (s *Structural) planSymbol(ctx context.Context, g *pathguard.Guard, loc gra
 	if after == content {
 		return nil, fmt.Errorf("the new text is what %s %s already is; nothing to change", loc.Kind, loc.Qualified)
 	}
-	if err := s.parseCheck(language, rel, sh, []byte(after)); err != nil {
+	if err := parseCheck(eng, language, rel, sh, []byte(after)); err != nil {
 		return nil, err
 	}
-	p := &symbolPlan{Abs: abs, Rel: rel, Def: loc, Before: src, After: []byte(after),
+	p := &Plan{Abs: abs, Rel: rel, Def: loc, Before: src, After: []byte(after),
 		Diff:      udiff.Unified("a/"+rel, "b/"+rel, content, after),
 		StartLine: strings.Count(after[:newStart], "\n") + 1,
 		EndLine:   strings.Count(after[:max(newEnd-1, newStart)], "\n") + 1}
@@ -257,8 +268,8 @@ func (s *Structural) planSymbol(ctx context.Context, g *pathguard.Guard, loc gra
 // parseCheck refuses a change that adds syntax errors, as ast_edit does:
 // was counts those of the file as it is (the shape query's parse), and
 // Python's indentation faults (tree-sitter takes what Python refuses).
-func (s *Structural) parseCheck(language, rel string, was *shapes, after []byte) error {
-	now, err := s.Engine.ParseErrorLines(language, after)
+func parseCheck(eng *astgrep.Engine, language, rel string, was *shapes, after []byte) error {
+	now, err := eng.ParseErrorLines(language, after)
 	if err != nil {
 		return err
 	}
@@ -616,8 +627,6 @@ func blanksAfter(content string, off int) int {
 	return n
 }
 
-// errStaleRanges says the file is not the one the definition's ranges
-// were read from (planCurrent locates it again).
-var errStaleRanges = errors.New("the file changed since the code graph read it")
-
-var errNoGraph = errors.New("edit_symbol finds definitions through the code graph, which this run does not have (the code_graph family is not attached); use edit, or ast_edit")
+// ErrStale says the file is not the one the definition's ranges were read
+// from (the caller locates it again).
+var ErrStale = errors.New("the file changed since the code graph read it")

@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/builtin-tools/builtin-tools/internal/proc/cgroup"
 )
 
 // The daemon cgroup (StartDetached's) goes once its last daemon has
@@ -18,10 +20,10 @@ import (
 // case runs in a cgroup of its own, so the daemon cgroup is the test's.
 // Before, the empty builtin-tools-daemons folder stayed.
 func TestDaemonCgroupRemovedWhenEmpty(t *testing.T) {
-	if ok, why := Containment(); !ok {
+	if ok, why := Cgroups.Containment(); !ok {
 		t.Skip(why)
 	}
-	own, err := ownCgroup()
+	own, err := cgroup.Own()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,8 +35,7 @@ func TestDaemonCgroupRemovedWhenEmpty(t *testing.T) {
 			t.Skipf("no cgroup of the test's own: %v", err)
 		}
 		t.Cleanup(func() {
-			killCgroup(cg) // the child's reaper too, which runs in cg itself
-			removeCgroups(own, []string{cg}, false)
+			cgroup.End(cg) // the child's reaper too, which runs in cg itself
 		})
 		fd, err := syscall.Open(cg, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
 		if err != nil {
@@ -47,7 +48,7 @@ func TestDaemonCgroupRemovedWhenEmpty(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-		return cmd, filepath.Join(cg, daemonCgroupName)
+		return cmd, filepath.Join(cg, cgroup.DaemonsName)
 	}
 	exists := func(p string) bool { _, err := os.Stat(p); return err == nil }
 

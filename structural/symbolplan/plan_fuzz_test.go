@@ -1,4 +1,4 @@
-package structural
+package symbolplan
 
 import (
 	"context"
@@ -37,9 +37,9 @@ func FuzzPlanSymbol(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	s := New(astgrep.Options{})
-	defer s.Close()
-	x, err := index.New(g, s.Engine, graph.Options{})
+	eng := astgrep.NewEngine(astgrep.Options{})
+	defer eng.Close()
+	x, err := index.New(g, eng, graph.Options{})
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -68,15 +68,15 @@ func FuzzPlanSymbol(f *testing.F) {
 	f.Fuzz(func(t *testing.T, which, op uint8, text string) {
 		loc := defs[int(which)%len(defs)]
 		abs := filepath.Join(root, loc.File)
-		p, err := s.planSymbol(context.Background(), g, loc, abs, x.Languages().Lookup(loc.Language).Shapes(), symbolEdit{Op: ops[int(op)%len(ops)], Text: text})
+		p, err := Make(context.Background(), eng, g, loc, abs, x.Languages().Lookup(loc.Language).Shapes(), Edit{Op: ops[int(op)%len(ops)], Text: text})
 		if err != nil {
 			return
 		}
 		if string(p.After) == string(p.Before) || p.StartLine < 1 || p.EndLine < p.StartLine || p.EndLine > strings.Count(string(p.After), "\n")+1 {
 			t.Fatalf("plan %+v", p)
 		}
-		was, _ := s.Engine.ParseErrorLines(s.Engine.LanguageForFile(abs), p.Before)
-		now, _ := s.Engine.ParseErrorLines(s.Engine.LanguageForFile(abs), p.After)
+		was, _ := eng.ParseErrorLines(eng.LanguageForFile(abs), p.Before)
+		now, _ := eng.ParseErrorLines(eng.LanguageForFile(abs), p.After)
 		if len(now) > len(was) {
 			t.Fatalf("the plan parses worse:\n%s", p.After)
 		}
