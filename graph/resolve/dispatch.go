@@ -7,6 +7,7 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/graph/lang"
 	"github.com/builtin-tools/builtin-tools/graph/record"
+	"github.com/builtin-tools/builtin-tools/graph/resolve/outcome"
 	"github.com/builtin-tools/builtin-tools/graph/snap"
 )
 
@@ -50,9 +51,9 @@ func (h *hierarchy) inherit(prev *hierarchy) {
 // the methods called name (of classes, not of interfaces) ranked as
 // candidates, each reason ending with note; else, when the index has
 // none, res (why it is unresolved).
-func (rk *ranking) dispatch(lazy bool, f *snap.Entry, r *record.Ref, name string, hint []snap.Target, note string, res Resolution) Resolution {
+func (rk *ranking) dispatch(lazy bool, f *snap.Entry, r *record.Ref, name string, hint []snap.Target, note string, res outcome.Resolution) outcome.Resolution {
 	ok := func(d *record.Def) bool { return d.Member() && record.FunctionLike(d.Kind) }
-	p := &Pending{f: f, r: r, ok: ok, hint: hint, note: note, noIface: true}
+	p := &outcome.Pending{File: f, Ref: r, OK: ok, Hint: hint, Note: note, NoIface: true}
 	found := false
 	for _, id := range rk.s.Tables(f.Lang).Defs.Get(name) {
 		g := rk.s.ByID(id)
@@ -64,7 +65,7 @@ func (rk *ranking) dispatch(lazy bool, f *snap.Entry, r *record.Ref, name string
 		return res
 	}
 	if lazy {
-		return Resolution{Class: lang.Candidate, Pending: p}
+		return outcome.Resolution{Class: lang.Candidate, Pending: p}
 	}
 	return rk.rankAll(p)
 }
@@ -93,7 +94,7 @@ func (h *hierarchy) declaredImplementers(t snap.Target) []snap.Target {
 	var out []snap.Target
 	for _, fr := range h.basesNamed(t.File.Lang, t.D().Name) {
 		g := h.s.ByID(fr.id)
-		out = append(out, pick(g, fr.container, func(d *record.Def) bool { return record.ClassLike(d.Kind) })...)
+		out = append(out, outcome.Pick(g, fr.container, func(d *record.Def) bool { return record.ClassLike(d.Kind) })...)
 	}
 	return out
 }
@@ -133,7 +134,7 @@ func (h *hierarchy) ContainerType(m snap.Target) (snap.Target, bool) {
 		return snap.Target{}, false
 	}
 	for _, g := range h.ty.namedIn(m, c) {
-		if ts := pick(g, c, func(d *record.Def) bool { return record.ClassLike(d.Kind) }); len(ts) > 0 {
+		if ts := outcome.Pick(g, c, func(d *record.Def) bool { return record.ClassLike(d.Kind) }); len(ts) > 0 {
 			return ts[0], true
 		}
 	}
@@ -205,7 +206,7 @@ func (h *hierarchy) byMethodSet(t, m snap.Target) []snap.Target {
 			for _, n := range names {
 				has := false
 				for _, hf := range h.ty.namedIn(c, n) {
-					if len(pick(hf, n, func(e *record.Def) bool { return e.Container == d.Container && record.FunctionLike(e.Kind) })) > 0 {
+					if len(outcome.Pick(hf, n, func(e *record.Def) bool { return e.Container == d.Container && record.FunctionLike(e.Kind) })) > 0 {
 						has = true
 						break
 					}
@@ -236,7 +237,7 @@ func (h *hierarchy) overrides(t, m snap.Target) []snap.Target {
 			bn := base.D().Name
 			for _, fr := range h.basesNamed(t.File.Lang, bn) {
 				g := h.s.ByID(fr.id)
-				sub := pick(g, fr.container, func(d *record.Def) bool { return record.ClassLike(d.Kind) })
+				sub := outcome.Pick(g, fr.container, func(d *record.Def) bool { return record.ClassLike(d.Kind) })
 				if len(sub) == 0 || seen[sub[0]] {
 					continue
 				}
@@ -249,7 +250,7 @@ func (h *hierarchy) overrides(t, m snap.Target) []snap.Target {
 				}
 				seen[sub[0]] = true
 				next = append(next, sub[0])
-				out = append(out, pick(g, m.D().Name, func(d *record.Def) bool { return d.Container == fr.container && record.FunctionLike(d.Kind) })...)
+				out = append(out, outcome.Pick(g, m.D().Name, func(d *record.Def) bool { return d.Container == fr.container && record.FunctionLike(d.Kind) })...)
 			}
 		}
 		level = next

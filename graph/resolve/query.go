@@ -8,6 +8,7 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/graph/lang"
 	"github.com/builtin-tools/builtin-tools/graph/record"
+	"github.com/builtin-tools/builtin-tools/graph/resolve/outcome"
 	"github.com/builtin-tools/builtin-tools/graph/snap"
 )
 
@@ -40,7 +41,7 @@ func SortTargets(ts []snap.Target) {
 // conformsTo: res is a call of an interface's method in a
 // structurally typed language ("implements": "structural") for which the
 // index knows no implementation, and t is a member method of that name.
-func (h *hierarchy) ConformsTo(res Resolution, t snap.Target) bool {
+func (h *hierarchy) ConformsTo(res outcome.Resolution, t snap.Target) bool {
 	if res.Pending != nil || res.Class != lang.Interface || len(res.Targets) != 1 || len(res.Impls) > 0 {
 		return false
 	}
@@ -80,7 +81,7 @@ func (rv *Resolver) Declared(f *snap.Entry, sym string, line int, text string) [
 		}
 	}
 	isFn := func(d *record.Def) bool { return record.FunctionLike(d.Kind) && d.Container == cont }
-	if ts := pick(f, sym, func(d *record.Def) bool { return isFn(d) && int(d.Line) != line }); len(ts) > 0 {
+	if ts := outcome.Pick(f, sym, func(d *record.Def) bool { return isFn(d) && int(d.Line) != line }); len(ts) > 0 {
 		return ts
 	}
 	stem := strings.TrimSuffix(f.Rel, path.Ext(f.Rel))
@@ -90,7 +91,7 @@ func (rv *Resolver) Declared(f *snap.Entry, sym string, line int, text string) [
 		if g == f {
 			continue
 		}
-		for _, t := range pick(g, sym, isFn) {
+		for _, t := range outcome.Pick(g, sym, isFn) {
 			switch {
 			case strings.TrimSuffix(g.Rel, path.Ext(g.Rel)) == stem:
 				beside = append(beside, t)

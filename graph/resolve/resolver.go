@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/builtin-tools/builtin-tools/graph/resolve/outcome"
 	"github.com/builtin-tools/builtin-tools/graph/snap"
 )
 
@@ -125,11 +126,11 @@ func NewCache(s *snap.Snapshot, prev *Cache) *Cache {
 // read, not called, is a value), kept for the snapshot: callers and
 // impact ask for the same sites again, and a name many types share has
 // thousands. The resolution is shared: never change it.
-func (rv *Resolver) SiteLazy(f *snap.Entry, ri int32, kind uint8) Resolution {
+func (rv *Resolver) SiteLazy(f *snap.Entry, ri int32, kind uint8) outcome.Resolution {
 	k := siteKey{f.ID, ri, kind}
 	st := rv.c.sites
 	if v, ok := st.m.Load(k); ok {
-		res := v.(*Resolution)
+		res := v.(*outcome.Resolution)
 		if rv.holds(res) {
 			return *res
 		}
@@ -153,7 +154,7 @@ func (rv *Resolver) SiteLazy(f *snap.Entry, ri int32, kind uint8) Resolution {
 }
 
 // holds says every entry res holds is rv's snapshot's.
-func (rv *Resolver) holds(res *Resolution) bool {
+func (rv *Resolver) holds(res *outcome.Resolution) bool {
 	here := func(ts []snap.Target) bool {
 		for _, t := range ts {
 			if rv.s.ByID(t.File.ID) != t.File {
@@ -162,7 +163,7 @@ func (rv *Resolver) holds(res *Resolution) bool {
 		}
 		return true
 	}
-	if p := res.Pending; p != nil && (rv.s.ByID(p.f.ID) != p.f || !here(p.hint)) {
+	if p := res.Pending; p != nil && (rv.s.ByID(p.File.ID) != p.File || !here(p.Hint)) {
 		return false
 	}
 	return here(res.Targets) && here(res.Impls)
@@ -170,7 +171,7 @@ func (rv *Resolver) holds(res *Resolution) bool {
 
 // moved is res, resolved in a snapshot of rv's FactsGen, with the
 // entries of rv's snapshot (the same files, IDs and records).
-func (rv *Resolver) moved(res *Resolution) Resolution {
+func (rv *Resolver) moved(res *outcome.Resolution) outcome.Resolution {
 	move := func(ts []snap.Target) []snap.Target {
 		if ts == nil {
 			return nil
@@ -185,7 +186,7 @@ func (rv *Resolver) moved(res *Resolution) Resolution {
 	m.Targets, m.Impls = move(res.Targets), move(res.Impls)
 	if p := res.Pending; p != nil {
 		q := *p
-		q.f, q.hint = rv.s.ByID(p.f.ID), move(p.hint)
+		q.File, q.Hint = rv.s.ByID(p.File.ID), move(p.Hint)
 		m.Pending = &q
 	}
 	return m
@@ -194,7 +195,7 @@ func (rv *Resolver) moved(res *Resolution) Resolution {
 // SiteRank is RankOf for the site's pending resolution p (SiteLazy's)
 // and t, kept with the site: a name thousands of calls share ranks its
 // candidates once, not on every answer.
-func (rv *Resolver) SiteRank(f *snap.Entry, ri int32, kind uint8, p *Pending, t snap.Target) (rank, of int, reason string) {
+func (rv *Resolver) SiteRank(f *snap.Entry, ri int32, kind uint8, p *outcome.Pending, t snap.Target) (rank, of int, reason string) {
 	k := rankKey{siteKey{f.ID, ri, kind}, t.File.ID, t.Def}
 	st := rv.c.sites
 	if v, ok := st.ranks.Load(k); ok {
@@ -212,7 +213,7 @@ func (rv *Resolver) SiteRank(f *snap.Entry, ri int32, kind uint8, p *Pending, t 
 
 // SiteCandidates is the number of candidates of the site's pending
 // resolution p (SiteLazy's), kept with the site.
-func (rv *Resolver) SiteCandidates(f *snap.Entry, ri int32, kind uint8, p *Pending) int {
+func (rv *Resolver) SiteCandidates(f *snap.Entry, ri int32, kind uint8, p *outcome.Pending) int {
 	k := rankKey{siteKey{f.ID, ri, kind}, 0, -1}
 	st := rv.c.sites
 	if v, ok := st.ranks.Load(k); ok {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/graph/lang"
 	"github.com/builtin-tools/builtin-tools/graph/record"
+	"github.com/builtin-tools/builtin-tools/graph/resolve/outcome"
 	"github.com/builtin-tools/builtin-tools/graph/snap"
 )
 
@@ -221,13 +222,13 @@ func (sc *scopes) dirOf(l *lang.Language, dir string) []*snap.Entry {
 // its folder (and package, when the language names one).
 func (sc *scopes) inScope(f *snap.Entry, name string, ok func(*record.Def) bool) []snap.Target {
 	if f.Lang.Scope != "directory" {
-		return pick(f, name, ok)
+		return outcome.Pick(f, name, ok)
 	}
 	var out []snap.Target
 	for _, id := range sc.s.Tables(f.Lang).Defs.Get(name) {
 		g := sc.s.ByID(id)
 		if g.Dir == f.Dir && g.Package == f.Package {
-			out = append(out, pick(g, name, ok)...)
+			out = append(out, outcome.Pick(g, name, ok)...)
 		}
 	}
 	return out
@@ -237,7 +238,7 @@ func (sc *scopes) inScope(f *snap.Entry, name string, ok func(*record.Def) bool)
 // its own definitions, its imports, its package, its included headers;
 // external names the module outside the index an import takes it from.
 func (sc *scopes) bareTargets(f *snap.Entry, name string, ok func(*record.Def) bool) ([]snap.Target, string) {
-	if ts := pick(f, name, func(d *record.Def) bool { return ok(d) && !d.Member() && !d.Local }); len(ts) > 0 {
+	if ts := outcome.Pick(f, name, func(d *record.Def) bool { return ok(d) && !d.Member() && !d.Local }); len(ts) > 0 {
 		return ts, ""
 	}
 	if res, found := sc.viaNameImport(f, name, ok); found {
@@ -280,26 +281,26 @@ func importedName(files []*snap.Entry, im record.Import) string {
 
 // viaNameImport resolves a bare name bound by a `from m import name`-style
 // import.
-func (sc *scopes) viaNameImport(f *snap.Entry, name string, ok func(*record.Def) bool) (Resolution, bool) {
+func (sc *scopes) viaNameImport(f *snap.Entry, name string, ok func(*record.Def) bool) (outcome.Resolution, bool) {
 	for _, im := range f.Imports {
 		if im.Name == "" || im.Local != name {
 			continue
 		}
 		files, known := sc.ModuleFiles(f, im.Module)
 		if !known {
-			return Resolution{Class: lang.Unresolved, Why: "external: " + im.Module}, true
+			return outcome.Resolution{Class: lang.Unresolved, Why: "external: " + im.Module}, true
 		}
 		if ts := sc.exportedBy(files, importedName(files, im), ok); len(ts) > 0 {
-			return settle(f, lang.ViaImport, ts, "imported"), true
+			return outcome.Settle(f, lang.ViaImport, ts, "imported"), true
 		}
-		return Resolution{Class: lang.Unresolved, Why: "imported from " + im.Module + ", not defined there in the index"}, true
+		return outcome.Resolution{Class: lang.Unresolved, Why: "imported from " + im.Module + ", not defined there in the index"}, true
 	}
-	return Resolution{}, false
+	return outcome.Resolution{}, false
 }
 
 // viaStarImport resolves a bare name through imports of every name of a
 // module: Go's import . "m", Python's from m import *, Java's a.b.*.
-func (sc *scopes) viaStarImport(f *snap.Entry, name string, ok func(*record.Def) bool) (Resolution, bool) {
+func (sc *scopes) viaStarImport(f *snap.Entry, name string, ok func(*record.Def) bool) (outcome.Resolution, bool) {
 	var files []*snap.Entry
 	for _, im := range f.Imports {
 		if im.Local != "." && im.Local != "*" {
@@ -310,9 +311,9 @@ func (sc *scopes) viaStarImport(f *snap.Entry, name string, ok func(*record.Def)
 		}
 	}
 	if ts := sc.topLevelOf(files, name, ok); len(ts) > 0 {
-		return settle(f, lang.ViaImport, ts, "imported with all of its module"), true
+		return outcome.Settle(f, lang.ViaImport, ts, "imported with all of its module"), true
 	}
-	return Resolution{}, false
+	return outcome.Resolution{}, false
 }
 
 // exportedBy finds name in a module's files: topLevelOf, then members of
@@ -413,9 +414,9 @@ func dedupeTargets(ts []snap.Target) []snap.Target {
 
 // viaIncludes resolves a bare name through included headers (C, C++): the
 // header itself and the sources beside it with its base name.
-func (sc *scopes) viaIncludes(f *snap.Entry, name string, ok func(*record.Def) bool) (Resolution, bool) {
+func (sc *scopes) viaIncludes(f *snap.Entry, name string, ok func(*record.Def) bool) (outcome.Resolution, bool) {
 	if !f.Lang.Rule().Textual() {
-		return Resolution{}, false
+		return outcome.Resolution{}, false
 	}
 	var files []*snap.Entry
 	for _, im := range f.Imports {
@@ -433,12 +434,12 @@ func (sc *scopes) viaIncludes(f *snap.Entry, name string, ok func(*record.Def) b
 			}
 		}
 	}
-	ts := defsIn(files, name, func(d *record.Def) bool { return ok(d) && !d.Member() })
+	ts := outcome.DefsIn(files, name, func(d *record.Def) bool { return ok(d) && !d.Member() })
 	if len(ts) == 0 {
-		ts = defsIn(files, name, ok)
+		ts = outcome.DefsIn(files, name, ok)
 	}
 	if len(ts) > 0 {
-		return settle(f, lang.ViaImport, ts, "in an included file"), true
+		return outcome.Settle(f, lang.ViaImport, ts, "in an included file"), true
 	}
 	return sc.viaIncludedIncludes(f, name, ok)
 }
@@ -448,10 +449,10 @@ func (sc *scopes) viaIncludes(f *snap.Entry, name string, ok func(*record.Def) b
 // includes tree_cursor.h, which includes subtree.h), and the sources
 // beside each with its base name. It runs only when no file included
 // directly defines the name, so what those give stays as it was.
-func (sc *scopes) viaIncludedIncludes(f *snap.Entry, name string, ok func(*record.Def) bool) (Resolution, bool) {
+func (sc *scopes) viaIncludedIncludes(f *snap.Entry, name string, ok func(*record.Def) bool) (outcome.Resolution, bool) {
 	ids := sc.s.Tables(f.Lang).Defs.Get(name)
 	if len(ids) == 0 {
-		return Resolution{}, false
+		return outcome.Resolution{}, false
 	}
 	reach := sc.included(f)
 	var files []*snap.Entry
@@ -460,11 +461,11 @@ func (sc *scopes) viaIncludedIncludes(f *snap.Entry, name string, ok func(*recor
 			files = append(files, g)
 		}
 	}
-	ts := defsIn(files, name, func(d *record.Def) bool { return ok(d) && !d.Member() })
+	ts := outcome.DefsIn(files, name, func(d *record.Def) bool { return ok(d) && !d.Member() })
 	if len(ts) == 0 {
-		return Resolution{}, false
+		return outcome.Resolution{}, false
 	}
-	return settle(f, lang.ViaImport, ts, "in a file an included header includes"), true
+	return outcome.Settle(f, lang.ViaImport, ts, "in a file an included header includes"), true
 }
 
 // maxIncluded bounds the files the include closures cached for one
@@ -521,10 +522,10 @@ func (sc *scopes) included(f *snap.Entry) map[snap.FileID]bool {
 // namespaceMember resolves ns::name when the receiver is a namespace (or
 // inline module) some definition lives in: top-level definitions first
 // (a class, not its constructor), the file's own before others.
-func (sc *scopes) namespaceMember(f *snap.Entry, recv, name string, ok func(*record.Def) bool) (Resolution, bool) {
+func (sc *scopes) namespaceMember(f *snap.Entry, recv, name string, ok func(*record.Def) bool) (outcome.Resolution, bool) {
 	scope := strings.ReplaceAll(recv, "::", ".")
 	if strings.ContainsAny(scope, "()[]{}") {
-		return Resolution{}, false
+		return outcome.Resolution{}, false
 	}
 	var all []snap.Target
 	for _, id := range sc.s.Tables(f.Lang).Defs.Get(name) {
@@ -537,7 +538,7 @@ func (sc *scopes) namespaceMember(f *snap.Entry, recv, name string, ok func(*rec
 		}
 	}
 	if len(all) == 0 {
-		return Resolution{}, false
+		return outcome.Resolution{}, false
 	}
 	top := all[:0:0]
 	for _, t := range all {
@@ -548,7 +549,7 @@ func (sc *scopes) namespaceMember(f *snap.Entry, recv, name string, ok func(*rec
 	if len(top) > 0 {
 		all = top
 	}
-	return settle(f, lang.Exact, all, "in "+recv), true
+	return outcome.Settle(f, lang.Exact, all, "in "+recv), true
 }
 
 // typeMembers finds members called name of the class-like definition recv
@@ -562,7 +563,7 @@ func (sc *scopes) typeMembers(f *snap.Entry, recv, name string, ok func(*record.
 	isType := func(d *record.Def) bool { return record.ClassLike(d.Kind) || d.Kind == "function" && !d.Member() }
 	types := sc.inScope(f, recv, isType)
 	if len(types) == 0 {
-		types = pick(f, recv, isType)
+		types = outcome.Pick(f, recv, isType)
 	}
 	if len(types) == 0 {
 		for _, im := range f.Imports {
@@ -575,9 +576,9 @@ func (sc *scopes) typeMembers(f *snap.Entry, recv, name string, ok func(*record.
 				continue
 			}
 			if star {
-				types = append(types, defsIn(files, recv, isType)...)
+				types = append(types, outcome.DefsIn(files, recv, isType)...)
 			} else {
-				types = append(types, defsIn(files, importedName(files, im), isType)...)
+				types = append(types, outcome.DefsIn(files, importedName(files, im), isType)...)
 			}
 		}
 	}
@@ -594,7 +595,7 @@ func (sc *scopes) typeMembers(f *snap.Entry, recv, name string, ok func(*record.
 				continue
 			}
 			seen[g] = true
-			out = append(out, pick(g, name, func(d *record.Def) bool { return ok(d) && d.Container == t.D().Name })...)
+			out = append(out, outcome.Pick(g, name, func(d *record.Def) bool { return ok(d) && d.Container == t.D().Name })...)
 		}
 	}
 	return out

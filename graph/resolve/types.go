@@ -6,6 +6,7 @@ import (
 
 	"github.com/builtin-tools/builtin-tools/graph/lang"
 	"github.com/builtin-tools/builtin-tools/graph/record"
+	"github.com/builtin-tools/builtin-tools/graph/resolve/outcome"
 	"github.com/builtin-tools/builtin-tools/graph/snap"
 )
 
@@ -333,7 +334,7 @@ func (ty *typeReader) calleeResult(f *snap.Entry, encl, at int32, callee string,
 			via = d.ev + "; "
 		}
 	}
-	ts = inVariant(f, ts)
+	ts = outcome.InVariant(f, ts)
 	if len(ts) == 0 && recv == "" && f.Lang.IsBuiltin(name) && !f.Bound(name, encl, at) {
 		// str(x), open(p): a value of a type the language defines.
 		return named(name, f, declType{ev: callee + "() is builtin"}), true
@@ -439,7 +440,7 @@ func (ty *typeReader) resolveDecl(d declType) typeRef {
 	tr := ty.resolveDeclAll(d)
 	if d.in != nil {
 		// x_windows.go's T, not x_js.go's.
-		tr.types = inVariant(d.in, tr.types)
+		tr.types = outcome.InVariant(d.in, tr.types)
 	}
 	return tr
 }
@@ -478,7 +479,7 @@ func (ty *typeReader) resolveDeclAll(d declType) typeRef {
 		if len(ts) == 0 && ext == "" {
 			// A class defined inside a function (self in its methods):
 			// the file's one class of that name.
-			ts = pick(d.in, name, func(e *record.Def) bool { return isType(e) && e.Local })
+			ts = outcome.Pick(d.in, name, func(e *record.Def) bool { return isType(e) && e.Local })
 			if len(ts) != 1 {
 				ts = nil
 			}
@@ -495,7 +496,7 @@ func (ty *typeReader) resolveDeclAll(d declType) typeRef {
 	if outer := ty.resolveDecl(qualifierType(qual, d.in)); len(outer.types) > 0 {
 		var out []snap.Target
 		for _, t := range outer.types {
-			out = append(out, pick(t.File, name, func(e *record.Def) bool { return isType(e) && e.Container == t.D().Name })...)
+			out = append(out, outcome.Pick(t.File, name, func(e *record.Def) bool { return isType(e) && e.Container == t.D().Name })...)
 		}
 		return typeRef{types: out}
 	}
@@ -565,7 +566,7 @@ func (ty *typeReader) membersExt(types []snap.Target, name string, ok func(*reco
 			seen[t] = true
 			tn := t.D().Name
 			for _, g := range ty.namedIn(t, name) {
-				ms := pick(g, name, func(e *record.Def) bool { return ok(e) && e.Container == tn && !record.ClassLike(e.Kind) })
+				ms := outcome.Pick(g, name, func(e *record.Def) bool { return ok(e) && e.Container == tn && !record.ClassLike(e.Kind) })
 				found = append(found, ms...)
 				for range ms {
 					on = append(on, t)
@@ -654,10 +655,10 @@ func (ty *typeReader) hasField(types []snap.Target, name string) bool {
 // interface declared outside it, a method an interface takes from one, an
 // interface's function-valued property) lists the methods of that name
 // as candidates, saying so, never nothing.
-func (rv *Resolver) viaType(f *snap.Entry, r *record.Ref, recv, name string, want func(*record.Def) bool, lazy bool) (res Resolution, hint []snap.Target, ok bool) {
+func (rv *Resolver) viaType(f *snap.Entry, r *record.Ref, recv, name string, want func(*record.Def) bool, lazy bool) (res outcome.Resolution, hint []snap.Target, ok bool) {
 	d, found := rv.ty.exprDecl(f, r.Encl, r.At, exprOf(f, r.X), 0)
 	if !found {
-		return Resolution{}, nil, false
+		return outcome.Resolution{}, nil, false
 	}
 	tr := rv.ty.resolveDecl(d)
 	if len(tr.types) == 0 {
@@ -671,7 +672,7 @@ func (rv *Resolver) viaType(f *snap.Entry, r *record.Ref, recv, name string, wan
 	switch {
 	case len(tr.types) > 0:
 	case tr.builtin != "":
-		res := Resolution{Class: lang.Unresolved, Why: "builtin (" + d.ev + ")"}
+		res := outcome.Resolution{Class: lang.Unresolved, Why: "builtin (" + d.ev + ")"}
 		if r.Kind == record.RefCall && f.Lang.Implements == "method_set" {
 			// Go's builtin types with methods are interfaces (err.Error()):
 			// too common to list as candidates, counted by callers.
@@ -679,7 +680,7 @@ func (rv *Resolver) viaType(f *snap.Entry, r *record.Ref, recv, name string, wan
 		}
 		return res, nil, true
 	case tr.external != "":
-		res := Resolution{Class: lang.Unresolved, Why: "external: " + tr.external + " (" + d.ev + ")"}
+		res := outcome.Resolution{Class: lang.Unresolved, Why: "external: " + tr.external + " (" + d.ev + ")"}
 		if text := strings.TrimSpace(d.text); r.Kind == record.RefCall && f.Lang.Implements == "method_set" && !pointer(d) {
 			// A value (not a pointer) of a type outside the index may be
 			// an interface a type of the index satisfies: io.Writer.
@@ -696,14 +697,14 @@ func (rv *Resolver) viaType(f *snap.Entry, r *record.Ref, recv, name string, wan
 		}
 		return res, nil, true
 	case len(tr.types) == 0:
-		return Resolution{}, nil, false
+		return outcome.Resolution{}, nil, false
 	}
 	ms, _, ext := rv.ty.membersExt(tr.types, name, func(e *record.Def) bool { return want(e) && e.Member() }, 0)
 	if len(ms) == 0 {
 		iface := rv.anyInterface(tr.types)
 		switch {
 		case r.Kind == record.RefCall && rv.ty.hasField(tr.types, name):
-			res := Resolution{Class: lang.Unresolved, Why: "a field holding a function value (" + d.ev + ")"}
+			res := outcome.Resolution{Class: lang.Unresolved, Why: "a field holding a function value (" + d.ev + ")"}
 			if iface.Def >= 0 {
 				// observer.error(err), error a function-valued property
 				// of interface Observer: a class implementing it runs
@@ -713,7 +714,7 @@ func (rv *Resolver) viaType(f *snap.Entry, r *record.Ref, recv, name string, wan
 			}
 			return res, nil, true
 		case ext != "":
-			res := Resolution{Class: lang.Unresolved, Why: "inherited from " + ext + ", outside the index (" + d.ev + ")"}
+			res := outcome.Resolution{Class: lang.Unresolved, Why: "inherited from " + ext + ", outside the index (" + d.ev + ")"}
 			if r.Kind == record.RefCall && iface.Def >= 0 {
 				note := d.ev + "; " + name + " comes from " + ext + ", outside the index, through interface " + iface.D().Name + ": a call through it may run this"
 				return rv.dispatch(lazy, f, r, name, nil, note, res), nil, true
@@ -727,21 +728,21 @@ func (rv *Resolver) viaType(f *snap.Entry, r *record.Ref, recv, name string, wan
 				for i := range fns {
 					reasons[i] = d.ev + "; " + why[i]
 				}
-				return Resolution{Class: lang.Candidate, Targets: fns, Reasons: reasons}, nil, true
+				return outcome.Resolution{Class: lang.Candidate, Targets: fns, Reasons: reasons}, nil, true
 			}
 		}
-		return Resolution{}, tr.types, false
+		return outcome.Resolution{}, tr.types, false
 	}
-	ms = inVariant(f, ms)
+	ms = outcome.InVariant(f, ms)
 	reason := d.ev
 	if len(ms) != 1 {
 		reasons := make([]string, len(ms))
 		for i := range reasons {
 			reasons[i] = reason + "; one of " + itoa(len(ms)) + " with this name"
 		}
-		return Resolution{Class: lang.Candidate, Targets: ms, Reasons: reasons}, nil, true
+		return outcome.Resolution{Class: lang.Candidate, Targets: ms, Reasons: reasons}, nil, true
 	}
-	res = Resolution{Class: lang.Exact, Targets: ms, Reason: reason}
+	res = outcome.Resolution{Class: lang.Exact, Targets: ms, Reason: reason}
 	if !d.bases { // super.m() runs the base's m, not an override
 		res.Impls = rv.Implementations(ms[0])
 		if rv.InterfaceMethod(ms[0]) {
@@ -781,7 +782,7 @@ func (ty *typeReader) storedIn(g *snap.Entry, tn, name string, seen map[snap.Tar
 		}
 		fn := g.Strs[st[0].Name]
 		ts, _ := ty.sc.bareTargets(g, fn, func(d *record.Def) bool { return record.FunctionLike(d.Kind) })
-		for _, ft := range inVariant(g, ts) {
+		for _, ft := range outcome.InVariant(g, ts) {
 			if !seen[ft] {
 				seen[ft] = true
 				fns = append(fns, ft)
@@ -794,26 +795,26 @@ func (ty *typeReader) storedIn(g *snap.Entry, tn, name string, seen map[snap.Tar
 
 // superCall resolves super(...) inside a method of encl's class: the
 // nearest base's constructor, else the base class itself.
-func (rv *Resolver) superCall(f *snap.Entry, r *record.Ref, encl *record.Def) (Resolution, bool) {
+func (rv *Resolver) superCall(f *snap.Entry, r *record.Ref, encl *record.Def) (outcome.Resolution, bool) {
 	d := named(encl.Container, f, declType{ev: "super is a base of " + encl.Container, bases: true})
 	tr := rv.ty.resolveDecl(d)
 	if len(tr.types) == 0 {
 		if tr.external != "" {
-			return Resolution{Class: lang.Unresolved, Why: "external: " + tr.external + " (" + d.ev + ")"}, true
+			return outcome.Resolution{Class: lang.Unresolved, Why: "external: " + tr.external + " (" + d.ev + ")"}, true
 		}
-		return Resolution{}, false
+		return outcome.Resolution{}, false
 	}
 	isCtor := func(e *record.Def) bool { return e.Kind == "constructor" || e.Name == f.Lang.Constructor && e.Member() }
 	for _, b := range tr.types {
 		ms, _ := rv.ty.membersOf([]snap.Target{b}, f.Lang.Constructor, isCtor, 0)
 		if len(ms) == 1 {
-			return Resolution{Class: lang.Exact, Targets: ms, Reason: d.ev}, true
+			return outcome.Resolution{Class: lang.Exact, Targets: ms, Reason: d.ev}, true
 		}
 	}
 	if len(tr.types) == 1 {
-		return Resolution{Class: lang.Exact, Targets: tr.types, Reason: d.ev}, true
+		return outcome.Resolution{Class: lang.Exact, Targets: tr.types, Reason: d.ev}, true
 	}
-	return Resolution{}, false
+	return outcome.Resolution{}, false
 }
 
 func isTypedVar(d *record.Def) bool {
@@ -846,7 +847,7 @@ func (rv *Resolver) moduleTypeMembers(f *snap.Entry, r *record.Ref, recv, name s
 	if !bound || files == nil {
 		return nil
 	}
-	types := inVariant(f, rv.exportedBy(files, tn, func(d *record.Def) bool { return record.ClassLike(d.Kind) && !d.Member() }))
+	types := outcome.InVariant(f, rv.exportedBy(files, tn, func(d *record.Def) bool { return record.ClassLike(d.Kind) && !d.Member() }))
 	if len(types) != 1 {
 		return nil
 	}
@@ -873,7 +874,7 @@ func (ty *typeReader) instanceDecl(expr string, ts []snap.Target, depth int) (de
 			return declType{}, false
 		}
 	}
-	if len(pick(g, name, func(d *record.Def) bool { return !isVar(d) && !d.Local })) > 0 {
+	if len(outcome.Pick(g, name, func(d *record.Def) bool { return !isVar(d) && !d.Local })) > 0 {
 		return declType{}, false
 	}
 	for _, im := range g.Imports {
@@ -965,7 +966,7 @@ func (ty *typeReader) classSelf(f *snap.Entry, encl, at int32, name string) []sn
 	if n != 1 {
 		return nil
 	}
-	ts := inVariant(f, pick(f, ed.Container, func(d *record.Def) bool {
+	ts := outcome.InVariant(f, outcome.Pick(f, ed.Container, func(d *record.Def) bool {
 		return record.ClassLike(d.Kind) && d.Start <= f.Defs[encl].Start && f.Defs[encl].End <= d.End
 	}))
 	if len(ts) != 1 || ty.isMetaclass(ts[0]) {
