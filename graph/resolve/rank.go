@@ -10,6 +10,7 @@ import (
 	"github.com/builtin-tools/builtin-tools/graph/lang"
 	"github.com/builtin-tools/builtin-tools/graph/record"
 	"github.com/builtin-tools/builtin-tools/graph/resolve/outcome"
+	"github.com/builtin-tools/builtin-tools/graph/resolve/scope"
 	"github.com/builtin-tools/builtin-tools/graph/snap"
 )
 
@@ -20,7 +21,7 @@ import (
 // definitions of its name it keeps along the snapshots.
 type ranking struct {
 	s  *snap.Snapshot
-	sc *scopes // a file's scope: the files its imports name rank higher
+	sc *scope.Scopes // a file's scope: the files its imports name rank higher
 	// names: each name's definitions (named), shared with the rankings
 	// of the snapshots before and after, each list checked against the
 	// snapshot it is read in.
@@ -93,7 +94,7 @@ func unresolvedName(f *snap.Entry, r *record.Ref) outcome.Resolution {
 // scores lists p's candidates with their scores, unsorted.
 func (rk *ranking) scores(p *outcome.Pending) []Scored {
 	f, r := p.File, p.Ref
-	imported := rk.sc.scope(f).imported
+	imported := rk.sc.Imported(f)
 	var all []Scored
 	name, recv := f.RefName(r), f.RefReceiver(r)
 	var mine lang.Variant

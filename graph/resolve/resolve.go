@@ -75,7 +75,7 @@ func (rv *Resolver) resolveAt(f *snap.Entry, r *record.Ref, lazy bool) outcome.R
 		// file's names (C++'s class scope comes before its namespace's).
 		if encl != nil && encl.Container != "" && l.ImplicitSelf {
 			// (new C() names the class, not its constructor.)
-			if ts := rv.inScope(f, name, func(d *record.Def) bool { return want(d) && d.Container == encl.Container && d.Kind != "constructor" }); len(ts) > 0 {
+			if ts := rv.InScope(f, name, func(d *record.Def) bool { return want(d) && d.Container == encl.Container && d.Kind != "constructor" }); len(ts) > 0 {
 				return outcome.Settle(f, lang.Exact, ts, "same class")
 			}
 		}
@@ -89,21 +89,21 @@ func (rv *Resolver) resolveAt(f *snap.Entry, r *record.Ref, lazy bool) outcome.R
 		if ts := outcome.Pick(f, name, func(d *record.Def) bool { return want(d) && !d.Member() }); len(ts) > 0 {
 			return outcome.Settle(f, lang.Exact, ts, "same file")
 		}
-		if res, ok := rv.viaNameImport(f, name, want); ok {
+		if res, ok := rv.ViaNameImport(f, name, want); ok {
 			return res
 		}
-		if res, ok := rv.viaModuleValue(f, name, want); ok {
+		if res, ok := rv.ViaModuleValue(f, name, want); ok {
 			return res
 		}
-		if res, ok := rv.viaStarImport(f, name, want); ok {
+		if res, ok := rv.ViaStarImport(f, name, want); ok {
 			return res
 		}
 		if l.Scope == "directory" {
-			if ts := rv.inScope(f, name, func(d *record.Def) bool { return want(d) && !d.Member() }); len(ts) > 0 {
+			if ts := rv.InScope(f, name, func(d *record.Def) bool { return want(d) && !d.Member() }); len(ts) > 0 {
 				return outcome.Settle(f, lang.Exact, ts, "same package")
 			}
 		}
-		if res, ok := rv.viaIncludes(f, name, want); ok {
+		if res, ok := rv.ViaIncludes(f, name, want); ok {
 			return res
 		}
 		if l.IsBuiltin(name) {
@@ -121,7 +121,7 @@ func (rv *Resolver) resolveAt(f *snap.Entry, r *record.Ref, lazy bool) outcome.R
 		}
 	}
 	if self != nil && self.Container != "" && (l.IsSelf(recv) || (self.Self != "" && recv == self.Self)) && !f.Rebound(recv, r.Encl, r.At) {
-		if ts := rv.inScope(f, name, func(d *record.Def) bool { return want(d) && d.Container == self.Container }); len(ts) > 0 {
+		if ts := rv.InScope(f, name, func(d *record.Def) bool { return want(d) && d.Container == self.Container }); len(ts) > 0 {
 			return outcome.Settle(f, lang.Exact, ts, "same class")
 		}
 	}
@@ -161,21 +161,21 @@ func (rv *Resolver) resolveAt(f *snap.Entry, r *record.Ref, lazy bool) outcome.R
 		}
 	}
 	// pkg.F() through an import of a module.
-	if files, module, bound := rv.moduleBinding(f, recv); bound {
+	if files, module, bound := rv.ModuleBinding(f, recv); bound {
 		if files == nil {
 			return outcome.Resolution{Class: lang.Unresolved, Why: "external: " + module}
 		}
-		if ts := rv.exportedBy(files, name, want); len(ts) > 0 {
+		if ts := rv.ExportedBy(files, name, want); len(ts) > 0 {
 			return outcome.Settle(f, lang.Exact, ts, "qualified import")
 		}
 		return outcome.Resolution{Class: lang.Unresolved, Why: "no " + name + " in " + module}
 	}
 	// ns::f(), Geo.area(): a namespace or module named by the receiver.
-	if res, ok := rv.namespaceMember(f, recv, name, want); ok {
+	if res, ok := rv.NamespaceMember(f, recv, name, want); ok {
 		return res
 	}
 	// Type.M(): a class named by the receiver.
-	if ts := rv.typeMembers(f, recv, name, want); len(ts) > 0 {
+	if ts := rv.TypeMembers(f, recv, name, want); len(ts) > 0 {
 		return outcome.Settle(f, lang.Exact, ts, "member of "+recv)
 	}
 	// mod.Type.M(): a class of an imported module, and what it extends.

@@ -11,12 +11,13 @@ import (
 	"sync/atomic"
 
 	"github.com/builtin-tools/builtin-tools/graph/resolve/outcome"
+	"github.com/builtin-tools/builtin-tools/graph/resolve/scope"
 	"github.com/builtin-tools/builtin-tools/graph/snap"
 )
 
 // Resolver resolves references against one snapshot. Its parts are
-// split by what they keep: scopes (what a file sees through its folder,
-// imports and includes), the declared types (typeReader, keeping
+// split by what they keep: the scopes (package scope: what a file sees
+// through its folder, imports and includes), the declared types (typeReader, keeping
 // nothing), the hierarchy (implementations and subclasses) and the
 // ranking of name-only candidates (the definitions by name); the
 // resolver itself keeps the sites callers asks about. Each part reads
@@ -24,7 +25,7 @@ import (
 type Resolver struct {
 	s *snap.Snapshot
 	c *Cache
-	*scopes
+	*scope.Scopes
 	*hierarchy
 	*ranking
 	ty *typeReader
@@ -36,7 +37,7 @@ func New(s *snap.Snapshot, c *Cache) *Resolver {
 	if c == nil || c.s != s {
 		c = NewCache(s, nil)
 	}
-	return &Resolver{s: s, c: c, scopes: &c.scopes, hierarchy: &c.hierarchy, ranking: &c.ranking, ty: &c.types}
+	return &Resolver{s: s, c: c, Scopes: &c.scopes, hierarchy: &c.hierarchy, ranking: &c.ranking, ty: &c.types}
 }
 
 // Snapshot is the snapshot the resolver reads.
@@ -47,7 +48,7 @@ func (rv *Resolver) Snapshot() *snap.Snapshot { return rv.s }
 // lock a writer of the index holds and never waits on I/O.
 type Cache struct {
 	s         *snap.Snapshot
-	scopes    scopes
+	scopes    scope.Scopes
 	types     typeReader
 	hierarchy hierarchy
 	ranking   ranking
@@ -101,10 +102,7 @@ const maxSites = 50000
 // cache answers as a fresh one would.
 func NewCache(s *snap.Snapshot, prev *Cache) *Cache {
 	c := &Cache{s: s, sites: &siteStore{}}
-	c.scopes.s = s
-	for _, l := range s.Langs.All() {
-		c.scopes.importsGen += s.Tables(l).ImportsGen
-	}
+	c.scopes.Init(s)
 	c.types.s, c.types.sc = s, &c.scopes
 	c.hierarchy.s, c.hierarchy.ty = s, &c.types
 	c.ranking.s, c.ranking.sc, c.ranking.names = s, &c.scopes, &namedStore{}
@@ -118,7 +116,7 @@ func NewCache(s *snap.Snapshot, prev *Cache) *Cache {
 		c.sites = prev.sites
 	}
 	c.hierarchy.inherit(&prev.hierarchy)
-	c.scopes.inherit(&prev.scopes)
+	c.scopes.Inherit(&prev.scopes)
 	return c
 }
 

@@ -255,11 +255,11 @@ func (ty *typeReader) stepDecl(f *snap.Entry, encl, at int32, xr xref, depth int
 		objText := f.Strs[st[len(st)-2].Text]
 		name := f.Strs[last.Name]
 		// pkg.Var: a package-level variable with a declared type.
-		if files, _, bound := ty.sc.moduleBinding(f, objText); bound && files != nil && !f.BoundAround(FirstSegment(expr), encl, at) {
-			if d, ok := ty.varType(expr, ty.sc.exportedBy(files, name, isTypedVar), depth); ok {
+		if files, _, bound := ty.sc.ModuleBinding(f, objText); bound && files != nil && !f.BoundAround(FirstSegment(expr), encl, at) {
+			if d, ok := ty.varType(expr, ty.sc.ExportedBy(files, name, isTypedVar), depth); ok {
 				return d, true
 			}
-			return ty.instanceDecl(expr, ty.sc.exportedBy(files, name, isVar), depth)
+			return ty.instanceDecl(expr, ty.sc.ExportedBy(files, name, isVar), depth)
 		}
 		cur, ok := ty.stepDecl(f, encl, at, obj, depth+1)
 		if !ok {

@@ -7,6 +7,7 @@ import (
 	"github.com/builtin-tools/builtin-tools/graph/lang"
 	"github.com/builtin-tools/builtin-tools/graph/record"
 	"github.com/builtin-tools/builtin-tools/graph/resolve/outcome"
+	"github.com/builtin-tools/builtin-tools/graph/resolve/scope"
 	"github.com/builtin-tools/builtin-tools/graph/snap"
 )
 
@@ -25,7 +26,7 @@ import (
 // them (sc). It keeps nothing: what it reads is the records'.
 type typeReader struct {
 	s  *snap.Snapshot
-	sc *scopes
+	sc *scope.Scopes
 }
 
 // declType is a type as the source writes it, and where.
@@ -184,11 +185,11 @@ func (ty *typeReader) nameDecl(f *snap.Entry, encl, at int32, expr string, depth
 	}
 	// A variable of the module or package with a declared type, else one
 	// its module constructs.
-	ts, _ := ty.sc.bareTargets(f, expr, isTypedVar)
+	ts, _ := ty.sc.BareTargets(f, expr, isTypedVar)
 	if d, ok := ty.varType(expr, ts, depth); ok {
 		return d, true
 	}
-	ts, _ = ty.sc.bareTargets(f, expr, isVar)
+	ts, _ = ty.sc.BareTargets(f, expr, isVar)
 	return ty.instanceDecl(expr, ts, depth)
 }
 
@@ -309,17 +310,17 @@ func (ty *typeReader) calleeResult(f *snap.Entry, encl, at int32, callee string,
 		if f.Bound(name, encl, at) {
 			return ty.localFuncResult(f, encl, at, name, depth)
 		}
-		ts, _ = ty.sc.bareTargets(f, name, fnOrType)
+		ts, _ = ty.sc.BareTargets(f, name, fnOrType)
 		if len(ts) == 0 {
 			// var testHook = context.WithTimeout: a call of it calls that.
-			if vs, _ := ty.sc.bareTargets(f, name, isVar); len(vs) == 1 && vs[0].D().How == record.TypeExpr {
+			if vs, _ := ty.sc.BareTargets(f, name, isVar); len(vs) == 1 && vs[0].D().How == record.TypeExpr {
 				v := vs[0]
 				return ty.heldFuncResult(v.File, -1, v.D().Start, name, v.D().Type, exprOf(v.File, v.D().X), v.D().Line, depth)
 			}
 		}
 	default:
-		if files, _, bound := ty.sc.moduleBinding(f, recv); bound && !f.Bound(FirstSegment(recv), encl, at) {
-			ts = ty.sc.exportedBy(files, name, fnOrType)
+		if files, _, bound := ty.sc.ModuleBinding(f, recv); bound && !f.Bound(FirstSegment(recv), encl, at) {
+			ts = ty.sc.ExportedBy(files, name, fnOrType)
 			break
 		}
 		d, ok := ty.exprDecl(f, encl, at, rx, depth+1)
@@ -475,7 +476,7 @@ func (ty *typeReader) resolveDeclAll(d declType) typeRef {
 		if l.IsBuiltin(name) {
 			return typeRef{builtin: name}
 		}
-		ts, ext := ty.sc.bareTargets(d.in, name, isType)
+		ts, ext := ty.sc.BareTargets(d.in, name, isType)
 		if len(ts) == 0 && ext == "" {
 			// A class defined inside a function (self in its methods):
 			// the file's one class of that name.
@@ -486,11 +487,11 @@ func (ty *typeReader) resolveDeclAll(d declType) typeRef {
 		}
 		return typeRef{types: ts, external: ext}
 	}
-	if files, module, bound := ty.sc.moduleBinding(d.in, qual); bound {
+	if files, module, bound := ty.sc.ModuleBinding(d.in, qual); bound {
 		if files == nil {
 			return typeRef{external: module}
 		}
-		return typeRef{types: ty.sc.topLevelOf(files, name, isType)}
+		return typeRef{types: ty.sc.TopLevelOf(files, name, isType)}
 	}
 	// Outer.Inner, ns::T: a type nested in a named one.
 	if outer := ty.resolveDecl(qualifierType(qual, d.in)); len(outer.types) > 0 {
@@ -500,7 +501,7 @@ func (ty *typeReader) resolveDeclAll(d declType) typeRef {
 		}
 		return typeRef{types: out}
 	}
-	if res, ok := ty.sc.namespaceMember(d.in, qual, name, isType); ok {
+	if res, ok := ty.sc.NamespaceMember(d.in, qual, name, isType); ok {
 		return typeRef{types: res.Targets}
 	}
 	return typeRef{}
@@ -781,7 +782,7 @@ func (ty *typeReader) storedIn(g *snap.Entry, tn, name string, seen map[snap.Tar
 			continue
 		}
 		fn := g.Strs[st[0].Name]
-		ts, _ := ty.sc.bareTargets(g, fn, func(d *record.Def) bool { return record.FunctionLike(d.Kind) })
+		ts, _ := ty.sc.BareTargets(g, fn, func(d *record.Def) bool { return record.FunctionLike(d.Kind) })
 		for _, ft := range outcome.InVariant(g, ts) {
 			if !seen[ft] {
 				seen[ft] = true
@@ -843,11 +844,11 @@ func (rv *Resolver) moduleTypeMembers(f *snap.Entry, r *record.Ref, recv, name s
 	if f.Bound(FirstSegment(recv), r.Encl, r.At) {
 		return nil
 	}
-	files, _, bound := rv.moduleBinding(f, mod)
+	files, _, bound := rv.ModuleBinding(f, mod)
 	if !bound || files == nil {
 		return nil
 	}
-	types := outcome.InVariant(f, rv.exportedBy(files, tn, func(d *record.Def) bool { return record.ClassLike(d.Kind) && !d.Member() }))
+	types := outcome.InVariant(f, rv.ExportedBy(files, tn, func(d *record.Def) bool { return record.ClassLike(d.Kind) && !d.Member() }))
 	if len(types) != 1 {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package resolve
+package scope
 
 import (
 	"github.com/builtin-tools/builtin-tools/graph/lang"
@@ -7,10 +7,10 @@ import (
 	"github.com/builtin-tools/builtin-tools/graph/snap"
 )
 
-// viaModuleValue resolves a bare name bound to a whole module (const X =
+// ViaModuleValue resolves a bare name bound to a whole module (const X =
 // require('./x')) whose value is one definition of it (module.exports =
 // X): calling or constructing the name reaches that definition.
-func (sc *scopes) viaModuleValue(f *snap.Entry, name string, ok func(*record.Def) bool) (outcome.Resolution, bool) {
+func (sc *Scopes) ViaModuleValue(f *snap.Entry, name string, ok func(*record.Def) bool) (outcome.Resolution, bool) {
 	for _, im := range f.Imports {
 		if im.Name != "" || im.Local != name {
 			continue

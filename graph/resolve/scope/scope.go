@@ -1,4 +1,9 @@
-package resolve
+// Package scope looks a name up as the file it is written in sees it
+// outside its functions — its own definitions, its folder's, what its
+// imports and includes name, bind, rename and re-export — against one
+// snapshot, and keeps for that snapshot what costs a pass over imports to
+// know (Scopes), handing it on to the next snapshot's where still valid.
+package scope
 
 import (
 	"maps"
@@ -17,11 +22,11 @@ import (
 // the files its imports and includes name and the names they bind or
 // rename.
 
-// scopes looks names up as a file sees them and keeps, for one
+// Scopes looks names up as a file sees them and keeps, for one
 // snapshot, what that costs a pass over imports to know: each file's
 // scope, the files an import path names, the files each file's includes
 // reach, and the renames of each language's imports.
-type scopes struct {
+type Scopes struct {
 	s  *snap.Snapshot
 	mu sync.Mutex
 	// imp: a file's scope, valid while the snapshot's ModGen is the same
@@ -42,9 +47,17 @@ type scopes struct {
 	importsGen uint64 // the sum of the languages' ImportsGen
 }
 
-// inherit takes from prev, the scopes of an earlier snapshot, what is
+// Init makes sc the scopes of s, empty.
+func (sc *Scopes) Init(s *snap.Snapshot) {
+	sc.s = s
+	for _, l := range s.Langs.All() {
+		sc.importsGen += s.Tables(l).ImportsGen
+	}
+}
+
+// Inherit takes from prev, the scopes of an earlier snapshot, what is
 // still valid for sc's.
-func (sc *scopes) inherit(prev *scopes) {
+func (sc *Scopes) Inherit(prev *Scopes) {
 	prev.mu.Lock()
 	defer prev.mu.Unlock()
 	if prev.s.ModGen != sc.s.ModGen {
@@ -65,9 +78,12 @@ type fileScope struct {
 
 // Bindings maps the local names f's imports bind to the modules they
 // name.
-func (sc *scopes) Bindings(f *snap.Entry) map[string]string { return sc.scope(f).bindings }
+func (sc *Scopes) Bindings(f *snap.Entry) map[string]string { return sc.scope(f).bindings }
 
-func (sc *scopes) scope(f *snap.Entry) *fileScope {
+// Imported is the files f's imports name, by Rel: they rank higher.
+func (sc *Scopes) Imported(f *snap.Entry) map[string]bool { return sc.scope(f).imported }
+
+func (sc *Scopes) scope(f *snap.Entry) *fileScope {
 	sc.mu.Lock()
 	e := sc.imp[f]
 	sc.mu.Unlock()
@@ -103,7 +119,7 @@ type modFiles struct {
 // the language's import rule; known is false when it names nothing in the
 // index (a standard or third-party module). The list is the cache's:
 // never change it.
-func (sc *scopes) ModuleFiles(f *snap.Entry, module string) ([]*snap.Entry, bool) {
+func (sc *Scopes) ModuleFiles(f *snap.Entry, module string) ([]*snap.Entry, bool) {
 	k := modKey{f.Rel, module}
 	sc.mu.Lock()
 	m, ok := sc.mods[k]
@@ -125,7 +141,7 @@ func (sc *scopes) ModuleFiles(f *snap.Entry, module string) ([]*snap.Entry, bool
 // current is files with the entries this snapshot has for them: a list
 // kept from an earlier snapshot of the same files (ModGen) may hold the
 // entry a file had before it was read again.
-func (sc *scopes) current(files []*snap.Entry) []*snap.Entry {
+func (sc *Scopes) current(files []*snap.Entry) []*snap.Entry {
 	for i, e := range files {
 		if sc.s.ByID(e.ID) != e {
 			out := slices.Clone(files)
@@ -140,7 +156,7 @@ func (sc *scopes) current(files []*snap.Entry) []*snap.Entry {
 
 // bindings maps the local names f's imports bind to the modules they
 // name (the first import of a name wins).
-func (sc *scopes) bindings(f *snap.Entry) map[string]string {
+func (sc *Scopes) bindings(f *snap.Entry) map[string]string {
 	out := map[string]string{}
 	for _, im := range f.Imports {
 		if im.Name != "" {
@@ -173,9 +189,9 @@ func (sc *scopes) bindings(f *snap.Entry) map[string]string {
 	return out
 }
 
-// moduleBinding says whether recv names a module the file imports, and the
+// ModuleBinding says whether recv names a module the file imports, and the
 // module's files (nil when it is outside the index).
-func (sc *scopes) moduleBinding(f *snap.Entry, recv string) ([]*snap.Entry, string, bool) {
+func (sc *Scopes) ModuleBinding(f *snap.Entry, recv string) ([]*snap.Entry, string, bool) {
 	if module, ok := sc.scope(f).bindings[recv]; ok {
 		files, known := sc.ModuleFiles(f, module)
 		if !known {
@@ -205,7 +221,7 @@ func moduleSep(l *lang.Language) string { return l.Rule().Separator() }
 
 // defaultLocal is the name an import without an alias binds: the
 // package's declared name (Go), else the module path's last element.
-func (sc *scopes) defaultLocal(l *lang.Language, module string, files []*snap.Entry) string {
+func (sc *Scopes) defaultLocal(l *lang.Language, module string, files []*snap.Entry) string {
 	pkgs := make([]string, len(files))
 	for i, g := range files {
 		pkgs[i] = g.Package
@@ -214,13 +230,13 @@ func (sc *scopes) defaultLocal(l *lang.Language, module string, files []*snap.En
 }
 
 // dirOf lists the files of l in a folder, in path order.
-func (sc *scopes) dirOf(l *lang.Language, dir string) []*snap.Entry {
+func (sc *Scopes) dirOf(l *lang.Language, dir string) []*snap.Entry {
 	return sc.s.Entries(sc.s.Tables(l).Dirs.Get(dir))
 }
 
-// inScope looks name up in the files that share f's scope: f alone, or
+// InScope looks name up in the files that share f's scope: f alone, or
 // its folder (and package, when the language names one).
-func (sc *scopes) inScope(f *snap.Entry, name string, ok func(*record.Def) bool) []snap.Target {
+func (sc *Scopes) InScope(f *snap.Entry, name string, ok func(*record.Def) bool) []snap.Target {
 	if f.Lang.Scope != "directory" {
 		return outcome.Pick(f, name, ok)
 	}
@@ -234,31 +250,31 @@ func (sc *scopes) inScope(f *snap.Entry, name string, ok func(*record.Def) bool)
 	return out
 }
 
-// bareTargets finds a bare name as a file sees it outside any function:
+// BareTargets finds a bare name as a file sees it outside any function:
 // its own definitions, its imports, its package, its included headers;
 // external names the module outside the index an import takes it from.
-func (sc *scopes) bareTargets(f *snap.Entry, name string, ok func(*record.Def) bool) ([]snap.Target, string) {
+func (sc *Scopes) BareTargets(f *snap.Entry, name string, ok func(*record.Def) bool) ([]snap.Target, string) {
 	if ts := outcome.Pick(f, name, func(d *record.Def) bool { return ok(d) && !d.Member() && !d.Local }); len(ts) > 0 {
 		return ts, ""
 	}
-	if res, found := sc.viaNameImport(f, name, ok); found {
+	if res, found := sc.ViaNameImport(f, name, ok); found {
 		if res.Class == lang.Unresolved && strings.HasPrefix(res.Why, "external: ") {
 			return nil, strings.TrimPrefix(res.Why, "external: ")
 		}
 		return res.Targets, ""
 	}
-	if res, found := sc.viaModuleValue(f, name, ok); found {
+	if res, found := sc.ViaModuleValue(f, name, ok); found {
 		return res.Targets, ""
 	}
-	if res, found := sc.viaStarImport(f, name, ok); found {
+	if res, found := sc.ViaStarImport(f, name, ok); found {
 		return res.Targets, ""
 	}
 	if f.Lang.Scope == "directory" {
-		if ts := sc.inScope(f, name, func(d *record.Def) bool { return ok(d) && !d.Member() }); len(ts) > 0 {
+		if ts := sc.InScope(f, name, func(d *record.Def) bool { return ok(d) && !d.Member() }); len(ts) > 0 {
 			return ts, ""
 		}
 	}
-	if res, found := sc.viaIncludes(f, name, ok); found {
+	if res, found := sc.ViaIncludes(f, name, ok); found {
 		return res.Targets, ""
 	}
 	return nil, ""
@@ -279,9 +295,9 @@ func importedName(files []*snap.Entry, im record.Import) string {
 	return im.Local
 }
 
-// viaNameImport resolves a bare name bound by a `from m import name`-style
+// ViaNameImport resolves a bare name bound by a `from m import name`-style
 // import.
-func (sc *scopes) viaNameImport(f *snap.Entry, name string, ok func(*record.Def) bool) (outcome.Resolution, bool) {
+func (sc *Scopes) ViaNameImport(f *snap.Entry, name string, ok func(*record.Def) bool) (outcome.Resolution, bool) {
 	for _, im := range f.Imports {
 		if im.Name == "" || im.Local != name {
 			continue
@@ -290,7 +306,7 @@ func (sc *scopes) viaNameImport(f *snap.Entry, name string, ok func(*record.Def)
 		if !known {
 			return outcome.Resolution{Class: lang.Unresolved, Why: "external: " + im.Module}, true
 		}
-		if ts := sc.exportedBy(files, importedName(files, im), ok); len(ts) > 0 {
+		if ts := sc.ExportedBy(files, importedName(files, im), ok); len(ts) > 0 {
 			return outcome.Settle(f, lang.ViaImport, ts, "imported"), true
 		}
 		return outcome.Resolution{Class: lang.Unresolved, Why: "imported from " + im.Module + ", not defined there in the index"}, true
@@ -298,9 +314,9 @@ func (sc *scopes) viaNameImport(f *snap.Entry, name string, ok func(*record.Def)
 	return outcome.Resolution{}, false
 }
 
-// viaStarImport resolves a bare name through imports of every name of a
+// ViaStarImport resolves a bare name through imports of every name of a
 // module: Go's import . "m", Python's from m import *, Java's a.b.*.
-func (sc *scopes) viaStarImport(f *snap.Entry, name string, ok func(*record.Def) bool) (outcome.Resolution, bool) {
+func (sc *Scopes) ViaStarImport(f *snap.Entry, name string, ok func(*record.Def) bool) (outcome.Resolution, bool) {
 	var files []*snap.Entry
 	for _, im := range f.Imports {
 		if im.Local != "." && im.Local != "*" {
@@ -310,26 +326,26 @@ func (sc *scopes) viaStarImport(f *snap.Entry, name string, ok func(*record.Def)
 			files = append(files, fs...)
 		}
 	}
-	if ts := sc.topLevelOf(files, name, ok); len(ts) > 0 {
+	if ts := sc.TopLevelOf(files, name, ok); len(ts) > 0 {
 		return outcome.Settle(f, lang.ViaImport, ts, "imported with all of its module"), true
 	}
 	return outcome.Resolution{}, false
 }
 
-// exportedBy finds name in a module's files: topLevelOf, then members of
+// ExportedBy finds name in a module's files: topLevelOf, then members of
 // that name.
-func (sc *scopes) exportedBy(files []*snap.Entry, name string, ok func(*record.Def) bool) []snap.Target {
-	if ts := sc.topLevelOf(files, name, ok); len(ts) > 0 {
+func (sc *Scopes) ExportedBy(files []*snap.Entry, name string, ok func(*record.Def) bool) []snap.Target {
+	if ts := sc.TopLevelOf(files, name, ok); len(ts) > 0 {
 		return ts
 	}
 	return moduleDefsIn(files, name, ok)
 }
 
-// topLevelOf finds name among a module's own names: its top-level
+// TopLevelOf finds name among a module's own names: its top-level
 // definitions, then, for a language whose modules re-export what they
 // import, through the files' own imports. A definition inside a function
 // or a value (a method of an object literal) is not the module's.
-func (sc *scopes) topLevelOf(files []*snap.Entry, name string, ok func(*record.Def) bool) []snap.Target {
+func (sc *Scopes) TopLevelOf(files []*snap.Entry, name string, ok func(*record.Def) bool) []snap.Target {
 	top := func(d *record.Def) bool { return ok(d) && !d.Member() }
 	if ts := moduleDefsIn(files, name, top); len(ts) > 0 {
 		return ts
@@ -337,7 +353,7 @@ func (sc *scopes) topLevelOf(files []*snap.Entry, name string, ok func(*record.D
 	return sc.reexported(files, name, top, 0, map[reexportKey]bool{})
 }
 
-// moduleDefsIn is defsIn without the definitions nested in a function or
+// moduleDefsIn is outcome.DefsIn without the definitions nested in a function or
 // a value.
 func moduleDefsIn(files []*snap.Entry, name string, ok func(*record.Def) bool) []snap.Target {
 	var out []snap.Target
@@ -363,7 +379,7 @@ const maxReexport = 8
 // reexported follows name through the imports of files that bind it: a
 // named import (from .impl import f; export {f} from './impl') or an
 // import of every name (from .impl import *; export * from './impl').
-func (sc *scopes) reexported(files []*snap.Entry, name string, ok func(*record.Def) bool, depth int, seen map[reexportKey]bool) []snap.Target {
+func (sc *Scopes) reexported(files []*snap.Entry, name string, ok func(*record.Def) bool, depth int, seen map[reexportKey]bool) []snap.Target {
 	var out []snap.Target
 	for _, g := range files {
 		if !g.Lang.Reexports || seen[reexportKey{g, name}] {
@@ -412,9 +428,9 @@ func dedupeTargets(ts []snap.Target) []snap.Target {
 	return out
 }
 
-// viaIncludes resolves a bare name through included headers (C, C++): the
+// ViaIncludes resolves a bare name through included headers (C, C++): the
 // header itself and the sources beside it with its base name.
-func (sc *scopes) viaIncludes(f *snap.Entry, name string, ok func(*record.Def) bool) (outcome.Resolution, bool) {
+func (sc *Scopes) ViaIncludes(f *snap.Entry, name string, ok func(*record.Def) bool) (outcome.Resolution, bool) {
 	if !f.Lang.Rule().Textual() {
 		return outcome.Resolution{}, false
 	}
@@ -449,7 +465,7 @@ func (sc *scopes) viaIncludes(f *snap.Entry, name string, ok func(*record.Def) b
 // includes tree_cursor.h, which includes subtree.h), and the sources
 // beside each with its base name. It runs only when no file included
 // directly defines the name, so what those give stays as it was.
-func (sc *scopes) viaIncludedIncludes(f *snap.Entry, name string, ok func(*record.Def) bool) (outcome.Resolution, bool) {
+func (sc *Scopes) viaIncludedIncludes(f *snap.Entry, name string, ok func(*record.Def) bool) (outcome.Resolution, bool) {
 	ids := sc.s.Tables(f.Lang).Defs.Get(name)
 	if len(ids) == 0 {
 		return outcome.Resolution{}, false
@@ -475,7 +491,7 @@ const maxIncluded = 1 << 20
 // included is the set of files f's includes reach, followed through the
 // headers' own includes, with the sources beside each header (x.c for
 // x.h; their own includes are not followed). Kept for the snapshot.
-func (sc *scopes) included(f *snap.Entry) map[snap.FileID]bool {
+func (sc *Scopes) included(f *snap.Entry) map[snap.FileID]bool {
 	sc.mu.Lock()
 	reach, ok := sc.incl[f.ID]
 	sc.mu.Unlock()
@@ -519,10 +535,10 @@ func (sc *scopes) included(f *snap.Entry) map[snap.FileID]bool {
 	return reach
 }
 
-// namespaceMember resolves ns::name when the receiver is a namespace (or
+// NamespaceMember resolves ns::name when the receiver is a namespace (or
 // inline module) some definition lives in: top-level definitions first
 // (a class, not its constructor), the file's own before others.
-func (sc *scopes) namespaceMember(f *snap.Entry, recv, name string, ok func(*record.Def) bool) (outcome.Resolution, bool) {
+func (sc *Scopes) NamespaceMember(f *snap.Entry, recv, name string, ok func(*record.Def) bool) (outcome.Resolution, bool) {
 	scope := strings.ReplaceAll(recv, "::", ".")
 	if strings.ContainsAny(scope, "()[]{}") {
 		return outcome.Resolution{}, false
@@ -552,16 +568,16 @@ func (sc *scopes) namespaceMember(f *snap.Entry, recv, name string, ok func(*rec
 	return outcome.Settle(f, lang.Exact, all, "in "+recv), true
 }
 
-// typeMembers finds members called name of the class-like definition recv
+// TypeMembers finds members called name of the class-like definition recv
 // names, when recv is a type in scope or imported.
-func (sc *scopes) typeMembers(f *snap.Entry, recv, name string, ok func(*record.Def) bool) []snap.Target {
+func (sc *Scopes) TypeMembers(f *snap.Entry, recv, name string, ok func(*record.Def) bool) []snap.Target {
 	if strings.ContainsAny(recv, ".()[]:") {
 		return nil
 	}
 	// A function holds members too where the language assigns them to it
 	// (X.m = function () {}).
 	isType := func(d *record.Def) bool { return record.ClassLike(d.Kind) || d.Kind == "function" && !d.Member() }
-	types := sc.inScope(f, recv, isType)
+	types := sc.InScope(f, recv, isType)
 	if len(types) == 0 {
 		types = outcome.Pick(f, recv, isType)
 	}
@@ -605,7 +621,7 @@ func (sc *scopes) typeMembers(f *snap.Entry, recv, name string, ok func(*record.
 // (import {f as g}; export {f as g} from; from m import f as g), in
 // languages whose imports name definitions: one pass over the imports,
 // kept with the snapshot.
-func (sc *scopes) renames(l *lang.Language) map[string][]string {
+func (sc *Scopes) renames(l *lang.Language) map[string][]string {
 	if !l.Rule().BindsNames() {
 		return nil
 	}
@@ -642,7 +658,7 @@ func (sc *scopes) renames(l *lang.Language) map[string][]string {
 
 // Aliases lists the other names imports give name in language l
 // (import {f as g}; export {f as g} from), through chains of renames.
-func (sc *scopes) Aliases(l *lang.Language, name string) []string {
+func (sc *Scopes) Aliases(l *lang.Language, name string) []string {
 	return aliasesOf(sc.renames(l), name)
 }
 
